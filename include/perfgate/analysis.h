@@ -1,0 +1,145 @@
+// The analysis stage: steps, the aggregation window, attribution and the core metric families,
+// each computed by its own small analyser (src/analyse/) from the Profile alone.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/load.h"
+#include "perfgate/metrics.h"
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+// Name patterns (RE2 syntax, matched anywhere in the name unless anchored) that classify
+// kernels and ops. They come from the rules YAML (`classification:`), never from code.
+struct Classification {
+  std::vector<std::string> tensor_core_kernels;
+  std::vector<std::string> tensor_core_eligible_ops;
+  std::vector<std::string> communication_kernels;
+  std::vector<std::string> communication_ops;
+  std::vector<std::string> dataloader_ops;
+  // A runtime call whose External id names no enclosing op is attributed to the innermost op
+  // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
+  bool attribute_by_time_containment = true;
+};
+
+struct WindowOptions {
+  std::optional<std::int64_t> iter_start;  // first step number kept (inclusive)
+  std::optional<std::int64_t> iter_stop;   // last step number kept (inclusive)
+  std::int64_t skip_first = 0;             // steps dropped from the start of the window
+};
+
+struct AnalysisOptions {
+  WindowOptions window;
+  std::string key_op;  // regex: every start of a matching op begins a step (DLProf's key node)
+};
+
+enum class StepSource { ProfilerStep, KeyOp, None };
+const char* step_source_name(StepSource source);
+
+// The step-time split of the TensorBoard plugin, in priority order: each instant of a step is
+// counted once, in the first category active at that instant; Other is the rest.
+enum class BreakdownPart : std::uint8_t { Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CpuExec, Other };
+inline constexpr std::size_t kBreakdownParts = 8;
+using Breakdown = std::array<TimeNs, kBreakdownParts>;
+const char* breakdown_part_name(BreakdownPart part);  // "kernel", "memcpy", ...
+
+// DLProf's resource split, also exclusive in this order.
+enum class ResourcePart : std::uint8_t { TensorCoreKernels, OtherKernels, Memory, Cpu, Other };
+inline constexpr std::size_t kResourceParts = 5;
+using ResourceSplit = std::array<TimeNs, kResourceParts>;
+const char* resource_part_name(ResourcePart part);  // "tc_kernels", "non_tc_kernels", ...
+
+struct Step {
+  std::string name;
+  std::optional<std::int64_t> number;  // N of ProfilerStep#N, or the key-op occurrence index
+  TimeNs host_start = 0;
+  TimeNs host_end = 0;
+  TimeNs start = 0;  // max(previous step end, host start)
+  TimeNs end = 0;    // max(host end, end of the last GPU activity launched inside the host span)
+  std::uint32_t gpu_activities = 0;  // launched by runtime calls inside the host span
+  bool in_window = false;
+  Breakdown breakdown{};  // filled for steps in the window
+  TimeNs duration() const { return end - start; }
+};
+
+struct DroppedStep {
+  std::string name;
+  std::string reason;
+};
+
+struct StepDetection {
+  StepSource source = StepSource::None;
+  std::vector<Step> steps;  // kept steps, in time order
+  std::vector<DroppedStep> dropped;
+  std::vector<std::uint32_t> marker_events;  // host events that define steps (not CPU work)
+  TimeNs whole_trace_start = 0;  // the window when there are no steps
+  TimeNs whole_trace_end = 0;
+};
+
+struct Window {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::vector<std::size_t> steps;  // indices of the steps in the window
+  std::optional<std::int64_t> first_number;
+  std::optional<std::int64_t> last_number;
+  TimeNs length() const { return end - start; }
+};
+
+struct GpuMetrics {
+  std::int32_t device = 0;
+  std::string name;
+  int compute_major = -1;
+  int compute_minor = -1;
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t kernel_count = 0;  // kernels overlapping the window
+  TimeNs kernel_ns = 0;            // union of kernel intervals in the window
+  TimeNs busy_ns = 0;              // union of kernel, memcpy and memset intervals in the window
+  std::optional<double> utilization_pct;  // empty when the window has no length
+  std::optional<double> busy_pct;
+  std::optional<double> idle_pct;
+  std::optional<double> sm_efficiency_pct;
+  std::optional<double> achieved_occupancy_pct;
+  std::optional<double> tensor_core_kernel_time_pct;
+};
+
+// Tensor Core sums over the window; each percentage is one ratio of these sums.
+struct TensorCoreSums {
+  TimeNs kernel_ns = 0;                  // all kernel time
+  TimeNs tc_kernel_ns = 0;               // Tensor Core kernel time
+  TimeNs op_kernel_ns = 0;               // kernel time attributed to ops (self)
+  TimeNs eligible_self_kernel_ns = 0;    // self kernel time of bottom-most eligible ops
+  TimeNs eligible_total_kernel_ns = 0;   // kernel time under bottom-most eligible ops (inclusive)
+  TimeNs eligible_tc_kernel_ns = 0;      // of which Tensor Core kernels
+  std::uint64_t eligible_ops_without_tc = 0;  // bottom-most eligible op calls with kernels, none on TC
+};
+
+struct WorkerAnalysis {
+  std::string worker;
+  StepDetection steps;
+  Window window;
+  Breakdown mean_breakdown{};  // mean over window steps (ns)
+  ResourceSplit resources{};   // summed over window steps (ns)
+  std::vector<GpuMetrics> gpus;
+  TensorCoreSums tensor_cores;
+  bool has_runtime_calls = false;
+  MetricValues metrics;
+  std::vector<std::string> warnings;
+};
+
+struct RunAnalysis {
+  std::vector<WorkerAnalysis> workers;
+  MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
+};
+
+// Throws ConfigError for a window that selects no step or an invalid pattern.
+WorkerAnalysis analyse_profile(const Profile& profile, const Classification& classification,
+                               const AnalysisOptions& options);
+RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification, const AnalysisOptions& options);
+
+}  // namespace perfgate

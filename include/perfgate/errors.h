@@ -1,0 +1,32 @@
+// The two kinds of failure a user sees, each with its documented exit code.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace perfgate {
+
+// A profile or baseline that cannot be read (exit code 3). The message names the file and the cause.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// An output that cannot be written (exit code 3, like unreadable input): disk full, bad path.
+class OutputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A usage or configuration problem: flags, rule files (exit code 2).
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr int kExitPass = 0;
+inline constexpr int kExitGateFailed = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitInput = 3;
+
+}  // namespace perfgate

@@ -1,0 +1,183 @@
+// The format-independent profile model: what every reader produces and every analysis reads.
+// Times are integer nanoseconds on the trace's clock; names are interned (StringId).
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace perfgate {
+
+using TimeNs = std::int64_t;
+using StringId = std::uint32_t;
+inline constexpr StringId kNoString = 0;  // interned empty string
+inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+
+// Interns strings: equal text, equal id. Views stay valid for the pool's lifetime.
+class StringPool {
+ public:
+  StringPool();
+  StringPool(const StringPool&) = delete;
+  StringPool& operator=(const StringPool&) = delete;
+  StringPool(StringPool&&) noexcept;
+  StringPool& operator=(StringPool&&) noexcept;
+  ~StringPool();
+
+  StringId intern(std::string_view text);
+  std::string_view view(StringId id) const { return views_[id]; }
+  std::size_t size() const { return views_.size(); }
+
+ private:
+  std::string_view store(std::string_view text);
+
+  std::vector<std::unique_ptr<char[]>> chunks_;   // 64 KiB blocks of short strings
+  std::vector<std::unique_ptr<char[]>> long_strings_;
+  std::size_t chunk_used_ = 0;
+  std::vector<std::string_view> views_;
+  std::unordered_map<std::string_view, StringId> ids_;
+};
+
+// A CPU-side range. Ops, user annotations (record_function, ProfilerStep#N) and Python
+// functions all nest in one tree per thread (`parent`).
+enum class HostKind : std::uint8_t { Op, Annotation, PythonFunction };
+
+struct HostEvent {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::int64_t external_id = 0;       // 0: none
+  std::int64_t sequence_number = -1;  // autograd sequence number, -1: none
+  StringId name = kNoString;
+  StringId input_dims = kNoString;   // compact JSON text, e.g. [[32,3],[3]]
+  StringId input_types = kNoString;  // compact JSON text, e.g. ["float","float"]
+  StringId call_stack = kNoString;
+  std::uint32_t thread = 0;     // index into Profile::threads
+  std::uint32_t parent = kNone; // enclosing host event on the same thread
+  HostKind kind = HostKind::Op;
+};
+
+// A host API call that can start GPU work (CUDA/HIP runtime or driver).
+struct RuntimeCall {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::int64_t correlation = 0;
+  std::int64_t external_id = 0;
+  StringId name = kNoString;
+  std::uint32_t thread = 0;
+};
+
+enum class GpuActivityKind : std::uint8_t { Kernel, Memcpy, Memset };
+enum class CopyKind : std::uint8_t { Unknown, HostToDevice, DeviceToHost, DeviceToDevice, HostToHost, PeerToPeer };
+
+struct GpuActivity {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::int64_t correlation = 0;
+  std::int64_t external_id = 0;
+  std::uint64_t bytes = 0;  // memcpy/memset size
+  StringId name = kNoString;
+  std::uint32_t kernel_info = kNone;  // index into Profile::kernel_info
+  std::int32_t device = 0;
+  std::uint32_t stream = 0;
+  GpuActivityKind kind = GpuActivityKind::Kernel;
+  CopyKind copy_kind = CopyKind::Unknown;
+  bool pageable = false;  // memcpy from/to pageable host memory
+};
+
+// Launch configuration and CUPTI estimates of a kernel; -1 where the trace has none.
+struct KernelLaunchInfo {
+  std::int32_t grid[3] = {-1, -1, -1};
+  std::int32_t block[3] = {-1, -1, -1};
+  std::int32_t registers_per_thread = -1;
+  std::int32_t shared_memory = -1;
+  float blocks_per_sm = -1;
+  float occupancy_pct = -1;
+};
+
+// A range recorded on a GPU stream by a user annotation (gpu_user_annotation).
+struct GpuRange {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  StringId name = kNoString;
+  std::int32_t device = 0;
+  std::uint32_t stream = 0;
+};
+
+// A forward op linked to the backward op the autograd engine ran for it.
+struct ForwardBackwardLink {
+  TimeNs forward_start = 0;
+  std::uint32_t forward_thread = 0;
+  TimeNs backward_start = 0;
+  std::uint32_t backward_thread = 0;
+};
+
+// An allocator sample ([memory] instant events when profile_memory=True).
+struct MemorySample {
+  TimeNs time = 0;
+  std::int64_t bytes = 0;            // this allocation (+) or free (-)
+  std::int64_t total_allocated = -1;
+  std::int64_t total_reserved = -1;
+  std::int32_t device_id = -1;       // -1: host
+  bool on_gpu = false;
+};
+
+struct ThreadInfo {
+  std::int64_t pid = 0;
+  std::int64_t tid = 0;
+  StringId name = kNoString;
+};
+
+struct DeviceInfo {
+  std::int32_t id = 0;
+  std::string name;
+  int compute_major = -1;
+  int compute_minor = -1;
+  std::uint64_t total_memory_bytes = 0;
+  int sm_count = 0;
+};
+
+struct ProfileInfo {
+  std::string format;          // "kineto-json"
+  std::string schema_version;  // as the trace states it, may be empty
+  std::string trace_name;
+  std::optional<std::int64_t> base_time_ns;  // wall-clock offset of the trace clock
+  std::optional<std::int64_t> rank;
+  std::optional<std::int64_t> world_size;
+  std::string distributed_backend;
+  std::vector<std::pair<std::string, std::string>> attributes;  // other top-level facts, e.g. versions
+  TimeNs profiler_start = 0;  // the profiler's own span, when recorded
+  TimeNs profiler_end = 0;
+};
+
+// One worker's profile: one trace file (or one process of a multi-process capture).
+struct Profile {
+  std::string worker;
+  std::string source_path;
+  std::uint64_t source_bytes = 0;
+  ProfileInfo info;
+  StringPool strings;
+  std::vector<ThreadInfo> threads;
+  std::vector<HostEvent> host_events;  // after build_host_tree: sorted by (thread, start, -end)
+  std::vector<RuntimeCall> runtime_calls;
+  std::vector<GpuActivity> gpu_activities;
+  std::vector<KernelLaunchInfo> kernel_info;
+  std::vector<GpuRange> gpu_ranges;
+  std::vector<ForwardBackwardLink> forward_backward_links;
+  std::vector<MemorySample> memory_samples;
+  std::vector<DeviceInfo> devices;
+  std::vector<std::string> notes;  // what the reader noticed and the report should say
+
+  std::string_view str(StringId id) const { return strings.view(id); }
+  const DeviceInfo* device(std::int32_t id) const;
+};
+
+// Sorts host events by thread and time and links each to its innermost enclosing event.
+// A range that overlaps a sibling instead of nesting is attached to the nearest ancestor
+// that contains it. Returns how many such ranges were found.
+std::size_t build_host_tree(Profile& profile);
+
+}  // namespace perfgate

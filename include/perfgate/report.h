@@ -1,0 +1,108 @@
+// The report model: plain data that every renderer reads. Renderers never compute a number;
+// whatever they show is here.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/analysis.h"
+#include "perfgate/load.h"
+#include "perfgate/rules.h"
+
+namespace perfgate {
+
+inline constexpr const char* kReportSchema = "perfgate-report/1";
+
+struct ReportMetric {
+  std::string name;
+  std::string unit;
+  std::optional<double> value;  // empty: not applicable
+};
+
+struct ReportStep {
+  std::string name;
+  std::optional<std::int64_t> number;
+  std::optional<double> start_us;  // trace clock; absent for run-level steps of several workers
+  double duration_us = 0;
+  std::optional<std::uint32_t> gpu_activities;
+  bool in_window = true;
+  std::optional<std::array<double, kBreakdownParts>> breakdown_us;  // window steps of one worker
+};
+
+struct ReportGpu {
+  std::string worker;
+  std::int32_t device = 0;
+  std::string name;
+  std::string compute_capability;  // "8.0", or empty
+  int sm_count = 0;
+  std::uint64_t memory_bytes = 0;
+  std::uint64_t kernel_count = 0;
+  std::optional<double> utilization_pct;
+  std::optional<double> busy_pct;
+  std::optional<double> idle_pct;
+  std::optional<double> sm_efficiency_pct;
+  std::optional<double> achieved_occupancy_pct;
+  std::optional<double> tensor_core_kernel_time_pct;
+};
+
+struct ReportWindow {
+  std::string step_source;  // "profiler-step", "key-op", "none"
+  double start_us = 0;
+  double end_us = 0;
+  double wall_us = 0;
+  std::size_t steps_total = 0;
+  std::size_t steps_in_window = 0;
+  std::optional<std::int64_t> iter_start;
+  std::optional<std::int64_t> iter_stop;
+};
+
+struct ReportSystem {
+  std::string trace_format;
+  std::string schema_version;
+  std::string trace_name;
+  std::optional<std::int64_t> rank;
+  std::optional<std::int64_t> world_size;
+  std::string distributed_backend;
+  std::optional<std::int64_t> base_time_ns;
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
+
+struct ReportWorker {
+  std::string name;
+  std::string input_path;
+  ReportWindow window;
+  std::vector<ReportMetric> metrics;
+  std::vector<ReportStep> steps;
+  std::vector<DroppedStep> dropped_steps;
+  std::vector<ReportGpu> gpus;
+  ReportSystem system;
+  std::vector<std::string> warnings;
+};
+
+struct ReportSettings {
+  std::optional<std::int64_t> iter_start;
+  std::optional<std::int64_t> iter_stop;
+  std::int64_t skip_first = 0;
+  std::string key_op;
+  std::vector<std::string> rule_sources;
+};
+
+struct ReportModel {
+  std::string schema = kReportSchema;
+  std::string tool_version;
+  std::vector<InputFile> inputs;
+  ReportSettings settings;
+  std::vector<ReportMetric> metrics;  // the run
+  std::vector<ReportStep> steps;      // the run's window steps
+  std::vector<ReportGpu> gpus;        // every GPU of every worker
+  std::vector<ReportWorker> workers;
+  std::vector<std::string> warnings;  // the run's and every worker's, worker-prefixed
+};
+
+ReportModel build_report(const LoadedRun& run, const RunAnalysis& analysis, const RuleSet& rules,
+                         const AnalysisOptions& options);
+
+}  // namespace perfgate

@@ -1,0 +1,34 @@
+// Every kind of activity of one profile as merged interval lists, classified once and shared by
+// the breakdown, resource and communication analysers.
+#pragma once
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "analyse/intervals.h"
+
+namespace perfgate {
+
+struct ActivityIntervals {
+  IntervalList compute_kernels;        // kernels that are not communication
+  IntervalList communication_kernels;  // NCCL/RCCL kernels, or kernels launched by communication ops
+  IntervalList tensor_core_kernels;
+  IntervalList all_kernels;
+  IntervalList memcpy;
+  IntervalList memset;
+  IntervalList memory;                 // memcpy and memset
+  IntervalList communication_ops;      // host ranges of communication ops
+  IntervalList communication;          // both of the above
+  IntervalList runtime;
+  IntervalList dataloader;
+  IntervalList cpu_ops;                // other ops and annotations (not step markers, not Python frames)
+  IntervalList host;                   // all of the host side: ops, annotations, runtime calls
+};
+
+ActivityIntervals classify_intervals(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                                     const std::vector<std::uint32_t>& step_markers);
+
+// True for a kernel that belongs to communication (by name, or by the op that launched it).
+bool is_communication_kernel(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                             std::size_t activity);
+
+}  // namespace perfgate

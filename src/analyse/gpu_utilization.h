@@ -1,0 +1,14 @@
+// Per-GPU activity over the window, with the TensorBoard plugin's definitions:
+// utilization = union of kernel intervals / window; busy adds memcpy and memset; est. SM
+// efficiency = time integral of min(sum of active kernels' blocks per SM, 1) / window;
+// achieved occupancy = kernel occupancy weighted by kernel time in the window.
+#pragma once
+
+#include "analyse/classifier.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+
+std::vector<GpuMetrics> gpu_metrics(const Profile& profile, const Window& window, NameClasses& classes);
+
+}  // namespace perfgate

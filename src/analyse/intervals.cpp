@@ -1,0 +1,88 @@
+#include "analyse/intervals.h"
+
+#include <algorithm>
+
+namespace perfgate {
+
+IntervalList merge(IntervalList ranges) {
+  std::sort(ranges.begin(), ranges.end(), [](Interval a, Interval b) { return a.start < b.start; });
+  IntervalList out;
+  for (Interval r : ranges) {
+    if (r.end <= r.start) continue;
+    if (!out.empty() && r.start <= out.back().end) {
+      out.back().end = std::max(out.back().end, r.end);
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
+}
+
+IntervalList intersect(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    TimeNs s = std::max(a[i].start, b[j].start);
+    TimeNs e = std::min(a[i].end, b[j].end);
+    if (s < e) out.push_back({s, e});
+    if (a[i].end < b[j].end) ++i; else ++j;
+  }
+  return out;
+}
+
+IntervalList subtract(const IntervalList& a, const IntervalList& b) {
+  IntervalList out;
+  std::size_t j = 0;
+  for (Interval r : a) {
+    TimeNs cursor = r.start;
+    while (j < b.size() && b[j].end <= cursor) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].start < r.end; ++k) {
+      if (b[k].start > cursor) out.push_back({cursor, b[k].start});
+      cursor = std::max(cursor, b[k].end);
+    }
+    if (cursor < r.end) out.push_back({cursor, r.end});
+  }
+  return out;
+}
+
+TimeNs total_length(const IntervalList& list) {
+  TimeNs sum = 0;
+  for (Interval r : list) sum += r.end - r.start;
+  return sum;
+}
+
+IntervalList clip(const IntervalList& list, Interval window) {
+  IntervalList out;
+  auto it = std::lower_bound(list.begin(), list.end(), window.start,
+                             [](Interval r, TimeNs t) { return r.end <= t; });
+  for (; it != list.end() && it->start < window.end; ++it) {
+    TimeNs s = std::max(it->start, window.start);
+    TimeNs e = std::min(it->end, window.end);
+    if (s < e) out.push_back({s, e});
+  }
+  return out;
+}
+
+TimeNs length_within(const IntervalList& list, Interval window) {
+  TimeNs sum = 0;
+  auto it = std::lower_bound(list.begin(), list.end(), window.start,
+                             [](Interval r, TimeNs t) { return r.end <= t; });
+  for (; it != list.end() && it->start < window.end; ++it) sum += overlap(*it, window);
+  return sum;
+}
+
+std::vector<TimeNs> exclusive_split(Interval span, const std::vector<const IntervalList*>& layers) {
+  std::vector<TimeNs> parts;
+  parts.reserve(layers.size() + 1);
+  IntervalList free{span};
+  if (span.end <= span.start) free.clear();
+  for (const IntervalList* layer : layers) {
+    IntervalList taken = intersect(free, clip(*layer, span));
+    parts.push_back(total_length(taken));
+    free = subtract(free, taken);
+  }
+  parts.push_back(total_length(free));
+  return parts;
+}
+
+}  // namespace perfgate

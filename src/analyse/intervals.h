@@ -1,0 +1,33 @@
+// Interval arithmetic on time ranges: the basis of every "union of activity" metric.
+// An IntervalList is sorted, disjoint and has no empty interval once normalised by merge().
+#pragma once
+
+#include <vector>
+
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+struct Interval {
+  TimeNs start = 0;
+  TimeNs end = 0;
+};
+using IntervalList = std::vector<Interval>;
+
+IntervalList merge(IntervalList ranges);  // any ranges in; sorted disjoint union out
+IntervalList intersect(const IntervalList& a, const IntervalList& b);
+IntervalList subtract(const IntervalList& a, const IntervalList& b);
+TimeNs total_length(const IntervalList& list);
+IntervalList clip(const IntervalList& list, Interval window);
+TimeNs length_within(const IntervalList& list, Interval window);
+// Splits `span` exclusively among `layers` in priority order: result[i] is the time of `span`
+// covered by layer i and by no earlier layer; the last entry is the time covered by none.
+std::vector<TimeNs> exclusive_split(Interval span, const std::vector<const IntervalList*>& layers);
+
+inline TimeNs overlap(Interval a, Interval b) {
+  TimeNs s = a.start > b.start ? a.start : b.start;
+  TimeNs e = a.end < b.end ? a.end : b.end;
+  return e > s ? e - s : 0;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,46 @@
+// A list of RE2 patterns matched as one: "does any pattern match this name?". RE2 keeps
+// user-supplied patterns linear-time. Results are cached per interned name.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+class PatternSet {
+ public:
+  // Throws ConfigError naming `what` and the pattern when one does not compile.
+  PatternSet(const std::vector<std::string>& patterns, std::string_view what);
+  PatternSet(PatternSet&&) noexcept;
+  PatternSet& operator=(PatternSet&&) noexcept;
+  ~PatternSet();
+
+  bool empty() const { return empty_; }
+  bool matches(std::string_view text) const;
+
+ private:
+  struct Compiled;  // RE2::Set, kept out of this header
+  std::unique_ptr<Compiled> set_;
+  bool empty_ = true;
+};
+
+// Validates one pattern: empty string if it compiles, else RE2's message.
+std::string pattern_error(const std::string& pattern);
+
+// Memoises a PatternSet per StringId of one profile's string pool.
+class NameMatcher {
+ public:
+  NameMatcher(const PatternSet& set, const StringPool& strings) : set_(set), strings_(strings) {}
+  bool operator()(StringId name) const;
+
+ private:
+  const PatternSet& set_;
+  const StringPool& strings_;
+  mutable std::vector<signed char> cache_;  // -1 unknown, 0 no, 1 yes
+};
+
+}  // namespace perfgate

@@ -1,0 +1,218 @@
+#include "analyse/steps.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+
+namespace perfgate {
+namespace {
+
+constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::max();
+
+bool is_step_marker_kind(const HostEvent& e) { return e.kind != HostKind::PythonFunction; }
+
+// "ProfilerStep#12" -> 12.
+std::optional<std::int64_t> profiler_step_number(std::string_view name) {
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  if (!name.starts_with(kPrefix)) return std::nullopt;
+  name.remove_prefix(kPrefix.size());
+  std::int64_t n = 0;
+  auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
+  if (ec != std::errc() || p != name.data() + name.size()) return std::nullopt;
+  return n;
+}
+
+std::vector<Step> profiler_steps(const Profile& p, std::vector<std::uint32_t>& markers) {
+  std::vector<Step> steps;
+  for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
+    const HostEvent& e = p.host_events[i];
+    if (!is_step_marker_kind(e)) continue;
+    if (auto n = profiler_step_number(p.str(e.name))) {
+      markers.push_back(i);
+      Step s;
+      s.name = std::string(p.str(e.name));
+      s.number = n;
+      s.host_start = e.start;
+      s.host_end = e.end;
+      steps.push_back(std::move(s));
+    }
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.host_start < b.host_start; });
+  return steps;
+}
+
+// DLProf's key node: each start of a matching op opens a step that lasts until the next start;
+// the last lasts until its op ends. A match nested in the previous one is not a new step.
+std::vector<Step> key_op_steps(const Profile& p, const std::string& pattern, std::vector<std::uint32_t>& markers) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  RE2 re(pattern, options);
+  if (!re.ok()) throw ConfigError(fmt::format("invalid --key-op pattern '{}': {}", pattern, re.error()));
+  std::vector<const HostEvent*> matches;
+  for (const HostEvent& e : p.host_events)
+    if (is_step_marker_kind(e) && RE2::PartialMatch(p.str(e.name), re)) matches.push_back(&e);
+  for (const HostEvent* e : matches) markers.push_back(static_cast<std::uint32_t>(e - p.host_events.data()));
+  std::stable_sort(matches.begin(), matches.end(), [](const HostEvent* a, const HostEvent* b) { return a->start < b->start; });
+
+  std::vector<Step> steps;
+  TimeNs previous_end = std::numeric_limits<TimeNs>::min();
+  for (const HostEvent* e : matches) {
+    if (e->start < previous_end) continue;
+    previous_end = e->end;
+    if (!steps.empty()) steps.back().host_end = e->start;
+    Step s;
+    s.number = static_cast<std::int64_t>(steps.size());
+    s.name = fmt::format("{} #{}", p.str(e->name), steps.size());
+    s.host_start = e->start;
+    s.host_end = e->end;
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+struct DeviceSpans {
+  std::vector<TimeNs> first_start;  // per step, kNoTime when it launched nothing
+  std::vector<TimeNs> last_end;
+  std::vector<bool> matched;  // per GPU activity: launched inside some step
+};
+
+// Runtime calls lying wholly inside a step's host span contribute their GPU activities to it
+// (a two-way merge of steps and calls, both sorted by start).
+DeviceSpans device_spans(const Profile& p, const Attribution& a, std::vector<Step>& steps) {
+  DeviceSpans d;
+  d.first_start.assign(steps.size(), kNoTime);
+  d.last_end.assign(steps.size(), std::numeric_limits<TimeNs>::min());
+  d.matched.assign(p.gpu_activities.size(), false);
+  std::size_t s = 0, r = 0;
+  const auto& calls = p.runtime_calls;
+  while (s < steps.size() && r < calls.size()) {
+    const RuntimeCall& call = calls[r];
+    if (call.start < steps[s].host_start) {
+      ++r;
+    } else if (call.end <= steps[s].host_end) {
+      for (std::uint32_t act : a.launched_by(r)) {
+        d.first_start[s] = std::min(d.first_start[s], p.gpu_activities[act].start);
+        d.last_end[s] = std::max(d.last_end[s], p.gpu_activities[act].end);
+        d.matched[act] = true;
+        ++steps[s].gpu_activities;
+      }
+      ++r;
+    } else if (call.start < steps[s].host_end) {
+      ++r;  // straddles the step's end
+    } else {
+      ++s;
+    }
+  }
+  return d;
+}
+
+// The first step starts no earlier than the end of GPU work launched before it (still running).
+TimeNs first_step_floor(const Profile& p, const DeviceSpans& d, const std::vector<Step>& steps) {
+  TimeNs floor = steps.front().host_start;
+  if (d.first_start.front() == kNoTime) return floor;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& act = p.gpu_activities[i];
+    if (!d.matched[i] && act.end < d.first_start.front()) floor = std::max(floor, act.end);
+  }
+  return floor;
+}
+
+void extend_to_device(const Profile& p, const DeviceSpans& d, std::vector<Step>& steps) {
+  TimeNs previous_end = first_step_floor(p, d, steps);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    s.start = std::max(previous_end, s.host_start);
+    s.end = d.first_start[i] == kNoTime ? std::max(s.host_end, s.start) : std::max(s.host_end, d.last_end[i]);
+    s.end = std::max(s.end, s.start);
+    previous_end = s.end;
+  }
+}
+
+void drop_cut_off_tail(StepDetection& det) {
+  auto& steps = det.steps;
+  if (steps.size() < 2) return;
+  std::size_t last = steps.size();
+  while (last > 0 && steps[last - 1].gpu_activities == 0) --last;
+  if (last == 0) return;
+  std::size_t keep = last;
+  std::size_t i = last - 1;
+  bool cut_off = i > 0 && steps[i - 1].gpu_activities * 0.8 > steps[i].gpu_activities;
+  if (cut_off) keep = i;
+  for (std::size_t k = keep; k < steps.size(); ++k) {
+    std::string reason =
+        k == i && cut_off
+            ? fmt::format("launched {} GPU activities against {} in the step before it: profiling stopped before all "
+                          "its GPU work was captured",
+                          steps[k].gpu_activities, steps[k - 1].gpu_activities)
+            : std::string("trailing step that launched no GPU work: profiling stopped before its GPU work was captured");
+    det.dropped.push_back({steps[k].name, std::move(reason)});
+  }
+  steps.resize(keep);
+}
+
+void whole_trace_span(const Profile& p, StepDetection& det) {
+  TimeNs lo = kNoTime, hi = std::numeric_limits<TimeNs>::min();
+  auto widen = [&](TimeNs s, TimeNs e) {
+    lo = std::min(lo, s);
+    hi = std::max(hi, e);
+  };
+  // As the plugin: the CPU ops' span; failing that, any host range, then any GPU activity.
+  for (const HostEvent& e : p.host_events)
+    if (e.kind == HostKind::Op) widen(e.start, e.end);
+  if (lo == kNoTime)
+    for (const HostEvent& e : p.host_events) widen(e.start, e.end);
+  if (lo == kNoTime)
+    for (const GpuActivity& a : p.gpu_activities) widen(a.start, a.end);
+  if (lo == kNoTime) lo = hi = 0;
+  det.whole_trace_start = lo;
+  det.whole_trace_end = hi;
+}
+
+}  // namespace
+
+// Without steps, the plugin's single window: the CPU ops' span, extended like a step to the end
+// of the GPU work launched inside it.
+void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& det) {
+  whole_trace_span(p, det);
+  std::vector<Step> pseudo(1);
+  pseudo[0].host_start = det.whole_trace_start;
+  pseudo[0].host_end = det.whole_trace_end;
+  DeviceSpans spans = device_spans(p, a, pseudo);
+  if (std::find(spans.matched.begin(), spans.matched.end(), true) == spans.matched.end()) return;
+  extend_to_device(p, spans, pseudo);
+  det.whole_trace_start = pseudo[0].start;
+  det.whole_trace_end = pseudo[0].end;
+}
+
+StepDetection detect_steps(const Profile& p, const Attribution& a, const std::string& key_op,
+                           std::vector<std::string>& warnings) {
+  StepDetection det;
+  det.steps = key_op.empty() ? profiler_steps(p, det.marker_events) : key_op_steps(p, key_op, det.marker_events);
+  if (det.steps.empty()) {
+    if (!key_op.empty())
+      warnings.push_back(fmt::format("key op '{}' matched no op: the whole trace is one window", key_op));
+    whole_trace_window(p, a, det);
+    return det;
+  }
+  det.source = key_op.empty() ? StepSource::ProfilerStep : StepSource::KeyOp;
+  DeviceSpans spans = device_spans(p, a, det.steps);
+  bool uses_gpu = std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end();
+  if (!uses_gpu) {
+    for (Step& s : det.steps) {
+      s.start = s.host_start;
+      s.end = s.host_end;
+    }
+    return det;
+  }
+  extend_to_device(p, spans, det.steps);
+  drop_cut_off_tail(det);
+  return det;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,15 @@
+// Tensor Core use over the window. An op is TC-eligible when its name matches an eligible-op
+// pattern, when an op it calls is eligible, or when it launched a Tensor Core kernel itself;
+// "bottom-most" eligible ops have no eligible op below them (the TensorBoard plugin's rule).
+#pragma once
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+
+TensorCoreSums tensor_core_sums(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                                const Window& window);
+
+}  // namespace perfgate

@@ -1,0 +1,48 @@
+// perfgate: turns deep-learning training profiles into metrics, reports and a CI verdict.
+// Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "perfgate/errors.h"
+#include "perfgate/version.h"
+
+int main(int argc, char** argv) {
+  using namespace perfgate;
+  CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
+  app.set_version_flag("--version", std::string("perfgate ") + kVersion);
+  app.require_subcommand(1);
+  app.footer(
+      "Exit codes: 0 pass, 1 gate failed, 2 usage or rule-file error, 3 input or output error.\n"
+      "Run 'perfgate COMMAND --help' for a command's options.");
+  auto analyze = cli::add_analyze_command(app);
+  auto metrics = cli::add_metrics_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitPass : kExitUsage;
+  }
+  try {
+    if (app.got_subcommand("analyze")) return analyze();
+    if (app.got_subcommand("metrics")) return metrics();
+  } catch (const ConfigError& e) {
+    std::cerr << "perfgate: " << e.what() << '\n';
+    return kExitUsage;
+  } catch (const InputError& e) {
+    std::cerr << "perfgate: " << e.what() << '\n';
+    return kExitInput;
+  } catch (const OutputError& e) {
+    std::cerr << "perfgate: " << e.what() << '\n';
+    return kExitInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "perfgate: out of memory\n";
+    return kExitInput;
+  } catch (const std::exception& e) {
+    std::cerr << "perfgate: internal error: " << e.what() << '\n';
+    return kExitInput;
+  }
+  return kExitUsage;
+}

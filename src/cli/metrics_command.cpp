@@ -1,0 +1,45 @@
+// perfgate metrics: prints the metric catalog.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "perfgate/errors.h"
+#include "perfgate/metrics.h"
+#include "render/json_writer.h"
+
+namespace perfgate::cli {
+namespace {
+
+int run_metrics(const std::string& format) {
+  auto catalog = metric_catalog();
+  if (format == "json") {
+    JsonWriter j;
+    j.begin_array();
+    for (const auto& m : catalog)
+      j.begin_object().key("name").value(m.name).key("unit").value(m.unit).key("definition").value(m.definition)
+          .key("source").value(m.source).end_object();
+    j.end_array();
+    std::cout << j.str() << '\n';
+  } else if (format == "markdown") {
+    std::cout << "| metric | unit | definition | follows |\n|---|---|---|---|\n";
+    for (const auto& m : catalog) std::cout << fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.unit, m.definition, m.source);
+  } else {
+    std::size_t width = 0;
+    for (const auto& m : catalog) width = std::max(width, m.name.size());
+    for (const auto& m : catalog) std::cout << fmt::format("{:<{}}  {:<6} {}\n", m.name, width, m.unit, m.definition);
+  }
+  return kExitPass;
+}
+
+}  // namespace
+
+std::function<int()> add_metrics_command(CLI::App& app) {
+  auto format = std::make_shared<std::string>("text");
+  CLI::App* cmd = app.add_subcommand("metrics", "Print the metric catalog: name, unit, definition");
+  cmd->add_option("--format", *format, "text, markdown or json")
+      ->check(CLI::IsMember({"text", "markdown", "json"}));
+  return [format] { return run_metrics(*format); };
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,45 @@
+#include "load/byte_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+
+namespace perfgate {
+
+FileSource::FileSource(std::string path) : path_(std::move(path)) {
+  fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path_, std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd_);
+    fd_ = -1;
+    throw InputError(fmt::format("{}: not a regular file", path_));
+  }
+  size_ = static_cast<std::uint64_t>(st.st_size);
+  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+}
+
+FileSource::~FileSource() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+std::size_t FileSource::read(char* out, std::size_t size) {
+  for (;;) {
+    ssize_t n = ::read(fd_, out, size);
+    if (n >= 0) {
+      consumed_ += static_cast<std::uint64_t>(n);
+      return static_cast<std::size_t>(n);
+    }
+    if (errno != EINTR)
+      throw InputError(fmt::format("{}: read error after {} bytes: {}", path_, consumed_, std::strerror(errno)));
+  }
+}
+
+}  // namespace perfgate

@@ -1,0 +1,41 @@
+// Where trace bytes come from: a file read in fixed-size chunks (never mapped whole, so memory
+// stays flat), optionally decompressed as it is read.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace perfgate {
+
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Fills up to `size` bytes; returns 0 at the end. Throws InputError naming the file.
+  virtual std::size_t read(char* out, std::size_t size) = 0;
+  // Bytes of the file on disk consumed so far (progress and error positions).
+  virtual std::uint64_t file_bytes_consumed() const = 0;
+};
+
+class FileSource : public ByteSource {
+ public:
+  explicit FileSource(std::string path);
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  ~FileSource() override;
+  std::size_t read(char* out, std::size_t size) override;
+  std::uint64_t file_bytes_consumed() const override { return consumed_; }
+  std::uint64_t file_size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  std::uint64_t size_ = 0;
+  std::uint64_t consumed_ = 0;
+};
+
+// gzip (or zlib) stream over a file; concatenated gzip members are read as one stream.
+std::unique_ptr<ByteSource> make_gzip_source(std::unique_ptr<FileSource> file);
+
+}  // namespace perfgate

@@ -1,0 +1,68 @@
+#include "load/kineto/categories.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <utility>
+
+namespace perfgate::kineto {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool iends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
+}
+
+constexpr std::array<std::pair<std::string_view, EventClass>, 14> kCategories = {{
+    {"cpu_op", EventClass::Op},
+    {"operator", EventClass::Op},
+    {"user_annotation", EventClass::Annotation},
+    {"python_function", EventClass::PythonFunction},
+    {"python", EventClass::PythonFunction},
+    {"cuda_runtime", EventClass::Runtime},
+    {"cuda_driver", EventClass::Runtime},
+    {"runtime", EventClass::Runtime},
+    {"kernel", EventClass::Kernel},
+    {"gpu_memcpy", EventClass::Memcpy},
+    {"memcpy", EventClass::Memcpy},
+    {"gpu_memset", EventClass::Memset},
+    {"memset", EventClass::Memset},
+    {"gpu_user_annotation", EventClass::GpuAnnotation},
+}};
+
+}  // namespace
+
+EventClass classify_category(std::string_view category) {
+  for (const auto& [name, cls] : kCategories)
+    if (iequals(category, name)) return cls;
+  if (iequals(category, "trace")) return EventClass::ProfilerSpan;
+  // Other accelerators' host APIs (mtia_runtime, xpu_runtime, privateuse1_runtime, hip_driver...).
+  if (iends_with(category, "_runtime") || iends_with(category, "_driver")) return EventClass::Runtime;
+  return EventClass::Ignored;
+}
+
+MemcpyName parse_memcpy_name(std::string_view name) {
+  MemcpyName result;
+  constexpr std::array<std::pair<std::string_view, CopyKind>, 5> kKinds = {{
+      {"HtoD", CopyKind::HostToDevice},
+      {"DtoH", CopyKind::DeviceToHost},
+      {"DtoD", CopyKind::DeviceToDevice},
+      {"HtoH", CopyKind::HostToHost},
+      {"PtoP", CopyKind::PeerToPeer},
+  }};
+  for (const auto& [tag, kind] : kKinds) {
+    if (name.find(tag) != std::string_view::npos) {
+      result.kind = kind;
+      break;
+    }
+  }
+  result.pageable = name.find("Pageable") != std::string_view::npos;
+  return result;
+}
+
+}  // namespace perfgate::kineto

@@ -1,0 +1,34 @@
+// Kineto/Chrome-trace vocabulary: which category means which model entity. Both schemas:
+// PyTorch 1.8 (`Operator`, `Runtime`, `Kernel`, `Memcpy`, `Memset`) and current
+// (`cpu_op`, `user_annotation`, `cuda_runtime`, `cuda_driver`, `kernel`, `gpu_memcpy`, ...).
+#pragma once
+
+#include <string_view>
+
+#include "perfgate/profile.h"
+
+namespace perfgate::kineto {
+
+enum class EventClass : unsigned char {
+  Ignored,
+  Op,
+  Annotation,
+  PythonFunction,
+  Runtime,
+  Kernel,
+  Memcpy,
+  Memset,
+  GpuAnnotation,
+  ProfilerSpan,
+};
+
+EventClass classify_category(std::string_view category);
+
+// "Memcpy HtoD (Pageable -> Device)" -> HostToDevice, pageable.
+struct MemcpyName {
+  CopyKind kind = CopyKind::Unknown;
+  bool pageable = false;
+};
+MemcpyName parse_memcpy_name(std::string_view name);
+
+}  // namespace perfgate::kineto

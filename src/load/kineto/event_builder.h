@@ -1,0 +1,49 @@
+// Turns each finished RawEvent into model records: host events, runtime calls, GPU activities,
+// flows, memory samples, thread and process names. Knows Kineto's vocabulary; nothing after
+// load/ does.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "load/kineto/raw_event.h"
+#include "perfgate/profile.h"
+
+namespace perfgate::kineto {
+
+class EventBuilder {
+ public:
+  explicit EventBuilder(Profile& profile) : profile_(profile) {}
+
+  // Returns an empty string, or why the event cannot be used (an input error).
+  std::string add(const RawEvent& event, std::uint64_t index);
+
+  // Notes for the report: ignored categories and phases, flows with one end only.
+  void finish();
+
+ private:
+  struct FlowEnd {
+    TimeNs time = 0;
+    std::uint32_t thread = 0;
+  };
+
+  std::string add_complete(const RawEvent& e);
+  void add_memory_sample(const RawEvent& e, TimeNs time);
+  void add_flow(const RawEvent& e, TimeNs time);
+  void add_metadata(const RawEvent& e);
+  std::uint32_t thread_index(const IdValue& pid, const IdValue& tid);
+  std::int64_t id_number(const IdValue& id);
+
+  Profile& profile_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> threads_;
+  std::unordered_map<std::string, std::int64_t> text_ids_;  // non-numeric pid/tid -> synthetic id
+  std::unordered_map<std::int64_t, FlowEnd> flow_starts_;
+  std::unordered_map<std::int64_t, FlowEnd> flow_ends_;
+  std::map<std::string, std::uint64_t> ignored_categories_;
+  std::map<std::string, std::uint64_t> ignored_phases_;
+};
+
+}  // namespace perfgate::kineto

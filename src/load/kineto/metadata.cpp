@@ -1,0 +1,79 @@
+#include "load/kineto/metadata.h"
+
+#include <boost/json/parse.hpp>
+#include <boost/json/value.hpp>
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace perfgate::kineto {
+namespace {
+
+std::optional<std::int64_t> integer(const boost::json::value* v) {
+  if (!v) return std::nullopt;
+  if (v->is_int64()) return v->as_int64();
+  if (v->is_uint64() && v->as_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
+    return static_cast<std::int64_t>(v->as_uint64());
+  if (v->is_double()) return static_cast<std::int64_t>(v->as_double());
+  return std::nullopt;
+}
+
+std::string text(const boost::json::value* v) {
+  if (v && v->is_string()) return std::string(v->as_string());
+  return {};
+}
+
+std::string device_properties(const std::string& json, Profile& profile) {
+  boost::system::error_code ec;
+  boost::json::value doc = boost::json::parse(json, ec);
+  if (ec) return fmt::format("'deviceProperties' is not valid JSON: {}", ec.message());
+  if (!doc.is_array()) return "'deviceProperties' must be an array";
+  for (const auto& entry : doc.as_array()) {
+    if (!entry.is_object()) return "'deviceProperties' entries must be objects";
+    const auto& o = entry.as_object();
+    DeviceInfo d;
+    d.id = static_cast<std::int32_t>(integer(o.if_contains("id")).value_or(static_cast<std::int64_t>(profile.devices.size())));
+    d.name = text(o.if_contains("name"));
+    d.compute_major = static_cast<int>(integer(o.if_contains("computeMajor")).value_or(-1));
+    d.compute_minor = static_cast<int>(integer(o.if_contains("computeMinor")).value_or(-1));
+    d.total_memory_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(o.if_contains("totalGlobalMem")).value_or(0)));
+    d.sm_count = static_cast<int>(integer(o.if_contains("numSms")).value_or(0));
+    profile.devices.push_back(std::move(d));
+  }
+  return {};
+}
+
+std::string distributed_info(const std::string& json, Profile& profile) {
+  boost::system::error_code ec;
+  boost::json::value doc = boost::json::parse(json, ec);
+  if (ec || !doc.is_object()) return "'distributedInfo' must be an object";
+  const auto& o = doc.as_object();
+  profile.info.rank = integer(o.if_contains("rank"));
+  profile.info.world_size = integer(o.if_contains("world_size"));
+  profile.info.distributed_backend = text(o.if_contains("backend"));
+  return {};
+}
+
+}  // namespace
+
+std::string apply_metadata(const TraceMetadataText& meta, Profile& profile) {
+  profile.info.format = "kineto-json";
+  profile.info.schema_version = meta.schema_version;
+  profile.info.trace_name = meta.trace_name;
+  profile.info.attributes = meta.attributes;
+  if (!meta.base_time_ns.empty()) {
+    std::int64_t base = 0;
+    auto [p, ec] = std::from_chars(meta.base_time_ns.data(), meta.base_time_ns.data() + meta.base_time_ns.size(), base);
+    if (ec == std::errc() && p == meta.base_time_ns.data() + meta.base_time_ns.size()) profile.info.base_time_ns = base;
+  }
+  if (!meta.device_properties.empty()) {
+    if (auto problem = device_properties(meta.device_properties, profile); !problem.empty()) return problem;
+  }
+  if (!meta.distributed_info.empty()) {
+    if (auto problem = distributed_info(meta.distributed_info, profile); !problem.empty()) return problem;
+  }
+  return {};
+}
+
+}  // namespace perfgate::kineto

@@ -1,0 +1,94 @@
+// One traceEvents entry as the SAX handler collects it: only the fields perfgate uses,
+// reused from event to event so that streaming allocates nothing per event.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace perfgate::kineto {
+
+// pid/tid/id values are numbers in current traces and strings in old ones ("stream 7", "25738").
+struct IdValue {
+  bool present = false;
+  bool is_text = false;
+  std::int64_t number = 0;
+  std::string text;
+
+  void clear() {
+    present = false;
+    is_text = false;
+    number = 0;
+    text.clear();
+  }
+};
+
+struct RawEvent {
+  std::string ph;
+  std::string cat;
+  std::string name;
+  std::string ts_text;  // exact number text, microseconds
+  std::string dur_text;
+  bool has_ts = false;
+  bool has_dur = false;
+  IdValue pid;
+  IdValue tid;
+  IdValue id;  // flow id
+
+  // args
+  std::optional<std::int64_t> external_id;
+  std::optional<std::int64_t> correlation;
+  std::optional<std::int64_t> device;
+  std::optional<std::int64_t> stream;
+  std::optional<std::int64_t> sequence_number;
+  std::optional<std::int64_t> registers_per_thread;
+  std::optional<std::int64_t> shared_memory;
+  std::optional<double> blocks_per_sm;
+  std::optional<double> occupancy_pct;
+  std::optional<std::int64_t> bytes;
+  std::int32_t grid[3] = {-1, -1, -1};
+  std::int32_t block[3] = {-1, -1, -1};
+  std::string input_dims;
+  std::string input_types;
+  std::string call_stack;
+  std::string arg_name;  // args.name of metadata events
+  std::optional<std::int64_t> memory_device_type;
+  std::optional<std::int64_t> memory_device_id;
+  std::optional<std::int64_t> memory_bytes;
+  std::optional<std::int64_t> total_allocated;
+  std::optional<std::int64_t> total_reserved;
+
+  void clear() {
+    ph.clear();
+    cat.clear();
+    name.clear();
+    ts_text.clear();
+    dur_text.clear();
+    has_ts = has_dur = false;
+    pid.clear();
+    tid.clear();
+    id.clear();
+    external_id.reset();
+    correlation.reset();
+    device.reset();
+    stream.reset();
+    sequence_number.reset();
+    registers_per_thread.reset();
+    shared_memory.reset();
+    blocks_per_sm.reset();
+    occupancy_pct.reset();
+    bytes.reset();
+    for (int i = 0; i < 3; ++i) grid[i] = block[i] = -1;
+    input_dims.clear();
+    input_types.clear();
+    call_stack.clear();
+    arg_name.clear();
+    memory_device_type.reset();
+    memory_device_id.reset();
+    memory_bytes.reset();
+    total_allocated.reset();
+    total_reserved.reset();
+  }
+};
+
+}  // namespace perfgate::kineto

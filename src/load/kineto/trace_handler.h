@@ -1,0 +1,114 @@
+// The Boost.JSON SAX handler for Chrome/Kineto traces. It walks the document with a small frame
+// stack, keeps only the fields perfgate uses in a reused RawEvent, and hands each finished event
+// to the EventBuilder: no DOM of the trace is ever built.
+#pragma once
+
+#include <boost/json/basic_parser.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "load/kineto/fields.h"
+#include "load/kineto/json_capture.h"
+#include "load/kineto/raw_event.h"
+
+namespace perfgate::kineto {
+
+class EventBuilder;
+
+// Small top-level documents kept as text and parsed after the stream ends.
+struct TraceMetadataText {
+  std::string device_properties;
+  std::string distributed_info;
+  std::string schema_version;
+  std::string trace_name;
+  std::string base_time_ns;
+  std::vector<std::pair<std::string, std::string>> attributes;  // other top-level scalars
+  bool saw_trace_events = false;
+};
+
+class TraceHandler {
+ public:
+  using error_code = boost::system::error_code;
+  using string_view = boost::json::string_view;
+
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = 64 * 1024;
+  static constexpr std::size_t max_string_size = 64 * 1024 * 1024;
+  static constexpr std::size_t kMaxKeptString = 1024 * 1024;  // longest name or stack kept
+
+  explicit TraceHandler(EventBuilder& builder) : builder_(builder) {}
+
+  const std::string& error() const { return error_; }
+  const TraceMetadataText& metadata() const { return metadata_; }
+  std::uint64_t events_seen() const { return events_seen_; }
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+  bool on_object_begin(error_code& ec);
+  bool on_object_end(std::size_t, error_code& ec);
+  bool on_array_begin(error_code& ec);
+  bool on_array_end(std::size_t, error_code& ec);
+  bool on_key_part(string_view s, std::size_t, error_code& ec);
+  bool on_key(string_view s, std::size_t, error_code& ec);
+  bool on_string_part(string_view s, std::size_t, error_code& ec);
+  bool on_string(string_view s, std::size_t, error_code& ec);
+  bool on_number_part(string_view s, error_code&);
+  bool on_int64(std::int64_t v, string_view s, error_code& ec);
+  bool on_uint64(std::uint64_t v, string_view s, error_code& ec);
+  bool on_double(double v, string_view s, error_code& ec);
+  bool on_bool(bool v, error_code& ec);
+  bool on_null(error_code& ec);
+  bool on_comment_part(string_view, error_code&) { return true; }
+  bool on_comment(string_view, error_code&) { return true; }
+
+ private:
+  enum class Frame : unsigned char { TopObject, EventsArray, Event, Args, IntArray };
+  enum class CaptureTarget : unsigned char { InputDims, InputTypes, DeviceProperties, DistributedInfo };
+
+  struct Number {
+    std::int64_t as_int = 0;
+    double as_double = 0;
+    bool is_integer = false;
+    std::string_view text;
+  };
+
+  Frame top() const { return frames_.back(); }
+  bool begin_container(char open, error_code& ec);
+  bool end_container(char close, error_code& ec);
+  bool string_value(std::string_view s, error_code& ec);
+  bool number_value(const Number& n, error_code& ec);
+  bool event_number(const Number& n, error_code& ec);
+  bool args_number(const Number& n, error_code& ec);
+  bool event_string(std::string_view s, error_code& ec);
+  bool args_string(std::string_view s, error_code& ec);
+  bool top_level_scalar(std::string_view text);
+  bool start_skip();
+  void start_capture(CaptureTarget target, char open);
+  void finish_capture();
+  bool fail(error_code& ec, std::string message);
+  bool type_error(error_code& ec, const char* expected);
+  std::string event_label() const;
+
+  EventBuilder& builder_;
+  RawEvent event_;
+  TraceMetadataText metadata_;
+  std::vector<Frame> frames_;
+  Field pending_ = Field::Unknown;  // the key whose value comes next
+  std::string key_;                 // key text, when it arrives in parts
+  std::string top_key_;             // last top-level key (kept for unknown scalar attributes)
+  std::string text_;                // string value arriving in parts
+  std::string number_;              // number text arriving in parts
+  std::uint64_t skip_depth_ = 0;    // >0: inside a value nobody reads
+  bool capturing_ = false;
+  CaptureTarget capture_target_ = CaptureTarget::InputDims;
+  JsonCapture capture_;
+  int int_array_index_ = 0;
+  std::int32_t* int_array_ = nullptr;
+  std::uint64_t events_seen_ = 0;
+  std::string error_;
+};
+
+}  // namespace perfgate::kineto

@@ -1,0 +1,139 @@
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "load/byte_source.h"
+#include "load/kineto/kineto_reader.h"
+#include "perfgate/errors.h"
+#include "perfgate/load.h"
+
+namespace perfgate {
+namespace fs = std::filesystem;
+namespace {
+
+bool looks_like_trace_name(const std::string& name) {
+  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite");
+}
+
+// A run folder: its trace files, sorted by name, are the workers.
+std::vector<std::string> expand_folder(const std::string& folder) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (entry.is_regular_file(ec) && looks_like_trace_name(entry.path().filename().string()))
+      files.push_back(entry.path().string());
+  }
+  if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
+  if (files.empty())
+    throw InputError(fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
+  std::vector<InputFile> inputs;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    auto status = fs::status(path, ec);
+    if (ec || status.type() == fs::file_type::not_found)
+      throw InputError(fmt::format("{}: no such file or folder", path));
+    std::vector<std::string> files = fs::is_directory(status) ? expand_folder(path) : std::vector<std::string>{path};
+    for (auto& file : files) {
+      InputFile input;
+      input.path = file;
+      input.format = detect_format(file);
+      input.bytes = fs::file_size(file, ec);
+      input.worker = worker_name_from_path(file);
+      if (input.format == InputFormat::Unknown)
+        throw InputError(fmt::format("{}: not a Kineto JSON trace (plain or gzip) or an Nsight Systems SQLite export",
+                                     file));
+      if (input.format == InputFormat::NsysSqlite)
+        throw InputError(fmt::format("{}: Nsight Systems SQLite exports are not supported by this version", file));
+      inputs.push_back(std::move(input));
+    }
+  }
+  return inputs;
+}
+
+Profile load_one(const InputFile& input, const std::function<void(std::uint64_t)>& on_progress) {
+  auto file = std::make_unique<FileSource>(input.path);
+  std::unique_ptr<ByteSource> source;
+  if (input.format == InputFormat::KinetoJsonGzip)
+    source = make_gzip_source(std::move(file));
+  else
+    source = std::move(file);
+  Profile profile = kineto::read_trace(std::move(source), input.path, on_progress);
+  profile.worker = input.worker;
+  profile.source_bytes = input.bytes;
+  return profile;
+}
+
+// Keeps per-input byte counts and reports their sum; the callback runs under a lock.
+class ProgressTotal {
+ public:
+  ProgressTotal(const LoadOptions& options, const std::vector<InputFile>& inputs)
+      : callback_(options.progress), done_(inputs.size(), 0) {
+    for (const auto& i : inputs) total_ += i.bytes;
+  }
+  std::function<void(std::uint64_t)> for_input(std::size_t index) {
+    if (!callback_) return {};
+    return [this, index](std::uint64_t bytes) {
+      std::lock_guard lock(mutex_);
+      sum_ += bytes - done_[index];
+      done_[index] = bytes;
+      callback_(sum_, total_);
+    };
+  }
+
+ private:
+  std::function<void(std::uint64_t, std::uint64_t)> callback_;
+  std::mutex mutex_;
+  std::vector<std::uint64_t> done_;
+  std::uint64_t sum_ = 0;
+  std::uint64_t total_ = 0;
+};
+
+}  // namespace
+
+std::string worker_name_from_path(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  for (std::string_view suffix : {".gz", ".json", ".sqlite", ".pt.trace", ".trace"}) {
+    if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
+  }
+  return name;
+}
+
+LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options) {
+  LoadedRun run;
+  run.inputs = resolve_inputs(paths);
+  run.workers.resize(run.inputs.size());
+  std::vector<std::exception_ptr> errors(run.inputs.size());
+  ProgressTotal progress(options, run.inputs);
+
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < run.inputs.size(); i = next++) {
+      try {
+        run.workers[i] = load_one(run.inputs[i], progress.for_input(i));
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  unsigned threads = options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, run.inputs.size()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return run;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,41 @@
+#include <algorithm>
+#include <numeric>
+
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+std::size_t build_host_tree(Profile& profile) {
+  auto& events = profile.host_events;
+  // Same start: the longer range first, so it becomes the parent (as the autograd profiler does).
+  std::stable_sort(events.begin(), events.end(), [](const HostEvent& a, const HostEvent& b) {
+    if (a.thread != b.thread) return a.thread < b.thread;
+    if (a.start != b.start) return a.start < b.start;
+    return a.end > b.end;
+  });
+
+  std::size_t overlapping = 0;
+  std::vector<std::uint32_t> stack;
+  std::uint32_t current_thread = kNone;
+  for (std::uint32_t i = 0; i < events.size(); ++i) {
+    HostEvent& e = events[i];
+    if (e.thread != current_thread) {
+      stack.clear();
+      current_thread = e.thread;
+    }
+    // Close every open range that ended before this one starts.
+    while (!stack.empty() && events[stack.back()].end <= e.start) stack.pop_back();
+    // A range that starts inside but ends after the open one overlaps instead of nesting.
+    bool overlapped = false;
+    while (!stack.empty() && events[stack.back()].end < e.end) {
+      stack.pop_back();
+      overlapped = true;
+    }
+    if (overlapped) ++overlapping;
+    e.parent = stack.empty() ? kNone : stack.back();
+    stack.push_back(i);
+  }
+  return overlapping;
+}
+
+}  // namespace perfgate

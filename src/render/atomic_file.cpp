@@ -1,0 +1,55 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+#include "perfgate/render.h"
+
+namespace perfgate {
+
+void write_file_atomically(const std::string& path, const std::string& content) {
+  namespace fs = std::filesystem;
+  fs::path target(path);
+  fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string hidden_name = target.filename().string();
+  hidden_name.insert(0, 1, '.');
+  hidden_name.append(".tmp.XXXXXX");
+  std::string temp = (folder / hidden_name).string();
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  auto fail = [&](const char* what) {
+    int err = errno;
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return OutputError(fmt::format("{}: cannot write ({}): {}", path, what, std::strerror(err)));
+  };
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw fail("write");
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fchmod(fd, 0644) != 0) throw fail("chmod");
+  if (::fsync(fd) != 0) throw fail("fsync");
+  if (::close(fd) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    throw OutputError(fmt::format("{}: cannot write (close): {}", path, std::strerror(err)));
+  }
+  if (::rename(temp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    throw OutputError(fmt::format("{}: cannot write (rename): {}", path, std::strerror(err)));
+  }
+}
+
+}  // namespace perfgate

@@ -1,0 +1,150 @@
+// The JSON report: the report model as is, versioned ("schema": "perfgate-report/1"). It is
+// also what --baseline reads, so its layout only grows.
+#include "perfgate/render.h"
+#include "render/json_writer.h"
+
+namespace perfgate {
+namespace {
+
+void write_metrics(JsonWriter& j, const std::vector<ReportMetric>& metrics) {
+  j.key("metrics").begin_object();
+  for (const auto& m : metrics) j.key(m.name).value(m.value);
+  j.end_object();
+}
+
+void write_step(JsonWriter& j, const ReportStep& s) {
+  j.begin_object();
+  j.key("name").value(s.name);
+  j.key("number").value(s.number);
+  if (s.start_us) j.key("start_us").value(*s.start_us);
+  j.key("duration_us").value(s.duration_us);
+  if (s.gpu_activities) j.key("gpu_activities").value(*s.gpu_activities);
+  j.key("in_window").value(s.in_window);
+  if (s.breakdown_us) {
+    j.key("breakdown_us").begin_object();
+    for (std::size_t i = 0; i < kBreakdownParts; ++i)
+      j.key(breakdown_part_name(static_cast<BreakdownPart>(i))).value((*s.breakdown_us)[i]);
+    j.end_object();
+  }
+  j.end_object();
+}
+
+void write_steps(JsonWriter& j, const char* key, const std::vector<ReportStep>& steps) {
+  j.key(key).begin_array();
+  for (const auto& s : steps) write_step(j, s);
+  j.end_array();
+}
+
+void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
+  j.key("gpus").begin_array();
+  for (const auto& g : gpus) {
+    j.begin_object();
+    j.key("worker").value(g.worker);
+    j.key("id").value(g.device);
+    j.key("name").value(g.name);
+    j.key("compute_capability").value(g.compute_capability);
+    j.key("sm_count").value(g.sm_count);
+    j.key("memory_bytes").value(g.memory_bytes);
+    j.key("kernel_count").value(g.kernel_count);
+    j.key("utilization_pct").value(g.utilization_pct);
+    j.key("busy_pct").value(g.busy_pct);
+    j.key("idle_pct").value(g.idle_pct);
+    j.key("sm_efficiency_pct").value(g.sm_efficiency_pct);
+    j.key("achieved_occupancy_pct").value(g.achieved_occupancy_pct);
+    j.key("tensor_core_kernel_time_pct").value(g.tensor_core_kernel_time_pct);
+    j.end_object();
+  }
+  j.end_array();
+}
+
+void write_strings(JsonWriter& j, const char* key, const std::vector<std::string>& items) {
+  j.key(key).begin_array();
+  for (const auto& s : items) j.value(s);
+  j.end_array();
+}
+
+void write_window(JsonWriter& j, const ReportWindow& w) {
+  j.key("window").begin_object();
+  j.key("step_source").value(w.step_source);
+  j.key("start_us").value(w.start_us);
+  j.key("end_us").value(w.end_us);
+  j.key("wall_us").value(w.wall_us);
+  j.key("steps_total").value(static_cast<std::uint64_t>(w.steps_total));
+  j.key("steps_in_window").value(static_cast<std::uint64_t>(w.steps_in_window));
+  j.key("iter_start").value(w.iter_start);
+  j.key("iter_stop").value(w.iter_stop);
+  j.end_object();
+}
+
+void write_system(JsonWriter& j, const ReportSystem& s) {
+  j.key("system").begin_object();
+  j.key("trace_format").value(s.trace_format);
+  j.key("schema_version").value(s.schema_version);
+  j.key("trace_name").value(s.trace_name);
+  j.key("rank").value(s.rank);
+  j.key("world_size").value(s.world_size);
+  j.key("distributed_backend").value(s.distributed_backend);
+  j.key("base_time_ns").value(s.base_time_ns);
+  j.key("attributes").begin_object();
+  for (const auto& [k, v] : s.attributes) j.key(k).value(v);
+  j.end_object();
+  j.end_object();
+}
+
+void write_worker(JsonWriter& j, const ReportWorker& w) {
+  j.begin_object();
+  j.key("name").value(w.name);
+  j.key("input").value(w.input_path);
+  write_window(j, w.window);
+  write_metrics(j, w.metrics);
+  write_steps(j, "steps", w.steps);
+  j.key("dropped_steps").begin_array();
+  for (const auto& d : w.dropped_steps) {
+    j.begin_object();
+    j.key("name").value(d.name);
+    j.key("reason").value(d.reason);
+    j.end_object();
+  }
+  j.end_array();
+  write_gpus(j, w.gpus);
+  write_system(j, w.system);
+  write_strings(j, "warnings", w.warnings);
+  j.end_object();
+}
+
+}  // namespace
+
+std::string render_json(const ReportModel& r) {
+  JsonWriter j;
+  j.begin_object();
+  j.key("schema").value(r.schema);
+  j.key("tool").begin_object().key("name").value("perfgate").key("version").value(r.tool_version).end_object();
+  j.key("inputs").begin_array();
+  for (const auto& in : r.inputs) {
+    j.begin_object();
+    j.key("path").value(in.path);
+    j.key("bytes").value(in.bytes);
+    j.key("format").value(format_name(in.format));
+    j.key("worker").value(in.worker);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("settings").begin_object();
+  j.key("iter_start").value(r.settings.iter_start);
+  j.key("iter_stop").value(r.settings.iter_stop);
+  j.key("skip_first").value(r.settings.skip_first);
+  j.key("key_op").value(r.settings.key_op);
+  write_strings(j, "rules", r.settings.rule_sources);
+  j.end_object();
+  write_metrics(j, r.metrics);
+  write_steps(j, "steps", r.steps);
+  write_gpus(j, r.gpus);
+  j.key("workers").begin_array();
+  for (const auto& w : r.workers) write_worker(j, w);
+  j.end_array();
+  write_strings(j, "warnings", r.warnings);
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace perfgate

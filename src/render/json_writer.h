@@ -1,0 +1,54 @@
+// A small streaming JSON writer with stable number formatting. Boost.JSON's serializer prints
+// doubles in exponent form (5.5514E1), unfriendly in diffs and golden files; this writes the
+// shortest round-trip decimal of each value rounded to 1e-6, and integers without a point.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfgate {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(int indent = 2) : indent_(indent) {}
+
+  JsonWriter& begin_object();
+  JsonWriter& end_object();
+  JsonWriter& begin_array();
+  JsonWriter& end_array();
+  JsonWriter& key(std::string_view k);
+  JsonWriter& value(std::string_view s);
+  JsonWriter& value(const char* s) { return value(std::string_view(s)); }
+  JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
+  JsonWriter& value(double v);
+  JsonWriter& value(std::int64_t v);
+  JsonWriter& value(std::uint64_t v);
+  JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
+  JsonWriter& value(std::uint32_t v) { return value(static_cast<std::uint64_t>(v)); }
+  JsonWriter& value(bool v);
+  JsonWriter& null();
+  template <typename T>
+  JsonWriter& value(const std::optional<T>& v) {
+    return v ? value(*v) : null();
+  }
+
+  const std::string& str() const { return out_; }
+
+ private:
+  void before_value();
+  void newline();
+
+  std::string out_;
+  std::vector<bool> first_;  // per open container: no member written yet
+  int indent_;
+  bool after_key_ = false;
+};
+
+// JSON string escaping; invalid UTF-8 becomes U+FFFD and "</" becomes "<\/" (safe in HTML).
+void append_json_string(std::string& out, std::string_view s);
+std::string format_json_number(double v);
+
+}  // namespace perfgate

@@ -1,0 +1,127 @@
+// The terminal summary: a few labelled lines, the window first, "n/a" where a metric does not apply.
+#include <fmt/format.h>
+
+#include "perfgate/render.h"
+#include "render/format.h"
+
+namespace perfgate {
+namespace {
+
+class Lines {
+ public:
+  explicit Lines(const TerminalOptions& o) : options_(o) {}
+  void add(std::string_view label, const std::string& text) {
+    if (options_.color)
+      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m{}\n", label, text);
+    else
+      out_ += fmt::format("{:<13}{}\n", label, text);
+  }
+  std::string str() const { return out_; }
+
+ private:
+  const TerminalOptions& options_;
+  std::string out_;
+};
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " · ") + p;
+  return out;
+}
+
+std::string inputs_line(const ReportModel& r) {
+  if (r.inputs.size() == 1)
+    return fmt::format("{} ({}, {})", r.inputs[0].path, format_name(r.inputs[0].format), format_bytes(r.inputs[0].bytes));
+  std::uint64_t bytes = 0;
+  for (const auto& i : r.inputs) bytes += i.bytes;
+  return fmt::format("{} workers ({})", r.inputs.size(), format_bytes(bytes));
+}
+
+std::string window_line(const ReportModel& r) {
+  const auto& m = r.metrics;
+  if (r.workers.size() == 1 && r.workers[0].window.step_source == "none")
+    return fmt::format("whole trace (no steps), {} wall", format_duration_us(metric_value(m, "window.wall_us")));
+  std::string range;
+  if (!r.steps.empty()) range = fmt::format(" ({} to {})", r.steps.front().name, r.steps.back().name);
+  return fmt::format("{:.0f} steps{}, {} wall", metric_value(m, "window.steps_in_window").value_or(0), range,
+                     format_duration_us(metric_value(m, "window.wall_us")));
+}
+
+std::string steps_line(const std::vector<ReportMetric>& m) {
+  return join({"mean " + format_duration_us(metric_value(m, "steps.mean_us")),
+               "median " + format_duration_us(metric_value(m, "steps.median_us")),
+               "p90 " + format_duration_us(metric_value(m, "steps.p90_us")),
+               "min " + format_duration_us(metric_value(m, "steps.min_us")),
+               "max " + format_duration_us(metric_value(m, "steps.max_us")),
+               "cv " + format_pct(metric_value(m, "steps.cv_pct"))});
+}
+
+std::string gpu_line(const std::vector<ReportMetric>& m) {
+  double count = metric_value(m, "gpu.count").value_or(0);
+  if (count == 0) return "no GPU activity: GPU metrics are not applicable";
+  return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"),
+               "utilization " + format_pct(metric_value(m, "gpu.utilization_pct")),
+               "busy " + format_pct(metric_value(m, "gpu.busy_pct")),
+               "idle " + format_pct(metric_value(m, "gpu.idle_pct")),
+               "SM efficiency " + format_pct(metric_value(m, "gpu.sm_efficiency_pct")),
+               "occupancy " + format_pct(metric_value(m, "gpu.achieved_occupancy_pct"))});
+}
+
+std::string gpu_detail(const ReportGpu& g) {
+  std::string name = g.name.empty() ? "unknown device" : g.name;
+  if (!g.compute_capability.empty()) name += " (sm " + g.compute_capability + ")";
+  return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", g.worker.empty() ? "" : g.worker + " ", g.device,
+                     name, format_pct(g.utilization_pct), format_pct(g.busy_pct), g.kernel_count);
+}
+
+std::string breakdown_line(const std::vector<ReportMetric>& m) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < kBreakdownParts; ++i) {
+    std::string part = breakdown_part_name(static_cast<BreakdownPart>(i));
+    auto v = metric_value(m, "breakdown." + part + "_pct");
+    if (v) parts.push_back(part + " " + format_pct(v));
+  }
+  return parts.empty() ? "n/a" : join(parts);
+}
+
+std::string resources_line(const std::vector<ReportMetric>& m) {
+  std::vector<std::string> parts;
+  for (std::size_t i = 0; i < kResourceParts; ++i) {
+    std::string part = resource_part_name(static_cast<ResourcePart>(i));
+    auto v = metric_value(m, "resources." + part + "_pct");
+    if (v) parts.push_back(part + " " + format_pct(v));
+  }
+  return parts.empty() ? "n/a" : join(parts);
+}
+
+std::string tensor_core_line(const std::vector<ReportMetric>& m) {
+  return join({"TC kernel time " + format_pct(metric_value(m, "tensor_core.kernel_time_pct")),
+               "eligible-op kernel time " + format_pct(metric_value(m, "tensor_core.eligible_kernel_time_pct")),
+               "TC efficiency " + format_pct(metric_value(m, "tensor_core.efficiency_pct"))});
+}
+
+}  // namespace
+
+std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
+  Lines out(options);
+  out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
+  out.add("Window", window_line(r));
+  if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
+  out.add("GPU", gpu_line(r.metrics));
+  for (const auto& g : r.gpus) out.add("", gpu_detail(g));
+  out.add("Breakdown", breakdown_line(r.metrics));
+  out.add("Tensor Cores", tensor_core_line(r.metrics));
+  out.add("Resources", resources_line(r.metrics));
+  if (r.workers.size() > 1) {
+    for (const auto& w : r.workers)
+      out.add("Worker", fmt::format("{}: {} steps, mean {}", w.name, w.window.steps_in_window,
+                                    format_duration_us(metric_value(w.metrics, "steps.mean_us"))));
+  }
+  for (const auto& w : r.workers)
+    for (const auto& d : w.dropped_steps)
+      out.add("Dropped", fmt::format("{}{}: {}", r.workers.size() > 1 ? w.name + " " : "", d.name, d.reason));
+  for (const auto& w : r.warnings) out.add("Note", w);
+  return out.str();
+}
+
+}  // namespace perfgate

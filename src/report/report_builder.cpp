@@ -1,0 +1,136 @@
+#include <fmt/format.h>
+
+#include "analyse/metric_values.h"
+#include "perfgate/report.h"
+#include "perfgate/version.h"
+
+namespace perfgate {
+namespace {
+
+double us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
+
+std::vector<ReportMetric> report_metrics(const MetricValues& values) {
+  std::vector<ReportMetric> out;
+  auto catalog = metric_catalog();
+  for (std::size_t i = 0; i < catalog.size(); ++i)
+    out.push_back({std::string(catalog[i].name), std::string(catalog[i].unit), values.at(i)});
+  return out;
+}
+
+ReportWindow report_window(const WorkerAnalysis& w) {
+  ReportWindow r;
+  r.step_source = step_source_name(w.steps.source);
+  r.start_us = us(w.window.start);
+  r.end_us = us(w.window.end);
+  r.wall_us = us(w.window.length());
+  r.steps_total = w.steps.steps.size();
+  r.steps_in_window = w.window.steps.size();
+  r.iter_start = w.window.first_number;
+  r.iter_stop = w.window.last_number;
+  return r;
+}
+
+std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
+  std::vector<ReportStep> out;
+  for (const Step& s : w.steps.steps) {
+    ReportStep r;
+    r.name = s.name;
+    r.number = s.number;
+    r.start_us = us(s.start);
+    r.duration_us = us(s.duration());
+    r.gpu_activities = s.gpu_activities;
+    r.in_window = s.in_window;
+    if (s.in_window) {
+      std::array<double, kBreakdownParts> parts{};
+      for (std::size_t i = 0; i < kBreakdownParts; ++i) parts[i] = us(s.breakdown[i]);
+      r.breakdown_us = parts;
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
+  std::vector<ReportGpu> out;
+  for (const GpuMetrics& g : w.gpus) {
+    ReportGpu r;
+    r.worker = w.worker;
+    r.device = g.device;
+    r.name = g.name;
+    if (g.compute_major >= 0) r.compute_capability = fmt::format("{}.{}", g.compute_major, std::max(0, g.compute_minor));
+    r.sm_count = g.sm_count;
+    r.memory_bytes = g.memory_bytes;
+    r.kernel_count = g.kernel_count;
+    r.utilization_pct = g.utilization_pct;
+    r.busy_pct = g.busy_pct;
+    r.idle_pct = g.idle_pct;
+    r.sm_efficiency_pct = g.sm_efficiency_pct;
+    r.achieved_occupancy_pct = g.achieved_occupancy_pct;
+    r.tensor_core_kernel_time_pct = g.tensor_core_kernel_time_pct;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+ReportSystem report_system(const Profile& p) {
+  ReportSystem s;
+  s.trace_format = p.info.format;
+  s.schema_version = p.info.schema_version;
+  s.trace_name = p.info.trace_name;
+  s.rank = p.info.rank;
+  s.world_size = p.info.world_size;
+  s.distributed_backend = p.info.distributed_backend;
+  s.base_time_ns = p.info.base_time_ns;
+  s.attributes = p.info.attributes;
+  return s;
+}
+
+ReportWorker report_worker(const Profile& p, const WorkerAnalysis& w) {
+  ReportWorker r;
+  r.name = w.worker;
+  r.input_path = p.source_path;
+  r.window = report_window(w);
+  r.metrics = report_metrics(w.metrics);
+  r.steps = report_steps(w);
+  r.dropped_steps = w.steps.dropped;
+  r.gpus = report_gpus(w);
+  r.system = report_system(p);
+  r.warnings = w.warnings;
+  return r;
+}
+
+}  // namespace
+
+ReportModel build_report(const LoadedRun& run, const RunAnalysis& analysis, const RuleSet& rules,
+                         const AnalysisOptions& options) {
+  ReportModel m;
+  m.tool_version = kVersion;
+  m.inputs = run.inputs;
+  m.settings.iter_start = options.window.iter_start;
+  m.settings.iter_stop = options.window.iter_stop;
+  m.settings.skip_first = options.window.skip_first;
+  m.settings.key_op = options.key_op;
+  m.settings.rule_sources = rules.sources;
+  m.metrics = report_metrics(analysis.metrics);
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+    m.workers.push_back(report_worker(run.workers[i], analysis.workers[i]));
+    for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
+    for (const auto& warning : analysis.workers[i].warnings)
+      m.warnings.push_back(analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning)
+                                                       : warning);
+  }
+  if (m.workers.size() == 1) {
+    for (const auto& s : m.workers.front().steps)
+      if (s.in_window) m.steps.push_back(s);
+  } else {
+    for (const auto& [name, duration] : run_steps(analysis.workers)) {
+      ReportStep s;
+      s.name = name;
+      s.duration_us = duration;
+      m.steps.push_back(std::move(s));
+    }
+  }
+  return m;
+}
+
+}  // namespace perfgate
