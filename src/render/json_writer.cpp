@@ -62,7 +62,8 @@ void append_json_string(std::string& out, std::string_view s) {
 
 std::string format_json_number(double v) {
   if (!std::isfinite(v)) return "null";
-  double rounded = std::round(v * 1e6) / 1e6;
+  // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
+  double rounded = std::fabs(v) < 1e9 ? std::round(v * 1e6) / 1e6 : v;
   if (rounded == 0) rounded = 0;  // no "-0"
   if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded)) return fmt::format("{}", static_cast<std::int64_t>(rounded));
   return fmt::format("{}", rounded);

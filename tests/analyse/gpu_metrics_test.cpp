@@ -1,0 +1,79 @@
+#include <gtest/gtest.h>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// Window = step [0,100] µs.
+// GPU 0: K1 [10,30] on stream 7 (0.5 blocks/SM, 40% occupancy), K2 [20,40] on stream 8 (0.75, 60%),
+//        a memcpy [50,60].
+//   utilization = |[10,40]| / 100 = 30%; busy = 40%; idle = 60%
+//   SM efficiency = (0.5x10 + min(1.25,1)x10 + 0.75x10) / 100 = 22.5%
+//   occupancy = (40x20 + 60x20) / 40 = 50%
+// GPU 1: K3 [0,50] without blocks/occupancy: utilization 50%, busy 50%, SM efficiency n/a.
+std::string two_gpu_trace() {
+  TraceBuilder t;
+  t.device(0, "GPU zero", 8, 0, 80000000000, 108).device(1, "GPU one", 8, 0, 80000000000, 108);
+  t.step(1, 0, 100);
+  t.launch("K1", 1, 10, 20, 0, 0, 1, 7, KernelArgs{.blocks_per_sm = 0.5, .occupancy_pct = 40});
+  t.launch("K2", 2, 20, 20, 0, 0, 1, 8, KernelArgs{.blocks_per_sm = 0.75, .occupancy_pct = 60});
+  t.runtime("cudaMemcpyAsync", 3, 1, 50).memcpy("Memcpy DtoD (Device -> Device)", 50, 10, 50, 0, 7, 1024);
+  t.launch("K3", 4, 0, 50, 0, 1, 1, 7);
+  return t.json();
+}
+
+TEST(GpuMetrics, PerGpuUtilizationBusySmEfficiencyAndOccupancy) {
+  WorkerAnalysis w = analyse_json(two_gpu_trace());
+  ASSERT_EQ(w.gpus.size(), 2u);
+  const GpuMetrics& g0 = w.gpus[0];
+  EXPECT_EQ(g0.device, 0);
+  EXPECT_EQ(g0.name, "GPU zero");
+  EXPECT_EQ(g0.kernel_count, 2u);
+  EXPECT_DOUBLE_EQ(*g0.utilization_pct, 30);
+  EXPECT_DOUBLE_EQ(*g0.busy_pct, 40);
+  EXPECT_DOUBLE_EQ(*g0.idle_pct, 60);
+  EXPECT_NEAR(*g0.sm_efficiency_pct, 22.5, 1e-9);
+  EXPECT_NEAR(*g0.achieved_occupancy_pct, 50, 1e-9);
+  const GpuMetrics& g1 = w.gpus[1];
+  EXPECT_DOUBLE_EQ(*g1.utilization_pct, 50);
+  EXPECT_FALSE(g1.sm_efficiency_pct);
+  EXPECT_FALSE(g1.achieved_occupancy_pct);
+
+  EXPECT_EQ(*w.metrics.get("gpu.count"), 2);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.utilization_pct"), 40);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.busy_pct"), 45);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_pct"), 55);
+  EXPECT_NEAR(*w.metrics.get("gpu.sm_efficiency_pct"), 22.5, 1e-9);  // the GPU that has the data
+}
+
+// Kernels outside the window count only for their time inside it.
+TEST(GpuMetrics, OnlyWindowTimeCounts) {
+  TraceBuilder t;
+  t.step(1, 0, 100).step(2, 100, 100);
+  t.launch("k1", 10, 50, 40);   // step 1: [50,90]
+  t.launch("k2", 110, 120, 60); // step 2: [120,180]
+  AnalysisOptions options;
+  options.window.iter_start = 2;
+  WorkerAnalysis w = analyse_json(t.json(), options);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.utilization_pct"), 60);
+  EXPECT_EQ(w.gpus[0].kernel_count, 1u);
+}
+
+TEST(GpuMetrics, CpuOnlyProfilesHaveNoApplicableGpuMetrics) {
+  TraceBuilder t;
+  t.step(1, 0, 100).op("aten::add", 10, 20);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(*w.metrics.get("gpu.count"), 0);
+  for (const char* name : {"gpu.utilization_pct", "gpu.busy_pct", "gpu.idle_pct", "gpu.sm_efficiency_pct",
+                           "gpu.achieved_occupancy_pct", "breakdown.kernel_pct", "breakdown.memcpy_pct",
+                           "breakdown.runtime_pct", "tensor_core.kernel_time_pct",
+                           "tensor_core.eligible_kernel_time_pct", "tensor_core.efficiency_pct",
+                           "resources.tc_kernels_us"})
+    EXPECT_FALSE(w.metrics.get(name)) << name;
+  EXPECT_DOUBLE_EQ(*w.metrics.get("breakdown.cpu_exec_pct"), 20);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.cpu_pct"), 20);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

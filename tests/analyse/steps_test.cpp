@@ -1,0 +1,149 @@
+#include <gtest/gtest.h>
+
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+double us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
+
+// Steps host [100,200] [200,300] [300,400]. A kernel launched before the first step runs until
+// 150, so step 1 starts at 150; its own kernel ends at 260, so it ends there and step 2 starts at
+// 260. Step 3's kernel ends at 500. A call straddling step 3's end does not count.
+TEST(Steps, ExtendToTheirGpuWorkAndStartAfterThePreviousStep) {
+  TraceBuilder t;
+  t.step(1, 100, 100).step(2, 200, 100).step(3, 300, 100);
+  t.launch("before", 10, 20, 130);
+  t.launch("k1", 110, 160, 100);
+  t.launch("k2", 210, 270, 10);
+  t.launch("k3", 310, 390, 110);
+  t.runtime("cudaLaunchKernel", 399, 2, 777);
+  t.kernel("straddling", 600, 100, 777);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.steps.source, StepSource::ProfilerStep);
+  ASSERT_EQ(w.steps.steps.size(), 3u);
+  const auto& s = w.steps.steps;
+  EXPECT_EQ(s[0].name, "ProfilerStep#1");
+  EXPECT_EQ(s[0].number, 1);
+  EXPECT_DOUBLE_EQ(us(s[0].start), 150);
+  EXPECT_DOUBLE_EQ(us(s[0].end), 260);
+  EXPECT_DOUBLE_EQ(us(s[1].start), 260);
+  EXPECT_DOUBLE_EQ(us(s[1].end), 300);
+  EXPECT_DOUBLE_EQ(us(s[2].start), 300);
+  EXPECT_DOUBLE_EQ(us(s[2].end), 500);
+  EXPECT_EQ(s[2].gpu_activities, 1u);
+  EXPECT_TRUE(w.steps.dropped.empty());
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.mean_us"), (110.0 + 40 + 200) / 3);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("window.wall_us"), 350);
+}
+
+// 5, 5, 3 and 0 GPU activities: the last is dropped (no GPU work), and the third too
+// (3 < 0.8 x 5: profiling cut it off).
+TEST(Steps, DropCutOffTrailingSteps) {
+  TraceBuilder t;
+  int counts[4] = {5, 5, 3, 0};
+  for (int step = 0; step < 4; ++step) {
+    double base = 1000.0 * step;
+    t.step(step, base, 1000);
+    for (int k = 0; k < counts[step]; ++k) t.launch("k", base + 10 + k * 10, base + 100 + k * 10, 5);
+  }
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.steps.steps.size(), 2u);
+  ASSERT_EQ(w.steps.dropped.size(), 2u);
+  EXPECT_EQ(w.steps.dropped[0].name, "ProfilerStep#2");
+  EXPECT_NE(w.steps.dropped[0].reason.find("launched 3 GPU activities against 5"), std::string::npos);
+  EXPECT_EQ(w.steps.dropped[1].name, "ProfilerStep#3");
+  EXPECT_NE(w.steps.dropped[1].reason.find("no GPU work"), std::string::npos);
+  EXPECT_EQ(*w.metrics.get("window.steps_dropped"), 2);
+}
+
+TEST(Steps, WithoutGpuWorkStepsAreTheirHostSpans) {
+  TraceBuilder t;
+  t.step(1, 0, 100).step(2, 100, 50).op("aten::add", 10, 5);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.steps.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(us(w.steps.steps[1].duration()), 50);
+  EXPECT_TRUE(w.steps.dropped.empty());
+}
+
+// No steps: one window over the CPU ops (not annotations), extended to the GPU work launched in it.
+TEST(Steps, WithoutStepsTheWholeTraceIsOneWindow) {
+  TraceBuilder t;
+  t.annotation("setup", 0, 500).op("aten::mm", 10, 80, 1);
+  t.launch("gemm", 20, 50, 70, 1);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(w.steps.source, StepSource::None);
+  EXPECT_TRUE(w.steps.steps.empty());
+  EXPECT_DOUBLE_EQ(us(w.window.start), 10);
+  EXPECT_DOUBLE_EQ(us(w.window.end), 120);
+  EXPECT_EQ(*w.metrics.get("steps.count"), 0);
+  EXPECT_FALSE(w.metrics.get("steps.mean_us"));
+  EXPECT_DOUBLE_EQ(*w.metrics.get("window.wall_us"), 110);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.utilization_pct"), 100.0 * 70 / 110);
+}
+
+TEST(Steps, KeyOpStartsAStepAtEachOccurrence) {
+  TraceBuilder t;
+  t.annotation("train_step", 0, 50).annotation("train_step", 10, 10);  // nested match: not a new step
+  t.annotation("train_step", 100, 50).annotation("train_step", 200, 60);
+  AnalysisOptions options;
+  options.key_op = "^train_step$";
+  WorkerAnalysis w = analyse_json(t.json(), options);
+  ASSERT_EQ(w.steps.source, StepSource::KeyOp);
+  ASSERT_EQ(w.steps.steps.size(), 3u);
+  EXPECT_EQ(w.steps.steps[0].name, "train_step #0");
+  EXPECT_DOUBLE_EQ(us(w.steps.steps[0].duration()), 100);
+  EXPECT_DOUBLE_EQ(us(w.steps.steps[1].duration()), 100);
+  EXPECT_DOUBLE_EQ(us(w.steps.steps[2].duration()), 60);
+  EXPECT_EQ(w.steps.steps[2].number, 2);
+}
+
+TEST(Steps, KeyOpThatMatchesNothingWarnsAndUsesTheWholeTrace) {
+  AnalysisOptions options;
+  options.key_op = "nope";
+  WorkerAnalysis w = analyse_json(TraceBuilder().op("aten::add", 0, 10).json(), options);
+  EXPECT_EQ(w.steps.source, StepSource::None);
+  ASSERT_FALSE(w.warnings.empty());
+  EXPECT_NE(w.warnings.back().find("matched no op"), std::string::npos);
+}
+
+std::string five_steps() {
+  TraceBuilder t;
+  for (int i = 0; i < 5; ++i) t.step(10 + i, 100.0 * i, 10.0 * (i + 1));
+  return t.json();
+}
+
+TEST(Window, IterStartStopSelectStepNumbersAndSkipFirstDropsWarmUp) {
+  AnalysisOptions options;
+  options.window.iter_start = 11;
+  options.window.iter_stop = 13;
+  WorkerAnalysis w = analyse_json(five_steps(), options);
+  EXPECT_EQ(w.window.steps.size(), 3u);
+  EXPECT_EQ(*w.metrics.get("window.iter_start"), 11);
+  EXPECT_EQ(*w.metrics.get("window.iter_stop"), 13);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.mean_us"), 30);  // 20, 30, 40
+  EXPECT_EQ(*w.metrics.get("window.steps_total"), 5);
+
+  options.window.skip_first = 2;
+  WorkerAnalysis skipped = analyse_json(five_steps(), options);
+  EXPECT_EQ(skipped.window.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(*skipped.metrics.get("steps.mean_us"), 40);
+  EXPECT_FALSE(skipped.steps.steps[0].in_window);
+  EXPECT_TRUE(skipped.steps.steps[3].in_window);
+}
+
+TEST(Window, SelectionsThatLeaveNoStepAreUsageErrors) {
+  AnalysisOptions options;
+  options.window.iter_start = 50;
+  EXPECT_THROW(analyse_json(five_steps(), options), ConfigError);
+  AnalysisOptions skip_all;
+  skip_all.window.skip_first = 5;
+  EXPECT_THROW(analyse_json(five_steps(), skip_all), ConfigError);
+  AnalysisOptions no_steps;
+  no_steps.window.iter_start = 1;
+  EXPECT_THROW(analyse_json(TraceBuilder().op("a", 0, 1).json(), no_steps), ConfigError);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,99 @@
+// The perfgate binary end to end: exit codes, messages, no partial output on failure.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+TEST(Cli, HelpAndVersion) {
+  CommandResult help = run_perfgate("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_TRUE(contains(help.out, "analyze")) << help.out;
+  EXPECT_TRUE(contains(help.out, "Exit codes")) << help.out;
+  CommandResult analyze_help = run_perfgate("analyze --help");
+  EXPECT_EQ(analyze_help.exit_code, 0);
+  EXPECT_TRUE(contains(analyze_help.out, "--iter-start")) << analyze_help.out;
+  CommandResult version = run_perfgate("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_TRUE(contains(version.out, "perfgate 0.")) << version.out;
+}
+
+TEST(Cli, UsageErrorsExitTwo) {
+  EXPECT_EQ(run_perfgate("").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze x.json --no-such-flag").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze x.json --skip-first -3").exit_code, 2);
+  std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(temp_dir() + "/t.json");
+  CommandResult window = run_perfgate("analyze " + trace + " --iter-start 5");
+  EXPECT_EQ(window.exit_code, 2);
+  EXPECT_TRUE(contains(window.out, "select no step")) << window.out;
+  CommandResult order = run_perfgate("analyze " + trace + " --iter-start 5 --iter-stop 2");
+  EXPECT_EQ(order.exit_code, 2);
+  CommandResult key = run_perfgate("analyze " + trace + " --key-op '('");
+  EXPECT_EQ(key.exit_code, 2);
+  EXPECT_TRUE(contains(key.out, "invalid --key-op pattern")) << key.out;
+}
+
+TEST(Cli, BadRuleFilesExitTwo) {
+  std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
+  std::string rules = write_text(temp_dir() + "/r.yaml", "classification:\n  nope: {}\n");
+  CommandResult r = run_perfgate("analyze " + trace + " --rules " + rules);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(contains(r.out, rules + ":2:3: error: unknown classification 'nope'")) << r.out;
+}
+
+TEST(Cli, InputErrorsExitThreeWithOneLineAndNoReport) {
+  std::string dir = temp_dir();
+  std::string bad = write_text(dir + "/bad.json", "{\"traceEvents\": [1,");
+  std::string json = dir + "/report.json";
+  CommandResult r = run_perfgate("analyze " + bad + " --json " + json);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(contains(r.out, "perfgate: " + bad + ": ")) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(json));
+  CommandResult missing = run_perfgate("analyze " + dir + "/missing.json");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_TRUE(contains(missing.out, "missing.json: no such file")) << missing.out;
+}
+
+TEST(Cli, UnwritableOutputExitsThree) {
+  std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
+  CommandResult r = run_perfgate("analyze " + trace + " --json /nonexistent-dir/report.json");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(contains(r.out, "/nonexistent-dir/report.json: cannot write")) << r.out;
+}
+
+TEST(Cli, AnalyzeWritesTheJsonReportAndPrintsTheSummary) {
+  std::string dir = temp_dir();
+  TraceBuilder t;
+  t.step(1, 0, 100).step(2, 100, 100);
+  t.launch("k", 10, 20, 40);
+  t.launch("k", 110, 120, 40);
+  std::string trace = t.write(dir + "/run.pt.trace.json.gz");
+  CommandResult r = run_perfgate("analyze " + trace + " --json " + dir + "/out.json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "utilization 40.0%")) << r.out;
+  EXPECT_TRUE(contains(read_text(dir + "/out.json"), "\"schema\": \"perfgate-report/1\""));
+  CommandResult quiet = run_perfgate("analyze -q " + trace);
+  EXPECT_EQ(quiet.exit_code, 0);
+  EXPECT_TRUE(quiet.out.empty()) << quiet.out;
+}
+
+TEST(Cli, MetricsPrintsTheCatalog) {
+  CommandResult text = run_perfgate("metrics");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_TRUE(contains(text.out, "gpu.utilization_pct")) << text.out;
+  CommandResult md = run_perfgate("metrics --format markdown");
+  EXPECT_TRUE(contains(md.out, "| `steps.mean_us` | us |")) << md.out;
+  CommandResult json = run_perfgate("metrics --format json");
+  EXPECT_TRUE(contains(json.out, "\"name\": \"tensor_core.efficiency_pct\"")) << json.out;
+  EXPECT_EQ(run_perfgate("metrics --format yaml").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,143 @@
+// Every unreadable input is an InputError whose message names the file and the cause.
+#include <gtest/gtest.h>
+
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string load_error(const std::string& path) {
+  try {
+    load_run({path});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string load_error_text(const std::string& text, const std::string& name = "bad.json") {
+  std::string path = temp_dir() + "/" + name;
+  write_text(path, text);
+  std::string message = load_error(path);
+  EXPECT_NE(message.find(path), std::string::npos) << message;
+  return message;
+}
+
+std::string event_error(const std::string& event) {
+  return load_error_text(R"({"traceEvents": [)" + event + "]}");
+}
+
+TEST(BadInput, MissingFile) {
+  EXPECT_NE(load_error("/nonexistent/trace.json").find("/nonexistent/trace.json: no such file"), std::string::npos);
+}
+
+TEST(BadInput, EmptyFile) { EXPECT_NE(load_error_text("").find("empty file"), std::string::npos); }
+
+TEST(BadInput, NotATraceAtAll) {
+  EXPECT_NE(load_error_text("hello world").find("not a Kineto JSON trace"), std::string::npos);
+}
+
+TEST(BadInput, InvalidJsonGivesAByteOffset) {
+  std::string m = load_error_text(R"({"traceEvents": [{"ph": "X",,}]})");
+  EXPECT_NE(m.find("invalid JSON"), std::string::npos) << m;
+  EXPECT_NE(m.find("at byte 28"), std::string::npos) << m;
+}
+
+TEST(BadInput, TruncatedJson) {
+  std::string json = TraceBuilder().op("aten::add", 1, 2).op("aten::mul", 3, 4).json();
+  std::string m = load_error_text(json.substr(0, json.size() / 2));
+  EXPECT_NE(m.find("ends early"), std::string::npos) << m;
+}
+
+TEST(BadInput, ExtraDataAfterTheDocument) {
+  std::string m = load_error_text(R"({"traceEvents": []} {"more": 1})");
+  EXPECT_NE(m.find("extra data"), std::string::npos) << m;
+}
+
+TEST(BadInput, TruncatedGzip) {
+  std::string dir = temp_dir();
+  std::string json = TraceBuilder().op("aten::add", 1, 2).op("aten::mul", 3, 4).json();
+  std::string full = read_text(write_gzip(dir + "/full.json.gz", json + std::string(20000, ' ')));
+  std::string path = write_text(dir + "/cut.json.gz", full.substr(0, full.size() / 2));
+  std::string m = load_error(path);
+  EXPECT_NE(m.find(path), std::string::npos);
+  EXPECT_NE(m.find("truncated gzip"), std::string::npos) << m;
+}
+
+TEST(BadInput, CorruptGzip) {
+  std::string dir = temp_dir();
+  std::string full = read_text(write_gzip(dir + "/full.json.gz", TraceBuilder().op("aten::add", 1, 2).json()));
+  for (std::size_t i = 12; i < full.size() - 8; ++i) full[i] = static_cast<char>(full[i] ^ 0x5A);
+  std::string path = write_text(dir + "/corrupt.json.gz", full);
+  std::string m = load_error(path);
+  EXPECT_NE(m.find("corrupt gzip"), std::string::npos) << m;
+}
+
+TEST(BadInput, JsonThatIsNotATrace) {
+  EXPECT_NE(load_error_text(R"({"name": "a config file"})").find("no 'traceEvents' array"), std::string::npos);
+  EXPECT_NE(load_error_text(R"({"traceEvents": {"a": 1}})").find("'traceEvents' must be an array"),
+            std::string::npos);
+  EXPECT_NE(load_error_text(R"("just a string")").find("not a Kineto JSON trace"), std::string::npos);
+  EXPECT_NE(load_error_text(R"([1, 2])").find("event #0 is not an object"), std::string::npos);
+}
+
+TEST(BadInput, EventThatIsNotAnObject) {
+  EXPECT_NE(event_error("42").find("event #0 is not an object"), std::string::npos);
+}
+
+TEST(BadInput, WrongTypesInFields) {
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": "12", "dur": 1})")
+                .find("field 'ts' must be a number"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": 7, "ts": 1, "dur": 1})").find("field 'name' must be a string"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": []})")
+                .find("field 'args' must be an object"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"correlation": "x"}})")
+                .find("field 'correlation' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"grid": 5}})")
+                .find("field 'grid' must be an array of integers"),
+            std::string::npos);
+}
+
+TEST(BadInput, MissingFields) {
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "dur": 1})").find("'ts' is missing"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1})").find("'dur' is missing"),
+            std::string::npos);
+}
+
+TEST(BadInput, AbsurdValues) {
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": -5})").find("negative duration"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1e13})").find("absurd duration"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1e300, "dur": 1})").find("not a usable timestamp"),
+            std::string::npos);
+}
+
+TEST(BadInput, HugeStringsAndDeepNesting) {
+  std::string huge(2 * 1024 * 1024, 'x');
+  std::string m = event_error(R"({"ph": "X", "cat": "cpu_op", "name": ")" + huge + R"(", "ts": 1, "dur": 1})");
+  EXPECT_NE(m.find("longer than"), std::string::npos) << m.substr(0, 200);
+  std::string deep = std::string(200, '[') + std::string(200, ']');
+  std::string m2 = event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": {"x": )" + deep + "}}");
+  EXPECT_NE(m2.find("invalid JSON"), std::string::npos) << m2;
+}
+
+TEST(BadInput, HostileNamesLoadAsPlainText) {
+  Profile p = load_json(TraceBuilder().op("<script>alert(1)</script>\u0001\"quoted\"", 1, 2).json());
+  ASSERT_EQ(p.host_events.size(), 1u);
+  EXPECT_EQ(p.str(p.host_events[0].name), "<script>alert(1)</script>\u0001\"quoted\"");
+}
+
+TEST(BadInput, NsysExportsAreRecognisedButNotYetRead) {
+  std::string path = write_text(temp_dir() + "/x.sqlite", std::string("SQLite format 3\0", 16) + "rest");
+  EXPECT_NE(load_error(path).find("Nsight Systems SQLite exports are not supported"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,183 @@
+#include <gtest/gtest.h>
+
+#include "load/kineto/categories.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+TEST(KinetoReader, CurrentSchemaFillsTheModel) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 85899345920, 108)
+      .top_level("distributedInfo", R"({"backend": "nccl", "rank": 3, "world_size": 8})")
+      .top_level("baseTimeNanoseconds", "1711964646000000000")
+      .step(1, 100, 900)
+      .op("aten::mm", 200, 100, 7, 1, R"("Input Dims": [[32, 64], [64, 16]], "Input type": ["float", "float"], "Sequence number": 42, "Call stack": "train.py(10): step")")
+      .runtime("cudaLaunchKernel", 250.5, 3.25, 55, 7)
+      .kernel("ampere_sgemm_128x64_nn", 260.125, 40, 55, 0, 7,
+              KernelArgs{.blocks_per_sm = 0.5, .occupancy_pct = 25, .grid = {8, 2, 1}, .block = {256, 1, 1},
+                         .registers_per_thread = 64, .shared_memory = 1024})
+      .memcpy("Memcpy HtoD (Pageable -> Device)", 300, 10, 56, 0, 7, 4096)
+      .memset(320, 2, 57)
+      .python_function("nn.Module: Linear_0", 150, 400)
+      .raw_event(R"({"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7, "ts": 260, "dur": 50})")
+      .raw_event(R"J({"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 50, "dur": 2000})J");
+  Profile p = load_json(t.json());
+
+  EXPECT_EQ(p.info.format, "kineto-json");
+  EXPECT_EQ(p.info.schema_version, "1");
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].name, "NVIDIA A100-SXM4-80GB");
+  EXPECT_EQ(p.devices[0].sm_count, 108);
+  EXPECT_EQ(p.devices[0].total_memory_bytes, 85899345920u);
+  EXPECT_EQ(p.info.rank, 3);
+  EXPECT_EQ(p.info.world_size, 8);
+  EXPECT_EQ(p.info.distributed_backend, "nccl");
+  EXPECT_EQ(p.info.base_time_ns, 1711964646000000000LL);
+  EXPECT_EQ(p.info.profiler_start, 50000);
+  EXPECT_EQ(p.info.profiler_end, 2050000);
+
+  ASSERT_EQ(p.host_events.size(), 3u);  // step, python function, op
+  const HostEvent* mm = nullptr;
+  for (const auto& e : p.host_events)
+    if (p.str(e.name) == "aten::mm") mm = &e;
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->kind, HostKind::Op);
+  EXPECT_EQ(mm->start, 200000);
+  EXPECT_EQ(mm->end, 300000);
+  EXPECT_EQ(mm->external_id, 7);
+  EXPECT_EQ(mm->sequence_number, 42);
+  EXPECT_EQ(p.str(mm->input_dims), "[[32,64],[64,16]]");
+  EXPECT_EQ(p.str(mm->input_types), R"(["float","float"])");
+  EXPECT_EQ(p.str(mm->call_stack), "train.py(10): step");
+  EXPECT_NE(mm->parent, kNone);
+  EXPECT_EQ(p.str(p.host_events[mm->parent].name), "nn.Module: Linear_0");
+
+  ASSERT_EQ(p.runtime_calls.size(), 1u);
+  EXPECT_EQ(p.runtime_calls[0].start, 250500);
+  EXPECT_EQ(p.runtime_calls[0].end, 253750);
+  EXPECT_EQ(p.runtime_calls[0].correlation, 55);
+  EXPECT_EQ(p.runtime_calls[0].external_id, 7);
+
+  ASSERT_EQ(p.gpu_activities.size(), 3u);
+  const GpuActivity& k = p.gpu_activities[0];
+  EXPECT_EQ(k.kind, GpuActivityKind::Kernel);
+  EXPECT_EQ(k.start, 260125);
+  EXPECT_EQ(k.end, 300125);
+  EXPECT_EQ(k.stream, 7u);
+  const KernelLaunchInfo& info = p.kernel_info[k.kernel_info];
+  EXPECT_FLOAT_EQ(info.blocks_per_sm, 0.5f);
+  EXPECT_FLOAT_EQ(info.occupancy_pct, 25.0f);
+  EXPECT_EQ(info.grid[0], 8);
+  EXPECT_EQ(info.block[0], 256);
+  EXPECT_EQ(info.registers_per_thread, 64);
+  EXPECT_EQ(info.shared_memory, 1024);
+  const GpuActivity& copy = p.gpu_activities[1];
+  EXPECT_EQ(copy.kind, GpuActivityKind::Memcpy);
+  EXPECT_EQ(copy.copy_kind, CopyKind::HostToDevice);
+  EXPECT_TRUE(copy.pageable);
+  EXPECT_EQ(copy.bytes, 4096u);
+  EXPECT_EQ(p.gpu_activities[2].kind, GpuActivityKind::Memset);
+
+  ASSERT_EQ(p.gpu_ranges.size(), 1u);
+  EXPECT_EQ(p.str(p.gpu_ranges[0].name), "## forward ##");
+}
+
+TEST(KinetoReader, LegacySchemaReadsStreamTidsAndLowercaseExternalId) {
+  TraceBuilder t(Schema::Legacy);
+  t.step(5, 0, 1000).op("aten::conv2d", 10, 100, 3).launch("volta_scudnn_128x64_relu", 20, 30, 50, 3, 0, 1, 7);
+  Profile p = load_json(t.json());
+  ASSERT_EQ(p.gpu_activities.size(), 1u);
+  EXPECT_EQ(p.gpu_activities[0].stream, 7u);
+  EXPECT_EQ(p.gpu_activities[0].device, 0);
+  EXPECT_EQ(p.gpu_activities[0].external_id, 3);
+  ASSERT_EQ(p.runtime_calls.size(), 1u);
+  EXPECT_EQ(p.runtime_calls[0].external_id, 3);
+  // The step (category Operator in 1.8) is a host event like the ops.
+  EXPECT_EQ(p.host_events.size(), 2u);
+  // String tids "1" become numeric thread ids: both ranges share one thread.
+  EXPECT_EQ(p.host_events[0].thread, p.host_events[1].thread);
+}
+
+TEST(KinetoReader, CategoriesOfBothSchemasAndOtherAccelerators) {
+  using kineto::classify_category;
+  using kineto::EventClass;
+  EXPECT_EQ(classify_category("cpu_op"), EventClass::Op);
+  EXPECT_EQ(classify_category("Operator"), EventClass::Op);
+  EXPECT_EQ(classify_category("Runtime"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("cuda_driver"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("mtia_runtime"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("Kernel"), EventClass::Kernel);
+  EXPECT_EQ(classify_category("Memcpy"), EventClass::Memcpy);
+  EXPECT_EQ(classify_category("gpu_memset"), EventClass::Memset);
+  EXPECT_EQ(classify_category("python_function"), EventClass::PythonFunction);
+  EXPECT_EQ(classify_category("gpu_user_annotation"), EventClass::GpuAnnotation);
+  EXPECT_EQ(classify_category("cuda_sync"), EventClass::Ignored);
+  EXPECT_EQ(kineto::parse_memcpy_name("Memcpy DtoH (Device -> Pinned)").kind, CopyKind::DeviceToHost);
+  EXPECT_FALSE(kineto::parse_memcpy_name("Memcpy DtoH (Device -> Pinned)").pageable);
+}
+
+TEST(KinetoReader, LinksForwardBackwardFlowsAndReadsMemorySamples) {
+  TraceBuilder t;
+  t.op("aten::mm", 10, 5, 1, 1).op("MmBackward0", 100, 5, 2, 2).flow_forward_backward(9, 10, 1, 100, 2);
+  t.memory(20, 1024, 4096, 1, 0).memory(30, -512, 3584, 1, 0).memory(40, 64, 64, 0, -1);
+  Profile p = load_json(t.json());
+  ASSERT_EQ(p.forward_backward_links.size(), 1u);
+  EXPECT_EQ(p.forward_backward_links[0].forward_start, 10000);
+  EXPECT_EQ(p.forward_backward_links[0].backward_start, 100000);
+  EXPECT_NE(p.forward_backward_links[0].forward_thread, p.forward_backward_links[0].backward_thread);
+  ASSERT_EQ(p.memory_samples.size(), 3u);
+  EXPECT_TRUE(p.memory_samples[0].on_gpu);
+  EXPECT_EQ(p.memory_samples[1].bytes, -512);
+  EXPECT_EQ(p.memory_samples[1].total_allocated, 3584);
+  EXPECT_FALSE(p.memory_samples[2].on_gpu);
+}
+
+TEST(KinetoReader, ReadsTheBareArrayFormatAndGzipAndAByteOrderMark) {
+  std::string events =
+      R"([{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1.5, "dur": 2}])";
+  Profile array = load_json(events);
+  ASSERT_EQ(array.host_events.size(), 1u);
+  EXPECT_EQ(array.host_events[0].start, 1500);
+
+  Profile gz = load_json(TraceBuilder().op("aten::add", 1, 2).json(), "t.json.gz");
+  EXPECT_EQ(gz.host_events.size(), 1u);
+
+  Profile bom = load_json("\xEF\xBB\xBF" + TraceBuilder().op("aten::add", 1, 2).json());
+  EXPECT_EQ(bom.host_events.size(), 1u);
+}
+
+TEST(KinetoReader, ReadsConcatenatedGzipMembersAsOneStream) {
+  std::string json = TraceBuilder().op("aten::add", 1, 2).op("aten::mul", 5, 2).json();
+  std::string dir = temp_dir();
+  std::string a = write_gzip(dir + "/a.gz", json.substr(0, json.size() / 2));
+  std::string b = write_gzip(dir + "/b.gz", json.substr(json.size() / 2));
+  std::string joined = read_text(a) + read_text(b);
+  std::string path = write_text(dir + "/joined.json.gz", joined);
+  LoadedRun run = load_run({path});
+  EXPECT_EQ(run.workers[0].host_events.size(), 2u);
+}
+
+TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
+  TraceBuilder t;
+  t.op("aten::add", 1, 2)
+      .raw_event(R"({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 3, "dur": 1})")
+      .raw_event(R"({"ph": "B", "cat": "cpu_op", "name": "begin", "pid": 1, "tid": 1, "ts": 3})");
+  Profile p = load_json(t.json());
+  ASSERT_EQ(p.notes.size(), 2u);
+  EXPECT_NE(p.notes[0].find("'cuda_sync'"), std::string::npos);
+  EXPECT_NE(p.notes[1].find("phase 'B'"), std::string::npos);
+}
+
+TEST(KinetoReader, RocmStyleTextArgsAreReadLeniently) {
+  TraceBuilder t;
+  t.raw_event(R"({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"External id": 8, "stream": "0x0", "size": "2560", "kind": "1", "correlation": 117}})");
+  t.raw_event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "pid": 2, "tid": 0, "ts": 2, "dur": 1, "args": {"device": 2, "stream": 0, "correlation": 117, "kind": "HtoD"}})J");
+  Profile p = load_json(t.json());
+  ASSERT_EQ(p.gpu_activities.size(), 1u);
+  EXPECT_EQ(p.gpu_activities[0].device, 2);
+  EXPECT_EQ(p.runtime_calls[0].correlation, 117);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,37 @@
+#include <gtest/gtest.h>
+
+#include "load/kineto/number_text.h"
+
+namespace perfgate::kineto {
+namespace {
+
+TEST(MicrosToNanos, KeepsFractionalMicrosecondsExactly) {
+  EXPECT_EQ(micros_text_to_nanos("1623142623460111"), 1623142623460111000LL);
+  EXPECT_EQ(micros_text_to_nanos("4458676522690.655"), 4458676522690655LL);
+  // 19 significant digits: more than a double holds.
+  EXPECT_EQ(micros_text_to_nanos("1712345678901234.567"), 1712345678901234567LL);
+  EXPECT_EQ(micros_text_to_nanos("0.5"), 500);
+  EXPECT_EQ(micros_text_to_nanos("12"), 12000);
+}
+
+TEST(MicrosToNanos, RoundsBelowANanosecondHalfAwayFromZero) {
+  EXPECT_EQ(micros_text_to_nanos("1.2345"), 1235);
+  EXPECT_EQ(micros_text_to_nanos("1.2344999"), 1234);
+  EXPECT_EQ(micros_text_to_nanos("-1.2345"), -1235);
+}
+
+TEST(MicrosToNanos, AcceptsExponentsAndNegatives) {
+  EXPECT_EQ(micros_text_to_nanos("1.5e3"), 1500000);
+  EXPECT_EQ(micros_text_to_nanos("-20"), -20000);
+}
+
+TEST(MicrosToNanos, RejectsOverflowAndGarbage) {
+  EXPECT_FALSE(micros_text_to_nanos("99999999999999999999"));
+  EXPECT_FALSE(micros_text_to_nanos("1e300"));
+  EXPECT_FALSE(micros_text_to_nanos("abc"));
+  EXPECT_FALSE(micros_text_to_nanos(""));
+  EXPECT_FALSE(micros_text_to_nanos(".5"));
+}
+
+}  // namespace
+}  // namespace perfgate::kineto

@@ -1,0 +1,60 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+TEST(RunFolder, EachTraceFileIsAWorkerInNameOrder) {
+  std::string dir = temp_dir();
+  TraceBuilder().op("aten::add", 1, 2).write(dir + "/worker1.1623.pt.trace.json.gz");
+  TraceBuilder().op("aten::add", 1, 2).op("aten::mul", 3, 1).write(dir + "/worker0.1623.pt.trace.json");
+  write_text(dir + "/README.md", "not a trace");
+  LoadedRun run = load_run({dir});
+  ASSERT_EQ(run.workers.size(), 2u);
+  EXPECT_EQ(run.inputs[0].worker, "worker0.1623");
+  EXPECT_EQ(run.inputs[0].format, InputFormat::KinetoJson);
+  EXPECT_EQ(run.inputs[1].worker, "worker1.1623");
+  EXPECT_EQ(run.inputs[1].format, InputFormat::KinetoJsonGzip);
+  EXPECT_EQ(run.workers[0].host_events.size(), 2u);
+  EXPECT_EQ(run.workers[1].worker, "worker1.1623");
+  EXPECT_GT(run.inputs[0].bytes, 0u);
+}
+
+TEST(RunFolder, AFolderWithoutTracesIsAnInputError) {
+  std::string dir = temp_dir();
+  write_text(dir + "/notes.txt", "x");
+  EXPECT_THROW(load_run({dir}), InputError);
+}
+
+TEST(RunFolder, ProgressReportsBytesUpToTheTotal) {
+  std::string dir = temp_dir();
+  std::string path = TraceBuilder().op("aten::add", 1, 2).write(dir + "/a.json");
+  std::uint64_t last_done = 0, last_total = 0;
+  LoadOptions options;
+  options.progress = [&](std::uint64_t done, std::uint64_t total) {
+    last_done = done;
+    last_total = total;
+  };
+  load_run({path}, options);
+  EXPECT_EQ(last_total, std::filesystem::file_size(path));
+  EXPECT_EQ(last_done, last_total);
+}
+
+TEST(RunFolder, OneBadWorkerFailsTheRunWithItsName) {
+  std::string dir = temp_dir();
+  TraceBuilder().op("aten::add", 1, 2).write(dir + "/a.json");
+  write_text(dir + "/b.json", "{\"traceEvents\": [");
+  try {
+    load_run({dir});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("b.json"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,96 @@
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+#include <filesystem>
+
+#include "perfgate/errors.h"
+#include "perfgate/render.h"
+#include "render/json_writer.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+TEST(JsonWriter, EscapesEverythingATraceCanHold) {
+  std::string out;
+  append_json_string(out, "a\"b\\c\n\t\x01</script>\xff\xc3\xa9");
+  EXPECT_EQ(out, R"("a\"b\\c\n\t\u0001<\/script>\ufffdé")");
+  boost::system::error_code ec;
+  auto v = boost::json::parse(out, ec);
+  ASSERT_FALSE(ec);
+  EXPECT_EQ(std::string(v.as_string()), std::string("a\"b\\c\n\t\x01</script>\xEF\xBF\xBD\xc3\xa9"));
+}
+
+TEST(JsonWriter, NumbersAreShortAndStable) {
+  EXPECT_EQ(format_json_number(55.514), "55.514");
+  EXPECT_EQ(format_json_number(100.0), "100");
+  EXPECT_EQ(format_json_number(1.0 / 3.0), "0.333333");
+  EXPECT_EQ(format_json_number(-0.0000001), "0");
+  EXPECT_EQ(format_json_number(1623142623460111.25), "1623142623460111.2");  // shortest round trip of the double
+}
+
+std::string report_of_file(const std::string& path) {
+  LoadedRun run = load_run({path});
+  RuleSet rules = load_rules({});
+  RunAnalysis analysis = analyse_run(run, rules.classification, {});
+  ReportModel model = build_report(run, analysis, rules, {});
+  return render_json(model);
+}
+
+std::string report_text(const std::string& trace_json) {
+  return report_of_file(write_text(temp_dir() + "/w.json", trace_json));
+}
+
+boost::json::object report_for(const std::string& trace_json) {
+  return boost::json::parse(report_text(trace_json)).as_object();
+}
+
+TEST(JsonReport, CarriesSchemaInputsMetricsStepsAndGpus) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA H100 80GB HBM3", 9, 0, 85000000000, 132);
+  t.step(7, 0, 100).step(8, 100, 100).step(9, 200, 100);
+  t.launch("k", 10, 20, 30);
+  t.launch("k", 110, 120, 30);
+  boost::json::object r = report_for(t.json());
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/1");
+  EXPECT_EQ(r.at("inputs").as_array().size(), 1u);
+  EXPECT_EQ(r.at("inputs").as_array()[0].at("format").as_string(), "kineto-json");
+  const auto& metrics = r.at("metrics").as_object();
+  EXPECT_EQ(metrics.size(), metric_catalog().size());
+  EXPECT_TRUE(metrics.at("gpu.sm_efficiency_pct").is_null());  // no blocks per SM in this trace
+  EXPECT_EQ(metrics.at("steps.count").as_int64(), 2);
+  EXPECT_EQ(metrics.at("window.steps_dropped").as_int64(), 1);
+  const auto& steps = r.at("steps").as_array();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].at("name").as_string(), "ProfilerStep#7");
+  EXPECT_EQ(steps[0].at("number").as_int64(), 7);
+  EXPECT_TRUE(steps[0].at("breakdown_us").is_object());
+  const auto& worker = r.at("workers").as_array()[0].as_object();
+  EXPECT_EQ(worker.at("dropped_steps").as_array()[0].at("name").as_string(), "ProfilerStep#9");
+  EXPECT_EQ(worker.at("window").at("step_source").as_string(), "profiler-step");
+  const auto& gpu = r.at("gpus").as_array()[0].as_object();
+  EXPECT_EQ(gpu.at("name").as_string(), "NVIDIA H100 80GB HBM3");
+  EXPECT_EQ(gpu.at("compute_capability").as_string(), "9.0");
+  EXPECT_EQ(gpu.at("sm_count").as_int64(), 132);
+}
+
+TEST(JsonReport, IsDeterministic) {
+  std::string path = write_text(temp_dir() + "/w.json", TraceBuilder().step(1, 0, 10).op("a", 1, 2).json());
+  EXPECT_EQ(report_of_file(path), report_of_file(path));
+}
+
+TEST(AtomicWrite, WritesWholeFilesAndLeavesNoTemporaries) {
+  std::string dir = temp_dir();
+  std::string path = dir + "/report.json";
+  write_file_atomically(path, "first");
+  write_file_atomically(path, "second");
+  EXPECT_EQ(read_text(path), "second");
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u);
+  EXPECT_THROW(write_file_atomically(dir + "/no/such/folder/report.json", "x"), OutputError);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

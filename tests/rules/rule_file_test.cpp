@@ -1,0 +1,105 @@
+#include <gtest/gtest.h>
+
+#include "perfgate/errors.h"
+#include "perfgate/rules.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string rules_file(const std::string& yaml) { return write_text(temp_dir() + "/rules.yaml", yaml); }
+
+std::string config_error(const std::vector<std::string>& files) {
+  try {
+    load_rules(files);
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(RuleFiles, TheShippedSetsLoad) {
+  RuleSet d = load_rules({});
+  EXPECT_EQ(d.sources, std::vector<std::string>{"default"});
+  EXPECT_FALSE(d.classification.tensor_core_kernels.empty());
+  EXPECT_FALSE(d.classification.communication_kernels.empty());
+  EXPECT_TRUE(d.classification.attribute_by_time_containment);
+  RuleSet plugin = load_rules({"tb-plugin"});
+  EXPECT_EQ(plugin.sources, std::vector<std::string>{"tb-plugin"});
+  EXPECT_TRUE(plugin.classification.communication_kernels.empty());
+  EXPECT_FALSE(plugin.classification.attribute_by_time_containment);
+  auto names = shipped_rule_names();
+  EXPECT_NE(std::find(names.begin(), names.end(), "default"), names.end());
+}
+
+TEST(RuleFiles, AUserFileAppliesOnTopOfTheDefault) {
+  RuleSet base = load_rules({});
+  RuleSet r = load_rules({rules_file(R"(
+classification:
+  tensor_core_kernels:
+    add:
+      - pattern: 'my_tc_kernel'
+        source: "our own kernels"
+  dataloader_ops:
+    patterns: ['^my_loader$']
+)")});
+  EXPECT_EQ(r.sources.size(), 2u);
+  EXPECT_EQ(r.sources[0], "default");
+  EXPECT_EQ(r.classification.tensor_core_kernels.size(), base.classification.tensor_core_kernels.size() + 1);
+  EXPECT_EQ(r.classification.tensor_core_kernels.back(), "my_tc_kernel");
+  EXPECT_EQ(r.classification.dataloader_ops, std::vector<std::string>{"^my_loader$"});
+}
+
+TEST(RuleFiles, ExtendsNoneStartsEmptyAndExtendsCanNameAFile) {
+  std::string dir = temp_dir();
+  write_text(dir + "/base.yaml", "extends: none\nclassification:\n  communication_ops:\n    patterns: ['^x$']\n");
+  std::string child = write_text(dir + "/child.yaml", "extends: base.yaml\nclassification:\n  communication_ops:\n    add: ['^y$']\n");
+  RuleSet r = load_rules({child});
+  EXPECT_EQ(r.classification.communication_ops, (std::vector<std::string>{"^x$", "^y$"}));
+  EXPECT_TRUE(r.classification.tensor_core_kernels.empty());
+}
+
+TEST(RuleFiles, ErrorsNameFileLineColumnAndSuggestTheKey) {
+  std::string path = rules_file("classification:\n  tensor_core_kernel:\n    add: ['x']\n");
+  std::string m = config_error({path});
+  EXPECT_NE(m.find(path + ":2:3: error: unknown classification 'tensor_core_kernel', did you mean 'tensor_core_kernels'?"),
+            std::string::npos)
+      << m;
+}
+
+TEST(RuleFiles, EveryErrorOfAFileIsReportedAtOnce) {
+  std::string path = rules_file("clasification: {}\nclassification:\n  dataloader_ops:\n    add: ['(unclosed']\n    pattern: []\n");
+  std::string m = config_error({path});
+  EXPECT_NE(m.find(":1:1: error: unknown key 'clasification', did you mean 'classification'?"), std::string::npos) << m;
+  EXPECT_NE(m.find(":4:11: error: invalid regular expression '(unclosed'"), std::string::npos) << m;
+  EXPECT_NE(m.find(":5:5: error: unknown key 'pattern' in 'dataloader_ops', did you mean 'patterns'?"), std::string::npos) << m;
+}
+
+TEST(RuleFiles, MalformedYamlAndWrongShapes) {
+  EXPECT_NE(config_error({rules_file("classification: [unclosed\n")}).find("invalid YAML"), std::string::npos);
+  EXPECT_NE(config_error({rules_file("- a\n- b\n")}).find("must be a mapping"), std::string::npos);
+  EXPECT_NE(config_error({rules_file("classification:\n  dataloader_ops: 5\n")}).find("must be a mapping with 'patterns' or 'add'"),
+            std::string::npos);
+  EXPECT_NE(config_error({rules_file("attribution:\n  by_time_containment: maybe\n")}).find("must be true or false"),
+            std::string::npos);
+  EXPECT_NE(config_error({"/no/such/rules.yaml"}).find("cannot read rule file"), std::string::npos);
+}
+
+TEST(RuleFiles, CyclesAndOversizedFilesAreRefused) {
+  std::string dir = temp_dir();
+  write_text(dir + "/a.yaml", "extends: b.yaml\n");
+  write_text(dir + "/b.yaml", "extends: a.yaml\n");
+  EXPECT_NE(config_error({dir + "/a.yaml"}).find("cycle"), std::string::npos);
+  std::string big = write_text(dir + "/big.yaml", "# " + std::string(2 * 1024 * 1024, 'x') + "\n");
+  EXPECT_NE(config_error({big}).find("larger than"), std::string::npos);
+}
+
+TEST(RuleFiles, OnlyTheFirstFileChoosesItsBase) {
+  std::string dir = temp_dir();
+  std::string a = write_text(dir + "/a.yaml", "classification: {}\n");
+  std::string b = write_text(dir + "/b.yaml", "extends: none\n");
+  EXPECT_NE(config_error({a, b}).find("only the first --rules file"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,52 @@
+#include "support/helpers.h"
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+namespace perfgate::testing {
+
+Profile load_json(const std::string& json, const std::string& file_name) {
+  std::string path = temp_dir() + "/" + file_name;
+  if (file_name.ends_with(".gz"))
+    write_gzip(path, json);
+  else
+    write_text(path, json);
+  LoadedRun run = load_run({path});
+  return std::move(run.workers.front());
+}
+
+const Classification& default_classification() {
+  static const Classification c = load_rules({}).classification;
+  return c;
+}
+
+WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options,
+                            const std::vector<std::string>& rules) {
+  Profile p = load_json(json);
+  Classification c = rules.empty() ? default_classification() : load_rules(rules).classification;
+  return analyse_profile(p, c, options);
+}
+
+std::string shared_traces_dir() {
+  if (const char* env = std::getenv("PERFGATE_SHARED_TRACES")) return env;
+  std::filesystem::path dir = std::filesystem::path(PERFGATE_SOURCE_DIR) / ".." / "shared" / "traces";
+  return std::filesystem::is_directory(dir) ? std::filesystem::canonical(dir).string() : std::string();
+}
+
+CommandResult run_perfgate(const std::string& args) {
+  CommandResult result;
+  std::string command = std::string(PERFGATE_BINARY) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  std::array<char, 4096> buffer{};
+  while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe)) result.out.append(buffer.data(), n);
+  int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+}  // namespace perfgate::testing

@@ -1,0 +1,30 @@
+// Shortcuts for tests: load or analyse a trace given as text, find the shared real traces.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "perfgate/analysis.h"
+#include "perfgate/load.h"
+#include "perfgate/rules.h"
+#include "support/trace_builder.h"
+
+namespace perfgate::testing {
+
+// Writes `json` to a temporary file and loads it; throws what the loader throws.
+Profile load_json(const std::string& json, const std::string& file_name = "trace.json");
+WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options = {},
+                            const std::vector<std::string>& rules = {});
+const Classification& default_classification();
+
+// ../shared/traces beside the checkout (or $PERFGATE_SHARED_TRACES); empty when absent.
+std::string shared_traces_dir();
+
+// Runs the perfgate binary with arguments (shell-quoted by the caller); returns exit code and output.
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout and stderr together
+};
+CommandResult run_perfgate(const std::string& args);
+
+}  // namespace perfgate::testing

@@ -1,0 +1,76 @@
+// Builds Kineto traces in code, in the current schema or PyTorch 1.8's, so tests state their
+// inputs next to the answers they expect. Times are microseconds, as in the format.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace perfgate::testing {
+
+enum class Schema { Current, Legacy };
+
+struct KernelArgs {
+  double blocks_per_sm = -1;  // -1: not written
+  double occupancy_pct = -1;
+  int grid[3] = {0, 0, 0};     // 0: not written
+  int block[3] = {0, 0, 0};
+  int registers_per_thread = -1;
+  int shared_memory = -1;
+};
+
+class TraceBuilder {
+ public:
+  explicit TraceBuilder(Schema schema = Schema::Current) : schema_(schema) {}
+
+  // Host side. `tid` is the thread; ext_id 0 writes no External id.
+  TraceBuilder& op(const std::string& name, double ts, double dur, std::int64_t ext_id = 0, int tid = 1,
+                   const std::string& extra_args = "");
+  TraceBuilder& annotation(const std::string& name, double ts, double dur, std::int64_t ext_id = 0, int tid = 1);
+  TraceBuilder& python_function(const std::string& name, double ts, double dur, int tid = 1);
+  TraceBuilder& step(int number, double ts, double dur, int tid = 1);
+  TraceBuilder& runtime(const std::string& name, double ts, double dur, std::int64_t correlation,
+                        std::int64_t ext_id = 0, int tid = 1);
+
+  // Device side.
+  TraceBuilder& kernel(const std::string& name, double ts, double dur, std::int64_t correlation, int device = 0,
+                       int stream = 7, const KernelArgs& args = {}, std::int64_t ext_id = 0);
+  TraceBuilder& memcpy(const std::string& name, double ts, double dur, std::int64_t correlation, int device = 0,
+                       int stream = 7, std::int64_t bytes = 0);
+  TraceBuilder& memset(double ts, double dur, std::int64_t correlation, int device = 0, int stream = 7);
+
+  // A runtime call at rt_ts (1 µs long) launching one kernel; returns the correlation id used.
+  std::int64_t launch(const std::string& kernel_name, double rt_ts, double kernel_ts, double kernel_dur,
+                      std::int64_t ext_id = 0, int device = 0, int tid = 1, int stream = 7, const KernelArgs& args = {});
+
+  TraceBuilder& flow_forward_backward(std::int64_t id, double forward_ts, int forward_tid, double backward_ts,
+                                      int backward_tid);
+  TraceBuilder& memory(double ts, std::int64_t bytes, std::int64_t total_allocated, int device_type, int device_id);
+  TraceBuilder& device(int id, const std::string& name, int major, int minor, std::int64_t memory_bytes, int sms);
+  TraceBuilder& top_level(const std::string& key, const std::string& json_value);
+  TraceBuilder& raw_event(const std::string& json_object);  // for malformed or unusual events
+
+  std::string json() const;
+  // Writes the trace (gzip when the path ends in .gz) and returns the path.
+  std::string write(const std::string& path) const;
+
+ private:
+  std::string category(const char* current, const char* legacy) const;
+  std::string host_tid(int tid) const;
+  std::string gpu_tid(int stream) const;
+  std::string ext_key() const;
+
+  Schema schema_;
+  std::int64_t next_correlation_ = 1000;
+  std::vector<std::string> events_;
+  std::vector<std::string> devices_;
+  std::vector<std::pair<std::string, std::string>> top_level_;
+};
+
+// A fresh empty folder under the system temporary directory, removed at process exit.
+std::string temp_dir();
+std::string write_text(const std::string& path, const std::string& text);
+std::string write_gzip(const std::string& path, const std::string& text);
+std::string read_text(const std::string& path);
+
+}  // namespace perfgate::testing
