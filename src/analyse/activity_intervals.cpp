@@ -14,6 +14,7 @@ bool is_communication_kernel(const Profile& p, const Attribution& a, NameClasses
 ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, NameClasses& classes,
                                      const std::vector<std::uint32_t>& step_markers) {
   ActivityIntervals out;
+  out.all_kernels.reserve(p.gpu_activities.size());
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
     Interval r{act.start, act.end};
@@ -29,11 +30,11 @@ ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, Nam
   }
   std::vector<bool> is_marker(p.host_events.size(), false);
   for (std::uint32_t m : step_markers) is_marker[m] = true;
+  out.cpu_ops.reserve(p.host_events.size());
   for (std::size_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
     if (is_marker[i] || e.kind == HostKind::PythonFunction) continue;
     Interval r{e.start, e.end};
-    out.host.push_back(r);
     if (classes.dataloader_op(e.name))
       out.dataloader.push_back(r);
     else if (classes.communication_op(e.name))
@@ -41,18 +42,16 @@ ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, Nam
     else
       out.cpu_ops.push_back(r);
   }
-  for (const RuntimeCall& c : p.runtime_calls) {
-    out.runtime.push_back({c.start, c.end});
-    out.host.push_back({c.start, c.end});
-  }
-  out.communication = out.communication_kernels;
-  out.communication.insert(out.communication.end(), out.communication_ops.begin(), out.communication_ops.end());
-  out.memory = out.memcpy;
-  out.memory.insert(out.memory.end(), out.memset.begin(), out.memset.end());
+  out.runtime.reserve(p.runtime_calls.size());
+  for (const RuntimeCall& c : p.runtime_calls) out.runtime.push_back({c.start, c.end});
   for (IntervalList* list : {&out.compute_kernels, &out.communication_kernels, &out.tensor_core_kernels,
-                             &out.all_kernels, &out.memcpy, &out.memset, &out.memory, &out.communication_ops, &out.communication,
-                             &out.runtime, &out.dataloader, &out.cpu_ops, &out.host})
-    *list = merge(std::move(*list));
+                             &out.all_kernels, &out.memcpy, &out.memset, &out.communication_ops, &out.runtime,
+                             &out.dataloader, &out.cpu_ops})
+    merge_in_place(*list);
+  // Unions of lists already merged: far fewer intervals than the raw events.
+  out.communication = unite(out.communication_kernels, out.communication_ops);
+  out.memory = unite(out.memcpy, out.memset);
+  out.host = unite(unite(out.cpu_ops, out.communication_ops), unite(out.dataloader, out.runtime));
   return out;
 }
 

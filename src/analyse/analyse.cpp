@@ -25,11 +25,14 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   Attribution attribution = attribute(profile, compiled.attribute_by_time_containment);
   w.steps = detect_steps(profile, attribution, options.key_op, w.warnings);
   w.window = select_window(w.steps, options.window);
-  ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
-  w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
-  w.resources = resource_split(w.steps, w.window, intervals);
   w.gpus = gpu_metrics(profile, w.window, classes);
   w.tensor_cores = tensor_core_sums(profile, attribution, classes, w.window);
+  {
+    // Scoped: the interval lists are the largest transient data, freed before anything else grows.
+    ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
+    w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
+    w.resources = resource_split(w.steps, w.window, intervals);
+  }
   w.has_runtime_calls = !profile.runtime_calls.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
     w.warnings.push_back("no ProfilerStep# annotations: the whole trace is analysed as one window");

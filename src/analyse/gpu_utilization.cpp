@@ -22,6 +22,7 @@ std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::siz
     double value;
   };
   std::vector<Edge> edges;
+  edges.reserve(2 * kernels.size());
   for (std::size_t i : kernels) {
     const GpuActivity& k = p.gpu_activities[i];
     float blocks = p.kernel_info[k.kernel_info].blocks_per_sm;
@@ -87,6 +88,18 @@ void describe_device(const Profile& p, GpuMetrics& g) {
 
 std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes) {
   std::map<std::int32_t, DeviceActivity> devices;
+  std::map<std::int32_t, std::pair<std::size_t, std::size_t>> counts;  // activities, kernels
+  for (const GpuActivity& a : p.gpu_activities) {
+    auto& [all, kernels] = counts[a.device];
+    ++all;
+    kernels += a.kind == GpuActivityKind::Kernel;
+  }
+  for (const auto& [device, n] : counts) {
+    DeviceActivity& d = devices[device];
+    d.all.reserve(n.first);
+    d.kernels.reserve(n.second);
+    d.kernel_indices.reserve(n.second);
+  }
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& a = p.gpu_activities[i];
     DeviceActivity& d = devices[a.device];
@@ -103,8 +116,10 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
     GpuMetrics g;
     g.device = device;
     describe_device(p, g);
-    g.kernel_ns = length_within(merge(std::move(d.kernels)), w);
-    g.busy_ns = length_within(merge(std::move(d.all)), w);
+    merge_in_place(d.kernels);
+    merge_in_place(d.all);
+    g.kernel_ns = length_within(d.kernels, w);
+    g.busy_ns = length_within(d.all, w);
     if (length > 0) {
       g.utilization_pct = 100.0 * static_cast<double>(g.kernel_ns) / length;
       g.busy_pct = 100.0 * static_cast<double>(g.busy_ns) / length;

@@ -1,21 +1,37 @@
 #include "analyse/intervals.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace perfgate {
 
-IntervalList merge(IntervalList ranges) {
+void merge_in_place(IntervalList& ranges) {
   std::sort(ranges.begin(), ranges.end(), [](Interval a, Interval b) { return a.start < b.start; });
-  IntervalList out;
+  std::size_t kept = 0;  // ranges[0, kept) is the merged prefix; writing never overtakes reading
   for (Interval r : ranges) {
     if (r.end <= r.start) continue;
-    if (!out.empty() && r.start <= out.back().end) {
-      out.back().end = std::max(out.back().end, r.end);
+    if (kept > 0 && r.start <= ranges[kept - 1].end) {
+      ranges[kept - 1].end = std::max(ranges[kept - 1].end, r.end);
     } else {
-      out.push_back(r);
+      ranges[kept++] = r;
     }
   }
-  return out;
+  ranges.resize(kept);
+  ranges.shrink_to_fit();
+}
+
+IntervalList merge(IntervalList ranges) {
+  merge_in_place(ranges);
+  return ranges;
+}
+
+IntervalList unite(const IntervalList& a, const IntervalList& b) {
+  IntervalList both;
+  both.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both),
+             [](Interval x, Interval y) { return x.start < y.start; });
+  merge_in_place(both);
+  return both;
 }
 
 IntervalList intersect(const IntervalList& a, const IntervalList& b) {

@@ -15,6 +15,8 @@ struct Interval {
 using IntervalList = std::vector<Interval>;
 
 IntervalList merge(IntervalList ranges);  // any ranges in; sorted disjoint union out
+void merge_in_place(IntervalList& ranges);
+IntervalList unite(const IntervalList& a, const IntervalList& b);  // union of two merged lists
 IntervalList intersect(const IntervalList& a, const IntervalList& b);
 IntervalList subtract(const IntervalList& a, const IntervalList& b);
 TimeNs total_length(const IntervalList& list);

@@ -67,10 +67,10 @@ std::string gpu_line(const std::vector<ReportMetric>& m) {
                "occupancy " + format_pct(metric_value(m, "gpu.achieved_occupancy_pct"))});
 }
 
-std::string gpu_detail(const ReportGpu& g) {
+std::string gpu_detail(const ReportGpu& g, bool name_worker) {
   std::string name = g.name.empty() ? "unknown device" : g.name;
   if (!g.compute_capability.empty()) name += " (sm " + g.compute_capability + ")";
-  return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", g.worker.empty() ? "" : g.worker + " ", g.device,
+  return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", name_worker ? g.worker + " " : "", g.device,
                      name, format_pct(g.utilization_pct), format_pct(g.busy_pct), g.kernel_count);
 }
 
@@ -108,7 +108,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   out.add("Window", window_line(r));
   if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
   out.add("GPU", gpu_line(r.metrics));
-  for (const auto& g : r.gpus) out.add("", gpu_detail(g));
+  for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
   out.add("Breakdown", breakdown_line(r.metrics));
   out.add("Tensor Cores", tensor_core_line(r.metrics));
   out.add("Resources", resources_line(r.metrics));

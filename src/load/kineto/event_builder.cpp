@@ -107,11 +107,11 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       h.kind = cls == EventClass::Op           ? HostKind::Op
                : cls == EventClass::Annotation ? HostKind::Annotation
                                                : HostKind::PythonFunction;
-      profile_.host_events.push_back(h);
+      host_events_.push_back(h);
       break;
     }
     case EventClass::Runtime:
-      profile_.runtime_calls.push_back(RuntimeCall{*start, end, e.correlation.value_or(0), e.external_id.value_or(0),
+      runtime_calls_.push_back(RuntimeCall{*start, end, e.correlation.value_or(0), e.external_id.value_or(0),
                                                    name, thread_index(e.pid, e.tid)});
       break;
     case EventClass::Kernel:
@@ -137,8 +137,8 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
         k.shared_memory = narrow_or<std::int32_t>(e.shared_memory, -1);
         k.blocks_per_sm = e.blocks_per_sm ? static_cast<float>(*e.blocks_per_sm) : -1.0f;
         k.occupancy_pct = e.occupancy_pct ? static_cast<float>(*e.occupancy_pct) : -1.0f;
-        a.kernel_info = static_cast<std::uint32_t>(profile_.kernel_info.size());
-        profile_.kernel_info.push_back(k);
+        a.kernel_info = static_cast<std::uint32_t>(kernel_info_.size());
+        kernel_info_.push_back(k);
       } else if (cls == EventClass::Memcpy) {
         a.kind = GpuActivityKind::Memcpy;
         MemcpyName parsed = parse_memcpy_name(e.name);
@@ -147,7 +147,7 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       } else {
         a.kind = GpuActivityKind::Memset;
       }
-      profile_.gpu_activities.push_back(a);
+      gpu_activities_.push_back(a);
       break;
     }
     case EventClass::GpuAnnotation:
@@ -176,7 +176,7 @@ void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
   // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP.
   std::int64_t type = e.memory_device_type.value_or(0);
   m.on_gpu = type == 1 || type == 6;
-  profile_.memory_samples.push_back(m);
+  memory_samples_.push_back(m);
 }
 
 // Forward/backward links ("fwdbwd" flows): 's' sits on the forward op, 'f' on its backward op.
@@ -204,6 +204,11 @@ void EventBuilder::add_metadata(const RawEvent& e) {
 }
 
 void EventBuilder::finish() {
+  host_events_.move_into(profile_.host_events);
+  runtime_calls_.move_into(profile_.runtime_calls);
+  gpu_activities_.move_into(profile_.gpu_activities);
+  kernel_info_.move_into(profile_.kernel_info);
+  memory_samples_.move_into(profile_.memory_samples);
   for (const auto& [category, count] : ignored_categories_)
     profile_.notes.push_back(fmt::format("{} complete events of category '{}' are not used", count,
                                          category.empty() ? "(none)" : category));

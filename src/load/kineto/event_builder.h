@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "load/chunked_appender.h"
 #include "load/kineto/raw_event.h"
 #include "perfgate/profile.h"
 
@@ -21,7 +22,8 @@ class EventBuilder {
   // Returns an empty string, or why the event cannot be used (an input error).
   std::string add(const RawEvent& event, std::uint64_t index);
 
-  // Notes for the report: ignored categories and phases, flows with one end only.
+  // Moves the records into the profile and adds notes for the report: ignored categories and
+  // phases, flows with one end only.
   void finish();
 
  private:
@@ -38,6 +40,11 @@ class EventBuilder {
   std::int64_t id_number(const IdValue& id);
 
   Profile& profile_;
+  ChunkedAppender<HostEvent> host_events_;
+  ChunkedAppender<RuntimeCall> runtime_calls_;
+  ChunkedAppender<GpuActivity> gpu_activities_;
+  ChunkedAppender<KernelLaunchInfo> kernel_info_;
+  ChunkedAppender<MemorySample> memory_samples_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> threads_;
   std::unordered_map<std::string, std::int64_t> text_ids_;  // non-numeric pid/tid -> synthetic id
   std::unordered_map<std::int64_t, FlowEnd> flow_starts_;

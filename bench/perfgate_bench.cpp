@@ -1,0 +1,323 @@
+// perfgate-bench: load + analysis throughput and peak memory of the perfgate binary.
+//
+//   perfgate-bench [--perfgate PATH] [--runs N] [--scale K] TRACE...
+//
+// For each trace it prepares a plain .json and a .json.gz copy (and, with --scale K, a trace made
+// of K time-shifted copies of it), runs `perfgate analyze FILE -q` N times after one warm-up, and
+// prints the median wall time, MB/s of JSON text (uncompressed bytes, also for .json.gz), and the
+// child's peak resident memory (getrusage), with its ratio to the JSON size.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <zlib.h>
+
+#include <cmath>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include "render/json_writer.h"
+
+namespace fs = std::filesystem;
+namespace json = boost::json;
+
+namespace {
+
+struct Options {
+  std::string perfgate = "build/perfgate";
+  int runs = 5;
+  int scale = 1;
+  std::vector<std::string> traces;
+};
+
+std::string read_maybe_gzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");  // reads plain files too
+  if (!f) throw std::runtime_error("cannot open " + path);
+  std::string out;
+  std::vector<char> buffer(1 << 20);
+  int n = 0;
+  while ((n = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) out.append(buffer.data(), static_cast<std::size_t>(n));
+  gzclose(f);
+  return out;
+}
+
+void write_plain(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+void write_gzip(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb6");
+  for (std::size_t off = 0; off < text.size(); off += 1 << 24)
+    gzwrite(f, text.data() + off, static_cast<unsigned>(std::min<std::size_t>(1 << 24, text.size() - off)));
+  gzclose(f);
+}
+
+// --- scaled traces: K copies of the events, each shifted past the previous in time and ids ----
+
+void write_value(std::string& out, const json::value& v);
+
+void write_number(std::string& out, double d) {
+  out += std::fabs(d) >= 1e15 ? fmt::format("{:.3f}", d) : fmt::format("{}", d);
+}
+
+void write_value(std::string& out, const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [k, item] : v.as_object()) {
+        if (!first) out += ',';
+        first = false;
+        perfgate::append_json_string(out, k);
+        out += ':';
+        write_value(out, item);
+      }
+      out += '}';
+      break;
+    }
+    case json::kind::array: {
+      out += '[';
+      bool first = true;
+      for (const auto& item : v.as_array()) {
+        if (!first) out += ',';
+        first = false;
+        write_value(out, item);
+      }
+      out += ']';
+      break;
+    }
+    case json::kind::string: perfgate::append_json_string(out, v.as_string()); break;
+    case json::kind::int64: out += std::to_string(v.as_int64()); break;
+    case json::kind::uint64: out += std::to_string(v.as_uint64()); break;
+    case json::kind::double_: write_number(out, v.as_double()); break;
+    case json::kind::bool_: out += v.as_bool() ? "true" : "false"; break;
+    case json::kind::null: out += "null"; break;
+  }
+}
+
+void shift_number(json::value& v, double by) {
+  if (v.is_int64()) v = v.as_int64() + static_cast<std::int64_t>(by);
+  else if (v.is_uint64()) v = v.as_uint64() + static_cast<std::uint64_t>(by);
+  else if (v.is_double()) v = v.as_double() + by;
+}
+
+std::string scaled_trace(const std::string& text, int copies) {
+  json::value doc = json::parse(text);
+  json::array& events = doc.as_object()["traceEvents"].as_array();
+  double lo = 1e300, hi = -1e300;
+  for (const auto& e : events) {
+    const auto* ts = e.as_object().if_contains("ts");
+    if (!ts || !ts->is_number()) continue;
+    double t = ts->to_number<double>();
+    double d = e.as_object().contains("dur") ? e.as_object().at("dur").to_number<double>() : 0;
+    lo = std::min(lo, t);
+    hi = std::max(hi, t + d);
+  }
+  double span = hi - lo + 1000;
+  constexpr double kIdOffset = 1e9;
+  std::string out = "{\"traceEvents\":[";
+  bool first = true;
+  for (int k = 0; k < copies; ++k) {
+    for (const auto& original : events) {
+      json::value e = original;
+      auto& o = e.as_object();
+      if (o.contains("ts")) shift_number(o["ts"], k * span);
+      if (o.contains("id")) shift_number(o["id"], k * kIdOffset);
+      if (auto* args = o.if_contains("args"); args && args->is_object()) {
+        for (const char* key : {"External id", "external id", "correlation"})
+          if (args->as_object().contains(key)) shift_number(args->as_object()[key], k * kIdOffset);
+      }
+      if (auto* name = o.if_contains("name"); name && name->is_string()) {
+        std::string n(name->as_string());
+        if (n.rfind("ProfilerStep#", 0) == 0) o["name"] = fmt::format("ProfilerStep#{}", std::stoll(n.substr(13)) + k * 100000);
+      }
+      if (!first) out += ",\n";
+      first = false;
+      write_value(out, e);
+    }
+  }
+  out += "]";
+  for (const auto& [key, value] : doc.as_object()) {
+    if (key == "traceEvents") continue;
+    out += ',';
+    perfgate::append_json_string(out, key);
+    out += ':';
+    write_value(out, value);
+  }
+  out += "}\n";
+  return out;
+}
+
+// --- measuring ------------------------------------------------------------------------------
+//
+// A child's peak RSS (getrusage) includes what it inherited from the process that forked it, and
+// this program holds whole traces in memory. So a launcher is forked at start-up, while this
+// process is still small, and every measured run is forked from it.
+
+struct Run {
+  double seconds = 0;
+  long max_rss_kb = 0;
+  int exit_code = 0;
+};
+
+class Launcher {
+ public:
+  Launcher() {
+    int to_child[2], from_child[2];
+    if (pipe(to_child) != 0 || pipe(from_child) != 0) throw std::runtime_error("pipe");
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(to_child[1]);
+      close(from_child[0]);
+      serve(to_child[0], from_child[1]);
+      _exit(0);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    requests_ = to_child[1];
+    replies_ = from_child[0];
+  }
+  ~Launcher() {
+    close(requests_);
+    waitpid(pid_, nullptr, 0);
+  }
+
+  Run run(const std::string& perfgate, const std::string& file) {
+    std::string request = perfgate + '\n' + file + '\n';
+    if (write(requests_, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
+      throw std::runtime_error("launcher write");
+    Run r;
+    if (read(replies_, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) throw std::runtime_error("launcher read");
+    return r;
+  }
+
+ private:
+  static void serve(int requests, int replies) {
+    FILE* in = fdopen(requests, "r");
+    char perfgate[4096], file[4096];
+    while (std::fgets(perfgate, sizeof perfgate, in) && std::fgets(file, sizeof file, in)) {
+      perfgate[std::strcspn(perfgate, "\n")] = 0;
+      file[std::strcspn(file, "\n")] = 0;
+      Run r = run_once(perfgate, file);
+      if (write(replies, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) break;
+    }
+  }
+
+  static Run run_once(const char* perfgate, const char* file) {
+    auto start = std::chrono::steady_clock::now();
+    pid_t pid = fork();
+    if (pid == 0) {
+      int devnull = open("/dev/null", O_WRONLY);
+      dup2(devnull, STDOUT_FILENO);
+      execl(perfgate, perfgate, "analyze", file, "-q", "--no-progress", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    int status = 0;
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
+    Run r;
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    r.max_rss_kb = usage.ru_maxrss;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return r;
+  }
+
+  pid_t pid_ = -1;
+  int requests_ = -1;
+  int replies_ = -1;
+};
+
+void measure(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
+             std::uint64_t json_bytes) {
+  launcher.run(o.perfgate, file);  // warm-up: page cache, dynamic loader
+  std::vector<double> times;
+  long rss = 0;
+  for (int i = 0; i < o.runs; ++i) {
+    Run r = launcher.run(o.perfgate, file);
+    if (r.exit_code != 0) {
+      std::printf("%-44s perfgate exited with %d\n", label.c_str(), r.exit_code);
+      return;
+    }
+    times.push_back(r.seconds);
+    rss = std::max(rss, r.max_rss_kb);
+  }
+  std::sort(times.begin(), times.end());
+  double median = times[times.size() / 2];
+  double json_mb = static_cast<double>(json_bytes) / 1e6;
+  double rss_mb = static_cast<double>(rss) * 1024 / 1e6;
+  std::printf("%-44s %9.1f %9.1f %8.3f %9.0f %9.1f %7.3f\n", label.c_str(), json_mb,
+              static_cast<double>(fs::file_size(file)) / 1e6, median, json_mb / median, rss_mb, rss_mb / json_mb);
+  std::fflush(stdout);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&] {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return std::string(argv[++i]);
+    };
+    if (a == "--perfgate") o.perfgate = value();
+    else if (a == "--runs") o.runs = std::max(1, std::stoi(value()));
+    else if (a == "--scale") o.scale = std::max(1, std::stoi(value()));
+    else if (a == "-h" || a == "--help") throw std::runtime_error("help");
+    else o.traces.push_back(a);
+  }
+  if (o.traces.empty()) throw std::runtime_error("name at least one trace");
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Launcher launcher;  // first, while this process is small
+  Options o;
+  try {
+    o = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K] TRACE...\n", e.what());
+    return 2;
+  }
+  fs::path dir = fs::temp_directory_path() / fmt::format("perfgate-bench-{}", getpid());
+  fs::create_directories(dir);
+  std::printf("%-44s %9s %9s %8s %9s %9s %7s\n", "input", "JSON MB", "file MB", "median s", "MB/s", "RSS MB",
+              "RSS/JSON");
+  for (const auto& trace : o.traces) {
+    std::string base = fs::path(trace).filename().string();
+    for (std::string_view ext : {".gz", ".json"})
+      if (base.ends_with(ext)) base.resize(base.size() - ext.size());
+    std::vector<std::pair<std::string, std::uint64_t>> prepared;  // (label, JSON bytes)
+    {
+      std::string text = read_maybe_gzip(trace);
+      auto prepare = [&](const std::string& label, const std::string& content) {
+        std::string stem = (dir / label).string();
+        write_plain(stem + ".json", content);
+        write_gzip(stem + ".json.gz", content);
+        prepared.emplace_back(label, content.size());
+      };
+      prepare(base, text);
+      if (o.scale > 1) prepare(fmt::format("{}_x{}", base, o.scale), scaled_trace(text, o.scale));
+    }
+    for (const auto& [label, bytes] : prepared) {
+      std::string stem = (dir / label).string();
+      measure(launcher, o, label + " (.json)", stem + ".json", bytes);
+      measure(launcher, o, label + " (.json.gz)", stem + ".json.gz", bytes);
+      fs::remove(stem + ".json");
+      fs::remove(stem + ".json.gz");
+    }
+  }
+  fs::remove_all(dir);
+  return 0;
+}
