@@ -6,10 +6,10 @@
 // of K time-shifted copies of it), runs `perfgate analyze FILE -q` N times after one warm-up, and
 // prints the median wall time, MB/s of JSON text (uncompressed bytes, also for .json.gz), and the
 // child's peak resident memory (getrusage), with its ratio to the JSON size.
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <fcntl.h>
 #include <zlib.h>
 
 #include <cmath>
@@ -24,8 +24,8 @@
 #include <string>
 #include <vector>
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include "render/json_writer.h"
 
@@ -47,7 +47,8 @@ std::string read_maybe_gzip(const std::string& path) {
   std::string out;
   std::vector<char> buffer(1 << 20);
   int n = 0;
-  while ((n = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) out.append(buffer.data(), static_cast<std::size_t>(n));
+  while ((n = gzread(f, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0)
+    out.append(buffer.data(), static_cast<std::size_t>(n));
   gzclose(f);
   return out;
 }
@@ -97,19 +98,34 @@ void write_value(std::string& out, const json::value& v) {
       out += ']';
       break;
     }
-    case json::kind::string: perfgate::append_json_string(out, v.as_string()); break;
-    case json::kind::int64: out += std::to_string(v.as_int64()); break;
-    case json::kind::uint64: out += std::to_string(v.as_uint64()); break;
-    case json::kind::double_: write_number(out, v.as_double()); break;
-    case json::kind::bool_: out += v.as_bool() ? "true" : "false"; break;
-    case json::kind::null: out += "null"; break;
+    case json::kind::string:
+      perfgate::append_json_string(out, v.as_string());
+      break;
+    case json::kind::int64:
+      out += std::to_string(v.as_int64());
+      break;
+    case json::kind::uint64:
+      out += std::to_string(v.as_uint64());
+      break;
+    case json::kind::double_:
+      write_number(out, v.as_double());
+      break;
+    case json::kind::bool_:
+      out += v.as_bool() ? "true" : "false";
+      break;
+    case json::kind::null:
+      out += "null";
+      break;
   }
 }
 
 void shift_number(json::value& v, double by) {
-  if (v.is_int64()) v = v.as_int64() + static_cast<std::int64_t>(by);
-  else if (v.is_uint64()) v = v.as_uint64() + static_cast<std::uint64_t>(by);
-  else if (v.is_double()) v = v.as_double() + by;
+  if (v.is_int64())
+    v = v.as_int64() + static_cast<std::int64_t>(by);
+  else if (v.is_uint64())
+    v = v.as_uint64() + static_cast<std::uint64_t>(by);
+  else if (v.is_double())
+    v = v.as_double() + by;
 }
 
 std::string scaled_trace(const std::string& text, int copies) {
@@ -140,7 +156,8 @@ std::string scaled_trace(const std::string& text, int copies) {
       }
       if (auto* name = o.if_contains("name"); name && name->is_string()) {
         std::string n(name->as_string());
-        if (n.rfind("ProfilerStep#", 0) == 0) o["name"] = fmt::format("ProfilerStep#{}", std::stoll(n.substr(13)) + k * 100000);
+        if (n.rfind("ProfilerStep#", 0) == 0)
+          o["name"] = fmt::format("ProfilerStep#{}", std::stoll(n.substr(13)) + k * 100000);
       }
       if (!first) out += ",\n";
       first = false;
@@ -198,7 +215,8 @@ class Launcher {
     if (write(requests_, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
       throw std::runtime_error("launcher write");
     Run r;
-    if (read(replies_, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) throw std::runtime_error("launcher read");
+    if (read(replies_, &r, sizeof r) != static_cast<ssize_t>(sizeof r))
+      throw std::runtime_error("launcher read");
     return r;
   }
 
@@ -257,7 +275,8 @@ void measure(Launcher& launcher, const Options& o, const std::string& label, con
   double json_mb = static_cast<double>(json_bytes) / 1e6;
   double rss_mb = static_cast<double>(rss) * 1024 / 1e6;
   std::printf("%-44s %9.1f %9.1f %8.3f %9.0f %9.1f %7.3f\n", label.c_str(), json_mb,
-              static_cast<double>(fs::file_size(file)) / 1e6, median, json_mb / median, rss_mb, rss_mb / json_mb);
+              static_cast<double>(fs::file_size(file)) / 1e6, median, json_mb / median, rss_mb,
+              rss_mb / json_mb);
   std::fflush(stdout);
 }
 
@@ -269,11 +288,16 @@ Options parse(int argc, char** argv) {
       if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
       return std::string(argv[++i]);
     };
-    if (a == "--perfgate") o.perfgate = value();
-    else if (a == "--runs") o.runs = std::max(1, std::stoi(value()));
-    else if (a == "--scale") o.scale = std::max(1, std::stoi(value()));
-    else if (a == "-h" || a == "--help") throw std::runtime_error("help");
-    else o.traces.push_back(a);
+    if (a == "--perfgate")
+      o.perfgate = value();
+    else if (a == "--runs")
+      o.runs = std::max(1, std::stoi(value()));
+    else if (a == "--scale")
+      o.scale = std::max(1, std::stoi(value()));
+    else if (a == "-h" || a == "--help")
+      throw std::runtime_error("help");
+    else
+      o.traces.push_back(a);
   }
   if (o.traces.empty()) throw std::runtime_error("name at least one trace");
   return o;
@@ -287,7 +311,8 @@ int main(int argc, char** argv) {
   try {
     o = parse(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K] TRACE...\n", e.what());
+    std::fprintf(stderr, "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K] TRACE...\n",
+                 e.what());
     return 2;
   }
   fs::path dir = fs::temp_directory_path() / fmt::format("perfgate-bench-{}", getpid());

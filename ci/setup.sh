@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git
   libboost-json1.81-dev libfmt-dev libcli11-dev libyaml-cpp-dev libre2-dev
-  zlib1g-dev libsqlite3-dev libgtest-dev
+  zlib1g-dev libsqlite3-dev libgtest-dev clang-format
 )
 
 missing=()

@@ -60,8 +60,12 @@ class TrainingTrace {
     double host = jitter_(35, 0.2);
     t_.op(op, at, host, id, tid, shapes);
     kernel(kernel_name, at + host * 0.6, jitter_(gpu_us, 0.05), id, tid,
-           KernelArgs{.blocks_per_sm = blocks, .occupancy_pct = occupancy, .grid = {256, 1, 1}, .block = {256, 1, 1},
-                      .registers_per_thread = 64, .shared_memory = 4096});
+           KernelArgs{.blocks_per_sm = blocks,
+                      .occupancy_pct = occupancy,
+                      .grid = {256, 1, 1},
+                      .block = {256, 1, 1},
+                      .registers_per_thread = 64,
+                      .shared_memory = 4096});
     return at + host + 2;
   }
 
@@ -71,7 +75,10 @@ class TrainingTrace {
     t_.op("aten::conv2d", start, 120, outer, tid, shapes);
     t_.op("aten::convolution", start + 3, 114, ext(), tid, shapes);
     t_.op("aten::_convolution", start + 6, 108, ext(), tid, shapes);
-    op_with_kernel("aten::cudnn_convolution", "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
+    op_with_kernel("aten::cudnn_convolution",
+                   "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, "
+                   "true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, "
+                   "unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
                    start + 10, gpu_us, tid, shapes, 2.5, 45);
     return start + 124;
   }
@@ -79,18 +86,44 @@ class TrainingTrace {
   double forward(double at) {
     double t = at;
     t_.annotation("## forward ##", t, 1, 0, kMainThread);
-    t = convolution(t + 2, kMainThread, R"("Input Dims": [[64, 3, 32, 32], [32, 3, 3, 3], [32]], "Input type": ["float", "float", "float"])", 900);
-    t = op_with_kernel("aten::relu", "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() const::{lambda(float)#1}, at::detail::Array<char*, 2>)",
-                       t, 90, kMainThread, R"("Input Dims": [[64, 32, 32, 32]], "Input type": ["float"])");
-    t = convolution(t, kMainThread, R"("Input Dims": [[64, 32, 32, 32], [64, 32, 3, 3], [64]], "Input type": ["float", "float", "float"])", 2100);
-    t = op_with_kernel("aten::max_pool2d", "void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, int, int, int, int, int, int, int, int, int, int, int, int, int, int, float*, long*)", t, 160, kMainThread, R"("Input Dims": [[64, 64, 32, 32]], "Input type": ["float"])");
+    t = convolution(
+        t + 2, kMainThread,
+        R"("Input Dims": [[64, 3, 32, 32], [32, 3, 3, 3], [32]], "Input type": ["float", "float", "float"])",
+        900);
+    t = op_with_kernel(
+        "aten::relu",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+        "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+        "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+        "const::{lambda(float)#1}, at::detail::Array<char*, 2> >(int, at::native::(anonymous "
+        "namespace)::launch_clamp_scalar(at::TensorIteratorBase&, c10::Scalar, c10::Scalar, "
+        "at::native::detail::ClampLimits)::{lambda()#1}::operator()() const::{lambda()#7}::operator()() "
+        "const::{lambda(float)#1}, at::detail::Array<char*, 2>)",
+        t, 90, kMainThread, R"("Input Dims": [[64, 32, 32, 32]], "Input type": ["float"])");
+    t = convolution(
+        t, kMainThread,
+        R"("Input Dims": [[64, 32, 32, 32], [64, 32, 3, 3], [64]], "Input type": ["float", "float", "float"])",
+        2100);
+    t = op_with_kernel(
+        "aten::max_pool2d",
+        "void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, int, "
+        "int, int, int, int, int, int, int, int, int, int, int, int, int, float*, long*)",
+        t, 160, kMainThread, R"("Input Dims": [[64, 64, 32, 32]], "Input type": ["float"])");
     std::int64_t linear = ext();
-    t_.op("aten::linear", t, 90, linear, kMainThread, R"("Input Dims": [[64, 16384], [10, 16384], [10]], "Input type": ["float", "float", "float"])");
+    t_.op("aten::linear", t, 90, linear, kMainThread,
+          R"("Input Dims": [[64, 16384], [10, 16384], [10]], "Input type": ["float", "float", "float"])");
     t_.op("aten::t", t + 4, 10, ext(), kMainThread);
-    op_with_kernel("aten::addmm", "ampere_sgemm_128x64_nn", t + 20, 240, kMainThread,
-                   R"("Input Dims": [[10], [64, 16384], [16384, 10]], "Input type": ["float", "float", "float"])", 0.6, 25);
+    op_with_kernel(
+        "aten::addmm", "ampere_sgemm_128x64_nn", t + 20, 240, kMainThread,
+        R"("Input Dims": [[10], [64, 16384], [16384, 10]], "Input type": ["float", "float", "float"])", 0.6,
+        25);
     t += 94;
-    t = op_with_kernel("aten::cross_entropy_loss", "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)", t, 30, kMainThread, R"("Input Dims": [[64, 10], [64]], "Input type": ["float", "long int"])", 0.5, 20);
+    t = op_with_kernel(
+        "aten::cross_entropy_loss",
+        "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+        "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)",
+        t, 30, kMainThread, R"("Input Dims": [[64, 10], [64]], "Input type": ["float", "long int"])", 0.5,
+        20);
     return t;
   }
 
@@ -102,12 +135,33 @@ class TrainingTrace {
       double gpu_us;
     };
     const Node nodes[] = {
-        {"NllLossBackward0", "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, long)", 20},
+        {"NllLossBackward0",
+         "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, "
+         "long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, long)",
+         20},
         {"AddmmBackward0", "ampere_sgemm_64x32_sliced1x4_tn", 260},
-        {"MaxPool2DWithIndicesBackward0", "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(float const*, long const*, int, long, long, long, long, long, long, long, long, long, long, long, long, long, long, float*)", 300},
-        {"ConvolutionBackward0", "void cudnn::detail::dgrad_engine<float, 128, 6, 8, 3, 3, 5, false>(int, int, int, float const*, int, float const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, int, float, int, int, int)", 2600},
-        {"ReluBackward0", "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3> >(int, at::native::(anonymous namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, float)#1}, at::detail::Array<char*, 3>)", 110},
-        {"ConvolutionBackward0", "void cudnn::cnn::wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float const*, int, float*, float const*, kernel_grad_params, unsigned long long, int, float, int, int, int, int)", 1300},
+        {"MaxPool2DWithIndicesBackward0",
+         "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(float const*, long "
+         "const*, int, long, long, long, long, long, long, long, long, long, long, long, long, long, long, "
+         "float*)",
+         300},
+        {"ConvolutionBackward0",
+         "void cudnn::detail::dgrad_engine<float, 128, 6, 8, 3, 3, 5, false>(int, int, int, float const*, "
+         "int, float const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, "
+         "int, float, int, int, int)",
+         2600},
+        {"ReluBackward0",
+         "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
+         "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, "
+         "float)#1}, at::detail::Array<char*, 3> >(int, at::native::(anonymous "
+         "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, "
+         "float)#1}, at::detail::Array<char*, 3>)",
+         110},
+        {"ConvolutionBackward0",
+         "void cudnn::cnn::wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float "
+         "const*, int, float*, float const*, kernel_grad_params, unsigned long long, int, float, int, int, "
+         "int, int)",
+         1300},
     };
     int seq = 0;
     for (const Node& n : nodes) {
@@ -131,7 +185,12 @@ class TrainingTrace {
   double optimizer(double at) {
     std::int64_t id = ext();
     t_.annotation("Optimizer.step#SGD.step", at, 140, id, kMainThread);
-    op_with_kernel("aten::_foreach_add_", "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)",
+    op_with_kernel("aten::_foreach_add_",
+                   "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous "
+                   "namespace)::TensorListMetadata<2>, at::native::(anonymous "
+                   "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, "
+                   "float>(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous "
+                   "namespace)::BinaryOpListAlphaFunctor<float, 2, 2, 0>, std::plus<float>, float)",
                    at + 20, 180, kMainThread, "");
     return at + 142;
   }
@@ -163,7 +222,8 @@ class TrainingTrace {
     std::int64_t correlation = 800000 + next_ext_;
     double copy_start = std::max(t + 30, gpu_free_);
     t_.runtime("cudaMemcpyAsync", t + 20, 230, correlation, to, kMainThread);
-    t_.memcpy("Memcpy HtoD (Pageable -> Device)", copy_start, jitter_(220, 0.1), correlation, 0, 7, 64 * 3 * 32 * 32 * 4);
+    t_.memcpy("Memcpy HtoD (Pageable -> Device)", copy_start, jitter_(220, 0.1), correlation, 0, 7,
+              64 * 3 * 32 * 32 * 4);
     gpu_free_ = copy_start + 220;
     t += 270;
     double forward_start = t;

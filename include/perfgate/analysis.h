@@ -43,7 +43,16 @@ const char* step_source_name(StepSource source);
 
 // The step-time split of the TensorBoard plugin, in priority order: each instant of a step is
 // counted once, in the first category active at that instant; Other is the rest.
-enum class BreakdownPart : std::uint8_t { Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CpuExec, Other };
+enum class BreakdownPart : std::uint8_t {
+  Kernel,
+  Memcpy,
+  Memset,
+  Communication,
+  Runtime,
+  DataLoader,
+  CpuExec,
+  Other
+};
 inline constexpr std::size_t kBreakdownParts = 8;
 using Breakdown = std::array<TimeNs, kBreakdownParts>;
 const char* breakdown_part_name(BreakdownPart part);  // "kernel", "memcpy", ...
@@ -77,7 +86,7 @@ struct StepDetection {
   std::vector<Step> steps;  // kept steps, in time order
   std::vector<DroppedStep> dropped;
   std::vector<std::uint32_t> marker_events;  // host events that define steps (not CPU work)
-  TimeNs whole_trace_start = 0;  // the window when there are no steps
+  TimeNs whole_trace_start = 0;              // the window when there are no steps
   TimeNs whole_trace_end = 0;
 };
 
@@ -97,9 +106,9 @@ struct GpuMetrics {
   int compute_minor = -1;
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
-  std::uint64_t kernel_count = 0;  // kernels overlapping the window
-  TimeNs kernel_ns = 0;            // union of kernel intervals in the window
-  TimeNs busy_ns = 0;              // union of kernel, memcpy and memset intervals in the window
+  std::uint64_t kernel_count = 0;         // kernels overlapping the window
+  TimeNs kernel_ns = 0;                   // union of kernel intervals in the window
+  TimeNs busy_ns = 0;                     // union of kernel, memcpy and memset intervals in the window
   std::optional<double> utilization_pct;  // empty when the window has no length
   std::optional<double> busy_pct;
   std::optional<double> idle_pct;
@@ -110,12 +119,12 @@ struct GpuMetrics {
 
 // Tensor Core sums over the window; each percentage is one ratio of these sums.
 struct TensorCoreSums {
-  TimeNs kernel_ns = 0;                  // all kernel time
-  TimeNs tc_kernel_ns = 0;               // Tensor Core kernel time
-  TimeNs op_kernel_ns = 0;               // kernel time attributed to ops (self)
-  TimeNs eligible_self_kernel_ns = 0;    // self kernel time of bottom-most eligible ops
-  TimeNs eligible_total_kernel_ns = 0;   // kernel time under bottom-most eligible ops (inclusive)
-  TimeNs eligible_tc_kernel_ns = 0;      // of which Tensor Core kernels
+  TimeNs kernel_ns = 0;                       // all kernel time
+  TimeNs tc_kernel_ns = 0;                    // Tensor Core kernel time
+  TimeNs op_kernel_ns = 0;                    // kernel time attributed to ops (self)
+  TimeNs eligible_self_kernel_ns = 0;         // self kernel time of bottom-most eligible ops
+  TimeNs eligible_total_kernel_ns = 0;        // kernel time under bottom-most eligible ops (inclusive)
+  TimeNs eligible_tc_kernel_ns = 0;           // of which Tensor Core kernels
   std::uint64_t eligible_ops_without_tc = 0;  // bottom-most eligible op calls with kernels, none on TC
 };
 
@@ -140,6 +149,7 @@ struct RunAnalysis {
 // Throws ConfigError for a window that selects no step or an invalid pattern.
 WorkerAnalysis analyse_profile(const Profile& profile, const Classification& classification,
                                const AnalysisOptions& options);
-RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification, const AnalysisOptions& options);
+RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
+                        const AnalysisOptions& options);
 
 }  // namespace perfgate

@@ -35,7 +35,7 @@ class StringPool {
  private:
   std::string_view store(std::string_view text);
 
-  std::vector<std::unique_ptr<char[]>> chunks_;   // 64 KiB blocks of short strings
+  std::vector<std::unique_ptr<char[]>> chunks_;  // 64 KiB blocks of short strings
   std::vector<std::unique_ptr<char[]>> long_strings_;
   std::size_t chunk_used_ = 0;
   std::vector<std::string_view> views_;
@@ -55,8 +55,8 @@ struct HostEvent {
   StringId input_dims = kNoString;   // compact JSON text, e.g. [[32,3],[3]]
   StringId input_types = kNoString;  // compact JSON text, e.g. ["float","float"]
   StringId call_stack = kNoString;
-  std::uint32_t thread = 0;     // index into Profile::threads
-  std::uint32_t parent = kNone; // enclosing host event on the same thread
+  std::uint32_t thread = 0;      // index into Profile::threads
+  std::uint32_t parent = kNone;  // enclosing host event on the same thread
   HostKind kind = HostKind::Op;
 };
 
@@ -71,7 +71,14 @@ struct RuntimeCall {
 };
 
 enum class GpuActivityKind : std::uint8_t { Kernel, Memcpy, Memset };
-enum class CopyKind : std::uint8_t { Unknown, HostToDevice, DeviceToHost, DeviceToDevice, HostToHost, PeerToPeer };
+enum class CopyKind : std::uint8_t {
+  Unknown,
+  HostToDevice,
+  DeviceToHost,
+  DeviceToDevice,
+  HostToHost,
+  PeerToPeer
+};
 
 struct GpuActivity {
   TimeNs start = 0;
@@ -118,10 +125,10 @@ struct ForwardBackwardLink {
 // An allocator sample ([memory] instant events when profile_memory=True).
 struct MemorySample {
   TimeNs time = 0;
-  std::int64_t bytes = 0;            // this allocation (+) or free (-)
+  std::int64_t bytes = 0;  // this allocation (+) or free (-)
   std::int64_t total_allocated = -1;
   std::int64_t total_reserved = -1;
-  std::int32_t device_id = -1;       // -1: host
+  std::int32_t device_id = -1;  // -1: host
   bool on_gpu = false;
 };
 
@@ -149,7 +156,7 @@ struct ProfileInfo {
   std::optional<std::int64_t> world_size;
   std::string distributed_backend;
   std::vector<std::pair<std::string, std::string>> attributes;  // other top-level facts, e.g. versions
-  TimeNs profiler_start = 0;  // the profiler's own span, when recorded
+  TimeNs profiler_start = 0;                                    // the profiler's own span, when recorded
   TimeNs profiler_end = 0;
 };
 

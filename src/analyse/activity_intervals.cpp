@@ -4,7 +4,8 @@
 
 namespace perfgate {
 
-bool is_communication_kernel(const Profile& p, const Attribution& a, NameClasses& classes, std::size_t activity) {
+bool is_communication_kernel(const Profile& p, const Attribution& a, NameClasses& classes,
+                             std::size_t activity) {
   const GpuActivity& act = p.gpu_activities[activity];
   if (classes.communication_kernel(act.name)) return true;
   std::uint32_t owner = a.activity_owner(activity);
@@ -21,11 +22,16 @@ ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, Nam
     switch (act.kind) {
       case GpuActivityKind::Kernel:
         out.all_kernels.push_back(r);
-        (is_communication_kernel(p, a, classes, i) ? out.communication_kernels : out.compute_kernels).push_back(r);
+        (is_communication_kernel(p, a, classes, i) ? out.communication_kernels : out.compute_kernels)
+            .push_back(r);
         if (classes.tensor_core_kernel(act.name)) out.tensor_core_kernels.push_back(r);
         break;
-      case GpuActivityKind::Memcpy: out.memcpy.push_back(r); break;
-      case GpuActivityKind::Memset: out.memset.push_back(r); break;
+      case GpuActivityKind::Memcpy:
+        out.memcpy.push_back(r);
+        break;
+      case GpuActivityKind::Memset:
+        out.memset.push_back(r);
+        break;
     }
   }
   std::vector<bool> is_marker(p.host_events.size(), false);
@@ -44,9 +50,9 @@ ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, Nam
   }
   out.runtime.reserve(p.runtime_calls.size());
   for (const RuntimeCall& c : p.runtime_calls) out.runtime.push_back({c.start, c.end});
-  for (IntervalList* list : {&out.compute_kernels, &out.communication_kernels, &out.tensor_core_kernels,
-                             &out.all_kernels, &out.memcpy, &out.memset, &out.communication_ops, &out.runtime,
-                             &out.dataloader, &out.cpu_ops})
+  for (IntervalList* list :
+       {&out.compute_kernels, &out.communication_kernels, &out.tensor_core_kernels, &out.all_kernels,
+        &out.memcpy, &out.memset, &out.communication_ops, &out.runtime, &out.dataloader, &out.cpu_ops})
     merge_in_place(*list);
   // Unions of lists already merged: far fewer intervals than the raw events.
   out.communication = unite(out.communication_kernels, out.communication_ops);

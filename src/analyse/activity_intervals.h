@@ -15,17 +15,17 @@ struct ActivityIntervals {
   IntervalList all_kernels;
   IntervalList memcpy;
   IntervalList memset;
-  IntervalList memory;                 // memcpy and memset
-  IntervalList communication_ops;      // host ranges of communication ops
-  IntervalList communication;          // both of the above
+  IntervalList memory;             // memcpy and memset
+  IntervalList communication_ops;  // host ranges of communication ops
+  IntervalList communication;      // both of the above
   IntervalList runtime;
   IntervalList dataloader;
-  IntervalList cpu_ops;                // other ops and annotations (not step markers, not Python frames)
-  IntervalList host;                   // all of the host side: ops, annotations, runtime calls
+  IntervalList cpu_ops;  // other ops and annotations (not step markers, not Python frames)
+  IntervalList host;     // all of the host side: ops, annotations, runtime calls
 };
 
-ActivityIntervals classify_intervals(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                                     const std::vector<std::uint32_t>& step_markers);
+ActivityIntervals classify_intervals(const Profile& profile, const Attribution& attribution,
+                                     NameClasses& classes, const std::vector<std::uint32_t>& step_markers);
 
 // True for a kernel that belongs to communication (by name, or by the op that launched it).
 bool is_communication_kernel(const Profile& profile, const Attribution& attribution, NameClasses& classes,

@@ -44,9 +44,12 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
 
 const char* step_source_name(StepSource source) {
   switch (source) {
-    case StepSource::ProfilerStep: return "profiler-step";
-    case StepSource::KeyOp: return "key-op";
-    case StepSource::None: break;
+    case StepSource::ProfilerStep:
+      return "profiler-step";
+    case StepSource::KeyOp:
+      return "key-op";
+    case StepSource::None:
+      break;
   }
   return "none";
 }
@@ -57,10 +60,12 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
   return analyse_with(profile, compiled, options);
 }
 
-RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification, const AnalysisOptions& options) {
+RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
+                        const AnalysisOptions& options) {
   CompiledClassification compiled(classification);
   RunAnalysis result;
-  for (const Profile& profile : run.workers) result.workers.push_back(analyse_with(profile, compiled, options));
+  for (const Profile& profile : run.workers)
+    result.workers.push_back(analyse_with(profile, compiled, options));
   result.metrics = run_metrics(result.workers);
   return result;
 }

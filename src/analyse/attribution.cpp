@@ -6,9 +6,13 @@
 namespace perfgate {
 namespace {
 
-bool can_own(const HostEvent& e) { return e.kind != HostKind::PythonFunction; }
+bool can_own(const HostEvent& e) {
+  return e.kind != HostKind::PythonFunction;
+}
 
-bool encloses(const HostEvent& e, const RuntimeCall& r) { return e.start <= r.start && r.end <= e.end; }
+bool encloses(const HostEvent& e, const RuntimeCall& r) {
+  return e.start <= r.start && r.end <= e.end;
+}
 
 void link_activities(const Profile& p, Attribution& a) {
   std::unordered_map<std::int64_t, std::uint32_t> by_correlation;
@@ -27,7 +31,8 @@ void link_activities(const Profile& p, Attribution& a) {
     }
   }
   a.activity_offsets.assign(p.runtime_calls.size() + 1, 0);
-  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) a.activity_offsets[r + 1] = a.activity_offsets[r] + counts[r + 1];
+  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
+    a.activity_offsets[r + 1] = a.activity_offsets[r] + counts[r + 1];
   a.activities.assign(a.activity_offsets.back(), 0);
   std::vector<std::uint32_t> fill(a.activity_offsets.begin(), a.activity_offsets.end() - 1);
   for (std::uint32_t i = 0; i < p.gpu_activities.size(); ++i)

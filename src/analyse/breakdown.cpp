@@ -9,14 +9,16 @@ const char* breakdown_part_name(BreakdownPart part) {
 }
 
 Breakdown step_breakdown(Interval step, const ActivityIntervals& in) {
-  std::vector<TimeNs> parts = exclusive_split(
-      step, {&in.compute_kernels, &in.memcpy, &in.memset, &in.communication, &in.runtime, &in.dataloader, &in.cpu_ops});
+  std::vector<TimeNs> parts =
+      exclusive_split(step, {&in.compute_kernels, &in.memcpy, &in.memset, &in.communication, &in.runtime,
+                             &in.dataloader, &in.cpu_ops});
   Breakdown b{};
   for (std::size_t i = 0; i < kBreakdownParts; ++i) b[i] = parts[i];
   return b;
 }
 
-Breakdown window_breakdown(StepDetection& detection, const Window& window, const ActivityIntervals& intervals) {
+Breakdown window_breakdown(StepDetection& detection, const Window& window,
+                           const ActivityIntervals& intervals) {
   if (window.steps.empty()) return step_breakdown({window.start, window.end}, intervals);
   Breakdown sum{};
   for (std::size_t index : window.steps) {
@@ -25,7 +27,8 @@ Breakdown window_breakdown(StepDetection& detection, const Window& window, const
     for (std::size_t i = 0; i < kBreakdownParts; ++i) sum[i] += s.breakdown[i];
   }
   Breakdown mean{};
-  for (std::size_t i = 0; i < kBreakdownParts; ++i) mean[i] = sum[i] / static_cast<TimeNs>(window.steps.size());
+  for (std::size_t i = 0; i < kBreakdownParts; ++i)
+    mean[i] = sum[i] / static_cast<TimeNs>(window.steps.size());
   return mean;
 }
 

@@ -11,6 +11,7 @@ namespace perfgate {
 Breakdown step_breakdown(Interval step, const ActivityIntervals& intervals);
 // Fills Step::breakdown for window steps and returns their mean; for a profile without steps,
 // the breakdown of the whole-trace window.
-Breakdown window_breakdown(StepDetection& detection, const Window& window, const ActivityIntervals& intervals);
+Breakdown window_breakdown(StepDetection& detection, const Window& window,
+                           const ActivityIntervals& intervals);
 
 }  // namespace perfgate

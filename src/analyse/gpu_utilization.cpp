@@ -15,7 +15,8 @@ struct DeviceActivity {
 };
 
 // Integral over the window of min(sum of blocks per SM of the running kernels, 1).
-std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::size_t>& kernels, Interval window) {
+std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::size_t>& kernels,
+                                    Interval window) {
   struct Edge {
     TimeNs time;
     bool is_start;
@@ -71,7 +72,8 @@ void kernel_weighted_metrics(const Profile& p, const std::vector<std::size_t>& k
     }
   }
   if (occupancy_time > 0) g.achieved_occupancy_pct = occupancy_weighted / static_cast<double>(occupancy_time);
-  if (kernel_time > 0) g.tensor_core_kernel_time_pct = 100.0 * static_cast<double>(tc_time) / static_cast<double>(kernel_time);
+  if (kernel_time > 0)
+    g.tensor_core_kernel_time_pct = 100.0 * static_cast<double>(tc_time) / static_cast<double>(kernel_time);
 }
 
 void describe_device(const Profile& p, GpuMetrics& g) {

@@ -41,7 +41,10 @@ IntervalList intersect(const IntervalList& a, const IntervalList& b) {
     TimeNs s = std::max(a[i].start, b[j].start);
     TimeNs e = std::min(a[i].end, b[j].end);
     if (s < e) out.push_back({s, e});
-    if (a[i].end < b[j].end) ++i; else ++j;
+    if (a[i].end < b[j].end)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }

@@ -7,7 +7,9 @@
 namespace perfgate {
 namespace {
 
-double us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
+double us(TimeNs ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
 
 std::optional<double> ratio_pct(double part, double whole) {
   if (whole <= 0) return std::nullopt;
@@ -49,7 +51,8 @@ void set_gpu_metrics(MetricValues& m, const std::vector<const GpuMetrics*>& gpus
   m.set("gpu.busy_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.busy_pct; }));
   m.set("gpu.idle_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.idle_pct; }));
   m.set("gpu.sm_efficiency_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.sm_efficiency_pct; }));
-  m.set("gpu.achieved_occupancy_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.achieved_occupancy_pct; }));
+  m.set("gpu.achieved_occupancy_pct",
+        mean_over(gpus, [](const GpuMetrics& g) { return g.achieved_occupancy_pct; }));
 }
 
 // GPU parts are not applicable without GPU activity; runtime not without runtime calls either.
@@ -57,9 +60,12 @@ bool part_applies(BreakdownPart part, bool has_gpu, bool has_runtime) {
   switch (part) {
     case BreakdownPart::Kernel:
     case BreakdownPart::Memcpy:
-    case BreakdownPart::Memset: return has_gpu;
-    case BreakdownPart::Runtime: return has_gpu || has_runtime;
-    default: return true;
+    case BreakdownPart::Memset:
+      return has_gpu;
+    case BreakdownPart::Runtime:
+      return has_gpu || has_runtime;
+    default:
+      return true;
   }
 }
 
@@ -77,7 +83,8 @@ void set_breakdown_metrics(MetricValues& m, const std::array<double, kBreakdownP
   }
 }
 
-void set_resource_metrics(MetricValues& m, const std::array<double, kResourceParts>& resource_us, bool has_gpu) {
+void set_resource_metrics(MetricValues& m, const std::array<double, kResourceParts>& resource_us,
+                          bool has_gpu) {
   double total = 0;
   for (double v : resource_us) total += v;
   if (total <= 0) return;
@@ -93,11 +100,12 @@ void set_resource_metrics(MetricValues& m, const std::array<double, kResourcePar
 }
 
 void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
-  m.set("tensor_core.kernel_time_pct", ratio_pct(static_cast<double>(t.tc_kernel_ns), static_cast<double>(t.kernel_ns)));
+  m.set("tensor_core.kernel_time_pct",
+        ratio_pct(static_cast<double>(t.tc_kernel_ns), static_cast<double>(t.kernel_ns)));
   m.set("tensor_core.eligible_kernel_time_pct",
         ratio_pct(static_cast<double>(t.eligible_self_kernel_ns), static_cast<double>(t.op_kernel_ns)));
-  m.set("tensor_core.efficiency_pct",
-        ratio_pct(static_cast<double>(t.eligible_tc_kernel_ns), static_cast<double>(t.eligible_total_kernel_ns)));
+  m.set("tensor_core.efficiency_pct", ratio_pct(static_cast<double>(t.eligible_tc_kernel_ns),
+                                                static_cast<double>(t.eligible_total_kernel_ns)));
 }
 
 std::vector<const GpuMetrics*> gpus_of(const std::vector<WorkerAnalysis>& workers) {
@@ -188,8 +196,10 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers) {
   TensorCoreSums tc;
   bool has_runtime = false;
   for (const auto& w : workers) {
-    for (std::size_t i = 0; i < kBreakdownParts; ++i) breakdown[i] += us(w.mean_breakdown[i]) / static_cast<double>(workers.size());
-    for (std::size_t i = 0; i < kResourceParts; ++i) resources[i] += us(w.resources[i]) / static_cast<double>(workers.size());
+    for (std::size_t i = 0; i < kBreakdownParts; ++i)
+      breakdown[i] += us(w.mean_breakdown[i]) / static_cast<double>(workers.size());
+    for (std::size_t i = 0; i < kResourceParts; ++i)
+      resources[i] += us(w.resources[i]) / static_cast<double>(workers.size());
     tc.kernel_ns += w.tensor_cores.kernel_ns;
     tc.tc_kernel_ns += w.tensor_cores.tc_kernel_ns;
     tc.op_kernel_ns += w.tensor_cores.op_kernel_ns;

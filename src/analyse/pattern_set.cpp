@@ -24,7 +24,8 @@ PatternSet::PatternSet(const std::vector<std::string>& patterns, std::string_vie
       throw ConfigError(fmt::format("invalid {} pattern '{}': {}", what, p, error));
   }
   empty_ = patterns.empty();
-  if (!set_->set.Compile()) throw ConfigError(fmt::format("{} patterns use too much memory to compile", what));
+  if (!set_->set.Compile())
+    throw ConfigError(fmt::format("{} patterns use too much memory to compile", what));
 }
 
 PatternSet::PatternSet(PatternSet&&) noexcept = default;

@@ -3,20 +3,24 @@
 namespace perfgate {
 
 const char* resource_part_name(ResourcePart part) {
-  static const char* const kNames[kResourceParts] = {"tc_kernels", "non_tc_kernels", "memory", "cpu", "other"};
+  static const char* const kNames[kResourceParts] = {"tc_kernels", "non_tc_kernels", "memory", "cpu",
+                                                     "other"};
   return kNames[static_cast<std::size_t>(part)];
 }
 
-ResourceSplit resource_split(const StepDetection& detection, const Window& window, const ActivityIntervals& in) {
+ResourceSplit resource_split(const StepDetection& detection, const Window& window,
+                             const ActivityIntervals& in) {
   std::vector<Interval> spans;
   if (window.steps.empty()) {
     spans.push_back({window.start, window.end});
   } else {
-    for (std::size_t index : window.steps) spans.push_back({detection.steps[index].start, detection.steps[index].end});
+    for (std::size_t index : window.steps)
+      spans.push_back({detection.steps[index].start, detection.steps[index].end});
   }
   ResourceSplit total{};
   for (Interval span : spans) {
-    std::vector<TimeNs> parts = exclusive_split(span, {&in.tensor_core_kernels, &in.all_kernels, &in.memory, &in.host});
+    std::vector<TimeNs> parts =
+        exclusive_split(span, {&in.tensor_core_kernels, &in.all_kernels, &in.memory, &in.host});
     for (std::size_t i = 0; i < kResourceParts; ++i) total[i] += parts[i];
   }
   return total;

@@ -7,6 +7,7 @@
 
 namespace perfgate {
 
-ResourceSplit resource_split(const StepDetection& detection, const Window& window, const ActivityIntervals& intervals);
+ResourceSplit resource_split(const StepDetection& detection, const Window& window,
+                             const ActivityIntervals& intervals);
 
 }  // namespace perfgate

@@ -15,7 +15,9 @@ namespace {
 
 constexpr TimeNs kNoTime = std::numeric_limits<TimeNs>::max();
 
-bool is_step_marker_kind(const HostEvent& e) { return e.kind != HostKind::PythonFunction; }
+bool is_step_marker_kind(const HostEvent& e) {
+  return e.kind != HostKind::PythonFunction;
+}
 
 // "ProfilerStep#12" -> 12.
 std::optional<std::int64_t> profiler_step_number(std::string_view name) {
@@ -43,13 +45,15 @@ std::vector<Step> profiler_steps(const Profile& p, std::vector<std::uint32_t>& m
       steps.push_back(std::move(s));
     }
   }
-  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) { return a.host_start < b.host_start; });
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const Step& a, const Step& b) { return a.host_start < b.host_start; });
   return steps;
 }
 
 // DLProf's key node: each start of a matching op opens a step that lasts until the next start;
 // the last lasts until its op ends. A match nested in the previous one is not a new step.
-std::vector<Step> key_op_steps(const Profile& p, const std::string& pattern, std::vector<std::uint32_t>& markers) {
+std::vector<Step> key_op_steps(const Profile& p, const std::string& pattern,
+                               std::vector<std::uint32_t>& markers) {
   RE2::Options options;
   options.set_log_errors(false);
   RE2 re(pattern, options);
@@ -58,7 +62,8 @@ std::vector<Step> key_op_steps(const Profile& p, const std::string& pattern, std
   for (const HostEvent& e : p.host_events)
     if (is_step_marker_kind(e) && RE2::PartialMatch(p.str(e.name), re)) matches.push_back(&e);
   for (const HostEvent* e : matches) markers.push_back(static_cast<std::uint32_t>(e - p.host_events.data()));
-  std::stable_sort(matches.begin(), matches.end(), [](const HostEvent* a, const HostEvent* b) { return a->start < b->start; });
+  std::stable_sort(matches.begin(), matches.end(),
+                   [](const HostEvent* a, const HostEvent* b) { return a->start < b->start; });
 
   std::vector<Step> steps;
   TimeNs previous_end = std::numeric_limits<TimeNs>::min();
@@ -147,10 +152,13 @@ void drop_cut_off_tail(StepDetection& det) {
   for (std::size_t k = keep; k < steps.size(); ++k) {
     std::string reason =
         k == i && cut_off
-            ? fmt::format("launched {} GPU activities against {} in the step before it: profiling stopped before all "
-                          "its GPU work was captured",
-                          steps[k].gpu_activities, steps[k - 1].gpu_activities)
-            : std::string("trailing step that launched no GPU work: profiling stopped before its GPU work was captured");
+            ? fmt::format(
+                  "launched {} GPU activities against {} in the step before it: profiling stopped before all "
+                  "its GPU work was captured",
+                  steps[k].gpu_activities, steps[k - 1].gpu_activities)
+            : std::string(
+                  "trailing step that launched no GPU work: profiling stopped before its GPU work was "
+                  "captured");
     det.dropped.push_back({steps[k].name, std::move(reason)});
   }
   steps.resize(keep);
@@ -193,7 +201,8 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
 StepDetection detect_steps(const Profile& p, const Attribution& a, const std::string& key_op,
                            std::vector<std::string>& warnings) {
   StepDetection det;
-  det.steps = key_op.empty() ? profiler_steps(p, det.marker_events) : key_op_steps(p, key_op, det.marker_events);
+  det.steps =
+      key_op.empty() ? profiler_steps(p, det.marker_events) : key_op_steps(p, key_op, det.marker_events);
   if (det.steps.empty()) {
     if (!key_op.empty())
       warnings.push_back(fmt::format("key op '{}' matched no op: the whole trace is one window", key_op));

@@ -6,9 +6,9 @@ namespace perfgate {
 namespace {
 
 struct PerOp {
-  std::vector<TimeNs> self_kernel;     // window time of kernels the op launched itself
+  std::vector<TimeNs> self_kernel;  // window time of kernels the op launched itself
   std::vector<TimeNs> self_tc_kernel;
-  std::vector<bool> launched_tc;       // any Tensor Core kernel, in or out of the window
+  std::vector<bool> launched_tc;  // any Tensor Core kernel, in or out of the window
 };
 
 PerOp self_kernel_times(const Profile& p, const Attribution& a, NameClasses& classes, Interval window,
@@ -37,7 +37,8 @@ PerOp self_kernel_times(const Profile& p, const Attribution& a, NameClasses& cla
 
 }  // namespace
 
-TensorCoreSums tensor_core_sums(const Profile& p, const Attribution& a, NameClasses& classes, const Window& window) {
+TensorCoreSums tensor_core_sums(const Profile& p, const Attribution& a, NameClasses& classes,
+                                const Window& window) {
   TensorCoreSums sums;
   PerOp per = self_kernel_times(p, a, classes, {window.start, window.end}, sums);
   const auto& events = p.host_events;

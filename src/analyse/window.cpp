@@ -7,7 +7,9 @@
 namespace perfgate {
 namespace {
 
-std::int64_t step_number(const Step& s, std::size_t index) { return s.number.value_or(static_cast<std::int64_t>(index)); }
+std::int64_t step_number(const Step& s, std::size_t index) {
+  return s.number.value_or(static_cast<std::int64_t>(index));
+}
 
 std::string available_range(const StepDetection& d) {
   if (d.steps.empty()) return "no steps";
@@ -33,11 +35,12 @@ Window select_window(StepDetection& detection, const WindowOptions& options) {
     w.steps.push_back(i);
   }
   if (w.steps.empty())
-    throw ConfigError(fmt::format("--iter-start/--iter-stop select no step: the profile has {}", available_range(detection)));
+    throw ConfigError(fmt::format("--iter-start/--iter-stop select no step: the profile has {}",
+                                  available_range(detection)));
   if (options.skip_first < 0) throw ConfigError("--skip-first must not be negative");
   if (static_cast<std::size_t>(options.skip_first) >= w.steps.size())
-    throw ConfigError(fmt::format("--skip-first {} leaves no step: the window has {} steps", options.skip_first,
-                                  w.steps.size()));
+    throw ConfigError(fmt::format("--skip-first {} leaves no step: the window has {} steps",
+                                  options.skip_first, w.steps.size()));
   w.steps.erase(w.steps.begin(), w.steps.begin() + options.skip_first);
   for (std::size_t i : w.steps) detection.steps[i].in_window = true;
   const Step& first = detection.steps[w.steps.front()];

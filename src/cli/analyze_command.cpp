@@ -80,9 +80,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "Rule file (YAML) applied on top of the shipped 'default' set; repeatable. "
                   "Shipped names: default, tb-plugin")
       ->type_name("FILE");
-  cmd->add_option("--iter-start", args->iter_start, "First step in the aggregation window (N of ProfilerStep#N)")
+  cmd->add_option("--iter-start", args->iter_start,
+                  "First step in the aggregation window (N of ProfilerStep#N)")
       ->type_name("N");
-  cmd->add_option("--iter-stop", args->iter_stop, "Last step in the aggregation window (inclusive)")->type_name("N");
+  cmd->add_option("--iter-stop", args->iter_stop, "Last step in the aggregation window (inclusive)")
+      ->type_name("N");
   cmd->add_option("--skip-first", args->skip_first, "Drop the first N steps of the window (warm-up)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);

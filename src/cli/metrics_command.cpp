@@ -17,17 +17,27 @@ int run_metrics(const std::string& format) {
     JsonWriter j;
     j.begin_array();
     for (const auto& m : catalog)
-      j.begin_object().key("name").value(m.name).key("unit").value(m.unit).key("definition").value(m.definition)
-          .key("source").value(m.source).end_object();
+      j.begin_object()
+          .key("name")
+          .value(m.name)
+          .key("unit")
+          .value(m.unit)
+          .key("definition")
+          .value(m.definition)
+          .key("source")
+          .value(m.source)
+          .end_object();
     j.end_array();
     std::cout << j.str() << '\n';
   } else if (format == "markdown") {
     std::cout << "| metric | unit | definition | follows |\n|---|---|---|---|\n";
-    for (const auto& m : catalog) std::cout << fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.unit, m.definition, m.source);
+    for (const auto& m : catalog)
+      std::cout << fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.unit, m.definition, m.source);
   } else {
     std::size_t width = 0;
     for (const auto& m : catalog) width = std::max(width, m.name.size());
-    for (const auto& m : catalog) std::cout << fmt::format("{:<{}}  {:<6} {}\n", m.name, width, m.unit, m.definition);
+    for (const auto& m : catalog)
+      std::cout << fmt::format("{:<{}}  {:<6} {}\n", m.name, width, m.unit, m.definition);
   }
   return kExitPass;
 }

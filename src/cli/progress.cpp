@@ -6,7 +6,9 @@
 
 namespace perfgate::cli {
 
-bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+bool stderr_is_terminal() {
+  return ::isatty(STDERR_FILENO) == 1;
+}
 
 void ProgressLine::update(std::uint64_t done, std::uint64_t total) {
   if (!enabled_ || total == 0) return;
@@ -14,7 +16,8 @@ void ProgressLine::update(std::uint64_t done, std::uint64_t total) {
   if (shown_ && now - last_ < std::chrono::milliseconds(100) && done < total) return;
   last_ = now;
   shown_ = true;
-  std::fprintf(stderr, "\rperfgate: reading %3.0f%% (%.1f of %.1f MB)", 100.0 * static_cast<double>(done) / static_cast<double>(total),
+  std::fprintf(stderr, "\rperfgate: reading %3.0f%% (%.1f of %.1f MB)",
+               100.0 * static_cast<double>(done) / static_cast<double>(total),
                static_cast<double>(done) / 1e6, static_cast<double>(total) / 1e6);
   std::fflush(stderr);
 }

@@ -38,7 +38,8 @@ std::size_t FileSource::read(char* out, std::size_t size) {
       return static_cast<std::size_t>(n);
     }
     if (errno != EINTR)
-      throw InputError(fmt::format("{}: read error after {} bytes: {}", path_, consumed_, std::strerror(errno)));
+      throw InputError(
+          fmt::format("{}: read error after {} bytes: {}", path_, consumed_, std::strerror(errno)));
   }
 }
 

@@ -14,10 +14,14 @@ namespace perfgate {
 
 const char* format_name(InputFormat format) {
   switch (format) {
-    case InputFormat::KinetoJson: return "kineto-json";
-    case InputFormat::KinetoJsonGzip: return "kineto-json.gz";
-    case InputFormat::NsysSqlite: return "nsys-sqlite";
-    case InputFormat::Unknown: break;
+    case InputFormat::KinetoJson:
+      return "kineto-json";
+    case InputFormat::KinetoJsonGzip:
+      return "kineto-json.gz";
+    case InputFormat::NsysSqlite:
+      return "nsys-sqlite";
+    case InputFormat::Unknown:
+      break;
   }
   return "unknown";
 }
@@ -33,7 +37,8 @@ InputFormat detect_format(const std::string& path) {
   if (n == 0) throw InputError(fmt::format("{}: empty file (0 bytes)", path));
 
   std::string_view bytes(head, static_cast<std::size_t>(n));
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b)
+  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+      static_cast<unsigned char>(bytes[1]) == 0x8b)
     return InputFormat::KinetoJsonGzip;
   if (bytes.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::NsysSqlite;
   if (bytes.starts_with("\xEF\xBB\xBF")) bytes.remove_prefix(3);  // UTF-8 byte order mark

@@ -64,8 +64,9 @@ class GzipSource : public ByteSource {
   }
   std::uint64_t consumed() const { return file_->file_bytes_consumed() - stream_.avail_in; }
   InputError truncated() const {
-    return InputError(fmt::format("{}: truncated gzip stream: the file ends after {} bytes inside compressed data",
-                                  file_->path(), file_->file_bytes_consumed()));
+    return InputError(
+        fmt::format("{}: truncated gzip stream: the file ends after {} bytes inside compressed data",
+                    file_->path(), file_->file_bytes_consumed()));
   }
 
   std::unique_ptr<FileSource> file_;

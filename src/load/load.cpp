@@ -30,7 +30,8 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   }
   if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
   if (files.empty())
-    throw InputError(fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
+    throw InputError(
+        fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
   std::sort(files.begin(), files.end());
   return files;
 }
@@ -42,7 +43,8 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
     auto status = fs::status(path, ec);
     if (ec || status.type() == fs::file_type::not_found)
       throw InputError(fmt::format("{}: no such file or folder", path));
-    std::vector<std::string> files = fs::is_directory(status) ? expand_folder(path) : std::vector<std::string>{path};
+    std::vector<std::string> files =
+        fs::is_directory(status) ? expand_folder(path) : std::vector<std::string>{path};
     for (auto& file : files) {
       InputFile input;
       input.path = file;
@@ -50,10 +52,11 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       input.bytes = fs::file_size(file, ec);
       input.worker = worker_name_from_path(file);
       if (input.format == InputFormat::Unknown)
-        throw InputError(fmt::format("{}: not a Kineto JSON trace (plain or gzip) or an Nsight Systems SQLite export",
-                                     file));
+        throw InputError(fmt::format(
+            "{}: not a Kineto JSON trace (plain or gzip) or an Nsight Systems SQLite export", file));
       if (input.format == InputFormat::NsysSqlite)
-        throw InputError(fmt::format("{}: Nsight Systems SQLite exports are not supported by this version", file));
+        throw InputError(
+            fmt::format("{}: Nsight Systems SQLite exports are not supported by this version", file));
       inputs.push_back(std::move(input));
     }
   }
@@ -125,7 +128,8 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
       }
     }
   };
-  unsigned threads = options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads =
+      options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
   threads = static_cast<unsigned>(std::min<std::size_t>(threads, run.inputs.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);

@@ -7,7 +7,9 @@ namespace {
 constexpr std::size_t kChunkSize = 64 * 1024;
 }
 
-StringPool::StringPool() { intern(""); }
+StringPool::StringPool() {
+  intern("");
+}
 StringPool::StringPool(StringPool&&) noexcept = default;
 StringPool& StringPool::operator=(StringPool&&) noexcept = default;
 StringPool::~StringPool() = default;

@@ -118,7 +118,13 @@ std::string render_json(const ReportModel& r) {
   JsonWriter j;
   j.begin_object();
   j.key("schema").value(r.schema);
-  j.key("tool").begin_object().key("name").value("perfgate").key("version").value(r.tool_version).end_object();
+  j.key("tool")
+      .begin_object()
+      .key("name")
+      .value("perfgate")
+      .key("version")
+      .value(r.tool_version)
+      .end_object();
   j.key("inputs").begin_array();
   for (const auto& in : r.inputs) {
     j.begin_object();

@@ -15,7 +15,7 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   if (n == 0 || i + n > s.size()) return 0;
   for (std::size_t k = 1; k < n; ++k)
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
-  if (n == 3 && c == 0xE0 && byte(i + 1) < 0xA0) return 0;  // overlong
+  if (n == 3 && c == 0xE0 && byte(i + 1) < 0xA0) return 0;   // overlong
   if (n == 3 && c == 0xED && byte(i + 1) >= 0xA0) return 0;  // surrogate
   if (n == 4 && c == 0xF0 && byte(i + 1) < 0x90) return 0;
   if (n == 4 && c == 0xF4 && byte(i + 1) >= 0x90) return 0;
@@ -40,11 +40,21 @@ void append_json_string(std::string& out, std::string_view s) {
       continue;
     }
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       case '/':
         out += (i > 0 && s[i - 1] == '<') ? "\\/" : "/";
         break;
@@ -65,7 +75,8 @@ std::string format_json_number(double v) {
   // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
   double rounded = std::fabs(v) < 1e9 ? std::round(v * 1e6) / 1e6 : v;
   if (rounded == 0) rounded = 0;  // no "-0"
-  if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded)) return fmt::format("{}", static_cast<std::int64_t>(rounded));
+  if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded))
+    return fmt::format("{}", static_cast<std::int64_t>(rounded));
   return fmt::format("{}", rounded);
 }
 

@@ -31,7 +31,8 @@ std::string join(const std::vector<std::string>& parts) {
 
 std::string inputs_line(const ReportModel& r) {
   if (r.inputs.size() == 1)
-    return fmt::format("{} ({}, {})", r.inputs[0].path, format_name(r.inputs[0].format), format_bytes(r.inputs[0].bytes));
+    return fmt::format("{} ({}, {})", r.inputs[0].path, format_name(r.inputs[0].format),
+                       format_bytes(r.inputs[0].bytes));
   std::uint64_t bytes = 0;
   for (const auto& i : r.inputs) bytes += i.bytes;
   return fmt::format("{} workers ({})", r.inputs.size(), format_bytes(bytes));
@@ -40,7 +41,8 @@ std::string inputs_line(const ReportModel& r) {
 std::string window_line(const ReportModel& r) {
   const auto& m = r.metrics;
   if (r.workers.size() == 1 && r.workers[0].window.step_source == "none")
-    return fmt::format("whole trace (no steps), {} wall", format_duration_us(metric_value(m, "window.wall_us")));
+    return fmt::format("whole trace (no steps), {} wall",
+                       format_duration_us(metric_value(m, "window.wall_us")));
   std::string range;
   if (!r.steps.empty()) range = fmt::format(" ({} to {})", r.steps.front().name, r.steps.back().name);
   return fmt::format("{:.0f} steps{}, {} wall", metric_value(m, "window.steps_in_window").value_or(0), range,
@@ -70,8 +72,8 @@ std::string gpu_line(const std::vector<ReportMetric>& m) {
 std::string gpu_detail(const ReportGpu& g, bool name_worker) {
   std::string name = g.name.empty() ? "unknown device" : g.name;
   if (!g.compute_capability.empty()) name += " (sm " + g.compute_capability + ")";
-  return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", name_worker ? g.worker + " " : "", g.device,
-                     name, format_pct(g.utilization_pct), format_pct(g.busy_pct), g.kernel_count);
+  return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", name_worker ? g.worker + " " : "",
+                     g.device, name, format_pct(g.utilization_pct), format_pct(g.busy_pct), g.kernel_count);
 }
 
 std::string breakdown_line(const std::vector<ReportMetric>& m) {
@@ -95,9 +97,10 @@ std::string resources_line(const std::vector<ReportMetric>& m) {
 }
 
 std::string tensor_core_line(const std::vector<ReportMetric>& m) {
-  return join({"TC kernel time " + format_pct(metric_value(m, "tensor_core.kernel_time_pct")),
-               "eligible-op kernel time " + format_pct(metric_value(m, "tensor_core.eligible_kernel_time_pct")),
-               "TC efficiency " + format_pct(metric_value(m, "tensor_core.efficiency_pct"))});
+  return join(
+      {"TC kernel time " + format_pct(metric_value(m, "tensor_core.kernel_time_pct")),
+       "eligible-op kernel time " + format_pct(metric_value(m, "tensor_core.eligible_kernel_time_pct")),
+       "TC efficiency " + format_pct(metric_value(m, "tensor_core.efficiency_pct"))});
 }
 
 }  // namespace

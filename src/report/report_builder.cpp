@@ -7,7 +7,9 @@
 namespace perfgate {
 namespace {
 
-double us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
+double us(TimeNs ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
 
 std::vector<ReportMetric> report_metrics(const MetricValues& values) {
   std::vector<ReportMetric> out;
@@ -57,7 +59,8 @@ std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
     r.worker = w.worker;
     r.device = g.device;
     r.name = g.name;
-    if (g.compute_major >= 0) r.compute_capability = fmt::format("{}.{}", g.compute_major, std::max(0, g.compute_minor));
+    if (g.compute_major >= 0)
+      r.compute_capability = fmt::format("{}.{}", g.compute_major, std::max(0, g.compute_minor));
     r.sm_count = g.sm_count;
     r.memory_bytes = g.memory_bytes;
     r.kernel_count = g.kernel_count;
@@ -116,8 +119,8 @@ ReportModel build_report(const LoadedRun& run, const RunAnalysis& analysis, cons
     m.workers.push_back(report_worker(run.workers[i], analysis.workers[i]));
     for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
     for (const auto& warning : analysis.workers[i].warnings)
-      m.warnings.push_back(analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning)
-                                                       : warning);
+      m.warnings.push_back(
+          analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning) : warning);
   }
   if (m.workers.size() == 1) {
     for (const auto& s : m.workers.front().steps)

@@ -67,18 +67,19 @@ class RuleFileReader {
 
  private:
   [[noreturn]] void fail(const RuleSource& source, const YAML::Node& node, const std::string& message) {
-    throw ConfigError(fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1, node.Mark().column + 1,
-                                  message));
+    throw ConfigError(fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1,
+                                  node.Mark().column + 1, message));
   }
 
   void error(const RuleSource& source, const YAML::Node& node, const std::string& message) {
-    errors_.push_back(
-        fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1, node.Mark().column + 1, message));
+    errors_.push_back(fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1,
+                                  node.Mark().column + 1, message));
   }
 
   YAML::Node parse(const RuleSource& source) {
     if (source.text.size() > kMaxRuleFileBytes)
-      throw ConfigError(fmt::format("{}: error: rule file is larger than {} bytes", source.label, kMaxRuleFileBytes));
+      throw ConfigError(
+          fmt::format("{}: error: rule file is larger than {} bytes", source.label, kMaxRuleFileBytes));
     try {
       YAML::Node root = YAML::Load(source.text);
       if (!root.IsMap() && !root.IsNull())
@@ -127,7 +128,8 @@ class RuleFileReader {
     for (const auto& entry : node) {
       std::string name = entry.first.as<std::string>();
       if (std::find(kClassNames.begin(), kClassNames.end(), name) == kClassNames.end()) {
-        error(source, entry.first, fmt::format("unknown classification '{}'{}", name, did_you_mean(name, kClassNames)));
+        error(source, entry.first,
+              fmt::format("unknown classification '{}'{}", name, did_you_mean(name, kClassNames)));
         continue;
       }
       apply_class(source, entry.second, name, class_list(out_.classification, name));
@@ -139,7 +141,8 @@ class RuleFileReader {
     for (const auto& entry : node) {
       std::string key = entry.first.as<std::string>();
       if (std::find(kAttributionKeys.begin(), kAttributionKeys.end(), key) == kAttributionKeys.end()) {
-        error(source, entry.first, fmt::format("unknown key '{}' in 'attribution'{}", key, did_you_mean(key, kAttributionKeys)));
+        error(source, entry.first,
+              fmt::format("unknown key '{}' in 'attribution'{}", key, did_you_mean(key, kAttributionKeys)));
         continue;
       }
       bool value = false;
@@ -153,11 +156,13 @@ class RuleFileReader {
 
   void apply_class(const RuleSource& source, const YAML::Node& node, const std::string& name,
                    std::vector<std::string>& list) {
-    if (!node.IsMap()) return error(source, node, fmt::format("'{}' must be a mapping with 'patterns' or 'add'", name));
+    if (!node.IsMap())
+      return error(source, node, fmt::format("'{}' must be a mapping with 'patterns' or 'add'", name));
     for (const auto& entry : node) {
       std::string key = entry.first.as<std::string>();
       if (std::find(kClassKeys.begin(), kClassKeys.end(), key) == kClassKeys.end())
-        error(source, entry.first, fmt::format("unknown key '{}' in '{}'{}", key, name, did_you_mean(key, kClassKeys)));
+        error(source, entry.first,
+              fmt::format("unknown key '{}' in '{}'{}", key, name, did_you_mean(key, kClassKeys)));
     }
     if (YAML::Node replace = node["patterns"]) {
       list.clear();
@@ -175,7 +180,8 @@ class RuleFileReader {
         for (const auto& entry : item) {
           std::string key = entry.first.as<std::string>();
           if (std::find(kPatternKeys.begin(), kPatternKeys.end(), key) == kPatternKeys.end())
-            error(source, entry.first, fmt::format("unknown key '{}' in a pattern{}", key, did_you_mean(key, kPatternKeys)));
+            error(source, entry.first,
+                  fmt::format("unknown key '{}' in a pattern{}", key, did_you_mean(key, kPatternKeys)));
         }
         pattern = item["pattern"];
         if (!pattern) {

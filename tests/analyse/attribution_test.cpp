@@ -18,13 +18,13 @@ std::string owner_of_kernel(const Profile& p, const Attribution& a, const std::s
 std::string attribution_trace() {
   TraceBuilder t;
   t.op("A", 0, 100, 1, 1).op("B", 10, 40, 2, 1);
-  t.launch("k_ext_b", 20, 200, 1, 2);      // External id 2 names B, which encloses the call
-  t.launch("k_no_ext", 60, 210, 1, 0);     // no External id: innermost enclosing op is A
-  t.launch("k_unknown_ext", 70, 220, 1, 99);  // names no op: A by time
-  t.launch("k_ext_a", 30, 230, 1, 1);      // names A although B is innermost: External id wins
-  t.launch("k_ext_b_late", 80, 240, 1, 2); // names B, but B does not enclose it: A by time
+  t.launch("k_ext_b", 20, 200, 1, 2);               // External id 2 names B, which encloses the call
+  t.launch("k_no_ext", 60, 210, 1, 0);              // no External id: innermost enclosing op is A
+  t.launch("k_unknown_ext", 70, 220, 1, 99);        // names no op: A by time
+  t.launch("k_ext_a", 30, 230, 1, 1);               // names A although B is innermost: External id wins
+  t.launch("k_ext_b_late", 80, 240, 1, 2);          // names B, but B does not enclose it: A by time
   t.launch("k_other_thread", 20, 250, 1, 0, 0, 2);  // thread 2 has no ops
-  t.kernel("k_orphan", 260, 1, 424242);              // no runtime call with this correlation
+  t.kernel("k_orphan", 260, 1, 424242);             // no runtime call with this correlation
   t.python_function("frame", 300, 100, 3).op("C", 310, 10, 0, 3);
   t.launch("k_in_python_only", 305, 400, 1, 0, 0, 3);
   t.launch("k_in_c", 312, 410, 1, 0, 0, 3);

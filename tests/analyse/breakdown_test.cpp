@@ -7,7 +7,9 @@
 namespace perfgate::testing {
 namespace {
 
-double part_us(const Step& s, BreakdownPart p) { return static_cast<double>(s.breakdown[static_cast<std::size_t>(p)]) / 1000.0; }
+double part_us(const Step& s, BreakdownPart p) {
+  return static_cast<double>(s.breakdown[static_cast<std::size_t>(p)]) / 1000.0;
+}
 
 // One step [0,100] µs:
 //   [0,5] CPU op   [5,9] runtime calls   [9,10] nothing   [10,40] kernels on two streams
@@ -60,7 +62,9 @@ TEST(Breakdown, PartsSumToTheStepInBothSchemas) {
     }
     double pct = 0;
     for (std::size_t i = 0; i < kBreakdownParts; ++i)
-      pct += w.metrics.get(std::string("breakdown.") + breakdown_part_name(static_cast<BreakdownPart>(i)) + "_pct").value_or(0);
+      pct += w.metrics
+                 .get(std::string("breakdown.") + breakdown_part_name(static_cast<BreakdownPart>(i)) + "_pct")
+                 .value_or(0);
     EXPECT_NEAR(pct, 100, 1e-9);
   }
 }

@@ -51,8 +51,8 @@ TEST(GpuMetrics, PerGpuUtilizationBusySmEfficiencyAndOccupancy) {
 TEST(GpuMetrics, OnlyWindowTimeCounts) {
   TraceBuilder t;
   t.step(1, 0, 100).step(2, 100, 100);
-  t.launch("k1", 10, 50, 40);   // step 1: [50,90]
-  t.launch("k2", 110, 120, 60); // step 2: [120,180]
+  t.launch("k1", 10, 50, 40);    // step 1: [50,90]
+  t.launch("k2", 110, 120, 60);  // step 2: [120,180]
   AnalysisOptions options;
   options.window.iter_start = 2;
   WorkerAnalysis w = analyse_json(t.json(), options);
@@ -65,11 +65,11 @@ TEST(GpuMetrics, CpuOnlyProfilesHaveNoApplicableGpuMetrics) {
   t.step(1, 0, 100).op("aten::add", 10, 20);
   WorkerAnalysis w = analyse_json(t.json());
   EXPECT_EQ(*w.metrics.get("gpu.count"), 0);
-  for (const char* name : {"gpu.utilization_pct", "gpu.busy_pct", "gpu.idle_pct", "gpu.sm_efficiency_pct",
-                           "gpu.achieved_occupancy_pct", "breakdown.kernel_pct", "breakdown.memcpy_pct",
-                           "breakdown.runtime_pct", "tensor_core.kernel_time_pct",
-                           "tensor_core.eligible_kernel_time_pct", "tensor_core.efficiency_pct",
-                           "resources.tc_kernels_us"})
+  for (const char* name :
+       {"gpu.utilization_pct", "gpu.busy_pct", "gpu.idle_pct", "gpu.sm_efficiency_pct",
+        "gpu.achieved_occupancy_pct", "breakdown.kernel_pct", "breakdown.memcpy_pct", "breakdown.runtime_pct",
+        "tensor_core.kernel_time_pct", "tensor_core.eligible_kernel_time_pct", "tensor_core.efficiency_pct",
+        "resources.tc_kernels_us"})
     EXPECT_FALSE(w.metrics.get(name)) << name;
   EXPECT_DOUBLE_EQ(*w.metrics.get("breakdown.cpu_exec_pct"), 20);
   EXPECT_DOUBLE_EQ(*w.metrics.get("resources.cpu_pct"), 20);

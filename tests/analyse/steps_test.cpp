@@ -6,7 +6,9 @@
 namespace perfgate::testing {
 namespace {
 
-double us(TimeNs ns) { return static_cast<double>(ns) / 1000.0; }
+double us(TimeNs ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
 
 // Steps host [100,200] [200,300] [300,400]. A kernel launched before the first step runs until
 // 150, so step 1 starts at 150; its own kernel ends at 260, so it ends there and step 2 starts at

@@ -8,7 +8,9 @@
 namespace perfgate::testing {
 namespace {
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
 
 TEST(Cli, HelpAndVersion) {
   CommandResult help = run_perfgate("--help");

@@ -34,8 +34,8 @@ TEST(Example, AnalysesAsDescribedInItsReadme) {
   EXPECT_EQ(w.steps.steps.size(), 8u);
   EXPECT_EQ(w.steps.steps.front().name, "ProfilerStep#3");
   EXPECT_EQ(*w.metrics.get("gpu.count"), 1);
-  EXPECT_GT(*w.metrics.get("breakdown.dataloader_pct"), 5);       // DataLoader without workers
-  EXPECT_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0);    // FP32: no Tensor Cores
+  EXPECT_GT(*w.metrics.get("breakdown.dataloader_pct"), 5);     // DataLoader without workers
+  EXPECT_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0);  // FP32: no Tensor Cores
   EXPECT_GT(*w.metrics.get("tensor_core.eligible_kernel_time_pct"), 50);
 }
 

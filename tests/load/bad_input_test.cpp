@@ -29,10 +29,13 @@ std::string event_error(const std::string& event) {
 }
 
 TEST(BadInput, MissingFile) {
-  EXPECT_NE(load_error("/nonexistent/trace.json").find("/nonexistent/trace.json: no such file"), std::string::npos);
+  EXPECT_NE(load_error("/nonexistent/trace.json").find("/nonexistent/trace.json: no such file"),
+            std::string::npos);
 }
 
-TEST(BadInput, EmptyFile) { EXPECT_NE(load_error_text("").find("empty file"), std::string::npos); }
+TEST(BadInput, EmptyFile) {
+  EXPECT_NE(load_error_text("").find("empty file"), std::string::npos);
+}
 
 TEST(BadInput, NotATraceAtAll) {
   EXPECT_NE(load_error_text("hello world").find("not a Kineto JSON trace"), std::string::npos);
@@ -67,7 +70,8 @@ TEST(BadInput, TruncatedGzip) {
 
 TEST(BadInput, CorruptGzip) {
   std::string dir = temp_dir();
-  std::string full = read_text(write_gzip(dir + "/full.json.gz", TraceBuilder().op("aten::add", 1, 2).json()));
+  std::string full =
+      read_text(write_gzip(dir + "/full.json.gz", TraceBuilder().op("aten::add", 1, 2).json()));
   for (std::size_t i = 12; i < full.size() - 8; ++i) full[i] = static_cast<char>(full[i] ^ 0x5A);
   std::string path = write_text(dir + "/corrupt.json.gz", full);
   std::string m = load_error(path);
@@ -75,7 +79,8 @@ TEST(BadInput, CorruptGzip) {
 }
 
 TEST(BadInput, JsonThatIsNotATrace) {
-  EXPECT_NE(load_error_text(R"({"name": "a config file"})").find("no 'traceEvents' array"), std::string::npos);
+  EXPECT_NE(load_error_text(R"({"name": "a config file"})").find("no 'traceEvents' array"),
+            std::string::npos);
   EXPECT_NE(load_error_text(R"({"traceEvents": {"a": 1}})").find("'traceEvents' must be an array"),
             std::string::npos);
   EXPECT_NE(load_error_text(R"("just a string")").find("not a Kineto JSON trace"), std::string::npos);
@@ -90,17 +95,21 @@ TEST(BadInput, WrongTypesInFields) {
   EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": "12", "dur": 1})")
                 .find("field 'ts' must be a number"),
             std::string::npos);
-  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": 7, "ts": 1, "dur": 1})").find("field 'name' must be a string"),
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": 7, "ts": 1, "dur": 1})")
+                .find("field 'name' must be a string"),
             std::string::npos);
   EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": []})")
                 .find("field 'args' must be an object"),
             std::string::npos);
-  EXPECT_NE(event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"correlation": "x"}})")
-                .find("field 'correlation' must be an integer"),
-            std::string::npos);
-  EXPECT_NE(event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"grid": 5}})")
-                .find("field 'grid' must be an array of integers"),
-            std::string::npos);
+  EXPECT_NE(
+      event_error(
+          R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"correlation": "x"}})")
+          .find("field 'correlation' must be an integer"),
+      std::string::npos);
+  EXPECT_NE(
+      event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {"grid": 5}})")
+          .find("field 'grid' must be an array of integers"),
+      std::string::npos);
 }
 
 TEST(BadInput, MissingFields) {
@@ -111,20 +120,25 @@ TEST(BadInput, MissingFields) {
 }
 
 TEST(BadInput, AbsurdValues) {
-  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": -5})").find("negative duration"),
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": -5})")
+                .find("negative duration"),
             std::string::npos);
-  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1e13})").find("absurd duration"),
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1e13})")
+                .find("absurd duration"),
             std::string::npos);
-  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1e300, "dur": 1})").find("not a usable timestamp"),
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1e300, "dur": 1})")
+                .find("not a usable timestamp"),
             std::string::npos);
 }
 
 TEST(BadInput, HugeStringsAndDeepNesting) {
   std::string huge(2 * 1024 * 1024, 'x');
-  std::string m = event_error(R"({"ph": "X", "cat": "cpu_op", "name": ")" + huge + R"(", "ts": 1, "dur": 1})");
+  std::string m =
+      event_error(R"({"ph": "X", "cat": "cpu_op", "name": ")" + huge + R"(", "ts": 1, "dur": 1})");
   EXPECT_NE(m.find("longer than"), std::string::npos) << m.substr(0, 200);
   std::string deep = std::string(200, '[') + std::string(200, ']');
-  std::string m2 = event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": {"x": )" + deep + "}}");
+  std::string m2 = event_error(
+      R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": {"x": )" + deep + "}}");
   EXPECT_NE(m2.find("invalid JSON"), std::string::npos) << m2;
 }
 

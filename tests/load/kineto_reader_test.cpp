@@ -12,16 +12,23 @@ TEST(KinetoReader, CurrentSchemaFillsTheModel) {
       .top_level("distributedInfo", R"({"backend": "nccl", "rank": 3, "world_size": 8})")
       .top_level("baseTimeNanoseconds", "1711964646000000000")
       .step(1, 100, 900)
-      .op("aten::mm", 200, 100, 7, 1, R"("Input Dims": [[32, 64], [64, 16]], "Input type": ["float", "float"], "Sequence number": 42, "Call stack": "train.py(10): step")")
+      .op("aten::mm", 200, 100, 7, 1,
+          R"("Input Dims": [[32, 64], [64, 16]], "Input type": ["float", "float"], "Sequence number": 42, "Call stack": "train.py(10): step")")
       .runtime("cudaLaunchKernel", 250.5, 3.25, 55, 7)
       .kernel("ampere_sgemm_128x64_nn", 260.125, 40, 55, 0, 7,
-              KernelArgs{.blocks_per_sm = 0.5, .occupancy_pct = 25, .grid = {8, 2, 1}, .block = {256, 1, 1},
-                         .registers_per_thread = 64, .shared_memory = 1024})
+              KernelArgs{.blocks_per_sm = 0.5,
+                         .occupancy_pct = 25,
+                         .grid = {8, 2, 1},
+                         .block = {256, 1, 1},
+                         .registers_per_thread = 64,
+                         .shared_memory = 1024})
       .memcpy("Memcpy HtoD (Pageable -> Device)", 300, 10, 56, 0, 7, 4096)
       .memset(320, 2, 57)
       .python_function("nn.Module: Linear_0", 150, 400)
-      .raw_event(R"({"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7, "ts": 260, "dur": 50})")
-      .raw_event(R"J({"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 50, "dur": 2000})J");
+      .raw_event(
+          R"({"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7, "ts": 260, "dur": 50})")
+      .raw_event(
+          R"J({"ph": "X", "cat": "Trace", "name": "PyTorch Profiler (0)", "pid": "Spans", "tid": "PyTorch Profiler", "ts": 50, "dur": 2000})J");
   Profile p = load_json(t.json());
 
   EXPECT_EQ(p.info.format, "kineto-json");
@@ -85,7 +92,9 @@ TEST(KinetoReader, CurrentSchemaFillsTheModel) {
 
 TEST(KinetoReader, LegacySchemaReadsStreamTidsAndLowercaseExternalId) {
   TraceBuilder t(Schema::Legacy);
-  t.step(5, 0, 1000).op("aten::conv2d", 10, 100, 3).launch("volta_scudnn_128x64_relu", 20, 30, 50, 3, 0, 1, 7);
+  t.step(5, 0, 1000)
+      .op("aten::conv2d", 10, 100, 3)
+      .launch("volta_scudnn_128x64_relu", 20, 30, 50, 3, 0, 1, 7);
   Profile p = load_json(t.json());
   ASSERT_EQ(p.gpu_activities.size(), 1u);
   EXPECT_EQ(p.gpu_activities[0].stream, 7u);
@@ -161,7 +170,8 @@ TEST(KinetoReader, ReadsConcatenatedGzipMembersAsOneStream) {
 TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
   TraceBuilder t;
   t.op("aten::add", 1, 2)
-      .raw_event(R"({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 3, "dur": 1})")
+      .raw_event(
+          R"({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 3, "dur": 1})")
       .raw_event(R"({"ph": "B", "cat": "cpu_op", "name": "begin", "pid": 1, "tid": 1, "ts": 3})");
   Profile p = load_json(t.json());
   ASSERT_EQ(p.notes.size(), 2u);
@@ -171,8 +181,10 @@ TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
 
 TEST(KinetoReader, RocmStyleTextArgsAreReadLeniently) {
   TraceBuilder t;
-  t.raw_event(R"({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"External id": 8, "stream": "0x0", "size": "2560", "kind": "1", "correlation": 117}})");
-  t.raw_event(R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "pid": 2, "tid": 0, "ts": 2, "dur": 1, "args": {"device": 2, "stream": 0, "correlation": 117, "kind": "HtoD"}})J");
+  t.raw_event(
+      R"({"ph": "X", "cat": "cuda_runtime", "name": "hipMemcpyWithStream", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"External id": 8, "stream": "0x0", "size": "2560", "kind": "1", "correlation": 117}})");
+  t.raw_event(
+      R"J({"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD (Host -> Device)", "pid": 2, "tid": 0, "ts": 2, "dur": 1, "args": {"device": 2, "stream": 0, "correlation": 117, "kind": "HtoD"}})J");
   Profile p = load_json(t.json());
   ASSERT_EQ(p.gpu_activities.size(), 1u);
   EXPECT_EQ(p.gpu_activities[0].device, 2);

@@ -26,16 +26,21 @@ std::vector<Reference> references() {
   std::string dir = shared_traces_dir();
   if (dir.empty()) return out;
   auto doc = boost::json::parse(read_text(dir + "/reference.json")).as_object();
-  for (const auto& [file, data] : doc.at("traces").as_object()) out.push_back({std::string(file), data.as_object()});
+  for (const auto& [file, data] : doc.at("traces").as_object())
+    out.push_back({std::string(file), data.as_object()});
   return out;
 }
 
-double number(const boost::json::value& v) { return v.is_double() ? v.as_double() : static_cast<double>(v.as_int64()); }
+double number(const boost::json::value& v) {
+  return v.is_double() ? v.as_double() : static_cast<double>(v.as_int64());
+}
 
 // Reference keys of the breakdown, and ours.
 const std::map<std::string, std::string> kBreakdownKeys = {
-    {"kernel", "kernel"},   {"memcpy", "memcpy"},         {"memset", "memset"},   {"communication", "communication"},
-    {"runtime", "runtime"}, {"dataloader", "dataloader"}, {"cpuop", "cpu_exec"}, {"other", "other"}};
+    {"kernel", "kernel"},   {"memcpy", "memcpy"},
+    {"memset", "memset"},   {"communication", "communication"},
+    {"runtime", "runtime"}, {"dataloader", "dataloader"},
+    {"cpuop", "cpu_exec"},  {"other", "other"}};
 
 WorkerAnalysis analyse_file(const std::string& file, const std::vector<std::string>& rules) {
   LoadedRun run = load_run({shared_traces_dir() + "/" + file});
@@ -88,7 +93,6 @@ void expect_gpu_metrics_agree(const Reference& r, const WorkerAnalysis& w, doubl
     EXPECT_EQ(occupancy.is_null(), !g.achieved_occupancy_pct.has_value()) << r.file;
     if (!sm.is_null()) {
       EXPECT_NEAR(*g.sm_efficiency_pct, number(sm), tolerance) << r.file;
-
     }
     if (!occupancy.is_null()) {
       EXPECT_NEAR(*g.achieved_occupancy_pct, number(occupancy), tolerance) << r.file;
@@ -124,7 +128,6 @@ TEST(PluginAgreement, ThePluginsRulesReproduceItsNumbers) {
       for (const auto& [gpu, v] : r.data.at("tc_kernel_time_pct").as_object())
         if (!v.is_null()) {
           EXPECT_NEAR(*w.metrics.get("tensor_core.kernel_time_pct"), number(v), 0.1);
-
         }
       EXPECT_NEAR(*w.metrics.get("tensor_core.eligible_kernel_time_pct"),
                   number(r.data.at("tc_eligible_ops_kernel_time_pct")), 0.1);
@@ -147,10 +150,10 @@ const std::map<std::string, std::string> kBreakdownDifferences = {
 
 // Traces where the default Tensor Core patterns see more than the plugin's 2021 lists.
 const std::set<std::string> kTensorCoreDifferences = {
-    "a100_alexnet.json.gz",                      // Ampere sm80_xmma / cutlass tensorop kernels are TC
-    "a100_nccl_rank0.json.gz",                   // likewise, and ConvolutionBackward0 is eligible
-    "v100_ns_resolution_rank0.pt.trace.json.gz", // ConvolutionBackward0 / convolution_backward are eligible
-    "mi250_rocm_minitoy.json.gz",                // AMD MFMA (Cijk_..._MI16x16x1) kernels use matrix cores
+    "a100_alexnet.json.gz",                       // Ampere sm80_xmma / cutlass tensorop kernels are TC
+    "a100_nccl_rank0.json.gz",                    // likewise, and ConvolutionBackward0 is eligible
+    "v100_ns_resolution_rank0.pt.trace.json.gz",  // ConvolutionBackward0 / convolution_backward are eligible
+    "mi250_rocm_minitoy.json.gz",                 // AMD MFMA (Cijk_..._MI16x16x1) kernels use matrix cores
 };
 
 TEST(PluginAgreement, DefaultRulesAgreeWhereTheyDoNotDifferOnPurpose) {
@@ -165,8 +168,8 @@ TEST(PluginAgreement, DefaultRulesAgreeWhereTheyDoNotDifferOnPurpose) {
     for (const auto& [theirs, ours] : kBreakdownKeys) {
       double expected = number(r.data.at("breakdown_pct").at(theirs));
       double actual = breakdown_pct(w, ours);
-      bool moved = theirs == "kernel" || theirs == "communication" || theirs == "cpuop" || theirs == "runtime" ||
-                   theirs == "memcpy";
+      bool moved = theirs == "kernel" || theirs == "communication" || theirs == "cpuop" ||
+                   theirs == "runtime" || theirs == "memcpy";
       if (breakdown_differs && moved) continue;
       EXPECT_NEAR(actual, expected, 0.5) << theirs;
     }
@@ -179,7 +182,6 @@ TEST(PluginAgreement, DefaultRulesAgreeWhereTheyDoNotDifferOnPurpose) {
       for (const auto& [gpu, v] : r.data.at("tc_kernel_time_pct").as_object())
         if (!v.is_null()) {
           EXPECT_NEAR(*w.metrics.get("tensor_core.kernel_time_pct"), number(v), 1.0);
-
         }
       EXPECT_NEAR(*w.metrics.get("tensor_core.eligible_kernel_time_pct"),
                   number(r.data.at("tc_eligible_ops_kernel_time_pct")), 1.0);

@@ -27,7 +27,8 @@ TEST(JsonWriter, NumbersAreShortAndStable) {
   EXPECT_EQ(format_json_number(100.0), "100");
   EXPECT_EQ(format_json_number(1.0 / 3.0), "0.333333");
   EXPECT_EQ(format_json_number(-0.0000001), "0");
-  EXPECT_EQ(format_json_number(1623142623460111.25), "1623142623460111.2");  // shortest round trip of the double
+  EXPECT_EQ(format_json_number(1623142623460111.25),
+            "1623142623460111.2");  // shortest round trip of the double
 }
 
 std::string report_of_file(const std::string& path) {

@@ -7,7 +7,9 @@
 namespace perfgate::testing {
 namespace {
 
-std::string rules_file(const std::string& yaml) { return write_text(temp_dir() + "/rules.yaml", yaml); }
+std::string rules_file(const std::string& yaml) {
+  return write_text(temp_dir() + "/rules.yaml", yaml);
+}
 
 std::string config_error(const std::vector<std::string>& files) {
   try {
@@ -52,8 +54,10 @@ classification:
 
 TEST(RuleFiles, ExtendsNoneStartsEmptyAndExtendsCanNameAFile) {
   std::string dir = temp_dir();
-  write_text(dir + "/base.yaml", "extends: none\nclassification:\n  communication_ops:\n    patterns: ['^x$']\n");
-  std::string child = write_text(dir + "/child.yaml", "extends: base.yaml\nclassification:\n  communication_ops:\n    add: ['^y$']\n");
+  write_text(dir + "/base.yaml",
+             "extends: none\nclassification:\n  communication_ops:\n    patterns: ['^x$']\n");
+  std::string child = write_text(
+      dir + "/child.yaml", "extends: base.yaml\nclassification:\n  communication_ops:\n    add: ['^y$']\n");
   RuleSet r = load_rules({child});
   EXPECT_EQ(r.classification.communication_ops, (std::vector<std::string>{"^x$", "^y$"}));
   EXPECT_TRUE(r.classification.tensor_core_kernels.empty());
@@ -62,25 +66,35 @@ TEST(RuleFiles, ExtendsNoneStartsEmptyAndExtendsCanNameAFile) {
 TEST(RuleFiles, ErrorsNameFileLineColumnAndSuggestTheKey) {
   std::string path = rules_file("classification:\n  tensor_core_kernel:\n    add: ['x']\n");
   std::string m = config_error({path});
-  EXPECT_NE(m.find(path + ":2:3: error: unknown classification 'tensor_core_kernel', did you mean 'tensor_core_kernels'?"),
-            std::string::npos)
+  EXPECT_NE(
+      m.find(path +
+             ":2:3: error: unknown classification 'tensor_core_kernel', did you mean 'tensor_core_kernels'?"),
+      std::string::npos)
       << m;
 }
 
 TEST(RuleFiles, EveryErrorOfAFileIsReportedAtOnce) {
-  std::string path = rules_file("clasification: {}\nclassification:\n  dataloader_ops:\n    add: ['(unclosed']\n    pattern: []\n");
+  std::string path = rules_file(
+      "clasification: {}\nclassification:\n  dataloader_ops:\n    add: ['(unclosed']\n    pattern: []\n");
   std::string m = config_error({path});
-  EXPECT_NE(m.find(":1:1: error: unknown key 'clasification', did you mean 'classification'?"), std::string::npos) << m;
+  EXPECT_NE(m.find(":1:1: error: unknown key 'clasification', did you mean 'classification'?"),
+            std::string::npos)
+      << m;
   EXPECT_NE(m.find(":4:11: error: invalid regular expression '(unclosed'"), std::string::npos) << m;
-  EXPECT_NE(m.find(":5:5: error: unknown key 'pattern' in 'dataloader_ops', did you mean 'patterns'?"), std::string::npos) << m;
+  EXPECT_NE(m.find(":5:5: error: unknown key 'pattern' in 'dataloader_ops', did you mean 'patterns'?"),
+            std::string::npos)
+      << m;
 }
 
 TEST(RuleFiles, MalformedYamlAndWrongShapes) {
-  EXPECT_NE(config_error({rules_file("classification: [unclosed\n")}).find("invalid YAML"), std::string::npos);
-  EXPECT_NE(config_error({rules_file("- a\n- b\n")}).find("must be a mapping"), std::string::npos);
-  EXPECT_NE(config_error({rules_file("classification:\n  dataloader_ops: 5\n")}).find("must be a mapping with 'patterns' or 'add'"),
+  EXPECT_NE(config_error({rules_file("classification: [unclosed\n")}).find("invalid YAML"),
             std::string::npos);
-  EXPECT_NE(config_error({rules_file("attribution:\n  by_time_containment: maybe\n")}).find("must be true or false"),
+  EXPECT_NE(config_error({rules_file("- a\n- b\n")}).find("must be a mapping"), std::string::npos);
+  EXPECT_NE(config_error({rules_file("classification:\n  dataloader_ops: 5\n")})
+                .find("must be a mapping with 'patterns' or 'add'"),
+            std::string::npos);
+  EXPECT_NE(config_error({rules_file("attribution:\n  by_time_containment: maybe\n")})
+                .find("must be true or false"),
             std::string::npos);
   EXPECT_NE(config_error({"/no/such/rules.yaml"}).find("cannot read rule file"), std::string::npos);
 }

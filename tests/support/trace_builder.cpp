@@ -25,7 +25,9 @@ std::string quote(const std::string& s) {
 }
 
 // Microseconds with three decimals: nanosecond-exact.
-std::string micros(double us) { return fmt::format("{:.3f}", us); }
+std::string micros(double us) {
+  return fmt::format("{:.3f}", us);
+}
 
 }  // namespace
 
@@ -38,28 +40,33 @@ std::string TraceBuilder::host_tid(int tid) const {
 std::string TraceBuilder::gpu_tid(int stream) const {
   return schema_ == Schema::Current ? std::to_string(stream) : quote(fmt::format("stream {}", stream));
 }
-std::string TraceBuilder::ext_key() const { return schema_ == Schema::Current ? "External id" : "external id"; }
+std::string TraceBuilder::ext_key() const {
+  return schema_ == Schema::Current ? "External id" : "external id";
+}
 
 TraceBuilder& TraceBuilder::op(const std::string& name, double ts, double dur, std::int64_t ext_id, int tid,
                                const std::string& extra_args) {
   std::string args = ext_id ? fmt::format("\"External id\": {}", ext_id) : "";
   if (!extra_args.empty()) args += (args.empty() ? "" : ", ") + extra_args;
-  events_.push_back(fmt::format(R"({{"ph": "X", "cat": "{}", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}, "args": {{{}}}}})",
-                                category("cpu_op", "Operator"), quote(name), host_tid(tid), micros(ts), micros(dur), args));
+  events_.push_back(fmt::format(
+      R"({{"ph": "X", "cat": "{}", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}, "args": {{{}}}}})",
+      category("cpu_op", "Operator"), quote(name), host_tid(tid), micros(ts), micros(dur), args));
   return *this;
 }
 
-TraceBuilder& TraceBuilder::annotation(const std::string& name, double ts, double dur, std::int64_t ext_id, int tid) {
+TraceBuilder& TraceBuilder::annotation(const std::string& name, double ts, double dur, std::int64_t ext_id,
+                                       int tid) {
   std::string args = ext_id ? fmt::format("\"External id\": {}", ext_id) : "";
-  events_.push_back(fmt::format(R"({{"ph": "X", "cat": "{}", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}, "args": {{{}}}}})",
-                                category("user_annotation", "Operator"), quote(name), host_tid(tid), micros(ts),
-                                micros(dur), args));
+  events_.push_back(fmt::format(
+      R"({{"ph": "X", "cat": "{}", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}, "args": {{{}}}}})",
+      category("user_annotation", "Operator"), quote(name), host_tid(tid), micros(ts), micros(dur), args));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::python_function(const std::string& name, double ts, double dur, int tid) {
-  events_.push_back(fmt::format(R"({{"ph": "X", "cat": "python_function", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}}})",
-                                quote(name), host_tid(tid), micros(ts), micros(dur)));
+  events_.push_back(fmt::format(
+      R"({{"ph": "X", "cat": "python_function", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}}})",
+      quote(name), host_tid(tid), micros(ts), micros(dur)));
   return *this;
 }
 
@@ -71,45 +78,48 @@ TraceBuilder& TraceBuilder::runtime(const std::string& name, double ts, double d
                                     std::int64_t ext_id, int tid) {
   events_.push_back(fmt::format(
       R"({{"ph": "X", "cat": "{}", "name": {}, "pid": 100, "tid": {}, "ts": {}, "dur": {}, "args": {{"correlation": {}, "{}": {}}}}})",
-      category("cuda_runtime", "Runtime"), quote(name), host_tid(tid), micros(ts), micros(dur), correlation, ext_key(),
-      ext_id));
+      category("cuda_runtime", "Runtime"), quote(name), host_tid(tid), micros(ts), micros(dur), correlation,
+      ext_key(), ext_id));
   return *this;
 }
 
-TraceBuilder& TraceBuilder::kernel(const std::string& name, double ts, double dur, std::int64_t correlation, int device,
-                                   int stream, const KernelArgs& k, std::int64_t ext_id) {
+TraceBuilder& TraceBuilder::kernel(const std::string& name, double ts, double dur, std::int64_t correlation,
+                                   int device, int stream, const KernelArgs& k, std::int64_t ext_id) {
   std::string args = fmt::format(R"("device": {}, "stream": {}, "correlation": {}, "{}": {})", device, stream,
                                  correlation, ext_key(), ext_id);
   if (k.blocks_per_sm >= 0) args += fmt::format(R"(, "blocks per SM": {})", k.blocks_per_sm);
   if (k.occupancy_pct >= 0) args += fmt::format(R"(, "est. achieved occupancy %": {})", k.occupancy_pct);
   if (k.grid[0] > 0) args += fmt::format(R"(, "grid": [{}, {}, {}])", k.grid[0], k.grid[1], k.grid[2]);
   if (k.block[0] > 0) args += fmt::format(R"(, "block": [{}, {}, {}])", k.block[0], k.block[1], k.block[2]);
-  if (k.registers_per_thread >= 0) args += fmt::format(R"(, "registers per thread": {})", k.registers_per_thread);
+  if (k.registers_per_thread >= 0)
+    args += fmt::format(R"(, "registers per thread": {})", k.registers_per_thread);
   if (k.shared_memory >= 0) args += fmt::format(R"(, "shared memory": {})", k.shared_memory);
-  events_.push_back(fmt::format(R"({{"ph": "X", "cat": "{}", "name": {}, "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {{{}}}}})",
-                                category("kernel", "Kernel"), quote(name), device, gpu_tid(stream), micros(ts),
-                                micros(dur), args));
+  events_.push_back(fmt::format(
+      R"({{"ph": "X", "cat": "{}", "name": {}, "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {{{}}}}})",
+      category("kernel", "Kernel"), quote(name), device, gpu_tid(stream), micros(ts), micros(dur), args));
   return *this;
 }
 
-TraceBuilder& TraceBuilder::memcpy(const std::string& name, double ts, double dur, std::int64_t correlation, int device,
-                                   int stream, std::int64_t bytes) {
+TraceBuilder& TraceBuilder::memcpy(const std::string& name, double ts, double dur, std::int64_t correlation,
+                                   int device, int stream, std::int64_t bytes) {
   events_.push_back(fmt::format(
       R"({{"ph": "X", "cat": "{}", "name": {}, "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {{"device": {}, "stream": {}, "correlation": {}, "bytes": {}}}}})",
-      category("gpu_memcpy", "Memcpy"), quote(name), device, gpu_tid(stream), micros(ts), micros(dur), device, stream,
-      correlation, bytes));
+      category("gpu_memcpy", "Memcpy"), quote(name), device, gpu_tid(stream), micros(ts), micros(dur), device,
+      stream, correlation, bytes));
   return *this;
 }
 
 TraceBuilder& TraceBuilder::memset(double ts, double dur, std::int64_t correlation, int device, int stream) {
   events_.push_back(fmt::format(
       R"J({{"ph": "X", "cat": "{}", "name": "Memset (Device)", "pid": {}, "tid": {}, "ts": {}, "dur": {}, "args": {{"device": {}, "stream": {}, "correlation": {}}}}})J",
-      category("gpu_memset", "Memset"), device, gpu_tid(stream), micros(ts), micros(dur), device, stream, correlation));
+      category("gpu_memset", "Memset"), device, gpu_tid(stream), micros(ts), micros(dur), device, stream,
+      correlation));
   return *this;
 }
 
-std::int64_t TraceBuilder::launch(const std::string& kernel_name, double rt_ts, double kernel_ts, double kernel_dur,
-                                  std::int64_t ext_id, int device, int tid, int stream, const KernelArgs& args) {
+std::int64_t TraceBuilder::launch(const std::string& kernel_name, double rt_ts, double kernel_ts,
+                                  double kernel_dur, std::int64_t ext_id, int device, int tid, int stream,
+                                  const KernelArgs& args) {
   std::int64_t correlation = next_correlation_++;
   runtime("cudaLaunchKernel", rt_ts, 1, correlation, ext_id, tid);
   kernel(kernel_name, kernel_ts, kernel_dur, correlation, device, stream, args, ext_id);
@@ -118,26 +128,28 @@ std::int64_t TraceBuilder::launch(const std::string& kernel_name, double rt_ts, 
 
 TraceBuilder& TraceBuilder::flow_forward_backward(std::int64_t id, double forward_ts, int forward_tid,
                                                   double backward_ts, int backward_tid) {
-  events_.push_back(fmt::format(R"({{"ph": "s", "id": {}, "pid": 100, "tid": {}, "ts": {}, "cat": "fwdbwd", "name": "fwdbwd"}})",
-                                id, host_tid(forward_tid), micros(forward_ts)));
-  events_.push_back(fmt::format(R"({{"ph": "f", "id": {}, "pid": 100, "tid": {}, "ts": {}, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"}})",
-                                id, host_tid(backward_tid), micros(backward_ts)));
+  events_.push_back(fmt::format(
+      R"({{"ph": "s", "id": {}, "pid": 100, "tid": {}, "ts": {}, "cat": "fwdbwd", "name": "fwdbwd"}})", id,
+      host_tid(forward_tid), micros(forward_ts)));
+  events_.push_back(fmt::format(
+      R"({{"ph": "f", "id": {}, "pid": 100, "tid": {}, "ts": {}, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"}})",
+      id, host_tid(backward_tid), micros(backward_ts)));
   return *this;
 }
 
-TraceBuilder& TraceBuilder::memory(double ts, std::int64_t bytes, std::int64_t total_allocated, int device_type,
-                                   int device_id) {
+TraceBuilder& TraceBuilder::memory(double ts, std::int64_t bytes, std::int64_t total_allocated,
+                                   int device_type, int device_id) {
   events_.push_back(fmt::format(
       R"({{"ph": "i", "s": "t", "name": "[memory]", "pid": 100, "tid": 1, "ts": {}, "args": {{"Device Type": {}, "Device Id": {}, "Bytes": {}, "Total Allocated": {}, "Total Reserved": {}}}}})",
       micros(ts), device_type, device_id, bytes, total_allocated, total_allocated));
   return *this;
 }
 
-TraceBuilder& TraceBuilder::device(int id, const std::string& name, int major, int minor, std::int64_t memory_bytes,
-                                   int sms) {
+TraceBuilder& TraceBuilder::device(int id, const std::string& name, int major, int minor,
+                                   std::int64_t memory_bytes, int sms) {
   devices_.push_back(fmt::format(
-      R"({{"id": {}, "name": {}, "totalGlobalMem": {}, "computeMajor": {}, "computeMinor": {}, "numSms": {}}})", id,
-      quote(name), memory_bytes, major, minor, sms));
+      R"({{"id": {}, "name": {}, "totalGlobalMem": {}, "computeMajor": {}, "computeMinor": {}, "numSms": {}}})",
+      id, quote(name), memory_bytes, major, minor, sms));
   return *this;
 }
 
@@ -160,7 +172,8 @@ std::string TraceBuilder::json() const {
   }
   for (const auto& [k, v] : top_level_) out += fmt::format(",\n  {}: {}", quote(k), v);
   out += ",\n  \"traceEvents\": [\n";
-  for (std::size_t i = 0; i < events_.size(); ++i) out += "    " + events_[i] + (i + 1 < events_.size() ? ",\n" : "\n");
+  for (std::size_t i = 0; i < events_.size(); ++i)
+    out += "    " + events_[i] + (i + 1 < events_.size() ? ",\n" : "\n");
   out += "  ]\n}\n";
   return out;
 }

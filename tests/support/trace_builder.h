@@ -13,7 +13,7 @@ enum class Schema { Current, Legacy };
 struct KernelArgs {
   double blocks_per_sm = -1;  // -1: not written
   double occupancy_pct = -1;
-  int grid[3] = {0, 0, 0};     // 0: not written
+  int grid[3] = {0, 0, 0};  // 0: not written
   int block[3] = {0, 0, 0};
   int registers_per_thread = -1;
   int shared_memory = -1;
@@ -26,27 +26,31 @@ class TraceBuilder {
   // Host side. `tid` is the thread; ext_id 0 writes no External id.
   TraceBuilder& op(const std::string& name, double ts, double dur, std::int64_t ext_id = 0, int tid = 1,
                    const std::string& extra_args = "");
-  TraceBuilder& annotation(const std::string& name, double ts, double dur, std::int64_t ext_id = 0, int tid = 1);
+  TraceBuilder& annotation(const std::string& name, double ts, double dur, std::int64_t ext_id = 0,
+                           int tid = 1);
   TraceBuilder& python_function(const std::string& name, double ts, double dur, int tid = 1);
   TraceBuilder& step(int number, double ts, double dur, int tid = 1);
   TraceBuilder& runtime(const std::string& name, double ts, double dur, std::int64_t correlation,
                         std::int64_t ext_id = 0, int tid = 1);
 
   // Device side.
-  TraceBuilder& kernel(const std::string& name, double ts, double dur, std::int64_t correlation, int device = 0,
-                       int stream = 7, const KernelArgs& args = {}, std::int64_t ext_id = 0);
-  TraceBuilder& memcpy(const std::string& name, double ts, double dur, std::int64_t correlation, int device = 0,
-                       int stream = 7, std::int64_t bytes = 0);
+  TraceBuilder& kernel(const std::string& name, double ts, double dur, std::int64_t correlation,
+                       int device = 0, int stream = 7, const KernelArgs& args = {}, std::int64_t ext_id = 0);
+  TraceBuilder& memcpy(const std::string& name, double ts, double dur, std::int64_t correlation,
+                       int device = 0, int stream = 7, std::int64_t bytes = 0);
   TraceBuilder& memset(double ts, double dur, std::int64_t correlation, int device = 0, int stream = 7);
 
   // A runtime call at rt_ts (1 µs long) launching one kernel; returns the correlation id used.
   std::int64_t launch(const std::string& kernel_name, double rt_ts, double kernel_ts, double kernel_dur,
-                      std::int64_t ext_id = 0, int device = 0, int tid = 1, int stream = 7, const KernelArgs& args = {});
+                      std::int64_t ext_id = 0, int device = 0, int tid = 1, int stream = 7,
+                      const KernelArgs& args = {});
 
   TraceBuilder& flow_forward_backward(std::int64_t id, double forward_ts, int forward_tid, double backward_ts,
                                       int backward_tid);
-  TraceBuilder& memory(double ts, std::int64_t bytes, std::int64_t total_allocated, int device_type, int device_id);
-  TraceBuilder& device(int id, const std::string& name, int major, int minor, std::int64_t memory_bytes, int sms);
+  TraceBuilder& memory(double ts, std::int64_t bytes, std::int64_t total_allocated, int device_type,
+                       int device_id);
+  TraceBuilder& device(int id, const std::string& name, int major, int minor, std::int64_t memory_bytes,
+                       int sms);
   TraceBuilder& top_level(const std::string& key, const std::string& json_value);
   TraceBuilder& raw_event(const std::string& json_object);  // for malformed or unusual events
 

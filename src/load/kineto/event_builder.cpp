@@ -112,7 +112,7 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
     }
     case EventClass::Runtime:
       runtime_calls_.push_back(RuntimeCall{*start, end, e.correlation.value_or(0), e.external_id.value_or(0),
-                                                   name, thread_index(e.pid, e.tid)});
+                                           name, thread_index(e.pid, e.tid)});
       break;
     case EventClass::Kernel:
     case EventClass::Memcpy:
@@ -123,7 +123,8 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       a.correlation = e.correlation.value_or(0);
       a.external_id = e.external_id.value_or(0);
       a.name = name;
-      a.device = narrow_or<std::int32_t>(e.device ? e.device : std::optional<std::int64_t>(id_number(e.pid)), 0);
+      a.device =
+          narrow_or<std::int32_t>(e.device ? e.device : std::optional<std::int64_t>(id_number(e.pid)), 0);
       a.stream = narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0);
       a.bytes = e.bytes && *e.bytes > 0 ? static_cast<std::uint64_t>(*e.bytes) : 0;
       if (cls == EventClass::Kernel) {
@@ -151,9 +152,10 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       break;
     }
     case EventClass::GpuAnnotation:
-      profile_.gpu_ranges.push_back(GpuRange{*start, end, name,
-                                             narrow_or<std::int32_t>(e.device ? e.device : std::optional<std::int64_t>(id_number(e.pid)), 0),
-                                             narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0)});
+      profile_.gpu_ranges.push_back(GpuRange{
+          *start, end, name,
+          narrow_or<std::int32_t>(e.device ? e.device : std::optional<std::int64_t>(id_number(e.pid)), 0),
+          narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0)});
       break;
     case EventClass::ProfilerSpan:
       if (e.name.starts_with("PyTorch Profiler")) {
@@ -161,7 +163,8 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
         profile_.info.profiler_end = end;
       }
       break;
-    case EventClass::Ignored: break;
+    case EventClass::Ignored:
+      break;
   }
   return {};
 }

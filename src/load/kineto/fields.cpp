@@ -64,9 +64,15 @@ constexpr std::array<std::pair<std::string_view, Field>, 25> kArgs = {{
 
 }  // namespace
 
-Field top_level_field(std::string_view key) { return lookup(kTopLevel, key); }
-Field event_field(std::string_view key) { return lookup(kEvent, key); }
-Field args_field(std::string_view key) { return lookup(kArgs, key); }
+Field top_level_field(std::string_view key) {
+  return lookup(kTopLevel, key);
+}
+Field event_field(std::string_view key) {
+  return lookup(kEvent, key);
+}
+Field args_field(std::string_view key) {
+  return lookup(kArgs, key);
+}
 
 const char* field_label(Field field) {
   for (const auto& [name, f] : kTopLevel)

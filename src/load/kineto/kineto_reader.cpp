@@ -71,8 +71,8 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
       if (!parser.done()) {
         parser.write_some(false, nullptr, 0, ec);
         if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
-          throw InputError(fmt::format("{}: invalid JSON: the document ends early, after {} bytes (truncated file?)",
-                                       path, offset));
+          throw InputError(fmt::format(
+              "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
         if (ec) throw fail(ec, offset);
       }
       break;
@@ -80,7 +80,8 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     std::size_t used = parser.done() ? 0 : parser.write_some(true, data, n, ec);
     if (ec) throw fail(ec, offset + used);
     if (used < n && !only_whitespace(data + used, n - used))
-      throw InputError(fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + used));
+      throw InputError(
+          fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + used));
     offset += n;
     if (on_progress) on_progress(source->file_bytes_consumed());
   }
@@ -93,9 +94,10 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     throw InputError(fmt::format("{}: {}", path, problem));
   sort_by_start(profile);
   if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
-    profile.notes.push_back(fmt::format(
-        "{} host ranges overlap a sibling instead of nesting; each was attached to the nearest range containing it",
-        overlapping));
+    profile.notes.push_back(
+        fmt::format("{} host ranges overlap a sibling instead of nesting; each was attached to the nearest "
+                    "range containing it",
+                    overlapping));
   return profile;
 }
 

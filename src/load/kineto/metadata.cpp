@@ -33,11 +33,13 @@ std::string device_properties(const std::string& json, Profile& profile) {
     if (!entry.is_object()) return "'deviceProperties' entries must be objects";
     const auto& o = entry.as_object();
     DeviceInfo d;
-    d.id = static_cast<std::int32_t>(integer(o.if_contains("id")).value_or(static_cast<std::int64_t>(profile.devices.size())));
+    d.id = static_cast<std::int32_t>(
+        integer(o.if_contains("id")).value_or(static_cast<std::int64_t>(profile.devices.size())));
     d.name = text(o.if_contains("name"));
     d.compute_major = static_cast<int>(integer(o.if_contains("computeMajor")).value_or(-1));
     d.compute_minor = static_cast<int>(integer(o.if_contains("computeMinor")).value_or(-1));
-    d.total_memory_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, integer(o.if_contains("totalGlobalMem")).value_or(0)));
+    d.total_memory_bytes = static_cast<std::uint64_t>(
+        std::max<std::int64_t>(0, integer(o.if_contains("totalGlobalMem")).value_or(0)));
     d.sm_count = static_cast<int>(integer(o.if_contains("numSms")).value_or(0));
     profile.devices.push_back(std::move(d));
   }
@@ -64,8 +66,10 @@ std::string apply_metadata(const TraceMetadataText& meta, Profile& profile) {
   profile.info.attributes = meta.attributes;
   if (!meta.base_time_ns.empty()) {
     std::int64_t base = 0;
-    auto [p, ec] = std::from_chars(meta.base_time_ns.data(), meta.base_time_ns.data() + meta.base_time_ns.size(), base);
-    if (ec == std::errc() && p == meta.base_time_ns.data() + meta.base_time_ns.size()) profile.info.base_time_ns = base;
+    auto [p, ec] =
+        std::from_chars(meta.base_time_ns.data(), meta.base_time_ns.data() + meta.base_time_ns.size(), base);
+    if (ec == std::errc() && p == meta.base_time_ns.data() + meta.base_time_ns.size())
+      profile.info.base_time_ns = base;
   }
   if (!meta.device_properties.empty()) {
     if (auto problem = device_properties(meta.device_properties, profile); !problem.empty()) return problem;

@@ -88,10 +88,18 @@ void TraceHandler::finish_capture() {
   // Shapes of huge tensor lists are dropped rather than kept past the string limit.
   bool keep = text.size() <= kMaxKeptString;
   switch (capture_target_) {
-    case CaptureTarget::InputDims: event_.input_dims = keep ? text : std::string(); break;
-    case CaptureTarget::InputTypes: event_.input_types = keep ? text : std::string(); break;
-    case CaptureTarget::DeviceProperties: metadata_.device_properties = text; break;
-    case CaptureTarget::DistributedInfo: metadata_.distributed_info = text; break;
+    case CaptureTarget::InputDims:
+      event_.input_dims = keep ? text : std::string();
+      break;
+    case CaptureTarget::InputTypes:
+      event_.input_types = keep ? text : std::string();
+      break;
+    case CaptureTarget::DeviceProperties:
+      metadata_.device_properties = text;
+      break;
+    case CaptureTarget::DistributedInfo:
+      metadata_.distributed_info = text;
+      break;
   }
 }
 
@@ -184,10 +192,18 @@ bool TraceHandler::end_container(char close, error_code& ec) {
   return true;
 }
 
-bool TraceHandler::on_object_begin(error_code& ec) { return begin_container('{', ec); }
-bool TraceHandler::on_object_end(std::size_t, error_code& ec) { return end_container('}', ec); }
-bool TraceHandler::on_array_begin(error_code& ec) { return begin_container('[', ec); }
-bool TraceHandler::on_array_end(std::size_t, error_code& ec) { return end_container(']', ec); }
+bool TraceHandler::on_object_begin(error_code& ec) {
+  return begin_container('{', ec);
+}
+bool TraceHandler::on_object_end(std::size_t, error_code& ec) {
+  return end_container('}', ec);
+}
+bool TraceHandler::on_array_begin(error_code& ec) {
+  return begin_container('[', ec);
+}
+bool TraceHandler::on_array_end(std::size_t, error_code& ec) {
+  return end_container(']', ec);
+}
 
 bool TraceHandler::on_key_part(string_view s, std::size_t, error_code&) {
   if (skip_depth_ == 0) key_.append(s.data(), s.size());
@@ -209,9 +225,14 @@ bool TraceHandler::on_key(string_view s, std::size_t, error_code&) {
         pending_ = top_level_field(key);
         if (pending_ == Field::Unknown) top_key_.assign(key);
         break;
-      case Frame::Event: pending_ = event_field(key); break;
-      case Frame::Args: pending_ = args_field(key); break;
-      default: pending_ = Field::Unknown;
+      case Frame::Event:
+        pending_ = event_field(key);
+        break;
+      case Frame::Args:
+        pending_ = args_field(key);
+        break;
+      default:
+        pending_ = Field::Unknown;
     }
   }
   key_.clear();
@@ -223,8 +244,8 @@ bool TraceHandler::on_string_part(string_view s, std::size_t, error_code& ec) {
   if (!capturing_ && pending_ == Field::Unknown && top() != Frame::TopObject) return true;
   text_.append(s.data(), s.size());
   if (text_.size() > kMaxKeptString && !capturing_ && top() != Frame::TopObject)
-    return fail(ec, fmt::format("{}: the value of '{}' is longer than {} bytes", event_label(), field_label(pending_),
-                                kMaxKeptString));
+    return fail(ec, fmt::format("{}: the value of '{}' is longer than {} bytes", event_label(),
+                                field_label(pending_), kMaxKeptString));
   return true;
 }
 
@@ -247,11 +268,16 @@ bool TraceHandler::string_value(std::string_view s, error_code& ec) {
     return true;
   }
   switch (top()) {
-    case Frame::TopObject: return top_level_scalar(s);
-    case Frame::EventsArray: return fail(ec, fmt::format("event #{} is not an object", events_seen_));
-    case Frame::Event: return event_string(s, ec);
-    case Frame::Args: return args_string(s, ec);
-    case Frame::IntArray: return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
+    case Frame::TopObject:
+      return top_level_scalar(s);
+    case Frame::EventsArray:
+      return fail(ec, fmt::format("event #{} is not an object", events_seen_));
+    case Frame::Event:
+      return event_string(s, ec);
+    case Frame::Args:
+      return args_string(s, ec);
+    case Frame::IntArray:
+      return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
   }
   return true;
 }
@@ -260,15 +286,22 @@ bool TraceHandler::top_level_scalar(std::string_view text) {
   Field field = pending_;
   pending_ = Field::Unknown;
   switch (field) {
-    case Field::SchemaVersion: metadata_.schema_version.assign(text); break;
-    case Field::TraceName: metadata_.trace_name.assign(text); break;
-    case Field::BaseTimeNanoseconds: metadata_.base_time_ns.assign(text); break;
+    case Field::SchemaVersion:
+      metadata_.schema_version.assign(text);
+      break;
+    case Field::TraceName:
+      metadata_.trace_name.assign(text);
+      break;
+    case Field::BaseTimeNanoseconds:
+      metadata_.base_time_ns.assign(text);
+      break;
     case Field::Unknown:
       // Facts such as cuda_runtime_version or hostname; bounded, they are only shown.
       if (metadata_.attributes.size() < 64 && top_key_.size() <= 128)
         metadata_.attributes.emplace_back(top_key_, std::string(text.substr(0, 256)));
       break;
-    default: break;  // e.g. traceEvents given as a scalar: reported as "no traceEvents" later
+    default:
+      break;  // e.g. traceEvents given as a scalar: reported as "no traceEvents" later
   }
   return true;
 }
@@ -277,12 +310,24 @@ bool TraceHandler::event_string(std::string_view s, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
   switch (field) {
-    case Field::Ph: event_.ph.assign(s); break;
-    case Field::Cat: event_.cat.assign(s); break;
-    case Field::Name: event_.name.assign(s); break;
-    case Field::Pid: set_id_text(event_.pid, s); break;
-    case Field::Tid: set_id_text(event_.tid, s); break;
-    case Field::Id: set_id_text(event_.id, s); break;
+    case Field::Ph:
+      event_.ph.assign(s);
+      break;
+    case Field::Cat:
+      event_.cat.assign(s);
+      break;
+    case Field::Name:
+      event_.name.assign(s);
+      break;
+    case Field::Pid:
+      set_id_text(event_.pid, s);
+      break;
+    case Field::Tid:
+      set_id_text(event_.tid, s);
+      break;
+    case Field::Id:
+      set_id_text(event_.id, s);
+      break;
     case Field::Ts:
     case Field::Dur:
       pending_ = field;
@@ -290,7 +335,8 @@ bool TraceHandler::event_string(std::string_view s, error_code& ec) {
     case Field::Args:
       pending_ = field;
       return type_error(ec, "an object");
-    default: break;
+    default:
+      break;
   }
   return true;
 }
@@ -313,14 +359,24 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
     return true;
   };
   switch (field) {
-    case Field::CallStack: event_.call_stack.assign(s); break;
-    case Field::ArgName: event_.arg_name.assign(s); break;
-    case Field::ExternalId: return integer(event_.external_id);
-    case Field::Correlation: return integer(event_.correlation);
-    case Field::Device: return lenient(event_.device);
-    case Field::Stream: return lenient(event_.stream);
-    case Field::SequenceNumber: return integer(event_.sequence_number);
-    case Field::Bytes: return lenient(event_.bytes);
+    case Field::CallStack:
+      event_.call_stack.assign(s);
+      break;
+    case Field::ArgName:
+      event_.arg_name.assign(s);
+      break;
+    case Field::ExternalId:
+      return integer(event_.external_id);
+    case Field::Correlation:
+      return integer(event_.correlation);
+    case Field::Device:
+      return lenient(event_.device);
+    case Field::Stream:
+      return lenient(event_.stream);
+    case Field::SequenceNumber:
+      return integer(event_.sequence_number);
+    case Field::Bytes:
+      return lenient(event_.bytes);
     case Field::BlocksPerSm:
     case Field::Occupancy: {
       auto d = parse_double_text(s);
@@ -331,7 +387,8 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
       (field == Field::BlocksPerSm ? event_.blocks_per_sm : event_.occupancy_pct) = d;
       break;
     }
-    default: break;  // other args are free-form: ROCm writes sizes and kinds as text
+    default:
+      break;  // other args are free-form: ROCm writes sizes and kinds as text
   }
   return true;
 }
@@ -353,7 +410,8 @@ bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
   number_.append(s.data(), s.size());
   bool fits = v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  bool ok = number_value(Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, number_}, ec);
+  bool ok = number_value(
+      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, number_}, ec);
   number_.clear();
   return ok;
 }
@@ -373,15 +431,21 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
     return true;
   }
   switch (top()) {
-    case Frame::TopObject: return top_level_scalar(n.text);
-    case Frame::EventsArray: return fail(ec, fmt::format("event #{} is not an object", events_seen_));
-    case Frame::Event: return event_number(n, ec);
-    case Frame::Args: return args_number(n, ec);
+    case Frame::TopObject:
+      return top_level_scalar(n.text);
+    case Frame::EventsArray:
+      return fail(ec, fmt::format("event #{} is not an object", events_seen_));
+    case Frame::Event:
+      return event_number(n, ec);
+    case Frame::Args:
+      return args_number(n, ec);
     case Frame::IntArray:
-      if (!n.is_integer) return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
+      if (!n.is_integer)
+        return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
       if (int_array_index_ < 3) {
         std::int64_t v = n.as_int;
-        int_array_[int_array_index_] = v > std::numeric_limits<std::int32_t>::max() ? -1 : static_cast<std::int32_t>(v);
+        int_array_[int_array_index_] =
+            v > std::numeric_limits<std::int32_t>::max() ? -1 : static_cast<std::int32_t>(v);
       }
       ++int_array_index_;
       return true;
@@ -406,9 +470,15 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
       event_.dur_text.assign(n.text);
       event_.has_dur = true;
       break;
-    case Field::Pid: set_id(event_.pid); break;
-    case Field::Tid: set_id(event_.tid); break;
-    case Field::Id: set_id(event_.id); break;
+    case Field::Pid:
+      set_id(event_.pid);
+      break;
+    case Field::Tid:
+      set_id(event_.tid);
+      break;
+    case Field::Id:
+      set_id(event_.id);
+      break;
     case Field::Ph:
     case Field::Cat:
     case Field::Name:
@@ -417,7 +487,8 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
     case Field::Args:
       pending_ = field;
       return type_error(ec, "an object");
-    default: break;
+    default:
+      break;
   }
   return true;
 }
@@ -426,26 +497,57 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
   switch (field) {
-    case Field::ExternalId: event_.external_id = n.as_int; break;
-    case Field::Correlation: event_.correlation = n.as_int; break;
-    case Field::Device: event_.device = n.as_int; break;
-    case Field::Stream: event_.stream = n.as_int; break;
-    case Field::SequenceNumber: event_.sequence_number = n.as_int; break;
-    case Field::RegistersPerThread: event_.registers_per_thread = n.as_int; break;
-    case Field::SharedMemory: event_.shared_memory = n.as_int; break;
-    case Field::Bytes: event_.bytes = n.as_int; break;
-    case Field::BlocksPerSm: event_.blocks_per_sm = n.as_double; break;
-    case Field::Occupancy: event_.occupancy_pct = n.as_double; break;
-    case Field::MemoryDeviceType: event_.memory_device_type = n.as_int; break;
-    case Field::MemoryDeviceId: event_.memory_device_id = n.as_int; break;
-    case Field::MemoryBytes: event_.memory_bytes = n.as_int; break;
-    case Field::TotalAllocated: event_.total_allocated = n.as_int; break;
-    case Field::TotalReserved: event_.total_reserved = n.as_int; break;
+    case Field::ExternalId:
+      event_.external_id = n.as_int;
+      break;
+    case Field::Correlation:
+      event_.correlation = n.as_int;
+      break;
+    case Field::Device:
+      event_.device = n.as_int;
+      break;
+    case Field::Stream:
+      event_.stream = n.as_int;
+      break;
+    case Field::SequenceNumber:
+      event_.sequence_number = n.as_int;
+      break;
+    case Field::RegistersPerThread:
+      event_.registers_per_thread = n.as_int;
+      break;
+    case Field::SharedMemory:
+      event_.shared_memory = n.as_int;
+      break;
+    case Field::Bytes:
+      event_.bytes = n.as_int;
+      break;
+    case Field::BlocksPerSm:
+      event_.blocks_per_sm = n.as_double;
+      break;
+    case Field::Occupancy:
+      event_.occupancy_pct = n.as_double;
+      break;
+    case Field::MemoryDeviceType:
+      event_.memory_device_type = n.as_int;
+      break;
+    case Field::MemoryDeviceId:
+      event_.memory_device_id = n.as_int;
+      break;
+    case Field::MemoryBytes:
+      event_.memory_bytes = n.as_int;
+      break;
+    case Field::TotalAllocated:
+      event_.total_allocated = n.as_int;
+      break;
+    case Field::TotalReserved:
+      event_.total_reserved = n.as_int;
+      break;
     case Field::Grid:
     case Field::Block:
       pending_ = field;
       return type_error(ec, "an array of integers");
-    default: break;
+    default:
+      break;
   }
   return true;
 }
