@@ -66,3 +66,54 @@ TEST(RunMetrics, SeveralWorkersCombine) {
 
 }  // namespace
 }  // namespace perfgate::testing
+
+namespace perfgate::testing {
+namespace {
+
+// Four CPU-only steps of 100, 200, 300 and 400 µs: mean 250, median 250, sample stddev
+// sqrt(50000/3) = 129.10, cv 51.64%, p90 370, max/median 1.6.
+TEST(StepMetrics, StatisticsOfTheWindowSteps) {
+  TraceBuilder t;
+  double at = 0;
+  for (double d : {100.0, 200.0, 300.0, 400.0}) {
+    t.step(static_cast<int>(at), at, d);
+    at += d;
+  }
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(*w.metrics.get("steps.count"), 4);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.mean_us"), 250);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.median_us"), 250);
+  EXPECT_NEAR(*w.metrics.get("steps.stddev_us"), 129.0994449, 1e-6);
+  EXPECT_NEAR(*w.metrics.get("steps.cv_pct"), 51.6397779, 1e-6);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.min_us"), 100);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.max_us"), 400);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.p90_us"), 370);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.max_over_median"), 1.6);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("window.wall_us"), 1000);
+}
+
+// Two steps of 100 µs. Step 1: TC kernel [10,30], other kernel [20,50], memcpy [45,60], an op
+// [0,80] (runtime calls inside it): TC 20, other kernels 20, memory 10, CPU 30, other 20.
+// Step 2: an op [100,150]: CPU 50, other 50. Sums: 20 / 20 / 10 / 80 / 70 of 200 µs.
+TEST(ResourceMetrics, ExclusiveSplitSummedOverSteps) {
+  TraceBuilder t;
+  t.step(1, 0, 100).step(2, 100, 100);
+  t.op("aten::mm", 0, 80, 1);
+  t.launch("ampere_fp16_s16816gemm", 1, 10, 20, 1);
+  t.launch("elementwise", 2, 20, 30, 1);
+  t.runtime("cudaMemcpyAsync", 3, 1, 77, 1).memcpy("Memcpy DtoD (Device -> Device)", 45, 15, 77);
+  t.op("aten::add", 100, 50, 2);
+  // Zero-length kernels: as many GPU activities as step 1, so step 2 is not taken as cut off.
+  for (int i = 0; i < 3; ++i) t.launch("elementwise", 101 + i, 120, 0, 2);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.window.steps.size(), 2u);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.tc_kernels_us"), 20);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.non_tc_kernels_us"), 20);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.memory_us"), 10);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.cpu_us"), 80);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.other_us"), 70);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.cpu_pct"), 40);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
