@@ -55,48 +55,52 @@ void set_gpu_metrics(MetricValues& m, const std::vector<const GpuMetrics*>& gpus
         mean_over(gpus, [](const GpuMetrics& g) { return g.achieved_occupancy_pct; }));
 }
 
-// GPU parts are not applicable without GPU activity; runtime not without runtime calls either.
-bool part_applies(BreakdownPart part, bool has_gpu, bool has_runtime) {
-  switch (part) {
-    case BreakdownPart::Kernel:
-    case BreakdownPart::Memcpy:
-    case BreakdownPart::Memset:
-      return has_gpu;
-    case BreakdownPart::Runtime:
-      return has_gpu || has_runtime;
-    default:
-      return true;
+// Sets `<family>.<part>_us` and `_pct` (share of the sum) for each part of an exclusive split
+// that applies.
+template <std::size_t N, typename NameOf, typename Applies>
+void set_split_metrics(MetricValues& m, std::string_view family, const std::array<double, N>& parts_us,
+                       NameOf name_of, Applies applies) {
+  double total = 0;
+  for (double v : parts_us) total += v;
+  if (total <= 0) return;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!applies(i)) continue;
+    std::string name = name_of(i);
+    m.set(fmt::format("{}.{}_us", family, name), parts_us[i]);
+    m.set(fmt::format("{}.{}_pct", family, name), 100.0 * parts_us[i] / total);
   }
 }
 
+// GPU parts are not applicable without GPU activity; runtime not without runtime calls either.
 void set_breakdown_metrics(MetricValues& m, const std::array<double, kBreakdownParts>& mean_us, bool has_gpu,
                            bool has_runtime) {
-  double total = 0;
-  for (double v : mean_us) total += v;
-  if (total <= 0) return;
-  for (std::size_t i = 0; i < kBreakdownParts; ++i) {
-    auto part = static_cast<BreakdownPart>(i);
-    if (!part_applies(part, has_gpu, has_runtime)) continue;
-    std::string name = breakdown_part_name(part);
-    m.set(fmt::format("breakdown.{}_us", name), mean_us[i]);
-    m.set(fmt::format("breakdown.{}_pct", name), 100.0 * mean_us[i] / total);
-  }
+  set_split_metrics(
+      m, "breakdown", mean_us,
+      [](std::size_t i) { return breakdown_part_name(static_cast<BreakdownPart>(i)); },
+      [&](std::size_t i) {
+        switch (static_cast<BreakdownPart>(i)) {
+          case BreakdownPart::Kernel:
+          case BreakdownPart::Memcpy:
+          case BreakdownPart::Memset:
+            return has_gpu;
+          case BreakdownPart::Runtime:
+            return has_gpu || has_runtime;
+          default:
+            return true;
+        }
+      });
 }
 
 void set_resource_metrics(MetricValues& m, const std::array<double, kResourceParts>& resource_us,
                           bool has_gpu) {
-  double total = 0;
-  for (double v : resource_us) total += v;
-  if (total <= 0) return;
-  for (std::size_t i = 0; i < kResourceParts; ++i) {
-    auto part = static_cast<ResourcePart>(i);
-    bool gpu_part = part == ResourcePart::TensorCoreKernels || part == ResourcePart::OtherKernels ||
-                    part == ResourcePart::Memory;
-    if (gpu_part && !has_gpu) continue;
-    std::string name = resource_part_name(part);
-    m.set(fmt::format("resources.{}_us", name), resource_us[i]);
-    m.set(fmt::format("resources.{}_pct", name), 100.0 * resource_us[i] / total);
-  }
+  set_split_metrics(
+      m, "resources", resource_us,
+      [](std::size_t i) { return resource_part_name(static_cast<ResourcePart>(i)); },
+      [&](std::size_t i) {
+        auto part = static_cast<ResourcePart>(i);
+        return has_gpu || (part != ResourcePart::TensorCoreKernels && part != ResourcePart::OtherKernels &&
+                           part != ResourcePart::Memory);
+      });
 }
 
 void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
