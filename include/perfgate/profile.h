@@ -49,14 +49,16 @@ enum class HostKind : std::uint8_t { Op, Annotation, PythonFunction };
 struct HostEvent {
   TimeNs start = 0;
   TimeNs end = 0;
-  std::int64_t external_id = 0;       // 0: none
-  std::int64_t sequence_number = -1;  // autograd sequence number, -1: none
+  std::int64_t external_id = 0;  // 0: none
   StringId name = kNoString;
-  StringId input_dims = kNoString;   // compact JSON text, e.g. [[32,3],[3]]
-  StringId input_types = kNoString;  // compact JSON text, e.g. ["float","float"]
+  StringId input_dims = kNoString;       // compact JSON text, e.g. [[32,3],[3]]
+  StringId input_types = kNoString;      // compact JSON text, e.g. ["float","float"]
+  StringId concrete_inputs = kNoString;  // compact JSON text of scalar arguments (strides, padding)
   StringId call_stack = kNoString;
-  std::uint32_t thread = 0;      // index into Profile::threads
-  std::uint32_t parent = kNone;  // enclosing host event on the same thread
+  std::uint32_t thread = 0;           // index into Profile::threads
+  std::uint32_t parent = kNone;       // enclosing host event on the same thread
+  std::int32_t sequence_number = -1;  // autograd sequence number (low 31 bits), -1: none
+  float flops = -1;                   // the trace's own count (with_flops=True), -1: none
   HostKind kind = HostKind::Op;
 };
 
@@ -122,14 +124,24 @@ struct ForwardBackwardLink {
   std::uint32_t backward_thread = 0;
 };
 
-// An allocator sample ([memory] instant events when profile_memory=True).
+// An allocator sample ([memory] instant events when profile_memory=True): the allocator's total
+// after an allocation or a free.
 struct MemorySample {
   TimeNs time = 0;
-  std::int64_t bytes = 0;  // this allocation (+) or free (-)
   std::int64_t total_allocated = -1;
-  std::int64_t total_reserved = -1;
   std::int32_t device_id = -1;  // -1: host
   bool on_gpu = false;
+};
+
+// What a communication op recorded about its collective (PyTorch's record_param_comms and
+// nccl:*/gloo:* annotations), keyed by the op's External id.
+struct CollectiveArgs {
+  std::int64_t external_id = 0;
+  std::int64_t in_elements = -1;  // "In msg nelems"
+  std::int64_t out_elements = -1;
+  StringId dtype = kNoString;       // "Float", "BFloat16", ...
+  StringId collective = kNoString;  // "allreduce", ...
+  std::int32_t group_size = -1;
 };
 
 struct ThreadInfo {
@@ -175,6 +187,7 @@ struct Profile {
   std::vector<GpuRange> gpu_ranges;
   std::vector<ForwardBackwardLink> forward_backward_links;
   std::vector<MemorySample> memory_samples;
+  std::vector<CollectiveArgs> collectives;
   std::vector<DeviceInfo> devices;
   std::vector<std::string> notes;  // what the reader noticed and the report should say
 

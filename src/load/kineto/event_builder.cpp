@@ -98,7 +98,10 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       h.start = *start;
       h.end = end;
       h.external_id = e.external_id.value_or(0);
-      h.sequence_number = e.sequence_number.value_or(-1);
+      // Low 31 bits: pairing a forward op with its backward only needs equality.
+      h.sequence_number = e.sequence_number ? static_cast<std::int32_t>(*e.sequence_number & 0x7FFFFFFF) : -1;
+      h.flops = e.flops && *e.flops >= 0 ? static_cast<float>(*e.flops) : -1.0f;
+      if (!e.concrete_inputs.empty()) h.concrete_inputs = profile_.strings.intern(e.concrete_inputs);
       h.name = name;
       if (!e.input_dims.empty()) h.input_dims = profile_.strings.intern(e.input_dims);
       if (!e.input_types.empty()) h.input_types = profile_.strings.intern(e.input_types);
@@ -108,6 +111,12 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
                : cls == EventClass::Annotation ? HostKind::Annotation
                                                : HostKind::PythonFunction;
       host_events_.push_back(h);
+      if (h.external_id != 0 && (e.in_elements || !e.collective.empty())) {
+        collectives_.push_back(CollectiveArgs{h.external_id, e.in_elements.value_or(-1),
+                                              e.out_elements.value_or(-1), profile_.strings.intern(e.dtype),
+                                              profile_.strings.intern(e.collective),
+                                              narrow_or<std::int32_t>(e.group_size, -1)});
+      }
       break;
     }
     case EventClass::Runtime:
@@ -172,9 +181,7 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
 void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
   MemorySample m;
   m.time = time;
-  m.bytes = e.memory_bytes.value_or(0);
   m.total_allocated = e.total_allocated.value_or(-1);
-  m.total_reserved = e.total_reserved.value_or(-1);
   m.device_id = narrow_or<std::int32_t>(e.memory_device_id, -1);
   // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP.
   std::int64_t type = e.memory_device_type.value_or(0);
@@ -212,6 +219,7 @@ void EventBuilder::finish() {
   gpu_activities_.move_into(profile_.gpu_activities);
   kernel_info_.move_into(profile_.kernel_info);
   memory_samples_.move_into(profile_.memory_samples);
+  collectives_.move_into(profile_.collectives);
   for (const auto& [category, count] : ignored_categories_)
     profile_.notes.push_back(fmt::format("{} complete events of category '{}' are not used", count,
                                          category.empty() ? "(none)" : category));

@@ -45,6 +45,7 @@ class EventBuilder {
   ChunkedAppender<GpuActivity> gpu_activities_;
   ChunkedAppender<KernelLaunchInfo> kernel_info_;
   ChunkedAppender<MemorySample> memory_samples_;
+  ChunkedAppender<CollectiveArgs> collectives_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> threads_;
   std::unordered_map<std::string, std::int64_t> text_ids_;  // non-numeric pid/tid -> synthetic id
   std::unordered_map<std::int64_t, FlowEnd> flow_starts_;

@@ -34,7 +34,7 @@ constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-constexpr std::array<std::pair<std::string_view, Field>, 25> kArgs = {{
+constexpr std::array<std::pair<std::string_view, Field>, 30> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -55,9 +55,14 @@ constexpr std::array<std::pair<std::string_view, Field>, 25> kArgs = {{
     {"name", Field::ArgName},
     {"Device Type", Field::MemoryDeviceType},
     {"Device Id", Field::MemoryDeviceId},
-    {"Bytes", Field::MemoryBytes},
     {"Total Allocated", Field::TotalAllocated},
-    {"Total Reserved", Field::TotalReserved},
+    {"Concrete Inputs", Field::ConcreteInputs},
+    {"flops", Field::Flops},
+    {"In msg nelems", Field::InElements},
+    {"Out msg nelems", Field::OutElements},
+    {"Group size", Field::GroupSize},
+    {"dtype", Field::Dtype},
+    {"Collective name", Field::CollectiveName},
     {"Input Types", Field::InputTypes},
     {"Call Stack", Field::CallStack},
 }};

@@ -44,9 +44,14 @@ enum class Field : unsigned char {
   ArgName,
   MemoryDeviceType,
   MemoryDeviceId,
-  MemoryBytes,
   TotalAllocated,
-  TotalReserved,
+  ConcreteInputs,
+  Flops,
+  InElements,
+  OutElements,
+  GroupSize,
+  Dtype,
+  CollectiveName,
 };
 
 Field top_level_field(std::string_view key);

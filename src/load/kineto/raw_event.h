@@ -50,13 +50,18 @@ struct RawEvent {
   std::int32_t block[3] = {-1, -1, -1};
   std::string input_dims;
   std::string input_types;
+  std::string concrete_inputs;
   std::string call_stack;
+  std::optional<double> flops;
+  std::optional<std::int64_t> in_elements;
+  std::optional<std::int64_t> out_elements;
+  std::optional<std::int64_t> group_size;
+  std::string dtype;
+  std::string collective;
   std::string arg_name;  // args.name of metadata events
   std::optional<std::int64_t> memory_device_type;
   std::optional<std::int64_t> memory_device_id;
-  std::optional<std::int64_t> memory_bytes;
   std::optional<std::int64_t> total_allocated;
-  std::optional<std::int64_t> total_reserved;
 
   void clear() {
     ph.clear();
@@ -81,13 +86,18 @@ struct RawEvent {
     for (int i = 0; i < 3; ++i) grid[i] = block[i] = -1;
     input_dims.clear();
     input_types.clear();
+    concrete_inputs.clear();
     call_stack.clear();
+    flops.reset();
+    in_elements.reset();
+    out_elements.reset();
+    group_size.reset();
+    dtype.clear();
+    collective.clear();
     arg_name.clear();
     memory_device_type.reset();
     memory_device_id.reset();
-    memory_bytes.reset();
     total_allocated.reset();
-    total_reserved.reset();
   }
 };
 

@@ -94,6 +94,9 @@ void TraceHandler::finish_capture() {
     case CaptureTarget::InputTypes:
       event_.input_types = keep ? text : std::string();
       break;
+    case CaptureTarget::ConcreteInputs:
+      event_.concrete_inputs = keep ? text : std::string();
+      break;
     case CaptureTarget::DeviceProperties:
       metadata_.device_properties = text;
       break;
@@ -163,6 +166,10 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
       }
       if (field == Field::InputTypes) {
         start_capture(CaptureTarget::InputTypes, open);
+        return true;
+      }
+      if (field == Field::ConcreteInputs) {
+        start_capture(CaptureTarget::ConcreteInputs, open);
         return true;
       }
       return start_skip();
@@ -365,6 +372,12 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
     case Field::ArgName:
       event_.arg_name.assign(s);
       break;
+    case Field::Dtype:
+      event_.dtype.assign(s.substr(0, 64));
+      break;
+    case Field::CollectiveName:
+      event_.collective.assign(s.substr(0, 64));
+      break;
     case Field::ExternalId:
       return integer(event_.external_id);
     case Field::Correlation:
@@ -533,14 +546,20 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
     case Field::MemoryDeviceId:
       event_.memory_device_id = n.as_int;
       break;
-    case Field::MemoryBytes:
-      event_.memory_bytes = n.as_int;
+    case Field::Flops:
+      event_.flops = n.as_double;
+      break;
+    case Field::InElements:
+      event_.in_elements = n.as_int;
+      break;
+    case Field::OutElements:
+      event_.out_elements = n.as_int;
+      break;
+    case Field::GroupSize:
+      event_.group_size = n.as_int;
       break;
     case Field::TotalAllocated:
       event_.total_allocated = n.as_int;
-      break;
-    case Field::TotalReserved:
-      event_.total_reserved = n.as_int;
       break;
     case Field::Grid:
     case Field::Block:

@@ -66,7 +66,13 @@ class TraceHandler {
 
  private:
   enum class Frame : unsigned char { TopObject, EventsArray, Event, Args, IntArray };
-  enum class CaptureTarget : unsigned char { InputDims, InputTypes, DeviceProperties, DistributedInfo };
+  enum class CaptureTarget : unsigned char {
+    InputDims,
+    InputTypes,
+    ConcreteInputs,
+    DeviceProperties,
+    DistributedInfo
+  };
 
   struct Number {
     std::int64_t as_int = 0;
