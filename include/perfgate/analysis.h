@@ -14,6 +14,19 @@
 
 namespace perfgate {
 
+struct OpTypePattern {
+  std::string type;  // "convolution", "matmul", ...
+  std::string pattern;
+};
+
+// Peak dense throughput of a GPU model, in TFLOP/s per precision ("fp32", "tf32", "bf16", ...).
+struct GpuPeak {
+  std::string match;  // RE2 pattern on the device name
+  std::string name;
+  std::vector<std::pair<std::string, double>> tflops;
+  std::optional<double> peak(std::string_view precision) const;
+};
+
 // Name patterns (RE2 syntax, matched anywhere in the name unless anchored) that classify
 // kernels and ops. They come from the rules YAML (`classification:`), never from code.
 struct Classification {
@@ -22,6 +35,9 @@ struct Classification {
   std::vector<std::string> communication_kernels;
   std::vector<std::string> communication_ops;
   std::vector<std::string> dataloader_ops;
+  std::vector<std::string> sync_calls;  // runtime calls that block the host until the GPU is done
+  std::vector<OpTypePattern> op_types;  // first match wins; no match is "other"
+  std::vector<GpuPeak> gpu_peaks;       // first match on the device name wins
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;

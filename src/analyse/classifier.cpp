@@ -1,6 +1,18 @@
 #include "analyse/classifier.h"
 
 namespace perfgate {
+namespace {
+std::vector<std::string> patterns_of(const std::vector<OpTypePattern>& types) {
+  std::vector<std::string> out;
+  for (const auto& t : types) out.push_back(t.pattern);
+  return out;
+}
+std::vector<std::string> matches_of(const std::vector<GpuPeak>& peaks) {
+  std::vector<std::string> out;
+  for (const auto& p : peaks) out.push_back(p.match);
+  return out;
+}
+}  // namespace
 
 CompiledClassification::CompiledClassification(const Classification& c)
     : tensor_core_kernels(c.tensor_core_kernels, "tensor_core_kernels"),
@@ -8,6 +20,23 @@ CompiledClassification::CompiledClassification(const Classification& c)
       communication_kernels(c.communication_kernels, "communication_kernels"),
       communication_ops(c.communication_ops, "communication_ops"),
       dataloader_ops(c.dataloader_ops, "dataloader_ops"),
-      attribute_by_time_containment(c.attribute_by_time_containment) {}
+      sync_calls(c.sync_calls, "sync_calls"),
+      op_types(patterns_of(c.op_types), "op_types"),
+      gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
+      gpu_peaks(c.gpu_peaks),
+      attribute_by_time_containment(c.attribute_by_time_containment) {
+  for (const auto& t : c.op_types) op_type_names.push_back(t.type);
+}
+
+const std::string& CompiledClassification::op_type(std::string_view name) const {
+  static const std::string kOther = "other";
+  int i = op_types.first_match(name);
+  return i < 0 ? kOther : op_type_names[static_cast<std::size_t>(i)];
+}
+
+const GpuPeak* CompiledClassification::gpu_peak(std::string_view device_name) const {
+  int i = gpu_peak_names.first_match(device_name);
+  return i < 0 ? nullptr : &gpu_peaks[static_cast<std::size_t>(i)];
+}
 
 }  // namespace perfgate

@@ -9,11 +9,21 @@ namespace perfgate {
 
 struct CompiledClassification {
   explicit CompiledClassification(const Classification& c);
+  // The op type of a name: the type of the first matching op_types entry, or "other".
+  const std::string& op_type(std::string_view name) const;
+  // The peak table entry of a device name, or nullptr.
+  const GpuPeak* gpu_peak(std::string_view device_name) const;
+
   PatternSet tensor_core_kernels;
   PatternSet eligible_ops;
   PatternSet communication_kernels;
   PatternSet communication_ops;
   PatternSet dataloader_ops;
+  PatternSet sync_calls;
+  PatternSet op_types;
+  PatternSet gpu_peak_names;
+  std::vector<std::string> op_type_names;
+  std::vector<GpuPeak> gpu_peaks;
   bool attribute_by_time_containment = true;
 };
 
@@ -23,12 +33,14 @@ struct NameClasses {
         eligible_op(c.eligible_ops, p.strings),
         communication_kernel(c.communication_kernels, p.strings),
         communication_op(c.communication_ops, p.strings),
-        dataloader_op(c.dataloader_ops, p.strings) {}
+        dataloader_op(c.dataloader_ops, p.strings),
+        sync_call(c.sync_calls, p.strings) {}
   NameMatcher tensor_core_kernel;
   NameMatcher eligible_op;
   NameMatcher communication_kernel;
   NameMatcher communication_op;
   NameMatcher dataloader_op;
+  NameMatcher sync_call;
 };
 
 }  // namespace perfgate

@@ -3,6 +3,8 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "perfgate/errors.h"
@@ -35,6 +37,13 @@ PatternSet::~PatternSet() = default;
 bool PatternSet::matches(std::string_view text) const {
   if (empty_) return false;
   return set_->set.Match(text, nullptr);
+}
+
+int PatternSet::first_match(std::string_view text) const {
+  if (empty_) return -1;
+  std::vector<int> hits;
+  if (!set_->set.Match(text, &hits) || hits.empty()) return -1;
+  return *std::min_element(hits.begin(), hits.end());
 }
 
 std::string pattern_error(const std::string& pattern) {

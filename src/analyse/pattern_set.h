@@ -21,6 +21,7 @@ class PatternSet {
 
   bool empty() const { return empty_; }
   bool matches(std::string_view text) const;
+  int first_match(std::string_view text) const;  // index of the first pattern that matches, or -1
 
  private:
   struct Compiled;  // RE2::Set, kept out of this header

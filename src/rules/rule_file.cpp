@@ -12,7 +12,8 @@
 #include "analyse/pattern_set.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
-#include "rules/suggest.h"
+#include "rules/classification_section.h"
+#include "rules/yaml_check.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;
@@ -20,27 +21,14 @@ namespace {
 
 constexpr std::size_t kMaxRuleFileBytes = 1024 * 1024;
 
-constexpr std::array<std::string_view, 4> kTopKeys = {"schema", "extends", "classification", "attribution"};
-constexpr std::array<std::string_view, 1> kAttributionKeys = {"by_time_containment"};
-constexpr std::array<std::string_view, 5> kClassNames = {"tensor_core_kernels", "tensor_core_eligible_ops",
-                                                         "communication_kernels", "communication_ops",
-                                                         "dataloader_ops"};
-constexpr std::array<std::string_view, 2> kClassKeys = {"patterns", "add"};
-constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
+constexpr std::array<std::string_view, 5> kTopKeys = {"schema", "extends", "classification", "attribution",
+                                                      "gpu_peaks"};
 
 struct RuleSource {
   std::string label;  // path, or the shipped name
   std::string text;
   fs::path directory;  // where relative `extends` paths start
 };
-
-std::vector<std::string>& class_list(Classification& c, std::string_view name) {
-  if (name == "tensor_core_kernels") return c.tensor_core_kernels;
-  if (name == "tensor_core_eligible_ops") return c.tensor_core_eligible_ops;
-  if (name == "communication_kernels") return c.communication_kernels;
-  if (name == "communication_ops") return c.communication_ops;
-  return c.dataloader_ops;
-}
 
 class RuleFileReader {
  public:
@@ -68,11 +56,6 @@ class RuleFileReader {
  private:
   [[noreturn]] void fail(const RuleSource& source, const YAML::Node& node, const std::string& message) {
     throw ConfigError(fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1,
-                                  node.Mark().column + 1, message));
-  }
-
-  void error(const RuleSource& source, const YAML::Node& node, const std::string& message) {
-    errors_.push_back(fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1,
                                   node.Mark().column + 1, message));
   }
 
@@ -105,106 +88,23 @@ class RuleFileReader {
   }
 
   void apply_body(const RuleSource& source, const YAML::Node& root) {
-    errors_.clear();
+    YamlCheck check(source.label);
     if (root.IsMap()) {
-      for (const auto& entry : root) {
-        std::string key = entry.first.as<std::string>();
-        if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end())
-          error(source, entry.first, fmt::format("unknown key '{}'{}", key, did_you_mean(key, kTopKeys)));
-      }
-      if (YAML::Node c = root["classification"]) apply_classification(source, c);
-      if (YAML::Node a = root["attribution"]) apply_attribution(source, a);
+      check.known_keys(root, kTopKeys, "");
+      if (YAML::Node c = root["classification"]) read_classification(check, c, out_.classification);
+      if (YAML::Node a = root["attribution"]) read_attribution(check, a, out_.classification);
+      if (YAML::Node g = root["gpu_peaks"]) read_gpu_peaks(check, g, out_.classification);
     }
-    if (!errors_.empty()) {
+    if (!check.errors().empty()) {
       std::string all;
-      for (const auto& e : errors_) all += (all.empty() ? "" : "\n") + e;
+      for (const auto& e : check.errors()) all += (all.empty() ? "" : "\n") + e;
       throw ConfigError(all);
     }
     out_.sources.push_back(source.label);
   }
 
-  void apply_classification(const RuleSource& source, const YAML::Node& node) {
-    if (!node.IsMap()) return error(source, node, "'classification' must be a mapping of pattern lists");
-    for (const auto& entry : node) {
-      std::string name = entry.first.as<std::string>();
-      if (std::find(kClassNames.begin(), kClassNames.end(), name) == kClassNames.end()) {
-        error(source, entry.first,
-              fmt::format("unknown classification '{}'{}", name, did_you_mean(name, kClassNames)));
-        continue;
-      }
-      apply_class(source, entry.second, name, class_list(out_.classification, name));
-    }
-  }
-
-  void apply_attribution(const RuleSource& source, const YAML::Node& node) {
-    if (!node.IsMap()) return error(source, node, "'attribution' must be a mapping");
-    for (const auto& entry : node) {
-      std::string key = entry.first.as<std::string>();
-      if (std::find(kAttributionKeys.begin(), kAttributionKeys.end(), key) == kAttributionKeys.end()) {
-        error(source, entry.first,
-              fmt::format("unknown key '{}' in 'attribution'{}", key, did_you_mean(key, kAttributionKeys)));
-        continue;
-      }
-      bool value = false;
-      if (!entry.second.IsScalar() || !YAML::convert<bool>::decode(entry.second, value)) {
-        error(source, entry.second, fmt::format("'{}' must be true or false", key));
-        continue;
-      }
-      out_.classification.attribute_by_time_containment = value;
-    }
-  }
-
-  void apply_class(const RuleSource& source, const YAML::Node& node, const std::string& name,
-                   std::vector<std::string>& list) {
-    if (!node.IsMap())
-      return error(source, node, fmt::format("'{}' must be a mapping with 'patterns' or 'add'", name));
-    for (const auto& entry : node) {
-      std::string key = entry.first.as<std::string>();
-      if (std::find(kClassKeys.begin(), kClassKeys.end(), key) == kClassKeys.end())
-        error(source, entry.first,
-              fmt::format("unknown key '{}' in '{}'{}", key, name, did_you_mean(key, kClassKeys)));
-    }
-    if (YAML::Node replace = node["patterns"]) {
-      list.clear();
-      read_patterns(source, replace, name, list);
-    }
-    if (YAML::Node add = node["add"]) read_patterns(source, add, name, list);
-  }
-
-  void read_patterns(const RuleSource& source, const YAML::Node& node, const std::string& name,
-                     std::vector<std::string>& list) {
-    if (!node.IsSequence()) return error(source, node, fmt::format("'{}' patterns must be a list", name));
-    for (const auto& item : node) {
-      YAML::Node pattern = item;
-      if (item.IsMap()) {
-        for (const auto& entry : item) {
-          std::string key = entry.first.as<std::string>();
-          if (std::find(kPatternKeys.begin(), kPatternKeys.end(), key) == kPatternKeys.end())
-            error(source, entry.first,
-                  fmt::format("unknown key '{}' in a pattern{}", key, did_you_mean(key, kPatternKeys)));
-        }
-        pattern = item["pattern"];
-        if (!pattern) {
-          error(source, item, "a pattern entry needs 'pattern'");
-          continue;
-        }
-      }
-      if (!pattern.IsScalar()) {
-        error(source, pattern, "a pattern must be a string");
-        continue;
-      }
-      std::string text = pattern.as<std::string>();
-      if (std::string why = pattern_error(text); !why.empty()) {
-        error(source, pattern, fmt::format("invalid regular expression '{}': {}", text, why));
-        continue;
-      }
-      list.push_back(std::move(text));
-    }
-  }
-
   RuleSet& out_;
   std::set<std::string> visiting_;
-  std::vector<std::string> errors_;
 
  public:
   static RuleSource read_rule_file(const std::string& path) {

@@ -46,7 +46,7 @@ TEST(Cli, BadRuleFilesExitTwo) {
   std::string rules = write_text(temp_dir() + "/r.yaml", "classification:\n  nope: {}\n");
   CommandResult r = run_perfgate("analyze " + trace + " --rules " + rules);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_TRUE(contains(r.out, rules + ":2:3: error: unknown classification 'nope'")) << r.out;
+  EXPECT_TRUE(contains(r.out, rules + ":2:3: error: unknown key 'nope' in 'classification'")) << r.out;
 }
 
 TEST(Cli, InputErrorsExitThreeWithOneLineAndNoReport) {

@@ -27,7 +27,8 @@ TEST(RuleFiles, TheShippedSetsLoad) {
   EXPECT_FALSE(d.classification.communication_kernels.empty());
   EXPECT_TRUE(d.classification.attribute_by_time_containment);
   RuleSet plugin = load_rules({"tb-plugin"});
-  EXPECT_EQ(plugin.sources, std::vector<std::string>{"tb-plugin"});
+  EXPECT_EQ(plugin.sources, (std::vector<std::string>{"default", "tb-plugin"}));
+  EXPECT_FALSE(plugin.classification.op_types.empty());  // inherited: the plugin has no op types
   EXPECT_TRUE(plugin.classification.communication_kernels.empty());
   EXPECT_FALSE(plugin.classification.attribute_by_time_containment);
   auto names = shipped_rule_names();
@@ -48,7 +49,7 @@ classification:
   EXPECT_EQ(r.sources.size(), 2u);
   EXPECT_EQ(r.sources[0], "default");
   EXPECT_EQ(r.classification.tensor_core_kernels.size(), base.classification.tensor_core_kernels.size() + 1);
-  EXPECT_EQ(r.classification.tensor_core_kernels.back(), "my_tc_kernel");
+  EXPECT_EQ(r.classification.tensor_core_kernels.front(), "my_tc_kernel");  // added entries come first
   EXPECT_EQ(r.classification.dataloader_ops, std::vector<std::string>{"^my_loader$"});
 }
 
@@ -59,17 +60,16 @@ TEST(RuleFiles, ExtendsNoneStartsEmptyAndExtendsCanNameAFile) {
   std::string child = write_text(
       dir + "/child.yaml", "extends: base.yaml\nclassification:\n  communication_ops:\n    add: ['^y$']\n");
   RuleSet r = load_rules({child});
-  EXPECT_EQ(r.classification.communication_ops, (std::vector<std::string>{"^x$", "^y$"}));
+  EXPECT_EQ(r.classification.communication_ops, (std::vector<std::string>{"^y$", "^x$"}));
   EXPECT_TRUE(r.classification.tensor_core_kernels.empty());
 }
 
 TEST(RuleFiles, ErrorsNameFileLineColumnAndSuggestTheKey) {
   std::string path = rules_file("classification:\n  tensor_core_kernel:\n    add: ['x']\n");
   std::string m = config_error({path});
-  EXPECT_NE(
-      m.find(path +
-             ":2:3: error: unknown classification 'tensor_core_kernel', did you mean 'tensor_core_kernels'?"),
-      std::string::npos)
+  EXPECT_NE(m.find(path + ":2:3: error: unknown key 'tensor_core_kernel' in 'classification', did you mean "
+                          "'tensor_core_kernels'?"),
+            std::string::npos)
       << m;
 }
 
@@ -97,6 +97,32 @@ TEST(RuleFiles, MalformedYamlAndWrongShapes) {
                 .find("must be true or false"),
             std::string::npos);
   EXPECT_NE(config_error({"/no/such/rules.yaml"}).find("cannot read rule file"), std::string::npos);
+}
+
+TEST(RuleFiles, OpTypesAndGpuPeaks) {
+  RuleSet r = load_rules({rules_file(R"(
+classification:
+  op_types:
+    add:
+      - {type: my fused ops, pattern: '^my::'}
+gpu_peaks:
+  add:
+    - {match: 'MyGPU', name: "My GPU", tflops: {bf16: 100, fp32: 10}}
+)")});
+  EXPECT_EQ(r.classification.op_types.front().type, "my fused ops");
+  EXPECT_EQ(r.classification.gpu_peaks.front().name, "My GPU");
+  EXPECT_EQ(r.classification.gpu_peaks.front().peak("bf16"), 100);
+  EXPECT_FALSE(r.classification.gpu_peaks.front().peak("fp8"));
+  std::string bad = config_error({rules_file(R"(
+classification:
+  op_types:
+    add: [{pattern: 'x'}]
+gpu_peaks:
+  add: [{match: 'X', tflops: {fp33: 5, bf16: -1}}]
+)")});
+  EXPECT_NE(bad.find("an op_types entry needs 'type' and 'pattern'"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("unknown key 'fp33' in 'tflops', did you mean 'fp32'?"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("a peak must be positive"), std::string::npos) << bad;
 }
 
 TEST(RuleFiles, CyclesAndOversizedFilesAreRefused) {

@@ -1,0 +1,147 @@
+// Rows of the analysis tables (DLProf's and the TensorBoard plugin's views). Plain data with names
+// resolved to text, so rules and renderers need no profile. Times are nanoseconds.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+enum class Direction : std::uint8_t { Forward, Backward, Both };
+const char* direction_name(Direction d);  // "fprop", "bprop", "both"
+
+// One op (by name, or by name and input shapes), over the calls that started in the window.
+struct OpRow {
+  std::string name;
+  std::string input_shapes;  // empty in the by-name table
+  std::string op_type;
+  Direction direction = Direction::Forward;
+  std::uint64_t calls = 0;
+  TimeNs host_total = 0;           // wall time of the calls
+  TimeNs host_self = 0;            // minus callee ops and the op's own runtime calls (the plugin's self time)
+  TimeNs device_total = 0;         // kernels, memcpy and memset launched by the op and its callees
+  TimeNs device_self = 0;          // launched by the op's own runtime calls
+  TimeNs tc_device = 0;            // Tensor Core kernel time in device_total
+  std::uint64_t kernel_calls = 0;  // kernels launched by the op itself
+  bool tc_eligible = false;
+  bool uses_tc = false;
+  std::string data_types;  // distinct tensor types of the inputs, e.g. "c10::Half"
+  std::string call_stack;  // of the first call: the trace's "Call stack", or its Python frames
+  std::string module;      // nn.Module path of the first call, when recorded
+  double flops = 0;        // counted FLOPs (bottom-most ops only)
+};
+
+struct OpTypeRow {
+  std::string type;
+  std::uint64_t ops = 0;  // distinct op names
+  std::uint64_t calls = 0;
+  TimeNs cpu_total = 0;
+  TimeNs cpu_min = 0;
+  TimeNs cpu_max = 0;
+  TimeNs gpu = 0;
+  TimeNs cpu_overhead = 0;  // host time of the calls not covered by their own GPU work
+  TimeNs gpu_idle = 0;      // time during the calls with no GPU activity at all
+};
+
+struct KernelRow {
+  std::string name;
+  std::string short_name;
+  std::string op;  // launching op, in the by-kernel-and-op table
+  std::uint64_t calls = 0;
+  TimeNs total = 0;
+  TimeNs min = 0;
+  TimeNs max = 0;
+  bool uses_tc = false;
+  std::array<std::int32_t, 3> grid{-1, -1, -1};  // of the longest call
+  std::array<std::int32_t, 3> block{-1, -1, -1};
+  std::int32_t registers_per_thread = -1;
+  std::int32_t shared_memory = -1;
+  bool launch_config_varies = false;
+  std::optional<double> occupancy_pct;  // weighted by duration
+};
+
+// The N most expensive kernels of a group (a step, or an op), and the rest.
+struct TopKernelRow {
+  std::string group;  // step or op name
+  std::string kernel;
+  std::uint64_t calls = 0;
+  TimeNs total = 0;
+};
+
+struct IterationRow {
+  std::string name;
+  std::optional<std::int64_t> number;
+  TimeNs start = 0;
+  TimeNs duration = 0;
+  std::uint64_t kernels = 0;
+  std::uint64_t tc_kernels = 0;
+  TimeNs gpu = 0;     // union of kernel intervals in the step
+  TimeNs tc_gpu = 0;  // union of Tensor Core kernel intervals in the step
+  std::array<TimeNs, 8> breakdown{};
+};
+
+struct RegionRow {
+  std::string name;
+  std::uint64_t calls = 0;
+  TimeNs cpu_total = 0;
+  TimeNs gpu = 0;        // device time of the work launched inside the ranges
+  TimeNs gpu_range = 0;  // GPU-side ranges of the same name (gpu_user_annotation)
+};
+
+struct ShapeFindingRow {
+  std::string op;
+  std::string input_shapes;
+  std::string data_type;
+  std::string dims;        // "M=100 N=64 K=30" or "C=3 K=64"
+  std::string misaligned;  // the dimensions that are not multiples of 8
+  std::uint64_t calls = 0;
+  TimeNs device = 0;
+};
+
+struct GapRow {
+  std::int32_t device = 0;
+  TimeNs start = 0;
+  TimeNs duration = 0;
+};
+
+// One box of the representative step's timeline, relative to the step's start.
+struct TimelineBox {
+  std::int32_t device = 0;
+  std::uint32_t stream = 0;
+  TimeNs start = 0;
+  TimeNs duration = 0;
+  std::string name;  // kernel short name, or "N activities" for merged boxes
+  std::string op;
+  std::string kind;  // kernel, tc_kernel, communication, memcpy, memset, merged
+};
+
+struct Timeline {
+  std::string step;
+  TimeNs step_start = 0;
+  TimeNs step_duration = 0;
+  std::size_t activities = 0;  // before merging
+  std::vector<TimelineBox> boxes;
+};
+
+struct WorkerTables {
+  std::vector<OpRow> ops;           // by name
+  std::vector<OpRow> ops_by_shape;  // by name and input shapes
+  std::vector<OpTypeRow> op_types;
+  std::vector<OpRow> top_gpu_ops;  // the 10 ops with the most device self time
+  std::vector<KernelRow> kernels;
+  std::vector<KernelRow> kernels_by_op;
+  std::vector<TopKernelRow> kernels_by_iteration;
+  std::vector<TopKernelRow> kernels_by_op_top;
+  std::vector<IterationRow> iterations;
+  std::vector<RegionRow> regions;
+  std::vector<ShapeFindingRow> tc_shape_findings;
+  std::vector<GapRow> gpu_gaps;  // gaps over 500 µs, longest first
+  Timeline timeline;
+};
+
+}  // namespace perfgate

@@ -1,0 +1,136 @@
+#include "rules/classification_section.h"
+
+#include <array>
+
+#include <fmt/format.h>
+
+namespace perfgate {
+namespace {
+
+constexpr std::array<std::string_view, 7> kPatternLists = {"tensor_core_kernels",
+                                                           "tensor_core_eligible_ops",
+                                                           "communication_kernels",
+                                                           "communication_ops",
+                                                           "dataloader_ops",
+                                                           "sync_calls",
+                                                           "op_types"};
+constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
+constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
+constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
+constexpr std::array<std::string_view, 5> kPeakKeys = {"match", "name", "tflops", "source", "note"};
+constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
+                                                         "bf16", "fp8",  "int8"};
+constexpr std::array<std::string_view, 1> kAttributionKeys = {"by_time_containment"};
+
+std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
+  if (name == "tensor_core_kernels") return c.tensor_core_kernels;
+  if (name == "tensor_core_eligible_ops") return c.tensor_core_eligible_ops;
+  if (name == "communication_kernels") return c.communication_kernels;
+  if (name == "communication_ops") return c.communication_ops;
+  if (name == "sync_calls") return c.sync_calls;
+  return c.dataloader_ops;
+}
+
+std::optional<std::string> read_pattern(YamlCheck& check, const YAML::Node& item, std::string_view list) {
+  if (!item.IsMap()) return check.pattern(item, list);
+  check.known_keys(item, kPatternKeys, list);
+  if (!item["pattern"]) {
+    check.error(item, "a pattern entry needs 'pattern'");
+    return std::nullopt;
+  }
+  return check.pattern(item["pattern"], "pattern");
+}
+
+std::optional<OpTypePattern> read_op_type(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "op_types entry")) return std::nullopt;
+  check.known_keys(item, kOpTypeKeys, "op_types");
+  if (!item["type"] || !item["pattern"]) {
+    check.error(item, "an op_types entry needs 'type' and 'pattern'");
+    return std::nullopt;
+  }
+  auto type = check.string(item["type"], "type");
+  auto pattern = check.pattern(item["pattern"], "pattern");
+  if (!type || !pattern) return std::nullopt;
+  return OpTypePattern{*type, *pattern};
+}
+
+std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "gpu_peaks entry")) return std::nullopt;
+  check.known_keys(item, kPeakKeys, "gpu_peaks");
+  if (!item["match"] || !item["tflops"]) {
+    check.error(item, "a gpu_peaks entry needs 'match' and 'tflops'");
+    return std::nullopt;
+  }
+  GpuPeak peak;
+  auto match = check.pattern(item["match"], "match");
+  if (!match) return std::nullopt;
+  peak.match = *match;
+  if (item["name"]) peak.name = check.string(item["name"], "name").value_or("");
+  if (!check.is_map(item["tflops"], "tflops")) return std::nullopt;
+  check.known_keys(item["tflops"], kPrecisions, "tflops");
+  for (const auto& entry : item["tflops"]) {
+    auto value = check.number(entry.second, entry.first.Scalar());
+    if (value && *value <= 0) check.error(entry.second, "a peak must be positive");
+    if (value && *value > 0) peak.tflops.emplace_back(entry.first.Scalar(), *value);
+  }
+  return peak;
+}
+
+// A list section: `patterns:` replaces the inherited entries, `add:` puts entries before them
+// (so they win where the first match counts).
+template <typename T, typename Read>
+void read_list(YamlCheck& check, const YAML::Node& node, std::string_view name, std::vector<T>& list,
+               Read read) {
+  if (!node.IsMap())
+    return check.error(node, fmt::format("'{}' must be a mapping with 'patterns' or 'add'", name));
+  check.known_keys(node, kListKeys, name);
+  auto entries = [&](const YAML::Node& items) {
+    std::vector<T> out;
+    if (!check.is_list(items, name)) return out;
+    for (const auto& item : items)
+      if (auto value = read(item)) out.push_back(std::move(*value));
+    return out;
+  };
+  if (YAML::Node replace = node["patterns"]) list = entries(replace);
+  if (YAML::Node add = node["add"]) {
+    std::vector<T> added = entries(add);
+    list.insert(list.begin(), added.begin(), added.end());
+  }
+}
+
+}  // namespace
+
+void read_classification(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  if (!node.IsMap()) return check.error(node, "'classification' must be a mapping of pattern lists");
+  check.known_keys(node, kPatternLists, "classification");
+  for (const auto& entry : node) {
+    std::string name = entry.first.Scalar();
+    if (name == "op_types") {
+      read_list(check, entry.second, name, out.op_types,
+                [&](const YAML::Node& i) { return read_op_type(check, i); });
+    } else if (std::find(kPatternLists.begin(), kPatternLists.end(), name) != kPatternLists.end()) {
+      read_list(check, entry.second, name, pattern_list(out, name),
+                [&](const YAML::Node& i) { return read_pattern(check, i, name); });
+    }
+  }
+}
+
+void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  if (!check.is_map(node, "attribution")) return;
+  check.known_keys(node, kAttributionKeys, "attribution");
+  if (YAML::Node v = node["by_time_containment"])
+    if (auto b = check.boolean(v, "by_time_containment")) out.attribute_by_time_containment = *b;
+}
+
+void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  read_list(check, node, "gpu_peaks", out.gpu_peaks,
+            [&](const YAML::Node& i) { return read_peak(check, i); });
+}
+
+std::optional<double> GpuPeak::peak(std::string_view precision) const {
+  for (const auto& [p, v] : tflops)
+    if (p == precision) return v;
+  return std::nullopt;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,13 @@
+// The `classification:`, `attribution:` and `gpu_peaks:` sections of a rule file.
+#pragma once
+
+#include "perfgate/analysis.h"
+#include "rules/yaml_check.h"
+
+namespace perfgate {
+
+void read_classification(YamlCheck& check, const YAML::Node& node, Classification& out);
+void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& out);
+void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out);
+
+}  // namespace perfgate

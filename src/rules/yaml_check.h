@@ -1,0 +1,38 @@
+// Checking YAML nodes against an expected shape, collecting every error of a file as
+// "file:line:col: error: ..." so that one run reports them all.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfgate {
+
+class YamlCheck {
+ public:
+  explicit YamlCheck(std::string file) : file_(std::move(file)) {}
+
+  const std::string& file() const { return file_; }
+  const std::vector<std::string>& errors() const { return errors_; }
+  void error(const YAML::Node& at, const std::string& message);
+
+  // Reports keys of `map` that are not in `allowed` ("unknown key 'x' in 'where', did you mean ...").
+  void known_keys(const YAML::Node& map, std::span<const std::string_view> allowed, std::string_view where);
+  bool is_map(const YAML::Node& node, std::string_view what);
+  bool is_list(const YAML::Node& node, std::string_view what);
+  std::optional<std::string> string(const YAML::Node& node, std::string_view what);
+  std::optional<double> number(const YAML::Node& node, std::string_view what);
+  std::optional<bool> boolean(const YAML::Node& node, std::string_view what);
+  // A valid RE2 pattern, or nothing (with an error).
+  std::optional<std::string> pattern(const YAML::Node& node, std::string_view what);
+
+ private:
+  std::string file_;
+  std::vector<std::string> errors_;
+};
+
+}  // namespace perfgate
