@@ -11,6 +11,7 @@
 #include "perfgate/load.h"
 #include "perfgate/metrics.h"
 #include "perfgate/profile.h"
+#include "perfgate/tables.h"
 
 namespace perfgate {
 
@@ -41,6 +42,9 @@ struct Classification {
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;
+  // An External id links a call to an op only when the op encloses the call in time (ids collide
+  // in traces rewritten with correlation ids as External ids). Off reproduces the plugin.
+  bool external_id_must_enclose = true;
 };
 
 struct WindowOptions {
@@ -135,23 +139,90 @@ struct GpuMetrics {
 
 // Tensor Core sums over the window; each percentage is one ratio of these sums.
 struct TensorCoreSums {
-  TimeNs kernel_ns = 0;                       // all kernel time
-  TimeNs tc_kernel_ns = 0;                    // Tensor Core kernel time
-  TimeNs op_kernel_ns = 0;                    // kernel time attributed to ops (self)
-  TimeNs eligible_self_kernel_ns = 0;         // self kernel time of bottom-most eligible ops
-  TimeNs eligible_total_kernel_ns = 0;        // kernel time under bottom-most eligible ops (inclusive)
-  TimeNs eligible_tc_kernel_ns = 0;           // of which Tensor Core kernels
-  std::uint64_t eligible_ops_without_tc = 0;  // bottom-most eligible op calls with kernels, none on TC
+  TimeNs kernel_ns = 0;                            // all kernel time
+  TimeNs tc_kernel_ns = 0;                         // Tensor Core kernel time
+  TimeNs op_kernel_ns = 0;                         // kernel time attributed to ops (self)
+  TimeNs eligible_self_kernel_ns = 0;              // self kernel time of bottom-most eligible ops
+  TimeNs eligible_total_kernel_ns = 0;             // kernel time under bottom-most eligible ops (inclusive)
+  TimeNs eligible_tc_kernel_ns = 0;                // of which Tensor Core kernels
+  std::uint64_t eligible_ops_without_tc = 0;       // bottom-most eligible op calls with kernels, none on TC
+  std::uint64_t eligible_op_names_without_tc = 0;  // distinct names of those (DLProf's count)
+  std::uint64_t misaligned_shapes = 0;  // half-precision shapes with a dimension not a multiple of 8
+};
+
+// FLOPs of the window's ops (bottom-most ops with a count; the trace's own `flops` first, else
+// from shapes) and the time they would take at the GPU's peak for each op's precision.
+struct ComputeSums {
+  double flops = 0;
+  double flops_at_known_peak = 0;
+  double ideal_seconds = 0;            // sum of flops / peak, over the ops whose peak is known
+  TimeNs eligible_device = 0;          // device time of bottom-most TC-eligible ops
+  TimeNs eligible_device_counted = 0;  // ... of those whose FLOPs are known
+  std::string peak_name;               // the matched gpu_peaks entry, empty when none
+  std::size_t gpus = 0;
+};
+
+// Host-side costs and GPU activity counts over the window.
+struct HostActivitySums {
+  std::uint64_t sync_calls = 0;  // runtime calls that block until the GPU is done (rules: sync_calls)
+  TimeNs sync_time = 0;
+  TimeNs runtime_time = 0;  // union of runtime and driver calls within the window's steps
+  TimeNs step_time = 0;     // the window's steps (the denominator of the shares)
+  std::uint64_t kernels = 0;
+  std::uint64_t short_kernels = 0;           // shorter than 10 µs
+  std::uint64_t kernels_without_launch = 0;  // no runtime call with their correlation id
+  TimeNs kernel_time = 0;
+  std::optional<TimeNs> median_launch_gap;  // gaps where the GPU waited for the next launch
+  struct Copies {
+    std::uint64_t count = 0;
+    std::uint64_t bytes = 0;
+    TimeNs time = 0;
+  };
+  Copies h2d, d2h, d2d, all_copies;
+  std::uint64_t pageable_copies = 0;
+};
+
+// HTA's idle-time breakdown, summed over streams: the gap before each GPU activity is host wait
+// (its launch call started after the previous activity ended), kernel wait (a gap under 30 µs),
+// or other. And the gaps of each GPU's busy time (nsys analyze gpu_gaps).
+struct IdleSums {
+  TimeNs host_wait = 0;
+  TimeNs kernel_wait = 0;
+  TimeNs other = 0;
+  std::optional<TimeNs> longest_gap;
+  std::uint64_t long_gaps = 0;  // 500 µs or more
+};
+
+struct CommunicationSums {
+  TimeNs kernel_time = 0;  // union of communication kernels in the window
+  TimeNs overlapped = 0;   // of which compute kernels ran at the same time
+  TimeNs window = 0;
+  std::uint64_t collectives = 0;  // outermost communication ops in the window
+  std::uint64_t bytes = 0;
+  bool bytes_known = false;
+};
+
+struct MemorySums {
+  std::optional<std::int64_t> peak_allocated;  // the highest allocator total on any GPU
+  std::optional<double> peak_pct;              // of that GPU's memory
 };
 
 struct WorkerAnalysis {
   std::string worker;
+  std::string source_path;
+  ProfileInfo info;  // what the trace says about itself, for the report
   StepDetection steps;
   Window window;
   Breakdown mean_breakdown{};  // mean over window steps (ns)
   ResourceSplit resources{};   // summed over window steps (ns)
   std::vector<GpuMetrics> gpus;
   TensorCoreSums tensor_cores;
+  ComputeSums compute;
+  HostActivitySums host;
+  IdleSums idle;
+  CommunicationSums communication;
+  MemorySums memory;
+  WorkerTables tables;
   bool has_runtime_calls = false;
   MetricValues metrics;
   std::vector<std::string> warnings;
@@ -167,5 +238,7 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
                                const AnalysisOptions& options);
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options);
+// Each worker's rank: its distributedInfo rank, else its index.
+std::vector<std::int64_t> rank_ids(const RunAnalysis& run);
 
 }  // namespace perfgate

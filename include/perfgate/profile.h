@@ -124,13 +124,12 @@ struct ForwardBackwardLink {
   std::uint32_t backward_thread = 0;
 };
 
-// An allocator sample ([memory] instant events when profile_memory=True): the allocator's total
-// after an allocation or a free.
+// A GPU allocator sample ([memory] instant events when profile_memory=True): the allocator's
+// total on a device after an allocation or a free.
 struct MemorySample {
   TimeNs time = 0;
   std::int64_t total_allocated = -1;
-  std::int32_t device_id = -1;  // -1: host
-  bool on_gpu = false;
+  std::int32_t device_id = -1;
 };
 
 // What a communication op recorded about its collective (PyTorch's record_param_comms and

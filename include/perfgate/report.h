@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "perfgate/analysis.h"
@@ -20,6 +21,29 @@ struct ReportMetric {
   std::string name;
   std::string unit;
   std::optional<double> value;  // empty: not applicable
+};
+
+// A table of the report: DLProf's and the plugin's views, one renderer code path for all.
+struct ReportColumn {
+  std::string name;
+  std::string unit;  // "us", "%", "count", "bytes", "flop", "" for text and flags
+  std::string description;
+};
+using ReportCell = std::variant<std::monostate, double, std::int64_t, std::string, bool>;
+
+struct ReportTable {
+  std::string name;  // stable key: "ops", "kernels", ...
+  std::string title;
+  std::string description;
+  std::vector<ReportColumn> columns;
+  std::vector<std::vector<ReportCell>> rows;
+};
+
+struct ReportTimeline {
+  std::string step;  // the representative (median) step
+  double step_start_us = 0;
+  double step_duration_us = 0;
+  std::size_t activities = 0;  // before merging small boxes
 };
 
 struct ReportStep {
@@ -79,6 +103,8 @@ struct ReportWorker {
   std::vector<DroppedStep> dropped_steps;
   std::vector<ReportGpu> gpus;
   ReportSystem system;
+  std::vector<ReportTable> tables;  // see docs/metrics.md, "Tables"
+  ReportTimeline timeline;          // its boxes are the "timeline" table
   std::vector<std::string> warnings;
 };
 
@@ -99,10 +125,18 @@ struct ReportModel {
   std::vector<ReportStep> steps;      // the run's window steps
   std::vector<ReportGpu> gpus;        // every GPU of every worker
   std::vector<ReportWorker> workers;
+  std::vector<ReportTable> tables;    // the run's: "ranks"
   std::vector<std::string> warnings;  // the run's and every worker's, worker-prefixed
 };
 
-ReportModel build_report(const LoadedRun& run, const RunAnalysis& analysis, const RuleSet& rules,
-                         const AnalysisOptions& options);
+// The worker's tables, and every table's columns with no rows (for documentation).
+std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const ReportWorker& report);
+ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
+std::vector<ReportTable> table_schemas();
+const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
+
+// Needs no profile: the analysis carries what the report shows, so the events can be freed first.
+ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
+                         const RuleSet& rules, const AnalysisOptions& options);
 
 }  // namespace perfgate

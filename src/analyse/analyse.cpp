@@ -5,34 +5,83 @@
 #include "analyse/attribution.h"
 #include "analyse/breakdown.h"
 #include "analyse/classifier.h"
+#include "analyse/communication.h"
+#include "analyse/flops.h"
 #include "analyse/gpu_utilization.h"
+#include "analyse/host_activity.h"
+#include "analyse/idle.h"
+#include "analyse/iterations.h"
+#include "analyse/kernels_table.h"
+#include "analyse/memory.h"
 #include "analyse/metric_values.h"
+#include "analyse/op_stats.h"
+#include "analyse/ops_table.h"
 #include "analyse/resources.h"
 #include "analyse/steps.h"
+#include "analyse/tc_shapes.h"
 #include "analyse/tensor_cores.h"
+#include "analyse/timeline.h"
 #include "analyse/window.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {
 namespace {
 
+// The op-level analyses share per-op statistics that are freed when they are done.
+void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+              const CompiledClassification& compiled, WorkerAnalysis& w) {
+  OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
+  ArgumentCache args(profile);
+  std::vector<float> flops = counted_flops(profile, stats, args);
+  OpTableInputs in{profile,
+                   attribution,
+                   stats,
+                   compiled,
+                   args,
+                   flops,
+                   w.steps.marker_events,
+                   {w.window.start, w.window.end}};
+  build_op_tables(in, w.tables);
+  w.tables.regions = build_regions(in);
+  TensorCoreShapeReport shapes = tensor_core_shapes(profile, stats, args);
+  w.tables.tc_shape_findings = std::move(shapes.findings);
+  w.tensor_cores.misaligned_shapes = shapes.misaligned;
+  w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
+  w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
+  collectives(profile, stats, classes, args, w.communication);
+}
+
+// The analyses over merged activity intervals, the largest transient data, freed afterwards.
+void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                    WorkerAnalysis& w) {
+  ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
+  w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
+  w.resources = resource_split(w.steps, w.window, intervals);
+  w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
+  w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals);
+  communication_time(intervals, w.window, w.communication);
+}
+
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options) {
   WorkerAnalysis w;
   w.worker = profile.worker;
+  w.source_path = profile.source_path;
+  w.info = profile.info;
   w.warnings = profile.notes;
   NameClasses classes(compiled, profile);
-  Attribution attribution = attribute(profile, compiled.attribute_by_time_containment);
+  Attribution attribution = attribute(profile, compiled.attribution);
   w.steps = detect_steps(profile, attribution, options.key_op, w.warnings);
   w.window = select_window(w.steps, options.window);
   w.gpus = gpu_metrics(profile, w.window, classes);
   w.tensor_cores = tensor_core_sums(profile, attribution, classes, w.window);
-  {
-    // Scoped: the interval lists are the largest transient data, freed before anything else grows.
-    ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
-    w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
-    w.resources = resource_split(w.steps, w.window, intervals);
-  }
+  w.memory = memory_sums(profile);
+  op_stage(profile, attribution, classes, compiled, w);
+  build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
+  interval_stage(profile, attribution, classes, w);
+  w.idle = idle_breakdown(profile, attribution, w.window);
+  w.tables.gpu_gaps = gpu_gaps(profile, w.window, w.idle);
+  w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
   w.has_runtime_calls = !profile.runtime_calls.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
     w.warnings.push_back("no ProfilerStep# annotations: the whole trace is analysed as one window");
@@ -41,6 +90,13 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
 }
 
 }  // namespace
+
+std::vector<std::int64_t> rank_ids(const RunAnalysis& run) {
+  std::vector<std::int64_t> ranks;
+  for (std::size_t i = 0; i < run.workers.size(); ++i)
+    ranks.push_back(run.workers[i].info.rank.value_or(static_cast<std::int64_t>(i)));
+  return ranks;
+}
 
 const char* step_source_name(StepSource source) {
   switch (source) {
@@ -66,7 +122,7 @@ RunAnalysis analyse_run(const LoadedRun& run, const Classification& classificati
   RunAnalysis result;
   for (const Profile& profile : run.workers)
     result.workers.push_back(analyse_with(profile, compiled, options));
-  result.metrics = run_metrics(result.workers);
+  result.metrics = run_metrics(result.workers, rank_ids(result));
   return result;
 }
 

@@ -1,7 +1,7 @@
 #include "analyse/attribution.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <utility>
 
 namespace perfgate {
 namespace {
@@ -14,20 +14,47 @@ bool encloses(const HostEvent& e, const RuntimeCall& r) {
   return e.start <= r.start && r.end <= e.end;
 }
 
+// A sorted (key, index) table: a binary search per lookup, and one allocation instead of a hash
+// node per entry (which stays resident after it is freed).
+using IdIndex = std::vector<std::pair<std::int64_t, std::uint32_t>>;
+
+std::uint32_t find(const IdIndex& index, std::int64_t id) {
+  auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(id, std::uint32_t{0}));
+  return it != index.end() && it->first == id ? it->second : kNone;
+}
+
+// Several entries with one id: keep the one the plugin keeps (`last` for correlations, the first
+// otherwise).
+IdIndex make_index(IdIndex entries, bool keep_last) {
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  IdIndex unique;
+  unique.reserve(entries.size());
+  for (const auto& e : entries) {
+    if (!unique.empty() && unique.back().first == e.first) {
+      if (keep_last) unique.back() = e;
+      continue;
+    }
+    unique.push_back(e);
+  }
+  return unique;
+}
+
 void link_activities(const Profile& p, Attribution& a) {
-  std::unordered_map<std::int64_t, std::uint32_t> by_correlation;
-  by_correlation.reserve(p.runtime_calls.size());
+  IdIndex calls;
+  calls.reserve(p.runtime_calls.size());
   for (std::uint32_t r = 0; r < p.runtime_calls.size(); ++r)
-    if (p.runtime_calls[r].correlation != 0) by_correlation[p.runtime_calls[r].correlation] = r;
+    if (p.runtime_calls[r].correlation != 0) calls.emplace_back(p.runtime_calls[r].correlation, r);
+  IdIndex by_correlation = make_index(std::move(calls), true);
 
   a.activity_runtime.assign(p.gpu_activities.size(), kNone);
   std::vector<std::uint32_t> counts(p.runtime_calls.size() + 1, 0);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     std::int64_t corr = p.gpu_activities[i].correlation;
     if (corr == 0) continue;
-    if (auto it = by_correlation.find(corr); it != by_correlation.end()) {
-      a.activity_runtime[i] = it->second;
-      ++counts[it->second + 1];
+    if (std::uint32_t r = find(by_correlation, corr); r != kNone) {
+      a.activity_runtime[i] = r;
+      ++counts[r + 1];
     }
   }
   a.activity_offsets.assign(p.runtime_calls.size() + 1, 0);
@@ -55,24 +82,25 @@ std::uint32_t enclosing_owner(const Profile& p, const RuntimeCall& r) {
   return candidate;
 }
 
-void link_owners(const Profile& p, Attribution& a, bool by_time_containment) {
-  std::unordered_map<std::int64_t, std::uint32_t> by_external_id;
+void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
+  IdIndex owners;
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
-    if (e.external_id != 0 && can_own(e)) by_external_id.try_emplace(e.external_id, i);
+    if (e.external_id != 0 && can_own(e)) owners.emplace_back(e.external_id, i);
   }
+  IdIndex by_external_id = make_index(std::move(owners), false);
   a.runtime_owner.assign(p.runtime_calls.size(), kNone);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
     const RuntimeCall& call = p.runtime_calls[r];
     if (call.external_id != 0) {
-      auto it = by_external_id.find(call.external_id);
-      if (it != by_external_id.end() && encloses(p.host_events[it->second], call)) {
-        a.runtime_owner[r] = it->second;
+      std::uint32_t op = find(by_external_id, call.external_id);
+      if (op != kNone && (!rules.external_id_must_enclose || encloses(p.host_events[op], call))) {
+        a.runtime_owner[r] = op;
         ++a.owners_by_external_id;
         continue;
       }
     }
-    if (!by_time_containment) continue;
+    if (!rules.by_time_containment) continue;
     a.runtime_owner[r] = enclosing_owner(p, call);
     if (a.runtime_owner[r] != kNone) ++a.owners_by_containment;
   }
@@ -80,10 +108,10 @@ void link_owners(const Profile& p, Attribution& a, bool by_time_containment) {
 
 }  // namespace
 
-Attribution attribute(const Profile& profile, bool by_time_containment) {
+Attribution attribute(const Profile& profile, AttributionRules rules) {
   Attribution a;
   link_activities(profile, a);
-  link_owners(profile, a, by_time_containment);
+  link_owners(profile, a, rules);
   return a;
 }
 

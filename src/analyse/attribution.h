@@ -28,6 +28,10 @@ struct Attribution {
   }
 };
 
-Attribution attribute(const Profile& profile, bool by_time_containment = true);
+struct AttributionRules {
+  bool by_time_containment = true;
+  bool external_id_must_enclose = true;
+};
+Attribution attribute(const Profile& profile, AttributionRules rules = {});
 
 }  // namespace perfgate

@@ -24,7 +24,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       op_types(patterns_of(c.op_types), "op_types"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),
-      attribute_by_time_containment(c.attribute_by_time_containment) {
+      attribution{c.attribute_by_time_containment, c.external_id_must_enclose} {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
 }
 

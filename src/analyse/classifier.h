@@ -2,6 +2,7 @@
 // memoised per interned name for each profile.
 #pragma once
 
+#include "analyse/attribution.h"
 #include "analyse/pattern_set.h"
 #include "perfgate/analysis.h"
 
@@ -24,7 +25,7 @@ struct CompiledClassification {
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
   std::vector<GpuPeak> gpu_peaks;
-  bool attribute_by_time_containment = true;
+  AttributionRules attribution;
 };
 
 struct NameClasses {

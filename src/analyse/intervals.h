@@ -2,6 +2,7 @@
 // An IntervalList is sorted, disjoint and has no empty interval once normalised by merge().
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "perfgate/profile.h"
@@ -17,6 +18,24 @@ using IntervalList = std::vector<Interval>;
 IntervalList merge(IntervalList ranges);  // any ranges in; sorted disjoint union out
 void merge_in_place(IntervalList& ranges);
 IntervalList unite(const IntervalList& a, const IntervalList& b);  // union of two merged lists
+
+// Builds a union from intervals added in order of start, without keeping the raw ones.
+class SortedUnion {
+ public:
+  explicit SortedUnion(std::size_t most = 0) { list_.reserve(most); }  // untouched pages cost nothing
+  void add(Interval r) {
+    if (r.end <= r.start) return;
+    if (!list_.empty() && r.start <= list_.back().end) {
+      list_.back().end = std::max(list_.back().end, r.end);
+    } else {
+      list_.push_back(r);
+    }
+  }
+  IntervalList take() { return std::move(list_); }
+
+ private:
+  IntervalList list_;
+};
 IntervalList intersect(const IntervalList& a, const IntervalList& b);
 IntervalList subtract(const IntervalList& a, const IntervalList& b);
 TimeNs total_length(const IntervalList& list);

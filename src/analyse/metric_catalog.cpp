@@ -13,6 +13,10 @@ namespace {
 constexpr std::string_view kPlugin = "TensorBoard plugin";
 constexpr std::string_view kDlprof = "DLProf";
 constexpr std::string_view kPerfgate = "perfgate";
+constexpr std::string_view kHta = "HTA";
+constexpr std::string_view kNsys = "nsys analyze";
+constexpr std::string_view kPyprof = "PyProf";
+constexpr std::string_view kSagemaker = "SageMaker Debugger";
 
 constexpr MetricInfo kCatalog[] = {
     {"window.wall_us", "us",
@@ -38,6 +42,15 @@ constexpr MetricInfo kCatalog[] = {
     {"steps.max_us", "us", "Longest step", kPerfgate},
     {"steps.p90_us", "us", "90th percentile of step durations (linear interpolation)", kPerfgate},
     {"steps.max_over_median", "ratio", "Longest step divided by the median step", kPerfgate},
+    {"steps.p99_us", "us", "99th percentile of step durations (linear interpolation)", kPerfgate},
+    {"steps.outliers", "count",
+     "Window steps further than 3 x 1.4826 x MAD from the median step (needs 3 steps)", kSagemaker},
+    {"steps.first_over_median", "ratio",
+     "First window step divided by the median step: warm-up left in the window (needs 2 steps)", kDlprof},
+    {"steps.trend_pct", "%",
+     "Least-squares slope of step duration against step index, per step, as a share of the median (needs 3 "
+     "steps)",
+     kPerfgate},
 
     {"gpu.count", "count", "GPUs with any kernel, memcpy or memset in the profile", kPlugin},
     {"gpu.utilization_pct", "%",
@@ -55,6 +68,16 @@ constexpr MetricInfo kCatalog[] = {
     {"gpu.achieved_occupancy_pct", "%",
      "Mean over GPUs of kernels' estimated achieved occupancy, weighted by kernel time in the window",
      kPlugin},
+    {"gpu.idle_host_wait_pct", "%",
+     "Share of the gaps between a stream's activities where the next one's launch call started after the "
+     "previous one ended (the host was late)",
+     kHta},
+    {"gpu.idle_kernel_wait_pct", "%",
+     "Share of those gaps shorter than 30 us otherwise (back-to-back launch overhead)", kHta},
+    {"gpu.idle_other_pct", "%", "Share of the remaining gaps", kHta},
+    {"gpu.longest_gap_us", "us", "Longest gap between a GPU's activities inside the window", kNsys},
+    {"gpu.gaps_over_500us", "count", "Gaps of 500 us or more between a GPU's activities inside the window",
+     kNsys},
 
     {"breakdown.kernel_us", "us",
      "Mean per step of time with a compute kernel running (exclusive split, priority kernel > memcpy > "
@@ -88,6 +111,83 @@ constexpr MetricInfo kCatalog[] = {
      "Tensor Core kernel time inside bottom-most TC-eligible ops / all kernel time inside them, in the "
      "window",
      kDlprof},
+    {"tensor_core.eligible_ops_not_using_tc", "count",
+     "Distinct bottom-most TC-eligible ops that launched GPU work in the window but no Tensor Core kernel",
+     kDlprof},
+    {"tensor_core.misaligned_shapes", "count",
+     "FP16/BF16 eligible ops not using Tensor Cores (by name and input shapes) whose GEMM M, N, K or "
+     "convolution C, K are not multiples of 8",
+     kPyprof},
+
+    {"kernels.count", "count", "Kernels that started in the window", kDlprof},
+    {"kernels.total_us", "us", "Sum of the durations of the window's kernels", kDlprof},
+    {"kernels.mean_us", "us", "Mean duration of the window's kernels", kDlprof},
+    {"kernels.short_pct", "%",
+     "Share of the window's kernels shorter than 10 us (a sign of launch-bound work)", kPerfgate},
+    {"kernels.launch_gap_us", "us",
+     "Median gap before a kernel on its stream when its launch call was still running as the previous kernel "
+     "finished (the GPU waited for the host)",
+     kHta},
+    {"kernels.without_launch", "count",
+     "Kernels in the window with no runtime call of their correlation id in the trace", kPerfgate},
+
+    {"host.runtime_pct", "%",
+     "Union of CUDA/HIP runtime and driver calls within the window's steps / their duration (not exclusive, "
+     "unlike the breakdown)",
+     kHta},
+    {"host.sync_calls", "count",
+     "Runtime calls in the window that block the host until the GPU is done (device/stream/event "
+     "synchronize, memcpy without Async)",
+     kNsys},
+    {"host.sync_us", "us", "Total duration of those calls", kNsys},
+
+    {"memcpy.count", "count", "Memory copies that started in the window", kDlprof},
+    {"memcpy.bytes", "bytes", "Bytes those copies moved", kDlprof},
+    {"memcpy.h2d_count", "count", "Host-to-device copies in the window", kDlprof},
+    {"memcpy.h2d_bytes", "bytes", "Bytes copied host to device", kDlprof},
+    {"memcpy.h2d_gbps", "GB/s", "Achieved host-to-device bandwidth: bytes / copy time", kDlprof},
+    {"memcpy.d2h_count", "count", "Device-to-host copies in the window", kDlprof},
+    {"memcpy.d2h_bytes", "bytes", "Bytes copied device to host", kDlprof},
+    {"memcpy.d2h_gbps", "GB/s", "Achieved device-to-host bandwidth: bytes / copy time", kDlprof},
+    {"memcpy.d2d_count", "count", "Device-to-device copies in the window", kDlprof},
+    {"memcpy.d2d_bytes", "bytes", "Bytes copied device to device", kDlprof},
+    {"memcpy.d2d_gbps", "GB/s", "Achieved device-to-device bandwidth: bytes / copy time", kDlprof},
+    {"memcpy.pageable_count", "count",
+     "Copies in the window from or to pageable host memory (they cannot overlap with compute)", kNsys},
+
+    {"communication.pct", "%", "Union of communication kernels (NCCL, RCCL) in the window / window wall time",
+     kPlugin},
+    {"communication.overlap_pct", "%",
+     "Communication kernel time during which compute kernels also ran / communication kernel time", kHta},
+    {"communication.collectives", "count", "Collectives started in the window: outermost communication ops",
+     kPerfgate},
+    {"communication.bytes", "bytes", "Bytes of those collectives' inputs, where the trace records sizes",
+     kPerfgate},
+
+    {"memory.peak_allocated_bytes", "bytes",
+     "Highest allocator total on any GPU during the profile ([memory] events of profile_memory=True)",
+     kPlugin},
+    {"memory.peak_pct", "%", "That peak as a share of the GPU's memory", kPlugin},
+
+    {"compute.flops", "flop",
+     "FLOPs of the window's ops: the trace's own count (with_flops) or 2 x M x N x K for GEMMs, the "
+     "convolution and attention formulas from shapes; bottom-most ops only",
+     kPyprof},
+    {"compute.tflops_achieved", "TFLOP/s", "compute.flops / window wall time", kPerfgate},
+    {"compute.mfu_pct", "%",
+     "Model FLOPs utilization: the time the counted FLOPs take at the GPU's peak for each op's precision / "
+     "(window wall time x GPUs)",
+     kPerfgate},
+    {"compute.flops_coverage_pct", "%",
+     "Device time of bottom-most TC-eligible ops whose FLOPs are known / device time of all of them",
+     kPerfgate},
+
+    {"ranks.count", "count", "Workers (ranks) in the run", kPerfgate},
+    {"ranks.step_spread_pct", "%",
+     "(slowest - fastest) / median of the workers' mean step times (needs 2 workers)", kSagemaker},
+    {"ranks.slowest", "count",
+     "Rank (distributedInfo, else worker index) with the highest mean step time (needs 2 workers)",
+     kSagemaker},
 
     {"resources.tc_kernels_us", "us",
      "Window time with a Tensor Core kernel running (exclusive split, summed over steps)", kDlprof},

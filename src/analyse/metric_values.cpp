@@ -10,6 +10,9 @@ namespace {
 double us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
 }
+double d(std::uint64_t n) {
+  return static_cast<double>(n);
+}
 
 std::optional<double> ratio_pct(double part, double whole) {
   if (whole <= 0) return std::nullopt;
@@ -30,9 +33,9 @@ std::optional<double> mean_over(const std::vector<const GpuMetrics*>& gpus, Get 
   return sum / static_cast<double>(n);
 }
 
-void set_step_metrics(MetricValues& m, const std::vector<double>& durations_us) {
-  m.set("steps.count", static_cast<double>(durations_us.size()));
-  std::optional<SummaryStats> s = summarize(durations_us);
+void set_step_metrics(MetricValues& m, const std::vector<double>& durations) {
+  m.set("steps.count", d(durations.size()));
+  std::optional<SummaryStats> s = summarize(durations);
   if (!s) return;
   m.set("steps.mean_us", s->mean);
   m.set("steps.median_us", s->median);
@@ -41,11 +44,19 @@ void set_step_metrics(MetricValues& m, const std::vector<double>& durations_us) 
   m.set("steps.min_us", s->min);
   m.set("steps.max_us", s->max);
   m.set("steps.p90_us", s->p90);
-  if (s->median > 0) m.set("steps.max_over_median", s->max / s->median);
+  m.set("steps.p99_us", s->p99);
+  if (s->median <= 0) return;
+  m.set("steps.max_over_median", s->max / s->median);
+  if (durations.size() >= 2) m.set("steps.first_over_median", durations.front() / s->median);
+  if (durations.size() >= 3) {
+    m.set("steps.outliers", d(robust_outliers(durations)));
+    m.set("steps.trend_pct", 100.0 * trend_slope(durations) / s->median);
+  }
 }
 
-void set_gpu_metrics(MetricValues& m, const std::vector<const GpuMetrics*>& gpus) {
-  m.set("gpu.count", static_cast<double>(gpus.size()));
+void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
+  const auto& gpus = in.gpus;
+  m.set("gpu.count", d(gpus.size()));
   if (gpus.empty()) return;
   m.set("gpu.utilization_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
   m.set("gpu.busy_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.busy_pct; }));
@@ -53,6 +64,13 @@ void set_gpu_metrics(MetricValues& m, const std::vector<const GpuMetrics*>& gpus
   m.set("gpu.sm_efficiency_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.sm_efficiency_pct; }));
   m.set("gpu.achieved_occupancy_pct",
         mean_over(gpus, [](const GpuMetrics& g) { return g.achieved_occupancy_pct; }));
+  const IdleSums& idle = in.idle;
+  double idle_total = us(idle.host_wait + idle.kernel_wait + idle.other);
+  m.set("gpu.idle_host_wait_pct", ratio_pct(us(idle.host_wait), idle_total));
+  m.set("gpu.idle_kernel_wait_pct", ratio_pct(us(idle.kernel_wait), idle_total));
+  m.set("gpu.idle_other_pct", ratio_pct(us(idle.other), idle_total));
+  if (idle.longest_gap) m.set("gpu.longest_gap_us", us(*idle.longest_gap));
+  m.set("gpu.gaps_over_500us", d(idle.long_gaps));
 }
 
 // Sets `<family>.<part>_us` and `_pct` (share of the sum) for each part of an exclusive split
@@ -72,10 +90,10 @@ void set_split_metrics(MetricValues& m, std::string_view family, const std::arra
 }
 
 // GPU parts are not applicable without GPU activity; runtime not without runtime calls either.
-void set_breakdown_metrics(MetricValues& m, const std::array<double, kBreakdownParts>& mean_us, bool has_gpu,
-                           bool has_runtime) {
+void set_breakdown_and_resources(MetricValues& m, const MetricInputs& in) {
+  bool has_gpu = !in.gpus.empty();
   set_split_metrics(
-      m, "breakdown", mean_us,
+      m, "breakdown", in.breakdown_us,
       [](std::size_t i) { return breakdown_part_name(static_cast<BreakdownPart>(i)); },
       [&](std::size_t i) {
         switch (static_cast<BreakdownPart>(i)) {
@@ -84,17 +102,13 @@ void set_breakdown_metrics(MetricValues& m, const std::array<double, kBreakdownP
           case BreakdownPart::Memset:
             return has_gpu;
           case BreakdownPart::Runtime:
-            return has_gpu || has_runtime;
+            return has_gpu || in.has_runtime;
           default:
             return true;
         }
       });
-}
-
-void set_resource_metrics(MetricValues& m, const std::array<double, kResourceParts>& resource_us,
-                          bool has_gpu) {
   set_split_metrics(
-      m, "resources", resource_us,
+      m, "resources", in.resources_us,
       [](std::size_t i) { return resource_part_name(static_cast<ResourcePart>(i)); },
       [&](std::size_t i) {
         auto part = static_cast<ResourcePart>(i);
@@ -104,118 +118,131 @@ void set_resource_metrics(MetricValues& m, const std::array<double, kResourcePar
 }
 
 void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
-  m.set("tensor_core.kernel_time_pct",
-        ratio_pct(static_cast<double>(t.tc_kernel_ns), static_cast<double>(t.kernel_ns)));
-  m.set("tensor_core.eligible_kernel_time_pct",
-        ratio_pct(static_cast<double>(t.eligible_self_kernel_ns), static_cast<double>(t.op_kernel_ns)));
-  m.set("tensor_core.efficiency_pct", ratio_pct(static_cast<double>(t.eligible_tc_kernel_ns),
-                                                static_cast<double>(t.eligible_total_kernel_ns)));
+  auto pct = [](TimeNs part, TimeNs whole) {
+    return ratio_pct(static_cast<double>(part), static_cast<double>(whole));
+  };
+  m.set("tensor_core.kernel_time_pct", pct(t.tc_kernel_ns, t.kernel_ns));
+  m.set("tensor_core.eligible_kernel_time_pct", pct(t.eligible_self_kernel_ns, t.op_kernel_ns));
+  m.set("tensor_core.efficiency_pct", pct(t.eligible_tc_kernel_ns, t.eligible_total_kernel_ns));
+  if (t.kernel_ns > 0) {
+    m.set("tensor_core.eligible_ops_not_using_tc", d(t.eligible_op_names_without_tc));
+    m.set("tensor_core.misaligned_shapes", d(t.misaligned_shapes));
+  }
 }
 
-std::vector<const GpuMetrics*> gpus_of(const std::vector<WorkerAnalysis>& workers) {
-  std::vector<const GpuMetrics*> all;
-  for (const auto& w : workers)
-    for (const auto& g : w.gpus) all.push_back(&g);
-  return all;
+void set_copies(MetricValues& m, std::string_view direction, const HostActivitySums::Copies& c) {
+  m.set(fmt::format("memcpy.{}_count", direction), d(c.count));
+  m.set(fmt::format("memcpy.{}_bytes", direction), d(c.bytes));
+  if (c.time > 0 && c.bytes > 0)
+    m.set(fmt::format("memcpy.{}_gbps", direction), d(c.bytes) / static_cast<double>(c.time));
+}
+
+void set_host_metrics(MetricValues& m, const MetricInputs& in) {
+  const HostActivitySums& h = in.host;
+  if (in.has_runtime || !in.gpus.empty()) {
+    m.set("host.runtime_pct", ratio_pct(us(h.runtime_time), us(h.step_time)));
+    m.set("host.sync_calls", d(h.sync_calls));
+    m.set("host.sync_us", us(h.sync_time));
+  }
+  if (in.gpus.empty()) return;
+  m.set("kernels.count", d(h.kernels));
+  m.set("kernels.total_us", us(h.kernel_time));
+  if (h.kernels > 0) {
+    m.set("kernels.mean_us", us(h.kernel_time) / d(h.kernels));
+    m.set("kernels.short_pct", 100.0 * d(h.short_kernels) / d(h.kernels));
+  }
+  if (h.median_launch_gap) m.set("kernels.launch_gap_us", us(*h.median_launch_gap));
+  m.set("kernels.without_launch", d(h.kernels_without_launch));
+  m.set("memcpy.count", d(h.all_copies.count));
+  m.set("memcpy.bytes", d(h.all_copies.bytes));
+  set_copies(m, "h2d", h.h2d);
+  set_copies(m, "d2h", h.d2h);
+  set_copies(m, "d2d", h.d2d);
+  m.set("memcpy.pageable_count", d(h.pageable_copies));
+}
+
+void set_communication_metrics(MetricValues& m, const MetricInputs& in) {
+  const CommunicationSums& c = in.communication;
+  if (!in.gpus.empty()) {
+    m.set("communication.pct", ratio_pct(us(c.kernel_time), us(c.window)));
+    m.set("communication.overlap_pct", ratio_pct(us(c.overlapped), us(c.kernel_time)));
+  }
+  m.set("communication.collectives", d(c.collectives));
+  if (c.bytes_known) m.set("communication.bytes", d(c.bytes));
+}
+
+void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
+  if (in.memory.peak_allocated)
+    m.set("memory.peak_allocated_bytes", static_cast<double>(*in.memory.peak_allocated));
+  m.set("memory.peak_pct", in.memory.peak_pct);
+  const ComputeSums& c = in.compute;
+  if (c.flops > 0) {
+    m.set("compute.flops", c.flops);
+    if (in.window > 0)
+      m.set("compute.tflops_achieved", c.flops / (static_cast<double>(in.window) / 1e9) / 1e12);
+  }
+  if (c.flops_at_known_peak > 0 && in.gpu_seconds > 0)
+    m.set("compute.mfu_pct", 100.0 * c.ideal_seconds / in.gpu_seconds);
+  m.set("compute.flops_coverage_pct",
+        ratio_pct(static_cast<double>(c.eligible_device_counted), static_cast<double>(c.eligible_device)));
+}
+
+void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
+  const auto& means = in.rank_mean_steps_us;
+  if (means.empty()) return;
+  m.set("ranks.count", d(means.size()));
+  if (means.size() < 2) return;
+  auto [lo, hi] = std::minmax_element(means.begin(), means.end());
+  std::optional<SummaryStats> s = summarize(means);
+  if (s && s->median > 0) m.set("ranks.step_spread_pct", 100.0 * (*hi - *lo) / s->median);
+  m.set("ranks.slowest", static_cast<double>(in.rank_ids[static_cast<std::size_t>(hi - means.begin())]));
 }
 
 }  // namespace
 
+MetricValues metrics_of(const MetricInputs& in) {
+  MetricValues m;
+  m.set("window.wall_us", us(in.window));
+  m.set("window.steps_total", d(in.steps_total));
+  m.set("window.steps_in_window", d(in.step_durations_us.size()));
+  m.set("window.steps_dropped", d(in.steps_dropped));
+  if (in.iter_start) m.set("window.iter_start", static_cast<double>(*in.iter_start));
+  if (in.iter_stop) m.set("window.iter_stop", static_cast<double>(*in.iter_stop));
+  set_step_metrics(m, in.step_durations_us);
+  set_gpu_metrics(m, in);
+  set_breakdown_and_resources(m, in);
+  set_tensor_core_metrics(m, in.tensor_cores);
+  set_host_metrics(m, in);
+  set_communication_metrics(m, in);
+  set_memory_and_compute(m, in);
+  set_rank_metrics(m, in);
+  return m;
+}
+
+MetricInputs worker_inputs(const WorkerAnalysis& w) {
+  MetricInputs in;
+  for (std::size_t i : w.window.steps) in.step_durations_us.push_back(us(w.steps.steps[i].duration()));
+  in.window = w.window.length();
+  in.gpu_seconds = static_cast<double>(in.window) / 1e9 * static_cast<double>(w.gpus.size());
+  in.steps_total = w.steps.steps.size();
+  in.steps_dropped = w.steps.dropped.size();
+  in.iter_start = w.window.first_number;
+  in.iter_stop = w.window.last_number;
+  for (const auto& g : w.gpus) in.gpus.push_back(&g);
+  for (std::size_t i = 0; i < kBreakdownParts; ++i) in.breakdown_us[i] = us(w.mean_breakdown[i]);
+  for (std::size_t i = 0; i < kResourceParts; ++i) in.resources_us[i] = us(w.resources[i]);
+  in.has_runtime = w.has_runtime_calls;
+  in.tensor_cores = w.tensor_cores;
+  in.compute = w.compute;
+  in.host = w.host;
+  in.idle = w.idle;
+  in.communication = w.communication;
+  in.memory = w.memory;
+  return in;
+}
+
 MetricValues worker_metrics(const WorkerAnalysis& w) {
-  MetricValues m;
-  m.set("window.wall_us", us(w.window.length()));
-  m.set("window.steps_total", static_cast<double>(w.steps.steps.size()));
-  m.set("window.steps_in_window", static_cast<double>(w.window.steps.size()));
-  m.set("window.steps_dropped", static_cast<double>(w.steps.dropped.size()));
-  if (w.window.first_number) m.set("window.iter_start", static_cast<double>(*w.window.first_number));
-  if (w.window.last_number) m.set("window.iter_stop", static_cast<double>(*w.window.last_number));
-
-  std::vector<double> durations;
-  for (std::size_t i : w.window.steps) durations.push_back(us(w.steps.steps[i].duration()));
-  set_step_metrics(m, durations);
-
-  std::vector<const GpuMetrics*> gpus;
-  for (const auto& g : w.gpus) gpus.push_back(&g);
-  set_gpu_metrics(m, gpus);
-
-  std::array<double, kBreakdownParts> breakdown{};
-  for (std::size_t i = 0; i < kBreakdownParts; ++i) breakdown[i] = us(w.mean_breakdown[i]);
-  set_breakdown_metrics(m, breakdown, !w.gpus.empty(), w.has_runtime_calls);
-
-  std::array<double, kResourceParts> resources{};
-  for (std::size_t i = 0; i < kResourceParts; ++i) resources[i] = us(w.resources[i]);
-  set_resource_metrics(m, resources, !w.gpus.empty());
-
-  set_tensor_core_metrics(m, w.tensor_cores);
-  return m;
-}
-
-std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers) {
-  std::vector<std::pair<std::string, double>> steps;
-  if (workers.empty()) return steps;
-  for (std::size_t i : workers.front().window.steps) {
-    const Step& first = workers.front().steps.steps[i];
-    double longest = us(first.duration());
-    bool everywhere = true;
-    for (std::size_t w = 1; w < workers.size() && everywhere; ++w) {
-      everywhere = false;
-      for (std::size_t j : workers[w].window.steps) {
-        const Step& s = workers[w].steps.steps[j];
-        if (s.name == first.name) {
-          longest = std::max(longest, us(s.duration()));
-          everywhere = true;
-          break;
-        }
-      }
-    }
-    if (everywhere) steps.emplace_back(first.name, longest);
-  }
-  return steps;
-}
-
-MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers) {
-  if (workers.size() == 1) return workers.front().metrics;
-  MetricValues m;
-  if (workers.empty()) return m;
-  std::vector<std::pair<std::string, double>> steps = run_steps(workers);
-  std::vector<double> durations;
-  double wall = 0, steps_total = 1e300, dropped = 0;
-  for (const auto& w : workers) {
-    wall = std::max(wall, us(w.window.length()));
-    steps_total = std::min(steps_total, static_cast<double>(w.steps.steps.size()));
-    dropped = std::max(dropped, static_cast<double>(w.steps.dropped.size()));
-  }
-  for (const auto& [name, duration] : steps) durations.push_back(duration);
-  m.set("window.wall_us", wall);
-  m.set("window.steps_total", steps_total);
-  m.set("window.steps_in_window", static_cast<double>(steps.size()));
-  m.set("window.steps_dropped", dropped);
-  set_step_metrics(m, durations);
-
-  std::vector<const GpuMetrics*> gpus = gpus_of(workers);
-  set_gpu_metrics(m, gpus);
-
-  std::array<double, kBreakdownParts> breakdown{};
-  std::array<double, kResourceParts> resources{};
-  TensorCoreSums tc;
-  bool has_runtime = false;
-  for (const auto& w : workers) {
-    for (std::size_t i = 0; i < kBreakdownParts; ++i)
-      breakdown[i] += us(w.mean_breakdown[i]) / static_cast<double>(workers.size());
-    for (std::size_t i = 0; i < kResourceParts; ++i)
-      resources[i] += us(w.resources[i]) / static_cast<double>(workers.size());
-    tc.kernel_ns += w.tensor_cores.kernel_ns;
-    tc.tc_kernel_ns += w.tensor_cores.tc_kernel_ns;
-    tc.op_kernel_ns += w.tensor_cores.op_kernel_ns;
-    tc.eligible_self_kernel_ns += w.tensor_cores.eligible_self_kernel_ns;
-    tc.eligible_total_kernel_ns += w.tensor_cores.eligible_total_kernel_ns;
-    tc.eligible_tc_kernel_ns += w.tensor_cores.eligible_tc_kernel_ns;
-    has_runtime = has_runtime || w.has_runtime_calls;
-  }
-  set_breakdown_metrics(m, breakdown, !gpus.empty(), has_runtime);
-  set_resource_metrics(m, resources, !gpus.empty());
-  set_tensor_core_metrics(m, tc);
-  return m;
+  return metrics_of(worker_inputs(w));
 }
 
 }  // namespace perfgate

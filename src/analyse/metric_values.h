@@ -1,4 +1,5 @@
 // Maps analysis results to catalog metrics: the one place where a metric name meets its value.
+// A worker and a run of several workers go through the same MetricInputs.
 #pragma once
 
 #include <vector>
@@ -7,12 +8,37 @@
 
 namespace perfgate {
 
+struct MetricInputs {
+  std::vector<double> step_durations_us;  // the window's steps
+  TimeNs window = 0;
+  double gpu_seconds = 0;  // window x GPUs, summed over workers (MFU's denominator)
+  std::size_t steps_total = 0;
+  std::size_t steps_dropped = 0;
+  std::optional<std::int64_t> iter_start;
+  std::optional<std::int64_t> iter_stop;
+  std::vector<const GpuMetrics*> gpus;
+  std::array<double, kBreakdownParts> breakdown_us{};
+  std::array<double, kResourceParts> resources_us{};
+  bool has_runtime = false;
+  TensorCoreSums tensor_cores;
+  ComputeSums compute;
+  HostActivitySums host;
+  IdleSums idle;
+  CommunicationSums communication;
+  MemorySums memory;
+  std::vector<double> rank_mean_steps_us;  // run only
+  std::vector<std::int64_t> rank_ids;
+};
+
+MetricValues metrics_of(const MetricInputs& in);
+MetricInputs worker_inputs(const WorkerAnalysis& worker);
 MetricValues worker_metrics(const WorkerAnalysis& worker);
 
-// A run of several workers: steps matched by name take the slowest worker's duration; GPU
-// metrics average over every GPU of every worker; breakdowns average over workers; Tensor Core
-// shares are ratios of the summed times.
-MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers);
+// A run of several workers: steps matched by name take the slowest worker's duration; GPU metrics
+// average over every GPU of every worker; breakdowns average over workers; counts and times add
+// up; shares are ratios of the summed times.
+MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
+                         const std::vector<std::int64_t>& rank_ids);
 
 // The run's steps: names present in every worker's window, each with the longest duration (µs).
 std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers);

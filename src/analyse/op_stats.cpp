@@ -17,10 +17,11 @@ bool is_autograd_wrapper(std::string_view name) {
   return name.starts_with(kAutogradPrefix);
 }
 
-OpStats::OpStats(const Profile& p, const Attribution& a, NameClasses& classes, const Window& window)
+OpStats::OpStats(const Profile& p, const Attribution& a, NameClasses& classes, const Window& window,
+                 const std::vector<std::uint32_t>& step_markers)
     : p_(p), classes_(classes) {
   index_launches(a);
-  mark_window_and_direction(window);
+  mark_window_and_direction(window, step_markers);
   sum_subtrees(classes);
 }
 
@@ -35,20 +36,16 @@ void OpStats::index_launches(const Attribution& a) {
   std::vector<std::uint32_t> fill(offsets_.begin(), offsets_.end() - 1);
   for (std::uint32_t i = 0; i < p_.gpu_activities.size(); ++i)
     if (std::uint32_t owner = a.activity_owner(i); owner != kNone) launches_[fill[owner]++] = i;
-
-  host_self_.resize(n);
-  for (std::size_t e = 0; e < n; ++e) host_self_[e] = p_.host_events[e].end - p_.host_events[e].start;
-  for (const HostEvent& e : p_.host_events)
-    if (e.parent != kNone) host_self_[e.parent] -= e.end - e.start;
-  for (std::size_t r = 0; r < p_.runtime_calls.size(); ++r)
-    if (std::uint32_t owner = a.runtime_owner[r]; owner != kNone)
-      host_self_[owner] -= p_.runtime_calls[r].end - p_.runtime_calls[r].start;
 }
 
-void OpStats::mark_window_and_direction(const Window& window) {
+void OpStats::mark_window_and_direction(const Window& window,
+                                        const std::vector<std::uint32_t>& step_markers) {
   const auto& events = p_.host_events;
   std::size_t n = events.size();
   flags_.assign(n, 0);
+  for (std::size_t i = 0; i < n; ++i)
+    if (events[i].kind == HostKind::Op) flags_[i] = kOp;
+  for (std::uint32_t m : step_markers) flags_[m] = 0;
   subtree_end_.resize(n);
   // Threads that run autograd wrappers are the autograd engine's: everything on them is backward.
   std::vector<bool> autograd_thread(p_.threads.size(), false);
@@ -56,7 +53,7 @@ void OpStats::mark_window_and_direction(const Window& window) {
     if (is_autograd_wrapper(p_.str(e.name))) autograd_thread[e.thread] = true;
   for (std::size_t i = 0; i < n; ++i) {
     const HostEvent& e = events[i];
-    std::uint8_t f = 0;
+    std::uint8_t f = flags_[i];
     if (e.start >= window.start && e.start < window.end) f |= kInWindow;
     std::uint8_t parent_flags = e.parent == kNone ? 0 : flags_[e.parent];
     if (autograd_thread[e.thread] || (parent_flags & kBackward) || is_autograd_wrapper(p_.str(e.name)) ||
@@ -68,8 +65,8 @@ void OpStats::mark_window_and_direction(const Window& window) {
   std::vector<bool> op_above(n, false);
   for (std::size_t i = 0; i < n; ++i) {
     std::uint32_t parent = events[i].parent;
-    op_above[i] = parent != kNone && (op_above[parent] || events[parent].kind == HostKind::Op);
-    if (events[i].kind == HostKind::Op && !op_above[i]) flags_[i] |= kTopLevelOp;
+    op_above[i] = parent != kNone && (op_above[parent] || (flags_[parent] & kOp));
+    if ((flags_[i] & kOp) && !op_above[i]) flags_[i] |= kTopLevelOp;
   }
   // A subtree is contiguous (parents sort before their callees), so its end is the largest end
   // among its children's subtrees.
@@ -114,7 +111,7 @@ void OpStats::sum_subtrees(NameClasses& classes) {
     TimeNs self_tc_time = self_tc(i);
     total_device_[i] += self_device(i);
     total_tc_[i] += self_tc_time;
-    if (e.kind == HostKind::Op && (classes.eligible_op(e.name) || self_tc_time > 0 || eligible_below[i])) {
+    if ((flags_[i] & kOp) && (classes.eligible_op(e.name) || self_tc_time > 0 || eligible_below[i])) {
       flags_[i] |= kEligible;
       if (!eligible_below[i]) flags_[i] |= kBottomEligible;
     }

@@ -16,7 +16,8 @@ namespace perfgate {
 
 class OpStats {
  public:
-  OpStats(const Profile& profile, const Attribution& attribution, NameClasses& classes, const Window& window);
+  OpStats(const Profile& profile, const Attribution& attribution, NameClasses& classes, const Window& window,
+          const std::vector<std::uint32_t>& step_markers);
 
   std::size_t size() const { return total_device_.size(); }
   // Activities launched by the event's own runtime calls.
@@ -29,20 +30,22 @@ class OpStats {
   std::uint32_t self_kernels(std::size_t e) const;
   TimeNs total_device(std::size_t e) const { return total_device_[e]; }
   TimeNs total_tc(std::size_t e) const { return total_tc_[e]; }
-  TimeNs host_self(std::size_t e) const { return host_self_[e]; }
 
   bool in_window(std::size_t e) const { return flags_[e] & kInWindow; }
   bool backward(std::size_t e) const { return flags_[e] & kBackward; }
   bool eligible(std::size_t e) const { return flags_[e] & kEligible; }
   bool bottom_eligible(std::size_t e) const { return flags_[e] & kBottomEligible; }
   bool top_level_op(std::size_t e) const { return flags_[e] & kTopLevelOp; }  // no op encloses it
+  // An op of the op tables: an Op-kind range that is not a step marker (PyTorch 1.8 wrote
+  // ProfilerStep#N as an op).
+  bool is_op(std::size_t e) const { return flags_[e] & kOp; }
 
  private:
   static constexpr std::uint8_t kInWindow = 1, kBackward = 2, kEligible = 4, kBottomEligible = 8,
-                                kTopLevelOp = 16;
+                                kTopLevelOp = 16, kOp = 32;
 
   void index_launches(const Attribution& a);
-  void mark_window_and_direction(const Window& window);
+  void mark_window_and_direction(const Window& window, const std::vector<std::uint32_t>& step_markers);
   void sum_subtrees(NameClasses& classes);
 
   const Profile& p_;
@@ -52,7 +55,6 @@ class OpStats {
   std::vector<std::uint32_t> subtree_end_;
   std::vector<TimeNs> total_device_;
   std::vector<TimeNs> total_tc_;
-  std::vector<TimeNs> host_self_;
   std::vector<std::uint8_t> flags_;
 };
 

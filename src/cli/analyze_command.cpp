@@ -60,7 +60,9 @@ int run_analyze(const AnalyzeArgs& a) {
   progress->finish();
 
   RunAnalysis analysis = analyse_run(run, rules.classification, options);
-  ReportModel report = build_report(run, analysis, rules, options);
+  std::vector<InputFile> inputs = std::move(run.inputs);
+  run = LoadedRun{};  // the events are no longer needed: free them before the report grows
+  ReportModel report = build_report(inputs, analysis, rules, options);
   if (!a.json_path.empty()) write_file_atomically(a.json_path, render_json(report));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   return kExitPass;

@@ -6,10 +6,28 @@
 #include "cli/commands.h"
 #include "perfgate/errors.h"
 #include "perfgate/metrics.h"
+#include "perfgate/report.h"
 #include "render/json_writer.h"
 
 namespace perfgate::cli {
 namespace {
+
+int print_tables(const std::string& format) {
+  for (const ReportTable& t : table_schemas()) {
+    if (format == "markdown") {
+      std::cout << fmt::format("### `{}`: {}\n\n{}.\n\n| column | unit | meaning |\n|---|---|---|\n", t.name,
+                               t.title, t.description);
+      for (const auto& c : t.columns)
+        std::cout << fmt::format("| `{}` | {} | {} |\n", c.name, c.unit, c.description);
+      std::cout << '\n';
+    } else {
+      std::cout << fmt::format("{} ({})\n", t.name, t.title);
+      for (const auto& c : t.columns)
+        std::cout << fmt::format("  {:<28} {:<7} {}\n", c.name, c.unit, c.description);
+    }
+  }
+  return kExitPass;
+}
 
 int run_metrics(const std::string& format) {
   auto catalog = metric_catalog();
@@ -46,10 +64,12 @@ int run_metrics(const std::string& format) {
 
 std::function<int()> add_metrics_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
+  auto tables = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("metrics", "Print the metric catalog: name, unit, definition");
   cmd->add_option("--format", *format, "text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
-  return [format] { return run_metrics(*format); };
+  cmd->add_flag("--tables", *tables, "Print the report's tables and their columns instead");
+  return [format, tables] { return *tables ? print_tables(*format) : run_metrics(*format); };
 }
 
 }  // namespace perfgate::cli

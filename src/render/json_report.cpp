@@ -1,5 +1,8 @@
 // The JSON report: the report model as is, versioned ("schema": "perfgate-report/1"). It is
 // also what --baseline reads, so its layout only grows.
+#include <type_traits>
+#include <variant>
+
 #include "perfgate/render.h"
 #include "render/json_writer.h"
 
@@ -91,6 +94,39 @@ void write_system(JsonWriter& j, const ReportSystem& s) {
   j.end_object();
 }
 
+void write_cell(JsonWriter& j, const ReportCell& cell) {
+  std::visit(
+      [&](const auto& v) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(v)>, std::monostate>)
+          j.null();
+        else
+          j.value(v);
+      },
+      cell);
+}
+
+// A table as its columns (name and unit) and rows of cells in column order.
+void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables) {
+  j.key("tables").begin_object();
+  for (const auto& t : tables) {
+    j.key(t.name).begin_object();
+    j.key("title").value(t.title);
+    j.key("columns").begin_array();
+    for (const auto& c : t.columns)
+      j.begin_object().key("name").value(c.name).key("unit").value(c.unit).end_object();
+    j.end_array();
+    j.key("rows").begin_array();
+    for (const auto& row : t.rows) {
+      j.begin_array();
+      for (const auto& cell : row) write_cell(j, cell);
+      j.end_array();
+    }
+    j.end_array();
+    j.end_object();
+  }
+  j.end_object();
+}
+
 void write_worker(JsonWriter& j, const ReportWorker& w) {
   j.begin_object();
   j.key("name").value(w.name);
@@ -108,6 +144,13 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
   j.end_array();
   write_gpus(j, w.gpus);
   write_system(j, w.system);
+  j.key("timeline").begin_object();
+  j.key("step").value(w.timeline.step);
+  j.key("step_start_us").value(w.timeline.step_start_us);
+  j.key("step_duration_us").value(w.timeline.step_duration_us);
+  j.key("activities").value(static_cast<std::uint64_t>(w.timeline.activities));
+  j.end_object();
+  write_tables(j, w.tables);
   write_strings(j, "warnings", w.warnings);
   j.end_object();
 }
@@ -145,6 +188,7 @@ std::string render_json(const ReportModel& r) {
   write_metrics(j, r.metrics);
   write_steps(j, "steps", r.steps);
   write_gpus(j, r.gpus);
+  write_tables(j, r.tables);
   j.key("workers").begin_array();
   for (const auto& w : r.workers) write_worker(j, w);
   j.end_array();

@@ -75,40 +75,43 @@ std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
   return out;
 }
 
-ReportSystem report_system(const Profile& p) {
+ReportSystem report_system(const ProfileInfo& info) {
   ReportSystem s;
-  s.trace_format = p.info.format;
-  s.schema_version = p.info.schema_version;
-  s.trace_name = p.info.trace_name;
-  s.rank = p.info.rank;
-  s.world_size = p.info.world_size;
-  s.distributed_backend = p.info.distributed_backend;
-  s.base_time_ns = p.info.base_time_ns;
-  s.attributes = p.info.attributes;
+  s.trace_format = info.format;
+  s.schema_version = info.schema_version;
+  s.trace_name = info.trace_name;
+  s.rank = info.rank;
+  s.world_size = info.world_size;
+  s.distributed_backend = info.distributed_backend;
+  s.base_time_ns = info.base_time_ns;
+  s.attributes = info.attributes;
   return s;
 }
 
-ReportWorker report_worker(const Profile& p, const WorkerAnalysis& w) {
+ReportWorker report_worker(const WorkerAnalysis& w) {
   ReportWorker r;
   r.name = w.worker;
-  r.input_path = p.source_path;
+  r.input_path = w.source_path;
   r.window = report_window(w);
   r.metrics = report_metrics(w.metrics);
   r.steps = report_steps(w);
   r.dropped_steps = w.steps.dropped;
   r.gpus = report_gpus(w);
-  r.system = report_system(p);
+  r.system = report_system(w.info);
   r.warnings = w.warnings;
+  const Timeline& t = w.tables.timeline;
+  r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities};
+  r.tables = worker_tables(w, r);
   return r;
 }
 
 }  // namespace
 
-ReportModel build_report(const LoadedRun& run, const RunAnalysis& analysis, const RuleSet& rules,
-                         const AnalysisOptions& options) {
+ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
+                         const RuleSet& rules, const AnalysisOptions& options) {
   ReportModel m;
   m.tool_version = kVersion;
-  m.inputs = run.inputs;
+  m.inputs = inputs;
   m.settings.iter_start = options.window.iter_start;
   m.settings.iter_stop = options.window.iter_stop;
   m.settings.skip_first = options.window.skip_first;
@@ -116,12 +119,13 @@ ReportModel build_report(const LoadedRun& run, const RunAnalysis& analysis, cons
   m.settings.rule_sources = rules.sources;
   m.metrics = report_metrics(analysis.metrics);
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
-    m.workers.push_back(report_worker(run.workers[i], analysis.workers[i]));
+    m.workers.push_back(report_worker(analysis.workers[i]));
     for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
     for (const auto& warning : analysis.workers[i].warnings)
       m.warnings.push_back(
           analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning) : warning);
   }
+  m.tables.push_back(ranks_table(analysis, rank_ids(analysis)));
   if (m.workers.size() == 1) {
     for (const auto& s : m.workers.front().steps)
       if (s.in_window) m.steps.push_back(s);

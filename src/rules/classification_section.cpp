@@ -20,7 +20,8 @@ constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "sou
 constexpr std::array<std::string_view, 5> kPeakKeys = {"match", "name", "tflops", "source", "note"};
 constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
                                                          "bf16", "fp8",  "int8"};
-constexpr std::array<std::string_view, 1> kAttributionKeys = {"by_time_containment"};
+constexpr std::array<std::string_view, 2> kAttributionKeys = {"by_time_containment",
+                                                              "external_id_must_enclose"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
@@ -120,6 +121,8 @@ void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& 
   check.known_keys(node, kAttributionKeys, "attribution");
   if (YAML::Node v = node["by_time_containment"])
     if (auto b = check.boolean(v, "by_time_containment")) out.attribute_by_time_containment = *b;
+  if (YAML::Node v = node["external_id_must_enclose"])
+    if (auto b = check.boolean(v, "external_id_must_enclose")) out.external_id_must_enclose = *b;
 }
 
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {

@@ -48,12 +48,18 @@ TEST(Attribution, ExternalIdFirstThenInnermostEnclosingOp) {
 
 TEST(Attribution, WithoutTimeContainmentOnlyExternalIdsLink) {
   Profile p = load_json(attribution_trace());
-  Attribution a = attribute(p, false);
+  Attribution a = attribute(p, {.by_time_containment = false, .external_id_must_enclose = true});
   EXPECT_EQ(owner_of_kernel(p, a, "k_ext_b"), "B");
   EXPECT_EQ(owner_of_kernel(p, a, "k_ext_a"), "A");
   EXPECT_EQ(owner_of_kernel(p, a, "k_no_ext"), "none");
   EXPECT_EQ(owner_of_kernel(p, a, "k_unknown_ext"), "none");
   EXPECT_EQ(owner_of_kernel(p, a, "k_ext_b_late"), "none");
+}
+
+TEST(Attribution, ThePluginTrustsExternalIdsWhereverTheOpIs) {
+  Profile p = load_json(attribution_trace());
+  Attribution a = attribute(p, {.by_time_containment = false, .external_id_must_enclose = false});
+  EXPECT_EQ(owner_of_kernel(p, a, "k_ext_b_late"), "B");  // B ended before the call
 }
 
 TEST(Attribution, RuntimeCallsListTheActivitiesTheyLaunched) {

@@ -135,10 +135,9 @@ TEST(KinetoReader, LinksForwardBackwardFlowsAndReadsMemorySamples) {
   EXPECT_EQ(p.forward_backward_links[0].forward_start, 10000);
   EXPECT_EQ(p.forward_backward_links[0].backward_start, 100000);
   EXPECT_NE(p.forward_backward_links[0].forward_thread, p.forward_backward_links[0].backward_thread);
-  ASSERT_EQ(p.memory_samples.size(), 3u);
-  EXPECT_TRUE(p.memory_samples[0].on_gpu);
+  ASSERT_EQ(p.memory_samples.size(), 2u);  // the host sample is not kept
+  EXPECT_EQ(p.memory_samples[0].device_id, 0);
   EXPECT_EQ(p.memory_samples[1].total_allocated, 3584);
-  EXPECT_FALSE(p.memory_samples[2].on_gpu);
 }
 
 TEST(KinetoReader, ReadsTheBareArrayFormatAndGzipAndAByteOrderMark) {

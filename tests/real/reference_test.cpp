@@ -100,6 +100,13 @@ void expect_gpu_metrics_agree(const Reference& r, const WorkerAnalysis& w, doubl
   }
 }
 
+// The metric's value; a missing one fails the test (and reads as NaN) instead of being dereferenced.
+double value(const WorkerAnalysis& w, const std::string& name) {
+  std::optional<double> v = w.metrics.get(name);
+  EXPECT_TRUE(v.has_value()) << name << " is not applicable";
+  return v.value_or(std::nan(""));
+}
+
 double breakdown_pct(const WorkerAnalysis& w, const std::string& ours) {
   return w.metrics.get("breakdown." + ours + "_pct").value_or(0);
 }
@@ -127,9 +134,9 @@ TEST(PluginAgreement, ThePluginsRulesReproduceItsNumbers) {
     if (plugin_attributed_kernels(r)) {
       for (const auto& [gpu, v] : r.data.at("tc_kernel_time_pct").as_object())
         if (!v.is_null()) {
-          EXPECT_NEAR(*w.metrics.get("tensor_core.kernel_time_pct"), number(v), 0.1);
+          EXPECT_NEAR(value(w, "tensor_core.kernel_time_pct"), number(v), 0.1);
         }
-      EXPECT_NEAR(*w.metrics.get("tensor_core.eligible_kernel_time_pct"),
+      EXPECT_NEAR(value(w, "tensor_core.eligible_kernel_time_pct"),
                   number(r.data.at("tc_eligible_ops_kernel_time_pct")), 0.1);
     }
   }
@@ -181,9 +188,9 @@ TEST(PluginAgreement, DefaultRulesAgreeWhereTheyDoNotDifferOnPurpose) {
     if (plugin_attributed_kernels(r) && !kTensorCoreDifferences.count(r.file)) {
       for (const auto& [gpu, v] : r.data.at("tc_kernel_time_pct").as_object())
         if (!v.is_null()) {
-          EXPECT_NEAR(*w.metrics.get("tensor_core.kernel_time_pct"), number(v), 1.0);
+          EXPECT_NEAR(value(w, "tensor_core.kernel_time_pct"), number(v), 1.0);
         }
-      EXPECT_NEAR(*w.metrics.get("tensor_core.eligible_kernel_time_pct"),
+      EXPECT_NEAR(value(w, "tensor_core.eligible_kernel_time_pct"),
                   number(r.data.at("tc_eligible_ops_kernel_time_pct")), 1.0);
     }
     if (kTensorCoreDifferences.count(r.file)) {

@@ -35,7 +35,7 @@ std::string report_of_file(const std::string& path) {
   LoadedRun run = load_run({path});
   RuleSet rules = load_rules({});
   RunAnalysis analysis = analyse_run(run, rules.classification, {});
-  ReportModel model = build_report(run, analysis, rules, {});
+  ReportModel model = build_report(run.inputs, analysis, rules, {});
   return render_json(model);
 }
 

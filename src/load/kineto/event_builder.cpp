@@ -179,13 +179,13 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
 }
 
 void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
+  // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP. Host allocations are not kept: no metric reads them.
+  std::int64_t type = e.memory_device_type.value_or(0);
+  if (type != 1 && type != 6) return;
   MemorySample m;
   m.time = time;
   m.total_allocated = e.total_allocated.value_or(-1);
   m.device_id = narrow_or<std::int32_t>(e.memory_device_id, -1);
-  // c10::DeviceType: 0 CPU, 1 CUDA, 6 HIP.
-  std::int64_t type = e.memory_device_type.value_or(0);
-  m.on_gpu = type == 1 || type == 6;
   memory_samples_.push_back(m);
 }
 

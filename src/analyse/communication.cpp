@@ -1,0 +1,77 @@
+#include "analyse/communication.h"
+
+#include <unordered_map>
+
+namespace perfgate {
+
+int element_bytes(std::string_view t) {
+  if (t.starts_with("c10::")) t.remove_prefix(5);
+  if (t == "Float" || t == "float" || t == "Int" || t == "int") return 4;
+  if (t == "Double" || t == "double" || t == "Long" || t == "long int" || t == "ComplexFloat") return 8;
+  if (t == "Half" || t == "BFloat16" || t == "Short" || t == "short int") return 2;
+  if (t == "Byte" || t == "Char" || t == "Bool" || t == "bool" || t == "unsigned char" ||
+      t == "signed char" || t.starts_with("Float8"))
+    return 1;
+  return 0;
+}
+
+namespace {
+
+// Bytes of the collective an outermost communication op started: from the arguments PyTorch
+// records (record_param_comms), else from the input tensor of an nccl:*/gloo:* range.
+std::optional<std::uint64_t> collective_bytes(
+    const Profile& p, std::size_t op, std::size_t subtree_end,
+    const std::unordered_map<std::int64_t, const CollectiveArgs*>& by_id, ArgumentCache& args) {
+  for (std::size_t k = op; k < subtree_end; ++k) {
+    const HostEvent& e = p.host_events[k];
+    auto it = by_id.find(e.external_id);
+    if (e.external_id != 0 && it != by_id.end() && it->second->in_elements >= 0) {
+      int size = element_bytes(p.str(it->second->dtype));
+      if (size > 0)
+        return static_cast<std::uint64_t>(it->second->in_elements) * static_cast<std::uint64_t>(size);
+    }
+  }
+  for (std::size_t k = op; k < subtree_end; ++k) {
+    const HostEvent& e = p.host_events[k];
+    const auto& dims = args.dims(e.input_dims);
+    const auto& types = args.strings(e.input_types);
+    if (dims.empty() || types.empty() || dims[0].empty()) continue;
+    int size = element_bytes(types[0]);
+    if (size == 0) continue;
+    std::uint64_t n = 1;
+    for (std::int64_t d : dims[0]) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    return n * static_cast<std::uint64_t>(size);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void communication_time(const ActivityIntervals& in, const Window& w, CommunicationSums& s) {
+  Interval window{w.start, w.end};
+  s.window = w.length();
+  s.kernel_time = length_within(in.communication_kernels, window);
+  s.overlapped = total_length(clip(intersect(in.communication_kernels, in.compute_kernels), window));
+}
+
+void collectives(const Profile& p, const OpStats& stats, NameClasses& classes, ArgumentCache& args,
+                 CommunicationSums& s) {
+  std::unordered_map<std::int64_t, const CollectiveArgs*> by_id;
+  for (const CollectiveArgs& c : p.collectives) by_id.emplace(c.external_id, &c);
+  const auto& events = p.host_events;
+  std::vector<bool> inside_comm(events.size(), false);  // a communication op encloses it
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const HostEvent& e = events[i];
+    bool comm = e.kind != HostKind::PythonFunction && classes.communication_op(e.name);
+    bool enclosed = e.parent != kNone && inside_comm[e.parent];
+    inside_comm[i] = comm || enclosed;
+    if (!comm || enclosed || !stats.in_window(i)) continue;
+    ++s.collectives;
+    if (auto bytes = collective_bytes(p, i, stats.subtree_end(i), by_id, args)) {
+      s.bytes += *bytes;
+      s.bytes_known = true;
+    }
+  }
+}
+
+}  // namespace perfgate

@@ -1,0 +1,72 @@
+#include "analyse/flops.h"
+
+#include "analyse/op_shapes.h"
+
+namespace perfgate {
+
+std::vector<float> counted_flops(const Profile& p, const OpStats& stats, ArgumentCache& args) {
+  std::size_t n = p.host_events.size();
+  std::vector<float> flops(n, 0);
+  std::vector<bool> counted_below(n, false);
+  for (std::size_t i = n; i-- > 0;) {
+    const HostEvent& e = p.host_events[i];
+    if (stats.is_op(i) && stats.in_window(i) && !counted_below[i]) {
+      if (e.flops >= 0) {
+        flops[i] = e.flops;
+      } else if (auto f =
+                     shape_flops(p.str(e.name), args.dims(e.input_dims), args.strings(e.concrete_inputs))) {
+        flops[i] = static_cast<float>(*f);
+      }
+    }
+    if (e.parent != kNone && (counted_below[i] || flops[i] > 0)) counted_below[e.parent] = true;
+  }
+  return flops;
+}
+
+std::string op_precision(const Profile& p, const OpStats& stats, ArgumentCache& args, std::size_t event) {
+  Precision precision = precision_of(first_tensor_type(args.strings(p.host_events[event].input_types)));
+  if (precision == Precision::Fp32 && stats.total_tc(event) > 0) return "tf32";
+  return precision_name(precision);
+}
+
+namespace {
+
+// The GPU whose peak applies: the one with the most kernel time.
+const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus) {
+  const GpuMetrics* best = nullptr;
+  for (const GpuMetrics& g : gpus)
+    if (!best || g.kernel_ns > best->kernel_ns) best = &g;
+  return best;
+}
+
+}  // namespace
+
+ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& args,
+                         const std::vector<float>& flops, const CompiledClassification& classification,
+                         const std::vector<GpuMetrics>& gpus) {
+  ComputeSums sums;
+  sums.gpus = gpus.size();
+  const GpuMetrics* gpu = main_gpu(gpus);
+  const GpuPeak* peak = gpu ? classification.gpu_peak(gpu->name) : nullptr;
+  if (peak) sums.peak_name = peak->name.empty() ? peak->match : peak->name;
+  for (std::size_t i = 0; i < flops.size(); ++i) {
+    if (!stats.in_window(i)) continue;
+    if (stats.bottom_eligible(i) && stats.total_device(i) > 0) {
+      sums.eligible_device += stats.total_device(i);
+      // Known when the op or an op it calls has a count.
+      bool known = false;
+      for (std::size_t k = i; k < stats.subtree_end(i) && !known; ++k) known = flops[k] > 0;
+      if (known) sums.eligible_device_counted += stats.total_device(i);
+    }
+    if (flops[i] <= 0) continue;
+    sums.flops += flops[i];
+    if (!peak) continue;
+    if (auto tflops = peak->peak(op_precision(p, stats, args, i))) {
+      sums.flops_at_known_peak += flops[i];
+      sums.ideal_seconds += flops[i] / (*tflops * 1e12);
+    }
+  }
+  return sums;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,88 @@
+#include "analyse/host_activity.h"
+
+#include <algorithm>
+#include <map>
+
+namespace perfgate {
+namespace {
+
+bool in_window(TimeNs t, const Window& w) {
+  return t >= w.start && t < w.end;
+}
+
+void add_copy(HostActivitySums::Copies& c, const GpuActivity& a) {
+  ++c.count;
+  c.bytes += a.bytes;
+  c.time += a.end - a.start;
+}
+
+void count_copies(const Profile& p, const Window& w, HostActivitySums& s) {
+  for (const GpuActivity& a : p.gpu_activities) {
+    if (a.kind != GpuActivityKind::Memcpy || !in_window(a.start, w)) continue;
+    add_copy(s.all_copies, a);
+    if (a.pageable) ++s.pageable_copies;
+    if (a.copy_kind == CopyKind::HostToDevice) add_copy(s.h2d, a);
+    if (a.copy_kind == CopyKind::DeviceToHost) add_copy(s.d2h, a);
+    if (a.copy_kind == CopyKind::DeviceToDevice) add_copy(s.d2d, a);
+  }
+}
+
+// Gaps on a stream that the GPU spent waiting for the host: the next kernel's launch call was
+// still running when the previous kernel finished.
+std::optional<TimeNs> median_launch_gap(const Profile& p, const Attribution& a, const Window& w) {
+  std::map<std::pair<std::int32_t, std::uint32_t>, std::size_t> last_on_stream;
+  std::vector<TimeNs> gaps;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& k = p.gpu_activities[i];
+    if (k.kind != GpuActivityKind::Kernel || !in_window(k.start, w)) continue;
+    auto [it, first] = last_on_stream.try_emplace({k.device, k.stream}, i);
+    if (first) continue;
+    const GpuActivity& previous = p.gpu_activities[it->second];
+    it->second = i;
+    std::uint32_t r = a.activity_runtime[i];
+    if (r == kNone || k.start <= previous.end) continue;
+    if (p.runtime_calls[r].end > previous.end) gaps.push_back(k.start - previous.end);
+  }
+  if (gaps.empty()) return std::nullopt;
+  std::nth_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2), gaps.end());
+  TimeNs upper = gaps[gaps.size() / 2];
+  if (gaps.size() % 2 == 1) return upper;
+  TimeNs lower = *std::max_element(gaps.begin(), gaps.begin() + static_cast<long>(gaps.size() / 2));
+  return (lower + upper) / 2;
+}
+
+}  // namespace
+
+std::vector<Interval> window_spans(const StepDetection& steps, const Window& window) {
+  std::vector<Interval> spans;
+  if (window.steps.empty()) spans.push_back({window.start, window.end});
+  for (std::size_t i : window.steps) spans.push_back({steps.steps[i].start, steps.steps[i].end});
+  return spans;
+}
+
+HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClasses& classes,
+                               const StepDetection& steps, const Window& w, const ActivityIntervals& in) {
+  HostActivitySums s;
+  for (Interval span : window_spans(steps, w)) {
+    s.step_time += span.end - span.start;
+    s.runtime_time += length_within(in.runtime, span);
+  }
+  for (const RuntimeCall& c : p.runtime_calls) {
+    if (!in_window(c.start, w) || !classes.sync_call(c.name)) continue;
+    ++s.sync_calls;
+    s.sync_time += c.end - c.start;
+  }
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& k = p.gpu_activities[i];
+    if (k.kind != GpuActivityKind::Kernel || !in_window(k.start, w)) continue;
+    ++s.kernels;
+    s.kernel_time += k.end - k.start;
+    if (k.end - k.start < kShortKernelNs) ++s.short_kernels;
+    if (a.activity_runtime[i] == kNone) ++s.kernels_without_launch;
+  }
+  s.median_launch_gap = median_launch_gap(p, a, w);
+  count_copies(p, w, s);
+  return s;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,16 @@
+// Why the GPUs were idle (HTA's idle-time breakdown) and their longest gaps (nsys analyze gpu_gaps).
+#pragma once
+
+#include "analyse/attribution.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+
+inline constexpr TimeNs kKernelWaitNs = 30'000;    // HTA: shorter gaps are back-to-back launch overhead
+inline constexpr TimeNs kReportedGapNs = 500'000;  // gaps listed in the gaps table
+inline constexpr std::size_t kMaxReportedGaps = 100;
+
+IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, const Window& window);
+std::vector<GapRow> gpu_gaps(const Profile& profile, const Window& window, IdleSums& sums);
+
+}  // namespace perfgate

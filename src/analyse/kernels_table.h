@@ -1,0 +1,17 @@
+// DLProf's kernel views over the kernels that started in the window: by kernel, by kernel and
+// launching op, the top kernels of each window step and of each op.
+#pragma once
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+
+inline constexpr std::size_t kTopKernelsPerStep = 10;
+inline constexpr std::size_t kTopKernelsPerOp = 5;
+
+void build_kernel_tables(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                         const StepDetection& steps, const Window& window, WorkerTables& out);
+
+}  // namespace perfgate

@@ -1,0 +1,228 @@
+#include "analyse/ops_table.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "analyse/intervals.h"
+
+namespace perfgate {
+namespace {
+
+// Sums of one table row; the row itself (with its strings) is built once at the end.
+struct OpAccumulator {
+  std::uint64_t calls = 0;
+  std::uint64_t kernel_calls = 0;
+  TimeNs host_total = 0;
+  TimeNs host_self = 0;
+  TimeNs device_total = 0;
+  TimeNs device_self = 0;
+  TimeNs tc_device = 0;
+  double flops = 0;
+  std::uint32_t first_call = 0;
+  bool eligible = false;
+  bool uses_tc = false;
+  bool forward = false;
+  bool backward = false;
+};
+
+void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& acc) {
+  const OpStats& s = in.stats;
+  const HostEvent& h = in.profile.host_events[e];
+  if (acc.calls == 0) acc.first_call = static_cast<std::uint32_t>(e);
+  ++acc.calls;
+  acc.host_total += h.end - h.start;
+  acc.host_self += h.end - h.start;  // callees and runtime calls are subtracted afterwards
+  acc.device_total += s.total_device(e);
+  acc.device_self += s.self_device(e);
+  acc.tc_device += s.total_tc(e);
+  acc.kernel_calls += s.self_kernels(e);
+  acc.eligible = acc.eligible || s.eligible(e);
+  acc.uses_tc = acc.uses_tc || s.total_tc(e) > 0;
+  acc.flops += in.flops[e];
+  (s.backward(e) ? acc.backward : acc.forward) = true;
+}
+
+OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes) {
+  const Profile& p = in.profile;
+  const HostEvent& first = p.host_events[acc.first_call];
+  OpRow r;
+  r.name = std::string(p.str(first.name));
+  if (with_shapes) r.input_shapes = std::string(p.str(first.input_dims));
+  r.op_type = in.classification.op_type(r.name);
+  r.direction = acc.forward && acc.backward ? Direction::Both
+                : acc.backward              ? Direction::Backward
+                                            : Direction::Forward;
+  r.calls = acc.calls;
+  r.host_total = acc.host_total;
+  r.host_self = acc.host_self;
+  r.device_total = acc.device_total;
+  r.device_self = acc.device_self;
+  r.tc_device = acc.tc_device;
+  r.kernel_calls = acc.kernel_calls;
+  r.tc_eligible = acc.eligible;
+  r.uses_tc = acc.uses_tc;
+  r.flops = acc.flops;
+  r.data_types = tensor_types(in.args.strings(first.input_types));
+  if (!with_shapes) {  // the by-name row carries them; repeating them per shape would only cost memory
+    r.call_stack = call_stack(p, acc.first_call);
+    r.module = module_path(p, acc.first_call);
+  }
+  return r;
+}
+
+bool by_device_time(const OpRow& a, const OpRow& b) {
+  if (a.device_total != b.device_total) return a.device_total > b.device_total;
+  if (a.host_total != b.host_total) return a.host_total > b.host_total;
+  return std::tie(a.name, a.input_shapes) < std::tie(b.name, b.input_shapes);
+}
+
+template <typename Key>
+std::vector<OpRow> rows_of(const OpTableInputs& in, const std::map<Key, OpAccumulator>& groups,
+                           bool with_shapes) {
+  std::vector<OpRow> rows;
+  rows.reserve(groups.size());
+  for (const auto& [key, acc] : groups) rows.push_back(finish(in, acc, with_shapes));
+  std::sort(rows.begin(), rows.end(), by_device_time);
+  return rows;
+}
+
+struct TypeAccumulator {
+  OpTypeRow row;
+  std::set<StringId> names;
+};
+
+// Host time of a call not covered by the GPU work it launched (itself and its callees).
+TimeNs cpu_overhead(const OpTableInputs& in, std::size_t e, IntervalList& scratch) {
+  const Profile& p = in.profile;
+  scratch.clear();
+  for (std::size_t k = e; k < in.stats.subtree_end(e); ++k)
+    for (std::uint32_t a : in.stats.launched(k))
+      scratch.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
+  merge_in_place(scratch);
+  Interval span{p.host_events[e].start, p.host_events[e].end};
+  return span.end - span.start - length_within(scratch, span);
+}
+
+std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  SortedUnion busy(p.gpu_activities.size());  // activities are sorted by start
+  for (const GpuActivity& a : p.gpu_activities) busy.add({a.start, a.end});
+  IntervalList gpu_busy = busy.take();
+
+  std::map<std::string, TypeAccumulator> types;
+  std::unordered_map<StringId, const std::string*> type_of;
+  IntervalList scratch;
+  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+    if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
+    const HostEvent& h = p.host_events[e];
+    auto [it, inserted] = type_of.try_emplace(h.name, nullptr);
+    if (inserted) it->second = &in.classification.op_type(p.str(h.name));
+    TypeAccumulator& acc = types[*it->second];
+    OpTypeRow& r = acc.row;
+    TimeNs duration = h.end - h.start;
+    r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
+    r.cpu_max = std::max(r.cpu_max, duration);
+    ++r.calls;
+    r.cpu_total += duration;
+    r.gpu += in.stats.total_device(e);
+    r.cpu_overhead += cpu_overhead(in, e, scratch);
+    r.gpu_idle += duration - length_within(gpu_busy, {h.start, h.end});
+    acc.names.insert(h.name);
+  }
+  std::vector<OpTypeRow> rows;
+  for (auto& [type, acc] : types) {
+    acc.row.type = type;
+    acc.row.ops = acc.names.size();
+    rows.push_back(acc.row);
+  }
+  std::sort(rows.begin(), rows.end(), [](const OpTypeRow& a, const OpTypeRow& b) {
+    return a.gpu != b.gpu               ? a.gpu > b.gpu
+           : a.cpu_total != b.cpu_total ? a.cpu_total > b.cpu_total
+                                        : a.type < b.type;
+  });
+  return rows;
+}
+
+}  // namespace
+
+const char* direction_name(Direction d) {
+  switch (d) {
+    case Direction::Forward:
+      return "fprop";
+    case Direction::Backward:
+      return "bprop";
+    case Direction::Both:
+      break;
+  }
+  return "both";
+}
+
+void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
+  const Profile& p = in.profile;
+  std::map<StringId, OpAccumulator> by_name;
+  std::map<std::pair<StringId, StringId>, OpAccumulator> by_shape;
+  auto counted = [&](std::size_t e) { return in.stats.is_op(e) && in.stats.in_window(e); };
+  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+    const HostEvent& h = p.host_events[e];
+    if (!counted(e)) continue;
+    add_call(in, e, by_name[h.name]);
+    add_call(in, e, by_shape[{h.name, h.input_dims}]);
+  }
+  // Self host time, as the plugin defines it: minus every range directly inside and the op's own
+  // runtime calls.
+  auto subtract = [&](std::uint32_t op, TimeNs time) {
+    if (op == kNone || !counted(op)) return;
+    const HostEvent& h = p.host_events[op];
+    by_name[h.name].host_self -= time;
+    by_shape[{h.name, h.input_dims}].host_self -= time;
+  };
+  for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
+  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
+    subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
+  out.ops = rows_of(in, by_name, false);
+  out.ops_by_shape = rows_of(in, by_shape, true);
+  out.op_types = op_type_rows(in);
+
+  // DLProf's "Top 10 GPU ops": by the GPU time each op launched itself, so that nothing counts twice.
+  std::vector<OpRow> top = out.ops;
+  std::stable_sort(top.begin(), top.end(),
+                   [](const OpRow& a, const OpRow& b) { return a.device_self > b.device_self; });
+  for (const OpRow& r : top) {
+    if (out.top_gpu_ops.size() == 10 || r.device_self == 0) break;
+    out.top_gpu_ops.push_back(r);
+  }
+}
+
+std::vector<RegionRow> build_regions(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  std::vector<bool> marker(p.host_events.size(), false);
+  for (std::uint32_t m : in.step_markers) marker[m] = true;
+  std::map<std::string_view, RegionRow> regions;
+  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+    const HostEvent& h = p.host_events[e];
+    if (h.kind != HostKind::Annotation || marker[e] || !in.stats.in_window(e)) continue;
+    RegionRow& r = regions[p.str(h.name)];
+    ++r.calls;
+    r.cpu_total += h.end - h.start;
+    r.gpu += in.stats.total_device(e);
+  }
+  for (const GpuRange& g : p.gpu_ranges) {
+    if (g.start < in.window.start || g.start >= in.window.end) continue;
+    std::string_view name = p.str(g.name);
+    if (name.starts_with("ProfilerStep#")) continue;  // the GPU side of a step marker
+    regions[name].gpu_range += g.end - g.start;
+  }
+  std::vector<RegionRow> rows;
+  for (auto& [name, r] : regions) {
+    r.name = std::string(name);
+    rows.push_back(std::move(r));
+  }
+  std::sort(rows.begin(), rows.end(), [](const RegionRow& a, const RegionRow& b) {
+    return a.cpu_total != b.cpu_total ? a.cpu_total > b.cpu_total : a.name < b.name;
+  });
+  return rows;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,92 @@
+#include "analyse/timeline.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "analyse/activity_intervals.h"
+#include "analyse/op_info.h"
+
+namespace perfgate {
+namespace {
+
+const Step* median_step(const StepDetection& steps, const Window& window) {
+  std::vector<const Step*> in_window;
+  for (std::size_t i : window.steps) in_window.push_back(&steps.steps[i]);
+  if (in_window.empty()) return nullptr;
+  std::vector<const Step*> sorted = in_window;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const Step* a, const Step* b) { return a->duration() < b->duration(); });
+  return sorted[(sorted.size() - 1) / 2];
+}
+
+std::string kind_of(const Profile& p, const Attribution& a, NameClasses& classes, std::size_t i) {
+  const GpuActivity& act = p.gpu_activities[i];
+  if (act.kind == GpuActivityKind::Memcpy) return "memcpy";
+  if (act.kind == GpuActivityKind::Memset) return "memset";
+  if (is_communication_kernel(p, a, classes, i)) return "communication";
+  return classes.tensor_core_kernel(act.name) ? "tc_kernel" : "kernel";
+}
+
+// Consecutive boxes on one stream that are each shorter than `pixel` and less than `pixel` apart
+// become one box ("N activities"); a box that is already a merged run can keep growing.
+std::vector<TimelineBox> merge_small(std::vector<TimelineBox> boxes, TimeNs pixel) {
+  std::vector<TimelineBox> out;
+  std::vector<std::size_t> merged;  // per box of `out`: how many activities it holds
+  for (TimelineBox& b : boxes) {
+    bool small = b.duration < pixel || b.kind == "merged";
+    if (small && !out.empty()) {
+      TimelineBox& last = out.back();
+      bool last_small = last.duration < pixel || last.kind == "merged";
+      bool same_stream = last.device == b.device && last.stream == b.stream;
+      if (last_small && same_stream && b.start - (last.start + last.duration) < pixel) {
+        std::size_t count = merged.back() + (b.kind == "merged" ? std::stoul(b.name) : 1);
+        last.duration = std::max(last.start + last.duration, b.start + b.duration) - last.start;
+        last.name = fmt::format("{} activities", count);
+        last.op.clear();
+        last.kind = "merged";
+        merged.back() = count;
+        continue;
+      }
+    }
+    merged.push_back(b.kind == "merged" ? std::stoul(b.name) : 1);
+    out.push_back(std::move(b));
+  }
+  return out;
+}
+
+}  // namespace
+
+Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& classes,
+                       const StepDetection& steps, const Window& window) {
+  Timeline t;
+  const Step* step = median_step(steps, window);
+  if (!step || step->duration() <= 0) return t;
+  t.step = step->name;
+  t.step_start = step->start;
+  t.step_duration = step->duration();
+  std::vector<TimelineBox> boxes;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& act = p.gpu_activities[i];
+    if (act.start >= step->end) break;
+    TimeNs start = std::max(act.start, step->start), end = std::min(act.end, step->end);
+    if (end < start || (end == start && act.end != act.start)) continue;
+    std::uint32_t owner = a.activity_owner(i);
+    std::string name = act.kind == GpuActivityKind::Kernel ? short_kernel_name(p.str(act.name))
+                                                           : std::string(p.str(act.name));
+    boxes.push_back({act.device, act.stream, start - step->start, end - start, std::move(name),
+                     owner == kNone ? std::string() : std::string(p.str(p.host_events[owner].name)),
+                     kind_of(p, a, classes, i)});
+  }
+  t.activities = boxes.size();
+  std::stable_sort(boxes.begin(), boxes.end(), [](const TimelineBox& x, const TimelineBox& y) {
+    return std::tie(x.device, x.stream, x.start) < std::tie(y.device, y.stream, y.start);
+  });
+  TimeNs pixel = std::max<TimeNs>(1, t.step_duration / kTimelinePixels);
+  boxes = merge_small(std::move(boxes), pixel);
+  while (boxes.size() > kMaxTimelineBoxes) boxes = merge_small(std::move(boxes), pixel *= 2);
+  t.boxes = std::move(boxes);
+  return t;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,17 @@
+// The timeline of one representative step (the median one): per stream, its GPU activities,
+// merged where they are shorter than a pixel of a 1000-pixel-wide drawing, at most 5,000 boxes.
+#pragma once
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+
+inline constexpr std::size_t kMaxTimelineBoxes = 5000;
+inline constexpr TimeNs kTimelinePixels = 1000;
+
+Timeline step_timeline(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                       const StepDetection& steps, const Window& window);
+
+}  // namespace perfgate

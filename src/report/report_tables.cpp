@@ -1,0 +1,425 @@
+// Every report table: its columns (name, unit, description) and how each cell is read from an
+// analysis row. The column lists are the tables' documentation (docs/metrics.md, "Tables").
+#include <map>
+
+#include <fmt/format.h>
+
+#include "analyse/op_stats.h"
+#include "perfgate/report.h"
+
+namespace perfgate {
+namespace {
+
+template <typename Row>
+struct Column {
+  const char* name;
+  const char* unit;
+  const char* description;
+  ReportCell (*cell)(const Row&);
+};
+
+template <typename Row, std::size_t N>
+ReportTable make_table(const char* name, const char* title, const char* description,
+                       const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
+  ReportTable t{name, title, description, {}, {}};
+  for (const auto& c : columns) t.columns.push_back({c.name, c.unit, c.description});
+  t.rows.reserve(rows.size());
+  for (const Row& r : rows) {
+    std::vector<ReportCell> cells;
+    cells.reserve(N);
+    for (const auto& c : columns) cells.push_back(c.cell(r));
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+ReportCell us(TimeNs ns) {
+  return static_cast<double>(ns) / 1000.0;
+}
+ReportCell count(std::uint64_t n) {
+  return static_cast<std::int64_t>(n);
+}
+ReportCell text(const std::string& s) {
+  return s.empty() ? ReportCell{} : ReportCell{s};
+}
+ReportCell pct(TimeNs part, TimeNs whole) {
+  return whole > 0 ? ReportCell{100.0 * static_cast<double>(part) / static_cast<double>(whole)}
+                   : ReportCell{};
+}
+ReportCell optional(std::optional<double> v) {
+  return v ? ReportCell{*v} : ReportCell{};
+}
+ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
+  if (d[0] < 0) return {};
+  return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
+}
+
+constexpr std::array<Column<OpRow>, 16> kOpColumns = {{
+    {"name", "", "Op name", [](const OpRow& r) { return ReportCell{r.name}; }},
+    {"op_type", "", "Op class (rules: op_types)", [](const OpRow& r) { return ReportCell{r.op_type}; }},
+    {"direction", "", "fprop, bprop (run by the autograd engine) or both",
+     [](const OpRow& r) { return ReportCell{std::string(direction_name(r.direction))}; }},
+    {"calls", "count", "Calls that started in the window", [](const OpRow& r) { return count(r.calls); }},
+    {"host_total_us", "us", "Host time of the calls", [](const OpRow& r) { return us(r.host_total); }},
+    {"host_self_us", "us", "Host time minus callee ops and the op's own runtime calls",
+     [](const OpRow& r) { return us(r.host_self); }},
+    {"device_total_us", "us", "GPU time of the kernels, memcpy and memset the op and its callees launched",
+     [](const OpRow& r) { return us(r.device_total); }},
+    {"device_self_us", "us", "GPU time of what the op launched itself",
+     [](const OpRow& r) { return us(r.device_self); }},
+    {"tc_device_us", "us", "Tensor Core kernel time in device_total_us",
+     [](const OpRow& r) { return us(r.tc_device); }},
+    {"kernel_calls", "count", "Kernels the op launched itself",
+     [](const OpRow& r) { return count(r.kernel_calls); }},
+    {"tc_eligible", "", "Could run on Tensor Cores (rules: tensor_core_eligible_ops)",
+     [](const OpRow& r) { return ReportCell{r.tc_eligible}; }},
+    {"uses_tc", "", "Launched a Tensor Core kernel", [](const OpRow& r) { return ReportCell{r.uses_tc}; }},
+    {"data_types", "", "Tensor types of the inputs (first call)",
+     [](const OpRow& r) { return text(r.data_types); }},
+    {"flops", "flop", "FLOPs counted for the op (bottom-most ops only)",
+     [](const OpRow& r) { return r.flops > 0 ? ReportCell{r.flops} : ReportCell{}; }},
+    {"module", "", "nn.Module path of the first call", [](const OpRow& r) { return text(r.module); }},
+    {"call_stack", "", "Call stack of the first call, innermost first",
+     [](const OpRow& r) { return text(r.call_stack); }},
+}};
+
+// The by-shape table: the op columns with the input shapes after the name.
+ReportTable ops_by_shape_table(const std::vector<OpRow>& rows) {
+  ReportTable t = make_table("ops_by_shape", "Ops by input shapes",
+                             "Each op split by the input shapes of its calls", kOpColumns, rows);
+  t.columns.insert(t.columns.begin() + 1, {"input_shapes", "", "Input Dims of the calls"});
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    t.rows[i].insert(t.rows[i].begin() + 1, text(rows[i].input_shapes));
+  return t;
+}
+
+constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
+    {"type", "", "Op class; each top-level op (no op above it) counts once",
+     [](const OpTypeRow& r) { return ReportCell{r.type}; }},
+    {"ops", "count", "Distinct op names", [](const OpTypeRow& r) { return count(r.ops); }},
+    {"calls", "count", "Calls that started in the window", [](const OpTypeRow& r) { return count(r.calls); }},
+    {"cpu_total_us", "us", "Host time of the calls", [](const OpTypeRow& r) { return us(r.cpu_total); }},
+    {"cpu_avg_us", "us", "Mean host time per call",
+     [](const OpTypeRow& r) {
+       return r.calls ? ReportCell{static_cast<double>(r.cpu_total) / 1000.0 / static_cast<double>(r.calls)}
+                      : ReportCell{};
+     }},
+    {"cpu_min_us", "us", "Shortest call", [](const OpTypeRow& r) { return us(r.cpu_min); }},
+    {"cpu_max_us", "us", "Longest call", [](const OpTypeRow& r) { return us(r.cpu_max); }},
+    {"gpu_us", "us", "GPU time of what the calls launched, callees included",
+     [](const OpTypeRow& r) { return us(r.gpu); }},
+    {"cpu_overhead_us", "us", "Host time of the calls not covered by their own GPU work",
+     [](const OpTypeRow& r) { return us(r.cpu_overhead); }},
+    {"gpu_idle_us", "us", "Time during the calls with no GPU activity at all",
+     [](const OpTypeRow& r) { return us(r.gpu_idle); }},
+}};
+
+struct TopOp {
+  std::size_t rank;
+  const OpRow* op;
+  TimeNs all_ops_device_self;
+};
+constexpr std::array<Column<TopOp>, 7> kTopOpColumns = {{
+    {"rank", "count", "1 = most GPU time", [](const TopOp& r) { return count(r.rank); }},
+    {"name", "", "Op name", [](const TopOp& r) { return ReportCell{r.op->name}; }},
+    {"op_type", "", "Op class", [](const TopOp& r) { return ReportCell{r.op->op_type}; }},
+    {"calls", "count", "Calls in the window", [](const TopOp& r) { return count(r.op->calls); }},
+    {"device_self_us", "us", "GPU time of what the op launched itself",
+     [](const TopOp& r) { return us(r.op->device_self); }},
+    {"device_share_pct", "%", "Share of the GPU time all ops launched",
+     [](const TopOp& r) { return pct(r.op->device_self, r.all_ops_device_self); }},
+    {"uses_tc", "", "Launched a Tensor Core kernel",
+     [](const TopOp& r) { return ReportCell{r.op->uses_tc}; }},
+}};
+
+constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
+    {"op", "", "Launching op ((no op) when none is known)", [](const KernelRow& r) { return text(r.op); }},
+    {"name", "", "Kernel name as recorded", [](const KernelRow& r) { return ReportCell{r.name}; }},
+    {"short_name", "", "Demangled name without templates and arguments",
+     [](const KernelRow& r) { return ReportCell{r.short_name}; }},
+    {"calls", "count", "Kernels that started in the window",
+     [](const KernelRow& r) { return count(r.calls); }},
+    {"total_us", "us", "Total duration", [](const KernelRow& r) { return us(r.total); }},
+    {"avg_us", "us", "Mean duration",
+     [](const KernelRow& r) {
+       return r.calls ? ReportCell{static_cast<double>(r.total) / 1000.0 / static_cast<double>(r.calls)}
+                      : ReportCell{};
+     }},
+    {"min_us", "us", "Shortest", [](const KernelRow& r) { return us(r.min); }},
+    {"max_us", "us", "Longest", [](const KernelRow& r) { return us(r.max); }},
+    {"uses_tc", "", "A Tensor Core kernel (rules: tensor_core_kernels)",
+     [](const KernelRow& r) { return ReportCell{r.uses_tc}; }},
+    {"grid", "", "Grid of the longest call", [](const KernelRow& r) { return launch_dims(r.grid); }},
+    {"block", "", "Block of the longest call", [](const KernelRow& r) { return launch_dims(r.block); }},
+    {"registers_per_thread", "count", "Registers per thread",
+     [](const KernelRow& r) {
+       return r.registers_per_thread >= 0 ? count(static_cast<std::uint64_t>(r.registers_per_thread))
+                                          : ReportCell{};
+     }},
+    {"shared_memory_bytes", "bytes", "Shared memory per block",
+     [](const KernelRow& r) {
+       return r.shared_memory >= 0 ? count(static_cast<std::uint64_t>(r.shared_memory)) : ReportCell{};
+     }},
+    {"occupancy_pct", "%", "Estimated achieved occupancy, weighted by duration",
+     [](const KernelRow& r) { return optional(r.occupancy_pct); }},
+    {"launch_config_varies", "", "Calls differ in grid, block, registers or shared memory",
+     [](const KernelRow& r) { return ReportCell{r.launch_config_varies}; }},
+}};
+
+ReportTable kernels_table(const std::vector<KernelRow>& rows) {
+  ReportTable t =
+      make_table("kernels", "Kernels", "Kernels that started in the window, by name", kKernelColumns, rows);
+  t.columns.erase(t.columns.begin());  // no op column in the by-kernel table
+  for (auto& row : t.rows) row.erase(row.begin());
+  return t;
+}
+
+constexpr std::array<Column<TopKernelRow>, 4> kTopKernelColumns = {{
+    {"group", "", "The step or op", [](const TopKernelRow& r) { return ReportCell{r.group}; }},
+    {"kernel", "", "Kernel short name, or (other kernels) for the rest",
+     [](const TopKernelRow& r) { return ReportCell{r.kernel}; }},
+    {"calls", "count", "Kernels", [](const TopKernelRow& r) { return count(r.calls); }},
+    {"total_us", "us", "Total duration", [](const TopKernelRow& r) { return us(r.total); }},
+}};
+
+constexpr std::array<Column<IterationRow>, 18> kIterationColumns = {{
+    {"name", "", "Step", [](const IterationRow& r) { return ReportCell{r.name}; }},
+    {"number", "count", "N of ProfilerStep#N",
+     [](const IterationRow& r) { return r.number ? ReportCell{*r.number} : ReportCell{}; }},
+    {"start_us", "us", "Start on the trace clock", [](const IterationRow& r) { return us(r.start); }},
+    {"duration_us", "us", "Step duration", [](const IterationRow& r) { return us(r.duration); }},
+    {"kernels", "count", "Kernels that started in the step",
+     [](const IterationRow& r) { return count(r.kernels); }},
+    {"tc_kernels", "count", "Of which Tensor Core kernels",
+     [](const IterationRow& r) { return count(r.tc_kernels); }},
+    {"gpu_us", "us", "Union of kernel intervals in the step",
+     [](const IterationRow& r) { return us(r.gpu); }},
+    {"gpu_pct", "%", "gpu_us / duration", [](const IterationRow& r) { return pct(r.gpu, r.duration); }},
+    {"tc_gpu_us", "us", "Union of Tensor Core kernel intervals in the step",
+     [](const IterationRow& r) { return us(r.tc_gpu); }},
+    {"tc_gpu_pct", "%", "tc_gpu_us / duration",
+     [](const IterationRow& r) { return pct(r.tc_gpu, r.duration); }},
+    {"kernel_us", "us", "Breakdown: compute kernels",
+     [](const IterationRow& r) { return us(r.breakdown[0]); }},
+    {"memcpy_us", "us", "Breakdown: memcpy", [](const IterationRow& r) { return us(r.breakdown[1]); }},
+    {"memset_us", "us", "Breakdown: memset", [](const IterationRow& r) { return us(r.breakdown[2]); }},
+    {"communication_us", "us", "Breakdown: communication",
+     [](const IterationRow& r) { return us(r.breakdown[3]); }},
+    {"runtime_us", "us", "Breakdown: runtime calls",
+     [](const IterationRow& r) { return us(r.breakdown[4]); }},
+    {"dataloader_us", "us", "Breakdown: data loader",
+     [](const IterationRow& r) { return us(r.breakdown[5]); }},
+    {"cpu_exec_us", "us", "Breakdown: other CPU ops",
+     [](const IterationRow& r) { return us(r.breakdown[6]); }},
+    {"other_us", "us", "Breakdown: nothing recorded",
+     [](const IterationRow& r) { return us(r.breakdown[7]); }},
+}};
+
+struct RegionShare {
+  const RegionRow* region;
+  TimeNs step_time;
+};
+constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
+    {"name", "", "record_function / user annotation name",
+     [](const RegionShare& r) { return ReportCell{r.region->name}; }},
+    {"calls", "count", "Ranges that started in the window",
+     [](const RegionShare& r) { return count(r.region->calls); }},
+    {"cpu_total_us", "us", "Host time of the ranges",
+     [](const RegionShare& r) { return us(r.region->cpu_total); }},
+    {"cpu_avg_us", "us", "Mean host time per range",
+     [](const RegionShare& r) {
+       return r.region->calls ? ReportCell{static_cast<double>(r.region->cpu_total) / 1000.0 /
+                                           static_cast<double>(r.region->calls)}
+                              : ReportCell{};
+     }},
+    {"gpu_us", "us", "GPU time of the work launched inside the ranges",
+     [](const RegionShare& r) { return us(r.region->gpu); }},
+    {"gpu_range_us", "us", "GPU-side ranges of the same name (gpu_user_annotation)",
+     [](const RegionShare& r) { return us(r.region->gpu_range); }},
+    {"window_share_pct", "%", "cpu_total_us / the window's step time",
+     [](const RegionShare& r) { return pct(r.region->cpu_total, r.step_time); }},
+}};
+
+constexpr std::array<Column<ShapeFindingRow>, 7> kShapeColumns = {{
+    {"op", "", "TC-eligible op that ran in half precision without Tensor Cores",
+     [](const ShapeFindingRow& r) { return ReportCell{r.op}; }},
+    {"input_shapes", "", "Input Dims", [](const ShapeFindingRow& r) { return text(r.input_shapes); }},
+    {"data_type", "", "Input tensor type", [](const ShapeFindingRow& r) { return ReportCell{r.data_type}; }},
+    {"dims", "", "GEMM M, N, K or convolution C, K",
+     [](const ShapeFindingRow& r) { return ReportCell{r.dims}; }},
+    {"misaligned", "", "Dimensions that are not multiples of 8",
+     [](const ShapeFindingRow& r) { return text(r.misaligned); }},
+    {"calls", "count", "Calls", [](const ShapeFindingRow& r) { return count(r.calls); }},
+    {"device_us", "us", "GPU time of the calls", [](const ShapeFindingRow& r) { return us(r.device); }},
+}};
+
+constexpr std::array<Column<GapRow>, 3> kGapColumns = {{
+    {"device", "count", "GPU",
+     [](const GapRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
+    {"start_us", "us", "Start of the gap on the trace clock", [](const GapRow& r) { return us(r.start); }},
+    {"duration_us", "us", "Gap length", [](const GapRow& r) { return us(r.duration); }},
+}};
+
+constexpr std::array<Column<ReportGpu>, 12> kGpuColumns = {{
+    {"id", "count", "Device id",
+     [](const ReportGpu& g) { return ReportCell{static_cast<std::int64_t>(g.device)}; }},
+    {"name", "", "Device name", [](const ReportGpu& g) { return text(g.name); }},
+    {"compute_capability", "", "Compute capability",
+     [](const ReportGpu& g) { return text(g.compute_capability); }},
+    {"sm_count", "count", "Multiprocessors",
+     [](const ReportGpu& g) {
+       return g.sm_count > 0 ? count(static_cast<std::uint64_t>(g.sm_count)) : ReportCell{};
+     }},
+    {"memory_bytes", "bytes", "Device memory",
+     [](const ReportGpu& g) { return g.memory_bytes ? count(g.memory_bytes) : ReportCell{}; }},
+    {"kernel_count", "count", "Kernels in the window",
+     [](const ReportGpu& g) { return count(g.kernel_count); }},
+    {"utilization_pct", "%", "Union of kernel intervals / window",
+     [](const ReportGpu& g) { return optional(g.utilization_pct); }},
+    {"busy_pct", "%", "Union of all GPU activity / window",
+     [](const ReportGpu& g) { return optional(g.busy_pct); }},
+    {"idle_pct", "%", "100 - busy", [](const ReportGpu& g) { return optional(g.idle_pct); }},
+    {"sm_efficiency_pct", "%", "Estimated SM efficiency",
+     [](const ReportGpu& g) { return optional(g.sm_efficiency_pct); }},
+    {"achieved_occupancy_pct", "%", "Estimated achieved occupancy",
+     [](const ReportGpu& g) { return optional(g.achieved_occupancy_pct); }},
+    {"tensor_core_kernel_time_pct", "%", "Tensor Core share of kernel time",
+     [](const ReportGpu& g) { return optional(g.tensor_core_kernel_time_pct); }},
+}};
+
+constexpr std::array<Column<TimelineBox>, 7> kTimelineColumns = {{
+    {"device", "count", "GPU",
+     [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.device)}; }},
+    {"stream", "count", "Stream",
+     [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.stream)}; }},
+    {"start_us", "us", "Start, relative to the step's start",
+     [](const TimelineBox& b) { return us(b.start); }},
+    {"duration_us", "us", "Duration within the step", [](const TimelineBox& b) { return us(b.duration); }},
+    {"name", "", "Kernel short name, or N activities for merged short ones",
+     [](const TimelineBox& b) { return ReportCell{b.name}; }},
+    {"op", "", "Launching op", [](const TimelineBox& b) { return text(b.op); }},
+    {"kind", "", "kernel, tc_kernel, communication, memcpy, memset or merged",
+     [](const TimelineBox& b) { return ReportCell{b.kind}; }},
+}};
+
+struct SystemFact {
+  std::string key;
+  std::string value;
+};
+constexpr std::array<Column<SystemFact>, 2> kSystemColumns = {{
+    {"key", "", "What", [](const SystemFact& f) { return ReportCell{f.key}; }},
+    {"value", "", "Its value", [](const SystemFact& f) { return ReportCell{f.value}; }},
+}};
+
+std::vector<SystemFact> system_facts(const ReportWorker& w) {
+  std::vector<SystemFact> facts;
+  auto add = [&](std::string key, std::string value) {
+    if (!value.empty()) facts.push_back({std::move(key), std::move(value)});
+  };
+  std::map<std::string, int> gpu_names;
+  for (const ReportGpu& g : w.gpus) ++gpu_names[g.name.empty() ? "unknown" : g.name];
+  for (const auto& [name, n] : gpu_names) add("GPU", fmt::format("{} x {}", n, name));
+  if (!w.gpus.empty()) add("compute capability", w.gpus.front().compute_capability);
+  add("framework", w.system.trace_format == "kineto-json" ? "PyTorch (Kineto trace)" : w.system.trace_format);
+  add("trace schema version", w.system.schema_version);
+  add("trace file", w.input_path);
+  add("trace name", w.system.trace_name);
+  if (w.system.rank) add("rank", std::to_string(*w.system.rank));
+  if (w.system.world_size) add("world size", std::to_string(*w.system.world_size));
+  add("distributed backend", w.system.distributed_backend);
+  for (const auto& [k, v] : w.system.attributes) add(k, v);
+  return facts;
+}
+
+struct RankRow {
+  const WorkerAnalysis* worker;
+  std::int64_t rank;
+};
+ReportCell metric_cell(const RankRow& r, std::string_view name) {
+  return optional(r.worker->metrics.get(name));
+}
+constexpr std::array<Column<RankRow>, 9> kRankColumns = {{
+    {"worker", "", "Worker (trace file)", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
+    {"rank", "count", "Rank (distributedInfo, else worker index)",
+     [](const RankRow& r) { return ReportCell{r.rank}; }},
+    {"steps", "count", "Window steps", [](const RankRow& r) { return metric_cell(r, "steps.count"); }},
+    {"mean_step_us", "us", "Mean step", [](const RankRow& r) { return metric_cell(r, "steps.mean_us"); }},
+    {"median_step_us", "us", "Median step",
+     [](const RankRow& r) { return metric_cell(r, "steps.median_us"); }},
+    {"gpu_utilization_pct", "%", "GPU utilization",
+     [](const RankRow& r) { return metric_cell(r, "gpu.utilization_pct"); }},
+    {"kernel_pct", "%", "Breakdown: compute kernels",
+     [](const RankRow& r) { return metric_cell(r, "breakdown.kernel_pct"); }},
+    {"communication_pct", "%", "Breakdown: communication",
+     [](const RankRow& r) { return metric_cell(r, "breakdown.communication_pct"); }},
+    {"dataloader_pct", "%", "Breakdown: data loader",
+     [](const RankRow& r) { return metric_cell(r, "breakdown.dataloader_pct"); }},
+}};
+
+}  // namespace
+
+ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
+  std::vector<RankRow> rows;
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
+  return make_table("ranks", "Ranks", "Each worker of the run", kRankColumns, rows);
+}
+
+std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWorker& report) {
+  const WorkerTables& t = w.tables;
+  std::vector<ReportTable> out;
+  out.push_back(make_table("system", "System configuration",
+                           "What the trace says about the machine and the run", kSystemColumns,
+                           system_facts(report)));
+  out.push_back(make_table("gpus", "GPUs", "Each GPU with activity", kGpuColumns, report.gpus));
+  std::vector<TopOp> top;
+  TimeNs all_self = 0;
+  for (const OpRow& r : t.ops) all_self += r.device_self;
+  for (std::size_t i = 0; i < t.top_gpu_ops.size(); ++i) top.push_back({i + 1, &t.top_gpu_ops[i], all_self});
+  out.push_back(make_table("top_gpu_ops", "Top 10 GPU ops",
+                           "The ops that launched the most GPU time themselves", kTopOpColumns, top));
+  out.push_back(make_table("iterations", "Iterations", "Each window step", kIterationColumns, t.iterations));
+  out.push_back(make_table("ops", "Ops", "Ops that started in the window, by name", kOpColumns, t.ops));
+  out.push_back(ops_by_shape_table(t.ops_by_shape));
+  out.push_back(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
+  out.push_back(kernels_table(t.kernels));
+  out.push_back(make_table("kernels_by_op", "Kernels by op", "Kernels by name and launching op",
+                           kKernelColumns, t.kernels_by_op));
+  out.push_back(make_table("kernels_by_iteration", "Kernels by iteration",
+                           "The 10 longest kernels of each step", kTopKernelColumns, t.kernels_by_iteration));
+  out.push_back(make_table("kernels_by_op_top", "Kernels by op (top)", "The 5 longest kernels of each op",
+                           kTopKernelColumns, t.kernels_by_op_top));
+  std::vector<RegionShare> regions;
+  TimeNs step_time = 0;
+  for (const ReportStep& s : report.steps)
+    if (s.in_window) step_time += static_cast<TimeNs>(s.duration_us * 1000);
+  if (report.steps.empty()) step_time = static_cast<TimeNs>(report.window.wall_us * 1000);
+  for (const RegionRow& r : t.regions) regions.push_back({&r, step_time});
+  out.push_back(make_table("regions", "User regions",
+                           "record_function and user annotation ranges (not steps)", kRegionColumns,
+                           regions));
+  out.push_back(make_table("tc_shapes", "Tensor Core shape check",
+                           "Half-precision eligible ops that ran without Tensor Cores, and their dimensions",
+                           kShapeColumns, t.tc_shape_findings));
+  out.push_back(make_table("gpu_gaps", "GPU gaps",
+                           "Gaps of 500 us or more in a GPU's activity, longest first", kGapColumns,
+                           t.gpu_gaps));
+  out.push_back(make_table("timeline", "Step timeline", "GPU activities of the median step, per stream",
+                           kTimelineColumns, t.timeline.boxes));
+  return out;
+}
+
+std::vector<ReportTable> table_schemas() {
+  WorkerAnalysis empty;
+  ReportWorker report;
+  std::vector<ReportTable> tables = worker_tables(empty, report);
+  tables.push_back(ranks_table(RunAnalysis{}, {}));
+  return tables;
+}
+
+const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name) {
+  for (const auto& t : tables)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+}  // namespace perfgate
