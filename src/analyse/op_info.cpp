@@ -21,16 +21,21 @@ std::string demangle(std::string_view name) {
   return status == 0 && out ? std::string(out.get()) : copy;
 }
 
+constexpr std::string_view kAnonymous = "(anonymous namespace)";
+
 // Index of the '(' that opens the argument list (at template depth 0), or npos.
 std::size_t argument_list(std::string_view s) {
   int depth = 0;
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '<')
+    if (s.substr(i).starts_with(kAnonymous)) {
+      i += kAnonymous.size() - 1;
+    } else if (s[i] == '<') {
       ++depth;
-    else if (s[i] == '>')
+    } else if (s[i] == '>') {
       depth = std::max(0, depth - 1);
-    else if (s[i] == '(' && depth == 0 && i > 0)
+    } else if (s[i] == '(' && depth == 0 && i > 0) {
       return i;
+    }
   }
   return std::string_view::npos;
 }
@@ -51,11 +56,13 @@ std::string short_kernel_name(std::string_view raw) {
   std::size_t open = s.find('<');
   if (open == std::string_view::npos) return std::string(s);
   std::string_view base = s.substr(0, open);
-  // The first template argument, when it is a plain name, is what identifies a generic wrapper.
+  // A generic wrapper (cutlass::Kernel<cutlass_80_tensorop_...>) is identified by its first template
+  // argument when that is a generated kernel name, not a type such as float.
   std::string_view first = s.substr(open + 1);
   first = first.substr(0, std::min(first.find(','), first.find('>')));
   while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
-  if (is_identifier(first)) return std::string(base) + "<" + std::string(first) + ">";
+  if (is_identifier(first) && first.size() >= 12 && first.find('_') != std::string_view::npos)
+    return std::string(base) + "<" + std::string(first) + ">";
   return std::string(base);
 }
 

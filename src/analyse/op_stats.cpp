@@ -22,7 +22,7 @@ OpStats::OpStats(const Profile& p, const Attribution& a, NameClasses& classes, c
     : p_(p), classes_(classes) {
   index_launches(a);
   mark_window_and_direction(window, step_markers);
-  sum_subtrees(classes);
+  mark_eligible(classes);
 }
 
 // CSR of the activities each host event launched through its own runtime calls.
@@ -92,34 +92,37 @@ TimeNs OpStats::self_tc(std::size_t e) const {
   return sum;
 }
 
+TimeNs OpStats::total_device(std::size_t e) const {
+  TimeNs sum = 0;
+  for (std::size_t k = e; k < subtree_end_[e]; ++k) sum += self_device(k);
+  return sum;
+}
+
+TimeNs OpStats::total_tc(std::size_t e) const {
+  TimeNs sum = 0;
+  for (std::size_t k = e; k < subtree_end_[e]; ++k) sum += self_tc(k);
+  return sum;
+}
+
 std::uint32_t OpStats::self_kernels(std::size_t e) const {
   std::uint32_t n = 0;
   for (std::uint32_t a : launched(e)) n += p_.gpu_activities[a].kind == GpuActivityKind::Kernel;
   return n;
 }
 
-// Children follow their parents, so one reverse pass sums subtrees and finds eligible ops: an op
-// is eligible by name, by launching a Tensor Core kernel, or by calling an eligible op.
-void OpStats::sum_subtrees(NameClasses& classes) {
+// Children follow their parents, so one reverse pass finds eligible ops: an op is eligible by
+// name, by launching a Tensor Core kernel, or by calling an eligible op.
+void OpStats::mark_eligible(NameClasses& classes) {
   const auto& events = p_.host_events;
-  std::size_t n = events.size();
-  total_device_.assign(n, 0);
-  total_tc_.assign(n, 0);
-  std::vector<bool> eligible_below(n, false);
-  for (std::size_t i = n; i-- > 0;) {
+  std::vector<bool> eligible_below(events.size(), false);
+  for (std::size_t i = events.size(); i-- > 0;) {
     const HostEvent& e = events[i];
-    TimeNs self_tc_time = self_tc(i);
-    total_device_[i] += self_device(i);
-    total_tc_[i] += self_tc_time;
-    if ((flags_[i] & kOp) && (classes.eligible_op(e.name) || self_tc_time > 0 || eligible_below[i])) {
+    if ((flags_[i] & kOp) && (classes.eligible_op(e.name) || self_tc(i) > 0 || eligible_below[i])) {
       flags_[i] |= kEligible;
       if (!eligible_below[i]) flags_[i] |= kBottomEligible;
     }
-    if (e.parent != kNone) {
-      total_device_[e.parent] += total_device_[i];
-      total_tc_[e.parent] += total_tc_[i];
+    if (e.parent != kNone)
       eligible_below[e.parent] = eligible_below[e.parent] || eligible_below[i] || (flags_[i] & kEligible);
-    }
   }
 }
 

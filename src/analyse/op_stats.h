@@ -19,7 +19,7 @@ class OpStats {
   OpStats(const Profile& profile, const Attribution& attribution, NameClasses& classes, const Window& window,
           const std::vector<std::uint32_t>& step_markers);
 
-  std::size_t size() const { return total_device_.size(); }
+  std::size_t size() const { return flags_.size(); }
   // Activities launched by the event's own runtime calls.
   std::span<const std::uint32_t> launched(std::size_t e) const {
     return {launches_.data() + offsets_[e], launches_.data() + offsets_[e + 1]};
@@ -28,8 +28,9 @@ class OpStats {
   TimeNs self_device(std::size_t e) const;
   TimeNs self_tc(std::size_t e) const;
   std::uint32_t self_kernels(std::size_t e) const;
-  TimeNs total_device(std::size_t e) const { return total_device_[e]; }
-  TimeNs total_tc(std::size_t e) const { return total_tc_[e]; }
+  // With callees: a subtree is a contiguous index range, so no per-event totals are stored.
+  TimeNs total_device(std::size_t e) const;
+  TimeNs total_tc(std::size_t e) const;
 
   bool in_window(std::size_t e) const { return flags_[e] & kInWindow; }
   bool backward(std::size_t e) const { return flags_[e] & kBackward; }
@@ -46,15 +47,13 @@ class OpStats {
 
   void index_launches(const Attribution& a);
   void mark_window_and_direction(const Window& window, const std::vector<std::uint32_t>& step_markers);
-  void sum_subtrees(NameClasses& classes);
+  void mark_eligible(NameClasses& classes);
 
   const Profile& p_;
   NameClasses& classes_;
   std::vector<std::uint32_t> offsets_;
   std::vector<std::uint32_t> launches_;
   std::vector<std::uint32_t> subtree_end_;
-  std::vector<TimeNs> total_device_;
-  std::vector<TimeNs> total_tc_;
   std::vector<std::uint8_t> flags_;
 };
 

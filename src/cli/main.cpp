@@ -1,7 +1,5 @@
 // perfgate: turns deep-learning training profiles into metrics, reports and a CI verdict.
 // Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error.
-#include <malloc.h>
-
 #include <iostream>
 
 #include <fmt/format.h>

@@ -98,3 +98,64 @@ TEST(RealTraces, RocmDeviceIdsComeFromTheKernels) {
 
 }  // namespace
 }  // namespace perfgate::testing
+
+namespace perfgate::testing {
+namespace {
+
+// The tables add up: each is a different grouping of the same GPU activity.
+TEST(RealTraces, TablesAddUp) {
+  auto files = kineto_traces();
+  if (files.empty()) GTEST_SKIP() << "../shared/traces not found";
+  for (const auto& file : files) {
+    SCOPED_TRACE(file);
+    LoadedRun run = load_run({file});
+    const Profile& p = run.workers.front();
+    WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+    const WorkerTables& t = w.tables;
+    // Kernel table total = sum of the durations of the kernels that started in the window.
+    TimeNs kernels = 0, by_table = 0, by_op_table = 0;
+    for (const GpuActivity& a : p.gpu_activities)
+      if (a.kind == GpuActivityKind::Kernel && a.start >= w.window.start && a.start < w.window.end)
+        kernels += a.end - a.start;
+    for (const KernelRow& k : t.kernels) by_table += k.total;
+    for (const KernelRow& k : t.kernels_by_op) by_op_table += k.total;
+    EXPECT_EQ(by_table, kernels);
+    EXPECT_EQ(by_op_table, kernels);
+    EXPECT_NEAR(w.metrics.get("kernels.total_us").value_or(0) * 1000, static_cast<double>(kernels), 1e-3);
+    // Ops' device self time = the GPU time attributed to them: no activity counted twice.
+    TimeNs self = 0, total_attributed = 0;
+    for (const OpRow& r : t.ops) self += r.device_self;
+    for (const OpRow& r : t.ops_by_shape) total_attributed += r.device_self;
+    EXPECT_EQ(self, total_attributed);
+    TimeNs all_device = 0;
+    for (const GpuActivity& a : p.gpu_activities) all_device += a.end - a.start;
+    EXPECT_LE(self, all_device);
+    // The top ops are the largest self times, in order.
+    for (std::size_t i = 1; i < t.top_gpu_ops.size(); ++i)
+      EXPECT_GE(t.top_gpu_ops[i - 1].device_self, t.top_gpu_ops[i].device_self);
+    // A region's GPU time is part of all GPU time; iterations' GPU time is within their step.
+    for (const RegionRow& r : t.regions) EXPECT_LE(r.gpu, all_device) << r.name;
+    for (const IterationRow& r : t.iterations) {
+      EXPECT_LE(r.gpu, r.duration) << r.name;
+      EXPECT_LE(r.tc_gpu, r.gpu) << r.name;
+    }
+    // Op types: each top-level op once, so their GPU time is at most all GPU time.
+    TimeNs type_gpu = 0;
+    for (const OpTypeRow& r : t.op_types) type_gpu += r.gpu;
+    EXPECT_LE(type_gpu, all_device);
+    EXPECT_LE(t.timeline.boxes.size(), 5000u);
+  }
+}
+
+TEST(RealTraces, TheSampledRunFolderIsTwoRanks) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  RunAnalysis r =
+      analyse_run(load_run({dir + "/distributed_128ranks_sampled"}), default_classification(), {});
+  EXPECT_EQ(*r.metrics.get("ranks.count"), 2);
+  EXPECT_EQ(*r.metrics.get("ranks.slowest"), 1);  // rank 1's mean step is the longer (619.3 vs 615.1 ms)
+  EXPECT_TRUE(r.metrics.get("ranks.step_spread_pct"));
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,155 @@
+// Host-side costs, idle time, communication, memory, step robustness, the timeline and ranks.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// A synchronising call (cudaDeviceSynchronize, 50 µs), a synchronous cudaMemcpy (10 µs) and an
+// asynchronous one (not counted); a pageable host-to-device copy of 1 MB in 100 µs (10 GB/s).
+TEST(HostActivity, SyncCallsAndCopies) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.runtime("cudaDeviceSynchronize", 100, 50, 1);
+  t.runtime("cudaMemcpy", 200, 10, 2);
+  t.runtime("cudaMemcpyAsync", 300, 5, 3)
+      .memcpy("Memcpy HtoD (Pageable -> Device)", 310, 100, 3, 0, 7, 1000000);
+  t.launch("k", 500, 510, 5);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(*w.metrics.get("host.sync_calls"), 2);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("host.sync_us"), 60);
+  EXPECT_EQ(*w.metrics.get("memcpy.h2d_count"), 1);
+  EXPECT_EQ(*w.metrics.get("memcpy.h2d_bytes"), 1e6);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("memcpy.h2d_gbps"), 10);
+  EXPECT_EQ(*w.metrics.get("memcpy.pageable_count"), 1);
+  EXPECT_FALSE(w.metrics.get("memcpy.d2h_gbps"));  // no such copies
+  // Runtime calls: 50 + 10 + 5 + 1 µs of the 1000 µs step.
+  EXPECT_DOUBLE_EQ(*w.metrics.get("host.runtime_pct"), 6.6);
+  EXPECT_EQ(*w.metrics.get("kernels.count"), 1);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("kernels.short_pct"), 100);
+}
+
+// Stream 7: K1 [0,100]; K2 [150,200] whose launch call starts at 120, after K1 ended: 50 µs of
+// host wait. K3 [210,260], launched at 130 (before K2 ended): a 10 µs gap, kernel wait. K4
+// [1000,1100], launched at 150: 740 µs, other. The device's gaps: 50, 10, 740 -> one of 500 µs+.
+std::string idle_trace() {
+  TraceBuilder t;
+  t.step(1, -10, 1200);
+  t.runtime("cudaLaunchKernel", -5, 1, 1).kernel("k1", 0, 100, 1);
+  t.runtime("cudaLaunchKernel", 120, 40, 2).kernel("k2", 150, 50, 2);
+  t.runtime("cudaLaunchKernel", 130, 1, 3).kernel("k3", 210, 50, 3);
+  t.runtime("cudaLaunchKernel", 150, 1, 4).kernel("k4", 1000, 100, 4);
+  return t.json();
+}
+
+TEST(Idle, HtaIdleBreakdownAndGaps) {
+  WorkerAnalysis w = analyse_json(idle_trace());
+  EXPECT_EQ(w.idle.host_wait, 50000);
+  EXPECT_EQ(w.idle.kernel_wait, 10000);
+  EXPECT_EQ(w.idle.other, 740000);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_host_wait_pct"), 6.25);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_kernel_wait_pct"), 1.25);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_other_pct"), 92.5);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.longest_gap_us"), 740);
+  EXPECT_EQ(*w.metrics.get("gpu.gaps_over_500us"), 1);
+  ASSERT_EQ(w.tables.gpu_gaps.size(), 1u);
+  EXPECT_EQ(w.tables.gpu_gaps[0].start, 260000);
+  // K2's launch call [120,160] was still running when K1 ended at 100: a launch gap of 50 µs.
+  EXPECT_DOUBLE_EQ(*w.metrics.get("kernels.launch_gap_us"), 50);
+}
+
+// An NCCL kernel [100,300] overlapped by compute kernels for [150,250] on another stream; the
+// record_param_comms op says 1024 BFloat16 elements: 2048 bytes.
+TEST(Communication, TimeOverlapAndCollectiveBytes) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("c10d::allreduce_", 10, 30, 1)
+      .op("record_param_comms", 12, 20, 2, 1,
+          R"("Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 1024)");
+  t.launch("ncclKernel_AllReduce_RING_LL_Sum_bfloat16", 15, 100, 200, 2, 0, 1, 20);
+  t.launch("compute", 50, 150, 100, 0, 0, 1, 7);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_DOUBLE_EQ(*w.metrics.get("communication.pct"), 20);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("communication.overlap_pct"), 50);
+  EXPECT_EQ(*w.metrics.get("communication.collectives"), 1);  // the outermost communication op
+  EXPECT_EQ(*w.metrics.get("communication.bytes"), 2048);
+}
+
+// GPU 0 reaches 3 GiB of its 4 GiB: 75%.
+TEST(Memory, PeakAllocatedAndShareOfTheDevice) {
+  TraceBuilder t;
+  t.device(0, "GPU", 8, 0, 4LL << 30, 108).step(1, 0, 100).launch("k", 1, 10, 5);
+  t.memory(20, 1LL << 30, 1LL << 30, 1, 0)
+      .memory(30, 2LL << 30, 3LL << 30, 1, 0)
+      .memory(40, -(1LL << 30), 2LL << 30, 1, 0);
+  t.memory(50, 100LL << 30, 100LL << 30, 0, -1);  // host memory: not a GPU peak
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(*w.metrics.get("memory.peak_allocated_bytes"), static_cast<double>(3LL << 30));
+  EXPECT_DOUBLE_EQ(*w.metrics.get("memory.peak_pct"), 75);
+}
+
+// Steps of 200 (warm-up), 100, 101, 99, 100, 150 µs: median 100.5, MAD 1 ->
+// outliers beyond 3 x 1.4826: 200 and 150; the first step is 1.99x the median.
+TEST(StepRobustness, OutliersWarmUpAndTrend) {
+  TraceBuilder t;
+  double at = 0;
+  int n = 0;
+  for (double d : {200.0, 100.0, 101.0, 99.0, 100.0, 150.0}) {
+    t.step(n++, at, d);
+    at += d;
+  }
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(*w.metrics.get("steps.outliers"), 2);
+  EXPECT_NEAR(*w.metrics.get("steps.first_over_median"), 200 / 100.5, 1e-9);
+  // Least-squares slope over indices 0..5 (mean 2.5; mean duration 125): covariance -126,
+  // variance 17.5 -> -7.2 per step, as a share of the 100.5 median.
+  EXPECT_NEAR(*w.metrics.get("steps.trend_pct"), 100 * -7.2 / 100.5, 1e-9);
+}
+
+// The median of three steps (100, 300, 200 µs) is the 200 µs one, and a pixel is 0.2 µs of it:
+// its 40 kernels of 1 µs stay separate boxes; 2,000 back-to-back kernels of 0.05 µs merge.
+TEST(Timeline, TheMedianStepWithShortActivitiesMerged) {
+  TraceBuilder t;
+  t.step(1, 0, 100).step(2, 100, 300).step(3, 400, 200);
+  t.launch("k", 1, 10, 50);
+  t.launch("k", 101, 110, 50);
+  for (int i = 0; i < 40; ++i) t.launch("wide", 401 + i * 0.1, 420 + i, 1);
+  for (int i = 0; i < 2000; ++i) t.launch("tiny", 401 + i * 0.01, 500 + i * 0.05, 0.05, 0, 0, 1, 8);
+  WorkerAnalysis w = analyse_json(t.json());
+  const Timeline& tl = w.tables.timeline;
+  EXPECT_EQ(tl.step, "ProfilerStep#3");
+  EXPECT_EQ(tl.activities, 2040u);
+  std::size_t wide = 0, merged = 0;
+  for (const TimelineBox& b : tl.boxes) {
+    if (b.name == "wide") ++wide;
+    if (b.kind == "merged") ++merged;
+  }
+  EXPECT_EQ(wide, 40u);
+  EXPECT_GE(merged, 1u);
+  EXPECT_LT(tl.boxes.size(), 100u);
+  EXPECT_EQ(tl.boxes.front().start, 20000);  // relative to the step's start at 400
+}
+
+// Two ranks (distributedInfo ranks 3 and 5): mean steps 100 and 120 µs -> spread 20 / 110.
+TEST(Ranks, SpreadAndSlowestRank) {
+  std::string dir = temp_dir();
+  for (int rank : {3, 5}) {
+    TraceBuilder t;
+    t.top_level("distributedInfo", fmt::format(R"({{"rank": {}, "world_size": 8}})", rank));
+    double d = rank == 3 ? 100 : 120;
+    t.step(1, 0, d).step(2, d, d);
+    t.launch("k", 1, 10, 5);
+    t.launch("k", d + 1, d + 10, 5);
+    t.write(fmt::format("{}/rank-{}.json", dir, rank));
+  }
+  RunAnalysis r = analyse_run(load_run({dir}), default_classification(), {});
+  EXPECT_EQ(*r.metrics.get("ranks.count"), 2);
+  EXPECT_NEAR(*r.metrics.get("ranks.step_spread_pct"), 100.0 * 20 / 110, 1e-9);
+  EXPECT_EQ(*r.metrics.get("ranks.slowest"), 5);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,182 @@
+// The analysis tables on hand-built traces whose rows are worked out in the comments.
+#include <gtest/gtest.h>
+
+#include "analyse/op_info.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+const OpRow* find_op(const std::vector<OpRow>& rows, const std::string& name) {
+  for (const OpRow& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+// Step [0,1000]. Forward on thread 1: aten::linear [10,110] > aten::t [15,20] and
+// aten::addmm [30,100] (runtime [40,45] launching 60 µs of gemm). Backward on the autograd
+// thread 2: evaluate_function: AddmmBackward0 [300,400] > AddmmBackward0 [305,395] > aten::mm
+// [310,390] (two launches, 20 + 30 µs).
+//   linear: host 100, self 100 - 5 - 70 = 25; device total 60, self 0.
+//   addmm: host 70, self 70 - 5 (runtime) = 65; device self 60, kernel calls 1.
+std::string ops_trace() {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::linear", 10, 100, 1, 1,
+       R"("Input Dims": [[8, 16], [4, 16], [4]], "Input type": ["float", "float", "float"])");
+  t.op("aten::t", 15, 5, 2, 1);
+  t.op("aten::addmm", 30, 70, 3, 1,
+       R"("Input Dims": [[4], [8, 16], [16, 4]], "Input type": ["float", "float", "float"])");
+  t.runtime("cudaLaunchKernel", 40, 5, 100, 3).kernel("ampere_sgemm_64x32_nn", 120, 60, 100);
+  t.op("autograd::engine::evaluate_function: AddmmBackward0", 300, 100, 10, 2);
+  t.op("AddmmBackward0", 305, 90, 11, 2);
+  t.op("aten::mm", 310, 80, 12, 2, R"("Input Dims": [[8, 4], [4, 16]], "Input type": ["float", "float"])");
+  t.launch("ampere_sgemm_32x32_tn", 320, 420, 20, 12, 0, 2);
+  t.launch("ampere_sgemm_32x32_tn", 330, 450, 30, 12, 0, 2);
+  return t.json();
+}
+
+TEST(OpsTable, HostAndDeviceTimesSelfAndTotal) {
+  WorkerAnalysis w = analyse_json(ops_trace());
+  const OpRow* linear = find_op(w.tables.ops, "aten::linear");
+  const OpRow* addmm = find_op(w.tables.ops, "aten::addmm");
+  ASSERT_TRUE(linear && addmm);
+  EXPECT_EQ(linear->calls, 1u);
+  EXPECT_EQ(linear->host_total, 100000);
+  EXPECT_EQ(linear->host_self, 25000);
+  EXPECT_EQ(linear->device_total, 60000);
+  EXPECT_EQ(linear->device_self, 0);
+  EXPECT_TRUE(linear->tc_eligible);
+  EXPECT_FALSE(linear->uses_tc);
+  EXPECT_EQ(linear->op_type, "matmul");
+  EXPECT_EQ(linear->data_types, "float");
+  EXPECT_EQ(addmm->host_self, 65000);
+  EXPECT_EQ(addmm->device_self, 60000);
+  EXPECT_EQ(addmm->kernel_calls, 1u);
+  EXPECT_DOUBLE_EQ(addmm->flops, 2.0 * 8 * 4 * 16);
+  EXPECT_EQ(addmm->direction, Direction::Forward);
+  const OpRow* mm = find_op(w.tables.ops, "aten::mm");
+  ASSERT_TRUE(mm);
+  EXPECT_EQ(mm->direction, Direction::Backward);
+  EXPECT_EQ(mm->device_self, 50000);
+  EXPECT_EQ(mm->kernel_calls, 2u);
+  EXPECT_EQ(w.tables.ops.front().name, "aten::linear");  // most device time first (ties: host time)
+  // By shapes: one row per (name, Input Dims); the by-name row carries the call stack.
+  EXPECT_EQ(w.tables.ops_by_shape.size(), w.tables.ops.size());
+  EXPECT_EQ(w.tables.top_gpu_ops.front().name, "aten::addmm");  // by self device time
+}
+
+// Op types count top-level ops: aten::linear (matmul, 60 µs of GPU work under it, launched at
+// 40 while it ran [10,110]) and the backward wrapper (matmul too: "AddmmBackward" matches).
+// linear: GPU [120,180] lies outside its host span: CPU overhead 100, GPU idle during it 100.
+TEST(OpsTable, OpTypesCountTopLevelOpsOnce) {
+  WorkerAnalysis w = analyse_json(ops_trace());
+  ASSERT_EQ(w.tables.op_types.size(), 1u);
+  const OpTypeRow& matmul = w.tables.op_types[0];
+  EXPECT_EQ(matmul.type, "matmul");
+  EXPECT_EQ(matmul.calls, 2u);
+  EXPECT_EQ(matmul.ops, 2u);
+  EXPECT_EQ(matmul.cpu_total, 200000);
+  EXPECT_EQ(matmul.cpu_min, 100000);
+  EXPECT_EQ(matmul.gpu, 110000);
+  // Backward [300,400]: GPU [420,440] and [450,480] also outside it.
+  EXPECT_EQ(matmul.cpu_overhead, 200000);
+  // GPU busy overall: [120,180], [420,440], [450,480]; none inside either host span.
+  EXPECT_EQ(matmul.gpu_idle, 200000);
+}
+
+// Regions: "## forward ##" [5,200] encloses the forward ops (60 µs of GPU work launched inside);
+// a GPU-side range of the same name adds 50 µs of GPU range time. Step markers are not regions.
+TEST(Regions, HostTimeAndTheGpuWorkLaunchedInside) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.annotation("## forward ##", 5, 195, 20, 1);
+  t.op("aten::addmm", 30, 70, 3, 1);
+  t.launch("gemm", 40, 120, 60, 3);
+  t.raw_event(
+      R"({"ph": "X", "cat": "gpu_user_annotation", "name": "## forward ##", "pid": 0, "tid": 7, "ts": 120, "dur": 50})");
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.tables.regions.size(), 1u);
+  const RegionRow& r = w.tables.regions[0];
+  EXPECT_EQ(r.name, "## forward ##");
+  EXPECT_EQ(r.calls, 1u);
+  EXPECT_EQ(r.cpu_total, 195000);
+  EXPECT_EQ(r.gpu, 60000);
+  EXPECT_EQ(r.gpu_range, 50000);
+}
+
+// Three calls of one kernel (10, 30, 20 µs; occupancy 50, 25, unknown) and one of another; the
+// second call has a different grid.
+TEST(KernelsTable, CallsDurationsLaunchConfigAndOccupancy) {
+  TraceBuilder t;
+  t.step(1, 0, 1000).op("aten::mul", 1, 500, 1);
+  KernelArgs a{.occupancy_pct = 50,
+               .grid = {4, 1, 1},
+               .block = {128, 1, 1},
+               .registers_per_thread = 32,
+               .shared_memory = 0};
+  KernelArgs b = a;
+  b.grid[0] = 8;
+  b.occupancy_pct = 25;
+  KernelArgs c = a;
+  c.occupancy_pct = -1;
+  t.launch("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float> >(int, float*)",
+           2, 10, 10, 1, 0, 1, 7, a);
+  t.launch("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float> >(int, float*)",
+           3, 30, 30, 1, 0, 1, 7, b);
+  t.launch("void at::native::vectorized_elementwise_kernel<4, at::native::MulFunctor<float> >(int, float*)",
+           4, 70, 20, 1, 0, 1, 7, c);
+  t.launch("other_kernel", 5, 100, 5, 0, 0, 2);  // thread 2 runs no op
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.tables.kernels.size(), 2u);
+  const KernelRow& k = w.tables.kernels[0];
+  EXPECT_EQ(k.short_name, "at::native::vectorized_elementwise_kernel");
+  EXPECT_EQ(k.calls, 3u);
+  EXPECT_EQ(k.total, 60000);
+  EXPECT_EQ(k.min, 10000);
+  EXPECT_EQ(k.max, 30000);
+  EXPECT_TRUE(k.launch_config_varies);
+  EXPECT_EQ(k.grid[0], 8);  // of the longest call
+  EXPECT_NEAR(*k.occupancy_pct, (50.0 * 10 + 25.0 * 30) / 40, 1e-9);
+  ASSERT_EQ(w.tables.kernels_by_op.size(), 2u);
+  EXPECT_EQ(w.tables.kernels_by_op[0].op, "aten::mul");
+  EXPECT_EQ(w.tables.kernels_by_op[1].op, "(no op)");  // launched with no op around it
+  ASSERT_EQ(w.tables.kernels_by_iteration.size(), 2u);
+  EXPECT_EQ(w.tables.kernels_by_iteration[0].group, "ProfilerStep#1");
+  EXPECT_EQ(w.tables.kernels_by_iteration[0].total, 60000);
+}
+
+TEST(KernelNames, ShortNames) {
+  EXPECT_EQ(short_kernel_name("void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned "
+                              "int, 4, 64, 64>(float*, int)"),
+            "at::native::(anonymous namespace)::CatArrayBatchedCopy");
+  EXPECT_EQ(short_kernel_name("void "
+                              "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>(cutlass_"
+                              "80_tensorop_s1688gemm_256x64_16x4_nn_align4::Params)"),
+            "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>");
+  EXPECT_EQ(short_kernel_name("ampere_sgemm_128x64_nn"), "ampere_sgemm_128x64_nn");
+  EXPECT_EQ(short_kernel_name("_ZN2at6native18elementwise_kernelILi128ELi2EEEvi"),
+            "at::native::elementwise_kernel");
+}
+
+// Two steps: kernels [10,40] (TC) and [30,50] in step 1 (union 40 µs, TC 30), one kernel in step 2.
+TEST(IterationsTable, KernelsAndGpuTimePerStep) {
+  TraceBuilder t;
+  t.step(1, 0, 100).step(2, 100, 100);
+  t.launch("ampere_fp16_s16816gemm", 1, 10, 30, 0, 0, 1, 7);
+  t.launch("elementwise", 2, 30, 20, 0, 0, 1, 8);
+  t.launch("elementwise", 101, 120, 10, 0);
+  t.launch("elementwise", 102, 140, 10, 0);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.tables.iterations.size(), 2u);
+  const IterationRow& s1 = w.tables.iterations[0];
+  EXPECT_EQ(s1.kernels, 2u);
+  EXPECT_EQ(s1.tc_kernels, 1u);
+  EXPECT_EQ(s1.gpu, 40000);
+  EXPECT_EQ(s1.tc_gpu, 30000);
+  EXPECT_EQ(s1.duration, 100000);
+  EXPECT_EQ(w.tables.iterations[1].kernels, 2u);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
