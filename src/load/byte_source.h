@@ -38,4 +38,7 @@ class FileSource : public ByteSource {
 // gzip (or zlib) stream over a file; concatenated gzip members are read as one stream.
 std::unique_ptr<ByteSource> make_gzip_source(std::unique_ptr<FileSource> file);
 
+// Reads `inner` ahead on a thread of its own (for decompression, which then overlaps parsing).
+std::unique_ptr<ByteSource> make_prefetch_source(std::unique_ptr<ByteSource> inner);
+
 }  // namespace perfgate

@@ -67,7 +67,7 @@ Profile load_one(const InputFile& input, const std::function<void(std::uint64_t)
   auto file = std::make_unique<FileSource>(input.path);
   std::unique_ptr<ByteSource> source;
   if (input.format == InputFormat::KinetoJsonGzip)
-    source = make_gzip_source(std::move(file));
+    source = make_prefetch_source(make_gzip_source(std::move(file)));
   else
     source = std::move(file);
   Profile profile = kineto::read_trace(std::move(source), input.path, on_progress);

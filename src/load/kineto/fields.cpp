@@ -2,16 +2,33 @@
 
 #include <array>
 #include <utility>
+#include <vector>
 
 namespace perfgate::kineto {
 namespace {
 
+// Keys are looked up for every value of every event: buckets by length and first character
+// leave one or two comparisons instead of a scan of the whole list.
 template <std::size_t N>
-Field lookup(const std::array<std::pair<std::string_view, Field>, N>& table, std::string_view key) {
-  for (const auto& [name, field] : table)
-    if (name == key) return field;
-  return Field::Unknown;
-}
+class FieldIndex {
+ public:
+  explicit FieldIndex(const std::array<std::pair<std::string_view, Field>, N>& table) {
+    for (const auto& entry : table) buckets_[bucket(entry.first)].push_back(entry);
+  }
+  Field operator()(std::string_view key) const {
+    for (const auto& [name, field] : buckets_[bucket(key)])
+      if (name == key) return field;
+    return Field::Unknown;
+  }
+
+ private:
+  static std::size_t bucket(std::string_view key) {
+    if (key.empty()) return 0;
+    return ((key.size() & 31) * 8 + (static_cast<unsigned char>(key[0]) & 7)) % kBuckets;
+  }
+  static constexpr std::size_t kBuckets = 256;
+  std::array<std::vector<std::pair<std::string_view, Field>>, kBuckets> buckets_;
+};
 
 constexpr std::array<std::pair<std::string_view, Field>, 6> kTopLevel = {{
     {"traceEvents", Field::TraceEvents},
@@ -70,13 +87,16 @@ constexpr std::array<std::pair<std::string_view, Field>, 30> kArgs = {{
 }  // namespace
 
 Field top_level_field(std::string_view key) {
-  return lookup(kTopLevel, key);
+  static const FieldIndex index(kTopLevel);
+  return index(key);
 }
 Field event_field(std::string_view key) {
-  return lookup(kEvent, key);
+  static const FieldIndex index(kEvent);
+  return index(key);
 }
 Field args_field(std::string_view key) {
-  return lookup(kArgs, key);
+  static const FieldIndex index(kArgs);
+  return index(key);
 }
 
 const char* field_label(Field field) {
