@@ -69,17 +69,26 @@ class TrainingTrace {
     return at + host + 2;
   }
 
+  // A 3x3 convolution with stride 1 and padding 1, with the scalar arguments PyTorch >= 2.1
+  // records (in each op's own argument order).
   double convolution(double at, int tid, const std::string& shapes, double gpu_us) {
     std::int64_t outer = ext();
     double start = at;
-    t_.op("aten::conv2d", start, 120, outer, tid, shapes);
-    t_.op("aten::convolution", start + 3, 114, ext(), tid, shapes);
-    t_.op("aten::_convolution", start + 6, 108, ext(), tid, shapes);
+    const std::string conv2d =
+        shapes + R"(, "Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"])";
+    const std::string convolution =
+        shapes + R"(, "Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1"])";
+    const std::string cudnn =
+        shapes +
+        R"(, "Concrete Inputs": ["", "", "[1, 1]", "[1, 1]", "[1, 1]", "1", "False", "False", "True"])";
+    t_.op("aten::conv2d", start, 120, outer, tid, conv2d);
+    t_.op("aten::convolution", start + 3, 114, ext(), tid, convolution);
+    t_.op("aten::_convolution", start + 6, 108, ext(), tid, convolution);
     op_with_kernel("aten::cudnn_convolution",
                    "void implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, false, false, "
                    "true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, "
                    "unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)",
-                   start + 10, gpu_us, tid, shapes, 2.5, 45);
+                   start + 10, gpu_us, tid, cudnn, 2.5, 45);
     return start + 124;
   }
 
@@ -133,13 +142,15 @@ class TrainingTrace {
       const char* name;
       const char* kernel;
       double gpu_us;
+      const char* args = "";  // the inner op's shapes, for FLOPs
     };
     const Node nodes[] = {
         {"NllLossBackward0",
          "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, "
          "long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, long)",
          20},
-        {"AddmmBackward0", "ampere_sgemm_64x32_sliced1x4_tn", 260},
+        {"AddmmBackward0", "ampere_sgemm_64x32_sliced1x4_tn", 260,
+         R"("Input Dims": [[64, 10], [10, 16384]], "Input type": ["float", "float"])"},
         {"MaxPool2DWithIndicesBackward0",
          "void at::native::(anonymous namespace)::max_pool_backward_nchw<float, float>(float const*, long "
          "const*, int, long, long, long, long, long, long, long, long, long, long, long, long, long, long, "
@@ -149,7 +160,9 @@ class TrainingTrace {
          "void cudnn::detail::dgrad_engine<float, 128, 6, 8, 3, 3, 5, false>(int, int, int, float const*, "
          "int, float const*, int, float*, kernel_grad_params, unsigned long long, int, unsigned long long, "
          "int, float, int, int, int)",
-         2600},
+         2600,
+         R"("Input Dims": [[64, 64, 32, 32], [64, 32, 32, 32], [64, 32, 3, 3]], )"
+         R"("Input type": ["float", "float", "float"])"},
         {"ReluBackward0",
          "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
          "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, "
@@ -161,7 +174,9 @@ class TrainingTrace {
          "void cudnn::cnn::wgrad_alg0_engine<float, 128, 5, 5, 3, 3, 3, false, 512>(int, int, int, float "
          "const*, int, float*, float const*, kernel_grad_params, unsigned long long, int, float, int, int, "
          "int, int)",
-         1300},
+         1300,
+         R"("Input Dims": [[64, 32, 32, 32], [64, 3, 32, 32], [32, 3, 3, 3]], )"
+         R"("Input type": ["float", "float", "float"])"},
     };
     int seq = 0;
     for (const Node& n : nodes) {
@@ -172,7 +187,7 @@ class TrainingTrace {
       bool gemm = std::string(n.name) == "AddmmBackward0";
       std::string inner = conv ? "aten::convolution_backward" : gemm ? "aten::mm" : "";
       if (!inner.empty()) {
-        op_with_kernel(inner, n.kernel, t + 8, n.gpu_us, kAutogradThread, "", 3, 40);
+        op_with_kernel(inner, n.kernel, t + 8, n.gpu_us, kAutogradThread, n.args, 3, 40);
       } else {
         kernel(n.kernel, t + 20, jitter_(n.gpu_us, 0.05), id, kAutogradThread);
       }

@@ -134,6 +134,8 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const Repor
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
 std::vector<ReportTable> table_schemas();
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
+// The cell of `row` in the column named `column`, or nullptr.
+const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column);
 
 // Needs no profile: the analysis carries what the report shows, so the events can be freed first.
 ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,

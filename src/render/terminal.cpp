@@ -106,6 +106,43 @@ std::string tensor_core_line(const std::vector<ReportMetric>& m) {
        "TC efficiency " + format_pct(metric_value(m, "tensor_core.efficiency_pct"))});
 }
 
+// Small runs reach a fraction of a TFLOP/s: three significant digits keep them readable.
+std::string format_tflops(std::optional<double> tflops) {
+  return tflops ? fmt::format("{:.3g} TFLOP/s", *tflops) : "n/a TFLOP/s";
+}
+
+std::string compute_line(const std::vector<ReportMetric>& m) {
+  auto flops = metric_value(m, "compute.flops");
+  if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
+  return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(metric_value(m, "compute.tflops_achieved")),
+               "MFU " + format_pct(metric_value(m, "compute.mfu_pct")),
+               "coverage " + format_pct(metric_value(m, "compute.flops_coverage_pct"))});
+}
+
+std::string host_line(const std::vector<ReportMetric>& m) {
+  return join({"runtime " + format_pct(metric_value(m, "host.runtime_pct")),
+               fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
+                           format_duration_us(metric_value(m, "host.sync_us"))),
+               "short kernels " + format_pct(metric_value(m, "kernels.short_pct")),
+               "GPU waiting on host " + format_pct(metric_value(m, "gpu.idle_host_wait_pct")) + " of idle"});
+}
+
+// The first worker's top GPU ops: the few a reader should look at first.
+std::string top_ops_line(const ReportModel& r) {
+  if (r.workers.empty()) return "";
+  const ReportTable* top = find_table(r.workers.front().tables, "top_gpu_ops");
+  if (!top || top->rows.empty()) return "";
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < top->rows.size() && i < 3; ++i) {
+    const auto* name = find_cell(*top, i, "name");
+    const auto* share = find_cell(*top, i, "device_share_pct");
+    const auto* name_text = name ? std::get_if<std::string>(name) : nullptr;
+    const auto* share_value = share ? std::get_if<double>(share) : nullptr;
+    if (name_text) shown.push_back(*name_text + (share_value ? " " + format_pct(*share_value) : ""));
+  }
+  return join(shown);
+}
+
 }  // namespace
 
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
@@ -118,6 +155,11 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   out.add("Breakdown", breakdown_line(r.metrics));
   out.add("Tensor Cores", tensor_core_line(r.metrics));
   out.add("Resources", resources_line(r.metrics));
+  if (metric_value(r.metrics, "gpu.count").value_or(0) > 0) {
+    out.add("Compute", compute_line(r.metrics));
+    out.add("Host", host_line(r.metrics));
+    if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
+  }
   if (r.workers.size() > 1) {
     for (const auto& w : r.workers)
       out.add("Worker", fmt::format("{}: {} steps, mean {}", w.name, w.window.steps_in_window,

@@ -422,4 +422,11 @@ const ReportTable* find_table(const std::vector<ReportTable>& tables, std::strin
   return nullptr;
 }
 
+const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column) {
+  if (row >= table.rows.size()) return nullptr;
+  for (std::size_t c = 0; c < table.columns.size() && c < table.rows[row].size(); ++c)
+    if (table.columns[c].name == column) return &table.rows[row][c];
+  return nullptr;
+}
+
 }  // namespace perfgate
