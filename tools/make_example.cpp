@@ -162,7 +162,9 @@ class TrainingTrace {
          "int, float, int, int, int)",
          2600,
          R"("Input Dims": [[64, 64, 32, 32], [64, 32, 32, 32], [64, 32, 3, 3]], )"
-         R"("Input type": ["float", "float", "float"])"},
+         R"("Input type": ["float", "float", "float"], )"
+         R"("Concrete Inputs": ["", "", "", "[64]", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1", )"
+         R"("[True, True, True]"])"},
         {"ReluBackward0",
          "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous "
          "namespace)::threshold_kernel_impl<float>(at::TensorIteratorBase&, float, float)::{lambda(float, "
@@ -176,7 +178,9 @@ class TrainingTrace {
          "int, int)",
          1300,
          R"("Input Dims": [[64, 32, 32, 32], [64, 3, 32, 32], [32, 3, 3, 3]], )"
-         R"("Input type": ["float", "float", "float"])"},
+         R"("Input type": ["float", "float", "float"], )"
+         R"("Concrete Inputs": ["", "", "", "[32]", "[1, 1]", "[1, 1]", "[1, 1]", "False", "[0, 0]", "1", )"
+         R"("[False, True, True]"])"},  // the first layer needs no input gradient
     };
     int seq = 0;
     for (const Node& n : nodes) {

@@ -92,6 +92,29 @@ std::optional<ConvShape> forward_conv(const ConvArgs& args, const std::vector<Di
   return c;
 }
 
+// convolution_backward's output_mask ("[True, True, False]"): which of the input, weight and bias
+// gradients it computed. The bias gradient is a reduction, not counted.
+int conv_gradients(const std::vector<std::string>& scalars) {
+  constexpr std::size_t kOutputMask = 10;
+  if (scalars.size() <= kOutputMask) return 2;
+  std::string_view mask = scalars[kOutputMask];
+  int flags[2] = {-1, -1};
+  std::size_t flag = 0;
+  for (std::size_t at = 0; at < mask.size() && flag < 2;) {
+    std::size_t end = mask.find_first_of(",]", at);
+    if (end == std::string_view::npos) end = mask.size();
+    std::string_view item = mask.substr(at, end - at);
+    while (!item.empty() && (item.front() == '[' || item.front() == ' ')) item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    flags[flag++] = item == "True" || item == "true" || item == "1"     ? 1
+                    : item == "False" || item == "false" || item == "0" ? 0
+                                                                        : -1;
+    at = end + 1;
+  }
+  if (flags[0] < 0 || flags[1] < 0) return 2;  // not a mask we can read: assume both
+  return flags[0] + flags[1];
+}
+
 }  // namespace
 
 std::optional<GemmShape> gemm_shape(std::string_view op_name, const std::vector<Dims>& in) {
@@ -136,6 +159,7 @@ std::optional<ConvShape> conv_shape(std::string_view op_name, const std::vector<
     c.macs_per_output = product(*w, 1);
     c.output_volume = product(*grad, 2);
     c.backward = true;
+    c.gradients = conv_gradients(scalars);
     return c;
   }
   return std::nullopt;
@@ -168,7 +192,7 @@ std::optional<double> shape_flops(std::string_view op, const std::vector<Dims>& 
   if (auto c = conv_shape(op, inputs, scalars); c && c->output_volume > 0) {
     double forward = 2.0 * static_cast<double>(c->batch) * static_cast<double>(c->out_channels) *
                      static_cast<double>(c->output_volume) * static_cast<double>(c->macs_per_output);
-    return c->backward ? 2 * forward : forward;  // backward: the input and the weight gradients
+    return c->backward ? c->gradients * forward : forward;  // each gradient costs one forward
   }
   if (auto a = attention_shape(op, inputs)) {
     double forward = 2.0 * static_cast<double>(a->batch_heads) * static_cast<double>(a->query_len) *

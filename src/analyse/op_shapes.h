@@ -23,7 +23,8 @@ struct ConvShape {
   std::int64_t out_channels = 0;     // K
   std::int64_t macs_per_output = 0;  // C/groups x kernel volume
   std::int64_t output_volume = 0;    // product of output spatial sizes; 0 when unknown
-  bool backward = false;             // convolution_backward: input and weight gradients
+  bool backward = false;             // convolution_backward
+  int gradients = 2;                 // backward: input and weight gradients unless output_mask says
 };
 
 struct AttentionShape {

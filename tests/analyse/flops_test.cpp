@@ -39,6 +39,16 @@ TEST(ShapeFlops, ConvolutionsNeedStridesAndPadding) {
   // Backward: the output size is grad_output's; input and weight gradients: twice the forward.
   EXPECT_EQ(flops("aten::convolution_backward", {{8, 16, 16, 16}, {8, 3, 32, 32}, {16, 3, 3, 3}}),
             2 * 1769472.0);
+  // output_mask (argument 10): a first layer computes no input gradient, so one forward's worth.
+  std::vector<std::string> first_layer(10, "");
+  first_layer.push_back("[False, True, True]");
+  EXPECT_EQ(
+      flops("aten::convolution_backward", {{8, 16, 16, 16}, {8, 3, 32, 32}, {16, 3, 3, 3}}, first_layer),
+      1769472.0);
+  first_layer.back() = "[True, True, False]";
+  EXPECT_EQ(
+      flops("aten::convolution_backward", {{8, 16, 16, 16}, {8, 3, 32, 32}, {16, 3, 3, 3}}, first_layer),
+      2 * 1769472.0);
 }
 
 TEST(ShapeFlops, Attention) {

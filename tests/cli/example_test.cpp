@@ -38,13 +38,14 @@ TEST(Example, AnalysesAsDescribedInItsReadme) {
   EXPECT_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0);  // FP32: no Tensor Cores
   EXPECT_GT(*w.metrics.get("tensor_core.eligible_kernel_time_pct"), 50);
 
-  // FLOPs by hand from the generator's shapes (2 per multiply-accumulate; backward = 2x forward):
-  // conv1 64x32x32x32 outputs x 27 MACs, conv2 64x64x32x32 x 288, addmm 64x10x16384; the backward
-  // nodes are conv2, conv1 and one mm of the same size as addmm.
+  // FLOPs by hand from the generator's shapes (2 per multiply-accumulate; a backward gradient
+  // costs one forward): conv1 64x32x32x32 outputs x 27 MACs, conv2 64x64x32x32 x 288, addmm
+  // 64x10x16384; backward: conv2 (input and weight gradients), conv1 (weight gradient only: its
+  // output_mask is [False, True, True]) and one mm of the same size as addmm.
   double conv1 = 2.0 * 64 * 32 * 32 * 32 * 27;
   double conv2 = 2.0 * 64 * 64 * 32 * 32 * 288;
   double gemm = 2.0 * 64 * 10 * 16384;
-  double per_step = conv1 + conv2 + gemm + 2 * conv2 + 2 * conv1 + gemm;
+  double per_step = conv1 + conv2 + gemm + 2 * conv2 + conv1 + gemm;
   EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 8 * per_step);
   EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100);
 }
