@@ -36,9 +36,12 @@ struct Classification {
   std::vector<std::string> communication_kernels;
   std::vector<std::string> communication_ops;
   std::vector<std::string> dataloader_ops;
-  std::vector<std::string> sync_calls;  // runtime calls that block the host until the GPU is done
-  std::vector<OpTypePattern> op_types;  // first match wins; no match is "other"
-  std::vector<GpuPeak> gpu_peaks;       // first match on the device name wins
+  std::vector<std::string> sync_calls;         // runtime calls that block the host until the GPU is done
+  std::vector<std::string> data_parallel_ops;  // torch.nn.DataParallel's forward
+  std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
+  std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
+  std::vector<OpTypePattern> op_types;                     // first match wins; no match is "other"
+  std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;
@@ -135,6 +138,7 @@ struct GpuMetrics {
   std::optional<double> sm_efficiency_pct;
   std::optional<double> achieved_occupancy_pct;
   std::optional<double> tensor_core_kernel_time_pct;
+  std::optional<double> min_chunk_busy_pct;  // the least busy of 30 equal chunks of the window
 };
 
 // Tensor Core sums over the window; each percentage is one ratio of these sums.
@@ -180,6 +184,16 @@ struct HostActivitySums {
   };
   Copies h2d, d2h, d2d, all_copies;
   std::uint64_t pageable_copies = 0;
+  std::uint64_t sync_copies = 0;   // copies by a blocking call, host-to-device ones of 64 KiB or less aside
+  std::uint64_t sync_memsets = 0;  // memsets by a blocking call
+};
+
+// How the run parallelises, from the ops it ran in the window (the plugin's DataParallel and
+// DDP recommendations).
+struct ParallelismSums {
+  std::uint64_t data_parallel_calls = 0;
+  std::uint64_t ddp_calls = 0;
+  std::uint64_t nccl_calls = 0;
 };
 
 // HTA's idle-time breakdown, summed over streams: the gap before each GPU activity is host wait
@@ -222,6 +236,7 @@ struct WorkerAnalysis {
   IdleSums idle;
   CommunicationSums communication;
   MemorySums memory;
+  ParallelismSums parallelism;
   WorkerTables tables;
   bool has_runtime_calls = false;
   MetricValues metrics;

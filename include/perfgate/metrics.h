@@ -12,7 +12,7 @@ namespace perfgate {
 
 struct MetricInfo {
   std::string_view name;
-  std::string_view unit;  // "us", "%", "count", "ratio", "bytes"
+  std::string_view unit;  // "us", "%", "count", "ratio", "bytes", "GB/s", "flop", "TFLOP/s", "version"
   std::string_view definition;
   std::string_view source;  // whose definition it follows
 };

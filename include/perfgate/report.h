@@ -116,6 +116,71 @@ struct ReportSettings {
   std::vector<std::string> rule_sources;
 };
 
+enum class FindingStatus { Pass, Warn, Fail, NotApplicable, Skipped, Inconclusive };
+const char* finding_status_name(FindingStatus status);  // "pass", "warn", "fail", "n/a", "skipped", ...
+
+// The statistics behind a step-time comparison with the baseline.
+struct ReportStepTest {
+  std::string method;  // "mann-whitney exact", "mann-whitney normal"
+  std::size_t current_steps = 0;
+  std::size_t baseline_steps = 0;
+  double ratio = 0;  // current / baseline, of the rule's statistic (median or mean)
+  double ci_low = 0;
+  double ci_high = 0;
+  double confidence = 0;
+  double p_value = 1;
+  double alpha = 0;
+};
+
+struct ReportOffender {
+  std::string label;
+  std::optional<double> value;
+  std::string value_text;  // formatted by the column's unit
+};
+
+// One rule's outcome.
+struct ReportFinding {
+  std::string id;
+  std::string title;
+  std::string severity;  // "warning" or "error": what the rule is when it fires
+  FindingStatus status = FindingStatus::Pass;
+  // What the status means for the verdict: "error" (fail, or inconclusive counted as an error),
+  // "warning", or "none".
+  std::string counts_as = "none";
+  std::string metric;  // what the value is: a metric name or the rule's expression
+  std::string unit;
+  std::optional<double> value;
+  std::optional<double> threshold;  // the threshold or limit crossed (or, when passing, the nearest)
+  std::optional<double> baseline;   // the baseline's value, for baseline rules
+  std::string threshold_text;       // "< 50%", "+5% over the baseline (12.00 ms)"
+  std::string problem;              // filled when the rule fires or is inconclusive
+  std::string recommendation;
+  std::string reason;  // why not applicable, skipped or inconclusive; the test's summary
+  std::string docs;
+  std::string source;
+  std::optional<double> gain_pct;  // estimated recoverable share of step time
+  std::vector<ReportOffender> offenders;
+  std::optional<ReportStepTest> step_test;
+};
+
+struct ReportVerdict {
+  std::string status = "pass";  // "pass", "warn" (passed with warnings) or "fail"
+  std::string fail_on = "error";
+  int exit_code = 0;
+  std::size_t passed = 0, warnings = 0, failures = 0, not_applicable = 0, skipped = 0, inconclusive = 0;
+};
+
+// The baseline the run was compared with.
+struct ReportBaseline {
+  std::string path;
+  std::string kind;  // "report" or "profile"
+  std::string tool_version;
+  std::vector<InputFile> inputs;
+  std::vector<std::string> gpu_names;
+  std::size_t steps = 0;
+  bool hardware_differs = false;
+};
+
 struct ReportModel {
   std::string schema = kReportSchema;
   std::string tool_version;
@@ -125,8 +190,11 @@ struct ReportModel {
   std::vector<ReportStep> steps;      // the run's window steps
   std::vector<ReportGpu> gpus;        // every GPU of every worker
   std::vector<ReportWorker> workers;
-  std::vector<ReportTable> tables;    // the run's: "ranks"
+  std::vector<ReportTable> tables;    // the run's: "ranks", "op_deltas", "kernel_deltas"
   std::vector<std::string> warnings;  // the run's and every worker's, worker-prefixed
+  std::optional<ReportBaseline> baseline;
+  std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
+  std::optional<ReportVerdict> verdict;
 };
 
 // The worker's tables, and every table's columns with no rows (for documentation).

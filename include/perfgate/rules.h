@@ -1,8 +1,8 @@
-// Rule files (YAML): classification settings now, rules and thresholds as the gate grows.
+// Rule files (YAML): classification settings and the rules of the expert system and the gate.
 // A file applies on top of the shipped `default` set unless it says `extends: none`.
 #pragma once
 
-#include <span>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,14 +12,74 @@
 
 namespace perfgate {
 
+enum class Severity { Warning, Error };
+enum class Better { Lower, Higher };  // which way a metric improves
+enum class StepTest { None, MannWhitney };
+enum class InconclusiveAs { Warning, Error, Pass };  // how an inconclusive comparison counts
+
+// A baseline limit: a change in the bad direction, relative ("+5%") or in the metric's unit
+// ("+3 ms" is stored as 3000 for a metric in us; "-5 pts" as 5 for a % metric).
+struct ChangeLimit {
+  double amount = 0;  // always >= 0: the size of the allowed change
+  bool relative = false;
+  std::string text;  // as written, for messages
+};
+
+// Which rows of a report table a finding lists as its offenders.
+struct OffenderQuery {
+  std::string table;           // a worker table ("ops", "tc_shapes", ...)
+  std::string where;           // expression over the row's numeric and true/false columns; empty: every row
+  std::string sort;            // numeric column, largest first; empty: table order
+  std::string label = "name";  // a column, or several: "op, input_shapes"
+  std::string show;            // numeric column quoted next to the label; empty: none
+  std::size_t limit = 5;
+};
+
+struct Rule {
+  std::string id;  // stable, [a-z0-9.-]
+  std::string title;
+  std::string metric;     // a catalog name, or baseline./delta./ratio. of one
+  std::string value;      // an expression over metrics, instead of `metric`
+  std::string unit;       // of `value` (a metric has its catalog unit)
+  std::string condition;  // fires when true (with `severity`), instead of thresholds
+  std::string applies_if;
+  bool compare_baseline = false;  // thresholds are changes against the baseline
+  std::optional<Better> better;
+  std::string warn_text, fail_text;  // the thresholds as written; empty: none
+  // Derived from the texts: absolute thresholds, or changes against the baseline.
+  std::optional<double> warn, fail;
+  std::optional<ChangeLimit> warn_change, fail_change;
+  Severity severity = Severity::Warning;  // of a condition rule, or of `threshold`
+  StepTest test = StepTest::None;
+  double alpha = 0.05;
+  double confidence = 0.95;
+  int resamples = 2000;
+  InconclusiveAs inconclusive = InconclusiveAs::Warning;
+  std::string problem, recommendation, docs, source;
+  std::string gain;  // expression: estimated recoverable share of the step time, in %
+  std::vector<std::pair<std::string, std::string>> values;  // named expressions for messages
+  std::optional<OffenderQuery> offenders;
+  bool enabled = true;
+  std::string defined_at;  // "file:line" of the rule's last definition or override
+};
+
 struct RuleSet {
   Classification classification;
+  std::vector<Rule> rules;
   std::vector<std::string> sources;  // the files applied, base first ("default" for the shipped set)
 };
 
-// Loads the shipped default set, then each file in order. Throws ConfigError
+// Loads the shipped default set, then each file in order. Throws ConfigError listing every problem
 // ("file:line:col: error: ...") for unreadable, malformed or invalid files.
 RuleSet load_rules(const std::vector<std::string>& files);
+
+// Command-line overrides: "ID.KEY=VALUE" (--set) and rule ids to disable (--disable), checked
+// like a rule file. Throws ConfigError.
+void apply_rule_overrides(RuleSet& rules, const std::vector<std::string>& settings,
+                          const std::vector<std::string>& disabled);
+
+// The rule set as one self-contained YAML file (extends: none), for --print-effective-rules.
+std::string effective_rules_yaml(const RuleSet& rules);
 
 // The shipped rule files by name ("default", "tb-plugin"), and their text.
 std::vector<std::string> shipped_rule_names();

@@ -16,6 +16,7 @@
 #include "analyse/metric_values.h"
 #include "analyse/op_stats.h"
 #include "analyse/ops_table.h"
+#include "analyse/parallelism.h"
 #include "analyse/resources.h"
 #include "analyse/steps.h"
 #include "analyse/tc_shapes.h"
@@ -49,6 +50,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
   w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
   collectives(profile, stats, classes, args, w.communication);
+  w.parallelism = parallelism(profile, stats, classes);
 }
 
 // The analyses over merged activity intervals, the largest transient data, freed afterwards.

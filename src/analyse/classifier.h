@@ -21,6 +21,9 @@ struct CompiledClassification {
   PatternSet communication_ops;
   PatternSet dataloader_ops;
   PatternSet sync_calls;
+  PatternSet data_parallel_ops;
+  PatternSet distributed_data_parallel_ops;
+  PatternSet nccl_ops;
   PatternSet op_types;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
@@ -35,13 +38,19 @@ struct NameClasses {
         communication_kernel(c.communication_kernels, p.strings),
         communication_op(c.communication_ops, p.strings),
         dataloader_op(c.dataloader_ops, p.strings),
-        sync_call(c.sync_calls, p.strings) {}
+        sync_call(c.sync_calls, p.strings),
+        data_parallel_op(c.data_parallel_ops, p.strings),
+        distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings),
+        nccl_op(c.nccl_ops, p.strings) {}
   NameMatcher tensor_core_kernel;
   NameMatcher eligible_op;
   NameMatcher communication_kernel;
   NameMatcher communication_op;
   NameMatcher dataloader_op;
   NameMatcher sync_call;
+  NameMatcher data_parallel_op;
+  NameMatcher distributed_data_parallel_op;
+  NameMatcher nccl_op;
 };
 
 }  // namespace perfgate

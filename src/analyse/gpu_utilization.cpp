@@ -76,6 +76,23 @@ void kernel_weighted_metrics(const Profile& p, const std::vector<std::size_t>& k
     g.tensor_core_kernel_time_pct = 100.0 * static_cast<double>(tc_time) / static_cast<double>(kernel_time);
 }
 
+// nsys analyze gpu_time_util splits the profile into 30 chunks and flags those below 50% busy.
+constexpr int kUtilizationChunks = 30;
+
+std::optional<double> min_chunk_busy_pct(const IntervalList& busy, Interval window) {
+  TimeNs length = window.end - window.start;
+  if (length < kUtilizationChunks) return std::nullopt;
+  double lowest = 100;
+  for (int c = 0; c < kUtilizationChunks; ++c) {
+    Interval chunk{window.start + length * c / kUtilizationChunks,
+                   window.start + length * (c + 1) / kUtilizationChunks};
+    double pct = 100.0 * static_cast<double>(length_within(busy, chunk)) /
+                 static_cast<double>(chunk.end - chunk.start);
+    lowest = std::min(lowest, pct);
+  }
+  return lowest;
+}
+
 void describe_device(const Profile& p, GpuMetrics& g) {
   if (const DeviceInfo* d = p.device(g.device)) {
     g.name = d->name;
@@ -127,6 +144,7 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
       g.busy_pct = 100.0 * static_cast<double>(g.busy_ns) / length;
       g.idle_pct = 100.0 - *g.busy_pct;
       g.sm_efficiency_pct = sm_efficiency(p, d.kernel_indices, w);
+      g.min_chunk_busy_pct = min_chunk_busy_pct(d.all, w);
     }
     kernel_weighted_metrics(p, d.kernel_indices, w, classes, g);
     out.push_back(std::move(g));

@@ -16,6 +16,24 @@ void add_copy(HostActivitySums::Copies& c, const GpuActivity& a) {
   c.time += a.end - a.start;
 }
 
+// nsys analyze cuda_memcpy_sync leaves out small host-to-device copies: the driver stages them
+// and returns before the copy is done.
+constexpr std::uint64_t kStagedCopyBytes = 64 * 1024;
+
+// Copies and memsets that a blocking runtime call issued (nsys cuda_memcpy_sync, cuda_memset_sync).
+void count_blocking(const Profile& p, const Attribution& at, NameClasses& classes, const Window& w,
+                    HostActivitySums& s) {
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& a = p.gpu_activities[i];
+    if (a.kind == GpuActivityKind::Kernel || !in_window(a.start, w)) continue;
+    std::uint32_t r = at.activity_runtime[i];
+    if (r == kNone || !classes.sync_call(p.runtime_calls[r].name)) continue;
+    if (a.kind == GpuActivityKind::Memset) ++s.sync_memsets;
+    bool staged = a.copy_kind == CopyKind::HostToDevice && a.bytes <= kStagedCopyBytes;
+    if (a.kind == GpuActivityKind::Memcpy && !staged) ++s.sync_copies;
+  }
+}
+
 void count_copies(const Profile& p, const Window& w, HostActivitySums& s) {
   for (const GpuActivity& a : p.gpu_activities) {
     if (a.kind != GpuActivityKind::Memcpy || !in_window(a.start, w)) continue;
@@ -82,6 +100,7 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
   }
   s.median_launch_gap = median_launch_gap(p, a, w);
   count_copies(p, w, s);
+  count_blocking(p, a, classes, w, s);
   return s;
 }
 

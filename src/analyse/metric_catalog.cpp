@@ -57,6 +57,13 @@ constexpr MetricInfo kCatalog[] = {
      "Mean over GPUs of: union of kernel intervals (NCCL kernels included, memcpy/memset excluded) in the "
      "window / window wall time",
      kPlugin},
+    {"gpu.min_utilization_pct", "%", "Lowest utilization of any GPU (the plugin's per-GPU rule)", kPlugin},
+    {"gpu.min_chunk_busy_pct", "%",
+     "Lowest busy share (kernel, memcpy, memset) of any GPU in any of 30 equal chunks of the window", kNsys},
+    {"gpu.compute_capability", "version",
+     "Lowest compute capability of the GPUs, as major + minor / 10 (7.0 for V100, 8.0 for A100; AMD GPUs "
+     "report their gfx major)",
+     kPlugin},
     {"gpu.busy_pct", "%",
      "Mean over GPUs of: union of kernel, memcpy and memset intervals in the window / window wall time",
      kPerfgate},
@@ -137,9 +144,10 @@ constexpr MetricInfo kCatalog[] = {
      kHta},
     {"host.sync_calls", "count",
      "Runtime calls in the window that block the host until the GPU is done (device/stream/event "
-     "synchronize, memcpy without Async)",
+     "synchronize, memcpy and memset without Async; the rules' sync_calls)",
      kNsys},
     {"host.sync_us", "us", "Total duration of those calls", kNsys},
+    {"host.sync_pct", "%", "host.sync_us as a share of the window's step time", kNsys},
 
     {"memcpy.count", "count", "Memory copies that started in the window", kDlprof},
     {"memcpy.bytes", "bytes", "Bytes those copies moved", kDlprof},
@@ -154,6 +162,12 @@ constexpr MetricInfo kCatalog[] = {
     {"memcpy.d2d_gbps", "GB/s", "Achieved device-to-device bandwidth: bytes / copy time", kDlprof},
     {"memcpy.pageable_count", "count",
      "Copies in the window from or to pageable host memory (they cannot overlap with compute)", kNsys},
+    {"memcpy.sync_count", "count",
+     "Copies in the window issued by a blocking call (memcpy without Async), host-to-device copies of 64 "
+     "KiB or less aside",
+     kNsys},
+    {"memset.sync_count", "count", "Memsets in the window issued by a blocking call (memset without Async)",
+     kNsys},
 
     {"communication.pct", "%", "Union of communication kernels (NCCL, RCCL) in the window / window wall time",
      kPlugin},
@@ -181,6 +195,13 @@ constexpr MetricInfo kCatalog[] = {
     {"compute.flops_coverage_pct", "%",
      "Device time of bottom-most TC-eligible ops whose FLOPs are known / device time of all of them",
      kPerfgate},
+
+    {"distributed.data_parallel_calls", "count",
+     "Calls in the window of torch.nn.DataParallel's forward (rules: data_parallel_ops)", kPlugin},
+    {"distributed.ddp_calls", "count",
+     "Calls in the window of DistributedDataParallel's forward (rules: distributed_data_parallel_ops)",
+     kPlugin},
+    {"distributed.nccl_calls", "count", "NCCL collective ops in the window (rules: nccl_ops)", kPlugin},
 
     {"ranks.count", "count", "Workers (ranks) in the run", kPerfgate},
     {"ranks.step_spread_pct", "%",

@@ -33,6 +33,20 @@ std::optional<double> mean_over(const std::vector<const GpuMetrics*>& gpus, Get 
   return sum / static_cast<double>(n);
 }
 
+template <typename Get>
+std::optional<double> min_over(const std::vector<const GpuMetrics*>& gpus, Get get) {
+  std::optional<double> lowest;
+  for (const GpuMetrics* g : gpus)
+    if (std::optional<double> v = get(*g); v && (!lowest || *v < *lowest)) lowest = v;
+  return lowest;
+}
+
+// 7.5 for sm_75; minors above 9 do not occur.
+std::optional<double> compute_capability(const GpuMetrics& g) {
+  if (g.compute_major < 0) return std::nullopt;
+  return g.compute_major + std::max(g.compute_minor, 0) / 10.0;
+}
+
 void set_step_metrics(MetricValues& m, const std::vector<double>& durations) {
   m.set("steps.count", d(durations.size()));
   std::optional<SummaryStats> s = summarize(durations);
@@ -59,6 +73,9 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   m.set("gpu.count", d(gpus.size()));
   if (gpus.empty()) return;
   m.set("gpu.utilization_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
+  m.set("gpu.min_utilization_pct", min_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
+  m.set("gpu.min_chunk_busy_pct", min_over(gpus, [](const GpuMetrics& g) { return g.min_chunk_busy_pct; }));
+  m.set("gpu.compute_capability", min_over(gpus, [](const GpuMetrics& g) { return compute_capability(g); }));
   m.set("gpu.busy_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.busy_pct; }));
   m.set("gpu.idle_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.idle_pct; }));
   m.set("gpu.sm_efficiency_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.sm_efficiency_pct; }));
@@ -143,6 +160,7 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set("host.runtime_pct", ratio_pct(us(h.runtime_time), us(h.step_time)));
     m.set("host.sync_calls", d(h.sync_calls));
     m.set("host.sync_us", us(h.sync_time));
+    m.set("host.sync_pct", ratio_pct(us(h.sync_time), us(h.step_time)));
   }
   if (in.gpus.empty()) return;
   m.set("kernels.count", d(h.kernels));
@@ -159,6 +177,14 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
   set_copies(m, "d2h", h.d2h);
   set_copies(m, "d2d", h.d2d);
   m.set("memcpy.pageable_count", d(h.pageable_copies));
+  m.set("memcpy.sync_count", d(h.sync_copies));
+  m.set("memset.sync_count", d(h.sync_memsets));
+}
+
+void set_parallelism_metrics(MetricValues& m, const ParallelismSums& p) {
+  m.set("distributed.data_parallel_calls", d(p.data_parallel_calls));
+  m.set("distributed.ddp_calls", d(p.ddp_calls));
+  m.set("distributed.nccl_calls", d(p.nccl_calls));
 }
 
 void set_communication_metrics(MetricValues& m, const MetricInputs& in) {
@@ -216,6 +242,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_communication_metrics(m, in);
   set_memory_and_compute(m, in);
   set_rank_metrics(m, in);
+  set_parallelism_metrics(m, in.parallelism);
   return m;
 }
 
@@ -238,6 +265,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.idle = w.idle;
   in.communication = w.communication;
   in.memory = w.memory;
+  in.parallelism = w.parallelism;
   return in;
 }
 

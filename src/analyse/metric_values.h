@@ -26,6 +26,7 @@ struct MetricInputs {
   IdleSums idle;
   CommunicationSums communication;
   MemorySums memory;
+  ParallelismSums parallelism;
   std::vector<double> rank_mean_steps_us;  // run only
   std::vector<std::int64_t> rank_ids;
 };

@@ -32,6 +32,14 @@ void add(HostActivitySums& to, const HostActivitySums& from) {
   add(to.d2d, from.d2d);
   add(to.all_copies, from.all_copies);
   to.pageable_copies += from.pageable_copies;
+  to.sync_copies += from.sync_copies;
+  to.sync_memsets += from.sync_memsets;
+}
+
+void add(ParallelismSums& to, const ParallelismSums& from) {
+  to.data_parallel_calls += from.data_parallel_calls;
+  to.ddp_calls += from.ddp_calls;
+  to.nccl_calls += from.nccl_calls;
 }
 
 void add(TensorCoreSums& to, const TensorCoreSums& from) {
@@ -137,6 +145,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       add(run.idle, one.idle);
       add(run.communication, one.communication);
       add(run.memory, one.memory);
+      add(run.parallelism, one.parallelism);
     }
     run.host.median_launch_gap = median_of(workers);
   }

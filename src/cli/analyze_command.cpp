@@ -12,7 +12,9 @@
 #include "cli/commands.h"
 #include "cli/progress.h"
 #include "perfgate/analysis.h"
+#include "perfgate/baseline.h"
 #include "perfgate/errors.h"
+#include "perfgate/gate.h"
 #include "perfgate/load.h"
 #include "perfgate/render.h"
 #include "perfgate/report.h"
@@ -24,6 +26,12 @@ namespace {
 struct AnalyzeArgs {
   std::vector<std::string> profiles;
   std::vector<std::string> rule_files;
+  std::vector<std::string> settings;
+  std::vector<std::string> disabled;
+  bool print_effective_rules = false;
+  std::string baseline_path;
+  std::string fail_on = "error";
+  int warnings_exit_code = 0;
   std::string json_path;
   std::optional<std::int64_t> iter_start;
   std::optional<std::int64_t> iter_stop;
@@ -40,10 +48,49 @@ bool use_color(const AnalyzeArgs& a) {
   return ::isatty(STDOUT_FILENO) == 1 && term && std::string_view(term) != "dumb";
 }
 
+// Loads, analyses and describes profiles as a report model; the events are freed before the
+// report is built.
+ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rules,
+                      const AnalysisOptions& options, const AnalyzeArgs& a) {
+  LoadOptions load_options;
+  auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());
+  load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
+    if (total >= kProgressMinBytes) progress->update(done, total);
+  };
+  LoadedRun run = load_run(paths, load_options);
+  progress->finish();
+  RunAnalysis analysis = analyse_run(run, rules.classification, options);
+  std::vector<InputFile> inputs = std::move(run.inputs);
+  run = LoadedRun{};
+  return build_report(inputs, analysis, rules, options);
+}
+
+// A previous JSON report, or a profile analysed with the same rules and window options.
+Baseline load_baseline(const std::string& path, const RuleSet& rules, const AnalysisOptions& options,
+                       const AnalyzeArgs& a) {
+  try {
+    if (is_report_file(path)) return read_baseline_report(path);
+    return baseline_from_report(report_of({path}, rules, options, a), path, "profile");
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("baseline: {}", e.what()));
+  }
+}
+
+FailOn fail_on(const std::string& text) {
+  return text == "warning" ? FailOn::Warning : text == "never" ? FailOn::Never : FailOn::Error;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
   if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
     throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
   RuleSet rules = load_rules(a.rule_files);
+  apply_rule_overrides(rules, a.settings, a.disabled);
+  if (a.print_effective_rules) {
+    std::cout << effective_rules_yaml(rules) << std::flush;
+    return kExitPass;
+  }
+  if (a.profiles.empty())
+    throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
 
   AnalysisOptions options;
   options.window.iter_start = a.iter_start;
@@ -51,21 +98,14 @@ int run_analyze(const AnalyzeArgs& a) {
   options.window.skip_first = a.skip_first;
   options.key_op = a.key_op;
 
-  LoadOptions load_options;
-  auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());
-  load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
-    if (total >= kProgressMinBytes) progress->update(done, total);
-  };
-  LoadedRun run = load_run(a.profiles, load_options);
-  progress->finish();
-
-  RunAnalysis analysis = analyse_run(run, rules.classification, options);
-  std::vector<InputFile> inputs = std::move(run.inputs);
-  run = LoadedRun{};  // the events are no longer needed: free them before the report grows
-  ReportModel report = build_report(inputs, analysis, rules, options);
+  std::optional<Baseline> baseline;
+  if (!a.baseline_path.empty()) baseline = load_baseline(a.baseline_path, rules, options, a);
+  ReportModel report = report_of(a.profiles, rules, options, a);
+  apply_gate(report, rules, baseline ? &*baseline : nullptr,
+             GateOptions{fail_on(a.fail_on), a.warnings_exit_code});
   if (!a.json_path.empty()) write_file_atomically(a.json_path, render_json(report));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
-  return kExitPass;
+  return report.verdict->exit_code;
 }
 
 }  // namespace
@@ -74,14 +114,30 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Analyse profiles: steps, GPU use, breakdown, Tensor Cores");
   cmd->add_option("profiles", args->profiles,
-                  "Trace files (.json, .json.gz) or run folders; several files are the workers of one run")
-      ->required();
+                  "Trace files (.json, .json.gz) or run folders; several files are the workers of one run");
   cmd->add_option("--json", args->json_path, "Write the JSON report (schema perfgate-report/1) to FILE")
       ->type_name("FILE");
   cmd->add_option("--rules", args->rule_files,
                   "Rule file (YAML) applied on top of the shipped 'default' set; repeatable. "
                   "Shipped names: default, tb-plugin")
       ->type_name("FILE");
+  cmd->add_option("--baseline", args->baseline_path,
+                  "Compare with a previous JSON report (or a profile, analysed the same way)")
+      ->type_name("FILE");
+  cmd->add_option("--set", args->settings,
+                  "Override a rule setting, e.g. --set gpu.low-utilization.warn=40; repeatable")
+      ->type_name("ID.KEY=VALUE");
+  cmd->add_option("--disable", args->disabled, "Disable a rule by id; repeatable")->type_name("ID");
+  cmd->add_option(
+         "--fail-on", args->fail_on,
+         "What fails the gate (exit 1): error (failing rules, the default), warning (also warnings), never")
+      ->check(CLI::IsMember({"error", "warning", "never"}));
+  cmd->add_option("--warnings-exit-code", args->warnings_exit_code,
+                  "Exit code when the gate passes with warnings (default 0), for CI systems that show it")
+      ->type_name("N")
+      ->check(CLI::Range(0, 255));
+  cmd->add_flag("--print-effective-rules", args->print_effective_rules,
+                "Print the rules after every --rules, --set and --disable as one YAML file, and exit");
   cmd->add_option("--iter-start", args->iter_start,
                   "First step in the aggregation window (N of ProfilerStep#N)")
       ->type_name("N");

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       "Run 'perfgate COMMAND --help' for a command's options.");
   auto analyze = cli::add_analyze_command(app);
   auto metrics = cli::add_metrics_command(app);
+  auto rules = cli::add_rules_command(app);
 
   try {
     app.parse(argc, argv);
@@ -28,6 +29,7 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("analyze")) return analyze();
     if (app.got_subcommand("metrics")) return metrics();
+    if (app.got_subcommand("rules")) return rules();
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << e.what() << '\n';
     return kExitUsage;

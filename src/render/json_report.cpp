@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "perfgate/render.h"
+#include "render/json_gate.h"
 #include "render/json_writer.h"
 
 namespace perfgate {
@@ -185,6 +186,7 @@ std::string render_json(const ReportModel& r) {
   j.key("key_op").value(r.settings.key_op);
   write_strings(j, "rules", r.settings.rule_sources);
   j.end_object();
+  write_gate(j, r);
   write_metrics(j, r.metrics);
   write_steps(j, "steps", r.steps);
   write_gpus(j, r.gpus);

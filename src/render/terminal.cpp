@@ -3,6 +3,7 @@
 
 #include "perfgate/render.h"
 #include "render/format.h"
+#include "render/terminal_findings.h"
 
 namespace perfgate {
 namespace {
@@ -169,7 +170,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     for (const auto& d : w.dropped_steps)
       out.add("Dropped", fmt::format("{}{}: {}", r.workers.size() > 1 ? w.name + " " : "", d.name, d.reason));
   for (const auto& w : r.warnings) out.add("Note", w);
-  return out.str();
+  return out.str() + terminal_findings(r, options.color);
 }
 
 }  // namespace perfgate

@@ -141,3 +141,25 @@ ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis
 }
 
 }  // namespace perfgate
+
+namespace perfgate {
+
+const char* finding_status_name(FindingStatus status) {
+  switch (status) {
+    case FindingStatus::Pass:
+      return "pass";
+    case FindingStatus::Warn:
+      return "warn";
+    case FindingStatus::Fail:
+      return "fail";
+    case FindingStatus::NotApplicable:
+      return "n/a";
+    case FindingStatus::Skipped:
+      return "skipped";
+    case FindingStatus::Inconclusive:
+      break;
+  }
+  return "inconclusive";
+}
+
+}  // namespace perfgate

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyse/op_stats.h"
+#include "perfgate/baseline.h"
 #include "perfgate/report.h"
 
 namespace perfgate {
@@ -113,6 +114,36 @@ constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
     {"gpu_idle_us", "us", "Time during the calls with no GPU activity at all",
      [](const OpTypeRow& r) { return us(r.gpu_idle); }},
 }};
+
+// One part of the mean step's breakdown.
+struct BreakdownShare {
+  BreakdownPart part;
+  TimeNs mean = 0;
+  TimeNs step = 0;
+};
+
+bool on_gpu(BreakdownPart p) {
+  return p == BreakdownPart::Kernel || p == BreakdownPart::Memcpy || p == BreakdownPart::Memset ||
+         p == BreakdownPart::Communication;
+}
+
+constexpr std::array<Column<BreakdownShare>, 4> kBreakdownColumns = {{
+    {"category", "", "Part of the step (the plugin's priority order)",
+     [](const BreakdownShare& r) { return ReportCell{std::string(breakdown_part_name(r.part))}; }},
+    {"mean_us", "us", "Mean time per window step", [](const BreakdownShare& r) { return us(r.mean); }},
+    {"pct", "%", "Share of the mean step", [](const BreakdownShare& r) { return pct(r.mean, r.step); }},
+    {"on_gpu", "", "GPU work (kernels, copies, memsets, communication) rather than host time",
+     [](const BreakdownShare& r) { return ReportCell{on_gpu(r.part)}; }},
+}};
+
+std::vector<BreakdownShare> breakdown_shares(const Breakdown& mean) {
+  TimeNs step = 0;
+  for (TimeNs t : mean) step += t;
+  std::vector<BreakdownShare> rows;
+  for (std::size_t i = 0; i < kBreakdownParts; ++i)
+    rows.push_back({static_cast<BreakdownPart>(i), mean[i], step});
+  return rows;
+}
 
 struct TopOp {
   std::size_t rank;
@@ -240,7 +271,7 @@ constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
      [](const RegionShare& r) { return pct(r.region->cpu_total, r.step_time); }},
 }};
 
-constexpr std::array<Column<ShapeFindingRow>, 7> kShapeColumns = {{
+constexpr std::array<Column<ShapeFindingRow>, 8> kShapeColumns = {{
     {"op", "", "TC-eligible op that ran in half precision without Tensor Cores",
      [](const ShapeFindingRow& r) { return ReportCell{r.op}; }},
     {"input_shapes", "", "Input Dims", [](const ShapeFindingRow& r) { return text(r.input_shapes); }},
@@ -249,6 +280,8 @@ constexpr std::array<Column<ShapeFindingRow>, 7> kShapeColumns = {{
      [](const ShapeFindingRow& r) { return ReportCell{r.dims}; }},
     {"misaligned", "", "Dimensions that are not multiples of 8",
      [](const ShapeFindingRow& r) { return text(r.misaligned); }},
+    {"aligned", "", "Every dimension is a multiple of 8 (false: a Tensor Core shape problem)",
+     [](const ShapeFindingRow& r) { return ReportCell{r.misaligned.empty()}; }},
     {"calls", "count", "Calls", [](const ShapeFindingRow& r) { return count(r.calls); }},
     {"device_us", "us", "GPU time of the calls", [](const ShapeFindingRow& r) { return us(r.device); }},
 }};
@@ -378,6 +411,9 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   out.push_back(make_table("top_gpu_ops", "Top 10 GPU ops",
                            "The ops that launched the most GPU time themselves", kTopOpColumns, top));
   out.push_back(make_table("iterations", "Iterations", "Each window step", kIterationColumns, t.iterations));
+  out.push_back(make_table("step_breakdown", "Step breakdown",
+                           "The mean window step, split as the plugin does", kBreakdownColumns,
+                           breakdown_shares(w.mean_breakdown)));
   out.push_back(make_table("ops", "Ops", "Ops that started in the window, by name", kOpColumns, t.ops));
   out.push_back(ops_by_shape_table(t.ops_by_shape));
   out.push_back(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
@@ -413,6 +449,7 @@ std::vector<ReportTable> table_schemas() {
   ReportWorker report;
   std::vector<ReportTable> tables = worker_tables(empty, report);
   tables.push_back(ranks_table(RunAnalysis{}, {}));
+  for (ReportTable& t : delta_tables(ReportModel{}, Baseline{})) tables.push_back(std::move(t));
   return tables;
 }
 

@@ -7,13 +7,16 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 7> kPatternLists = {"tensor_core_kernels",
-                                                           "tensor_core_eligible_ops",
-                                                           "communication_kernels",
-                                                           "communication_ops",
-                                                           "dataloader_ops",
-                                                           "sync_calls",
-                                                           "op_types"};
+constexpr std::array<std::string_view, 10> kPatternLists = {"tensor_core_kernels",
+                                                            "tensor_core_eligible_ops",
+                                                            "communication_kernels",
+                                                            "communication_ops",
+                                                            "dataloader_ops",
+                                                            "sync_calls",
+                                                            "data_parallel_ops",
+                                                            "distributed_data_parallel_ops",
+                                                            "nccl_ops",
+                                                            "op_types"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
@@ -29,6 +32,9 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "communication_kernels") return c.communication_kernels;
   if (name == "communication_ops") return c.communication_ops;
   if (name == "sync_calls") return c.sync_calls;
+  if (name == "data_parallel_ops") return c.data_parallel_ops;
+  if (name == "distributed_data_parallel_ops") return c.distributed_data_parallel_ops;
+  if (name == "nccl_ops") return c.nccl_ops;
   return c.dataloader_ops;
 }
 

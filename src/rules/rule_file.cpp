@@ -1,4 +1,5 @@
 // Reads rule files: YAML, validated key by key with file:line:col errors, all reported at once.
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <array>
@@ -13,6 +14,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "rules/classification_section.h"
+#include "rules/rule_entry.h"
 #include "rules/yaml_check.h"
 
 namespace perfgate {
@@ -21,8 +23,31 @@ namespace {
 
 constexpr std::size_t kMaxRuleFileBytes = 1024 * 1024;
 
-constexpr std::array<std::string_view, 5> kTopKeys = {"schema", "extends", "classification", "attribution",
-                                                      "gpu_peaks"};
+void throw_if_errors(const YamlCheck& check) {
+  if (check.errors().empty()) return;
+  std::string all;
+  for (const auto& e : check.errors()) all += (all.empty() ? "" : "\n") + e;
+  throw ConfigError(all);
+}
+
+constexpr std::array<std::string_view, 6> kTopKeys = {"schema",      "extends",   "classification",
+                                                      "attribution", "gpu_peaks", "rules"};
+// YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
+// "billion laughs"): walking it is refused beyond this many nodes.
+constexpr std::size_t kMaxYamlNodes = 200'000;
+
+// Counts the nodes a walk of the tree visits, stopping at `budget`.
+std::size_t count_nodes(const YAML::Node& node, std::size_t budget) {
+  std::size_t n = 1;
+  if (node.IsSequence() || node.IsMap()) {
+    for (const auto& child : node) {
+      if (n >= budget) return n;
+      const YAML::Node& value = node.IsMap() ? child.second : static_cast<const YAML::Node&>(child);
+      n += count_nodes(value, budget - n);
+    }
+  }
+  return n;
+}
 
 struct RuleSource {
   std::string label;  // path, or the shipped name
@@ -68,7 +93,16 @@ class RuleFileReader {
       if (!root.IsMap() && !root.IsNull())
         throw ConfigError(fmt::format("{}:{}:{}: error: a rule file must be a mapping", source.label,
                                       root.Mark().line + 1, root.Mark().column + 1));
+      if (count_nodes(root, kMaxYamlNodes) >= kMaxYamlNodes)
+        throw ConfigError(
+            fmt::format("{}: error: the rule file expands to more than {} YAML nodes "
+                        "(aliases of aliases?); refusing to read it",
+                        source.label, kMaxYamlNodes));
       return root;
+    } catch (const YAML::DeepRecursion& e) {
+      throw ConfigError(
+          fmt::format("{}:{}:{}: error: YAML nested more than {} levels deep; refusing to read it",
+                      source.label, e.mark.line + 1, e.mark.column + 1, e.depth()));
     } catch (const YAML::Exception& e) {
       throw ConfigError(fmt::format("{}:{}:{}: error: invalid YAML: {}", source.label, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
@@ -94,12 +128,9 @@ class RuleFileReader {
       if (YAML::Node c = root["classification"]) read_classification(check, c, out_.classification);
       if (YAML::Node a = root["attribution"]) read_attribution(check, a, out_.classification);
       if (YAML::Node g = root["gpu_peaks"]) read_gpu_peaks(check, g, out_.classification);
+      if (YAML::Node r = root["rules"]) read_rules_section(check, r, out_.rules);
     }
-    if (!check.errors().empty()) {
-      std::string all;
-      for (const auto& e : check.errors()) all += (all.empty() ? "" : "\n") + e;
-      throw ConfigError(all);
-    }
+    throw_if_errors(check);
     out_.sources.push_back(source.label);
   }
 

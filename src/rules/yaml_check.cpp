@@ -10,6 +10,10 @@
 namespace perfgate {
 
 void YamlCheck::error(const YAML::Node& at, const std::string& message) {
+  if (!positions_ || at.Mark().is_null()) {
+    errors_.push_back(fmt::format("{}: error: {}", file_, message));
+    return;
+  }
   errors_.push_back(
       fmt::format("{}:{}:{}: error: {}", file_, at.Mark().line + 1, at.Mark().column + 1, message));
 }

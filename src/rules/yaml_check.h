@@ -14,7 +14,9 @@ namespace perfgate {
 
 class YamlCheck {
  public:
-  explicit YamlCheck(std::string file) : file_(std::move(file)) {}
+  // `positions`: false for YAML made from command-line text, where lines mean nothing.
+  explicit YamlCheck(std::string file, bool positions = true)
+      : file_(std::move(file)), positions_(positions) {}
 
   const std::string& file() const { return file_; }
   const std::vector<std::string>& errors() const { return errors_; }
@@ -32,6 +34,7 @@ class YamlCheck {
 
  private:
   std::string file_;
+  bool positions_ = true;
   std::vector<std::string> errors_;
 };
 

@@ -18,8 +18,8 @@ TEST(MetricCatalog, NamesAreUniqueDottedAndDocumented) {
   for (const MetricInfo& m : metric_catalog()) {
     EXPECT_TRUE(seen.insert(m.name).second) << "duplicate " << m.name;
     EXPECT_NE(m.name.find('.'), std::string_view::npos) << m.name;
-    const std::set<std::string_view> units = {"us",    "%",    "count", "ratio",
-                                              "bytes", "GB/s", "flop",  "TFLOP/s"};
+    const std::set<std::string_view> units = {"us",   "%",    "count",   "ratio",  "bytes",
+                                              "GB/s", "flop", "TFLOP/s", "version"};
     EXPECT_TRUE(units.count(m.unit)) << m.name << " " << m.unit;
     EXPECT_FALSE(m.definition.empty()) << m.name;
     EXPECT_NE(text.str().find("`" + std::string(m.name) + "`"), std::string::npos)

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Regenerates the generated sections at the end of docs/metrics.md (table schemas, then the
+# metric catalog) from the built binary, so that the documentation cannot drift from the code.
+# Usage: ci/update-docs.sh [path/to/perfgate]
+set -eu
+cd "$(dirname "$0")/.."
+perfgate=${1:-build/perfgate}
+doc=docs/metrics.md
+tmp=$(mktemp)
+# Everything up to and including the paragraph under "## Tables" is written by hand.
+awk '{print} /^## Tables$/{t=1} t && /^Each worker.s section/{exit}' "$doc" > "$tmp"
+printf '\n' >> "$tmp"
+"$perfgate" metrics --tables --format markdown >> "$tmp"
+printf '## Catalog\n\n' >> "$tmp"
+"$perfgate" metrics --format markdown >> "$tmp"
+mv "$tmp" "$doc"

@@ -1,0 +1,50 @@
+// The baseline a run is compared with: a previous JSON report (the normal case in CI) or the
+// report model of another profile. Only what the gate compares is kept.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+// An op or a kernel, summed over the workers of a run.
+struct BaselineRow {
+  std::string name;
+  double gpu_us = 0;  // ops: device self time; kernels: total duration
+  double cpu_us = 0;  // ops: host self time; kernels: 0
+  double calls = 0;
+};
+
+struct Baseline {
+  ReportBaseline info;
+  std::vector<std::pair<std::string, std::optional<double>>> metrics;
+  std::vector<double> step_durations_us;  // the window's steps
+  std::vector<BaselineRow> ops;
+  std::vector<BaselineRow> kernels;
+  std::optional<double> metric(std::string_view name) const;
+};
+
+// True when the file (plain or gzip) starts like a perfgate JSON report.
+bool is_report_file(const std::string& path);
+
+// Reads a JSON report written by `perfgate analyze --json`. Throws InputError naming the file and
+// the problem (unreadable, invalid JSON with its byte offset, another schema, a wrong field).
+Baseline read_baseline_report(const std::string& path);
+
+// The baseline of a report model (a profile given as the baseline, analysed like the run).
+Baseline baseline_from_report(const ReportModel& report, std::string path, std::string kind);
+
+// The ops and kernels of a report, summed over its workers (shared by both kinds of baseline).
+std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables);
+std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kernel_tables);
+
+// Per-op and per-kernel changes against the baseline, per window step: the run tables "op_deltas"
+// and "kernel_deltas", largest regression first.
+std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);
+
+}  // namespace perfgate

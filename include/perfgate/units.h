@@ -1,0 +1,20 @@
+// Human formatting of values by unit, shared by the rule messages and the text renderers:
+// "177.59 ms", "55.5%", "1.1 MB", "n/a".
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace perfgate {
+
+std::string format_duration_us(std::optional<double> us);  // "177.59 ms", "n/a"
+std::string format_pct(std::optional<double> pct);         // "55.5%", "n/a"
+std::string format_bytes(std::uint64_t bytes);             // "1.1 MB"
+std::string format_number(std::optional<double> v, int decimals = 2);
+// By a catalog unit ("us", "%", "count", "bytes", "ratio", "GB/s", "flop", "TFLOP/s", "version"),
+// or a plain number for an empty or unknown unit.
+std::string format_value(std::optional<double> v, std::string_view unit);
+
+}  // namespace perfgate

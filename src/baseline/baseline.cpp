@@ -1,0 +1,80 @@
+// A baseline from a report model, and the op and kernel sums both kinds of baseline share.
+#include <algorithm>
+#include <map>
+
+#include "perfgate/baseline.h"
+
+namespace perfgate {
+namespace {
+
+std::optional<double> number(const ReportCell* cell) {
+  if (!cell) return std::nullopt;
+  if (const auto* d = std::get_if<double>(cell)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(cell)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+
+// Sums rows by name over the tables: gpu and cpu columns (cpu may be empty) and calls.
+std::vector<BaselineRow> sum_rows(const std::vector<const ReportTable*>& tables, std::string_view gpu_column,
+                                  std::string_view cpu_column) {
+  std::map<std::string, BaselineRow> by_name;
+  for (const ReportTable* t : tables) {
+    for (std::size_t r = 0; r < t->rows.size(); ++r) {
+      const auto* name = find_cell(*t, r, "name");
+      const auto* text = name ? std::get_if<std::string>(name) : nullptr;
+      if (!text) continue;
+      BaselineRow& row = by_name[*text];
+      row.name = *text;
+      row.gpu_us += number(find_cell(*t, r, gpu_column)).value_or(0);
+      if (!cpu_column.empty()) row.cpu_us += number(find_cell(*t, r, cpu_column)).value_or(0);
+      row.calls += number(find_cell(*t, r, "calls")).value_or(0);
+    }
+  }
+  std::vector<BaselineRow> rows;
+  for (auto& [name, row] : by_name) rows.push_back(std::move(row));
+  return rows;
+}
+
+std::vector<const ReportTable*> worker_tables_named(const ReportModel& report, std::string_view name) {
+  std::vector<const ReportTable*> tables;
+  for (const ReportWorker& w : report.workers)
+    if (const ReportTable* t = find_table(w.tables, name)) tables.push_back(t);
+  return tables;
+}
+
+}  // namespace
+
+std::optional<double> Baseline::metric(std::string_view name) const {
+  for (const auto& [n, v] : metrics)
+    if (n == name) return v;
+  return std::nullopt;
+}
+
+std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables) {
+  return sum_rows(op_tables, "device_self_us", "host_self_us");
+}
+
+std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kernel_tables) {
+  return sum_rows(kernel_tables, "total_us", "");
+}
+
+Baseline baseline_from_report(const ReportModel& report, std::string path, std::string kind) {
+  Baseline b;
+  b.info.path = std::move(path);
+  b.info.kind = std::move(kind);
+  b.info.tool_version = report.tool_version;
+  b.info.inputs = report.inputs;
+  for (const ReportGpu& g : report.gpus) b.info.gpu_names.push_back(g.name);
+  std::sort(b.info.gpu_names.begin(), b.info.gpu_names.end());
+  b.info.gpu_names.erase(std::unique(b.info.gpu_names.begin(), b.info.gpu_names.end()),
+                         b.info.gpu_names.end());
+  for (const ReportMetric& m : report.metrics) b.metrics.emplace_back(m.name, m.value);
+  for (const ReportStep& s : report.steps)
+    if (s.in_window) b.step_durations_us.push_back(s.duration_us);
+  b.info.steps = b.step_durations_us.size();
+  b.ops = op_rows(worker_tables_named(report, "ops"));
+  b.kernels = kernel_rows(worker_tables_named(report, "kernels"));
+  return b;
+}
+
+}  // namespace perfgate

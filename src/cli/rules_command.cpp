@@ -1,0 +1,92 @@
+// perfgate rules check|list|print: validate rule files, and show the rules in effect.
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "perfgate/errors.h"
+#include "perfgate/rules.h"
+
+namespace perfgate::cli {
+namespace {
+
+struct RulesArgs {
+  std::vector<std::string> files;
+  std::vector<std::string> settings;
+  std::vector<std::string> disabled;
+};
+
+// Each file on its own (on top of what it extends); every problem of every file is printed.
+int check(const RulesArgs& a) {
+  int code = kExitPass;
+  for (const std::string& file : a.files) {
+    try {
+      RuleSet set = load_rules({file});
+      std::size_t enabled = 0;
+      for (const Rule& r : set.rules) enabled += r.enabled;
+      std::cout << fmt::format("{}: ok ({} rules, {} enabled; applies {})\n", file, set.rules.size(), enabled,
+                               fmt::join(set.sources, " + "));
+    } catch (const ConfigError& e) {
+      std::cerr << e.what() << '\n';
+      code = kExitUsage;
+    }
+  }
+  return code;
+}
+
+std::string threshold_text(const Rule& r) {
+  if (!r.condition.empty()) return "when " + r.condition;
+  std::string side = r.better == Better::Higher ? "<" : ">";
+  std::string out;
+  auto add = [&](const char* level, const std::string& text) {
+    if (text.empty()) return;
+    out +=
+        fmt::format("{}{} {}{}", out.empty() ? "" : ", ", level, r.compare_baseline ? "" : side + " ", text);
+  };
+  add("warn", r.warn_text);
+  add("fail", r.fail_text);
+  return out + (r.compare_baseline ? " vs baseline" : "");
+}
+
+int list(const RulesArgs& a) {
+  RuleSet set = load_rules(a.files);
+  apply_rule_overrides(set, a.settings, a.disabled);
+  for (const Rule& r : set.rules)
+    std::cout << fmt::format("{:<34} {:<8} {:<36} {}\n", r.id, r.enabled ? "" : "disabled",
+                             r.metric.empty() ? (r.value.empty() ? "(condition)" : r.value) : r.metric,
+                             threshold_text(r));
+  return kExitPass;
+}
+
+int print(const RulesArgs& a) {
+  RuleSet set = load_rules(a.files);
+  apply_rule_overrides(set, a.settings, a.disabled);
+  std::cout << effective_rules_yaml(set) << std::flush;
+  return kExitPass;
+}
+
+}  // namespace
+
+std::function<int()> add_rules_command(CLI::App& app) {
+  auto args = std::make_shared<RulesArgs>();
+  CLI::App* cmd = app.add_subcommand("rules", "Check rule files, list the rules, print the rules in effect");
+  cmd->require_subcommand(1);
+  CLI::App* check_cmd =
+      cmd->add_subcommand("check", "Validate rule files: every problem, with file:line:col");
+  check_cmd->add_option("files", args->files, "Rule files (YAML)")->required()->type_name("FILE");
+  CLI::App* list_cmd = cmd->add_subcommand("list", "One line per rule: id, metric, thresholds");
+  CLI::App* print_cmd = cmd->add_subcommand("print", "The rules in effect as one YAML file (extends: none)");
+  for (CLI::App* c : {list_cmd, print_cmd}) {
+    c->add_option("--rules", args->files, "Rule file applied on top of the shipped 'default' set; repeatable")
+        ->type_name("FILE");
+    c->add_option("--set", args->settings, "Override a rule setting; repeatable")->type_name("ID.KEY=VALUE");
+    c->add_option("--disable", args->disabled, "Disable a rule by id; repeatable")->type_name("ID");
+  }
+  return [args, check_cmd, list_cmd] {
+    if (check_cmd->parsed()) return check(*args);
+    if (list_cmd->parsed()) return list(*args);
+    return print(*args);
+  };
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,87 @@
+#include "render/json_gate.h"
+
+namespace perfgate {
+namespace {
+
+void write_verdict(JsonWriter& j, const ReportVerdict& v) {
+  j.key("verdict").begin_object();
+  j.key("status").value(v.status);
+  j.key("exit_code").value(v.exit_code);
+  j.key("fail_on").value(v.fail_on);
+  j.key("passed").value(static_cast<std::uint64_t>(v.passed));
+  j.key("warnings").value(static_cast<std::uint64_t>(v.warnings));
+  j.key("failures").value(static_cast<std::uint64_t>(v.failures));
+  j.key("not_applicable").value(static_cast<std::uint64_t>(v.not_applicable));
+  j.key("skipped").value(static_cast<std::uint64_t>(v.skipped));
+  j.key("inconclusive").value(static_cast<std::uint64_t>(v.inconclusive));
+  j.end_object();
+}
+
+void write_step_test(JsonWriter& j, const ReportStepTest& t) {
+  j.key("step_test").begin_object();
+  j.key("method").value(t.method);
+  j.key("current_steps").value(static_cast<std::uint64_t>(t.current_steps));
+  j.key("baseline_steps").value(static_cast<std::uint64_t>(t.baseline_steps));
+  j.key("ratio").value(t.ratio);
+  j.key("ci_low").value(t.ci_low);
+  j.key("ci_high").value(t.ci_high);
+  j.key("confidence").value(t.confidence);
+  j.key("p_value").value(t.p_value);
+  j.key("alpha").value(t.alpha);
+  j.end_object();
+}
+
+void write_finding(JsonWriter& j, const ReportFinding& f) {
+  j.begin_object();
+  j.key("id").value(f.id);
+  j.key("title").value(f.title);
+  j.key("severity").value(f.severity);
+  j.key("status").value(finding_status_name(f.status));
+  j.key("counts_as").value(f.counts_as);
+  j.key("metric").value(f.metric);
+  j.key("unit").value(f.unit);
+  j.key("value").value(f.value);
+  j.key("threshold").value(f.threshold);
+  j.key("threshold_text").value(f.threshold_text);
+  j.key("baseline").value(f.baseline);
+  j.key("problem").value(f.problem);
+  j.key("recommendation").value(f.recommendation);
+  j.key("reason").value(f.reason);
+  j.key("gain_pct").value(f.gain_pct);
+  j.key("offenders").begin_array();
+  for (const auto& o : f.offenders)
+    j.begin_object().key("label").value(o.label).key("value").value(o.value).end_object();
+  j.end_array();
+  if (f.step_test) write_step_test(j, *f.step_test);
+  j.key("docs").value(f.docs);
+  j.key("source").value(f.source);
+  j.end_object();
+}
+
+void write_baseline(JsonWriter& j, const ReportBaseline& b) {
+  j.key("baseline").begin_object();
+  j.key("path").value(b.path);
+  j.key("kind").value(b.kind);
+  j.key("tool_version").value(b.tool_version);
+  j.key("inputs").begin_array();
+  for (const auto& in : b.inputs) j.value(in.path);
+  j.end_array();
+  j.key("gpus").begin_array();
+  for (const auto& g : b.gpu_names) j.value(g);
+  j.end_array();
+  j.key("steps").value(static_cast<std::uint64_t>(b.steps));
+  j.key("hardware_differs").value(b.hardware_differs);
+  j.end_object();
+}
+
+}  // namespace
+
+void write_gate(JsonWriter& j, const ReportModel& r) {
+  if (r.verdict) write_verdict(j, *r.verdict);
+  if (r.baseline) write_baseline(j, *r.baseline);
+  j.key("findings").begin_array();
+  for (const auto& f : r.findings) write_finding(j, f);
+  j.end_array();
+}
+
+}  // namespace perfgate

@@ -1,0 +1,121 @@
+// The rule set after every file and override, as one YAML file that needs nothing else.
+#include <yaml-cpp/yaml.h>
+
+#include <fmt/format.h>
+
+#include "perfgate/rules.h"
+
+namespace perfgate {
+namespace {
+
+void pattern_list(YAML::Emitter& out, const char* name, const std::vector<std::string>& patterns) {
+  out << YAML::Key << name << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
+      << YAML::BeginSeq;
+  for (const auto& p : patterns) out << YAML::SingleQuoted << p;
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
+void classification(YAML::Emitter& out, const Classification& c) {
+  out << YAML::Key << "attribution" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "by_time_containment" << YAML::Value << c.attribute_by_time_containment;
+  out << YAML::Key << "external_id_must_enclose" << YAML::Value << c.external_id_must_enclose;
+  out << YAML::EndMap;
+  out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
+  pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);
+  pattern_list(out, "tensor_core_eligible_ops", c.tensor_core_eligible_ops);
+  pattern_list(out, "communication_kernels", c.communication_kernels);
+  pattern_list(out, "communication_ops", c.communication_ops);
+  pattern_list(out, "dataloader_ops", c.dataloader_ops);
+  pattern_list(out, "sync_calls", c.sync_calls);
+  pattern_list(out, "data_parallel_ops", c.data_parallel_ops);
+  pattern_list(out, "distributed_data_parallel_ops", c.distributed_data_parallel_ops);
+  pattern_list(out, "nccl_ops", c.nccl_ops);
+  out << YAML::Key << "op_types" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
+      << YAML::BeginSeq;
+  for (const auto& t : c.op_types)
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value << t.type << YAML::Key
+        << "pattern" << YAML::Value << YAML::SingleQuoted << t.pattern << YAML::EndMap;
+  out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
+  out << YAML::Key << "gpu_peaks" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
+      << YAML::BeginSeq;
+  for (const auto& g : c.gpu_peaks) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "match" << YAML::Value << YAML::SingleQuoted
+        << g.match;
+    if (!g.name.empty()) out << YAML::Key << "name" << YAML::Value << g.name;
+    out << YAML::Key << "tflops" << YAML::Value << YAML::BeginMap;
+    for (const auto& [precision, tflops] : g.tflops) out << YAML::Key << precision << YAML::Value << tflops;
+    out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
+void text(YAML::Emitter& out, const char* key, const std::string& value) {
+  if (!value.empty()) out << YAML::Key << key << YAML::Value << value;
+}
+
+void rule(YAML::Emitter& out, const Rule& r) {
+  out << YAML::BeginMap;
+  text(out, "id", r.id);
+  text(out, "title", r.title);
+  if (!r.enabled) out << YAML::Key << "enabled" << YAML::Value << false;
+  text(out, "metric", r.metric);
+  text(out, "value", r.value);
+  text(out, "unit", r.unit);
+  text(out, "condition", r.condition);
+  text(out, "applies_if", r.applies_if);
+  if (r.compare_baseline) out << YAML::Key << "compare" << YAML::Value << "baseline";
+  if (r.better)
+    out << YAML::Key << "better" << YAML::Value << (*r.better == Better::Lower ? "lower" : "higher");
+  text(out, "warn", r.warn_text);
+  text(out, "fail", r.fail_text);
+  out << YAML::Key << "severity" << YAML::Value << (r.severity == Severity::Error ? "error" : "warning");
+  if (r.test == StepTest::MannWhitney) {
+    out << YAML::Key << "test" << YAML::Value << "mann-whitney";
+    out << YAML::Key << "alpha" << YAML::Value << r.alpha;
+    out << YAML::Key << "confidence" << YAML::Value << r.confidence;
+    out << YAML::Key << "resamples" << YAML::Value << r.resamples;
+    const char* as = r.inconclusive == InconclusiveAs::Error  ? "error"
+                     : r.inconclusive == InconclusiveAs::Pass ? "pass"
+                                                              : "warning";
+    out << YAML::Key << "inconclusive" << YAML::Value << as;
+  }
+  text(out, "gain", r.gain);
+  if (!r.values.empty()) {
+    out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;
+    for (const auto& [name, expression] : r.values) out << YAML::Key << name << YAML::Value << expression;
+    out << YAML::EndMap;
+  }
+  if (r.offenders) {
+    const OffenderQuery& q = *r.offenders;
+    out << YAML::Key << "offenders" << YAML::Value << YAML::BeginMap;
+    text(out, "table", q.table);
+    text(out, "where", q.where);
+    text(out, "sort", q.sort);
+    text(out, "label", q.label);
+    text(out, "show", q.show);
+    out << YAML::Key << "limit" << YAML::Value << q.limit << YAML::EndMap;
+  }
+  text(out, "problem", r.problem);
+  text(out, "recommendation", r.recommendation);
+  text(out, "docs", r.docs);
+  text(out, "source", r.source);
+  out << YAML::EndMap;
+}
+
+}  // namespace
+
+std::string effective_rules_yaml(const RuleSet& set) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "schema" << YAML::Value << "perfgate-rules/1";
+  out << YAML::Key << "extends" << YAML::Value << "none";
+  classification(out, set.classification);
+  out << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
+  for (const Rule& r : set.rules) rule(out, r);
+  out << YAML::EndSeq << YAML::EndMap;
+  std::string sources;
+  for (const auto& s : set.sources) sources += (sources.empty() ? "" : ", ") + s;
+  return fmt::format("# perfgate's effective rules: {}\n{}\n", sources, out.c_str());
+}
+
+}  // namespace perfgate

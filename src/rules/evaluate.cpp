@@ -1,0 +1,239 @@
+// Evaluates each enabled rule on the report model and the baseline: one finding per rule.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "perfgate/gate.h"
+#include "perfgate/metrics.h"
+#include "perfgate/units.h"
+#include "rules/expression.h"
+#include "rules/message_template.h"
+#include "rules/offenders.h"
+#include "rules/rule_check.h"
+#include "rules/step_comparison.h"
+
+namespace perfgate {
+namespace {
+
+// Metric values by name: the run's, and baseline./delta./ratio. of them.
+class MetricLookup {
+ public:
+  MetricLookup(const ReportModel& report, const Baseline* baseline) : report_(report), baseline_(baseline) {}
+
+  std::optional<double> operator()(std::string_view name) const {
+    if (name.starts_with("baseline.")) return base(name.substr(9));
+    if (name.starts_with("delta.")) {
+      auto c = current(name.substr(6)), b = base(name.substr(6));
+      if (!c || !b) return std::nullopt;
+      return *c - *b;
+    }
+    if (name.starts_with("ratio.")) {
+      auto c = current(name.substr(6)), b = base(name.substr(6));
+      if (!c || !b || *b == 0) return std::nullopt;
+      return *c / *b;
+    }
+    return current(name);
+  }
+
+  std::optional<double> current(std::string_view name) const {
+    for (const auto& m : report_.metrics)
+      if (m.name == name) return m.value;
+    return std::nullopt;
+  }
+  std::optional<double> base(std::string_view name) const {
+    return baseline_ ? baseline_->metric(name) : std::nullopt;
+  }
+
+ private:
+  const ReportModel& report_;
+  const Baseline* baseline_;
+};
+
+std::vector<std::string> variables_of(const std::string& text) {
+  return text.empty() ? std::vector<std::string>{} : Expression(text).variables();
+}
+
+// The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
+bool needs_baseline(const Rule& r) {
+  if (r.compare_baseline || is_baseline_reference(r.metric)) return true;
+  for (const std::string* text : {&r.value, &r.condition, &r.applies_if, &r.gain})
+    for (const std::string& name : variables_of(*text))
+      if (is_baseline_reference(name)) return true;
+  return false;
+}
+
+std::string first_missing(const std::string& text, const MetricLookup& lookup) {
+  for (const std::string& name : variables_of(text))
+    if (!lookup(name)) return name;
+  return "";
+}
+
+// A change: "+1.20 ms", "-14.8 pts" (a difference of percentages is in points).
+std::string signed_value(double v, std::string_view unit) {
+  if (unit == "%") return fmt::format("{:+.1f} pts", v);
+  return (v > 0 ? "+" : "") + format_value(v, unit);
+}
+
+class RuleEvaluator {
+ public:
+  RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline)
+      : r_(rule), report_(report), baseline_(baseline), lookup_(report, baseline) {}
+
+  ReportFinding run() {
+    describe();
+    if (needs_baseline(r_) && !baseline_)
+      return done(FindingStatus::Skipped, "no baseline to compare with: run with --baseline REPORT.json");
+    if (!r_.applies_if.empty()) {
+      auto applies = Expression(r_.applies_if).evaluate(lookup_);
+      if (!applies)
+        return done(FindingStatus::NotApplicable,
+                    fmt::format("{} has no value for this profile (applies_if: {})",
+                                first_missing(r_.applies_if, lookup_), r_.applies_if));
+      if (*applies == 0) return done(FindingStatus::NotApplicable, "applies only when " + r_.applies_if);
+    }
+    f_.value = !r_.metric.empty()  ? lookup_(r_.metric)
+               : !r_.value.empty() ? Expression(r_.value).evaluate(lookup_)
+                                   : std::nullopt;
+    if (!f_.value && (!r_.metric.empty() || !r_.value.empty()))
+      return done(FindingStatus::NotApplicable,
+                  fmt::format("{} has no value for this profile",
+                              !r_.metric.empty() ? r_.metric : first_missing(r_.value, lookup_)));
+    if (!r_.condition.empty()) return by_condition();
+    if (r_.compare_baseline) return by_baseline();
+    return by_threshold();
+  }
+
+ private:
+  void describe() {
+    f_.id = r_.id;
+    f_.title = r_.title;
+    bool can_fail = r_.fail || r_.fail_change || !r_.fail_text.empty() ||
+                    (!r_.condition.empty() && r_.severity == Severity::Error);
+    f_.severity = can_fail ? "error" : "warning";
+    f_.metric = !r_.metric.empty() ? r_.metric : r_.value;
+    f_.unit = !r_.metric.empty() ? reference_unit(r_.metric) : r_.unit;
+    f_.docs = r_.docs;
+    f_.source = r_.source;
+  }
+
+  ReportFinding by_condition() {
+    auto fires = Expression(r_.condition).evaluate(lookup_);
+    f_.threshold_text = r_.condition;
+    if (!fires)
+      return done(FindingStatus::NotApplicable,
+                  fmt::format("{} has no value for this profile", first_missing(r_.condition, lookup_)));
+    if (*fires == 0) return done(FindingStatus::Pass, "");
+    return done(r_.severity == Severity::Error ? FindingStatus::Fail : FindingStatus::Warn, "");
+  }
+
+  ReportFinding by_threshold() {
+    bool higher = r_.better == Better::Higher;
+    double v = *f_.value;
+    auto crossed = [&](const std::optional<double>& t) { return t && (higher ? v < *t : v > *t); };
+    auto text = [&](double t) { return fmt::format("{} {}", higher ? "<" : ">", format_value(t, f_.unit)); };
+    for (const auto& [t, status] :
+         {std::pair{&r_.fail, FindingStatus::Fail}, std::pair{&r_.warn, FindingStatus::Warn}}) {
+      if (!crossed(*t)) continue;
+      f_.threshold = **t;
+      f_.threshold_text = text(**t);
+      return done(status, "");
+    }
+    f_.threshold = r_.warn ? r_.warn : r_.fail;
+    if (f_.threshold) f_.threshold_text = text(*f_.threshold);
+    return done(FindingStatus::Pass, "");
+  }
+
+  ReportFinding by_baseline() {
+    f_.baseline = lookup_.base(r_.metric);
+    if (!f_.baseline) return done(FindingStatus::NotApplicable, "the baseline has no value for " + r_.metric);
+    if (r_.test == StepTest::MannWhitney) {
+      std::vector<double> current;
+      for (const ReportStep& s : report_.steps)
+        if (s.in_window) current.push_back(s.duration_us);
+      StepComparison c = compare_steps(r_, current, baseline_->step_durations_us);
+      f_.step_test = c.test;
+      limit_ = c.limit;
+      if (c.limit) set_limit(*c.limit, c.limit_value);
+      return done(c.status, c.reason);
+    }
+    bool higher = r_.better == Better::Higher;
+    double base = *f_.baseline, v = *f_.value;
+    auto limit_value = [&](const ChangeLimit& l) {
+      double change = l.relative ? base * l.amount : l.amount;
+      return higher ? base - change : base + change;
+    };
+    for (const auto& [l, status] :
+         {std::pair{&r_.fail_change, FindingStatus::Fail}, std::pair{&r_.warn_change, FindingStatus::Warn}}) {
+      if (!*l) continue;
+      double at = limit_value(**l);
+      if (higher ? v < at : v > at) {
+        set_limit(**l, at);
+        return done(status, "");
+      }
+    }
+    if (const auto* nearest = r_.warn_change ? &*r_.warn_change : r_.fail_change ? &*r_.fail_change : nullptr)
+      set_limit(*nearest, limit_value(*nearest));
+    return done(FindingStatus::Pass, "");
+  }
+
+  void set_limit(const ChangeLimit& l, double at) {
+    limit_ = &l;
+    f_.threshold = at;
+    f_.threshold_text = fmt::format("{} vs the baseline ({} {})", l.text,
+                                    r_.better == Better::Higher ? "<" : ">", format_value(at, f_.unit));
+  }
+
+  ReportFinding done(FindingStatus status, std::string reason) {
+    f_.status = status;
+    f_.reason = std::move(reason);
+    bool fired = status == FindingStatus::Warn || status == FindingStatus::Fail;
+    if (status == FindingStatus::Fail) f_.counts_as = "error";
+    if (status == FindingStatus::Warn) f_.counts_as = "warning";
+    if (status == FindingStatus::Inconclusive)
+      f_.counts_as = r_.inconclusive == InconclusiveAs::Error     ? "error"
+                     : r_.inconclusive == InconclusiveAs::Warning ? "warning"
+                                                                  : "none";
+    if (!fired && status != FindingStatus::Inconclusive) return f_;
+    if (!r_.gain.empty()) f_.gain_pct = Expression(r_.gain).evaluate(lookup_);
+    if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
+    f_.problem = fill(r_.problem);
+    f_.recommendation = fill(r_.recommendation);
+    return f_;
+  }
+
+  std::string fill(const std::string& text) {
+    return fill_template(text, [&](std::string_view name) -> std::string {
+      if (name == "value") return format_value(f_.value, f_.unit);
+      if (name == "threshold") return format_value(f_.threshold, f_.unit);
+      if (name == "baseline") return format_value(f_.baseline, f_.unit);
+      if (name == "delta")
+        return f_.value && f_.baseline ? signed_value(*f_.value - *f_.baseline, f_.unit) : "n/a";
+      if (name == "limit") return limit_ ? limit_->text : f_.threshold_text;
+      if (name == "gain") return format_pct(f_.gain_pct);
+      if (name == "offenders") return offenders_text(f_.offenders);
+      for (const auto& [value_name, expression] : r_.values)
+        if (value_name == name) return format_value(Expression(expression).evaluate(lookup_), "");
+      return format_value(lookup_(name), reference_unit(name));
+    });
+  }
+
+  const Rule& r_;
+  const ReportModel& report_;
+  const Baseline* baseline_;
+  MetricLookup lookup_;
+  ReportFinding f_;
+  const ChangeLimit* limit_ = nullptr;
+};
+
+}  // namespace
+
+std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
+                                          const Baseline* baseline) {
+  std::vector<ReportFinding> findings;
+  for (const Rule& r : rules.rules)
+    if (r.enabled) findings.push_back(RuleEvaluator(r, report, baseline).run());
+  return findings;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,32 @@
+// Checks a rule as a whole (after its definition and every override) and derives its thresholds:
+// metric names against the catalog, expressions, message placeholders, offender queries.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <string_view>
+
+#include "perfgate/rules.h"
+#include "rules/yaml_check.h"
+
+namespace perfgate {
+
+bool valid_rule_id(std::string_view id);
+
+// Reports problems at `at`; fills rule.warn/fail or warn_change/fail_change. False on any error.
+bool check_rule(YamlCheck& check, const YAML::Node& at, Rule& rule);
+
+// A catalog metric, or baseline./delta./ratio. of one.
+bool is_metric_reference(std::string_view name);
+// The unit of a reference: the metric's (a ratio. is a "ratio").
+std::string reference_unit(std::string_view name);
+// Whether a reference needs a baseline.
+bool is_baseline_reference(std::string_view name);
+
+// "+5%", "+3 ms", "-2 pts", "4096": a change limit in the unit of `metric_unit`, in the bad direction
+// of `better`. Empty optional and `error` set when the text cannot be read.
+std::optional<ChangeLimit> parse_change(std::string_view text, std::string_view metric_unit, Better better,
+                                        std::string& error);
+
+}  // namespace perfgate
