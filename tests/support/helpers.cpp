@@ -31,6 +31,30 @@ WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& opti
   return analyse_profile(p, c, options);
 }
 
+ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,
+                            const AnalysisOptions& options) {
+  LoadedRun run = load_run(paths);
+  RunAnalysis analysis = analyse_run(run, rules.classification, options);
+  return build_report(run.inputs, analysis, rules, options);
+}
+
+ReportModel report_of_json(const std::string& json, const RuleSet& rules, const AnalysisOptions& options) {
+  static int count = 0;
+  std::string path = write_text(temp_dir() + "/" + std::to_string(count++) + ".pt.trace.json", json);
+  return report_of_files({path}, rules, options);
+}
+
+const RuleSet& default_rules() {
+  static const RuleSet rules = load_rules({});
+  return rules;
+}
+
+const ReportFinding* find_finding(const ReportModel& report, std::string_view id) {
+  for (const auto& f : report.findings)
+    if (f.id == id) return &f;
+  return nullptr;
+}
+
 std::string shared_traces_dir() {
   if (const char* env = std::getenv("PERFGATE_SHARED_TRACES")) return env;
   std::filesystem::path dir = std::filesystem::path(PERFGATE_SOURCE_DIR) / ".." / "shared" / "traces";

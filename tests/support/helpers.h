@@ -6,6 +6,7 @@
 
 #include "perfgate/analysis.h"
 #include "perfgate/load.h"
+#include "perfgate/report.h"
 #include "perfgate/rules.h"
 #include "support/trace_builder.h"
 
@@ -16,6 +17,14 @@ Profile load_json(const std::string& json, const std::string& file_name = "trace
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options = {},
                             const std::vector<std::string>& rules = {});
 const Classification& default_classification();
+
+// The report model of traces (files or folders), as `perfgate analyze` builds it, before the gate.
+ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,
+                            const AnalysisOptions& options = {});
+ReportModel report_of_json(const std::string& json, const RuleSet& rules,
+                           const AnalysisOptions& options = {});
+const RuleSet& default_rules();
+const ReportFinding* find_finding(const ReportModel& report, std::string_view id);
 
 // ../shared/traces beside the checkout (or $PERFGATE_SHARED_TRACES); empty when absent.
 std::string shared_traces_dir();

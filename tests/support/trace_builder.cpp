@@ -219,4 +219,15 @@ std::string read_text(const std::string& path) {
   return s.str();
 }
 
+std::string read_gzip(const std::string& path) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw std::runtime_error("cannot open " + path);
+  std::string out;
+  char buffer[1 << 16];
+  int n = 0;
+  while ((n = gzread(f, buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<std::size_t>(n));
+  gzclose(f);
+  return out;
+}
+
 }  // namespace perfgate::testing

@@ -76,5 +76,6 @@ std::string temp_dir();
 std::string write_text(const std::string& path, const std::string& text);
 std::string write_gzip(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);
+std::string read_gzip(const std::string& path);  // gzip or plain
 
 }  // namespace perfgate::testing

@@ -1,0 +1,139 @@
+// The gate from the command line: exit codes 0/1/2/3, --fail-on, --warnings-exit-code, --set,
+// --disable, --baseline, `perfgate rules`, and the report written before the exit.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <boost/json/parse.hpp>
+
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+std::string trace_file(const TrainingRun& run) {
+  return write_text(temp_dir() + "/run.pt.trace.json", training_trace(run));
+}
+
+TrainingRun healthy() {
+  TrainingRun run;
+  run.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
+  return run;
+}
+
+TrainingRun with_dataloader() {
+  TrainingRun run = healthy();
+  run.dataloader_us = 1000;  // dataloader.bottleneck warns
+  return run;
+}
+
+TEST(GateCli, WarningsPassUnlessAskedOtherwise) {
+  std::string trace = trace_file(with_dataloader());
+  CommandResult plain = run_perfgate("analyze " + trace + " --no-color");
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_TRUE(contains(plain.out, "WARN  dataloader.bottleneck")) << plain.out;
+  EXPECT_TRUE(contains(plain.out, "Verdict      PASS with warnings (exit 0")) << plain.out;
+  EXPECT_EQ(run_perfgate("analyze " + trace + " -q --warnings-exit-code 78").exit_code, 78);
+  EXPECT_EQ(run_perfgate("analyze " + trace + " -q --fail-on warning").exit_code, 1);
+  EXPECT_EQ(
+      run_perfgate("analyze " + trace + " -q --fail-on warning --disable dataloader.bottleneck").exit_code,
+      0);
+  EXPECT_EQ(run_perfgate("analyze " + trace + " -q --set dataloader.bottleneck.fail=8").exit_code, 1);
+  EXPECT_EQ(
+      run_perfgate("analyze " + trace + " -q --set dataloader.bottleneck.fail=8 --fail-on never").exit_code,
+      0);
+  EXPECT_EQ(run_perfgate("analyze " + trace_file(healthy()) + " -q --warnings-exit-code 78").exit_code, 0);
+}
+
+TEST(GateCli, AFailingGateStillWritesItsReport) {
+  std::string trace = trace_file(with_dataloader());
+  std::string json = temp_dir() + "/report.json";
+  CommandResult r =
+      run_perfgate("analyze " + trace + " -q --set dataloader.bottleneck.fail=8 --json " + json);
+  EXPECT_EQ(r.exit_code, 1);
+  boost::json::value report = boost::json::parse(read_text(json));
+  const auto& verdict = report.at("verdict").as_object();
+  EXPECT_EQ(verdict.at("status").as_string(), "fail");
+  EXPECT_EQ(verdict.at("exit_code").as_int64(), 1);
+  bool found = false;
+  for (const auto& f : report.at("findings").as_array()) {
+    if (f.at("id").as_string() != "dataloader.bottleneck") continue;
+    found = true;
+    EXPECT_EQ(f.at("status").as_string(), "fail");
+    EXPECT_EQ(f.at("threshold").to_number<double>(), 8);
+    EXPECT_GT(f.at("value").to_number<double>(), 8);
+    EXPECT_TRUE(contains(std::string(f.at("problem").as_string()), "DataLoader"));
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(GateCli, BaselineReportOrProfile) {
+  std::string base = trace_file(healthy());
+  std::string base_json = temp_dir() + "/base.json";
+  ASSERT_EQ(run_perfgate("analyze " + base + " -q --json " + base_json).exit_code, 0);
+  CommandResult same = run_perfgate("analyze " + base + " --no-color --baseline " + base_json);
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_TRUE(contains(same.out, "Baseline     " + base_json + " (report, 8 steps)")) << same.out;
+  EXPECT_TRUE(contains(same.out, "Verdict      PASS (exit 0")) << same.out;
+
+  TrainingRun slow = healthy();
+  for (double& e : slow.extra_us) e += 2000;
+  std::string slower = trace_file(slow);
+  CommandResult regressed = run_perfgate("analyze " + slower + " --no-color --baseline " + base_json);
+  EXPECT_EQ(regressed.exit_code, 1) << regressed.out;
+  EXPECT_TRUE(contains(regressed.out, "FAIL  regression.step-time")) << regressed.out;
+  // A profile as the baseline is analysed the same way.
+  EXPECT_EQ(run_perfgate("analyze " + slower + " -q --baseline " + base).exit_code, 1);
+}
+
+TEST(GateCli, BadBaselinesExitThree) {
+  std::string trace = trace_file(healthy());
+  CommandResult missing = run_perfgate("analyze " + trace + " --baseline /no/such/report.json");
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_TRUE(contains(missing.out, "baseline: /no/such/report.json")) << missing.out;
+  std::string truncated =
+      write_text(temp_dir() + "/cut.json", R"({"schema": "perfgate-report/1", "metrics": {)");
+  CommandResult cut = run_perfgate("analyze " + trace + " --baseline " + truncated);
+  EXPECT_EQ(cut.exit_code, 3);
+  EXPECT_TRUE(contains(cut.out, "invalid JSON at byte 44")) << cut.out;
+  std::string future = write_text(temp_dir() + "/v9.json", R"({"schema": "perfgate-report/9"})");
+  CommandResult other = run_perfgate("analyze " + trace + " --baseline " + future);
+  EXPECT_EQ(other.exit_code, 3);
+  EXPECT_TRUE(contains(other.out, "schema 'perfgate-report/9' is not one this perfgate reads")) << other.out;
+}
+
+TEST(GateCli, RuleOverridesAndRuleCommands) {
+  std::string trace = trace_file(healthy());
+  CommandResult bad_set = run_perfgate("analyze " + trace + " --set gpu.idle.warn=abc");
+  EXPECT_EQ(bad_set.exit_code, 2);
+  EXPECT_TRUE(contains(bad_set.out, "'warn' must be a number")) << bad_set.out;
+  EXPECT_EQ(run_perfgate("analyze " + trace + " --disable no.such.rule").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze " + trace + " --fail-on sometimes").exit_code, 2);
+
+  CommandResult effective = run_perfgate("analyze --print-effective-rules --set gpu.idle.warn=25");
+  EXPECT_EQ(effective.exit_code, 0);
+  EXPECT_TRUE(contains(effective.out, "extends: none")) << effective.out;
+  std::string saved = write_text(temp_dir() + "/effective.yaml", effective.out);
+  CommandResult check = run_perfgate("rules check " + saved);
+  EXPECT_EQ(check.exit_code, 0) << check.out;
+  EXPECT_TRUE(contains(check.out, "ok (33 rules, 33 enabled")) << check.out;
+
+  std::string broken = write_text(temp_dir() + "/broken.yaml", "rules:\n  - id: x\n    titel: t\n");
+  CommandResult bad = run_perfgate("rules check " + saved + " " + broken);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(
+      contains(bad.out, "broken.yaml:3:5: error: unknown key 'titel' in 'rule', did you mean 'title'?"))
+      << bad.out;
+  CommandResult list = run_perfgate("rules list --disable steps.outliers");
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_TRUE(contains(list.out, "regression.step-time")) << list.out;
+  EXPECT_TRUE(contains(list.out, "disabled")) << list.out;
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,133 @@
+// The gate on the shared real traces: the expert system's findings on the two ResNet-50 runs, a
+// run against itself, against a faster run and against a copy of itself made 25% slower.
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include <filesystem>
+
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string trace(const std::string& name) {
+  std::string dir = shared_traces_dir();
+  return dir.empty() ? "" : dir + "/" + name;
+}
+
+ReportModel gated(const std::string& path, const Baseline* baseline = nullptr) {
+  ReportModel report = report_of_files({path}, default_rules());
+  apply_gate(report, default_rules(), baseline, {});
+  return report;
+}
+
+FindingStatus status_of(const ReportModel& r, std::string_view id) {
+  const ReportFinding* f = find_finding(r, id);
+  return f ? f->status : FindingStatus::Skipped;
+}
+
+constexpr const char* kWorkers0 = "resnet50_v100_workers0.pt.trace.json.gz";
+constexpr const char* kWorkers4 = "resnet50_v100_workers4.pt.trace.json.gz";
+
+TEST(GateOnRealTraces, DataLoaderAndTensorCoreFindingsOnResNet50) {
+  if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel w0 = gated(trace(kWorkers0));
+  ReportModel w4 = gated(trace(kWorkers4));
+  // num_workers=0: a third of the step in the DataLoader; num_workers=4: under 1%.
+  EXPECT_EQ(status_of(w0, "dataloader.bottleneck"), FindingStatus::Warn);
+  EXPECT_EQ(status_of(w4, "dataloader.bottleneck"), FindingStatus::Pass);
+  for (const ReportModel* r : {&w0, &w4}) {  // FP32 on a V100: no Tensor Core kernel at all
+    EXPECT_EQ(status_of(*r, "tensor-cores.eligible-ops"), FindingStatus::Warn);
+    EXPECT_EQ(status_of(*r, "tensor-cores.amp"), FindingStatus::Warn);
+    const ReportFinding* f = find_finding(*r, "tensor-cores.eligible-ops");
+    ASSERT_FALSE(f->offenders.empty());
+    EXPECT_NE(f->offenders[0].label.find("cudnn_convolution"), std::string::npos) << f->offenders[0].label;
+  }
+}
+
+TEST(GateOnRealTraces, ARunAgainstItselfPasses) {
+  if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel first = gated(trace(kWorkers0));
+  Baseline base = baseline_from_report(first, "self", "report");
+  ReportModel again = gated(trace(kWorkers0), &base);
+  for (const ReportFinding& f : again.findings) {
+    if (!f.id.starts_with("regression.")) continue;
+    EXPECT_TRUE(f.status == FindingStatus::Pass || f.status == FindingStatus::NotApplicable)
+        << f.id << " " << f.reason;
+  }
+  EXPECT_EQ(status_of(again, "regression.step-time"), FindingStatus::Pass);
+  EXPECT_EQ(again.verdict->failures, 0u);
+}
+
+TEST(GateOnRealTraces, TheSingleProcessLoaderIsSignificantlySlower) {
+  if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel fast = gated(trace(kWorkers4));
+  Baseline base = baseline_from_report(fast, "workers4", "report");
+  ReportModel slow = gated(trace(kWorkers0), &base);
+  const ReportFinding* f = find_finding(slow, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_LT(f->step_test->p_value, 0.05);
+  EXPECT_GT(f->step_test->ci_low, 1.03);
+  // The point estimate is the ratio of the two runs' median steps.
+  Baseline slow_as_baseline = baseline_from_report(slow, "workers0", "report");
+  EXPECT_NEAR(f->step_test->ratio,
+              *slow_as_baseline.metric("steps.median_us") / *base.metric("steps.median_us"), 1e-9);
+  EXPECT_TRUE(f->status == FindingStatus::Warn || f->status == FindingStatus::Fail);
+  EXPECT_EQ(status_of(slow, "regression.dataloader"), FindingStatus::Warn);
+  const ReportTable* ops = find_table(slow.tables, "op_deltas");
+  ASSERT_TRUE(ops && !ops->rows.empty());
+}
+
+// A trace with every timestamp and duration scaled by 1.25: each step is 25% longer.
+std::string slowed_copy(const std::string& path) {
+  std::string out = temp_dir() + "/slowed.pt.trace.json";
+  std::string text = read_gzip(path);
+  boost::json::value doc = boost::json::parse(text);
+  for (auto& e : doc.at("traceEvents").as_array()) {
+    auto& o = e.as_object();
+    for (const char* key : {"ts", "dur"})
+      if (auto* v = o.if_contains(key); v && v->is_number()) *v = 1.25 * v->to_number<double>();
+  }
+  return write_text(out, boost::json::serialize(doc));
+}
+
+// workers0's steps vary by a few percent (cv 4%), so every step of the slowed copy is slower than
+// every original step. (workers4's two outlier steps would overlap: p = 0.066, inconclusive.)
+TEST(GateOnRealTraces, AClearlySlowerRunFailsWithSignificance) {
+  if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel original = gated(trace(kWorkers0));
+  Baseline base = baseline_from_report(original, "workers0", "report");
+  ReportModel slowed = gated(slowed_copy(trace(kWorkers0)), &base);
+  const ReportFinding* f = find_finding(slowed, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  EXPECT_NEAR(f->step_test->ratio, 1.25, 1e-6);
+  EXPECT_NEAR(f->step_test->p_value, 1.0 / 924, 1e-12);  // 6 against 6, every step slower: 1 / C(12, 6)
+  EXPECT_EQ(slowed.verdict->exit_code, 1);
+}
+
+TEST(GateOnRealTraces, EveryTraceGetsAFindingForEveryRule) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (!e.path().string().ends_with(".json.gz")) continue;
+    SCOPED_TRACE(e.path().string());
+    ReportModel r = gated(e.path().string());
+    EXPECT_EQ(r.findings.size(), default_rules().rules.size());
+    for (const ReportFinding& f : r.findings) {
+      bool fired = f.status == FindingStatus::Warn || f.status == FindingStatus::Fail;
+      EXPECT_EQ(fired, !f.problem.empty()) << f.id;
+      EXPECT_EQ(f.problem.find('{'), std::string::npos) << f.id << ": " << f.problem;
+      if (f.status == FindingStatus::NotApplicable) {
+        EXPECT_FALSE(f.reason.empty()) << f.id;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,293 @@
+// Each rule of the shipped expert system fires on a training trace made to show its problem, and
+// stays quiet on a healthy one. The traces come from TrainingRun (tests/support/training_run.h).
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+ReportModel gated(const std::string& json, const Baseline* baseline = nullptr) {
+  ReportModel report = report_of_json(json, default_rules());
+  apply_gate(report, default_rules(), baseline, {});
+  return report;
+}
+
+ReportModel gated(const TrainingRun& run, const Baseline* baseline = nullptr) {
+  return gated(training_trace(run), baseline);
+}
+
+FindingStatus status_of(const ReportModel& report, std::string_view id) {
+  const ReportFinding* f = find_finding(report, id);
+  EXPECT_TRUE(f) << "no finding " << id;
+  return f ? f->status : FindingStatus::Skipped;
+}
+
+// A few microseconds of jitter keep the step times distinct, as real ones are (no ties).
+const std::vector<double> kJitter = {0, 7, 3, 9, 1, 5, 8, 2};
+
+TrainingRun healthy() {
+  TrainingRun run;
+  run.memory_peak_pct = 60;
+  run.extra_us = kJitter;
+  return run;
+}
+
+struct RuleCase {
+  std::string id;
+  std::function<void(TrainingRun&)> trigger;
+  FindingStatus healthy = FindingStatus::Pass;  // on the healthy run
+};
+
+// Every expert-system rule of rules/default.yaml (not the baseline ones), with what makes it fire.
+std::vector<RuleCase> expert_cases() {
+  using S = FindingStatus;
+  return {
+      {"gpu.low-utilization", [](TrainingRun& r) { r.dataloader_us = 12000; }},
+      {"gpu.idle", [](TrainingRun& r) { r.host_only_us = 4500; }},
+      {"gpu.long-gaps", [](TrainingRun& r) { r.gap_us = 600000; }},
+      {"gpu.low-utilization-chunk", [](TrainingRun& r) { r.gap_us = 20000; }},
+      {"dataloader.bottleneck", [](TrainingRun& r) { r.dataloader_us = 1000; }},
+      {"communication.high",
+       [](TrainingRun& r) {
+         r.communication_us = 2000;
+         r.overlap_communication = false;
+       }},
+      {"communication.poor-overlap",
+       [](TrainingRun& r) {
+         r.communication_us = 2000;
+         r.overlap_communication = false;
+       },
+       S::NotApplicable},
+      {"tensor-cores.amp", [](TrainingRun& r) { r.tensor_cores = false; }},
+      {"tensor-cores.eligible-ops", [](TrainingRun& r) { r.tensor_cores = false; }},
+      {"tensor-cores.low-efficiency",
+       [](TrainingRun& r) {
+         r.misaligned_gemm = true;
+         r.misaligned_gemm_us = 8000;
+       }},
+      {"tensor-cores.misaligned-shapes", [](TrainingRun& r) { r.misaligned_gemm = true; }},
+      {"host.sync-calls", [](TrainingRun& r) { r.sync_us = 1000; }},
+      {"memcpy.sync", [](TrainingRun& r) { r.sync_copies = 1; }},
+      {"memcpy.pageable", [](TrainingRun& r) { r.pageable_copies = 1; }},
+      {"memset.sync", [](TrainingRun& r) { r.sync_memsets = 1; }},
+      {"kernels.launch-bound", [](TrainingRun& r) { r.short_kernels = 300; }, S::NotApplicable},
+      {"host.runtime-share", [](TrainingRun& r) { r.runtime_only_us = 2000; }},
+      {"memory.near-capacity", [](TrainingRun& r) { r.memory_peak_pct = 95; }},
+      {"memory.underused", [](TrainingRun& r) { r.memory_peak_pct = 20; }},
+      {"steps.none", [](TrainingRun& r) { r.profiler_steps = false; }},
+      {"steps.warmup-in-window", [](TrainingRun& r) { r.extra_us = {9000}; }},
+      {"steps.unstable", [](TrainingRun& r) { r.extra_us = {0, 3000, 0, 3000, 0, 3000, 0, 3000}; }},
+      {"steps.outliers", [](TrainingRun& r) { r.extra_us = {0, 0, 0, 0, 0, 5000, 0, 0}; }, S::NotApplicable},
+      {"steps.slowing-down", [](TrainingRun& r) { r.extra_us = {0, 300, 600, 900, 1200, 1500, 1800, 2100}; }},
+      {"distributed.data-parallel", [](TrainingRun& r) { r.data_parallel = true; }},
+      {"distributed.ddp-without-nccl",
+       [](TrainingRun& r) {
+         r.ddp = true;
+         r.collective = "gloo:all_reduce";
+         r.communication_us = 100;
+       }},
+      {"compute.low-mfu", [](TrainingRun& r) { r.gemm_size = 2048; }},
+  };
+}
+
+class ExpertRule : public ::testing::TestWithParam<RuleCase> {};
+
+TEST_P(ExpertRule, FiresOnItsProblemAndNotOnAHealthyRun) {
+  const RuleCase& c = GetParam();
+  EXPECT_EQ(status_of(gated(healthy()), c.id), c.healthy) << c.id << " on the healthy run";
+  TrainingRun run = healthy();
+  c.trigger(run);
+  ReportModel report = gated(run);
+  const ReportFinding* f = find_finding(report, c.id);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Warn) << c.id << ": " << f->reason;
+  EXPECT_FALSE(f->problem.empty());
+  EXPECT_FALSE(f->recommendation.empty());
+  EXPECT_EQ(f->problem.find('{'), std::string::npos) << "unfilled placeholder: " << f->problem;
+  EXPECT_EQ(f->counts_as, "warning");
+}
+
+INSTANTIATE_TEST_SUITE_P(DefaultRules, ExpertRule, ::testing::ValuesIn(expert_cases()),
+                         [](const ::testing::TestParamInfo<RuleCase>& param) {
+                           std::string name = param.param.id;
+                           for (char& ch : name)
+                             if (ch == '.' || ch == '-') ch = '_';
+                           return name;
+                         });
+
+// A new default rule needs a case above; the baseline rules are tested below.
+TEST(DefaultRules, EveryRuleHasATest) {
+  std::set<std::string> tested;
+  for (const auto& c : expert_cases()) tested.insert(c.id);
+  for (const char* id : {"regression.step-time", "regression.gpu-utilization", "regression.tensor-cores",
+                         "regression.dataloader", "regression.memory", "ranks.imbalance"})
+    tested.insert(id);
+  std::set<std::string> shipped;
+  for (const Rule& r : default_rules().rules) shipped.insert(r.id);
+  EXPECT_EQ(tested, shipped);
+}
+
+TEST(DefaultRules, HealthyRunPassesTheGate) {
+  ReportModel report = gated(healthy());
+  ASSERT_TRUE(report.verdict);
+  EXPECT_EQ(report.verdict->status, "pass");
+  EXPECT_EQ(report.verdict->exit_code, 0);
+  EXPECT_EQ(report.verdict->skipped, 5u);  // the baseline rules
+  EXPECT_EQ(status_of(report, "regression.step-time"), FindingStatus::Skipped);
+}
+
+// The quiet side of rules that do not apply to the healthy run.
+TEST(DefaultRules, QuietWhereTheyApply) {
+  TrainingRun overlapped = healthy();
+  overlapped.communication_us = 2000;  // beside the GEMM on its own stream
+  EXPECT_EQ(status_of(gated(overlapped), "communication.poor-overlap"), FindingStatus::Pass);
+  TrainingRun ddp = healthy();
+  ddp.ddp = true;
+  ddp.communication_us = 100;
+  EXPECT_EQ(status_of(gated(ddp), "distributed.ddp-without-nccl"), FindingStatus::Pass);
+  TrainingRun volta = healthy();  // compute capability 6.0: no Tensor Cores to recommend
+  volta.compute_major = 6;
+  volta.tensor_cores = false;
+  EXPECT_EQ(status_of(gated(volta), "tensor-cores.amp"), FindingStatus::NotApplicable);
+}
+
+TEST(DefaultRules, MessagesQuoteTheValuesAndTheOffenders) {
+  TrainingRun run = healthy();
+  run.tensor_cores = false;
+  run.misaligned_gemm = true;
+  ReportModel report = gated(run);
+  const ReportFinding* eligible = find_finding(report, "tensor-cores.eligible-ops");
+  ASSERT_TRUE(eligible);
+  ASSERT_FALSE(eligible->offenders.empty());
+  EXPECT_EQ(eligible->offenders[0].label, "aten::mm");
+  // Both GEMMs are named aten::mm: 8 x (6000 + 100) µs of GPU time.
+  EXPECT_DOUBLE_EQ(*eligible->offenders[0].value, 8 * 6100.0);
+  EXPECT_NE(eligible->problem.find("aten::mm (48.80 ms)"), std::string::npos) << eligible->problem;
+  const ReportFinding* shapes = find_finding(report, "tensor-cores.misaligned-shapes");
+  ASSERT_TRUE(shapes && !shapes->offenders.empty());
+  EXPECT_NE(shapes->offenders[0].label.find("aten::mm [[63,100],[100,30]]"), std::string::npos)
+      << shapes->offenders[0].label;
+  const ReportFinding* amp = find_finding(report, "tensor-cores.amp");
+  ASSERT_TRUE(amp && amp->gain_pct);
+  EXPECT_DOUBLE_EQ(*amp->gain_pct, *amp->value / 2);
+}
+
+TEST(DefaultRules, RankImbalanceInARunFolder) {
+  auto folder = [](double rank1_extra) {
+    std::string dir = temp_dir();
+    TrainingRun r0 = healthy(), r1 = healthy();
+    r0.rank = 0;
+    r1.rank = 1;
+    r1.extra_us.assign(8, rank1_extra);
+    write_text(dir + "/rank0.pt.trace.json", training_trace(r0));
+    write_text(dir + "/rank1.pt.trace.json", training_trace(r1));
+    ReportModel report = report_of_files({dir}, default_rules());
+    apply_gate(report, default_rules(), nullptr, {});
+    return report;
+  };
+  ReportModel balanced = folder(0);
+  EXPECT_EQ(status_of(balanced, "ranks.imbalance"), FindingStatus::Pass);
+  ReportModel imbalanced = folder(2000);
+  EXPECT_EQ(status_of(imbalanced, "ranks.imbalance"), FindingStatus::Warn);
+  EXPECT_NE(find_finding(imbalanced, "ranks.imbalance")->problem.find("slowest rank (1)"), std::string::npos);
+  EXPECT_EQ(status_of(gated(healthy()), "ranks.imbalance"), FindingStatus::NotApplicable);
+}
+
+// ---- Against a baseline ----
+
+Baseline baseline_of(const TrainingRun& run) {
+  return baseline_from_report(report_of_json(training_trace(run), default_rules()), "baseline", "profile");
+}
+
+TEST(BaselineRules, ARunAgainstItselfPasses) {
+  Baseline base = baseline_of(healthy());
+  ReportModel report = gated(healthy(), &base);
+  for (const char* id : {"regression.step-time", "regression.gpu-utilization", "regression.tensor-cores",
+                         "regression.dataloader", "regression.memory"})
+    EXPECT_EQ(status_of(report, id), FindingStatus::Pass) << id << ": " << find_finding(report, id)->reason;
+  EXPECT_EQ(report.verdict->status, "pass");
+  ASSERT_TRUE(report.baseline);
+  EXPECT_FALSE(report.baseline->hardware_differs);
+}
+
+TEST(BaselineRules, EachFiresOnItsRegression) {
+  Baseline base = baseline_of(healthy());
+  auto with = [&](std::function<void(TrainingRun&)> change, const char* id) {
+    TrainingRun run = healthy();
+    change(run);
+    return status_of(gated(run, &base), id);
+  };
+  EXPECT_EQ(with(
+                [](TrainingRun& r) {
+                  for (double& e : r.extra_us) e += 1800;
+                },
+                "regression.step-time"),
+            FindingStatus::Fail);
+  EXPECT_EQ(with([](TrainingRun& r) { r.dataloader_us = 2000; }, "regression.gpu-utilization"),
+            FindingStatus::Fail);
+  EXPECT_EQ(with([](TrainingRun& r) { r.tensor_cores = false; }, "regression.tensor-cores"),
+            FindingStatus::Fail);
+  EXPECT_EQ(with([](TrainingRun& r) { r.dataloader_us = 1000; }, "regression.dataloader"),
+            FindingStatus::Warn);
+  EXPECT_EQ(with([](TrainingRun& r) { r.memory_peak_pct = 70; }, "regression.memory"), FindingStatus::Warn);
+}
+
+// Every step 20% slower (each step is 9003 µs plus jitter): the Mann-Whitney p-value is the exact
+// minimum for 8 against 8, 1 / C(16, 8) = 1/12870, and the bootstrap interval sits at 1.2.
+TEST(BaselineRules, StepTimeRegressionNeedsSignificance) {
+  Baseline base = baseline_of(healthy());
+  TrainingRun slower = healthy();
+  for (double& extra : slower.extra_us) extra += 0.2 * (9003 + extra);
+  ReportModel report = gated(slower, &base);
+  const ReportFinding* f = find_finding(report, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->status, FindingStatus::Fail);
+  EXPECT_NEAR(f->step_test->p_value, 1.0 / 12870, 1e-12);
+  EXPECT_EQ(f->step_test->method, "mann-whitney exact");
+  EXPECT_NEAR(f->step_test->ratio, 1.2, 1e-9);
+  EXPECT_NEAR(f->step_test->ci_low, 1.2, 0.002);
+  EXPECT_EQ(report.verdict->exit_code, 1);
+  EXPECT_NE(f->problem.find("+1.80 ms"), std::string::npos) << f->problem;
+
+  // One slow step among eight is noise: not significant, and the median barely moves.
+  TrainingRun one_slow = healthy();
+  one_slow.extra_us[3] += 9000;
+  EXPECT_EQ(status_of(gated(one_slow, &base), "regression.step-time"), FindingStatus::Pass);
+
+  // Two steps against eight cannot reach significance at alpha 0.05 (1/C(10,2) = 1/45 < 0.05 can,
+  // but one step cannot): inconclusive, counted as a warning.
+  TrainingRun short_run = healthy();
+  short_run.steps = 1;
+  short_run.extra_us = {3000};  // one step, 33% slower
+  ReportModel short_report = gated(short_run, &base);
+  EXPECT_EQ(status_of(short_report, "regression.step-time"), FindingStatus::Inconclusive);
+  EXPECT_EQ(find_finding(short_report, "regression.step-time")->counts_as, "warning");
+}
+
+TEST(BaselineRules, DeltaTablesPerStep) {
+  Baseline base = baseline_of(healthy());
+  TrainingRun run = healthy();
+  for (double& extra : run.extra_us) extra += 1000;  // the elementwise kernel: 1000 µs more per step
+  ReportModel report = gated(run, &base);
+  const ReportTable* kernels = find_table(report.tables, "kernel_deltas");
+  ASSERT_TRUE(kernels && !kernels->rows.empty());
+  EXPECT_EQ(std::get<std::string>(*find_cell(*kernels, 0, "change")), "regression");
+  EXPECT_NE(std::get<std::string>(*find_cell(*kernels, 0, "name")).find("elementwise"), std::string::npos);
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*kernels, 0, "baseline_us")), 3000 + 35.0 / 8);  // the jitter
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*kernels, 0, "delta_us")), 1000);
+  const ReportTable* ops = find_table(report.tables, "op_deltas");
+  ASSERT_TRUE(ops && !ops->rows.empty());
+  EXPECT_EQ(std::get<std::string>(*find_cell(*ops, 0, "name")), "aten::add_");
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*ops, 0, "delta_gpu_us")), 1000);
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*ops, 0, "calls")), 1);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,256 @@
+// The `rules:` section: defining and overriding rules, checks with file:line:col and suggestions,
+// command-line overrides, the effective rule set, and hostile files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "perfgate/errors.h"
+#include "perfgate/gate.h"
+#include "perfgate/rules.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string rules_file(const std::string& yaml) {
+  return write_text(temp_dir() + "/rules.yaml", yaml);
+}
+
+template <typename F>
+std::string config_error(F f) {
+  try {
+    f();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string load_error(const std::string& yaml) {
+  std::string path = rules_file(yaml);
+  return config_error([&] { load_rules({path}); });
+}
+
+const Rule* rule(const RuleSet& set, std::string_view id) {
+  for (const Rule& r : set.rules)
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+TEST(RuleSchema, DefineOverrideAndDisable) {
+  RuleSet set = load_rules({rules_file(R"(
+rules:
+  - id: gpu.low-utilization
+    warn: 40
+    fail: 20
+  - id: steps.outliers
+    enabled: false
+  - id: team.step-budget
+    title: Step over budget
+    metric: steps.median_us
+    better: lower
+    threshold: 250000
+    severity: error
+)")});
+  const Rule* low = rule(set, "gpu.low-utilization");
+  ASSERT_TRUE(low);
+  EXPECT_EQ(*low->warn, 40);
+  EXPECT_EQ(*low->fail, 20);
+  EXPECT_EQ(low->title, "GPU utilization is low");  // kept from the default
+  EXPECT_FALSE(rule(set, "steps.outliers")->enabled);
+  const Rule* budget = rule(set, "team.step-budget");
+  ASSERT_TRUE(budget);
+  EXPECT_FALSE(budget->warn);
+  EXPECT_EQ(*budget->fail, 250000);  // `threshold` at severity error is the fail threshold
+  EXPECT_EQ(set.rules.back().id, "team.step-budget");
+}
+
+TEST(RuleSchema, BaselineLimitsInTheMetricsUnit) {
+  RuleSet set = load_rules({rules_file(R"(
+rules:
+  - id: t.ms
+    title: t
+    metric: steps.mean_us
+    compare: baseline
+    better: lower
+    warn: "+3 ms"
+    fail: "+10%"
+  - id: t.pts
+    title: t
+    metric: gpu.utilization_pct
+    compare: baseline
+    better: higher
+    warn: "-2.5 pts"
+  - id: t.bytes
+    title: t
+    metric: memory.peak_allocated_bytes
+    compare: baseline
+    better: lower
+    warn: "+512 MiB"
+)")});
+  EXPECT_EQ(rule(set, "t.ms")->warn_change->amount, 3000);
+  EXPECT_FALSE(rule(set, "t.ms")->warn_change->relative);
+  EXPECT_DOUBLE_EQ(rule(set, "t.ms")->fail_change->amount, 0.1);
+  EXPECT_TRUE(rule(set, "t.ms")->fail_change->relative);
+  EXPECT_EQ(rule(set, "t.pts")->warn_change->amount, 2.5);
+  EXPECT_EQ(rule(set, "t.bytes")->warn_change->amount, 512.0 * 1024 * 1024);
+}
+
+TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
+  std::string e = load_error(R"(rules:
+  - id: my.rule
+    title: Mine
+    metric: gpu.utilizaton_pct
+    better: up
+    warn: 5
+    problem: "value {valeu}"
+  - id: Bad Id
+  - id: expr.rule
+    title: Expr
+    value: "gpu.idle_pct * (2 +"
+    better: lower
+    warn: 3
+  - id: base.rule
+    title: Base
+    metric: steps.mean_us
+    compare: baseline
+    better: lower
+    warn: "-5%"
+    fail: "+3 parsecs"
+  - id: off.rule
+    title: Offenders
+    metric: gpu.idle_pct
+    better: lower
+    warn: 3
+    offenders: {table: opz}
+    colour: red
+  - id: no.direction
+    title: t
+    metric: gpu.idle_pct
+    warn: 3
+  - id: test.rule
+    title: t
+    metric: gpu.idle_pct
+    better: lower
+    warn: 3
+    test: mann-whitney
+)");
+  for (
+      const char* expected : {
+          ":5:13: error: 'better' must be one of: lower, higher; got 'up'",
+          ":4:13: error: rule 'my.rule': unknown metric 'gpu.utilizaton_pct', did you mean "
+          "'gpu.utilization_pct'?",
+          ":7:14: error: rule 'my.rule': unknown placeholder '{valeu}' in 'problem', did you mean '{value}'?",
+          ":8:9: error: rule id 'Bad Id' must be lower-case letters",
+          ":11:12: error: rule 'expr.rule': invalid expression in 'value': gpu.idle_pct * (2 +: unexpected "
+          "end "
+          "of the expression at position 20",
+          ":19:11: error: rule 'base.rule': 'warn: -5%': lower is better for this metric",
+          ":20:11: error: rule 'base.rule': 'fail: +3 parsecs': unit 'parsecs' does not fit a metric in 'us'",
+          ":27:5: error: unknown key 'colour' in 'rule'",
+          ":26:16: error: rule 'off.rule': unknown table 'opz' in 'offenders', did you mean 'ops'?",
+          ":28:5: error: rule 'no.direction': needs 'better: lower' or 'better: higher'",
+          ":37:11: error: rule 'test.rule': 'test: mann-whitney' compares per-step durations",
+      })
+    EXPECT_NE(e.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n" << e;
+}
+
+TEST(RuleSchema, InconsistentRules) {
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: gpu.idle_pct\n"
+                       "    better: lower\n    condition: gpu.idle_pct > 1\n    warn: 3\n")
+                .find("give either a 'condition' or thresholds"),
+            std::string::npos);
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: gpu.idle_pct\n    better: lower\n")
+                .find("needs thresholds"),
+            std::string::npos);
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: gpu.idle_pct\n    better: lower\n"
+                       "    warn: 30\n    fail: 10\n")
+                .find("the 'fail' threshold must be at least as bad as 'warn'"),
+            std::string::npos);
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: gpu.idle_pct\n    better: lower\n"
+                       "    warn: '+5%'\n")
+                .find("needs 'compare: baseline'"),
+            std::string::npos);
+  EXPECT_NE(load_error("rules:\n  - id: x\n    metric: gpu.idle_pct\n    better: lower\n    warn: 3\n")
+                .find("needs a 'title'"),
+            std::string::npos);
+  EXPECT_NE(load_error("rules:\n  - title: t\n").find("a rule needs an 'id'"), std::string::npos);
+  EXPECT_NE(load_error("rules: {}\n").find("'rules' must be a list"), std::string::npos);
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    condition: 'missing.metric > 1'\n")
+                .find("unknown metric 'missing.metric' in 'condition'"),
+            std::string::npos);
+}
+
+TEST(RuleSchema, CommandLineOverrides) {
+  RuleSet set = load_rules({});
+  apply_rule_overrides(set, {"gpu.low-utilization.warn=40", "tensor-cores.amp.severity=error"},
+                       {"steps.outliers"});
+  EXPECT_EQ(*rule(set, "gpu.low-utilization")->warn, 40);
+  EXPECT_EQ(rule(set, "tensor-cores.amp")->severity, Severity::Error);
+  EXPECT_FALSE(rule(set, "steps.outliers")->enabled);
+  std::string e = config_error([] {
+    RuleSet s = load_rules({});
+    apply_rule_overrides(s, {"gpu.low-utilisation.warn=3", "gpu.idle.warn=abc", "nonsense"}, {"nope"});
+  });
+  EXPECT_NE(e.find("--set gpu.low-utilisation.warn=3: error: no rule 'gpu.low-utilisation', did you mean "
+                   "'gpu.low-utilization'?"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(e.find("--set gpu.idle.warn=abc: error: rule 'gpu.idle': 'warn' must be a number"),
+            std::string::npos);
+  EXPECT_NE(e.find("--set nonsense: error: expected ID.KEY=VALUE"), std::string::npos);
+  EXPECT_NE(e.find("--disable nope: error: no rule 'nope'"), std::string::npos);
+  EXPECT_NE(config_error([] {
+              RuleSet s = load_rules({});
+              apply_rule_overrides(s, {"gpu.idle.colour=red"}, {});
+            }).find("unknown key 'colour'"),
+            std::string::npos);
+}
+
+TEST(RuleSchema, EffectiveRulesRoundTrip) {
+  RuleSet set = load_rules({});
+  apply_rule_overrides(set, {"gpu.low-utilization.warn=40"}, {"steps.outliers"});
+  std::string yaml = effective_rules_yaml(set);
+  RuleSet again = load_rules({rules_file(yaml)});
+  ASSERT_EQ(again.rules.size(), set.rules.size());
+  EXPECT_EQ(again.sources.size(), 1u);  // extends: none
+  for (std::size_t i = 0; i < set.rules.size(); ++i) {
+    const Rule &a = set.rules[i], &b = again.rules[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.enabled, b.enabled) << a.id;
+    EXPECT_EQ(a.warn, b.warn) << a.id;
+    EXPECT_EQ(a.fail, b.fail) << a.id;
+    EXPECT_EQ(a.problem, b.problem) << a.id;
+    EXPECT_EQ(a.condition, b.condition) << a.id;
+    EXPECT_EQ(a.offenders.has_value(), b.offenders.has_value()) << a.id;
+  }
+  EXPECT_EQ(again.classification.tensor_core_kernels, set.classification.tensor_core_kernels);
+  EXPECT_EQ(again.classification.op_types.size(), set.classification.op_types.size());
+  EXPECT_EQ(again.classification.gpu_peaks.size(), set.classification.gpu_peaks.size());
+  EXPECT_EQ(*rule(again, "gpu.low-utilization")->warn, 40);
+}
+
+TEST(RuleSchema, HostileFilesAreRefusedCleanly) {
+  // A "billion laughs": ten levels of ten aliases each.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  bomb += "rules: [*a9]\n";
+  EXPECT_NE(load_error(bomb).find("expands to more than 200000 YAML nodes"), std::string::npos);
+  EXPECT_NE(
+      load_error("rules: " + std::string(100000, '[') + std::string(100000, ']')).find("nested more than"),
+      std::string::npos);
+  EXPECT_NE(load_error(std::string(2 << 20, '#')).find("rule file is larger than 1048576 bytes"),
+            std::string::npos);
+}
+
+TEST(RuleSchema, ThePluginSetKeepsTheDefaultRules) {
+  RuleSet plugin = load_rules({"tb-plugin"});
+  EXPECT_EQ(plugin.rules.size(), load_rules({}).rules.size());
+}
+
+}  // namespace
+}  // namespace perfgate::testing
