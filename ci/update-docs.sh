@@ -14,3 +14,11 @@ printf '\n' >> "$tmp"
 printf '## Catalog\n\n' >> "$tmp"
 "$perfgate" metrics --format markdown >> "$tmp"
 mv "$tmp" "$doc"
+
+# docs/rules.md: everything up to the "## Default rules" introduction is written by hand.
+doc=docs/rules.md
+tmp=$(mktemp)
+awk '{print} /^## Default rules$/{t=1} t && /^`regression\.\*` rules\); set `fail`/{exit}' "$doc" > "$tmp"
+printf '\n' >> "$tmp"
+"$perfgate" rules list --format markdown >> "$tmp"
+mv "$tmp" "$doc"

@@ -11,6 +11,7 @@ namespace perfgate::cli {
 namespace {
 
 struct RulesArgs {
+  std::string format = "text";
   std::vector<std::string> files;
   std::vector<std::string> settings;
   std::vector<std::string> disabled;
@@ -48,9 +49,31 @@ std::string threshold_text(const Rule& r) {
   return out + (r.compare_baseline ? " vs baseline" : "");
 }
 
+// One section per rule, for docs/rules.md.
+void print_markdown(const RuleSet& set) {
+  for (const Rule& r : set.rules) {
+    std::string what = !r.metric.empty() ? fmt::format("`{}`", r.metric) : fmt::format("`{}`", r.value);
+    std::cout << fmt::format("### `{}`: {}\n\n", r.id, r.title);
+    std::cout << fmt::format("- **Reads** {}{}; **fires** {}{}\n", r.condition.empty() ? what : "",
+                             r.condition.empty() ? "" : fmt::format("`{}`", r.condition),
+                             r.condition.empty() ? threshold_text(r) : "when the condition holds",
+                             r.applies_if.empty() ? "" : fmt::format("; applies when `{}`", r.applies_if));
+    if (!r.problem.empty()) std::cout << fmt::format("- **Problem** (as reported): {}\n", r.problem);
+    if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
+    if (!r.recommendation.empty()) std::cout << fmt::format("- **Recommendation**: {}\n", r.recommendation);
+    if (!r.gain.empty()) std::cout << fmt::format("- **Estimated gain**: `{}` % of the step time\n", r.gain);
+    if (!r.docs.empty()) std::cout << fmt::format("- **More**: <{}>\n", r.docs);
+    std::cout << '\n';
+  }
+}
+
 int list(const RulesArgs& a) {
   RuleSet set = load_rules(a.files);
   apply_rule_overrides(set, a.settings, a.disabled);
+  if (a.format == "markdown") {
+    print_markdown(set);
+    return kExitPass;
+  }
   for (const Rule& r : set.rules)
     std::cout << fmt::format("{:<34} {:<8} {:<36} {}\n", r.id, r.enabled ? "" : "disabled",
                              r.metric.empty() ? (r.value.empty() ? "(condition)" : r.value) : r.metric,
@@ -75,6 +98,8 @@ std::function<int()> add_rules_command(CLI::App& app) {
       cmd->add_subcommand("check", "Validate rule files: every problem, with file:line:col");
   check_cmd->add_option("files", args->files, "Rule files (YAML)")->required()->type_name("FILE");
   CLI::App* list_cmd = cmd->add_subcommand("list", "One line per rule: id, metric, thresholds");
+  list_cmd->add_option("--format", args->format, "text or markdown (the documentation's form)")
+      ->check(CLI::IsMember({"text", "markdown"}));
   CLI::App* print_cmd = cmd->add_subcommand("print", "The rules in effect as one YAML file (extends: none)");
   for (CLI::App* c : {list_cmd, print_cmd}) {
     c->add_option("--rules", args->files, "Rule file applied on top of the shipped 'default' set; repeatable")

@@ -135,5 +135,13 @@ TEST(GateCli, RuleOverridesAndRuleCommands) {
   EXPECT_TRUE(contains(list.out, "disabled")) << list.out;
 }
 
+// docs/rules.md ends with the generated list of default rules (ci/update-docs.sh writes it).
+TEST(GateCli, TheRulesDocumentationIsCurrent) {
+  CommandResult list = run_perfgate("rules list --format markdown");
+  ASSERT_EQ(list.exit_code, 0);
+  std::string doc = read_text(std::string(PERFGATE_SOURCE_DIR) + "/docs/rules.md");
+  EXPECT_TRUE(doc.ends_with(list.out)) << "run ci/update-docs.sh";
+}
+
 }  // namespace
 }  // namespace perfgate::testing
