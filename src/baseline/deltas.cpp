@@ -49,65 +49,63 @@ std::vector<Pair> pair_rows(const std::vector<BaselineRow>& before, double befor
   return pairs;
 }
 
+// A measure of a row, shown three times: in the baseline, now, and the difference.
+struct Measure {
+  std::string name;  // "gpu_us" -> baseline_gpu_us, gpu_us, delta_gpu_us
+  double BaselineRow::*field;
+  const char* unit;
+  const char* what;  // "GPU time the op launched itself"
+};
+
 ReportCell value(const std::optional<BaselineRow>& r, double BaselineRow::*field) {
   if (!r) return std::monostate{};
   return (*r).*field;
 }
 
-ReportCell difference(const Pair& p, double BaselineRow::*field) {
-  return (p.after ? (*p.after).*field : 0.0) - (p.before ? (*p.before).*field : 0.0);
-}
-
-const std::string& name_of(const Pair& p) {
-  return p.after ? p.after->name : p.before->name;
+ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measure>& measures,
+                        const std::vector<Pair>& pairs) {
+  t.columns = {{"name", "", std::string(item) + " name"},
+               {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"}};
+  for (const Measure& m : measures) {
+    t.columns.push_back({"baseline_" + m.name, m.unit, std::string("Baseline: ") + m.what + ", per step"});
+    t.columns.push_back({m.name, m.unit, std::string("This run: ") + m.what + ", per step"});
+    t.columns.push_back({"delta_" + m.name, m.unit, m.name + " - baseline_" + m.name});
+  }
+  for (const Pair& p : pairs) {
+    std::vector<ReportCell> row = {p.after ? p.after->name : p.before->name, change_of(p)};
+    for (const Measure& m : measures) {
+      row.push_back(value(p.before, m.field));
+      row.push_back(value(p.after, m.field));
+      row.push_back((p.after ? (*p.after).*m.field : 0.0) - (p.before ? (*p.before).*m.field : 0.0));
+    }
+    t.rows.push_back(std::move(row));
+  }
+  return t;
 }
 
 ReportTable op_deltas(const std::vector<Pair>& pairs) {
-  ReportTable t{"op_deltas",
-                "Op changes against the baseline",
-                "Per window step; largest regression first (GPU plus host self time)",
-                {},
-                {}};
-  t.columns = {{"name", "", "Op name"},
-               {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"},
-               {"baseline_gpu_us", "us", "Baseline: GPU time the op launched itself, per step"},
-               {"gpu_us", "us", "This run: GPU time the op launched itself, per step"},
-               {"delta_gpu_us", "us", "gpu_us - baseline_gpu_us"},
-               {"baseline_cpu_us", "us", "Baseline: host self time, per step"},
-               {"cpu_us", "us", "This run: host self time, per step"},
-               {"delta_cpu_us", "us", "cpu_us - baseline_cpu_us"},
-               {"baseline_calls", "count", "Baseline: calls per step"},
-               {"calls", "count", "This run: calls per step"},
-               {"delta_calls", "count", "calls - baseline_calls"}};
-  for (const Pair& p : pairs)
-    t.rows.push_back({name_of(p), change_of(p), value(p.before, &BaselineRow::gpu_us),
-                      value(p.after, &BaselineRow::gpu_us), difference(p, &BaselineRow::gpu_us),
-                      value(p.before, &BaselineRow::cpu_us), value(p.after, &BaselineRow::cpu_us),
-                      difference(p, &BaselineRow::cpu_us), value(p.before, &BaselineRow::calls),
-                      value(p.after, &BaselineRow::calls), difference(p, &BaselineRow::calls)});
-  return t;
+  return delta_table({"op_deltas",
+                      "Op changes against the baseline",
+                      "Per window step; largest regression first (GPU plus host self time)",
+                      {},
+                      {}},
+                     "Op",
+                     {{"gpu_us", &BaselineRow::gpu_us, "us", "GPU time the op launched itself"},
+                      {"cpu_us", &BaselineRow::cpu_us, "us", "host self time"},
+                      {"calls", &BaselineRow::calls, "count", "calls"}},
+                     pairs);
 }
 
 ReportTable kernel_deltas(const std::vector<Pair>& pairs) {
-  ReportTable t{"kernel_deltas",
-                "Kernel changes against the baseline",
-                "Per window step; largest regression first",
-                {},
-                {}};
-  t.columns = {{"name", "", "Kernel name"},
-               {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"},
-               {"baseline_us", "us", "Baseline: total duration per step"},
-               {"us", "us", "This run: total duration per step"},
-               {"delta_us", "us", "us - baseline_us"},
-               {"baseline_calls", "count", "Baseline: calls per step"},
-               {"calls", "count", "This run: calls per step"},
-               {"delta_calls", "count", "calls - baseline_calls"}};
-  for (const Pair& p : pairs)
-    t.rows.push_back({name_of(p), change_of(p), value(p.before, &BaselineRow::gpu_us),
-                      value(p.after, &BaselineRow::gpu_us), difference(p, &BaselineRow::gpu_us),
-                      value(p.before, &BaselineRow::calls), value(p.after, &BaselineRow::calls),
-                      difference(p, &BaselineRow::calls)});
-  return t;
+  return delta_table({"kernel_deltas",
+                      "Kernel changes against the baseline",
+                      "Per window step; largest regression first",
+                      {},
+                      {}},
+                     "Kernel",
+                     {{"us", &BaselineRow::gpu_us, "us", "total duration"},
+                      {"calls", &BaselineRow::calls, "count", "calls"}},
+                     pairs);
 }
 
 }  // namespace
