@@ -29,6 +29,10 @@ struct Baseline {
   std::optional<double> metric(std::string_view name) const;
 };
 
+// The GPU names of a report, sorted, each once (how a baseline's hardware is compared).
+std::vector<std::string> gpu_names(const ReportModel& report);
+std::vector<std::string> sorted_distinct(std::vector<std::string> names);
+
 // True when the file (plain or gzip) starts like a perfgate JSON report.
 bool is_report_file(const std::string& path);
 

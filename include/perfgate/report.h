@@ -204,6 +204,8 @@ std::vector<ReportTable> table_schemas();
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
 // The cell of `row` in the column named `column`, or nullptr.
 const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column);
+// A cell as a number: numbers, and true/false as 1/0; empty for text and missing values.
+std::optional<double> cell_number(const ReportCell& cell);
 
 // Needs no profile: the analysis carries what the report shows, so the events can be freed first.
 ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,

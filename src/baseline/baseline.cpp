@@ -8,10 +8,7 @@ namespace perfgate {
 namespace {
 
 std::optional<double> number(const ReportCell* cell) {
-  if (!cell) return std::nullopt;
-  if (const auto* d = std::get_if<double>(cell)) return *d;
-  if (const auto* i = std::get_if<std::int64_t>(cell)) return static_cast<double>(*i);
-  return std::nullopt;
+  return cell ? cell_number(*cell) : std::nullopt;
 }
 
 // Sums rows by name over the tables: gpu and cpu columns (cpu may be empty) and calls.
@@ -44,6 +41,18 @@ std::vector<const ReportTable*> worker_tables_named(const ReportModel& report, s
 
 }  // namespace
 
+std::vector<std::string> sorted_distinct(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+std::vector<std::string> gpu_names(const ReportModel& report) {
+  std::vector<std::string> names;
+  for (const ReportGpu& g : report.gpus) names.push_back(g.name);
+  return sorted_distinct(std::move(names));
+}
+
 std::optional<double> Baseline::metric(std::string_view name) const {
   for (const auto& [n, v] : metrics)
     if (n == name) return v;
@@ -64,10 +73,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   b.info.kind = std::move(kind);
   b.info.tool_version = report.tool_version;
   b.info.inputs = report.inputs;
-  for (const ReportGpu& g : report.gpus) b.info.gpu_names.push_back(g.name);
-  std::sort(b.info.gpu_names.begin(), b.info.gpu_names.end());
-  b.info.gpu_names.erase(std::unique(b.info.gpu_names.begin(), b.info.gpu_names.end()),
-                         b.info.gpu_names.end());
+  b.info.gpu_names = gpu_names(report);
   for (const ReportMetric& m : report.metrics) b.metrics.emplace_back(m.name, m.value);
   for (const ReportStep& s : report.steps)
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);

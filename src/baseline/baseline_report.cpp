@@ -132,11 +132,10 @@ void read_description(const std::string& path, const json::object& root, Baselin
       f.bytes = static_cast<std::uint64_t>(number_of(*bytes).value_or(0));
     b.info.inputs.push_back(std::move(f));
   }
+  std::vector<std::string> gpus;
   for (const json::value& g : array_at(path, root, "gpus"))
-    if (g.is_object()) b.info.gpu_names.push_back(string_at(g.get_object(), "name"));
-  std::sort(b.info.gpu_names.begin(), b.info.gpu_names.end());
-  b.info.gpu_names.erase(std::unique(b.info.gpu_names.begin(), b.info.gpu_names.end()),
-                         b.info.gpu_names.end());
+    if (g.is_object()) gpus.push_back(string_at(g.get_object(), "name"));
+  b.info.gpu_names = sorted_distinct(std::move(gpus));
 }
 
 void read_measurements(const std::string& path, const json::object& root, Baseline& b) {

@@ -459,6 +459,13 @@ const ReportTable* find_table(const std::vector<ReportTable>& tables, std::strin
   return nullptr;
 }
 
+std::optional<double> cell_number(const ReportCell& cell) {
+  if (const auto* d = std::get_if<double>(&cell)) return *d;
+  if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
+  if (const auto* b = std::get_if<bool>(&cell)) return *b ? 1.0 : 0.0;
+  return std::nullopt;
+}
+
 const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column) {
   if (row >= table.rows.size()) return nullptr;
   for (std::size_t c = 0; c < table.columns.size() && c < table.rows[row].size(); ++c)

@@ -50,21 +50,32 @@ class MetricLookup {
   const Baseline* baseline_;
 };
 
-std::vector<std::string> variables_of(const std::string& text) {
-  return text.empty() ? std::vector<std::string>{} : Expression(text).variables();
-}
+// A rule's expressions, parsed once for its evaluation.
+struct RuleExpressions {
+  explicit RuleExpressions(const Rule& r) {
+    auto parse = [](const std::string& text) {
+      return text.empty() ? std::nullopt : std::optional<Expression>(text);
+    };
+    value = parse(r.value);
+    condition = parse(r.condition);
+    applies_if = parse(r.applies_if);
+    gain = parse(r.gain);
+  }
+  std::optional<Expression> value, condition, applies_if, gain;
+};
 
 // The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
-bool needs_baseline(const Rule& r) {
+bool needs_baseline(const Rule& r, const RuleExpressions& e) {
   if (r.compare_baseline || is_baseline_reference(r.metric)) return true;
-  for (const std::string* text : {&r.value, &r.condition, &r.applies_if, &r.gain})
-    for (const std::string& name : variables_of(*text))
-      if (is_baseline_reference(name)) return true;
+  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain})
+    if (*x)
+      for (const std::string& name : (*x)->variables())
+        if (is_baseline_reference(name)) return true;
   return false;
 }
 
-std::string first_missing(const std::string& text, const MetricLookup& lookup) {
-  for (const std::string& name : variables_of(text))
+std::string first_missing(const Expression& e, const MetricLookup& lookup) {
+  for (const std::string& name : e.variables())
     if (!lookup(name)) return name;
   return "";
 }
@@ -78,28 +89,28 @@ std::string signed_value(double v, std::string_view unit) {
 class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline)
-      : r_(rule), report_(report), baseline_(baseline), lookup_(report, baseline) {}
+      : r_(rule), x_(rule), report_(report), baseline_(baseline), lookup_(report, baseline) {}
 
   ReportFinding run() {
     describe();
-    if (needs_baseline(r_) && !baseline_)
+    if (needs_baseline(r_, x_) && !baseline_)
       return done(FindingStatus::Skipped, "no baseline to compare with: run with --baseline REPORT.json");
-    if (!r_.applies_if.empty()) {
-      auto applies = Expression(r_.applies_if).evaluate(lookup_);
+    if (x_.applies_if) {
+      auto applies = x_.applies_if->evaluate(lookup_);
       if (!applies)
         return done(FindingStatus::NotApplicable,
                     fmt::format("{} has no value for this profile (applies_if: {})",
-                                first_missing(r_.applies_if, lookup_), r_.applies_if));
+                                first_missing(*x_.applies_if, lookup_), r_.applies_if));
       if (*applies == 0) return done(FindingStatus::NotApplicable, "applies only when " + r_.applies_if);
     }
-    f_.value = !r_.metric.empty()  ? lookup_(r_.metric)
-               : !r_.value.empty() ? Expression(r_.value).evaluate(lookup_)
-                                   : std::nullopt;
-    if (!f_.value && (!r_.metric.empty() || !r_.value.empty()))
+    f_.value = !r_.metric.empty() ? lookup_(r_.metric)
+               : x_.value         ? x_.value->evaluate(lookup_)
+                                  : std::nullopt;
+    if (!f_.value && (!r_.metric.empty() || x_.value))
       return done(FindingStatus::NotApplicable,
                   fmt::format("{} has no value for this profile",
-                              !r_.metric.empty() ? r_.metric : first_missing(r_.value, lookup_)));
-    if (!r_.condition.empty()) return by_condition();
+                              !r_.metric.empty() ? r_.metric : first_missing(*x_.value, lookup_)));
+    if (x_.condition) return by_condition();
     if (r_.compare_baseline) return by_baseline();
     return by_threshold();
   }
@@ -108,8 +119,7 @@ class RuleEvaluator {
   void describe() {
     f_.id = r_.id;
     f_.title = r_.title;
-    bool can_fail = r_.fail || r_.fail_change || !r_.fail_text.empty() ||
-                    (!r_.condition.empty() && r_.severity == Severity::Error);
+    bool can_fail = r_.fail || r_.fail_change || (!r_.condition.empty() && r_.severity == Severity::Error);
     f_.severity = can_fail ? "error" : "warning";
     f_.metric = !r_.metric.empty() ? r_.metric : r_.value;
     f_.unit = !r_.metric.empty() ? reference_unit(r_.metric) : r_.unit;
@@ -118,11 +128,11 @@ class RuleEvaluator {
   }
 
   ReportFinding by_condition() {
-    auto fires = Expression(r_.condition).evaluate(lookup_);
+    auto fires = x_.condition->evaluate(lookup_);
     f_.threshold_text = r_.condition;
     if (!fires)
       return done(FindingStatus::NotApplicable,
-                  fmt::format("{} has no value for this profile", first_missing(r_.condition, lookup_)));
+                  fmt::format("{} has no value for this profile", first_missing(*x_.condition, lookup_)));
     if (*fires == 0) return done(FindingStatus::Pass, "");
     return done(r_.severity == Severity::Error ? FindingStatus::Fail : FindingStatus::Warn, "");
   }
@@ -195,7 +205,7 @@ class RuleEvaluator {
                      : r_.inconclusive == InconclusiveAs::Warning ? "warning"
                                                                   : "none";
     if (!fired && status != FindingStatus::Inconclusive) return f_;
-    if (!r_.gain.empty()) f_.gain_pct = Expression(r_.gain).evaluate(lookup_);
+    if (x_.gain) f_.gain_pct = x_.gain->evaluate(lookup_);
     if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
     f_.problem = fill(r_.problem);
     f_.recommendation = fill(r_.recommendation);
@@ -219,6 +229,7 @@ class RuleEvaluator {
   }
 
   const Rule& r_;
+  RuleExpressions x_;
   const ReportModel& report_;
   const Baseline* baseline_;
   MetricLookup lookup_;

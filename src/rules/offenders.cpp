@@ -10,16 +10,9 @@
 namespace perfgate {
 namespace {
 
-std::optional<double> number(const ReportCell& cell) {
-  if (const auto* d = std::get_if<double>(&cell)) return *d;
-  if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
-  if (const auto* b = std::get_if<bool>(&cell)) return *b ? 1.0 : 0.0;
-  return std::nullopt;
-}
-
 std::string text(const ReportCell& cell) {
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (auto n = number(cell)) return fmt::format("{:.4g}", *n);
+  if (auto n = cell_number(cell)) return fmt::format("{:.4g}", *n);
   return "";
 }
 
@@ -44,7 +37,7 @@ void collect(const OffenderQuery& q, const ReportTable& t, const std::string& pr
     if (where) {
       auto keep = where->evaluate([&](std::string_view name) -> std::optional<double> {
         auto c = column(t, name);
-        return c && *c < row.size() ? number(row[*c]) : std::nullopt;
+        return c && *c < row.size() ? cell_number(row[*c]) : std::nullopt;
       });
       if (!keep || *keep == 0) continue;
     }
@@ -53,10 +46,10 @@ void collect(const OffenderQuery& q, const ReportTable& t, const std::string& pr
     for (std::size_t i = 0; i < labels.size(); ++i)
       if (labels[i] < row.size()) c.offender.label += (i ? " " : "") + text(row[labels[i]]);
     if (show && *show < row.size()) {
-      c.offender.value = number(row[*show]);
+      c.offender.value = cell_number(row[*show]);
       c.offender.value_text = format_value(c.offender.value, t.columns[*show].unit);
     }
-    if (sort && *sort < row.size()) c.sort_key = number(row[*sort]).value_or(0);
+    if (sort && *sort < row.size()) c.sort_key = cell_number(row[*sort]).value_or(0);
     out.push_back(std::move(c));
   }
 }

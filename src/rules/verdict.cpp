@@ -46,18 +46,6 @@ ReportVerdict verdict_of(const std::vector<ReportFinding>& findings, const GateO
   return v;
 }
 
-namespace {
-
-std::vector<std::string> gpu_names(const ReportModel& report) {
-  std::vector<std::string> names;
-  for (const ReportGpu& g : report.gpus) names.push_back(g.name);
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  return names;
-}
-
-}  // namespace
-
 void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
                 const GateOptions& options) {
   if (baseline) {
