@@ -13,6 +13,6 @@ function(perfgate_embed_files)
     COMMAND ${CMAKE_COMMAND} -DOUTPUT=${ARG_OUTPUT} -DROOT=${CMAKE_SOURCE_DIR}
             -DFILES=${files_arg} -P ${CMAKE_SOURCE_DIR}/cmake/EmbedFilesScript.cmake
     DEPENDS ${inputs} ${CMAKE_SOURCE_DIR}/cmake/EmbedFilesScript.cmake
-    COMMENT "Embedding rule files"
+    COMMENT "Embedding rule files and report templates"
     VERBATIM)
 endfunction()

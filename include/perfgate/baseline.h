@@ -47,6 +47,9 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
 std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables);
 std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kernel_tables);
 
+// Every catalog metric of the report next to the baseline's, with the change.
+std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline);
+
 // Per-op and per-kernel changes against the baseline, per window step: the run tables "op_deltas"
 // and "kernel_deltas", largest regression first.
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);

@@ -170,6 +170,16 @@ struct ReportVerdict {
   std::size_t passed = 0, warnings = 0, failures = 0, not_applicable = 0, skipped = 0, inconclusive = 0;
 };
 
+// A metric now and in the baseline.
+struct ReportMetricChange {
+  std::string name;
+  std::string unit;
+  std::optional<double> value;
+  std::optional<double> baseline;
+  std::optional<double> delta;  // value - baseline
+  std::optional<double> ratio;  // value / baseline
+};
+
 // The baseline the run was compared with.
 struct ReportBaseline {
   std::string path;
@@ -179,6 +189,7 @@ struct ReportBaseline {
   std::vector<std::string> gpu_names;
   std::size_t steps = 0;
   bool hardware_differs = false;
+  std::vector<ReportMetricChange> metrics;  // every catalog metric, in catalog order
 };
 
 struct ReportModel {

@@ -67,6 +67,19 @@ std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kern
   return sum_rows(kernel_tables, "total_us", "");
 }
 
+std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline) {
+  std::vector<ReportMetricChange> changes;
+  for (const ReportMetric& m : current.metrics) {
+    ReportMetricChange c{m.name, m.unit, m.value, baseline.metric(m.name), std::nullopt, std::nullopt};
+    if (c.value && c.baseline) {
+      c.delta = *c.value - *c.baseline;
+      if (*c.baseline != 0) c.ratio = *c.value / *c.baseline;
+    }
+    changes.push_back(std::move(c));
+  }
+  return changes;
+}
+
 Baseline baseline_from_report(const ReportModel& report, std::string path, std::string kind) {
   Baseline b;
   b.info.path = std::move(path);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "cli/progress.h"
 #include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
@@ -32,7 +33,7 @@ struct AnalyzeArgs {
   std::string baseline_path;
   std::string fail_on = "error";
   int warnings_exit_code = 0;
-  std::string json_path;
+  OutputArgs outputs;
   std::optional<std::int64_t> iter_start;
   std::optional<std::int64_t> iter_stop;
   std::int64_t skip_first = 0;
@@ -103,9 +104,9 @@ int run_analyze(const AnalyzeArgs& a) {
   ReportModel report = report_of(a.profiles, rules, options, a);
   apply_gate(report, rules, baseline ? &*baseline : nullptr,
              GateOptions{fail_on(a.fail_on), a.warnings_exit_code});
-  if (!a.json_path.empty()) write_file_atomically(a.json_path, render_json(report));
+  bool written = write_outputs(report, rules, a.outputs);
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
-  return report.verdict->exit_code;
+  return written ? report.verdict->exit_code : kExitInput;
 }
 
 }  // namespace
@@ -115,8 +116,7 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand("analyze", "Analyse profiles: steps, GPU use, breakdown, Tensor Cores");
   cmd->add_option("profiles", args->profiles,
                   "Trace files (.json, .json.gz) or run folders; several files are the workers of one run");
-  cmd->add_option("--json", args->json_path, "Write the JSON report (schema perfgate-report/1) to FILE")
-      ->type_name("FILE");
+  add_output_options(*cmd, args->outputs);
   cmd->add_option("--rules", args->rule_files,
                   "Rule file (YAML) applied on top of the shipped 'default' set; repeatable. "
                   "Shipped names: default, tb-plugin")

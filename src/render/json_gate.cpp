@@ -71,6 +71,18 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.end_array();
   j.key("steps").value(static_cast<std::uint64_t>(b.steps));
   j.key("hardware_differs").value(b.hardware_differs);
+  j.key("metrics").begin_object();  // the baseline's value of each metric, and the change
+  for (const auto& m : b.metrics)
+    j.key(m.name)
+        .begin_object()
+        .key("baseline")
+        .value(m.baseline)
+        .key("delta")
+        .value(m.delta)
+        .key("ratio")
+        .value(m.ratio)
+        .end_object();
+  j.end_object();
   j.end_object();
 }
 

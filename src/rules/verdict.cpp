@@ -50,6 +50,7 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
                 const GateOptions& options) {
   if (baseline) {
     report.baseline = baseline->info;
+    report.baseline->metrics = metric_changes(report, *baseline);
     std::vector<std::string> ours = gpu_names(report);
     if (ours != baseline->info.gpu_names) {
       report.baseline->hardware_differs = true;

@@ -1,0 +1,98 @@
+#include "cli/outputs.h"
+
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <iostream>
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+#include "perfgate/render.h"
+
+namespace perfgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A report larger than this is still written, with a warning: browsers and CI viewers struggle.
+constexpr std::size_t kLargeReportBytes = 10 * 1024 * 1024;
+
+std::string now_utc() {
+  auto seconds = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", seconds);
+}
+
+void warn_if_large(const std::string& path, std::size_t bytes) {
+  if (bytes > kLargeReportBytes)
+    std::cerr << fmt::format("perfgate: warning: {} is {:.1f} MB; open it in a browser with patience\n", path,
+                             static_cast<double>(bytes) / 1e6);
+}
+
+void write_html(const ReportModel& report, const OutputArgs& a) {
+  HtmlOptions o;
+  o.external_assets = a.html_assets == "external";
+  o.max_rows = a.html_rows;
+  if (a.timestamp) o.timestamp = now_utc();
+  HtmlOutput html = render_html(report, o);
+  if (o.external_assets) {
+    fs::path dir = fs::path(a.html).parent_path();
+    write_file_atomically((dir / kHtmlCssName).string(), html.css);
+    write_file_atomically((dir / kHtmlJsName).string(), html.js);
+  }
+  write_file_atomically(a.html, html.page);
+  warn_if_large(a.html, html.page.size());
+}
+
+}  // namespace
+
+void add_output_options(CLI::App& cmd, OutputArgs& a) {
+  cmd.add_option("--json", a.json, "Write the JSON report (schema perfgate-report/1) to FILE")
+      ->type_name("FILE");
+  cmd.add_option("--html", a.html, "Write the HTML report (one self-contained page) to FILE")
+      ->type_name("FILE");
+  cmd.add_option("--html-assets", a.html_assets,
+                 "inline (default), or external: report.css and report.js beside the page, for servers whose "
+                 "Content-Security-Policy blocks inline style and script")
+      ->check(CLI::IsMember({"inline", "external"}));
+  cmd.add_option("--html-rows", a.html_rows, "Rows of each table in the HTML report (default 50)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000));
+  cmd.add_option("--md", a.markdown, "Write the Markdown summary (GitHub-flavoured) to FILE")
+      ->type_name("FILE");
+  cmd.add_option(
+         "--md-budget", a.markdown_budget,
+         "Largest size of the Markdown summary in bytes (default 1048576, GitHub's job summary limit)")
+      ->type_name("BYTES")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+  cmd.add_option("--pr-comment", a.pr_comment,
+                 "Write a compact Markdown summary under 60 KB, for a pull-request comment")
+      ->type_name("FILE");
+  cmd.add_flag("--timestamp", a.timestamp,
+               "Put the time of the run in the reports (off: same input, same bytes)");
+}
+
+bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a) {
+  bool ok = true;
+  auto attempt = [&](const std::string& path, const std::function<void()>& write) {
+    if (path.empty()) return;
+    try {
+      write();
+    } catch (const OutputError& e) {
+      std::cerr << "perfgate: " << e.what() << '\n';
+      ok = false;
+    }
+  };
+  attempt(a.json, [&] { write_file_atomically(a.json, render_json(report)); });
+  attempt(a.html, [&] { write_html(report, a); });
+  attempt(a.markdown, [&] {
+    write_file_atomically(a.markdown, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
+  });
+  attempt(a.pr_comment, [&] {
+    write_file_atomically(a.pr_comment, render_markdown(report, MarkdownOptions{true, kPrCommentBudget}));
+  });
+  return ok;
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,31 @@
+// The report files one run writes: JSON, HTML, Markdown, XLSX, JUnit, GitHub and GitLab outputs.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "perfgate/render.h"
+#include "perfgate/report.h"
+#include "perfgate/rules.h"
+
+namespace perfgate::cli {
+
+struct OutputArgs {
+  std::string json;
+  std::string html;
+  std::string html_assets = "inline";
+  std::size_t html_rows = 50;
+  std::string markdown;
+  std::size_t markdown_budget = kJobSummaryBudget;
+  std::string pr_comment;
+  bool timestamp = false;
+};
+
+void add_output_options(CLI::App& cmd, OutputArgs& args);
+
+// Writes every output asked for, each atomically; one that fails does not stop the others.
+// Returns false (after printing each failure on stderr) when any failed.
+bool write_outputs(const ReportModel& report, const RuleSet& rules, const OutputArgs& args);
+
+}  // namespace perfgate::cli

@@ -1,0 +1,11 @@
+#include "embedded_files.h"
+
+namespace perfgate {
+
+std::string_view embedded_file(std::string_view path) {
+  for (const auto& [p, text] : embedded_files())
+    if (p == path) return text;
+  return {};
+}
+
+}  // namespace perfgate

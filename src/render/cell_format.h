@@ -1,0 +1,20 @@
+// Cells of report tables as text, shared by the renderers that show tables (HTML, Markdown).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+// Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
+std::string cell_text(const ReportCell& cell, std::string_view unit);
+
+// The first `n` bytes of `s`, not ending inside a UTF-8 sequence.
+std::string_view utf8_prefix(std::string_view s, std::size_t n);
+
+// `s` cut to `n` bytes with an ellipsis when longer.
+std::string shorten(std::string_view s, std::size_t n);
+
+}  // namespace perfgate

@@ -1,0 +1,291 @@
+#include "render/html/dashboard.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "render/format.h"
+#include "render/html/charts.h"
+
+namespace perfgate {
+namespace {
+
+// The colours of the plugin's breakdown parts, in its priority order, and of DLProf's resources.
+constexpr std::array<const char*, kBreakdownParts> kBreakdownColors = {
+    "#2f6fde", "#16a2a2", "#7bc6c6", "#8d5bd6", "#e0a100", "#d9534f", "#f08c3a", "#9aa3b2"};
+constexpr std::array<const char*, kResourceParts> kResourceColors = {"#1f8a4c", "#2f6fde", "#16a2a2",
+                                                                     "#f08c3a", "#9aa3b2"};
+constexpr const char* kUtilizationColor = "#2f6fde";
+constexpr const char* kTensorCoreColor = "#1f8a4c";
+constexpr const char* kPlainColor = "#c3c9d4";
+
+TemplateData entry(const std::string& label, const std::string& value) {
+  TemplateData d;
+  d.set("label", label);
+  d.set("value", value);
+  return d;
+}
+
+TemplateData legend_of(const std::vector<ChartPart>& parts, bool with_values) {
+  TemplateData list = template_list();
+  for (const auto& p : parts) {
+    TemplateData d;
+    d.set("label", p.label);
+    d.set("color", p.color);
+    if (with_values) d.set("value", format_pct(p.value));
+    list.push_back(d);
+  }
+  return list;
+}
+
+std::optional<double> metric(const ReportModel& r, std::string_view name) {
+  return metric_value(r.metrics, name);
+}
+
+TemplateData summary(const ReportModel& r) {
+  TemplateData list = template_list();
+  auto add = [&](const std::string& label, const std::string& value) { list.push_back(entry(label, value)); };
+  add("Window", format_duration_us(metric(r, "window.wall_us")));
+  add("GPUs", format_value(metric(r, "gpu.count"), "count"));
+  add("GPU busy", format_pct(metric(r, "gpu.busy_pct")));
+  add("SM efficiency", format_pct(metric(r, "gpu.sm_efficiency_pct")));
+  add("Tensor Core kernel time", format_pct(metric(r, "tensor_core.kernel_time_pct")));
+  add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"));
+  add("MFU", format_pct(metric(r, "compute.mfu_pct")));
+  add("Data loader", format_pct(metric(r, "breakdown.dataloader_pct")));
+  add("Communication", format_pct(metric(r, "breakdown.communication_pct")));
+  add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"));
+  return list;
+}
+
+TemplateData step_summary(const ReportModel& r) {
+  TemplateData list = template_list();
+  auto add = [&](const std::string& label, std::string_view name) {
+    list.push_back(entry(label, format_duration_us(metric(r, name))));
+  };
+  list.push_back(entry("In the window", format_value(metric(r, "window.steps_in_window"), "count")));
+  add("Mean", "steps.mean_us");
+  add("Median", "steps.median_us");
+  add("p90", "steps.p90_us");
+  add("Min", "steps.min_us");
+  add("Max", "steps.max_us");
+  list.push_back(entry("Variation (cv)", format_pct(metric(r, "steps.cv_pct"))));
+  return list;
+}
+
+void add_verdict(const ReportModel& r, TemplateData& view) {
+  if (!r.verdict) return;
+  const ReportVerdict& v = *r.verdict;
+  TemplateData d;
+  d.set("status", v.status);
+  d.set("word", v.status == "fail" ? "FAIL" : v.status == "warn" ? "PASS with warnings" : "PASS");
+  d.set("counts",
+        fmt::format("{} failed · {} warnings · {} inconclusive · {} passed · {} not applicable · {} skipped "
+                    "· exit code {}",
+                    v.failures, v.warnings, v.inconclusive, v.passed, v.not_applicable, v.skipped,
+                    v.exit_code));
+  view.set("verdict", d);
+}
+
+void add_donuts(const ReportModel& r, TemplateData& view) {
+  view.set("gpu_svg", donut_svg(metric(r, "gpu.utilization_pct"), kUtilizationColor, "GPU utilization"));
+  std::string per_gpu;
+  for (const ReportGpu& g : r.gpus)
+    per_gpu +=
+        fmt::format("{}GPU {} {}", per_gpu.empty() ? "" : "; ", g.device, format_pct(g.utilization_pct));
+  view.set("gpu_caption", r.gpus.empty() ? std::string("No GPU activity in the profile.")
+                                         : fmt::format("Kernel time over the window, mean of {} GPU(s): {}.",
+                                                       r.gpus.size(), per_gpu));
+  view.set("tc_svg",
+           donut_svg(metric(r, "tensor_core.efficiency_pct"), kTensorCoreColor, "Tensor Core efficiency"));
+  view.set("tc_caption",
+           fmt::format("Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
+                       "Core kernels are {} of all kernel time; eligible ops launched {} of it.",
+                       format_pct(metric(r, "tensor_core.kernel_time_pct")),
+                       format_pct(metric(r, "tensor_core.eligible_kernel_time_pct"))));
+}
+
+TemplateData bar(const std::string& title, const std::vector<ChartPart>& parts, const std::string& caption) {
+  TemplateData d;
+  d.set("title", title);
+  d.set("svg", stacked_bar_svg(parts, title));
+  d.set("legend", legend_of(parts, true));
+  d.set("caption", caption);
+  return d;
+}
+
+void add_bars(const ReportModel& r, TemplateData& view) {
+  std::vector<ChartPart> resources, breakdown;
+  for (std::size_t i = 0; i < kResourceParts; ++i) {
+    std::string name = resource_part_name(static_cast<ResourcePart>(i));
+    resources.push_back({name, metric(r, "resources." + name + "_pct").value_or(0), kResourceColors[i]});
+  }
+  for (std::size_t i = 0; i < kBreakdownParts; ++i) {
+    std::string name = breakdown_part_name(static_cast<BreakdownPart>(i));
+    breakdown.push_back({name, metric(r, "breakdown." + name + "_pct").value_or(0), kBreakdownColors[i]});
+  }
+  TemplateData bars = template_list();
+  bars.push_back(bar("Resources", resources,
+                     "DLProf's split of the window: Tensor Core kernels, other kernels, memory operations, "
+                     "CPU only, nothing recorded."));
+  bars.push_back(bar("Step breakdown", breakdown,
+                     "The mean step split as the TensorBoard plugin does: each instant goes to the first "
+                     "part active then."));
+  view.set("bars", bars);
+}
+
+// Row index by step name.
+std::map<std::string, std::size_t> rows_by_name(const ReportTable* t) {
+  std::map<std::string, std::size_t> by_name;
+  if (!t) return by_name;
+  for (std::size_t i = 0; i < t->rows.size(); ++i)
+    if (const auto* name = find_cell(*t, i, "name"))
+      if (const auto* s = std::get_if<std::string>(name)) by_name[*s] = i;
+  return by_name;
+}
+
+double number_at(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  return cell ? cell_number(*cell).value_or(0) : 0;
+}
+
+TemplateData step_chart(const std::string& title, const std::vector<StepColumn>& steps,
+                        const std::vector<ChartPart>& legend, const std::string& caption) {
+  TemplateData d;
+  d.set("title", title);
+  d.set("svg", step_bars_svg(steps, legend, title));
+  d.set("legend", legend_of(legend, false));
+  d.set("caption", caption);
+  return d;
+}
+
+// The plugin's overview (the window's steps by breakdown part) and DLProf's iterations view (every
+// step, Tensor Core and other kernel time, the window marked), for the first worker.
+void add_step_charts(const ReportModel& r, TemplateData& view) {
+  TemplateData charts = template_list();
+  if (r.workers.empty() || r.workers.front().steps.empty()) {
+    view.set("step_charts", charts);
+    return;
+  }
+  const ReportWorker& w = r.workers.front();
+  std::vector<ChartPart> parts;
+  for (std::size_t i = 0; i < kBreakdownParts; ++i)
+    parts.push_back({breakdown_part_name(static_cast<BreakdownPart>(i)), 0, kBreakdownColors[i]});
+  std::vector<StepColumn> by_part;
+  for (const ReportStep& s : w.steps) {
+    if (!s.in_window || !s.breakdown_us) continue;
+    by_part.push_back(
+        {s.name, true, s.duration_us, std::vector<double>(s.breakdown_us->begin(), s.breakdown_us->end())});
+  }
+  charts.push_back(step_chart("Step time breakdown", by_part, parts,
+                              "Each step of the window, split as the plugin's overview."));
+  std::vector<ChartPart> kinds = {{"Tensor Core kernels", 0, kTensorCoreColor},
+                                  {"other kernels", 0, kUtilizationColor},
+                                  {"no kernel running", 0, kPlainColor}};
+  const ReportTable* iterations = find_table(w.tables, "iterations");
+  auto rows = rows_by_name(iterations);
+  std::vector<StepColumn> by_kind;
+  for (const ReportStep& s : w.steps) {
+    StepColumn c{s.name, s.in_window, s.duration_us, {}};
+    if (auto it = rows.find(s.name); it != rows.end()) {
+      double gpu = number_at(*iterations, it->second, "gpu_us"),
+             tc = number_at(*iterations, it->second, "tc_gpu_us");
+      c.parts_us = {tc, gpu - tc, std::max(0.0, s.duration_us - gpu)};
+    }
+    by_kind.push_back(std::move(c));
+  }
+  charts.push_back(
+      step_chart("Iterations", by_kind, kinds,
+                 "Every step detected: kernel time by kind; steps outside the aggregation window in "
+                 "grey."));
+  view.set("step_charts", charts);
+}
+
+}  // namespace
+
+void add_dashboard(const ReportModel& r, TemplateData& view) {
+  add_verdict(r, view);
+  add_donuts(r, view);
+  view.set("summary", summary(r));
+  view.set("step_summary", step_summary(r));
+  add_bars(r, view);
+  add_step_charts(r, view);
+}
+
+}  // namespace perfgate
+
+namespace perfgate {
+namespace {
+
+constexpr std::array<const char*, 10> kOpColors = {"#2f6fde", "#e0a100", "#1f8a4c", "#d9534f", "#8d5bd6",
+                                                   "#16a2a2", "#f08c3a", "#c2185b", "#5d8c1f", "#795548"};
+
+std::string text_at(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  const auto* s = cell ? std::get_if<std::string>(cell) : nullptr;
+  return s ? *s : "";
+}
+
+// Colours by launching op: the ten ops with the most time in the step get their own.
+std::map<std::string, std::string> op_colors(const ReportTable& t) {
+  std::map<std::string, double> time;
+  for (std::size_t i = 0; i < t.rows.size(); ++i)
+    if (text_at(t, i, "kind") != "merged") time[text_at(t, i, "op")] += number_at(t, i, "duration_us");
+  std::vector<std::pair<std::string, double>> ranked(time.begin(), time.end());
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::map<std::string, std::string> colors;
+  for (std::size_t i = 0; i < ranked.size() && i < kOpColors.size(); ++i)
+    colors[ranked[i].first] = kOpColors[i];
+  return colors;
+}
+
+}  // namespace
+
+void add_timeline(const ReportModel& r, TemplateData& view) {
+  if (r.workers.empty()) return;
+  const ReportWorker& w = r.workers.front();
+  const ReportTable* t = find_table(w.tables, "timeline");
+  if (!t || t->rows.empty() || w.timeline.step_duration_us <= 0) return;
+  std::map<std::pair<double, double>, std::size_t> lane_of;
+  for (std::size_t i = 0; i < t->rows.size(); ++i)
+    lane_of[{number_at(*t, i, "device"), number_at(*t, i, "stream")}] = 0;
+  std::vector<std::string> lanes;
+  for (auto& [key, index] : lane_of) {
+    index = lanes.size();
+    lanes.push_back(fmt::format("GPU {:.0f} · stream {:.0f}", key.first, key.second));
+  }
+  auto colors = op_colors(*t);
+  std::vector<SvgBox> boxes;
+  for (std::size_t i = 0; i < t->rows.size(); ++i) {
+    std::string op = text_at(*t, i, "op"), kind = text_at(*t, i, "kind"), name = text_at(*t, i, "name");
+    auto color = colors.find(op);
+    SvgBox b;
+    b.lane = lane_of[{number_at(*t, i, "device"), number_at(*t, i, "stream")}];
+    b.start_us = number_at(*t, i, "start_us");
+    b.duration_us = number_at(*t, i, "duration_us");
+    b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
+    b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? "(no op)" : op, kind,
+                            format_duration_us(b.start_us), format_duration_us(b.duration_us));
+    boxes.push_back(std::move(b));
+  }
+  TemplateData legend = template_list();
+  for (const auto& [op, color] : colors) {
+    TemplateData d;
+    d.set("label", op.empty() ? "(no op)" : op);
+    d.set("color", color);
+    legend.push_back(d);
+  }
+  TemplateData d;
+  d.set("step", w.timeline.step);
+  d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "GPU timeline of " + w.timeline.step));
+  d.set("legend", legend);
+  d.set("caption",
+        fmt::format("The median step ({}, {}): {} GPU activities, a lane per stream, coloured by launching "
+                    "op; activities shorter than a thousandth of the step are merged (grey).",
+                    w.timeline.step, format_duration_us(w.timeline.step_duration_us), w.timeline.activities));
+  view.set("timeline", d);
+}
+
+}  // namespace perfgate

@@ -1,0 +1,208 @@
+// The HTML report: one self-contained page (or a page with report.css and report.js beside it),
+// rendered from templates/report.html.mustache.
+#include <fmt/format.h>
+
+#include "perfgate/render.h"
+#include "perfgate/units.h"
+#include "render/escape.h"
+#include "render/html/dashboard.h"
+#include "render/html/table_view.h"
+#include "render/templates.h"
+
+namespace perfgate {
+namespace {
+
+// The worker tables shown in the page, in this order, when they have rows.
+constexpr std::array<const char*, 9> kWorkerTables = {
+    "ops", "op_types", "kernels", "iterations", "regions", "gpus", "tc_shapes", "gpu_gaps", "ranks"};
+// Beyond this many workers only the first one's tables are in the page.
+constexpr std::size_t kMaxWorkerSections = 8;
+
+std::string title_of(const ReportModel& r) {
+  if (r.inputs.size() == 1) return r.inputs.front().worker;
+  return fmt::format("{} workers", r.inputs.size());
+}
+
+std::string inputs_text(const ReportModel& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.inputs.size() && i < 4; ++i)
+    out += (i ? ", " : "") + r.inputs[i].path + " (" + format_bytes(r.inputs[i].bytes) + ")";
+  if (r.inputs.size() > 4) out += fmt::format(" and {} more", r.inputs.size() - 4);
+  return out;
+}
+
+const char* status_label(FindingStatus s) {
+  switch (s) {
+    case FindingStatus::Fail:
+      return "fail";
+    case FindingStatus::Warn:
+      return "warning";
+    case FindingStatus::Inconclusive:
+      return "inconclusive";
+    default:
+      return finding_status_name(s);
+  }
+}
+
+int fired_order(FindingStatus s) {
+  return s == FindingStatus::Fail ? 0 : s == FindingStatus::Inconclusive ? 1 : 2;
+}
+
+TemplateData finding_view(const ReportFinding& f) {
+  TemplateData d;
+  d.set("status", std::string(f.status == FindingStatus::Inconclusive ? "inconclusive"
+                                                                      : finding_status_name(f.status)));
+  d.set("status_label", status_label(f.status));
+  d.set("id", f.id);
+  d.set("title", f.title);
+  if (f.value) d.set("value_text", format_value(f.value, f.unit));
+  if (f.threshold) d.set("threshold_text", f.threshold_text);
+  if (!f.problem.empty()) d.set("problem", f.problem);
+  if (!f.reason.empty()) d.set("reason", f.reason);
+  if (!f.recommendation.empty()) d.set("recommendation", f.recommendation);
+  if (f.gain_pct) d.set("gain_text", format_pct(f.gain_pct));
+  if (!f.source.empty()) d.set("source", f.source);
+  // Only web links become links: a rule file's docs value is not trusted to be a URL.
+  if (f.docs.starts_with("https://") || f.docs.starts_with("http://")) d.set("docs", f.docs);
+  return d;
+}
+
+void add_findings(const ReportModel& r, TemplateData& view) {
+  std::vector<const ReportFinding*> fired;
+  for (const auto& f : r.findings)
+    if (f.status == FindingStatus::Fail || f.status == FindingStatus::Warn ||
+        f.status == FindingStatus::Inconclusive)
+      fired.push_back(&f);
+  std::stable_sort(fired.begin(), fired.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    return fired_order(a->status) < fired_order(b->status);
+  });
+  TemplateData list = template_list();
+  for (const ReportFinding* f : fired) list.push_back(finding_view(*f));
+  view.set("findings", list);
+  view.set("fired", !fired.empty());
+  TemplateData passed = template_list(), na = template_list(), skipped = template_list();
+  std::size_t counts[3] = {0, 0, 0};
+  for (const auto& f : r.findings) {
+    if (f.status == FindingStatus::Pass) {
+      passed.push_back(TemplateData(f.id));
+      ++counts[0];
+    } else if (f.status == FindingStatus::NotApplicable) {
+      TemplateData d;
+      d.set("id", f.id);
+      d.set("reason", f.reason);
+      na.push_back(d);
+      ++counts[1];
+    } else if (f.status == FindingStatus::Skipped) {
+      skipped.push_back(TemplateData(f.id));
+      ++counts[2];
+    }
+  }
+  if (counts[0] + counts[1] + counts[2] == 0) return;
+  TemplateData quiet;
+  quiet.set("summary",
+            fmt::format("{} passed, {} not applicable, {} skipped", counts[0], counts[1], counts[2]));
+  quiet.set("passed", passed);
+  quiet.set("has_passed", counts[0] > 0);
+  quiet.set("not_applicable", na);
+  quiet.set("has_not_applicable", counts[1] > 0);
+  quiet.set("skipped", skipped);
+  quiet.set("has_skipped", counts[2] > 0);
+  view.set("quiet", quiet);
+}
+
+void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+  if (!r.workers.empty()) {
+    if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
+      view.set("top_ops", table_view(*t, o.max_rows, "top_gpu_ops"));
+    if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
+      view.set("system", table_view(*t, o.max_rows, "system"));
+  }
+  TemplateData run_tables = template_list();
+  if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty())
+    run_tables.push_back(table_view(*t, o.max_rows, "ranks"));
+  view.set("run_tables", run_tables);
+  TemplateData workers = template_list();
+  std::size_t sections = r.workers.size() > kMaxWorkerSections ? 1 : r.workers.size();
+  for (std::size_t w = 0; w < sections; ++w) {
+    TemplateData worker;
+    if (r.workers.size() > 1) worker.set("name", r.workers[w].name);
+    TemplateData tables = template_list();
+    for (const char* name : kWorkerTables)
+      if (const ReportTable* t = find_table(r.workers[w].tables, name); t && !t->rows.empty())
+        tables.push_back(table_view(*t, o.max_rows, fmt::format("{}-{}", w, name)));
+    worker.set("tables", tables);
+    workers.push_back(worker);
+  }
+  view.set("workers", workers);
+  if (sections < r.workers.size())
+    view.set("more_workers",
+             fmt::format("The tables of the other {} workers are in the JSON report and the XLSX "
+                         "workbook.",
+                         r.workers.size() - sections));
+}
+
+void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+  if (!r.baseline) return;
+  const ReportBaseline& b = *r.baseline;
+  TemplateData d;
+  d.set("path", b.path);
+  d.set("kind", b.kind);
+  d.set("steps", std::to_string(b.steps));
+  std::string gpus;
+  for (const auto& g : b.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
+  if (!gpus.empty()) d.set("gpus", gpus);
+  d.set("hardware_differs", b.hardware_differs);
+  TemplateData tables = template_list();
+  for (const char* name : {"op_deltas", "kernel_deltas"})
+    if (const ReportTable* t = find_table(r.tables, name)) tables.push_back(table_view(*t, o.max_rows, name));
+  d.set("tables", tables);
+  view.set("baseline", d);
+}
+
+// The report's data for scripts and tools, with each table cut to the rows the page shows.
+std::string page_data(const ReportModel& r, std::size_t max_rows) {
+  ReportModel shown = r;
+  auto cut = [&](std::vector<ReportTable>& tables) {
+    for (ReportTable& t : tables)
+      if (t.rows.size() > max_rows) t.rows.resize(max_rows);
+  };
+  cut(shown.tables);
+  for (ReportWorker& w : shown.workers) cut(w.tables);
+  return script_json_escape(render_json(shown));
+}
+
+}  // namespace
+
+HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
+  TemplateData view;
+  view.set("version", r.tool_version);
+  view.set("title", title_of(r));
+  view.set("inputs_text", inputs_text(r));
+  if (!o.timestamp.empty()) view.set("timestamp", o.timestamp);
+  HtmlOutput out;
+  out.css = std::string(template_text("report.css"));
+  out.js = std::string(template_text("report.js"));
+  view.set("inline_assets", !o.external_assets);
+  if (o.external_assets) {
+    view.set("css_href", std::string(kHtmlCssName));
+    view.set("js_href", std::string(kHtmlJsName));
+  } else {
+    view.set("css", out.css);
+    view.set("js", out.js);
+  }
+  view.set("table", template_partial("table.html.mustache"));
+  add_dashboard(r, view);
+  add_timeline(r, view);
+  add_findings(r, view);
+  add_baseline(r, o, view);
+  add_tables(r, o, view);
+  TemplateData warnings = template_list();
+  for (const auto& w : r.warnings) warnings.push_back(TemplateData(w));
+  view.set("warnings", warnings);
+  view.set("has_warnings", !r.warnings.empty());
+  view.set("data_json", page_data(r, o.max_rows));
+  out.page = render_template("report.html.mustache", view);
+  return out;
+}
+
+}  // namespace perfgate

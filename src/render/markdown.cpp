@@ -1,0 +1,196 @@
+// GitHub-flavoured Markdown for CI job summaries and pull-request comments, rendered from
+// templates/report.md.mustache. Every value is escaped here (the template does not escape), and
+// the text is fitted to a byte budget by showing fewer table rows, then fewer findings.
+#include <fmt/format.h>
+
+#include "perfgate/render.h"
+#include "perfgate/units.h"
+#include "render/cell_format.h"
+#include "render/escape.h"
+#include "render/format.h"
+#include "render/templates.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::size_t kMaxCellChars = 80;
+
+// The key metrics of the summary.
+struct KeyMetric {
+  const char* name;
+  const char* label;
+};
+constexpr KeyMetric kKeyMetrics[] = {
+    {"steps.median_us", "Median step"},
+    {"steps.mean_us", "Mean step"},
+    {"gpu.utilization_pct", "GPU utilization"},
+    {"tensor_core.kernel_time_pct", "Tensor Core kernel time"},
+    {"tensor_core.efficiency_pct", "Tensor Core efficiency"},
+    {"breakdown.dataloader_pct", "Data loader share"},
+    {"breakdown.communication_pct", "Communication share"},
+    {"compute.mfu_pct", "MFU"},
+    {"memory.peak_allocated_bytes", "Peak GPU memory"},
+    {"host.sync_calls", "Synchronising calls"},
+};
+
+// How much goes in: fewer rows and findings until the text fits the budget.
+struct Detail {
+  std::size_t table_rows;
+  std::size_t findings;
+  bool quiet;
+};
+
+std::string esc(std::string_view s) {
+  return markdown_escape(s);
+}
+
+const char* icon_of(FindingStatus s) {
+  return s == FindingStatus::Fail ? "❌" : s == FindingStatus::Warn ? "⚠️" : "❔";
+}
+
+void add_verdict(const ReportModel& r, TemplateData& view) {
+  const std::string status = r.verdict ? r.verdict->status : "pass";
+  view.set("icon", status == "fail" ? "❌" : status == "warn" ? "⚠️" : "✅");
+  view.set("verdict", status == "fail" ? "FAIL" : status == "warn" ? "PASS with warnings" : "PASS");
+  if (r.verdict) {
+    const ReportVerdict& v = *r.verdict;
+    view.set("counts",
+             fmt::format("{} failed · {} warnings · {} inconclusive · {} passed · {} n/a · {} skipped",
+                         v.failures, v.warnings, v.inconclusive, v.passed, v.not_applicable, v.skipped));
+  }
+  std::string inputs;
+  for (std::size_t i = 0; i < r.inputs.size() && i < 3; ++i)
+    inputs += (i ? ", " : "") + esc(r.inputs[i].worker);
+  if (r.inputs.size() > 3) inputs += fmt::format(" and {} more", r.inputs.size() - 3);
+  view.set("inputs", inputs);
+  if (r.baseline) view.set("baseline", esc(r.baseline->path));
+  view.set("has_baseline", r.baseline.has_value());
+}
+
+std::string signed_change(const ReportMetricChange& c) {
+  if (!c.delta) return "–";
+  if (c.unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
+  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, c.unit);
+  return c.ratio ? fmt::format("{} ({:+.1f}%)", change, 100 * (*c.ratio - 1)) : change;
+}
+
+void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
+  TemplateData list = template_list();
+  for (const KeyMetric& k : kKeyMetrics) {
+    auto index = std::find_if(r.metrics.begin(), r.metrics.end(),
+                              [&](const ReportMetric& m) { return m.name == k.name; });
+    if (index == r.metrics.end() || (compact && !index->value)) continue;
+    TemplateData row;
+    row.set("label", k.label);
+    row.set("value", format_value(index->value, index->unit));
+    if (r.baseline)
+      for (const ReportMetricChange& c : r.baseline->metrics)
+        if (c.name == k.name) {
+          row.set("baseline", format_value(c.baseline, c.unit));
+          row.set("delta", signed_change(c));
+        }
+    list.push_back(row);
+  }
+  view.set("metrics", list);
+}
+
+void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
+  std::vector<const ReportFinding*> fired;
+  for (int pass = 0; pass < 3; ++pass)  // failures first, then inconclusive, then warnings
+    for (const auto& f : r.findings)
+      if ((pass == 0 && f.status == FindingStatus::Fail) ||
+          (pass == 1 && f.status == FindingStatus::Inconclusive) ||
+          (pass == 2 && f.status == FindingStatus::Warn))
+        fired.push_back(&f);
+  TemplateData list = template_list();
+  for (std::size_t i = 0; i < fired.size() && i < d.findings; ++i) {
+    const ReportFinding& f = *fired[i];
+    TemplateData item;
+    item.set("icon", icon_of(f.status));
+    item.set("title", esc(f.title));
+    item.set("id", esc(f.id));
+    item.set("value", esc(format_value(f.value, f.unit)));
+    if (f.threshold) item.set("limit", esc(f.threshold_text));
+    if (!f.problem.empty()) item.set("problem", esc(f.problem));
+    if (f.status == FindingStatus::Inconclusive && !f.reason.empty()) item.set("reason", esc(f.reason));
+    if (!f.recommendation.empty()) item.set("recommendation", esc(f.recommendation));
+    list.push_back(item);
+  }
+  view.set("findings", list);
+  if (fired.size() > d.findings)
+    view.set("cut_findings",
+             fmt::format("{} more findings are in the full report.", fired.size() - d.findings));
+  if (d.quiet && r.verdict)
+    view.set("quiet", fmt::format("Passed: {} · not applicable: {} · skipped (no baseline): {}",
+                                  r.verdict->passed, r.verdict->not_applicable, r.verdict->skipped));
+}
+
+TemplateData table_data(const ReportTable& t, std::size_t rows, bool open) {
+  TemplateData d;
+  d.set("title", esc(t.title));
+  d.set("open", open);
+  std::string header = "|", rule = "|";
+  for (const auto& c : t.columns) {
+    header += " " + esc(c.name) + (c.unit.empty() ? "" : " (" + esc(c.unit) + ")") + " |";
+    rule += c.unit.empty() ? "---|" : "---:|";
+  }
+  d.set("header", header);
+  d.set("rule", rule);
+  TemplateData list = template_list();
+  std::size_t shown = std::min(rows, t.rows.size());
+  for (std::size_t i = 0; i < shown; ++i) {
+    std::string line = "|";
+    for (std::size_t c = 0; c < t.columns.size() && c < t.rows[i].size(); ++c)
+      line += " " + esc(shorten(cell_text(t.rows[i][c], t.columns[c].unit), kMaxCellChars)) + " |";
+    list.push_back(TemplateData(line));
+  }
+  d.set("rows", list);
+  d.set("shown", std::to_string(shown));
+  d.set("total", std::to_string(t.rows.size()));
+  return d;
+}
+
+void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateData& view) {
+  TemplateData list = template_list();
+  auto add = [&](const ReportTable* t, std::size_t rows, bool open) {
+    if (t && !t->rows.empty() && rows > 0) list.push_back(table_data(*t, rows, open));
+  };
+  const std::vector<ReportTable>* worker = r.workers.empty() ? nullptr : &r.workers.front().tables;
+  if (worker) add(find_table(*worker, "top_gpu_ops"), compact ? 5 : 10, true);
+  add(find_table(r.tables, "op_deltas"), compact ? 5 : d.table_rows, compact);
+  add(find_table(r.tables, "kernel_deltas"), compact ? 0 : d.table_rows, false);
+  if (worker && !compact)
+    for (const char* name : {"ops", "op_types", "kernels", "iterations"})
+      add(find_table(*worker, name), d.table_rows, false);
+  if (!compact) add(find_table(r.tables, "ranks"), d.table_rows, false);
+  view.set("tables", list);
+}
+
+std::string render_with(const ReportModel& r, const MarkdownOptions& o, const Detail& d) {
+  TemplateData view;
+  add_verdict(r, view);
+  add_metrics(r, o.compact, view);
+  add_findings(r, d, view);
+  add_tables(r, o.compact, d, view);
+  if (o.compact) view.set("note", "The full report (HTML, XLSX, JSON) is attached to the job.");
+  return render_template("report.md.mustache", view, false);
+}
+
+}  // namespace
+
+std::string render_markdown(const ReportModel& r, const MarkdownOptions& o) {
+  static constexpr Detail kLevels[] = {{20, 1000, true}, {10, 1000, true}, {5, 100, true},
+                                       {0, 50, true},    {0, 20, false},   {0, 5, false}};
+  std::string text;
+  for (const Detail& d : kLevels) {
+    text = render_with(r, o, d);
+    if (text.size() <= o.budget_bytes) return text;
+  }
+  // Still too long (a budget smaller than the verdict and the metrics): cut, keeping UTF-8 whole.
+  constexpr std::string_view kCut = "\n\n<sub>Cut to fit the size limit.</sub>\n";
+  std::size_t keep = o.budget_bytes > kCut.size() ? o.budget_bytes - kCut.size() : 0;
+  return std::string(utf8_prefix(text, keep)) +
+         std::string(kCut.substr(0, std::min(kCut.size(), o.budget_bytes)));
+}
+
+}  // namespace perfgate

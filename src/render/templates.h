@@ -1,0 +1,24 @@
+// The Mustache templates of templates/ (kainjow-mustache), built into the binary.
+#pragma once
+
+#include <kainjow/mustache.hpp>
+
+#include <string>
+#include <string_view>
+
+namespace perfgate {
+
+using TemplateData = kainjow::mustache::data;
+
+// The text of templates/<name>; throws std::logic_error when it is not built in.
+std::string_view template_text(std::string_view name);
+
+// Renders templates/<name> with `data`. Values are HTML-escaped unless `escape` is false (the
+// Markdown renderer escapes its own values). Throws std::logic_error for a template error.
+std::string render_template(std::string_view name, const TemplateData& data, bool escape = true);
+
+// A list, and a partial (another template by name) for use as data.
+TemplateData template_list();
+TemplateData template_partial(std::string_view name);
+
+}  // namespace perfgate
