@@ -1,6 +1,8 @@
 // Renderers: each turns the report model into one output format.
 #pragma once
 
+#include <ctime>
+#include <optional>
 #include <string>
 
 #include "perfgate/report.h"
@@ -36,6 +38,26 @@ struct MarkdownOptions {
 };
 std::string render_markdown(const ReportModel& report, const MarkdownOptions& options = {});
 
+// The XLSX workbook (libxlsxwriter), written atomically. Without `created` the document's creation
+// time is fixed, so the same report gives the same bytes. Throws OutputError naming the path.
+struct XlsxOptions {
+  std::optional<time_t> created;
+};
+void write_xlsx(const ReportModel& report, const std::string& path, const XlsxOptions& options = {});
+
+// JUnit XML: a test case per rule; failures as the gate counts them (warnings too when
+// `warnings_fail`, as with --fail-on warning).
+std::string render_junit(const ReportModel& report, bool warnings_fail = false);
+
+// GitHub Actions workflow commands (::error, ::warning, ::notice), at most ten per level.
+std::string render_github_annotations(const ReportModel& report);
+
+// GitLab: the Code Quality report (JSON) and the metrics report (OpenMetrics text).
+inline constexpr const char* kGitlabCodeQualityName = "gl-code-quality-report.json";
+inline constexpr const char* kGitlabMetricsName = "metrics.txt";
+std::string render_gitlab_code_quality(const ReportModel& report);
+std::string render_openmetrics(const ReportModel& report);
+
 struct TerminalOptions {
   bool color = false;
 };
@@ -44,5 +66,7 @@ std::string render_terminal(const ReportModel& report, const TerminalOptions& op
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so a
 // reader never sees half a file. Throws OutputError naming the path.
 void write_file_atomically(const std::string& path, const std::string& content);
+// Appends `content` in one write (for files that others append to, like $GITHUB_STEP_SUMMARY).
+void append_to_file(const std::string& path, const std::string& content);
 
 }  // namespace perfgate

@@ -192,6 +192,17 @@ struct ReportBaseline {
   std::vector<ReportMetricChange> metrics;  // every catalog metric, in catalog order
 };
 
+// A rule as it was in effect (for the workbook's Rules sheet).
+struct ReportRule {
+  std::string id;
+  std::string title;
+  bool enabled = true;
+  std::string reads;  // the metric, or the value expression
+  std::string fires;  // "warn < 50, fail < 30", "+5% vs baseline", or "when <condition>"
+  std::string applies_if;
+  std::string source;
+};
+
 struct ReportModel {
   std::string schema = kReportSchema;
   std::string tool_version;
@@ -205,6 +216,7 @@ struct ReportModel {
   std::vector<std::string> warnings;  // the run's and every worker's, worker-prefixed
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
+  std::vector<ReportRule> rules;        // every rule, enabled or not
   std::optional<ReportVerdict> verdict;
 };
 

@@ -78,6 +78,10 @@ RuleSet load_rules(const std::vector<std::string>& files);
 void apply_rule_overrides(RuleSet& rules, const std::vector<std::string>& settings,
                           const std::vector<std::string>& disabled);
 
+// When a rule fires, in words: "warn < 50, fail < 30", "warn +3%, fail +5% vs baseline", or
+// "when <condition>".
+std::string rule_limits_text(const Rule& rule);
+
 // The rule set as one self-contained YAML file (extends: none), for --print-effective-rules.
 std::string effective_rules_yaml(const RuleSet& rules);
 

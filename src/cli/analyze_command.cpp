@@ -104,7 +104,9 @@ int run_analyze(const AnalyzeArgs& a) {
   ReportModel report = report_of(a.profiles, rules, options, a);
   apply_gate(report, rules, baseline ? &*baseline : nullptr,
              GateOptions{fail_on(a.fail_on), a.warnings_exit_code});
-  bool written = write_outputs(report, rules, a.outputs);
+  OutputArgs outputs = a.outputs;
+  outputs.warnings_fail = a.fail_on == "warning";
+  bool written = write_outputs(report, rules, outputs);
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   return written ? report.verdict->exit_code : kExitInput;
 }

@@ -69,6 +69,17 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
   cmd.add_option("--pr-comment", a.pr_comment,
                  "Write a compact Markdown summary under 60 KB, for a pull-request comment")
       ->type_name("FILE");
+  cmd.add_option("--xlsx", a.xlsx, "Write the XLSX workbook (a sheet per table, every row) to FILE")
+      ->type_name("FILE");
+  cmd.add_option("--junit", a.junit, "Write JUnit XML (a test case per rule) to FILE")->type_name("FILE");
+  cmd.add_flag(
+      "--github", a.github,
+      "Print GitHub Actions annotations, and append the Markdown summary to $GITHUB_STEP_SUMMARY when set");
+  cmd.add_option(
+         "--gitlab", a.gitlab,
+         "Write GitLab's Code Quality report (gl-code-quality-report.json) and metrics report (metrics.txt) "
+         "into DIR")
+      ->type_name("DIR");
   cmd.add_flag("--timestamp", a.timestamp,
                "Put the time of the run in the reports (off: same input, same bytes)");
 }
@@ -89,6 +100,24 @@ bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& 
   attempt(a.markdown, [&] {
     write_file_atomically(a.markdown, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
   });
+  attempt(a.xlsx, [&] {
+    XlsxOptions o;
+    if (a.timestamp) o.created = std::time(nullptr);
+    write_xlsx(report, a.xlsx, o);
+  });
+  attempt(a.junit, [&] { write_file_atomically(a.junit, render_junit(report, a.warnings_fail)); });
+  attempt(a.gitlab, [&] {
+    fs::path dir(a.gitlab);
+    write_file_atomically((dir / kGitlabCodeQualityName).string(), render_gitlab_code_quality(report));
+    write_file_atomically((dir / kGitlabMetricsName).string(), render_openmetrics(report));
+  });
+  if (a.github) {
+    std::cout << render_github_annotations(report) << std::flush;
+    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
+      attempt(summary, [&] {
+        append_to_file(summary, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
+      });
+  }
   attempt(a.pr_comment, [&] {
     write_file_atomically(a.pr_comment, render_markdown(report, MarkdownOptions{true, kPrCommentBudget}));
   });

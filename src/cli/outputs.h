@@ -19,6 +19,11 @@ struct OutputArgs {
   std::string markdown;
   std::size_t markdown_budget = kJobSummaryBudget;
   std::string pr_comment;
+  std::string xlsx;
+  std::string junit;
+  bool github = false;
+  std::string gitlab;          // a folder
+  bool warnings_fail = false;  // --fail-on warning, for the JUnit failures
   bool timestamp = false;
 };
 

@@ -35,20 +35,6 @@ int check(const RulesArgs& a) {
   return code;
 }
 
-std::string threshold_text(const Rule& r) {
-  if (!r.condition.empty()) return "when " + r.condition;
-  std::string side = r.better == Better::Higher ? "<" : ">";
-  std::string out;
-  auto add = [&](const char* level, const std::string& text) {
-    if (text.empty()) return;
-    out +=
-        fmt::format("{}{} {}{}", out.empty() ? "" : ", ", level, r.compare_baseline ? "" : side + " ", text);
-  };
-  add("warn", r.warn_text);
-  add("fail", r.fail_text);
-  return out + (r.compare_baseline ? " vs baseline" : "");
-}
-
 // One section per rule, for docs/rules.md.
 void print_markdown(const RuleSet& set) {
   for (const Rule& r : set.rules) {
@@ -56,7 +42,7 @@ void print_markdown(const RuleSet& set) {
     std::cout << fmt::format("### `{}`: {}\n\n", r.id, r.title);
     std::cout << fmt::format("- **Reads** {}{}; **fires** {}{}\n", r.condition.empty() ? what : "",
                              r.condition.empty() ? "" : fmt::format("`{}`", r.condition),
-                             r.condition.empty() ? threshold_text(r) : "when the condition holds",
+                             r.condition.empty() ? rule_limits_text(r) : "when the condition holds",
                              r.applies_if.empty() ? "" : fmt::format("; applies when `{}`", r.applies_if));
     if (!r.problem.empty()) std::cout << fmt::format("- **Problem** (as reported): {}\n", r.problem);
     if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
@@ -77,7 +63,7 @@ int list(const RulesArgs& a) {
   for (const Rule& r : set.rules)
     std::cout << fmt::format("{:<34} {:<8} {:<36} {}\n", r.id, r.enabled ? "" : "disabled",
                              r.metric.empty() ? (r.value.empty() ? "(condition)" : r.value) : r.metric,
-                             threshold_text(r));
+                             rule_limits_text(r));
   return kExitPass;
 }
 

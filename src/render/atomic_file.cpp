@@ -53,3 +53,26 @@ void write_file_atomically(const std::string& path, const std::string& content) 
 }
 
 }  // namespace perfgate
+
+namespace perfgate {
+
+void append_to_file(const std::string& path, const std::string& content) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(errno)));
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(err)));
+    }
+    data += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0) throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(errno)));
+}
+
+}  // namespace perfgate

@@ -244,6 +244,17 @@ class RuleChecker {
 
 }  // namespace
 
+std::string rule_limits_text(const Rule& r) {
+  if (!r.condition.empty()) return "when " + r.condition;
+  std::string side = r.better == Better::Higher ? "<" : ">";
+  std::string out;
+  for (const auto& [level, text] : {std::pair{"warn", &r.warn_text}, std::pair{"fail", &r.fail_text}})
+    if (!text->empty())
+      out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", level, r.compare_baseline ? "" : side + " ",
+                         *text);
+  return out + (r.compare_baseline ? " vs baseline" : "");
+}
+
 bool valid_rule_id(std::string_view id) {
   if (id.empty() ||
       !(std::islower(static_cast<unsigned char>(id[0])) || std::isdigit(static_cast<unsigned char>(id[0]))))

@@ -1,0 +1,53 @@
+// GitHub Actions workflow commands: an ::error, ::warning or ::notice line per finding that fired,
+// at most ten per level (the rest counted in one line), and a notice with the verdict.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "perfgate/render.h"
+#include "perfgate/units.h"
+#include "render/escape.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::size_t kPerLevel = 10;
+
+const char* level_of(const ReportFinding& f) {
+  if (f.counts_as == "error") return "error";
+  if (f.counts_as == "warning") return "warning";
+  return f.status == FindingStatus::Inconclusive ? "notice" : nullptr;
+}
+
+}  // namespace
+
+std::string render_github_annotations(const ReportModel& r) {
+  std::string out;
+  std::map<std::string, std::size_t> count;
+  for (const ReportFinding& f : r.findings) {
+    const char* level = level_of(f);
+    if (!level) continue;
+    if (++count[level] > kPerLevel) continue;
+    std::string message = f.title;
+    if (f.value) message += ": " + format_value(f.value, f.unit);
+    if (f.threshold) message += " (limit " + f.threshold_text + ")";
+    if (!f.problem.empty()) message += "\n" + f.problem;
+    if (!f.recommendation.empty()) message += "\n" + f.recommendation;
+    out += fmt::format("::{} title={}::{}\n", level, github_property_escape("perfgate " + f.id),
+                       github_data_escape(message));
+  }
+  for (const auto& [level, n] : count)
+    if (n > kPerLevel)
+      out += fmt::format("::{} title={}::{}\n", level, github_property_escape("perfgate"),
+                         github_data_escape(fmt::format("{} more {} findings: see the report", n - kPerLevel,
+                                                        level == "error" ? "failing" : level)));
+  if (r.verdict)
+    out += fmt::format(
+        "::notice title={}::{}\n", github_property_escape("perfgate verdict"),
+        github_data_escape(fmt::format("{}: {} failed, {} warnings, {} inconclusive, {} passed",
+                                       r.verdict->status, r.verdict->failures, r.verdict->warnings,
+                                       r.verdict->inconclusive, r.verdict->passed)));
+  return out;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,79 @@
+// GitLab: a Code Quality report (the findings that fired) and an OpenMetrics metrics report.
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "perfgate/render.h"
+#include "perfgate/units.h"
+#include "render/json_writer.h"
+
+namespace perfgate {
+namespace {
+
+// FNV-1a: a stable fingerprint, so that GitLab matches a finding across pipelines.
+std::string fingerprint(std::string_view text) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+const char* severity_of(const ReportFinding& f) {
+  if (f.counts_as == "error") return "major";
+  if (f.counts_as == "warning") return "minor";
+  return "info";
+}
+
+// OpenMetrics names: [a-zA-Z_:][a-zA-Z0-9_:]*.
+std::string metric_name(std::string_view name) {
+  std::string out = "perfgate_";
+  for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  return out;
+}
+
+}  // namespace
+
+std::string render_gitlab_code_quality(const ReportModel& r) {
+  std::string path = r.inputs.empty() ? "perfgate" : r.inputs.front().path;
+  JsonWriter j;
+  j.begin_array();
+  for (const ReportFinding& f : r.findings) {
+    if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn &&
+        f.status != FindingStatus::Inconclusive)
+      continue;
+    std::string description = f.title;
+    if (f.value) description += ": " + format_value(f.value, f.unit);
+    if (f.threshold) description += " (limit " + f.threshold_text + ")";
+    if (!f.problem.empty()) description += ". " + f.problem;
+    j.begin_object();
+    j.key("description").value(description);
+    j.key("check_name").value("perfgate." + f.id);
+    j.key("fingerprint").value(fingerprint("perfgate|" + f.id + "|" + path));
+    j.key("severity").value(severity_of(f));
+    j.key("location").begin_object().key("path").value(path);
+    j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
+    j.end_object();
+  }
+  j.end_array();
+  return j.str() + "\n";
+}
+
+std::string render_openmetrics(const ReportModel& r) {
+  std::string out;
+  for (const ReportMetric& m : r.metrics) {
+    if (!m.value) continue;  // not applicable: OpenMetrics has no null
+    std::string name = metric_name(m.name);
+    out += fmt::format("# TYPE {} gauge\n{} {}\n", name, name, *m.value);  // shortest exact form
+  }
+  if (r.verdict) {
+    out +=
+        fmt::format("# TYPE perfgate_gate_failures gauge\nperfgate_gate_failures {}\n", r.verdict->failures);
+    out +=
+        fmt::format("# TYPE perfgate_gate_warnings gauge\nperfgate_gate_warnings {}\n", r.verdict->warnings);
+  }
+  return out + "# EOF\n";
+}
+
+}  // namespace perfgate

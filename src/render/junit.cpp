@@ -1,0 +1,70 @@
+// JUnit XML: one test case per rule. A failing rule (or an inconclusive one counted as an error)
+// is a <failure>; n/a and skipped rules are <skipped> with the reason; warnings pass, with the
+// message in <system-out> (and fail with --fail-on warning, as the gate does).
+#include <fmt/format.h>
+
+#include "perfgate/render.h"
+#include "perfgate/units.h"
+#include "render/escape.h"
+
+namespace perfgate {
+namespace {
+
+bool counts_as_failure(const ReportFinding& f, bool warnings_fail) {
+  return f.counts_as == "error" || (warnings_fail && f.counts_as == "warning");
+}
+
+std::string message_of(const ReportFinding& f) {
+  std::string m = f.title;
+  if (f.value) m += ": " + format_value(f.value, f.unit);
+  if (f.threshold) m += " (limit " + f.threshold_text + ")";
+  return m;
+}
+
+std::string details_of(const ReportFinding& f) {
+  std::string d;
+  for (const std::string* s : {&f.problem, &f.reason, &f.recommendation})
+    if (!s->empty()) d += (d.empty() ? "" : "\n") + *s;
+  if (!f.docs.empty()) d += "\n" + f.docs;
+  return d;
+}
+
+std::string suite_name(const ReportModel& r) {
+  std::string names;
+  for (std::size_t i = 0; i < r.inputs.size() && i < 3; ++i) names += (i ? ", " : "") + r.inputs[i].worker;
+  if (r.inputs.size() > 3) names += fmt::format(" and {} more", r.inputs.size() - 3);
+  return "perfgate: " + names;
+}
+
+}  // namespace
+
+std::string render_junit(const ReportModel& r, bool warnings_fail) {
+  std::size_t failures = 0, skipped = 0;
+  std::string cases;
+  for (const ReportFinding& f : r.findings) {
+    std::string group = f.id.substr(0, f.id.find('.'));
+    cases += fmt::format(R"(    <testcase classname="perfgate.{}" name="{}" time="0">)", xml_escape(group),
+                         xml_escape(f.id));
+    if (counts_as_failure(f, warnings_fail)) {
+      ++failures;
+      cases += fmt::format("\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    ",
+                           xml_escape(message_of(f)), f.counts_as, xml_escape(details_of(f)));
+    } else if (f.status == FindingStatus::NotApplicable || f.status == FindingStatus::Skipped) {
+      ++skipped;
+      cases += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(f.reason));
+    } else if (f.counts_as == "warning") {
+      cases += fmt::format("\n      <system-out>warning: {}\n{}</system-out>\n    ",
+                           xml_escape(message_of(f)), xml_escape(details_of(f)));
+    }
+    cases += "</testcase>\n";
+  }
+  std::string suite = xml_escape(suite_name(r));
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"perfgate\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"{2}\">\n"
+      "  <testsuite name=\"{3}\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"{2}\" time=\"0\">\n{4}"
+      "  </testsuite>\n</testsuites>\n",
+      r.findings.size(), failures, skipped, suite, cases);
+}
+
+}  // namespace perfgate

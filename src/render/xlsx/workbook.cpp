@@ -1,0 +1,162 @@
+#include "render/xlsx/workbook.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+#include "render/cell_format.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::size_t kMaxColumnWidth = 60;
+
+const char* number_format(std::string_view unit) {
+  if (unit == "us") return "#,##0.0";
+  if (unit == "%") return "0.0\"%\"";
+  if (unit == "bytes" || unit == "count") return "#,##0.##";
+  if (unit == "flop") return "0.00E+00";
+  if (unit == "GB/s" || unit == "ratio" || unit == "TFLOP/s") return "0.00";
+  if (unit == "version") return "0.0";
+  return "General";
+}
+
+}  // namespace
+
+Workbook::Workbook(const std::string& path, bool constant_memory, time_t created) : path_(path) {
+  lxw_workbook_options options{};
+  options.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
+  wb_ = workbook_new_opt(path.c_str(), &options);
+  if (!wb_) throw OutputError("cannot create the workbook file");
+  lxw_doc_properties properties{};
+  std::string title = "perfgate report";
+  properties.title = title.data();
+  properties.created = created;
+  workbook_set_properties(wb_, &properties);
+  header_ = workbook_add_format(wb_);
+  format_set_bold(header_);
+  format_set_bottom(header_, LXW_BORDER_THIN);
+  format_set_bg_color(header_, 0xE8ECF2);
+  bold_ = workbook_add_format(wb_);
+  format_set_bold(bold_);
+  // Text from traces and rule files: a string cell in the Text number format ("@"), so that editing
+  // it in Excel never turns "=..." into a formula. (Debian's libxlsxwriter 1.1.4 predates
+  // format_set_quote_prefix; the Text format protects the same way.)
+  text_ = workbook_add_format(wb_);
+  format_set_num_format(text_, "@");
+}
+
+Workbook::~Workbook() {
+  if (wb_) workbook_close(wb_);  // an unclosed workbook leaks; its file is removed by the caller
+}
+
+lxw_worksheet* Workbook::sheet(const std::string& name) {
+  lxw_worksheet* ws = workbook_add_worksheet(wb_, name.substr(0, 31).c_str());
+  if (!ws) throw OutputError(fmt::format("cannot add the sheet '{}'", name));
+  return ws;
+}
+
+lxw_format* Workbook::format_for(std::string_view unit) {
+  auto it = number_formats_.find(unit);
+  if (it != number_formats_.end()) return it->second;
+  lxw_format* f = workbook_add_format(wb_);
+  format_set_num_format(f, number_format(unit));
+  return number_formats_.emplace(std::string(unit), f).first->second;
+}
+
+void Workbook::note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars) {
+  auto& widths = widths_[ws];
+  if (widths.size() <= col) widths.resize(col + 1, 8);
+  widths[col] = std::max(widths[col], std::min(chars + 2, kMaxColumnWidth));
+}
+
+void Workbook::text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
+                    lxw_format* format) {
+  std::string value = shorten(s, kMaxCellChars);
+  worksheet_write_string(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), value.c_str(),
+                         format ? format : text_);
+  note_width(ws, col, std::min<std::size_t>(value.size(), kMaxColumnWidth));
+}
+
+void Workbook::number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
+                      std::string_view unit) {
+  if (!v || !std::isfinite(*v)) return;  // an empty cell: not applicable
+  worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), *v, format_for(unit));
+  note_width(ws, col, cell_text(*v, unit).size() + 2);
+}
+
+void Workbook::cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c,
+                    std::string_view unit) {
+  if (const auto* s = std::get_if<std::string>(&c)) return text(ws, row, col, *s);
+  if (const auto* b = std::get_if<bool>(&c)) return text(ws, row, col, *b ? "yes" : "no");
+  number(ws, row, col, cell_number(c), unit);
+}
+
+void Workbook::header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names) {
+  for (std::size_t c = 0; c < names.size(); ++c) text(ws, row, c, names[c], header_);
+}
+
+std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::size_t first_row,
+                                  const std::string& extra_column,
+                                  const std::vector<std::string>& extra_values) {
+  std::size_t offset = extra_column.empty() ? 0 : 1;
+  std::vector<std::string> names;
+  if (offset) names.push_back(extra_column);
+  for (const auto& c : t.columns)
+    names.push_back(c.unit.empty() ? c.name : fmt::format("{} ({})", c.name, c.unit));
+  header(ws, first_row, names);
+  std::size_t row = first_row + 1;
+  for (std::size_t r = 0; r < t.rows.size(); ++r, ++row) {
+    if (offset) text(ws, row, 0, r < extra_values.size() ? extra_values[r] : "");
+    for (std::size_t c = 0; c < t.columns.size() && c < t.rows[r].size(); ++c)
+      cell(ws, row, c + offset, t.rows[r][c], t.columns[c].unit);
+  }
+  if (first_row == 0) {
+    worksheet_freeze_panes(ws, 1, 0);
+    if (!names.empty())
+      worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
+                           static_cast<lxw_col_t>(names.size() - 1));
+  }
+  return row;
+}
+
+void Workbook::fit_columns(lxw_worksheet* ws) {
+  const auto& widths = widths_[ws];
+  for (std::size_t c = 0; c < widths.size(); ++c)
+    worksheet_set_column(ws, static_cast<lxw_col_t>(c), static_cast<lxw_col_t>(c),
+                         static_cast<double>(widths[c]), nullptr);
+}
+
+void Workbook::status_colors(lxw_worksheet* ws, std::size_t first_row, std::size_t last_row,
+                             std::size_t col) {
+  if (last_row < first_row) return;
+  struct Color {
+    const char* status;
+    lxw_color_t fill, font;
+  };
+  for (const Color& c : {Color{"fail", 0xFBE5E4, 0xA1221D}, Color{"warn", 0xFDF1DC, 0x8A5200},
+                         Color{"inconclusive", 0xEEEAFC, 0x4B3BB0}, Color{"pass", 0xE6F4EC, 0x17693A}}) {
+    lxw_format* f = workbook_add_format(wb_);
+    format_set_bg_color(f, c.fill);
+    format_set_font_color(f, c.font);
+    lxw_conditional_format cf{};
+    cf.type = LXW_CONDITIONAL_TYPE_CELL;
+    cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
+    std::string quoted = fmt::format("\"{}\"", c.status);
+    cf.value_string = quoted.data();
+    cf.format = f;
+    worksheet_conditional_format_range(ws, static_cast<lxw_row_t>(first_row), static_cast<lxw_col_t>(col),
+                                       static_cast<lxw_row_t>(last_row), static_cast<lxw_col_t>(col), &cf);
+  }
+}
+
+void Workbook::close() {
+  lxw_error error = workbook_close(wb_);
+  wb_ = nullptr;
+  if (error != LXW_NO_ERROR)
+    throw OutputError(fmt::format("cannot write the workbook: {}", lxw_strerror(error)));
+}
+
+}  // namespace perfgate

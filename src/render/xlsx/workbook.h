@@ -1,0 +1,62 @@
+// A thin C++ layer over libxlsxwriter for the report workbook: formats by unit, tables as sheets
+// (frozen header, autofilter, widths), and text that is always a string, never a formula.
+#pragma once
+
+#include <xlsxwriter.h>
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+// Excel's limits: a cell holds at most 32,767 characters; a sheet name at most 31.
+inline constexpr std::size_t kMaxCellChars = 32767;
+
+class Workbook {
+ public:
+  // Opens `path` for writing (the file is written by close()). `created` fixes the document's
+  // creation time so that the same report gives the same bytes.
+  Workbook(const std::string& path, bool constant_memory, time_t created);
+  ~Workbook();
+  Workbook(const Workbook&) = delete;
+  Workbook& operator=(const Workbook&) = delete;
+
+  lxw_worksheet* sheet(const std::string& name);
+  // Writes a table with its header in row `first_row`; returns the row after it. The header row is
+  // frozen and filtered when `first_row` is 0.
+  std::size_t write_table(lxw_worksheet* ws, const ReportTable& table, std::size_t first_row = 0,
+                          const std::string& extra_column = "",
+                          const std::vector<std::string>& extra_values = {});
+  void text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
+            lxw_format* format = nullptr);
+  void number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
+              std::string_view unit);
+  void cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c, std::string_view unit);
+  void header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names);
+  // Column widths from the longest text seen in each column (capped).
+  void fit_columns(lxw_worksheet* ws);
+  // Colours a status column: fail red, warn amber, inconclusive violet, pass green.
+  void status_colors(lxw_worksheet* ws, std::size_t first_row, std::size_t last_row, std::size_t col);
+  lxw_workbook* raw() { return wb_; }
+  lxw_format* bold() { return bold_; }
+  // Writes the file. Throws OutputError naming the path.
+  void close();
+
+ private:
+  lxw_format* format_for(std::string_view unit);
+  void note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars);
+
+  std::string path_;
+  lxw_workbook* wb_ = nullptr;
+  lxw_format* header_ = nullptr;
+  lxw_format* bold_ = nullptr;
+  lxw_format* text_ = nullptr;
+  std::map<std::string, lxw_format*, std::less<>> number_formats_;
+  std::map<lxw_worksheet*, std::vector<std::size_t>> widths_;
+};
+
+}  // namespace perfgate

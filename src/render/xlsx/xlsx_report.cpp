@@ -1,0 +1,209 @@
+// The XLSX workbook for reviews: Summary, Findings, Iterations (with a native chart), Ops, Op types,
+// Kernels, GPUs, Regions, Baseline diff, Rules. Every row of every table; tables of several
+// workers one after the other, with a worker column.
+#include <unistd.h>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+#include "perfgate/render.h"
+#include "render/xlsx/workbook.h"
+
+namespace perfgate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Beyond this many rows in all, the workbook streams rows to disk (libxlsxwriter's constant_memory).
+constexpr std::size_t kConstantMemoryRows = 100'000;
+// 2020-01-01 00:00:00 UTC: the creation time of every workbook written without --timestamp.
+constexpr time_t kFixedCreationTime = 1577836800;
+
+std::size_t total_rows(const ReportModel& r) {
+  std::size_t n = 0;
+  for (const auto& t : r.tables) n += t.rows.size();
+  for (const auto& w : r.workers)
+    for (const auto& t : w.tables) n += t.rows.size();
+  return n;
+}
+
+// One table of every worker as one sheet (a worker column when there are several).
+void worker_sheet(Workbook& wb, const ReportModel& r, const std::string& sheet_name, std::string_view table) {
+  ReportTable all;
+  std::vector<std::string> workers;
+  for (const ReportWorker& w : r.workers) {
+    const ReportTable* t = find_table(w.tables, table);
+    if (!t) continue;
+    if (all.columns.empty()) all.columns = t->columns;
+    for (const auto& row : t->rows) {
+      all.rows.push_back(row);
+      workers.push_back(w.name);
+    }
+  }
+  lxw_worksheet* ws = wb.sheet(sheet_name);
+  wb.write_table(ws, all, 0, r.workers.size() > 1 ? "worker" : "", workers);
+  wb.fit_columns(ws);
+}
+
+void summary_sheet(Workbook& wb, const ReportModel& r) {
+  lxw_worksheet* ws = wb.sheet("Summary");
+  std::map<std::string, std::string> status;  // a metric's worst finding
+  for (const ReportFinding& f : r.findings) {
+    std::string s = finding_status_name(f.status);
+    auto& current = status[f.metric];
+    if (current.empty() || s == "fail" || (s == "warn" && current != "fail")) current = s;
+  }
+  const ReportMetricChange* changes = r.baseline ? r.baseline->metrics.data() : nullptr;
+  std::vector<std::string> names = {"metric", "unit", "value"};
+  if (changes) names.insert(names.end(), {"baseline", "delta", "ratio"});
+  names.push_back("status");
+  wb.header(ws, 0, names);
+  std::size_t row = 1;
+  for (std::size_t i = 0; i < r.metrics.size(); ++i, ++row) {
+    const ReportMetric& m = r.metrics[i];
+    wb.text(ws, row, 0, m.name);
+    wb.text(ws, row, 1, m.unit);
+    wb.number(ws, row, 2, m.value, m.unit);
+    std::size_t col = 3;
+    if (changes && i < r.baseline->metrics.size()) {
+      wb.number(ws, row, 3, changes[i].baseline, m.unit);
+      wb.number(ws, row, 4, changes[i].delta, m.unit == "%" ? "%" : m.unit);
+      wb.number(ws, row, 5, changes[i].ratio, "ratio");
+      col = 6;
+    }
+    if (auto it = status.find(m.name); it != status.end()) wb.text(ws, row, col, it->second);
+  }
+  worksheet_freeze_panes(ws, 1, 0);
+  worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(row - 1), static_cast<lxw_col_t>(names.size() - 1));
+  wb.status_colors(ws, 1, row - 1, names.size() - 1);
+  wb.fit_columns(ws);
+}
+
+void findings_sheet(Workbook& wb, const ReportModel& r) {
+  lxw_worksheet* ws = wb.sheet("Findings");
+  wb.header(ws, 0,
+            {"id", "title", "status", "severity", "value", "unit", "limit", "baseline", "problem",
+             "recommendation", "reason", "estimated gain (%)", "offenders", "source", "docs"});
+  std::size_t row = 1;
+  for (const ReportFinding& f : r.findings) {
+    std::string offenders;
+    for (const auto& o : f.offenders)
+      offenders +=
+          (offenders.empty() ? "" : "; ") + o.label + (o.value_text.empty() ? "" : " (" + o.value_text + ")");
+    std::size_t col = 0;
+    for (const std::string* s : {&f.id, &f.title}) wb.text(ws, row, col++, *s);
+    wb.text(ws, row, col++, finding_status_name(f.status));
+    wb.text(ws, row, col++, f.severity);
+    wb.number(ws, row, col++, f.value, f.unit);
+    wb.text(ws, row, col++, f.unit);
+    wb.text(ws, row, col++, f.threshold_text);
+    wb.number(ws, row, col++, f.baseline, f.unit);
+    for (const std::string* s : {&f.problem, &f.recommendation, &f.reason}) wb.text(ws, row, col++, *s);
+    wb.number(ws, row, col++, f.gain_pct, "%");
+    for (const std::string* s : {static_cast<const std::string*>(&offenders), &f.source, &f.docs})
+      wb.text(ws, row, col++, *s);
+    ++row;
+  }
+  worksheet_freeze_panes(ws, 1, 0);
+  worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)), 14);
+  wb.status_colors(ws, 1, row - 1, 2);
+  wb.fit_columns(ws);
+}
+
+// The first worker's iterations, and a stacked column chart of their breakdown.
+void iterations_sheet(Workbook& wb, const ReportModel& r) {
+  lxw_worksheet* ws = wb.sheet("Iterations");
+  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, "iterations");
+  if (!t) return;
+  std::size_t end = wb.write_table(ws, *t);
+  wb.fit_columns(ws);
+  if (t->rows.empty()) return;
+  lxw_chart* chart = workbook_add_chart(wb.raw(), LXW_CHART_COLUMN_STACKED);
+  chart_title_set_name(chart, "Step time breakdown");
+  chart_axis_set_name(chart->y_axis, "us");
+  std::size_t name_col = 0;
+  for (std::size_t c = 0; c < t->columns.size(); ++c) {
+    const std::string& name = t->columns[c].name;
+    if (name == "name") name_col = c;
+    bool part = name.ends_with("_us") && name != "duration_us" && name != "start_us" && name != "gpu_us" &&
+                name != "tc_gpu_us";
+    if (!part) continue;
+    auto last = static_cast<lxw_row_t>(end - 1);
+    lxw_chart_series* s = chart_add_series(chart, nullptr, nullptr);
+    chart_series_set_categories(s, "Iterations", 1, static_cast<lxw_col_t>(name_col), last,
+                                static_cast<lxw_col_t>(name_col));
+    chart_series_set_values(s, "Iterations", 1, static_cast<lxw_col_t>(c), last, static_cast<lxw_col_t>(c));
+    chart_series_set_name(s, name.substr(0, name.size() - 3).c_str());
+  }
+  lxw_chart_options placement{};
+  placement.x_offset = 10;
+  placement.x_scale = 1.6;
+  placement.y_scale = 1.3;
+  worksheet_insert_chart_opt(ws, static_cast<lxw_row_t>(end + 2), 0, chart, &placement);
+}
+
+void baseline_sheets(Workbook& wb, const ReportModel& r) {
+  if (!r.baseline) return;
+  for (const auto& [table, sheet] :
+       {std::pair{"op_deltas", "Baseline diff"}, std::pair{"kernel_deltas", "Baseline kernels"}})
+    if (const ReportTable* t = find_table(r.tables, table)) {
+      lxw_worksheet* ws = wb.sheet(sheet);
+      wb.write_table(ws, *t);
+      wb.fit_columns(ws);
+    }
+}
+
+void rules_sheet(Workbook& wb, const ReportModel& r) {
+  lxw_worksheet* ws = wb.sheet("Rules");
+  wb.header(ws, 0, {"id", "title", "enabled", "reads", "fires", "applies if", "source"});
+  std::size_t row = 1;
+  for (const ReportRule& rule : r.rules) {
+    std::size_t col = 0;
+    wb.text(ws, row, col++, rule.id);
+    wb.text(ws, row, col++, rule.title);
+    wb.text(ws, row, col++, rule.enabled ? "yes" : "no");
+    for (const std::string* s : {&rule.reads, &rule.fires, &rule.applies_if, &rule.source})
+      wb.text(ws, row, col++, *s);
+    ++row;
+  }
+  worksheet_freeze_panes(ws, 1, 0);
+  worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)), 6);
+  wb.fit_columns(ws);
+}
+
+}  // namespace
+
+void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions& options) {
+  // libxlsxwriter writes the file when the workbook closes: write beside it, then rename.
+  fs::path target(path);
+  fs::path temporary =
+      target.parent_path() / fmt::format(".{}.{}.tmp", target.filename().string(), ::getpid());
+  try {
+    Workbook wb(temporary.string(), total_rows(r) > kConstantMemoryRows,
+                options.created ? *options.created : kFixedCreationTime);
+    summary_sheet(wb, r);
+    findings_sheet(wb, r);
+    iterations_sheet(wb, r);
+    worker_sheet(wb, r, "Ops", "ops");
+    worker_sheet(wb, r, "Op types", "op_types");
+    worker_sheet(wb, r, "Kernels", "kernels");
+    worker_sheet(wb, r, "GPUs", "gpus");
+    worker_sheet(wb, r, "Regions", "regions");
+    baseline_sheets(wb, r);
+    rules_sheet(wb, r);
+    wb.close();
+  } catch (const OutputError& e) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw OutputError(fmt::format("{}: {}", path, e.what()));
+  }
+  std::error_code ec;
+  fs::rename(temporary, target, ec);
+  if (ec) {
+    fs::remove(temporary, ec);
+    throw OutputError(fmt::format("{}: cannot write: {}", path, ec.message()));
+  }
+}
+
+}  // namespace perfgate
