@@ -2,6 +2,10 @@
 // Kernels, GPUs, Regions, Baseline diff, Rules. Every row of every table; tables of several
 // workers one after the other, with a worker column.
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -179,6 +183,11 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
   fs::path target(path);
   fs::path temporary =
       target.parent_path() / fmt::format(".{}.{}.tmp", target.filename().string(), ::getpid());
+  // Checked here first: libxlsxwriter would print its own message for an unwritable folder.
+  if (std::FILE* probe = std::fopen(temporary.c_str(), "wb"))
+    std::fclose(probe);
+  else
+    throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
   try {
     Workbook wb(temporary.string(), total_rows(r) > kConstantMemoryRows,
                 options.created ? *options.created : kFixedCreationTime);

@@ -1,0 +1,116 @@
+// Every output from one run: written together, the same bytes twice, each atomically and
+// independently of the others.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+const std::string kExample = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
+
+std::string all_outputs(const std::string& dir) {
+  fs::create_directories(dir + "/gitlab");
+  return fmt::format(
+      " --json {0}/r.json --html {0}/r.html --md {0}/r.md --pr-comment {0}/pr.md --xlsx {0}/r.xlsx "
+      "--junit {0}/junit.xml --gitlab {0}/gitlab",
+      dir);
+}
+
+const char* kFiles[] = {"r.json",
+                        "r.html",
+                        "r.md",
+                        "pr.md",
+                        "r.xlsx",
+                        "junit.xml",
+                        "gitlab/gl-code-quality-report.json",
+                        "gitlab/metrics.txt"};
+
+TEST(Outputs, EveryOutputAtOnceAndTheSameBytesTwice) {
+  std::string a = temp_dir(), b = temp_dir();
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q" + all_outputs(a)).exit_code, 0);
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q" + all_outputs(b)).exit_code, 0);
+  for (const char* f : kFiles) {
+    std::string first = read_text(a + "/" + f);
+    EXPECT_FALSE(first.empty()) << f;
+    EXPECT_EQ(first, read_text(b + "/" + f)) << f << " differs between two runs";
+  }
+  for (const auto& e : fs::directory_iterator(a))
+    EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "a temporary file was left: " << e.path();
+}
+
+TEST(Outputs, TimestampOnlyWhenAsked) {
+  std::string dir = temp_dir();
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --html " + dir + "/a.html").exit_code, 0);
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --timestamp --html " + dir + "/b.html").exit_code, 0);
+  EXPECT_FALSE(contains(read_text(dir + "/a.html"), " UTC"));
+  EXPECT_TRUE(contains(read_text(dir + "/b.html"), " UTC"));
+}
+
+TEST(Outputs, OneFailingOutputDoesNotStopTheOthers) {
+  std::string dir = temp_dir();
+  CommandResult r = run_perfgate("analyze " + kExample + " -q --html /no/such/folder/r.html --json " + dir +
+                                 "/r.json --xlsx /no/such/folder/r.xlsx --md " + dir + "/r.md");
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(contains(r.out, "/no/such/folder/r.html: cannot write")) << r.out;
+  EXPECT_TRUE(contains(r.out, "/no/such/folder/r.xlsx: cannot write")) << r.out;
+  EXPECT_FALSE(contains(r.out, "[ERROR]")) << "no library message: " << r.out;
+  EXPECT_FALSE(read_text(dir + "/r.json").empty());
+  EXPECT_FALSE(read_text(dir + "/r.md").empty());
+}
+
+TEST(Outputs, ExternalAssetsBesideThePage) {
+  std::string dir = temp_dir();
+  ASSERT_EQ(
+      run_perfgate("analyze " + kExample + " -q --html-assets external --html " + dir + "/r.html").exit_code,
+      0);
+  EXPECT_TRUE(contains(read_text(dir + "/report.css"), "prefers-color-scheme"));
+  EXPECT_TRUE(contains(read_text(dir + "/report.js"), "table.data"));
+  EXPECT_TRUE(contains(read_text(dir + "/r.html"), "href=\"report.css\""));
+}
+
+TEST(Outputs, GithubAnnotationsAndTheStepSummary) {
+  std::string summary = temp_dir() + "/summary.md";
+  write_text(summary, "earlier step\n");
+  ::setenv("GITHUB_STEP_SUMMARY", summary.c_str(), 1);
+  CommandResult r = run_perfgate("analyze " + kExample + " -q --github");
+  ::unsetenv("GITHUB_STEP_SUMMARY");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(contains(r.out, "::warning title=perfgate dataloader.bottleneck::")) << r.out;
+  EXPECT_TRUE(contains(r.out, "::notice title=perfgate verdict::warn")) << r.out;
+  std::string text = read_text(summary);
+  EXPECT_TRUE(text.starts_with("earlier step\n## ⚠️ perfgate: PASS with warnings")) << text.substr(0, 80);
+}
+
+// The outputs for every shared trace, and the size budget of the HTML report.
+TEST(Outputs, EverySharedTrace) {
+  std::string traces = shared_traces_dir();
+  if (traces.empty()) GTEST_SKIP() << "../shared/traces not found";
+  for (const auto& e : fs::directory_iterator(traces)) {
+    std::string path = e.path().string();
+    if (!path.ends_with(".json.gz") && !fs::is_directory(e.path())) continue;
+    if (fs::is_directory(e.path()) && e.path().filename() == "nsys") continue;
+    SCOPED_TRACE(path);
+    std::string dir = temp_dir();
+    CommandResult r = run_perfgate("analyze " + path + " -q" + all_outputs(dir));
+    EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out;
+    for (const char* f : kFiles) EXPECT_GT(fs::file_size(dir + "/" + f), 0u) << f;
+    EXPECT_LT(fs::file_size(dir + "/r.html"), 2u * 1024 * 1024) << "the HTML size budget";
+    EXPECT_LE(fs::file_size(dir + "/r.md"), 1024u * 1024);
+    EXPECT_LE(fs::file_size(dir + "/pr.md"), 60000u);
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,260 @@
+// The report renderers on hostile input (names from a trace and text from a rule file that try to
+// inject markup, formulas or workflow commands), their size budgets and their determinism.
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+#include "perfgate/gate.h"
+#include "perfgate/render.h"
+#include "render/escape.h"
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+constexpr const char* kScriptKernel = "<script>alert(1)</script>";
+constexpr const char* kImageOp = "\"><img src=x onerror=alert(2)>";
+constexpr const char* kFormulaKernel = "=HYPERLINK(\"http://evil.example\",\"click\")";
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// A step whose op and kernels have hostile names, and a rule file whose texts are hostile too.
+ReportModel hostile_report() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+  for (int i = 0; i < 4; ++i) {
+    double s = 1000.0 * i;
+    t.step(i + 1, s, 900);
+    t.op(kImageOp, s + 10, 100, 10 + i);
+    t.launch(kScriptKernel, s + 20, s + 30, 500, 10 + i);
+    t.op("a|b`c`_*d*", s + 200, 50, 20 + i);
+    t.launch(kFormulaKernel, s + 210, s + 600, 200, 20 + i);
+    t.launch("+cmd|' /C calc'!A0", s + 220, s + 820, 40, 20 + i);
+  }
+  std::string rules = write_text(temp_dir() + "/hostile.yaml", R"YAML(
+rules:
+  - id: hostile.rule
+    title: "<b>bold</b> & <i>title</i>"
+    metric: gpu.utilization_pct
+    better: higher
+    fail: 101
+    problem: "<script>alert(3)</script> {value} | `code`"
+    recommendation: "::error title=x::injected%0A"
+    docs: "javascript:alert(4)"
+)YAML");
+  RuleSet set = load_rules({rules});
+  ReportModel report = report_of_json(t.json(), set);
+  apply_gate(report, set, nullptr, {});
+  return report;
+}
+
+TEST(HtmlReport, EveryStringFromATraceOrARuleFileIsEscaped) {
+  ReportModel report = hostile_report();
+  std::string page = render_html(report).page;
+  EXPECT_FALSE(contains(page, kScriptKernel));
+  EXPECT_FALSE(contains(page, "<img src=x"));
+  EXPECT_FALSE(contains(page, "<b>bold</b>"));
+  EXPECT_FALSE(contains(page, "<script>alert(3)"));
+  EXPECT_TRUE(contains(page, "&lt;script&gt;alert(1)&lt;/script&gt;")) << "the kernel shows as text";
+  EXPECT_TRUE(contains(page, "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;title&lt;/i&gt;"));
+  EXPECT_FALSE(contains(page, "href=\"javascript:")) << "a rule's docs value is not trusted as a link";
+  // The embedded data cannot close its <script> element.
+  std::size_t data = page.find("id=\"perfgate-data\">");
+  ASSERT_NE(data, std::string::npos);
+  std::size_t end = page.find("</script>", data);
+  std::string json = page.substr(data + 19, end - data - 19);
+  EXPECT_FALSE(contains(json, "<"));
+  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/1");
+  // Exactly two script elements: the data and the sorting script.
+  std::size_t scripts = 0;
+  for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1))
+    ++scripts;
+  EXPECT_EQ(scripts, 2u);
+}
+
+TEST(HtmlReport, SelfContainedUnlessAskedForExternalAssets) {
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  HtmlOutput inline_page = render_html(report);
+  for (const char* request : {"<link", "<img", "src=\"http", "@import", "url("})
+    EXPECT_FALSE(contains(inline_page.page, request)) << request;
+  EXPECT_TRUE(contains(inline_page.page, "<style>"));
+  EXPECT_TRUE(contains(inline_page.page, "<svg"));
+  HtmlOptions external;
+  external.external_assets = true;
+  HtmlOutput page = render_html(report, external);
+  EXPECT_FALSE(contains(page.page, "<style>"));
+  EXPECT_TRUE(contains(page.page, "<link rel=\"stylesheet\" href=\"report.css\">"));
+  EXPECT_TRUE(contains(page.page, "<script src=\"report.js\" defer></script>"));
+  EXPECT_FALSE(contains(page.page, " style=\"")) << "inline style attributes are blocked by a strict CSP too";
+  EXPECT_EQ(page.css, inline_page.css);
+  EXPECT_FALSE(page.js.empty());
+}
+
+TEST(HtmlReport, TablesShowTheirFirstRowsAndSayHowManyThereAre) {
+  TrainingRun run;
+  run.short_kernels = 1;  // a third op, aten::mul, beside aten::mm and aten::add_
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  HtmlOptions o;
+  o.max_rows = 2;
+  std::string page = render_html(report, o).page;
+  EXPECT_TRUE(contains(page, "the first 2 of")) << "a truncated table says so";
+  EXPECT_EQ(render_html(report, o).page, page) << "same input, same bytes";
+  EXPECT_FALSE(contains(page, " UTC")) << "no time unless asked";
+  o.timestamp = "2026-11-22 10:00:00 UTC";
+  EXPECT_TRUE(contains(render_html(report, o).page, "2026-11-22 10:00:00 UTC"));
+}
+
+TEST(MarkdownReport, CellsAndTextAreEscaped) {
+  ReportModel report = hostile_report();
+  std::string md = render_markdown(report);
+  EXPECT_FALSE(contains(md, "<script>"));
+  EXPECT_TRUE(contains(md, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_TRUE(contains(md, "a\\|b\\`c\\`\\_\\*d\\*")) << "a | in a cell does not split the table";
+  EXPECT_FALSE(contains(md, "<b>bold</b>"));
+  // Failures first: the hostile rule fails and leads the findings.
+  std::size_t findings = md.find("### Findings");
+  ASSERT_NE(findings, std::string::npos);
+  EXPECT_TRUE(contains(md.substr(findings, 200), "❌"));
+}
+
+TEST(MarkdownReport, FitsItsBudget) {
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  std::string full = render_markdown(report);
+  for (std::size_t budget : {std::size_t{1500}, std::size_t{3000}, std::size_t{6000}}) {
+    std::string md = render_markdown(report, MarkdownOptions{false, budget});
+    EXPECT_LE(md.size(), budget);
+    EXPECT_TRUE(md.starts_with("## ✅ perfgate: PASS")) << md.substr(0, 80);
+  }
+  std::string comment = render_markdown(report, MarkdownOptions{true, kPrCommentBudget});
+  EXPECT_LE(comment.size(), kPrCommentBudget);
+  EXPECT_FALSE(contains(comment, "<details>"));
+  EXPECT_TRUE(contains(full, "<details>"));
+}
+
+std::string unzip(const std::string& xlsx, const std::string& member) {
+  std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  ::pclose(pipe);
+  return out;
+}
+
+bool have_unzip() {
+  return std::system("command -v unzip >/dev/null 2>&1") == 0;
+}
+
+TEST(XlsxReport, TextIsNeverAFormula) {
+  if (!have_unzip()) GTEST_SKIP() << "unzip not installed (ci/setup.sh --tests installs it)";
+  ReportModel report = hostile_report();
+  std::string path = temp_dir() + "/hostile.xlsx";
+  write_xlsx(report, path);
+  std::string strings = unzip(path, "xl/sharedStrings.xml");
+  EXPECT_TRUE(contains(strings, "=HYPERLINK(\"http://evil.example\",\"click\")") ||
+              contains(strings, "=HYPERLINK(&quot;http://evil.example&quot;,&quot;click&quot;)"))
+      << "kept as text";
+  EXPECT_TRUE(contains(strings, "+cmd|&apos; /C calc&apos;!A0") || contains(strings, "+cmd|' /C calc'!A0"));
+  for (int sheet = 1; sheet <= 9; ++sheet) {
+    std::string xml = unzip(path, "xl/worksheets/sheet" + std::to_string(sheet) + ".xml");
+    EXPECT_FALSE(xml.empty()) << sheet;
+    EXPECT_FALSE(contains(xml, "<f>")) << "sheet " << sheet << " has a formula";
+  }
+  std::string workbook = unzip(path, "xl/workbook.xml");
+  for (const char* sheet :
+       {"Summary", "Findings", "Iterations", "Ops", "Op types", "Kernels", "GPUs", "Regions", "Rules"})
+    EXPECT_TRUE(contains(workbook, std::string("name=\"") + sheet + "\"")) << sheet;
+  EXPECT_TRUE(contains(unzip(path, "xl/styles.xml"), "formatCode=\"@\"") ||
+              contains(unzip(path, "xl/styles.xml"), "numFmtId=\"49\""))
+      << "text cells use the Text format";
+  EXPECT_FALSE(unzip(path, "xl/charts/chart1.xml").empty()) << "the iterations chart";
+}
+
+TEST(XlsxReport, SameReportSameBytes) {
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  std::string a = temp_dir() + "/a.xlsx", b = temp_dir() + "/b.xlsx";
+  write_xlsx(report, a);
+  write_xlsx(report, b);
+  EXPECT_EQ(read_text(a), read_text(b));
+  EXPECT_THROW(write_xlsx(report, "/no/such/folder/x.xlsx"), OutputError);
+}
+
+TEST(JunitReport, ATestCasePerRule) {
+  ReportModel report = hostile_report();
+  std::string xml = render_junit(report);
+  EXPECT_TRUE(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+  EXPECT_TRUE(contains(xml, fmt::format("tests=\"{}\"", report.findings.size())));
+  EXPECT_TRUE(contains(xml, "<testcase classname=\"perfgate.hostile\" name=\"hostile.rule\""));
+  EXPECT_TRUE(contains(xml, "<failure message=\"&lt;b&gt;bold&lt;/b&gt; &amp; &lt;i&gt;title&lt;/i&gt;"));
+  EXPECT_TRUE(contains(xml, "failures=\"1\""));
+  EXPECT_TRUE(contains(xml, "<skipped message=\"no baseline to compare with"));
+  EXPECT_FALSE(contains(xml, "<script>"));
+  // With --fail-on warning, warnings are failures too.
+  EXPECT_FALSE(contains(render_junit(report, true), "failures=\"1\""));
+}
+
+TEST(GithubAnnotations, PropertiesAndDataAreEscaped) {
+  EXPECT_EQ(github_data_escape("50% done\r\nnext"), "50%25 done%0D%0Anext");
+  EXPECT_EQ(github_property_escape("a:b,c%"), "a%3Ab%2Cc%25");
+  ReportModel report = hostile_report();
+  std::string out = render_github_annotations(report);
+  EXPECT_TRUE(contains(out, "::error title=perfgate hostile.rule::"));
+  EXPECT_FALSE(contains(out, "\n::error title=x::injected")) << "a message cannot start a command";
+  EXPECT_TRUE(contains(out, "%0A::error title=x::injected%250A")) << "it stays inside one line";
+  for (std::size_t at = 0; (at = out.find('\n', at)) != std::string::npos; ++at)
+    EXPECT_TRUE(at + 1 == out.size() || out.compare(at + 1, 2, "::") == 0) << "every line is a command";
+}
+
+TEST(GithubAnnotations, AtMostTenPerLevel) {
+  ReportModel report;
+  for (int i = 0; i < 13; ++i) {
+    ReportFinding f;
+    f.id = "r" + std::to_string(i);
+    f.title = "t";
+    f.status = FindingStatus::Warn;
+    f.counts_as = "warning";
+    report.findings.push_back(f);
+  }
+  std::string out = render_github_annotations(report);
+  std::size_t warnings = 0;
+  for (std::size_t at = out.find("::warning"); at != std::string::npos; at = out.find("::warning", at + 1))
+    ++warnings;
+  EXPECT_EQ(warnings, 11u);  // ten, and the line that counts the rest
+  EXPECT_TRUE(contains(out, "3 more warning findings"));
+}
+
+TEST(GitlabReports, CodeQualityAndOpenMetrics) {
+  ReportModel report = hostile_report();
+  boost::json::value quality = boost::json::parse(render_gitlab_code_quality(report));
+  ASSERT_TRUE(quality.is_array());
+  bool found = false;
+  for (const auto& issue : quality.as_array()) {
+    const auto& o = issue.as_object();
+    EXPECT_EQ(o.at("fingerprint").as_string().size(), 16u);
+    EXPECT_TRUE(o.at("location").at("lines").at("begin").is_int64());
+    if (o.at("check_name").as_string() == "perfgate.hostile.rule") {
+      found = true;
+      EXPECT_EQ(o.at("severity").as_string(), "major");
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(render_gitlab_code_quality(report), render_gitlab_code_quality(report));
+  std::string metrics = render_openmetrics(report);
+  EXPECT_TRUE(metrics.ends_with("# EOF\n"));
+  EXPECT_TRUE(contains(metrics, "# TYPE perfgate_gpu_utilization_pct gauge\nperfgate_gpu_utilization_pct "));
+  EXPECT_FALSE(contains(metrics, "perfgate_memory_peak_pct")) << "a metric with no value is left out";
+}
+
+}  // namespace
+}  // namespace perfgate::testing
