@@ -1,0 +1,164 @@
+// The HTML report in a real browser (headless Chromium): no request with the network off, readable
+// with scripts blocked and without its style sheet, screenshots at desktop and phone widths in light
+// and dark schemes, and A4 print. Skipped when Chromium is not installed (ci/setup.sh --tests
+// installs it).
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string chromium() {
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+    std::string probe = fmt::format("command -v {} >/dev/null 2>&1", name);
+    if (std::system(probe.c_str()) == 0) return name;
+  }
+  return "";
+}
+
+// Runs the browser on a file with a fresh profile and everything that phones home turned off.
+CommandResult browse(const std::string& page, const std::string& flags) {
+  std::string profile = temp_dir();
+  std::string command = fmt::format(
+      "timeout 120 {} --headless=new --no-sandbox --disable-gpu --user-data-dir={} --no-first-run "
+      "--disable-background-networking --disable-component-update --disable-sync --disable-default-apps "
+      "--disable-domain-reliability --disable-client-side-phishing-detection "
+      "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,SpellCheck "
+      "--host-resolver-rules='MAP * ~NOTFOUND' --hide-scrollbars {} 'file://{}' 2>/dev/null",
+      chromium(), profile, flags, page);
+  CommandResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[65536];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
+  int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The example's report, written once for all the tests here.
+const std::string& report_page() {
+  static const std::string page = [] {
+    std::string dir = temp_dir();
+    std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
+    run_perfgate("analyze " + example + " -q --html " + dir + "/report.html");
+    return dir + "/report.html";
+  }();
+  return page;
+}
+
+// Requests the page made (the browser's own, "not an origin", aside) in a net log.
+std::size_t page_requests(const std::string& net_log) {
+  boost::json::value log = boost::json::parse(read_text(net_log));
+  std::int64_t start_job = -1;
+  for (const auto& [name, id] : log.at("constants").at("logEventTypes").as_object())
+    if (name == "URL_REQUEST_START_JOB") start_job = id.as_int64();
+  std::size_t n = 0;
+  for (const auto& e : log.at("events").as_array()) {
+    const auto& event = e.as_object();
+    if (event.at("type").as_int64() != start_job || !event.contains("params")) continue;
+    const auto& params = event.at("params").as_object();
+    if (params.contains("url") &&
+        (!params.contains("initiator") || params.at("initiator").as_string() != "not an origin"))
+      ++n;
+  }
+  return n;
+}
+
+#define REQUIRE_CHROMIUM() \
+  if (chromium().empty()) GTEST_SKIP() << "Chromium not installed (ci/setup.sh --tests installs it)"
+
+TEST(Browser, NoRequestWithTheNetworkOff) {
+  REQUIRE_CHROMIUM();
+  std::string log = temp_dir() + "/net.json";
+  CommandResult r = browse(report_page(), "--dump-dom --log-net-log=" + log);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("class=\"filter\""), std::string::npos) << "the script ran: filter boxes were added";
+  EXPECT_EQ(page_requests(log), 0u);
+  // The detector itself: a page that loads an image makes a request it counts.
+  std::string control =
+      write_text(temp_dir() + "/control.html", R"(<img src="http://perfgate.invalid/x.png">)");
+  std::string control_log = temp_dir() + "/control.json";
+  browse(control, "--dump-dom --log-net-log=" + control_log);
+  EXPECT_GE(page_requests(control_log), 1u);
+}
+
+// Jenkins' default Content-Security-Policy blocks inline style and script: the page keeps its
+// content (headings, tables, charts) and the scripts do not run.
+TEST(Browser, ReadableUnderJenkinsContentSecurityPolicy) {
+  REQUIRE_CHROMIUM();
+  std::string page = read_text(report_page());
+  page.replace(
+      page.find("<head>") + 6, 0,
+      R"(<meta http-equiv="Content-Security-Policy" content="sandbox allow-same-origin; default-src 'none'; img-src 'self'; style-src 'self';">)");
+  std::string locked = write_text(temp_dir() + "/locked.html", page);
+  CommandResult r = browse(locked, "--dump-dom");
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.find("class=\"filter\""), std::string::npos) << "scripts were blocked";
+  for (const char* content :
+       {"PASS with warnings", "dataloader.bottleneck", "aten::convolution_backward", "<svg"})
+    EXPECT_NE(r.out.find(content), std::string::npos) << content;
+}
+
+TEST(Browser, ReadableWithoutItsStyleSheet) {
+  REQUIRE_CHROMIUM();
+  std::string page = read_text(report_page());
+  std::size_t open = page.find("<style>"), close = page.find("</style>");
+  ASSERT_NE(open, std::string::npos);
+  page.erase(open, close + 8 - open);
+  std::string bare = write_text(temp_dir() + "/bare.html", page);
+  std::string shot = temp_dir() + "/bare.png";
+  EXPECT_EQ(browse(bare, "--window-size=1280,2000 --screenshot=" + shot).exit_code, 0);
+  EXPECT_GT(fs::file_size(shot), 20'000u);
+  // Without CSS the charts keep their size (width and height attributes) and carry their numbers
+  // in text.
+  EXPECT_NE(
+      page.find(
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 120 120\" width=\"120\" height=\"120\""),
+      std::string::npos);
+  EXPECT_NE(page.find("<figcaption>Kernel time over the window"), std::string::npos);
+}
+
+TEST(Browser, ScreenshotsLightDarkDesktopPhone) {
+  REQUIRE_CHROMIUM();
+  std::string dir = temp_dir();  // ci/screenshots.sh makes the README's pictures the same way
+  std::map<std::string, std::uintmax_t> sizes;
+  for (const auto& [name, width, height] :
+       {std::tuple{"desktop", 1280, 2400}, std::tuple{"phone", 390, 2400}})
+    for (const char* scheme : {"light", "dark"}) {
+      std::string shot = fmt::format("{}/report-{}-{}.png", dir, name, scheme);
+      std::string flags = fmt::format("--window-size={},{} --screenshot={}{}", width, height, shot,
+                                      std::string(scheme) == "dark" ? " --force-dark-mode" : "");
+      EXPECT_EQ(browse(report_page(), flags).exit_code, 0);
+      ASSERT_TRUE(fs::exists(shot)) << shot;
+      sizes[shot] = fs::file_size(shot);
+      EXPECT_GT(sizes[shot], 20'000u) << shot;
+    }
+  EXPECT_NE(read_text(dir + "/report-desktop-light.png"), read_text(dir + "/report-desktop-dark.png"));
+}
+
+TEST(Browser, PrintsOnA4) {
+  REQUIRE_CHROMIUM();
+  std::string pdf = temp_dir() + "/report.pdf";
+  EXPECT_EQ(browse(report_page(), "--no-pdf-header-footer --print-to-pdf=" + pdf).exit_code, 0);
+  std::string text = read_text(pdf);
+  ASSERT_TRUE(text.starts_with("%PDF"));
+  // A4 is 210 x 297 mm, 595.3 x 841.9 points (Chromium rounds to whole device pixels).
+  std::smatch box;
+  ASSERT_TRUE(std::regex_search(text, box, std::regex(R"(/MediaBox \[0 0 ([\d.]+) ([\d.]+)\])")));
+  EXPECT_NEAR(std::stod(box[1]), 595.3, 1.0);
+  EXPECT_NEAR(std::stod(box[2]), 841.9, 1.0);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
