@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The README's first command: install dependencies, build, and analyse the bundled example trace
-# with the default rules. Prints the summary and writes out/report.json.
+# with the default rules. Prints the summary and writes every report into out/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ci/setup.sh
 ci/build.sh
-mkdir -p out
-build/perfgate analyze examples/small_training.pt.trace.json.gz --json out/report.json
-echo "JSON report: out/report.json"
+mkdir -p out/gitlab
+build/perfgate analyze examples/small_training.pt.trace.json.gz \
+  --json out/report.json --html out/report.html --xlsx out/report.xlsx --md out/summary.md \
+  --pr-comment out/pr-comment.md --junit out/junit.xml --gitlab out/gitlab
+echo "Reports: out/report.html out/report.xlsx out/report.json out/summary.md out/pr-comment.md out/junit.xml out/gitlab/"

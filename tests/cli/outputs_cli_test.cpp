@@ -112,5 +112,25 @@ TEST(Outputs, EverySharedTrace) {
   }
 }
 
+// The CI snippets in ci/ call perfgate with options it has.
+TEST(Outputs, CiSnippetsUseRealOptions) {
+  std::string help = run_perfgate("analyze --help").out;
+  for (const char* snippet : {"/ci/github-actions.yml", "/ci/gitlab-ci.yml"}) {
+    std::string text = read_text(std::string(PERFGATE_SOURCE_DIR) + snippet);
+    std::size_t checked = 0;
+    for (std::size_t at = text.find(" --"); at != std::string::npos; at = text.find(" --", at + 1)) {
+      std::size_t end = text.find_first_of(" \n\"", at + 3);
+      std::string option = text.substr(at + 1, end - at - 1);
+      if (option == "--depth" || option == "--out" || option == "--steps" || option.starts_with("--fail") ||
+          option == "--silent" || option == "--show-error" || option == "--location" ||
+          option == "--output" || option == "--header")
+        continue;  // git, the smoke test and curl
+      EXPECT_TRUE(contains(help, option)) << snippet << ": " << option;
+      ++checked;
+    }
+    EXPECT_GE(checked, 6u) << snippet;
+  }
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -1,4 +1,5 @@
 #include "render/xlsx/workbook.h"
+#include "render/xlsx/xlsx_library.h"
 
 #include <algorithm>
 #include <cmath>
@@ -28,32 +29,33 @@ const char* number_format(std::string_view unit) {
 Workbook::Workbook(const std::string& path, bool constant_memory, time_t created) : path_(path) {
   lxw_workbook_options options{};
   options.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
-  wb_ = workbook_new_opt(path.c_str(), &options);
+  wb_ = xlsx_library().workbook_new_opt(path.c_str(), &options);
   if (!wb_) throw OutputError("cannot create the workbook file");
   lxw_doc_properties properties{};
   std::string title = "perfgate report";
   properties.title = title.data();
   properties.created = created;
-  workbook_set_properties(wb_, &properties);
-  header_ = workbook_add_format(wb_);
-  format_set_bold(header_);
-  format_set_bottom(header_, LXW_BORDER_THIN);
-  format_set_bg_color(header_, 0xE8ECF2);
-  bold_ = workbook_add_format(wb_);
-  format_set_bold(bold_);
+  xlsx_library().workbook_set_properties(wb_, &properties);
+  header_ = xlsx_library().workbook_add_format(wb_);
+  xlsx_library().format_set_bold(header_);
+  xlsx_library().format_set_bottom(header_, LXW_BORDER_THIN);
+  xlsx_library().format_set_bg_color(header_, 0xE8ECF2);
+  bold_ = xlsx_library().workbook_add_format(wb_);
+  xlsx_library().format_set_bold(bold_);
   // Text from traces and rule files: a string cell in the Text number format ("@"), so that editing
   // it in Excel never turns "=..." into a formula. (Debian's libxlsxwriter 1.1.4 predates
   // format_set_quote_prefix; the Text format protects the same way.)
-  text_ = workbook_add_format(wb_);
-  format_set_num_format(text_, "@");
+  text_ = xlsx_library().workbook_add_format(wb_);
+  xlsx_library().format_set_num_format(text_, "@");
 }
 
 Workbook::~Workbook() {
-  if (wb_) workbook_close(wb_);  // an unclosed workbook leaks; its file is removed by the caller
+  if (wb_)
+    xlsx_library().workbook_close(wb_);  // an unclosed workbook leaks; its file is removed by the caller
 }
 
 lxw_worksheet* Workbook::sheet(const std::string& name) {
-  lxw_worksheet* ws = workbook_add_worksheet(wb_, name.substr(0, 31).c_str());
+  lxw_worksheet* ws = xlsx_library().workbook_add_worksheet(wb_, name.substr(0, 31).c_str());
   if (!ws) throw OutputError(fmt::format("cannot add the sheet '{}'", name));
   return ws;
 }
@@ -61,8 +63,8 @@ lxw_worksheet* Workbook::sheet(const std::string& name) {
 lxw_format* Workbook::format_for(std::string_view unit) {
   auto it = number_formats_.find(unit);
   if (it != number_formats_.end()) return it->second;
-  lxw_format* f = workbook_add_format(wb_);
-  format_set_num_format(f, number_format(unit));
+  lxw_format* f = xlsx_library().workbook_add_format(wb_);
+  xlsx_library().format_set_num_format(f, number_format(unit));
   return number_formats_.emplace(std::string(unit), f).first->second;
 }
 
@@ -75,15 +77,16 @@ void Workbook::note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars)
 void Workbook::text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
                     lxw_format* format) {
   std::string value = shorten(s, kMaxCellChars);
-  worksheet_write_string(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), value.c_str(),
-                         format ? format : text_);
+  xlsx_library().worksheet_write_string(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col),
+                                        value.c_str(), format ? format : text_);
   note_width(ws, col, std::min<std::size_t>(value.size(), kMaxColumnWidth));
 }
 
 void Workbook::number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
                       std::string_view unit) {
   if (!v || !std::isfinite(*v)) return;  // an empty cell: not applicable
-  worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), *v, format_for(unit));
+  xlsx_library().worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), *v,
+                                        format_for(unit));
   note_width(ws, col, cell_text(*v, unit).size() + 2);
 }
 
@@ -114,10 +117,10 @@ std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::
       cell(ws, row, c + offset, t.rows[r][c], t.columns[c].unit);
   }
   if (first_row == 0) {
-    worksheet_freeze_panes(ws, 1, 0);
+    xlsx_library().worksheet_freeze_panes(ws, 1, 0);
     if (!names.empty())
-      worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
-                           static_cast<lxw_col_t>(names.size() - 1));
+      xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
+                                          static_cast<lxw_col_t>(names.size() - 1));
   }
   return row;
 }
@@ -125,8 +128,8 @@ std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::
 void Workbook::fit_columns(lxw_worksheet* ws) {
   const auto& widths = widths_[ws];
   for (std::size_t c = 0; c < widths.size(); ++c)
-    worksheet_set_column(ws, static_cast<lxw_col_t>(c), static_cast<lxw_col_t>(c),
-                         static_cast<double>(widths[c]), nullptr);
+    xlsx_library().worksheet_set_column(ws, static_cast<lxw_col_t>(c), static_cast<lxw_col_t>(c),
+                                        static_cast<double>(widths[c]), nullptr);
 }
 
 void Workbook::status_colors(lxw_worksheet* ws, std::size_t first_row, std::size_t last_row,
@@ -138,25 +141,26 @@ void Workbook::status_colors(lxw_worksheet* ws, std::size_t first_row, std::size
   };
   for (const Color& c : {Color{"fail", 0xFBE5E4, 0xA1221D}, Color{"warn", 0xFDF1DC, 0x8A5200},
                          Color{"inconclusive", 0xEEEAFC, 0x4B3BB0}, Color{"pass", 0xE6F4EC, 0x17693A}}) {
-    lxw_format* f = workbook_add_format(wb_);
-    format_set_bg_color(f, c.fill);
-    format_set_font_color(f, c.font);
+    lxw_format* f = xlsx_library().workbook_add_format(wb_);
+    xlsx_library().format_set_bg_color(f, c.fill);
+    xlsx_library().format_set_font_color(f, c.font);
     lxw_conditional_format cf{};
     cf.type = LXW_CONDITIONAL_TYPE_CELL;
     cf.criteria = LXW_CONDITIONAL_CRITERIA_EQUAL_TO;
     std::string quoted = fmt::format("\"{}\"", c.status);
     cf.value_string = quoted.data();
     cf.format = f;
-    worksheet_conditional_format_range(ws, static_cast<lxw_row_t>(first_row), static_cast<lxw_col_t>(col),
-                                       static_cast<lxw_row_t>(last_row), static_cast<lxw_col_t>(col), &cf);
+    xlsx_library().worksheet_conditional_format_range(
+        ws, static_cast<lxw_row_t>(first_row), static_cast<lxw_col_t>(col), static_cast<lxw_row_t>(last_row),
+        static_cast<lxw_col_t>(col), &cf);
   }
 }
 
 void Workbook::close() {
-  lxw_error error = workbook_close(wb_);
+  lxw_error error = xlsx_library().workbook_close(wb_);
   wb_ = nullptr;
   if (error != LXW_NO_ERROR)
-    throw OutputError(fmt::format("cannot write the workbook: {}", lxw_strerror(error)));
+    throw OutputError(fmt::format("cannot write the workbook: {}", xlsx_library().lxw_strerror(error)));
 }
 
 }  // namespace perfgate

@@ -13,6 +13,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/xlsx/workbook.h"
+#include "render/xlsx/xlsx_library.h"
 
 namespace perfgate {
 namespace {
@@ -78,8 +79,9 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
     }
     if (auto it = status.find(m.name); it != status.end()) wb.text(ws, row, col, it->second);
   }
-  worksheet_freeze_panes(ws, 1, 0);
-  worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(row - 1), static_cast<lxw_col_t>(names.size() - 1));
+  xlsx_library().worksheet_freeze_panes(ws, 1, 0);
+  xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(row - 1),
+                                      static_cast<lxw_col_t>(names.size() - 1));
   wb.status_colors(ws, 1, row - 1, names.size() - 1);
   wb.fit_columns(ws);
 }
@@ -109,8 +111,9 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
       wb.text(ws, row, col++, *s);
     ++row;
   }
-  worksheet_freeze_panes(ws, 1, 0);
-  worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)), 14);
+  xlsx_library().worksheet_freeze_panes(ws, 1, 0);
+  xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
+                                      14);
   wb.status_colors(ws, 1, row - 1, 2);
   wb.fit_columns(ws);
 }
@@ -123,9 +126,9 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   std::size_t end = wb.write_table(ws, *t);
   wb.fit_columns(ws);
   if (t->rows.empty()) return;
-  lxw_chart* chart = workbook_add_chart(wb.raw(), LXW_CHART_COLUMN_STACKED);
-  chart_title_set_name(chart, "Step time breakdown");
-  chart_axis_set_name(chart->y_axis, "us");
+  lxw_chart* chart = xlsx_library().workbook_add_chart(wb.raw(), LXW_CHART_COLUMN_STACKED);
+  xlsx_library().chart_title_set_name(chart, "Step time breakdown");
+  xlsx_library().chart_axis_set_name(chart->y_axis, "us");
   std::size_t name_col = 0;
   for (std::size_t c = 0; c < t->columns.size(); ++c) {
     const std::string& name = t->columns[c].name;
@@ -134,17 +137,18 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
                 name != "tc_gpu_us";
     if (!part) continue;
     auto last = static_cast<lxw_row_t>(end - 1);
-    lxw_chart_series* s = chart_add_series(chart, nullptr, nullptr);
-    chart_series_set_categories(s, "Iterations", 1, static_cast<lxw_col_t>(name_col), last,
-                                static_cast<lxw_col_t>(name_col));
-    chart_series_set_values(s, "Iterations", 1, static_cast<lxw_col_t>(c), last, static_cast<lxw_col_t>(c));
-    chart_series_set_name(s, name.substr(0, name.size() - 3).c_str());
+    lxw_chart_series* s = xlsx_library().chart_add_series(chart, nullptr, nullptr);
+    xlsx_library().chart_series_set_categories(s, "Iterations", 1, static_cast<lxw_col_t>(name_col), last,
+                                               static_cast<lxw_col_t>(name_col));
+    xlsx_library().chart_series_set_values(s, "Iterations", 1, static_cast<lxw_col_t>(c), last,
+                                           static_cast<lxw_col_t>(c));
+    xlsx_library().chart_series_set_name(s, name.substr(0, name.size() - 3).c_str());
   }
   lxw_chart_options placement{};
   placement.x_offset = 10;
   placement.x_scale = 1.6;
   placement.y_scale = 1.3;
-  worksheet_insert_chart_opt(ws, static_cast<lxw_row_t>(end + 2), 0, chart, &placement);
+  xlsx_library().worksheet_insert_chart_opt(ws, static_cast<lxw_row_t>(end + 2), 0, chart, &placement);
 }
 
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
@@ -171,8 +175,8 @@ void rules_sheet(Workbook& wb, const ReportModel& r) {
       wb.text(ws, row, col++, *s);
     ++row;
   }
-  worksheet_freeze_panes(ws, 1, 0);
-  worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)), 6);
+  xlsx_library().worksheet_freeze_panes(ws, 1, 0);
+  xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)), 6);
   wb.fit_columns(ws);
 }
 
