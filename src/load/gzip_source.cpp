@@ -54,7 +54,7 @@ class GzipSource : public ByteSource {
   std::uint64_t file_bytes_consumed() const override { return consumed(); }
 
  private:
-  static constexpr std::size_t kInputSize = 256 * 1024;
+  static constexpr std::size_t kInputSize = 64 * 1024;
 
   bool refill() {
     std::size_t n = file_->read(input_.data(), input_.size());

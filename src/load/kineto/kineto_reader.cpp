@@ -15,7 +15,7 @@
 namespace perfgate::kineto {
 namespace {
 
-constexpr std::size_t kChunkSize = 256 * 1024;  // bytes handed to the parser per read
+constexpr std::size_t kChunkSize = 64 * 1024;  // bytes handed to the parser per read
 
 boost::json::parse_options parse_options() {
   boost::json::parse_options options;

@@ -8,16 +8,18 @@
 
 namespace perfgate {
 
-#define PERFGATE_XLSX_FUNCTIONS(X)                                                                         \
-  X(workbook_new_opt)                                                                                      \
-  X(workbook_set_properties) X(workbook_add_format) X(workbook_add_worksheet) X(workbook_add_chart)        \
-      X(workbook_close) X(format_set_bold) X(format_set_bottom) X(format_set_bg_color)                     \
-          X(format_set_font_color) X(format_set_num_format) X(worksheet_write_string)                      \
-              X(worksheet_write_number) X(worksheet_freeze_panes) X(worksheet_autofilter)                  \
-                  X(worksheet_set_column) X(worksheet_conditional_format_range)                            \
-                      X(worksheet_insert_chart_opt) X(chart_add_series) X(chart_title_set_name)            \
-                          X(chart_axis_set_name) X(chart_series_set_categories) X(chart_series_set_values) \
-                              X(chart_series_set_name) X(lxw_strerror)
+// clang-format off
+#define PERFGATE_XLSX_FUNCTIONS(X)                                                                   \
+  X(workbook_new_opt) X(workbook_set_properties) X(workbook_add_format) X(workbook_add_worksheet)  \
+  X(workbook_add_chart) X(workbook_close)                                                          \
+  X(format_set_bold) X(format_set_bottom) X(format_set_bg_color) X(format_set_font_color)          \
+  X(format_set_num_format)                                                                         \
+  X(worksheet_write_string) X(worksheet_write_number) X(worksheet_freeze_panes)                    \
+  X(worksheet_autofilter) X(worksheet_set_column) X(worksheet_conditional_format_range)            \
+  X(worksheet_insert_chart_opt)                                                                    \
+  X(chart_add_series) X(chart_title_set_name) X(chart_axis_set_name) X(chart_series_set_categories) \
+  X(chart_series_set_values) X(chart_series_set_name) X(lxw_strerror)
+// clang-format on
 
 struct XlsxLibrary {
 #define PERFGATE_XLSX_MEMBER(name) decltype(&::name) name = nullptr;
