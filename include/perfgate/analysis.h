@@ -59,9 +59,12 @@ struct WindowOptions {
 struct AnalysisOptions {
   WindowOptions window;
   std::string key_op;  // regex: every start of a matching op begins a step (DLProf's key node)
+  // Regex for step range names (whole-name match, first group = step number); empty: the
+  // profile's own default (ProfilerStep#N; nsys exports: step/iteration names too).
+  std::string step_pattern;
 };
 
-enum class StepSource { ProfilerStep, KeyOp, None };
+enum class StepSource { ProfilerStep, StepPattern, KeyOp, None };
 const char* step_source_name(StepSource source);
 
 // The step-time split of the TensorBoard plugin, in priority order: each instant of a step is

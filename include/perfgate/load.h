@@ -31,7 +31,8 @@ struct LoadOptions {
 
 struct LoadedRun {
   std::vector<InputFile> inputs;
-  std::vector<Profile> workers;  // one per input trace, in input order
+  // One per input trace, in input order; an nsys export adds one per process with GPU work.
+  std::vector<Profile> workers;
 };
 
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).

@@ -166,6 +166,9 @@ struct ProfileInfo {
   std::optional<std::int64_t> rank;
   std::optional<std::int64_t> world_size;
   std::string distributed_backend;
+  // Range names that mark steps when the user gives no --step-pattern (a regex matched against
+  // the whole name; its first capture group, if any, is the step number). Empty: ProfilerStep#N.
+  std::string step_names;
   std::vector<std::pair<std::string, std::string>> attributes;  // other top-level facts, e.g. versions
   TimeNs profiler_start = 0;                                    // the profiler's own span, when recorded
   TimeNs profiler_end = 0;

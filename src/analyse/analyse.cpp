@@ -73,7 +73,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.warnings = profile.notes;
   NameClasses classes(compiled, profile);
   Attribution attribution = attribute(profile, compiled.attribution);
-  w.steps = detect_steps(profile, attribution, options.key_op, w.warnings);
+  w.steps = detect_steps(profile, attribution, options, w.warnings);
   w.window = select_window(w.steps, options.window);
   w.gpus = gpu_metrics(profile, w.window, classes);
   w.tensor_cores = tensor_core_sums(profile, attribution, classes, w.window);
@@ -86,7 +86,10 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
   w.has_runtime_calls = !profile.runtime_calls.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
-    w.warnings.push_back("no ProfilerStep# annotations: the whole trace is analysed as one window");
+    w.warnings.push_back(
+        options.step_pattern.empty() && profile.info.step_names.empty()
+            ? "no ProfilerStep# annotations: the whole trace is analysed as one window"
+            : "no range matches the step pattern: the whole trace is analysed as one window");
   w.metrics = worker_metrics(w);
   return w;
 }
@@ -104,6 +107,8 @@ const char* step_source_name(StepSource source) {
   switch (source) {
     case StepSource::ProfilerStep:
       return "profiler-step";
+    case StepSource::StepPattern:
+      return "step-pattern";
     case StepSource::KeyOp:
       return "key-op";
     case StepSource::None:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -19,34 +20,50 @@ bool is_step_marker_kind(const HostEvent& e) {
   return e.kind != HostKind::PythonFunction;
 }
 
-// "ProfilerStep#12" -> 12.
-std::optional<std::int64_t> profiler_step_number(std::string_view name) {
-  constexpr std::string_view kPrefix = "ProfilerStep#";
-  if (!name.starts_with(kPrefix)) return std::nullopt;
-  name.remove_prefix(kPrefix.size());
-  std::int64_t n = 0;
-  auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), n);
-  if (ec != std::errc() || p != name.data() + name.size()) return std::nullopt;
-  return n;
+constexpr std::string_view kProfilerStepPattern = R"(ProfilerStep#(\d+))";
+
+std::unique_ptr<RE2> compile(const std::string& pattern, std::string_view option) {
+  RE2::Options options;
+  options.set_log_errors(false);
+  auto re = std::make_unique<RE2>(pattern, options);
+  if (!re->ok()) throw ConfigError(fmt::format("invalid {} pattern '{}': {}", option, pattern, re->error()));
+  return re;
 }
 
-std::vector<Step> profiler_steps(const Profile& p, std::vector<std::uint32_t>& markers) {
+// The step number a matching name carries: its first non-empty capture group that is a number.
+std::optional<std::int64_t> step_number(std::string_view name, const RE2& re) {
+  int groups = re.NumberOfCapturingGroups();
+  if (groups <= 0) return std::nullopt;
+  std::vector<re2::StringPiece> pieces(static_cast<std::size_t>(groups) + 1);
+  if (!re.Match(name, 0, name.size(), RE2::ANCHOR_BOTH, pieces.data(), groups + 1)) return std::nullopt;
+  for (int g = 1; g <= groups; ++g) {
+    const re2::StringPiece& piece = pieces[static_cast<std::size_t>(g)];
+    std::int64_t n = 0;
+    auto [p, ec] = std::from_chars(piece.data(), piece.data() + piece.size(), n);
+    if (!piece.empty() && ec == std::errc() && p == piece.data() + piece.size()) return n;
+  }
+  return std::nullopt;
+}
+
+// Ranges whose whole name matches the pattern, each a step (ProfilerStep#N by default).
+std::vector<Step> named_steps(const Profile& p, const RE2& re, std::vector<std::uint32_t>& markers) {
   std::vector<Step> steps;
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
-    if (!is_step_marker_kind(e)) continue;
-    if (auto n = profiler_step_number(p.str(e.name))) {
-      markers.push_back(i);
-      Step s;
-      s.name = std::string(p.str(e.name));
-      s.number = n;
-      s.host_start = e.start;
-      s.host_end = e.end;
-      steps.push_back(std::move(s));
-    }
+    if (!is_step_marker_kind(e) || !RE2::FullMatch(p.str(e.name), re)) continue;
+    markers.push_back(i);
+    Step s;
+    s.name = std::string(p.str(e.name));
+    s.number = step_number(s.name, re);
+    s.host_start = e.start;
+    s.host_end = e.end;
+    steps.push_back(std::move(s));
   }
   std::stable_sort(steps.begin(), steps.end(),
                    [](const Step& a, const Step& b) { return a.host_start < b.host_start; });
+  // Names without a number are numbered by their order.
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    if (!steps[k].number) steps[k].number = static_cast<std::int64_t>(k);
   return steps;
 }
 
@@ -54,10 +71,8 @@ std::vector<Step> profiler_steps(const Profile& p, std::vector<std::uint32_t>& m
 // the last lasts until its op ends. A match nested in the previous one is not a new step.
 std::vector<Step> key_op_steps(const Profile& p, const std::string& pattern,
                                std::vector<std::uint32_t>& markers) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  RE2 re(pattern, options);
-  if (!re.ok()) throw ConfigError(fmt::format("invalid --key-op pattern '{}': {}", pattern, re.error()));
+  std::unique_ptr<RE2> compiled = compile(pattern, "--key-op");
+  const RE2& re = *compiled;
   std::vector<const HostEvent*> matches;
   for (const HostEvent& e : p.host_events)
     if (is_step_marker_kind(e) && RE2::PartialMatch(p.str(e.name), re)) matches.push_back(&e);
@@ -170,13 +185,16 @@ void whole_trace_span(const Profile& p, StepDetection& det) {
     lo = std::min(lo, s);
     hi = std::max(hi, e);
   };
-  // As the plugin: the CPU ops' span; failing that, any host range, then any GPU activity.
+  // As the plugin: the CPU ops' span; failing that, any host range, then the CUDA calls and GPU
+  // activity (an nsys export without NVTX).
   for (const HostEvent& e : p.host_events)
     if (e.kind == HostKind::Op) widen(e.start, e.end);
   if (lo == kNoTime)
     for (const HostEvent& e : p.host_events) widen(e.start, e.end);
-  if (lo == kNoTime)
+  if (lo == kNoTime) {
+    for (const RuntimeCall& r : p.runtime_calls) widen(r.start, r.end);
     for (const GpuActivity& a : p.gpu_activities) widen(a.start, a.end);
+  }
   if (lo == kNoTime) lo = hi = 0;
   det.whole_trace_start = lo;
   det.whole_trace_end = hi;
@@ -196,20 +214,37 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
   extend_to_device(p, spans, pseudo);
   det.whole_trace_start = pseudo[0].start;
   det.whole_trace_end = pseudo[0].end;
+  // GPU work whose launch call is not in the trace (launched before a cut window began) is still
+  // part of the capture: counted and shown, never dropped.
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    if (a.activity_runtime[i] != kNone) continue;
+    det.whole_trace_start = std::min(det.whole_trace_start, p.gpu_activities[i].start);
+    det.whole_trace_end = std::max(det.whole_trace_end, p.gpu_activities[i].end);
+  }
 }
 
-StepDetection detect_steps(const Profile& p, const Attribution& a, const std::string& key_op,
+StepDetection detect_steps(const Profile& p, const Attribution& a, const AnalysisOptions& options,
                            std::vector<std::string>& warnings) {
   StepDetection det;
-  det.steps =
-      key_op.empty() ? profiler_steps(p, det.marker_events) : key_op_steps(p, key_op, det.marker_events);
+  const std::string& key_op = options.key_op;
+  std::string pattern = !options.step_pattern.empty() ? options.step_pattern
+                        : !p.info.step_names.empty()  ? p.info.step_names
+                                                      : std::string(kProfilerStepPattern);
+  if (!key_op.empty()) {
+    det.steps = key_op_steps(p, key_op, det.marker_events);
+  } else {
+    std::unique_ptr<RE2> re = compile(pattern, "--step-pattern");
+    det.steps = named_steps(p, *re, det.marker_events);
+  }
   if (det.steps.empty()) {
     if (!key_op.empty())
       warnings.push_back(fmt::format("key op '{}' matched no op: the whole trace is one window", key_op));
     whole_trace_window(p, a, det);
     return det;
   }
-  det.source = key_op.empty() ? StepSource::ProfilerStep : StepSource::KeyOp;
+  det.source = !key_op.empty()                   ? StepSource::KeyOp
+               : pattern == kProfilerStepPattern ? StepSource::ProfilerStep
+                                                 : StepSource::StepPattern;
   DeviceSpans spans = device_spans(p, a, det.steps);
   bool uses_gpu = std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end();
   if (!uses_gpu) {

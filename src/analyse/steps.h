@@ -11,7 +11,7 @@
 
 namespace perfgate {
 
-StepDetection detect_steps(const Profile& profile, const Attribution& attribution, const std::string& key_op,
-                           std::vector<std::string>& warnings);
+StepDetection detect_steps(const Profile& profile, const Attribution& attribution,
+                           const AnalysisOptions& options, std::vector<std::string>& warnings);
 
 }  // namespace perfgate

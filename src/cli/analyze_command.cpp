@@ -38,6 +38,7 @@ struct AnalyzeArgs {
   std::optional<std::int64_t> iter_stop;
   std::int64_t skip_first = 0;
   std::string key_op;
+  std::string step_pattern;
   bool quiet = false;
   bool no_progress = false;
   bool no_color = false;
@@ -98,6 +99,7 @@ int run_analyze(const AnalyzeArgs& a) {
   options.window.iter_stop = a.iter_stop;
   options.window.skip_first = a.skip_first;
   options.key_op = a.key_op;
+  options.step_pattern = a.step_pattern;
 
   std::optional<Baseline> baseline;
   if (!a.baseline_path.empty()) baseline = load_baseline(a.baseline_path, rules, options, a);
@@ -150,6 +152,10 @@ std::function<int()> add_analyze_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--key-op", args->key_op,
                   "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
+      ->type_name("REGEX");
+  cmd->add_option("--step-pattern", args->step_pattern,
+                  "Regex for the names of step ranges (whole name; first group = step number). Default: "
+                  "ProfilerStep#N; for nsys exports also step/iteration names such as 'train_step 3'")
       ->type_name("REGEX");
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");

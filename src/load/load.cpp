@@ -9,6 +9,7 @@
 
 #include "load/byte_source.h"
 #include "load/kineto/kineto_reader.h"
+#include "load/nsys/nsys_reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
 
@@ -54,16 +55,20 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       if (input.format == InputFormat::Unknown)
         throw InputError(fmt::format(
             "{}: not a Kineto JSON trace (plain or gzip) or an Nsight Systems SQLite export", file));
-      if (input.format == InputFormat::NsysSqlite)
-        throw InputError(
-            fmt::format("{}: Nsight Systems SQLite exports are not supported by this version", file));
       inputs.push_back(std::move(input));
     }
   }
   return inputs;
 }
 
-Profile load_one(const InputFile& input, const std::function<void(std::uint64_t)>& on_progress) {
+// One input is one worker, except an nsys export, which has one per process with GPU work.
+std::vector<Profile> load_one(const InputFile& input, const std::function<void(std::uint64_t)>& on_progress) {
+  if (input.format == InputFormat::NsysSqlite) {
+    std::vector<Profile> processes = nsys::read_export(input.path, input.worker);
+    for (Profile& p : processes) p.source_bytes = input.bytes;
+    if (on_progress) on_progress(input.bytes);
+    return processes;
+  }
   auto file = std::make_unique<FileSource>(input.path);
   std::unique_ptr<ByteSource> source;
   if (input.format == InputFormat::KinetoJsonGzip)
@@ -73,7 +78,9 @@ Profile load_one(const InputFile& input, const std::function<void(std::uint64_t)
   Profile profile = kineto::read_trace(std::move(source), input.path, on_progress);
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
-  return profile;
+  std::vector<Profile> one;
+  one.push_back(std::move(profile));
+  return one;
 }
 
 // Keeps per-input byte counts and reports their sum; the callback runs under a lock.
@@ -114,7 +121,7 @@ std::string worker_name_from_path(const std::string& path) {
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options) {
   LoadedRun run;
   run.inputs = resolve_inputs(paths);
-  run.workers.resize(run.inputs.size());
+  std::vector<std::vector<Profile>> loaded(run.inputs.size());
   std::vector<std::exception_ptr> errors(run.inputs.size());
   ProgressTotal progress(options, run.inputs);
 
@@ -122,7 +129,7 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   auto work = [&] {
     for (std::size_t i = next++; i < run.inputs.size(); i = next++) {
       try {
-        run.workers[i] = load_one(run.inputs[i], progress.for_input(i));
+        loaded[i] = load_one(run.inputs[i], progress.for_input(i));
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -137,6 +144,8 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   for (auto& t : pool) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  for (auto& profiles : loaded)
+    for (Profile& p : profiles) run.workers.push_back(std::move(p));
   return run;
 }
 

@@ -148,9 +148,11 @@ TEST(BadInput, HostileNamesLoadAsPlainText) {
   EXPECT_EQ(p.str(p.host_events[0].name), "<script>alert(1)</script>\u0001\"quoted\"");
 }
 
-TEST(BadInput, NsysExportsAreRecognisedButNotYetRead) {
+TEST(BadInput, ATruncatedSqliteHeaderIsAnInputErrorNamingTheFile) {
   std::string path = write_text(temp_dir() + "/x.sqlite", std::string("SQLite format 3\0", 16) + "rest");
-  EXPECT_NE(load_error(path).find("Nsight Systems SQLite exports are not supported"), std::string::npos);
+  std::string error = load_error(path);
+  EXPECT_NE(error.find(path), std::string::npos) << error;
+  EXPECT_NE(error.find("not a database"), std::string::npos) << error;
 }
 
 }  // namespace

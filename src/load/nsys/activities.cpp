@@ -1,0 +1,188 @@
+// CUDA runtime/driver calls and the GPU work they launched (kernels, memcpy, memset).
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "load/nsys/capture.h"
+
+namespace perfgate::nsys {
+namespace {
+
+// "cudaLaunchKernel_v7000" -> "cudaLaunchKernel": nsys keeps the API version in the name.
+std::string_view without_version(std::string_view name) {
+  std::size_t v = name.rfind("_v");
+  if (v == std::string_view::npos || v + 2 == name.size()) return name;
+  bool digits = std::all_of(name.begin() + static_cast<std::ptrdiff_t>(v) + 2, name.end(),
+                            [](char c) { return c >= '0' && c <= '9'; });
+  return digits ? name.substr(0, v) : name;
+}
+
+// ENUM_CUDA_MEMCPY_OPER ids (stable across versions; old exports lack the table).
+CopyKind copy_kind(std::int64_t kind) {
+  switch (kind) {
+    case 1:   // HtoD
+    case 3:   // HtoA
+    case 11:  // unified HtoD
+      return CopyKind::HostToDevice;
+    case 2:   // DtoH
+    case 4:   // AtoH
+    case 12:  // unified DtoH
+      return CopyKind::DeviceToHost;
+    case 5:   // AtoA
+    case 6:   // AtoD
+    case 7:   // DtoA
+    case 8:   // DtoD
+    case 13:  // unified DtoD
+      return CopyKind::DeviceToDevice;
+    case 9:
+      return CopyKind::HostToHost;
+    case 10:
+      return CopyKind::PeerToPeer;
+    default:
+      return CopyKind::Unknown;
+  }
+}
+
+const char* copy_label(CopyKind kind) {
+  switch (kind) {
+    case CopyKind::HostToDevice:
+      return "HtoD";
+    case CopyKind::DeviceToHost:
+      return "DtoH";
+    case CopyKind::DeviceToDevice:
+      return "DtoD";
+    case CopyKind::HostToHost:
+      return "HtoH";
+    case CopyKind::PeerToPeer:
+      return "PtoP";
+    case CopyKind::Unknown:
+      break;
+  }
+  return "Unknown";
+}
+
+// ENUM_CUDA_MEM_KIND: 0 pageable, 1 pinned, 2 device, 3 array, 4 managed (as Kineto spells them).
+const char* memory_label(std::int64_t kind) {
+  static constexpr const char* kLabels[] = {"Pageable", "Pinned", "Device", "Array", "Managed"};
+  return kind >= 0 && kind < 5 ? kLabels[kind] : "Unknown";
+}
+
+std::int32_t clamp32(std::int64_t v) {
+  return static_cast<std::int32_t>(std::clamp<std::int64_t>(v, -1, INT32_MAX));
+}
+
+GpuActivity common(const Statement& row) {
+  GpuActivity a;
+  a.start = row.integer(0);
+  a.end = row.integer(1);
+  a.device = clamp32(row.integer(2));
+  a.stream = static_cast<std::uint32_t>(std::max<std::int64_t>(0, row.integer(3)));
+  a.correlation = row.integer(4);
+  return a;
+}
+
+// The process of a GPU activity row: globalPid where the schema has it.
+CapturedProcess& owner(Capture& capture, const Statement& row) {
+  return capture.process(process_key(row.integer(5)));
+}
+
+void read_kernels(Capture& capture) {
+  const SqliteDb& db = capture.db();
+  if (!db.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) return;
+  Statement row(
+      db, select_columns(db, "CUPTI_ACTIVITY_KIND_KERNEL",
+                         {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                          "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
+                          "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"}));
+  while (row.next()) {
+    CapturedProcess& p = owner(capture, row);
+    GpuActivity k = common(row);
+    k.kind = GpuActivityKind::Kernel;
+    std::int64_t name_id = row.is_null(6) ? row.integer(7) : row.integer(6);
+    k.name = capture.name(p, name_id);
+    KernelLaunchInfo info;
+    for (int i = 0; i < 3; ++i) {
+      if (!row.is_null(8 + i)) info.grid[i] = clamp32(row.integer(8 + i));
+      if (!row.is_null(11 + i)) info.block[i] = clamp32(row.integer(11 + i));
+    }
+    if (!row.is_null(14)) info.registers_per_thread = clamp32(row.integer(14));
+    if (!row.is_null(15) || !row.is_null(16)) info.shared_memory = clamp32(row.integer(15) + row.integer(16));
+    k.kernel_info = static_cast<std::uint32_t>(p.profile.kernel_info.size());
+    p.profile.kernel_info.push_back(info);
+    p.profile.gpu_activities.push_back(k);
+    p.gpu_activity = true;
+  }
+}
+
+void read_copies(Capture& capture) {
+  const SqliteDb& db = capture.db();
+  if (!db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY")) return;
+  Statement row(db, select_columns(db, "CUPTI_ACTIVITY_KIND_MEMCPY",
+                                   {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                    "bytes", "copyKind", "srcKind", "dstKind"}));
+  while (row.next()) {
+    CapturedProcess& p = owner(capture, row);
+    GpuActivity c = common(row);
+    c.kind = GpuActivityKind::Memcpy;
+    c.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(6)));
+    c.copy_kind = copy_kind(row.integer(7));
+    std::int64_t src = row.optional_integer(8).value_or(-1), dst = row.optional_integer(9).value_or(-1);
+    c.pageable = src == 0 || dst == 0;  // CUDA_MEMOPR_MEMORY_KIND_PAGEABLE, in every version
+    c.name = p.profile.strings.intern(
+        fmt::format("Memcpy {} ({} -> {})", copy_label(c.copy_kind), memory_label(src), memory_label(dst)));
+    p.profile.gpu_activities.push_back(c);
+    p.gpu_activity = true;
+  }
+}
+
+void read_memsets(Capture& capture) {
+  const SqliteDb& db = capture.db();
+  if (!db.has_table("CUPTI_ACTIVITY_KIND_MEMSET")) return;
+  Statement row(db, select_columns(db, "CUPTI_ACTIVITY_KIND_MEMSET",
+                                   {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
+                                    "bytes", "memKind"}));
+  while (row.next()) {
+    CapturedProcess& p = owner(capture, row);
+    GpuActivity m = common(row);
+    m.kind = GpuActivityKind::Memset;
+    m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(6)));
+    m.name = p.profile.strings.intern(
+        fmt::format("Memset ({})", memory_label(row.optional_integer(7).value_or(2))));
+    p.profile.gpu_activities.push_back(m);
+    p.gpu_activity = true;
+  }
+}
+
+}  // namespace
+
+void read_runtime_calls(Capture& capture) {
+  const SqliteDb& db = capture.db();
+  if (!db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) return;
+  Statement row(db, select_columns(db, "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                   {"start", "end", "globalTid", "correlationId", "nameId"}));
+  while (row.next()) {
+    std::int64_t global_tid = row.integer(2);
+    CapturedProcess& p = capture.process(process_key(global_tid));
+    RuntimeCall call;
+    call.start = row.integer(0);
+    call.end = row.integer(1);
+    call.thread = capture.thread(p, global_tid);
+    call.correlation = row.integer(3);
+    std::int64_t name_id = row.integer(4);
+    auto it = p.api_names.find(name_id);
+    if (it == p.api_names.end()) {
+      StringId id = p.profile.strings.intern(without_version(capture.text(name_id)));
+      it = p.api_names.emplace(name_id, id).first;
+    }
+    call.name = it->second;
+    p.profile.runtime_calls.push_back(call);
+  }
+}
+
+void read_gpu_activities(Capture& capture) {
+  read_kernels(capture);
+  read_copies(capture);
+  read_memsets(capture);
+}
+
+}  // namespace perfgate::nsys

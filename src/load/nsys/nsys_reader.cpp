@@ -1,0 +1,115 @@
+#include "load/nsys/nsys_reader.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "load/nsys/capture.h"
+#include "perfgate/errors.h"
+
+namespace perfgate::nsys {
+namespace {
+
+// ProfilerStep#N, or a range named for a step or an iteration as a whole word, with an optional
+// prefix and number ("train_step", "Iteration 12", "step#3"); "validateIterDomainUse" is not one.
+constexpr const char* kStepNames =
+    R"(ProfilerStep#(\d+)|(?i:(?:[a-z]+[ _])?(?:step|iteration|iter)(?:[ _#:=-]*(\d+))?))";
+
+void require_nsys_tables(const SqliteDb& db) {
+  for (const char* table :
+       {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
+        "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE", "META_DATA_EXPORT", "EXPORT_META_DATA"})
+    if (db.has_table(table)) return;
+  throw InputError(
+      fmt::format("{}: an SQLite database but not an Nsight Systems export (none of StringIds, "
+                  "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT)",
+                  db.path()));
+}
+
+void sort_by_start(Profile& p) {
+  std::stable_sort(p.gpu_activities.begin(), p.gpu_activities.end(),
+                   [](const GpuActivity& a, const GpuActivity& b) { return a.start < b.start; });
+}
+
+std::size_t kernels_without_launch(const Profile& p) {
+  std::vector<std::int64_t> launched;
+  launched.reserve(p.runtime_calls.size());
+  for (const RuntimeCall& r : p.runtime_calls) launched.push_back(r.correlation);
+  std::sort(launched.begin(), launched.end());
+  std::size_t missing = 0;
+  for (const GpuActivity& a : p.gpu_activities)
+    missing += a.kind == GpuActivityKind::Kernel &&
+               !std::binary_search(launched.begin(), launched.end(), a.correlation);
+  return missing;
+}
+
+// Processes that count: those with GPU work; failing that, those with CUDA calls or NVTX ranges.
+std::vector<CapturedProcess*> workers_of(Capture& capture) {
+  std::vector<CapturedProcess*> gpu, any;
+  for (auto& p : capture.processes()) {
+    if (p->gpu_activity) gpu.push_back(p.get());
+    if (!p->profile.runtime_calls.empty() || !p->profile.host_events.empty()) any.push_back(p.get());
+  }
+  auto& chosen = gpu.empty() ? any : gpu;
+  std::sort(chosen.begin(), chosen.end(),
+            [](const CapturedProcess* a, const CapturedProcess* b) { return a->key < b->key; });
+  return chosen;
+}
+
+void finish(Profile& p, const NvtxSummary& nvtx) {
+  sort_by_start(p);
+  if (std::size_t missing = kernels_without_launch(p); missing > 0)
+    p.notes.push_back(fmt::format(
+        "{} kernels have no launch call in the export (launched before the captured window): they are "
+        "counted (kernels.without_launch) and shown, attributed to no op",
+        missing));
+  if (nvtx.cross_thread > 0)
+    p.notes.push_back(fmt::format(
+        "{} NVTX start/end ranges ended on another thread than they started; each is attributed by time "
+        "containment within the process (placed on the thread that made the most CUDA calls during it)",
+        nvtx.cross_thread));
+  if (std::size_t overlapping = build_host_tree(p); overlapping > 0)
+    p.notes.push_back(
+        fmt::format("{} NVTX ranges overlap a sibling instead of nesting; each was attached to the nearest "
+                    "range containing it",
+                    overlapping));
+}
+
+}  // namespace
+
+std::vector<Profile> read_export(const std::string& path, const std::string& worker) {
+  SqliteDb db(path);
+  require_nsys_tables(db);
+  ProfileInfo info;
+  info.format = "nsys-sqlite";
+  info.step_names = kStepNames;
+  read_export_info(db, info);
+  std::vector<DeviceInfo> gpus = read_gpus(db);
+
+  Capture capture(db);
+  read_runtime_calls(capture);
+  for (auto& p : capture.processes())
+    std::stable_sort(p->profile.runtime_calls.begin(), p->profile.runtime_calls.end(),
+                     [](const RuntimeCall& a, const RuntimeCall& b) { return a.start < b.start; });
+  read_gpu_activities(capture);
+  NvtxSummary nvtx = read_nvtx(capture);
+
+  std::vector<CapturedProcess*> chosen = workers_of(capture);
+  std::vector<Profile> profiles;
+  if (chosen.empty()) {  // an empty capture: GPUs listed, nothing ran
+    Profile& p = profiles.emplace_back();
+    p.notes.push_back("the export has no CUDA activity (no kernels, memory copies, memsets or CUDA calls)");
+  }
+  for (CapturedProcess* c : chosen) profiles.push_back(std::move(c->profile));
+  for (std::size_t i = 0; i < profiles.size(); ++i) {
+    Profile& p = profiles[i];
+    p.info = info;
+    p.devices = gpus;
+    p.source_path = path;
+    p.worker = chosen.size() > 1 ? fmt::format("{}-pid{}", worker, pid_of(chosen[i]->key)) : worker;
+    finish(p, nvtx);
+  }
+  return profiles;
+}
+
+}  // namespace perfgate::nsys

@@ -1,0 +1,110 @@
+#include "load/nsys/sqlite_db.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+
+namespace perfgate::nsys {
+namespace {
+
+// A file name inside an SQLite URI: characters with a meaning there are percent-encoded.
+std::string uri_of(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#')
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      uri += c;
+  }
+  return uri + "?immutable=1";
+}
+
+}  // namespace
+
+SqliteDb::SqliteDb(const std::string& path) : path_(path) {
+  int rc = sqlite3_open_v2(uri_of(path).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  if (rc != SQLITE_OK) fail("cannot open as SQLite");
+  Statement tables(*this, "SELECT name FROM sqlite_master WHERE type = 'table'");
+  while (tables.next()) tables_.emplace_back(tables.text(0));
+  std::sort(tables_.begin(), tables_.end());
+}
+
+SqliteDb::~SqliteDb() {
+  sqlite3_close(db_);
+}
+
+void SqliteDb::fail(std::string_view what) const {
+  const char* why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+  throw InputError(fmt::format("{}: {}: {}", path_, what, why));
+}
+
+bool SqliteDb::has_table(std::string_view name) const {
+  return std::binary_search(tables_.begin(), tables_.end(), name);
+}
+
+std::vector<std::string> SqliteDb::columns(const std::string& table) const {
+  std::vector<std::string> names;
+  if (!has_table(table)) return names;
+  Statement info(*this, fmt::format("SELECT name FROM pragma_table_info('{}')", table));
+  while (info.next()) names.emplace_back(info.text(0));
+  return names;
+}
+
+Statement::Statement(const SqliteDb& db, const std::string& sql) : db_(db) {
+  if (sqlite3_prepare_v2(db.db_, sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
+    db.fail("cannot read the export");
+}
+
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
+
+bool Statement::next() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  db_.fail("cannot read the export");
+}
+
+void Statement::reset() {
+  sqlite3_reset(stmt_);
+}
+
+void Statement::bind(int index, std::int64_t value) {
+  sqlite3_bind_int64(stmt_, index, value);
+}
+
+bool Statement::is_null(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+std::int64_t Statement::integer(int column) const {
+  return sqlite3_column_int64(stmt_, column);
+}
+
+std::optional<std::int64_t> Statement::optional_integer(int column) const {
+  if (is_null(column)) return std::nullopt;
+  return integer(column);
+}
+
+std::string_view Statement::text(int column) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, column);
+  if (!p) return {};
+  return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))};
+}
+
+std::string select_columns(const SqliteDb& db, const std::string& table,
+                           const std::vector<std::string_view>& wanted, std::string_view tail) {
+  std::vector<std::string> have = db.columns(table);
+  std::string sql = "SELECT ";
+  for (std::size_t i = 0; i < wanted.size(); ++i) {
+    if (i) sql += ", ";
+    bool exists = std::find(have.begin(), have.end(), wanted[i]) != have.end();
+    sql += exists ? fmt::format("\"{}\"", wanted[i]) : std::string("NULL");
+  }
+  return fmt::format("{} FROM \"{}\" {}", sql, table, tail);
+}
+
+}  // namespace perfgate::nsys

@@ -1,0 +1,64 @@
+// A small read-only view of an SQLite file: prepared statements, columns found by name.
+// Every SQLite error becomes an InputError naming the file.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfgate::nsys {
+
+class SqliteDb;
+
+// One prepared SELECT; rows are stepped through, never held.
+class Statement {
+ public:
+  Statement(const SqliteDb& db, const std::string& sql);
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+  ~Statement();
+
+  bool next();  // false after the last row
+  void reset();
+  void bind(int index, std::int64_t value);
+  bool is_null(int column) const;
+  std::int64_t integer(int column) const;
+  std::optional<std::int64_t> optional_integer(int column) const;
+  std::string_view text(int column) const;  // valid until the next step
+
+ private:
+  const SqliteDb& db_;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class SqliteDb {
+ public:
+  // Opens `path` read-only and immutable: nothing is ever written beside the file.
+  explicit SqliteDb(const std::string& path);
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+  ~SqliteDb();
+
+  const std::string& path() const { return path_; }
+  bool has_table(std::string_view name) const;
+  // The table's column names in order; empty when the table does not exist.
+  std::vector<std::string> columns(const std::string& table) const;
+  [[noreturn]] void fail(std::string_view what) const;
+
+ private:
+  friend class Statement;
+  std::string path_;
+  sqlite3* db_ = nullptr;
+  std::vector<std::string> tables_;  // sorted
+};
+
+// Builds "SELECT <wanted columns that exist, others as NULL> FROM table": a statement reads
+// columns by name whatever their order or number in this schema version. "end" is quoted.
+std::string select_columns(const SqliteDb& db, const std::string& table,
+                           const std::vector<std::string_view>& wanted, std::string_view tail = {});
+
+}  // namespace perfgate::nsys
