@@ -169,6 +169,9 @@ struct ProfileInfo {
   // Range names that mark steps when the user gives no --step-pattern (a regex matched against
   // the whole name; its first capture group, if any, is the step number). Empty: ProfilerStep#N.
   std::string step_names;
+  // Without steps, the window covers every CUDA call and GPU activity (nsys: "the whole capture"),
+  // not only the ops' span extended to their GPU work (the TensorBoard plugin's window).
+  bool window_spans_capture = false;
   std::vector<std::pair<std::string, std::string>> attributes;  // other top-level facts, e.g. versions
   TimeNs profiler_start = 0;                                    // the profiler's own span, when recorded
   TimeNs profiler_end = 0;

@@ -64,6 +64,8 @@ struct ReportGpu {
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
   std::uint64_t kernel_count = 0;
+  std::int64_t kernel_ns = 0;  // union of kernel intervals in the window
+  std::int64_t busy_ns = 0;    // union of kernel, memcpy and memset intervals in the window
   std::optional<double> utilization_pct;
   std::optional<double> busy_pct;
   std::optional<double> idle_pct;

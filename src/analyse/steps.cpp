@@ -214,12 +214,16 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
   extend_to_device(p, spans, pseudo);
   det.whole_trace_start = pseudo[0].start;
   det.whole_trace_end = pseudo[0].end;
-  // GPU work whose launch call is not in the trace (launched before a cut window began) is still
-  // part of the capture: counted and shown, never dropped.
-  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
-    if (a.activity_runtime[i] != kNone) continue;
-    det.whole_trace_start = std::min(det.whole_trace_start, p.gpu_activities[i].start);
-    det.whole_trace_end = std::max(det.whole_trace_end, p.gpu_activities[i].end);
+  // The whole capture: CUDA calls and GPU work outside the ops' span (before the first op, or
+  // launched before a cut window began) are counted and shown, never dropped.
+  if (!p.info.window_spans_capture) return;
+  for (const RuntimeCall& r : p.runtime_calls) {
+    det.whole_trace_start = std::min(det.whole_trace_start, r.start);
+    det.whole_trace_end = std::max(det.whole_trace_end, r.end);
+  }
+  for (const GpuActivity& g : p.gpu_activities) {
+    det.whole_trace_start = std::min(det.whole_trace_start, g.start);
+    det.whole_trace_end = std::max(det.whole_trace_end, g.end);
   }
 }
 

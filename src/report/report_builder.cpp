@@ -64,6 +64,8 @@ std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
     r.sm_count = g.sm_count;
     r.memory_bytes = g.memory_bytes;
     r.kernel_count = g.kernel_count;
+    r.kernel_ns = g.kernel_ns;
+    r.busy_ns = g.busy_ns;
     r.utilization_pct = g.utilization_pct;
     r.busy_pct = g.busy_pct;
     r.idle_pct = g.idle_pct;

@@ -293,7 +293,7 @@ constexpr std::array<Column<GapRow>, 3> kGapColumns = {{
     {"duration_us", "us", "Gap length", [](const GapRow& r) { return us(r.duration); }},
 }};
 
-constexpr std::array<Column<ReportGpu>, 12> kGpuColumns = {{
+constexpr std::array<Column<ReportGpu>, 14> kGpuColumns = {{
     {"id", "count", "Device id",
      [](const ReportGpu& g) { return ReportCell{static_cast<std::int64_t>(g.device)}; }},
     {"name", "", "Device name", [](const ReportGpu& g) { return text(g.name); }},
@@ -307,6 +307,10 @@ constexpr std::array<Column<ReportGpu>, 12> kGpuColumns = {{
      [](const ReportGpu& g) { return g.memory_bytes ? count(g.memory_bytes) : ReportCell{}; }},
     {"kernel_count", "count", "Kernels in the window",
      [](const ReportGpu& g) { return count(g.kernel_count); }},
+    {"kernel_us", "us", "Union of kernel intervals in the window",
+     [](const ReportGpu& g) { return us(g.kernel_ns); }},
+    {"busy_us", "us", "Union of kernel, memcpy and memset intervals in the window",
+     [](const ReportGpu& g) { return us(g.busy_ns); }},
     {"utilization_pct", "%", "Union of kernel intervals / window",
      [](const ReportGpu& g) { return optional(g.utilization_pct); }},
     {"busy_pct", "%", "Union of all GPU activity / window",

@@ -83,6 +83,7 @@ std::vector<Profile> read_export(const std::string& path, const std::string& wor
   ProfileInfo info;
   info.format = "nsys-sqlite";
   info.step_names = kStepNames;
+  info.window_spans_capture = true;
   read_export_info(db, info);
   std::vector<DeviceInfo> gpus = read_gpus(db);
 

@@ -262,6 +262,12 @@ NvtxText read_nvtx_text(std::string_view text) {
     if (auto dict = PyLiteralParser(text).parse(); dict && dict->kind == PyValue::Kind::Dict)
       return read_pyprof(*dict);
   }
+  if (text.starts_with('{') &&
+      (text.find("'op'") != std::string_view::npos || text.find("'traceMarker'") != std::string_view::npos)) {
+    NvtxText unreadable;  // a PyProf marker too long, deep or broken to read: never shown raw
+    unreadable.name = "PyProf marker (unreadable)";
+    return unreadable;
+  }
   if (std::size_t at = first_suffix(text); at != std::string_view::npos && at > 0)
     return read_emit_nvtx(text, at);
   NvtxText t;
