@@ -107,9 +107,9 @@ void read_kernels(Capture& capture) {
     }
     if (!row.is_null(14)) info.registers_per_thread = clamp32(row.integer(14));
     if (!row.is_null(15) || !row.is_null(16)) info.shared_memory = clamp32(row.integer(15) + row.integer(16));
-    k.kernel_info = static_cast<std::uint32_t>(p.profile.kernel_info.size());
-    p.profile.kernel_info.push_back(info);
-    p.profile.gpu_activities.push_back(k);
+    k.kernel_info = static_cast<std::uint32_t>(p.kernel_info.size());
+    p.kernel_info.push_back(info);
+    p.gpu_activities.push_back(k);
     p.gpu_activity = true;
   }
 }
@@ -130,7 +130,7 @@ void read_copies(Capture& capture) {
     c.pageable = src == 0 || dst == 0;  // CUDA_MEMOPR_MEMORY_KIND_PAGEABLE, in every version
     c.name = p.profile.strings.intern(
         fmt::format("Memcpy {} ({} -> {})", copy_label(c.copy_kind), memory_label(src), memory_label(dst)));
-    p.profile.gpu_activities.push_back(c);
+    p.gpu_activities.push_back(c);
     p.gpu_activity = true;
   }
 }
@@ -148,7 +148,7 @@ void read_memsets(Capture& capture) {
     m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(6)));
     m.name = p.profile.strings.intern(
         fmt::format("Memset ({})", memory_label(row.optional_integer(7).value_or(2))));
-    p.profile.gpu_activities.push_back(m);
+    p.gpu_activities.push_back(m);
     p.gpu_activity = true;
   }
 }
@@ -175,7 +175,12 @@ void read_runtime_calls(Capture& capture) {
       it = p.api_names.emplace(name_id, id).first;
     }
     call.name = it->second;
-    p.profile.runtime_calls.push_back(call);
+    p.runtime_calls.push_back(call);
+  }
+  for (auto& p : capture.processes()) {
+    p->runtime_calls.move_into(p->profile.runtime_calls);
+    std::stable_sort(p->profile.runtime_calls.begin(), p->profile.runtime_calls.end(),
+                     [](const RuntimeCall& a, const RuntimeCall& b) { return a.start < b.start; });
   }
 }
 
@@ -183,6 +188,10 @@ void read_gpu_activities(Capture& capture) {
   read_kernels(capture);
   read_copies(capture);
   read_memsets(capture);
+  for (auto& p : capture.processes()) {
+    p->gpu_activities.move_into(p->profile.gpu_activities);
+    p->kernel_info.move_into(p->profile.kernel_info);
+  }
 }
 
 }  // namespace perfgate::nsys

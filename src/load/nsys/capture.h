@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "load/chunked_appender.h"
 #include "load/nsys/sqlite_db.h"
 #include "perfgate/profile.h"
 
@@ -32,6 +33,11 @@ struct CapturedProcess {
   std::unordered_map<std::int64_t, StringId> api_names;     // the same, without "_v7000" suffixes
   std::unordered_map<std::int64_t, std::uint32_t> threads;  // globalTid -> thread index
   bool gpu_activity = false;
+  // Rows grow here without a vector's doubling, then move into the profile at exact size.
+  ChunkedAppender<RuntimeCall> runtime_calls;
+  ChunkedAppender<GpuActivity> gpu_activities;
+  ChunkedAppender<KernelLaunchInfo> kernel_info;
+  ChunkedAppender<HostEvent> host_events;
 };
 
 class Capture {

@@ -88,10 +88,7 @@ std::vector<Profile> read_export(const std::string& path, const std::string& wor
   std::vector<DeviceInfo> gpus = read_gpus(db);
 
   Capture capture(db);
-  read_runtime_calls(capture);
-  for (auto& p : capture.processes())
-    std::stable_sort(p->profile.runtime_calls.begin(), p->profile.runtime_calls.end(),
-                     [](const RuntimeCall& a, const RuntimeCall& b) { return a.start < b.start; });
+  read_runtime_calls(capture);  // sorted by start: start/end ranges are placed by them
   read_gpu_activities(capture);
   NvtxSummary nvtx = read_nvtx(capture);
 

@@ -32,13 +32,12 @@ struct StackRange {
 };
 
 // A PyProf op takes the call stack of the innermost traceMarker range around it on its thread.
-void attach_call_stacks(Profile& p, std::vector<StackRange>& stacks, std::size_t first_op) {
+void attach_call_stacks(Profile& p, std::vector<StackRange>& stacks) {
   if (stacks.empty()) return;
   std::sort(stacks.begin(), stacks.end(), [](const StackRange& a, const StackRange& b) {
     return a.thread != b.thread ? a.thread < b.thread : a.start < b.start;
   });
-  for (std::size_t i = first_op; i < p.host_events.size(); ++i) {
-    HostEvent& e = p.host_events[i];
+  for (HostEvent& e : p.host_events) {
     if (e.kind != HostKind::Op || e.call_stack != kNoString) continue;
     auto it = std::upper_bound(stacks.begin(), stacks.end(), std::make_pair(e.thread, e.start),
                                [](const std::pair<std::uint32_t, TimeNs>& key, const StackRange& s) {
@@ -85,11 +84,9 @@ NvtxSummary read_nvtx(Capture& capture) {
                                    "WHERE eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL"));
   std::map<CapturedProcess*, std::vector<StackRange>> stacks;
   std::vector<std::pair<CapturedProcess*, std::size_t>> cross_thread;
-  std::map<CapturedProcess*, std::size_t> first_event;
   while (row.next()) {
     std::int64_t global_tid = row.integer(5);
     CapturedProcess& p = capture.process(process_key(global_tid));
-    first_event.try_emplace(&p, p.profile.host_events.size());
     std::string raw(row.text(3));
     if (raw.empty() && !row.is_null(4)) raw = capture.text(row.integer(4));
     std::int64_t domain = row.optional_integer(7).value_or(0);
@@ -121,11 +118,12 @@ NvtxSummary read_nvtx(Capture& capture) {
     std::int64_t type = row.integer(2);
     bool start_end = type == 60 || type == 71;
     if (start_end && !row.is_null(6) && row.integer(6) != global_tid)
-      cross_thread.emplace_back(&p, p.profile.host_events.size());
-    p.profile.host_events.push_back(e);
+      cross_thread.emplace_back(&p, p.host_events.size());
+    p.host_events.push_back(e);
     ++summary.ranges;
   }
-  for (auto& [p, ranges] : stacks) attach_call_stacks(p->profile, ranges, first_event[p]);
+  for (auto& p : capture.processes()) p->host_events.move_into(p->profile.host_events);
+  for (auto& [p, ranges] : stacks) attach_call_stacks(p->profile, ranges);
   for (auto& [p, index] : cross_thread) rehome(p->profile, p->profile.host_events[index]);
   summary.cross_thread = cross_thread.size();
   return summary;
