@@ -119,7 +119,8 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Analyse profiles: steps, GPU use, breakdown, Tensor Cores");
   cmd->add_option("profiles", args->profiles,
-                  "Trace files (.json, .json.gz) or run folders; several files are the workers of one run");
+                  "Kineto traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite) or run folders; "
+                  "several files are the workers of one run");
   add_output_options(*cmd, args->outputs);
   cmd->add_option("--rules", args->rule_files,
                   "Rule file (YAML) applied on top of the shipped 'default' set; repeatable. "

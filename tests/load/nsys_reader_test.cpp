@@ -272,6 +272,16 @@ TEST(NsysReader, BadInputsNameTheFileAndTheReason) {
 
   std::string zero = write_text(temp_dir() + "/zero.sqlite", "");
   EXPECT_NE(load_error(zero).find("empty file"), std::string::npos);
+
+  // On the command line: exit code 3, the reason, and no report left behind.
+  for (const std::string& bad : {not_nsys, cut, zero}) {
+    std::string out = temp_dir() + "/bad_nsys_report.json";
+    std::filesystem::remove(out);
+    CommandResult r = run_perfgate(fmt::format("analyze '{}' --json '{}'", bad, out));
+    EXPECT_EQ(r.exit_code, 3) << r.out;
+    EXPECT_NE(r.out.find(bad), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(out));
+  }
 }
 
 TEST(NsysReader, OpensReadOnlyAndWritesNothingBesideTheFile) {
