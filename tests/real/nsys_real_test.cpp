@@ -87,7 +87,6 @@ Expected expected_for(const std::string& path, std::int64_t global_pid) {
 
 std::vector<std::int64_t> gpu_processes(const std::string& path) {
   std::vector<std::int64_t> pids;
-  std::string dir = shared_traces_dir();
   for (std::int64_t i = 0;; ++i) {
     double pid = query_number(
         path, fmt::format("SELECT globalPid FROM (SELECT DISTINCT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL "
