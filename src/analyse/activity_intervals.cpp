@@ -12,48 +12,55 @@ bool is_communication_kernel(const Profile& p, const Attribution& a, NameClasses
   return owner != kNone && classes.communication_op(p.host_events[owner].name);
 }
 
+// Each list is built as a union while the events are read (GPU activities and runtime calls come
+// sorted by start, host events by thread and start), so the raw intervals are never all held.
 ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, NameClasses& classes,
                                      const std::vector<std::uint32_t>& step_markers) {
-  ActivityIntervals out;
-  out.all_kernels.reserve(p.gpu_activities.size());
+  SortedUnion compute, communication_kernels, tensor_core, kernels, memcpy, memset;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
     Interval r{act.start, act.end};
     switch (act.kind) {
       case GpuActivityKind::Kernel:
-        out.all_kernels.push_back(r);
-        (is_communication_kernel(p, a, classes, i) ? out.communication_kernels : out.compute_kernels)
-            .push_back(r);
-        if (classes.tensor_core_kernel(act.name)) out.tensor_core_kernels.push_back(r);
+        kernels.add(r);
+        (is_communication_kernel(p, a, classes, i) ? communication_kernels : compute).add(r);
+        if (classes.tensor_core_kernel(act.name)) tensor_core.add(r);
         break;
       case GpuActivityKind::Memcpy:
-        out.memcpy.push_back(r);
+        memcpy.add(r);
         break;
       case GpuActivityKind::Memset:
-        out.memset.push_back(r);
+        memset.add(r);
         break;
     }
   }
   std::vector<bool> is_marker(p.host_events.size(), false);
   for (std::uint32_t m : step_markers) is_marker[m] = true;
-  out.cpu_ops.reserve(p.host_events.size());
+  SortedUnion dataloader, communication_ops, cpu_ops, runtime;
   for (std::size_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
     if (is_marker[i] || e.kind == HostKind::PythonFunction) continue;
     Interval r{e.start, e.end};
     if (classes.dataloader_op(e.name))
-      out.dataloader.push_back(r);
+      dataloader.add(r);
     else if (classes.communication_op(e.name))
-      out.communication_ops.push_back(r);
+      communication_ops.add(r);
     else
-      out.cpu_ops.push_back(r);
+      cpu_ops.add(r);
   }
-  out.runtime.reserve(p.runtime_calls.size());
-  for (const RuntimeCall& c : p.runtime_calls) out.runtime.push_back({c.start, c.end});
-  for (IntervalList* list :
-       {&out.compute_kernels, &out.communication_kernels, &out.tensor_core_kernels, &out.all_kernels,
-        &out.memcpy, &out.memset, &out.communication_ops, &out.runtime, &out.dataloader, &out.cpu_ops})
-    merge_in_place(*list);
+  for (const RuntimeCall& c : p.runtime_calls) runtime.add({c.start, c.end});
+
+  ActivityIntervals out;
+  out.compute_kernels = compute.take();
+  out.communication_kernels = communication_kernels.take();
+  out.tensor_core_kernels = tensor_core.take();
+  out.all_kernels = kernels.take();
+  out.memcpy = memcpy.take();
+  out.memset = memset.take();
+  out.communication_ops = communication_ops.take();
+  out.runtime = runtime.take();
+  out.dataloader = dataloader.take();
+  out.cpu_ops = cpu_ops.take();
   // Unions of lists already merged: far fewer intervals than the raw events.
   out.communication = unite(out.communication_kernels, out.communication_ops);
   out.memory = unite(out.memcpy, out.memset);

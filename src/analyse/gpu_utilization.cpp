@@ -9,13 +9,13 @@ namespace perfgate {
 namespace {
 
 struct DeviceActivity {
-  IntervalList kernels;
-  IntervalList all;
-  std::vector<std::size_t> kernel_indices;
+  SortedUnion kernels;
+  SortedUnion all;
+  std::vector<std::uint32_t> kernel_indices;
 };
 
 // Integral over the window of min(sum of blocks per SM of the running kernels, 1).
-std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::size_t>& kernels,
+std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::uint32_t>& kernels,
                                     Interval window) {
   struct Edge {
     TimeNs time;
@@ -24,7 +24,7 @@ std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::siz
   };
   std::vector<Edge> edges;
   edges.reserve(2 * kernels.size());
-  for (std::size_t i : kernels) {
+  for (std::uint32_t i : kernels) {
     const GpuActivity& k = p.gpu_activities[i];
     float blocks = p.kernel_info[k.kernel_info].blocks_per_sm;
     if (blocks <= 0) continue;
@@ -54,11 +54,11 @@ std::optional<double> sm_efficiency(const Profile& p, const std::vector<std::siz
   return 100.0 * weighted / static_cast<double>(window.end - window.start);
 }
 
-void kernel_weighted_metrics(const Profile& p, const std::vector<std::size_t>& kernels, Interval window,
+void kernel_weighted_metrics(const Profile& p, const std::vector<std::uint32_t>& kernels, Interval window,
                              NameClasses& classes, GpuMetrics& g) {
   double occupancy_weighted = 0;
   TimeNs occupancy_time = 0, kernel_time = 0, tc_time = 0;
-  for (std::size_t i : kernels) {
+  for (std::uint32_t i : kernels) {
     const GpuActivity& k = p.gpu_activities[i];
     TimeNs inside = overlap({k.start, k.end}, window);
     bool zero_length_inside = k.start == k.end && k.start >= window.start && k.start < window.end;
@@ -107,25 +107,13 @@ void describe_device(const Profile& p, GpuMetrics& g) {
 
 std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes) {
   std::map<std::int32_t, DeviceActivity> devices;
-  std::map<std::int32_t, std::pair<std::size_t, std::size_t>> counts;  // activities, kernels
-  for (const GpuActivity& a : p.gpu_activities) {
-    auto& [all, kernels] = counts[a.device];
-    ++all;
-    kernels += a.kind == GpuActivityKind::Kernel;
-  }
-  for (const auto& [device, n] : counts) {
-    DeviceActivity& d = devices[device];
-    d.all.reserve(n.first);
-    d.kernels.reserve(n.second);
-    d.kernel_indices.reserve(n.second);
-  }
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& a = p.gpu_activities[i];
     DeviceActivity& d = devices[a.device];
-    d.all.push_back({a.start, a.end});
+    d.all.add({a.start, a.end});  // activities come sorted by start
     if (a.kind == GpuActivityKind::Kernel) {
-      d.kernels.push_back({a.start, a.end});
-      d.kernel_indices.push_back(i);
+      d.kernels.add({a.start, a.end});
+      d.kernel_indices.push_back(static_cast<std::uint32_t>(i));
     }
   }
   Interval w{window.start, window.end};
@@ -135,16 +123,16 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
     GpuMetrics g;
     g.device = device;
     describe_device(p, g);
-    merge_in_place(d.kernels);
-    merge_in_place(d.all);
-    g.kernel_ns = length_within(d.kernels, w);
-    g.busy_ns = length_within(d.all, w);
+    IntervalList kernels = d.kernels.take();
+    IntervalList all = d.all.take();
+    g.kernel_ns = length_within(kernels, w);
+    g.busy_ns = length_within(all, w);
     if (length > 0) {
       g.utilization_pct = 100.0 * static_cast<double>(g.kernel_ns) / length;
       g.busy_pct = 100.0 * static_cast<double>(g.busy_ns) / length;
       g.idle_pct = 100.0 - *g.busy_pct;
       g.sm_efficiency_pct = sm_efficiency(p, d.kernel_indices, w);
-      g.min_chunk_busy_pct = min_chunk_busy_pct(d.all, w);
+      g.min_chunk_busy_pct = min_chunk_busy_pct(all, w);
     }
     kernel_weighted_metrics(p, d.kernel_indices, w, classes, g);
     out.push_back(std::move(g));

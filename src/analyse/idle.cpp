@@ -31,12 +31,11 @@ IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w)
 }
 
 std::vector<GapRow> gpu_gaps(const Profile& p, const Window& w, IdleSums& sums) {
-  std::map<std::int32_t, IntervalList> busy;
-  for (const GpuActivity& a : p.gpu_activities) busy[a.device].push_back({a.start, a.end});
+  std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
+  for (const GpuActivity& a : p.gpu_activities) busy[a.device].add({a.start, a.end});
   std::vector<GapRow> gaps;
-  for (auto& [device, list] : busy) {
-    merge_in_place(list);
-    IntervalList inside = clip(list, {w.start, w.end});
+  for (auto& [device, device_busy] : busy) {
+    IntervalList inside = clip(device_busy.take(), {w.start, w.end});
     for (std::size_t i = 1; i < inside.size(); ++i) {
       TimeNs gap = inside[i].start - inside[i - 1].end;
       sums.longest_gap = std::max(sums.longest_gap.value_or(0), gap);

@@ -90,17 +90,31 @@ TimeNs length_within(const IntervalList& list, Interval window) {
   return sum;
 }
 
+// One sweep over the layers' boundaries inside the span, copying nothing: at each instant the
+// first layer covering it takes the time up to its interval's end or an earlier layer's next start.
 std::vector<TimeNs> exclusive_split(Interval span, const std::vector<const IntervalList*>& layers) {
-  std::vector<TimeNs> parts;
-  parts.reserve(layers.size() + 1);
-  IntervalList free{span};
-  if (span.end <= span.start) free.clear();
-  for (const IntervalList* layer : layers) {
-    IntervalList taken = intersect(free, clip(*layer, span));
-    parts.push_back(total_length(taken));
-    free = subtract(free, taken);
+  std::vector<TimeNs> parts(layers.size() + 1, 0);
+  std::vector<IntervalList::const_iterator> at;
+  at.reserve(layers.size());
+  for (const IntervalList* layer : layers)
+    at.push_back(std::lower_bound(layer->begin(), layer->end(), span.start,
+                                  [](Interval r, TimeNs t) { return r.end <= t; }));
+  for (TimeNs t = span.start; t < span.end;) {
+    std::size_t winner = layers.size();  // none covers t: the last part
+    TimeNs next = span.end;
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      while (at[i] != layers[i]->end() && at[i]->end <= t) ++at[i];
+      if (at[i] == layers[i]->end()) continue;
+      if (at[i]->start <= t) {
+        winner = i;
+        next = std::min(next, at[i]->end);
+        break;
+      }
+      next = std::min(next, at[i]->start);
+    }
+    parts[winner] += next - t;
+    t = next;
   }
-  parts.push_back(total_length(free));
   return parts;
 }
 

@@ -19,22 +19,30 @@ IntervalList merge(IntervalList ranges);  // any ranges in; sorted disjoint unio
 void merge_in_place(IntervalList& ranges);
 IntervalList unite(const IntervalList& a, const IntervalList& b);  // union of two merged lists
 
-// Builds a union from intervals added in order of start, without keeping the raw ones.
+// Builds a union without keeping the raw intervals: one added at or after the last one's start
+// merges into it. Intervals out of order (another thread's, another stream's) are kept and
+// merged by take(), so any order is correct and sorted runs stay small.
 class SortedUnion {
  public:
   explicit SortedUnion(std::size_t most = 0) { list_.reserve(most); }  // untouched pages cost nothing
   void add(Interval r) {
     if (r.end <= r.start) return;
-    if (!list_.empty() && r.start <= list_.back().end) {
+    if (!list_.empty() && r.start >= list_.back().start && r.start <= list_.back().end) {
       list_.back().end = std::max(list_.back().end, r.end);
-    } else {
-      list_.push_back(r);
+      return;
     }
+    if (!list_.empty() && r.start < list_.back().start) sorted_ = false;
+    list_.push_back(r);
   }
-  IntervalList take() { return std::move(list_); }
+  IntervalList take() {
+    if (!sorted_) merge_in_place(list_);
+    sorted_ = true;
+    return std::move(list_);
+  }
 
  private:
   IntervalList list_;
+  bool sorted_ = true;
 };
 IntervalList intersect(const IntervalList& a, const IntervalList& b);
 IntervalList subtract(const IntervalList& a, const IntervalList& b);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "analyse/intervals.h"
 
 namespace perfgate {
@@ -42,6 +44,43 @@ TEST(Intervals, ExclusiveSplitGivesEachInstantToTheFirstLayer) {
   EXPECT_EQ(partial[0], 5);
   EXPECT_EQ(partial[1], 20);
   EXPECT_EQ(partial[2], 10);  // [50,60] covered by none
+}
+
+// Random layers on a small time axis, checked instant by instant: the sweep must give each
+// nanosecond of the span to the first layer that covers it.
+TEST(Intervals, ExclusiveSplitMatchesAnInstantByInstantCount) {
+  std::mt19937 random(7);
+  for (int round = 0; round < 200; ++round) {
+    std::vector<IntervalList> layers(4);
+    for (IntervalList& layer : layers) {
+      for (int i = 0; i < 6; ++i) {
+        TimeNs start = random() % 200;
+        layer.push_back({start, start + 1 + static_cast<TimeNs>(random() % 40)});
+      }
+      merge_in_place(layer);
+    }
+    TimeNs span_start = random() % 150;
+    Interval span{span_start, span_start + static_cast<TimeNs>(random() % 100)};
+    std::vector<TimeNs> expected(layers.size() + 1, 0);
+    for (TimeNs t = span.start; t < span.end; ++t) {
+      std::size_t first = layers.size();
+      for (std::size_t l = 0; l < layers.size() && first == layers.size(); ++l)
+        for (Interval r : layers[l])
+          if (r.start <= t && t < r.end) first = l;
+      ++expected[first];
+    }
+    std::vector<const IntervalList*> pointers;
+    for (const IntervalList& layer : layers) pointers.push_back(&layer);
+    EXPECT_EQ(exclusive_split(span, pointers), expected) << "round " << round;
+  }
+}
+
+TEST(Intervals, SortedUnionAcceptsIntervalsOutOfOrder) {
+  IntervalList raw{{10, 20}, {12, 30}, {0, 5}, {3, 8}, {40, 50}, {25, 41}, {60, 60}};
+  SortedUnion u;
+  for (Interval r : raw) u.add(r);
+  EXPECT_TRUE(same(u.take(), merge(raw)));
+  EXPECT_TRUE(same(merge(raw), {{0, 8}, {10, 50}}));
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "perfgate/profile.h"
 
 namespace perfgate {
@@ -46,6 +48,43 @@ TEST(HostTree, OverlappingRangeAttachesToTheNearestContainingAncestor) {
   p.host_events = {range(0, 100), range(10, 50), range(40, 60)};
   EXPECT_EQ(build_host_tree(p), 1u);
   EXPECT_EQ(p.host_events[2].parent, 0u);
+}
+
+// Ranges with the same thread, start and end keep the order the reader gave them; the first
+// becomes the parent of the second. Many events in shuffled order exercise the permutation.
+TEST(HostTree, SortKeepsTheInputOrderOfTiesAndMovesEveryEvent) {
+  Profile p;
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    HostEvent e = range((i * 7919) % 1000 * 10, (i * 7919) % 1000 * 10 + 5, i % 3);
+    e.name = i;
+    p.host_events.push_back(e);
+  }
+  HostEvent tie_a = range(20000, 20010), tie_b = range(20000, 20010);
+  tie_a.name = 5000;
+  tie_b.name = 5001;
+  p.host_events.push_back(tie_a);
+  p.host_events.push_back(tie_b);
+  build_host_tree(p);
+  ASSERT_EQ(p.host_events.size(), 1002u);
+  std::vector<bool> seen(1000, false);
+  for (std::size_t i = 0; i < p.host_events.size(); ++i) {
+    const HostEvent& e = p.host_events[i];
+    if (i > 0) {
+      const HostEvent& before = p.host_events[i - 1];
+      EXPECT_TRUE(before.thread < e.thread || (before.thread == e.thread && before.start <= e.start));
+    }
+    if (e.name < 1000) {
+      EXPECT_EQ(e.start, (e.name * 7919) % 1000 * 10);  // each event moved whole
+      EXPECT_EQ(e.thread, e.name % 3);
+      seen[e.name] = true;
+    }
+  }
+  EXPECT_EQ(std::count(seen.begin(), seen.end(), true), 1000);
+  auto a = std::find_if(p.host_events.begin(), p.host_events.end(),
+                        [](const HostEvent& e) { return e.name == 5000; });
+  ASSERT_NE(a, p.host_events.end());
+  ASSERT_EQ((a + 1)->name, 5001u);
+  EXPECT_EQ((a + 1)->parent, static_cast<std::uint32_t>(a - p.host_events.begin()));
 }
 
 TEST(StringPool, InternsEqualTextToOneId) {
