@@ -256,6 +256,11 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
                                const AnalysisOptions& options);
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options);
+// Loads the inputs and analyses each worker on its loading thread as soon as it is loaded, then
+// lets its events go: only the workers being loaded are in memory at once (a run folder of many
+// ranks, an export of many processes). Workers come out in input order.
+RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
+                             const Classification& classification, const AnalysisOptions& options);
 // Each worker's rank: its distributedInfo rank, else its index.
 std::vector<std::int64_t> rank_ids(const RunAnalysis& run);
 

@@ -1,6 +1,7 @@
 // Loading profiles: files, gzip, run folders. Formats are detected by content, not by name.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -36,7 +37,19 @@ struct LoadedRun {
 };
 
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).
-// Workers load in parallel. Throws InputError (file and cause) on the first unreadable input.
+// Checks that each exists and has a known format. Throws InputError naming the file otherwise.
+std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths);
+
+// Receives each worker as soon as it is loaded, on the thread that loaded it: `input` is the
+// index of its file in the inputs. The workers of one input arrive in order, one at a time.
+using WorkerSink = std::function<void(std::size_t input, Profile&& worker)>;
+
+// Loads the inputs in parallel and hands every worker to `sink`, which may analyse it and let it
+// go: only the workers being loaded are then in memory at once. Throws InputError (file and
+// cause) for the first input, in input order, that failed; an exception from `sink` likewise.
+void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink);
+
+// Every worker of every input, held at once (tests and small runs).
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
 // The worker name of a trace file: its file name without the trace extensions.

@@ -205,4 +205,8 @@ struct Profile {
 // that contains it. Returns how many such ranges were found.
 std::size_t build_host_tree(Profile& profile);
 
+// Orders runtime calls, GPU activities, GPU ranges and memory samples by start time, keeping the
+// reader's order of ties: the order the analysis expects of every reader's output.
+void sort_by_start(Profile& profile);
+
 }  // namespace perfgate

@@ -133,4 +133,19 @@ RunAnalysis analyse_run(const LoadedRun& run, const Classification& classificati
   return result;
 }
 
+RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
+                             const Classification& classification, const AnalysisOptions& options) {
+  CompiledClassification compiled(classification);  // read-only while the loading threads share it
+  std::vector<std::vector<WorkerAnalysis>> per_input(inputs.size());
+  load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
+    Profile profile = std::move(worker);  // freed when this returns
+    per_input[input].push_back(analyse_with(profile, compiled, options));
+  });
+  RunAnalysis result;
+  for (auto& analyses : per_input)
+    for (WorkerAnalysis& w : analyses) result.workers.push_back(std::move(w));
+  result.metrics = run_metrics(result.workers, rank_ids(result));
+  return result;
+}
+
 }  // namespace perfgate

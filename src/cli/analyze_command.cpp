@@ -50,8 +50,8 @@ bool use_color(const AnalyzeArgs& a) {
   return ::isatty(STDOUT_FILENO) == 1 && term && std::string_view(term) != "dumb";
 }
 
-// Loads, analyses and describes profiles as a report model; the events are freed before the
-// report is built.
+// Loads, analyses and describes profiles as a report model; each worker's events are freed as
+// soon as it is analysed.
 ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rules,
                       const AnalysisOptions& options, const AnalyzeArgs& a) {
   LoadOptions load_options;
@@ -59,11 +59,9 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
   load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
     if (total >= kProgressMinBytes) progress->update(done, total);
   };
-  LoadedRun run = load_run(paths, load_options);
+  std::vector<InputFile> inputs = resolve_inputs(paths);
+  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options);
   progress->finish();
-  RunAnalysis analysis = analyse_run(run, rules.classification, options);
-  std::vector<InputFile> inputs = std::move(run.inputs);
-  run = LoadedRun{};
   return build_report(inputs, analysis, rules, options);
 }
 

@@ -37,6 +37,8 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   return files;
 }
 
+}  // namespace
+
 std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
   std::vector<InputFile> inputs;
   for (const auto& path : paths) {
@@ -61,13 +63,18 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
   return inputs;
 }
 
+namespace {
+
 // One input is one worker, except an nsys export, which has one per process with GPU work.
-std::vector<Profile> load_one(const InputFile& input, const std::function<void(std::uint64_t)>& on_progress) {
+void load_one(const InputFile& input, const std::function<void(std::uint64_t)>& on_progress,
+              const std::function<void(Profile&&)>& emit) {
   if (input.format == InputFormat::NsysSqlite) {
-    std::vector<Profile> processes = nsys::read_export(input.path, input.worker);
-    for (Profile& p : processes) p.source_bytes = input.bytes;
+    nsys::read_export(input.path, input.worker, [&](Profile&& p) {
+      p.source_bytes = input.bytes;
+      emit(std::move(p));
+    });
     if (on_progress) on_progress(input.bytes);
-    return processes;
+    return;
   }
   auto file = std::make_unique<FileSource>(input.path);
   std::unique_ptr<ByteSource> source;
@@ -78,9 +85,7 @@ std::vector<Profile> load_one(const InputFile& input, const std::function<void(s
   Profile profile = kineto::read_trace(std::move(source), input.path, on_progress);
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
-  std::vector<Profile> one;
-  one.push_back(std::move(profile));
-  return one;
+  emit(std::move(profile));
 }
 
 // Keeps per-input byte counts and reports their sum; the callback runs under a lock.
@@ -118,18 +123,14 @@ std::string worker_name_from_path(const std::string& path) {
   return name;
 }
 
-LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options) {
-  LoadedRun run;
-  run.inputs = resolve_inputs(paths);
-  std::vector<std::vector<Profile>> loaded(run.inputs.size());
-  std::vector<std::exception_ptr> errors(run.inputs.size());
-  ProgressTotal progress(options, run.inputs);
-
+void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink) {
+  std::vector<std::exception_ptr> errors(inputs.size());
+  ProgressTotal progress(options, inputs);
   std::atomic<std::size_t> next{0};
   auto work = [&] {
-    for (std::size_t i = next++; i < run.inputs.size(); i = next++) {
+    for (std::size_t i = next++; i < inputs.size(); i = next++) {
       try {
-        loaded[i] = load_one(run.inputs[i], progress.for_input(i));
+        load_one(inputs[i], progress.for_input(i), [&](Profile&& p) { sink(i, std::move(p)); });
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -137,13 +138,21 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   };
   unsigned threads =
       options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, run.inputs.size()));
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, inputs.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+}
+
+LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options) {
+  LoadedRun run;
+  run.inputs = resolve_inputs(paths);
+  std::vector<std::vector<Profile>> loaded(run.inputs.size());
+  load_each(run.inputs, options,
+            [&](std::size_t input, Profile&& p) { loaded[input].push_back(std::move(p)); });
   for (auto& profiles : loaded)
     for (Profile& p : profiles) run.workers.push_back(std::move(p));
   return run;

@@ -25,17 +25,6 @@ boost::json::parse_options parse_options() {
   return options;
 }
 
-void sort_by_start(Profile& p) {
-  std::stable_sort(p.runtime_calls.begin(), p.runtime_calls.end(),
-                   [](const RuntimeCall& a, const RuntimeCall& b) { return a.start < b.start; });
-  std::stable_sort(p.gpu_activities.begin(), p.gpu_activities.end(),
-                   [](const GpuActivity& a, const GpuActivity& b) { return a.start < b.start; });
-  std::stable_sort(p.gpu_ranges.begin(), p.gpu_ranges.end(),
-                   [](const GpuRange& a, const GpuRange& b) { return a.start < b.start; });
-  std::stable_sort(p.memory_samples.begin(), p.memory_samples.end(),
-                   [](const MemorySample& a, const MemorySample& b) { return a.time < b.time; });
-}
-
 }  // namespace
 
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,

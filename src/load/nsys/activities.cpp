@@ -81,75 +81,71 @@ GpuActivity common(const Statement& row) {
   return a;
 }
 
-// The process of a GPU activity row: globalPid where the schema has it.
-CapturedProcess& owner(Capture& capture, const Statement& row) {
-  return capture.process(process_key(row.integer(5)));
-}
-
 void read_kernels(Capture& capture) {
   const SqliteDb& db = capture.db();
   if (!db.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) return;
-  Statement row(
-      db, select_columns(db, "CUPTI_ACTIVITY_KIND_KERNEL",
-                         {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                          "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY",
-                          "blockZ", "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"}));
+  const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
+  Statement row(db, select_columns(db, table,
+                                   {"start", "end", "deviceId", "streamId", "correlationId", "demangledName",
+                                    "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                                    "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"},
+                                   capture.rows_of_process(table, "globalPid")));
+  CapturedProcess& p = capture.process();
   while (row.next()) {
-    CapturedProcess& p = owner(capture, row);
     GpuActivity k = common(row);
     k.kind = GpuActivityKind::Kernel;
-    std::int64_t name_id = row.is_null(6) ? row.integer(7) : row.integer(6);
-    k.name = capture.name(p, name_id);
+    std::int64_t name_id = row.is_null(5) ? row.integer(6) : row.integer(5);
+    k.name = capture.name(name_id);
     KernelLaunchInfo info;
     for (int i = 0; i < 3; ++i) {
-      if (!row.is_null(8 + i)) info.grid[i] = clamp32(row.integer(8 + i));
-      if (!row.is_null(11 + i)) info.block[i] = clamp32(row.integer(11 + i));
+      if (!row.is_null(7 + i)) info.grid[i] = clamp32(row.integer(7 + i));
+      if (!row.is_null(10 + i)) info.block[i] = clamp32(row.integer(10 + i));
     }
-    if (!row.is_null(14)) info.registers_per_thread = clamp32(row.integer(14));
-    if (!row.is_null(15) || !row.is_null(16)) info.shared_memory = clamp32(row.integer(15) + row.integer(16));
-    k.kernel_info = static_cast<std::uint32_t>(p.kernel_info.size());
-    p.kernel_info.push_back(info);
+    if (!row.is_null(13)) info.registers_per_thread = clamp32(row.integer(13));
+    if (!row.is_null(14) || !row.is_null(15)) info.shared_memory = clamp32(row.integer(14) + row.integer(15));
+    k.kernel_info = capture.launch_info(info);
     p.gpu_activities.push_back(k);
-    p.gpu_activity = true;
   }
 }
 
 void read_copies(Capture& capture) {
   const SqliteDb& db = capture.db();
   if (!db.has_table("CUPTI_ACTIVITY_KIND_MEMCPY")) return;
-  Statement row(db, select_columns(db, "CUPTI_ACTIVITY_KIND_MEMCPY",
-                                   {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                    "bytes", "copyKind", "srcKind", "dstKind"}));
+  const std::string table = "CUPTI_ACTIVITY_KIND_MEMCPY";
+  Statement row(db, select_columns(db, table,
+                                   {"start", "end", "deviceId", "streamId", "correlationId", "bytes",
+                                    "copyKind", "srcKind", "dstKind"},
+                                   capture.rows_of_process(table, "globalPid")));
+  CapturedProcess& p = capture.process();
   while (row.next()) {
-    CapturedProcess& p = owner(capture, row);
     GpuActivity c = common(row);
     c.kind = GpuActivityKind::Memcpy;
-    c.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(6)));
-    c.copy_kind = copy_kind(row.integer(7));
-    std::int64_t src = row.optional_integer(8).value_or(-1), dst = row.optional_integer(9).value_or(-1);
+    c.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(5)));
+    c.copy_kind = copy_kind(row.integer(6));
+    std::int64_t src = row.optional_integer(7).value_or(-1), dst = row.optional_integer(8).value_or(-1);
     c.pageable = src == 0 || dst == 0;  // CUDA_MEMOPR_MEMORY_KIND_PAGEABLE, in every version
     c.name = p.profile.strings.intern(
         fmt::format("Memcpy {} ({} -> {})", copy_label(c.copy_kind), memory_label(src), memory_label(dst)));
     p.gpu_activities.push_back(c);
-    p.gpu_activity = true;
   }
 }
 
 void read_memsets(Capture& capture) {
   const SqliteDb& db = capture.db();
   if (!db.has_table("CUPTI_ACTIVITY_KIND_MEMSET")) return;
-  Statement row(db, select_columns(db, "CUPTI_ACTIVITY_KIND_MEMSET",
-                                   {"start", "end", "deviceId", "streamId", "correlationId", "globalPid",
-                                    "bytes", "memKind"}));
+  const std::string table = "CUPTI_ACTIVITY_KIND_MEMSET";
+  Statement row(
+      db,
+      select_columns(db, table, {"start", "end", "deviceId", "streamId", "correlationId", "bytes", "memKind"},
+                     capture.rows_of_process(table, "globalPid")));
+  CapturedProcess& p = capture.process();
   while (row.next()) {
-    CapturedProcess& p = owner(capture, row);
     GpuActivity m = common(row);
     m.kind = GpuActivityKind::Memset;
-    m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(6)));
+    m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(5)));
     m.name = p.profile.strings.intern(
-        fmt::format("Memset ({})", memory_label(row.optional_integer(7).value_or(2))));
+        fmt::format("Memset ({})", memory_label(row.optional_integer(6).value_or(2))));
     p.gpu_activities.push_back(m);
-    p.gpu_activity = true;
   }
 }
 
@@ -157,16 +153,16 @@ void read_memsets(Capture& capture) {
 
 void read_runtime_calls(Capture& capture) {
   const SqliteDb& db = capture.db();
-  if (!db.has_table("CUPTI_ACTIVITY_KIND_RUNTIME")) return;
-  Statement row(db, select_columns(db, "CUPTI_ACTIVITY_KIND_RUNTIME",
-                                   {"start", "end", "globalTid", "correlationId", "nameId"}));
+  const std::string table = "CUPTI_ACTIVITY_KIND_RUNTIME";
+  if (!db.has_table(table)) return;
+  Statement row(db, select_columns(db, table, {"start", "end", "globalTid", "correlationId", "nameId"},
+                                   capture.rows_of_process(table, "globalTid")));
+  CapturedProcess& p = capture.process();
   while (row.next()) {
-    std::int64_t global_tid = row.integer(2);
-    CapturedProcess& p = capture.process(process_key(global_tid));
     RuntimeCall call;
     call.start = row.integer(0);
     call.end = row.integer(1);
-    call.thread = capture.thread(p, global_tid);
+    call.thread = capture.thread(row.integer(2));
     call.correlation = row.integer(3);
     std::int64_t name_id = row.integer(4);
     auto it = p.api_names.find(name_id);
@@ -177,21 +173,16 @@ void read_runtime_calls(Capture& capture) {
     call.name = it->second;
     p.runtime_calls.push_back(call);
   }
-  for (auto& p : capture.processes()) {
-    p->runtime_calls.move_into(p->profile.runtime_calls);
-    std::stable_sort(p->profile.runtime_calls.begin(), p->profile.runtime_calls.end(),
-                     [](const RuntimeCall& a, const RuntimeCall& b) { return a.start < b.start; });
-  }
+  p.runtime_calls.move_into(p.profile.runtime_calls);
+  sort_by_start(p.profile);
 }
 
 void read_gpu_activities(Capture& capture) {
   read_kernels(capture);
   read_copies(capture);
   read_memsets(capture);
-  for (auto& p : capture.processes()) {
-    p->gpu_activities.move_into(p->profile.gpu_activities);
-    p->kernel_info.move_into(p->profile.kernel_info);
-  }
+  CapturedProcess& p = capture.process();
+  p.gpu_activities.move_into(p.profile.gpu_activities);
 }
 
 }  // namespace perfgate::nsys

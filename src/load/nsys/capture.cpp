@@ -1,10 +1,55 @@
 #include "load/nsys/capture.h"
 
+#include <algorithm>
+#include <set>
+
 #include <fmt/format.h>
 
 namespace perfgate::nsys {
+namespace {
 
-Capture::Capture(const SqliteDb& db) : db_(db) {
+// The process key of a globalTid/globalPid column in SQL: the tid bits cleared
+// (0xFFFFFFFFFF000000 as a signed 64-bit integer). A missing value counts as process 0.
+std::string process_key_sql(std::string_view column) {
+  return fmt::format("(coalesce(\"{}\", 0) & -16777216)", column);
+}
+
+bool has_column(const SqliteDb& db, const std::string& table, std::string_view column) {
+  std::vector<std::string> columns = db.columns(table);
+  return std::find(columns.begin(), columns.end(), column) != columns.end();
+}
+
+// The distinct process keys of a table's rows (one pass, a few keys kept).
+void add_process_keys(const SqliteDb& db, const std::string& table, std::string_view column,
+                      std::string_view where, std::set<std::int64_t>& keys) {
+  if (!db.has_table(table)) return;
+  if (!has_column(db, table, column)) {
+    Statement any(db, fmt::format("SELECT 1 FROM {} {} LIMIT 1", table, where));
+    if (any.next()) keys.insert(0);
+    return;
+  }
+  Statement row(db, fmt::format("SELECT DISTINCT {} FROM {} {}", process_key_sql(column), table, where));
+  while (row.next()) keys.insert(row.integer(0));
+}
+
+}  // namespace
+
+std::vector<std::int64_t> worker_processes(const SqliteDb& db) {
+  std::set<std::int64_t> keys;
+  for (const char* table :
+       {"CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"})
+    add_process_keys(db, table, "globalPid", {}, keys);
+  if (keys.empty()) {
+    add_process_keys(db, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid", {}, keys);
+    add_process_keys(db, "NVTX_EVENTS", "globalTid",
+                     "WHERE eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL", keys);
+  }
+  return {keys.begin(), keys.end()};
+}
+
+Capture::Capture(const SqliteDb& db, std::int64_t process_key) : db_(db) {
+  process_.key = process_key;
+  process_.profile.info.format = "nsys-sqlite";
   if (db.has_table("StringIds"))
     string_lookup_ = std::make_unique<Statement>(db, "SELECT value FROM StringIds WHERE id = ?");
   if (db.has_table("ThreadNames") && string_lookup_)
@@ -13,29 +58,27 @@ Capture::Capture(const SqliteDb& db) : db_(db) {
         select_columns(db, "ThreadNames", {"nameId"}, "WHERE globalTid = ? ORDER BY priority DESC LIMIT 1"));
 }
 
-CapturedProcess& Capture::process(std::int64_t key) {
-  if (auto it = by_key_.find(key); it != by_key_.end()) return *it->second;
-  auto p = std::make_unique<CapturedProcess>();
-  p->key = key;
-  p->profile.info.format = "nsys-sqlite";
-  CapturedProcess& ref = *p;
-  by_key_.emplace(key, p.get());
-  processes_.push_back(std::move(p));
-  return ref;
+std::string Capture::rows_of_process(const std::string& table, std::string_view column,
+                                     std::string_view and_also) const {
+  std::string mine = has_column(db_, table, column)
+                         ? fmt::format("{} = {}", process_key_sql(column), process_.key)
+                         : std::string(process_.key == 0 ? "1" : "0");
+  return and_also.empty() ? fmt::format("WHERE {}", mine) : fmt::format("WHERE {} AND ({})", mine, and_also);
 }
 
-std::uint32_t Capture::thread(CapturedProcess& p, std::int64_t global_tid) {
+std::uint32_t Capture::thread(std::int64_t global_tid) {
+  Profile& profile = process_.profile;
   auto [it, inserted] =
-      p.threads.try_emplace(global_tid, static_cast<std::uint32_t>(p.profile.threads.size()));
+      process_.threads.try_emplace(global_tid, static_cast<std::uint32_t>(profile.threads.size()));
   if (inserted) {
     StringId name = kNoString;
     if (thread_name_lookup_) {
       thread_name_lookup_->reset();
       thread_name_lookup_->bind(1, global_tid);
       if (thread_name_lookup_->next() && !thread_name_lookup_->is_null(0))
-        name = this->name(p, thread_name_lookup_->integer(0));
+        name = this->name(thread_name_lookup_->integer(0));
     }
-    p.profile.threads.push_back(ThreadInfo{pid_of(global_tid), tid_of(global_tid), name});
+    profile.threads.push_back(ThreadInfo{pid_of(global_tid), tid_of(global_tid), name});
   }
   return it->second;
 }
@@ -47,11 +90,20 @@ std::string Capture::text(std::int64_t string_id) {
   return string_lookup_->next() ? std::string(string_lookup_->text(0)) : std::string();
 }
 
-StringId Capture::name(CapturedProcess& p, std::int64_t string_id) {
-  if (auto it = p.names.find(string_id); it != p.names.end()) return it->second;
-  StringId id = p.profile.strings.intern(text(string_id));
-  p.names.emplace(string_id, id);
+StringId Capture::name(std::int64_t string_id) {
+  if (auto it = process_.names.find(string_id); it != process_.names.end()) return it->second;
+  StringId id = process_.profile.strings.intern(text(string_id));
+  process_.names.emplace(string_id, id);
   return id;
+}
+
+std::uint32_t Capture::launch_info(const KernelLaunchInfo& info) {
+  std::vector<KernelLaunchInfo>& stored = process_.profile.kernel_info;
+  auto [it, inserted] =
+      launch_infos_.try_emplace(std::string(reinterpret_cast<const char*>(&info), sizeof info),
+                                static_cast<std::uint32_t>(stored.size()));
+  if (inserted) stored.push_back(info);
+  return it->second;
 }
 
 }  // namespace perfgate::nsys

@@ -1,10 +1,12 @@
-// The processes of an Nsight Systems export being read: one Profile per process, with the
-// per-process look-ups the table readers share (names from StringIds, threads from globalTid).
+// One process of an Nsight Systems export being read into its Profile, with the look-ups the
+// table readers share (names from StringIds, threads from globalTid). Processes are read one
+// at a time, each table filtered to the process, so only one process's events are held.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -32,34 +34,40 @@ struct CapturedProcess {
   std::unordered_map<std::int64_t, StringId> names;         // StringIds id -> interned name
   std::unordered_map<std::int64_t, StringId> api_names;     // the same, without "_v7000" suffixes
   std::unordered_map<std::int64_t, std::uint32_t> threads;  // globalTid -> thread index
-  bool gpu_activity = false;
   // Rows grow here without a vector's doubling, then move into the profile at exact size.
   ChunkedAppender<RuntimeCall> runtime_calls;
   ChunkedAppender<GpuActivity> gpu_activities;
-  ChunkedAppender<KernelLaunchInfo> kernel_info;
   ChunkedAppender<HostEvent> host_events;
 };
 
 class Capture {
  public:
-  explicit Capture(const SqliteDb& db);
+  Capture(const SqliteDb& db, std::int64_t process_key);
 
   const SqliteDb& db() const { return db_; }
-  CapturedProcess& process(std::int64_t key);
-  std::uint32_t thread(CapturedProcess& p, std::int64_t global_tid);
+  CapturedProcess& process() { return process_; }
+  // "WHERE <the row belongs to this process>" for a table whose `column` is a globalTid or
+  // globalPid; `and_also` is added as a further condition.
+  std::string rows_of_process(const std::string& table, std::string_view column,
+                              std::string_view and_also = {}) const;
+  std::uint32_t thread(std::int64_t global_tid);
   // A StringIds entry interned in the process's pool; "" for an unknown id.
-  StringId name(CapturedProcess& p, std::int64_t string_id);
+  StringId name(std::int64_t string_id);
   std::string text(std::int64_t string_id);  // a StringIds entry as text
-
-  std::vector<std::unique_ptr<CapturedProcess>>& processes() { return processes_; }
+  // Launch configurations repeat (one per kernel and grid): each distinct one is stored once.
+  std::uint32_t launch_info(const KernelLaunchInfo& info);
 
  private:
   const SqliteDb& db_;
   std::unique_ptr<Statement> string_lookup_;  // null when the export has no StringIds
   std::unique_ptr<Statement> thread_name_lookup_;
-  std::vector<std::unique_ptr<CapturedProcess>> processes_;
-  std::unordered_map<std::int64_t, CapturedProcess*> by_key_;
+  CapturedProcess process_;
+  std::unordered_map<std::string, std::uint32_t> launch_infos_;  // keyed by a KernelLaunchInfo's bytes
 };
+
+// The processes that are workers: those with GPU work; failing that, those with CUDA calls or
+// NVTX ranges. Sorted by key.
+std::vector<std::int64_t> worker_processes(const SqliteDb& db);
 
 // The table readers, each one pass over its table (src/load/nsys/*.cpp).
 void read_runtime_calls(Capture& capture);

@@ -26,11 +26,6 @@ void require_nsys_tables(const SqliteDb& db) {
                   db.path()));
 }
 
-void sort_by_start(Profile& p) {
-  std::stable_sort(p.gpu_activities.begin(), p.gpu_activities.end(),
-                   [](const GpuActivity& a, const GpuActivity& b) { return a.start < b.start; });
-}
-
 std::size_t kernels_without_launch(const Profile& p) {
   std::vector<std::int64_t> launched;
   launched.reserve(p.runtime_calls.size());
@@ -41,19 +36,6 @@ std::size_t kernels_without_launch(const Profile& p) {
     missing += a.kind == GpuActivityKind::Kernel &&
                !std::binary_search(launched.begin(), launched.end(), a.correlation);
   return missing;
-}
-
-// Processes that count: those with GPU work; failing that, those with CUDA calls or NVTX ranges.
-std::vector<CapturedProcess*> workers_of(Capture& capture) {
-  std::vector<CapturedProcess*> gpu, any;
-  for (auto& p : capture.processes()) {
-    if (p->gpu_activity) gpu.push_back(p.get());
-    if (!p->profile.runtime_calls.empty() || !p->profile.host_events.empty()) any.push_back(p.get());
-  }
-  auto& chosen = gpu.empty() ? any : gpu;
-  std::sort(chosen.begin(), chosen.end(),
-            [](const CapturedProcess* a, const CapturedProcess* b) { return a->key < b->key; });
-  return chosen;
 }
 
 void finish(Profile& p, const NvtxSummary& nvtx) {
@@ -77,7 +59,8 @@ void finish(Profile& p, const NvtxSummary& nvtx) {
 
 }  // namespace
 
-std::vector<Profile> read_export(const std::string& path, const std::string& worker) {
+void read_export(const std::string& path, const std::string& worker,
+                 const std::function<void(Profile&&)>& emit) {
   SqliteDb db(path);
   require_nsys_tables(db);
   ProfileInfo info;
@@ -86,28 +69,35 @@ std::vector<Profile> read_export(const std::string& path, const std::string& wor
   info.window_spans_capture = true;
   read_export_info(db, info);
   std::vector<DeviceInfo> gpus = read_gpus(db);
-
-  Capture capture(db);
-  read_runtime_calls(capture);  // sorted by start: start/end ranges are placed by them
-  read_gpu_activities(capture);
-  NvtxSummary nvtx = read_nvtx(capture);
-
-  std::vector<CapturedProcess*> chosen = workers_of(capture);
-  std::vector<Profile> profiles;
-  if (chosen.empty()) {  // an empty capture: GPUs listed, nothing ran
-    Profile& p = profiles.emplace_back();
-    p.notes.push_back("the export has no CUDA activity (no kernels, memory copies, memsets or CUDA calls)");
-  }
-  for (CapturedProcess* c : chosen) profiles.push_back(std::move(c->profile));
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    Profile& p = profiles[i];
+  auto describe = [&](Profile& p) {
     p.info = info;
     p.devices = gpus;
     p.source_path = path;
-    p.worker = chosen.size() > 1 ? fmt::format("{}-pid{}", worker, pid_of(chosen[i]->key)) : worker;
-    finish(p, nvtx);
+  };
+
+  std::vector<std::int64_t> processes = worker_processes(db);
+  if (processes.empty()) {  // an empty capture: GPUs listed, nothing ran
+    Profile p;
+    describe(p);
+    p.worker = worker;
+    p.notes.push_back("the export has no CUDA activity (no kernels, memory copies, memsets or CUDA calls)");
+    emit(std::move(p));
+    return;
   }
-  return profiles;
+  for (std::int64_t key : processes) {
+    Profile p;
+    {
+      Capture capture(db, key);
+      read_runtime_calls(capture);  // sorted by start: start/end ranges are placed by them
+      read_gpu_activities(capture);
+      NvtxSummary nvtx = read_nvtx(capture);
+      p = std::move(capture.process().profile);
+      finish(p, nvtx);
+    }
+    describe(p);
+    p.worker = processes.size() > 1 ? fmt::format("{}-pid{}", worker, pid_of(key)) : worker;
+    emit(std::move(p));
+  }
 }
 
 }  // namespace perfgate::nsys

@@ -2,15 +2,18 @@
 // process with CUDA activity: several such processes are several workers, as a run folder is.
 #pragma once
 
+#include <functional>
 #include <string>
-#include <vector>
 
 #include "perfgate/profile.h"
 
 namespace perfgate::nsys {
 
-// `worker` names the file's worker; processes get "-pid N" added when there are several.
+// Reads the processes one at a time, each one pass over the tables filtered to it, and hands
+// each to `emit` before reading the next, so only one process's events are held at once.
+// `worker` names the file's worker; processes get "-pidN" added when there are several.
 // Throws InputError naming `path` for a file that is not a readable nsys export.
-std::vector<Profile> read_export(const std::string& path, const std::string& worker);
+void read_export(const std::string& path, const std::string& worker,
+                 const std::function<void(Profile&&)>& emit);
 
 }  // namespace perfgate::nsys

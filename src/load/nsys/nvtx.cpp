@@ -76,17 +76,20 @@ void rehome(Profile& p, HostEvent& e) {
 NvtxSummary read_nvtx(Capture& capture) {
   NvtxSummary summary;
   const SqliteDb& db = capture.db();
-  if (!db.has_table("NVTX_EVENTS")) return summary;
+  const std::string table = "NVTX_EVENTS";
+  if (!db.has_table(table)) return summary;
   std::map<std::int64_t, std::string> domains = read_domains(capture);
-  Statement row(db, select_columns(db, "NVTX_EVENTS",
-                                   {"start", "end", "eventType", "text", "textId", "globalTid",
-                                    "endGlobalTid", "domainId"},
-                                   "WHERE eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL"));
-  std::map<CapturedProcess*, std::vector<StackRange>> stacks;
-  std::vector<std::pair<CapturedProcess*, std::size_t>> cross_thread;
+  Statement row(
+      db,
+      select_columns(db, table,
+                     {"start", "end", "eventType", "text", "textId", "globalTid", "endGlobalTid", "domainId"},
+                     capture.rows_of_process(table, "globalTid",
+                                             "eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL")));
+  CapturedProcess& p = capture.process();
+  std::vector<StackRange> stacks;
+  std::vector<std::size_t> cross_thread;
   while (row.next()) {
     std::int64_t global_tid = row.integer(5);
-    CapturedProcess& p = capture.process(process_key(global_tid));
     std::string raw(row.text(3));
     if (raw.empty() && !row.is_null(4)) raw = capture.text(row.integer(4));
     std::int64_t domain = row.optional_integer(7).value_or(0);
@@ -94,7 +97,7 @@ NvtxSummary read_nvtx(Capture& capture) {
     HostEvent e;
     e.start = row.integer(0);
     e.end = row.integer(1);
-    e.thread = capture.thread(p, global_tid);
+    e.thread = capture.thread(global_tid);
     e.kind = HostKind::Annotation;
     if (domain != 0) {
       auto d = domains.find(domain);
@@ -103,7 +106,7 @@ NvtxSummary read_nvtx(Capture& capture) {
     } else {
       NvtxText t = read_nvtx_text(raw);
       if (t.meaning == NvtxMeaning::CallStack) {
-        stacks[&p].push_back({e.thread, e.start, e.end, p.profile.strings.intern(t.call_stack)});
+        stacks.push_back({e.thread, e.start, e.end, p.profile.strings.intern(t.call_stack)});
         continue;
       }
       e.name = p.profile.strings.intern(t.name);
@@ -118,13 +121,13 @@ NvtxSummary read_nvtx(Capture& capture) {
     std::int64_t type = row.integer(2);
     bool start_end = type == 60 || type == 71;
     if (start_end && !row.is_null(6) && row.integer(6) != global_tid)
-      cross_thread.emplace_back(&p, p.host_events.size());
+      cross_thread.push_back(p.host_events.size());
     p.host_events.push_back(e);
     ++summary.ranges;
   }
-  for (auto& p : capture.processes()) p->host_events.move_into(p->profile.host_events);
-  for (auto& [p, ranges] : stacks) attach_call_stacks(p->profile, ranges);
-  for (auto& [p, index] : cross_thread) rehome(p->profile, p->profile.host_events[index]);
+  p.host_events.move_into(p.profile.host_events);
+  attach_call_stacks(p.profile, stacks);
+  for (std::size_t index : cross_thread) rehome(p.profile, p.profile.host_events[index]);
   summary.cross_thread = cross_thread.size();
   return summary;
 }
