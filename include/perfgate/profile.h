@@ -43,23 +43,35 @@ class StringPool {
 };
 
 // A CPU-side range. Ops, user annotations (record_function, ProfilerStep#N) and Python
-// functions all nest in one tree per thread (`parent`).
+// functions all nest in one tree per thread (`parent`). 32 bytes: a large nsys export holds
+// millions; what only some ops record lives in Profile::op_details.
 enum class HostKind : std::uint8_t { Op, Annotation, PythonFunction };
 
 struct HostEvent {
   TimeNs start = 0;
   TimeNs end = 0;
-  std::int64_t external_id = 0;  // 0: none
   StringId name = kNoString;
+  std::uint32_t parent = kNone;   // enclosing host event on the same thread
+  std::uint32_t thread : 30 = 0;  // index into Profile::threads
+  HostKind kind : 2 = HostKind::Op;
+  std::uint32_t details = kNone;  // index into Profile::op_details, kNone: none recorded
+};
+static_assert(sizeof(HostEvent) == 32, "host events are the most numerous records");
+
+// What an op recorded beyond its span and name: ids, shapes, types, arguments, stack, FLOPs.
+struct OpDetails {
+  std::int64_t external_id = 0;          // 0: none
   StringId input_dims = kNoString;       // compact JSON text, e.g. [[32,3],[3]]
   StringId input_types = kNoString;      // compact JSON text, e.g. ["float","float"]
   StringId concrete_inputs = kNoString;  // compact JSON text of scalar arguments (strides, padding)
   StringId call_stack = kNoString;
-  std::uint32_t thread = 0;           // index into Profile::threads
-  std::uint32_t parent = kNone;       // enclosing host event on the same thread
   std::int32_t sequence_number = -1;  // autograd sequence number (low 31 bits), -1: none
   float flops = -1;                   // the trace's own count (with_flops=True), -1: none
-  HostKind kind = HostKind::Op;
+
+  bool empty() const {
+    return external_id == 0 && input_dims == kNoString && input_types == kNoString &&
+           concrete_inputs == kNoString && call_stack == kNoString && sequence_number < 0 && flops < 0;
+  }
 };
 
 // A host API call that can start GPU work (CUDA/HIP runtime or driver).
@@ -177,6 +189,8 @@ struct ProfileInfo {
   TimeNs profiler_end = 0;
 };
 
+inline constexpr OpDetails kNoDetails{};
+
 // One worker's profile: one trace file (or one process of a multi-process capture).
 struct Profile {
   std::string worker;
@@ -186,6 +200,7 @@ struct Profile {
   StringPool strings;
   std::vector<ThreadInfo> threads;
   std::vector<HostEvent> host_events;  // after build_host_tree: sorted by (thread, start, -end)
+  std::vector<OpDetails> op_details;   // HostEvent::details points here
   std::vector<RuntimeCall> runtime_calls;
   std::vector<GpuActivity> gpu_activities;
   std::vector<KernelLaunchInfo> kernel_info;
@@ -197,6 +212,11 @@ struct Profile {
   std::vector<std::string> notes;  // what the reader noticed and the report should say
 
   std::string_view str(StringId id) const { return strings.view(id); }
+  // The event's details, or an empty set (no ids, shapes or stack) when it recorded none.
+  const OpDetails& details(const HostEvent& e) const {
+    return e.details == kNone ? kNoDetails : op_details[e.details];
+  }
+  const OpDetails& details(std::size_t event) const { return details(host_events[event]); }
   const DeviceInfo* device(std::int32_t id) const;
 };
 

@@ -16,13 +16,12 @@ bool is_communication_kernel(const Profile& p, const Attribution& a, NameClasses
 // sorted by start, host events by thread and start), so the raw intervals are never all held.
 ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, NameClasses& classes,
                                      const std::vector<std::uint32_t>& step_markers) {
-  SortedUnion compute, communication_kernels, tensor_core, kernels, memcpy, memset;
+  SortedUnion compute, communication_kernels, tensor_core, memcpy, memset;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
     Interval r{act.start, act.end};
     switch (act.kind) {
       case GpuActivityKind::Kernel:
-        kernels.add(r);
         (is_communication_kernel(p, a, classes, i) ? communication_kernels : compute).add(r);
         if (classes.tensor_core_kernel(act.name)) tensor_core.add(r);
         break;
@@ -54,17 +53,12 @@ ActivityIntervals classify_intervals(const Profile& p, const Attribution& a, Nam
   out.compute_kernels = compute.take();
   out.communication_kernels = communication_kernels.take();
   out.tensor_core_kernels = tensor_core.take();
-  out.all_kernels = kernels.take();
   out.memcpy = memcpy.take();
   out.memset = memset.take();
   out.communication_ops = communication_ops.take();
   out.runtime = runtime.take();
   out.dataloader = dataloader.take();
   out.cpu_ops = cpu_ops.take();
-  // Unions of lists already merged: far fewer intervals than the raw events.
-  out.communication = unite(out.communication_kernels, out.communication_ops);
-  out.memory = unite(out.memcpy, out.memset);
-  out.host = unite(unite(out.cpu_ops, out.communication_ops), unite(out.dataloader, out.runtime));
   return out;
 }
 

@@ -8,20 +8,23 @@
 
 namespace perfgate {
 
+// Unions of these (all kernels, memory, communication, the host side) are Layers of the lists,
+// never built: a union of hundreds of thousands of host ranges would double the memory.
 struct ActivityIntervals {
   IntervalList compute_kernels;        // kernels that are not communication
   IntervalList communication_kernels;  // NCCL/RCCL kernels, or kernels launched by communication ops
   IntervalList tensor_core_kernels;
-  IntervalList all_kernels;
   IntervalList memcpy;
   IntervalList memset;
-  IntervalList memory;             // memcpy and memset
   IntervalList communication_ops;  // host ranges of communication ops
-  IntervalList communication;      // both of the above
   IntervalList runtime;
   IntervalList dataloader;
   IntervalList cpu_ops;  // other ops and annotations (not step markers, not Python frames)
-  IntervalList host;     // all of the host side: ops, annotations, runtime calls
+
+  Layer all_kernels() const { return {&compute_kernels, &communication_kernels}; }
+  Layer memory() const { return {&memcpy, &memset}; }
+  Layer communication() const { return {&communication_kernels, &communication_ops}; }
+  Layer host() const { return {&cpu_ops, &communication_ops, &dataloader, &runtime}; }
 };
 
 ActivityIntervals classify_intervals(const Profile& profile, const Attribution& attribution,

@@ -86,7 +86,8 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
   IdIndex owners;
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
-    if (e.external_id != 0 && can_own(e)) owners.emplace_back(e.external_id, i);
+    std::int64_t id = p.details(e).external_id;
+    if (id != 0 && can_own(e)) owners.emplace_back(id, i);
   }
   IdIndex by_external_id = make_index(std::move(owners), false);
   a.runtime_owner.assign(p.runtime_calls.size(), kNone);

@@ -9,9 +9,13 @@ const char* breakdown_part_name(BreakdownPart part) {
 }
 
 Breakdown step_breakdown(Interval step, const ActivityIntervals& in) {
-  std::vector<TimeNs> parts =
-      exclusive_split(step, {&in.compute_kernels, &in.memcpy, &in.memset, &in.communication, &in.runtime,
-                             &in.dataloader, &in.cpu_ops});
+  std::vector<TimeNs> parts = exclusive_split(step, {{&in.compute_kernels},
+                                                     {&in.memcpy},
+                                                     {&in.memset},
+                                                     in.communication(),
+                                                     {&in.runtime},
+                                                     {&in.dataloader},
+                                                     {&in.cpu_ops}});
   Breakdown b{};
   for (std::size_t i = 0; i < kBreakdownParts; ++i) b[i] = parts[i];
   return b;

@@ -23,23 +23,23 @@ std::optional<std::uint64_t> collective_bytes(
     const Profile& p, std::size_t op, std::size_t subtree_end,
     const std::unordered_map<std::int64_t, const CollectiveArgs*>& by_id, ArgumentCache& args) {
   for (std::size_t k = op; k < subtree_end; ++k) {
-    const HostEvent& e = p.host_events[k];
-    auto it = by_id.find(e.external_id);
-    if (e.external_id != 0 && it != by_id.end() && it->second->in_elements >= 0) {
+    std::int64_t id = p.details(k).external_id;
+    auto it = by_id.find(id);
+    if (id != 0 && it != by_id.end() && it->second->in_elements >= 0) {
       int size = element_bytes(p.str(it->second->dtype));
       if (size > 0)
         return static_cast<std::uint64_t>(it->second->in_elements) * static_cast<std::uint64_t>(size);
     }
   }
   for (std::size_t k = op; k < subtree_end; ++k) {
-    const HostEvent& e = p.host_events[k];
-    const auto& dims = args.dims(e.input_dims);
-    const auto& types = args.strings(e.input_types);
+    const OpDetails& d = p.details(k);
+    const auto& dims = args.dims(d.input_dims);
+    const auto& types = args.strings(d.input_types);
     if (dims.empty() || types.empty() || dims[0].empty()) continue;
     int size = element_bytes(types[0]);
     if (size == 0) continue;
     std::uint64_t n = 1;
-    for (std::int64_t d : dims[0]) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(d, 0));
+    for (std::int64_t dim : dims[0]) n *= static_cast<std::uint64_t>(std::max<std::int64_t>(dim, 0));
     return n * static_cast<std::uint64_t>(size);
   }
   return std::nullopt;

@@ -11,10 +11,11 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
   for (std::size_t i = n; i-- > 0;) {
     const HostEvent& e = p.host_events[i];
     if (stats.is_op(i) && stats.in_window(i) && !counted_below[i]) {
-      if (e.flops >= 0) {
-        flops[i] = e.flops;
+      const OpDetails& d = p.details(e);
+      if (d.flops >= 0) {
+        flops[i] = d.flops;
       } else if (auto f =
-                     shape_flops(p.str(e.name), args.dims(e.input_dims), args.strings(e.concrete_inputs))) {
+                     shape_flops(p.str(e.name), args.dims(d.input_dims), args.strings(d.concrete_inputs))) {
         flops[i] = static_cast<float>(*f);
       }
     }
@@ -24,7 +25,7 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
 }
 
 std::string op_precision(const Profile& p, const OpStats& stats, ArgumentCache& args, std::size_t event) {
-  Precision precision = precision_of(first_tensor_type(args.strings(p.host_events[event].input_types)));
+  Precision precision = precision_of(first_tensor_type(args.strings(p.details(event).input_types)));
   if (precision == Precision::Fp32 && stats.total_tc(event) > 0) return "tf32";
   return precision_name(precision);
 }

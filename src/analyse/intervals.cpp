@@ -90,32 +90,42 @@ TimeNs length_within(const IntervalList& list, Interval window) {
   return sum;
 }
 
-// One sweep over the layers' boundaries inside the span, copying nothing: at each instant the
-// first layer covering it takes the time up to its interval's end or an earlier layer's next start.
-std::vector<TimeNs> exclusive_split(Interval span, const std::vector<const IntervalList*>& layers) {
+// One sweep over the lists' boundaries inside the span, copying nothing: at each instant the
+// first list covering it gives the time to its layer, up to that interval's end or an earlier
+// list's next start.
+std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& layers) {
   std::vector<TimeNs> parts(layers.size() + 1, 0);
-  std::vector<IntervalList::const_iterator> at;
-  at.reserve(layers.size());
-  for (const IntervalList* layer : layers)
-    at.push_back(std::lower_bound(layer->begin(), layer->end(), span.start,
-                                  [](Interval r, TimeNs t) { return r.end <= t; }));
+  struct Cursor {
+    IntervalList::const_iterator at, end;
+    std::size_t layer;
+  };
+  std::vector<Cursor> lists;
+  for (std::size_t l = 0; l < layers.size(); ++l)
+    for (const IntervalList* list : layers[l])
+      lists.push_back({std::lower_bound(list->begin(), list->end(), span.start,
+                                        [](Interval r, TimeNs t) { return r.end <= t; }),
+                       list->end(), l});
   for (TimeNs t = span.start; t < span.end;) {
     std::size_t winner = layers.size();  // none covers t: the last part
     TimeNs next = span.end;
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      while (at[i] != layers[i]->end() && at[i]->end <= t) ++at[i];
-      if (at[i] == layers[i]->end()) continue;
-      if (at[i]->start <= t) {
-        winner = i;
-        next = std::min(next, at[i]->end);
+    for (Cursor& c : lists) {
+      while (c.at != c.end && c.at->end <= t) ++c.at;
+      if (c.at == c.end) continue;
+      if (c.at->start <= t) {
+        winner = c.layer;
+        next = std::min(next, c.at->end);
         break;
       }
-      next = std::min(next, at[i]->start);
+      next = std::min(next, c.at->start);
     }
     parts[winner] += next - t;
     t = next;
   }
   return parts;
+}
+
+TimeNs union_length_within(const Layer& lists, Interval span) {
+  return exclusive_split(span, {lists})[0];
 }
 
 }  // namespace perfgate

@@ -49,9 +49,13 @@ IntervalList subtract(const IntervalList& a, const IntervalList& b);
 TimeNs total_length(const IntervalList& list);
 IntervalList clip(const IntervalList& list, Interval window);
 TimeNs length_within(const IntervalList& list, Interval window);
+// A layer of exclusive_split: the union of one or more merged lists, never built as one list.
+using Layer = std::vector<const IntervalList*>;
 // Splits `span` exclusively among `layers` in priority order: result[i] is the time of `span`
 // covered by layer i and by no earlier layer; the last entry is the time covered by none.
-std::vector<TimeNs> exclusive_split(Interval span, const std::vector<const IntervalList*>& layers);
+std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& layers);
+// The length of `span` covered by the union of the lists.
+TimeNs union_length_within(const Layer& lists, Interval span);
 
 inline TimeNs overlap(Interval a, Interval b) {
   TimeNs s = a.start > b.start ? a.start : b.start;

@@ -14,7 +14,7 @@ std::vector<IterationRow> iteration_rows(const Profile& p, NameClasses& classes,
     r.number = s.number;
     r.start = s.start;
     r.duration = s.duration();
-    r.gpu = length_within(in.all_kernels, {s.start, s.end});
+    r.gpu = union_length_within(in.all_kernels(), {s.start, s.end});
     r.tc_gpu = length_within(in.tensor_core_kernels, {s.start, s.end});
     r.breakdown = s.breakdown;
     auto first = std::lower_bound(p.gpu_activities.begin(), p.gpu_activities.end(), s.start,

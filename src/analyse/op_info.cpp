@@ -163,7 +163,7 @@ std::string_view first_tensor_type(const std::vector<std::string>& input_types) 
 
 std::string call_stack(const Profile& p, std::size_t event) {
   const HostEvent& e = p.host_events[event];
-  if (e.call_stack != kNoString) return std::string(p.str(e.call_stack));
+  if (StringId stack = p.details(e).call_stack; stack != kNoString) return std::string(p.str(stack));
   std::string out;
   int frames = 0;
   for (std::uint32_t a = e.parent; a != kNone && frames < 32; a = p.host_events[a].parent) {

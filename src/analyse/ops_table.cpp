@@ -49,7 +49,7 @@ OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes
   const HostEvent& first = p.host_events[acc.first_call];
   OpRow r;
   r.name = std::string(p.str(first.name));
-  if (with_shapes) r.input_shapes = std::string(p.str(first.input_dims));
+  if (with_shapes) r.input_shapes = std::string(p.str(p.details(first).input_dims));
   r.op_type = in.classification.op_type(r.name);
   r.direction = acc.forward && acc.backward ? Direction::Both
                 : acc.backward              ? Direction::Backward
@@ -64,7 +64,7 @@ OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes
   r.tc_eligible = acc.eligible;
   r.uses_tc = acc.uses_tc;
   r.flops = acc.flops;
-  r.data_types = tensor_types(in.args.strings(first.input_types));
+  r.data_types = tensor_types(in.args.strings(p.details(first).input_types));
   if (!with_shapes) {  // the by-name row carries them; repeating them per shape would only cost memory
     r.call_stack = call_stack(p, acc.first_call);
     r.module = module_path(p, acc.first_call);
@@ -168,7 +168,7 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
     const HostEvent& h = p.host_events[e];
     if (!counted(e)) continue;
     add_call(in, e, by_name[h.name]);
-    add_call(in, e, by_shape[{h.name, h.input_dims}]);
+    add_call(in, e, by_shape[{h.name, p.details(h).input_dims}]);
   }
   // Self host time, as the plugin defines it: minus every range directly inside and the op's own
   // runtime calls.
@@ -176,7 +176,7 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
     if (op == kNone || !counted(op)) return;
     const HostEvent& h = p.host_events[op];
     by_name[h.name].host_self -= time;
-    by_shape[{h.name, h.input_dims}].host_self -= time;
+    by_shape[{h.name, p.details(h).input_dims}].host_self -= time;
   };
   for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)

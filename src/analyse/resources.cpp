@@ -20,7 +20,7 @@ ResourceSplit resource_split(const StepDetection& detection, const Window& windo
   ResourceSplit total{};
   for (Interval span : spans) {
     std::vector<TimeNs> parts =
-        exclusive_split(span, {&in.tensor_core_kernels, &in.all_kernels, &in.memory, &in.host});
+        exclusive_split(span, {{&in.tensor_core_kernels}, in.all_kernels(), in.memory(), in.host()});
     for (std::size_t i = 0; i < kResourceParts; ++i) total[i] += parts[i];
   }
   return total;

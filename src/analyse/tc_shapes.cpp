@@ -21,7 +21,8 @@ void check(Check& c, const char* label, std::int64_t value) {
 }
 
 std::optional<Check> check_shapes(const Profile& p, ArgumentCache& args, const HostEvent& e) {
-  const auto& dims = args.dims(e.input_dims);
+  const OpDetails& d = p.details(e);
+  const auto& dims = args.dims(d.input_dims);
   Check c;
   if (auto g = gemm_shape(p.str(e.name), dims)) {
     check(c, "M", g->m);
@@ -29,7 +30,7 @@ std::optional<Check> check_shapes(const Profile& p, ArgumentCache& args, const H
     check(c, "K", g->k);
     return c;
   }
-  if (auto conv = conv_shape(p.str(e.name), dims, args.strings(e.concrete_inputs))) {
+  if (auto conv = conv_shape(p.str(e.name), dims, args.strings(d.concrete_inputs))) {
     check(c, "C", conv->in_channels);
     check(c, "K", conv->out_channels);
     return c;
@@ -53,14 +54,15 @@ TensorCoreShapeReport tensor_core_shapes(const Profile& p, const OpStats& stats,
     if (stats.total_device(e) == 0 || stats.total_tc(e) > 0) continue;
     const HostEvent& h = p.host_events[e];
     not_using_tc.insert(h.name);
-    std::string_view type = first_tensor_type(args.strings(h.input_types));
+    const OpDetails& d = p.details(h);
+    std::string_view type = first_tensor_type(args.strings(d.input_types));
     if (!half_precision(type)) continue;
-    auto [it, inserted] = rows.try_emplace({h.name, h.input_dims});
+    auto [it, inserted] = rows.try_emplace({h.name, d.input_dims});
     ShapeFindingRow& row = it->second;
     if (inserted) {
       std::optional<Check> c = check_shapes(p, args, h);
       row.op = std::string(p.str(h.name));
-      row.input_shapes = std::string(p.str(h.input_dims));
+      row.input_shapes = std::string(p.str(d.input_dims));
       row.data_type = std::string(type);
       row.dims = c ? c->dims : "unknown";
       row.misaligned = c ? c->misaligned : "";

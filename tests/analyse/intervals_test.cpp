@@ -34,44 +34,49 @@ TEST(Intervals, IntersectSubtractClip) {
 
 TEST(Intervals, ExclusiveSplitGivesEachInstantToTheFirstLayer) {
   IntervalList first{{10, 30}}, second{{20, 50}}, third{{0, 100}};
-  std::vector<TimeNs> parts = exclusive_split({0, 100}, {&first, &second, &third});
+  std::vector<TimeNs> parts = exclusive_split({0, 100}, {{&first}, {&second}, {&third}});
   ASSERT_EQ(parts.size(), 4u);
   EXPECT_EQ(parts[0], 20);  // [10,30]
   EXPECT_EQ(parts[1], 20);  // [30,50]
   EXPECT_EQ(parts[2], 60);  // the rest of [0,100]
   EXPECT_EQ(parts[3], 0);
-  std::vector<TimeNs> partial = exclusive_split({25, 60}, {&first, &second});
+  std::vector<TimeNs> partial = exclusive_split({25, 60}, {{&first}, {&second}});
   EXPECT_EQ(partial[0], 5);
   EXPECT_EQ(partial[1], 20);
   EXPECT_EQ(partial[2], 10);  // [50,60] covered by none
 }
 
-// Random layers on a small time axis, checked instant by instant: the sweep must give each
-// nanosecond of the span to the first layer that covers it.
+// Random layers (each the union of two lists that overlap each other) on a small time axis,
+// checked instant by instant: the sweep must give each nanosecond of the span to the first
+// layer that covers it.
 TEST(Intervals, ExclusiveSplitMatchesAnInstantByInstantCount) {
   std::mt19937 random(7);
   for (int round = 0; round < 200; ++round) {
-    std::vector<IntervalList> layers(4);
-    for (IntervalList& layer : layers) {
-      for (int i = 0; i < 6; ++i) {
+    std::vector<IntervalList> lists(8);
+    for (IntervalList& list : lists) {
+      for (int i = 0; i < 4; ++i) {
         TimeNs start = random() % 200;
-        layer.push_back({start, start + 1 + static_cast<TimeNs>(random() % 40)});
+        list.push_back({start, start + 1 + static_cast<TimeNs>(random() % 40)});
       }
-      merge_in_place(layer);
+      merge_in_place(list);
     }
+    std::vector<Layer> layers;
+    for (std::size_t l = 0; l < lists.size(); l += 2) layers.push_back({&lists[l], &lists[l + 1]});
     TimeNs span_start = random() % 150;
     Interval span{span_start, span_start + static_cast<TimeNs>(random() % 100)};
     std::vector<TimeNs> expected(layers.size() + 1, 0);
+    TimeNs first_layer_total = 0;
     for (TimeNs t = span.start; t < span.end; ++t) {
       std::size_t first = layers.size();
       for (std::size_t l = 0; l < layers.size() && first == layers.size(); ++l)
-        for (Interval r : layers[l])
-          if (r.start <= t && t < r.end) first = l;
+        for (const IntervalList* list : layers[l])
+          for (Interval r : *list)
+            if (r.start <= t && t < r.end) first = l;
       ++expected[first];
+      first_layer_total += first == 0;
     }
-    std::vector<const IntervalList*> pointers;
-    for (const IntervalList& layer : layers) pointers.push_back(&layer);
-    EXPECT_EQ(exclusive_split(span, pointers), expected) << "round " << round;
+    EXPECT_EQ(exclusive_split(span, layers), expected) << "round " << round;
+    EXPECT_EQ(union_length_within(layers[0], span), first_layer_total) << "round " << round;
   }
 }
 

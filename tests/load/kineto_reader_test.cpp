@@ -52,11 +52,11 @@ TEST(KinetoReader, CurrentSchemaFillsTheModel) {
   EXPECT_EQ(mm->kind, HostKind::Op);
   EXPECT_EQ(mm->start, 200000);
   EXPECT_EQ(mm->end, 300000);
-  EXPECT_EQ(mm->external_id, 7);
-  EXPECT_EQ(mm->sequence_number, 42);
-  EXPECT_EQ(p.str(mm->input_dims), "[[32,64],[64,16]]");
-  EXPECT_EQ(p.str(mm->input_types), R"(["float","float"])");
-  EXPECT_EQ(p.str(mm->call_stack), "train.py(10): step");
+  EXPECT_EQ(p.details(*mm).external_id, 7);
+  EXPECT_EQ(p.details(*mm).sequence_number, 42);
+  EXPECT_EQ(p.str(p.details(*mm).input_dims), "[[32,64],[64,16]]");
+  EXPECT_EQ(p.str(p.details(*mm).input_types), R"(["float","float"])");
+  EXPECT_EQ(p.str(p.details(*mm).call_stack), "train.py(10): step");
   EXPECT_NE(mm->parent, kNone);
   EXPECT_EQ(p.str(p.host_events[mm->parent].name), "nn.Module: Linear_0");
 
@@ -186,9 +186,9 @@ TEST(KinetoReader, ReadsConvolutionArgumentsFlopsAndCollectives) {
       "record_param_comms", 20, 5, 6, 1,
       R"("Collective name": "allreduce", "dtype": "BFloat16", "In msg nelems": 4096, "Out msg nelems": 4096, "Group size": 8)");
   Profile p = load_json(t.json());
-  EXPECT_EQ(p.str(p.host_events[0].concrete_inputs), R"(["","","","[2, 2]","[1, 1]"])");
-  EXPECT_FLOAT_EQ(p.host_events[0].flops, 1234567.0f);
-  EXPECT_FLOAT_EQ(p.host_events[1].flops, -1.0f);
+  EXPECT_EQ(p.str(p.details(0).concrete_inputs), R"(["","","","[2, 2]","[1, 1]"])");
+  EXPECT_FLOAT_EQ(p.details(0).flops, 1234567.0f);
+  EXPECT_FLOAT_EQ(p.details(1).flops, -1.0f);
   ASSERT_EQ(p.collectives.size(), 1u);
   EXPECT_EQ(p.collectives[0].external_id, 6);
   EXPECT_EQ(p.collectives[0].in_elements, 4096);

@@ -94,8 +94,8 @@ TEST(NsysReader, KernelsMemcpyRuntimeAndEmitNvtxOps) {
   const HostEvent* mm = find_event(p, "aten::mm");
   ASSERT_NE(mm, nullptr);
   EXPECT_EQ(mm->kind, HostKind::Op);
-  EXPECT_EQ(mm->sequence_number, 3);
-  EXPECT_EQ(p.str(mm->input_dims), "[[64,32],[32,16]]");
+  EXPECT_EQ(p.details(*mm).sequence_number, 3);
+  EXPECT_EQ(p.str(p.details(*mm).input_dims), "[[64,32],[32,16]]");
   ASSERT_EQ(p.devices.size(), 1u);
   EXPECT_EQ(p.devices[0].name, "NVIDIA H100");
 
@@ -131,9 +131,9 @@ TEST(NsysReader, PyProfMarkersBecomeOpsWithShapesTypesAndStack) {
   Profile p = std::move(load_run({path}).workers.at(0));
   const HostEvent* linear = find_event(p, "aten::linear");
   ASSERT_NE(linear, nullptr);
-  EXPECT_EQ(p.str(linear->input_dims), "[[30,64],[100,64]]");
-  EXPECT_EQ(p.str(linear->input_types), R"(["c10::Half","c10::Half"])");
-  EXPECT_EQ(p.str(linear->call_stack), "train.py:42");
+  EXPECT_EQ(p.str(p.details(*linear).input_dims), "[[30,64],[100,64]]");
+  EXPECT_EQ(p.str(p.details(*linear).input_types), R"(["c10::Half","c10::Half"])");
+  EXPECT_EQ(p.str(p.details(*linear).call_stack), "train.py:42");
   for (const HostEvent& e : p.host_events) EXPECT_EQ(p.str(e.name).find('{'), std::string::npos);
   // PyProf's multiples-of-8 check sees the shapes: FP16 linear, N = 100 and M = 30 not multiples of 8.
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});

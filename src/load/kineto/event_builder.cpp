@@ -94,25 +94,30 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
     case EventClass::Op:
     case EventClass::Annotation:
     case EventClass::PythonFunction: {
+      OpDetails d;
+      d.external_id = e.external_id.value_or(0);
+      // Low 31 bits: pairing a forward op with its backward only needs equality.
+      d.sequence_number = e.sequence_number ? static_cast<std::int32_t>(*e.sequence_number & 0x7FFFFFFF) : -1;
+      d.flops = e.flops && *e.flops >= 0 ? static_cast<float>(*e.flops) : -1.0f;
+      if (!e.concrete_inputs.empty()) d.concrete_inputs = profile_.strings.intern(e.concrete_inputs);
+      if (!e.input_dims.empty()) d.input_dims = profile_.strings.intern(e.input_dims);
+      if (!e.input_types.empty()) d.input_types = profile_.strings.intern(e.input_types);
+      if (!e.call_stack.empty()) d.call_stack = profile_.strings.intern(e.call_stack);
       HostEvent h;
       h.start = *start;
       h.end = end;
-      h.external_id = e.external_id.value_or(0);
-      // Low 31 bits: pairing a forward op with its backward only needs equality.
-      h.sequence_number = e.sequence_number ? static_cast<std::int32_t>(*e.sequence_number & 0x7FFFFFFF) : -1;
-      h.flops = e.flops && *e.flops >= 0 ? static_cast<float>(*e.flops) : -1.0f;
-      if (!e.concrete_inputs.empty()) h.concrete_inputs = profile_.strings.intern(e.concrete_inputs);
       h.name = name;
-      if (!e.input_dims.empty()) h.input_dims = profile_.strings.intern(e.input_dims);
-      if (!e.input_types.empty()) h.input_types = profile_.strings.intern(e.input_types);
-      if (!e.call_stack.empty()) h.call_stack = profile_.strings.intern(e.call_stack);
       h.thread = thread_index(e.pid, e.tid);
       h.kind = cls == EventClass::Op           ? HostKind::Op
                : cls == EventClass::Annotation ? HostKind::Annotation
                                                : HostKind::PythonFunction;
+      if (!d.empty()) {
+        h.details = static_cast<std::uint32_t>(op_details_.size());
+        op_details_.push_back(d);
+      }
       host_events_.push_back(h);
-      if (h.external_id != 0 && (e.in_elements || !e.collective.empty())) {
-        collectives_.push_back(CollectiveArgs{h.external_id, e.in_elements.value_or(-1),
+      if (d.external_id != 0 && (e.in_elements || !e.collective.empty())) {
+        collectives_.push_back(CollectiveArgs{d.external_id, e.in_elements.value_or(-1),
                                               e.out_elements.value_or(-1), profile_.strings.intern(e.dtype),
                                               profile_.strings.intern(e.collective),
                                               narrow_or<std::int32_t>(e.group_size, -1)});
@@ -215,6 +220,7 @@ void EventBuilder::add_metadata(const RawEvent& e) {
 
 void EventBuilder::finish() {
   host_events_.move_into(profile_.host_events);
+  op_details_.move_into(profile_.op_details);
   runtime_calls_.move_into(profile_.runtime_calls);
   gpu_activities_.move_into(profile_.gpu_activities);
   kernel_info_.move_into(profile_.kernel_info);

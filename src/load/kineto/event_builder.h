@@ -41,6 +41,7 @@ class EventBuilder {
 
   Profile& profile_;
   ChunkedAppender<HostEvent> host_events_;
+  ChunkedAppender<OpDetails> op_details_;
   ChunkedAppender<RuntimeCall> runtime_calls_;
   ChunkedAppender<GpuActivity> gpu_activities_;
   ChunkedAppender<KernelLaunchInfo> kernel_info_;

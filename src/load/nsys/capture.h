@@ -38,6 +38,7 @@ struct CapturedProcess {
   ChunkedAppender<RuntimeCall> runtime_calls;
   ChunkedAppender<GpuActivity> gpu_activities;
   ChunkedAppender<HostEvent> host_events;
+  ChunkedAppender<OpDetails> op_details;
 };
 
 class Capture {

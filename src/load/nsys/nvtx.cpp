@@ -38,8 +38,9 @@ void attach_call_stacks(Profile& p, std::vector<StackRange>& stacks) {
     return a.thread != b.thread ? a.thread < b.thread : a.start < b.start;
   });
   for (HostEvent& e : p.host_events) {
-    if (e.kind != HostKind::Op || e.call_stack != kNoString) continue;
-    auto it = std::upper_bound(stacks.begin(), stacks.end(), std::make_pair(e.thread, e.start),
+    if (e.kind != HostKind::Op || p.details(e).call_stack != kNoString) continue;
+    auto it = std::upper_bound(stacks.begin(), stacks.end(),
+                               std::pair<std::uint32_t, TimeNs>(std::uint32_t{e.thread}, e.start),
                                [](const std::pair<std::uint32_t, TimeNs>& key, const StackRange& s) {
                                  return key.first != s.thread ? key.first < s.thread : key.second < s.start;
                                });
@@ -47,7 +48,11 @@ void attach_call_stacks(Profile& p, std::vector<StackRange>& stacks) {
       --it;
       if (it->thread != e.thread) break;
       if (it->end >= e.end) {
-        e.call_stack = it->stack;
+        if (e.details == kNone) {
+          e.details = static_cast<std::uint32_t>(p.op_details.size());
+          p.op_details.emplace_back();
+        }
+        p.op_details[e.details].call_stack = it->stack;
         break;
       }
     }
@@ -112,9 +117,14 @@ NvtxSummary read_nvtx(Capture& capture) {
       e.name = p.profile.strings.intern(t.name);
       if (t.meaning == NvtxMeaning::Op) {
         e.kind = HostKind::Op;
-        e.sequence_number = t.sequence;
-        e.input_dims = p.profile.strings.intern(t.input_dims);
-        e.input_types = p.profile.strings.intern(t.input_types);
+        OpDetails d;
+        d.sequence_number = t.sequence;
+        d.input_dims = p.profile.strings.intern(t.input_dims);
+        d.input_types = p.profile.strings.intern(t.input_types);
+        if (!d.empty()) {
+          e.details = static_cast<std::uint32_t>(p.op_details.size());
+          p.op_details.push_back(d);
+        }
         ++(raw.starts_with('{') ? summary.pyprof_ops : summary.emit_nvtx_ops);
       }
     }
@@ -126,6 +136,7 @@ NvtxSummary read_nvtx(Capture& capture) {
     ++summary.ranges;
   }
   p.host_events.move_into(p.profile.host_events);
+  p.op_details.move_into(p.profile.op_details);
   attach_call_stacks(p.profile, stacks);
   for (std::size_t index : cross_thread) rehome(p.profile, p.profile.host_events[index]);
   summary.cross_thread = cross_thread.size();
