@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   // A fixed threshold: large blocks (event arrays, interval lists) are mapped and go back to the
   // system when freed. glibc's default raises the threshold after the first such free, after
   // which freed analysis buffers stay resident and add to the peak.
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
   app.require_subcommand(1);
