@@ -62,6 +62,23 @@ TEST(RunMetrics, SeveralWorkersCombine) {
   ASSERT_EQ(steps.size(), 2u);
   EXPECT_EQ(steps[0].first, "ProfilerStep#1");
   EXPECT_DOUBLE_EQ(steps[0].second, 150);
+
+  // Analysing each worker as it loads (what `perfgate analyze` does) gives the same run, in
+  // input order, with one loading thread or several.
+  for (unsigned threads : {1u, 2u}) {
+    LoadOptions options;
+    options.max_threads = threads;
+    RunAnalysis streamed = load_and_analyse(resolve_inputs({dir}), options, default_classification(), {});
+    ASSERT_EQ(streamed.workers.size(), 2u);
+    EXPECT_EQ(streamed.workers[0].worker, "rank-0");
+    EXPECT_EQ(streamed.workers[1].worker, "rank-1");
+    for (std::size_t w = 0; w < 2; ++w)
+      for (std::size_t m = 0; m < r.workers[w].metrics.size(); ++m)
+        EXPECT_EQ(streamed.workers[w].metrics.at(m), r.workers[w].metrics.at(m))
+            << "worker " << w << " metric " << m;
+    for (std::size_t m = 0; m < r.metrics.size(); ++m) EXPECT_EQ(streamed.metrics.at(m), r.metrics.at(m));
+    EXPECT_DOUBLE_EQ(*streamed.metrics.get("steps.max_us"), 200);
+  }
 }
 
 }  // namespace

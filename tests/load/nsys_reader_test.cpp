@@ -169,11 +169,21 @@ TEST(NsysReader, TwoProcessesAreTwoWorkersAndRepeatedCorrelationIdsStayApart) {
   EXPECT_EQ(run.workers[0].worker, "two-pid10");
   EXPECT_EQ(run.workers[1].worker, "two-pid20");
   for (std::size_t i = 0; i < 2; ++i) {
+    // Each process is read with its own rows only.
+    EXPECT_EQ(run.workers[i].host_events.size(), 1u);
+    EXPECT_EQ(run.workers[i].runtime_calls.size(), 1u);
+    EXPECT_EQ(run.workers[i].gpu_activities.size(), 1u);
     WorkerAnalysis w = analyse_profile(run.workers[i], default_classification(), {});
     ASSERT_EQ(w.tables.ops.size(), 1u);
     EXPECT_EQ(w.tables.ops[0].name, i == 0 ? "aten::mm" : "aten::add");
     EXPECT_EQ(w.tables.ops[0].device_total, i == 0 ? 2000 : 500);
   }
+  // Read and analysed one process at a time (what `perfgate analyze` does): the same workers.
+  RunAnalysis streamed = load_and_analyse(resolve_inputs({path}), {}, default_classification(), {});
+  ASSERT_EQ(streamed.workers.size(), 2u);
+  EXPECT_EQ(streamed.workers[0].worker, "two-pid10");
+  EXPECT_EQ(streamed.workers[1].tables.ops.at(0).name, "aten::add");
+  EXPECT_EQ(streamed.workers[1].tables.ops.at(0).device_total, 500);
 }
 
 TEST(NsysReader, NoNvtxOnlyKernelsAndAnEmptyCapture) {
