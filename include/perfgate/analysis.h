@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -256,11 +257,27 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
                                const AnalysisOptions& options);
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options);
-// Loads the inputs and analyses each worker on its loading thread as soon as it is loaded, then
-// lets its events go: only the workers being loaded are in memory at once (a run folder of many
-// ranks, an export of many processes). Workers come out in input order.
-RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options);
+struct CompiledClassification;
+
+// Analyses profiles with the classification compiled once. Safe to call from several threads at
+// once (each call keeps its own per-profile state), so workers can be analysed as they load.
+class WorkerAnalyser {
+ public:
+  // Throws ConfigError for a classification pattern that does not compile.
+  WorkerAnalyser(const Classification& classification, const AnalysisOptions& options);
+  ~WorkerAnalyser();
+  WorkerAnalyser(const WorkerAnalyser&) = delete;
+  WorkerAnalyser& operator=(const WorkerAnalyser&) = delete;
+  // Throws ConfigError for a window that selects no step or an invalid pattern.
+  WorkerAnalysis operator()(const Profile& profile) const;
+
+ private:
+  std::unique_ptr<const CompiledClassification> compiled_;
+  AnalysisOptions options_;
+};
+
+// The run as a whole (ranks, spread, run metrics) from its workers' analyses, in worker order.
+RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers);
 // Each worker's rank: its distributedInfo rank, else its index.
 std::vector<std::int64_t> rank_ids(const RunAnalysis& run);
 

@@ -125,25 +125,24 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
 
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options) {
-  CompiledClassification compiled(classification);
-  RunAnalysis result;
-  for (const Profile& profile : run.workers)
-    result.workers.push_back(analyse_with(profile, compiled, options));
-  result.metrics = run_metrics(result.workers, rank_ids(result));
-  return result;
+  WorkerAnalyser analyse(classification, options);
+  std::vector<WorkerAnalysis> workers;
+  for (const Profile& profile : run.workers) workers.push_back(analyse(profile));
+  return combine_workers(std::move(workers));
 }
 
-RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options) {
-  CompiledClassification compiled(classification);  // read-only while the loading threads share it
-  std::vector<std::vector<WorkerAnalysis>> per_input(inputs.size());
-  load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
-    Profile profile = std::move(worker);  // freed when this returns
-    per_input[input].push_back(analyse_with(profile, compiled, options));
-  });
+WorkerAnalyser::WorkerAnalyser(const Classification& classification, const AnalysisOptions& options)
+    : compiled_(std::make_unique<const CompiledClassification>(classification)), options_(options) {}
+
+WorkerAnalyser::~WorkerAnalyser() = default;
+
+WorkerAnalysis WorkerAnalyser::operator()(const Profile& profile) const {
+  return analyse_with(profile, *compiled_, options_);
+}
+
+RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers) {
   RunAnalysis result;
-  for (auto& analyses : per_input)
-    for (WorkerAnalysis& w : analyses) result.workers.push_back(std::move(w));
+  result.workers = std::move(workers);
   result.metrics = run_metrics(result.workers, rank_ids(result));
   return result;
 }

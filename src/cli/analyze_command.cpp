@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/outputs.h"
+#include "cli/pipeline.h"
 #include "cli/progress.h"
 #include "perfgate/analysis.h"
 #include "perfgate/baseline.h"

@@ -1,0 +1,19 @@
+#include "cli/pipeline.h"
+
+namespace perfgate::cli {
+
+RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
+                             const Classification& classification, const AnalysisOptions& options) {
+  const WorkerAnalyser analyse(classification, options);
+  std::vector<std::vector<WorkerAnalysis>> per_input(inputs.size());  // each slot: one loading thread
+  load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
+    Profile profile = std::move(worker);  // freed when this returns
+    per_input[input].push_back(analyse(profile));
+  });
+  std::vector<WorkerAnalysis> workers;
+  for (auto& analyses : per_input)
+    for (WorkerAnalysis& w : analyses) workers.push_back(std::move(w));
+  return combine_workers(std::move(workers));
+}
+
+}  // namespace perfgate::cli
