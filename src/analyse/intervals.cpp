@@ -1,7 +1,6 @@
 #include "analyse/intervals.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace perfgate {
 
@@ -25,15 +24,6 @@ IntervalList merge(IntervalList ranges) {
   return ranges;
 }
 
-IntervalList unite(const IntervalList& a, const IntervalList& b) {
-  IntervalList both;
-  both.reserve(a.size() + b.size());
-  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(both),
-             [](Interval x, Interval y) { return x.start < y.start; });
-  merge_in_place(both);
-  return both;
-}
-
 IntervalList intersect(const IntervalList& a, const IntervalList& b) {
   IntervalList out;
   std::size_t i = 0, j = 0;
@@ -45,21 +35,6 @@ IntervalList intersect(const IntervalList& a, const IntervalList& b) {
       ++i;
     else
       ++j;
-  }
-  return out;
-}
-
-IntervalList subtract(const IntervalList& a, const IntervalList& b) {
-  IntervalList out;
-  std::size_t j = 0;
-  for (Interval r : a) {
-    TimeNs cursor = r.start;
-    while (j < b.size() && b[j].end <= cursor) ++j;
-    for (std::size_t k = j; k < b.size() && b[k].start < r.end; ++k) {
-      if (b[k].start > cursor) out.push_back({cursor, b[k].start});
-      cursor = std::max(cursor, b[k].end);
-    }
-    if (cursor < r.end) out.push_back({cursor, r.end});
   }
   return out;
 }

@@ -17,7 +17,6 @@ using IntervalList = std::vector<Interval>;
 
 IntervalList merge(IntervalList ranges);  // any ranges in; sorted disjoint union out
 void merge_in_place(IntervalList& ranges);
-IntervalList unite(const IntervalList& a, const IntervalList& b);  // union of two merged lists
 
 // Builds a union without keeping the raw intervals: one added at or after the last one's start
 // merges into it. Intervals out of order (another thread's, another stream's) are kept and
@@ -45,7 +44,6 @@ class SortedUnion {
   bool sorted_ = true;
 };
 IntervalList intersect(const IntervalList& a, const IntervalList& b);
-IntervalList subtract(const IntervalList& a, const IntervalList& b);
 TimeNs total_length(const IntervalList& list);
 IntervalList clip(const IntervalList& list, Interval window);
 TimeNs length_within(const IntervalList& list, Interval window);
