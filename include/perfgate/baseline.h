@@ -23,11 +23,19 @@ struct BaselineRow {
 struct Baseline {
   ReportBaseline info;
   std::vector<std::pair<std::string, std::optional<double>>> metrics;
-  std::vector<double> step_durations_us;  // the window's steps
+  std::vector<double> step_durations_us;  // the window's steps (of every run, when pooled)
+  // Each baseline run's window steps, when several runs are pooled: the step-time test models the
+  // noise within and between runs. Empty for a single run (its steps are step_durations_us).
+  std::vector<std::vector<double>> run_steps_us;
   std::vector<BaselineRow> ops;
   std::vector<BaselineRow> kernels;
   std::optional<double> metric(std::string_view name) const;
 };
+
+// Several baselines as one: each metric is the median of the runs' values, op and kernel totals
+// are summed (their per-step figures divide by all the runs' steps), and the runs' steps are kept
+// apart for the step-time test. One run is returned as it is.
+Baseline combine_baselines(std::vector<Baseline> runs);
 
 // The GPU names of a report, sorted, each once (how a baseline's hardware is compared).
 std::vector<std::string> gpu_names(const ReportModel& report);

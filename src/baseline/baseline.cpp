@@ -96,4 +96,53 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   return b;
 }
 
+Baseline combine_baselines(std::vector<Baseline> runs) {
+  if (runs.size() == 1) return std::move(runs.front());
+  Baseline b;
+  b.info.kind = "pooled";
+  b.info.runs = runs.size();
+  std::vector<std::string> paths, gpus;
+  std::map<std::string, std::vector<double>> values;  // metric -> the runs' values
+  std::map<std::string, BaselineRow> ops, kernels;
+  auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
+    for (const BaselineRow& r : rows) {
+      BaselineRow& sum = into[r.name];
+      sum.name = r.name;
+      sum.gpu_us += r.gpu_us;
+      sum.cpu_us += r.cpu_us;
+      sum.calls += r.calls;
+    }
+  };
+  for (Baseline& run : runs) {
+    paths.push_back(run.info.path);
+    gpus.insert(gpus.end(), run.info.gpu_names.begin(), run.info.gpu_names.end());
+    for (const auto& [name, value] : run.metrics) {
+      auto& list = values[name];
+      if (value) list.push_back(*value);
+      if (std::none_of(b.metrics.begin(), b.metrics.end(), [&](const auto& m) { return m.first == name; }))
+        b.metrics.emplace_back(name, std::nullopt);
+    }
+    b.step_durations_us.insert(b.step_durations_us.end(), run.step_durations_us.begin(),
+                               run.step_durations_us.end());
+    b.run_steps_us.push_back(std::move(run.step_durations_us));
+    add_rows(ops, run.ops);
+    add_rows(kernels, run.kernels);
+    if (b.info.tool_version.empty()) b.info.tool_version = run.info.tool_version;
+    b.info.inputs.insert(b.info.inputs.end(), run.info.inputs.begin(), run.info.inputs.end());
+  }
+  for (auto& [name, value] : b.metrics) {
+    std::vector<double>& list = values[name];
+    if (list.empty()) continue;
+    std::sort(list.begin(), list.end());
+    std::size_t mid = list.size() / 2;
+    value = list.size() % 2 == 1 ? list[mid] : (list[mid - 1] + list[mid]) / 2;
+  }
+  for (auto& [name, row] : ops) b.ops.push_back(std::move(row));
+  for (auto& [name, row] : kernels) b.kernels.push_back(std::move(row));
+  b.info.steps = b.step_durations_us.size();
+  b.info.gpu_names = sorted_distinct(std::move(gpus));
+  for (std::size_t i = 0; i < paths.size(); ++i) b.info.path += (i ? ", " : "") + paths[i];
+  return b;
+}
+
 }  // namespace perfgate

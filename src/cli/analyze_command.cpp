@@ -31,7 +31,7 @@ struct AnalyzeArgs {
   std::vector<std::string> settings;
   std::vector<std::string> disabled;
   bool print_effective_rules = false;
-  std::string baseline_path;
+  std::vector<std::string> baseline_paths;
   std::string fail_on = "error";
   int warnings_exit_code = 0;
   OutputArgs outputs;
@@ -101,7 +101,11 @@ int run_analyze(const AnalyzeArgs& a) {
   options.step_pattern = a.step_pattern;
 
   std::optional<Baseline> baseline;
-  if (!a.baseline_path.empty()) baseline = load_baseline(a.baseline_path, rules, options, a);
+  if (!a.baseline_paths.empty()) {
+    std::vector<Baseline> runs;
+    for (const std::string& path : a.baseline_paths) runs.push_back(load_baseline(path, rules, options, a));
+    baseline = combine_baselines(std::move(runs));
+  }
   ReportModel report = report_of(a.profiles, rules, options, a);
   apply_gate(report, rules, baseline ? &*baseline : nullptr,
              GateOptions{fail_on(a.fail_on), a.warnings_exit_code});
@@ -125,8 +129,9 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "Rule file (YAML) applied on top of the shipped 'default' set; repeatable. "
                   "Shipped names: default, tb-plugin")
       ->type_name("FILE");
-  cmd->add_option("--baseline", args->baseline_path,
-                  "Compare with a previous JSON report (or a profile, analysed the same way)")
+  cmd->add_option("--baseline", args->baseline_paths,
+                  "Compare with a previous JSON report (or a profile, analysed the same way); repeatable: "
+                  "several baselines are pooled")
       ->type_name("FILE");
   cmd->add_option("--set", args->settings,
                   "Override a rule setting, e.g. --set gpu.low-utilization.warn=40; repeatable")
