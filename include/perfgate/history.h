@@ -33,7 +33,7 @@ struct HistoryRun {
   std::string time;     // UTC, ISO 8601: "2026-11-22T10:38:11Z"
   RunLabels labels;
   std::vector<HistoryGpu> gpus;  // by name, sorted
-  Baseline data;  // metrics, window step durations, op and kernel totals, inputs, tool version
+  Baseline data;                 // metrics, window step durations, op and kernel totals, inputs, tool version
 };
 
 struct HistoryQuery {

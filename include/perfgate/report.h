@@ -121,17 +121,26 @@ struct ReportSettings {
 enum class FindingStatus { Pass, Warn, Fail, NotApplicable, Skipped, Inconclusive };
 const char* finding_status_name(FindingStatus status);  // "pass", "warn", "fail", "n/a", "skipped", ...
 
-// The statistics behind a step-time comparison with the baseline.
+// The statistics behind a step-time comparison with the baseline (docs/rules.md, "The step-time
+// test"). Step counts are those compared, after outlier steps are set aside.
 struct ReportStepTest {
-  std::string method;  // "mann-whitney exact", "mann-whitney normal"
+  std::string method;  // "t-test-log" (test: robust-t), "mann-whitney exact", "mann-whitney normal"
   std::size_t current_steps = 0;
   std::size_t baseline_steps = 0;
-  double ratio = 0;  // current / baseline, of the rule's statistic (median or mean)
+  std::size_t baseline_runs = 1;
+  double ratio = 0;  // current / baseline step time (ratio of geometric means)
   double ci_low = 0;
   double ci_high = 0;
   double confidence = 0;
-  double p_value = 1;
+  double p_value = 1;  // one-sided, of "worse than the baseline"
   double alpha = 0;
+  std::optional<double> noise_pct;          // within-run step noise (SD of log step time), in %
+  std::optional<double> run_noise_pct;      // run-to-run noise, estimated from >= 3 baseline runs
+  std::optional<double> mdc_pct;            // the change detected with 80% power at alpha
+  std::optional<std::size_t> steps_needed;  // per run, to detect the nearest limit
+  std::vector<std::string> outlier_steps;   // the current run's steps set aside
+  std::size_t baseline_outlier_steps = 0;   // baseline steps set aside
+  std::size_t excluded_runs = 0;            // baseline runs set aside as outliers
 };
 
 struct ReportOffender {
@@ -184,8 +193,8 @@ struct ReportMetricChange {
 
 // The baseline the run was compared with.
 struct ReportBaseline {
-  std::string path;  // the --baseline as given; several: joined with ", "
-  std::string kind;  // "report", "profile", "history" or "pooled"
+  std::string path;      // the --baseline as given; several: joined with ", "
+  std::string kind;      // "report", "profile", "history" or "pooled"
   std::size_t runs = 1;  // baseline runs pooled
   std::string tool_version;
   std::vector<InputFile> inputs;

@@ -14,7 +14,7 @@ namespace perfgate {
 
 enum class Severity { Warning, Error };
 enum class Better { Lower, Higher };  // which way a metric improves
-enum class StepTest { None, MannWhitney };
+enum class StepTest { None, MannWhitney, RobustT };
 enum class InconclusiveAs { Warning, Error, Pass };  // how an inconclusive comparison counts
 
 // A baseline limit: a change in the bad direction, relative ("+5%") or in the metric's unit
@@ -53,7 +53,6 @@ struct Rule {
   StepTest test = StepTest::None;
   double alpha = 0.05;
   double confidence = 0.95;
-  int resamples = 2000;
   InconclusiveAs inconclusive = InconclusiveAs::Warning;
   std::string problem, recommendation, docs, source;
   std::string gain;  // expression: estimated recoverable share of the step time, in %

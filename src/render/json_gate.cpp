@@ -28,6 +28,20 @@ void write_step_test(JsonWriter& j, const ReportStepTest& t) {
   j.key("confidence").value(t.confidence);
   j.key("p_value").value(t.p_value);
   j.key("alpha").value(t.alpha);
+  j.key("baseline_runs").value(static_cast<std::uint64_t>(t.baseline_runs));
+  j.key("noise_pct").value(t.noise_pct);
+  j.key("run_noise_pct").value(t.run_noise_pct);
+  j.key("mdc_pct").value(t.mdc_pct);
+  j.key("steps_needed");
+  if (t.steps_needed)
+    j.value(static_cast<std::uint64_t>(*t.steps_needed));
+  else
+    j.null();
+  j.key("outlier_steps").begin_array();
+  for (const std::string& s : t.outlier_steps) j.value(s);
+  j.end_array();
+  j.key("baseline_outlier_steps").value(static_cast<std::uint64_t>(t.baseline_outlier_steps));
+  j.key("excluded_runs").value(static_cast<std::uint64_t>(t.excluded_runs));
   j.end_object();
 }
 

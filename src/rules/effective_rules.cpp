@@ -69,11 +69,10 @@ void rule(YAML::Emitter& out, const Rule& r) {
   text(out, "warn", r.warn_text);
   text(out, "fail", r.fail_text);
   out << YAML::Key << "severity" << YAML::Value << (r.severity == Severity::Error ? "error" : "warning");
-  if (r.test == StepTest::MannWhitney) {
-    out << YAML::Key << "test" << YAML::Value << "mann-whitney";
+  if (r.test != StepTest::None) {
+    out << YAML::Key << "test" << YAML::Value << (r.test == StepTest::RobustT ? "robust-t" : "mann-whitney");
     out << YAML::Key << "alpha" << YAML::Value << r.alpha;
     out << YAML::Key << "confidence" << YAML::Value << r.confidence;
-    out << YAML::Key << "resamples" << YAML::Value << r.resamples;
     const char* as = r.inconclusive == InconclusiveAs::Error  ? "error"
                      : r.inconclusive == InconclusiveAs::Pass ? "pass"
                                                               : "warning";

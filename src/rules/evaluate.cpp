@@ -157,11 +157,15 @@ class RuleEvaluator {
   ReportFinding by_baseline() {
     f_.baseline = lookup_.base(r_.metric);
     if (!f_.baseline) return done(FindingStatus::NotApplicable, "the baseline has no value for " + r_.metric);
-    if (r_.test == StepTest::MannWhitney) {
+    if (r_.test != StepTest::None) {
       std::vector<double> current;
+      std::vector<std::string> names;
       for (const ReportStep& s : report_.steps)
-        if (s.in_window) current.push_back(s.duration_us);
-      StepComparison c = compare_steps(r_, current, baseline_->step_durations_us);
+        if (s.in_window) current.push_back(s.duration_us), names.push_back(s.name);
+      const auto& runs = baseline_->run_steps_us.empty()
+                             ? std::vector<std::vector<double>>{baseline_->step_durations_us}
+                             : baseline_->run_steps_us;
+      StepComparison c = compare_steps(r_, current, names, runs);
       f_.step_test = c.test;
       limit_ = c.limit;
       if (c.limit) set_limit(*c.limit, c.limit_value);

@@ -181,13 +181,13 @@ class RuleChecker {
   }
 
   void check_test() {
-    if (r_.test != StepTest::MannWhitney) return;
+    if (r_.test == StepTest::None) return;
     bool step_metric =
         std::find(kStepTestMetrics.begin(), kStepTestMetrics.end(), r_.metric) != kStepTestMetrics.end();
     if (!r_.compare_baseline || !step_metric)
-      error("test",
-            "'test: mann-whitney' compares per-step durations: it needs 'compare: baseline' and "
-            "'metric: steps.median_us' or 'steps.mean_us'");
+      error("test", fmt::format("'test: {}' compares per-step durations: it needs 'compare: baseline' and "
+                                "'metric: steps.median_us' or 'steps.mean_us'",
+                                r_.test == StepTest::RobustT ? "robust-t" : "mann-whitney"));
   }
 
   void check_offenders() {

@@ -40,8 +40,8 @@ constexpr std::array<std::pair<std::string_view, Better>, 2> kBetter = {
     {{"lower", Better::Lower}, {"higher", Better::Higher}}};
 constexpr std::array<std::pair<std::string_view, Severity>, 2> kSeverity = {
     {{"warning", Severity::Warning}, {"error", Severity::Error}}};
-constexpr std::array<std::pair<std::string_view, StepTest>, 2> kTests = {
-    {{"none", StepTest::None}, {"mann-whitney", StepTest::MannWhitney}}};
+constexpr std::array<std::pair<std::string_view, StepTest>, 3> kTests = {
+    {{"none", StepTest::None}, {"robust-t", StepTest::RobustT}, {"mann-whitney", StepTest::MannWhitney}}};
 constexpr std::array<std::pair<std::string_view, InconclusiveAs>, 3> kInconclusive = {
     {{"warning", InconclusiveAs::Warning}, {"error", InconclusiveAs::Error}, {"pass", InconclusiveAs::Pass}}};
 constexpr std::array<std::pair<std::string_view, bool>, 2> kCompare = {{{"baseline", true}, {"none", false}}};
@@ -128,9 +128,10 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
     if (auto i = choice(check, v, "inconclusive", kInconclusive)) rule.inconclusive = *i;
   read_number(check, e, "alpha", 0, 0.5, rule.alpha);
   read_number(check, e, "confidence", 0.5, 1, rule.confidence);
-  double resamples = rule.resamples;
-  read_number(check, e, "resamples", 99, 100001, resamples);
-  rule.resamples = static_cast<int>(resamples);
+  if (YAML::Node v = e["resamples"])
+    check.error(v,
+                "'resamples' is no longer used: the step-time interval comes from the step model "
+                "(docs/rules.md, \"The step-time test\"); remove it");
   if (YAML::Node v = e["enabled"])
     if (auto b = check.boolean(v, "enabled")) rule.enabled = *b;
   if (YAML::Node v = e["values"]) read_values(check, v, rule);

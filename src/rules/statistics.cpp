@@ -4,7 +4,6 @@
 #include <cmath>
 #include <map>
 #include <numeric>
-#include <random>
 #include <vector>
 
 namespace perfgate {
@@ -88,42 +87,6 @@ double statistic(std::span<const double> values, Statistic s) {
   std::sort(sorted.begin(), sorted.end());
   std::size_t mid = sorted.size() / 2;
   return sorted.size() % 2 == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-RatioInterval bootstrap_ratio(std::span<const double> x, std::span<const double> y, Statistic s,
-                              double confidence, int resamples, std::uint64_t seed) {
-  RatioInterval r;
-  double base = statistic(y, s);
-  if (x.empty() || y.empty() || base <= 0) return r;
-  r.estimate = statistic(x, s) / base;
-  std::mt19937_64 rng(seed);  // its output sequence is fixed by the standard
-  auto draw = [&](std::span<const double> from, std::vector<double>& into) {
-    into.resize(from.size());
-    for (double& v : into) {
-      // Multiply-shift on 32 bits: an index in [0, size) without the platform-defined distributions.
-      std::size_t index = ((rng() >> 32) * from.size()) >> 32;
-      v = from[index];
-    }
-  };
-  std::vector<double> ratios, xs, ys;
-  ratios.reserve(static_cast<std::size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    draw(x, xs);
-    draw(y, ys);
-    double denominator = statistic(ys, s);
-    if (denominator > 0) ratios.push_back(statistic(xs, s) / denominator);
-  }
-  if (ratios.empty()) return r;
-  std::sort(ratios.begin(), ratios.end());
-  auto quantile = [&](double q) {
-    double position = q * static_cast<double>(ratios.size() - 1);
-    auto below = static_cast<std::size_t>(std::floor(position));
-    std::size_t above = std::min(below + 1, ratios.size() - 1);
-    return ratios[below] + (position - static_cast<double>(below)) * (ratios[above] - ratios[below]);
-  };
-  r.low = quantile((1 - confidence) / 2);
-  r.high = quantile((1 + confidence) / 2);
-  return r;
 }
 
 }  // namespace perfgate

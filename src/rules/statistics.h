@@ -1,5 +1,5 @@
-// The statistics of the step-time gate: a one-sided Mann-Whitney U test and a bootstrap
-// confidence interval of the ratio of two samples' medians (or means).
+// Rank statistics of the step-time gate: a one-sided Mann-Whitney U test (`test: mann-whitney`),
+// and the median or mean a step-time rule reads.
 #pragma once
 
 #include <cstdint>
@@ -22,16 +22,5 @@ double smallest_exact_p(std::size_t m, std::size_t n);
 
 enum class Statistic { Median, Mean };
 double statistic(std::span<const double> values, Statistic s);
-
-struct RatioInterval {
-  double estimate = 0;  // statistic(x) / statistic(y)
-  double low = 0;
-  double high = 0;
-};
-
-// Percentile bootstrap: each sample resampled with replacement, `resamples` times, from a fixed
-// seed so that a report is reproducible.
-RatioInterval bootstrap_ratio(std::span<const double> x, std::span<const double> y, Statistic s,
-                              double confidence, int resamples, std::uint64_t seed = 0x5eed2026);
 
 }  // namespace perfgate

@@ -1,14 +1,14 @@
-// A step-time rule against the baseline: a regression must exceed the limit with significance — a
-// one-sided Mann-Whitney U test on the per-step durations below alpha, and the bootstrap confidence
-// interval of the ratio of medians (or means) wholly beyond the limit. Not confirmed, the rule is
-// inconclusive when the samples are too small to reach significance, when a significant change
-// has an interval that straddles the limit, or when the estimate is beyond the limit without
-// significance; otherwise it passes.
+// A step-time rule against the baseline. Two questions, answered apart: is the run slower
+// (a one-sided test at the rule's alpha), and by more than the limit (the estimated change against
+// the warn and fail limits). A clear change beyond a limit fails or warns; one beyond the fail
+// limit that the test cannot confirm is inconclusive, and so is a comparison with too few steps;
+// everything else passes. Every outcome states the comparison's minimum detectable change
+// (docs/rules.md, "The step-time test").
 #pragma once
 
-#include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
@@ -23,7 +23,10 @@ struct StepComparison {
   double limit_value = 0;              // that limit in the metric's unit
 };
 
-StepComparison compare_steps(const Rule& rule, std::span<const double> current,
-                             std::span<const double> baseline);
+// `current_us` and `current_names`: the run's window steps; `baseline_runs_us`: each baseline run's
+// window steps (one run, or several pooled).
+StepComparison compare_steps(const Rule& rule, std::span<const double> current_us,
+                             std::span<const std::string> current_names,
+                             const std::vector<std::vector<double>>& baseline_runs_us);
 
 }  // namespace perfgate

@@ -63,30 +63,5 @@ TEST(Statistic, MedianAndMean) {
   EXPECT_EQ(statistic(even, Statistic::Mean), 2.5);
 }
 
-TEST(Bootstrap, IntervalAroundTheRatioAndReproducible) {
-  std::vector<double> base = {100, 102, 98, 101, 99, 103, 97, 100};
-  std::vector<double> slower;
-  for (double v : base) slower.push_back(1.5 * v);
-  RatioInterval r = bootstrap_ratio(slower, base, Statistic::Median, 0.95, 2000);
-  EXPECT_DOUBLE_EQ(r.estimate, 1.5);
-  EXPECT_LT(r.low, 1.5);
-  EXPECT_GT(r.high, 1.5);
-  EXPECT_GT(r.low, 1.4);  // medians of resamples of +-3% data stay within a few percent
-  EXPECT_LT(r.high, 1.6);
-  RatioInterval again = bootstrap_ratio(slower, base, Statistic::Median, 0.95, 2000);
-  EXPECT_EQ(r.low, again.low);
-  EXPECT_EQ(r.high, again.high);
-  RatioInterval wider = bootstrap_ratio(slower, base, Statistic::Median, 0.99, 2000);
-  EXPECT_LE(wider.low, r.low);
-  EXPECT_GE(wider.high, r.high);
-}
-
-TEST(Bootstrap, ConstantSamplesHaveAPointInterval) {
-  std::vector<double> a(6, 120), b(6, 100);
-  RatioInterval r = bootstrap_ratio(a, b, Statistic::Mean, 0.95, 500);
-  EXPECT_DOUBLE_EQ(r.low, 1.2);
-  EXPECT_DOUBLE_EQ(r.high, 1.2);
-}
-
 }  // namespace
 }  // namespace perfgate

@@ -1,0 +1,242 @@
+// perfgate-gate-power: how often the step-time gate fails, warns, is inconclusive or passes on
+// variants of a real trace, as a CI user would meet them (docs/rules.md, "Power").
+//
+//   perfgate-gate-power [--pairs N] [--history K] [--noise 1,3,8] [--slowdown 0,5,10,20] TRACE...
+//
+// A variant scales every window step's duration by N(1, noise) and by 1 + slowdown. The timeline
+// is stretched piecewise, step by step, so every event inside a step keeps its place in it:
+// nesting, correlation and launch order stay as recorded. Each pair analyses a candidate variant
+// against one baseline variant, and against a history of K baseline variants; the table counts the
+// regression.step-time rule's outcomes with the default rules.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "perfgate/analysis.h"
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
+#include "perfgate/load.h"
+#include "perfgate/report.h"
+#include "perfgate/rules.h"
+
+namespace {
+
+using namespace perfgate;
+
+struct Options {
+  std::size_t pairs = 30;
+  std::size_t history = 10;
+  std::vector<double> noise_pct = {1, 3, 8};
+  std::vector<double> slowdown_pct = {0, 5, 10, 20};
+  std::uint64_t seed = 2026;
+  std::vector<std::string> traces;
+};
+
+std::vector<double> numbers(const std::string& text) {
+  std::vector<double> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(std::stod(item));
+  return out;
+}
+
+// Every time of a profile, as recorded, so that each variant starts from the original.
+class TimelineStretcher {
+ public:
+  TimelineStretcher(Profile& p, const std::vector<Step>& steps) : p_(p) {
+    for (const Step& s : steps)
+      if (s.in_window) bounds_.push_back({s.start, s.end});
+    for (const auto& e : p.host_events) host_.push_back({e.start, e.end});
+    for (const auto& e : p.runtime_calls) runtime_.push_back({e.start, e.end});
+    for (const auto& e : p.gpu_activities) gpu_.push_back({e.start, e.end});
+    for (const auto& e : p.gpu_ranges) ranges_.push_back({e.start, e.end});
+    for (const auto& m : p.memory_samples) memory_.push_back(m.time);
+    for (const auto& l : p.forward_backward_links) links_.push_back({l.forward_start, l.backward_start});
+    profiler_ = {p.info.profiler_start, p.info.profiler_end};
+  }
+  std::size_t steps() const { return bounds_.size(); }
+
+  // Step i of the window lasts factors[i] times as long; time outside steps shifts with them.
+  void apply(const std::vector<double>& factors) {
+    map_.clear();
+    TimeNs offset = 0;
+    for (std::size_t i = 0; i < bounds_.size(); ++i) {
+      auto [start, end] = bounds_[i];
+      TimeNs stretched = std::llround(static_cast<double>(end - start) * factors[i]);
+      map_.push_back({start, end, start + offset, factors[i], offset + stretched - (end - start)});
+      offset += stretched - (end - start);
+    }
+    auto apply_to = [&](auto& events, const auto& original) {
+      for (std::size_t i = 0; i < events.size(); ++i) {
+        events[i].start = at(original[i].first);
+        events[i].end = at(original[i].second);
+      }
+    };
+    apply_to(p_.host_events, host_);
+    apply_to(p_.runtime_calls, runtime_);
+    apply_to(p_.gpu_activities, gpu_);
+    apply_to(p_.gpu_ranges, ranges_);
+    for (std::size_t i = 0; i < memory_.size(); ++i) p_.memory_samples[i].time = at(memory_[i]);
+    for (std::size_t i = 0; i < links_.size(); ++i) {
+      p_.forward_backward_links[i].forward_start = at(links_[i].first);
+      p_.forward_backward_links[i].backward_start = at(links_[i].second);
+    }
+    p_.info.profiler_start = at(profiler_.first);
+    p_.info.profiler_end = at(profiler_.second);
+  }
+
+ private:
+  struct Piece {
+    TimeNs start, end, new_start;
+    double factor;
+    TimeNs offset_after;  // the shift of times after this step
+  };
+  TimeNs at(TimeNs t) const {
+    TimeNs shift = 0;
+    for (const Piece& s : map_) {
+      if (t < s.start) return t + shift;
+      if (t <= s.end) return s.new_start + std::llround(static_cast<double>(t - s.start) * s.factor);
+      shift = s.offset_after;
+    }
+    return t + shift;
+  }
+
+  Profile& p_;
+  std::vector<std::pair<TimeNs, TimeNs>> bounds_, host_, runtime_, gpu_, ranges_, links_;
+  std::pair<TimeNs, TimeNs> profiler_;
+  std::vector<TimeNs> memory_;
+  std::vector<Piece> map_;
+};
+
+struct Counts {
+  std::size_t fail = 0, warn = 0, inconclusive = 0, pass = 0, other = 0;
+  void add(FindingStatus s) {
+    (s == FindingStatus::Fail           ? fail
+     : s == FindingStatus::Warn         ? warn
+     : s == FindingStatus::Inconclusive ? inconclusive
+     : s == FindingStatus::Pass         ? pass
+                                        : other)++;
+  }
+  std::size_t total() const { return fail + warn + inconclusive + pass + other; }
+};
+
+class VariantMaker {
+ public:
+  VariantMaker(const std::string& path, const RuleSet& rules)
+      : run_(load_run({path})), rules_(rules), inputs_(run_.inputs) {
+    if (run_.workers.size() != 1) throw std::runtime_error(path + ": give single-worker traces");
+    WorkerAnalysis first = analyse_profile(run_.workers[0], rules.classification, {});
+    stretcher_ = std::make_unique<TimelineStretcher>(run_.workers[0], first.steps.steps);
+  }
+  std::size_t steps() const { return stretcher_->steps(); }
+
+  ReportModel report(const std::vector<double>& factors) {
+    stretcher_->apply(factors);
+    std::vector<WorkerAnalysis> workers;
+    workers.push_back(analyse_profile(run_.workers[0], rules_.classification, {}));
+    return build_report(inputs_, combine_workers(std::move(workers)), rules_, {});
+  }
+
+ private:
+  LoadedRun run_;
+  const RuleSet& rules_;
+  std::vector<InputFile> inputs_;
+  std::unique_ptr<TimelineStretcher> stretcher_;
+};
+
+FindingStatus step_time_status(ReportModel report, const RuleSet& rules, const Baseline& baseline) {
+  apply_gate(report, rules, &baseline, GateOptions{});
+  for (const ReportFinding& f : report.findings)
+    if (f.id == "regression.step-time") {
+      if (std::getenv("PERFGATE_POWER_VERBOSE"))
+        fmt::print(stderr, "{}: {}\n", finding_status_name(f.status), f.reason);
+      return f.status;
+    }
+  return FindingStatus::Skipped;
+}
+
+void run_trace(const std::string& path, const Options& o, const RuleSet& rules) {
+  VariantMaker maker(path, rules);
+  std::size_t n = maker.steps();
+  // (noise, slowdown, baselines) -> outcomes
+  std::map<std::tuple<double, double, std::size_t>, Counts> table;
+  for (double noise : o.noise_pct) {
+    std::mt19937_64 rng(o.seed + static_cast<std::uint64_t>(noise * 1000));
+    std::normal_distribution<double> step_noise(1.0, noise / 100);
+    auto factors = [&](double slowdown) {
+      std::vector<double> f(n);
+      for (double& x : f) x = std::max(0.2, step_noise(rng)) * (1 + slowdown / 100);
+      return f;
+    };
+    for (std::size_t pair = 0; pair < o.pairs; ++pair) {
+      std::vector<Baseline> history;
+      for (std::size_t k = 0; k < std::max<std::size_t>(1, o.history); ++k)
+        history.push_back(baseline_from_report(maker.report(factors(0)), "variant", "report"));
+      Baseline single = history.front();
+      Baseline pooled = combine_baselines(history);
+      for (double slowdown : o.slowdown_pct) {
+        ReportModel candidate = maker.report(factors(slowdown));
+        table[{noise, slowdown, 1}].add(step_time_status(candidate, rules, single));
+        if (o.history > 1)
+          table[{noise, slowdown, o.history}].add(step_time_status(candidate, rules, pooled));
+      }
+    }
+  }
+  std::string name = path.substr(path.find_last_of('/') + 1);
+  for (const auto& [key, c] : table) {
+    auto [noise, slowdown, baselines] = key;
+    auto pct = [&](std::size_t k) { return 100.0 * static_cast<double>(k) / static_cast<double>(c.total()); };
+    fmt::print("| {} ({} steps) | {} | {:.0f}% | +{:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% |\n", name,
+               n, baselines == 1 ? "1 run" : fmt::format("{} runs", baselines), noise, slowdown, pct(c.fail),
+               pct(c.warn), pct(c.inconclusive), pct(c.pass));
+  }
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto next = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--pairs")
+      o.pairs = std::stoul(next());
+    else if (a == "--history")
+      o.history = std::stoul(next());
+    else if (a == "--noise")
+      o.noise_pct = numbers(next());
+    else if (a == "--slowdown")
+      o.slowdown_pct = numbers(next());
+    else if (a == "--seed")
+      o.seed = std::stoull(next());
+    else
+      o.traces.push_back(a);
+  }
+  if (o.traces.empty()) throw std::runtime_error("give at least one trace");
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Options o = parse(argc, argv);
+    RuleSet rules = load_rules({});
+    fmt::print(
+        "| trace (steps) | baseline | step noise | true slowdown | fail | warn | inconclusive | pass |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|\n");
+    for (const std::string& t : o.traces) run_trace(t, o, rules);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "perfgate-gate-power: %s\n", e.what());
+    return 2;
+  }
+}
