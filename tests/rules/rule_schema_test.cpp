@@ -7,6 +7,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/rules.h"
+#include "rules/suggest.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -153,6 +154,28 @@ TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
           ":37:11: error: rule 'test.rule': 'test: mann-whitney' compares per-step durations",
       })
     EXPECT_NE(e.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n" << e;
+}
+
+// "Did you mean" counts a transposition of two neighbouring letters as one edit (optimal string
+// alignment). "medain" -> "median" swaps "ai": 1 edit, where plain Levenshtein counted 2 (two
+// substitutions) and tied with "mean" (delete "d" and "i": 2), which the catalog lists first.
+TEST(RuleSchema, SuggestionsCountATranspositionAsOneEdit) {
+  std::vector<std::string_view> names = {"steps.mean_us", "steps.median_us", "steps.max_us"};
+  EXPECT_EQ(closest_match("steps.medain_us", names), "steps.median_us");
+  EXPECT_EQ(closest_match("steps.mean_su", names), "steps.mean_us");  // "su" -> "us": 1
+  EXPECT_EQ(closest_match("steps.men_us", names), "steps.mean_us");   // insert "a": 1
+  EXPECT_EQ(closest_match("gpu.idle_pct", names), "");                // nothing near
+  // The same in a rule file and on the command line.
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: steps.medain_us\n    better: lower\n"
+                       "    warn: 3\n")
+                .find(":4:13: error: rule 'x': unknown metric 'steps.medain_us', did you mean "
+                      "'steps.median_us'?"),
+            std::string::npos);
+  EXPECT_NE(config_error([] {
+              RuleSet s = load_rules({});
+              apply_rule_overrides(s, {"gpu.idle.metric=steps.medain_us"}, {});
+            }).find("unknown metric 'steps.medain_us', did you mean 'steps.median_us'?"),
+            std::string::npos);
 }
 
 TEST(RuleSchema, InconsistentRules) {
