@@ -142,6 +142,23 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   }
 }
 
+// An entry with an id no rule has defines a new rule only when it says what the rule is: a title or
+// what it reads. One that gives neither can only be an override of a misspelt id.
+bool looks_like_a_new_rule(const YAML::Node& entry) {
+  return entry["title"] || entry["metric"] || entry["value"] || entry["condition"];
+}
+
+std::string unknown_id_message(std::string_view id, const std::vector<Rule>& rules) {
+  std::vector<std::string_view> ids;
+  for (const Rule& r : rules) ids.push_back(r.id);
+  std::string suggestion = did_you_mean(id, ids);
+  if (!suggestion.empty()) return fmt::format("unknown rule id '{}'{}", id, suggestion);
+  return fmt::format(
+      "unknown rule id '{}': a new rule needs a 'title' and a 'metric', 'value' or "
+      "'condition'; an override needs the id of an existing rule (perfgate rules list)",
+      id);
+}
+
 }  // namespace
 
 void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rule>& rules) {
@@ -157,6 +174,7 @@ void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rul
                                             *id));
   auto it = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == *id; });
   bool is_new = it == rules.end();
+  if (is_new && !looks_like_a_new_rule(entry)) return check.error(id_node, unknown_id_message(*id, rules));
   Rule rule = is_new ? Rule{} : *it;
   rule.id = *id;
   std::size_t errors_before = check.errors().size();

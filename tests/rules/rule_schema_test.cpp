@@ -178,6 +178,26 @@ TEST(RuleSchema, SuggestionsCountATranspositionAsOneEdit) {
             std::string::npos);
 }
 
+// An entry with an id no rule has, that gives neither a title nor what a rule reads (metric, value,
+// condition), cannot be a new rule: it is an override of a misspelt id, reported once at the id.
+TEST(RuleSchema, AnOverrideOfAnUnknownIdIsOneErrorWithTheSuggestion) {
+  std::string e = load_error("rules:\n  - id: steps.outlier\n    enabled: false\n    warn: 2\n");
+  EXPECT_NE(e.find("rules.yaml:2:9: error: unknown rule id 'steps.outlier', did you mean 'steps.outliers'?"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << "one error only:\n" << e;
+  std::string far = load_error("rules:\n  - id: team.budget\n    warn: 2\n");
+  EXPECT_NE(far.find(":2:9: error: unknown rule id 'team.budget': a new rule needs a 'title' and a "
+                     "'metric', 'value' or 'condition'"),
+            std::string::npos)
+      << far;
+  EXPECT_EQ(far.find('\n'), std::string::npos) << far;
+  // An entry with a title is a new rule: what it lacks is reported as such.
+  EXPECT_NE(
+      load_error("rules:\n  - id: team.budget\n    title: t\n").find("rule 'team.budget': needs a 'metric'"),
+      std::string::npos);
+}
+
 TEST(RuleSchema, InconsistentRules) {
   EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: gpu.idle_pct\n"
                        "    better: lower\n    condition: gpu.idle_pct > 1\n    warn: 3\n")
