@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -191,7 +192,20 @@ void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rul
 
 void read_rules_section(YamlCheck& check, const YAML::Node& node, std::vector<Rule>& rules) {
   if (!check.is_list(node, "rules")) return;
-  for (const auto& entry : node) apply_rule_entry(check, entry, rules);
+  std::map<std::string, int> first_line;  // the ids of this file, where each was first given
+  for (const auto& entry : node) {
+    YAML::Node id = entry.IsMap() ? entry["id"] : YAML::Node();
+    if (id && id.IsScalar()) {
+      auto [it, inserted] = first_line.emplace(id.Scalar(), entry.Mark().line + 1);
+      if (!inserted) {
+        check.error(id, fmt::format("rule '{}' is given twice in this file (first at line {}); give its "
+                                    "keys in one entry",
+                                    it->first, it->second));
+        continue;
+      }
+    }
+    apply_rule_entry(check, entry, rules);
+  }
 }
 
 }  // namespace perfgate

@@ -123,6 +123,7 @@ class RuleFileReader {
 
   void apply_body(const RuleSource& source, const YAML::Node& root) {
     YamlCheck check(source.label);
+    check.duplicate_keys(root);
     if (root.IsMap()) {
       check.known_keys(root, kTopKeys, "");
       if (YAML::Node c = root["classification"]) read_classification(check, c, out_.classification);

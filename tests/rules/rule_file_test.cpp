@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "support/helpers.h"
@@ -84,6 +86,42 @@ TEST(RuleFiles, EveryErrorOfAFileIsReportedAtOnce) {
   EXPECT_NE(m.find(":5:5: error: unknown key 'pattern' in 'dataloader_ops', did you mean 'patterns'?"),
             std::string::npos)
       << m;
+}
+
+// Two entries of one rule in a file, or one key given twice in a mapping, would be merged silently
+// (YAML keeps the first key); both are errors at the second, naming the first's line.
+TEST(RuleFiles, ARuleOrAKeyGivenTwiceIsAnError) {
+  std::string path = rules_file(R"(rules:
+  - id: gpu.idle
+    warn: 40
+  - id: team.a
+    title: A
+    metric: gpu.idle_pct
+    better: lower
+    warn: 3
+    warn: 5
+  - id: gpu.idle
+    warn: 50
+classification: {}
+classification: {}
+)");
+  std::string m = config_error({path});
+  EXPECT_NE(m.find(path + ":9:5: error: duplicate key 'warn' (first at line 8)"), std::string::npos) << m;
+  EXPECT_NE(m.find(path + ":10:9: error: rule 'gpu.idle' is given twice in this file (first at line 2)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(path + ":13:1: error: duplicate key 'classification' (first at line 12)"),
+            std::string::npos)
+      << m;
+  // The same rule in two files is an override, as before.
+  std::string dir = temp_dir();
+  std::string a = write_text(dir + "/a.yaml", "rules:\n  - id: gpu.idle\n    warn: 40\n");
+  std::string b = write_text(dir + "/b.yaml", "rules:\n  - id: gpu.idle\n    warn: 50\n");
+  RuleSet both = load_rules({a, b});
+  auto idle =
+      std::find_if(both.rules.begin(), both.rules.end(), [](const Rule& r) { return r.id == "gpu.idle"; });
+  ASSERT_NE(idle, both.rules.end());
+  EXPECT_EQ(*idle->warn, 50);
 }
 
 TEST(RuleFiles, MalformedYamlAndWrongShapes) {
