@@ -166,8 +166,16 @@ gpu_peaks:
 TEST(RuleFiles, CyclesAndOversizedFilesAreRefused) {
   std::string dir = temp_dir();
   write_text(dir + "/a.yaml", "extends: b.yaml\n");
-  write_text(dir + "/b.yaml", "extends: a.yaml\n");
-  EXPECT_NE(config_error({dir + "/a.yaml"}).find("cycle"), std::string::npos);
+  write_text(dir + "/b.yaml", "# b\nextends: ./a.yaml\n");
+  // The cycle closes at b.yaml's `extends` (line 2, the value at column 10); the chain names each file.
+  std::string cycle = config_error({dir + "/a.yaml"});
+  EXPECT_NE(cycle.find(dir + "/b.yaml:2:10: error: 'extends: ./a.yaml' forms a cycle: " + dir +
+                       "/a.yaml -> " + dir + "/b.yaml -> " + dir + "/a.yaml"),
+            std::string::npos)
+      << cycle;
+  std::string self = write_text(dir + "/self.yaml", "extends: self.yaml\n");
+  EXPECT_NE(config_error({self}).find(self + ":1:10: error: 'extends: self.yaml' forms a cycle"),
+            std::string::npos);
   std::string big = write_text(dir + "/big.yaml", "# " + std::string(2 * 1024 * 1024, 'x') + "\n");
   EXPECT_NE(config_error({big}).find("larger than"), std::string::npos);
 }
