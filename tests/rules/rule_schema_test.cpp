@@ -75,7 +75,20 @@ rules:
     compare: baseline
     better: lower
     warn: "+3 ms"
+    fail: "+0.01 s"
+  - id: t.rel
+    title: t
+    metric: steps.mean_us
+    compare: baseline
+    better: lower
+    warn: "+5%"
     fail: "+10%"
+  - id: t.count
+    title: t
+    metric: host.sync_calls
+    compare: baseline
+    better: lower
+    warn: "+2 count"
   - id: t.pts
     title: t
     metric: gpu.utilization_pct
@@ -91,10 +104,65 @@ rules:
 )")});
   EXPECT_EQ(rule(set, "t.ms")->warn_change->amount, 3000);
   EXPECT_FALSE(rule(set, "t.ms")->warn_change->relative);
-  EXPECT_DOUBLE_EQ(rule(set, "t.ms")->fail_change->amount, 0.1);
-  EXPECT_TRUE(rule(set, "t.ms")->fail_change->relative);
+  EXPECT_EQ(rule(set, "t.ms")->fail_change->amount, 10000);  // 0.01 s = 10,000 us
+  EXPECT_DOUBLE_EQ(rule(set, "t.rel")->fail_change->amount, 0.1);
+  EXPECT_TRUE(rule(set, "t.rel")->fail_change->relative);
+  EXPECT_EQ(rule(set, "t.count")->warn_change->amount, 2);  // a unitless catalog unit is written out
   EXPECT_EQ(rule(set, "t.pts")->warn_change->amount, 2.5);
   EXPECT_EQ(rule(set, "t.bytes")->warn_change->amount, 512.0 * 1024 * 1024);
+}
+
+// A bare number against the baseline is ambiguous (`fail=10` meant +10 us for a step time): it is
+// an error that shows the accepted forms. A relative and an absolute limit cannot be ordered
+// without the baseline, so `warn` and `fail` must be of the same kind.
+TEST(RuleSchema, BaselineLimitsNeedAUnitAndOneKind) {
+  std::string e = load_error(R"(rules:
+  - id: t.bare
+    title: t
+    metric: steps.median_us
+    compare: baseline
+    better: lower
+    warn: 5
+  - id: t.mixed
+    title: t
+    metric: steps.median_us
+    compare: baseline
+    better: lower
+    warn: "+5%"
+    fail: "+1 ms"
+)");
+  EXPECT_NE(e.find(":7:11: error: rule 't.bare': 'warn: 5': a change against the baseline needs a unit: "
+                   "'+5%' (relative to the baseline) or '+5 ms' (also ns, us, s)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(
+      e.find(":14:11: error: rule 't.mixed': 'warn: +5%' is relative and 'fail: +1 ms' an amount: "
+             "they cannot be ordered without the baseline; give both in % or both in the metric's unit"),
+      std::string::npos)
+      << e;
+  auto set_error = [](const std::vector<std::string>& settings) {
+    return config_error([&] {
+      RuleSet s = load_rules({});
+      apply_rule_overrides(s, settings, {});
+    });
+  };
+  EXPECT_NE(
+      set_error({"regression.step-time.fail=10"})
+          .find("--set regression.step-time.fail=10: error: rule 'regression.step-time': 'fail: 10': a "
+                "change against the baseline needs a unit: '+10%' (relative to the baseline) or '+10 ms'"),
+      std::string::npos);
+  EXPECT_NE(
+      set_error({"regression.gpu-utilization.warn=3"}).find("'-3%' (relative to the baseline) or '-3 pts'"),
+      std::string::npos);
+  // The default warns at +3%: a fail limit in ms alone mixes kinds; both given together do not.
+  EXPECT_NE(set_error({"regression.step-time.fail=+1 ms"}).find("cannot be ordered without the baseline"),
+            std::string::npos);
+  RuleSet both = load_rules({});
+  apply_rule_overrides(both, {"regression.step-time.warn=+0.5 ms", "regression.step-time.fail=+1 ms"}, {});
+  EXPECT_EQ(rule(both, "regression.step-time")->fail_change->amount, 1000);
+  EXPECT_NE(set_error({"regression.step-time.warn=+0.5 ms", "regression.step-time.fail=+0.2 ms"})
+                .find("the 'fail' limit must be at least the 'warn' limit"),
+            std::string::npos);
 }
 
 TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
