@@ -1,5 +1,8 @@
 #include "render/terminal_findings.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
 #include "render/format.h"
@@ -21,7 +24,7 @@ const char* status_label(FindingStatus s) {
     case FindingStatus::Warn:
       return "WARN";
     case FindingStatus::Inconclusive:
-      return "????";
+      return "INCONCLUSIVE";
     default:
       return "ok";
   }
@@ -31,18 +34,27 @@ const char* status_color(FindingStatus s) {
   return s == FindingStatus::Fail ? "1;31" : s == FindingStatus::Warn ? "1;33" : "1;35";
 }
 
-std::string finding_block(const ReportFinding& f, const Style& style) {
-  std::string head =
-      fmt::format("  {}  {}: {}", style.wrap(status_label(f.status), status_color(f.status)), f.id, f.title);
+bool shown(const ReportFinding& f) {
+  return f.status == FindingStatus::Warn || f.status == FindingStatus::Fail ||
+         f.status == FindingStatus::Inconclusive;
+}
+
+// `width`: of the status column, the longest status word shown, so that ids and the lines under
+// them line up.
+std::string finding_block(const ReportFinding& f, const Style& style, std::size_t width) {
+  std::string_view label = status_label(f.status);
+  std::string head = fmt::format("  {}{}  {}: {}", style.wrap(label, status_color(f.status)),
+                                 std::string(width - label.size(), ' '), f.id, f.title);
   if (f.value)
     head += fmt::format(" ({}{})", format_value(f.value, f.unit),
                         f.threshold ? ", limit " + f.threshold_text : "");
   std::string out = head + "\n";
-  if (!f.problem.empty()) out += "        " + f.problem + "\n";
-  if (!f.reason.empty()) out += "        " + f.reason + "\n";
-  if (!f.recommendation.empty()) out += "        -> " + f.recommendation + "\n";
+  std::string indent(width + 4, ' ');
+  if (!f.problem.empty()) out += indent + f.problem + "\n";
+  if (!f.reason.empty()) out += indent + f.reason + "\n";
+  if (!f.recommendation.empty()) out += indent + "-> " + f.recommendation + "\n";
   if (f.gain_pct)
-    out += fmt::format("        estimated gain: up to {} of the step time\n", format_pct(f.gain_pct));
+    out += fmt::format("{}estimated gain: up to {} of the step time\n", indent, format_pct(f.gain_pct));
   return out;
 }
 
@@ -73,15 +85,12 @@ std::string terminal_findings(const ReportModel& r, bool color) {
     out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", b.path, b.kind, b.steps,
                        b.hardware_differs ? ", other GPUs" : "");
   }
-  bool any = false;
-  for (const auto& f : r.findings) {
-    if (f.status != FindingStatus::Warn && f.status != FindingStatus::Fail &&
-        f.status != FindingStatus::Inconclusive)
-      continue;
-    if (!any) out += "Findings\n";
-    any = true;
-    out += finding_block(f, style);
-  }
+  std::size_t width = 0;
+  for (const auto& f : r.findings)
+    if (shown(f)) width = std::max(width, std::string_view(status_label(f.status)).size());
+  if (width > 0) out += "Findings\n";
+  for (const auto& f : r.findings)
+    if (shown(f)) out += finding_block(f, style, width);
   if (std::string na = ids_with(r.findings, FindingStatus::NotApplicable); !na.empty())
     out += fmt::format("{:<13}{}\n", "Not applied", na);
   if (std::string skipped = ids_with(r.findings, FindingStatus::Skipped); !skipped.empty())
