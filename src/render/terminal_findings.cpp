@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "render/cell_format.h"
 #include "render/format.h"
 
 namespace perfgate {
@@ -75,6 +76,40 @@ std::string verdict_line(const ReportVerdict& v, const Style& style) {
       v.skipped);
 }
 
+// The change of a delta table's row in us per step: the sum of its delta_..._us_per_step columns.
+double time_change(const ReportTable& t, std::size_t row) {
+  double sum = 0;
+  for (std::size_t c = 0; c < t.columns.size() && c < t.rows[row].size(); ++c)
+    if (t.columns[c].unit == "us" && t.columns[c].name.starts_with("delta_"))
+      sum += cell_number(t.rows[row][c]).value_or(0);
+  return sum;
+}
+
+// "aten::mm +1.00 ms · ..." for the first rows of a delta table that got slower (it is sorted so).
+std::string slower_rows(const ReportTable& t) {
+  std::string out;
+  for (std::size_t r = 0, shown = 0; r < t.rows.size() && shown < 3; ++r) {
+    const auto* name = find_cell(t, r, "name");
+    double change = time_change(t, r);
+    if (!name || !std::holds_alternative<std::string>(*name) || change <= 0) break;
+    out += fmt::format("{}{} +{}", shown++ ? " · " : "", shorten(std::get<std::string>(*name), 80),
+                       format_duration_us(change));
+  }
+  return out;
+}
+
+// What got slower against the baseline, per step: the first rows of the op, region and kernel deltas.
+std::string changes_lines(const ReportModel& r) {
+  std::string lines;
+  for (const auto& [table, label] : {std::pair{"op_deltas", "ops"}, std::pair{"region_deltas", "regions"},
+                                     std::pair{"kernel_deltas", "kernels"}})
+    if (const ReportTable* t = find_table(r.tables, table))
+      if (std::string rows = slower_rows(*t); !rows.empty())
+        lines += fmt::format("  {:<11}{}\n", label, rows);
+  if (lines.empty()) return "";
+  return fmt::format("{:<13}per step against the baseline, largest first\n", "Changes") + lines;
+}
+
 }  // namespace
 
 std::string terminal_findings(const ReportModel& r, bool color) {
@@ -84,6 +119,7 @@ std::string terminal_findings(const ReportModel& r, bool color) {
     const ReportBaseline& b = *r.baseline;
     out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", b.path, b.kind, b.steps,
                        b.hardware_differs ? ", other GPUs" : "");
+    out += changes_lines(r);
   }
   std::size_t width = 0;
   for (const auto& f : r.findings)
