@@ -143,17 +143,24 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   }
 }
 
-// An entry with an id no rule has defines a new rule only when it says what the rule is: a title or
-// what it reads. One that gives neither can only be an override of a misspelt id.
-bool looks_like_a_new_rule(const YAML::Node& entry) {
-  return entry["title"] || entry["metric"] || entry["value"] || entry["condition"];
+// A new rule needs a title, what it reads and when it fires. An entry with an unknown id that lacks
+// one of them is taken for an override of a misspelt id when an existing id is near it, or when it
+// gives none of title, metric, value or condition; else it is an incomplete new rule, and what it
+// lacks is reported as such.
+bool complete_new_rule(const YAML::Node& e) {
+  bool reads = e["metric"] || e["value"] || e["condition"];
+  bool fires = e["warn"] || e["fail"] || e["threshold"] || e["condition"];
+  return e["title"] && reads && fires;
 }
 
-std::string unknown_id_message(std::string_view id, const std::vector<Rule>& rules) {
+// The error for an entry that overrides an unknown id, or empty when it is a new rule.
+std::string unknown_id_error(const YAML::Node& e, std::string_view id, const std::vector<Rule>& rules) {
+  if (complete_new_rule(e)) return {};
   std::vector<std::string_view> ids;
   for (const Rule& r : rules) ids.push_back(r.id);
-  std::string suggestion = did_you_mean(id, ids);
-  if (!suggestion.empty()) return fmt::format("unknown rule id '{}'{}", id, suggestion);
+  if (std::string near = did_you_mean(id, ids); !near.empty())
+    return fmt::format("unknown rule id '{}'{}", id, near);
+  if (e["title"] || e["metric"] || e["value"] || e["condition"]) return {};
   return fmt::format(
       "unknown rule id '{}': a new rule needs a 'title' and a 'metric', 'value' or "
       "'condition'; an override needs the id of an existing rule (perfgate rules list)",
@@ -175,7 +182,8 @@ void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rul
                                             *id));
   auto it = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == *id; });
   bool is_new = it == rules.end();
-  if (is_new && !looks_like_a_new_rule(entry)) return check.error(id_node, unknown_id_message(*id, rules));
+  if (std::string unknown = is_new ? unknown_id_error(entry, *id, rules) : ""; !unknown.empty())
+    return check.error(id_node, unknown);
   Rule rule = is_new ? Rule{} : *it;
   rule.id = *id;
   std::size_t errors_before = check.errors().size();

@@ -254,6 +254,13 @@ TEST(RuleSchema, AnOverrideOfAnUnknownIdIsOneErrorWithTheSuggestion) {
             std::string::npos)
       << e;
   EXPECT_EQ(e.find('\n'), std::string::npos) << "one error only:\n" << e;
+  // Incomplete as a new rule (no metric, no thresholds) and near an existing id: the same.
+  std::string titled = load_error("rules:\n  - id: steps.outlier\n    title: Outliers\n");
+  EXPECT_TRUE(
+      titled.ends_with("rules.yaml:2:9: error: unknown rule id 'steps.outlier', did you mean "
+                       "'steps.outliers'?"))
+      << titled;
+  EXPECT_EQ(titled.find('\n'), std::string::npos) << titled;
   std::string far = load_error("rules:\n  - id: team.budget\n    warn: 2\n");
   EXPECT_NE(far.find(":2:9: error: unknown rule id 'team.budget': a new rule needs a 'title' and a "
                      "'metric', 'value' or 'condition'"),
