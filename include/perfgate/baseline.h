@@ -12,11 +12,11 @@
 
 namespace perfgate {
 
-// An op or a kernel, summed over the workers of a run.
+// An op, a user region or a kernel, summed over the workers of a run.
 struct BaselineRow {
   std::string name;
-  double gpu_us = 0;  // ops: device self time; kernels: total duration
-  double cpu_us = 0;  // ops: host self time; kernels: 0
+  double gpu_us = 0;  // ops: device self time; regions: GPU time launched inside; kernels: total duration
+  double cpu_us = 0;  // ops: host self time; regions: host time of the ranges; kernels: 0
   double calls = 0;
 };
 
@@ -28,6 +28,7 @@ struct Baseline {
   // noise within and between runs. Empty for a single run (its steps are step_durations_us).
   std::vector<std::vector<double>> run_steps_us;
   std::vector<BaselineRow> ops;
+  std::vector<BaselineRow> regions;  // record_function / user annotation ranges (the DataLoader's, ...)
   std::vector<BaselineRow> kernels;
   std::optional<double> metric(std::string_view name) const;
 };
@@ -51,15 +52,17 @@ Baseline read_baseline_report(const std::string& path);
 // The baseline of a report model (a profile given as the baseline, analysed like the run).
 Baseline baseline_from_report(const ReportModel& report, std::string path, std::string kind);
 
-// The ops and kernels of a report, summed over its workers (shared by both kinds of baseline).
+// The ops, regions and kernels of a report, summed over its workers (shared by both kinds of
+// baseline).
 std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables);
+std::vector<BaselineRow> region_rows(const std::vector<const ReportTable*>& region_tables);
 std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kernel_tables);
 
 // Every catalog metric of the report next to the baseline's, with the change.
 std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline);
 
-// Per-op and per-kernel changes against the baseline, per window step: the run tables "op_deltas"
-// and "kernel_deltas", largest regression first.
+// Per-op, per-region and per-kernel changes against the baseline, per window step: the run tables
+// "op_deltas", "region_deltas" and "kernel_deltas", largest regression first.
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);
 
 }  // namespace perfgate

@@ -24,10 +24,12 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
   return flops;
 }
 
-std::string op_precision(const Profile& p, const OpStats& stats, ArgumentCache& args, std::size_t event) {
-  Precision precision = precision_of(first_tensor_type(args.strings(p.details(event).input_types)));
-  if (precision == Precision::Fp32 && stats.total_tc(event) > 0) return "tf32";
-  return precision_name(precision);
+std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, bool tc_eligible) {
+  // A float32 matmul or convolution can run on TF32 Tensor Cores where the GPU has them (Ampere and
+  // newer; torch.backends.cuda.matmul.allow_tf32): that is the peak it falls short of.
+  if (precision == Precision::Fp32 && tc_eligible)
+    if (auto tf32 = peak.peak("tf32")) return tf32;
+  return peak.peak(precision_name(precision));
 }
 
 namespace {
@@ -62,7 +64,8 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
     if (flops[i] <= 0) continue;
     sums.flops += flops[i];
     if (!peak) continue;
-    if (auto tflops = peak->peak(op_precision(p, stats, args, i))) {
+    Precision precision = precision_of(first_tensor_type(args.strings(p.details(i).input_types)));
+    if (auto tflops = op_peak_tflops(*peak, precision, stats.eligible(i))) {
       sums.flops_at_known_peak += flops[i];
       sums.ideal_seconds += flops[i] / (*tflops * 1e12);
     }

@@ -11,10 +11,12 @@ namespace perfgate {
 // are counted (aten::linear's aten::addmm, not both), only ops that started in the window.
 std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, ArgumentCache& args);
 
-// The precision an op ran at, for the peak to compare with: its first input tensor's type, with
-// FP32 ops whose kernels ran on Tensor Cores counted as TF32.
-std::string op_precision(const Profile& profile, const OpStats& stats, ArgumentCache& args,
-                         std::size_t event);
+// The peak (TFLOP/s) an op's FLOPs are compared with: the GPU's peak for the op's precision (its
+// first input tensor's type) on the best units the op could use, never on those its kernels ended
+// up using, so that MFU falls when Tensor Cores stop being used. A float32 op that is TC-eligible
+// compares with TF32 where the GPU has it, else FP32; FP16/BF16/FP8/INT8 with their (Tensor Core)
+// peaks. Empty when the GPU's entry has no figure for it.
+std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, bool tc_eligible);
 
 ComputeSums compute_sums(const Profile& profile, const OpStats& stats, ArgumentCache& args,
                          const std::vector<float>& flops, const CompiledClassification& classification,

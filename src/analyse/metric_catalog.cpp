@@ -189,8 +189,9 @@ constexpr MetricInfo kCatalog[] = {
      kPyprof},
     {"compute.tflops_achieved", "TFLOP/s", "compute.flops / window wall time", kPerfgate},
     {"compute.mfu_pct", "%",
-     "Model FLOPs utilization: the time the counted FLOPs take at the GPU's peak for each op's precision / "
-     "(window wall time x GPUs)",
+     "Model FLOPs utilization: the time the counted FLOPs take at the GPU's peak for each op's input type "
+     "(TF32 for float32 TC-eligible ops where the GPU has it), whatever kernels ran / (window wall time x "
+     "GPUs)",
      kPerfgate},
     {"compute.flops_coverage_pct", "%",
      "Device time of bottom-most TC-eligible ops whose FLOPs are known / device time of all of them",

@@ -63,6 +63,10 @@ std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_table
   return sum_rows(op_tables, "device_self_us", "host_self_us");
 }
 
+std::vector<BaselineRow> region_rows(const std::vector<const ReportTable*>& region_tables) {
+  return sum_rows(region_tables, "gpu_us", "cpu_total_us");
+}
+
 std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kernel_tables) {
   return sum_rows(kernel_tables, "total_us", "");
 }
@@ -92,6 +96,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);
   b.info.steps = b.step_durations_us.size();
   b.ops = op_rows(worker_tables_named(report, "ops"));
+  b.regions = region_rows(worker_tables_named(report, "regions"));
   b.kernels = kernel_rows(worker_tables_named(report, "kernels"));
   return b;
 }
@@ -103,7 +108,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   b.info.runs = runs.size();
   std::vector<std::string> paths, gpus;
   std::map<std::string, std::vector<double>> values;  // metric -> the runs' values
-  std::map<std::string, BaselineRow> ops, kernels;
+  std::map<std::string, BaselineRow> ops, regions, kernels;
   auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
     for (const BaselineRow& r : rows) {
       BaselineRow& sum = into[r.name];
@@ -126,6 +131,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
                                run.step_durations_us.end());
     b.run_steps_us.push_back(std::move(run.step_durations_us));
     add_rows(ops, run.ops);
+    add_rows(regions, run.regions);
     add_rows(kernels, run.kernels);
     if (b.info.tool_version.empty()) b.info.tool_version = run.info.tool_version;
     b.info.inputs.insert(b.info.inputs.end(), run.info.inputs.begin(), run.info.inputs.end());
@@ -138,6 +144,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
     value = list.size() % 2 == 1 ? list[mid] : (list[mid - 1] + list[mid]) / 2;
   }
   for (auto& [name, row] : ops) b.ops.push_back(std::move(row));
+  for (auto& [name, row] : regions) b.regions.push_back(std::move(row));
   for (auto& [name, row] : kernels) b.kernels.push_back(std::move(row));
   b.info.steps = b.step_durations_us.size();
   b.info.gpu_names = sorted_distinct(std::move(gpus));

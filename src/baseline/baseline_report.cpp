@@ -138,6 +138,27 @@ void read_description(const std::string& path, const json::object& root, Baselin
   b.info.gpu_names = sorted_distinct(std::move(gpus));
 }
 
+// The ops, user regions and kernels of every worker, summed by name.
+void read_row_tables(const std::string& path, const json::object& root, Baseline& b) {
+  std::vector<ReportTable> tables;
+  for (const json::value& w : array_at(path, root, "workers")) {
+    if (!w.is_object()) bad(path, "'workers' entries must be objects");
+    const json::object& worker_tables = object_at(path, w.get_object(), "tables");
+    for (std::string_view name : {"ops", "regions", "kernels"})
+      if (const json::value* t = worker_tables.if_contains(name); t && t->is_object())
+        tables.push_back(table_of(path, name, t->get_object()));
+  }
+  auto named = [&](std::string_view name) {
+    std::vector<const ReportTable*> out;
+    for (const ReportTable& t : tables)
+      if (t.name == name) out.push_back(&t);
+    return out;
+  };
+  b.ops = op_rows(named("ops"));
+  b.regions = region_rows(named("regions"));
+  b.kernels = kernel_rows(named("kernels"));
+}
+
 void read_measurements(const std::string& path, const json::object& root, Baseline& b) {
   for (const auto& [name, value] : object_at(path, root, "metrics")) {
     if (!value.is_null() && !number_of(value))
@@ -154,20 +175,7 @@ void read_measurements(const std::string& path, const json::object& root, Baseli
       b.step_durations_us.push_back(*number_of(*duration));
   }
   b.info.steps = b.step_durations_us.size();
-  std::vector<ReportTable> ops, kernels;
-  for (const json::value& w : array_at(path, root, "workers")) {
-    if (!w.is_object()) bad(path, "'workers' entries must be objects");
-    const json::object& tables = object_at(path, w.get_object(), "tables");
-    if (const json::value* t = tables.if_contains("ops"); t && t->is_object())
-      ops.push_back(table_of(path, "ops", t->get_object()));
-    if (const json::value* t = tables.if_contains("kernels"); t && t->is_object())
-      kernels.push_back(table_of(path, "kernels", t->get_object()));
-  }
-  std::vector<const ReportTable*> op_tables, kernel_tables;
-  for (const auto& t : ops) op_tables.push_back(&t);
-  for (const auto& t : kernels) kernel_tables.push_back(&t);
-  b.ops = op_rows(op_tables);
-  b.kernels = kernel_rows(kernel_tables);
+  read_row_tables(path, root, b);
 }
 
 }  // namespace

@@ -1,8 +1,15 @@
-// Per-op and per-kernel changes against the baseline. Times and calls are per window step, so that
-// runs that profiled different numbers of steps compare.
+// Per-op, per-region and per-kernel changes against the baseline. Times and calls are per window
+// step, so that runs that profiled different numbers of steps compare; every such column says so
+// in its name ("_per_step"), which every output shows in its header.
+//
+// User regions (record_function and user annotations) have a table of their own: PyTorch 2.x
+// records the DataLoader's `enumerate(DataLoader)#...__next__` as a user annotation, not an op, and
+// a region's times include what runs inside it, so they would count twice among the ops' self times.
 #include <algorithm>
 #include <cmath>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "perfgate/baseline.h"
 
@@ -51,7 +58,7 @@ std::vector<Pair> pair_rows(const std::vector<BaselineRow>& before, double befor
 
 // A measure of a row, shown three times: in the baseline, now, and the difference.
 struct Measure {
-  std::string name;  // "gpu_us" -> baseline_gpu_us, gpu_us, delta_gpu_us
+  std::string name;  // "gpu_us" -> baseline_gpu_us_per_step, gpu_us_per_step, delta_gpu_us_per_step
   double BaselineRow::*field;
   const char* unit;
   const char* what;  // "GPU time the op launched itself"
@@ -67,9 +74,11 @@ ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measu
   t.columns = {{"name", "", std::string(item) + " name"},
                {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"}};
   for (const Measure& m : measures) {
-    t.columns.push_back({"baseline_" + m.name, m.unit, std::string("Baseline: ") + m.what + ", per step"});
-    t.columns.push_back({m.name, m.unit, std::string("This run: ") + m.what + ", per step"});
-    t.columns.push_back({"delta_" + m.name, m.unit, m.name + " - baseline_" + m.name});
+    std::string name = m.name + "_per_step";
+    t.columns.push_back({"baseline_" + name, m.unit, std::string("Baseline: ") + m.what + ", per step"});
+    t.columns.push_back({name, m.unit, std::string("This run: ") + m.what + ", per step"});
+    t.columns.push_back(
+        {"delta_" + name, m.unit, fmt::format("Change per step: {} - baseline_{}", name, name)});
   }
   for (const Pair& p : pairs) {
     std::vector<ReportCell> row = {p.after ? p.after->name : p.before->name, change_of(p)};
@@ -86,7 +95,7 @@ ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measu
 ReportTable op_deltas(const std::vector<Pair>& pairs) {
   return delta_table({"op_deltas",
                       "Op changes against the baseline",
-                      "Per window step; largest regression first (GPU plus host self time)",
+                      "Ops by name, per window step; largest regression first (GPU plus host self time)",
                       {},
                       {}},
                      "Op",
@@ -96,10 +105,25 @@ ReportTable op_deltas(const std::vector<Pair>& pairs) {
                      pairs);
 }
 
+ReportTable region_deltas(const std::vector<Pair>& pairs) {
+  return delta_table(
+      {"region_deltas",
+       "Region changes against the baseline",
+       "User regions (record_function, user annotations such as the DataLoader's), per "
+       "window step; largest regression first (host plus GPU time)",
+       {},
+       {}},
+      "Region",
+      {{"cpu_us", &BaselineRow::cpu_us, "us", "host time of the ranges"},
+       {"gpu_us", &BaselineRow::gpu_us, "us", "GPU time of the work launched inside the ranges"},
+       {"calls", &BaselineRow::calls, "count", "ranges"}},
+      pairs);
+}
+
 ReportTable kernel_deltas(const std::vector<Pair>& pairs) {
   return delta_table({"kernel_deltas",
                       "Kernel changes against the baseline",
-                      "Per window step; largest regression first",
+                      "Kernels by name, per window step; largest regression first",
                       {},
                       {}},
                      "Kernel",
@@ -115,6 +139,7 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
   double now_steps = std::max<double>(1, static_cast<double>(now.info.steps));
   double base_steps = std::max<double>(1, static_cast<double>(baseline.info.steps));
   return {op_deltas(pair_rows(baseline.ops, base_steps, now.ops, now_steps)),
+          region_deltas(pair_rows(baseline.regions, base_steps, now.regions, now_steps)),
           kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps))};
 }
 

@@ -158,6 +158,7 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
   const std::vector<ReportTable>* worker = r.workers.empty() ? nullptr : &r.workers.front().tables;
   if (worker) add(find_table(*worker, "top_gpu_ops"), compact ? 5 : 10, true);
   add(find_table(r.tables, "op_deltas"), compact ? 5 : d.table_rows, compact);
+  add(find_table(r.tables, "region_deltas"), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, "kernel_deltas"), compact ? 0 : d.table_rows, false);
   if (worker && !compact)
     for (const char* name : {"ops", "op_types", "kernels", "iterations"})

@@ -1,7 +1,11 @@
 #include "render/terminal_findings.h"
 
+#include <algorithm>
+#include <string_view>
+
 #include <fmt/format.h>
 
+#include "render/cell_format.h"
 #include "render/format.h"
 
 namespace perfgate {
@@ -21,7 +25,7 @@ const char* status_label(FindingStatus s) {
     case FindingStatus::Warn:
       return "WARN";
     case FindingStatus::Inconclusive:
-      return "????";
+      return "INCONCLUSIVE";
     default:
       return "ok";
   }
@@ -31,18 +35,27 @@ const char* status_color(FindingStatus s) {
   return s == FindingStatus::Fail ? "1;31" : s == FindingStatus::Warn ? "1;33" : "1;35";
 }
 
-std::string finding_block(const ReportFinding& f, const Style& style) {
-  std::string head =
-      fmt::format("  {}  {}: {}", style.wrap(status_label(f.status), status_color(f.status)), f.id, f.title);
+bool shown(const ReportFinding& f) {
+  return f.status == FindingStatus::Warn || f.status == FindingStatus::Fail ||
+         f.status == FindingStatus::Inconclusive;
+}
+
+// `width`: of the status column, the longest status word shown, so that ids and the lines under
+// them line up.
+std::string finding_block(const ReportFinding& f, const Style& style, std::size_t width) {
+  std::string_view label = status_label(f.status);
+  std::string head = fmt::format("  {}{}  {}: {}", style.wrap(label, status_color(f.status)),
+                                 std::string(width - label.size(), ' '), f.id, f.title);
   if (f.value)
     head += fmt::format(" ({}{})", format_value(f.value, f.unit),
                         f.threshold ? ", limit " + f.threshold_text : "");
   std::string out = head + "\n";
-  if (!f.problem.empty()) out += "        " + f.problem + "\n";
-  if (!f.reason.empty()) out += "        " + f.reason + "\n";
-  if (!f.recommendation.empty()) out += "        -> " + f.recommendation + "\n";
+  std::string indent(width + 4, ' ');
+  if (!f.problem.empty()) out += indent + f.problem + "\n";
+  if (!f.reason.empty()) out += indent + f.reason + "\n";
+  if (!f.recommendation.empty()) out += indent + "-> " + f.recommendation + "\n";
   if (f.gain_pct)
-    out += fmt::format("        estimated gain: up to {} of the step time\n", format_pct(f.gain_pct));
+    out += fmt::format("{}estimated gain: up to {} of the step time\n", indent, format_pct(f.gain_pct));
   return out;
 }
 
@@ -63,6 +76,40 @@ std::string verdict_line(const ReportVerdict& v, const Style& style) {
       v.skipped);
 }
 
+// The change of a delta table's row in us per step: the sum of its delta_..._us_per_step columns.
+double time_change(const ReportTable& t, std::size_t row) {
+  double sum = 0;
+  for (std::size_t c = 0; c < t.columns.size() && c < t.rows[row].size(); ++c)
+    if (t.columns[c].unit == "us" && t.columns[c].name.starts_with("delta_"))
+      sum += cell_number(t.rows[row][c]).value_or(0);
+  return sum;
+}
+
+// "aten::mm +1.00 ms · ..." for the first rows of a delta table that got slower (it is sorted so).
+std::string slower_rows(const ReportTable& t) {
+  std::string out;
+  for (std::size_t r = 0, shown = 0; r < t.rows.size() && shown < 3; ++r) {
+    const auto* name = find_cell(t, r, "name");
+    double change = time_change(t, r);
+    if (!name || !std::holds_alternative<std::string>(*name) || change <= 0) break;
+    out += fmt::format("{}{} +{}", shown++ ? " · " : "", shorten(std::get<std::string>(*name), 80),
+                       format_duration_us(change));
+  }
+  return out;
+}
+
+// What got slower against the baseline, per step: the first rows of the op, region and kernel deltas.
+std::string changes_lines(const ReportModel& r) {
+  std::string lines;
+  for (const auto& [table, label] : {std::pair{"op_deltas", "ops"}, std::pair{"region_deltas", "regions"},
+                                     std::pair{"kernel_deltas", "kernels"}})
+    if (const ReportTable* t = find_table(r.tables, table))
+      if (std::string rows = slower_rows(*t); !rows.empty())
+        lines += fmt::format("  {:<11}{}\n", label, rows);
+  if (lines.empty()) return "";
+  return fmt::format("{:<13}per step against the baseline, largest first\n", "Changes") + lines;
+}
+
 }  // namespace
 
 std::string terminal_findings(const ReportModel& r, bool color) {
@@ -72,16 +119,14 @@ std::string terminal_findings(const ReportModel& r, bool color) {
     const ReportBaseline& b = *r.baseline;
     out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", b.path, b.kind, b.steps,
                        b.hardware_differs ? ", other GPUs" : "");
+    out += changes_lines(r);
   }
-  bool any = false;
-  for (const auto& f : r.findings) {
-    if (f.status != FindingStatus::Warn && f.status != FindingStatus::Fail &&
-        f.status != FindingStatus::Inconclusive)
-      continue;
-    if (!any) out += "Findings\n";
-    any = true;
-    out += finding_block(f, style);
-  }
+  std::size_t width = 0;
+  for (const auto& f : r.findings)
+    if (shown(f)) width = std::max(width, std::string_view(status_label(f.status)).size());
+  if (width > 0) out += "Findings\n";
+  for (const auto& f : r.findings)
+    if (shown(f)) out += finding_block(f, style, width);
   if (std::string na = ids_with(r.findings, FindingStatus::NotApplicable); !na.empty())
     out += fmt::format("{:<13}{}\n", "Not applied", na);
   if (std::string skipped = ids_with(r.findings, FindingStatus::Skipped); !skipped.empty())

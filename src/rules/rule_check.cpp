@@ -69,10 +69,26 @@ std::optional<double> unit_scale(std::string_view unit, std::string_view suffix)
                                       {"bytes", "KiB", 1024.0},
                                       {"bytes", "MiB", 1048576.0},
                                       {"bytes", "GiB", 1073741824.0}};
-  if (suffix.empty()) return 1;
   for (const Scale& s : kScales)
     if (s.metric_unit == unit && s.suffix == suffix) return s.factor;
+  if (!unit.empty() && suffix == unit) return 1;  // "+2 count", "+1e12 flop": the catalog unit written out
   return std::nullopt;
+}
+
+// The absolute units a change of a metric in `unit` may be written in: the first, then the others.
+std::pair<std::string, std::string> change_units(std::string_view unit) {
+  if (unit == "us") return {"ms", " (also ns, us, s)"};
+  if (unit == "%") return {"pts", " (percentage points)"};
+  if (unit == "bytes") return {"MiB", " (also B, kB, MB, GB, KiB, GiB)"};
+  return {std::string(unit), ""};
+}
+
+// "'+10%' (relative to the baseline) or '+10 ms' (also ns, us, s)": the accepted forms of a change.
+std::string change_forms(char sign, std::string_view amount, std::string_view unit) {
+  std::string out = fmt::format("'{}{}%' (relative to the baseline)", sign, amount);
+  auto [first, others] = change_units(unit);
+  if (!first.empty()) out += fmt::format(" or '{}{} {}'{}", sign, amount, first, others);
+  return out;
 }
 
 const YAML::Node key_or(const YAML::Node& at, std::string_view key) {
@@ -167,9 +183,7 @@ class RuleChecker {
               "'compare: baseline' needs a plain catalog 'metric' (it reads the baseline's value itself)");
       r_.warn_change = change("warn", r_.warn_text);
       r_.fail_change = change("fail", r_.fail_text);
-      if (r_.warn_change && r_.fail_change && r_.warn_change->relative == r_.fail_change->relative &&
-          r_.fail_change->amount < r_.warn_change->amount)
-        error("fail", "the 'fail' limit must be at least the 'warn' limit");
+      check_change_order();
       return;
     }
     r_.warn = absolute("warn", r_.warn_text);
@@ -178,6 +192,19 @@ class RuleChecker {
       bool ordered = *r_.better == Better::Higher ? *r_.fail <= *r_.warn : *r_.fail >= *r_.warn;
       if (!ordered) error("fail", "the 'fail' threshold must be at least as bad as 'warn'");
     }
+  }
+
+  // A relative limit and an amount cannot be ordered without the baseline's value, which is not known
+  // when the rules load: both limits must be of one kind, so that `fail` is checked to be the larger.
+  void check_change_order() {
+    if (!r_.warn_change || !r_.fail_change) return;
+    const ChangeLimit &warn = *r_.warn_change, &fail = *r_.fail_change;
+    if (warn.relative != fail.relative)
+      return error("fail", fmt::format("'warn: {}' is {} and 'fail: {}' {}: they cannot be ordered without "
+                                       "the baseline; give both in % or both in the metric's unit",
+                                       warn.text, warn.relative ? "relative" : "an amount", fail.text,
+                                       fail.relative ? "relative" : "an amount"));
+    if (fail.amount < warn.amount) error("fail", "the 'fail' limit must be at least the 'warn' limit");
   }
 
   void check_test() {
@@ -302,6 +329,12 @@ std::optional<ChangeLimit> parse_change(std::string_view text, std::string_view 
     error = "expected a change such as '+5%', '+3 ms' or '-2 pts'";
     return std::nullopt;
   }
+  if (suffix.empty()) {
+    error =
+        fmt::format("a change against the baseline needs a unit: {}",
+                    change_forms(better == Better::Lower ? '+' : '-', t.substr(0, number_end), metric_unit));
+    return std::nullopt;
+  }
   if (sign == '-' && better == Better::Lower) {
     error = "lower is better for this metric, so the limit is an increase: write it with '+'";
     return std::nullopt;
@@ -319,12 +352,10 @@ std::optional<ChangeLimit> parse_change(std::string_view text, std::string_view 
   }
   auto scale = unit_scale(metric_unit, suffix);
   if (!scale) {
-    error = fmt::format("unit '{}' does not fit a metric in '{}' (use '%' for a relative change{})", suffix,
-                        metric_unit.empty() ? "no unit" : metric_unit,
-                        metric_unit == "us"      ? ", or ns/us/ms/s"
-                        : metric_unit == "%"     ? ", or pts for percentage points"
-                        : metric_unit == "bytes" ? ", or B/kB/MB/GB/KiB/MiB/GiB"
-                                                 : "");
+    error =
+        fmt::format("unit '{}' does not fit a metric in '{}': write {}", suffix,
+                    metric_unit.empty() ? "no unit" : metric_unit,
+                    change_forms(better == Better::Lower ? '+' : '-', t.substr(0, number_end), metric_unit));
     return std::nullopt;
   }
   limit.amount = *amount * *scale;

@@ -24,7 +24,8 @@ std::string reference_unit(std::string_view name);
 // Whether a reference needs a baseline.
 bool is_baseline_reference(std::string_view name);
 
-// "+5%", "+3 ms", "-2 pts", "4096": a change limit in the unit of `metric_unit`, in the bad direction
+// "+5%", "+3 ms", "-2 pts", "+2 count": a change limit, relative or in a unit that fits `metric_unit`
+// (a bare number is refused: "10" could mean 10% or 10 us), in the bad direction
 // of `better`. Empty optional and `error` set when the text cannot be read.
 std::optional<ChangeLimit> parse_change(std::string_view text, std::string_view metric_unit, Better better,
                                         std::string& error);

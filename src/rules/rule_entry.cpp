@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -143,6 +144,30 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   }
 }
 
+// A new rule needs a title, what it reads and when it fires. An entry with an unknown id that lacks
+// one of them is taken for an override of a misspelt id when an existing id is near it, or when it
+// gives none of title, metric, value or condition; else it is an incomplete new rule, and what it
+// lacks is reported as such.
+bool complete_new_rule(const YAML::Node& e) {
+  bool reads = e["metric"] || e["value"] || e["condition"];
+  bool fires = e["warn"] || e["fail"] || e["threshold"] || e["condition"];
+  return e["title"] && reads && fires;
+}
+
+// The error for an entry that overrides an unknown id, or empty when it is a new rule.
+std::string unknown_id_error(const YAML::Node& e, std::string_view id, const std::vector<Rule>& rules) {
+  if (complete_new_rule(e)) return {};
+  std::vector<std::string_view> ids;
+  for (const Rule& r : rules) ids.push_back(r.id);
+  if (std::string near = did_you_mean(id, ids); !near.empty())
+    return fmt::format("unknown rule id '{}'{}", id, near);
+  if (e["title"] || e["metric"] || e["value"] || e["condition"]) return {};
+  return fmt::format(
+      "unknown rule id '{}': a new rule needs a 'title' and a 'metric', 'value' or "
+      "'condition'; an override needs the id of an existing rule (perfgate rules list)",
+      id);
+}
+
 }  // namespace
 
 void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rule>& rules) {
@@ -158,6 +183,8 @@ void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rul
                                             *id));
   auto it = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == *id; });
   bool is_new = it == rules.end();
+  if (std::string unknown = is_new ? unknown_id_error(entry, *id, rules) : ""; !unknown.empty())
+    return check.error(id_node, unknown);
   Rule rule = is_new ? Rule{} : *it;
   rule.id = *id;
   std::size_t errors_before = check.errors().size();
@@ -174,7 +201,20 @@ void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rul
 
 void read_rules_section(YamlCheck& check, const YAML::Node& node, std::vector<Rule>& rules) {
   if (!check.is_list(node, "rules")) return;
-  for (const auto& entry : node) apply_rule_entry(check, entry, rules);
+  std::map<std::string, int> first_line;  // the ids of this file, where each was first given
+  for (const auto& entry : node) {
+    YAML::Node id = entry.IsMap() ? entry["id"] : YAML::Node();
+    if (id && id.IsScalar()) {
+      auto [it, inserted] = first_line.emplace(id.Scalar(), entry.Mark().line + 1);
+      if (!inserted) {
+        check.error(id, fmt::format("rule '{}' is given twice in this file (first at line {}); give its "
+                                    "keys in one entry",
+                                    it->first, it->second));
+        continue;
+      }
+    }
+    apply_rule_entry(check, entry, rules);
+  }
 }
 
 }  // namespace perfgate

@@ -2,10 +2,10 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -52,23 +52,32 @@ std::size_t count_nodes(const YAML::Node& node, std::size_t budget) {
 struct RuleSource {
   std::string label;  // path, or the shipped name
   std::string text;
-  fs::path directory;  // where relative `extends` paths start
+  fs::path directory;    // where relative `extends` paths start
+  std::string identity;  // the canonical path, or "shipped:" and the name: how a cycle is recognised
 };
+
+RuleSource shipped_source(const std::string& name) {
+  return {name, std::string(shipped_rule_text(name)), {}, "shipped:" + name};
+}
 
 class RuleFileReader {
  public:
   explicit RuleFileReader(RuleSet& out) : out_(out) {}
 
   void apply_with_base(const RuleSource& source) {
+    chain_.push_back(source);
     YAML::Node root = parse(source);
     std::string base = "default";
-    if (YAML::Node ext = root["extends"]) base = scalar(source, ext, "extends");
+    YAML::Node ext = root["extends"];
+    if (ext) base = scalar(source, ext, "extends");
     if (base != "none") {
-      if (!visiting_.insert(base).second)
-        throw ConfigError(fmt::format("{}: error: 'extends: {}' forms a cycle", source.label, base));
-      apply_with_base(resolve(base, source));
+      RuleSource parent = resolve(base, source);
+      if (std::string cycle = cycle_through(parent); !cycle.empty())
+        fail(source, ext ? ext : root, fmt::format("'extends: {}' forms a cycle: {}", base, cycle));
+      apply_with_base(parent);
     }
     apply_body(source, root);
+    chain_.pop_back();
   }
 
   void apply_overlay(const RuleSource& source) {
@@ -114,15 +123,25 @@ class RuleFileReader {
     return node.as<std::string>();
   }
 
+  // "a.yaml -> b.yaml -> a.yaml" when `next` is already being applied, else empty.
+  std::string cycle_through(const RuleSource& next) const {
+    auto first = std::find_if(chain_.begin(), chain_.end(),
+                              [&](const RuleSource& s) { return s.identity == next.identity; });
+    if (first == chain_.end()) return {};
+    std::string out;
+    for (auto it = first; it != chain_.end(); ++it) out += it->label + " -> ";
+    return out + first->label;
+  }
+
   RuleSource resolve(const std::string& base, const RuleSource& from) {
-    std::string_view shipped = shipped_rule_text(base);
-    if (!shipped.empty()) return {base, std::string(shipped), {}};
+    if (!shipped_rule_text(base).empty()) return shipped_source(base);
     fs::path path = fs::path(base).is_absolute() ? fs::path(base) : from.directory / base;
     return read_rule_file(path.string());
   }
 
   void apply_body(const RuleSource& source, const YAML::Node& root) {
     YamlCheck check(source.label);
+    check.duplicate_keys(root);
     if (root.IsMap()) {
       check.known_keys(root, kTopKeys, "");
       if (YAML::Node c = root["classification"]) read_classification(check, c, out_.classification);
@@ -135,7 +154,7 @@ class RuleFileReader {
   }
 
   RuleSet& out_;
-  std::set<std::string> visiting_;
+  std::vector<RuleSource> chain_;  // the files being applied: the first, then what each extends
 
  public:
   static RuleSource read_rule_file(const std::string& path) {
@@ -148,7 +167,8 @@ class RuleFileReader {
     if (!in) throw ConfigError(fmt::format("{}: error: cannot open rule file", path));
     std::ostringstream text;
     text << in.rdbuf();
-    return {path, text.str(), fs::path(path).parent_path()};
+    fs::path canonical = fs::weakly_canonical(path, ec);
+    return {path, text.str(), fs::path(path).parent_path(), ec ? path : canonical.string()};
   }
 };
 
@@ -158,14 +178,13 @@ RuleSet load_rules(const std::vector<std::string>& files) {
   RuleSet set;
   RuleFileReader reader(set);
   if (files.empty()) {
-    reader.apply_with_base({"default", std::string(shipped_rule_text("default")), {}});
+    reader.apply_with_base(shipped_source("default"));
     return set;
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string_view shipped = shipped_rule_text(files[i]);
-    RuleSource source = !shipped.empty() && !fs::exists(files[i])
-                            ? RuleSource{files[i], std::string(shipped), {}}
-                            : RuleFileReader::read_rule_file(files[i]);
+    RuleSource source = !shipped.empty() && !fs::exists(files[i]) ? shipped_source(files[i])
+                                                                  : RuleFileReader::read_rule_file(files[i]);
     if (i == 0)
       reader.apply_with_base(source);
     else

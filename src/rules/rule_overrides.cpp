@@ -24,9 +24,18 @@ bool has_rule(const std::vector<Rule>& rules, std::string_view id) {
 
 }  // namespace
 
+// The --set settings of one rule, applied as one entry: checked together, so that `warn` and `fail`
+// can change kind (from % to ms) in one command line.
+struct RuleSettings {
+  std::string id;
+  std::string label;  // "--set A" or "--set A --set B"
+  YAML::Node entry;
+};
+
 void apply_rule_overrides(RuleSet& set, const std::vector<std::string>& settings,
                           const std::vector<std::string>& disabled) {
   std::vector<std::string> errors;
+  std::vector<RuleSettings> by_rule;
   for (const std::string& setting : settings) {
     std::string label = fmt::format("--set {}", setting);
     std::size_t equals = setting.find('=');
@@ -41,11 +50,18 @@ void apply_rule_overrides(RuleSet& set, const std::vector<std::string>& settings
       errors.push_back(fmt::format("{}: error: {}", label, unknown_rule(id, set.rules)));
       continue;
     }
-    YAML::Node entry;
-    entry["id"] = id;
-    entry[setting.substr(dot + 1, equals - dot - 1)] = setting.substr(equals + 1);
-    YamlCheck check(label, false);
-    apply_rule_entry(check, entry, set.rules);
+    auto it = std::find_if(by_rule.begin(), by_rule.end(), [&](const RuleSettings& r) { return r.id == id; });
+    if (it == by_rule.end()) {
+      it = by_rule.insert(by_rule.end(), {id, label, YAML::Node()});
+      it->entry["id"] = id;
+    } else {
+      it->label += " " + label;
+    }
+    it->entry[setting.substr(dot + 1, equals - dot - 1)] = setting.substr(equals + 1);
+  }
+  for (const RuleSettings& r : by_rule) {
+    YamlCheck check(r.label, false);
+    apply_rule_entry(check, r.entry, set.rules);
     errors.insert(errors.end(), check.errors().begin(), check.errors().end());
   }
   for (const std::string& id : disabled) {

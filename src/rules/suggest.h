@@ -7,7 +7,8 @@
 
 namespace perfgate {
 
-// The candidate closest to `word` by edit distance, if it is close enough to be a likely typo.
+// The candidate closest to `word` by edit distance (optimal string alignment: a swap of two
+// neighbouring letters is one edit), if it is close enough to be a likely typo.
 std::string closest_match(std::string_view word, std::span<const std::string_view> candidates);
 
 // ", did you mean 'x'?" or empty.

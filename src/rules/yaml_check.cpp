@@ -1,6 +1,9 @@
 #include "rules/yaml_check.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -69,6 +72,33 @@ std::optional<std::string> YamlCheck::pattern(const YAML::Node& node, std::strin
     return std::nullopt;
   }
   return text;
+}
+
+namespace {
+
+using Position = std::pair<int, int>;  // line, column
+
+void walk_maps(YamlCheck& check, const YAML::Node& node, std::set<Position>& reported) {
+  if (node.IsSequence())
+    for (const auto& item : node) walk_maps(check, item, reported);
+  if (!node.IsMap()) return;
+  std::map<std::string, int> first_line;
+  for (const auto& entry : node) {
+    walk_maps(check, entry.second, reported);
+    if (!entry.first.IsScalar()) continue;
+    auto [it, inserted] = first_line.emplace(entry.first.Scalar(), entry.first.Mark().line + 1);
+    // An alias repeats a mapping: its duplicates are reported once.
+    Position at{entry.first.Mark().line, entry.first.Mark().column};
+    if (!inserted && reported.insert(at).second)
+      check.error(entry.first, fmt::format("duplicate key '{}' (first at line {})", it->first, it->second));
+  }
+}
+
+}  // namespace
+
+void YamlCheck::duplicate_keys(const YAML::Node& root) {
+  std::set<Position> reported;
+  walk_maps(*this, root, reported);
 }
 
 }  // namespace perfgate

@@ -31,6 +31,9 @@ class YamlCheck {
   std::optional<bool> boolean(const YAML::Node& node, std::string_view what);
   // A valid RE2 pattern, or nothing (with an error).
   std::optional<std::string> pattern(const YAML::Node& node, std::string_view what);
+  // Reports every key given twice in a mapping of the tree, at the second ("duplicate key 'warn'
+  // (first at line 3)"): YAML keeps only the first, so the second would be ignored silently.
+  void duplicate_keys(const YAML::Node& root);
 
  private:
   std::string file_;

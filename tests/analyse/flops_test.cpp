@@ -88,6 +88,50 @@ TEST(Compute, FlopsAchievedThroughputAndMfu) {
   for (const OpRow& r : w.tables.ops) EXPECT_DOUBLE_EQ(r.flops, r.name == "aten::addmm" ? f : 0) << r.name;
 }
 
+// One 1 ms step: aten::mm on float32 [1024, 1024] x [1024, 1024] (2^31 FLOPs) with a 50 us kernel,
+// whether cuBLAS ran it on TF32 Tensor Cores or as a plain FP32 SGEMM. The peak is what the op could
+// use, from its input types and the GPU, not what its kernels did: on an A100 a float32 matmul can
+// use TF32 Tensor Cores (156 TFLOP/s), so both runs have MFU = (2^31 / 156e12) / 1 ms = 1.3766%.
+// (From the kernels, the SGEMM run got the FP32 peak, 19.5 TFLOP/s, and 11.01%: MFU rose eightfold
+// when Tensor Cores stopped being used.)
+std::string fp32_gemm_trace(const std::string& gpu, const std::string& kernel) {
+  TraceBuilder t;
+  t.device(0, gpu, 8, 0, 40000000000, 108);
+  t.step(1, 0, 1000);
+  t.op("aten::mm", 10, 100, 1, 1,
+       R"("Input Dims": [[1024, 1024], [1024, 1024]], "Input type": ["float", "float"])");
+  t.launch(kernel, 20, 100, 50, 1);
+  return t.json();
+}
+
+TEST(Compute, ThePeakFollowsTheOpsTypesNotTheKernels) {
+  const double flops = 2.0 * 1024 * 1024 * 1024;
+  WorkerAnalysis tc = analyse_json(fp32_gemm_trace(
+      "NVIDIA A100-SXM4-40GB", "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_kernel"));
+  WorkerAnalysis plain = analyse_json(fp32_gemm_trace("NVIDIA A100-SXM4-40GB", "ampere_sgemm_128x64_nn"));
+  ASSERT_GT(*tc.metrics.get("tensor_core.kernel_time_pct"), 0);
+  ASSERT_EQ(*plain.metrics.get("tensor_core.kernel_time_pct"), 0);
+  EXPECT_NEAR(*tc.metrics.get("compute.mfu_pct"), 100.0 * (flops / 156e12) / 1e-3, 1e-9);  // 1.3766%
+  EXPECT_NEAR(*plain.metrics.get("compute.mfu_pct"), *tc.metrics.get("compute.mfu_pct"), 1e-12);
+  // A V100 has no TF32: its float32 matmuls compare with the FP32 peak, 15.7 TFLOP/s: 13.678%.
+  WorkerAnalysis v100 = analyse_json(fp32_gemm_trace("Tesla V100-SXM2-16GB", "volta_sgemm_128x64_nn"));
+  EXPECT_NEAR(*v100.metrics.get("compute.mfu_pct"), 100.0 * (flops / 15.7e12) / 1e-3, 1e-9);
+}
+
+// An op that cannot use Tensor Cores (not TC-eligible) compares with the peak of its type on the
+// CUDA cores: aten::mul in float32 with the trace's count of 1e9 FLOPs on an A100:
+// (1e9 / 19.5e12) / 1 ms = 5.128%.
+TEST(Compute, OpsThatCannotUseTensorCoresGetTheirTypesPlainPeak) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40000000000, 108);
+  t.step(1, 0, 1000)
+      .op("aten::mul", 10, 100, 1, 1,
+          R"("Input Dims": [[4, 4], [4, 4]], "Input type": ["float", "float"], "flops": 1000000000)");
+  t.launch("vectorized_elementwise_kernel", 20, 100, 50, 1);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_NEAR(*w.metrics.get("compute.mfu_pct"), 100.0 * (1e9 / 19.5e12) / 1e-3, 1e-9);
+}
+
 TEST(Compute, TheTracesOwnCountComesFirstAndUnknownGpusHaveNoMfu) {
   TraceBuilder t;
   t.device(0, "Some Future GPU", 12, 0, 1, 1);

@@ -112,6 +112,13 @@ TEST(GateCli, RuleOverridesAndRuleCommands) {
   CommandResult bad_set = run_perfgate("analyze " + trace + " --set gpu.idle.warn=abc");
   EXPECT_EQ(bad_set.exit_code, 2);
   EXPECT_TRUE(contains(bad_set.out, "'warn' must be a number")) << bad_set.out;
+  CommandResult bare = run_perfgate("analyze " + trace + " --set regression.step-time.fail=10");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_TRUE(contains(bare.out,
+                       "--set regression.step-time.fail=10: error: rule 'regression.step-time': "
+                       "'fail: 10': a change against the baseline needs a unit: '+10%' (relative "
+                       "to the baseline) or '+10 ms' (also ns, us, s)"))
+      << bare.out;
   EXPECT_EQ(run_perfgate("analyze " + trace + " --disable no.such.rule").exit_code, 2);
   EXPECT_EQ(run_perfgate("analyze " + trace + " --fail-on sometimes").exit_code, 2);
 

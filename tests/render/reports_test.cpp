@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
@@ -188,6 +189,38 @@ TEST(XlsxReport, SameReportSameBytes) {
   write_xlsx(report, b);
   EXPECT_EQ(read_text(a), read_text(b));
   EXPECT_THROW(write_xlsx(report, "/no/such/folder/x.xlsx"), OutputError);
+}
+
+// The DataLoader, a user_annotation, grows from 100 to 1100 us per step: +1.00 ms per step. Every
+// output shows the region changes, and headers say that the figures are per step.
+TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
+  TrainingRun before;
+  before.dataloader_us = 100;
+  before.dataloader_annotation = true;
+  TrainingRun after = before;
+  after.dataloader_us = 1100;
+  Baseline base =
+      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
+  ReportModel report = report_of_json(training_trace(after), default_rules());
+  apply_gate(report, default_rules(), &base, {});
+  const char* loader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+  std::string md = render_markdown(report);
+  EXPECT_TRUE(contains(md, "Region changes against the baseline")) << md;
+  EXPECT_TRUE(contains(md, R"(| delta\_cpu\_us\_per\_step (us) |)")) << md;
+  std::string html = render_html(report).page;
+  EXPECT_TRUE(contains(html, "Region changes against the baseline"));
+  EXPECT_TRUE(contains(html, ">delta_cpu_us_per_step <span class=\"unit\">(us)</span></th>"));
+  std::string json = render_json(report);
+  EXPECT_TRUE(contains(json, "\"region_deltas\"")) << "in the JSON report";
+  EXPECT_TRUE(contains(json, "\"delta_cpu_us_per_step\"")) << "column names carry the label";
+  std::string terminal = render_terminal(report);
+  EXPECT_TRUE(contains(terminal, "Changes      per step against the baseline")) << terminal;
+  EXPECT_TRUE(contains(terminal, fmt::format("  regions    {} +1.00 ms\n", loader))) << terminal;
+  if (!have_unzip()) GTEST_SKIP() << "unzip not installed: the workbook is not checked";
+  std::string path = temp_dir() + "/changes.xlsx";
+  write_xlsx(report, path);
+  EXPECT_TRUE(contains(unzip(path, "xl/workbook.xml"), "name=\"Baseline regions\""));
+  EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), "delta_cpu_us_per_step (us)"));
 }
 
 TEST(JunitReport, ATestCasePerRule) {

@@ -31,5 +31,30 @@ TEST(Terminal, ShowsWindowStepsGpuAndDroppedSteps) {
   EXPECT_NE(s.find("ProfilerStep#2: trailing step that launched no GPU work"), std::string::npos) << s;
 }
 
+ReportFinding finding(std::string id, FindingStatus status, std::string problem) {
+  ReportFinding f;
+  f.id = std::move(id);
+  f.title = "T";
+  f.status = status;
+  f.problem = std::move(problem);
+  return f;
+}
+
+// An inconclusive finding says so in a word. Its status column is as wide as the longest word shown
+// ("INCONCLUSIVE", 12 letters), so ids and the lines under them stay aligned: 2 + 12 + 2 = 16 spaces.
+TEST(Terminal, InconclusiveFindingsSayItInAWordAlignedWithTheOthers) {
+  ReportModel r;
+  r.findings = {finding("a.rule", FindingStatus::Warn, "warned"),
+                finding("regression.step-time", FindingStatus::Inconclusive, "unsure")};
+  std::string s = render_terminal(r);
+  EXPECT_EQ(s.find("????"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n  WARN          a.rule: T\n                warned\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("\n  INCONCLUSIVE  regression.step-time: T\n                unsure\n"), std::string::npos)
+      << s;
+  // Without an inconclusive finding the column keeps the width of FAIL and WARN.
+  r.findings.pop_back();
+  EXPECT_NE(render_terminal(r).find("\n  WARN  a.rule: T\n        warned\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -98,5 +98,61 @@ TEST(Baseline, OtherHardwareIsNoted) {
       << report.warnings.back();
 }
 
+// Two steps of 5 ms, each starting with the DataLoader as a user_annotation (PyTorch 2.x: not an op,
+// so not in the op table) of `loader_us`, then a 100 us kernel.
+std::string loader_trace(double loader_us) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+  for (int i = 0; i < 2; ++i) {
+    double s = 5000.0 * i;
+    t.step(i + 1, s, 5000);
+    t.annotation("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", s + 10, loader_us);
+    t.launch("k", s + loader_us + 20, s + loader_us + 30, 100);
+  }
+  return t.json();
+}
+
+const std::vector<ReportCell>* row_named(const ReportTable& t, std::string_view name) {
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    if (const auto* n = find_cell(t, r, "name"); n && std::get<std::string>(*n) == name) return &t.rows[r];
+  return nullptr;
+}
+
+// The DataLoader grew from 1000 to 3000 us per step (2 steps each: 2000 and 6000 us in all). Read
+// back from the baseline's JSON report, the region_deltas table has it: +2000 us per step.
+TEST(Baseline, RegionsAreComparedPerStep) {
+  ReportModel before = report_of_json(loader_trace(1000), default_rules());
+  std::string path = write_text(temp_dir() + "/before.json", render_json(before));
+  Baseline base = read_baseline_report(path);
+  ASSERT_EQ(base.regions.size(), 1u);
+  EXPECT_NEAR(base.regions[0].cpu_us, 2000, 1e-6);
+  ReportModel after = report_of_json(loader_trace(3000), default_rules());
+  apply_gate(after, default_rules(), &base, {});
+  const ReportTable* regions = find_table(after.tables, "region_deltas");
+  ASSERT_TRUE(regions);
+  const auto* loader = row_named(*regions, "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__");
+  ASSERT_TRUE(loader);
+  auto cell = [&](std::string_view column) {
+    for (std::size_t c = 0; c < regions->columns.size(); ++c)
+      if (regions->columns[c].name == column) return (*loader)[c];
+    return ReportCell{};
+  };
+  EXPECT_EQ(std::get<std::string>(cell("change")), "regression");
+  EXPECT_NEAR(std::get<double>(cell("baseline_cpu_us_per_step")), 1000, 1e-6);
+  EXPECT_NEAR(std::get<double>(cell("cpu_us_per_step")), 3000, 1e-6);
+  EXPECT_NEAR(std::get<double>(cell("delta_cpu_us_per_step")), 2000, 1e-6);
+  EXPECT_NEAR(std::get<double>(cell("calls_per_step")), 1, 1e-9);
+  // Every measure of every delta table says it is per step, in its name and its description.
+  for (const char* name : {"op_deltas", "region_deltas", "kernel_deltas"}) {
+    const ReportTable* t = find_table(after.tables, name);
+    ASSERT_TRUE(t) << name;
+    for (const ReportColumn& c : t->columns) {
+      if (c.name == "name" || c.name == "change") continue;
+      EXPECT_TRUE(c.name.ends_with("_per_step")) << name << ": " << c.name;
+      EXPECT_NE(c.description.find("per step"), std::string::npos) << name << ": " << c.description;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace perfgate::testing

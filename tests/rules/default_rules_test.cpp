@@ -280,13 +280,14 @@ TEST(BaselineRules, DeltaTablesPerStep) {
   ASSERT_TRUE(kernels && !kernels->rows.empty());
   EXPECT_EQ(std::get<std::string>(*find_cell(*kernels, 0, "change")), "regression");
   EXPECT_NE(std::get<std::string>(*find_cell(*kernels, 0, "name")).find("elementwise"), std::string::npos);
-  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*kernels, 0, "baseline_us")), 3000 + 35.0 / 8);  // the jitter
-  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*kernels, 0, "delta_us")), 1000);
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*kernels, 0, "baseline_us_per_step")),
+                   3000 + 35.0 / 8);  // the jitter
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*kernels, 0, "delta_us_per_step")), 1000);
   const ReportTable* ops = find_table(report.tables, "op_deltas");
   ASSERT_TRUE(ops && !ops->rows.empty());
   EXPECT_EQ(std::get<std::string>(*find_cell(*ops, 0, "name")), "aten::add_");
-  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*ops, 0, "delta_gpu_us")), 1000);
-  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*ops, 0, "calls")), 1);
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*ops, 0, "delta_gpu_us_per_step")), 1000);
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*ops, 0, "calls_per_step")), 1);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "support/helpers.h"
@@ -86,6 +88,42 @@ TEST(RuleFiles, EveryErrorOfAFileIsReportedAtOnce) {
       << m;
 }
 
+// Two entries of one rule in a file, or one key given twice in a mapping, would be merged silently
+// (YAML keeps the first key); both are errors at the second, naming the first's line.
+TEST(RuleFiles, ARuleOrAKeyGivenTwiceIsAnError) {
+  std::string path = rules_file(R"(rules:
+  - id: gpu.idle
+    warn: 40
+  - id: team.a
+    title: A
+    metric: gpu.idle_pct
+    better: lower
+    warn: 3
+    warn: 5
+  - id: gpu.idle
+    warn: 50
+classification: {}
+classification: {}
+)");
+  std::string m = config_error({path});
+  EXPECT_NE(m.find(path + ":9:5: error: duplicate key 'warn' (first at line 8)"), std::string::npos) << m;
+  EXPECT_NE(m.find(path + ":10:9: error: rule 'gpu.idle' is given twice in this file (first at line 2)"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find(path + ":13:1: error: duplicate key 'classification' (first at line 12)"),
+            std::string::npos)
+      << m;
+  // The same rule in two files is an override, as before.
+  std::string dir = temp_dir();
+  std::string a = write_text(dir + "/a.yaml", "rules:\n  - id: gpu.idle\n    warn: 40\n");
+  std::string b = write_text(dir + "/b.yaml", "rules:\n  - id: gpu.idle\n    warn: 50\n");
+  RuleSet both = load_rules({a, b});
+  auto idle =
+      std::find_if(both.rules.begin(), both.rules.end(), [](const Rule& r) { return r.id == "gpu.idle"; });
+  ASSERT_NE(idle, both.rules.end());
+  EXPECT_EQ(*idle->warn, 50);
+}
+
 TEST(RuleFiles, MalformedYamlAndWrongShapes) {
   EXPECT_NE(config_error({rules_file("classification: [unclosed\n")}).find("invalid YAML"),
             std::string::npos);
@@ -128,8 +166,16 @@ gpu_peaks:
 TEST(RuleFiles, CyclesAndOversizedFilesAreRefused) {
   std::string dir = temp_dir();
   write_text(dir + "/a.yaml", "extends: b.yaml\n");
-  write_text(dir + "/b.yaml", "extends: a.yaml\n");
-  EXPECT_NE(config_error({dir + "/a.yaml"}).find("cycle"), std::string::npos);
+  write_text(dir + "/b.yaml", "# b\nextends: ./a.yaml\n");
+  // The cycle closes at b.yaml's `extends` (line 2, the value at column 10); the chain names each file.
+  std::string cycle = config_error({dir + "/a.yaml"});
+  EXPECT_NE(cycle.find(dir + "/b.yaml:2:10: error: 'extends: ./a.yaml' forms a cycle: " + dir +
+                       "/a.yaml -> " + dir + "/b.yaml -> " + dir + "/a.yaml"),
+            std::string::npos)
+      << cycle;
+  std::string self = write_text(dir + "/self.yaml", "extends: self.yaml\n");
+  EXPECT_NE(config_error({self}).find(self + ":1:10: error: 'extends: self.yaml' forms a cycle"),
+            std::string::npos);
   std::string big = write_text(dir + "/big.yaml", "# " + std::string(2 * 1024 * 1024, 'x') + "\n");
   EXPECT_NE(config_error({big}).find("larger than"), std::string::npos);
 }

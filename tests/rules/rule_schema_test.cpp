@@ -7,6 +7,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/rules.h"
+#include "rules/suggest.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -74,7 +75,20 @@ rules:
     compare: baseline
     better: lower
     warn: "+3 ms"
+    fail: "+0.01 s"
+  - id: t.rel
+    title: t
+    metric: steps.mean_us
+    compare: baseline
+    better: lower
+    warn: "+5%"
     fail: "+10%"
+  - id: t.count
+    title: t
+    metric: host.sync_calls
+    compare: baseline
+    better: lower
+    warn: "+2 count"
   - id: t.pts
     title: t
     metric: gpu.utilization_pct
@@ -90,10 +104,65 @@ rules:
 )")});
   EXPECT_EQ(rule(set, "t.ms")->warn_change->amount, 3000);
   EXPECT_FALSE(rule(set, "t.ms")->warn_change->relative);
-  EXPECT_DOUBLE_EQ(rule(set, "t.ms")->fail_change->amount, 0.1);
-  EXPECT_TRUE(rule(set, "t.ms")->fail_change->relative);
+  EXPECT_EQ(rule(set, "t.ms")->fail_change->amount, 10000);  // 0.01 s = 10,000 us
+  EXPECT_DOUBLE_EQ(rule(set, "t.rel")->fail_change->amount, 0.1);
+  EXPECT_TRUE(rule(set, "t.rel")->fail_change->relative);
+  EXPECT_EQ(rule(set, "t.count")->warn_change->amount, 2);  // a unitless catalog unit is written out
   EXPECT_EQ(rule(set, "t.pts")->warn_change->amount, 2.5);
   EXPECT_EQ(rule(set, "t.bytes")->warn_change->amount, 512.0 * 1024 * 1024);
+}
+
+// A bare number against the baseline is ambiguous (`fail=10` meant +10 us for a step time): it is
+// an error that shows the accepted forms. A relative and an absolute limit cannot be ordered
+// without the baseline, so `warn` and `fail` must be of the same kind.
+TEST(RuleSchema, BaselineLimitsNeedAUnitAndOneKind) {
+  std::string e = load_error(R"(rules:
+  - id: t.bare
+    title: t
+    metric: steps.median_us
+    compare: baseline
+    better: lower
+    warn: 5
+  - id: t.mixed
+    title: t
+    metric: steps.median_us
+    compare: baseline
+    better: lower
+    warn: "+5%"
+    fail: "+1 ms"
+)");
+  EXPECT_NE(e.find(":7:11: error: rule 't.bare': 'warn: 5': a change against the baseline needs a unit: "
+                   "'+5%' (relative to the baseline) or '+5 ms' (also ns, us, s)"),
+            std::string::npos)
+      << e;
+  EXPECT_NE(
+      e.find(":14:11: error: rule 't.mixed': 'warn: +5%' is relative and 'fail: +1 ms' an amount: "
+             "they cannot be ordered without the baseline; give both in % or both in the metric's unit"),
+      std::string::npos)
+      << e;
+  auto set_error = [](const std::vector<std::string>& settings) {
+    return config_error([&] {
+      RuleSet s = load_rules({});
+      apply_rule_overrides(s, settings, {});
+    });
+  };
+  EXPECT_NE(
+      set_error({"regression.step-time.fail=10"})
+          .find("--set regression.step-time.fail=10: error: rule 'regression.step-time': 'fail: 10': a "
+                "change against the baseline needs a unit: '+10%' (relative to the baseline) or '+10 ms'"),
+      std::string::npos);
+  EXPECT_NE(
+      set_error({"regression.gpu-utilization.warn=3"}).find("'-3%' (relative to the baseline) or '-3 pts'"),
+      std::string::npos);
+  // The default warns at +3%: a fail limit in ms alone mixes kinds; both given together do not.
+  EXPECT_NE(set_error({"regression.step-time.fail=+1 ms"}).find("cannot be ordered without the baseline"),
+            std::string::npos);
+  RuleSet both = load_rules({});
+  apply_rule_overrides(both, {"regression.step-time.warn=+0.5 ms", "regression.step-time.fail=+1 ms"}, {});
+  EXPECT_EQ(rule(both, "regression.step-time")->fail_change->amount, 1000);
+  EXPECT_NE(set_error({"regression.step-time.warn=+0.5 ms", "regression.step-time.fail=+0.2 ms"})
+                .find("the 'fail' limit must be at least the 'warn' limit"),
+            std::string::npos);
 }
 
 TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
@@ -153,6 +222,55 @@ TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
           ":37:11: error: rule 'test.rule': 'test: mann-whitney' compares per-step durations",
       })
     EXPECT_NE(e.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n" << e;
+}
+
+// "Did you mean" counts a transposition of two neighbouring letters as one edit (optimal string
+// alignment). "medain" -> "median" swaps "ai": 1 edit, where plain Levenshtein counted 2 (two
+// substitutions) and tied with "mean" (delete "d" and "i": 2), which the catalog lists first.
+TEST(RuleSchema, SuggestionsCountATranspositionAsOneEdit) {
+  std::vector<std::string_view> names = {"steps.mean_us", "steps.median_us", "steps.max_us"};
+  EXPECT_EQ(closest_match("steps.medain_us", names), "steps.median_us");
+  EXPECT_EQ(closest_match("steps.mean_su", names), "steps.mean_us");  // "su" -> "us": 1
+  EXPECT_EQ(closest_match("steps.men_us", names), "steps.mean_us");   // insert "a": 1
+  EXPECT_EQ(closest_match("gpu.idle_pct", names), "");                // nothing near
+  // The same in a rule file and on the command line.
+  EXPECT_NE(load_error("rules:\n  - id: x\n    title: t\n    metric: steps.medain_us\n    better: lower\n"
+                       "    warn: 3\n")
+                .find(":4:13: error: rule 'x': unknown metric 'steps.medain_us', did you mean "
+                      "'steps.median_us'?"),
+            std::string::npos);
+  EXPECT_NE(config_error([] {
+              RuleSet s = load_rules({});
+              apply_rule_overrides(s, {"gpu.idle.metric=steps.medain_us"}, {});
+            }).find("unknown metric 'steps.medain_us', did you mean 'steps.median_us'?"),
+            std::string::npos);
+}
+
+// An entry with an id no rule has, that gives neither a title nor what a rule reads (metric, value,
+// condition), cannot be a new rule: it is an override of a misspelt id, reported once at the id.
+TEST(RuleSchema, AnOverrideOfAnUnknownIdIsOneErrorWithTheSuggestion) {
+  std::string e = load_error("rules:\n  - id: steps.outlier\n    enabled: false\n    warn: 2\n");
+  EXPECT_NE(e.find("rules.yaml:2:9: error: unknown rule id 'steps.outlier', did you mean 'steps.outliers'?"),
+            std::string::npos)
+      << e;
+  EXPECT_EQ(e.find('\n'), std::string::npos) << "one error only:\n" << e;
+  // Incomplete as a new rule (no metric, no thresholds) and near an existing id: the same.
+  std::string titled = load_error("rules:\n  - id: steps.outlier\n    title: Outliers\n");
+  EXPECT_TRUE(
+      titled.ends_with("rules.yaml:2:9: error: unknown rule id 'steps.outlier', did you mean "
+                       "'steps.outliers'?"))
+      << titled;
+  EXPECT_EQ(titled.find('\n'), std::string::npos) << titled;
+  std::string far = load_error("rules:\n  - id: team.budget\n    warn: 2\n");
+  EXPECT_NE(far.find(":2:9: error: unknown rule id 'team.budget': a new rule needs a 'title' and a "
+                     "'metric', 'value' or 'condition'"),
+            std::string::npos)
+      << far;
+  EXPECT_EQ(far.find('\n'), std::string::npos) << far;
+  // An entry with a title is a new rule: what it lacks is reported as such.
+  EXPECT_NE(
+      load_error("rules:\n  - id: team.budget\n    title: t\n").find("rule 'team.budget': needs a 'metric'"),
+      std::string::npos);
 }
 
 TEST(RuleSchema, InconsistentRules) {

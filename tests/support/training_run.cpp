@@ -21,8 +21,7 @@ class StepWriter {
   // One step from host time `start`; returns when the next may start.
   double write(int index, double start) {
     host_ = start;
-    if (run_.dataloader_us > 0)
-      host_op("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", run_.dataloader_us);
+    if (run_.dataloader_us > 0) dataloader();
     if (run_.host_only_us > 0) host_op("aten::cpu_preprocess", run_.host_only_us);
     if (run_.runtime_only_us > 0) {
       t_.runtime("cudaMalloc", host_, run_.runtime_only_us, next_correlation_++);
@@ -55,6 +54,13 @@ class StepWriter {
   void host_op(const std::string& name, double us) {
     t_.op(name, host_, us);
     host_ += us;
+  }
+
+  void dataloader() {
+    const char* name = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+    if (!run_.dataloader_annotation) return host_op(name, run_.dataloader_us);
+    t_.annotation(name, host_, run_.dataloader_us);
+    host_ += run_.dataloader_us;
   }
 
   // An op that launches one kernel on stream 7, after the kernels before it.

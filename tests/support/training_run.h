@@ -20,6 +20,7 @@ struct TrainingRun {
   bool misaligned_gemm = false;   // also an fp16 GEMM with dimensions not multiples of 8, without TC
   double misaligned_gemm_us = 100;
   double dataloader_us = 0;               // at each step's start, with the GPU idle
+  bool dataloader_annotation = false;     // the DataLoader as a user_annotation (PyTorch 2.x), not an op
   double host_only_us = 0;                // CPU work without kernels at each step's start
   double runtime_only_us = 0;             // a cudaMalloc with the GPU idle, each step
   double sync_us = 0;                     // a cudaStreamSynchronize at each step's end

@@ -153,7 +153,7 @@ void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view
   if (!gpus.empty()) d.set("gpus", gpus);
   d.set("hardware_differs", b.hardware_differs);
   TemplateData tables = template_list();
-  for (const char* name : {"op_deltas", "kernel_deltas"})
+  for (const char* name : {"op_deltas", "region_deltas", "kernel_deltas"})
     if (const ReportTable* t = find_table(r.tables, name)) tables.push_back(table_view(*t, o.max_rows, name));
   d.set("tables", tables);
   view.set("baseline", d);

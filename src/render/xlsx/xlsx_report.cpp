@@ -154,7 +154,8 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
   for (const auto& [table, sheet] :
-       {std::pair{"op_deltas", "Baseline diff"}, std::pair{"kernel_deltas", "Baseline kernels"}})
+       {std::pair{"op_deltas", "Baseline diff"}, std::pair{"region_deltas", "Baseline regions"},
+        std::pair{"kernel_deltas", "Baseline kernels"}})
     if (const ReportTable* t = find_table(r.tables, table)) {
       lxw_worksheet* ws = wb.sheet(sheet);
       wb.write_table(ws, *t);
