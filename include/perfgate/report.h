@@ -184,8 +184,8 @@ struct ReportMetricChange {
 
 // The baseline the run was compared with.
 struct ReportBaseline {
-  std::string path;  // the --baseline as given; several: joined with ", "
-  std::string kind;  // "report", "profile", "history" or "pooled"
+  std::string path;      // the --baseline as given; several: joined with ", "
+  std::string kind;      // "report", "profile", "history" or "pooled"
   std::size_t runs = 1;  // baseline runs pooled
   std::string tool_version;
   std::vector<InputFile> inputs;
