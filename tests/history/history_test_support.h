@@ -20,8 +20,12 @@ inline std::string fresh_history(const std::string& database, const std::string&
   return server.create_database();
 }
 
-#define PERFGATE_SKIP_WITHOUT_POSTGRES(location) \
-  if ((location).empty()) GTEST_SKIP() << PostgresServer::shared().why_not();
+// Skips the test when PostgreSQL is not installed; fails it when the server did not start.
+#define PERFGATE_SKIP_WITHOUT_POSTGRES(location)                                            \
+  if ((location).empty()) {                                                                 \
+    if (PostgresServer::shared().installed()) FAIL() << PostgresServer::shared().why_not(); \
+    GTEST_SKIP() << PostgresServer::shared().why_not();                                     \
+  }
 
 // Every field of a run set, with awkward values: long names, quotes, '?', non-ASCII text, a
 // metric without a value, doubles that need all 17 digits.

@@ -61,7 +61,8 @@ std::string read_file(const std::string& path) {
 
 PostgresServer::PostgresServer() {
   bin_ = find_bin();
-  if (bin_.empty()) {
+  installed_ = !bin_.empty();
+  if (!installed_) {
     why_not_ =
         "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): ci/setup.sh --tests installs it";
     return;
@@ -100,7 +101,6 @@ void PostgresServer::start() {
     why_not_ = "cannot give the temporary folder to the postgres user";
     return;
   }
-  port_ = free_port();
   // A watchdog stops the server and removes the folder if this process dies without doing so.
   std::string stop_command = fmt::format("{}{}/pg_ctl -D {}/data -m immediate stop",
                                          as_root_ ? "runuser -u postgres -- " : "", bin_, dir_);
@@ -109,15 +109,21 @@ void PostgresServer::start() {
                   "</dev/null >/dev/null 2>&1 &",
                   ::getpid(), stop_command, dir_)
           .c_str());
-  bool ok =
-      run(fmt::format("{}/initdb -D {}/data -U perfgate -A trust -E UTF8 --locale=C --no-sync", bin_, dir_),
-          true);
-  running_ =
-      ok &&
-      run(fmt::format("{}/pg_ctl -D {}/data -l {}/server.log -w -t 60 -o '-c listen_addresses=127.0.0.1 "
-                      "-p {} -k {} -c fsync=off -c synchronous_commit=off -c full_page_writes=off' start",
-                      bin_, dir_, dir_, port_, dir_),
-          true);
+  if (!run(fmt::format("{}/initdb -D {}/data -U perfgate -A trust -E UTF8 --locale=C --no-sync", bin_, dir_),
+           true)) {
+    why_not_ = "initdb failed:\n" + read_file(dir_ + "/commands.log");
+    return;
+  }
+  // The port was free a moment ago; another test process may take it first, so a failed start
+  // tries another.
+  for (int attempt = 0; attempt < 3 && !running_; ++attempt) {
+    port_ = free_port();
+    running_ =
+        run(fmt::format("{}/pg_ctl -D {}/data -l {}/server.log -w -t 60 -o '-c listen_addresses=127.0.0.1 "
+                        "-p {} -k {} -c fsync=off -c synchronous_commit=off -c full_page_writes=off' start",
+                        bin_, dir_, dir_, port_, dir_),
+            true);
+  }
   if (!running_)
     why_not_ = fmt::format("the test server did not start:\n{}\n{}", read_file(dir_ + "/commands.log"),
                            read_file(dir_ + "/server.log"));

@@ -18,6 +18,9 @@ class PostgresServer {
   ~PostgresServer();
 
   bool available() const { return why_not_.empty(); }
+  // PostgreSQL's programs are there (ci/setup.sh --tests installs them): a server that does not
+  // start is then a failure, not a reason to skip.
+  bool installed() const { return installed_; }
   const std::string& why_not() const { return why_not_; }
   // A new, empty database: its URI ("postgresql://perfgate@127.0.0.1:PORT/NAME").
   std::string create_database();
@@ -33,6 +36,7 @@ class PostgresServer {
   std::string bin_;  // /usr/lib/postgresql/N/bin
   std::string dir_;  // the temporary folder: data/, the log, the socket
   int port_ = 0;
+  bool installed_ = false;
   bool as_root_ = false;  // initdb refuses root: the server then runs as the postgres user
   bool running_ = false;
   int databases_ = 0;
