@@ -84,6 +84,16 @@ FailOn fail_on(const std::string& text) {
   return text == "warning" ? FailOn::Warning : text == "never" ? FailOn::Never : FailOn::Error;
 }
 
+AnalysisOptions analysis_options(const AnalyzeArgs& a) {
+  AnalysisOptions options;
+  options.window.iter_start = a.iter_start;
+  options.window.iter_stop = a.iter_stop;
+  options.window.skip_first = a.skip_first;
+  options.key_op = a.key_op;
+  options.step_pattern = a.step_pattern;
+  return options;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
   if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
     throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
@@ -96,13 +106,7 @@ int run_analyze(const AnalyzeArgs& a) {
   if (a.profiles.empty())
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
 
-  AnalysisOptions options;
-  options.window.iter_start = a.iter_start;
-  options.window.iter_stop = a.iter_stop;
-  options.window.skip_first = a.skip_first;
-  options.key_op = a.key_op;
-  options.step_pattern = a.step_pattern;
-
+  AnalysisOptions options = analysis_options(a);
   // A malformed --label is a usage error before any work.
   RunLabels labels = a.history.record ? labels_of(a.history.labels) : RunLabels{};
   // Report and profile baselines are read first, so that a bad one fails before the analysis; a

@@ -110,15 +110,23 @@ void print_json(const std::vector<HistoryRun>& runs) {
 }
 
 void print_table(const std::vector<HistoryRun>& runs) {
-  std::size_t branch_width = 6;
-  for (const HistoryRun& run : runs) branch_width = std::max(branch_width, run.labels.branch.size());
-  std::cout << fmt::format("{:>6}  {:<20}  {:<{}}  {:<7}  {:>12}  {}  {}\n", "id", "time (UTC)", "branch",
-                           branch_width, "commit", "median step", "GPUs", "labels");
+  std::size_t branch_width = 6, gpus_width = 4;
+  for (const HistoryRun& run : runs) {
+    branch_width = std::max(branch_width, run.labels.branch.size());
+    gpus_width = std::max(gpus_width, gpus_text(run).size());
+  }
+  auto line = [&](const auto& id, const std::string& time, const std::string& branch,
+                  const std::string& commit, const std::string& step, const std::string& gpus,
+                  const std::string& labels) {
+    std::string text = fmt::format("{:>6}  {:<20}  {:<{}}  {:<7}  {:>11}  {:<{}}  {}", id, time, branch,
+                                   branch_width, commit, step, gpus, gpus_width, labels);
+    while (!text.empty() && text.back() == ' ') text.pop_back();
+    std::cout << text << '\n';
+  };
+  line("id", "time (UTC)", "branch", "commit", "median step", "GPUs", "labels");
   for (const HistoryRun& run : runs)
-    std::cout << fmt::format("{:>6}  {:<20}  {:<{}}  {:<7}  {:>12}  {}  {}\n", run.id, run.time,
-                             run.labels.branch, branch_width, run.labels.commit.substr(0, 7),
-                             format_duration_us(run.data.metric("steps.median_us")), gpus_text(run),
-                             labels_text(run));
+    line(run.id, run.time, run.labels.branch, run.labels.commit.substr(0, 7),
+         format_duration_us(run.data.metric("steps.median_us")), gpus_text(run), labels_text(run));
 }
 
 int run_list(const ListArgs& a) {
