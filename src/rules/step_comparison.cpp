@@ -109,10 +109,10 @@ struct RankTest {
 
 RankTest rank_test(std::span<const double> current_us, const std::vector<std::vector<double>>& runs,
                    const StepChange& c, Better better) {
-  std::vector<double> now = kept_log_steps(current_us, true), base;
+  std::vector<double> now = kept_log_steps(current_us, kOutlierZ), base;
   for (std::size_t r = 0; r < runs.size(); ++r) {
     if (std::count(c.excluded_runs.begin(), c.excluded_runs.end(), r)) continue;
-    std::vector<double> kept = kept_log_steps(runs[r], true);
+    std::vector<double> kept = kept_log_steps(runs[r], kOutlierZ);
     base.insert(base.end(), kept.begin(), kept.end());
   }
   MannWhitney mw =
@@ -146,7 +146,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   };
   if (nearest && base > 0) out.limit_value = limit_at(*nearest);
 
-  StepChangeOptions options{rule.confidence, rule.alpha, 0.8, true};
+  StepChangeOptions options{.confidence = rule.confidence, .alpha = rule.alpha};
   StepChangeShortfall shortfall;
   std::optional<StepChange> change = estimate_step_change(current_us, baseline_runs_us, options, &shortfall);
   if (!change || base <= 0) {
@@ -172,7 +172,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
     RankTest rank = rank_test(current_us, baseline_runs_us, c, better);
     t.method = rank.exact ? "mann-whitney exact" : "mann-whitney normal";
     t.p_value = rank.p;
-    if (rank.smallest_p > rule.alpha) {
+    if (rank.smallest_p >= rule.alpha) {  // significance needs p < alpha
       out.status = FindingStatus::Inconclusive;
       out.reason = fmt::format(
           "too few steps: with {} the Mann-Whitney test cannot reach alpha {} (its smallest p-value is "

@@ -27,12 +27,12 @@ struct RunSample {
   std::size_t n() const { return kept.size(); }
 };
 
-RunSample sample_of(std::span<const double> us, bool reject) {
+RunSample sample_of(std::span<const double> us, double z) {
   std::vector<double> logs;
   for (double v : us)
     if (v > 0 && std::isfinite(v)) logs.push_back(std::log(v));
   RunSample s;
-  if (reject) s.outlier_indices = outlier_indices(logs);
+  if (z > 0) s.outlier_indices = outlier_indices(logs, z);
   for (std::size_t i = 0, next = 0; i < logs.size(); ++i) {
     bool outlier = next < s.outlier_indices.size() && s.outlier_indices[next] == i;
     if (outlier)
@@ -115,8 +115,8 @@ std::vector<std::size_t> outlier_indices(std::span<const double> values, double 
   return out;
 }
 
-std::vector<double> kept_log_steps(std::span<const double> us, bool reject_outliers) {
-  return sample_of(us, reject_outliers).kept;
+std::vector<double> kept_log_steps(std::span<const double> us, double z) {
+  return sample_of(us, z).kept;
 }
 
 std::optional<StepChange> estimate_step_change(std::span<const double> current_us,
@@ -124,11 +124,11 @@ std::optional<StepChange> estimate_step_change(std::span<const double> current_u
                                                const StepChangeOptions& options,
                                                StepChangeShortfall* shortfall) {
   StepChange c;
-  RunSample now = sample_of(current_us, options.reject_outliers);
+  RunSample now = sample_of(current_us, options.outlier_z);
   c.current_outliers = now.outlier_indices;
   std::vector<RunSample> runs;
   for (const auto& run : baseline_runs_us) {
-    runs.push_back(sample_of(run, options.reject_outliers));
+    runs.push_back(sample_of(run, options.outlier_z));
     c.baseline_outlier_steps.push_back(runs.back().outliers);
   }
   // Outlier runs, by their level, when there are enough runs to tell.
@@ -136,8 +136,8 @@ std::optional<StepChange> estimate_step_change(std::span<const double> current_u
   std::vector<std::size_t> level_run;
   for (std::size_t r = 0; r < runs.size(); ++r)
     if (runs[r].n() > 0) levels.push_back(runs[r].mean), level_run.push_back(r);
-  if (options.reject_outliers && levels.size() >= 5)
-    for (std::size_t i : outlier_indices(levels)) c.excluded_runs.push_back(level_run[i]);
+  if (options.outlier_z > 0 && levels.size() >= 5)
+    for (std::size_t i : outlier_indices(levels, options.outlier_z)) c.excluded_runs.push_back(level_run[i]);
   std::vector<const RunSample*> used;
   double within_ss = 0, within_df = 0;
   for (std::size_t r = 0; r < runs.size(); ++r) {

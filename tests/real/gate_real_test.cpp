@@ -4,8 +4,12 @@
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <numeric>
 
 #include "perfgate/baseline.h"
 #include "perfgate/gate.h"
@@ -72,11 +76,23 @@ TEST(GateOnRealTraces, TheSingleProcessLoaderIsSignificantlySlower) {
   ASSERT_TRUE(f && f->step_test);
   EXPECT_LT(f->step_test->p_value, 0.05);
   EXPECT_GT(f->step_test->ci_low, 1.03);
-  // The point estimate is the ratio of the two runs' median steps.
-  Baseline slow_as_baseline = baseline_from_report(slow, "workers0", "report");
-  EXPECT_NEAR(f->step_test->ratio,
-              *slow_as_baseline.metric("steps.median_us") / *base.metric("steps.median_us"), 1e-9);
-  EXPECT_TRUE(f->status == FindingStatus::Warn || f->status == FindingStatus::Fail);
+  // workers4's steps are 182.3, 126.2, 127.2, 123.1, 163.5 and 124.2 ms: the first and fifth are
+  // outliers (modified z-scores 10.1 and 7.0 on the logs, beyond 5), the others are compared. The
+  // estimate is the ratio of geometric means of the steps compared.
+  EXPECT_EQ(f->step_test->baseline_outlier_steps, 2u);
+  EXPECT_EQ(f->step_test->baseline_steps, 4u);
+  auto log_mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += std::log(x);
+    return sum / static_cast<double>(v.size());
+  };
+  std::vector<double> slow_steps, fast_steps;
+  for (const ReportStep& st : slow.steps) slow_steps.push_back(st.duration_us);
+  for (const ReportStep& st : fast.steps) fast_steps.push_back(st.duration_us);
+  std::sort(fast_steps.begin(), fast_steps.end());
+  fast_steps.resize(4);  // without the two longest
+  EXPECT_NEAR(f->step_test->ratio, std::exp(log_mean(slow_steps) - log_mean(fast_steps)), 1e-9);
+  EXPECT_EQ(f->status, FindingStatus::Fail);
   EXPECT_EQ(status_of(slow, "regression.dataloader"), FindingStatus::Warn);
   const ReportTable* ops = find_table(slow.tables, "op_deltas");
   ASSERT_TRUE(ops && !ops->rows.empty());
@@ -95,8 +111,7 @@ std::string slowed_copy(const std::string& path) {
   return write_text(out, boost::json::serialize(doc));
 }
 
-// workers0's steps vary by a few percent (cv 4%), so every step of the slowed copy is slower than
-// every original step. (workers4's two outlier steps would overlap: p = 0.066, inconclusive.)
+// workers0's steps vary by a few percent (cv 3%); the slowed copy's are each 25% longer.
 TEST(GateOnRealTraces, AClearlySlowerRunFailsWithSignificance) {
   if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel original = gated(trace(kWorkers0));
@@ -106,7 +121,15 @@ TEST(GateOnRealTraces, AClearlySlowerRunFailsWithSignificance) {
   ASSERT_TRUE(f && f->step_test);
   EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
   EXPECT_NEAR(f->step_test->ratio, 1.25, 1e-6);
-  EXPECT_NEAR(f->step_test->p_value, 1.0 / 924, 1e-12);  // 6 against 6, every step slower: 1 / C(12, 6)
+  // Both runs have the same log-scale spread s: t = ln 1.25 / (s sqrt(2 / 6)) with 10 df.
+  std::vector<double> logs;
+  for (const ReportStep& st : original.steps) logs.push_back(std::log(st.duration_us));
+  double mean = std::accumulate(logs.begin(), logs.end(), 0.0) / 6, ss = 0;
+  for (double x : logs) ss += (x - mean) * (x - mean);
+  double t = std::log(1.25) / (std::sqrt(ss / 5) * std::sqrt(2.0 / 6));
+  EXPECT_NEAR(f->step_test->p_value,
+              boost::math::cdf(boost::math::complement(boost::math::students_t(10), t)),
+              1e-3 * f->step_test->p_value);
   EXPECT_EQ(slowed.verdict->exit_code, 1);
 }
 

@@ -239,8 +239,8 @@ TEST(BaselineRules, EachFiresOnItsRegression) {
   EXPECT_EQ(with([](TrainingRun& r) { r.memory_peak_pct = 70; }, "regression.memory"), FindingStatus::Warn);
 }
 
-// Every step 20% slower (each step is 9003 µs plus jitter): the Mann-Whitney p-value is the exact
-// minimum for 8 against 8, 1 / C(16, 8) = 1/12870, and the bootstrap interval sits at 1.2.
+// Every step 20% slower (each step is 9003 us plus 0-9 us of jitter): the ratio of geometric means
+// is 1.2 and the log-scale noise (SD of the jitter / 9007 = 0.00037) makes the interval a point.
 TEST(BaselineRules, StepTimeRegressionNeedsSignificance) {
   Baseline base = baseline_of(healthy());
   TrainingRun slower = healthy();
@@ -249,20 +249,25 @@ TEST(BaselineRules, StepTimeRegressionNeedsSignificance) {
   const ReportFinding* f = find_finding(report, "regression.step-time");
   ASSERT_TRUE(f && f->step_test);
   EXPECT_EQ(f->status, FindingStatus::Fail);
-  EXPECT_NEAR(f->step_test->p_value, 1.0 / 12870, 1e-12);
-  EXPECT_EQ(f->step_test->method, "mann-whitney exact");
-  EXPECT_NEAR(f->step_test->ratio, 1.2, 1e-9);
+  EXPECT_LT(f->step_test->p_value, 1e-12);
+  EXPECT_EQ(f->step_test->method, "t-test-log");
+  EXPECT_NEAR(f->step_test->ratio, 1.2, 1e-6);
   EXPECT_NEAR(f->step_test->ci_low, 1.2, 0.002);
   EXPECT_EQ(report.verdict->exit_code, 1);
   EXPECT_NE(f->problem.find("+1.80 ms"), std::string::npos) << f->problem;
 
-  // One slow step among eight is noise: not significant, and the median barely moves.
+  // One step twice as long among eight is an outlier step: set aside and named, and the other seven
+  // are the baseline's.
   TrainingRun one_slow = healthy();
   one_slow.extra_us[3] += 9000;
-  EXPECT_EQ(status_of(gated(one_slow, &base), "regression.step-time"), FindingStatus::Pass);
+  ReportModel one_slow_report = gated(one_slow, &base);
+  const ReportFinding* o = find_finding(one_slow_report, "regression.step-time");
+  ASSERT_TRUE(o && o->step_test);
+  EXPECT_EQ(o->status, FindingStatus::Pass) << o->reason;
+  EXPECT_EQ(o->step_test->outlier_steps.size(), 1u);
+  EXPECT_EQ(o->step_test->current_steps, 7u);
 
-  // Two steps against eight cannot reach significance at alpha 0.05 (1/C(10,2) = 1/45 < 0.05 can,
-  // but one step cannot): inconclusive, counted as a warning.
+  // One step cannot give the run's own noise: inconclusive, counted as a warning.
   TrainingRun short_run = healthy();
   short_run.steps = 1;
   short_run.extra_us = {3000};  // one step, 33% slower
