@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "render/format.h"
+#include "render/trend_text.h"
 
 namespace perfgate {
 namespace {
@@ -31,7 +32,7 @@ const char* status_color(FindingStatus s) {
   return s == FindingStatus::Fail ? "1;31" : s == FindingStatus::Warn ? "1;33" : "1;35";
 }
 
-std::string finding_block(const ReportFinding& f, const Style& style) {
+std::string finding_block(const ReportModel& r, const ReportFinding& f, const Style& style) {
   std::string head =
       fmt::format("  {}  {}: {}", style.wrap(status_label(f.status), status_color(f.status)), f.id, f.title);
   if (f.value)
@@ -40,6 +41,9 @@ std::string finding_block(const ReportFinding& f, const Style& style) {
   std::string out = head + "\n";
   if (!f.problem.empty()) out += "        " + f.problem + "\n";
   if (!f.reason.empty()) out += "        " + f.reason + "\n";
+  if (const ReportMetricTrend* t = find_trend(r, f.metric); t && !t->points.empty())
+    out += "        recent: " + recent_values_text(*t) + (t->points.back().is_current ? " (this run)" : "") +
+           "\n";
   if (!f.recommendation.empty()) out += "        -> " + f.recommendation + "\n";
   if (f.gain_pct)
     out += fmt::format("        estimated gain: up to {} of the step time\n", format_pct(f.gain_pct));
@@ -80,7 +84,7 @@ std::string terminal_findings(const ReportModel& r, bool color) {
       continue;
     if (!any) out += "Findings\n";
     any = true;
-    out += finding_block(f, style);
+    out += finding_block(r, f, style);
   }
   if (std::string na = ids_with(r.findings, FindingStatus::NotApplicable); !na.empty())
     out += fmt::format("{:<13}{}\n", "Not applied", na);
