@@ -65,6 +65,8 @@ TrendBand band_of(const std::vector<TrendPoint>& points, std::size_t band_runs, 
     band.low = quantile(recent, 0.25);
     band.high = quantile(recent, 0.75);
   }
+  // Durations, shares, bytes and counts are never negative: nor is the band of such a series.
+  if (band.low < 0 && recent.front() >= 0) band.low = 0;
   return band;
 }
 

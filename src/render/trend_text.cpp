@@ -45,8 +45,12 @@ std::string p_value_text(double p) {
 std::string band_text(const TrendBand& band, const std::string& unit) {
   std::string range = fmt::format("{} to {}", format_value(band.low, unit), format_value(band.high, unit));
   std::string runs = band.runs == 1 ? "the last run" : fmt::format("the last {} runs", band.runs);
-  if (band.kind == "gate-limit")
-    return fmt::format("{}: median of {} ± {} ({})", range, runs, band.limit, band.rule);
+  if (band.kind == "gate-limit") {
+    // The limit as the rule writes it has the bad direction's sign ("+3%", "-5 pts").
+    std::string_view size = band.limit;
+    if (size.starts_with('+') || size.starts_with('-')) size.remove_prefix(1);
+    return fmt::format("{}: median of {} ± {} ({})", range, runs, size, band.rule);
+  }
   return fmt::format("{}: quartiles of {}", range, runs);
 }
 

@@ -83,14 +83,16 @@ TEST(Trend, PureNoiseHasNoChangePoint) {
 }
 
 TEST(Trend, BandIsTheMedianOfTheLastRunsAndTheGateLimit) {
-  // 12 runs: median step 100..111 us, GPU utilization 50..61%.
+  // 12 runs: median step 100..111 us, GPU utilization 50..61%, data loader 1.0..2.1%.
   std::vector<HistoryRun> runs;
   for (int i = 0; i < 12; ++i)
-    runs.push_back(history_run(
-        i + 1, fmt::format("c{}", i),
-        {{"steps.median_us", 100.0 + i}, {"steps.mean_us", 100.0 + i}, {"gpu.utilization_pct", 50.0 + i}}));
+    runs.push_back(history_run(i + 1, fmt::format("c{}", i),
+                               {{"steps.median_us", 100.0 + i},
+                                {"steps.mean_us", 100.0 + i},
+                                {"gpu.utilization_pct", 50.0 + i},
+                                {"breakdown.dataloader_pct", 1.0 + 0.1 * i}}));
   TrendSettings settings;
-  settings.metrics = {"steps.median_us", "gpu.utilization_pct", "steps.mean_us"};
+  settings.metrics = {"steps.median_us", "gpu.utilization_pct", "steps.mean_us", "breakdown.dataloader_pct"};
   TrendReport t = build_trend(runs, default_rules(), settings);
   // The last 10 steps are 102..111: median (106 + 107) / 2 = 106.5; regression.step-time warns at
   // +3%: 106.5 ± 3.195.
@@ -115,6 +117,12 @@ TEST(Trend, BandIsTheMedianOfTheLastRunsAndTheGateLimit) {
   EXPECT_DOUBLE_EQ(mean->band->low, 104.25);
   EXPECT_DOUBLE_EQ(mean->band->high, 108.75);
   EXPECT_DOUBLE_EQ(mean->band->center, 106.5);
+  // Data loader 1.2..2.1%: median 1.65, regression.dataloader warns at +5 pts; a share is never
+  // negative, so the band starts at 0, not at -3.35.
+  const TrendBand& loader = *find_metric(t, "breakdown.dataloader_pct")->band;
+  EXPECT_DOUBLE_EQ(loader.center, 1.65);
+  EXPECT_DOUBLE_EQ(loader.low, 0);
+  EXPECT_DOUBLE_EQ(loader.high, 6.65);
 }
 
 TEST(Trend, RunsWithoutTheMetricAreLeftOut) {

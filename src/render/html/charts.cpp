@@ -180,7 +180,7 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
 
 namespace {
 
-// A value axis over [lo, hi]: 1, 2 or 5 times a power of ten apart, about four ticks.
+// A value axis over [lo, hi], a little wider, with ticks at round values.
 struct ValueAxis {
   double lo = 0, hi = 1, step = 1;
   std::vector<double> ticks;
@@ -191,10 +191,12 @@ ValueAxis value_axis(double lo, double hi) {
   double pad = hi > lo ? (hi - lo) * 0.08 : std::max(std::fabs(hi) * 0.02, 1e-9);
   a.lo = lo - pad;
   a.hi = hi + pad;
+  // Four to eight ticks: the first step of 1, 2 or 5 times a power of ten that passes 3/4 of a
+  // quarter of the range.
   double raw = (a.hi - a.lo) / 4, power = std::pow(10.0, std::floor(std::log10(raw)));
   a.step = 10 * power;
   for (double m : {1.0, 2.0, 5.0})
-    if (m * power >= raw) {
+    if (m * power >= 0.75 * raw) {
       a.step = m * power;
       break;
     }
