@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Installs perfgate's build and test dependencies from Debian packages (bookworm).
 # Idempotent: runs `apt-get update` and installs only when something is missing.
-# `ci/setup.sh --tests` also installs what only the tests need (Chromium, for the HTML checks).
+# `ci/setup.sh --tests` also installs what only the tests need: Chromium (the HTML checks) and
+# PostgreSQL's server programs (the history tests start a throw-away server of their own).
 set -euo pipefail
 
 packages=(
   cmake ninja-build g++ pkg-config git
   libboost-json1.81-dev libfmt-dev libcli11-dev libyaml-cpp-dev libre2-dev
   zlib1g-dev libsqlite3-dev libgtest-dev clang-format
-  libkainjow-mustache-dev libxlsxwriter-dev
+  libkainjow-mustache-dev libxlsxwriter-dev libpq-dev
 )
 if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium unzip)
+  packages+=(chromium unzip postgresql)
 fi
 
 missing=()
@@ -23,6 +24,12 @@ if ((${#missing[@]})); then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   echo "ci/setup.sh: installing ${missing[*]}" >&2
+  # Debian's postgresql creates and starts a cluster of its own on port 5432; the tests need only
+  # the programs, so no cluster is created (postgresql-common reads createcluster.d).
+  if [[ " ${missing[*]} " == *" postgresql "* ]] && [ ! -e /etc/postgresql-common/createcluster.d/perfgate.conf ]; then
+    $sudo mkdir -p /etc/postgresql-common/createcluster.d
+    echo "create_main_cluster = false" | $sudo tee /etc/postgresql-common/createcluster.d/perfgate.conf >/dev/null
+  fi
   $sudo apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi

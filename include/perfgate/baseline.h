@@ -29,6 +29,8 @@ struct Baseline {
   std::vector<std::vector<double>> run_steps_us;
   std::vector<BaselineRow> ops;
   std::vector<BaselineRow> kernels;
+  // Each GPU name with its number of devices (every worker's), by name; the history keeps it.
+  std::vector<std::pair<std::string, int>> gpu_counts;
   std::optional<double> metric(std::string_view name) const;
 };
 
@@ -40,6 +42,8 @@ Baseline combine_baselines(std::vector<Baseline> runs);
 // The GPU names of a report, sorted, each once (how a baseline's hardware is compared).
 std::vector<std::string> gpu_names(const ReportModel& report);
 std::vector<std::string> sorted_distinct(std::vector<std::string> names);
+// Each name with how often it occurs, by name.
+std::vector<std::pair<std::string, int>> name_counts(const std::vector<std::string>& names);
 
 // True when the file (plain or gzip) starts like a perfgate JSON report.
 bool is_report_file(const std::string& path);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -33,12 +34,13 @@ struct HistoryRun {
   std::string time;     // UTC, ISO 8601: "2026-11-22T10:38:11Z"
   RunLabels labels;
   std::vector<HistoryGpu> gpus;  // by name, sorted
-  Baseline data;  // metrics, window step durations, op and kernel totals, inputs, tool version
+  Baseline data;                 // metrics, window step durations, op and kernel totals, inputs, tool version
 };
 
 struct HistoryQuery {
   std::string branch;                  // empty: every branch
   std::vector<std::string> gpu_names;  // empty: any hardware; else runs with exactly these names
+  bool without_gpus = false;           // only runs that had no GPU (gpu_names must be empty)
   std::size_t last = 0;                // the most recent N runs; 0: all
   bool with_tables = true;             // false: metrics and labels only (list, trend)
 };
@@ -50,19 +52,60 @@ class HistoryStore {
   virtual std::int64_t record(const HistoryRun& run) = 0;
   // Matching runs, oldest first (by id).
   virtual std::vector<HistoryRun> runs(const HistoryQuery& query) = 0;
-  // "sqlite FILE" or "postgresql HOST/DB" (no password), for messages.
+  // The SQLite file's path, or "postgresql://USER@HOST:PORT/DB" (no password, no parameters), for
+  // messages and for naming baseline runs ("LOCATION#ID").
   virtual std::string describe() const = 0;
 };
 
 // True for a postgresql:// or postgres:// URI, and for a SQLite file holding perfgate's history
-// schema (an Nsight Systems export is also SQLite, and is a profile).
+// schema (an Nsight Systems export is also SQLite, and is a profile). A path ending in ".db" that
+// does not exist yet, or is empty, is a history too: the one a first CI run is about to create.
 bool is_history_location(const std::string& location);
+bool is_postgres_uri(const std::string& location);
 
 // Opens (creating when `create`, and migrating an older schema) a history store. Throws InputError
 // naming the location and the cause: unreachable, not a history, written by a newer schema.
 std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create);
 
+// The location for messages: a PostgreSQL URI without its password and parameters, or the path.
+std::string describe_history_location(const std::string& location);
+
 // The run of an analysed (and gated) report, as the history keeps it.
 HistoryRun history_run_of(const ReportModel& report, RunLabels labels, std::string time);
+
+// The run of a JSON report written by `perfgate analyze --json` (history import); its time is the
+// file's modification time. Throws InputError as read_baseline_report does.
+HistoryRun history_run_of_report_file(const std::string& path, RunLabels labels);
+
+// The current time, UTC, ISO 8601 to the second.
+std::string utc_now();
+
+// --- labels ---
+
+// The labels a CI system sets in the environment: GitHub Actions (GITHUB_ACTIONS), GitLab CI
+// (GITLAB_CI), Jenkins (JENKINS_URL); none elsewhere. `getenv` reads a variable (nullptr: unset).
+using EnvironmentReader = std::function<const char*(const char*)>;
+RunLabels ci_labels(const EnvironmentReader& getenv);
+
+// "KEY=VALUE" as a label; throws ConfigError for a missing '=' or an empty key.
+std::pair<std::string, std::string> parse_label(const std::string& text);
+
+// The CI system's labels with the explicit ones on top: a non-empty branch or commit, and each
+// label key, given explicitly wins.
+RunLabels merge_labels(RunLabels from_ci, const RunLabels& explicit_labels);
+
+// --- the gate's baseline from a history ---
+
+// The runs a gate compares with, each as one Baseline (info.kind "history", info.path
+// "LOCATION#ID (commit abc1234)"), and, when there are none, why.
+struct HistoryBaselines {
+  std::vector<Baseline> runs;
+  std::string skip_reason;  // set when runs is empty: no runs, none of the branch, other hardware
+  std::string warning;      // set when the branch has runs only on other GPUs
+};
+
+// The last `count` runs of `branch` on exactly the GPU names `gpu_names` (sorted, distinct).
+HistoryBaselines history_baselines(HistoryStore& store, const std::string& branch,
+                                   const std::vector<std::string>& gpu_names, std::size_t count);
 
 }  // namespace perfgate

@@ -47,6 +47,12 @@ std::vector<std::string> sorted_distinct(std::vector<std::string> names) {
   return names;
 }
 
+std::vector<std::pair<std::string, int>> name_counts(const std::vector<std::string>& names) {
+  std::map<std::string, int> counts;
+  for (const std::string& n : names) ++counts[n];
+  return {counts.begin(), counts.end()};
+}
+
 std::vector<std::string> gpu_names(const ReportModel& report) {
   std::vector<std::string> names;
   for (const ReportGpu& g : report.gpus) names.push_back(g.name);
@@ -87,6 +93,9 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   b.info.tool_version = report.tool_version;
   b.info.inputs = report.inputs;
   b.info.gpu_names = gpu_names(report);
+  std::vector<std::string> every_gpu;
+  for (const ReportGpu& g : report.gpus) every_gpu.push_back(g.name);
+  b.gpu_counts = name_counts(every_gpu);
   for (const ReportMetric& m : report.metrics) b.metrics.emplace_back(m.name, m.value);
   for (const ReportStep& s : report.steps)
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);

@@ -135,6 +135,7 @@ void read_description(const std::string& path, const json::object& root, Baselin
   std::vector<std::string> gpus;
   for (const json::value& g : array_at(path, root, "gpus"))
     if (g.is_object()) gpus.push_back(string_at(g.get_object(), "name"));
+  b.gpu_counts = name_counts(gpus);
   b.info.gpu_names = sorted_distinct(std::move(gpus));
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/history_options.h"
 #include "cli/outputs.h"
 #include "cli/pipeline.h"
 #include "cli/progress.h"
@@ -17,6 +18,7 @@
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
+#include "perfgate/history.h"
 #include "perfgate/load.h"
 #include "perfgate/render.h"
 #include "perfgate/report.h"
@@ -43,6 +45,7 @@ struct AnalyzeArgs {
   bool quiet = false;
   bool no_progress = false;
   bool no_color = false;
+  HistoryArgs history;
 };
 
 bool use_color(const AnalyzeArgs& a) {
@@ -100,20 +103,31 @@ int run_analyze(const AnalyzeArgs& a) {
   options.key_op = a.key_op;
   options.step_pattern = a.step_pattern;
 
-  std::optional<Baseline> baseline;
-  if (!a.baseline_paths.empty()) {
-    std::vector<Baseline> runs;
-    for (const std::string& path : a.baseline_paths) runs.push_back(load_baseline(path, rules, options, a));
-    baseline = combine_baselines(std::move(runs));
+  // A malformed --label is a usage error before any work.
+  RunLabels labels = a.history.record ? labels_of(a.history.labels) : RunLabels{};
+  // Report and profile baselines are read first, so that a bad one fails before the analysis; a
+  // history's runs are chosen after it, by the run's GPUs.
+  std::vector<Baseline> runs;
+  std::vector<HistorySource> histories;
+  for (const std::string& path : a.baseline_paths) {
+    if (is_history_location(path))
+      histories.push_back(open_history_source(path));
+    else
+      runs.push_back(load_baseline(path, rules, options, a));
   }
   ReportModel report = report_of(a.profiles, rules, options, a);
-  apply_gate(report, rules, baseline ? &*baseline : nullptr,
-             GateOptions{fail_on(a.fail_on), a.warnings_exit_code});
+  GateOptions gate{fail_on(a.fail_on), a.warnings_exit_code, ""};
+  add_history_baselines(histories, a.history, report, runs, gate);
+  std::optional<Baseline> baseline;
+  if (!runs.empty()) baseline = combine_baselines(std::move(runs));
+  apply_gate(report, rules, baseline ? &*baseline : nullptr, gate);
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   bool written = write_outputs(report, rules, outputs);
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
-  return written ? report.verdict->exit_code : kExitInput;
+  // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
+  bool recorded = !a.history.record || record_run(report, a.history, labels);
+  return written && recorded ? report.verdict->exit_code : kExitInput;
 }
 
 }  // namespace
@@ -130,9 +144,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "Shipped names: default, tb-plugin")
       ->type_name("FILE");
   cmd->add_option("--baseline", args->baseline_paths,
-                  "Compare with a previous JSON report (or a profile, analysed the same way); repeatable: "
+                  "Compare with a previous JSON report, a profile (analysed the same way), or a run history "
+                  "(its last --baseline-runs runs of --baseline-branch on the same GPUs); repeatable: "
                   "several baselines are pooled")
-      ->type_name("FILE");
+      ->type_name("FILE|DB");
+  add_history_options(*cmd, args->history);
   cmd->add_option("--set", args->settings,
                   "Override a rule setting, e.g. --set gpu.low-utilization.warn=40; repeatable")
       ->type_name("ID.KEY=VALUE");

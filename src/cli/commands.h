@@ -11,5 +11,9 @@ namespace perfgate::cli {
 std::function<int()> add_analyze_command(CLI::App& app);
 std::function<int()> add_metrics_command(CLI::App& app);
 std::function<int()> add_rules_command(CLI::App& app);
+// `perfgate history` with its subcommands import and list; trend is added by add_trend_command.
+std::function<int()> add_history_command(CLI::App& app);
+// Registers `trend` under the `history` command (src/cli/trend_command.cpp).
+std::function<int()> add_trend_command(CLI::App& history);
 
 }  // namespace perfgate::cli

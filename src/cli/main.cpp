@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   auto analyze = cli::add_analyze_command(app);
   auto metrics = cli::add_metrics_command(app);
   auto rules = cli::add_rules_command(app);
+  auto history = cli::add_history_command(app);
 
   try {
     app.parse(argc, argv);
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("analyze")) return analyze();
     if (app.got_subcommand("metrics")) return metrics();
     if (app.got_subcommand("rules")) return rules();
+    if (app.got_subcommand("history")) return history();
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << e.what() << '\n';
     return kExitUsage;

@@ -81,6 +81,7 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.key("baseline").begin_object();
   j.key("path").value(b.path);
   j.key("kind").value(b.kind);
+  j.key("runs").value(static_cast<std::uint64_t>(b.runs));
   j.key("tool_version").value(b.tool_version);
   j.key("inputs").begin_array();
   for (const auto& in : b.inputs) j.value(in.path);

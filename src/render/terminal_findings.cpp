@@ -57,6 +57,18 @@ std::string ids_with(const std::vector<ReportFinding>& findings, FindingStatus s
   return out;
 }
 
+// Why the rules were skipped: the reason they share when it says more than "no baseline" (an
+// empty run history, one with runs on other GPUs only).
+std::string skipped_reason(const std::vector<ReportFinding>& findings) {
+  std::string reason;
+  for (const auto& f : findings) {
+    if (f.status != FindingStatus::Skipped) continue;
+    if (!reason.empty() && f.reason != reason) return "no baseline";
+    reason = f.reason;
+  }
+  return reason.empty() || reason.starts_with("no baseline to compare with") ? "no baseline" : reason;
+}
+
 std::string verdict_line(const ReportVerdict& v, const Style& style) {
   std::string word = v.status == "fail"   ? style.wrap("FAIL", "1;31")
                      : v.status == "warn" ? style.wrap("PASS with warnings", "1;33")
@@ -89,7 +101,7 @@ std::string terminal_findings(const ReportModel& r, bool color) {
   if (std::string na = ids_with(r.findings, FindingStatus::NotApplicable); !na.empty())
     out += fmt::format("{:<13}{}\n", "Not applied", na);
   if (std::string skipped = ids_with(r.findings, FindingStatus::Skipped); !skipped.empty())
-    out += fmt::format("{:<13}{} (no baseline)\n", "Skipped", skipped);
+    out += fmt::format("{:<13}{} ({})\n", "Skipped", skipped, skipped_reason(r.findings));
   if (r.verdict) out += verdict_line(*r.verdict, style);
   return out;
 }

@@ -88,13 +88,21 @@ std::string signed_value(double v, std::string_view unit) {
 
 class RuleEvaluator {
  public:
-  RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline)
-      : r_(rule), x_(rule), report_(report), baseline_(baseline), lookup_(report, baseline) {}
+  RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
+                std::string_view no_baseline_reason)
+      : r_(rule),
+        x_(rule),
+        report_(report),
+        baseline_(baseline),
+        no_baseline_reason_(no_baseline_reason),
+        lookup_(report, baseline) {}
 
   ReportFinding run() {
     describe();
     if (needs_baseline(r_, x_) && !baseline_)
-      return done(FindingStatus::Skipped, "no baseline to compare with: run with --baseline REPORT.json");
+      return done(FindingStatus::Skipped, no_baseline_reason_.empty()
+                                              ? "no baseline to compare with: run with --baseline REPORT.json"
+                                              : std::string(no_baseline_reason_));
     if (x_.applies_if) {
       auto applies = x_.applies_if->evaluate(lookup_);
       if (!applies)
@@ -232,6 +240,7 @@ class RuleEvaluator {
   RuleExpressions x_;
   const ReportModel& report_;
   const Baseline* baseline_;
+  std::string_view no_baseline_reason_;
   MetricLookup lookup_;
   ReportFinding f_;
   const ChangeLimit* limit_ = nullptr;
@@ -240,10 +249,10 @@ class RuleEvaluator {
 }  // namespace
 
 std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
-                                          const Baseline* baseline) {
+                                          const Baseline* baseline, std::string_view no_baseline_reason) {
   std::vector<ReportFinding> findings;
   for (const Rule& r : rules.rules)
-    if (r.enabled) findings.push_back(RuleEvaluator(r, report, baseline).run());
+    if (r.enabled) findings.push_back(RuleEvaluator(r, report, baseline, no_baseline_reason).run());
   return findings;
 }
 

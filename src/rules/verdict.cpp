@@ -62,7 +62,7 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
     }
     for (ReportTable& t : delta_tables(report, *baseline)) report.tables.push_back(std::move(t));
   }
-  report.findings = evaluate_rules(rules, report, baseline);
+  report.findings = evaluate_rules(rules, report, baseline, options.no_baseline_reason);
   for (const Rule& r : rules.rules)
     report.rules.push_back({r.id, r.title, r.enabled, !r.metric.empty() ? r.metric : r.value,
                             rule_limits_text(r), r.applies_if, r.source});

@@ -74,4 +74,20 @@ CommandResult run_perfgate(const std::string& args) {
   return result;
 }
 
+std::vector<CommandResult> run_perfgate_all(const std::vector<std::string>& args) {
+  std::vector<FILE*> pipes;
+  for (const std::string& a : args)
+    pipes.push_back(::popen((std::string(PERFGATE_BINARY) + " " + a + " 2>&1").c_str(), "r"));
+  std::vector<CommandResult> results(args.size());
+  for (std::size_t i = 0; i < pipes.size(); ++i) {
+    if (!pipes[i]) continue;
+    std::array<char, 4096> buffer{};
+    while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipes[i]))
+      results[i].out.append(buffer.data(), n);
+    int status = ::pclose(pipes[i]);
+    results[i].exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  return results;
+}
+
 }  // namespace perfgate::testing

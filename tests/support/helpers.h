@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "perfgate/analysis.h"
 #include "perfgate/load.h"
@@ -35,5 +36,7 @@ struct CommandResult {
   std::string out;  // stdout and stderr together
 };
 CommandResult run_perfgate(const std::string& args);
+// Starts every command at once (each `perfgate ARGS`), then waits for all.
+std::vector<CommandResult> run_perfgate_all(const std::vector<std::string>& args);
 
 }  // namespace perfgate::testing

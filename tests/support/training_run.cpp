@@ -141,9 +141,8 @@ class StepWriter {
 
 std::string training_trace(const TrainingRun& run) {
   TraceBuilder t;
-  t.device(0, "NVIDIA A100-SXM4-40GB", run.compute_major, run.compute_minor, kGpuMemory, 108);
-  if (run.data_parallel)
-    t.device(1, "NVIDIA A100-SXM4-40GB", run.compute_major, run.compute_minor, kGpuMemory, 108);
+  t.device(0, run.gpu_name, run.compute_major, run.compute_minor, kGpuMemory, 108);
+  if (run.data_parallel) t.device(1, run.gpu_name, run.compute_major, run.compute_minor, kGpuMemory, 108);
   if (run.rank >= 0)
     t.top_level("distributedInfo",
                 fmt::format(R"({{"backend": "nccl", "rank": {}, "world_size": 2}})", run.rank));

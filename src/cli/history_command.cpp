@@ -1,0 +1,188 @@
+// perfgate history import|list|trend: the run history outside a gate.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "cli/history_options.h"
+#include "perfgate/baseline.h"
+#include "perfgate/errors.h"
+#include "perfgate/history.h"
+#include "perfgate/units.h"
+#include "render/json_writer.h"
+
+namespace perfgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ImportArgs {
+  std::string history;
+  std::vector<std::string> paths;
+  LabelArgs labels;
+};
+
+struct ListArgs {
+  std::string history;
+  bool json = false;
+  std::string branch;
+  std::size_t last = 0;
+};
+
+// The JSON reports in a folder and its subfolders, oldest file first (then by path), so that the
+// history's ids follow the order the reports were written in.
+std::vector<std::string> reports_in(const std::string& dir) {
+  std::vector<std::pair<fs::file_time_type, std::string>> found;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec) && is_report_file(it->path().string()))
+      found.emplace_back(it->last_write_time(ec), it->path().string());
+  if (ec) throw InputError(fmt::format("{}: cannot list the folder: {}", dir, ec.message()));
+  if (found.empty()) throw InputError(fmt::format("{}: no perfgate JSON report in the folder", dir));
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> paths;
+  for (auto& [time, path] : found) paths.push_back(std::move(path));
+  return paths;
+}
+
+// Every report is read before any is recorded: a bad one records nothing.
+int run_import(const ImportArgs& a) {
+  RunLabels explicit_labels{a.labels.branch, a.labels.commit, {}};
+  for (const std::string& text : a.labels.labels) explicit_labels.labels.push_back(parse_label(text));
+  explicit_labels = merge_labels({}, explicit_labels);  // sorted, each key once
+  std::vector<HistoryRun> runs;
+  for (const std::string& path : a.paths) {
+    std::vector<std::string> files{path};
+    if (fs::is_directory(path))
+      files = reports_in(path);
+    else if (!is_report_file(path))
+      throw InputError(fmt::format("{}: not a perfgate JSON report (perfgate analyze --json)", path));
+    for (const std::string& file : files) runs.push_back(history_run_of_report_file(file, explicit_labels));
+  }
+  std::unique_ptr<HistoryStore> store = open_history(a.history, true);
+  std::int64_t first = 0, last = 0;
+  for (const HistoryRun& run : runs) {
+    last = store->record(run);
+    if (!first) first = last;
+  }
+  std::cout << fmt::format("{}: imported {} run{} (ids {} to {})\n", store->describe(), runs.size(),
+                           runs.size() == 1 ? "" : "s", first, last);
+  return kExitPass;
+}
+
+std::string gpus_text(const HistoryRun& run) {
+  std::string text;
+  for (const HistoryGpu& g : run.gpus)
+    text += fmt::format("{}{}x {}", text.empty() ? "" : ", ", g.count, g.name);
+  return text.empty() ? "no GPU" : text;
+}
+
+std::string labels_text(const HistoryRun& run) {
+  std::string text;
+  for (const auto& [key, value] : run.labels.labels)
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", key, value);
+  return text;
+}
+
+void print_json(const std::vector<HistoryRun>& runs) {
+  JsonWriter j;
+  j.begin_array();
+  for (const HistoryRun& run : runs) {
+    j.begin_object();
+    j.key("id").value(run.id).key("time").value(run.time);
+    j.key("branch").value(run.labels.branch).key("commit").value(run.labels.commit);
+    j.key("labels").begin_object();
+    for (const auto& [key, value] : run.labels.labels) j.key(key).value(value);
+    j.end_object();
+    j.key("gpus").begin_array();
+    for (const HistoryGpu& g : run.gpus)
+      j.begin_object().key("name").value(g.name).key("count").value(g.count).end_object();
+    j.end_array();
+    j.key("tool_version").value(run.data.info.tool_version);
+    j.key("steps_median_us").value(run.data.metric("steps.median_us"));
+    j.end_object();
+  }
+  j.end_array();
+  std::cout << j.str() << '\n';
+}
+
+void print_table(const std::vector<HistoryRun>& runs) {
+  std::size_t branch_width = 6;
+  for (const HistoryRun& run : runs) branch_width = std::max(branch_width, run.labels.branch.size());
+  std::cout << fmt::format("{:>6}  {:<20}  {:<{}}  {:<7}  {:>12}  {}  {}\n", "id", "time (UTC)", "branch",
+                           branch_width, "commit", "median step", "GPUs", "labels");
+  for (const HistoryRun& run : runs)
+    std::cout << fmt::format("{:>6}  {:<20}  {:<{}}  {:<7}  {:>12}  {}  {}\n", run.id, run.time,
+                             run.labels.branch, branch_width, run.labels.commit.substr(0, 7),
+                             format_duration_us(run.data.metric("steps.median_us")), gpus_text(run),
+                             labels_text(run));
+}
+
+int run_list(const ListArgs& a) {
+  std::unique_ptr<HistoryStore> store = open_history(a.history, false);
+  HistoryQuery query;
+  query.branch = a.branch;
+  query.last = a.last;
+  query.with_tables = false;
+  std::vector<HistoryRun> runs = store->runs(query);
+  if (a.json)
+    print_json(runs);
+  else if (runs.empty())
+    std::cout << fmt::format("{}: no runs{}\n", store->describe(),
+                             a.branch.empty() ? "" : " of branch " + a.branch);
+  else
+    print_table(runs);
+  return kExitPass;
+}
+
+}  // namespace
+
+std::function<int()> add_history_command(CLI::App& app) {
+  CLI::App* history = app.add_subcommand("history", "The run history: import reports, list runs, trends");
+  history->require_subcommand(1);
+
+  auto import = std::make_shared<ImportArgs>();
+  CLI::App* import_cmd =
+      history->add_subcommand("import", "Add JSON reports (perfgate analyze --json) to a run history");
+  import_cmd
+      ->add_option("history", import->history,
+                   "The history: a SQLite file (created when missing) or a "
+                   "postgresql:// URI")
+      ->required()
+      ->type_name("DB");
+  import_cmd
+      ->add_option(
+          "reports", import->paths,
+          "JSON reports, plain or gzip, or folders searched for them; each becomes a run, dated by its "
+          "file's modification time")
+      ->required()
+      ->type_name("REPORT.json|DIR");
+  add_label_options(*import_cmd, import->labels);
+
+  auto list = std::make_shared<ListArgs>();
+  CLI::App* list_cmd = history->add_subcommand("list", "List the runs of a history, oldest first");
+  list_cmd->add_option("history", list->history, "The history: a SQLite file or a postgresql:// URI")
+      ->required()
+      ->type_name("DB");
+  list_cmd->add_flag("--json", list->json,
+                     "An array of runs: id, time, branch, commit, labels, gpus (name, count), tool_version, "
+                     "steps_median_us");
+  list_cmd->add_option("--branch", list->branch, "Only the runs of this branch")->type_name("NAME");
+  list_cmd->add_option("--last", list->last, "Only the last N runs")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+
+  // `history trend` lives in trend_command.cpp.
+  std::function<int()> trend = add_trend_command(*history);
+
+  return [=] {
+    if (import_cmd->parsed()) return run_import(*import);
+    if (list_cmd->parsed()) return run_list(*list);
+    return trend();
+  };
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,161 @@
+// The history in a PostgreSQL database, for CI runners on several machines. Every statement is
+// sent with its values as parameters (PQexecParams), never spliced into the SQL. Each record is
+// one transaction; ids come from an identity column, so concurrent writers never conflict, and
+// the rare serialization failure or deadlock is retried.
+#include <cstdint>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "history/connections.h"
+#include "history/libpq_library.h"
+#include "perfgate/errors.h"
+#include "perfgate/history.h"
+
+namespace perfgate::history {
+namespace {
+
+// The advisory lock that serialises migrations: any fixed number ("perfgat" in ASCII).
+constexpr std::int64_t kMigrationLock = 0x70657266676174;
+
+struct ConnectionCloser {
+  const LibpqLibrary* pq;
+  void operator()(PGconn* c) const { pq->PQfinish(c); }
+};
+struct ResultCloser {
+  const LibpqLibrary* pq;
+  void operator()(PGresult* r) const { pq->PQclear(r); }
+};
+using ResultHandle = std::unique_ptr<PGresult, ResultCloser>;
+
+// "?" placeholders as PostgreSQL's "$1", "$2", ... (perfgate's SQL has no "?" in string literals).
+std::string numbered_parameters(std::string_view sql) {
+  std::string out;
+  int n = 0;
+  for (char c : sql) {
+    if (c == '?')
+      out += fmt::format("${}", ++n);
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string parameter_text(const SqlValue& v) {
+  if (const auto* d = std::get_if<double>(&v)) return fmt::format("{}", *d);  // shortest exact form
+  return as_text(v);
+}
+
+// libpq's messages end with a newline; a message of ours is one line.
+std::string one_line(const char* message) {
+  std::string text = message ? message : "";
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (char& c : text)
+    if (c == '\n' || c == '\t') c = ' ';
+  return text;
+}
+
+class PostgresConnection final : public SqlConnection {
+ public:
+  explicit PostgresConnection(const std::string& uri)
+      : where_(describe_history_location(uri)), pq_(libpq_library(where_)), conn_(nullptr, {&pq_}) {
+    // Defaults first: the URI's own settings (its "dbname" expands into them) override them.
+    const char* keys[] = {"connect_timeout", "application_name", "client_encoding", "dbname", nullptr};
+    const char* values[] = {"20", "perfgate", "UTF8", uri.c_str(), nullptr};
+    conn_.reset(pq_.PQconnectdbParams(keys, values, 1));
+    if (!conn_) throw InputError(fmt::format("{}: cannot connect: out of memory", where_));
+    if (pq_.PQstatus(conn_.get()) != CONNECTION_OK)
+      throw InputError(
+          fmt::format("{}: cannot connect: {}", where_, one_line(pq_.PQerrorMessage(conn_.get()))));
+    // NOTICEs ("table exists, skipping", ...) would otherwise go to stderr.
+    pq_.PQsetNoticeProcessor(
+        conn_.get(), [](void*, const char*) {}, nullptr);
+  }
+
+  Dialect dialect() const override { return Dialect::Postgres; }
+  const std::string& where() const override { return where_; }
+
+  std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
+    std::vector<std::string> texts;
+    std::vector<const char*> values;
+    texts.reserve(params.size());
+    for (const SqlValue& p : params) {
+      texts.push_back(parameter_text(p));
+      values.push_back(std::holds_alternative<std::monostate>(p) ? nullptr : texts.back().c_str());
+    }
+    std::string text = numbered_parameters(sql);
+    ResultHandle result(pq_.PQexecParams(conn_.get(), text.c_str(), static_cast<int>(values.size()), nullptr,
+                                         values.data(), nullptr, nullptr, 0),
+                        {&pq_});
+    check(result.get());
+    return rows_of(result.get());
+  }
+
+  void write_transaction(const std::function<void()>& work) override { run_transaction("BEGIN", work); }
+  void read_transaction(const std::function<void()>& work) override {
+    run_transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", work);
+  }
+
+  std::vector<std::string> table_names() override {
+    std::vector<std::string> names;
+    for (const SqlRow& row : query("SELECT table_name FROM information_schema.tables "
+                                   "WHERE table_schema = current_schema() ORDER BY table_name",
+                                   {}))
+      names.push_back(as_text(row.front()));
+    return names;
+  }
+
+  void lock_schema() override { execute("SELECT pg_advisory_xact_lock(?)", {kMigrationLock}); }
+
+ private:
+  void rollback() noexcept override {
+    if (PGresult* r = pq_.PQexecParams(conn_.get(), "ROLLBACK", 0, nullptr, nullptr, nullptr, nullptr, 0))
+      pq_.PQclear(r);
+  }
+
+  void check(PGresult* result) {
+    if (!result) throw InputError(fmt::format("{}: {}", where_, one_line(pq_.PQerrorMessage(conn_.get()))));
+    ExecStatusType status = pq_.PQresultStatus(result);
+    if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
+    std::string message = one_line(pq_.PQresultErrorMessage(result));
+    const char* state = pq_.PQresultErrorField(result, PG_DIAG_SQLSTATE);
+    std::string_view sqlstate = state ? state : "";
+    // 40001 serialization_failure, 40P01 deadlock_detected: the server asks to try again.
+    if (sqlstate == "40001" || sqlstate == "40P01") throw RetryableError(message);
+    if (pq_.PQstatus(conn_.get()) != CONNECTION_OK)
+      throw InputError(fmt::format("{}: the connection was lost: {}", where_, message));
+    throw InputError(fmt::format("{}: {}", where_, message));
+  }
+
+  SqlRow row_of(PGresult* result, int row, int columns) const {
+    SqlRow values;
+    for (int c = 0; c < columns; ++c) {
+      if (pq_.PQgetisnull(result, row, c))
+        values.emplace_back(std::monostate{});
+      else
+        values.emplace_back(std::string(pq_.PQgetvalue(result, row, c),
+                                        static_cast<std::size_t>(pq_.PQgetlength(result, row, c))));
+    }
+    return values;
+  }
+
+  std::vector<SqlRow> rows_of(PGresult* result) const {
+    std::vector<SqlRow> rows;
+    int n = pq_.PQntuples(result), columns = pq_.PQnfields(result);
+    rows.reserve(static_cast<std::size_t>(n));
+    for (int r = 0; r < n; ++r) rows.push_back(row_of(result, r, columns));
+    return rows;
+  }
+
+  std::string where_;
+  const LibpqLibrary& pq_;
+  std::unique_ptr<PGconn, ConnectionCloser> conn_;
+};
+
+}  // namespace
+
+std::unique_ptr<SqlConnection> open_postgres(const std::string& uri) {
+  return std::make_unique<PostgresConnection>(uri);
+}
+
+}  // namespace perfgate::history

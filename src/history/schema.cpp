@@ -1,0 +1,123 @@
+// Version 1 of the history, and the migration machinery. Every table but `runs` hangs off a run by
+// run_id; lists keep their order in a `position` column. Long names (C++ kernel names run to
+// kilobytes) are never part of a key: PostgreSQL's b-tree keys are limited to about 2.7 kB.
+#include "history/schema.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "perfgate/errors.h"
+#include "perfgate/history.h"
+
+namespace perfgate::history {
+namespace {
+
+constexpr std::string_view kVersionTable = "schema_version";
+
+const std::vector<std::string_view> kHistoryTables = {"runs",       "run_labels",  "run_gpus",
+                                                      "run_inputs", "run_metrics", "run_steps",
+                                                      "run_ops",    "run_kernels", kVersionTable};
+
+// Version 1: runs with their labels, GPUs, inputs, metrics, window steps, op and kernel totals.
+const Migration kVersion1{
+    1,
+    "runs, labels, GPUs, inputs, metrics, window steps, op and kernel totals",
+    {
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, summary TEXT NOT NULL, "
+        "applied TEXT NOT NULL)",
+        // gpu_names: the run's distinct GPU names, sorted, joined by ", ": what "the same hardware"
+        // compares, in one indexed column.
+        "CREATE TABLE runs (id {id}, time TEXT NOT NULL, branch TEXT NOT NULL, commit_sha TEXT NOT NULL, "
+        "tool_version TEXT NOT NULL, gpu_names TEXT NOT NULL)",
+        "CREATE INDEX runs_by_branch ON runs (branch, gpu_names, id)",
+        "CREATE TABLE run_labels (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (run_id, key))",
+        "CREATE TABLE run_gpus (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "name TEXT NOT NULL, count INTEGER NOT NULL, PRIMARY KEY (run_id, name))",
+        "CREATE TABLE run_inputs (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "position INTEGER NOT NULL, path TEXT NOT NULL, worker TEXT NOT NULL, format TEXT NOT NULL, "
+        "bytes BIGINT NOT NULL, PRIMARY KEY (run_id, position))",
+        "CREATE TABLE run_metrics (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "name TEXT NOT NULL, value DOUBLE PRECISION, PRIMARY KEY (run_id, name))",
+        "CREATE INDEX run_metrics_by_name ON run_metrics (name, run_id)",
+        "CREATE TABLE run_steps (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "position INTEGER NOT NULL, duration_us DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, position))",
+        "CREATE TABLE run_ops (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "position INTEGER NOT NULL, name TEXT NOT NULL, gpu_us DOUBLE PRECISION NOT NULL, "
+        "cpu_us DOUBLE PRECISION NOT NULL, calls DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, position))",
+        "CREATE TABLE run_kernels (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "position INTEGER NOT NULL, name TEXT NOT NULL, gpu_us DOUBLE PRECISION NOT NULL, "
+        "calls DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, position))",
+    }};
+
+// A statement in the connection's dialect. SQLite's AUTOINCREMENT never reuses the id of a
+// deleted run, as PostgreSQL's identity never does.
+std::string in_dialect(std::string_view statement, Dialect dialect) {
+  std::string sql(statement);
+  std::string_view id = dialect == Dialect::Sqlite ? "INTEGER PRIMARY KEY AUTOINCREMENT"
+                                                   : "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY";
+  if (std::size_t at = sql.find("{id}"); at != std::string::npos) sql.replace(at, 4, id);
+  return sql;
+}
+
+bool is_history_table(const std::string& name) {
+  return std::find(kHistoryTables.begin(), kHistoryTables.end(), name) != kHistoryTables.end();
+}
+
+[[noreturn]] void newer(const SqlConnection& db, int found, int latest) {
+  throw InputError(fmt::format("{}: written by a newer perfgate (schema {}, this one reads up to {})",
+                               db.where(), found, latest));
+}
+
+}  // namespace
+
+const std::vector<Migration>& history_migrations() {
+  static const std::vector<Migration> list{kVersion1};
+  return list;
+}
+
+int stored_schema_version(SqlConnection& db) {
+  std::vector<std::string> tables = db.table_names();
+  if (std::find(tables.begin(), tables.end(), kVersionTable) != tables.end()) {
+    std::vector<SqlRow> rows = db.query("SELECT MAX(version) FROM schema_version");
+    return rows.empty() ? 0 : static_cast<int>(as_integer(rows.front().front()));
+  }
+  std::vector<std::string> ours, others;
+  for (const std::string& t : tables) (is_history_table(t) ? ours : others).push_back(t);
+  if (!ours.empty())
+    throw InputError(
+        fmt::format("{}: has perfgate's tables ({}) but no schema_version table: not a store "
+                    "this perfgate can use",
+                    db.where(), fmt::join(ours, ", ")));
+  // A PostgreSQL database may be shared with other applications; a SQLite file with other tables
+  // is something else, such as an Nsight Systems export, and perfgate must not write into it.
+  if (db.dialect() == Dialect::Sqlite && !others.empty())
+    throw InputError(
+        fmt::format("{}: not a perfgate history: an SQLite database with other tables ({}{})", db.where(),
+                    fmt::join(others.begin(), others.begin() + std::min<std::size_t>(others.size(), 5), ", "),
+                    others.size() > 5 ? ", ..." : ""));
+  return 0;
+}
+
+int migrate(SqlConnection& db, const std::vector<Migration>& migrations) {
+  int latest = migrations.empty() ? 0 : migrations.back().version;
+  int found = stored_schema_version(db);
+  if (found > latest) newer(db, found, latest);
+  if (found == latest) return found;
+  db.write_transaction([&] {
+    db.lock_schema();
+    int now = stored_schema_version(db);  // another writer may have migrated meanwhile
+    if (now > latest) newer(db, now, latest);
+    for (const Migration& m : migrations) {
+      if (m.version <= now) continue;
+      for (std::string_view statement : m.statements) db.execute(in_dialect(statement, db.dialect()));
+      db.execute("INSERT INTO schema_version (version, summary, applied) VALUES (?, ?, ?)",
+                 {std::int64_t{m.version}, std::string(m.summary), utc_now()});
+    }
+  });
+  return found;
+}
+
+}  // namespace perfgate::history

@@ -1,0 +1,33 @@
+// The history's schema: an ordered list of migrations, each taking the store from one version to
+// the next. Version N is what the first N migrations make; `schema_version` records each applied
+// one. A new version is one more entry at the end of the list, never an edit of an old one.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "history/sql_connection.h"
+
+namespace perfgate::history {
+
+struct Migration {
+  int version = 0;  // the version this migration makes: its index in the list + 1
+  std::string_view summary;
+  // SQL for both databases; "{id}" stands for the auto-numbered primary key of each dialect.
+  std::vector<std::string_view> statements;
+};
+
+// perfgate's migrations, oldest first.
+const std::vector<Migration>& history_migrations();
+
+// The version the store is at: 0 for a database without perfgate's tables. Throws InputError when
+// the database holds other tables (a SQLite file that is something else, such as a profile) or
+// perfgate's tables without a version.
+int stored_schema_version(SqlConnection& db);
+
+// Brings the store to the last version of `migrations`, in one write transaction, serialised with
+// other connections doing the same. A store at a later version than `migrations` knows is refused
+// (InputError "written by a newer perfgate"); an older one is migrated. Returns the version found.
+int migrate(SqlConnection& db, const std::vector<Migration>& migrations);
+
+}  // namespace perfgate::history

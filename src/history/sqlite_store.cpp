@@ -1,0 +1,187 @@
+// The history in a SQLite file. Many CI jobs may record into one file at once (on one machine, or
+// a local disk: WAL needs shared memory, so not a network file system): WAL lets readers go on
+// while one writer writes; writers queue on the busy timeout, and a transaction that still finds
+// the lock taken is rolled back and tried again after a random pause.
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "history/connections.h"
+#include "perfgate/errors.h"
+
+namespace perfgate::history {
+namespace {
+
+constexpr int kBusyTimeoutMs = 5000;
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
+
+struct StatementFinalizer {
+  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+};
+using StatementHandle = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
+
+bool is_contention(int rc) {
+  int primary = rc & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+class SqliteConnection final : public SqlConnection {
+ public:
+  SqliteConnection(const std::string& path, bool create) : where_(path) {
+    std::error_code ec;
+    if (!create && !std::filesystem::exists(path, ec))
+      throw InputError(fmt::format("{}: no such history file", path));
+    sqlite3* raw = nullptr;
+    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+    int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+    db_.reset(raw);  // owned from here on, even when the open failed
+    if (rc != SQLITE_OK) fail("cannot open the history", rc);
+    sqlite3_extended_result_codes(db_.get(), 1);
+    sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs);
+    execute("PRAGMA foreign_keys = ON");
+    // Never switch a database that is something else (an Nsight Systems export) to WAL: that
+    // rewrites its header. Such a file is refused when its schema is read.
+    if (!sqlite3_db_readonly(db_.get(), "main")) use_wal();
+  }
+
+  Dialect dialect() const override { return Dialect::Sqlite; }
+  const std::string& where() const override { return where_; }
+
+  std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+    StatementHandle statement(raw);
+    check(rc, "cannot prepare a statement");
+    for (std::size_t i = 0; i < params.size(); ++i) bind(statement.get(), static_cast<int>(i) + 1, params[i]);
+    std::vector<SqlRow> rows;
+    while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) rows.push_back(row_of(statement.get()));
+    if (rc != SQLITE_DONE) check(rc, "cannot run a statement");
+    return rows;
+  }
+
+  void write_transaction(const std::function<void()>& work) override {
+    run_transaction("BEGIN IMMEDIATE", work);
+  }
+  void read_transaction(const std::function<void()>& work) override { run_transaction("BEGIN", work); }
+
+  std::vector<std::string> table_names() override {
+    std::vector<std::string> names;
+    for (const SqlRow& row : query(
+             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' "
+             "ORDER BY name",
+             {}))
+      names.push_back(as_text(row.front()));
+    return names;
+  }
+
+  void lock_schema() override {}  // BEGIN IMMEDIATE holds the file's write lock already
+
+ private:
+  bool empty_or_history() {
+    std::vector<std::string> tables = table_names();
+    return tables.empty() || std::find(tables.begin(), tables.end(), "schema_version") != tables.end();
+  }
+
+  // WAL is a property of the file: the first writer sets it, later ones find it set. Switching
+  // needs the file to itself, so a writer that meets others doing the same waits and tries again.
+  void use_wal() {
+    for (int attempt = 1;; ++attempt) {
+      try {
+        if (!empty_or_history()) return;
+        execute("PRAGMA journal_mode = WAL");
+        // In WAL mode NORMAL is safe from corruption; a power cut may lose the last commits only.
+        execute("PRAGMA synchronous = NORMAL");
+        return;
+      } catch (const RetryableError& e) {
+        if (attempt == kTransactionAttempts)
+          throw InputError(fmt::format("{}: still locked by other writers after {} attempts: {}", where_,
+                                       attempt, e.what()));
+        back_off(attempt);
+      }
+    }
+  }
+
+  void rollback() noexcept override { sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr); }
+
+  void bind(sqlite3_stmt* s, int index, const SqlValue& v) {
+    int rc = SQLITE_OK;
+    if (const auto* i = std::get_if<std::int64_t>(&v))
+      rc = sqlite3_bind_int64(s, index, *i);
+    else if (const auto* d = std::get_if<double>(&v))
+      rc = sqlite3_bind_double(s, index, *d);
+    else if (const auto* t = std::get_if<std::string>(&v))
+      rc = sqlite3_bind_text64(s, index, t->data(), t->size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+    else
+      rc = sqlite3_bind_null(s, index);
+    check(rc, "cannot bind a value");
+  }
+
+  static SqlRow row_of(sqlite3_stmt* s) {
+    SqlRow row;
+    int columns = sqlite3_column_count(s);
+    for (int c = 0; c < columns; ++c) {
+      switch (sqlite3_column_type(s, c)) {
+        case SQLITE_INTEGER:
+          row.emplace_back(std::int64_t{sqlite3_column_int64(s, c)});
+          break;
+        case SQLITE_FLOAT:
+          row.emplace_back(sqlite3_column_double(s, c));
+          break;
+        case SQLITE_NULL:
+          row.emplace_back(std::monostate{});
+          break;
+        default: {
+          const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+          row.emplace_back(
+              std::string(text ? text : "", static_cast<std::size_t>(sqlite3_column_bytes(s, c))));
+        }
+      }
+    }
+    return row;
+  }
+
+  void check(int rc, std::string_view what) {
+    if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
+    if (is_contention(rc)) throw RetryableError(sqlite3_errmsg(db_.get()));
+    fail(what, rc);
+  }
+
+  [[noreturn]] void fail(std::string_view what, int rc) {
+    if ((rc & 0xff) == SQLITE_NOTADB)
+      throw InputError(fmt::format("{}: not a perfgate history: not an SQLite database", where_));
+    const char* why = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+    throw InputError(fmt::format("{}: {}: {}", where_, what, why));
+  }
+
+  std::string where_;
+  DbHandle db_;
+};
+
+}  // namespace
+
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, bool create) {
+  return std::make_unique<SqliteConnection>(path, create);
+}
+
+bool sqlite_file_has_history(const std::string& path) {
+  sqlite3* raw = nullptr;
+  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
+  DbHandle db(raw);
+  if (rc != SQLITE_OK) return false;
+  const char* sql =
+      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('schema_version', 'runs')";
+  sqlite3_stmt* statement_raw = nullptr;
+  if (sqlite3_prepare_v2(db.get(), sql, -1, &statement_raw, nullptr) != SQLITE_OK) return false;
+  StatementHandle statement(statement_raw);
+  return sqlite3_step(statement.get()) == SQLITE_ROW && sqlite3_column_int(statement.get(), 0) == 2;
+}
+
+}  // namespace perfgate::history

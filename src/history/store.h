@@ -1,0 +1,27 @@
+// The history store over a SqlConnection, for open_history and for tests that open a store with
+// their own list of migrations.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "history/schema.h"
+#include "history/sql_connection.h"
+#include "perfgate/history.h"
+#include "perfgate/load.h"
+
+namespace perfgate::history {
+
+// Migrates the database to the last of `migrations` and returns the store on it.
+std::unique_ptr<HistoryStore> open_store(std::unique_ptr<SqlConnection> db,
+                                         const std::vector<Migration>& migrations, std::string description);
+
+// The runs.gpu_names column: the distinct GPU names, sorted, joined by ", " ("" without a GPU).
+std::string gpu_key(const std::vector<std::string>& sorted_names);
+
+// The InputFormat named by format_name().
+InputFormat input_format_named(std::string_view name);
+
+}  // namespace perfgate::history

@@ -1,0 +1,181 @@
+// The history store on SQLite and on PostgreSQL alike: every field of a run read back as written,
+// queries by branch, hardware and recency, migrations (a newer store refused, an older one
+// migrated in one transaction, a failed migration leaving nothing behind).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "history/connections.h"
+#include "history/history_test_support.h"
+#include "history/schema.h"
+#include "history/store.h"
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+using history::Migration;
+
+class HistoryStoreTest : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    location_ = fresh_history(GetParam(), temp_dir());
+    PERFGATE_SKIP_WITHOUT_POSTGRES(location_);
+  }
+
+  std::unique_ptr<history::SqlConnection> connect() {
+    return std::string(GetParam()) == "sqlite" ? history::open_sqlite(location_, true)
+                                               : history::open_postgres(location_);
+  }
+
+  std::vector<std::int64_t> ids(const HistoryQuery& q) {
+    std::vector<std::int64_t> out;
+    for (const HistoryRun& r : open_history(location_, false)->runs(q)) out.push_back(r.id);
+    return out;
+  }
+
+  std::string location_;
+};
+
+TEST_P(HistoryStoreTest, EveryFieldOfARunReadsBackAsWritten) {
+  auto store = open_history(location_, true);
+  HistoryRun first = sample_run("main", "NVIDIA A100-SXM4-40GB", 8);
+  HistoryRun second = sample_run("feature/x", "NVIDIA H100 80GB HBM3", 2);
+  second.labels.labels = {};
+  second.data.metrics.pop_back();
+  second.data.ops.clear();
+  first.id = store->record(first);
+  second.id = store->record(second);
+  EXPECT_EQ(first.id, 1);
+  EXPECT_EQ(second.id, 2);
+
+  std::vector<HistoryRun> runs = open_history(location_, false)->runs({});
+  ASSERT_EQ(runs.size(), 2u);
+  expect_same_run(runs[0], first);
+  expect_same_run(runs[1], second);
+
+  HistoryQuery light;
+  light.with_tables = false;
+  runs = store->runs(light);
+  ASSERT_EQ(runs.size(), 2u);
+  expect_same_run(runs[0], first, false);
+}
+
+TEST_P(HistoryStoreTest, AnAnalysedReportIsKeptAsItsBaseline) {
+  TrainingRun training;
+  training.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
+  training.data_parallel = true;  // two GPUs of one name
+  ReportModel report = report_of_json(training_trace(training), default_rules());
+  HistoryRun run = history_run_of(report, {"main", "abc", {{"k", "v"}}}, "2026-11-22T10:38:11Z");
+  ASSERT_EQ(run.gpus.size(), 1u);
+  EXPECT_EQ(run.gpus[0].name, "NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(run.gpus[0].count, 2);
+  run.id = open_history(location_, true)->record(run);
+
+  std::vector<HistoryRun> runs = open_history(location_, false)->runs({});
+  ASSERT_EQ(runs.size(), 1u);
+  expect_same_run(runs[0], run);
+  Baseline direct = baseline_from_report(report, "", "report");
+  EXPECT_EQ(runs[0].data.step_durations_us, direct.step_durations_us);
+  EXPECT_EQ(runs[0].data.step_durations_us.size(), 8u);
+  EXPECT_EQ(runs[0].data.metric("steps.median_us"), direct.metric("steps.median_us"));
+  EXPECT_EQ(runs[0].data.ops.size(), direct.ops.size());
+  EXPECT_EQ(runs[0].data.kernels.size(), direct.kernels.size());
+  EXPECT_EQ(runs[0].data.info.inputs.size(), 1u);
+}
+
+TEST_P(HistoryStoreTest, QueriesSelectByBranchHardwareAndRecency) {
+  auto store = open_history(location_, true);
+  const std::string a100 = "NVIDIA A100-SXM4-40GB", h100 = "NVIDIA H100 80GB HBM3";
+  store->record(sample_run("main", a100));     // 1
+  store->record(sample_run("feature", a100));  // 2
+  store->record(sample_run("main", h100));     // 3
+  store->record(sample_run("main", a100));     // 4
+  HistoryRun cpu_only = sample_run("main", a100);
+  cpu_only.gpus.clear();
+  store->record(cpu_only);                  // 5
+  store->record(sample_run("main", a100));  // 6
+
+  EXPECT_EQ(ids({}), (std::vector<std::int64_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(ids({"main", {}, false, 0, false}), (std::vector<std::int64_t>{1, 3, 4, 5, 6}));
+  EXPECT_EQ(ids({"main", {a100}, false, 0, true}), (std::vector<std::int64_t>{1, 4, 6}));
+  EXPECT_EQ(ids({"main", {a100}, false, 2, true}),
+            (std::vector<std::int64_t>{4, 6}));  // the last 2, oldest first
+  EXPECT_EQ(ids({"", {a100}, false, 0, true}), (std::vector<std::int64_t>{1, 2, 4, 6}));
+  EXPECT_EQ(ids({"main", {h100}, false, 5, true}), (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(ids({"main", {}, true, 0, true}), (std::vector<std::int64_t>{5}));
+  EXPECT_EQ(ids({"", {}, false, 3, false}), (std::vector<std::int64_t>{4, 5, 6}));
+  EXPECT_TRUE(ids({"release", {}, false, 0, true}).empty());
+  EXPECT_TRUE(ids({"main", {a100, h100}, false, 0, true}).empty());
+}
+
+TEST_P(HistoryStoreTest, AStoreOfANewerSchemaIsRefused) {
+  open_history(location_, true)->record(sample_run("main", "A"));
+  connect()->execute("INSERT INTO schema_version (version, summary, applied) VALUES (99, 'future', 'then')");
+  try {
+    open_history(location_, false);
+    FAIL() << "a store of schema 99 was opened";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              fmt::format("{}: written by a newer perfgate (schema 99, this one reads up to 1)",
+                          describe_history_location(location_)));
+  }
+  EXPECT_THROW(open_history(location_, true), InputError);
+}
+
+// The migration machinery with a second version made for the test: a version 1 store is
+// migrated, keeps its runs, and is then too new for a perfgate that knows version 1 only.
+TEST_P(HistoryStoreTest, AnOlderStoreIsMigratedAndKeepsItsRuns) {
+  std::vector<Migration> v1 = history::history_migrations();
+  ASSERT_EQ(v1.size(), 1u);
+  history::open_store(connect(), v1, location_)->record(sample_run("main", "A"));
+  std::vector<Migration> v2 = v1;
+  v2.push_back(
+      {2, "run notes", {"ALTER TABLE runs ADD COLUMN note TEXT", "CREATE TABLE run_notes (run_id BIGINT)"}});
+
+  auto store = history::open_store(connect(), v2, location_);
+  auto db = connect();
+  EXPECT_EQ(history::stored_schema_version(*db), 2);
+  EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(*) FROM schema_version").front().front()), 2)
+      << "one row per applied migration";
+  EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(note) + COUNT(*) FROM runs").front().front()), 1);
+  ASSERT_EQ(store->runs({}).size(), 1u);
+  EXPECT_EQ(store->runs({}).front().labels.branch, "main");
+  EXPECT_THROW(history::open_store(connect(), v1, location_), InputError);
+}
+
+// A migration runs in one transaction: one that fails half-way leaves the store as it was.
+TEST_P(HistoryStoreTest, AFailedMigrationLeavesTheStoreAsItWas) {
+  std::vector<Migration> v1 = history::history_migrations();
+  history::open_store(connect(), v1, location_);
+  std::vector<Migration> broken = v1;
+  broken.push_back({2, "broken", {"CREATE TABLE half_done (x INTEGER)", "SELECT no_such_column FROM runs"}});
+  EXPECT_THROW(history::open_store(connect(), broken, location_), InputError);
+  auto db = connect();
+  EXPECT_EQ(history::stored_schema_version(*db), 1);
+  std::vector<std::string> tables = db->table_names();
+  EXPECT_EQ(std::count(tables.begin(), tables.end(), "half_done"), 0);
+  EXPECT_EQ(std::count(tables.begin(), tables.end(), "runs"), 1);
+}
+
+// Older than version 1 is a database without perfgate's tables: migrated from nothing.
+TEST_P(HistoryStoreTest, AnEmptyDatabaseIsMigratedFromVersionZero) {
+  auto db = connect();
+  EXPECT_EQ(history::stored_schema_version(*db), 0);
+  EXPECT_EQ(history::migrate(*db, history::history_migrations()), 0);
+  EXPECT_EQ(history::stored_schema_version(*db), 1);
+  EXPECT_EQ(history::migrate(*db, history::history_migrations()), 1);
+  for (const char* table : {"runs", "run_labels", "run_gpus", "run_inputs", "run_metrics", "run_steps",
+                            "run_ops", "run_kernels"}) {
+    std::vector<std::string> tables = db->table_names();
+    EXPECT_EQ(std::count(tables.begin(), tables.end(), table), 1) << table;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Databases, HistoryStoreTest, ::testing::Values("sqlite", "postgresql"),
+                         [](const auto& param_info) { return std::string(param_info.param); });
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,82 @@
+// The history on a PostgreSQL server from the command line: a throw-away server
+// (tests/support/postgres_server.h) takes the runs of analyze --record, gives them back as the
+// baseline and to history list, and keeps every run of 20 perfgate processes recording at once.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include <fmt/format.h>
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "history/history_cli_support.h"
+#include "history/history_test_support.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace json = boost::json;
+
+TEST(PostgresHistoryCli, RecordedRunsBecomeTheBaseline) {
+  CleanCiEnvironment clean;
+  std::string uri = fresh_history("postgresql", "");
+  PERFGATE_SKIP_WITHOUT_POSTGRES(uri);
+  std::string dir = temp_dir();
+  std::string trace = training_trace_file(dir, steady());
+  for (const char* commit : {"aaaaaaaaaa", "bbbbbbbbbb"})
+    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history '{}' --record --branch main --commit {} "
+                                       "--label runner=pg",
+                                       trace, uri, commit))
+                  .exit_code,
+              0);
+  CommandResult same = run_perfgate(fmt::format("analyze {} --no-color --baseline '{}'", trace, uri));
+  EXPECT_EQ(same.exit_code, 0) << same.out;
+  EXPECT_TRUE(
+      contains(same.out, fmt::format("Baseline     {0}#1 (commit aaaaaaa), {0}#2 (commit bbbbbbb) (pooled, "
+                                     "16 steps)",
+                                     uri)))
+      << same.out;
+  TrainingRun slow = steady();
+  for (double& e : slow.extra_us) e += 2000;
+  EXPECT_EQ(
+      run_perfgate(fmt::format("analyze {} -q --baseline '{}'", training_trace_file(dir, slow, "slow"), uri))
+          .exit_code,
+      1);
+
+  json::array runs = list_runs("'" + uri + "'");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[1].at("commit").as_string(), "bbbbbbbbbb");
+  EXPECT_EQ(json::serialize(runs[1].at("labels")), R"({"runner":"pg"})");
+  EXPECT_EQ(json::serialize(runs[1].at("gpus")), R"([{"name":"NVIDIA A100-SXM4-40GB","count":1}])");
+}
+
+// The issue's test, against PostgreSQL: 20 CI jobs recording at once lose nothing.
+TEST(PostgresHistoryCli, TwentyConcurrentWritersLoseNothing) {
+  CleanCiEnvironment clean;
+  std::string uri = fresh_history("postgresql", "");
+  PERFGATE_SKIP_WITHOUT_POSTGRES(uri);
+  std::string trace = training_trace_file(temp_dir(), steady());
+  std::vector<std::string> commands;
+  for (int i = 0; i < 20; ++i)
+    commands.push_back(
+        fmt::format("analyze {} -q --history '{}' --record --branch main --commit job{}", trace, uri, i));
+  // Every process finds an empty database: they race to create the schema, too.
+  for (const CommandResult& r : run_perfgate_all(commands)) EXPECT_EQ(r.exit_code, 0) << r.out;
+
+  auto store = open_history(uri, false);
+  std::vector<HistoryRun> runs = store->runs({});
+  ASSERT_EQ(runs.size(), 20u);
+  std::set<std::string> commits;
+  for (const HistoryRun& run : runs) {
+    commits.insert(run.labels.commit);
+    EXPECT_EQ(run.data.step_durations_us.size(), 8u) << run.id;
+    EXPECT_FALSE(run.data.ops.empty()) << run.id;
+    EXPECT_FALSE(run.data.kernels.empty()) << run.id;
+  }
+  EXPECT_EQ(commits.size(), 20u);
+  EXPECT_EQ(runs.front().id, 1);
+  EXPECT_EQ(runs.back().id, 20);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
