@@ -191,6 +191,19 @@ struct ReportMetricChange {
   std::optional<double> ratio;  // value / baseline
 };
 
+// A metric's recent values in a run history, and the current run's: shown next to the findings
+// that read the metric when the baseline comes from a history.
+struct ReportTrendPoint {
+  std::string commit;  // empty when the run was recorded without one
+  double value = 0;
+  bool is_current = false;
+};
+struct ReportMetricTrend {
+  std::string metric;
+  std::string unit;
+  std::vector<ReportTrendPoint> points;  // oldest first; the current run last
+};
+
 // The baseline the run was compared with.
 struct ReportBaseline {
   std::string path;      // the --baseline as given; several: joined with ", "
@@ -202,6 +215,7 @@ struct ReportBaseline {
   std::size_t steps = 0;
   bool hardware_differs = false;
   std::vector<ReportMetricChange> metrics;  // every catalog metric, in catalog order
+  std::vector<ReportMetricTrend> trends;    // history baselines: the gated metrics' recent values
 };
 
 // A rule as it was in effect (for the workbook's Rules sheet).
@@ -237,6 +251,8 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const Repor
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
 std::vector<ReportTable> table_schemas();
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
+// The recent trend of `metric` in a history baseline, or nullptr.
+const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric);
 // The cell of `row` in the column named `column`, or nullptr.
 const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column);
 // A cell as a number: numbers, and true/false as 1/0; empty for text and missing values.

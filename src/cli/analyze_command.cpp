@@ -23,6 +23,7 @@
 #include "perfgate/render.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
+#include "perfgate/trend.h"
 
 namespace perfgate::cli {
 namespace {
@@ -121,10 +122,13 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   ReportModel report = report_of(a.profiles, rules, options, a);
   GateOptions gate{fail_on(a.fail_on), a.warnings_exit_code, ""};
-  add_history_baselines(histories, a.history, report, runs, gate);
+  std::vector<HistoryRun> history_runs;
+  add_history_baselines(histories, a.history, report, runs, history_runs, gate);
   std::optional<Baseline> baseline;
   if (!runs.empty()) baseline = combine_baselines(std::move(runs));
   apply_gate(report, rules, baseline ? &*baseline : nullptr, gate);
+  if (report.baseline && !history_runs.empty())
+    report.baseline->trends = recent_trends(history_runs, report, rules, labels_of(a.history.labels).commit);
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   bool written = write_outputs(report, rules, outputs);

@@ -63,7 +63,8 @@ HistorySource open_history_source(const std::string& location) {
 }
 
 void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArgs& args, ReportModel& report,
-                           std::vector<Baseline>& runs, GateOptions& gate) {
+                           std::vector<Baseline>& runs, std::vector<HistoryRun>& history_runs,
+                           GateOptions& gate) {
   std::vector<std::string> reasons;
   std::vector<std::string> gpus = gpu_names(report);
   for (HistorySource& source : sources) {
@@ -79,6 +80,9 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArg
     if (!chosen.warning.empty()) report.warnings.push_back(chosen.warning);
     if (chosen.runs.empty()) reasons.push_back(chosen.skip_reason);
     for (Baseline& b : chosen.runs) runs.push_back(std::move(b));
+    if (chosen.runs.empty()) continue;
+    HistoryQuery metrics_only{args.baseline_branch, gpus, gpus.empty(), args.baseline_runs, false};
+    for (HistoryRun& run : source.store->runs(metrics_only)) history_runs.push_back(std::move(run));
   }
   if (runs.empty() && !reasons.empty()) gate.no_baseline_reason = fmt::format("{}", fmt::join(reasons, "; "));
 }

@@ -1,13 +1,113 @@
-// perfgate history trend: a placeholder until the trend command is merged (it registers the
-// subcommand and its help, and refuses to run).
+// perfgate history trend DB: each gated metric's value per run, its band, and the change points
+// where it moved (docs/trends.md).
+#include <functional>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 #include "perfgate/errors.h"
+#include "perfgate/history.h"
+#include "perfgate/render.h"
+#include "perfgate/rules.h"
+#include "perfgate/trend.h"
 
 namespace perfgate::cli {
+namespace {
+
+struct TrendArgs {
+  std::string history;
+  std::vector<std::string> rule_files;
+  TrendSettings settings;
+  std::string html;
+  std::string markdown;
+  std::string json;
+  bool quiet = false;
+};
+
+// Each output atomically; one that cannot be written does not stop the others.
+bool write_trend_outputs(const TrendReport& trend, const TrendArgs& a) {
+  bool ok = true;
+  auto attempt = [&](const std::string& path, const std::function<std::string()>& render) {
+    if (path.empty()) return;
+    try {
+      write_file_atomically(path, render());
+    } catch (const OutputError& e) {
+      std::cerr << "perfgate: " << e.what() << '\n';
+      ok = false;
+    }
+  };
+  attempt(a.json, [&] { return render_trend_json(trend); });
+  attempt(a.html, [&] { return render_trend_html(trend); });
+  attempt(a.markdown, [&] { return render_trend_markdown(trend); });
+  return ok;
+}
+
+int run_trend(TrendArgs a) {
+  // The smallest p-value a permutation test gives is 1 / (permutations + 1): below it nothing is found.
+  if (a.settings.detection.max_p_value < 1.0 / static_cast<double>(a.settings.detection.permutations + 1))
+    throw ConfigError(fmt::format("--max-p {} is below the smallest p-value {} permutations can give (1/{})",
+                                  a.settings.detection.max_p_value, a.settings.detection.permutations,
+                                  a.settings.detection.permutations + 1));
+  RuleSet rules = load_rules(a.rule_files);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, false);
+  HistoryQuery query;
+  query.branch = a.settings.branch;
+  query.last = a.settings.last;
+  query.with_tables = false;
+  std::vector<HistoryRun> runs = store->runs(query);
+  a.settings.source = store->describe();
+  TrendReport trend = build_trend(runs, rules, a.settings);
+  bool written = write_trend_outputs(trend, a);
+  if (!a.quiet) std::cout << render_trend_terminal(trend) << std::flush;
+  return written ? kExitPass : kExitInput;
+}
+
+}  // namespace
 
 std::function<int()> add_trend_command(CLI::App& history) {
-  history.add_subcommand("trend", "Trends of a history's metrics with change points (not built yet)");
-  return []() -> int { throw ConfigError("history trend: not built yet"); };
+  auto args = std::make_shared<TrendArgs>();
+  CLI::App* cmd = history.add_subcommand(
+      "trend",
+      "Each gated metric per run, its band, and the change points where it moved (E-divisive means)");
+  cmd->add_option("history", args->history, "The run history: a SQLite file, or a postgresql:// URI")
+      ->required()
+      ->type_name("DB");
+  TrendSettings& s = args->settings;
+  cmd->add_option("--metric", s.metrics,
+                  "A metric to show (catalog name); repeatable. Default: the metrics the rules' baseline "
+                  "comparisons read")
+      ->type_name("M");
+  cmd->add_option("--branch", s.branch, "Only the runs of this branch (default: every branch)")
+      ->type_name("B");
+  cmd->add_option("--last", s.last, "The most recent N runs (default 100; 0: all)")->type_name("N");
+  cmd->add_option("--html", args->html, "Write the trend page (one self-contained HTML file) to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--md", args->markdown, "Write the trend as GitHub-flavoured Markdown to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--json", args->json, "Write the change points and series as JSON to FILE")
+      ->type_name("FILE");
+  cmd->add_option("--rules", args->rule_files,
+                  "Rule file whose baseline rules choose the default metrics and the band; repeatable")
+      ->type_name("FILE");
+  cmd->add_option("--band-runs", s.band_runs,
+                  "The band is of the most recent N runs of each metric (default 10)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 100000));
+  cmd->add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.001)")
+      ->type_name("P")
+      ->check(CLI::Range(0.0001, 0.5));
+  cmd->add_option("--permutations", s.detection.permutations,
+                  "Permutations of each significance test (default 999)")
+      ->type_name("N")
+      ->check(CLI::Range(19, 100000));
+  cmd->add_option("--min-segment", s.detection.min_segment,
+                  "Fewest runs between change points and at the ends (default 3)")
+      ->type_name("N")
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
+  return [args] { return run_trend(*args); };
 }
 
 }  // namespace perfgate::cli

@@ -72,6 +72,25 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.end_object();
 }
 
+// A history baseline's recent values of each gated metric, the current run last.
+void write_trends(JsonWriter& j, const std::vector<ReportMetricTrend>& trends) {
+  j.key("trends").begin_array();
+  for (const ReportMetricTrend& t : trends) {
+    j.begin_object().key("metric").value(t.metric).key("unit").value(t.unit).key("points").begin_array();
+    for (const ReportTrendPoint& p : t.points)
+      j.begin_object()
+          .key("commit")
+          .value(p.commit)
+          .key("value")
+          .value(p.value)
+          .key("is_current")
+          .value(p.is_current)
+          .end_object();
+    j.end_array().end_object();
+  }
+  j.end_array();
+}
+
 void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.key("baseline").begin_object();
   j.key("path").value(b.path);
@@ -98,6 +117,7 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
         .value(m.ratio)
         .end_object();
   j.end_object();
+  write_trends(j, b.trends);
   j.end_object();
 }
 

@@ -9,6 +9,7 @@
 #include "render/escape.h"
 #include "render/format.h"
 #include "render/templates.h"
+#include "render/trend_text.h"
 
 namespace perfgate {
 namespace {
@@ -114,6 +115,9 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
     if (!f.problem.empty()) item.set("problem", esc(f.problem));
     if (f.status == FindingStatus::Inconclusive && !f.reason.empty()) item.set("reason", esc(f.reason));
     if (!f.recommendation.empty()) item.set("recommendation", esc(f.recommendation));
+    // Formatted numbers and units only: nothing to escape, and the current run in bold.
+    if (const ReportMetricTrend* t = find_trend(r, f.metric); t && !t->points.empty())
+      item.set("recent", recent_values_text(*t, "**", "**"));
     list.push_back(item);
   }
   view.set("findings", list);

@@ -7,6 +7,7 @@
 
 #include "render/cell_format.h"
 #include "render/format.h"
+#include "render/trend_text.h"
 
 namespace perfgate {
 namespace {
@@ -42,7 +43,8 @@ bool shown(const ReportFinding& f) {
 
 // `width`: of the status column, the longest status word shown, so that ids and the lines under
 // them line up.
-std::string finding_block(const ReportFinding& f, const Style& style, std::size_t width) {
+std::string finding_block(const ReportModel& r, const ReportFinding& f, const Style& style,
+                          std::size_t width) {
   std::string_view label = status_label(f.status);
   std::string head = fmt::format("  {}{}  {}: {}", style.wrap(label, status_color(f.status)),
                                  std::string(width - label.size(), ' '), f.id, f.title);
@@ -53,6 +55,9 @@ std::string finding_block(const ReportFinding& f, const Style& style, std::size_
   std::string indent(width + 4, ' ');
   if (!f.problem.empty()) out += indent + f.problem + "\n";
   if (!f.reason.empty()) out += indent + f.reason + "\n";
+  if (const ReportMetricTrend* t = find_trend(r, f.metric); t && !t->points.empty())
+    out += indent + "recent: " + recent_values_text(*t) + (t->points.back().is_current ? " (this run)" : "") +
+           "\n";
   if (!f.recommendation.empty()) out += indent + "-> " + f.recommendation + "\n";
   if (f.gain_pct)
     out += fmt::format("{}estimated gain: up to {} of the step time\n", indent, format_pct(f.gain_pct));
@@ -138,7 +143,7 @@ std::string terminal_findings(const ReportModel& r, bool color) {
     if (shown(f)) width = std::max(width, std::string_view(status_label(f.status)).size());
   if (width > 0) out += "Findings\n";
   for (const auto& f : r.findings)
-    if (shown(f)) out += finding_block(f, style, width);
+    if (shown(f)) out += finding_block(r, f, style, width);
   if (std::string na = ids_with(r.findings, FindingStatus::NotApplicable); !na.empty())
     out += fmt::format("{:<13}{}\n", "Not applied", na);
   if (std::string skipped = ids_with(r.findings, FindingStatus::Skipped); !skipped.empty())

@@ -164,4 +164,11 @@ const char* finding_status_name(FindingStatus status) {
   return "inconclusive";
 }
 
+const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric) {
+  if (!report.baseline) return nullptr;
+  for (const ReportMetricTrend& t : report.baseline->trends)
+    if (t.metric == metric) return &t;
+  return nullptr;
+}
+
 }  // namespace perfgate

@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "history/history_runs.h"
+#include "perfgate/trend.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -158,6 +160,38 @@ TEST(Browser, PrintsOnA4) {
   ASSERT_TRUE(std::regex_search(text, box, std::regex(R"(/MediaBox \[0 0 ([\d.]+) ([\d.]+)\])")));
   EXPECT_NEAR(std::stod(box[1]), 595.3, 1.0);
   EXPECT_NEAR(std::stod(box[2]), 841.9, 1.0);
+}
+
+// The trend page of 30 runs with a step in the step time (it has no script at all).
+const std::string& trend_page() {
+  static const std::string page = [] {
+    TrendSettings settings;
+    settings.source = "history.db";
+    TrendReport trend = build_trend(planted_history(1, true), default_rules(), settings);
+    return write_text(temp_dir() + "/trend.html", render_trend_html(trend));
+  }();
+  return page;
+}
+
+TEST(Browser, TrendPageMakesNoRequestAndReadsUnderJenkinsContentSecurityPolicy) {
+  REQUIRE_CHROMIUM();
+  std::string log = temp_dir() + "/trend-net.json";
+  CommandResult open = browse(trend_page(), "--dump-dom --log-net-log=" + log);
+  ASSERT_EQ(open.exit_code, 0);
+  EXPECT_EQ(page_requests(log), 0u);
+  std::string page = read_text(trend_page());
+  page.replace(
+      page.find("<head>") + 6, 0,
+      R"(<meta http-equiv="Content-Security-Policy" content="sandbox allow-same-origin; default-src 'none'; img-src 'self'; style-src 'self';">)");
+  std::string locked = write_text(temp_dir() + "/trend-locked.html", page);
+  CommandResult r = browse(locked, "--dump-dom");
+  ASSERT_EQ(r.exit_code, 0);
+  for (const char* content : {"1 change point in 5 metrics over 30 runs", "steps.median_us", "<polyline",
+                              "regression", "No change point in 30 runs."})
+    EXPECT_NE(r.out.find(content), std::string::npos) << content;
+  std::string shot = temp_dir() + "/trend.png";
+  EXPECT_EQ(browse(locked, "--window-size=1280,2400 --screenshot=" + shot).exit_code, 0);
+  EXPECT_GT(fs::file_size(shot), 20'000u);
 }
 
 }  // namespace

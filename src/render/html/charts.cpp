@@ -178,4 +178,141 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
   return svg + "</svg>";
 }
 
+namespace {
+
+// A value axis over [lo, hi], a little wider, with ticks at round values.
+struct ValueAxis {
+  double lo = 0, hi = 1, step = 1;
+  std::vector<double> ticks;
+};
+
+ValueAxis value_axis(double lo, double hi) {
+  ValueAxis a;
+  double pad = hi > lo ? (hi - lo) * 0.08 : std::max(std::fabs(hi) * 0.02, 1e-9);
+  a.lo = lo - pad;
+  a.hi = hi + pad;
+  // Four to eight ticks: the first step of 1, 2 or 5 times a power of ten that passes 3/4 of a
+  // quarter of the range.
+  double raw = (a.hi - a.lo) / 4, power = std::pow(10.0, std::floor(std::log10(raw)));
+  a.step = 10 * power;
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= 0.75 * raw) {
+      a.step = m * power;
+      break;
+    }
+  for (double t = std::ceil(a.lo / a.step) * a.step; t <= a.hi; t += a.step) a.ticks.push_back(t);
+  return a;
+}
+
+// A tick label in one scale for the whole axis, with the decimals that tell ticks apart.
+std::string value_axis_label(double v, const ValueAxis& a, std::string_view unit) {
+  double magnitude = std::max(std::fabs(a.lo), std::fabs(a.hi)), scale = 1;
+  std::string suffix;
+  if (unit == "us") {
+    std::tie(scale, suffix) = magnitude >= 1e6   ? std::pair(1e6, " s")
+                              : magnitude >= 1e3 ? std::pair(1e3, " ms")
+                                                 : std::pair(1.0, " us");
+  } else if (unit == "bytes") {
+    std::tie(scale, suffix) = magnitude >= 1e9   ? std::pair(1e9, " GB")
+                              : magnitude >= 1e6 ? std::pair(1e6, " MB")
+                              : magnitude >= 1e3 ? std::pair(1e3, " kB")
+                                                 : std::pair(1.0, " B");
+  } else if (unit == "%") {
+    suffix = "%";
+  }
+  int decimals = std::clamp(static_cast<int>(std::ceil(-std::log10(a.step / scale) - 1e-9)), 0, 6);
+  return fmt::format("{:.{}f}{}", v / scale, decimals, suffix);
+}
+
+std::string line(double x1, double y1, double x2, double y2, const char* extra) {
+  return fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="currentColor"{}/>)", x1,
+                     y1, x2, y2, extra);
+}
+
+constexpr const char* kTrendLineColor = "#2f6fde";
+
+}  // namespace
+
+std::string trend_chart_svg(const TrendChart& c) {
+  constexpr double width = 900, height = 300, left = 78, right = 16, top = 24, bottom = 78;
+  double plot_w = width - left - right, plot_h = height - top - bottom;
+  double lo = 0, hi = 1;
+  if (!c.points.empty()) lo = hi = c.points.front().value;
+  for (const auto& p : c.points) lo = std::min(lo, p.value), hi = std::max(hi, p.value);
+  if (c.band_low && c.band_high) lo = std::min(lo, *c.band_low), hi = std::max(hi, *c.band_high);
+  ValueAxis axis = value_axis(lo, hi);
+  double slot = plot_w / static_cast<double>(std::max<std::size_t>(c.points.size(), 1));
+  auto x_of = [&](std::size_t i) { return left + slot * (static_cast<double>(i) + 0.5); };
+  auto y_of = [&](double v) { return top + plot_h * (axis.hi - v) / (axis.hi - axis.lo); };
+  std::string svg = open_svg(width, height, c.title);
+  for (double t : axis.ticks) {
+    svg += line(left, y_of(t), width - right, y_of(t), R"( stroke-opacity="0.15")");
+    svg += text(left - 6, y_of(t) + 4, value_axis_label(t, axis, c.unit), "end", 10);
+  }
+  if (c.band_low && c.band_high && c.band_from < c.points.size()) {
+    double x0 = left + slot * static_cast<double>(c.band_from);
+    svg += rect(x0, y_of(*c.band_high), width - right - x0, y_of(*c.band_low) - y_of(*c.band_high),
+                kTrendLineColor, "band", R"( fill-opacity="0.12")");
+    if (c.band_center)
+      svg += line(x0, y_of(*c.band_center), width - right, y_of(*c.band_center),
+                  R"( stroke-opacity="0.5" stroke-dasharray="2 3")");
+  }
+  for (const auto& s : c.segments)
+    if (s.begin < s.end && s.end <= c.points.size())
+      svg += line(left + slot * static_cast<double>(s.begin), y_of(s.mean),
+                  left + slot * static_cast<double>(s.end), y_of(s.mean),
+                  R"( stroke-opacity="0.55" stroke-width="2")");
+  for (const auto& m : c.markers) {
+    double x = left + slot * static_cast<double>(m.index);
+    svg += fmt::format(R"(<g><title>{}</title>)", html_escape(m.tooltip));
+    svg += fmt::format(
+        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="{3}" stroke-width="2" stroke-dasharray="5 3"/>)",
+        x, top, top + plot_h, m.color);
+    svg += fmt::format(
+        R"(<text x="{:.1f}" y="{:.1f}" font-size="11" text-anchor="middle" fill="{}">{}</text></g>)", x,
+        top - 8, m.color, html_escape(m.label));
+  }
+  svg += line(left, top + plot_h, width - right, top + plot_h, R"( stroke-opacity="0.4")");
+  std::string path;
+  for (std::size_t i = 0; i < c.points.size(); ++i)
+    path += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x_of(i), y_of(c.points[i].value));
+  svg += fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", path,
+                     kTrendLineColor);
+  std::size_t label_every = std::max<std::size_t>(1, (c.points.size() + 29) / 30);
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    const auto& p = c.points[i];
+    svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"><title>{}</title></circle>)",
+                       x_of(i), y_of(p.value), kTrendLineColor, html_escape(p.tooltip));
+    if (i % label_every != 0) continue;
+    double y = top + plot_h + 12;
+    svg += fmt::format(
+        R"SVG(<text x="{0:.1f}" y="{1:.1f}" font-size="10" text-anchor="end" fill="currentColor" class="mono" transform="rotate(-45 {0:.1f} {1:.1f})">{2}</text>)SVG",
+        x_of(i), y, html_escape(p.label));
+  }
+  return svg + "</svg>";
+}
+
+std::string sparkline_svg(const std::vector<double>& values, const std::string& mark_color,
+                          const std::string& title) {
+  constexpr double width = 120, height = 28, pad = 4;
+  std::string svg = open_svg(width, height, title);
+  if (values.empty()) return svg + "</svg>";
+  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  double range = *hi > *lo ? *hi - *lo : 1;
+  double step = values.size() > 1 ? (width - 2 * pad) / static_cast<double>(values.size() - 1) : 0;
+  auto x_of = [&](std::size_t i) { return pad + step * static_cast<double>(i); };
+  auto y_of = [&](double v) {
+    return *hi > *lo ? height - pad - (height - 2 * pad) * (v - *lo) / range : height / 2;
+  };
+  std::string path;
+  for (std::size_t i = 0; i < values.size(); ++i)
+    path += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x_of(i), y_of(values[i]));
+  svg += fmt::format(
+      R"(<polyline points="{}" fill="none" stroke="currentColor" stroke-opacity="0.6" stroke-width="1.5"/>)",
+      path);
+  svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"/>)", x_of(values.size() - 1),
+                     y_of(values.back()), mark_color);
+  return svg + "</svg>";
+}
+
 }  // namespace perfgate

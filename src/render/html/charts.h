@@ -46,4 +46,37 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
 // Tick values for an axis from 0 to `max`: 1, 2 or 5 times a power of ten, about four of them.
 std::vector<double> axis_ticks(double max);
 
+// A metric's value per run (the trend page): a line through the runs with a label each on the axis
+// (fewer when crowded), the band shaded behind the runs it is of, each segment's mean between
+// change points, and the change points marked between the runs where they happened.
+struct TrendChartPoint {
+  std::string label;
+  std::string tooltip;
+  double value = 0;
+};
+struct TrendChartSegment {
+  std::size_t begin = 0, end = 0;  // points [begin, end)
+  double mean = 0;
+};
+struct TrendChartMarker {
+  std::size_t index = 0;  // the first point after the change
+  std::string label;
+  std::string color;
+  std::string tooltip;
+};
+struct TrendChart {
+  std::string title;
+  std::string unit;  // catalog unit, for the axis labels
+  std::vector<TrendChartPoint> points;
+  std::optional<double> band_low, band_high, band_center;
+  std::size_t band_from = 0;  // the first point the band is of
+  std::vector<TrendChartSegment> segments;
+  std::vector<TrendChartMarker> markers;
+};
+std::string trend_chart_svg(const TrendChart& chart);
+
+// A small line of recent values with the last one marked (the current run), for a finding.
+std::string sparkline_svg(const std::vector<double>& values, const std::string& mark_color,
+                          const std::string& title);
+
 }  // namespace perfgate

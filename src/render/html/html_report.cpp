@@ -5,9 +5,11 @@
 #include "perfgate/render.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/html/charts.h"
 #include "render/html/dashboard.h"
 #include "render/html/table_view.h"
 #include "render/templates.h"
+#include "render/trend_text.h"
 
 namespace perfgate {
 namespace {
@@ -48,8 +50,26 @@ int fired_order(FindingStatus s) {
   return s == FindingStatus::Fail ? 0 : s == FindingStatus::Inconclusive ? 1 : 2;
 }
 
-TemplateData finding_view(const ReportFinding& f) {
+// The metric's recent values in the history beside the finding: a sparkline, the current run marked.
+TemplateData trend_view(const ReportMetricTrend& t, FindingStatus status) {
+  std::vector<double> values;
+  for (const ReportTrendPoint& p : t.points) values.push_back(p.value);
+  std::string text = recent_values_text(t);
+  const char* mark = !t.points.back().is_current     ? "#9aa3b2"
+                     : status == FindingStatus::Fail ? "#c8322d"
+                     : status == FindingStatus::Warn ? "#b26a00"
+                                                     : "#6b5bd6";
   TemplateData d;
+  d.set("svg", sparkline_svg(values, mark, fmt::format("{} in the recent runs: {}", t.metric, text)));
+  d.set("text", text);
+  d.set("current", t.points.back().is_current);
+  return d;
+}
+
+TemplateData finding_view(const ReportModel& r, const ReportFinding& f) {
+  TemplateData d;
+  if (const ReportMetricTrend* t = find_trend(r, f.metric); t && !t->points.empty())
+    d.set("trend", trend_view(*t, f.status));
   d.set("status", std::string(f.status == FindingStatus::Inconclusive ? "inconclusive"
                                                                       : finding_status_name(f.status)));
   d.set("status_label", status_label(f.status));
@@ -77,7 +97,7 @@ void add_findings(const ReportModel& r, TemplateData& view) {
     return fired_order(a->status) < fired_order(b->status);
   });
   TemplateData list = template_list();
-  for (const ReportFinding* f : fired) list.push_back(finding_view(*f));
+  for (const ReportFinding* f : fired) list.push_back(finding_view(r, *f));
   view.set("findings", list);
   view.set("fired", !fired.empty());
   TemplateData passed = template_list(), na = template_list(), skipped = template_list();

@@ -1,0 +1,116 @@
+// Trends of a run history: each gated metric's value per run, the band the next run is gated
+// against, and the change points where the metric moved (E-divisive means; docs/trends.md).
+// Plain data built from the history's runs, and its renderers.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/history.h"
+#include "perfgate/report.h"
+#include "perfgate/rules.h"
+
+namespace perfgate {
+
+inline constexpr const char* kTrendSchema = "perfgate-trend/1";
+
+// How change points are found (src/history/change_points.h, docs/trends.md). The level is
+// Apache Otava's default: with several metrics per page, 0.05 (MongoDB's) would show a false
+// change point in pure noise on about one page in five.
+struct ChangePointOptions {
+  std::size_t permutations = 999;  // the p-value's resolution is 1 / (permutations + 1)
+  double max_p_value = 0.001;      // a candidate is a change point when its p-value is at most this
+  std::size_t min_segment = 3;     // the fewest runs between two change points, and at either end
+  std::uint64_t seed = 20140101;   // fixed: the same series always gives the same answer
+};
+
+// What a trend reads and how it looks for changes.
+struct TrendSettings {
+  std::string source;                // the history, as HistoryStore::describe() says it
+  std::string branch;                // empty: every branch
+  std::vector<std::string> metrics;  // empty: the metrics the rules' baseline comparisons read
+  std::size_t last = 100;            // the most recent runs; 0: all
+  std::size_t band_runs = 10;        // the band is of the most recent runs of each series
+  ChangePointOptions detection;
+};
+
+// One run's value of a metric (runs where the metric is not applicable are left out).
+struct TrendPoint {
+  std::int64_t run_id = 0;
+  std::string commit;  // empty when the run was recorded without one
+  std::string branch;
+  std::string time;
+  double value = 0;
+};
+
+// The band of the recent runs: with a baseline rule reading the metric ("gate-limit"), the median of
+// the last runs ± that rule's warning limit (its failure limit when it has no warning), which is
+// where the next run passes the gate; without one ("interquartile"), their quartiles.
+struct TrendBand {
+  std::string kind;   // "gate-limit" or "interquartile"
+  double center = 0;  // the median
+  double low = 0;
+  double high = 0;
+  std::size_t runs = 0;  // the most recent points it is of
+  std::string rule;      // gate-limit: the rule, and its limit as written ("+5%")
+  std::string limit;
+};
+
+struct TrendChangePoint {
+  std::size_t index = 0;      // of the first point after the change
+  std::string before_commit;  // the last run before the change, and the first after it
+  std::string after_commit;
+  std::int64_t before_run_id = 0;
+  std::int64_t after_run_id = 0;
+  double before_mean = 0;  // of the segments on either side
+  double after_mean = 0;
+  std::optional<double> change_pct;  // empty when the mean before is 0
+  double p_value = 1;
+  double q_hat = 0;
+  std::string direction;  // "regression" or "improvement" by the rule's `better`; empty without one
+};
+
+struct MetricTrend {
+  std::string metric;
+  std::string unit;    // catalog unit
+  std::string rule;    // the baseline rule that reads it; empty for a metric asked for by name
+  std::string better;  // "lower", "higher", or empty
+  std::size_t runs_without_value = 0;
+  std::vector<TrendPoint> points;  // oldest first
+  std::optional<TrendBand> band;   // empty without points
+  std::vector<TrendChangePoint> change_points;
+};
+
+struct TrendReport {
+  std::string schema = kTrendSchema;
+  std::string tool_version;
+  TrendSettings settings;
+  std::size_t runs = 0;  // runs read from the history
+  std::vector<MetricTrend> metrics;
+};
+
+// The metrics a trend shows by default: those the enabled baseline rules read, in rule order.
+std::vector<std::string> gated_metrics(const RuleSet& rules);
+
+// The trend of `runs` (oldest first, as HistoryStore::runs returns them). Throws ConfigError for a
+// metric name that is not in the catalog.
+TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings);
+
+// The recent values of each gated metric for the report of a run gated against a history: the
+// last `max_points - 1` baseline runs with a value, then the current run (is_current). Set it as
+// `report.baseline->trends`; the renderers show it next to the findings that read the metric.
+std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
+                                             const ReportModel& current, const RuleSet& rules,
+                                             const std::string& current_commit, std::size_t max_points = 10);
+
+// Renderers of a trend: JSON ({"change_points": [...], "series": {...}, ...}), one self-contained
+// HTML page (inline CSS and SVG, no script), GitHub-flavoured Markdown, and a terminal summary.
+std::string render_trend_json(const TrendReport& trend);
+std::string render_trend_html(const TrendReport& trend);
+std::string render_trend_markdown(const TrendReport& trend);
+std::string render_trend_terminal(const TrendReport& trend);
+
+}  // namespace perfgate

@@ -1,0 +1,142 @@
+// The trend of a run history: each metric's series, its band and its change points.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "history/change_points.h"
+#include "perfgate/errors.h"
+#include "perfgate/metrics.h"
+#include "perfgate/trend.h"
+#include "perfgate/version.h"
+#include "rules/suggest.h"
+
+namespace perfgate {
+namespace {
+
+const Rule* baseline_rule_reading(const RuleSet& rules, std::string_view metric) {
+  for (const Rule& r : rules.rules)
+    if (r.enabled && r.compare_baseline && r.metric == metric) return &r;
+  return nullptr;
+}
+
+std::string unit_of(std::string_view metric) {
+  auto index = metric_index(metric);
+  return index ? std::string(metric_catalog()[*index].unit) : std::string();
+}
+
+void check_metric_names(const std::vector<std::string>& names) {
+  std::vector<std::string_view> known;
+  for (const MetricInfo& m : metric_catalog()) known.push_back(m.name);
+  for (const std::string& name : names)
+    if (!metric_index(name))
+      throw ConfigError(fmt::format("--metric: unknown metric '{}'{}; 'perfgate metrics' lists them", name,
+                                    did_you_mean(name, known)));
+}
+
+// The quantile q of sorted values, interpolating between neighbours (Hyndman & Fan's type 7, the
+// default of R and NumPy).
+double quantile(const std::vector<double>& sorted, double q) {
+  double position = q * static_cast<double>(sorted.size() - 1);
+  auto below = static_cast<std::size_t>(std::floor(position));
+  std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+TrendBand band_of(const std::vector<TrendPoint>& points, std::size_t band_runs, const Rule* rule) {
+  std::size_t n = std::min(std::max<std::size_t>(band_runs, 1), points.size());
+  std::vector<double> recent;
+  for (std::size_t i = points.size() - n; i < points.size(); ++i) recent.push_back(points[i].value);
+  std::sort(recent.begin(), recent.end());
+  TrendBand band;
+  band.runs = n;
+  band.center = quantile(recent, 0.5);
+  std::optional<ChangeLimit> limit;
+  if (rule) limit = rule->warn_change ? rule->warn_change : rule->fail_change;
+  if (limit) {
+    double width = limit->relative ? std::fabs(band.center) * limit->amount : limit->amount;  // +3% is 0.03
+    band.kind = "gate-limit";
+    band.low = band.center - width;
+    band.high = band.center + width;
+    band.rule = rule->id;
+    band.limit = limit->text;
+  } else {
+    band.kind = "interquartile";
+    band.low = quantile(recent, 0.25);
+    band.high = quantile(recent, 0.75);
+  }
+  // Durations, shares, bytes and counts are never negative: nor is the band of such a series.
+  if (band.low < 0 && recent.front() >= 0) band.low = 0;
+  return band;
+}
+
+std::vector<TrendChangePoint> change_points_of(const std::vector<TrendPoint>& points,
+                                               std::optional<Better> better, const TrendSettings& s) {
+  std::vector<double> values;
+  for (const TrendPoint& p : points) values.push_back(p.value);
+  std::vector<TrendChangePoint> out;
+  for (const ChangePoint& c : find_change_points(values, s.detection)) {
+    TrendChangePoint t;
+    t.index = c.index;
+    t.before_commit = points[c.index - 1].commit;
+    t.after_commit = points[c.index].commit;
+    t.before_run_id = points[c.index - 1].run_id;
+    t.after_run_id = points[c.index].run_id;
+    t.before_mean = c.before_mean;
+    t.after_mean = c.after_mean;
+    t.change_pct = c.change_pct;
+    t.p_value = c.p_value;
+    t.q_hat = c.q_hat;
+    if (better && c.after_mean != c.before_mean)
+      t.direction =
+          (c.after_mean > c.before_mean) == (*better == Better::Lower) ? "regression" : "improvement";
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, const std::string& metric,
+                         const TrendSettings& s) {
+  MetricTrend t;
+  t.metric = metric;
+  t.unit = unit_of(metric);
+  const Rule* rule = baseline_rule_reading(rules, metric);
+  if (rule) t.rule = rule->id;
+  if (rule && rule->better) t.better = *rule->better == Better::Lower ? "lower" : "higher";
+  for (const HistoryRun& run : runs) {
+    std::optional<double> value = run.data.metric(metric);
+    if (!value || !std::isfinite(*value)) {
+      ++t.runs_without_value;
+      continue;
+    }
+    t.points.push_back(TrendPoint{run.id, run.labels.commit, run.labels.branch, run.time, *value});
+  }
+  if (!t.points.empty()) t.band = band_of(t.points, s.band_runs, rule);
+  t.change_points = change_points_of(t.points, rule ? rule->better : std::nullopt, s);
+  return t;
+}
+
+}  // namespace
+
+std::vector<std::string> gated_metrics(const RuleSet& rules) {
+  std::vector<std::string> out;
+  for (const Rule& r : rules.rules)
+    if (r.enabled && r.compare_baseline && metric_index(r.metric) &&
+        std::find(out.begin(), out.end(), r.metric) == out.end())
+      out.push_back(r.metric);
+  return out;
+}
+
+TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings) {
+  check_metric_names(settings.metrics);
+  TrendReport report;
+  report.tool_version = kVersion;
+  report.runs = runs.size();
+  std::vector<std::string> metrics = settings.metrics.empty() ? gated_metrics(rules) : settings.metrics;
+  for (const std::string& metric : metrics)
+    report.metrics.push_back(metric_trend(runs, rules, metric, settings));
+  report.settings = std::move(settings);
+  return report;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,144 @@
+// The trend page (templates/trend.html.mustache): one self-contained page with the report's style
+// sheet inline, an SVG chart and a change-point table per metric, and no script at all.
+#include <fmt/format.h>
+
+#include "perfgate/trend.h"
+#include "perfgate/units.h"
+#include "render/html/charts.h"
+#include "render/templates.h"
+#include "render/trend_text.h"
+
+namespace perfgate {
+namespace {
+
+constexpr const char* kRegressionColor = "#c8322d";
+constexpr const char* kImprovementColor = "#1f8a4c";
+constexpr const char* kChangeColor = "#6b5bd6";
+
+const char* change_color(const TrendChangePoint& c) {
+  return c.direction == "regression"    ? kRegressionColor
+         : c.direction == "improvement" ? kImprovementColor
+                                        : kChangeColor;
+}
+
+std::string point_tooltip(const TrendPoint& p, const std::string& unit) {
+  return fmt::format("{}: {}\nrun {}{}{}", p.commit.empty() ? "no commit" : p.commit,
+                     format_value(p.value, unit), p.run_id, p.branch.empty() ? "" : " on " + p.branch,
+                     p.time.empty() ? "" : ", " + p.time);
+}
+
+// Between change points, the runs and their mean (each change point knows the mean on either side).
+std::vector<TrendChartSegment> segments_of(const MetricTrend& m) {
+  std::vector<TrendChartSegment> out;
+  std::size_t begin = 0;
+  for (const TrendChangePoint& c : m.change_points) {
+    out.push_back({begin, c.index, c.before_mean});
+    begin = c.index;
+  }
+  if (!m.change_points.empty()) out.push_back({begin, m.points.size(), m.change_points.back().after_mean});
+  return out;
+}
+
+std::string chart_of(const MetricTrend& m) {
+  TrendChart c;
+  c.title = fmt::format("{} per run", m.metric);
+  c.unit = m.unit;
+  for (const TrendPoint& p : m.points)
+    c.points.push_back({point_label(p), point_tooltip(p, m.unit), p.value});
+  if (m.band) {
+    c.band_low = m.band->low;
+    c.band_high = m.band->high;
+    c.band_center = m.band->center;
+    c.band_from = m.points.size() - m.band->runs;
+  }
+  c.segments = segments_of(m);
+  for (const TrendChangePoint& ch : m.change_points)
+    c.markers.push_back({ch.index, change_text(ch), change_color(ch),
+                         fmt::format("{} between {} and {} (p {})", change_text(ch), ch.before_commit,
+                                     ch.after_commit, p_value_text(ch.p_value))});
+  return trend_chart_svg(c);
+}
+
+std::string caption_of(const MetricTrend& m) {
+  std::string text = "The value of each run, oldest first; a point's tooltip names its commit and time.";
+  if (!m.change_points.empty()) text += " Horizontal lines are the means of the runs between change points.";
+  if (m.band) text += fmt::format(" The band is of the last {} runs.", m.band->runs);
+  return text;
+}
+
+TemplateData change_rows(const MetricTrend& m) {
+  TemplateData list = template_list();
+  for (const TrendChangePoint& c : m.change_points) {
+    TemplateData row;
+    row.set("before", run_label(c.before_commit, c.before_run_id));
+    row.set("before_full", c.before_commit);
+    row.set("after", run_label(c.after_commit, c.after_run_id));
+    row.set("after_full", c.after_commit);
+    row.set("before_mean", format_value(c.before_mean, m.unit));
+    row.set("after_mean", format_value(c.after_mean, m.unit));
+    row.set("change", change_text(c));
+    row.set("direction", c.direction.empty() ? "–" : c.direction);
+    row.set("direction_class", c.direction == "regression"    ? "status-fail"
+                               : c.direction == "improvement" ? "status-pass"
+                                                              : "text");
+    row.set("p_value", p_value_text(c.p_value));
+    list.push_back(row);
+  }
+  return list;
+}
+
+TemplateData point_rows(const MetricTrend& m) {
+  TemplateData list = template_list();
+  for (std::size_t i = 0; i < m.points.size(); ++i) {
+    const TrendPoint& p = m.points[i];
+    TemplateData row;
+    row.set("n", std::to_string(i + 1));
+    row.set("commit", point_label(p));
+    row.set("commit_full", p.commit);
+    row.set("branch", p.branch);
+    row.set("time", p.time);
+    row.set("value", format_value(p.value, m.unit));
+    list.push_back(row);
+  }
+  return list;
+}
+
+TemplateData metric_view(const MetricTrend& m) {
+  TemplateData d;
+  d.set("metric", m.metric);
+  d.set("anchor", "metric-" + m.metric);
+  if (!m.rule.empty()) d.set("rule", m.rule);
+  d.set("run_count", std::to_string(m.points.size()));
+  if (m.runs_without_value > 0) d.set("without_value", std::to_string(m.runs_without_value));
+  d.set("latest", m.points.empty() ? "n/a" : format_value(m.points.back().value, m.unit));
+  d.set("band", m.band ? band_text(*m.band, m.unit) : "–");
+  if (m.band) d.set("band_legend", band_text(*m.band, m.unit));
+  d.set("change_count", std::to_string(m.change_points.size()));
+  d.set("has_changes", !m.change_points.empty());
+  d.set("svg", chart_of(m));
+  d.set("caption", caption_of(m));
+  d.set("changes", change_rows(m));
+  d.set("points", point_rows(m));
+  return d;
+}
+
+}  // namespace
+
+std::string render_trend_html(const TrendReport& t) {
+  TemplateData view;
+  view.set("version", t.tool_version);
+  view.set("css", std::string(template_text("report.css")));
+  view.set("source", t.settings.source);
+  if (!t.settings.branch.empty()) view.set("branch", t.settings.branch);
+  view.set("runs", std::to_string(t.runs));
+  view.set("permutations", std::to_string(t.settings.detection.permutations));
+  view.set("max_p", fmt::format("{:g}", t.settings.detection.max_p_value));
+  view.set("min_segment", std::to_string(t.settings.detection.min_segment));
+  view.set("summary", trend_summary(t));
+  TemplateData metrics = template_list();
+  for (const MetricTrend& m : t.metrics) metrics.push_back(metric_view(m));
+  view.set("metrics", metrics);
+  return render_template("trend.html.mustache", view);
+}
+
+}  // namespace perfgate

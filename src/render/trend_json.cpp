@@ -1,0 +1,106 @@
+// The trend as JSON: "change_points" and "series" first, in the form the issue gives them
+// (docs/trends.md), then the bands, the rules and the settings.
+#include "perfgate/trend.h"
+#include "render/json_writer.h"
+
+namespace perfgate {
+namespace {
+
+void write_change_points(JsonWriter& j, const TrendReport& t) {
+  j.key("change_points").begin_array();
+  for (const MetricTrend& m : t.metrics)
+    for (const TrendChangePoint& c : m.change_points) {
+      j.begin_object();
+      j.key("metric").value(m.metric);
+      j.key("before_commit").value(c.before_commit);
+      j.key("after_commit").value(c.after_commit);
+      j.key("change_pct").value(c.change_pct);
+      j.key("p_value").value(c.p_value);
+      j.key("index").value(static_cast<std::uint64_t>(c.index));
+      j.key("before_run_id").value(c.before_run_id);
+      j.key("after_run_id").value(c.after_run_id);
+      j.key("before_mean").value(c.before_mean);
+      j.key("after_mean").value(c.after_mean);
+      j.key("q_hat").value(c.q_hat);
+      j.key("direction").value(c.direction);
+      j.end_object();
+    }
+  j.end_array();
+}
+
+void write_series(JsonWriter& j, const TrendReport& t) {
+  j.key("series").begin_object();
+  for (const MetricTrend& m : t.metrics) {
+    j.key(m.metric).begin_array();
+    for (const TrendPoint& p : m.points) {
+      j.begin_object();
+      j.key("commit").value(p.commit);
+      j.key("value").value(p.value);
+      j.key("run_id").value(p.run_id);
+      j.key("branch").value(p.branch);
+      j.key("time").value(p.time);
+      j.end_object();
+    }
+    j.end_array();
+  }
+  j.end_object();
+}
+
+void write_metrics(JsonWriter& j, const TrendReport& t) {
+  j.key("metrics").begin_object();
+  for (const MetricTrend& m : t.metrics) {
+    j.key(m.metric).begin_object();
+    j.key("unit").value(m.unit);
+    j.key("rule").value(m.rule);
+    j.key("better").value(m.better);
+    j.key("runs_without_value").value(static_cast<std::uint64_t>(m.runs_without_value));
+    if (m.band) {
+      const TrendBand& b = *m.band;
+      j.key("band").begin_object();
+      j.key("kind").value(b.kind);
+      j.key("center").value(b.center);
+      j.key("low").value(b.low);
+      j.key("high").value(b.high);
+      j.key("runs").value(static_cast<std::uint64_t>(b.runs));
+      j.key("rule").value(b.rule);
+      j.key("limit").value(b.limit);
+      j.end_object();
+    } else {
+      j.key("band").null();
+    }
+    j.end_object();
+  }
+  j.end_object();
+}
+
+void write_settings(JsonWriter& j, const TrendSettings& s) {
+  j.key("settings").begin_object();
+  j.key("history").value(s.source);
+  j.key("branch").value(s.branch);
+  j.key("last").value(static_cast<std::uint64_t>(s.last));
+  j.key("band_runs").value(static_cast<std::uint64_t>(s.band_runs));
+  j.key("method").value("e-divisive means, alpha 1, permutation test");
+  j.key("permutations").value(static_cast<std::uint64_t>(s.detection.permutations));
+  j.key("max_p_value").value(s.detection.max_p_value);
+  j.key("min_segment").value(static_cast<std::uint64_t>(s.detection.min_segment));
+  j.key("seed").value(static_cast<std::uint64_t>(s.detection.seed));
+  j.end_object();
+}
+
+}  // namespace
+
+std::string render_trend_json(const TrendReport& t) {
+  JsonWriter j;
+  j.begin_object();
+  write_change_points(j, t);
+  write_series(j, t);
+  j.key("schema").value(t.schema);
+  j.key("tool_version").value(t.tool_version);
+  j.key("runs").value(static_cast<std::uint64_t>(t.runs));
+  write_metrics(j, t);
+  write_settings(j, t.settings);
+  j.end_object();
+  return j.str();
+}
+
+}  // namespace perfgate

@@ -1,0 +1,84 @@
+#include "render/trend_text.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "perfgate/units.h"
+#include "render/cell_format.h"
+
+namespace perfgate {
+namespace {
+
+bool is_hex_id(const std::string& s) {
+  return s.size() > 12 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// The unit words of a formatted value ("12.10 ms" -> " ms"; "55.5%" -> "%"), or empty.
+std::string unit_suffix(const std::string& text) {
+  std::size_t end = text.find_last_of("0123456789");
+  return end == std::string::npos ? "" : text.substr(end + 1);
+}
+
+}  // namespace
+
+std::string run_label(const std::string& commit, std::int64_t run_id) {
+  if (commit.empty()) return fmt::format("run {}", run_id);
+  if (is_hex_id(commit)) return commit.substr(0, 10);
+  return shorten(commit, 40);
+}
+
+std::string point_label(const TrendPoint& point) {
+  return run_label(point.commit, point.run_id);
+}
+
+std::string change_text(const TrendChangePoint& change) {
+  return change.change_pct ? fmt::format("{:+.1f}%", *change.change_pct) : "n/a";
+}
+
+std::string p_value_text(double p) {
+  return fmt::format("{:.3f}", p);
+}
+
+std::string band_text(const TrendBand& band, const std::string& unit) {
+  std::string range = fmt::format("{} to {}", format_value(band.low, unit), format_value(band.high, unit));
+  std::string runs = band.runs == 1 ? "the last run" : fmt::format("the last {} runs", band.runs);
+  if (band.kind == "gate-limit") {
+    // The limit as the rule writes it has the bad direction's sign ("+3%", "-5 pts").
+    std::string_view size = band.limit;
+    if (size.starts_with('+') || size.starts_with('-')) size.remove_prefix(1);
+    return fmt::format("{}: median of {} ± {} ({})", range, runs, size, band.rule);
+  }
+  return fmt::format("{}: quartiles of {}", range, runs);
+}
+
+std::string trend_summary(const TrendReport& trend) {
+  std::size_t changes = 0;
+  for (const MetricTrend& m : trend.metrics) changes += m.change_points.size();
+  return fmt::format("{} change point{} in {} metric{} over {} run{}", changes, changes == 1 ? "" : "s",
+                     trend.metrics.size(), trend.metrics.size() == 1 ? "" : "s", trend.runs,
+                     trend.runs == 1 ? "" : "s");
+}
+
+std::string recent_values_text(const ReportMetricTrend& trend, const std::string& current_open,
+                               const std::string& current_close) {
+  std::vector<std::string> texts;
+  for (const ReportTrendPoint& p : trend.points) texts.push_back(format_value(p.value, trend.unit));
+  if (texts.empty()) return "";
+  std::string suffix = unit_suffix(texts.back());
+  bool one_unit = std::all_of(texts.begin(), texts.end(), [&](const std::string& t) {
+    return unit_suffix(t) == suffix && t.size() > suffix.size();
+  });
+  std::string out;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    bool last = i + 1 == texts.size();
+    std::string value = one_unit && !last ? texts[i].substr(0, texts[i].size() - suffix.size()) : texts[i];
+    if (trend.points[i].is_current) value = current_open + value + current_close;
+    out += (i ? " → " : "") + value;
+  }
+  return out;
+}
+
+}  // namespace perfgate

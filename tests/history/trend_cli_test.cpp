@@ -1,0 +1,110 @@
+// `perfgate history trend` end to end: 30 JSON reports of the bundled example, their metrics
+// edited (2% noise; the median step 10% slower from the 18th run on), imported with a commit each,
+// then the trend names the commits around the step; 30 runs of pure noise have no change point.
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
+
+#include "history/history_runs.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace json = boost::json;
+
+// The example's report, analysed once.
+const json::object& example_report() {
+  static const json::object report = [] {
+    std::string path = temp_dir() + "/example.json";
+    std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
+    run_perfgate("analyze " + example + " -q --json " + path);
+    return json::parse(read_text(path)).as_object();
+  }();
+  return report;
+}
+
+// A history of 30 runs: each gated metric of the example with 2% noise, the median step 10%
+// slower from run index kPlantedAt on when `step`. Returns the history's path and the commits.
+std::pair<std::string, std::vector<std::string>> recorded_history(std::uint64_t seed, bool step) {
+  std::string dir = temp_dir(), db = dir + "/history.db";
+  const json::object& metrics = example_report().at("metrics").as_object();
+  std::vector<std::vector<double>> noisy;
+  std::vector<std::string> names = {"steps.median_us", "gpu.utilization_pct", "breakdown.dataloader_pct"};
+  for (std::size_t m = 0; m < names.size(); ++m) {
+    double level = metrics.at(names[m]).to_number<double>();
+    noisy.push_back(noisy_series(
+        kPlantedRuns, seed + m,
+        [&](std::size_t i) { return m == 0 && step && i >= kPlantedAt ? level * 1.1 : level; }, 2));
+  }
+  std::vector<std::string> commits;
+  for (std::size_t i = 0; i < kPlantedRuns; ++i) {
+    json::object report = example_report();
+    for (std::size_t m = 0; m < names.size(); ++m) report["metrics"].as_object()[names[m]] = noisy[m][i];
+    std::string path = write_text(fmt::format("{}/run{:02}.json", dir, i), json::serialize(report));
+    commits.push_back(commit_of(i));
+    CommandResult r =
+        run_perfgate(fmt::format("history import {} {} --branch main --commit {}", db, path, commits[i]));
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+  }
+  return {db, commits};
+}
+
+TEST(TrendCli, FindsAStepPlantedInThirtyRecordedRunsAtTheRightCommit) {
+  auto [db, commits] = recorded_history(1, true);
+  std::string dir = temp_dir();
+  CommandResult r = run_perfgate(
+      fmt::format("history trend {} --branch main --json {}/trend.json --html {}/trend.html --md {}/trend.md",
+                  db, dir, dir, dir));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("1 change point in 5 metrics over 30 runs"), std::string::npos) << r.out;
+  json::object trend = json::parse(read_text(dir + "/trend.json")).as_object();
+  const json::array& changes = trend.at("change_points").as_array();
+  ASSERT_EQ(changes.size(), 1u) << read_text(dir + "/trend.json");
+  EXPECT_EQ(changes[0].at("metric").as_string(), "steps.median_us");
+  EXPECT_EQ(changes[0].at("before_commit").as_string(), commits[kPlantedAt - 1]);
+  EXPECT_EQ(changes[0].at("after_commit").as_string(), commits[kPlantedAt]);
+  EXPECT_NEAR(changes[0].at("change_pct").to_number<double>(), 10, 2.5);
+  EXPECT_LE(changes[0].at("p_value").to_number<double>(), 0.001);
+  const json::array& steps = trend.at("series").at("steps.median_us").as_array();
+  ASSERT_EQ(steps.size(), kPlantedRuns);
+  for (std::size_t i = 0; i < kPlantedRuns; ++i) EXPECT_EQ(steps[i].at("commit").as_string(), commits[i]);
+  EXPECT_NE(read_text(dir + "/trend.html").find("<svg"), std::string::npos);
+  EXPECT_NE(read_text(dir + "/trend.md").find("### steps.median\\_us"), std::string::npos);
+}
+
+TEST(TrendCli, ThirtyRunsOfPureNoiseHaveNoChangePoint) {
+  auto [db, commits] = recorded_history(2, false);
+  std::string json_path = temp_dir() + "/trend.json";
+  CommandResult r = run_perfgate(fmt::format("history trend {} --json {}", db, json_path));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("0 change points in 5 metrics over 30 runs"), std::string::npos) << r.out;
+  json::object trend = json::parse(read_text(json_path)).as_object();
+  EXPECT_TRUE(trend.at("change_points").as_array().empty());
+  EXPECT_EQ(trend.at("series").at("steps.median_us").as_array().size(), kPlantedRuns);
+}
+
+TEST(TrendCli, ChoosesMetricsAndRejectsUnknownOnes) {
+  auto [db, commits] = recorded_history(3, true);
+  std::string json_path = temp_dir() + "/trend.json";
+  CommandResult one = run_perfgate(
+      fmt::format("history trend {} --metric steps.median_us --last 10 -q --json {}", db, json_path));
+  ASSERT_EQ(one.exit_code, 0) << one.out;
+  EXPECT_TRUE(one.out.empty()) << one.out;
+  json::object trend = json::parse(read_text(json_path)).as_object();
+  EXPECT_EQ(trend.at("series").as_object().size(), 1u);
+  ASSERT_EQ(trend.at("series").at("steps.median_us").as_array().size(), 10u) << "the last 10 runs";
+  EXPECT_EQ(trend.at("series").at("steps.median_us").as_array()[0].at("commit").as_string(), commits[20]);
+
+  CommandResult unknown = run_perfgate(fmt::format("history trend {} --metric steps.median", db));
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
+  EXPECT_NE(unknown.out.find("did you mean"), std::string::npos) << unknown.out;
+  CommandResult missing = run_perfgate("history trend " + temp_dir() + "/nothing-here.sqlite");
+  EXPECT_EQ(missing.exit_code, 3) << missing.out;
+  CommandResult unwritable = run_perfgate(fmt::format("history trend {} --json /nonexistent-dir/t.json", db));
+  EXPECT_EQ(unwritable.exit_code, 3) << unwritable.out;
+}
+
+}  // namespace
+}  // namespace perfgate::testing
