@@ -49,10 +49,32 @@ TEST(HistoryCli, RecordedRunsBecomeTheBaseline) {
   // The same history fails a run whose steps are 2 ms (22%) slower.
   TrainingRun slow = steady();
   for (double& e : slow.extra_us) e += 2000;
+  std::string slow_report = dir + "/slow.json";
+  std::string other_db = dir + "/other.db";  // recorded elsewhere, so the runs below see two
   CommandResult regressed = run_perfgate(
-      fmt::format("analyze {} --no-color --baseline {}", training_trace_file(dir, slow, "slow"), db));
+      fmt::format("analyze {} --no-color --baseline {} --history {} --record --commit cccccccccc --json {}",
+                  training_trace_file(dir, slow, "slow"), db, other_db, slow_report));
   EXPECT_EQ(regressed.exit_code, 1) << regressed.out;
   EXPECT_TRUE(contains(regressed.out, "FAIL  regression.step-time")) << regressed.out;
+  // The finding shows the metric's recent values: the two recorded runs, then this one.
+  EXPECT_TRUE(contains(regressed.out, "recent: ")) << regressed.out;
+  EXPECT_TRUE(contains(regressed.out, "(this run)")) << regressed.out;
+  json::value slow_parsed = json::parse(read_text(slow_report));
+  bool found = false;
+  for (const json::value& t : slow_parsed.at("baseline").at("trends").as_array()) {
+    if (t.at("metric").as_string() != "steps.median_us") continue;
+    found = true;
+    const json::array& points = t.at("points").as_array();
+    ASSERT_EQ(points.size(), 3u);
+    EXPECT_EQ(points[0].at("commit").as_string(), "aaaaaaaaaa");
+    EXPECT_EQ(points[1].at("commit").as_string(), "bbbbbbbbbb");
+    EXPECT_EQ(points[2].at("commit").as_string(), "cccccccccc");
+    EXPECT_TRUE(points[2].at("is_current").as_bool());
+    // The current run's value is its median step, 2 ms above the recorded ones.
+    EXPECT_NEAR(points[2].at("value").to_number<double>() - points[1].at("value").to_number<double>(), 2000,
+                20);
+  }
+  EXPECT_TRUE(found);
 
   // --baseline-runs 1: the last run only.
   CommandResult last =
