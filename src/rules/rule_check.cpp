@@ -21,6 +21,14 @@ namespace {
 constexpr std::array<std::string_view, 3> kPrefixes = {"baseline.", "delta.", "ratio."};
 constexpr std::array<std::string_view, 2> kStepTestMetrics = {"steps.mean_us", "steps.median_us"};
 
+// An expression quoted in an error: whole when short, else its start (a 100,000-term expression
+// would bury the message).
+std::string shortened(const std::string& text) {
+  constexpr std::size_t kShown = 60;
+  if (text.size() <= kShown) return text;
+  return fmt::format("{}... ({} characters)", text.substr(0, kShown), text.size());
+}
+
 std::pair<std::string_view, std::string_view> split_prefix(std::string_view name) {
   for (std::string_view p : kPrefixes)
     if (name.starts_with(p)) return {p, name.substr(p.size())};
@@ -133,7 +141,7 @@ class RuleChecker {
         if (!is_metric_reference(name))
           error(key, fmt::format("unknown metric '{}' in '{}'{}", name, key, metric_suggestion(name)));
     } catch (const std::invalid_argument& e) {
-      error(key, fmt::format("invalid expression in '{}': {}: {}", key, text, e.what()));
+      error(key, fmt::format("invalid expression in '{}': {}: {}", key, shortened(text), e.what()));
     }
   }
 
@@ -242,7 +250,7 @@ class RuleChecker {
       Expression where(q.where);
       for (const std::string& name : where.variables()) column("where", name);
     } catch (const std::invalid_argument& e) {
-      error("offenders", fmt::format("invalid expression in 'where': {}: {}", q.where, e.what()));
+      error("offenders", fmt::format("invalid expression in 'where': {}: {}", shortened(q.where), e.what()));
     }
   }
 

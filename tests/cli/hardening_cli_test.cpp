@@ -1,0 +1,53 @@
+// Issue 13 (hardening): hostile rule files, outputs and inputs through the perfgate binary.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+std::string flat_sum(int terms) {
+  std::string text = "1";
+  for (int i = 1; i < terms; ++i) text += "+1";
+  return text;
+}
+
+std::string rule_with_value(const std::string& value) {
+  return "rules:\n  - id: x.deep\n    title: deep\n    value: \"" + value + "\"\n    warn: 1\n";
+}
+
+// A stack overflow used to kill every command that read these expressions.
+TEST(Hardening, DeepAndLongExpressionsAreRuleFileErrors) {
+  std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
+  std::string deep = std::string(10000, '(') + "1" + std::string(10000, ')');
+  std::string rules = write_text(temp_dir() + "/deep.yaml", rule_with_value(deep));
+  CommandResult check = run_perfgate("rules check " + rules);
+  EXPECT_EQ(check.exit_code, 2) << check.out;
+  EXPECT_TRUE(contains(check.out, rules + ":4:")) << check.out.substr(0, 500);
+  EXPECT_TRUE(contains(check.out, "error: rule 'x.deep': invalid expression in 'value'"))
+      << check.out.substr(0, 500);
+  EXPECT_TRUE(contains(check.out, "nesting deeper than 64 at position 65")) << check.out.substr(0, 500);
+  EXPECT_LT(check.out.size(), 1000u);  // the expression is not quoted whole
+  CommandResult analyze = run_perfgate("analyze " + trace + " --rules " + rules);
+  EXPECT_EQ(analyze.exit_code, 2);
+
+  std::string flat = write_text(temp_dir() + "/flat.yaml", rule_with_value(flat_sum(100000)));
+  CommandResult long_check = run_perfgate("rules check " + flat);
+  EXPECT_EQ(long_check.exit_code, 2);
+  EXPECT_TRUE(contains(long_check.out, "more than 1000 terms")) << long_check.out.substr(0, 500);
+  EXPECT_EQ(run_perfgate("analyze " + trace + " --rules " + flat).exit_code, 2);
+
+  CommandResult set =
+      run_perfgate("analyze " + trace + " --set 'gpu.low-utilization.condition=" + deep + "'");
+  EXPECT_EQ(set.exit_code, 2);
+  EXPECT_TRUE(contains(set.out, "nesting deeper than 64")) << set.out.substr(0, 500);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
