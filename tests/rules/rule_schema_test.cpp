@@ -365,6 +365,25 @@ TEST(RuleSchema, HostileFilesAreRefusedCleanly) {
             std::string::npos);
 }
 
+// Issue 13: a self-referencing alias made a cyclic node graph that the node count walked forever
+// (stack overflow); aliases that deepen a tree beyond any rule file's shape are refused too.
+TEST(RuleSchema, CyclicAndDeepAliasesAreRefused) {
+  EXPECT_NE(load_error("x: &a [*a]\n").find(":1:8: error: the alias refers to a node that contains it"),
+            std::string::npos)
+      << load_error("x: &a [*a]\n");
+  EXPECT_NE(load_error("x: &a {b: [1, {c: *a}]}\n").find(":1:19: error: the alias refers to a node"),
+            std::string::npos);
+  // Each line nests the previous anchor 30 levels deeper: linear text, a tree 300 levels deep.
+  std::string deep = "a0: &a0 1\n";
+  for (int i = 1; i <= 10; ++i)
+    deep += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " " + std::string(30, '[') + "*a" +
+            std::to_string(i - 1) + std::string(30, ']') + "\n";
+  EXPECT_NE(load_error(deep).find("nested more than 64 levels (through aliases)"), std::string::npos)
+      << load_error(deep);
+  // A shared (acyclic) alias is still fine.
+  EXPECT_EQ(load_error("x: &a [1]\ny: [*a, *a]\n").find("alias"), std::string::npos);
+}
+
 TEST(RuleSchema, ThePluginSetKeepsTheDefaultRules) {
   RuleSet plugin = load_rules({"tb-plugin"});
   EXPECT_EQ(plugin.rules.size(), load_rules({}).rules.size());
