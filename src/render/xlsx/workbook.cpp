@@ -26,9 +26,11 @@ const char* number_format(std::string_view unit) {
 
 }  // namespace
 
-Workbook::Workbook(const std::string& path, bool constant_memory, time_t created) : path_(path) {
+Workbook::Workbook(const std::string& path, const std::string& tmpdir, bool constant_memory, time_t created)
+    : path_(path), tmpdir_(tmpdir) {
   lxw_workbook_options options{};
   options.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
+  options.tmpdir = tmpdir_.data();
   wb_ = xlsx_library().workbook_new_opt(path.c_str(), &options);
   if (!wb_) throw OutputError("cannot create the workbook file");
   lxw_doc_properties properties{};
