@@ -10,6 +10,7 @@
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/escape.h"
 
 namespace perfgate::cli {
 namespace {
@@ -91,7 +92,7 @@ bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& 
     try {
       write();
     } catch (const OutputError& e) {
-      std::cerr << "perfgate: " << e.what() << '\n';
+      std::cerr << "perfgate: " << log_text(e.what()) << '\n';
       ok = false;
     }
   };
