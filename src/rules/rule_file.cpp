@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analyse/pattern_set.h"
+#include "model/utf8.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "rules/classification_section.h"
@@ -89,6 +90,7 @@ class RuleFileReader {
     if (source.text.size() > kMaxRuleFileBytes)
       throw ConfigError(
           fmt::format("{}: error: rule file is larger than {} bytes", source.label, kMaxRuleFileBytes));
+    check_utf8(source);
     try {
       if (auto cycle = find_cyclic_alias(source.text))
         throw ConfigError(
@@ -108,6 +110,23 @@ class RuleFileReader {
     } catch (const YAML::Exception& e) {
       throw ConfigError(fmt::format("{}:{}:{}: error: invalid YAML: {}", source.label, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
+    }
+  }
+
+  // YAML is Unicode text: rule texts end up in every report, so bad bytes are refused with their
+  // position rather than carried into the outputs.
+  static void check_utf8(const RuleSource& source) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < source.text.size();) {
+      std::size_t n = utf8_sequence(source.text, i);
+      if (n == 0)
+        throw ConfigError(
+            fmt::format("{}:{}:{}: error: invalid UTF-8 (byte 0x{:02x}); save the file as UTF-8",
+                        source.label, line, column, static_cast<unsigned char>(source.text[i])));
+      bool newline = source.text[i] == '\n';
+      line += newline ? 1 : 0;
+      column = newline ? 1 : column + 1;
+      i += n;
     }
   }
 

@@ -314,7 +314,7 @@ TEST(RuleSchema, CommandLineOverrides) {
                    "'gpu.low-utilization'?"),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("--set gpu.idle.warn=abc: error: rule 'gpu.idle': 'warn' must be a number"),
+  EXPECT_NE(e.find("--set gpu.idle.warn=abc: error: rule 'gpu.idle': 'warn' must be a finite number"),
             std::string::npos);
   EXPECT_NE(e.find("--set nonsense: error: expected ID.KEY=VALUE"), std::string::npos);
   EXPECT_NE(e.find("--disable nope: error: no rule 'nope'"), std::string::npos);
@@ -380,6 +380,9 @@ TEST(RuleSchema, CyclicAndDeepAliasesAreRefused) {
             std::to_string(i - 1) + std::string(30, ']') + "\n";
   EXPECT_NE(load_error(deep).find("nested more than 64 levels (through aliases)"), std::string::npos)
       << load_error(deep);
+  // Rule texts reach every report: bad UTF-8 is refused where it is.
+  EXPECT_NE(load_error("# ok\nrules: [\"\xff\"]\n").find(":2:10: error: invalid UTF-8 (byte 0xff)"),
+            std::string::npos);
   // A shared (acyclic) alias is still fine.
   EXPECT_EQ(load_error("x: &a [1]\ny: [*a, *a]\n").find("alias"), std::string::npos);
 }

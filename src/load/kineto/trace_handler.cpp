@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "load/kineto/event_builder.h"
+#include "model/utf8.h"
 
 namespace perfgate::kineto {
 namespace {
@@ -262,6 +263,14 @@ bool TraceHandler::on_string(string_view s, std::size_t, error_code& ec) {
   if (!text_.empty()) {
     text_.append(value);
     value = text_;
+  }
+  // The parser allows invalid UTF-8 (Kineto has written raw bytes in names): repaired here, once,
+  // so that every name the model holds, and every output, is valid UTF-8.
+  if (!is_valid_utf8(value)) {
+    std::size_t replaced = 0;
+    repaired_ = repair_utf8(value, replaced);
+    value = repaired_;
+    ++invalid_utf8_;
   }
   bool ok = string_value(value, ec);
   text_.clear();
