@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -52,7 +53,8 @@ std::string placeholder_suggestion(std::string_view name, const std::vector<std:
 std::optional<double> parse_number(std::string_view text) {
   double v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  // from_chars reads "nan", "inf" and "infinity": a non-finite threshold would never fire.
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -161,9 +163,9 @@ class RuleChecker {
     if (text.empty()) return std::nullopt;
     auto v = parse_number(text);
     if (!v)
-      error(key,
-            fmt::format("'{}' must be a number; got '{}' (a change such as '+5%' needs 'compare: baseline')",
-                        key, text));
+      error(key, fmt::format("'{}' must be a finite number; got '{}' (a change such as '+5%' needs 'compare: "
+                             "baseline')",
+                             key, text));
     return v;
   }
 

@@ -365,6 +365,26 @@ TEST(RuleSchema, HostileFilesAreRefusedCleanly) {
             std::string::npos);
 }
 
+// Issue 13: a NaN or infinite threshold never fires, so it silently disabled the rule.
+TEST(RuleSchema, NonFiniteThresholdsAreRefused) {
+  for (const char* value : {"nan", "inf", "-inf", "infinity", "1e400"}) {
+    std::string e = config_error([&] {
+      RuleSet s = load_rules({});
+      apply_rule_overrides(s, {std::string("gpu.idle.warn=") + value}, {});
+    });
+    EXPECT_NE(e.find("'warn' must be a finite number"), std::string::npos) << value << ": " << e;
+  }
+  std::string yaml = load_error(R"(rules:
+  - id: gpu.idle
+    fail: .nan
+  - id: steps.unstable
+    alpha: .inf
+)");
+  EXPECT_NE(yaml.find(":3:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("error: rule 'gpu.idle': 'fail' must be a finite number"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("'alpha' must be a finite number"), std::string::npos) << yaml;
+}
+
 // Issue 13: a self-referencing alias made a cyclic node graph that the node count walked forever
 // (stack overflow); aliases that deepen a tree beyond any rule file's shape are refused too.
 TEST(RuleSchema, CyclicAndDeepAliasesAreRefused) {
