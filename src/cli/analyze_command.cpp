@@ -92,6 +92,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   if (a.profiles.empty())
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
+  check_output_paths(a.outputs, a.profiles, a.baseline_paths);
 
   AnalysisOptions options;
   options.window.iter_start = a.iter_start;

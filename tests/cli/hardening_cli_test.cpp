@@ -1,6 +1,9 @@
 // Issue 13 (hardening): hostile rule files, outputs and inputs through the perfgate binary.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <string>
 
 #include "support/helpers.h"
@@ -47,6 +50,51 @@ TEST(Hardening, DeepAndLongExpressionsAreRuleFileErrors) {
       run_perfgate("analyze " + trace + " --set 'gpu.low-utilization.condition=" + deep + "'");
   EXPECT_EQ(set.exit_code, 2);
   EXPECT_TRUE(contains(set.out, "nesting deeper than 64")) << set.out.substr(0, 500);
+}
+
+// Issue 13: output paths that could not work, or would overwrite an input, are usage errors.
+TEST(Hardening, BadOutputPathsAreUsageErrors) {
+  std::string dir = temp_dir();
+  std::string trace = TraceBuilder().op("a", 1, 2).write(dir + "/t.json");
+  std::string before = read_text(trace);
+  CommandResult folder = run_perfgate("analyze " + trace + " --xlsx " + dir);
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_TRUE(contains(folder.out, "--xlsx " + dir + ": is a folder")) << folder.out;
+  CommandResult same = run_perfgate("analyze " + trace + " --json " + dir + "/r --html " + dir + "/./r");
+  EXPECT_EQ(same.exit_code, 2);
+  EXPECT_TRUE(contains(same.out, "name the same file")) << same.out;
+  CommandResult empty = run_perfgate("analyze " + trace + " --json ''");
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  CommandResult input = run_perfgate("analyze " + trace + " --md " + trace);
+  EXPECT_EQ(input.exit_code, 2);
+  EXPECT_TRUE(contains(input.out, "is the input")) << input.out;
+  CommandResult baseline = run_perfgate("analyze " + trace + " --baseline " + trace + " --json " + trace);
+  EXPECT_EQ(baseline.exit_code, 2);
+  EXPECT_EQ(read_text(trace), before);
+}
+
+// Reports get 0666 less the umask when new, and keep the mode of a file they replace.
+TEST(Hardening, ReportModesHonourTheUmaskAndTheExistingFile) {
+  namespace fs = std::filesystem;
+  std::string dir = temp_dir();
+  std::string trace = TraceBuilder().op("a", 1, 2).write(dir + "/t.json");
+  auto mode = [](const std::string& p) { return static_cast<unsigned>(fs::status(p).permissions()) & 0777u; };
+  mode_t saved = ::umask(027);  // inherited by perfgate
+  CommandResult r =
+      run_perfgate("analyze " + trace + " --json " + dir + "/new.json --xlsx " + dir + "/new.xlsx");
+  ::umask(saved);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(mode(dir + "/new.json"), 0640u);
+  EXPECT_EQ(mode(dir + "/new.xlsx"), 0640u);
+  for (const char* name : {"/kept.json", "/kept.xlsx"}) {
+    write_text(dir + name, "old");
+    fs::permissions(dir + name, fs::perms::owner_read | fs::perms::owner_write);
+  }
+  ASSERT_EQ(run_perfgate("analyze " + trace + " --json " + dir + "/kept.json --xlsx " + dir + "/kept.xlsx")
+                .exit_code,
+            0);
+  EXPECT_EQ(mode(dir + "/kept.json"), 0600u);
+  EXPECT_EQ(mode(dir + "/kept.xlsx"), 0600u);
 }
 
 }  // namespace
