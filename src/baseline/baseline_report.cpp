@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -175,6 +176,9 @@ void read_measurements(const std::string& path, const ParsedReport& report, Base
 }  // namespace
 
 bool is_report_file(const std::string& path) {
+  // Opening a FIFO would block: anything but a regular file is left to the trace loader to refuse.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   GzFile in{gzopen(path.c_str(), "rb")};
   if (!in.f) return false;
   char head[256];

@@ -87,6 +87,8 @@ class TraceHandler {
   bool begin_container(char open, error_code& ec);
   bool end_container(char close, error_code& ec);
   bool string_value(std::string_view s, error_code& ec);
+  bool check_kept_size(std::size_t bytes, error_code& ec);
+  static bool is_integer_arg(Field field);
   bool number_value(const Number& n, error_code& ec);
   bool event_number(const Number& n, error_code& ec);
   bool args_number(const Number& n, error_code& ec);
