@@ -107,3 +107,40 @@ std::uint32_t Capture::launch_info(const KernelLaunchInfo& info) {
 }
 
 }  // namespace perfgate::nsys
+
+namespace perfgate::nsys {
+namespace {
+
+constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
+constexpr TimeNs kMaxDurationNs = 30LL * 24 * 3600 * 1000 * 1000 * 1000;
+
+}  // namespace
+
+bool Capture::usable(const Statement& row, std::string_view table, TimeNs start, TimeNs end) {
+  bool bad_value = row.bad_value();
+  bool bad_time = start < 0 || start >= kMaxTimeNs || end < 0 || end >= kMaxTimeNs;
+  bool reversed = !bad_time && (end < start || end - start > kMaxDurationNs);
+  if (!bad_value && !bad_time && !reversed) return true;
+  auto it = skipped_.find(table);
+  if (it == skipped_.end()) it = skipped_.emplace(std::string(table), Skipped{}).first;
+  ++(bad_value ? it->second.bad_value : bad_time ? it->second.bad_time : it->second.reversed);
+  return false;
+}
+
+std::vector<std::string> Capture::skipped_notes() const {
+  std::vector<std::string> notes;
+  for (const auto& [table, s] : skipped_) {
+    if (s.bad_value > 0)
+      notes.push_back(fmt::format("{} rows of {} skipped: text, a blob or a real number in an integer column",
+                                  s.bad_value, table));
+    if (s.bad_time > 0)
+      notes.push_back(fmt::format("{} rows of {} skipped: a negative or absurd timestamp (at most 2^62 ns)",
+                                  s.bad_time, table));
+    if (s.reversed > 0)
+      notes.push_back(fmt::format(
+          "{} rows of {} skipped: the end is before the start or over 30 days after it", s.reversed, table));
+  }
+  return notes;
+}
+
+}  // namespace perfgate::nsys

@@ -102,6 +102,7 @@ NvtxSummary read_nvtx(Capture& capture) {
     HostEvent e;
     e.start = row.integer(0);
     e.end = row.integer(1);
+    if (!capture.usable(row, table, e.start, e.end)) continue;
     e.thread = capture.thread(global_tid);
     e.kind = HostKind::Annotation;
     if (domain != 0) {
