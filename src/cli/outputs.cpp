@@ -13,6 +13,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/escape.h"
+#include "report/table_limits.h"
 
 namespace perfgate::cli {
 namespace {
@@ -143,6 +144,12 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
          "into DIR")
       ->type_name("DIR")
       ->check(non_empty_path);
+  cmd.add_option_function<std::size_t>(
+         "--max-rows", [](const std::size_t& rows) { set_max_table_rows(rows); },
+         "Rows kept in each table with a row per name (ops, kernels, regions, ...; default 5000): the rest "
+         "become one \"(N more)\" row with their totals, in every output")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
   cmd.add_flag("--timestamp", a.timestamp,
                "Put the time of the run in the reports (off: same input, same bytes)");
 }

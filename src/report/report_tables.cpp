@@ -1,5 +1,6 @@
 // Every report table: its columns (name, unit, description) and how each cell is read from an
 // analysis row. The column lists are the tables' documentation (docs/metrics.md, "Tables").
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "analyse/op_stats.h"
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
+#include "report/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -445,6 +447,20 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                            t.gpu_gaps));
   out.push_back(make_table("timeline", "Step timeline", "GPU activities of the median step, per stream",
                            kTimelineColumns, t.timeline.boxes));
+  // Tables with a row per distinct name grow with the trace: capped (docs/reports.md, "Row limits").
+  static constexpr std::string_view kLimited[] = {"ops",
+                                                  "ops_by_shape",
+                                                  "op_types",
+                                                  "kernels",
+                                                  "kernels_by_op",
+                                                  "kernels_by_iteration",
+                                                  "kernels_by_op_top",
+                                                  "regions",
+                                                  "tc_shapes",
+                                                  "gpu_gaps"};
+  for (ReportTable& table : out)
+    if (std::find(std::begin(kLimited), std::end(kLimited), table.name) != std::end(kLimited))
+      limit_table_rows(table, max_table_rows());
   return out;
 }
 
