@@ -97,5 +97,20 @@ TEST(Hardening, ReportModesHonourTheUmaskAndTheExistingFile) {
   EXPECT_EQ(mode(dir + "/kept.xlsx"), 0600u);
 }
 
+// --max-rows reaches every output through the report model; 0 is a usage error.
+TEST(Hardening, MaxRowsCapsTheTables) {
+  std::string dir = temp_dir();
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  for (int i = 0; i < 4; ++i) t.op("op" + std::to_string(i), 10 + 200.0 * i, 100 + i);
+  std::string trace = t.write(dir + "/t.json");
+  CommandResult r =
+      run_perfgate("analyze " + trace + " --max-rows 2 --json " + dir + "/r.json --md " + dir + "/r.md");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(read_text(dir + "/r.json"), "\"(2 more)\""));
+  EXPECT_TRUE(contains(read_text(dir + "/r.md"), "(2 more)"));
+  EXPECT_EQ(run_perfgate("analyze " + trace + " --max-rows 0").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace perfgate::testing
