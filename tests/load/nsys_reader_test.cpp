@@ -331,6 +331,25 @@ TEST(NsysReader, OutOfRangeRowsAreSkippedAndCounted) {
   EXPECT_DOUBLE_EQ(metric(w, "kernels.total_us"), 2.0);
 }
 
+// Issue 13: names that are not valid UTF-8 are repaired (U+FFFD) and counted in the notes.
+TEST(NsysReader, InvalidUtf8NamesAreRepairedAndCounted) {
+  std::string path =
+      file("utf8.sqlite", schema() + "INSERT INTO StringIds VALUES (9, CAST(X'6b5fff5f6b' AS TEXT));" +
+                              launch(2000, 2500, 1, 10, 10) + kernel(3000, 5000, 1, 10, 9) +
+                              "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, "
+                              "domainId) VALUES (1000, 9000, 59, CAST(X'72c0af' AS TEXT), " +
+                              std::to_string(global_tid(10, 10)) + ", 0);");
+  LoadedRun run = load_run({path});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  ASSERT_EQ(p.gpu_activities.size(), 1u);
+  EXPECT_EQ(p.str(p.gpu_activities[0].name), "k_\xEF\xBF\xBD_k");
+  EXPECT_NE(find_event(p, "r\xEF\xBF\xBD\xEF\xBF\xBD"), nullptr);
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
+    return n.find("2 strings in the export were not valid UTF-8") != std::string::npos;
+  }));
+}
+
 TEST(NsysReader, OpensReadOnlyAndWritesNothingBesideTheFile) {
   std::string dir = temp_dir() + "/readonly_export";
   std::filesystem::create_directories(dir);

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8.h"
+
 namespace perfgate::nsys {
 namespace {
 
@@ -87,7 +89,14 @@ std::string Capture::text(std::int64_t string_id) {
   if (!string_lookup_) return {};
   string_lookup_->reset();
   string_lookup_->bind(1, string_id);
-  return string_lookup_->next() ? std::string(string_lookup_->text(0)) : std::string();
+  return string_lookup_->next() ? valid_text(string_lookup_->text(0)) : std::string();
+}
+
+std::string Capture::valid_text(std::string_view text) {
+  if (is_valid_utf8(text)) return std::string(text);
+  ++invalid_utf8_;
+  std::size_t replaced = 0;
+  return repair_utf8(text, replaced);
 }
 
 StringId Capture::name(std::int64_t string_id) {
@@ -140,6 +149,9 @@ std::vector<std::string> Capture::skipped_notes() const {
       notes.push_back(fmt::format(
           "{} rows of {} skipped: the end is before the start or over 30 days after it", s.reversed, table));
   }
+  if (invalid_utf8_ > 0)
+    notes.push_back(fmt::format(
+        "{} strings in the export were not valid UTF-8: the bad bytes are shown as U+FFFD", invalid_utf8_));
   return notes;
 }
 

@@ -55,7 +55,9 @@ class Capture {
   std::uint32_t thread(std::int64_t global_tid);
   // A StringIds entry interned in the process's pool; "" for an unknown id.
   StringId name(std::int64_t string_id);
-  std::string text(std::int64_t string_id);  // a StringIds entry as text
+  std::string text(std::int64_t string_id);  // a StringIds entry as text, valid UTF-8
+  // `text` as valid UTF-8 (bad bytes as U+FFFD), counting the strings that were not.
+  std::string valid_text(std::string_view text);
   // False, counting the row as skipped, when the row read has a value that is not an integer or
   // times out of range: start and end within [0, 2^62) ns, end not before start, at most 30 days
   // apart (the Kineto reader's limit). Sums and differences of such times never overflow.
@@ -75,6 +77,7 @@ class Capture {
     std::size_t bad_value = 0, bad_time = 0, reversed = 0;
   };
   std::map<std::string, Skipped, std::less<>> skipped_;  // by table
+  std::size_t invalid_utf8_ = 0;                         // strings repaired by valid_text
 };
 
 // The processes that are workers: those with GPU work; failing that, those with CUDA calls or
