@@ -3,6 +3,7 @@
 #include <map>
 
 #include "perfgate/baseline.h"
+#include "report/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -19,7 +20,7 @@ std::vector<BaselineRow> sum_rows(const std::vector<const ReportTable*>& tables,
     for (std::size_t r = 0; r < t->rows.size(); ++r) {
       const auto* name = find_cell(*t, r, "name");
       const auto* text = name ? std::get_if<std::string>(name) : nullptr;
-      if (!text) continue;
+      if (!text || is_more_rows_label(*text)) continue;  // a capped table's "(N more)" row
       BaselineRow& row = by_name[*text];
       row.name = *text;
       row.gpu_us += number(find_cell(*t, r, gpu_column)).value_or(0);

@@ -1,16 +1,18 @@
-// Reads a previous JSON report as the baseline. A report is small next to a trace, so it is read
-// whole into a Boost.JSON DOM; gzip-compressed reports are read the same way (zlib's gzread
-// passes plain files through).
+// Reads a previous JSON report as the baseline: a Boost.JSON DOM of everything but its steps, of
+// which only the durations are kept (report_parser.h); gzip-compressed reports are read the same
+// way (zlib's gzread passes plain files through).
 #include <zlib.h>
 
-#include <boost/json/parser.hpp>
 #include <boost/json/value.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include <fmt/format.h>
 
+#include "baseline/report_parser.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 
@@ -21,6 +23,11 @@ namespace json = boost::json;
 
 constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;
 constexpr std::string_view kSchemaPrefix = "perfgate-report/";
+constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, as some editors save
+// A step longer than 30 days is absurd (the Kineto reader's limit for a duration); a metric beyond
+// 1e30 (in any unit) is too, and its delta or square would overflow.
+constexpr double kMaxStepUs = 30.0 * 24 * 3600 * 1e6;
+constexpr double kMaxMetric = 1e30;
 
 struct GzFile {
   gzFile f;
@@ -28,24 +35,6 @@ struct GzFile {
     if (f) gzclose(f);
   }
 };
-
-std::string read_all(const std::string& path, std::size_t limit) {
-  GzFile in{gzopen(path.c_str(), "rb")};
-  if (!in.f) throw InputError(fmt::format("{}: cannot open the baseline: {}", path, std::strerror(errno)));
-  std::string text;
-  char buffer[1 << 16];
-  int n = 0;
-  while ((n = gzread(in.f, buffer, sizeof buffer)) > 0) {
-    text.append(buffer, static_cast<std::size_t>(n));
-    if (text.size() > limit) break;
-  }
-  if (n < 0) {
-    int code = 0;
-    const char* message = gzerror(in.f, &code);
-    throw InputError(fmt::format("{}: cannot read the baseline: {}", path, message));
-  }
-  return text;
-}
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
   throw InputError(fmt::format("{}: not a usable perfgate report: {}", path, what));
@@ -100,27 +89,27 @@ ReportTable table_of(const std::string& path, std::string_view name, const json:
   return table;
 }
 
-json::object parse_report(const std::string& path) {
-  std::string text = read_all(path, kMaxReportBytes);
-  if (text.size() > kMaxReportBytes) bad(path, "larger than 1 GiB");
-  json::parser parser;
-  boost::system::error_code ec;
-  std::size_t used = parser.write(text.data(), text.size(), ec);
-  if (ec) throw InputError(fmt::format("{}: invalid JSON at byte {}: {}", path, used, ec.message()));
-  json::value root = parser.release();
-  if (!root.is_object()) bad(path, "the top level must be an object");
-  return std::move(root.get_object());
-}
-
 InputFormat format_named(std::string_view name) {
   for (InputFormat f : {InputFormat::KinetoJson, InputFormat::KinetoJsonGzip, InputFormat::NsysSqlite})
     if (name == format_name(f)) return f;
   return InputFormat::Unknown;
 }
 
+// The writer: only perfgate's reports are read (another tool's numbers would be compared as if they
+// were perfgate's); another perfgate version is noted by the gate.
+void read_tool(const std::string& path, const json::object& root, Baseline& b) {
+  const json::value* tool = root.if_contains("tool");
+  if (!tool || !tool->is_object()) bad(path, "no 'tool' object naming the program that wrote it");
+  std::string name = string_at(tool->get_object(), "name");
+  b.info.tool_version = string_at(tool->get_object(), "version");
+  if (name != "perfgate")
+    bad(path, fmt::format("written by '{}' {}, not by perfgate", name.empty() ? "an unnamed tool" : name,
+                          b.info.tool_version.empty() ? "(no version)" : b.info.tool_version));
+  if (b.info.tool_version.empty()) bad(path, "'tool' has no 'version'");
+}
+
 void read_description(const std::string& path, const json::object& root, Baseline& b) {
-  if (const json::value* tool = root.if_contains("tool"); tool && tool->is_object())
-    b.info.tool_version = string_at(tool->get_object(), "version");
+  read_tool(path, root, b);
   for (const json::value& i : array_at(path, root, "inputs")) {
     if (!i.is_object()) bad(path, "'inputs' entries must be objects");
     const json::object& o = i.get_object();
@@ -160,41 +149,52 @@ void read_row_tables(const std::string& path, const json::object& root, Baseline
   b.kernels = kernel_rows(named("kernels"));
 }
 
-void read_measurements(const std::string& path, const json::object& root, Baseline& b) {
-  for (const auto& [name, value] : object_at(path, root, "metrics")) {
+void read_measurements(const std::string& path, const ParsedReport& report, Baseline& b) {
+  for (const auto& [name, value] : object_at(path, report.root, "metrics")) {
     if (!value.is_null() && !number_of(value))
       bad(path, fmt::format("metric '{}' must be a number or null", std::string_view(name)));
-    b.metrics.emplace_back(std::string(name), number_of(value));
+    std::optional<double> v = number_of(value);
+    if (v && !(std::fabs(*v) <= kMaxMetric))
+      bad(path, fmt::format("metric '{}' is {}, beyond any real measurement (at most {:g})",
+                            std::string_view(name), *v, kMaxMetric));
+    b.metrics.emplace_back(std::string(name), v);
   }
-  for (const json::value& s : array_at(path, root, "steps")) {
-    if (!s.is_object()) bad(path, "'steps' entries must be objects");
-    const json::object& o = s.get_object();
-    const json::value* in_window = o.if_contains("in_window");
-    const json::value* duration = o.if_contains("duration_us");
-    if (!duration || !number_of(*duration)) bad(path, "a step needs a numeric 'duration_us'");
-    if (!in_window || (in_window->is_bool() && in_window->get_bool()))
-      b.step_durations_us.push_back(*number_of(*duration));
+  if (!report.has_steps) bad(path, "'steps' must be an array");
+  std::size_t number = 0;
+  for (const ReportStepValues& s : report.steps) {
+    ++number;
+    if (!s.is_object) bad(path, "'steps' entries must be objects");
+    if (!s.duration_us) bad(path, "a step needs a numeric 'duration_us'");
+    if (!(*s.duration_us > 0 && *s.duration_us <= kMaxStepUs))
+      bad(path, fmt::format("step {} has a duration of {} us: it must be positive and at most 30 days",
+                            number, *s.duration_us));
+    if (s.in_window.value_or(true)) b.step_durations_us.push_back(*s.duration_us);
   }
   b.info.steps = b.step_durations_us.size();
-  read_row_tables(path, root, b);
+  read_row_tables(path, report.root, b);
 }
 
 }  // namespace
 
 bool is_report_file(const std::string& path) {
+  // Opening a FIFO would block: anything but a regular file is left to the trace loader to refuse.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return false;
   GzFile in{gzopen(path.c_str(), "rb")};
   if (!in.f) return false;
   char head[256];
   int n = gzread(in.f, head, sizeof head);
   if (n <= 0) return false;
   std::string_view text(head, static_cast<std::size_t>(n));
+  if (text.starts_with(kBom)) text.remove_prefix(kBom.size());
   std::size_t schema = text.find("\"schema\"");
   return schema != std::string_view::npos && text.find(kSchemaPrefix, schema) != std::string_view::npos &&
          text.find_first_not_of(" \t\r\n") == text.find('{');
 }
 
 Baseline read_baseline_report(const std::string& path) {
-  json::object root = parse_report(path);
+  ParsedReport report = parse_report_file(path, kMaxReportBytes);
+  const json::object& root = report.root;
   std::string schema = string_at(root, "schema");
   if (!schema.starts_with(kSchemaPrefix)) bad(path, "no 'schema': \"perfgate-report/1\"");
   if (schema != kReportSchema)
@@ -203,7 +203,7 @@ Baseline read_baseline_report(const std::string& path) {
   b.info.path = path;
   b.info.kind = "report";
   read_description(path, root, b);
-  read_measurements(path, root, b);
+  read_measurements(path, report, b);
   return b;
 }
 

@@ -106,6 +106,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   if (a.profiles.empty())
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
+  check_output_paths(a.outputs, a.profiles, a.baseline_paths);
 
   AnalysisOptions options = analysis_options(a);
   // A malformed --label is a usage error before any work.

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "perfgate/errors.h"
 #include "perfgate/version.h"
+#include "render/escape.h"
 
 int main(int argc, char** argv) {
   using namespace perfgate;
@@ -39,19 +40,19 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("rules")) return rules();
     if (app.got_subcommand("history")) return history();
   } catch (const ConfigError& e) {
-    std::cerr << "perfgate: " << e.what() << '\n';
+    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitUsage;
   } catch (const InputError& e) {
-    std::cerr << "perfgate: " << e.what() << '\n';
+    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitInput;
   } catch (const OutputError& e) {
-    std::cerr << "perfgate: " << e.what() << '\n';
+    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitInput;
   } catch (const std::bad_alloc&) {
     std::cerr << "perfgate: out of memory\n";
     return kExitInput;
   } catch (const std::exception& e) {
-    std::cerr << "perfgate: internal error: " << e.what() << '\n';
+    std::cerr << "perfgate: internal error: " << log_text(e.what()) << '\n';
     return kExitInput;
   }
   return kExitUsage;

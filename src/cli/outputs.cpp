@@ -4,12 +4,16 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/escape.h"
+#include "report/table_limits.h"
 
 namespace perfgate::cli {
 namespace {
@@ -45,13 +49,67 @@ void write_html(const ReportModel& report, const OutputArgs& a) {
   warn_if_large(a.html, html.page.size());
 }
 
+// A FILE or DIR option given as "" would write nothing and still exit 0.
+std::string non_empty_path(const std::string& value) {
+  return value.empty() ? "the path is empty" : "";
+}
+
+// The files the outputs write, each with its option, in the order they are written.
+std::vector<std::pair<std::string, std::string>> output_files(const OutputArgs& a) {
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& [option, path] : {std::pair{"--json", &a.json}, std::pair{"--html", &a.html},
+                                     std::pair{"--md", &a.markdown}, std::pair{"--pr-comment", &a.pr_comment},
+                                     std::pair{"--xlsx", &a.xlsx}, std::pair{"--junit", &a.junit}})
+    if (!path->empty()) files.emplace_back(option, *path);
+  if (!a.html.empty() && a.html_assets == "external") {
+    fs::path dir = fs::path(a.html).parent_path();
+    files.emplace_back("--html-assets external", (dir / kHtmlCssName).string());
+    files.emplace_back("--html-assets external", (dir / kHtmlJsName).string());
+  }
+  if (!a.gitlab.empty()) {
+    files.emplace_back("--gitlab", (fs::path(a.gitlab) / kGitlabCodeQualityName).string());
+    files.emplace_back("--gitlab", (fs::path(a.gitlab) / kGitlabMetricsName).string());
+  }
+  return files;
+}
+
+// Two paths name one file: the same file when both exist, else the same absolute, normal path.
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
+}
+
 }  // namespace
+
+void check_output_paths(const OutputArgs& a, const std::vector<std::string>& profiles,
+                        const std::vector<std::string>& baselines) {
+  auto files = output_files(a);
+  std::vector<std::string> inputs = profiles;
+  inputs.insert(inputs.end(), baselines.begin(), baselines.end());
+  std::error_code ec;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto& [option, path] = files[i];
+    if (fs::is_directory(path, ec))
+      throw ConfigError(fmt::format("{} {}: is a folder; give a file name", option, path));
+    for (std::size_t k = 0; k < i; ++k)
+      if (same_file(files[k].second, path))
+        throw ConfigError(fmt::format("{} {} and {} {} name the same file: each output needs its own",
+                                      files[k].first, files[k].second, option, path));
+    for (const std::string& input : inputs)
+      if (same_file(input, path))
+        throw ConfigError(
+            fmt::format("{} {} is the input {}: perfgate never writes over its inputs", option, path, input));
+  }
+}
 
 void add_output_options(CLI::App& cmd, OutputArgs& a) {
   cmd.add_option("--json", a.json, "Write the JSON report (schema perfgate-report/1) to FILE")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path);
   cmd.add_option("--html", a.html, "Write the HTML report (one self-contained page) to FILE")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path);
   cmd.add_option("--html-assets", a.html_assets,
                  "inline (default), or external: report.css and report.js beside the page, for servers whose "
                  "Content-Security-Policy blocks inline style and script")
@@ -60,7 +118,8 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
       ->type_name("N")
       ->check(CLI::Range(1, 100000));
   cmd.add_option("--md", a.markdown, "Write the Markdown summary (GitHub-flavoured) to FILE")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path);
   cmd.add_option(
          "--md-budget", a.markdown_budget,
          "Largest size of the Markdown summary in bytes (default 1048576, GitHub's job summary limit)")
@@ -68,10 +127,14 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
   cmd.add_option("--pr-comment", a.pr_comment,
                  "Write a compact Markdown summary under 60 KB, for a pull-request comment")
-      ->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path);
   cmd.add_option("--xlsx", a.xlsx, "Write the XLSX workbook (a sheet per table, every row) to FILE")
-      ->type_name("FILE");
-  cmd.add_option("--junit", a.junit, "Write JUnit XML (a test case per rule) to FILE")->type_name("FILE");
+      ->type_name("FILE")
+      ->check(non_empty_path);
+  cmd.add_option("--junit", a.junit, "Write JUnit XML (a test case per rule) to FILE")
+      ->type_name("FILE")
+      ->check(non_empty_path);
   cmd.add_flag(
       "--github", a.github,
       "Print GitHub Actions annotations, and append the Markdown summary to $GITHUB_STEP_SUMMARY when set");
@@ -79,7 +142,14 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
          "--gitlab", a.gitlab,
          "Write GitLab's Code Quality report (gl-code-quality-report.json) and metrics report (metrics.txt) "
          "into DIR")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path);
+  cmd.add_option_function<std::size_t>(
+         "--max-rows", [](const std::size_t& rows) { set_max_table_rows(rows); },
+         "Rows kept in each table with a row per name (ops, kernels, regions, ...; default 5000): the rest "
+         "become one \"(N more)\" row with their totals, in every output")
+      ->type_name("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
   cmd.add_flag("--timestamp", a.timestamp,
                "Put the time of the run in the reports (off: same input, same bytes)");
 }
@@ -91,7 +161,7 @@ bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& 
     try {
       write();
     } catch (const OutputError& e) {
-      std::cerr << "perfgate: " << e.what() << '\n';
+      std::cerr << "perfgate: " << log_text(e.what()) << '\n';
       ok = false;
     }
   };

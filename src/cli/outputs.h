@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "perfgate/render.h"
 #include "perfgate/report.h"
@@ -28,6 +29,10 @@ struct OutputArgs {
 };
 
 void add_output_options(CLI::App& cmd, OutputArgs& args);
+// Refuses (ConfigError, exit 2) an output path that is a folder, two outputs naming one file, and an
+// output that is one of the inputs (traces, baselines), before anything is read.
+void check_output_paths(const OutputArgs& args, const std::vector<std::string>& profiles,
+                        const std::vector<std::string>& baselines);
 
 // Writes every output asked for, each atomically; one that fails does not stop the others.
 // Returns false (after printing each failure on stderr) when any failed.

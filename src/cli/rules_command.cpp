@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
+#include "render/escape.h"
 
 namespace perfgate::cli {
 namespace {
@@ -28,7 +29,7 @@ int check(const RulesArgs& a) {
       std::cout << fmt::format("{}: ok ({} rules, {} enabled; applies {})\n", file, set.rules.size(), enabled,
                                fmt::join(set.sources, " + "));
     } catch (const ConfigError& e) {
-      std::cerr << e.what() << '\n';
+      std::cerr << log_text(e.what()) << '\n';
       code = kExitUsage;
     }
   }

@@ -37,6 +37,21 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   return files;
 }
 
+const char* file_type_name(fs::file_type type) {
+  switch (type) {
+    case fs::file_type::fifo:
+      return "a named pipe";
+    case fs::file_type::socket:
+      return "a socket";
+    case fs::file_type::block:
+      return "a block device";
+    case fs::file_type::character:
+      return "a character device";
+    default:
+      return "not a plain file";
+  }
+}
+
 }  // namespace
 
 std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
@@ -44,8 +59,14 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
   for (const auto& path : paths) {
     std::error_code ec;
     auto status = fs::status(path, ec);
-    if (ec || status.type() == fs::file_type::not_found)
+    if (status.type() == fs::file_type::not_found)
       throw InputError(fmt::format("{}: no such file or folder", path));
+    // A folder on the way without search permission: say so, not "no such file".
+    if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
+    // A FIFO, a device or a socket could block forever or never end.
+    if (!fs::is_directory(status) && !fs::is_regular_file(status))
+      throw InputError(fmt::format("{}: not a regular file or a folder ({}); give a trace file", path,
+                                   file_type_name(status.type())));
     std::vector<std::string> files =
         fs::is_directory(status) ? expand_folder(path) : std::vector<std::string>{path};
     for (auto& file : files) {

@@ -1,5 +1,6 @@
 #include <cstring>
 
+#include "model/utf8.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {
@@ -16,6 +17,16 @@ StringPool::~StringPool() = default;
 
 StringId StringPool::intern(std::string_view text) {
   if (auto it = ids_.find(text); it != ids_.end()) return it->second;
+  // Invalid UTF-8 (raw bytes, overlong forms, encoded surrogates) is repaired once, on first sight:
+  // the repaired text is interned and the original text maps to it. Readers count what they repair
+  // (the Kineto reader as it parses); this is the net under every reader.
+  if (!is_valid_utf8(text)) {
+    std::size_t replaced = 0;
+    std::string repaired = repair_utf8(text, replaced);
+    StringId id = intern(repaired);
+    ids_.emplace(store(text), id);
+    return id;
+  }
   std::string_view stored = store(text);
   auto id = static_cast<StringId>(views_.size());
   views_.push_back(stored);

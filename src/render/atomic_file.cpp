@@ -10,6 +10,7 @@
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/temp_files.h"
 
 namespace perfgate {
 
@@ -21,12 +22,21 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   hidden_name.insert(0, 1, '.');
   hidden_name.append(".tmp.XXXXXX");
   std::string temp = (folder / hidden_name).string();
+  // mkstemp: O_CREAT|O_EXCL with a random name, so a planted file or symlink is never followed.
   int fd = ::mkstemp(temp.data());
   if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  try {
+    register_temp_path(temp);
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temp.c_str());
+    throw;
+  }
   auto fail = [&](const char* what) {
     int err = errno;
     ::close(fd);
     ::unlink(temp.c_str());
+    unregister_temp_path(temp);
     return OutputError(fmt::format("{}: cannot write ({}): {}", path, what, std::strerror(err)));
   };
   const char* data = content.data();
@@ -38,18 +48,21 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     data += n;
     left -= static_cast<std::size_t>(n);
   }
-  if (::fchmod(fd, 0644) != 0) throw fail("chmod");
+  if (::fchmod(fd, static_cast<mode_t>(output_mode(path))) != 0) throw fail("chmod");
   if (::fsync(fd) != 0) throw fail("fsync");
   if (::close(fd) != 0) {
     int err = errno;
     ::unlink(temp.c_str());
+    unregister_temp_path(temp);
     throw OutputError(fmt::format("{}: cannot write (close): {}", path, std::strerror(err)));
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int err = errno;
     ::unlink(temp.c_str());
+    unregister_temp_path(temp);
     throw OutputError(fmt::format("{}: cannot write (rename): {}", path, std::strerror(err)));
   }
+  unregister_temp_path(temp);
 }
 
 }  // namespace perfgate

@@ -1,9 +1,16 @@
 #include "render/escape.h"
 
+#include <fmt/format.h>
+
+#include "model/utf8.h"
+
 namespace perfgate {
 
-std::string html_escape(std::string_view s) {
+std::string html_escape(std::string_view text) {
   std::string out;
+  std::size_t replaced = 0;
+  std::string valid = is_valid_utf8(text) ? std::string() : repair_utf8(text, replaced);
+  std::string_view s = replaced > 0 ? std::string_view(valid) : text;
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
@@ -30,14 +37,7 @@ std::string html_escape(std::string_view s) {
 }
 
 std::string xml_escape(std::string_view s) {
-  std::string clean;
-  clean.reserve(s.size());
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 && c != '\t' && c != '\n' && c != '\r') continue;  // not allowed in XML 1.0
-    clean += c;
-  }
-  return html_escape(clean);
+  return html_escape(xml_safe_text(s));
 }
 
 std::string script_json_escape(std::string_view s) {
@@ -53,11 +53,95 @@ std::string script_json_escape(std::string_view s) {
   return out;
 }
 
+namespace {
+
+// "\\n", "\\x1b", "\\u009b" for control character `c` (C1 when `c1` is true), empty when `c` is
+// printable.
+std::string control_text(unsigned char c, bool c1) {
+  if (c1) return fmt::format("\\u{:04x}", c);
+  switch (c) {
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      return c < 0x20 || c == 0x7f ? fmt::format("\\x{:02x}", c) : std::string();
+  }
+}
+
+// Appends `s` with control characters escaped; `keep` is a control character left as it is (-1:
+// none).
+void append_escaped(std::string& out, std::string_view s, int keep) {
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD for a byte that is not valid UTF-8
+      ++i;
+      continue;
+    }
+    auto u = static_cast<unsigned char>(s[i]);
+    // C1 controls (U+0080..U+009F) are the bytes C2 80..C2 9F in UTF-8; a terminal may read U+009B
+    // as CSI, the start of an escape sequence.
+    bool c1 = n == 2 && u == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+    std::string text;
+    if (c1)
+      text = control_text(static_cast<unsigned char>(s[i + 1]), true);
+    else if (n == 1 && u != keep)
+      text = control_text(u, false);
+    out += text.empty() ? s.substr(i, n) : std::string_view(text);
+    i += n;
+  }
+}
+
+}  // namespace
+
+std::string terminal_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  append_escaped(out, s, -1);
+  return out;
+}
+
+std::string neutralise_workflow_commands(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    std::string_view line = text.substr(start, end == std::string_view::npos ? end : end - start + 1);
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string_view::npos && line.substr(first, 2) == "::") {
+      out += line.substr(0, first);
+      out += '\\';
+      out += line.substr(first);
+    } else {
+      out += line;
+    }
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::string log_text(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  append_escaped(out, message, '\n');
+  return neutralise_workflow_commands(out);
+}
+
 std::string markdown_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) {
+  std::string clean;
+  append_escaped(clean, s, '\n');
+  for (char c : clean) {
     switch (c) {
+      case '@':
+        out += "@\u200b";
+        break;
       case '\\':
       case '|':
       case '`':

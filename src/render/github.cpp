@@ -28,13 +28,16 @@ std::string render_github_annotations(const ReportModel& r) {
     const char* level = level_of(f);
     if (!level) continue;
     if (++count[level] > kPerLevel) continue;
-    std::string message = f.title;
+    // Control characters from traces and rule files shown escaped; the line breaks added here are
+    // encoded by github_data_escape.
+    std::string message = terminal_escape(f.title);
     if (f.value) message += ": " + format_value(f.value, f.unit);
-    if (f.threshold) message += " (limit " + f.threshold_text + ")";
-    if (!f.problem.empty()) message += "\n" + f.problem;
-    if (!f.recommendation.empty()) message += "\n" + f.recommendation;
-    out += fmt::format("::{} title={}::{}\n", level, github_property_escape("perfgate " + f.id),
-                       github_data_escape(message));
+    if (f.threshold) message += " (limit " + terminal_escape(f.threshold_text) + ")";
+    if (!f.problem.empty()) message += "\n" + terminal_escape(f.problem);
+    if (!f.recommendation.empty()) message += "\n" + terminal_escape(f.recommendation);
+    out +=
+        fmt::format("::{} title={}::{}\n", level, github_property_escape("perfgate " + terminal_escape(f.id)),
+                    github_data_escape(message));
   }
   for (const auto& [level, n] : count)
     if (n > kPerLevel)

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "embedded_files.h"
+#include "model/utf8.h"
 
 namespace perfgate {
 
@@ -15,7 +16,11 @@ std::string_view template_text(std::string_view name) {
 std::string render_template(std::string_view name, const TemplateData& data, bool escape) {
   kainjow::mustache::mustache tmpl{std::string(template_text(name))};
   if (!tmpl.is_valid()) throw std::logic_error(std::string(name) + ": " + tmpl.error_message());
-  if (!escape) tmpl.set_custom_escape([](const std::string& s) { return s; });
+  if (!escape)
+    tmpl.set_custom_escape([](const std::string& s) { return s; });
+  else  // invalid UTF-8 and characters HTML forbids never reach the page
+    tmpl.set_custom_escape(
+        [](const std::string& s) { return kainjow::mustache::html_escape<std::string>(xml_safe_text(s)); });
   std::string out = tmpl.render(data);
   if (!tmpl.is_valid()) throw std::logic_error(std::string(name) + ": " + tmpl.error_message());
   return out;

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "perfgate/render.h"
+#include "render/escape.h"
 #include "render/format.h"
 #include "render/terminal_findings.h"
 
@@ -11,11 +12,12 @@ namespace {
 class Lines {
  public:
   explicit Lines(const TerminalOptions& o) : options_(o) {}
+  // `text` may hold names from the trace: its control characters are shown escaped.
   void add(std::string_view label, const std::string& text) {
     if (options_.color)
-      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m{}\n", label, text);
+      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m{}\n", label, terminal_escape(text));
     else
-      out_ += fmt::format("{:<13}{}\n", label, text);
+      out_ += fmt::format("{:<13}{}\n", label, terminal_escape(text));
   }
   std::string str() const { return out_; }
 
@@ -170,7 +172,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     for (const auto& d : w.dropped_steps)
       out.add("Dropped", fmt::format("{}{}: {}", r.workers.size() > 1 ? w.name + " " : "", d.name, d.reason));
   for (const auto& w : r.warnings) out.add("Note", w);
-  return out.str() + terminal_findings(r, options.color);
+  return neutralise_workflow_commands(out.str() + terminal_findings(r, options.color));
 }
 
 }  // namespace perfgate

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "render/cell_format.h"
+#include "render/escape.h"
 #include "render/format.h"
 #include "render/trend_text.h"
 
@@ -46,19 +47,20 @@ bool shown(const ReportFinding& f) {
 std::string finding_block(const ReportModel& r, const ReportFinding& f, const Style& style,
                           std::size_t width) {
   std::string_view label = status_label(f.status);
-  std::string head = fmt::format("  {}{}  {}: {}", style.wrap(label, status_color(f.status)),
-                                 std::string(width - label.size(), ' '), f.id, f.title);
+  std::string head =
+      fmt::format("  {}{}  {}: {}", style.wrap(label, status_color(f.status)),
+                  std::string(width - label.size(), ' '), terminal_escape(f.id), terminal_escape(f.title));
   if (f.value)
     head += fmt::format(" ({}{})", format_value(f.value, f.unit),
-                        f.threshold ? ", limit " + f.threshold_text : "");
+                        f.threshold ? ", limit " + terminal_escape(f.threshold_text) : "");
   std::string out = head + "\n";
   std::string indent(width + 4, ' ');
-  if (!f.problem.empty()) out += indent + f.problem + "\n";
-  if (!f.reason.empty()) out += indent + f.reason + "\n";
+  if (!f.problem.empty()) out += indent + terminal_escape(f.problem) + "\n";
+  if (!f.reason.empty()) out += indent + terminal_escape(f.reason) + "\n";
   if (const ReportMetricTrend* t = find_trend(r, f.metric); t && !t->points.empty())
-    out += indent + "recent: " + recent_values_text(*t) + (t->points.back().is_current ? " (this run)" : "") +
-           "\n";
-  if (!f.recommendation.empty()) out += indent + "-> " + f.recommendation + "\n";
+    out += indent + "recent: " + terminal_escape(recent_values_text(*t)) +
+           (t->points.back().is_current ? " (this run)" : "") + "\n";
+  if (!f.recommendation.empty()) out += indent + "-> " + terminal_escape(f.recommendation) + "\n";
   if (f.gain_pct)
     out += fmt::format("{}estimated gain: up to {} of the step time\n", indent, format_pct(f.gain_pct));
   return out;
@@ -67,7 +69,7 @@ std::string finding_block(const ReportModel& r, const ReportFinding& f, const St
 std::string ids_with(const std::vector<ReportFinding>& findings, FindingStatus status) {
   std::string out;
   for (const auto& f : findings)
-    if (f.status == status) out += (out.empty() ? "" : ", ") + f.id;
+    if (f.status == status) out += (out.empty() ? "" : ", ") + terminal_escape(f.id);
   return out;
 }
 
@@ -109,8 +111,9 @@ std::string slower_rows(const ReportTable& t) {
     const auto* name = find_cell(t, r, "name");
     double change = time_change(t, r);
     if (!name || !std::holds_alternative<std::string>(*name) || change <= 0) break;
-    out += fmt::format("{}{} +{}", shown++ ? " · " : "", shorten(std::get<std::string>(*name), 80),
-                       format_duration_us(change));
+    out +=
+        fmt::format("{}{} +{}", shown++ ? " · " : "",
+                    terminal_escape(shorten(std::get<std::string>(*name), 80)), format_duration_us(change));
   }
   return out;
 }
@@ -134,7 +137,7 @@ std::string terminal_findings(const ReportModel& r, bool color) {
   std::string out;
   if (r.baseline) {
     const ReportBaseline& b = *r.baseline;
-    out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", b.path, b.kind, b.steps,
+    out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", terminal_escape(b.path), b.kind, b.steps,
                        b.hardware_differs ? ", other GPUs" : "");
     out += changes_lines(r);
   }

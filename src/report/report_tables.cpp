@@ -1,5 +1,6 @@
 // Every report table: its columns (name, unit, description) and how each cell is read from an
 // analysis row. The column lists are the tables' documentation (docs/metrics.md, "Tables").
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include "analyse/op_stats.h"
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
+#include "report/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -393,6 +395,21 @@ constexpr std::array<Column<RankRow>, 9> kRankColumns = {{
      [](const RankRow& r) { return metric_cell(r, "breakdown.dataloader_pct"); }},
 }};
 
+// The tables that grow with the number of distinct names in a trace (docs/reports.md, "Row limits").
+bool row_per_name(std::string_view table) {
+  static constexpr std::string_view kTables[] = {"ops",
+                                                 "ops_by_shape",
+                                                 "op_types",
+                                                 "kernels",
+                                                 "kernels_by_op",
+                                                 "kernels_by_iteration",
+                                                 "kernels_by_op_top",
+                                                 "regions",
+                                                 "tc_shapes",
+                                                 "gpu_gaps"};
+  return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
+}
+
 }  // namespace
 
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
@@ -404,47 +421,48 @@ ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int6
 std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWorker& report) {
   const WorkerTables& t = w.tables;
   std::vector<ReportTable> out;
-  out.push_back(make_table("system", "System configuration",
-                           "What the trace says about the machine and the run", kSystemColumns,
-                           system_facts(report)));
-  out.push_back(make_table("gpus", "GPUs", "Each GPU with activity", kGpuColumns, report.gpus));
+  // A table with a row per name is capped as soon as it is made: only one is ever whole.
+  auto add = [&out](ReportTable table) {
+    if (row_per_name(table.name)) limit_table_rows(table, max_table_rows());
+    out.push_back(std::move(table));
+  };
+  add(make_table("system", "System configuration", "What the trace says about the machine and the run",
+                 kSystemColumns, system_facts(report)));
+  add(make_table("gpus", "GPUs", "Each GPU with activity", kGpuColumns, report.gpus));
   std::vector<TopOp> top;
   TimeNs all_self = 0;
   for (const OpRow& r : t.ops) all_self += r.device_self;
   for (std::size_t i = 0; i < t.top_gpu_ops.size(); ++i) top.push_back({i + 1, &t.top_gpu_ops[i], all_self});
-  out.push_back(make_table("top_gpu_ops", "Top 10 GPU ops",
-                           "The ops that launched the most GPU time themselves", kTopOpColumns, top));
-  out.push_back(make_table("iterations", "Iterations", "Each window step", kIterationColumns, t.iterations));
-  out.push_back(make_table("step_breakdown", "Step breakdown",
-                           "The mean window step, split as the plugin does", kBreakdownColumns,
-                           breakdown_shares(w.mean_breakdown)));
-  out.push_back(make_table("ops", "Ops", "Ops that started in the window, by name", kOpColumns, t.ops));
-  out.push_back(ops_by_shape_table(t.ops_by_shape));
-  out.push_back(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
-  out.push_back(kernels_table(t.kernels));
-  out.push_back(make_table("kernels_by_op", "Kernels by op", "Kernels by name and launching op",
-                           kKernelColumns, t.kernels_by_op));
-  out.push_back(make_table("kernels_by_iteration", "Kernels by iteration",
-                           "The 10 longest kernels of each step", kTopKernelColumns, t.kernels_by_iteration));
-  out.push_back(make_table("kernels_by_op_top", "Kernels by op (top)", "The 5 longest kernels of each op",
-                           kTopKernelColumns, t.kernels_by_op_top));
+  add(make_table("top_gpu_ops", "Top 10 GPU ops", "The ops that launched the most GPU time themselves",
+                 kTopOpColumns, top));
+  add(make_table("iterations", "Iterations", "Each window step", kIterationColumns, t.iterations));
+  add(make_table("step_breakdown", "Step breakdown", "The mean window step, split as the plugin does",
+                 kBreakdownColumns, breakdown_shares(w.mean_breakdown)));
+  add(make_table("ops", "Ops", "Ops that started in the window, by name", kOpColumns, t.ops));
+  add(ops_by_shape_table(t.ops_by_shape));
+  add(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
+  add(kernels_table(t.kernels));
+  add(make_table("kernels_by_op", "Kernels by op", "Kernels by name and launching op", kKernelColumns,
+                 t.kernels_by_op));
+  add(make_table("kernels_by_iteration", "Kernels by iteration", "The 10 longest kernels of each step",
+                 kTopKernelColumns, t.kernels_by_iteration));
+  add(make_table("kernels_by_op_top", "Kernels by op (top)", "The 5 longest kernels of each op",
+                 kTopKernelColumns, t.kernels_by_op_top));
   std::vector<RegionShare> regions;
   TimeNs step_time = 0;
   for (const ReportStep& s : report.steps)
     if (s.in_window) step_time += static_cast<TimeNs>(s.duration_us * 1000);
   if (report.steps.empty()) step_time = static_cast<TimeNs>(report.window.wall_us * 1000);
   for (const RegionRow& r : t.regions) regions.push_back({&r, step_time});
-  out.push_back(make_table("regions", "User regions",
-                           "record_function and user annotation ranges (not steps)", kRegionColumns,
-                           regions));
-  out.push_back(make_table("tc_shapes", "Tensor Core shape check",
-                           "Half-precision eligible ops that ran without Tensor Cores, and their dimensions",
-                           kShapeColumns, t.tc_shape_findings));
-  out.push_back(make_table("gpu_gaps", "GPU gaps",
-                           "Gaps of 500 us or more in a GPU's activity, longest first", kGapColumns,
-                           t.gpu_gaps));
-  out.push_back(make_table("timeline", "Step timeline", "GPU activities of the median step, per stream",
-                           kTimelineColumns, t.timeline.boxes));
+  add(make_table("regions", "User regions", "record_function and user annotation ranges (not steps)",
+                 kRegionColumns, regions));
+  add(make_table("tc_shapes", "Tensor Core shape check",
+                 "Half-precision eligible ops that ran without Tensor Cores, and their dimensions",
+                 kShapeColumns, t.tc_shape_findings));
+  add(make_table("gpu_gaps", "GPU gaps", "Gaps of 500 us or more in a GPU's activity, longest first",
+                 kGapColumns, t.gpu_gaps));
+  add(make_table("timeline", "Step timeline", "GPU activities of the median step, per stream",
+                 kTimelineColumns, t.timeline.boxes));
   return out;
 }
 

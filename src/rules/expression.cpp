@@ -13,6 +13,10 @@
 //   unary      := ('-' | '+') unary | power
 //   power      := primary ('^' unary)?
 //   primary    := number | name | name '(' expr (',' expr)* ')' | '(' expr ')'
+//
+// Limits (issue 13): nesting (parentheses, calls, unary operators, '^', '?:') at most kMaxDepth
+// levels and at most kMaxTerms numbers and names, so a hostile rule file cannot overflow the stack
+// while parsing. Nodes are stored children first, so evaluate() is one loop, never a recursion.
 #include "rules/expression.h"
 
 #include <algorithm>
@@ -56,6 +60,9 @@ struct Node {
   std::vector<std::size_t> args;
 };
 
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxTerms = 1000;
+
 constexpr std::string_view kFunctions[] = {"min", "max", "abs", "floor", "ceil", "round"};
 
 bool name_char(char c) {
@@ -94,6 +101,34 @@ class Parser {
     return true;
   }
 
+  // Consumes `token` like accept() and enters one more level of nesting; the caller leaves it with
+  // a Leave guard.
+  bool open(std::string_view token) {
+    skip_space();
+    std::size_t start = at_;
+    if (!accept(token)) return false;
+    if (depth_ == kMaxDepth) {
+      at_ = start;
+      fail(fmt::format("nesting deeper than {}", kMaxDepth));
+    }
+    ++depth_;
+    return true;
+  }
+
+  struct Leave {
+    int& depth;
+    ~Leave() { --depth; }
+  };
+
+  // One more number or name, starting at `start`.
+  void count_term(std::size_t start) {
+    if (terms_ == kMaxTerms) {
+      at_ = start;
+      fail(fmt::format("more than {} terms", kMaxTerms));
+    }
+    ++terms_;
+  }
+
   std::size_t add(Node n) {
     nodes_->push_back(std::move(n));
     return nodes_->size() - 1;
@@ -102,7 +137,8 @@ class Parser {
 
   std::size_t expr() {
     std::size_t condition = or_expr();
-    if (!accept("?")) return condition;
+    if (!open("?")) return condition;
+    Leave leave{depth_};
     std::size_t then = expr();
     if (!accept(":")) fail("expected ':' of '?:'");
     return add({Op::If, 0, 0, "", {condition, then, expr()}});
@@ -122,9 +158,9 @@ class Parser {
 
   std::size_t not_expr() {
     skip_space();
-    if (text_.substr(at_, 2) != "!=" && (accept("!") || accept("not")))
-      return add({Op::Not, 0, 0, "", {not_expr()}});
-    return comparison();
+    if (text_.substr(at_, 2) == "!=" || !(open("!") || open("not"))) return comparison();
+    Leave leave{depth_};
+    return add({Op::Not, 0, 0, "", {not_expr()}});
   }
 
   std::size_t comparison() {
@@ -161,18 +197,26 @@ class Parser {
   }
 
   std::size_t unary() {
-    if (accept("-")) return add({Op::Negate, 0, 0, "", {unary()}});
-    if (accept("+")) return unary();
+    if (open("-")) {
+      Leave leave{depth_};
+      return add({Op::Negate, 0, 0, "", {unary()}});
+    }
+    if (open("+")) {
+      Leave leave{depth_};
+      return unary();
+    }
     std::size_t base = primary();
-    if (accept("^")) return binary(Op::Pow, base, unary());
-    return base;
+    if (!open("^")) return base;
+    Leave leave{depth_};
+    return binary(Op::Pow, base, unary());
   }
 
   std::size_t primary() {
     skip_space();
     if (at_ >= text_.size()) fail("unexpected end of the expression");
     char c = text_[at_];
-    if (accept("(")) {
+    if (open("(")) {
+      Leave leave{depth_};
       std::size_t inner = expr();
       if (!accept(")")) fail("expected ')'");
       return inner;
@@ -183,6 +227,7 @@ class Parser {
   }
 
   std::size_t number() {
+    count_term(at_);
     double v = 0;
     auto [end, ec] = std::from_chars(text_.data() + at_, text_.data() + text_.size(), v);
     if (ec != std::errc()) fail("invalid number");
@@ -195,8 +240,13 @@ class Parser {
     std::size_t start = at_;
     while (at_ < text_.size() && name_char(text_[at_])) ++at_;
     std::string word(text_.substr(start, at_ - start));
+    std::size_t next = text_.find_first_not_of(" \t\n\r\f\v", at_);
+    if (next == std::string_view::npos || text_[next] != '(') count_term(start);  // not a call
     if (word == "true" || word == "false") return add({Op::Number, word == "true" ? 1.0 : 0.0, 0, "", {}});
-    if (accept("(")) return call(word, start);
+    if (open("(")) {
+      Leave leave{depth_};
+      return call(word, start);
+    }
     auto it = std::find(names_->begin(), names_->end(), word);
     if (it == names_->end()) it = names_->insert(names_->end(), word);
     return add({Op::Variable, 0, static_cast<std::size_t>(it - names_->begin()), "", {}});
@@ -220,6 +270,8 @@ class Parser {
   std::size_t at_ = 0;
   std::vector<Node>* nodes_ = nullptr;
   std::vector<std::string>* names_ = nullptr;
+  int depth_ = 0;
+  std::size_t terms_ = 0;
 };
 
 double call(const Node& n, const std::vector<double>& args) {
@@ -244,9 +296,17 @@ struct Expression::Impl {
   std::vector<std::string> names;  // in order of first use while parsing
   std::vector<std::string> sorted;
 
-  double eval(std::size_t i, const std::vector<double>& values) const {
-    const Node& n = nodes[i];
-    auto arg = [&](std::size_t k) { return eval(n.args[k], values); };
+  // Nodes come after their arguments (the parser adds a node once its operands are parsed), so one
+  // pass in order computes every node; the root is the last.
+  double eval(const std::vector<double>& values) const {
+    std::vector<double> results(nodes.size());
+    for (std::size_t i = 0; i < nodes.size(); ++i) results[i] = eval_node(nodes[i], values, results);
+    return results[root];
+  }
+
+  static double eval_node(const Node& n, const std::vector<double>& values,
+                          const std::vector<double>& results) {
+    auto arg = [&](std::size_t k) { return results[n.args[k]]; };
     switch (n.op) {
       case Op::Number:
         return n.number;
@@ -266,6 +326,14 @@ struct Expression::Impl {
         return arg(0) / arg(1);
       case Op::Pow:
         return std::pow(arg(0), arg(1));
+      default:
+        return eval_logic(n, arg);
+    }
+  }
+
+  template <typename Arg>
+  static double eval_logic(const Node& n, const Arg& arg) {
+    switch (n.op) {
       case Op::Lt:
         return truth(arg(0) < arg(1));
       case Op::Le:
@@ -289,8 +357,9 @@ struct Expression::Impl {
         for (std::size_t k = 0; k < n.args.size(); ++k) args.push_back(arg(k));
         return call(n, args);
       }
+      default:
+        return 0;
     }
-    return 0;
   }
 };
 
@@ -317,7 +386,7 @@ std::optional<double> Expression::evaluate(const Lookup& lookup) const {
     if (!v) return std::nullopt;
     values.push_back(*v);
   }
-  double result = impl_->eval(impl_->root, values);
+  double result = impl_->eval(values);
   if (!std::isfinite(result)) return std::nullopt;
   return result;
 }

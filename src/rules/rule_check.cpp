@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <stdexcept>
 #include <vector>
 
@@ -20,6 +21,14 @@ namespace {
 
 constexpr std::array<std::string_view, 3> kPrefixes = {"baseline.", "delta.", "ratio."};
 constexpr std::array<std::string_view, 2> kStepTestMetrics = {"steps.mean_us", "steps.median_us"};
+
+// An expression quoted in an error: whole when short, else its start (a 100,000-term expression
+// would bury the message).
+std::string shortened(const std::string& text) {
+  constexpr std::size_t kShown = 60;
+  if (text.size() <= kShown) return text;
+  return fmt::format("{}... ({} characters)", text.substr(0, kShown), text.size());
+}
 
 std::pair<std::string_view, std::string_view> split_prefix(std::string_view name) {
   for (std::string_view p : kPrefixes)
@@ -44,7 +53,8 @@ std::string placeholder_suggestion(std::string_view name, const std::vector<std:
 std::optional<double> parse_number(std::string_view text) {
   double v = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  // from_chars reads "nan", "inf" and "infinity": a non-finite threshold would never fire.
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) return std::nullopt;
   return v;
 }
 
@@ -133,7 +143,7 @@ class RuleChecker {
         if (!is_metric_reference(name))
           error(key, fmt::format("unknown metric '{}' in '{}'{}", name, key, metric_suggestion(name)));
     } catch (const std::invalid_argument& e) {
-      error(key, fmt::format("invalid expression in '{}': {}: {}", key, text, e.what()));
+      error(key, fmt::format("invalid expression in '{}': {}: {}", key, shortened(text), e.what()));
     }
   }
 
@@ -153,9 +163,9 @@ class RuleChecker {
     if (text.empty()) return std::nullopt;
     auto v = parse_number(text);
     if (!v)
-      error(key,
-            fmt::format("'{}' must be a number; got '{}' (a change such as '+5%' needs 'compare: baseline')",
-                        key, text));
+      error(key, fmt::format("'{}' must be a finite number; got '{}' (a change such as '+5%' needs 'compare: "
+                             "baseline')",
+                             key, text));
     return v;
   }
 
@@ -242,7 +252,7 @@ class RuleChecker {
       Expression where(q.where);
       for (const std::string& name : where.variables()) column("where", name);
     } catch (const std::invalid_argument& e) {
-      error("offenders", fmt::format("invalid expression in 'where': {}: {}", q.where, e.what()));
+      error("offenders", fmt::format("invalid expression in 'where': {}: {}", shortened(q.where), e.what()));
     }
   }
 

@@ -11,11 +11,13 @@
 #include <fmt/format.h>
 
 #include "analyse/pattern_set.h"
+#include "model/utf8.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "rules/classification_section.h"
 #include "rules/rule_entry.h"
 #include "rules/yaml_check.h"
+#include "rules/yaml_limits.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;
@@ -36,18 +38,9 @@ constexpr std::array<std::string_view, 6> kTopKeys = {"schema",      "extends", 
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;
 
-// Counts the nodes a walk of the tree visits, stopping at `budget`.
-std::size_t count_nodes(const YAML::Node& node, std::size_t budget) {
-  std::size_t n = 1;
-  if (node.IsSequence() || node.IsMap()) {
-    for (const auto& child : node) {
-      if (n >= budget) return n;
-      const YAML::Node& value = node.IsMap() ? child.second : static_cast<const YAML::Node&>(child);
-      n += count_nodes(value, budget - n);
-    }
-  }
-  return n;
-}
+// Rule files nest a few levels; aliases could make the tree deep enough to exhaust the stack of the
+// recursive walks that check it.
+constexpr std::size_t kMaxYamlDepth = 64;
 
 struct RuleSource {
   std::string label;  // path, or the shipped name
@@ -97,16 +90,18 @@ class RuleFileReader {
     if (source.text.size() > kMaxRuleFileBytes)
       throw ConfigError(
           fmt::format("{}: error: rule file is larger than {} bytes", source.label, kMaxRuleFileBytes));
+    check_utf8(source);
     try {
+      if (auto cycle = find_cyclic_alias(source.text))
+        throw ConfigError(
+            fmt::format("{}:{}:{}: error: the alias refers to a node that contains it "
+                        "(a cycle); refusing to read it",
+                        source.label, cycle->line + 1, cycle->column + 1));
       YAML::Node root = YAML::Load(source.text);
       if (!root.IsMap() && !root.IsNull())
         throw ConfigError(fmt::format("{}:{}:{}: error: a rule file must be a mapping", source.label,
                                       root.Mark().line + 1, root.Mark().column + 1));
-      if (count_nodes(root, kMaxYamlNodes) >= kMaxYamlNodes)
-        throw ConfigError(
-            fmt::format("{}: error: the rule file expands to more than {} YAML nodes "
-                        "(aliases of aliases?); refusing to read it",
-                        source.label, kMaxYamlNodes));
+      check_size(source, root);
       return root;
     } catch (const YAML::DeepRecursion& e) {
       throw ConfigError(
@@ -116,6 +111,36 @@ class RuleFileReader {
       throw ConfigError(fmt::format("{}:{}:{}: error: invalid YAML: {}", source.label, e.mark.line + 1,
                                     e.mark.column + 1, e.msg));
     }
+  }
+
+  // YAML is Unicode text: rule texts end up in every report, so bad bytes are refused with their
+  // position rather than carried into the outputs.
+  static void check_utf8(const RuleSource& source) {
+    std::size_t line = 1, column = 1;
+    for (std::size_t i = 0; i < source.text.size();) {
+      std::size_t n = utf8_sequence(source.text, i);
+      if (n == 0)
+        throw ConfigError(
+            fmt::format("{}:{}:{}: error: invalid UTF-8 (byte 0x{:02x}); save the file as UTF-8",
+                        source.label, line, column, static_cast<unsigned char>(source.text[i])));
+      bool newline = source.text[i] == '\n';
+      line += newline ? 1 : 0;
+      column = newline ? 1 : column + 1;
+      i += n;
+    }
+  }
+
+  static void check_size(const RuleSource& source, const YAML::Node& root) {
+    YamlSize size = measure_yaml(root, kMaxYamlNodes, kMaxYamlDepth);
+    if (size.nodes >= kMaxYamlNodes)
+      throw ConfigError(
+          fmt::format("{}: error: the rule file expands to more than {} YAML nodes "
+                      "(aliases of aliases?); refusing to read it",
+                      source.label, kMaxYamlNodes));
+    if (size.depth > kMaxYamlDepth)
+      throw ConfigError(fmt::format(
+          "{}: error: the rule file is nested more than {} levels (through aliases); refusing to read it",
+          source.label, kMaxYamlDepth));
   }
 
   std::string scalar(const RuleSource& source, const YAML::Node& node, std::string_view key) {

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "rules/rule_entry.h"
@@ -43,6 +44,10 @@ void apply_rule_overrides(RuleSet& set, const std::vector<std::string>& settings
     if (equals == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == equals) {
       errors.push_back(
           fmt::format("{}: error: expected ID.KEY=VALUE, e.g. gpu.low-utilization.warn=40", label));
+      continue;
+    }
+    if (!is_valid_utf8(setting)) {
+      errors.push_back("--set: error: the setting is not valid UTF-8");
       continue;
     }
     std::string id = setting.substr(0, dot);

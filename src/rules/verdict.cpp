@@ -51,6 +51,13 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
   if (baseline) {
     report.baseline = baseline->info;
     report.baseline->metrics = metric_changes(report, *baseline);
+    const std::string& theirs = baseline->info.tool_version;
+    if (baseline->info.kind == "report" && !theirs.empty() && theirs != report.tool_version)
+      report.warnings.push_back(
+          fmt::format("the baseline report was written by perfgate {} (this is {}): "
+                      "metrics whose definition changed between them differ by more "
+                      "than the run",
+                      theirs, report.tool_version));
     std::vector<std::string> ours = gpu_names(report);
     if (ours != baseline->info.gpu_names) {
       report.baseline->hardware_differs = true;

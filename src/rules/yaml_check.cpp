@@ -1,6 +1,7 @@
 #include "rules/yaml_check.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 #include <utility>
@@ -52,8 +53,9 @@ std::optional<std::string> YamlCheck::string(const YAML::Node& node, std::string
 
 std::optional<double> YamlCheck::number(const YAML::Node& node, std::string_view what) {
   double value = 0;
-  if (node.IsScalar() && YAML::convert<double>::decode(node, value)) return value;
-  error(node, fmt::format("'{}' must be a number", what));
+  // YAML reads .nan and .inf: a non-finite setting would pass every range check.
+  if (node.IsScalar() && YAML::convert<double>::decode(node, value) && std::isfinite(value)) return value;
+  error(node, fmt::format("'{}' must be a finite number", what));
   return std::nullopt;
 }
 

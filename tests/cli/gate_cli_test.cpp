@@ -111,7 +111,7 @@ TEST(GateCli, RuleOverridesAndRuleCommands) {
   std::string trace = trace_file(healthy());
   CommandResult bad_set = run_perfgate("analyze " + trace + " --set gpu.idle.warn=abc");
   EXPECT_EQ(bad_set.exit_code, 2);
-  EXPECT_TRUE(contains(bad_set.out, "'warn' must be a number")) << bad_set.out;
+  EXPECT_TRUE(contains(bad_set.out, "'warn' must be a finite number")) << bad_set.out;
   CommandResult bare = run_perfgate("analyze " + trace + " --set regression.step-time.fail=10");
   EXPECT_EQ(bare.exit_code, 2);
   EXPECT_TRUE(contains(bare.out,

@@ -1,6 +1,9 @@
 // Every unreadable input is an InputError whose message names the file and the cause.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "perfgate/errors.h"
 #include "support/helpers.h"
 
@@ -140,6 +143,60 @@ TEST(BadInput, HugeStringsAndDeepNesting) {
   std::string m2 = event_error(
       R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1, "args": {"x": )" + deep + "}}");
   EXPECT_NE(m2.find("invalid JSON"), std::string::npos) << m2;
+}
+
+// Issue 13: the 1 MiB limit is exact, whatever the parser's buffer size.
+TEST(BadInput, TheStringLimitIsExact) {
+  auto name_of = [](std::size_t bytes) {
+    return event_error(R"({"ph": "X", "cat": "cpu_op", "name": ")" + std::string(bytes, 'x') +
+                       R"(", "ts": 1, "dur": 1})");
+  };
+  std::string longest = write_text(temp_dir() + "/longest.json",
+                                   R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": ")" +
+                                       std::string(1024 * 1024, 'x') + R"(", "ts": 1, "dur": 1}]})");
+  EXPECT_EQ(load_error(longest), "no error");
+  EXPECT_NE(name_of(1024 * 1024 + 1).find("the value of 'name' is longer than 1048576 bytes"),
+            std::string::npos);
+}
+
+// Issue 13: wrong types that were read as something else are errors, as docs/formats.md says.
+TEST(BadInput, IdsOfTheWrongTypeAreErrors) {
+  auto kernel_args = [](const std::string& args) {
+    return event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1, "args": {)" + args +
+                       "}}");
+  };
+  EXPECT_NE(kernel_args(R"("correlation": 1.5)").find("field 'correlation' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(kernel_args(R"("device": "x")").find("field 'device' must be an integer"), std::string::npos);
+  EXPECT_NE(kernel_args(R"("stream": {"a": 1})").find("field 'stream' must be an integer"),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "pid": {"a": 1}, "ts": 1, "dur": 1})")
+                .find("field 'pid' must be a number or a string"),
+            std::string::npos);
+  // ROCm's text ids still read.
+  std::string rocm =
+      write_text(temp_dir() + "/rocm.json",
+                 R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 1,
+                                    "args": {"device": "0", "stream": "0x0", "correlation": 4}}]})");
+  EXPECT_EQ(load_error(rocm), "no error");
+}
+
+// Issue 13: a FIFO blocked the load forever; a folder without search permission was "no such file".
+TEST(BadInput, NonRegularFilesAndUnsearchableFolders) {
+  std::string dir = temp_dir();
+  std::string fifo = dir + "/pipe.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(load_error(fifo).find(fifo + ": not a regular file or a folder (a named pipe)"),
+            std::string::npos)
+      << load_error(fifo);
+  if (::geteuid() == 0) GTEST_SKIP() << "root searches every folder";
+  std::string closed = dir + "/closed";
+  ::mkdir(closed.c_str(), 0700);
+  TraceBuilder().op("a", 1, 2).write(closed + "/t.json");
+  ::chmod(closed.c_str(), 0600);
+  std::string message = load_error(closed + "/t.json");
+  ::chmod(closed.c_str(), 0700);
+  EXPECT_NE(message.find("Permission denied"), std::string::npos) << message;
 }
 
 TEST(BadInput, HostileNamesLoadAsPlainText) {

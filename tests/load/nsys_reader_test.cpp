@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -293,6 +294,60 @@ TEST(NsysReader, BadInputsNameTheFileAndTheReason) {
     EXPECT_NE(r.out.find(bad), std::string::npos) << r.out;
     EXPECT_FALSE(std::filesystem::exists(out));
   }
+}
+
+// Issue 13: timestamps near 2^63 overflowed the analyses, reversed kernels vanished silently, and
+// text in integer columns read as 0. Such rows are skipped and counted in the notes.
+TEST(NsysReader, OutOfRangeRowsAreSkippedAndCounted) {
+  std::int64_t near_max = std::numeric_limits<std::int64_t>::max() - 10;
+  std::string path = file(
+      "ranges.sqlite",
+      schema() + launch(2000, 2500, 1, 10, 10) + kernel(3000, 5000, 1, 10) +  // a good pair
+          kernel(near_max - 100, near_max, 2, 10) +                           // absurd timestamps
+          kernel(9000, 8000, 3, 10) +                                         // ends before it starts
+          kernel(-50, 100, 4, 10) +
+          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, globalPid, "
+          "demangledName) VALUES ('soon', 7000, 0, 7, 5, " +
+          std::to_string(global_tid(10, 0)) + ", 2);" + launch(6000, 5000, 6, 10, 10) +
+          range(1000, 9000, "work", 10, 10) + range(near_max - 5, near_max, "late", 10, 10));
+  LoadedRun run = load_run({path});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  ASSERT_EQ(p.gpu_activities.size(), 1u);
+  EXPECT_EQ(p.gpu_activities[0].start, 3000);
+  EXPECT_EQ(p.runtime_calls.size(), 1u);
+  EXPECT_NE(find_event(p, "work"), nullptr);
+  EXPECT_EQ(find_event(p, "late"), nullptr);
+  auto noted = [&](const std::string& text) {
+    return std::any_of(p.notes.begin(), p.notes.end(),
+                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  EXPECT_TRUE(noted("2 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: a negative or absurd timestamp"));
+  EXPECT_TRUE(noted("1 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: the end is before the start"));
+  EXPECT_TRUE(noted("1 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: text, a blob or a real number"));
+  EXPECT_TRUE(noted("1 rows of CUPTI_ACTIVITY_KIND_RUNTIME skipped: the end is before the start"));
+  EXPECT_TRUE(noted("1 rows of NVTX_EVENTS skipped: a negative or absurd timestamp"));
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  EXPECT_DOUBLE_EQ(metric(w, "kernels.total_us"), 2.0);
+}
+
+// Issue 13: names that are not valid UTF-8 are repaired (U+FFFD) and counted in the notes.
+TEST(NsysReader, InvalidUtf8NamesAreRepairedAndCounted) {
+  std::string path =
+      file("utf8.sqlite", schema() + "INSERT INTO StringIds VALUES (9, CAST(X'6b5fff5f6b' AS TEXT));" +
+                              launch(2000, 2500, 1, 10, 10) + kernel(3000, 5000, 1, 10, 9) +
+                              "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, "
+                              "domainId) VALUES (1000, 9000, 59, CAST(X'72c0af' AS TEXT), " +
+                              std::to_string(global_tid(10, 10)) + ", 0);");
+  LoadedRun run = load_run({path});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  ASSERT_EQ(p.gpu_activities.size(), 1u);
+  EXPECT_EQ(p.str(p.gpu_activities[0].name), "k_\xEF\xBF\xBD_k");
+  EXPECT_NE(find_event(p, "r\xEF\xBF\xBD\xEF\xBF\xBD"), nullptr);
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
+    return n.find("2 strings in the export were not valid UTF-8") != std::string::npos;
+  }));
 }
 
 TEST(NsysReader, OpensReadOnlyAndWritesNothingBesideTheFile) {

@@ -2,6 +2,8 @@
 // the warning when the baseline ran on other GPUs.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
@@ -78,10 +80,88 @@ TEST(Baseline, WrongFieldsNameTheFileAndTheField) {
             std::string::npos);
   EXPECT_NE(error(R"({"schema": "x"})").find("no 'schema'"), std::string::npos);
   std::string steps =
-      R"({"schema": "perfgate-report/1", "inputs": [], "gpus": [], "metrics": {}, "steps": [{}]})";
+      R"({"schema": "perfgate-report/1", "tool": {"name": "perfgate", "version": "1"}, "inputs": [], "gpus": [],
+          "metrics": {}, "steps": [{}]})";
   EXPECT_NE(error(steps).find("a step needs a numeric 'duration_us'"), std::string::npos);
-  std::string metric = R"({"schema": "perfgate-report/1", "inputs": [], "gpus": [], "metrics": {"a": "b"}})";
+  std::string metric = R"({"schema": "perfgate-report/1", "tool": {"name": "perfgate", "version": "1"},
+                           "inputs": [], "gpus": [], "metrics": {"a": "b"}})";
   EXPECT_NE(error(metric).find("metric 'a' must be a number or null"), std::string::npos);
+}
+
+std::string baseline_error(const std::string& text) {
+  std::string path = write_text(temp_dir() + "/bad.json", text);
+  try {
+    read_baseline_report(path);
+  } catch (const InputError& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+
+std::string replace_first(std::string s, const std::string& from, const std::string& to) {
+  std::size_t at = s.find(from);
+  if (at != std::string::npos) s.replace(at, from.size(), to);
+  return s;
+}
+
+// The first value of `key` in `json` (written "key": value) replaced by `value`.
+std::string replace_value(std::string json, const std::string& key, const std::string& value) {
+  std::size_t at = json.find("\"" + key + "\"");
+  if (at == std::string::npos) return json;
+  std::size_t start = json.find_first_not_of(" ", json.find(':', at) + 1);
+  std::size_t end = json.find_first_of(",}\n", start);
+  return json.replace(start, end - start, value);
+}
+
+// Issue 13: a BOM is accepted; absurd values, other tools and other versions are not taken silently.
+TEST(Baseline, BomValuesToolAndVersionAreChecked) {
+  ReportModel report = healthy_report();
+  std::string json = render_json(report);
+  std::string bom = write_text(temp_dir() + "/bom.json", "\xEF\xBB\xBF" + json);
+  EXPECT_TRUE(is_report_file(bom));
+  EXPECT_EQ(read_baseline_report(bom).info.steps, 8u);
+
+  std::string negative = replace_value(json, "duration_us", "-5");
+  EXPECT_NE(baseline_error(negative).find("step 1 has a duration of -5 us: it must be positive"),
+            std::string::npos)
+      << baseline_error(negative);
+  std::string huge = replace_value(json, "window.wall_us", "1e308");
+  EXPECT_NE(baseline_error(huge).find("metric 'window.wall_us' is 1e+308, beyond any real measurement"),
+            std::string::npos)
+      << baseline_error(huge);
+
+  std::string other = replace_first(json, "\"perfgate\"", "\"othertool\"");
+  EXPECT_NE(baseline_error(other).find("written by 'othertool' " + report.tool_version + ", not by perfgate"),
+            std::string::npos)
+      << baseline_error(other);
+
+  std::string old = replace_first(json, "\"" + report.tool_version + "\"", "\"0.0.1\"");
+  Baseline base = read_baseline_report(write_text(temp_dir() + "/old.json", old));
+  EXPECT_EQ(base.info.tool_version, "0.0.1");
+  apply_gate(report, default_rules(), &base, {});
+  bool noted = false;
+  for (const std::string& w : report.warnings)
+    noted |= w.find("the baseline report was written by perfgate 0.0.1 (this is " + report.tool_version) == 0;
+  EXPECT_TRUE(noted);
+}
+
+// Issue 13: steps are read without a DOM of them (a 100,000-step report cost 150 MB); nested values
+// inside a step and the steps outside the window are handled as before.
+TEST(Baseline, ManyStepsAreReadCompactly) {
+  std::string steps;
+  for (int i = 0; i < 100000; ++i)
+    steps += fmt::format(
+        R"({}{{"name": "s{}", "breakdown": {{"duration_us": 1e9, "x": [1, {{"in_window": true}}]}},
+                             "in_window": {}, "duration_us": {}}})",
+        i ? "," : "", i, i % 10 ? "true" : "false", 1000 + i % 7);
+  std::string json = R"({"schema": "perfgate-report/1", "tool": {"name": "perfgate", "version": "1"},
+                         "inputs": [], "gpus": [], "metrics": {"steps.mean_us": 1003.0}, "steps": [)" +
+                     steps + R"(], "workers": []})";
+  Baseline b = read_baseline_report(write_text(temp_dir() + "/many.json", json));
+  ASSERT_EQ(b.step_durations_us.size(), 90000u);  // every tenth step is outside the window
+  EXPECT_EQ(b.step_durations_us[0], 1001);        // step 1 (step 0 is outside)
+  EXPECT_EQ(b.info.steps, 90000u);
+  EXPECT_EQ(*b.metric("steps.mean_us"), 1003.0);
 }
 
 TEST(Baseline, OtherHardwareIsNoted) {

@@ -74,5 +74,32 @@ TEST(Expression, ErrorsSayWhatAndWhere) {
   EXPECT_EQ(message("a $ b"), "unexpected '$' at position 3");
 }
 
+// Issue 13: 10,000 nested parentheses or a flat sum of 100,000 terms used to overflow the stack in
+// the parser or in evaluate(). Both are refused when parsed; the limits themselves still evaluate.
+TEST(Expression, DeepNestingAndLongExpressionsAreRefused) {
+  auto message = [](const std::string& text) {
+    try {
+      Expression e(text);
+    } catch (const std::invalid_argument& error) {
+      return std::string(error.what());
+    }
+    return std::string("no error");
+  };
+  std::string deep = std::string(10000, '(') + "1" + std::string(10000, ')');
+  EXPECT_EQ(message(deep), "nesting deeper than 64 at position 65");
+  EXPECT_EQ(message(std::string(10000, '-') + "1"), "nesting deeper than 64 at position 65");
+  EXPECT_EQ(message(std::string(10000, '!') + "1"), "nesting deeper than 64 at position 65");
+  std::string powers;
+  for (int i = 0; i < 100; ++i) powers += "2^";
+  EXPECT_EQ(message(powers + "1"), "nesting deeper than 64 at position 130");
+  std::string flat = "1";
+  for (int i = 1; i < 100000; ++i) flat += "+1";
+  EXPECT_EQ(message(flat), "more than 1000 terms at position 2001");
+  EXPECT_EQ(*eval(std::string(64, '(') + "1" + std::string(64, ')')), 1);
+  std::string thousand = "1";
+  for (int i = 1; i < 1000; ++i) thousand += "+1";
+  EXPECT_EQ(*eval(thousand), 1000);
+}
+
 }  // namespace
 }  // namespace perfgate

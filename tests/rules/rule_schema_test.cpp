@@ -314,7 +314,7 @@ TEST(RuleSchema, CommandLineOverrides) {
                    "'gpu.low-utilization'?"),
             std::string::npos)
       << e;
-  EXPECT_NE(e.find("--set gpu.idle.warn=abc: error: rule 'gpu.idle': 'warn' must be a number"),
+  EXPECT_NE(e.find("--set gpu.idle.warn=abc: error: rule 'gpu.idle': 'warn' must be a finite number"),
             std::string::npos);
   EXPECT_NE(e.find("--set nonsense: error: expected ID.KEY=VALUE"), std::string::npos);
   EXPECT_NE(e.find("--disable nope: error: no rule 'nope'"), std::string::npos);
@@ -363,6 +363,48 @@ TEST(RuleSchema, HostileFilesAreRefusedCleanly) {
       std::string::npos);
   EXPECT_NE(load_error(std::string(2 << 20, '#')).find("rule file is larger than 1048576 bytes"),
             std::string::npos);
+}
+
+// Issue 13: a NaN or infinite threshold never fires, so it silently disabled the rule.
+TEST(RuleSchema, NonFiniteThresholdsAreRefused) {
+  for (const char* value : {"nan", "inf", "-inf", "infinity", "1e400"}) {
+    std::string e = config_error([&] {
+      RuleSet s = load_rules({});
+      apply_rule_overrides(s, {std::string("gpu.idle.warn=") + value}, {});
+    });
+    EXPECT_NE(e.find("'warn' must be a finite number"), std::string::npos) << value << ": " << e;
+  }
+  std::string yaml = load_error(R"(rules:
+  - id: gpu.idle
+    fail: .nan
+  - id: steps.unstable
+    alpha: .inf
+)");
+  EXPECT_NE(yaml.find(":3:"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("error: rule 'gpu.idle': 'fail' must be a finite number"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("'alpha' must be a finite number"), std::string::npos) << yaml;
+}
+
+// Issue 13: a self-referencing alias made a cyclic node graph that the node count walked forever
+// (stack overflow); aliases that deepen a tree beyond any rule file's shape are refused too.
+TEST(RuleSchema, CyclicAndDeepAliasesAreRefused) {
+  EXPECT_NE(load_error("x: &a [*a]\n").find(":1:8: error: the alias refers to a node that contains it"),
+            std::string::npos)
+      << load_error("x: &a [*a]\n");
+  EXPECT_NE(load_error("x: &a {b: [1, {c: *a}]}\n").find(":1:19: error: the alias refers to a node"),
+            std::string::npos);
+  // Each line nests the previous anchor 30 levels deeper: linear text, a tree 300 levels deep.
+  std::string deep = "a0: &a0 1\n";
+  for (int i = 1; i <= 10; ++i)
+    deep += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " " + std::string(30, '[') + "*a" +
+            std::to_string(i - 1) + std::string(30, ']') + "\n";
+  EXPECT_NE(load_error(deep).find("nested more than 64 levels (through aliases)"), std::string::npos)
+      << load_error(deep);
+  // Rule texts reach every report: bad UTF-8 is refused where it is.
+  EXPECT_NE(load_error("# ok\nrules: [\"\xff\"]\n").find(":2:10: error: invalid UTF-8 (byte 0xff)"),
+            std::string::npos);
+  // A shared (acyclic) alias is still fine.
+  EXPECT_EQ(load_error("x: &a [1]\ny: [*a, *a]\n").find("alias"), std::string::npos);
 }
 
 TEST(RuleSchema, ThePluginSetKeepsTheDefaultRules) {

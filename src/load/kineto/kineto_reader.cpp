@@ -81,6 +81,11 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   builder.finish();
   if (auto problem = apply_metadata(handler.metadata(), profile); !problem.empty())
     throw InputError(fmt::format("{}: {}", path, problem));
+  if (std::uint64_t bad = handler.invalid_utf8_strings(); bad > 0)
+    profile.notes.push_back(
+        fmt::format("{} string{} in the trace {} not valid UTF-8: the bad bytes are shown "
+                    "as U+FFFD",
+                    bad, bad == 1 ? "" : "s", bad == 1 ? "was" : "were"));
   sort_by_start(profile);
   if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
     profile.notes.push_back(

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "load/kineto/event_builder.h"
+#include "model/utf8.h"
 
 namespace perfgate::kineto {
 namespace {
@@ -152,6 +153,10 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
         pending_ = field;
         return type_error(ec, field == Field::Name || field == Field::Ph ? "a string" : "a number");
       }
+      if (field == Field::Pid || field == Field::Tid || field == Field::Id) {
+        pending_ = field;
+        return type_error(ec, "a number or a string");
+      }
       return start_skip();
     case Frame::Args:
       if ((field == Field::Grid || field == Field::Block) && open == '[') {
@@ -171,6 +176,10 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
       if (field == Field::ConcreteInputs) {
         start_capture(CaptureTarget::ConcreteInputs, open);
         return true;
+      }
+      if (is_integer_arg(field)) {
+        pending_ = field;
+        return type_error(ec, "an integer");
       }
       return start_skip();
     case Frame::IntArray:
@@ -197,6 +206,12 @@ bool TraceHandler::end_container(char close, error_code& ec) {
     if (!problem.empty()) return fail(ec, fmt::format("{}: {}", event_label(), problem));
   }
   return true;
+}
+
+// Args that must hold integers: wrong types are errors (docs/formats.md), not silently dropped.
+bool TraceHandler::is_integer_arg(Field field) {
+  return field == Field::ExternalId || field == Field::Correlation || field == Field::SequenceNumber ||
+         field == Field::Device || field == Field::Stream;
 }
 
 bool TraceHandler::on_object_begin(error_code& ec) {
@@ -250,7 +265,12 @@ bool TraceHandler::on_string_part(string_view s, std::size_t, error_code& ec) {
   if (skip_depth_ > 0 || frames_.empty()) return true;
   if (!capturing_ && pending_ == Field::Unknown && top() != Frame::TopObject) return true;
   text_.append(s.data(), s.size());
-  if (text_.size() > kMaxKeptString && !capturing_ && top() != Frame::TopObject)
+  return check_kept_size(text_.size(), ec);
+}
+
+// The limit applies to the whole value, whether the parser hands it over in parts or at once.
+bool TraceHandler::check_kept_size(std::size_t bytes, error_code& ec) {
+  if (bytes > kMaxKeptString && !capturing_ && top() != Frame::TopObject)
     return fail(ec, fmt::format("{}: the value of '{}' is longer than {} bytes", event_label(),
                                 field_label(pending_), kMaxKeptString));
   return true;
@@ -259,9 +279,20 @@ bool TraceHandler::on_string_part(string_view s, std::size_t, error_code& ec) {
 bool TraceHandler::on_string(string_view s, std::size_t, error_code& ec) {
   if (skip_depth_ > 0) return true;
   std::string_view value(s.data(), s.size());
+  if (!frames_.empty() && (capturing_ || pending_ != Field::Unknown || top() == Frame::TopObject) &&
+      !check_kept_size(text_.size() + value.size(), ec))
+    return false;
   if (!text_.empty()) {
     text_.append(value);
     value = text_;
+  }
+  // The parser allows invalid UTF-8 (Kineto has written raw bytes in names): repaired here, once,
+  // so that every name the model holds, and every output, is valid UTF-8.
+  if (!is_valid_utf8(value)) {
+    std::size_t replaced = 0;
+    repaired_ = repair_utf8(value, replaced);
+    value = repaired_;
+    ++invalid_utf8_;
   }
   bool ok = string_value(value, ec);
   text_.clear();
@@ -382,10 +413,10 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
       return integer(event_.external_id);
     case Field::Correlation:
       return integer(event_.correlation);
-    case Field::Device:
-      return lenient(event_.device);
+    case Field::Device:  // ROCm writes these as text ("stream": "0x0"): an integer in text is read
+      return integer(event_.device);
     case Field::Stream:
-      return lenient(event_.stream);
+      return integer(event_.stream);
     case Field::SequenceNumber:
       return integer(event_.sequence_number);
     case Field::Bytes:
@@ -509,6 +540,11 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
 bool TraceHandler::args_number(const Number& n, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
+  // Ids that link events (correlation 1.5 would link to 1) and the device and stream.
+  if (is_integer_arg(field) && !n.is_integer) {
+    pending_ = field;
+    return type_error(ec, "an integer");
+  }
   switch (field) {
     case Field::ExternalId:
       event_.external_id = n.as_int;

@@ -44,6 +44,8 @@ class TraceHandler {
   const std::string& error() const { return error_; }
   const TraceMetadataText& metadata() const { return metadata_; }
   std::uint64_t events_seen() const { return events_seen_; }
+  // String values that were not valid UTF-8: each bad byte was replaced by U+FFFD.
+  std::uint64_t invalid_utf8_strings() const { return invalid_utf8_; }
 
   bool on_document_begin(error_code&) { return true; }
   bool on_document_end(error_code&) { return true; }
@@ -85,6 +87,8 @@ class TraceHandler {
   bool begin_container(char open, error_code& ec);
   bool end_container(char close, error_code& ec);
   bool string_value(std::string_view s, error_code& ec);
+  bool check_kept_size(std::size_t bytes, error_code& ec);
+  static bool is_integer_arg(Field field);
   bool number_value(const Number& n, error_code& ec);
   bool event_number(const Number& n, error_code& ec);
   bool args_number(const Number& n, error_code& ec);
@@ -114,6 +118,8 @@ class TraceHandler {
   int int_array_index_ = 0;
   std::int32_t* int_array_ = nullptr;
   std::uint64_t events_seen_ = 0;
+  std::uint64_t invalid_utf8_ = 0;
+  std::string repaired_;  // the current string value with invalid UTF-8 replaced
   std::string error_;
 };
 

@@ -95,6 +95,7 @@ void read_kernels(Capture& capture) {
     GpuActivity k = common(row);
     k.kind = GpuActivityKind::Kernel;
     std::int64_t name_id = row.is_null(5) ? row.integer(6) : row.integer(5);
+    if (!capture.usable(row, table, k.start, k.end)) continue;
     k.name = capture.name(name_id);
     KernelLaunchInfo info;
     for (int i = 0; i < 3; ++i) {
@@ -124,6 +125,7 @@ void read_copies(Capture& capture) {
     c.copy_kind = copy_kind(row.integer(6));
     std::int64_t src = row.optional_integer(7).value_or(-1), dst = row.optional_integer(8).value_or(-1);
     c.pageable = src == 0 || dst == 0;  // CUDA_MEMOPR_MEMORY_KIND_PAGEABLE, in every version
+    if (!capture.usable(row, table, c.start, c.end)) continue;
     c.name = p.profile.strings.intern(
         fmt::format("Memcpy {} ({} -> {})", copy_label(c.copy_kind), memory_label(src), memory_label(dst)));
     p.gpu_activities.push_back(c);
@@ -143,8 +145,9 @@ void read_memsets(Capture& capture) {
     GpuActivity m = common(row);
     m.kind = GpuActivityKind::Memset;
     m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(5)));
-    m.name = p.profile.strings.intern(
-        fmt::format("Memset ({})", memory_label(row.optional_integer(6).value_or(2))));
+    std::int64_t kind = row.optional_integer(6).value_or(2);
+    if (!capture.usable(row, table, m.start, m.end)) continue;
+    m.name = p.profile.strings.intern(fmt::format("Memset ({})", memory_label(kind)));
     p.gpu_activities.push_back(m);
   }
 }
@@ -165,6 +168,7 @@ void read_runtime_calls(Capture& capture) {
     call.thread = capture.thread(row.integer(2));
     call.correlation = row.integer(3);
     std::int64_t name_id = row.integer(4);
+    if (!capture.usable(row, table, call.start, call.end)) continue;
     auto it = p.api_names.find(name_id);
     if (it == p.api_names.end()) {
       StringId id = p.profile.strings.intern(without_version(capture.text(name_id)));

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8.h"
+
 namespace perfgate::nsys {
 namespace {
 
@@ -87,7 +89,14 @@ std::string Capture::text(std::int64_t string_id) {
   if (!string_lookup_) return {};
   string_lookup_->reset();
   string_lookup_->bind(1, string_id);
-  return string_lookup_->next() ? std::string(string_lookup_->text(0)) : std::string();
+  return string_lookup_->next() ? valid_text(string_lookup_->text(0)) : std::string();
+}
+
+std::string Capture::valid_text(std::string_view text) {
+  if (is_valid_utf8(text)) return std::string(text);
+  ++invalid_utf8_;
+  std::size_t replaced = 0;
+  return repair_utf8(text, replaced);
 }
 
 StringId Capture::name(std::int64_t string_id) {
@@ -104,6 +113,46 @@ std::uint32_t Capture::launch_info(const KernelLaunchInfo& info) {
                                 static_cast<std::uint32_t>(stored.size()));
   if (inserted) stored.push_back(info);
   return it->second;
+}
+
+}  // namespace perfgate::nsys
+
+namespace perfgate::nsys {
+namespace {
+
+constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
+constexpr TimeNs kMaxDurationNs = 30LL * 24 * 3600 * 1000 * 1000 * 1000;
+
+}  // namespace
+
+bool Capture::usable(const Statement& row, std::string_view table, TimeNs start, TimeNs end) {
+  bool bad_value = row.bad_value();
+  bool bad_time = start < 0 || start >= kMaxTimeNs || end < 0 || end >= kMaxTimeNs;
+  bool reversed = !bad_time && (end < start || end - start > kMaxDurationNs);
+  if (!bad_value && !bad_time && !reversed) return true;
+  auto it = skipped_.find(table);
+  if (it == skipped_.end()) it = skipped_.emplace(std::string(table), Skipped{}).first;
+  ++(bad_value ? it->second.bad_value : bad_time ? it->second.bad_time : it->second.reversed);
+  return false;
+}
+
+std::vector<std::string> Capture::skipped_notes() const {
+  std::vector<std::string> notes;
+  for (const auto& [table, s] : skipped_) {
+    if (s.bad_value > 0)
+      notes.push_back(fmt::format("{} rows of {} skipped: text, a blob or a real number in an integer column",
+                                  s.bad_value, table));
+    if (s.bad_time > 0)
+      notes.push_back(fmt::format("{} rows of {} skipped: a negative or absurd timestamp (at most 2^62 ns)",
+                                  s.bad_time, table));
+    if (s.reversed > 0)
+      notes.push_back(fmt::format(
+          "{} rows of {} skipped: the end is before the start or over 30 days after it", s.reversed, table));
+  }
+  if (invalid_utf8_ > 0)
+    notes.push_back(fmt::format(
+        "{} strings in the export were not valid UTF-8: the bad bytes are shown as U+FFFD", invalid_utf8_));
+  return notes;
 }
 
 }  // namespace perfgate::nsys

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,7 +55,15 @@ class Capture {
   std::uint32_t thread(std::int64_t global_tid);
   // A StringIds entry interned in the process's pool; "" for an unknown id.
   StringId name(std::int64_t string_id);
-  std::string text(std::int64_t string_id);  // a StringIds entry as text
+  std::string text(std::int64_t string_id);  // a StringIds entry as text, valid UTF-8
+  // `text` as valid UTF-8 (bad bytes as U+FFFD), counting the strings that were not.
+  std::string valid_text(std::string_view text);
+  // False, counting the row as skipped, when the row read has a value that is not an integer or
+  // times out of range: start and end within [0, 2^62) ns, end not before start, at most 30 days
+  // apart (the Kineto reader's limit). Sums and differences of such times never overflow.
+  bool usable(const Statement& row, std::string_view table, TimeNs start, TimeNs end);
+  // "N rows of TABLE skipped: ..." for the profile's notes.
+  std::vector<std::string> skipped_notes() const;
   // Launch configurations repeat (one per kernel and grid): each distinct one is stored once.
   std::uint32_t launch_info(const KernelLaunchInfo& info);
 
@@ -64,6 +73,11 @@ class Capture {
   std::unique_ptr<Statement> thread_name_lookup_;
   CapturedProcess process_;
   std::unordered_map<std::string, std::uint32_t> launch_infos_;  // keyed by a KernelLaunchInfo's bytes
+  struct Skipped {
+    std::size_t bad_value = 0, bad_time = 0, reversed = 0;
+  };
+  std::map<std::string, Skipped, std::less<>> skipped_;  // by table
+  std::size_t invalid_utf8_ = 0;                         // strings repaired by valid_text
 };
 
 // The processes that are workers: those with GPU work; failing that, those with CUDA calls or

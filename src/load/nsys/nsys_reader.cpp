@@ -92,6 +92,7 @@ void read_export(const std::string& path, const std::string& worker,
       read_gpu_activities(capture);
       NvtxSummary nvtx = read_nvtx(capture);
       p = std::move(capture.process().profile);
+      for (std::string& note : capture.skipped_notes()) p.notes.push_back(std::move(note));
       finish(p, nvtx);
     }
     describe(p);

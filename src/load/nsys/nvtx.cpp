@@ -18,7 +18,7 @@ std::map<std::int64_t, std::string> read_domains(Capture& capture) {
   Statement row(capture.db(), select_columns(capture.db(), "NVTX_EVENTS", {"domainId", "text", "textId"},
                                              fmt::format("WHERE eventType = {}", kDomainCreate)));
   while (row.next()) {
-    std::string name(row.text(1));
+    std::string name = capture.valid_text(row.text(1));
     if (name.empty() && !row.is_null(2)) name = capture.text(row.integer(2));
     if (!name.empty()) domains[row.integer(0)] = name;
   }
@@ -95,13 +95,14 @@ NvtxSummary read_nvtx(Capture& capture) {
   std::vector<std::size_t> cross_thread;
   while (row.next()) {
     std::int64_t global_tid = row.integer(5);
-    std::string raw(row.text(3));
+    std::string raw = capture.valid_text(row.text(3));
     if (raw.empty() && !row.is_null(4)) raw = capture.text(row.integer(4));
     std::int64_t domain = row.optional_integer(7).value_or(0);
 
     HostEvent e;
     e.start = row.integer(0);
     e.end = row.integer(1);
+    if (!capture.usable(row, table, e.start, e.end)) continue;
     e.thread = capture.thread(global_tid);
     e.kind = HostKind::Annotation;
     if (domain != 0) {

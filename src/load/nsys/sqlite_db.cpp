@@ -24,22 +24,22 @@ std::string uri_of(const std::string& path) {
 }  // namespace
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
-  int rc = sqlite3_open_v2(uri_of(path).c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  sqlite3* opened = nullptr;
+  int rc = sqlite3_open_v2(uri_of(path).c_str(), &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  db_.reset(opened);
   if (rc != SQLITE_OK) fail("cannot open as SQLite");
   // Tables are read in one pass each, so a large page cache buys nothing (the default is 2 MiB).
-  if (sqlite3_exec(db_, "PRAGMA cache_size = -512", nullptr, nullptr, nullptr) != SQLITE_OK)
+  if (sqlite3_exec(db_.get(), "PRAGMA cache_size = -512", nullptr, nullptr, nullptr) != SQLITE_OK)
     fail("cannot read as SQLite");
   Statement tables(*this, "SELECT name FROM sqlite_master WHERE type = 'table'");
   while (tables.next()) tables_.emplace_back(tables.text(0));
   std::sort(tables_.begin(), tables_.end());
 }
 
-SqliteDb::~SqliteDb() {
-  sqlite3_close(db_);
-}
+SqliteDb::~SqliteDb() = default;
 
 void SqliteDb::fail(std::string_view what) const {
-  const char* why = db_ ? sqlite3_errmsg(db_) : "out of memory";
+  const char* why = db_ ? sqlite3_errmsg(db_.get()) : "out of memory";
   throw InputError(fmt::format("{}: {}: {}", path_, what, why));
 }
 
@@ -56,7 +56,8 @@ std::vector<std::string> SqliteDb::columns(const std::string& table) const {
 }
 
 Statement::Statement(const SqliteDb& db, const std::string& sql) : db_(db) {
-  if (sqlite3_prepare_v2(db.db_, sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) != SQLITE_OK)
+  if (sqlite3_prepare_v2(db.db_.get(), sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+      SQLITE_OK)
     db.fail("cannot read the export");
 }
 
@@ -65,6 +66,7 @@ Statement::~Statement() {
 }
 
 bool Statement::next() {
+  bad_value_ = false;
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
@@ -84,7 +86,10 @@ bool Statement::is_null(int column) const {
 }
 
 std::int64_t Statement::integer(int column) const {
-  return sqlite3_column_int64(stmt_, column);
+  int type = sqlite3_column_type(stmt_, column);
+  if (type == SQLITE_INTEGER) return sqlite3_column_int64(stmt_, column);
+  if (type != SQLITE_NULL) bad_value_ = true;
+  return 0;
 }
 
 std::optional<std::int64_t> Statement::optional_integer(int column) const {

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,13 +27,17 @@ class Statement {
   void reset();
   void bind(int index, std::int64_t value);
   bool is_null(int column) const;
+  // 0 for NULL. Text, a blob or a real in an integer column also reads as 0 and marks the row bad.
   std::int64_t integer(int column) const;
+  // True when integer() met a value that is not an integer in the current row.
+  bool bad_value() const { return bad_value_; }
   std::optional<std::int64_t> optional_integer(int column) const;
   std::string_view text(int column) const;  // valid until the next step
 
  private:
   const SqliteDb& db_;
   sqlite3_stmt* stmt_ = nullptr;
+  mutable bool bad_value_ = false;
 };
 
 class SqliteDb {
@@ -51,8 +56,13 @@ class SqliteDb {
 
  private:
   friend class Statement;
+  struct Close {
+    void operator()(sqlite3* db) const { sqlite3_close(db); }
+  };
   std::string path_;
-  sqlite3* db_ = nullptr;
+  // Owned from the first line of the constructor: a constructor that throws (a corrupt file) still
+  // closes the connection, which sqlite3_open_v2 makes even when it fails.
+  std::unique_ptr<sqlite3, Close> db_;
   std::vector<std::string> tables_;  // sorted
 };
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/utf8.h"
 #include "perfgate/errors.h"
 #include "render/cell_format.h"
 
@@ -26,9 +27,11 @@ const char* number_format(std::string_view unit) {
 
 }  // namespace
 
-Workbook::Workbook(const std::string& path, bool constant_memory, time_t created) : path_(path) {
+Workbook::Workbook(const std::string& path, const std::string& tmpdir, bool constant_memory, time_t created)
+    : path_(path), tmpdir_(tmpdir) {
   lxw_workbook_options options{};
   options.constant_memory = constant_memory ? LXW_TRUE : LXW_FALSE;
+  options.tmpdir = tmpdir_.data();
   wb_ = xlsx_library().workbook_new_opt(path.c_str(), &options);
   if (!wb_) throw OutputError("cannot create the workbook file");
   lxw_doc_properties properties{};
@@ -76,7 +79,9 @@ void Workbook::note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars)
 
 void Workbook::text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
                     lxw_format* format) {
-  std::string value = shorten(s, kMaxCellChars);
+  // libxlsxwriter escapes markup but not bytes: invalid UTF-8 and the characters XML 1.0 forbids
+  // would make sharedStrings.xml unreadable.
+  std::string value = shorten(xml_safe_text(s), kMaxCellChars);
   xlsx_library().worksheet_write_string(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col),
                                         value.c_str(), format ? format : text_);
   note_width(ws, col, std::min<std::size_t>(value.size(), kMaxColumnWidth));

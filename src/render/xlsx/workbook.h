@@ -20,7 +20,8 @@ class Workbook {
  public:
   // Opens `path` for writing (the file is written by close()). `created` fixes the document's
   // creation time so that the same report gives the same bytes.
-  Workbook(const std::string& path, bool constant_memory, time_t created);
+  // `tmpdir`: where libxlsxwriter keeps its temporary files (constant_memory mode).
+  Workbook(const std::string& path, const std::string& tmpdir, bool constant_memory, time_t created);
   ~Workbook();
   Workbook(const Workbook&) = delete;
   Workbook& operator=(const Workbook&) = delete;
@@ -51,6 +52,7 @@ class Workbook {
   void note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars);
 
   std::string path_;
+  std::string tmpdir_;
   lxw_workbook* wb_ = nullptr;
   lxw_format* header_ = nullptr;
   lxw_format* bold_ = nullptr;

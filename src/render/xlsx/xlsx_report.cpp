@@ -1,6 +1,7 @@
 // The XLSX workbook for reviews: Summary, Findings, Iterations (with a native chart), Ops, Op types,
 // Kernels, GPUs, Regions, Baseline diff, Rules. Every row of every table; tables of several
 // workers one after the other, with a worker column.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,13 +13,12 @@
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/temp_files.h"
 #include "render/xlsx/workbook.h"
 #include "render/xlsx/xlsx_library.h"
 
 namespace perfgate {
 namespace {
-
-namespace fs = std::filesystem;
 
 // Beyond this many rows in all, the workbook streams rows to disk (libxlsxwriter's constant_memory).
 constexpr std::size_t kConstantMemoryRows = 100'000;
@@ -184,17 +184,13 @@ void rules_sheet(Workbook& wb, const ReportModel& r) {
 }  // namespace
 
 void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions& options) {
-  // libxlsxwriter writes the file when the workbook closes: write beside it, then rename.
-  fs::path target(path);
-  fs::path temporary =
-      target.parent_path() / fmt::format(".{}.{}.tmp", target.filename().string(), ::getpid());
-  // Checked here first: libxlsxwriter would print its own message for an unwritable folder.
-  if (std::FILE* probe = std::fopen(temporary.c_str(), "wb"))
-    std::fclose(probe);
-  else
-    throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  // libxlsxwriter opens the file by name when the workbook closes, so its name is made in a private
+  // folder (mkdtemp, mode 0700) beside the target, where no one can plant a symlink; its own
+  // temporary files (constant_memory) go there too. Then the file is renamed over the target.
+  PrivateTempFolder folder(path);
+  std::string temporary = folder.file("workbook.xlsx");
   try {
-    Workbook wb(temporary.string(), total_rows(r) > kConstantMemoryRows,
+    Workbook wb(temporary, folder.path(), total_rows(r) > kConstantMemoryRows,
                 options.created ? *options.created : kFixedCreationTime);
     summary_sheet(wb, r);
     findings_sheet(wb, r);
@@ -208,16 +204,11 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     rules_sheet(wb, r);
     wb.close();
   } catch (const OutputError& e) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
     throw OutputError(fmt::format("{}: {}", path, e.what()));
   }
-  std::error_code ec;
-  fs::rename(temporary, target, ec);
-  if (ec) {
-    fs::remove(temporary, ec);
-    throw OutputError(fmt::format("{}: cannot write: {}", path, ec.message()));
-  }
+  if (::chmod(temporary.c_str(), static_cast<mode_t>(output_mode(path))) != 0 ||
+      ::rename(temporary.c_str(), path.c_str()) != 0)
+    throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
 }
 
 }  // namespace perfgate

@@ -1,0 +1,71 @@
+#include "model/utf8.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+}  // namespace
+
+std::size_t utf8_sequence(std::string_view s, std::size_t i) {
+  auto byte = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  std::size_t n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 && c < 0xF0 ? 3 : c >= 0xC2 && c < 0xE0 ? 2 : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (std::size_t k = 1; k < n; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  if (n == 3 && c == 0xE0 && byte(i + 1) < 0xA0) return 0;   // overlong
+  if (n == 3 && c == 0xED && byte(i + 1) >= 0xA0) return 0;  // surrogate
+  if (n == 4 && c == 0xF0 && byte(i + 1) < 0x90) return 0;   // overlong
+  if (n == 4 && c == 0xF4 && byte(i + 1) >= 0x90) return 0;  // past U+10FFFF
+  return n;
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string repair_utf8(std::string_view s, std::size_t& replaced) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++replaced;
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+std::string xml_safe_text(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_sequence(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+      continue;
+    }
+    std::string_view c = s.substr(i, n);
+    i += n;
+    auto first = static_cast<unsigned char>(c[0]);
+    if (n == 1 && first < 0x20 && first != '\t' && first != '\n' && first != '\r') continue;
+    if (c == "\xEF\xBF\xBE" || c == "\xEF\xBF\xBF") continue;  // U+FFFE, U+FFFF
+    out.append(c);
+  }
+  return out;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,134 @@
+#include "render/temp_files.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::size_t kSlots = 64;
+constexpr std::size_t kPathBytes = 4096;
+
+// Slots are claimed with a compare-and-swap and read by the handler only when marked ready, so
+// the handler never sees a half-written path.
+enum SlotState : int { kFree = 0, kWriting = 1, kFile = 2, kFolder = 3 };
+
+struct Slot {
+  std::atomic<int> state{kFree};
+  char path[kPathBytes] = {};
+};
+
+Slot g_slots[kSlots];
+
+void remove_kind(int kind) {
+  for (Slot& slot : g_slots) {
+    if (slot.state.load() != kind) continue;
+    if (kind == kFile)
+      ::unlink(slot.path);
+    else
+      ::rmdir(slot.path);
+    slot.state.store(kFree);
+  }
+}
+
+extern "C" void remove_and_reraise(int signal_number) {
+  int saved = errno;
+  remove_kind(kFile);
+  remove_kind(kFolder);
+  errno = saved;
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);  // delivered with the default action once the handler returns
+}
+
+void install_handlers() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action {};
+    action.sa_handler = remove_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (int s : {SIGINT, SIGTERM}) {
+      struct sigaction old {};
+      // A signal the caller chose to ignore stays ignored.
+      if (::sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+      ::sigaction(s, &action, nullptr);
+    }
+  });
+}
+
+}  // namespace
+
+void register_temp_path(const std::string& path, bool folder) {
+  if (path.size() >= kPathBytes)
+    throw OutputError(fmt::format("{}: cannot write: the temporary path is too long", path));
+  install_handlers();
+  for (Slot& slot : g_slots) {
+    int expected = kFree;
+    if (!slot.state.compare_exchange_strong(expected, kWriting)) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.state.store(folder ? kFolder : kFile);
+    return;
+  }
+  throw OutputError(fmt::format("{}: cannot write: too many temporary files at once", path));
+}
+
+void unregister_temp_path(const std::string& path) {
+  for (Slot& slot : g_slots) {
+    int state = slot.state.load();
+    if ((state == kFile || state == kFolder) && path == slot.path) {
+      slot.state.store(kFree);
+      return;
+    }
+  }
+}
+
+void remove_registered_temp_paths() {
+  remove_kind(kFile);
+  remove_kind(kFolder);
+}
+
+unsigned output_mode(const std::string& target) {
+  struct stat existing {};
+  if (::stat(target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) return existing.st_mode & 07777;
+  // umask can only be read by setting it: set and restore at once (the outputs are written by one
+  // thread).
+  mode_t mask = ::umask(022);
+  ::umask(mask);
+  return 0666u & ~static_cast<unsigned>(mask);
+}
+
+PrivateTempFolder::PrivateTempFolder(const std::string& target) {
+  std::filesystem::path t(target);
+  std::filesystem::path folder = t.has_parent_path() ? t.parent_path() : std::filesystem::path(".");
+  std::string name = (folder / ("." + t.filename().string() + ".XXXXXX")).string();
+  if (!::mkdtemp(name.data()))
+    throw OutputError(fmt::format("{}: cannot write: {}", target, std::strerror(errno)));
+  path_ = name;
+  register_temp_path(path_, true);
+}
+
+std::string PrivateTempFolder::file(const std::string& name) {
+  file_ = path_ + "/" + name;
+  register_temp_path(file_);
+  return file_;
+}
+
+PrivateTempFolder::~PrivateTempFolder() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+  if (!file_.empty()) unregister_temp_path(file_);
+  unregister_temp_path(path_);
+}
+
+}  // namespace perfgate

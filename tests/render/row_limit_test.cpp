@@ -1,0 +1,67 @@
+// Issue 13: tables with a row per name are capped (200,000 distinct op names made a 299 MB JSON
+// report): the rows with the most time, then one "(N more)" row with the totals of the rest.
+#include <gtest/gtest.h>
+
+#include "perfgate/baseline.h"
+#include "perfgate/render.h"
+#include "report/table_limits.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// Twelve ops op0..op11 each launching one kernel k0..k11 of (i + 1) * 10 us, in one step.
+std::string twelve_ops() {
+  TraceBuilder t;
+  t.step(1, 0, 10000);
+  for (int i = 0; i < 12; ++i) {
+    std::string n = std::to_string(i);
+    t.op("op" + n, 10 + 700.0 * i, 600, 10 + i);
+    t.launch("k" + n, 20 + 700.0 * i, 30 + 700.0 * i, 10.0 * (i + 1), 10 + i);
+  }
+  return t.json();
+}
+
+struct RowLimit {
+  explicit RowLimit(std::size_t rows) { set_max_table_rows(rows); }
+  ~RowLimit() { set_max_table_rows(kDefaultMaxTableRows); }
+};
+
+TEST(RowLimit, TablesKeepTheLongestRowsAndOneRowForTheRest) {
+  RowLimit limit(5);
+  ReportModel report = report_of_json(twelve_ops(), default_rules());
+  const ReportTable* kernels = find_table(report.workers.at(0).tables, "kernels");
+  ASSERT_NE(kernels, nullptr);
+  ASSERT_EQ(kernels->rows.size(), 6u);
+  // k11 (120 us) .. k7 (80 us) kept, longest first; k0..k6 (10 + ... + 70 = 280 us, 7 calls) summed.
+  EXPECT_EQ(std::get<std::string>(*find_cell(*kernels, 0, "name")), "k11");
+  EXPECT_EQ(std::get<std::string>(*find_cell(*kernels, 4, "name")), "k7");
+  EXPECT_EQ(std::get<std::string>(*find_cell(*kernels, 5, "name")), "(7 more)");
+  EXPECT_DOUBLE_EQ(*cell_number(*find_cell(*kernels, 5, "total_us")), 280);
+  EXPECT_EQ(*cell_number(*find_cell(*kernels, 5, "calls")), 7);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(*find_cell(*kernels, 5, "avg_us")));
+  const ReportTable* ops = find_table(report.workers.at(0).tables, "ops");
+  ASSERT_NE(ops, nullptr);
+  EXPECT_EQ(ops->rows.size(), 6u);
+  std::string json = render_json(report);
+  EXPECT_NE(json.find("(7 more)"), std::string::npos);
+  for (const char* name : {"kernels_by_op", "regions", "ops_by_shape"}) {
+    const ReportTable* t = find_table(report.workers.at(0).tables, name);
+    EXPECT_TRUE(t == nullptr || t->rows.size() <= 6u) << name;
+  }
+  // A capped report as a baseline: the "(N more)" row is no op or kernel.
+  Baseline b = baseline_from_report(report, "b.json", "report");
+  for (const BaselineRow& r : b.kernels) EXPECT_FALSE(is_more_rows_label(r.name)) << r.name;
+  EXPECT_EQ(b.kernels.size(), 5u);
+}
+
+TEST(RowLimit, SmallTablesAreUntouched) {
+  ReportModel report = report_of_json(twelve_ops(), default_rules());
+  EXPECT_EQ(find_table(report.workers.at(0).tables, "kernels")->rows.size(), 12u);
+  EXPECT_TRUE(is_more_rows_label("(12 more)"));
+  EXPECT_FALSE(is_more_rows_label("(more)"));
+  EXPECT_FALSE(is_more_rows_label("(1x more)"));
+}
+
+}  // namespace
+}  // namespace perfgate::testing

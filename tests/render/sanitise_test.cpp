@@ -1,0 +1,104 @@
+// Issue 13: names from a trace and text from a rule file cannot inject terminal escape sequences,
+// GitHub Actions workflow commands or @mentions through the terminal, --github and Markdown outputs.
+#include <gtest/gtest.h>
+
+#include "perfgate/gate.h"
+#include "perfgate/render.h"
+#include "render/escape.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+constexpr const char* kInjectedOp = "aten::mm\n::error title=x::pwned";
+constexpr const char* kColouredKernel = "\x1b[31mred\x1b[0m_kernel";
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// Every line of `text` that a GitHub runner would take as a workflow command: after optional
+// blanks, "::".
+std::size_t command_lines(const std::string& text) {
+  std::size_t n = 0, start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find('\n', start);
+    std::string line = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    std::size_t first = line.find_first_not_of(" \t");
+    if (first != std::string::npos && line.compare(first, 2, "::") == 0) ++n;
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return n;
+}
+
+ReportModel injected_report() {
+  TraceBuilder t;
+  for (int i = 0; i < 3; ++i) {
+    double s = 1000.0 * i;
+    t.step(i + 1, s, 900);
+    t.op(kInjectedOp, s + 10, 100, 10 + i);
+    t.launch(kColouredKernel, s + 20, s + 30, 500, 10 + i);
+  }
+  std::string rules = write_text(temp_dir() + "/mention.yaml", R"YAML(
+rules:
+  - id: mention.rule
+    title: "ping @octocat and @org/team"
+    metric: gpu.utilization_pct
+    better: higher
+    fail: 101
+    problem: "::warning::forged"
+    recommendation: "ask @octocat \u001b[2J"
+)YAML");
+  RuleSet set = load_rules({rules});
+  ReportModel report = report_of_json(t.json(), set);
+  apply_gate(report, set, nullptr, {});
+  return report;
+}
+
+TEST(Sanitise, TerminalShowsControlCharactersEscapedAndStartsNoWorkflowCommand) {
+  std::string s = render_terminal(injected_report(), TerminalOptions{false});
+  EXPECT_EQ(s.find('\x1b'), std::string::npos) << s;
+  EXPECT_EQ(command_lines(s), 0u) << s;
+  EXPECT_TRUE(contains(s, "aten::mm\\n::error title=x::pwned")) << s;
+  EXPECT_TRUE(contains(s, "\\::warning::forged")) << s;  // a rule text line starting with ::
+  EXPECT_TRUE(contains(s, "ask @octocat \\x1b[2J")) << s;
+}
+
+TEST(Sanitise, GithubAnnotationsCarryNoRawControlCharacters) {
+  std::string s = render_github_annotations(injected_report());
+  EXPECT_EQ(s.find('\x1b'), std::string::npos) << s;
+  // Every line is one of perfgate's own commands; nothing forged starts a line.
+  std::size_t own = 0;
+  for (const char* level : {"::error title=", "::warning title=", "::notice title="})
+    for (std::size_t at = s.find(level); at != std::string::npos; at = s.find(level, at + 1))
+      own += at == 0 || s[at - 1] == '\n';
+  EXPECT_EQ(command_lines(s), own) << s;
+  EXPECT_GE(own, 2u);
+  EXPECT_TRUE(contains(s, "%0A::warning::forged")) << s;  // inside the message, not a line
+  EXPECT_TRUE(contains(s, "\\x1b[2J")) << s;
+}
+
+TEST(Sanitise, MarkdownBreaksMentionsAndControlCharacters) {
+  for (bool pr_comment : {false, true}) {
+    MarkdownOptions options;
+    options.compact = pr_comment;
+    if (pr_comment) options.budget_bytes = kPrCommentBudget;
+    std::string md = render_markdown(injected_report(), options);
+    EXPECT_EQ(md.find('\x1b'), std::string::npos);
+    EXPECT_FALSE(contains(md, "@octocat")) << md;
+    EXPECT_FALSE(contains(md, "@org/team")) << md;
+    EXPECT_TRUE(contains(md, "@\u200boctocat")) << md;
+  }
+}
+
+TEST(Sanitise, EscapeFunctions) {
+  EXPECT_EQ(terminal_escape("a\tb\r\n\x7f\x01\xc2\x9b[1m é"), "a\\tb\\r\\n\\x7f\\x01\\u009b[1m é");
+  EXPECT_EQ(neutralise_workflow_commands("ok\n  ::set-output name=x::y\n::\n"),
+            "ok\n  \\::set-output name=x::y\n\\::\n");
+  EXPECT_EQ(log_text("rules.yaml:1:2: error: bad\n::error::x\x1b"),
+            "rules.yaml:1:2: error: bad\n\\::error::x\\x1b");
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,85 @@
+// Issue 13: temporary outputs are created exclusively (a planted symlink is never followed) and
+// removed when perfgate is interrupted by SIGINT or SIGTERM.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "perfgate/errors.h"
+#include "perfgate/render.h"
+#include "render/temp_files.h"
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::size_t entries(const std::string& dir) {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));
+}
+
+TEST(TempFiles, APlantedSymlinkAtTheOldXlsxTemporaryNameIsNotFollowed) {
+  std::string dir = temp_dir();
+  std::string victim = write_text(dir + "/victim.txt", "precious");
+  // The name perfgate used to write to: ".NAME.PID.tmp", opened with fopen("wb").
+  fs::create_symlink(victim, dir + "/.r.xlsx." + std::to_string(::getpid()) + ".tmp");
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  write_xlsx(report, dir + "/r.xlsx");
+  EXPECT_EQ(read_text(victim), "precious");
+  EXPECT_GT(fs::file_size(dir + "/r.xlsx"), 1000u);
+  EXPECT_EQ(entries(dir), 3u) << "victim, symlink and the workbook: no temporary left";
+}
+
+TEST(TempFiles, AFailedXlsxWriteLeavesNoTemporary) {
+  std::string dir = temp_dir();
+  fs::create_directory(dir + "/taken.xlsx");  // rename() onto a folder fails
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  EXPECT_THROW(write_xlsx(report, dir + "/taken.xlsx"), OutputError);
+  EXPECT_EQ(entries(dir), 1u);
+}
+
+// A child registers a temporary file and a folder, then is killed by SIGTERM: the handler removes
+// both and the child still dies of the signal.
+TEST(TempFiles, SigtermRemovesRegisteredTemporariesAndStillKills) {
+  std::string dir = temp_dir();
+  std::string folder = dir + "/.out.json.ABCDEF";
+  fs::create_directory(folder);
+  std::string file = write_text(folder + "/part", "half a report");
+  pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    register_temp_path(folder, true);
+    register_temp_path(file);
+    ::kill(::getpid(), SIGTERM);
+    ::pause();
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFSIGNALED(status));
+  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_FALSE(fs::exists(file));
+  EXPECT_FALSE(fs::exists(folder));
+}
+
+TEST(TempFiles, UnregisteredPathsAreKept) {
+  std::string dir = temp_dir();
+  std::string kept = write_text(dir + "/kept", "x");
+  std::string gone = write_text(dir + "/gone", "x");
+  register_temp_path(kept);
+  register_temp_path(gone);
+  unregister_temp_path(kept);
+  remove_registered_temp_paths();
+  EXPECT_TRUE(fs::exists(kept));
+  EXPECT_FALSE(fs::exists(gone));
+}
+
+}  // namespace
+}  // namespace perfgate::testing
