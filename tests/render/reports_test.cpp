@@ -216,6 +216,10 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   std::string terminal = render_terminal(report);
   EXPECT_TRUE(contains(terminal, "Changes      per step against the baseline")) << terminal;
   EXPECT_TRUE(contains(terminal, fmt::format("  regions    {} +1.00 ms\n", loader))) << terminal;
+  // Against itself nothing got slower: no "Changes" block of +0.0 us rows.
+  ReportModel same = report_of_json(training_trace(before), default_rules());
+  apply_gate(same, default_rules(), &base, {});
+  EXPECT_FALSE(contains(render_terminal(same), "Changes ")) << render_terminal(same);
   if (!have_unzip()) GTEST_SKIP() << "unzip not installed: the workbook is not checked";
   std::string path = temp_dir() + "/changes.xlsx";
   write_xlsx(report, path);
