@@ -51,21 +51,42 @@ NvtxText read_emit_nvtx(std::string_view text, std::size_t suffix_at) {
 
 // ---- PyProf: a Python dict literal, read by a small bounded parser ----
 
+// A dict entry is a struct defined after PyValue is complete: std::vector accepts an incomplete
+// element type (C++17), std::pair<std::string, PyValue> inside PyValue does not (clang rejects it).
+struct PyField;
+
 struct PyValue {
   enum class Kind { None, Scalar, String, List, Dict } kind = Kind::None;
-  std::string text;                                     // Scalar: number/True/False text; String
-  std::vector<PyValue> items;                           // List (lists and tuples)
-  std::vector<std::pair<std::string, PyValue>> fields;  // Dict with string keys
+  std::string text;             // Scalar: number/True/False text; String
+  std::vector<PyValue> items;   // List (lists and tuples)
+  std::vector<PyField> fields;  // Dict with string keys
 
-  const PyValue* get(std::string_view key) const {
-    for (const auto& [k, v] : fields)
-      if (k == key) return &v;
-    return nullptr;
-  }
+  PyValue();
+  PyValue(PyValue&&) noexcept;
+  PyValue& operator=(PyValue&&) noexcept;
+  ~PyValue();
+
+  const PyValue* get(std::string_view key) const;
   std::string_view string_or(std::string_view fallback) const {
     return kind == Kind::String ? std::string_view(text) : fallback;
   }
 };
+
+struct PyField {
+  std::string key;
+  PyValue value;
+};
+
+PyValue::PyValue() = default;
+PyValue::PyValue(PyValue&&) noexcept = default;
+PyValue& PyValue::operator=(PyValue&&) noexcept = default;
+PyValue::~PyValue() = default;
+
+const PyValue* PyValue::get(std::string_view key) const {
+  for (const PyField& f : fields)
+    if (f.key == key) return &f.value;
+  return nullptr;
+}
 
 class PyLiteralParser {
  public:
@@ -152,8 +173,8 @@ class PyLiteralParser {
       if (eat('}')) return true;
       PyValue key;
       if (!value(key, depth + 1) || key.kind != PyValue::Kind::String || !eat(':')) return false;
-      v.fields.emplace_back(std::move(key.text), PyValue{});
-      if (!value(v.fields.back().second, depth + 1)) return false;
+      v.fields.push_back(PyField{std::move(key.text), PyValue{}});
+      if (!value(v.fields.back().value, depth + 1)) return false;
     } while (eat(','));
     return eat('}');
   }
