@@ -134,7 +134,9 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
     for (const auto& [name, value] : run.metrics) {
       auto& list = values[name];
       if (value) list.push_back(*value);
-      if (std::none_of(b.metrics.begin(), b.metrics.end(), [&](const auto& m) { return m.first == name; }))
+      // A structured binding is not captured by the lambda: clang 14 lacks C++20's P1091.
+      const std::string& metric = name;
+      if (std::none_of(b.metrics.begin(), b.metrics.end(), [&](const auto& m) { return m.first == metric; }))
         b.metrics.emplace_back(name, std::nullopt);
     }
     b.step_durations_us.insert(b.step_durations_us.end(), run.step_durations_us.begin(),

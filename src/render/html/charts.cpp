@@ -297,13 +297,12 @@ std::string sparkline_svg(const std::vector<double>& values, const std::string& 
   constexpr double width = 120, height = 28, pad = 4;
   std::string svg = open_svg(width, height, title);
   if (values.empty()) return svg + "</svg>";
-  auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-  double range = *hi > *lo ? *hi - *lo : 1;
+  auto [lo_at, hi_at] = std::minmax_element(values.begin(), values.end());
+  double lo = *lo_at, hi = *hi_at;  // plain variables: clang 14 cannot capture structured bindings
+  double range = hi > lo ? hi - lo : 1;
   double step = values.size() > 1 ? (width - 2 * pad) / static_cast<double>(values.size() - 1) : 0;
   auto x_of = [&](std::size_t i) { return pad + step * static_cast<double>(i); };
-  auto y_of = [&](double v) {
-    return *hi > *lo ? height - pad - (height - 2 * pad) * (v - *lo) / range : height / 2;
-  };
+  auto y_of = [&](double v) { return hi > lo ? height - pad - (height - 2 * pad) * (v - lo) / range : height / 2; };
   std::string path;
   for (std::size_t i = 0; i < values.size(); ++i)
     path += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x_of(i), y_of(values[i]));
