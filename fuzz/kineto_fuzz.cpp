@@ -1,0 +1,27 @@
+// libFuzzer harness: bytes as a Kineto / Chrome JSON trace (gzip when they start with its magic),
+// read by the streaming reader. InputError is the documented outcome for a bad trace; any other
+// exception, a crash or a sanitizer report is a bug.
+#include <cstdint>
+#include <memory>
+
+#include "fuzz/fuzz_file.h"
+#include "load/byte_source.h"
+#include "load/kineto/kineto_reader.h"
+#include "perfgate/errors.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string path = perfgate::fuzz::write_input(data, size, ".json");
+  bool gzip = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+  try {
+    auto file = std::make_unique<perfgate::FileSource>(path);
+    std::unique_ptr<perfgate::ByteSource> source;
+    if (gzip)
+      source = perfgate::make_gzip_source(std::move(file));
+    else
+      source = std::move(file);
+    perfgate::Profile profile = perfgate::kineto::read_trace(std::move(source), path, {});
+    (void)profile;
+  } catch (const perfgate::InputError&) {
+  }
+  return 0;
+}

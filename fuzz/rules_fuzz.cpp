@@ -1,0 +1,19 @@
+// libFuzzer harness: bytes as a rule file (YAML) applied on top of the shipped default set by
+// load_rules, then written back as the effective rule set. ConfigError (and InputError for an
+// unreadable file) are the documented outcomes; anything else is a bug.
+#include <cstdint>
+
+#include "fuzz/fuzz_file.h"
+#include "perfgate/errors.h"
+#include "perfgate/rules.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string path = perfgate::fuzz::write_input(data, size, ".yaml");
+  try {
+    perfgate::RuleSet rules = perfgate::load_rules({path});
+    (void)perfgate::effective_rules_yaml(rules);
+  } catch (const perfgate::ConfigError&) {
+  } catch (const perfgate::InputError&) {
+  }
+  return 0;
+}
