@@ -3,6 +3,8 @@
 # Idempotent: runs `apt-get update` and installs only when something is missing.
 # `ci/setup.sh --tests` also installs what only the tests need: Chromium (the HTML checks) and
 # PostgreSQL's server programs (the history tests start a throw-away server of their own).
+# `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
+# The flags combine: `ci/setup.sh --tests --fuzz`.
 set -euo pipefail
 
 packages=(
@@ -11,9 +13,14 @@ packages=(
   zlib1g-dev libsqlite3-dev libgtest-dev clang-format
   libkainjow-mustache-dev libxlsxwriter-dev libpq-dev
 )
-if [ "${1:-}" = "--tests" ]; then
-  packages+=(chromium unzip postgresql)
-fi
+for arg in "$@"; do
+  case "$arg" in
+    --tests) packages+=(chromium unzip postgresql) ;;
+    # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    *) echo "usage: ci/setup.sh [--tests] [--fuzz]" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (fuzz/) with clang, AddressSanitizer and UBSan in build-fuzz/,
+# makes their seed corpora and runs each for SECONDS (default 60). Exits non-zero, naming the
+# crash file, when a harness finds a crash, a sanitizer report, a leak or an undocumented exception.
+# Needs clang and libclang-rt-14-dev: `ci/setup.sh --fuzz`. docs/formats.md#fuzzing.
+set -euo pipefail
+
+seconds="${1:-60}"
+if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
+  echo "usage: ci/fuzz.sh [SECONDS]" >&2
+  exit 2
+fi
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/build-fuzz"
+shared="${PERFGATE_SHARED:-$root/../shared}"
+jobs="${JOBS:-$(nproc)}"
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
+  -DPERFGATE_FUZZ=ON -DPERFGATE_BUILD_TESTS=OFF >/dev/null
+harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz)
+ninja -C "$build" -j "$jobs" "${harnesses[@]}"
+
+# ---- seed corpora: build-fuzz/corpus/<harness>/ (what a run finds is added there and kept) ----
+corpus="$build/corpus"
+mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz}
+max_seed=$((2 * 1024 * 1024))
+declare -A max_len=([kineto_fuzz]=262144 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096)
+# Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
+# fuzzer would cut them there), plus two hand-written ones.
+for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/examples/*.json.gz; do
+  [ -f "$f" ] || continue
+  out="$corpus/kineto_fuzz/$(basename "$f" .gz)"
+  [ -f "$out" ] || { gzip -dc "$f" 2>/dev/null || true; } | head -c "${max_len[kineto_fuzz]}" >"$out"
+done
+printf '{"traceEvents":[]}' >"$corpus/kineto_fuzz/empty.json"
+printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]}' \
+  >"$corpus/kineto_fuzz/tiny.json"
+# nsys: the shared exports under 2 MB.
+for f in "$shared"/traces/nsys/*.sqlite; do
+  [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ] && cp -n "$f" "$corpus/nsys_fuzz/"
+done
+# Rule files: the shipped ones.
+cp -n "$root"/rules/*.yaml "$corpus/rules_fuzz/"
+# Expressions: every value/condition/applies_if/gain/where of the default rules, one per file.
+python3 - "$root/rules/default.yaml" "$corpus/expression_fuzz" <<'PY'
+import hashlib, re, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    m = re.match(r'\s*(?:value|condition|applies_if|gain|where):\s*(.+?)\s*$', line)
+    if not m:
+        continue
+    text = m.group(1)
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+        text = text[1:-1]
+    name = hashlib.sha1(text.encode()).hexdigest()
+    open(f"{sys.argv[2]}/{name}", "w", encoding="utf-8").write(text)
+PY
+
+# ---- runs ----
+artifacts="$build/crashes"
+mkdir -p "$artifacts"
+TMPDIR="$(mktemp -d)"  # the harnesses write each input there (fuzz/fuzz_file.h)
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
+failed=()
+for h in "${harnesses[@]}"; do
+  log="$build/$h.log"
+  echo "ci/fuzz.sh: $h for ${seconds}s (corpus $(ls "$corpus/$h" | wc -l) files, log $log)" >&2
+  if "$build/fuzz/$h" "$corpus/$h" -max_total_time="$seconds" -max_len="${max_len[$h]}" -rss_limit_mb=2048 \
+    -timeout=25 -print_final_stats=1 -artifact_prefix="$artifacts/$h-" >"$log" 2>&1; then
+    grep -E '^stat::number_of_executed_units|^Done' "$log" | tail -2 | sed "s/^/  $h: /" >&2
+  else
+    failed+=("$h")
+    echo "ci/fuzz.sh: $h FAILED:" >&2
+    grep -E 'ERROR|runtime error|terminate called|Test unit written to' "$log" | head -5 | sed 's/^/  /' >&2
+  fi
+done
+if ((${#failed[@]})); then
+  echo "ci/fuzz.sh: crashes in ${failed[*]} (inputs in $artifacts/, logs in $build/)" >&2
+  exit 1
+fi
+echo "ci/fuzz.sh: no crashes in ${seconds}s per harness" >&2
