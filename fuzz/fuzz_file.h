@@ -14,7 +14,8 @@ namespace perfgate::fuzz {
 
 inline std::string write_input(const std::uint8_t* data, std::size_t size, const char* suffix) {
   const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/perfgate-fuzz-" + std::to_string(getpid()) + suffix;
+  std::string path =
+      std::string(dir && *dir ? dir : "/tmp") + "/perfgate-fuzz-" + std::to_string(getpid()) + suffix;
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::abort();  // the harness's own failure, not perfgate's
   if (size && std::fwrite(data, 1, size, f) != size) std::abort();

@@ -302,7 +302,9 @@ std::string sparkline_svg(const std::vector<double>& values, const std::string& 
   double range = hi > lo ? hi - lo : 1;
   double step = values.size() > 1 ? (width - 2 * pad) / static_cast<double>(values.size() - 1) : 0;
   auto x_of = [&](std::size_t i) { return pad + step * static_cast<double>(i); };
-  auto y_of = [&](double v) { return hi > lo ? height - pad - (height - 2 * pad) * (v - lo) / range : height / 2; };
+  auto y_of = [&](double v) {
+    return hi > lo ? height - pad - (height - 2 * pad) * (v - lo) / range : height / 2;
+  };
   std::string path;
   for (std::size_t i = 0; i < values.size(); ++i)
     path += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x_of(i), y_of(values[i]));
