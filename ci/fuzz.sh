@@ -37,10 +37,10 @@ printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","p
   >"$corpus/kineto_fuzz/tiny.json"
 # nsys: the shared exports under 2 MB.
 for f in "$shared"/traces/nsys/*.sqlite; do
-  [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ] && cp -n "$f" "$corpus/nsys_fuzz/"
+  if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ]; then install -m 0644 "$f" "$corpus/nsys_fuzz/"; fi
 done
 # Rule files: the shipped ones.
-cp -n "$root"/rules/*.yaml "$corpus/rules_fuzz/"
+install -m 0644 "$root"/rules/*.yaml "$corpus/rules_fuzz/"
 # Expressions: every value/condition/applies_if/gain/where of the default rules, one per file.
 python3 - "$root/rules/default.yaml" "$corpus/expression_fuzz" <<'PY'
 import hashlib, re, sys
