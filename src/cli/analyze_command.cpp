@@ -109,8 +109,9 @@ int run_analyze(const AnalyzeArgs& a) {
   check_output_paths(a.outputs, a.profiles, a.baseline_paths);
 
   AnalysisOptions options = analysis_options(a);
-  // A malformed --label is a usage error before any work.
-  RunLabels labels = a.history.record ? labels_of(a.history.labels) : RunLabels{};
+  // A malformed --label is a usage error before any work. The commit labels the current run in
+  // the recent trend too.
+  RunLabels labels = labels_of(a.history.labels);
   // Report and profile baselines are read first, so that a bad one fails before the analysis; a
   // history's runs are chosen after it, by the run's GPUs.
   std::vector<Baseline> runs;
@@ -129,7 +130,7 @@ int run_analyze(const AnalyzeArgs& a) {
   if (!runs.empty()) baseline = combine_baselines(std::move(runs));
   apply_gate(report, rules, baseline ? &*baseline : nullptr, gate);
   if (report.baseline && !history_runs.empty())
-    report.baseline->trends = recent_trends(history_runs, report, rules, labels_of(a.history.labels).commit);
+    report.baseline->trends = recent_trends(history_runs, report, rules, labels.commit);
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   bool written = write_outputs(report, rules, outputs);

@@ -8,14 +8,10 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
+#include "rules/statistics.h"
+
 namespace perfgate {
 namespace {
-
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  std::size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-}
 
 // The steps of one run, on the log scale, with its outliers set aside.
 struct RunSample {
@@ -100,12 +96,12 @@ double student_t_upper(double t, double df) {
 std::vector<std::size_t> outlier_indices(std::span<const double> values, double threshold) {
   std::vector<std::size_t> out;
   if (values.size() < 3) return out;
-  double median = median_of({values.begin(), values.end()});
+  double median = statistic(values, Statistic::Median);
   std::vector<double> deviations;
   for (double v : values) deviations.push_back(std::fabs(v - median));
   // MAD scaled to a standard deviation (0.6745 is the normal quantile at 0.75); the mean absolute
   // deviation when half the values or more are equal.
-  double scale = median_of(deviations) / 0.6745;
+  double scale = statistic(deviations, Statistic::Median) / 0.6745;
   if (scale == 0)
     scale = 1.253314 * std::accumulate(deviations.begin(), deviations.end(), 0.0) /
             static_cast<double>(deviations.size());
