@@ -99,20 +99,25 @@ void kernels_by_iteration(const Profile& p, const StepDetection& steps, const Wi
   }
 }
 
+// Groups by reference into kernels_by_op: the strings are copied only for the rows kept.
 void kernels_by_op_top(WorkerTables& out) {
-  std::map<std::string, std::vector<TopKernelRow>> by_op;
-  for (const KernelRow& k : out.kernels_by_op) by_op[k.op].push_back({k.op, k.short_name, k.calls, k.total});
-  std::vector<std::pair<TimeNs, std::string>> order;
+  std::map<std::string_view, std::vector<const KernelRow*>> by_op;
+  for (const KernelRow& k : out.kernels_by_op) by_op[k.op].push_back(&k);
+  std::vector<std::pair<TimeNs, std::string_view>> order;
   for (const auto& [op, rows] : by_op) {
     TimeNs total = 0;
-    for (const auto& r : rows) total += r.total;
+    for (const KernelRow* r : rows) total += r->total;
     order.emplace_back(total, op);
   }
   std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second < b.second;
   });
-  for (const auto& [total, op] : order)
-    append_top(out.kernels_by_op_top, op, std::move(by_op[op]), kTopKernelsPerOp);
+  for (const auto& [total, op] : order) {
+    std::vector<TopKernelRow> rows;
+    rows.reserve(by_op[op].size());
+    for (const KernelRow* k : by_op[op]) rows.push_back({std::string(op), k->short_name, k->calls, k->total});
+    append_top(out.kernels_by_op_top, std::string(op), std::move(rows), kTopKernelsPerOp);
+  }
 }
 
 }  // namespace
@@ -128,10 +133,15 @@ void build_kernel_tables(const Profile& p, const Attribution& a, NameClasses& cl
     add(p, k, by_name[k.name]);
     add(p, k, by_op[{k.name, owner == kNone ? kNone : p.host_events[owner].name}]);
   }
-  for (auto& [name, acc] : by_name) out.kernels.push_back(finish(p, classes, acc, ""));
-  for (auto& [key, acc] : by_op)
-    out.kernels_by_op.push_back(
-        finish(p, classes, acc, key.second == kNone ? "(no op)" : std::string(p.str(key.second))));
+  // Each accumulator is freed as its row is made: a trace of many names never holds both whole.
+  out.kernels.reserve(by_name.size());
+  for (auto it = by_name.begin(); it != by_name.end(); it = by_name.erase(it))
+    out.kernels.push_back(finish(p, classes, it->second, ""));
+  out.kernels_by_op.reserve(by_op.size());
+  for (auto it = by_op.begin(); it != by_op.end(); it = by_op.erase(it)) {
+    StringId op = it->first.second;
+    out.kernels_by_op.push_back(finish(p, classes, it->second, op == kNone ? "(no op)" : std::string(p.str(op))));
+  }
   std::sort(out.kernels.begin(), out.kernels.end(), by_total);
   std::sort(out.kernels_by_op.begin(), out.kernels_by_op.end(), by_total);
   kernels_by_iteration(p, steps, window, out);

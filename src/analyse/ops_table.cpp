@@ -78,12 +78,13 @@ bool by_device_time(const OpRow& a, const OpRow& b) {
   return std::tie(a.name, a.input_shapes) < std::tie(b.name, b.input_shapes);
 }
 
+// Each accumulator is freed as its row is made: a trace of many names never holds both whole.
 template <typename Key>
-std::vector<OpRow> rows_of(const OpTableInputs& in, const std::map<Key, OpAccumulator>& groups,
-                           bool with_shapes) {
+std::vector<OpRow> rows_of(const OpTableInputs& in, std::map<Key, OpAccumulator>& groups, bool with_shapes) {
   std::vector<OpRow> rows;
   rows.reserve(groups.size());
-  for (const auto& [key, acc] : groups) rows.push_back(finish(in, acc, with_shapes));
+  for (auto it = groups.begin(); it != groups.end(); it = groups.erase(it))
+    rows.push_back(finish(in, it->second, with_shapes));
   std::sort(rows.begin(), rows.end(), by_device_time);
   return rows;
 }
@@ -186,12 +187,15 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   out.op_types = op_type_rows(in);
 
   // DLProf's "Top 10 GPU ops": by the GPU time each op launched itself, so that nothing counts twice.
-  std::vector<OpRow> top = out.ops;
-  std::stable_sort(top.begin(), top.end(),
-                   [](const OpRow& a, const OpRow& b) { return a.device_self > b.device_self; });
-  for (const OpRow& r : top) {
-    if (out.top_gpu_ops.size() == 10 || r.device_self == 0) break;
-    out.top_gpu_ops.push_back(r);
+  // Ranked by index, not by copying the table (it has a row per op name).
+  std::vector<std::uint32_t> top(out.ops.size());
+  for (std::uint32_t i = 0; i < top.size(); ++i) top[i] = i;
+  std::stable_sort(top.begin(), top.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return out.ops[a].device_self > out.ops[b].device_self;
+  });
+  for (std::uint32_t i : top) {
+    if (out.top_gpu_ops.size() == 10 || out.ops[i].device_self == 0) break;
+    out.top_gpu_ops.push_back(out.ops[i]);
   }
 }
 

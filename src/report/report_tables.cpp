@@ -2,6 +2,7 @@
 // analysis row. The column lists are the tables' documentation (docs/metrics.md, "Tables").
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -21,19 +22,45 @@ struct Column {
   ReportCell (*cell)(const Row&);
 };
 
+// The tables that grow with the number of distinct names in a trace (docs/reports.md, "Row limits").
+bool row_per_name(std::string_view table) {
+  static constexpr std::string_view kTables[] = {"ops",
+                                                 "ops_by_shape",
+                                                 "op_types",
+                                                 "kernels",
+                                                 "kernels_by_op",
+                                                 "kernels_by_iteration",
+                                                 "kernels_by_op_top",
+                                                 "regions",
+                                                 "tc_shapes",
+                                                 "gpu_gaps"};
+  return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
+}
+
+// A table with a row per name is capped as it is made (table_limits.h): only the kept rows are
+// ever held as cells.
+template <typename Row>
+ReportTable make_table(const char* name, const char* title, const char* description,
+                       std::span<const Column<Row>> columns, const std::vector<Row>& rows) {
+  ReportTable t{name, title, description, {}, {}};
+  for (const auto& c : columns) t.columns.push_back({c.name, c.unit, c.description});
+  std::size_t limit = row_per_name(name) ? max_table_rows() : 0;
+  t.rows.reserve(limit > 0 ? std::min(rows.size(), 2 * limit) : rows.size());
+  RowLimiter limiter(t, limit);
+  for (const Row& r : rows) {
+    std::vector<ReportCell> cells;
+    cells.reserve(columns.size());
+    for (const auto& c : columns) cells.push_back(c.cell(r));
+    limiter.add(std::move(cells));
+  }
+  limiter.finish();
+  return t;
+}
+
 template <typename Row, std::size_t N>
 ReportTable make_table(const char* name, const char* title, const char* description,
                        const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
-  ReportTable t{name, title, description, {}, {}};
-  for (const auto& c : columns) t.columns.push_back({c.name, c.unit, c.description});
-  t.rows.reserve(rows.size());
-  for (const Row& r : rows) {
-    std::vector<ReportCell> cells;
-    cells.reserve(N);
-    for (const auto& c : columns) cells.push_back(c.cell(r));
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
+  return make_table(name, title, description, std::span<const Column<Row>>(columns), rows);
 }
 
 ReportCell us(TimeNs ns) {
@@ -87,14 +114,13 @@ constexpr std::array<Column<OpRow>, 16> kOpColumns = {{
 }};
 
 // The by-shape table: the op columns with the input shapes after the name.
-ReportTable ops_by_shape_table(const std::vector<OpRow>& rows) {
-  ReportTable t = make_table("ops_by_shape", "Ops by input shapes",
-                             "Each op split by the input shapes of its calls", kOpColumns, rows);
-  t.columns.insert(t.columns.begin() + 1, {"input_shapes", "", "Input Dims of the calls"});
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    t.rows[i].insert(t.rows[i].begin() + 1, text(rows[i].input_shapes));
-  return t;
-}
+constexpr std::array<Column<OpRow>, kOpColumns.size() + 1> kOpShapeColumns = [] {
+  std::array<Column<OpRow>, kOpColumns.size() + 1> columns{};
+  columns[0] = kOpColumns[0];
+  columns[1] = {"input_shapes", "", "Input Dims of the calls", [](const OpRow& r) { return text(r.input_shapes); }};
+  for (std::size_t i = 1; i < kOpColumns.size(); ++i) columns[i + 1] = kOpColumns[i];
+  return columns;
+}();
 
 constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
     {"type", "", "Op class; each top-level op (no op above it) counts once",
@@ -199,12 +225,10 @@ constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
      [](const KernelRow& r) { return ReportCell{r.launch_config_varies}; }},
 }};
 
+// The by-kernel table has no op column.
 ReportTable kernels_table(const std::vector<KernelRow>& rows) {
-  ReportTable t =
-      make_table("kernels", "Kernels", "Kernels that started in the window, by name", kKernelColumns, rows);
-  t.columns.erase(t.columns.begin());  // no op column in the by-kernel table
-  for (auto& row : t.rows) row.erase(row.begin());
-  return t;
+  return make_table("kernels", "Kernels", "Kernels that started in the window, by name",
+                    std::span<const Column<KernelRow>>(kKernelColumns).subspan(1), rows);
 }
 
 constexpr std::array<Column<TopKernelRow>, 4> kTopKernelColumns = {{
@@ -395,21 +419,6 @@ constexpr std::array<Column<RankRow>, 9> kRankColumns = {{
      [](const RankRow& r) { return metric_cell(r, "breakdown.dataloader_pct"); }},
 }};
 
-// The tables that grow with the number of distinct names in a trace (docs/reports.md, "Row limits").
-bool row_per_name(std::string_view table) {
-  static constexpr std::string_view kTables[] = {"ops",
-                                                 "ops_by_shape",
-                                                 "op_types",
-                                                 "kernels",
-                                                 "kernels_by_op",
-                                                 "kernels_by_iteration",
-                                                 "kernels_by_op_top",
-                                                 "regions",
-                                                 "tc_shapes",
-                                                 "gpu_gaps"};
-  return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
-}
-
 }  // namespace
 
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
@@ -421,11 +430,7 @@ ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int6
 std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWorker& report) {
   const WorkerTables& t = w.tables;
   std::vector<ReportTable> out;
-  // A table with a row per name is capped as soon as it is made: only one is ever whole.
-  auto add = [&out](ReportTable table) {
-    if (row_per_name(table.name)) limit_table_rows(table, max_table_rows());
-    out.push_back(std::move(table));
-  };
+  auto add = [&out](ReportTable table) { out.push_back(std::move(table)); };
   add(make_table("system", "System configuration", "What the trace says about the machine and the run",
                  kSystemColumns, system_facts(report)));
   add(make_table("gpus", "GPUs", "Each GPU with activity", kGpuColumns, report.gpus));
@@ -439,7 +444,8 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("step_breakdown", "Step breakdown", "The mean window step, split as the plugin does",
                  kBreakdownColumns, breakdown_shares(w.mean_breakdown)));
   add(make_table("ops", "Ops", "Ops that started in the window, by name", kOpColumns, t.ops));
-  add(ops_by_shape_table(t.ops_by_shape));
+  add(make_table("ops_by_shape", "Ops by input shapes", "Each op split by the input shapes of its calls",
+                 kOpShapeColumns, t.ops_by_shape));
   add(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
   add(kernels_table(t.kernels));
   add(make_table("kernels_by_op", "Kernels by op", "Kernels by name and launching op", kKernelColumns,

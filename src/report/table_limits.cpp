@@ -41,28 +41,6 @@ bool additive(const ReportColumn& c) {
                       [&](std::string_view part) { return c.name.find(part) != std::string::npos; });
 }
 
-std::vector<ReportCell> more_row(const ReportTable& t, std::size_t keep) {
-  std::vector<ReportCell> row(t.columns.size());
-  bool labelled = false;
-  for (std::size_t c = 0; c < t.columns.size(); ++c) {
-    if (!labelled && t.columns[c].unit.empty() && std::holds_alternative<std::string>(t.rows[keep][c])) {
-      row[c] = fmt::format("({} more)", t.rows.size() - keep);
-      labelled = true;
-      continue;
-    }
-    if (!additive(t.columns[c])) continue;
-    bool integral = true;
-    double sum = 0;
-    for (std::size_t r = keep; r < t.rows.size(); ++r) {
-      const ReportCell& cell = t.rows[r][c];
-      integral = integral && !std::holds_alternative<double>(cell);
-      if (number_or_lowest(cell) != std::numeric_limits<double>::lowest()) sum += number_or_lowest(cell);
-    }
-    row[c] = integral ? ReportCell{static_cast<std::int64_t>(sum)} : ReportCell{sum};
-  }
-  return row;
-}
-
 }  // namespace
 
 void set_max_table_rows(std::size_t rows) {
@@ -75,13 +53,59 @@ std::size_t max_table_rows() {
 
 void limit_table_rows(ReportTable& table, std::size_t max_rows) {
   if (table.rows.size() <= max_rows || max_rows == 0) return;
-  if (auto c = time_column(table))
-    std::stable_sort(table.rows.begin(), table.rows.end(), [&](const auto& a, const auto& b) {
-      return number_or_lowest(a[*c]) > number_or_lowest(b[*c]);
+  std::vector<std::vector<ReportCell>> rows = std::move(table.rows);
+  table.rows.clear();
+  RowLimiter limiter(table, max_rows);
+  for (auto& row : rows) limiter.add(std::move(row));
+  limiter.finish();
+}
+
+RowLimiter::RowLimiter(ReportTable& table, std::size_t max_rows)
+    : table_(table),
+      max_rows_(max_rows),
+      time_column_(time_column(table)),
+      sums_(table.columns.size(), 0.0),
+      integral_(table.columns.size(), true) {}
+
+void RowLimiter::add(std::vector<ReportCell> row) {
+  table_.rows.push_back(std::move(row));
+  if (max_rows_ > 0 && table_.rows.size() >= 2 * max_rows_) set_aside();
+}
+
+// Ranks the rows held (a stable sort: ties keep the order they were added in, so ranking in
+// batches keeps the rows a single ranking of all would) and folds those past the limit into the sums.
+void RowLimiter::set_aside() {
+  std::vector<std::vector<ReportCell>>& rows = table_.rows;
+  if (max_rows_ == 0 || rows.size() <= max_rows_) return;
+  if (time_column_)
+    std::stable_sort(rows.begin(), rows.end(), [c = *time_column_](const auto& a, const auto& b) {
+      return number_or_lowest(a[c]) > number_or_lowest(b[c]);
     });
-  std::vector<ReportCell> more = more_row(table, max_rows);
-  table.rows.resize(max_rows);
-  table.rows.push_back(std::move(more));
+  for (std::size_t c = 0; c < table_.columns.size(); ++c) {
+    if (!label_column_ && table_.columns[c].unit.empty() && std::holds_alternative<std::string>(rows[max_rows_][c]))
+      label_column_ = c;
+    if (!additive(table_.columns[c])) continue;
+    for (std::size_t r = max_rows_; r < rows.size(); ++r) {
+      const ReportCell& cell = rows[r][c];
+      integral_[c] = integral_[c] && !std::holds_alternative<double>(cell);
+      if (number_or_lowest(cell) != std::numeric_limits<double>::lowest()) sums_[c] += number_or_lowest(cell);
+    }
+  }
+  set_aside_ += rows.size() - max_rows_;
+  rows.resize(max_rows_);
+}
+
+void RowLimiter::finish() {
+  set_aside();
+  if (set_aside_ == 0) return;
+  std::vector<ReportCell> more(table_.columns.size());
+  for (std::size_t c = 0; c < table_.columns.size(); ++c) {
+    if (label_column_ == c)
+      more[c] = fmt::format("({} more)", set_aside_);
+    else if (additive(table_.columns[c]))
+      more[c] = integral_[c] ? ReportCell{static_cast<std::int64_t>(sums_[c])} : ReportCell{sums_[c]};
+  }
+  table_.rows.push_back(std::move(more));
 }
 
 bool is_more_rows_label(std::string_view name) {

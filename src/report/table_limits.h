@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string_view>
 
 #include "perfgate/report.h"
@@ -20,6 +21,28 @@ std::size_t max_table_rows();
 // ordered by) and replaces the others with one "(N more)" row: additive columns (times that are
 // totals, counts, bytes, FLOPs) hold their sum, the others are empty.
 void limit_table_rows(ReportTable& table, std::size_t max_rows);
+
+// Adds rows to a table under a row limit as they are made, so that no more than twice the limit
+// are ever held (200,000 op names held 256 MB of cells when the table was capped once made).
+// The result is the one limit_table_rows gives on the whole table. 0 is no limit.
+class RowLimiter {
+ public:
+  RowLimiter(ReportTable& table, std::size_t max_rows);
+  void add(std::vector<ReportCell> row);
+  // Ranks the rows and appends the "(N more)" row, if any were set aside.
+  void finish();
+
+ private:
+  void set_aside();
+
+  ReportTable& table_;
+  std::size_t max_rows_;
+  std::optional<std::size_t> time_column_;
+  std::size_t set_aside_ = 0;
+  std::optional<std::size_t> label_column_;
+  std::vector<double> sums_;        // per column, of the rows set aside
+  std::vector<bool> integral_;      // no double among them
+};
 
 // True for the label of a "(N more)" row: it is no op, kernel or region, and baselines skip it.
 bool is_more_rows_label(std::string_view name);

@@ -55,6 +55,29 @@ TEST(RowLimit, TablesKeepTheLongestRowsAndOneRowForTheRest) {
   EXPECT_EQ(b.kernels.size(), 5u);
 }
 
+// Rows are ranked in batches as they are added (never more than twice the limit held); the result
+// is the single ranking of all rows: ties keep their order, the rest is summed once.
+TEST(RowLimit, RankingInBatchesKeepsTheRowsOfOneRanking) {
+  ReportTable t{"kernels", "Kernels", "", {{"name", "", ""}, {"calls", "count", ""}, {"total_us", "us", ""}}, {}};
+  std::vector<std::vector<ReportCell>> all;
+  for (int i = 0; i < 23; ++i)  // times 0..6 repeating: many ties across batches
+    all.push_back({ReportCell{"k" + std::to_string(i)}, ReportCell{std::int64_t{1}}, ReportCell{double(i % 7)}});
+  RowLimiter limiter(t, 4);
+  for (const auto& row : all) {
+    limiter.add(row);
+    EXPECT_LT(t.rows.size(), 8u);
+  }
+  limiter.finish();
+  // Expected, by hand: time 6 rows are k6, k13, k20; then time 5: k5 (first added).
+  ASSERT_EQ(t.rows.size(), 5u);
+  const char* kept[] = {"k6", "k13", "k20", "k5"};
+  for (std::size_t r = 0; r < 4; ++r) EXPECT_EQ(std::get<std::string>(t.rows[r][0]), kept[r]) << r;
+  EXPECT_EQ(std::get<std::string>(t.rows[4][0]), "(19 more)");
+  EXPECT_EQ(std::get<std::int64_t>(t.rows[4][1]), 19);
+  // All times: 3 * (0+...+6) + (0+1) = 64; kept 6 * 3 + 5 = 23.
+  EXPECT_DOUBLE_EQ(std::get<double>(t.rows[4][2]), 64.0 - 23.0);
+}
+
 TEST(RowLimit, SmallTablesAreUntouched) {
   ReportModel report = report_of_json(twelve_ops(), default_rules());
   EXPECT_EQ(find_table(report.workers.at(0).tables, "kernels")->rows.size(), 12u);
