@@ -92,11 +92,16 @@ class RuleFileReader {
           fmt::format("{}: error: rule file is larger than {} bytes", source.label, kMaxRuleFileBytes));
     check_utf8(source);
     try {
-      if (auto cycle = find_cyclic_alias(source.text))
+      YamlDocumentCheck document = check_yaml_document(source.text);
+      if (document.cycle)
         throw ConfigError(
             fmt::format("{}:{}:{}: error: the alias refers to a node that contains it "
                         "(a cycle); refusing to read it",
-                        source.label, cycle->line + 1, cycle->column + 1));
+                        source.label, document.cycle->line + 1, document.cycle->column + 1));
+      if (document.second_document)
+        throw ConfigError(fmt::format(
+            "{}:{}:{}: error: a rule file is one YAML document; another one starts here", source.label,
+            document.second_document->line + 1, document.second_document->column + 1));
       YAML::Node root = YAML::Load(source.text);
       if (!root.IsMap() && !root.IsNull())
         throw ConfigError(fmt::format("{}:{}:{}: error: a rule file must be a mapping", source.label,

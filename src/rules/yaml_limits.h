@@ -11,10 +11,16 @@
 
 namespace perfgate {
 
-// The position of the first alias that refers to a collection still open around it (an anchored
-// node that contains itself), or nothing when the document has none. Reads the events only;
-// throws what YAML::Parser throws on invalid YAML.
-std::optional<YAML::Mark> find_cyclic_alias(const std::string& text);
+struct YamlDocumentCheck {
+  // The first alias of the first document (the one YAML::Load reads) that refers to a collection
+  // still open around it: an anchored node that contains itself.
+  std::optional<YAML::Mark> cycle;
+  // Where a second document starts, if there is one: YAML::Load would ignore it.
+  std::optional<YAML::Mark> second_document;
+};
+
+// Reads the events only; throws what YAML::Parser throws on invalid YAML.
+YamlDocumentCheck check_yaml_document(const std::string& text);
 
 struct YamlSize {
   std::size_t nodes = 0;  // nodes visited by a walk that follows aliases, stopped at the budget

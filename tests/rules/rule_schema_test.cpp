@@ -407,6 +407,18 @@ TEST(RuleSchema, CyclicAndDeepAliasesAreRefused) {
   EXPECT_EQ(load_error("x: &a [1]\ny: [*a, *a]\n").find("alias"), std::string::npos);
 }
 
+// Found by the 30-minute fuzz run: a file starting with ',' made the cycle check loop forever
+// (yaml-cpp hands out the same empty document again and again), and YAML::Load read that empty
+// document only, ignoring the rules after it. One document per file, else an error, at once.
+TEST(RuleSchema, AFileStartingWithACommaIsAnErrorNotAHang) {
+  std::string comma = load_error(",\nrules:\n  - id: gpu.idle\n    enabled: false\n");
+  EXPECT_NE(comma.find("error: a rule file is one YAML document"), std::string::npos) << comma;
+  std::string two = load_error("rules: []\n---\nrules: []\n");
+  EXPECT_NE(two.find(":2:1: error: a rule file is one YAML document"), std::string::npos) << two;
+  // An explicit start of the one document is fine.
+  EXPECT_EQ(load_error("---\nrules: []\n"), "no error");
+}
+
 TEST(RuleSchema, ThePluginSetKeepsTheDefaultRules) {
   RuleSet plugin = load_rules({"tb-plugin"});
   EXPECT_EQ(plugin.rules.size(), load_rules({}).rules.size());
