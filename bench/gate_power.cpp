@@ -190,9 +190,11 @@ void run_trace(const std::string& path, const Options& o, const RuleSet& rules) 
     }
   }
   std::string name = path.substr(path.find_last_of('/') + 1);
-  for (const auto& [key, c] : table) {
+  for (const auto& [key, counts] : table) {
     auto [noise, slowdown, baselines] = key;
-    auto pct = [&](std::size_t k) { return 100.0 * static_cast<double>(k) / static_cast<double>(c.total()); };
+    double total = static_cast<double>(counts.total());  // clang 14 cannot capture a structured binding
+    const auto& c = counts;
+    auto pct = [total](std::size_t k) { return 100.0 * static_cast<double>(k) / total; };
     fmt::print("| {} ({} steps) | {} | {:.0f}% | +{:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% |\n", name,
                n, baselines == 1 ? "1 run" : fmt::format("{} runs", baselines), noise, slowdown, pct(c.fail),
                pct(c.warn), pct(c.inconclusive), pct(c.pass));

@@ -14,7 +14,8 @@
 namespace perfgate::testing {
 
 // Writes `json` to a temporary file and loads it; throws what the loader throws.
-Profile load_json(const std::string& json, const std::string& file_name = "trace.json");
+Profile load_json(const std::string& json, const std::string& file_name = "trace.json",
+                  const LoadOptions& options = {});
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options = {},
                             const std::vector<std::string>& rules = {});
 const Classification& default_classification();
