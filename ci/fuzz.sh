@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (fuzz/) with clang, AddressSanitizer and UBSan in build-fuzz/,
-# makes their seed corpora and runs each for SECONDS (default 60). Exits non-zero, naming the
+# Builds the libFuzzer harnesses (fuzz/) with clang, AddressSanitizer and UBSan in build-sanitize/
+# (the `sanitize` preset, which ci/sanitize.sh also builds the test suite with), makes their seed corpora and runs each for SECONDS (default 60). Exits non-zero, naming the
 # crash file, when a harness finds a crash, a sanitizer report, a leak or an undocumented exception.
 # Needs clang and libclang-rt-14-dev: `ci/setup.sh --fuzz`. docs/formats.md#fuzzing.
 set -euo pipefail
@@ -11,16 +11,17 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]]; then
   exit 2
 fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
-build="$root/build-fuzz"
+build="$root/build-sanitize"
 shared="${PERFGATE_SHARED:-$root/../shared}"
 jobs="${JOBS:-$(nproc)}"
 
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_CXX_COMPILER=clang++ \
-  -DPERFGATE_FUZZ=ON -DPERFGATE_BUILD_TESTS=OFF >/dev/null
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+(cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
 harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}"
 
-# ---- seed corpora: build-fuzz/corpus/<harness>/ (what a run finds is added there and kept) ----
+# ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
 mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz}
 max_seed=$((2 * 1024 * 1024))
@@ -61,19 +62,31 @@ mkdir -p "$artifacts"
 TMPDIR="$(mktemp -d)"  # the harnesses write each input there (fuzz/fuzz_file.h)
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
-failed=()
-for h in "${harnesses[@]}"; do
-  log="$build/$h.log"
-  echo "ci/fuzz.sh: $h for ${seconds}s (corpus $(ls "$corpus/$h" | wc -l) files, log $log)" >&2
+# Up to $jobs harnesses at once (each is one process on one core): 4 x 60 s take 2 minutes on 2 cores.
+fuzz_one() {
+  local h="$1" log="$build/$1.log"
   if "$build/fuzz/$h" "$corpus/$h" -max_total_time="$seconds" -max_len="${max_len[$h]}" -rss_limit_mb=2048 \
     -timeout=25 -print_final_stats=1 -artifact_prefix="$artifacts/$h-" >"$log" 2>&1; then
     grep -E '^stat::number_of_executed_units|^Done' "$log" | tail -2 | sed "s/^/  $h: /" >&2
   else
-    failed+=("$h")
     echo "ci/fuzz.sh: $h FAILED:" >&2
     grep -E 'ERROR|runtime error|terminate called|Test unit written to' "$log" | head -5 | sed 's/^/  /' >&2
+    return 1
+  fi
+}
+failed=()
+pids=()
+for h in "${harnesses[@]}"; do
+  echo "ci/fuzz.sh: $h for ${seconds}s (corpus $(ls "$corpus/$h" | wc -l) files, log $build/$h.log)" >&2
+  fuzz_one "$h" &
+  pids+=("$!:$h")
+  if ((${#pids[@]} >= jobs)); then
+    entry="${pids[0]}"
+    wait "${entry%%:*}" || failed+=("${entry#*:}")
+    pids=("${pids[@]:1}")
   fi
 done
+for entry in "${pids[@]}"; do wait "${entry%%:*}" || failed+=("${entry#*:}"); done
 if ((${#failed[@]})); then
   echo "ci/fuzz.sh: crashes in ${failed[*]} (inputs in $artifacts/, logs in $build/)" >&2
   exit 1

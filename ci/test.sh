@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# The README's second command: install dependencies and build if needed, then run every test.
+# The README's second command: install dependencies and build if needed, then run every test:
+# the release build's, the sanitizer build's, and a short fuzz run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ci/setup.sh --tests
+ci/setup.sh --tests --fuzz
 ci/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
+# The same suite under AddressSanitizer + UBSan (clang, build-sanitize/), then each fuzz harness for
+# 60 s from the same build (PERFGATE_FUZZ_SECONDS=0 skips them).
+ci/sanitize.sh
+if [ "${PERFGATE_FUZZ_SECONDS:-60}" -gt 0 ]; then ci/fuzz.sh "${PERFGATE_FUZZ_SECONDS:-60}"; fi

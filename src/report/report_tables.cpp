@@ -118,7 +118,8 @@ constexpr std::array<Column<OpRow>, 16> kOpColumns = {{
 constexpr std::array<Column<OpRow>, kOpColumns.size() + 1> kOpShapeColumns = [] {
   std::array<Column<OpRow>, kOpColumns.size() + 1> columns{};
   columns[0] = kOpColumns[0];
-  columns[1] = {"input_shapes", "", "Input Dims of the calls", [](const OpRow& r) { return text(r.input_shapes); }};
+  columns[1] = {"input_shapes", "", "Input Dims of the calls",
+                [](const OpRow& r) { return text(r.input_shapes); }};
   for (std::size_t i = 1; i < kOpColumns.size(); ++i) columns[i + 1] = kOpColumns[i];
   return columns;
 }();

@@ -82,7 +82,8 @@ void RowLimiter::set_aside() {
       return number_or_lowest(a[c]) > number_or_lowest(b[c]);
     });
   for (std::size_t c = 0; c < table_.columns.size(); ++c) {
-    if (!label_column_ && table_.columns[c].unit.empty() && std::holds_alternative<std::string>(rows[max_rows_][c]))
+    if (!label_column_ && table_.columns[c].unit.empty() &&
+        std::holds_alternative<std::string>(rows[max_rows_][c]))
       label_column_ = c;
     if (!additive(table_.columns[c])) continue;
     for (std::size_t r = max_rows_; r < rows.size(); ++r) {

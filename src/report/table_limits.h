@@ -40,8 +40,8 @@ class RowLimiter {
   std::optional<std::size_t> time_column_;
   std::size_t set_aside_ = 0;
   std::optional<std::size_t> label_column_;
-  std::vector<double> sums_;        // per column, of the rows set aside
-  std::vector<bool> integral_;      // no double among them
+  std::vector<double> sums_;    // per column, of the rows set aside
+  std::vector<bool> integral_;  // no double among them
 };
 
 // True for the label of a "(N more)" row: it is no op, kernel or region, and baselines skip it.

@@ -175,7 +175,6 @@ class RuleEvaluator {
                              : baseline_->run_steps_us;
       StepComparison c = compare_steps(r_, current, names, runs);
       f_.step_test = c.test;
-      limit_ = c.limit;
       if (c.limit) set_limit(*c.limit, c.limit_value);
       return done(c.status, c.reason);
     }
@@ -200,7 +199,7 @@ class RuleEvaluator {
   }
 
   void set_limit(const ChangeLimit& l, double at) {
-    limit_ = &l;
+    limit_ = l;
     f_.threshold = at;
     f_.threshold_text = fmt::format("{} vs the baseline ({} {})", l.text,
                                     r_.better == Better::Higher ? "<" : ">", format_value(at, f_.unit));
@@ -272,7 +271,7 @@ class RuleEvaluator {
   std::string_view no_baseline_reason_;
   MetricLookup lookup_;
   ReportFinding f_;
-  const ChangeLimit* limit_ = nullptr;
+  std::optional<ChangeLimit> limit_;
 };
 
 }  // namespace

@@ -135,7 +135,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   const ChangeLimit* nearest = rule.warn_change   ? &*rule.warn_change
                                : rule.fail_change ? &*rule.fail_change
                                                   : nullptr;
-  out.limit = nearest;
+  if (nearest) out.limit = *nearest;
   std::vector<double> all_baseline;
   for (const auto& run : baseline_runs_us) all_baseline.insert(all_baseline.end(), run.begin(), run.end());
   Statistic stat = rule.metric == "steps.mean_us" ? Statistic::Mean : Statistic::Median;
@@ -190,7 +190,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
                                       std::pair{&rule.warn_change, FindingStatus::Warn}}) {
     if (!*limit || !significant || w.log_change < log_limit(**limit, base)) continue;
     out.status = status;
-    out.limit = &**limit;
+    out.limit = **limit;
     out.limit_value = limit_at(**limit);
     out.reason = fmt::format("{}: {}, by more than the limit {} (alpha {}). {}{}", summary,
                              better == Better::Lower ? "slower" : "faster", (*limit)->text, rule.alpha, power,
@@ -201,7 +201,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   const ChangeLimit* worst = rule.fail_change ? &*rule.fail_change : nearest;
   if (worst && !significant && w.log_change >= log_limit(*worst, base)) {
     out.status = FindingStatus::Inconclusive;
-    out.limit = worst;
+    out.limit = *worst;
     out.limit_value = limit_at(*worst);
     out.reason = fmt::format("{}: beyond the limit {} but not significant (alpha {}). {}{}", summary,
                              worst->text, rule.alpha, power, outliers);

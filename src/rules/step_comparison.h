@@ -6,6 +6,7 @@
 // (docs/rules.md, "The step-time test").
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -19,8 +20,10 @@ struct StepComparison {
   FindingStatus status = FindingStatus::Pass;
   ReportStepTest test;
   std::string reason;
-  const ChangeLimit* limit = nullptr;  // the limit crossed, else the nearest one
-  double limit_value = 0;              // that limit in the metric's unit
+  // The limit crossed, else the nearest one: a copy, so that the result outlives the rule it came
+  // from (a pointer into a temporary rule was read after its end; ASan found it).
+  std::optional<ChangeLimit> limit;
+  double limit_value = 0;  // that limit in the metric's unit
 };
 
 // `current_us` and `current_names`: the run's window steps; `baseline_runs_us`: each baseline run's

@@ -58,10 +58,12 @@ TEST(RowLimit, TablesKeepTheLongestRowsAndOneRowForTheRest) {
 // Rows are ranked in batches as they are added (never more than twice the limit held); the result
 // is the single ranking of all rows: ties keep their order, the rest is summed once.
 TEST(RowLimit, RankingInBatchesKeepsTheRowsOfOneRanking) {
-  ReportTable t{"kernels", "Kernels", "", {{"name", "", ""}, {"calls", "count", ""}, {"total_us", "us", ""}}, {}};
+  ReportTable t{
+      "kernels", "Kernels", "", {{"name", "", ""}, {"calls", "count", ""}, {"total_us", "us", ""}}, {}};
   std::vector<std::vector<ReportCell>> all;
   for (int i = 0; i < 23; ++i)  // times 0..6 repeating: many ties across batches
-    all.push_back({ReportCell{"k" + std::to_string(i)}, ReportCell{std::int64_t{1}}, ReportCell{double(i % 7)}});
+    all.push_back(
+        {ReportCell{"k" + std::to_string(i)}, ReportCell{std::int64_t{1}}, ReportCell{double(i % 7)}});
   RowLimiter limiter(t, 4);
   for (const auto& row : all) {
     limiter.add(row);
