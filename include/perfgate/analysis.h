@@ -32,12 +32,12 @@ struct GpuPeak {
 // A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the
 // names of the kernels a device ran when the trace does not describe the device.
 struct GpuArchitecture {
-  std::string name;         // "Volta", "Hopper", "gfx942"
-  std::string vendor;       // "NVIDIA", "AMD"
-  int compute_major = -1;   // NVIDIA compute capability of the architecture, else -1
+  std::string name;        // "Volta", "Hopper", "gfx942"
+  std::string vendor;      // "NVIDIA", "AMD"
+  int compute_major = -1;  // NVIDIA compute capability of the architecture, else -1
   int compute_minor = -1;
-  std::string devices;      // RE2 on the device name; empty: not recognised by name
-  std::string kernels;      // RE2 on kernel names; empty: never inferred from kernels
+  std::string devices;  // RE2 on the device name; empty: not recognised by name
+  std::string kernels;  // RE2 on kernel names; empty: never inferred from kernels
 };
 
 // Name patterns (RE2 syntax, matched anywhere in the name unless anchored) that classify
@@ -191,7 +191,7 @@ struct ComputeSums {
   TimeNs eligible_device_counted = 0;  // ... of those whose FLOPs are known
   std::string peak_name;               // the matched gpu_peaks entry, empty when none
   std::size_t gpus = 0;
-  double min_coverage_pct = 0;         // rules: compute.mfu_min_flops_coverage_pct
+  double min_coverage_pct = 0;  // rules: compute.mfu_min_flops_coverage_pct
 };
 
 // Host-side costs and GPU activity counts over the window.

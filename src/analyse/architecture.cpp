@@ -19,7 +19,8 @@ struct Inference {
   std::string_view example;  // a kernel name that named it
 };
 
-Inference infer_from_kernels(const Profile& p, const CompiledClassification& c, const std::set<StringId>& names) {
+Inference infer_from_kernels(const Profile& p, const CompiledClassification& c,
+                             const std::set<StringId>& names) {
   Inference best;
   for (StringId name : names) {
     std::string_view text = p.str(name);

@@ -31,9 +31,9 @@ struct CompiledClassification {
   std::vector<std::string> op_type_names;
   std::vector<GpuPeak> gpu_peaks;
   std::vector<GpuArchitecture> gpu_architectures;
-  PatternSet architecture_devices;                // one pattern per entry with `devices`
+  PatternSet architecture_devices;                     // one pattern per entry with `devices`
   std::vector<std::size_t> architecture_device_entry;  // its entry in gpu_architectures
-  std::vector<PatternSet> architecture_kernels;   // per entry; empty where it has no `kernels`
+  std::vector<PatternSet> architecture_kernels;        // per entry; empty where it has no `kernels`
   AttributionRules attribution;
   double mfu_min_flops_coverage_pct = 50;
 };

@@ -43,8 +43,7 @@ std::array<IntervalList, 4> host_causes(const Profile& p, NameClasses& classes, 
     if (c.end > w.start && c.start < w.end) launching.insert(c.thread);
   std::array<IntervalList, 4> lists;
   for (const RuntimeCall& c : p.runtime_calls)
-    if (launching.count(c.thread))
-      lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
+    if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
   for (const HostEvent& e : p.host_events) {
     if (!launching.count(e.thread)) continue;
     if (classes.dataloader_op(e.name))
@@ -92,15 +91,25 @@ std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Windo
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
     IntervalList inside = clip(device_busy.take(), {w.start, w.end});
+    if (inside.empty()) continue;
+    // The idle stretches of the window: before the first activity, between two, after the last
+    // (gpu.idle_pct counts them all; the longest-gap metrics only those between activities).
+    IntervalList idle;
+    if (w.start < inside.front().start) idle.push_back({w.start, inside.front().start});
     for (std::size_t i = 1; i < inside.size(); ++i) {
-      TimeNs gap = inside[i].start - inside[i - 1].end;
-      sums.longest_gap = std::max(sums.longest_gap.value_or(0), gap);
+      idle.push_back({inside[i - 1].end, inside[i].start});
+      sums.longest_gap = std::max(sums.longest_gap.value_or(0), inside[i].start - inside[i - 1].end);
+      if (inside[i].start - inside[i - 1].end >= kReportedGapNs) ++sums.long_gaps;
+    }
+    if (inside.back().end < w.end) idle.push_back({inside.back().end, w.end});
+    for (const Interval& span : idle) {
+      TimeNs gap = span.end - span.start;
       if (gap < kKernelWaitNs) {
         sums.by_cause[static_cast<std::size_t>(IdleCause::ShortGap)] += gap;
         continue;
       }
-      GapRow row{device, inside[i - 1].end, gap, {}, IdleCause::Unrecorded};
-      std::vector<TimeNs> parts = exclusive_split({inside[i - 1].end, inside[i].start}, layers);
+      GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
+      std::vector<TimeNs> parts = exclusive_split(span, layers);
       for (std::size_t c = 0; c < parts.size(); ++c) {  // the last part: covered by none
         row.by_cause[c] = parts[c];
         sums.by_cause[c] += parts[c];
@@ -112,7 +121,6 @@ std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Windo
   std::sort(gaps.begin(), gaps.end(), [](const GapRow& x, const GapRow& y) {
     return x.duration != y.duration ? x.duration > y.duration : x.start < y.start;
   });
-  sums.long_gaps = gaps.size();
   if (gaps.size() > kMaxReportedGaps) gaps.resize(kMaxReportedGaps);
   return gaps;
 }

@@ -81,14 +81,17 @@ bool by_device_time(const OpRow& a, const OpRow& b) {
 
 // Each accumulator is freed as its row is made: a trace of many names never holds both whole.
 // GPU work that started in the window and that no op launched (a custom kernel called straight
-// from the step, work launched before the first op): one row of its own, so that the ops' shares
-// are shares of all GPU time and the largest item is not hidden. Its calls are its activities.
+// from the step, so owned by the step's annotation; work launched before the profiler started):
+// one row of its own, so that the ops' shares are shares of all GPU time and the largest item is
+// not hidden. Its calls are its activities.
 std::optional<OpRow> no_op_row(const OpTableInputs& in) {
   const Profile& p = in.profile;
   OpRow r;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& g = p.gpu_activities[i];
-    if (g.start < in.window.start || g.start >= in.window.end || in.attribution.activity_owner(i) != kNone) continue;
+    std::uint32_t owner = in.attribution.activity_owner(i);
+    if (g.start < in.window.start || g.start >= in.window.end || (owner != kNone && in.stats.is_op(owner)))
+      continue;
     TimeNs d = g.end - g.start;
     ++r.calls;
     r.device_total += d;

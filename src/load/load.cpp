@@ -88,7 +88,8 @@ namespace {
 
 // One input is one worker, except an nsys export, which has one per process with GPU work.
 void load_one(const InputFile& input, const LoadOptions& options,
-              const std::function<void(std::uint64_t)>& on_progress, const std::function<void(Profile&&)>& emit) {
+              const std::function<void(std::uint64_t)>& on_progress,
+              const std::function<void(Profile&&)>& emit) {
   if (input.format == InputFormat::NsysSqlite) {
     nsys::read_export(input.path, input.worker, [&](Profile&& p) {
       p.source_bytes = input.bytes;
@@ -103,8 +104,8 @@ void load_one(const InputFile& input, const LoadOptions& options,
     source = make_prefetch_source(make_gzip_source(std::move(file)));
   else
     source = std::move(file);
-  Profile profile =
-      kineto::read_trace(std::move(source), input.path, on_progress, {.driver_calls = options.read_driver_calls});
+  Profile profile = kineto::read_trace(std::move(source), input.path, on_progress,
+                                       {.driver_calls = options.read_driver_calls});
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));

@@ -343,7 +343,7 @@ constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
     {"architecture", "", "Architecture (rules: gpu_architectures); (inferred) from kernel names",
      [](const ReportGpu& g) {
        return text(g.architecture.empty() || !g.architecture_inferred ? g.architecture
-                                                                       : g.architecture + " (inferred)");
+                                                                      : g.architecture + " (inferred)");
      }},
     {"sm_count", "count", "Multiprocessors",
      [](const ReportGpu& g) {

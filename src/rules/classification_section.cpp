@@ -22,12 +22,12 @@ constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
 constexpr std::array<std::string_view, 5> kPeakKeys = {"match", "name", "tflops", "source", "note"};
-constexpr std::array<std::string_view, 8> kArchitectureKeys = {"name",    "vendor",  "compute_capability", "devices",
-                                                               "kernels", "source", "note",               "example"};
+constexpr std::array<std::string_view, 8> kArchitectureKeys = {
+    "name", "vendor", "compute_capability", "devices", "kernels", "source", "note", "example"};
 constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
                                                          "bf16", "fp8",  "int8"};
-constexpr std::array<std::string_view, 3> kAttributionKeys = {"by_time_containment", "external_id_must_enclose",
-                                                              "count_driver_api_calls"};
+constexpr std::array<std::string_view, 3> kAttributionKeys = {
+    "by_time_containment", "external_id_must_enclose", "count_driver_api_calls"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;

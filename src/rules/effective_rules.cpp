@@ -116,8 +116,8 @@ void rule(YAML::Emitter& out, const Rule& r) {
   if (!r.recommendations.empty()) {
     out << YAML::Key << "recommendations" << YAML::Value << YAML::BeginSeq;
     for (const auto& c : r.recommendations)
-      out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when << YAML::Key << "text" << YAML::Value
-          << c.text << YAML::EndMap;
+      out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when << YAML::Key << "text"
+          << YAML::Value << c.text << YAML::EndMap;
     out << YAML::EndSeq;
   }
   text(out, "docs", r.docs);

@@ -238,13 +238,15 @@ class RuleEvaluator {
     bool reads_architecture = r_.metric == "gpu.compute_capability";
     for (const auto* x : {&x_.value, &x_.condition, &x_.applies_if, &x_.gain})
       if (*x)
-        for (const std::string& name : (*x)->variables()) reads_architecture |= name == "gpu.compute_capability";
+        for (const std::string& name : (*x)->variables())
+          reads_architecture |= name == "gpu.compute_capability";
     if (!reads_architecture) return "";
     for (const ReportGpu& g : report_.gpus)
       if (g.architecture_inferred)
-        return fmt::format(" (GPU {}: architecture {}, sm {}, inferred from kernel names; the trace does not "
-                           "describe its devices)",
-                           g.device, g.architecture, g.compute_capability);
+        return fmt::format(
+            " (GPU {}: architecture {}, sm {}, inferred from kernel names; the trace does not "
+            "describe its devices)",
+            g.device, g.architecture, g.compute_capability);
     return "";
   }
 

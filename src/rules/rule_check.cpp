@@ -261,8 +261,8 @@ class RuleChecker {
     std::vector<std::string> names = {"value", "threshold", "baseline", "delta",
                                       "limit", "gain",      "offenders"};
     for (const auto& v : r_.values) names.push_back(v.first);
-    std::vector<std::pair<std::string_view, const std::string*>> texts = {{"problem", &r_.problem},
-                                                                         {"recommendation", &r_.recommendation}};
+    std::vector<std::pair<std::string_view, const std::string*>> texts = {
+        {"problem", &r_.problem}, {"recommendation", &r_.recommendation}};
     for (const auto& r : r_.recommendations) texts.emplace_back("recommendations", &r.text);
     for (const auto& [key, text_ptr] : texts) {
       const std::string& text = *text_ptr;

@@ -13,11 +13,10 @@ namespace perfgate {
 namespace {
 
 constexpr std::array<std::string_view, 28> kRuleKeys = {
-    "id",         "title",          "metric",          "value",      "unit",      "condition",
-    "applies_if", "compare",        "better",          "warn",       "fail",      "threshold",
-    "severity",   "test",           "alpha",           "confidence", "resamples", "inconclusive",
-    "problem",    "recommendation", "recommendations", "docs",       "source",    "gain",
-    "values",     "offenders",      "enabled",         "note"};
+    "id",      "title",      "metric",    "value",        "unit",      "condition",      "applies_if",
+    "compare", "better",     "warn",      "fail",         "threshold", "severity",       "test",
+    "alpha",   "confidence", "resamples", "inconclusive", "problem",   "recommendation", "recommendations",
+    "docs",    "source",     "gain",      "values",       "offenders", "enabled",        "note"};
 constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};

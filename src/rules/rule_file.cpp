@@ -32,8 +32,9 @@ void throw_if_errors(const YamlCheck& check) {
   throw ConfigError(all);
 }
 
-constexpr std::array<std::string_view, 8> kTopKeys = {
-    "schema", "extends", "classification", "attribution", "gpu_peaks", "gpu_architectures", "compute", "rules"};
+constexpr std::array<std::string_view, 8> kTopKeys = {"schema",      "extends",   "classification",
+                                                      "attribution", "gpu_peaks", "gpu_architectures",
+                                                      "compute",     "rules"};
 // YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;

@@ -6,9 +6,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include <boost/json.hpp>
 #include <zlib.h>
+#include <boost/json.hpp>
 
+#include "perfgate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -34,6 +35,7 @@ TEST(Architecture, InferredFromKernelNamesWhenTheTraceDoesNotDescribeTheGpu) {
   EXPECT_EQ(*w.metrics.get("gpu.compute_capability"), 7.0);
   // The AMP rule applies (compute capability >= 7) and says the architecture was inferred.
   ReportModel report = report_of_json(fp32_gemm_trace("volta_sgemm_128x64_nn", false), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* amp = find_finding(report, "tensor-cores.amp");
   ASSERT_NE(amp, nullptr);
   EXPECT_EQ(amp->status, FindingStatus::Warn);
@@ -77,10 +79,12 @@ TEST(Architecture, AmdDevicesAreNamedByTheirGfxTarget) {
   t.launch("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1", 10, 100, 50, 0, 0);
   t.launch("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1", 20, 200, 50, 0, 1);
   ReportModel report = report_of_json(t.json(), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
   ASSERT_EQ(report.gpus.size(), 2u);
   EXPECT_EQ(report.gpus[0].architecture, "gfx942");
   EXPECT_EQ(report.gpus[1].architecture, "gfx90x");  // 9.0 without a known model: the family
-  CommandResult r = run_perfgate("analyze " + write_text(temp_dir() + "/amd.json", t.json()) + " --no-progress");
+  CommandResult r =
+      run_perfgate("analyze " + write_text(temp_dir() + "/amd.json", t.json()) + " --no-progress");
   EXPECT_NE(r.out.find("AMD Instinct MI300X (gfx942)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("sm 9.4"), std::string::npos) << r.out;
 }
@@ -114,6 +118,7 @@ TEST(Architecture, ResNet50WithoutDevicePropertiesStillGetsTheAmpFinding) {
   boost::json::object trace = boost::json::parse(text).as_object();
   ASSERT_TRUE(trace.erase("deviceProperties"));
   ReportModel report = report_of_json(boost::json::serialize(trace), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
   ASSERT_FALSE(report.gpus.empty());
   EXPECT_EQ(report.gpus[0].architecture, "Volta");
   EXPECT_TRUE(report.gpus[0].architecture_inferred);

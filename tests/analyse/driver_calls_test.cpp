@@ -32,7 +32,8 @@ const OpRow& linear(const WorkerAnalysis& w) {
 }
 
 double runtime_us(const WorkerAnalysis& w) {
-  return static_cast<double>(w.steps.steps.at(0).breakdown[static_cast<std::size_t>(BreakdownPart::Runtime)]) /
+  return static_cast<double>(
+             w.steps.steps.at(0).breakdown[static_cast<std::size_t>(BreakdownPart::Runtime)]) /
          1000.0;
 }
 

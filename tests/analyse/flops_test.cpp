@@ -162,13 +162,14 @@ TEST(Compute, MfuIsNotApplicableBelowTheFlopCoverageThreshold) {
   EXPECT_FALSE(w.metrics.get("compute.mfu_pct"));
   EXPECT_FALSE(w.metrics.get("compute.tflops_achieved"));
   // The threshold is data: a rule file that lowers it to 0 gets the numbers back.
-  std::string rules = write_text(temp_dir() + "/coverage0.yaml",
-                                 "schema: perfgate-rules/1\nextends: default\ncompute:\n  mfu_min_flops_coverage_pct: 0\n");
+  std::string rules =
+      write_text(temp_dir() + "/coverage0.yaml",
+                 "schema: perfgate-rules/1\nextends: default\ncompute:\n  mfu_min_flops_coverage_pct: 0\n");
   WorkerAnalysis all = analyse_json(t.json(), {}, {rules});
   EXPECT_NEAR(*all.metrics.get("compute.mfu_pct"), 100.0 * (2.0 * 1024 * 1024 * 1024 / 312e12) / 0.1, 1e-9);
   // The terminal says n/a, with the coverage (the other outputs read the same null metric).
-  CommandResult r = run_perfgate("analyze " + write_text(temp_dir() + "/low_coverage.json", t.json()) +
-                                 " --no-progress");
+  CommandResult r =
+      run_perfgate("analyze " + write_text(temp_dir() + "/low_coverage.json", t.json()) + " --no-progress");
   EXPECT_NE(r.out.find("MFU n/a"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MFU 0.0%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("coverage 0.1%"), std::string::npos) << r.out;

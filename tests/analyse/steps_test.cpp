@@ -23,9 +23,10 @@ TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
   t.launch("k3", 310, 390, 110);
   WorkerAnalysis cpu_only = analyse_json(t.json());
   for (int n = 1; n <= 3; ++n)
-    t.raw_event(fmt::format(R"({{"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#{}", "pid": 0,)"
-                            R"( "tid": 7, "ts": {}, "dur": {}, "args": {{"device": 0, "stream": 7}}}})",
-                            n, 60 + 100 * n, 100));
+    t.raw_event(
+        fmt::format(R"({{"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#{}", "pid": 0,)"
+                    R"( "tid": 7, "ts": {}, "dur": {}, "args": {{"device": 0, "stream": 7}}}})",
+                    n, 60 + 100 * n, 100));
   WorkerAnalysis both = analyse_json(t.json());
   ASSERT_EQ(both.steps.steps.size(), 3u);
   ASSERT_EQ(cpu_only.steps.steps.size(), 3u);
@@ -35,7 +36,8 @@ TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
     EXPECT_EQ(both.steps.steps[i].end, cpu_only.steps.steps[i].end) << i;
   }
   EXPECT_EQ(*both.metrics.get("steps.count"), 3);
-  EXPECT_DOUBLE_EQ(*both.metrics.get("steps.mean_us"), (110.0 + 40 + 200) / 3);
+  // [100, 260] (k1 ends at 260), [260, 300], [300, 500] (k3 ends at 500).
+  EXPECT_DOUBLE_EQ(*both.metrics.get("steps.mean_us"), (160.0 + 40 + 200) / 3);
 }
 
 // Steps host [100,200] [200,300] [300,400]. A kernel launched before the first step runs until

@@ -44,7 +44,7 @@ const std::map<std::string, std::string> kBreakdownKeys = {
 
 WorkerAnalysis analyse_file(const std::string& file, const std::vector<std::string>& rules) {
   Classification c = load_rules(rules).classification;
-  LoadedRun run = load_run({shared_traces_dir() + "/" + file}, {.read_driver_calls = c.count_driver_api_calls});
+  LoadedRun run = load_run({shared_traces_dir() + "/" + file}, load_options_for(c));
   return analyse_profile(run.workers.front(), c, {});
 }
 

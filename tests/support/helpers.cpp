@@ -19,6 +19,12 @@ Profile load_json(const std::string& json, const std::string& file_name, const L
   return std::move(run.workers.front());
 }
 
+LoadOptions load_options_for(const Classification& c) {
+  LoadOptions options;
+  options.read_driver_calls = c.count_driver_api_calls;
+  return options;
+}
+
 const Classification& default_classification() {
   static const Classification c = load_rules({}).classification;
   return c;
@@ -27,13 +33,13 @@ const Classification& default_classification() {
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options,
                             const std::vector<std::string>& rules) {
   Classification c = rules.empty() ? default_classification() : load_rules(rules).classification;
-  Profile p = load_json(json, "trace.json", {.read_driver_calls = c.count_driver_api_calls});
+  Profile p = load_json(json, "trace.json", load_options_for(c));
   return analyse_profile(p, c, options);
 }
 
 ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,
                             const AnalysisOptions& options) {
-  LoadedRun run = load_run(paths, {.read_driver_calls = rules.classification.count_driver_api_calls});
+  LoadedRun run = load_run(paths, load_options_for(rules.classification));
   RunAnalysis analysis = analyse_run(run, rules.classification, options);
   return build_report(run.inputs, analysis, rules, options);
 }

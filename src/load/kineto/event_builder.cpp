@@ -234,10 +234,10 @@ void EventBuilder::finish() {
     profile_.notes.push_back(fmt::format("{} complete events of category '{}' are not used", count,
                                          category.empty() ? "(none)" : category));
   if (skipped_driver_calls_ > 0)
-    profile_.notes.push_back(fmt::format(
-        "{} driver-API calls (cuda_driver) not read, as the TensorBoard plugin reads none "
-        "(rules: attribution.count_driver_api_calls)",
-        skipped_driver_calls_));
+    profile_.notes.push_back(
+        fmt::format("{} driver-API calls (cuda_driver) not read, as the TensorBoard plugin reads none "
+                    "(rules: attribution.count_driver_api_calls)",
+                    skipped_driver_calls_));
   for (const auto& [phase, count] : ignored_phases_)
     profile_.notes.push_back(fmt::format("{} events of phase '{}' are not used", count, phase));
   if (!flow_starts_.empty() || !flow_ends_.empty())

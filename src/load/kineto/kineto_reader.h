@@ -10,7 +10,8 @@
 namespace perfgate::kineto {
 
 struct ReadOptions {
-  bool driver_calls = true;  // cuda_driver (*_driver) events as runtime calls (LoadOptions::read_driver_calls)
+  bool driver_calls =
+      true;  // cuda_driver (*_driver) events as runtime calls (LoadOptions::read_driver_calls)
 };
 
 // `on_progress` gets the file bytes consumed so far. Throws InputError naming `path`.

@@ -271,8 +271,8 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     b.start_us = number_at(*t, i, "start_us");
     b.duration_us = number_at(*t, i, "duration_us");
     b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
-    b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kNoOpName) : op, kind,
-                            format_duration_us(b.start_us), format_duration_us(b.duration_us));
+    b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kNoOpName) : op,
+                            kind, format_duration_us(b.start_us), format_duration_us(b.duration_us));
     boxes.push_back(std::move(b));
   }
   TemplateData legend = template_list();
