@@ -29,6 +29,17 @@ struct GpuPeak {
   std::optional<double> peak(std::string_view precision) const;
 };
 
+// A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the
+// names of the kernels a device ran when the trace does not describe the device.
+struct GpuArchitecture {
+  std::string name;        // "Volta", "Hopper", "gfx942"
+  std::string vendor;      // "NVIDIA", "AMD"
+  int compute_major = -1;  // NVIDIA compute capability of the architecture, else -1
+  int compute_minor = -1;
+  std::string devices;  // RE2 on the device name; empty: not recognised by name
+  std::string kernels;  // RE2 on kernel names; empty: never inferred from kernels
+};
+
 // Name patterns (RE2 syntax, matched anywhere in the name unless anchored) that classify
 // kernels and ops. They come from the rules YAML (`classification:`), never from code.
 struct Classification {
@@ -43,12 +54,20 @@ struct Classification {
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
   std::vector<OpTypePattern> op_types;                     // first match wins; no match is "other"
   std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
+  std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
+  // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
+  // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
+  double mfu_min_flops_coverage_pct = 50;
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;
   // An External id links a call to an op only when the op encloses the call in time (ids collide
   // in traces rewritten with correlation ids as External ids). Off reproduces the plugin.
   bool external_id_must_enclose = true;
+  // cuda_driver events (cuLaunchKernel and other driver-API calls, any *_driver category) are
+  // runtime calls: kernels they launch are attributed to their op, their time is runtime time.
+  // Off reproduces the plugin, which reads no driver events (docs/metrics.md).
+  bool count_driver_api_calls = true;
 };
 
 struct WindowOptions {
@@ -143,6 +162,10 @@ struct GpuMetrics {
   std::optional<double> achieved_occupancy_pct;
   std::optional<double> tensor_core_kernel_time_pct;
   std::optional<double> min_chunk_busy_pct;  // the least busy of 30 equal chunks of the window
+  std::string architecture;                  // "Volta", "gfx942"; empty when unknown
+  // The architecture (and compute capability) comes from kernel names: the trace does not
+  // describe the device (PyTorch <= 1.9 wrote no deviceProperties).
+  bool architecture_inferred = false;
 };
 
 // Tensor Core sums over the window; each percentage is one ratio of these sums.
@@ -168,6 +191,7 @@ struct ComputeSums {
   TimeNs eligible_device_counted = 0;  // ... of those whose FLOPs are known
   std::string peak_name;               // the matched gpu_peaks entry, empty when none
   std::size_t gpus = 0;
+  double min_coverage_pct = 0;  // rules: compute.mfu_min_flops_coverage_pct
 };
 
 // Host-side costs and GPU activity counts over the window.
@@ -207,6 +231,9 @@ struct IdleSums {
   TimeNs host_wait = 0;
   TimeNs kernel_wait = 0;
   TimeNs other = 0;
+  // Every gap between a GPU's activities in the window, split by what the launching host threads
+  // did meanwhile; gaps under 30 us are ShortGap whatever the host did.
+  std::array<TimeNs, kIdleCauses> by_cause{};
   std::optional<TimeNs> longest_gap;
   std::uint64_t long_gaps = 0;  // 500 µs or more
 };
@@ -243,6 +270,7 @@ struct WorkerAnalysis {
   ParallelismSums parallelism;
   WorkerTables tables;
   bool has_runtime_calls = false;
+  bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not
   MetricValues metrics;
   std::vector<std::string> warnings;
 };

@@ -28,6 +28,9 @@ struct LoadOptions {
   // Called from loading threads with the bytes read so far and the total, across all inputs.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   unsigned max_threads = 0;  // 0: one per core
+  // Kineto traces: read cuda_driver (any *_driver) events as runtime calls. Set from the rule set's
+  // classification (Classification::count_driver_api_calls); the TensorBoard plugin reads none.
+  bool read_driver_calls = true;
 };
 
 struct LoadedRun {

@@ -60,7 +60,9 @@ struct ReportGpu {
   std::string worker;
   std::int32_t device = 0;
   std::string name;
-  std::string compute_capability;  // "8.0", or empty
+  std::string compute_capability;      // "8.0", or empty
+  std::string architecture;            // "Ampere", "gfx942", or empty (rules: gpu_architectures)
+  bool architecture_inferred = false;  // from kernel names: the trace does not describe the device
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
   std::uint64_t kernel_count = 0;

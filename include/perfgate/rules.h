@@ -55,6 +55,13 @@ struct Rule {
   double confidence = 0.95;
   InconclusiveAs inconclusive = InconclusiveAs::Warning;
   std::string problem, recommendation, docs, source;
+  // `recommendations:` the first entry whose `when` holds replaces `recommendation` (e.g. by the
+  // main cause of the GPUs' idle time).
+  struct ConditionalText {
+    std::string when;  // expression
+    std::string text;  // message template
+  };
+  std::vector<ConditionalText> recommendations;
   std::string gain;  // expression: estimated recoverable share of the step time, in %
   std::vector<std::pair<std::string, std::string>> values;  // named expressions for messages
   std::optional<OffenderQuery> offenders;

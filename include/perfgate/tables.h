@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "perfgate/profile.h"
@@ -16,6 +17,9 @@ enum class Direction : std::uint8_t { Forward, Backward, Both };
 const char* direction_name(Direction d);  // "fprop", "bprop", "both"
 
 // One op (by name, or by name and input shapes), over the calls that started in the window.
+// The row (ops, top GPU ops) and op name (kernels by op) of GPU work that no op launched.
+inline constexpr std::string_view kNoOpName = "(no op)";
+
 struct OpRow {
   std::string name;
   std::string input_shapes;  // empty in the by-name table
@@ -103,10 +107,18 @@ struct ShapeFindingRow {
   TimeNs device = 0;
 };
 
+// What the host threads that launch GPU work were doing while a GPU was idle, each instant
+// counted once in this priority order (docs/metrics.md, "Idle time by cause").
+enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap };
+inline constexpr std::size_t kIdleCauses = 6;
+const char* idle_cause_name(IdleCause cause);  // "dataloader", "sync", "launch", "cpu_op", ...
+
 struct GapRow {
   std::int32_t device = 0;
   TimeNs start = 0;
   TimeNs duration = 0;
+  std::array<TimeNs, kIdleCauses> by_cause{};  // ShortGap is 0: listed gaps are 500 us or more
+  IdleCause main_cause = IdleCause::Unrecorded;
 };
 
 // One box of the representative step's timeline, relative to the step's start.

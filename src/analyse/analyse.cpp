@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "analyse/activity_intervals.h"
+#include "analyse/architecture.h"
 #include "analyse/attribution.h"
 #include "analyse/breakdown.h"
 #include "analyse/classifier.h"
@@ -76,15 +77,17 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.steps = detect_steps(profile, attribution, options, w.warnings);
   w.window = select_window(w.steps, options.window);
   w.gpus = gpu_metrics(profile, w.window, classes);
+  describe_architectures(profile, compiled, w.gpus, w.warnings);
   w.tensor_cores = tensor_core_sums(profile, attribution, classes, w.window);
   w.memory = memory_sums(profile);
   op_stage(profile, attribution, classes, compiled, w);
   build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
   interval_stage(profile, attribution, classes, w);
   w.idle = idle_breakdown(profile, attribution, w.window);
-  w.tables.gpu_gaps = gpu_gaps(profile, w.window, w.idle);
+  w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
   w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
   w.has_runtime_calls = !profile.runtime_calls.empty();
+  w.has_devices = !profile.devices.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
     w.warnings.push_back(
         options.step_pattern.empty() && profile.info.step_names.empty()

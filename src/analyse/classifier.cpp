@@ -7,6 +7,12 @@ std::vector<std::string> patterns_of(const std::vector<OpTypePattern>& types) {
   for (const auto& t : types) out.push_back(t.pattern);
   return out;
 }
+std::vector<std::string> device_patterns(const std::vector<GpuArchitecture>& architectures) {
+  std::vector<std::string> out;
+  for (const auto& a : architectures)
+    if (!a.devices.empty()) out.push_back(a.devices);
+  return out;
+}
 std::vector<std::string> matches_of(const std::vector<GpuPeak>& peaks) {
   std::vector<std::string> out;
   for (const auto& p : peaks) out.push_back(p.match);
@@ -27,14 +33,29 @@ CompiledClassification::CompiledClassification(const Classification& c)
       op_types(patterns_of(c.op_types), "op_types"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),
-      attribution{c.attribute_by_time_containment, c.external_id_must_enclose} {
+      gpu_architectures(c.gpu_architectures),
+      architecture_devices(device_patterns(c.gpu_architectures), "gpu_architectures devices"),
+      attribution{c.attribute_by_time_containment, c.external_id_must_enclose},
+      mfu_min_flops_coverage_pct(c.mfu_min_flops_coverage_pct) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
+  for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {
+    const GpuArchitecture& a = gpu_architectures[i];
+    if (!a.devices.empty()) architecture_device_entry.push_back(i);
+    architecture_kernels.emplace_back(a.kernels.empty() ? std::vector<std::string>{} : std::vector{a.kernels},
+                                      "gpu_architectures kernels");
+  }
 }
 
 const std::string& CompiledClassification::op_type(std::string_view name) const {
   static const std::string kOther = "other";
   int i = op_types.first_match(name);
   return i < 0 ? kOther : op_type_names[static_cast<std::size_t>(i)];
+}
+
+const GpuArchitecture* CompiledClassification::architecture_of_device(std::string_view device_name) const {
+  if (device_name.empty()) return nullptr;
+  int i = architecture_devices.first_match(device_name);
+  return i < 0 ? nullptr : &gpu_architectures[architecture_device_entry[static_cast<std::size_t>(i)]];
 }
 
 const GpuPeak* CompiledClassification::gpu_peak(std::string_view device_name) const {

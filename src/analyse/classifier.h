@@ -14,6 +14,8 @@ struct CompiledClassification {
   const std::string& op_type(std::string_view name) const;
   // The peak table entry of a device name, or nullptr.
   const GpuPeak* gpu_peak(std::string_view device_name) const;
+  // The first gpu_architectures entry whose `devices` matches the name, or nullptr.
+  const GpuArchitecture* architecture_of_device(std::string_view device_name) const;
 
   PatternSet tensor_core_kernels;
   PatternSet eligible_ops;
@@ -28,7 +30,12 @@ struct CompiledClassification {
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
   std::vector<GpuPeak> gpu_peaks;
+  std::vector<GpuArchitecture> gpu_architectures;
+  PatternSet architecture_devices;                     // one pattern per entry with `devices`
+  std::vector<std::size_t> architecture_device_entry;  // its entry in gpu_architectures
+  std::vector<PatternSet> architecture_kernels;        // per entry; empty where it has no `kernels`
   AttributionRules attribution;
+  double mfu_min_flops_coverage_pct = 50;
 };
 
 struct NameClasses {

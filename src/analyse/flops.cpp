@@ -49,6 +49,7 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
                          const std::vector<GpuMetrics>& gpus) {
   ComputeSums sums;
   sums.gpus = gpus.size();
+  sums.min_coverage_pct = classification.mfu_min_flops_coverage_pct;
   const GpuMetrics* gpu = main_gpu(gpus);
   const GpuPeak* peak = gpu ? classification.gpu_peak(gpu->name) : nullptr;
   if (peak) sums.peak_name = peak->name.empty() ? peak->match : peak->name;

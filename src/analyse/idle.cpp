@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analyse/intervals.h"
 
@@ -30,22 +31,96 @@ IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w)
   return s;
 }
 
-std::vector<GapRow> gpu_gaps(const Profile& p, const Window& w, IdleSums& sums) {
+namespace {
+
+// What the host threads that launch GPU work (those with runtime calls in the window) were doing,
+// one merged list per cause, in IdleCause order: DataLoader ops, synchronising calls, other
+// runtime calls, other ops and Python functions. Annotations (steps, record_function ranges) are
+// not work: they enclose everything.
+std::array<IntervalList, 4> host_causes(const Profile& p, NameClasses& classes, const Window& w) {
+  std::set<std::uint32_t> launching;
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (c.end > w.start && c.start < w.end) launching.insert(c.thread);
+  std::array<IntervalList, 4> lists;
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
+  for (const HostEvent& e : p.host_events) {
+    if (!launching.count(e.thread)) continue;
+    if (classes.dataloader_op(e.name))
+      lists[0].push_back({e.start, e.end});
+    else if (e.kind == HostKind::Op || e.kind == HostKind::PythonFunction)
+      lists[3].push_back({e.start, e.end});
+  }
+  for (IntervalList& l : lists) merge_in_place(l);
+  return lists;
+}
+
+IdleCause main_cause(const std::array<TimeNs, kIdleCauses>& by_cause) {
+  std::size_t best = static_cast<std::size_t>(IdleCause::Unrecorded);
+  for (std::size_t c = 0; c < kIdleCauses; ++c)
+    if (by_cause[c] > by_cause[best]) best = c;
+  return static_cast<IdleCause>(best);
+}
+
+}  // namespace
+
+const char* idle_cause_name(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::DataLoader:
+      return "dataloader";
+    case IdleCause::Sync:
+      return "sync";
+    case IdleCause::Launch:
+      return "launch";
+    case IdleCause::CpuOp:
+      return "cpu_op";
+    case IdleCause::Unrecorded:
+      break;
+    case IdleCause::ShortGap:
+      return "short_gap";
+  }
+  return "unrecorded";
+}
+
+std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Window& w, IdleSums& sums) {
   std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
   for (const GpuActivity& a : p.gpu_activities) busy[a.device].add({a.start, a.end});
+  std::array<IntervalList, 4> host = host_causes(p, classes, w);
+  std::vector<Layer> layers;
+  for (const IntervalList& l : host) layers.push_back({&l});
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
     IntervalList inside = clip(device_busy.take(), {w.start, w.end});
+    if (inside.empty()) continue;
+    // The idle stretches of the window: before the first activity, between two, after the last
+    // (gpu.idle_pct counts them all; the longest-gap metrics only those between activities).
+    IntervalList idle;
+    if (w.start < inside.front().start) idle.push_back({w.start, inside.front().start});
     for (std::size_t i = 1; i < inside.size(); ++i) {
-      TimeNs gap = inside[i].start - inside[i - 1].end;
-      sums.longest_gap = std::max(sums.longest_gap.value_or(0), gap);
-      if (gap >= kReportedGapNs) gaps.push_back({device, inside[i - 1].end, gap});
+      idle.push_back({inside[i - 1].end, inside[i].start});
+      sums.longest_gap = std::max(sums.longest_gap.value_or(0), inside[i].start - inside[i - 1].end);
+      if (inside[i].start - inside[i - 1].end >= kReportedGapNs) ++sums.long_gaps;
+    }
+    if (inside.back().end < w.end) idle.push_back({inside.back().end, w.end});
+    for (const Interval& span : idle) {
+      TimeNs gap = span.end - span.start;
+      if (gap < kKernelWaitNs) {
+        sums.by_cause[static_cast<std::size_t>(IdleCause::ShortGap)] += gap;
+        continue;
+      }
+      GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
+      std::vector<TimeNs> parts = exclusive_split(span, layers);
+      for (std::size_t c = 0; c < parts.size(); ++c) {  // the last part: covered by none
+        row.by_cause[c] = parts[c];
+        sums.by_cause[c] += parts[c];
+      }
+      row.main_cause = main_cause(row.by_cause);
+      if (gap >= kReportedGapNs) gaps.push_back(row);
     }
   }
   std::sort(gaps.begin(), gaps.end(), [](const GapRow& x, const GapRow& y) {
     return x.duration != y.duration ? x.duration > y.duration : x.start < y.start;
   });
-  sums.long_gaps = gaps.size();
   if (gaps.size() > kMaxReportedGaps) gaps.resize(kMaxReportedGaps);
   return gaps;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "analyse/attribution.h"
+#include "analyse/classifier.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {
@@ -11,6 +12,9 @@ inline constexpr TimeNs kReportedGapNs = 500'000;  // gaps listed in the gaps ta
 inline constexpr std::size_t kMaxReportedGaps = 100;
 
 IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, const Window& window);
-std::vector<GapRow> gpu_gaps(const Profile& profile, const Window& window, IdleSums& sums);
+// The gaps between each GPU's activities in the window: the longest listed (500 us or more), every
+// one split by cause into `sums.by_cause` (what the launching host threads were doing meanwhile).
+std::vector<GapRow> gpu_gaps(const Profile& profile, NameClasses& classes, const Window& window,
+                             IdleSums& sums);
 
 }  // namespace perfgate

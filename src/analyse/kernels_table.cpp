@@ -141,7 +141,7 @@ void build_kernel_tables(const Profile& p, const Attribution& a, NameClasses& cl
   for (auto it = by_op.begin(); it != by_op.end(); it = by_op.erase(it)) {
     StringId op = it->first.second;
     out.kernels_by_op.push_back(
-        finish(p, classes, it->second, op == kNone ? "(no op)" : std::string(p.str(op))));
+        finish(p, classes, it->second, std::string(op == kNone ? kNoOpName : p.str(op))));
   }
   std::sort(out.kernels.begin(), out.kernels.end(), by_total);
   std::sort(out.kernels_by_op.begin(), out.kernels_by_op.end(), by_total);

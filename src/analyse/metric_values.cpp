@@ -86,6 +86,13 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   m.set("gpu.idle_host_wait_pct", ratio_pct(us(idle.host_wait), idle_total));
   m.set("gpu.idle_kernel_wait_pct", ratio_pct(us(idle.kernel_wait), idle_total));
   m.set("gpu.idle_other_pct", ratio_pct(us(idle.other), idle_total));
+  double caused_total = 0;
+  for (TimeNs t : idle.by_cause) caused_total += us(t);
+  for (std::size_t c = 0; c < kIdleCauses; ++c) {
+    auto cause = static_cast<IdleCause>(c);
+    std::string name = cause == IdleCause::ShortGap ? "short_gaps" : idle_cause_name(cause);
+    m.set("gpu.idle_" + name + "_pct", ratio_pct(us(idle.by_cause[c]), caused_total));
+  }
   if (idle.longest_gap) m.set("gpu.longest_gap_us", us(*idle.longest_gap));
   m.set("gpu.gaps_over_500us", d(idle.long_gaps));
 }
@@ -162,7 +169,9 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set("host.sync_us", us(h.sync_time));
     m.set("host.sync_pct", ratio_pct(us(h.sync_time), us(h.step_time)));
   }
-  if (in.gpus.empty()) return;
+  // Kernel and copy counts are 0, not n/a, where the GPU side was traced and nothing ran (an nsys
+  // export with no kernel table); n/a only where there is no GPU at all.
+  if (in.gpus.empty() && !in.has_runtime && !in.has_devices) return;
   m.set("kernels.count", d(h.kernels));
   m.set("kernels.total_us", us(h.kernel_time));
   if (h.kernels > 0) {
@@ -202,15 +211,17 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
     m.set("memory.peak_allocated_bytes", static_cast<double>(*in.memory.peak_allocated));
   m.set("memory.peak_pct", in.memory.peak_pct);
   const ComputeSums& c = in.compute;
-  if (c.flops > 0) {
-    m.set("compute.flops", c.flops);
-    if (in.window > 0)
-      m.set("compute.tflops_achieved", c.flops / (static_cast<double>(in.window) / 1e9) / 1e12);
-  }
+  std::optional<double> coverage =
+      ratio_pct(static_cast<double>(c.eligible_device_counted), static_cast<double>(c.eligible_device));
+  m.set("compute.flops_coverage_pct", coverage);
+  if (c.flops > 0) m.set("compute.flops", c.flops);
+  // FLOPs known for a sliver of the eligible work make a rate that means nothing: n/a below the
+  // coverage (no eligible op at all: the counted ops are all there is).
+  if (coverage && *coverage < c.min_coverage_pct) return;
+  if (c.flops > 0 && in.window > 0)
+    m.set("compute.tflops_achieved", c.flops / (static_cast<double>(in.window) / 1e9) / 1e12);
   if (c.flops_at_known_peak > 0 && in.gpu_seconds > 0)
     m.set("compute.mfu_pct", 100.0 * c.ideal_seconds / in.gpu_seconds);
-  m.set("compute.flops_coverage_pct",
-        ratio_pct(static_cast<double>(c.eligible_device_counted), static_cast<double>(c.eligible_device)));
 }
 
 void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
@@ -259,6 +270,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   for (std::size_t i = 0; i < kBreakdownParts; ++i) in.breakdown_us[i] = us(w.mean_breakdown[i]);
   for (std::size_t i = 0; i < kResourceParts; ++i) in.resources_us[i] = us(w.resources[i]);
   in.has_runtime = w.has_runtime_calls;
+  in.has_devices = w.has_devices;
   in.tensor_cores = w.tensor_cores;
   in.compute = w.compute;
   in.host = w.host;

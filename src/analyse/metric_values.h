@@ -20,6 +20,7 @@ struct MetricInputs {
   std::array<double, kBreakdownParts> breakdown_us{};
   std::array<double, kResourceParts> resources_us{};
   bool has_runtime = false;
+  bool has_devices = false;
   TensorCoreSums tensor_cores;
   ComputeSums compute;
   HostActivitySums host;

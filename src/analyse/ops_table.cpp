@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -79,6 +80,35 @@ bool by_device_time(const OpRow& a, const OpRow& b) {
 }
 
 // Each accumulator is freed as its row is made: a trace of many names never holds both whole.
+// GPU work that started in the window and that no op launched (a custom kernel called straight
+// from the step, so owned by the step's annotation; work launched before the profiler started):
+// one row of its own, so that the ops' shares are shares of all GPU time and the largest item is
+// not hidden. Its calls are its activities.
+std::optional<OpRow> no_op_row(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  OpRow r;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& g = p.gpu_activities[i];
+    std::uint32_t owner = in.attribution.activity_owner(i);
+    if (g.start < in.window.start || g.start >= in.window.end || (owner != kNone && in.stats.is_op(owner)))
+      continue;
+    TimeNs d = g.end - g.start;
+    ++r.calls;
+    r.device_total += d;
+    if (g.kind != GpuActivityKind::Kernel) continue;
+    ++r.kernel_calls;
+    if (in.classification.tensor_core_kernels.matches(p.str(g.name))) {
+      r.tc_device += d;
+      r.uses_tc = true;
+    }
+  }
+  if (r.calls == 0) return std::nullopt;
+  r.name = std::string(kNoOpName);
+  r.op_type = std::string(kNoOpName);
+  r.device_self = r.device_total;
+  return r;
+}
+
 template <typename Key>
 std::vector<OpRow> rows_of(const OpTableInputs& in, std::map<Key, OpAccumulator>& groups, bool with_shapes) {
   std::vector<OpRow> rows;
@@ -183,6 +213,9 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
     subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
   out.ops = rows_of(in, by_name, false);
+  if (std::optional<OpRow> outside = no_op_row(in)) {
+    out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), *outside, by_device_time), *outside);
+  }
   out.ops_by_shape = rows_of(in, by_shape, true);
   out.op_types = op_type_rows(in);
 

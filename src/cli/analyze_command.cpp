@@ -60,6 +60,7 @@ bool use_color(const AnalyzeArgs& a) {
 ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rules,
                       const AnalysisOptions& options, const AnalyzeArgs& a) {
   LoadOptions load_options;
+  load_options.read_driver_calls = rules.classification.count_driver_api_calls;
   auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());
   load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
     if (total >= kProgressMinBytes) progress->update(done, total);

@@ -87,7 +87,8 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
 namespace {
 
 // One input is one worker, except an nsys export, which has one per process with GPU work.
-void load_one(const InputFile& input, const std::function<void(std::uint64_t)>& on_progress,
+void load_one(const InputFile& input, const LoadOptions& options,
+              const std::function<void(std::uint64_t)>& on_progress,
               const std::function<void(Profile&&)>& emit) {
   if (input.format == InputFormat::NsysSqlite) {
     nsys::read_export(input.path, input.worker, [&](Profile&& p) {
@@ -103,7 +104,8 @@ void load_one(const InputFile& input, const std::function<void(std::uint64_t)>& 
     source = make_prefetch_source(make_gzip_source(std::move(file)));
   else
     source = std::move(file);
-  Profile profile = kineto::read_trace(std::move(source), input.path, on_progress);
+  Profile profile = kineto::read_trace(std::move(source), input.path, on_progress,
+                                       {.driver_calls = options.read_driver_calls});
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));
@@ -151,7 +153,7 @@ void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
   auto work = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {
       try {
-        load_one(inputs[i], progress.for_input(i), [&](Profile&& p) { sink(i, std::move(p)); });
+        load_one(inputs[i], options, progress.for_input(i), [&](Profile&& p) { sink(i, std::move(p)); });
       } catch (...) {
         errors[i] = std::current_exception();
       }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -11,5 +12,9 @@
 namespace perfgate {
 
 std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name);
+
+// What is known of a GPU's architecture, to follow its name: " (Ampere, sm 8.0)", " (gfx942)"
+// (AMD has no sm numbers), " (Volta, sm 7.0, inferred from kernel names)", or "".
+std::string gpu_architecture_text(const ReportGpu& g);
 
 }  // namespace perfgate

@@ -45,10 +45,15 @@ void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
     j.begin_object();
     j.key("worker").value(g.worker);
     j.key("id").value(g.device);
-    j.key("name").value(g.name);
-    j.key("compute_capability").value(g.compute_capability);
-    j.key("sm_count").value(g.sm_count);
-    j.key("memory_bytes").value(g.memory_bytes);
+    // What the trace does not say is null, as in the per-worker gpus table.
+    j.key("name").value(g.name.empty() ? std::optional<std::string>() : g.name);
+    j.key("compute_capability")
+        .value(g.compute_capability.empty() ? std::optional<std::string>() : g.compute_capability);
+    j.key("architecture").value(g.architecture.empty() ? std::optional<std::string>() : g.architecture);
+    j.key("architecture_inferred").value(g.architecture_inferred);
+    j.key("sm_count").value(g.sm_count > 0 ? std::optional<std::int64_t>(g.sm_count) : std::nullopt);
+    j.key("memory_bytes")
+        .value(g.memory_bytes > 0 ? std::optional<std::uint64_t>(g.memory_bytes) : std::nullopt);
     j.key("kernel_count").value(g.kernel_count);
     j.key("utilization_pct").value(g.utilization_pct);
     j.key("busy_pct").value(g.busy_pct);

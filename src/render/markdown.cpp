@@ -30,6 +30,7 @@ constexpr KeyMetric kKeyMetrics[] = {
     {"breakdown.dataloader_pct", "Data loader share"},
     {"breakdown.communication_pct", "Communication share"},
     {"compute.mfu_pct", "MFU"},
+    {"compute.flops_coverage_pct", "FLOP coverage"},
     {"memory.peak_allocated_bytes", "Peak GPU memory"},
     {"host.sync_calls", "Synchronising calls"},
 };

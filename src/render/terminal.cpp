@@ -73,8 +73,7 @@ std::string gpu_line(const std::vector<ReportMetric>& m) {
 }
 
 std::string gpu_detail(const ReportGpu& g, bool name_worker) {
-  std::string name = g.name.empty() ? "unknown device" : g.name;
-  if (!g.compute_capability.empty()) name += " (sm " + g.compute_capability + ")";
+  std::string name = (g.name.empty() ? "unknown device" : g.name) + gpu_architecture_text(g);
   return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", name_worker ? g.worker + " " : "",
                      g.device, name, format_pct(g.utilization_pct), format_pct(g.busy_pct), g.kernel_count);
 }

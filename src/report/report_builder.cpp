@@ -61,6 +61,8 @@ std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
     r.name = g.name;
     if (g.compute_major >= 0)
       r.compute_capability = fmt::format("{}.{}", g.compute_major, std::max(0, g.compute_minor));
+    r.architecture = g.architecture;
+    r.architecture_inferred = g.architecture_inferred;
     r.sm_count = g.sm_count;
     r.memory_bytes = g.memory_bytes;
     r.kernel_count = g.kernel_count;

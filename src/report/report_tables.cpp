@@ -85,7 +85,8 @@ ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
 }
 
 constexpr std::array<Column<OpRow>, 16> kOpColumns = {{
-    {"name", "", "Op name", [](const OpRow& r) { return ReportCell{r.name}; }},
+    {"name", "", "Op name; (no op): GPU work launched outside any operator (calls: its activities)",
+     [](const OpRow& r) { return ReportCell{r.name}; }},
     {"op_type", "", "Op class (rules: op_types)", [](const OpRow& r) { return ReportCell{r.op_type}; }},
     {"direction", "", "fprop, bprop (run by the autograd engine) or both",
      [](const OpRow& r) { return ReportCell{std::string(direction_name(r.direction))}; }},
@@ -177,17 +178,18 @@ std::vector<BreakdownShare> breakdown_shares(const Breakdown& mean) {
 struct TopOp {
   std::size_t rank;
   const OpRow* op;
-  TimeNs all_ops_device_self;
+  TimeNs all_device_self;
 };
 constexpr std::array<Column<TopOp>, 7> kTopOpColumns = {{
     {"rank", "count", "1 = most GPU time", [](const TopOp& r) { return count(r.rank); }},
-    {"name", "", "Op name", [](const TopOp& r) { return ReportCell{r.op->name}; }},
+    {"name", "", "Op name; (no op): GPU work launched outside any operator",
+     [](const TopOp& r) { return ReportCell{r.op->name}; }},
     {"op_type", "", "Op class", [](const TopOp& r) { return ReportCell{r.op->op_type}; }},
     {"calls", "count", "Calls in the window", [](const TopOp& r) { return count(r.op->calls); }},
     {"device_self_us", "us", "GPU time of what the op launched itself",
      [](const TopOp& r) { return us(r.op->device_self); }},
-    {"device_share_pct", "%", "Share of the GPU time all ops launched",
-     [](const TopOp& r) { return pct(r.op->device_self, r.all_ops_device_self); }},
+    {"device_share_pct", "%", "Share of all GPU time launched in the window, (no op) included",
+     [](const TopOp& r) { return pct(r.op->device_self, r.all_device_self); }},
     {"uses_tc", "", "Launched a Tensor Core kernel",
      [](const TopOp& r) { return ReportCell{r.op->uses_tc}; }},
 }};
@@ -313,19 +315,36 @@ constexpr std::array<Column<ShapeFindingRow>, 8> kShapeColumns = {{
     {"device_us", "us", "GPU time of the calls", [](const ShapeFindingRow& r) { return us(r.device); }},
 }};
 
-constexpr std::array<Column<GapRow>, 3> kGapColumns = {{
+template <IdleCause C>
+ReportCell cause_us(const GapRow& r) {
+  return us(r.by_cause[static_cast<std::size_t>(C)]);
+}
+
+constexpr std::array<Column<GapRow>, 9> kGapColumns = {{
     {"device", "count", "GPU",
      [](const GapRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
     {"start_us", "us", "Start of the gap on the trace clock", [](const GapRow& r) { return us(r.start); }},
     {"duration_us", "us", "Gap length", [](const GapRow& r) { return us(r.duration); }},
+    {"cause", "", "What the launching host threads did for most of the gap",
+     [](const GapRow& r) { return ReportCell{std::string(idle_cause_name(r.main_cause))}; }},
+    {"dataloader_us", "us", "In a DataLoader op", cause_us<IdleCause::DataLoader>},
+    {"sync_us", "us", "In a synchronising runtime call", cause_us<IdleCause::Sync>},
+    {"launch_us", "us", "In another runtime call", cause_us<IdleCause::Launch>},
+    {"cpu_op_us", "us", "In another op or Python function", cause_us<IdleCause::CpuOp>},
+    {"unrecorded_us", "us", "Nothing recorded on the launching threads", cause_us<IdleCause::Unrecorded>},
 }};
 
-constexpr std::array<Column<ReportGpu>, 14> kGpuColumns = {{
+constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
     {"id", "count", "Device id",
      [](const ReportGpu& g) { return ReportCell{static_cast<std::int64_t>(g.device)}; }},
     {"name", "", "Device name", [](const ReportGpu& g) { return text(g.name); }},
     {"compute_capability", "", "Compute capability",
      [](const ReportGpu& g) { return text(g.compute_capability); }},
+    {"architecture", "", "Architecture (rules: gpu_architectures); (inferred) from kernel names",
+     [](const ReportGpu& g) {
+       return text(g.architecture.empty() || !g.architecture_inferred ? g.architecture
+                                                                      : g.architecture + " (inferred)");
+     }},
     {"sm_count", "count", "Multiprocessors",
      [](const ReportGpu& g) {
        return g.sm_count > 0 ? count(static_cast<std::uint64_t>(g.sm_count)) : ReportCell{};

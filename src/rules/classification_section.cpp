@@ -1,6 +1,7 @@
 #include "rules/classification_section.h"
 
 #include <array>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -21,10 +22,12 @@ constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
 constexpr std::array<std::string_view, 5> kPeakKeys = {"match", "name", "tflops", "source", "note"};
+constexpr std::array<std::string_view, 8> kArchitectureKeys = {
+    "name", "vendor", "compute_capability", "devices", "kernels", "source", "note", "example"};
 constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
                                                          "bf16", "fp8",  "int8"};
-constexpr std::array<std::string_view, 2> kAttributionKeys = {"by_time_containment",
-                                                              "external_id_must_enclose"};
+constexpr std::array<std::string_view, 3> kAttributionKeys = {
+    "by_time_containment", "external_id_must_enclose", "count_driver_api_calls"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
@@ -83,6 +86,34 @@ std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
   return peak;
 }
 
+// compute_capability: "8.6" (a string, so that 8.10 stays apart from 8.1).
+std::optional<GpuArchitecture> read_architecture(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "gpu_architectures entry")) return std::nullopt;
+  check.known_keys(item, kArchitectureKeys, "gpu_architectures");
+  if (!item["vendor"] || (!item["devices"] && !item["kernels"])) {
+    check.error(item, "a gpu_architectures entry needs 'vendor' and 'devices' or 'kernels'");
+    return std::nullopt;
+  }
+  GpuArchitecture a;
+  a.vendor = check.string(item["vendor"], "vendor").value_or("");
+  if (item["name"]) a.name = check.string(item["name"], "name").value_or("");
+  if (item["devices"]) a.devices = check.pattern(item["devices"], "devices").value_or("");
+  if (item["kernels"]) a.kernels = check.pattern(item["kernels"], "kernels").value_or("");
+  if (item["kernels"] && (a.name.empty() || !item["compute_capability"]))
+    check.error(item, "an entry with 'kernels' needs 'name' and 'compute_capability'");
+  if (YAML::Node cc = item["compute_capability"]) {
+    std::string text = check.string(cc, "compute_capability").value_or("");
+    int major = -1, minor = -1;
+    char dot = 0;
+    std::istringstream in(text);
+    if (!(in >> major >> dot >> minor) || dot != '.' || !in.eof() || major < 1 || minor < 0)
+      check.error(cc, fmt::format("compute_capability '{}' is not MAJOR.MINOR, e.g. \"8.6\"", text));
+    a.compute_major = major;
+    a.compute_minor = minor;
+  }
+  return a;
+}
+
 // A list section: `patterns:` replaces the inherited entries, `add:` puts entries before them
 // (so they win where the first match counts).
 template <typename T, typename Read>
@@ -129,11 +160,31 @@ void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& 
     if (auto b = check.boolean(v, "by_time_containment")) out.attribute_by_time_containment = *b;
   if (YAML::Node v = node["external_id_must_enclose"])
     if (auto b = check.boolean(v, "external_id_must_enclose")) out.external_id_must_enclose = *b;
+  if (YAML::Node v = node["count_driver_api_calls"])
+    if (auto b = check.boolean(v, "count_driver_api_calls")) out.count_driver_api_calls = *b;
 }
 
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {
   read_list(check, node, "gpu_peaks", out.gpu_peaks,
             [&](const YAML::Node& i) { return read_peak(check, i); });
+}
+
+void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  read_list(check, node, "gpu_architectures", out.gpu_architectures,
+            [&](const YAML::Node& i) { return read_architecture(check, i); });
+}
+
+void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"mfu_min_flops_coverage_pct"};
+  if (!check.is_map(node, "compute")) return;
+  check.known_keys(node, kKeys, "compute");
+  if (YAML::Node v = node["mfu_min_flops_coverage_pct"]) {
+    auto pct = check.number(v, "mfu_min_flops_coverage_pct");
+    if (pct && (*pct < 0 || *pct > 100))
+      check.error(v, "mfu_min_flops_coverage_pct is a percentage, 0 to 100");
+    else if (pct)
+      out.mfu_min_flops_coverage_pct = *pct;
+  }
 }
 
 std::optional<double> GpuPeak::peak(std::string_view precision) const {

@@ -19,6 +19,7 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::Key << "attribution" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "by_time_containment" << YAML::Value << c.attribute_by_time_containment;
   out << YAML::Key << "external_id_must_enclose" << YAML::Value << c.external_id_must_enclose;
+  out << YAML::Key << "count_driver_api_calls" << YAML::Value << c.count_driver_api_calls;
   out << YAML::EndMap;
   out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
   pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);
@@ -45,6 +46,22 @@ void classification(YAML::Emitter& out, const Classification& c) {
     out << YAML::Key << "tflops" << YAML::Value << YAML::BeginMap;
     for (const auto& [precision, tflops] : g.tflops) out << YAML::Key << precision << YAML::Value << tflops;
     out << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap << YAML::Key << "mfu_min_flops_coverage_pct"
+      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::EndMap;
+  out << YAML::Key << "gpu_architectures" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
+      << YAML::Value << YAML::BeginSeq;
+  for (const auto& a : c.gpu_architectures) {
+    out << YAML::Flow << YAML::BeginMap;
+    if (!a.name.empty()) out << YAML::Key << "name" << YAML::Value << a.name;
+    out << YAML::Key << "vendor" << YAML::Value << a.vendor;
+    if (a.compute_major >= 0)
+      out << YAML::Key << "compute_capability" << YAML::Value << YAML::DoubleQuoted
+          << fmt::format("{}.{}", a.compute_major, a.compute_minor);
+    if (!a.devices.empty()) out << YAML::Key << "devices" << YAML::Value << YAML::SingleQuoted << a.devices;
+    if (!a.kernels.empty()) out << YAML::Key << "kernels" << YAML::Value << YAML::SingleQuoted << a.kernels;
+    out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
 }
@@ -96,6 +113,13 @@ void rule(YAML::Emitter& out, const Rule& r) {
   }
   text(out, "problem", r.problem);
   text(out, "recommendation", r.recommendation);
+  if (!r.recommendations.empty()) {
+    out << YAML::Key << "recommendations" << YAML::Value << YAML::BeginSeq;
+    for (const auto& c : r.recommendations)
+      out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when << YAML::Key << "text"
+          << YAML::Value << c.text << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
   text(out, "docs", r.docs);
   text(out, "source", r.source);
   out << YAML::EndMap;

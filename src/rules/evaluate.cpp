@@ -218,9 +218,36 @@ class RuleEvaluator {
     if (!fired && status != FindingStatus::Inconclusive) return f_;
     if (x_.gain) f_.gain_pct = x_.gain->evaluate(lookup_);
     if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
-    f_.problem = fill(r_.problem);
-    f_.recommendation = fill(r_.recommendation);
+    f_.problem = fill(r_.problem) + inferred_architecture_note();
+    f_.recommendation = fill(recommendation_text());
     return f_;
+  }
+
+  // The first `recommendations` entry whose condition holds, else `recommendation`.
+  const std::string& recommendation_text() {
+    for (const auto& r : r_.recommendations) {
+      std::optional<double> holds = Expression(r.when).evaluate(lookup_);
+      if (holds && *holds != 0) return r.text;
+    }
+    return r_.recommendation;
+  }
+
+  // A rule that depends on the GPU architecture, when a GPU's architecture was inferred from
+  // kernel names (the trace does not describe its devices), says so.
+  std::string inferred_architecture_note() const {
+    bool reads_architecture = r_.metric == "gpu.compute_capability";
+    for (const auto* x : {&x_.value, &x_.condition, &x_.applies_if, &x_.gain})
+      if (*x)
+        for (const std::string& name : (*x)->variables())
+          reads_architecture |= name == "gpu.compute_capability";
+    if (!reads_architecture) return "";
+    for (const ReportGpu& g : report_.gpus)
+      if (g.architecture_inferred)
+        return fmt::format(
+            " (GPU {}: architecture {}, sm {}, inferred from kernel names; the trace does not "
+            "describe its devices)",
+            g.device, g.architecture, g.compute_capability);
+    return "";
   }
 
   std::string fill(const std::string& text) {

@@ -152,6 +152,7 @@ class RuleChecker {
     expression("condition", r_.condition);
     expression("applies_if", r_.applies_if);
     expression("gain", r_.gain);
+    for (const auto& r : r_.recommendations) expression("recommendations", r.when);
     for (const auto& [name, text] : r_.values) {
       if (is_metric_reference(name) || std::string_view(name).find('.') != std::string_view::npos)
         error("values", fmt::format("value name '{}' must not contain '.'", name));
@@ -260,8 +261,11 @@ class RuleChecker {
     std::vector<std::string> names = {"value", "threshold", "baseline", "delta",
                                       "limit", "gain",      "offenders"};
     for (const auto& v : r_.values) names.push_back(v.first);
-    for (std::string_view key : {"problem", "recommendation"}) {
-      const std::string& text = key == "problem" ? r_.problem : r_.recommendation;
+    std::vector<std::pair<std::string_view, const std::string*>> texts = {
+        {"problem", &r_.problem}, {"recommendation", &r_.recommendation}};
+    for (const auto& r : r_.recommendations) texts.emplace_back("recommendations", &r.text);
+    for (const auto& [key, text_ptr] : texts) {
+      const std::string& text = *text_ptr;
       std::string why;
       for (const std::string& p : template_placeholders(text, why)) {
         if (p == "offenders" && !r_.offenders)

@@ -12,12 +12,12 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 27> kRuleKeys = {
-    "id",         "title",          "metric", "value",      "unit",      "condition",
-    "applies_if", "compare",        "better", "warn",       "fail",      "threshold",
-    "severity",   "test",           "alpha",  "confidence", "resamples", "inconclusive",
-    "problem",    "recommendation", "docs",   "source",     "gain",      "values",
-    "offenders",  "enabled",        "note"};
+constexpr std::array<std::string_view, 28> kRuleKeys = {
+    "id",      "title",      "metric",    "value",        "unit",      "condition",      "applies_if",
+    "compare", "better",     "warn",      "fail",         "threshold", "severity",       "test",
+    "alpha",   "confidence", "resamples", "inconclusive", "problem",   "recommendation", "recommendations",
+    "docs",    "source",     "gain",      "values",       "offenders", "enabled",        "note"};
+constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -86,6 +86,22 @@ void read_values(YamlCheck& check, const YAML::Node& node, Rule& rule) {
   }
 }
 
+void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  if (!check.is_list(node, "recommendations")) return;
+  rule.recommendations.clear();
+  for (const auto& item : node) {
+    if (!check.is_map(item, "recommendations entry")) continue;
+    check.known_keys(item, kConditionalTextKeys, "recommendations");
+    if (!item["when"] || !item["text"]) {
+      check.error(item, "a recommendations entry needs 'when' and 'text'");
+      continue;
+    }
+    auto when = check.string(item["when"], "when");
+    auto text = check.string(item["text"], "text");
+    if (when && text) rule.recommendations.push_back({*when, *text});
+  }
+}
+
 void read_number(YamlCheck& check, const YAML::Node& entry, std::string_view key, double low, double high,
                  double& out) {
   YAML::Node v = entry[std::string(key)];
@@ -136,6 +152,7 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   if (YAML::Node v = e["enabled"])
     if (auto b = check.boolean(v, "enabled")) rule.enabled = *b;
   if (YAML::Node v = e["values"]) read_values(check, v, rule);
+  if (YAML::Node v = e["recommendations"]) read_recommendations(check, v, rule);
   if (YAML::Node v = e["offenders"]) read_offenders(check, v, rule);
   // `threshold` is the one threshold of the rule's severity: warn, or fail for an error rule.
   if (YAML::Node v = e["threshold"]) {

@@ -144,6 +144,37 @@ TEST(Compute, TheTracesOwnCountComesFirstAndUnknownGpusHaveNoMfu) {
   EXPECT_FALSE(w.metrics.get("compute.mfu_pct"));
 }
 
+// Issue 14, item 6: FLOPs known for 0.1% of the eligible ops' device time made "MFU 0.0%" and
+// "0.00221 TFLOP/s". The gemm trace plus an eligible aten::bmm without shapes whose kernel runs
+// 49,950 us: coverage 50 / (50 + 49950) = 0.1%, under the default 50% (rules: compute).
+TEST(Compute, MfuIsNotApplicableBelowTheFlopCoverageThreshold) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40000000000, 108);
+  t.step(1, 0, 100000);
+  t.op("aten::mm", 10, 100, 1, 1,
+       R"("Input Dims": [[1024, 1024], [1024, 1024]], "Input type": ["c10::Half", "c10::Half"])");
+  t.launch("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn", 20, 100, 50, 1);
+  t.op("aten::bmm", 200, 100, 2, 1);
+  t.launch("ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_nn", 210, 300, 49950, 2);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100.0 * 50 / 50000);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 2.0 * 1024 * 1024 * 1024);
+  EXPECT_FALSE(w.metrics.get("compute.mfu_pct"));
+  EXPECT_FALSE(w.metrics.get("compute.tflops_achieved"));
+  // The threshold is data: a rule file that lowers it to 0 gets the numbers back.
+  std::string rules =
+      write_text(temp_dir() + "/coverage0.yaml",
+                 "schema: perfgate-rules/1\nextends: default\ncompute:\n  mfu_min_flops_coverage_pct: 0\n");
+  WorkerAnalysis all = analyse_json(t.json(), {}, {rules});
+  EXPECT_NEAR(*all.metrics.get("compute.mfu_pct"), 100.0 * (2.0 * 1024 * 1024 * 1024 / 312e12) / 0.1, 1e-9);
+  // The terminal says n/a, with the coverage (the other outputs read the same null metric).
+  CommandResult r =
+      run_perfgate("analyze " + write_text(temp_dir() + "/low_coverage.json", t.json()) + " --no-progress");
+  EXPECT_NE(r.out.find("MFU n/a"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("MFU 0.0%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("coverage 0.1%"), std::string::npos) << r.out;
+}
+
 TEST(Compute, NotApplicableWithoutShapes) {
   TraceBuilder t;
   t.step(1, 0, 100).op("aten::mm", 10, 50, 1);

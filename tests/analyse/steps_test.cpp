@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "perfgate/errors.h"
 #include "support/helpers.h"
 
@@ -8,6 +10,34 @@ namespace {
 
 double us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
+}
+
+// Issue 14, item 2: newer PyTorch also writes ProfilerStep#N on the GPU timeline
+// (gpu_user_annotation). The TensorBoard plugin then counts every step twice; steps come from the
+// host ranges only, so the same three steps with the same bounds as without the GPU copies.
+TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
+  TraceBuilder t;
+  t.step(1, 100, 100).step(2, 200, 100).step(3, 300, 100);
+  t.launch("k1", 110, 160, 100);
+  t.launch("k2", 210, 270, 10);
+  t.launch("k3", 310, 390, 110);
+  WorkerAnalysis cpu_only = analyse_json(t.json());
+  for (int n = 1; n <= 3; ++n)
+    t.raw_event(
+        fmt::format(R"({{"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#{}", "pid": 0,)"
+                    R"( "tid": 7, "ts": {}, "dur": {}, "args": {{"device": 0, "stream": 7}}}})",
+                    n, 60 + 100 * n, 100));
+  WorkerAnalysis both = analyse_json(t.json());
+  ASSERT_EQ(both.steps.steps.size(), 3u);
+  ASSERT_EQ(cpu_only.steps.steps.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(both.steps.steps[i].name, "ProfilerStep#" + std::to_string(i + 1));
+    EXPECT_EQ(both.steps.steps[i].start, cpu_only.steps.steps[i].start) << i;
+    EXPECT_EQ(both.steps.steps[i].end, cpu_only.steps.steps[i].end) << i;
+  }
+  EXPECT_EQ(*both.metrics.get("steps.count"), 3);
+  // [100, 260] (k1 ends at 260), [260, 300], [300, 500] (k3 ends at 500).
+  EXPECT_DOUBLE_EQ(*both.metrics.get("steps.mean_us"), (160.0 + 40 + 200) / 3);
 }
 
 // Steps host [100,200] [200,300] [300,400]. A kernel launched before the first step runs until

@@ -69,6 +69,46 @@ TEST(OpsTable, HostAndDeviceTimesSelfAndTotal) {
 // Op types count top-level ops: aten::linear (matmul, 60 µs of GPU work under it, launched at
 // 40 while it ran [10,110]) and the backward wrapper (matmul too: "AddmmBackward" matches).
 // linear: GPU [120,180] lies outside its host span: CPU overhead 100, GPU idle during it 100.
+// Issue 14, item 3: a custom kernel run straight from the step (no op around its launch) took
+// 93% of the GPU time; the top ops read "aten::copy_ 98.1% · aten::fill_ 1.9%". Step [0,1000]:
+// aten::copy_ [10,60] launches 60 us, aten::fill_ [70,80] launches 10 us; a runtime call at 100
+// outside any op launches my_fused_kernel (930 us, Tensor Cores: no); a memset with no launching
+// call at all runs 5 us.
+TEST(OpsTable, GpuWorkOutsideAnyOpHasItsOwnRow) {
+  TraceBuilder t;
+  t.step(1, 0, 2000);
+  t.op("aten::copy_", 10, 50, 1);
+  t.launch("copy_kernel", 20, 200, 60, 1);
+  t.op("aten::fill_", 70, 10, 2);
+  t.launch("fill_kernel", 72, 300, 10, 2);
+  t.launch("my_fused_kernel", 100, 400, 930);
+  t.memset(1500, 5, 999);
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpRow* outside = find_op(w.tables.ops, "(no op)");
+  ASSERT_NE(outside, nullptr);
+  EXPECT_EQ(outside->device_total, 935'000);
+  EXPECT_EQ(outside->device_self, 935'000);
+  EXPECT_EQ(outside->calls, 2u);         // its GPU activities
+  EXPECT_EQ(outside->kernel_calls, 1u);  // of which kernels
+  EXPECT_EQ(outside->host_total, 0);
+  EXPECT_EQ(w.tables.ops.front().name, "(no op)");  // most device time first
+  ASSERT_GE(w.tables.top_gpu_ops.size(), 3u);
+  EXPECT_EQ(w.tables.top_gpu_ops[0].name, "(no op)");
+  EXPECT_EQ(w.tables.top_gpu_ops[1].name, "aten::copy_");
+  // In the report, shares are of all GPU time: 935 / (935 + 60 + 10).
+  ReportModel report = report_of_json(t.json(), default_rules());
+  const ReportTable* top = find_table(report.workers.at(0).tables, "top_gpu_ops");
+  ASSERT_NE(top, nullptr);
+  EXPECT_EQ(std::get<std::string>(*find_cell(*top, 0, "name")), "(no op)");
+  EXPECT_NEAR(*cell_number(*find_cell(*top, 0, "device_share_pct")), 100.0 * 935 / 1005, 1e-9);
+  EXPECT_NEAR(*cell_number(*find_cell(*top, 1, "device_share_pct")), 100.0 * 60 / 1005, 1e-9);
+}
+
+TEST(OpsTable, NoRowForGpuWorkOutsideOpsWhenThereIsNone) {
+  WorkerAnalysis w = analyse_json(ops_trace());
+  EXPECT_EQ(find_op(w.tables.ops, "(no op)"), nullptr);
+}
+
 TEST(OpsTable, OpTypesCountTopLevelOpsOnce) {
   WorkerAnalysis w = analyse_json(ops_trace());
   ASSERT_EQ(w.tables.op_types.size(), 1u);

@@ -212,6 +212,9 @@ TEST(NsysReader, NoNvtxOnlyKernelsAndAnEmptyCapture) {
   WorkerAnalysis e = analyse_profile(run.workers[0], default_classification(), {});
   EXPECT_FALSE(e.metrics.get("gpu.utilization_pct").has_value());
   EXPECT_EQ(e.metrics.get("gpu.count").value_or(-1), 0);
+  // Issue 14, item 7: no kernel table is an empty one: 0 kernels and copies, not null.
+  EXPECT_EQ(e.metrics.get("kernels.count").value_or(-1), 0);
+  EXPECT_EQ(e.metrics.get("memcpy.count").value_or(-1), 0);
   EXPECT_TRUE(std::any_of(run.workers[0].notes.begin(), run.workers[0].notes.end(), [](const std::string& n) {
     return n.find("no CUDA activity") != std::string::npos;
   }));

@@ -37,6 +37,23 @@ FindingStatus status_of(const ReportModel& r, std::string_view id) {
 constexpr const char* kWorkers0 = "resnet50_v100_workers0.pt.trace.json.gz";
 constexpr const char* kWorkers4 = "resnet50_v100_workers4.pt.trace.json.gz";
 
+// Issue 14, item 5: ResNet-50 (num_workers=0) idles in one long gap at each step start while the
+// DataLoader runs: the idle finding names it and advises on it, and the launch-bound rule, which
+// said "launching, not computing, sets the pace", does not apply.
+TEST(GateOnRealTraces, ResNet50IdleTimeIsTheDataLoaders) {
+  if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel w0 = gated(trace(kWorkers0));
+  const ReportFinding* idle = find_finding(w0, "gpu.idle");
+  ASSERT_NE(idle, nullptr);
+  EXPECT_EQ(idle->status, FindingStatus::Warn);
+  EXPECT_NE(idle->recommendation.find("DataLoader num_workers"), std::string::npos) << idle->recommendation;
+  EXPECT_EQ(status_of(w0, "kernels.launch-bound"), FindingStatus::NotApplicable);
+  const ReportTable* gaps = find_table(w0.workers.at(0).tables, "gpu_gaps");
+  ASSERT_NE(gaps, nullptr);
+  ASSERT_FALSE(gaps->rows.empty());
+  EXPECT_EQ(std::get<std::string>(*find_cell(*gaps, 0, "cause")), "dataloader");  // the longest gap
+}
+
 TEST(GateOnRealTraces, DataLoaderAndTensorCoreFindingsOnResNet50) {
   if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel w0 = gated(trace(kWorkers0));

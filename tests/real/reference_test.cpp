@@ -43,8 +43,8 @@ const std::map<std::string, std::string> kBreakdownKeys = {
     {"cpuop", "cpu_exec"},  {"other", "other"}};
 
 WorkerAnalysis analyse_file(const std::string& file, const std::vector<std::string>& rules) {
-  LoadedRun run = load_run({shared_traces_dir() + "/" + file});
   Classification c = load_rules(rules).classification;
+  LoadedRun run = load_run({shared_traces_dir() + "/" + file}, load_options_for(c));
   return analyse_profile(run.workers.front(), c, {});
 }
 

@@ -9,14 +9,20 @@
 
 namespace perfgate::testing {
 
-Profile load_json(const std::string& json, const std::string& file_name) {
+Profile load_json(const std::string& json, const std::string& file_name, const LoadOptions& options) {
   std::string path = temp_dir() + "/" + file_name;
   if (file_name.ends_with(".gz"))
     write_gzip(path, json);
   else
     write_text(path, json);
-  LoadedRun run = load_run({path});
+  LoadedRun run = load_run({path}, options);
   return std::move(run.workers.front());
+}
+
+LoadOptions load_options_for(const Classification& c) {
+  LoadOptions options;
+  options.read_driver_calls = c.count_driver_api_calls;
+  return options;
 }
 
 const Classification& default_classification() {
@@ -26,14 +32,14 @@ const Classification& default_classification() {
 
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options,
                             const std::vector<std::string>& rules) {
-  Profile p = load_json(json);
   Classification c = rules.empty() ? default_classification() : load_rules(rules).classification;
+  Profile p = load_json(json, "trace.json", load_options_for(c));
   return analyse_profile(p, c, options);
 }
 
 ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,
                             const AnalysisOptions& options) {
-  LoadedRun run = load_run(paths);
+  LoadedRun run = load_run(paths, load_options_for(rules.classification));
   RunAnalysis analysis = analyse_run(run, rules.classification, options);
   return build_report(run.inputs, analysis, rules, options);
 }

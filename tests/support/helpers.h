@@ -14,10 +14,13 @@
 namespace perfgate::testing {
 
 // Writes `json` to a temporary file and loads it; throws what the loader throws.
-Profile load_json(const std::string& json, const std::string& file_name = "trace.json");
+Profile load_json(const std::string& json, const std::string& file_name = "trace.json",
+                  const LoadOptions& options = {});
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options = {},
                             const std::vector<std::string>& rules = {});
 const Classification& default_classification();
+// How a rule set's classification reads traces (driver-API calls or not), as `analyze` does.
+LoadOptions load_options_for(const Classification& c);
 
 // The report model of traces (files or folders), as `perfgate analyze` builds it, before the gate.
 ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,

@@ -46,6 +46,10 @@ EventClass classify_category(std::string_view category) {
   return EventClass::Ignored;
 }
 
+bool is_driver_category(std::string_view category) {
+  return iends_with(category, "_driver");
+}
+
 MemcpyName parse_memcpy_name(std::string_view name) {
   MemcpyName result;
   constexpr std::array<std::pair<std::string_view, CopyKind>, 5> kKinds = {{

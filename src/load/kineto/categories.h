@@ -24,6 +24,9 @@ enum class EventClass : unsigned char {
 
 EventClass classify_category(std::string_view category);
 
+// A runtime category of driver-API calls: cuda_driver, hip_driver, any *_driver.
+bool is_driver_category(std::string_view category);
+
 // "Memcpy HtoD (Pageable -> Device)" -> HostToDevice, pageable.
 struct MemcpyName {
   CopyKind kind = CopyKind::Unknown;

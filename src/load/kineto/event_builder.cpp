@@ -125,6 +125,10 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       break;
     }
     case EventClass::Runtime:
+      if (!driver_calls_ && is_driver_category(e.cat)) {
+        ++skipped_driver_calls_;
+        break;
+      }
       runtime_calls_.push_back(RuntimeCall{*start, end, e.correlation.value_or(0), e.external_id.value_or(0),
                                            name, thread_index(e.pid, e.tid)});
       break;
@@ -229,6 +233,11 @@ void EventBuilder::finish() {
   for (const auto& [category, count] : ignored_categories_)
     profile_.notes.push_back(fmt::format("{} complete events of category '{}' are not used", count,
                                          category.empty() ? "(none)" : category));
+  if (skipped_driver_calls_ > 0)
+    profile_.notes.push_back(
+        fmt::format("{} driver-API calls (cuda_driver) not read, as the TensorBoard plugin reads none "
+                    "(rules: attribution.count_driver_api_calls)",
+                    skipped_driver_calls_));
   for (const auto& [phase, count] : ignored_phases_)
     profile_.notes.push_back(fmt::format("{} events of phase '{}' are not used", count, phase));
   if (!flow_starts_.empty() || !flow_ends_.empty())

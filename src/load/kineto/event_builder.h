@@ -17,7 +17,9 @@ namespace perfgate::kineto {
 
 class EventBuilder {
  public:
-  explicit EventBuilder(Profile& profile) : profile_(profile) {}
+  // `driver_calls`: read *_driver events as runtime calls (else they are counted in a note).
+  explicit EventBuilder(Profile& profile, bool driver_calls = true)
+      : profile_(profile), driver_calls_(driver_calls) {}
 
   // Returns an empty string, or why the event cannot be used (an input error).
   std::string add(const RawEvent& event, std::uint64_t index);
@@ -40,6 +42,8 @@ class EventBuilder {
   std::int64_t id_number(const IdValue& id);
 
   Profile& profile_;
+  bool driver_calls_ = true;
+  std::uint64_t skipped_driver_calls_ = 0;
   ChunkedAppender<HostEvent> host_events_;
   ChunkedAppender<OpDetails> op_details_;
   ChunkedAppender<RuntimeCall> runtime_calls_;

@@ -28,10 +28,10 @@ boost::json::parse_options parse_options() {
 }  // namespace
 
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
-                   const std::function<void(std::uint64_t)>& on_progress) {
+                   const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options) {
   Profile profile;
   profile.source_path = path;
-  EventBuilder builder(profile);
+  EventBuilder builder(profile, options.driver_calls);
   boost::json::basic_parser<TraceHandler> parser(parse_options(), builder);
   std::vector<char> buffer(kChunkSize);
   std::uint64_t offset = 0;  // bytes of JSON text parsed so far

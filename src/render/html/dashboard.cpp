@@ -51,8 +51,13 @@ TemplateData summary(const ReportModel& r) {
   add("GPU busy", format_pct(metric(r, "gpu.busy_pct")));
   add("SM efficiency", format_pct(metric(r, "gpu.sm_efficiency_pct")));
   add("Tensor Core kernel time", format_pct(metric(r, "tensor_core.kernel_time_pct")));
+  // Without a rate (FLOPs known for too little of the work, rules: compute), the coverage says why.
+  std::optional<double> coverage = metric(r, "compute.flops_coverage_pct");
+  std::string why = !metric(r, "compute.mfu_pct") && coverage
+                        ? fmt::format(" (FLOPs known for {} of the eligible ops' time)", format_pct(coverage))
+                        : "";
   add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"));
-  add("MFU", format_pct(metric(r, "compute.mfu_pct")));
+  add("MFU", format_pct(metric(r, "compute.mfu_pct")) + why);
   add("Data loader", format_pct(metric(r, "breakdown.dataloader_pct")));
   add("Communication", format_pct(metric(r, "breakdown.communication_pct")));
   add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"));
@@ -92,8 +97,8 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
   view.set("gpu_svg", donut_svg(metric(r, "gpu.utilization_pct"), kUtilizationColor, "GPU utilization"));
   std::string per_gpu;
   for (const ReportGpu& g : r.gpus)
-    per_gpu +=
-        fmt::format("{}GPU {} {}", per_gpu.empty() ? "" : "; ", g.device, format_pct(g.utilization_pct));
+    per_gpu += fmt::format("{}GPU {}{} {}", per_gpu.empty() ? "" : "; ", g.device, gpu_architecture_text(g),
+                           format_pct(g.utilization_pct));
   view.set("gpu_caption", r.gpus.empty() ? std::string("No GPU activity in the profile.")
                                          : fmt::format("Kernel time over the window, mean of {} GPU(s): {}.",
                                                        r.gpus.size(), per_gpu));
@@ -266,14 +271,14 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     b.start_us = number_at(*t, i, "start_us");
     b.duration_us = number_at(*t, i, "duration_us");
     b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
-    b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? "(no op)" : op, kind,
-                            format_duration_us(b.start_us), format_duration_us(b.duration_us));
+    b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kNoOpName) : op,
+                            kind, format_duration_us(b.start_us), format_duration_us(b.duration_us));
     boxes.push_back(std::move(b));
   }
   TemplateData legend = template_list();
   for (const auto& [op, color] : colors) {
     TemplateData d;
-    d.set("label", op.empty() ? "(no op)" : op);
+    d.set("label", op.empty() ? std::string(kNoOpName) : op);
     d.set("color", color);
     legend.push_back(d);
   }

@@ -1,0 +1,72 @@
+// Issue 14, item 1: cuLaunchKernel and other driver-API calls (`cuda_driver`). perfgate counts them
+// as runtime calls by default; the TensorBoard plugin reads none of them, and `--rules tb-plugin`
+// must do the same (classification: attribution.count_driver_api_calls: false).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// One step [0, 1000] us. aten::linear [10, 210] launches, with External id 1:
+//   a Tensor Core GEMM through the driver API: cuLaunchKernel [20, 70] -> kernel [100, 400];
+//   an elementwise kernel through the runtime: cudaLaunchKernel [150, 160] -> kernel [400, 500].
+std::string driver_launch_trace() {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::linear", 10, 200, 1);
+  t.raw_event(R"({"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel", "pid": 100, "tid": 1,)"
+              R"( "ts": 20, "dur": 50, "args": {"correlation": 5, "External id": 1}})");
+  t.kernel("sm90_xmma_gemm_f16f16_f16f32_f32_tn_n_tilesize128x128x64", 100, 300, 5, 0, 7, {}, 1);
+  t.runtime("cudaLaunchKernel", 150, 10, 6, 1).kernel("elementwise_kernel", 400, 100, 6, 0, 7, {}, 1);
+  return t.json();
+}
+
+const OpRow& linear(const WorkerAnalysis& w) {
+  auto it = std::find_if(w.tables.ops.begin(), w.tables.ops.end(),
+                         [](const OpRow& r) { return r.name == "aten::linear"; });
+  EXPECT_NE(it, w.tables.ops.end());
+  return *it;
+}
+
+double runtime_us(const WorkerAnalysis& w) {
+  return static_cast<double>(
+             w.steps.steps.at(0).breakdown[static_cast<std::size_t>(BreakdownPart::Runtime)]) /
+         1000.0;
+}
+
+TEST(DriverCalls, CountAsRuntimeCallsByDefault) {
+  WorkerAnalysis w = analyse_json(driver_launch_trace());
+  // Both kernels are the op's: 300 + 100 us, 300 of them on Tensor Cores.
+  EXPECT_EQ(linear(w).device_total, 400'000);
+  EXPECT_EQ(linear(w).tc_device, 300'000);
+  EXPECT_TRUE(linear(w).uses_tc);
+  // Runtime in the step breakdown: cuLaunchKernel [20, 70] (no kernel runs then); cudaLaunchKernel
+  // [150, 160] lies under the GEMM, which the breakdown counts first.
+  EXPECT_DOUBLE_EQ(runtime_us(w), 50);
+}
+
+TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
+  WorkerAnalysis w = analyse_json(driver_launch_trace(), {}, {"tb-plugin"});
+  // The GEMM has no launching call the plugin knows: it belongs to no op.
+  EXPECT_EQ(linear(w).device_total, 100'000);
+  EXPECT_EQ(linear(w).tc_device, 0);
+  EXPECT_FALSE(linear(w).uses_tc);
+  EXPECT_DOUBLE_EQ(runtime_us(w), 0);
+  // The kernels themselves still count: the step's kernel time is [100, 500].
+  EXPECT_EQ(w.steps.steps.at(0).breakdown[static_cast<std::size_t>(BreakdownPart::Kernel)], 400'000);
+  // And the report says what was left out and why.
+  EXPECT_TRUE(std::any_of(w.warnings.begin(), w.warnings.end(), [](const std::string& n) {
+    return n.find("1 driver-API calls (cuda_driver) not read") != std::string::npos;
+  }));
+}
+
+TEST(DriverCalls, TheSettingIsARuleFileKey) {
+  EXPECT_TRUE(load_rules({}).classification.count_driver_api_calls);
+  EXPECT_FALSE(load_rules({"tb-plugin"}).classification.count_driver_api_calls);
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""Expected values for tests/real/new_traces_test.cpp, computed from the trace JSON alone (issue 14,
+item 8): run `python3 tests/real/new_traces_expected.py ../shared/traces` and compare with the
+constants in the test. Plain counts and sums of the events, no perfgate code."""
+import gzip
+import json
+import sys
+
+LAUNCH = {"cuda_runtime", "cuda_driver", "hip_runtime", "hip_driver"}
+
+
+def load(folder, name):
+    with gzip.open(f"{folder}/{name}.json.gz") as f:
+        return json.load(f)
+
+
+def describe(folder, name):
+    trace = load(folder, name)
+    events = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+    by_correlation = {}
+    for e in events:
+        if e.get("cat") in LAUNCH and "correlation" in e.get("args", {}):
+            by_correlation[e["args"]["correlation"]] = e["cat"]
+    kernels = [e for e in events if e.get("cat") == "kernel"]
+    launched_by = [by_correlation.get(k.get("args", {}).get("correlation")) for k in kernels]
+    driver = [k for k, c in zip(kernels, launched_by) if c == "cuda_driver"]
+    steps = sorted((e["ts"], e["name"]) for e in events
+                   if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+    gpu_steps = [e for e in events if e.get("cat") == "gpu_user_annotation" and e["name"].startswith("ProfilerStep#")]
+    print(f"{name}:")
+    print(f"  kernels {len(kernels)}, without a launch call {launched_by.count(None)}")
+    print(f"  launched through cuda_driver: {len(driver)} kernels, {sum(k['dur'] for k in driver):.3f} us")
+    print(f"  cuda_driver events: {sum(1 for e in events if e.get('cat') == 'cuda_driver')}")
+    print(f"  CPU ProfilerStep ranges: {[n for _, n in steps]}; on the GPU timeline: {len(gpu_steps)}")
+    print(f"  devices: {sorted({d.get('name') for d in trace.get('deviceProperties', [])})}")
+
+
+if __name__ == "__main__":
+    folder = sys.argv[1] if len(sys.argv) > 1 else "../shared/traces"
+    for name in ("h100_cudnn_driver_api_conv", "h100_llm_inference_slice", "mi300x_resnet_actckpt_gpu_steps"):
+        describe(folder, name)

@@ -1,0 +1,98 @@
+// Issue 14, item 8: the three TraceLens traces added to ../shared/traces, with expected values
+// computed from their JSON by tests/real/new_traces_expected.py (plain counts and sums of the
+// events; no perfgate code).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// What the reader loaded: kernels, and those whose correlation id matches no runtime or driver call.
+std::pair<std::size_t, std::size_t> loaded_kernels(const std::string& file) {
+  LoadedRun run = load_run({shared_traces_dir() + "/" + file});
+  const Profile& p = run.workers.front();
+  std::set<std::int64_t> launched;
+  for (const RuntimeCall& c : p.runtime_calls) launched.insert(c.correlation);
+  std::size_t kernels = 0, without = 0;
+  for (const GpuActivity& a : p.gpu_activities) {
+    if (a.kind != GpuActivityKind::Kernel) continue;
+    ++kernels;
+    without += launched.count(a.correlation) == 0;
+  }
+  return {kernels, without};
+}
+
+WorkerAnalysis analyse_shared(const std::string& file, const std::vector<std::string>& rules = {}) {
+  Classification c = rules.empty() ? default_classification() : load_rules(rules).classification;
+  LoadedRun run = load_run({shared_traces_dir() + "/" + file}, load_options_for(c));
+  return analyse_profile(run.workers.front(), c, {});
+}
+
+std::uint64_t kernel_calls(const WorkerAnalysis& w) {
+  std::uint64_t n = 0;
+  for (const KernelRow& k : w.tables.kernels) n += k.calls;
+  return n;
+}
+
+const OpRow* no_op_row(const WorkerAnalysis& w) {
+  auto it = std::find_if(w.tables.ops.begin(), w.tables.ops.end(),
+                         [](const OpRow& r) { return r.name == kNoOpName; });
+  return it == w.tables.ops.end() ? nullptr : &*it;
+}
+
+// 154 kernels, all with a launch call; 49 of them (406.015 us) launched through cuLaunchKernel
+// (cuda_driver), which the TensorBoard plugin does not read.
+TEST(NewRealTraces, H100CudnnDriverApiLaunches) {
+  if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
+  WorkerAnalysis w = analyse_shared("h100_cudnn_driver_api_conv.json.gz");
+  EXPECT_EQ(kernel_calls(w), 154u);
+  EXPECT_EQ(*w.metrics.get("kernels.without_launch"), 0);
+  ASSERT_EQ(w.gpus.size(), 1u);
+  EXPECT_EQ(w.gpus[0].architecture, "Hopper");
+  WorkerAnalysis plugin = analyse_shared("h100_cudnn_driver_api_conv.json.gz", {"tb-plugin"});
+  EXPECT_EQ(kernel_calls(plugin), 154u);  // the kernels themselves are read in both modes
+  EXPECT_EQ(*plugin.metrics.get("kernels.without_launch"), 49);
+  // In the plugin's mode the driver-launched kernels belong to no op: the (no op) row grows by
+  // exactly their time.
+  const OpRow* outside = no_op_row(plugin);
+  ASSERT_NE(outside, nullptr);
+  const OpRow* outside_default = no_op_row(w);
+  TimeNs before = outside_default ? outside_default->device_total : 0;
+  EXPECT_NEAR(static_cast<double>(outside->device_total - before) / 1000.0, 406.015, 1e-6);
+}
+
+// 1,465 kernels; 436 have no launch call in the slice (launched before it): all are read, none
+// dropped. One step.
+TEST(NewRealTraces, H100LlmInferenceSlice) {
+  if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
+  EXPECT_EQ(loaded_kernels("h100_llm_inference_slice.json.gz"),
+            std::make_pair(std::size_t{1465}, std::size_t{436}));
+  WorkerAnalysis w = analyse_shared("h100_llm_inference_slice.json.gz");
+  EXPECT_EQ(*w.metrics.get("steps.count"), 1);
+  EXPECT_EQ(w.steps.steps.at(0).name, "ProfilerStep#6");
+  ASSERT_EQ(w.gpus.size(), 1u);
+  EXPECT_EQ(w.gpus[0].architecture, "Hopper");
+}
+
+// ProfilerStep#15..17 on the CPU and again on the GPU timeline: three steps, not six; the GPUs
+// are MI300X, gfx942.
+TEST(NewRealTraces, Mi300xGpuSideStepsAreNotCountedTwice) {
+  if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
+  WorkerAnalysis w = analyse_shared("mi300x_resnet_actckpt_gpu_steps.json.gz");
+  ASSERT_EQ(w.steps.steps.size(), 3u);
+  EXPECT_EQ(w.steps.steps[0].name, "ProfilerStep#15");
+  EXPECT_EQ(w.steps.steps[2].name, "ProfilerStep#17");
+  EXPECT_EQ(loaded_kernels("mi300x_resnet_actckpt_gpu_steps.json.gz"),
+            std::make_pair(std::size_t{2995}, std::size_t{757}));
+  ASSERT_FALSE(w.gpus.empty());
+  EXPECT_EQ(w.gpus[0].name, "AMD Instinct MI300X");
+  EXPECT_EQ(w.gpus[0].architecture, "gfx942");
+}
+
+}  // namespace
+}  // namespace perfgate::testing
