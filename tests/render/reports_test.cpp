@@ -172,8 +172,8 @@ TEST(XlsxReport, TextIsNeverAFormula) {
     EXPECT_FALSE(contains(xml, "<f>")) << "sheet " << sheet << " has a formula";
   }
   std::string workbook = unzip(path, "xl/workbook.xml");
-  for (const char* sheet :
-       {"Summary", "Findings", "Iterations", "Ops", "Op types", "Kernels", "GPUs", "Regions", "Rules"})
+  for (const char* sheet : {"Summary", "Findings", "Iterations", "Ops", "Op types", "Kernels", "GPUs",
+                            "Regions", "GPU gaps", "TC shapes", "Rules"})
     EXPECT_TRUE(contains(workbook, std::string("name=\"") + sheet + "\"")) << sheet;
   EXPECT_TRUE(contains(unzip(path, "xl/styles.xml"), "formatCode=\"@\"") ||
               contains(unzip(path, "xl/styles.xml"), "numFmtId=\"49\""))

@@ -200,6 +200,9 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     worker_sheet(wb, r, "Kernels", "kernels");
     worker_sheet(wb, r, "GPUs", "gpus");
     worker_sheet(wb, r, "Regions", "regions");
+    // The sheets the findings send the reader to (gpu.long-gaps, tensor-cores.eligible-ops).
+    worker_sheet(wb, r, "GPU gaps", "gpu_gaps");
+    worker_sheet(wb, r, "TC shapes", "tc_shapes");
     baseline_sheets(wb, r);
     rules_sheet(wb, r);
     wb.close();
