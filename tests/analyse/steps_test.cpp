@@ -12,15 +12,22 @@ double us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
-// Issue 14, item 2: newer PyTorch also writes ProfilerStep#N on the GPU timeline
-// (gpu_user_annotation). The TensorBoard plugin then counts every step twice; steps come from the
-// host ranges only, so the same three steps with the same bounds as without the GPU copies.
-TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
+// Steps host [100,200] [200,300] [300,400], each launching one kernel: k1 [160,260], k2 [270,280],
+// k3 [390,500].
+TraceBuilder three_steps() {
   TraceBuilder t;
   t.step(1, 100, 100).step(2, 200, 100).step(3, 300, 100);
   t.launch("k1", 110, 160, 100);
   t.launch("k2", 210, 270, 10);
   t.launch("k3", 310, 390, 110);
+  return t;
+}
+
+// Issue 14, item 2: newer PyTorch also writes ProfilerStep#N on the GPU timeline
+// (gpu_user_annotation). The TensorBoard plugin then counts every step twice; steps come from the
+// host ranges only, so the same three steps with the same bounds as without the GPU copies.
+TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
+  TraceBuilder t = three_steps();
   WorkerAnalysis cpu_only = analyse_json(t.json());
   for (int n = 1; n <= 3; ++n)
     t.raw_event(
@@ -44,12 +51,8 @@ TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
 // 150, so step 1 starts at 150; its own kernel ends at 260, so it ends there and step 2 starts at
 // 260. Step 3's kernel ends at 500. A call straddling step 3's end does not count.
 TEST(Steps, ExtendToTheirGpuWorkAndStartAfterThePreviousStep) {
-  TraceBuilder t;
-  t.step(1, 100, 100).step(2, 200, 100).step(3, 300, 100);
+  TraceBuilder t = three_steps();
   t.launch("before", 10, 20, 130);
-  t.launch("k1", 110, 160, 100);
-  t.launch("k2", 210, 270, 10);
-  t.launch("k3", 310, 390, 110);
   t.runtime("cudaLaunchKernel", 399, 2, 777);
   t.kernel("straddling", 600, 100, 777);
   WorkerAnalysis w = analyse_json(t.json());
