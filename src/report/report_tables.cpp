@@ -485,8 +485,11 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("tc_shapes", "Tensor Core shape check",
                  "Half-precision eligible ops that ran without Tensor Cores, and their dimensions",
                  kShapeColumns, t.tc_shape_findings));
-  add(make_table("gpu_gaps", "GPU gaps", "Gaps of 500 us or more in a GPU's activity, longest first",
-                 kGapColumns, t.gpu_gaps));
+  add(make_table(
+      "gpu_gaps", "GPU gaps",
+      "Idle stretches of 500 us or more of each GPU in the window (before its first activity, between "
+      "two, after its last), longest first, split by what the launching host threads did",
+      kGapColumns, t.gpu_gaps));
   add(make_table("timeline", "Step timeline", "GPU activities of the median step, per stream",
                  kTimelineColumns, t.timeline.boxes));
   return out;
