@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "analyse/gpu_utilization.h"
+
 namespace perfgate {
 namespace {
 
@@ -51,26 +53,23 @@ void take_listed_device(const DeviceInfo& d, GpuMetrics& g, std::vector<std::str
   warnings.push_back(fmt::format(
       "GPU {}: the trace describes one device, id {} ({}); the kernels ran on id {}: taken as that device",
       g.device, d.id, d.name.empty() ? "no name" : d.name, g.device));
-  g.name = d.name;
-  g.compute_major = d.compute_major;
-  g.compute_minor = d.compute_minor;
-  g.sm_count = d.sm_count;
-  g.memory_bytes = d.total_memory_bytes;
+  describe_device(d, g);
 }
 
 }  // namespace
 
 void describe_architectures(const Profile& p, const CompiledClassification& c, std::vector<GpuMetrics>& gpus,
                             std::vector<std::string>& warnings) {
-  std::map<std::int32_t, std::set<StringId>> kernel_names;
-  for (const GpuActivity& a : p.gpu_activities)
-    if (a.kind == GpuActivityKind::Kernel) kernel_names[a.device].insert(a.name);
+  std::map<std::int32_t, std::set<StringId>> kernel_names;  // collected only if some GPU needs them
   for (GpuMetrics& g : gpus) {
     if (!p.device(g.device) && p.devices.size() == 1) take_listed_device(p.devices.front(), g, warnings);
     if (!g.name.empty() || g.compute_major >= 0) {
       g.architecture = named_architecture(c, g);
       continue;
     }
+    if (kernel_names.empty())
+      for (const GpuActivity& a : p.gpu_activities)
+        if (a.kind == GpuActivityKind::Kernel) kernel_names[a.device].insert(a.name);
     Inference found = infer_from_kernels(p, c, kernel_names[g.device]);
     if (!found.architecture) continue;
     const GpuArchitecture& a = *found.architecture;

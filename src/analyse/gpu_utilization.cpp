@@ -93,17 +93,15 @@ std::optional<double> min_chunk_busy_pct(const IntervalList& busy, Interval wind
   return lowest;
 }
 
-void describe_device(const Profile& p, GpuMetrics& g) {
-  if (const DeviceInfo* d = p.device(g.device)) {
-    g.name = d->name;
-    g.compute_major = d->compute_major;
-    g.compute_minor = d->compute_minor;
-    g.sm_count = d->sm_count;
-    g.memory_bytes = d->total_memory_bytes;
-  }
-}
-
 }  // namespace
+
+void describe_device(const DeviceInfo& d, GpuMetrics& g) {
+  g.name = d.name;
+  g.compute_major = d.compute_major;
+  g.compute_minor = d.compute_minor;
+  g.sm_count = d.sm_count;
+  g.memory_bytes = d.total_memory_bytes;
+}
 
 std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes) {
   std::map<std::int32_t, DeviceActivity> devices;
@@ -122,7 +120,7 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
   for (auto& [device, d] : devices) {
     GpuMetrics g;
     g.device = device;
-    describe_device(p, g);
+    if (const DeviceInfo* info = p.device(g.device)) describe_device(*info, g);
     IntervalList kernels = d.kernels.take();
     IntervalList all = d.all.take();
     g.kernel_ns = length_within(kernels, w);

@@ -9,6 +9,9 @@
 
 namespace perfgate {
 
+// Copies what the trace says about a device (name, compute capability, SMs, memory) into `g`.
+void describe_device(const DeviceInfo& d, GpuMetrics& g);
+
 std::vector<GpuMetrics> gpu_metrics(const Profile& profile, const Window& window, NameClasses& classes);
 
 }  // namespace perfgate
