@@ -111,7 +111,8 @@ struct ShapeFindingRow {
 // counted once in this priority order (docs/metrics.md, "Idle time by cause").
 enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap };
 inline constexpr std::size_t kIdleCauses = 6;
-const char* idle_cause_name(IdleCause cause);  // "dataloader", "sync", "launch", "cpu_op", ...
+const char* idle_cause_name(
+    IdleCause cause);  // "dataloader", ..., "short_gaps": the metrics gpu.idle_<name>_pct
 
 struct GapRow {
   std::int32_t device = 0;

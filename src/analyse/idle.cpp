@@ -77,7 +77,7 @@ const char* idle_cause_name(IdleCause cause) {
     case IdleCause::Unrecorded:
       break;
     case IdleCause::ShortGap:
-      return "short_gap";
+      return "short_gaps";
   }
   return "unrecorded";
 }

@@ -89,9 +89,8 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   double caused_total = 0;
   for (TimeNs t : idle.by_cause) caused_total += us(t);
   for (std::size_t c = 0; c < kIdleCauses; ++c) {
-    auto cause = static_cast<IdleCause>(c);
-    std::string name = cause == IdleCause::ShortGap ? "short_gaps" : idle_cause_name(cause);
-    m.set("gpu.idle_" + name + "_pct", ratio_pct(us(idle.by_cause[c]), caused_total));
+    m.set(fmt::format("gpu.idle_{}_pct", idle_cause_name(static_cast<IdleCause>(c))),
+          ratio_pct(us(idle.by_cause[c]), caused_total));
   }
   if (idle.longest_gap) m.set("gpu.longest_gap_us", us(*idle.longest_gap));
   m.set("gpu.gaps_over_500us", d(idle.long_gaps));
