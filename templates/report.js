@@ -47,4 +47,14 @@
     });
     if (table.tBodies[0].rows.length > 8) addFilter(table);
   });
+  // A link to a collapsed table opens it; printing opens every collapsed section.
+  function openTarget() {
+    var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+    if (target && target.tagName === "DETAILS") target.open = true;
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
+  window.addEventListener("beforeprint", function () {
+    document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+  });
 })();

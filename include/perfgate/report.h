@@ -168,7 +168,8 @@ struct ReportFinding {
   std::string threshold_text;       // "< 50%", "+5% over the baseline (12.00 ms)"
   std::string problem;              // filled when the rule fires or is inconclusive
   std::string recommendation;
-  std::string reason;  // why not applicable, skipped or inconclusive; the test's summary
+  std::vector<std::string> see;  // names of the tables the rule points at, when it fires
+  std::string reason;            // why not applicable, skipped or inconclusive; the test's summary
   std::string docs;
   std::string source;
   std::optional<double> gain_pct;  // estimated recoverable share of step time

@@ -62,6 +62,9 @@ struct Rule {
     std::string text;  // message template
   };
   std::vector<ConditionalText> recommendations;
+  // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and
+  // says where they are where it does not, so the recommendation text never names a table.
+  std::vector<std::string> see;
   std::string gain;  // expression: estimated recoverable share of the step time, in %
   std::vector<std::pair<std::string, std::string>> values;  // named expressions for messages
   std::optional<OffenderQuery> offenders;

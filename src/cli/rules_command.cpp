@@ -48,6 +48,7 @@ void print_markdown(const RuleSet& set) {
     if (!r.problem.empty()) std::cout << fmt::format("- **Problem** (as reported): {}\n", r.problem);
     if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
     if (!r.recommendation.empty()) std::cout << fmt::format("- **Recommendation**: {}\n", r.recommendation);
+    if (!r.see.empty()) std::cout << fmt::format("- **See**: `{}`\n", fmt::join(r.see, "`, `"));
     if (!r.gain.empty()) std::cout << fmt::format("- **Estimated gain**: `{}` % of the step time\n", r.gain);
     if (!r.docs.empty()) std::cout << fmt::format("- **More**: <{}>\n", r.docs);
     std::cout << '\n';

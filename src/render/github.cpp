@@ -7,6 +7,7 @@
 #include "perfgate/render.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/see_also.h"
 
 namespace perfgate {
 namespace {
@@ -35,6 +36,7 @@ std::string render_github_annotations(const ReportModel& r) {
     if (f.threshold) message += " (limit " + terminal_escape(f.threshold_text) + ")";
     if (!f.problem.empty()) message += "\n" + terminal_escape(f.problem);
     if (!f.recommendation.empty()) message += "\n" + terminal_escape(f.recommendation);
+    if (std::string see = see_elsewhere_text(r, f); !see.empty()) message += "\n" + terminal_escape(see);
     out +=
         fmt::format("::{} title={}::{}\n", level, github_property_escape("perfgate " + terminal_escape(f.id)),
                     github_data_escape(message));

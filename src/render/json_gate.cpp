@@ -60,6 +60,9 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.key("baseline").value(f.baseline);
   j.key("problem").value(f.problem);
   j.key("recommendation").value(f.recommendation);
+  j.key("see").begin_array();
+  for (const std::string& name : f.see) j.value(name);
+  j.end_array();
   j.key("reason").value(f.reason);
   j.key("gain_pct").value(f.gain_pct);
   j.key("offenders").begin_array();

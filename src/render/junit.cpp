@@ -6,6 +6,7 @@
 #include "perfgate/render.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/see_also.h"
 
 namespace perfgate {
 namespace {
@@ -21,9 +22,10 @@ std::string message_of(const ReportFinding& f) {
   return m;
 }
 
-std::string details_of(const ReportFinding& f) {
+std::string details_of(const ReportModel& r, const ReportFinding& f) {
   std::string d;
-  for (const std::string* s : {&f.problem, &f.reason, &f.recommendation})
+  const std::string see = see_elsewhere_text(r, f);
+  for (const std::string* s : {&f.problem, &f.reason, &f.recommendation, &see})
     if (!s->empty()) d += (d.empty() ? "" : "\n") + *s;
   if (!f.docs.empty()) d += "\n" + f.docs;
   return d;
@@ -48,13 +50,13 @@ std::string render_junit(const ReportModel& r, bool warnings_fail) {
     if (counts_as_failure(f, warnings_fail)) {
       ++failures;
       cases += fmt::format("\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    ",
-                           xml_escape(message_of(f)), f.counts_as, xml_escape(details_of(f)));
+                           xml_escape(message_of(f)), f.counts_as, xml_escape(details_of(r, f)));
     } else if (f.status == FindingStatus::NotApplicable || f.status == FindingStatus::Skipped) {
       ++skipped;
       cases += fmt::format("\n      <skipped message=\"{}\"/>\n    ", xml_escape(f.reason));
     } else if (f.counts_as == "warning") {
       cases += fmt::format("\n      <system-out>warning: {}\n{}</system-out>\n    ",
-                           xml_escape(message_of(f)), xml_escape(details_of(f)));
+                           xml_escape(message_of(f)), xml_escape(details_of(r, f)));
     }
     cases += "</testcase>\n";
   }

@@ -8,6 +8,7 @@
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/see_also.h"
 #include "render/templates.h"
 #include "render/trend_text.h"
 
@@ -116,6 +117,7 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
     if (!f.problem.empty()) item.set("problem", esc(f.problem));
     if (f.status == FindingStatus::Inconclusive && !f.reason.empty()) item.set("reason", esc(f.reason));
     if (!f.recommendation.empty()) item.set("recommendation", esc(f.recommendation));
+    if (std::string see = see_elsewhere_text(r, f); !see.empty()) item.set("see", esc(see));
     // Formatted numbers and units only: nothing to escape, and the current run in bold.
     if (const ReportMetricTrend* t = find_trend(r, f.metric); t && !t->points.empty())
       item.set("recent", recent_values_text(*t, "**", "**"));

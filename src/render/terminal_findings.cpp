@@ -8,6 +8,7 @@
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/see_also.h"
 #include "render/trend_text.h"
 
 namespace perfgate {
@@ -61,6 +62,7 @@ std::string finding_block(const ReportModel& r, const ReportFinding& f, const St
     out += indent + "recent: " + terminal_escape(recent_values_text(*t)) +
            (t->points.back().is_current ? " (this run)" : "") + "\n";
   if (!f.recommendation.empty()) out += indent + "-> " + terminal_escape(f.recommendation) + "\n";
+  if (std::string see = see_elsewhere_text(r, f); !see.empty()) out += indent + terminal_escape(see) + "\n";
   if (f.gain_pct)
     out += fmt::format("{}estimated gain: up to {} of the step time\n", indent, format_pct(f.gain_pct));
   return out;

@@ -120,6 +120,11 @@ void rule(YAML::Emitter& out, const Rule& r) {
           << YAML::Value << c.text << YAML::EndMap;
     out << YAML::EndSeq;
   }
+  if (!r.see.empty()) {
+    out << YAML::Key << "see" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& name : r.see) out << name;
+    out << YAML::EndSeq;
+  }
   text(out, "docs", r.docs);
   text(out, "source", r.source);
   out << YAML::EndMap;

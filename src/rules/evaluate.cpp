@@ -220,6 +220,7 @@ class RuleEvaluator {
     if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
     f_.problem = fill(r_.problem) + inferred_architecture_note();
     f_.recommendation = fill(recommendation_text());
+    f_.see = r_.see;
     return f_;
   }
 

@@ -117,6 +117,7 @@ class RuleChecker {
     check_thresholds();
     check_test();
     check_offenders();
+    check_see();
     check_templates();
     return check_.errors().size() == before;
   }
@@ -228,16 +229,28 @@ class RuleChecker {
                                 r_.test == StepTest::RobustT ? "robust-t" : "mann-whitney"));
   }
 
+  // The name of a table of the report, or an error naming the nearest one.
+  const ReportTable* known_table(std::string_view key, const std::vector<ReportTable>& schemas,
+                                 const std::string& name) {
+    if (const ReportTable* table = find_table(schemas, name)) return table;
+    std::vector<std::string_view> table_names;
+    for (const auto& t : schemas) table_names.push_back(t.name);
+    error(key, fmt::format("unknown table '{}' in '{}'{}", name, key, did_you_mean(name, table_names)));
+    return nullptr;
+  }
+
+  void check_see() {
+    if (r_.see.empty()) return;
+    std::vector<ReportTable> schemas = table_schemas();
+    for (const std::string& name : r_.see) known_table("see", schemas, name);
+  }
+
   void check_offenders() {
     if (!r_.offenders) return;
     const OffenderQuery& q = *r_.offenders;
     std::vector<ReportTable> schemas = table_schemas();
-    std::vector<std::string_view> table_names;
-    for (const auto& t : schemas) table_names.push_back(t.name);
-    const ReportTable* table = find_table(schemas, q.table);
-    if (!table)
-      return error("offenders", fmt::format("unknown table '{}' in 'offenders'{}", q.table,
-                                            did_you_mean(q.table, table_names)));
+    const ReportTable* table = known_table("offenders", schemas, q.table);
+    if (!table) return;
     std::vector<std::string_view> columns;
     for (const auto& c : table->columns) columns.push_back(c.name);
     auto column = [&](std::string_view what, const std::string& name) {

@@ -12,11 +12,12 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 28> kRuleKeys = {
-    "id",      "title",      "metric",    "value",        "unit",      "condition",      "applies_if",
-    "compare", "better",     "warn",      "fail",         "threshold", "severity",       "test",
-    "alpha",   "confidence", "resamples", "inconclusive", "problem",   "recommendation", "recommendations",
-    "docs",    "source",     "gain",      "values",       "offenders", "enabled",        "note"};
+constexpr std::array<std::string_view, 29> kRuleKeys = {
+    "id",         "title",          "metric",          "value",      "unit",      "condition",
+    "applies_if", "compare",        "better",          "warn",       "fail",      "threshold",
+    "severity",   "test",           "alpha",           "confidence", "resamples", "inconclusive",
+    "problem",    "recommendation", "recommendations", "docs",       "source",    "gain",
+    "values",     "offenders",      "enabled",         "note",       "see"};
 constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
@@ -102,6 +103,18 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
   }
 }
 
+// `see: gpu_gaps` or `see: [op_deltas, kernel_deltas]`.
+void read_see(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  rule.see.clear();
+  if (node.IsScalar()) {
+    if (auto name = check.string(node, "see")) rule.see.push_back(*name);
+    return;
+  }
+  if (!check.is_list(node, "see")) return;
+  for (const auto& item : node)
+    if (auto name = check.string(item, "see")) rule.see.push_back(*name);
+}
+
 void read_number(YamlCheck& check, const YAML::Node& entry, std::string_view key, double low, double high,
                  double& out) {
   YAML::Node v = entry[std::string(key)];
@@ -154,6 +167,7 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   if (YAML::Node v = e["values"]) read_values(check, v, rule);
   if (YAML::Node v = e["recommendations"]) read_recommendations(check, v, rule);
   if (YAML::Node v = e["offenders"]) read_offenders(check, v, rule);
+  if (YAML::Node v = e["see"]) read_see(check, v, rule);
   // `threshold` is the one threshold of the rule's severity: warn, or fail for an error rule.
   if (YAML::Node v = e["threshold"]) {
     if (auto text = check.string(v, "threshold"))

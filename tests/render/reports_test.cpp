@@ -113,6 +113,27 @@ TEST(HtmlReport, TablesShowTheirFirstRowsAndSayHowManyThereAre) {
   EXPECT_TRUE(contains(render_html(report, o).page, "2026-11-22 10:00:00 UTC"));
 }
 
+// Every table of the JSON report with rows is in the page; long ones start collapsed.
+TEST(HtmlReport, EveryTableOfTheJsonReportIsInThePage) {
+  TrainingRun run;
+  run.short_kernels = 30;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  std::string page = render_html(report).page;
+  std::size_t long_tables = 0;
+  for (const ReportTable& t : report.workers.front().tables) {
+    if (t.rows.empty()) continue;
+    bool dashboard = t.name == "system" || t.name == "top_gpu_ops";
+    std::string id = dashboard ? "table-" + t.name : "table-0-" + t.name;
+    std::size_t at = page.find("id=\"" + id + "\"");
+    ASSERT_NE(at, std::string::npos) << t.name;
+    const std::string opening = "<details class=\"long-table\" ";
+    bool collapsed = page.compare(at - opening.size(), opening.size(), opening) == 0;
+    EXPECT_EQ(collapsed, !dashboard && t.rows.size() > 20) << t.name << " (" << t.rows.size() << " rows)";
+    long_tables += collapsed;
+  }
+  EXPECT_GT(long_tables, 0U) << "the trace has a table of more than 20 rows";
+}
+
 TEST(MarkdownReport, CellsAndTextAreEscaped) {
   ReportModel report = hostile_report();
   std::string md = render_markdown(report);
@@ -172,8 +193,10 @@ TEST(XlsxReport, TextIsNeverAFormula) {
     EXPECT_FALSE(contains(xml, "<f>")) << "sheet " << sheet << " has a formula";
   }
   std::string workbook = unzip(path, "xl/workbook.xml");
-  for (const char* sheet : {"Summary", "Findings", "Iterations", "Ops", "Op types", "Kernels", "GPUs",
-                            "Regions", "GPU gaps", "TC shapes", "Rules"})
+  for (const char* sheet :
+       {"Summary", "Findings", "Iterations", "System", "GPUs", "Top GPU ops", "Step breakdown", "Ops",
+        "Ops by input shapes", "Op types", "Kernels", "Kernels by op", "Kernels by step",
+        "Kernels by op (top)", "Regions", "TC shapes", "GPU gaps", "Step timeline", "Rules"})
     EXPECT_TRUE(contains(workbook, std::string("name=\"") + sheet + "\"")) << sheet;
   EXPECT_TRUE(contains(unzip(path, "xl/styles.xml"), "formatCode=\"@\"") ||
               contains(unzip(path, "xl/styles.xml"), "numFmtId=\"49\""))

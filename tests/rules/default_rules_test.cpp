@@ -7,6 +7,7 @@
 
 #include "perfgate/baseline.h"
 #include "perfgate/gate.h"
+#include "perfgate/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 
@@ -97,6 +98,43 @@ std::vector<RuleCase> expert_cases() {
   };
 }
 
+// A finding names tables only through `see`, never in its text (an output without that table
+// would send the reader nowhere); each table it points at has rows, the page links to it and the
+// terminal says where it is. Empty tables are left out.
+void expect_reachable_tables(const ReportModel& report, const ReportFinding& f) {
+  for (const ReportTable& t : table_schemas())
+    if (t.name.find('_') != std::string::npos) {
+      EXPECT_EQ(f.recommendation.find(t.name), std::string::npos) << f.id << " names " << t.name;
+      EXPECT_EQ(f.problem.find(t.name), std::string::npos) << f.id << " names " << t.name;
+    }
+  std::string page = render_html(report).page;
+  std::string terminal = render_terminal(report, {.color = false});
+  std::size_t shown = 0;
+  for (const std::string& name : f.see) {
+    // A worker's table ("table-0-ops"), or one of the run (the baseline's changes).
+    const ReportTable* table = find_table(report.workers.front().tables, name);
+    std::string id = "table-0-" + name;
+    if (!table) {
+      table = find_table(report.tables, name);
+      id = "table-" + name;
+    }
+    ASSERT_TRUE(table) << f.id << " points at " << name;
+    std::string link = "<a href=\"#" + id + "\">" + table->title + "</a>";
+    if (table->rows.empty()) {  // not pointed at
+      EXPECT_EQ(page.find(link), std::string::npos) << f.id << " links to the empty " << name;
+      continue;
+    }
+    ++shown;
+    EXPECT_NE(page.find(link), std::string::npos) << f.id << ": no link to " << name;
+    EXPECT_NE(page.find("id=\"" + id + "\""), std::string::npos) << f.id << ": no " << name;
+    EXPECT_NE(terminal.find(table->title), std::string::npos)
+        << f.id << ": the terminal does not name " << name;
+  }
+  if (!f.see.empty()) {
+    EXPECT_GT(shown, 0U) << f.id << " points only at empty tables";
+  }
+}
+
 class ExpertRule : public ::testing::TestWithParam<RuleCase> {};
 
 TEST_P(ExpertRule, FiresOnItsProblemAndNotOnAHealthyRun) {
@@ -112,6 +150,7 @@ TEST_P(ExpertRule, FiresOnItsProblemAndNotOnAHealthyRun) {
   EXPECT_FALSE(f->recommendation.empty());
   EXPECT_EQ(f->problem.find('{'), std::string::npos) << "unfilled placeholder: " << f->problem;
   EXPECT_EQ(f->counts_as, "warning");
+  expect_reachable_tables(report, *f);
 }
 
 INSTANTIATE_TEST_SUITE_P(DefaultRules, ExpertRule, ::testing::ValuesIn(expert_cases()),
@@ -222,7 +261,9 @@ TEST(BaselineRules, EachFiresOnItsRegression) {
   auto with = [&](std::function<void(TrainingRun&)> change, const char* id) {
     TrainingRun run = healthy();
     change(run);
-    return status_of(gated(run, &base), id);
+    ReportModel report = gated(run, &base);
+    if (const ReportFinding* f = find_finding(report, id)) expect_reachable_tables(report, *f);
+    return status_of(report, id);
   };
   EXPECT_EQ(with(
                 [](TrainingRun& r) {

@@ -203,6 +203,12 @@ TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
     better: lower
     warn: 3
     test: mann-whitney
+  - id: see.rule
+    title: t
+    metric: gpu.idle_pct
+    better: lower
+    warn: 3
+    see: [gpu_gaps, gpu_gap]
 )");
   for (
       const char* expected : {
@@ -220,6 +226,7 @@ TEST(RuleSchema, EveryProblemOfAFileWithPositionAndSuggestion) {
           ":26:16: error: rule 'off.rule': unknown table 'opz' in 'offenders', did you mean 'ops'?",
           ":28:5: error: rule 'no.direction': needs 'better: lower' or 'better: higher'",
           ":37:11: error: rule 'test.rule': 'test: mann-whitney' compares per-step durations",
+          ":43:10: error: rule 'see.rule': unknown table 'gpu_gap' in 'see', did you mean 'gpu_gaps'?",
       })
     EXPECT_NE(e.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n" << e;
 }

@@ -1,5 +1,7 @@
 // The HTML report: one self-contained page (or a page with report.css and report.js beside it),
 // rendered from templates/report.html.mustache.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "perfgate/render.h"
@@ -8,17 +10,36 @@
 #include "render/html/charts.h"
 #include "render/html/dashboard.h"
 #include "render/html/table_view.h"
+#include "render/see_also.h"
 #include "render/templates.h"
 #include "render/trend_text.h"
 
 namespace perfgate {
 namespace {
 
-// The worker tables shown in the page, in this order, when they have rows.
-constexpr std::array<const char*, 9> kWorkerTables = {
-    "ops", "op_types", "kernels", "iterations", "regions", "gpus", "tc_shapes", "gpu_gaps", "ranks"};
+// Worker tables shown in the dashboard rather than with the other tables.
+constexpr std::array<std::string_view, 2> kDashboardTables = {"system", "top_gpu_ops"};
+constexpr std::array<std::string_view, 3> kDeltaTables = {"op_deltas", "region_deltas", "kernel_deltas"};
 // Beyond this many workers only the first one's tables are in the page.
 constexpr std::size_t kMaxWorkerSections = 8;
+// Tables longer than this start collapsed.
+constexpr std::size_t kCollapsedRows = 20;
+
+bool in_dashboard(std::string_view name) {
+  return std::find(kDashboardTables.begin(), kDashboardTables.end(), name) != kDashboardTables.end();
+}
+
+// The element id of a table in the page ("table-0-ops"), or "" when the page does not show it.
+std::string page_table_id(const ReportModel& r, std::string_view name) {
+  if (std::find(kDeltaTables.begin(), kDeltaTables.end(), name) != kDeltaTables.end())
+    return r.baseline && find_table(r.tables, name) ? fmt::format("table-{}", name) : "";
+  if (const ReportTable* t = find_table(r.tables, name))
+    return t->rows.empty() ? "" : fmt::format("table-{}", name);
+  if (r.workers.empty()) return "";
+  const ReportTable* t = find_table(r.workers.front().tables, name);
+  if (!t || (t->rows.empty() && !in_dashboard(name))) return "";
+  return in_dashboard(name) ? fmt::format("table-{}", name) : fmt::format("table-0-{}", name);
+}
 
 std::string title_of(const ReportModel& r) {
   if (r.inputs.size() == 1) return r.inputs.front().worker;
@@ -80,6 +101,16 @@ TemplateData finding_view(const ReportModel& r, const ReportFinding& f) {
   if (!f.problem.empty()) d.set("problem", f.problem);
   if (!f.reason.empty()) d.set("reason", f.reason);
   if (!f.recommendation.empty()) d.set("recommendation", f.recommendation);
+  TemplateData see = template_list();
+  std::vector<SeeAlso> tables = see_also(r, f);
+  for (const SeeAlso& s : tables) {
+    TemplateData link;
+    link.set("title", s.title);
+    if (std::string id = page_table_id(r, s.table); !id.empty()) link.set("href", "#" + id);
+    see.push_back(link);
+  }
+  d.set("has_see", !tables.empty());
+  d.set("see", see);
   if (f.gain_pct) d.set("gain_text", format_pct(f.gain_pct));
   if (!f.source.empty()) d.set("source", f.source);
   // Only web links become links: a rule file's docs value is not trusted to be a URL.
@@ -139,7 +170,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
   }
   TemplateData run_tables = template_list();
   if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty())
-    run_tables.push_back(table_view(*t, o.max_rows, "ranks"));
+    run_tables.push_back(table_view(*t, o.max_rows, "ranks", kCollapsedRows));
   view.set("run_tables", run_tables);
   TemplateData workers = template_list();
   std::size_t sections = r.workers.size() > kMaxWorkerSections ? 1 : r.workers.size();
@@ -147,9 +178,9 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
     TemplateData worker;
     if (r.workers.size() > 1) worker.set("name", r.workers[w].name);
     TemplateData tables = template_list();
-    for (const char* name : kWorkerTables)
-      if (const ReportTable* t = find_table(r.workers[w].tables, name); t && !t->rows.empty())
-        tables.push_back(table_view(*t, o.max_rows, fmt::format("{}-{}", w, name)));
+    for (const ReportTable& t : r.workers[w].tables)
+      if (!t.rows.empty() && !in_dashboard(t.name))
+        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", w, t.name), kCollapsedRows));
     worker.set("tables", tables);
     workers.push_back(worker);
   }
@@ -173,8 +204,9 @@ void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view
   if (!gpus.empty()) d.set("gpus", gpus);
   d.set("hardware_differs", b.hardware_differs);
   TemplateData tables = template_list();
-  for (const char* name : {"op_deltas", "region_deltas", "kernel_deltas"})
-    if (const ReportTable* t = find_table(r.tables, name)) tables.push_back(table_view(*t, o.max_rows, name));
+  for (std::string_view name : kDeltaTables)
+    if (const ReportTable* t = find_table(r.tables, name))
+      tables.push_back(table_view(*t, o.max_rows, std::string(name), kCollapsedRows));
   d.set("tables", tables);
   view.set("baseline", d);
 }

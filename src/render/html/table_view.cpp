@@ -19,8 +19,10 @@ bool numeric_unit(std::string_view unit) {
 
 }  // namespace
 
-TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id) {
+TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id,
+                        std::size_t collapse_over) {
   TemplateData view;
+  view.set("collapsed", t.rows.size() > collapse_over);
   view.set("id", id);
   view.set("title", t.title);
   view.set("description", t.description);

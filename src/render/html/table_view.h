@@ -2,11 +2,15 @@
 // the first rows only.
 #pragma once
 
+#include <cstdint>
+
 #include "perfgate/report.h"
 #include "render/templates.h"
 
 namespace perfgate {
 
-TemplateData table_view(const ReportTable& table, std::size_t max_rows, const std::string& id);
+// `collapse_over`: a table with more rows starts collapsed (its title stays visible).
+TemplateData table_view(const ReportTable& table, std::size_t max_rows, const std::string& id,
+                        std::size_t collapse_over = SIZE_MAX);
 
 }  // namespace perfgate

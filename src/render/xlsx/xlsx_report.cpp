@@ -1,6 +1,6 @@
-// The XLSX workbook for reviews: Summary, Findings, Iterations (with a native chart), Ops, Op types,
-// Kernels, GPUs, Regions, Baseline diff, Rules. Every row of every table; tables of several
-// workers one after the other, with a worker column.
+// The XLSX workbook for reviews: Summary, Findings, Iterations (with a native chart), then a sheet
+// for every other table of the JSON report, the baseline's changes, and Rules. Every row of every
+// table; tables of several workers one after the other, with a worker column.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,11 +8,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 
 #include <fmt/format.h>
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/see_also.h"
 #include "render/temp_files.h"
 #include "render/xlsx/workbook.h"
 #include "render/xlsx/xlsx_library.h"
@@ -33,8 +35,25 @@ std::size_t total_rows(const ReportModel& r) {
   return n;
 }
 
+// A table's sheet: its title, shorter where the title is long (sheet names have 31 characters).
+std::string sheet_name(std::string_view table) {
+  static const std::map<std::string_view, std::string_view> kShort = {
+      {"system", "System"},
+      {"top_gpu_ops", "Top GPU ops"},
+      {"regions", "Regions"},
+      {"tc_shapes", "TC shapes"},
+      {"op_deltas", "Baseline diff"},
+      {"region_deltas", "Baseline regions"},
+      {"kernel_deltas", "Baseline kernels"},
+      {"kernels_by_iteration", "Kernels by step"}};
+  if (auto it = kShort.find(table); it != kShort.end()) return std::string(it->second);
+  static const std::vector<ReportTable> schemas = table_schemas();
+  const ReportTable* t = find_table(schemas, table);
+  return t ? t->title : std::string(table);
+}
+
 // One table of every worker as one sheet (a worker column when there are several).
-void worker_sheet(Workbook& wb, const ReportModel& r, const std::string& sheet_name, std::string_view table) {
+void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
   ReportTable all;
   std::vector<std::string> workers;
   for (const ReportWorker& w : r.workers) {
@@ -46,7 +65,7 @@ void worker_sheet(Workbook& wb, const ReportModel& r, const std::string& sheet_n
       workers.push_back(w.name);
     }
   }
-  lxw_worksheet* ws = wb.sheet(sheet_name);
+  lxw_worksheet* ws = wb.sheet(sheet_name(table));
   wb.write_table(ws, all, 0, r.workers.size() > 1 ? "worker" : "", workers);
   wb.fit_columns(ws);
 }
@@ -90,7 +109,7 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Findings");
   wb.header(ws, 0,
             {"id", "title", "status", "severity", "value", "unit", "limit", "baseline", "problem",
-             "recommendation", "reason", "estimated gain (%)", "offenders", "source", "docs"});
+             "recommendation", "see", "reason", "estimated gain (%)", "offenders", "source", "docs"});
   std::size_t row = 1;
   for (const ReportFinding& f : r.findings) {
     std::string offenders;
@@ -105,7 +124,11 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
     wb.text(ws, row, col++, f.unit);
     wb.text(ws, row, col++, f.threshold_text);
     wb.number(ws, row, col++, f.baseline, f.unit);
-    for (const std::string* s : {&f.problem, &f.recommendation, &f.reason}) wb.text(ws, row, col++, *s);
+    std::string see;
+    for (const SeeAlso& s : see_also(r, f)) see += (see.empty() ? "" : ", ") + sheet_name(s.table);
+    for (const std::string* s :
+         {&f.problem, &f.recommendation, static_cast<const std::string*>(&see), &f.reason})
+      wb.text(ws, row, col++, *s);
     wb.number(ws, row, col++, f.gain_pct, "%");
     for (const std::string* s : {static_cast<const std::string*>(&offenders), &f.source, &f.docs})
       wb.text(ws, row, col++, *s);
@@ -113,7 +136,7 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
   }
   xlsx_library().worksheet_freeze_panes(ws, 1, 0);
   xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
-                                      14);
+                                      15);
   wb.status_colors(ws, 1, row - 1, 2);
   wb.fit_columns(ws);
 }
@@ -153,11 +176,9 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
 
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
-  for (const auto& [table, sheet] :
-       {std::pair{"op_deltas", "Baseline diff"}, std::pair{"region_deltas", "Baseline regions"},
-        std::pair{"kernel_deltas", "Baseline kernels"}})
+  for (const char* table : {"op_deltas", "region_deltas", "kernel_deltas"})
     if (const ReportTable* t = find_table(r.tables, table)) {
-      lxw_worksheet* ws = wb.sheet(sheet);
+      lxw_worksheet* ws = wb.sheet(sheet_name(table));
       wb.write_table(ws, *t);
       wb.fit_columns(ws);
     }
@@ -195,14 +216,15 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     summary_sheet(wb, r);
     findings_sheet(wb, r);
     iterations_sheet(wb, r);
-    worker_sheet(wb, r, "Ops", "ops");
-    worker_sheet(wb, r, "Op types", "op_types");
-    worker_sheet(wb, r, "Kernels", "kernels");
-    worker_sheet(wb, r, "GPUs", "gpus");
-    worker_sheet(wb, r, "Regions", "regions");
-    // The sheets the findings send the reader to (gpu.long-gaps, tensor-cores.eligible-ops).
-    worker_sheet(wb, r, "GPU gaps", "gpu_gaps");
-    worker_sheet(wb, r, "TC shapes", "tc_shapes");
+    // Every other table of the JSON report, in its order; the run's ranks after the workers'.
+    if (!r.workers.empty())
+      for (const ReportTable& t : r.workers.front().tables)
+        if (t.name != "iterations") worker_sheet(wb, r, t.name);
+    if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty()) {
+      lxw_worksheet* ws = wb.sheet(sheet_name("ranks"));
+      wb.write_table(ws, *t);
+      wb.fit_columns(ws);
+    }
     baseline_sheets(wb, r);
     rules_sheet(wb, r);
     wb.close();
