@@ -68,6 +68,10 @@ struct Classification {
   // runtime calls: kernels they launch are attributed to their op, their time is runtime time.
   // Off reproduces the plugin, which reads no driver events (docs/metrics.md).
   bool count_driver_api_calls = true;
+  // Kernels with no launching call in the trace (launched before the capture began, or through
+  // driver calls that are not read) count in tensor_core.kernel_time_pct. Off reproduces the
+  // plugin, whose Tensor Core share is of the kernels its ops' runtime calls launched.
+  bool tc_share_counts_unlaunched_kernels = true;
 };
 
 struct WindowOptions {
@@ -170,8 +174,10 @@ struct GpuMetrics {
 
 // Tensor Core sums over the window; each percentage is one ratio of these sums.
 struct TensorCoreSums {
-  TimeNs kernel_ns = 0;                            // all kernel time
-  TimeNs tc_kernel_ns = 0;                         // Tensor Core kernel time
+  // All kernel time, and its Tensor Core part (only of launched kernels where
+  // Classification::tc_share_counts_unlaunched_kernels is off).
+  TimeNs kernel_ns = 0;
+  TimeNs tc_kernel_ns = 0;
   TimeNs op_kernel_ns = 0;                         // kernel time attributed to ops (self)
   TimeNs eligible_self_kernel_ns = 0;              // self kernel time of bottom-most eligible ops
   TimeNs eligible_total_kernel_ns = 0;             // kernel time under bottom-most eligible ops (inclusive)

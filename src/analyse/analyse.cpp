@@ -78,7 +78,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.window = select_window(w.steps, options.window);
   w.gpus = gpu_metrics(profile, w.window, classes);
   describe_architectures(profile, compiled, w.gpus, w.warnings);
-  w.tensor_cores = tensor_core_sums(profile, attribution, classes, w.window);
+  w.tensor_cores =
+      tensor_core_sums(profile, attribution, classes, w.window, compiled.tc_share_counts_unlaunched_kernels);
   w.memory = memory_sums(profile);
   op_stage(profile, attribution, classes, compiled, w);
   build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);

@@ -36,7 +36,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       gpu_architectures(c.gpu_architectures),
       architecture_devices(device_patterns(c.gpu_architectures), "gpu_architectures devices"),
       attribution{c.attribute_by_time_containment, c.external_id_must_enclose},
-      mfu_min_flops_coverage_pct(c.mfu_min_flops_coverage_pct) {
+      mfu_min_flops_coverage_pct(c.mfu_min_flops_coverage_pct),
+      tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {
     const GpuArchitecture& a = gpu_architectures[i];

@@ -36,6 +36,7 @@ struct CompiledClassification {
   std::vector<PatternSet> architecture_kernels;        // per entry; empty where it has no `kernels`
   AttributionRules attribution;
   double mfu_min_flops_coverage_pct = 50;
+  bool tc_share_counts_unlaunched_kernels = true;
 };
 
 struct NameClasses {

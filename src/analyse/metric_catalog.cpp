@@ -126,7 +126,11 @@ constexpr MetricInfo kCatalog[] = {
     {"breakdown.cpu_exec_pct", "%", "breakdown.cpu_exec_us as a share of the mean step", kPlugin},
     {"breakdown.other_pct", "%", "breakdown.other_us as a share of the mean step", kPlugin},
 
-    {"tensor_core.kernel_time_pct", "%", "Tensor Core kernel time / all kernel time, in the window", kPlugin},
+    {"tensor_core.kernel_time_pct", "%",
+     "Tensor Core kernel time / all kernel time, in the window (tb-plugin: of kernels whose launching call "
+     "is "
+     "read)",
+     kPlugin},
     {"tensor_core.eligible_kernel_time_pct", "%",
      "Self kernel time of bottom-most TC-eligible ops / self kernel time of all ops, in the window", kPlugin},
     {"tensor_core.efficiency_pct", "%",

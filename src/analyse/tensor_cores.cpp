@@ -15,15 +15,18 @@ struct OwnedKernelTime {
 
 // Sorted by owner, one entry per owner: far fewer than the host events.
 std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribution& a, NameClasses& classes,
-                                                Interval window, TensorCoreSums& sums) {
+                                                Interval window, bool count_unlaunched,
+                                                TensorCoreSums& sums) {
   std::vector<OwnedKernelTime> owned;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& k = p.gpu_activities[i];
     if (k.kind != GpuActivityKind::Kernel) continue;
     bool tc = classes.tensor_core_kernel(k.name);
     TimeNs inside = overlap({k.start, k.end}, window);
-    sums.kernel_ns += inside;
-    if (tc) sums.tc_kernel_ns += inside;
+    if (count_unlaunched || a.activity_runtime[i] != kNone) {
+      sums.kernel_ns += inside;
+      if (tc) sums.tc_kernel_ns += inside;
+    }
     std::uint32_t owner = a.activity_owner(i);
     if (owner != kNone) owned.push_back({owner, tc, inside, tc ? inside : 0});
   }
@@ -103,9 +106,10 @@ class TensorCoreWalk {
 }  // namespace
 
 TensorCoreSums tensor_core_sums(const Profile& p, const Attribution& a, NameClasses& classes,
-                                const Window& window) {
+                                const Window& window, bool count_unlaunched) {
   TensorCoreSums sums;
-  std::vector<OwnedKernelTime> owned = owned_kernel_times(p, a, classes, {window.start, window.end}, sums);
+  std::vector<OwnedKernelTime> owned =
+      owned_kernel_times(p, a, classes, {window.start, window.end}, count_unlaunched, sums);
   TensorCoreWalk walk(p, classes, sums);
   auto next_owned = owned.begin();
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {

@@ -9,7 +9,9 @@
 
 namespace perfgate {
 
+// `count_unlaunched`: kernels with no launching call count in the Tensor Core share
+// (Classification::tc_share_counts_unlaunched_kernels).
 TensorCoreSums tensor_core_sums(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                                const Window& window);
+                                const Window& window, bool count_unlaunched = true);
 
 }  // namespace perfgate

@@ -26,8 +26,9 @@ constexpr std::array<std::string_view, 8> kArchitectureKeys = {
     "name", "vendor", "compute_capability", "devices", "kernels", "source", "note", "example"};
 constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
                                                          "bf16", "fp8",  "int8"};
-constexpr std::array<std::string_view, 3> kAttributionKeys = {
-    "by_time_containment", "external_id_must_enclose", "count_driver_api_calls"};
+constexpr std::array<std::string_view, 4> kAttributionKeys = {
+    "by_time_containment", "external_id_must_enclose", "count_driver_api_calls",
+    "tensor_core_share_counts_unlaunched_kernels"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
@@ -162,6 +163,9 @@ void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& 
     if (auto b = check.boolean(v, "external_id_must_enclose")) out.external_id_must_enclose = *b;
   if (YAML::Node v = node["count_driver_api_calls"])
     if (auto b = check.boolean(v, "count_driver_api_calls")) out.count_driver_api_calls = *b;
+  if (YAML::Node v = node["tensor_core_share_counts_unlaunched_kernels"])
+    if (auto b = check.boolean(v, "tensor_core_share_counts_unlaunched_kernels"))
+      out.tc_share_counts_unlaunched_kernels = *b;
 }
 
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {

@@ -20,6 +20,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::Key << "by_time_containment" << YAML::Value << c.attribute_by_time_containment;
   out << YAML::Key << "external_id_must_enclose" << YAML::Value << c.external_id_must_enclose;
   out << YAML::Key << "count_driver_api_calls" << YAML::Value << c.count_driver_api_calls;
+  out << YAML::Key << "tensor_core_share_counts_unlaunched_kernels" << YAML::Value
+      << c.tc_share_counts_unlaunched_kernels;
   out << YAML::EndMap;
   out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
   pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);

@@ -46,6 +46,8 @@ TEST(DriverCalls, CountAsRuntimeCallsByDefault) {
   // Runtime in the step breakdown: cuLaunchKernel [20, 70] (no kernel runs then); cudaLaunchKernel
   // [150, 160] lies under the GEMM, which the breakdown counts first.
   EXPECT_DOUBLE_EQ(runtime_us(w), 50);
+  // Tensor Core share: 300 of the 400 us of kernels.
+  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 75.0);
 }
 
 TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
@@ -57,15 +59,34 @@ TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
   EXPECT_DOUBLE_EQ(runtime_us(w), 0);
   // The kernels themselves still count: the step's kernel time is [100, 500].
   EXPECT_EQ(w.steps.steps.at(0).breakdown[static_cast<std::size_t>(BreakdownPart::Kernel)], 400'000);
+  // The plugin's Tensor Core share is of the kernels whose launching call it read: the
+  // elementwise kernel only, 0 of 100 us.
+  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0.0);
   // And the report says what was left out and why.
   EXPECT_TRUE(std::any_of(w.warnings.begin(), w.warnings.end(), [](const std::string& n) {
     return n.find("1 driver-API calls (cuda_driver) not read") != std::string::npos;
   }));
 }
 
-TEST(DriverCalls, TheSettingIsARuleFileKey) {
+TEST(DriverCalls, TheSettingsAreRuleFileKeys) {
   EXPECT_TRUE(load_rules({}).classification.count_driver_api_calls);
   EXPECT_FALSE(load_rules({"tb-plugin"}).classification.count_driver_api_calls);
+  EXPECT_TRUE(load_rules({}).classification.tc_share_counts_unlaunched_kernels);
+  EXPECT_FALSE(load_rules({"tb-plugin"}).classification.tc_share_counts_unlaunched_kernels);
+}
+
+// Kernels with no launching call (here: launched before the capture began) count in the Tensor
+// Core share by default, not in the plugin's.
+TEST(DriverCalls, KernelsWithoutALaunchingCallAndTheTensorCoreShare) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.kernel("volta_h884gemm_128x128_ldg8_nn", 100, 300, 41, 0, 7);  // correlation 41: no call
+  t.op("aten::relu", 10, 200, 1);
+  t.runtime("cudaLaunchKernel", 20, 10, 42, 1).kernel("elementwise_kernel", 400, 100, 42, 0, 7, {}, 1);
+  WorkerAnalysis all = analyse_json(t.json());
+  EXPECT_DOUBLE_EQ(*all.metrics.get("tensor_core.kernel_time_pct"), 75.0);
+  WorkerAnalysis plugin = analyse_json(t.json(), {}, {"tb-plugin"});
+  EXPECT_DOUBLE_EQ(*plugin.metrics.get("tensor_core.kernel_time_pct"), 0.0);
 }
 
 }  // namespace
