@@ -8,6 +8,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <regex>
 
 #include <fmt/format.h>
@@ -160,6 +161,56 @@ TEST(Browser, PrintsOnA4) {
   ASSERT_TRUE(std::regex_search(text, box, std::regex(R"(/MediaBox \[0 0 ([\d.]+) ([\d.]+)\])")));
   EXPECT_NEAR(std::stod(box[1]), 595.3, 1.0);
   EXPECT_NEAR(std::stod(box[2]), 841.9, 1.0);
+}
+
+// Layout facts of a page at a window size, measured in the browser: a script added to a copy of
+// the page writes the document position of each selector's first element (-1: none) into the DOM,
+// which --dump-dom prints.
+std::map<std::string, double> layout(const std::string& page, int width, int height,
+                                     const std::vector<std::string>& selectors) {
+  std::string probe = R"(<script>window.addEventListener("load", function () {
+  var out = {width: window.innerWidth};
+  SELECTORS.forEach(function (s) {
+    var e = document.querySelector(s);
+    out[s] = e ? e.getBoundingClientRect().top + window.scrollY : -1;
+  });
+  var pre = document.createElement("pre"); pre.id = "layout-probe";
+  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+});</script>)";
+  std::string list = "[";
+  for (const auto& s : selectors) list += (list.size() > 1 ? ", \"" : "\"") + s + "\"";
+  probe.replace(probe.find("SELECTORS"), 9, list + "]");
+  std::string html = read_text(page);
+  html.insert(html.rfind("</body>"), probe);
+  std::string copy = write_text(temp_dir() + "/probed.html", html);
+  CommandResult r = browse(copy, fmt::format("--window-size={},{} --dump-dom", width, height));
+  std::smatch m;
+  std::map<std::string, double> out;
+  if (!std::regex_search(r.out, m, std::regex(R"(<pre id="layout-probe">([^<]*)</pre>)"))) return out;
+  std::string json = std::regex_replace(m[1].str(), std::regex("&quot;"), "\"");
+  boost::json::value parsed = boost::json::parse(json);
+  for (const auto& [key, value] : parsed.as_object())
+    out[std::string(key)] = value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
+  return out;
+}
+
+// The first screen says what is wrong: the diagnosis's first finding is within the first 900 px at
+// desktop and phone widths, on the shared ResNet-50 trace (the DataLoader finding) or the example.
+TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
+  REQUIRE_CHROMIUM();
+  std::string trace = shared_traces_dir().empty()
+                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
+                          : shared_traces_dir() + "/resnet50_v100_workers0.pt.trace.json.gz";
+  std::string page = temp_dir() + "/first-screen.html";
+  run_perfgate("analyze " + trace + " -q --html " + page);
+  for (int width : {1400, 390}) {
+    std::map<std::string, double> at = layout(page, width, 900, {".diagnosis li", "#findings"});
+    ASSERT_TRUE(at.count(".diagnosis li")) << "no layout measured at " << width;
+    EXPECT_GE(at[".diagnosis li"], 0) << "no diagnosis at " << width;
+    EXPECT_LT(at[".diagnosis li"], 900 - 60)
+        << "the first finding starts below the first screen at " << width;
+    EXPECT_GT(at["#findings"], 900) << "the diagnosis, not the findings section, is what fits at " << width;
+  }
 }
 
 // The trend page of 30 runs with a step in the step time (it has no script at all).

@@ -9,6 +9,7 @@
 #include "render/escape.h"
 #include "render/html/charts.h"
 #include "render/html/dashboard.h"
+#include "render/html/diagnosis.h"
 #include "render/html/table_view.h"
 #include "render/see_also.h"
 #include "render/templates.h"
@@ -67,10 +68,6 @@ const char* status_label(FindingStatus s) {
   }
 }
 
-int fired_order(FindingStatus s) {
-  return s == FindingStatus::Fail ? 0 : s == FindingStatus::Inconclusive ? 1 : 2;
-}
-
 // The metric's recent values in the history beside the finding: a sparkline, the current run marked.
 TemplateData trend_view(const ReportMetricTrend& t, FindingStatus status) {
   std::vector<double> values;
@@ -119,14 +116,7 @@ TemplateData finding_view(const ReportModel& r, const ReportFinding& f) {
 }
 
 void add_findings(const ReportModel& r, TemplateData& view) {
-  std::vector<const ReportFinding*> fired;
-  for (const auto& f : r.findings)
-    if (f.status == FindingStatus::Fail || f.status == FindingStatus::Warn ||
-        f.status == FindingStatus::Inconclusive)
-      fired.push_back(&f);
-  std::stable_sort(fired.begin(), fired.end(), [](const ReportFinding* a, const ReportFinding* b) {
-    return fired_order(a->status) < fired_order(b->status);
-  });
+  std::vector<const ReportFinding*> fired = findings_by_importance(r);
   TemplateData list = template_list();
   for (const ReportFinding* f : fired) list.push_back(finding_view(r, *f));
   view.set("findings", list);
@@ -244,6 +234,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   }
   view.set("table", template_partial("table.html.mustache"));
   add_dashboard(r, view);
+  add_diagnosis(r, view);
   add_timeline(r, view);
   add_findings(r, view);
   add_baseline(r, o, view);

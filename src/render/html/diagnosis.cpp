@@ -1,0 +1,76 @@
+#include "render/html/diagnosis.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "perfgate/units.h"
+
+namespace perfgate {
+namespace {
+
+// Findings in the first screen; the rest are one link away.
+constexpr std::size_t kDiagnosisFindings = 3;
+
+int status_rank(FindingStatus s) {
+  return s == FindingStatus::Fail ? 0 : s == FindingStatus::Inconclusive ? 1 : 2;
+}
+
+bool fired(const ReportFinding& f) {
+  return f.status == FindingStatus::Fail || f.status == FindingStatus::Warn ||
+         f.status == FindingStatus::Inconclusive;
+}
+
+// The first sentence: the problem's says what is wrong and of what its number is a share, the
+// recommendation's what to do first.
+std::string first_sentence(const std::string& text) {
+  std::size_t end = text.find(". ");
+  return end == std::string::npos ? text : text.substr(0, end + 1);
+}
+
+}  // namespace
+
+std::vector<const ReportFinding*> findings_by_importance(const ReportModel& r) {
+  std::vector<const ReportFinding*> out;
+  for (const ReportFinding& f : r.findings)
+    if (fired(f)) out.push_back(&f);
+  std::stable_sort(out.begin(), out.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    if (status_rank(a->status) != status_rank(b->status))
+      return status_rank(a->status) < status_rank(b->status);
+    return a->gain_pct.value_or(-1) > b->gain_pct.value_or(-1);
+  });
+  return out;
+}
+
+void add_diagnosis(const ReportModel& r, TemplateData& view) {
+  std::vector<const ReportFinding*> ranked = findings_by_importance(r);
+  if (ranked.empty()) return;
+  TemplateData items = template_list();
+  std::size_t with_gain = 0;
+  for (std::size_t i = 0; i < ranked.size() && i < kDiagnosisFindings; ++i) {
+    const ReportFinding& f = *ranked[i];
+    TemplateData item;
+    item.set("id", f.id);
+    item.set("status", std::string(f.status == FindingStatus::Fail   ? "fail"
+                                   : f.status == FindingStatus::Warn ? "warn"
+                                                                     : "inconclusive"));
+    item.set("title", f.title);
+    item.set("what", first_sentence(f.problem.empty() ? f.reason : f.problem));
+    if (f.threshold) item.set("limit", f.threshold_text);
+    if (!f.recommendation.empty()) item.set("fix", first_sentence(f.recommendation));
+    if (f.gain_pct) {
+      item.set("gain", format_pct(f.gain_pct));
+      ++with_gain;
+    }
+    items.push_back(item);
+  }
+  TemplateData d;
+  d.set("items", items);
+  d.set("overlap", with_gain > 1);
+  if (ranked.size() > kDiagnosisFindings)
+    d.set("more", fmt::format("{} more finding{} below", ranked.size() - kDiagnosisFindings,
+                              ranked.size() - kDiagnosisFindings > 1 ? "s" : ""));
+  view.set("diagnosis", d);
+}
+
+}  // namespace perfgate
