@@ -55,7 +55,9 @@ std::string render_github_annotations(const ReportModel& report);
 // GitLab: the Code Quality report (JSON) and the metrics report (OpenMetrics text).
 inline constexpr const char* kGitlabCodeQualityName = "gl-code-quality-report.json";
 inline constexpr const char* kGitlabMetricsName = "metrics.txt";
-std::string render_gitlab_code_quality(const ReportModel& report);
+// `path`: the repository file the findings are put on (GitLab shows them there); empty: the first
+// input's path.
+std::string render_gitlab_code_quality(const ReportModel& report, std::string_view path = "");
 std::string render_openmetrics(const ReportModel& report);
 
 struct TerminalOptions {

@@ -134,6 +134,7 @@ int run_analyze(const AnalyzeArgs& a) {
     report.baseline->trends = recent_trends(history_runs, report, rules, labels.commit);
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
+  if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, a.profiles);
   bool written = write_outputs(report, rules, outputs);
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.

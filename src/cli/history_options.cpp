@@ -17,7 +17,10 @@ void add_label_options(CLI::App& cmd, LabelArgs& args) {
       ->type_name("NAME");
   cmd.add_option("--commit", args.commit, "Commit the run is recorded under (default: from the CI system)")
       ->type_name("SHA");
-  cmd.add_option("--label", args.labels, "A label recorded with the run; repeatable")->type_name("KEY=VALUE");
+  cmd.add_option("--label", args.labels,
+                 "A label of the run, recorded with it; script=PATH or config=PATH also names the file "
+                 "that --gitlab's findings point at; repeatable")
+      ->type_name("KEY=VALUE");
 }
 
 RunLabels labels_of(const LabelArgs& args) {
@@ -39,7 +42,8 @@ void add_history_options(CLI::App& cmd, HistoryArgs& args) {
   record->needs(history);
   history->needs(record);
   add_label_options(cmd, args.labels);
-  for (const char* name : {"--branch", "--commit", "--label"}) cmd.get_option(name)->needs(record);
+  // --label also names the GitLab Code Quality path, so it needs no --record.
+  for (const char* name : {"--branch", "--commit"}) cmd.get_option(name)->needs(record);
   cmd.add_option("--baseline-runs", args.baseline_runs,
                  "With a history as --baseline: compare with its last N runs (default 10)")
       ->type_name("N")

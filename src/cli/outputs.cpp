@@ -144,6 +144,12 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
          "into DIR")
       ->type_name("DIR")
       ->check(non_empty_path);
+  cmd.add_option("--gitlab-path", a.gitlab_path,
+                 "The repository path GitLab's Code Quality report puts its findings on (default: the "
+                 "value of --label script=... or config=..., else the first profile relative to the "
+                 "current folder)")
+      ->type_name("PATH")
+      ->check(non_empty_path);
   cmd.add_option_function<std::size_t>(
          "--max-rows", [](const std::size_t& rows) { set_max_table_rows(rows); },
          "Rows kept in each table with a row per name (ops, kernels, regions, ...; default 5000): the rest "
@@ -178,7 +184,8 @@ bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& 
   attempt(a.junit, [&] { write_file_atomically(a.junit, render_junit(report, a.warnings_fail)); });
   attempt(a.gitlab, [&] {
     fs::path dir(a.gitlab);
-    write_file_atomically((dir / kGitlabCodeQualityName).string(), render_gitlab_code_quality(report));
+    write_file_atomically((dir / kGitlabCodeQualityName).string(),
+                          render_gitlab_code_quality(report, a.gitlab_path));
     write_file_atomically((dir / kGitlabMetricsName).string(), render_openmetrics(report));
   });
   if (a.github) {
@@ -192,6 +199,16 @@ bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& 
     write_file_atomically(a.pr_comment, render_markdown(report, MarkdownOptions{true, kPrCommentBudget}));
   });
   return ok;
+}
+
+std::string default_gitlab_path(const RunLabels& labels, const std::vector<std::string>& profiles) {
+  for (const char* key : {"script", "config"})
+    for (const auto& [k, v] : labels.labels)
+      if (k == key && !v.empty()) return v;
+  if (profiles.empty()) return "perfgate";
+  std::error_code error;
+  fs::path relative = fs::relative(fs::absolute(profiles.front(), error), fs::current_path(error), error);
+  return error || relative.empty() ? profiles.front() : relative.generic_string();
 }
 
 }  // namespace perfgate::cli

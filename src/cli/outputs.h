@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/history.h"
 #include "perfgate/render.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
@@ -24,11 +25,17 @@ struct OutputArgs {
   std::string junit;
   bool github = false;
   std::string gitlab;          // a folder
+  std::string gitlab_path;     // the Code Quality entries' location.path; empty: default_gitlab_path
   bool warnings_fail = false;  // --fail-on warning, for the JUnit failures
   bool timestamp = false;
 };
 
 void add_output_options(CLI::App& cmd, OutputArgs& args);
+
+// The repository path GitLab's Code Quality report names when --gitlab-path is not given: the
+// training script or config named by a `script` or `config` label, else the first profile's path
+// relative to the current folder.
+std::string default_gitlab_path(const RunLabels& labels, const std::vector<std::string>& profiles);
 // Refuses (ConfigError, exit 2) an output path that is a folder, two outputs naming one file, and an
 // output that is one of the inputs (traces, baselines), before anything is read.
 void check_output_paths(const OutputArgs& args, const std::vector<std::string>& profiles,

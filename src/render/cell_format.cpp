@@ -7,16 +7,39 @@
 #include "perfgate/units.h"
 
 namespace perfgate {
+namespace {
+
+// "142461.0" -> "142,461.0": thousands separators in the integer part (locale-independent).
+std::string grouped(std::string text) {
+  std::size_t digits_end = text.find('.');
+  if (digits_end == std::string::npos) digits_end = text.size();
+  std::size_t digits_start = text.starts_with('-') ? 1 : 0;
+  for (std::size_t at = digits_end; at > digits_start + 3; at -= 3) text.insert(at - 3, ",");
+  return text;
+}
+
+}  // namespace
 
 std::string cell_text(const ReportCell& cell, std::string_view unit) {
   if (std::holds_alternative<std::monostate>(cell)) return "–";
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;
   if (const auto* b = std::get_if<bool>(&cell)) return *b ? "yes" : "no";
   double v = *cell_number(cell);
-  if (unit == "us" || unit == "%") return fmt::format("{:.1f}", v);
+  if (unit == "us") return grouped(fmt::format("{:.1f}", v));
+  if (unit == "%") return fmt::format("{:.1f}", v);
   if (unit == "count")
-    return std::fabs(v - std::round(v)) < 1e-9 ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}", v);
+    return grouped(std::fabs(v - std::round(v)) < 1e-9 ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}", v));
   return format_value(v, unit);
+}
+
+std::string_view header_unit(const ReportColumn& column) {
+  std::string_view unit = column.unit;
+  std::string_view name = column.name;
+  std::string_view suffix = unit == "%" ? "pct" : unit;
+  if (unit.empty() || unit == "count" || name == suffix) return "";
+  if (name.size() > suffix.size() && name.ends_with(suffix) && name[name.size() - suffix.size() - 1] == '_')
+    return "";
+  return unit;
 }
 
 std::string_view utf8_prefix(std::string_view s, std::size_t n) {

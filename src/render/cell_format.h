@@ -11,6 +11,11 @@ namespace perfgate {
 // Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
 std::string cell_text(const ReportCell& cell, std::string_view unit);
 
+// The unit a column's header shows in parentheses, or "" when it would say nothing: text and
+// count columns ("rank", "calls"), and names that already end in their unit ("duration_us",
+// "idle_pct", "bytes").
+std::string_view header_unit(const ReportColumn& column);
+
 // The first `n` bytes of `s`, not ending inside a UTF-8 sequence.
 std::string_view utf8_prefix(std::string_view s, std::size_t n);
 

@@ -1,5 +1,7 @@
 #include "render/format.h"
 
+#include <fmt/format.h>
+
 namespace perfgate {
 
 std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name) {
@@ -18,6 +20,26 @@ std::string gpu_architecture_text(const ReportGpu& g) {
   std::string text = " (" + parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i) text += ", " + parts[i];
   return text + ")";
+}
+
+std::string baseline_mismatch_text(const ReportModel& r) {
+  if (!r.baseline) return "";
+  const ReportBaseline& b = *r.baseline;
+  std::string out;
+  if (b.hardware_differs) {
+    std::string now;
+    for (const ReportGpu& g : r.gpus)
+      if (now.find(g.name) == std::string::npos) now += (now.empty() ? "" : ", ") + g.name;
+    std::string then;
+    for (const std::string& name : b.gpu_names)
+      if (then.find(name) == std::string::npos) then += (then.empty() ? "" : ", ") + name;
+    out = fmt::format("The baseline ran on other GPUs ({} against {}): its changes mix hardware and code.",
+                      then.empty() ? "unknown" : then, now.empty() ? "unknown" : now);
+  }
+  if (!b.tool_version.empty() && b.tool_version != r.tool_version)
+    out += fmt::format("{}The baseline was analysed by perfgate {} (this run: {}): definitions may differ.",
+                       out.empty() ? "" : " ", b.tool_version, r.tool_version);
+  return out;
 }
 
 }  // namespace perfgate

@@ -7,6 +7,7 @@
 #include "perfgate/render.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/format.h"
 #include "render/see_also.h"
 
 namespace perfgate {
@@ -46,6 +47,9 @@ std::string render_github_annotations(const ReportModel& r) {
       out += fmt::format("::{} title={}::{}\n", level, github_property_escape("perfgate"),
                          github_data_escape(fmt::format("{} more {} findings: see the report", n - kPerLevel,
                                                         level == "error" ? "failing" : level)));
+  if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
+    out += fmt::format("::warning title={}::{}\n", github_property_escape("perfgate baseline mismatch"),
+                       github_data_escape(terminal_escape(mismatch)));
   if (r.verdict)
     out += fmt::format(
         "::notice title={}::{}\n", github_property_escape("perfgate verdict"),

@@ -35,8 +35,10 @@ std::string metric_name(std::string_view name) {
 
 }  // namespace
 
-std::string render_gitlab_code_quality(const ReportModel& r) {
-  std::string path = r.inputs.empty() ? "perfgate" : r.inputs.front().path;
+std::string render_gitlab_code_quality(const ReportModel& r, std::string_view location) {
+  std::string path = !location.empty()  ? std::string(location)
+                     : r.inputs.empty() ? "perfgate"
+                                        : r.inputs.front().path;
   JsonWriter j;
   j.begin_array();
   for (const ReportFinding& f : r.findings) {

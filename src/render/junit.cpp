@@ -6,6 +6,7 @@
 #include "perfgate/render.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/format.h"
 #include "render/see_also.h"
 
 namespace perfgate {
@@ -61,6 +62,9 @@ std::string render_junit(const ReportModel& r, bool warnings_fail) {
     cases += "</testcase>\n";
   }
   std::string suite = xml_escape(suite_name(r));
+  // A baseline that is not comparable as it stands is said where CI systems show a suite's output.
+  if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
+    cases += fmt::format("    <system-out>{}</system-out>\n", xml_escape(mismatch));
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<testsuites name=\"perfgate\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"{2}\">\n"

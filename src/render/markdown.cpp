@@ -67,6 +67,7 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
   if (r.inputs.size() > 3) inputs += fmt::format(" and {} more", r.inputs.size() - 3);
   view.set("inputs", inputs);
   if (r.baseline) view.set("baseline", esc(r.baseline->path));
+  if (std::string m = baseline_mismatch_text(r); !m.empty()) view.set("mismatch", esc(m));
   view.set("has_baseline", r.baseline.has_value());
 }
 
@@ -138,7 +139,8 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open) {
   d.set("open", open);
   std::string header = "|", rule = "|";
   for (const auto& c : t.columns) {
-    header += " " + esc(c.name) + (c.unit.empty() ? "" : " (" + esc(c.unit) + ")") + " |";
+    std::string_view unit = header_unit(c);
+    header += " " + esc(c.name) + (unit.empty() ? "" : " (" + esc(std::string(unit)) + ")") + " |";
     rule += c.unit.empty() ? "---|" : "---:|";
   }
   d.set("header", header);
@@ -154,6 +156,7 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open) {
   d.set("rows", list);
   d.set("shown", std::to_string(shown));
   d.set("total", std::to_string(t.rows.size()));
+  d.set("truncated", shown < t.rows.size());
   return d;
 }
 

@@ -145,6 +145,8 @@ std::string terminal_findings(const ReportModel& r, bool color) {
     const ReportBaseline& b = *r.baseline;
     out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", terminal_escape(b.path), b.kind, b.steps,
                        b.hardware_differs ? ", other GPUs" : "");
+    if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
+      out += fmt::format("{:<13}{}\n", "", style.wrap(terminal_escape(mismatch), "1;33"));
     out += changes_lines(r);
   }
   std::size_t width = 0;

@@ -2,6 +2,8 @@
 // independently of the others.
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -48,6 +50,29 @@ TEST(Outputs, EveryOutputAtOnceAndTheSameBytesTwice) {
   }
   for (const auto& e : fs::directory_iterator(a))
     EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "a temporary file was left: " << e.path();
+}
+
+// GitLab shows Code Quality findings on a file of the repository: never the absolute trace path.
+TEST(Outputs, GitlabFindingsPointAtARepositoryPath) {
+  auto location = [](const std::string& options) {
+    std::string dir = temp_dir();
+    CommandResult r = run_perfgate("analyze " + kExample + " -q --rules " +
+                                   write_text(dir + "/fire.yaml", "rules:\n  - id: gpu.idle\n    warn: 0\n") +
+                                   " --gitlab " + dir + options);
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    boost::json::value quality = boost::json::parse(read_text(dir + "/gl-code-quality-report.json"));
+    EXPECT_FALSE(quality.as_array().empty());
+    return quality.as_array().empty()
+               ? std::string()
+               : std::string(quality.as_array().front().at("location").at("path").as_string());
+  };
+  // The default: the trace relative to the current folder, naming the same file.
+  std::string path = location("");
+  EXPECT_FALSE(path.starts_with("/")) << path;
+  EXPECT_TRUE(fs::equivalent(fs::current_path() / path, kExample)) << path;
+  EXPECT_EQ(location(" --label script=train/resnet.py"), "train/resnet.py");
+  EXPECT_EQ(location(" --label config=conf/run.yaml"), "conf/run.yaml");
+  EXPECT_EQ(location(" --label script=train.py --gitlab-path models/net.py"), "models/net.py");
 }
 
 TEST(Outputs, TimestampOnlyWhenAsked) {

@@ -115,7 +115,7 @@ TEST(RecentTrends, TerminalShowsOneLine) {
 
 TEST(RecentTrends, HtmlShowsASparklineInTheFinding) {
   std::string page = render_html(failed_report()).page;
-  std::size_t finding = page.find("<article class=\"finding fail\">");
+  std::size_t finding = page.find("<article class=\"finding fail\" id=\"finding-");
   ASSERT_NE(finding, std::string::npos);
   std::size_t end = page.find("</article>", finding);
   std::string article = page.substr(finding, end - finding);

@@ -10,6 +10,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "render/cell_format.h"
 #include "render/escape.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
@@ -163,6 +164,55 @@ TEST(MarkdownReport, FitsItsBudget) {
   EXPECT_TRUE(contains(full, "<details>"));
 }
 
+// GitHub continues a list item into the next line unless a blank line ends the list; a heading
+// over a table cut by the budget says how many of its rows are shown.
+TEST(MarkdownReport, ListsEndAndCutTablesSaySo) {
+  TrainingRun run;
+  run.dataloader_us = 1000;  // a finding fires
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  std::string md = render_markdown(report, MarkdownOptions{true, 3000});
+  std::size_t passed = md.find("<sub>Passed: ");
+  ASSERT_NE(passed, std::string::npos) << md;
+  EXPECT_EQ(md.substr(passed - 2, 2), "\n\n")
+      << "the line after the last finding: " << md.substr(passed - 80, 80);
+  const ReportTable* top = find_table(report.workers.front().tables, "top_gpu_ops");
+  ASSERT_TRUE(top);
+  std::size_t heading = md.find("### Top 10 GPU ops");
+  ASSERT_NE(heading, std::string::npos) << md;
+  std::string line = md.substr(heading, md.find('\n', heading) - heading);
+  std::size_t rows = 0;
+  for (std::size_t at = md.find("\n| ", heading);
+       at != std::string::npos && at < md.find("\n\n", heading + line.size() + 2);
+       at = md.find("\n| ", at + 1))
+    ++rows;
+  rows -= 1;  // the header row
+  if (rows < top->rows.size()) {
+    EXPECT_EQ(line, fmt::format("### Top 10 GPU ops (the first {} of {})", rows, top->rows.size()));
+  } else {
+    EXPECT_EQ(line, "### Top 10 GPU ops");
+  }
+}
+
+// Headers carry a unit only where it says something: not on identifiers and counts ("rank",
+// "calls"), nor on names that end in their unit ("device_self_us").
+TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  std::string page = render_html(report).page;
+  EXPECT_TRUE(contains(page, ">rank</th>"));
+  EXPECT_TRUE(contains(page, ">calls</th>"));
+  EXPECT_TRUE(contains(page, ">device_self_us</th>"));
+  EXPECT_FALSE(contains(page, "(count)"));
+  EXPECT_FALSE(contains(page, "_us <span class=\"unit\">(us)"));
+  EXPECT_FALSE(contains(page, "_pct <span class=\"unit\">(%)"));
+  // Microseconds and counts with thousands separators.
+  EXPECT_EQ(cell_text(ReportCell{142461.0}, "us"), "142,461.0");
+  EXPECT_EQ(cell_text(ReportCell{std::int64_t{1234567}}, "count"), "1,234,567");
+  EXPECT_EQ(cell_text(ReportCell{-1234.5}, "us"), "-1,234.5");
+  EXPECT_EQ(cell_text(ReportCell{999.0}, "us"), "999.0");
+}
+
 std::string unzip(const std::string& xlsx, const std::string& member) {
   std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
   FILE* pipe = ::popen(command.c_str(), "r");
@@ -202,6 +252,40 @@ TEST(XlsxReport, TextIsNeverAFormula) {
               contains(unzip(path, "xl/styles.xml"), "numFmtId=\"49\""))
       << "text cells use the Text format";
   EXPECT_FALSE(unzip(path, "xl/charts/chart1.xml").empty()) << "the iterations chart";
+  // The hostile rule's docs ("javascript:alert(4)") stay text: only web links become links.
+  EXPECT_FALSE(contains(unzip(path, "xl/worksheets/_rels/sheet2.xml.rels"), "javascript"));
+  EXPECT_TRUE(contains(strings, "javascript:alert(4)")) << "written as text";
+}
+
+// Readable in a spreadsheet: whole counts without a trailing point, the header row and the name
+// column frozen, long text wrapped, documentation links clickable, fired findings first.
+TEST(XlsxReport, FormatsFrozenNamesLinksAndFiredFindingsFirst) {
+  if (!have_unzip()) GTEST_SKIP() << "unzip not installed (ci/setup.sh --tests installs it)";
+  TrainingRun run;
+  run.tensor_cores = false;  // tensor-cores.amp fires; it comes late in the rule order
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  std::string path = temp_dir() + "/readable.xlsx";
+  write_xlsx(report, path);
+  std::string styles = unzip(path, "xl/styles.xml");
+  EXPECT_TRUE(contains(styles, "formatCode=\"#,##0\""));
+  EXPECT_FALSE(contains(styles, "#,##0.##")) << "Excel shows 318 as \"318.\"";
+  EXPECT_TRUE(contains(styles, "wrapText=\"1\""));
+  std::string findings = unzip(path, "xl/worksheets/sheet2.xml");
+  EXPECT_TRUE(contains(findings, "<hyperlink ref=\"P")) << "docs links, column P";
+  std::string strings = unzip(path, "xl/sharedStrings.xml");
+  // The first data row (row 2) is a fired finding: its status cell reads "warn".
+  std::size_t row2 = findings.find("<row r=\"2\"");
+  ASSERT_NE(row2, std::string::npos);
+  std::size_t status = findings.find("<c r=\"C2\"", row2);
+  ASSERT_NE(status, std::string::npos);
+  std::size_t index_at = findings.find("<v>", status) + 3;
+  std::size_t index = std::stoul(findings.substr(index_at, findings.find("</v>", index_at) - index_at));
+  std::size_t at = 0;
+  for (std::size_t i = 0; i <= index; ++i) at = strings.find("<si>", at) + 4;
+  EXPECT_EQ(strings.substr(at, strings.find("</si>", at) - at).find("warn"), 3U) << "<t>warn</t>";
+  // The Ops sheet (the eighth) keeps its header row and name column in view.
+  EXPECT_TRUE(contains(unzip(path, "xl/worksheets/sheet8.xml"), "<pane xSplit=\"1\" ySplit=\"1\""));
 }
 
 TEST(XlsxReport, SameReportSameBytes) {

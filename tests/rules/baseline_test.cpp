@@ -178,6 +178,31 @@ TEST(Baseline, OtherHardwareIsNoted) {
       << report.warnings.back();
 }
 
+// Every output says so, the compact ones included (issue 15: only the HTML and terminal did).
+TEST(Baseline, EveryOutputSaysTheBaselineRanOnOtherGpus) {
+  ReportModel report = healthy_report();
+  Baseline base = baseline_from_report(report, "b.json", "report");
+  base.info.gpu_names = {"Tesla V100-SXM2-16GB"};
+  apply_gate(report, default_rules(), &base, {});
+  const std::string said =
+      "The baseline ran on other GPUs (Tesla V100-SXM2-16GB against NVIDIA A100-SXM4-40GB)";
+  std::string markdown = render_markdown(report);
+  EXPECT_NE(markdown.find("\n\n> ⚠️ " + said), std::string::npos) << markdown.substr(0, 400);
+  std::string comment = render_markdown(report, MarkdownOptions{true, kPrCommentBudget});
+  EXPECT_NE(comment.find("> ⚠️ " + said), std::string::npos);
+  EXPECT_NE(render_junit(report).find("<system-out>" + said), std::string::npos);
+  EXPECT_NE(render_terminal(report).find(said), std::string::npos);
+  EXPECT_NE(render_html(report).page.find(said), std::string::npos);
+  EXPECT_NE(render_github_annotations(report).find("::warning title=perfgate baseline mismatch::" + said),
+            std::string::npos);
+  // The same GPUs: nothing to say.
+  ReportModel same = healthy_report();
+  Baseline same_base = baseline_from_report(same, "b.json", "report");
+  apply_gate(same, default_rules(), &same_base, {});
+  EXPECT_EQ(render_markdown(same).find("other GPUs"), std::string::npos);
+  EXPECT_EQ(render_junit(same).find("<system-out>"), std::string::npos);
+}
+
 // Two steps of 5 ms, each starting with the DataLoader as a user_annotation (PyTorch 2.x: not an op,
 // so not in the op table) of `loader_us`, then a 100 us kernel.
 std::string loader_trace(double loader_us) {

@@ -7,6 +7,7 @@
 #include "perfgate/render.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/format.h"
 #include "render/html/charts.h"
 #include "render/html/dashboard.h"
 #include "render/html/diagnosis.h"
@@ -235,6 +236,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   view.set("table", template_partial("table.html.mustache"));
   add_dashboard(r, view);
   add_diagnosis(r, view);
+  if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) view.set("mismatch", mismatch);
   add_timeline(r, view);
   add_findings(r, view);
   add_baseline(r, o, view);

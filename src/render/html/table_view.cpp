@@ -30,7 +30,7 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   for (const auto& c : t.columns) {
     TemplateData col;
     col.set("name", c.name);
-    if (!c.unit.empty()) col.set("unit", c.unit);
+    if (std::string_view unit = header_unit(c); !unit.empty()) col.set("unit", std::string(unit));
     col.set("num", numeric_unit(c.unit));
     columns.push_back(col);
   }

@@ -18,7 +18,8 @@ constexpr std::size_t kMaxColumnWidth = 60;
 const char* number_format(std::string_view unit) {
   if (unit == "us") return "#,##0.0";
   if (unit == "%") return "0.0\"%\"";
-  if (unit == "bytes" || unit == "count") return "#,##0.##";
+  if (unit == "bytes" || unit == "count") return "#,##0";
+  if (unit == "count-fraction") return "#,##0.00";  // a mean of counts
   if (unit == "flop") return "0.00E+00";
   if (unit == "GB/s" || unit == "ratio" || unit == "TFLOP/s") return "0.00";
   if (unit == "version") return "0.0";
@@ -50,6 +51,13 @@ Workbook::Workbook(const std::string& path, const std::string& tmpdir, bool cons
   // format_set_quote_prefix; the Text format protects the same way.)
   text_ = xlsx_library().workbook_add_format(wb_);
   xlsx_library().format_set_num_format(text_, "@");
+  // Text longer than the widest column wraps instead of running under the next cells.
+  wrapped_ = xlsx_library().workbook_add_format(wb_);
+  xlsx_library().format_set_num_format(wrapped_, "@");
+  xlsx_library().format_set_text_wrap(wrapped_);
+  link_ = xlsx_library().workbook_add_format(wb_);
+  xlsx_library().format_set_underline(link_, LXW_UNDERLINE_SINGLE);
+  xlsx_library().format_set_font_color(link_, 0x2F6FDE);
 }
 
 Workbook::~Workbook() {
@@ -82,14 +90,27 @@ void Workbook::text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::st
   // libxlsxwriter escapes markup but not bytes: invalid UTF-8 and the characters XML 1.0 forbids
   // would make sharedStrings.xml unreadable.
   std::string value = shorten(xml_safe_text(s), kMaxCellChars);
+  if (!format) format = value.size() > kMaxColumnWidth ? wrapped_ : text_;
   xlsx_library().worksheet_write_string(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col),
-                                        value.c_str(), format ? format : text_);
+                                        value.c_str(), format);
   note_width(ws, col, std::min<std::size_t>(value.size(), kMaxColumnWidth));
+}
+
+void Workbook::link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& url) {
+  // Only web links, short enough for Excel (255 characters); anything else stays text.
+  bool web = url.starts_with("https://") || url.starts_with("http://");
+  if (!web || url.size() > 255 || url.find_first_of(" \"<>") != std::string::npos)
+    return text(ws, row, col, url);
+  if (xlsx_library().worksheet_write_url(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col),
+                                         url.c_str(), link_) != LXW_NO_ERROR)
+    return text(ws, row, col, url);
+  note_width(ws, col, std::min<std::size_t>(url.size(), kMaxColumnWidth));
 }
 
 void Workbook::number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
                       std::string_view unit) {
   if (!v || !std::isfinite(*v)) return;  // an empty cell: not applicable
+  if (unit == "count" && *v != std::round(*v)) unit = "count-fraction";
   xlsx_library().worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), *v,
                                         format_for(unit));
   note_width(ws, col, cell_text(*v, unit).size() + 2);
@@ -113,7 +134,7 @@ std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::
   std::vector<std::string> names;
   if (offset) names.push_back(extra_column);
   for (const auto& c : t.columns)
-    names.push_back(c.unit.empty() ? c.name : fmt::format("{} ({})", c.name, c.unit));
+    names.push_back(header_unit(c).empty() ? c.name : fmt::format("{} ({})", c.name, header_unit(c)));
   header(ws, first_row, names);
   std::size_t row = first_row + 1;
   for (std::size_t r = 0; r < t.rows.size(); ++r, ++row) {
@@ -122,7 +143,9 @@ std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::
       cell(ws, row, c + offset, t.rows[r][c], t.columns[c].unit);
   }
   if (first_row == 0) {
-    xlsx_library().worksheet_freeze_panes(ws, 1, 0);
+    // The header row, and the name column when the table starts with one, stay in view.
+    bool name_first = !t.columns.empty() && t.columns.front().unit.empty();
+    xlsx_library().worksheet_freeze_panes(ws, 1, static_cast<lxw_col_t>(name_first ? offset + 1 : 0));
     if (!names.empty())
       xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
                                           static_cast<lxw_col_t>(names.size() - 1));

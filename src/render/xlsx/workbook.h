@@ -36,6 +36,8 @@ class Workbook {
             lxw_format* format = nullptr);
   void number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
               std::string_view unit);
+  // A clickable link for an http(s) URL; anything else is written as text.
+  void link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& url);
   void cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c, std::string_view unit);
   void header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names);
   // Column widths from the longest text seen in each column (capped).
@@ -57,6 +59,8 @@ class Workbook {
   lxw_format* header_ = nullptr;
   lxw_format* bold_ = nullptr;
   lxw_format* text_ = nullptr;
+  lxw_format* wrapped_ = nullptr;
+  lxw_format* link_ = nullptr;
   std::map<std::string, lxw_format*, std::less<>> number_formats_;
   std::map<lxw_worksheet*, std::vector<std::size_t>> widths_;
 };

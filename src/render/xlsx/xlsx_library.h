@@ -13,10 +13,10 @@ namespace perfgate {
   X(workbook_new_opt) X(workbook_set_properties) X(workbook_add_format) X(workbook_add_worksheet)  \
   X(workbook_add_chart) X(workbook_close)                                                          \
   X(format_set_bold) X(format_set_bottom) X(format_set_bg_color) X(format_set_font_color)          \
-  X(format_set_num_format)                                                                         \
+  X(format_set_num_format) X(format_set_text_wrap) X(format_set_underline)                         \
   X(worksheet_write_string) X(worksheet_write_number) X(worksheet_freeze_panes)                    \
   X(worksheet_autofilter) X(worksheet_set_column) X(worksheet_conditional_format_range)            \
-  X(worksheet_insert_chart_opt)                                                                    \
+  X(worksheet_insert_chart_opt) X(worksheet_write_url)                                             \
   X(chart_add_series) X(chart_title_set_name) X(chart_axis_set_name) X(chart_series_set_categories) \
   X(chart_series_set_values) X(chart_series_set_name) X(lxw_strerror)
 // clang-format on

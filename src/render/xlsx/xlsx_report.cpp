@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -110,8 +111,21 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
   wb.header(ws, 0,
             {"id", "title", "status", "severity", "value", "unit", "limit", "baseline", "problem",
              "recommendation", "see", "reason", "estimated gain (%)", "offenders", "source", "docs"});
+  // Fired findings first (failures, inconclusive, warnings), then the rest in rule order.
+  std::vector<const ReportFinding*> ordered;
+  for (const ReportFinding& f : r.findings) ordered.push_back(&f);
+  auto rank = [](FindingStatus s) {
+    return s == FindingStatus::Fail           ? 0
+           : s == FindingStatus::Inconclusive ? 1
+           : s == FindingStatus::Warn         ? 2
+                                              : 3;
+  };
+  std::stable_sort(ordered.begin(), ordered.end(), [&](const ReportFinding* a, const ReportFinding* b) {
+    return rank(a->status) < rank(b->status);
+  });
   std::size_t row = 1;
-  for (const ReportFinding& f : r.findings) {
+  for (const ReportFinding* finding : ordered) {
+    const ReportFinding& f = *finding;
     std::string offenders;
     for (const auto& o : f.offenders)
       offenders +=
@@ -130,8 +144,9 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
          {&f.problem, &f.recommendation, static_cast<const std::string*>(&see), &f.reason})
       wb.text(ws, row, col++, *s);
     wb.number(ws, row, col++, f.gain_pct, "%");
-    for (const std::string* s : {static_cast<const std::string*>(&offenders), &f.source, &f.docs})
+    for (const std::string* s : {static_cast<const std::string*>(&offenders), &f.source})
       wb.text(ws, row, col++, *s);
+    if (!f.docs.empty()) wb.link(ws, row, col, f.docs);
     ++row;
   }
   xlsx_library().worksheet_freeze_panes(ws, 1, 0);
