@@ -21,7 +21,36 @@ bool looks_like_trace_name(const std::string& name) {
   return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite");
 }
 
-// A run folder: its trace files, sorted by name, are the workers.
+// Names with numbers in their order as numbers: rank-2 before rank-10 (digit runs compare by value,
+// then by length, so "07" follows "7"; everything else byte by byte).
+bool natural_less(const std::string& a, const std::string& b) {
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (digit(a[i]) && digit(b[j])) {
+      std::size_t i_end = i, j_end = j;
+      while (i_end < a.size() && digit(a[i_end])) ++i_end;
+      while (j_end < b.size() && digit(b[j_end])) ++j_end;
+      std::size_t i_first = a.find_first_not_of('0', i), j_first = b.find_first_not_of('0', j);
+      i_first = std::min(i_first, i_end);
+      j_first = std::min(j_first, j_end);
+      std::string_view x(a.data() + i_first, i_end - i_first), y(b.data() + j_first, j_end - j_first);
+      if (x.size() != y.size()) return x.size() < y.size();
+      if (x != y) return x < y;
+      if (i_end - i != j_end - j) return i_end - i < j_end - j;
+      i = i_end;
+      j = j_end;
+    } else {
+      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
+      ++i;
+      ++j;
+    }
+  }
+  return a.size() - i < b.size() - j;
+}
+
+// A run folder: its trace files, in natural order of their names (rank-2 before rank-10), are the
+// workers.
 std::vector<std::string> expand_folder(const std::string& folder) {
   std::vector<std::string> files;
   std::error_code ec;
@@ -33,7 +62,7 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   if (files.empty())
     throw InputError(
         fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
-  std::sort(files.begin(), files.end());
+  std::sort(files.begin(), files.end(), natural_less);
   return files;
 }
 

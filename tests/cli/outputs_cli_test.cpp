@@ -75,6 +75,40 @@ TEST(Outputs, GitlabFindingsPointAtARepositoryPath) {
   EXPECT_EQ(location(" --label script=train.py --gitlab-path models/net.py"), "models/net.py");
 }
 
+// A run of 128 ranks: the page carries the tables it shows and a summary for tools, not every
+// worker's data (it was 6 MB at 32 workers), and lists the ranks in the order of their numbers.
+TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
+  std::string dir = temp_dir();
+  fs::create_directories(dir + "/run");
+  for (int rank = 0; rank < 128; ++rank) {
+    TraceBuilder t;
+    t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+    for (int step = 0; step < 4; ++step) {
+      double s = 1000.0 * step;
+      t.step(step + 1, s, 900);
+      for (int op = 0; op < 20; ++op)
+        t.op(fmt::format("aten::op_{}", op), s + 10 + 40 * op, 30, 1 + op + 100 * step)
+            .runtime("cudaLaunchKernel", s + 12 + 40 * op, 5, 1 + op + 100 * step, 1 + op + 100 * step)
+            .kernel(fmt::format("kernel_{}", op), s + 20 + 40 * op, 25 + rank % 7, 1 + op + 100 * step);
+    }
+    t.write(fmt::format("{}/run/rank-{}.json", dir, rank));
+  }
+  CommandResult r = run_perfgate("analyze " + dir + "/run -q --html " + dir + "/r.html");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::string page = read_text(dir + "/r.html");
+  EXPECT_LT(page.size(), 2'000'000u);
+  std::size_t data = page.find("id=\"perfgate-data\">");
+  ASSERT_NE(data, std::string::npos);
+  std::string json = page.substr(data + 19, page.find("</script>", data) - data - 19);
+  EXPECT_LT(json.size(), 128u * 4'000u) << "a few KB a worker";
+  EXPECT_EQ(json.find("\"kernels_by_op\""), std::string::npos) << "no worker tables in the data";
+  // Ranks in numeric order in the ranks table.
+  std::size_t r9 = page.find(">rank-9<"), r10 = page.find(">rank-10<"), r100 = page.find(">rank-100<");
+  ASSERT_NE(r9, std::string::npos);
+  EXPECT_LT(r9, r10);
+  EXPECT_LT(r10, r100);
+}
+
 TEST(Outputs, TimestampOnlyWhenAsked) {
   std::string dir = temp_dir();
   ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --html " + dir + "/a.html").exit_code, 0);

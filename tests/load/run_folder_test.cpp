@@ -24,6 +24,18 @@ TEST(RunFolder, EachTraceFileIsAWorkerInNameOrder) {
   EXPECT_GT(run.inputs[0].bytes, 0u);
 }
 
+// Ranks in the order of their numbers, not as text (rank-10 after rank-9, not after rank-1).
+TEST(RunFolder, WorkersInTheNaturalOrderOfTheirNumbers) {
+  std::string dir = temp_dir();
+  for (const char* name : {"rank-10", "rank-2", "rank-1", "rank-0", "rank-9", "rank-11a", "rank-11"})
+    TraceBuilder().op("aten::add", 1, 2).write(dir + "/" + name + ".json");
+  LoadedRun run = load_run({dir});
+  std::vector<std::string> order;
+  for (const auto& input : run.inputs) order.push_back(input.worker);
+  EXPECT_EQ(order, (std::vector<std::string>{"rank-0", "rank-1", "rank-2", "rank-9", "rank-10", "rank-11",
+                                             "rank-11a"}));
+}
+
 TEST(RunFolder, AFolderWithoutTracesIsAnInputError) {
   std::string dir = temp_dir();
   write_text(dir + "/notes.txt", "x");

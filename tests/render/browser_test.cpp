@@ -163,23 +163,14 @@ TEST(Browser, PrintsOnA4) {
   EXPECT_NEAR(std::stod(box[2]), 841.9, 1.0);
 }
 
-// Layout facts of a page at a window size, measured in the browser: a script added to a copy of
-// the page writes the document position of each selector's first element (-1: none) into the DOM,
-// which --dump-dom prints.
-std::map<std::string, double> layout(const std::string& page, int width, int height,
-                                     const std::vector<std::string>& selectors) {
-  std::string probe = R"(<script>window.addEventListener("load", function () {
-  var out = {width: window.innerWidth};
-  SELECTORS.forEach(function (s) {
-    var e = document.querySelector(s);
-    out[s] = e ? e.getBoundingClientRect().top + window.scrollY : -1;
-  });
-  var pre = document.createElement("pre"); pre.id = "layout-probe";
-  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
-});</script>)";
-  std::string list = "[";
-  for (const auto& s : selectors) list += (list.size() > 1 ? ", \"" : "\"") + s + "\"";
-  probe.replace(probe.find("SELECTORS"), 9, list + "]");
+// Facts measured in the browser: `body` (JavaScript, run once the page has loaded) fills `out`,
+// which a script added to a copy of the page writes into the DOM for --dump-dom to print.
+std::map<std::string, double> measure(const std::string& page, int width, int height,
+                                      const std::string& body) {
+  std::string probe =
+      "<script>window.addEventListener(\"load\", function () {\n  var out = {};\n" + body +
+      "\n  var pre = document.createElement(\"pre\"); pre.id = \"layout-probe\";\n"
+      "  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);\n});</script>";
   std::string html = read_text(page);
   html.insert(html.rfind("</body>"), probe);
   std::string copy = write_text(temp_dir() + "/probed.html", html);
@@ -192,6 +183,18 @@ std::map<std::string, double> layout(const std::string& page, int width, int hei
   for (const auto& [key, value] : parsed.as_object())
     out[std::string(key)] = value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
   return out;
+}
+
+// The document position of each selector's first element (-1: none).
+std::map<std::string, double> layout(const std::string& page, int width, int height,
+                                     const std::vector<std::string>& selectors) {
+  std::string body;
+  for (const auto& s : selectors)
+    body += fmt::format(
+        "  var e = document.querySelector(\"{0}\"); out[\"{0}\"] = e ? "
+        "e.getBoundingClientRect().top + window.scrollY : -1;\n",
+        s);
+  return measure(page, width, height, body);
 }
 
 // The first screen says what is wrong: the diagnosis's first finding is within the first 900 px at
@@ -210,6 +213,42 @@ TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
     EXPECT_LT(at[".diagnosis li"], 900 - 60)
         << "the first finding starts below the first screen at " << width;
     EXPECT_GT(at["#findings"], 900) << "the diagnosis, not the findings section, is what fits at " << width;
+  }
+}
+
+// A long table scrolled inside its frame keeps its header row at the frame's top and its name
+// column at the frame's left (the kernels table of the shared A100 trace, or the example's).
+TEST(Browser, ALongTableKeepsItsHeaderAndNameColumnInView) {
+  REQUIRE_CHROMIUM();
+  std::string trace = shared_traces_dir().empty()
+                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
+                          : shared_traces_dir() + "/a100_80g_5steps_rank0.json.gz";
+  std::string page = temp_dir() + "/long-table.html";
+  run_perfgate("analyze " + trace + " -q --html-rows 500 --html " + page);
+  std::map<std::string, double> at = measure(page, 1400, 900, R"(
+  var details = document.getElementById("table-0-kernels_by_op");
+  if (details && details.tagName === "DETAILS") details.open = true;
+  var table = details.tagName === "TABLE" ? details : details.querySelector("table");
+  var frame = table.closest(".table-wrap");
+  out.rows = table.tBodies[0].rows.length;
+  frame.scrollTop = frame.scrollHeight;
+  frame.scrollLeft = frame.scrollWidth;
+  out.scrolled_down = frame.scrollTop;
+  out.scrolled_right = frame.scrollLeft;
+  var top = frame.getBoundingClientRect().top + frame.clientTop;
+  var left = frame.getBoundingClientRect().left + frame.clientLeft + parseFloat(getComputedStyle(frame).paddingLeft);
+  out.header_offset = table.tHead.rows[0].cells[1].getBoundingClientRect().top - top;
+  var last = table.tBodies[0].rows[table.tBodies[0].rows.length - 1];
+  out.name_offset = last.cells[0].getBoundingClientRect().left - left;
+  out.frame_height = frame.getBoundingClientRect().height;)");
+  ASSERT_TRUE(at.count("rows")) << "nothing measured";
+  EXPECT_GT(at["rows"], 40) << "a long table";
+  EXPECT_GT(at["scrolled_down"], 500) << "the frame scrolls, not the page";
+  EXPECT_LE(at["frame_height"], 900 * 0.8 + 1);
+  EXPECT_NEAR(at["header_offset"], 0, 2) << "the header row stays at the frame's top";
+  EXPECT_GT(at["scrolled_right"], 0) << "the table is wider than its frame";
+  if (at["scrolled_right"] > 0) {
+    EXPECT_NEAR(at["name_offset"], 0, 2) << "the name column stays at the frame's left";
   }
 }
 

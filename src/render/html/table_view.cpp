@@ -17,6 +17,11 @@ bool numeric_unit(std::string_view unit) {
   return !unit.empty();
 }
 
+// Columns of long structured text, kept to one line in the page (the tooltip has all of it).
+bool is_one_line_column(std::string_view name) {
+  return name == "call_stack" || name == "input_shapes" || name == "module";
+}
+
 }  // namespace
 
 TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id,
@@ -44,12 +49,12 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
       const ReportCell& cell = t.rows[r][c];
       TemplateData v;
       std::string text = cell_text(cell, t.columns[c].unit);
-      if (text.size() > kMaxCellChars) {
-        v.set("full", text);
-        text = shorten(text, kMaxCellChars);
-      }
+      bool line = is_one_line_column(t.columns[c].name);
+      if (text.size() > kMaxCellChars || (line && text.size() > 1)) v.set("full", text);
+      if (text.size() > kMaxCellChars) text = shorten(text, kMaxCellChars);
       v.set("text", text);
       v.set("num", numeric_unit(t.columns[c].unit));
+      v.set("line", line);
       if (auto n = cell_number(cell); n && numeric_unit(t.columns[c].unit))
         v.set("sort", fmt::format("{:.17g}", *n));
       cells.push_back(v);
