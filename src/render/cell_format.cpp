@@ -32,6 +32,19 @@ std::string cell_text(const ReportCell& cell, std::string_view unit) {
   return format_value(v, unit);
 }
 
+bool on_trace_clock(std::string_view table, std::string_view column) {
+  return column == "start_us" && (table == "iterations" || table == "gpu_gaps");
+}
+
+ReportCell shown_cell(const ReportTable& table, std::size_t row, std::size_t column,
+                      std::optional<double> window_start_us) {
+  const ReportCell& cell = table.rows[row][column];
+  std::optional<double> n = cell_number(cell);
+  if (n && window_start_us && on_trace_clock(table.name, table.columns[column].name))
+    return *n - *window_start_us;
+  return cell;
+}
+
 std::string_view header_unit(const ReportColumn& column) {
   std::string_view unit = column.unit;
   std::string_view name = column.name;

@@ -1,6 +1,7 @@
 // Cells of report tables as text, shared by the renderers that show tables (HTML, Markdown).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -15,6 +16,14 @@ std::string cell_text(const ReportCell& cell, std::string_view unit);
 // count columns ("rank", "calls"), and names that already end in their unit ("duration_us",
 // "idle_pct", "bytes").
 std::string_view header_unit(const ReportColumn& column);
+
+// Columns on the trace clock (epoch microseconds: iteration and gap starts). The outputs that show
+// tables show them from the worker's window start, with the header saying so.
+bool on_trace_clock(std::string_view table, std::string_view column);
+inline constexpr std::string_view kFromWindowStart = "from the window start";
+// A cell as shown: a trace-clock value from `window_start_us` when one is given.
+ReportCell shown_cell(const ReportTable& table, std::size_t row, std::size_t column,
+                      std::optional<double> window_start_us);
 
 // The first `n` bytes of `s`, not ending inside a UTF-8 sequence.
 std::string_view utf8_prefix(std::string_view s, std::size_t n);

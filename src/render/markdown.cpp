@@ -133,13 +133,16 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
                                   r.verdict->passed, r.verdict->not_applicable, r.verdict->skipped));
 }
 
-TemplateData table_data(const ReportTable& t, std::size_t rows, bool open) {
+// `window_start_us`: the worker's window start, from which trace-clock columns are shown.
+TemplateData table_data(const ReportTable& t, std::size_t rows, bool open,
+                        std::optional<double> window_start_us = {}) {
   TemplateData d;
   d.set("title", esc(t.title));
   d.set("open", open);
   std::string header = "|", rule = "|";
   for (const auto& c : t.columns) {
     std::string_view unit = header_unit(c);
+    if (window_start_us && on_trace_clock(t.name, c.name)) unit = kFromWindowStart;
     header += " " + esc(c.name) + (unit.empty() ? "" : " (" + esc(std::string(unit)) + ")") + " |";
     rule += c.unit.empty() ? "---|" : "---:|";
   }
@@ -149,8 +152,10 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open) {
   std::size_t shown = std::min(rows, t.rows.size());
   for (std::size_t i = 0; i < shown; ++i) {
     std::string line = "|";
-    for (std::size_t c = 0; c < t.columns.size() && c < t.rows[i].size(); ++c)
-      line += " " + esc(shorten(cell_text(t.rows[i][c], t.columns[c].unit), kMaxCellChars)) + " |";
+    for (std::size_t c = 0; c < t.columns.size() && c < t.rows[i].size(); ++c) {
+      ReportCell cell = shown_cell(t, i, c, window_start_us);
+      line += " " + esc(shorten(cell_text(cell, t.columns[c].unit), kMaxCellChars)) + " |";
+    }
     list.push_back(TemplateData(line));
   }
   d.set("rows", list);
@@ -162,8 +167,10 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open) {
 
 void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateData& view) {
   TemplateData list = template_list();
+  std::optional<double> window_start;
+  if (!r.workers.empty()) window_start = r.workers.front().window.start_us;
   auto add = [&](const ReportTable* t, std::size_t rows, bool open) {
-    if (t && !t->rows.empty() && rows > 0) list.push_back(table_data(*t, rows, open));
+    if (t && !t->rows.empty() && rows > 0) list.push_back(table_data(*t, rows, open, window_start));
   };
   const std::vector<ReportTable>* worker = r.workers.empty() ? nullptr : &r.workers.front().tables;
   if (worker) add(find_table(*worker, "top_gpu_ops"), compact ? 5 : 10, true);

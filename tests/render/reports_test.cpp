@@ -194,6 +194,30 @@ TEST(MarkdownReport, ListsEndAndCutTablesSaySo) {
   }
 }
 
+// Iteration and gap starts are epoch microseconds in the JSON report; the page and the Markdown
+// show them from the window start, and their headers say so.
+TEST(HtmlReport, StartTimesFromTheWindowStart) {
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  const ReportWorker& w = report.workers.front();
+  const ReportTable* iterations = find_table(w.tables, "iterations");
+  ASSERT_TRUE(iterations && iterations->rows.size() > 2);
+  double first = *cell_number(*find_cell(*iterations, 0, "start_us"));
+  double third = *cell_number(*find_cell(*iterations, 2, "start_us"));
+  ASSERT_GT(w.window.start_us, 0.0) << "the trace clock is not the window's";
+  EXPECT_DOUBLE_EQ(first, w.window.start_us) << "the JSON keeps the trace clock";
+  std::string relative = cell_text(ReportCell{third - w.window.start_us}, "us");
+  std::string page = render_html(report).page;
+  EXPECT_TRUE(contains(page, "start_us <span class=\"unit\">(from the window start)</span>"));
+  std::size_t table = page.find("id=\"table-0-iterations\"");
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_NE(page.find(">0.0</td>", table), std::string::npos);
+  EXPECT_NE(page.find(">" + relative + "</td>", table), std::string::npos) << relative;
+  std::string md = render_markdown(report);
+  EXPECT_TRUE(contains(md, "start\\_us (from the window start)"));
+  EXPECT_TRUE(contains(md, "| " + relative + " |")) << relative;
+}
+
 // Headers carry a unit only where it says something: not on identifiers and counts ("rank",
 // "calls"), nor on names that end in their unit ("device_self_us").
 TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {

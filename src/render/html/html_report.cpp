@@ -171,7 +171,8 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
     TemplateData tables = template_list();
     for (const ReportTable& t : r.workers[w].tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
-        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", w, t.name), kCollapsedRows));
+        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", w, t.name), kCollapsedRows,
+                                    r.workers[w].window.start_us));
     worker.set("tables", tables);
     workers.push_back(worker);
   }

@@ -25,7 +25,7 @@ bool is_one_line_column(std::string_view name) {
 }  // namespace
 
 TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id,
-                        std::size_t collapse_over) {
+                        std::size_t collapse_over, std::optional<double> window_start_us) {
   TemplateData view;
   view.set("collapsed", t.rows.size() > collapse_over);
   view.set("id", id);
@@ -36,6 +36,7 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
     TemplateData col;
     col.set("name", c.name);
     if (std::string_view unit = header_unit(c); !unit.empty()) col.set("unit", std::string(unit));
+    if (window_start_us && on_trace_clock(t.name, c.name)) col.set("unit", std::string(kFromWindowStart));
     col.set("num", numeric_unit(c.unit));
     columns.push_back(col);
   }
@@ -46,7 +47,7 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   for (std::size_t r = 0; r < shown; ++r) {
     TemplateData cells = template_list();
     for (std::size_t c = 0; c < t.rows[r].size() && c < t.columns.size(); ++c) {
-      const ReportCell& cell = t.rows[r][c];
+      ReportCell cell = shown_cell(t, r, c, window_start_us);
       TemplateData v;
       std::string text = cell_text(cell, t.columns[c].unit);
       bool line = is_one_line_column(t.columns[c].name);
