@@ -216,6 +216,31 @@ TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
   }
 }
 
+// Chart and timeline text is at least 11 CSS px at desktop and phone widths: charts keep their
+// drawn size on narrow screens and scroll sideways instead of shrinking.
+TEST(Browser, ChartTextIsReadableAtBothWidths) {
+  REQUIRE_CHROMIUM();
+  std::string trace = shared_traces_dir().empty()
+                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
+                          : shared_traces_dir() + "/resnet50_v100_workers0.pt.trace.json.gz";
+  std::string page = temp_dir() + "/charts.html";
+  run_perfgate("analyze " + trace + " -q --html " + page);
+  for (int width : {1400, 390}) {
+    std::map<std::string, double> at = measure(page, width, 900, R"(
+  out.texts = 0; out.smallest = 1000;
+  document.querySelectorAll(".card.chart svg, .timeline svg").forEach(function (svg) {
+    var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    svg.querySelectorAll("text").forEach(function (t) {
+      out.texts += 1;
+      out.smallest = Math.min(out.smallest, parseFloat(t.getAttribute("font-size")) * scale);
+    });
+  });)");
+    ASSERT_TRUE(at.count("texts")) << "nothing measured at " << width;
+    EXPECT_GT(at["texts"], 10) << "charts with text at " << width;
+    EXPECT_GE(at["smallest"], 10.95) << "the smallest chart text at " << width << " px";
+  }
+}
+
 // A long table scrolled inside its frame keeps its header row at the frame's top and its name
 // column at the frame's left (the kernels table of the shared A100 trace, or the example's).
 TEST(Browser, ALongTableKeepsItsHeaderAndNameColumnInView) {
