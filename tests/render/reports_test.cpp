@@ -218,6 +218,34 @@ TEST(HtmlReport, StartTimesFromTheWindowStart) {
   EXPECT_TRUE(contains(md, "| " + relative + " |")) << relative;
 }
 
+// In the iterations chart, a step outside the window is a dashed outline, not a grey bar that reads
+// as "no kernel running"; and the tallest bar stays under the plot's top.
+TEST(HtmlReport, StepsOutsideTheWindowAreOutlines) {
+  TrainingRun run;
+  AnalysisOptions options;
+  options.window.skip_first = 2;
+  ReportModel report = report_of_json(training_trace(run), default_rules(), options);
+  std::size_t outside = 0;
+  for (const ReportStep& s : report.workers.front().steps) outside += !s.in_window;
+  ASSERT_EQ(outside, 2U);
+  std::string page = render_html(report).page;
+  std::size_t chart = page.find("aria-label=\"Iterations\"");
+  ASSERT_NE(chart, std::string::npos);
+  std::string svg = page.substr(chart, page.find("</svg>", chart) - chart);
+  std::size_t outlines = 0;
+  for (std::size_t at = svg.find("stroke-dasharray=\"3 2\""); at != std::string::npos;
+       at = svg.find("stroke-dasharray=\"3 2\"", at + 1))
+    ++outlines;
+  EXPECT_EQ(outlines, outside);
+  EXPECT_NE(svg.find("outside the window"), std::string::npos);
+  EXPECT_TRUE(contains(page, "steps outside the aggregation window as dashed outlines"));
+  // No bar (the rectangles of a step's <g>) reaches the top of the plot (y = 14).
+  for (std::size_t g = svg.find("<g>"); g != std::string::npos; g = svg.find("<g>", g + 1)) {
+    std::string bar = svg.substr(g, svg.find("</g>", g) - g);
+    EXPECT_EQ(bar.find("y=\"14.00\""), std::string::npos) << bar;
+  }
+}
+
 // Headers carry a unit only where it says something: not on identifiers and counts ("rank",
 // "calls"), nor on names that end in their unit ("device_self_us").
 TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {

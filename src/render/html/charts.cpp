@@ -95,7 +95,8 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
   double max = 0;
   for (const auto& s : steps) max = std::max(max, s.total_us);
   std::vector<double> ticks = axis_ticks(max);
-  double scale_max = ticks.empty() ? 1 : std::max(max, ticks.back());
+  // Headroom over the tallest bar, so that it never touches the top of the plot.
+  double scale_max = ticks.empty() ? 1 : std::max(max * 1.08, ticks.back());
   std::string svg = open_svg(width, height, title);
   double slot = steps.empty() ? plot_w : plot_w / static_cast<double>(steps.size());
   double bar = std::max(1.0, std::min(slot * 0.72, 40.0));
@@ -128,10 +129,13 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
       if (s.parts_us[p] > 0)
         tooltip += fmt::format("\n{}: {}", legend[p].label, format_duration_us(s.parts_us[p]));
     svg += "<g>";
-    if (s.parts_us.empty() || !s.in_window) {
+    if (!s.in_window) {  // a dashed outline: not to be taken for time without kernels
       double h = plot_h * s.total_us / scale_max;
-      svg += rect(x, y - h, bar, h, "#9aa3b2", tooltip + (s.in_window ? "" : "\noutside the window"),
-                  R"( fill-opacity="0.55")");
+      svg += rect(x, y - h, bar, h, "none", tooltip + "\noutside the window",
+                  R"( stroke="currentColor" stroke-opacity="0.55" stroke-dasharray="3 2")");
+    } else if (s.parts_us.empty()) {
+      double h = plot_h * s.total_us / scale_max;
+      svg += rect(x, y - h, bar, h, "#9aa3b2", tooltip, R"( fill-opacity="0.55")");
     } else {
       for (std::size_t p = 0; p < s.parts_us.size() && p < legend.size(); ++p) {
         double h = plot_h * s.parts_us[p] / scale_max;

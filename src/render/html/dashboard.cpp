@@ -200,10 +200,9 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
     }
     by_kind.push_back(std::move(c));
   }
-  charts.push_back(
-      step_chart("Iterations", by_kind, kinds,
-                 "Every step detected: kernel time by kind; steps outside the aggregation window in "
-                 "grey."));
+  charts.push_back(step_chart("Iterations", by_kind, kinds,
+                              "Every step detected: kernel time by kind; steps outside the aggregation "
+                              "window as dashed outlines."));
   view.set("step_charts", charts);
 }
 
