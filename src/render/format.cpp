@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "perfgate/units.h"
+
 namespace perfgate {
 
 std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name) {
@@ -20,6 +22,13 @@ std::string gpu_architecture_text(const ReportGpu& g) {
   std::string text = " (" + parts.front();
   for (std::size_t i = 1; i < parts.size(); ++i) text += ", " + parts[i];
   return text + ")";
+}
+
+std::string signed_change(const ReportMetricChange& c) {
+  if (!c.delta) return "–";
+  if (c.unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
+  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, c.unit);
+  return c.ratio ? fmt::format("{} ({:+.1f}%)", change, 100 * (*c.ratio - 1)) : change;
 }
 
 std::string baseline_mismatch_text(const ReportModel& r) {

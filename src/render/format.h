@@ -17,6 +17,10 @@ std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std
 // (AMD has no sm numbers), " (Volta, sm 7.0, inferred from kernel names)", or "".
 std::string gpu_architecture_text(const ReportGpu& g);
 
+// A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
+// when there is none.
+std::string signed_change(const ReportMetricChange& c);
+
 // When the baseline is not comparable as it stands: "The baseline ran on other GPUs (NVIDIA A100
 // against Tesla V100): its changes mix hardware and code." and/or that another perfgate version
 // made it; "" when neither. Every output with a baseline shows it.

@@ -71,13 +71,6 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
   view.set("has_baseline", r.baseline.has_value());
 }
 
-std::string signed_change(const ReportMetricChange& c) {
-  if (!c.delta) return "–";
-  if (c.unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
-  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, c.unit);
-  return c.ratio ? fmt::format("{} ({:+.1f}%)", change, 100 * (*c.ratio - 1)) : change;
-}
-
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   TemplateData list = template_list();
   for (const KeyMetric& k : kKeyMetrics) {

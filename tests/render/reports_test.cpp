@@ -10,6 +10,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "perfgate/units.h"
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "support/helpers.h"
@@ -368,6 +369,17 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(md, R"(| delta\_cpu\_us\_per\_step (us) |)")) << md;
   std::string html = render_html(report).page;
   EXPECT_TRUE(contains(html, "Region changes against the baseline"));
+  // Each gated metric with its value, the baseline's and the change: the data loader's share went
+  // from the baseline's to this run's, and the page says both.
+  const ReportFinding* loader_rule = find_finding(report, "regression.dataloader");
+  ASSERT_TRUE(loader_rule && loader_rule->baseline && loader_rule->value);
+  std::size_t gated = html.find("id=\"table-gated_metrics\"");
+  ASSERT_NE(gated, std::string::npos);
+  std::string row = html.substr(html.find(">regression.dataloader<", gated), 400);
+  EXPECT_TRUE(contains(row, ">" + format_value(loader_rule->value, "%") + "<")) << row;
+  EXPECT_TRUE(contains(row, ">" + format_value(loader_rule->baseline, "%") + "<")) << row;
+  EXPECT_TRUE(contains(row, fmt::format(">{:+.1f} pts<", *loader_rule->value - *loader_rule->baseline)))
+      << row;
   EXPECT_TRUE(contains(html, ">delta_cpu_us_per_step <span class=\"unit\">(us)</span></th>"));
   std::string json = render_json(report);
   EXPECT_TRUE(contains(json, "\"region_deltas\"")) << "in the JSON report";

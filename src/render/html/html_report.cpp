@@ -184,6 +184,27 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
                          r.workers.size() - sections));
 }
 
+// Each metric a baseline rule reads: its value now, the baseline's, the change and the rule's status.
+ReportTable gated_metrics_table(const ReportModel& r) {
+  ReportTable t{"gated_metrics",
+                "Gated metrics against the baseline",
+                "Each metric a baseline rule reads, now and in the baseline",
+                {},
+                {}};
+  for (const char* name : {"metric", "rule", "value", "baseline", "change", "status"})
+    t.columns.push_back({name, "", ""});
+  for (const ReportFinding& f : r.findings) {
+    if (f.status == FindingStatus::Skipped || !r.baseline) continue;
+    auto change = std::find_if(r.baseline->metrics.begin(), r.baseline->metrics.end(),
+                               [&](const ReportMetricChange& c) { return c.name == f.metric; });
+    if (change == r.baseline->metrics.end() || !f.baseline) continue;
+    t.rows.push_back({f.metric, f.id, format_value(change->value, change->unit),
+                      format_value(change->baseline, change->unit), signed_change(*change),
+                      std::string(finding_status_name(f.status))});
+  }
+  return t;
+}
+
 void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
   if (!r.baseline) return;
   const ReportBaseline& b = *r.baseline;
@@ -196,6 +217,7 @@ void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view
   if (!gpus.empty()) d.set("gpus", gpus);
   d.set("hardware_differs", b.hardware_differs);
   TemplateData tables = template_list();
+  tables.push_back(table_view(gated_metrics_table(r), SIZE_MAX, "gated_metrics"));
   for (std::string_view name : kDeltaTables)
     if (const ReportTable* t = find_table(r.tables, name))
       tables.push_back(table_view(*t, o.max_rows, std::string(name), kCollapsedRows));
