@@ -48,18 +48,19 @@ TemplateData summary(const ReportModel& r) {
   auto add = [&](const std::string& label, const std::string& value) { list.push_back(entry(label, value)); };
   add("Window", format_duration_us(metric(r, "window.wall_us")));
   add("GPUs", format_value(metric(r, "gpu.count"), "count"));
-  add("GPU busy", format_pct(metric(r, "gpu.busy_pct")));
-  add("SM efficiency", format_pct(metric(r, "gpu.sm_efficiency_pct")));
-  add("Tensor Core kernel time", format_pct(metric(r, "tensor_core.kernel_time_pct")));
+  // Each percentage says what it is a share of.
+  add("GPU busy, of the window", format_pct(metric(r, "gpu.busy_pct")));
+  add("SM efficiency, of the window", format_pct(metric(r, "gpu.sm_efficiency_pct")));
+  add("Tensor Core share of kernel time", format_pct(metric(r, "tensor_core.kernel_time_pct")));
   // Without a rate (FLOPs known for too little of the work, rules: compute), the coverage says why.
   std::optional<double> coverage = metric(r, "compute.flops_coverage_pct");
   std::string why = !metric(r, "compute.mfu_pct") && coverage
                         ? fmt::format(" (FLOPs known for {} of the eligible ops' time)", format_pct(coverage))
                         : "";
   add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"));
-  add("MFU", format_pct(metric(r, "compute.mfu_pct")) + why);
-  add("Data loader", format_pct(metric(r, "breakdown.dataloader_pct")));
-  add("Communication", format_pct(metric(r, "breakdown.communication_pct")));
+  add("MFU, of the GPUs' peak", format_pct(metric(r, "compute.mfu_pct")) + why);
+  add("Data loader, of the step", format_pct(metric(r, "breakdown.dataloader_pct")));
+  add("Communication, of the step", format_pct(metric(r, "breakdown.communication_pct")));
   add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"));
   return list;
 }
@@ -75,7 +76,7 @@ TemplateData step_summary(const ReportModel& r) {
   add("p90", "steps.p90_us");
   add("Min", "steps.min_us");
   add("Max", "steps.max_us");
-  list.push_back(entry("Variation (cv)", format_pct(metric(r, "steps.cv_pct"))));
+  list.push_back(entry("Variation (cv, of the mean)", format_pct(metric(r, "steps.cv_pct"))));
   return list;
 }
 
