@@ -197,15 +197,22 @@ std::map<std::string, double> layout(const std::string& page, int width, int hei
   return measure(page, width, height, body);
 }
 
+// The HTML report of a shared trace (the bundled example where ../shared/traces is absent), written
+// with `options` into a fresh folder.
+std::string page_of(const std::string& shared_trace, const std::string& options = "") {
+  std::string trace = shared_traces_dir().empty()
+                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
+                          : shared_traces_dir() + "/" + shared_trace;
+  std::string page = temp_dir() + "/report.html";
+  run_perfgate("analyze " + trace + " -q " + options + " --html " + page);
+  return page;
+}
+
 // The first screen says what is wrong: the diagnosis's first finding is within the first 900 px at
 // desktop and phone widths, on the shared ResNet-50 trace (the DataLoader finding) or the example.
 TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
   REQUIRE_CHROMIUM();
-  std::string trace = shared_traces_dir().empty()
-                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
-                          : shared_traces_dir() + "/resnet50_v100_workers0.pt.trace.json.gz";
-  std::string page = temp_dir() + "/first-screen.html";
-  run_perfgate("analyze " + trace + " -q --html " + page);
+  std::string page = page_of("resnet50_v100_workers0.pt.trace.json.gz");
   for (int width : {1400, 390}) {
     std::map<std::string, double> at = layout(page, width, 900, {".diagnosis li", "#findings"});
     ASSERT_TRUE(at.count(".diagnosis li")) << "no layout measured at " << width;
@@ -220,11 +227,7 @@ TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
 // drawn size on narrow screens and scroll sideways instead of shrinking.
 TEST(Browser, ChartTextIsReadableAtBothWidths) {
   REQUIRE_CHROMIUM();
-  std::string trace = shared_traces_dir().empty()
-                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
-                          : shared_traces_dir() + "/resnet50_v100_workers0.pt.trace.json.gz";
-  std::string page = temp_dir() + "/charts.html";
-  run_perfgate("analyze " + trace + " -q --html " + page);
+  std::string page = page_of("resnet50_v100_workers0.pt.trace.json.gz");
   for (int width : {1400, 390}) {
     std::map<std::string, double> at = measure(page, width, 900, R"(
   out.texts = 0; out.smallest = 1000;
@@ -245,11 +248,7 @@ TEST(Browser, ChartTextIsReadableAtBothWidths) {
 // column at the frame's left (the kernels table of the shared A100 trace, or the example's).
 TEST(Browser, ALongTableKeepsItsHeaderAndNameColumnInView) {
   REQUIRE_CHROMIUM();
-  std::string trace = shared_traces_dir().empty()
-                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
-                          : shared_traces_dir() + "/a100_80g_5steps_rank0.json.gz";
-  std::string page = temp_dir() + "/long-table.html";
-  run_perfgate("analyze " + trace + " -q --html-rows 500 --html " + page);
+  std::string page = page_of("a100_80g_5steps_rank0.json.gz", "--html-rows 500");
   std::map<std::string, double> at = measure(page, 1400, 900, R"(
   var details = document.getElementById("table-0-kernels_by_op");
   if (details && details.tagName === "DETAILS") details.open = true;
