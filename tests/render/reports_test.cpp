@@ -337,6 +337,12 @@ TEST(XlsxReport, FormatsFrozenNamesLinksAndFiredFindingsFirst) {
   std::size_t at = 0;
   for (std::size_t i = 0; i <= index; ++i) at = strings.find("<si>", at) + 4;
   EXPECT_EQ(strings.substr(at, strings.find("</si>", at) - at).find("warn"), 3U) << "<t>warn</t>";
+  // The iterations chart colours each part as the HTML page does (kernel #2f6fde, data loader
+  // #d9534f) and says its unit as the page does.
+  std::string chart = unzip(path, "xl/charts/chart1.xml");
+  EXPECT_TRUE(contains(chart, "<a:srgbClr val=\"2F6FDE\"/>")) << chart.substr(0, 400);
+  EXPECT_TRUE(contains(chart, "<a:srgbClr val=\"D9534F\"/>"));
+  EXPECT_TRUE(contains(chart, "µs"));
   // The Ops sheet (the eighth) keeps its header row and name column in view.
   EXPECT_TRUE(contains(unzip(path, "xl/worksheets/sheet8.xml"), "<pane xSplit=\"1\" ySplit=\"1\""));
 }

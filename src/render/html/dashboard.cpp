@@ -1,5 +1,7 @@
 #include "render/html/dashboard.h"
 
+#include "render/colors.h"
+
 #include <algorithm>
 #include <map>
 
@@ -10,15 +12,6 @@
 
 namespace perfgate {
 namespace {
-
-// The colours of the plugin's breakdown parts, in its priority order, and of DLProf's resources.
-constexpr std::array<const char*, kBreakdownParts> kBreakdownColors = {
-    "#2f6fde", "#16a2a2", "#7bc6c6", "#8d5bd6", "#e0a100", "#d9534f", "#f08c3a", "#9aa3b2"};
-constexpr std::array<const char*, kResourceParts> kResourceColors = {"#1f8a4c", "#2f6fde", "#16a2a2",
-                                                                     "#f08c3a", "#9aa3b2"};
-constexpr const char* kUtilizationColor = "#2f6fde";
-constexpr const char* kTensorCoreColor = "#1f8a4c";
-constexpr const char* kPlainColor = "#c3c9d4";
 
 TemplateData entry(const std::string& label, const std::string& value) {
   TemplateData d;

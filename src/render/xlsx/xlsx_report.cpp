@@ -15,6 +15,7 @@
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/colors.h"
 #include "render/see_also.h"
 #include "render/temp_files.h"
 #include "render/xlsx/workbook.h"
@@ -166,7 +167,7 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   if (t->rows.empty()) return;
   lxw_chart* chart = xlsx_library().workbook_add_chart(wb.raw(), LXW_CHART_COLUMN_STACKED);
   xlsx_library().chart_title_set_name(chart, "Step time breakdown");
-  xlsx_library().chart_axis_set_name(chart->y_axis, "us");
+  xlsx_library().chart_axis_set_name(chart->y_axis, "µs");
   std::size_t name_col = 0;
   for (std::size_t c = 0; c < t->columns.size(); ++c) {
     const std::string& name = t->columns[c].name;
@@ -180,7 +181,14 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
                                                static_cast<lxw_col_t>(name_col));
     xlsx_library().chart_series_set_values(s, "Iterations", 1, static_cast<lxw_col_t>(c), last,
                                            static_cast<lxw_col_t>(c));
-    xlsx_library().chart_series_set_name(s, name.substr(0, name.size() - 3).c_str());
+    std::string part_name = name.substr(0, name.size() - 3);
+    xlsx_library().chart_series_set_name(s, part_name.c_str());
+    // The part's colour in the HTML page.
+    if (std::optional<unsigned> color = breakdown_color(part_name)) {
+      lxw_chart_fill fill{};
+      fill.color = *color;
+      xlsx_library().chart_series_set_fill(s, &fill);
+    }
   }
   lxw_chart_options placement{};
   placement.x_offset = 10;
