@@ -123,14 +123,20 @@ struct GapRow {
 };
 
 // One box of the representative step's timeline, relative to the step's start.
+// Host lanes of the timeline: a box's device says which, its stream is the thread id.
+inline constexpr std::int32_t kHostOpsDevice = -1;  // outermost ops and DataLoader ops
+inline constexpr std::int32_t kRuntimeDevice = -2;  // runtime calls
+
 struct TimelineBox {
-  std::int32_t device = 0;
-  std::uint32_t stream = 0;
+  std::int32_t device = 0;   // a GPU, or kHostOpsDevice / kRuntimeDevice
+  std::uint32_t stream = 0;  // a GPU stream, or a host thread id
   TimeNs start = 0;
   TimeNs duration = 0;
-  std::string name;  // kernel short name, or "N activities" for merged boxes
+  std::string name;  // kernel short name, op or call name, or "N activities" for merged boxes
   std::string op;
-  std::string kind;  // kernel, tc_kernel, communication, memcpy, memset, merged
+  // GPU: kernel, tc_kernel, communication, memcpy, memset; host: cpu_op, dataloader, runtime, sync;
+  // merged
+  std::string kind;
 };
 
 struct Timeline {

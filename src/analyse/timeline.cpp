@@ -1,6 +1,7 @@
 #include "analyse/timeline.h"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -55,6 +56,47 @@ std::vector<TimelineBox> merge_small(std::vector<TimelineBox> boxes, TimeNs pixe
   return out;
 }
 
+// An op is outermost when no op encloses it other than the step markers (annotations and Python
+// functions may).
+bool outermost_op(const Profile& p, std::uint32_t i, const std::set<std::uint32_t>& markers) {
+  for (std::uint32_t up = p.host_events[i].parent; up != kNone; up = p.host_events[up].parent)
+    if (p.host_events[up].kind == HostKind::Op && !markers.count(up)) return false;
+  return true;
+}
+
+// What the threads that launch GPU work did during the step, above the GPU lanes: their outermost
+// ops (DataLoader ops of any kind marked) on lane (kHostOpsDevice, thread id), their runtime calls
+// (synchronising ones marked) on lane (kRuntimeDevice, thread id).
+void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
+                    const std::vector<std::uint32_t>& marker_events, std::vector<TimelineBox>& boxes) {
+  std::set<std::uint32_t> launching;
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (c.end > step.start && c.start < step.end) launching.insert(c.thread);
+  auto box = [&](std::int32_t lane, std::uint32_t thread, TimeNs start, TimeNs end, StringId name,
+                 const char* kind) {
+    start = std::max(start, step.start);
+    end = std::min(end, step.end);
+    if (end <= start) return;
+    auto tid = static_cast<std::uint32_t>(p.threads[thread].tid);
+    std::string text(p.str(name));
+    boxes.push_back({lane, tid, start - step.start, end - start, text, text, kind});
+  };
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (launching.count(c.thread))
+      box(kRuntimeDevice, c.thread, c.start, c.end, c.name, classes.sync_call(c.name) ? "sync" : "runtime");
+  std::set<std::uint32_t> markers(marker_events.begin(), marker_events.end());
+  for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
+    const HostEvent& e = p.host_events[i];
+    if (!launching.count(e.thread) || e.end <= step.start || e.start >= step.end || markers.count(i))
+      continue;
+    if (classes.dataloader_op(e.name)) {
+      box(kHostOpsDevice, e.thread, e.start, e.end, e.name, "dataloader");
+    } else if (e.kind == HostKind::Op && outermost_op(p, i, markers)) {
+      box(kHostOpsDevice, e.thread, e.start, e.end, e.name, "cpu_op");
+    }
+  }
+}
+
 }  // namespace
 
 Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& classes,
@@ -79,6 +121,7 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
                      kind_of(p, a, classes, i)});
   }
   t.activities = boxes.size();
+  add_host_boxes(p, classes, *step, steps.marker_events, boxes);
   std::stable_sort(boxes.begin(), boxes.end(), [](const TimelineBox& x, const TimelineBox& y) {
     return std::tie(x.device, x.stream, x.start) < std::tie(y.device, y.stream, y.start);
   });

@@ -1,5 +1,8 @@
-// The timeline of one representative step (the median one): per stream, its GPU activities,
-// merged where they are shorter than a pixel of a 1000-pixel-wide drawing, at most 5,000 boxes.
+// The timeline of one representative step (the median one): per stream, its GPU activities, and
+// above them what the threads that launch GPU work did (their outermost ops and DataLoader ops, and
+// their runtime calls), merged where they are shorter than a pixel of a 1000-pixel-wide drawing,
+// at most 5,000 boxes. Host boxes have a device of kHostOpsDevice or kRuntimeDevice and the thread
+// id as their stream.
 #pragma once
 
 #include "analyse/attribution.h"

@@ -371,17 +371,19 @@ constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
 }};
 
 constexpr std::array<Column<TimelineBox>, 7> kTimelineColumns = {{
-    {"device", "count", "GPU",
+    {"device", "count", "GPU; -1: host ops, -2: runtime calls (the host lanes)",
      [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.device)}; }},
-    {"stream", "count", "Stream",
+    {"stream", "count", "Stream; the thread id for host lanes",
      [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.stream)}; }},
     {"start_us", "us", "Start, relative to the step's start",
      [](const TimelineBox& b) { return us(b.start); }},
     {"duration_us", "us", "Duration within the step", [](const TimelineBox& b) { return us(b.duration); }},
-    {"name", "", "Kernel short name, or N activities for merged short ones",
+    {"name", "", "Kernel short name, op or call name, or N activities for merged short ones",
      [](const TimelineBox& b) { return ReportCell{b.name}; }},
-    {"op", "", "Launching op", [](const TimelineBox& b) { return text(b.op); }},
-    {"kind", "", "kernel, tc_kernel, communication, memcpy, memset or merged",
+    {"op", "", "Launching op (host boxes: the op or call itself)",
+     [](const TimelineBox& b) { return text(b.op); }},
+    {"kind", "",
+     "kernel, tc_kernel, communication, memcpy, memset; host: cpu_op, dataloader, runtime, sync; or merged",
      [](const TimelineBox& b) { return ReportCell{b.kind}; }},
 }};
 
@@ -490,7 +492,9 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
       "Idle stretches of 500 us or more of each GPU in the window (before its first activity, between "
       "two, after its last), longest first, split by what the launching host threads did",
       kGapColumns, t.gpu_gaps));
-  add(make_table("timeline", "Step timeline", "GPU activities of the median step, per stream",
+  add(make_table("timeline", "Step timeline",
+                 "The median step: GPU activities per stream, and the outermost ops, DataLoader ops and "
+                 "runtime calls of the threads that launch GPU work",
                  kTimelineColumns, t.timeline.boxes));
   return out;
 }

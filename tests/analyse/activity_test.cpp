@@ -1,6 +1,9 @@
 // Host-side costs, idle time, communication, memory, step robustness, the timeline and ranks.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "support/helpers.h"
@@ -129,8 +132,38 @@ TEST(Timeline, TheMedianStepWithShortActivitiesMerged) {
   }
   EXPECT_EQ(wide, 40u);
   EXPECT_GE(merged, 1u);
-  EXPECT_LT(tl.boxes.size(), 100u);
-  EXPECT_EQ(tl.boxes.front().start, 20000);  // relative to the step's start at 400
+  EXPECT_LT(
+      std::count_if(tl.boxes.begin(), tl.boxes.end(), [](const TimelineBox& b) { return b.device >= 0; }),
+      100);
+  auto gpu =
+      std::find_if(tl.boxes.begin(), tl.boxes.end(), [](const TimelineBox& b) { return b.device >= 0; });
+  ASSERT_NE(gpu, tl.boxes.end());
+  EXPECT_EQ(gpu->start, 20000);  // relative to the step's start at 400
+}
+
+// Above the GPU lanes, what the launching thread did in the step [0, 1000] µs: the DataLoader
+// [0, 300], the outermost op aten::linear [310, 400] (not aten::addmm inside it), its launch call
+// [320, 321] and a synchronising call [420, 500]; a thread that launches nothing gets no lane.
+TEST(Timeline, HostLanesOfTheLaunchingThreads) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", 0, 300);
+  t.op("aten::linear", 310, 90, 7).op("aten::addmm", 315, 80, 8);
+  t.launch("gemm", 320, 330, 50, 8);
+  t.runtime("cudaDeviceSynchronize", 420, 80, 99);
+  t.op("aten::copy_", 10, 50, 0, 2);  // another thread, no GPU work
+  WorkerAnalysis w = analyse_json(t.json());
+  std::vector<std::tuple<std::int32_t, std::uint32_t, TimeNs, TimeNs, std::string, std::string>> host;
+  for (const TimelineBox& b : w.tables.timeline.boxes)
+    if (b.device < 0) host.emplace_back(b.device, b.stream, b.start, b.duration, b.name, b.kind);
+  using Box = decltype(host)::value_type;
+  const std::string loader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+  EXPECT_EQ(host, (std::vector<Box>{
+                      {kRuntimeDevice, 1u, 320'000, 1'000, "cudaLaunchKernel", "runtime"},
+                      {kRuntimeDevice, 1u, 420'000, 80'000, "cudaDeviceSynchronize", "sync"},
+                      {kHostOpsDevice, 1u, 0, 300'000, loader, "dataloader"},
+                      {kHostOpsDevice, 1u, 310'000, 90'000, "aten::linear", "cpu_op"},
+                  }));
 }
 
 // Two ranks (distributedInfo ranks 3 and 5): mean steps 100 and 120 µs -> spread 20 / 110.

@@ -158,7 +158,7 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
                          double step_us, const std::string& title) {
   // Drawn at 1200 units and shown a little narrower on a desktop page: 12-unit text stays over 11 px
   // (as in the other charts, drawn at 600 and shown at about 560 in their cards).
-  constexpr double width = 1200, left = 130, right = 10, lane_h = 22, top = 8, axis = 24, font = 12;
+  constexpr double width = 1200, left = 180, right = 10, lane_h = 22, top = 8, axis = 24, font = 12;
   double height = top + lane_h * static_cast<double>(std::max<std::size_t>(lanes.size(), 1)) + axis;
   double plot_w = width - left - right;
   std::string svg = open_svg(width, height, title);

@@ -226,10 +226,28 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
 }
 
 // Colours by launching op: the ten ops with the most time in the step get their own.
+// Host boxes are coloured by what they are, in colours no GPU op gets (kOpColors).
+const char* host_color(std::string_view kind) {
+  if (kind == "cpu_op") return "#ffb74d";
+  if (kind == "dataloader") return "#b71c1c";
+  if (kind == "runtime") return "#fdd835";
+  if (kind == "sync") return "#4a148c";
+  return nullptr;
+}
+
+std::string_view host_kind_label(std::string_view kind) {
+  return kind == "cpu_op"       ? "host op"
+         : kind == "dataloader" ? "DataLoader"
+         : kind == "runtime"    ? "runtime call"
+                                : "synchronising call";
+}
+
+// Colours by launching op for GPU boxes.
 std::map<std::string, std::string> op_colors(const ReportTable& t) {
   std::map<std::string, double> time;
   for (std::size_t i = 0; i < t.rows.size(); ++i)
-    if (text_at(t, i, "kind") != "merged") time[text_at(t, i, "op")] += number_at(t, i, "duration_us");
+    if (text_at(t, i, "kind") != "merged" && number_at(t, i, "device") >= 0)
+      time[text_at(t, i, "op")] += number_at(t, i, "duration_us");
   std::vector<std::pair<std::string, double>> ranked(time.begin(), time.end());
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -246,13 +264,21 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   const ReportWorker& w = r.workers.front();
   const ReportTable* t = find_table(w.tables, "timeline");
   if (!t || t->rows.empty() || w.timeline.step_duration_us <= 0) return;
-  std::map<std::pair<double, double>, std::size_t> lane_of;
-  for (std::size_t i = 0; i < t->rows.size(); ++i)
-    lane_of[{number_at(*t, i, "device"), number_at(*t, i, "stream")}] = 0;
+  // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams.
+  auto lane_key = [&](std::size_t i) {
+    double device = number_at(*t, i, "device");
+    double order = device == kHostOpsDevice ? 0 : device == kRuntimeDevice ? 1 : 2;
+    return std::tuple{order, order < 2 ? 0 : device, number_at(*t, i, "stream")};
+  };
+  std::map<std::tuple<double, double, double>, std::size_t> lane_of;
+  for (std::size_t i = 0; i < t->rows.size(); ++i) lane_of[lane_key(i)] = 0;
   std::vector<std::string> lanes;
   for (auto& [key, index] : lane_of) {
     index = lanes.size();
-    lanes.push_back(fmt::format("GPU {:.0f} · stream {:.0f}", key.first, key.second));
+    auto [order, device, stream] = key;
+    lanes.push_back(order == 0   ? fmt::format("ops · thread {:.0f}", stream)
+                    : order == 1 ? fmt::format("runtime · thread {:.0f}", stream)
+                                 : fmt::format("GPU {:.0f} · stream {:.0f}", device, stream));
   }
   auto colors = op_colors(*t);
   std::vector<SvgBox> boxes;
@@ -260,10 +286,13 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     std::string op = text_at(*t, i, "op"), kind = text_at(*t, i, "kind"), name = text_at(*t, i, "name");
     auto color = colors.find(op);
     SvgBox b;
-    b.lane = lane_of[{number_at(*t, i, "device"), number_at(*t, i, "stream")}];
+    b.lane = lane_of[lane_key(i)];
     b.start_us = number_at(*t, i, "start_us");
     b.duration_us = number_at(*t, i, "duration_us");
-    b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
+    if (const char* host = host_color(kind))
+      b.color = host;
+    else
+      b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
     b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kNoOpName) : op,
                             kind, format_duration_us(b.start_us), format_duration_us(b.duration_us));
     boxes.push_back(std::move(b));
@@ -275,13 +304,21 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     d.set("color", color);
     legend.push_back(d);
   }
+  for (const char* kind : {"cpu_op", "dataloader", "runtime", "sync"}) {
+    TemplateData d;
+    d.set("label", std::string(host_kind_label(kind)));
+    d.set("color", std::string(host_color(kind)));
+    legend.push_back(d);
+  }
   TemplateData d;
   d.set("step", w.timeline.step);
   d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "GPU timeline of " + w.timeline.step));
   d.set("legend", legend);
   d.set("caption",
-        fmt::format("The median step ({}, {}): {} GPU activities, a lane per stream, coloured by launching "
-                    "op; activities shorter than a thousandth of the step are merged (grey).",
+        fmt::format("The median step ({}, {}): above, what the threads that launch GPU work did (their "
+                    "outermost ops, DataLoader ops, runtime and synchronising calls); below, its {} GPU "
+                    "activities, a lane per stream, coloured by launching op. Activities shorter than a "
+                    "thousandth of the step are merged (grey).",
                     w.timeline.step, format_duration_us(w.timeline.step_duration_us), w.timeline.activities));
   view.set("timeline", d);
 }
