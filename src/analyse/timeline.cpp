@@ -102,7 +102,13 @@ void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
 Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& classes,
                        const StepDetection& steps, const Window& window) {
   Timeline t;
+  // Without steps (an nsys export of a capture), the whole window: the capture's span.
+  Step whole;
+  whole.name = kWholeCaptureName;
+  whole.start = window.start;
+  whole.end = window.end;
   const Step* step = median_step(steps, window);
+  if (!step && steps.steps.empty()) step = &whole;
   if (!step || step->duration() <= 0) return t;
   t.step = step->name;
   t.step_start = step->start;

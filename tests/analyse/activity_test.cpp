@@ -141,6 +141,21 @@ TEST(Timeline, TheMedianStepWithShortActivitiesMerged) {
   EXPECT_EQ(gpu->start, 20000);  // relative to the step's start at 400
 }
 
+// Without steps (a capture), the timeline spans the whole window: here the ops' span [10, 510] µs.
+TEST(Timeline, TheWholeCaptureWithoutSteps) {
+  TraceBuilder t;
+  t.op("aten::linear", 10, 500, 1);
+  t.launch("gemm", 20, 30, 400, 1);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_TRUE(w.steps.steps.empty());
+  const Timeline& tl = w.tables.timeline;
+  EXPECT_EQ(tl.step, "the whole capture");
+  EXPECT_EQ(tl.step_start, w.window.start);
+  EXPECT_EQ(tl.step_duration, w.window.length());
+  EXPECT_EQ(tl.activities, 1u);
+  EXPECT_FALSE(tl.boxes.empty());
+}
+
 // Above the GPU lanes, what the launching thread did in the step [0, 1000] µs: the DataLoader
 // [0, 300], the outermost op aten::linear [310, 400] (not aten::addmm inside it), its launch call
 // [320, 321] and a synchronising call [420, 500]; a thread that launches nothing gets no lane.

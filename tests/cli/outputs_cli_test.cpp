@@ -109,6 +109,25 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
   EXPECT_LT(r10, r100);
 }
 
+// A run's page shows the timeline of its slowest worker, and names it.
+TEST(Outputs, TheTimelineOfARunIsItsSlowestWorkers) {
+  std::string dir = temp_dir();
+  fs::create_directories(dir + "/run");
+  for (int rank : {0, 1, 2}) {
+    double d = rank == 1 ? 1500 : 1000;  // rank-1 is the slowest
+    TraceBuilder t;
+    for (int step = 0; step < 3; ++step) {
+      t.step(step + 1, step * d, d);
+      t.launch("k", step * d + 10, step * d + 20, 100);
+    }
+    t.write(fmt::format("{}/run/rank-{}.json", dir, rank));
+  }
+  ASSERT_EQ(run_perfgate("analyze " + dir + "/run -q --html " + dir + "/r.html").exit_code, 0);
+  std::string page = read_text(dir + "/r.html");
+  EXPECT_TRUE(contains(page, "Timeline of ProfilerStep#2 on rank-1, the slowest of 3 workers"))
+      << page.substr(0, 200);
+}
+
 TEST(Outputs, TimestampOnlyWhenAsked) {
   std::string dir = temp_dir();
   ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --html " + dir + "/a.html").exit_code, 0);

@@ -257,11 +257,27 @@ std::map<std::string, std::string> op_colors(const ReportTable& t) {
   return colors;
 }
 
+// The worker whose timeline a run shows: the slowest (highest mean step), which holds the others
+// up; the first one when none has steps (then `slowest` is false).
+const ReportWorker& timeline_worker(const ReportModel& r, bool& slowest) {
+  const ReportWorker* chosen = &r.workers.front();
+  std::optional<double> chosen_mean;
+  for (const ReportWorker& w : r.workers)
+    if (auto mean = metric_value(w.metrics, "steps.mean_us");
+        mean && (!chosen_mean || *mean > *chosen_mean)) {
+      chosen = &w;
+      chosen_mean = mean;
+    }
+  slowest = chosen_mean.has_value();
+  return *chosen;
+}
+
 }  // namespace
 
 void add_timeline(const ReportModel& r, TemplateData& view) {
   if (r.workers.empty()) return;
-  const ReportWorker& w = r.workers.front();
+  bool slowest = false;
+  const ReportWorker& w = timeline_worker(r, slowest);
   const ReportTable* t = find_table(w.tables, "timeline");
   if (!t || t->rows.empty() || w.timeline.step_duration_us <= 0) return;
   // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams.
@@ -311,15 +327,21 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     legend.push_back(d);
   }
   TemplateData d;
-  d.set("step", w.timeline.step);
-  d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "GPU timeline of " + w.timeline.step));
+  std::string of = w.timeline.step;
+  if (r.workers.size() > 1)
+    of +=
+        fmt::format(" on {}, the {} of {} workers", w.name, slowest ? "slowest" : "first", r.workers.size());
+  d.set("step", of);
+  d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "Timeline of " + of));
   d.set("legend", legend);
+  std::string span = w.steps.empty() ? "The whole capture (the profile has no steps)"
+                                     : fmt::format("The median step ({})", w.timeline.step);
   d.set("caption",
-        fmt::format("The median step ({}, {}): above, what the threads that launch GPU work did (their "
-                    "outermost ops, DataLoader ops, runtime and synchronising calls); below, its {} GPU "
-                    "activities, a lane per stream, coloured by launching op. Activities shorter than a "
-                    "thousandth of the step are merged (grey).",
-                    w.timeline.step, format_duration_us(w.timeline.step_duration_us), w.timeline.activities));
+        fmt::format("{}, {}: above, what the threads that launch GPU work did (their outermost ops, "
+                    "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
+                    "per stream, coloured by launching op. Activities shorter than a thousandth of the span "
+                    "are merged (grey).",
+                    span, format_duration_us(w.timeline.step_duration_us), w.timeline.activities));
   view.set("timeline", d);
 }
 
