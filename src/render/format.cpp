@@ -24,6 +24,18 @@ std::string gpu_architecture_text(const ReportGpu& g) {
   return text + ")";
 }
 
+const ReportWorker* slowest_worker(const ReportModel& r) {
+  const ReportWorker* slowest = nullptr;
+  std::optional<double> slowest_mean;
+  for (const ReportWorker& w : r.workers)
+    if (auto mean = metric_value(w.metrics, "steps.mean_us");
+        mean && (!slowest_mean || *mean > *slowest_mean)) {
+      slowest = &w;
+      slowest_mean = mean;
+    }
+  return slowest;
+}
+
 std::string signed_change(const ReportMetricChange& c) {
   if (!c.delta) return "–";
   if (c.unit == "%") return fmt::format("{:+.1f} pts", *c.delta);

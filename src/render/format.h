@@ -17,6 +17,10 @@ std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std
 // (AMD has no sm numbers), " (Volta, sm 7.0, inferred from kernel names)", or "".
 std::string gpu_architecture_text(const ReportGpu& g);
 
+// The worker with the highest mean step (steps.mean_us), which holds a run up; nullptr when no
+// worker has steps.
+const ReportWorker* slowest_worker(const ReportModel& r);
+
 // A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
 // when there is none.
 std::string signed_change(const ReportMetricChange& c);

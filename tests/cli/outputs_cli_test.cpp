@@ -85,7 +85,7 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
     t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
     for (int step = 0; step < 4; ++step) {
       double s = 1000.0 * step;
-      t.step(step + 1, s, 900);
+      t.step(step + 1, s, rank == 77 ? 950 : 900);  // rank-77 is the slowest
       for (int op = 0; op < 20; ++op)
         t.op(fmt::format("aten::op_{}", op), s + 10 + 40 * op, 30, 1 + op + 100 * step)
             .runtime("cudaLaunchKernel", s + 12 + 40 * op, 5, 1 + op + 100 * step, 1 + op + 100 * step)
@@ -107,6 +107,8 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
   ASSERT_NE(r9, std::string::npos);
   EXPECT_LT(r9, r10);
   EXPECT_LT(r10, r100);
+  // Beyond eight workers the page shows the slowest one's tables, and says whose they are.
+  EXPECT_TRUE(contains(page, "<h3>Worker rank-77 (the slowest of 128 workers)</h3>"));
 }
 
 // A run's page shows the timeline of its slowest worker, and names it.
@@ -126,6 +128,12 @@ TEST(Outputs, TheTimelineOfARunIsItsSlowestWorkers) {
   std::string page = read_text(dir + "/r.html");
   EXPECT_TRUE(contains(page, "Timeline of ProfilerStep#2 on rank-1, the slowest of 3 workers"))
       << page.substr(0, 200);
+  // The ranks side by side: a column per rank, the slowest named.
+  std::size_t chart = page.find("aria-label=\"Ranks\"");
+  ASSERT_NE(chart, std::string::npos);
+  std::string svg = page.substr(chart, page.find("</svg>", chart) - chart);
+  for (const char* rank : {">rank-0<", ">rank-1<", ">rank-2<"}) EXPECT_TRUE(contains(svg, rank)) << rank;
+  EXPECT_TRUE(contains(page, "The slowest is rank 1; the spread of the mean steps is 50.0% of the median."));
 }
 
 TEST(Outputs, TimestampOnlyWhenAsked) {

@@ -149,6 +149,12 @@ double number_at(const ReportTable& t, std::size_t row, std::string_view column)
   return cell ? cell_number(*cell).value_or(0) : 0;
 }
 
+std::string text_at(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  const auto* s = cell ? std::get_if<std::string>(cell) : nullptr;
+  return s ? *s : "";
+}
+
 TemplateData step_chart(const std::string& title, const std::vector<StepColumn>& steps,
                         const std::vector<ChartPart>& legend, const std::string& caption) {
   TemplateData d;
@@ -159,10 +165,40 @@ TemplateData step_chart(const std::string& title, const std::vector<StepColumn>&
   return d;
 }
 
+// A run's ranks side by side (the plugin's distributed view): each rank's mean step split into
+// compute kernels, communication, data loading and the rest, from the ranks table; the caption names
+// the slowest. Nothing for a single worker.
+std::optional<TemplateData> rank_chart(const ReportModel& r) {
+  const ReportTable* ranks = find_table(r.tables, "ranks");
+  if (!ranks || ranks->rows.size() < 2) return std::nullopt;
+  auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
+  std::vector<ChartPart> parts = {{"compute kernels", 0, color(BreakdownPart::Kernel)},
+                                  {"communication", 0, color(BreakdownPart::Communication)},
+                                  {"data loader", 0, color(BreakdownPart::DataLoader)},
+                                  {"rest of the step", 0, kPlainColor}};
+  std::vector<StepColumn> columns;
+  for (std::size_t i = 0; i < ranks->rows.size(); ++i) {
+    double mean = number_at(*ranks, i, "mean_step_us");
+    std::vector<double> split;
+    for (const char* column : {"kernel_pct", "communication_pct", "dataloader_pct"})
+      split.push_back(mean * number_at(*ranks, i, column) / 100);
+    split.push_back(std::max(0.0, mean - split[0] - split[1] - split[2]));
+    columns.push_back({text_at(*ranks, i, "worker"), true, mean, split});
+  }
+  std::optional<double> slowest = metric(r, "ranks.slowest"), spread = metric(r, "ranks.step_spread_pct");
+  std::string caption = "Each rank's mean step, split as the step breakdown.";
+  if (slowest && spread)
+    caption += fmt::format(" The slowest is rank {:.0f}; the spread of the mean steps is {} of the median.",
+                           *slowest, format_pct(spread));
+  return step_chart("Ranks", columns, parts, caption);
+}
+
 // The plugin's overview (the window's steps by breakdown part) and DLProf's iterations view (every
-// step, Tensor Core and other kernel time, the window marked), for the first worker.
+// step, Tensor Core and other kernel time, the window marked), for the first worker; and the ranks
+// of a run.
 void add_step_charts(const ReportModel& r, TemplateData& view) {
   TemplateData charts = template_list();
+  if (auto ranks = rank_chart(r)) charts.push_back(*ranks);
   if (r.workers.empty() || r.workers.front().steps.empty()) {
     view.set("step_charts", charts);
     return;
@@ -219,12 +255,6 @@ namespace {
 constexpr std::array<const char*, 10> kOpColors = {"#2f6fde", "#e0a100", "#1f8a4c", "#d9534f", "#8d5bd6",
                                                    "#16a2a2", "#f08c3a", "#c2185b", "#5d8c1f", "#795548"};
 
-std::string text_at(const ReportTable& t, std::size_t row, std::string_view column) {
-  const ReportCell* cell = find_cell(t, row, column);
-  const auto* s = cell ? std::get_if<std::string>(cell) : nullptr;
-  return s ? *s : "";
-}
-
 // Colours by launching op: the ten ops with the most time in the step get their own.
 // Host boxes are coloured by what they are, in colours no GPU op gets (kOpColors).
 const char* host_color(std::string_view kind) {
@@ -257,27 +287,13 @@ std::map<std::string, std::string> op_colors(const ReportTable& t) {
   return colors;
 }
 
-// The worker whose timeline a run shows: the slowest (highest mean step), which holds the others
-// up; the first one when none has steps (then `slowest` is false).
-const ReportWorker& timeline_worker(const ReportModel& r, bool& slowest) {
-  const ReportWorker* chosen = &r.workers.front();
-  std::optional<double> chosen_mean;
-  for (const ReportWorker& w : r.workers)
-    if (auto mean = metric_value(w.metrics, "steps.mean_us");
-        mean && (!chosen_mean || *mean > *chosen_mean)) {
-      chosen = &w;
-      chosen_mean = mean;
-    }
-  slowest = chosen_mean.has_value();
-  return *chosen;
-}
-
 }  // namespace
 
 void add_timeline(const ReportModel& r, TemplateData& view) {
   if (r.workers.empty()) return;
-  bool slowest = false;
-  const ReportWorker& w = timeline_worker(r, slowest);
+  // A run shows its slowest worker's, which holds the others up; the first without steps.
+  const ReportWorker* slowest = slowest_worker(r);
+  const ReportWorker& w = slowest ? *slowest : r.workers.front();
   const ReportTable* t = find_table(w.tables, "timeline");
   if (!t || t->rows.empty() || w.timeline.step_duration_us <= 0) return;
   // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams.

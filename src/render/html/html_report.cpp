@@ -163,25 +163,36 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
   if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty())
     run_tables.push_back(table_view(*t, o.max_rows, "ranks", kCollapsedRows));
   view.set("run_tables", run_tables);
+  // Every worker's tables up to kMaxWorkerSections workers; beyond, the slowest worker's only.
+  std::vector<const ReportWorker*> shown;
+  const ReportWorker* slowest = slowest_worker(r);
+  if (r.workers.size() > kMaxWorkerSections)
+    shown.push_back(slowest ? slowest : &r.workers.front());
+  else
+    for (const ReportWorker& w : r.workers) shown.push_back(&w);
   TemplateData workers = template_list();
-  std::size_t sections = r.workers.size() > kMaxWorkerSections ? 1 : r.workers.size();
-  for (std::size_t w = 0; w < sections; ++w) {
+  for (std::size_t section = 0; section < shown.size(); ++section) {
+    const ReportWorker& w = *shown[section];
     TemplateData worker;
-    if (r.workers.size() > 1) worker.set("name", r.workers[w].name);
+    if (r.workers.size() > kMaxWorkerSections)
+      worker.set("name", fmt::format("{} ({} of {} workers)", w.name, slowest ? "the slowest" : "the first",
+                                     r.workers.size()));
+    else if (r.workers.size() > 1)
+      worker.set("name", w.name);
     TemplateData tables = template_list();
-    for (const ReportTable& t : r.workers[w].tables)
+    for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
-        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", w, t.name), kCollapsedRows,
-                                    r.workers[w].window.start_us));
+        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name), kCollapsedRows,
+                                    w.window.start_us));
     worker.set("tables", tables);
     workers.push_back(worker);
   }
   view.set("workers", workers);
-  if (sections < r.workers.size())
+  if (shown.size() < r.workers.size())
     view.set("more_workers",
              fmt::format("The tables of the other {} workers are in the JSON report and the XLSX "
                          "workbook.",
-                         r.workers.size() - sections));
+                         r.workers.size() - shown.size()));
 }
 
 // Each metric a baseline rule reads: its value now, the baseline's, the change and the rule's status.
