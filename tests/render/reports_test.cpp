@@ -386,6 +386,12 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(row, ">" + format_value(loader_rule->baseline, "%") + "<")) << row;
   EXPECT_TRUE(contains(row, fmt::format(">{:+.1f} pts<", *loader_rule->value - *loader_rule->baseline)))
       << row;
+  // The dashboard's cards carry the change beside the value.
+  std::size_t card = html.find("<dt>Data loader, of the step</dt><dd>");
+  ASSERT_NE(card, std::string::npos);
+  EXPECT_TRUE(contains(html.substr(card, 200), fmt::format("<span class=\"change\">{:+.1f} pts</span>",
+                                                           *loader_rule->value - *loader_rule->baseline)))
+      << html.substr(card, 200);
   EXPECT_TRUE(contains(html, ">delta_cpu_us_per_step <span class=\"unit\">(us)</span></th>"));
   std::string json = render_json(report);
   EXPECT_TRUE(contains(json, "\"region_deltas\"")) << "in the JSON report";

@@ -13,10 +13,12 @@
 namespace perfgate {
 namespace {
 
-TemplateData entry(const std::string& label, const std::string& value) {
+// A label and its value; with a baseline, the change beside it.
+TemplateData entry(const std::string& label, const std::string& value, const std::string& change = "") {
   TemplateData d;
   d.set("label", label);
   d.set("value", value);
+  if (!change.empty()) d.set("change", change);
   return d;
 }
 
@@ -36,32 +38,45 @@ std::optional<double> metric(const ReportModel& r, std::string_view name) {
   return metric_value(r.metrics, name);
 }
 
+// The change of a metric against the baseline, for a badge beside its value ("" without one).
+std::string change_badge(const ReportModel& r, std::string_view name) {
+  if (!r.baseline) return "";
+  for (const ReportMetricChange& c : r.baseline->metrics)
+    if (c.name == name && c.delta) return signed_change(c);
+  return "";
+}
+
 TemplateData summary(const ReportModel& r) {
   TemplateData list = template_list();
-  auto add = [&](const std::string& label, const std::string& value) { list.push_back(entry(label, value)); };
-  add("Window", format_duration_us(metric(r, "window.wall_us")));
-  add("GPUs", format_value(metric(r, "gpu.count"), "count"));
+  auto add = [&](const std::string& label, const std::string& value, std::string_view name) {
+    list.push_back(entry(label, value, change_badge(r, name)));
+  };
+  auto pct = [&](const std::string& label, std::string_view name) {
+    add(label, format_pct(metric(r, name)), name);
+  };
+  add("Window", format_duration_us(metric(r, "window.wall_us")), "window.wall_us");
+  add("GPUs", format_value(metric(r, "gpu.count"), "count"), "");
   // Each percentage says what it is a share of.
-  add("GPU busy, of the window", format_pct(metric(r, "gpu.busy_pct")));
-  add("SM efficiency, of the window", format_pct(metric(r, "gpu.sm_efficiency_pct")));
-  add("Tensor Core share of kernel time", format_pct(metric(r, "tensor_core.kernel_time_pct")));
+  pct("GPU busy, of the window", "gpu.busy_pct");
+  pct("SM efficiency, of the window", "gpu.sm_efficiency_pct");
+  pct("Tensor Core share of kernel time", "tensor_core.kernel_time_pct");
   // Without a rate (FLOPs known for too little of the work, rules: compute), the coverage says why.
   std::optional<double> coverage = metric(r, "compute.flops_coverage_pct");
   std::string why = !metric(r, "compute.mfu_pct") && coverage
                         ? fmt::format(" (FLOPs known for {} of the eligible ops' time)", format_pct(coverage))
                         : "";
-  add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"));
-  add("MFU, of the GPUs' peak", format_pct(metric(r, "compute.mfu_pct")) + why);
-  add("Data loader, of the step", format_pct(metric(r, "breakdown.dataloader_pct")));
-  add("Communication, of the step", format_pct(metric(r, "breakdown.communication_pct")));
-  add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"));
+  add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"), "compute.tflops_achieved");
+  add("MFU, of the GPUs' peak", format_pct(metric(r, "compute.mfu_pct")) + why, "compute.mfu_pct");
+  pct("Data loader, of the step", "breakdown.dataloader_pct");
+  pct("Communication, of the step", "breakdown.communication_pct");
+  add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"), "host.sync_calls");
   return list;
 }
 
 TemplateData step_summary(const ReportModel& r) {
   TemplateData list = template_list();
   auto add = [&](const std::string& label, std::string_view name) {
-    list.push_back(entry(label, format_duration_us(metric(r, name))));
+    list.push_back(entry(label, format_duration_us(metric(r, name)), change_badge(r, name)));
   };
   list.push_back(entry("In the window", format_value(metric(r, "window.steps_in_window"), "count")));
   add("Mean", "steps.mean_us");
@@ -69,7 +84,8 @@ TemplateData step_summary(const ReportModel& r) {
   add("p90", "steps.p90_us");
   add("Min", "steps.min_us");
   add("Max", "steps.max_us");
-  list.push_back(entry("Variation (cv, of the mean)", format_pct(metric(r, "steps.cv_pct"))));
+  list.push_back(entry("Variation (cv, of the mean)", format_pct(metric(r, "steps.cv_pct")),
+                       change_badge(r, "steps.cv_pct")));
   return list;
 }
 
