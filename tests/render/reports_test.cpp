@@ -359,6 +359,26 @@ TEST(XlsxReport, SameReportSameBytes) {
 
 // The DataLoader, a user_annotation, grows from 100 to 1100 us per step: +1.00 ms per step. Every
 // output shows the region changes, and headers say that the figures are per step.
+// The ops that changed most per step, as the plugin's diff view: aten::add_'s kernel grew by 1.5 ms
+// a step (slower, red, to the right of the zero line); nothing got faster.
+TEST(BaselineChanges, TheHtmlChartsTheOpsThatChangedMost) {
+  TrainingRun before;
+  TrainingRun after = before;
+  after.extra_us.assign(static_cast<std::size_t>(after.steps), 1500);
+  Baseline base =
+      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
+  ReportModel report = report_of_json(training_trace(after), default_rules());
+  apply_gate(report, default_rules(), &base, {});
+  std::string html = render_html(report).page;
+  std::size_t chart = html.find("aria-label=\"Op changes per step against the baseline\"");
+  ASSERT_NE(chart, std::string::npos);
+  std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  EXPECT_TRUE(contains(svg, ">aten::add_</text>")) << svg;
+  EXPECT_TRUE(contains(svg, ">+1.50 ms</text>")) << svg;
+  EXPECT_TRUE(contains(svg, "fill=\"#d9534f\"")) << "slower in red";
+  EXPECT_FALSE(contains(svg, "fill=\"#1f8a4c\"")) << "nothing faster";
+}
+
 TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   TrainingRun before;
   before.dataloader_us = 100;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "perfgate/units.h"
+#include "render/cell_format.h"
 #include "render/escape.h"
 
 namespace perfgate {
@@ -150,6 +151,32 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
       if (auto hash = name.rfind('#'); hash != std::string::npos) name = name.substr(hash + 1);
       svg += text(x + bar / 2, height - bottom + 14, name, "middle", 12);
     }
+  }
+  return svg + "</svg>";
+}
+
+std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::string& title) {
+  constexpr double width = 600, label_w = 230, row_h = 24, top = 6, value_w = 80;
+  double height = top * 2 + row_h * static_cast<double>(std::max<std::size_t>(bars.size(), 1));
+  double largest = 0;
+  for (const ChangeBar& b : bars) largest = std::max(largest, std::fabs(b.delta_us));
+  // Room for the value text on both sides of the bars.
+  double half = (width - label_w - 2 * value_w) / 2, zero = label_w + value_w + half;
+  double scale = largest > 0 ? half / largest : 0;
+  std::string svg = open_svg(width, height, title);
+  svg += fmt::format(
+      R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="currentColor" stroke-opacity="0.4"/>)",
+      zero, top, height - top);
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const ChangeBar& b = bars[i];
+    double y = top + row_h * static_cast<double>(i);
+    double w = std::fabs(b.delta_us) * scale;
+    bool slower = b.delta_us > 0;
+    std::string value = (slower ? "+" : "-") + format_duration_us(std::fabs(b.delta_us));
+    svg += text(label_w - 6, y + row_h / 2 + 4, shorten(b.label, 34), "end", 12);
+    svg += rect(slower ? zero : zero - w, y + 4, std::max(w, 1.0), row_h - 8, slower ? "#d9534f" : "#1f8a4c",
+                fmt::format("{}: {} per step", b.label, value));
+    svg += text(slower ? zero + w + 4 : zero - w - 4, y + row_h / 2 + 4, value, slower ? "start" : "end", 12);
   }
   return svg + "</svg>";
 }

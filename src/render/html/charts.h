@@ -43,6 +43,14 @@ struct SvgBox {
 std::string timeline_svg(const std::vector<std::string>& lanes, const std::vector<SvgBox>& boxes,
                          double step_us, const std::string& title);
 
+// Changes against a baseline (the plugin's diff view): a row per item, a bar from a zero line,
+// slower (positive) to the right in red, faster to the left in green, the change written beside it.
+struct ChangeBar {
+  std::string label;
+  double delta_us = 0;
+};
+std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::string& title);
+
 // Tick values for an axis from 0 to `max`: 1, 2 or 5 times a power of ten, about four of them.
 std::vector<double> axis_ticks(double max);
 
