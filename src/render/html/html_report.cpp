@@ -9,6 +9,7 @@
 #include "perfgate/units.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/html/baseline_view.h"
 #include "render/html/charts.h"
 #include "render/html/dashboard.h"
 #include "render/html/diagnosis.h"
@@ -22,11 +23,10 @@ namespace {
 
 // Worker tables shown in the dashboard rather than with the other tables.
 constexpr std::array<std::string_view, 2> kDashboardTables = {"system", "top_gpu_ops"};
-constexpr std::array<std::string_view, 3> kDeltaTables = {"op_deltas", "region_deltas", "kernel_deltas"};
 // Beyond this many workers only the first one's tables are in the page.
 constexpr std::size_t kMaxWorkerSections = 8;
 // Tables longer than this start collapsed.
-constexpr std::size_t kCollapsedRows = 20;
+constexpr std::size_t kCollapsedRows = kCollapsedTableRows;
 
 bool in_dashboard(std::string_view name) {
   return std::find(kDashboardTables.begin(), kDashboardTables.end(), name) != kDashboardTables.end();
@@ -194,77 +194,6 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
              fmt::format("The tables of the other {} workers are in the JSON report and the XLSX "
                          "workbook.",
                          r.workers.size() - shown.size()));
-}
-
-// Each metric a baseline rule reads: its value now, the baseline's, the change and the rule's status.
-ReportTable gated_metrics_table(const ReportModel& r) {
-  ReportTable t{"gated_metrics",
-                "Gated metrics against the baseline",
-                "Each metric a baseline rule reads, now and in the baseline",
-                {},
-                {}};
-  for (const char* name : {"metric", "rule", "value", "baseline", "change", "status"})
-    t.columns.push_back({name, "", ""});
-  for (const ReportFinding& f : r.findings) {
-    if (f.status == FindingStatus::Skipped || !r.baseline) continue;
-    auto change = std::find_if(r.baseline->metrics.begin(), r.baseline->metrics.end(),
-                               [&](const ReportMetricChange& c) { return c.name == f.metric; });
-    if (change == r.baseline->metrics.end() || !f.baseline) continue;
-    t.rows.push_back({f.metric, f.id, format_value(change->value, change->unit),
-                      format_value(change->baseline, change->unit), signed_change(*change),
-                      std::string(finding_status_name(f.status))});
-  }
-  return t;
-}
-
-// The ops that changed most per step (GPU plus host self time), as the plugin's diff view: the
-// five largest regressions and the five largest improvements.
-std::optional<TemplateData> op_change_chart(const ReportModel& r) {
-  const ReportTable* deltas = find_table(r.tables, "op_deltas");
-  if (!deltas) return std::nullopt;
-  std::vector<ChangeBar> bars;
-  for (std::size_t i = 0; i < deltas->rows.size(); ++i) {
-    auto number = [&](std::string_view column) {
-      const ReportCell* c = find_cell(*deltas, i, column);
-      return c ? cell_number(*c).value_or(0) : 0;
-    };
-    const ReportCell* name = find_cell(*deltas, i, "name");
-    double delta = number("delta_gpu_us_per_step") + number("delta_cpu_us_per_step");
-    if (name && std::holds_alternative<std::string>(*name) && std::fabs(delta) >= 1)
-      bars.push_back({std::get<std::string>(*name), delta});
-  }
-  std::stable_sort(bars.begin(), bars.end(),
-                   [](const ChangeBar& a, const ChangeBar& b) { return a.delta_us > b.delta_us; });
-  std::vector<ChangeBar> shown;
-  for (std::size_t i = 0; i < bars.size() && i < 5 && bars[i].delta_us > 0; ++i) shown.push_back(bars[i]);
-  std::size_t improvements = 0;
-  for (std::size_t i = bars.size(); i-- > 0 && improvements < 5 && bars[i].delta_us < 0; ++improvements)
-    shown.push_back(bars[i]);
-  if (shown.empty()) return std::nullopt;
-  TemplateData d;
-  d.set("svg", change_bars_svg(shown, "Op changes per step against the baseline"));
-  return d;
-}
-
-void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
-  if (!r.baseline) return;
-  const ReportBaseline& b = *r.baseline;
-  TemplateData d;
-  d.set("path", b.path);
-  d.set("kind", b.kind);
-  d.set("steps", std::to_string(b.steps));
-  std::string gpus;
-  for (const auto& g : b.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
-  if (!gpus.empty()) d.set("gpus", gpus);
-  d.set("hardware_differs", b.hardware_differs);
-  TemplateData tables = template_list();
-  tables.push_back(table_view(gated_metrics_table(r), SIZE_MAX, "gated_metrics"));
-  if (auto chart = op_change_chart(r)) d.set("change_chart", *chart);
-  for (std::string_view name : kDeltaTables)
-    if (const ReportTable* t = find_table(r.tables, name))
-      tables.push_back(table_view(*t, o.max_rows, std::string(name), kCollapsedRows));
-  d.set("tables", tables);
-  view.set("baseline", d);
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,

@@ -1,0 +1,22 @@
+// The HTML page's baseline section: every gated metric now and in the baseline, a diff chart of the
+// ops that changed most, and the op, region and kernel changes per step.
+#pragma once
+
+#include <array>
+#include <string_view>
+
+#include "perfgate/render.h"
+#include "perfgate/report.h"
+#include "render/templates.h"
+
+namespace perfgate {
+
+inline constexpr std::array<std::string_view, 3> kDeltaTables = {"op_deltas", "region_deltas",
+                                                                 "kernel_deltas"};
+// Tables longer than this start collapsed in the page.
+inline constexpr std::size_t kCollapsedTableRows = 20;
+
+// Sets "baseline" in the page's view when the report has one.
+void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view);
+
+}  // namespace perfgate
