@@ -7,6 +7,6 @@ ci/setup.sh --tests --fuzz
 ci/build.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The same suite under AddressSanitizer + UBSan (clang, build-sanitize/), then each fuzz harness for
-# 60 s from the same build (PERFGATE_FUZZ_SECONDS=0 skips them).
+# 45 s from the same build (PERFGATE_FUZZ_SECONDS=0 skips them; longer runs: ci/fuzz.sh SECONDS).
 ci/sanitize.sh
-if [ "${PERFGATE_FUZZ_SECONDS:-60}" -gt 0 ]; then ci/fuzz.sh "${PERFGATE_FUZZ_SECONDS:-60}"; fi
+if [ "${PERFGATE_FUZZ_SECONDS:-45}" -gt 0 ]; then ci/fuzz.sh "${PERFGATE_FUZZ_SECONDS:-45}"; fi
