@@ -247,6 +247,31 @@ TEST(HtmlReport, StepsOutsideTheWindowAreOutlines) {
   }
 }
 
+// Above the step's timeline, the whole window: a box per window step and a red box per GPU gap of
+// the gpu_gaps table (the DataLoader's 1 ms at each step's start).
+TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
+  TrainingRun run;
+  run.dataloader_us = 1000;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  const ReportWorker& w = report.workers.front();
+  const ReportTable* gaps = find_table(w.tables, "gpu_gaps");
+  ASSERT_TRUE(gaps);
+  ASSERT_GE(gaps->rows.size(), 2u);
+  std::size_t window_steps = 0;
+  for (const ReportStep& s : w.steps) window_steps += s.in_window;
+  std::string page = render_html(report).page;
+  std::size_t strip = page.find("aria-label=\"The whole window: steps and GPU gaps\"");
+  ASSERT_NE(strip, std::string::npos);
+  std::string svg = page.substr(strip, page.find("</svg>", strip) - strip);
+  auto count = [&](const std::string& part) {
+    std::size_t n = 0;
+    for (std::size_t at = svg.find(part); at != std::string::npos; at = svg.find(part, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("fill=\"#d9534f\""), gaps->rows.size());
+  EXPECT_EQ(count("<title>ProfilerStep#"), window_steps);
+}
+
 // Headers carry a unit only where it says something: not on identifiers and counts ("rank",
 // "calls"), nor on names that end in their unit ("device_self_us").
 TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {

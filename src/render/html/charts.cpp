@@ -181,6 +181,34 @@ std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::strin
   return svg + "</svg>";
 }
 
+std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vector<StripSpan>& gaps,
+                             double window_us, std::size_t marked, const std::string& title) {
+  constexpr double width = 1200, left = 180, right = 10, lane_h = 22, top = 4, axis = 24;
+  double plot_w = width - left - right, height = top + 2 * lane_h + axis;
+  double scale = window_us > 0 ? plot_w / window_us : 0;
+  std::string svg = open_svg(width, height, title);
+  svg += text(left - 8, top + lane_h / 2 + 4, "steps", "end", 12);
+  svg += text(left - 8, top + lane_h * 1.5 + 4, "GPU gaps", "end", 12);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const StripSpan& s = steps[i];
+    double x = left + s.start_us * scale, w = std::max(s.duration_us * scale, 1.0);
+    svg += rect(x, top + 2, w, lane_h - 4,
+                i == marked ? "#5b6b86"
+                : i % 2     ? "#b8c2d3"
+                            : "#d3dae6",
+                s.tooltip);
+    if (w >= 9.0 * static_cast<double>(s.label.size()))
+      svg += text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12);
+  }
+  for (const StripSpan& g : gaps)
+    svg += rect(left + g.start_us * scale, top + lane_h + 2, std::max(g.duration_us * scale, 1.0), lane_h - 4,
+                "#d9534f", g.tooltip);
+  double axis_y = top + 2 * lane_h + 4;
+  for (double t : axis_ticks(window_us))
+    svg += text(left + t * scale, axis_y + 13, axis_label(t), "middle", 12);
+  return svg + "</svg>";
+}
+
 std::string timeline_svg(const std::vector<std::string>& lanes, const std::vector<SvgBox>& boxes,
                          double step_us, const std::string& title) {
   // Drawn at 1200 units and shown a little narrower on a desktop page: 12-unit text stays over 11 px

@@ -51,6 +51,17 @@ struct ChangeBar {
 };
 std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::string& title);
 
+// The whole window in one strip: its steps side by side (numbered where there is room, the one
+// `marked` drawn darker) and below them the long GPU gaps in red, at the timeline's width.
+struct StripSpan {
+  double start_us = 0;  // from the window's start
+  double duration_us = 0;
+  std::string label;
+  std::string tooltip;
+};
+std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vector<StripSpan>& gaps,
+                             double window_us, std::size_t marked, const std::string& title);
+
 // Tick values for an axis from 0 to `max`: 1, 2 or 5 times a power of ten, about four of them.
 std::vector<double> axis_ticks(double max);
 

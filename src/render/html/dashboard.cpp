@@ -303,6 +303,30 @@ std::map<std::string, std::string> op_colors(const ReportTable& t) {
   return colors;
 }
 
+// The worker's whole window: its window steps (the timeline's step marked) and its GPU gaps.
+std::string window_strip(const ReportWorker& w) {
+  double origin = w.window.start_us, length = w.window.wall_us;
+  std::vector<StripSpan> steps, gaps;
+  std::size_t marked = SIZE_MAX;
+  for (const ReportStep& s : w.steps) {
+    if (!s.in_window || !s.start_us) continue;
+    if (s.name == w.timeline.step) marked = steps.size();
+    std::string label = s.number ? std::to_string(*s.number) : s.name;
+    steps.push_back({*s.start_us - origin, s.duration_us, label,
+                     fmt::format("{}: {}", s.name, format_duration_us(s.duration_us))});
+  }
+  if (const ReportTable* t = find_table(w.tables, "gpu_gaps"))
+    for (std::size_t i = 0; i < t->rows.size(); ++i) {
+      double start = number_at(*t, i, "start_us") - origin, duration = number_at(*t, i, "duration_us");
+      gaps.push_back(
+          {start, duration, "",
+           fmt::format("GPU {:.0f} idle for {} at {} ({})", number_at(*t, i, "device"),
+                       format_duration_us(duration), format_duration_us(start), text_at(*t, i, "cause"))});
+    }
+  if (steps.size() < 2 || length <= 0) return "";
+  return window_strip_svg(steps, gaps, length, marked, "The whole window: steps and GPU gaps");
+}
+
 }  // namespace
 
 void add_timeline(const ReportModel& r, TemplateData& view) {
@@ -366,6 +390,7 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   d.set("step", of);
   d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "Timeline of " + of));
   d.set("legend", legend);
+  if (std::string strip = window_strip(w); !strip.empty()) d.set("strip", strip);
   std::string span = w.steps.empty() ? "The whole capture (the profile has no steps)"
                                      : fmt::format("The median step ({})", w.timeline.step);
   d.set("caption",
