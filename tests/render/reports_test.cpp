@@ -270,6 +270,10 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   };
   EXPECT_EQ(count("fill=\"#d9534f\""), gaps->rows.size());
   EXPECT_EQ(count("<title>ProfilerStep#"), window_steps);
+  // The median step is marked, its number in white; every text element stays well-formed.
+  EXPECT_EQ(count("fill=\"#5b6b86\""), 1u);
+  EXPECT_EQ(count("fill=\"#ffffff\">"), count("fill=\"#5b6b86\"")) << svg;
+  EXPECT_EQ(count("<text "), count("</text>"));
 }
 
 // Headers carry a unit only where it says something: not on identifiers and counts ("rank",

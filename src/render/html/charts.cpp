@@ -197,8 +197,13 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
                 : i % 2     ? "#b8c2d3"
                             : "#d3dae6",
                 s.tooltip);
-    if (w >= 9.0 * static_cast<double>(s.label.size()))
-      svg += text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12);
+    if (w >= 9.0 * static_cast<double>(s.label.size())) {
+      std::string label = text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12);
+      // White on the dark marked step, the page's text colour on the light ones.
+      const std::string page_color = "fill=\"currentColor\"";
+      if (i == marked) label.replace(label.find(page_color), page_color.size(), "fill=\"#ffffff\"");
+      svg += label;
+    }
   }
   for (const StripSpan& g : gaps)
     svg += rect(left + g.start_us * scale, top + lane_h + 2, std::max(g.duration_us * scale, 1.0), lane_h - 4,
