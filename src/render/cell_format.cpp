@@ -20,6 +20,17 @@ std::string grouped(std::string text) {
 
 }  // namespace
 
+double number_at(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  return cell ? cell_number(*cell).value_or(0) : 0;
+}
+
+std::string text_at(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  const auto* s = cell ? std::get_if<std::string>(cell) : nullptr;
+  return s ? *s : "";
+}
+
 std::string cell_text(const ReportCell& cell, std::string_view unit) {
   if (std::holds_alternative<std::monostate>(cell)) return "–";
   if (const auto* s = std::get_if<std::string>(&cell)) return *s;

@@ -9,6 +9,11 @@
 
 namespace perfgate {
 
+// A cell of `row` by column name: as a number (0 when missing or text), or as text ("" when
+// missing or a number).
+double number_at(const ReportTable& t, std::size_t row, std::string_view column);
+std::string text_at(const ReportTable& t, std::size_t row, std::string_view column);
+
 // Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
 std::string cell_text(const ReportCell& cell, std::string_view unit);
 

@@ -24,6 +24,25 @@ std::string gpu_architecture_text(const ReportGpu& g) {
   return text + ")";
 }
 
+std::string table_title(std::string_view table) {
+  static const std::vector<ReportTable> schemas = table_schemas();
+  const ReportTable* t = find_table(schemas, table);
+  return t ? t->title : std::string(table);
+}
+
+int finding_rank(FindingStatus status) {
+  switch (status) {
+    case FindingStatus::Fail:
+      return 0;
+    case FindingStatus::Inconclusive:
+      return 1;
+    case FindingStatus::Warn:
+      return 2;
+    default:
+      return 3;
+  }
+}
+
 const ReportWorker* slowest_worker(const ReportModel& r) {
   const ReportWorker* slowest = nullptr;
   std::optional<double> slowest_mean;

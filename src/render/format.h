@@ -17,6 +17,12 @@ std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std
 // (AMD has no sm numbers), " (Volta, sm 7.0, inferred from kernel names)", or "".
 std::string gpu_architecture_text(const ReportGpu& g);
 
+// A report table's title by its name ("gpu_gaps" -> "GPU gaps"), or the name when unknown.
+std::string table_title(std::string_view table);
+
+// The order findings are listed in: failures, inconclusive results, warnings, then the rest.
+int finding_rank(FindingStatus status);
+
 // The worker with the highest mean step (steps.mean_us), which holds a run up; nullptr when no
 // worker has steps.
 const ReportWorker* slowest_worker(const ReportModel& r);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "render/format.h"
+
 namespace perfgate {
 namespace {
 
@@ -15,13 +17,9 @@ bool has_rows(const ReportModel& r, std::string_view name) {
 }  // namespace
 
 std::vector<SeeAlso> see_also(const ReportModel& r, const ReportFinding& f) {
-  static const std::vector<ReportTable> schemas = table_schemas();
   std::vector<SeeAlso> out;
-  for (const std::string& name : f.see) {
-    if (!has_rows(r, name)) continue;
-    const ReportTable* t = find_table(schemas, name);
-    out.push_back({name, t ? t->title : name});
-  }
+  for (const std::string& name : f.see)
+    if (has_rows(r, name)) out.push_back({name, table_title(name)});
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "perfgate/units.h"
+#include "render/cell_format.h"
 #include "render/format.h"
 #include "render/html/charts.h"
 #include "render/html/table_view.h"
@@ -20,8 +21,9 @@ ReportTable gated_metrics_table(const ReportModel& r) {
                 {}};
   for (const char* name : {"metric", "rule", "value", "baseline", "change", "status"})
     t.columns.push_back({name, "", ""});
+  if (!r.baseline) return t;
   for (const ReportFinding& f : r.findings) {
-    if (f.status == FindingStatus::Skipped || !r.baseline) continue;
+    if (f.status == FindingStatus::Skipped) continue;
     auto change = std::find_if(r.baseline->metrics.begin(), r.baseline->metrics.end(),
                                [&](const ReportMetricChange& c) { return c.name == f.metric; });
     if (change == r.baseline->metrics.end() || !f.baseline) continue;
@@ -39,14 +41,9 @@ std::optional<TemplateData> op_change_chart(const ReportModel& r) {
   if (!deltas) return std::nullopt;
   std::vector<ChangeBar> bars;
   for (std::size_t i = 0; i < deltas->rows.size(); ++i) {
-    auto number = [&](std::string_view column) {
-      const ReportCell* c = find_cell(*deltas, i, column);
-      return c ? cell_number(*c).value_or(0) : 0;
-    };
-    const ReportCell* name = find_cell(*deltas, i, "name");
-    double delta = number("delta_gpu_us_per_step") + number("delta_cpu_us_per_step");
-    if (name && std::holds_alternative<std::string>(*name) && std::fabs(delta) >= 1)
-      bars.push_back({std::get<std::string>(*name), delta});
+    double delta =
+        number_at(*deltas, i, "delta_gpu_us_per_step") + number_at(*deltas, i, "delta_cpu_us_per_step");
+    if (std::fabs(delta) >= 1) bars.push_back({text_at(*deltas, i, "name"), delta});
   }
   std::stable_sort(bars.begin(), bars.end(),
                    [](const ChangeBar& a, const ChangeBar& b) { return a.delta_us > b.delta_us; });

@@ -20,10 +20,10 @@ std::string open_svg(double width, double height, const std::string& title) {
       width, height, html_escape(title));
 }
 
-std::string text(double x, double y, const std::string& s, const char* anchor = "start", double size = 11) {
-  return fmt::format(
-      R"(<text x="{:.1f}" y="{:.1f}" font-size="{:.0f}" text-anchor="{}" fill="currentColor">{}</text>)", x,
-      y, size, anchor, html_escape(s));
+std::string text(double x, double y, const std::string& s, const char* anchor = "start", double size = 11,
+                 const char* fill = "currentColor") {
+  return fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="{:.0f}" text-anchor="{}" fill="{}">{}</text>)",
+                     x, y, size, anchor, fill, html_escape(s));
 }
 
 std::string rect(double x, double y, double w, double h, const std::string& fill,
@@ -197,13 +197,10 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
                 : i % 2     ? "#b8c2d3"
                             : "#d3dae6",
                 s.tooltip);
-    if (w >= 9.0 * static_cast<double>(s.label.size())) {
-      std::string label = text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12);
-      // White on the dark marked step, the page's text colour on the light ones.
-      const std::string page_color = "fill=\"currentColor\"";
-      if (i == marked) label.replace(label.find(page_color), page_color.size(), "fill=\"#ffffff\"");
-      svg += label;
-    }
+    // White on the dark marked step, the page's text colour on the light ones.
+    if (w >= 9.0 * static_cast<double>(s.label.size()))
+      svg += text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12,
+                  i == marked ? "#ffffff" : "currentColor");
   }
   for (const StripSpan& g : gaps)
     svg += rect(left + g.start_us * scale, top + lane_h + 2, std::max(g.duration_us * scale, 1.0), lane_h - 4,

@@ -1,12 +1,12 @@
 #include "render/html/dashboard.h"
 
-#include "render/colors.h"
-
 #include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
 
+#include "render/cell_format.h"
+#include "render/colors.h"
 #include "render/format.h"
 #include "render/html/charts.h"
 
@@ -158,17 +158,6 @@ std::map<std::string, std::size_t> rows_by_name(const ReportTable* t) {
     if (const auto* name = find_cell(*t, i, "name"))
       if (const auto* s = std::get_if<std::string>(name)) by_name[*s] = i;
   return by_name;
-}
-
-double number_at(const ReportTable& t, std::size_t row, std::string_view column) {
-  const ReportCell* cell = find_cell(t, row, column);
-  return cell ? cell_number(*cell).value_or(0) : 0;
-}
-
-std::string text_at(const ReportTable& t, std::size_t row, std::string_view column) {
-  const ReportCell* cell = find_cell(t, row, column);
-  const auto* s = cell ? std::get_if<std::string>(cell) : nullptr;
-  return s ? *s : "";
 }
 
 TemplateData step_chart(const std::string& title, const std::vector<StepColumn>& steps,

@@ -5,16 +5,13 @@
 #include <fmt/format.h>
 
 #include "perfgate/units.h"
+#include "render/format.h"
 
 namespace perfgate {
 namespace {
 
 // Findings in the first screen; the rest are one link away.
 constexpr std::size_t kDiagnosisFindings = 3;
-
-int status_rank(FindingStatus s) {
-  return s == FindingStatus::Fail ? 0 : s == FindingStatus::Inconclusive ? 1 : 2;
-}
 
 bool fired(const ReportFinding& f) {
   return f.status == FindingStatus::Fail || f.status == FindingStatus::Warn ||
@@ -35,8 +32,8 @@ std::vector<const ReportFinding*> findings_by_importance(const ReportModel& r) {
   for (const ReportFinding& f : r.findings)
     if (fired(f)) out.push_back(&f);
   std::stable_sort(out.begin(), out.end(), [](const ReportFinding* a, const ReportFinding* b) {
-    if (status_rank(a->status) != status_rank(b->status))
-      return status_rank(a->status) < status_rank(b->status);
+    if (finding_rank(a->status) != finding_rank(b->status))
+      return finding_rank(a->status) < finding_rank(b->status);
     return a->gain_pct.value_or(-1) > b->gain_pct.value_or(-1);
   });
   return out;

@@ -1,7 +1,6 @@
 // The HTML report: one self-contained page (or a page with report.css and report.js beside it),
 // rendered from templates/report.html.mustache.
 #include <algorithm>
-#include <cmath>
 
 #include <fmt/format.h>
 
@@ -23,10 +22,8 @@ namespace {
 
 // Worker tables shown in the dashboard rather than with the other tables.
 constexpr std::array<std::string_view, 2> kDashboardTables = {"system", "top_gpu_ops"};
-// Beyond this many workers only the first one's tables are in the page.
+// Beyond this many workers only the slowest one's tables are in the page.
 constexpr std::size_t kMaxWorkerSections = 8;
-// Tables longer than this start collapsed.
-constexpr std::size_t kCollapsedRows = kCollapsedTableRows;
 
 bool in_dashboard(std::string_view name) {
   return std::find(kDashboardTables.begin(), kDashboardTables.end(), name) != kDashboardTables.end();
@@ -162,7 +159,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
   }
   TemplateData run_tables = template_list();
   if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty())
-    run_tables.push_back(table_view(*t, o.max_rows, "ranks", kCollapsedRows));
+    run_tables.push_back(table_view(*t, o.max_rows, "ranks", kCollapsedTableRows));
   view.set("run_tables", run_tables);
   // Every worker's tables up to kMaxWorkerSections workers; beyond, the slowest worker's only.
   std::vector<const ReportWorker*> shown;
@@ -183,7 +180,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
     TemplateData tables = template_list();
     for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
-        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name), kCollapsedRows,
+        tables.push_back(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name), kCollapsedTableRows,
                                     w.window.start_us));
     worker.set("tables", tables);
     workers.push_back(worker);

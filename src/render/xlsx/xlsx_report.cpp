@@ -16,6 +16,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/colors.h"
+#include "render/format.h"
 #include "render/see_also.h"
 #include "render/temp_files.h"
 #include "render/xlsx/workbook.h"
@@ -49,9 +50,7 @@ std::string sheet_name(std::string_view table) {
       {"kernel_deltas", "Baseline kernels"},
       {"kernels_by_iteration", "Kernels by step"}};
   if (auto it = kShort.find(table); it != kShort.end()) return std::string(it->second);
-  static const std::vector<ReportTable> schemas = table_schemas();
-  const ReportTable* t = find_table(schemas, table);
-  return t ? t->title : std::string(table);
+  return table_title(table);
 }
 
 // One table of every worker as one sheet (a worker column when there are several).
@@ -115,14 +114,8 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
   // Fired findings first (failures, inconclusive, warnings), then the rest in rule order.
   std::vector<const ReportFinding*> ordered;
   for (const ReportFinding& f : r.findings) ordered.push_back(&f);
-  auto rank = [](FindingStatus s) {
-    return s == FindingStatus::Fail           ? 0
-           : s == FindingStatus::Inconclusive ? 1
-           : s == FindingStatus::Warn         ? 2
-                                              : 3;
-  };
-  std::stable_sort(ordered.begin(), ordered.end(), [&](const ReportFinding* a, const ReportFinding* b) {
-    return rank(a->status) < rank(b->status);
+  std::stable_sort(ordered.begin(), ordered.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    return finding_rank(a->status) < finding_rank(b->status);
   });
   std::size_t row = 1;
   for (const ReportFinding* finding : ordered) {
