@@ -8,6 +8,13 @@
 
 namespace perfgate {
 
+std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs end) {
+  std::set<std::uint32_t> threads;
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (c.end > start && c.start < end) threads.insert(c.thread);
+  return threads;
+}
+
 IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w) {
   IdleSums s;
   std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_free_at;  // end of the last activity
@@ -38,9 +45,7 @@ namespace {
 // runtime calls, other ops and Python functions. Annotations (steps, record_function ranges) are
 // not work: they enclose everything.
 std::array<IntervalList, 4> host_causes(const Profile& p, NameClasses& classes, const Window& w) {
-  std::set<std::uint32_t> launching;
-  for (const RuntimeCall& c : p.runtime_calls)
-    if (c.end > w.start && c.start < w.end) launching.insert(c.thread);
+  std::set<std::uint32_t> launching = launching_threads(p, w.start, w.end);
   std::array<IntervalList, 4> lists;
   for (const RuntimeCall& c : p.runtime_calls)
     if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});

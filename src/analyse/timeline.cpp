@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "analyse/activity_intervals.h"
+#include "analyse/idle.h"
 #include "analyse/op_info.h"
 
 namespace perfgate {
@@ -69,9 +70,7 @@ bool outermost_op(const Profile& p, std::uint32_t i, const std::set<std::uint32_
 // (synchronising ones marked) on lane (kRuntimeDevice, thread id).
 void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
                     const std::vector<std::uint32_t>& marker_events, std::vector<TimelineBox>& boxes) {
-  std::set<std::uint32_t> launching;
-  for (const RuntimeCall& c : p.runtime_calls)
-    if (c.end > step.start && c.start < step.end) launching.insert(c.thread);
+  std::set<std::uint32_t> launching = launching_threads(p, step.start, step.end);
   auto box = [&](std::int32_t lane, std::uint32_t thread, TimeNs start, TimeNs end, StringId name,
                  const char* kind) {
     start = std::max(start, step.start);
