@@ -136,12 +136,16 @@ struct ForwardBackwardLink {
   std::uint32_t backward_thread = 0;
 };
 
-// A GPU allocator sample ([memory] instant events when profile_memory=True): the allocator's
-// total on a device after an allocation or a free.
+// A GPU allocator sample ([memory] instant events when profile_memory=True): one allocation
+// (bytes > 0) or free (bytes < 0) on a device, by a host thread, and the allocator's totals after
+// it where the trace records them (PyTorch 1.10 and later).
 struct MemorySample {
   TimeNs time = 0;
-  std::int64_t total_allocated = -1;
+  std::int64_t bytes = 0;
+  std::int64_t total_allocated = -1;  // -1: not recorded
+  std::int64_t total_reserved = -1;
   std::int32_t device_id = -1;
+  std::uint32_t thread = kNone;  // index into Profile::threads
 };
 
 // What a communication op recorded about its collective (PyTorch's record_param_comms and
@@ -224,6 +228,10 @@ struct Profile {
 // A range that overlaps a sibling instead of nesting is attached to the nearest ancestor
 // that contains it. Returns how many such ranges were found.
 std::size_t build_host_tree(Profile& profile);
+
+// The last host event on `thread` that started at or before `time` (kNone: none), after
+// build_host_tree: the innermost event enclosing `time` is it or one of its ancestors.
+std::uint32_t last_host_event_before(const Profile& profile, std::uint32_t thread, TimeNs time);
 
 // Orders runtime calls, GPU activities, GPU ranges and memory samples by start time, keeping the
 // reader's order of ties: the order the analysis expects of every reader's output.

@@ -70,13 +70,7 @@ void link_activities(const Profile& p, Attribution& a) {
 // from the last range that started before the call.
 std::uint32_t enclosing_owner(const Profile& p, const RuntimeCall& r) {
   const auto& events = p.host_events;
-  auto thread_begin = std::lower_bound(events.begin(), events.end(), r.thread,
-                                       [](const HostEvent& e, std::uint32_t t) { return e.thread < t; });
-  auto it = std::upper_bound(thread_begin, events.end(), r.start, [&](TimeNs t, const HostEvent& e) {
-    return e.thread != r.thread || t < e.start;
-  });
-  if (it == thread_begin) return kNone;
-  std::uint32_t candidate = static_cast<std::uint32_t>(std::distance(events.begin(), it) - 1);
+  std::uint32_t candidate = last_host_event_before(p, r.thread, r.start);
   while (candidate != kNone && !(can_own(events[candidate]) && encloses(events[candidate], r)))
     candidate = events[candidate].parent;
   return candidate;

@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "model/stable_order.h"
 #include "perfgate/profile.h"
 
@@ -34,6 +36,16 @@ std::size_t build_host_tree(Profile& profile) {
     stack.push_back(i);
   }
   return overlapping;
+}
+
+std::uint32_t last_host_event_before(const Profile& profile, std::uint32_t thread, TimeNs time) {
+  const auto& events = profile.host_events;
+  auto thread_begin = std::lower_bound(events.begin(), events.end(), thread,
+                                       [](const HostEvent& e, std::uint32_t t) { return e.thread < t; });
+  auto it = std::upper_bound(thread_begin, events.end(), time,
+                             [&](TimeNs t, const HostEvent& e) { return e.thread != thread || t < e.start; });
+  if (it == thread_begin) return kNone;
+  return static_cast<std::uint32_t>(std::distance(events.begin(), it) - 1);
 }
 
 }  // namespace perfgate

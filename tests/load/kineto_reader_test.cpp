@@ -138,6 +138,18 @@ TEST(KinetoReader, LinksForwardBackwardFlowsAndReadsMemorySamples) {
   ASSERT_EQ(p.memory_samples.size(), 2u);  // the host sample is not kept
   EXPECT_EQ(p.memory_samples[0].device_id, 0);
   EXPECT_EQ(p.memory_samples[1].total_allocated, 3584);
+  EXPECT_EQ(p.memory_samples[1].total_reserved, 3584);
+  EXPECT_EQ(p.memory_samples[1].bytes, -512);
+  ASSERT_LT(p.memory_samples[1].thread, p.threads.size());
+  EXPECT_EQ(p.threads[p.memory_samples[1].thread].tid, 1);
+
+  // PyTorch 1.8/1.9 wrote the change alone.
+  Profile old = load_json(TraceBuilder().memory_change(5, 2048, 1, 3).json());
+  ASSERT_EQ(old.memory_samples.size(), 1u);
+  EXPECT_EQ(old.memory_samples[0].bytes, 2048);
+  EXPECT_EQ(old.memory_samples[0].device_id, 1);
+  EXPECT_EQ(old.memory_samples[0].total_allocated, -1);
+  EXPECT_EQ(old.memory_samples[0].total_reserved, -1);
 }
 
 TEST(KinetoReader, ReadsTheBareArrayFormatAndGzipAndAByteOrderMark) {

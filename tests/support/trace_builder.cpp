@@ -138,10 +138,18 @@ TraceBuilder& TraceBuilder::flow_forward_backward(std::int64_t id, double forwar
 }
 
 TraceBuilder& TraceBuilder::memory(double ts, std::int64_t bytes, std::int64_t total_allocated,
-                                   int device_type, int device_id) {
+                                   int device_type, int device_id, int tid, std::int64_t total_reserved) {
   events_.push_back(fmt::format(
-      R"({{"ph": "i", "s": "t", "name": "[memory]", "pid": 100, "tid": 1, "ts": {}, "args": {{"Device Type": {}, "Device Id": {}, "Bytes": {}, "Total Allocated": {}, "Total Reserved": {}}}}})",
-      micros(ts), device_type, device_id, bytes, total_allocated, total_allocated));
+      R"({{"ph": "i", "s": "t", "name": "[memory]", "pid": 100, "tid": {}, "ts": {}, "args": {{"Device Type": {}, "Device Id": {}, "Bytes": {}, "Total Allocated": {}, "Total Reserved": {}}}}})",
+      host_tid(tid), micros(ts), device_type, device_id, bytes, total_allocated,
+      total_reserved < 0 ? total_allocated : total_reserved));
+  return *this;
+}
+
+TraceBuilder& TraceBuilder::memory_change(double ts, std::int64_t bytes, int device_id, int tid) {
+  events_.push_back(fmt::format(
+      R"({{"ph": "i", "s": "t", "name": "[memory]", "pid": 100, "tid": {}, "ts": {}, "args": {{"Device Type": 1, "Device Id": {}, "Bytes": {}}}}})",
+      host_tid(tid), micros(ts), device_id, bytes));
   return *this;
 }
 

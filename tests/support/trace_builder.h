@@ -47,8 +47,11 @@ class TraceBuilder {
 
   TraceBuilder& flow_forward_backward(std::int64_t id, double forward_ts, int forward_tid, double backward_ts,
                                       int backward_tid);
+  // An allocator sample with its totals (PyTorch 1.10 and later); total_reserved -1: as allocated.
   TraceBuilder& memory(double ts, std::int64_t bytes, std::int64_t total_allocated, int device_type,
-                       int device_id);
+                       int device_id, int tid = 1, std::int64_t total_reserved = -1);
+  // An allocator sample as PyTorch 1.8/1.9 wrote it: the change alone, no totals (GPU device_id).
+  TraceBuilder& memory_change(double ts, std::int64_t bytes, int device_id = 0, int tid = 1);
   TraceBuilder& device(int id, const std::string& name, int major, int minor, std::int64_t memory_bytes,
                        int sms);
   TraceBuilder& top_level(const std::string& key, const std::string& json_value);

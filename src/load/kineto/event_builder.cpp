@@ -193,8 +193,11 @@ void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
   if (type != 1 && type != 6) return;
   MemorySample m;
   m.time = time;
+  m.bytes = e.bytes.value_or(0);
   m.total_allocated = e.total_allocated.value_or(-1);
+  m.total_reserved = e.total_reserved.value_or(-1);
   m.device_id = narrow_or<std::int32_t>(e.memory_device_id, -1);
+  m.thread = thread_index(e.pid, e.tid);
   memory_samples_.push_back(m);
 }
 

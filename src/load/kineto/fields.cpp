@@ -51,7 +51,7 @@ constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-constexpr std::array<std::pair<std::string_view, Field>, 30> kArgs = {{
+constexpr std::array<std::pair<std::string_view, Field>, 32> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -73,6 +73,8 @@ constexpr std::array<std::pair<std::string_view, Field>, 30> kArgs = {{
     {"Device Type", Field::MemoryDeviceType},
     {"Device Id", Field::MemoryDeviceId},
     {"Total Allocated", Field::TotalAllocated},
+    {"Total Reserved", Field::TotalReserved},
+    {"Bytes", Field::Bytes},  // of [memory] events: + allocated, - freed
     {"Concrete Inputs", Field::ConcreteInputs},
     {"flops", Field::Flops},
     {"In msg nelems", Field::InElements},

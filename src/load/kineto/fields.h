@@ -45,6 +45,7 @@ enum class Field : unsigned char {
   MemoryDeviceType,
   MemoryDeviceId,
   TotalAllocated,
+  TotalReserved,
   ConcreteInputs,
   Flops,
   InElements,

@@ -62,6 +62,7 @@ struct RawEvent {
   std::optional<std::int64_t> memory_device_type;
   std::optional<std::int64_t> memory_device_id;
   std::optional<std::int64_t> total_allocated;
+  std::optional<std::int64_t> total_reserved;
 
   void clear() {
     ph.clear();
@@ -98,6 +99,7 @@ struct RawEvent {
     memory_device_type.reset();
     memory_device_id.reset();
     total_allocated.reset();
+    total_reserved.reset();
   }
 };
 

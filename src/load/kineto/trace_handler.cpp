@@ -597,6 +597,9 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
     case Field::TotalAllocated:
       event_.total_allocated = n.as_int;
       break;
+    case Field::TotalReserved:
+      event_.total_reserved = n.as_int;
+      break;
     case Field::Grid:
     case Field::Block:
       pending_ = field;
