@@ -52,6 +52,7 @@ struct Classification {
   std::vector<std::string> data_parallel_ops;  // torch.nn.DataParallel's forward
   std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
+  std::vector<std::string> library_frames;                 // call-stack frames outside user code
   std::vector<OpTypePattern> op_types;                     // first match wins; no match is "other"
   std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
   std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
@@ -253,9 +254,19 @@ struct CommunicationSums {
   bool bytes_known = false;
 };
 
+// The GPU allocator over the whole capture (docs/metrics.md, "Memory").
 struct MemorySums {
   std::optional<std::int64_t> peak_allocated;  // the highest allocator total on any GPU
   std::optional<double> peak_pct;              // of that GPU's memory
+  std::optional<std::int64_t> peak_reserved;   // the highest reserved total, where recorded
+  std::int32_t peak_device = -1;
+  TimeNs peak_time = 0;
+  // The op whose allocation reached the peak: kNoOpName outside any op, "(before the capture)" when
+  // the total entering the capture is the highest.
+  std::string peak_op;
+  // The trace records changes without totals (PyTorch 1.8/1.9): totals count from the capture's
+  // start, so the peak is a lower bound.
+  bool totals_from_changes = false;
 };
 
 struct WorkerAnalysis {

@@ -98,6 +98,14 @@ struct ReportSystem {
   std::vector<std::pair<std::string, std::string>> attributes;
 };
 
+// Where a worker's GPU allocator peaked (memory.peak_allocated_bytes); no op without [memory] events.
+struct ReportMemoryPeak {
+  std::string op;  // kNoOpName outside any op, "(before the capture)" when the capture started highest
+  std::int32_t device = -1;
+  double time_us = 0;        // trace clock
+  bool lower_bound = false;  // totals counted from the capture's start (no totals in the trace)
+};
+
 struct ReportWorker {
   std::string name;
   std::string input_path;
@@ -109,6 +117,7 @@ struct ReportWorker {
   ReportSystem system;
   std::vector<ReportTable> tables;  // see docs/metrics.md, "Tables"
   ReportTimeline timeline;          // its boxes are the "timeline" table
+  ReportMemoryPeak memory_peak;     // its curve is the "memory_curve" table
   std::vector<std::string> warnings;
 };
 

@@ -36,6 +36,7 @@ struct OpRow {
   bool uses_tc = false;
   std::string data_types;  // distinct tensor types of the inputs, e.g. "c10::Half"
   std::string call_stack;  // of the first call: the trace's "Call stack", or its Python frames
+  std::string user_frame;  // the innermost frame of that stack in user code (not a library frame)
   std::string module;      // nn.Module path of the first call, when recorded
   double flops = 0;        // counted FLOPs (bottom-most ops only)
 };
@@ -147,6 +148,39 @@ struct Timeline {
   std::vector<TimelineBox> boxes;
 };
 
+// Allocations and frees of one op (by name) on one GPU in the window: the op that ran them
+// itself (its innermost enclosing op on the allocating thread), as the plugin's self columns.
+struct MemoryOpRow {
+  std::int32_t device = 0;
+  std::string op;
+  std::uint64_t calls = 0;  // of the op in the window
+  std::uint64_t allocations = 0;
+  std::uint64_t allocated_bytes = 0;
+  std::uint64_t frees = 0;
+  std::uint64_t freed_bytes = 0;
+};
+
+// The collectives of the window by op (outermost communication ops: nccl:all_reduce,
+// c10d::allreduce_), with their sizes where the trace records them.
+struct CollectiveRow {
+  std::string op;
+  std::string collective;  // as record_param_comms names it ("allreduce"), where recorded
+  std::uint64_t calls = 0;
+  std::uint64_t sized_calls = 0;  // calls whose bytes the trace records
+  std::uint64_t bytes = 0;        // of the sized calls
+  TimeNs host = 0;                // wall time of the calls
+  TimeNs device = 0;              // GPU time of the work they launched (their kernels)
+  TimeNs sized_device = 0;        // of the sized calls: the bandwidth's denominator
+};
+
+// A GPU's allocator totals over the window, thinned to the highest of each short stretch.
+struct MemoryPoint {
+  std::int32_t device = 0;
+  TimeNs time = 0;  // trace clock
+  std::int64_t allocated = 0;
+  std::int64_t reserved = -1;  // -1: not recorded
+};
+
 struct WorkerTables {
   std::vector<OpRow> ops;           // by name
   std::vector<OpRow> ops_by_shape;  // by name and input shapes
@@ -159,7 +193,10 @@ struct WorkerTables {
   std::vector<IterationRow> iterations;
   std::vector<RegionRow> regions;
   std::vector<ShapeFindingRow> tc_shape_findings;
-  std::vector<GapRow> gpu_gaps;  // gaps over 500 µs, longest first
+  std::vector<GapRow> gpu_gaps;            // gaps over 500 µs, longest first
+  std::vector<CollectiveRow> collectives;  // most device time first
+  std::vector<MemoryOpRow> memory_ops;     // most bytes allocated first
+  std::vector<MemoryPoint> memory_curve;
   Timeline timeline;
 };
 

@@ -50,7 +50,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tensor_cores.misaligned_shapes = shapes.misaligned;
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
   w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
-  collectives(profile, stats, classes, args, w.communication);
+  collectives(profile, stats, classes, args, w.communication, w.tables.collectives);
   w.parallelism = parallelism(profile, stats, classes);
 }
 
@@ -80,7 +80,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   describe_architectures(profile, compiled, w.gpus, w.warnings);
   w.tensor_cores =
       tensor_core_sums(profile, attribution, classes, w.window, compiled.tc_share_counts_unlaunched_kernels);
-  w.memory = memory_sums(profile);
+  analyse_memory(profile, w.window, w);
   op_stage(profile, attribution, classes, compiled, w);
   build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
   interval_stage(profile, attribution, classes, w);

@@ -30,6 +30,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       data_parallel_ops(c.data_parallel_ops, "data_parallel_ops"),
       distributed_data_parallel_ops(c.distributed_data_parallel_ops, "distributed_data_parallel_ops"),
       nccl_ops(c.nccl_ops, "nccl_ops"),
+      library_frames(c.library_frames, "library_frames"),
       op_types(patterns_of(c.op_types), "op_types"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),

@@ -26,6 +26,7 @@ struct CompiledClassification {
   PatternSet data_parallel_ops;
   PatternSet distributed_data_parallel_ops;
   PatternSet nccl_ops;
+  PatternSet library_frames;
   PatternSet op_types;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;

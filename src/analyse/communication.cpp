@@ -1,5 +1,7 @@
 #include "analyse/communication.h"
 
+#include <algorithm>
+#include <map>
 #include <unordered_map>
 
 namespace perfgate {
@@ -17,11 +19,23 @@ int element_bytes(std::string_view t) {
 
 namespace {
 
+using ArgsById = std::unordered_map<std::int64_t, const CollectiveArgs*>;
+
+// The record_param_comms arguments of an op or its callees, if any.
+const CollectiveArgs* recorded_args(const Profile& p, std::size_t op, std::size_t subtree_end,
+                                    const ArgsById& by_id) {
+  for (std::size_t k = op; k < subtree_end; ++k) {
+    std::int64_t id = p.details(k).external_id;
+    auto it = by_id.find(id);
+    if (id != 0 && it != by_id.end()) return it->second;
+  }
+  return nullptr;
+}
+
 // Bytes of the collective an outermost communication op started: from the arguments PyTorch
 // records (record_param_comms), else from the input tensor of an nccl:*/gloo:* range.
-std::optional<std::uint64_t> collective_bytes(
-    const Profile& p, std::size_t op, std::size_t subtree_end,
-    const std::unordered_map<std::int64_t, const CollectiveArgs*>& by_id, ArgumentCache& args) {
+std::optional<std::uint64_t> collective_bytes(const Profile& p, std::size_t op, std::size_t subtree_end,
+                                              const ArgsById& by_id, ArgumentCache& args) {
   for (std::size_t k = op; k < subtree_end; ++k) {
     std::int64_t id = p.details(k).external_id;
     auto it = by_id.find(id);
@@ -45,6 +59,32 @@ std::optional<std::uint64_t> collective_bytes(
   return std::nullopt;
 }
 
+// One call into its op's row.
+void add_call(const Profile& p, const OpStats& stats, std::size_t op, const CollectiveArgs* recorded,
+              std::optional<std::uint64_t> bytes, std::map<StringId, CollectiveRow>& rows) {
+  CollectiveRow& r = rows[p.host_events[op].name];
+  if (r.collective.empty() && recorded) r.collective = std::string(p.str(recorded->collective));
+  ++r.calls;
+  r.host += p.host_events[op].end - p.host_events[op].start;
+  TimeNs device = stats.total_device(op);
+  r.device += device;
+  if (!bytes) return;
+  ++r.sized_calls;
+  r.bytes += *bytes;
+  r.sized_device += device;
+}
+
+std::vector<CollectiveRow> collective_rows(const Profile& p, std::map<StringId, CollectiveRow> rows) {
+  std::vector<CollectiveRow> out;
+  for (auto& [name, row] : rows) {
+    row.op = std::string(p.str(name));
+    out.push_back(std::move(row));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CollectiveRow& a, const CollectiveRow& b) { return a.device > b.device; });
+  return out;
+}
+
 }  // namespace
 
 void communication_time(const ActivityIntervals& in, const Window& w, CommunicationSums& s) {
@@ -55,9 +95,10 @@ void communication_time(const ActivityIntervals& in, const Window& w, Communicat
 }
 
 void collectives(const Profile& p, const OpStats& stats, NameClasses& classes, ArgumentCache& args,
-                 CommunicationSums& s) {
-  std::unordered_map<std::int64_t, const CollectiveArgs*> by_id;
+                 CommunicationSums& s, std::vector<CollectiveRow>& table) {
+  ArgsById by_id;
   for (const CollectiveArgs& c : p.collectives) by_id.emplace(c.external_id, &c);
+  std::map<StringId, CollectiveRow> rows;
   const auto& events = p.host_events;
   std::vector<bool> inside_comm(events.size(), false);  // a communication op encloses it
   for (std::size_t i = 0; i < events.size(); ++i) {
@@ -67,11 +108,14 @@ void collectives(const Profile& p, const OpStats& stats, NameClasses& classes, A
     inside_comm[i] = comm || enclosed;
     if (!comm || enclosed || !stats.in_window(i)) continue;
     ++s.collectives;
-    if (auto bytes = collective_bytes(p, i, stats.subtree_end(i), by_id, args)) {
+    std::optional<std::uint64_t> bytes = collective_bytes(p, i, stats.subtree_end(i), by_id, args);
+    if (bytes) {
       s.bytes += *bytes;
       s.bytes_known = true;
     }
+    add_call(p, stats, i, recorded_args(p, i, stats.subtree_end(i), by_id), bytes, rows);
   }
+  table = collective_rows(p, std::move(rows));
 }
 
 }  // namespace perfgate

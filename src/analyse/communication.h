@@ -10,9 +10,9 @@ namespace perfgate {
 
 // Kernel time in communication and its overlap with compute (the interval stage).
 void communication_time(const ActivityIntervals& intervals, const Window& window, CommunicationSums& out);
-// Collectives and their bytes (the op stage).
+// Collectives and their bytes (the op stage), in all and by op.
 void collectives(const Profile& profile, const OpStats& stats, NameClasses& classes, ArgumentCache& args,
-                 CommunicationSums& out);
+                 CommunicationSums& out, std::vector<CollectiveRow>& table);
 
 // Bytes of one element of a type as PyTorch names it ("Float", "c10::BFloat16", "float"), or 0.
 int element_bytes(std::string_view type);

@@ -1,10 +1,13 @@
-// Peak GPU memory from the allocator samples ([memory] events of profile_memory=True).
+// The GPU allocator from [memory] events (profile_memory=True): peak over the capture with the op
+// that reached it, the totals over the window, and each op's allocations (the plugin's memory view).
 #pragma once
 
 #include "perfgate/analysis.h"
 
 namespace perfgate {
 
-MemorySums memory_sums(const Profile& profile);
+// Fills w.memory, w.tables.memory_ops and w.tables.memory_curve; `warnings` says when totals are
+// counted from the capture's start.
+void analyse_memory(const Profile& profile, const Window& window, WorkerAnalysis& w);
 
 }  // namespace perfgate

@@ -198,9 +198,18 @@ constexpr MetricInfo kCatalog[] = {
      kPerfgate},
 
     {"memory.peak_allocated_bytes", "bytes",
-     "Highest allocator total on any GPU during the profile ([memory] events of profile_memory=True)",
+     "Highest allocator total on any GPU during the profile ([memory] events of profile_memory=True); "
+     "a trace without totals (PyTorch before 1.10) counts them from the capture's start, a lower bound",
      kPlugin},
     {"memory.peak_pct", "%", "That peak as a share of the GPU's memory", kPlugin},
+    {"memory.totals_recorded", "count",
+     "1 when the trace records the allocator's totals (PyTorch 1.10 and later); 0 when perfgate counts "
+     "them from the capture's start, so that the peak is a lower bound",
+     kPerfgate},
+    {"memory.peak_reserved_bytes", "bytes",
+     "Highest total the caching allocator held on any GPU during the profile (allocated plus cached), "
+     "where the trace records it",
+     kPlugin},
 
     {"compute.flops", "flop",
      "FLOPs of the window's ops: the trace's own count (with_flops) or 2 x M x N x K for GEMMs, the "

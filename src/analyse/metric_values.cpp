@@ -209,6 +209,9 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
   if (in.memory.peak_allocated)
     m.set("memory.peak_allocated_bytes", static_cast<double>(*in.memory.peak_allocated));
   m.set("memory.peak_pct", in.memory.peak_pct);
+  if (in.memory.peak_allocated) m.set("memory.totals_recorded", in.memory.totals_from_changes ? 0.0 : 1.0);
+  if (in.memory.peak_reserved)
+    m.set("memory.peak_reserved_bytes", static_cast<double>(*in.memory.peak_reserved));
   const ComputeSums& c = in.compute;
   std::optional<double> coverage =
       ratio_pct(static_cast<double>(c.eligible_device_counted), static_cast<double>(c.eligible_device));

@@ -174,6 +174,16 @@ std::string call_stack(const Profile& p, std::size_t event) {
   return out;
 }
 
+std::string user_frame(std::string_view stack, const PatternSet& library_frames) {
+  while (!stack.empty()) {
+    std::size_t end = std::min(stack.find(';'), stack.size());
+    std::string_view frame = stack.substr(0, end);
+    if (!frame.empty() && !library_frames.matches(frame)) return std::string(frame);
+    stack.remove_prefix(std::min(end + 1, stack.size()));
+  }
+  return "";
+}
+
 std::string module_path(const Profile& p, std::size_t event) {
   constexpr std::string_view kModule = "nn.Module: ";
   std::vector<std::string_view> modules;

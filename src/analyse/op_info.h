@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyse/pattern_set.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {
@@ -43,6 +44,9 @@ std::string_view first_tensor_type(const std::vector<std::string>& input_types);
 
 // The op's call stack: the trace's "Call stack", else its enclosing Python frames, innermost first.
 std::string call_stack(const Profile& p, std::size_t event);
+// The innermost frame of a call stack (frames separated by ';') that no library pattern matches
+// (rules: library_frames): where the user's code called in; "" when every frame is a library's.
+std::string user_frame(std::string_view stack, const PatternSet& library_frames);
 // The nn.Module path of the enclosing "nn.Module: X" Python frames, outermost first ("Net.Linear_0").
 std::string module_path(const Profile& p, std::size_t event);
 

@@ -68,6 +68,7 @@ OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes
   r.data_types = tensor_types(in.args.strings(p.details(first).input_types));
   if (!with_shapes) {  // the by-name row carries them; repeating them per shape would only cost memory
     r.call_stack = call_stack(p, acc.first_call);
+    r.user_frame = user_frame(r.call_stack, in.classification.library_frames);
     r.module = module_path(p, acc.first_call);
   }
   return r;

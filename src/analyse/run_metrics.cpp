@@ -82,7 +82,9 @@ void add(ComputeSums& to, const ComputeSums& from) {
 }
 
 void add(MemorySums& to, const MemorySums& from) {
+  std::optional<std::int64_t> reserved = std::max(to.peak_reserved, from.peak_reserved);
   if (from.peak_allocated && (!to.peak_allocated || *from.peak_allocated > *to.peak_allocated)) to = from;
+  to.peak_reserved = reserved;
 }
 
 // The median of the workers' median launch gaps (medians do not add up).

@@ -44,7 +44,8 @@ std::string cell_text(const ReportCell& cell, std::string_view unit) {
 }
 
 bool on_trace_clock(std::string_view table, std::string_view column) {
-  return column == "start_us" && (table == "iterations" || table == "gpu_gaps");
+  return (column == "start_us" && (table == "iterations" || table == "gpu_gaps")) ||
+         (column == "time_us" && table == "memory_curve");
 }
 
 ReportCell shown_cell(const ReportTable& table, std::size_t row, std::size_t column,

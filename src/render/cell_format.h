@@ -22,8 +22,8 @@ std::string cell_text(const ReportCell& cell, std::string_view unit);
 // "idle_pct", "bytes").
 std::string_view header_unit(const ReportColumn& column);
 
-// Columns on the trace clock (epoch microseconds: iteration and gap starts). The outputs that show
-// tables show them from the worker's window start, with the header saying so.
+// Columns on the trace clock (epoch microseconds: iteration and gap starts, memory curve times). The outputs
+// that show tables show them from the worker's window start, with the header saying so.
 bool on_trace_clock(std::string_view table, std::string_view column);
 inline constexpr std::string_view kFromWindowStart = "from the window start";
 // A cell as shown: a trace-clock value from `window_start_us` when one is given.

@@ -156,6 +156,14 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
   j.key("step_duration_us").value(w.timeline.step_duration_us);
   j.key("activities").value(static_cast<std::uint64_t>(w.timeline.activities));
   j.end_object();
+  if (!w.memory_peak.op.empty()) {
+    j.key("memory_peak").begin_object();
+    j.key("op").value(w.memory_peak.op);
+    j.key("device").value(static_cast<std::int64_t>(w.memory_peak.device));
+    j.key("time_us").value(w.memory_peak.time_us);
+    j.key("lower_bound").value(w.memory_peak.lower_bound);
+    j.end_object();
+  }
   write_tables(j, w.tables);
   write_strings(j, "warnings", w.warnings);
   j.end_object();

@@ -3,6 +3,7 @@
 #include "analyse/metric_values.h"
 #include "perfgate/report.h"
 #include "perfgate/version.h"
+#include "report/run_tables.h"
 
 namespace perfgate {
 namespace {
@@ -105,6 +106,9 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   r.warnings = w.warnings;
   const Timeline& t = w.tables.timeline;
   r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities};
+  if (w.memory.peak_allocated)
+    r.memory_peak = {w.memory.peak_op, w.memory.peak_device, us(w.memory.peak_time),
+                     w.memory.totals_from_changes};
   r.tables = worker_tables(w, r);
   return r;
 }
@@ -129,7 +133,9 @@ ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis
       m.warnings.push_back(
           analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning) : warning);
   }
-  m.tables.push_back(ranks_table(analysis, rank_ids(analysis)));
+  std::vector<std::int64_t> ranks = rank_ids(analysis);
+  m.tables.push_back(ranks_table(analysis, ranks));
+  if (analysis.workers.size() > 1) m.tables.push_back(rank_collectives_table(analysis, ranks));
   if (m.workers.size() == 1) {
     for (const auto& s : m.workers.front().steps)
       if (s.in_window) m.steps.push_back(s);

@@ -3,12 +3,14 @@
 #include <algorithm>
 #include <map>
 #include <span>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "analyse/op_stats.h"
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
+#include "report/run_tables.h"
 #include "report/table_limits.h"
 
 namespace perfgate {
@@ -33,7 +35,8 @@ bool row_per_name(std::string_view table) {
                                                  "kernels_by_op_top",
                                                  "regions",
                                                  "tc_shapes",
-                                                 "gpu_gaps"};
+                                                 "gpu_gaps",
+                                                 "memory_ops"};
   return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 
@@ -72,6 +75,9 @@ ReportCell count(std::uint64_t n) {
 ReportCell text(const std::string& s) {
   return s.empty() ? ReportCell{} : ReportCell{s};
 }
+ReportCell bytes(std::uint64_t n) {
+  return static_cast<double>(n);
+}
 ReportCell pct(TimeNs part, TimeNs whole) {
   return whole > 0 ? ReportCell{100.0 * static_cast<double>(part) / static_cast<double>(whole)}
                    : ReportCell{};
@@ -84,7 +90,7 @@ ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
   return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
 }
 
-constexpr std::array<Column<OpRow>, 16> kOpColumns = {{
+constexpr std::array<Column<OpRow>, 17> kOpColumns = {{
     {"name", "", "Op name; (no op): GPU work launched outside any operator (calls: its activities)",
      [](const OpRow& r) { return ReportCell{r.name}; }},
     {"op_type", "", "Op class (rules: op_types)", [](const OpRow& r) { return ReportCell{r.op_type}; }},
@@ -110,6 +116,9 @@ constexpr std::array<Column<OpRow>, 16> kOpColumns = {{
     {"flops", "flop", "FLOPs counted for the op (bottom-most ops only)",
      [](const OpRow& r) { return r.flops > 0 ? ReportCell{r.flops} : ReportCell{}; }},
     {"module", "", "nn.Module path of the first call", [](const OpRow& r) { return text(r.module); }},
+    {"user_frame", "",
+     "The innermost frame of that call stack in user code, not a library's (rules: library_frames)",
+     [](const OpRow& r) { return text(r.user_frame); }},
     {"call_stack", "", "Call stack of the first call, innermost first",
      [](const OpRow& r) { return text(r.call_stack); }},
 }};
@@ -334,6 +343,62 @@ constexpr std::array<Column<GapRow>, 9> kGapColumns = {{
     {"unrecorded_us", "us", "Nothing recorded on the launching threads", cause_us<IdleCause::Unrecorded>},
 }};
 
+constexpr std::array<Column<CollectiveRow>, 8> kCollectiveColumns = {{
+    {"op", "", "Outermost communication op", [](const CollectiveRow& r) { return text(r.op); }},
+    {"collective", "", "The collective as PyTorch records it (record_param_comms), where it does",
+     [](const CollectiveRow& r) { return text(r.collective); }},
+    {"calls", "count", "Calls that started in the window",
+     [](const CollectiveRow& r) { return count(r.calls); }},
+    {"bytes", "bytes", "Input bytes of the calls whose size the trace records",
+     [](const CollectiveRow& r) { return r.sized_calls ? bytes(r.bytes) : ReportCell{}; }},
+    {"host_us", "us", "Wall time of the calls on the host",
+     [](const CollectiveRow& r) { return us(r.host); }},
+    {"device_us", "us", "GPU time of the work the calls launched (their communication kernels)",
+     [](const CollectiveRow& r) { return us(r.device); }},
+    {"mean_device_us", "us", "device_us per call",
+     [](const CollectiveRow& r) {
+       return r.calls ? ReportCell{static_cast<double>(r.device) / 1000.0 / static_cast<double>(r.calls)}
+                      : ReportCell{};
+     }},
+    {"bandwidth", "GB/s",
+     "Algorithm bandwidth (as nccl-tests' algbw): bytes of the sized calls / their GPU time",
+     [](const CollectiveRow& r) {
+       return r.sized_calls && r.sized_device > 0
+                  ? ReportCell{static_cast<double>(r.bytes) / static_cast<double>(r.sized_device)}
+                  : ReportCell{};
+     }},
+}};
+
+constexpr std::array<Column<MemoryOpRow>, 8> kMemoryOpColumns = {{
+    {"device", "count", "GPU",
+     [](const MemoryOpRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
+    {"op", "", "The op that ran the allocations and frees itself (innermost on its thread)",
+     [](const MemoryOpRow& r) { return text(r.op); }},
+    {"calls", "count", "Calls of the op that started in the window",
+     [](const MemoryOpRow& r) { return count(r.calls); }},
+    {"allocations", "count", "Allocations", [](const MemoryOpRow& r) { return count(r.allocations); }},
+    {"allocated_bytes", "bytes", "Bytes allocated",
+     [](const MemoryOpRow& r) { return bytes(r.allocated_bytes); }},
+    {"frees", "count", "Frees", [](const MemoryOpRow& r) { return count(r.frees); }},
+    {"freed_bytes", "bytes", "Bytes freed", [](const MemoryOpRow& r) { return bytes(r.freed_bytes); }},
+    {"net_bytes", "bytes", "Allocated minus freed: what the op's calls left allocated",
+     [](const MemoryOpRow& r) {
+       return ReportCell{static_cast<double>(r.allocated_bytes) - static_cast<double>(r.freed_bytes)};
+     }},
+}};
+
+constexpr std::array<Column<MemoryPoint>, 4> kMemoryCurveColumns = {{
+    {"device", "count", "GPU",
+     [](const MemoryPoint& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
+    {"time_us", "us", "On the trace clock", [](const MemoryPoint& r) { return us(r.time); }},
+    {"allocated_bytes", "bytes", "Allocated total (the highest of the stretch the point stands for)",
+     [](const MemoryPoint& r) { return ReportCell{static_cast<double>(r.allocated)}; }},
+    {"reserved_bytes", "bytes", "Reserved total (allocated plus cached), where the trace records it",
+     [](const MemoryPoint& r) {
+       return r.reserved < 0 ? ReportCell{} : ReportCell{static_cast<double>(r.reserved)};
+     }},
+}};
+
 constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
     {"id", "count", "Device id",
      [](const ReportGpu& g) { return ReportCell{static_cast<std::int64_t>(g.device)}; }},
@@ -423,7 +488,7 @@ struct RankRow {
 ReportCell metric_cell(const RankRow& r, std::string_view name) {
   return optional(r.worker->metrics.get(name));
 }
-constexpr std::array<Column<RankRow>, 9> kRankColumns = {{
+constexpr std::array<Column<RankRow>, 10> kRankColumns = {{
     {"worker", "", "Worker (trace file)", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
     {"rank", "count", "Rank (distributedInfo, else worker index)",
      [](const RankRow& r) { return ReportCell{r.rank}; }},
@@ -439,7 +504,40 @@ constexpr std::array<Column<RankRow>, 9> kRankColumns = {{
      [](const RankRow& r) { return metric_cell(r, "breakdown.communication_pct"); }},
     {"dataloader_pct", "%", "Breakdown: data loader",
      [](const RankRow& r) { return metric_cell(r, "breakdown.dataloader_pct"); }},
+    {"overlapped_communication_pct", "%",
+     "Communication kernel time with compute kernels running beside it, as a share of the window "
+     "(communication.pct x communication.overlap_pct / 100): hidden, unlike the breakdown's communication",
+     [](const RankRow& r) {
+       std::optional<double> comm = r.worker->metrics.get("communication.pct");
+       std::optional<double> overlap = r.worker->metrics.get("communication.overlap_pct");
+       return comm && overlap ? ReportCell{*comm * *overlap / 100} : ReportCell{};
+     }},
 }};
+
+// A collectives row of one rank: the rank's columns, then the collectives table's.
+struct RankCollective {
+  const WorkerAnalysis* worker;
+  std::int64_t rank;
+  const CollectiveRow* row;
+};
+
+template <std::size_t I>
+ReportCell collective_cell(const RankCollective& r) {
+  return kCollectiveColumns[I].cell(*r.row);
+}
+
+template <std::size_t... I>
+constexpr std::array<Column<RankCollective>, sizeof...(I) + 2> rank_collective_columns(
+    std::index_sequence<I...>) {
+  return {{{"worker", "", "Worker (trace file)",
+            [](const RankCollective& r) { return ReportCell{r.worker->worker}; }},
+           {"rank", "count", "Rank (distributedInfo, else worker index)",
+            [](const RankCollective& r) { return ReportCell{r.rank}; }},
+           {kCollectiveColumns[I].name, kCollectiveColumns[I].unit, kCollectiveColumns[I].description,
+            collective_cell<I>}...}};
+}
+constexpr auto kRankCollectiveColumns =
+    rank_collective_columns(std::make_index_sequence<kCollectiveColumns.size()>{});
 
 }  // namespace
 
@@ -447,6 +545,19 @@ ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int6
   std::vector<RankRow> rows;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
   return make_table("ranks", "Ranks", "Each worker of the run", kRankColumns, rows);
+}
+
+ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
+  std::vector<RankCollective> rows;
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i)
+    for (const CollectiveRow& c : analysis.workers[i].tables.collectives)
+      rows.push_back({&analysis.workers[i], ranks[i], &c});
+  // The same collective of every rank together, the ranks in order.
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const RankCollective& a, const RankCollective& b) { return a.row->op < b.row->op; });
+  return make_table("rank_collectives", "Collectives by rank",
+                    "Each rank's collectives by op, the ranks of one op together", kRankCollectiveColumns,
+                    rows);
 }
 
 std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWorker& report) {
@@ -492,6 +603,17 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
       "Idle stretches of 500 us or more of each GPU in the window (before its first activity, between "
       "two, after its last), longest first, split by what the launching host threads did",
       kGapColumns, t.gpu_gaps));
+  add(make_table("collectives", "Collectives",
+                 "Communication ops that started in the window, by name, most GPU time first",
+                 kCollectiveColumns, t.collectives));
+  add(make_table(
+      "memory_ops", "Memory by op",
+      "GPU allocations and frees in the window by the op that ran them, most bytes allocated first",
+      kMemoryOpColumns, t.memory_ops));
+  add(make_table("memory_curve", "Memory over the window",
+                 "Each GPU's allocator totals over the window: the total entering it, the highest of each "
+                 "of 300 equal stretches, the total leaving it",
+                 kMemoryCurveColumns, t.memory_curve));
   add(make_table("timeline", "Step timeline",
                  "The median step: GPU activities per stream, and the outermost ops, DataLoader ops and "
                  "runtime calls of the threads that launch GPU work",
@@ -504,6 +626,7 @@ std::vector<ReportTable> table_schemas() {
   ReportWorker report;
   std::vector<ReportTable> tables = worker_tables(empty, report);
   tables.push_back(ranks_table(RunAnalysis{}, {}));
+  tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
   for (ReportTable& t : delta_tables(ReportModel{}, Baseline{})) tables.push_back(std::move(t));
   return tables;
 }

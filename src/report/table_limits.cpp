@@ -37,6 +37,7 @@ bool additive(const ReportColumn& c) {
   static constexpr std::string_view kNot[] = {"avg",   "min",    "max",  "mean",      "median",
                                               "start", "number", "rank", "registers", "shared_memory"};
   if (std::find(std::begin(kUnits), std::end(kUnits), c.unit) == std::end(kUnits)) return false;
+  if (c.name == "device") return false;  // a GPU's id
   return std::none_of(std::begin(kNot), std::end(kNot),
                       [&](std::string_view part) { return c.name.find(part) != std::string::npos; });
 }

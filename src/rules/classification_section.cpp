@@ -8,7 +8,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 10> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 11> kPatternLists = {"tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "communication_kernels",
                                                             "communication_ops",
@@ -17,6 +17,7 @@ constexpr std::array<std::string_view, 10> kPatternLists = {"tensor_core_kernels
                                                             "data_parallel_ops",
                                                             "distributed_data_parallel_ops",
                                                             "nccl_ops",
+                                                            "library_frames",
                                                             "op_types"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
@@ -39,6 +40,7 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "data_parallel_ops") return c.data_parallel_ops;
   if (name == "distributed_data_parallel_ops") return c.distributed_data_parallel_ops;
   if (name == "nccl_ops") return c.nccl_ops;
+  if (name == "library_frames") return c.library_frames;
   return c.dataloader_ops;
 }
 

@@ -81,6 +81,42 @@ TEST(Communication, TimeOverlapAndCollectiveBytes) {
   EXPECT_EQ(*w.metrics.get("communication.bytes"), 2048);
 }
 
+// The collectives table: two c10d::allreduce_ calls, one sized (record_param_comms: 1024 Float =
+// 4096 bytes, its kernel 200 us) and one not (its kernel 100 us); one nccl:broadcast (no kernel).
+//   allreduce: 2 calls, host 30 + 40 us, device 300 us, bytes 4096 of the sized call, bandwidth
+//   4096 bytes / 200,000 ns = 0.02048 GB/s.
+TEST(Communication, CollectivesTableByOp) {
+  TraceBuilder t;
+  t.step(1, 0, 2000);
+  t.op("c10d::allreduce_", 10, 30, 1)
+      .op("record_param_comms", 12, 20, 2, 1,
+          R"("Collective name": "allreduce", "dtype": "Float", "In msg nelems": 1024)");
+  t.launch("ncclKernel_AllReduce_RING_LL_Sum_float", 15, 100, 200, 2, 0, 1, 20);
+  t.op("c10d::allreduce_", 500, 40, 3);
+  t.launch("ncclKernel_AllReduce_RING_LL_Sum_float", 510, 600, 100, 3, 0, 1, 20);
+  t.op("nccl:broadcast", 900, 10, 4);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_EQ(w.tables.collectives.size(), 2u);
+  const CollectiveRow& all_reduce = w.tables.collectives[0];  // most device time first
+  EXPECT_EQ(all_reduce.op, "c10d::allreduce_");
+  EXPECT_EQ(all_reduce.collective, "allreduce");
+  EXPECT_EQ(all_reduce.calls, 2u);
+  EXPECT_EQ(all_reduce.sized_calls, 1u);
+  EXPECT_EQ(all_reduce.bytes, 4096u);
+  EXPECT_EQ(all_reduce.host, 70'000);
+  EXPECT_EQ(all_reduce.device, 300'000);
+  EXPECT_EQ(all_reduce.sized_device, 200'000);
+  EXPECT_EQ(w.tables.collectives[1].op, "nccl:broadcast");
+  EXPECT_EQ(w.tables.collectives[1].device, 0);
+  ReportWorker report;
+  std::vector<ReportTable> tables = worker_tables(w, report);
+  const ReportTable* table = find_table(tables, "collectives");
+  ASSERT_TRUE(table);
+  EXPECT_NEAR(*cell_number(*find_cell(*table, 0, "bandwidth")), 4096.0 / 200'000, 1e-12);
+  EXPECT_NEAR(*cell_number(*find_cell(*table, 0, "mean_device_us")), 150, 1e-9);
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(*find_cell(*table, 1, "bandwidth")));
+}
+
 // GPU 0 reaches 3 GiB of its 4 GiB: 75%.
 TEST(Memory, PeakAllocatedAndShareOfTheDevice) {
   TraceBuilder t;

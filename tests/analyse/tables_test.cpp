@@ -109,6 +109,34 @@ TEST(OpsTable, NoRowForGpuWorkOutsideOpsWhenThereIsNone) {
   EXPECT_EQ(find_op(w.tables.ops, "(no op)"), nullptr);
 }
 
+// The user frame is the innermost frame of the call stack that the default library_frames leave:
+// from the trace's "Call stack" (PyTorch 1.x, absolute paths) or from the Python frames around the
+// op (PyTorch 2.x, library paths relative to site-packages, nn.Module markers among them).
+TEST(OpsTable, TheUserFrameIsTheInnermostFrameOutsideTheLibraries) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op(
+      "aten::conv2d", 10, 10, 0, 1,
+      R"("Call stack": "/home/u/venv/lib/python3.10/site-packages/torch/nn/modules/conv.py(456): )"
+      R"(_conv_forward;/usr/lib/python3.10/contextlib.py(79): inner;train.py(42): step;train.py(90): main")");
+  t.python_function("train.py(12): main", 100, 300, 2);
+  t.python_function("torch/nn/modules/module.py(1743): _call_impl", 110, 200, 2);
+  t.python_function("nn.Module: Linear_0", 120, 150, 2);
+  t.op("aten::linear", 130, 10, 0, 2);
+  t.op("aten::relu", 500, 10, 0, 1,
+       R"("Call stack": "torch/nn/functional.py(1500): relu;<frozen runpy>(88): _run_code")");
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpRow* conv = find_op(w.tables.ops, "aten::conv2d");
+  const OpRow* linear = find_op(w.tables.ops, "aten::linear");
+  const OpRow* relu = find_op(w.tables.ops, "aten::relu");
+  ASSERT_TRUE(conv && linear && relu);
+  EXPECT_EQ(conv->user_frame, "train.py(42): step");
+  EXPECT_EQ(linear->call_stack,
+            "nn.Module: Linear_0;torch/nn/modules/module.py(1743): _call_impl;train.py(12): main");
+  EXPECT_EQ(linear->user_frame, "train.py(12): main");
+  EXPECT_EQ(relu->user_frame, "") << "every frame is a library's";
+}
+
 TEST(OpsTable, OpTypesCountTopLevelOpsOnce) {
   WorkerAnalysis w = analyse_json(ops_trace());
   ASSERT_EQ(w.tables.op_types.size(), 1u);

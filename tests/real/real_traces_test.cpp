@@ -1,6 +1,10 @@
 // Every shared real trace loads and analyses, and the results keep their invariants.
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <numeric>
 
@@ -156,6 +160,88 @@ TEST(RealTraces, TheSampledRunFolderIsTwoRanks) {
   EXPECT_EQ(*r.metrics.get("ranks.count"), 2);
   EXPECT_EQ(*r.metrics.get("ranks.slowest"), 1);  // rank 1's mean step is the longer (619.3 vs 615.1 ms)
   EXPECT_TRUE(r.metrics.get("ranks.step_spread_pct"));
+}
+
+// The GPU [memory] events of a trace read with a JSON DOM, apart from perfgate's reader: their
+// count, the highest recorded total (and the total before the first event), and the running sum of
+// the changes in time order with its lowest and highest values (0 included: the capture's start).
+struct GpuMemoryEvents {
+  std::vector<std::pair<std::int64_t, std::int64_t>> changes;  // (ts in ns, bytes)
+  std::size_t count = 0;
+  std::int64_t max_total = -1, max_reserved = -1, entering = -1;
+  std::int64_t lowest = 0, highest = 0;
+  // Allocations and frees (bytes != 0) within the window.
+  std::uint64_t in(const Window& w) const {
+    return static_cast<std::uint64_t>(std::count_if(changes.begin(), changes.end(), [&](const auto& c) {
+      return c.second != 0 && c.first >= w.start && c.first <= w.end;
+    }));
+  }
+};
+
+GpuMemoryEvents gpu_memory_events(const std::string& path) {
+  boost::json::value doc = boost::json::parse(read_gzip(path));
+  const boost::json::array& events = doc.is_object() ? doc.at("traceEvents").as_array() : doc.as_array();
+  GpuMemoryEvents m;
+  auto& changes = m.changes;
+  for (const auto& v : events) {
+    const auto& e = v.as_object();
+    if (!e.contains("name") || e.at("name") != "[memory]") continue;
+    const auto& args = e.at("args").as_object();
+    if (args.at("Device Type").to_number<std::int64_t>() != 1) continue;
+    ++m.count;
+    // Integer microseconds exactly; fractional ones (the H100 trace) to the nearest nanosecond.
+    const boost::json::value& ts = e.at("ts");
+    std::int64_t ns = ts.is_int64() ? ts.as_int64() * 1000 : std::llround(ts.to_number<double>() * 1000);
+    changes.emplace_back(ns, args.at("Bytes").to_number<std::int64_t>());
+    if (args.contains("Total Allocated")) {
+      std::int64_t total = args.at("Total Allocated").to_number<std::int64_t>();
+      if (m.entering < 0) m.entering = total - changes.back().second;
+      m.max_total = std::max(m.max_total, total);
+      m.max_reserved = std::max(m.max_reserved, args.at("Total Reserved").to_number<std::int64_t>());
+    }
+  }
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::int64_t sum = 0;
+  for (const auto& c : changes) {
+    sum += c.second;
+    m.lowest = std::min(m.lowest, sum);
+    m.highest = std::max(m.highest, sum);
+  }
+  return m;
+}
+
+std::uint64_t memory_ops_events(const WorkerAnalysis& w) {
+  std::uint64_t n = 0;
+  for (const MemoryOpRow& r : w.tables.memory_ops) n += r.allocations + r.frees;
+  return n;
+}
+
+// Issue 15, item 6: the ResNet-50 trace's 8,220 GPU allocations and frees carry no totals (PyTorch
+// 1.8): its peak is the highest running sum above its lowest; the H100 trace records totals.
+TEST(RealTraces, TheMemoryViewComesFromTheMemoryEvents) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  std::string resnet = dir + "/resnet50_v100_workers0.pt.trace.json.gz";
+  GpuMemoryEvents events = gpu_memory_events(resnet);
+  EXPECT_EQ(events.count, 8220u);
+  EXPECT_EQ(events.max_total, -1);
+  WorkerAnalysis w = analyse_profile(load_run({resnet}).workers.front(), default_classification(), {});
+  ASSERT_TRUE(w.memory.peak_allocated);
+  EXPECT_EQ(*w.memory.peak_allocated, events.highest - events.lowest);
+  EXPECT_EQ(*w.metrics.get("memory.totals_recorded"), 0);
+  EXPECT_FALSE(w.memory.peak_op.empty());
+  EXPECT_EQ(memory_ops_events(w), events.in(w.window)) << "the window's allocations and frees";
+  EXPECT_FALSE(w.tables.memory_curve.empty());
+
+  std::string h100 = dir + "/h100_llm_inference_slice.json.gz";
+  GpuMemoryEvents recorded = gpu_memory_events(h100);
+  ASSERT_GT(recorded.max_total, 0);
+  WorkerAnalysis r = analyse_profile(load_run({h100}).workers.front(), default_classification(), {});
+  ASSERT_TRUE(r.memory.peak_allocated);
+  EXPECT_EQ(*r.memory.peak_allocated, std::max(recorded.max_total, recorded.entering));
+  EXPECT_EQ(*r.metrics.get("memory.peak_reserved_bytes"), static_cast<double>(recorded.max_reserved));
+  EXPECT_EQ(*r.metrics.get("memory.totals_recorded"), 1);
 }
 
 }  // namespace

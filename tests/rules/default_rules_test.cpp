@@ -218,6 +218,21 @@ TEST(DefaultRules, MessagesQuoteTheValuesAndTheOffenders) {
   EXPECT_DOUBLE_EQ(*amp->gain_pct, *amp->value / 2);
 }
 
+// Without the allocator's totals the peak is a lower bound: it can show memory near capacity but
+// not memory to spare.
+TEST(DefaultRules, APeakCountedFromTheCaptureStartCannotShowMemoryToSpare) {
+  TrainingRun low = healthy();
+  low.memory_peak_pct = 20;
+  low.memory_totals = false;
+  EXPECT_EQ(status_of(gated(low), "memory.underused"), FindingStatus::NotApplicable);
+  TrainingRun full = healthy();
+  full.memory_peak_pct = 95;
+  full.memory_totals = false;
+  EXPECT_NE(status_of(gated(full), "memory.near-capacity"), FindingStatus::Pass);
+  low.memory_totals = true;
+  EXPECT_NE(status_of(gated(low), "memory.underused"), FindingStatus::Pass);
+}
+
 TEST(DefaultRules, RankImbalanceInARunFolder) {
   auto folder = [](double rank1_extra) {
     std::string dir = temp_dir();

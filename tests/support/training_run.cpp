@@ -131,6 +131,10 @@ class StepWriter {
   void memory() {
     if (!run_.memory_peak_pct) return;
     auto peak = static_cast<std::int64_t>(*run_.memory_peak_pct / 100 * static_cast<double>(kGpuMemory));
+    if (!run_.memory_totals) {
+      t_.memory_change(host_, peak).memory_change(host_ + 1, -peak / 2);
+      return;
+    }
     t_.memory(host_, peak / 2, peak, 1, 0);
     t_.memory(host_ + 1, -peak / 2, peak / 2, 1, 0);
   }

@@ -30,6 +30,7 @@ struct TrainingRun {
   int short_kernels = 0;                  // per step: 2 µs kernels launched 20 µs apart
   double gap_us = 0;                      // host-only time before the GEMM of the middle step
   std::optional<double> memory_peak_pct;  // allocator samples reaching this share of GPU memory
+  bool memory_totals = true;              // false: the samples carry no totals (PyTorch 1.8/1.9)
   // Of every GPU.
   std::string gpu_name = "NVIDIA A100-SXM4-40GB";
   int compute_major = 8;

@@ -1,0 +1,13 @@
+// The run's tables beside `ranks`: what differs between the workers of a run.
+#pragma once
+
+#include "perfgate/analysis.h"
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+// Each rank's collectives by op, side by side: the time and bandwidth of the same collective on
+// every rank (a straggler's collectives wait longest).
+ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
+
+}  // namespace perfgate
