@@ -1,6 +1,8 @@
 // GitHub-flavoured Markdown for CI job summaries and pull-request comments, rendered from
 // templates/report.md.mustache. Every value is escaped here (the template does not escape), and
 // the text is fitted to a byte budget by showing fewer table rows, then fewer findings.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "perfgate/render.h"
@@ -92,13 +94,12 @@ void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
 }
 
 void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
-  std::vector<const ReportFinding*> fired;
-  for (int pass = 0; pass < 3; ++pass)  // failures first, then inconclusive, then warnings
-    for (const auto& f : r.findings)
-      if ((pass == 0 && f.status == FindingStatus::Fail) ||
-          (pass == 1 && f.status == FindingStatus::Inconclusive) ||
-          (pass == 2 && f.status == FindingStatus::Warn))
-        fired.push_back(&f);
+  std::vector<const ReportFinding*> fired;  // failures first, then inconclusive, then warnings
+  for (const auto& f : r.findings)
+    if (finding_rank(f.status) < finding_rank(FindingStatus::Pass)) fired.push_back(&f);
+  std::stable_sort(fired.begin(), fired.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    return finding_rank(a->status) < finding_rank(b->status);
+  });
   TemplateData list = template_list();
   for (std::size_t i = 0; i < fired.size() && i < d.findings; ++i) {
     const ReportFinding& f = *fired[i];

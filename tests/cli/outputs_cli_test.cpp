@@ -109,6 +109,18 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
   EXPECT_LT(r10, r100);
   // Beyond eight workers the page shows the slowest one's tables, and says whose they are.
   EXPECT_TRUE(contains(page, "<h3>Worker rank-77 (the slowest of 128 workers)</h3>"));
+  // Beyond 16 ranks the chart shows the fastest (the first of the 900 us ranks in rank order), the
+  // median (the 64th of the ranks sorted by mean step: rank-63) and the 8 slowest, rank-77 first.
+  std::size_t chart = page.find("aria-label=\"Ranks\"");
+  ASSERT_NE(chart, std::string::npos);
+  std::string svg = page.substr(chart, page.find("</svg>", chart) - chart);
+  EXPECT_TRUE(contains(svg, ">fastest: rank-0<")) << svg.substr(0, 3000);
+  EXPECT_TRUE(contains(svg, ">median: rank-63<"));
+  EXPECT_TRUE(contains(svg, ">slowest: rank-77<"));
+  std::size_t bars = 0;
+  for (std::size_t at = svg.find("<g>"); at != std::string::npos; at = svg.find("<g>", at + 1)) ++bars;
+  EXPECT_EQ(bars, 10u);
+  EXPECT_TRUE(contains(page, "Of 128 ranks: the fastest, the median and the 8 slowest"));
 }
 
 // A run's page shows the timeline of its slowest worker, and names it.

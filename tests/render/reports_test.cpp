@@ -1,5 +1,7 @@
 // The report renderers on hostile input (names from a trace and text from a rule file that try to
 // inject markup, formulas or workflow commands), their size budgets and their determinism.
+#include <regex>
+
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
@@ -274,6 +276,68 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   EXPECT_EQ(count("fill=\"#5b6b86\""), 1u);
   EXPECT_EQ(count("fill=\"#ffffff\">"), count("fill=\"#5b6b86\"")) << svg;
   EXPECT_EQ(count("<text "), count("</text>"));
+}
+
+// The strip outlines the step with the least GPU busy time for its length: the middle step, with
+// 3 ms of host-only work before its GEMM (its GPU work is the same as the others', so it is also
+// the longest).
+TEST(HtmlReport, TheWholeWindowStripOutlinesTheLeastBusyStep) {
+  TrainingRun run;
+  run.gap_us = 3000;
+  ReportModel report = report_of_json(training_trace(run), default_rules());
+  const ReportStep* longest = nullptr;
+  for (const ReportStep& s : report.workers.front().steps)
+    if (s.in_window && (!longest || s.duration_us > longest->duration_us)) longest = &s;
+  ASSERT_TRUE(longest);
+  std::string page = render_html(report).page;
+  std::size_t strip = page.find("aria-label=\"The whole window: steps and GPU gaps\"");
+  ASSERT_NE(strip, std::string::npos);
+  std::string svg = page.substr(strip, page.find("</svg>", strip) - strip);
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(svg, m, std::regex(R"(<title>([^:<]+): [^<]*\(the least busy step\)</title>)")))
+      << svg;
+  EXPECT_EQ(m[1].str(), longest->name);
+  EXPECT_EQ(svg.find("stroke=\"#f08c3a\""), svg.rfind("stroke=\"#f08c3a\"")) << "one outline";
+  EXPECT_NE(svg.find("stroke=\"#f08c3a\""), std::string::npos);
+
+  // Steps alike: no outline.
+  std::string even = render_html(report_of_json(training_trace(TrainingRun{}), default_rules())).page;
+  EXPECT_EQ(even.find("stroke=\"#f08c3a\""), std::string::npos);
+}
+
+// The memory section: the peak (20 MB of the GPU's 100 MB, in aten::conv2d, 30 us into the window
+// [100,200] us), the reserved peak, and a chart with the allocated and reserved lines and the
+// window's highest total marked. No section without [memory] events.
+TEST(HtmlReport, TheMemorySectionShowsThePeakItsOpAndTheCurves) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100", 8, 0, 100'000'000, 108);
+  t.step(1, 100, 50).step(2, 150, 50);
+  t.op("aten::conv2d", 110, 40).op("aten::add", 160, 20);
+  t.memory(120, 5'000'000, 15'000'000, 1, 0, 1, 30'000'000);
+  t.memory(130, 5'000'000, 20'000'000, 1, 0, 1, 40'000'000);
+  t.memory(170, -8'000'000, 12'000'000, 1, 0, 1, 40'000'000);
+  ReportModel report = report_of_json(t.json(), default_rules());
+  std::string page = render_html(report).page;
+  std::size_t section = page.find("<section id=\"memory\"");
+  ASSERT_NE(section, std::string::npos);
+  std::string memory = page.substr(section, page.find("</section>", section) - section);
+  EXPECT_TRUE(contains(memory,
+                       "Peak 20.0 MB allocated on GPU 0 (20.0% of its memory), in aten::conv2d, 30.0 us into "
+                       "the window."))
+      << memory.substr(0, 600);
+  EXPECT_TRUE(contains(memory, "The caching allocator reserved at most 40.0 MB."));
+  EXPECT_TRUE(contains(memory, "aria-label=\"GPU memory over the window\""));
+  std::size_t lines = 0;
+  for (std::size_t at = memory.find("<polyline"); at != std::string::npos;
+       at = memory.find("<polyline", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 2u) << "allocated and reserved";
+  EXPECT_TRUE(contains(memory, "<title>window peak 20.0 MB</title>"));
+  EXPECT_TRUE(contains(page, "<a href=\"#memory\">Memory</a>"));
+
+  std::string without = render_html(report_of_json(training_trace(TrainingRun{}), default_rules())).page;
+  EXPECT_FALSE(contains(without, "<section id=\"memory\""));
 }
 
 // Headers carry a unit only where it says something: not on identifiers and counts ("rank",

@@ -182,7 +182,8 @@ std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::strin
 }
 
 std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vector<StripSpan>& gaps,
-                             double window_us, std::size_t marked, const std::string& title) {
+                             double window_us, std::size_t marked, std::size_t least_busy,
+                             const std::string& title) {
   constexpr double width = 1200, left = 180, right = 10, lane_h = 22, top = 4, axis = 24;
   double plot_w = width - left - right, height = top + 2 * lane_h + axis;
   double scale = window_us > 0 ? plot_w / window_us : 0;
@@ -201,6 +202,11 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
     if (w >= 9.0 * static_cast<double>(s.label.size()))
       svg += text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12,
                   i == marked ? "#ffffff" : "currentColor");
+  }
+  if (least_busy < steps.size()) {
+    const StripSpan& s = steps[least_busy];
+    svg += rect(left + s.start_us * scale + 1, top + 3, std::max(s.duration_us * scale - 2, 1.0), lane_h - 6,
+                "none", "", R"( stroke="#f08c3a" stroke-width="3")");
   }
   for (const StripSpan& g : gaps)
     svg += rect(left + g.start_us * scale, top + lane_h + 2, std::max(g.duration_us * scale, 1.0), lane_h - 4,
@@ -351,6 +357,50 @@ std::string trend_chart_svg(const TrendChart& c) {
     svg += fmt::format(
         R"SVG(<text x="{0:.1f}" y="{1:.1f}" font-size="12" text-anchor="end" fill="currentColor" class="mono" transform="rotate(-45 {0:.1f} {1:.1f})">{2}</text>)SVG",
         x_of(i), y, html_escape(p.label));
+  }
+  return svg + "</svg>";
+}
+
+std::string step_lines_svg(const StepLineChart& c) {
+  // Drawn at 1200 units, as the timeline, so that 12-unit text stays over 11 px.
+  constexpr double width = 1200, height = 300, left = 90, right = 16, top = 24, bottom = 34;
+  double plot_w = width - left - right, plot_h = height - top - bottom;
+  double hi = 0;
+  for (const StepLine& l : c.lines)
+    for (const auto& [t, v] : l.points) hi = std::max(hi, v);
+  ValueAxis axis = value_axis(0, hi > 0 ? hi : 1);
+  axis.lo = 0;
+  double x_scale = c.x_max_us > 0 ? plot_w / c.x_max_us : 0;
+  auto x_of = [&](double us) { return left + us * x_scale; };
+  auto y_of = [&](double v) { return top + plot_h * (axis.hi - v) / (axis.hi - axis.lo); };
+  std::string svg = open_svg(width, height, c.title);
+  for (double t : axis.ticks) {
+    if (t < 0) continue;
+    t += 0.0;  // -0 (a tick at zero from a padded axis) prints as "0"
+    svg += line(left, y_of(t), width - right, y_of(t), R"( stroke-opacity="0.15")");
+    svg += text(left - 6, y_of(t) + 4, value_axis_label(t, axis, c.unit), "end", 12);
+  }
+  svg += line(left, y_of(0), width - right, y_of(0), R"( stroke-opacity="0.5")");
+  for (double t : axis_ticks(c.x_max_us))
+    svg += text(x_of(t), top + plot_h + 18, axis_label(t), "middle", 12);
+  for (const StepLine& l : c.lines) {
+    std::string path;
+    for (std::size_t i = 0; i < l.points.size(); ++i) {
+      auto [t, v] = l.points[i];
+      if (i > 0) path += fmt::format(" {:.1f},{:.1f}", x_of(t), y_of(l.points[i - 1].second));
+      path += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x_of(t), y_of(v));
+    }
+    svg += fmt::format(
+        R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"{}><title>{}</title></polyline>)",
+        path, l.color, l.dashed ? R"( stroke-dasharray="6 4")" : "", html_escape(l.label));
+  }
+  if (c.mark) {
+    auto [t, v] = *c.mark;
+    svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="4" fill="#d9534f"><title>{}</title></circle>)",
+                       x_of(t), y_of(v), html_escape(c.mark_label));
+    bool right_half = x_of(t) > left + plot_w / 2;
+    svg += text(x_of(t) + (right_half ? -8 : 8), std::max(y_of(v) - 8, top - 8), c.mark_label,
+                right_half ? "end" : "start", 12);
   }
   return svg + "</svg>";
 }

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace perfgate {
@@ -59,8 +60,28 @@ struct StripSpan {
   std::string label;
   std::string tooltip;
 };
+// `least_busy` (SIZE_MAX: none) is outlined: the step with the least GPU time for its length.
 std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vector<StripSpan>& gaps,
-                             double window_us, std::size_t marked, const std::string& title);
+                             double window_us, std::size_t marked, std::size_t least_busy,
+                             const std::string& title);
+
+// Values over time drawn as steps (each holds until the next point), from 0 to `x_max_us` on the
+// time axis and from zero on a value axis in `unit` (a catalog unit), with one point marked.
+struct StepLine {
+  std::string label;
+  std::string color;
+  bool dashed = false;
+  std::vector<std::pair<double, double>> points;  // (us from the axis start, value), in time order
+};
+struct StepLineChart {
+  std::string title;
+  std::string unit;
+  double x_max_us = 0;
+  std::vector<StepLine> lines;
+  std::optional<std::pair<double, double>> mark;
+  std::string mark_label;
+};
+std::string step_lines_svg(const StepLineChart& chart);
 
 // Tick values for an axis from 0 to `max`: 1, 2 or 5 times a power of ten, about four of them.
 std::vector<double> axis_ticks(double max);

@@ -173,25 +173,60 @@ TemplateData step_chart(const std::string& title, const std::vector<StepColumn>&
 // A run's ranks side by side (the plugin's distributed view): each rank's mean step split into
 // compute kernels, communication, data loading and the rest, from the ranks table; the caption names
 // the slowest. Nothing for a single worker.
+// The ranks a chart shows: every one up to kRanksInFull; beyond, the fastest, the median and the
+// kRanksInFull / 2 slowest (row indices of the ranks table, labelled).
+constexpr std::size_t kRanksInFull = 16;
+std::vector<std::pair<std::size_t, std::string>> charted_ranks(const ReportTable& ranks) {
+  std::vector<std::size_t> order(ranks.rows.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::pair<std::size_t, std::string>> shown;
+  if (order.size() <= kRanksInFull) {
+    for (std::size_t i : order) shown.emplace_back(i, text_at(ranks, i, "worker"));
+    return shown;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return number_at(ranks, a, "mean_step_us") < number_at(ranks, b, "mean_step_us");
+  });
+  shown.emplace_back(order.front(), "fastest: " + text_at(ranks, order.front(), "worker"));
+  std::size_t median = order[(order.size() - 1) / 2];
+  shown.emplace_back(median, "median: " + text_at(ranks, median, "worker"));
+  for (std::size_t k = 0; k < kRanksInFull / 2; ++k) {
+    std::size_t i = order[order.size() - 1 - k];
+    shown.emplace_back(i, (k == 0 ? "slowest: " : "") + text_at(ranks, i, "worker"));
+  }
+  return shown;
+}
+
+// HTA's and the plugin's per-rank view: each rank's mean step split into computation alone,
+// communication hidden under computation, exposed communication, data loading and the rest.
 std::optional<TemplateData> rank_chart(const ReportModel& r) {
   const ReportTable* ranks = find_table(r.tables, "ranks");
   if (!ranks || ranks->rows.size() < 2) return std::nullopt;
   auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
-  std::vector<ChartPart> parts = {{"compute kernels", 0, color(BreakdownPart::Kernel)},
-                                  {"communication", 0, color(BreakdownPart::Communication)},
+  std::vector<ChartPart> parts = {{"computation alone", 0, color(BreakdownPart::Kernel)},
+                                  {"overlapped communication", 0, "#7bc6c6"},
+                                  {"exposed communication", 0, color(BreakdownPart::Communication)},
                                   {"data loader", 0, color(BreakdownPart::DataLoader)},
                                   {"rest of the step", 0, kPlainColor}};
   std::vector<StepColumn> columns;
-  for (std::size_t i = 0; i < ranks->rows.size(); ++i) {
+  for (const auto& [i, label] : charted_ranks(*ranks)) {
     double mean = number_at(*ranks, i, "mean_step_us");
-    std::vector<double> split;
-    for (const char* column : {"kernel_pct", "communication_pct", "dataloader_pct"})
-      split.push_back(mean * number_at(*ranks, i, column) / 100);
-    split.push_back(std::max(0.0, mean - split[0] - split[1] - split[2]));
-    columns.push_back({text_at(*ranks, i, "worker"), true, mean, split});
+    auto share = [&](const char* column) { return mean * number_at(*ranks, i, column) / 100; };
+    double overlapped = std::min(share("overlapped_communication_pct"), share("kernel_pct"));
+    std::vector<double> split = {share("kernel_pct") - overlapped, overlapped, share("communication_pct"),
+                                 share("dataloader_pct")};
+    split.push_back(std::max(0.0, mean - split[0] - split[1] - split[2] - split[3]));
+    columns.push_back({label, true, mean, split});
   }
   std::optional<double> slowest = metric(r, "ranks.slowest"), spread = metric(r, "ranks.step_spread_pct");
-  std::string caption = "Each rank's mean step, split as the step breakdown.";
+  std::string caption =
+      "Each rank's mean step: computation alone, communication that computation hides, "
+      "communication that it does not, data loading and the rest.";
+  if (ranks->rows.size() > kRanksInFull)
+    caption += fmt::format(
+        " Of {} ranks: the fastest, the median and the {} slowest (the ranks table has "
+        "every one).",
+        ranks->rows.size(), kRanksInFull / 2);
   if (slowest && spread)
     caption += fmt::format(" The slowest is rank {:.0f}; the spread of the mean steps is {} of the median.",
                            *slowest, format_pct(spread));
@@ -296,14 +331,29 @@ std::map<std::string, std::string> op_colors(const ReportTable& t) {
 std::string window_strip(const ReportWorker& w) {
   double origin = w.window.start_us, length = w.window.wall_us;
   std::vector<StripSpan> steps, gaps;
-  std::size_t marked = SIZE_MAX;
+  std::size_t marked = SIZE_MAX, least_busy = SIZE_MAX;
+  std::map<std::string, double> busy_pct;
+  if (const ReportTable* t = find_table(w.tables, "iterations"))
+    for (std::size_t i = 0; i < t->rows.size(); ++i)
+      busy_pct[text_at(*t, i, "name")] = number_at(*t, i, "gpu_pct");
+  double lowest = 0, highest = 0;
   for (const ReportStep& s : w.steps) {
     if (!s.in_window || !s.start_us) continue;
     if (s.name == w.timeline.step) marked = steps.size();
     std::string label = s.number ? std::to_string(*s.number) : s.name;
-    steps.push_back({*s.start_us - origin, s.duration_us, label,
-                     fmt::format("{}: {}", s.name, format_duration_us(s.duration_us))});
+    std::string tooltip = fmt::format("{}: {}", s.name, format_duration_us(s.duration_us));
+    if (auto busy = busy_pct.find(s.name); busy != busy_pct.end()) {
+      tooltip += fmt::format(", GPU busy {}", format_pct(busy->second));
+      if (least_busy == SIZE_MAX || busy->second < lowest) least_busy = steps.size(), lowest = busy->second;
+      highest = std::max(highest, busy->second);
+    }
+    steps.push_back({*s.start_us - origin, s.duration_us, label, tooltip});
   }
+  // Steps alike in GPU time have no least busy one worth pointing at.
+  if (highest - lowest < 1.0)
+    least_busy = SIZE_MAX;
+  else
+    steps[least_busy].tooltip += " (the least busy step)";
   if (const ReportTable* t = find_table(w.tables, "gpu_gaps"))
     for (std::size_t i = 0; i < t->rows.size(); ++i) {
       double start = number_at(*t, i, "start_us") - origin, duration = number_at(*t, i, "duration_us");
@@ -313,7 +363,7 @@ std::string window_strip(const ReportWorker& w) {
                        format_duration_us(duration), format_duration_us(start), text_at(*t, i, "cause"))});
     }
   if (steps.size() < 2 || length <= 0) return "";
-  return window_strip_svg(steps, gaps, length, marked, "The whole window: steps and GPU gaps");
+  return window_strip_svg(steps, gaps, length, marked, least_busy, "The whole window: steps and GPU gaps");
 }
 
 }  // namespace

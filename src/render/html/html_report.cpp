@@ -12,6 +12,7 @@
 #include "render/html/charts.h"
 #include "render/html/dashboard.h"
 #include "render/html/diagnosis.h"
+#include "render/html/memory_view.h"
 #include "render/html/table_view.h"
 #include "render/see_also.h"
 #include "render/templates.h"
@@ -158,8 +159,9 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
       view.set("system", table_view(*t, o.max_rows, "system"));
   }
   TemplateData run_tables = template_list();
-  if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty())
-    run_tables.push_back(table_view(*t, o.max_rows, "ranks", kCollapsedTableRows));
+  for (const char* name : {"ranks", "rank_collectives"})
+    if (const ReportTable* t = find_table(r.tables, name); t && !t->rows.empty())
+      run_tables.push_back(table_view(*t, o.max_rows, name, kCollapsedTableRows));
   view.set("run_tables", run_tables);
   // Every worker's tables up to kMaxWorkerSections workers; beyond, the slowest worker's only.
   std::vector<const ReportWorker*> shown;
@@ -255,6 +257,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_diagnosis(r, view);
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) view.set("mismatch", mismatch);
   add_timeline(r, view);
+  add_memory(r, view);
   add_findings(r, view);
   add_baseline(r, o, view);
   add_tables(r, o, view);

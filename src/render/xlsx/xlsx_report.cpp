@@ -236,11 +236,12 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     if (!r.workers.empty())
       for (const ReportTable& t : r.workers.front().tables)
         if (t.name != "iterations") worker_sheet(wb, r, t.name);
-    if (const ReportTable* t = find_table(r.tables, "ranks"); t && !t->rows.empty()) {
-      lxw_worksheet* ws = wb.sheet(sheet_name("ranks"));
-      wb.write_table(ws, *t);
-      wb.fit_columns(ws);
-    }
+    for (const char* run_table : {"ranks", "rank_collectives"})
+      if (const ReportTable* t = find_table(r.tables, run_table); t && !t->rows.empty()) {
+        lxw_worksheet* ws = wb.sheet(sheet_name(run_table));
+        wb.write_table(ws, *t);
+        wb.fit_columns(ws);
+      }
     baseline_sheets(wb, r);
     rules_sheet(wb, r);
     wb.close();

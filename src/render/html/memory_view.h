@@ -1,0 +1,13 @@
+// The HTML page's memory section (the plugin's memory view): where the GPU allocator peaked and
+// with which op, and the allocated and reserved totals over the window.
+#pragma once
+
+#include "perfgate/report.h"
+#include "render/templates.h"
+
+namespace perfgate {
+
+// Sets "memory" in the page's view when a worker has [memory] events.
+void add_memory(const ReportModel& r, TemplateData& view);
+
+}  // namespace perfgate
