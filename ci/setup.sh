@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs perfgate's build and test dependencies from Debian packages (bookworm).
 # Idempotent: runs `apt-get update` and installs only when something is missing.
-# `ci/setup.sh --tests` also installs what only the tests need: Chromium (the HTML checks) and
-# PostgreSQL's server programs (the history tests start a throw-away server of their own).
+# `ci/setup.sh --tests` also installs what only the tests need: Chromium and poppler-utils'
+# pdftotext (the HTML checks, the printed PDF's text among them) and PostgreSQL's server programs
+# (the history tests start a throw-away server of their own).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
 # The flags combine: `ci/setup.sh --tests --fuzz`.
 set -euo pipefail
@@ -15,7 +16,7 @@ packages=(
 )
 for arg in "$@"; do
   case "$arg" in
-    --tests) packages+=(chromium unzip postgresql) ;;
+    --tests) packages+=(chromium poppler-utils unzip postgresql) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     *) echo "usage: ci/setup.sh [--tests] [--fuzz]" >&2; exit 2 ;;

@@ -1,16 +1,20 @@
 // The HTML report in a real browser (headless Chromium): no request with the network off, readable
 // with scripts blocked and without its style sheet, screenshots at desktop and phone widths in light
-// and dark schemes, and A4 print. Skipped when Chromium is not installed (ci/setup.sh --tests
-// installs it).
+// and dark schemes, and A4 print with no column clipped. Skipped when Chromium (or, for the PDF's
+// text, pdftotext) is not installed (ci/setup.sh --tests installs them).
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <sstream>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -217,6 +221,147 @@ std::string page_of(const std::string& shared_trace, const std::string& options 
   return page;
 }
 
+#define REQUIRE_PDFTOTEXT()                                     \
+  if (std::system("command -v pdftotext >/dev/null 2>&1") != 0) \
+  GTEST_SKIP() << "pdftotext not installed (poppler-utils; ci/setup.sh --tests installs it)"
+
+// The lines of the page printed on A4, as pdftotext lays them out (columns of a row on one line;
+// text past a page's edge is not in the PDF's text).
+std::vector<std::string> printed_lines(const std::string& page) {
+  std::string dir = temp_dir();
+  browse(page, "--no-pdf-header-footer --print-to-pdf=" + dir + "/report.pdf");
+  std::string command = fmt::format("pdftotext -layout {0}/report.pdf {0}/report.txt", dir);
+  if (std::system(command.c_str()) != 0) return {};
+  std::vector<std::string> lines;
+  std::istringstream text(read_text(dir + "/report.txt"));
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> words_of(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// The text of some HTML: tags dropped, the entities the report writes decoded.
+std::string page_text(std::string html) {
+  html = std::regex_replace(html, std::regex("<[^>]*>"), "");
+  for (const auto& [entity, c] : {std::pair{"&lt;", "<"},
+                                  {"&gt;", ">"},
+                                  {"&quot;", "\""},
+                                  {"&apos;", "'"},
+                                  {"&#39;", "'"},
+                                  {"&amp;", "&"}})
+    html = std::regex_replace(html, std::regex(entity), c);
+  return html;
+}
+
+// A table of the HTML page, as the page says it: its column names (without units), the text of its
+// first row's last cell, and whether it sits in a collapsed <details>.
+struct PageTable {
+  std::vector<std::string> columns;
+  std::string last_cell;
+  bool collapsed = false;
+};
+
+PageTable table_in(const std::string& html, const std::string& id) {
+  PageTable t;
+  std::size_t at = html.find("id=\"" + id + "\"");
+  if (at == std::string::npos) return t;
+  std::size_t tag = html.rfind('<', at);
+  t.collapsed =
+      html.compare(tag, 8, "<details") == 0 && html.substr(tag, at - tag).find(" open") == std::string::npos;
+  std::string table = html.substr(at, html.find("</table>", at) - at);
+  std::regex th(R"(<th\b[^>]*>([^<]*))");  // not <thead>; the name, before the unit's <span>
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), th); it != std::sregex_iterator(); ++it)
+    for (const std::string& word : words_of(page_text((*it)[1]))) t.columns.push_back(word);
+  std::size_t body = table.find("<tbody>");
+  std::string row = table.substr(body, table.find("</tr>", body) - body);
+  std::size_t cell = row.rfind("<td");
+  if (cell != std::string::npos) t.last_cell = page_text(row.substr(cell, row.find("</td>", cell) - cell));
+  return t;
+}
+
+// The first line from `from` on with the words `names` in order (others, such as units, between).
+std::size_t line_with(const std::vector<std::string>& lines, const std::vector<std::string>& names,
+                      std::size_t from) {
+  for (std::size_t i = from; i < lines.size(); ++i) {
+    std::size_t next = 0;
+    for (const std::string& word : words_of(lines[i]))
+      if (next < names.size() && word == names[next]) ++next;
+    if (next == names.size()) return i;
+  }
+  return lines.size();
+}
+
+// The first line of the row under a header line: pdftotext puts a blank line between rows, and a
+// header cell that wraps (a unit) continues on the next line.
+std::string row_under(const std::vector<std::string>& lines, std::size_t header) {
+  std::size_t i = header;
+  while (i < lines.size() && !words_of(lines[i]).empty()) ++i;
+  while (i < lines.size() && words_of(lines[i]).empty()) ++i;
+  return i < lines.size() ? lines[i] : "";
+}
+
+// Whether `line` ends with `text`, or with the words of it that come before a wrap.
+bool ends_with_start_of(const std::string& line, const std::string& text) {
+  std::vector<std::string> got = words_of(line), want = words_of(text);
+  for (std::size_t n = want.size(); n > 0; --n)
+    if (got.size() >= n && std::equal(want.begin(), want.begin() + n, got.end() - n)) return true;
+  return false;
+}
+
+std::size_t width_of(const std::string& text) {  // in characters of UTF-8 text
+  return std::count_if(text.begin(), text.end(), [](char c) { return (c & 0xC0) != 0x80; });
+}
+
+// Whether the last word of `row` lies under `name` in `header` (pdftotext -layout keeps a table's
+// columns aligned, to a character or so).
+bool under(const std::string& row, const std::string& header, const std::string& name) {
+  std::size_t at = header.rfind(name);
+  std::string trimmed = row.substr(0, row.find_last_not_of(' ') + 1);
+  if (at == std::string::npos || trimmed.empty()) return false;
+  std::size_t word = trimmed.rfind(' ') + 1;  // 0 when the line is one word
+  std::size_t left = width_of(header.substr(0, at)), right = left + width_of(name);
+  return width_of(trimmed.substr(0, word)) <= right + 1 && width_of(trimmed) + 1 >= left;
+}
+
+// Nothing clipped in print: the widest tables (14 to 18 columns, in page order) print with every
+// column header on one line of the PDF's text and their first row's last cell at the end of the
+// row's line, under its header; the tables of collapsed sections too (printing opens them). On the
+// shared A100 trace or the example. Text past a page's edge would be missing from the PDF's text.
+TEST(Browser, PrintedTablesKeepEveryColumn) {
+  REQUIRE_CHROMIUM();
+  REQUIRE_PDFTOTEXT();
+  std::string page = page_of("a100_80g_5steps_rank0.json.gz");
+  std::string html = read_text(page);
+  std::vector<std::string> lines = printed_lines(page);
+  ASSERT_GT(lines.size(), 100u) << "the PDF's text";
+  std::size_t from = 0, collapsed = 0;
+  for (const char* id : {"table-0-gpus", "table-0-iterations", "table-0-ops", "table-0-ops_by_shape",
+                         "table-0-kernels", "table-0-kernels_by_op"}) {
+    PageTable table = table_in(html, id);
+    ASSERT_GT(table.columns.size(), 10u) << id << " in the page";
+    collapsed += table.collapsed;
+    std::size_t header = line_with(lines, table.columns, from);
+    if (header == lines.size()) {
+      ADD_FAILURE() << id << ": no line of the PDF has every column header, up to " << table.columns.back()
+                    << (table.collapsed ? " (a collapsed section: did printing open it?)" : "");
+      continue;
+    }
+    std::string row = row_under(lines, header);
+    EXPECT_TRUE(ends_with_start_of(row, table.last_cell) && under(row, lines[header], table.columns.back()))
+        << id << ": the first row's line does not end with its last cell \"" << table.last_cell << "\" under "
+        << table.columns.back() << ":\n"
+        << lines[header] << "\n"
+        << row;
+    from = header + 1;
+  }
+  EXPECT_GT(collapsed, 0u) << "a table of a collapsed section was checked";
+}
+
 // The first screen says what is wrong: the diagnosis's first finding is within the first 900 px at
 // desktop and phone widths, on the shared ResNet-50 trace (the DataLoader finding) or the example.
 TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
@@ -240,7 +385,7 @@ TEST(Browser, ChartTextIsReadableAtBothWidths) {
   for (int width : {1400, 390}) {
     std::map<std::string, double> at = measure(page, width, 900, R"(
   out.texts = 0; out.smallest = 1000;
-  document.querySelectorAll(".card.chart svg, .timeline svg").forEach(function (svg) {
+  document.querySelectorAll(".card.chart svg, .timeline svg, .memory svg").forEach(function (svg) {
     var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
     svg.querySelectorAll("text").forEach(function (t) {
       out.texts += 1;
