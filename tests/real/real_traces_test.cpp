@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <numeric>
 
 #include "support/helpers.h"
@@ -242,6 +243,38 @@ TEST(RealTraces, TheMemoryViewComesFromTheMemoryEvents) {
   EXPECT_EQ(*r.memory.peak_allocated, std::max(recorded.max_total, recorded.entering));
   EXPECT_EQ(*r.metrics.get("memory.peak_reserved_bytes"), static_cast<double>(recorded.max_reserved));
   EXPECT_EQ(*r.metrics.get("memory.totals_recorded"), 1);
+}
+
+// The A100 NCCL trace's collectives table against its NCCL kernels read with a JSON DOM: the 15
+// AllReduce kernels are the c10d::allreduce_ calls' GPU time, the 6 Broadcast kernels the
+// c10d::broadcast_ calls' (every kernel of the trace is in the window's three steps).
+TEST(RealTraces, TheCollectivesTableHasTheNcclKernelsOfEachOp) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  std::string path = dir + "/a100_nccl_rank0.json.gz";
+  boost::json::value doc = boost::json::parse(read_gzip(path));
+  std::map<std::string, std::pair<std::uint64_t, double>> kernels;  // calls, microseconds
+  for (const auto& v : doc.at("traceEvents").as_array()) {
+    const auto& e = v.as_object();
+    if (!e.contains("cat") || e.at("cat") != "kernel") continue;
+    std::string name(e.at("name").as_string());
+    for (const char* kind : {"AllReduce", "Broadcast"})
+      if (name.find(kind) != std::string::npos) {
+        ++kernels[kind].first;
+        kernels[kind].second += e.at("dur").to_number<double>();
+      }
+  }
+  WorkerAnalysis w = analyse_profile(load_run({path}).workers.front(), default_classification(), {});
+  std::map<std::string, const CollectiveRow*> rows;
+  for (const CollectiveRow& r : w.tables.collectives) rows[r.op] = &r;
+  for (auto [op, kind] :
+       {std::pair{"c10d::allreduce_", "AllReduce"}, std::pair{"c10d::broadcast_", "Broadcast"}}) {
+    SCOPED_TRACE(op);
+    ASSERT_TRUE(rows.count(op));
+    EXPECT_EQ(rows[op]->calls, kernels[kind].first);
+    EXPECT_NEAR(static_cast<double>(rows[op]->device) / 1000, kernels[kind].second, 0.01);
+  }
+  EXPECT_EQ(kernels["AllReduce"].first, 15u);
 }
 
 }  // namespace
