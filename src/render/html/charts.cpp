@@ -91,7 +91,9 @@ std::string stacked_bar_svg(const std::vector<ChartPart>& parts, const std::stri
 
 std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vector<ChartPart>& legend,
                           const std::string& title) {
-  constexpr double width = 600, height = 230, left = 52, right = 8, top = 14, bottom = 30;
+  bool notes = std::any_of(steps.begin(), steps.end(), [](const StepColumn& s) { return !s.note.empty(); });
+  constexpr double width = 600, left = 52, right = 8, top = 14;
+  double bottom = notes ? 44 : 30, height = 186 + top + bottom;
   double plot_w = width - left - right, plot_h = height - top - bottom;
   double max = 0;
   for (const auto& s : steps) max = std::max(max, s.total_us);
@@ -150,6 +152,7 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
       std::string name = s.name;
       if (auto hash = name.rfind('#'); hash != std::string::npos) name = name.substr(hash + 1);
       svg += text(x + bar / 2, height - bottom + 14, name, "middle", 12);
+      if (!s.note.empty()) svg += text(x + bar / 2, height - bottom + 28, s.note, "middle", 12);
     }
   }
   return svg + "</svg>";

@@ -29,6 +29,7 @@ struct StepColumn {
   bool in_window = true;
   double total_us = 0;
   std::vector<double> parts_us;  // same order as the legend; empty: one plain bar
+  std::string note;              // a second label line ("slowest"), empty: none
 };
 std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vector<ChartPart>& legend,
                           const std::string& title);

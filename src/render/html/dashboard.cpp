@@ -173,27 +173,35 @@ TemplateData step_chart(const std::string& title, const std::vector<StepColumn>&
 // A run's ranks side by side (the plugin's distributed view): each rank's mean step split into
 // compute kernels, communication, data loading and the rest, from the ranks table; the caption names
 // the slowest. Nothing for a single worker.
-// The ranks a chart shows: every one up to kRanksInFull; beyond, the fastest, the median and the
-// kRanksInFull / 2 slowest (row indices of the ranks table, labelled).
+// The ranks a chart shows (row indices of the ranks table, and a note): every one up to
+// kRanksInFull; beyond, the kRanksInFull / 2 slowest, the median and the fastest. Ties keep rank
+// order, so the slowest is the one ranks.slowest names.
 constexpr std::size_t kRanksInFull = 16;
 std::vector<std::pair<std::size_t, std::string>> charted_ranks(const ReportTable& ranks) {
   std::vector<std::size_t> order(ranks.rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::vector<std::pair<std::size_t, std::string>> shown;
   if (order.size() <= kRanksInFull) {
-    for (std::size_t i : order) shown.emplace_back(i, text_at(ranks, i, "worker"));
+    for (std::size_t i : order) shown.emplace_back(i, "");
     return shown;
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return number_at(ranks, a, "mean_step_us") < number_at(ranks, b, "mean_step_us");
-  });
-  shown.emplace_back(order.front(), "fastest: " + text_at(ranks, order.front(), "worker"));
-  std::size_t median = order[(order.size() - 1) / 2];
-  shown.emplace_back(median, "median: " + text_at(ranks, median, "worker"));
-  for (std::size_t k = 0; k < kRanksInFull / 2; ++k) {
-    std::size_t i = order[order.size() - 1 - k];
-    shown.emplace_back(i, (k == 0 ? "slowest: " : "") + text_at(ranks, i, "worker"));
-  }
+  auto mean = [&](std::size_t i) { return number_at(ranks, i, "mean_step_us"); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return mean(a) > mean(b); });
+  auto add = [&](std::size_t i, std::string note) {
+    for (auto& s : shown)
+      if (s.first == i) {  // ranks all alike: the fastest is the slowest too
+        if (!note.empty()) s.second += " · " + note;
+        return;
+      }
+    shown.emplace_back(i, note);
+  };
+  add(*std::min_element(
+          order.begin(), order.end(),
+          [&](std::size_t a, std::size_t b) { return mean(a) < mean(b) || (mean(a) == mean(b) && a < b); }),
+      "fastest");
+  add(order[order.size() / 2], "median");
+  for (std::size_t k = kRanksInFull / 2; k-- > 0;) add(order[k], k == 0 ? "slowest" : "");
   return shown;
 }
 
@@ -209,14 +217,14 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
                                   {"data loader", 0, color(BreakdownPart::DataLoader)},
                                   {"rest of the step", 0, kPlainColor}};
   std::vector<StepColumn> columns;
-  for (const auto& [i, label] : charted_ranks(*ranks)) {
+  for (const auto& [i, note] : charted_ranks(*ranks)) {
     double mean = number_at(*ranks, i, "mean_step_us");
     auto share = [&](const char* column) { return mean * number_at(*ranks, i, column) / 100; };
     double overlapped = std::min(share("overlapped_communication_pct"), share("kernel_pct"));
     std::vector<double> split = {share("kernel_pct") - overlapped, overlapped, share("communication_pct"),
                                  share("dataloader_pct")};
     split.push_back(std::max(0.0, mean - split[0] - split[1] - split[2] - split[3]));
-    columns.push_back({label, true, mean, split});
+    columns.push_back({text_at(*ranks, i, "worker"), true, mean, split, note});
   }
   std::optional<double> slowest = metric(r, "ranks.slowest"), spread = metric(r, "ranks.step_spread_pct");
   std::string caption =
@@ -250,8 +258,8 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   std::vector<StepColumn> by_part;
   for (const ReportStep& s : w.steps) {
     if (!s.in_window || !s.breakdown_us) continue;
-    by_part.push_back(
-        {s.name, true, s.duration_us, std::vector<double>(s.breakdown_us->begin(), s.breakdown_us->end())});
+    by_part.push_back({s.name, true, s.duration_us,
+                       std::vector<double>(s.breakdown_us->begin(), s.breakdown_us->end()), ""});
   }
   charts.push_back(step_chart("Step time breakdown", by_part, parts,
                               "Each step of the window, split as the plugin's overview."));
@@ -262,7 +270,7 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   auto rows = rows_by_name(iterations);
   std::vector<StepColumn> by_kind;
   for (const ReportStep& s : w.steps) {
-    StepColumn c{s.name, s.in_window, s.duration_us, {}};
+    StepColumn c{s.name, s.in_window, s.duration_us, {}, ""};
     if (auto it = rows.find(s.name); it != rows.end()) {
       double gpu = number_at(*iterations, it->second, "gpu_us"),
              tc = number_at(*iterations, it->second, "tc_gpu_us");
