@@ -8,10 +8,14 @@
 namespace perfgate::kineto {
 namespace {
 
+// ASCII only, without the locale lookups of std::tolower: categories are ASCII names.
+char ascii_lower(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                            [](char x, char y) { return ascii_lower(x) == ascii_lower(y); });
 }
 
 bool iends_with(std::string_view s, std::string_view suffix) {
@@ -38,6 +42,9 @@ constexpr std::array<std::pair<std::string_view, EventClass>, 14> kCategories = 
 }  // namespace
 
 EventClass classify_category(std::string_view category) {
+  // Kineto writes the names in lower case: an exact match first, then any case.
+  for (const auto& [name, cls] : kCategories)
+    if (category == name) return cls;
   for (const auto& [name, cls] : kCategories)
     if (iequals(category, name)) return cls;
   if (iequals(category, "trace")) return EventClass::ProfilerSpan;

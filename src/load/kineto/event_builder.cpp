@@ -11,6 +11,16 @@ namespace {
 // A duration beyond 30 days is not a measurement (a corrupt or hostile trace).
 constexpr TimeNs kMaxDurationNs = 30LL * 24 * 3600 * 1000 * 1000 * 1000;
 
+// A time field in nanoseconds: the parser's integer, else its text read exactly.
+std::optional<TimeNs> nanos(const std::optional<std::int64_t>& integer, const std::string& text) {
+  return integer ? integer : micros_text_to_nanos(text);
+}
+
+// A time field as the trace wrote it, for messages.
+std::string shown(const std::optional<std::int64_t>& integer, const std::string& text) {
+  return integer ? std::to_string(*integer / 1000) : text;
+}
+
 // "stream 7" -> 7: PyTorch 1.8 wrote GPU streams as tid strings.
 std::optional<std::int64_t> stream_from_tid(const IdValue& tid) {
   if (!tid.present) return std::nullopt;
@@ -56,7 +66,7 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
 
   std::optional<TimeNs> time;
   if (e.has_ts) {
-    time = micros_text_to_nanos(e.ts_text);
+    time = nanos(e.ts_ns, e.ts_text);
     if (!time) return fmt::format("field 'ts' ({}) is not a usable timestamp", e.ts_text);
   }
   if ((e.ph == "i" || e.ph == "I") && e.name == "[memory]") {
@@ -81,12 +91,13 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
   }
   if (!e.has_ts) return "field 'ts' is missing";
   if (!e.has_dur) return "field 'dur' is missing";
-  auto start = micros_text_to_nanos(e.ts_text);
+  auto start = nanos(e.ts_ns, e.ts_text);
   if (!start) return fmt::format("field 'ts' ({}) is not a usable timestamp", e.ts_text);
-  auto duration = micros_text_to_nanos(e.dur_text);
+  auto duration = nanos(e.dur_ns, e.dur_text);
   if (!duration) return fmt::format("field 'dur' ({}) is not a usable duration", e.dur_text);
-  if (*duration < 0) return fmt::format("negative duration ({} us)", e.dur_text);
-  if (*duration > kMaxDurationNs) return fmt::format("absurd duration ({} us, over 30 days)", e.dur_text);
+  if (*duration < 0) return fmt::format("negative duration ({} us)", shown(e.dur_ns, e.dur_text));
+  if (*duration > kMaxDurationNs)
+    return fmt::format("absurd duration ({} us, over 30 days)", shown(e.dur_ns, e.dur_text));
   TimeNs end = *start + *duration;
   StringId name = profile_.strings.intern(e.name);
 

@@ -27,7 +27,11 @@ struct RawEvent {
   std::string ph;
   std::string cat;
   std::string name;
-  std::string ts_text;  // exact number text, microseconds
+  // ts and dur: nanoseconds when the trace wrote integer microseconds, else the exact number text
+  // in microseconds (read by micros_text_to_nanos).
+  std::optional<std::int64_t> ts_ns;
+  std::optional<std::int64_t> dur_ns;
+  std::string ts_text;
   std::string dur_text;
   bool has_ts = false;
   bool has_dur = false;
@@ -68,6 +72,8 @@ struct RawEvent {
     ph.clear();
     cat.clear();
     name.clear();
+    ts_ns.reset();
+    dur_ns.reset();
     ts_text.clear();
     dur_text.clear();
     has_ts = has_dur = false;

@@ -437,6 +437,13 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
   return true;
 }
 
+// A number's text: the parser's view when the number came in one piece, else the pieces joined.
+std::string_view TraceHandler::number_text(string_view last) {
+  if (number_.empty()) return {last.data(), last.size()};
+  number_.append(last.data(), last.size());
+  return number_;
+}
+
 bool TraceHandler::on_number_part(string_view s, error_code&) {
   if (skip_depth_ == 0) number_.append(s.data(), s.size());
   return true;
@@ -444,26 +451,23 @@ bool TraceHandler::on_number_part(string_view s, error_code&) {
 
 bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  number_.append(s.data(), s.size());
-  bool ok = number_value(Number{v, static_cast<double>(v), true, number_}, ec);
+  bool ok = number_value(Number{v, static_cast<double>(v), true, number_text(s)}, ec);
   number_.clear();
   return ok;
 }
 
 bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  number_.append(s.data(), s.size());
   bool fits = v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   bool ok = number_value(
-      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, number_}, ec);
+      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, number_text(s)}, ec);
   number_.clear();
   return ok;
 }
 
 bool TraceHandler::on_double(double v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  number_.append(s.data(), s.size());
-  bool ok = number_value(Number{as_int64(v), v, false, number_}, ec);
+  bool ok = number_value(Number{as_int64(v), v, false, number_text(s)}, ec);
   number_.clear();
   return ok;
 }
@@ -497,6 +501,19 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
   return true;
 }
 
+// Integer microseconds are nanoseconds at once; other numbers keep their text, read exactly later
+// (micros_text_to_nanos), as a double would lose nanoseconds of epoch times.
+void TraceHandler::store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text) {
+  constexpr std::int64_t kMaxMicros = std::numeric_limits<std::int64_t>::max() / 1000 - 1;
+  if (n.is_integer && n.as_int >= -kMaxMicros && n.as_int <= kMaxMicros) {
+    ns = n.as_int * 1000;
+    text.clear();
+  } else {
+    ns.reset();
+    text.assign(n.text);
+  }
+}
+
 bool TraceHandler::event_number(const Number& n, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
@@ -507,11 +524,11 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
   };
   switch (field) {
     case Field::Ts:
-      event_.ts_text.assign(n.text);
+      store_time(n, event_.ts_ns, event_.ts_text);
       event_.has_ts = true;
       break;
     case Field::Dur:
-      event_.dur_text.assign(n.text);
+      store_time(n, event_.dur_ns, event_.dur_text);
       event_.has_dur = true;
       break;
     case Field::Pid:

@@ -91,6 +91,8 @@ class TraceHandler {
   static bool is_integer_arg(Field field);
   bool number_value(const Number& n, error_code& ec);
   bool event_number(const Number& n, error_code& ec);
+  static void store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text);
+  std::string_view number_text(string_view last);
   bool args_number(const Number& n, error_code& ec);
   bool event_string(std::string_view s, error_code& ec);
   bool args_string(std::string_view s, error_code& ec);
