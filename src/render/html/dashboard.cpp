@@ -217,7 +217,9 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
                                   {"data loader", 0, color(BreakdownPart::DataLoader)},
                                   {"rest of the step", 0, kPlainColor}};
   std::vector<StepColumn> columns;
-  for (const auto& [i, note] : charted_ranks(*ranks)) {
+  for (const auto& shown : charted_ranks(*ranks)) {
+    std::size_t i = shown.first;  // a plain variable: clang 14 cannot capture structured bindings
+    const std::string& note = shown.second;
     double mean = number_at(*ranks, i, "mean_step_us");
     auto share = [&](const char* column) { return mean * number_at(*ranks, i, column) / 100; };
     double overlapped = std::min(share("overlapped_communication_pct"), share("kernel_pct"));
