@@ -4,11 +4,15 @@
 //
 // For each trace it prepares a plain .json and a .json.gz copy (and, with --scale K, a trace made
 // of K time-shifted copies of it), runs `perfgate analyze FILE -q` N times after one warm-up, and
-// prints the median wall time, MB/s of JSON text (uncompressed bytes, also for .json.gz), and the
-// child's peak resident memory (getrusage), with its ratio to the JSON size.
+// prints the median wall time and CPU time (user + system), MB/s of JSON text (uncompressed bytes,
+// also for .json.gz), and the child's peak resident memory (getrusage), with its ratio to the JSON
+// size. Beside each plain .json it measures a bare parse: Boost.JSON's basic_parser with a handler
+// that does nothing, over the same bytes in the same 64 KiB pieces and with the same options, in
+// this process (median CPU time of the runs); "CPU/bare" is perfgate's CPU time over it.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -20,12 +24,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
+#include <boost/json/basic_parser_impl.hpp>
 
 #include "render/json_writer.h"
 
@@ -184,6 +190,7 @@ std::string scaled_trace(const std::string& text, int copies) {
 
 struct Run {
   double seconds = 0;
+  double cpu_seconds = 0;  // user + system
   long max_rss_kb = 0;
   int exit_code = 0;
 };
@@ -246,6 +253,10 @@ class Launcher {
     wait4(pid, &status, 0, &usage);
     Run r;
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto seconds = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    r.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
     r.max_rss_kb = usage.ru_maxrss;
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return r;
@@ -256,10 +267,67 @@ class Launcher {
   int replies_ = -1;
 };
 
-void measure(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
-             std::uint64_t json_bytes) {
-  launcher.run(o.perfgate, file);  // warm-up: page cache, dynamic loader
+// --- the bare parse: a handler that accepts everything and keeps nothing ----------------------
+
+struct NoOpHandler {
+  static constexpr std::size_t max_object_size = std::size_t(-1);
+  static constexpr std::size_t max_array_size = std::size_t(-1);
+  static constexpr std::size_t max_key_size = 64 * 1024;
+  static constexpr std::size_t max_string_size = 64 * 1024 * 1024;
+  using ec = boost::system::error_code;
+  using sv = json::string_view;
+  bool on_document_begin(ec&) { return true; }
+  bool on_document_end(ec&) { return true; }
+  bool on_object_begin(ec&) { return true; }
+  bool on_object_end(std::size_t, ec&) { return true; }
+  bool on_array_begin(ec&) { return true; }
+  bool on_array_end(std::size_t, ec&) { return true; }
+  bool on_key_part(sv, std::size_t, ec&) { return true; }
+  bool on_key(sv, std::size_t, ec&) { return true; }
+  bool on_string_part(sv, std::size_t, ec&) { return true; }
+  bool on_string(sv, std::size_t, ec&) { return true; }
+  bool on_number_part(sv, ec&) { return true; }
+  bool on_int64(std::int64_t, sv, ec&) { return true; }
+  bool on_uint64(std::uint64_t, sv, ec&) { return true; }
+  bool on_double(double, sv, ec&) { return true; }
+  bool on_bool(bool, ec&) { return true; }
+  bool on_null(ec&) { return true; }
+  bool on_comment_part(sv, ec&) { return true; }
+  bool on_comment(sv, ec&) { return true; }
+};
+
+double process_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// Median CPU seconds of parsing `text` with the no-op handler, as perfgate's reader feeds its parser.
+double bare_parse_seconds(const std::string& text, int runs) {
+  json::parse_options options;
+  options.max_depth = 64;
+  options.allow_trailing_commas = true;
+  options.allow_invalid_utf8 = true;
   std::vector<double> times;
+  for (int i = 0; i < runs + 1; ++i) {
+    json::basic_parser<NoOpHandler> parser(options);
+    double start = process_cpu_seconds();
+    boost::system::error_code ec;
+    for (std::size_t off = 0; off < text.size() && !ec; off += 64 * 1024) {
+      std::size_t n = std::min<std::size_t>(64 * 1024, text.size() - off);
+      parser.write_some(off + n < text.size(), text.data() + off, n, ec);
+    }
+    if (ec) throw std::runtime_error("bare parse: " + ec.message());
+    if (i > 0) times.push_back(process_cpu_seconds() - start);  // the first run warms the caches
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+void measure(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
+             std::uint64_t json_bytes, std::optional<double> bare_seconds) {
+  launcher.run(o.perfgate, file);  // warm-up: page cache, dynamic loader
+  std::vector<double> times, cpu;
   long rss = 0;
   for (int i = 0; i < o.runs; ++i) {
     Run r = launcher.run(o.perfgate, file);
@@ -268,15 +336,19 @@ void measure(Launcher& launcher, const Options& o, const std::string& label, con
       return;
     }
     times.push_back(r.seconds);
+    cpu.push_back(r.cpu_seconds);
     rss = std::max(rss, r.max_rss_kb);
   }
   std::sort(times.begin(), times.end());
-  double median = times[times.size() / 2];
+  std::sort(cpu.begin(), cpu.end());
+  double median = times[times.size() / 2], median_cpu = cpu[cpu.size() / 2];
   double json_mb = static_cast<double>(json_bytes) / 1e6;
   double rss_mb = static_cast<double>(rss) * 1024 / 1e6;
-  std::printf("%-44s %9.1f %9.1f %8.3f %9.0f %9.1f %7.3f\n", label.c_str(), json_mb,
-              static_cast<double>(fs::file_size(file)) / 1e6, median, json_mb / median, rss_mb,
-              rss_mb / json_mb);
+  std::string bare = bare_seconds ? fmt::format("{:8.3f} {:8.2f}", *bare_seconds, median_cpu / *bare_seconds)
+                                  : fmt::format("{:>8} {:>8}", "", "");
+  std::printf("%-44s %9.1f %9.1f %8.3f %8.3f %9.0f %9.1f %7.3f %s\n", label.c_str(), json_mb,
+              static_cast<double>(fs::file_size(file)) / 1e6, median, median_cpu, json_mb / median_cpu,
+              rss_mb, rss_mb / json_mb, bare.c_str());
   std::fflush(stdout);
 }
 
@@ -317,28 +389,33 @@ int main(int argc, char** argv) {
   }
   fs::path dir = fs::temp_directory_path() / fmt::format("perfgate-bench-{}", getpid());
   fs::create_directories(dir);
-  std::printf("%-44s %9s %9s %8s %9s %9s %7s\n", "input", "JSON MB", "file MB", "median s", "MB/s", "RSS MB",
-              "RSS/JSON");
+  std::printf("%-44s %9s %9s %8s %8s %9s %9s %7s %8s %8s\n", "input", "JSON MB", "file MB", "wall s", "CPU s",
+              "MB/s CPU", "RSS MB", "RSS/JSON", "bare s", "CPU/bare");
   for (const auto& trace : o.traces) {
     std::string base = fs::path(trace).filename().string();
     for (std::string_view ext : {".gz", ".json"})
       if (base.ends_with(ext)) base.resize(base.size() - ext.size());
-    std::vector<std::pair<std::string, std::uint64_t>> prepared;  // (label, JSON bytes)
+    struct Prepared {
+      std::string label;
+      std::uint64_t bytes = 0;
+      double bare_seconds = 0;
+    };
+    std::vector<Prepared> prepared;
     {
       std::string text = read_maybe_gzip(trace);
       auto prepare = [&](const std::string& label, const std::string& content) {
         std::string stem = (dir / label).string();
         write_plain(stem + ".json", content);
         write_gzip(stem + ".json.gz", content);
-        prepared.emplace_back(label, content.size());
+        prepared.push_back({label, content.size(), bare_parse_seconds(content, o.runs)});
       };
       prepare(base, text);
       if (o.scale > 1) prepare(fmt::format("{}_x{}", base, o.scale), scaled_trace(text, o.scale));
     }
-    for (const auto& [label, bytes] : prepared) {
+    for (const auto& [label, bytes, bare] : prepared) {
       std::string stem = (dir / label).string();
-      measure(launcher, o, label + " (.json)", stem + ".json", bytes);
-      measure(launcher, o, label + " (.json.gz)", stem + ".json.gz", bytes);
+      measure(launcher, o, label + " (.json)", stem + ".json", bytes, bare);
+      measure(launcher, o, label + " (.json.gz)", stem + ".json.gz", bytes, std::nullopt);
       fs::remove(stem + ".json");
       fs::remove(stem + ".json.gz");
     }
