@@ -2,14 +2,18 @@
 #pragma once
 
 #include <ctime>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "perfgate/report.h"
 
 namespace perfgate {
 
 std::string render_json(const ReportModel& report);
+// The same text, handed to `write` a piece at a time (a large run's report is never held whole).
+void write_json(const ReportModel& report, const std::function<void(std::string_view)>& write);
 
 // HTML: one page, self-contained unless `external_assets` (then report.css and report.js go beside
 // it, for servers whose Content-Security-Policy blocks inline style and script).
@@ -68,6 +72,9 @@ std::string render_terminal(const ReportModel& report, const TerminalOptions& op
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so a
 // reader never sees half a file. Throws OutputError naming the path.
 void write_file_atomically(const std::string& path, const std::string& content);
+// The same, with the content produced in pieces: `produce` calls its argument with each.
+using ContentProducer = std::function<void(const std::function<void(std::string_view)>& write)>;
+void write_file_atomically(const std::string& path, const ContentProducer& produce);
 // Appends `content` in one write (for files that others append to, like $GITHUB_STEP_SUMMARY).
 void append_to_file(const std::string& path, const std::string& content);
 

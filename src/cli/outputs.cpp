@@ -171,7 +171,10 @@ bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& 
       ok = false;
     }
   };
-  attempt(a.json, [&] { write_file_atomically(a.json, render_json(report)); });
+  attempt(a.json, [&] {
+    write_file_atomically(
+        a.json, [&](const std::function<void(std::string_view)>& write) { write_json(report, write); });
+  });
   attempt(a.html, [&] { write_html(report, a); });
   attempt(a.markdown, [&] {
     write_file_atomically(a.markdown, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));

@@ -15,6 +15,11 @@
 namespace perfgate {
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path,
+                        [&content](const std::function<void(std::string_view)>& write) { write(content); });
+}
+
+void write_file_atomically(const std::string& path, const ContentProducer& produce) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -39,14 +44,26 @@ void write_file_atomically(const std::string& path, const std::string& content) 
     unregister_temp_path(temp);
     return OutputError(fmt::format("{}: cannot write ({}): {}", path, what, std::strerror(err)));
   };
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw fail("write");
-    data += n;
-    left -= static_cast<std::size_t>(n);
+  auto write = [&](std::string_view piece) {
+    const char* data = piece.data();
+    std::size_t left = piece.size();
+    while (left > 0) {
+      ssize_t n = ::write(fd, data, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw fail("write");
+      data += n;
+      left -= static_cast<std::size_t>(n);
+    }
+  };
+  try {
+    produce(write);
+  } catch (const OutputError&) {
+    throw;
+  } catch (...) {  // the producer failed: no half-written file is left behind
+    ::close(fd);
+    ::unlink(temp.c_str());
+    unregister_temp_path(temp);
+    throw;
   }
   if (::fchmod(fd, static_cast<mode_t>(output_mode(path))) != 0) throw fail("chmod");
   if (::fsync(fd) != 0) throw fail("fsync");

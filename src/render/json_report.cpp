@@ -171,8 +171,8 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
 
 }  // namespace
 
-std::string render_json(const ReportModel& r) {
-  JsonWriter j;
+void write_json(const ReportModel& r, const std::function<void(std::string_view)>& write) {
+  JsonWriter j(2, write);
   j.begin_object();
   j.key("schema").value(r.schema);
   j.key("tool")
@@ -209,7 +209,13 @@ std::string render_json(const ReportModel& r) {
   j.end_array();
   write_strings(j, "warnings", r.warnings);
   j.end_object();
-  return j.str();
+  j.flush();
+}
+
+std::string render_json(const ReportModel& r) {
+  std::string out;
+  write_json(r, [&out](std::string_view piece) { out.append(piece); });
+  return out;
 }
 
 }  // namespace perfgate

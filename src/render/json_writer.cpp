@@ -86,7 +86,15 @@ void JsonWriter::newline() {
   out_.append(first_.size() * static_cast<std::size_t>(indent_), ' ');
 }
 
+void JsonWriter::flush() {
+  if (!sink_ || out_.empty()) return;
+  sink_(out_);
+  out_.clear();
+}
+
 void JsonWriter::before_value() {
+  constexpr std::size_t kPiece = 1 << 20;
+  if (sink_ && out_.size() >= kPiece) flush();
   if (after_key_) {
     after_key_ = false;
     return;

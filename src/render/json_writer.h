@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -13,7 +14,10 @@ namespace perfgate {
 
 class JsonWriter {
  public:
-  explicit JsonWriter(int indent = 2) : indent_(indent) {}
+  // Text goes to `sink` a piece at a time (about 1 MiB) when one is given, so that a large report
+  // is never held whole; else it is kept and str() returns it.
+  using Sink = std::function<void(std::string_view)>;
+  explicit JsonWriter(int indent = 2, Sink sink = {}) : sink_(std::move(sink)), indent_(indent) {}
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
@@ -36,12 +40,14 @@ class JsonWriter {
   }
 
   const std::string& str() const { return out_; }
+  void flush();  // hands what is left to the sink
 
  private:
   void before_value();
   void newline();
 
   std::string out_;
+  Sink sink_;
   std::vector<bool> first_;  // per open container: no member written yet
   int indent_;
   bool after_key_ = false;

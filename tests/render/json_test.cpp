@@ -93,5 +93,51 @@ TEST(AtomicWrite, WritesWholeFilesAndLeavesNoTemporaries) {
   EXPECT_THROW(write_file_atomically(dir + "/no/such/folder/report.json", "x"), OutputError);
 }
 
+// A writer with a sink hands its text over in pieces of about 1 MiB; joined, they are the text the
+// writer would have kept (2 MiB of strings: at least two pieces).
+TEST(JsonWriter, ASinkGetsTheTextInPiecesThatJoinToTheWhole) {
+  auto write = [](JsonWriter& j) {
+    j.begin_array();
+    for (int i = 0; i < 2048; ++i) j.value(std::string(1024, static_cast<char>('a' + i % 26)));
+    j.end_array();
+  };
+  JsonWriter kept;
+  write(kept);
+  std::vector<std::size_t> pieces;
+  std::string joined;
+  JsonWriter streamed(2, [&](std::string_view piece) {
+    pieces.push_back(piece.size());
+    joined.append(piece);
+  });
+  write(streamed);
+  streamed.flush();
+  EXPECT_EQ(joined, kept.str());
+  EXPECT_GE(pieces.size(), 2u);
+  for (std::size_t i = 0; i + 1 < pieces.size(); ++i) EXPECT_LT(pieces[i], (1u << 20) + 2048) << i;
+  EXPECT_TRUE(streamed.str().empty()) << "nothing is kept once flushed";
+}
+
+// A file written in pieces is whole; a producer that fails leaves neither the file nor a temporary.
+TEST(AtomicWrite, APiecewiseWriteIsWholeAndAFailedOneLeavesNothing) {
+  std::string dir = temp_dir();
+  std::string path = dir + "/report.json";
+  write_file_atomically(path, [](const std::function<void(std::string_view)>& write) {
+    write("{\"a\": ");
+    write("1}");
+  });
+  EXPECT_EQ(read_text(path), "{\"a\": 1}");
+  std::string failed = dir + "/failed.json";
+  EXPECT_THROW(write_file_atomically(failed,
+                                     [](const std::function<void(std::string_view)>& write) {
+                                       write("{\"half");
+                                       throw std::runtime_error("the report could not be made");
+                                     }),
+               std::runtime_error);
+  EXPECT_FALSE(std::filesystem::exists(failed));
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
+  EXPECT_EQ(files, 1u) << "no temporary left";
+}
+
 }  // namespace
 }  // namespace perfgate::testing
