@@ -273,5 +273,10 @@ std::optional<double> cell_number(const ReportCell& cell);
 // Needs no profile: the analysis carries what the report shows, so the events can be freed first.
 ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
                          const RuleSet& rules, const AnalysisOptions& options);
+// The same, freeing each worker's analysis tables as soon as they are report tables: a run of many
+// workers holds its tables once rather than twice. Only the collectives rows are kept (the run's
+// collectives by rank are made after the workers).
+ReportModel build_report(const std::vector<InputFile>& inputs, RunAnalysis&& analysis, const RuleSet& rules,
+                         const AnalysisOptions& options);
 
 }  // namespace perfgate

@@ -68,7 +68,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
   std::vector<InputFile> inputs = resolve_inputs(paths);
   RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options);
   progress->finish();
-  return build_report(inputs, analysis, rules, options);
+  return build_report(inputs, std::move(analysis), rules, options);
 }
 
 // A previous JSON report, or a profile analysed with the same rules and window options.

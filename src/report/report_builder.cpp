@@ -1,3 +1,5 @@
+#include <functional>
+
 #include <fmt/format.h>
 
 #include "analyse/metric_values.h"
@@ -113,10 +115,9 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   return r;
 }
 
-}  // namespace
-
-ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
-                         const RuleSet& rules, const AnalysisOptions& options) {
+// `made(i)` is called once worker i's report is made.
+ReportModel build(const std::vector<InputFile>& inputs, const RunAnalysis& analysis, const RuleSet& rules,
+                  const AnalysisOptions& options, const std::function<void(std::size_t)>& made) {
   ReportModel m;
   m.tool_version = kVersion;
   m.inputs = inputs;
@@ -132,6 +133,7 @@ ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis
     for (const auto& warning : analysis.workers[i].warnings)
       m.warnings.push_back(
           analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning) : warning);
+    if (made) made(i);
   }
   std::vector<std::int64_t> ranks = rank_ids(analysis);
   m.tables.push_back(ranks_table(analysis, ranks));
@@ -148,6 +150,23 @@ ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis
     }
   }
   return m;
+}
+
+}  // namespace
+
+ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
+                         const RuleSet& rules, const AnalysisOptions& options) {
+  return build(inputs, analysis, rules, options, {});
+}
+
+ReportModel build_report(const std::vector<InputFile>& inputs, RunAnalysis&& analysis, const RuleSet& rules,
+                         const AnalysisOptions& options) {
+  return build(inputs, analysis, rules, options, [&analysis](std::size_t i) {
+    WorkerTables& tables = analysis.workers[i].tables;
+    std::vector<CollectiveRow> collectives = std::move(tables.collectives);
+    tables = WorkerTables{};
+    tables.collectives = std::move(collectives);
+  });
 }
 
 }  // namespace perfgate
