@@ -4,10 +4,13 @@
 
 #include <filesystem>
 
+#include <fmt/format.h>
+
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/json_writer.h"
 #include "support/helpers.h"
+#include "support/training_run.h"
 
 namespace perfgate::testing {
 namespace {
@@ -91,6 +94,31 @@ TEST(AtomicWrite, WritesWholeFilesAndLeavesNoTemporaries) {
   for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++files;
   EXPECT_EQ(files, 1u);
   EXPECT_THROW(write_file_atomically(dir + "/no/such/folder/report.json", "x"), OutputError);
+}
+
+// A report built from a run it owns is the same report, and the run's workers keep only their
+// collectives rows (two workers of the training run, one with a collective each step).
+TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndFreesItsTables) {
+  std::string dir = temp_dir();
+  TrainingRun run;
+  run.communication_us = 100;
+  for (int rank : {0, 1}) {
+    run.rank = rank;
+    write_text(fmt::format("{}/rank-{}.json", dir, rank), training_trace(run));
+  }
+  LoadedRun loaded = load_run({dir});
+  RuleSet rules = load_rules({});
+  RunAnalysis kept = analyse_run(loaded, rules.classification, {});
+  RunAnalysis given = analyse_run(loaded, rules.classification, {});
+  ASSERT_FALSE(given.workers[0].tables.ops.empty());
+  ASSERT_FALSE(given.workers[0].tables.collectives.empty());
+  std::string expected = render_json(build_report(loaded.inputs, kept, rules, {}));
+  EXPECT_EQ(render_json(build_report(loaded.inputs, std::move(given), rules, {})), expected);
+  for (const WorkerAnalysis& w : given.workers) {  // moved from, but the function only cleared tables
+    EXPECT_TRUE(w.tables.ops.empty());
+    EXPECT_TRUE(w.tables.kernels.empty());
+    EXPECT_FALSE(w.tables.collectives.empty());
+  }
 }
 
 // A writer with a sink hands its text over in pieces of about 1 MiB; joined, they are the text the
