@@ -29,7 +29,10 @@ std::map<std::int32_t, DeviceSeries> device_series(const Profile& p) {
     DeviceSeries& d = by_device[m.device_id];
     std::int64_t previous = d.allocated.empty() ? 0 : d.allocated.back();
     d.samples.push_back(i);
-    d.allocated.push_back(m.total_allocated >= 0 ? m.total_allocated : previous + m.bytes);
+    // Bounded (the reader clamps each change to 2^50 bytes), so that shifting it cannot overflow.
+    constexpr std::int64_t kBound = std::int64_t{1} << 61;
+    d.allocated.push_back(m.total_allocated >= 0 ? m.total_allocated
+                                                 : std::clamp(previous + m.bytes, -kBound, kBound));
     if (m.total_allocated >= 0) d.from_changes = false;
   }
   for (auto& [device, d] : by_device) {

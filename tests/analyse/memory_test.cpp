@@ -3,6 +3,8 @@
 // rebuilt from the changes alone (PyTorch 1.8/1.9).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "perfgate/gate.h"
 #include "support/helpers.h"
 
@@ -109,6 +111,19 @@ TEST(Memory, EachOpCountsItsOwnAllocationsAndFreesInTheWindow) {
     EXPECT_EQ(none->calls, 0u);
     EXPECT_EQ(none->freed_bytes, static_cast<std::uint64_t>(6 * kMiB));
   }
+}
+
+// Sizes no GPU has are clamped to 2^50 bytes as they are read, so that the running totals cannot
+// overflow (the sanitizer build checks): 2^50, 2^51, then 2^50 again.
+TEST(Memory, AbsurdSizesAreClampedAndTheTotalsDoNotOverflow) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  TraceBuilder t;
+  t.op("aten::a", 0, 10).memory_change(1, kMax).memory_change(2, kMax).memory_change(3, -kMax - 1);
+  t.memory(4, kMax, kMax, 1, 1);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_TRUE(w.memory.peak_allocated);
+  EXPECT_EQ(*w.memory.peak_allocated, std::int64_t{1} << 51);
+  EXPECT_EQ(w.memory.peak_device, 0);
 }
 
 std::vector<std::pair<TimeNs, std::int64_t>> curve_of(const WorkerAnalysis& w) {

@@ -1,5 +1,7 @@
 #include "load/kineto/event_builder.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "load/kineto/categories.h"
@@ -204,9 +206,14 @@ void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
   if (type != 1 && type != 6) return;
   MemorySample m;
   m.time = time;
-  m.bytes = e.bytes.value_or(0);
-  m.total_allocated = e.total_allocated.value_or(-1);
-  m.total_reserved = e.total_reserved.value_or(-1);
+  // No GPU holds a petabyte: larger sizes are clamped, so that sums of them cannot overflow.
+  constexpr std::int64_t kMaxBytes = std::int64_t{1} << 50;
+  auto total = [&](const std::optional<std::int64_t>& v) {
+    return v && *v >= 0 ? std::min(*v, kMaxBytes) : -1;
+  };
+  m.bytes = std::clamp<std::int64_t>(e.bytes.value_or(0), -kMaxBytes, kMaxBytes);
+  m.total_allocated = total(e.total_allocated);
+  m.total_reserved = total(e.total_reserved);
   m.device_id = narrow_or<std::int32_t>(e.memory_device_id, -1);
   m.thread = thread_index(e.pid, e.tid);
   memory_samples_.push_back(m);
