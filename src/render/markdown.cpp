@@ -81,7 +81,12 @@ void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
     if (index == r.metrics.end() || (compact && !index->value)) continue;
     TemplateData row;
     row.set("label", k.label);
-    row.set("value", format_value(index->value, index->unit));
+    std::string value = format_value(index->value, index->unit);
+    // A peak counted from the capture's start (no totals in the trace) is a lower bound.
+    if (k.name == std::string_view("memory.peak_allocated_bytes") && index->value &&
+        metric_value(r.metrics, "memory.totals_recorded") == 0.0)
+      value = "at least " + value;
+    row.set("value", value);
     if (r.baseline)
       for (const ReportMetricChange& c : r.baseline->metrics)
         if (c.name == k.name) {

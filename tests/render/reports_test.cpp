@@ -151,6 +151,20 @@ TEST(MarkdownReport, CellsAndTextAreEscaped) {
   EXPECT_TRUE(contains(md.substr(findings, 200), "❌"));
 }
 
+// A peak counted from the capture's start (the trace has no allocator totals) is shown as a lower
+// bound; a recorded one as it is.
+TEST(MarkdownReport, APeakWithoutRecordedTotalsIsALowerBound) {
+  TrainingRun run;
+  run.memory_peak_pct = 50;
+  run.memory_totals = false;
+  std::string rebuilt = render_markdown(report_of_json(training_trace(run), default_rules()));
+  EXPECT_TRUE(contains(rebuilt, "| Peak GPU memory | at least ")) << rebuilt;
+  run.memory_totals = true;
+  std::string recorded = render_markdown(report_of_json(training_trace(run), default_rules()));
+  EXPECT_TRUE(contains(recorded, "| Peak GPU memory | "));
+  EXPECT_FALSE(contains(recorded, "at least"));
+}
+
 TEST(MarkdownReport, FitsItsBudget) {
   TrainingRun run;
   ReportModel report = report_of_json(training_trace(run), default_rules());
