@@ -189,6 +189,17 @@ TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
   EXPECT_NE(p.notes[1].find("phase 'B'"), std::string::npos);
 }
 
+// Captured argument text is compact JSON with the same escapes as the trace's: quotes,
+// backslashes, tabs, newlines and other control characters inside plain runs of text.
+TEST(KinetoReader, CapturedArgumentTextKeepsItsEscapes) {
+  TraceBuilder t;
+  t.op("aten::add", 1, 10, 5, 1,
+       R"("Input type": ["plain \"quoted\" text", "back\\slash", "tab\there\nline", "bell\u0007", "é"])");
+  Profile p = load_json(t.json());
+  EXPECT_EQ(p.str(p.details(0).input_types),
+            R"(["plain \"quoted\" text","back\\slash","tab\there\nline","bell\u0007","é"])");
+}
+
 TEST(KinetoReader, ReadsConvolutionArgumentsFlopsAndCollectives) {
   TraceBuilder t;
   t.op(

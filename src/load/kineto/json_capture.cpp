@@ -14,7 +14,16 @@ void JsonCapture::separator() {
 
 void JsonCapture::quoted(std::string_view s) {
   text_ += '"';
-  for (unsigned char c : s) {
+  // Runs of characters that need no escape (nearly all) are appended whole, not one by one.
+  auto plain = [](unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; };
+  while (!s.empty()) {
+    std::size_t run = 0;
+    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+    text_.append(s.data(), run);
+    s.remove_prefix(run);
+    if (s.empty()) break;
+    unsigned char c = static_cast<unsigned char>(s.front());
+    s.remove_prefix(1);
     switch (c) {
       case '"':
         text_ += "\\\"";
@@ -32,11 +41,7 @@ void JsonCapture::quoted(std::string_view s) {
         text_ += "\\t";
         break;
       default:
-        if (c < 0x20) {
-          text_ += fmt::format("\\u{:04x}", c);
-        } else {
-          text_ += static_cast<char>(c);
-        }
+        text_ += fmt::format("\\u{:04x}", c);  // the other control characters
     }
   }
   text_ += '"';
