@@ -175,7 +175,7 @@ class RuleFileReader {
   }
 
   void apply_body(const RuleSource& source, const YAML::Node& root) {
-    YamlCheck check(source.label);
+    YamlCheck check(source.label, true, source.identity.starts_with("shipped:"));
     check.duplicate_keys(root);
     if (root.IsMap()) {
       check.known_keys(root, kTopKeys, "");
