@@ -1,6 +1,6 @@
 // perfgate-bench: load + analysis throughput and peak memory of the perfgate binary.
 //
-//   perfgate-bench [--perfgate PATH] [--runs N] [--scale K] TRACE...
+//   perfgate-bench [--perfgate PATH] [--runs N] [--scale K] [--ranks R] TRACE...
 //
 // For each trace it prepares a plain .json and a .json.gz copy (and, with --scale K, a trace made
 // of K time-shifted copies of it), runs `perfgate analyze FILE -q` N times after one warm-up, and
@@ -8,7 +8,9 @@
 // also for .json.gz), and the child's peak resident memory (getrusage), with its ratio to the JSON
 // size. Beside each plain .json it measures a bare parse: Boost.JSON's basic_parser with a handler
 // that does nothing, over the same bytes in the same 64 KiB pieces and with the same options, in
-// this process (median CPU time of the runs); "CPU/bare" is perfgate's CPU time over it.
+// this process (median CPU time of the runs); "CPU/bare" is perfgate's CPU time over it. With
+// --ranks R it also analyses a run folder of R copies of the .json.gz (rank-0 ... rank-R-1), whose
+// peak RSS shows what a run holds per worker.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -44,6 +46,7 @@ struct Options {
   std::string perfgate = "build/perfgate";
   int runs = 5;
   int scale = 1;
+  int ranks = 0;
   std::vector<std::string> traces;
 };
 
@@ -324,6 +327,14 @@ double bare_parse_seconds(const std::string& text, int runs) {
   return times[times.size() / 2];
 }
 
+// A file's size, or a folder's files' sizes added up (symbolic links followed).
+std::uint64_t bytes_on_disk(const std::string& path) {
+  if (!fs::is_directory(path)) return fs::file_size(path);
+  std::uint64_t total = 0;
+  for (const auto& e : fs::directory_iterator(path)) total += fs::file_size(e.path());
+  return total;
+}
+
 void measure(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
              std::uint64_t json_bytes, std::optional<double> bare_seconds) {
   launcher.run(o.perfgate, file);  // warm-up: page cache, dynamic loader
@@ -347,7 +358,7 @@ void measure(Launcher& launcher, const Options& o, const std::string& label, con
   std::string bare = bare_seconds ? fmt::format("{:8.3f} {:8.2f}", *bare_seconds, median_cpu / *bare_seconds)
                                   : fmt::format("{:>8} {:>8}", "", "");
   std::printf("%-44s %9.1f %9.1f %8.3f %8.3f %9.0f %9.1f %7.3f %s\n", label.c_str(), json_mb,
-              static_cast<double>(fs::file_size(file)) / 1e6, median, median_cpu, json_mb / median_cpu,
+              static_cast<double>(bytes_on_disk(file)) / 1e6, median, median_cpu, json_mb / median_cpu,
               rss_mb, rss_mb / json_mb, bare.c_str());
   std::fflush(stdout);
 }
@@ -366,6 +377,8 @@ Options parse(int argc, char** argv) {
       o.runs = std::max(1, std::stoi(value()));
     else if (a == "--scale")
       o.scale = std::max(1, std::stoi(value()));
+    else if (a == "--ranks")
+      o.ranks = std::max(0, std::stoi(value()));
     else if (a == "-h" || a == "--help")
       throw std::runtime_error("help");
     else
@@ -383,7 +396,8 @@ int main(int argc, char** argv) {
   try {
     o = parse(argc, argv);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K] TRACE...\n",
+    std::fprintf(stderr,
+                 "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K] [--ranks R] TRACE...\n",
                  e.what());
     return 2;
   }
@@ -416,6 +430,15 @@ int main(int argc, char** argv) {
       std::string stem = (dir / label).string();
       measure(launcher, o, label + " (.json)", stem + ".json", bytes, bare);
       measure(launcher, o, label + " (.json.gz)", stem + ".json.gz", bytes, std::nullopt);
+      if (o.ranks > 0 && label == base) {
+        fs::path folder = dir / fmt::format("{}_{}ranks", label, o.ranks);
+        fs::create_directories(folder);
+        for (int r = 0; r < o.ranks; ++r)
+          fs::create_symlink(stem + ".json.gz", folder / fmt::format("rank-{}.json.gz", r));
+        measure(launcher, o, fmt::format("{} ({} ranks, .json.gz)", label, o.ranks), folder.string(),
+                bytes * static_cast<std::uint64_t>(o.ranks), std::nullopt);
+        fs::remove_all(folder);
+      }
       fs::remove(stem + ".json");
       fs::remove(stem + ".json.gz");
     }
