@@ -272,7 +272,8 @@ ValueAxis value_axis(double lo, double hi) {
       a.step = m * power;
       break;
     }
-  for (double t = std::ceil(a.lo / a.step) * a.step; t <= a.hi; t += a.step) a.ticks.push_back(t);
+  // + 0.0: a tick at zero reached from below is -0, which would print as "-0".
+  for (double t = std::ceil(a.lo / a.step) * a.step; t <= a.hi; t += a.step) a.ticks.push_back(t + 0.0);
   return a;
 }
 
@@ -301,6 +302,17 @@ std::string line(double x1, double y1, double x2, double y2, const char* extra) 
                      y1, x2, y2, extra);
 }
 
+// The value axis's tick lines across the plot, from x `left` to `right`, labelled on the left.
+template <typename YOf>
+std::string value_grid(const ValueAxis& axis, double left, double right, YOf y_of, std::string_view unit) {
+  std::string svg;
+  for (double t : axis.ticks) {
+    svg += line(left, y_of(t), right, y_of(t), R"( stroke-opacity="0.15")");
+    svg += text(left - 6, y_of(t) + 4, value_axis_label(t, axis, unit), "end", 12);
+  }
+  return svg;
+}
+
 constexpr const char* kTrendLineColor = "#2f6fde";
 
 }  // namespace
@@ -317,10 +329,7 @@ std::string trend_chart_svg(const TrendChart& c) {
   auto x_of = [&](std::size_t i) { return left + slot * (static_cast<double>(i) + 0.5); };
   auto y_of = [&](double v) { return top + plot_h * (axis.hi - v) / (axis.hi - axis.lo); };
   std::string svg = open_svg(width, height, c.title);
-  for (double t : axis.ticks) {
-    svg += line(left, y_of(t), width - right, y_of(t), R"( stroke-opacity="0.15")");
-    svg += text(left - 6, y_of(t) + 4, value_axis_label(t, axis, c.unit), "end", 12);
-  }
+  svg += value_grid(axis, left, width - right, y_of, c.unit);
   if (c.band_low && c.band_high && c.band_from < c.points.size()) {
     double x0 = left + slot * static_cast<double>(c.band_from);
     svg += rect(x0, y_of(*c.band_high), width - right - x0, y_of(*c.band_low) - y_of(*c.band_high),
@@ -372,17 +381,13 @@ std::string step_lines_svg(const StepLineChart& c) {
   for (const StepLine& l : c.lines)
     for (const auto& [t, v] : l.points) hi = std::max(hi, v);
   ValueAxis axis = value_axis(0, hi > 0 ? hi : 1);
-  axis.lo = 0;
+  axis.lo = 0;  // values start at zero: no padding, and no tick, below it
+  std::erase_if(axis.ticks, [](double t) { return t < 0; });
   double x_scale = c.x_max_us > 0 ? plot_w / c.x_max_us : 0;
   auto x_of = [&](double us) { return left + us * x_scale; };
   auto y_of = [&](double v) { return top + plot_h * (axis.hi - v) / (axis.hi - axis.lo); };
   std::string svg = open_svg(width, height, c.title);
-  for (double t : axis.ticks) {
-    if (t < 0) continue;
-    t += 0.0;  // -0 (a tick at zero from a padded axis) prints as "0"
-    svg += line(left, y_of(t), width - right, y_of(t), R"( stroke-opacity="0.15")");
-    svg += text(left - 6, y_of(t) + 4, value_axis_label(t, axis, c.unit), "end", 12);
-  }
+  svg += value_grid(axis, left, width - right, y_of, c.unit);
   svg += line(left, y_of(0), width - right, y_of(0), R"( stroke-opacity="0.5")");
   for (double t : axis_ticks(c.x_max_us))
     svg += text(x_of(t), top + plot_h + 18, axis_label(t), "middle", 12);
