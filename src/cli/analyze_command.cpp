@@ -46,6 +46,7 @@ struct AnalyzeArgs {
   bool quiet = false;
   bool no_progress = false;
   bool no_color = false;
+  unsigned threads = 0;
   HistoryArgs history;
 };
 
@@ -61,6 +62,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
                       const AnalysisOptions& options, const AnalyzeArgs& a) {
   LoadOptions load_options;
   load_options.read_driver_calls = rules.classification.count_driver_api_calls;
+  load_options.max_threads = a.threads;
   auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());
   load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
     if (total >= kProgressMinBytes) progress->update(done, total);
@@ -190,6 +192,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "Regex for the names of step ranges (whole name; first group = step number). Default: "
                   "ProfilerStep#N; for nsys exports also step/iteration names such as 'train_step 3'")
       ->type_name("REGEX");
+  cmd->add_option("--threads", args->threads,
+                  "Threads that read the profiles (default 0: one per core); a large trace is parsed in "
+                  "pieces on all of them, several files one per thread")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1024));
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
   cmd->add_flag("--no-color", args->no_color, "No colour in the terminal summary (also: NO_COLOR)");

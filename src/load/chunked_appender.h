@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace perfgate {
@@ -21,8 +22,19 @@ class ChunkedAppender {
   ChunkedAppender() = default;
   ChunkedAppender(const ChunkedAppender&) = delete;
   ChunkedAppender& operator=(const ChunkedAppender&) = delete;
-  ~ChunkedAppender() {
-    for (T* chunk : chunks_) ::munmap(chunk, kChunkBytes);
+  ChunkedAppender(ChunkedAppender&& other) noexcept { swap(other); }
+  ChunkedAppender& operator=(ChunkedAppender&& other) noexcept {
+    release();
+    swap(other);
+    return *this;
+  }
+  ~ChunkedAppender() { release(); }
+
+  void swap(ChunkedAppender& other) noexcept {
+    chunks_.swap(other.chunks_);
+    spare_.swap(other.spare_);
+    std::swap(used_, other.used_);
+    std::swap(size_, other.size_);
   }
 
   void push_back(const T& value) {
@@ -33,30 +45,63 @@ class ChunkedAppender {
   }
   std::size_t size() const { return size_; }
 
-  // Appends everything to `out` (reserved to its final size first) and empties this appender.
-  void move_into(std::vector<T>& out) {
-    out.reserve(out.size() + size_);
+  // Calls `visit(first, count)` for each run of records, in order, unmapping each run after its
+  // visit, and empties this appender.
+  template <typename Visit>
+  void drain(Visit&& visit) {
     for (std::size_t i = 0; i < chunks_.size(); ++i) {
-      std::size_t n = i + 1 == chunks_.size() ? used_ : kPerChunk;
-      out.insert(out.end(), chunks_[i], chunks_[i] + n);
+      visit(static_cast<const T*>(chunks_[i]), i + 1 == chunks_.size() ? used_ : kPerChunk);
       ::munmap(chunks_[i], kChunkBytes);
+      chunks_[i] = nullptr;
     }
     chunks_.clear();
     used_ = size_ = 0;
+  }
+
+  // Calls `visit(first, count)` for each run of records, in order, and empties this appender but
+  // keeps its memory for the next records (a reused buffer costs no page faults).
+  template <typename Visit>
+  void visit_and_clear(Visit&& visit) {
+    for (std::size_t i = 0; i < chunks_.size(); ++i)
+      visit(static_cast<const T*>(chunks_[i]), i + 1 == chunks_.size() ? used_ : kPerChunk);
+    spare_.insert(spare_.end(), chunks_.begin(), chunks_.end());
+    chunks_.clear();
+    used_ = size_ = 0;
+  }
+
+  // Appends everything to `out` (reserved to its final size first) and empties this appender.
+  void move_into(std::vector<T>& out) {
+    out.reserve(out.size() + size_);
+    drain([&](const T* first, std::size_t n) { out.insert(out.end(), first, first + n); });
   }
 
  private:
   static constexpr std::size_t kChunkBytes = 1 << 20;
   static constexpr std::size_t kPerChunk = kChunkBytes / sizeof(T);
 
+  void release() noexcept {
+    for (T* chunk : chunks_)
+      if (chunk) ::munmap(chunk, kChunkBytes);
+    for (T* chunk : spare_) ::munmap(chunk, kChunkBytes);
+    chunks_.clear();
+    spare_.clear();
+    used_ = size_ = 0;
+  }
+
   void add_chunk() {
+    used_ = 0;
+    if (!spare_.empty()) {
+      chunks_.push_back(spare_.back());
+      spare_.pop_back();
+      return;
+    }
     void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     chunks_.push_back(static_cast<T*>(p));
-    used_ = 0;
   }
 
   std::vector<T*> chunks_;
+  std::vector<T*> spare_;  // emptied chunks kept by visit_and_clear
   std::size_t used_ = 0;
   std::size_t size_ = 0;
 };

@@ -116,7 +116,8 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
 namespace {
 
 // One input is one worker, except an nsys export, which has one per process with GPU work.
-void load_one(const InputFile& input, const LoadOptions& options,
+// `threads`: threads this input may parse on (a Kineto trace is read in pieces when above one).
+void load_one(const InputFile& input, const LoadOptions& options, unsigned threads,
               const std::function<void(std::uint64_t)>& on_progress,
               const std::function<void(Profile&&)>& emit) {
   if (input.format == InputFormat::NsysSqlite) {
@@ -127,14 +128,14 @@ void load_one(const InputFile& input, const LoadOptions& options,
     if (on_progress) on_progress(input.bytes);
     return;
   }
-  auto file = std::make_unique<FileSource>(input.path);
-  std::unique_ptr<ByteSource> source;
-  if (input.format == InputFormat::KinetoJsonGzip)
-    source = make_prefetch_source(make_gzip_source(std::move(file)));
-  else
-    source = std::move(file);
-  Profile profile = kineto::read_trace(std::move(source), input.path, on_progress,
-                                       {.driver_calls = options.read_driver_calls});
+  bool gzip = input.format == InputFormat::KinetoJsonGzip;
+  auto open = [&]() -> std::unique_ptr<ByteSource> {
+    auto file = std::make_unique<FileSource>(input.path);
+    if (!gzip) return file;
+    return make_prefetch_source(make_gzip_source(std::move(file)));
+  };
+  Profile profile = kineto::read_trace(open, input.path, on_progress,
+                                       {.driver_calls = options.read_driver_calls, .threads = threads});
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));
@@ -178,19 +179,23 @@ std::string worker_name_from_path(const std::string& path) {
 void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink) {
   std::vector<std::exception_ptr> errors(inputs.size());
   ProgressTotal progress(options, inputs);
+  unsigned cores =
+      options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
+  // One thread per input while there are more inputs than cores; the cores left over parse pieces
+  // of each input.
+  unsigned threads = static_cast<unsigned>(std::min<std::size_t>(cores, inputs.size()));
+  unsigned per_input = std::max(1u, cores / std::max(1u, threads));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {
       try {
-        load_one(inputs[i], options, progress.for_input(i), [&](Profile&& p) { sink(i, std::move(p)); });
+        load_one(inputs[i], options, per_input, progress.for_input(i),
+                 [&](Profile&& p) { sink(i, std::move(p)); });
       } catch (...) {
         errors[i] = std::current_exception();
       }
     }
   };
-  unsigned threads =
-      options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, inputs.size()));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
   work();

@@ -49,18 +49,35 @@ T narrow_or(std::optional<std::int64_t> v, T fallback) {
 
 }  // namespace
 
-std::int64_t EventBuilder::id_number(const IdValue& id) {
-  if (!id.present) return 0;
-  if (!id.is_text) return id.number;
-  auto [it, inserted] = text_ids_.try_emplace(id.text, -static_cast<std::int64_t>(text_ids_.size()) - 1);
-  return it->second;
+// Text ids are numbered in order of first appearance; every call counts as an appearance, so that
+// the numbering does not depend on which events use the id.
+IdKey EventBuilder::id_key(const IdValue& id) {
+  if (!id.present) return {};
+  if (!id.is_text) return {id.number, false};
+  auto [it, inserted] = text_ids_.try_emplace(id.text, static_cast<std::uint32_t>(block_.text_ids.size()));
+  if (inserted) block_.text_ids.push_back(id.text);
+  return {it->second, true};
 }
 
 std::uint32_t EventBuilder::thread_index(const IdValue& pid, const IdValue& tid) {
-  auto key = std::make_pair(id_number(pid), id_number(tid));
-  auto [it, inserted] = threads_.try_emplace(key, static_cast<std::uint32_t>(profile_.threads.size()));
-  if (inserted) profile_.threads.push_back(ThreadInfo{key.first, key.second, kNoString});
+  IdKey p = id_key(pid);
+  ThreadKey key{p, id_key(tid)};
+  if (last_thread_ != kNone && key == last_thread_key_) return last_thread_;
+  auto [it, inserted] = threads_.try_emplace(key, static_cast<std::uint32_t>(block_.threads.size()));
+  if (inserted) block_.threads.push_back(key);
+  last_thread_key_ = key;
+  last_thread_ = it->second;
   return it->second;
+}
+
+// The args' device, else the pid (a text pid gets its number when the blocks are merged).
+std::int32_t EventBuilder::device_of(const RawEvent& e, bool is_range, std::size_t record) {
+  if (e.device) return narrow_or<std::int32_t>(e.device, 0);
+  IdKey pid = id_key(e.pid);
+  if (!pid.is_text) return narrow_or<std::int32_t>(pid.value, 0);
+  block_.devices_from_text.push_back(
+      {static_cast<std::uint32_t>(record), static_cast<std::uint32_t>(pid.value), is_range});
+  return 0;
 }
 
 std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
@@ -80,7 +97,7 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
   } else if (e.ph == "M") {
     add_metadata(e);
   } else if (e.ph != "i" && e.ph != "I") {
-    if (ignored_phases_.size() < 32 || ignored_phases_.count(e.ph)) ++ignored_phases_[e.ph];
+    block_.ignored_phases.add(e.ph);
   }
   return {};
 }
@@ -88,7 +105,7 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
 std::string EventBuilder::add_complete(const RawEvent& e) {
   EventClass cls = classify_category(e.cat);
   if (cls == EventClass::Ignored) {
-    if (ignored_categories_.size() < 64 || ignored_categories_.count(e.cat)) ++ignored_categories_[e.cat];
+    block_.ignored_categories.add(e.cat);
     return {};
   }
   if (!e.has_ts) return "field 'ts' is missing";
@@ -101,103 +118,111 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
   if (*duration > kMaxDurationNs)
     return fmt::format("absurd duration ({} us, over 30 days)", shown(e.dur_ns, e.dur_text));
   TimeNs end = *start + *duration;
-  StringId name = profile_.strings.intern(e.name);
+  StringId name = block_.strings.intern(e.name);
 
   switch (cls) {
     case EventClass::Op:
     case EventClass::Annotation:
-    case EventClass::PythonFunction: {
-      OpDetails d;
-      d.external_id = e.external_id.value_or(0);
-      // Low 31 bits: pairing a forward op with its backward only needs equality.
-      d.sequence_number = e.sequence_number ? static_cast<std::int32_t>(*e.sequence_number & 0x7FFFFFFF) : -1;
-      d.flops = e.flops && *e.flops >= 0 ? static_cast<float>(*e.flops) : -1.0f;
-      if (!e.concrete_inputs.empty()) d.concrete_inputs = profile_.strings.intern(e.concrete_inputs);
-      if (!e.input_dims.empty()) d.input_dims = profile_.strings.intern(e.input_dims);
-      if (!e.input_types.empty()) d.input_types = profile_.strings.intern(e.input_types);
-      if (!e.call_stack.empty()) d.call_stack = profile_.strings.intern(e.call_stack);
-      HostEvent h;
-      h.start = *start;
-      h.end = end;
-      h.name = name;
-      h.thread = thread_index(e.pid, e.tid);
-      h.kind = cls == EventClass::Op           ? HostKind::Op
-               : cls == EventClass::Annotation ? HostKind::Annotation
-                                               : HostKind::PythonFunction;
-      if (!d.empty()) {
-        h.details = static_cast<std::uint32_t>(op_details_.size());
-        op_details_.push_back(d);
-      }
-      host_events_.push_back(h);
-      if (d.external_id != 0 && (e.in_elements || !e.collective.empty())) {
-        collectives_.push_back(CollectiveArgs{d.external_id, e.in_elements.value_or(-1),
-                                              e.out_elements.value_or(-1), profile_.strings.intern(e.dtype),
-                                              profile_.strings.intern(e.collective),
-                                              narrow_or<std::int32_t>(e.group_size, -1)});
-      }
+    case EventClass::PythonFunction:
+      add_host_event(e, cls, *start, end, name);
       break;
-    }
     case EventClass::Runtime:
       if (!driver_calls_ && is_driver_category(e.cat)) {
-        ++skipped_driver_calls_;
+        ++block_.skipped_driver_calls;
         break;
       }
-      runtime_calls_.push_back(RuntimeCall{*start, end, e.correlation.value_or(0), e.external_id.value_or(0),
-                                           name, thread_index(e.pid, e.tid)});
+      block_.runtime_calls.push_back(RuntimeCall{*start, end, e.correlation.value_or(0),
+                                                 e.external_id.value_or(0), name,
+                                                 thread_index(e.pid, e.tid)});
       break;
     case EventClass::Kernel:
     case EventClass::Memcpy:
-    case EventClass::Memset: {
-      GpuActivity a;
-      a.start = *start;
-      a.end = end;
-      a.correlation = e.correlation.value_or(0);
-      a.external_id = e.external_id.value_or(0);
-      a.name = name;
-      a.device =
-          narrow_or<std::int32_t>(e.device ? e.device : std::optional<std::int64_t>(id_number(e.pid)), 0);
-      a.stream = narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0);
-      a.bytes = e.bytes && *e.bytes > 0 ? static_cast<std::uint64_t>(*e.bytes) : 0;
-      if (cls == EventClass::Kernel) {
-        a.kind = GpuActivityKind::Kernel;
-        KernelLaunchInfo k;
-        for (int i = 0; i < 3; ++i) {
-          k.grid[i] = e.grid[i];
-          k.block[i] = e.block[i];
-        }
-        k.registers_per_thread = narrow_or<std::int32_t>(e.registers_per_thread, -1);
-        k.shared_memory = narrow_or<std::int32_t>(e.shared_memory, -1);
-        k.blocks_per_sm = e.blocks_per_sm ? static_cast<float>(*e.blocks_per_sm) : -1.0f;
-        k.occupancy_pct = e.occupancy_pct ? static_cast<float>(*e.occupancy_pct) : -1.0f;
-        a.kernel_info = static_cast<std::uint32_t>(kernel_info_.size());
-        kernel_info_.push_back(k);
-      } else if (cls == EventClass::Memcpy) {
-        a.kind = GpuActivityKind::Memcpy;
-        MemcpyName parsed = parse_memcpy_name(e.name);
-        a.copy_kind = parsed.kind;
-        a.pageable = parsed.pageable;
-      } else {
-        a.kind = GpuActivityKind::Memset;
-      }
-      gpu_activities_.push_back(a);
+    case EventClass::Memset:
+      add_gpu_activity(e, cls, *start, end, name);
+      break;
+    case EventClass::GpuAnnotation: {
+      GpuRange r{*start, end, name, 0, 0};
+      r.device = device_of(e, true, block_.gpu_ranges.size());
+      r.stream = narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0);
+      block_.gpu_ranges.push_back(r);
       break;
     }
-    case EventClass::GpuAnnotation:
-      profile_.gpu_ranges.push_back(GpuRange{
-          *start, end, name,
-          narrow_or<std::int32_t>(e.device ? e.device : std::optional<std::int64_t>(id_number(e.pid)), 0),
-          narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0)});
-      break;
     case EventClass::ProfilerSpan:
-      if (e.name.starts_with("PyTorch Profiler")) {
-        profile_.info.profiler_start = *start;
-        profile_.info.profiler_end = end;
-      }
+      if (e.name.starts_with("PyTorch Profiler")) block_.profiler_span = {*start, end};
       break;
     case EventClass::Ignored:
       break;
   }
   return {};
+}
+
+void EventBuilder::add_host_event(const RawEvent& e, EventClass cls, TimeNs start, TimeNs end,
+                                  StringId name) {
+  StringPool& strings = block_.strings;
+  OpDetails d;
+  d.external_id = e.external_id.value_or(0);
+  // Low 31 bits: pairing a forward op with its backward only needs equality.
+  d.sequence_number = e.sequence_number ? static_cast<std::int32_t>(*e.sequence_number & 0x7FFFFFFF) : -1;
+  d.flops = e.flops && *e.flops >= 0 ? static_cast<float>(*e.flops) : -1.0f;
+  if (!e.concrete_inputs.empty()) d.concrete_inputs = strings.intern(e.concrete_inputs);
+  if (!e.input_dims.empty()) d.input_dims = strings.intern(e.input_dims);
+  if (!e.input_types.empty()) d.input_types = strings.intern(e.input_types);
+  if (!e.call_stack.empty()) d.call_stack = strings.intern(e.call_stack);
+  HostEvent h;
+  h.start = start;
+  h.end = end;
+  h.name = name;
+  h.thread = thread_index(e.pid, e.tid);
+  h.kind = cls == EventClass::Op           ? HostKind::Op
+           : cls == EventClass::Annotation ? HostKind::Annotation
+                                           : HostKind::PythonFunction;
+  if (!d.empty()) {
+    h.details = static_cast<std::uint32_t>(block_.op_details.size());
+    block_.op_details.push_back(d);
+  }
+  block_.host_events.push_back(h);
+  if (d.external_id != 0 && (e.in_elements || !e.collective.empty())) {
+    StringId dtype = strings.intern(e.dtype);
+    StringId collective = strings.intern(e.collective);
+    block_.collectives.push_back(CollectiveArgs{d.external_id, e.in_elements.value_or(-1),
+                                                e.out_elements.value_or(-1), dtype, collective,
+                                                narrow_or<std::int32_t>(e.group_size, -1)});
+  }
+}
+
+void EventBuilder::add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs start, TimeNs end,
+                                    StringId name) {
+  GpuActivity a;
+  a.start = start;
+  a.end = end;
+  a.correlation = e.correlation.value_or(0);
+  a.external_id = e.external_id.value_or(0);
+  a.name = name;
+  a.device = device_of(e, false, block_.gpu_activities.size());
+  a.stream = narrow_or<std::uint32_t>(e.stream ? e.stream : stream_from_tid(e.tid), 0);
+  a.bytes = e.bytes && *e.bytes > 0 ? static_cast<std::uint64_t>(*e.bytes) : 0;
+  if (cls == EventClass::Kernel) {
+    a.kind = GpuActivityKind::Kernel;
+    KernelLaunchInfo k;
+    for (int i = 0; i < 3; ++i) {
+      k.grid[i] = e.grid[i];
+      k.block[i] = e.block[i];
+    }
+    k.registers_per_thread = narrow_or<std::int32_t>(e.registers_per_thread, -1);
+    k.shared_memory = narrow_or<std::int32_t>(e.shared_memory, -1);
+    k.blocks_per_sm = e.blocks_per_sm ? static_cast<float>(*e.blocks_per_sm) : -1.0f;
+    k.occupancy_pct = e.occupancy_pct ? static_cast<float>(*e.occupancy_pct) : -1.0f;
+    a.kernel_info = static_cast<std::uint32_t>(block_.kernel_info.size());
+    block_.kernel_info.push_back(k);
+  } else if (cls == EventClass::Memcpy) {
+    a.kind = GpuActivityKind::Memcpy;
+    MemcpyName parsed = parse_memcpy_name(e.name);
+    a.copy_kind = parsed.kind;
+    a.pageable = parsed.pageable;
+  } else {
+    a.kind = GpuActivityKind::Memset;
+  }
+  block_.gpu_activities.push_back(a);
 }
 
 void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
@@ -216,54 +241,21 @@ void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {
   m.total_reserved = total(e.total_reserved);
   m.device_id = narrow_or<std::int32_t>(e.memory_device_id, -1);
   m.thread = thread_index(e.pid, e.tid);
-  memory_samples_.push_back(m);
+  block_.memory_samples.push_back(m);
 }
 
 // Forward/backward links ("fwdbwd" flows): 's' sits on the forward op, 'f' on its backward op.
 void EventBuilder::add_flow(const RawEvent& e, TimeNs time) {
   if (e.cat != "fwdbwd" || !e.id.present) return;
-  std::int64_t id = id_number(e.id);
-  FlowEnd here{time, thread_index(e.pid, e.tid)};
-  auto& mine = e.ph == "s" ? flow_starts_ : flow_ends_;
-  auto& other = e.ph == "s" ? flow_ends_ : flow_starts_;
-  auto it = other.find(id);
-  if (it == other.end()) {
-    mine[id] = here;
-    return;
-  }
-  FlowEnd forward = e.ph == "s" ? here : it->second;
-  FlowEnd backward = e.ph == "s" ? it->second : here;
-  profile_.forward_backward_links.push_back({forward.time, forward.thread, backward.time, backward.thread});
-  other.erase(it);
+  IdKey id = id_key(e.id);
+  block_.flows.push_back(FlowEvent{id, time, thread_index(e.pid, e.tid), e.ph == "s"});
 }
 
 void EventBuilder::add_metadata(const RawEvent& e) {
   if (e.name == "thread_name" && !e.arg_name.empty()) {
-    profile_.threads[thread_index(e.pid, e.tid)].name = profile_.strings.intern(e.arg_name);
+    std::uint32_t thread = thread_index(e.pid, e.tid);
+    block_.thread_names.emplace_back(thread, block_.strings.intern(e.arg_name));
   }
-}
-
-void EventBuilder::finish() {
-  host_events_.move_into(profile_.host_events);
-  op_details_.move_into(profile_.op_details);
-  runtime_calls_.move_into(profile_.runtime_calls);
-  gpu_activities_.move_into(profile_.gpu_activities);
-  kernel_info_.move_into(profile_.kernel_info);
-  memory_samples_.move_into(profile_.memory_samples);
-  collectives_.move_into(profile_.collectives);
-  for (const auto& [category, count] : ignored_categories_)
-    profile_.notes.push_back(fmt::format("{} complete events of category '{}' are not used", count,
-                                         category.empty() ? "(none)" : category));
-  if (skipped_driver_calls_ > 0)
-    profile_.notes.push_back(
-        fmt::format("{} driver-API calls (cuda_driver) not read, as the TensorBoard plugin reads none "
-                    "(rules: attribution.count_driver_api_calls)",
-                    skipped_driver_calls_));
-  for (const auto& [phase, count] : ignored_phases_)
-    profile_.notes.push_back(fmt::format("{} events of phase '{}' are not used", count, phase));
-  if (!flow_starts_.empty() || !flow_ends_.empty())
-    profile_.notes.push_back(fmt::format("{} forward/backward flows have only one end in the trace",
-                                         flow_starts_.size() + flow_ends_.size()));
 }
 
 }  // namespace perfgate::kineto

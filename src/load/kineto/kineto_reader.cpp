@@ -7,9 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "load/kineto/block_merger.h"
 #include "load/kineto/event_builder.h"
 #include "load/kineto/metadata.h"
+#include "load/kineto/parallel_reader.h"
 #include "load/kineto/trace_handler.h"
+#include "load/kineto/trace_text.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::kineto {
@@ -17,22 +20,35 @@ namespace {
 
 constexpr std::size_t kChunkSize = 64 * 1024;  // bytes handed to the parser per read
 
-boost::json::parse_options parse_options() {
-  boost::json::parse_options options;
-  options.max_depth = 64;
-  options.allow_trailing_commas = true;  // some exporters leave one before the closing bracket
-  options.allow_invalid_utf8 = true;     // Kineto has written raw bytes in names; they are escaped on output
-  return options;
-}
-
 }  // namespace
+
+void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadataText& metadata,
+                      std::uint64_t invalid_utf8, const std::string& path) {
+  if (!metadata.saw_trace_events)
+    throw InputError(fmt::format("{}: not a Chrome/Kineto trace: no 'traceEvents' array", path));
+  merger.finish();
+  if (auto problem = apply_metadata(metadata, profile); !problem.empty())
+    throw InputError(fmt::format("{}: {}", path, problem));
+  if (invalid_utf8 > 0)
+    profile.notes.push_back(
+        fmt::format("{} string{} in the trace {} not valid UTF-8: the bad bytes are shown "
+                    "as U+FFFD",
+                    invalid_utf8, invalid_utf8 == 1 ? "" : "s", invalid_utf8 == 1 ? "was" : "were"));
+  sort_by_start(profile);
+  if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
+    profile.notes.push_back(
+        fmt::format("{} host ranges overlap a sibling instead of nesting; each was attached to the nearest "
+                    "range containing it",
+                    overlapping));
+}
 
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
                    const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options) {
   Profile profile;
   profile.source_path = path;
-  EventBuilder builder(profile, options.driver_calls);
-  boost::json::basic_parser<TraceHandler> parser(parse_options(), builder);
+  EventBlock block;
+  EventBuilder builder(block, options.driver_calls);
+  boost::json::basic_parser<TraceHandler> parser(trace_parse_options(kMaxJsonDepth), builder);
   std::vector<char> buffer(kChunkSize);
   std::uint64_t offset = 0;  // bytes of JSON text parsed so far
   bool first_chunk = true;
@@ -42,17 +58,15 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     return InputError(fmt::format("{}: {} (at byte {} of the JSON text)", path,
                                   why.empty() ? "invalid JSON: " + ec.message() : why, at));
   };
-  auto only_whitespace = [](const char* p, std::size_t n) {
-    return std::all_of(p, p + n, [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; });
-  };
 
   for (;;) {
     std::size_t n = source->read(buffer.data(), buffer.size());
     const char* data = buffer.data();
-    if (first_chunk && n >= 3 && std::equal(data, data + 3, "\xEF\xBB\xBF")) {
-      data += 3;  // UTF-8 byte order mark
-      n -= 3;
-      offset += 3;
+    if (first_chunk) {
+      std::size_t bom = byte_order_mark(data, n);
+      data += bom;
+      n -= bom;
+      offset += bom;
     }
     first_chunk = false;
     boost::system::error_code ec;
@@ -76,23 +90,18 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   }
 
   const TraceHandler& handler = parser.handler();
-  if (!handler.metadata().saw_trace_events)
-    throw InputError(fmt::format("{}: not a Chrome/Kineto trace: no 'traceEvents' array", path));
-  builder.finish();
-  if (auto problem = apply_metadata(handler.metadata(), profile); !problem.empty())
-    throw InputError(fmt::format("{}: {}", path, problem));
-  if (std::uint64_t bad = handler.invalid_utf8_strings(); bad > 0)
-    profile.notes.push_back(
-        fmt::format("{} string{} in the trace {} not valid UTF-8: the bad bytes are shown "
-                    "as U+FFFD",
-                    bad, bad == 1 ? "" : "s", bad == 1 ? "was" : "were"));
-  sort_by_start(profile);
-  if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
-    profile.notes.push_back(
-        fmt::format("{} host ranges overlap a sibling instead of nesting; each was attached to the nearest "
-                    "range containing it",
-                    overlapping));
+  BlockMerger merger(profile);
+  merger.add(block);  // a single block always joins
+  complete_profile(profile, merger, handler.metadata(), handler.invalid_utf8_strings(), path);
   return profile;
+}
+
+Profile read_trace(const SourceOpener& open, const std::string& path,
+                   const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options) {
+  if (options.threads > 1) {
+    if (auto profile = read_trace_in_pieces(*open(), path, on_progress, options)) return std::move(*profile);
+  }
+  return read_trace(open(), path, on_progress, options);
 }
 
 }  // namespace perfgate::kineto

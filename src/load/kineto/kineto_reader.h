@@ -12,10 +12,31 @@ namespace perfgate::kineto {
 struct ReadOptions {
   bool driver_calls =
       true;  // cuda_driver (*_driver) events as runtime calls (LoadOptions::read_driver_calls)
+  // Threads that parse pieces of the trace at once (1: one pass on the calling thread). The
+  // profile is the same either way.
+  unsigned threads = 1;
+  // Text per piece when threads > 1: small pieces keep the buffers in flight (threads + 2 of them)
+  // in the cache and out of the page-fault path; each piece costs a merge.
+  std::size_t piece_bytes = std::size_t{512} << 10;
 };
 
 // `on_progress` gets the file bytes consumed so far. Throws InputError naming `path`.
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
                    const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options = {});
+
+// As read_trace, from a source `open` gives, parsed on options.threads threads where the trace
+// can be split into pieces of events. Bad input is read again in one pass (`open` is called a
+// second time), so that messages are those of read_trace.
+using SourceOpener = std::function<std::unique_ptr<ByteSource>()>;
+Profile read_trace(const SourceOpener& open, const std::string& path,
+                   const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options = {});
+
+class BlockMerger;
+struct TraceMetadataText;
+
+// What both readers do once the events are in: the merger's records and notes, the top-level
+// metadata, the invalid-UTF-8 note, time order and the host tree.
+void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadataText& metadata,
+                      std::uint64_t invalid_utf8, const std::string& path);
 
 }  // namespace perfgate::kineto

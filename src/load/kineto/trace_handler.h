@@ -44,6 +44,8 @@ class TraceHandler {
   const std::string& error() const { return error_; }
   const TraceMetadataText& metadata() const { return metadata_; }
   std::uint64_t events_seen() const { return events_seen_; }
+  // The document's outermost container has closed.
+  bool document_closed() const { return metadata_.saw_trace_events && frames_.empty(); }
   // String values that were not valid UTF-8: each bad byte was replaced by U+FFFD.
   std::uint64_t invalid_utf8_strings() const { return invalid_utf8_; }
 

@@ -1,0 +1,69 @@
+// Joins EventBlocks, in trace order, into one Profile: strings, threads and text ids get the
+// profile's numbering (first appearance in the whole trace, as one serial pass would give them),
+// record indices are offset, and forward/backward flow ends are paired once all are in.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "load/chunked_appender.h"
+#include "load/kineto/event_block.h"
+#include "perfgate/profile.h"
+
+namespace perfgate::kineto {
+
+class BlockMerger {
+ public:
+  explicit BlockMerger(Profile& profile) : profile_(profile) {}
+
+  // Adds the next block and empties it. Returns false when the block cannot be joined exactly: it
+  // met more ignored categories or phases than are counted, after earlier blocks had some.
+  bool add(EventBlock& block);
+
+  // Moves the records into the profile, pairs the flow ends, and adds notes for the report:
+  // ignored categories and phases, skipped driver calls, flows with one end only.
+  void finish();
+
+ private:
+  struct Renumbering {
+    std::vector<StringId> strings;       // empty: the block's ids are the profile's
+    std::vector<std::int64_t> text_ids;  // block text id -> the profile's number for it
+    std::vector<std::uint32_t> threads;  // block thread -> profile thread
+    bool threads_same = true;
+    std::uint32_t details_base = 0;
+    std::uint32_t kernel_info_base = 0;
+
+    StringId string(StringId id) const { return strings.empty() ? id : strings[id]; }
+    std::int64_t number(const IdKey& key) const { return key.is_text ? text_ids[key.value] : key.value; }
+    bool identity() const {
+      return strings.empty() && threads_same && details_base == 0 && kernel_info_base == 0;
+    }
+  };
+
+  Renumbering renumber(EventBlock& block);
+  void append_host_records(EventBlock& block, const Renumbering& map);
+  void append_gpu_records(EventBlock& block, const Renumbering& map);
+  bool add_counts(const EventBlock& block);
+
+  Profile& profile_;
+  ChunkedAppender<HostEvent> host_events_;
+  ChunkedAppender<OpDetails> op_details_;
+  ChunkedAppender<RuntimeCall> runtime_calls_;
+  ChunkedAppender<GpuActivity> gpu_activities_;
+  ChunkedAppender<KernelLaunchInfo> kernel_info_;
+  ChunkedAppender<MemorySample> memory_samples_;
+  ChunkedAppender<CollectiveArgs> collectives_;
+  ChunkedAppender<GpuRange> gpu_ranges_;
+  std::vector<FlowEvent> flows_;  // ids and threads in the profile's numbering
+  std::unordered_map<std::string, std::int64_t> text_ids_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> threads_;
+  NameCounts ignored_categories_{64};
+  NameCounts ignored_phases_{32};
+  std::uint64_t skipped_driver_calls_ = 0;
+};
+
+}  // namespace perfgate::kineto

@@ -1,0 +1,39 @@
+#include "load/kineto/event_block.h"
+
+namespace perfgate::kineto {
+
+void NameCounts::add(std::string_view name, std::uint64_t count) {
+  auto it = index_.find(std::string(name));
+  if (it != index_.end()) {
+    entries_[it->second].second += count;
+  } else if (entries_.size() < limit_) {
+    index_.emplace(std::string(name), entries_.size());
+    entries_.emplace_back(std::string(name), count);
+  } else {
+    refused_ = true;
+  }
+}
+
+void EventBlock::reset() {
+  strings = StringPool();
+  text_ids.clear();
+  threads.clear();
+  thread_names.clear();
+  auto forget = [](auto& records) { records.visit_and_clear([](const auto*, std::size_t) {}); };
+  forget(host_events);
+  forget(op_details);
+  forget(runtime_calls);
+  forget(gpu_activities);
+  forget(kernel_info);
+  forget(memory_samples);
+  forget(collectives);
+  forget(gpu_ranges);
+  flows.clear();
+  devices_from_text.clear();
+  ignored_categories.clear();
+  ignored_phases.clear();
+  skipped_driver_calls = 0;
+  profiler_span.reset();
+}
+
+}  // namespace perfgate::kineto
