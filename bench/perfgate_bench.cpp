@@ -1,14 +1,16 @@
 // perfgate-bench: load + analysis throughput and peak memory of the perfgate binary.
 //
-//   perfgate-bench [--perfgate PATH] [--runs N] [--scale K] [--ranks R] TRACE...
+//   perfgate-bench [--perfgate PATH] [--runs N] [--scale K,...] [--threads T,...] [--ranks R] TRACE...
 //
-// For each trace it prepares a plain .json and a .json.gz copy (and, with --scale K, a trace made
-// of K time-shifted copies of it), runs `perfgate analyze FILE -q` N times after one warm-up, and
-// prints the median wall time and CPU time (user + system), MB/s of JSON text (uncompressed bytes,
-// also for .json.gz), and the child's peak resident memory (getrusage), with its ratio to the JSON
-// size. Beside each plain .json it measures a bare parse: Boost.JSON's basic_parser with a handler
-// that does nothing, over the same bytes in the same 64 KiB pieces and with the same options, in
-// this process (median CPU time of the runs); "CPU/bare" is perfgate's CPU time over it. With
+// For each trace it prepares a plain .json and a .json.gz copy (and, for each --scale K above 1, a
+// trace made of K time-shifted copies of it), runs `perfgate analyze FILE -q --threads T` N times
+// after one warm-up for each T of --threads (default 0: one per core), and prints the median wall
+// time and CPU time (user + system), MB/s of JSON text (uncompressed bytes, also for .json.gz) per
+// wall second and per CPU second, and the child's peak resident memory (getrusage), with its ratio
+// to the JSON size. A .sqlite trace (an nsys export) is measured as it is. Beside each plain .json it
+// measures a bare parse: Boost.JSON's basic_parser with a handler that does nothing, over the same bytes in
+// the same 64 KiB pieces and with the same options, in this process (median CPU time of the runs); "CPU/bare"
+// is perfgate's CPU time over it. With
 // --ranks R it also analyses a run folder of R copies of the .json.gz (rank-0 ... rank-R-1), whose
 // peak RSS shows what a run holds per worker.
 #include <fcntl.h>
@@ -45,7 +47,8 @@ namespace {
 struct Options {
   std::string perfgate = "build/perfgate";
   int runs = 5;
-  int scale = 1;
+  std::vector<int> scales = {1};
+  std::vector<unsigned> threads = {0};
   int ranks = 0;
   std::vector<std::string> traces;
 };
@@ -220,8 +223,8 @@ class Launcher {
     waitpid(pid_, nullptr, 0);
   }
 
-  Run run(const std::string& perfgate, const std::string& file) {
-    std::string request = perfgate + '\n' + file + '\n';
+  Run run(const std::string& perfgate, const std::string& file, unsigned threads) {
+    std::string request = perfgate + '\n' + file + '\n' + std::to_string(threads) + '\n';
     if (write(requests_, request.data(), request.size()) != static_cast<ssize_t>(request.size()))
       throw std::runtime_error("launcher write");
     Run r;
@@ -233,22 +236,25 @@ class Launcher {
  private:
   static void serve(int requests, int replies) {
     FILE* in = fdopen(requests, "r");
-    char perfgate[4096], file[4096];
-    while (std::fgets(perfgate, sizeof perfgate, in) && std::fgets(file, sizeof file, in)) {
+    char perfgate[4096], file[4096], threads[32];
+    while (std::fgets(perfgate, sizeof perfgate, in) && std::fgets(file, sizeof file, in) &&
+           std::fgets(threads, sizeof threads, in)) {
       perfgate[std::strcspn(perfgate, "\n")] = 0;
       file[std::strcspn(file, "\n")] = 0;
-      Run r = run_once(perfgate, file);
+      threads[std::strcspn(threads, "\n")] = 0;
+      Run r = run_once(perfgate, file, threads);
       if (write(replies, &r, sizeof r) != static_cast<ssize_t>(sizeof r)) break;
     }
   }
 
-  static Run run_once(const char* perfgate, const char* file) {
+  static Run run_once(const char* perfgate, const char* file, const char* threads) {
     auto start = std::chrono::steady_clock::now();
     pid_t pid = fork();
     if (pid == 0) {
       int devnull = open("/dev/null", O_WRONLY);
       dup2(devnull, STDOUT_FILENO);
-      execl(perfgate, perfgate, "analyze", file, "-q", "--no-progress", static_cast<char*>(nullptr));
+      execl(perfgate, perfgate, "analyze", file, "-q", "--no-progress", "--threads", threads,
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     int status = 0;
@@ -335,13 +341,13 @@ std::uint64_t bytes_on_disk(const std::string& path) {
   return total;
 }
 
-void measure(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
-             std::uint64_t json_bytes, std::optional<double> bare_seconds) {
-  launcher.run(o.perfgate, file);  // warm-up: page cache, dynamic loader
+void measure_with(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
+                  std::uint64_t json_bytes, std::optional<double> bare_seconds, unsigned threads) {
+  launcher.run(o.perfgate, file, threads);  // warm-up: page cache, dynamic loader
   std::vector<double> times, cpu;
   long rss = 0;
   for (int i = 0; i < o.runs; ++i) {
-    Run r = launcher.run(o.perfgate, file);
+    Run r = launcher.run(o.perfgate, file, threads);
     if (r.exit_code != 0) {
       std::printf("%-44s perfgate exited with %d\n", label.c_str(), r.exit_code);
       return;
@@ -357,10 +363,26 @@ void measure(Launcher& launcher, const Options& o, const std::string& label, con
   double rss_mb = static_cast<double>(rss) * 1024 / 1e6;
   std::string bare = bare_seconds ? fmt::format("{:8.3f} {:8.2f}", *bare_seconds, median_cpu / *bare_seconds)
                                   : fmt::format("{:>8} {:>8}", "", "");
-  std::printf("%-44s %9.1f %9.1f %8.3f %8.3f %9.0f %9.1f %7.3f %s\n", label.c_str(), json_mb,
-              static_cast<double>(bytes_on_disk(file)) / 1e6, median, median_cpu, json_mb / median_cpu,
-              rss_mb, rss_mb / json_mb, bare.c_str());
+  std::string threads_text = threads == 0 ? "all" : std::to_string(threads);
+  std::printf("%-44s %7s %9.1f %9.1f %8.3f %8.3f %9.0f %9.0f %9.1f %7.3f %s\n", label.c_str(),
+              threads_text.c_str(), json_mb, static_cast<double>(bytes_on_disk(file)) / 1e6, median,
+              median_cpu, json_mb / median, json_mb / median_cpu, rss_mb, rss_mb / json_mb, bare.c_str());
   std::fflush(stdout);
+}
+
+void measure(Launcher& launcher, const Options& o, const std::string& label, const std::string& file,
+             std::uint64_t json_bytes, std::optional<double> bare_seconds) {
+  for (unsigned threads : o.threads)
+    measure_with(launcher, o, label, file, json_bytes, bare_seconds, threads);
+}
+
+template <typename T>
+std::vector<T> number_list(const std::string& text) {
+  std::vector<T> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) out.push_back(static_cast<T>(std::stoul(item)));
+  if (out.empty()) throw std::runtime_error("empty list: " + text);
+  return out;
 }
 
 Options parse(int argc, char** argv) {
@@ -376,7 +398,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--runs")
       o.runs = std::max(1, std::stoi(value()));
     else if (a == "--scale")
-      o.scale = std::max(1, std::stoi(value()));
+      o.scales = number_list<int>(value());
+    else if (a == "--threads")
+      o.threads = number_list<unsigned>(value());
     else if (a == "--ranks")
       o.ranks = std::max(0, std::stoi(value()));
     else if (a == "-h" || a == "--help")
@@ -397,15 +421,20 @@ int main(int argc, char** argv) {
     o = parse(argc, argv);
   } catch (const std::exception& e) {
     std::fprintf(stderr,
-                 "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K] [--ranks R] TRACE...\n",
+                 "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K,...] [--threads T,...] "
+                 "[--ranks R] TRACE...\n",
                  e.what());
     return 2;
   }
   fs::path dir = fs::temp_directory_path() / fmt::format("perfgate-bench-{}", getpid());
   fs::create_directories(dir);
-  std::printf("%-44s %9s %9s %8s %8s %9s %9s %7s %8s %8s\n", "input", "JSON MB", "file MB", "wall s", "CPU s",
-              "MB/s CPU", "RSS MB", "RSS/JSON", "bare s", "CPU/bare");
+  std::printf("%-44s %7s %9s %9s %8s %8s %9s %9s %9s %7s %8s %8s\n", "input", "threads", "JSON MB", "file MB",
+              "wall s", "CPU s", "MB/s wall", "MB/s CPU", "RSS MB", "RSS/JSON", "bare s", "CPU/bare");
   for (const auto& trace : o.traces) {
+    if (trace.ends_with(".sqlite")) {  // an nsys export: its size on disk stands for "JSON MB"
+      measure(launcher, o, fs::path(trace).filename().string(), trace, bytes_on_disk(trace), std::nullopt);
+      continue;
+    }
     std::string base = fs::path(trace).filename().string();
     for (std::string_view ext : {".gz", ".json"})
       if (base.ends_with(ext)) base.resize(base.size() - ext.size());
@@ -423,8 +452,9 @@ int main(int argc, char** argv) {
         write_gzip(stem + ".json.gz", content);
         prepared.push_back({label, content.size(), bare_parse_seconds(content, o.runs)});
       };
-      prepare(base, text);
-      if (o.scale > 1) prepare(fmt::format("{}_x{}", base, o.scale), scaled_trace(text, o.scale));
+      for (int scale : o.scales)
+        prepare(scale == 1 ? base : fmt::format("{}_x{}", base, scale),
+                scale == 1 ? text : scaled_trace(text, scale));
     }
     for (const auto& [label, bytes, bare] : prepared) {
       std::string stem = (dir / label).string();

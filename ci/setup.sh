@@ -11,7 +11,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git
   libboost-json1.81-dev libfmt-dev libcli11-dev libyaml-cpp-dev libre2-dev
-  zlib1g-dev libsqlite3-dev libgtest-dev clang-format
+  zlib1g-dev libisal-dev libsqlite3-dev libgtest-dev clang-format
   libkainjow-mustache-dev libxlsxwriter-dev libpq-dev
 )
 for arg in "$@"; do

@@ -1,3 +1,5 @@
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -141,6 +143,15 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
   emit(std::move(profile));
 }
 
+// The cores this process may run on: its affinity mask (taskset, a container's cpuset), which
+// hardware_concurrency() does not see.
+unsigned usable_cores() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Keeps per-input byte counts and reports their sum; the callback runs under a lock.
 class ProgressTotal {
  public:
@@ -179,8 +190,7 @@ std::string worker_name_from_path(const std::string& path) {
 void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink) {
   std::vector<std::exception_ptr> errors(inputs.size());
   ProgressTotal progress(options, inputs);
-  unsigned cores =
-      options.max_threads ? options.max_threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned cores = options.max_threads ? options.max_threads : usable_cores();
   // One thread per input while there are more inputs than cores; the cores left over parse pieces
   // of each input.
   unsigned threads = static_cast<unsigned>(std::min<std::size_t>(cores, inputs.size()));

@@ -57,7 +57,7 @@ class PrefetchSource : public ByteSource {
 
  private:
   static constexpr std::size_t kBlocks = 4;
-  static constexpr std::size_t kBlockSize = 64 * 1024;
+  static constexpr std::size_t kBlockSize = 256 * 1024;
   struct Block {
     std::vector<char> data;
     std::size_t size = 0;
