@@ -38,12 +38,12 @@ StringId StringPool::intern(std::string_view text) {
 std::string_view StringPool::store(std::string_view text) {
   if (text.empty()) return {};
   if (text.size() > kChunkSize / 4) {
-    long_strings_.push_back(std::make_unique<char[]>(text.size()));
+    long_strings_.push_back(std::make_unique_for_overwrite<char[]>(text.size()));
     std::memcpy(long_strings_.back().get(), text.data(), text.size());
     return {long_strings_.back().get(), text.size()};
   }
   if (chunks_.empty() || chunk_used_ + text.size() > kChunkSize) {
-    chunks_.push_back(std::make_unique<char[]>(kChunkSize));
+    chunks_.push_back(std::make_unique_for_overwrite<char[]>(kChunkSize));
     chunk_used_ = 0;
   }
   char* dest = chunks_.back().get() + chunk_used_;
