@@ -87,6 +87,9 @@ struct AnalysisOptions {
   // Regex for step range names (whole-name match, first group = step number); empty: the
   // profile's own default (ProfilerStep#N; nsys exports: step/iteration names too).
   std::string step_pattern;
+  // Threads one worker's analysis may use: its independent stages (op tables, interval breakdown,
+  // kernel tables and timeline) run side by side when above 1. The results do not depend on it.
+  unsigned threads = 1;
 };
 
 enum class StepSource { ProfilerStep, StepPattern, KeyOp, None };

@@ -52,6 +52,10 @@ using WorkerSink = std::function<void(std::size_t input, Profile&& worker)>;
 // cause) for the first input, in input order, that failed; an exception from `sink` likewise.
 void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink);
 
+// Threads each input gets when `inputs` are loaded with these options: one thread per input while
+// there are more inputs than cores, and the cores left over shared among the inputs.
+unsigned threads_per_input(const LoadOptions& options, std::size_t inputs);
+
 // Every worker of every input, held at once (tests and small runs).
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options = {});
 

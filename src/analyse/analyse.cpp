@@ -1,4 +1,10 @@
 // Wires the analysers together for one profile, then for a run of workers.
+#include <atomic>
+#include <exception>
+#include <functional>
+#include <thread>
+#include <vector>
+
 #include <fmt/format.h>
 
 #include "analyse/activity_intervals.h"
@@ -65,6 +71,32 @@ void interval_stage(const Profile& profile, const Attribution& attribution, Name
   communication_time(intervals, w.window, w.communication);
 }
 
+// Runs the tasks on up to `threads` threads (this one included), in order when 1; rethrows the
+// first task's exception, in task order.
+void run_side_by_side(unsigned threads, const std::vector<std::function<void()>>& tasks) {
+  if (threads <= 1) {
+    for (const auto& task : tasks) task();
+    return;
+  }
+  std::vector<std::exception_ptr> errors(tasks.size());
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < tasks.size(); i = next++) {
+      try {
+        tasks[i]();
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, tasks.size()); ++t) helpers.emplace_back(work);
+  work();
+  for (auto& t : helpers) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options) {
   WorkerAnalysis w;
@@ -80,13 +112,18 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   describe_architectures(profile, compiled, w.gpus, w.warnings);
   w.tensor_cores =
       tensor_core_sums(profile, attribution, classes, w.window, compiled.tc_share_counts_unlaunched_kernels);
-  analyse_memory(profile, w.window, w);
-  op_stage(profile, attribution, classes, compiled, w);
-  build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
-  interval_stage(profile, attribution, classes, w);
-  w.idle = idle_breakdown(profile, attribution, w.window);
-  w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
-  w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
+  // Three groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
+  // warnings); NameClasses is safe to share.
+  run_side_by_side(options.threads,
+                   {[&] { op_stage(profile, attribution, classes, compiled, w); },
+                    [&] { interval_stage(profile, attribution, classes, w); },
+                    [&] {
+                      analyse_memory(profile, w.window, w);
+                      build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
+                      w.idle = idle_breakdown(profile, attribution, w.window);
+                      w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
+                      w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
+                    }});
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())

@@ -54,10 +54,13 @@ std::string pattern_error(const std::string& pattern) {
 }
 
 bool NameMatcher::operator()(StringId name) const {
-  if (cache_.size() <= name) cache_.resize(strings_.size(), -1);
-  signed char& cached = cache_[name];
-  if (cached < 0) cached = set_.matches(strings_.view(name)) ? 1 : 0;
-  return cached == 1;
+  if (name >= size_) return set_.matches(strings_.view(name));  // interned after the matcher was made
+  signed char cached = cache_[name].load(std::memory_order_relaxed);
+  if (cached == 0) {
+    cached = set_.matches(strings_.view(name)) ? 2 : 1;
+    cache_[name].store(cached, std::memory_order_relaxed);
+  }
+  return cached == 2;
 }
 
 }  // namespace perfgate

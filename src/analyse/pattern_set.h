@@ -2,6 +2,7 @@
 // user-supplied patterns linear-time. Results are cached per interned name.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -32,16 +33,23 @@ class PatternSet {
 // Validates one pattern: empty string if it compiles, else RE2's message.
 std::string pattern_error(const std::string& pattern);
 
-// Memoises a PatternSet per StringId of one profile's string pool.
+// Memoises a PatternSet per StringId of one profile's string pool. Safe to share between threads
+// (the analysis stages run concurrently): each name's answer is one relaxed atomic byte, and two
+// threads that both compute it write the same value.
 class NameMatcher {
  public:
-  NameMatcher(const PatternSet& set, const StringPool& strings) : set_(set), strings_(strings) {}
+  NameMatcher(const PatternSet& set, const StringPool& strings)
+      : set_(set),
+        strings_(strings),
+        size_(strings.size()),
+        cache_(std::make_unique<std::atomic<signed char>[]>(strings.size())) {}
   bool operator()(StringId name) const;
 
  private:
   const PatternSet& set_;
   const StringPool& strings_;
-  mutable std::vector<signed char> cache_;  // -1 unknown, 0 no, 1 yes
+  std::size_t size_;
+  std::unique_ptr<std::atomic<signed char>[]> cache_;  // 0 unknown, 1 no, 2 yes
 };
 
 }  // namespace perfgate

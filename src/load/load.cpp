@@ -187,14 +187,18 @@ std::string worker_name_from_path(const std::string& path) {
   return name;
 }
 
+unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
+  unsigned cores = options.max_threads ? options.max_threads : usable_cores();
+  std::size_t parallel = std::max<std::size_t>(1, std::min<std::size_t>(cores, inputs));
+  return std::max(1u, static_cast<unsigned>(cores / parallel));
+}
+
 void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink) {
   std::vector<std::exception_ptr> errors(inputs.size());
   ProgressTotal progress(options, inputs);
+  unsigned per_input = threads_per_input(options, inputs.size());
   unsigned cores = options.max_threads ? options.max_threads : usable_cores();
-  // One thread per input while there are more inputs than cores; the cores left over parse pieces
-  // of each input.
   unsigned threads = static_cast<unsigned>(std::min<std::size_t>(cores, inputs.size()));
-  unsigned per_input = std::max(1u, cores / std::max(1u, threads));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {
