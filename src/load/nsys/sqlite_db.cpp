@@ -25,7 +25,9 @@ std::string uri_of(const std::string& path) {
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   sqlite3* opened = nullptr;
-  int rc = sqlite3_open_v2(uri_of(path).c_str(), &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
+  // One connection per thread that reads an export: SQLite's own mutexes would only cost.
+  int rc = sqlite3_open_v2(uri_of(path).c_str(), &opened,
+                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   db_.reset(opened);
   if (rc != SQLITE_OK) fail("cannot open as SQLite");
   // Tables are read in one pass each, so a large page cache buys nothing (the default is 2 MiB).
