@@ -68,9 +68,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
     if (total >= kProgressMinBytes) progress->update(done, total);
   };
   std::vector<InputFile> inputs = resolve_inputs(paths);
-  AnalysisOptions threaded = options;
-  threaded.threads = threads_per_input(load_options, inputs.size());
-  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, threaded);
+  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options);
   progress->finish();
   return build_report(inputs, std::move(analysis), rules, options);
 }

@@ -187,8 +187,13 @@ std::string worker_name_from_path(const std::string& path) {
   return name;
 }
 
+// The threads a load may use: --threads, else the usable cores.
+unsigned thread_budget(const LoadOptions& options) {
+  return options.max_threads ? options.max_threads : usable_cores();
+}
+
 unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
-  unsigned cores = options.max_threads ? options.max_threads : usable_cores();
+  unsigned cores = thread_budget(options);
   std::size_t parallel = std::max<std::size_t>(1, std::min<std::size_t>(cores, inputs));
   return std::max(1u, static_cast<unsigned>(cores / parallel));
 }
@@ -197,8 +202,7 @@ void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
   std::vector<std::exception_ptr> errors(inputs.size());
   ProgressTotal progress(options, inputs);
   unsigned per_input = threads_per_input(options, inputs.size());
-  unsigned cores = options.max_threads ? options.max_threads : usable_cores();
-  unsigned threads = static_cast<unsigned>(std::min<std::size_t>(cores, inputs.size()));
+  unsigned threads = static_cast<unsigned>(std::min<std::size_t>(thread_budget(options), inputs.size()));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {

@@ -2,13 +2,13 @@
 
 namespace perfgate::kineto {
 
-void NameCounts::add(std::string_view name, std::uint64_t count) {
-  auto it = index_.find(std::string(name));
+void NameCounts::add(const std::string& name, std::uint64_t count) {
+  auto it = index_.find(name);
   if (it != index_.end()) {
     entries_[it->second].second += count;
   } else if (entries_.size() < limit_) {
-    index_.emplace(std::string(name), entries_.size());
-    entries_.emplace_back(std::string(name), count);
+    index_.emplace(name, entries_.size());
+    entries_.emplace_back(name, count);
   } else {
     refused_ = true;
   }

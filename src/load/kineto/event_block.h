@@ -59,7 +59,7 @@ struct DeviceFromTextPid {
 class NameCounts {
  public:
   explicit NameCounts(std::size_t limit) : limit_(limit) {}
-  void add(std::string_view name, std::uint64_t count = 1);
+  void add(const std::string& name, std::uint64_t count = 1);
   void clear() {
     entries_.clear();
     index_.clear();
