@@ -90,6 +90,11 @@ struct AnalysisOptions {
   // Threads one worker's analysis may use: its independent stages (op tables, interval breakdown,
   // kernel tables and timeline) run side by side when above 1. The results do not depend on it.
   unsigned threads = 1;
+  // Workers of a run that keep their whole tables (ops, kernels, regions, gaps, memory, timeline):
+  // the first, the slowest, the fastest, then the next slowest. The others keep their metrics,
+  // steps, GPUs, iterations and collectives, and their ops, kernels and regions count in the
+  // run's sums; so a run's memory does not grow with its workers' tables. 0: every worker.
+  std::size_t detailed_workers = 8;
 };
 
 enum class StepSource { ProfilerStep, StepPattern, KeyOp, None };
@@ -293,11 +298,16 @@ struct WorkerAnalysis {
   bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not
   MetricValues metrics;
   std::vector<std::string> warnings;
+  // Whether the worker kept its whole tables in a run of more than AnalysisOptions::
+  // detailed_workers workers, and why: "first", "slowest", "fastest" (empty for a lone worker).
+  bool detailed = true;
+  std::string detailed_as;
 };
 
 struct RunAnalysis {
   std::vector<WorkerAnalysis> workers;
   MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
+  RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
 };
 
 // Throws ConfigError for a window that selects no step or an invalid pattern.
@@ -324,8 +334,34 @@ class WorkerAnalyser {
   AnalysisOptions options_;
 };
 
+// A worker's place in its run: its input, then its order within the input (processes of an export).
+struct WorkerPosition {
+  std::size_t input = 0;
+  std::size_t index = 0;
+  auto operator<=>(const WorkerPosition&) const = default;
+};
+
+// Folds workers into their run as each is analysed, in any order, from several threads at once:
+// their ops, kernels and regions are summed by name at once, and a worker that is not (or no
+// longer) among the detailed ones (AnalysisOptions::detailed_workers) lets its whole tables go.
+// The result depends only on the workers and their positions, not on the order they came in.
+class RunCombiner {
+ public:
+  explicit RunCombiner(std::size_t detailed_workers);
+  ~RunCombiner();
+  RunCombiner(const RunCombiner&) = delete;
+  RunCombiner& operator=(const RunCombiner&) = delete;
+  void add(WorkerPosition position, WorkerAnalysis worker);
+  // The run: workers in position order, run metrics and run tables.
+  RunAnalysis finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // The run as a whole (ranks, spread, run metrics) from its workers' analyses, in worker order.
-RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers);
+RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers, std::size_t detailed_workers = 0);
 // Each worker's rank: its distributedInfo rank, else its index.
 std::vector<std::int64_t> rank_ids(const RunAnalysis& run);
 

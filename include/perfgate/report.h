@@ -115,6 +115,10 @@ struct ReportWorker {
   std::vector<DroppedStep> dropped_steps;
   std::vector<ReportGpu> gpus;
   ReportSystem system;
+  // Whether every table of the worker is here, and why in a run of more workers than
+  // --detailed-workers ("first", "slowest", "fastest", "2nd slowest"); see WorkerAnalysis.
+  bool detailed = true;
+  std::string detailed_as;
   std::vector<ReportTable> tables;  // see docs/metrics.md, "Tables"
   ReportTimeline timeline;          // its boxes are the "timeline" table
   ReportMemoryPeak memory_peak;     // its curve is the "memory_curve" table

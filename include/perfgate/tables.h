@@ -200,4 +200,20 @@ struct WorkerTables {
   Timeline timeline;
 };
 
+// One name summed over every worker of a run: its ops by name (gpu: device self time, cpu: host
+// self time), kernels by name (gpu: total, cpu: 0) or user regions (gpu: launched work, cpu: host).
+struct RunRow {
+  std::string name;
+  std::uint64_t workers = 0;  // workers that have the name
+  std::uint64_t calls = 0;
+  TimeNs gpu = 0;
+  TimeNs cpu = 0;
+};
+
+struct RunTables {
+  std::vector<RunRow> ops;
+  std::vector<RunRow> kernels;
+  std::vector<RunRow> regions;
+};
+
 }  // namespace perfgate

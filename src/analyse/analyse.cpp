@@ -167,9 +167,9 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options) {
   WorkerAnalyser analyse(classification, options);
-  std::vector<WorkerAnalysis> workers;
-  for (const Profile& profile : run.workers) workers.push_back(analyse(profile));
-  return combine_workers(std::move(workers));
+  RunCombiner combiner(options.detailed_workers);
+  for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
+  return combiner.finish();
 }
 
 WorkerAnalyser::WorkerAnalyser(const Classification& classification, const AnalysisOptions& options)
@@ -181,11 +181,10 @@ WorkerAnalysis WorkerAnalyser::operator()(const Profile& profile) const {
   return analyse_with(profile, *compiled_, options_);
 }
 
-RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers) {
-  RunAnalysis result;
-  result.workers = std::move(workers);
-  result.metrics = run_metrics(result.workers, rank_ids(result));
-  return result;
+RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers, std::size_t detailed_workers) {
+  RunCombiner combiner(detailed_workers);
+  for (std::size_t i = 0; i < workers.size(); ++i) combiner.add({i, 0}, std::move(workers[i]));
+  return combiner.finish();
 }
 
 }  // namespace perfgate

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <map>
 
+#include <fmt/format.h>
+
 #include "perfgate/baseline.h"
 #include "report/table_limits.h"
 
@@ -33,7 +35,10 @@ std::vector<BaselineRow> sum_rows(const std::vector<const ReportTable*>& tables,
   return rows;
 }
 
-std::vector<const ReportTable*> worker_tables_named(const ReportModel& report, std::string_view name) {
+// The run's sums of a table over every worker ("run_ops") where the report has them (a run of
+// several workers, only some of which keep their tables), else each worker's table.
+std::vector<const ReportTable*> tables_named(const ReportModel& report, std::string_view name) {
+  if (const ReportTable* run = find_table(report.tables, fmt::format("run_{}", name))) return {run};
   std::vector<const ReportTable*> tables;
   for (const ReportWorker& w : report.workers)
     if (const ReportTable* t = find_table(w.tables, name)) tables.push_back(t);
@@ -105,9 +110,9 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   for (const ReportStep& s : report.steps)
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);
   b.info.steps = b.step_durations_us.size();
-  b.ops = op_rows(worker_tables_named(report, "ops"));
-  b.regions = region_rows(worker_tables_named(report, "regions"));
-  b.kernels = kernel_rows(worker_tables_named(report, "kernels"));
+  b.ops = op_rows(tables_named(report, "ops"));
+  b.regions = region_rows(tables_named(report, "regions"));
+  b.kernels = kernel_rows(tables_named(report, "kernels"));
   return b;
 }
 

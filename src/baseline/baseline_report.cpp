@@ -128,15 +128,25 @@ void read_description(const std::string& path, const json::object& root, Baselin
   b.info.gpu_names = sorted_distinct(std::move(gpus));
 }
 
-// The ops, user regions and kernels of every worker, summed by name.
+// The ops, user regions and kernels of every worker, summed by name: the run's sums ("run_ops")
+// where the report has them, else each worker's tables.
 void read_row_tables(const std::string& path, const json::object& root, Baseline& b) {
   std::vector<ReportTable> tables;
-  for (const json::value& w : array_at(path, root, "workers")) {
-    if (!w.is_object()) bad(path, "'workers' entries must be objects");
-    const json::object& worker_tables = object_at(path, w.get_object(), "tables");
-    for (std::string_view name : {"ops", "regions", "kernels"})
+  const json::value* run_tables = root.if_contains("tables");
+  for (std::string_view name : {"ops", "regions", "kernels"}) {
+    std::string run_name = fmt::format("run_{}", name);
+    const json::value* run =
+        run_tables && run_tables->is_object() ? run_tables->get_object().if_contains(run_name) : nullptr;
+    if (run && run->is_object()) {
+      tables.push_back(table_of(path, name, run->get_object()));
+      continue;
+    }
+    for (const json::value& w : array_at(path, root, "workers")) {
+      if (!w.is_object()) bad(path, "'workers' entries must be objects");
+      const json::object& worker_tables = object_at(path, w.get_object(), "tables");
       if (const json::value* t = worker_tables.if_contains(name); t && t->is_object())
         tables.push_back(table_of(path, name, t->get_object()));
+    }
   }
   auto named = [&](std::string_view name) {
     std::vector<const ReportTable*> out;

@@ -47,6 +47,7 @@ struct AnalyzeArgs {
   bool no_progress = false;
   bool no_color = false;
   unsigned threads = 0;
+  std::size_t detailed_workers = 8;
   HistoryArgs history;
 };
 
@@ -95,6 +96,7 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   options.window.skip_first = a.skip_first;
   options.key_op = a.key_op;
   options.step_pattern = a.step_pattern;
+  options.detailed_workers = a.detailed_workers;
   return options;
 }
 
@@ -197,6 +199,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "pieces on all of them, several files one per thread")
       ->type_name("N")
       ->check(CLI::Range(0, 1024));
+  cmd->add_option("--detailed-workers", args->detailed_workers,
+                  "Workers of a run whose every table the report keeps (default 8; 0: all): the first, the "
+                  "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "
+                  "iterations and collectives, and count in the run's ops, kernels and regions")
+      ->type_name("N");
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
   cmd->add_flag("--no-color", args->no_color, "No colour in the terminal summary (also: NO_COLOR)");

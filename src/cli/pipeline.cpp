@@ -8,15 +8,13 @@ RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOpt
   AnalysisOptions threaded = options;
   threaded.threads = threads_per_input(load_options, inputs.size());
   const WorkerAnalyser analyse(classification, threaded);
-  std::vector<std::vector<WorkerAnalysis>> per_input(inputs.size());  // each slot: one loading thread
+  RunCombiner run(options.detailed_workers);
+  std::vector<std::size_t> loaded(inputs.size());  // each slot: one loading thread
   load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
     Profile profile = std::move(worker);  // freed when this returns
-    per_input[input].push_back(analyse(profile));
+    run.add({input, loaded[input]++}, analyse(profile));
   });
-  std::vector<WorkerAnalysis> workers;
-  for (auto& analyses : per_input)
-    for (WorkerAnalysis& w : analyses) workers.push_back(std::move(w));
-  return combine_workers(std::move(workers));
+  return run.finish();
 }
 
 }  // namespace perfgate::cli

@@ -137,6 +137,8 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
   j.begin_object();
   j.key("name").value(w.name);
   j.key("input").value(w.input_path);
+  j.key("detailed").value(w.detailed);
+  if (!w.detailed_as.empty()) j.key("detailed_as").value(w.detailed_as);
   write_window(j, w.window);
   write_metrics(j, w.metrics);
   write_steps(j, "steps", w.steps);

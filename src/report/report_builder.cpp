@@ -99,6 +99,8 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   ReportWorker r;
   r.name = w.worker;
   r.input_path = w.source_path;
+  r.detailed = w.detailed;
+  r.detailed_as = w.detailed_as;
   r.window = report_window(w);
   r.metrics = report_metrics(w.metrics);
   r.steps = report_steps(w);
@@ -137,7 +139,10 @@ ReportModel build(const std::vector<InputFile>& inputs, const RunAnalysis& analy
   }
   std::vector<std::int64_t> ranks = rank_ids(analysis);
   m.tables.push_back(ranks_table(analysis, ranks));
-  if (analysis.workers.size() > 1) m.tables.push_back(rank_collectives_table(analysis, ranks));
+  if (analysis.workers.size() > 1) {
+    m.tables.push_back(rank_collectives_table(analysis, ranks));
+    for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
+  }
   if (m.workers.size() == 1) {
     for (const auto& s : m.workers.front().steps)
       if (s.in_window) m.steps.push_back(s);

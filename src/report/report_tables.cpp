@@ -16,6 +16,13 @@
 namespace perfgate {
 namespace {
 
+// The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
+bool in_every_worker(std::string_view table) {
+  static constexpr std::string_view kTables[] = {"system", "gpus", "iterations", "step_breakdown",
+                                                 "collectives"};
+  return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
+}
+
 template <typename Row>
 struct Column {
   const char* name;
@@ -26,7 +33,10 @@ struct Column {
 
 // The tables that grow with the number of distinct names in a trace (docs/reports.md, "Row limits").
 bool row_per_name(std::string_view table) {
-  static constexpr std::string_view kTables[] = {"ops",
+  static constexpr std::string_view kTables[] = {"run_ops",
+                                                 "run_kernels",
+                                                 "run_regions",
+                                                 "ops",
                                                  "ops_by_shape",
                                                  "op_types",
                                                  "kernels",
@@ -488,7 +498,13 @@ struct RankRow {
 ReportCell metric_cell(const RankRow& r, std::string_view name) {
   return optional(r.worker->metrics.get(name));
 }
-constexpr std::array<Column<RankRow>, 10> kRankColumns = {{
+// Empty where every worker keeps its tables (the column is then left out).
+ReportCell detail_cell(const RankRow& r) {
+  if (!r.worker->detailed) return ReportCell{std::string("summary")};
+  if (r.worker->detailed_as.empty()) return ReportCell{};
+  return ReportCell{fmt::format("whole ({})", r.worker->detailed_as)};
+}
+constexpr std::array<Column<RankRow>, 11> kRankColumns = {{
     {"worker", "", "Worker (trace file)", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
     {"rank", "count", "Rank (distributedInfo, else worker index)",
      [](const RankRow& r) { return ReportCell{r.rank}; }},
@@ -512,6 +528,46 @@ constexpr std::array<Column<RankRow>, 10> kRankColumns = {{
        std::optional<double> overlap = r.worker->metrics.get("communication.overlap_pct");
        return comm && overlap ? ReportCell{*comm * *overlap / 100} : ReportCell{};
      }},
+    {"tables", "",
+     "In a run of more workers than --detailed-workers: whole (first, slowest, fastest, 2nd slowest, ...): "
+     "every table of the worker is in the report; summary: its metrics, steps, iterations and collectives "
+     "only. Its ops, kernels and regions count in the run's tables of all workers either way",
+     detail_cell},
+}};
+
+// The run's sums by name over every worker (RunRow).
+ReportCell workers_cell(const RunRow& r) {
+  return count(r.workers);
+}
+ReportCell calls_cell(const RunRow& r) {
+  return count(r.calls);
+}
+ReportCell name_cell(const RunRow& r) {
+  return ReportCell{r.name};
+}
+constexpr const char* kWorkersWithName = "Workers that have the name";
+constexpr std::array<Column<RunRow>, 5> kRunOpColumns = {{
+    {"name", "", "Op name", name_cell},
+    {"workers", "count", kWorkersWithName, workers_cell},
+    {"calls", "count", "Calls that started in the windows, all workers", calls_cell},
+    {"host_self_us", "us", "Host self time, all workers (as the ops table)",
+     [](const RunRow& r) { return us(r.cpu); }},
+    {"device_self_us", "us", "GPU self time, all workers (as the ops table)",
+     [](const RunRow& r) { return us(r.gpu); }},
+}};
+constexpr std::array<Column<RunRow>, 4> kRunKernelColumns = {{
+    {"name", "", "Kernel name as recorded", name_cell},
+    {"workers", "count", kWorkersWithName, workers_cell},
+    {"calls", "count", "Kernels that started in the windows, all workers", calls_cell},
+    {"total_us", "us", "Total duration, all workers", [](const RunRow& r) { return us(r.gpu); }},
+}};
+constexpr std::array<Column<RunRow>, 5> kRunRegionColumns = {{
+    {"name", "", "record_function / user annotation name", name_cell},
+    {"workers", "count", kWorkersWithName, workers_cell},
+    {"calls", "count", "Ranges that started in the windows, all workers", calls_cell},
+    {"cpu_total_us", "us", "Host time of the ranges, all workers", [](const RunRow& r) { return us(r.cpu); }},
+    {"gpu_us", "us", "GPU time of the work launched inside the ranges, all workers",
+     [](const RunRow& r) { return us(r.gpu); }},
 }};
 
 // A collectives row of one rank: the rank's columns, then the collectives table's.
@@ -544,7 +600,24 @@ constexpr auto kRankCollectiveColumns =
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
   std::vector<RankRow> rows;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
-  return make_table("ranks", "Ranks", "Each worker of the run", kRankColumns, rows);
+  ReportTable t = make_table("ranks", "Ranks", "Each worker of the run", kRankColumns, rows);
+  // The "tables" column only where some workers keep a summary: elsewhere it is empty.
+  bool trimmed = std::any_of(analysis.workers.begin(), analysis.workers.end(),
+                             [](const WorkerAnalysis& w) { return !w.detailed; });
+  if (!trimmed && !rows.empty()) {
+    t.columns.pop_back();
+    for (auto& row : t.rows) row.pop_back();
+  }
+  return t;
+}
+
+std::vector<ReportTable> run_sum_tables(const RunTables& t) {
+  return {make_table("run_ops", "Ops, all workers", "Every worker's ops table summed by name", kRunOpColumns,
+                     t.ops),
+          make_table("run_kernels", "Kernels, all workers", "Every worker's kernels table summed by name",
+                     kRunKernelColumns, t.kernels),
+          make_table("run_regions", "User regions, all workers", "Every worker's user regions summed by name",
+                     kRunRegionColumns, t.regions)};
 }
 
 ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
@@ -618,6 +691,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                  "The median step: GPU activities per stream, and the outermost ops, DataLoader ops and "
                  "runtime calls of the threads that launch GPU work",
                  kTimelineColumns, t.timeline.boxes));
+  if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
   return out;
 }
 
@@ -627,6 +701,7 @@ std::vector<ReportTable> table_schemas() {
   std::vector<ReportTable> tables = worker_tables(empty, report);
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
+  for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
   for (ReportTable& t : delta_tables(ReportModel{}, Baseline{})) tables.push_back(std::move(t));
   return tables;
 }

@@ -107,8 +107,15 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
   ASSERT_NE(r9, std::string::npos);
   EXPECT_LT(r9, r10);
   EXPECT_LT(r10, r100);
-  // Beyond eight workers the page shows the slowest one's tables, and says whose they are.
+  // Beyond eight workers the page shows the tables of the workers the report keeps whole (the
+  // first, the slowest, the fastest, then the next slowest: ties go by position, so the fastest of
+  // the 900 us ranks is the last), and says whose they are.
   EXPECT_TRUE(contains(page, "<h3>Worker rank-77 (the slowest of 128 workers)</h3>"));
+  EXPECT_TRUE(contains(page, "<h3>Worker rank-0 (the first of 128 workers)</h3>"));
+  EXPECT_TRUE(contains(page, "<h3>Worker rank-1 (the 2nd slowest of 128 workers)</h3>"));
+  EXPECT_TRUE(contains(page, "<h3>Worker rank-127 (the fastest of 128 workers)</h3>"));
+  EXPECT_FALSE(contains(page, "<h3>Worker rank-7 ("));
+  EXPECT_TRUE(contains(page, "The other 120 workers are in the Ranks and Collectives by rank tables"));
   // Beyond 16 ranks the chart shows the fastest (of the 900 us ranks, the first in rank order), the
   // median (the 65th of the ranks by mean step, slowest first and ties in rank order: rank-63) and
   // the 8 slowest (rank-77, then rank-0 to rank-6; rank-0 is already there as the fastest), each

@@ -151,6 +151,42 @@ void add_findings(const ReportModel& r, TemplateData& view) {
   view.set("quiet", quiet);
 }
 
+// A section for every worker up to kMaxWorkerSections; beyond, one for each worker whose tables
+// the report kept (--detailed-workers) where they are that few, else the slowest worker's only.
+std::vector<const ReportWorker*> worker_sections(const ReportModel& r) {
+  std::vector<const ReportWorker*> shown;
+  if (r.workers.size() <= kMaxWorkerSections) {
+    for (const ReportWorker& w : r.workers) shown.push_back(&w);
+    return shown;
+  }
+  for (const ReportWorker& w : r.workers)
+    if (w.detailed) shown.push_back(&w);
+  if (shown.size() <= kMaxWorkerSections) return shown;
+  const ReportWorker* slowest = slowest_worker(r);
+  return {slowest ? slowest : &r.workers.front()};
+}
+
+std::string section_name(const ReportModel& r, const ReportWorker& w) {
+  if (r.workers.size() <= kMaxWorkerSections) return w.name;
+  std::string why = w.detailed_as;
+  if (why.empty()) why = &w == slowest_worker(r) ? "slowest" : "first";
+  return fmt::format("{} (the {} of {} workers)", w.name, why, r.workers.size());
+}
+
+std::string more_workers_note(const ReportModel& r, std::size_t shown) {
+  std::size_t hidden = r.workers.size() - shown;
+  auto whole = static_cast<std::size_t>(
+      std::count_if(r.workers.begin(), r.workers.end(), [](const ReportWorker& w) { return w.detailed; }));
+  if (whole == shown)  // the hidden workers are those the report keeps no whole tables of
+    return fmt::format(
+        "The other {} workers are in the Ranks and Collectives by rank tables, and their ops, kernels and "
+        "regions in the run's tables of all workers; the report keeps every table of {} workers "
+        "(--detailed-workers).",
+        hidden, shown);
+  return fmt::format("The tables of the other {} workers are in the JSON report and the XLSX workbook.",
+                     hidden);
+}
+
 void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
@@ -159,26 +195,16 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
       view.set("system", table_view(*t, o.max_rows, "system"));
   }
   TemplateData run_tables = template_list();
-  for (const char* name : {"ranks", "rank_collectives"})
+  for (const char* name : {"ranks", "rank_collectives", "run_ops", "run_kernels", "run_regions"})
     if (const ReportTable* t = find_table(r.tables, name); t && !t->rows.empty())
       run_tables.push_back(table_view(*t, o.max_rows, name, kCollapsedTableRows));
   view.set("run_tables", run_tables);
-  // Every worker's tables up to kMaxWorkerSections workers; beyond, the slowest worker's only.
-  std::vector<const ReportWorker*> shown;
-  const ReportWorker* slowest = slowest_worker(r);
-  if (r.workers.size() > kMaxWorkerSections)
-    shown.push_back(slowest ? slowest : &r.workers.front());
-  else
-    for (const ReportWorker& w : r.workers) shown.push_back(&w);
+  std::vector<const ReportWorker*> shown = worker_sections(r);
   TemplateData workers = template_list();
   for (std::size_t section = 0; section < shown.size(); ++section) {
     const ReportWorker& w = *shown[section];
     TemplateData worker;
-    if (r.workers.size() > kMaxWorkerSections)
-      worker.set("name", fmt::format("{} ({} of {} workers)", w.name, slowest ? "the slowest" : "the first",
-                                     r.workers.size()));
-    else if (r.workers.size() > 1)
-      worker.set("name", w.name);
+    if (r.workers.size() > 1) worker.set("name", section_name(r, w));
     TemplateData tables = template_list();
     for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
@@ -188,11 +214,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
     workers.push_back(worker);
   }
   view.set("workers", workers);
-  if (shown.size() < r.workers.size())
-    view.set("more_workers",
-             fmt::format("The tables of the other {} workers are in the JSON report and the XLSX "
-                         "workbook.",
-                         r.workers.size() - shown.size()));
+  if (shown.size() < r.workers.size()) view.set("more_workers", more_workers_note(r, shown.size()));
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,

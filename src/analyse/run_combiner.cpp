@@ -1,0 +1,191 @@
+// A run folded together worker by worker: run sums by name, and whole tables for a few workers.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "analyse/metric_values.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+namespace {
+
+// How long a worker took: its mean window step, or its window where it has no steps. Slower
+// workers sort first; equal ones by position, so every choice below is one total order.
+struct Pace {
+  double step_ns = 0;
+  WorkerPosition position;
+  bool slower_than(const Pace& o) const {
+    return step_ns != o.step_ns ? step_ns > o.step_ns : position < o.position;
+  }
+};
+
+Pace pace_of(const WorkerAnalysis& w, WorkerPosition position) {
+  if (w.window.steps.empty()) return {static_cast<double>(w.window.length()), position};
+  double total = 0;
+  for (std::size_t s : w.window.steps) total += static_cast<double>(w.steps.steps[s].duration());
+  return {total / static_cast<double>(w.window.steps.size()), position};
+}
+
+// Sums by name. Times and counts are integers, so the sums do not depend on the workers' order.
+class RowSums {
+ public:
+  void add(std::string_view name, std::uint64_t calls, TimeNs gpu, TimeNs cpu) {
+    auto [it, added] = rows_.try_emplace(std::string(name));
+    Entry& e = it->second;
+    if (added) e.row.name = name;
+    if (e.last_worker != worker_) ++e.row.workers;
+    e.last_worker = worker_;
+    e.row.calls += calls;
+    e.row.gpu += gpu;
+    e.row.cpu += cpu;
+  }
+  void next_worker() { ++worker_; }
+  // Most GPU time first, then most CPU time, then by name.
+  std::vector<RunRow> rows() const {
+    std::vector<RunRow> out;
+    out.reserve(rows_.size());
+    for (const auto& [name, e] : rows_) out.push_back(e.row);
+    std::sort(out.begin(), out.end(), [](const RunRow& a, const RunRow& b) {
+      if (a.gpu != b.gpu) return a.gpu > b.gpu;
+      if (a.cpu != b.cpu) return a.cpu > b.cpu;
+      return a.name < b.name;
+    });
+    return out;
+  }
+
+ private:
+  struct Entry {
+    RunRow row;
+    std::size_t last_worker = SIZE_MAX;
+  };
+  std::unordered_map<std::string, Entry> rows_;
+  std::size_t worker_ = 0;
+};
+
+std::string ordinal(std::size_t n) {
+  const char* suffix = n % 100 / 10 == 1 ? "th"
+                       : n % 10 == 1     ? "st"
+                       : n % 10 == 2     ? "nd"
+                       : n % 10 == 3     ? "rd"
+                                         : "th";
+  return fmt::format("{}{}", n, suffix);
+}
+
+// What a worker keeps once it is not detailed: what the run's tables and the report's summary
+// of every worker read (steps, iterations, collectives, the timeline's step), not its name-keyed
+// tables.
+void let_tables_go(WorkerAnalysis& w) {
+  WorkerTables kept;
+  kept.iterations = std::move(w.tables.iterations);
+  kept.collectives = std::move(w.tables.collectives);
+  kept.timeline = std::move(w.tables.timeline);
+  kept.timeline.boxes = {};  // its step and activity count stay in the report
+  w.tables = std::move(kept);
+  w.detailed = false;
+  w.detailed_as.clear();
+}
+
+}  // namespace
+
+struct RunCombiner::State {
+  std::size_t detailed = 0;  // 0: all
+  std::mutex mutex;
+  std::map<WorkerPosition, WorkerAnalysis> workers;
+  RowSums ops, kernels, regions;
+  // The detailed workers besides the first: the slowest (slowest first) and the fastest.
+  std::vector<Pace> slowest;
+  std::optional<Pace> fastest;
+
+  std::size_t slowest_slots() const { return detailed >= 3 ? detailed - 2 : detailed - 1; }
+  bool keeps_fastest() const { return detailed >= 3; }
+  bool is_first(WorkerPosition p) const { return p == WorkerPosition{}; }
+
+  bool chosen(WorkerPosition p) const {
+    if (detailed == 0 || is_first(p)) return true;
+    if (fastest && fastest->position == p) return true;
+    return std::any_of(slowest.begin(), slowest.end(), [&](const Pace& s) { return s.position == p; });
+  }
+
+  // Lets the worker's tables go unless it is still chosen (it may be both slow and fastest so far).
+  void release(WorkerPosition p) {
+    if (chosen(p)) return;
+    if (auto it = workers.find(p); it != workers.end()) let_tables_go(it->second);
+  }
+
+  // Places a newcome worker among the slowest and the fastest; returns the workers it displaced.
+  std::vector<WorkerPosition> choose(const Pace& pace) {
+    std::vector<WorkerPosition> displaced;
+    if (detailed == 0 || is_first(pace.position)) return displaced;
+    auto at =
+        std::find_if(slowest.begin(), slowest.end(), [&](const Pace& s) { return pace.slower_than(s); });
+    if (static_cast<std::size_t>(at - slowest.begin()) < slowest_slots()) {
+      slowest.insert(at, pace);
+      if (slowest.size() > slowest_slots()) {
+        displaced.push_back(slowest.back().position);
+        slowest.pop_back();
+      }
+    }
+    if (keeps_fastest() && (!fastest || fastest->slower_than(pace))) {
+      if (fastest) displaced.push_back(fastest->position);
+      fastest = pace;
+    }
+    return displaced;
+  }
+
+  void fold(const WorkerTables& t) {
+    for (const OpRow& r : t.ops) ops.add(r.name, r.calls, r.device_self, r.host_self);
+    for (const KernelRow& r : t.kernels) kernels.add(r.name, r.calls, r.total, 0);
+    for (const RegionRow& r : t.regions) regions.add(r.name, r.calls, r.gpu, r.cpu_total);
+    ops.next_worker();
+    kernels.next_worker();
+    regions.next_worker();
+  }
+
+  std::string reason(WorkerPosition p) const {
+    if (is_first(p)) return "first";
+    if (fastest && fastest->position == p) return "fastest";
+    for (std::size_t i = 0; i < slowest.size(); ++i)
+      if (slowest[i].position == p) return i == 0 ? "slowest" : ordinal(i + 1) + " slowest";
+    return "";
+  }
+};
+
+RunCombiner::RunCombiner(std::size_t detailed_workers) : state_(std::make_unique<State>()) {
+  state_->detailed = detailed_workers;
+}
+
+RunCombiner::~RunCombiner() = default;
+
+void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
+  Pace pace = pace_of(worker, position);
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.fold(worker.tables);
+  s.workers.insert_or_assign(position, std::move(worker));
+  std::vector<WorkerPosition> displaced = s.choose(pace);
+  s.release(position);
+  for (WorkerPosition p : displaced) s.release(p);
+}
+
+RunAnalysis RunCombiner::finish() {
+  State& s = *state_;
+  std::vector<WorkerAnalysis> workers;
+  workers.reserve(s.workers.size());
+  bool trimmed = s.detailed != 0 && s.workers.size() > s.detailed;
+  for (auto& [position, w] : s.workers) {
+    if (trimmed && w.detailed) w.detailed_as = s.reason(position);
+    workers.push_back(std::move(w));
+  }
+  RunAnalysis run;
+  run.workers = std::move(workers);
+  run.metrics = run_metrics(run.workers, rank_ids(run));
+  if (run.workers.size() > 1) run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows()};
+  s.workers.clear();
+  return run;
+}
+
+}  // namespace perfgate
