@@ -99,6 +99,7 @@ struct RunCombiner::State {
   // The detailed workers besides the first: the slowest (slowest first) and the fastest.
   std::vector<Pace> slowest;
   std::optional<Pace> fastest;
+  std::optional<Pace> first;  // for the others' places among all workers
 
   std::size_t slowest_slots() const { return detailed >= 3 ? detailed - 2 : detailed - 1; }
   bool keeps_fastest() const { return detailed >= 3; }
@@ -145,11 +146,17 @@ struct RunCombiner::State {
     regions.next_worker();
   }
 
+  // The worker's place among all workers, the first included: "first and slowest", "2nd slowest".
   std::string reason(WorkerPosition p) const {
-    if (is_first(p)) return "first";
-    if (fastest && fastest->position == p) return "fastest";
+    bool first_slower = first && !slowest.empty() && first->slower_than(slowest.front());
+    bool first_faster = first && fastest && fastest->slower_than(*first);
+    if (is_first(p)) return first_slower ? "first and slowest" : first_faster ? "first and fastest" : "first";
+    if (fastest && fastest->position == p) return first_faster ? "2nd fastest" : "fastest";
     for (std::size_t i = 0; i < slowest.size(); ++i)
-      if (slowest[i].position == p) return i == 0 ? "slowest" : ordinal(i + 1) + " slowest";
+      if (slowest[i].position == p) {
+        std::size_t place = i + 1 + (first && first->slower_than(slowest[i]) ? 1 : 0);
+        return place == 1 ? "slowest" : ordinal(place) + " slowest";
+      }
     return "";
   }
 };
@@ -165,6 +172,7 @@ void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   s.fold(worker.tables);
+  if (s.is_first(position)) s.first = pace;
   s.workers.insert_or_assign(position, std::move(worker));
   std::vector<WorkerPosition> displaced = s.choose(pace);
   s.release(position);

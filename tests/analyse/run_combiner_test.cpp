@@ -137,12 +137,27 @@ TEST(RunCombiner, EveryWorkerIsDetailedUpToTheLimitOrWithoutOne) {
   }
 }
 
+// The first worker's place among all is said too, and counts in the others' places.
+TEST(RunCombiner, TheFirstWorkerMayAlsoBeTheSlowestOrTheFastest) {
+  RunCombiner slow(4);
+  for (std::size_t i = 0; i < 6; ++i) slow.add({i, 0}, worker(i, i == 0 ? 20 : 10 - static_cast<double>(i)));
+  EXPECT_EQ(detailed_of(slow.finish()),
+            (std::vector<std::string>{"rank-0: first and slowest", "rank-1: 2nd slowest",
+                                      "rank-2: 3rd slowest", "rank-5: fastest"}));
+  RunCombiner fast(4);
+  for (std::size_t i = 0; i < 6; ++i) fast.add({i, 0}, worker(i, i == 0 ? 1 : 10 - static_cast<double>(i)));
+  EXPECT_EQ(detailed_of(fast.finish()),
+            (std::vector<std::string>{"rank-0: first and fastest", "rank-1: slowest", "rank-2: 2nd slowest",
+                                      "rank-5: 2nd fastest"}));
+}
+
 // Equal workers: the earlier is the slower, so the fastest is the last.
 TEST(RunCombiner, TiesGoByPosition) {
   RunCombiner run(4);
   for (std::size_t i : {5u, 2u, 0u, 4u, 1u, 3u}) run.add({i, 0}, worker(i, 10));
-  EXPECT_EQ(detailed_of(run.finish()), (std::vector<std::string>{"rank-0: first", "rank-1: slowest",
-                                                                 "rank-2: 2nd slowest", "rank-5: fastest"}));
+  EXPECT_EQ(detailed_of(run.finish()),
+            (std::vector<std::string>{"rank-0: first and slowest", "rank-1: 2nd slowest",
+                                      "rank-2: 3rd slowest", "rank-5: fastest"}));
 }
 
 // The first worker of the run is that of the first input; the processes of one input follow it.
