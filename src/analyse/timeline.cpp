@@ -22,39 +22,79 @@ const Step* median_step(const StepDetection& steps, const Window& window) {
   return sorted[(sorted.size() - 1) / 2];
 }
 
-std::string kind_of(const Profile& p, const Attribution& a, NameClasses& classes, std::size_t i) {
+enum class BoxKind : std::uint8_t {
+  Kernel,
+  TcKernel,
+  Communication,
+  Memcpy,
+  Memset,
+  CpuOp,
+  DataLoader,
+  Runtime,
+  Sync
+};
+
+const char* box_kind_name(BoxKind k) {
+  static constexpr const char* kNames[] = {"kernel", "tc_kernel",  "communication", "memcpy", "memset",
+                                           "cpu_op", "dataloader", "runtime",       "sync"};
+  return kNames[static_cast<std::size_t>(k)];
+}
+
+// A box before its text is written: names stay string ids until the boxes are merged (the
+// capture-long timeline of an nsys export had 744,000 boxes, which as text held 99 MB).
+struct PendingBox {
+  std::int32_t device = 0;
+  std::uint32_t stream = 0;
+  TimeNs start = 0;
+  TimeNs duration = 0;
+  StringId name = kNoString;
+  StringId op = kNoString;
+  BoxKind kind = BoxKind::Kernel;
+  bool kernel_name = false;  // shown by its short name
+  std::uint32_t merged = 0;  // activities merged into it; 0: one activity
+};
+
+BoxKind kind_of(const Profile& p, const Attribution& a, NameClasses& classes, std::size_t i) {
   const GpuActivity& act = p.gpu_activities[i];
-  if (act.kind == GpuActivityKind::Memcpy) return "memcpy";
-  if (act.kind == GpuActivityKind::Memset) return "memset";
-  if (is_communication_kernel(p, a, classes, i)) return "communication";
-  return classes.tensor_core_kernel(act.name) ? "tc_kernel" : "kernel";
+  if (act.kind == GpuActivityKind::Memcpy) return BoxKind::Memcpy;
+  if (act.kind == GpuActivityKind::Memset) return BoxKind::Memset;
+  if (is_communication_kernel(p, a, classes, i)) return BoxKind::Communication;
+  return classes.tensor_core_kernel(act.name) ? BoxKind::TcKernel : BoxKind::Kernel;
 }
 
 // Consecutive boxes on one stream that are each shorter than `pixel` and less than `pixel` apart
 // become one box ("N activities"); a box that is already a merged run can keep growing.
-std::vector<TimelineBox> merge_small(std::vector<TimelineBox> boxes, TimeNs pixel) {
-  std::vector<TimelineBox> out;
-  std::vector<std::size_t> merged;  // per box of `out`: how many activities it holds
-  for (TimelineBox& b : boxes) {
-    bool small = b.duration < pixel || b.kind == "merged";
+std::vector<PendingBox> merge_small(std::vector<PendingBox> boxes, TimeNs pixel) {
+  std::vector<PendingBox> out;
+  for (PendingBox& b : boxes) {
+    bool small = b.duration < pixel || b.merged > 0;
     if (small && !out.empty()) {
-      TimelineBox& last = out.back();
-      bool last_small = last.duration < pixel || last.kind == "merged";
+      PendingBox& last = out.back();
+      bool last_small = last.duration < pixel || last.merged > 0;
       bool same_stream = last.device == b.device && last.stream == b.stream;
       if (last_small && same_stream && b.start - (last.start + last.duration) < pixel) {
-        std::size_t count = merged.back() + (b.kind == "merged" ? std::stoul(b.name) : 1);
+        std::uint32_t count = std::max<std::uint32_t>(last.merged, 1) + std::max<std::uint32_t>(b.merged, 1);
         last.duration = std::max(last.start + last.duration, b.start + b.duration) - last.start;
-        last.name = fmt::format("{} activities", count);
-        last.op.clear();
-        last.kind = "merged";
-        merged.back() = count;
+        last.merged = count;
         continue;
       }
     }
-    merged.push_back(b.kind == "merged" ? std::stoul(b.name) : 1);
-    out.push_back(std::move(b));
+    out.push_back(b);
   }
   return out;
+}
+
+TimelineBox written(const Profile& p, const PendingBox& b) {
+  if (b.merged > 0)
+    return {b.device, b.stream, b.start, b.duration, fmt::format("{} activities", b.merged), "", "merged"};
+  std::string name = b.kernel_name ? short_kernel_name(p.str(b.name)) : std::string(p.str(b.name));
+  return {b.device,
+          b.stream,
+          b.start,
+          b.duration,
+          std::move(name),
+          std::string(p.str(b.op)),
+          box_kind_name(b.kind)};
 }
 
 // An op is outermost when no op encloses it other than the step markers (annotations and Python
@@ -69,29 +109,29 @@ bool outermost_op(const Profile& p, std::uint32_t i, const std::set<std::uint32_
 // ops (DataLoader ops of any kind marked) on lane (kHostOpsDevice, thread id), their runtime calls
 // (synchronising ones marked) on lane (kRuntimeDevice, thread id).
 void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
-                    const std::vector<std::uint32_t>& marker_events, std::vector<TimelineBox>& boxes) {
+                    const std::vector<std::uint32_t>& marker_events, std::vector<PendingBox>& boxes) {
   std::set<std::uint32_t> launching = launching_threads(p, step.start, step.end);
   auto box = [&](std::int32_t lane, std::uint32_t thread, TimeNs start, TimeNs end, StringId name,
-                 const char* kind) {
+                 BoxKind kind) {
     start = std::max(start, step.start);
     end = std::min(end, step.end);
     if (end <= start) return;
     auto tid = static_cast<std::uint32_t>(p.threads[thread].tid);
-    std::string text(p.str(name));
-    boxes.push_back({lane, tid, start - step.start, end - start, text, text, kind});
+    boxes.push_back({lane, tid, start - step.start, end - start, name, name, kind, false, 0});
   };
   for (const RuntimeCall& c : p.runtime_calls)
     if (launching.count(c.thread))
-      box(kRuntimeDevice, c.thread, c.start, c.end, c.name, classes.sync_call(c.name) ? "sync" : "runtime");
+      box(kRuntimeDevice, c.thread, c.start, c.end, c.name,
+          classes.sync_call(c.name) ? BoxKind::Sync : BoxKind::Runtime);
   std::set<std::uint32_t> markers(marker_events.begin(), marker_events.end());
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
     if (!launching.count(e.thread) || e.end <= step.start || e.start >= step.end || markers.count(i))
       continue;
     if (classes.dataloader_op(e.name)) {
-      box(kHostOpsDevice, e.thread, e.start, e.end, e.name, "dataloader");
+      box(kHostOpsDevice, e.thread, e.start, e.end, e.name, BoxKind::DataLoader);
     } else if (e.kind == HostKind::Op && outermost_op(p, i, markers)) {
-      box(kHostOpsDevice, e.thread, e.start, e.end, e.name, "cpu_op");
+      box(kHostOpsDevice, e.thread, e.start, e.end, e.name, BoxKind::CpuOp);
     }
   }
 }
@@ -112,28 +152,27 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
   t.step = step->name;
   t.step_start = step->start;
   t.step_duration = step->duration();
-  std::vector<TimelineBox> boxes;
+  std::vector<PendingBox> boxes;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
     if (act.start >= step->end) break;
     TimeNs start = std::max(act.start, step->start), end = std::min(act.end, step->end);
     if (end < start || (end == start && act.end != act.start)) continue;
     std::uint32_t owner = a.activity_owner(i);
-    std::string name = act.kind == GpuActivityKind::Kernel ? short_kernel_name(p.str(act.name))
-                                                           : std::string(p.str(act.name));
-    boxes.push_back({act.device, act.stream, start - step->start, end - start, std::move(name),
-                     owner == kNone ? std::string() : std::string(p.str(p.host_events[owner].name)),
-                     kind_of(p, a, classes, i)});
+    boxes.push_back({act.device, act.stream, start - step->start, end - start, act.name,
+                     owner == kNone ? kNoString : p.host_events[owner].name, kind_of(p, a, classes, i),
+                     act.kind == GpuActivityKind::Kernel, 0});
   }
   t.activities = boxes.size();
   add_host_boxes(p, classes, *step, steps.marker_events, boxes);
-  std::stable_sort(boxes.begin(), boxes.end(), [](const TimelineBox& x, const TimelineBox& y) {
+  std::stable_sort(boxes.begin(), boxes.end(), [](const PendingBox& x, const PendingBox& y) {
     return std::tie(x.device, x.stream, x.start) < std::tie(y.device, y.stream, y.start);
   });
   TimeNs pixel = std::max<TimeNs>(1, t.step_duration / kTimelinePixels);
   boxes = merge_small(std::move(boxes), pixel);
   while (boxes.size() > kMaxTimelineBoxes) boxes = merge_small(std::move(boxes), pixel *= 2);
-  t.boxes = std::move(boxes);
+  t.boxes.reserve(boxes.size());
+  for (const PendingBox& b : boxes) t.boxes.push_back(written(p, b));
   return t;
 }
 
