@@ -1,6 +1,7 @@
 #include "analyse/timeline.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -62,27 +63,65 @@ BoxKind kind_of(const Profile& p, const Attribution& a, NameClasses& classes, st
   return classes.tensor_core_kernel(act.name) ? BoxKind::TcKernel : BoxKind::Kernel;
 }
 
+// Appends a box to boxes sorted by stream and start, merging it into the last one where both are
+// shorter than `pixel` (or already merged runs), on one stream, and less than `pixel` apart.
+void merge_into(std::vector<PendingBox>& out, const PendingBox& b, TimeNs pixel) {
+  bool small = b.duration < pixel || b.merged > 0;
+  if (small && !out.empty()) {
+    PendingBox& last = out.back();
+    bool last_small = last.duration < pixel || last.merged > 0;
+    bool same_stream = last.device == b.device && last.stream == b.stream;
+    if (last_small && same_stream && b.start - (last.start + last.duration) < pixel) {
+      last.duration = std::max(last.start + last.duration, b.start + b.duration) - last.start;
+      last.merged = std::max<std::uint32_t>(last.merged, 1) + std::max<std::uint32_t>(b.merged, 1);
+      return;
+    }
+  }
+  out.push_back(b);
+}
+
 // Consecutive boxes on one stream that are each shorter than `pixel` and less than `pixel` apart
 // become one box ("N activities"); a box that is already a merged run can keep growing.
-std::vector<PendingBox> merge_small(std::vector<PendingBox> boxes, TimeNs pixel) {
+std::vector<PendingBox> merge_small(const std::vector<PendingBox>& boxes, TimeNs pixel) {
   std::vector<PendingBox> out;
-  for (PendingBox& b : boxes) {
-    bool small = b.duration < pixel || b.merged > 0;
-    if (small && !out.empty()) {
-      PendingBox& last = out.back();
-      bool last_small = last.duration < pixel || last.merged > 0;
-      bool same_stream = last.device == b.device && last.stream == b.stream;
-      if (last_small && same_stream && b.start - (last.start + last.duration) < pixel) {
-        std::uint32_t count = std::max<std::uint32_t>(last.merged, 1) + std::max<std::uint32_t>(b.merged, 1);
-        last.duration = std::max(last.start + last.duration, b.start + b.duration) - last.start;
-        last.merged = count;
-        continue;
-      }
-    }
-    out.push_back(b);
-  }
+  for (const PendingBox& b : boxes) merge_into(out, b, pixel);
   return out;
 }
+
+// Merges each lane's boxes as they come, which is the merge of the sorted boxes as long as every
+// lane gets its boxes in start order (each lane has one source, sorted by start): a capture-long
+// timeline then holds its merged boxes only, not every activity of the capture.
+class LaneMerger {
+ public:
+  explicit LaneMerger(TimeNs pixel) : pixel_(pixel) {}
+  void add(const PendingBox& b) {
+    if (!in_order_) return;
+    Lane& lane = lanes_[{b.device, b.stream}];
+    if (!lane.boxes.empty() && b.start < lane.last_start) {
+      in_order_ = false;  // two threads with one id, say: the caller sorts instead
+      lanes_.clear();
+      return;
+    }
+    lane.last_start = b.start;
+    merge_into(lane.boxes, b, pixel_);
+  }
+  bool in_order() const { return in_order_; }
+  // The lanes by device and stream, as sorting by (device, stream, start) orders them.
+  std::vector<PendingBox> boxes() const {
+    std::vector<PendingBox> out;
+    for (const auto& [key, lane] : lanes_) out.insert(out.end(), lane.boxes.begin(), lane.boxes.end());
+    return out;
+  }
+
+ private:
+  struct Lane {
+    std::vector<PendingBox> boxes;
+    TimeNs last_start = 0;
+  };
+  TimeNs pixel_;
+  std::map<std::pair<std::int32_t, std::uint32_t>, Lane> lanes_;
+  bool in_order_ = true;
+};
 
 TimelineBox written(const Profile& p, const PendingBox& b) {
   if (b.merged > 0)
@@ -108,8 +147,9 @@ bool outermost_op(const Profile& p, std::uint32_t i, const std::set<std::uint32_
 // What the threads that launch GPU work did during the step, above the GPU lanes: their outermost
 // ops (DataLoader ops of any kind marked) on lane (kHostOpsDevice, thread id), their runtime calls
 // (synchronising ones marked) on lane (kRuntimeDevice, thread id).
+template <typename Sink>
 void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
-                    const std::vector<std::uint32_t>& marker_events, std::vector<PendingBox>& boxes) {
+                    const std::vector<std::uint32_t>& marker_events, Sink& sink) {
   std::set<std::uint32_t> launching = launching_threads(p, step.start, step.end);
   auto box = [&](std::int32_t lane, std::uint32_t thread, TimeNs start, TimeNs end, StringId name,
                  BoxKind kind) {
@@ -117,7 +157,7 @@ void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
     end = std::min(end, step.end);
     if (end <= start) return;
     auto tid = static_cast<std::uint32_t>(p.threads[thread].tid);
-    boxes.push_back({lane, tid, start - step.start, end - start, name, name, kind, false, 0});
+    sink(PendingBox{lane, tid, start - step.start, end - start, name, name, kind, false, 0});
   };
   for (const RuntimeCall& c : p.runtime_calls)
     if (launching.count(c.thread))
@@ -136,6 +176,27 @@ void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
   }
 }
 
+// Every box of the step, GPU activities first (each source in start order); returns how many
+// GPU activities there are.
+template <typename Sink>
+std::size_t collect_boxes(const Profile& p, const Attribution& a, NameClasses& classes, const Step& step,
+                          const std::vector<std::uint32_t>& marker_events, Sink& sink) {
+  std::size_t activities = 0;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& act = p.gpu_activities[i];
+    if (act.start >= step.end) break;
+    TimeNs start = std::max(act.start, step.start), end = std::min(act.end, step.end);
+    if (end < start || (end == start && act.end != act.start)) continue;
+    std::uint32_t owner = a.activity_owner(i);
+    sink(PendingBox{act.device, act.stream, start - step.start, end - start, act.name,
+                    owner == kNone ? kNoString : p.host_events[owner].name, kind_of(p, a, classes, i),
+                    act.kind == GpuActivityKind::Kernel, 0});
+    ++activities;
+  }
+  add_host_boxes(p, classes, step, marker_events, sink);
+  return activities;
+}
+
 }  // namespace
 
 Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& classes,
@@ -152,25 +213,22 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
   t.step = step->name;
   t.step_start = step->start;
   t.step_duration = step->duration();
-  std::vector<PendingBox> boxes;
-  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
-    const GpuActivity& act = p.gpu_activities[i];
-    if (act.start >= step->end) break;
-    TimeNs start = std::max(act.start, step->start), end = std::min(act.end, step->end);
-    if (end < start || (end == start && act.end != act.start)) continue;
-    std::uint32_t owner = a.activity_owner(i);
-    boxes.push_back({act.device, act.stream, start - step->start, end - start, act.name,
-                     owner == kNone ? kNoString : p.host_events[owner].name, kind_of(p, a, classes, i),
-                     act.kind == GpuActivityKind::Kernel, 0});
-  }
-  t.activities = boxes.size();
-  add_host_boxes(p, classes, *step, steps.marker_events, boxes);
-  std::stable_sort(boxes.begin(), boxes.end(), [](const PendingBox& x, const PendingBox& y) {
-    return std::tie(x.device, x.stream, x.start) < std::tie(y.device, y.stream, y.start);
-  });
   TimeNs pixel = std::max<TimeNs>(1, t.step_duration / kTimelinePixels);
-  boxes = merge_small(std::move(boxes), pixel);
-  while (boxes.size() > kMaxTimelineBoxes) boxes = merge_small(std::move(boxes), pixel *= 2);
+  LaneMerger lanes(pixel);
+  auto merge = [&](const PendingBox& b) { lanes.add(b); };
+  t.activities = collect_boxes(p, a, classes, *step, steps.marker_events, merge);
+  std::vector<PendingBox> boxes;
+  if (lanes.in_order()) {
+    boxes = lanes.boxes();
+  } else {
+    auto keep = [&](const PendingBox& b) { boxes.push_back(b); };
+    collect_boxes(p, a, classes, *step, steps.marker_events, keep);
+    std::stable_sort(boxes.begin(), boxes.end(), [](const PendingBox& x, const PendingBox& y) {
+      return std::tie(x.device, x.stream, x.start) < std::tie(y.device, y.stream, y.start);
+    });
+    boxes = merge_small(boxes, pixel);
+  }
+  while (boxes.size() > kMaxTimelineBoxes) boxes = merge_small(boxes, pixel *= 2);
   t.boxes.reserve(boxes.size());
   for (const PendingBox& b : boxes) t.boxes.push_back(written(p, b));
   return t;

@@ -217,6 +217,27 @@ TEST(Timeline, HostLanesOfTheLaunchingThreads) {
                   }));
 }
 
+// Two processes whose launching threads have one id share a lane; its boxes are in start order,
+// not thread by thread (the lanes' merge as boxes come needs each lane's boxes in start order).
+TEST(Timeline, ThreadsOfOneIdShareALaneInStartOrder) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::a", 10, 100, 1).op("aten::c", 300, 100, 3);
+  t.launch("k1", 20, 30, 20, 1);
+  t.launch("k3", 310, 320, 20, 3);
+  t.raw_event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "aten::b", "pid": 200, "tid": 1, "ts": 150, "dur": 100})");
+  t.raw_event(R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 200, "tid": 1,
+                  "ts": 160, "dur": 1, "args": {"correlation": 5000}})");
+  t.kernel("k2", 170, 20, 5000);
+  WorkerAnalysis w = analyse_json(t.json());
+  std::vector<std::pair<TimeNs, std::string>> ops;
+  for (const TimelineBox& b : w.tables.timeline.boxes)
+    if (b.device == kHostOpsDevice) ops.emplace_back(b.start, b.name);
+  EXPECT_EQ(ops, (std::vector<std::pair<TimeNs, std::string>>{
+                     {10'000, "aten::a"}, {150'000, "aten::b"}, {300'000, "aten::c"}}));
+}
+
 // Two ranks (distributedInfo ranks 3 and 5): mean steps 100 and 120 µs -> spread 20 / 110.
 TEST(Ranks, SpreadAndSlowestRank) {
   std::string dir = temp_dir();
