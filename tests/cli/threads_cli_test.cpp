@@ -9,18 +9,20 @@
 namespace perfgate::testing {
 namespace {
 
-void expect_same_report_at_any_thread_count(const std::string& input, const std::string& name) {
+std::string expect_same_report_at_any_thread_count(const std::string& input, const std::string& name,
+                                                   const std::string& options = "") {
   std::string dir = temp_dir();
   std::vector<std::string> args;
   for (int threads : {1, 2, 5})
-    args.push_back(fmt::format("analyze '{}' --threads {} --fail-on never --json '{}/{}-{}.json' -q", input,
-                               threads, dir, name, threads));
+    args.push_back(fmt::format("analyze '{}' {} --threads {} --fail-on never --json '{}/{}-{}.json' -q",
+                               input, options, threads, dir, name, threads));
   std::vector<CommandResult> runs = run_perfgate_all(args);
-  for (const CommandResult& r : runs) ASSERT_EQ(r.exit_code, 0) << r.out;
+  for (const CommandResult& r : runs) EXPECT_EQ(r.exit_code, 0) << r.out;
   std::string one = read_text(fmt::format("{}/{}-1.json", dir, name));
-  ASSERT_GT(one.size(), 1000u);
+  EXPECT_GT(one.size(), 1000u);
   EXPECT_EQ(read_text(fmt::format("{}/{}-2.json", dir, name)), one) << name;
   EXPECT_EQ(read_text(fmt::format("{}/{}-5.json", dir, name)), one) << name;
+  return one;
 }
 
 TEST(ThreadsCli, TheReportDoesNotDependOnTheThreadCount) {
@@ -32,6 +34,29 @@ TEST(ThreadsCli, TheReportDoesNotDependOnTheThreadCount) {
   expect_same_report_at_any_thread_count(dir + "/a100_nccl_rank0.json.gz", "nccl");
   expect_same_report_at_any_thread_count(dir + "/nsys/h100x2_fsdp_training_before.sqlite", "nsys");
   expect_same_report_at_any_thread_count(dir + "/distributed_128ranks_sampled", "folder");
+}
+
+// Workers finish in any order on several threads; which keep their tables and the run's sums do
+// not depend on it (8 workers of different speeds, 3 kept whole).
+TEST(ThreadsCli, TheDetailedWorkersDoNotDependOnTheThreadCount) {
+  std::string dir = temp_dir();
+  for (int rank = 0; rank < 8; ++rank) {
+    TraceBuilder t;
+    for (int step = 0; step < 3; ++step) {
+      double s = 1000.0 * step, d = 500 + 37 * ((rank * 5) % 8);
+      t.step(step + 1, s, d);
+      t.op("aten::mm", s + 10, d - 20, 1 + 10 * step);
+      t.launch(fmt::format("kernel_{}", rank % 3), s + 12, s + 20, d - 40, 1 + 10 * step);
+    }
+    t.write(fmt::format("{}/rank-{}.json", dir, rank));
+  }
+  std::string report = expect_same_report_at_any_thread_count(dir, "ranks", "--detailed-workers 3");
+  EXPECT_NE(report.find("\"detailed\": false"), std::string::npos);
+  // Mean steps 500 + 37 x (5 x rank mod 8) us: rank-0 is the fastest, rank-3 the slowest, rank-5 next
+  // fastest.
+  EXPECT_NE(report.find("\"detailed_as\": \"first and fastest\""), std::string::npos);
+  EXPECT_NE(report.find("\"detailed_as\": \"2nd fastest\""), std::string::npos);
+  EXPECT_NE(report.find("\"detailed_as\": \"slowest\""), std::string::npos);
 }
 
 TEST(ThreadsCli, AThreadCountIsANumber) {
