@@ -102,6 +102,8 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
   std::string json = page.substr(data + 19, page.find("</script>", data) - data - 19);
   EXPECT_LT(json.size(), 128u * 4'000u) << "a few KB a worker";
   EXPECT_EQ(json.find("\"kernels_by_op\""), std::string::npos) << "no worker tables in the data";
+  EXPECT_NE(json.find("\"detailed\": false"), std::string::npos) << "which workers the report keeps whole";
+  EXPECT_NE(json.find("\"detailed_as\": \"slowest\""), std::string::npos);
   // Ranks in numeric order in the ranks table.
   std::size_t r9 = page.find(">rank-9<"), r10 = page.find(">rank-10<"), r100 = page.find(">rank-100<");
   ASSERT_NE(r9, std::string::npos);

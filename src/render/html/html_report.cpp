@@ -257,6 +257,8 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
     ReportWorker summary;
     summary.name = w.name;
     summary.input_path = w.input_path;
+    summary.detailed = w.detailed;
+    summary.detailed_as = w.detailed_as;
     summary.window = w.window;
     summary.gpus = w.gpus;
     shown.workers.push_back(std::move(summary));
