@@ -34,6 +34,11 @@ bool is_valid_utf8(std::string_view s) {
       i += 8;
       continue;
     }
+    if (i + 8 > s.size()) {  // the last bytes (most names end here): ASCII when no high bit is set
+      unsigned char any = 0;
+      for (std::size_t j = i; j < s.size(); ++j) any |= static_cast<unsigned char>(s[j]);
+      if ((any & 0x80) == 0) return true;
+    }
     std::size_t n = utf8_sequence(s, i);
     if (n == 0) return false;
     i += n;
