@@ -361,7 +361,7 @@ class RunCombiner {
 };
 
 // The run as a whole (ranks, spread, run metrics) from its workers' analyses, in worker order.
-RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers, std::size_t detailed_workers = 0);
+RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers);
 // Each worker's rank: its distributedInfo rank, else its index.
 std::vector<std::int64_t> rank_ids(const RunAnalysis& run);
 

@@ -181,8 +181,8 @@ WorkerAnalysis WorkerAnalyser::operator()(const Profile& profile) const {
   return analyse_with(profile, *compiled_, options_);
 }
 
-RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers, std::size_t detailed_workers) {
-  RunCombiner combiner(detailed_workers);
+RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers) {
+  RunCombiner combiner(0);  // every worker keeps its tables
   for (std::size_t i = 0; i < workers.size(); ++i) combiner.add({i, 0}, std::move(workers[i]));
   return combiner.finish();
 }

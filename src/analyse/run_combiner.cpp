@@ -13,42 +13,40 @@
 namespace perfgate {
 namespace {
 
-// How long a worker took: its mean window step, or its window where it has no steps. Slower
-// workers sort first; equal ones by position, so every choice below is one total order.
+// How long a worker took: its mean window step (steps.mean_us, as the ranks table and the
+// ranks.slowest metric read it), or its window where it has no steps. Slower workers sort first;
+// equal ones by position, so every choice below is one total order.
 struct Pace {
-  double step_ns = 0;
+  double step_us = 0;
   WorkerPosition position;
   bool slower_than(const Pace& o) const {
-    return step_ns != o.step_ns ? step_ns > o.step_ns : position < o.position;
+    return step_us != o.step_us ? step_us > o.step_us : position < o.position;
   }
 };
 
 Pace pace_of(const WorkerAnalysis& w, WorkerPosition position) {
-  if (w.window.steps.empty()) return {static_cast<double>(w.window.length()), position};
-  double total = 0;
-  for (std::size_t s : w.window.steps) total += static_cast<double>(w.steps.steps[s].duration());
-  return {total / static_cast<double>(w.window.steps.size()), position};
+  std::optional<double> mean = w.metrics.get("steps.mean_us");
+  return {mean ? *mean : static_cast<double>(w.window.length()) / 1000.0, position};
 }
 
 // Sums by name. Times and counts are integers, so the sums do not depend on the workers' order.
+// A worker's tables have a row per name, so each row added is one more worker with the name.
 class RowSums {
  public:
   void add(std::string_view name, std::uint64_t calls, TimeNs gpu, TimeNs cpu) {
     auto [it, added] = rows_.try_emplace(std::string(name));
-    Entry& e = it->second;
-    if (added) e.row.name = name;
-    if (e.last_worker != worker_) ++e.row.workers;
-    e.last_worker = worker_;
-    e.row.calls += calls;
-    e.row.gpu += gpu;
-    e.row.cpu += cpu;
+    RunRow& r = it->second;
+    if (added) r.name = name;
+    ++r.workers;
+    r.calls += calls;
+    r.gpu += gpu;
+    r.cpu += cpu;
   }
-  void next_worker() { ++worker_; }
   // Most GPU time first, then most CPU time, then by name.
   std::vector<RunRow> rows() const {
     std::vector<RunRow> out;
     out.reserve(rows_.size());
-    for (const auto& [name, e] : rows_) out.push_back(e.row);
+    for (const auto& [name, row] : rows_) out.push_back(row);
     std::sort(out.begin(), out.end(), [](const RunRow& a, const RunRow& b) {
       if (a.gpu != b.gpu) return a.gpu > b.gpu;
       if (a.cpu != b.cpu) return a.cpu > b.cpu;
@@ -58,12 +56,7 @@ class RowSums {
   }
 
  private:
-  struct Entry {
-    RunRow row;
-    std::size_t last_worker = SIZE_MAX;
-  };
-  std::unordered_map<std::string, Entry> rows_;
-  std::size_t worker_ = 0;
+  std::unordered_map<std::string, RunRow> rows_;
 };
 
 std::string ordinal(std::size_t n) {
@@ -141,9 +134,6 @@ struct RunCombiner::State {
     for (const OpRow& r : t.ops) ops.add(r.name, r.calls, r.device_self, r.host_self);
     for (const KernelRow& r : t.kernels) kernels.add(r.name, r.calls, r.total, 0);
     for (const RegionRow& r : t.regions) regions.add(r.name, r.calls, r.gpu, r.cpu_total);
-    ops.next_worker();
-    kernels.next_worker();
-    regions.next_worker();
   }
 
   // The worker's place among all workers, the first included: "first and slowest", "2nd slowest".

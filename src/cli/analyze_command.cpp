@@ -47,7 +47,7 @@ struct AnalyzeArgs {
   bool no_progress = false;
   bool no_color = false;
   unsigned threads = 0;
-  std::size_t detailed_workers = 8;
+  std::size_t detailed_workers = AnalysisOptions{}.detailed_workers;
   HistoryArgs history;
 };
 

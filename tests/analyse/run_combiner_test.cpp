@@ -28,6 +28,7 @@ WorkerAnalysis worker(std::size_t index, double step_ms, std::size_t steps = 2) 
     w.window.steps.push_back(s);
   }
   w.window.end = start;
+  w.metrics.set("steps.mean_us", step_ms * 1000);
   auto idx = static_cast<TimeNs>(index);
   OpRow shared, own;
   shared.name = "aten::mm";
@@ -149,6 +150,20 @@ TEST(RunCombiner, TheFirstWorkerMayAlsoBeTheSlowestOrTheFastest) {
   EXPECT_EQ(detailed_of(fast.finish()),
             (std::vector<std::string>{"rank-0: first and fastest", "rank-1: slowest", "rank-2: 2nd slowest",
                                       "rank-5: 2nd fastest"}));
+}
+
+// Workers without steps go by the length of their window.
+TEST(RunCombiner, WorkersWithoutStepsGoByTheirWindow) {
+  RunCombiner run(3);
+  const double window_ms[] = {5, 9, 1, 7};
+  for (std::size_t i = 0; i < 4; ++i) {
+    WorkerAnalysis w = worker(i, window_ms[i], 0);
+    w.window.end = static_cast<TimeNs>(window_ms[i] * 1e6);
+    w.metrics = MetricValues{};  // no steps, no mean step
+    run.add({i, 0}, std::move(w));
+  }
+  EXPECT_EQ(detailed_of(run.finish()),
+            (std::vector<std::string>{"rank-0: first", "rank-1: slowest", "rank-2: fastest"}));
 }
 
 // Equal workers: the earlier is the slower, so the fastest is the last.
