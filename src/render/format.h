@@ -26,6 +26,9 @@ int finding_rank(FindingStatus status);
 // The worker with the highest mean step (steps.mean_us), which holds a run up; nullptr when no
 // worker has steps.
 const ReportWorker* slowest_worker(const ReportModel& r);
+// The run's tables shown after the workers' (a run of several workers), in this order.
+inline constexpr const char* kRunTables[] = {"ranks", "rank_collectives", "run_ops", "run_kernels",
+                                             "run_regions"};
 
 // A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
 // when there is none.

@@ -204,7 +204,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
       view.set("system", table_view(*t, o.max_rows, "system"));
   }
   TemplateData run_tables = template_list();
-  for (const char* name : {"ranks", "rank_collectives", "run_ops", "run_kernels", "run_regions"})
+  for (const char* name : kRunTables)
     if (const ReportTable* t = find_table(r.tables, name); t && !t->rows.empty())
       run_tables.push_back(rendered_table(table_view(*t, o.max_rows, name, kCollapsedTableRows)));
   view.set("run_tables", run_tables);

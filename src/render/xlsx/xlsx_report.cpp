@@ -236,7 +236,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     if (!r.workers.empty())
       for (const ReportTable& t : r.workers.front().tables)
         if (t.name != "iterations") worker_sheet(wb, r, t.name);
-    for (const char* run_table : {"ranks", "rank_collectives", "run_ops", "run_kernels", "run_regions"})
+    for (const char* run_table : kRunTables)
       if (const ReportTable* t = find_table(r.tables, run_table); t && !t->rows.empty()) {
         lxw_worksheet* ws = wb.sheet(sheet_name(run_table));
         wb.write_table(ws, *t);
