@@ -1,35 +1,76 @@
 #include "load/kineto/fields.h"
 
 #include <array>
+#include <cstdint>
+#include <cstring>
 #include <utility>
-#include <vector>
 
 namespace perfgate::kineto {
 namespace {
 
-// Keys are looked up for every value of every event: buckets by length and first character
-// leave one or two comparisons instead of a scan of the whole list.
-template <std::size_t N>
+// Keys are looked up for every value of every event (about 100 per event in a Kineto trace), so a
+// lookup hashes and compares two words that cover the key (its first and last 8, 4, 2 or 1 bytes,
+// overlapping where the key is shorter than 16) instead of calling memcmp. Only keys longer than 16
+// bytes compare their middle as well.
+template <typename Word>
+std::uint64_t load(const char* p) {
+  Word word;
+  std::memcpy(&word, p, sizeof word);
+  return word;
+}
+
+struct KeyWords {
+  std::uint64_t head = 0;
+  std::uint64_t tail = 0;
+};
+
+KeyWords key_words(std::string_view key) {
+  const char* p = key.data();
+  std::size_t n = key.size();
+  if (n >= 8) return {load<std::uint64_t>(p), load<std::uint64_t>(p + n - 8)};
+  if (n >= 4) return {load<std::uint32_t>(p), load<std::uint32_t>(p + n - 4)};
+  if (n >= 2) return {load<std::uint16_t>(p), load<std::uint16_t>(p + n - 2)};
+  return {load<std::uint8_t>(p), load<std::uint8_t>(p)};
+}
+
+std::size_t key_slot(const KeyWords& words, std::size_t size) {
+  return ((words.head ^ (words.tail << 1) ^ size) * 0x9E3779B97F4A7C15ULL) >> 57;  // 7 bits
+}
+
 class FieldIndex {
  public:
+  template <std::size_t N>
   explicit FieldIndex(const std::array<std::pair<std::string_view, Field>, N>& table) {
-    for (const auto& entry : table) buckets_[bucket(entry.first)].push_back(entry);
+    static_assert(N < kSlots / 2, "the table stays at most half full, so probes stay short");
+    for (const auto& [name, field] : table) {
+      KeyWords words = key_words(name);
+      std::size_t slot = key_slot(words, name.size());
+      while (slots_[slot].field != Field::Unknown) slot = (slot + 1) % kSlots;
+      slots_[slot] = {words.head, words.tail, name, field};
+    }
   }
   Field operator()(std::string_view key) const {
-    for (const auto& [name, field] : buckets_[bucket(key)])
-      if (name == key) return field;
-    return Field::Unknown;
+    if (key.empty()) return Field::Unknown;
+    KeyWords words = key_words(key);
+    for (std::size_t slot = key_slot(words, key.size());; slot = (slot + 1) % kSlots) {
+      const Slot& s = slots_[slot];
+      if (s.field == Field::Unknown) return Field::Unknown;
+      if (s.head == words.head && s.tail == words.tail && s.name.size() == key.size() &&
+          (key.size() <= 16 || s.name == key))
+        return s.field;
+    }
   }
 
  private:
-  static std::size_t bucket(std::string_view key) {
-    if (key.empty()) return 0;
-    return ((key.size() & 31) * 8 + (static_cast<unsigned char>(key[0]) & 7)) % kBuckets;
-  }
-  static constexpr std::size_t kBuckets = 256;
-  std::array<std::vector<std::pair<std::string_view, Field>>, kBuckets> buckets_;
+  struct Slot {
+    std::uint64_t head = 0;
+    std::uint64_t tail = 0;
+    std::string_view name;
+    Field field = Field::Unknown;
+  };
+  static constexpr std::size_t kSlots = 128;
+  std::array<Slot, kSlots> slots_{};
 };
-
 constexpr std::array<std::pair<std::string_view, Field>, 6> kTopLevel = {{
     {"traceEvents", Field::TraceEvents},
     {"deviceProperties", Field::DeviceProperties},
@@ -86,19 +127,21 @@ constexpr std::array<std::pair<std::string_view, Field>, 32> kArgs = {{
     {"Call Stack", Field::CallStack},
 }};
 
+// Namespace-scope, so that a lookup does not test a guard: the tables above are constant-initialised.
+const FieldIndex kTopLevelIndex(kTopLevel);
+const FieldIndex kEventIndex(kEvent);
+const FieldIndex kArgsIndex(kArgs);
+
 }  // namespace
 
 Field top_level_field(std::string_view key) {
-  static const FieldIndex index(kTopLevel);
-  return index(key);
+  return kTopLevelIndex(key);
 }
 Field event_field(std::string_view key) {
-  static const FieldIndex index(kEvent);
-  return index(key);
+  return kEventIndex(key);
 }
 Field args_field(std::string_view key) {
-  static const FieldIndex index(kArgs);
-  return index(key);
+  return kArgsIndex(key);
 }
 
 const char* field_label(Field field) {
