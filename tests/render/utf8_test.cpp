@@ -103,13 +103,16 @@ TEST(Utf8, ValidatorAndRepair) {
   EXPECT_TRUE(is_valid_utf8("é € 𝄞"));
   for (const char* bad : {"\xff", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe2\x82", "\x80"})
     EXPECT_FALSE(is_valid_utf8(bad)) << bad;
-  // Long ASCII runs are checked eight bytes at a time: a bad byte or a sequence anywhere after or
-  // across such a run is still found.
-  const std::string ascii = "aten::convolution_backward";
-  for (std::size_t at = 0; at <= ascii.size(); ++at) {
-    for (const char* bad : {"\xff", "\xc0\xaf", "\xe2\x82", "\x80"})
-      EXPECT_FALSE(is_valid_utf8(ascii.substr(0, at) + bad + ascii.substr(at))) << at << " " << bad;
-    EXPECT_TRUE(is_valid_utf8(ascii.substr(0, at) + "é€𝄞" + ascii.substr(at))) << at;
+  // Long ASCII runs are checked 32 and 8 bytes at a time, and the last bytes as one word: a bad byte
+  // or a sequence anywhere before, after or across such a run is still found.
+  for (const std::string ascii : {"aten::convolution_backward",
+                                  "void cudnn::winograd_nonfused::winogradForwardData4x4<float, float>"}) {
+    for (std::size_t at = 0; at <= ascii.size(); ++at) {
+      for (const char* bad : {"\xff", "\xc0\xaf", "\xe2\x82", "\x80"})
+        EXPECT_FALSE(is_valid_utf8(ascii.substr(0, at) + bad + ascii.substr(at))) << at << " " << bad;
+      EXPECT_TRUE(is_valid_utf8(ascii.substr(0, at) + "é€𝄞" + ascii.substr(at))) << at;
+      EXPECT_TRUE(is_valid_utf8(ascii.substr(0, at))) << at;
+    }
   }
   std::size_t replaced = 0;
   EXPECT_EQ(repair_utf8("a\xff"
