@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <cstring>
 
 #include "model/utf8.h"
@@ -6,6 +7,31 @@
 namespace perfgate {
 namespace {
 constexpr std::size_t kChunkSize = 64 * 1024;
+}
+
+std::size_t TextHash::operator()(std::string_view text) const noexcept {
+  constexpr std::uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;
+  auto mix = [](std::uint64_t h, std::uint64_t word) {
+    h = (h ^ word) * kMultiplier;
+    return h ^ (h >> 32);
+  };
+  const char* p = text.data();
+  std::size_t n = text.size();
+  std::uint64_t h = mix(0, n);
+  std::uint64_t word = 0;
+  for (; n >= 8; p += 8, n -= 8) {
+    std::memcpy(&word, p, 8);
+    h = mix(h, word);
+  }
+  if (n > 0) {  // the last 1 to 7 bytes: the final 8 bytes of a longer text, else the bytes alone
+    word = 0;
+    if (text.size() >= 8)
+      std::memcpy(&word, text.data() + text.size() - 8, 8);
+    else
+      std::memcpy(&word, p, n);
+    h = mix(h, word);
+  }
+  return h ^ (h >> 29);
 }
 
 StringPool::StringPool() {
