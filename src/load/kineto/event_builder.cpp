@@ -102,6 +102,18 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
   return {};
 }
 
+StringId InternCache::intern(StringPool& pool, std::string_view text) {
+  if (text.empty()) return kNoString;
+  auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(text[i])); };
+  std::size_t slot =
+      (text.size() * 31 + byte(0) * 7 + byte(text.size() / 2) * 3 + byte(text.size() - 1)) % entries_.size();
+  Entry& entry = entries_[slot];
+  if (entry.text == text) return entry.id;
+  StringId id = pool.intern(text);
+  entry = {pool.view(id), id};
+  return id;
+}
+
 std::string EventBuilder::add_complete(const RawEvent& e) {
   EventClass cls = classify_category(e.cat);
   if (cls == EventClass::Ignored) {
@@ -118,7 +130,7 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
   if (*duration > kMaxDurationNs)
     return fmt::format("absurd duration ({} us, over 30 days)", shown(e.dur_ns, e.dur_text));
   TimeNs end = *start + *duration;
-  StringId name = block_.strings.intern(e.name);
+  StringId name = names_.intern(block_.strings, e.name);
 
   switch (cls) {
     case EventClass::Op:
@@ -165,8 +177,8 @@ void EventBuilder::add_host_event(const RawEvent& e, EventClass cls, TimeNs star
   d.sequence_number = e.sequence_number ? static_cast<std::int32_t>(*e.sequence_number & 0x7FFFFFFF) : -1;
   d.flops = e.flops && *e.flops >= 0 ? static_cast<float>(*e.flops) : -1.0f;
   if (!e.concrete_inputs.empty()) d.concrete_inputs = strings.intern(e.concrete_inputs);
-  if (!e.input_dims.empty()) d.input_dims = strings.intern(e.input_dims);
-  if (!e.input_types.empty()) d.input_types = strings.intern(e.input_types);
+  if (!e.input_dims.empty()) d.input_dims = shapes_.intern(strings, e.input_dims);
+  if (!e.input_types.empty()) d.input_types = shapes_.intern(strings, e.input_types);
   if (!e.call_stack.empty()) d.call_stack = strings.intern(e.call_stack);
   HostEvent h;
   h.start = start;

@@ -3,8 +3,10 @@
 // writes into an EventBlock, in ids local to the block (BlockMerger makes them the profile's).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "load/kineto/categories.h"
@@ -12,6 +14,21 @@
 #include "load/kineto/raw_event.h"
 
 namespace perfgate::kineto {
+
+// Event names, shapes and types repeat (the same ops and kernels every step), and names run to
+// hundreds of bytes: a text found here is compared with the pool's copy, not hashed again. Slots
+// are picked by the length and three bytes. Valid for one StringPool (the builder's block).
+class InternCache {
+ public:
+  StringId intern(StringPool& pool, std::string_view text);
+
+ private:
+  struct Entry {
+    std::string_view text;  // the pool's copy
+    StringId id = kNoString;
+  };
+  std::array<Entry, 256> entries_{};
+};
 
 class EventBuilder {
  public:
@@ -39,6 +56,8 @@ class EventBuilder {
   std::unordered_map<std::string, std::uint32_t> text_ids_;
   ThreadKey last_thread_key_;  // the thread of the previous event: most events follow their neighbour's
   std::uint32_t last_thread_ = kNone;
+  InternCache names_;
+  InternCache shapes_;  // input dims and types
 };
 
 }  // namespace perfgate::kineto
