@@ -55,12 +55,12 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
   if (peak) sums.peak_name = peak->name.empty() ? peak->match : peak->name;
   for (std::size_t i = 0; i < flops.size(); ++i) {
     if (!stats.in_window(i)) continue;
-    if (stats.bottom_eligible(i) && stats.total_device(i) > 0) {
-      sums.eligible_device += stats.total_device(i);
+    if (TimeNs device = stats.bottom_eligible(i) ? stats.total_device(i) : 0; device > 0) {
+      sums.eligible_device += device;
       // Known when the op or an op it calls has a count.
       bool known = false;
       for (std::size_t k = i; k < stats.subtree_end(i) && !known; ++k) known = flops[k] > 0;
-      if (known) sums.eligible_device_counted += stats.total_device(i);
+      if (known) sums.eligible_device_counted += device;
     }
     if (flops[i] <= 0) continue;
     sums.flops += flops[i];

@@ -35,12 +35,13 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& acc) {
   ++acc.calls;
   acc.host_total += h.end - h.start;
   acc.host_self += h.end - h.start;  // callees and runtime calls are subtracted afterwards
+  TimeNs tc = s.total_tc(e);         // a walk of the op's subtree: once
   acc.device_total += s.total_device(e);
   acc.device_self += s.self_device(e);
-  acc.tc_device += s.total_tc(e);
+  acc.tc_device += tc;
   acc.kernel_calls += s.self_kernels(e);
   acc.eligible = acc.eligible || s.eligible(e);
-  acc.uses_tc = acc.uses_tc || s.total_tc(e) > 0;
+  acc.uses_tc = acc.uses_tc || tc > 0;
   acc.flops += in.flops[e];
   (s.backward(e) ? acc.backward : acc.forward) = true;
 }

@@ -51,7 +51,8 @@ TensorCoreShapeReport tensor_core_shapes(const Profile& p, const OpStats& stats,
   std::map<std::pair<StringId, StringId>, ShapeFindingRow> rows;
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     if (!stats.in_window(e) || !stats.bottom_eligible(e)) continue;
-    if (stats.total_device(e) == 0 || stats.total_tc(e) > 0) continue;
+    TimeNs device = stats.total_device(e);
+    if (device == 0 || stats.total_tc(e) > 0) continue;
     const HostEvent& h = p.host_events[e];
     not_using_tc.insert(h.name);
     const OpDetails& d = p.details(h);
@@ -68,7 +69,7 @@ TensorCoreShapeReport tensor_core_shapes(const Profile& p, const OpStats& stats,
       row.misaligned = c ? c->misaligned : "";
     }
     ++row.calls;
-    row.device += stats.total_device(e);
+    row.device += device;
   }
   for (auto& [key, row] : rows) {
     if (!row.misaligned.empty()) ++report.misaligned;

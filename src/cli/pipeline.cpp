@@ -8,8 +8,8 @@ namespace {
 
 using SharedAnalyser = std::shared_future<std::shared_ptr<const WorkerAnalyser>>;
 
-// Compiling the classification's patterns (RE2) is a fixed cost of every run, most of a small
-// one's CPU (a quarter of the example's): unless --threads is 1 it runs beside the reading of the first input.
+// Compiling the classification's patterns (RE2) is a fixed cost of every run, a quarter of the
+// example's CPU: unless --threads is 1 it runs beside the reading of the first input.
 SharedAnalyser start_analyser(const Classification& classification, const AnalysisOptions& options,
                               bool beside_loading) {
   auto make = [&classification, options] {
