@@ -175,6 +175,17 @@ TEST(PiecewiseReader, EveryCutAndReadSizeGivesTheSerialProfile) {
   }
 }
 
+// The serial reader keeps an event's names as views into its read buffer, which each read
+// overwrites: reads of a few bytes put every event across several of them.
+TEST(PiecewiseReader, TheSerialReadGivesOneProfileAtAnyReadSize) {
+  std::string text = order_sensitive_trace(24);
+  std::string expected = describe(serial(text));
+  for (std::size_t step : {7ul, 64ul, 4096ul}) {  // from 3 bytes: the first read holds the BOM
+    SCOPED_TRACE(fmt::format("reads of {}", step));
+    EXPECT_EQ(describe(kineto::read_trace(std::make_unique<TextSource>(text, step), "t.json", {})), expected);
+  }
+}
+
 // A text pid stands for the device where the args name none: text ids are numbered -1, -2, ... in
 // the order they first appear in the trace, whichever piece they are in.
 TEST(PiecewiseReader, TextPidsNumberDevicesInOrderOfFirstAppearance) {

@@ -2,13 +2,14 @@
 
 namespace perfgate::kineto {
 
-void NameCounts::add(const std::string& name, std::uint64_t count) {
-  auto it = index_.find(name);
+void NameCounts::add(std::string_view name, std::uint64_t count) {
+  key_.assign(name);
+  auto it = index_.find(key_);
   if (it != index_.end()) {
     entries_[it->second].second += count;
   } else if (entries_.size() < limit_) {
-    index_.emplace(name, entries_.size());
-    entries_.emplace_back(name, count);
+    index_.emplace(key_, entries_.size());
+    entries_.emplace_back(key_, count);
   } else {
     refused_ = true;
   }

@@ -59,7 +59,7 @@ struct DeviceFromTextPid {
 class NameCounts {
  public:
   explicit NameCounts(std::size_t limit) : limit_(limit) {}
-  void add(const std::string& name, std::uint64_t count = 1);
+  void add(std::string_view name, std::uint64_t count = 1);
   void clear() {
     entries_.clear();
     index_.clear();
@@ -72,6 +72,7 @@ class NameCounts {
   std::size_t limit_;
   std::vector<std::pair<std::string, std::uint64_t>> entries_;
   std::unordered_map<std::string, std::size_t> index_;
+  std::string key_;  // the name looked up, reused: no allocation per event
   bool refused_ = false;
 };
 

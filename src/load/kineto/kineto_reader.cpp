@@ -82,6 +82,7 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     }
     std::size_t used = parser.done() ? 0 : parser.write_some(true, data, n, ec);
     if (ec) throw fail(ec, offset + used);
+    parser.handler().keep_views();  // the buffer is read into again
     if (used < n && !only_whitespace(data + used, n - used))
       throw InputError(
           fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + used));

@@ -80,6 +80,7 @@ void parse_piece(Piece& piece, int max_depth, bool driver_calls) {
   boost::json::basic_parser<TraceHandler> parser(trace_parse_options(max_depth), builder);
   boost::system::error_code ec;
   parser.write_some(true, "[", 1, ec);
+  // One buffer for the whole piece: the handler's views into it stay valid to the end.
   std::size_t used = parser.write_some(true, piece.text.data(), piece.text.size(), ec);
   if (ec) return;
   if (parser.handler().document_closed()) {
@@ -304,6 +305,7 @@ class PiecewiseRead {
     if (top_.done()) return only_whitespace(data, size);
     boost::system::error_code ec;
     std::size_t used = top_.write_some(true, data, size, ec);
+    top_.handler().keep_views();  // the piece's text is reused
     return !ec && (used == size || only_whitespace(data + used, size - used));
   }
 

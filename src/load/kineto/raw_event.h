@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace perfgate::kineto {
 
@@ -24,9 +25,15 @@ struct IdValue {
 };
 
 struct RawEvent {
-  std::string ph;
-  std::string cat;
-  std::string name;
+  // Views: into the parser's input while it holds the event's text (nearly always), else into the
+  // copies below (a value that came in parts or was repaired, or whose input buffer is about to be
+  // reused: TraceHandler::keep_views).
+  std::string_view ph;
+  std::string_view cat;
+  std::string_view name;
+  std::string ph_copy;
+  std::string cat_copy;
+  std::string name_copy;
   // ts and dur: nanoseconds when the trace wrote integer microseconds, else the exact number text
   // in microseconds (read by micros_text_to_nanos).
   std::optional<std::int64_t> ts_ns;
@@ -69,9 +76,9 @@ struct RawEvent {
   std::optional<std::int64_t> total_reserved;
 
   void clear() {
-    ph.clear();
-    cat.clear();
-    name.clear();
+    ph = {};
+    cat = {};
+    name = {};
     ts_ns.reset();
     dur_ns.reset();
     ts_text.clear();

@@ -282,6 +282,7 @@ bool TraceHandler::on_string(string_view s, std::size_t, error_code& ec) {
   if (!frames_.empty() && (capturing_ || pending_ != Field::Unknown || top() == Frame::TopObject) &&
       !check_kept_size(text_.size() + value.size(), ec))
     return false;
+  value_in_input_ = text_.empty();
   if (!text_.empty()) {
     text_.append(value);
     value = text_;
@@ -292,6 +293,7 @@ bool TraceHandler::on_string(string_view s, std::size_t, error_code& ec) {
     std::size_t replaced = 0;
     repaired_ = repair_utf8(value, replaced);
     value = repaired_;
+    value_in_input_ = false;
     ++invalid_utf8_;
   }
   bool ok = string_value(value, ec);
@@ -344,18 +346,40 @@ bool TraceHandler::top_level_scalar(std::string_view text) {
   return true;
 }
 
+// A value in the parser's input is kept as a view until the input changes (keep_views); one the
+// handler assembled (from parts, or repaired) is copied at once.
+void TraceHandler::keep_text(std::string_view& field, std::string& copy, std::string_view s) const {
+  if (value_in_input_) {
+    field = s;
+  } else {
+    copy.assign(s);
+    field = copy;
+  }
+}
+
+void TraceHandler::keep_views() {
+  auto keep = [](std::string_view& field, std::string& copy) {
+    if (field.empty() || field.data() == copy.data()) return;
+    copy.assign(field);
+    field = copy;
+  };
+  keep(event_.ph, event_.ph_copy);
+  keep(event_.cat, event_.cat_copy);
+  keep(event_.name, event_.name_copy);
+}
+
 bool TraceHandler::event_string(std::string_view s, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
   switch (field) {
     case Field::Ph:
-      event_.ph.assign(s);
+      keep_text(event_.ph, event_.ph_copy, s);
       break;
     case Field::Cat:
-      event_.cat.assign(s);
+      keep_text(event_.cat, event_.cat_copy, s);
       break;
     case Field::Name:
-      event_.name.assign(s);
+      keep_text(event_.name, event_.name_copy, s);
       break;
     case Field::Pid:
       set_id_text(event_.pid, s);

@@ -46,6 +46,9 @@ class TraceHandler {
   std::uint64_t events_seen() const { return events_seen_; }
   // The document's outermost container has closed.
   bool document_closed() const { return metadata_.saw_trace_events && frames_.empty(); }
+  // The input buffer the parser was given is about to be reused or freed: the event in progress
+  // copies the text it holds as views. Call after every write_some before the buffer changes.
+  void keep_views();
   // String values that were not valid UTF-8: each bad byte was replaced by U+FFFD.
   std::uint64_t invalid_utf8_strings() const { return invalid_utf8_; }
 
@@ -98,6 +101,7 @@ class TraceHandler {
   bool args_number(const Number& n, error_code& ec);
   bool event_string(std::string_view s, error_code& ec);
   bool args_string(std::string_view s, error_code& ec);
+  void keep_text(std::string_view& field, std::string& copy, std::string_view s) const;
   bool top_level_scalar(std::string_view text);
   bool start_skip();
   void start_capture(CaptureTarget target, char open);
@@ -123,7 +127,8 @@ class TraceHandler {
   std::int32_t* int_array_ = nullptr;
   std::uint64_t events_seen_ = 0;
   std::uint64_t invalid_utf8_ = 0;
-  std::string repaired_;  // the current string value with invalid UTF-8 replaced
+  std::string repaired_;         // the current string value with invalid UTF-8 replaced
+  bool value_in_input_ = false;  // the current string value is a view into the parser's input
   std::string error_;
 };
 
