@@ -112,7 +112,7 @@ class FieldIndex {
       slots_[slot] = {words.head, words.tail, name, field};
     }
   }
-  constexpr Field operator()(std::string_view key) const {
+  [[gnu::always_inline]] constexpr Field operator()(std::string_view key) const {
     if (key.empty()) return Field::Unknown;
     KeyWords words = key_words(key);
     for (std::size_t slot = key_slot(words, key.size());; slot = (slot + 1) % kSlots) {

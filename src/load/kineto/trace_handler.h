@@ -89,17 +89,18 @@ class TraceHandler {
   };
 
   Frame top() const { return frames_.back(); }
-  bool begin_container(char open, error_code& ec);
-  bool end_container(char close, error_code& ec);
-  bool string_value(std::string_view s, error_code& ec);
+  [[gnu::always_inline]] inline bool begin_container(char open, error_code& ec);
+  [[gnu::always_inline]] inline bool end_container(char close, error_code& ec);
+  [[gnu::always_inline]] inline bool string_value(std::string_view s, error_code& ec);
   bool check_kept_size(std::size_t bytes, error_code& ec);
   static bool is_integer_arg(Field field);
-  bool number_value(const Number& n, error_code& ec);
-  bool event_number(const Number& n, error_code& ec);
+  // Inlined into on_int64 and its siblings: a trace is mostly numbers (600 K in ResNet-50).
+  [[gnu::always_inline]] inline bool number_value(const Number& n, error_code& ec);
+  [[gnu::always_inline]] inline bool event_number(const Number& n, error_code& ec);
   static void store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text);
   std::string_view number_text(string_view last);
   bool args_number(const Number& n, error_code& ec);
-  bool event_string(std::string_view s, error_code& ec);
+  [[gnu::always_inline]] inline bool event_string(std::string_view s, error_code& ec);
   bool args_string(std::string_view s, error_code& ec);
   void keep_text(std::string_view& field, std::string& copy, std::string_view s) const;
   bool top_level_scalar(std::string_view text);
