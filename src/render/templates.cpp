@@ -13,14 +13,17 @@ std::string_view template_text(std::string_view name) {
   return text;
 }
 
+std::string template_escape(std::string_view text) {
+  return kainjow::mustache::html_escape<std::string>(xml_safe_text(text));
+}
+
 std::string render_template(std::string_view name, const TemplateData& data, bool escape) {
   kainjow::mustache::mustache tmpl{std::string(template_text(name))};
   if (!tmpl.is_valid()) throw std::logic_error(std::string(name) + ": " + tmpl.error_message());
   if (!escape)
     tmpl.set_custom_escape([](const std::string& s) { return s; });
   else  // invalid UTF-8 and characters HTML forbids never reach the page
-    tmpl.set_custom_escape(
-        [](const std::string& s) { return kainjow::mustache::html_escape<std::string>(xml_safe_text(s)); });
+    tmpl.set_custom_escape([](const std::string& s) { return template_escape(s); });
   std::string out = tmpl.render(data);
   if (!tmpl.is_valid()) throw std::logic_error(std::string(name) + ": " + tmpl.error_message());
   return out;

@@ -17,6 +17,10 @@ std::string_view template_text(std::string_view name);
 // Markdown renderer escapes its own values). Throws std::logic_error for a template error.
 std::string render_template(std::string_view name, const TemplateData& data, bool escape = true);
 
+// How render_template escapes a value: characters XML forbids dropped, then & < > " ' as entities.
+// For markup written in code that goes into a template unescaped ({{{...}}}).
+std::string template_escape(std::string_view text);
+
 // A list, and a partial (another template by name) for use as data.
 TemplateData template_list();
 TemplateData template_partial(std::string_view name);

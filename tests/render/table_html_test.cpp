@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "render/html/table_view.h"
+#include "render/templates.h"
+
+namespace perfgate {
+namespace {
+
+ReportTable small_table() {
+  ReportTable t;
+  t.name = "ops";
+  t.title = "Ops";
+  t.columns = {{"calls", "count", ""}, {"name", "", ""}, {"call_stack", "", ""}};
+  t.rows.push_back({std::int64_t{3}, std::string("a<b & \"c\" 'd'"), std::string("f (x.py:1)")});
+  t.rows.push_back({std::int64_t{2}, std::string(120, 'k'), std::string("")});
+  return t;
+}
+
+std::string page_of(const ReportTable& t, std::size_t max_rows) {
+  return render_template("table.html.mustache", table_view(t, max_rows, "ops"));
+}
+
+// The rows are written in code (table_view.cpp), not by the template: the markup and escaping are
+// pinned here, as the template wrote them.
+TEST(TableHtml, RowsAreTheTemplatesMarkupWithEveryTextEscaped) {
+  std::string page = page_of(small_table(), 10);
+  EXPECT_NE(page.find("<tbody>\n<tr><td class=\"num\" data-sort=\"3\">3</td>"
+                      "<td class=\"text\">a&lt;b &amp; &quot;c&quot; &apos;d&apos;</td>"
+                      "<td class=\"text line\" title=\"f (x.py:1)\">f (x.py:1)</td></tr>\n"
+                      "<tr><td class=\"num\" data-sort=\"2\">2</td><td class=\"text\" title=\"" +
+                      std::string(120, 'k') + "\">"),
+            std::string::npos)
+      << page;
+  EXPECT_NE(page.find("<td class=\"text line\"></td></tr>\n</tbody>"), std::string::npos) << page;
+  EXPECT_EQ(page.find("No rows."), std::string::npos);
+  EXPECT_EQ(page.find(">" + std::string(120, 'k') + "<"), std::string::npos) << "the cell shows it cut";
+}
+
+TEST(TableHtml, ATableWithoutRowsSaysSo) {
+  ReportTable t = small_table();
+  t.rows.clear();
+  EXPECT_NE(page_of(t, 10).find("<tbody>\n<tr><td colspan=\"3\">No rows.</td></tr>\n</tbody>"),
+            std::string::npos);
+  EXPECT_NE(page_of(small_table(), 0).find("No rows."), std::string::npos);  // none shown
+}
+
+TEST(TableHtml, OnlyTheRowsShownAreWritten) {
+  std::string page = page_of(small_table(), 1);
+  EXPECT_NE(page.find("data-sort=\"3\""), std::string::npos);
+  EXPECT_EQ(page.find("data-sort=\"2\""), std::string::npos);
+  EXPECT_NE(page.find("the first 1 of 2 rows"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace perfgate
