@@ -89,12 +89,14 @@ class TraceHandler {
   };
 
   Frame top() const { return frames_.back(); }
+  // The paths every value takes are forced inline into the parser's callbacks (the compiler left
+  // them as calls; inlined, ResNet-50 took 857 -> 826 M instructions). Only trace_handler.cpp,
+  // which defines them, calls them.
   [[gnu::always_inline]] inline bool begin_container(char open, error_code& ec);
   [[gnu::always_inline]] inline bool end_container(char close, error_code& ec);
   [[gnu::always_inline]] inline bool string_value(std::string_view s, error_code& ec);
   bool check_kept_size(std::size_t bytes, error_code& ec);
   static bool is_integer_arg(Field field);
-  // Inlined into on_int64 and its siblings: a trace is mostly numbers (600 K in ResNet-50).
   [[gnu::always_inline]] inline bool number_value(const Number& n, error_code& ec);
   [[gnu::always_inline]] inline bool event_number(const Number& n, error_code& ec);
   static void store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text);
