@@ -13,7 +13,7 @@ using SharedAnalyser = std::shared_future<std::shared_ptr<const WorkerAnalyser>>
 SharedAnalyser start_analyser(const Classification& classification, const AnalysisOptions& options,
                               bool beside_loading) {
   auto make = [&classification, options] {
-    return std::shared_ptr<const WorkerAnalyser>(std::make_shared<WorkerAnalyser>(classification, options));
+    return std::make_shared<const WorkerAnalyser>(classification, options);
   };
   return std::async(beside_loading ? std::launch::async : std::launch::deferred, make).share();
 }
