@@ -139,7 +139,7 @@ int run_analyze(const AnalyzeArgs& a) {
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, a.profiles);
-  bool written = write_outputs(report, rules, outputs);
+  bool written = write_outputs(report, rules, outputs, a.threads);
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
   bool recorded = !a.history.record || record_run(report, a.history, labels);
@@ -195,8 +195,9 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "ProfilerStep#N; for nsys exports also step/iteration names such as 'train_step 3'")
       ->type_name("REGEX");
   cmd->add_option("--threads", args->threads,
-                  "Threads that read the profiles (default 0: one per core); a large trace is parsed in "
-                  "pieces on all of them, several files one per thread")
+                  "Threads that read the profiles and write the reports (default 0: one per core); a large "
+                  "trace is parsed in pieces on all of them, several files one per thread, several reports "
+                  "side by side")
       ->type_name("N")
       ->check(CLI::Range(0, 1024));
   cmd->add_option("--detailed-workers", args->detailed_workers,

@@ -1,9 +1,13 @@
 #include "cli/outputs.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -28,13 +32,8 @@ std::string now_utc() {
   return fmt::format("{:%Y-%m-%d %H:%M:%S} UTC", seconds);
 }
 
-void warn_if_large(const std::string& path, std::size_t bytes) {
-  if (bytes > kLargeReportBytes)
-    std::cerr << fmt::format("perfgate: warning: {} is {:.1f} MB; open it in a browser with patience\n", path,
-                             static_cast<double>(bytes) / 1e6);
-}
-
-void write_html(const ReportModel& report, const OutputArgs& a) {
+// Returns the size of the page.
+std::size_t write_html(const ReportModel& report, const OutputArgs& a) {
   HtmlOptions o;
   o.external_assets = a.html_assets == "external";
   o.max_rows = a.html_rows;
@@ -46,7 +45,7 @@ void write_html(const ReportModel& report, const OutputArgs& a) {
     write_file_atomically((dir / kHtmlJsName).string(), html.js);
   }
   write_file_atomically(a.html, html.page);
-  warn_if_large(a.html, html.page.size());
+  return html.page.size();
 }
 
 // A FILE or DIR option given as "" would write nothing and still exit 0.
@@ -160,47 +159,111 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
                "Put the time of the run in the reports (off: same input, same bytes)");
 }
 
-bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a) {
-  bool ok = true;
-  auto attempt = [&](const std::string& path, const std::function<void()>& write) {
-    if (path.empty()) return;
+namespace {
+
+// One output file (or pair of files): written on whichever thread takes it; what it has to say
+// (a failure, a size warning) is kept and printed in the fixed order of the outputs.
+struct OutputTask {
+  std::function<void(std::string& messages)> write;
+  int cost = 0;  // rough: tasks start costliest first
+  std::string messages;
+  bool failed = false;
+  std::exception_ptr error;  // anything but an OutputError: rethrown once every task is done
+
+  void run() {
     try {
-      write();
+      write(messages);
     } catch (const OutputError& e) {
-      std::cerr << "perfgate: " << log_text(e.what()) << '\n';
-      ok = false;
+      messages += fmt::format("perfgate: {}\n", log_text(e.what()));
+      failed = true;
+    } catch (...) {
+      error = std::current_exception();
     }
+  }
+};
+
+std::string html_messages(const ReportModel& report, const OutputArgs& a) {
+  std::string messages;
+  std::size_t bytes = write_html(report, a);
+  if (bytes > kLargeReportBytes)
+    messages = fmt::format("perfgate: warning: {} is {:.1f} MB; open it in a browser with patience\n", a.html,
+                           static_cast<double>(bytes) / 1e6);
+  return messages;
+}
+
+// The tasks of the outputs asked for, in the order their messages are printed.
+std::vector<OutputTask> output_tasks(const ReportModel& report, const OutputArgs& a) {
+  std::vector<OutputTask> tasks;
+  auto add = [&](const std::string& path, std::function<void(std::string&)> write, int cost = 0) {
+    if (!path.empty()) tasks.push_back(OutputTask{std::move(write), cost, {}, false, nullptr});
   };
-  attempt(a.json, [&] {
-    write_file_atomically(
-        a.json, [&](const std::function<void(std::string_view)>& write) { write_json(report, write); });
-  });
-  attempt(a.html, [&] { write_html(report, a); });
-  attempt(a.markdown, [&] {
+  add(
+      a.json,
+      [&](std::string&) {
+        write_file_atomically(
+            a.json, [&](const std::function<void(std::string_view)>& write) { write_json(report, write); });
+      },
+      1);
+  add(
+      a.html, [&](std::string& messages) { messages += html_messages(report, a); }, 2);
+  add(a.markdown, [&](std::string&) {
     write_file_atomically(a.markdown, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
   });
-  attempt(a.xlsx, [&] {
-    XlsxOptions o;
-    if (a.timestamp) o.created = std::time(nullptr);
-    write_xlsx(report, a.xlsx, o);
-  });
-  attempt(a.junit, [&] { write_file_atomically(a.junit, render_junit(report, a.warnings_fail)); });
-  attempt(a.gitlab, [&] {
+  add(
+      a.xlsx,
+      [&](std::string&) {
+        XlsxOptions o;
+        if (a.timestamp) o.created = std::time(nullptr);
+        write_xlsx(report, a.xlsx, o);
+      },
+      3);
+  add(a.junit, [&](std::string&) { write_file_atomically(a.junit, render_junit(report, a.warnings_fail)); });
+  add(a.gitlab, [&](std::string&) {
     fs::path dir(a.gitlab);
     write_file_atomically((dir / kGitlabCodeQualityName).string(),
                           render_gitlab_code_quality(report, a.gitlab_path));
     write_file_atomically((dir / kGitlabMetricsName).string(), render_openmetrics(report));
   });
-  if (a.github) {
-    std::cout << render_github_annotations(report) << std::flush;
-    if (const char* summary = std::getenv("GITHUB_STEP_SUMMARY"); summary && *summary)
-      attempt(summary, [&] {
-        append_to_file(summary, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
-      });
-  }
-  attempt(a.pr_comment, [&] {
+  const char* summary = a.github ? std::getenv("GITHUB_STEP_SUMMARY") : nullptr;
+  add(summary ? summary : "", [&report, &a, path = std::string(summary ? summary : "")](std::string&) {
+    append_to_file(path, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
+  });
+  add(a.pr_comment, [&](std::string&) {
     write_file_atomically(a.pr_comment, render_markdown(report, MarkdownOptions{true, kPrCommentBudget}));
   });
+  return tasks;
+}
+
+// Runs the tasks on up to `threads` threads (this one included), the costliest first: the XLSX
+// workbook and the HTML page take most of the time of writing every report.
+void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
+  std::vector<std::size_t> order(tasks.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return tasks[x].cost > tasks[y].cost; });
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < order.size();) tasks[order[i]].run();
+  };
+  std::vector<std::thread> helpers;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, tasks.size()); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread& helper : helpers) helper.join();
+}
+
+}  // namespace
+
+bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a, unsigned threads) {
+  std::vector<OutputTask> tasks = output_tasks(report, a);
+  run_tasks(tasks, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
+  bool ok = true;
+  for (const OutputTask& task : tasks) {
+    std::cerr << task.messages;
+    ok = ok && !task.failed;
+  }
+  for (const OutputTask& task : tasks)
+    if (task.error) std::rethrow_exception(task.error);
+  if (a.github) std::cout << render_github_annotations(report) << std::flush;
   return ok;
 }
 

@@ -101,10 +101,13 @@ void remove_registered_temp_paths() {
 unsigned output_mode(const std::string& target) {
   struct stat existing {};
   if (::stat(target.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) return existing.st_mode & 07777;
-  // umask can only be read by setting it: set and restore at once (the outputs are written by one
-  // thread).
-  mode_t mask = ::umask(022);
-  ::umask(mask);
+  // umask can only be read by setting it: read once, and set to the strictest value meanwhile, so
+  // that a file another thread creates in that moment is never more open than the user asked.
+  static const mode_t mask = [] {
+    mode_t m = ::umask(077);
+    ::umask(m);
+    return m;
+  }();
   return 0666u & ~static_cast<unsigned>(mask);
 }
 

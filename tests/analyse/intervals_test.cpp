@@ -19,6 +19,35 @@ TEST(Intervals, MergeSortsJoinsTouchingAndDropsEmpty) {
   EXPECT_TRUE(merge({}).empty());
 }
 
+// Lists of 1 to 100 ascending runs (as host events are, thread after thread), some beyond the number
+// of runs that are merged rather than sorted: the union equals an instant-by-instant count.
+TEST(Intervals, MergeOfAscendingRunsMatchesAnInstantByInstantUnion) {
+  std::mt19937 random(11);
+  for (int runs : {1, 2, 3, 5, 8, 63, 64, 65, 100}) {
+    IntervalList list;
+    for (int run = 0; run < runs; ++run) {
+      TimeNs start = random() % 50;
+      for (int i = 0; i < 1 + static_cast<int>(random() % 6); ++i) {
+        start += static_cast<TimeNs>(random() % 30);
+        list.push_back({start, start + static_cast<TimeNs>(random() % 12)});  // some empty
+      }
+    }
+    std::vector<bool> covered(400, false);
+    for (Interval r : list)
+      for (TimeNs t = r.start; t < r.end; ++t) covered[static_cast<std::size_t>(t)] = true;
+    IntervalList expected;
+    for (std::size_t t = 0; t < covered.size(); ++t) {
+      if (!covered[t]) continue;
+      auto at = static_cast<TimeNs>(t);
+      if (!expected.empty() && expected.back().end == at)
+        expected.back().end = at + 1;
+      else
+        expected.push_back({at, at + 1});
+    }
+    EXPECT_TRUE(same(merge(list), expected)) << runs << " runs";
+  }
+}
+
 TEST(Intervals, IntersectClip) {
   IntervalList a{{0, 10}, {20, 30}};
   IntervalList b{{5, 25}};

@@ -39,10 +39,12 @@ const char* kFiles[] = {"r.json",
                         "gitlab/gl-code-quality-report.json",
                         "gitlab/metrics.txt"};
 
+// The outputs are written side by side (--threads 4) or one after another (--threads 1): the same
+// bytes.
 TEST(Outputs, EveryOutputAtOnceAndTheSameBytesTwice) {
   std::string a = temp_dir(), b = temp_dir();
-  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q" + all_outputs(a)).exit_code, 0);
-  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q" + all_outputs(b)).exit_code, 0);
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --threads 4" + all_outputs(a)).exit_code, 0);
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --threads 1" + all_outputs(b)).exit_code, 0);
   for (const char* f : kFiles) {
     std::string first = read_text(a + "/" + f);
     EXPECT_FALSE(first.empty()) << f;
@@ -175,13 +177,21 @@ TEST(Outputs, TimestampOnlyWhenAsked) {
   EXPECT_TRUE(contains(read_text(dir + "/b.html"), " UTC"));
 }
 
+// Written side by side, the outputs' failures are still printed in the order of the outputs.
 TEST(Outputs, OneFailingOutputDoesNotStopTheOthers) {
   std::string dir = temp_dir();
-  CommandResult r = run_perfgate("analyze " + kExample + " -q --html /no/such/folder/r.html --json " + dir +
-                                 "/r.json --xlsx /no/such/folder/r.xlsx --md " + dir + "/r.md");
+  CommandResult r = run_perfgate(
+      "analyze " + kExample + " -q --threads 4 --html /no/such/folder/r.html --json " + dir +
+      "/r.json --xlsx /no/such/folder/r.xlsx --md " + dir + "/r.md --junit /no/such/folder/j.xml");
   EXPECT_EQ(r.exit_code, 3);
-  EXPECT_TRUE(contains(r.out, "/no/such/folder/r.html: cannot write")) << r.out;
-  EXPECT_TRUE(contains(r.out, "/no/such/folder/r.xlsx: cannot write")) << r.out;
+  std::size_t html = r.out.find("/no/such/folder/r.html: cannot write");
+  std::size_t xlsx = r.out.find("/no/such/folder/r.xlsx: cannot write");
+  std::size_t junit = r.out.find("/no/such/folder/j.xml: cannot write");
+  ASSERT_NE(html, std::string::npos) << r.out;
+  ASSERT_NE(xlsx, std::string::npos) << r.out;
+  ASSERT_NE(junit, std::string::npos) << r.out;
+  EXPECT_LT(html, xlsx) << r.out;
+  EXPECT_LT(xlsx, junit) << r.out;
   EXPECT_FALSE(contains(r.out, "[ERROR]")) << "no library message: " << r.out;
   EXPECT_FALSE(read_text(dir + "/r.json").empty());
   EXPECT_FALSE(read_text(dir + "/r.md").empty());
