@@ -265,7 +265,7 @@ struct ReportModel {
 // The worker's tables, and every table's columns with no rows (for documentation).
 std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const ReportWorker& report);
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
-std::vector<ReportTable> table_schemas();
+const std::vector<ReportTable>& table_schemas();  // built once
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
 // The recent trend of `metric` in a history baseline, or nullptr.
 const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric);

@@ -25,8 +25,7 @@ std::string gpu_architecture_text(const ReportGpu& g) {
 }
 
 std::string table_title(std::string_view table) {
-  static const std::vector<ReportTable> schemas = table_schemas();
-  const ReportTable* t = find_table(schemas, table);
+  const ReportTable* t = find_table(table_schemas(), table);
   return t ? t->title : std::string(table);
 }
 

@@ -695,7 +695,9 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   return out;
 }
 
-std::vector<ReportTable> table_schemas() {
+namespace {
+
+std::vector<ReportTable> build_table_schemas() {
   WorkerAnalysis empty;
   ReportWorker report;
   std::vector<ReportTable> tables = worker_tables(empty, report);
@@ -704,6 +706,13 @@ std::vector<ReportTable> table_schemas() {
   for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
   for (ReportTable& t : delta_tables(ReportModel{}, Baseline{})) tables.push_back(std::move(t));
   return tables;
+}
+
+}  // namespace
+
+const std::vector<ReportTable>& table_schemas() {
+  static const std::vector<ReportTable> schemas = build_table_schemas();  // a rule file asks for it per rule
+  return schemas;
 }
 
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name) {

@@ -241,14 +241,14 @@ class RuleChecker {
 
   void check_see() {
     if (r_.see.empty()) return;
-    std::vector<ReportTable> schemas = table_schemas();
+    const std::vector<ReportTable>& schemas = table_schemas();
     for (const std::string& name : r_.see) known_table("see", schemas, name);
   }
 
   void check_offenders() {
     if (!r_.offenders) return;
     const OffenderQuery& q = *r_.offenders;
-    std::vector<ReportTable> schemas = table_schemas();
+    const std::vector<ReportTable>& schemas = table_schemas();
     const ReportTable* table = known_table("offenders", schemas, q.table);
     if (!table) return;
     std::vector<std::string_view> columns;
