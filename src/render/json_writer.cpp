@@ -26,7 +26,14 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
+  // Runs of printable ASCII that need no escape (nearly all of a report) are appended whole.
+  auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '/'; };
   for (std::size_t i = 0; i < s.size();) {
+    std::size_t run = i;
+    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
     auto c = static_cast<unsigned char>(s[i]);
     if (c >= 0x80) {
       std::size_t n = utf8_sequence(s, i);

@@ -23,6 +23,10 @@ TEST(JsonWriter, EscapesEverythingATraceCanHold) {
   auto v = boost::json::parse(out, ec);
   ASSERT_FALSE(ec);
   EXPECT_EQ(std::string(v.as_string()), std::string("a\"b\\c\n\t\x01</script>\xEF\xBF\xBD\xc3\xa9"));
+  // DEL is escaped, a slash only right after '<'; plain runs before, between and after escapes.
+  out.clear();
+  append_json_string(out, "x/y\x7fz<a/b></c>\"");
+  EXPECT_EQ(out, R"("x/y\u007fz<a/b><\/c>\"")");
 }
 
 TEST(JsonWriter, NumbersAreShortAndStable) {

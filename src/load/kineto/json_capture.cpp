@@ -4,78 +4,57 @@
 
 namespace perfgate::kineto {
 
-void JsonCapture::separator() {
-  if (after_key_) {
-    after_key_ = false;
-    return;
-  }
-  if (need_comma_) text_ += ',';
-}
-
-void JsonCapture::quoted(std::string_view s) {
-  text_ += '"';
-  // Runs of characters that need no escape (nearly all) are appended whole, not one by one.
+// Room is asked for the plain case (quotes and s); each escape asks again for what it needs.
+void JsonCapture::append_quoted(std::string_view s) {
+  char* p = room(s.size() + 2);
+  *p++ = '"';
+  // Runs of characters that need no escape (nearly all) are copied whole, not one by one.
   auto plain = [](unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; };
   while (!s.empty()) {
     std::size_t run = 0;
     while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
-    text_.append(s.data(), run);
+    std::memcpy(p, s.data(), run);
+    p += run;
     s.remove_prefix(run);
     if (s.empty()) break;
     unsigned char c = static_cast<unsigned char>(s.front());
     s.remove_prefix(1);
+    commit(p);
+    p = room(6 + s.size() + 1);
+    *p++ = '\\';
     switch (c) {
       case '"':
-        text_ += "\\\"";
-        break;
       case '\\':
-        text_ += "\\\\";
+        *p++ = static_cast<char>(c);
         break;
       case '\n':
-        text_ += "\\n";
+        *p++ = 'n';
         break;
       case '\r':
-        text_ += "\\r";
+        *p++ = 'r';
         break;
       case '\t':
-        text_ += "\\t";
+        *p++ = 't';
         break;
-      default:
-        text_ += fmt::format("\\u{:04x}", c);  // the other control characters
+      default:  // the other control characters
+        p = fmt::format_to(p, "u{:04x}", c);
     }
   }
-  text_ += '"';
-}
-
-void JsonCapture::begin_container(char open) {
-  separator();
-  text_ += open;
-  ++depth_;
-  need_comma_ = false;
-}
-
-void JsonCapture::end_container(char close) {
-  text_ += close;
-  --depth_;
-  need_comma_ = true;
+  *p++ = '"';
+  commit(p);
 }
 
 void JsonCapture::key(std::string_view k) {
-  separator();
-  quoted(k);
-  text_ += ':';
+  commit(separator(room(1)));
+  append_quoted(k);
+  *room(1) = ':';
+  ++size_;
   after_key_ = true;
 }
 
 void JsonCapture::string_value(std::string_view s) {
-  separator();
-  quoted(s);
-  need_comma_ = true;
-}
-
-void JsonCapture::raw_value(std::string_view literal) {
-  separator();
-  text_ += literal;
+  commit(separator(room(1)));
+  append_quoted(s);
   need_comma_ = true;
 }
 

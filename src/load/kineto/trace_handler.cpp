@@ -85,18 +85,24 @@ void TraceHandler::start_capture(CaptureTarget target, char open) {
 
 void TraceHandler::finish_capture() {
   capturing_ = false;
-  const std::string& text = capture_.text();
+  std::string_view text = capture_.text();
   // Shapes of huge tensor lists are dropped rather than kept past the string limit.
   bool keep = text.size() <= kMaxKeptString;
+  auto keep_in = [&](std::string& field) {  // assigned, not replaced: the field's memory is reused
+    if (keep)
+      field.assign(text);
+    else
+      field.clear();
+  };
   switch (capture_target_) {
     case CaptureTarget::InputDims:
-      event_.input_dims = keep ? text : std::string();
+      keep_in(event_.input_dims);
       break;
     case CaptureTarget::InputTypes:
-      event_.input_types = keep ? text : std::string();
+      keep_in(event_.input_types);
       break;
     case CaptureTarget::ConcreteInputs:
-      event_.concrete_inputs = keep ? text : std::string();
+      keep_in(event_.concrete_inputs);
       break;
     case CaptureTarget::DeviceProperties:
       metadata_.device_properties = text;
