@@ -131,9 +131,12 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
     return;
   }
   bool gzip = input.format == InputFormat::KinetoJsonGzip;
+  // Read in pieces, the thread that cuts them inflates too (into the buffer it cuts, with no copy),
+  // while the others parse; a one-thread read inflates ahead on a thread of its own.
   auto open = [&]() -> std::unique_ptr<ByteSource> {
     auto file = std::make_unique<FileSource>(input.path);
     if (!gzip) return file;
+    if (threads > 1) return make_gzip_source(std::move(file));
     return make_prefetch_source(make_gzip_source(std::move(file)));
   };
   Profile profile = kineto::read_trace(open, input.path, on_progress,
