@@ -122,6 +122,15 @@ TEST(KinetoReader, CategoriesOfBothSchemasAndOtherAccelerators) {
   EXPECT_EQ(classify_category("python_function"), EventClass::PythonFunction);
   EXPECT_EQ(classify_category("gpu_user_annotation"), EventClass::GpuAnnotation);
   EXPECT_EQ(classify_category("cuda_sync"), EventClass::Ignored);
+  // Any case, the whole name; categories longer than any name still end in _runtime or _driver.
+  EXPECT_EQ(classify_category("CPU_OP"), EventClass::Op);
+  EXPECT_EQ(classify_category("Trace"), EventClass::ProfilerSpan);
+  EXPECT_EQ(classify_category("XPU_Runtime"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("kernels"), EventClass::Ignored);
+  EXPECT_EQ(classify_category(""), EventClass::Ignored);
+  EXPECT_EQ(classify_category("a_very_long_accelerator_vendor_name_Runtime"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("a_very_long_accelerator_vendor_name_DRIVER"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("a_very_long_accelerator_vendor_name_kernel"), EventClass::Ignored);
   EXPECT_EQ(kineto::parse_memcpy_name("Memcpy DtoH (Device -> Pinned)").kind, CopyKind::DeviceToHost);
   EXPECT_FALSE(kineto::parse_memcpy_name("Memcpy DtoH (Device -> Pinned)").pageable);
 }

@@ -42,12 +42,18 @@ constexpr std::array<std::pair<std::string_view, EventClass>, 14> kCategories = 
 }  // namespace
 
 EventClass classify_category(std::string_view category) {
-  // Kineto writes the names in lower case: an exact match first, then any case.
-  for (const auto& [name, cls] : kCategories)
-    if (category == name) return cls;
-  for (const auto& [name, cls] : kCategories)
-    if (iequals(category, name)) return cls;
-  if (iequals(category, "trace")) return EventClass::ProfilerSpan;
+  // Any case (Kineto writes lower case, older PyTorch "Operator", "Kernel"): the category is
+  // lower-cased once, then compared exactly with the names, all lower case. Names are shorter than
+  // the buffer; a longer category can only be another accelerator's runtime or driver.
+  char buffer[32];
+  std::string_view lower;
+  if (category.size() <= sizeof buffer) {
+    std::transform(category.begin(), category.end(), buffer, ascii_lower);
+    lower = std::string_view(buffer, category.size());
+    for (const auto& [name, cls] : kCategories)
+      if (lower == name) return cls;
+    if (lower == "trace") return EventClass::ProfilerSpan;
+  }
   // Other accelerators' host APIs (mtia_runtime, xpu_runtime, privateuse1_runtime, hip_driver...).
   if (iends_with(category, "_runtime") || iends_with(category, "_driver")) return EventClass::Runtime;
   return EventClass::Ignored;
