@@ -46,13 +46,29 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& acc) {
   (s.backward(e) ? acc.backward : acc.forward) = true;
 }
 
-OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes) {
+// The op type of each name, matched once: a name has a row per input shape (ResNet-50: 580 rows of
+// 79 names), and the type patterns are a set of regexes.
+class OpTypeOf {
+ public:
+  explicit OpTypeOf(const OpTableInputs& in) : in_(in) {}
+  const std::string& operator()(StringId name) {
+    auto [it, inserted] = known_.try_emplace(name, nullptr);
+    if (inserted) it->second = &in_.classification.op_type(in_.profile.str(name));
+    return *it->second;
+  }
+
+ private:
+  const OpTableInputs& in_;
+  std::unordered_map<StringId, const std::string*> known_;
+};
+
+OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes, OpTypeOf& type_of) {
   const Profile& p = in.profile;
   const HostEvent& first = p.host_events[acc.first_call];
   OpRow r;
   r.name = std::string(p.str(first.name));
   if (with_shapes) r.input_shapes = std::string(p.str(p.details(first).input_dims));
-  r.op_type = in.classification.op_type(r.name);
+  r.op_type = type_of(first.name);
   r.direction = acc.forward && acc.backward ? Direction::Both
                 : acc.backward              ? Direction::Backward
                                             : Direction::Forward;
@@ -112,11 +128,12 @@ std::optional<OpRow> no_op_row(const OpTableInputs& in) {
 }
 
 template <typename Key>
-std::vector<OpRow> rows_of(const OpTableInputs& in, std::map<Key, OpAccumulator>& groups, bool with_shapes) {
+std::vector<OpRow> rows_of(const OpTableInputs& in, std::map<Key, OpAccumulator>& groups, bool with_shapes,
+                           OpTypeOf& type_of) {
   std::vector<OpRow> rows;
   rows.reserve(groups.size());
   for (auto it = groups.begin(); it != groups.end(); it = groups.erase(it))
-    rows.push_back(finish(in, it->second, with_shapes));
+    rows.push_back(finish(in, it->second, with_shapes, type_of));
   std::sort(rows.begin(), rows.end(), by_device_time);
   return rows;
 }
@@ -138,21 +155,18 @@ TimeNs cpu_overhead(const OpTableInputs& in, std::size_t e, IntervalList& scratc
   return span.end - span.start - length_within(scratch, span);
 }
 
-std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in) {
+std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) {
   const Profile& p = in.profile;
   SortedUnion busy(p.gpu_activities.size());  // activities are sorted by start
   for (const GpuActivity& a : p.gpu_activities) busy.add({a.start, a.end});
   IntervalList gpu_busy = busy.take();
 
   std::map<std::string, TypeAccumulator> types;
-  std::unordered_map<StringId, const std::string*> type_of;
   IntervalList scratch;
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
     const HostEvent& h = p.host_events[e];
-    auto [it, inserted] = type_of.try_emplace(h.name, nullptr);
-    if (inserted) it->second = &in.classification.op_type(p.str(h.name));
-    TypeAccumulator& acc = types[*it->second];
+    TypeAccumulator& acc = types[type_of(h.name)];
     OpTypeRow& r = acc.row;
     TimeNs duration = h.end - h.start;
     r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
@@ -214,12 +228,13 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
     subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
-  out.ops = rows_of(in, by_name, false);
+  OpTypeOf type_of(in);
+  out.ops = rows_of(in, by_name, false, type_of);
   if (std::optional<OpRow> outside = no_op_row(in)) {
     out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), *outside, by_device_time), *outside);
   }
-  out.ops_by_shape = rows_of(in, by_shape, true);
-  out.op_types = op_type_rows(in);
+  out.ops_by_shape = rows_of(in, by_shape, true, type_of);
+  out.op_types = op_type_rows(in, type_of);
 
   // DLProf's "Top 10 GPU ops": by the GPU time each op launched itself, so that nothing counts twice.
   // Ranked by index, not by copying the table (it has a row per op name).
