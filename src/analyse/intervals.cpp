@@ -2,45 +2,14 @@
 
 #include <algorithm>
 
+#include "model/stable_order.h"
+
 namespace perfgate {
 
-namespace {
-
-// Sorts by start. The lists merged are mostly a few ascending runs (host events of one thread after
-// another, kernels in launch order): those runs are merged, in O(n log runs); others are sorted.
-void sort_by_start(IntervalList& ranges) {
-  constexpr std::size_t kMaxRuns = 64;
-  auto by_start = [](Interval a, Interval b) { return a.start < b.start; };
-  auto first_descent = std::is_sorted_until(ranges.begin(), ranges.end(), by_start);
-  if (first_descent == ranges.end()) return;
-  std::vector<std::size_t> bounds{0, static_cast<std::size_t>(first_descent - ranges.begin())};
-  for (std::size_t i = bounds.back() + 1; i < ranges.size(); ++i) {
-    if (ranges[i].start >= ranges[i - 1].start) continue;
-    if (bounds.size() == kMaxRuns) {
-      std::sort(ranges.begin(), ranges.end(), by_start);
-      return;
-    }
-    bounds.push_back(i);
-  }
-  bounds.push_back(ranges.size());
-  while (bounds.size() > 2) {  // neighbouring runs merged pairwise until one is left
-    std::vector<std::size_t> merged{0};
-    for (std::size_t j = 0; j + 1 < bounds.size(); j += 2) {
-      std::size_t end = j + 2 < bounds.size() ? bounds[j + 2] : bounds[j + 1];
-      std::inplace_merge(ranges.begin() + static_cast<std::ptrdiff_t>(bounds[j]),
-                         ranges.begin() + static_cast<std::ptrdiff_t>(bounds[j + 1]),
-                         ranges.begin() + static_cast<std::ptrdiff_t>(end), by_start);
-      merged.push_back(end);
-    }
-    bounds = std::move(merged);
-  }
-}
-
-}  // namespace
-
 void merge_in_place(IntervalList& ranges) {
-  sort_by_start(ranges);  // ties in any order: the union does not depend on it
-  std::size_t kept = 0;   // ranges[0, kept) is the merged prefix; writing never overtakes reading
+  // Mostly ascending runs: host events thread after thread, kernels in launch order.
+  stable_sort_runs(ranges.begin(), ranges.end(), [](Interval a, Interval b) { return a.start < b.start; });
+  std::size_t kept = 0;  // ranges[0, kept) is the merged prefix; writing never overtakes reading
   for (Interval r : ranges) {
     if (r.end <= r.start) continue;
     if (kept > 0 && r.start <= ranges[kept - 1].end) {
