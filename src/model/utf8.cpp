@@ -8,6 +8,25 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
+// A text under 8 bytes (phases, short categories, names) is ASCII: two overlapping loads that cover it.
+bool short_ascii(std::string_view s) {
+  std::size_t n = s.size();
+  const char* p = s.data();
+  if (n >= 4) {
+    std::uint32_t head = 0, tail = 0;
+    std::memcpy(&head, p, 4);
+    std::memcpy(&tail, p + n - 4, 4);
+    return ((head | tail) & 0x80808080u) == 0;
+  }
+  if (n >= 2) {
+    std::uint16_t head = 0, tail = 0;
+    std::memcpy(&head, p, 2);
+    std::memcpy(&tail, p + n - 2, 2);
+    return ((head | tail) & 0x8080u) == 0;
+  }
+  return n == 0 || (static_cast<unsigned char>(p[0]) & 0x80) == 0;
+}
+
 }  // namespace
 
 std::size_t utf8_sequence(std::string_view s, std::size_t i) {
@@ -44,10 +63,8 @@ bool is_valid_utf8(std::string_view s) {
       if (s.size() >= 8) {   // the last 8 bytes, overlapping bytes already checked
         std::memcpy(&word, s.data() + s.size() - 8, 8);
         if ((word & kHighBits) == 0) return true;
-      } else {
-        unsigned char any = 0;
-        for (std::size_t j = i; j < s.size(); ++j) any |= static_cast<unsigned char>(s[j]);
-        if ((any & 0x80) == 0) return true;
+      } else if (short_ascii(s)) {
+        return true;
       }
     }
     std::size_t n = utf8_sequence(s, i);

@@ -114,6 +114,18 @@ TEST(Utf8, ValidatorAndRepair) {
       EXPECT_TRUE(is_valid_utf8(ascii.substr(0, at))) << at;
     }
   }
+  // Texts under 8 bytes are checked as two overlapping words: a high byte at any place is seen.
+  for (std::size_t size = 1; size < 8; ++size) {
+    for (std::size_t at = 0; at < size; ++at) {
+      std::string text(size, 'x');
+      EXPECT_TRUE(is_valid_utf8(text)) << size;
+      text[at] = '\x80';
+      EXPECT_FALSE(is_valid_utf8(text)) << size << " " << at;
+      if (at + 2 <= size) {
+        EXPECT_TRUE(is_valid_utf8(text.replace(at, 2, "\xc3\xa9"))) << size << " " << at;
+      }
+    }
+  }
   std::size_t replaced = 0;
   EXPECT_EQ(repair_utf8("a\xff"
                         "b\xc0\xaf",

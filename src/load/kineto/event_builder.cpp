@@ -179,7 +179,7 @@ void EventBuilder::add_host_event(const RawEvent& e, EventClass cls, TimeNs star
   if (!e.concrete_inputs.empty()) d.concrete_inputs = strings.intern(e.concrete_inputs);
   if (!e.input_dims.empty()) d.input_dims = shapes_.intern(strings, e.input_dims);
   if (!e.input_types.empty()) d.input_types = shapes_.intern(strings, e.input_types);
-  if (!e.call_stack.empty()) d.call_stack = strings.intern(e.call_stack);
+  if (!e.call_stack.empty()) d.call_stack = stacks_.intern(strings, e.call_stack);
   HostEvent h;
   h.start = start;
   h.end = end;

@@ -58,6 +58,7 @@ class EventBuilder {
   std::uint32_t last_thread_ = kNone;
   InternCache names_;
   InternCache shapes_;  // input dims and types
+  InternCache stacks_;  // call stacks: long (ResNet-50: 790 bytes on average), and few distinct
 };
 
 }  // namespace perfgate::kineto
