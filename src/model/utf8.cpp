@@ -1,5 +1,6 @@
 #include "model/utf8.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
@@ -92,6 +93,8 @@ std::string repair_utf8(std::string_view s, std::size_t& replaced) {
 }
 
 std::string xml_safe_text(std::string_view s) {
+  // Printable ASCII (nearly every cell of a workbook) has nothing to repair or drop.
+  if (std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {

@@ -43,6 +43,16 @@ std::string cell_text(const ReportCell& cell, std::string_view unit) {
   return format_value(v, unit);
 }
 
+std::optional<std::size_t> cell_text_length_bound(double v, std::string_view unit) {
+  if (unit != "us" && unit != "%" && unit != "count") return std::nullopt;
+  double magnitude = std::fabs(v);
+  // Integer digits, one more than |v| has, as rounding may carry (9.96 -> "10.0"), and log10's
+  // error at a power of ten is covered by it too.
+  std::size_t digits = magnitude < 1 ? 2 : static_cast<std::size_t>(std::floor(std::log10(magnitude))) + 2;
+  std::size_t separators = unit == "%" ? 0 : digits / 3;
+  return 1 + digits + separators + 3;  // sign, digits, thousands separators, point and 2 decimals
+}
+
 bool on_trace_clock(std::string_view table, std::string_view column) {
   return (column == "start_us" && (table == "iterations" || table == "gpu_gaps")) ||
          (column == "time_us" && table == "memory_curve");

@@ -16,6 +16,10 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
 
 // Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
 std::string cell_text(const ReportCell& cell, std::string_view unit);
+// At least the length of cell_text of a finite number, without formatting it, for the units
+// cell_text formats itself ("us", "%", "count"); nullopt for the others. The workbook sizes columns
+// by the text's length and formats only a number that might widen its column.
+std::optional<std::size_t> cell_text_length_bound(double v, std::string_view unit);
 
 // The unit a column's header shows in parentheses, or "" when it would say nothing: text and
 // count columns ("rank", "calls"), and names that already end in their unit ("duration_us",

@@ -373,6 +373,27 @@ TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {
   EXPECT_EQ(cell_text(ReportCell{999.0}, "us"), "999.0");
 }
 
+// The workbook formats a number only when it might widen its column: the bound must never be
+// below the text's length, at any magnitude, sign, or rounding that carries (9.96 -> "10.0").
+TEST(Reports, CellTextLengthBoundIsNeverBelowTheText) {
+  std::vector<double> values = {0, 0.04, 0.05, 0.96, 9.95, 9.96, 99.96, 999.95, 999.96, 9999.999, 1e5};
+  for (double scale = 1e-3; scale < 1e17; scale *= 7.3) values.push_back(scale);
+  for (double p = 1; p < 1e17; p *= 10) {
+    values.push_back(p);
+    values.push_back(p - 0.04);
+    values.push_back(p - 0.004);
+  }
+  for (double v : std::vector<double>(values)) values.push_back(-v);
+  for (std::string_view unit : {"us", "%", "count"}) {
+    for (double v : values) {
+      std::size_t length = cell_text(ReportCell{v}, unit).size();
+      ASSERT_TRUE(cell_text_length_bound(v, unit).has_value()) << unit;
+      EXPECT_GE(*cell_text_length_bound(v, unit), length) << v << " " << unit;
+    }
+  }
+  EXPECT_FALSE(cell_text_length_bound(1.5, "bytes").has_value());  // formatted by format_value
+}
+
 std::string unzip(const std::string& xlsx, const std::string& member) {
   std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
   FILE* pipe = ::popen(command.c_str(), "r");

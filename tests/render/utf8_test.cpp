@@ -134,6 +134,9 @@ TEST(Utf8, ValidatorAndRepair) {
             "b\xEF\xBF\xBD\xEF\xBF\xBD");
   EXPECT_EQ(replaced, 3u);
   EXPECT_EQ(xml_safe_text("a\x01\tb\xef\xbf\xbe"), "a\tb");
+  EXPECT_EQ(xml_safe_text(" plain ~text!"), " plain ~text!");  // printable ASCII as it is
+  EXPECT_EQ(xml_safe_text("del\x7f kept"), "del\x7f kept");    // XML 1.0 allows U+007F
+  EXPECT_EQ(xml_safe_text("end\x1f"), "end");
 }
 
 TEST(Utf8, BadNamesAreRepairedAndCounted) {

@@ -52,6 +52,8 @@ class Workbook {
  private:
   lxw_format* format_for(std::string_view unit);
   void note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars);
+  // Whether a text of up to `chars` characters would widen the column (note_width's rule).
+  bool may_widen(lxw_worksheet* ws, std::size_t col, std::size_t chars);
 
   std::string path_;
   std::string tmpdir_;
