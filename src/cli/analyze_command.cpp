@@ -139,7 +139,9 @@ int run_analyze(const AnalyzeArgs& a) {
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, a.profiles);
-  bool written = write_outputs(report, rules, outputs, a.threads);
+  LoadOptions budget;  // the reports take the threads one input would: --threads, else the usable cores
+  budget.max_threads = a.threads;
+  bool written = write_outputs(report, rules, outputs, threads_per_input(budget, 1));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
   bool recorded = !a.history.record || record_run(report, a.history, labels);

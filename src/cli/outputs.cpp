@@ -255,7 +255,7 @@ void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
 
 bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a, unsigned threads) {
   std::vector<OutputTask> tasks = output_tasks(report, a);
-  run_tasks(tasks, threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : threads);
+  run_tasks(tasks, std::max(1u, threads));
   bool ok = true;
   for (const OutputTask& task : tasks) {
     std::cerr << task.messages;

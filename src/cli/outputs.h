@@ -41,7 +41,7 @@ std::string default_gitlab_path(const RunLabels& labels, const std::vector<std::
 void check_output_paths(const OutputArgs& args, const std::vector<std::string>& profiles,
                         const std::vector<std::string>& baselines);
 
-// Writes every output asked for, each atomically, on up to `threads` threads (0: one per core); one
+// Writes every output asked for, each atomically, on up to `threads` threads (at least one); one
 // that fails does not stop the others. Returns false (after printing each failure on stderr, in the
 // order of the outputs) when any failed.
 bool write_outputs(const ReportModel& report, const RuleSet& rules, const OutputArgs& args, unsigned threads);
