@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -165,7 +166,7 @@ namespace {
 // (a failure, a size warning) is kept and printed in the fixed order of the outputs.
 struct OutputTask {
   std::function<void(std::string& messages)> write;
-  int cost = 0;  // rough: tasks start costliest first
+  int cost = 0;  // tasks start costliest first
   std::string messages;
   bool failed = false;
   std::exception_ptr error;  // anything but an OutputError: rethrown once every task is done
@@ -194,41 +195,37 @@ std::string html_messages(const ReportModel& report, const OutputArgs& a) {
 // The tasks of the outputs asked for, in the order their messages are printed.
 std::vector<OutputTask> output_tasks(const ReportModel& report, const OutputArgs& a) {
   std::vector<OutputTask> tasks;
-  auto add = [&](const std::string& path, std::function<void(std::string&)> write, int cost = 0) {
+  // `cost`: the workbook, then the page, then the JSON report start first; the rest are small.
+  auto add = [&](const std::string& path, int cost, std::function<void(std::string&)> write) {
     if (!path.empty()) tasks.push_back(OutputTask{std::move(write), cost, {}, false, nullptr});
   };
-  add(
-      a.json,
-      [&](std::string&) {
-        write_file_atomically(
-            a.json, [&](const std::function<void(std::string_view)>& write) { write_json(report, write); });
-      },
-      1);
-  add(
-      a.html, [&](std::string& messages) { messages += html_messages(report, a); }, 2);
-  add(a.markdown, [&](std::string&) {
+  add(a.json, 1, [&](std::string&) {
+    write_file_atomically(
+        a.json, [&](const std::function<void(std::string_view)>& write) { write_json(report, write); });
+  });
+  add(a.html, 2, [&](std::string& messages) { messages += html_messages(report, a); });
+  add(a.markdown, 0, [&](std::string&) {
     write_file_atomically(a.markdown, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
   });
-  add(
-      a.xlsx,
-      [&](std::string&) {
-        XlsxOptions o;
-        if (a.timestamp) o.created = std::time(nullptr);
-        write_xlsx(report, a.xlsx, o);
-      },
-      3);
-  add(a.junit, [&](std::string&) { write_file_atomically(a.junit, render_junit(report, a.warnings_fail)); });
-  add(a.gitlab, [&](std::string&) {
+  add(a.xlsx, 3, [&](std::string&) {
+    XlsxOptions o;
+    if (a.timestamp) o.created = std::time(nullptr);
+    write_xlsx(report, a.xlsx, o);
+  });
+  add(a.junit, 0,
+      [&](std::string&) { write_file_atomically(a.junit, render_junit(report, a.warnings_fail)); });
+  add(a.gitlab, 0, [&](std::string&) {
     fs::path dir(a.gitlab);
     write_file_atomically((dir / kGitlabCodeQualityName).string(),
                           render_gitlab_code_quality(report, a.gitlab_path));
     write_file_atomically((dir / kGitlabMetricsName).string(), render_openmetrics(report));
   });
   const char* summary = a.github ? std::getenv("GITHUB_STEP_SUMMARY") : nullptr;
-  add(summary ? summary : "", [&report, &a, path = std::string(summary ? summary : "")](std::string&) {
-    append_to_file(path, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
+  std::string summary_path = summary ? summary : "";
+  add(summary_path, 0, [&report, &a, summary_path](std::string&) {
+    append_to_file(summary_path, render_markdown(report, MarkdownOptions{false, a.markdown_budget}));
   });
-  add(a.pr_comment, [&](std::string&) {
+  add(a.pr_comment, 0, [&](std::string&) {
     write_file_atomically(a.pr_comment, render_markdown(report, MarkdownOptions{true, kPrCommentBudget}));
   });
   return tasks;
@@ -246,7 +243,13 @@ void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
     for (std::size_t i; (i = next.fetch_add(1)) < order.size();) tasks[order[i]].run();
   };
   std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, tasks.size()); ++t) helpers.emplace_back(work);
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, tasks.size()); ++t) {
+    try {
+      helpers.emplace_back(work);
+    } catch (const std::system_error&) {  // no more threads: the ones there are do the rest
+      break;
+    }
+  }
   work();
   for (std::thread& helper : helpers) helper.join();
 }
