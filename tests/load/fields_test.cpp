@@ -48,8 +48,11 @@ TEST(FieldLookup, EveryLabelLooksUpToItsField) {
 // A key matches only when every byte does: the lookup compares the first and last 8 bytes, and the
 // middle of keys longer than 16, so each of those places is changed here.
 TEST(FieldLookup, ANearMissIsUnknown) {
-  for (const char* key : {"", "p", "phx", "xph", "Ph", "na me", "nam", "namee", "arg", "argS", "dUr"})
+  for (const char* key :
+       {"",   "p",  "phx", "xph", "Ph",  "na me", "nam",  "namee", "arg",  "argS",  "dUr", "pd",
+        "tx", "di", "cap", "pit", "tip", "dut",   "cat ", "Name",  "nome", "args ", "gsra"})
     EXPECT_EQ(event_field(key), Field::Unknown) << key;
+  EXPECT_EQ(event_field(std::string_view("na\0e", 4)), Field::Unknown);
   for (const char* key : {"External iD", "Xxternal id", "External_id", "External idx", "registers per threaD",
                           "Registers per thread", "registers pXr thread", "registers per thread ",
                           "est. achieved occupancy", "est. achieved occupanXy %", "ts", "args"})

@@ -191,7 +191,6 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 32> kArgs = {{
 }};
 
 inline constexpr FieldIndex kTopLevelIndex(kTopLevel);
-inline constexpr FieldIndex kEventIndex(kEvent);
 inline constexpr FieldIndex kArgsIndex(kArgs);
 
 }  // namespace fields_detail
@@ -200,8 +199,48 @@ inline constexpr FieldIndex kArgsIndex(kArgs);
 inline Field top_level_field(std::string_view key) {
   return fields_detail::kTopLevelIndex(key);
 }
+namespace fields_detail {
+
+// The bytes of a key of 2 to 4 bytes as one number (the same at compile time and at run time).
+constexpr std::uint32_t short_key_word(const char* p, std::size_t n) {
+  if (n == 2) return static_cast<std::uint32_t>(load<std::uint16_t>(p));
+  if (n == 3) return static_cast<std::uint32_t>(load<std::uint16_t>(p) | (load<std::uint8_t>(p + 2) << 16));
+  return static_cast<std::uint32_t>(load<std::uint32_t>(p));
+}
+constexpr std::uint32_t operator""_key(const char* p, std::size_t n) {
+  return short_key_word(p, n);
+}
+
+}  // namespace fields_detail
+
+// The nine event keys are 2 to 4 bytes long (584,000 of ResNet-50's 956,000 keys): told apart by
+// their length and one word of their bytes, with no table.
 inline Field event_field(std::string_view key) {
-  return fields_detail::kEventIndex(key);
+  using fields_detail::operator""_key;
+  if (key.size() < 2 || key.size() > 4) return Field::Unknown;
+  std::uint32_t word = fields_detail::short_key_word(key.data(), key.size());
+  switch (key.size()) {
+    case 2:
+      return word == "ph"_key   ? Field::Ph
+             : word == "ts"_key ? Field::Ts
+             : word == "id"_key ? Field::Id
+                                : Field::Unknown;
+    case 3:
+      switch (word) {
+        case "cat"_key:
+          return Field::Cat;
+        case "pid"_key:
+          return Field::Pid;
+        case "tid"_key:
+          return Field::Tid;
+        case "dur"_key:
+          return Field::Dur;
+        default:
+          return Field::Unknown;
+      }
+    default:
+      return word == "name"_key ? Field::Name : word == "args"_key ? Field::Args : Field::Unknown;
+  }
 }
 inline Field args_field(std::string_view key) {
   return fields_detail::kArgsIndex(key);
