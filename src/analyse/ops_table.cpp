@@ -28,47 +28,32 @@ struct OpAccumulator {
   bool backward = false;
 };
 
-// What one call adds to its rows: computed once, added to its row by name and its row by shape
-// (the totals walk the op's subtree).
-struct OpCall {
-  std::uint32_t event = 0;
-  TimeNs host = 0;
-  TimeNs device_total = 0;
-  TimeNs device_self = 0;
-  TimeNs tc = 0;
-  std::uint32_t kernels = 0;
-  bool eligible = false;
-  bool backward = false;
-  double flops = 0;
-};
-
-OpCall op_call(const OpTableInputs& in, std::size_t e) {
+// Adds one call to its row by name and its row by shape; its totals (walks of the op's subtree)
+// are computed once for both.
+void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, OpAccumulator& by_shape) {
   const OpStats& s = in.stats;
   const HostEvent& h = in.profile.host_events[e];
-  return OpCall{static_cast<std::uint32_t>(e),
-                h.end - h.start,
-                s.total_device(e),
-                s.self_device(e),
-                s.total_tc(e),
-                s.self_kernels(e),
-                s.eligible(e),
-                s.backward(e),
-                in.flops[e]};
-}
-
-void add_call(const OpCall& call, OpAccumulator& acc) {
-  if (acc.calls == 0) acc.first_call = call.event;
-  ++acc.calls;
-  acc.host_total += call.host;
-  acc.host_self += call.host;  // callees and runtime calls are subtracted afterwards
-  acc.device_total += call.device_total;
-  acc.device_self += call.device_self;
-  acc.tc_device += call.tc;
-  acc.kernel_calls += call.kernels;
-  acc.eligible = acc.eligible || call.eligible;
-  acc.uses_tc = acc.uses_tc || call.tc > 0;
-  acc.flops += call.flops;
-  (call.backward ? acc.backward : acc.forward) = true;
+  TimeNs host = h.end - h.start;
+  TimeNs device_total = s.total_device(e);
+  TimeNs device_self = s.self_device(e);
+  TimeNs tc = s.total_tc(e);
+  std::uint32_t kernels = s.self_kernels(e);
+  bool eligible = s.eligible(e);
+  bool backward = s.backward(e);
+  for (OpAccumulator* acc : {&by_name, &by_shape}) {
+    if (acc->calls == 0) acc->first_call = static_cast<std::uint32_t>(e);
+    ++acc->calls;
+    acc->host_total += host;
+    acc->host_self += host;  // callees and runtime calls are subtracted afterwards
+    acc->device_total += device_total;
+    acc->device_self += device_self;
+    acc->tc_device += tc;
+    acc->kernel_calls += kernels;
+    acc->eligible = acc->eligible || eligible;
+    acc->uses_tc = acc->uses_tc || tc > 0;
+    acc->flops += in.flops[e];
+    (backward ? acc->backward : acc->forward) = true;
+  }
 }
 
 // The op type of each name, matched once: a name has a row per input shape (ResNet-50: 580 rows of
@@ -239,9 +224,7 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     const HostEvent& h = p.host_events[e];
     if (!counted(e)) continue;
-    OpCall call = op_call(in, e);
-    add_call(call, by_name[h.name]);
-    add_call(call, by_shape[{h.name, p.details(h).input_dims}]);
+    add_call(in, e, by_name[h.name], by_shape[{h.name, p.details(h).input_dims}]);
   }
   // Self host time, as the plugin defines it: minus every range directly inside and the op's own
   // runtime calls.
