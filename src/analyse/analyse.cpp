@@ -1,8 +1,5 @@
 // Wires the analysers together for one profile, then for a run of workers.
-#include <atomic>
-#include <exception>
 #include <functional>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +27,7 @@
 #include "analyse/tensor_cores.h"
 #include "analyse/timeline.h"
 #include "analyse/window.h"
+#include "model/side_by_side.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {
@@ -69,32 +67,6 @@ void interval_stage(const Profile& profile, const Attribution& attribution, Name
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
   w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals);
   communication_time(intervals, w.window, w.communication);
-}
-
-// Runs the tasks on up to `threads` threads (this one included), in order when 1; rethrows the
-// first task's exception, in task order.
-void run_side_by_side(unsigned threads, const std::vector<std::function<void()>>& tasks) {
-  if (threads <= 1) {
-    for (const auto& task : tasks) task();
-    return;
-  }
-  std::vector<std::exception_ptr> errors(tasks.size());
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < tasks.size(); i = next++) {
-      try {
-        tasks[i]();
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, tasks.size()); ++t) helpers.emplace_back(work);
-  work();
-  for (auto& t : helpers) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
 }
 
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,

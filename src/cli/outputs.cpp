@@ -1,20 +1,18 @@
 #include "cli/outputs.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <filesystem>
 #include <functional>
 #include <iostream>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "model/side_by_side.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/escape.h"
@@ -231,27 +229,16 @@ std::vector<OutputTask> output_tasks(const ReportModel& report, const OutputArgs
   return tasks;
 }
 
-// Runs the tasks on up to `threads` threads (this one included), the costliest first: the XLSX
-// workbook and the HTML page take most of the time of writing every report.
+// Runs the tasks side by side, the costliest first: the XLSX workbook and the HTML page take most
+// of the time of writing every report.
 void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
-  std::vector<std::size_t> order(tasks.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t x, std::size_t y) { return tasks[x].cost > tasks[y].cost; });
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < order.size();) tasks[order[i]].run();
-  };
-  std::vector<std::thread> helpers;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, tasks.size()); ++t) {
-    try {
-      helpers.emplace_back(work);
-    } catch (const std::system_error&) {  // no more threads: the ones there are do the rest
-      break;
-    }
-  }
-  work();
-  for (std::thread& helper : helpers) helper.join();
+  std::vector<OutputTask*> by_cost;
+  for (OutputTask& task : tasks) by_cost.push_back(&task);
+  std::stable_sort(by_cost.begin(), by_cost.end(),
+                   [](const OutputTask* x, const OutputTask* y) { return x->cost > y->cost; });
+  std::vector<std::function<void()>> runs;
+  for (OutputTask* task : by_cost) runs.emplace_back([task] { task->run(); });
+  run_side_by_side(threads, runs);  // OutputTask::run keeps its own errors: nothing is rethrown here
 }
 
 }  // namespace
