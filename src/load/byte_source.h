@@ -1,10 +1,12 @@
-// Where trace bytes come from: a file read in fixed-size chunks (never mapped whole, so memory
-// stays flat), optionally decompressed as it is read.
+// Where trace bytes come from: a file read in fixed-size chunks, or a plain file mapped into memory
+// and parsed where it lies (its pages handed back as the reading passes them, so memory stays
+// flat either way), optionally decompressed as it is read.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace perfgate {
 
@@ -15,6 +17,14 @@ class ByteSource {
   virtual std::size_t read(char* out, std::size_t size) = 0;
   // Bytes of the file on disk consumed so far (progress and error positions).
   virtual std::uint64_t file_bytes_consumed() const = 0;
+
+  // A source whose bytes are in memory already (a mapped file) lends them instead of copying them
+  // with read(): lend(n) gives the next up to n bytes (empty at the end), valid until release()
+  // passes them. Readers check lends() once and then use one way or the other.
+  virtual bool lends() const { return false; }
+  virtual std::string_view lend(std::size_t) { return {}; }
+  // The bytes lent before `end` are no longer needed: their memory may be handed back.
+  virtual void release(const char* /*end*/) {}
 };
 
 class FileSource : public ByteSource {
@@ -27,6 +37,7 @@ class FileSource : public ByteSource {
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
   std::uint64_t file_size() const { return size_; }
   const std::string& path() const { return path_; }
+  int fd() const { return fd_; }
 
  private:
   std::string path_;
@@ -34,6 +45,10 @@ class FileSource : public ByteSource {
   std::uint64_t size_ = 0;
   std::uint64_t consumed_ = 0;
 };
+
+// A plain file mapped read-only (a MappedFile, src/load/mapped_file.cpp), or a FileSource where it
+// cannot be mapped.
+std::unique_ptr<ByteSource> open_plain_file(const std::string& path);
 
 // gzip (or zlib) stream over a file; concatenated gzip members are read as one stream.
 std::unique_ptr<ByteSource> make_gzip_source(std::unique_ptr<FileSource> file);

@@ -131,11 +131,12 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
     return;
   }
   bool gzip = input.format == InputFormat::KinetoJsonGzip;
-  // Read in pieces, the thread that cuts them inflates too (into the buffer it cuts, with no copy),
-  // while the others parse; a one-thread read inflates ahead on a thread of its own.
+  // A plain file is mapped and parsed where it lies. A .json.gz read in pieces is inflated by the
+  // thread that cuts them (into the buffer it cuts, with no copy) while the others parse; a
+  // one-thread read inflates ahead on a thread of its own.
   auto open = [&]() -> std::unique_ptr<ByteSource> {
+    if (!gzip) return open_plain_file(input.path);
     auto file = std::make_unique<FileSource>(input.path);
-    if (!gzip) return file;
     if (threads > 1) return make_gzip_source(std::move(file));
     return make_prefetch_source(make_gzip_source(std::move(file)));
   };

@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -175,6 +176,23 @@ TEST(PiecewiseReader, EveryCutAndReadSizeGivesTheSerialProfile) {
   }
 }
 
+// A plain file is mapped and parsed where it lies: its pieces are views of the mapping, a piece
+// cut inside an event grows into the next, and the pages behind the merged pieces are handed back.
+TEST(PiecewiseReader, AMappedFileGivesTheSerialProfileAtEveryCut) {
+  std::string text = order_sensitive_trace(24);
+  std::string expected = describe(serial(text));
+  std::string path = write_text(temp_dir() + "/mapped.json", text);
+  for (std::size_t piece : {1ul, 40ul, 333ul, 1000ul, 4096ul, 1ul << 20}) {
+    SCOPED_TRACE(fmt::format("piece {} bytes", piece));
+    auto source = open_plain_file(path);
+    ASSERT_TRUE(source->lends());
+    auto p = kineto::read_trace_in_pieces(*source, path, {}, ReadOptions{.threads = 2, .piece_bytes = piece});
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(describe(*p), expected);
+  }
+  EXPECT_EQ(describe(kineto::read_trace(open_plain_file(path), path, {})), expected);
+}
+
 // The serial reader keeps an event's names as views into its read buffer, which each read
 // overwrites: reads of a few bytes put every event across several of them.
 TEST(PiecewiseReader, TheSerialReadGivesOneProfileAtAnyReadSize) {
@@ -289,19 +307,26 @@ TEST(PiecewiseReader, BadInputGivesTheMessagesOfOnePass) {
     std::string path = ::testing::TempDir() + fmt::format("/bad{}.json", i);
     write_text(path, bad[i]);
     auto open = [&]() -> std::unique_ptr<ByteSource> { return std::make_unique<FileSource>(path); };
-    std::string one_pass, pieces;
-    try {
-      kineto::read_trace(open(), path, {});
-    } catch (const InputError& e) {
-      one_pass = e.what();
-    }
-    try {
-      kineto::read_trace(open, path, {}, ReadOptions{.threads = 3, .piece_bytes = 200});
-    } catch (const InputError& e) {
-      pieces = e.what();
-    }
+    auto open_mapped = [&] { return open_plain_file(path); };
+    std::string one_pass, pieces, mapped_one_pass, mapped_pieces;
+    auto message = [&](const std::function<void()>& read) {
+      try {
+        read();
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    one_pass = message([&] { kineto::read_trace(open(), path, {}); });
+    pieces =
+        message([&] { kineto::read_trace(open, path, {}, ReadOptions{.threads = 3, .piece_bytes = 200}); });
+    mapped_one_pass = message([&] { kineto::read_trace(open_mapped(), path, {}); });
+    mapped_pieces = message(
+        [&] { kineto::read_trace(open_mapped, path, {}, ReadOptions{.threads = 3, .piece_bytes = 200}); });
     EXPECT_FALSE(one_pass.empty()) << i;
     EXPECT_EQ(pieces, one_pass) << i;
+    EXPECT_EQ(mapped_one_pass, one_pass) << i;
+    EXPECT_EQ(mapped_pieces, one_pass) << i;
   }
 }
 
@@ -367,7 +392,7 @@ TEST(EventStarts, AreBracesAfterAnEventEnd) {
 TEST(PiecewiseReader, SharedTracesGiveTheSerialProfile) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  int read = 0;
+  int read = 0, mapped_reads = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
     std::string path = entry.path().string();
     if (!path.ends_with(".json.gz")) continue;
@@ -382,8 +407,18 @@ TEST(PiecewiseReader, SharedTracesGiveTheSerialProfile) {
     ASSERT_TRUE(p.has_value());
     EXPECT_EQ(describe(*p), expected);
     ++read;
+    // Under 10 MB of JSON (the time of a sanitizer build), also mapped from a plain file.
+    std::string text = read_gzip(path);
+    if (text.size() > (10u << 20)) continue;
+    std::string plain = write_text(temp_dir() + "/plain.json", text);
+    auto mapped = open_plain_file(plain);
+    p = kineto::read_trace_in_pieces(*mapped, path, {}, ReadOptions{.threads = 2, .piece_bytes = 64 << 10});
+    ASSERT_TRUE(p.has_value());
+    EXPECT_EQ(describe(*p), expected);
+    ++mapped_reads;
   }
   EXPECT_GE(read, 14);
+  EXPECT_GE(mapped_reads, 8);
 }
 
 }  // namespace

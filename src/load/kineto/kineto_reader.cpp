@@ -18,7 +18,15 @@
 namespace perfgate::kineto {
 namespace {
 
-constexpr std::size_t kChunkSize = 64 * 1024;  // bytes handed to the parser per read
+constexpr std::size_t kChunkSize = 64 * 1024;      // bytes handed to the parser per read
+constexpr std::size_t kLentChunkSize = 256 << 10;  // per view of a mapped file: its pages go after each
+
+// The next bytes of the source: a view of them where it lends them, else read into `buffer`.
+std::string_view next_text(ByteSource& source, std::vector<char>& buffer) {
+  if (source.lends()) return source.lend(kLentChunkSize);
+  if (buffer.empty()) buffer.resize(kChunkSize);
+  return {buffer.data(), source.read(buffer.data(), buffer.size())};
+}
 
 }  // namespace
 
@@ -49,7 +57,7 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   EventBlock block;
   EventBuilder builder(block, options.driver_calls);
   boost::json::basic_parser<TraceHandler> parser(trace_parse_options(kMaxJsonDepth), builder);
-  std::vector<char> buffer(kChunkSize);
+  std::vector<char> buffer;
   std::uint64_t offset = 0;  // bytes of JSON text parsed so far
   bool first_chunk = true;
 
@@ -60,8 +68,9 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   };
 
   for (;;) {
-    std::size_t n = source->read(buffer.data(), buffer.size());
-    const char* data = buffer.data();
+    std::string_view text = next_text(*source, buffer);
+    const char* data = text.data();
+    std::size_t n = text.size();
     if (first_chunk) {
       std::size_t bom = byte_order_mark(data, n);
       data += bom;
@@ -82,10 +91,11 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     }
     std::size_t used = parser.done() ? 0 : parser.write_some(true, data, n, ec);
     if (ec) throw fail(ec, offset + used);
-    parser.handler().keep_views();  // the buffer is read into again
+    parser.handler().keep_views();  // the buffer is read into again, or the mapped pages go
     if (used < n && !only_whitespace(data + used, n - used))
       throw InputError(
           fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + used));
+    source->release(data + n);
     offset += n;
     if (on_progress) on_progress(source->file_bytes_consumed());
   }

@@ -62,8 +62,95 @@ class TextBuffer {
   std::size_t capacity_ = 0;
 };
 
+// A piece's text: a copy of its own, or a view of bytes the source lends (a mapped file).
+class PieceText {
+ public:
+  const char* data() const { return view_ != nullptr ? view_ : own_.data(); }
+  std::size_t size() const { return view_ != nullptr ? view_size_ : own_.size(); }
+  void reserve(std::size_t n) { own_.reserve(n); }
+  void view(const char* data, std::size_t size) {
+    view_ = data;
+    view_size_ = size;
+  }
+  // The piece's own buffer, to be filled: the text is then what it holds.
+  TextBuffer& own() {
+    view_ = nullptr;
+    return own_;
+  }
+  // Appends the next piece's text: lent bytes follow each other, so a view just grows.
+  void join(const PieceText& next) {
+    if (view_ != nullptr && next.view_ == view_ + view_size_) {
+      view_size_ += next.view_size_;
+      return;
+    }
+    if (view_ != nullptr) {
+      own_.clear();
+      own_.append(view_, view_size_);
+      view_ = nullptr;
+    }
+    own_.append(next.data(), next.size());
+  }
+
+ private:
+  TextBuffer own_;
+  const char* view_ = nullptr;
+  std::size_t view_size_ = 0;
+};
+
+// The text read but not yet cut into pieces: in a buffer of ours, or a view of the bytes the
+// source lends, which grows as they are "read".
+class PendingText {
+ public:
+  explicit PendingText(ByteSource& source) : source_(source), lent_(source.lends()) {}
+  const char* data() const { return lent_ ? view_ : buffer_.data(); }
+  std::size_t size() const { return lent_ ? view_size_ : buffer_.size(); }
+  bool empty() const { return size() == 0; }
+  void reserve(std::size_t n) {
+    if (!lent_) buffer_.reserve(n);
+  }
+  // Adds up to `n` bytes of the source at the end; false at the end of the input.
+  bool read_more(std::size_t n) {
+    if (lent_) {
+      std::string_view more = source_.lend(n);
+      if (view_ == nullptr) view_ = more.data();  // lent bytes follow each other from here on
+      view_size_ += more.size();
+      return !more.empty();
+    }
+    std::size_t got = source_.read(buffer_.room(n), n);
+    buffer_.commit(got);
+    return got > 0;
+  }
+  void erase_front(std::size_t n) {
+    if (!lent_) return buffer_.erase_front(n);
+    view_ += n;
+    view_size_ -= n;
+  }
+  void clear() { erase_front(size()); }
+  // Moves the first `cut` bytes into `piece`. A buffer of ours goes with them: the rest is copied
+  // into the piece's old buffer, which takes its place.
+  void cut_into(PieceText& piece, std::size_t cut) {
+    if (lent_) {
+      piece.view(view_, cut);
+      erase_front(cut);
+      return;
+    }
+    TextBuffer& own = piece.own();
+    own.clear();
+    own.append(buffer_.data() + cut, buffer_.size() - cut);
+    buffer_.resize_down(cut);
+    std::swap(own, buffer_);
+  }
+
+ private:
+  ByteSource& source_;
+  bool lent_;
+  TextBuffer buffer_;
+  const char* view_ = nullptr;
+  std::size_t view_size_ = 0;
+};
+
 struct Piece {
-  TextBuffer text;
+  PieceText text;
   std::unique_ptr<EventBlock> block;
   std::size_t array_end = std::string::npos;  // where the events array closed in `text`, if it did
   std::uint64_t invalid_utf8 = 0;
@@ -193,14 +280,13 @@ class PiecewiseRead {
  private:
   // Reads up to kReadBytes onto the end of pending_; false at the end of the input.
   bool read_more() {
-    std::size_t n = source_.read(pending_.room(kReadBytes), kReadBytes);
-    pending_.commit(n);
+    bool more = pending_.read_more(kReadBytes);
     if (first_read_) {
       pending_.erase_front(byte_order_mark(pending_.data(), pending_.size()));
       first_read_ = false;
     }
     if (on_progress_) on_progress_(source_.file_bytes_consumed());
-    return n > 0;
+    return more;
   }
 
   // Hands the text before the events array to the top-level parser, then "[]" in its place.
@@ -254,15 +340,12 @@ class PiecewiseRead {
     if (spare_.empty()) {
       piece = std::make_unique<Piece>();
       piece->block = std::make_unique<EventBlock>();
-      piece->text.reserve(options_.piece_bytes + kReadBytes);
+      if (!source_.lends()) piece->text.reserve(options_.piece_bytes + kReadBytes);
     } else {
       piece = std::move(spare_.back());
       spare_.pop_back();
     }
-    piece->text.clear();
-    piece->text.append(pending_.data() + cut, pending_.size() - cut);
-    pending_.resize_down(cut);
-    std::swap(piece->text, pending_);
+    pending_.cut_into(piece->text, cut);
     piece->done = false;
     pool_->submit(*piece);
     in_flight_.push_back(std::move(piece));
@@ -280,12 +363,13 @@ class PiecewiseRead {
         if (in_flight_.size() < 2 || piece.text.size() > kMaxJoinedBytes) return false;
         Piece& next = *in_flight_[1];
         pool_->wait(next);
-        piece.text.append(next.text.data(), next.text.size());
+        piece.text.join(next.text);
         spare_.push_back(std::move(in_flight_[1]));
         in_flight_.erase(in_flight_.begin() + 1);
         parse_piece(piece, max_depth_, options_.driver_calls);
       }
       if (!merge(piece)) return false;
+      source_.release(piece.text.data() + piece.text.size());  // a mapped file's pages up to here
       spare_.push_back(std::move(in_flight_.front()));
       in_flight_.pop_front();
     }
@@ -331,7 +415,7 @@ class PiecewiseRead {
   PiecePool* pool_ = nullptr;
   int max_depth_ = kMaxJsonDepth;
   std::deque<std::unique_ptr<Piece>> in_flight_;
-  TextBuffer pending_;
+  PendingText pending_{source_};
   std::vector<std::unique_ptr<Piece>> spare_;  // merged pieces, kept for their memory
   std::uint64_t invalid_utf8_ = 0;
   bool first_read_ = true;
