@@ -102,6 +102,8 @@ class BusGuard {
 };
 
 class MappedFile : public ByteSource {
+  static constexpr std::size_t kReleaseBytes = 1 << 20;
+
  public:
   MappedFile(std::unique_ptr<FileSource> file, const char* data, std::size_t size)
       : file_(std::move(file)), data_(data), size_(size), guard_(data, size, file_->path()) {
@@ -129,11 +131,12 @@ class MappedFile : public ByteSource {
     lent_ += n;
     return text;
   }
-  // Whole pages only: the page that holds `end` may still be read.
+  // Whole pages only: the page that holds `end` may still be read. At least 1 MiB at a time: in a
+  // process with several threads each call interrupts the other cores to flush their TLBs.
   void release(const char* end) override {
     static const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
     std::size_t upto = static_cast<std::size_t>(end - data_) / page * page;
-    if (upto <= released_) return;
+    if (upto < released_ + kReleaseBytes) return;
     ::madvise(const_cast<char*>(data_) + released_, upto - released_, MADV_DONTNEED);
     released_ = upto;
   }
