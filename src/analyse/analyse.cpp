@@ -77,13 +77,16 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.info = profile.info;
   w.warnings = profile.notes;
   NameClasses classes(compiled, profile);
-  Attribution attribution = attribute(profile, compiled.attribution);
+  Attribution attribution = attribute(profile, compiled.attribution, options.threads);
   w.steps = detect_steps(profile, attribution, options, w.warnings);
   w.window = select_window(w.steps, options.window);
-  w.gpus = gpu_metrics(profile, w.window, classes);
+  run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes); },
+                                     [&] {
+                                       w.tensor_cores =
+                                           tensor_core_sums(profile, attribution, classes, w.window,
+                                                            compiled.tc_share_counts_unlaunched_kernels);
+                                     }});
   describe_architectures(profile, compiled, w.gpus, w.warnings);
-  w.tensor_cores =
-      tensor_core_sums(profile, attribution, classes, w.window, compiled.tc_share_counts_unlaunched_kernels);
   // Three groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
   run_side_by_side(options.threads,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "analyse/id_index.h"
+#include "model/side_by_side.h"
 #include "model/stable_order.h"
 
 namespace perfgate {
@@ -14,15 +16,6 @@ bool can_own(const HostEvent& e) {
 
 bool encloses(const HostEvent& e, const RuntimeCall& r) {
   return e.start <= r.start && r.end <= e.end;
-}
-
-// A sorted (key, index) table: a binary search per lookup, and one allocation instead of a hash
-// node per entry (which stays resident after it is freed).
-using IdIndex = std::vector<std::pair<std::int64_t, std::uint32_t>>;
-
-std::uint32_t find(const IdIndex& index, std::int64_t id) {
-  auto it = std::lower_bound(index.begin(), index.end(), std::make_pair(id, std::uint32_t{0}));
-  return it != index.end() && it->first == id ? it->second : kNone;
 }
 
 // Several entries with one id: keep the one the plugin keeps (`last` for correlations, the first
@@ -49,13 +42,14 @@ void link_activities(const Profile& p, Attribution& a) {
   for (std::uint32_t r = 0; r < p.runtime_calls.size(); ++r)
     if (p.runtime_calls[r].correlation != 0) calls.emplace_back(p.runtime_calls[r].correlation, r);
   IdIndex by_correlation = make_index(std::move(calls), true);
+  IdLookup find_call(by_correlation);
 
   a.activity_runtime.assign(p.gpu_activities.size(), kNone);
   std::vector<std::uint32_t> counts(p.runtime_calls.size() + 1, 0);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     std::int64_t corr = p.gpu_activities[i].correlation;
     if (corr == 0) continue;
-    if (std::uint32_t r = find(by_correlation, corr); r != kNone) {
+    if (std::uint32_t r = find_call(corr); r != kNone) {
       a.activity_runtime[i] = r;
       ++counts[r + 1];
     }
@@ -87,11 +81,12 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
     if (id != 0 && can_own(e)) owners.emplace_back(id, i);
   }
   IdIndex by_external_id = make_index(std::move(owners), false);
+  IdLookup find_owner(by_external_id);
   a.runtime_owner.assign(p.runtime_calls.size(), kNone);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
     const RuntimeCall& call = p.runtime_calls[r];
     if (call.external_id != 0) {
-      std::uint32_t op = find(by_external_id, call.external_id);
+      std::uint32_t op = find_owner(call.external_id);
       if (op != kNone && (!rules.external_id_must_enclose || encloses(p.host_events[op], call))) {
         a.runtime_owner[r] = op;
         ++a.owners_by_external_id;
@@ -106,10 +101,10 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
 
 }  // namespace
 
-Attribution attribute(const Profile& profile, AttributionRules rules) {
+Attribution attribute(const Profile& profile, AttributionRules rules, unsigned threads) {
   Attribution a;
-  link_activities(profile, a);
-  link_owners(profile, a, rules);
+  // The two write different members of `a`.
+  run_side_by_side(threads, {[&] { link_owners(profile, a, rules); }, [&] { link_activities(profile, a); }});
   return a;
 }
 

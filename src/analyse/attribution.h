@@ -32,6 +32,7 @@ struct AttributionRules {
   bool by_time_containment = true;
   bool external_id_must_enclose = true;
 };
-Attribution attribute(const Profile& profile, AttributionRules rules = {});
+// On up to `threads` threads; the same at any count.
+Attribution attribute(const Profile& profile, AttributionRules rules = {}, unsigned threads = 1);
 
 }  // namespace perfgate

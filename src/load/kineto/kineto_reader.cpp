@@ -13,6 +13,7 @@
 #include "load/kineto/parallel_reader.h"
 #include "load/kineto/trace_handler.h"
 #include "load/kineto/trace_text.h"
+#include "model/side_by_side.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::kineto {
@@ -31,7 +32,7 @@ std::string_view next_text(ByteSource& source, std::vector<char>& buffer) {
 }  // namespace
 
 void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadataText& metadata,
-                      std::uint64_t invalid_utf8, const std::string& path) {
+                      std::uint64_t invalid_utf8, const std::string& path, unsigned threads) {
   if (!metadata.saw_trace_events)
     throw InputError(fmt::format("{}: not a Chrome/Kineto trace: no 'traceEvents' array", path));
   merger.finish();
@@ -42,8 +43,11 @@ void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadata
         fmt::format("{} string{} in the trace {} not valid UTF-8: the bad bytes are shown "
                     "as U+FFFD",
                     invalid_utf8, invalid_utf8 == 1 ? "" : "s", invalid_utf8 == 1 ? "was" : "were"));
-  sort_by_start(profile);
-  if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
+  // Host events and the other records are ordered independently: side by side where there are threads.
+  std::size_t overlapping = 0;
+  run_side_by_side(threads,
+                   {[&] { overlapping = build_host_tree(profile); }, [&] { sort_by_start(profile); }});
+  if (overlapping > 0)
     profile.notes.push_back(
         fmt::format("{} host ranges overlap a sibling instead of nesting; each was attached to the nearest "
                     "range containing it",
@@ -103,7 +107,8 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   const TraceHandler& handler = parser.handler();
   BlockMerger merger(profile);
   merger.add(block);  // a single block always joins
-  complete_profile(profile, merger, handler.metadata(), handler.invalid_utf8_strings(), path);
+  complete_profile(profile, merger, handler.metadata(), handler.invalid_utf8_strings(), path,
+                   options.threads);
   return profile;
 }
 

@@ -36,8 +36,8 @@ class BlockMerger;
 struct TraceMetadataText;
 
 // What both readers do once the events are in: the merger's records and notes, the top-level
-// metadata, the invalid-UTF-8 note, time order and the host tree.
+// metadata, the invalid-UTF-8 note, time order and the host tree (on up to `threads` threads).
 void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadataText& metadata,
-                      std::uint64_t invalid_utf8, const std::string& path);
+                      std::uint64_t invalid_utf8, const std::string& path, unsigned threads);
 
 }  // namespace perfgate::kineto

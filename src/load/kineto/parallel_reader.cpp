@@ -273,7 +273,7 @@ class PiecewiseRead {
     }
     if (!finish_top_level()) return std::nullopt;
     complete_profile(profile_, merger_, top_.handler().metadata(),
-                     invalid_utf8_ + top_.handler().invalid_utf8_strings(), path_);
+                     invalid_utf8_ + top_.handler().invalid_utf8_strings(), path_, options_.threads);
     return std::move(profile_);
   }
 
