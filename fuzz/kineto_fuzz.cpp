@@ -13,12 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string path = perfgate::fuzz::write_input(data, size, ".json");
   bool gzip = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
   try {
-    auto file = std::make_unique<perfgate::FileSource>(path);
-    std::unique_ptr<perfgate::ByteSource> source;
-    if (gzip)
-      source = perfgate::make_gzip_source(std::move(file));
-    else
-      source = std::move(file);
+    // A plain file is read as perfgate reads it: mapped, and parsed where it lies.
+    std::unique_ptr<perfgate::ByteSource> source =
+        gzip ? perfgate::make_gzip_source(std::make_unique<perfgate::FileSource>(path))
+             : perfgate::open_plain_file(path);
     perfgate::Profile profile = perfgate::kineto::read_trace(std::move(source), path, {});
     (void)profile;
   } catch (const perfgate::InputError&) {
