@@ -180,7 +180,9 @@ void parse_piece(Piece& piece, int max_depth, bool driver_calls) {
   piece.ok = true;
 }
 
-// Threads that parse pieces in the order they are queued.
+// Threads that parse pieces in the order they are queued. The thread that cuts and merges the
+// pieces parses queued ones too while it waits for a piece, so it counts as one of the threads:
+// `threads` parsers on `threads` cores, not one more thread than cores.
 class PiecePool {
  public:
   PiecePool(unsigned threads, int max_depth, bool driver_calls)
@@ -205,9 +207,21 @@ class PiecePool {
     }
     queued_.notify_one();
   }
+  // Returns once `piece` is parsed; parses the pieces queued before it (and it) meanwhile.
   void wait(const Piece& piece) {
     std::unique_lock lock(mutex_);
-    finished_.wait(lock, [&] { return piece.done; });
+    while (!piece.done) {
+      if (queue_.empty()) {
+        finished_.wait(lock);
+        continue;
+      }
+      Piece* next = queue_.front();
+      queue_.pop_front();
+      lock.unlock();
+      parse_guarded(*next);
+      lock.lock();
+      next->done = true;
+    }
   }
 
  private:
@@ -221,16 +235,20 @@ class PiecePool {
         piece = queue_.front();
         queue_.pop_front();
       }
-      try {
-        parse_piece(*piece, max_depth_, driver_calls_);
-      } catch (...) {
-        piece->ok = false;  // e.g. out of memory: the one-pass read reports it
-      }
+      parse_guarded(*piece);
       {
         std::lock_guard lock(mutex_);
         piece->done = true;
       }
       finished_.notify_all();
+    }
+  }
+
+  void parse_guarded(Piece& piece) const {
+    try {
+      parse_piece(piece, max_depth_, driver_calls_);
+    } catch (...) {
+      piece.ok = false;  // e.g. out of memory: the one-pass read reports it
     }
   }
 
@@ -264,7 +282,7 @@ class PiecewiseRead {
     if (array_depth == 0) return std::nullopt;
     max_depth_ = kMaxJsonDepth - (array_depth - 1);
     {
-      PiecePool pool(options_.threads, max_depth_, options_.driver_calls);
+      PiecePool pool(options_.threads - 1, max_depth_, options_.driver_calls);  // and this thread
       pool_ = &pool;
       bool ok = cut_pieces();
       ok = ok && merge_until(0);
