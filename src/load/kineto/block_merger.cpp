@@ -136,16 +136,21 @@ bool BlockMerger::add(EventBlock& block) {
   return true;
 }
 
-void BlockMerger::finish() {
+void BlockMerger::move_host_records() {
   host_events_.move_into(profile_.host_events);
   op_details_.move_into(profile_.op_details);
+}
+
+void BlockMerger::move_other_records() {
   runtime_calls_.move_into(profile_.runtime_calls);
   gpu_activities_.move_into(profile_.gpu_activities);
   kernel_info_.move_into(profile_.kernel_info);
   memory_samples_.move_into(profile_.memory_samples);
   collectives_.move_into(profile_.collectives);
   gpu_ranges_.move_into(profile_.gpu_ranges);
+}
 
+void BlockMerger::finish() {
   // Each end pairs with the first unpaired end of the other kind with its id; a second end of the
   // same kind replaces the first.
   struct End {

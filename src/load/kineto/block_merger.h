@@ -24,9 +24,14 @@ class BlockMerger {
   // met more ignored categories or phases than are counted, after earlier blocks had some.
   bool add(EventBlock& block);
 
-  // Moves the records into the profile, pairs the flow ends, and adds notes for the report:
-  // ignored categories and phases, skipped driver calls, flows with one end only.
+  // Pairs the flow ends, and adds notes for the report: ignored categories and phases, skipped
+  // driver calls, flows with one end only.
   void finish();
+  // Move the records into the profile's exact-size arrays, once every block is added: the host
+  // records (ranges and op details) and the others apart, so that each half can be moved and
+  // ordered on a thread of its own.
+  void move_host_records();
+  void move_other_records();
 
  private:
   struct Renumbering {

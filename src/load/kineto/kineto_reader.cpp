@@ -43,10 +43,17 @@ void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadata
         fmt::format("{} string{} in the trace {} not valid UTF-8: the bad bytes are shown "
                     "as U+FFFD",
                     invalid_utf8, invalid_utf8 == 1 ? "" : "s", invalid_utf8 == 1 ? "was" : "were"));
-  // Host events and the other records are ordered independently: side by side where there are threads.
+  // Host events and the other records are moved into place and ordered independently: side by
+  // side where there are threads (the moves are mostly page faults of the new arrays).
   std::size_t overlapping = 0;
-  run_side_by_side(threads,
-                   {[&] { overlapping = build_host_tree(profile); }, [&] { sort_by_start(profile); }});
+  run_side_by_side(threads, {[&] {
+                               merger.move_host_records();
+                               overlapping = build_host_tree(profile);
+                             },
+                             [&] {
+                               merger.move_other_records();
+                               sort_by_start(profile);
+                             }});
   if (overlapping > 0)
     profile.notes.push_back(
         fmt::format("{} host ranges overlap a sibling instead of nesting; each was attached to the nearest "
