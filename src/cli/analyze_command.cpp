@@ -100,6 +100,15 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   return options;
 }
 
+// Every file the run reads, which no output may name: profiles, baselines, and the history it
+// records into (a database URI names no file).
+std::vector<std::string> inputs_of(const AnalyzeArgs& a) {
+  std::vector<std::string> inputs = a.profiles;
+  inputs.insert(inputs.end(), a.baseline_paths.begin(), a.baseline_paths.end());
+  if (!a.history.history.empty() && !is_postgres_uri(a.history.history)) inputs.push_back(a.history.history);
+  return inputs;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
   if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
     throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
@@ -111,7 +120,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   if (a.profiles.empty())
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
-  check_output_paths(a.outputs, a.profiles, a.baseline_paths);
+  check_output_paths(a.outputs, inputs_of(a));
 
   AnalysisOptions options = analysis_options(a);
   // A malformed --label is a usage error before any work. The commit labels the current run in

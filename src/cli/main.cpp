@@ -2,6 +2,9 @@
 // Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error.
 #include <malloc.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -10,6 +13,24 @@
 #include "perfgate/errors.h"
 #include "perfgate/version.h"
 #include "render/escape.h"
+
+namespace {
+
+// What the command printed must have reached its reader: a listing cut short by a full disk or a
+// closed pipe is an output error (exit 3), not a success.
+int flush_standard_output(int code) {
+  std::cout.flush();
+  errno = 0;
+  bool flushed = std::fflush(stdout) == 0;
+  int err = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  // errno is the flush's: an earlier failed write left only the stream's error flag.
+  std::cerr << "perfgate: cannot write to standard output, so what it shows is incomplete"
+            << (err ? std::string(": ") + std::strerror(err) : std::string()) << '\n';
+  return perfgate::kExitInput;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace perfgate;
@@ -32,13 +53,15 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
-    return code == 0 ? kExitPass : kExitUsage;
+    return flush_standard_output(code == 0 ? kExitPass : kExitUsage);
   }
   try {
-    if (app.got_subcommand("analyze")) return analyze();
-    if (app.got_subcommand("metrics")) return metrics();
-    if (app.got_subcommand("rules")) return rules();
-    if (app.got_subcommand("history")) return history();
+    int code = kExitUsage;
+    if (app.got_subcommand("analyze")) code = analyze();
+    if (app.got_subcommand("metrics")) code = metrics();
+    if (app.got_subcommand("rules")) code = rules();
+    if (app.got_subcommand("history")) code = history();
+    return flush_standard_output(code);
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitUsage;

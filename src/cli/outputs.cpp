@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/escape.h"
+#include "render/output_target.h"
 #include "report/table_limits.h"
 
 namespace perfgate::cli {
@@ -78,27 +80,45 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
+// A run history or an Nsight Systems export: a report written over it would destroy what no
+// report can give back, whether or not this run names it.
+bool is_sqlite_database(const std::string& path) {
+  constexpr std::string_view kHeader("SQLite format 3\0", 16);
+  std::ifstream file(path, std::ios::binary);
+  char head[16] = {};
+  return file.read(head, sizeof head) && std::string_view(head, sizeof head) == kHeader;
+}
+
 }  // namespace
 
-void check_output_paths(const OutputArgs& a, const std::vector<std::string>& profiles,
-                        const std::vector<std::string>& baselines) {
-  auto files = output_files(a);
-  std::vector<std::string> inputs = profiles;
-  inputs.insert(inputs.end(), baselines.begin(), baselines.end());
-  std::error_code ec;
+void check_output_files(const std::vector<std::pair<std::string, std::string>>& files,
+                        const std::vector<std::string>& inputs) {
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& [option, path] = files[i];
-    if (fs::is_directory(path, ec))
-      throw ConfigError(fmt::format("{} {}: is a folder; give a file name", option, path));
-    for (std::size_t k = 0; k < i; ++k)
-      if (same_file(files[k].second, path))
-        throw ConfigError(fmt::format("{} {} and {} {} name the same file: each output needs its own",
-                                      files[k].first, files[k].second, option, path));
+    OutputTarget target = resolve_output_target(path);
+    if (!target.refusal.empty()) throw ConfigError(fmt::format("{} {}: {}", option, path, target.refusal));
     for (const std::string& input : inputs)
       if (same_file(input, path))
         throw ConfigError(
             fmt::format("{} {} is the input {}: perfgate never writes over its inputs", option, path, input));
+    for (std::size_t k = 0; k < i; ++k)
+      if (same_file(files[k].second, path))
+        throw ConfigError(fmt::format("{} {} and {} {} name the same file: each output needs its own",
+                                      files[k].first, files[k].second, option, path));
+    if (!target.in_place && is_sqlite_database(target.path))
+      throw ConfigError(fmt::format(
+          "{} {} is a SQLite database (a run history or an Nsight Systems export): perfgate never writes a "
+          "report over one",
+          option, path));
   }
+}
+
+void check_output_paths(const OutputArgs& a, const std::vector<std::string>& inputs) {
+  if (!a.html.empty() && a.html_assets == "external" && resolve_output_target(a.html).in_place)
+    throw ConfigError(fmt::format(
+        "--html {} is not a file in a folder: --html-assets external writes {} and {} beside the page",
+        a.html, kHtmlCssName, kHtmlJsName));
+  check_output_files(output_files(a), inputs);
 }
 
 void add_output_options(CLI::App& cmd, OutputArgs& a) {

@@ -36,10 +36,14 @@ void add_output_options(CLI::App& cmd, OutputArgs& args);
 // training script or config named by a `script` or `config` label, else the first profile's path
 // relative to the current folder.
 std::string default_gitlab_path(const RunLabels& labels, const std::vector<std::string>& profiles);
-// Refuses (ConfigError, exit 2) an output path that is a folder, two outputs naming one file, and an
-// output that is one of the inputs (traces, baselines), before anything is read.
-void check_output_paths(const OutputArgs& args, const std::vector<std::string>& profiles,
-                        const std::vector<std::string>& baselines);
+// Refuses (ConfigError, exit 2), before anything is read: an output that is a folder, a block
+// device or a socket; one that is a SQLite database (a history, an nsys export); two outputs naming
+// one file; an output that is one of the inputs (traces, baselines, the history); and external
+// HTML assets beside a page that is not a file in a folder (/dev/stdout). `files`: each output's
+// option and path.
+void check_output_files(const std::vector<std::pair<std::string, std::string>>& files,
+                        const std::vector<std::string>& inputs);
+void check_output_paths(const OutputArgs& args, const std::vector<std::string>& inputs);
 
 // Writes every output asked for, each atomically, on up to `threads` threads (at least one); one
 // that fails does not stop the others. Returns false (after printing each failure on stderr, in the

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/outputs.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 #include "perfgate/render.h"
@@ -51,6 +52,12 @@ int run_trend(TrendArgs a) {
                                   a.settings.detection.max_p_value, a.settings.detection.permutations,
                                   a.settings.detection.permutations + 1));
   RuleSet rules = load_rules(a.rule_files);
+  std::vector<std::string> inputs;
+  if (!is_postgres_uri(a.history)) inputs.push_back(a.history);
+  std::vector<std::pair<std::string, std::string>> outputs;
+  for (const auto& [option, path] : {std::pair{"--json", a.json}, {"--html", a.html}, {"--md", a.markdown}})
+    if (!path.empty()) outputs.emplace_back(option, path);
+  check_output_files(outputs, inputs);
   std::unique_ptr<HistoryStore> store = open_history(a.history, false);
   HistoryQuery query;
   query.branch = a.settings.branch;

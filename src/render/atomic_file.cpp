@@ -10,16 +10,42 @@
 
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
+#include "render/output_target.h"
 #include "render/temp_files.h"
 
 namespace perfgate {
+namespace {
 
-void write_file_atomically(const std::string& path, const std::string& content) {
-  write_file_atomically(path,
-                        [&content](const std::function<void(std::string_view)>& write) { write(content); });
+using Writer = std::function<void(std::string_view)>;
+
+// A device, a FIFO or a descriptor link takes the bytes as they come: there is nothing to rename
+// over it, and nothing to remove on failure.
+void write_in_place(const std::string& path, const ContentProducer& produce) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  auto fail = [&](const char* what) {
+    int err = errno;
+    ::close(fd);
+    return OutputError(fmt::format("{}: cannot write ({}): {}", path, what, std::strerror(err)));
+  };
+  Writer write = [&](std::string_view piece) {
+    if (!write_all(fd, piece.data(), piece.size())) throw fail("write");
+  };
+  try {
+    produce(write);
+  } catch (const OutputError&) {
+    throw;
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::close(fd) != 0)
+    throw OutputError(fmt::format("{}: cannot write (close): {}", path, std::strerror(errno)));
 }
 
-void write_file_atomically(const std::string& path, const ContentProducer& produce) {
+// A regular file is written beside itself under a hidden temporary name and renamed over the
+// target, so that a reader never sees half a file.
+void write_by_rename(const std::string& shown, const std::string& path, const ContentProducer& produce) {
   namespace fs = std::filesystem;
   fs::path target(path);
   fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -29,7 +55,7 @@ void write_file_atomically(const std::string& path, const ContentProducer& produ
   std::string temp = (folder / hidden_name).string();
   // mkstemp: O_CREAT|O_EXCL with a random name, so a planted file or symlink is never followed.
   int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", shown, std::strerror(errno)));
   try {
     register_temp_path(temp);
   } catch (...) {
@@ -37,23 +63,18 @@ void write_file_atomically(const std::string& path, const ContentProducer& produ
     ::unlink(temp.c_str());
     throw;
   }
+  auto discard = [&] {
+    ::unlink(temp.c_str());
+    unregister_temp_path(temp);
+  };
   auto fail = [&](const char* what) {
     int err = errno;
     ::close(fd);
-    ::unlink(temp.c_str());
-    unregister_temp_path(temp);
-    return OutputError(fmt::format("{}: cannot write ({}): {}", path, what, std::strerror(err)));
+    discard();
+    return OutputError(fmt::format("{}: cannot write ({}): {}", shown, what, std::strerror(err)));
   };
-  auto write = [&](std::string_view piece) {
-    const char* data = piece.data();
-    std::size_t left = piece.size();
-    while (left > 0) {
-      ssize_t n = ::write(fd, data, left);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) throw fail("write");
-      data += n;
-      left -= static_cast<std::size_t>(n);
-    }
+  Writer write = [&](std::string_view piece) {
+    if (!write_all(fd, piece.data(), piece.size())) throw fail("write");
   };
   try {
     produce(write);
@@ -61,46 +82,46 @@ void write_file_atomically(const std::string& path, const ContentProducer& produ
     throw;
   } catch (...) {  // the producer failed: no half-written file is left behind
     ::close(fd);
-    ::unlink(temp.c_str());
-    unregister_temp_path(temp);
+    discard();
     throw;
   }
   if (::fchmod(fd, static_cast<mode_t>(output_mode(path))) != 0) throw fail("chmod");
   if (::fsync(fd) != 0) throw fail("fsync");
   if (::close(fd) != 0) {
     int err = errno;
-    ::unlink(temp.c_str());
-    unregister_temp_path(temp);
-    throw OutputError(fmt::format("{}: cannot write (close): {}", path, std::strerror(err)));
+    discard();
+    throw OutputError(fmt::format("{}: cannot write (close): {}", shown, std::strerror(err)));
   }
   if (::rename(temp.c_str(), path.c_str()) != 0) {
     int err = errno;
-    ::unlink(temp.c_str());
-    unregister_temp_path(temp);
-    throw OutputError(fmt::format("{}: cannot write (rename): {}", path, std::strerror(err)));
+    discard();
+    throw OutputError(fmt::format("{}: cannot write (rename): {}", shown, std::strerror(err)));
   }
   unregister_temp_path(temp);
 }
 
-}  // namespace perfgate
+}  // namespace
 
-namespace perfgate {
+void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&content](const Writer& write) { write(content); });
+}
+
+void write_file_atomically(const std::string& path, const ContentProducer& produce) {
+  OutputTarget target = resolve_output_target(path);
+  if (!target.refusal.empty()) throw OutputError(fmt::format("{}: cannot write: {}", path, target.refusal));
+  if (target.in_place)
+    write_in_place(target.path, produce);
+  else
+    write_by_rename(path, target.path, produce);
+}
 
 void append_to_file(const std::string& path, const std::string& content) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_NOCTTY | O_CLOEXEC, 0644);
   if (fd < 0) throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(errno)));
-  const char* data = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(err)));
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
+  if (!write_all(fd, content.data(), content.size())) {
+    int err = errno;
+    ::close(fd);
+    throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(err)));
   }
   if (::close(fd) != 0) throw OutputError(fmt::format("{}: cannot append: {}", path, std::strerror(errno)));
 }

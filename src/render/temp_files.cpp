@@ -58,7 +58,12 @@ void install_handlers() {
     struct sigaction action {};
     action.sa_handler = remove_and_reraise;
     sigemptyset(&action.sa_mask);
-    for (int s : {SIGINT, SIGTERM}) {
+    // Every signal whose default action ends the process and that a user, a CI runner or the
+    // kernel sends to a writer: a hang-up, an interrupt or quit key, a kill, a reader of the output pipe
+    // gone, timers and CPU or file-size limits. Faults (SIGSEGV, SIGBUS) are the sanitizers' and the
+    // mapped reader's.
+    for (int s : {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+                  SIGVTALRM}) {
       struct sigaction old {};
       // A signal the caller chose to ignore stays ignored.
       if (::sigaction(s, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;

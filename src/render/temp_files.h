@@ -1,12 +1,14 @@
 // Temporary outputs: created exclusively in the target's folder and removed on every error path and
-// on SIGINT/SIGTERM, so that neither a planted symlink nor an interrupted run leaves a file behind.
+// on every signal that ends the process by default (SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE,
+// timers, CPU and file-size limits), so that neither a planted symlink nor an interrupted run leaves
+// a file behind.
 #pragma once
 
 #include <string>
 
 namespace perfgate {
 
-// Paths removed by the SIGINT/SIGTERM handler (installed on the first registration), which then
+// Paths removed by the signal handler (installed on the first registration), which then
 // re-raises the signal with its default action. Up to 64 paths of up to 4095 bytes at a time;
 // register_temp_path throws OutputError beyond that. Folders are removed after files.
 void register_temp_path(const std::string& path, bool folder = false);

@@ -1,11 +1,13 @@
 // Issue 13: temporary outputs are created exclusively (a planted symlink is never followed) and
-// removed when perfgate is interrupted by SIGINT or SIGTERM.
+// removed when perfgate is ended by a signal (issue 28: SIGHUP, SIGPIPE and the others too).
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 
 #include "perfgate/errors.h"
@@ -45,9 +47,17 @@ TEST(TempFiles, AFailedXlsxWriteLeavesNoTemporary) {
   EXPECT_EQ(entries(dir), 1u);
 }
 
-// A child registers a temporary file and a folder, then is killed by SIGTERM: the handler removes
-// both and the child still dies of the signal.
-TEST(TempFiles, SigtermRemovesRegisteredTemporariesAndStillKills) {
+// A child registers a temporary file and a folder, then gets a signal whose default action ends
+// the process: the handler removes both and the child still dies of the signal. SIGHUP (a closed
+// terminal or CI step) and SIGPIPE (a reader of the output gone) used to leave them behind.
+class TempFilesOnSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(TempFilesOnSignal, RemovesRegisteredTemporariesAndStillEndsTheProcess) {
+  int signal_number = GetParam();
+  struct sigaction current {};
+  ASSERT_EQ(::sigaction(signal_number, nullptr, &current), 0);
+  if (current.sa_handler == SIG_IGN)
+    GTEST_SKIP() << "the test runs with signal " << signal_number << " ignored";
   std::string dir = temp_dir();
   std::string folder = dir + "/.out.json.ABCDEF";
   fs::create_directory(folder);
@@ -55,19 +65,28 @@ TEST(TempFiles, SigtermRemovesRegisteredTemporariesAndStillKills) {
   pid_t child = ::fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
+    struct rlimit no_core {};  // SIGQUIT's default action dumps core
+    ::setrlimit(RLIMIT_CORE, &no_core);
     register_temp_path(folder, true);
     register_temp_path(file);
-    ::kill(::getpid(), SIGTERM);
+    ::kill(::getpid(), signal_number);
     ::pause();
     ::_exit(0);
   }
   int status = 0;
   ASSERT_EQ(::waitpid(child, &status, 0), child);
   EXPECT_TRUE(WIFSIGNALED(status));
-  EXPECT_EQ(WTERMSIG(status), SIGTERM);
+  EXPECT_EQ(WTERMSIG(status), signal_number);
   EXPECT_FALSE(fs::exists(file));
   EXPECT_FALSE(fs::exists(folder));
 }
+
+INSTANTIATE_TEST_SUITE_P(TerminatingSignals, TempFilesOnSignal,
+                         ::testing::Values(SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1,
+                                           SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return std::string(sigabbrev_np(param.param));
+                         });
 
 TEST(TempFiles, UnregisteredPathsAreKept) {
   std::string dir = temp_dir();

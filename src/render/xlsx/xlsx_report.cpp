@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
@@ -17,6 +19,7 @@
 #include "perfgate/render.h"
 #include "render/colors.h"
 #include "render/format.h"
+#include "render/output_target.h"
 #include "render/see_also.h"
 #include "render/temp_files.h"
 #include "render/xlsx/workbook.h"
@@ -223,8 +226,13 @@ void rules_sheet(Workbook& wb, const ReportModel& r) {
 void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions& options) {
   // libxlsxwriter opens the file by name when the workbook closes, so its name is made in a private
   // folder (mkdtemp, mode 0700) beside the target, where no one can plant a symlink; its own
-  // temporary files (constant_memory) go there too. Then the file is renamed over the target.
-  PrivateTempFolder folder(path);
+  // temporary files (constant_memory) go there too. Then the file is renamed over the target, or,
+  // for a target written in place (a device, a FIFO, /dev/stdout), made in the temporary folder
+  // and copied into it.
+  OutputTarget target = resolve_output_target(path);
+  if (!target.refusal.empty()) throw OutputError(fmt::format("{}: cannot write: {}", path, target.refusal));
+  PrivateTempFolder folder(
+      target.in_place ? (std::filesystem::temp_directory_path() / "perfgate.xlsx").string() : target.path);
   std::string temporary = folder.file("workbook.xlsx");
   try {
     Workbook wb(temporary, folder.path(), total_rows(r) > kConstantMemoryRows,
@@ -248,8 +256,15 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
   } catch (const OutputError& e) {
     throw OutputError(fmt::format("{}: {}", path, e.what()));
   }
-  if (::chmod(temporary.c_str(), static_cast<mode_t>(output_mode(path))) != 0 ||
-      ::rename(temporary.c_str(), path.c_str()) != 0)
+  if (target.in_place) {
+    std::ifstream made(temporary, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(made)), std::istreambuf_iterator<char>());
+    if (!made) throw OutputError(fmt::format("{}: cannot write: the workbook could not be read back", path));
+    write_file_atomically(path, bytes);
+    return;
+  }
+  if (::chmod(temporary.c_str(), static_cast<mode_t>(output_mode(target.path))) != 0 ||
+      ::rename(temporary.c_str(), target.path.c_str()) != 0)
     throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
 }
 
