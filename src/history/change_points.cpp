@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace perfgate {
@@ -84,6 +85,7 @@ class Shuffler {
 struct Candidate {
   std::size_t index = 0;
   double q_hat = 0;
+  double p_floor = 0;  // p_value_floor of its split in its segment
 };
 
 // The strongest split over the segments between `bounds` (sorted, from 0 to the size).
@@ -94,7 +96,8 @@ std::optional<Candidate> best_candidate(std::span<const double> series,
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
     auto segment = series.subspan(bounds[k], bounds[k + 1] - bounds[k]);
     if (auto split = search.run(segment, min_segment); split && (!best || split->q_hat > best->q_hat))
-      best = Candidate{bounds[k] + split->tau, split->q_hat};
+      best = Candidate{bounds[k] + split->tau, split->q_hat,
+                       p_value_floor(segment.size(), split->tau, split->kappa)};
   }
   return best;
 }
@@ -125,7 +128,7 @@ double mean_of(std::span<const double> values) {
   return sum / static_cast<double>(values.size());
 }
 
-// Each change point's neighbouring segments in the final segmentation.
+// Each change point's neighbouring segments in the current segmentation.
 void add_segment_means(std::span<const double> series, std::vector<ChangePoint>& points) {
   for (std::size_t k = 0; k < points.size(); ++k) {
     std::size_t start = k == 0 ? 0 : points[k - 1].index;
@@ -135,6 +138,41 @@ void add_segment_means(std::span<const double> series, std::vector<ChangePoint>&
     p.after_mean = mean_of(series.subspan(p.index, end - p.index));
     if (p.before_mean != 0) p.change_pct = 100 * (p.after_mean - p.before_mean) / std::fabs(p.before_mean);
   }
+}
+
+// How far a change is past the minimum effect: its size over the minimum's (>= 1 meets it).
+double effect_ratio(const ChangePoint& c, const MinEffect& m) {
+  double size = std::fabs(c.after_mean - c.before_mean);
+  if (m.relative && size > 0)  // from 0, any change is infinitely large relative to it
+    size = c.before_mean != 0 ? size / std::fabs(c.before_mean) : std::numeric_limits<double>::infinity();
+  return size / m.amount;
+}
+
+// Otava's merge, with the permutation p-values kept: while the smallest change is below the minimum,
+// it is removed and the segments on either side of it become one.
+void merge_small_changes(std::span<const double> series, std::vector<ChangePoint>& points,
+                         const MinEffect& m) {
+  if (!(m.amount > 0)) return;
+  while (!points.empty()) {
+    auto smallest = std::min_element(points.begin(), points.end(), [&](const auto& a, const auto& b) {
+      return effect_ratio(a, m) < effect_ratio(b, m);
+    });
+    if (effect_ratio(*smallest, m) >= 1) return;
+    points.erase(smallest);
+    add_segment_means(series, points);
+  }
+}
+
+// C(n, k) as a double: each partial product is C(n - k + i, i), an integer, exact up to 2^53.
+double binomial(std::size_t n, std::size_t k) {
+  k = std::min(k, n - k);
+  double c = 1;
+  for (std::size_t i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
+  return c;
+}
+
+double resolution(const ChangePointOptions& o) {
+  return 1.0 / static_cast<double>(o.permutations + 1);
 }
 
 }  // namespace
@@ -155,7 +193,8 @@ std::optional<Split> strongest_split(std::span<const double> series, std::size_t
   return search.run(series, min_segment);
 }
 
-std::vector<ChangePoint> find_change_points(std::span<const double> series, const ChangePointOptions& o) {
+std::vector<ChangePoint> find_change_points(std::span<const double> series, const ChangePointOptions& o,
+                                            const MinEffect& min_effect) {
   std::vector<ChangePoint> found;
   std::vector<std::size_t> bounds = {0, series.size()};
   SplitSearch search;
@@ -164,7 +203,9 @@ std::vector<ChangePoint> find_change_points(std::span<const double> series, cons
     auto candidate = best_candidate(series, bounds, o.min_segment, search);
     // No split, or no divergence at all (a constant series): nothing to test.
     if (!candidate || !(candidate->q_hat > 0)) break;
-    double p = permutation_p_value(series, bounds, candidate->q_hat, o, shuffler, search);
+    // The shuffles estimate the p-value; it is never below what the arrangements allow.
+    double p = std::max(permutation_p_value(series, bounds, candidate->q_hat, o, shuffler, search),
+                        candidate->p_floor);
     if (p > o.max_p_value) break;
     bounds.insert(std::upper_bound(bounds.begin(), bounds.end(), candidate->index), candidate->index);
     ChangePoint point;
@@ -176,7 +217,34 @@ std::vector<ChangePoint> find_change_points(std::span<const double> series, cons
   std::sort(found.begin(), found.end(),
             [](const ChangePoint& a, const ChangePoint& b) { return a.index < b.index; });
   add_segment_means(series, found);
+  merge_small_changes(series, found, min_effect);
   return found;
+}
+
+double p_value_floor(std::size_t runs, std::size_t tau, std::size_t kappa) {
+  // n! / (tau! (kappa - tau)! (n - kappa)!) = C(n, tau) · C(n - tau, kappa - tau).
+  return 2 / (binomial(runs, tau) * binomial(runs - tau, kappa - tau));
+}
+
+double smallest_p_value(std::size_t runs, const ChangePointOptions& o) {
+  std::size_t m = std::max<std::size_t>(o.min_segment, 1);
+  if (runs < 2 * m) return 1;
+  return std::max(p_value_floor(runs, runs / 2, runs), resolution(o));
+}
+
+std::optional<std::size_t> runs_for_p_value(const ChangePointOptions& o) {
+  if (resolution(o) > o.max_p_value) return std::nullopt;
+  // C(n, n/2) at least doubles every two runs: the loop ends after a few dozen at any level.
+  std::size_t n = 2 * std::max<std::size_t>(o.min_segment, 1);
+  while (smallest_p_value(n, o) > o.max_p_value) ++n;
+  return n;
+}
+
+std::optional<std::size_t> runs_each_side(std::size_t runs, const ChangePointOptions& o) {
+  if (resolution(o) > o.max_p_value) return std::nullopt;
+  for (std::size_t j = std::max<std::size_t>(o.min_segment, 1); 2 * j <= runs; ++j)
+    if (p_value_floor(runs, j, runs) <= o.max_p_value) return j;
+  return std::nullopt;
 }
 
 }  // namespace perfgate

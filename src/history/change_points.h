@@ -39,8 +39,37 @@ struct Split {
 };
 std::optional<Split> strongest_split(std::span<const double> series, std::size_t min_segment);
 
-// The significant change points of `series`, in index order. A constant series has none.
+// The smallest change a change point must show: |after - before| at least `amount`, or at least
+// `amount` · |before| when `relative` (a rule's limit: "+10%" is 0.1, "-5 pts" is 5). 0: any change.
+struct MinEffect {
+  double amount = 0;
+  bool relative = false;
+};
+
+// The significant change points of `series`, in index order. A constant series has none. Those
+// whose change is below `min_effect` are then merged away, the smallest first, each time with the
+// means of its neighbours recomputed (Apache Otava's merge, hunter/analysis.py).
 std::vector<ChangePoint> find_change_points(std::span<const double> series,
-                                            const ChangePointOptions& options = {});
+                                            const ChangePointOptions& options = {},
+                                            const MinEffect& min_effect = {});
+
+// What the permutation test can reach (docs/trends.md, "What a series can show"). A shuffle that
+// puts the two groups of a split (tau, kappa) of a segment of n runs back at its start, in either
+// order, gives the split's q̂ again: 2 of the n! / (tau! (kappa - tau)! (n - kappa)!) ways to place
+// the groups. So the split's p-value is at least 2 / that count; for a change that lasts to the end
+// (kappa = n), 2 / C(n, tau). The test reports at least this, and at least 1 / (permutations + 1).
+double p_value_floor(std::size_t runs, std::size_t tau, std::size_t kappa);
+
+// The smallest p-value a series of `runs` can give: a change in its middle, 2 / C(runs, runs / 2),
+// or 1 / (permutations + 1) when larger; 1 with fewer than two segments of `min_segment`.
+double smallest_p_value(std::size_t runs, const ChangePointOptions& options);
+
+// The fewest runs whose smallest p-value is at most `max_p_value`; empty when no count reaches it
+// (a level below 1 / (permutations + 1)).
+std::optional<std::size_t> runs_for_p_value(const ChangePointOptions& options);
+
+// In a series of `runs`, the fewest runs a change needs on each side of it (j with
+// 2 / C(runs, j) at most the level, and at least `min_segment`); empty when none is enough.
+std::optional<std::size_t> runs_each_side(std::size_t runs, const ChangePointOptions& options);
 
 }  // namespace perfgate
