@@ -33,7 +33,7 @@ struct TrendSettings {
   std::string branch;                // empty: every branch
   std::vector<std::string> metrics;  // empty: the metrics the rules' baseline comparisons read
   std::size_t last = 100;            // the most recent runs; 0: all
-  std::size_t band_runs = 10;        // the band is of the most recent runs of each series
+  std::size_t band_runs = 10;        // the band is of at most this many runs since the last change
   ChangePointOptions detection;
 };
 
@@ -49,6 +49,8 @@ struct TrendPoint {
 // The band of the recent runs: with a baseline rule reading the metric ("gate-limit"), the median of
 // the last runs ± that rule's warning limit (its failure limit when it has no warning), which is
 // where the next run passes the gate; without one ("interquartile"), their quartiles.
+// The band is of the runs since the last change point (at most `band_runs` of them): the level the
+// metric is at now, not a window across a change.
 struct TrendBand {
   std::string kind;   // "gate-limit" or "interquartile"
   double center = 0;  // the median
@@ -57,6 +59,10 @@ struct TrendBand {
   std::size_t runs = 0;  // the most recent points it is of
   std::string rule;      // gate-limit: the rule, and its limit as written ("+5%")
   std::string limit;
+  bool since_change = false;    // its first run is the first after the last change point
+  std::size_t since_index = 0;  // its first point, and that run's id and commit
+  std::int64_t since_run_id = 0;
+  std::string since_commit;
 };
 
 struct TrendChangePoint {
@@ -68,9 +74,20 @@ struct TrendChangePoint {
   double before_mean = 0;  // of the segments on either side
   double after_mean = 0;
   std::optional<double> change_pct;  // empty when the mean before is 0
+  std::optional<double> change_pts;  // after - before, for a share ("%" metric): its change is in points
   double p_value = 1;
   double q_hat = 0;
   std::string direction;  // "regression" or "improvement" by the rule's `better`; empty without one
+};
+
+// What the change-point test can see in a series of `runs` runs at the trend's level (p <= max_p):
+// docs/trends.md, "What a series can show".
+struct TrendDetection {
+  std::size_t runs = 0;
+  double smallest_p = 1;                      // the best p-value a change can get in these runs
+  std::optional<std::size_t> runs_needed;     // the fewest runs that can reach the level; empty: none
+  bool detectable = false;                    // runs >= runs_needed
+  std::optional<std::size_t> runs_each_side;  // the fewest runs a change needs on each side of it
 };
 
 struct MetricTrend {
@@ -82,13 +99,18 @@ struct MetricTrend {
   std::vector<TrendPoint> points;  // oldest first
   std::optional<TrendBand> band;   // empty without points
   std::vector<TrendChangePoint> change_points;
+  TrendDetection detection;
+  // The smallest change a change point must show: the rule's warning limit (its failure limit
+  // without one), the gate's own idea of a change worth a finding; empty without a rule.
+  std::optional<ChangeLimit> min_effect;
 };
 
 struct TrendReport {
   std::string schema = kTrendSchema;
   std::string tool_version;
   TrendSettings settings;
-  std::size_t runs = 0;  // runs read from the history
+  std::size_t runs = 0;      // runs read from the history
+  TrendDetection detection;  // of a series with a value in every run read
   std::vector<MetricTrend> metrics;
 };
 

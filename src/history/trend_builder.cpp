@@ -43,16 +43,28 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
-TrendBand band_of(const std::vector<TrendPoint>& points, std::size_t band_runs, const Rule* rule) {
-  std::size_t n = std::min(std::max<std::size_t>(band_runs, 1), points.size());
+// The limit a baseline rule gates the metric at: its warning, else its failure.
+std::optional<ChangeLimit> gate_limit(const Rule* rule) {
+  if (!rule) return std::nullopt;
+  return rule->warn_change ? rule->warn_change : rule->fail_change;
+}
+
+// Of the last `band_runs` runs since the last change point: the level the metric is at now.
+TrendBand band_of(const MetricTrend& t, std::size_t band_runs, const Rule* rule) {
+  const std::vector<TrendPoint>& points = t.points;
+  std::size_t since_change = t.change_points.empty() ? 0 : t.change_points.back().index;
+  std::size_t n = std::min(std::max<std::size_t>(band_runs, 1), points.size() - since_change);
   std::vector<double> recent;
   for (std::size_t i = points.size() - n; i < points.size(); ++i) recent.push_back(points[i].value);
   std::sort(recent.begin(), recent.end());
   TrendBand band;
   band.runs = n;
+  band.since_index = points.size() - n;
+  band.since_change = !t.change_points.empty() && band.since_index == since_change;
+  band.since_run_id = points[band.since_index].run_id;
+  band.since_commit = points[band.since_index].commit;
   band.center = quantile(recent, 0.5);
-  std::optional<ChangeLimit> limit;
-  if (rule) limit = rule->warn_change ? rule->warn_change : rule->fail_change;
+  std::optional<ChangeLimit> limit = gate_limit(rule);
   if (limit) {
     double width = limit->relative ? std::fabs(band.center) * limit->amount : limit->amount;  // +3% is 0.03
     band.kind = "gate-limit";
@@ -70,12 +82,15 @@ TrendBand band_of(const std::vector<TrendPoint>& points, std::size_t band_runs, 
   return band;
 }
 
-std::vector<TrendChangePoint> change_points_of(const std::vector<TrendPoint>& points,
-                                               std::optional<Better> better, const TrendSettings& s) {
+std::vector<TrendChangePoint> change_points_of(const MetricTrend& m, std::optional<Better> better,
+                                               const TrendSettings& s) {
+  const std::vector<TrendPoint>& points = m.points;
   std::vector<double> values;
   for (const TrendPoint& p : points) values.push_back(p.value);
+  MinEffect min_effect;
+  if (m.min_effect) min_effect = {m.min_effect->amount, m.min_effect->relative};
   std::vector<TrendChangePoint> out;
-  for (const ChangePoint& c : find_change_points(values, s.detection)) {
+  for (const ChangePoint& c : find_change_points(values, s.detection, min_effect)) {
     TrendChangePoint t;
     t.index = c.index;
     t.before_commit = points[c.index - 1].commit;
@@ -85,6 +100,7 @@ std::vector<TrendChangePoint> change_points_of(const std::vector<TrendPoint>& po
     t.before_mean = c.before_mean;
     t.after_mean = c.after_mean;
     t.change_pct = c.change_pct;
+    if (m.unit == "%") t.change_pts = c.after_mean - c.before_mean;  // a share moves in points
     t.p_value = c.p_value;
     t.q_hat = c.q_hat;
     if (better && c.after_mean != c.before_mean)
@@ -93,6 +109,16 @@ std::vector<TrendChangePoint> change_points_of(const std::vector<TrendPoint>& po
     out.push_back(std::move(t));
   }
   return out;
+}
+
+TrendDetection detection_of(std::size_t runs, const ChangePointOptions& o) {
+  TrendDetection d;
+  d.runs = runs;
+  d.smallest_p = smallest_p_value(runs, o);
+  d.runs_needed = runs_for_p_value(o);
+  d.detectable = d.runs_needed && runs >= *d.runs_needed;
+  d.runs_each_side = runs_each_side(runs, o);
+  return d;
 }
 
 MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, const std::string& metric,
@@ -111,8 +137,10 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rul
     }
     t.points.push_back(TrendPoint{run.id, run.labels.commit, run.labels.branch, run.time, *value});
   }
-  if (!t.points.empty()) t.band = band_of(t.points, s.band_runs, rule);
-  t.change_points = change_points_of(t.points, rule ? rule->better : std::nullopt, s);
+  t.min_effect = gate_limit(rule);
+  t.change_points = change_points_of(t, rule ? rule->better : std::nullopt, s);
+  if (!t.points.empty()) t.band = band_of(t, s.band_runs, rule);
+  t.detection = detection_of(t.points.size(), s.detection);
   return t;
 }
 
@@ -132,6 +160,7 @@ TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rule
   TrendReport report;
   report.tool_version = kVersion;
   report.runs = runs.size();
+  report.detection = detection_of(runs.size(), settings.detection);
   std::vector<std::string> metrics = settings.metrics.empty() ? gated_metrics(rules) : settings.metrics;
   for (const std::string& metric : metrics)
     report.metrics.push_back(metric_trend(runs, rules, metric, settings));

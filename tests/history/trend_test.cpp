@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <tuple>
 
 #include "history/history_runs.h"
 #include "perfgate/errors.h"
@@ -123,6 +124,126 @@ TEST(Trend, BandIsTheMedianOfTheLastRunsAndTheGateLimit) {
   EXPECT_DOUBLE_EQ(loader.center, 1.65);
   EXPECT_DOUBLE_EQ(loader.low, 0);
   EXPECT_DOUBLE_EQ(loader.high, 6.65);
+}
+
+// `before` runs at one value, then `after` runs at another, of the metrics given.
+std::vector<HistoryRun> stepped_runs(std::size_t before, std::size_t after,
+                                     const std::vector<std::tuple<std::string, double, double>>& metrics) {
+  std::vector<HistoryRun> runs;
+  for (std::size_t i = 0; i < before + after; ++i) {
+    MetricList values;
+    for (const auto& [name, old_value, new_value] : metrics)
+      values.emplace_back(name, i < before ? old_value : new_value);
+    runs.push_back(history_run(static_cast<std::int64_t>(i + 1), fmt::format("c{}", i), values));
+  }
+  return runs;
+}
+
+TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {
+  // 15 runs of a 100 us step, then 5 of 140: the change at run index 15 is found (2 / C(20, 5) =
+  // 2 / 15504 = 0.00013). The last 10 runs straddle it (5 of 100, 5 of 140: median 120, a band of
+  // 116.4 to 123.6 that holds none of them); the band is of the 5 runs since: 140 ± 3% = 135.8 to 144.2.
+  TrendReport t = build_trend(stepped_runs(15, 5, {{"steps.median_us", 100, 140}}), default_rules(), {});
+  const MetricTrend& m = *find_metric(t, "steps.median_us");
+  ASSERT_EQ(m.change_points.size(), 1u);
+  EXPECT_EQ(m.change_points[0].index, 15u);
+  const TrendBand& band = *m.band;
+  EXPECT_EQ(band.runs, 5u);
+  EXPECT_DOUBLE_EQ(band.center, 140);
+  EXPECT_DOUBLE_EQ(band.low, 135.8);
+  EXPECT_DOUBLE_EQ(band.high, 144.2);
+  EXPECT_TRUE(band.since_change);
+  EXPECT_EQ(band.since_index, 15u);
+  EXPECT_EQ(band.since_run_id, 16);
+  EXPECT_EQ(band.since_commit, "c15");
+  // Without a change the band is of the last --band-runs runs: 100 ± 3 of runs 10-19 of 20.
+  TrendReport flat = build_trend(stepped_runs(20, 0, {{"steps.median_us", 100, 100}}), default_rules(), {});
+  const TrendBand& same = *find_metric(flat, "steps.median_us")->band;
+  EXPECT_EQ(same.runs, 10u);
+  EXPECT_FALSE(same.since_change);
+  EXPECT_EQ(same.since_index, 10u);
+  EXPECT_EQ(same.since_run_id, 11);
+}
+
+TEST(Trend, AChangeBelowTheRulesLimitIsNoChangePoint) {
+  // Peak memory 2.8 GB for 8 runs, then 131,072 bytes more for 8: 131072 / 2.8e9 = 0.0047%, far
+  // below regression.memory's warning of +10%. The test alone finds it (two constant levels).
+  auto runs = stepped_runs(8, 8, {{"memory.peak_allocated_bytes", 2.8e9, 2.8e9 + 131072}});
+  TrendReport t = build_trend(runs, default_rules(), {});
+  const MetricTrend& memory = *find_metric(t, "memory.peak_allocated_bytes");
+  EXPECT_TRUE(memory.change_points.empty());
+  ASSERT_TRUE(memory.min_effect);
+  EXPECT_TRUE(memory.min_effect->relative);
+  EXPECT_DOUBLE_EQ(memory.min_effect->amount, 0.10);
+  EXPECT_EQ(memory.min_effect->text, "+10%");
+  // Its band is then of all its last 10 runs: their median is 2.8e9 + 131072 (8 of the 10), ± 10%.
+  EXPECT_DOUBLE_EQ(memory.band->center, 2.8e9 + 131072);
+  // 2.8 GB to 3.2 GB is +14.3%: a change point.
+  auto grown = stepped_runs(8, 8, {{"memory.peak_allocated_bytes", 2.8e9, 3.2e9}});
+  EXPECT_EQ(find_metric(build_trend(grown, default_rules(), {}), "memory.peak_allocated_bytes")
+                ->change_points.size(),
+            1u);
+  // A metric no baseline rule reads has no minimum: the 131 kB step is a change point.
+  TrendSettings any;
+  any.metrics = {"memory.peak_reserved_bytes"};
+  auto reserved = stepped_runs(8, 8, {{"memory.peak_reserved_bytes", 2.8e9, 2.8e9 + 131072}});
+  const MetricTrend& r = build_trend(reserved, default_rules(), any).metrics.at(0);
+  EXPECT_FALSE(r.min_effect);
+  EXPECT_EQ(r.change_points.size(), 1u);
+}
+
+TEST(Trend, SharesChangeInPoints) {
+  // The data loader's share from 0.57% to 33.4% of the step: +32.83 points (a relative change of
+  // 100 · 32.83 / 0.57 = +5759.6% says nothing a reader can use); GPU utilization 70.3% -> 55.5%:
+  // -14.8 points. regression.dataloader warns at +5 pts, regression.gpu-utilization at -5 pts.
+  auto runs = stepped_runs(8, 8,
+                           {{"breakdown.dataloader_pct", 0.57, 33.4},
+                            {"gpu.utilization_pct", 70.3, 55.5},
+                            {"steps.median_us", 126680, 177440}});
+  TrendReport t = build_trend(runs, default_rules(), {});
+  const TrendChangePoint& loader = find_metric(t, "breakdown.dataloader_pct")->change_points.at(0);
+  ASSERT_TRUE(loader.change_pts);
+  EXPECT_NEAR(*loader.change_pts, 32.83, 1e-9);
+  EXPECT_EQ(find_metric(t, "breakdown.dataloader_pct")->min_effect->text, "+5 pts");
+  const TrendChangePoint& util = find_metric(t, "gpu.utilization_pct")->change_points.at(0);
+  EXPECT_NEAR(*util.change_pts, -14.8, 1e-9);
+  // A duration is no share: its change stays in percent, 100 · 50760 / 126680 = +40.07%.
+  const TrendChangePoint& steps = find_metric(t, "steps.median_us")->change_points.at(0);
+  EXPECT_FALSE(steps.change_pts);
+  EXPECT_NEAR(*steps.change_pct, 100.0 * 50760 / 126680, 1e-9);
+}
+
+TEST(Trend, EachSeriesSaysWhatItCanSee) {
+  // 10 runs, 5 at 100 and 5 at 140: the best p-value of 10 runs is 2 / C(10, 5) = 2 / 252, above
+  // the default 0.001, which needs 14 runs (2 / C(14, 7) = 2 / 3432). No change point, and the page
+  // must say why. GPU utilization has a value in 6 of the runs only.
+  std::vector<HistoryRun> runs = stepped_runs(5, 5, {{"steps.median_us", 100, 140}});
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    if (i < 4)
+      runs[i].data.metrics.emplace_back("gpu.utilization_pct", std::nullopt);
+    else
+      runs[i].data.metrics.emplace_back("gpu.utilization_pct", 60.0);
+  TrendReport t = build_trend(runs, default_rules(), {});
+  EXPECT_EQ(t.detection.runs, 10u);
+  EXPECT_FALSE(t.detection.detectable);
+  EXPECT_EQ(t.detection.runs_needed, 14u);
+  EXPECT_DOUBLE_EQ(t.detection.smallest_p, 2.0 / 252);
+  EXPECT_FALSE(t.detection.runs_each_side);
+  const MetricTrend& steps = *find_metric(t, "steps.median_us");
+  EXPECT_TRUE(steps.change_points.empty());
+  EXPECT_EQ(steps.detection.runs, 10u);
+  EXPECT_FALSE(steps.detection.detectable);
+  EXPECT_EQ(steps.detection.runs_needed, 14u);
+  // 6 runs: 2 / C(6, 3) = 2 / 20 = 0.1.
+  const MetricTrend& util = *find_metric(t, "gpu.utilization_pct");
+  EXPECT_EQ(util.detection.runs, 6u);
+  EXPECT_DOUBLE_EQ(util.detection.smallest_p, 0.1);
+  // 30 runs: detectable, and a change shows once 3 runs follow it (2 / C(30, 3) = 2 / 4060).
+  TrendReport planted = build_trend(planted_history(1, true), default_rules(), {});
+  EXPECT_TRUE(planted.detection.detectable);
+  EXPECT_EQ(planted.detection.runs_each_side, 3u);
+  EXPECT_DOUBLE_EQ(planted.detection.smallest_p, 0.001);
+  EXPECT_TRUE(find_metric(planted, "steps.median_us")->detection.detectable);
 }
 
 TEST(Trend, RunsWithoutTheMetricAreLeftOut) {
