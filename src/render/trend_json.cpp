@@ -23,6 +23,7 @@ void write_change_points(JsonWriter& j, const TrendReport& t) {
       j.key("after_mean").value(c.after_mean);
       j.key("q_hat").value(c.q_hat);
       j.key("direction").value(c.direction);
+      j.key("change_pts").value(c.change_pts);
       j.end_object();
     }
   j.end_array();
@@ -46,6 +47,54 @@ void write_series(JsonWriter& j, const TrendReport& t) {
   j.end_object();
 }
 
+std::optional<std::uint64_t> count(const std::optional<std::size_t>& n) {
+  return n ? std::optional<std::uint64_t>(*n) : std::nullopt;
+}
+
+// What the test can see in the runs: as keys of the object being written.
+void write_detection(JsonWriter& j, const TrendDetection& d) {
+  j.key("detectable").value(d.detectable);
+  j.key("min_runs_for_p").value(count(d.runs_needed));
+  j.key("smallest_p").value(d.smallest_p);
+  j.key("runs_each_side").value(count(d.runs_each_side));
+}
+
+void write_min_effect(JsonWriter& j, const MetricTrend& m) {
+  j.key("min_effect");
+  if (!m.min_effect) {
+    j.null();
+    return;
+  }
+  j.begin_object();
+  j.key("rule").value(m.rule);
+  j.key("limit").value(m.min_effect->text);
+  j.key("amount").value(m.min_effect->amount);
+  j.key("relative").value(m.min_effect->relative);
+  j.end_object();
+}
+
+void write_band(JsonWriter& j, const std::optional<TrendBand>& band) {
+  j.key("band");
+  if (!band) {
+    j.null();
+    return;
+  }
+  const TrendBand& b = *band;
+  j.begin_object();
+  j.key("kind").value(b.kind);
+  j.key("center").value(b.center);
+  j.key("low").value(b.low);
+  j.key("high").value(b.high);
+  j.key("runs").value(static_cast<std::uint64_t>(b.runs));
+  j.key("rule").value(b.rule);
+  j.key("limit").value(b.limit);
+  j.key("since_change").value(b.since_change);
+  j.key("since_index").value(static_cast<std::uint64_t>(b.since_index));
+  j.key("since_run_id").value(b.since_run_id);
+  j.key("since_commit").value(b.since_commit);
+  j.end_object();
+}
+
 void write_metrics(JsonWriter& j, const TrendReport& t) {
   j.key("metrics").begin_object();
   for (const MetricTrend& m : t.metrics) {
@@ -54,20 +103,10 @@ void write_metrics(JsonWriter& j, const TrendReport& t) {
     j.key("rule").value(m.rule);
     j.key("better").value(m.better);
     j.key("runs_without_value").value(static_cast<std::uint64_t>(m.runs_without_value));
-    if (m.band) {
-      const TrendBand& b = *m.band;
-      j.key("band").begin_object();
-      j.key("kind").value(b.kind);
-      j.key("center").value(b.center);
-      j.key("low").value(b.low);
-      j.key("high").value(b.high);
-      j.key("runs").value(static_cast<std::uint64_t>(b.runs));
-      j.key("rule").value(b.rule);
-      j.key("limit").value(b.limit);
-      j.end_object();
-    } else {
-      j.key("band").null();
-    }
+    j.key("runs").value(static_cast<std::uint64_t>(m.detection.runs));
+    write_band(j, m.band);
+    write_detection(j, m.detection);
+    write_min_effect(j, m);
     j.end_object();
   }
   j.end_object();
@@ -97,6 +136,9 @@ std::string render_trend_json(const TrendReport& t) {
   j.key("schema").value(t.schema);
   j.key("tool_version").value(t.tool_version);
   j.key("runs").value(static_cast<std::uint64_t>(t.runs));
+  j.key("detection").begin_object();
+  write_detection(j, t.detection);
+  j.end_object();
   write_metrics(j, t);
   write_settings(j, t.settings);
   j.end_object();

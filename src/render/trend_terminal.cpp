@@ -13,8 +13,10 @@ std::string render_trend_terminal(const TrendReport& t) {
     std::string latest = m.points.empty() ? "n/a" : format_value(m.points.back().value, m.unit);
     out += fmt::format("  {:<30} {} runs · latest {}", m.metric, m.points.size(), latest);
     if (m.band)
-      out += " · band " + format_value(m.band->low, m.unit) + " to " + format_value(m.band->high, m.unit);
-    out += m.change_points.empty() ? " · no change point\n"
+      out += " · band " + format_value(m.band->low, m.unit) + " to " + format_value(m.band->high, m.unit) +
+             (m.band->since_change ? " since the change" : "");
+    std::string blind = detection_short(m.detection);
+    out += m.change_points.empty() ? " · no change point" + (blind.empty() ? "" : " (" + blind + ")") + "\n"
                                    : fmt::format(" · {} change point{}\n", m.change_points.size(),
                                                  m.change_points.size() == 1 ? "" : "s");
     for (const TrendChangePoint& c : m.change_points)
@@ -25,6 +27,8 @@ std::string render_trend_terminal(const TrendReport& t) {
                       p_value_text(c.p_value), c.direction.empty() ? "" : ", " + c.direction);
   }
   out += fmt::format("{:<13}{}\n", "Trend", trend_summary(t));
+  out += fmt::format("{:<13}{} · changes below their rule's limit are not change points\n", "Detection",
+                     detection_text(t.detection, t.settings.detection));
   return out;
 }
 

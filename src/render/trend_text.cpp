@@ -35,6 +35,7 @@ std::string point_label(const TrendPoint& point) {
 }
 
 std::string change_text(const TrendChangePoint& change) {
+  if (change.change_pts) return fmt::format("{:+.1f} pts", *change.change_pts);
   return change.change_pct ? fmt::format("{:+.1f}%", *change.change_pct) : "n/a";
 }
 
@@ -42,16 +43,47 @@ std::string p_value_text(double p) {
   return fmt::format("{:.3f}", p);
 }
 
+std::string limit_size(const std::string& limit_text) {
+  // The limit as the rule writes it has the bad direction's sign ("+3%", "-5 pts").
+  std::string_view size = limit_text;
+  if (size.starts_with('+') || size.starts_with('-')) size.remove_prefix(1);
+  return std::string(size);
+}
+
 std::string band_text(const TrendBand& band, const std::string& unit) {
   std::string range = fmt::format("{} to {}", format_value(band.low, unit), format_value(band.high, unit));
   std::string runs = band.runs == 1 ? "the last run" : fmt::format("the last {} runs", band.runs);
-  if (band.kind == "gate-limit") {
-    // The limit as the rule writes it has the bad direction's sign ("+3%", "-5 pts").
-    std::string_view size = band.limit;
-    if (size.starts_with('+') || size.starts_with('-')) size.remove_prefix(1);
-    return fmt::format("{}: median of {} ± {} ({})", range, runs, size, band.rule);
-  }
+  if (band.since_change)
+    runs = fmt::format("the {} since the change (from {})",
+                       band.runs == 1 ? "run" : fmt::format("{} runs", band.runs),
+                       run_label(band.since_commit, band.since_run_id));
+  if (band.kind == "gate-limit")
+    return fmt::format("{}: median of {} ± {} ({})", range, runs, limit_size(band.limit), band.rule);
   return fmt::format("{}: quartiles of {}", range, runs);
+}
+
+std::string min_effect_text(const MetricTrend& m) {
+  if (!m.min_effect) return "";
+  return fmt::format("{} ({})", limit_size(m.min_effect->text), m.rule);
+}
+
+std::string detection_text(const TrendDetection& d, const ChangePointOptions& o) {
+  std::string level = fmt::format("p ≤ {:g}", o.max_p_value);
+  if (!d.runs_needed)
+    return fmt::format("no number of runs reaches {} with {} permutations (their smallest p-value is {:g})",
+                       level, o.permutations, 1.0 / static_cast<double>(o.permutations + 1));
+  if (d.detectable && d.runs_each_side)
+    return fmt::format("a change shows at {} with ≥ {} runs on each side of it", level, *d.runs_each_side);
+  std::string why = d.runs < 2 * o.min_segment
+                        ? fmt::format("{} run{} cannot be split into two parts of {}", d.runs,
+                                      d.runs == 1 ? "" : "s", o.min_segment)
+                        : fmt::format("the best p-value of {} runs is {:.2g}", d.runs, d.smallest_p);
+  return fmt::format("{} needs ≥ {} runs: {}", level, *d.runs_needed, why);
+}
+
+std::string detection_short(const TrendDetection& d) {
+  if (d.detectable) return "";
+  return d.runs_needed ? fmt::format("needs ≥ {} runs", *d.runs_needed) : "cannot reach its level";
 }
 
 std::string trend_summary(const TrendReport& trend) {

@@ -14,12 +14,24 @@ namespace perfgate {
 std::string run_label(const std::string& commit, std::int64_t run_id);
 std::string point_label(const TrendPoint& point);
 
-// "+10.0%", or "n/a" when the mean before was 0.
+// "+10.0%", "+32.8 pts" for a share, or "n/a" when the mean before was 0.
 std::string change_text(const TrendChangePoint& change);
 // "0.005"
 std::string p_value_text(double p);
-// "11.90 ms to 12.54 ms: median of the last 10 runs ± 3% (regression.step-time)"
+// "11.90 ms to 12.54 ms: median of the last 10 runs ± 3% (regression.step-time)"; "... of the 5
+// runs since the change (from abc1234567) ± 3% ..." when it starts at a change point.
 std::string band_text(const TrendBand& band, const std::string& unit);
+// A change limit as a size, without the bad direction's sign: "3%", "5 pts".
+std::string limit_size(const std::string& limit_text);
+// "10% (regression.memory)": the smallest change a change point of the metric must show; empty
+// without a rule.
+std::string min_effect_text(const MetricTrend& metric);
+// What the test can see in a series: "a change shows at p ≤ 0.001 with ≥ 3 runs on each side of
+// it", or
+// "p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079".
+std::string detection_text(const TrendDetection& detection, const ChangePointOptions& options);
+// The same in a few words for a table cell or a line: "needs ≥ 14 runs"; empty when it can see.
+std::string detection_short(const TrendDetection& detection);
 // "2 change points in 5 metrics over 30 runs"
 std::string trend_summary(const TrendReport& trend);
 

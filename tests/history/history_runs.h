@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -26,6 +27,20 @@ inline HistoryRun history_run(std::int64_t id, std::string commit, MetricList me
   run.labels.commit = std::move(commit);
   run.data.metrics = std::move(metrics);
   return run;
+}
+
+// `before` runs at one value of each metric given, then `after` runs at another; commits c0, c1, ...
+inline std::vector<HistoryRun> stepped_runs(
+    std::size_t before, std::size_t after,
+    const std::vector<std::tuple<std::string, double, double>>& metrics) {
+  std::vector<HistoryRun> runs;
+  for (std::size_t i = 0; i < before + after; ++i) {
+    MetricList values;
+    for (const auto& [name, old_value, new_value] : metrics)
+      values.emplace_back(name, i < before ? old_value : new_value);
+    runs.push_back(history_run(static_cast<std::int64_t>(i + 1), fmt::format("c{}", i), values));
+  }
+  return runs;
 }
 
 // A 40-hex-digit commit id, different for each run.

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 
 #include "history/history_runs.h"
 #include "perfgate/trend.h"
@@ -101,6 +102,90 @@ TEST(TrendJson, NoChangePointIsAnEmptyList) {
   EXPECT_EQ(root.at("series").at("memory.peak_allocated_bytes").as_array().size(), 30u);
 }
 
+// Issue #29's item 7: 8 runs of one trace, then 8 of another. The median step 126.68 ms -> 177.44 ms,
+// the data loader's share 0.57% -> 33.4%, peak memory 2.8 GB -> 131,072 bytes more; the mean step
+// (no baseline rule reads it) as the median.
+TrendReport sixteen_runs() {
+  TrendSettings settings;
+  settings.metrics = {"steps.median_us", "breakdown.dataloader_pct", "memory.peak_allocated_bytes",
+                      "steps.mean_us"};
+  return build_trend(stepped_runs(8, 8,
+                                  {{"steps.median_us", 126680, 177440},
+                                   {"steps.mean_us", 126680, 177440},
+                                   {"breakdown.dataloader_pct", 0.57, 33.4},
+                                   {"memory.peak_allocated_bytes", 2.8e9, 2.8e9 + 131072}}),
+                     default_rules(), settings);
+}
+
+// Issue #29's item 6: 5 runs, then 5 runs 40% slower.
+TrendReport ten_runs() {
+  TrendSettings settings;
+  settings.metrics = {"steps.median_us"};
+  return build_trend(stepped_runs(5, 5, {{"steps.median_us", 177440, 248420}}), default_rules(), settings);
+}
+
+TEST(TrendJson, DetectionMinimumEffectPointsAndTheBandSinceTheChange) {
+  json::object root = json::parse(render_trend_json(sixteen_runs())).as_object();
+  // 16 runs: 2 / C(16, 8) = 2 / 12870 = 0.00016, below 1/1000: the best p-value is 0.001; 14 runs
+  // reach p <= 0.001 (2 / C(14, 7) = 2 / 3432); a change needs 5 runs on each side (2 / C(16, 5) =
+  // 2 / 4368 = 0.00046, 2 / C(16, 4) = 2 / 1820 = 0.0011).
+  const json::object& detection = root.at("detection").as_object();
+  EXPECT_EQ(keys_of(detection),
+            (std::vector<std::string>{"detectable", "min_runs_for_p", "smallest_p", "runs_each_side"}));
+  EXPECT_TRUE(detection.at("detectable").as_bool());
+  EXPECT_EQ(detection.at("min_runs_for_p").to_number<int>(), 14);
+  EXPECT_DOUBLE_EQ(detection.at("smallest_p").to_number<double>(), 0.001);
+  EXPECT_EQ(detection.at("runs_each_side").to_number<int>(), 5);
+  // The step and the share change; 131 kB of 2.8 GB is below regression.memory's +10%; the mean
+  // step has no rule, so no minimum, and changes too.
+  const json::array& changes = root.at("change_points").as_array();
+  ASSERT_EQ(changes.size(), 3u) << json::serialize(changes);
+  EXPECT_EQ(changes[0].at("metric").as_string(), "steps.median_us");
+  EXPECT_TRUE(changes[0].at("change_pts").is_null()) << "a duration is no share";
+  EXPECT_EQ(changes[1].at("metric").as_string(), "breakdown.dataloader_pct");
+  // 33.4 - 0.57 = 32.83 points; change_pct stays 100 · 32.83 / 0.57 = 5759.6.
+  EXPECT_NEAR(changes[1].at("change_pts").to_number<double>(), 32.83, 1e-6);
+  EXPECT_NEAR(changes[1].at("change_pct").to_number<double>(), 100 * 32.83 / 0.57, 1e-4);
+  EXPECT_EQ(changes[2].at("metric").as_string(), "steps.mean_us");
+  const json::object& metrics = root.at("metrics").as_object();
+  const json::object& steps = metrics.at("steps.median_us").as_object();
+  EXPECT_TRUE(steps.at("detectable").as_bool());
+  EXPECT_EQ(steps.at("min_runs_for_p").to_number<int>(), 14);
+  EXPECT_EQ(steps.at("runs").to_number<int>(), 16);
+  const json::object& min_effect = steps.at("min_effect").as_object();
+  EXPECT_EQ(min_effect.at("rule").as_string(), "regression.step-time");
+  EXPECT_EQ(min_effect.at("limit").as_string(), "+3%");
+  EXPECT_DOUBLE_EQ(min_effect.at("amount").to_number<double>(), 0.03);
+  EXPECT_TRUE(min_effect.at("relative").as_bool());
+  EXPECT_TRUE(metrics.at("steps.mean_us").at("min_effect").is_null());
+  EXPECT_EQ(metrics.at("breakdown.dataloader_pct").at("min_effect").at("limit").as_string(), "+5 pts");
+  EXPECT_FALSE(metrics.at("breakdown.dataloader_pct").at("min_effect").at("relative").as_bool());
+  // The band is of the 8 runs since the change (run index 8, id 9, commit c8): 177.44 ms ± 3%.
+  const json::object& band = steps.at("band").as_object();
+  EXPECT_TRUE(band.at("since_change").as_bool());
+  EXPECT_EQ(band.at("since_index").to_number<int>(), 8);
+  EXPECT_EQ(band.at("since_run_id").to_number<int>(), 9);
+  EXPECT_EQ(band.at("since_commit").as_string(), "c8");
+  EXPECT_EQ(band.at("runs").to_number<int>(), 8);
+  EXPECT_DOUBLE_EQ(band.at("center").to_number<double>(), 177440);
+  // Memory has no change point: its band is of the last 10 runs, across the 131 kB step.
+  EXPECT_FALSE(metrics.at("memory.peak_allocated_bytes").at("band").at("since_change").as_bool());
+  EXPECT_EQ(metrics.at("memory.peak_allocated_bytes").at("band").at("runs").to_number<int>(), 10);
+}
+
+TEST(TrendJson, TooFewRunsSayHowManyAreNeeded) {
+  json::object root = json::parse(render_trend_json(ten_runs())).as_object();
+  // 10 runs: at best 2 / C(10, 5) = 2 / 252 = 0.0079 (written with 6 decimals), and no split
+  // with its sides reaching 0.001.
+  for (const json::value* d : {&root.at("detection"), &root.at("metrics").at("steps.median_us")}) {
+    EXPECT_FALSE(d->at("detectable").as_bool());
+    EXPECT_EQ(d->at("min_runs_for_p").to_number<int>(), 14);
+    EXPECT_NEAR(d->at("smallest_p").to_number<double>(), 2.0 / 252, 1e-6);
+    EXPECT_TRUE(d->at("runs_each_side").is_null());
+  }
+  EXPECT_TRUE(root.at("change_points").as_array().empty());
+}
+
 TEST(TrendHtml, SelfContainedWithoutScriptAndWellFormed) {
   std::vector<HistoryRun> runs;
   std::string page = render_trend_html(planted_trend(runs));
@@ -144,6 +229,64 @@ TEST(TrendMarkdown, ChangePointsAndSeriesEscaped) {
   EXPECT_EQ(count(md, "No change point in 30 runs."), 4u) << "the four noisy or constant metrics";
   EXPECT_EQ(count(md, "<details>"), 5u);
   EXPECT_EQ(count(md, "</details>"), 5u);
+}
+
+TEST(TrendTerminal, SaysWhatTheRunsCanShow) {
+  std::string few = render_trend_terminal(ten_runs());
+  EXPECT_NE(few.find("· no change point (needs ≥ 14 runs)\n"), std::string::npos) << few;
+  EXPECT_NE(few.find("Detection    p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079"),
+            std::string::npos)
+      << few;
+  std::string enough = render_trend_terminal(sixteen_runs());
+  EXPECT_NE(enough.find("Detection    a change shows at p ≤ 0.001 with ≥ 5 runs on each side of it"),
+            std::string::npos)
+      << enough;
+  // 0.57% -> 33.4% is +32.8 points, not +5759.6%.
+  EXPECT_NE(enough.find("+32.8 pts (0.6% -> 33.4%)"), std::string::npos) << enough;
+  EXPECT_EQ(enough.find("5759"), std::string::npos) << enough;
+  // 177.44 ms ± 3% = 5.3232 ms: 172.12 ms to 182.76 ms, of the runs since the change.
+  EXPECT_NE(enough.find("band 172.12 ms to 182.76 ms since the change · 1 change point"), std::string::npos)
+      << enough;
+  EXPECT_NE(enough.find("memory.peak_allocated_bytes    16 runs · latest 2.8 GB"), std::string::npos);
+  EXPECT_EQ(count(enough, " · 1 change point\n"), 3u)
+      << "the median and mean step, the data loader: not memory";
+}
+
+TEST(TrendMarkdown, SaysWhatTheRunsCanShow) {
+  std::string few = render_trend_markdown(ten_runs());
+  EXPECT_NE(
+      few.find("⚠️ Detection over 10 runs: p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is "
+               "0.0079."),
+      std::string::npos)
+      << few;
+  EXPECT_NE(few.find("| 0 (needs ≥ 14 runs) |"), std::string::npos) << few;
+  std::string enough = render_trend_markdown(sixteen_runs());
+  EXPECT_NE(
+      enough.find("Detection: a change shows at p ≤ 0.001 with ≥ 5 runs on each side of it; a change point "
+                  "needs a change of at least 10% (regression.memory)."),
+      std::string::npos)
+      << enough;
+  EXPECT_NE(enough.find("| +32.8 pts (regression) |"), std::string::npos) << enough;
+  EXPECT_NE(enough.find("median of the 8 runs since the change (from c8) ± 3% (regression.step-time)"),
+            std::string::npos)
+      << enough;
+}
+
+TEST(TrendHtml, SaysWhatTheRunsCanShow) {
+  std::string few = render_trend_html(ten_runs());
+  EXPECT_NE(few.find("class=\"verdict verdict-warn\""), std::string::npos);
+  EXPECT_NE(
+      few.find("Detection over 10 runs: p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079."),
+      std::string::npos);
+  EXPECT_NE(few.find("<span class=\"note\">(needs ≥ 14 runs)</span>"), std::string::npos);
+  std::string enough = render_trend_html(sixteen_runs());
+  EXPECT_EQ(enough.find("class=\"verdict verdict-warn\""), std::string::npos);
+  EXPECT_NE(
+      enough.find("<p class=\"note\">Detection: a change shows at p ≤ 0.001 with ≥ 5 runs on each side of "
+                  "it; a change point needs a change of at least 5 pts (regression.dataloader).</p>"),
+      std::string::npos);
+  EXPECT_NE(enough.find(">+32.8 pts</text>"), std::string::npos) << "the chart's change label";
+  EXPECT_NE(enough.find("The band is of the 8 runs since the last change."), std::string::npos);
 }
 
 TEST(TrendTerminal, ALinePerMetricAndPerChange) {

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
-#include <tuple>
 
 #include "history/history_runs.h"
 #include "perfgate/errors.h"
@@ -124,19 +123,6 @@ TEST(Trend, BandIsTheMedianOfTheLastRunsAndTheGateLimit) {
   EXPECT_DOUBLE_EQ(loader.center, 1.65);
   EXPECT_DOUBLE_EQ(loader.low, 0);
   EXPECT_DOUBLE_EQ(loader.high, 6.65);
-}
-
-// `before` runs at one value, then `after` runs at another, of the metrics given.
-std::vector<HistoryRun> stepped_runs(std::size_t before, std::size_t after,
-                                     const std::vector<std::tuple<std::string, double, double>>& metrics) {
-  std::vector<HistoryRun> runs;
-  for (std::size_t i = 0; i < before + after; ++i) {
-    MetricList values;
-    for (const auto& [name, old_value, new_value] : metrics)
-      values.emplace_back(name, i < before ? old_value : new_value);
-    runs.push_back(history_run(static_cast<std::int64_t>(i + 1), fmt::format("c{}", i), values));
-  }
-  return runs;
 }
 
 TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {

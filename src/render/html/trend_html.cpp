@@ -62,7 +62,10 @@ std::string chart_of(const MetricTrend& m) {
 std::string caption_of(const MetricTrend& m) {
   std::string text = "The value of each run, oldest first; a point's tooltip names its commit and time.";
   if (!m.change_points.empty()) text += " Horizontal lines are the means of the runs between change points.";
-  if (m.band) text += fmt::format(" The band is of the last {} runs.", m.band->runs);
+  if (m.band)
+    text += m.band->since_change
+                ? fmt::format(" The band is of the {} runs since the last change.", m.band->runs)
+                : fmt::format(" The band is of the last {} runs.", m.band->runs);
   return text;
 }
 
@@ -103,7 +106,7 @@ TemplateData point_rows(const MetricTrend& m) {
   return list;
 }
 
-TemplateData metric_view(const MetricTrend& m) {
+TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
   TemplateData d;
   d.set("metric", m.metric);
   d.set("anchor", "metric-" + m.metric);
@@ -114,6 +117,9 @@ TemplateData metric_view(const MetricTrend& m) {
   d.set("band", m.band ? band_text(*m.band, m.unit) : "–");
   if (m.band) d.set("band_legend", band_text(*m.band, m.unit));
   d.set("change_count", std::to_string(m.change_points.size()));
+  if (std::string blind = detection_short(m.detection); !blind.empty()) d.set("blind", blind);
+  d.set("detection", detection_text(m.detection, o));
+  if (m.min_effect) d.set("min_effect", min_effect_text(m));
   d.set("has_changes", !m.change_points.empty());
   d.set("svg", chart_of(m));
   d.set("caption", caption_of(m));
@@ -135,8 +141,10 @@ std::string render_trend_html(const TrendReport& t) {
   view.set("max_p", fmt::format("{:g}", t.settings.detection.max_p_value));
   view.set("min_segment", std::to_string(t.settings.detection.min_segment));
   view.set("summary", trend_summary(t));
+  view.set("detection", detection_text(t.detection, t.settings.detection));
+  view.set("too_few_runs", !t.detection.detectable);
   TemplateData metrics = template_list();
-  for (const MetricTrend& m : t.metrics) metrics.push_back(metric_view(m));
+  for (const MetricTrend& m : t.metrics) metrics.push_back(metric_view(m, t.settings.detection));
   view.set("metrics", metrics);
   return render_template("trend.html.mustache", view);
 }
