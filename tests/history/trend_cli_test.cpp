@@ -1,11 +1,16 @@
 // `perfgate history trend` end to end: 30 JSON reports of the bundled example, their metrics
 // edited (2% noise; the median step 10% slower from the 18th run on), imported with a commit each,
 // then the trend names the commits around the step; 30 runs of pure noise have no change point.
+// Issue #29's item 6: runs of a trace, then of the trace 40% slower, recorded by `analyze`.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
 
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "history/history_cli_support.h"
 #include "history/history_runs.h"
 #include "support/helpers.h"
 
@@ -83,6 +88,76 @@ TEST(TrendCli, ThirtyRunsOfPureNoiseHaveNoChangePoint) {
   json::object trend = json::parse(read_text(json_path)).as_object();
   EXPECT_TRUE(trend.at("change_points").as_array().empty());
   EXPECT_EQ(trend.at("series").at("steps.median_us").as_array().size(), kPlantedRuns);
+}
+
+// The trace with every time stretched by `factor` from its first event on: each step, kernel and
+// op lasts `factor` times as long, in the same order.
+std::string stretched(const std::string& trace, double factor) {
+  json::object root = json::parse(trace).as_object();
+  json::array& events = root.at("traceEvents").as_array();
+  double start = std::numeric_limits<double>::infinity();
+  for (const json::value& e : events)
+    if (e.as_object().contains("ts")) start = std::min(start, e.at("ts").to_number<double>());
+  for (json::value& e : events) {
+    json::object& o = e.as_object();
+    if (o.contains("ts")) o["ts"] = start + (o["ts"].to_number<double>() - start) * factor;
+    if (o.contains("dur")) o["dur"] = o["dur"].to_number<double>() * factor;
+  }
+  return json::serialize(root);
+}
+
+TEST(TrendCli, TenRunsSayTheyAreTooFewThenTheChangeAndItsBandShow) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir(), db = dir + "/history.db";
+  std::string fast = training_trace_file(dir, steady(), "fast");
+  std::string slow = write_text(dir + "/slow.pt.trace.json", stretched(read_text(fast), 1.4));
+  auto record = [&](const std::string& trace, const std::string& commit) {
+    CommandResult r = run_perfgate(
+        fmt::format("analyze {} -q --history {} --record --branch main --commit {}", trace, db, commit));
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out;  // the slower runs may warn or fail
+  };
+  for (int i = 1; i <= 5; ++i) record(fast, fmt::format("fast{}", i));
+  for (int i = 1; i <= 5; ++i) record(slow, fmt::format("slow{}", i));
+  std::string json_path = dir + "/trend.json";
+  CommandResult ten =
+      run_perfgate(fmt::format("history trend {} --metric steps.median_us --json {}", db, json_path));
+  ASSERT_EQ(ten.exit_code, 0) << ten.out;
+  // Two levels of 5 runs: at best p = 2 / C(10, 5) = 2 / 252 = 0.0079, above 0.001, which 14 runs
+  // reach (2 / C(14, 7) = 2 / 3432): no change point, and the trend says why.
+  EXPECT_TRUE(contains(ten.out, "0 change points in 1 metric over 10 runs")) << ten.out;
+  EXPECT_TRUE(contains(ten.out, "no change point (needs ≥ 14 runs)")) << ten.out;
+  EXPECT_TRUE(
+      contains(ten.out, "Detection    p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079"))
+      << ten.out;
+  json::object trend = json::parse(read_text(json_path)).as_object();
+  const json::array& values = trend.at("series").at("steps.median_us").as_array();
+  ASSERT_EQ(values.size(), 10u);
+  double before = values[0].at("value").to_number<double>(),
+         after = values[9].at("value").to_number<double>();
+  EXPECT_NEAR(after / before, 1.4, 0.01) << "the variant's steps are 40% longer";
+  EXPECT_FALSE(trend.at("detection").at("detectable").as_bool());
+  EXPECT_EQ(trend.at("metrics").at("steps.median_us").at("min_runs_for_p").to_number<int>(), 14);
+
+  // 15 runs of the slower code: 5 | 15 reaches 2 / C(20, 5) = 2 / 15504 = 0.00013. The change is
+  // found between fast5 and slow1, and the band (of every run since it) holds only slower runs.
+  for (int i = 6; i <= 15; ++i) record(slow, fmt::format("slow{}", i));
+  CommandResult twenty = run_perfgate(
+      fmt::format("history trend {} --metric steps.median_us --band-runs 20 --json {}", db, json_path));
+  ASSERT_EQ(twenty.exit_code, 0) << twenty.out;
+  EXPECT_TRUE(contains(twenty.out, "1 change point in 1 metric over 20 runs")) << twenty.out;
+  EXPECT_TRUE(contains(twenty.out, "+40.0% (")) << twenty.out;
+  EXPECT_TRUE(contains(twenty.out, "between fast5 and slow1, p 0.001, regression")) << twenty.out;
+  EXPECT_TRUE(contains(twenty.out, "since the change")) << twenty.out;
+  trend = json::parse(read_text(json_path)).as_object();
+  const json::object& band = trend.at("metrics").at("steps.median_us").at("band").as_object();
+  EXPECT_TRUE(band.at("since_change").as_bool());
+  EXPECT_EQ(band.at("since_commit").as_string(), "slow1");
+  EXPECT_EQ(band.at("runs").to_number<int>(), 15);
+  // The slower runs' median step ± 3% holds each of them, and none of the faster ones.
+  EXPECT_DOUBLE_EQ(band.at("center").to_number<double>(), after);
+  EXPECT_LT(band.at("low").to_number<double>(), after);
+  EXPECT_GT(band.at("high").to_number<double>(), after);
+  EXPECT_GT(band.at("low").to_number<double>(), before);
 }
 
 TEST(TrendCli, ChoosesMetricsAndRejectsUnknownOnes) {
