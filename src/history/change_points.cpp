@@ -85,7 +85,7 @@ class Shuffler {
 struct Candidate {
   std::size_t index = 0;
   double q_hat = 0;
-  double p_floor = 0;  // p_value_floor of its split in its segment
+  std::size_t segment = 0, tau = 0, kappa = 0;  // its split, in its segment's length
 };
 
 // The strongest split over the segments between `bounds` (sorted, from 0 to the size).
@@ -96,8 +96,7 @@ std::optional<Candidate> best_candidate(std::span<const double> series,
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
     auto segment = series.subspan(bounds[k], bounds[k + 1] - bounds[k]);
     if (auto split = search.run(segment, min_segment); split && (!best || split->q_hat > best->q_hat))
-      best = Candidate{bounds[k] + split->tau, split->q_hat,
-                       p_value_floor(segment.size(), split->tau, split->kappa)};
+      best = Candidate{bounds[k] + split->tau, split->q_hat, segment.size(), split->tau, split->kappa};
   }
   return best;
 }
@@ -205,7 +204,7 @@ std::vector<ChangePoint> find_change_points(std::span<const double> series, cons
     if (!candidate || !(candidate->q_hat > 0)) break;
     // The shuffles estimate the p-value; it is never below what the arrangements allow.
     double p = std::max(permutation_p_value(series, bounds, candidate->q_hat, o, shuffler, search),
-                        candidate->p_floor);
+                        p_value_floor(candidate->segment, candidate->tau, candidate->kappa));
     if (p > o.max_p_value) break;
     bounds.insert(std::upper_bound(bounds.begin(), bounds.end(), candidate->index), candidate->index);
     ChangePoint point;

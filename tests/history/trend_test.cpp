@@ -173,7 +173,8 @@ TEST(Trend, AChangeBelowTheRulesLimitIsNoChangePoint) {
   TrendSettings any;
   any.metrics = {"memory.peak_reserved_bytes"};
   auto reserved = stepped_runs(8, 8, {{"memory.peak_reserved_bytes", 2.8e9, 2.8e9 + 131072}});
-  const MetricTrend& r = build_trend(reserved, default_rules(), any).metrics.at(0);
+  TrendReport reserved_trend = build_trend(reserved, default_rules(), any);
+  const MetricTrend& r = reserved_trend.metrics.at(0);
   EXPECT_FALSE(r.min_effect);
   EXPECT_EQ(r.change_points.size(), 1u);
 }
