@@ -12,6 +12,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 #include "perfgate/units.h"
+#include "render/escape.h"
 #include "render/json_writer.h"
 
 namespace perfgate::cli {
@@ -68,22 +69,23 @@ int run_import(const ImportArgs& a) {
     last = store->record(run);
     if (!first) first = last;
   }
-  std::cout << fmt::format("{}: imported {} run{} (ids {} to {})\n", store->describe(), runs.size(),
-                           runs.size() == 1 ? "" : "s", first, last);
+  std::cout << fmt::format("{}: imported {} run{} (ids {} to {})\n", terminal_escape(store->describe()),
+                           runs.size(), runs.size() == 1 ? "" : "s", first, last);
   return kExitPass;
 }
 
+// The table's texts are escaped for the terminal: a stored string may hold anything.
 std::string gpus_text(const HistoryRun& run) {
   std::string text;
   for (const HistoryGpu& g : run.gpus)
-    text += fmt::format("{}{}x {}", text.empty() ? "" : ", ", g.count, g.name);
+    text += fmt::format("{}{}x {}", text.empty() ? "" : ", ", g.count, terminal_escape(g.name));
   return text.empty() ? "no GPU" : text;
 }
 
 std::string labels_text(const HistoryRun& run) {
   std::string text;
   for (const auto& [key, value] : run.labels.labels)
-    text += fmt::format("{}{}={}", text.empty() ? "" : " ", key, value);
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", terminal_escape(key), terminal_escape(value));
   return text;
 }
 
@@ -112,7 +114,7 @@ void print_json(const std::vector<HistoryRun>& runs) {
 void print_table(const std::vector<HistoryRun>& runs) {
   std::size_t branch_width = 6, gpus_width = 4;
   for (const HistoryRun& run : runs) {
-    branch_width = std::max(branch_width, run.labels.branch.size());
+    branch_width = std::max(branch_width, terminal_escape(run.labels.branch).size());
     gpus_width = std::max(gpus_width, gpus_text(run).size());
   }
   auto line = [&](const auto& id, const std::string& time, const std::string& branch,
@@ -125,7 +127,8 @@ void print_table(const std::vector<HistoryRun>& runs) {
   };
   line("id", "time (UTC)", "branch", "commit", "median step", "GPUs", "labels");
   for (const HistoryRun& run : runs)
-    line(run.id, run.time, run.labels.branch, run.labels.commit.substr(0, 7),
+    line(run.id, terminal_escape(run.time), terminal_escape(run.labels.branch),
+         terminal_escape(run.labels.commit.substr(0, 7)),
          format_duration_us(run.data.metric("steps.median_us")), gpus_text(run), labels_text(run));
 }
 
@@ -139,8 +142,9 @@ int run_list(const ListArgs& a) {
   if (a.json)
     print_json(runs);
   else if (runs.empty())
-    std::cout << fmt::format("{}: no runs{}\n", store->describe(),
-                             a.branch.empty() ? "" : " of branch " + a.branch);
+    std::cout << terminal_escape(fmt::format("{}: no runs{}", store->describe(),
+                                             a.branch.empty() ? "" : " of branch " + a.branch))
+              << '\n';
   else
     print_table(runs);
   return kExitPass;
