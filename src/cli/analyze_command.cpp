@@ -114,15 +114,18 @@ int run_analyze(const AnalyzeArgs& a) {
   check_output_paths(a.outputs, a.profiles, a.baseline_paths);
 
   AnalysisOptions options = analysis_options(a);
-  // A malformed --label is a usage error before any work. The commit labels the current run in
-  // the recent trend too.
+  // A malformed --label or PostgreSQL connection string is a usage error before any work. The
+  // commit labels the current run in the recent trend too.
   RunLabels labels = labels_of(a.history.labels);
+  check_history_location(a.history.history);
+  for (const std::string& path : a.baseline_paths) check_history_location(path);
   // Report and profile baselines are read first, so that a bad one fails before the analysis; a
   // history's runs are chosen after it, by the run's GPUs.
   std::vector<Baseline> runs;
   std::vector<HistorySource> histories;
   for (const std::string& path : a.baseline_paths) {
-    if (is_history_location(path))
+    // The --history of this command is a history, even while it is an empty SQLite file.
+    if (path == a.history.history || is_history_location(path))
       histories.push_back(open_history_source(path));
     else
       runs.push_back(load_baseline(path, rules, options, a));

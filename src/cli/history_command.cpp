@@ -63,7 +63,7 @@ int run_import(const ImportArgs& a) {
       throw InputError(fmt::format("{}: not a perfgate JSON report (perfgate analyze --json)", path));
     for (const std::string& file : files) runs.push_back(history_run_of_report_file(file, explicit_labels));
   }
-  std::unique_ptr<HistoryStore> store = open_history(a.history, true);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, HistoryAccess::Record);
   std::int64_t first = 0, last = 0;
   for (const HistoryRun& run : runs) {
     last = store->record(run);
@@ -133,7 +133,7 @@ void print_table(const std::vector<HistoryRun>& runs) {
 }
 
 int run_list(const ListArgs& a) {
-  std::unique_ptr<HistoryStore> store = open_history(a.history, false);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, HistoryAccess::Read);
   HistoryQuery query;
   query.branch = a.branch;
   query.last = a.last;

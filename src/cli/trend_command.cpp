@@ -51,7 +51,7 @@ int run_trend(TrendArgs a) {
                                   a.settings.detection.max_p_value, a.settings.detection.permutations,
                                   a.settings.detection.permutations + 1));
   RuleSet rules = load_rules(a.rule_files);
-  std::unique_ptr<HistoryStore> store = open_history(a.history, false);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, HistoryAccess::Read);
   HistoryQuery query;
   query.branch = a.settings.branch;
   query.last = a.settings.last;

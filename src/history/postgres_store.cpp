@@ -9,6 +9,7 @@
 
 #include "history/connections.h"
 #include "history/libpq_library.h"
+#include "history/postgres_location.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 
@@ -46,6 +47,23 @@ std::string parameter_text(const SqlValue& v) {
   return as_text(v);
 }
 
+// libpq's own reading of the string, which it connects with: refused when it fails, without
+// libpq's message (it quotes the string); the password it reads is a secret too.
+void parse_with_libpq(const LibpqLibrary& pq, PostgresLocation& location) {
+  char* error = nullptr;
+  PQconninfoOption* options = pq.PQconninfoParse(location.conninfo.c_str(), &error);
+  if (error) pq.PQfreemem(error);
+  if (!options)
+    throw ConfigError(
+        fmt::format("{}: libpq cannot read the connection string (an unknown keyword or "
+                    "parameter, or a malformed value); it is not printed, as it may hold a "
+                    "password",
+                    location.description));
+  for (PQconninfoOption* o = options; o->keyword; ++o)
+    if (o->val && std::string_view(o->keyword) == "password") location.add_secret(o->val);
+  pq.PQconninfoFree(options);
+}
+
 // libpq's messages end with a newline; a message of ours is one line.
 std::string one_line(const char* message) {
   std::string text = message ? message : "";
@@ -57,19 +75,25 @@ std::string one_line(const char* message) {
 
 class PostgresConnection final : public SqlConnection {
  public:
-  explicit PostgresConnection(const std::string& uri)
-      : where_(describe_history_location(uri)), pq_(libpq_library(where_)), conn_(nullptr, {&pq_}) {
-    // Defaults first: the URI's own settings (its "dbname" expands into them) override them.
+  PostgresConnection(const std::string& text, Access access)
+      : location_(parse_postgres_location(text)),
+        where_(location_.description),
+        pq_(libpq_library(where_)),
+        conn_(nullptr, {&pq_}) {
+    parse_with_libpq(pq_, location_);
+    // Defaults first: the string's own settings (its "dbname" expands into them) override them.
     const char* keys[] = {"connect_timeout", "application_name", "client_encoding", "dbname", nullptr};
-    const char* values[] = {"20", "perfgate", "UTF8", uri.c_str(), nullptr};
+    const char* values[] = {"20", "perfgate", "UTF8", location_.conninfo.c_str(), nullptr};
     conn_.reset(pq_.PQconnectdbParams(keys, values, 1));
     if (!conn_) throw InputError(fmt::format("{}: cannot connect: out of memory", where_));
     if (pq_.PQstatus(conn_.get()) != CONNECTION_OK)
       throw InputError(
-          fmt::format("{}: cannot connect: {}", where_, one_line(pq_.PQerrorMessage(conn_.get()))));
+          fmt::format("{}: cannot connect: {}", where_, libpq_text(pq_.PQerrorMessage(conn_.get()))));
     // NOTICEs ("table exists, skipping", ...) would otherwise go to stderr.
     pq_.PQsetNoticeProcessor(
         conn_.get(), [](void*, const char*) {}, nullptr);
+    // A reader writes nothing, whatever its role may do.
+    if (access == Access::Read) execute("SET default_transaction_read_only = on");
   }
 
   Dialect dialect() const override { return Dialect::Postgres; }
@@ -113,11 +137,15 @@ class PostgresConnection final : public SqlConnection {
       pq_.PQclear(r);
   }
 
+  // A message of libpq or the server, on one line, without the password (libpq's may quote any
+  // part of the connection string).
+  std::string libpq_text(const char* message) const { return location_.scrubbed(one_line(message)); }
+
   void check(PGresult* result) {
-    if (!result) throw InputError(fmt::format("{}: {}", where_, one_line(pq_.PQerrorMessage(conn_.get()))));
+    if (!result) throw InputError(fmt::format("{}: {}", where_, libpq_text(pq_.PQerrorMessage(conn_.get()))));
     ExecStatusType status = pq_.PQresultStatus(result);
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
-    std::string message = one_line(pq_.PQresultErrorMessage(result));
+    std::string message = libpq_text(pq_.PQresultErrorMessage(result));
     const char* state = pq_.PQresultErrorField(result, PG_DIAG_SQLSTATE);
     std::string_view sqlstate = state ? state : "";
     // 40001 serialization_failure, 40P01 deadlock_detected: the server asks to try again.
@@ -147,6 +175,7 @@ class PostgresConnection final : public SqlConnection {
     return rows;
   }
 
+  PostgresLocation location_;
   std::string where_;
   const LibpqLibrary& pq_;
   std::unique_ptr<PGconn, ConnectionCloser> conn_;
@@ -154,8 +183,18 @@ class PostgresConnection final : public SqlConnection {
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_postgres(const std::string& uri) {
-  return std::make_unique<PostgresConnection>(uri);
+std::unique_ptr<SqlConnection> open_postgres(const std::string& location, Access access) {
+  return std::make_unique<PostgresConnection>(location, access);
 }
 
 }  // namespace perfgate::history
+
+namespace perfgate {
+
+void check_history_location(const std::string& location) {
+  if (!is_postgres_location(location)) return;
+  history::PostgresLocation parsed = history::parse_postgres_location(location);
+  history::parse_with_libpq(history::libpq_library(parsed.description), parsed);
+}
+
+}  // namespace perfgate

@@ -66,9 +66,25 @@ bool is_history_table(const std::string& name) {
   return std::find(kHistoryTables.begin(), kHistoryTables.end(), name) != kHistoryTables.end();
 }
 
-[[noreturn]] void newer(const SqlConnection& db, int found, int latest) {
-  throw InputError(fmt::format("{}: written by a newer perfgate (schema {}, this one reads up to {})",
-                               db.where(), found, latest));
+std::int64_t latest_of(const std::vector<Migration>& migrations) {
+  return migrations.empty() ? 0 : migrations.back().version;
+}
+
+// MAX(version) of schema_version: at least 1 in a store perfgate made.
+std::int64_t version_in(SqlConnection& db) {
+  SqlValue max = db.query("SELECT MAX(version) FROM schema_version").at(0).at(0);
+  std::int64_t version = 0;
+  try {
+    version = std::holds_alternative<std::monostate>(max) ? 0 : as_integer(max);
+  } catch (const ValueError& e) {
+    throw InputError(
+        fmt::format("{}: not a usable perfgate history: schema_version.version is {}", db.where(), e.what()));
+  }
+  if (version < 1)
+    throw InputError(fmt::format(
+        "{}: not a usable perfgate history: its schema_version table names no version (1 or later)",
+        db.where()));
+  return version;
 }
 
 }  // namespace
@@ -78,12 +94,9 @@ const std::vector<Migration>& history_migrations() {
   return list;
 }
 
-int stored_schema_version(SqlConnection& db) {
+std::int64_t stored_schema_version(SqlConnection& db) {
   std::vector<std::string> tables = db.table_names();
-  if (std::find(tables.begin(), tables.end(), kVersionTable) != tables.end()) {
-    std::vector<SqlRow> rows = db.query("SELECT MAX(version) FROM schema_version");
-    return rows.empty() ? 0 : static_cast<int>(as_integer(rows.front().front()));
-  }
+  if (std::find(tables.begin(), tables.end(), kVersionTable) != tables.end()) return version_in(db);
   std::vector<std::string> ours, others;
   for (const std::string& t : tables) (is_history_table(t) ? ours : others).push_back(t);
   if (!ours.empty())
@@ -101,15 +114,20 @@ int stored_schema_version(SqlConnection& db) {
   return 0;
 }
 
-int migrate(SqlConnection& db, const std::vector<Migration>& migrations) {
-  int latest = migrations.empty() ? 0 : migrations.back().version;
-  int found = stored_schema_version(db);
-  if (found > latest) newer(db, found, latest);
-  if (found == latest) return found;
+void refuse_newer(const SqlConnection& db, std::int64_t found, const std::vector<Migration>& migrations) {
+  if (found > latest_of(migrations))
+    throw InputError(fmt::format("{}: written by a newer perfgate (schema {}, this one reads up to {})",
+                                 db.where(), found, latest_of(migrations)));
+}
+
+std::int64_t migrate(SqlConnection& db, const std::vector<Migration>& migrations) {
+  std::int64_t found = stored_schema_version(db);
+  refuse_newer(db, found, migrations);
+  if (found == latest_of(migrations)) return found;
   db.write_transaction([&] {
     db.lock_schema();
-    int now = stored_schema_version(db);  // another writer may have migrated meanwhile
-    if (now > latest) newer(db, now, latest);
+    std::int64_t now = stored_schema_version(db);  // another writer may have migrated meanwhile
+    refuse_newer(db, now, migrations);
     for (const Migration& m : migrations) {
       if (m.version <= now) continue;
       for (std::string_view statement : m.statements) db.execute(in_dialect(statement, db.dialect()));

@@ -31,7 +31,7 @@ TEST(HistoryTerminalOutput, StoredStringsAreEscaped) {
   HistoryRun run = sample_run(branch, "GPU\x1b[2J");
   run.labels.commit = "\x1b]0;pwned\a";
   run.labels.labels = {{"k\x1b[31m", "v\r\n::warning::x"}};
-  open_history(db, true)->record(run);
+  open_history(db, HistoryAccess::Record)->record(run);
 
   CommandResult list = run_perfgate("history list " + db);
   EXPECT_EQ(list.exit_code, 0) << list.out;

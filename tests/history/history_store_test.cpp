@@ -24,18 +24,19 @@ struct Store {
   std::string location;
 
   std::unique_ptr<history::SqlConnection> connect() const {
-    return database == "sqlite" ? history::open_sqlite(location, true) : history::open_postgres(location);
+    return database == "sqlite" ? history::open_sqlite(location, history::Access::Write)
+                                : history::open_postgres(location, history::Access::Write);
   }
 
   std::vector<std::int64_t> ids(const HistoryQuery& q) const {
     std::vector<std::int64_t> out;
-    for (const HistoryRun& r : open_history(location, false)->runs(q)) out.push_back(r.id);
+    for (const HistoryRun& r : open_history(location, HistoryAccess::Read)->runs(q)) out.push_back(r.id);
     return out;
   }
 };
 
 void every_field_of_a_run_reads_back_as_written(const Store& s) {
-  auto store = open_history(s.location, true);
+  auto store = open_history(s.location, HistoryAccess::Record);
   HistoryRun first = sample_run("main", "NVIDIA A100-SXM4-40GB", 8);
   HistoryRun second = sample_run("feature/x", "NVIDIA H100 80GB HBM3", 2);
   second.labels.labels = {};
@@ -46,7 +47,7 @@ void every_field_of_a_run_reads_back_as_written(const Store& s) {
   EXPECT_EQ(first.id, 1);
   EXPECT_EQ(second.id, 2);
 
-  std::vector<HistoryRun> runs = open_history(s.location, false)->runs({});
+  std::vector<HistoryRun> runs = open_history(s.location, HistoryAccess::Read)->runs({});
   ASSERT_EQ(runs.size(), 2u);
   expect_same_run(runs[0], first);
   expect_same_run(runs[1], second);
@@ -67,9 +68,9 @@ void an_analysed_report_is_kept_as_its_baseline(const Store& s) {
   ASSERT_EQ(run.gpus.size(), 1u);
   EXPECT_EQ(run.gpus[0].name, "NVIDIA A100-SXM4-40GB");
   EXPECT_EQ(run.gpus[0].count, 2);
-  run.id = open_history(s.location, true)->record(run);
+  run.id = open_history(s.location, HistoryAccess::Record)->record(run);
 
-  std::vector<HistoryRun> runs = open_history(s.location, false)->runs({});
+  std::vector<HistoryRun> runs = open_history(s.location, HistoryAccess::Read)->runs({});
   ASSERT_EQ(runs.size(), 1u);
   expect_same_run(runs[0], run);
   Baseline direct = baseline_from_report(report, "", "report");
@@ -82,7 +83,7 @@ void an_analysed_report_is_kept_as_its_baseline(const Store& s) {
 }
 
 void queries_select_by_branch_hardware_and_recency(const Store& s) {
-  auto store = open_history(s.location, true);
+  auto store = open_history(s.location, HistoryAccess::Record);
   const std::string a100 = "NVIDIA A100-SXM4-40GB", h100 = "NVIDIA H100 80GB HBM3";
   store->record(sample_run("main", a100));     // 1
   store->record(sample_run("feature", a100));  // 2
@@ -107,18 +108,18 @@ void queries_select_by_branch_hardware_and_recency(const Store& s) {
 }
 
 void a_store_of_a_newer_schema_is_refused(const Store& s) {
-  open_history(s.location, true)->record(sample_run("main", "A"));
+  open_history(s.location, HistoryAccess::Record)->record(sample_run("main", "A"));
   s.connect()->execute(
       "INSERT INTO schema_version (version, summary, applied) VALUES (99, 'future', 'then')");
   try {
-    open_history(s.location, false);
+    open_history(s.location, HistoryAccess::Read);
     FAIL() << "a store of schema 99 was opened";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
               fmt::format("{}: written by a newer perfgate (schema 99, this one reads up to 1)",
                           describe_history_location(s.location)));
   }
-  EXPECT_THROW(open_history(s.location, true), InputError);
+  EXPECT_THROW(open_history(s.location, HistoryAccess::Record), InputError);
 }
 
 // The migration machinery with a second version made for the test: a version 1 store is
@@ -126,12 +127,12 @@ void a_store_of_a_newer_schema_is_refused(const Store& s) {
 void an_older_store_is_migrated_and_keeps_its_runs(const Store& s) {
   std::vector<Migration> v1 = history::history_migrations();
   ASSERT_EQ(v1.size(), 1u);
-  history::open_store(s.connect(), v1, s.location)->record(sample_run("main", "A"));
+  history::open_store(s.connect(), v1, s.location, HistoryAccess::Record)->record(sample_run("main", "A"));
   std::vector<Migration> v2 = v1;
   v2.push_back(
       {2, "run notes", {"ALTER TABLE runs ADD COLUMN note TEXT", "CREATE TABLE run_notes (run_id BIGINT)"}});
 
-  auto store = history::open_store(s.connect(), v2, s.location);
+  auto store = history::open_store(s.connect(), v2, s.location, HistoryAccess::Record);
   auto db = s.connect();
   EXPECT_EQ(history::stored_schema_version(*db), 2);
   EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(*) FROM schema_version").front().front()), 2)
@@ -139,16 +140,16 @@ void an_older_store_is_migrated_and_keeps_its_runs(const Store& s) {
   EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(note) + COUNT(*) FROM runs").front().front()), 1);
   ASSERT_EQ(store->runs({}).size(), 1u);
   EXPECT_EQ(store->runs({}).front().labels.branch, "main");
-  EXPECT_THROW(history::open_store(s.connect(), v1, s.location), InputError);
+  EXPECT_THROW(history::open_store(s.connect(), v1, s.location, HistoryAccess::Record), InputError);
 }
 
 // A migration runs in one transaction: one that fails half-way leaves the store as it was.
 void a_failed_migration_leaves_the_store_as_it_was(const Store& s) {
   std::vector<Migration> v1 = history::history_migrations();
-  history::open_store(s.connect(), v1, s.location);
+  history::open_store(s.connect(), v1, s.location, HistoryAccess::Record);
   std::vector<Migration> broken = v1;
   broken.push_back({2, "broken", {"CREATE TABLE half_done (x INTEGER)", "SELECT no_such_column FROM runs"}});
-  EXPECT_THROW(history::open_store(s.connect(), broken, s.location), InputError);
+  EXPECT_THROW(history::open_store(s.connect(), broken, s.location, HistoryAccess::Record), InputError);
   auto db = s.connect();
   EXPECT_EQ(history::stored_schema_version(*db), 1);
   std::vector<std::string> tables = db->table_names();
