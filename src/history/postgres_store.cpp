@@ -2,6 +2,7 @@
 // sent with its values as parameters (PQexecParams), never spliced into the SQL. Each record is
 // one transaction; ids come from an identity column, so concurrent writers never conflict, and
 // the rare serialization failure or deadlock is retried.
+#include <cctype>
 #include <cstdint>
 #include <memory>
 
@@ -15,6 +16,9 @@
 
 namespace perfgate::history {
 namespace {
+
+// pg_type's oid of bytea (server/catalog/pg_type.dat): a column of this type is decoded from hex.
+constexpr Oid kByteaType = 17;
 
 // The advisory lock that serialises migrations: any fixed number ("perfgat" in ASCII).
 constexpr std::int64_t kMigrationLock = 0x70657266676174;
@@ -92,24 +96,32 @@ class PostgresConnection final : public SqlConnection {
     // NOTICEs ("table exists, skipping", ...) would otherwise go to stderr.
     pq_.PQsetNoticeProcessor(
         conn_.get(), [](void*, const char*) {}, nullptr);
-    // A reader writes nothing, whatever its role may do.
+    // bytea values come back as hex, whatever the server's default; a reader writes nothing,
+    // whatever its role may do.
+    execute("SET bytea_output = hex");
     if (access == Access::Read) execute("SET default_transaction_read_only = on");
   }
 
   Dialect dialect() const override { return Dialect::Postgres; }
   const std::string& where() const override { return where_; }
 
+  // Strings go in binary format with their length: as they are (a NUL included) into a bytea
+  // column, and into a text column (a version 1 store's) when they are UTF-8. Numbers go as text.
   std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
     std::vector<std::string> texts;
     std::vector<const char*> values;
+    std::vector<int> lengths, formats;
     texts.reserve(params.size());
     for (const SqlValue& p : params) {
-      texts.push_back(parameter_text(p));
-      values.push_back(std::holds_alternative<std::monostate>(p) ? nullptr : texts.back().c_str());
+      const auto* bytes = std::get_if<std::string>(&p);
+      texts.push_back(bytes ? *bytes : parameter_text(p));
+      values.push_back(std::holds_alternative<std::monostate>(p) ? nullptr : texts.back().data());
+      lengths.push_back(static_cast<int>(texts.back().size()));
+      formats.push_back(bytes ? 1 : 0);
     }
     std::string text = numbered_parameters(sql);
     ResultHandle result(pq_.PQexecParams(conn_.get(), text.c_str(), static_cast<int>(values.size()), nullptr,
-                                         values.data(), nullptr, nullptr, 0),
+                                         values.data(), lengths.data(), formats.data(), 0),
                         {&pq_});
     check(result.get());
     return rows_of(result.get());
@@ -158,13 +170,29 @@ class PostgresConnection final : public SqlConnection {
   SqlRow row_of(PGresult* result, int row, int columns) const {
     SqlRow values;
     for (int c = 0; c < columns; ++c) {
-      if (pq_.PQgetisnull(result, row, c))
+      if (pq_.PQgetisnull(result, row, c)) {
         values.emplace_back(std::monostate{});
-      else
-        values.emplace_back(std::string(pq_.PQgetvalue(result, row, c),
-                                        static_cast<std::size_t>(pq_.PQgetlength(result, row, c))));
+        continue;
+      }
+      std::string_view text(pq_.PQgetvalue(result, row, c),
+                            static_cast<std::size_t>(pq_.PQgetlength(result, row, c)));
+      values.emplace_back(pq_.PQftype(result, c) == kByteaType ? bytes_of(text) : std::string(text));
     }
     return values;
+  }
+
+  // A bytea value in its hex text form ("\x6d61696e"; bytea_output is set to hex) as its bytes.
+  std::string bytes_of(std::string_view hex) const {
+    auto digit = [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10;
+    };
+    if (!hex.starts_with("\\x") || hex.size() % 2 != 0)
+      throw ValueError(fmt::format("a bytea value not in hex form ({}...)", hex.substr(0, 10)));
+    std::string bytes;
+    bytes.reserve(hex.size() / 2 - 1);
+    for (std::size_t i = 2; i < hex.size(); i += 2)
+      bytes += static_cast<char>(digit(hex[i]) * 16 + digit(hex[i + 1]));
+    return bytes;
   }
 
   std::vector<SqlRow> rows_of(PGresult* result) const {

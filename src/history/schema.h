@@ -16,6 +16,8 @@ struct Migration {
   std::string_view summary;
   // SQL for both databases; "{id}" stands for the auto-numbered primary key of each dialect.
   std::vector<std::string_view> statements;
+  // SQL for PostgreSQL only, run after `statements`.
+  std::vector<std::string_view> postgres_only = {};
 };
 
 // perfgate's migrations, oldest first.
