@@ -97,6 +97,14 @@ HistoryRun history_run_of_report_file(const std::string& path, RunLabels labels)
 // The current time, UTC, ISO 8601 to the second.
 std::string utc_now();
 
+// --- history list ---
+
+// The runs as `history list` prints them: a table for the terminal (every stored string escaped),
+// or a JSON array of {"id", "time", "branch", "commit", "labels", "gpus", "tool_version",
+// "steps_median_us"}.
+std::string render_history_table(const std::vector<HistoryRun>& runs);
+std::string render_history_json(const std::vector<HistoryRun>& runs);
+
 // --- labels ---
 
 // The labels a CI system sets in the environment: GitHub Actions (GITHUB_ACTIONS), GitLab CI

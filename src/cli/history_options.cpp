@@ -31,9 +31,10 @@ RunLabels labels_of(const LabelArgs& args) {
 
 void add_history_options(CLI::App& cmd, HistoryArgs& args) {
   CLI::Option* history =
-      cmd.add_option("--history", args.history,
-                     "Run history to record into with --record: a SQLite file (created when missing, e.g. "
-                     "perfgate.db) or a postgresql:// URI")
+      cmd.add_option(
+             "--history", args.history,
+             "Run history to record into with --record: a SQLite file (created when missing, e.g. "
+             "perfgate.db) or a PostgreSQL connection string (postgresql://... or host=... dbname=...)")
           ->type_name("DB");
   CLI::Option* record =
       cmd.add_flag("--record", args.record,

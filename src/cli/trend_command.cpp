@@ -71,7 +71,8 @@ std::function<int()> add_trend_command(CLI::App& history) {
   CLI::App* cmd = history.add_subcommand(
       "trend",
       "Each gated metric per run, its band, and the change points where it moved (E-divisive means)");
-  cmd->add_option("history", args->history, "The run history: a SQLite file, or a postgresql:// URI")
+  cmd->add_option("history", args->history,
+                  "The run history: a SQLite file, or a PostgreSQL connection string")
       ->required()
       ->type_name("DB");
   TrendSettings& s = args->settings;
