@@ -18,14 +18,15 @@ jobs="${JOBS:-$(nproc)}"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz)
-ninja -C "$build" -j "$jobs" "${harnesses[@]}"
+harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz)
+ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz}
 max_seed=$((2 * 1024 * 1024))
-declare -A max_len=([kineto_fuzz]=262144 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096)
+declare -A max_len=([kineto_fuzz]=262144 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
+  [history_fuzz]=131072)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
 # fuzzer would cut them there), plus two hand-written ones.
 for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/examples/*.json.gz; do
@@ -55,6 +56,18 @@ for line in open(sys.argv[1], encoding="utf-8"):
     name = hashlib.sha1(text.encode()).hexdigest()
     open(f"{sys.argv[2]}/{name}", "w", encoding="utf-8").write(text)
 PY
+# Histories: real ones, recorded by this build's perfgate from the bundled example (one run; three
+# runs of two branches). Other inputs fill an empty history's tables (fuzz/history_fuzz.cpp).
+histories="$(mktemp -d)"
+for commit in aaaaaaa bbbbbbb ccccccc; do
+  branch=main
+  [ "$commit" = bbbbbbb ] && branch=dev
+  "$build/perfgate" analyze "$root/examples/small_training.pt.trace.json.gz" -q --history "$histories/runs.db" \
+    --record --branch "$branch" --commit "$commit" --label "ci=fuzz"
+  [ -f "$corpus/history_fuzz/one-run.db" ] || install -m 0644 "$histories/runs.db" "$corpus/history_fuzz/one-run.db"
+done
+install -m 0644 "$histories/runs.db" "$corpus/history_fuzz/three-runs.db"
+rm -rf "$histories"
 
 # ---- runs ----
 artifacts="$build/crashes"

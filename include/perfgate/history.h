@@ -57,17 +57,34 @@ class HistoryStore {
   virtual std::string describe() const = 0;
 };
 
-// True for a postgresql:// or postgres:// URI, and for a SQLite file holding perfgate's history
-// schema (an Nsight Systems export is also SQLite, and is a profile). A path ending in ".db" that
-// does not exist yet, or is empty, is a history too: the one a first CI run is about to create.
+// True for a PostgreSQL connection string (is_postgres_location), and for a SQLite file holding
+// perfgate's history schema (an Nsight Systems export is also SQLite, and is a profile). A path
+// ending in ".db" that does not exist yet, is empty, or is a SQLite database without tables is a
+// history too: the one a first CI run is about to create (or failed to).
 bool is_history_location(const std::string& location);
-bool is_postgres_uri(const std::string& location);
 
-// Opens (creating when `create`, and migrating an older schema) a history store. Throws InputError
-// naming the location and the cause: unreachable, not a history, written by a newer schema.
-std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create);
+// True for what perfgate takes for a PostgreSQL connection string, never for a file name: a URI
+// whose scheme is postgresql: or postgres: in any case (a malformed one is refused when opened),
+// or a libpq keyword/value string ("host=db.example.com dbname=perf ...": it starts with a word
+// and '='). Throws nothing.
+bool is_postgres_location(const std::string& location);
 
-// The location for messages: a PostgreSQL URI without its password and parameters, or the path.
+// Refuses (ConfigError, exit 2) a malformed PostgreSQL connection string, before any work and
+// without naming its password; anything else passes.
+void check_history_location(const std::string& location);
+
+// How a history is opened. Read: read-only, needing no write access; never created, migrated or
+// written. A SQLite file without tables (or of 0 bytes), or a PostgreSQL database without
+// perfgate's tables, is an empty history; an older schema is read as it is. Record: created when
+// missing, and migrated to this perfgate's schema.
+enum class HistoryAccess { Read, Record };
+
+// Opens a history store. Throws InputError naming the location and the cause: unreachable, not a
+// history, written by a newer schema; ConfigError for a malformed connection string.
+std::unique_ptr<HistoryStore> open_history(const std::string& location, HistoryAccess access);
+
+// The location for messages: a PostgreSQL connection string without its password and parameters
+// ("postgresql://USER@HOST:PORT/DB", "host=H dbname=D user=U"), or the path.
 std::string describe_history_location(const std::string& location);
 
 // The run of an analysed (and gated) report, as the history keeps it.
@@ -79,6 +96,14 @@ HistoryRun history_run_of_report_file(const std::string& path, RunLabels labels)
 
 // The current time, UTC, ISO 8601 to the second.
 std::string utc_now();
+
+// --- history list ---
+
+// The runs as `history list` prints them: a table for the terminal (every stored string escaped),
+// or a JSON array of {"id", "time", "branch", "commit", "labels", "gpus", "tool_version",
+// "steps_median_us"}.
+std::string render_history_table(const std::vector<HistoryRun>& runs);
+std::string render_history_json(const std::vector<HistoryRun>& runs);
 
 // --- labels ---
 

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
@@ -24,10 +25,6 @@ namespace json = boost::json;
 constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;
 constexpr std::string_view kSchemaPrefix = "perfgate-report/";
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, as some editors save
-// A step longer than 30 days is absurd (the Kineto reader's limit for a duration); a metric beyond
-// 1e30 (in any unit) is too, and its delta or square would overflow.
-constexpr double kMaxStepUs = 30.0 * 24 * 3600 * 1e6;
-constexpr double kMaxMetric = 1e30;
 
 struct GzFile {
   gzFile f;
@@ -164,9 +161,8 @@ void read_measurements(const std::string& path, const ParsedReport& report, Base
     if (!value.is_null() && !number_of(value))
       bad(path, fmt::format("metric '{}' must be a number or null", std::string_view(name)));
     std::optional<double> v = number_of(value);
-    if (v && !(std::fabs(*v) <= kMaxMetric))
-      bad(path, fmt::format("metric '{}' is {}, beyond any real measurement (at most {:g})",
-                            std::string_view(name), *v, kMaxMetric));
+    if (std::string problem = v ? metric_value_problem(std::string_view(name), *v) : ""; !problem.empty())
+      bad(path, problem);
     b.metrics.emplace_back(std::string(name), v);
   }
   if (!report.has_steps) bad(path, "'steps' must be an array");
@@ -175,9 +171,8 @@ void read_measurements(const std::string& path, const ParsedReport& report, Base
     ++number;
     if (!s.is_object) bad(path, "'steps' entries must be objects");
     if (!s.duration_us) bad(path, "a step needs a numeric 'duration_us'");
-    if (!(*s.duration_us > 0 && *s.duration_us <= kMaxStepUs))
-      bad(path, fmt::format("step {} has a duration of {} us: it must be positive and at most 30 days",
-                            number, *s.duration_us));
+    if (std::string problem = step_duration_problem(number, *s.duration_us); !problem.empty())
+      bad(path, problem);
     if (s.in_window.value_or(true)) b.step_durations_us.push_back(*s.duration_us);
   }
   b.info.steps = b.step_durations_us.size();

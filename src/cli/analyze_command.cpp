@@ -105,7 +105,8 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
 std::vector<std::string> inputs_of(const AnalyzeArgs& a) {
   std::vector<std::string> inputs = a.profiles;
   inputs.insert(inputs.end(), a.baseline_paths.begin(), a.baseline_paths.end());
-  if (!a.history.history.empty() && !is_postgres_uri(a.history.history)) inputs.push_back(a.history.history);
+  if (!a.history.history.empty() && !is_postgres_location(a.history.history))
+    inputs.push_back(a.history.history);
   return inputs;
 }
 
@@ -123,15 +124,18 @@ int run_analyze(const AnalyzeArgs& a) {
   check_output_paths(a.outputs, inputs_of(a));
 
   AnalysisOptions options = analysis_options(a);
-  // A malformed --label is a usage error before any work. The commit labels the current run in
-  // the recent trend too.
+  // A malformed --label or PostgreSQL connection string is a usage error before any work. The
+  // commit labels the current run in the recent trend too.
   RunLabels labels = labels_of(a.history.labels);
+  check_history_location(a.history.history);
+  for (const std::string& path : a.baseline_paths) check_history_location(path);
   // Report and profile baselines are read first, so that a bad one fails before the analysis; a
   // history's runs are chosen after it, by the run's GPUs.
   std::vector<Baseline> runs;
   std::vector<HistorySource> histories;
   for (const std::string& path : a.baseline_paths) {
-    if (is_history_location(path))
+    // The --history of this command is a history, even while it is an empty SQLite file.
+    if (path == a.history.history || is_history_location(path))
       histories.push_back(open_history_source(path));
     else
       runs.push_back(load_baseline(path, rules, options, a));

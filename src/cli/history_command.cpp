@@ -12,7 +12,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 #include "perfgate/units.h"
-#include "render/json_writer.h"
+#include "render/escape.h"
 
 namespace perfgate::cli {
 namespace {
@@ -62,87 +62,32 @@ int run_import(const ImportArgs& a) {
       throw InputError(fmt::format("{}: not a perfgate JSON report (perfgate analyze --json)", path));
     for (const std::string& file : files) runs.push_back(history_run_of_report_file(file, explicit_labels));
   }
-  std::unique_ptr<HistoryStore> store = open_history(a.history, true);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, HistoryAccess::Record);
   std::int64_t first = 0, last = 0;
   for (const HistoryRun& run : runs) {
     last = store->record(run);
     if (!first) first = last;
   }
-  std::cout << fmt::format("{}: imported {} run{} (ids {} to {})\n", store->describe(), runs.size(),
-                           runs.size() == 1 ? "" : "s", first, last);
+  std::cout << fmt::format("{}: imported {} run{} (ids {} to {})\n", terminal_escape(store->describe()),
+                           runs.size(), runs.size() == 1 ? "" : "s", first, last);
   return kExitPass;
 }
 
-std::string gpus_text(const HistoryRun& run) {
-  std::string text;
-  for (const HistoryGpu& g : run.gpus)
-    text += fmt::format("{}{}x {}", text.empty() ? "" : ", ", g.count, g.name);
-  return text.empty() ? "no GPU" : text;
-}
-
-std::string labels_text(const HistoryRun& run) {
-  std::string text;
-  for (const auto& [key, value] : run.labels.labels)
-    text += fmt::format("{}{}={}", text.empty() ? "" : " ", key, value);
-  return text;
-}
-
-void print_json(const std::vector<HistoryRun>& runs) {
-  JsonWriter j;
-  j.begin_array();
-  for (const HistoryRun& run : runs) {
-    j.begin_object();
-    j.key("id").value(run.id).key("time").value(run.time);
-    j.key("branch").value(run.labels.branch).key("commit").value(run.labels.commit);
-    j.key("labels").begin_object();
-    for (const auto& [key, value] : run.labels.labels) j.key(key).value(value);
-    j.end_object();
-    j.key("gpus").begin_array();
-    for (const HistoryGpu& g : run.gpus)
-      j.begin_object().key("name").value(g.name).key("count").value(g.count).end_object();
-    j.end_array();
-    j.key("tool_version").value(run.data.info.tool_version);
-    j.key("steps_median_us").value(run.data.metric("steps.median_us"));
-    j.end_object();
-  }
-  j.end_array();
-  std::cout << j.str() << '\n';
-}
-
-void print_table(const std::vector<HistoryRun>& runs) {
-  std::size_t branch_width = 6, gpus_width = 4;
-  for (const HistoryRun& run : runs) {
-    branch_width = std::max(branch_width, run.labels.branch.size());
-    gpus_width = std::max(gpus_width, gpus_text(run).size());
-  }
-  auto line = [&](const auto& id, const std::string& time, const std::string& branch,
-                  const std::string& commit, const std::string& step, const std::string& gpus,
-                  const std::string& labels) {
-    std::string text = fmt::format("{:>6}  {:<20}  {:<{}}  {:<7}  {:>11}  {:<{}}  {}", id, time, branch,
-                                   branch_width, commit, step, gpus, gpus_width, labels);
-    while (!text.empty() && text.back() == ' ') text.pop_back();
-    std::cout << text << '\n';
-  };
-  line("id", "time (UTC)", "branch", "commit", "median step", "GPUs", "labels");
-  for (const HistoryRun& run : runs)
-    line(run.id, run.time, run.labels.branch, run.labels.commit.substr(0, 7),
-         format_duration_us(run.data.metric("steps.median_us")), gpus_text(run), labels_text(run));
-}
-
 int run_list(const ListArgs& a) {
-  std::unique_ptr<HistoryStore> store = open_history(a.history, false);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, HistoryAccess::Read);
   HistoryQuery query;
   query.branch = a.branch;
   query.last = a.last;
   query.with_tables = false;
   std::vector<HistoryRun> runs = store->runs(query);
   if (a.json)
-    print_json(runs);
+    std::cout << render_history_json(runs);
   else if (runs.empty())
-    std::cout << fmt::format("{}: no runs{}\n", store->describe(),
-                             a.branch.empty() ? "" : " of branch " + a.branch);
+    std::cout << terminal_escape(fmt::format("{}: no runs{}", store->describe(),
+                                             a.branch.empty() ? "" : " of branch " + a.branch))
+              << '\n';
   else
-    print_table(runs);
+    std::cout << render_history_table(runs);
   return kExitPass;
 }
 
@@ -158,7 +103,7 @@ std::function<int()> add_history_command(CLI::App& app) {
   import_cmd
       ->add_option("history", import->history,
                    "The history: a SQLite file (created when missing) or a "
-                   "postgresql:// URI")
+                   "PostgreSQL connection string (postgresql://... or host=... dbname=...)")
       ->required()
       ->type_name("DB");
   import_cmd
@@ -172,7 +117,8 @@ std::function<int()> add_history_command(CLI::App& app) {
 
   auto list = std::make_shared<ListArgs>();
   CLI::App* list_cmd = history->add_subcommand("list", "List the runs of a history, oldest first");
-  list_cmd->add_option("history", list->history, "The history: a SQLite file or a postgresql:// URI")
+  list_cmd
+      ->add_option("history", list->history, "The history: a SQLite file or a PostgreSQL connection string")
       ->required()
       ->type_name("DB");
   list_cmd->add_flag("--json", list->json,

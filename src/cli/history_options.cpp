@@ -31,9 +31,10 @@ RunLabels labels_of(const LabelArgs& args) {
 
 void add_history_options(CLI::App& cmd, HistoryArgs& args) {
   CLI::Option* history =
-      cmd.add_option("--history", args.history,
-                     "Run history to record into with --record: a SQLite file (created when missing, e.g. "
-                     "perfgate.db) or a postgresql:// URI")
+      cmd.add_option(
+             "--history", args.history,
+             "Run history to record into with --record: a SQLite file (created when missing, e.g. "
+             "perfgate.db) or a PostgreSQL connection string (postgresql://... or host=... dbname=...)")
           ->type_name("DB");
   CLI::Option* record =
       cmd.add_flag("--record", args.record,
@@ -54,13 +55,10 @@ void add_history_options(CLI::App& cmd, HistoryArgs& args) {
 }
 
 HistorySource open_history_source(const std::string& location) {
-  if (!is_postgres_uri(location)) {
-    std::error_code ec;
-    if (!std::filesystem::exists(location, ec) || std::filesystem::file_size(location, ec) == 0)
-      return {location, nullptr};
-  }
+  std::error_code ec;
+  if (!is_postgres_location(location) && !std::filesystem::exists(location, ec)) return {location, nullptr};
   try {
-    return {location, open_history(location, false)};
+    return {location, open_history(location, HistoryAccess::Read)};
   } catch (const InputError& e) {
     throw InputError(fmt::format("baseline: {}", e.what()));
   }
@@ -79,8 +77,12 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArg
                       source.location, args.baseline_branch));
       continue;
     }
-    HistoryBaselines chosen =
-        history_baselines(*source.store, args.baseline_branch, gpus, args.baseline_runs);
+    HistoryBaselines chosen;
+    try {
+      chosen = history_baselines(*source.store, args.baseline_branch, gpus, args.baseline_runs);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("baseline: {}", e.what()));
+    }
     if (!chosen.warning.empty()) report.warnings.push_back(chosen.warning);
     if (chosen.runs.empty()) reasons.push_back(chosen.skip_reason);
     for (Baseline& b : chosen.runs) runs.push_back(std::move(b));
@@ -93,9 +95,11 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArg
 
 bool record_run(const ReportModel& report, const HistoryArgs& args, const RunLabels& labels) {
   try {
-    std::unique_ptr<HistoryStore> store = open_history(args.history, true);
+    std::unique_ptr<HistoryStore> store = open_history(args.history, HistoryAccess::Record);
     store->record(history_run_of(report, labels, utc_now()));
     return true;
+  } catch (const ConfigError&) {
+    throw;  // a malformed connection string: a usage error
   } catch (const std::exception& e) {
     // Messages of the store begin with its location already.
     std::string where = describe_history_location(args.history);

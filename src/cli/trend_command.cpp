@@ -53,12 +53,12 @@ int run_trend(TrendArgs a) {
                                   a.settings.detection.permutations + 1));
   RuleSet rules = load_rules(a.rule_files);
   std::vector<std::string> inputs;
-  if (!is_postgres_uri(a.history)) inputs.push_back(a.history);
+  if (!is_postgres_location(a.history)) inputs.push_back(a.history);
   std::vector<std::pair<std::string, std::string>> outputs;
   for (const auto& [option, path] : {std::pair{"--json", a.json}, {"--html", a.html}, {"--md", a.markdown}})
     if (!path.empty()) outputs.emplace_back(option, path);
   check_output_files(outputs, inputs);
-  std::unique_ptr<HistoryStore> store = open_history(a.history, false);
+  std::unique_ptr<HistoryStore> store = open_history(a.history, HistoryAccess::Read);
   HistoryQuery query;
   query.branch = a.settings.branch;
   query.last = a.settings.last;
@@ -78,7 +78,8 @@ std::function<int()> add_trend_command(CLI::App& history) {
   CLI::App* cmd = history.add_subcommand(
       "trend",
       "Each gated metric per run, its band, and the change points where it moved (E-divisive means)");
-  cmd->add_option("history", args->history, "The run history: a SQLite file, or a postgresql:// URI")
+  cmd->add_option("history", args->history,
+                  "The run history: a SQLite file, or a PostgreSQL connection string")
       ->required()
       ->type_name("DB");
   TrendSettings& s = args->settings;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "baseline/baseline_checks.h"
 #include "history/connections.h"
 #include "history/schema.h"
 #include "history/store.h"
@@ -15,6 +16,9 @@
 
 namespace perfgate::history {
 namespace {
+
+// More GPUs of one name than any run has: a count beyond it was not recorded by perfgate.
+constexpr std::int64_t kMaxGpuCount = 1000000;
 
 // The runs a query selects, newest first: a subquery every read below repeats, so that each table
 // is read in one statement.
@@ -41,12 +45,67 @@ Selection selection_of(const HistoryQuery& q) {
   return s;
 }
 
+// A name in a message: long ones (kernel names run to kilobytes) cut.
+std::string shortened(const std::string& name) {
+  return name.size() <= 80 ? name : name.substr(0, 77) + "...";
+}
+
+// The values of a row read back, each converted with its table and column named when it does
+// not convert (a store changed by hand).
+struct Cells {
+  std::string_view table;
+  std::string_view columns;  // after run_id: "name, count"
+  const SqlRow& row;
+
+  template <typename Convert>
+  auto converted(std::size_t i, Convert to) const {
+    try {
+      return to(row.at(i));
+    } catch (const ValueError& e) {
+      throw ValueError(fmt::format("{}.{} of run {} is {}", table, column(i), as_text(row.at(0)), e.what()));
+    }
+  }
+  std::string_view column(std::size_t i) const {
+    if (i == 0) return table == "runs" ? "id" : "run_id";
+    std::string_view rest = columns;
+    for (std::size_t skip = 1; skip < i; ++skip)
+      rest = rest.substr(std::min(rest.size(), rest.find(", ") + 2));
+    return rest.substr(0, rest.find(','));
+  }
+  std::int64_t integer(std::size_t i) const { return converted(i, as_integer); }
+  double real(std::size_t i) const { return converted(i, as_real); }
+  std::optional<double> optional_real(std::size_t i) const { return converted(i, as_optional_real); }
+  std::string text(std::size_t i) const { return as_text(row.at(i)); }
+};
+
+// The checks a JSON baseline's values pass (baseline/baseline_checks.h), and the counts a GPU
+// and an input can have.
+void check_values(const HistoryRun& run) {
+  auto refuse = [&](const std::string& problem) {
+    if (!problem.empty()) throw ValueError(fmt::format("run {}: {}", run.id, problem));
+  };
+  for (const auto& [name, value] : run.data.metrics)
+    if (value) refuse(metric_value_problem(shortened(name), *value));
+  const std::vector<double>& steps = run.data.step_durations_us;
+  for (std::size_t i = 0; i < steps.size(); ++i) refuse(step_duration_problem(i + 1, steps[i]));
+  for (const auto& [kind, rows] : {std::pair{"op", &run.data.ops}, std::pair{"kernel", &run.data.kernels}})
+    for (const BaselineRow& r : *rows)
+      for (const auto& [column, value] :
+           {std::pair{"gpu_us", r.gpu_us}, {"cpu_us", r.cpu_us}, {"calls", r.calls}})
+        refuse(measurement_problem(fmt::format("{} '{}' {}", kind, shortened(r.name), column), value));
+}
+
 class SqlHistoryStore final : public HistoryStore {
  public:
-  SqlHistoryStore(std::unique_ptr<SqlConnection> db, std::string description)
-      : db_(std::move(db)), description_(std::move(description)) {}
+  // `version`: the store's schema version; 0 for a database without perfgate's tables, which
+  // only a reader keeps (it has no runs).
+  SqlHistoryStore(std::unique_ptr<SqlConnection> db, std::string description, std::int64_t version,
+                  HistoryAccess access)
+      : db_(std::move(db)), description_(std::move(description)), version_(version), access_(access) {}
 
   std::int64_t record(const HistoryRun& run) override {
+    if (access_ == HistoryAccess::Read)
+      throw std::logic_error("a history opened for reading records nothing");
     std::int64_t id = 0;
     db_->write_transaction([&] { id = insert_run(run); });
     return id;
@@ -54,7 +113,12 @@ class SqlHistoryStore final : public HistoryStore {
 
   std::vector<HistoryRun> runs(const HistoryQuery& query) override {
     std::vector<HistoryRun> runs;
-    db_->read_transaction([&] { runs = read_runs(query); });
+    if (version_ == 0) return runs;
+    try {
+      db_->read_transaction([&] { runs = read_runs(query); });
+    } catch (const ValueError& e) {
+      throw InputError(fmt::format("{}: not a usable perfgate history: {}", description_, e.what()));
+    }
     return runs;
   }
 
@@ -121,47 +185,58 @@ class SqlHistoryStore final : public HistoryStore {
         s.params);
     runs.resize(run_rows.size());
     for (std::size_t i = 0; i < run_rows.size(); ++i) {
-      const SqlRow& r = run_rows[i];
+      Cells r{"runs", "time, branch, commit_sha, tool_version", run_rows[i]};
       HistoryRun& run = runs[i];
-      run.id = as_integer(r[0]);
-      run.time = as_text(r[1]);
-      run.labels.branch = as_text(r[2]);
-      run.labels.commit = as_text(r[3]);
+      run.id = r.integer(0);
+      run.time = r.text(1);
+      run.labels.branch = r.text(2);
+      run.labels.commit = r.text(3);
       run.data.info.kind = "history";
-      run.data.info.tool_version = as_text(r[4]);
+      run.data.info.tool_version = r.text(4);
       by_id[run.id] = &run;
     }
     auto each = [&](std::string_view table, std::string_view columns, std::string_view order, auto&& add) {
-      for (const SqlRow& r : rows_of(s, table, columns, order))
-        if (auto it = by_id.find(as_integer(r[0])); it != by_id.end()) add(*it->second, r);
+      for (const SqlRow& row : rows_of(s, table, columns, order)) {
+        Cells r{table, columns, row};
+        if (auto it = by_id.find(r.integer(0)); it != by_id.end()) add(*it->second, r);
+      }
     };
-    each("run_labels", "key, value", "key", [](HistoryRun& run, const SqlRow& r) {
-      run.labels.labels.emplace_back(as_text(r[1]), as_text(r[2]));
+    each("run_labels", "key, value", "key",
+         [](HistoryRun& run, const Cells& r) { run.labels.labels.emplace_back(r.text(1), r.text(2)); });
+    each("run_gpus", "name, count", "name", [](HistoryRun& run, const Cells& r) {
+      std::int64_t count = r.integer(2);
+      if (count < 1 || count > kMaxGpuCount)
+        throw ValueError(fmt::format("run {}: GPU '{}' has a count of {}, not between 1 and {}", run.id,
+                                     shortened(r.text(1)), count, kMaxGpuCount));
+      run.gpus.push_back({r.text(1), static_cast<int>(count)});
     });
-    each("run_gpus", "name, count", "name", [](HistoryRun& run, const SqlRow& r) {
-      run.gpus.push_back({as_text(r[1]), static_cast<int>(as_integer(r[2]))});
-    });
-    each("run_metrics", "name, value", "name", [](HistoryRun& run, const SqlRow& r) {
-      run.data.metrics.emplace_back(as_text(r[1]), as_optional_real(r[2]));
+    each("run_metrics", "name, value", "name", [](HistoryRun& run, const Cells& r) {
+      run.data.metrics.emplace_back(r.text(1), r.optional_real(2));
     });
     if (query.with_tables) read_tables(each);
-    for (HistoryRun& run : runs) finish(run);
+    for (HistoryRun& run : runs) {
+      finish(run);
+      check_values(run);
+    }
     return runs;
   }
 
   template <typename Each>
   void read_tables(Each& each) {
-    each("run_inputs", "path, worker, format, bytes", "position", [](HistoryRun& run, const SqlRow& r) {
-      run.data.info.inputs.push_back({as_text(r[1]), static_cast<std::uint64_t>(as_integer(r[4])),
-                                      input_format_named(as_text(r[3])), as_text(r[2])});
+    each("run_inputs", "path, worker, format, bytes", "position", [](HistoryRun& run, const Cells& r) {
+      std::int64_t bytes = r.integer(4);
+      if (bytes < 0)
+        throw ValueError(fmt::format("run {}: input '{}' has {} bytes", run.id, shortened(r.text(1)), bytes));
+      run.data.info.inputs.push_back(
+          {r.text(1), static_cast<std::uint64_t>(bytes), input_format_named(r.text(3)), r.text(2)});
     });
     each("run_steps", "duration_us", "position",
-         [](HistoryRun& run, const SqlRow& r) { run.data.step_durations_us.push_back(as_real(r[1])); });
-    each("run_ops", "name, gpu_us, cpu_us, calls", "position", [](HistoryRun& run, const SqlRow& r) {
-      run.data.ops.push_back({as_text(r[1]), as_real(r[2]), as_real(r[3]), as_real(r[4])});
+         [](HistoryRun& run, const Cells& r) { run.data.step_durations_us.push_back(r.real(1)); });
+    each("run_ops", "name, gpu_us, cpu_us, calls", "position", [](HistoryRun& run, const Cells& r) {
+      run.data.ops.push_back({r.text(1), r.real(2), r.real(3), r.real(4)});
     });
-    each("run_kernels", "name, gpu_us, calls", "position", [](HistoryRun& run, const SqlRow& r) {
-      run.data.kernels.push_back({as_text(r[1]), as_real(r[2]), 0, as_real(r[3])});
+    each("run_kernels", "name, gpu_us, calls", "position", [](HistoryRun& run, const Cells& r) {
+      run.data.kernels.push_back({r.text(1), r.real(2), 0, r.real(3)});
     });
   }
 
@@ -181,6 +256,8 @@ class SqlHistoryStore final : public HistoryStore {
 
   std::unique_ptr<SqlConnection> db_;
   std::string description_;
+  std::int64_t version_;
+  HistoryAccess access_;
 };
 
 bool ends_with_db(const std::string& path) {
@@ -200,51 +277,46 @@ InputFormat input_format_named(std::string_view name) {
 }
 
 std::unique_ptr<HistoryStore> open_store(std::unique_ptr<SqlConnection> db,
-                                         const std::vector<Migration>& migrations, std::string description) {
-  migrate(*db, migrations);
-  return std::make_unique<SqlHistoryStore>(std::move(db), std::move(description));
+                                         const std::vector<Migration>& migrations, std::string description,
+                                         HistoryAccess access) {
+  std::int64_t version = migrations.empty() ? 0 : migrations.back().version;
+  if (access == HistoryAccess::Record) {
+    migrate(*db, migrations);
+  } else {
+    // One snapshot, so that a store another process is migrating is seen before or after.
+    db->read_transaction([&] { version = stored_schema_version(*db); });
+    refuse_newer(*db, version, migrations);
+  }
+  return std::make_unique<SqlHistoryStore>(std::move(db), std::move(description), version, access);
 }
 
 }  // namespace perfgate::history
 
 namespace perfgate {
 
-bool is_postgres_uri(const std::string& location) {
-  return location.starts_with("postgresql://") || location.starts_with("postgres://");
-}
-
 bool is_history_location(const std::string& location) {
-  if (is_postgres_uri(location)) return true;
+  if (is_postgres_location(location)) return true;
   std::error_code ec;
   std::filesystem::file_status status = std::filesystem::status(location, ec);
   if (!std::filesystem::exists(status)) return history::ends_with_db(location);
   if (!std::filesystem::is_regular_file(status)) return false;
-  if (std::filesystem::file_size(location, ec) == 0) return history::ends_with_db(location);
-  return history::sqlite_file_has_history(location);
-}
-
-std::string describe_history_location(const std::string& location) {
-  if (!is_postgres_uri(location)) return location;
-  std::size_t scheme_end = location.find("://") + 3;
-  std::string_view rest = std::string_view(location).substr(scheme_end);
-  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
-  std::string_view path = rest.substr(authority.size());
-  path = path.substr(0, path.find_first_of("?#"));  // parameters may carry password=...
-  std::string described = location.substr(0, scheme_end);
-  if (std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
-    std::string_view user = authority.substr(0, at);
-    described += std::string(user.substr(0, user.find(':'))) + "@";
-    authority = authority.substr(at + 1);
+  switch (history::sqlite_file_kind(location)) {
+    case history::SqliteFileKind::History:
+      return true;
+    case history::SqliteFileKind::NoTables:  // an nsys export always has tables: not a profile
+      return history::ends_with_db(location);
+    default:
+      return false;
   }
-  return described + std::string(authority) + std::string(path);
 }
 
-std::unique_ptr<HistoryStore> open_history(const std::string& location, bool create) {
+std::unique_ptr<HistoryStore> open_history(const std::string& location, HistoryAccess access) {
   const auto& migrations = history::history_migrations();
-  if (is_postgres_uri(location))
-    return history::open_store(history::open_postgres(location), migrations,
-                               describe_history_location(location));
-  return history::open_store(history::open_sqlite(location, create), migrations, location);
+  history::Access connection = access == HistoryAccess::Read ? history::Access::Read : history::Access::Write;
+  if (is_postgres_location(location))
+    return history::open_store(history::open_postgres(location, connection), migrations,
+                               describe_history_location(location), access);
+  return history::open_store(history::open_sqlite(location, connection), migrations, location, access);
 }
 
 }  // namespace perfgate

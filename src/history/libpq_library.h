@@ -13,7 +13,8 @@ namespace perfgate::history {
 #define PERFGATE_LIBPQ_FUNCTIONS(X)                                                                  \
   X(PQconnectdbParams) X(PQstatus) X(PQerrorMessage) X(PQfinish) X(PQsetNoticeProcessor)         \
   X(PQexecParams) X(PQresultStatus) X(PQresultErrorMessage) X(PQresultErrorField) X(PQclear)      \
-  X(PQntuples) X(PQnfields) X(PQgetvalue) X(PQgetlength) X(PQgetisnull)
+  X(PQntuples) X(PQnfields) X(PQgetvalue) X(PQgetlength) X(PQgetisnull) X(PQftype)             \
+  X(PQconninfoParse) X(PQconninfoFree) X(PQfreemem)
 // clang-format on
 
 struct LibpqLibrary {

@@ -2,6 +2,7 @@
 // sent with its values as parameters (PQexecParams), never spliced into the SQL. Each record is
 // one transaction; ids come from an identity column, so concurrent writers never conflict, and
 // the rare serialization failure or deadlock is retried.
+#include <cctype>
 #include <cstdint>
 #include <memory>
 
@@ -9,11 +10,15 @@
 
 #include "history/connections.h"
 #include "history/libpq_library.h"
+#include "history/postgres_location.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 
 namespace perfgate::history {
 namespace {
+
+// pg_type's oid of bytea (server/catalog/pg_type.dat): a column of this type is decoded from hex.
+constexpr Oid kByteaType = 17;
 
 // The advisory lock that serialises migrations: any fixed number ("perfgat" in ASCII).
 constexpr std::int64_t kMigrationLock = 0x70657266676174;
@@ -46,6 +51,23 @@ std::string parameter_text(const SqlValue& v) {
   return as_text(v);
 }
 
+// libpq's own reading of the string, which it connects with: refused when it fails, without
+// libpq's message (it quotes the string); the password it reads is a secret too.
+void parse_with_libpq(const LibpqLibrary& pq, PostgresLocation& location) {
+  char* error = nullptr;
+  PQconninfoOption* options = pq.PQconninfoParse(location.conninfo.c_str(), &error);
+  if (error) pq.PQfreemem(error);
+  if (!options)
+    throw ConfigError(
+        fmt::format("{}: libpq cannot read the connection string (an unknown keyword or "
+                    "parameter, or a malformed value); it is not printed, as it may hold a "
+                    "password",
+                    location.description));
+  for (PQconninfoOption* o = options; o->keyword; ++o)
+    if (o->val && std::string_view(o->keyword) == "password") location.add_secret(o->val);
+  pq.PQconninfoFree(options);
+}
+
 // libpq's messages end with a newline; a message of ours is one line.
 std::string one_line(const char* message) {
   std::string text = message ? message : "";
@@ -57,35 +79,49 @@ std::string one_line(const char* message) {
 
 class PostgresConnection final : public SqlConnection {
  public:
-  explicit PostgresConnection(const std::string& uri)
-      : where_(describe_history_location(uri)), pq_(libpq_library(where_)), conn_(nullptr, {&pq_}) {
-    // Defaults first: the URI's own settings (its "dbname" expands into them) override them.
+  PostgresConnection(const std::string& text, Access access)
+      : location_(parse_postgres_location(text)),
+        where_(location_.description),
+        pq_(libpq_library(where_)),
+        conn_(nullptr, {&pq_}) {
+    parse_with_libpq(pq_, location_);
+    // Defaults first: the string's own settings (its "dbname" expands into them) override them.
     const char* keys[] = {"connect_timeout", "application_name", "client_encoding", "dbname", nullptr};
-    const char* values[] = {"20", "perfgate", "UTF8", uri.c_str(), nullptr};
+    const char* values[] = {"20", "perfgate", "UTF8", location_.conninfo.c_str(), nullptr};
     conn_.reset(pq_.PQconnectdbParams(keys, values, 1));
     if (!conn_) throw InputError(fmt::format("{}: cannot connect: out of memory", where_));
     if (pq_.PQstatus(conn_.get()) != CONNECTION_OK)
       throw InputError(
-          fmt::format("{}: cannot connect: {}", where_, one_line(pq_.PQerrorMessage(conn_.get()))));
+          fmt::format("{}: cannot connect: {}", where_, libpq_text(pq_.PQerrorMessage(conn_.get()))));
     // NOTICEs ("table exists, skipping", ...) would otherwise go to stderr.
     pq_.PQsetNoticeProcessor(
         conn_.get(), [](void*, const char*) {}, nullptr);
+    // bytea values come back as hex, whatever the server's default; a reader writes nothing,
+    // whatever its role may do.
+    execute("SET bytea_output = hex");
+    if (access == Access::Read) execute("SET default_transaction_read_only = on");
   }
 
   Dialect dialect() const override { return Dialect::Postgres; }
   const std::string& where() const override { return where_; }
 
+  // Strings go in binary format with their length: as they are (a NUL included) into a bytea
+  // column, and into a text column (a version 1 store's) when they are UTF-8. Numbers go as text.
   std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
     std::vector<std::string> texts;
     std::vector<const char*> values;
+    std::vector<int> lengths, formats;
     texts.reserve(params.size());
     for (const SqlValue& p : params) {
-      texts.push_back(parameter_text(p));
-      values.push_back(std::holds_alternative<std::monostate>(p) ? nullptr : texts.back().c_str());
+      const auto* bytes = std::get_if<std::string>(&p);
+      texts.push_back(bytes ? *bytes : parameter_text(p));
+      values.push_back(std::holds_alternative<std::monostate>(p) ? nullptr : texts.back().data());
+      lengths.push_back(static_cast<int>(texts.back().size()));
+      formats.push_back(bytes ? 1 : 0);
     }
     std::string text = numbered_parameters(sql);
     ResultHandle result(pq_.PQexecParams(conn_.get(), text.c_str(), static_cast<int>(values.size()), nullptr,
-                                         values.data(), nullptr, nullptr, 0),
+                                         values.data(), lengths.data(), formats.data(), 0),
                         {&pq_});
     check(result.get());
     return rows_of(result.get());
@@ -113,11 +149,15 @@ class PostgresConnection final : public SqlConnection {
       pq_.PQclear(r);
   }
 
+  // A message of libpq or the server, on one line, without the password (libpq's may quote any
+  // part of the connection string).
+  std::string libpq_text(const char* message) const { return location_.scrubbed(one_line(message)); }
+
   void check(PGresult* result) {
-    if (!result) throw InputError(fmt::format("{}: {}", where_, one_line(pq_.PQerrorMessage(conn_.get()))));
+    if (!result) throw InputError(fmt::format("{}: {}", where_, libpq_text(pq_.PQerrorMessage(conn_.get()))));
     ExecStatusType status = pq_.PQresultStatus(result);
     if (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK) return;
-    std::string message = one_line(pq_.PQresultErrorMessage(result));
+    std::string message = libpq_text(pq_.PQresultErrorMessage(result));
     const char* state = pq_.PQresultErrorField(result, PG_DIAG_SQLSTATE);
     std::string_view sqlstate = state ? state : "";
     // 40001 serialization_failure, 40P01 deadlock_detected: the server asks to try again.
@@ -130,13 +170,29 @@ class PostgresConnection final : public SqlConnection {
   SqlRow row_of(PGresult* result, int row, int columns) const {
     SqlRow values;
     for (int c = 0; c < columns; ++c) {
-      if (pq_.PQgetisnull(result, row, c))
+      if (pq_.PQgetisnull(result, row, c)) {
         values.emplace_back(std::monostate{});
-      else
-        values.emplace_back(std::string(pq_.PQgetvalue(result, row, c),
-                                        static_cast<std::size_t>(pq_.PQgetlength(result, row, c))));
+        continue;
+      }
+      std::string_view text(pq_.PQgetvalue(result, row, c),
+                            static_cast<std::size_t>(pq_.PQgetlength(result, row, c)));
+      values.emplace_back(pq_.PQftype(result, c) == kByteaType ? bytes_of(text) : std::string(text));
     }
     return values;
+  }
+
+  // A bytea value in its hex text form ("\x6d61696e"; bytea_output is set to hex) as its bytes.
+  std::string bytes_of(std::string_view hex) const {
+    auto digit = [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : (c | 0x20) - 'a' + 10;
+    };
+    if (!hex.starts_with("\\x") || hex.size() % 2 != 0)
+      throw ValueError(fmt::format("a bytea value not in hex form ({}...)", hex.substr(0, 10)));
+    std::string bytes;
+    bytes.reserve(hex.size() / 2 - 1);
+    for (std::size_t i = 2; i < hex.size(); i += 2)
+      bytes += static_cast<char>(digit(hex[i]) * 16 + digit(hex[i + 1]));
+    return bytes;
   }
 
   std::vector<SqlRow> rows_of(PGresult* result) const {
@@ -147,6 +203,7 @@ class PostgresConnection final : public SqlConnection {
     return rows;
   }
 
+  PostgresLocation location_;
   std::string where_;
   const LibpqLibrary& pq_;
   std::unique_ptr<PGconn, ConnectionCloser> conn_;
@@ -154,8 +211,18 @@ class PostgresConnection final : public SqlConnection {
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_postgres(const std::string& uri) {
-  return std::make_unique<PostgresConnection>(uri);
+std::unique_ptr<SqlConnection> open_postgres(const std::string& location, Access access) {
+  return std::make_unique<PostgresConnection>(location, access);
 }
 
 }  // namespace perfgate::history
+
+namespace perfgate {
+
+void check_history_location(const std::string& location) {
+  if (!is_postgres_location(location)) return;
+  history::PostgresLocation parsed = history::parse_postgres_location(location);
+  history::parse_with_libpq(history::libpq_library(parsed.description), parsed);
+}
+
+}  // namespace perfgate

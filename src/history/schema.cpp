@@ -1,6 +1,7 @@
-// Version 1 of the history, and the migration machinery. Every table but `runs` hangs off a run by
-// run_id; lists keep their order in a `position` column. Long names (C++ kernel names run to
-// kilobytes) are never part of a key: PostgreSQL's b-tree keys are limited to about 2.7 kB.
+// Versions 1 and 2 of the history, and the migration machinery. Every table but `runs` hangs off a
+// run by run_id; lists keep their order in a `position` column. Since version 2 no unbounded text
+// (C++ kernel names run to kilobytes; a branch or label may be anything) is part of a PostgreSQL
+// b-tree key, whose size is limited to about 2.7 kB.
 #include "history/schema.h"
 
 #include <algorithm>
@@ -52,6 +53,41 @@ const Migration kVersion1{
         "calls DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, position))",
     }};
 
+// Version 2: PostgreSQL keeps what SQLite keeps. Its text columns become bytea (text refuses bytes
+// that are not UTF-8 and cuts at a NUL), and no unbounded value is in a b-tree key any more (a key
+// is limited to about 2.7 kB): keys hold a SHA-256 of the text, lookups use hash indexes, and the
+// values stay in their columns. SQLite's text keeps every byte and its keys have no such limit.
+const Migration kVersion2{
+    2,
+    "PostgreSQL: text as bytea, no unbounded text in a b-tree key",
+    {},
+    {
+        "DROP INDEX runs_by_branch",
+        "ALTER TABLE runs ALTER COLUMN branch TYPE BYTEA USING convert_to(branch, 'UTF8'), "
+        "ALTER COLUMN commit_sha TYPE BYTEA USING convert_to(commit_sha, 'UTF8'), "
+        "ALTER COLUMN tool_version TYPE BYTEA USING convert_to(tool_version, 'UTF8'), "
+        "ALTER COLUMN gpu_names TYPE BYTEA USING convert_to(gpu_names, 'UTF8')",
+        "CREATE INDEX runs_by_branch ON runs USING HASH (branch)",
+        "CREATE INDEX runs_by_gpu_names ON runs USING HASH (gpu_names)",
+        "ALTER TABLE run_labels DROP CONSTRAINT run_labels_pkey, "
+        "ALTER COLUMN key TYPE BYTEA USING convert_to(key, 'UTF8'), "
+        "ALTER COLUMN value TYPE BYTEA USING convert_to(value, 'UTF8')",
+        "CREATE UNIQUE INDEX run_labels_key ON run_labels (run_id, sha256(key))",
+        "ALTER TABLE run_gpus DROP CONSTRAINT run_gpus_pkey, "
+        "ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
+        "CREATE UNIQUE INDEX run_gpus_name ON run_gpus (run_id, sha256(name))",
+        "ALTER TABLE run_inputs ALTER COLUMN path TYPE BYTEA USING convert_to(path, 'UTF8'), "
+        "ALTER COLUMN worker TYPE BYTEA USING convert_to(worker, 'UTF8'), "
+        "ALTER COLUMN format TYPE BYTEA USING convert_to(format, 'UTF8')",
+        "DROP INDEX run_metrics_by_name",
+        "ALTER TABLE run_metrics DROP CONSTRAINT run_metrics_pkey, "
+        "ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
+        "CREATE UNIQUE INDEX run_metrics_name ON run_metrics (run_id, sha256(name))",
+        "CREATE INDEX run_metrics_by_name ON run_metrics USING HASH (name)",
+        "ALTER TABLE run_ops ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
+        "ALTER TABLE run_kernels ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
+    }};
+
 // A statement in the connection's dialect. SQLite's AUTOINCREMENT never reuses the id of a
 // deleted run, as PostgreSQL's identity never does.
 std::string in_dialect(std::string_view statement, Dialect dialect) {
@@ -66,24 +102,37 @@ bool is_history_table(const std::string& name) {
   return std::find(kHistoryTables.begin(), kHistoryTables.end(), name) != kHistoryTables.end();
 }
 
-[[noreturn]] void newer(const SqlConnection& db, int found, int latest) {
-  throw InputError(fmt::format("{}: written by a newer perfgate (schema {}, this one reads up to {})",
-                               db.where(), found, latest));
+std::int64_t latest_of(const std::vector<Migration>& migrations) {
+  return migrations.empty() ? 0 : migrations.back().version;
+}
+
+// MAX(version) of schema_version: at least 1 in a store perfgate made.
+std::int64_t version_in(SqlConnection& db) {
+  SqlValue max = db.query("SELECT MAX(version) FROM schema_version").at(0).at(0);
+  std::int64_t version = 0;
+  try {
+    version = std::holds_alternative<std::monostate>(max) ? 0 : as_integer(max);
+  } catch (const ValueError& e) {
+    throw InputError(
+        fmt::format("{}: not a usable perfgate history: schema_version.version is {}", db.where(), e.what()));
+  }
+  if (version < 1)
+    throw InputError(fmt::format(
+        "{}: not a usable perfgate history: its schema_version table names no version (1 or later)",
+        db.where()));
+  return version;
 }
 
 }  // namespace
 
 const std::vector<Migration>& history_migrations() {
-  static const std::vector<Migration> list{kVersion1};
+  static const std::vector<Migration> list{kVersion1, kVersion2};
   return list;
 }
 
-int stored_schema_version(SqlConnection& db) {
+std::int64_t stored_schema_version(SqlConnection& db) {
   std::vector<std::string> tables = db.table_names();
-  if (std::find(tables.begin(), tables.end(), kVersionTable) != tables.end()) {
-    std::vector<SqlRow> rows = db.query("SELECT MAX(version) FROM schema_version");
-    return rows.empty() ? 0 : static_cast<int>(as_integer(rows.front().front()));
-  }
+  if (std::find(tables.begin(), tables.end(), kVersionTable) != tables.end()) return version_in(db);
   std::vector<std::string> ours, others;
   for (const std::string& t : tables) (is_history_table(t) ? ours : others).push_back(t);
   if (!ours.empty())
@@ -101,18 +150,25 @@ int stored_schema_version(SqlConnection& db) {
   return 0;
 }
 
-int migrate(SqlConnection& db, const std::vector<Migration>& migrations) {
-  int latest = migrations.empty() ? 0 : migrations.back().version;
-  int found = stored_schema_version(db);
-  if (found > latest) newer(db, found, latest);
-  if (found == latest) return found;
+void refuse_newer(const SqlConnection& db, std::int64_t found, const std::vector<Migration>& migrations) {
+  if (found > latest_of(migrations))
+    throw InputError(fmt::format("{}: written by a newer perfgate (schema {}, this one reads up to {})",
+                                 db.where(), found, latest_of(migrations)));
+}
+
+std::int64_t migrate(SqlConnection& db, const std::vector<Migration>& migrations) {
+  std::int64_t found = stored_schema_version(db);
+  refuse_newer(db, found, migrations);
+  if (found == latest_of(migrations)) return found;
   db.write_transaction([&] {
     db.lock_schema();
-    int now = stored_schema_version(db);  // another writer may have migrated meanwhile
-    if (now > latest) newer(db, now, latest);
+    std::int64_t now = stored_schema_version(db);  // another writer may have migrated meanwhile
+    refuse_newer(db, now, migrations);
     for (const Migration& m : migrations) {
       if (m.version <= now) continue;
       for (std::string_view statement : m.statements) db.execute(in_dialect(statement, db.dialect()));
+      if (db.dialect() == Dialect::Postgres)
+        for (std::string_view statement : m.postgres_only) db.execute(statement);
       db.execute("INSERT INTO schema_version (version, summary, applied) VALUES (?, ?, ?)",
                  {std::int64_t{m.version}, std::string(m.summary), utc_now()});
     }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <random>
 #include <thread>
+#include <type_traits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,7 +25,8 @@ Number parse_number(const std::string& text) {
   Number n{};
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end != text.data() + text.size())
-    throw std::runtime_error(fmt::format("the database returned '{}' where a number belongs", text));
+    throw ValueError(
+        fmt::format("'{}', not a {}number", text.substr(0, 40), std::is_integral_v<Number> ? "whole " : ""));
   return n;
 }
 
@@ -31,7 +34,12 @@ Number parse_number(const std::string& text) {
 
 std::int64_t as_integer(const SqlValue& v) {
   if (const auto* i = std::get_if<std::int64_t>(&v)) return *i;
-  if (const auto* d = std::get_if<double>(&v)) return static_cast<std::int64_t>(*d);
+  if (const auto* d = std::get_if<double>(&v)) {
+    // 2^63 is the first double past the range; a NaN fails both tests.
+    if (!(*d >= -0x1p63 && *d < 0x1p63) || *d != std::trunc(*d))
+      throw ValueError(fmt::format("{}, not a whole number", *d));
+    return static_cast<std::int64_t>(*d);
+  }
   if (const auto* s = std::get_if<std::string>(&v)) return parse_number<std::int64_t>(*s);
   return 0;
 }

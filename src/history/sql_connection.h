@@ -17,7 +17,16 @@ namespace perfgate::history {
 using SqlValue = std::variant<std::monostate, std::int64_t, double, std::string>;
 using SqlRow = std::vector<SqlValue>;
 
-// Column values read back: SQLite gives typed values, PostgreSQL text; both convert here.
+// A value read back that is not what its column holds (a store changed by hand): "'1.1x', not a
+// whole number".
+class ValueError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Column values read back: SQLite gives typed values, PostgreSQL text; both convert here, and
+// throw ValueError for a value that is not of the type asked for (a real number is a whole
+// number only when it is one, within 64 bits).
 std::int64_t as_integer(const SqlValue& v);
 double as_real(const SqlValue& v);
 std::optional<double> as_optional_real(const SqlValue& v);

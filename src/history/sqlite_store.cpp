@@ -4,7 +4,11 @@
 // the lock taken is rolled back and tried again after a random pause.
 #include <sqlite3.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <memory>
 
@@ -15,6 +19,8 @@
 
 namespace perfgate::history {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr int kBusyTimeoutMs = 5000;
 
@@ -33,19 +39,40 @@ bool is_contention(int rc) {
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
+// A file name inside an SQLite URI: characters with a meaning there are percent-encoded.
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '%' || c == '?' || c == '#')
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    else
+      uri += c;
+  }
+  return uri + "?immutable=1";
+}
+
+// The folder of a file can take new files (SQLite's -wal and -shm beside it).
+bool folder_writable(const std::string& path) {
+  fs::path folder = fs::path(path).parent_path();
+  return ::access(folder.empty() ? "." : folder.c_str(), W_OK) == 0;
+}
+
+// A read-only open of a WAL-mode file fails on its first read when SQLite cannot make the WAL
+// index beside it.
+bool cannot_make_wal_index(int rc) {
+  return rc == SQLITE_READONLY_DIRECTORY || rc == SQLITE_READONLY_CANTINIT || (rc & 0xff) == SQLITE_CANTOPEN;
+}
+
 class SqliteConnection final : public SqlConnection {
  public:
-  SqliteConnection(const std::string& path, bool create) : where_(path) {
+  SqliteConnection(const std::string& path, Access access) : where_(path), access_(access) {
     std::error_code ec;
-    if (!create && !std::filesystem::exists(path, ec))
-      throw InputError(fmt::format("{}: no such history file", path));
-    sqlite3* raw = nullptr;
-    int flags = SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
-    int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
-    db_.reset(raw);  // owned from here on, even when the open failed
-    if (rc != SQLITE_OK) fail("cannot open the history", rc);
-    sqlite3_extended_result_codes(db_.get(), 1);
-    sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs);
+    if (access == Access::Read) {
+      if (!fs::exists(path, ec)) throw InputError(fmt::format("{}: no such history file", path));
+      open_for_reading();
+      return;
+    }
+    open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
     execute("PRAGMA foreign_keys = ON");
     // Never switch a database that is something else (an Nsight Systems export) to WAL: that
     // rewrites its header. Such a file is refused when its schema is read.
@@ -85,6 +112,29 @@ class SqliteConnection final : public SqlConnection {
   void lock_schema() override {}  // BEGIN IMMEDIATE holds the file's write lock already
 
  private:
+  void open(const std::string& name, int flags) {
+    sqlite3* raw = nullptr;
+    int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+    db_.reset(raw);  // owned from here on, even when the open failed
+    if (rc != SQLITE_OK) fail("cannot open the history", rc);
+    sqlite3_extended_result_codes(db_.get(), 1);
+    sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs);
+  }
+
+  void open_for_reading() {
+    open(where_, SQLITE_OPEN_READONLY);
+    int rc = sqlite3_exec(db_.get(), "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if (!cannot_make_wal_index(rc) || folder_writable(where_)) fail("cannot read the history", rc);
+    std::error_code ec;
+    if (fs::file_size(where_ + "-wal", ec) > 0 && !ec)
+      throw InputError(fmt::format(
+          "{}: cannot read the history: its folder is not writable, and the commits in {}-wal can only "
+          "be read with the WAL index {}-shm beside them (a perfgate that may write there reads it)",
+          where_, where_, where_));
+    open(immutable_uri(where_), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  }
+
   bool empty_or_history() {
     std::vector<std::string> tables = table_names();
     return tables.empty() || std::find(tables.begin(), tables.end(), "schema_version") != tables.end();
@@ -151,37 +201,54 @@ class SqliteConnection final : public SqlConnection {
   void check(int rc, std::string_view what) {
     if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
     if (is_contention(rc)) throw RetryableError(sqlite3_errmsg(db_.get()));
-    fail(what, rc);
+    fail(access_ == Access::Read ? "cannot read the history" : what, rc);
   }
 
+  // SQLite's message, and the system's where a file operation failed: "disk I/O error (No space
+  // left on device)".
   [[noreturn]] void fail(std::string_view what, int rc) {
-    if ((rc & 0xff) == SQLITE_NOTADB)
+    int primary = rc & 0xff;
+    if (primary == SQLITE_NOTADB)
       throw InputError(fmt::format("{}: not a perfgate history: not an SQLite database", where_));
-    const char* why = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+    std::string why = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
+    int system_error = db_ ? sqlite3_system_errno(db_.get()) : 0;
+    bool from_a_file = primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN ||
+                       primary == SQLITE_READONLY;
+    if (from_a_file && system_error != 0) why += fmt::format(" ({})", std::strerror(system_error));
     throw InputError(fmt::format("{}: {}: {}", where_, what, why));
   }
 
   std::string where_;
+  Access access_;
   DbHandle db_;
 };
 
 }  // namespace
 
-std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, bool create) {
-  return std::make_unique<SqliteConnection>(path, create);
+std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, Access access) {
+  return std::make_unique<SqliteConnection>(path, access);
 }
 
-bool sqlite_file_has_history(const std::string& path) {
-  sqlite3* raw = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr);
-  DbHandle db(raw);
-  if (rc != SQLITE_OK) return false;
-  const char* sql =
-      "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('schema_version', 'runs')";
-  sqlite3_stmt* statement_raw = nullptr;
-  if (sqlite3_prepare_v2(db.get(), sql, -1, &statement_raw, nullptr) != SQLITE_OK) return false;
-  StatementHandle statement(statement_raw);
-  return sqlite3_step(statement.get()) == SQLITE_ROW && sqlite3_column_int(statement.get(), 0) == 2;
+SqliteFileKind sqlite_file_kind(const std::string& path) {
+  std::error_code ec;
+  if (fs::file_size(path, ec) == 0 && !ec) return SqliteFileKind::NoTables;  // SQLite's empty database
+  // Only a file that starts like SQLite is opened by it.
+  char head[16] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  std::size_t n = f ? std::fread(head, 1, sizeof head, f) : 0;
+  if (f) std::fclose(f);
+  if (n != sizeof head || std::memcmp(head, "SQLite format 3", sizeof head) != 0)
+    return SqliteFileKind::NotSqlite;
+  try {
+    std::vector<std::string> tables = SqliteConnection(path, Access::Read).table_names();
+    if (tables.empty()) return SqliteFileKind::NoTables;
+    auto has = [&](const char* name) {
+      return std::find(tables.begin(), tables.end(), name) != tables.end();
+    };
+    return has("schema_version") && has("runs") ? SqliteFileKind::History : SqliteFileKind::Other;
+  } catch (const std::exception&) {
+    return SqliteFileKind::NotSqlite;  // damaged or unreadable: the reader that opens it says why
+  }
 }
 
 }  // namespace perfgate::history

@@ -14,9 +14,11 @@
 
 namespace perfgate::history {
 
-// Migrates the database to the last of `migrations` and returns the store on it.
+// The store on the database. Record: migrated to the last of `migrations` first. Read: as it is
+// (refused when newer than the last of `migrations`; without runs when it has no tables).
 std::unique_ptr<HistoryStore> open_store(std::unique_ptr<SqlConnection> db,
-                                         const std::vector<Migration>& migrations, std::string description);
+                                         const std::vector<Migration>& migrations, std::string description,
+                                         HistoryAccess access);
 
 // The runs.gpu_names column: the distinct GPU names, sorted, joined by ", " ("" without a GPU).
 std::string gpu_key(const std::vector<std::string>& sorted_names);

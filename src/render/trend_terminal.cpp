@@ -2,16 +2,19 @@
 #include <fmt/format.h>
 
 #include "perfgate/units.h"
+#include "render/escape.h"
 #include "render/trend_text.h"
 
 namespace perfgate {
 
 std::string render_trend_terminal(const TrendReport& t) {
-  std::string out = fmt::format("{:<13}{}{} · {} runs\n", "History", t.settings.source,
-                                t.settings.branch.empty() ? "" : " · branch " + t.settings.branch, t.runs);
+  // The store's name, the branch, metric names and commits may hold anything: escaped.
+  std::string out =
+      fmt::format("{:<13}{}{} · {} runs\n", "History", terminal_escape(t.settings.source),
+                  t.settings.branch.empty() ? "" : " · branch " + terminal_escape(t.settings.branch), t.runs);
   for (const MetricTrend& m : t.metrics) {
     std::string latest = m.points.empty() ? "n/a" : format_value(m.points.back().value, m.unit);
-    out += fmt::format("  {:<30} {} runs · latest {}", m.metric, m.points.size(), latest);
+    out += fmt::format("  {:<30} {} runs · latest {}", terminal_escape(m.metric), m.points.size(), latest);
     if (m.band)
       out += " · band " + format_value(m.band->low, m.unit) + " to " + format_value(m.band->high, m.unit) +
              (m.band->since_change ? " since the change" : "");
@@ -20,11 +23,11 @@ std::string render_trend_terminal(const TrendReport& t) {
                                    : fmt::format(" · {} change point{}\n", m.change_points.size(),
                                                  m.change_points.size() == 1 ? "" : "s");
     for (const TrendChangePoint& c : m.change_points)
-      out +=
-          fmt::format("    {} ({} -> {}) between {} and {}, p {}{}\n", change_text(c),
-                      format_value(c.before_mean, m.unit), format_value(c.after_mean, m.unit),
-                      run_label(c.before_commit, c.before_run_id), run_label(c.after_commit, c.after_run_id),
-                      p_value_text(c.p_value), c.direction.empty() ? "" : ", " + c.direction);
+      out += fmt::format("    {} ({} -> {}) between {} and {}, p {}{}\n", change_text(c),
+                         format_value(c.before_mean, m.unit), format_value(c.after_mean, m.unit),
+                         terminal_escape(run_label(c.before_commit, c.before_run_id)),
+                         terminal_escape(run_label(c.after_commit, c.after_run_id)), p_value_text(c.p_value),
+                         c.direction.empty() ? "" : ", " + c.direction);
   }
   out += fmt::format("{:<13}{}\n", "Trend", trend_summary(t));
   out += fmt::format("{:<13}{} · changes below their rule's limit are not change points\n", "Detection",

@@ -27,7 +27,7 @@ bool contains(const std::string& s, const std::string& part) {
 
 TEST(HistoryBaselines, TheLastRunsOfTheBranchOnTheSameGpusEachBecomeABaseline) {
   std::string db = temp_dir() + "/h.db";
-  auto store = open_history(db, true);
+  auto store = open_history(db, HistoryAccess::Record);
   for (int i = 0; i < 4; ++i) {
     HistoryRun run = sample_run("main", kA100);
     run.labels.commit = fmt::format("{}000000000", i);
@@ -54,7 +54,7 @@ TEST(HistoryBaselines, TheLastRunsOfTheBranchOnTheSameGpusEachBecomeABaseline) {
 
 TEST(HistoryBaselines, AnEmptyHistoryIsSkippedWithItsReason) {
   std::string db = temp_dir() + "/h.db";
-  auto store = open_history(db, true);
+  auto store = open_history(db, HistoryAccess::Record);
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 10);
   EXPECT_TRUE(chosen.runs.empty());
   EXPECT_TRUE(chosen.warning.empty());
@@ -66,7 +66,7 @@ TEST(HistoryBaselines, AnEmptyHistoryIsSkippedWithItsReason) {
 
 TEST(HistoryBaselines, RunsOfOtherBranchesOnlyAreNamed) {
   std::string db = temp_dir() + "/h.db";
-  auto store = open_history(db, true);
+  auto store = open_history(db, HistoryAccess::Record);
   store->record(sample_run("dev", kA100));
   store->record(sample_run("", kA100));
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 10);
@@ -79,7 +79,7 @@ TEST(HistoryBaselines, RunsOfOtherBranchesOnlyAreNamed) {
 
 TEST(HistoryBaselines, RunsOnOtherGpusOnlyWarnAndSkip) {
   std::string db = temp_dir() + "/h.db";
-  auto store = open_history(db, true);
+  auto store = open_history(db, HistoryAccess::Record);
   store->record(sample_run("main", kH100));
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 10);
   EXPECT_TRUE(chosen.runs.empty());
@@ -98,7 +98,7 @@ TEST(HistoryLocation, PostgresUrisNewDbFilesAndHistoriesAreHistories) {
   EXPECT_TRUE(is_history_location(write_text(dir + "/empty.db", "")));
   EXPECT_FALSE(is_history_location(dir));
   std::string named_otherwise = dir + "/history.sqlite";
-  open_history(named_otherwise, true);
+  open_history(named_otherwise, HistoryAccess::Record);
   EXPECT_TRUE(is_history_location(named_otherwise));  // by its tables, not its name
   TrainingRun run;
   std::string report =
@@ -116,7 +116,7 @@ TEST(HistoryLocation, AnNsysExportIsAProfileAndIsNeverWritten) {
   EXPECT_FALSE(is_history_location(path));
   EXPECT_EQ(detect_format(path), InputFormat::NsysSqlite);
   try {
-    open_history(path, true);
+    open_history(path, HistoryAccess::Record);
     FAIL() << "an nsys export was opened as a history";
   } catch (const InputError& e) {
     EXPECT_TRUE(contains(e.what(), path + ": not a perfgate history: an SQLite database with other tables ("))
@@ -131,13 +131,13 @@ TEST(HistoryLocation, UnreadableStoresAreNamedWithTheCause) {
   std::string dir = temp_dir();
   std::string garbage = write_text(dir + "/garbage.db", std::string(4096, 'x'));
   try {
-    open_history(garbage, true);
+    open_history(garbage, HistoryAccess::Record);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), garbage + ": not a perfgate history: not an SQLite database");
   }
   try {
-    open_history(dir + "/missing.db", false);
+    open_history(dir + "/missing.db", HistoryAccess::Read);
     FAIL();
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()), dir + "/missing.db: no such history file");
@@ -146,8 +146,9 @@ TEST(HistoryLocation, UnreadableStoresAreNamedWithTheCause) {
 
 TEST(HistoryLocation, AnEmptyFileBecomesAHistory) {
   std::string path = write_text(temp_dir() + "/bare.db", "");
-  auto store = open_history(path, false);
-  EXPECT_EQ(store->record(sample_run("main", kA100)), 1);
+  EXPECT_TRUE(open_history(path, HistoryAccess::Read)->runs({}).empty());
+  EXPECT_EQ(std::filesystem::file_size(path), 0u) << "reading wrote into the file";
+  EXPECT_EQ(open_history(path, HistoryAccess::Record)->record(sample_run("main", kA100)), 1);
   EXPECT_TRUE(is_history_location(path));
 }
 
@@ -160,7 +161,7 @@ TEST(HistoryLocation, APasswordIsNeverDescribed) {
   EXPECT_EQ(describe_history_location("postgresql:///perf?host=/run/postgresql"), "postgresql:///perf");
   EXPECT_EQ(describe_history_location("perf.db"), "perf.db");
   try {
-    open_history("postgresql://ci:s3cret@127.0.0.1:1/perf?connect_timeout=5", false);
+    open_history("postgresql://ci:s3cret@127.0.0.1:1/perf?connect_timeout=5", HistoryAccess::Read);
     FAIL();
   } catch (const InputError& e) {
     std::string message = e.what();

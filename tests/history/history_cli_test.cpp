@@ -252,7 +252,7 @@ TEST(HistoryCli, UsageAndStoreErrorsHaveTheirExitCodes) {
   CommandResult as_baseline = run_perfgate("analyze " + trace + " -q --baseline " + db);
   EXPECT_EQ(as_baseline.exit_code, 3);
   EXPECT_TRUE(
-      contains(as_baseline.out, db + ": written by a newer perfgate (schema 99, this one reads up to 1)"))
+      contains(as_baseline.out, db + ": written by a newer perfgate (schema 99, this one reads up to 2)"))
       << as_baseline.out;
   CommandResult record =
       run_perfgate("analyze " + trace + " -q --history " + db + " --record --json " + report);

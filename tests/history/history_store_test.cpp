@@ -24,18 +24,19 @@ struct Store {
   std::string location;
 
   std::unique_ptr<history::SqlConnection> connect() const {
-    return database == "sqlite" ? history::open_sqlite(location, true) : history::open_postgres(location);
+    return database == "sqlite" ? history::open_sqlite(location, history::Access::Write)
+                                : history::open_postgres(location, history::Access::Write);
   }
 
   std::vector<std::int64_t> ids(const HistoryQuery& q) const {
     std::vector<std::int64_t> out;
-    for (const HistoryRun& r : open_history(location, false)->runs(q)) out.push_back(r.id);
+    for (const HistoryRun& r : open_history(location, HistoryAccess::Read)->runs(q)) out.push_back(r.id);
     return out;
   }
 };
 
 void every_field_of_a_run_reads_back_as_written(const Store& s) {
-  auto store = open_history(s.location, true);
+  auto store = open_history(s.location, HistoryAccess::Record);
   HistoryRun first = sample_run("main", "NVIDIA A100-SXM4-40GB", 8);
   HistoryRun second = sample_run("feature/x", "NVIDIA H100 80GB HBM3", 2);
   second.labels.labels = {};
@@ -46,7 +47,7 @@ void every_field_of_a_run_reads_back_as_written(const Store& s) {
   EXPECT_EQ(first.id, 1);
   EXPECT_EQ(second.id, 2);
 
-  std::vector<HistoryRun> runs = open_history(s.location, false)->runs({});
+  std::vector<HistoryRun> runs = open_history(s.location, HistoryAccess::Read)->runs({});
   ASSERT_EQ(runs.size(), 2u);
   expect_same_run(runs[0], first);
   expect_same_run(runs[1], second);
@@ -67,9 +68,9 @@ void an_analysed_report_is_kept_as_its_baseline(const Store& s) {
   ASSERT_EQ(run.gpus.size(), 1u);
   EXPECT_EQ(run.gpus[0].name, "NVIDIA A100-SXM4-40GB");
   EXPECT_EQ(run.gpus[0].count, 2);
-  run.id = open_history(s.location, true)->record(run);
+  run.id = open_history(s.location, HistoryAccess::Record)->record(run);
 
-  std::vector<HistoryRun> runs = open_history(s.location, false)->runs({});
+  std::vector<HistoryRun> runs = open_history(s.location, HistoryAccess::Read)->runs({});
   ASSERT_EQ(runs.size(), 1u);
   expect_same_run(runs[0], run);
   Baseline direct = baseline_from_report(report, "", "report");
@@ -82,7 +83,7 @@ void an_analysed_report_is_kept_as_its_baseline(const Store& s) {
 }
 
 void queries_select_by_branch_hardware_and_recency(const Store& s) {
-  auto store = open_history(s.location, true);
+  auto store = open_history(s.location, HistoryAccess::Record);
   const std::string a100 = "NVIDIA A100-SXM4-40GB", h100 = "NVIDIA H100 80GB HBM3";
   store->record(sample_run("main", a100));     // 1
   store->record(sample_run("feature", a100));  // 2
@@ -106,51 +107,59 @@ void queries_select_by_branch_hardware_and_recency(const Store& s) {
   EXPECT_TRUE(s.ids({"main", {a100, h100}, false, 0, true}).empty());
 }
 
+// The version this perfgate writes: the last of its migrations.
+std::int64_t latest() {
+  return history::history_migrations().back().version;
+}
+
 void a_store_of_a_newer_schema_is_refused(const Store& s) {
-  open_history(s.location, true)->record(sample_run("main", "A"));
+  open_history(s.location, HistoryAccess::Record)->record(sample_run("main", "A"));
   s.connect()->execute(
       "INSERT INTO schema_version (version, summary, applied) VALUES (99, 'future', 'then')");
   try {
-    open_history(s.location, false);
+    open_history(s.location, HistoryAccess::Read);
     FAIL() << "a store of schema 99 was opened";
   } catch (const InputError& e) {
     EXPECT_EQ(std::string(e.what()),
-              fmt::format("{}: written by a newer perfgate (schema 99, this one reads up to 1)",
-                          describe_history_location(s.location)));
+              fmt::format("{}: written by a newer perfgate (schema 99, this one reads up to {})",
+                          describe_history_location(s.location), latest()));
   }
-  EXPECT_THROW(open_history(s.location, true), InputError);
+  EXPECT_THROW(open_history(s.location, HistoryAccess::Record), InputError);
 }
 
-// The migration machinery with a second version made for the test: a version 1 store is
-// migrated, keeps its runs, and is then too new for a perfgate that knows version 1 only.
+// The migration machinery with a next version made for the test: a store of this perfgate is
+// migrated, keeps its runs, and is then too new for this perfgate.
 void an_older_store_is_migrated_and_keeps_its_runs(const Store& s) {
-  std::vector<Migration> v1 = history::history_migrations();
-  ASSERT_EQ(v1.size(), 1u);
-  history::open_store(s.connect(), v1, s.location)->record(sample_run("main", "A"));
-  std::vector<Migration> v2 = v1;
-  v2.push_back(
-      {2, "run notes", {"ALTER TABLE runs ADD COLUMN note TEXT", "CREATE TABLE run_notes (run_id BIGINT)"}});
+  std::vector<Migration> now = history::history_migrations();
+  history::open_store(s.connect(), now, s.location, HistoryAccess::Record)->record(sample_run("main", "A"));
+  std::vector<Migration> next = now;
+  next.push_back({static_cast<int>(latest() + 1),
+                  "run notes",
+                  {"ALTER TABLE runs ADD COLUMN note TEXT", "CREATE TABLE run_notes (run_id BIGINT)"}});
 
-  auto store = history::open_store(s.connect(), v2, s.location);
+  auto store = history::open_store(s.connect(), next, s.location, HistoryAccess::Record);
   auto db = s.connect();
-  EXPECT_EQ(history::stored_schema_version(*db), 2);
-  EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(*) FROM schema_version").front().front()), 2)
+  EXPECT_EQ(history::stored_schema_version(*db), latest() + 1);
+  EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(*) FROM schema_version").front().front()),
+            latest() + 1)
       << "one row per applied migration";
   EXPECT_EQ(history::as_integer(db->query("SELECT COUNT(note) + COUNT(*) FROM runs").front().front()), 1);
   ASSERT_EQ(store->runs({}).size(), 1u);
   EXPECT_EQ(store->runs({}).front().labels.branch, "main");
-  EXPECT_THROW(history::open_store(s.connect(), v1, s.location), InputError);
+  EXPECT_THROW(history::open_store(s.connect(), now, s.location, HistoryAccess::Record), InputError);
 }
 
 // A migration runs in one transaction: one that fails half-way leaves the store as it was.
 void a_failed_migration_leaves_the_store_as_it_was(const Store& s) {
-  std::vector<Migration> v1 = history::history_migrations();
-  history::open_store(s.connect(), v1, s.location);
-  std::vector<Migration> broken = v1;
-  broken.push_back({2, "broken", {"CREATE TABLE half_done (x INTEGER)", "SELECT no_such_column FROM runs"}});
-  EXPECT_THROW(history::open_store(s.connect(), broken, s.location), InputError);
+  std::vector<Migration> now = history::history_migrations();
+  history::open_store(s.connect(), now, s.location, HistoryAccess::Record);
+  std::vector<Migration> broken = now;
+  broken.push_back({static_cast<int>(latest() + 1),
+                    "broken",
+                    {"CREATE TABLE half_done (x INTEGER)", "SELECT no_such_column FROM runs"}});
+  EXPECT_THROW(history::open_store(s.connect(), broken, s.location, HistoryAccess::Record), InputError);
   auto db = s.connect();
-  EXPECT_EQ(history::stored_schema_version(*db), 1);
+  EXPECT_EQ(history::stored_schema_version(*db), latest());
   std::vector<std::string> tables = db->table_names();
   EXPECT_EQ(std::count(tables.begin(), tables.end(), "half_done"), 0);
   EXPECT_EQ(std::count(tables.begin(), tables.end(), "runs"), 1);
@@ -161,13 +170,80 @@ void an_empty_database_is_migrated_from_version_zero(const Store& s) {
   auto db = s.connect();
   EXPECT_EQ(history::stored_schema_version(*db), 0);
   EXPECT_EQ(history::migrate(*db, history::history_migrations()), 0);
-  EXPECT_EQ(history::stored_schema_version(*db), 1);
-  EXPECT_EQ(history::migrate(*db, history::history_migrations()), 1);
+  EXPECT_EQ(history::stored_schema_version(*db), latest());
+  EXPECT_EQ(history::migrate(*db, history::history_migrations()), latest());
   for (const char* table : {"runs", "run_labels", "run_gpus", "run_inputs", "run_metrics", "run_steps",
                             "run_ops", "run_kernels"}) {
     std::vector<std::string> tables = db->table_names();
     EXPECT_EQ(std::count(tables.begin(), tables.end(), table), 1) << table;
   }
+}
+
+// A run whose strings a store must keep byte for byte (issue #28, item 9): 10 kB (past
+// PostgreSQL's b-tree key limit of about 2.7 kB) in every column that was a key, bytes that are
+// not UTF-8, and embedded NUL bytes.
+std::vector<HistoryRun> runs_with_odd_strings() {
+  const std::string long_text(10 * 1024, 'x'),
+      invalid(
+          "br\xff\xfe"
+          "anch\xc3"),
+      nul("a\0b", 3);
+  HistoryRun long_run = sample_run(long_text + "-branch", long_text + "-gpu");
+  long_run.labels.commit = long_text;
+  long_run.labels.labels = {{long_text + "-key", long_text + "-value"}};
+  long_run.data.metrics.emplace_back(long_text, 1.5);
+  HistoryRun invalid_run = sample_run(invalid, invalid + "gpu");
+  invalid_run.labels.commit = invalid;
+  invalid_run.labels.labels = {{invalid, invalid}};
+  invalid_run.data.info.tool_version = invalid;
+  invalid_run.data.info.inputs[0].path = invalid;
+  invalid_run.data.ops[0].name = invalid;
+  invalid_run.data.kernels[0].name = invalid;
+  HistoryRun nul_run = sample_run(nul, nul + "gpu");
+  nul_run.labels.commit = nul;
+  nul_run.labels.labels = {{nul, nul}, {nul + "2", ""}};
+  nul_run.data.metrics.emplace_back(nul, 2.5);
+  nul_run.data.info.inputs[1].worker = nul;
+  nul_run.data.ops[1].name = nul;
+  nul_run.data.kernels[1].name = nul;
+  return {long_run, invalid_run, nul_run};
+}
+
+void odd_strings_read_back_exactly(const Store& s) {
+  auto store = open_history(s.location, HistoryAccess::Record);
+  std::vector<HistoryRun> written = runs_with_odd_strings();
+  for (HistoryRun& run : written) run.id = store->record(run);
+  std::vector<HistoryRun> read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), written.size());
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    SCOPED_TRACE(i);
+    expect_same_run(read[i], written[i]);
+    // Selected by its branch and GPU names, as a gate selects.
+    EXPECT_EQ(s.ids({written[i].labels.branch, {written[i].gpus[0].name}, false, 0, false}),
+              std::vector<std::int64_t>{written[i].id});
+  }
+}
+
+// A store of version 1 (before PostgreSQL kept any bytes) is read as it is, without being
+// migrated; the next run recorded migrates it, and its runs stay as they were.
+void a_version_one_store_is_read_as_is_and_migrated_by_a_writer(const Store& s) {
+  std::vector<Migration> v1(history::history_migrations().begin(), history::history_migrations().begin() + 1);
+  HistoryRun old = sample_run("main", "NVIDIA A100-SXM4-40GB");
+  old.id = history::open_store(s.connect(), v1, s.location, HistoryAccess::Record)->record(old);
+  std::vector<HistoryRun> read =
+      open_history(s.location, HistoryAccess::Read)->runs({"main", {}, false, 0, true});
+  ASSERT_EQ(read.size(), 1u);
+  expect_same_run(read[0], old);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), 1) << "reading migrated the store";
+
+  std::vector<HistoryRun> odd = runs_with_odd_strings();
+  auto store = open_history(s.location, HistoryAccess::Record);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), latest());
+  for (HistoryRun& run : odd) run.id = store->record(run);
+  read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 1 + odd.size());
+  expect_same_run(read[0], old);
+  for (std::size_t i = 0; i < odd.size(); ++i) expect_same_run(read[i + 1], odd[i]);
 }
 
 using Scenario = void (*)(const Store&);
@@ -179,6 +255,9 @@ const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"AnOlderStoreIsMigratedAndKeepsItsRuns", an_older_store_is_migrated_and_keeps_its_runs},
     {"AFailedMigrationLeavesTheStoreAsItWas", a_failed_migration_leaves_the_store_as_it_was},
     {"AnEmptyDatabaseIsMigratedFromVersionZero", an_empty_database_is_migrated_from_version_zero},
+    {"OddStringsReadBackExactly", odd_strings_read_back_exactly},
+    {"AVersionOneStoreIsReadAsIsAndMigratedByAWriter",
+     a_version_one_store_is_read_as_is_and_migrated_by_a_writer},
 };
 
 class SqliteHistoryStore : public ::testing::TestWithParam<std::pair<std::string, Scenario>> {};

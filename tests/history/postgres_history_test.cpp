@@ -63,7 +63,7 @@ TEST(PostgresHistoryCli, TwentyConcurrentWritersLoseNothing) {
   // Every process finds an empty database: they race to create the schema, too.
   for (const CommandResult& r : run_perfgate_all(commands)) EXPECT_EQ(r.exit_code, 0) << r.out;
 
-  auto store = open_history(uri, false);
+  auto store = open_history(uri, HistoryAccess::Read);
   std::vector<HistoryRun> runs = store->runs({});
   ASSERT_EQ(runs.size(), 20u);
   std::set<std::string> commits;
@@ -76,6 +76,41 @@ TEST(PostgresHistoryCli, TwentyConcurrentWritersLoseNothing) {
   EXPECT_EQ(commits.size(), 20u);
   EXPECT_EQ(runs.front().id, 1);
   EXPECT_EQ(runs.back().id, 20);
+}
+
+// A role that may only SELECT reads the history as a gate does, on an empty database (the
+// regression rules skipped, as docs/history.md promises) and on a populated one, and writes
+// nothing: reading opens read-only and never migrates (issue #28, item 5).
+TEST(PostgresHistoryCli, ASelectOnlyRoleReadsAndNeverWrites) {
+  CleanCiEnvironment clean;
+  std::string owner = fresh_history("postgresql", "");
+  PERFGATE_SKIP_WITHOUT_POSTGRES(owner);
+  PostgresServer& server = PostgresServer::shared();
+  std::string name = owner.substr(owner.rfind('/') + 1), role = "reader_" + name;
+  server.run_sql(name, fmt::format("CREATE ROLE {0} LOGIN; REVOKE CREATE ON SCHEMA public FROM PUBLIC; "
+                                   "ALTER DEFAULT PRIVILEGES IN SCHEMA public GRANT SELECT ON TABLES TO {0}",
+                                   role));
+  std::string reader = server.uri_as(role, name);
+  std::string trace = training_trace_file(temp_dir(), steady());
+
+  CommandResult empty = run_perfgate(fmt::format("analyze {} --no-color --baseline '{}'", trace, reader));
+  EXPECT_EQ(empty.exit_code, 0) << empty.out;
+  EXPECT_TRUE(contains(empty.out, "has no runs yet")) << empty.out;
+  CommandResult none = run_perfgate(fmt::format("history list '{}'", reader));
+  EXPECT_EQ(none.exit_code, 0) << none.out;
+  EXPECT_EQ(none.out, reader + ": no runs\n");
+
+  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history '{}' --record --branch main --commit aaaaaaa",
+                                     trace, owner))
+                .exit_code,
+            0);
+  CommandResult gate = run_perfgate(fmt::format("analyze {} --no-color --baseline '{}'", trace, reader));
+  EXPECT_EQ(gate.exit_code, 0) << gate.out;
+  EXPECT_TRUE(contains(gate.out, "Baseline     " + reader + "#1 (commit aaaaaaa)")) << gate.out;
+  EXPECT_EQ(list_runs("'" + reader + "'").size(), 1u);
+  CommandResult record = run_perfgate(fmt::format("analyze {} -q --history '{}' --record", trace, reader));
+  EXPECT_EQ(record.exit_code, 3) << record.out;
+  EXPECT_TRUE(contains(record.out, "permission denied")) << record.out;
 }
 
 }  // namespace

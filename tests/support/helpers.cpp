@@ -1,6 +1,7 @@
 #include "support/helpers.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -67,10 +68,12 @@ std::string shared_traces_dir() {
   return std::filesystem::is_directory(dir) ? std::filesystem::canonical(dir).string() : std::string();
 }
 
-CommandResult run_perfgate(const std::string& args) {
+namespace {
+
+// A shell command with stderr joined to stdout.
+CommandResult run_command(const std::string& command) {
   CommandResult result;
-  std::string command = std::string(PERFGATE_BINARY) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return result;
   std::array<char, 4096> buffer{};
   while (std::size_t n = std::fread(buffer.data(), 1, buffer.size(), pipe))
@@ -78,6 +81,21 @@ CommandResult run_perfgate(const std::string& args) {
   int status = ::pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
+}
+
+}  // namespace
+
+CommandResult run_perfgate(const std::string& args) {
+  return run_command(std::string(PERFGATE_BINARY) + " " + args);
+}
+
+CommandResult run_perfgate_as(const std::string& user, const std::string& args) {
+  std::string as = ::geteuid() == 0 ? "runuser -u " + user + " -- " : "";
+  return run_command(as + PERFGATE_BINARY + " " + args);
+}
+
+CommandResult run_perfgate_in(const std::string& dir, const std::string& args) {
+  return run_command("cd '" + dir + "' && " + PERFGATE_BINARY + " " + args);
 }
 
 std::vector<CommandResult> run_perfgate_all(const std::vector<std::string>& args) {

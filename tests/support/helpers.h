@@ -39,6 +39,11 @@ struct CommandResult {
   std::string out;  // stdout and stderr together
 };
 CommandResult run_perfgate(const std::string& args);
+// The same as `user` (through runuser, when the tests run as root, so that file permissions
+// apply); as this user otherwise.
+CommandResult run_perfgate_as(const std::string& user, const std::string& args);
+// The same in the folder `dir` (its working directory).
+CommandResult run_perfgate_in(const std::string& dir, const std::string& args);
 // Starts every command at once (each `perfgate ARGS`), then waits for all.
 std::vector<CommandResult> run_perfgate_all(const std::vector<std::string>& args);
 

@@ -145,4 +145,17 @@ std::string PostgresServer::create_database() {
   return fmt::format("postgresql://perfgate@127.0.0.1:{}/{}", port_, name);
 }
 
+void PostgresServer::run_sql(const std::string& name, const std::string& sql) {
+  std::string file = dir_ + "/statement.sql";
+  std::ofstream(file) << sql;
+  if (!run(fmt::format("{}/psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p {} -U perfgate -d {} -f {}", bin_,
+                       port_, name, file),
+           false))
+    throw std::runtime_error("psql failed: " + read_file(dir_ + "/commands.log"));
+}
+
+std::string PostgresServer::uri_as(const std::string& role, const std::string& name) const {
+  return fmt::format("postgresql://{}@127.0.0.1:{}/{}", role, port_, name);
+}
+
 }  // namespace perfgate::testing

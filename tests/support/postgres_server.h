@@ -24,6 +24,11 @@ class PostgresServer {
   const std::string& why_not() const { return why_not_; }
   // A new, empty database: its URI ("postgresql://perfgate@127.0.0.1:PORT/NAME").
   std::string create_database();
+  // Runs SQL in database `name` (the last part of its URI) as the server's owner, through psql;
+  // throws when it fails.
+  void run_sql(const std::string& name, const std::string& sql);
+  // The URI of database `name` for another role (trust authentication: no password).
+  std::string uri_as(const std::string& role, const std::string& name) const;
 
   // The server of this test process, started on first use.
   static PostgresServer& shared();
