@@ -124,6 +124,8 @@ bool BlockMerger::add_counts(const EventBlock& block) {
 }
 
 bool BlockMerger::add(EventBlock& block) {
+  if (block.durations >= kMaxTimeNs - durations_) return false;
+  durations_ += block.durations;
   if (!add_counts(block)) return false;
   Renumbering map = renumber(block);
   append_host_records(block, map);

@@ -21,7 +21,8 @@ class BlockMerger {
   explicit BlockMerger(Profile& profile) : profile_(profile) {}
 
   // Adds the next block and empties it. Returns false when the block cannot be joined exactly: it
-  // met more ignored categories or phases than are counted, after earlier blocks had some.
+  // met more ignored categories or phases than are counted, after earlier blocks had some; or
+  // when the durations of the events add up to kMaxTimeNs (a one-pass read then says where).
   bool add(EventBlock& block);
 
   // Pairs the flow ends, and adds notes for the report: ignored categories and phases, skipped
@@ -69,6 +70,7 @@ class BlockMerger {
   NameCounts ignored_categories_{64};
   NameCounts ignored_phases_{32};
   std::uint64_t skipped_driver_calls_ = 0;
+  TimeNs durations_ = 0;  // of the blocks added: below kMaxTimeNs
 };
 
 }  // namespace perfgate::kineto

@@ -35,6 +35,7 @@ void EventBlock::reset() {
   ignored_phases.clear();
   skipped_driver_calls = 0;
   profiler_span.reset();
+  durations = 0;
 }
 
 }  // namespace perfgate::kineto

@@ -30,8 +30,10 @@ std::optional<double> parse_double_text(std::string_view s) {
   return value;
 }
 
-std::int64_t as_int64(double v) {
-  if (v >= 9.2e18 || v <= -9.2e18) return 0;
+// A double's integer part, where it has one in range: NaN (which "0e400" parses as), infinities
+// and magnitudes beyond int64 have none (converting them is undefined behaviour).
+std::optional<std::int64_t> as_int64(double v) {
+  if (!(v > -9.2e18 && v < 9.2e18)) return std::nullopt;
   return static_cast<std::int64_t>(v);
 }
 
@@ -55,11 +57,15 @@ bool TraceHandler::fail(error_code& ec, std::string message) {
   return false;
 }
 
+// "event #12 "aten::mm" (cpu_op)": its position in traceEvents, then the name and category read so
+// far (a message may come before them).
 std::string TraceHandler::event_label() const {
+  std::string label = fmt::format("event #{}", events_seen_ - 1);
   std::string_view name = event_.name;
-  if (name.size() > 80) name = name.substr(0, 80);
-  if (name.empty()) return fmt::format("event #{}", events_seen_ - 1);
-  return fmt::format("event #{} \"{}\"", events_seen_ - 1, name);
+  if (!name.empty()) label += fmt::format(" \"{}\"", name.substr(0, 80));
+  std::string_view category = event_.cat;
+  if (!category.empty()) label += fmt::format(" ({})", category.substr(0, 40));
+  return label;
 }
 
 bool TraceHandler::type_error(error_code& ec, const char* expected) {
@@ -481,7 +487,7 @@ bool TraceHandler::on_number_part(string_view s, error_code&) {
 
 bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  bool ok = number_value(Number{v, static_cast<double>(v), true, number_text(s)}, ec);
+  bool ok = number_value(Number{v, static_cast<double>(v), true, true, number_text(s)}, ec);
   number_.clear();
   return ok;
 }
@@ -490,14 +496,16 @@ bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
   bool fits = v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   bool ok = number_value(
-      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, number_text(s)}, ec);
+      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, fits, number_text(s)},
+      ec);
   number_.clear();
   return ok;
 }
 
 bool TraceHandler::on_double(double v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  bool ok = number_value(Number{as_int64(v), v, false, number_text(s)}, ec);
+  std::optional<std::int64_t> integer = as_int64(v);
+  bool ok = number_value(Number{integer.value_or(0), v, false, integer.has_value(), number_text(s)}, ec);
   number_.clear();
   return ok;
 }
@@ -547,10 +555,16 @@ void TraceHandler::store_time(const Number& n, std::optional<std::int64_t>& ns, 
 bool TraceHandler::event_number(const Number& n, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
+  // A fractional id keeps its integer part (as before); one with no integer in range is refused.
   auto set_id = [&](IdValue& id) {
+    if (!n.in_range) {
+      pending_ = field;
+      return type_error(ec, "a number within the 64-bit integer range, or a string");
+    }
     id.present = true;
     id.is_text = false;
     id.number = n.as_int;
+    return true;
   };
   switch (field) {
     case Field::Ts:
@@ -562,14 +576,11 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
       event_.has_dur = true;
       break;
     case Field::Pid:
-      set_id(event_.pid);
-      break;
+      return set_id(event_.pid);
     case Field::Tid:
-      set_id(event_.tid);
-      break;
+      return set_id(event_.tid);
     case Field::Id:
-      set_id(event_.id);
-      break;
+      return set_id(event_.id);
     case Field::Ph:
     case Field::Cat:
     case Field::Name:

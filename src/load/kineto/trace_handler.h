@@ -82,9 +82,10 @@ class TraceHandler {
   };
 
   struct Number {
-    std::int64_t as_int = 0;
+    std::int64_t as_int = 0;  // the integer part; 0 where !in_range
     double as_double = 0;
-    bool is_integer = false;
+    bool is_integer = false;  // written as an integer that fits int64
+    bool in_range = false;    // has an integer part within int64 (not NaN, infinite or huge)
     std::string_view text;
   };
 
