@@ -49,6 +49,8 @@ class StringPool {
   StringId intern(std::string_view text);
   std::string_view view(StringId id) const { return views_[id]; }
   std::size_t size() const { return views_.size(); }
+  // The memory the pool holds, its index included (an estimate of the hash table's nodes).
+  std::size_t memory_bytes() const;
 
  private:
   std::string_view store(std::string_view text);
@@ -56,6 +58,7 @@ class StringPool {
   std::vector<std::unique_ptr<char[]>> chunks_;  // 64 KiB blocks of short strings
   std::vector<std::unique_ptr<char[]>> long_strings_;
   std::size_t chunk_used_ = 0;
+  std::size_t long_bytes_ = 0;  // of long_strings_
   std::vector<std::string_view> views_;
   std::unordered_map<std::string_view, StringId, TextHash> ids_;
 };

@@ -169,7 +169,9 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
     return make_prefetch_source(make_gzip_source(std::move(file)));
   };
   Profile profile = kineto::read_trace(open, input.path, on_progress,
-                                       {.driver_calls = options.read_driver_calls, .threads = threads});
+                                       {.driver_calls = options.read_driver_calls,
+                                        .threads = threads,
+                                        .max_memory = options.max_input_memory});
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));

@@ -25,6 +25,9 @@ class BlockMerger {
   // when the durations of the events add up to kMaxTimeNs (a one-pass read then says where).
   bool add(EventBlock& block);
 
+  // The memory the merged records, names and indexes hold.
+  std::size_t memory_bytes() const;
+
   // Pairs the flow ends, and adds notes for the report: ignored categories and phases, skipped
   // driver calls, flows with one end only.
   void finish();
@@ -66,6 +69,7 @@ class BlockMerger {
   ChunkedAppender<GpuRange> gpu_ranges_;
   std::vector<FlowEvent> flows_;  // ids and threads in the profile's numbering
   std::unordered_map<std::string, std::int64_t> text_ids_;
+  std::size_t text_id_bytes_ = 0;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> threads_;
   NameCounts ignored_categories_{64};
   NameCounts ignored_phases_{32};

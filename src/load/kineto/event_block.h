@@ -99,6 +99,8 @@ struct EventBlock {
 
   // Empties the block for the next piece; the records' memory is kept (see ChunkedAppender).
   void reset();
+  // The memory the block holds (text ids are counted by the EventBuilder that keeps their index).
+  std::size_t memory_bytes() const;
 };
 
 }  // namespace perfgate::kineto

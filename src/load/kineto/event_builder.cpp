@@ -20,6 +20,8 @@ std::string shown(const std::optional<std::int64_t>& integer, const std::string&
   return integer ? std::to_string(*integer / 1000) : text;
 }
 
+constexpr std::size_t kIndexEntry = 32;  // a hash table node's link, hash and bucket, about
+
 // Nanoseconds as microseconds with three decimals, as a trace writes them (non-negative times).
 std::string micros(TimeNs ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
@@ -70,8 +72,15 @@ IdKey EventBuilder::id_key(const IdValue& id) {
   if (!id.present) return {};
   if (!id.is_text) return {id.number, false};
   auto [it, inserted] = text_ids_.try_emplace(id.text, static_cast<std::uint32_t>(block_.text_ids.size()));
-  if (inserted) block_.text_ids.push_back(id.text);
+  if (inserted) {
+    block_.text_ids.push_back(id.text);
+    text_id_bytes_ += 2 * (sizeof(std::string) + id.text.size()) + kIndexEntry;
+  }
   return {it->second, true};
+}
+
+std::size_t EventBuilder::memory_bytes() const {
+  return block_.memory_bytes() + text_id_bytes_ + threads_.size() * (sizeof(ThreadKey) + kIndexEntry);
 }
 
 std::uint32_t EventBuilder::thread_index(const IdValue& pid, const IdValue& tid) {

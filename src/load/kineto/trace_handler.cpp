@@ -89,6 +89,33 @@ void TraceHandler::start_capture(CaptureTarget target, char open) {
   pending_ = Field::Unknown;
 }
 
+// A value captured past kMaxKeptString (its text would grow with the input): the rest of it is
+// skipped. Shapes and types are dropped, as finish_capture drops long ones; a metadata document is
+// refused when the trace is completed (TraceMetadataText::too_long).
+void TraceHandler::limit_capture() {
+  if (capture_.text().size() <= kMaxKeptString) return;
+  skip_depth_ = static_cast<std::uint64_t>(capture_.depth());
+  capturing_ = false;
+  switch (capture_target_) {
+    case CaptureTarget::InputDims:
+      event_.input_dims.clear();
+      break;
+    case CaptureTarget::InputTypes:
+      event_.input_types.clear();
+      break;
+    case CaptureTarget::ConcreteInputs:
+      event_.concrete_inputs.clear();
+      break;
+    case CaptureTarget::DeviceProperties:
+      metadata_.too_long = "deviceProperties";
+      break;
+    case CaptureTarget::DistributedInfo:
+      metadata_.too_long = "distributedInfo";
+      break;
+  }
+  capture_.reset();
+}
+
 void TraceHandler::finish_capture() {
   capturing_ = false;
   std::string_view text = capture_.text();
@@ -126,6 +153,7 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
   }
   if (capturing_) {
     capture_.begin_container(open);
+    limit_capture();
     return true;
   }
   if (frames_.empty()) {
@@ -207,7 +235,10 @@ bool TraceHandler::end_container(char close, error_code& ec) {
   }
   if (capturing_) {
     capture_.end_container(close);
-    if (capture_.depth() == 0) finish_capture();
+    if (capture_.depth() == 0)
+      finish_capture();
+    else
+      limit_capture();
     return true;
   }
   Frame frame = top();
@@ -253,6 +284,7 @@ bool TraceHandler::on_key(string_view s, std::size_t, error_code&) {
   }
   if (capturing_) {
     capture_.key(key);
+    limit_capture();
   } else {
     switch (top()) {
       case Frame::TopObject:
@@ -317,6 +349,7 @@ bool TraceHandler::string_value(std::string_view s, error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single string, not a trace");
   if (capturing_) {
     capture_.string_value(s);
+    limit_capture();
     return true;
   }
   switch (top()) {
@@ -480,14 +513,25 @@ std::string_view TraceHandler::number_text(string_view last) {
   return number_;
 }
 
-bool TraceHandler::on_number_part(string_view s, error_code&) {
-  if (skip_depth_ == 0) number_.append(s.data(), s.size());
-  return true;
+bool TraceHandler::on_number_part(string_view s, error_code& ec) {
+  if (skip_depth_ > 0) return true;
+  number_.append(s.data(), s.size());
+  return number_fits(number_.size(), ec);
+}
+
+// A number's text is kept (number_text) while it arrives in parts: whether in parts or not, it may
+// be at most kMaxNumberText long, so that the limit does not depend on where buffers end.
+bool TraceHandler::number_fits(std::size_t length, error_code& ec) {
+  if (length <= kMaxNumberText) return true;
+  std::string where = frames_.empty() || top() == Frame::TopObject ? "" : event_label() + ": ";
+  return fail(ec, fmt::format("{}a number longer than {} characters", where, kMaxNumberText));
 }
 
 bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  bool ok = number_value(Number{v, static_cast<double>(v), true, true, number_text(s)}, ec);
+  std::string_view text = number_text(s);
+  bool ok =
+      number_fits(text.size(), ec) && number_value(Number{v, static_cast<double>(v), true, true, text}, ec);
   number_.clear();
   return ok;
 }
@@ -495,9 +539,10 @@ bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
 bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
   bool fits = v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  bool ok = number_value(
-      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, fits, number_text(s)},
-      ec);
+  std::string_view text = number_text(s);
+  bool ok = number_fits(text.size(), ec) && number_value(Number{fits ? static_cast<std::int64_t>(v) : 0,
+                                                                static_cast<double>(v), fits, fits, text},
+                                                         ec);
   number_.clear();
   return ok;
 }
@@ -505,7 +550,9 @@ bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
 bool TraceHandler::on_double(double v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
   std::optional<std::int64_t> integer = as_int64(v);
-  bool ok = number_value(Number{integer.value_or(0), v, false, integer.has_value(), number_text(s)}, ec);
+  std::string_view text = number_text(s);
+  bool ok = number_fits(text.size(), ec) &&
+            number_value(Number{integer.value_or(0), v, false, integer.has_value(), text}, ec);
   number_.clear();
   return ok;
 }
@@ -514,6 +561,7 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single number, not a trace");
   if (capturing_) {
     capture_.raw_value(n.text);
+    limit_capture();
     return true;
   }
   switch (top()) {
@@ -673,6 +721,7 @@ bool TraceHandler::on_bool(bool v, error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single value, not a trace");
   if (capturing_) {
     capture_.raw_value(v ? "true" : "false");
+    limit_capture();
     return true;
   }
   if (pending_ == Field::Ts || pending_ == Field::Dur) return type_error(ec, "a number");
@@ -685,6 +734,7 @@ bool TraceHandler::on_null(error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single value, not a trace");
   if (capturing_) {
     capture_.raw_value("null");
+    limit_capture();
     return true;
   }
   pending_ = Field::Unknown;  // null reads as absent
