@@ -90,7 +90,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
 Baseline load_baseline(const std::string& path, const RuleSet& rules, const AnalysisOptions& options,
                        const AnalyzeArgs& a) {
   try {
-    if (is_report_file(path)) return read_baseline_report(path);
+    if (is_report_file(path)) return read_baseline_report(path, max_input_memory(a));
     return baseline_from_report(report_of({path}, rules, options, a), path, "profile");
   } catch (const InputError& e) {
     throw InputError(fmt::format("baseline: {}", e.what()));
