@@ -27,9 +27,13 @@ std::string micros(TimeNs ns) {
   return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
 }
 
-// Why a time the model would hold is unusable (kMaxTimeNs, profile.h), or empty.
-std::string time_problem(TimeNs ns, const std::optional<std::int64_t>& integer, const std::string& text) {
-  if (ns >= 0 && ns < kMaxTimeNs) return {};
+// A time the model can hold (kMaxTimeNs, profile.h).
+bool usable_time(TimeNs ns) {
+  return ns >= 0 && ns < kMaxTimeNs;
+}
+
+// Why a time is not usable_time: built only then, so that the check costs a comparison per event.
+std::string time_problem(const std::optional<std::int64_t>& integer, const std::string& text) {
   return fmt::format("field 'ts' ({} us) is out of range: a time must be from 0 to {} us (2^62 ns)",
                      shown(integer, text), micros(kMaxTimeNs - 1));
 }
@@ -114,11 +118,11 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
   }
   if ((e.ph == "i" || e.ph == "I") && e.name == "[memory]") {
     if (!time) return "field 'ts' is missing";
-    if (auto problem = time_problem(*time, e.ts_ns, e.ts_text); !problem.empty()) return problem;
+    if (!usable_time(*time)) return time_problem(e.ts_ns, e.ts_text);
     add_memory_sample(e, *time);
   } else if (e.ph == "s" || e.ph == "f") {
     if (!time) return "field 'ts' is missing";
-    if (auto problem = time_problem(*time, e.ts_ns, e.ts_text); !problem.empty()) return problem;
+    if (!usable_time(*time)) return time_problem(e.ts_ns, e.ts_text);
     add_flow(e, *time);
   } else if (e.ph == "M") {
     add_metadata(e);
@@ -155,7 +159,7 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
   if (*duration < 0) return fmt::format("negative duration ({} us)", shown(e.dur_ns, e.dur_text));
   if (*duration > kMaxDurationNs)
     return fmt::format("absurd duration ({} us, over 30 days)", shown(e.dur_ns, e.dur_text));
-  if (auto problem = time_problem(*start, e.ts_ns, e.ts_text); !problem.empty()) return problem;
+  if (!usable_time(*start)) return time_problem(e.ts_ns, e.ts_text);
   TimeNs end = *start + *duration;  // below 2^62 + 30 days: no overflow
   if (end >= kMaxTimeNs)
     return fmt::format("the event ends at {} us (ts + dur), after the last usable time {} us (2^62 ns)",

@@ -92,8 +92,7 @@ void TraceHandler::start_capture(CaptureTarget target, char open) {
 // A value captured past kMaxKeptString (its text would grow with the input): the rest of it is
 // skipped. Shapes and types are dropped, as finish_capture drops long ones; a metadata document is
 // refused when the trace is completed (TraceMetadataText::too_long).
-void TraceHandler::limit_capture() {
-  if (capture_.text().size() <= kMaxKeptString) return;
+void TraceHandler::abandon_capture() {
   skip_depth_ = static_cast<std::uint64_t>(capture_.depth());
   capturing_ = false;
   switch (capture_target_) {
@@ -521,8 +520,7 @@ bool TraceHandler::on_number_part(string_view s, error_code& ec) {
 
 // A number's text is kept (number_text) while it arrives in parts: whether in parts or not, it may
 // be at most kMaxNumberText long, so that the limit does not depend on where buffers end.
-bool TraceHandler::number_fits(std::size_t length, error_code& ec) {
-  if (length <= kMaxNumberText) return true;
+bool TraceHandler::number_too_long(error_code& ec) {
   std::string where = frames_.empty() || top() == Frame::TopObject ? "" : event_label() + ": ";
   return fail(ec, fmt::format("{}a number longer than {} characters", where, kMaxNumberText));
 }

@@ -104,7 +104,10 @@ class TraceHandler {
   [[gnu::always_inline]] inline bool event_number(const Number& n, error_code& ec);
   static void store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text);
   std::string_view number_text(string_view last);
-  bool number_fits(std::size_t length, error_code& ec);
+  bool number_fits(std::size_t length, error_code& ec) {
+    return length <= kMaxNumberText || number_too_long(ec);
+  }
+  bool number_too_long(error_code& ec);
   bool args_number(const Number& n, error_code& ec);
   [[gnu::always_inline]] inline bool event_string(std::string_view s, error_code& ec);
   bool args_string(std::string_view s, error_code& ec);
@@ -112,7 +115,11 @@ class TraceHandler {
   bool top_level_scalar(std::string_view text);
   bool start_skip();
   void start_capture(CaptureTarget target, char open);
-  void limit_capture();
+  // Inline: called for every token of every captured value (shapes, types).
+  void limit_capture() {
+    if (capture_.text().size() > kMaxKeptString) abandon_capture();
+  }
+  void abandon_capture();
   void finish_capture();
   bool fail(error_code& ec, std::string message);
   bool type_error(error_code& ec, const char* expected);
