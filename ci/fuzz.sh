@@ -18,15 +18,15 @@ jobs="${JOBS:-$(nproc)}"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz)
-ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate
+harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz)
+ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz}
 max_seed=$((2 * 1024 * 1024))
 declare -A max_len=([kineto_fuzz]=262144 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
-  [history_fuzz]=131072)
+  [history_fuzz]=131072 [baseline_fuzz]=262144)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
 # fuzzer would cut them there), plus two hand-written ones.
 for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/examples/*.json.gz; do
@@ -37,12 +37,47 @@ done
 printf '{"traceEvents":[]}' >"$corpus/kineto_fuzz/empty.json"
 printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]}' \
   >"$corpus/kineto_fuzz/tiny.json"
+# Inputs that found bugs (issue 28), small: a pid of "0e400" (NaN; kineto_fuzz's own find, with
+# its trailing bytes), times at and past 2^62 ns (fractional and integer), steps at +-9.2e15 us,
+# and a gzip bomb of kernel events (10 MB of JSON in about 10 kB).
+kineto_seed() { printf '%s' "$2" >"$corpus/kineto_fuzz/$1"; }
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0e400\xcfe' >"$corpus/kineto_fuzz/pid-nan.json"
+kineto_seed ts-fraction.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":9223372036854775.807,"dur":1,"args":{"correlation":1}}]}'
+kineto_seed ts-integer.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":9223372036854775,"dur":1}]}'
+kineto_seed ts-2to62.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":4611686018427387,"dur":1},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1}]}'
+kineto_seed steps-extreme.json '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":-9200000000000000,"dur":5},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":9200000000000000,"dur":5}]}'
+repeat() { python3 -c 'import sys; sys.stdout.write(sys.argv[1] + sys.argv[2] * int(sys.argv[3]) + sys.argv[4])' "$@"; }
+[ -f "$corpus/kineto_fuzz/events-bomb.json.gz" ] ||
+  repeat '{"traceEvents":[' '{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":1},' 150000 \
+    '{"ph":"i"}]}' | gzip -9n >"$corpus/kineto_fuzz/events-bomb.json.gz"
 # nsys: the shared exports under 2 MB.
 for f in "$shared"/traces/nsys/*.sqlite; do
   if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ]; then install -m 0644 "$f" "$corpus/nsys_fuzz/"; fi
 done
 # Rule files: the shipped ones.
 install -m 0644 "$root"/rules/*.yaml "$corpus/rules_fuzz/"
+# Baseline reports: the JSON reports of the example and of two small shared traces (one gzip), as
+# build-sanitize's perfgate writes them, and hand-written ones: the least a report needs, run
+# tables with rows before their columns and a key given twice, and gzip bombs of zeros and of keys
+# in small form (10 MB of JSON each).
+report_seed() {  # NAME TRACE: the report of TRACE (the gate's exit code does not matter)
+  local out="$corpus/baseline_fuzz/$1"
+  [ -f "$out" ] || [ ! -f "$2" ] || "$build/perfgate" analyze "$2" -q --no-progress --json "$out" || [ -f "$out" ]
+}
+report_seed example.json "$root/examples/small_training.pt.trace.json.gz"
+report_seed alexnet.json "$shared/traces/a100_alexnet.json.gz"
+report_seed rocm.json "$shared/traces/mi250_rocm_minitoy.json.gz"
+[ ! -f "$corpus/baseline_fuzz/rocm.json" ] || gzip -9nc "$corpus/baseline_fuzz/rocm.json" >"$corpus/baseline_fuzz/rocm.json.gz"
+head='{"schema":"perfgate-report/1","tool":{"name":"perfgate","version":"0.1.0"},"inputs":[{"path":"t.json","bytes":10,"format":"kineto-json","worker":"t"}],"gpus":[{"name":"NVIDIA A100-SXM4-40GB"}]'
+printf '%s' "$head"',"metrics":{"steps.mean_us":100,"gpu.count":1},"steps":[{"duration_us":100,"in_window":true},{"duration_us":90}],"workers":[{"tables":{"ops":{"columns":[{"name":"name"},{"name":"calls"},{"name":"device_self_us"},{"name":"host_self_us"}],"rows":[["aten::mm",2,10.5,3]]}}}]}' \
+  >"$corpus/baseline_fuzz/tiny.json"
+printf '%s' "$head"',"metrics":{"a":1,"a":null},"steps":[],"tables":{"run_ops":{"rows":[[1,"x"],["(2 more)"]],"columns":[{"name":"calls"},{"name":"name"}]},"run_regions":{"columns":[],"rows":[]},"run_kernels":{"columns":[{"name":"name"},{"name":"total_us"}],"rows":[["k",1e3]]}}}' \
+  >"$corpus/baseline_fuzz/run-tables.json"
+[ -f "$corpus/baseline_fuzz/zeros-bomb.json.gz" ] ||
+  repeat '{"schema":"perfgate-report/1","x":[' '0,' 5000000 '0]}' | gzip -9n >"$corpus/baseline_fuzz/zeros-bomb.json.gz"
+[ -f "$corpus/baseline_fuzz/keys-bomb.json.gz" ] ||
+  repeat '{"schema":"perfgate-report/1","metrics":{' '"a":0,' 1700000 '"a":0}}' |
+  gzip -9n >"$corpus/baseline_fuzz/keys-bomb.json.gz"
 # Expressions: every value/condition/applies_if/gain/where of the default rules, one per file.
 python3 - "$root/rules/default.yaml" "$corpus/expression_fuzz" <<'PY'
 import hashlib, re, sys
@@ -75,7 +110,7 @@ mkdir -p "$artifacts"
 TMPDIR="$(mktemp -d)"  # the harnesses write each input there (fuzz/fuzz_file.h)
 export TMPDIR
 trap 'rm -rf "$TMPDIR"' EXIT
-# Up to $jobs harnesses at once (each is one process on one core): 4 x 60 s take 2 minutes on 2 cores.
+# Up to $jobs harnesses at once (each is one process on one core): 5 x 60 s take 3 minutes on 2 cores.
 fuzz_one() {
   local h="$1" log="$build/$1.log"
   if "$build/fuzz/$h" "$corpus/$h" -max_total_time="$seconds" -max_len="${max_len[$h]}" -rss_limit_mb=2048 \

@@ -1,6 +1,7 @@
 // libFuzzer harness: bytes as a Kineto / Chrome JSON trace (gzip when they start with its magic),
-// read by the streaming reader. InputError is the documented outcome for a bad trace; any other
-// exception, a crash or a sanitizer report is a bug.
+// read by the streaming reader with a memory limit of 256 MiB. InputError is the documented outcome
+// for a bad trace (or one past the limit); any other exception, a crash or a sanitizer report is a
+// bug.
 #include <cstdint>
 #include <memory>
 
@@ -17,7 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::unique_ptr<perfgate::ByteSource> source =
         gzip ? perfgate::make_gzip_source(std::make_unique<perfgate::FileSource>(path))
              : perfgate::open_plain_file(path);
-    perfgate::Profile profile = perfgate::kineto::read_trace(std::move(source), path, {});
+    // What the trace may make the reader hold is capped well below the fuzzer's RSS limit.
+    perfgate::Profile profile =
+        perfgate::kineto::read_trace(std::move(source), path, {}, {.max_memory = std::uint64_t{256} << 20});
     (void)profile;
   } catch (const perfgate::InputError&) {
   }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "perfgate/load.h"
 #include "perfgate/report.h"
 
 namespace perfgate {
@@ -49,9 +50,12 @@ std::vector<std::pair<std::string, int>> name_counts(const std::vector<std::stri
 // True when the file (plain or gzip) starts like a perfgate JSON report.
 bool is_report_file(const std::string& path);
 
-// Reads a JSON report written by `perfgate analyze --json`. Throws InputError naming the file and
-// the problem (unreadable, invalid JSON with its byte offset, another schema, a wrong field).
-Baseline read_baseline_report(const std::string& path);
+// Reads a JSON report written by `perfgate analyze --json`, streaming: what it keeps of the report
+// may hold at most `max_memory` bytes (perfgate/load.h; 0: no limit). Throws InputError naming the
+// file and the problem (unreadable, invalid JSON with its byte offset, another schema, a wrong
+// field, past the memory limit); ConfigError for a malformed PERFGATE_MAX_INPUT_MEMORY.
+Baseline read_baseline_report(const std::string& path,
+                              std::uint64_t max_memory = max_input_memory_from_environment());
 
 // The baseline of a report model (a profile given as the baseline, analysed like the run).
 Baseline baseline_from_report(const ReportModel& report, std::string path, std::string kind);

@@ -14,6 +14,18 @@
 namespace perfgate {
 
 using TimeNs = std::int64_t;
+// Every time a reader puts in a Profile lies in [0, kMaxTimeNs) (about 146 years of nanoseconds)
+// and every range lasts at most kMaxDurationNs: the sum or difference of two times cannot
+// overflow. Readers refuse (Kineto) or skip (nsys) anything else.
+inline constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
+inline constexpr TimeNs kMaxDurationNs = 30LL * 24 * 3600 * 1000 * 1000 * 1000;  // 30 days
+// The durations of one profile's ranges add up to less than kMaxTimeNs (the readers check), so a
+// sum that counts each range once fits. Sums that may count a range several times (under an op
+// nested in an op of its name) or add up workers saturate instead, so that any input stays defined.
+inline void add_time(TimeNs& sum, TimeNs duration) {
+  if (__builtin_add_overflow(sum, duration, &sum))
+    sum = duration < 0 ? std::numeric_limits<TimeNs>::min() : std::numeric_limits<TimeNs>::max();
+}
 using StringId = std::uint32_t;
 inline constexpr StringId kNoString = 0;  // interned empty string
 inline constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -37,6 +49,8 @@ class StringPool {
   StringId intern(std::string_view text);
   std::string_view view(StringId id) const { return views_[id]; }
   std::size_t size() const { return views_.size(); }
+  // The memory the pool holds, its index included (an estimate of the hash table's nodes).
+  std::size_t memory_bytes() const;
 
  private:
   std::string_view store(std::string_view text);
@@ -44,6 +58,7 @@ class StringPool {
   std::vector<std::unique_ptr<char[]>> chunks_;  // 64 KiB blocks of short strings
   std::vector<std::unique_ptr<char[]>> long_strings_;
   std::size_t chunk_used_ = 0;
+  std::size_t long_bytes_ = 0;  // of long_strings_
   std::vector<std::string_view> views_;
   std::unordered_map<std::string_view, StringId, TextHash> ids_;
 };

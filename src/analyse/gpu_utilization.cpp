@@ -82,10 +82,15 @@ constexpr int kUtilizationChunks = 30;
 std::optional<double> min_chunk_busy_pct(const IntervalList& busy, Interval window) {
   TimeNs length = window.end - window.start;
   if (length < kUtilizationChunks) return std::nullopt;
+  // The c-th boundary, floor(length * c / chunks), without the product (a window of up to 2^62 ns
+  // times 30 overflows).
+  auto boundary = [&](int c) {
+    return window.start + length / kUtilizationChunks * c +
+           length % kUtilizationChunks * c / kUtilizationChunks;
+  };
   double lowest = 100;
   for (int c = 0; c < kUtilizationChunks; ++c) {
-    Interval chunk{window.start + length * c / kUtilizationChunks,
-                   window.start + length * (c + 1) / kUtilizationChunks};
+    Interval chunk{boundary(c), boundary(c + 1)};
     double pct = 100.0 * static_cast<double>(length_within(busy, chunk)) /
                  static_cast<double>(chunk.end - chunk.start);
     lowest = std::min(lowest, pct);

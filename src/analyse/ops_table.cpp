@@ -44,10 +44,10 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, Op
     if (acc->calls == 0) acc->first_call = static_cast<std::uint32_t>(e);
     ++acc->calls;
     acc->host_total += host;
-    acc->host_self += host;  // callees and runtime calls are subtracted afterwards
-    acc->device_total += device_total;
+    acc->host_self += host;                     // callees and runtime calls are subtracted afterwards
+    add_time(acc->device_total, device_total);  // a kernel counts once per enclosing op of the name
     acc->device_self += device_self;
-    acc->tc_device += tc;
+    add_time(acc->tc_device, tc);
     acc->kernel_calls += kernels;
     acc->eligible = acc->eligible || eligible;
     acc->uses_tc = acc->uses_tc || tc > 0;
@@ -183,7 +183,7 @@ std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) 
     r.cpu_max = std::max(r.cpu_max, duration);
     ++r.calls;
     r.cpu_total += duration;
-    r.gpu += in.stats.total_device(e);
+    add_time(r.gpu, in.stats.total_device(e));  // once per enclosing range of the name
     r.cpu_overhead += cpu_overhead(in, e, scratch);
     r.gpu_idle += duration - length_within(gpu_busy, {h.start, h.end});
     acc.names.insert(h.name);
@@ -269,7 +269,7 @@ std::vector<RegionRow> build_regions(const OpTableInputs& in) {
     RegionRow& r = regions[p.str(h.name)];
     ++r.calls;
     r.cpu_total += h.end - h.start;
-    r.gpu += in.stats.total_device(e);
+    add_time(r.gpu, in.stats.total_device(e));  // once per enclosing range of the name
   }
   for (const GpuRange& g : p.gpu_ranges) {
     if (g.start < in.window.start || g.start >= in.window.end) continue;

@@ -39,8 +39,8 @@ class RowSums {
     if (added) r.name = name;
     ++r.workers;
     r.calls += calls;
-    r.gpu += gpu;
-    r.cpu += cpu;
+    add_time(r.gpu, gpu);
+    add_time(r.cpu, cpu);
   }
   // Most GPU time first, then most CPU time, then by name.
   std::vector<RunRow> rows() const {

@@ -15,18 +15,18 @@ double us(TimeNs ns) {
 void add(HostActivitySums::Copies& to, const HostActivitySums::Copies& from) {
   to.count += from.count;
   to.bytes += from.bytes;
-  to.time += from.time;
+  add_time(to.time, from.time);
 }
 
 void add(HostActivitySums& to, const HostActivitySums& from) {
   to.sync_calls += from.sync_calls;
-  to.sync_time += from.sync_time;
-  to.runtime_time += from.runtime_time;
-  to.step_time += from.step_time;
+  add_time(to.sync_time, from.sync_time);
+  add_time(to.runtime_time, from.runtime_time);
+  add_time(to.step_time, from.step_time);
   to.kernels += from.kernels;
   to.short_kernels += from.short_kernels;
   to.kernels_without_launch += from.kernels_without_launch;
-  to.kernel_time += from.kernel_time;
+  add_time(to.kernel_time, from.kernel_time);
   add(to.h2d, from.h2d);
   add(to.d2h, from.d2h);
   add(to.d2d, from.d2d);
@@ -43,12 +43,12 @@ void add(ParallelismSums& to, const ParallelismSums& from) {
 }
 
 void add(TensorCoreSums& to, const TensorCoreSums& from) {
-  to.kernel_ns += from.kernel_ns;
-  to.tc_kernel_ns += from.tc_kernel_ns;
-  to.op_kernel_ns += from.op_kernel_ns;
-  to.eligible_self_kernel_ns += from.eligible_self_kernel_ns;
-  to.eligible_total_kernel_ns += from.eligible_total_kernel_ns;
-  to.eligible_tc_kernel_ns += from.eligible_tc_kernel_ns;
+  add_time(to.kernel_ns, from.kernel_ns);
+  add_time(to.tc_kernel_ns, from.tc_kernel_ns);
+  add_time(to.op_kernel_ns, from.op_kernel_ns);
+  add_time(to.eligible_self_kernel_ns, from.eligible_self_kernel_ns);
+  add_time(to.eligible_total_kernel_ns, from.eligible_total_kernel_ns);
+  add_time(to.eligible_tc_kernel_ns, from.eligible_tc_kernel_ns);
   to.eligible_ops_without_tc += from.eligible_ops_without_tc;
   // Distinct names cannot be summed across workers: the largest worker count is a lower bound.
   to.eligible_op_names_without_tc =
@@ -57,17 +57,17 @@ void add(TensorCoreSums& to, const TensorCoreSums& from) {
 }
 
 void add(IdleSums& to, const IdleSums& from) {
-  to.host_wait += from.host_wait;
-  to.kernel_wait += from.kernel_wait;
-  to.other += from.other;
+  add_time(to.host_wait, from.host_wait);
+  add_time(to.kernel_wait, from.kernel_wait);
+  add_time(to.other, from.other);
   if (from.longest_gap) to.longest_gap = std::max(to.longest_gap.value_or(0), *from.longest_gap);
   to.long_gaps += from.long_gaps;
 }
 
 void add(CommunicationSums& to, const CommunicationSums& from) {
-  to.kernel_time += from.kernel_time;
-  to.overlapped += from.overlapped;
-  to.window += from.window;
+  add_time(to.kernel_time, from.kernel_time);
+  add_time(to.overlapped, from.overlapped);
+  add_time(to.window, from.window);
   to.collectives += from.collectives;
   to.bytes += from.bytes;
   to.bytes_known = to.bytes_known || from.bytes_known;
@@ -77,8 +77,8 @@ void add(ComputeSums& to, const ComputeSums& from) {
   to.flops += from.flops;
   to.flops_at_known_peak += from.flops_at_known_peak;
   to.ideal_seconds += from.ideal_seconds;
-  to.eligible_device += from.eligible_device;
-  to.eligible_device_counted += from.eligible_device_counted;
+  add_time(to.eligible_device, from.eligible_device);
+  add_time(to.eligible_device_counted, from.eligible_device_counted);
 }
 
 void add(MemorySums& to, const MemorySums& from) {

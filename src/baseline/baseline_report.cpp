@@ -1,13 +1,10 @@
-// Reads a previous JSON report as the baseline: a Boost.JSON DOM of everything but its steps, of
-// which only the durations are kept (report_parser.h); gzip-compressed reports are read the same
-// way (zlib's gzread passes plain files through).
+// Reads a previous JSON report as the baseline: the fields the gate compares, streamed from the
+// file (report_parser.h), checked here in the order of their messages; gzip-compressed reports are
+// read the same way.
 #include <zlib.h>
-
-#include <boost/json/value.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -20,9 +17,7 @@
 namespace perfgate {
 namespace {
 
-namespace json = boost::json;
-
-constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;
+constexpr std::uint64_t kMaxReportBytes = std::uint64_t{1} << 30;
 constexpr std::string_view kSchemaPrefix = "perfgate-report/";
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, as some editors save
 
@@ -37,146 +32,111 @@ struct GzFile {
   throw InputError(fmt::format("{}: not a usable perfgate report: {}", path, what));
 }
 
-const json::object& object_at(const std::string& path, const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (!v || !v->is_object()) bad(path, fmt::format("'{}' must be an object", key));
-  return v->get_object();
-}
-
-const json::array& array_at(const std::string& path, const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  if (!v || !v->is_array()) bad(path, fmt::format("'{}' must be an array", key));
-  return v->get_array();
-}
-
-std::optional<double> number_of(const json::value& v) {
-  if (v.is_double()) return v.get_double();
-  if (v.is_int64()) return static_cast<double>(v.get_int64());
-  if (v.is_uint64()) return static_cast<double>(v.get_uint64());
-  return std::nullopt;
-}
-
-std::string string_at(const json::object& o, std::string_view key) {
-  const json::value* v = o.if_contains(key);
-  return v && v->is_string() ? std::string(v->get_string()) : "";
-}
-
-ReportCell cell_of(const json::value& v) {
-  if (v.is_string()) return std::string(v.get_string());
-  if (v.is_bool()) return v.get_bool();
-  if (v.is_int64()) return v.get_int64();
-  if (auto n = number_of(v)) return *n;
-  return std::monostate{};
-}
-
-// A table of the report, back into the model's form.
-ReportTable table_of(const std::string& path, std::string_view name, const json::object& t) {
-  ReportTable table;
-  table.name = std::string(name);
-  for (const json::value& c : array_at(path, t, "columns")) {
-    if (!c.is_object()) bad(path, fmt::format("table '{}': columns must be objects", name));
-    table.columns.push_back({string_at(c.get_object(), "name"), string_at(c.get_object(), "unit"), ""});
-  }
-  for (const json::value& r : array_at(path, t, "rows")) {
-    if (!r.is_array()) bad(path, fmt::format("table '{}': rows must be arrays", name));
-    std::vector<ReportCell> row;
-    for (const json::value& v : r.get_array()) row.push_back(cell_of(v));
-    table.rows.push_back(std::move(row));
-  }
-  return table;
-}
-
 InputFormat format_named(std::string_view name) {
   for (InputFormat f : {InputFormat::KinetoJson, InputFormat::KinetoJsonGzip, InputFormat::NsysSqlite})
     if (name == format_name(f)) return f;
   return InputFormat::Unknown;
 }
 
+// A size as a report states it: a number of bytes, else 0 (the conversion of a negative, huge or
+// NaN double would be undefined).
+std::uint64_t bytes_of(std::optional<double> bytes) {
+  if (!bytes || !(*bytes >= 0 && *bytes < 18446744073709551616.0)) return 0;
+  return static_cast<std::uint64_t>(*bytes);
+}
+
 // The writer: only perfgate's reports are read (another tool's numbers would be compared as if they
 // were perfgate's); another perfgate version is noted by the gate.
-void read_tool(const std::string& path, const json::object& root, Baseline& b) {
-  const json::value* tool = root.if_contains("tool");
-  if (!tool || !tool->is_object()) bad(path, "no 'tool' object naming the program that wrote it");
-  std::string name = string_at(tool->get_object(), "name");
-  b.info.tool_version = string_at(tool->get_object(), "version");
+void read_tool(const std::string& path, const ReportFields& report, Baseline& b) {
+  if (report.tool != JsonKind::Object) bad(path, "no 'tool' object naming the program that wrote it");
+  const std::string& name = report.tool_name.text;
+  b.info.tool_version = report.tool_version.text;
   if (name != "perfgate")
     bad(path, fmt::format("written by '{}' {}, not by perfgate", name.empty() ? "an unnamed tool" : name,
                           b.info.tool_version.empty() ? "(no version)" : b.info.tool_version));
   if (b.info.tool_version.empty()) bad(path, "'tool' has no 'version'");
 }
 
-void read_description(const std::string& path, const json::object& root, Baseline& b) {
-  read_tool(path, root, b);
-  for (const json::value& i : array_at(path, root, "inputs")) {
-    if (!i.is_object()) bad(path, "'inputs' entries must be objects");
-    const json::object& o = i.get_object();
-    InputFile f;
-    f.path = string_at(o, "path");
-    f.worker = string_at(o, "worker");
-    f.format = format_named(string_at(o, "format"));
-    if (const json::value* bytes = o.if_contains("bytes"))
-      f.bytes = static_cast<std::uint64_t>(number_of(*bytes).value_or(0));
-    b.info.inputs.push_back(std::move(f));
+void read_description(const std::string& path, const ReportFields& report, Baseline& b) {
+  read_tool(path, report, b);
+  if (report.inputs != JsonKind::Array) bad(path, "'inputs' must be an array");
+  for (const ReportInputEntry& i : report.input_entries) {
+    if (!i.is_object) bad(path, "'inputs' entries must be objects");
+    b.info.inputs.push_back(InputFile{i.path, bytes_of(i.bytes), format_named(i.format), i.worker});
   }
-  std::vector<std::string> gpus;
-  for (const json::value& g : array_at(path, root, "gpus"))
-    if (g.is_object()) gpus.push_back(string_at(g.get_object(), "name"));
-  b.gpu_counts = name_counts(gpus);
-  b.info.gpu_names = sorted_distinct(std::move(gpus));
+  if (report.gpus != JsonKind::Array) bad(path, "'gpus' must be an array");
+  b.gpu_counts = name_counts(report.gpu_names);
+  b.info.gpu_names = sorted_distinct(report.gpu_names);
+}
+
+// A table of the report, checked as the gate reads it.
+const ReportTable& table_of(const std::string& path, const ReportTableFields& t) {
+  const std::string& name = t.table.name;
+  if (t.columns != JsonKind::Array) bad(path, "'columns' must be an array");
+  if (t.column_not_object) bad(path, fmt::format("table '{}': columns must be objects", name));
+  if (t.rows != JsonKind::Array) bad(path, "'rows' must be an array");
+  if (t.row_not_array) bad(path, fmt::format("table '{}': rows must be arrays", name));
+  return t.table;
+}
+
+const ReportTableFields* named(const std::vector<std::pair<std::string, ReportTableFields>>& tables,
+                               std::string_view name) {
+  for (const auto& [n, t] : tables)
+    if (n == name) return &t;
+  return nullptr;
 }
 
 // The ops, user regions and kernels of every worker, summed by name: the run's sums ("run_ops")
 // where the report has them, else each worker's tables.
-void read_row_tables(const std::string& path, const json::object& root, Baseline& b) {
-  std::vector<ReportTable> tables;
-  const json::value* run_tables = root.if_contains("tables");
+void read_row_tables(const std::string& path, const ReportFields& report, Baseline& b) {
+  std::vector<const ReportTable*> tables;
   for (std::string_view name : {"ops", "regions", "kernels"}) {
-    std::string run_name = fmt::format("run_{}", name);
-    const json::value* run =
-        run_tables && run_tables->is_object() ? run_tables->get_object().if_contains(run_name) : nullptr;
-    if (run && run->is_object()) {
-      tables.push_back(table_of(path, name, run->get_object()));
+    if (const ReportTableFields* run = named(report.run_tables, name)) {
+      tables.push_back(&table_of(path, *run));
       continue;
     }
-    for (const json::value& w : array_at(path, root, "workers")) {
-      if (!w.is_object()) bad(path, "'workers' entries must be objects");
-      const json::object& worker_tables = object_at(path, w.get_object(), "tables");
-      if (const json::value* t = worker_tables.if_contains(name); t && t->is_object())
-        tables.push_back(table_of(path, name, t->get_object()));
+    if (report.workers != JsonKind::Array) bad(path, "'workers' must be an array");
+    for (const ReportWorkerEntry& w : report.worker_entries) {
+      if (!w.is_object) bad(path, "'workers' entries must be objects");
+      if (w.tables != JsonKind::Object) bad(path, "'tables' must be an object");
+      if (const ReportTableFields* t = named(w.named_tables, name)) tables.push_back(&table_of(path, *t));
     }
   }
-  auto named = [&](std::string_view name) {
+  auto of = [&](std::string_view name) {
     std::vector<const ReportTable*> out;
-    for (const ReportTable& t : tables)
-      if (t.name == name) out.push_back(&t);
+    for (const ReportTable* t : tables)
+      if (t->name == name) out.push_back(t);
     return out;
   };
-  b.ops = op_rows(named("ops"));
-  b.regions = region_rows(named("regions"));
-  b.kernels = kernel_rows(named("kernels"));
+  b.ops = op_rows(of("ops"));
+  b.regions = region_rows(of("regions"));
+  b.kernels = kernel_rows(of("kernels"));
 }
 
-void read_measurements(const std::string& path, const ParsedReport& report, Baseline& b) {
-  for (const auto& [name, value] : object_at(path, report.root, "metrics")) {
-    if (!value.is_null() && !number_of(value))
-      bad(path, fmt::format("metric '{}' must be a number or null", std::string_view(name)));
-    std::optional<double> v = number_of(value);
-    if (std::string problem = v ? metric_value_problem(std::string_view(name), *v) : ""; !problem.empty())
-      bad(path, problem);
-    b.metrics.emplace_back(std::string(name), v);
+void read_measurements(const std::string& path, const ReportFields& report, Baseline& b) {
+  if (report.metrics != JsonKind::Object) bad(path, "'metrics' must be an object");
+  for (const ReportMetricEntry& m : report.metric_entries) {
+    if (m.kind != JsonKind::Null && m.kind != JsonKind::Number)
+      bad(path, fmt::format("metric '{}' must be a number or null", m.name));
+    std::optional<double> v = m.kind == JsonKind::Number ? std::optional<double>(m.value) : std::nullopt;
+    if (std::string problem = v ? metric_value_problem(m.name, *v) : ""; !problem.empty()) bad(path, problem);
+    b.metrics.emplace_back(m.name, v);
   }
-  if (!report.has_steps) bad(path, "'steps' must be an array");
-  std::size_t number = 0;
-  for (const ReportStepValues& s : report.steps) {
-    ++number;
-    if (!s.is_object) bad(path, "'steps' entries must be objects");
-    if (!s.duration_us) bad(path, "a step needs a numeric 'duration_us'");
-    if (std::string problem = step_duration_problem(number, *s.duration_us); !problem.empty())
-      bad(path, problem);
-    if (s.in_window.value_or(true)) b.step_durations_us.push_back(*s.duration_us);
+  const ReportStepFields& steps = report.steps;
+  if (steps.kind != JsonKind::Array) bad(path, "'steps' must be an array");
+  switch (steps.problem) {
+    case ReportStepFields::Problem::NotObject:
+      bad(path, "'steps' entries must be objects");
+    case ReportStepFields::Problem::NoDuration:
+      bad(path, "a step needs a numeric 'duration_us'");
+    case ReportStepFields::Problem::BadDuration:
+      bad(path, step_duration_problem(steps.problem_step, steps.problem_duration));
+    case ReportStepFields::Problem::None:
+      break;
   }
+  b.step_durations_us = steps.window_durations_us;
   b.info.steps = b.step_durations_us.size();
-  read_row_tables(path, report.root, b);
+  read_row_tables(path, report, b);
 }
 
 }  // namespace
@@ -197,17 +157,17 @@ bool is_report_file(const std::string& path) {
          text.find_first_not_of(" \t\r\n") == text.find('{');
 }
 
-Baseline read_baseline_report(const std::string& path) {
-  ParsedReport report = parse_report_file(path, kMaxReportBytes);
-  const json::object& root = report.root;
-  std::string schema = string_at(root, "schema");
-  if (!schema.starts_with(kSchemaPrefix)) bad(path, "no 'schema': \"perfgate-report/1\"");
+Baseline read_baseline_report(const std::string& path, std::uint64_t max_memory) {
+  ReportFields report = parse_report_file(path, kMaxReportBytes, max_memory);
+  const std::string& schema = report.schema.text;
+  if (report.schema.kind != JsonKind::String || !schema.starts_with(kSchemaPrefix))
+    bad(path, "no 'schema': \"perfgate-report/1\"");
   if (schema != kReportSchema)
     bad(path, fmt::format("schema '{}' is not one this perfgate reads ({})", schema, kReportSchema));
   Baseline b;
   b.info.path = path;
   b.info.kind = "report";
-  read_description(path, root, b);
+  read_description(path, report, b);
   read_measurements(path, report, b);
   return b;
 }

@@ -1,31 +1,93 @@
-// Parses a JSON report for use as a baseline without a DOM of its steps: every value becomes a
-// Boost.JSON DOM as usual, except the top-level "steps" array, of which only each step's
-// duration and window flag are kept (a report of 100,000 steps would otherwise cost 150 MB).
+// Reads a JSON report for use as a baseline by streaming it (Boost.JSON's SAX parser): only the
+// fields the gate reads are kept, each as it comes, and everything else is skipped unseen. What is
+// kept is counted against the input memory limit, so a hostile report (a gzip bomb of zeros, or of
+// keys) costs time but not memory. baseline_report.cpp checks the fields, in the order the
+// messages have always come in.
 #pragma once
 
-#include <boost/json/object.hpp>
-
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "perfgate/report.h"
 
 namespace perfgate {
 
-struct ReportStepValues {
-  std::optional<double> duration_us;  // empty when missing or not a number
-  std::optional<bool> in_window;      // empty when missing; false when not a boolean
-  bool is_object = true;              // false for an entry of "steps" that is not an object
+// What a value of the document was, where only its kind matters (or it is missing).
+enum class JsonKind : unsigned char { Missing, Null, Bool, Number, String, Array, Object };
+
+// A string field: its text when the value was a string, else empty (as a missing one).
+struct KeptString {
+  JsonKind kind = JsonKind::Missing;
+  std::string text;
 };
 
-struct ParsedReport {
-  boost::json::object root;  // "steps", when present, is an empty array here
-  bool has_steps = false;    // a top-level "steps" array was present
-  std::vector<ReportStepValues> steps;
+struct ReportInputEntry {
+  bool is_object = true;
+  std::string path, worker, format;  // "" when missing or not strings
+  std::optional<double> bytes;       // when a number
 };
 
-// Reads `path` (plain or gzip, a UTF-8 byte order mark allowed) in chunks, at most `limit` bytes of
-// JSON text. Throws InputError naming the file: unreadable, too large, invalid JSON with its byte
-// offset, not an object at the top level.
-ParsedReport parse_report_file(const std::string& path, std::size_t limit);
+// A metric by name: the last value given for it (as a JSON object keeps duplicate keys).
+struct ReportMetricEntry {
+  std::string name;
+  JsonKind kind = JsonKind::Null;
+  double value = 0;  // when kind is Number
+};
+
+// One table ("ops", "regions" or "kernels"), cut down to the columns the gate sums: "name", then
+// the table's GPU time, CPU time (none for kernels) and "calls" columns, each cell as the report
+// had it where the row reached that column (the first column of the name, as find_cell reads it).
+struct ReportTableFields {
+  JsonKind columns = JsonKind::Missing;
+  JsonKind rows = JsonKind::Missing;
+  bool column_not_object = false;  // an entry of "columns" that is not an object
+  bool row_not_array = false;      // an entry of "rows" that is not an array
+  ReportTable table;               // the gate's columns and their cells
+};
+
+struct ReportWorkerEntry {
+  bool is_object = true;
+  JsonKind tables = JsonKind::Missing;
+  std::vector<std::pair<std::string, ReportTableFields>> named_tables;  // ops, regions, kernels present
+};
+
+// The steps: the first one the gate cannot use and why, else their window's durations.
+struct ReportStepFields {
+  JsonKind kind = JsonKind::Missing;
+  std::size_t count = 0;  // entries of "steps"
+  enum class Problem { None, NotObject, NoDuration, BadDuration } problem = Problem::None;
+  std::size_t problem_step = 0;  // 1-based
+  double problem_duration = 0;
+  std::vector<double> window_durations_us;  // of the steps in the window ("in_window" missing: in it)
+};
+
+struct ReportFields {
+  KeptString schema;
+  JsonKind tool = JsonKind::Missing;
+  KeptString tool_name, tool_version;
+  JsonKind inputs = JsonKind::Missing;
+  std::vector<ReportInputEntry> input_entries;
+  JsonKind gpus = JsonKind::Missing;
+  std::vector<std::string> gpu_names;  // of the object entries ("" when the name is not a string)
+  JsonKind metrics = JsonKind::Missing;
+  std::vector<ReportMetricEntry> metric_entries;  // in the order of first appearance
+  ReportStepFields steps;
+  std::vector<std::pair<std::string, ReportTableFields>> run_tables;  // run_ops, run_regions, run_kernels
+  JsonKind workers = JsonKind::Missing;
+  std::vector<ReportWorkerEntry> worker_entries;
+};
+
+// The gate's column names of a table ("ops", "regions", "kernels"): name, GPU, CPU ("" for none),
+// calls.
+std::vector<std::string> gate_columns(std::string_view table);
+
+// Reads `path` (plain or gzip, a UTF-8 byte order mark allowed), at most `max_text` bytes of JSON
+// text, holding at most `max_memory` bytes of fields (0: no limit). Throws InputError naming the
+// file: unreadable, too large, invalid JSON with its byte offset, not an object at the top level;
+// InputMemoryError past the memory limit.
+ReportFields parse_report_file(const std::string& path, std::uint64_t max_text, std::uint64_t max_memory);
 
 }  // namespace perfgate

@@ -48,8 +48,19 @@ struct AnalyzeArgs {
   bool no_color = false;
   unsigned threads = 0;
   std::size_t detailed_workers = AnalysisOptions{}.detailed_workers;
+  std::string max_input_memory;  // --max-input-memory; empty: PERFGATE_MAX_INPUT_MEMORY or the default
   HistoryArgs history;
 };
+
+// The memory limit on each input (perfgate/load.h): --max-input-memory, else the environment's.
+std::uint64_t max_input_memory(const AnalyzeArgs& a) {
+  if (a.max_input_memory.empty()) return max_input_memory_from_environment();
+  if (auto bytes = parse_byte_size(a.max_input_memory)) return *bytes;
+  throw ConfigError(
+      fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
+                  "no limit)",
+                  a.max_input_memory));
+}
 
 bool use_color(const AnalyzeArgs& a) {
   if (a.no_color || std::getenv("NO_COLOR")) return false;
@@ -64,6 +75,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
   LoadOptions load_options;
   load_options.read_driver_calls = rules.classification.count_driver_api_calls;
   load_options.max_threads = a.threads;
+  load_options.max_input_memory = max_input_memory(a);
   auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());
   load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
     if (total >= kProgressMinBytes) progress->update(done, total);
@@ -78,7 +90,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
 Baseline load_baseline(const std::string& path, const RuleSet& rules, const AnalysisOptions& options,
                        const AnalyzeArgs& a) {
   try {
-    if (is_report_file(path)) return read_baseline_report(path);
+    if (is_report_file(path)) return read_baseline_report(path, max_input_memory(a));
     return baseline_from_report(report_of({path}, rules, options, a), path, "profile");
   } catch (const InputError& e) {
     throw InputError(fmt::format("baseline: {}", e.what()));
@@ -121,6 +133,7 @@ int run_analyze(const AnalyzeArgs& a) {
   }
   if (a.profiles.empty())
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
+  max_input_memory(a);  // a malformed limit is a usage error before any work
   check_output_paths(a.outputs, inputs_of(a));
 
   AnalysisOptions options = analysis_options(a);
@@ -220,6 +233,12 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "
                   "iterations and collectives, and count in the run's ops, kernels and regions")
       ->type_name("N");
+  cmd->add_option(
+         "--max-input-memory", args->max_input_memory,
+         "The most memory one input (a trace, a baseline report) may make perfgate hold: its events, "
+         "names and tables (default 4G, or PERFGATE_MAX_INPUT_MEMORY; 0: no limit). Past it the "
+         "input is refused (exit 3)")
+      ->type_name("SIZE");
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   cmd->add_flag("--no-progress", args->no_progress, "No progress line on stderr");
   cmd->add_flag("--no-color", args->no_color, "No colour in the terminal summary (also: NO_COLOR)");

@@ -44,6 +44,8 @@ class ChunkedAppender {
     ++size_;
   }
   std::size_t size() const { return size_; }
+  // The memory mapped for records, emptied chunks kept for reuse included.
+  std::size_t memory_bytes() const { return (chunks_.size() + spare_.size()) * kChunkBytes; }
 
   // Calls `visit(first, count)` for each run of records, in order, unmapping each run after its
   // visit, and empties this appender.

@@ -51,23 +51,6 @@ bool natural_less(const std::string& a, const std::string& b) {
   return a.size() - i < b.size() - j;
 }
 
-// A run folder: its trace files, in natural order of their names (rank-2 before rank-10), are the
-// workers.
-std::vector<std::string> expand_folder(const std::string& folder) {
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    if (entry.is_regular_file(ec) && looks_like_trace_name(entry.path().filename().string()))
-      files.push_back(entry.path().string());
-  }
-  if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
-  if (files.empty())
-    throw InputError(
-        fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
-  std::sort(files.begin(), files.end(), natural_less);
-  return files;
-}
-
 const char* file_type_name(fs::file_type type) {
   switch (type) {
     case fs::file_type::fifo:
@@ -81,6 +64,51 @@ const char* file_type_name(fs::file_type type) {
     default:
       return "not a plain file";
   }
+}
+
+// Why a folder entry with a trace's name cannot be a worker's trace, or empty when it is a regular
+// file (or a link to one). Only its status is read: opening a FIFO would block.
+std::string not_a_trace_file(const fs::directory_entry& entry) {
+  std::error_code ec;
+  fs::file_status target = entry.status(ec);
+  if (fs::is_regular_file(target)) return {};
+  std::error_code link_ec;
+  if (entry.is_symlink(link_ec) && target.type() == fs::file_type::not_found)
+    return fmt::format("a dangling symbolic link (to '{}')",
+                       fs::read_symlink(entry.path(), link_ec).string());
+  if (fs::is_directory(target)) return "a folder";
+  if (target.type() == fs::file_type::none || target.type() == fs::file_type::not_found)
+    return fmt::format("unreadable ({})", ec.message());
+  return file_type_name(target.type());
+}
+
+// A run folder: its trace files, in natural order of their names (rank-2 before rank-10), are the
+// workers. An entry with a trace's name that is not a regular file would be a worker lost without
+// a word (the plugin lists it as a run's file too): the first of them, in that order, is an error.
+std::vector<std::string> expand_folder(const std::string& folder) {
+  std::vector<std::string> files;
+  std::vector<std::pair<std::string, std::string>> unusable;  // path, why
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (!looks_like_trace_name(entry.path().filename().string())) continue;
+    if (std::string why = not_a_trace_file(entry); !why.empty())
+      unusable.emplace_back(entry.path().string(), std::move(why));
+    else
+      files.push_back(entry.path().string());
+  }
+  if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
+  if (!unusable.empty()) {
+    auto first = std::min_element(unusable.begin(), unusable.end(), [](const auto& a, const auto& b) {
+      return natural_less(a.first, b.first);
+    });
+    throw InputError(fmt::format("{}: a run folder's trace file is {}; remove it or give the workers' files",
+                                 first->first, first->second));
+  }
+  if (files.empty())
+    throw InputError(
+        fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
+  std::sort(files.begin(), files.end(), natural_less);
+  return files;
 }
 
 }  // namespace
@@ -141,7 +169,9 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
     return make_prefetch_source(make_gzip_source(std::move(file)));
   };
   Profile profile = kineto::read_trace(open, input.path, on_progress,
-                                       {.driver_calls = options.read_driver_calls, .threads = threads});
+                                       {.driver_calls = options.read_driver_calls,
+                                        .threads = threads,
+                                        .max_memory = options.max_input_memory});
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));

@@ -65,6 +65,7 @@ std::string_view StringPool::store(std::string_view text) {
   if (text.empty()) return {};
   if (text.size() > kChunkSize / 4) {
     long_strings_.push_back(std::make_unique_for_overwrite<char[]>(text.size()));
+    long_bytes_ += text.size();
     std::memcpy(long_strings_.back().get(), text.data(), text.size());
     return {long_strings_.back().get(), text.size()};
   }
@@ -82,6 +83,12 @@ const DeviceInfo* Profile::device(std::int32_t id) const {
   for (const auto& d : devices)
     if (d.id == id) return &d;
   return nullptr;
+}
+
+std::size_t StringPool::memory_bytes() const {
+  constexpr std::size_t kIndexEntry = 48;  // a node (view, id, link, hash) and its bucket
+  return chunks_.size() * kChunkSize + long_bytes_ + views_.capacity() * sizeof(std::string_view) +
+         ids_.size() * kIndexEntry;
 }
 
 }  // namespace perfgate

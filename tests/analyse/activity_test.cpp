@@ -35,16 +35,17 @@ TEST(HostActivity, SyncCallsAndCopies) {
   EXPECT_DOUBLE_EQ(*w.metrics.get("kernels.short_pct"), 100);
 }
 
-// Stream 7: K1 [0,100]; K2 [150,200] whose launch call starts at 120, after K1 ended: 50 µs of
-// host wait. K3 [210,260], launched at 130 (before K2 ended): a 10 µs gap, kernel wait. K4
-// [1000,1100], launched at 150: 740 µs, other. The device's gaps: 50, 10, 740 -> one of 500 µs+.
+// Stream 7: K1 [10,110]; K2 [160,210] whose launch call starts at 130, after K1 ended: 50 µs of
+// host wait. K3 [220,270], launched at 140 (before K2 ended): a 10 µs gap, kernel wait. K4
+// [1010,1110], launched at 160: 740 µs, other. The device's gaps: 50, 10, 740 -> one of 500 µs+.
+// (Times start at 0: a trace's times may not be negative, issue 28.)
 std::string idle_trace() {
   TraceBuilder t;
-  t.step(1, -10, 1200);
-  t.runtime("cudaLaunchKernel", -5, 1, 1).kernel("k1", 0, 100, 1);
-  t.runtime("cudaLaunchKernel", 120, 40, 2).kernel("k2", 150, 50, 2);
-  t.runtime("cudaLaunchKernel", 130, 1, 3).kernel("k3", 210, 50, 3);
-  t.runtime("cudaLaunchKernel", 150, 1, 4).kernel("k4", 1000, 100, 4);
+  t.step(1, 0, 1200);
+  t.runtime("cudaLaunchKernel", 5, 1, 1).kernel("k1", 10, 100, 1);
+  t.runtime("cudaLaunchKernel", 130, 40, 2).kernel("k2", 160, 50, 2);
+  t.runtime("cudaLaunchKernel", 140, 1, 3).kernel("k3", 220, 50, 3);
+  t.runtime("cudaLaunchKernel", 160, 1, 4).kernel("k4", 1010, 100, 4);
   return t.json();
 }
 
@@ -59,8 +60,8 @@ TEST(Idle, HtaIdleBreakdownAndGaps) {
   EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.longest_gap_us"), 740);
   EXPECT_EQ(*w.metrics.get("gpu.gaps_over_500us"), 1);
   ASSERT_EQ(w.tables.gpu_gaps.size(), 1u);
-  EXPECT_EQ(w.tables.gpu_gaps[0].start, 260000);
-  // K2's launch call [120,160] was still running when K1 ended at 100: a launch gap of 50 µs.
+  EXPECT_EQ(w.tables.gpu_gaps[0].start, 270000);
+  // K2's launch call [130,170] was still running when K1 ended at 110: a launch gap of 50 µs.
   EXPECT_DOUBLE_EQ(*w.metrics.get("kernels.launch_gap_us"), 50);
 }
 

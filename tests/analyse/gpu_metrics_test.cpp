@@ -75,5 +75,19 @@ TEST(GpuMetrics, CpuOnlyProfilesHaveNoApplicableGpuMetrics) {
   EXPECT_DOUBLE_EQ(*w.metrics.get("resources.cpu_pct"), 20);
 }
 
+// Issue 28, item 8: the 30 chunks' bounds were window length x c / 30, which overflowed for a
+// window past 2^63 / 30 ns (3.07e17 ns). 1320 kernels of 30 days (2.592e15 ns) back to back keep
+// the GPU busy for 3.42e18 ns, the whole window: every chunk is 100% busy.
+TEST(GpuMetrics, ChunksOfAWindowOfYearsAreExact) {
+  TraceBuilder t;
+  const double month_us = 2592000000000.0;
+  for (int i = 0; i < 1320; ++i) t.kernel("k", i * month_us, month_us, i + 1);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(w.window.length(), 1320 * 2592000000000000);
+  ASSERT_EQ(w.gpus.size(), 1u);
+  ASSERT_TRUE(w.gpus[0].min_chunk_busy_pct);
+  EXPECT_DOUBLE_EQ(*w.gpus[0].min_chunk_busy_pct, 100);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -173,6 +173,28 @@ TEST(Regions, HostTimeAndTheGpuWorkLaunchedInside) {
   EXPECT_EQ(r.gpu_range, 50000);
 }
 
+// Issue 28, item 8: a row sums its calls' totals, and a kernel under ops (or ranges) nested in ops
+// of the same name counts once per call. 3600 nested "aten::mm" calls and "r" ranges (call i at
+// i us, lasting 10000 - 2i us) over one kernel of 30 days (2.592e15 ns): 3600 x 2.592e15 =
+// 9.33e18 ns, past the largest int64 (9.22e18), where the sum wrapped to a negative time. It
+// saturates there now.
+TEST(OpsTable, SumsOverNestedCallsOfOneNameSaturate) {
+  TraceBuilder t;
+  for (int i = 0; i < 3600; ++i) {
+    t.annotation("r", i, 10000 - 2 * i);
+    t.op("aten::mm", i + 0.5, 10000 - 2 * i - 1);
+  }
+  t.launch("k", 4000, 5000, 2592000000000.0);
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpRow* mm = find_op(w.tables.ops, "aten::mm");
+  ASSERT_TRUE(mm);
+  EXPECT_EQ(mm->calls, 3600u);
+  EXPECT_EQ(mm->device_self, 2592000000000000);
+  EXPECT_EQ(mm->device_total, std::numeric_limits<TimeNs>::max());
+  ASSERT_EQ(w.tables.regions.size(), 1u);
+  EXPECT_EQ(w.tables.regions[0].gpu, std::numeric_limits<TimeNs>::max());
+}
+
 // Three calls of one kernel (10, 30, 20 µs; occupancy 50, 25, unknown) and one of another; the
 // second call has a different grid.
 TEST(KernelsTable, CallsDurationsLaunchConfigAndOccupancy) {

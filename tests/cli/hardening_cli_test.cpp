@@ -3,6 +3,8 @@
 
 #include <sys/stat.h>
 
+#include <cstdlib>
+
 #include <filesystem>
 #include <string>
 
@@ -110,6 +112,32 @@ TEST(Hardening, MaxRowsCapsTheTables) {
   EXPECT_TRUE(contains(read_text(dir + "/r.json"), "\"(2 more)\""));
   EXPECT_TRUE(contains(read_text(dir + "/r.md"), "(2 more)"));
   EXPECT_EQ(run_perfgate("analyze " + trace + " --max-rows 0").exit_code, 2);
+}
+
+// Issue 28, item 7: the memory limit on each input, from --max-input-memory or
+// PERFGATE_MAX_INPUT_MEMORY; a malformed one is a usage error. 20,000 kernels hold more than 1 MiB.
+TEST(Hardening, TheInputMemoryLimitComesFromTheOptionOrTheEnvironment) {
+  TraceBuilder t;
+  for (int i = 0; i < 20000; ++i) t.kernel("k", i * 10.0, 5, i + 1);
+  std::string trace = t.write(temp_dir() + "/kernels.json");
+  std::string refused = trace + ": holding this input needs more than 1 MiB of memory";
+  CommandResult option = run_perfgate("analyze -q " + trace + " --max-input-memory 1M");
+  EXPECT_EQ(option.exit_code, 3) << option.out;
+  EXPECT_TRUE(contains(option.out, refused)) << option.out;
+  ::setenv("PERFGATE_MAX_INPUT_MEMORY", "1MiB", 1);
+  CommandResult environment = run_perfgate("analyze -q " + trace);
+  CommandResult wider = run_perfgate("analyze -q " + trace + " --max-input-memory 0");  // the option wins
+  ::setenv("PERFGATE_MAX_INPUT_MEMORY", "lots", 1);
+  CommandResult malformed = run_perfgate("analyze -q " + trace);
+  ::unsetenv("PERFGATE_MAX_INPUT_MEMORY");
+  EXPECT_EQ(environment.exit_code, 3) << environment.out;
+  EXPECT_TRUE(contains(environment.out, refused)) << environment.out;
+  EXPECT_EQ(wider.exit_code, 0) << wider.out;
+  EXPECT_EQ(malformed.exit_code, 2) << malformed.out;
+  EXPECT_TRUE(contains(malformed.out, "PERFGATE_MAX_INPUT_MEMORY=lots: not a size")) << malformed.out;
+  CommandResult bad = run_perfgate("analyze -q " + trace + " --max-input-memory 4X");
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;
+  EXPECT_TRUE(contains(bad.out, "--max-input-memory 4X: not a size")) << bad.out;
 }
 
 }  // namespace

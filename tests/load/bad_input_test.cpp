@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "perfgate/errors.h"
 #include "support/helpers.h"
 
@@ -210,6 +212,90 @@ TEST(BadInput, ATruncatedSqliteHeaderIsAnInputErrorNamingTheFile) {
   std::string error = load_error(path);
   EXPECT_NE(error.find(path), std::string::npos) << error;
   EXPECT_NE(error.find("not a database"), std::string::npos) << error;
+}
+
+// Issue 28, item 8: times the model cannot hold were accepted (a fractional ts up to 2^63 ns, whose
+// end then overflowed) or wrapped later in the analyses. Starts and ends must lie in [0, 2^62) ns:
+// 2^62 ns = 4611686018427387.904 us.
+TEST(BadInput, TimesOutsideTheModelsRangeAreRefused) {
+  auto kernel_at = [](const std::string& ts, const std::string& dur) {
+    return event_error(R"({"ph": "X", "cat": "kernel", "name": "k", "ts": )" + ts + R"(, "dur": )" + dur +
+                       R"(, "args": {"device": 0, "stream": 7, "correlation": 1}})");
+  };
+  const std::string out_of_range = "is out of range: a time must be from 0 to 4611686018427387.903 us";
+  std::string fractional = kernel_at("9223372036854775.807", "1");
+  EXPECT_NE(fractional.find(R"(event #0 "k" (kernel): field 'ts' (9223372036854775.807 us) )" + out_of_range),
+            std::string::npos)
+      << fractional;
+  EXPECT_NE(kernel_at("9223372036854775", "1").find("field 'ts' (9223372036854775 us) " + out_of_range),
+            std::string::npos);
+  EXPECT_NE(kernel_at("-1", "1").find("field 'ts' (-1 us) " + out_of_range), std::string::npos);
+  // 4611686018427387 us + 1 us = 4611686018427388000 ns, past 2^62 - 1 = 4611686018427387903 ns.
+  std::string end = kernel_at("4611686018427387", "1");
+  EXPECT_NE(end.find("the event ends at 4611686018427388.000 us (ts + dur), after the last usable time "
+                     "4611686018427387.903 us"),
+            std::string::npos)
+      << end;
+  // The last nanosecond below 2^62 is usable.
+  std::string last = write_text(temp_dir() + "/last.json",
+                                R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k",
+                                    "ts": 4611686018427386.903, "dur": 1, "args": {"correlation": 1}}]})");
+  EXPECT_EQ(load_error(last), "no error");
+  // Steps at +-9.2e15 us gave a window of "-1.6 us" with exit 0.
+  std::string step = event_error(R"({"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1",
+                                     "ts": -9200000000000000, "dur": 5})");
+  EXPECT_NE(step.find(R"(event #0 "ProfilerStep#1" (user_annotation): field 'ts' (-9200000000000000 us) )"),
+            std::string::npos)
+      << step;
+  // Flow ends and memory samples hold a time too.
+  EXPECT_NE(event_error(R"({"ph": "s", "cat": "fwdbwd", "id": 1, "ts": 5e15})").find(out_of_range),
+            std::string::npos);
+  EXPECT_NE(event_error(R"({"ph": "i", "name": "[memory]", "ts": -3,
+                            "args": {"Device Type": 1, "Bytes": 8}})")
+                .find(out_of_range),
+            std::string::npos);
+}
+
+// Issue 28, item 8: "pid": 0e400 parses as NaN, whose conversion to an integer was undefined
+// behaviour (found by kineto_fuzz); ids must have an integer value in int64's range.
+TEST(BadInput, IdsWithoutAnIntegerValueAreRefused) {
+  const std::string expected = "must be a number within the 64-bit integer range, or a string";
+  auto with = [](const std::string& field) {
+    return event_error(R"({"ph": "X", "cat": "kernel", "name": "k", )" + field + R"(, "ts": 1, "dur": 1})");
+  };
+  EXPECT_NE(with(R"("pid": 0e400)").find(R"(event #0 "k" (kernel): field 'pid' )" + expected),
+            std::string::npos)
+      << with(R"("pid": 0e400)");
+  EXPECT_NE(with(R"("tid": 1e300)").find("field 'tid' " + expected), std::string::npos);
+  EXPECT_NE(with(R"("pid": 18446744073709551615)").find("field 'pid' " + expected), std::string::npos);
+  EXPECT_NE(
+      event_error(R"({"ph": "s", "cat": "fwdbwd", "id": -1e19, "ts": 1})").find("field 'id' " + expected),
+      std::string::npos);
+  // A fractional id keeps its integer part, as before.
+  Profile p = load_json(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 3.7, "tid": 2,
+                                             "ts": 1, "dur": 1}]})");
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(p.threads[0].pid, 3);
+}
+
+// Issue 28, item 8: each duration is at most 30 days, but many of them added up in the analyses
+// overflowed (UBSan in tensor_cores.cpp on 4000 kernels of 30 days). A profile's durations must add
+// up to less than 2^62 ns = 4.611686e18 ns: 1780 ranges of 30 days (2.592e15 ns) are 4.613760e18
+// ns, where 1779 are 4.611168e18 ns.
+TEST(BadInput, DurationsAddingUpPast2To62NanosecondsAreRefused) {
+  auto trace = [](int ranges) {
+    std::string events;
+    for (int i = 0; i < ranges; ++i)
+      events += fmt::format(R"({}{{"ph": "X", "cat": "cpu_op", "name": "a", "ts": 0, "dur": 2592000000000}})",
+                            i ? "," : "");
+    return R"({"traceEvents": [)" + events + "]}";
+  };
+  EXPECT_EQ(load_error(write_text(temp_dir() + "/fits.json", trace(1779))), "no error");
+  std::string m = load_error_text(trace(1780));
+  EXPECT_NE(
+      m.find(R"(event #1779 "a" (cpu_op): the durations of the events up to this one add up to 2^62 ns)"),
+      std::string::npos)
+      << m;
 }
 
 }  // namespace

@@ -334,6 +334,24 @@ TEST(NsysReader, OutOfRangeRowsAreSkippedAndCounted) {
   EXPECT_DOUBLE_EQ(metric(w, "kernels.total_us"), 2.0);
 }
 
+// Issue 28, item 8: many kernels of up to 30 days each overflowed sums of their durations. The rows
+// of a process whose durations reach 2^62 ns = 4.611686e18 ns are skipped: 1779 kernels of 30 days
+// (2.592e15 ns) are 4.611168e18 ns, the 1780th would reach 4.613760e18 ns.
+TEST(NsysReader, RowsPastAProcesssTotalOf2To62NanosecondsAreSkipped) {
+  const std::int64_t month = 2592000000000000;
+  std::string rows;
+  for (int i = 0; i < 1781; ++i) rows += kernel(0, month, i + 1, 10);
+  LoadedRun run = load_run({file("months.sqlite", schema() + rows)});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  EXPECT_EQ(p.gpu_activities.size(), 1779u);
+  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
+    return n.find(
+               "2 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: the durations of the process's rows added "
+               "up to 2^62 ns") != std::string::npos;
+  }));
+}
+
 // Issue 13: names that are not valid UTF-8 are repaired (U+FFFD) and counted in the notes.
 TEST(NsysReader, InvalidUtf8NamesAreRepairedAndCounted) {
   std::string path =

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 
 #include "perfgate/errors.h"
@@ -66,6 +68,42 @@ TEST(RunFolder, OneBadWorkerFailsTheRunWithItsName) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("b.json"), std::string::npos);
   }
+}
+
+// Issue 28, item 10: a dangling link or a FIFO with a trace's name was skipped silently, and the
+// run lost a worker. Each is an input error naming it; the FIFO is never opened (that would block).
+// A link to a trace is a worker as before.
+TEST(RunFolder, AnEntryWithATraceNameThatIsNoFileIsAnInputError) {
+  auto error_of = [](const std::string& dir) {
+    try {
+      load_run({dir});
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  std::string dir = temp_dir();
+  std::string trace = TraceBuilder().op("aten::add", 1, 2).write(dir + "/r0.json");
+  std::filesystem::create_symlink(trace, dir + "/r1.json");
+  LoadedRun run = load_run({dir});
+  ASSERT_EQ(run.workers.size(), 2u);
+  EXPECT_EQ(run.workers[1].worker, "r1");
+
+  std::filesystem::create_symlink(dir + "/gone.json", dir + "/r2.json");
+  EXPECT_EQ(error_of(dir), dir + "/r2.json: a run folder's trace file is a dangling symbolic link (to '" +
+                               dir + "/gone.json'); remove it or give the workers' files")
+      << error_of(dir);
+  std::filesystem::remove(dir + "/r2.json");
+
+  ASSERT_EQ(::mkfifo((dir + "/r3.json.gz").c_str(), 0600), 0);
+  EXPECT_EQ(
+      error_of(dir),
+      dir + "/r3.json.gz: a run folder's trace file is a named pipe; remove it or give the workers' files");
+  std::filesystem::remove(dir + "/r3.json.gz");
+
+  std::filesystem::create_directory(dir + "/r4.sqlite");
+  EXPECT_EQ(error_of(dir),
+            dir + "/r4.sqlite: a run folder's trace file is a folder; remove it or give the workers' files");
 }
 
 }  // namespace

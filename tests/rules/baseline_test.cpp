@@ -164,6 +164,64 @@ TEST(Baseline, ManyStepsAreReadCompactly) {
   EXPECT_EQ(*b.metric("steps.mean_us"), 1003.0);
 }
 
+// Issue 28, item 7: a baseline was parsed into a whole DOM, so a gzip bomb of zeros reached 6.3 GB
+// and one of keys 10.5 GB. The reader now streams and keeps only what the gate reads, counted
+// against the input memory limit: values it does not read cost nothing, a key given again replaces
+// its value, and what it keeps stops at the limit.
+TEST(Baseline, ReportsAreReadWithinTheInputMemoryLimit) {
+  std::string head = R"({"schema": "perfgate-report/1", "tool": {"name": "perfgate", "version": "1"},
+                         "inputs": [], "gpus": [], "steps": [{"duration_us": 100}], "workers": [], )";
+  std::string zeros = "[0";
+  for (int i = 0; i < 2'000'000; ++i) zeros += ",0";  // 4 MB of text, 32 MB as a DOM
+  std::string repeated;
+  for (int i = 0; i < 200'000; ++i) repeated += fmt::format(R"("steps.mean_us": {}, )", i);
+  std::string path =
+      write_gzip(temp_dir() + "/bomb.json.gz",
+                 head + R"("x": )" + zeros + R"(], "metrics": {)" + repeated + R"("gpu.count": 1}})");
+  const std::uint64_t limit = 1 << 20;
+  Baseline b = read_baseline_report(path, limit);
+  ASSERT_EQ(b.metrics.size(), 2u);
+  EXPECT_EQ(b.metrics[0].first, "steps.mean_us");
+  EXPECT_EQ(*b.metrics[0].second, 199999);  // the last value given
+  EXPECT_EQ(b.step_durations_us, std::vector<double>{100});
+
+  std::string distinct;
+  for (int i = 0; i < 100'000; ++i) distinct += fmt::format(R"("m{}": 1, )", i);
+  std::string many =
+      write_text(temp_dir() + "/many.json", head + R"("metrics": {)" + distinct + R"("n": 1}})");
+  EXPECT_EQ(read_baseline_report(many, 0).metrics.size(), 100'001u);  // 0: no limit
+  try {
+    read_baseline_report(many, limit);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              many +
+                  ": holding this input needs more than 1 MiB of memory, the limit for one input; raise it "
+                  "with --max-input-memory or PERFGATE_MAX_INPUT_MEMORY if this is a real profile (0: no "
+                  "limit)");
+  }
+}
+
+// The columns of a table may follow its rows (a tool that sorts keys, reversed): the same sums.
+TEST(Baseline, RowsBeforeColumnsAreReadAlike) {
+  std::string head = R"({"schema": "perfgate-report/1", "tool": {"name": "perfgate", "version": "1"},
+                         "inputs": [], "gpus": [], "metrics": {}, "steps": [], "workers": [], "tables": {)";
+  std::string columns = R"("columns": [{"name": "calls"}, {"name": "x"}, {"name": "name"},
+                                      {"name": "host_self_us"}, {"name": "device_self_us"}])";
+  std::string rows = R"("rows": [[2, "s", "aten::mm", 5, 7.5], [1, [0], "aten::mm", 1], ["x"]])";
+  for (const std::string& table : {"{" + columns + ", " + rows + "}", "{" + rows + ", " + columns + "}"}) {
+    Baseline b = read_baseline_report(
+        write_text(temp_dir() + "/t.json", head + R"("run_ops": )" + table +
+                                               R"(, "run_regions": {"columns": [], "rows": []},
+                                                                                  "run_kernels": {"columns": [], "rows": []}}})"));
+    ASSERT_EQ(b.ops.size(), 1u) << table;
+    EXPECT_EQ(b.ops[0].name, "aten::mm");
+    EXPECT_EQ(b.ops[0].calls, 3);     // 2 + 1
+    EXPECT_EQ(b.ops[0].cpu_us, 6);    // 5 + 1
+    EXPECT_EQ(b.ops[0].gpu_us, 7.5);  // the second row stops before its device column
+  }
+}
+
 TEST(Baseline, OtherHardwareIsNoted) {
   ReportModel report = healthy_report();
   Baseline base = baseline_from_report(report, "b.json", "report");

@@ -7,6 +7,8 @@
 namespace perfgate::kineto {
 namespace {
 
+constexpr std::size_t kIndexEntry = 32;  // a node's links (and a hash table's bucket), about
+
 std::int32_t device_number(std::int64_t v) {
   if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max()) return 0;
   return static_cast<std::int32_t>(v);
@@ -44,6 +46,7 @@ BlockMerger::Renumbering BlockMerger::renumber(EventBlock& block) {
   }
   for (const std::string& text : block.text_ids) {
     auto [it, inserted] = text_ids_.try_emplace(text, -static_cast<std::int64_t>(text_ids_.size()) - 1);
+    if (inserted) text_id_bytes_ += sizeof(std::string) + text.size() + kIndexEntry;
     map.text_ids.push_back(it->second);
   }
   for (std::size_t i = 0; i < block.threads.size(); ++i) {
@@ -124,6 +127,8 @@ bool BlockMerger::add_counts(const EventBlock& block) {
 }
 
 bool BlockMerger::add(EventBlock& block) {
+  if (block.durations >= kMaxTimeNs - durations_) return false;
+  durations_ += block.durations;
   if (!add_counts(block)) return false;
   Renumbering map = renumber(block);
   append_host_records(block, map);
@@ -134,6 +139,14 @@ bool BlockMerger::add(EventBlock& block) {
   if (block.profiler_span)
     std::tie(profile_.info.profiler_start, profile_.info.profiler_end) = *block.profiler_span;
   return true;
+}
+
+std::size_t BlockMerger::memory_bytes() const {
+  return profile_.strings.memory_bytes() + host_events_.memory_bytes() + op_details_.memory_bytes() +
+         runtime_calls_.memory_bytes() + gpu_activities_.memory_bytes() + kernel_info_.memory_bytes() +
+         memory_samples_.memory_bytes() + collectives_.memory_bytes() + gpu_ranges_.memory_bytes() +
+         flows_.capacity() * sizeof(FlowEvent) + text_id_bytes_ +
+         threads_.size() * (sizeof(ThreadInfo) + sizeof(decltype(threads_)::value_type) + kIndexEntry);
 }
 
 void BlockMerger::move_host_records() {

@@ -21,8 +21,12 @@ class BlockMerger {
   explicit BlockMerger(Profile& profile) : profile_(profile) {}
 
   // Adds the next block and empties it. Returns false when the block cannot be joined exactly: it
-  // met more ignored categories or phases than are counted, after earlier blocks had some.
+  // met more ignored categories or phases than are counted, after earlier blocks had some; or
+  // when the durations of the events add up to kMaxTimeNs (a one-pass read then says where).
   bool add(EventBlock& block);
+
+  // The memory the merged records, names and indexes hold.
+  std::size_t memory_bytes() const;
 
   // Pairs the flow ends, and adds notes for the report: ignored categories and phases, skipped
   // driver calls, flows with one end only.
@@ -65,10 +69,12 @@ class BlockMerger {
   ChunkedAppender<GpuRange> gpu_ranges_;
   std::vector<FlowEvent> flows_;  // ids and threads in the profile's numbering
   std::unordered_map<std::string, std::int64_t> text_ids_;
+  std::size_t text_id_bytes_ = 0;
   std::map<std::pair<std::int64_t, std::int64_t>, std::uint32_t> threads_;
   NameCounts ignored_categories_{64};
   NameCounts ignored_phases_{32};
   std::uint64_t skipped_driver_calls_ = 0;
+  TimeNs durations_ = 0;  // of the blocks added: below kMaxTimeNs
 };
 
 }  // namespace perfgate::kineto

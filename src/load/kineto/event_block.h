@@ -95,9 +95,12 @@ struct EventBlock {
   NameCounts ignored_phases{32};
   std::uint64_t skipped_driver_calls = 0;
   std::optional<std::pair<TimeNs, TimeNs>> profiler_span;  // the last "PyTorch Profiler" range
+  TimeNs durations = 0;  // of the complete events read, below kMaxTimeNs (profile.h)
 
   // Empties the block for the next piece; the records' memory is kept (see ChunkedAppender).
   void reset();
+  // The memory the block holds (text ids are counted by the EventBuilder that keeps their index).
+  std::size_t memory_bytes() const;
 };
 
 }  // namespace perfgate::kineto

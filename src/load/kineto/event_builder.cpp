@@ -10,9 +10,6 @@
 namespace perfgate::kineto {
 namespace {
 
-// A duration beyond 30 days is not a measurement (a corrupt or hostile trace).
-constexpr TimeNs kMaxDurationNs = 30LL * 24 * 3600 * 1000 * 1000 * 1000;
-
 // A time field in nanoseconds: the parser's integer, else its text read exactly.
 std::optional<TimeNs> nanos(const std::optional<std::int64_t>& integer, const std::string& text) {
   return integer ? integer : micros_text_to_nanos(text);
@@ -21,6 +18,30 @@ std::optional<TimeNs> nanos(const std::optional<std::int64_t>& integer, const st
 // A time field as the trace wrote it, for messages.
 std::string shown(const std::optional<std::int64_t>& integer, const std::string& text) {
   return integer ? std::to_string(*integer / 1000) : text;
+}
+
+constexpr std::size_t kIndexEntry = 32;  // a hash table node's link, hash and bucket, about
+
+// Nanoseconds as microseconds with three decimals, as a trace writes them (non-negative times).
+std::string micros(TimeNs ns) {
+  return fmt::format("{}.{:03}", ns / 1000, ns % 1000);
+}
+
+// A time the model can hold (kMaxTimeNs, profile.h).
+bool usable_time(TimeNs ns) {
+  return ns >= 0 && ns < kMaxTimeNs;
+}
+
+// Why a time is not usable_time: built only then, so that the check costs a comparison per event.
+std::string time_problem(const std::optional<std::int64_t>& integer, const std::string& text) {
+  return fmt::format("field 'ts' ({} us) is out of range: a time must be from 0 to {} us (2^62 ns)",
+                     shown(integer, text), micros(kMaxTimeNs - 1));
+}
+
+// perfgate's sums of durations fit in 64 bits when the durations of a profile do (profile.h).
+std::string durations_problem() {
+  return "the durations of the events up to this one add up to 2^62 ns (146 years) or more: not a "
+         "recording";
 }
 
 // "stream 7" -> 7: PyTorch 1.8 wrote GPU streams as tid strings.
@@ -55,8 +76,15 @@ IdKey EventBuilder::id_key(const IdValue& id) {
   if (!id.present) return {};
   if (!id.is_text) return {id.number, false};
   auto [it, inserted] = text_ids_.try_emplace(id.text, static_cast<std::uint32_t>(block_.text_ids.size()));
-  if (inserted) block_.text_ids.push_back(id.text);
+  if (inserted) {
+    block_.text_ids.push_back(id.text);
+    text_id_bytes_ += 2 * (sizeof(std::string) + id.text.size()) + kIndexEntry;
+  }
   return {it->second, true};
+}
+
+std::size_t EventBuilder::memory_bytes() const {
+  return block_.memory_bytes() + text_id_bytes_ + threads_.size() * (sizeof(ThreadKey) + kIndexEntry);
 }
 
 std::uint32_t EventBuilder::thread_index(const IdValue& pid, const IdValue& tid) {
@@ -90,9 +118,11 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
   }
   if ((e.ph == "i" || e.ph == "I") && e.name == "[memory]") {
     if (!time) return "field 'ts' is missing";
+    if (!usable_time(*time)) return time_problem(e.ts_ns, e.ts_text);
     add_memory_sample(e, *time);
   } else if (e.ph == "s" || e.ph == "f") {
     if (!time) return "field 'ts' is missing";
+    if (!usable_time(*time)) return time_problem(e.ts_ns, e.ts_text);
     add_flow(e, *time);
   } else if (e.ph == "M") {
     add_metadata(e);
@@ -129,7 +159,13 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
   if (*duration < 0) return fmt::format("negative duration ({} us)", shown(e.dur_ns, e.dur_text));
   if (*duration > kMaxDurationNs)
     return fmt::format("absurd duration ({} us, over 30 days)", shown(e.dur_ns, e.dur_text));
-  TimeNs end = *start + *duration;
+  if (!usable_time(*start)) return time_problem(e.ts_ns, e.ts_text);
+  TimeNs end = *start + *duration;  // below 2^62 + 30 days: no overflow
+  if (end >= kMaxTimeNs)
+    return fmt::format("the event ends at {} us (ts + dur), after the last usable time {} us (2^62 ns)",
+                       micros(end), micros(kMaxTimeNs - 1));
+  block_.durations += *duration;  // below 2^62 + 30 days: no overflow
+  if (block_.durations >= kMaxTimeNs) return durations_problem();
   StringId name = names_.intern(block_.strings, e.name);
 
   switch (cls) {

@@ -38,6 +38,8 @@ class EventBuilder {
 
   // Returns an empty string, or why the event cannot be used (an input error).
   std::string add(const RawEvent& event, std::uint64_t index);
+  // The memory the block and the builder's indexes hold: what the trace has made perfgate keep.
+  std::size_t memory_bytes() const;
 
  private:
   std::string add_complete(const RawEvent& e);
@@ -54,7 +56,8 @@ class EventBuilder {
   bool driver_calls_ = true;
   std::unordered_map<ThreadKey, std::uint32_t, ThreadKeyHash> threads_;
   std::unordered_map<std::string, std::uint32_t> text_ids_;
-  ThreadKey last_thread_key_;  // the thread of the previous event: most events follow their neighbour's
+  std::size_t text_id_bytes_ = 0;  // text ids in text_ids_ and the block's list
+  ThreadKey last_thread_key_;      // the thread of the previous event: most events follow their neighbour's
   std::uint32_t last_thread_ = kNone;
   InternCache names_;
   InternCache shapes_;  // input dims and types

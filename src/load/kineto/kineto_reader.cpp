@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "load/input_limit.h"
 #include "load/kineto/block_merger.h"
 #include "load/kineto/event_builder.h"
 #include "load/kineto/metadata.h"
@@ -35,6 +36,9 @@ void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadata
                       std::uint64_t invalid_utf8, const std::string& path, unsigned threads) {
   if (!metadata.saw_trace_events)
     throw InputError(fmt::format("{}: not a Chrome/Kineto trace: no 'traceEvents' array", path));
+  if (!metadata.too_long.empty())
+    throw InputError(fmt::format("{}: top-level key '{}' is longer than {} bytes", path, metadata.too_long,
+                                 TraceHandler::kMaxKeptString));
   merger.finish();
   if (auto problem = apply_metadata(metadata, profile); !problem.empty())
     throw InputError(fmt::format("{}: {}", path, problem));
@@ -108,6 +112,7 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
           fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + used));
     source->release(data + n);
     offset += n;
+    check_input_memory(path, builder.memory_bytes(), options.max_memory);
     if (on_progress) on_progress(source->file_bytes_consumed());
   }
 

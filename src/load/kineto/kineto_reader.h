@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "load/byte_source.h"
+#include "perfgate/load.h"
 #include "perfgate/profile.h"
 
 namespace perfgate::kineto {
@@ -19,9 +20,12 @@ struct ReadOptions {
   // small; each piece costs a merge. On the ResNet-50 trace, 256 KiB against 512 KiB: peak RSS
   // 14.6 against 15.9 MiB on 2 threads, the same instruction count.
   std::size_t piece_bytes = std::size_t{256} << 10;
+  // The most memory the trace may make the reader hold (LoadOptions::max_input_memory); 0: no limit.
+  std::uint64_t max_memory = kDefaultMaxInputMemory;
 };
 
-// `on_progress` gets the file bytes consumed so far. Throws InputError naming `path`.
+// `on_progress` gets the file bytes consumed so far. Throws InputError naming `path`
+// (InputMemoryError past options.max_memory, checked after each chunk of text).
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
                    const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options = {});
 

@@ -15,7 +15,9 @@ std::optional<std::int64_t> integer(const boost::json::value* v) {
   if (v->is_int64()) return v->as_int64();
   if (v->is_uint64() && v->as_uint64() <= static_cast<std::uint64_t>(INT64_MAX))
     return static_cast<std::int64_t>(v->as_uint64());
-  if (v->is_double()) return static_cast<std::int64_t>(v->as_double());
+  // NaN, infinities and magnitudes beyond int64 have no integer (converting them is undefined).
+  if (v->is_double() && v->as_double() > -9.2e18 && v->as_double() < 9.2e18)
+    return static_cast<std::int64_t>(v->as_double());
   return std::nullopt;
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "load/input_limit.h"
 #include "load/kineto/block_merger.h"
 #include "load/kineto/event_builder.h"
 #include "load/kineto/trace_handler.h"
@@ -397,6 +398,7 @@ class PiecewiseRead {
   bool merge(Piece& piece) {
     if (array_closed_) return feed_top(piece.text.data(), piece.text.size());  // text after the events
     if (!piece.ok || !merger_.add(*piece.block)) return false;
+    check_input_memory(path_, merger_.memory_bytes(), options_.max_memory);
     invalid_utf8_ += piece.invalid_utf8;
     if (piece.array_end == std::string::npos) return true;
     array_closed_ = true;
@@ -408,6 +410,8 @@ class PiecewiseRead {
     boost::system::error_code ec;
     std::size_t used = top_.write_some(true, data, size, ec);
     top_.handler().keep_views();  // the piece's text is reused
+    // Events after the first array (read again in one pass) must not grow past the limit meanwhile.
+    check_input_memory(path_, merger_.memory_bytes() + top_builder_.memory_bytes(), options_.max_memory);
     return !ec && (used == size || only_whitespace(data + used, size - used));
   }
 
@@ -447,6 +451,8 @@ std::optional<Profile> read_trace_in_pieces(ByteSource& source, const std::strin
                                             const ReadOptions& options) {
   try {
     return PiecewiseRead(source, path, on_progress, options).run();
+  } catch (const InputMemoryError&) {
+    throw;  // a one-pass read would hold as much
   } catch (...) {
     return std::nullopt;  // a read error or bad input: the one-pass read says what it is
   }

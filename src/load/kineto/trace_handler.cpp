@@ -30,8 +30,10 @@ std::optional<double> parse_double_text(std::string_view s) {
   return value;
 }
 
-std::int64_t as_int64(double v) {
-  if (v >= 9.2e18 || v <= -9.2e18) return 0;
+// A double's integer part, where it has one in range: NaN (which "0e400" parses as), infinities
+// and magnitudes beyond int64 have none (converting them is undefined behaviour).
+std::optional<std::int64_t> as_int64(double v) {
+  if (!(v > -9.2e18 && v < 9.2e18)) return std::nullopt;
   return static_cast<std::int64_t>(v);
 }
 
@@ -55,11 +57,15 @@ bool TraceHandler::fail(error_code& ec, std::string message) {
   return false;
 }
 
+// "event #12 "aten::mm" (cpu_op)": its position in traceEvents, then the name and category read so
+// far (a message may come before them).
 std::string TraceHandler::event_label() const {
+  std::string label = fmt::format("event #{}", events_seen_ - 1);
   std::string_view name = event_.name;
-  if (name.size() > 80) name = name.substr(0, 80);
-  if (name.empty()) return fmt::format("event #{}", events_seen_ - 1);
-  return fmt::format("event #{} \"{}\"", events_seen_ - 1, name);
+  if (!name.empty()) label += fmt::format(" \"{}\"", name.substr(0, 80));
+  std::string_view category = event_.cat;
+  if (!category.empty()) label += fmt::format(" ({})", category.substr(0, 40));
+  return label;
 }
 
 bool TraceHandler::type_error(error_code& ec, const char* expected) {
@@ -81,6 +87,32 @@ void TraceHandler::start_capture(CaptureTarget target, char open) {
   capture_.reset();
   capture_.begin_container(open);
   pending_ = Field::Unknown;
+}
+
+// A value captured past kMaxKeptString (its text would grow with the input): the rest of it is
+// skipped. Shapes and types are dropped, as finish_capture drops long ones; a metadata document is
+// refused when the trace is completed (TraceMetadataText::too_long).
+void TraceHandler::abandon_capture() {
+  skip_depth_ = static_cast<std::uint64_t>(capture_.depth());
+  capturing_ = false;
+  switch (capture_target_) {
+    case CaptureTarget::InputDims:
+      event_.input_dims.clear();
+      break;
+    case CaptureTarget::InputTypes:
+      event_.input_types.clear();
+      break;
+    case CaptureTarget::ConcreteInputs:
+      event_.concrete_inputs.clear();
+      break;
+    case CaptureTarget::DeviceProperties:
+      metadata_.too_long = "deviceProperties";
+      break;
+    case CaptureTarget::DistributedInfo:
+      metadata_.too_long = "distributedInfo";
+      break;
+  }
+  capture_.reset();
 }
 
 void TraceHandler::finish_capture() {
@@ -120,6 +152,7 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
   }
   if (capturing_) {
     capture_.begin_container(open);
+    limit_capture();
     return true;
   }
   if (frames_.empty()) {
@@ -201,7 +234,10 @@ bool TraceHandler::end_container(char close, error_code& ec) {
   }
   if (capturing_) {
     capture_.end_container(close);
-    if (capture_.depth() == 0) finish_capture();
+    if (capture_.depth() == 0)
+      finish_capture();
+    else
+      limit_capture();
     return true;
   }
   Frame frame = top();
@@ -247,6 +283,7 @@ bool TraceHandler::on_key(string_view s, std::size_t, error_code&) {
   }
   if (capturing_) {
     capture_.key(key);
+    limit_capture();
   } else {
     switch (top()) {
       case Frame::TopObject:
@@ -311,6 +348,7 @@ bool TraceHandler::string_value(std::string_view s, error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single string, not a trace");
   if (capturing_) {
     capture_.string_value(s);
+    limit_capture();
     return true;
   }
   switch (top()) {
@@ -474,14 +512,24 @@ std::string_view TraceHandler::number_text(string_view last) {
   return number_;
 }
 
-bool TraceHandler::on_number_part(string_view s, error_code&) {
-  if (skip_depth_ == 0) number_.append(s.data(), s.size());
-  return true;
+bool TraceHandler::on_number_part(string_view s, error_code& ec) {
+  if (skip_depth_ > 0) return true;
+  number_.append(s.data(), s.size());
+  return number_fits(number_.size(), ec);
+}
+
+// A number's text is kept (number_text) while it arrives in parts: whether in parts or not, it may
+// be at most kMaxNumberText long, so that the limit does not depend on where buffers end.
+bool TraceHandler::number_too_long(error_code& ec) {
+  std::string where = frames_.empty() || top() == Frame::TopObject ? "" : event_label() + ": ";
+  return fail(ec, fmt::format("{}a number longer than {} characters", where, kMaxNumberText));
 }
 
 bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  bool ok = number_value(Number{v, static_cast<double>(v), true, number_text(s)}, ec);
+  std::string_view text = number_text(s);
+  bool ok =
+      number_fits(text.size(), ec) && number_value(Number{v, static_cast<double>(v), true, true, text}, ec);
   number_.clear();
   return ok;
 }
@@ -489,15 +537,20 @@ bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
 bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
   bool fits = v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  bool ok = number_value(
-      Number{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, number_text(s)}, ec);
+  std::string_view text = number_text(s);
+  bool ok = number_fits(text.size(), ec) && number_value(Number{fits ? static_cast<std::int64_t>(v) : 0,
+                                                                static_cast<double>(v), fits, fits, text},
+                                                         ec);
   number_.clear();
   return ok;
 }
 
 bool TraceHandler::on_double(double v, string_view s, error_code& ec) {
   if (skip_depth_ > 0) return true;
-  bool ok = number_value(Number{as_int64(v), v, false, number_text(s)}, ec);
+  std::optional<std::int64_t> integer = as_int64(v);
+  std::string_view text = number_text(s);
+  bool ok = number_fits(text.size(), ec) &&
+            number_value(Number{integer.value_or(0), v, false, integer.has_value(), text}, ec);
   number_.clear();
   return ok;
 }
@@ -506,6 +559,7 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single number, not a trace");
   if (capturing_) {
     capture_.raw_value(n.text);
+    limit_capture();
     return true;
   }
   switch (top()) {
@@ -547,10 +601,16 @@ void TraceHandler::store_time(const Number& n, std::optional<std::int64_t>& ns, 
 bool TraceHandler::event_number(const Number& n, error_code& ec) {
   Field field = pending_;
   pending_ = Field::Unknown;
+  // A fractional id keeps its integer part (as before); one with no integer in range is refused.
   auto set_id = [&](IdValue& id) {
+    if (!n.in_range) {
+      pending_ = field;
+      return type_error(ec, "a number within the 64-bit integer range, or a string");
+    }
     id.present = true;
     id.is_text = false;
     id.number = n.as_int;
+    return true;
   };
   switch (field) {
     case Field::Ts:
@@ -562,14 +622,11 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
       event_.has_dur = true;
       break;
     case Field::Pid:
-      set_id(event_.pid);
-      break;
+      return set_id(event_.pid);
     case Field::Tid:
-      set_id(event_.tid);
-      break;
+      return set_id(event_.tid);
     case Field::Id:
-      set_id(event_.id);
-      break;
+      return set_id(event_.id);
     case Field::Ph:
     case Field::Cat:
     case Field::Name:
@@ -662,6 +719,7 @@ bool TraceHandler::on_bool(bool v, error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single value, not a trace");
   if (capturing_) {
     capture_.raw_value(v ? "true" : "false");
+    limit_capture();
     return true;
   }
   if (pending_ == Field::Ts || pending_ == Field::Dur) return type_error(ec, "a number");
@@ -674,6 +732,7 @@ bool TraceHandler::on_null(error_code& ec) {
   if (frames_.empty()) return fail(ec, "the JSON document is a single value, not a trace");
   if (capturing_) {
     capture_.raw_value("null");
+    limit_capture();
     return true;
   }
   pending_ = Field::Unknown;  // null reads as absent

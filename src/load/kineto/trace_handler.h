@@ -26,6 +26,7 @@ struct TraceMetadataText {
   std::string base_time_ns;
   std::vector<std::pair<std::string, std::string>> attributes;  // other top-level scalars
   bool saw_trace_events = false;
+  std::string too_long;  // a metadata document longer than TraceHandler::kMaxKeptString: its key
 };
 
 class TraceHandler {
@@ -37,7 +38,8 @@ class TraceHandler {
   static constexpr std::size_t max_array_size = std::size_t(-1);
   static constexpr std::size_t max_key_size = 64 * 1024;
   static constexpr std::size_t max_string_size = 64 * 1024 * 1024;
-  static constexpr std::size_t kMaxKeptString = 1024 * 1024;  // longest name or stack kept
+  static constexpr std::size_t kMaxKeptString = 1024 * 1024;  // longest name, stack or shapes kept
+  static constexpr std::size_t kMaxNumberText = 4096;         // longest number (its text is kept)
 
   explicit TraceHandler(EventBuilder& builder) : builder_(builder) {}
 
@@ -82,9 +84,10 @@ class TraceHandler {
   };
 
   struct Number {
-    std::int64_t as_int = 0;
+    std::int64_t as_int = 0;  // the integer part; 0 where !in_range
     double as_double = 0;
-    bool is_integer = false;
+    bool is_integer = false;  // written as an integer that fits int64
+    bool in_range = false;    // has an integer part within int64 (not NaN, infinite or huge)
     std::string_view text;
   };
 
@@ -101,6 +104,10 @@ class TraceHandler {
   [[gnu::always_inline]] inline bool event_number(const Number& n, error_code& ec);
   static void store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text);
   std::string_view number_text(string_view last);
+  bool number_fits(std::size_t length, error_code& ec) {
+    return length <= kMaxNumberText || number_too_long(ec);
+  }
+  bool number_too_long(error_code& ec);
   bool args_number(const Number& n, error_code& ec);
   [[gnu::always_inline]] inline bool event_string(std::string_view s, error_code& ec);
   bool args_string(std::string_view s, error_code& ec);
@@ -108,6 +115,11 @@ class TraceHandler {
   bool top_level_scalar(std::string_view text);
   bool start_skip();
   void start_capture(CaptureTarget target, char open);
+  // Inline: called for every token of every captured value (shapes, types).
+  void limit_capture() {
+    if (capture_.text().size() > kMaxKeptString) abandon_capture();
+  }
+  void abandon_capture();
   void finish_capture();
   bool fail(error_code& ec, std::string message);
   bool type_error(error_code& ec, const char* expected);

@@ -118,21 +118,23 @@ std::uint32_t Capture::launch_info(const KernelLaunchInfo& info) {
 }  // namespace perfgate::nsys
 
 namespace perfgate::nsys {
-namespace {
-
-constexpr TimeNs kMaxTimeNs = TimeNs{1} << 62;
-constexpr TimeNs kMaxDurationNs = 30LL * 24 * 3600 * 1000 * 1000 * 1000;
-
-}  // namespace
 
 bool Capture::usable(const Statement& row, std::string_view table, TimeNs start, TimeNs end) {
   bool bad_value = row.bad_value();
   bool bad_time = start < 0 || start >= kMaxTimeNs || end < 0 || end >= kMaxTimeNs;
   bool reversed = !bad_time && (end < start || end - start > kMaxDurationNs);
-  if (!bad_value && !bad_time && !reversed) return true;
+  // The process's durations must add up to less than 2^62 ns, as a Kineto trace's (profile.h).
+  bool beyond_total = !bad_time && !reversed && end - start >= kMaxTimeNs - durations_;
+  if (!bad_value && !bad_time && !reversed && !beyond_total) {
+    durations_ += end - start;
+    return true;
+  }
   auto it = skipped_.find(table);
   if (it == skipped_.end()) it = skipped_.emplace(std::string(table), Skipped{}).first;
-  ++(bad_value ? it->second.bad_value : bad_time ? it->second.bad_time : it->second.reversed);
+  ++(bad_value  ? it->second.bad_value
+     : bad_time ? it->second.bad_time
+     : reversed ? it->second.reversed
+                : it->second.beyond_total);
   return false;
 }
 
@@ -145,6 +147,11 @@ std::vector<std::string> Capture::skipped_notes() const {
     if (s.bad_time > 0)
       notes.push_back(fmt::format("{} rows of {} skipped: a negative or absurd timestamp (at most 2^62 ns)",
                                   s.bad_time, table));
+    if (s.beyond_total > 0)
+      notes.push_back(
+          fmt::format("{} rows of {} skipped: the durations of the process's rows added up to "
+                      "2^62 ns (146 years)",
+                      s.beyond_total, table));
     if (s.reversed > 0)
       notes.push_back(fmt::format(
           "{} rows of {} skipped: the end is before the start or over 30 days after it", s.reversed, table));

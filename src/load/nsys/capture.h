@@ -60,7 +60,8 @@ class Capture {
   std::string valid_text(std::string_view text);
   // False, counting the row as skipped, when the row read has a value that is not an integer or
   // times out of range: start and end within [0, 2^62) ns, end not before start, at most 30 days
-  // apart (the Kineto reader's limit). Sums and differences of such times never overflow.
+  // apart (the Kineto reader's limit), and the durations of the process's rows so far adding up to
+  // less than 2^62 ns. Sums and differences of such times never overflow.
   bool usable(const Statement& row, std::string_view table, TimeNs start, TimeNs end);
   // "N rows of TABLE skipped: ..." for the profile's notes.
   std::vector<std::string> skipped_notes() const;
@@ -74,10 +75,11 @@ class Capture {
   CapturedProcess process_;
   std::unordered_map<std::string, std::uint32_t> launch_infos_;  // keyed by a KernelLaunchInfo's bytes
   struct Skipped {
-    std::size_t bad_value = 0, bad_time = 0, reversed = 0;
+    std::size_t bad_value = 0, bad_time = 0, reversed = 0, beyond_total = 0;
   };
   std::map<std::string, Skipped, std::less<>> skipped_;  // by table
   std::size_t invalid_utf8_ = 0;                         // strings repaired by valid_text
+  TimeNs durations_ = 0;                                 // of the rows read: below kMaxTimeNs
 };
 
 // The processes that are workers: those with GPU work; failing that, those with CUDA calls or

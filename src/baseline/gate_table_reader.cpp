@@ -1,0 +1,136 @@
+#include "baseline/gate_table_reader.h"
+
+#include <algorithm>
+#include <iterator>
+
+#include "load/input_limit.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::size_t kRowBytes = 48;  // a row's vector and its allocation's overhead, about
+
+}  // namespace
+
+void KeptBytes::add(std::size_t bytes) {
+  held_ += bytes;
+  check_input_memory(path_, held_, limit_);
+}
+
+std::vector<std::string> gate_columns(std::string_view table) {
+  if (table == "ops") return {"name", "device_self_us", "host_self_us", "calls"};
+  if (table == "regions") return {"name", "gpu_us", "cpu_total_us", "calls"};
+  return {"name", "total_us", "calls"};
+}
+
+void GateTableReader::begin(ReportTableFields& fields, std::string_view name) {
+  kept_.add(sizeof(ReportTableFields) + name.size());
+  fields_ = &fields;
+  gate_ = gate_columns(name);
+  gate_index_.assign(gate_.size(), std::nullopt);
+  columns_known_ = false;
+  columns_seen_ = 0;
+  column_name_.reset();
+  early_rows_.clear();
+  row_.clear();
+  cell_ = 0;
+  fields.table.name = std::string(name);
+  for (const std::string& column : gate_) fields.table.columns.push_back({column, "", ""});
+}
+
+void GateTableReader::columns(JsonKind kind) {
+  fields_->columns = kind;
+  fields_->column_not_object = false;
+  gate_index_.assign(gate_.size(), std::nullopt);
+  columns_known_ = false;
+  columns_seen_ = 0;
+}
+
+void GateTableReader::rows(JsonKind kind) {
+  fields_->rows = kind;
+  fields_->row_not_array = false;
+  fields_->table.rows.clear();
+  early_rows_.clear();
+}
+
+void GateTableReader::column(bool is_object) {
+  column_name_.reset();
+  if (is_object) return;
+  fields_->column_not_object = true;
+  ++columns_seen_;
+}
+
+void GateTableReader::column_name(const JsonScalar* name) {
+  if (name && name->kind == JsonKind::String)
+    column_name_ = std::string(name->text);
+  else
+    column_name_.reset();
+}
+
+// A column's first appearance under a gate name gives that gate column's place in the rows.
+void GateTableReader::end_column() {
+  std::size_t index = columns_seen_++;
+  if (!column_name_) return;
+  for (std::size_t g = 0; g < gate_.size(); ++g)
+    if (!gate_index_[g] && gate_[g] == *column_name_) gate_index_[g] = index;
+}
+
+void GateTableReader::row(bool is_array) {
+  row_.clear();
+  cell_ = 0;
+  if (!is_array) fields_->row_not_array = true;
+}
+
+// A table cell as the report model holds it (ReportCell): an integer within int64 stays one.
+ReportCell GateTableReader::cell_of(const JsonScalar* v) {
+  if (!v) return std::monostate{};
+  switch (v->kind) {
+    case JsonKind::String:
+      return std::string(v->text);
+    case JsonKind::Bool:
+      return v->number != 0;
+    case JsonKind::Number:
+      return v->integer ? ReportCell(*v->integer) : ReportCell(v->number);
+    default:
+      return std::monostate{};
+  }
+}
+
+void GateTableReader::cell(const JsonScalar* value) {
+  std::size_t index = cell_++;
+  auto gate = std::find(gate_index_.begin(), gate_index_.end(), std::optional<std::size_t>(index));
+  if (columns_known_ && gate == gate_index_.end()) return;
+  kept_.add(sizeof(ReportCell) + (value && value->kind == JsonKind::String ? value->text.size() : 0));
+  if (!columns_known_) return row_.push_back(cell_of(value));
+  if (row_.empty()) row_.resize(gate_.size());
+  row_[static_cast<std::size_t>(gate - gate_index_.begin())] = cell_of(value);
+}
+
+void GateTableReader::end_row() {
+  kept_.add(kRowBytes);
+  if (!columns_known_) {
+    early_rows_.push_back(std::move(row_));
+  } else {
+    row_.resize(gate_.size());  // cells the row did not reach have no value
+    fields_->table.rows.push_back(std::move(row_));
+  }
+  row_ = {};
+}
+
+// Rows read before the columns are cut down now, ahead of those read after them (the table's
+// order).
+void GateTableReader::end() {
+  std::vector<std::vector<ReportCell>> cut;
+  for (std::vector<ReportCell>& whole : early_rows_) {
+    std::vector<ReportCell> row(gate_.size());
+    for (std::size_t g = 0; g < gate_.size(); ++g)
+      if (gate_index_[g] && *gate_index_[g] < whole.size()) row[g] = std::move(whole[*gate_index_[g]]);
+    cut.push_back(std::move(row));
+  }
+  auto& rows = fields_->table.rows;
+  rows.insert(rows.begin(), std::make_move_iterator(cut.begin()), std::make_move_iterator(cut.end()));
+  early_rows_.clear();
+  fields_ = nullptr;
+}
+
+}  // namespace perfgate
