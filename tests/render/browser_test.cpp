@@ -20,39 +20,13 @@
 
 #include "history/history_runs.h"
 #include "perfgate/trend.h"
+#include "render/browser.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string chromium() {
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-    std::string probe = fmt::format("command -v {} >/dev/null 2>&1", name);
-    if (std::system(probe.c_str()) == 0) return name;
-  }
-  return "";
-}
-
-// Runs the browser on a file with a fresh profile and everything that phones home turned off.
-CommandResult browse(const std::string& page, const std::string& flags) {
-  std::string profile = temp_dir();
-  std::string command = fmt::format(
-      "timeout 120 {} --headless=new --no-sandbox --disable-gpu --user-data-dir={} --no-first-run "
-      "--disable-background-networking --disable-component-update --disable-sync --disable-default-apps "
-      "--disable-domain-reliability --disable-client-side-phishing-detection "
-      "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,SpellCheck "
-      "--host-resolver-rules='MAP * ~NOTFOUND' --hide-scrollbars {} 'file://{}' 2>/dev/null",
-      chromium(), profile, flags, page);
-  CommandResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[65536];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 // The example's report, written once for all the tests here.
 const std::string& report_page() {
@@ -82,9 +56,6 @@ std::size_t page_requests(const std::string& net_log) {
   }
   return n;
 }
-
-#define REQUIRE_CHROMIUM() \
-  if (chromium().empty()) GTEST_SKIP() << "Chromium not installed (ci/setup.sh --tests installs it)"
 
 TEST(Browser, NoRequestWithTheNetworkOff) {
   REQUIRE_CHROMIUM();
@@ -174,51 +145,6 @@ TEST(Browser, PrintsOnA4) {
   }
   EXPECT_GT(portrait, 0u);
   EXPECT_GT(landscape, 0u) << "the tables' pages";
-}
-
-// Facts measured in the browser: `body` (JavaScript, run once the page has loaded) fills `out`,
-// which a script added to a copy of the page writes into the DOM for --dump-dom to print.
-std::map<std::string, double> measure(const std::string& page, int width, int height,
-                                      const std::string& body) {
-  std::string probe =
-      "<script>window.addEventListener(\"load\", function () {\n  var out = {};\n" + body +
-      "\n  var pre = document.createElement(\"pre\"); pre.id = \"layout-probe\";\n"
-      "  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);\n});</script>";
-  std::string html = read_text(page);
-  html.insert(html.rfind("</body>"), probe);
-  std::string copy = write_text(temp_dir() + "/probed.html", html);
-  CommandResult r = browse(copy, fmt::format("--window-size={},{} --dump-dom", width, height));
-  std::smatch m;
-  std::map<std::string, double> out;
-  if (!std::regex_search(r.out, m, std::regex(R"(<pre id="layout-probe">([^<]*)</pre>)"))) return out;
-  std::string json = std::regex_replace(m[1].str(), std::regex("&quot;"), "\"");
-  boost::json::value parsed = boost::json::parse(json);
-  for (const auto& [key, value] : parsed.as_object())
-    out[std::string(key)] = value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
-  return out;
-}
-
-// The document position of each selector's first element (-1: none).
-std::map<std::string, double> layout(const std::string& page, int width, int height,
-                                     const std::vector<std::string>& selectors) {
-  std::string body;
-  for (const auto& s : selectors)
-    body += fmt::format(
-        "  var e = document.querySelector(\"{0}\"); out[\"{0}\"] = e ? "
-        "e.getBoundingClientRect().top + window.scrollY : -1;\n",
-        s);
-  return measure(page, width, height, body);
-}
-
-// The HTML report of a shared trace (the bundled example where ../shared/traces is absent), written
-// with `options` into a fresh folder.
-std::string page_of(const std::string& shared_trace, const std::string& options = "") {
-  std::string trace = shared_traces_dir().empty()
-                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
-                          : shared_traces_dir() + "/" + shared_trace;
-  std::string page = temp_dir() + "/report.html";
-  run_perfgate("analyze " + trace + " -q " + options + " --html " + page);
-  return page;
 }
 
 #define REQUIRE_PDFTOTEXT()                                     \
