@@ -688,8 +688,9 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                  "of 300 equal stretches, the total leaving it",
                  kMemoryCurveColumns, t.memory_curve));
   add(make_table("timeline", "Step timeline",
-                 "The median step: GPU activities per stream, and the outermost ops, DataLoader ops and "
-                 "runtime calls of the threads that launch GPU work",
+                 "The median step (of an even count, the shorter of the two middle steps): GPU activities "
+                 "per stream, and the outermost ops, DataLoader ops and runtime calls of the threads that "
+                 "launch GPU work",
                  kTimelineColumns, t.timeline.boxes));
   if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
   return out;

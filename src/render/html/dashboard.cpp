@@ -1,6 +1,7 @@
 #include "render/html/dashboard.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -376,6 +377,19 @@ std::string window_strip(const ReportWorker& w) {
   return window_strip_svg(steps, gaps, length, marked, least_busy, "The whole window: steps and GPU gaps");
 }
 
+// What the timeline is of, with its length. Of an odd count of steps the median one; of an even
+// count the median is the mean of the two middle steps, which no step is, and the timeline shows
+// the shorter of the two (src/analyse/timeline.cpp).
+std::string timeline_span(const ReportWorker& w) {
+  std::string length = format_duration_us(w.timeline.step_duration_us);
+  if (w.steps.empty()) return fmt::format("The whole capture (the profile has no steps), {}", length);
+  std::optional<double> median = metric_value(w.metrics, "steps.median_us");
+  if (!median || std::fabs(*median - w.timeline.step_duration_us) <= 1e-9 * *median)
+    return fmt::format("The median step, {}, {}", w.timeline.step, length);
+  return fmt::format("{}, {}, the shorter of the two middle steps (the median, {}, is their mean)",
+                     w.timeline.step, length, format_duration_us(median));
+}
+
 }  // namespace
 
 void add_timeline(const ReportModel& r, TemplateData& view) {
@@ -440,14 +454,12 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "Timeline of " + of));
   d.set("legend", legend);
   if (std::string strip = window_strip(w); !strip.empty()) d.set("strip", strip);
-  std::string span = w.steps.empty() ? "The whole capture (the profile has no steps)"
-                                     : fmt::format("The median step ({})", w.timeline.step);
   d.set("caption",
-        fmt::format("{}, {}: above, what the threads that launch GPU work did (their outermost ops, "
+        fmt::format("{}: above, what the threads that launch GPU work did (their outermost ops, "
                     "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
                     "per stream, coloured by launching op. Activities shorter than a thousandth of the span "
                     "are merged (grey).",
-                    span, format_duration_us(w.timeline.step_duration_us), w.timeline.activities));
+                    timeline_span(w), w.timeline.activities));
   view.set("timeline", d);
 }
 
