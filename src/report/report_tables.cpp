@@ -296,7 +296,7 @@ constexpr std::array<Column<IterationRow>, 18> kIterationColumns = {{
 
 struct RegionShare {
   const RegionRow* region;
-  TimeNs step_time;
+  TimeNs window;  // the window's wall time
 };
 constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
     {"name", "", "record_function / user annotation name",
@@ -315,8 +315,10 @@ constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
      [](const RegionShare& r) { return us(r.region->gpu); }},
     {"gpu_range_us", "us", "GPU-side ranges of the same name (gpu_user_annotation)",
      [](const RegionShare& r) { return us(r.region->gpu_range); }},
-    {"window_share_pct", "%", "cpu_total_us / the window's step time",
-     [](const RegionShare& r) { return pct(r.region->cpu_total, r.step_time); }},
+    {"window_share_pct", "%",
+     "Share of the window with a range of this name open on any thread: the union of the ranges in the "
+     "window / its wall time",
+     [](const RegionShare& r) { return pct(r.region->window_union, r.window); }},
 }};
 
 constexpr std::array<Column<ShapeFindingRow>, 8> kShapeColumns = {{
@@ -661,11 +663,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("kernels_by_op_top", "Kernels by op (top)", "The 5 longest kernels of each op",
                  kTopKernelColumns, t.kernels_by_op_top));
   std::vector<RegionShare> regions;
-  TimeNs step_time = 0;
-  for (const ReportStep& s : report.steps)
-    if (s.in_window) step_time += static_cast<TimeNs>(s.duration_us * 1000);
-  if (report.steps.empty()) step_time = static_cast<TimeNs>(report.window.wall_us * 1000);
-  for (const RegionRow& r : t.regions) regions.push_back({&r, step_time});
+  for (const RegionRow& r : t.regions) regions.push_back({&r, w.window.length()});
   add(make_table("regions", "User regions", "record_function and user annotation ranges (not steps)",
                  kRegionColumns, regions));
   add(make_table("tc_shapes", "Tensor Core shape check",
