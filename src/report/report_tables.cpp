@@ -479,7 +479,7 @@ std::vector<SystemFact> system_facts(const ReportWorker& w) {
     if (!value.empty()) facts.push_back({std::move(key), std::move(value)});
   };
   std::map<std::string, int> gpu_names;
-  for (const ReportGpu& g : w.gpus) ++gpu_names[g.name.empty() ? "unknown" : g.name];
+  for (const ReportGpu& g : w.gpus) ++gpu_names[g.name.empty() ? "unknown model" : g.name];
   for (const auto& [name, n] : gpu_names) add("GPU", fmt::format("{} x {}", n, name));
   if (!w.gpus.empty()) add("compute capability", w.gpus.front().compute_capability);
   add("framework", w.system.trace_format == "kineto-json" ? "PyTorch (Kineto trace)" : w.system.trace_format);

@@ -5,7 +5,10 @@
 #include <string>
 #include <vector>
 
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "render/cell_format.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -45,6 +48,80 @@ TEST(HtmlViews, TheTimelineSaysWhichMiddleStepItShows) {
   std::string odd = render_html(report_of_json(steps_of({1000, 1100, 1300}), default_rules())).page;
   EXPECT_TRUE(contains(odd, "<figcaption>The median step, ProfilerStep#2, 1.10 ms:"))
       << odd.substr(odd.find("id=\"timeline\""), 4000);
+}
+
+// Two workers whose traces have no steps and do not name their GPU, as nsys exports often have
+// neither: four kernels each (of `kernel_us`), on GPU 0 of each.
+std::string no_step_run(double kernel_us = 100) {
+  std::string dir = temp_dir();
+  for (const char* worker : {"a", "b"}) {
+    TraceBuilder t;
+    for (int i = 0; i < 4; ++i) {
+      t.op("aten::mm", 1000.0 * i, 300, 1 + i);
+      t.launch("gemm", 1000.0 * i + 10, 1000.0 * i + 20, kernel_us, 1 + i);
+    }
+    t.write(dir + "/" + worker + ".json");
+  }
+  return dir;
+}
+
+// A run without steps has no ranks chart to draw (no rank has a mean step), says what its gains
+// are a share of (the window: there is no step time), and its system card counts the run's GPUs
+// as the dashboard does (2), not the first worker's (1).
+TEST(HtmlViews, ARunWithoutStepsSaysWhatItCovers) {
+  ReportModel report = report_of_files({no_step_run()}, default_rules());
+  ASSERT_EQ(report.workers.size(), 2u);
+  apply_gate(report, default_rules(), nullptr, {});
+  ASSERT_FALSE(report.findings.empty());
+  ReportFinding& f = report.findings.front();
+  f.status = FindingStatus::Warn;
+  f.gain_pct = 10;
+  std::string page = render_html(report).page;
+  EXPECT_FALSE(contains(page, "aria-label=\"Ranks\"")) << "an empty ranks chart";
+  EXPECT_TRUE(contains(page, "<span class=\"gain\">Up to 10.0% of the window.</span>"));
+  EXPECT_TRUE(contains(page, "Estimated gain: up to 10.0% of the window."));
+  EXPECT_FALSE(contains(page, "of the step time.</span>") || contains(page, "of the step time.</p>"));
+  EXPECT_TRUE(contains(render_terminal(report), "estimated gain: up to 10.0% of the window"));
+  std::size_t system = page.find("id=\"table-system\"");
+  ASSERT_NE(system, std::string::npos);
+  std::string card = page.substr(system, page.find("</table>", system) - system);
+  EXPECT_TRUE(contains(
+      card, "<td class=\"text\">GPUs of the run</td><td class=\"text\">2 x unknown model on 2 workers</td>"))
+      << card;
+  EXPECT_FALSE(contains(page, "1 x unknown<")) << "a worker's GPU says the model is unknown";
+}
+
+// Changes against a baseline are per window step only where both runs have steps; otherwise each
+// run's whole window is compared, and every output says so. A run without steps (4 gemm kernels
+// of 100 us: 400 us) against the same work in 4 steps: 400 us against 400 us, unchanged. Per step
+// on one side only, it was 400 against 100 us, "+300 us" of a "regression".
+TEST(HtmlViews, ChangesAreOverTheWholeWindowsWhereARunHasNoSteps) {
+  TraceBuilder stepped;
+  for (int i = 0; i < 4; ++i) {
+    stepped.step(i + 1, 1000.0 * i, 1000);
+    stepped.op("aten::mm", 1000.0 * i, 300, 1 + i);
+    stepped.launch("gemm", 1000.0 * i + 10, 1000.0 * i + 20, 100, 1 + i);
+  }
+  ReportModel base = report_of_json(stepped.json(), default_rules());
+  ASSERT_EQ(base.steps.size(), 4u);
+  ReportModel now = report_of_files({no_step_run() + "/a.json"}, default_rules());
+  std::vector<ReportTable> deltas = delta_tables(now, baseline_from_report(base, "base.json", "report"));
+  const ReportTable* kernels = find_table(deltas, "kernel_deltas");
+  ASSERT_TRUE(kernels);
+  ASSERT_EQ(kernels->rows.size(), 1u);
+  EXPECT_EQ(text_at(*kernels, 0, "change"), "unchanged");
+  EXPECT_DOUBLE_EQ(number_at(*kernels, 0, "baseline_us_per_step"), 400);
+  EXPECT_DOUBLE_EQ(number_at(*kernels, 0, "us_per_step"), 400);
+  EXPECT_TRUE(contains(kernels->description, "each run's whole window")) << kernels->description;
+
+  // The kernels 50 us longer: 200 us more over the window.
+  std::string dir = temp_dir();
+  write_text(dir + "/base.json", render_json(base));
+  CommandResult r = run_perfgate("analyze " + no_step_run(150) + "/a.json --baseline " + dir +
+                                 "/base.json --html " + dir + "/r.html");
+  EXPECT_TRUE(contains(r.out, "Changes      over each run's whole window against the baseline")) << r.out;
+  std::string page = read_text(dir + "/r.html");
+  EXPECT_FALSE(contains(page, "per step against the baseline"));
 }
 
 }  // namespace

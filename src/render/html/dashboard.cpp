@@ -211,6 +211,12 @@ std::vector<std::pair<std::size_t, std::string>> charted_ranks(const ReportTable
 std::optional<TemplateData> rank_chart(const ReportModel& r) {
   const ReportTable* ranks = find_table(r.tables, "ranks");
   if (!ranks || ranks->rows.size() < 2) return std::nullopt;
+  // Ranks without steps (the processes of an nsys export, often) have no mean step to split.
+  bool some_steps = false;
+  for (std::size_t i = 0; i < ranks->rows.size(); ++i)
+    if (const ReportCell* mean = find_cell(*ranks, i, "mean_step_us"))
+      some_steps |= cell_number(*mean).has_value();
+  if (!some_steps) return std::nullopt;
   auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
   std::vector<ChartPart> parts = {{"computation alone", 0, color(BreakdownPart::Kernel)},
                                   {"overlapped communication", 0, "#7bc6c6"},
