@@ -378,6 +378,50 @@ TEST(Browser, ALongTableKeepsItsHeaderAndNameColumnInView) {
   }
 }
 
+// Sorting a table the page shows cut to its first rows orders the whole table. Three ops, the ops
+// table cut to 2 rows (the most GPU time first: aten::big's 500 us kernel, aten::mid's 300 us):
+// by calls, largest first, aten::many (6 calls of a 10 us kernel, not shown before) comes first,
+// with its cells completed as the shown rows are (a number cell right-aligned); smallest first,
+// aten::big and aten::mid (1 call each, in table order).
+TEST(Browser, SortingACutTableOrdersTheWholeTable) {
+  REQUIRE_CHROMIUM();
+  TraceBuilder t;
+  t.step(1, 0, 5000);
+  t.op("aten::big", 10, 600, 1).launch("big_kernel", 20, 30, 500, 1);
+  t.op("aten::mid", 1000, 400, 2).launch("mid_kernel", 1010, 1020, 300, 2);
+  for (int i = 0; i < 6; ++i)
+    t.op("aten::many", 2000 + 100.0 * i, 50, 10 + i)
+        .launch("small_kernel", 2010 + 100.0 * i, 2020 + 100.0 * i, 10, 10 + i);
+  std::string trace = t.write(temp_dir() + "/three.json");
+  std::string page = temp_dir() + "/report.html";
+  run_perfgate("analyze " + trace + " -q --html-rows 2 --html " + page);
+  std::map<std::string, std::string> texts;
+  std::map<std::string, double> at = measure(page, 1400, 900, R"(
+  var table = document.getElementById("table-0-ops");
+  if (table.tagName === "DETAILS") table = table.querySelector("table");
+  var heads = table.tHead.rows[0].cells, calls = -1;
+  for (var i = 0; i < heads.length; ++i) if (heads[i].firstChild.textContent.trim() === "calls") calls = i;
+  out.shown_first = table.tBodies[0].rows[0].cells[0].textContent;
+  heads[calls].click();
+  var rows = table.tBodies[0].rows;
+  out.rows = rows.length;
+  out.first = rows[0].cells[0].textContent;
+  out.first_calls = parseFloat(rows[0].cells[calls].textContent);
+  out.first_class = rows[0].cells[calls].className;
+  out.order = table.querySelector("caption .order").textContent;
+  heads[calls].click();
+  out.ascending = table.tBodies[0].rows[0].cells[0].textContent + ", " + table.tBodies[0].rows[1].cells[0].textContent;)",
+                                             "", &texts);
+  ASSERT_TRUE(at.count("rows")) << "nothing measured";
+  EXPECT_EQ(texts["shown_first"], "aten::big");
+  EXPECT_EQ(at["rows"], 2);
+  EXPECT_EQ(texts["first"], "aten::many");
+  EXPECT_EQ(at["first_calls"], 6);
+  EXPECT_EQ(texts["first_class"], "num");
+  EXPECT_EQ(texts["order"], ", by calls, descending");
+  EXPECT_EQ(texts["ascending"], "aten::big, aten::mid");
+}
+
 // The trend page of 30 runs with a step in the step time (it has no script at all).
 const std::string& trend_page() {
   static const std::string page = [] {

@@ -9,6 +9,8 @@
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
 #include "render/cell_format.h"
+#include "render/html/table_view.h"
+#include "render/templates.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -122,6 +124,38 @@ TEST(HtmlViews, ChangesAreOverTheWholeWindowsWhereARunHasNoSteps) {
   EXPECT_TRUE(contains(r.out, "Changes      over each run's whole window against the baseline")) << r.out;
   std::string page = read_text(dir + "/r.html");
   EXPECT_FALSE(contains(page, "per step against the baseline"));
+}
+
+// A table cut to its first rows sorts as the whole table would: each column header lists, for each
+// direction, the rows the page shows first in that order (indices into the shown rows and the
+// rows kept aside, written short, in a <template>). Six ops in the table's order (most GPU time
+// first), two shown:
+//   a: 500 us, 1 call; b: 400 us, 2; c: 300 us, 9; b2: 250 us, 5; d: 200 us, 7; e: 100 us, no count.
+// Largest first by calls: c, d; smallest first: a, b (an empty cell last either way). By name,
+// z to a: e, d; a to z: a, b. By GPU time: a, b and e, d. So c, d and e are kept aside, in table
+// order (page rows 2, 3 and 4); b2, first in no order, is not in the page.
+TEST(HtmlViews, SortingATruncatedTableOrdersTheWholeTable) {
+  ReportTable t{
+      "ops", "Ops", "Ops by name", {{"name", "", ""}, {"calls", "count", ""}, {"gpu_us", "us", ""}}, {}};
+  t.rows = {{std::string("a"), std::int64_t{1}, 500.0}, {std::string("b"), std::int64_t{2}, 400.0},
+            {std::string("c"), std::int64_t{9}, 300.0}, {std::string("b2"), std::int64_t{5}, 250.0},
+            {std::string("d"), std::int64_t{7}, 200.0}, {std::string("e"), std::monostate{}, 100.0}};
+  std::string html = render_template("table.html.mustache", table_view(t, 2, "ops"));
+  EXPECT_TRUE(
+      contains(html, "<th scope=\"col\" data-desc=\"4 3\" data-asc=\"0 1\" data-td=\"text\">name</th>"))
+      << html;
+  EXPECT_TRUE(contains(
+      html, "<th scope=\"col\" class=\"num\" data-desc=\"2 3\" data-asc=\"0 1\" data-td=\"num\">calls</th>"));
+  EXPECT_TRUE(contains(
+      html,
+      "<th scope=\"col\" class=\"num\" data-desc=\"0 1\" data-asc=\"4 3\" data-td=\"num\">gpu_us</th>"));
+  std::size_t aside = html.find("<template>");
+  ASSERT_NE(aside, std::string::npos);
+  std::string kept = html.substr(aside, html.find("</template>") - aside);
+  EXPECT_EQ(kept, "<template>\n<tr><td>c<td>9<td>300.0\n<tr><td>d<td>7<td>200.0\n<tr><td>e<td>–<td>100.0\n");
+  // A table shown whole sorts in the page: no lists, nothing aside.
+  std::string whole = render_template("table.html.mustache", table_view(t, 6, "ops"));
+  EXPECT_FALSE(contains(whole, "data-desc") || contains(whole, "<template>"));
 }
 
 }  // namespace
