@@ -703,7 +703,12 @@ std::vector<ReportTable> build_table_schemas() {
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
   for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
-  for (ReportTable& t : delta_tables(ReportModel{}, Baseline{})) tables.push_back(std::move(t));
+  // The deltas as they usually are, per window step: both runs have a step.
+  ReportModel stepped;
+  stepped.steps.push_back(ReportStep{});
+  Baseline baseline;
+  baseline.info.steps = 1;
+  for (ReportTable& t : delta_tables(stepped, baseline)) tables.push_back(std::move(t));
   return tables;
 }
 
