@@ -18,9 +18,9 @@
   }
   // The rows of a table cut to its first rows: those shown, then those kept aside (a <template>)
   // for the orders that show them. Each column header lists, per direction, the rows the whole
-  // table shows first in that order (perfgate orders them when it writes the page).
-  // The rows aside are written short: each cell gets its column's class (data-td), and a one-line
-  // cell its text as its tooltip, as the shown rows have.
+  // table shows first in that order (perfgate orders them when it writes the page). The rows aside
+  // are written short: each cell gets its column's class (data-td), and a one-line cell its text
+  // as its tooltip, as the shown rows have.
   function pageRows(table) {
     if (!table.perfgateRows) {
       var aside = table.querySelector("template"), heads = table.tHead.rows[0].cells;
