@@ -1,28 +1,61 @@
 // perfgate report: sorting and filtering of the tables. The page is complete without it.
 (function () {
   "use strict";
+  // A cell's sort key: its number in a numeric column (none when empty), else its text.
   function cellValue(cell) {
     var v = cell.getAttribute("data-sort");
     if (v !== null && v !== "") return { n: parseFloat(v) };
+    if (cell.classList.contains("num")) return {};
     return { s: cell.textContent.trim().toLowerCase() };
   }
-  function compare(a, b) {
-    if (a.n !== undefined && b.n !== undefined) return a.n - b.n;
-    if (a.n !== undefined) return -1;
-    if (b.n !== undefined) return 1;
-    return a.s < b.s ? -1 : a.s > b.s ? 1 : 0;
+  // Empty numeric cells last in either direction; ties keep the table's order (a stable sort).
+  function compare(a, b, descending) {
+    var d;
+    if (a.s !== undefined || b.s !== undefined) d = a.s < b.s ? -1 : a.s > b.s ? 1 : 0;
+    else if (a.n === undefined || b.n === undefined) return (a.n === undefined) - (b.n === undefined);
+    else d = a.n - b.n;
+    return descending ? -d : d;
+  }
+  // The rows of a table cut to its first rows: those shown, then those kept aside (a <template>)
+  // for the orders that show them. Each column header lists, per direction, the rows the whole
+  // table shows first in that order (perfgate orders them when it writes the page). The rows aside
+  // are written short: each cell gets its column's class (data-td), and a one-line cell its text
+  // as its tooltip, as the shown rows have.
+  function pageRows(table) {
+    if (!table.perfgateRows) {
+      var aside = table.querySelector("template"), heads = table.tHead.rows[0].cells;
+      var more = aside ? Array.prototype.slice.call(aside.content.querySelectorAll("tr")) : [];
+      more.forEach(function (r) {
+        Array.prototype.forEach.call(r.cells, function (cell, i) {
+          cell.className = heads[i] ? heads[i].getAttribute("data-td") || "" : "";
+          if (cell.classList.contains("line") && !cell.title && cell.textContent !== "–") cell.title = cell.textContent;
+        });
+      });
+      table.perfgateRows = Array.prototype.slice.call(table.tBodies[0].rows).concat(more);
+    }
+    return table.perfgateRows;
   }
   function sortBy(table, index, th) {
     var body = table.tBodies[0];
-    var rows = Array.prototype.slice.call(body.rows);
     var descending = th.getAttribute("aria-sort") !== "descending";
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (c) { c.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", descending ? "descending" : "ascending");
-    rows.sort(function (r1, r2) {
-      var d = compare(cellValue(r1.cells[index]), cellValue(r2.cells[index]));
-      return descending ? -d : d;
-    });
+    var order = th.getAttribute(descending ? "data-desc" : "data-asc"), rows;
+    if (order !== null) {
+      var all = pageRows(table);
+      rows = order.split(" ").map(function (i) { return all[+i]; });
+      body.textContent = "";
+      var note = table.querySelector("caption .order");
+      if (note) note.textContent = ", by " + th.firstChild.textContent.trim() + (descending ? ", descending" : ", ascending");
+    } else {
+      rows = Array.prototype.slice.call(body.rows).map(function (r, i) { return { row: r, at: i }; });
+      rows.sort(function (a, b) {
+        return compare(cellValue(a.row.cells[index]), cellValue(b.row.cells[index]), descending) || a.at - b.at;
+      });
+      rows = rows.map(function (r) { return r.row; });
+    }
     rows.forEach(function (r) { body.appendChild(r); });
+    if (table.perfgateFilter) table.perfgateFilter();
   }
   function addFilter(table) {
     var input = document.createElement("input");
@@ -30,12 +63,14 @@
     input.className = "filter";
     input.placeholder = "Filter rows";
     input.setAttribute("aria-label", "Filter the rows of " + (table.caption ? table.caption.firstChild.textContent : "the table"));
-    input.addEventListener("input", function () {
+    // Filters the rows in the page (sorting may swap others in: it filters again).
+    table.perfgateFilter = function () {
       var q = input.value.trim().toLowerCase();
       Array.prototype.forEach.call(table.tBodies[0].rows, function (r) {
         r.hidden = q !== "" && r.textContent.toLowerCase().indexOf(q) < 0;
       });
-    });
+    };
+    input.addEventListener("input", table.perfgateFilter);
     table.parentNode.insertBefore(input, table);
   }
   document.querySelectorAll("table.data").forEach(function (table) {

@@ -234,6 +234,12 @@ struct ReportBaseline {
   std::vector<ReportMetricTrend> trends;    // history baselines: the gated metrics' recent values
 };
 
+// Changes against a baseline (the op, region and kernel deltas) are per window step where both runs
+// have steps; where either has none, each run's whole window is compared.
+inline bool changes_per_step(std::size_t run_steps, std::size_t baseline_steps) {
+  return run_steps > 0 && baseline_steps > 0;
+}
+
 // A rule as it was in effect (for the workbook's Rules sheet).
 struct ReportRule {
   std::string id;

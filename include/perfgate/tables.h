@@ -94,8 +94,9 @@ struct RegionRow {
   std::string name;
   std::uint64_t calls = 0;
   TimeNs cpu_total = 0;
-  TimeNs gpu = 0;        // device time of the work launched inside the ranges
-  TimeNs gpu_range = 0;  // GPU-side ranges of the same name (gpu_user_annotation)
+  TimeNs gpu = 0;           // device time of the work launched inside the ranges
+  TimeNs gpu_range = 0;     // GPU-side ranges of the same name (gpu_user_annotation)
+  TimeNs window_union = 0;  // the union of the ranges (any thread) within the window
 };
 
 struct ShapeFindingRow {

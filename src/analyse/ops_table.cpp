@@ -263,6 +263,9 @@ std::vector<RegionRow> build_regions(const OpTableInputs& in) {
   std::vector<bool> marker(p.host_events.size(), false);
   for (std::uint32_t m : in.step_markers) marker[m] = true;
   std::map<std::string_view, RegionRow> regions;
+  // Each name's ranges on every thread: nested ones, and ranges of several threads at once, are
+  // counted once in the name's time in the window.
+  std::map<std::string_view, SortedUnion> open;
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     const HostEvent& h = p.host_events[e];
     if (h.kind != HostKind::Annotation || marker[e] || !in.stats.in_window(e)) continue;
@@ -270,7 +273,9 @@ std::vector<RegionRow> build_regions(const OpTableInputs& in) {
     ++r.calls;
     r.cpu_total += h.end - h.start;
     add_time(r.gpu, in.stats.total_device(e));  // once per enclosing range of the name
+    open[p.str(h.name)].add({std::max(h.start, in.window.start), std::min(h.end, in.window.end)});
   }
+  for (auto& [name, ranges] : open) regions[name].window_union = total_length(ranges.take());
   for (const GpuRange& g : p.gpu_ranges) {
     if (g.start < in.window.start || g.start >= in.window.end) continue;
     std::string_view name = p.str(g.name);

@@ -13,6 +13,8 @@
 namespace perfgate {
 namespace {
 
+// The median step of the window; of an even count (whose median, the mean of the two middle steps,
+// no step has) the shorter of the two middle steps, which the report's caption names as such.
 const Step* median_step(const StepDetection& steps, const Window& window) {
   std::vector<const Step*> in_window;
   for (std::size_t i : window.steps) in_window.push_back(&steps.steps[i]);

@@ -1,6 +1,8 @@
 // Per-op, per-region and per-kernel changes against the baseline. Times and calls are per window
 // step, so that runs that profiled different numbers of steps compare; every such column says so
-// in its name ("_per_step"), which every output shows in its header.
+// in its name ("_per_step"), which every output shows in its header. Where either run has no steps
+// (nsys exports often have none) each run's whole window is compared instead: the columns keep
+// their names, and the table's description and every output say so.
 //
 // User regions (record_function and user annotations) have a table of their own: PyTorch 2.x
 // records the DataLoader's `enumerate(DataLoader)#...__next__` as a user annotation, not an op, and
@@ -69,16 +71,27 @@ ReportCell value(const std::optional<BaselineRow>& r, double BaselineRow::*field
   return (*r).*field;
 }
 
+// How the rows are counted, for the descriptions: per window step, or over each run's whole window.
+struct Basis {
+  bool per_step = true;
+  const char* table() const {
+    return per_step ? "per window step" : "over each run's whole window (a run has no steps)";
+  }
+  const char* column() const { return per_step ? "per step" : "over the whole window"; }
+};
+
 ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measure>& measures,
-                        const std::vector<Pair>& pairs) {
+                        const std::vector<Pair>& pairs, Basis basis) {
+  t.description = fmt::format(fmt::runtime(t.description), basis.table());
   t.columns = {{"name", "", std::string(item) + " name"},
                {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"}};
   for (const Measure& m : measures) {
     std::string name = m.name + "_per_step";
-    t.columns.push_back({"baseline_" + name, m.unit, std::string("Baseline: ") + m.what + ", per step"});
-    t.columns.push_back({name, m.unit, std::string("This run: ") + m.what + ", per step"});
     t.columns.push_back(
-        {"delta_" + name, m.unit, fmt::format("Change per step: {} - baseline_{}", name, name)});
+        {"baseline_" + name, m.unit, fmt::format("Baseline: {}, {}", m.what, basis.column())});
+    t.columns.push_back({name, m.unit, fmt::format("This run: {}, {}", m.what, basis.column())});
+    t.columns.push_back(
+        {"delta_" + name, m.unit, fmt::format("Change {}: {} - baseline_{}", basis.column(), name, name)});
   }
   for (const Pair& p : pairs) {
     std::vector<ReportCell> row = {p.after ? p.after->name : p.before->name, change_of(p)};
@@ -92,55 +105,56 @@ ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measu
   return t;
 }
 
-ReportTable op_deltas(const std::vector<Pair>& pairs) {
+ReportTable op_deltas(const std::vector<Pair>& pairs, Basis basis) {
   return delta_table({"op_deltas",
                       "Op changes against the baseline",
-                      "Ops by name, per window step; largest regression first (GPU plus host self time)",
+                      "Ops by name, {}; largest regression first (GPU plus host self time)",
                       {},
                       {}},
                      "Op",
                      {{"gpu_us", &BaselineRow::gpu_us, "us", "GPU time the op launched itself"},
                       {"cpu_us", &BaselineRow::cpu_us, "us", "host self time"},
                       {"calls", &BaselineRow::calls, "count", "calls"}},
-                     pairs);
+                     pairs, basis);
 }
 
-ReportTable region_deltas(const std::vector<Pair>& pairs) {
+ReportTable region_deltas(const std::vector<Pair>& pairs, Basis basis) {
   return delta_table(
       {"region_deltas",
        "Region changes against the baseline",
-       "User regions (record_function, user annotations such as the DataLoader's), per "
-       "window step; largest regression first (host plus GPU time)",
+       "User regions (record_function, user annotations such as the DataLoader's), {}; largest "
+       "regression first (host plus GPU time)",
        {},
        {}},
       "Region",
       {{"cpu_us", &BaselineRow::cpu_us, "us", "host time of the ranges"},
        {"gpu_us", &BaselineRow::gpu_us, "us", "GPU time of the work launched inside the ranges"},
        {"calls", &BaselineRow::calls, "count", "ranges"}},
-      pairs);
+      pairs, basis);
 }
 
-ReportTable kernel_deltas(const std::vector<Pair>& pairs) {
+ReportTable kernel_deltas(const std::vector<Pair>& pairs, Basis basis) {
   return delta_table({"kernel_deltas",
                       "Kernel changes against the baseline",
-                      "Kernels by name, per window step; largest regression first",
+                      "Kernels by name, {}; largest regression first",
                       {},
                       {}},
                      "Kernel",
                      {{"us", &BaselineRow::gpu_us, "us", "total duration"},
                       {"calls", &BaselineRow::calls, "count", "calls"}},
-                     pairs);
+                     pairs, basis);
 }
 
 }  // namespace
 
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline) {
   Baseline now = baseline_from_report(current, "", "");
-  double now_steps = std::max<double>(1, static_cast<double>(now.info.steps));
-  double base_steps = std::max<double>(1, static_cast<double>(baseline.info.steps));
-  return {op_deltas(pair_rows(baseline.ops, base_steps, now.ops, now_steps)),
-          region_deltas(pair_rows(baseline.regions, base_steps, now.regions, now_steps)),
-          kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps))};
+  Basis basis{changes_per_step(now.info.steps, baseline.info.steps)};
+  double now_steps = basis.per_step ? static_cast<double>(now.info.steps) : 1;
+  double base_steps = basis.per_step ? static_cast<double>(baseline.info.steps) : 1;
+  return {op_deltas(pair_rows(baseline.ops, base_steps, now.ops, now_steps), basis),
+          region_deltas(pair_rows(baseline.regions, base_steps, now.regions, now_steps), basis),
+          kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
 }
 
 }  // namespace perfgate

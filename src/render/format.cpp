@@ -1,5 +1,7 @@
 #include "render/format.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "perfgate/units.h"
@@ -52,6 +54,20 @@ const ReportWorker* slowest_worker(const ReportModel& r) {
       slowest_mean = mean;
     }
   return slowest;
+}
+
+std::size_t window_steps(const ReportModel& r) {
+  return static_cast<std::size_t>(
+      std::count_if(r.steps.begin(), r.steps.end(), [](const ReportStep& s) { return s.in_window; }));
+}
+
+std::string_view changes_basis(const ReportModel& r) {
+  return r.baseline && !changes_per_step(window_steps(r), r.baseline->steps) ? "over each run's whole window"
+                                                                             : "per step";
+}
+
+std::string_view gain_share_of(const ReportModel& r) {
+  return window_steps(r) > 0 ? "the step time" : "the window";
 }
 
 std::string signed_change(const ReportMetricChange& c) {

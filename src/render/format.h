@@ -30,6 +30,14 @@ const ReportWorker* slowest_worker(const ReportModel& r);
 inline constexpr const char* kRunTables[] = {"ranks", "rank_collectives", "run_ops", "run_kernels",
                                              "run_regions"};
 
+// The window steps of the run (the run-level steps of several workers).
+std::size_t window_steps(const ReportModel& r);
+// How changes against the baseline (the delta tables) are counted: "per step", or "over each run's
+// whole window" where a run has no steps (perfgate/report.h, changes_per_step).
+std::string_view changes_basis(const ReportModel& r);
+// What an estimated gain is a share of: "the step time", or "the window" of a run without steps.
+std::string_view gain_share_of(const ReportModel& r);
+
 // A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
 // when there is none.
 std::string signed_change(const ReportMetricChange& c);

@@ -64,7 +64,8 @@ std::string finding_block(const ReportModel& r, const ReportFinding& f, const St
   if (!f.recommendation.empty()) out += indent + "-> " + terminal_escape(f.recommendation) + "\n";
   if (std::string see = see_elsewhere_text(r, f); !see.empty()) out += indent + terminal_escape(see) + "\n";
   if (f.gain_pct)
-    out += fmt::format("{}estimated gain: up to {} of the step time\n", indent, format_pct(f.gain_pct));
+    out +=
+        fmt::format("{}estimated gain: up to {} of {}\n", indent, format_pct(f.gain_pct), gain_share_of(r));
   return out;
 }
 
@@ -97,7 +98,8 @@ std::string verdict_line(const ReportVerdict& v, const Style& style) {
       v.skipped);
 }
 
-// The change of a delta table's row in us per step: the sum of its delta_..._us_per_step columns.
+// The change of a delta table's row in us (per step, or over the whole window): the sum of its
+// delta_..._us_per_step columns.
 double time_change(const ReportTable& t, std::size_t row) {
   double sum = 0;
   for (std::size_t c = 0; c < t.columns.size() && c < t.rows[row].size(); ++c)
@@ -124,7 +126,8 @@ std::string slower_rows(const ReportTable& t) {
   return out;
 }
 
-// What got slower against the baseline, per step: the first rows of the op, region and kernel deltas.
+// What got slower against the baseline (per step, or over each run's whole window where a run has
+// no steps): the first rows of the op, region and kernel deltas.
 std::string changes_lines(const ReportModel& r) {
   std::string lines;
   for (const auto& [table, label] : {std::pair{"op_deltas", "ops"}, std::pair{"region_deltas", "regions"},
@@ -133,7 +136,7 @@ std::string changes_lines(const ReportModel& r) {
       if (std::string rows = slower_rows(*t); !rows.empty())
         lines += fmt::format("  {:<11}{}\n", label, rows);
   if (lines.empty()) return "";
-  return fmt::format("{:<13}per step against the baseline, largest first\n", "Changes") + lines;
+  return fmt::format("{:<13}{} against the baseline, largest first\n", "Changes", changes_basis(r)) + lines;
 }
 
 }  // namespace

@@ -296,7 +296,7 @@ constexpr std::array<Column<IterationRow>, 18> kIterationColumns = {{
 
 struct RegionShare {
   const RegionRow* region;
-  TimeNs step_time;
+  TimeNs window;  // the window's wall time
 };
 constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
     {"name", "", "record_function / user annotation name",
@@ -315,8 +315,10 @@ constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
      [](const RegionShare& r) { return us(r.region->gpu); }},
     {"gpu_range_us", "us", "GPU-side ranges of the same name (gpu_user_annotation)",
      [](const RegionShare& r) { return us(r.region->gpu_range); }},
-    {"window_share_pct", "%", "cpu_total_us / the window's step time",
-     [](const RegionShare& r) { return pct(r.region->cpu_total, r.step_time); }},
+    {"window_share_pct", "%",
+     "Share of the window with a range of this name open on any thread: the union of the ranges in the "
+     "window / its wall time",
+     [](const RegionShare& r) { return pct(r.region->window_union, r.window); }},
 }};
 
 constexpr std::array<Column<ShapeFindingRow>, 8> kShapeColumns = {{
@@ -477,7 +479,7 @@ std::vector<SystemFact> system_facts(const ReportWorker& w) {
     if (!value.empty()) facts.push_back({std::move(key), std::move(value)});
   };
   std::map<std::string, int> gpu_names;
-  for (const ReportGpu& g : w.gpus) ++gpu_names[g.name.empty() ? "unknown" : g.name];
+  for (const ReportGpu& g : w.gpus) ++gpu_names[g.name.empty() ? "unknown model" : g.name];
   for (const auto& [name, n] : gpu_names) add("GPU", fmt::format("{} x {}", n, name));
   if (!w.gpus.empty()) add("compute capability", w.gpus.front().compute_capability);
   add("framework", w.system.trace_format == "kineto-json" ? "PyTorch (Kineto trace)" : w.system.trace_format);
@@ -661,11 +663,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("kernels_by_op_top", "Kernels by op (top)", "The 5 longest kernels of each op",
                  kTopKernelColumns, t.kernels_by_op_top));
   std::vector<RegionShare> regions;
-  TimeNs step_time = 0;
-  for (const ReportStep& s : report.steps)
-    if (s.in_window) step_time += static_cast<TimeNs>(s.duration_us * 1000);
-  if (report.steps.empty()) step_time = static_cast<TimeNs>(report.window.wall_us * 1000);
-  for (const RegionRow& r : t.regions) regions.push_back({&r, step_time});
+  for (const RegionRow& r : t.regions) regions.push_back({&r, w.window.length()});
   add(make_table("regions", "User regions", "record_function and user annotation ranges (not steps)",
                  kRegionColumns, regions));
   add(make_table("tc_shapes", "Tensor Core shape check",
@@ -688,8 +686,9 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                  "of 300 equal stretches, the total leaving it",
                  kMemoryCurveColumns, t.memory_curve));
   add(make_table("timeline", "Step timeline",
-                 "The median step: GPU activities per stream, and the outermost ops, DataLoader ops and "
-                 "runtime calls of the threads that launch GPU work",
+                 "The median step (of an even count, the shorter of the two middle steps): GPU activities "
+                 "per stream, and the outermost ops, DataLoader ops and runtime calls of the threads that "
+                 "launch GPU work",
                  kTimelineColumns, t.timeline.boxes));
   if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
   return out;
@@ -704,7 +703,12 @@ std::vector<ReportTable> build_table_schemas() {
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
   for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
-  for (ReportTable& t : delta_tables(ReportModel{}, Baseline{})) tables.push_back(std::move(t));
+  // The deltas as they usually are, per window step: both runs have a step.
+  ReportModel stepped;
+  stepped.steps.push_back(ReportStep{});
+  Baseline baseline;
+  baseline.info.steps = 1;
+  for (ReportTable& t : delta_tables(stepped, baseline)) tables.push_back(std::move(t));
   return tables;
 }
 

@@ -195,6 +195,28 @@ TEST(OpsTable, SumsOverNestedCallsOfOneNameSaturate) {
   EXPECT_EQ(w.tables.regions[0].gpu, std::numeric_limits<TimeNs>::max());
 }
 
+// A region's share of the window is the time a range of its name was open, on any thread: the union
+// of its ranges, cut to the window, over the window's wall time (never over 100%). As in the shared
+// CPU-only gloo trace, two threads run "gloo:all_reduce" at once: [100,700] and a nested [150,250]
+// on thread 2, [200,800] on thread 3, and [900,1300] on thread 2 runs past the window [0,1000].
+// Union in the window: [100,800] and [900,1000], 700 + 100 = 800 us of 1000: 80%. The host time
+// sums every range: 600 + 100 + 600 + 400 = 1700 us (it was the share's numerator: 170%).
+TEST(Regions, WindowShareIsTheUnionOfTheRangesOverTheWindow) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.annotation("gloo:all_reduce", 100, 600, 0, 2);
+  t.annotation("gloo:all_reduce", 150, 100, 0, 2);
+  t.annotation("gloo:all_reduce", 200, 600, 0, 3);
+  t.annotation("gloo:all_reduce", 900, 400, 0, 2);
+  ReportModel report = report_of_json(t.json(), default_rules());
+  const ReportTable* regions = find_table(report.workers.front().tables, "regions");
+  ASSERT_TRUE(regions);
+  ASSERT_EQ(regions->rows.size(), 1u);
+  EXPECT_EQ(cell_number(*find_cell(*regions, 0, "cpu_total_us")), 1700);
+  EXPECT_EQ(cell_number(*find_cell(*regions, 0, "calls")), 4);
+  EXPECT_DOUBLE_EQ(*cell_number(*find_cell(*regions, 0, "window_share_pct")), 80);
+}
+
 // Three calls of one kernel (10, 30, 20 µs; occupancy 50, 25, unknown) and one of another; the
 // second call has a different grid.
 TEST(KernelsTable, CallsDurationsLaunchConfigAndOccupancy) {

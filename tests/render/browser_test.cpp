@@ -20,39 +20,13 @@
 
 #include "history/history_runs.h"
 #include "perfgate/trend.h"
+#include "render/browser.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::string chromium() {
-  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-    std::string probe = fmt::format("command -v {} >/dev/null 2>&1", name);
-    if (std::system(probe.c_str()) == 0) return name;
-  }
-  return "";
-}
-
-// Runs the browser on a file with a fresh profile and everything that phones home turned off.
-CommandResult browse(const std::string& page, const std::string& flags) {
-  std::string profile = temp_dir();
-  std::string command = fmt::format(
-      "timeout 120 {} --headless=new --no-sandbox --disable-gpu --user-data-dir={} --no-first-run "
-      "--disable-background-networking --disable-component-update --disable-sync --disable-default-apps "
-      "--disable-domain-reliability --disable-client-side-phishing-detection "
-      "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,SpellCheck "
-      "--host-resolver-rules='MAP * ~NOTFOUND' --hide-scrollbars {} 'file://{}' 2>/dev/null",
-      chromium(), profile, flags, page);
-  CommandResult r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  char buffer[65536];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
-  int status = ::pclose(pipe);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 // The example's report, written once for all the tests here.
 const std::string& report_page() {
@@ -82,9 +56,6 @@ std::size_t page_requests(const std::string& net_log) {
   }
   return n;
 }
-
-#define REQUIRE_CHROMIUM() \
-  if (chromium().empty()) GTEST_SKIP() << "Chromium not installed (ci/setup.sh --tests installs it)"
 
 TEST(Browser, NoRequestWithTheNetworkOff) {
   REQUIRE_CHROMIUM();
@@ -174,51 +145,6 @@ TEST(Browser, PrintsOnA4) {
   }
   EXPECT_GT(portrait, 0u);
   EXPECT_GT(landscape, 0u) << "the tables' pages";
-}
-
-// Facts measured in the browser: `body` (JavaScript, run once the page has loaded) fills `out`,
-// which a script added to a copy of the page writes into the DOM for --dump-dom to print.
-std::map<std::string, double> measure(const std::string& page, int width, int height,
-                                      const std::string& body) {
-  std::string probe =
-      "<script>window.addEventListener(\"load\", function () {\n  var out = {};\n" + body +
-      "\n  var pre = document.createElement(\"pre\"); pre.id = \"layout-probe\";\n"
-      "  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);\n});</script>";
-  std::string html = read_text(page);
-  html.insert(html.rfind("</body>"), probe);
-  std::string copy = write_text(temp_dir() + "/probed.html", html);
-  CommandResult r = browse(copy, fmt::format("--window-size={},{} --dump-dom", width, height));
-  std::smatch m;
-  std::map<std::string, double> out;
-  if (!std::regex_search(r.out, m, std::regex(R"(<pre id="layout-probe">([^<]*)</pre>)"))) return out;
-  std::string json = std::regex_replace(m[1].str(), std::regex("&quot;"), "\"");
-  boost::json::value parsed = boost::json::parse(json);
-  for (const auto& [key, value] : parsed.as_object())
-    out[std::string(key)] = value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
-  return out;
-}
-
-// The document position of each selector's first element (-1: none).
-std::map<std::string, double> layout(const std::string& page, int width, int height,
-                                     const std::vector<std::string>& selectors) {
-  std::string body;
-  for (const auto& s : selectors)
-    body += fmt::format(
-        "  var e = document.querySelector(\"{0}\"); out[\"{0}\"] = e ? "
-        "e.getBoundingClientRect().top + window.scrollY : -1;\n",
-        s);
-  return measure(page, width, height, body);
-}
-
-// The HTML report of a shared trace (the bundled example where ../shared/traces is absent), written
-// with `options` into a fresh folder.
-std::string page_of(const std::string& shared_trace, const std::string& options = "") {
-  std::string trace = shared_traces_dir().empty()
-                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
-                          : shared_traces_dir() + "/" + shared_trace;
-  std::string page = temp_dir() + "/report.html";
-  run_perfgate("analyze " + trace + " -q " + options + " --html " + page);
-  return page;
 }
 
 #define REQUIRE_PDFTOTEXT()                                     \
@@ -450,6 +376,50 @@ TEST(Browser, ALongTableKeepsItsHeaderAndNameColumnInView) {
   if (at["scrolled_right"] > 0) {
     EXPECT_NEAR(at["name_offset"], 0, 2) << "the name column stays at the frame's left";
   }
+}
+
+// Sorting a table the page shows cut to its first rows orders the whole table. Three ops, the ops
+// table cut to 2 rows (the most GPU time first: aten::big's 500 us kernel, aten::mid's 300 us):
+// by calls, largest first, aten::many (6 calls of a 10 us kernel, not shown before) comes first,
+// with its cells completed as the shown rows are (a number cell right-aligned); smallest first,
+// aten::big and aten::mid (1 call each, in table order).
+TEST(Browser, SortingACutTableOrdersTheWholeTable) {
+  REQUIRE_CHROMIUM();
+  TraceBuilder t;
+  t.step(1, 0, 5000);
+  t.op("aten::big", 10, 600, 1).launch("big_kernel", 20, 30, 500, 1);
+  t.op("aten::mid", 1000, 400, 2).launch("mid_kernel", 1010, 1020, 300, 2);
+  for (int i = 0; i < 6; ++i)
+    t.op("aten::many", 2000 + 100.0 * i, 50, 10 + i)
+        .launch("small_kernel", 2010 + 100.0 * i, 2020 + 100.0 * i, 10, 10 + i);
+  std::string trace = t.write(temp_dir() + "/three.json");
+  std::string page = temp_dir() + "/report.html";
+  run_perfgate("analyze " + trace + " -q --html-rows 2 --html " + page);
+  std::map<std::string, std::string> texts;
+  std::map<std::string, double> at = measure(page, 1400, 900, R"(
+  var table = document.getElementById("table-0-ops");
+  if (table.tagName === "DETAILS") table = table.querySelector("table");
+  var heads = table.tHead.rows[0].cells, calls = -1;
+  for (var i = 0; i < heads.length; ++i) if (heads[i].firstChild.textContent.trim() === "calls") calls = i;
+  out.shown_first = table.tBodies[0].rows[0].cells[0].textContent;
+  heads[calls].click();
+  var rows = table.tBodies[0].rows;
+  out.rows = rows.length;
+  out.first = rows[0].cells[0].textContent;
+  out.first_calls = parseFloat(rows[0].cells[calls].textContent);
+  out.first_class = rows[0].cells[calls].className;
+  out.order = table.querySelector("caption .order").textContent;
+  heads[calls].click();
+  out.ascending = table.tBodies[0].rows[0].cells[0].textContent + ", " + table.tBodies[0].rows[1].cells[0].textContent;)",
+                                             "", &texts);
+  ASSERT_TRUE(at.count("rows")) << "nothing measured";
+  EXPECT_EQ(texts["shown_first"], "aten::big");
+  EXPECT_EQ(at["rows"], 2);
+  EXPECT_EQ(texts["first"], "aten::many");
+  EXPECT_EQ(at["first_calls"], 6);
+  EXPECT_EQ(texts["first_class"], "num");
+  EXPECT_EQ(texts["order"], ", by calls, descending");
+  EXPECT_EQ(texts["ascending"], "aten::big, aten::mid");
 }
 
 // The trend page of 30 runs with a step in the step time (it has no script at all).

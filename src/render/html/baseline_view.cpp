@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "perfgate/units.h"
 #include "render/cell_format.h"
 #include "render/format.h"
@@ -34,8 +36,9 @@ ReportTable gated_metrics_table(const ReportModel& r) {
   return t;
 }
 
-// The ops that changed most per step (GPU plus host self time), as the plugin's diff view: the
-// five largest regressions and the five largest improvements.
+// The ops that changed most per step, or over each run's whole window where a run has no steps
+// (GPU plus host self time), as the plugin's diff view: the five largest regressions and the five
+// largest improvements.
 std::optional<TemplateData> op_change_chart(const ReportModel& r) {
   const ReportTable* deltas = find_table(r.tables, "op_deltas");
   if (!deltas) return std::nullopt;
@@ -54,7 +57,8 @@ std::optional<TemplateData> op_change_chart(const ReportModel& r) {
     shown.push_back(bars[i]);
   if (shown.empty()) return std::nullopt;
   TemplateData d;
-  d.set("svg", change_bars_svg(shown, "Op changes per step against the baseline"));
+  d.set("svg", change_bars_svg(shown, fmt::format("Op changes {} against the baseline", changes_basis(r))));
+  d.set("basis", std::string(changes_basis(r)));
   return d;
 }
 

@@ -201,10 +201,11 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
                 : i % 2     ? "#b8c2d3"
                             : "#d3dae6",
                 s.tooltip);
-    // White on the dark marked step, the page's text colour on the light ones.
+    // White on the dark marked step, dark on the light ones in either scheme: the boxes keep their
+    // colours in the dark scheme, where the page's text colour is light.
     if (w >= 9.0 * static_cast<double>(s.label.size()))
-      svg += text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12,
-                  i == marked ? "#ffffff" : "currentColor");
+      svg +=
+          text(x + w / 2, top + lane_h / 2 + 4, s.label, "middle", 12, i == marked ? "#ffffff" : "#1d2330");
   }
   if (least_busy < steps.size()) {
     const StripSpan& s = steps[least_busy];
@@ -260,6 +261,7 @@ struct ValueAxis {
 
 ValueAxis value_axis(double lo, double hi) {
   ValueAxis a;
+  if (lo == 0 && hi == 0) hi = 1;  // all zero: an axis of one unit, not a billionth around 0
   double pad = hi > lo ? (hi - lo) * 0.08 : std::max(std::fabs(hi) * 0.02, 1e-9);
   a.lo = lo - pad;
   a.hi = hi + pad;

@@ -1,6 +1,7 @@
 #include "render/html/dashboard.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -210,6 +211,12 @@ std::vector<std::pair<std::size_t, std::string>> charted_ranks(const ReportTable
 std::optional<TemplateData> rank_chart(const ReportModel& r) {
   const ReportTable* ranks = find_table(r.tables, "ranks");
   if (!ranks || ranks->rows.size() < 2) return std::nullopt;
+  // Ranks without steps (the processes of an nsys export, often) have no mean step to split.
+  bool some_steps = false;
+  for (std::size_t i = 0; i < ranks->rows.size(); ++i)
+    if (const ReportCell* mean = find_cell(*ranks, i, "mean_step_us"))
+      some_steps |= cell_number(*mean).has_value();
+  if (!some_steps) return std::nullopt;
   auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
   std::vector<ChartPart> parts = {{"computation alone", 0, color(BreakdownPart::Kernel)},
                                   {"overlapped communication", 0, "#7bc6c6"},
@@ -376,6 +383,19 @@ std::string window_strip(const ReportWorker& w) {
   return window_strip_svg(steps, gaps, length, marked, least_busy, "The whole window: steps and GPU gaps");
 }
 
+// What the timeline is of, with its length. Of an odd count of steps the median one; of an even
+// count the median is the mean of the two middle steps, which no step is, and the timeline shows
+// the shorter of the two (src/analyse/timeline.cpp).
+std::string timeline_span(const ReportWorker& w) {
+  std::string length = format_duration_us(w.timeline.step_duration_us);
+  if (w.steps.empty()) return fmt::format("The whole capture (the profile has no steps), {}", length);
+  std::optional<double> median = metric_value(w.metrics, "steps.median_us");
+  if (!median || std::fabs(*median - w.timeline.step_duration_us) <= 1e-9 * *median)
+    return fmt::format("The median step, {}, {}", w.timeline.step, length);
+  return fmt::format("{}, {}, the shorter of the two middle steps (the median, {}, is their mean)",
+                     w.timeline.step, length, format_duration_us(median));
+}
+
 }  // namespace
 
 void add_timeline(const ReportModel& r, TemplateData& view) {
@@ -440,14 +460,12 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "Timeline of " + of));
   d.set("legend", legend);
   if (std::string strip = window_strip(w); !strip.empty()) d.set("strip", strip);
-  std::string span = w.steps.empty() ? "The whole capture (the profile has no steps)"
-                                     : fmt::format("The median step ({})", w.timeline.step);
   d.set("caption",
-        fmt::format("{}, {}: above, what the threads that launch GPU work did (their outermost ops, "
+        fmt::format("{}: above, what the threads that launch GPU work did (their outermost ops, "
                     "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
                     "per stream, coloured by launching op. Activities shorter than a thousandth of the span "
                     "are merged (grey).",
-                    span, format_duration_us(w.timeline.step_duration_us), w.timeline.activities));
+                    timeline_span(w), w.timeline.activities));
   view.set("timeline", d);
 }
 

@@ -196,12 +196,37 @@ std::string more_workers_note(const ReportModel& r, std::size_t shown) {
                      hidden);
 }
 
+// The dashboard's system card: the first worker's system table; of a run of several workers, with
+// the run's GPUs first, so that it counts the GPUs the dashboard counts.
+ReportTable system_card(const ReportModel& r, const ReportTable& first) {
+  if (r.workers.size() < 2) return first;
+  ReportTable t = first;
+  t.description =
+      fmt::format("What the trace of {} (the first of {} workers) says about the machine and the run",
+                  r.workers.front().name, r.workers.size());
+  std::vector<std::pair<std::string, int>> gpus;  // "unknown model (Hopper, ...)" and its count, in order
+  for (const ReportGpu& g : r.gpus) {
+    std::string name = (g.name.empty() ? "unknown model" : g.name) + gpu_architecture_text(g);
+    auto it = std::find_if(gpus.begin(), gpus.end(), [&](const auto& p) { return p.first == name; });
+    if (it == gpus.end())
+      gpus.emplace_back(name, 1);
+    else
+      ++it->second;
+  }
+  std::string text;
+  for (const auto& [name, n] : gpus) text += fmt::format("{}{} x {}", text.empty() ? "" : ", ", n, name);
+  t.rows.insert(t.rows.begin(),
+                {std::string("GPUs of the run"),
+                 fmt::format("{} on {} workers", text.empty() ? "none" : text, r.workers.size())});
+  return t;
+}
+
 void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
       view.set("top_ops", table_view(*t, o.max_rows, "top_gpu_ops"));
     if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
-      view.set("system", table_view(*t, o.max_rows, "system"));
+      view.set("system", table_view(system_card(r, *t), o.max_rows, "system"));
   }
   TemplateData run_tables = template_list();
   for (const char* name : kRunTables)
@@ -286,6 +311,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
     view.set("js", out.js);
   }
   view.set("table", template_partial("table.html.mustache"));
+  view.set("gain_of", std::string(gain_share_of(r)));
   add_dashboard(r, view);
   add_diagnosis(r, view);
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) view.set("mismatch", mismatch);

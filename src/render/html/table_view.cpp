@@ -1,6 +1,9 @@
 #include "render/html/table_view.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,27 +25,118 @@ bool is_one_line_column(std::string_view name) {
   return name == "call_stack" || name == "input_shapes" || name == "module";
 }
 
+const char* cell_class(const ReportColumn& c) {
+  return numeric_unit(c.unit) ? "num" : is_one_line_column(c.name) ? "text line" : "text";
+}
+
+// How rows are written: in the page with the keys the script sorts them by (data-sort); in the page
+// of a table cut to its first rows, whose orders are listed instead (sort_orders); or kept aside in
+// its <template>, short: no class (the column header's data-td has it) and no end tags (HTML needs
+// none), a one-line cell's tooltip left to the script, which completes a row as it shows it.
+enum class RowMarkup { Sortable, Listed, Aside };
+
 // The rows as HTML, escaped as the templates escape: a table's template data held a map per
 // cell, and kainjow copies a list on every set and push_back, so building and rendering that data
 // took 140 M of the 175 M instructions of the ResNet-50 page. The markup is table.html.mustache's
 // for a row, written here.
-std::string rows_html(const ReportTable& t, std::size_t shown, std::optional<double> window_start_us) {
+std::string rows_html(const ReportTable& t, const std::vector<std::size_t>& rows,
+                      std::optional<double> window_start_us, RowMarkup markup) {
   std::string out;
-  for (std::size_t r = 0; r < shown; ++r) {
+  bool aside = markup == RowMarkup::Aside;
+  for (std::size_t r : rows) {
     out += "<tr>";
     for (std::size_t c = 0; c < t.rows[r].size() && c < t.columns.size(); ++c) {
       ReportCell cell = shown_cell(t, r, c, window_start_us);
       std::string text = cell_text(cell, t.columns[c].unit);
       bool num = numeric_unit(t.columns[c].unit);
       bool line = is_one_line_column(t.columns[c].name);
-      out += num ? "<td class=\"num\"" : line ? "<td class=\"text line\"" : "<td class=\"text\"";
-      if (auto n = cell_number(cell); n && num) out += fmt::format(" data-sort=\"{:.17g}\"", *n);
-      if (text.size() > kMaxCellChars || (line && text.size() > 1))
+      out += aside ? "<td" : fmt::format("<td class=\"{}\"", cell_class(t.columns[c]));
+      if (auto n = cell_number(cell); n && num && markup == RowMarkup::Sortable)
+        out += fmt::format(" data-sort=\"{:.17g}\"", *n);
+      if (text.size() > kMaxCellChars || (line && text.size() > 1 && !aside))
         out += " title=\"" + template_escape(text) + "\"";
       if (text.size() > kMaxCellChars) text = shorten(text, kMaxCellChars);
-      out += ">" + template_escape(text) + "</td>";
+      out += ">" + template_escape(text) + (aside ? "" : "</td>");
     }
-    out += "</tr>\n";
+    out += aside ? "\n" : "</tr>\n";
+  }
+  return out;
+}
+
+// A column's sort key of a row: its number (numeric columns; an empty cell has none), else its
+// text in lower case, as the page's script compares cells.
+struct SortKey {
+  std::optional<double> number;
+  std::string text;
+};
+
+SortKey sort_key(const ReportCell& cell, std::string_view unit) {
+  if (numeric_unit(unit)) return {cell_number(cell), ""};
+  std::string text = cell_text(cell, unit);
+  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
+  return {std::nullopt, text};
+}
+
+// The first `n` rows ordered by a column's keys: largest (or last in the alphabet) first when
+// `descending`, an empty numeric cell last either way, ties in the table's order.
+std::vector<std::size_t> first_in_order(const std::vector<SortKey>& keys, bool numeric, bool descending,
+                                        std::size_t n) {
+  std::vector<std::size_t> order(keys.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto before = [&](std::size_t a, std::size_t b) {
+    const SortKey &x = keys[a], &y = keys[b];
+    if (numeric && x.number.has_value() != y.number.has_value()) return x.number.has_value();
+    if (numeric && x.number && *x.number != *y.number)
+      return descending ? *x.number > *y.number : *x.number < *y.number;
+    if (!numeric && x.text != y.text) return descending ? x.text > y.text : x.text < y.text;
+    return a < b;
+  };
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(), before);
+  order.resize(n);
+  return order;
+}
+
+std::string joined(const std::vector<std::size_t>& indices) {
+  std::string out;
+  for (std::size_t i : indices) out += (out.empty() ? "" : " ") + std::to_string(i);
+  return out;
+}
+
+// Sorting a table cut to its first `shown` rows orders the whole table: for each column and
+// direction, the rows the page shows first in that order, as indices into the page's rows (the
+// shown ones, then those kept aside for the other orders, in table order). Done here, the page
+// stays small (the rows some order shows, not every row) and the order is the whole table's.
+struct SortOrders {
+  std::vector<std::string> descending, ascending;  // per column: page row indices
+  std::vector<std::size_t> aside;                  // table rows kept aside
+};
+
+SortOrders sort_orders(const ReportTable& t, std::size_t shown) {
+  std::vector<std::vector<std::size_t>> orders;  // per column: descending, then ascending
+  std::vector<bool> needed(t.rows.size(), false);
+  for (std::size_t c = 0; c < t.columns.size(); ++c) {
+    std::vector<SortKey> keys;
+    keys.reserve(t.rows.size());
+    for (const auto& row : t.rows)
+      keys.push_back(c < row.size() ? sort_key(row[c], t.columns[c].unit) : SortKey{});
+    for (bool descending : {true, false}) {
+      orders.push_back(first_in_order(keys, numeric_unit(t.columns[c].unit), descending, shown));
+      for (std::size_t r : orders.back()) needed[r] = true;
+    }
+  }
+  SortOrders out;
+  std::vector<std::size_t> page_index(t.rows.size(), 0);
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    if (r < shown) {
+      page_index[r] = r;
+    } else if (needed[r]) {
+      page_index[r] = shown + out.aside.size();
+      out.aside.push_back(r);
+    }
+  }
+  for (std::size_t k = 0; k < orders.size(); ++k) {
+    for (std::size_t& r : orders[k]) r = page_index[r];
+    (k % 2 == 0 ? out.descending : out.ascending).push_back(joined(orders[k]));
   }
   return out;
 }
@@ -56,19 +150,31 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   view.set("id", id);
   view.set("title", t.title);
   view.set("description", t.description);
+  std::size_t shown = std::min(max_rows, t.rows.size());
+  SortOrders orders = shown < t.rows.size() ? sort_orders(t, shown) : SortOrders{};
   TemplateData columns = template_list();
-  for (const auto& c : t.columns) {
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    const ReportColumn& c = t.columns[i];
     TemplateData col;
+    if (i < orders.descending.size()) {
+      col.set("desc", orders.descending[i]);
+      col.set("asc", orders.ascending[i]);
+      col.set("td", std::string(cell_class(c)));
+    }
     col.set("name", c.name);
     if (std::string_view unit = header_unit(c); !unit.empty()) col.set("unit", std::string(unit));
     if (window_start_us && on_trace_clock(t.name, c.name)) col.set("unit", std::string(kFromWindowStart));
     col.set("num", numeric_unit(c.unit));
     columns.push_back(col);
   }
+  std::vector<std::size_t> first(shown);
+  for (std::size_t r = 0; r < shown; ++r) first[r] = r;
+  if (!orders.aside.empty())
+    view.set("rows_aside", rows_html(t, orders.aside, window_start_us, RowMarkup::Aside));
   view.set("columns", columns);
   view.set("column_count", std::to_string(t.columns.size()));
-  std::size_t shown = std::min(max_rows, t.rows.size());
-  view.set("rows_html", rows_html(t, shown, window_start_us));
+  view.set("rows_html", rows_html(t, first, window_start_us,
+                                  shown == t.rows.size() ? RowMarkup::Sortable : RowMarkup::Listed));
   view.set("has_rows", shown > 0);
   view.set("shown", std::to_string(shown));
   view.set("total", std::to_string(t.rows.size()));

@@ -17,7 +17,7 @@ constexpr std::size_t kMaxColumnWidth = 60;
 
 const char* number_format(std::string_view unit) {
   if (unit == "us") return "#,##0.0";
-  if (unit == "%") return "0.0\"%\"";
+  if (unit == "%") return "0.0%";  // of a fraction: number() stores 55.5% as 0.555
   if (unit == "bytes" || unit == "count") return "#,##0";
   if (unit == "count-fraction") return "#,##0.00";  // a mean of counts
   if (unit == "flop") return "0.00E+00";
@@ -112,11 +112,27 @@ void Workbook::link(lxw_worksheet* ws, std::size_t row, std::size_t col, const s
   note_width(ws, col, std::min<std::size_t>(url.size(), kMaxColumnWidth));
 }
 
+double rounded_for_unit(double v, std::string_view unit) {
+  // Multiplied and divided by a power of ten, so that 55.5 is the double nearest 55.5.
+  auto decimals = [v](int n) { return std::round(v * std::pow(10.0, n)) / std::pow(10.0, n); };
+  auto significant = [&](int digits) {
+    return v == 0 ? v : decimals(digits - 1 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  };
+  if (unit == "%" || unit == "us" || unit == "version") return decimals(1);
+  if (unit == "bytes") return std::round(v);
+  if (unit == "count") return std::fabs(v - std::round(v)) < 1e-9 ? std::round(v) : decimals(2);
+  if (unit == "ratio" || unit == "GB/s") return decimals(2);
+  if (unit == "flop" || unit == "TFLOP/s") return significant(3);
+  return significant(4);
+}
+
 void Workbook::number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
                       std::string_view unit) {
   if (!v || !std::isfinite(*v)) return;  // an empty cell: not applicable
   if (unit == "count" && *v != std::round(*v)) unit = "count-fraction";
-  xlsx_library().worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), *v,
+  // Excel's percentages are fractions in a percent format, so that formulas on them work.
+  double stored = unit == "%" ? *v / 100 : *v;
+  xlsx_library().worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), stored,
                                         format_for(unit));
   // Formatting a number only to measure it was 14 M of the workbook's 225 M instructions (ResNet-50).
   std::optional<std::size_t> bound = cell_text_length_bound(*v, unit);

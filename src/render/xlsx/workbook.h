@@ -16,6 +16,11 @@ namespace perfgate {
 // Excel's limits: a cell holds at most 32,767 characters; a sheet name at most 31.
 inline constexpr std::size_t kMaxCellChars = 32767;
 
+// `v` rounded as its unit is shown: a percentage to a tenth of a point, a time to a tenth of a
+// microsecond, a ratio to two decimals, a count to a whole number (or two decimals), FLOPs to three
+// significant digits; for a finding's value, which is one number to read, not to add up.
+double rounded_for_unit(double v, std::string_view unit);
+
 class Workbook {
  public:
   // Opens `path` for writing (the file is written by close()). `created` fixes the document's
@@ -34,6 +39,8 @@ class Workbook {
                           const std::vector<std::string>& extra_values = {});
   void text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
             lxw_format* format = nullptr);
+  // A number in its unit's format; a percentage (unit "%", 55.5) is stored as a fraction (0.555) in
+  // Excel's 0.0% format.
   void number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
               std::string_view unit);
   // A clickable link for an http(s) URL; anything else is written as text.

@@ -56,9 +56,46 @@ std::string sheet_name(std::string_view table) {
   return table_title(table);
 }
 
+// Why a table has no rows, for the note under its header in an empty sheet.
+std::string empty_note(std::string_view table) {
+  static const std::map<std::string_view, std::string_view> kWhy = {
+      {"iterations",
+       "the profile has no steps (ProfilerStep#N ranges, or matches of --step-pattern or --key-op)"},
+      {"regions",
+       "the trace has no record_function or user annotation range in the window other than the step "
+       "markers"},
+      {"tc_shapes",
+       "no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor Cores "
+       "(shapes are recorded with record_shapes=True)"},
+      {"collectives", "no communication op (an NCCL, RCCL or gloo collective) started in the window"},
+      {"gpu_gaps", "no GPU was idle for 500 us or more in the window"},
+      {"memory_ops", "the trace has no GPU memory events (profile_memory=True records them)"},
+      {"memory_curve", "the trace has no GPU memory events (profile_memory=True records them)"},
+      {"top_gpu_ops", "no op launched GPU work in the window"},
+      {"kernels", "no kernel ran in the window"},
+      {"kernels_by_op", "no kernel ran in the window"},
+      {"kernels_by_iteration", "no kernel ran in a window step"},
+      {"kernels_by_op_top", "no kernel ran in the window"},
+      {"ops", "no op started in the window"},
+      {"ops_by_shape", "no op started in the window"},
+      {"op_types", "no op started in the window"},
+      {"gpus", "no GPU activity in the window"}};
+  auto it = kWhy.find(table);
+  return fmt::format("No rows: {}.", it != kWhy.end() ? it->second : "the profile has none");
+}
+
+// A table as a sheet from its first row; without rows, a note under its header says why.
+void table_sheet(Workbook& wb, lxw_worksheet* ws, const ReportTable& t, const std::string& extra_column = "",
+                 const std::vector<std::string>& extra_values = {}) {
+  wb.write_table(ws, t, 0, extra_column, extra_values);
+  if (t.rows.empty()) wb.text(ws, 1, 0, empty_note(t.name));
+  wb.fit_columns(ws);
+}
+
 // One table of every worker as one sheet (a worker column when there are several).
 void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
   ReportTable all;
+  all.name = std::string(table);
   std::vector<std::string> workers;
   for (const ReportWorker& w : r.workers) {
     const ReportTable* t = find_table(w.tables, table);
@@ -69,9 +106,7 @@ void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
       workers.push_back(w.name);
     }
   }
-  lxw_worksheet* ws = wb.sheet(sheet_name(table));
-  wb.write_table(ws, all, 0, r.workers.size() > 1 ? "worker" : "", workers);
-  wb.fit_columns(ws);
+  table_sheet(wb, wb.sheet(sheet_name(table)), all, r.workers.size() > 1 ? "worker" : "", workers);
 }
 
 void summary_sheet(Workbook& wb, const ReportModel& r) {
@@ -109,11 +144,18 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
   wb.fit_columns(ws);
 }
 
+// A finding's value, baseline and gain are one number each to read: rounded as their unit shows them.
+std::optional<double> rounded(std::optional<double> v, std::string_view unit) {
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  return rounded_for_unit(*v, unit);
+}
+
 void findings_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Findings");
   wb.header(ws, 0,
             {"id", "title", "status", "severity", "value", "unit", "limit", "baseline", "problem",
-             "recommendation", "see", "reason", "estimated gain (%)", "offenders", "source", "docs"});
+             "recommendation", "see", "reason", fmt::format("estimated gain (of {})", gain_share_of(r)),
+             "offenders", "source", "docs"});
   // Fired findings first (failures, inconclusive, warnings), then the rest in rule order.
   std::vector<const ReportFinding*> ordered;
   for (const ReportFinding& f : r.findings) ordered.push_back(&f);
@@ -131,16 +173,16 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
     for (const std::string* s : {&f.id, &f.title}) wb.text(ws, row, col++, *s);
     wb.text(ws, row, col++, finding_status_name(f.status));
     wb.text(ws, row, col++, f.severity);
-    wb.number(ws, row, col++, f.value, f.unit);
+    wb.number(ws, row, col++, rounded(f.value, f.unit), f.unit);
     wb.text(ws, row, col++, f.unit);
     wb.text(ws, row, col++, f.threshold_text);
-    wb.number(ws, row, col++, f.baseline, f.unit);
+    wb.number(ws, row, col++, rounded(f.baseline, f.unit), f.unit);
     std::string see;
     for (const SeeAlso& s : see_also(r, f)) see += (see.empty() ? "" : ", ") + sheet_name(s.table);
     for (const std::string* s :
          {&f.problem, &f.recommendation, static_cast<const std::string*>(&see), &f.reason})
       wb.text(ws, row, col++, *s);
-    wb.number(ws, row, col++, f.gain_pct, "%");
+    wb.number(ws, row, col++, rounded(f.gain_pct, "%"), "%");
     for (const std::string* s : {static_cast<const std::string*>(&offenders), &f.source})
       wb.text(ws, row, col++, *s);
     if (!f.docs.empty()) wb.link(ws, row, col, f.docs);
@@ -158,9 +200,9 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Iterations");
   const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, "iterations");
   if (!t) return;
+  if (t->rows.empty()) return table_sheet(wb, ws, *t);
   std::size_t end = wb.write_table(ws, *t);
   wb.fit_columns(ws);
-  if (t->rows.empty()) return;
   lxw_chart* chart = xlsx_library().workbook_add_chart(wb.raw(), LXW_CHART_COLUMN_STACKED);
   xlsx_library().chart_title_set_name(chart, "Step time breakdown");
   xlsx_library().chart_axis_set_name(chart->y_axis, "µs");

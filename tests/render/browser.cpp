@@ -1,0 +1,99 @@
+#include "render/browser.h"
+
+#include <sys/wait.h>
+
+#include <boost/json/parse.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <regex>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "render/escape.h"
+
+namespace perfgate::testing {
+
+std::string chromium() {
+  for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
+    std::string probe = fmt::format("command -v {} >/dev/null 2>&1", name);
+    if (std::system(probe.c_str()) == 0) return name;
+  }
+  return "";
+}
+
+CommandResult browse(const std::string& page, const std::string& flags) {
+  std::string profile = temp_dir();
+  std::string command = fmt::format(
+      "timeout 120 {} --headless=new --no-sandbox --disable-gpu --user-data-dir={} --no-first-run "
+      "--disable-background-networking --disable-component-update --disable-sync --disable-default-apps "
+      "--disable-domain-reliability --disable-client-side-phishing-detection "
+      "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,SpellCheck "
+      "--host-resolver-rules='MAP * ~NOTFOUND' --hide-scrollbars {} 'file://{}' 2>/dev/null",
+      chromium(), profile, flags, page);
+  CommandResult r;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  char buffer[65536];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) r.out.append(buffer, n);
+  int status = ::pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::map<std::string, double> measure(const std::string& page, int width, int height, const std::string& body,
+                                      const std::string& flags, std::map<std::string, std::string>* texts) {
+  // The probe runs in the frame's page and writes its facts into the outer page, which --dump-dom
+  // prints; the frame (srcdoc) shares the outer page's origin.
+  std::string probe =
+      "<script>window.addEventListener(\"load\", function () {\n  var out = {};\n" + body +
+      "\n  var pre = parent.document.createElement(\"pre\"); pre.id = \"layout-probe\";\n"
+      "  pre.textContent = JSON.stringify(out); parent.document.body.appendChild(pre);\n});</script>";
+  std::string html = read_text(page);
+  html.insert(html.rfind("</body>"), probe);
+  std::string frame = fmt::format(
+      "<!DOCTYPE html><html><body style=\"margin:0\"><iframe style=\"border:0;display:block\" width=\"{}\" "
+      "height=\"{}\" srcdoc=\"{}\"></iframe></body></html>",
+      width, height, html_escape(html));
+  std::string copy = write_text(temp_dir() + "/probed.html", frame);
+  CommandResult r = browse(
+      copy, fmt::format("--window-size={},{} --dump-dom {}", std::max(width, 500) + 40, height + 40, flags));
+  std::smatch m;
+  std::map<std::string, double> out;
+  if (!std::regex_search(r.out, m, std::regex(R"(<pre id="layout-probe">([^<]*)</pre>)"))) return out;
+  std::string json = m[1].str();
+  for (const auto& [entity, c] : {std::pair{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
+    json = std::regex_replace(json, std::regex(entity), c);
+  boost::json::value parsed = boost::json::parse(json);
+  for (const auto& [key, value] : parsed.as_object()) {
+    if (value.is_string()) {
+      if (texts) (*texts)[std::string(key)] = std::string(value.as_string());
+      continue;
+    }
+    out[std::string(key)] = value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
+  }
+  return out;
+}
+
+std::map<std::string, double> layout(const std::string& page, int width, int height,
+                                     const std::vector<std::string>& selectors) {
+  std::string body;
+  for (const auto& s : selectors)
+    body += fmt::format(
+        "  var e = document.querySelector(\"{0}\"); out[\"{0}\"] = e ? "
+        "e.getBoundingClientRect().top + window.scrollY : -1;\n",
+        s);
+  return measure(page, width, height, body);
+}
+
+std::string page_of(const std::string& shared_trace, const std::string& options) {
+  std::string trace = shared_traces_dir().empty()
+                          ? std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz"
+                          : shared_traces_dir() + "/" + shared_trace;
+  std::string page = temp_dir() + "/report.html";
+  run_perfgate("analyze " + trace + " -q " + options + " --html " + page);
+  return page;
+}
+
+}  // namespace perfgate::testing

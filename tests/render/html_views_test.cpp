@@ -1,0 +1,162 @@
+// What the HTML page says about what it shows: which step the timeline is of, what a run without
+// steps can and cannot show, and how its tables are sorted.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
+#include "perfgate/render.h"
+#include "render/cell_format.h"
+#include "render/html/table_view.h"
+#include "render/templates.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+// Steps of the given lengths (us), one after the other, each launching a 100 us kernel.
+std::string steps_of(const std::vector<double>& durations) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+  double start = 0;
+  for (std::size_t i = 0; i < durations.size(); ++i) {
+    t.step(static_cast<int>(i) + 1, start, durations[i]);
+    t.launch("gemm", start + 10, start + 20, 100);
+    start += durations[i];
+  }
+  return t.json();
+}
+
+// Of an odd count of steps the timeline shows the median one; of an even count the median is the
+// mean of the two middle steps, which no step is: the timeline shows the shorter of the two and
+// says so. Steps of 1.00, 1.10, 1.30 and 1.60 ms: the median is (1.10 + 1.30) / 2 = 1.20 ms, and
+// the timeline is of ProfilerStep#2 (1.10 ms).
+TEST(HtmlViews, TheTimelineSaysWhichMiddleStepItShows) {
+  std::string even = render_html(report_of_json(steps_of({1000, 1100, 1300, 1600}), default_rules())).page;
+  EXPECT_TRUE(contains(even, "<h2 id=\"timeline-title\">Timeline of ProfilerStep#2</h2>"));
+  EXPECT_TRUE(contains(even,
+                       "<figcaption>ProfilerStep#2, 1.10 ms, the shorter of the two middle steps "
+                       "(the median, 1.20 ms, is their mean):"))
+      << even.substr(even.find("id=\"timeline\""), 4000);
+  EXPECT_FALSE(contains(even, "<figcaption>The median step"));
+
+  // 1.00, 1.10 and 1.30 ms: the median is ProfilerStep#2's 1.10 ms.
+  std::string odd = render_html(report_of_json(steps_of({1000, 1100, 1300}), default_rules())).page;
+  EXPECT_TRUE(contains(odd, "<figcaption>The median step, ProfilerStep#2, 1.10 ms:"))
+      << odd.substr(odd.find("id=\"timeline\""), 4000);
+}
+
+// Two workers whose traces have no steps and do not name their GPU, as nsys exports often have
+// neither: four kernels each (of `kernel_us`), on GPU 0 of each.
+std::string no_step_run(double kernel_us = 100) {
+  std::string dir = temp_dir();
+  for (const char* worker : {"a", "b"}) {
+    TraceBuilder t;
+    for (int i = 0; i < 4; ++i) {
+      t.op("aten::mm", 1000.0 * i, 300, 1 + i);
+      t.launch("gemm", 1000.0 * i + 10, 1000.0 * i + 20, kernel_us, 1 + i);
+    }
+    t.write(dir + "/" + worker + ".json");
+  }
+  return dir;
+}
+
+// A run without steps has no ranks chart to draw (no rank has a mean step), says what its gains
+// are a share of (the window: there is no step time), and its system card counts the run's GPUs
+// as the dashboard does (2), not the first worker's (1).
+TEST(HtmlViews, ARunWithoutStepsSaysWhatItCovers) {
+  ReportModel report = report_of_files({no_step_run()}, default_rules());
+  ASSERT_EQ(report.workers.size(), 2u);
+  apply_gate(report, default_rules(), nullptr, {});
+  ASSERT_FALSE(report.findings.empty());
+  ReportFinding& f = report.findings.front();
+  f.status = FindingStatus::Warn;
+  f.gain_pct = 10;
+  std::string page = render_html(report).page;
+  EXPECT_FALSE(contains(page, "aria-label=\"Ranks\"")) << "an empty ranks chart";
+  EXPECT_TRUE(contains(page, "<span class=\"gain\">Up to 10.0% of the window.</span>"));
+  EXPECT_TRUE(contains(page, "Estimated gain: up to 10.0% of the window."));
+  EXPECT_FALSE(contains(page, "of the step time.</span>") || contains(page, "of the step time.</p>"));
+  EXPECT_TRUE(contains(render_terminal(report), "estimated gain: up to 10.0% of the window"));
+  std::size_t system = page.find("id=\"table-system\"");
+  ASSERT_NE(system, std::string::npos);
+  std::string card = page.substr(system, page.find("</table>", system) - system);
+  EXPECT_TRUE(contains(
+      card, "<td class=\"text\">GPUs of the run</td><td class=\"text\">2 x unknown model on 2 workers</td>"))
+      << card;
+  EXPECT_FALSE(contains(page, "1 x unknown<")) << "a worker's GPU says the model is unknown";
+}
+
+// Changes against a baseline are per window step only where both runs have steps; otherwise each
+// run's whole window is compared, and every output says so. A run without steps (4 gemm kernels
+// of 100 us: 400 us) against the same work in 4 steps: 400 us against 400 us, unchanged. Per step
+// on one side only, it was 400 against 100 us, "+300 us" of a "regression".
+TEST(HtmlViews, ChangesAreOverTheWholeWindowsWhereARunHasNoSteps) {
+  TraceBuilder stepped;
+  for (int i = 0; i < 4; ++i) {
+    stepped.step(i + 1, 1000.0 * i, 1000);
+    stepped.op("aten::mm", 1000.0 * i, 300, 1 + i);
+    stepped.launch("gemm", 1000.0 * i + 10, 1000.0 * i + 20, 100, 1 + i);
+  }
+  ReportModel base = report_of_json(stepped.json(), default_rules());
+  ASSERT_EQ(base.steps.size(), 4u);
+  ReportModel now = report_of_files({no_step_run() + "/a.json"}, default_rules());
+  std::vector<ReportTable> deltas = delta_tables(now, baseline_from_report(base, "base.json", "report"));
+  const ReportTable* kernels = find_table(deltas, "kernel_deltas");
+  ASSERT_TRUE(kernels);
+  ASSERT_EQ(kernels->rows.size(), 1u);
+  EXPECT_EQ(text_at(*kernels, 0, "change"), "unchanged");
+  EXPECT_DOUBLE_EQ(number_at(*kernels, 0, "baseline_us_per_step"), 400);
+  EXPECT_DOUBLE_EQ(number_at(*kernels, 0, "us_per_step"), 400);
+  EXPECT_TRUE(contains(kernels->description, "each run's whole window")) << kernels->description;
+
+  // The kernels 50 us longer: 200 us more over the window.
+  std::string dir = temp_dir();
+  write_text(dir + "/base.json", render_json(base));
+  CommandResult r = run_perfgate("analyze " + no_step_run(150) + "/a.json --baseline " + dir +
+                                 "/base.json --html " + dir + "/r.html");
+  EXPECT_TRUE(contains(r.out, "Changes      over each run's whole window against the baseline")) << r.out;
+  std::string page = read_text(dir + "/r.html");
+  EXPECT_FALSE(contains(page, "per step against the baseline"));
+}
+
+// A table cut to its first rows sorts as the whole table would: each column header lists, for each
+// direction, the rows the page shows first in that order (indices into the shown rows and the
+// rows kept aside, written short, in a <template>). Six ops in the table's order (most GPU time
+// first), two shown:
+//   a: 500 us, 1 call; b: 400 us, 2; c: 300 us, 9; b2: 250 us, 5; d: 200 us, 7; e: 100 us, no count.
+// Largest first by calls: c, d; smallest first: a, b (an empty cell last either way). By name,
+// z to a: e, d; a to z: a, b. By GPU time: a, b and e, d. So c, d and e are kept aside, in table
+// order (page rows 2, 3 and 4); b2, first in no order, is not in the page.
+TEST(HtmlViews, SortingATruncatedTableOrdersTheWholeTable) {
+  ReportTable t{
+      "ops", "Ops", "Ops by name", {{"name", "", ""}, {"calls", "count", ""}, {"gpu_us", "us", ""}}, {}};
+  t.rows = {{std::string("a"), std::int64_t{1}, 500.0}, {std::string("b"), std::int64_t{2}, 400.0},
+            {std::string("c"), std::int64_t{9}, 300.0}, {std::string("b2"), std::int64_t{5}, 250.0},
+            {std::string("d"), std::int64_t{7}, 200.0}, {std::string("e"), std::monostate{}, 100.0}};
+  std::string html = render_template("table.html.mustache", table_view(t, 2, "ops"));
+  EXPECT_TRUE(
+      contains(html, "<th scope=\"col\" data-desc=\"4 3\" data-asc=\"0 1\" data-td=\"text\">name</th>"))
+      << html;
+  EXPECT_TRUE(contains(
+      html, "<th scope=\"col\" class=\"num\" data-desc=\"2 3\" data-asc=\"0 1\" data-td=\"num\">calls</th>"));
+  EXPECT_TRUE(contains(
+      html,
+      "<th scope=\"col\" class=\"num\" data-desc=\"0 1\" data-asc=\"4 3\" data-td=\"num\">gpu_us</th>"));
+  std::size_t aside = html.find("<template>");
+  ASSERT_NE(aside, std::string::npos);
+  std::string kept = html.substr(aside, html.find("</template>") - aside);
+  EXPECT_EQ(kept, "<template>\n<tr><td>c<td>9<td>300.0\n<tr><td>d<td>7<td>200.0\n<tr><td>e<td>–<td>100.0\n");
+  // A table shown whole sorts in the page: no lists, nothing aside.
+  std::string whole = render_template("table.html.mustache", table_view(t, 6, "ops"));
+  EXPECT_FALSE(contains(whole, "data-desc") || contains(whole, "<template>"));
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,199 @@
+// The HTML report's and the trend page's layout measured in headless Chromium: text stays in its
+// card at desktop and phone widths, no page scrolls sideways on a 390 px phone, chart text is
+// readable and has the contrast WCAG AA asks of text (4.5:1) in the light and dark schemes.
+// Skipped when Chromium is not installed (ci/setup.sh --tests installs it).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "history/history_runs.h"
+#include "perfgate/trend.h"
+#include "render/browser.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+const std::string kExample = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
+
+std::string report_of(const std::string& trace, const std::string& options = "") {
+  std::string page = temp_dir() + "/report.html";
+  run_perfgate("analyze " + trace + " -q " + options + " --html " + page);
+  return page;
+}
+
+// The pages the layout tests look at: the example, and where ../shared/traces is present, the
+// MI300X trace against itself (its "3.02 TFLOP/s" with a change badge) and ResNet-50 with 4
+// DataLoader workers against the one with none (a change badge on every step statistic).
+struct Page {
+  std::string name, path;
+};
+const std::vector<Page>& pages() {
+  static const std::vector<Page> all = [] {
+    std::vector<Page> p = {{"example", report_of(kExample)}};
+    std::string shared = shared_traces_dir();
+    if (shared.empty()) return p;
+    std::string mi300x = shared + "/mi300x_resnet_actckpt_gpu_steps.json.gz";
+    p.push_back({"MI300X against itself", report_of(mi300x, "--baseline " + mi300x)});
+    p.push_back({"ResNet-50 against its baseline",
+                 report_of(shared + "/resnet50_v100_workers4.pt.trace.json.gz",
+                           "--baseline " + shared + "/resnet50_v100_workers0.pt.trace.json.gz")});
+    return p;
+  }();
+  return all;
+}
+
+// How far any text of the dashboard's cards reaches past its card's content box, in CSS px (<= 0:
+// none does), and the text that reaches farthest. Chart text (SVG) is left out: charts scroll in
+// their card on narrow screens.
+constexpr const char* kCardOverflow = R"(
+  out.cards = 0; out.overflow = -1000; out.worst = "";
+  document.querySelectorAll("#dashboard .card").forEach(function (card) {
+    out.cards += 1;
+    var b = card.getBoundingClientRect(), s = getComputedStyle(card);
+    var left = b.left + parseFloat(s.borderLeftWidth) + parseFloat(s.paddingLeft);
+    var right = b.right - parseFloat(s.borderRightWidth) - parseFloat(s.paddingRight);
+    var walk = document.createTreeWalker(card, NodeFilter.SHOW_TEXT);
+    for (var n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (!n.textContent.trim() || n.parentElement.closest("svg")) continue;
+      var range = document.createRange();
+      range.selectNodeContents(n);
+      Array.prototype.forEach.call(range.getClientRects(), function (r) {
+        var over = Math.max(r.right - right, left - r.left);
+        if (over > out.overflow) { out.overflow = over; out.worst = n.textContent.trim(); }
+      });
+    }
+  });)";
+
+TEST(Layout, DashboardTextStaysInItsCards) {
+  REQUIRE_CHROMIUM();
+  for (const Page& page : pages())
+    for (int width : {1400, 1000, 700, 390}) {
+      std::map<std::string, std::string> texts;
+      std::map<std::string, double> at = measure(page.path, width, 900, kCardOverflow, "", &texts);
+      ASSERT_TRUE(at.count("cards")) << "nothing measured: " << page.name << " at " << width;
+      EXPECT_GE(at["cards"], 4) << page.name;
+      EXPECT_LE(at["overflow"], 0.5) << page.name << " at " << width << " px: \"" << texts["worst"]
+                                     << "\" reaches past its card by " << at["overflow"] << " px";
+    }
+}
+
+// The document's width against the frame's, and the element that reaches farthest past it (not
+// counting those inside a frame that scrolls, as tables and charts do).
+constexpr const char* kPageWidth = R"(
+  var view = document.documentElement.clientWidth;
+  out.view = view; out.page = document.documentElement.scrollWidth; out.worst = "";
+  var farthest = view;
+  document.querySelectorAll("body *").forEach(function (e) {
+    var r = e.getBoundingClientRect();
+    for (var a = e.parentElement; a && a !== document.body; a = a.parentElement)
+      if (getComputedStyle(a).overflowX !== "visible") return;
+    if (r.width > 0 && r.right > farthest + 0.5) {
+      farthest = r.right;
+      out.worst = e.tagName + "." + e.getAttribute("class") + ": " + (e.textContent || "").trim().slice(0, 60);
+    }
+  });)";
+
+TEST(Layout, NoPageScrollsSidewaysOnAPhone) {
+  REQUIRE_CHROMIUM();
+  for (const Page& page : pages()) {
+    std::map<std::string, std::string> texts;
+    std::map<std::string, double> at = measure(page.path, 390, 900, kPageWidth, "", &texts);
+    ASSERT_TRUE(at.count("view")) << "nothing measured: " << page.name;
+    EXPECT_EQ(at["view"], 390) << "the frame is a phone's width";
+    EXPECT_LE(at["page"], 390) << page.name << ": the page is " << at["page"]
+                               << " px wide; the widest: " << texts["worst"];
+  }
+}
+
+// The WCAG contrast ratio of every chart text of the timeline section (the window strip's step
+// numbers on their boxes, lane names and axis labels on the card) against what lies under its
+// middle: the boxes there, blended by their opacity over the card.
+constexpr const char* kTimelineContrast = R"JS(
+  function rgba(c) { var m = c.match(/[\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; }
+  function luminance(c) {
+    var v = c.slice(0, 3).map(function (x) {
+      x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+  }
+  function blend(top, alpha, under) { return [0, 1, 2].map(function (i) { return top[i] * alpha + under[i] * (1 - alpha); }); }
+  out.dark = matchMedia("(prefers-color-scheme: dark)").matches ? 1 : 0;
+  out.texts = 0; out.lowest = 100; out.lowest_text = "";
+  document.querySelectorAll("#timeline svg").forEach(function (svg) {
+    var panel = rgba(getComputedStyle(svg.closest(".card")).backgroundColor);
+    var rects = svg.querySelectorAll("rect");
+    svg.querySelectorAll("text").forEach(function (t) {
+      var tb = t.getBoundingClientRect(), x = (tb.left + tb.right) / 2, y = (tb.top + tb.bottom) / 2;
+      var under = panel;
+      rects.forEach(function (r) {  // in drawing order: the last one is on top
+        var rb = r.getBoundingClientRect(), style = getComputedStyle(r);
+        if (style.fill === "none" || x < rb.left || x > rb.right || y < rb.top || y > rb.bottom) return;
+        var fill = rgba(style.fill);
+        under = blend(fill, parseFloat(style.fillOpacity) * fill[3], under);
+      });
+      var a = luminance(rgba(getComputedStyle(t).fill)), b = luminance(under);
+      var ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+      out.texts += 1;
+      if (ratio < out.lowest) { out.lowest = ratio; out.lowest_text = t.textContent; }
+    });
+  });)JS";
+
+TEST(Layout, TimelineTextHasContrastInBothSchemes) {
+  REQUIRE_CHROMIUM();
+  for (const Page& page : pages())
+    for (bool dark : {false, true}) {
+      std::map<std::string, std::string> texts;
+      std::map<std::string, double> at =
+          measure(page.path, 1400, 900, kTimelineContrast, dark ? "--force-dark-mode" : "", &texts);
+      ASSERT_TRUE(at.count("texts")) << "nothing measured: " << page.name;
+      EXPECT_EQ(at["dark"], dark ? 1 : 0) << "the scheme";
+      EXPECT_GT(at["texts"], 10) << page.name;
+      EXPECT_GE(at["lowest"], 4.5) << page.name << (dark ? ", dark" : ", light") << ": \""
+                                   << texts["lowest_text"] << "\" has a contrast of " << at["lowest"] << ":1";
+    }
+}
+
+// A trend page of 30 runs (the step time 10% slower from the 18th) where one metric is 0 in every
+// run: the Tensor Core share of a run without Tensor Cores.
+std::string trend_page() {
+  std::vector<HistoryRun> runs = planted_history(1, true);
+  for (HistoryRun& run : runs)
+    for (auto& [name, value] : run.data.metrics)
+      if (name == "tensor_core.kernel_time_pct") value = 0.0;
+  TrendSettings settings;
+  settings.source = "history.db";
+  return write_text(temp_dir() + "/trend.html",
+                    render_trend_html(build_trend(runs, default_rules(), settings)));
+}
+
+// On a phone the trend page's charts keep their drawn size (text at 11 px or more) and scroll in
+// their card; the summary table fits its frame (no column cut off at its edge) and the page does
+// not scroll sideways.
+TEST(Layout, TrendPageFitsAPhone) {
+  REQUIRE_CHROMIUM();
+  std::string page = trend_page();
+  std::map<std::string, std::string> texts;
+  std::map<std::string, double> at = measure(page, 390, 900, std::string(kPageWidth) + R"(
+  out.charts = 0; out.smallest = 1000;
+  document.querySelectorAll("figure.card > svg").forEach(function (svg) {
+    out.charts += 1;
+    var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    svg.querySelectorAll("text").forEach(function (t) {
+      out.smallest = Math.min(out.smallest, parseFloat(t.getAttribute("font-size")) * scale);
+    });
+  });
+  var wrap = document.querySelector("#summary .table-wrap");
+  out.summary_cut = wrap.scrollWidth - wrap.clientWidth;)",
+                                             "", &texts);
+  ASSERT_TRUE(at.count("charts")) << "nothing measured";
+  EXPECT_EQ(at["charts"], 5);
+  EXPECT_GE(at["smallest"], 10.95) << "the smallest chart text on a phone, in CSS px";
+  EXPECT_LE(at["summary_cut"], 0) << "px of the summary table past its frame";
+  EXPECT_LE(at["page"], 390) << "the widest: " << texts["worst"];
+}
+
+}  // namespace
+}  // namespace perfgate::testing

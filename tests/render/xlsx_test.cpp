@@ -1,0 +1,215 @@
+// The workbook read back from its XML (unzip): percentages as Excel stores them, findings' values
+// rounded by their unit, and sheets without rows that say why.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "perfgate/gate.h"
+#include "perfgate/render.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string unzip(const std::string& xlsx, const std::string& member) {
+  std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  ::pclose(pipe);
+  return out;
+}
+
+std::string unescaped(std::string s) {
+  for (const auto& [entity, c] :
+       {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}})
+    s = std::regex_replace(s, std::regex(entity), c);
+  return s;
+}
+
+// A cell as the sheet stores it: its text (a shared string's, or the number as written) and the
+// number format of its style.
+struct Cell {
+  std::string value;
+  bool number = false;
+  std::string format;
+};
+
+// The cells of the workbook's sheets by sheet name and reference ("C2").
+class Workbook {
+ public:
+  explicit Workbook(const std::string& path) {
+    std::string xml = unzip(path, "xl/sharedStrings.xml");
+    std::regex si(R"(<si>(.*?)</si>)");
+    for (auto it = std::sregex_iterator(xml.begin(), xml.end(), si); it != std::sregex_iterator(); ++it) {
+      std::string text = std::regex_replace((*it)[1].str(), std::regex("<[^>]*>"), "");
+      strings_.push_back(unescaped(text));
+    }
+    std::string styles = unzip(path, "xl/styles.xml");
+    std::map<std::string, std::string> codes = {{"0", "General"}, {"49", "@"}};
+    std::regex fmt(R"re(<numFmt numFmtId="(\d+)" formatCode="([^"]*)")re");
+    for (auto it = std::sregex_iterator(styles.begin(), styles.end(), fmt); it != std::sregex_iterator();
+         ++it)
+      codes[(*it)[1]] = unescaped((*it)[2]);
+    std::string xfs = styles.substr(styles.find("<cellXfs"));
+    xfs = xfs.substr(0, xfs.find("</cellXfs>"));
+    std::regex xf(R"re(<xf numFmtId="(\d+)")re");
+    for (auto it = std::sregex_iterator(xfs.begin(), xfs.end(), xf); it != std::sregex_iterator(); ++it)
+      formats_.push_back(codes.count((*it)[1]) ? codes[(*it)[1]] : "id " + (*it)[1].str());
+    std::string book = unzip(path, "xl/workbook.xml");
+    std::regex sheet(R"re(<sheet name="([^"]*)")re");
+    int n = 0;
+    for (auto it = std::sregex_iterator(book.begin(), book.end(), sheet); it != std::sregex_iterator(); ++it)
+      sheets_[unescaped((*it)[1])] = unzip(path, "xl/worksheets/sheet" + std::to_string(++n) + ".xml");
+  }
+
+  bool has_sheet(const std::string& name) const { return sheets_.count(name) > 0; }
+
+  // The cell, or an empty one.
+  Cell cell(const std::string& sheet, const std::string& ref) const {
+    auto it = sheets_.find(sheet);
+    if (it == sheets_.end()) return {};
+    std::smatch m;
+    std::regex c("<c r=\"" + ref + R"re("( s="(\d+)")?( t="(\w+)")?>(<v>([^<]*)</v>)?)re");
+    if (!std::regex_search(it->second, m, c)) return {};
+    Cell out;
+    std::size_t style = m[2].matched ? std::stoul(m[2]) : 0;
+    out.format = style < formats_.size() ? formats_[style] : "";
+    if (m[4] == "s") {
+      out.value = strings_.at(std::stoul(m[6]));
+    } else {
+      out.value = m[6];
+      out.number = true;
+    }
+    return out;
+  }
+
+  // The row (its number, from 1) whose column A holds `text` in a sheet; 0 when none does.
+  int row_of(const std::string& sheet, const std::string& text) const {
+    for (int row = 1; row < 2000; ++row)
+      if (cell(sheet, "A" + std::to_string(row)).value == text) return row;
+    return 0;
+  }
+
+ private:
+  std::vector<std::string> strings_;
+  std::vector<std::string> formats_;
+  std::map<std::string, std::string> sheets_;
+};
+
+#define REQUIRE_UNZIP()                                     \
+  if (std::system("command -v unzip >/dev/null 2>&1") != 0) \
+  GTEST_SKIP() << "unzip not installed (ci/setup.sh --tests installs it)"
+
+// Four 1 ms steps, each with a 500 us kernel: GPU utilization 2000 / 4000 us = 50% of the window,
+// and 50% of each step. No user region, collective or half-precision op.
+std::string half_busy_trace() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+  for (int i = 0; i < 4; ++i) {
+    t.step(i + 1, 1000.0 * i, 1000);
+    t.op("aten::mm", 1000.0 * i + 5, 100, 1 + i);
+    t.launch("gemm", 1000.0 * i + 10, 1000.0 * i + 20, 500, 1 + i);
+  }
+  return t.json();
+}
+
+// The report of the trace with its findings, all passed but the first `fired`, which warn: the
+// Findings sheet lists those first, in rule order.
+ReportModel report_with_fired(std::size_t fired) {
+  ReportModel report = report_of_json(half_busy_trace(), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  for (std::size_t i = 0; i < report.findings.size(); ++i)
+    report.findings[i].status = i < fired ? FindingStatus::Warn : FindingStatus::Pass;
+  return report;
+}
+
+std::string workbook_of(const ReportModel& report) {
+  std::string path = temp_dir() + "/report.xlsx";
+  write_xlsx(report, path);
+  return path;
+}
+
+// A percentage is stored as Excel stores one, a fraction (50% is 0.5) in the format 0.0%, so that
+// a formula on it works: the Summary's GPU utilization, each iteration's GPU share, a finding's
+// gain. (They were 50 with a format that printed a "%" after the number.)
+TEST(Xlsx, PercentagesAreFractionsInAPercentFormat) {
+  REQUIRE_UNZIP();
+  ReportModel report = report_with_fired(1);
+  report.findings.front().gain_pct = 12.5;
+  Workbook wb(workbook_of(report));
+  int row = wb.row_of("Summary", "gpu.utilization_pct");
+  ASSERT_GT(row, 0);
+  Cell utilization = wb.cell("Summary", "C" + std::to_string(row));
+  EXPECT_TRUE(utilization.number);
+  EXPECT_EQ(utilization.value, "0.5");
+  EXPECT_EQ(utilization.format, "0.0%");
+  // Iterations: the columns up to gpu_pct are name, number, start_us, duration_us, kernels,
+  // tc_kernels, gpu_us, gpu_pct (H).
+  EXPECT_EQ(wb.cell("Iterations", "H1").value, "gpu_pct");
+  EXPECT_EQ(wb.cell("Iterations", "H2").value, "0.5");
+  EXPECT_EQ(wb.cell("Iterations", "H2").format, "0.0%");
+  // Findings: the fired finding first; its gain in column M, 12.5% = 0.125.
+  EXPECT_EQ(wb.cell("Findings", "M1").value, "estimated gain (of the step time)");
+  EXPECT_EQ(wb.cell("Findings", "M2").value, "0.125");
+  EXPECT_EQ(wb.cell("Findings", "M2").format, "0.0%");
+}
+
+// A finding's value (and its baseline) is rounded as its unit is shown: a percentage to a tenth of
+// a point (55.51408517455256% is stored 0.555), a time to a tenth of a microsecond, a ratio to two
+// decimals, a count to a whole number.
+TEST(Xlsx, FindingValuesAreRoundedByTheirUnit) {
+  REQUIRE_UNZIP();
+  ReportModel report = report_with_fired(4);
+  ASSERT_GE(report.findings.size(), 4u);
+  struct Case {
+    std::string unit;
+    double value, baseline;
+    std::string stored, stored_baseline;
+  };
+  std::vector<Case> cases = {{"%", 55.51408517455256, 12.34999, "0.555", "0.123"},
+                             {"us", 1234.5678, 99.95, "1234.6", "100"},
+                             {"ratio", 1.23456, 0.996, "1.23", "1"},
+                             {"count", 7.0000000001, 3, "7", "3"}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    ReportFinding& f = report.findings[i];
+    f.unit = cases[i].unit;
+    f.value = cases[i].value;
+    f.baseline = cases[i].baseline;
+  }
+  Workbook wb(workbook_of(report));
+  EXPECT_EQ(wb.cell("Findings", "E1").value, "value");
+  EXPECT_EQ(wb.cell("Findings", "H1").value, "baseline");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::string row = std::to_string(i + 2);
+    EXPECT_EQ(wb.cell("Findings", "E" + row).value, cases[i].stored) << cases[i].unit;
+    EXPECT_EQ(wb.cell("Findings", "H" + row).value, cases[i].stored_baseline) << cases[i].unit;
+  }
+}
+
+// A sheet of a table without rows says why under its header, in column A of row 2.
+TEST(Xlsx, EmptySheetsSayWhy) {
+  REQUIRE_UNZIP();
+  ReportModel report = report_of_json(half_busy_trace(), default_rules());
+  Workbook wb(workbook_of(report));
+  EXPECT_EQ(wb.cell("Regions", "A1").value, "name");
+  EXPECT_EQ(wb.cell("Regions", "A2").value,
+            "No rows: the trace has no record_function or user annotation range in the window other than the "
+            "step markers.");
+  EXPECT_EQ(
+      wb.cell("TC shapes", "A2").value,
+      "No rows: no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor "
+      "Cores (shapes are recorded with record_shapes=True).");
+  EXPECT_EQ(wb.cell("Collectives", "A2").value,
+            "No rows: no communication op (an NCCL, RCCL or gloo collective) started in the window.");
+  EXPECT_FALSE(wb.cell("Ops", "A2").value.starts_with("No rows")) << "a table with rows has none";
+}
+
+}  // namespace
+}  // namespace perfgate::testing
