@@ -117,6 +117,13 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
 
 namespace {
 
+// What the profiler recorded with a time: without any, a trace is only metadata (threads, GPUs,
+// distributedInfo) and every metric would be n/a or 0, which a gate must not pass as a run.
+bool holds_activity(const Profile& p) {
+  return !p.host_events.empty() || !p.runtime_calls.empty() || !p.gpu_activities.empty() ||
+         !p.gpu_ranges.empty() || !p.memory_samples.empty();
+}
+
 // One input is one worker, except an nsys export, which has one per process with GPU work.
 // `threads`: threads this input may parse on (a Kineto trace is read in pieces when above one).
 void load_one(const InputFile& input, const LoadOptions& options, unsigned threads,
@@ -142,6 +149,11 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
   };
   Profile profile = kineto::read_trace(open, input.path, on_progress,
                                        {.driver_calls = options.read_driver_calls, .threads = threads});
+  if (!holds_activity(profile))
+    throw InputError(
+        fmt::format("{}: holds no profiled activity (no CPU op, annotation, CUDA/HIP call, GPU "
+                    "activity or allocator event)",
+                    input.path));
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));

@@ -63,6 +63,24 @@ TEST(Cli, InputErrorsExitThreeWithOneLineAndNoReport) {
   EXPECT_TRUE(contains(missing.out, "missing.json: no such file")) << missing.out;
 }
 
+// Issue 29, item 5: an empty trace passed the gate, alone and against a baseline.
+TEST(Cli, AProfileWithNoActivityExitsThreeAsRunAndAsBaseline) {
+  std::string dir = temp_dir();
+  std::string empty = write_text(dir + "/empty.json", R"({"traceEvents": []})");
+  std::string json = dir + "/report.json";
+  CommandResult r = run_perfgate("analyze " + empty + " --json " + json);
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.out, "perfgate: " + empty +
+                       ": holds no profiled activity (no CPU op, annotation, CUDA/HIP call, "
+                       "GPU activity or allocator event)\n");
+  EXPECT_FALSE(std::filesystem::exists(json));
+  std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(dir + "/t.json");
+  CommandResult baseline = run_perfgate("analyze " + trace + " --baseline " + empty);
+  EXPECT_EQ(baseline.exit_code, 3) << baseline.out;
+  EXPECT_TRUE(contains(baseline.out, "perfgate: baseline: " + empty + ": holds no profiled activity"))
+      << baseline.out;
+}
+
 TEST(Cli, UnwritableOutputExitsThree) {
   std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
   CommandResult r = run_perfgate("analyze " + trace + " --json /nonexistent-dir/report.json");

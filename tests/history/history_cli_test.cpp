@@ -276,8 +276,13 @@ TEST(HistoryCli, AnNsysExportIsNeverTakenForAHistory) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir();
   std::string trace = training_trace_file(dir, steady());
-  std::string export_path =
-      make_sqlite(dir + "/profile.sqlite", std::string(kNsysStringIds) + kNsysKernelTable);
+  // One kernel: an export with no activity at all is an input error (issue 29).
+  std::string export_path = make_sqlite(
+      dir + "/profile.sqlite",
+      std::string(kNsysStringIds) + kNsysKernelTable +
+          "INSERT INTO StringIds VALUES (2, 'gemm_kernel');"
+          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, globalPid, "
+          "demangledName, shortName) VALUES (0, 1000, 0, 7, 5, 167772160, 2, 2);");
   CommandResult r = run_perfgate("analyze " + trace + " -q --history " + export_path + " --record");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(contains(r.out, export_path + ": not a perfgate history: an SQLite database with other tables"))

@@ -76,14 +76,11 @@ void read_export(const std::string& path, const std::string& worker,
   };
 
   std::vector<std::int64_t> processes = worker_processes(db);
-  if (processes.empty()) {  // an empty capture: GPUs listed, nothing ran
-    Profile p;
-    describe(p);
-    p.worker = worker;
-    p.notes.push_back("the export has no CUDA activity (no kernels, memory copies, memsets or CUDA calls)");
-    emit(std::move(p));
-    return;
-  }
+  // An empty capture (GPUs listed, nothing ran) would pass the gate as a run with nothing to
+  // measure.
+  if (processes.empty())
+    throw InputError(fmt::format(
+        "{}: holds no profiled activity (no kernel, memory copy, memset, CUDA call or NVTX range)", path));
   for (std::int64_t key : processes) {
     Profile p;
     {
