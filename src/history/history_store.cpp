@@ -152,8 +152,11 @@ class SqlHistoryStore final : public HistoryStore {
   template <typename Each>
   void read_tables(Each& each) {
     each("run_inputs", "path, worker, format, bytes", "position", [](HistoryRun& run, const SqlRow& r) {
-      run.data.info.inputs.push_back({as_text(r[1]), static_cast<std::uint64_t>(as_integer(r[4])),
-                                      input_format_named(as_text(r[3])), as_text(r[2])});
+      run.data.info.inputs.push_back({as_text(r[1]),
+                                      static_cast<std::uint64_t>(as_integer(r[4])),
+                                      input_format_named(as_text(r[3])),
+                                      as_text(r[2]),
+                                      {}});
     });
     each("run_steps", "duration_us", "position",
          [](HistoryRun& run, const SqlRow& r) { run.data.step_durations_us.push_back(as_real(r[1])); });

@@ -81,6 +81,21 @@ TEST(Cli, AProfileWithNoActivityExitsThreeAsRunAndAsBaseline) {
       << baseline.out;
 }
 
+// Issue 29, item 8: a stray JSON file in a run folder stopped the run with exit 3.
+TEST(Cli, AStrayJsonInARunFolderIsSkippedWithAWarning) {
+  std::string dir = temp_dir();
+  TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(dir + "/rank-0.json");
+  std::string stray = write_text(dir + "/config.json", R"({"lr": 0.1})");
+  CommandResult r = run_perfgate("analyze " + dir + " --no-color");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(
+      r.out, "Warning      skipped " + stray + ": not a Chrome/Kineto trace: no 'traceEvents' array\n"))
+      << r.out;
+  CommandResult named = run_perfgate("analyze " + stray);
+  EXPECT_EQ(named.exit_code, 3) << named.out;
+  EXPECT_EQ(named.out, "perfgate: " + stray + ": not a Chrome/Kineto trace: no 'traceEvents' array\n");
+}
+
 TEST(Cli, UnwritableOutputExitsThree) {
   std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
   CommandResult r = run_perfgate("analyze " + trace + " --json /nonexistent-dir/report.json");

@@ -20,7 +20,7 @@ void require_nsys_tables(const SqliteDb& db) {
        {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
         "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE", "META_DATA_EXPORT", "EXPORT_META_DATA"})
     if (db.has_table(table)) return;
-  throw InputError(
+  throw NotAProfileError(
       fmt::format("{}: an SQLite database but not an Nsight Systems export (none of StringIds, "
                   "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT)",
                   db.path()));
