@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <ctime>
 #include <set>
 
 #include <fmt/format.h>
