@@ -306,6 +306,9 @@ struct WorkerAnalysis {
 
 struct RunAnalysis {
   std::vector<WorkerAnalysis> workers;
+  // About the run as a whole: files of a run folder skipped, workers that are not one capture
+  // (GPU models, world sizes, times), ranks missing from the world size.
+  std::vector<std::string> warnings;
   MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
   RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
 };

@@ -12,6 +12,14 @@ class InputError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A readable file of another kind: a JSON document without 'traceEvents', an SQLite database that
+// is not an Nsight Systems export. A run folder skips such a file with a warning; named on the
+// command line, it is an input error like any other.
+class NotAProfileError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // An output that cannot be written (exit code 3, like unreadable input): disk full, bad path.
 class OutputError : public std::runtime_error {
  public:

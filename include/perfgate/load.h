@@ -24,6 +24,9 @@ struct InputFile {
   std::uint64_t bytes = 0;
   InputFormat format = InputFormat::Unknown;
   std::string worker;
+  // The run folder the file was found in; empty when it was named itself. A folder's file that is
+  // not a profile is skipped with a warning; one named itself is an error.
+  std::string folder;
 };
 
 // The most memory one input (a trace, a baseline report) may make perfgate hold: the records,
@@ -45,6 +48,17 @@ std::uint64_t max_input_memory_from_environment();
 // Why `path` is refused when holding it needs more than `limit` bytes.
 std::string input_memory_message(const std::string& path, std::uint64_t limit);
 
+// A file of a run folder left out because it is not a profile (NotAProfileError).
+struct SkippedInput {
+  std::size_t input = 0;  // its index in the inputs
+  std::string reason;     // the reader's message, naming the file
+};
+// The warning a report shows for it: "skipped FILE: why".
+std::string skipped_warning(const SkippedInput& skipped);
+// The inputs less the skipped ones.
+std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
+                                   const std::vector<SkippedInput>& skipped);
+
 struct LoadOptions {
   // Called from loading threads with the bytes read so far and the total, across all inputs.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
@@ -56,7 +70,8 @@ struct LoadOptions {
 };
 
 struct LoadedRun {
-  std::vector<InputFile> inputs;
+  std::vector<InputFile> inputs;     // the files loaded, skipped ones left out
+  std::vector<std::string> skipped;  // a warning for each file of a folder that is not a profile
   // One per input trace, in input order; an nsys export adds one per process with GPU work.
   std::vector<Profile> workers;
 };
@@ -72,7 +87,10 @@ using WorkerSink = std::function<void(std::size_t input, Profile&& worker)>;
 // Loads the inputs in parallel and hands every worker to `sink`, which may analyse it and let it
 // go: only the workers being loaded are then in memory at once. Throws InputError (file and
 // cause) for the first input, in input order, that failed; an exception from `sink` likewise.
-void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink);
+// A file of a run folder that is not a profile is skipped, not an error, unless its folder holds no
+// profile at all: the skipped files are returned, in input order.
+std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
+                                    const WorkerSink& sink);
 
 // Threads each input gets when `inputs` are loaded with these options: one thread per input while
 // there are more inputs than cores, and the cores left over shared among the inputs.

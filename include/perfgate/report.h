@@ -260,8 +260,11 @@ struct ReportModel {
   std::vector<ReportStep> steps;      // the run's window steps
   std::vector<ReportGpu> gpus;        // every GPU of every worker
   std::vector<ReportWorker> workers;
-  std::vector<ReportTable> tables;    // the run's: "ranks", "op_deltas", "kernel_deltas"
-  std::vector<std::string> warnings;  // the run's and every worker's, worker-prefixed
+  std::vector<ReportTable> tables;  // the run's: "ranks", "op_deltas", "kernel_deltas"
+  // About the run as a whole, which every output shows: files of a run folder skipped, workers that
+  // are not one capture (GPU models, world sizes, clocks, times), ranks missing from the world size.
+  std::vector<std::string> run_warnings;
+  std::vector<std::string> warnings;  // what the readers and analyses noticed, worker-prefixed
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not

@@ -144,7 +144,9 @@ RunAnalysis analyse_run(const LoadedRun& run, const Classification& classificati
   WorkerAnalyser analyse(classification, options);
   RunCombiner combiner(options.detailed_workers);
   for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
-  return combiner.finish();
+  RunAnalysis analysis = combiner.finish();
+  analysis.warnings.insert(analysis.warnings.begin(), run.skipped.begin(), run.skipped.end());
+  return analysis;
 }
 
 WorkerAnalyser::WorkerAnalyser(const Classification& classification, const AnalysisOptions& options)

@@ -233,6 +233,12 @@ constexpr MetricInfo kCatalog[] = {
     {"distributed.nccl_calls", "count", "NCCL collective ops in the window (rules: nccl_ops)", kPlugin},
 
     {"ranks.count", "count", "Workers (ranks) in the run", kPerfgate},
+    {"ranks.present", "count",
+     "Distinct ranks among the run's workers (distributedInfo rank, else worker index)", kPerfgate},
+    {"ranks.world_size", "count",
+     "World size the traces state (distributedInfo; the largest where workers differ): with ranks.present, "
+     "how many of the job's ranks the run holds",
+     kPerfgate},
     {"ranks.step_spread_pct", "%",
      "(slowest - fastest) / median of the workers' mean step times (needs 2 workers)", kSagemaker},
     {"ranks.slowest", "count",

@@ -237,6 +237,12 @@ void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
   m.set("ranks.slowest", static_cast<double>(in.rank_ids[static_cast<std::size_t>(hi - means.begin())]));
 }
 
+// Which ranks of the job the profiles hold: "2 of 128" when a run folder holds a sample of them.
+void set_world_metrics(MetricValues& m, const MetricInputs& in) {
+  m.set("ranks.present", d(in.ranks_present));
+  if (in.world_size) m.set("ranks.world_size", static_cast<double>(*in.world_size));
+}
+
 }  // namespace
 
 MetricValues metrics_of(const MetricInputs& in) {
@@ -255,6 +261,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_communication_metrics(m, in);
   set_memory_and_compute(m, in);
   set_rank_metrics(m, in);
+  set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
   return m;
 }
@@ -271,6 +278,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   for (const auto& g : w.gpus) in.gpus.push_back(&g);
   for (std::size_t i = 0; i < kBreakdownParts; ++i) in.breakdown_us[i] = us(w.mean_breakdown[i]);
   for (std::size_t i = 0; i < kResourceParts; ++i) in.resources_us[i] = us(w.resources[i]);
+  in.world_size = w.info.world_size;
   in.has_runtime = w.has_runtime_calls;
   in.has_devices = w.has_devices;
   in.tensor_cores = w.tensor_cores;

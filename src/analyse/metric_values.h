@@ -30,6 +30,8 @@ struct MetricInputs {
   ParallelismSums parallelism;
   std::vector<double> rank_mean_steps_us;  // run only
   std::vector<std::int64_t> rank_ids;
+  std::size_t ranks_present = 1;           // distinct ranks of the workers
+  std::optional<std::int64_t> world_size;  // the largest the traces state
 };
 
 MetricValues metrics_of(const MetricInputs& in);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "analyse/capture_check.h"
 #include "analyse/metric_values.h"
 #include "perfgate/analysis.h"
 
@@ -180,7 +181,9 @@ RunAnalysis RunCombiner::finish() {
   }
   RunAnalysis run;
   run.workers = std::move(workers);
-  run.metrics = run_metrics(run.workers, rank_ids(run));
+  std::vector<std::int64_t> ranks = rank_ids(run);
+  run.metrics = run_metrics(run.workers, ranks);
+  run.warnings = capture_warnings(run.workers, ranks);
   if (run.workers.size() > 1) run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows()};
   s.workers.clear();
   return run;

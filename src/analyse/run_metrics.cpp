@@ -1,6 +1,7 @@
 // A run of several workers as one: the same MetricInputs as a worker, combined.
 #include <algorithm>
 #include <numeric>
+#include <set>
 
 #include "analyse/metric_values.h"
 #include "analyse/step_stats.h"
@@ -150,6 +151,9 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       add(run.parallelism, one.parallelism);
     }
     run.host.median_launch_gap = median_of(workers);
+    run.ranks_present = std::set<std::int64_t>(rank_ids.begin(), rank_ids.end()).size();
+    for (const auto& w : workers)
+      if (w.info.world_size) run.world_size = std::max(run.world_size.value_or(0), *w.info.world_size);
   }
   for (std::size_t i = 0; i < workers.size(); ++i) {
     std::vector<double> durations;

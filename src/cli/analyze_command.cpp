@@ -179,6 +179,7 @@ int run_analyze(const AnalyzeArgs& a) {
 std::function<int()> add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Analyse profiles: steps, GPU use, breakdown, Tensor Cores");
+  cmd->alias("analyse");
   cmd->add_option("profiles", args->profiles,
                   "Kineto traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite) or run folders; "
                   "several files are the workers of one run");

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/usage_hint.h"
 #include "perfgate/errors.h"
 #include "perfgate/version.h"
 #include "render/escape.h"
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (std::string hint = e.get_exit_code() == 0 ? "" : cli::usage_hint(app); !hint.empty()) {
+      std::cerr << log_text(hint);
+      return kExitUsage;
+    }
     int code = app.exit(e);
     return flush_standard_output(code == 0 ? kExitPass : kExitUsage);
   }

@@ -20,7 +20,7 @@ SharedAnalyser start_analyser(const Classification& classification, const Analys
 
 }  // namespace
 
-RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
+RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
                              const Classification& classification, const AnalysisOptions& options) {
   // Each worker's analysis gets the threads its input was loaded with.
   AnalysisOptions threaded = options;
@@ -28,8 +28,9 @@ RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOpt
   SharedAnalyser analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
   RunCombiner run(options.detailed_workers);
   std::vector<std::size_t> loaded(inputs.size());  // each slot: one loading thread
+  std::vector<SkippedInput> skipped;
   try {
-    load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
+    skipped = load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
       Profile profile = std::move(worker);  // freed when this returns
       SharedAnalyser mine = analyser;       // each thread waits through its own copy
       run.add({input, loaded[input]++}, (*mine.get())(profile));
@@ -38,7 +39,12 @@ RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOpt
     analyser.get();  // a pattern that does not compile is reported first, as before any input is read
     throw;
   }
-  return run.finish();
+  RunAnalysis analysis = run.finish();
+  std::vector<std::string> warnings;
+  for (const SkippedInput& s : skipped) warnings.push_back(skipped_warning(s));
+  analysis.warnings.insert(analysis.warnings.begin(), warnings.begin(), warnings.end());
+  inputs = kept_inputs(inputs, skipped);
+  return analysis;
 }
 
 }  // namespace perfgate::cli

@@ -10,8 +10,9 @@ namespace perfgate::cli {
 
 // Loads the inputs and analyses each worker on its loading thread as soon as it is loaded, then
 // lets its events go: only the workers being loaded are in memory at once (a run folder of many
-// ranks, an export of many processes). Workers come out in input order.
-RunAnalysis load_and_analyse(const std::vector<InputFile>& inputs, const LoadOptions& load_options,
+// ranks, an export of many processes). Workers come out in input order. A file of a run folder
+// that is not a profile is removed from `inputs`, and the run warns that it was skipped.
+RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
                              const Classification& classification, const AnalysisOptions& options);
 
 }  // namespace perfgate::cli

@@ -83,6 +83,13 @@ void explain_no_runs(HistoryStore& store, const std::string& branch,
       where, branch, fmt::join(branches, ", "));
 }
 
+// The GPUs of the branch's latest run: what a run without GPU work is compared with, so that the
+// gate sees that the GPU work vanished rather than skipping every comparison.
+std::vector<std::string> latest_hardware(HistoryStore& store, const std::string& branch) {
+  std::vector<HistoryRun> latest = store.runs({branch, {}, false, 1, false});
+  return latest.empty() ? std::vector<std::string>{} : latest.front().data.info.gpu_names;
+}
+
 }  // namespace
 
 std::string utc_now() {
@@ -107,7 +114,18 @@ HistoryBaselines history_baselines(HistoryStore& store, const std::string& branc
                                    const std::vector<std::string>& gpu_names, std::size_t count) {
   HistoryQuery query{branch, gpu_names, gpu_names.empty(), count, true};
   HistoryBaselines result;
-  for (HistoryRun& run : store.runs(query)) {
+  std::vector<HistoryRun> runs = store.runs(query);
+  if (runs.empty() && gpu_names.empty()) {
+    std::vector<std::string> theirs = latest_hardware(store, branch);
+    if (!theirs.empty()) {
+      runs = store.runs({branch, theirs, false, count, true});
+      result.warning = fmt::format(
+          "this run recorded no GPU work; the history {} has runs of branch '{}' on GPUs ({}): it is "
+          "compared with those",
+          store.describe(), branch, names_or_none(theirs));
+    }
+  }
+  for (HistoryRun& run : runs) {
     Baseline b = std::move(run.data);
     b.info.kind = "history";
     std::string commit = run.labels.commit.substr(0, 7);

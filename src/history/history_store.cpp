@@ -228,7 +228,7 @@ class SqlHistoryStore final : public HistoryStore {
       if (bytes < 0)
         throw ValueError(fmt::format("run {}: input '{}' has {} bytes", run.id, shortened(r.text(1)), bytes));
       run.data.info.inputs.push_back(
-          {r.text(1), static_cast<std::uint64_t>(bytes), input_format_named(r.text(3)), r.text(2)});
+          {r.text(1), static_cast<std::uint64_t>(bytes), input_format_named(r.text(3)), r.text(2), {}});
     });
     each("run_steps", "duration_us", "position",
          [](HistoryRun& run, const Cells& r) { run.data.step_durations_us.push_back(r.real(1)); });

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <exception>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -126,11 +127,12 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
     if (!fs::is_directory(status) && !fs::is_regular_file(status))
       throw InputError(fmt::format("{}: not a regular file or a folder ({}); give a trace file", path,
                                    file_type_name(status.type())));
-    std::vector<std::string> files =
-        fs::is_directory(status) ? expand_folder(path) : std::vector<std::string>{path};
+    bool folder = fs::is_directory(status);
+    std::vector<std::string> files = folder ? expand_folder(path) : std::vector<std::string>{path};
     for (auto& file : files) {
       InputFile input;
       input.path = file;
+      if (folder) input.folder = path;
       input.format = detect_format(file);
       input.bytes = fs::file_size(file, ec);
       input.worker = worker_name_from_path(file);
@@ -144,6 +146,13 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
 }
 
 namespace {
+
+// What the profiler recorded with a time: without any, a trace is only metadata (threads, GPUs,
+// distributedInfo) and every metric would be n/a or 0, which a gate must not pass as a run.
+bool holds_activity(const Profile& p) {
+  return !p.host_events.empty() || !p.runtime_calls.empty() || !p.gpu_activities.empty() ||
+         !p.gpu_ranges.empty() || !p.memory_samples.empty();
+}
 
 // One input is one worker, except an nsys export, which has one per process with GPU work.
 // `threads`: threads this input may parse on (a Kineto trace is read in pieces when above one).
@@ -172,6 +181,11 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
                                        {.driver_calls = options.read_driver_calls,
                                         .threads = threads,
                                         .max_memory = options.max_input_memory});
+  if (!holds_activity(profile))
+    throw InputError(
+        fmt::format("{}: holds no profiled activity (no CPU op, annotation, CUDA/HIP call, GPU "
+                    "activity or allocator event)",
+                    input.path));
   profile.worker = input.worker;
   profile.source_bytes = input.bytes;
   emit(std::move(profile));
@@ -232,8 +246,44 @@ unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
   return std::max(1u, static_cast<unsigned>(cores / parallel));
 }
 
-void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options, const WorkerSink& sink) {
+namespace {
+
+// A folder whose every file was skipped has no profile to analyse: an input error, as a folder
+// with no trace file is.
+void require_a_profile_per_folder(const std::vector<InputFile>& inputs,
+                                  const std::vector<SkippedInput>& skipped) {
+  std::map<std::string, std::size_t> files;  // per folder
+  for (const InputFile& i : inputs)
+    if (!i.folder.empty()) ++files[i.folder];
+  for (const SkippedInput& s : skipped)
+    if (--files[inputs[s.input].folder] == 0)
+      throw InputError(fmt::format("{}: the folder holds no profile ({})", inputs[s.input].folder, s.reason));
+}
+
+}  // namespace
+
+std::string skipped_warning(const SkippedInput& skipped) {
+  return "skipped " + skipped.reason;
+}
+
+std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
+                                   const std::vector<SkippedInput>& skipped) {
+  std::vector<InputFile> kept;
+  std::size_t next = 0;  // skipped is in input order
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (next < skipped.size() && skipped[next].input == i) {
+      ++next;
+      continue;
+    }
+    kept.push_back(inputs[i]);
+  }
+  return kept;
+}
+
+std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
+                                    const WorkerSink& sink) {
   std::vector<std::exception_ptr> errors(inputs.size());
+  std::vector<std::string> not_profiles(inputs.size());
   ProgressTotal progress(options, inputs);
   unsigned per_input = threads_per_input(options, inputs.size());
   unsigned threads = static_cast<unsigned>(std::min<std::size_t>(thread_budget(options), inputs.size()));
@@ -243,6 +293,11 @@ void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
       try {
         load_one(inputs[i], options, per_input, progress.for_input(i),
                  [&](Profile&& p) { sink(i, std::move(p)); });
+      } catch (const NotAProfileError& e) {
+        if (inputs[i].folder.empty())
+          errors[i] = std::current_exception();
+        else
+          not_profiles[i] = e.what();
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -254,16 +309,23 @@ void load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
   for (auto& t : pool) t.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  std::vector<SkippedInput> skipped;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!not_profiles[i].empty()) skipped.push_back({i, std::move(not_profiles[i])});
+  require_a_profile_per_folder(inputs, skipped);
+  return skipped;
 }
 
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options) {
   LoadedRun run;
-  run.inputs = resolve_inputs(paths);
-  std::vector<std::vector<Profile>> loaded(run.inputs.size());
-  load_each(run.inputs, options,
-            [&](std::size_t input, Profile&& p) { loaded[input].push_back(std::move(p)); });
+  std::vector<InputFile> inputs = resolve_inputs(paths);
+  std::vector<std::vector<Profile>> loaded(inputs.size());
+  std::vector<SkippedInput> skipped = load_each(
+      inputs, options, [&](std::size_t input, Profile&& p) { loaded[input].push_back(std::move(p)); });
   for (auto& profiles : loaded)
     for (Profile& p : profiles) run.workers.push_back(std::move(p));
+  run.inputs = kept_inputs(inputs, skipped);
+  for (const SkippedInput& s : skipped) run.skipped.push_back(skipped_warning(s));
   return run;
 }
 

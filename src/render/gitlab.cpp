@@ -41,6 +41,17 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
                                         : r.inputs.front().path;
   JsonWriter j;
   j.begin_array();
+  // The run's inputs are not one whole capture: said before the findings made of them.
+  for (const std::string& w : r.run_warnings) {
+    j.begin_object();
+    j.key("description").value(w);
+    j.key("check_name").value("perfgate.inputs");
+    j.key("fingerprint").value(fingerprint("perfgate|inputs|" + w + "|" + path));
+    j.key("severity").value("minor");
+    j.key("location").begin_object().key("path").value(path);
+    j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
+    j.end_object();
+  }
   for (const ReportFinding& f : r.findings) {
     if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn &&
         f.status != FindingStatus::Inconclusive)

@@ -209,6 +209,7 @@ void write_json(const ReportModel& r, const std::function<void(std::string_view)
   j.key("workers").begin_array();
   for (const auto& w : r.workers) write_worker(j, w);
   j.end_array();
+  write_strings(j, "run_warnings", r.run_warnings);
   write_strings(j, "warnings", r.warnings);
   j.end_object();
   j.flush();

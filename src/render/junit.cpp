@@ -62,9 +62,15 @@ std::string render_junit(const ReportModel& r, bool warnings_fail) {
     cases += "</testcase>\n";
   }
   std::string suite = xml_escape(suite_name(r));
-  // A baseline that is not comparable as it stands is said where CI systems show a suite's output.
-  if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
-    cases += fmt::format("    <system-out>{}</system-out>\n", xml_escape(mismatch));
+  // Inputs that are not one capture, and a baseline that is not comparable as it stands, are said
+  // where CI systems show a suite's output.
+  std::string notes;
+  for (const std::string& w : r.run_warnings) notes += w + "\n";
+  if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) notes += mismatch + "\n";
+  if (!notes.empty()) {
+    notes.pop_back();
+    cases += fmt::format("    <system-out>{}</system-out>\n", xml_escape(notes));
+  }
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       "<testsuites name=\"perfgate\" tests=\"{0}\" failures=\"{1}\" errors=\"0\" skipped=\"{2}\">\n"

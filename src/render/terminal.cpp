@@ -19,6 +19,13 @@ class Lines {
     else
       out_ += fmt::format("{:<13}{}\n", label, terminal_escape(text));
   }
+  // A line the reader must not miss: its text in bold yellow.
+  void warn(std::string_view label, const std::string& text) {
+    if (options_.color)
+      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m\x1b[1;33m{}\x1b[0m\n", label, terminal_escape(text));
+    else
+      add(label, text);
+  }
   std::string str() const { return out_; }
 
  private:
@@ -150,6 +157,7 @@ std::string top_ops_line(const ReportModel& r) {
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
   Lines out(options);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
+  for (const auto& w : r.run_warnings) out.warn("Warning", w);
   out.add("Window", window_line(r));
   if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
   out.add("GPU", gpu_line(r.metrics));

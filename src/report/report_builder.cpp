@@ -129,6 +129,7 @@ ReportModel build(const std::vector<InputFile>& inputs, const RunAnalysis& analy
   m.settings.key_op = options.key_op;
   m.settings.rule_sources = rules.sources;
   m.metrics = report_metrics(analysis.metrics);
+  m.run_warnings = analysis.warnings;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.workers.push_back(report_worker(analysis.workers[i]));
     for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);

@@ -69,8 +69,8 @@ TEST(RunMetrics, SeveralWorkersCombine) {
   for (unsigned threads : {1u, 2u}) {
     LoadOptions options;
     options.max_threads = threads;
-    RunAnalysis streamed =
-        cli::load_and_analyse(resolve_inputs({dir}), options, default_classification(), {});
+    std::vector<InputFile> inputs = resolve_inputs({dir});
+    RunAnalysis streamed = cli::load_and_analyse(inputs, options, default_classification(), {});
     ASSERT_EQ(streamed.workers.size(), 2u);
     EXPECT_EQ(streamed.workers[0].worker, "rank-0");
     EXPECT_EQ(streamed.workers[1].worker, "rank-1");

@@ -41,6 +41,43 @@ TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_TRUE(contains(key.out, "invalid --key-op pattern")) << key.out;
 }
 
+// Issue 29, item 8: "perfgate anlyze" and "perfgate analyse" said "A subcommand is required" (the
+// help itself says "Analyse profiles"), and a misspelt option got no suggestion.
+TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
+  std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(temp_dir() + "/t.json");
+  CommandResult command = run_perfgate("anlyze " + trace);
+  EXPECT_EQ(command.exit_code, 2);
+  EXPECT_EQ(command.out,
+            "perfgate: unknown command 'anlyze', did you mean 'analyze'?\n"
+            "Run 'perfgate --help' for the commands.\n");
+  CommandResult option = run_perfgate("analyze --htlm out.html " + trace);
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_EQ(option.out,
+            "perfgate analyze: unknown option '--htlm', did you mean '--html'?\n"
+            "Run 'perfgate analyze --help' for its options.\n");
+  CommandResult with_value = run_perfgate("analyze " + trace + " --jsn=out.json");
+  EXPECT_TRUE(contains(with_value.out, "perfgate analyze: unknown option '--jsn', did you mean '--json'?"))
+      << with_value.out;
+  CommandResult nested = run_perfgate("history trnd perfgate.db");
+  EXPECT_EQ(nested.exit_code, 2);
+  EXPECT_TRUE(contains(nested.out, "perfgate history: unknown command 'trnd', did you mean 'trend'?"))
+      << nested.out;
+  EXPECT_TRUE(
+      contains(run_perfgate("rules lst").out, "perfgate rules: unknown command 'lst', did you mean 'list'?"));
+  // Nothing near: the commands there are.
+  CommandResult far = run_perfgate("frobnicate");
+  EXPECT_EQ(far.exit_code, 2);
+  EXPECT_TRUE(contains(far.out,
+                       "perfgate: unknown command 'frobnicate' (commands: analyze, metrics, rules, history)"))
+      << far.out;
+  CommandResult far_option = run_perfgate("analyze --zzzzzz " + trace);
+  EXPECT_TRUE(contains(far_option.out, "perfgate analyze: unknown option '--zzzzzz'\n")) << far_option.out;
+  // `analyse` is the same command.
+  CommandResult alias = run_perfgate("analyse -q " + trace);
+  EXPECT_EQ(alias.exit_code, 0) << alias.out;
+  EXPECT_TRUE(contains(run_perfgate("--help").out, "analyze, analyse")) << run_perfgate("--help").out;
+}
+
 TEST(Cli, BadRuleFilesExitTwo) {
   std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
   std::string rules = write_text(temp_dir() + "/r.yaml", "classification:\n  nope: {}\n");
@@ -61,6 +98,39 @@ TEST(Cli, InputErrorsExitThreeWithOneLineAndNoReport) {
   CommandResult missing = run_perfgate("analyze " + dir + "/missing.json");
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_TRUE(contains(missing.out, "missing.json: no such file")) << missing.out;
+}
+
+// Issue 29, item 5: an empty trace passed the gate, alone and against a baseline.
+TEST(Cli, AProfileWithNoActivityExitsThreeAsRunAndAsBaseline) {
+  std::string dir = temp_dir();
+  std::string empty = write_text(dir + "/empty.json", R"({"traceEvents": []})");
+  std::string json = dir + "/report.json";
+  CommandResult r = run_perfgate("analyze " + empty + " --json " + json);
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_EQ(r.out, "perfgate: " + empty +
+                       ": holds no profiled activity (no CPU op, annotation, CUDA/HIP call, "
+                       "GPU activity or allocator event)\n");
+  EXPECT_FALSE(std::filesystem::exists(json));
+  std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(dir + "/t.json");
+  CommandResult baseline = run_perfgate("analyze " + trace + " --baseline " + empty);
+  EXPECT_EQ(baseline.exit_code, 3) << baseline.out;
+  EXPECT_TRUE(contains(baseline.out, "perfgate: baseline: " + empty + ": holds no profiled activity"))
+      << baseline.out;
+}
+
+// Issue 29, item 8: a stray JSON file in a run folder stopped the run with exit 3.
+TEST(Cli, AStrayJsonInARunFolderIsSkippedWithAWarning) {
+  std::string dir = temp_dir();
+  TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(dir + "/rank-0.json");
+  std::string stray = write_text(dir + "/config.json", R"({"lr": 0.1})");
+  CommandResult r = run_perfgate("analyze " + dir + " --no-color");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(
+      r.out, "Warning      skipped " + stray + ": not a Chrome/Kineto trace: no 'traceEvents' array\n"))
+      << r.out;
+  CommandResult named = run_perfgate("analyze " + stray);
+  EXPECT_EQ(named.exit_code, 3) << named.out;
+  EXPECT_EQ(named.out, "perfgate: " + stray + ": not a Chrome/Kineto trace: no 'traceEvents' array\n");
 }
 
 TEST(Cli, UnwritableOutputExitsThree) {

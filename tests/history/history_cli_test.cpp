@@ -272,12 +272,46 @@ TEST(HistoryCli, UsageAndStoreErrorsHaveTheirExitCodes) {
 }
 
 // An Nsight Systems export given as --history is refused, and still loads as a profile.
+// Issue 29, item 5: a run without GPU work found no run "on its GPUs" in a history of GPU runs, so
+// every regression rule was skipped and the gate passed. It is compared with the branch's latest
+// hardware, and fails because its GPU work vanished.
+TEST(HistoryCli, ARunWhoseGpuWorkVanishedFailsAgainstTheHistory) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir(), db = dir + "/perfgate.db";
+  std::string trace = training_trace_file(dir, steady());
+  for (const char* commit : {"aaaaaaaaaa", "bbbbbbbbbb"})
+    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main --commit {}", trace,
+                                       db, commit))
+                  .exit_code,
+              0);
+  TraceBuilder cpu_only;
+  for (int i = 0; i < 8; ++i) cpu_only.step(i + 1, 9000.0 * i, 9000).op("aten::mm", 9000.0 * i + 10, 8000);
+  std::string cpu_trace = cpu_only.write(dir + "/cpu.json");
+  std::string report = dir + "/report.json";
+  CommandResult r =
+      run_perfgate(fmt::format("analyze {} --no-color --baseline {} --json {}", cpu_trace, db, report));
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  json::value parsed = json::parse(read_text(report));
+  EXPECT_EQ(finding_status(parsed, "regression.gpu-work-vanished"), "fail");
+  EXPECT_EQ(parsed.at("baseline").at("runs").to_number<int>(), 2);
+  EXPECT_TRUE(
+      contains(r.out, "this run recorded no GPU work; the history " + db +
+                          " has runs of branch 'main' on GPUs (NVIDIA A100-SXM4-40GB): it is compared "
+                          "with those"))
+      << r.out;
+}
+
 TEST(HistoryCli, AnNsysExportIsNeverTakenForAHistory) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir();
   std::string trace = training_trace_file(dir, steady());
-  std::string export_path =
-      make_sqlite(dir + "/profile.sqlite", std::string(kNsysStringIds) + kNsysKernelTable);
+  // One kernel: an export with no activity at all is an input error (issue 29).
+  std::string export_path = make_sqlite(
+      dir + "/profile.sqlite",
+      std::string(kNsysStringIds) + kNsysKernelTable +
+          "INSERT INTO StringIds VALUES (2, 'gemm_kernel');"
+          "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, globalPid, "
+          "demangledName, shortName) VALUES (0, 1000, 0, 7, 5, 167772160, 2, 2);");
   CommandResult r = run_perfgate("analyze " + trace + " -q --history " + export_path + " --record");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(contains(r.out, export_path + ": not a perfgate history: an SQLite database with other tables"))

@@ -15,8 +15,9 @@ HistoryRun sample_run(const std::string& branch, const std::string& gpu, int gpu
   Baseline& d = run.data;
   d.info.kind = "history";
   d.info.tool_version = "0.1.0";
-  d.info.inputs = {{"/runs/a/worker0.pt.trace.json.gz", 123456789012, InputFormat::KinetoJsonGzip, "worker0"},
-                   {"/runs/a/report.nsys.sqlite", 42, InputFormat::NsysSqlite, "rank 1"}};
+  d.info.inputs = {
+      {"/runs/a/worker0.pt.trace.json.gz", 123456789012, InputFormat::KinetoJsonGzip, "worker0", {}},
+      {"/runs/a/report.nsys.sqlite", 42, InputFormat::NsysSqlite, "rank 1", {}}};
   d.info.gpu_names = {gpu};
   d.gpu_counts = {{gpu, gpus}};
   d.metrics = {{"gpu.utilization_pct", 0.1 + 0.2},

@@ -92,6 +92,25 @@ TEST(BadInput, JsonThatIsNotATrace) {
   EXPECT_NE(load_error_text(R"([1, 2])").find("event #0 is not an object"), std::string::npos);
 }
 
+// Issue 29, item 5: a trace with nothing profiled passed the gate ("PASS with warnings", exit 0).
+// Metadata alone (threads, GPUs, distributedInfo) is no activity; one CPU op is.
+TEST(BadInput, ATraceWithNoProfiledActivityIsAnInputError) {
+  for (const std::string& json :
+       {std::string(R"({"traceEvents": []})"),
+        TraceBuilder()
+            .raw_event(R"({"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}})")
+            .raw_event(
+                R"({"ph": "X", "cat": "cuda_sync", "name": "sync", "ts": 1, "dur": 2, "pid": 1, "tid": 1})")
+            .device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108)
+            .top_level("distributedInfo", R"({"rank": 0, "world_size": 2, "backend": "nccl"})")
+            .json()}) {
+    std::string m = load_error_text(json, "nothing.json");
+    EXPECT_NE(m.find("nothing.json: holds no profiled activity"), std::string::npos) << m;
+  }
+  EXPECT_EQ(load_error(TraceBuilder().op("aten::add", 1, 2).write(temp_dir() + "/cpu.json")), "no error");
+  EXPECT_EQ(load_error(TraceBuilder().memory(1, 512, 512, 1, 0).write(temp_dir() + "/mem.json")), "no error");
+}
+
 TEST(BadInput, EventThatIsNotAnObject) {
   EXPECT_NE(event_error("42").find("event #0 is not an object"), std::string::npos);
 }

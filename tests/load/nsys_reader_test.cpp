@@ -62,6 +62,15 @@ const HostEvent* find_event(const Profile& p, std::string_view name) {
   return nullptr;
 }
 
+std::string load_error(const std::string& path) {
+  try {
+    load_run({path});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
 double metric(const WorkerAnalysis& w, std::string_view name) {
   auto v = w.metrics.get(name);
   EXPECT_TRUE(v.has_value()) << name;
@@ -181,7 +190,8 @@ TEST(NsysReader, TwoProcessesAreTwoWorkersAndRepeatedCorrelationIdsStayApart) {
     EXPECT_EQ(w.tables.ops[0].device_total, i == 0 ? 2000 : 500);
   }
   // Read and analysed one process at a time (what `perfgate analyze` does): the same workers.
-  RunAnalysis streamed = cli::load_and_analyse(resolve_inputs({path}), {}, default_classification(), {});
+  std::vector<InputFile> inputs = resolve_inputs({path});
+  RunAnalysis streamed = cli::load_and_analyse(inputs, {}, default_classification(), {});
   ASSERT_EQ(streamed.workers.size(), 2u);
   EXPECT_EQ(streamed.workers[0].worker, "two-pid10");
   EXPECT_EQ(streamed.workers[1].tables.ops.at(0).name, "aten::add");
@@ -201,23 +211,19 @@ TEST(NsysReader, NoNvtxOnlyKernelsAndAnEmptyCapture) {
   EXPECT_EQ(metric(w, "kernels.without_launch"), 2);
   EXPECT_NEAR(metric(w, "gpu.utilization_pct"), 100.0 * 1500 / 2500, 1e-9);
 
-  // GPUs listed, nothing ran: GPU metrics are not applicable, never 0%.
+  // Issue 29, item 5: GPUs listed, nothing ran (or no CUDA table at all): the export holds no
+  // profiled activity, an input error (it passed the gate as an empty run).
   std::string empty =
       file("empty_capture.sqlite", std::string(kNsysGpuTable) + kNsysStringIds +
                                        "INSERT INTO TARGET_INFO_GPU VALUES (0, 'NVIDIA A100', 1, "
                                        "108, 0, 8, 0);");
-  LoadedRun run = load_run({empty});
-  ASSERT_EQ(run.workers.size(), 1u);
-  EXPECT_EQ(run.workers[0].devices.size(), 1u);
-  WorkerAnalysis e = analyse_profile(run.workers[0], default_classification(), {});
-  EXPECT_FALSE(e.metrics.get("gpu.utilization_pct").has_value());
-  EXPECT_EQ(e.metrics.get("gpu.count").value_or(-1), 0);
-  // Issue 14, item 7: no kernel table is an empty one: 0 kernels and copies, not null.
-  EXPECT_EQ(e.metrics.get("kernels.count").value_or(-1), 0);
-  EXPECT_EQ(e.metrics.get("memcpy.count").value_or(-1), 0);
-  EXPECT_TRUE(std::any_of(run.workers[0].notes.begin(), run.workers[0].notes.end(), [](const std::string& n) {
-    return n.find("no CUDA activity") != std::string::npos;
-  }));
+  std::string no_cuda_tables =
+      file("no_cuda.sqlite", std::string(kNsysStringIds) + kNsysMetaData +
+                                 "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_SCHEMA_VERSION', '3.25.0');");
+  for (const std::string& path : {empty, no_cuda_tables}) {
+    std::string error = load_error(path);
+    EXPECT_NE(error.find(path + ": holds no profiled activity"), std::string::npos) << error;
+  }
 }
 
 TEST(NsysReader, OldSchemaColumnOrderExtraColumnsAndOldMetadataTable) {
@@ -259,15 +265,6 @@ TEST(NsysReader, StepPatternWholeWordsOnly) {
   only_iterations.step_pattern = R"(iteration (\d+))";
   WorkerAnalysis none = analyse_profile(p, default_classification(), only_iterations);
   EXPECT_EQ(none.steps.source, StepSource::None);
-}
-
-std::string load_error(const std::string& path) {
-  try {
-    load_run({path});
-  } catch (const InputError& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 TEST(NsysReader, BadInputsNameTheFileAndTheReason) {

@@ -6,6 +6,7 @@
 
 #include "perfgate/errors.h"
 #include "support/helpers.h"
+#include "support/nsys_builder.h"
 
 namespace perfgate::testing {
 namespace {
@@ -104,6 +105,57 @@ TEST(RunFolder, AnEntryWithATraceNameThatIsNoFileIsAnInputError) {
   std::filesystem::create_directory(dir + "/r4.sqlite");
   EXPECT_EQ(error_of(dir),
             dir + "/r4.sqlite: a run folder's trace file is a folder; remove it or give the workers' files");
+}
+
+// Issue 29, item 8: one stray non-trace JSON (the shared folder's reference.json) stopped the
+// whole run. A folder's file of another kind is skipped, naming it; a damaged trace still stops it.
+TEST(RunFolder, AFileOfAnotherKindIsSkippedWithAWarningNamingIt) {
+  std::string dir = temp_dir();
+  TraceBuilder().op("aten::add", 1, 2).write(dir + "/rank-0.json");
+  std::string reference = write_text(dir + "/reference.json", R"({"about": "values from another tool"})");
+  std::string database = make_sqlite(dir + "/runs.sqlite", "CREATE TABLE runs (id INTEGER);");
+  LoadedRun run = load_run({dir});
+  ASSERT_EQ(run.workers.size(), 1u);
+  ASSERT_EQ(run.inputs.size(), 1u);
+  EXPECT_EQ(run.inputs[0].worker, "rank-0");
+  // In input order: reference.json, rank-0.json, runs.sqlite.
+  EXPECT_EQ(run.skipped,
+            (std::vector<std::string>{
+                "skipped " + reference + ": not a Chrome/Kineto trace: no 'traceEvents' array",
+                "skipped " + database +
+                    ": an SQLite database but not an Nsight Systems export (none of StringIds, "
+                    "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT)"}));
+  // Named on the command line, the same files are errors.
+  EXPECT_THROW(load_run({reference}), InputError);
+  EXPECT_THROW(load_run({database}), InputError);
+}
+
+TEST(RunFolder, ADamagedTraceStillStopsTheRun) {
+  for (const char* damaged :
+       {R"({"traceEvents": [{"ph": "X", "na)", R"({"traceEvents": 5})", R"({"traceEvents": null})",
+        R"({"traceEvents": "x"})", R"({"traceEvents": true})"}) {
+    std::string dir = temp_dir();
+    TraceBuilder().op("aten::add", 1, 2).write(dir + "/a.json");
+    std::string bad = write_text(dir + "/b.json", damaged);
+    try {
+      load_run({dir});
+      ADD_FAILURE() << "expected an InputError for " << damaged;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(bad + ": "), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(RunFolder, AFolderOfOtherFilesOnlyIsAnInputError) {
+  std::string dir = temp_dir();
+  std::string reference = write_text(dir + "/reference.json", R"({"about": "x"})");
+  try {
+    load_run({dir});
+    FAIL() << "expected an InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir + ": the folder holds no profile (" + reference +
+                                         ": not a Chrome/Kineto trace: no 'traceEvents' array)");
+  }
 }
 
 }  // namespace

@@ -163,6 +163,21 @@ TEST(RealTraces, TheSampledRunFolderIsTwoRanks) {
   EXPECT_TRUE(r.metrics.get("ranks.step_spread_pct"));
 }
 
+// Issue 29, item 8: `analyze ../shared/traces` stopped at reference.json (the plugin's values, not
+// a trace). It is skipped by name; the other traces load, and the run says they are not one capture.
+TEST(RealTraces, TheSharedFolderSkipsItsReferenceValues) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel report = report_of_files({dir}, default_rules());
+  ASSERT_FALSE(report.run_warnings.empty());
+  EXPECT_EQ(report.run_warnings[0],
+            "skipped " + dir + "/reference.json: not a Chrome/Kineto trace: no 'traceEvents' array");
+  EXPECT_EQ(report.inputs.size(), 14u);  // the folder's 15 .json.gz/.json files less reference.json
+  EXPECT_TRUE(std::any_of(report.run_warnings.begin(), report.run_warnings.end(), [](const std::string& w) {
+    return w.starts_with("The workers ran on different GPU models");
+  }));
+}
+
 // The GPU [memory] events of a trace read with a JSON DOM, apart from perfgate's reader: their
 // count, the highest recorded total (and the total before the first event), and the running sum of
 // the changes in time order with its lowest and highest values (0 included: the capture's start).

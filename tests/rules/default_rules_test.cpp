@@ -165,8 +165,9 @@ INSTANTIATE_TEST_SUITE_P(DefaultRules, ExpertRule, ::testing::ValuesIn(expert_ca
 TEST(DefaultRules, EveryRuleHasATest) {
   std::set<std::string> tested;
   for (const auto& c : expert_cases()) tested.insert(c.id);
-  for (const char* id : {"regression.step-time", "regression.gpu-utilization", "regression.tensor-cores",
-                         "regression.dataloader", "regression.memory", "ranks.imbalance"})
+  for (const char* id : {"regression.gpu-work-vanished", "regression.steps-vanished", "regression.step-time",
+                         "regression.gpu-utilization", "regression.tensor-cores", "regression.dataloader",
+                         "regression.memory", "ranks.imbalance"})
     tested.insert(id);
   std::set<std::string> shipped;
   for (const Rule& r : default_rules().rules) shipped.insert(r.id);
@@ -178,7 +179,7 @@ TEST(DefaultRules, HealthyRunPassesTheGate) {
   ASSERT_TRUE(report.verdict);
   EXPECT_EQ(report.verdict->status, "pass");
   EXPECT_EQ(report.verdict->exit_code, 0);
-  EXPECT_EQ(report.verdict->skipped, 5u);  // the baseline rules
+  EXPECT_EQ(report.verdict->skipped, 7u);  // the baseline rules
   EXPECT_EQ(status_of(report, "regression.step-time"), FindingStatus::Skipped);
 }
 
@@ -263,8 +264,9 @@ Baseline baseline_of(const TrainingRun& run) {
 TEST(BaselineRules, ARunAgainstItselfPasses) {
   Baseline base = baseline_of(healthy());
   ReportModel report = gated(healthy(), &base);
-  for (const char* id : {"regression.step-time", "regression.gpu-utilization", "regression.tensor-cores",
-                         "regression.dataloader", "regression.memory"})
+  for (const char* id : {"regression.gpu-work-vanished", "regression.steps-vanished", "regression.step-time",
+                         "regression.gpu-utilization", "regression.tensor-cores", "regression.dataloader",
+                         "regression.memory"})
     EXPECT_EQ(status_of(report, id), FindingStatus::Pass) << id << ": " << find_finding(report, id)->reason;
   EXPECT_EQ(report.verdict->status, "pass");
   ASSERT_TRUE(report.baseline);
@@ -293,6 +295,41 @@ TEST(BaselineRules, EachFiresOnItsRegression) {
   EXPECT_EQ(with([](TrainingRun& r) { r.dataloader_us = 1000; }, "regression.dataloader"),
             FindingStatus::Warn);
   EXPECT_EQ(with([](TrainingRun& r) { r.memory_peak_pct = 70; }, "regression.memory"), FindingStatus::Warn);
+}
+
+// Issue 29, item 5: against a baseline that ran on the GPU in steps, a run whose GPU work or steps
+// vanished passed the gate: every regression rule was n/a (SPEC 5: it fails).
+TEST(BaselineRules, VanishedGpuWorkOrStepsFailTheGate) {
+  Baseline base = baseline_of(healthy());  // 8 steps on 1 GPU
+  // The same steps on the CPU only: 8 steps of 9 ms, an op in each, no kernel, copy or memset.
+  TraceBuilder cpu_only;
+  for (int i = 0; i < 8; ++i) cpu_only.step(i + 1, 9000.0 * i, 9000).op("aten::mm", 9000.0 * i + 10, 8000);
+  ReportModel no_gpu = gated(cpu_only.json(), &base);
+  EXPECT_EQ(status_of(no_gpu, "regression.gpu-work-vanished"), FindingStatus::Fail);
+  EXPECT_EQ(find_finding(no_gpu, "regression.gpu-work-vanished")->problem,
+            "GPUs with work in the baseline: 1; in this run: none. No kernel, memory copy or memset was "
+            "recorded, so none of the GPU metrics can be compared with the baseline's.");
+  EXPECT_EQ(status_of(no_gpu, "regression.steps-vanished"), FindingStatus::Pass);
+  EXPECT_EQ(no_gpu.verdict->exit_code, 1);
+
+  TrainingRun stepless = healthy();
+  stepless.profiler_steps = false;
+  ReportModel no_steps = gated(stepless, &base);
+  EXPECT_EQ(status_of(no_steps, "regression.steps-vanished"), FindingStatus::Fail);
+  EXPECT_EQ(find_finding(no_steps, "regression.steps-vanished")->problem,
+            "The baseline had 8 steps; this run has none, so its step time cannot be compared with the "
+            "baseline's.");
+  EXPECT_EQ(status_of(no_steps, "regression.gpu-work-vanished"), FindingStatus::Pass);
+  EXPECT_EQ(no_steps.verdict->exit_code, 1);
+
+  // A CPU-only baseline had no GPU work to lose: a CPU-only run passes against it.
+  Baseline cpu_base =
+      baseline_from_report(report_of_json(cpu_only.json(), default_rules()), "cpu baseline", "profile");
+  EXPECT_EQ(status_of(gated(cpu_only.json(), &cpu_base), "regression.gpu-work-vanished"),
+            FindingStatus::Pass);
+  // Without a baseline both are skipped, with the reason.
+  EXPECT_EQ(status_of(gated(cpu_only.json()), "regression.gpu-work-vanished"), FindingStatus::Skipped);
+  EXPECT_EQ(status_of(gated(stepless), "regression.steps-vanished"), FindingStatus::Skipped);
 }
 
 // Every step 20% slower (each step is 9003 us plus 0-9 us of jitter): the ratio of geometric means

@@ -35,7 +35,7 @@ std::string_view next_text(ByteSource& source, std::vector<char>& buffer) {
 void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadataText& metadata,
                       std::uint64_t invalid_utf8, const std::string& path, unsigned threads) {
   if (!metadata.saw_trace_events)
-    throw InputError(fmt::format("{}: not a Chrome/Kineto trace: no 'traceEvents' array", path));
+    throw NotAProfileError(fmt::format("{}: not a Chrome/Kineto trace: no 'traceEvents' array", path));
   if (!metadata.too_long.empty())
     throw InputError(fmt::format("{}: top-level key '{}' is longer than {} bytes", path, metadata.too_long,
                                  TraceHandler::kMaxKeptString));

@@ -11,6 +11,9 @@
 namespace perfgate::kineto {
 namespace {
 
+// A document with a 'traceEvents' key is a trace, however malformed: never "not a trace".
+constexpr const char* kTraceEventsNotArray = "top-level key 'traceEvents' must be an array";
+
 std::optional<std::int64_t> parse_integer_text(std::string_view s) {
   int base = 10;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
@@ -165,7 +168,7 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
   switch (top()) {
     case Frame::TopObject:
       if (field == Field::TraceEvents) {
-        if (open != '[') return fail(ec, "top-level key 'traceEvents' must be an array");
+        if (open != '[') return fail(ec, kTraceEventsNotArray);
         metadata_.saw_trace_events = true;
         frames_.push_back(Frame::EventsArray);
       } else if (field == Field::DeviceProperties) {
@@ -353,6 +356,7 @@ bool TraceHandler::string_value(std::string_view s, error_code& ec) {
   }
   switch (top()) {
     case Frame::TopObject:
+      if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
       return top_level_scalar(s);
     case Frame::EventsArray:
       return fail(ec, fmt::format("event #{} is not an object", events_seen_));
@@ -385,7 +389,7 @@ bool TraceHandler::top_level_scalar(std::string_view text) {
         metadata_.attributes.emplace_back(top_key_, std::string(text.substr(0, 256)));
       break;
     default:
-      break;  // e.g. traceEvents given as a scalar: reported as "no traceEvents" later
+      break;
   }
   return true;
 }
@@ -564,6 +568,7 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
   }
   switch (top()) {
     case Frame::TopObject:
+      if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
       return top_level_scalar(n.text);
     case Frame::EventsArray:
       return fail(ec, fmt::format("event #{} is not an object", events_seen_));
@@ -722,6 +727,7 @@ bool TraceHandler::on_bool(bool v, error_code& ec) {
     limit_capture();
     return true;
   }
+  if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
   if (pending_ == Field::Ts || pending_ == Field::Dur) return type_error(ec, "a number");
   pending_ = Field::Unknown;
   return true;
@@ -735,6 +741,7 @@ bool TraceHandler::on_null(error_code& ec) {
     limit_capture();
     return true;
   }
+  if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
   pending_ = Field::Unknown;  // null reads as absent
   return true;
 }

@@ -20,7 +20,7 @@ void require_nsys_tables(const SqliteDb& db) {
        {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
         "TARGET_INFO_GPU", "TARGET_INFO_CUDA_DEVICE", "META_DATA_EXPORT", "EXPORT_META_DATA"})
     if (db.has_table(table)) return;
-  throw InputError(
+  throw NotAProfileError(
       fmt::format("{}: an SQLite database but not an Nsight Systems export (none of StringIds, "
                   "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT)",
                   db.path()));
@@ -76,14 +76,11 @@ void read_export(const std::string& path, const std::string& worker,
   };
 
   std::vector<std::int64_t> processes = worker_processes(db);
-  if (processes.empty()) {  // an empty capture: GPUs listed, nothing ran
-    Profile p;
-    describe(p);
-    p.worker = worker;
-    p.notes.push_back("the export has no CUDA activity (no kernels, memory copies, memsets or CUDA calls)");
-    emit(std::move(p));
-    return;
-  }
+  // An empty capture (GPUs listed, nothing ran) would pass the gate as a run with nothing to
+  // measure.
+  if (processes.empty())
+    throw InputError(fmt::format(
+        "{}: holds no profiled activity (no kernel, memory copy, memset, CUDA call or NVTX range)", path));
   for (std::int64_t key : processes) {
     Profile p;
     {

@@ -264,6 +264,7 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
   shown.metrics = r.metrics;
   shown.steps = r.steps;
   shown.gpus = r.gpus;
+  shown.run_warnings = r.run_warnings;
   shown.warnings = r.warnings;
   shown.findings = r.findings;
   shown.rules = r.rules;
@@ -315,6 +316,9 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_dashboard(r, view);
   add_diagnosis(r, view);
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) view.set("mismatch", mismatch);
+  TemplateData run_warnings = template_list();
+  for (const auto& w : r.run_warnings) run_warnings.push_back(TemplateData(w));
+  if (!r.run_warnings.empty()) view.set("run_warnings", run_warnings);
   add_timeline(r, view);
   add_memory(r, view);
   add_findings(r, view);

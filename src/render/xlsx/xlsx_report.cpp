@@ -150,6 +150,15 @@ std::optional<double> rounded(std::optional<double> v, std::string_view unit) {
   return rounded_for_unit(*v, unit);
 }
 
+// What makes the run's inputs other than one whole capture, right after the summary it qualifies.
+void warnings_sheet(Workbook& wb, const ReportModel& r) {
+  if (r.run_warnings.empty()) return;
+  lxw_worksheet* ws = wb.sheet("Warnings");
+  wb.header(ws, 0, {"warning"});
+  for (std::size_t i = 0; i < r.run_warnings.size(); ++i) wb.text(ws, i + 1, 0, r.run_warnings[i]);
+  wb.fit_columns(ws);
+}
+
 void findings_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Findings");
   wb.header(ws, 0,
@@ -280,6 +289,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     Workbook wb(temporary, folder.path(), total_rows(r) > kConstantMemoryRows,
                 options.created ? *options.created : kFixedCreationTime);
     summary_sheet(wb, r);
+    warnings_sheet(wb, r);
     findings_sheet(wb, r);
     iterations_sheet(wb, r);
     // Every other table of the JSON report, in its order; the run's ranks after the workers'.

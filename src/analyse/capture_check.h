@@ -1,0 +1,21 @@
+// Whether the workers of a run are one capture: the same GPU models, the same world size, one trace
+// clock and windows that overlap in time, and every rank of the world size present. A run folder
+// that holds unrelated traces would otherwise be summed into one run without a word.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+
+// One sentence per problem found, empty when the workers look like one capture (a lone worker
+// always does). `rank_ids`: each worker's rank (rank_ids()).
+std::vector<std::string> capture_warnings(const std::vector<WorkerAnalysis>& workers,
+                                          const std::vector<std::int64_t>& rank_ids);
+
+// "0-3, 7, 9": sorted distinct ranks, runs of consecutive ones as ranges.
+std::string rank_list(std::vector<std::int64_t> ranks);
+
+}  // namespace perfgate
