@@ -62,7 +62,7 @@ void read_description(const std::string& path, const ReportFields& report, Basel
   if (report.inputs != JsonKind::Array) bad(path, "'inputs' must be an array");
   for (const ReportInputEntry& i : report.input_entries) {
     if (!i.is_object) bad(path, "'inputs' entries must be objects");
-    b.info.inputs.push_back(InputFile{i.path, bytes_of(i.bytes), format_named(i.format), i.worker});
+    b.info.inputs.push_back(InputFile{i.path, bytes_of(i.bytes), format_named(i.format), i.worker, {}});
   }
   if (report.gpus != JsonKind::Array) bad(path, "'gpus' must be an array");
   b.gpu_counts = name_counts(report.gpu_names);
