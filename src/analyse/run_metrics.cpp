@@ -61,6 +61,7 @@ void add(IdleSums& to, const IdleSums& from) {
   add_time(to.host_wait, from.host_wait);
   add_time(to.kernel_wait, from.kernel_wait);
   add_time(to.other, from.other);
+  for (std::size_t c = 0; c < kIdleCauses; ++c) add_time(to.by_cause[c], from.by_cause[c]);
   if (from.longest_gap) to.longest_gap = std::max(to.longest_gap.value_or(0), *from.longest_gap);
   to.long_gaps += from.long_gaps;
 }

@@ -2,6 +2,8 @@
 // doing meanwhile (HTA-style, per gap), and the idle rule's advice following the main cause.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "perfgate/gate.h"
 #include "support/helpers.h"
 
@@ -58,6 +60,21 @@ TEST(IdleCauses, EachGapIsSplitByWhatTheLaunchingThreadDid) {
   EXPECT_EQ(second.duration, 800'000);
   EXPECT_EQ(second.main_cause, IdleCause::Sync);
   EXPECT_EQ(cause(second.by_cause, IdleCause::Launch), 20'000);
+}
+
+// Issue 29, item 4: a run of several workers split its idle time by cause too (the run's sums
+// dropped the split, so every cause read n/a and the advice fell back to "nothing recorded").
+// Two copies of the trace above: the same shares, twice the time.
+TEST(IdleCauses, ARunOfSeveralWorkersSumsTheirSplits) {
+  std::string dir = temp_dir() + "/idle-causes-run";
+  std::filesystem::create_directories(dir);
+  write_text(dir + "/rank-0.json", idle_causes_trace());
+  write_text(dir + "/rank-1.json", idle_causes_trace());
+  RunAnalysis r = analyse_run(load_run({dir}), default_classification(), {});
+  ASSERT_EQ(r.workers.size(), 2u);
+  EXPECT_NEAR(*r.metrics.get("gpu.idle_dataloader_pct"), 100.0 * 2000 / 3610, 1e-9);
+  EXPECT_NEAR(*r.metrics.get("gpu.idle_sync_pct"), 100.0 * 600 / 3610, 1e-9);
+  EXPECT_NEAR(*r.metrics.get("gpu.idle_unrecorded_pct"), 100.0 * 669 / 3610, 1e-9);
 }
 
 TEST(IdleCauses, TheIdleRuleAdvisesOnTheMainCause) {
