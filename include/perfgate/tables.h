@@ -26,11 +26,14 @@ struct OpRow {
   std::string op_type;
   Direction direction = Direction::Forward;
   std::uint64_t calls = 0;
-  TimeNs host_total = 0;           // wall time of the calls
-  TimeNs host_self = 0;            // minus callee ops and the op's own runtime calls (the plugin's self time)
-  TimeNs device_total = 0;         // kernels, memcpy and memset launched by the op and its callees
-  TimeNs device_self = 0;          // launched by the op's own runtime calls
-  TimeNs tc_device = 0;            // Tensor Core kernel time in device_total
+  TimeNs host_total = 0;    // wall time of the calls
+  TimeNs host_self = 0;     // minus callee ops and the op's own runtime calls (the plugin's self time)
+  TimeNs device_total = 0;  // kernels, memcpy and memset launched by the op and its callees
+  TimeNs device_self = 0;   // launched by the op's own runtime calls
+  TimeNs tc_device = 0;     // Tensor Core kernel time in device_total
+  // GPU time of its calls that were bottom-most Tensor-Core-eligible ops and launched GPU work but no
+  // Tensor Core kernel (what tensor_core.eligible_ops_not_using_tc counts, by name).
+  TimeNs eligible_without_tc = 0;
   std::uint64_t kernel_calls = 0;  // kernels launched by the op itself
   bool tc_eligible = false;
   bool uses_tc = false;

@@ -20,6 +20,7 @@ struct OpAccumulator {
   TimeNs device_total = 0;
   TimeNs device_self = 0;
   TimeNs tc_device = 0;
+  TimeNs eligible_without_tc = 0;
   double flops = 0;
   std::uint32_t first_call = 0;
   bool eligible = false;
@@ -40,6 +41,7 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, Op
   std::uint32_t kernels = s.self_kernels(e);
   bool eligible = s.eligible(e);
   bool backward = s.backward(e);
+  bool eligible_without_tc = s.bottom_eligible(e) && device_total > 0 && tc == 0;
   for (OpAccumulator* acc : {&by_name, &by_shape}) {
     if (acc->calls == 0) acc->first_call = static_cast<std::uint32_t>(e);
     ++acc->calls;
@@ -48,6 +50,7 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, Op
     add_time(acc->device_total, device_total);  // a kernel counts once per enclosing op of the name
     acc->device_self += device_self;
     add_time(acc->tc_device, tc);
+    if (eligible_without_tc) add_time(acc->eligible_without_tc, device_total);
     acc->kernel_calls += kernels;
     acc->eligible = acc->eligible || eligible;
     acc->uses_tc = acc->uses_tc || tc > 0;
@@ -88,6 +91,7 @@ OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes
   r.device_total = acc.device_total;
   r.device_self = acc.device_self;
   r.tc_device = acc.tc_device;
+  r.eligible_without_tc = acc.eligible_without_tc;
   r.kernel_calls = acc.kernel_calls;
   r.tc_eligible = acc.eligible;
   r.uses_tc = acc.uses_tc;

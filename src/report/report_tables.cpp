@@ -100,7 +100,7 @@ ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
   return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
 }
 
-constexpr std::array<Column<OpRow>, 17> kOpColumns = {{
+constexpr std::array<Column<OpRow>, 18> kOpColumns = {{
     {"name", "", "Op name; (no op): GPU work launched outside any operator (calls: its activities)",
      [](const OpRow& r) { return ReportCell{r.name}; }},
     {"op_type", "", "Op class (rules: op_types)", [](const OpRow& r) { return ReportCell{r.op_type}; }},
@@ -116,6 +116,10 @@ constexpr std::array<Column<OpRow>, 17> kOpColumns = {{
      [](const OpRow& r) { return us(r.device_self); }},
     {"tc_device_us", "us", "Tensor Core kernel time in device_total_us",
      [](const OpRow& r) { return us(r.tc_device); }},
+    {"eligible_without_tc_us", "us",
+     "GPU time of the calls that were bottom-most Tensor-Core-eligible ops and launched no Tensor Core "
+     "kernel (the ops tensor_core.eligible_ops_not_using_tc counts)",
+     [](const OpRow& r) { return us(r.eligible_without_tc); }},
     {"kernel_calls", "count", "Kernels the op launched itself",
      [](const OpRow& r) { return count(r.kernel_calls); }},
     {"tc_eligible", "", "Could run on Tensor Cores (rules: tensor_core_eligible_ops)",
