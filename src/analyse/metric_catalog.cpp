@@ -224,6 +224,10 @@ constexpr MetricInfo kCatalog[] = {
     {"compute.flops_coverage_pct", "%",
      "Device time of bottom-most TC-eligible ops whose FLOPs are known / device time of all of them",
      kPerfgate},
+    {"compute.peak_known_pct", "%",
+     "Share of the counted FLOPs that ran on GPUs whose peak is known (rules: gpu_peaks); MFU counts only "
+     "those, and has no value when this is 0",
+     kPerfgate},
 
     {"distributed.data_parallel_calls", "count",
      "Calls in the window of torch.nn.DataParallel's forward (rules: data_parallel_ops)", kPlugin},

@@ -217,6 +217,7 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
       ratio_pct(static_cast<double>(c.eligible_device_counted), static_cast<double>(c.eligible_device));
   m.set("compute.flops_coverage_pct", coverage);
   if (c.flops > 0) m.set("compute.flops", c.flops);
+  if (c.flops > 0) m.set("compute.peak_known_pct", 100.0 * c.flops_at_known_peak / c.flops);
   // FLOPs known for a sliver of the eligible work make a rate that means nothing: n/a below the
   // coverage (no eligible op at all: the counted ops are all there is).
   if (coverage && *coverage < c.min_coverage_pct) return;

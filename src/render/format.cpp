@@ -66,6 +66,17 @@ std::string_view changes_basis(const ReportModel& r) {
                                                                              : "per step";
 }
 
+std::string mfu_text(const std::vector<ReportMetric>& metrics) {
+  if (auto mfu = metric_value(metrics, "compute.mfu_pct")) return format_pct(mfu);
+  auto peak_known = metric_value(metrics, "compute.peak_known_pct");
+  auto coverage = metric_value(metrics, "compute.flops_coverage_pct");
+  if (peak_known && *peak_known == 0)
+    return "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)";
+  if (coverage)
+    return fmt::format("n/a (FLOPs known for {} of the eligible ops' time)", format_pct(coverage));
+  return "n/a";
+}
+
 std::string_view gain_share_of(const ReportModel& r) {
   return window_steps(r) > 0 ? "the step time" : "the window";
 }

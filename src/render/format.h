@@ -35,6 +35,10 @@ std::size_t window_steps(const ReportModel& r);
 // How changes against the baseline (the delta tables) are counted: "per step", or "over each run's
 // whole window" where a run has no steps (perfgate/report.h, changes_per_step).
 std::string_view changes_basis(const ReportModel& r);
+// MFU, or why it has none: FLOPs known for too little of the work (rules: compute), or no peak known
+// for the GPUs (rules: gpu_peaks).
+std::string mfu_text(const std::vector<ReportMetric>& metrics);
+
 // What an estimated gain is a share of: "the step time", or "the window" of a run without steps.
 std::string_view gain_share_of(const ReportModel& r);
 

@@ -124,7 +124,7 @@ std::string compute_line(const std::vector<ReportMetric>& m) {
   auto flops = metric_value(m, "compute.flops");
   if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
   return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(metric_value(m, "compute.tflops_achieved")),
-               "MFU " + format_pct(metric_value(m, "compute.mfu_pct")),
+               "MFU " + mfu_text(m),
                "coverage " + format_pct(metric_value(m, "compute.flops_coverage_pct"))});
 }
 

@@ -2,6 +2,7 @@
 
 #include "analyse/op_info.h"
 #include "analyse/op_shapes.h"
+#include "render/format.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -142,6 +143,16 @@ TEST(Compute, TheTracesOwnCountComesFirstAndUnknownGpusHaveNoMfu) {
   WorkerAnalysis w = analyse_json(t.json());
   EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 1e6);
   EXPECT_FALSE(w.metrics.get("compute.mfu_pct"));
+  // Issue 29, item 4: MFU says why it has no value: the GPU's peak is unknown, not the coverage
+  // (which is complete here).
+  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.peak_known_pct"), 0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100);
+  ReportModel report = report_of_json(t.json(), default_rules());
+  EXPECT_EQ(mfu_text(report.metrics),
+            "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)");
+  ReportModel a100 = report_of_json(gemm_trace(), default_rules());
+  EXPECT_DOUBLE_EQ(*metric_value(a100.metrics, "compute.peak_known_pct"), 100);
+  EXPECT_EQ(mfu_text(a100.metrics), format_pct(metric_value(a100.metrics, "compute.mfu_pct")));
 }
 
 // Issue 14, item 6: FLOPs known for 0.1% of the eligible ops' device time made "MFU 0.0%" and

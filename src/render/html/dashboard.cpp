@@ -61,13 +61,8 @@ TemplateData summary(const ReportModel& r) {
   pct("GPU busy, of the window", "gpu.busy_pct");
   pct("SM efficiency, of the window", "gpu.sm_efficiency_pct");
   pct("Tensor Core share of kernel time", "tensor_core.kernel_time_pct");
-  // Without a rate (FLOPs known for too little of the work, rules: compute), the coverage says why.
-  std::optional<double> coverage = metric(r, "compute.flops_coverage_pct");
-  std::string why = !metric(r, "compute.mfu_pct") && coverage
-                        ? fmt::format(" (FLOPs known for {} of the eligible ops' time)", format_pct(coverage))
-                        : "";
   add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"), "compute.tflops_achieved");
-  add("MFU, of the GPUs' peak", format_pct(metric(r, "compute.mfu_pct")) + why, "compute.mfu_pct");
+  add("MFU, of the GPUs' peak", mfu_text(r.metrics), "compute.mfu_pct");
   pct("Data loader, of the step", "breakdown.dataloader_pct");
   pct("Communication, of the step", "breakdown.communication_pct");
   add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"), "host.sync_calls");
