@@ -185,7 +185,8 @@ struct ReportFinding {
   std::string reason;            // why not applicable, skipped or inconclusive; the test's summary
   std::string docs;
   std::string source;
-  std::optional<double> gain_pct;  // estimated recoverable share of step time
+  std::optional<double> gain_pct;  // estimated recoverable share of step time, at most `saves`
+  std::string saves;  // what bounds the gain (the rule's expression): the same text, the same time
   std::vector<ReportOffender> offenders;
   std::optional<ReportStepTest> step_test;
 };

@@ -66,6 +66,13 @@ struct Rule {
   // says where they are where it does not, so the recommendation text never names a table.
   std::vector<std::string> see;
   std::string gain;  // expression: estimated recoverable share of the step time, in %
+  // Expression: the most that removing the cause could save, in % of the step time (the GPU idle
+  // time, the exposed communication, ...). The gain never exceeds it, and findings whose `saves`
+  // is the same text claim the same time: "What to fix first" ranks them once.
+  std::string saves;
+  // Expression: without it a pass is no evidence (ranks missing from the run): the rule is then
+  // not applicable instead of passing; a rule that fires still fires.
+  std::string pass_needs;
   std::vector<std::pair<std::string, std::string>> values;  // named expressions for messages
   std::optional<OffenderQuery> offenders;
   bool enabled = true;

@@ -167,6 +167,11 @@ constexpr MetricInfo kCatalog[] = {
      kNsys},
     {"host.sync_us", "us", "Total duration of those calls", kNsys},
     {"host.sync_pct", "%", "host.sync_us as a share of the window's step time", kNsys},
+    {"host.sync_idle_pct", "%",
+     "Share of the window the GPUs sat idle while a launching host thread was in a synchronising call: "
+     "gpu.idle_pct x gpu.idle_sync_pct / 100. What the calls cost: a call that waits on a busy GPU "
+     "costs nothing",
+     kPerfgate},
 
     {"memcpy.count", "count", "Memory copies that started in the window", kDlprof},
     {"memcpy.bytes", "bytes", "Bytes those copies moved", kDlprof},

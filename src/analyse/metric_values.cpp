@@ -92,6 +92,10 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
     m.set(fmt::format("gpu.idle_{}_pct", idle_cause_name(static_cast<IdleCause>(c))),
           ratio_pct(us(idle.by_cause[c]), caused_total));
   }
+  // What synchronising calls cost the GPUs: the idle time they overlap, not their duration.
+  double sync_us = us(idle.by_cause[static_cast<std::size_t>(IdleCause::Sync)]);
+  if (auto idle_pct = m.get("gpu.idle_pct"))
+    m.set("host.sync_idle_pct", caused_total > 0 ? *idle_pct * sync_us / caused_total : 0.0);
   if (idle.longest_gap) m.set("gpu.longest_gap_us", us(*idle.longest_gap));
   m.set("gpu.gaps_over_500us", d(idle.long_gaps));
 }

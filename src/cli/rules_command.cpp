@@ -49,7 +49,11 @@ void print_markdown(const RuleSet& set) {
     if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
     if (!r.recommendation.empty()) std::cout << fmt::format("- **Recommendation**: {}\n", r.recommendation);
     if (!r.see.empty()) std::cout << fmt::format("- **See**: `{}`\n", fmt::join(r.see, "`, `"));
-    if (!r.gain.empty()) std::cout << fmt::format("- **Estimated gain**: `{}` % of the step time\n", r.gain);
+    if (!r.gain.empty())
+      std::cout << fmt::format("- **Estimated gain**: `{}` % of the step time{}\n", r.gain,
+                               r.saves.empty() ? "" : fmt::format(", at most `{}`", r.saves));
+    if (!r.pass_needs.empty())
+      std::cout << fmt::format("- **Passes only when** `{}` (else n/a)\n", r.pass_needs);
     if (!r.docs.empty()) std::cout << fmt::format("- **More**: <{}>\n", r.docs);
     std::cout << '\n';
   }

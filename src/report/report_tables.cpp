@@ -116,7 +116,7 @@ constexpr std::array<Column<OpRow>, 18> kOpColumns = {{
      [](const OpRow& r) { return us(r.device_self); }},
     {"tc_device_us", "us", "Tensor Core kernel time in device_total_us",
      [](const OpRow& r) { return us(r.tc_device); }},
-    {"eligible_without_tc_us", "us",
+    {"eligible_no_tc_us", "us",
      "GPU time of the calls that were bottom-most Tensor-Core-eligible ops and launched no Tensor Core "
      "kernel (the ops tensor_core.eligible_ops_not_using_tc counts)",
      [](const OpRow& r) { return us(r.eligible_without_tc); }},
@@ -137,13 +137,18 @@ constexpr std::array<Column<OpRow>, 18> kOpColumns = {{
      [](const OpRow& r) { return text(r.call_stack); }},
 }};
 
-// The by-shape table: the op columns with the input shapes after the name.
-constexpr std::array<Column<OpRow>, kOpColumns.size() + 1> kOpShapeColumns = [] {
-  std::array<Column<OpRow>, kOpColumns.size() + 1> columns{};
+// The by-shape table: the op columns with the input shapes after the name, less the by-name
+// column behind tensor_core.eligible_ops_not_using_tc (it counts names; the shapes table
+// tc_shapes lists the shapes that keep ops off Tensor Cores).
+constexpr std::string_view kByNameOnlyColumn = "eligible_no_tc_us";
+constexpr std::array<Column<OpRow>, kOpColumns.size()> kOpShapeColumns = [] {
+  std::array<Column<OpRow>, kOpColumns.size()> columns{};
   columns[0] = kOpColumns[0];
   columns[1] = {"input_shapes", "", "Input Dims of the calls",
                 [](const OpRow& r) { return text(r.input_shapes); }};
-  for (std::size_t i = 1; i < kOpColumns.size(); ++i) columns[i + 1] = kOpColumns[i];
+  std::size_t next = 2;
+  for (std::size_t i = 1; i < kOpColumns.size(); ++i)
+    if (std::string_view(kOpColumns[i].name) != kByNameOnlyColumn) columns[next++] = kOpColumns[i];
   return columns;
 }();
 

@@ -99,6 +99,8 @@ void rule(YAML::Emitter& out, const Rule& r) {
     out << YAML::Key << "inconclusive" << YAML::Value << as;
   }
   text(out, "gain", r.gain);
+  text(out, "saves", r.saves);
+  text(out, "pass_needs", r.pass_needs);
   if (!r.values.empty()) {
     out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;
     for (const auto& [name, expression] : r.values) out << YAML::Key << name << YAML::Value << expression;

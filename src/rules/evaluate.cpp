@@ -60,14 +60,16 @@ struct RuleExpressions {
     condition = parse(r.condition);
     applies_if = parse(r.applies_if);
     gain = parse(r.gain);
+    saves = parse(r.saves);
+    pass_needs = parse(r.pass_needs);
   }
-  std::optional<Expression> value, condition, applies_if, gain;
+  std::optional<Expression> value, condition, applies_if, gain, saves, pass_needs;
 };
 
 // The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
 bool needs_baseline(const Rule& r, const RuleExpressions& e) {
   if (r.compare_baseline || is_baseline_reference(r.metric)) return true;
-  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain})
+  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain, &e.saves, &e.pass_needs})
     if (*x)
       for (const std::string& name : (*x)->variables())
         if (is_baseline_reference(name)) return true;
@@ -206,6 +208,12 @@ class RuleEvaluator {
   }
 
   ReportFinding done(FindingStatus status, std::string reason) {
+    if (status == FindingStatus::Pass) {
+      if (std::string why = pass_not_evidence(); !why.empty()) {
+        status = FindingStatus::NotApplicable;
+        reason = std::move(why);
+      }
+    }
     f_.status = status;
     f_.reason = std::move(reason);
     bool fired = status == FindingStatus::Warn || status == FindingStatus::Fail;
@@ -216,12 +224,38 @@ class RuleEvaluator {
                      : r_.inconclusive == InconclusiveAs::Warning ? "warning"
                                                                   : "none";
     if (!fired && status != FindingStatus::Inconclusive) return f_;
-    if (x_.gain) f_.gain_pct = x_.gain->evaluate(lookup_);
+    set_gain();
     if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
     f_.problem = fill(r_.problem) + inferred_architecture_note();
     f_.recommendation = fill(recommendation_text());
     f_.see = r_.see;
     return f_;
+  }
+
+  // Why a pass would say nothing (`pass_needs` does not hold), with the values it read; "" when it
+  // holds or cannot be evaluated (nothing shows the evidence incomplete).
+  std::string pass_not_evidence() const {
+    if (!x_.pass_needs) return "";
+    std::optional<double> holds = x_.pass_needs->evaluate(lookup_);
+    if (!holds || *holds != 0) return "";
+    std::string values;
+    for (const std::string& name : x_.pass_needs->variables())
+      values += fmt::format("{}{} {}", values.empty() ? "" : ", ", name,
+                            format_value(lookup_(name), reference_unit(name)));
+    return fmt::format("it can pass only when {} ({}): what it read cannot show the whole run", r_.pass_needs,
+                       values);
+  }
+
+  // The estimated gain, never above what removing the cause could save (`saves`); none where
+  // that time has no value (no GPU activity: no GPU idle time to win back).
+  void set_gain() {
+    if (!x_.gain) return;
+    f_.gain_pct = x_.gain->evaluate(lookup_);
+    if (!x_.saves) return;
+    f_.saves = r_.saves;
+    std::optional<double> bound = x_.saves->evaluate(lookup_);
+    f_.gain_pct =
+        f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
   }
 
   // The first `recommendations` entry whose condition holds, else `recommendation`.
@@ -261,6 +295,9 @@ class RuleEvaluator {
       if (name == "limit") return limit_ ? limit_->text : f_.threshold_text;
       if (name == "gain") return format_pct(f_.gain_pct);
       if (name == "offenders") return offenders_text(f_.offenders);
+      // What shares of time are shares of: a run without steps is one window (its metrics say so).
+      if (name == "step_time")
+        return lookup_("window.steps_in_window").value_or(0) > 0 ? "the step time" : "the window";
       for (const auto& [value_name, expression] : r_.values)
         if (value_name == name) return format_value(Expression(expression).evaluate(lookup_), "");
       return format_value(lookup_(name), reference_unit(name));

@@ -153,6 +153,8 @@ class RuleChecker {
     expression("condition", r_.condition);
     expression("applies_if", r_.applies_if);
     expression("gain", r_.gain);
+    expression("saves", r_.saves);
+    expression("pass_needs", r_.pass_needs);
     for (const auto& r : r_.recommendations) expression("recommendations", r.when);
     for (const auto& [name, text] : r_.values) {
       if (is_metric_reference(name) || std::string_view(name).find('.') != std::string_view::npos)
@@ -271,8 +273,8 @@ class RuleChecker {
   }
 
   void check_templates() {
-    std::vector<std::string> names = {"value", "threshold", "baseline", "delta",
-                                      "limit", "gain",      "offenders"};
+    std::vector<std::string> names = {"value", "threshold", "baseline",  "delta",
+                                      "limit", "gain",      "offenders", "step_time"};
     for (const auto& v : r_.values) names.push_back(v.first);
     std::vector<std::pair<std::string_view, const std::string*>> texts = {
         {"problem", &r_.problem}, {"recommendation", &r_.recommendation}};

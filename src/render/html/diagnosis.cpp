@@ -39,13 +39,42 @@ std::vector<const ReportFinding*> findings_by_importance(const ReportModel& r) {
   return out;
 }
 
+// The findings of the first screen: the most important first, each time a cause can save once.
+// Findings whose gains are bounded by the same time (`saves`: the GPU idle time, ...) claim the same
+// time: the first takes the place, the others are named in it.
+struct DiagnosisSlot {
+  const ReportFinding* finding;
+  std::vector<const ReportFinding*> same_time;
+};
+
+std::vector<DiagnosisSlot> diagnosis_slots(const std::vector<const ReportFinding*>& ranked) {
+  std::vector<DiagnosisSlot> slots;
+  for (const ReportFinding* f : ranked) {
+    auto same = std::find_if(slots.begin(), slots.end(), [&](const DiagnosisSlot& s) {
+      return !f->saves.empty() && s.finding->saves == f->saves;
+    });
+    if (same != slots.end())
+      same->same_time.push_back(f);
+    else if (slots.size() < kDiagnosisFindings)
+      slots.push_back({f, {}});
+  }
+  return slots;
+}
+
+std::string same_time_text(const std::vector<const ReportFinding*>& findings) {
+  std::string out;
+  for (const ReportFinding* f : findings) out += (out.empty() ? "" : "; ") + f->title;
+  return out;
+}
+
 void add_diagnosis(const ReportModel& r, TemplateData& view) {
   std::vector<const ReportFinding*> ranked = findings_by_importance(r);
   if (ranked.empty()) return;
   TemplateData items = template_list();
-  std::size_t with_gain = 0;
-  for (std::size_t i = 0; i < ranked.size() && i < kDiagnosisFindings; ++i) {
-    const ReportFinding& f = *ranked[i];
+  std::size_t with_gain = 0, listed = 0;
+  for (const DiagnosisSlot& slot : diagnosis_slots(ranked)) {
+    const ReportFinding& f = *slot.finding;
+    listed += 1 + slot.same_time.size();
     TemplateData item;
     item.set("id", f.id);
     item.set("status", std::string(f.status == FindingStatus::Fail   ? "fail"
@@ -59,14 +88,15 @@ void add_diagnosis(const ReportModel& r, TemplateData& view) {
       item.set("gain", format_pct(f.gain_pct));
       ++with_gain;
     }
+    if (!slot.same_time.empty()) item.set("same_time", same_time_text(slot.same_time));
     items.push_back(item);
   }
   TemplateData d;
   d.set("items", items);
   d.set("overlap", with_gain > 1);
-  if (ranked.size() > kDiagnosisFindings)
-    d.set("more", fmt::format("{} more finding{} below", ranked.size() - kDiagnosisFindings,
-                              ranked.size() - kDiagnosisFindings > 1 ? "s" : ""));
+  if (ranked.size() > listed)
+    d.set("more", fmt::format("{} more finding{} below", ranked.size() - listed,
+                              ranked.size() - listed > 1 ? "s" : ""));
   view.set("diagnosis", d);
 }
 
