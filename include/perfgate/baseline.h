@@ -69,8 +69,9 @@ std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kern
 // Every catalog metric of the report next to the baseline's, with the change.
 std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline);
 
-// Per-op, per-region and per-kernel changes against the baseline, per window step: the run tables
-// "op_deltas", "region_deltas" and "kernel_deltas", largest regression first.
+// Changes against the baseline, per window step: the run tables "step_time_deltas" (each op's GPU
+// and host self time, each region's host time and the GPU idle time, side by side), "op_deltas",
+// "region_deltas" and "kernel_deltas", largest regression first.
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);
 
 }  // namespace perfgate

@@ -7,6 +7,10 @@
 // User regions (record_function and user annotations) have a table of their own: PyTorch 2.x
 // records the DataLoader's `enumerate(DataLoader)#...__next__` as a user annotation, not an op, and
 // a region's times include what runs inside it, so they would count twice among the ops' self times.
+//
+// "step_time_deltas" puts every part of the step time that can grow side by side (each op's GPU and
+// host self time, each region's host time, the GPU idle time) so that the step-time rule names what
+// grew most wherever it is: a slower DataLoader is host time and GPU idle, not GPU op time.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -26,13 +30,21 @@ struct Pair {
   std::optional<BaselineRow> before, after;
 };
 
-std::string change_of(const Pair& p) {
-  if (!p.before) return "new";
-  if (!p.after) return "gone";
-  double before = p.before->gpu_us + p.before->cpu_us, after = p.after->gpu_us + p.after->cpu_us;
-  double delta = after - before;
-  if (std::fabs(delta) < std::max(kNoiseUs, kNoiseShare * before)) return "unchanged";
+std::string change_of(std::optional<double> before, std::optional<double> after) {
+  if (!before) return "new";
+  if (!after) return "gone";
+  double delta = *after - *before;
+  if (std::fabs(delta) < std::max(kNoiseUs, kNoiseShare * *before)) return "unchanged";
   return delta > 0 ? "regression" : "improvement";
+}
+
+std::optional<double> total_us(const std::optional<BaselineRow>& r) {
+  if (!r) return std::nullopt;
+  return r->gpu_us + r->cpu_us;
+}
+
+std::string change_of(const Pair& p) {
+  return change_of(total_us(p.before), total_us(p.after));
 }
 
 BaselineRow per_step(BaselineRow row, double steps) {
@@ -145,6 +157,77 @@ ReportTable kernel_deltas(const std::vector<Pair>& pairs, Basis basis) {
                      pairs, basis);
 }
 
+// One part of the step time in both runs: an op's GPU or host self time, a region's host time or
+// the GPU idle time. Absent where the run has no such op or region.
+struct Contribution {
+  std::string label, kind, name;
+  std::optional<double> before, after;
+  double delta() const { return after.value_or(0) - before.value_or(0); }
+};
+
+std::optional<double> field_of(const std::optional<BaselineRow>& r, double BaselineRow::*field) {
+  if (!r) return std::nullopt;
+  return (*r).*field;
+}
+
+// The pairs' `field` as contributions, leaving out those that are zero in both runs (an op with no
+// GPU work has no GPU row).
+void add_contributions(std::vector<Contribution>& out, const std::vector<Pair>& pairs,
+                       double BaselineRow::*field, const char* kind, const char* suffix) {
+  for (const Pair& p : pairs) {
+    Contribution c{"", kind, p.after ? p.after->name : p.before->name, field_of(p.before, field),
+                   field_of(p.after, field)};
+    if (c.before.value_or(0) == 0 && c.after.value_or(0) == 0) continue;
+    c.label = fmt::format("{} ({})", c.name, suffix);
+    out.push_back(std::move(c));
+  }
+}
+
+// The GPU idle time of a run, summed over its GPUs as the ops' times are summed over its workers:
+// gpu.idle_pct of the mean step (per step), or of the window over every run pooled (whole window).
+std::optional<double> idle_us(const Baseline& run, Basis basis) {
+  auto idle_pct = run.metric("gpu.idle_pct"), gpus = run.metric("gpu.count");
+  auto span = basis.per_step ? run.metric("steps.mean_us") : run.metric("window.wall_us");
+  if (!idle_pct || !gpus || !span) return std::nullopt;
+  double runs = basis.per_step ? 1 : static_cast<double>(std::max<std::size_t>(run.info.runs, 1));
+  return *idle_pct / 100 * *span * *gpus * runs;
+}
+
+ReportTable step_time_deltas(std::vector<Contribution> parts, Basis basis) {
+  std::stable_sort(parts.begin(), parts.end(), [](const Contribution& a, const Contribution& b) {
+    return a.delta() != b.delta() ? a.delta() > b.delta() : a.label < b.label;
+  });
+  ReportTable t{
+      "step_time_deltas",
+      "What the step time grew by",
+      fmt::format("Every part of the step time that can grow, {}: each op's GPU self time and host "
+                  "self time, each user region's host time and the GPU idle time; largest growth "
+                  "first. The rows overlap (a region holds ops, host time runs beside GPU time, "
+                  "the GPU is idle while the host works): they are not to be summed",
+                  basis.table()),
+      {{"label", "", "What grew: the op or region name with (GPU), (host) or (region), or GPU idle"},
+       {"kind", "",
+        "GPU op (its GPU self time), host op (its host self time), region (its host "
+        "time) or GPU idle (gpu.idle_pct of the mean step, or of the window where a "
+        "run has no steps, summed over the GPUs)"},
+       {"name", "", "Op or region name (empty for GPU idle)"},
+       {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"},
+       {"baseline_us_per_step", "us", fmt::format("Baseline: the time, {}", basis.column())},
+       {"us_per_step", "us", fmt::format("This run: the time, {}", basis.column())},
+       {"delta_us_per_step", "us",
+        fmt::format("Change {}: us_per_step - baseline_us_per_step", basis.column())}},
+      {}};
+  for (const Contribution& c : parts) {
+    auto cell = [](std::optional<double> v) -> ReportCell {
+      if (!v) return std::monostate{};
+      return *v;
+    };
+    t.rows.push_back(
+        {c.label, c.kind, c.name, change_of(c.before, c.after), cell(c.before), cell(c.after), c.delta()});
+  }
+  return t;
+}
+
 }  // namespace
 
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline) {
@@ -152,8 +235,15 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
   Basis basis{changes_per_step(now.info.steps, baseline.info.steps)};
   double now_steps = basis.per_step ? static_cast<double>(now.info.steps) : 1;
   double base_steps = basis.per_step ? static_cast<double>(baseline.info.steps) : 1;
-  return {op_deltas(pair_rows(baseline.ops, base_steps, now.ops, now_steps), basis),
-          region_deltas(pair_rows(baseline.regions, base_steps, now.regions, now_steps), basis),
+  std::vector<Pair> ops = pair_rows(baseline.ops, base_steps, now.ops, now_steps);
+  std::vector<Pair> regions = pair_rows(baseline.regions, base_steps, now.regions, now_steps);
+  std::vector<Contribution> parts;
+  add_contributions(parts, ops, &BaselineRow::gpu_us, "GPU op", "GPU");
+  add_contributions(parts, ops, &BaselineRow::cpu_us, "host op", "host");
+  add_contributions(parts, regions, &BaselineRow::cpu_us, "region", "region");
+  auto idle_before = idle_us(baseline, basis), idle_now = idle_us(now, basis);
+  if (idle_before && idle_now) parts.push_back({"GPU idle", "GPU idle", "", idle_before, idle_now});
+  return {step_time_deltas(std::move(parts), basis), op_deltas(ops, basis), region_deltas(regions, basis),
           kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
 }
 

@@ -11,6 +11,7 @@
 #include "render/escape.h"
 #include "render/format.h"
 #include "render/see_also.h"
+#include "render/short_labels.h"
 #include "render/templates.h"
 #include "render/trend_text.h"
 
@@ -152,11 +153,14 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open,
   d.set("rule", rule);
   TemplateData list = template_list();
   std::size_t shown = std::min(rows, t.rows.size());
+  std::vector<std::vector<std::string>> short_texts = short_text_cells(t, shown, kMaxCellChars);
   for (std::size_t i = 0; i < shown; ++i) {
     std::string line = "|";
     for (std::size_t c = 0; c < t.columns.size() && c < t.rows[i].size(); ++c) {
-      ReportCell cell = shown_cell(t, i, c, window_start_us);
-      line += " " + esc(shorten(cell_text(cell, t.columns[c].unit), kMaxCellChars)) + " |";
+      std::string text = cell_text(shown_cell(t, i, c, window_start_us), t.columns[c].unit);
+      if (text.size() > kMaxCellChars)
+        text = i < short_texts[c].size() ? short_texts[c][i] : shorten(text, kMaxCellChars);
+      line += " " + esc(text) + " |";
     }
     list.push_back(TemplateData(line));
   }
@@ -176,6 +180,7 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
   };
   const std::vector<ReportTable>* worker = r.workers.empty() ? nullptr : &r.workers.front().tables;
   if (worker) add(find_table(*worker, "top_gpu_ops"), compact ? 5 : 10, true);
+  add(find_table(r.tables, "step_time_deltas"), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, "op_deltas"), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, "region_deltas"), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, "kernel_deltas"), compact ? 0 : d.table_rows, false);

@@ -9,6 +9,7 @@
 #include "render/escape.h"
 #include "render/format.h"
 #include "render/see_also.h"
+#include "render/short_labels.h"
 #include "render/trend_text.h"
 
 namespace perfgate {
@@ -111,18 +112,23 @@ double time_change(const ReportTable& t, std::size_t row) {
 // "aten::mm +1.00 ms · ..." for the first rows of a delta table that got slower beyond its noise
 // floor (it is sorted so).
 std::string slower_rows(const ReportTable& t) {
-  std::string out;
-  for (std::size_t r = 0, shown = 0; r < t.rows.size() && shown < 3; ++r) {
+  std::vector<std::string> names;
+  std::vector<double> changes;
+  for (std::size_t r = 0; r < t.rows.size() && names.size() < 3; ++r) {
     const auto* name = find_cell(t, r, "name");
     const auto* kind = find_cell(t, r, "change");  // below 1 us or 1% per step is "unchanged"
     bool slower = kind && std::holds_alternative<std::string>(*kind) &&
                   (std::get<std::string>(*kind) == "regression" || std::get<std::string>(*kind) == "new");
     double change = time_change(t, r);
     if (!name || !std::holds_alternative<std::string>(*name) || !slower || change <= 0) break;
-    out +=
-        fmt::format("{}{} +{}", shown++ ? " · " : "",
-                    terminal_escape(shorten(std::get<std::string>(*name), 80)), format_duration_us(change));
+    names.push_back(std::get<std::string>(*name));
+    changes.push_back(change);
   }
+  std::vector<std::string> labels = distinct_short_labels(names, 80);
+  std::string out;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    out +=
+        fmt::format("{}{} +{}", i ? " · " : "", terminal_escape(labels[i]), format_duration_us(changes[i]));
   return out;
 }
 

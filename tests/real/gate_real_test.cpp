@@ -115,6 +115,44 @@ TEST(GateOnRealTraces, TheSingleProcessLoaderIsSignificantlySlower) {
   ASSERT_TRUE(ops && !ops->rows.empty());
 }
 
+double metric_of(const ReportModel& r, std::string_view name) {
+  for (const ReportMetric& m : r.metrics)
+    if (m.name == name && m.value) return *m.value;
+  ADD_FAILURE() << "no " << name;
+  return 0;
+}
+
+// Issue 29, item 2: against workers4, workers0's step-time failure names what grew most per step:
+// the DataLoader's host time (an op in this PyTorch 1.x trace, new: workers4 loads in other
+// processes), then the GPU idle time. It named aten::cudnn_convolution_backward_weight's 193.5 us.
+TEST(GateOnRealTraces, TheStepTimeFailureNamesTheDataLoaderFirst) {
+  if (trace(kWorkers0).empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel fast = gated(trace(kWorkers4));
+  Baseline base = baseline_from_report(fast, "workers4", "report");
+  ReportModel slow = gated(trace(kWorkers0), &base);
+  const ReportFinding* f = find_finding(slow, "regression.step-time");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Fail);
+  ASSERT_GE(f->offenders.size(), 2u) << f->problem;
+  const char* loader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
+  EXPECT_EQ(f->offenders[0].label, std::string(loader) + " (host)") << f->problem;
+  EXPECT_EQ(f->offenders[1].label, "GPU idle") << f->problem;
+  // The loader's host self time in workers0's op table, per window step.
+  const ReportTable* ops = find_table(slow.workers.at(0).tables, "ops");
+  ASSERT_TRUE(ops);
+  double loader_us = 0;
+  for (std::size_t r = 0; r < ops->rows.size(); ++r)
+    if (std::get<std::string>(*find_cell(*ops, r, "name")) == loader)
+      loader_us = *cell_number(*find_cell(*ops, r, "host_self_us"));
+  EXPECT_NEAR(*f->offenders[0].value, loader_us / static_cast<double>(slow.steps.size()), 1e-6);
+  EXPECT_GT(*f->offenders[0].value, 45'000);
+  // The GPU idle time of the mean step in each run (one GPU each).
+  auto idle_us = [](const ReportModel& r) {
+    return metric_of(r, "gpu.idle_pct") / 100 * metric_of(r, "steps.mean_us");
+  };
+  EXPECT_NEAR(*f->offenders[1].value, idle_us(slow) - idle_us(fast), 1e-6 * idle_us(slow));
+}
+
 // A trace with every timestamp and duration scaled by 1.25: each step is 25% longer.
 std::string slowed_copy(const std::string& path) {
   std::string out = temp_dir() + "/slowed.pt.trace.json";

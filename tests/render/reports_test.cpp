@@ -558,6 +558,57 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), "delta_cpu_us_per_step (us)"));
 }
 
+// Issue 29, item 2: with a baseline, every output that lists the baseline tables has "What the
+// step time grew by": here the DataLoader region grew by 1000 us a step.
+TEST(BaselineChanges, EveryOutputShowsWhatTheStepTimeGrewBy) {
+  TrainingRun before;
+  before.dataloader_us = 100;
+  before.dataloader_annotation = true;
+  TrainingRun after = before;
+  after.dataloader_us = 1100;
+  Baseline base =
+      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
+  ReportModel report = report_of_json(training_trace(after), default_rules());
+  apply_gate(report, default_rules(), &base, {});
+  std::string region = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ (region)";
+  std::string md = render_markdown(report);
+  EXPECT_TRUE(contains(md, "What the step time grew by")) << md;
+  EXPECT_TRUE(contains(md, "| GPU idle | GPU idle |")) << md;
+  std::string html = render_html(report).page;
+  EXPECT_TRUE(contains(html, "id=\"table-step_time_deltas\""));
+  EXPECT_TRUE(contains(html, ">" + region + "</td>"));
+  EXPECT_TRUE(contains(render_json(report), "\"step_time_deltas\""));
+  const ReportFinding* f = find_finding(report, "regression.step-time");
+  ASSERT_TRUE(f && !f->offenders.empty());
+  EXPECT_EQ(f->offenders[0].label, region);
+  if (!have_unzip()) GTEST_SKIP() << "unzip not installed: the workbook is not checked";
+  std::string path = temp_dir() + "/step_time.xlsx";
+  write_xlsx(report, path);
+  EXPECT_TRUE(contains(unzip(path, "xl/workbook.xml"), "name=\"Baseline step time\""));
+  EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), region));
+}
+
+// Long names that differ only in their middle are cut so that they still differ, in the page and
+// in Markdown: 100 'k', then A or B, then 99 'z'. Cut at the end both read as the k's, cut in the
+// middle as k's and z's.
+TEST(BaselineChanges, LongNamesCutInTablesStillDiffer) {
+  std::string a = std::string(100, 'k') + "A" + std::string(99, 'z');
+  std::string b = std::string(100, 'k') + "B" + std::string(99, 'z');
+  ReportModel report;
+  report.baseline = ReportBaseline{};
+  report.tables.push_back(
+      {"op_deltas", "Op changes against the baseline", "", {{"name", "", ""}}, {{a}, {b}}});
+  // The page cuts at 96 bytes: 22 bytes of the start, then 68 from byte 83 (17 before where they
+  // differ), each part followed by an ellipsis.
+  std::string html = render_html(report).page;
+  for (const std::string& name : {a, b})
+    EXPECT_TRUE(contains(html, ">" + std::string(22, 'k') + "…" + name.substr(83, 68) + "…</td>")) << name;
+  // Markdown cuts at 80 bytes: 18 bytes of the start, then 56 from byte 86.
+  std::string md = render_markdown(report);
+  for (const std::string& name : {a, b})
+    EXPECT_TRUE(contains(md, "| " + std::string(18, 'k') + "…" + name.substr(86, 56) + "… |")) << md;
+}
+
 TEST(JunitReport, ATestCasePerRule) {
   ReportModel report = hostile_report();
   std::string xml = render_junit(report);

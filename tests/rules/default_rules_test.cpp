@@ -355,9 +355,10 @@ TEST(BaselineRules, StepTimeRegressionNeedsSignificance) {
   EXPECT_NEAR(f->step_test->ci_low, 1.2, 0.002);
   EXPECT_EQ(report.verdict->exit_code, 1);
   EXPECT_NE(f->problem.find("+1.80 ms"), std::string::npos) << f->problem;
-  // The op behind it: aten::add_'s kernel grew by 0.2 x (9003 + jitter) per step, about 1.8 ms.
+  // The op behind it: aten::add_'s kernel grew by 0.2 x (9003 + jitter) per step, about 1.8 ms, on
+  // the GPU (step_time_deltas labels GPU and host time apart).
   ASSERT_FALSE(f->offenders.empty()) << f->problem;
-  EXPECT_EQ(f->offenders.front().label, "aten::add_");
+  EXPECT_EQ(f->offenders.front().label, "aten::add_ (GPU)");
   EXPECT_NEAR(*f->offenders.front().value, 1800.6 + 0.2 * 4.5, 3.0);
 
   // One step twice as long among eight is an outlier step: set aside and named, and the other seven

@@ -1,5 +1,5 @@
 // The HTML page's baseline section: every gated metric now and in the baseline, a diff chart of the
-// ops that changed most, and the op, region and kernel changes per step.
+// ops that changed most, what the step time grew by, and the op, region and kernel changes per step.
 #pragma once
 
 #include <array>
@@ -11,8 +11,8 @@
 
 namespace perfgate {
 
-inline constexpr std::array<std::string_view, 3> kDeltaTables = {"op_deltas", "region_deltas",
-                                                                 "kernel_deltas"};
+inline constexpr std::array<std::string_view, 4> kDeltaTables = {"step_time_deltas", "op_deltas",
+                                                                 "region_deltas", "kernel_deltas"};
 // Tables longer than this start collapsed in the page.
 inline constexpr std::size_t kCollapsedTableRows = 20;
 

@@ -8,6 +8,7 @@
 #include "perfgate/units.h"
 #include "render/cell_format.h"
 #include "render/escape.h"
+#include "render/short_labels.h"
 
 namespace perfgate {
 namespace {
@@ -170,13 +171,16 @@ std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::strin
   svg += fmt::format(
       R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="currentColor" stroke-opacity="0.4"/>)",
       zero, top, height - top);
+  std::vector<std::string> names;
+  for (const ChangeBar& b : bars) names.push_back(b.label);
+  std::vector<std::string> labels = distinct_short_labels(names, 34);
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const ChangeBar& b = bars[i];
     double y = top + row_h * static_cast<double>(i);
     double w = std::fabs(b.delta_us) * scale;
     bool slower = b.delta_us > 0;
     std::string value = (slower ? "+" : "-") + format_duration_us(std::fabs(b.delta_us));
-    svg += text(label_w - 6, y + row_h / 2 + 4, shorten(b.label, 34), "end", 12);
+    svg += text(label_w - 6, y + row_h / 2 + 4, labels[i], "end", 12);
     svg += rect(slower ? zero : zero - w, y + 4, std::max(w, 1.0), row_h - 8, slower ? "#d9534f" : "#1f8a4c",
                 fmt::format("{}: {} per step", b.label, value));
     svg += text(slower ? zero + w + 4 : zero - w - 4, y + row_h / 2 + 4, value, slower ? "start" : "end", 12);

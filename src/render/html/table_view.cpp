@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 
 #include "render/cell_format.h"
+#include "render/short_labels.h"
 
 namespace perfgate {
 namespace {
 
-// Longer cell texts (demangled kernel names, call stacks) are cut in the page, the whole text in
-// the cell's tooltip; the JSON report and the workbook have them whole.
+// Longer cell texts (demangled kernel names, call stacks) are cut in the page, so that no two read
+// the same (short_labels.h), the whole text in the cell's tooltip; the JSON report and the workbook
+// have them whole.
 constexpr std::size_t kMaxCellChars = 96;
 
 bool numeric_unit(std::string_view unit) {
@@ -40,7 +42,8 @@ enum class RowMarkup { Sortable, Listed, Aside };
 // took 140 M of the 175 M instructions of the ResNet-50 page. The markup is table.html.mustache's
 // for a row, written here.
 std::string rows_html(const ReportTable& t, const std::vector<std::size_t>& rows,
-                      std::optional<double> window_start_us, RowMarkup markup) {
+                      std::optional<double> window_start_us, RowMarkup markup,
+                      const std::vector<std::vector<std::string>>& short_texts) {
   std::string out;
   bool aside = markup == RowMarkup::Aside;
   for (std::size_t r : rows) {
@@ -55,7 +58,9 @@ std::string rows_html(const ReportTable& t, const std::vector<std::size_t>& rows
         out += fmt::format(" data-sort=\"{:.17g}\"", *n);
       if (text.size() > kMaxCellChars || (line && text.size() > 1 && !aside))
         out += " title=\"" + template_escape(text) + "\"";
-      if (text.size() > kMaxCellChars) text = shorten(text, kMaxCellChars);
+      if (text.size() > kMaxCellChars)
+        text = c < short_texts.size() && r < short_texts[c].size() ? short_texts[c][r]
+                                                                   : shorten(text, kMaxCellChars);
       out += ">" + template_escape(text) + (aside ? "" : "</td>");
     }
     out += aside ? "\n" : "</tr>\n";
@@ -169,12 +174,15 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   }
   std::vector<std::size_t> first(shown);
   for (std::size_t r = 0; r < shown; ++r) first[r] = r;
+  // Over every row, as the page's sorting and filtering may show any of them together.
+  std::vector<std::vector<std::string>> short_texts = short_text_cells(t, t.rows.size(), kMaxCellChars);
   if (!orders.aside.empty())
-    view.set("rows_aside", rows_html(t, orders.aside, window_start_us, RowMarkup::Aside));
+    view.set("rows_aside", rows_html(t, orders.aside, window_start_us, RowMarkup::Aside, short_texts));
   view.set("columns", columns);
   view.set("column_count", std::to_string(t.columns.size()));
-  view.set("rows_html", rows_html(t, first, window_start_us,
-                                  shown == t.rows.size() ? RowMarkup::Sortable : RowMarkup::Listed));
+  view.set("rows_html",
+           rows_html(t, first, window_start_us,
+                     shown == t.rows.size() ? RowMarkup::Sortable : RowMarkup::Listed, short_texts));
   view.set("has_rows", shown > 0);
   view.set("shown", std::to_string(shown));
   view.set("total", std::to_string(t.rows.size()));

@@ -48,6 +48,7 @@ std::string sheet_name(std::string_view table) {
       {"top_gpu_ops", "Top GPU ops"},
       {"regions", "Regions"},
       {"tc_shapes", "TC shapes"},
+      {"step_time_deltas", "Baseline step time"},
       {"op_deltas", "Baseline diff"},
       {"region_deltas", "Baseline regions"},
       {"kernel_deltas", "Baseline kernels"},
@@ -246,7 +247,7 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
 
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
-  for (const char* table : {"op_deltas", "region_deltas", "kernel_deltas"})
+  for (const char* table : {"step_time_deltas", "op_deltas", "region_deltas", "kernel_deltas"})
     if (const ReportTable* t = find_table(r.tables, table)) {
       lxw_worksheet* ws = wb.sheet(sheet_name(table));
       wb.write_table(ws, *t);
