@@ -147,11 +147,18 @@ struct StepDetection {
   std::vector<std::uint32_t> marker_events;  // host events that define steps (not CPU work)
   TimeNs whole_trace_start = 0;              // the window when there are no steps
   TimeNs whole_trace_end = 0;
+  TimeNs whole_trace_host_start = 0;  // ... where its host side (the CPU ops' span) begins
 };
 
 struct Window {
   TimeNs start = 0;
   TimeNs end = 0;
+  // The window's steps on the host: from the first one's host start to the last one's host end
+  // (no steps: from the CPU ops' first start to `end`). The GPU can run behind the host (work queued
+  // before the capture), so a step's ops may start before `start`, and the next step's before
+  // `end`: host calls belong to the window by this span, GPU activities by [start, end).
+  TimeNs host_start = 0;
+  TimeNs host_end = 0;
   std::vector<std::size_t> steps;  // indices of the steps in the window
   std::optional<std::int64_t> first_number;
   std::optional<std::int64_t> last_number;

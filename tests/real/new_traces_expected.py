@@ -35,7 +35,22 @@ def describe(folder, name):
     print(f"  devices: {sorted({d.get('name') for d in trace.get('deviceProperties', [])})}")
 
 
+def comms_of_the_steps(folder, name):
+    """Issue 29, item 3: record_param_comms calls made during the CPU ProfilerStep ranges, and the
+    kernels whose External id is one of theirs."""
+    events = [e for e in load(folder, name)["traceEvents"] if e.get("ph") == "X"]
+    steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in events
+                   if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+    calls = [e for e in events if e.get("cat") == "cpu_op" and e["name"] == "record_param_comms"
+             and steps[0][0] <= e["ts"] < steps[-1][1]]
+    ids = {e["args"]["External id"] for e in calls}
+    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("args", {}).get("External id") in ids]
+    print(f"  record_param_comms during the steps: {len(calls)} calls, {len(kernels)} kernels, "
+          f"{sum(k['dur'] for k in kernels):.3f} us")
+
+
 if __name__ == "__main__":
     folder = sys.argv[1] if len(sys.argv) > 1 else "../shared/traces"
     for name in ("h100_cudnn_driver_api_conv", "h100_llm_inference_slice", "mi300x_resnet_actckpt_gpu_steps"):
         describe(folder, name)
+    comms_of_the_steps(folder, "mi300x_resnet_actckpt_gpu_steps")
