@@ -215,8 +215,8 @@ constexpr MetricInfo kCatalog[] = {
      kPlugin},
     {"communication.overlap_pct", "%",
      "Communication kernel time during which compute kernels also ran / communication kernel time", kHta},
-    {"communication.collectives", "count", "Collectives started in the window: outermost communication ops",
-     kPerfgate},
+    {"communication.collectives", "count",
+     "Collectives called during the window's steps: outermost communication ops", kPerfgate},
     {"communication.bytes", "bytes", "Bytes of those collectives' inputs, where the trace records sizes",
      kPerfgate},
 
