@@ -45,6 +45,9 @@ struct GpuArchitecture {
 struct Classification {
   std::vector<std::string> tensor_core_kernels;
   std::vector<std::string> tensor_core_eligible_ops;
+  // Kernels that only reorder a tensor between memory layouts (NCHW <-> NHWC transposes that cuDNN
+  // and MIOpen run around convolutions on NCHW tensors).
+  std::vector<std::string> layout_conversion_kernels;
   std::vector<std::string> communication_kernels;
   std::vector<std::string> communication_ops;
   std::vector<std::string> dataloader_ops;
@@ -147,11 +150,18 @@ struct StepDetection {
   std::vector<std::uint32_t> marker_events;  // host events that define steps (not CPU work)
   TimeNs whole_trace_start = 0;              // the window when there are no steps
   TimeNs whole_trace_end = 0;
+  TimeNs whole_trace_host_start = 0;  // ... where its host side (the CPU ops' span) begins
 };
 
 struct Window {
   TimeNs start = 0;
   TimeNs end = 0;
+  // The window's steps on the host: from the first one's host start to the last one's host end
+  // (no steps: from the CPU ops' first start to `end`). The GPU can run behind the host (work queued
+  // before the capture), so a step's ops may start before `start`, and the next step's before
+  // `end`: host calls belong to the window by this span, GPU activities by [start, end).
+  TimeNs host_start = 0;
+  TimeNs host_end = 0;
   std::vector<std::size_t> steps;  // indices of the steps in the window
   std::optional<std::int64_t> first_number;
   std::optional<std::int64_t> last_number;
@@ -187,10 +197,21 @@ struct TensorCoreSums {
   // Classification::tc_share_counts_unlaunched_kernels is off).
   TimeNs kernel_ns = 0;
   TimeNs tc_kernel_ns = 0;
-  TimeNs op_kernel_ns = 0;                         // kernel time attributed to ops (self)
-  TimeNs eligible_self_kernel_ns = 0;              // self kernel time of bottom-most eligible ops
-  TimeNs eligible_total_kernel_ns = 0;             // kernel time under bottom-most eligible ops (inclusive)
-  TimeNs eligible_tc_kernel_ns = 0;                // of which Tensor Core kernels
+  TimeNs op_kernel_ns = 0;              // kernel time attributed to ops (self)
+  TimeNs eligible_self_kernel_ns = 0;   // self kernel time of bottom-most eligible ops
+  TimeNs eligible_total_kernel_ns = 0;  // kernel time under bottom-most eligible ops (inclusive)
+  TimeNs eligible_tc_kernel_ns = 0;     // of which Tensor Core kernels
+  // The rest, eligible_total_kernel_ns - eligible_tc_kernel_ns, by what kept it off Tensor Cores:
+  // layout-conversion kernels (rules: layout_conversion_kernels), then the other kernels by the
+  // input types of their bottom-most eligible op.
+  TimeNs eligible_layout_kernel_ns = 0;
+  TimeNs eligible_fp32_kernel_ns = 0;     // FP32 or FP64 inputs
+  TimeNs eligible_half_kernel_ns = 0;     // FP16, BF16, FP8 or INT8 inputs: types Tensor Cores take
+  TimeNs eligible_unknown_kernel_ns = 0;  // no input type recorded
+  // Kernel time of the bottom-most eligible ops that ran no Tensor Core kernel, by their inputs.
+  TimeNs without_tc_fp32_kernel_ns = 0;
+  TimeNs without_tc_half_kernel_ns = 0;
+  TimeNs without_tc_unknown_kernel_ns = 0;
   std::uint64_t eligible_ops_without_tc = 0;       // bottom-most eligible op calls with kernels, none on TC
   std::uint64_t eligible_op_names_without_tc = 0;  // distinct names of those (DLProf's count)
   std::uint64_t misaligned_shapes = 0;  // half-precision shapes with a dimension not a multiple of 8

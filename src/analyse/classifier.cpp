@@ -23,6 +23,7 @@ std::vector<std::string> matches_of(const std::vector<GpuPeak>& peaks) {
 CompiledClassification::CompiledClassification(const Classification& c)
     : tensor_core_kernels(c.tensor_core_kernels, "tensor_core_kernels"),
       eligible_ops(c.tensor_core_eligible_ops, "tensor_core_eligible_ops"),
+      layout_conversion_kernels(c.layout_conversion_kernels, "layout_conversion_kernels"),
       communication_kernels(c.communication_kernels, "communication_kernels"),
       communication_ops(c.communication_ops, "communication_ops"),
       dataloader_ops(c.dataloader_ops, "dataloader_ops"),

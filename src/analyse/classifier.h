@@ -19,6 +19,7 @@ struct CompiledClassification {
 
   PatternSet tensor_core_kernels;
   PatternSet eligible_ops;
+  PatternSet layout_conversion_kernels;
   PatternSet communication_kernels;
   PatternSet communication_ops;
   PatternSet dataloader_ops;
@@ -44,6 +45,7 @@ struct NameClasses {
   NameClasses(const CompiledClassification& c, const Profile& p)
       : tensor_core_kernel(c.tensor_core_kernels, p.strings),
         eligible_op(c.eligible_ops, p.strings),
+        layout_conversion_kernel(c.layout_conversion_kernels, p.strings),
         communication_kernel(c.communication_kernels, p.strings),
         communication_op(c.communication_ops, p.strings),
         dataloader_op(c.dataloader_ops, p.strings),
@@ -53,6 +55,7 @@ struct NameClasses {
         nccl_op(c.nccl_ops, p.strings) {}
   NameMatcher tensor_core_kernel;
   NameMatcher eligible_op;
+  NameMatcher layout_conversion_kernel;
   NameMatcher communication_kernel;
   NameMatcher communication_op;
   NameMatcher dataloader_op;

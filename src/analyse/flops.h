@@ -8,7 +8,7 @@
 namespace perfgate {
 
 // Per host event: the FLOPs it is counted for, 0 when none. Only the bottom-most ops with a count
-// are counted (aten::linear's aten::addmm, not both), only ops that started in the window.
+// are counted (aten::linear's aten::addmm, not both), only ops called during the window's steps.
 std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, ArgumentCache& args);
 
 // The peak (TFLOP/s) an op's FLOPs are compared with: the GPU's peak for the op's precision (its

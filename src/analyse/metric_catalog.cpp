@@ -137,6 +137,29 @@ constexpr MetricInfo kCatalog[] = {
      "Tensor Core kernel time inside bottom-most TC-eligible ops / all kernel time inside them, in the "
      "window",
      kDlprof},
+    {"tensor_core.non_tc_layout_pct", "%",
+     "Share of the kernel time inside bottom-most TC-eligible ops not on Tensor Cores that is layout "
+     "conversion (rules: layout_conversion_kernels; NCHW/NHWC transposes around convolutions)",
+     kPerfgate},
+    {"tensor_core.non_tc_fp32_pct", "%",
+     "Share of that non-Tensor-Core time in other kernels of ops whose first tensor input is FP32 or FP64",
+     kPerfgate},
+    {"tensor_core.non_tc_half_precision_pct", "%",
+     "Share of that non-Tensor-Core time in other kernels of ops whose first tensor input is FP16, BF16, FP8 "
+     "or INT8",
+     kPerfgate},
+    {"tensor_core.non_tc_unknown_precision_pct", "%",
+     "Share of that non-Tensor-Core time in other kernels of ops with no recorded input type "
+     "(record_shapes=False)",
+     kPerfgate},
+    {"tensor_core.no_tc_ops_fp32_pct", "%",
+     "Share of the kernel time of bottom-most TC-eligible ops that ran no Tensor Core kernel, in ops whose "
+     "first tensor input is FP32 or FP64",
+     kPerfgate},
+    {"tensor_core.no_tc_ops_half_precision_pct", "%",
+     "Share of that time in ops whose first tensor input is FP16, BF16, FP8 or INT8", kPerfgate},
+    {"tensor_core.no_tc_ops_unknown_precision_pct", "%",
+     "Share of that time in ops with no recorded input type (record_shapes=False)", kPerfgate},
     {"tensor_core.eligible_ops_not_using_tc", "count",
      "Distinct bottom-most TC-eligible ops that launched GPU work in the window but no Tensor Core kernel",
      kDlprof},
@@ -197,8 +220,8 @@ constexpr MetricInfo kCatalog[] = {
      kPlugin},
     {"communication.overlap_pct", "%",
      "Communication kernel time during which compute kernels also ran / communication kernel time", kHta},
-    {"communication.collectives", "count", "Collectives started in the window: outermost communication ops",
-     kPerfgate},
+    {"communication.collectives", "count",
+     "Collectives called during the window's steps: outermost communication ops", kPerfgate},
     {"communication.bytes", "bytes", "Bytes of those collectives' inputs, where the trace records sizes",
      kPerfgate},
 

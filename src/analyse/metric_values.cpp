@@ -151,6 +151,17 @@ void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
   m.set("tensor_core.kernel_time_pct", pct(t.tc_kernel_ns, t.kernel_ns));
   m.set("tensor_core.eligible_kernel_time_pct", pct(t.eligible_self_kernel_ns, t.op_kernel_ns));
   m.set("tensor_core.efficiency_pct", pct(t.eligible_tc_kernel_ns, t.eligible_total_kernel_ns));
+  // What kept the eligible ops' kernel time off Tensor Cores: shares of that time.
+  TimeNs off_tc = t.eligible_total_kernel_ns - t.eligible_tc_kernel_ns;
+  m.set("tensor_core.non_tc_layout_pct", pct(t.eligible_layout_kernel_ns, off_tc));
+  m.set("tensor_core.non_tc_fp32_pct", pct(t.eligible_fp32_kernel_ns, off_tc));
+  m.set("tensor_core.non_tc_half_precision_pct", pct(t.eligible_half_kernel_ns, off_tc));
+  m.set("tensor_core.non_tc_unknown_precision_pct", pct(t.eligible_unknown_kernel_ns, off_tc));
+  TimeNs without_tc =
+      t.without_tc_fp32_kernel_ns + t.without_tc_half_kernel_ns + t.without_tc_unknown_kernel_ns;
+  m.set("tensor_core.no_tc_ops_fp32_pct", pct(t.without_tc_fp32_kernel_ns, without_tc));
+  m.set("tensor_core.no_tc_ops_half_precision_pct", pct(t.without_tc_half_kernel_ns, without_tc));
+  m.set("tensor_core.no_tc_ops_unknown_precision_pct", pct(t.without_tc_unknown_kernel_ns, without_tc));
   if (t.kernel_ns > 0) {
     m.set("tensor_core.eligible_ops_not_using_tc", d(t.eligible_op_names_without_tc));
     m.set("tensor_core.misaligned_shapes", d(t.misaligned_shapes));

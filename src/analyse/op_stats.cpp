@@ -54,7 +54,7 @@ void OpStats::mark_window_and_direction(const Window& window,
   for (std::size_t i = 0; i < n; ++i) {
     const HostEvent& e = events[i];
     std::uint8_t f = flags_[i];
-    if (e.start >= window.start && e.start < window.end) f |= kInWindow;
+    if (e.start >= window.host_start && e.start < window.host_end) f |= kInWindow;
     std::uint8_t parent_flags = e.parent == kNone ? 0 : flags_[e.parent];
     if (autograd_thread[e.thread] || (parent_flags & kBackward) || is_autograd_wrapper(p_.str(e.name)) ||
         is_backward_node_name(p_.str(e.name)))

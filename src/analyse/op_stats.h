@@ -1,7 +1,7 @@
 // Per host event: what it launched, alone and with its callees. Built once per worker for the
 // op-level analyses (ops, op types, regions, FLOPs, Tensor Core shapes) and freed after them.
-// Device time here is the full duration of each activity launched by a call that started in the
-// window (the DLProf and plugin op views), not clipped to the window.
+// Device time here is the full duration of each activity launched by a call made during the
+// window's steps (the DLProf and plugin op views), not clipped to the window.
 #pragma once
 
 #include <span>
@@ -32,6 +32,7 @@ class OpStats {
   TimeNs total_device(std::size_t e) const;
   TimeNs total_tc(std::size_t e) const;
 
+  // Started during the window's steps on the host (Window::host_start to host_end).
   bool in_window(std::size_t e) const { return flags_[e] & kInWindow; }
   bool backward(std::size_t e) const { return flags_[e] & kBackward; }
   bool eligible(std::size_t e) const { return flags_[e] & kEligible; }

@@ -1,5 +1,6 @@
 // DLProf's "Ops and Kernels" and "Op Type Summary" and the plugin's operator view, over the ops
-// that started in the window; and the user regions (record_function / NVTX-like ranges).
+// called during the window's steps (Window::host_start to host_end); and the user regions
+// (record_function / NVTX-like ranges).
 #pragma once
 
 #include "analyse/classifier.h"

@@ -50,6 +50,13 @@ void add(TensorCoreSums& to, const TensorCoreSums& from) {
   add_time(to.eligible_self_kernel_ns, from.eligible_self_kernel_ns);
   add_time(to.eligible_total_kernel_ns, from.eligible_total_kernel_ns);
   add_time(to.eligible_tc_kernel_ns, from.eligible_tc_kernel_ns);
+  add_time(to.eligible_layout_kernel_ns, from.eligible_layout_kernel_ns);
+  add_time(to.eligible_fp32_kernel_ns, from.eligible_fp32_kernel_ns);
+  add_time(to.eligible_half_kernel_ns, from.eligible_half_kernel_ns);
+  add_time(to.eligible_unknown_kernel_ns, from.eligible_unknown_kernel_ns);
+  add_time(to.without_tc_fp32_kernel_ns, from.without_tc_fp32_kernel_ns);
+  add_time(to.without_tc_half_kernel_ns, from.without_tc_half_kernel_ns);
+  add_time(to.without_tc_unknown_kernel_ns, from.without_tc_unknown_kernel_ns);
   to.eligible_ops_without_tc += from.eligible_ops_without_tc;
   // Distinct names cannot be summed across workers: the largest worker count is a lower bound.
   to.eligible_op_names_without_tc =

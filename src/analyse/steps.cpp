@@ -235,6 +235,7 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
   std::vector<Step> pseudo(1);
   pseudo[0].host_start = det.whole_trace_start;
   pseudo[0].host_end = det.whole_trace_end;
+  det.whole_trace_host_start = det.whole_trace_start;
   DeviceSpans spans = device_spans(p, a, pseudo);
   if (std::find(spans.matched.begin(), spans.matched.end(), true) == spans.matched.end()) return;
   extend_to_device(p, spans, pseudo);

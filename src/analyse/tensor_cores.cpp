@@ -1,6 +1,7 @@
 #include "analyse/tensor_cores.h"
 
 #include "analyse/intervals.h"
+#include "analyse/op_info.h"
 
 namespace perfgate {
 namespace {
@@ -11,6 +12,7 @@ struct OwnedKernelTime {
   bool launched_tc = false;  // any Tensor Core kernel, in or out of the window
   TimeNs kernel = 0;         // window time of the kernels
   TimeNs tc_kernel = 0;
+  TimeNs layout_kernel = 0;  // of layout-conversion kernels (never Tensor Core ones)
 };
 
 // Sorted by owner, one entry per owner: far fewer than the host events.
@@ -22,13 +24,14 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
     const GpuActivity& k = p.gpu_activities[i];
     if (k.kind != GpuActivityKind::Kernel) continue;
     bool tc = classes.tensor_core_kernel(k.name);
+    bool layout = !tc && classes.layout_conversion_kernel(k.name);
     TimeNs inside = overlap({k.start, k.end}, window);
     if (count_unlaunched || a.activity_runtime[i] != kNone) {
       sums.kernel_ns += inside;
       if (tc) sums.tc_kernel_ns += inside;
     }
     std::uint32_t owner = a.activity_owner(i);
-    if (owner != kNone) owned.push_back({owner, tc, inside, tc ? inside : 0});
+    if (owner != kNone) owned.push_back({owner, tc, inside, tc ? inside : 0, layout ? inside : 0});
   }
   std::stable_sort(owned.begin(), owned.end(),
                    [](const OwnedKernelTime& x, const OwnedKernelTime& y) { return x.owner < y.owner; });
@@ -39,6 +42,7 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
       sum.launched_tc = sum.launched_tc || o.launched_tc;
       sum.kernel += o.kernel;
       sum.tc_kernel += o.tc_kernel;
+      sum.layout_kernel += o.layout_kernel;
     } else {
       owned[kept++] = o;
     }
@@ -53,13 +57,38 @@ struct OpenRange {
   OwnedKernelTime self;
   TimeNs total_kernel;
   TimeNs total_tc;
+  TimeNs total_layout;
   bool eligible_below;
 };
+
+// What an op's input types say about Tensor Cores: FP32/FP64 need a cast (autocast) first, the
+// half-precision and 8-bit types are what Tensor Cores take.
+enum class InputPrecision { Full, Half, Unknown };
+
+InputPrecision input_precision(Precision p) {
+  switch (p) {
+    case Precision::Fp32:
+    case Precision::Fp64:
+      return InputPrecision::Full;
+    case Precision::Fp16:
+    case Precision::Bf16:
+    case Precision::Fp8:
+    case Precision::Int8:
+      return InputPrecision::Half;
+    case Precision::Unknown:
+      break;
+  }
+  return InputPrecision::Unknown;
+}
+
+TimeNs& by_precision(InputPrecision p, TimeNs& full, TimeNs& half, TimeNs& unknown) {
+  return p == InputPrecision::Full ? full : p == InputPrecision::Half ? half : unknown;
+}
 
 class TensorCoreWalk {
  public:
   TensorCoreWalk(const Profile& p, NameClasses& classes, TensorCoreSums& sums)
-      : events_(p.host_events), classes_(classes), sums_(sums) {}
+      : profile_(p), events_(p.host_events), classes_(classes), sums_(sums), args_(p) {}
 
   // Events come by thread in pre-order, so a range's parent is on the chain when it arrives and
   // its subtree is complete when it leaves the chain.
@@ -68,7 +97,7 @@ class TensorCoreWalk {
     while (!chain_.empty() &&
            (events_[chain_.back().event].thread != e.thread || chain_.back().event != e.parent))
       leave();
-    chain_.push_back({i, self, self.kernel, self.tc_kernel, false});
+    chain_.push_back({i, self, self.kernel, self.tc_kernel, self.layout_kernel, false});
   }
   void finish() {
     while (!chain_.empty()) leave();
@@ -83,23 +112,38 @@ class TensorCoreWalk {
     if (e.kind == HostKind::Op) {
       eligible = classes_.eligible_op(e.name) || r.self.launched_tc || r.eligible_below;
       sums_.op_kernel_ns += r.self.kernel;
-      if (eligible && !r.eligible_below) {
-        sums_.eligible_self_kernel_ns += r.self.kernel;
-        sums_.eligible_total_kernel_ns += r.total_kernel;
-        sums_.eligible_tc_kernel_ns += r.total_tc;
-        if (r.total_kernel > 0 && r.total_tc == 0) ++sums_.eligible_ops_without_tc;
-      }
+      if (eligible && !r.eligible_below) add_bottom_eligible(r, e);
     }
     if (chain_.empty() || chain_.back().event != e.parent) return;
     OpenRange& parent = chain_.back();
     parent.eligible_below = parent.eligible_below || eligible || r.eligible_below;
     parent.total_kernel += r.total_kernel;
     parent.total_tc += r.total_tc;
+    parent.total_layout += r.total_layout;
   }
 
+  // A bottom-most eligible op's kernels: on Tensor Cores, layout conversions, and the rest by
+  // its input types.
+  void add_bottom_eligible(const OpenRange& r, const HostEvent& e) {
+    sums_.eligible_self_kernel_ns += r.self.kernel;
+    sums_.eligible_total_kernel_ns += r.total_kernel;
+    sums_.eligible_tc_kernel_ns += r.total_tc;
+    sums_.eligible_layout_kernel_ns += r.total_layout;
+    InputPrecision p =
+        input_precision(precision_of(first_tensor_type(args_.strings(profile_.details(e).input_types))));
+    by_precision(p, sums_.eligible_fp32_kernel_ns, sums_.eligible_half_kernel_ns,
+                 sums_.eligible_unknown_kernel_ns) += r.total_kernel - r.total_tc - r.total_layout;
+    if (r.total_kernel == 0 || r.total_tc > 0) return;
+    ++sums_.eligible_ops_without_tc;
+    by_precision(p, sums_.without_tc_fp32_kernel_ns, sums_.without_tc_half_kernel_ns,
+                 sums_.without_tc_unknown_kernel_ns) += r.total_kernel;
+  }
+
+  const Profile& profile_;
   const std::vector<HostEvent>& events_;
   NameClasses& classes_;
   TensorCoreSums& sums_;
+  ArgumentCache args_;
   std::vector<OpenRange> chain_;
 };
 

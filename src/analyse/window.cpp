@@ -1,5 +1,7 @@
 #include "analyse/window.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "perfgate/errors.h"
@@ -26,6 +28,8 @@ Window select_window(StepDetection& detection, const WindowOptions& options) {
       throw ConfigError("--iter-start, --iter-stop and --skip-first need steps, and this profile has none");
     w.start = detection.whole_trace_start;
     w.end = detection.whole_trace_end;
+    w.host_start = std::min(detection.whole_trace_host_start, w.start);
+    w.host_end = w.end;
     return w;
   }
   for (std::size_t i = 0; i < detection.steps.size(); ++i) {
@@ -47,6 +51,8 @@ Window select_window(StepDetection& detection, const WindowOptions& options) {
   const Step& last = detection.steps[w.steps.back()];
   w.start = first.start;
   w.end = last.end;
+  w.host_start = first.host_start;
+  w.host_end = last.host_end;
   w.first_number = step_number(first, w.steps.front());
   w.last_number = step_number(last, w.steps.back());
   return w;

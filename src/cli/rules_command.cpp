@@ -47,7 +47,12 @@ void print_markdown(const RuleSet& set) {
                              r.applies_if.empty() ? "" : fmt::format("; applies when `{}`", r.applies_if));
     if (!r.problem.empty()) std::cout << fmt::format("- **Problem** (as reported): {}\n", r.problem);
     if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
-    if (!r.recommendation.empty()) std::cout << fmt::format("- **Recommendation**: {}\n", r.recommendation);
+    // Conditional advice in its order: the first whose condition holds is the one reported.
+    for (const auto& c : r.recommendations)
+      std::cout << fmt::format("- **Recommendation** when `{}`: {}\n", c.when, c.text);
+    if (!r.recommendation.empty())
+      std::cout << fmt::format("- **Recommendation**{}: {}\n", r.recommendations.empty() ? "" : " otherwise",
+                               r.recommendation);
     if (!r.see.empty()) std::cout << fmt::format("- **See**: `{}`\n", fmt::join(r.see, "`, `"));
     if (!r.gain.empty())
       std::cout << fmt::format("- **Estimated gain**: `{}` % of the step time{}\n", r.gain,

@@ -106,13 +106,17 @@ constexpr std::array<Column<OpRow>, 18> kOpColumns = {{
     {"op_type", "", "Op class (rules: op_types)", [](const OpRow& r) { return ReportCell{r.op_type}; }},
     {"direction", "", "fprop, bprop (run by the autograd engine) or both",
      [](const OpRow& r) { return ReportCell{std::string(direction_name(r.direction))}; }},
-    {"calls", "count", "Calls that started in the window", [](const OpRow& r) { return count(r.calls); }},
+    {"calls", "count", "Calls made during the window's steps (on the host)",
+     [](const OpRow& r) { return count(r.calls); }},
     {"host_total_us", "us", "Host time of the calls", [](const OpRow& r) { return us(r.host_total); }},
     {"host_self_us", "us", "Host time minus callee ops and the op's own runtime calls",
      [](const OpRow& r) { return us(r.host_self); }},
-    {"device_total_us", "us", "GPU time of the kernels, memcpy and memset the op and its callees launched",
+    {"device_total_us", "us",
+     "GPU time (whole durations) of the kernels, memcpy and memset the calls and their callees launched",
      [](const OpRow& r) { return us(r.device_total); }},
-    {"device_self_us", "us", "GPU time of what the op launched itself",
+    {"device_self_us", "us",
+     "GPU time of what the calls launched themselves: their kernels (the op's rows in kernels by op), "
+     "memcpy and memset",
      [](const OpRow& r) { return us(r.device_self); }},
     {"tc_device_us", "us", "Tensor Core kernel time in device_total_us",
      [](const OpRow& r) { return us(r.tc_device); }},
@@ -156,7 +160,8 @@ constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
     {"type", "", "Op class; each top-level op (no op above it) counts once",
      [](const OpTypeRow& r) { return ReportCell{r.type}; }},
     {"ops", "count", "Distinct op names", [](const OpTypeRow& r) { return count(r.ops); }},
-    {"calls", "count", "Calls that started in the window", [](const OpTypeRow& r) { return count(r.calls); }},
+    {"calls", "count", "Calls made during the window's steps (on the host)",
+     [](const OpTypeRow& r) { return count(r.calls); }},
     {"cpu_total_us", "us", "Host time of the calls", [](const OpTypeRow& r) { return us(r.cpu_total); }},
     {"cpu_avg_us", "us", "Mean host time per call",
      [](const OpTypeRow& r) {
@@ -213,8 +218,11 @@ constexpr std::array<Column<TopOp>, 7> kTopOpColumns = {{
     {"name", "", "Op name; (no op): GPU work launched outside any operator",
      [](const TopOp& r) { return ReportCell{r.op->name}; }},
     {"op_type", "", "Op class", [](const TopOp& r) { return ReportCell{r.op->op_type}; }},
-    {"calls", "count", "Calls in the window", [](const TopOp& r) { return count(r.op->calls); }},
-    {"device_self_us", "us", "GPU time of what the op launched itself",
+    {"calls", "count", "Calls made during the window's steps (on the host)",
+     [](const TopOp& r) { return count(r.op->calls); }},
+    {"device_self_us", "us",
+     "GPU time of what the calls launched themselves: their kernels (the op's rows in kernels by op), "
+     "memcpy and memset",
      [](const TopOp& r) { return us(r.op->device_self); }},
     {"device_share_pct", "%", "Share of all GPU time launched in the window, (no op) included",
      [](const TopOp& r) { return pct(r.op->device_self, r.all_device_self); }},
@@ -229,7 +237,8 @@ constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
      [](const KernelRow& r) { return ReportCell{r.short_name}; }},
     {"calls", "count", "Kernels that started in the window",
      [](const KernelRow& r) { return count(r.calls); }},
-    {"total_us", "us", "Total duration", [](const KernelRow& r) { return us(r.total); }},
+    {"total_us", "us", "Total duration (whole, not clipped to the window)",
+     [](const KernelRow& r) { return us(r.total); }},
     {"avg_us", "us", "Mean duration",
      [](const KernelRow& r) {
        return r.calls ? ReportCell{static_cast<double>(r.total) / 1000.0 / static_cast<double>(r.calls)}
@@ -310,7 +319,7 @@ struct RegionShare {
 constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
     {"name", "", "record_function / user annotation name",
      [](const RegionShare& r) { return ReportCell{r.region->name}; }},
-    {"calls", "count", "Ranges that started in the window",
+    {"calls", "count", "Ranges opened during the window's steps (on the host)",
      [](const RegionShare& r) { return count(r.region->calls); }},
     {"cpu_total_us", "us", "Host time of the ranges",
      [](const RegionShare& r) { return us(r.region->cpu_total); }},
@@ -368,7 +377,7 @@ constexpr std::array<Column<CollectiveRow>, 8> kCollectiveColumns = {{
     {"op", "", "Outermost communication op", [](const CollectiveRow& r) { return text(r.op); }},
     {"collective", "", "The collective as PyTorch records it (record_param_comms), where it does",
      [](const CollectiveRow& r) { return text(r.collective); }},
-    {"calls", "count", "Calls that started in the window",
+    {"calls", "count", "Calls made during the window's steps (on the host)",
      [](const CollectiveRow& r) { return count(r.calls); }},
     {"bytes", "bytes", "Input bytes of the calls whose size the trace records",
      [](const CollectiveRow& r) { return r.sized_calls ? bytes(r.bytes) : ReportCell{}; }},
@@ -560,7 +569,7 @@ constexpr const char* kWorkersWithName = "Workers that have the name";
 constexpr std::array<Column<RunRow>, 5> kRunOpColumns = {{
     {"name", "", "Op name", name_cell},
     {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Calls that started in the windows, all workers", calls_cell},
+    {"calls", "count", "Calls made during the windows' steps, all workers", calls_cell},
     {"host_self_us", "us", "Host self time, all workers (as the ops table)",
      [](const RunRow& r) { return us(r.cpu); }},
     {"device_self_us", "us", "GPU self time, all workers (as the ops table)",
@@ -575,7 +584,7 @@ constexpr std::array<Column<RunRow>, 4> kRunKernelColumns = {{
 constexpr std::array<Column<RunRow>, 5> kRunRegionColumns = {{
     {"name", "", "record_function / user annotation name", name_cell},
     {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Ranges that started in the windows, all workers", calls_cell},
+    {"calls", "count", "Ranges opened during the windows' steps, all workers", calls_cell},
     {"cpu_total_us", "us", "Host time of the ranges, all workers", [](const RunRow& r) { return us(r.cpu); }},
     {"gpu_us", "us", "GPU time of the work launched inside the ranges, all workers",
      [](const RunRow& r) { return us(r.gpu); }},
@@ -660,7 +669,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("iterations", "Iterations", "Each window step", kIterationColumns, t.iterations));
   add(make_table("step_breakdown", "Step breakdown", "The mean window step, split as the plugin does",
                  kBreakdownColumns, breakdown_shares(w.mean_breakdown)));
-  add(make_table("ops", "Ops", "Ops that started in the window, by name", kOpColumns, t.ops));
+  add(make_table("ops", "Ops", "Ops called during the window's steps, by name", kOpColumns, t.ops));
   add(make_table("ops_by_shape", "Ops by input shapes", "Each op split by the input shapes of its calls",
                  kOpShapeColumns, t.ops_by_shape));
   add(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
@@ -684,7 +693,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
       "two, after its last), longest first, split by what the launching host threads did",
       kGapColumns, t.gpu_gaps));
   add(make_table("collectives", "Collectives",
-                 "Communication ops that started in the window, by name, most GPU time first",
+                 "Communication ops called during the window's steps, by name, most GPU time first",
                  kCollectiveColumns, t.collectives));
   add(make_table(
       "memory_ops", "Memory by op",

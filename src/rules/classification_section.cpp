@@ -8,8 +8,9 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 11> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 12> kPatternLists = {"tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
+                                                            "layout_conversion_kernels",
                                                             "communication_kernels",
                                                             "communication_ops",
                                                             "dataloader_ops",
@@ -34,6 +35,7 @@ constexpr std::array<std::string_view, 4> kAttributionKeys = {
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
   if (name == "tensor_core_eligible_ops") return c.tensor_core_eligible_ops;
+  if (name == "layout_conversion_kernels") return c.layout_conversion_kernels;
   if (name == "communication_kernels") return c.communication_kernels;
   if (name == "communication_ops") return c.communication_ops;
   if (name == "sync_calls") return c.sync_calls;

@@ -26,6 +26,7 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
   pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);
   pattern_list(out, "tensor_core_eligible_ops", c.tensor_core_eligible_ops);
+  pattern_list(out, "layout_conversion_kernels", c.layout_conversion_kernels);
   pattern_list(out, "communication_kernels", c.communication_kernels);
   pattern_list(out, "communication_ops", c.communication_ops);
   pattern_list(out, "dataloader_ops", c.dataloader_ops);

@@ -217,6 +217,66 @@ TEST(Regions, WindowShareIsTheUnionOfTheRangesOverTheWindow) {
   EXPECT_DOUBLE_EQ(*cell_number(*find_cell(*regions, 0, "window_share_pct")), 80);
 }
 
+// Issue 29, item 3: the GPU runs behind the host (MI300X trace: record_param_comms 24.6 ms in the
+// ops table, 47.2 ms in "kernels by op"). Work queued before the capture runs [0,490] (no launch
+// call), so step 1 (host [10,600]) starts at 490. Step 1's record_param_comms [20,30] launches an
+// NCCL kernel [500,800]; step 2 (host [600,1200]) launches one [800,1000] from [610,620].
+// Steps: [490,800] and [800,1200]. The ops are those of the window's steps (host spans), whatever
+// the GPU's lag: 2 calls, 500 us, as the kernels that started in the window.
+std::string lagging_gpu_trace() {
+  TraceBuilder t;
+  t.step(1, 10, 590).step(2, 600, 600);
+  t.kernel("ncclDevKernel_Generic", 0, 490, 1);  // launched before the capture
+  t.op("record_param_comms", 20, 10, 1).launch("ncclDevKernel_Generic", 25, 500, 300, 1);
+  t.op("record_param_comms", 610, 10, 2).launch("ncclDevKernel_Generic", 615, 800, 200, 2);
+  return t.json();
+}
+
+TEST(OpsTable, OpsOfTheWindowsStepsWhenTheGpuRunsBehindTheHost) {
+  WorkerAnalysis w = analyse_json(lagging_gpu_trace());
+  EXPECT_EQ(w.window.start, 490'000);
+  const OpRow* comms = find_op(w.tables.ops, "record_param_comms");
+  ASSERT_NE(comms, nullptr);
+  EXPECT_EQ(comms->calls, 2u);
+  EXPECT_EQ(comms->kernel_calls, 2u);
+  EXPECT_EQ(comms->device_self, 500'000);
+  ASSERT_EQ(w.tables.kernels_by_op.size(), 1u);
+  EXPECT_EQ(w.tables.kernels_by_op[0].op, "record_param_comms");
+  EXPECT_EQ(w.tables.kernels_by_op[0].total, 500'000);
+  ASSERT_FALSE(w.tables.top_gpu_ops.empty());
+  EXPECT_EQ(w.tables.top_gpu_ops[0].device_self, 500'000);
+}
+
+// Without steps the window is the CPU ops' span [20,620], moved to 490 by the queued work: its ops
+// are all the trace's ops.
+TEST(OpsTable, OpsOfTheWholeTraceWindowWhenTheGpuRunsBehindTheHost) {
+  TraceBuilder t;
+  t.kernel("ncclDevKernel_Generic", 0, 490, 1);
+  t.op("record_param_comms", 20, 10, 1).launch("ncclDevKernel_Generic", 25, 500, 300, 1);
+  t.op("record_param_comms", 610, 10, 2).launch("ncclDevKernel_Generic", 615, 800, 200, 2);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(w.window.start, 490'000);
+  const OpRow* comms = find_op(w.tables.ops, "record_param_comms");
+  ASSERT_NE(comms, nullptr);
+  EXPECT_EQ(comms->calls, 2u);
+  EXPECT_EQ(comms->device_self, 500'000);
+}
+
+// With --iter-stop 1 the window is step 1, [490,800]: step 2's call [610,620] lies in it on the
+// clock but belongs to step 2 (its kernel runs after the window): 1 call, 300 us.
+TEST(OpsTable, OpsOfTheNextStepAreNotInTheWindow) {
+  AnalysisOptions options;
+  options.window.iter_stop = 1;
+  WorkerAnalysis w = analyse_json(lagging_gpu_trace(), options);
+  EXPECT_EQ(w.window.end, 800'000);
+  const OpRow* comms = find_op(w.tables.ops, "record_param_comms");
+  ASSERT_NE(comms, nullptr);
+  EXPECT_EQ(comms->calls, 1u);
+  EXPECT_EQ(comms->device_self, 300'000);
+  ASSERT_EQ(w.tables.kernels_by_op.size(), 1u);
+  EXPECT_EQ(w.tables.kernels_by_op[0].total, 300'000);
+}
+
 // Three calls of one kernel (10, 30, 20 µs; occupancy 50, 25, unknown) and one of another; the
 // second call has a different grid.
 TEST(KernelsTable, CallsDurationsLaunchConfigAndOccupancy) {

@@ -56,6 +56,84 @@ TEST(TensorCores, NotApplicableWithoutKernelsOrEligibleOps) {
   EXPECT_FALSE(w.metrics.get("tensor_core.efficiency_pct"));
 }
 
+// Issue 29, item 3: a BF16 run whose time off Tensor Cores is MIOpen's NCHW <-> NHWC transposes
+// (mi300x_resnet_actckpt_gpu_steps). Step [0,1000]; aten::conv2d (float inputs: autocast casts
+// below it) > aten::miopen_convolution (BF16 inputs), which launches (us):
+//   igemm_fwd_gtcx3_nhwc_bf16_... 40 (MFMA: Tensor Core), batched_transpose_32x32_half 30,
+//   batched_transpose_16x32_half 20 (layout), SubTensorOpWithCastTensor1d 10 (not a CUTLASS
+//   tensorop kernel).
+// Eligible kernel time 100, on TC 40 (efficiency 40%); the other 60: layout 50 (83.33%), the
+// BF16 op's other kernels 10 (16.67%), FP32 0, unknown 0. Precision is the bottom-most op's.
+std::string layout_bound_trace() {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::conv2d", 10, 200, 1, 1, R"("Input type": ["float", "float", "", "", ""])");
+  t.op("aten::miopen_convolution", 20, 180, 2, 1,
+       R"("Input type": ["c10::BFloat16", "c10::BFloat16", "", "", ""])");
+  t.launch("batched_transpose_32x32_half", 21, 100, 30, 2);
+  t.launch("igemm_fwd_gtcx3_nhwc_bf16_bx0_ex1_bt128x128x32_wt32x32x8_ws1x1_wr2x2", 22, 130, 40, 2);
+  t.launch("batched_transpose_16x32_half", 23, 170, 20, 2);
+  t.launch("SubTensorOpWithCastTensor1d", 24, 190, 10, 2);
+  return t.json();
+}
+
+TEST(TensorCores, TimeOffTensorCoresSplitByLayoutConversionAndInputTypes) {
+  WorkerAnalysis w = analyse_json(layout_bound_trace());
+  const TensorCoreSums& s = w.tensor_cores;
+  EXPECT_EQ(s.eligible_total_kernel_ns, 100'000);
+  EXPECT_EQ(s.eligible_tc_kernel_ns, 40'000);
+  EXPECT_EQ(s.eligible_layout_kernel_ns, 50'000);
+  EXPECT_EQ(s.eligible_half_kernel_ns, 10'000);
+  EXPECT_EQ(s.eligible_fp32_kernel_ns, 0);
+  EXPECT_EQ(s.eligible_unknown_kernel_ns, 0);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.efficiency_pct"), 40, 1e-9);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_layout_pct"), 100.0 * 50 / 60, 1e-9);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_half_precision_pct"), 100.0 * 10 / 60, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.non_tc_fp32_pct"), 0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.non_tc_unknown_precision_pct"), 0);
+  // No eligible op ran without a Tensor Core kernel: the split of those is n/a.
+  EXPECT_EQ(s.eligible_ops_without_tc, 0u);
+  EXPECT_FALSE(w.metrics.get("tensor_core.no_tc_ops_fp32_pct"));
+}
+
+// Step [0,1000], bottom-most eligible ops (us):
+//   aten::mm, float inputs: volta_sgemm 60 (no TC)
+//   aten::addmm, BF16 inputs: ampere_bf16_s16816gemm 40 (TC) + elementwise 10
+//   aten::cudnn_convolution, no input types: cudnn::ops::nchwToNhwcKernel 10 + implicit_convolve_sgemm 20
+// Eligible 140, TC 40; the other 100: layout 10, FP32 60, half 10, unknown 20. Ops without any
+// TC kernel: mm 60 (FP32) and the convolution 30 (unknown): 66.67% and 33.33% of 90.
+TEST(TensorCores, TimeOffTensorCoresOfFp32HalfAndUntypedOps) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::mm", 10, 50, 1, 1, R"("Input type": ["float", "float"])");
+  t.launch("volta_sgemm_128x64_nn", 11, 100, 60, 1);
+  t.op("aten::addmm", 70, 50, 2, 1, R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
+  t.launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn", 71, 200, 40, 2);
+  t.launch("vectorized_elementwise_kernel", 72, 240, 10, 2);
+  t.op("aten::cudnn_convolution", 130, 50, 3);
+  t.launch(
+      "void cudnn::ops::nchwToNhwcKernel<float, float, float, false, "
+      "true>(cudnn::ops::nchw2nhwc_params_t<float>)",
+      131, 300, 10, 3);
+  t.launch("implicit_convolve_sgemm", 132, 310, 20, 3);
+  WorkerAnalysis w = analyse_json(t.json());
+  const TensorCoreSums& s = w.tensor_cores;
+  EXPECT_EQ(s.eligible_total_kernel_ns, 140'000);
+  EXPECT_EQ(s.eligible_tc_kernel_ns, 40'000);
+  EXPECT_EQ(s.eligible_layout_kernel_ns, 10'000);
+  EXPECT_EQ(s.eligible_fp32_kernel_ns, 60'000);
+  EXPECT_EQ(s.eligible_half_kernel_ns, 10'000);
+  EXPECT_EQ(s.eligible_unknown_kernel_ns, 20'000);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_layout_pct"), 10, 1e-9);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_fp32_pct"), 60, 1e-9);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_half_precision_pct"), 10, 1e-9);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_unknown_precision_pct"), 20, 1e-9);
+  EXPECT_EQ(s.eligible_ops_without_tc, 2u);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.no_tc_ops_fp32_pct"), 100.0 * 60 / 90, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.no_tc_ops_half_precision_pct"), 0);
+  EXPECT_NEAR(*w.metrics.get("tensor_core.no_tc_ops_unknown_precision_pct"), 100.0 * 30 / 90, 1e-9);
+}
+
 // Resource split of the same trace: TC kernels 70, other kernels 80 (no overlap), no memory ops.
 TEST(Resources, DlprofSplitOfTheWindow) {
   WorkerAnalysis w = analyse_json(tc_trace());

@@ -150,5 +150,18 @@ TEST(GateCli, TheRulesDocumentationIsCurrent) {
   EXPECT_TRUE(doc.ends_with(list.out)) << "run ci/update-docs.sh";
 }
 
+// A rule whose advice depends on the evidence lists every piece of it with its condition, and the
+// plain recommendation as what applies otherwise (the documentation showed only the last).
+TEST(GateCli, TheRulesDocumentationListsConditionalAdvice) {
+  CommandResult list = run_perfgate("rules list --format markdown");
+  ASSERT_EQ(list.exit_code, 0);
+  EXPECT_TRUE(contains(list.out, "- **Recommendation** when `tensor_core.non_tc_layout_pct >= max("))
+      << list.out;
+  EXPECT_TRUE(contains(list.out, "`: The convolution library transposes NCHW tensors")) << list.out;
+  EXPECT_TRUE(contains(list.out, "- **Recommendation** otherwise: Profile with record_shapes=True"))
+      << list.out;
+  EXPECT_TRUE(contains(list.out, "- **Recommendation**: Set num_workers on the DataLoader")) << list.out;
+}
+
 }  // namespace
 }  // namespace perfgate::testing

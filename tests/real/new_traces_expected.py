@@ -4,6 +4,7 @@ item 8): run `python3 tests/real/new_traces_expected.py ../shared/traces` and co
 constants in the test. Plain counts and sums of the events, no perfgate code."""
 import gzip
 import json
+import re
 import sys
 
 LAUNCH = {"cuda_runtime", "cuda_driver", "hip_runtime", "hip_driver"}
@@ -35,7 +36,44 @@ def describe(folder, name):
     print(f"  devices: {sorted({d.get('name') for d in trace.get('deviceProperties', [])})}")
 
 
+def comms_of_the_steps(folder, name):
+    """Issue 29, item 3: record_param_comms calls made during the CPU ProfilerStep ranges, and the
+    kernels whose External id is one of theirs."""
+    events = [e for e in load(folder, name)["traceEvents"] if e.get("ph") == "X"]
+    steps = sorted((e["ts"], e["ts"] + e["dur"]) for e in events
+                   if e.get("cat") == "user_annotation" and e["name"].startswith("ProfilerStep#"))
+    calls = [e for e in events if e.get("cat") == "cpu_op" and e["name"] == "record_param_comms"
+             and steps[0][0] <= e["ts"] < steps[-1][1]]
+    ids = {e["args"]["External id"] for e in calls}
+    kernels = [e for e in events if e.get("cat") == "kernel" and e.get("args", {}).get("External id") in ids]
+    print(f"  record_param_comms during the steps: {len(calls)} calls, {len(kernels)} kernels, "
+          f"{sum(k['dur'] for k in kernels):.3f} us")
+
+
+def layout_share(folder, name):
+    """Issue 29, item 3: the convolutions' kernel time by kind: Tensor Core (MFMA: Tensile MI
+    tiles, composable_kernel xdl, MIOpen igemm gtcx), layout transposes, the rest. All of it lies
+    in perfgate's window (the three steps)."""
+    events = [e for e in load(folder, name)["traceEvents"] if e.get("ph") == "X"]
+    ops = {e["args"]["External id"]: e["name"] for e in events
+           if e.get("cat") == "cpu_op" and "External id" in e.get("args", {})}
+    tc = re.compile(r"Cijk_\w*_MI\d+x\d+x\d+|_xdl_|xdlops|^igemm_(fwd|bwd|wrw)_gtcx")
+    layout = re.compile(r"^batched_transpose_\d+x\d+_|^transpose_(NCHW2CNHW|CNHW2NCHW)")
+    time = {"tc": 0.0, "layout": 0.0, "other": 0.0}
+    for k in events:
+        if k.get("cat") != "kernel":
+            continue
+        if ops.get(k["args"].get("External id")) not in ("aten::miopen_convolution", "aten::convolution_backward"):
+            continue
+        kind = "tc" if tc.search(k["name"]) else "layout" if layout.search(k["name"]) else "other"
+        time[kind] += k["dur"]
+    off = time["layout"] + time["other"]
+    print(f"  convolutions' time off matrix cores: {off:.3f} us, layout transposes {100 * time['layout'] / off:.4f}%")
+
+
 if __name__ == "__main__":
     folder = sys.argv[1] if len(sys.argv) > 1 else "../shared/traces"
     for name in ("h100_cudnn_driver_api_conv", "h100_llm_inference_slice", "mi300x_resnet_actckpt_gpu_steps"):
         describe(folder, name)
+    comms_of_the_steps(folder, "mi300x_resnet_actckpt_gpu_steps")
+    layout_share(folder, "mi300x_resnet_actckpt_gpu_steps")

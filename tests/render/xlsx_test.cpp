@@ -207,7 +207,8 @@ TEST(Xlsx, EmptySheetsSayWhy) {
       "No rows: no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor "
       "Cores (shapes are recorded with record_shapes=True).");
   EXPECT_EQ(wb.cell("Collectives", "A2").value,
-            "No rows: no communication op (an NCCL, RCCL or gloo collective) started in the window.");
+            "No rows: no communication op (an NCCL, RCCL or gloo collective) was called during the window's "
+            "steps.");
   EXPECT_FALSE(wb.cell("Ops", "A2").value.starts_with("No rows")) << "a table with rows has none";
 }
 

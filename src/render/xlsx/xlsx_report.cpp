@@ -68,7 +68,8 @@ std::string empty_note(std::string_view table) {
       {"tc_shapes",
        "no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor Cores "
        "(shapes are recorded with record_shapes=True)"},
-      {"collectives", "no communication op (an NCCL, RCCL or gloo collective) started in the window"},
+      {"collectives",
+       "no communication op (an NCCL, RCCL or gloo collective) was called during the window's steps"},
       {"gpu_gaps", "no GPU was idle for 500 us or more in the window"},
       {"memory_ops", "the trace has no GPU memory events (profile_memory=True records them)"},
       {"memory_curve", "the trace has no GPU memory events (profile_memory=True records them)"},
@@ -77,9 +78,9 @@ std::string empty_note(std::string_view table) {
       {"kernels_by_op", "no kernel ran in the window"},
       {"kernels_by_iteration", "no kernel ran in a window step"},
       {"kernels_by_op_top", "no kernel ran in the window"},
-      {"ops", "no op started in the window"},
-      {"ops_by_shape", "no op started in the window"},
-      {"op_types", "no op started in the window"},
+      {"ops", "no op was called during the window's steps"},
+      {"ops_by_shape", "no op was called during the window's steps"},
+      {"op_types", "no op was called during the window's steps"},
       {"gpus", "no GPU activity in the window"}};
   auto it = kWhy.find(table);
   return fmt::format("No rows: {}.", it != kWhy.end() ? it->second : "the profile has none");

@@ -1,0 +1,109 @@
+// Issue 29, item 3: the Tensor Core rules' advice follows the kernels and input types seen. On the
+// MI300X trace, a BF16 run whose time off Tensor Cores was MIOpen's layout transposes, the advice
+// read "move them to FP16/BF16". Each trace below has one cause of the time off Tensor Cores.
+#include <gtest/gtest.h>
+
+#include "perfgate/gate.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+const std::string kBf16 = R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])";
+const std::string kFloat = R"("Input type": ["float", "float"])";
+
+// Step [0,1000] on an A100 (compute capability 8.0). aten::addmm (BF16) runs a 40 us Tensor Core
+// GEMM; a second eligible op `name` with `types` runs `kernel` for 60 us: efficiency 40%, and its
+// 60 us are all the time off Tensor Cores.
+std::string trace_with(const std::string& name, const std::string& types, const std::string& kernel) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 80LL << 30, 108);
+  t.step(1, 0, 1000);
+  t.op("aten::addmm", 10, 50, 1, 1, kBf16);
+  t.launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn", 11, 100, 40, 1);
+  t.op(name, 70, 50, 2, 1, types);
+  t.launch(kernel, 71, 200, 60, 2);
+  return t.json();
+}
+
+ReportFinding finding(const std::string& json, std::string_view id) {
+  ReportModel report = report_of_json(json, default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding* f = find_finding(report, id);
+  EXPECT_TRUE(f) << id;
+  return f ? *f : ReportFinding{};
+}
+
+bool says(const ReportFinding& f, const std::string& text) {
+  return f.recommendation.find(text) != std::string::npos;
+}
+
+const char* const kChannelsLast = "channels_last";
+const char* const kAutocast = "run them in BF16 or FP16 with torch.autocast";
+const char* const kAlign = "pad their dimensions to multiples of 8";
+const char* const kRecordShapes = "Profile with record_shapes=True";
+
+TEST(TensorCoreAdvice, LayoutConversionsAdviseChannelsLast) {
+  ReportFinding f = finding(
+      trace_with("aten::cudnn_convolution", kBf16, "void cudnn::ops::nchwToNhwcKernel<__nv_bfloat16>(int)"),
+      "tensor-cores.low-efficiency");
+  EXPECT_EQ(f.status, FindingStatus::Warn);
+  EXPECT_NE(f.problem.find("Of the rest, 100.0% is layout conversion"), std::string::npos) << f.problem;
+  EXPECT_TRUE(says(f, kChannelsLast)) << f.recommendation;
+  EXPECT_TRUE(says(f, "model.to(memory_format=torch.channels_last)")) << f.recommendation;
+  EXPECT_FALSE(says(f, "autocast")) << f.recommendation;
+}
+
+TEST(TensorCoreAdvice, Fp32OpsAdviseAutocast) {
+  ReportFinding f =
+      finding(trace_with("aten::mm", kFloat, "volta_sgemm_128x64_nn"), "tensor-cores.low-efficiency");
+  EXPECT_EQ(f.status, FindingStatus::Warn);
+  EXPECT_NE(
+      f.problem.find("0.0% is layout conversion (NCHW/NHWC transposes around the kernels), 100.0% other "
+                     "kernels of ops with FP32 or FP64 inputs"),
+      std::string::npos)
+      << f.problem;
+  EXPECT_TRUE(says(f, kAutocast)) << f.recommendation;
+  EXPECT_FALSE(says(f, kChannelsLast)) << f.recommendation;
+}
+
+TEST(TensorCoreAdvice, HalfPrecisionOpsOffTensorCoresAdviseAlignedShapes) {
+  ReportFinding f = finding(trace_with("aten::mm", kBf16, "gemv2T_kernel_val<__nv_bfloat16>"),
+                            "tensor-cores.low-efficiency");
+  EXPECT_EQ(f.status, FindingStatus::Warn);
+  EXPECT_TRUE(says(f, kAlign)) << f.recommendation;
+  EXPECT_FALSE(says(f, "autocast")) << f.recommendation;
+}
+
+TEST(TensorCoreAdvice, UnrecordedInputTypesAdviseRecordShapes) {
+  ReportFinding f =
+      finding(trace_with("aten::mm", "", "volta_sgemm_128x64_nn"), "tensor-cores.low-efficiency");
+  EXPECT_EQ(f.status, FindingStatus::Warn);
+  EXPECT_NE(f.problem.find("100.0% kernels of ops whose input types the trace does not record"),
+            std::string::npos)
+      << f.problem;
+  EXPECT_TRUE(says(f, kRecordShapes)) << f.recommendation;
+}
+
+// tensor-cores.eligible-ops: the second op above runs no Tensor Core kernel at all.
+TEST(TensorCoreAdvice, EligibleOpsOffTensorCoresFollowTheirInputTypes) {
+  ReportFinding fp32 =
+      finding(trace_with("aten::mm", kFloat, "volta_sgemm_128x64_nn"), "tensor-cores.eligible-ops");
+  EXPECT_EQ(fp32.status, FindingStatus::Warn);
+  EXPECT_NE(fp32.problem.find("100.0% is in ops with FP32 or FP64 inputs"), std::string::npos)
+      << fp32.problem;
+  EXPECT_TRUE(says(fp32, "These ops run in FP32")) << fp32.recommendation;
+  ReportFinding half =
+      finding(trace_with("aten::mm", kBf16, "gemv2T_kernel_val<__nv_bfloat16>"), "tensor-cores.eligible-ops");
+  EXPECT_EQ(half.status, FindingStatus::Warn);
+  EXPECT_TRUE(says(half, "These ops already run in half precision")) << half.recommendation;
+  EXPECT_TRUE(says(half, kAlign)) << half.recommendation;
+  EXPECT_FALSE(says(half, "autocast")) << half.recommendation;
+  ReportFinding unknown =
+      finding(trace_with("aten::mm", "", "volta_sgemm_128x64_nn"), "tensor-cores.eligible-ops");
+  EXPECT_EQ(unknown.status, FindingStatus::Warn);
+  EXPECT_TRUE(says(unknown, kRecordShapes)) << unknown.recommendation;
+}
+
+}  // namespace
+}  // namespace perfgate::testing
