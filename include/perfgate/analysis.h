@@ -215,6 +215,9 @@ struct TensorCoreSums {
   std::uint64_t eligible_ops_without_tc = 0;       // bottom-most eligible op calls with kernels, none on TC
   std::uint64_t eligible_op_names_without_tc = 0;  // distinct names of those (DLProf's count)
   std::uint64_t misaligned_shapes = 0;  // half-precision shapes with a dimension not a multiple of 8
+  // A run's sums are its workers' added (tensor_cores.cpp): times saturate (add_time), counts add,
+  // and distinct-name counts take the largest worker's (a lower bound: names cannot be summed).
+  TensorCoreSums& operator+=(const TensorCoreSums& from);
 };
 
 // FLOPs of the window's ops (bottom-most ops with a count; the trace's own `flops` first, else
@@ -228,6 +231,9 @@ struct ComputeSums {
   std::string peak_name;               // the matched gpu_peaks entry, empty when none
   std::size_t gpus = 0;
   double min_coverage_pct = 0;  // rules: compute.mfu_min_flops_coverage_pct
+  // FLOPs, times and GPUs add up; the peak's name is the first known, the coverage bound the
+  // strictest (every worker reads the same rules) (flops.cpp).
+  ComputeSums& operator+=(const ComputeSums& from);
 };
 
 // Host-side costs and GPU activity counts over the window.
@@ -245,11 +251,15 @@ struct HostActivitySums {
     std::uint64_t count = 0;
     std::uint64_t bytes = 0;
     TimeNs time = 0;
+    Copies& operator+=(const Copies& from);
   };
   Copies h2d, d2h, d2d, all_copies;
   std::uint64_t pageable_copies = 0;
   std::uint64_t sync_copies = 0;   // copies by a blocking call, host-to-device ones of 64 KiB or less aside
   std::uint64_t sync_memsets = 0;  // memsets by a blocking call
+  // Counts and times add up (host_activity.cpp). Medians do not: median_launch_gap stays this
+  // value's, and a run sets its own from its workers' (run_metrics.cpp).
+  HostActivitySums& operator+=(const HostActivitySums& from);
 };
 
 // How the run parallelises, from the ops it ran in the window (the plugin's DataParallel and
@@ -258,6 +268,7 @@ struct ParallelismSums {
   std::uint64_t data_parallel_calls = 0;
   std::uint64_t ddp_calls = 0;
   std::uint64_t nccl_calls = 0;
+  ParallelismSums& operator+=(const ParallelismSums& from);  // counts add up
 };
 
 // HTA's idle-time breakdown, summed over streams: the gap before each GPU activity is host wait
@@ -272,6 +283,8 @@ struct IdleSums {
   std::array<TimeNs, kIdleCauses> by_cause{};
   std::optional<TimeNs> longest_gap;
   std::uint64_t long_gaps = 0;  // 500 µs or more
+  // Times add up (saturating), the longest gap is the longest of both (idle.cpp).
+  IdleSums& operator+=(const IdleSums& from);
 };
 
 struct CommunicationSums {
@@ -281,6 +294,8 @@ struct CommunicationSums {
   std::uint64_t collectives = 0;  // outermost communication ops in the window
   std::uint64_t bytes = 0;
   bool bytes_known = false;
+  // Times and counts add up; bytes are known when either side knows some (communication.cpp).
+  CommunicationSums& operator+=(const CommunicationSums& from);
 };
 
 // The GPU allocator over the whole capture (docs/metrics.md, "Memory").
@@ -296,6 +311,9 @@ struct MemorySums {
   // The trace records changes without totals (PyTorch 1.8/1.9): totals count from the capture's
   // start, so the peak is a lower bound.
   bool totals_from_changes = false;
+  // Peaks do not add: the sums of the side with the higher allocated peak, with the higher
+  // reserved peak of both (memory.cpp).
+  MemorySums& operator+=(const MemorySums& from);
 };
 
 struct WorkerAnalysis {

@@ -118,4 +118,14 @@ void collectives(const Profile& p, const OpStats& stats, NameClasses& classes, A
   table = collective_rows(p, std::move(rows));
 }
 
+CommunicationSums& CommunicationSums::operator+=(const CommunicationSums& from) {
+  add_time(kernel_time, from.kernel_time);
+  add_time(overlapped, from.overlapped);
+  add_time(window, from.window);
+  collectives += from.collectives;
+  bytes += from.bytes;
+  bytes_known = bytes_known || from.bytes_known;
+  return *this;
+}
+
 }  // namespace perfgate

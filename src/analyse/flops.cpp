@@ -1,5 +1,7 @@
 #include "analyse/flops.h"
 
+#include <algorithm>
+
 #include "analyse/op_shapes.h"
 
 namespace perfgate {
@@ -72,6 +74,19 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
     }
   }
   return sums;
+}
+
+ComputeSums& ComputeSums::operator+=(const ComputeSums& from) {
+  flops += from.flops;
+  flops_at_known_peak += from.flops_at_known_peak;
+  ideal_seconds += from.ideal_seconds;
+  add_time(eligible_device, from.eligible_device);
+  add_time(eligible_device_counted, from.eligible_device_counted);
+  if (peak_name.empty()) peak_name = from.peak_name;
+  gpus += from.gpus;
+  // A run of several workers once summed without it (0: MFU shown whatever the coverage).
+  min_coverage_pct = std::max(min_coverage_pct, from.min_coverage_pct);
+  return *this;
 }
 
 }  // namespace perfgate

@@ -104,4 +104,30 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
   return s;
 }
 
+HostActivitySums::Copies& HostActivitySums::Copies::operator+=(const Copies& from) {
+  count += from.count;
+  bytes += from.bytes;
+  add_time(time, from.time);
+  return *this;
+}
+
+HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
+  sync_calls += from.sync_calls;
+  add_time(sync_time, from.sync_time);
+  add_time(runtime_time, from.runtime_time);
+  add_time(step_time, from.step_time);
+  kernels += from.kernels;
+  short_kernels += from.short_kernels;
+  kernels_without_launch += from.kernels_without_launch;
+  add_time(kernel_time, from.kernel_time);
+  h2d += from.h2d;
+  d2h += from.d2h;
+  d2d += from.d2d;
+  all_copies += from.all_copies;
+  pageable_copies += from.pageable_copies;
+  sync_copies += from.sync_copies;
+  sync_memsets += from.sync_memsets;
+  return *this;
+}
+
 }  // namespace perfgate

@@ -130,4 +130,14 @@ std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Windo
   return gaps;
 }
 
+IdleSums& IdleSums::operator+=(const IdleSums& from) {
+  add_time(host_wait, from.host_wait);
+  add_time(kernel_wait, from.kernel_wait);
+  add_time(other, from.other);
+  for (std::size_t c = 0; c < kIdleCauses; ++c) add_time(by_cause[c], from.by_cause[c]);
+  if (from.longest_gap) longest_gap = std::max(longest_gap.value_or(0), *from.longest_gap);
+  long_gaps += from.long_gaps;
+  return *this;
+}
+
 }  // namespace perfgate

@@ -167,4 +167,11 @@ void analyse_memory(const Profile& p, const Window& window, WorkerAnalysis& w) {
         "1.10): memory totals count from the capture's start, so the peak is a lower bound");
 }
 
+MemorySums& MemorySums::operator+=(const MemorySums& from) {
+  std::optional<std::int64_t> reserved = std::max(peak_reserved, from.peak_reserved);
+  if (from.peak_allocated && (!peak_allocated || *from.peak_allocated > *peak_allocated)) *this = from;
+  peak_reserved = reserved;
+  return *this;
+}
+
 }  // namespace perfgate

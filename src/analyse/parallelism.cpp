@@ -14,4 +14,11 @@ ParallelismSums parallelism(const Profile& p, const OpStats& stats, NameClasses&
   return s;
 }
 
+ParallelismSums& ParallelismSums::operator+=(const ParallelismSums& from) {
+  data_parallel_calls += from.data_parallel_calls;
+  ddp_calls += from.ddp_calls;
+  nccl_calls += from.nccl_calls;
+  return *this;
+}
+
 }  // namespace perfgate

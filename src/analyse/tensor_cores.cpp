@@ -1,5 +1,7 @@
 #include "analyse/tensor_cores.h"
 
+#include <algorithm>
+
 #include "analyse/intervals.h"
 #include "analyse/op_info.h"
 
@@ -163,6 +165,27 @@ TensorCoreSums tensor_core_sums(const Profile& p, const Attribution& a, NameClas
   }
   walk.finish();
   return sums;
+}
+
+TensorCoreSums& TensorCoreSums::operator+=(const TensorCoreSums& from) {
+  add_time(kernel_ns, from.kernel_ns);
+  add_time(tc_kernel_ns, from.tc_kernel_ns);
+  add_time(op_kernel_ns, from.op_kernel_ns);
+  add_time(eligible_self_kernel_ns, from.eligible_self_kernel_ns);
+  add_time(eligible_total_kernel_ns, from.eligible_total_kernel_ns);
+  add_time(eligible_tc_kernel_ns, from.eligible_tc_kernel_ns);
+  add_time(eligible_layout_kernel_ns, from.eligible_layout_kernel_ns);
+  add_time(eligible_fp32_kernel_ns, from.eligible_fp32_kernel_ns);
+  add_time(eligible_half_kernel_ns, from.eligible_half_kernel_ns);
+  add_time(eligible_unknown_kernel_ns, from.eligible_unknown_kernel_ns);
+  add_time(without_tc_fp32_kernel_ns, from.without_tc_fp32_kernel_ns);
+  add_time(without_tc_half_kernel_ns, from.without_tc_half_kernel_ns);
+  add_time(without_tc_unknown_kernel_ns, from.without_tc_unknown_kernel_ns);
+  eligible_ops_without_tc += from.eligible_ops_without_tc;
+  // Distinct names cannot be summed across workers: the largest worker count is a lower bound.
+  eligible_op_names_without_tc = std::max(eligible_op_names_without_tc, from.eligible_op_names_without_tc);
+  misaligned_shapes = std::max(misaligned_shapes, from.misaligned_shapes);
+  return *this;
 }
 
 }  // namespace perfgate

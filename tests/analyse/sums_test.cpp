@@ -1,0 +1,180 @@
+// Each analysis's sums type adds itself (its operator+=, beside the analysis): a run's sums are its
+// workers' added up. Two values with every field set to a distinct non-zero value are added, and
+// the sum is checked field by field against values worked out by hand.
+//
+// fields() below lists each type's fields through a structured binding, which must name every
+// field: a field added to a type stops this file compiling ("N names provided" / "only M
+// provided") until it is listed here and its sum checked, so a new field cannot silently sum to
+// 0 in a run (as IdleSums::by_cause once did, with a field-by-field add() in run_metrics.cpp).
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <tuple>
+
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+namespace {
+
+auto fields(const HostActivitySums::Copies& s) {
+  const auto& [count, bytes, copy_time] = s;
+  return std::tuple(count, bytes, copy_time);
+}
+
+auto fields(const HostActivitySums& s) {
+  const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
+               kernel_time, median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies,
+               sync_memsets] = s;
+  return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
+                    kernel_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d), fields(all_copies),
+                    pageable, sync_copies, sync_memsets);
+}
+
+auto fields(const ParallelismSums& s) {
+  const auto& [data_parallel, ddp, nccl] = s;
+  return std::tuple(data_parallel, ddp, nccl);
+}
+
+auto fields(const TensorCoreSums& s) {
+  const auto& [kernel, tc, op, self, total, eligible_tc, layout, fp32, half, unknown, without_fp32,
+               without_half, without_unknown, ops_without_tc, names_without_tc, misaligned] = s;
+  return std::tuple(kernel, tc, op, self, total, eligible_tc, layout, fp32, half, unknown, without_fp32,
+                    without_half, without_unknown, ops_without_tc, names_without_tc, misaligned);
+}
+
+auto fields(const ComputeSums& s) {
+  const auto& [flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage] = s;
+  return std::tuple(flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage);
+}
+
+auto fields(const IdleSums& s) {
+  const auto& [host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps] = s;
+  return std::tuple(host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps);
+}
+
+auto fields(const CommunicationSums& s) {
+  const auto& [kernel_time, overlapped, window, collectives, bytes, bytes_known] = s;
+  return std::tuple(kernel_time, overlapped, window, collectives, bytes, bytes_known);
+}
+
+auto fields(const MemorySums& s) {
+  const auto& [allocated, pct, reserved, device, peak_time, op, from_changes] = s;
+  return std::tuple(allocated, pct, reserved, device, peak_time, op, from_changes);
+}
+
+using Copies = HostActivitySums::Copies;
+
+TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
+  HostActivitySums a{1,  2,  3, 4, 5, 6, 7, 8, 9, {10, 11, 12}, {13, 14, 15}, {16, 17, 18}, {19, 20, 21},
+                     22, 23, 24};
+  HostActivitySums b{101,
+                     102,
+                     103,
+                     104,
+                     105,
+                     106,
+                     107,
+                     108,
+                     109,
+                     {110, 111, 112},
+                     {113, 114, 115},
+                     {116, 117, 118},
+                     {119, 120, 121},
+                     122,
+                     123,
+                     124};
+  a += b;
+  // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
+  EXPECT_EQ(fields(a), fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 9,
+                                               Copies{120, 122, 124}, Copies{126, 128, 130},
+                                               Copies{132, 134, 136}, Copies{138, 140, 142}, 144, 146, 148}));
+}
+
+TEST(SumsTest, TimesSaturateInsteadOfOverflowing) {
+  constexpr TimeNs kMax = std::numeric_limits<TimeNs>::max();
+  HostActivitySums a;
+  a.sync_time = kMax - 1;
+  a.h2d.time = kMax;
+  HostActivitySums b;
+  b.sync_time = 5;
+  b.h2d.time = 1;
+  a += b;
+  EXPECT_EQ(a.sync_time, kMax);
+  EXPECT_EQ(a.h2d.time, kMax);
+}
+
+TEST(SumsTest, ParallelismAddsCalls) {
+  ParallelismSums a{1, 2, 3};
+  a += ParallelismSums{10, 20, 30};
+  EXPECT_EQ(fields(a), fields(ParallelismSums{11, 22, 33}));
+}
+
+TEST(SumsTest, TensorCoresAddTimesAndCallsAndKeepTheLargerDistinctCounts) {
+  TensorCoreSums a{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 50, 3};
+  TensorCoreSums b{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1400, 40, 9};
+  a += b;
+  // Distinct op names and shapes cannot be summed across workers: the larger count (50, 9).
+  EXPECT_EQ(fields(a), fields(TensorCoreSums{101, 202, 303, 404, 505, 606, 707, 808, 909, 1010, 1111, 1212,
+                                             1313, 1414, 50, 9}));
+}
+
+TEST(SumsTest, ComputeAddsFlopsTimesAndGpusAndKeepsTheFirstPeakAndStrictestCoverage) {
+  ComputeSums a{1e12, 5e11, 0.25, 1000, 600, "", 2, 50};
+  ComputeSums b{3e12, 2e12, 0.5, 3000, 2000, "A100", 4, 40};
+  a += b;
+  EXPECT_EQ(fields(a), fields(ComputeSums{4e12, 2.5e12, 0.75, 4000, 2600, "A100", 6, 50}));
+  ComputeSums c{0, 0, 0, 0, 0, "H100", 1, 30};
+  c += b;
+  EXPECT_EQ(fields(c), fields(ComputeSums{3e12, 2e12, 0.5, 3000, 2000, "H100", 5, 40}));
+}
+
+TEST(SumsTest, IdleAddsTimesByCauseAndGapsAndKeepsTheLongestGap) {
+  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9}, 900, 10};
+  IdleSums b{100, 200, 300, {400, 500, 600, 700, 800, 900}, 700, 20};
+  a += b;
+  EXPECT_EQ(fields(a), fields(IdleSums{101, 202, 303, {404, 505, 606, 707, 808, 909}, 900, 30}));
+  IdleSums none{1, 1, 1, {}, std::nullopt, 0};
+  none += b;
+  EXPECT_EQ(none.longest_gap, 700);  // a side without gaps takes the other's longest
+}
+
+TEST(SumsTest, CommunicationAddsTimesCallsAndBytes) {
+  CommunicationSums a{1, 2, 3, 4, 5, false};
+  a += CommunicationSums{10, 20, 30, 40, 50, true};
+  EXPECT_EQ(fields(a), fields(CommunicationSums{11, 22, 33, 44, 55, true}));
+}
+
+TEST(SumsTest, MemoryKeepsTheHigherAllocatedPeakAndTheHigherReservedPeak) {
+  MemorySums a{1000, 10.0, 5000, 0, 7, "aten::mm", false};
+  MemorySums b{2000, 20.0, 3000, 1, 9, "aten::conv2d", true};
+  MemorySums sum = a;
+  sum += b;
+  // b's peak is higher: its whole peak (GPU, time, op, how its totals were counted), with a's reserved.
+  EXPECT_EQ(fields(sum), fields(MemorySums{2000, 20.0, 5000, 1, 9, "aten::conv2d", true}));
+  sum = b;
+  sum += a;
+  EXPECT_EQ(fields(sum), fields(MemorySums{2000, 20.0, 5000, 1, 9, "aten::conv2d", true}));
+}
+
+// A worker with FLOPs known for 10% of its eligible device time: below the rules' 50%, so MFU is n/a
+// for it, and for a run of two such workers (their coverage is still 10%). The run once summed
+// every ComputeSums field but the bound, and showed an MFU of 100 * 2 * 0.1 s / (1 s * 2 GPUs) = 10%.
+WorkerAnalysis worker_with_little_flops_coverage() {
+  WorkerAnalysis w;
+  w.window.start = 0;
+  w.window.end = 1'000'000'000;  // 1 s
+  w.gpus.resize(1);
+  w.compute = ComputeSums{1e12, 1e12, 0.1, 1000, 100, "V100", 1, 50};
+  return w;
+}
+
+TEST(SumsTest, RunOfWorkersKeepsTheMfuCoverageBound) {
+  RunAnalysis run =
+      combine_workers({worker_with_little_flops_coverage(), worker_with_little_flops_coverage()});
+  EXPECT_EQ(run.metrics.get("compute.flops_coverage_pct"), 10.0);
+  EXPECT_EQ(run.metrics.get("compute.mfu_pct"), std::nullopt);
+  EXPECT_EQ(run.metrics.get("compute.tflops_achieved"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace perfgate
