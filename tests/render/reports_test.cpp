@@ -507,16 +507,32 @@ TEST(BaselineChanges, TheHtmlChartsTheOpsThatChangedMost) {
   EXPECT_FALSE(contains(svg, "fill=\"#1f8a4c\"")) << "nothing faster";
 }
 
-TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
+// A run whose DataLoader region (a user annotation) grew from 100 to 1100 us a step, gated
+// against the report of the run before.
+struct DataLoaderGrowth {
   TrainingRun before;
-  before.dataloader_us = 100;
-  before.dataloader_annotation = true;
-  TrainingRun after = before;
+  Baseline base;
+  ReportModel report;
+};
+
+DataLoaderGrowth dataloader_growth() {
+  DataLoaderGrowth g;
+  g.before.dataloader_us = 100;
+  g.before.dataloader_annotation = true;
+  TrainingRun after = g.before;
   after.dataloader_us = 1100;
-  Baseline base =
-      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
-  ReportModel report = report_of_json(training_trace(after), default_rules());
-  apply_gate(report, default_rules(), &base, {});
+  g.base =
+      baseline_from_report(report_of_json(training_trace(g.before), default_rules()), "base.json", "report");
+  g.report = report_of_json(training_trace(after), default_rules());
+  apply_gate(g.report, default_rules(), &g.base, {});
+  return g;
+}
+
+TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
+  DataLoaderGrowth g = dataloader_growth();
+  const TrainingRun& before = g.before;
+  const Baseline& base = g.base;
+  ReportModel& report = g.report;
   const char* loader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
   std::string md = render_markdown(report);
   EXPECT_TRUE(contains(md, "Region changes against the baseline")) << md;
@@ -561,15 +577,8 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
 // Issue 29, item 2: with a baseline, every output that lists the baseline tables has "What the
 // step time grew by": here the DataLoader region grew by 1000 us a step.
 TEST(BaselineChanges, EveryOutputShowsWhatTheStepTimeGrewBy) {
-  TrainingRun before;
-  before.dataloader_us = 100;
-  before.dataloader_annotation = true;
-  TrainingRun after = before;
-  after.dataloader_us = 1100;
-  Baseline base =
-      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
-  ReportModel report = report_of_json(training_trace(after), default_rules());
-  apply_gate(report, default_rules(), &base, {});
+  DataLoaderGrowth g = dataloader_growth();
+  ReportModel& report = g.report;
   std::string region = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__ (region)";
   std::string md = render_markdown(report);
   EXPECT_TRUE(contains(md, "What the step time grew by")) << md;
