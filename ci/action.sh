@@ -95,6 +95,7 @@ install_perfgate() {
   if [ "$mode" = installed ]; then
     echo "perfgate: $(perfgate --version) is installed by an earlier step"
     set_output version "$(perfgate --version | awk '{print $2}')"
+    set_output prefix "$(dirname "$(dirname "$(command -v perfgate)")")"
     return
   fi
   mkdir -p "$package_dir"
@@ -132,6 +133,8 @@ install_perfgate() {
   fi
   "$perfgate" --version
   set_output version "$("$perfgate" --version | awk '{print $2}')"
+  # Where the package's files are: PREFIX/share/perfgate/examples, PREFIX/share/perfgate/rules.
+  set_output prefix "$(dirname "$(dirname "$perfgate")")"
   set_env PERFGATE_ACTION_INSTALLED "$identity"
 }
 

@@ -94,6 +94,24 @@ step() {  # ACTION_PATH STEP INPUT...
   read_file_command out "$GITHUB_OUTPUT"
 }
 
+# ---- 0. action.yml, its script and the example workflow agree ----
+# The inputs action.yml declares ("  name:" lines under "inputs:").
+inputs=$(awk '/^[a-z]/ {on = ($0 == "inputs:")} on && /^  [a-z-]+:$/ {sub(/:$/, ""); print $1}' "$source_dir/action.yml")
+for input in $inputs; do
+  variable=INPUT_$(tr 'a-z-' 'A-Z_' <<<"$input")
+  check "input $input is passed to the steps as $variable" \
+    grep -q "^        $variable: \${{ inputs.$input }}\$" "$source_dir/action.yml"
+  check "ci/action.sh reads $variable" grep -q "$variable" "$source_dir/ci/action.sh"
+done
+# The keys under `with:` of each `uses: OWNER/perfgate@v1` step of ci/github-actions.yml.
+used=$(awk '/uses: OWNER\/perfgate@v1/ {action = 1; next} action && /^ *with:$/ {with = 1; next}
+  with && /^          [a-z-]+:/ {sub(/:.*/, ""); print $1; next} {if (with || /^      - /) {action = 0; with = 0}}' \
+  "$source_dir/ci/github-actions.yml" | sort -u)
+check "ci/github-actions.yml uses the action with inputs" test -n "$used"
+for input in $used; do
+  check "ci/github-actions.yml's input $input is one of action.yml's" grep -qx "$input" <<<"$inputs"
+done
+
 # ---- 1. install only, from a release URL ----
 new_job 1
 step "$source_dir" prepare INPUT_DEB_URL="file://$deb"
@@ -102,6 +120,8 @@ step "$source_dir" install INPUT_DEB_URL="file://$deb" INPUT_INSTALL=user PERFGA
   PERFGATE_IDENTITY="${out[identity]}"
 expect "install: exit 0" "$step_code" 0
 expect "install: the version output" "${out[version]:-}" "$version"
+expect "install: the prefix output" "${out[prefix]:-}" "$RUNNER_TEMP/perfgate-root/usr"
+check "install: the smoke test script is under the prefix" test -f "${out[prefix]:-}/share/perfgate/examples/profile_smoke_test.py"
 expect "install: PATH gets the unpacked package's bin folder" "$(cat "$GITHUB_PATH")" "$RUNNER_TEMP/perfgate-root/usr/bin"
 check "install: GITHUB_ENV says what was installed" grep -qx "PERFGATE_ACTION_INSTALLED=url:file://$deb" "$GITHUB_ENV"
 
@@ -110,6 +130,7 @@ step "$source_dir" prepare INPUT_DEB_URL="file://$deb"
 expect "prepare again: already installed" "${out[mode]}" installed
 step "$source_dir" install INPUT_DEB_URL="file://$deb" PERFGATE_MODE="${out[mode]}" PERFGATE_IDENTITY="${out[identity]}"
 expect "install again: nothing to do" "$step_code" 0
+expect "install again: the same prefix output" "${out[prefix]:-}" "$RUNNER_TEMP/perfgate-root/usr"
 check "install again: nothing added to PATH" test "$(wc -l <"$GITHUB_PATH")" = 1
 cp "$source_dir/examples/small_training.pt.trace.json.gz" "$job/workspace/"
 gate_inputs=(INPUT_PROFILES=$'small_training.pt.trace.json.gz\n' INPUT_BASELINE=perfgate.db INPUT_HISTORY=perfgate.db
