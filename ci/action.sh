@@ -56,7 +56,7 @@ source_digest() {
 }
 
 prepare() {
-  local os version_id mode identity key
+  local os mode identity key
   os=$(. /etc/os-release && echo "${ID:-linux}-${VERSION_ID:-unknown}")
   if [ -n "${INPUT_DEB_URL:-}" ]; then
     mode=url
@@ -104,13 +104,14 @@ install_perfgate() {
     echo "perfgate: downloading $INPUT_DEB_URL"
     curl -fsSL --retry 3 -o "$deb" "$INPUT_DEB_URL"
   else
-    deb=$(ls "$package_dir"/perfgate_*.deb 2>/dev/null | head -1 || true)
-    if [ -n "$deb" ]; then
-      echo "perfgate: using the cached package $(basename "$deb")"
+    local cached=("$package_dir"/perfgate_*.deb)
+    if [ -f "${cached[0]}" ]; then
+      echo "perfgate: using the cached package $(basename "${cached[0]}")"
     else
       build_package
-      deb=$(ls "$package_dir"/perfgate_*.deb | head -1)
+      cached=("$package_dir"/perfgate_*.deb)
     fi
+    deb=${cached[0]}
   fi
   case $how in
     auto) if can_be_root; then how=system; else how=user; fi ;;
@@ -124,12 +125,12 @@ install_perfgate() {
     perfgate=/usr/bin/perfgate
   else
     # No root: unpacked where the runner may write; the libraries it needs must be installed.
-    local into=$runner_temp/perfgate-root
-    rm -rf "$into"
-    dpkg-deb -x "$deb" "$into"
-    echo "$into/usr/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
-    perfgate=$into/usr/bin/perfgate
-    echo "perfgate: unpacked into $into (dependencies: $(dpkg-deb -f "$deb" Depends))"
+    local unpacked=$runner_temp/perfgate-root
+    rm -rf "$unpacked"
+    dpkg-deb -x "$deb" "$unpacked"
+    echo "$unpacked/usr/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
+    perfgate=$unpacked/usr/bin/perfgate
+    echo "perfgate: unpacked into $unpacked (dependencies: $(dpkg-deb -f "$deb" Depends))"
   fi
   "$perfgate" --version
   set_output version "$("$perfgate" --version | awk '{print $2}')"
