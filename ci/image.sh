@@ -30,8 +30,6 @@ phase() {  # what just finished, and its time
 
 ci/setup.sh --image
 export BUILDAH_ISOLATION=chroot
-# vfs: works in any container or VM (overlay needs a file system that overlayfs can sit on).
-export STORAGE_DRIVER=${STORAGE_DRIVER:-vfs}
 work=$(mktemp -d)
 containers=()
 cleanup() {
@@ -63,11 +61,15 @@ else
     phase "base $base (made earlier)"
   else
     echo "ci/image.sh: no registry answers: making $base with mmdebstrap" >&2
-    mmdebstrap --quiet --variant=minbase \
+    # merged-usr: /usr merged as debootstrap does it, not with the usrmerge package (which needs perl).
+    mmdebstrap --quiet --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
       --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
       --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
       --dpkgopt='path-exclude=/usr/share/info/*' --aptopt='Acquire::Languages "none"' \
-      bookworm "$work/base.tar"
+      bookworm "$work/base.tar" >"$work/mmdebstrap.log" 2>&1 || {
+      tail -n 30 "$work/mmdebstrap.log" >&2
+      exit 1
+    }
     # Keep the exclusions for what the image installs later, as debian:bookworm-slim does.
     mkdir -p "$work/dpkg/etc/dpkg/dpkg.cfg.d"
     printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
@@ -87,7 +89,10 @@ fi
 # ---- the image ----
 image=localhost/perfgate:$version
 buildah build --quiet --isolation=chroot --layers=false --build-arg BASE="$base" --build-arg VERSION="$version" \
-  -f Containerfile -t "$image" "$work/context" >/dev/null
+  -f Containerfile -t "$image" "$work/context" >"$work/build.log" 2>&1 || {
+  tail -n 30 "$work/build.log" >&2
+  exit 1
+}
 buildah tag "$image" localhost/perfgate:latest
 phase "image $image (buildah build)"
 
@@ -96,7 +101,7 @@ failed=0
 expect() {  # DESCRIPTION ACTUAL EXPECTED
   if [ "$2" = "$3" ]; then echo "ok: $1" >&2; else echo "FAIL: $1: got '$2', expected '$3'" >&2; failed=1; fi
 }
-expect "entry point" "$(buildah inspect --type image --format '{{json .OCIv1.Config.Entrypoint}}' "$image")" '["perfgate"]'
+expect "entry point" "$(buildah inspect --type image --format '{{.OCIv1.Config.Entrypoint}}' "$image")" '[perfgate]'
 expect "user" "$(buildah inspect --type image --format '{{.OCIv1.Config.User}}' "$image")" 10001:10001
 c=$(buildah from "$image")
 containers+=("$c")
@@ -113,7 +118,8 @@ expect "the reports are written in the user's home" \
   "report.html report.json report.xlsx "
 phase "smoke test (buildah run)"
 
-size=$(buildah images --format '{{.Size}}' "$image" | head -1)
+sizes=$(buildah images --format '{{.Size}}' "$image")
+size=${sizes%%$'\n'*}
 echo "ci/image.sh: $image: $size" >&2
 if [ -n "$archive" ]; then
   rm -f "$archive"
