@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Configures and builds perfgate into build/ (Release, warnings as errors).
+# Configures and builds perfgate into build/ (Release, warnings as errors): every target, or only
+# the TARGETs given (ci/demo.sh builds `perfgate` alone, not the test suite).
+# Usage: ci/build.sh [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DPERFGATE_WERROR=ON >/dev/null
-cmake --build build -j "$(nproc)"
+targets=()
+for target in "$@"; do targets+=(--target "$target"); done
+cmake --build build -j "$(nproc)" "${targets[@]}"

@@ -5,6 +5,8 @@
 # pdftotext (the HTML checks, the printed PDF's text among them) and PostgreSQL's server programs
 # (the history tests start a throw-away server of their own).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
+# `ci/setup.sh --image` also installs buildah and mmdebstrap, which build the container image
+# (ci/image.sh).
 # The flags combine: `ci/setup.sh --tests --fuzz`.
 set -euo pipefail
 
@@ -13,13 +15,18 @@ packages=(
   libboost-json1.81-dev libfmt-dev libcli11-dev libyaml-cpp-dev libre2-dev
   zlib1g-dev libisal-dev libsqlite3-dev libgtest-dev clang-format
   libkainjow-mustache-dev libxlsxwriter-dev libpq-dev
+  # The man pages (help2man) and the Debian package: cpack's dependency list runs dpkg-shlibdeps
+  # (dpkg-dev), which finds the binaries with file.
+  help2man dpkg-dev file
 )
 for arg in "$@"; do
   case "$arg" in
-    --tests) packages+=(chromium poppler-utils unzip postgresql) ;;
+    # man-db: the package test renders the man pages.
+    --tests) packages+=(chromium poppler-utils unzip postgresql man-db) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    *) echo "usage: ci/setup.sh [--tests] [--fuzz]" >&2; exit 2 ;;
+    --image) packages+=(buildah mmdebstrap) ;;
+    *) echo "usage: ci/setup.sh [--tests] [--fuzz] [--image]" >&2; exit 2 ;;
   esac
 done
 

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# Builds perfgate's container image (Containerfile) as localhost/perfgate:VERSION with buildah, no
+# daemon (--isolation=chroot), from the Debian package of the build in build/ (cpack), and
+# smoke-tests it: `buildah run` of `perfgate analyze` on the bundled example as the image's
+# non-root user, its entry point and user, and its size. The base image is Debian's
+# debian:bookworm-slim when a registry answers, else one made here from Debian's packages with
+# mmdebstrap (minbase, without docs, man pages and locales, as the slim image) and kept as
+# localhost/perfgate-base:bookworm for the next run. Prints how long each part took.
+# Needs `ci/setup.sh --image` (buildah, mmdebstrap; run here) and the build's Debian packages.
+# Usage: ci/image.sh [--archive FILE]   FILE: the image as a docker-archive too, for `docker load`,
+#                                       `podman load` or `kind load image-archive`.
+# Not part of ci/test.sh: it downloads Debian's packages (docs/install.md has a measured run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+archive=""
+case "${1:-}" in
+  --archive) archive=$(realpath -m "${2:?usage: ci/image.sh [--archive FILE]}") ;;
+  "") ;;
+  *) echo "usage: ci/image.sh [--archive FILE]" >&2; exit 2 ;;
+esac
+
+started=$(date +%s%N)
+last=$started
+phase() {  # what just finished, and its time
+  local now
+  now=$(date +%s%N)
+  printf 'ci/image.sh: %-52s %7.1f s\n' "$1" "$(((now - last) / 1000000))e-3" >&2
+  last=$now
+}
+
+ci/setup.sh --image
+export BUILDAH_ISOLATION=chroot
+work=$(mktemp -d)
+containers=()
+cleanup() {
+  for c in "${containers[@]}"; do buildah rm "$c" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+phase "setup (ci/setup.sh --image)"
+
+# ---- the package ----
+[ -f build/CMakeCache.txt ] || { echo "ci/image.sh: no build/ (run ci/build.sh first)" >&2; exit 1; }
+cmake --build build --target perfgate perfgate-man
+mkdir -p "$work/context"
+cpack -G DEB --config build/CPackConfig.cmake -B "$work/package" >/dev/null
+cp "$work"/package/perfgate_*.deb "$work/context/"
+deb=$(basename "$work"/context/perfgate_*.deb)
+version=$(dpkg-deb -f "$work/context/$deb" Version)
+phase "package $deb"
+
+# ---- the base ----
+base=docker.io/library/debian:bookworm-slim
+if buildah inspect --type image "$base" >/dev/null 2>&1; then
+  phase "base $base (already here)"
+elif timeout 60 buildah pull -q "$base" >/dev/null 2>&1; then
+  phase "base $base (pulled)"
+else
+  base=localhost/perfgate-base:bookworm
+  if buildah inspect --type image "$base" >/dev/null 2>&1; then
+    phase "base $base (made earlier)"
+  else
+    echo "ci/image.sh: no registry answers: making $base with mmdebstrap" >&2
+    # merged-usr: /usr merged as debootstrap does it, not with the usrmerge package (which needs perl).
+    mmdebstrap --quiet --variant=minbase --hook-dir=/usr/share/mmdebstrap/hooks/merged-usr \
+      --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+      --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
+      --dpkgopt='path-exclude=/usr/share/info/*' --aptopt='Acquire::Languages "none"' \
+      bookworm "$work/base.tar" >"$work/mmdebstrap.log" 2>&1 || {
+      tail -n 30 "$work/mmdebstrap.log" >&2
+      exit 1
+    }
+    # Keep the exclusions for what the image installs later, as debian:bookworm-slim does.
+    mkdir -p "$work/dpkg/etc/dpkg/dpkg.cfg.d"
+    printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright' \
+      'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/locale/*' 'path-exclude=/usr/share/info/*' \
+      >"$work/dpkg/etc/dpkg/dpkg.cfg.d/slim"
+    c=$(buildah from scratch)
+    containers+=("$c")
+    buildah add "$c" "$work/base.tar" / >/dev/null
+    buildah add "$c" "$work/dpkg/etc/dpkg/dpkg.cfg.d/slim" /etc/dpkg/dpkg.cfg.d/slim >/dev/null
+    buildah config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$c"
+    buildah commit -q --rm "$c" "$base" >/dev/null
+    containers=()
+    phase "base $base (mmdebstrap, $(du -m "$work/base.tar" | cut -f1) MB tar)"
+  fi
+fi
+
+# ---- the image ----
+image=localhost/perfgate:$version
+buildah build --quiet --isolation=chroot --layers=false --build-arg BASE="$base" --build-arg VERSION="$version" \
+  -f Containerfile -t "$image" "$work/context" >"$work/build.log" 2>&1 || {
+  tail -n 30 "$work/build.log" >&2
+  exit 1
+}
+buildah tag "$image" localhost/perfgate:latest
+phase "image $image (buildah build)"
+
+# ---- smoke test ----
+failed=0
+expect() {  # DESCRIPTION ACTUAL EXPECTED
+  if [ "$2" = "$3" ]; then echo "ok: $1" >&2; else echo "FAIL: $1: got '$2', expected '$3'" >&2; failed=1; fi
+}
+expect "entry point" "$(buildah inspect --type image --format '{{.OCIv1.Config.Entrypoint}}' "$image")" '[perfgate]'
+expect "user" "$(buildah inspect --type image --format '{{.OCIv1.Config.User}}' "$image")" 10001:10001
+c=$(buildah from "$image")
+containers+=("$c")
+expect "runs as uid 10001" "$(buildah run "$c" -- id -u)" 10001
+expect "perfgate --version" "$(buildah run "$c" -- perfgate --version)" "perfgate $version"
+code=0
+buildah run "$c" -- perfgate analyze /usr/share/perfgate/examples/small_training.pt.trace.json.gz \
+  --json report.json --html report.html --xlsx report.xlsx >"$work/analyze.txt" 2>&1 || code=$?
+sed 's/^/  | /' "$work/analyze.txt" | tail -3 >&2
+expect "perfgate analyze on the example exits 0" "$code" 0
+expect "its verdict" "$(grep '^Verdict' "$work/analyze.txt" | cut -c14-31)" "PASS with warnings"
+expect "the reports are written in the user's home" \
+  "$(buildah run "$c" -- sh -c 'cd /home/perfgate && ls report.json report.html report.xlsx' | tr '\n' ' ')" \
+  "report.html report.json report.xlsx "
+phase "smoke test (buildah run)"
+
+sizes=$(buildah images --format '{{.Size}}' "$image")
+size=${sizes%%$'\n'*}
+echo "ci/image.sh: $image: $size" >&2
+if [ -n "$archive" ]; then
+  rm -f "$archive"
+  buildah push -q "$image" "docker-archive:$archive:localhost/perfgate:$version" >/dev/null
+  phase "archive $archive ($(du -m "$archive" | cut -f1) MB)"
+fi
+printf 'ci/image.sh: total %.1f s\n' "$((($(date +%s%N) - started) / 1000000))e-3" >&2
+exit "$failed"
