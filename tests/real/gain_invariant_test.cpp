@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "perfgate/gate.h"
+#include "render/format.h"
 #include "rules/expression.h"
 #include "support/helpers.h"
 
@@ -44,11 +45,7 @@ TEST(GainInvariant, NoGainExceedsTheTimeItsCauseCanSave) {
     SCOPED_TRACE(input);
     ReportModel report = report_of_files({input}, default_rules());
     apply_gate(report, default_rules(), nullptr, {});
-    auto lookup = [&](std::string_view name) -> std::optional<double> {
-      for (const ReportMetric& m : report.metrics)
-        if (m.name == name) return m.value;
-      return std::nullopt;
-    };
+    auto lookup = [&](std::string_view name) { return metric_value(report.metrics, name); };
     for (const ReportFinding& f : report.findings) {
       if (!f.gain_pct) continue;
       const Rule& rule = rule_of(f.id);

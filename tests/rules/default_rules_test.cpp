@@ -8,6 +8,7 @@
 #include "perfgate/baseline.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "render/format.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 
@@ -219,9 +220,7 @@ TEST(DefaultRules, MessagesQuoteTheValuesAndTheOffenders) {
   const ReportFinding* amp = find_finding(report, "tensor-cores.amp");
   ASSERT_TRUE(amp && amp->gain_pct);
   // Half the eligible ops' share of the kernel time, of the share of the step a kernel runs.
-  double kernel_pct = 0;
-  for (const ReportMetric& m : report.metrics)
-    if (m.name == "breakdown.kernel_pct") kernel_pct = *m.value;
+  double kernel_pct = metric_value(report.metrics, "breakdown.kernel_pct").value_or(0);
   ASSERT_GT(kernel_pct, 0);
   EXPECT_DOUBLE_EQ(*amp->gain_pct, *amp->value / 2 * kernel_pct / 100);
 }

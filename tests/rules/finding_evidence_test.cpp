@@ -8,6 +8,7 @@
 
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "render/format.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -35,9 +36,7 @@ TEST(FindingEvidence, TheEligibleOpsFindingNamesTheOpsItCounts) {
 }
 
 std::optional<double> metric_of(const ReportModel& r, std::string_view name) {
-  for (const ReportMetric& m : r.metrics)
-    if (m.name == name) return m.value;
-  return std::nullopt;
+  return metric_value(r.metrics, name);
 }
 
 ReportModel gated(const std::string& json) {
