@@ -20,8 +20,10 @@
 
 #include <fmt/format.h>
 
+#include "cli/pipeline.h"
 #include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
+#include "perfgate/build_report.h"
 #include "perfgate/gate.h"
 #include "perfgate/load.h"
 #include "perfgate/report.h"
@@ -141,7 +143,7 @@ class VariantMaker {
     stretcher_->apply(factors);
     std::vector<WorkerAnalysis> workers;
     workers.push_back(analyse_profile(run_.workers[0], rules_.classification, {}));
-    return build_report(inputs_, combine_workers(std::move(workers)), rules_, {});
+    return build_report(cli::report_inputs(inputs_), combine_workers(std::move(workers)), rules_.sources, {});
   }
 
  private:

@@ -17,6 +17,7 @@
 
 #include "cli/pipeline.h"
 #include "fuzz/fuzz_file.h"
+#include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/history.h"
@@ -178,7 +179,7 @@ const ReportModel& small_report() {
     std::vector<InputFile> inputs = resolve_inputs({path});
     const RuleSet& rules = default_rules();
     RunAnalysis analysis = cli::load_and_analyse(inputs, {}, rules.classification, {});
-    return build_report(inputs, std::move(analysis), rules, {});
+    return build_report(cli::report_inputs(inputs), std::move(analysis), rules.sources, {});
   }();
   return report;
 }

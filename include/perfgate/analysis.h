@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/load.h"
 #include "perfgate/metrics.h"
 #include "perfgate/profile.h"
 #include "perfgate/tables.h"
@@ -355,8 +354,6 @@ struct RunAnalysis {
 // Throws ConfigError for a window that selects no step or an invalid pattern.
 WorkerAnalysis analyse_profile(const Profile& profile, const Classification& classification,
                                const AnalysisOptions& options);
-RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
-                        const AnalysisOptions& options);
 struct CompiledClassification;
 
 // Analyses profiles with the classification compiled once. Safe to call from several threads at

@@ -2,13 +2,13 @@
 // report model of another profile. Only what the gate compares is kept.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include "perfgate/load.h"
 #include "perfgate/report.h"
 
 namespace perfgate {
@@ -53,9 +53,10 @@ bool is_report_file(const std::string& path);
 // Reads a JSON report written by `perfgate analyze --json`, streaming: what it keeps of the report
 // may hold at most `max_memory` bytes (perfgate/load.h; 0: no limit). Throws InputError naming the
 // file and the problem (unreadable, invalid JSON with its byte offset, another schema, a wrong
-// field, past the memory limit); ConfigError for a malformed PERFGATE_MAX_INPUT_MEMORY.
-Baseline read_baseline_report(const std::string& path,
-                              std::uint64_t max_memory = max_input_memory_from_environment());
+// field, past the memory limit).
+Baseline read_baseline_report(const std::string& path, std::uint64_t max_memory);
+// The same under PERFGATE_MAX_INPUT_MEMORY (its default without it); ConfigError for a malformed one.
+Baseline read_baseline_report(const std::string& path);
 
 // The baseline of a report model (a profile given as the baseline, analysed like the run).
 Baseline baseline_from_report(const ReportModel& report, std::string path, std::string kind);

@@ -1,9 +1,11 @@
 // The gate: every enabled rule evaluated on the report model (and the baseline), the findings,
-// and the verdict with its exit code.
+// and the verdict with its exit code. The rules only read the report; the report stage puts what
+// they return into it (perfgate/build_report.h, apply_gate).
 #pragma once
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
@@ -25,9 +27,16 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
                                           const Baseline* baseline, std::string_view no_baseline_reason = {});
 ReportVerdict verdict_of(const std::vector<ReportFinding>& findings, const GateOptions& options);
 
-// Evaluates the rules and puts the findings, the verdict, the baseline's description and the
-// delta tables into the report.
-void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
-                const GateOptions& options);
+// Every rule as it is in effect, enabled or not (the workbook's Rules sheet).
+std::vector<ReportRule> rules_in_effect(const RuleSet& rules);
+
+// What the gate returns to the report: a finding per enabled rule, the rules, the verdict.
+struct GateOutcome {
+  std::vector<ReportFinding> findings;
+  std::vector<ReportRule> rules;
+  ReportVerdict verdict;
+};
+GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const Baseline* baseline,
+                          const GateOptions& options);
 
 }  // namespace perfgate

@@ -12,6 +12,8 @@
 
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
+#include "perfgate/rules.h"
+#include "perfgate/trend.h"
 
 namespace perfgate {
 
@@ -97,14 +99,6 @@ HistoryRun history_run_of_report_file(const std::string& path, RunLabels labels)
 // The current time, UTC, ISO 8601 to the second.
 std::string utc_now();
 
-// --- history list ---
-
-// The runs as `history list` prints them: a table for the terminal (every stored string escaped),
-// or a JSON array of {"id", "time", "branch", "commit", "labels", "gpus", "tool_version",
-// "steps_median_us"}.
-std::string render_history_table(const std::vector<HistoryRun>& runs);
-std::string render_history_json(const std::vector<HistoryRun>& runs);
-
 // --- labels ---
 
 // The labels a CI system sets in the environment: GitHub Actions (GITHUB_ACTIONS), GitLab CI
@@ -132,5 +126,19 @@ struct HistoryBaselines {
 // The last `count` runs of `branch` on exactly the GPU names `gpu_names` (sorted, distinct).
 HistoryBaselines history_baselines(HistoryStore& store, const std::string& branch,
                                    const std::vector<std::string>& gpu_names, std::size_t count);
+
+// The metrics a trend shows by default: those the enabled baseline rules read, in rule order.
+std::vector<std::string> gated_metrics(const RuleSet& rules);
+
+// The trend of `runs` (oldest first, as HistoryStore::runs returns them). Throws ConfigError for a
+// metric name that is not in the catalog.
+TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings);
+
+// The recent values of each gated metric for the report of a run gated against a history: the
+// last `max_points - 1` baseline runs with a value, then the current run (is_current). Set it as
+// `report.baseline->trends`; the renderers show it next to the findings that read the metric.
+std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
+                                             const ReportModel& current, const RuleSet& rules,
+                                             const std::string& current_commit, std::size_t max_points = 10);
 
 }  // namespace perfgate

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "perfgate/report.h"
+#include "perfgate/trend.h"
 
 namespace perfgate {
 
@@ -68,6 +69,13 @@ struct TerminalOptions {
   bool color = false;
 };
 std::string render_terminal(const ReportModel& report, const TerminalOptions& options = {});
+
+// Renderers of a trend: JSON ({"change_points": [...], "series": {...}, ...}), one self-contained
+// HTML page (inline CSS and SVG, no script), GitHub-flavoured Markdown, and a terminal summary.
+std::string render_trend_json(const TrendReport& trend);
+std::string render_trend_html(const TrendReport& trend);
+std::string render_trend_markdown(const TrendReport& trend);
+std::string render_trend_terminal(const TrendReport& trend);
 
 // Writes `content` to `path` through a temporary file in the same folder and a rename, so a
 // reader never sees half a file. Throws OutputError naming the path.

@@ -1,21 +1,65 @@
 // The report model: plain data that every renderer reads. Renderers never compute a number;
-// whatever they show is here.
+// whatever they show is here. It names no other stage: the report stage builds it
+// (perfgate/build_report.h) from the analysis, the baseline and the rules' findings.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
-
-#include "perfgate/analysis.h"
-#include "perfgate/load.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 
 inline constexpr const char* kReportSchema = "perfgate-report/1";
+
+// A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
+struct ReportInput {
+  std::string path;
+  std::uint64_t bytes = 0;
+  std::string format;
+  std::string worker;
+  // The run folder the file was found in; empty when it was named itself.
+  std::string folder;
+};
+
+// The parts of the step-time split (docs/metrics.md, "Breakdown"), in the analysis' priority
+// order: each instant of a step counts once, in the first part active then.
+enum class ReportBreakdownPart : std::uint8_t {
+  Kernel,
+  Memcpy,
+  Memset,
+  Communication,
+  Runtime,
+  DataLoader,
+  CpuExec,
+  Other
+};
+inline constexpr std::array<std::string_view, 8> kReportBreakdownNames = {
+    "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other"};
+inline constexpr std::size_t kReportBreakdownParts = kReportBreakdownNames.size();
+// DLProf's resource split (tensor-core kernels, other kernels, memory, CPU, other), also exclusive.
+inline constexpr std::array<std::string_view, 5> kReportResourceNames = {"tc_kernels", "non_tc_kernels",
+                                                                         "memory", "cpu", "other"};
+inline constexpr std::size_t kReportResourceParts = kReportResourceNames.size();
+
+// A baseline limit: a change in the bad direction, relative ("+5%") or in the metric's unit
+// ("+3 ms" is stored as 3000 for a metric in us; "-5 pts" as 5 for a % metric).
+struct ChangeLimit {
+  double amount = 0;  // always >= 0: the size of the allowed change
+  bool relative = false;
+  std::string text;  // as written, for messages
+};
+
+// Names and codes the report's tables use (the analysis' own, checked in the report stage):
+// the row of GPU work that no op launched, and the timeline's host lanes in its "device" column.
+inline constexpr std::string_view kReportNoOpName = "(no op)";
+inline constexpr std::int32_t kTimelineHostOpsDevice = -1;  // outermost ops and DataLoader ops
+inline constexpr std::int32_t kTimelineRuntimeDevice = -2;  // runtime calls
 
 struct ReportMetric {
   std::string name;
@@ -53,7 +97,7 @@ struct ReportStep {
   double duration_us = 0;
   std::optional<std::uint32_t> gpu_activities;
   bool in_window = true;
-  std::optional<std::array<double, kBreakdownParts>> breakdown_us;  // window steps of one worker
+  std::optional<std::array<double, kReportBreakdownParts>> breakdown_us;  // window steps of one worker
 };
 
 struct ReportGpu {
@@ -100,10 +144,16 @@ struct ReportSystem {
 
 // Where a worker's GPU allocator peaked (memory.peak_allocated_bytes); no op without [memory] events.
 struct ReportMemoryPeak {
-  std::string op;  // kNoOpName outside any op, "(before the capture)" when the capture started highest
+  std::string op;  // kReportNoOpName outside any op, "(before the capture)" when the capture started highest
   std::int32_t device = -1;
   double time_us = 0;        // trace clock
   bool lower_bound = false;  // totals counted from the capture's start (no totals in the trace)
+};
+
+// A step the window left out, and why.
+struct ReportDroppedStep {
+  std::string name;
+  std::string reason;
 };
 
 struct ReportWorker {
@@ -112,11 +162,11 @@ struct ReportWorker {
   ReportWindow window;
   std::vector<ReportMetric> metrics;
   std::vector<ReportStep> steps;
-  std::vector<DroppedStep> dropped_steps;
+  std::vector<ReportDroppedStep> dropped_steps;
   std::vector<ReportGpu> gpus;
   ReportSystem system;
   // Whether every table of the worker is here, and why in a run of more workers than
-  // --detailed-workers ("first", "slowest", "fastest", "2nd slowest"); see WorkerAnalysis.
+  // --detailed-workers ("first", "slowest", "fastest", "2nd slowest").
   bool detailed = true;
   std::string detailed_as;
   std::vector<ReportTable> tables;  // see docs/metrics.md, "Tables"
@@ -227,7 +277,7 @@ struct ReportBaseline {
   std::string kind;      // "report", "profile", "history" or "pooled"
   std::size_t runs = 1;  // baseline runs pooled
   std::string tool_version;
-  std::vector<InputFile> inputs;
+  std::vector<ReportInput> inputs;
   std::vector<std::string> gpu_names;
   std::size_t steps = 0;
   bool hardware_differs = false;
@@ -255,7 +305,7 @@ struct ReportRule {
 struct ReportModel {
   std::string schema = kReportSchema;
   std::string tool_version;
-  std::vector<InputFile> inputs;
+  std::vector<ReportInput> inputs;
   ReportSettings settings;
   std::vector<ReportMetric> metrics;  // the run
   std::vector<ReportStep> steps;      // the run's window steps
@@ -272,10 +322,6 @@ struct ReportModel {
   std::optional<ReportVerdict> verdict;
 };
 
-// The worker's tables, and every table's columns with no rows (for documentation).
-std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const ReportWorker& report);
-ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
-const std::vector<ReportTable>& table_schemas();  // built once
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
 // The recent trend of `metric` in a history baseline, or nullptr.
 const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric);
@@ -283,14 +329,5 @@ const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view 
 const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column);
 // A cell as a number: numbers, and true/false as 1/0; empty for text and missing values.
 std::optional<double> cell_number(const ReportCell& cell);
-
-// Needs no profile: the analysis carries what the report shows, so the events can be freed first.
-ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
-                         const RuleSet& rules, const AnalysisOptions& options);
-// The same, freeing each worker's analysis tables as soon as they are report tables: a run of many
-// workers holds its tables once rather than twice. Only the collectives rows are kept (the run's
-// collectives by rank are made after the workers).
-ReportModel build_report(const std::vector<InputFile>& inputs, RunAnalysis&& analysis, const RuleSet& rules,
-                         const AnalysisOptions& options);
 
 }  // namespace perfgate

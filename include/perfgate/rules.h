@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "perfgate/analysis.h"
+#include "perfgate/report.h"  // ChangeLimit
 
 namespace perfgate {
 
@@ -16,14 +17,6 @@ enum class Severity { Warning, Error };
 enum class Better { Lower, Higher };  // which way a metric improves
 enum class StepTest { None, MannWhitney, RobustT };
 enum class InconclusiveAs { Warning, Error, Pass };  // how an inconclusive comparison counts
-
-// A baseline limit: a change in the bad direction, relative ("+5%") or in the metric's unit
-// ("+3 ms" is stored as 3000 for a metric in us; "-5 pts" as 5 for a % metric).
-struct ChangeLimit {
-  double amount = 0;  // always >= 0: the size of the allowed change
-  bool relative = false;
-  std::string text;  // as written, for messages
-};
 
 // Which rows of a report table a finding lists as its offenders.
 struct OffenderQuery {

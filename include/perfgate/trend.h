@@ -1,6 +1,6 @@
 // Trends of a run history: each gated metric's value per run, the band the next run is gated
 // against, and the change points where the metric moved (E-divisive means; docs/trends.md).
-// Plain data built from the history's runs, and its renderers.
+// Plain data: the history builds it (perfgate/history.h), the renderers read it (perfgate/render.h).
 #pragma once
 
 #include <cstddef>
@@ -9,9 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/history.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "perfgate/report.h"  // ChangeLimit
 
 namespace perfgate {
 
@@ -113,26 +111,5 @@ struct TrendReport {
   TrendDetection detection;  // of a series with a value in every run read
   std::vector<MetricTrend> metrics;
 };
-
-// The metrics a trend shows by default: those the enabled baseline rules read, in rule order.
-std::vector<std::string> gated_metrics(const RuleSet& rules);
-
-// The trend of `runs` (oldest first, as HistoryStore::runs returns them). Throws ConfigError for a
-// metric name that is not in the catalog.
-TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings);
-
-// The recent values of each gated metric for the report of a run gated against a history: the
-// last `max_points - 1` baseline runs with a value, then the current run (is_current). Set it as
-// `report.baseline->trends`; the renderers show it next to the findings that read the metric.
-std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
-                                             const ReportModel& current, const RuleSet& rules,
-                                             const std::string& current_commit, std::size_t max_points = 10);
-
-// Renderers of a trend: JSON ({"change_points": [...], "series": {...}, ...}), one self-contained
-// HTML page (inline CSS and SVG, no script), GitHub-flavoured Markdown, and a terminal summary.
-std::string render_trend_json(const TrendReport& trend);
-std::string render_trend_html(const TrendReport& trend);
-std::string render_trend_markdown(const TrendReport& trend);
-std::string render_trend_terminal(const TrendReport& trend);
 
 }  // namespace perfgate

@@ -139,16 +139,6 @@ WorkerAnalysis analyse_profile(const Profile& profile, const Classification& cla
   return analyse_with(profile, compiled, options);
 }
 
-RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
-                        const AnalysisOptions& options) {
-  WorkerAnalyser analyse(classification, options);
-  RunCombiner combiner(options.detailed_workers);
-  for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
-  RunAnalysis analysis = combiner.finish();
-  analysis.warnings.insert(analysis.warnings.begin(), run.skipped.begin(), run.skipped.end());
-  return analysis;
-}
-
 WorkerAnalyser::WorkerAnalyser(const Classification& classification, const AnalysisOptions& options)
     : compiled_(std::make_unique<const CompiledClassification>(classification)), options_(options) {}
 

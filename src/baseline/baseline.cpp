@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "perfgate/baseline.h"
-#include "report/table_limits.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {

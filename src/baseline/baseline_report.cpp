@@ -11,6 +11,7 @@
 
 #include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
+#include "load/input_limit.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 
@@ -30,12 +31,6 @@ struct GzFile {
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
   throw InputError(fmt::format("{}: not a usable perfgate report: {}", path, what));
-}
-
-InputFormat format_named(std::string_view name) {
-  for (InputFormat f : {InputFormat::KinetoJson, InputFormat::KinetoJsonGzip, InputFormat::NsysSqlite})
-    if (name == format_name(f)) return f;
-  return InputFormat::Unknown;
 }
 
 // A size as a report states it: a number of bytes, else 0 (the conversion of a negative, huge or
@@ -62,7 +57,7 @@ void read_description(const std::string& path, const ReportFields& report, Basel
   if (report.inputs != JsonKind::Array) bad(path, "'inputs' must be an array");
   for (const ReportInputEntry& i : report.input_entries) {
     if (!i.is_object) bad(path, "'inputs' entries must be objects");
-    b.info.inputs.push_back(InputFile{i.path, bytes_of(i.bytes), format_named(i.format), i.worker, {}});
+    b.info.inputs.push_back(ReportInput{i.path, bytes_of(i.bytes), i.format, i.worker, {}});
   }
   if (report.gpus != JsonKind::Array) bad(path, "'gpus' must be an array");
   b.gpu_counts = name_counts(report.gpu_names);
@@ -170,6 +165,10 @@ Baseline read_baseline_report(const std::string& path, std::uint64_t max_memory)
   read_description(path, report, b);
   read_measurements(path, report, b);
   return b;
+}
+
+Baseline read_baseline_report(const std::string& path) {
+  return read_baseline_report(path, max_input_memory_from_environment());
 }
 
 }  // namespace perfgate

@@ -16,6 +16,7 @@
 #include "cli/progress.h"
 #include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
+#include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/history.h"
@@ -83,7 +84,7 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
   std::vector<InputFile> inputs = resolve_inputs(paths);
   RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options);
   progress->finish();
-  return build_report(inputs, std::move(analysis), rules, options);
+  return build_report(report_inputs(inputs), std::move(analysis), rules.sources, options);
 }
 
 // A previous JSON report, or a profile analysed with the same rules and window options.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/history_list.h"
 #include "cli/history_options.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/metrics.h"
 #include "perfgate/report.h"

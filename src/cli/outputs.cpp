@@ -18,7 +18,7 @@
 #include "perfgate/render.h"
 #include "render/escape.h"
 #include "render/output_target.h"
-#include "report/table_limits.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate::cli {
 namespace {

@@ -1,7 +1,29 @@
 #include "cli/pipeline.h"
 
+#include "perfgate/build_report.h"
+
 #include <future>
 #include <memory>
+
+namespace perfgate {
+
+void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
+                const GateOptions& options) {
+  if (baseline) add_baseline(report, *baseline);
+  GateOutcome outcome = evaluate_gate(rules, report, baseline, options);
+  add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict));
+}
+
+RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
+                        const AnalysisOptions& options) {
+  WorkerAnalyser analyse(classification, options);
+  RunCombiner combiner(options.detailed_workers);
+  for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
+  RunAnalysis analysis = combiner.finish();
+  analysis.warnings.insert(analysis.warnings.begin(), run.skipped.begin(), run.skipped.end());
+  return analysis;
+}
+}  // namespace perfgate
 
 namespace perfgate::cli {
 namespace {
@@ -45,6 +67,14 @@ RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& 
   analysis.warnings.insert(analysis.warnings.begin(), warnings.begin(), warnings.end());
   inputs = kept_inputs(inputs, skipped);
   return analysis;
+}
+
+std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs) {
+  std::vector<ReportInput> out;
+  out.reserve(inputs.size());
+  for (const InputFile& i : inputs)
+    out.push_back({i.path, i.bytes, format_name(i.format), i.worker, i.folder});
+  return out;
 }
 
 }  // namespace perfgate::cli

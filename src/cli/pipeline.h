@@ -4,7 +4,24 @@
 #include <vector>
 
 #include "perfgate/analysis.h"
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
 #include "perfgate/load.h"
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+// The gate wired up: the baseline's changes put into the report (the report stage), the rules
+// evaluated on it (they only read it), and what they return put in (the report stage again).
+void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
+                const GateOptions& options);
+
+// The workers of a run loaded whole (tests and small runs), analysed in worker order; the skipped
+// files' warnings come first.
+RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
+                        const AnalysisOptions& options);
+
+}  // namespace perfgate
 
 namespace perfgate::cli {
 
@@ -14,5 +31,8 @@ namespace perfgate::cli {
 // that is not a profile is removed from `inputs`, and the run warns that it was skipped.
 RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
                              const Classification& classification, const AnalysisOptions& options);
+
+// The inputs as the report describes them.
+std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs);
 
 }  // namespace perfgate::cli

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "rules/suggest.h"
+#include "common/suggest.h"
 
 namespace perfgate::cli {
 namespace {

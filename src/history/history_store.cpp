@@ -144,7 +144,7 @@ class SqlHistoryStore final : public HistoryStore {
     insert("run_gpus", {"run_id", "name", "count"});
     const auto& inputs = run.data.info.inputs;
     for (std::size_t i = 0; i < inputs.size(); ++i)
-      rows.push_back({id, std::int64_t(i), inputs[i].path, inputs[i].worker, format_name(inputs[i].format),
+      rows.push_back({id, std::int64_t(i), inputs[i].path, inputs[i].worker, inputs[i].format,
                       static_cast<std::int64_t>(inputs[i].bytes)});
     insert("run_inputs", {"run_id", "position", "path", "worker", "format", "bytes"});
     for (const auto& [name, value] : run.data.metrics)
@@ -228,7 +228,7 @@ class SqlHistoryStore final : public HistoryStore {
       if (bytes < 0)
         throw ValueError(fmt::format("run {}: input '{}' has {} bytes", run.id, shortened(r.text(1)), bytes));
       run.data.info.inputs.push_back(
-          {r.text(1), static_cast<std::uint64_t>(bytes), input_format_named(r.text(3)), r.text(2), {}});
+          {r.text(1), static_cast<std::uint64_t>(bytes), r.text(3), r.text(2), {}});
     });
     each("run_steps", "duration_us", "position",
          [](HistoryRun& run, const Cells& r) { run.data.step_durations_us.push_back(r.real(1)); });
@@ -268,12 +268,6 @@ bool ends_with_db(const std::string& path) {
 
 std::string gpu_key(const std::vector<std::string>& sorted_names) {
   return fmt::format("{}", fmt::join(sorted_names, ", "));
-}
-
-InputFormat input_format_named(std::string_view name) {
-  for (InputFormat f : {InputFormat::KinetoJson, InputFormat::KinetoJsonGzip, InputFormat::NsysSqlite})
-    if (name == format_name(f)) return f;
-  return InputFormat::Unknown;
 }
 
 std::unique_ptr<HistoryStore> open_store(std::unique_ptr<SqlConnection> db,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfgate/history.h"
 #include "perfgate/metrics.h"
 #include "perfgate/trend.h"
 

@@ -10,7 +10,6 @@
 #include "history/schema.h"
 #include "history/sql_connection.h"
 #include "perfgate/history.h"
-#include "perfgate/load.h"
 
 namespace perfgate::history {
 
@@ -22,8 +21,5 @@ std::unique_ptr<HistoryStore> open_store(std::unique_ptr<SqlConnection> db,
 
 // The runs.gpu_names column: the distinct GPU names, sorted, joined by ", " ("" without a GPU).
 std::string gpu_key(const std::vector<std::string>& sorted_names);
-
-// The InputFormat named by format_name().
-InputFormat input_format_named(std::string_view name);
 
 }  // namespace perfgate::history

@@ -4,12 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "common/suggest.h"
 #include "history/change_points.h"
 #include "perfgate/errors.h"
+#include "perfgate/history.h"
 #include "perfgate/metrics.h"
 #include "perfgate/trend.h"
 #include "perfgate/version.h"
-#include "rules/suggest.h"
 
 namespace perfgate {
 namespace {

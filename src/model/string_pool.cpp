@@ -1,7 +1,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "model/utf8.h"
+#include "common/utf8.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {

@@ -26,8 +26,10 @@ std::string gpu_architecture_text(const ReportGpu& g) {
   return text + ")";
 }
 
-std::string table_title(std::string_view table) {
-  const ReportTable* t = find_table(table_schemas(), table);
+std::string table_title(const ReportModel& report, std::string_view table) {
+  const ReportTable* t = find_table(report.tables, table);
+  for (std::size_t i = 0; !t && i < report.workers.size(); ++i)
+    t = find_table(report.workers[i].tables, table);
   return t ? t->title : std::string(table);
 }
 

@@ -18,7 +18,7 @@ std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std
 std::string gpu_architecture_text(const ReportGpu& g);
 
 // A report table's title by its name ("gpu_gaps" -> "GPU gaps"), or the name when unknown.
-std::string table_title(std::string_view table);
+std::string table_title(const ReportModel& report, std::string_view table);
 
 // The order findings are listed in: failures, inconclusive results, warnings, then the rest.
 int finding_rank(FindingStatus status);

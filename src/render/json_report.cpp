@@ -26,8 +26,8 @@ void write_step(JsonWriter& j, const ReportStep& s) {
   j.key("in_window").value(s.in_window);
   if (s.breakdown_us) {
     j.key("breakdown_us").begin_object();
-    for (std::size_t i = 0; i < kBreakdownParts; ++i)
-      j.key(breakdown_part_name(static_cast<BreakdownPart>(i))).value((*s.breakdown_us)[i]);
+    for (std::size_t i = 0; i < kReportBreakdownParts; ++i)
+      j.key(kReportBreakdownNames[i]).value((*s.breakdown_us)[i]);
     j.end_object();
   }
   j.end_object();
@@ -189,7 +189,7 @@ void write_json(const ReportModel& r, const std::function<void(std::string_view)
     j.begin_object();
     j.key("path").value(in.path);
     j.key("bytes").value(in.bytes);
-    j.key("format").value(format_name(in.format));
+    j.key("format").value(in.format);
     j.key("worker").value(in.worker);
     j.end_object();
   }

@@ -19,7 +19,7 @@ bool has_rows(const ReportModel& r, std::string_view name) {
 std::vector<SeeAlso> see_also(const ReportModel& r, const ReportFinding& f) {
   std::vector<SeeAlso> out;
   for (const std::string& name : f.see)
-    if (has_rows(r, name)) out.push_back({name, table_title(name)});
+    if (has_rows(r, name)) out.push_back({name, table_title(r, name)});
   return out;
 }
 

@@ -2,8 +2,8 @@
 
 #include <stdexcept>
 
-#include "embedded_files.h"
-#include "model/utf8.h"
+#include "assets/embedded_files.h"
+#include "common/utf8.h"
 
 namespace perfgate {
 

@@ -41,8 +41,7 @@ std::string join(const std::vector<std::string>& parts) {
 
 std::string inputs_line(const ReportModel& r) {
   if (r.inputs.size() == 1)
-    return fmt::format("{} ({}, {})", r.inputs[0].path, format_name(r.inputs[0].format),
-                       format_bytes(r.inputs[0].bytes));
+    return fmt::format("{} ({}, {})", r.inputs[0].path, r.inputs[0].format, format_bytes(r.inputs[0].bytes));
   std::uint64_t bytes = 0;
   for (const auto& i : r.inputs) bytes += i.bytes;
   return fmt::format("{} workers ({})", r.inputs.size(), format_bytes(bytes));
@@ -99,13 +98,13 @@ std::string split_line(const std::vector<ReportMetric>& m, std::string_view fami
 }
 
 std::string breakdown_line(const std::vector<ReportMetric>& m) {
-  return split_line(m, "breakdown", kBreakdownParts,
-                    [](std::size_t i) { return breakdown_part_name(static_cast<BreakdownPart>(i)); });
+  return split_line(m, "breakdown", kReportBreakdownParts,
+                    [](std::size_t i) { return std::string(kReportBreakdownNames[i]); });
 }
 
 std::string resources_line(const std::vector<ReportMetric>& m) {
-  return split_line(m, "resources", kResourceParts,
-                    [](std::size_t i) { return resource_part_name(static_cast<ResourcePart>(i)); });
+  return split_line(m, "resources", kReportResourceParts,
+                    [](std::size_t i) { return std::string(kReportResourceNames[i]); });
 }
 
 std::string tensor_core_line(const std::vector<ReportMetric>& m) {

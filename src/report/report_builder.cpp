@@ -3,12 +3,18 @@
 #include <fmt/format.h>
 
 #include "analyse/metric_values.h"
-#include "perfgate/report.h"
+#include "perfgate/build_report.h"
 #include "perfgate/version.h"
 #include "report/run_tables.h"
 
 namespace perfgate {
 namespace {
+
+static_assert(kReportBreakdownParts == kBreakdownParts, "the report names every part of the step-time split");
+static_assert(kReportResourceParts == kResourceParts, "the report names every part of the resource split");
+static_assert(kReportNoOpName == kNoOpName && kTimelineHostOpsDevice == kHostOpsDevice &&
+                  kTimelineRuntimeDevice == kRuntimeDevice,
+              "the report's tables use the analysis' names and codes");
 
 double us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
@@ -46,7 +52,7 @@ std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
     r.gpu_activities = s.gpu_activities;
     r.in_window = s.in_window;
     if (s.in_window) {
-      std::array<double, kBreakdownParts> parts{};
+      std::array<double, kReportBreakdownParts> parts{};
       for (std::size_t i = 0; i < kBreakdownParts; ++i) parts[i] = us(s.breakdown[i]);
       r.breakdown_us = parts;
     }
@@ -104,7 +110,7 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   r.window = report_window(w);
   r.metrics = report_metrics(w.metrics);
   r.steps = report_steps(w);
-  r.dropped_steps = w.steps.dropped;
+  for (const DroppedStep& d : w.steps.dropped) r.dropped_steps.push_back({d.name, d.reason});
   r.gpus = report_gpus(w);
   r.system = report_system(w.info);
   r.warnings = w.warnings;
@@ -118,8 +124,9 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
 }
 
 // `made(i)` is called once worker i's report is made.
-ReportModel build(const std::vector<InputFile>& inputs, const RunAnalysis& analysis, const RuleSet& rules,
-                  const AnalysisOptions& options, const std::function<void(std::size_t)>& made) {
+ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
+                  const std::vector<std::string>& rule_sources, const AnalysisOptions& options,
+                  const std::function<void(std::size_t)>& made) {
   ReportModel m;
   m.tool_version = kVersion;
   m.inputs = inputs;
@@ -127,7 +134,7 @@ ReportModel build(const std::vector<InputFile>& inputs, const RunAnalysis& analy
   m.settings.iter_stop = options.window.iter_stop;
   m.settings.skip_first = options.window.skip_first;
   m.settings.key_op = options.key_op;
-  m.settings.rule_sources = rules.sources;
+  m.settings.rule_sources = rule_sources;
   m.metrics = report_metrics(analysis.metrics);
   m.run_warnings = analysis.warnings;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
@@ -160,48 +167,19 @@ ReportModel build(const std::vector<InputFile>& inputs, const RunAnalysis& analy
 
 }  // namespace
 
-ReportModel build_report(const std::vector<InputFile>& inputs, const RunAnalysis& analysis,
-                         const RuleSet& rules, const AnalysisOptions& options) {
-  return build(inputs, analysis, rules, options, {});
+ReportModel build_report(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
+                         const std::vector<std::string>& rule_sources, const AnalysisOptions& options) {
+  return build(inputs, analysis, rule_sources, options, {});
 }
 
-ReportModel build_report(const std::vector<InputFile>& inputs, RunAnalysis&& analysis, const RuleSet& rules,
-                         const AnalysisOptions& options) {
-  return build(inputs, analysis, rules, options, [&analysis](std::size_t i) {
+ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& analysis,
+                         const std::vector<std::string>& rule_sources, const AnalysisOptions& options) {
+  return build(inputs, analysis, rule_sources, options, [&analysis](std::size_t i) {
     WorkerTables& tables = analysis.workers[i].tables;
     std::vector<CollectiveRow> collectives = std::move(tables.collectives);
     tables = WorkerTables{};
     tables.collectives = std::move(collectives);
   });
-}
-
-}  // namespace perfgate
-
-namespace perfgate {
-
-const char* finding_status_name(FindingStatus status) {
-  switch (status) {
-    case FindingStatus::Pass:
-      return "pass";
-    case FindingStatus::Warn:
-      return "warn";
-    case FindingStatus::Fail:
-      return "fail";
-    case FindingStatus::NotApplicable:
-      return "n/a";
-    case FindingStatus::Skipped:
-      return "skipped";
-    case FindingStatus::Inconclusive:
-      break;
-  }
-  return "inconclusive";
-}
-
-const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric) {
-  if (!report.baseline) return nullptr;
-  for (const ReportMetricTrend& t : report.baseline->trends)
-    if (t.metric == metric) return &t;
-  return nullptr;
 }
 
 }  // namespace perfgate

@@ -7,11 +7,10 @@
 
 #include <fmt/format.h>
 
-#include "analyse/op_stats.h"
 #include "perfgate/baseline.h"
-#include "perfgate/report.h"
+#include "perfgate/build_report.h"
 #include "report/run_tables.h"
-#include "report/table_limits.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -735,26 +734,6 @@ std::vector<ReportTable> build_table_schemas() {
 const std::vector<ReportTable>& table_schemas() {
   static const std::vector<ReportTable> schemas = build_table_schemas();  // a rule file asks for it per rule
   return schemas;
-}
-
-const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name) {
-  for (const auto& t : tables)
-    if (t.name == name) return &t;
-  return nullptr;
-}
-
-std::optional<double> cell_number(const ReportCell& cell) {
-  if (const auto* d = std::get_if<double>(&cell)) return *d;
-  if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);
-  if (const auto* b = std::get_if<bool>(&cell)) return *b ? 1.0 : 0.0;
-  return std::nullopt;
-}
-
-const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column) {
-  if (row >= table.rows.size()) return nullptr;
-  for (std::size_t c = 0; c < table.columns.size() && c < table.rows[row].size(); ++c)
-    if (table.columns[c].name == column) return &table.rows[row][c];
-  return nullptr;
 }
 
 }  // namespace perfgate

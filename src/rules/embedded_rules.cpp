@@ -2,7 +2,7 @@
 #include <string>
 #include <utility>
 
-#include "embedded_files.h"
+#include "assets/embedded_files.h"
 #include "perfgate/rules.h"
 
 namespace perfgate {

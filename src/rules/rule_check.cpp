@@ -9,12 +9,12 @@
 
 #include <fmt/format.h>
 
+#include "common/suggest.h"
+#include "perfgate/build_report.h"
 #include "perfgate/metrics.h"
-#include "perfgate/report.h"
 #include "rules/expression.h"
 #include "rules/message_template.h"
 #include "rules/offenders.h"
-#include "rules/suggest.h"
 
 namespace perfgate {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/suggest.h"
 #include "rules/rule_check.h"
-#include "rules/suggest.h"
 
 namespace perfgate {
 namespace {

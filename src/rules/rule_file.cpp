@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "analyse/pattern_set.h"
-#include "model/utf8.h"
+#include "common/utf8.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "rules/classification_section.h"

@@ -3,11 +3,11 @@
 
 #include <fmt/format.h>
 
-#include "model/utf8.h"
+#include "common/suggest.h"
+#include "common/utf8.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "rules/rule_entry.h"
-#include "rules/suggest.h"
 #include "rules/yaml_check.h"
 
 namespace perfgate {

@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
@@ -46,34 +45,22 @@ ReportVerdict verdict_of(const std::vector<ReportFinding>& findings, const GateO
   return v;
 }
 
-void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
-                const GateOptions& options) {
-  if (baseline) {
-    report.baseline = baseline->info;
-    report.baseline->metrics = metric_changes(report, *baseline);
-    const std::string& theirs = baseline->info.tool_version;
-    if (baseline->info.kind == "report" && !theirs.empty() && theirs != report.tool_version)
-      report.warnings.push_back(
-          fmt::format("the baseline report was written by perfgate {} (this is {}): "
-                      "metrics whose definition changed between them differ by more "
-                      "than the run",
-                      theirs, report.tool_version));
-    std::vector<std::string> ours = gpu_names(report);
-    if (ours != baseline->info.gpu_names) {
-      report.baseline->hardware_differs = true;
-      report.warnings.push_back(fmt::format(
-          "the baseline ran on other GPUs ({}) than this run ({}): compare with care",
-          baseline->info.gpu_names.empty() ? "none"
-                                           : fmt::format("{}", fmt::join(baseline->info.gpu_names, ", ")),
-          ours.empty() ? "none" : fmt::format("{}", fmt::join(ours, ", "))));
-    }
-    for (ReportTable& t : delta_tables(report, *baseline)) report.tables.push_back(std::move(t));
-  }
-  report.findings = evaluate_rules(rules, report, baseline, options.no_baseline_reason);
+std::vector<ReportRule> rules_in_effect(const RuleSet& rules) {
+  std::vector<ReportRule> out;
+  out.reserve(rules.rules.size());
   for (const Rule& r : rules.rules)
-    report.rules.push_back({r.id, r.title, r.enabled, !r.metric.empty() ? r.metric : r.value,
-                            rule_limits_text(r), r.applies_if, r.source});
-  report.verdict = verdict_of(report.findings, options);
+    out.push_back({r.id, r.title, r.enabled, !r.metric.empty() ? r.metric : r.value, rule_limits_text(r),
+                   r.applies_if, r.source});
+  return out;
+}
+
+GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const Baseline* baseline,
+                          const GateOptions& options) {
+  GateOutcome outcome;
+  outcome.findings = evaluate_rules(rules, report, baseline, options.no_baseline_reason);
+  outcome.rules = rules_in_effect(rules);
+  outcome.verdict = verdict_of(outcome.findings, options);
+  return outcome;
 }
 
 }  // namespace perfgate

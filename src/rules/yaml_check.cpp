@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyse/pattern_set.h"
-#include "rules/suggest.h"
+#include "common/suggest.h"
 
 namespace perfgate {
 

@@ -15,9 +15,8 @@ HistoryRun sample_run(const std::string& branch, const std::string& gpu, int gpu
   Baseline& d = run.data;
   d.info.kind = "history";
   d.info.tool_version = "0.1.0";
-  d.info.inputs = {
-      {"/runs/a/worker0.pt.trace.json.gz", 123456789012, InputFormat::KinetoJsonGzip, "worker0", {}},
-      {"/runs/a/report.nsys.sqlite", 42, InputFormat::NsysSqlite, "rank 1", {}}};
+  d.info.inputs = {{"/runs/a/worker0.pt.trace.json.gz", 123456789012, "kineto-json.gz", "worker0", {}},
+                   {"/runs/a/report.nsys.sqlite", 42, "nsys-sqlite", "rank 1", {}}};
   d.info.gpu_names = {gpu};
   d.gpu_counts = {{gpu, gpus}};
   d.metrics = {{"gpu.utilization_pct", 0.1 + 0.2},
@@ -65,7 +64,7 @@ void expect_same_run(const HistoryRun& got, const HistoryRun& want, bool with_ta
   EXPECT_EQ(got.data.info.steps, want.data.step_durations_us.size());
   ASSERT_EQ(got.data.info.inputs.size(), want.data.info.inputs.size());
   for (std::size_t i = 0; i < got.data.info.inputs.size(); ++i) {
-    const InputFile &g = got.data.info.inputs[i], &w = want.data.info.inputs[i];
+    const ReportInput &g = got.data.info.inputs[i], &w = want.data.info.inputs[i];
     EXPECT_EQ(g.path, w.path);
     EXPECT_EQ(g.bytes, w.bytes);
     EXPECT_EQ(g.format, w.format);

@@ -7,6 +7,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "history/history_runs.h"
+#include "perfgate/render.h"
 #include "perfgate/trend.h"
 #include "support/helpers.h"
 

@@ -19,6 +19,7 @@
 #include <fmt/format.h>
 
 #include "history/history_runs.h"
+#include "perfgate/render.h"
 #include "perfgate/trend.h"
 #include "render/browser.h"
 #include "support/helpers.h"

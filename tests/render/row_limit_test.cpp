@@ -4,7 +4,7 @@
 
 #include "perfgate/baseline.h"
 #include "perfgate/render.h"
-#include "report/table_limits.h"
+#include "report_model/table_limits.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "model/utf8.h"
+#include "common/utf8.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "common/suggest.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/rules.h"
-#include "rules/suggest.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

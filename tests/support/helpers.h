@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/pipeline.h"
 #include "perfgate/analysis.h"
+#include "perfgate/build_report.h"
 #include "perfgate/load.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/utf8.h"
 #include "load/kineto/event_builder.h"
-#include "model/utf8.h"
 
 namespace perfgate::kineto {
 namespace {

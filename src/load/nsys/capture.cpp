@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "model/utf8.h"
+#include "common/utf8.h"
 
 namespace perfgate::nsys {
 namespace {

@@ -128,12 +128,12 @@ TemplateData bar(const std::string& title, const std::vector<ChartPart>& parts, 
 
 void add_bars(const ReportModel& r, TemplateData& view) {
   std::vector<ChartPart> resources, breakdown;
-  for (std::size_t i = 0; i < kResourceParts; ++i) {
-    std::string name = resource_part_name(static_cast<ResourcePart>(i));
+  for (std::size_t i = 0; i < kReportResourceParts; ++i) {
+    std::string name(kReportResourceNames[i]);
     resources.push_back({name, metric(r, "resources." + name + "_pct").value_or(0), kResourceColors[i]});
   }
-  for (std::size_t i = 0; i < kBreakdownParts; ++i) {
-    std::string name = breakdown_part_name(static_cast<BreakdownPart>(i));
+  for (std::size_t i = 0; i < kReportBreakdownParts; ++i) {
+    std::string name(kReportBreakdownNames[i]);
     breakdown.push_back({name, metric(r, "breakdown." + name + "_pct").value_or(0), kBreakdownColors[i]});
   }
   TemplateData bars = template_list();
@@ -212,11 +212,11 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
     if (const ReportCell* mean = find_cell(*ranks, i, "mean_step_us"))
       some_steps |= cell_number(*mean).has_value();
   if (!some_steps) return std::nullopt;
-  auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
-  std::vector<ChartPart> parts = {{"computation alone", 0, color(BreakdownPart::Kernel)},
+  auto color = [](ReportBreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
+  std::vector<ChartPart> parts = {{"computation alone", 0, color(ReportBreakdownPart::Kernel)},
                                   {"overlapped communication", 0, "#7bc6c6"},
-                                  {"exposed communication", 0, color(BreakdownPart::Communication)},
-                                  {"data loader", 0, color(BreakdownPart::DataLoader)},
+                                  {"exposed communication", 0, color(ReportBreakdownPart::Communication)},
+                                  {"data loader", 0, color(ReportBreakdownPart::DataLoader)},
                                   {"rest of the step", 0, kPlainColor}};
   std::vector<StepColumn> columns;
   for (const auto& shown : charted_ranks(*ranks)) {
@@ -257,8 +257,8 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   }
   const ReportWorker& w = r.workers.front();
   std::vector<ChartPart> parts;
-  for (std::size_t i = 0; i < kBreakdownParts; ++i)
-    parts.push_back({breakdown_part_name(static_cast<BreakdownPart>(i)), 0, kBreakdownColors[i]});
+  for (std::size_t i = 0; i < kReportBreakdownParts; ++i)
+    parts.push_back({std::string(kReportBreakdownNames[i]), 0, kBreakdownColors[i]});
   std::vector<StepColumn> by_part;
   for (const ReportStep& s : w.steps) {
     if (!s.in_window || !s.breakdown_us) continue;
@@ -403,7 +403,7 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams.
   auto lane_key = [&](std::size_t i) {
     double device = number_at(*t, i, "device");
-    double order = device == kHostOpsDevice ? 0 : device == kRuntimeDevice ? 1 : 2;
+    double order = device == kTimelineHostOpsDevice ? 0 : device == kTimelineRuntimeDevice ? 1 : 2;
     return std::tuple{order, order < 2 ? 0 : device, number_at(*t, i, "stream")};
   };
   std::map<std::tuple<double, double, double>, std::size_t> lane_of;
@@ -429,14 +429,15 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
       b.color = host;
     else
       b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
-    b.tooltip = fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kNoOpName) : op,
-                            kind, format_duration_us(b.start_us), format_duration_us(b.duration_us));
+    b.tooltip =
+        fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kReportNoOpName) : op, kind,
+                    format_duration_us(b.start_us), format_duration_us(b.duration_us));
     boxes.push_back(std::move(b));
   }
   TemplateData legend = template_list();
   for (const auto& [op, color] : colors) {
     TemplateData d;
-    d.set("label", op.empty() ? std::string(kNoOpName) : op);
+    d.set("label", op.empty() ? std::string(kReportNoOpName) : op);
     d.set("color", color);
     legend.push_back(d);
   }

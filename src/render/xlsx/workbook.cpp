@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "model/utf8.h"
+#include "common/utf8.h"
 #include "perfgate/errors.h"
 #include "render/cell_format.h"
 

@@ -42,7 +42,7 @@ std::size_t total_rows(const ReportModel& r) {
 }
 
 // A table's sheet: its title, shorter where the title is long (sheet names have 31 characters).
-std::string sheet_name(std::string_view table) {
+std::string sheet_name(const ReportModel& r, std::string_view table) {
   static const std::map<std::string_view, std::string_view> kShort = {
       {"system", "System"},
       {"top_gpu_ops", "Top GPU ops"},
@@ -54,7 +54,7 @@ std::string sheet_name(std::string_view table) {
       {"kernel_deltas", "Baseline kernels"},
       {"kernels_by_iteration", "Kernels by step"}};
   if (auto it = kShort.find(table); it != kShort.end()) return std::string(it->second);
-  return table_title(table);
+  return table_title(r, table);
 }
 
 // Why a table has no rows, for the note under its header in an empty sheet.
@@ -108,7 +108,7 @@ void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
       workers.push_back(w.name);
     }
   }
-  table_sheet(wb, wb.sheet(sheet_name(table)), all, r.workers.size() > 1 ? "worker" : "", workers);
+  table_sheet(wb, wb.sheet(sheet_name(r, table)), all, r.workers.size() > 1 ? "worker" : "", workers);
 }
 
 void summary_sheet(Workbook& wb, const ReportModel& r) {
@@ -189,7 +189,7 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
     wb.text(ws, row, col++, f.threshold_text);
     wb.number(ws, row, col++, rounded(f.baseline, f.unit), f.unit);
     std::string see;
-    for (const SeeAlso& s : see_also(r, f)) see += (see.empty() ? "" : ", ") + sheet_name(s.table);
+    for (const SeeAlso& s : see_also(r, f)) see += (see.empty() ? "" : ", ") + sheet_name(r, s.table);
     for (const std::string* s :
          {&f.problem, &f.recommendation, static_cast<const std::string*>(&see), &f.reason})
       wb.text(ws, row, col++, *s);
@@ -250,7 +250,7 @@ void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
   for (const char* table : {"step_time_deltas", "op_deltas", "region_deltas", "kernel_deltas"})
     if (const ReportTable* t = find_table(r.tables, table)) {
-      lxw_worksheet* ws = wb.sheet(sheet_name(table));
+      lxw_worksheet* ws = wb.sheet(sheet_name(r, table));
       wb.write_table(ws, *t);
       wb.fit_columns(ws);
     }
@@ -300,7 +300,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
         if (t.name != "iterations") worker_sheet(wb, r, t.name);
     for (const char* run_table : kRunTables)
       if (const ReportTable* t = find_table(r.tables, run_table); t && !t->rows.empty()) {
-        lxw_worksheet* ws = wb.sheet(sheet_name(run_table));
+        lxw_worksheet* ws = wb.sheet(sheet_name(r, run_table));
         wb.write_table(ws, *t);
         wb.fit_columns(ws);
       }

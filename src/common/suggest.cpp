@@ -1,4 +1,4 @@
-#include "rules/suggest.h"
+#include "common/suggest.h"
 
 #include <algorithm>
 #include <vector>

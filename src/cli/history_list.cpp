@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/history.h"
+#include "cli/history_list.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
 #include "render/json_writer.h"

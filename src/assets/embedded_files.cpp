@@ -1,4 +1,4 @@
-#include "embedded_files.h"
+#include "assets/embedded_files.h"
 
 namespace perfgate {
 

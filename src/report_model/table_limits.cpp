@@ -1,4 +1,4 @@
-#include "report/table_limits.h"
+#include "report_model/table_limits.h"
 
 #include <algorithm>
 #include <array>

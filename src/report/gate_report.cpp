@@ -1,0 +1,44 @@
+// The baseline's changes and the gate's results put into the report: the rules read the first and
+// return the second; they never write into the model they read.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "perfgate/build_report.h"
+
+namespace perfgate {
+namespace {
+
+std::string names_text(const std::vector<std::string>& names) {
+  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+void add_baseline(ReportModel& report, const Baseline& baseline) {
+  report.baseline = baseline.info;
+  report.baseline->metrics = metric_changes(report, baseline);
+  const std::string& theirs = baseline.info.tool_version;
+  if (baseline.info.kind == "report" && !theirs.empty() && theirs != report.tool_version)
+    report.warnings.push_back(
+        fmt::format("the baseline report was written by perfgate {} (this is {}): "
+                    "metrics whose definition changed between them differ by more "
+                    "than the run",
+                    theirs, report.tool_version));
+  std::vector<std::string> ours = gpu_names(report);
+  if (ours != baseline.info.gpu_names) {
+    report.baseline->hardware_differs = true;
+    report.warnings.push_back(
+        fmt::format("the baseline ran on other GPUs ({}) than this run ({}): compare with care",
+                    names_text(baseline.info.gpu_names), names_text(ours)));
+  }
+  for (ReportTable& t : delta_tables(report, baseline)) report.tables.push_back(std::move(t));
+}
+
+void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
+              ReportVerdict verdict) {
+  report.findings = std::move(findings);
+  report.rules = std::move(rules);
+  report.verdict = std::move(verdict);
+}
+
+}  // namespace perfgate
