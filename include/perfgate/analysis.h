@@ -58,6 +58,12 @@ struct Classification {
   std::vector<OpTypePattern> op_types;                     // first match wins; no match is "other"
   std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
   std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
+  // Host ranges that are steps, for each way a format marks them (ProfileInfo::step_marking): a
+  // range whose whole name matches one of the patterns; the first number a pattern captures is the
+  // step's number. Kineto traces read profiler_step_ranges (ProfilerStep#N), nsys exports
+  // nvtx_step_ranges (NVTX step or iteration ranges).
+  std::vector<std::string> profiler_step_ranges;
+  std::vector<std::string> nvtx_step_ranges;
   // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
   // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
   double mfu_min_flops_coverage_pct = 50;

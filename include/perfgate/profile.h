@@ -195,6 +195,13 @@ struct DeviceInfo {
   int sm_count = 0;
 };
 
+// How a format marks training steps. The names of its step ranges are data in the rules
+// (classification: profiler_step_ranges, nvtx_step_ranges), which the analysis reads for it.
+enum class StepMarking : std::uint8_t {
+  ProfilerStepRanges,  // torch.profiler's ProfilerStep#N annotations (Kineto traces)
+  NvtxRanges,          // NVTX ranges the training loop pushes per step or iteration (nsys exports)
+};
+
 struct ProfileInfo {
   std::string format;          // "kineto-json"
   std::string schema_version;  // as the trace states it, may be empty
@@ -203,9 +210,7 @@ struct ProfileInfo {
   std::optional<std::int64_t> rank;
   std::optional<std::int64_t> world_size;
   std::string distributed_backend;
-  // Range names that mark steps when the user gives no --step-pattern (a regex matched against
-  // the whole name; its first capture group, if any, is the step number). Empty: ProfilerStep#N.
-  std::string step_names;
+  StepMarking step_marking = StepMarking::ProfilerStepRanges;
   // Without steps, the window covers every CUDA call and GPU activity (nsys: "the whole capture"),
   // not only the ops' span extended to their GPU work (the TensorBoard plugin's window).
   bool window_spans_capture = false;

@@ -78,7 +78,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.warnings = profile.notes;
   NameClasses classes(compiled, profile);
   Attribution attribution = attribute(profile, compiled.attribution, options.threads);
-  w.steps = detect_steps(profile, attribution, options, w.warnings);
+  w.steps = detect_steps(profile, attribution, compiled, options, w.warnings);
   w.window = select_window(w.steps, options.window);
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes); },
                                      [&] {
@@ -103,7 +103,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.has_devices = !profile.devices.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
     w.warnings.push_back(
-        options.step_pattern.empty() && profile.info.step_names.empty()
+        options.step_pattern.empty() && profile.info.step_marking == StepMarking::ProfilerStepRanges
             ? "no ProfilerStep# annotations: the whole trace is analysed as one window"
             : "no range matches the step pattern: the whole trace is analysed as one window");
   w.metrics = worker_metrics(w);

@@ -18,6 +18,15 @@ std::vector<std::string> matches_of(const std::vector<GpuPeak>& peaks) {
   for (const auto& p : peaks) out.push_back(p.match);
   return out;
 }
+// One pattern that matches where one of the patterns does. A single pattern stays as it is, so
+// that --step-pattern naming it is known as the same pattern; alternatives keep their order: the
+// first that matches the whole name gives the step number.
+std::string any_of(const std::vector<std::string>& patterns) {
+  if (patterns.size() == 1) return patterns.front();
+  std::string joined;
+  for (const std::string& p : patterns) joined += (joined.empty() ? "(?:" : "|(?:") + p + ")";
+  return joined;
+}
 }  // namespace
 
 CompiledClassification::CompiledClassification(const Classification& c)
@@ -32,6 +41,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       distributed_data_parallel_ops(c.distributed_data_parallel_ops, "distributed_data_parallel_ops"),
       nccl_ops(c.nccl_ops, "nccl_ops"),
       library_frames(c.library_frames, "library_frames"),
+      profiler_step_ranges(any_of(c.profiler_step_ranges)),
+      nvtx_step_ranges(any_of(c.nvtx_step_ranges)),
       op_types(patterns_of(c.op_types), "op_types"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),
@@ -59,6 +70,10 @@ const GpuArchitecture* CompiledClassification::architecture_of_device(std::strin
   if (device_name.empty()) return nullptr;
   int i = architecture_devices.first_match(device_name);
   return i < 0 ? nullptr : &gpu_architectures[architecture_device_entry[static_cast<std::size_t>(i)]];
+}
+
+const std::string& CompiledClassification::step_ranges(StepMarking marking) const {
+  return marking == StepMarking::NvtxRanges ? nvtx_step_ranges : profiler_step_ranges;
 }
 
 const GpuPeak* CompiledClassification::gpu_peak(std::string_view device_name) const {

@@ -16,6 +16,8 @@ struct CompiledClassification {
   const GpuPeak* gpu_peak(std::string_view device_name) const;
   // The first gpu_architectures entry whose `devices` matches the name, or nullptr.
   const GpuArchitecture* architecture_of_device(std::string_view device_name) const;
+  // The step-range pattern for how a profile's format marks its steps.
+  const std::string& step_ranges(StepMarking marking) const;
 
   PatternSet tensor_core_kernels;
   PatternSet eligible_ops;
@@ -28,6 +30,10 @@ struct CompiledClassification {
   PatternSet distributed_data_parallel_ops;
   PatternSet nccl_ops;
   PatternSet library_frames;
+  // Each list of step-range patterns as one RE2 pattern (whole-name matches, not a PatternSet:
+  // the step number is a capture); empty where the list is.
+  std::string profiler_step_ranges;
+  std::string nvtx_step_ranges;
   PatternSet op_types;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;

@@ -20,8 +20,6 @@ bool is_step_marker_kind(const HostEvent& e) {
   return e.kind != HostKind::PythonFunction;
 }
 
-constexpr std::string_view kProfilerStepPattern = R"(ProfilerStep#(\d+))";
-
 std::unique_ptr<RE2> compile(const std::string& pattern, std::string_view option) {
   RE2::Options options;
   options.set_log_errors(false);
@@ -254,17 +252,19 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
   }
 }
 
-StepDetection detect_steps(const Profile& p, const Attribution& a, const AnalysisOptions& options,
-                           std::vector<std::string>& warnings) {
+StepDetection detect_steps(const Profile& p, const Attribution& a, const CompiledClassification& rules,
+                           const AnalysisOptions& options, std::vector<std::string>& warnings) {
   StepDetection det;
   const std::string& key_op = options.key_op;
-  std::string pattern = !options.step_pattern.empty() ? options.step_pattern
-                        : !p.info.step_names.empty()  ? p.info.step_names
-                                                      : std::string(kProfilerStepPattern);
+  bool by_rules = options.step_pattern.empty();
+  const std::string& pattern = by_rules ? rules.step_ranges(p.info.step_marking) : options.step_pattern;
   if (!key_op.empty()) {
     det.steps = key_op_steps(p, key_op, det.marker_events);
-  } else {
-    std::unique_ptr<RE2> re = compile(pattern, "--step-pattern");
+  } else if (!pattern.empty()) {  // an empty list in the rules: no range is a step
+    const char* option = !by_rules                                        ? "--step-pattern"
+                         : p.info.step_marking == StepMarking::NvtxRanges ? "nvtx_step_ranges"
+                                                                          : "profiler_step_ranges";
+    std::unique_ptr<RE2> re = compile(pattern, option);
     det.steps = named_steps(p, *re, det.marker_events);
   }
   if (det.steps.empty()) {
@@ -273,9 +273,11 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Analysi
     whole_trace_window(p, a, det);
     return det;
   }
-  det.source = !key_op.empty()                   ? StepSource::KeyOp
-               : pattern == kProfilerStepPattern ? StepSource::ProfilerStep
-                                                 : StepSource::StepPattern;
+  // "profiler-step": the steps the rules' profiler_step_ranges find (Kineto's ProfilerStep#N by
+  // default), also where --step-pattern names the same pattern; any other pattern is "step-pattern".
+  det.source = !key_op.empty()                         ? StepSource::KeyOp
+               : pattern == rules.profiler_step_ranges ? StepSource::ProfilerStep
+                                                       : StepSource::StepPattern;
   DeviceSpans spans = device_spans(p, a, det.steps);
   bool uses_gpu = std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end();
   if (!uses_gpu) {

@@ -7,11 +7,14 @@
 #include <string>
 
 #include "analyse/attribution.h"
+#include "analyse/classifier.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {
 
+// Step ranges are named by --step-pattern, else by the rules' step ranges for the profile's format.
 StepDetection detect_steps(const Profile& profile, const Attribution& attribution,
-                           const AnalysisOptions& options, std::vector<std::string>& warnings);
+                           const CompiledClassification& rules, const AnalysisOptions& options,
+                           std::vector<std::string>& warnings);
 
 }  // namespace perfgate

@@ -221,8 +221,9 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
       ->type_name("REGEX");
   cmd->add_option("--step-pattern", args->step_pattern,
-                  "Regex for the names of step ranges (whole name; first group = step number). Default: "
-                  "ProfilerStep#N; for nsys exports also step/iteration names such as 'train_step 3'")
+                  "Regex for the names of step ranges (whole name; first group = step number), for this "
+                  "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
+                  "nvtx_step_ranges (also step/iteration names such as 'train_step 3')")
       ->type_name("REGEX");
   cmd->add_option("--threads", args->threads,
                   "Threads that read the profiles and write the reports (default 0: one per core); a large "

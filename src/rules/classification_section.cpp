@@ -8,7 +8,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 12> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 14> kPatternLists = {"tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
                                                             "communication_kernels",
@@ -19,6 +19,8 @@ constexpr std::array<std::string_view, 12> kPatternLists = {"tensor_core_kernels
                                                             "distributed_data_parallel_ops",
                                                             "nccl_ops",
                                                             "library_frames",
+                                                            "profiler_step_ranges",
+                                                            "nvtx_step_ranges",
                                                             "op_types"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
@@ -43,6 +45,8 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "distributed_data_parallel_ops") return c.distributed_data_parallel_ops;
   if (name == "nccl_ops") return c.nccl_ops;
   if (name == "library_frames") return c.library_frames;
+  if (name == "profiler_step_ranges") return c.profiler_step_ranges;
+  if (name == "nvtx_step_ranges") return c.nvtx_step_ranges;
   return c.dataloader_ops;
 }
 

@@ -35,6 +35,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "distributed_data_parallel_ops", c.distributed_data_parallel_ops);
   pattern_list(out, "nccl_ops", c.nccl_ops);
   pattern_list(out, "library_frames", c.library_frames);
+  pattern_list(out, "profiler_step_ranges", c.profiler_step_ranges);
+  pattern_list(out, "nvtx_step_ranges", c.nvtx_step_ranges);
   out << YAML::Key << "op_types" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
       << YAML::BeginSeq;
   for (const auto& t : c.op_types)

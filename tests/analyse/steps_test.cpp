@@ -143,6 +143,47 @@ TEST(Steps, KeyOpThatMatchesNothingWarnsAndUsesTheWholeTrace) {
   EXPECT_NE(w.warnings.back().find("matched no op"), std::string::npos);
 }
 
+// Issue 30, item 7: the step ranges of a Kineto trace are the rules' profiler_step_ranges, which a
+// user rule file replaces or extends; nvtx_step_ranges (nsys exports) does not apply to it.
+TEST(Steps, KinetoStepRangesComeFromTheRules) {
+  TraceBuilder t;
+  t.annotation("Iteration 4", 0, 100).annotation("Iteration 5", 100, 100).step(9, 300, 50);
+  std::string json = t.json();
+  auto numbers = [](const WorkerAnalysis& w) {
+    std::vector<std::int64_t> out;
+    for (const Step& s : w.steps.steps) out.push_back(s.number.value_or(-1));
+    return out;
+  };
+  WorkerAnalysis by_default = analyse_json(json);
+  EXPECT_EQ(by_default.steps.source, StepSource::ProfilerStep);
+  EXPECT_EQ(numbers(by_default), std::vector<std::int64_t>{9});
+
+  std::string dir = temp_dir();
+  auto rules = [&](const std::string& name, const std::string& list, const std::string& entries) {
+    return write_text(dir + "/" + name + ".yaml", "classification:\n  " + list + ":\n    " + entries + "\n");
+  };
+  std::string nvtx = rules("nvtx_iterations", "nvtx_step_ranges", "patterns: ['Iteration (\\d+)']");
+  EXPECT_EQ(numbers(analyse_json(json, {}, {nvtx})), std::vector<std::int64_t>{9});
+
+  std::string replaced = rules("kineto_iterations", "profiler_step_ranges", "patterns: ['Iteration (\\d+)']");
+  WorkerAnalysis iterations = analyse_json(json, {}, {replaced});
+  EXPECT_EQ(iterations.steps.source, StepSource::ProfilerStep);  // the steps profiler_step_ranges finds
+  EXPECT_EQ(numbers(iterations), (std::vector<std::int64_t>{4, 5}));
+  EXPECT_EQ(iterations.steps.steps[0].name, "Iteration 4");
+
+  std::string added = rules("kineto_added", "profiler_step_ranges", "add: ['Iteration (\\d+)']");
+  EXPECT_EQ(numbers(analyse_json(json, {}, {added})), (std::vector<std::int64_t>{4, 5, 9}));
+
+  // --step-pattern overrides the rules for one run.
+  AnalysisOptions profiler_steps;
+  profiler_steps.step_pattern = R"(ProfilerStep#(\d+))";
+  EXPECT_EQ(numbers(analyse_json(json, profiler_steps, {replaced})), std::vector<std::int64_t>{9});
+
+  // An empty list: no range is a step, the whole trace is one window.
+  std::string none = rules("kineto_none", "profiler_step_ranges", "patterns: []");
+  EXPECT_EQ(analyse_json(json, {}, {none}).steps.source, StepSource::None);
+}
+
 std::string five_steps() {
   TraceBuilder t;
   for (int i = 0; i < 5; ++i) t.step(10 + i, 100.0 * i, 10.0 * (i + 1));

@@ -267,6 +267,70 @@ TEST(NsysReader, StepPatternWholeWordsOnly) {
   EXPECT_EQ(none.steps.source, StepSource::None);
 }
 
+// Issue 30, item 7: which NVTX ranges are steps is the rules' nvtx_step_ranges, which a user rule
+// file replaces; the Kineto list (profiler_step_ranges) does not apply to an nsys export, and
+// --step-pattern overrides the rules for one run.
+TEST(NsysReader, NvtxStepRangesComeFromTheRules) {
+  // Steps "train_step 1" [0, 4000] and "train_step 2" [5000, 9000], each holding a "fwd_bwd N"
+  // range and one kernel launch.
+  std::string path =
+      file("rule_steps.sqlite",
+           schema() + range(0, 4000, "train_step 1", 10, 10) + range(500, 3500, "fwd_bwd 10", 10, 10) +
+               range(5000, 9000, "train_step 2", 10, 10) + range(5500, 8500, "fwd_bwd 11", 10, 10) +
+               launch(1000, 1100, 1, 10, 10) + kernel(1200, 3000, 1, 10) + launch(6000, 6100, 2, 10, 10) +
+               kernel(6200, 8000, 2, 10));
+  Profile p = std::move(load_run({path}).workers.at(0));
+  EXPECT_EQ(p.info.step_marking, StepMarking::NvtxRanges);
+  auto numbers = [](const WorkerAnalysis& w) {
+    std::vector<std::int64_t> out;
+    for (const Step& s : w.steps.steps) out.push_back(s.number.value_or(-1));
+    return out;
+  };
+  EXPECT_EQ(numbers(analyse_profile(p, default_classification(), {})), (std::vector<std::int64_t>{1, 2}));
+
+  std::string dir = temp_dir();
+  RuleSet fwd_bwd =
+      load_rules({write_text(dir + "/nvtx_fwd_bwd.yaml",
+                             "classification:\n  nvtx_step_ranges:\n    patterns: ['fwd_bwd (\\d+)']\n")});
+  WorkerAnalysis w = analyse_profile(p, fwd_bwd.classification, {});
+  EXPECT_EQ(w.steps.source, StepSource::StepPattern);
+  EXPECT_EQ(numbers(w), (std::vector<std::int64_t>{10, 11}));
+  ASSERT_EQ(w.steps.steps.size(), 2u);
+  EXPECT_EQ(w.steps.steps[0].host_start, 500);
+  EXPECT_EQ(w.steps.steps[1].host_end, 8500);
+
+  RuleSet kineto_only = load_rules(
+      {write_text(dir + "/kineto_fwd_bwd.yaml",
+                  "classification:\n  profiler_step_ranges:\n    patterns: ['fwd_bwd (\\d+)']\n")});
+  EXPECT_EQ(numbers(analyse_profile(p, kineto_only.classification, {})), (std::vector<std::int64_t>{1, 2}));
+
+  AnalysisOptions train_steps;
+  train_steps.step_pattern = R"(train_step (\d+))";
+  EXPECT_EQ(numbers(analyse_profile(p, fwd_bwd.classification, train_steps)),
+            (std::vector<std::int64_t>{1, 2}));
+}
+
+// The shipped nvtx_step_ranges, as the code had them before they moved to the rules: ProfilerStep#N
+// and a step or iteration word in any case, with a number after a separator.
+TEST(NsysReader, DefaultNvtxStepRangeNames) {
+  std::string path =
+      file("default_step_names.sqlite",
+           schema() + range(0, 1000, "Iteration 12", 10, 10) + range(2000, 3000, "iter#13", 10, 10) +
+               range(4000, 5000, "ProfilerStep#14", 10, 10) +
+               range(4100, 4200, "Optimizer.step#SGD.step", 10, 10) + range(6000, 7000, "STEP_15", 10, 10) +
+               range(8000, 8100, "stepper 16", 10, 10));
+  Profile p = std::move(load_run({path}).workers.at(0));
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  std::vector<std::string> names;
+  std::vector<std::int64_t> numbers;
+  for (const Step& s : w.steps.steps) {
+    names.push_back(s.name);
+    numbers.push_back(s.number.value_or(-1));
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"Iteration 12", "iter#13", "ProfilerStep#14", "STEP_15"}));
+  EXPECT_EQ(numbers, (std::vector<std::int64_t>{12, 13, 14, 15}));
+}
+
 TEST(NsysReader, BadInputsNameTheFileAndTheReason) {
   std::string not_nsys =
       file("other.sqlite", "CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('x');");

@@ -103,6 +103,28 @@ TEST(RuleFiles, EveryErrorOfAFileIsReportedAtOnce) {
       << m;
 }
 
+// Issue 30, item 7: the step ranges of each format are classification lists: shipped with their
+// sources, extended or replaced like the others, and checked the same way.
+TEST(RuleFiles, StepRangesAreClassificationLists) {
+  RuleSet d = load_rules({});
+  EXPECT_EQ(d.classification.profiler_step_ranges, std::vector<std::string>{R"(ProfilerStep#(\d+))"});
+  ASSERT_EQ(d.classification.nvtx_step_ranges.size(), 2u);
+  EXPECT_EQ(d.classification.nvtx_step_ranges[0], R"(ProfilerStep#(\d+))");
+
+  RuleSet r = load_rules({rules_file("classification:\n  nvtx_step_ranges:\n    add: ['fwd_bwd (\\d+)']\n")});
+  ASSERT_EQ(r.classification.nvtx_step_ranges.size(), 3u);
+  EXPECT_EQ(r.classification.nvtx_step_ranges[0], R"(fwd_bwd (\d+))");
+  EXPECT_EQ(r.classification.profiler_step_ranges, d.classification.profiler_step_ranges);
+
+  // Line 4, the pattern's value at column 18.
+  std::string path = rules_file(
+      "classification:\n  profiler_step_ranges:\n    patterns:\n      - pattern: 'ProfilerStep#(\\d+'\n"
+      "        source: \"a typo\"\n");
+  std::string m = config_error({path});
+  EXPECT_NE(m.find(path + ":4:18: error: invalid regular expression 'ProfilerStep#(\\d+'"), std::string::npos)
+      << m;
+}
+
 // Two entries of one rule in a file, or one key given twice in a mapping, would be merged silently
 // (YAML keeps the first key); both are errors at the second, naming the first's line.
 TEST(RuleFiles, ARuleOrAKeyGivenTwiceIsAnError) {

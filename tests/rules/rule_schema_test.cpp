@@ -350,6 +350,8 @@ TEST(RuleSchema, EffectiveRulesRoundTrip) {
     EXPECT_EQ(a.offenders.has_value(), b.offenders.has_value()) << a.id;
   }
   EXPECT_EQ(again.classification.tensor_core_kernels, set.classification.tensor_core_kernels);
+  EXPECT_EQ(again.classification.profiler_step_ranges, set.classification.profiler_step_ranges);
+  EXPECT_EQ(again.classification.nvtx_step_ranges, set.classification.nvtx_step_ranges);
   EXPECT_EQ(again.classification.op_types.size(), set.classification.op_types.size());
   EXPECT_EQ(again.classification.gpu_peaks.size(), set.classification.gpu_peaks.size());
   EXPECT_EQ(*rule(again, "gpu.low-utilization")->warn, 40);

@@ -10,11 +10,6 @@
 namespace perfgate::nsys {
 namespace {
 
-// ProfilerStep#N, or a range named for a step or an iteration as a whole word, with an optional
-// prefix and number ("train_step", "Iteration 12", "step#3"); "validateIterDomainUse" is not one.
-constexpr const char* kStepNames =
-    R"(ProfilerStep#(\d+)|(?i:(?:[a-z]+[ _])?(?:step|iteration|iter)(?:[ _#:=-]*(\d+))?))";
-
 void require_nsys_tables(const SqliteDb& db) {
   for (const char* table :
        {"StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS",
@@ -65,7 +60,7 @@ void read_export(const std::string& path, const std::string& worker,
   require_nsys_tables(db);
   ProfileInfo info;
   info.format = "nsys-sqlite";
-  info.step_names = kStepNames;
+  info.step_marking = StepMarking::NvtxRanges;
   info.window_spans_capture = true;
   read_export_info(db, info);
   std::vector<DeviceInfo> gpus = read_gpus(db);
