@@ -92,8 +92,9 @@ struct WindowOptions {
 struct AnalysisOptions {
   WindowOptions window;
   std::string key_op;  // regex: every start of a matching op begins a step (DLProf's key node)
-  // Regex for step range names (whole-name match, first group = step number); empty: the
-  // profile's own default (ProfilerStep#N; nsys exports: step/iteration names too).
+  // Regex for step range names (whole-name match, first group = step number); empty: the rules'
+  // step ranges for the way the profile marks steps (Classification::profiler_step_ranges or
+  // nvtx_step_ranges).
   std::string step_pattern;
   // Threads one worker's analysis may use: its independent stages (op tables, interval breakdown,
   // kernel tables and timeline) run side by side when above 1. The results do not depend on it.
