@@ -7,6 +7,7 @@
 #include "perfgate/history.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
+#include "render/format.h"
 #include "render/json_writer.h"
 
 namespace perfgate {
@@ -66,7 +67,7 @@ std::string render_history_table(const std::vector<HistoryRun>& runs) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + '\n';
   };
-  line("id", "time (UTC)", "branch", "commit", "median step", "GPUs", "labels");
+  line("id", "time (UTC)", "branch", "commit", metric_label("steps.median_us"), "GPUs", "labels");
   for (const HistoryRun& run : runs)
     line(run.id, terminal_escape(run.time), terminal_escape(run.labels.branch),
          terminal_escape(run.labels.commit.substr(0, 7)),
