@@ -15,7 +15,7 @@
 
 namespace perfgate {
 
-inline constexpr const char* kReportSchema = "perfgate-report/1";
+inline constexpr const char* kReportSchema = "perfgate-report/2";
 
 struct ReportMetric {
   std::string name;
