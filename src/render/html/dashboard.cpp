@@ -58,7 +58,7 @@ TemplateData metric_entry(const ReportModel& r, std::string_view name, std::stri
 TemplateData summary(const ReportModel& r) {
   TemplateData list = template_list();
   list.push_back(metric_entry(r, "window.wall_us"));
-  // The GPUs counted carry no change: another count is another machine, which the baseline says.
+  // Without a change badge: the number of GPUs is the machine the run had, not a result of the code.
   list.push_back(entry(metric_label("gpu.count"), format_value(metric(r, "gpu.count"), "count")));
   list.push_back(metric_entry(r, "gpu.busy_pct", ", of the window"));
   list.push_back(metric_entry(r, "gpu.sm_efficiency_pct", ", of the window"));
