@@ -1,5 +1,5 @@
-// The metric catalog: every metric's stable dotted name, unit and definition, written once and
-// used by `perfgate metrics`, the JSON report, the rules and the documentation.
+// The metric catalog: every metric's stable dotted name, label, unit and definition, written once
+// and used by `perfgate metrics`, the JSON report, the rules, every renderer and the documentation.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +12,9 @@ namespace perfgate {
 
 struct MetricInfo {
   std::string_view name;
+  // How every output names the metric in words ("GPU utilization"), the same in each: short enough
+  // for a line of the terminal summary, sentence case.
+  std::string_view label;
   std::string_view unit;  // "us", "%", "count", "ratio", "bytes", "GB/s", "flop", "TFLOP/s", "version"
   std::string_view definition;
   std::string_view source;  // whose definition it follows
@@ -19,6 +22,9 @@ struct MetricInfo {
 
 std::span<const MetricInfo> metric_catalog();
 std::optional<std::size_t> metric_index(std::string_view name);
+// The catalog's entry of `name`; a name the catalog lacks is a programming error (std::logic_error),
+// never a silent "n/a".
+const MetricInfo& metric_info(std::string_view name);
 
 // One value per catalog metric; empty means "not applicable" (never 0 in its place).
 class MetricValues {

@@ -15,7 +15,7 @@
 
 namespace perfgate {
 
-inline constexpr const char* kReportSchema = "perfgate-report/1";
+inline constexpr const char* kReportSchema = "perfgate-report/2";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {

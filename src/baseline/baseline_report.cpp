@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
@@ -20,6 +21,9 @@ namespace {
 
 constexpr std::uint64_t kMaxReportBytes = std::uint64_t{1} << 30;
 constexpr std::string_view kSchemaPrefix = "perfgate-report/";
+// The schemas read: version 2 left out what version 1 wrote twice, and kept every field read here
+// where it was (src/render/json_report.cpp), so both read alike.
+constexpr std::string_view kReadableSchemas[] = {"perfgate-report/1", kReportSchema};
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, as some editors save
 
 struct GzFile {
@@ -156,9 +160,11 @@ Baseline read_baseline_report(const std::string& path, std::uint64_t max_memory)
   ReportFields report = parse_report_file(path, kMaxReportBytes, max_memory);
   const std::string& schema = report.schema.text;
   if (report.schema.kind != JsonKind::String || !schema.starts_with(kSchemaPrefix))
-    bad(path, "no 'schema': \"perfgate-report/1\"");
-  if (schema != kReportSchema)
-    bad(path, fmt::format("schema '{}' is not one this perfgate reads ({})", schema, kReportSchema));
+    bad(path, fmt::format("no 'schema': \"{}\"", kReportSchema));
+  if (std::find(std::begin(kReadableSchemas), std::end(kReadableSchemas), schema) ==
+      std::end(kReadableSchemas))
+    bad(path, fmt::format("schema '{}' is not one this perfgate reads ({})", schema,
+                          fmt::join(kReadableSchemas, ", ")));
   Baseline b;
   b.info.path = path;
   b.info.kind = "report";

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/history_list.h"
+#include "perfgate/metrics.h"
 #include "perfgate/units.h"
 #include "render/escape.h"
 #include "render/json_writer.h"
@@ -66,7 +67,8 @@ std::string render_history_table(const std::vector<HistoryRun>& runs) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + '\n';
   };
-  line("id", "time (UTC)", "branch", "commit", "median step", "GPUs", "labels");
+  line("id", "time (UTC)", "branch", "commit", std::string(metric_info("steps.median_us").label), "GPUs",
+       "labels");
   for (const HistoryRun& run : runs)
     line(run.id, terminal_escape(run.time), terminal_escape(run.labels.branch),
          terminal_escape(run.labels.commit.substr(0, 7)),

@@ -39,6 +39,8 @@ int run_metrics(const std::string& format) {
       j.begin_object()
           .key("name")
           .value(m.name)
+          .key("label")
+          .value(m.label)
           .key("unit")
           .value(m.unit)
           .key("definition")
@@ -49,14 +51,19 @@ int run_metrics(const std::string& format) {
     j.end_array();
     std::cout << j.str() << '\n';
   } else if (format == "markdown") {
-    std::cout << "| metric | unit | definition | follows |\n|---|---|---|---|\n";
+    std::cout << "| metric | label | unit | definition | follows |\n|---|---|---|---|---|\n";
     for (const auto& m : catalog)
-      std::cout << fmt::format("| `{}` | {} | {} | {} |\n", m.name, m.unit, m.definition, m.source);
+      std::cout << fmt::format("| `{}` | {} | {} | {} | {} |\n", m.name, m.label, m.unit, m.definition,
+                               m.source);
   } else {
-    std::size_t width = 0;
-    for (const auto& m : catalog) width = std::max(width, m.name.size());
+    std::size_t width = 0, label_width = 0;
+    for (const auto& m : catalog) {
+      width = std::max(width, m.name.size());
+      label_width = std::max(label_width, m.label.size());
+    }
     for (const auto& m : catalog)
-      std::cout << fmt::format("{:<{}}  {:<6} {}\n", m.name, width, m.unit, m.definition);
+      std::cout << fmt::format("{:<{}}  {:<{}}  {:<6} {}\n", m.name, width, m.label, label_width, m.unit,
+                               m.definition);
   }
   return kExitPass;
 }
@@ -66,7 +73,7 @@ int run_metrics(const std::string& format) {
 std::function<int()> add_metrics_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
   auto tables = std::make_shared<bool>(false);
-  CLI::App* cmd = app.add_subcommand("metrics", "Print the metric catalog: name, unit, definition");
+  CLI::App* cmd = app.add_subcommand("metrics", "Print the metric catalog: name, label, unit, definition");
   cmd->add_option("--format", *format, "text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   cmd->add_flag("--tables", *tables, "Print the report's tables and their columns instead");

@@ -122,7 +122,7 @@ void check_output_paths(const OutputArgs& a, const std::vector<std::string>& inp
 }
 
 void add_output_options(CLI::App& cmd, OutputArgs& a) {
-  cmd.add_option("--json", a.json, "Write the JSON report (schema perfgate-report/1) to FILE")
+  cmd.add_option("--json", a.json, fmt::format("Write the JSON report (schema {}) to FILE", kReportSchema))
       ->type_name("FILE")
       ->check(non_empty_path);
   cmd.add_option("--html", a.html, "Write the HTML report (one self-contained page) to FILE")

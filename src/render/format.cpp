@@ -9,9 +9,14 @@
 namespace perfgate {
 
 std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name) {
+  metric_info(name);  // throws for a name the catalog lacks
   for (const auto& m : metrics)
     if (m.name == name) return m.value;
   return std::nullopt;
+}
+
+std::string metric_label(std::string_view name) {
+  return std::string(metric_info(name).label);
 }
 
 std::string gpu_architecture_text(const ReportGpu& g) {

@@ -1,5 +1,11 @@
-// The JSON report: the report model as is, versioned ("schema": "perfgate-report/1"). It is
-// also what --baseline reads, so its layout only grows.
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2"), each fact once. It
+// is also what --baseline and history import read, which read version 1 too: version 2 keeps
+// every field they read where version 1 had it. Version 1 wrote each GPU three times (the run's
+// "gpus", the worker's "gpus" and the worker's "gpus" table) and the system configuration twice
+// (the worker's "system" and its "system" table); version 2 writes the run's "gpus" (with the
+// table's kernel_us and busy_us) and the worker's "system", and leaves out the worker's "gpus" and
+// the two tables, which are views of them (docs/reports.md, "The JSON report").
+#include <algorithm>
 #include <type_traits>
 #include <variant>
 
@@ -55,6 +61,8 @@ void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
     j.key("memory_bytes")
         .value(g.memory_bytes > 0 ? std::optional<std::uint64_t>(g.memory_bytes) : std::nullopt);
     j.key("kernel_count").value(g.kernel_count);
+    j.key("kernel_us").value(static_cast<double>(g.kernel_ns) / 1e3);
+    j.key("busy_us").value(static_cast<double>(g.busy_ns) / 1e3);
     j.key("utilization_pct").value(g.utilization_pct);
     j.key("busy_pct").value(g.busy_pct);
     j.key("idle_pct").value(g.idle_pct);
@@ -111,10 +119,15 @@ void write_cell(JsonWriter& j, const ReportCell& cell) {
       cell);
 }
 
+// A worker's tables that only show what the report holds elsewhere: its "system" and the run's
+// "gpus" (the pages and the workbook show them as tables).
+constexpr std::string_view kViewTables[] = {"system", "gpus"};
+
 // A table as its columns (name and unit) and rows of cells in column order.
 void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables) {
   j.key("tables").begin_object();
   for (const auto& t : tables) {
+    if (std::find(std::begin(kViewTables), std::end(kViewTables), t.name) != std::end(kViewTables)) continue;
     j.key(t.name).begin_object();
     j.key("title").value(t.title);
     j.key("columns").begin_array();
@@ -150,7 +163,6 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
     j.end_object();
   }
   j.end_array();
-  write_gpus(j, w.gpus);
   write_system(j, w.system);
   j.key("timeline").begin_object();
   j.key("step").value(w.timeline.step);

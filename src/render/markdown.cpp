@@ -20,23 +20,19 @@ namespace {
 
 constexpr std::size_t kMaxCellChars = 80;
 
-// The key metrics of the summary.
-struct KeyMetric {
-  const char* name;
-  const char* label;
-};
-constexpr KeyMetric kKeyMetrics[] = {
-    {"steps.median_us", "Median step"},
-    {"steps.mean_us", "Mean step"},
-    {"gpu.utilization_pct", "GPU utilization"},
-    {"tensor_core.kernel_time_pct", "Tensor Core kernel time"},
-    {"tensor_core.efficiency_pct", "Tensor Core efficiency"},
-    {"breakdown.dataloader_pct", "Data loader share"},
-    {"breakdown.communication_pct", "Communication share"},
-    {"compute.mfu_pct", "MFU"},
-    {"compute.flops_coverage_pct", "FLOP coverage"},
-    {"memory.peak_allocated_bytes", "Peak GPU memory"},
-    {"host.sync_calls", "Synchronising calls"},
+// The key metrics of the summary, each shown under its catalog label.
+constexpr std::string_view kKeyMetrics[] = {
+    "steps.median_us",
+    "steps.mean_us",
+    "gpu.utilization_pct",
+    "tensor_core.kernel_time_pct",
+    "tensor_core.efficiency_pct",
+    "breakdown.dataloader_pct",
+    "breakdown.communication_pct",
+    "compute.mfu_pct",
+    "compute.flops_coverage_pct",
+    "memory.peak_allocated_bytes",
+    "host.sync_calls",
 };
 
 // How much goes in: fewer rows and findings until the text fits the budget.
@@ -79,21 +75,22 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   TemplateData list = template_list();
-  for (const KeyMetric& k : kKeyMetrics) {
+  for (std::string_view name : kKeyMetrics) {
+    std::string label = metric_label(name);  // throws for a name the catalog lacks
     auto index = std::find_if(r.metrics.begin(), r.metrics.end(),
-                              [&](const ReportMetric& m) { return m.name == k.name; });
+                              [&](const ReportMetric& m) { return m.name == name; });
     if (index == r.metrics.end() || (compact && !index->value)) continue;
     TemplateData row;
-    row.set("label", k.label);
+    row.set("label", esc(label));
     std::string value = format_value(index->value, index->unit);
     // A peak counted from the capture's start (no totals in the trace) is a lower bound.
-    if (k.name == std::string_view("memory.peak_allocated_bytes") && index->value &&
+    if (name == "memory.peak_allocated_bytes" && index->value &&
         metric_value(r.metrics, "memory.totals_recorded") == 0.0)
       value = "at least " + value;
     row.set("value", value);
     if (r.baseline)
       for (const ReportMetricChange& c : r.baseline->metrics)
-        if (c.name == k.name) {
+        if (c.name == name) {
           row.set("baseline", format_value(c.baseline, c.unit));
           row.set("delta", signed_change(c));
         }

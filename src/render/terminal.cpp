@@ -1,4 +1,7 @@
 // The terminal summary: a few labelled lines, the window first, "n/a" where a metric does not apply.
+// Each metric on a line is named by its catalog label, as in every other output.
+#include <span>
+
 #include <fmt/format.h>
 
 #include "perfgate/render.h"
@@ -58,60 +61,44 @@ std::string window_line(const ReportModel& r) {
                      format_duration_us(metric_value(m, "window.wall_us")));
 }
 
+// "GPU busy 71.8%": the metric's label, then its value by its unit.
+std::string labelled(const std::vector<ReportMetric>& m, std::string_view name) {
+  return metric_label(name) + " " + format_value(metric_value(m, name), metric_info(name).unit);
+}
+
 std::string steps_line(const std::vector<ReportMetric>& m) {
-  return join({"mean " + format_duration_us(metric_value(m, "steps.mean_us")),
-               "median " + format_duration_us(metric_value(m, "steps.median_us")),
-               "p90 " + format_duration_us(metric_value(m, "steps.p90_us")),
-               "min " + format_duration_us(metric_value(m, "steps.min_us")),
-               "max " + format_duration_us(metric_value(m, "steps.max_us")),
-               "cv " + format_pct(metric_value(m, "steps.cv_pct"))});
+  return join({labelled(m, "steps.mean_us"), labelled(m, "steps.median_us"), labelled(m, "steps.p90_us"),
+               labelled(m, "steps.min_us"), labelled(m, "steps.max_us"), labelled(m, "steps.cv_pct")});
 }
 
 std::string gpu_line(const std::vector<ReportMetric>& m) {
   double count = metric_value(m, "gpu.count").value_or(0);
   if (count == 0) return "no GPU activity: GPU metrics are not applicable";
-  return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"),
-               "utilization " + format_pct(metric_value(m, "gpu.utilization_pct")),
-               "busy " + format_pct(metric_value(m, "gpu.busy_pct")),
-               "idle " + format_pct(metric_value(m, "gpu.idle_pct")),
-               "SM efficiency " + format_pct(metric_value(m, "gpu.sm_efficiency_pct")),
-               "occupancy " + format_pct(metric_value(m, "gpu.achieved_occupancy_pct"))});
+  return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"), labelled(m, "gpu.utilization_pct"),
+               labelled(m, "gpu.busy_pct"), labelled(m, "gpu.idle_pct"), labelled(m, "gpu.sm_efficiency_pct"),
+               labelled(m, "gpu.achieved_occupancy_pct")});
 }
 
+// A GPU's own utilization and busy share, under the labels of the run's.
 std::string gpu_detail(const ReportGpu& g, bool name_worker) {
   std::string name = (g.name.empty() ? "unknown device" : g.name) + gpu_architecture_text(g);
-  return fmt::format("{}GPU {}: {} · util {} · busy {} · {} kernels", name_worker ? g.worker + " " : "",
-                     g.device, name, format_pct(g.utilization_pct), format_pct(g.busy_pct), g.kernel_count);
+  return fmt::format("{}GPU {}: {} · {} {} · {} {} · {} kernels", name_worker ? g.worker + " " : "", g.device,
+                     name, metric_label("gpu.utilization_pct"), format_pct(g.utilization_pct),
+                     metric_label("gpu.busy_pct"), format_pct(g.busy_pct), g.kernel_count);
 }
 
-// "kernel 55.5% · memcpy 1.1% · ..." for the parts of an exclusive split that apply.
-template <typename NameOf>
-std::string split_line(const std::vector<ReportMetric>& m, std::string_view family, std::size_t parts,
-                       NameOf name_of) {
+// "Kernel 55.5% · Memcpy 1.1% · ..." for the parts of an exclusive split that apply.
+std::string split_line(const std::vector<ReportMetric>& m, std::span<const std::string_view> shares) {
   std::vector<std::string> shown;
-  for (std::size_t i = 0; i < parts; ++i) {
-    std::string part = name_of(i);
-    auto v = metric_value(m, fmt::format("{}.{}_pct", family, part));
-    if (v) shown.push_back(part + " " + format_pct(v));
-  }
+  for (std::string_view name : shares)
+    if (metric_value(m, name)) shown.push_back(labelled(m, name));
   return shown.empty() ? "n/a" : join(shown);
 }
 
-std::string breakdown_line(const std::vector<ReportMetric>& m) {
-  return split_line(m, "breakdown", kReportBreakdownParts,
-                    [](std::size_t i) { return std::string(kReportBreakdownNames[i]); });
-}
-
-std::string resources_line(const std::vector<ReportMetric>& m) {
-  return split_line(m, "resources", kReportResourceParts,
-                    [](std::size_t i) { return std::string(kReportResourceNames[i]); });
-}
-
 std::string tensor_core_line(const std::vector<ReportMetric>& m) {
-  return join(
-      {"TC kernel time " + format_pct(metric_value(m, "tensor_core.kernel_time_pct")),
-       "eligible-op kernel time " + format_pct(metric_value(m, "tensor_core.eligible_kernel_time_pct")),
-       "TC efficiency " + format_pct(metric_value(m, "tensor_core.efficiency_pct"))});
+  return join({labelled(m, "tensor_core.kernel_time_pct"),
+               labelled(m, "tensor_core.eligible_kernel_time_pct"),
+               labelled(m, "tensor_core.efficiency_pct")});
 }
 
 // Small runs reach a fraction of a TFLOP/s: three significant digits keep them readable.
@@ -123,16 +110,15 @@ std::string compute_line(const std::vector<ReportMetric>& m) {
   auto flops = metric_value(m, "compute.flops");
   if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
   return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(metric_value(m, "compute.tflops_achieved")),
-               "MFU " + mfu_text(m),
-               "coverage " + format_pct(metric_value(m, "compute.flops_coverage_pct"))});
+               metric_label("compute.mfu_pct") + " " + mfu_text(m),
+               labelled(m, "compute.flops_coverage_pct")});
 }
 
 std::string host_line(const std::vector<ReportMetric>& m) {
-  return join({"runtime " + format_pct(metric_value(m, "host.runtime_pct")),
+  return join({labelled(m, "host.runtime_pct"),
                fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
                            format_duration_us(metric_value(m, "host.sync_us"))),
-               "short kernels " + format_pct(metric_value(m, "kernels.short_pct")),
-               "GPU waiting on host " + format_pct(metric_value(m, "gpu.idle_host_wait_pct")) + " of idle"});
+               labelled(m, "kernels.short_pct"), labelled(m, "gpu.idle_host_wait_pct") + " of idle"});
 }
 
 // The first worker's top GPU ops: the few a reader should look at first.
@@ -161,9 +147,9 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
   out.add("GPU", gpu_line(r.metrics));
   for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
-  out.add("Breakdown", breakdown_line(r.metrics));
+  out.add("Breakdown", split_line(r.metrics, kBreakdownShares));
   out.add("Tensor Cores", tensor_core_line(r.metrics));
-  out.add("Resources", resources_line(r.metrics));
+  out.add("Resources", split_line(r.metrics, kResourceShares));
   if (metric_value(r.metrics, "gpu.count").value_or(0) > 0) {
     out.add("Compute", compute_line(r.metrics));
     out.add("Host", host_line(r.metrics));
@@ -171,8 +157,8 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   }
   if (r.workers.size() > 1) {
     for (const auto& w : r.workers)
-      out.add("Worker", fmt::format("{}: {} steps, mean {}", w.name, w.window.steps_in_window,
-                                    format_duration_us(metric_value(w.metrics, "steps.mean_us"))));
+      out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
+                                    labelled(w.metrics, "steps.mean_us")));
   }
   for (const auto& w : r.workers)
     for (const auto& d : w.dropped_steps)

@@ -183,7 +183,7 @@ TEST(Compute, MfuIsNotApplicableBelowTheFlopCoverageThreshold) {
       run_perfgate("analyze " + write_text(temp_dir() + "/low_coverage.json", t.json()) + " --no-progress");
   EXPECT_NE(r.out.find("MFU n/a"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MFU 0.0%"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("coverage 0.1%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FLOP coverage 0.1%"), std::string::npos) << r.out;
 }
 
 TEST(Compute, NotApplicableWithoutShapes) {

@@ -149,8 +149,8 @@ TEST(Cli, AnalyzeWritesTheJsonReportAndPrintsTheSummary) {
   std::string trace = t.write(dir + "/run.pt.trace.json.gz");
   CommandResult r = run_perfgate("analyze " + trace + " --json " + dir + "/out.json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_TRUE(contains(r.out, "utilization 40.0%")) << r.out;
-  EXPECT_TRUE(contains(read_text(dir + "/out.json"), "\"schema\": \"perfgate-report/1\""));
+  EXPECT_TRUE(contains(r.out, "GPU utilization 40.0%")) << r.out;
+  EXPECT_TRUE(contains(read_text(dir + "/out.json"), "\"schema\": \"perfgate-report/2\""));
   CommandResult quiet = run_perfgate("analyze -q " + trace);
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_TRUE(quiet.out.empty()) << quiet.out;
@@ -161,7 +161,7 @@ TEST(Cli, MetricsPrintsTheCatalog) {
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_TRUE(contains(text.out, "gpu.utilization_pct")) << text.out;
   CommandResult md = run_perfgate("metrics --format markdown");
-  EXPECT_TRUE(contains(md.out, "| `steps.mean_us` | us |")) << md.out;
+  EXPECT_TRUE(contains(md.out, "| `steps.mean_us` | Mean step | us |")) << md.out;
   CommandResult json = run_perfgate("metrics --format json");
   EXPECT_TRUE(contains(json.out, "\"name\": \"tensor_core.efficiency_pct\"")) << json.out;
   EXPECT_EQ(run_perfgate("metrics --format yaml").exit_code, 2);

@@ -172,6 +172,8 @@ TEST(HistoryCli, ListShowsRunsWithLabelsAndGpus) {
   CommandResult table = run_perfgate("history list " + db);
   EXPECT_EQ(table.exit_code, 0) << table.out;
   EXPECT_TRUE(contains(table.out, "id  time (UTC)")) << table.out;
+  EXPECT_TRUE(contains(table.out, "commit   Median step  GPUs")) << "the metric's catalog label\n"
+                                                                 << table.out;
   EXPECT_TRUE(contains(table.out, "2x NVIDIA A100-SXM4-40GB  model=resnet team=vision")) << table.out;
 }
 

@@ -61,7 +61,7 @@ TEST(JsonReport, CarriesSchemaInputsMetricsStepsAndGpus) {
   t.launch("k", 10, 20, 30);
   t.launch("k", 110, 120, 30);
   boost::json::object r = report_for(t.json());
-  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/1");
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2");
   EXPECT_EQ(r.at("inputs").as_array().size(), 1u);
   EXPECT_EQ(r.at("inputs").as_array()[0].at("format").as_string(), "kineto-json");
   const auto& metrics = r.at("metrics").as_object();
@@ -81,6 +81,47 @@ TEST(JsonReport, CarriesSchemaInputsMetricsStepsAndGpus) {
   EXPECT_EQ(gpu.at("name").as_string(), "NVIDIA H100 80GB HBM3");
   EXPECT_EQ(gpu.at("compute_capability").as_string(), "9.0");
   EXPECT_EQ(gpu.at("sm_count").as_int64(), 132);
+}
+
+std::size_t occurrences(const std::string& text, const std::string& part) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// Issue #30, item 6: version 1 wrote each GPU three times (the run's "gpus", the worker's "gpus" and
+// its "gpus" table) and the system configuration twice (the worker's "system" and its "system"
+// table). Version 2 has each once: the run's "gpus", with the table's kernel and busy times, and the
+// worker's "system".
+TEST(JsonReport, HoldsEachGpuAndTheSystemConfigurationOnce) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA H100 80GB HBM3", 9, 0, 85000000000, 132);
+  t.top_level("distributedInfo", R"({"rank": 3, "world_size": 8, "backend": "nccl"})");
+  t.step(1, 0, 100).step(2, 100, 100);
+  t.launch("k", 10, 20, 30);
+  t.launch("k", 110, 120, 30);
+  t.memcpy("Memcpy HtoD (Pageable -> Device)", 160, 10, 77);
+  std::string text = report_text(t.json());
+  boost::json::object r = boost::json::parse(text).as_object();
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2");
+  EXPECT_EQ(occurrences(text, "NVIDIA H100 80GB HBM3"), 1u) << text;
+  EXPECT_EQ(occurrences(text, "\"nccl\""), 1u) << text;
+  EXPECT_EQ(occurrences(text, "\"compute_capability\""), 1u) << text;
+  ASSERT_EQ(r.at("gpus").as_array().size(), 1u);
+  const auto& gpu = r.at("gpus").as_array()[0].as_object();
+  EXPECT_EQ(gpu.at("worker").as_string(), "w");
+  // Two 30 us kernels; busy adds the 10 us copy.
+  EXPECT_DOUBLE_EQ(gpu.at("kernel_us").to_number<double>(), 60);
+  EXPECT_DOUBLE_EQ(gpu.at("busy_us").to_number<double>(), 70);
+  const auto& worker = r.at("workers").as_array()[0].as_object();
+  EXPECT_FALSE(worker.contains("gpus"));
+  EXPECT_FALSE(worker.at("tables").as_object().contains("gpus"));
+  EXPECT_FALSE(worker.at("tables").as_object().contains("system"));
+  EXPECT_TRUE(worker.at("tables").as_object().contains("iterations"));
+  const auto& system = worker.at("system").as_object();
+  EXPECT_EQ(system.at("rank").as_int64(), 3);
+  EXPECT_EQ(system.at("world_size").as_int64(), 8);
+  EXPECT_EQ(system.at("distributed_backend").as_string(), "nccl");
 }
 
 TEST(JsonReport, IsDeterministic) {

@@ -17,9 +17,9 @@ std::string summary_of(const std::string& trace_json) {
 TEST(Terminal, SaysNotApplicableForACpuOnlyProfile) {
   std::string s = summary_of(TraceBuilder().step(1, 0, 100).op("aten::add", 10, 20).json());
   EXPECT_NE(s.find("no GPU activity: GPU metrics are not applicable"), std::string::npos) << s;
-  EXPECT_NE(s.find("TC kernel time n/a"), std::string::npos) << s;
-  EXPECT_EQ(s.find("0.0% · busy"), std::string::npos) << s;
-  EXPECT_NE(s.find("cpu_exec 20.0%"), std::string::npos) << s;
+  EXPECT_NE(s.find("Tensor Core share of kernel time n/a"), std::string::npos) << s;
+  EXPECT_EQ(s.find("0.0% · GPU busy"), std::string::npos) << s;
+  EXPECT_NE(s.find("CPU exec 20.0%"), std::string::npos) << s;
 }
 
 TEST(Terminal, ShowsWindowStepsGpuAndDroppedSteps) {
@@ -27,7 +27,7 @@ TEST(Terminal, ShowsWindowStepsGpuAndDroppedSteps) {
   t.step(1, 0, 1000).step(2, 1000, 1000).launch("k", 10, 20, 500);
   std::string s = summary_of(t.json());
   EXPECT_NE(s.find("1 steps (ProfilerStep#1 to ProfilerStep#1), 1.00 ms wall"), std::string::npos) << s;
-  EXPECT_NE(s.find("utilization 50.0%"), std::string::npos) << s;
+  EXPECT_NE(s.find("GPU utilization 50.0%"), std::string::npos) << s;
   EXPECT_NE(s.find("ProfilerStep#2: trailing step that launched no GPU work"), std::string::npos) << s;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -47,41 +48,37 @@ std::string change_badge(const ReportModel& r, std::string_view name) {
   return "";
 }
 
+// A metric of a card: its label, with `share_of` after it (", of the window": what a percentage is a
+// share of, where the label does not say), its value by its unit and its change.
+TemplateData metric_entry(const ReportModel& r, std::string_view name, std::string_view share_of = "") {
+  return entry(metric_label(name) + std::string(share_of),
+               format_value(metric(r, name), metric_info(name).unit), change_badge(r, name));
+}
+
 TemplateData summary(const ReportModel& r) {
   TemplateData list = template_list();
-  auto add = [&](const std::string& label, const std::string& value, std::string_view name) {
-    list.push_back(entry(label, value, change_badge(r, name)));
-  };
-  auto pct = [&](const std::string& label, std::string_view name) {
-    add(label, format_pct(metric(r, name)), name);
-  };
-  add("Window", format_duration_us(metric(r, "window.wall_us")), "window.wall_us");
-  add("GPUs", format_value(metric(r, "gpu.count"), "count"), "");
-  // Each percentage says what it is a share of.
-  pct("GPU busy, of the window", "gpu.busy_pct");
-  pct("SM efficiency, of the window", "gpu.sm_efficiency_pct");
-  pct("Tensor Core share of kernel time", "tensor_core.kernel_time_pct");
-  add("Achieved", format_value(metric(r, "compute.tflops_achieved"), "TFLOP/s"), "compute.tflops_achieved");
-  add("MFU, of the GPUs' peak", mfu_text(r.metrics), "compute.mfu_pct");
-  pct("Data loader, of the step", "breakdown.dataloader_pct");
-  pct("Communication, of the step", "breakdown.communication_pct");
-  add("Sync calls", format_value(metric(r, "host.sync_calls"), "count"), "host.sync_calls");
+  list.push_back(metric_entry(r, "window.wall_us"));
+  // Without a change badge: the number of GPUs is the machine the run had, not a result of the code.
+  list.push_back(entry(metric_label("gpu.count"), format_value(metric(r, "gpu.count"), "count")));
+  list.push_back(metric_entry(r, "gpu.busy_pct", ", of the window"));
+  list.push_back(metric_entry(r, "gpu.sm_efficiency_pct", ", of the window"));
+  list.push_back(metric_entry(r, "tensor_core.kernel_time_pct"));
+  list.push_back(metric_entry(r, "compute.tflops_achieved"));
+  list.push_back(entry(metric_label("compute.mfu_pct") + ", of the GPUs' peak", mfu_text(r.metrics),
+                       change_badge(r, "compute.mfu_pct")));
+  list.push_back(metric_entry(r, "breakdown.dataloader_pct", ", of the step"));
+  list.push_back(metric_entry(r, "breakdown.communication_pct", ", of the step"));
+  list.push_back(metric_entry(r, "host.sync_calls"));
   return list;
 }
 
 TemplateData step_summary(const ReportModel& r) {
   TemplateData list = template_list();
-  auto add = [&](const std::string& label, std::string_view name) {
-    list.push_back(entry(label, format_duration_us(metric(r, name)), change_badge(r, name)));
-  };
-  list.push_back(entry("In the window", format_value(metric(r, "window.steps_in_window"), "count")));
-  add("Mean", "steps.mean_us");
-  add("Median", "steps.median_us");
-  add("p90", "steps.p90_us");
-  add("Min", "steps.min_us");
-  add("Max", "steps.max_us");
-  list.push_back(entry("Variation (cv, of the mean)", format_pct(metric(r, "steps.cv_pct")),
-                       change_badge(r, "steps.cv_pct")));
+  list.push_back(entry(metric_label("window.steps_in_window"),
+                       format_value(metric(r, "window.steps_in_window"), "count")));
+  for (std::string_view name :
+       {"steps.mean_us", "steps.median_us", "steps.p90_us", "steps.min_us", "steps.max_us", "steps.cv_pct"})
+    list.push_back(metric_entry(r, name));
   return list;
 }
 
@@ -100,7 +97,9 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 }
 
 void add_donuts(const ReportModel& r, TemplateData& view) {
-  view.set("gpu_svg", donut_svg(metric(r, "gpu.utilization_pct"), kUtilizationColor, "GPU utilization"));
+  view.set("gpu_title", metric_label("gpu.utilization_pct"));
+  view.set("gpu_svg", donut_svg(metric(r, "gpu.utilization_pct"), kUtilizationColor,
+                                metric_label("gpu.utilization_pct")));
   std::string per_gpu;
   for (const ReportGpu& g : r.gpus)
     per_gpu += fmt::format("{}GPU {}{} {}", per_gpu.empty() ? "" : "; ", g.device, gpu_architecture_text(g),
@@ -108,8 +107,9 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
   view.set("gpu_caption", r.gpus.empty() ? std::string("No GPU activity in the profile.")
                                          : fmt::format("Kernel time over the window, mean of {} GPU(s): {}.",
                                                        r.gpus.size(), per_gpu));
-  view.set("tc_svg",
-           donut_svg(metric(r, "tensor_core.efficiency_pct"), kTensorCoreColor, "Tensor Core efficiency"));
+  view.set("tc_title", metric_label("tensor_core.efficiency_pct"));
+  view.set("tc_svg", donut_svg(metric(r, "tensor_core.efficiency_pct"), kTensorCoreColor,
+                               metric_label("tensor_core.efficiency_pct")));
   view.set("tc_caption",
            fmt::format("Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
                        "Core kernels are {} of all kernel time; eligible ops launched {} of it.",
@@ -126,16 +126,21 @@ TemplateData bar(const std::string& title, const std::vector<ChartPart>& parts, 
   return d;
 }
 
+static_assert(kBreakdownShares.size() == kBreakdownColors.size() &&
+              kResourceShares.size() == kResourceColors.size());
+
+// The parts of a split, each under its metric's label, in its colour.
+std::vector<ChartPart> split_parts(const ReportModel& r, std::span<const std::string_view> shares,
+                                   std::span<const char* const> colors) {
+  std::vector<ChartPart> parts;
+  for (std::size_t i = 0; i < shares.size(); ++i)
+    parts.push_back({metric_label(shares[i]), metric(r, shares[i]).value_or(0), colors[i]});
+  return parts;
+}
+
 void add_bars(const ReportModel& r, TemplateData& view) {
-  std::vector<ChartPart> resources, breakdown;
-  for (std::size_t i = 0; i < kReportResourceParts; ++i) {
-    std::string name(kReportResourceNames[i]);
-    resources.push_back({name, metric(r, "resources." + name + "_pct").value_or(0), kResourceColors[i]});
-  }
-  for (std::size_t i = 0; i < kReportBreakdownParts; ++i) {
-    std::string name(kReportBreakdownNames[i]);
-    breakdown.push_back({name, metric(r, "breakdown." + name + "_pct").value_or(0), kBreakdownColors[i]});
-  }
+  std::vector<ChartPart> resources = split_parts(r, kResourceShares, kResourceColors);
+  std::vector<ChartPart> breakdown = split_parts(r, kBreakdownShares, kBreakdownColors);
   TemplateData bars = template_list();
   bars.push_back(bar("Resources", resources,
                      "DLProf's split of the window: Tensor Core kernels, other kernels, memory operations, "
@@ -256,9 +261,7 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
     return;
   }
   const ReportWorker& w = r.workers.front();
-  std::vector<ChartPart> parts;
-  for (std::size_t i = 0; i < kReportBreakdownParts; ++i)
-    parts.push_back({std::string(kReportBreakdownNames[i]), 0, kBreakdownColors[i]});
+  std::vector<ChartPart> parts = split_parts(r, kBreakdownShares, kBreakdownColors);  // its legend: no values
   std::vector<StepColumn> by_part;
   for (const ReportStep& s : w.steps) {
     if (!s.in_window || !s.breakdown_us) continue;

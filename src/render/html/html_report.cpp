@@ -252,9 +252,9 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,
-// metrics, steps and tables (cut to the rows the page shows), and of each worker its name, window
-// and GPUs. The workers' own tables, metrics and steps are in the page's tables and the JSON
-// report: embedding them made a 32-worker page 6 MB, for data the page itself never reads.
+// metrics, steps, GPUs and tables (cut to the rows the page shows), and of each worker its name and
+// window. The workers' own tables, metrics and steps are in the page's tables and the JSON report:
+// embedding them made a 32-worker page 6 MB, for data the page itself never reads.
 std::string page_data(const ReportModel& r, std::size_t max_rows) {
   ReportModel shown;
   shown.schema = r.schema;
@@ -286,7 +286,6 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
     summary.detailed = w.detailed;
     summary.detailed_as = w.detailed_as;
     summary.window = w.window;
-    summary.gpus = w.gpus;
     shown.workers.push_back(std::move(summary));
   }
   return script_json_escape(render_json(shown));

@@ -206,6 +206,13 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
   wb.fit_columns(ws);
 }
 
+// The index of the column `name`, or the number of columns.
+std::size_t column_index(const ReportTable& t, std::string_view name) {
+  std::size_t c = 0;
+  while (c < t.columns.size() && t.columns[c].name != name) ++c;
+  return c;
+}
+
 // The first worker's iterations, and a stacked column chart of their breakdown.
 void iterations_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Iterations");
@@ -218,22 +225,25 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   xlsx_library().chart_title_set_name(chart, "Step time breakdown");
   xlsx_library().chart_axis_set_name(chart->y_axis, "µs");
   std::size_t name_col = 0;
-  for (std::size_t c = 0; c < t->columns.size(); ++c) {
-    const std::string& name = t->columns[c].name;
-    if (name == "name") name_col = c;
-    bool part = name.ends_with("_us") && name != "duration_us" && name != "start_us" && name != "gpu_us" &&
-                name != "tc_gpu_us";
-    if (!part) continue;
+  for (std::size_t c = 0; c < t->columns.size(); ++c)
+    if (t->columns[c].name == "name") name_col = c;
+  // A series per part of the step breakdown: its column "kernel_us", under the label of its share
+  // "breakdown.kernel_pct".
+  for (std::string_view share : kBreakdownShares) {
+    std::string_view part = share.substr(share.find('.') + 1);  // "kernel_pct"
+    part.remove_suffix(std::string_view("_pct").size());
+    std::size_t c = column_index(*t, std::string(part) + "_us");
+    if (c == t->columns.size()) continue;
     auto last = static_cast<lxw_row_t>(end - 1);
     lxw_chart_series* s = xlsx_library().chart_add_series(chart, nullptr, nullptr);
     xlsx_library().chart_series_set_categories(s, "Iterations", 1, static_cast<lxw_col_t>(name_col), last,
                                                static_cast<lxw_col_t>(name_col));
     xlsx_library().chart_series_set_values(s, "Iterations", 1, static_cast<lxw_col_t>(c), last,
                                            static_cast<lxw_col_t>(c));
-    std::string part_name = name.substr(0, name.size() - 3);
-    xlsx_library().chart_series_set_name(s, part_name.c_str());
+    std::string label = metric_label(share);
+    xlsx_library().chart_series_set_name(s, label.c_str());
     // The part's colour in the HTML page.
-    if (std::optional<unsigned> color = breakdown_color(part_name)) {
+    if (std::optional<unsigned> color = breakdown_color(part)) {
       lxw_chart_fill fill{};
       fill.color = *color;
       xlsx_library().chart_series_set_fill(s, &fill);

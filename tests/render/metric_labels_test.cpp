@@ -1,0 +1,178 @@
+// One label per metric (issue #30): every output names a metric in words by its catalog label, and a
+// renderer that names a metric the catalog lacks fails here instead of showing a silent "n/a".
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "perfgate/metrics.h"
+#include "perfgate/render.h"
+#include "render/format.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+std::string label(std::string_view name) {
+  return std::string(metric_info(name).label);
+}
+
+TEST(MetricLabels, EveryMetricHasOneLabelOfItsOwn) {
+  std::set<std::string_view> labels;
+  for (const MetricInfo& m : metric_catalog()) {
+    EXPECT_FALSE(m.label.empty()) << m.name;
+    EXPECT_TRUE(labels.insert(m.label).second) << m.name << ": the label of another metric too";
+    EXPECT_LE(m.label.size(), 40u) << m.name << ": too long for a line of the terminal summary";
+  }
+  EXPECT_EQ(label("gpu.utilization_pct"), "GPU utilization");
+}
+
+TEST(MetricLabels, LookingUpANameTheCatalogLacksIsAProgrammingError) {
+  std::vector<ReportMetric> metrics = {{"gpu.utilization_pct", "%", 50.0}};
+  EXPECT_EQ(metric_value(metrics, "gpu.utilization_pct"), 50.0);
+  // In the catalog, not in this list (the HTML page's worker summaries carry no metrics): n/a.
+  EXPECT_FALSE(metric_value(metrics, "gpu.busy_pct"));
+  EXPECT_THROW(metric_value(metrics, "gpu.utilisation_pct"), std::logic_error);
+  EXPECT_THROW(metric_value({}, "no.such_metric"), std::logic_error);
+  EXPECT_THROW(metric_info("gpu.utilisation_pct"), std::logic_error);
+  EXPECT_THROW(metric_label("gpu.utilisation_pct"), std::logic_error);
+  EXPECT_EQ(metric_label("steps.mean_us"), "Mean step");
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Every quoted "family.name" in the renderers' sources and the templates (a family being the part
+// of a catalog name before its dot), and every quoted bare "family." (a name built at run time,
+// which this check cannot read), as "file: name".
+std::vector<std::string> metric_names_outside_the_catalog() {
+  std::set<std::string> families;
+  for (const MetricInfo& m : metric_catalog())
+    families.insert(std::string(m.name.substr(0, m.name.find('.'))));
+  std::regex quoted(R"re(["'{]\s*([a-z_][a-z0-9_]*)\.([a-z0-9_]*)\s*["'}])re");
+  std::vector<std::string> unknown;
+  std::size_t files = 0, names = 0;
+  for (const char* folder : {"src/render", "templates"})
+    for (const auto& entry : fs::recursive_directory_iterator(fs::path(PERFGATE_SOURCE_DIR) / folder)) {
+      if (!entry.is_regular_file()) continue;
+      ++files;
+      std::string text = read_file(entry.path());
+      for (auto it = std::sregex_iterator(text.begin(), text.end(), quoted); it != std::sregex_iterator();
+           ++it) {
+        if (!families.contains((*it)[1].str())) continue;  // "report.css", "perfgate.inputs"
+        std::string name = (*it)[1].str() + "." + (*it)[2].str();
+        ++names;
+        if ((*it)[2].str().empty() || !metric_index(name))
+          unknown.push_back(entry.path().filename().string() + ": " + name);
+      }
+    }
+  EXPECT_GT(files, 30u);
+  EXPECT_GT(names, 30u) << "the pattern no longer finds the names the renderers use";
+  return unknown;
+}
+
+TEST(MetricLabels, RenderersNameOnlyMetricsOfTheCatalog) {
+  for (const std::string& name : metric_names_outside_the_catalog())
+    ADD_FAILURE() << name << " is not a metric of the catalog (or is built at run time)";
+}
+
+// Two steps of 1 ms, each with a 500 us kernel: GPU utilization, busy and idle 50%; the kernel
+// part of the step breakdown 500 / 1000 = 50%.
+ReportModel half_busy_run() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+  t.step(1, 0, 1000).step(2, 1000, 1000);
+  t.launch("k", 10, 100, 500);
+  t.launch("k", 1010, 1100, 500);
+  return report_of_json(t.json(), default_rules());
+}
+
+TEST(MetricLabels, TheTerminalNamesMetricsByTheirLabels) {
+  TerminalOptions plain;
+  plain.color = false;
+  std::string s = render_terminal(half_busy_run(), plain);
+  // The run's line and the GPU's own line.
+  EXPECT_NE(s.find("GPU utilization 50.0%"), s.rfind("GPU utilization 50.0%")) << s;
+  EXPECT_TRUE(contains(s, "1 GPU · GPU utilization 50.0% · GPU busy 50.0% · GPU idle 50.0%")) << s;
+  EXPECT_TRUE(contains(s, "(Ampere, sm 8.0) · GPU utilization 50.0% · GPU busy 50.0% · 2 kernels")) << s;
+  EXPECT_TRUE(contains(s, "Mean step 1.00 ms · Median step 1.00 ms · p90 step 1.00 ms")) << s;
+  EXPECT_TRUE(contains(s, "Breakdown    Kernel 50.0%")) << s;
+  EXPECT_TRUE(contains(s, "Tensor Core share of kernel time 0.0%")) << s;
+  for (const char* name :
+       {"steps.min_us", "steps.max_us", "steps.cv_pct", "gpu.sm_efficiency_pct", "gpu.achieved_occupancy_pct",
+        "tensor_core.eligible_kernel_time_pct", "tensor_core.efficiency_pct", "resources.non_tc_kernels_pct",
+        "host.runtime_pct", "kernels.short_pct", "gpu.idle_host_wait_pct"})
+    EXPECT_TRUE(contains(s, label(name) + " ")) << name << "\n" << s;
+}
+
+TEST(MetricLabels, MarkdownNamesMetricsByTheirLabels) {
+  std::string md = render_markdown(half_busy_run(), {});
+  EXPECT_TRUE(contains(md, "| GPU utilization | 50.0% |")) << md;
+  EXPECT_TRUE(contains(md, "| Mean step | 1.00 ms |")) << md;
+  EXPECT_TRUE(contains(md, "| Data loader | 0.0% |")) << md;
+  EXPECT_TRUE(contains(md, "| Tensor Core share of kernel time | 0.0% |")) << md;
+}
+
+TEST(MetricLabels, TheHtmlPageNamesMetricsByTheirLabels) {
+  std::string page = render_html(half_busy_run()).page;
+  EXPECT_TRUE(contains(page, "<h3>GPU utilization</h3>")) << "the donut's card";
+  EXPECT_TRUE(contains(page, "<h3>Tensor Core efficiency</h3>"));
+  // A percentage of the summary card says what it is a share of, after the label.
+  EXPECT_TRUE(contains(page, "<dt>GPU busy, of the window</dt><dd>50.0%"));
+  EXPECT_TRUE(contains(page, "<dt>Synchronising calls</dt>"));
+  EXPECT_TRUE(contains(page, "<dt>Tensor Core share of kernel time</dt>"));
+  EXPECT_TRUE(contains(page, "<dt>Steps in the window</dt><dd>2</dd>"));
+  EXPECT_TRUE(contains(page, "<dt>Mean step</dt><dd>1.00 ms"));
+  EXPECT_TRUE(contains(page, "<dt>Step variation (cv)</dt>"));
+  // The bars' legends: the parts of the step breakdown and of DLProf's resources.
+  EXPECT_TRUE(std::regex_search(page, std::regex("</svg>Kernel 50.0%</li>")));
+  EXPECT_TRUE(std::regex_search(page, std::regex("</svg>Other kernels 50.0%</li>")));
+  EXPECT_TRUE(std::regex_search(page, std::regex("</svg>Data loader</li>"))) << "the steps' chart";
+}
+
+std::string unzip(const std::string& xlsx, const std::string& member) {
+  std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  ::pclose(pipe);
+  return out;
+}
+
+TEST(MetricLabels, TheWorkbooksChartNamesThePartsByTheirLabels) {
+  std::string path = temp_dir() + "/r.xlsx";
+  write_xlsx(half_busy_run(), path);
+  std::string chart = unzip(path, "xl/charts/chart1.xml");
+  for (const char* part : {"Kernel", "Memcpy", "Data loader", "CPU exec", "Other"})
+    EXPECT_TRUE(contains(chart, fmt::format("<c:tx><c:v>{}</c:v></c:tx>", part))) << part << "\n" << chart;
+}
+
+TEST(MetricLabels, TheCatalogCommandShowsEachLabel) {
+  CommandResult text = run_perfgate("metrics");
+  EXPECT_TRUE(std::regex_search(text.out, std::regex(R"(\ngpu\.utilization_pct +GPU utilization +% )")))
+      << text.out;
+  CommandResult md = run_perfgate("metrics --format markdown");
+  EXPECT_TRUE(contains(md.out, "| `steps.mean_us` | Mean step | us |")) << md.out;
+  CommandResult json = run_perfgate("metrics --format json");
+  EXPECT_TRUE(contains(json.out, "\"name\": \"steps.mean_us\",\n    \"label\": \"Mean step\"")) << json.out;
+}
+
+}  // namespace
+}  // namespace perfgate::testing

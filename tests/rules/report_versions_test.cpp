@@ -1,0 +1,115 @@
+// JSON reports of schema version 1 (written before issue #30's item 6) stay readable as baselines and
+// as history imports: read, they are the baseline of the version 2 report of the same run. The two
+// reports in tests/data are of the bundled example (tests/data/README.md says how they were made).
+#include <gtest/gtest.h>
+
+#include <boost/json/parse.hpp>
+
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
+#include "perfgate/history.h"
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string data_file(const std::string& name) {
+  return std::string(PERFGATE_SOURCE_DIR) + "/tests/data/" + name;
+}
+
+const std::string kVersion1 = data_file("report_v1_small_training.json.gz");
+const std::string kVersion2 = data_file("report_v2_small_training.json.gz");
+
+std::string schema_of(const std::string& path) {
+  return std::string(boost::json::parse(read_gzip(path)).at("schema").as_string());
+}
+
+void expect_same_rows(const std::vector<BaselineRow>& a, const std::vector<BaselineRow>& b,
+                      const char* what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name) << what << " " << i;
+    EXPECT_EQ(a[i].gpu_us, b[i].gpu_us) << what << " " << a[i].name;
+    EXPECT_EQ(a[i].cpu_us, b[i].cpu_us) << what << " " << a[i].name;
+    EXPECT_EQ(a[i].calls, b[i].calls) << what << " " << a[i].name;
+  }
+}
+
+void expect_same_baseline(const Baseline& v1, const Baseline& v2) {
+  EXPECT_EQ(v1.info.tool_version, v2.info.tool_version);
+  EXPECT_EQ(v1.info.gpu_names, v2.info.gpu_names);
+  EXPECT_EQ(v1.gpu_counts, v2.gpu_counts);
+  EXPECT_EQ(v1.info.steps, v2.info.steps);
+  EXPECT_EQ(v1.step_durations_us, v2.step_durations_us);
+  EXPECT_EQ(v1.metrics, v2.metrics);
+  ASSERT_EQ(v1.info.inputs.size(), v2.info.inputs.size());
+  for (std::size_t i = 0; i < v1.info.inputs.size(); ++i) {
+    EXPECT_EQ(v1.info.inputs[i].path, v2.info.inputs[i].path);
+    EXPECT_EQ(v1.info.inputs[i].worker, v2.info.inputs[i].worker);
+    EXPECT_EQ(v1.info.inputs[i].format, v2.info.inputs[i].format);
+    EXPECT_EQ(v1.info.inputs[i].bytes, v2.info.inputs[i].bytes);
+  }
+  expect_same_rows(v1.ops, v2.ops, "ops");
+  expect_same_rows(v1.regions, v2.regions, "regions");
+  expect_same_rows(v1.kernels, v2.kernels, "kernels");
+}
+
+TEST(ReportVersions, AVersionOneReportIsTheBaselineOfItsVersionTwoReport) {
+  ASSERT_EQ(schema_of(kVersion1), "perfgate-report/1");
+  ASSERT_EQ(schema_of(kVersion2), "perfgate-report/2");
+  ASSERT_TRUE(is_report_file(kVersion1));
+  Baseline v1 = read_baseline_report(kVersion1);
+  Baseline v2 = read_baseline_report(kVersion2);
+  // What the example is (the trace's own numbers): one A100, 8 window steps, ops, kernels.
+  EXPECT_EQ(v1.info.gpu_names, std::vector<std::string>{"NVIDIA A100-SXM4-40GB"});
+  EXPECT_EQ(v1.gpu_counts, (std::vector<std::pair<std::string, int>>{{"NVIDIA A100-SXM4-40GB", 1}}));
+  EXPECT_EQ(v1.info.steps, 8u);
+  EXPECT_FALSE(v1.ops.empty());
+  EXPECT_FALSE(v1.kernels.empty());
+  expect_same_baseline(v1, v2);
+}
+
+// A run gated against either report: the same findings, the same verdict.
+TEST(ReportVersions, BothVersionsGateARunAlike) {
+  Baseline v1 = read_baseline_report(kVersion1);
+  Baseline v2 = read_baseline_report(kVersion2);
+  TrainingRun run;
+  run.dataloader_us = 2000;
+  ReportModel against_v1 = report_of_json(training_trace(run), default_rules());
+  ReportModel against_v2 = against_v1;
+  apply_gate(against_v1, default_rules(), &v1, {});
+  apply_gate(against_v2, default_rules(), &v2, {});
+  ASSERT_TRUE(against_v1.verdict && against_v2.verdict);
+  EXPECT_EQ(against_v1.verdict->status, against_v2.verdict->status);
+  EXPECT_EQ(against_v1.verdict->exit_code, against_v2.verdict->exit_code);
+  ASSERT_EQ(against_v1.findings.size(), against_v2.findings.size());
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < against_v1.findings.size(); ++i) {
+    const ReportFinding &a = against_v1.findings[i], &b = against_v2.findings[i];
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.status, b.status) << a.id;
+    EXPECT_EQ(a.value, b.value) << a.id;
+    EXPECT_EQ(a.baseline, b.baseline) << a.id;
+    EXPECT_EQ(a.problem, b.problem) << a.id;
+    if (a.id.starts_with("regression.") && a.status != FindingStatus::Skipped) ++compared;
+  }
+  EXPECT_GT(compared, 3u) << "the baseline rules compared the run with the reports";
+  EXPECT_EQ(against_v1.warnings, against_v2.warnings);
+}
+
+// history import reads a report as --baseline does: a version 1 file is the same run.
+TEST(ReportVersions, HistoryImportsBothVersionsAlike) {
+  HistoryRun v1 = history_run_of_report_file(kVersion1, {});
+  HistoryRun v2 = history_run_of_report_file(kVersion2, {});
+  ASSERT_EQ(v1.gpus.size(), 1u);
+  EXPECT_EQ(v1.gpus[0].name, "NVIDIA A100-SXM4-40GB");
+  EXPECT_EQ(v1.gpus[0].count, 1);
+  ASSERT_EQ(v2.gpus.size(), 1u);
+  EXPECT_EQ(v2.gpus[0].name, v1.gpus[0].name);
+  EXPECT_EQ(v2.gpus[0].count, v1.gpus[0].count);
+  expect_same_baseline(v1.data, v2.data);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
