@@ -15,6 +15,7 @@
 #include <limits>
 #include <sstream>
 
+#include "cli/history_list.h"
 #include "cli/pipeline.h"
 #include "fuzz/fuzz_file.h"
 #include "perfgate/build_report.h"

@@ -1,5 +1,7 @@
 #include "analyse/metric_values.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "analyse/step_stats.h"

@@ -1,5 +1,6 @@
 #include "analyse/tc_shapes.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 

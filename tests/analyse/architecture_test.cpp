@@ -3,6 +3,7 @@
 // Tensor Core rules still apply; a described one gets its architecture by name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 

@@ -2,6 +2,7 @@
 // runs (merged) and of many runs (sorted), with repeated keys whose original order must survive.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <utility>
 #include <vector>
