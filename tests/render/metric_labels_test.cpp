@@ -146,16 +146,6 @@ TEST(MetricLabels, TheHtmlPageNamesMetricsByTheirLabels) {
   EXPECT_TRUE(std::regex_search(page, std::regex("</svg>Data loader</li>"))) << "the steps' chart";
 }
 
-std::string unzip(const std::string& xlsx, const std::string& member) {
-  std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  ::pclose(pipe);
-  return out;
-}
-
 TEST(MetricLabels, TheWorkbooksChartNamesThePartsByTheirLabels) {
   std::string path = temp_dir() + "/r.xlsx";
   write_xlsx(half_busy_run(), path);

@@ -394,16 +394,6 @@ TEST(Reports, CellTextLengthBoundIsNeverBelowTheText) {
   EXPECT_FALSE(cell_text_length_bound(1.5, "bytes").has_value());  // formatted by format_value
 }
 
-std::string unzip(const std::string& xlsx, const std::string& member) {
-  std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  ::pclose(pipe);
-  return out;
-}
-
 bool have_unzip() {
   return std::system("command -v unzip >/dev/null 2>&1") == 0;
 }

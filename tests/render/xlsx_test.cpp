@@ -16,16 +16,6 @@
 namespace perfgate::testing {
 namespace {
 
-std::string unzip(const std::string& xlsx, const std::string& member) {
-  std::string command = "unzip -p '" + xlsx + "' '" + member + "'";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  std::string out;
-  char buffer[4096];
-  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
-  ::pclose(pipe);
-  return out;
-}
-
 std::string unescaped(std::string s) {
   for (const auto& [entity, c] :
        {std::pair{"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"}, {"&amp;", "&"}})

@@ -114,4 +114,14 @@ std::vector<CommandResult> run_perfgate_all(const std::vector<std::string>& args
   return results;
 }
 
+std::string unzip(const std::string& zip, const std::string& member) {
+  std::string command = "unzip -p '" + zip + "' '" + member + "'";
+  FILE* pipe = ::popen(command.c_str(), "r");
+  std::string out;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) out.append(buffer, n);
+  ::pclose(pipe);
+  return out;
+}
+
 }  // namespace perfgate::testing

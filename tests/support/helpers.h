@@ -49,4 +49,7 @@ CommandResult run_perfgate_in(const std::string& dir, const std::string& args);
 // Starts every command at once (each `perfgate ARGS`), then waits for all.
 std::vector<CommandResult> run_perfgate_all(const std::vector<std::string>& args);
 
+// One member of a zip file (a workbook's "xl/worksheets/sheet1.xml"), by `unzip -p`.
+std::string unzip(const std::string& zip, const std::string& member);
+
 }  // namespace perfgate::testing
