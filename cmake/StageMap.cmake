@@ -53,7 +53,7 @@ set(PERFGATE_STAGE_rules_PRIVATE report assets)
 
 # The report model's builders: analysis results, then the baseline's changes and the rules'
 # findings put in (the pipeline hands the findings over: the report stage never runs the rules).
-set(PERFGATE_STAGE_report_HEADERS build_report.h)
+set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
 
 set(PERFGATE_STAGE_history_HEADERS history.h)

@@ -387,6 +387,27 @@ struct WorkerPosition {
   auto operator<=>(const WorkerPosition&) const = default;
 };
 
+// A run's ops, kernels and regions summed by name over some of its workers (RunRow::workers
+// counts them): integer times and counts, so sums of parts add up to the whole in any order.
+struct RunRowSums {
+  std::vector<RunRow> ops;  // each in name order
+  std::vector<RunRow> kernels;
+  std::vector<RunRow> regions;
+};
+
+struct PositionedWorker {
+  WorkerPosition position;
+  WorkerAnalysis worker;
+};
+
+// Part of a run, as a partial report carries it (perfgate analyze --partial): its workers, each
+// with its whole tables only if it could still be among the run's detailed workers, and the sums
+// of all its workers' tables. Positions are within the part's own inputs.
+struct PartialRun {
+  std::vector<PositionedWorker> workers;  // in position order
+  RunRowSums sums;
+};
+
 // Folds workers into their run as each is analysed, in any order, from several threads at once:
 // their ops, kernels and regions are summed by name at once, and a worker that is not (or no
 // longer) among the detailed ones (AnalysisOptions::detailed_workers) lets its whole tables go.
@@ -398,8 +419,15 @@ class RunCombiner {
   RunCombiner(const RunCombiner&) = delete;
   RunCombiner& operator=(const RunCombiner&) = delete;
   void add(WorkerPosition position, WorkerAnalysis worker);
+  // A part of the run, its positions already the run's: its sums are added, its workers placed
+  // among the detailed ones without their tables counted again. Parts whose workers were chosen
+  // by the same detailed_workers leave every worker the whole run would detail with its tables:
+  // each part keeps its first, its slowest and its fastest.
+  void add(PartialRun part);
   // The run: workers in position order, run metrics and run tables.
   RunAnalysis finish();
+  // The part this combiner holds, for a partial report: no run metrics, the sums by name.
+  PartialRun finish_partial();
 
  private:
   struct State;

@@ -79,6 +79,9 @@ struct LoadedRun {
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).
 // Checks that each exists and has a known format. Throws InputError naming the file otherwise.
 std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths);
+// The order of a run folder's files: numbers in names compare as numbers (rank-2 before rank-10;
+// digit runs by value, then by length, so "07" follows "7"; everything else byte by byte).
+bool natural_path_less(const std::string& a, const std::string& b);
 
 // Receives each worker as soon as it is loaded, on the thread that loaded it: `input` is the
 // index of its file in the inputs. The workers of one input arrive in order, one at a time.

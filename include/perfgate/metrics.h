@@ -33,6 +33,7 @@ class MetricValues {
   void set(std::string_view name, std::optional<double> value);  // unknown name: std::logic_error
   std::optional<double> get(std::string_view name) const;
   std::optional<double> at(std::size_t index) const { return values_[index]; }
+  void set_at(std::size_t index, std::optional<double> value) { values_[index] = value; }
   std::size_t size() const { return values_.size(); }
 
  private:

@@ -43,6 +43,25 @@ class RowSums {
     add_time(r.gpu, gpu);
     add_time(r.cpu, cpu);
   }
+  // Rows already summed over some workers (a part of the run).
+  void add(const RunRow& sum) {
+    auto [it, added] = rows_.try_emplace(sum.name);
+    RunRow& r = it->second;
+    if (added) r.name = sum.name;
+    r.workers += sum.workers;
+    r.calls += sum.calls;
+    add_time(r.gpu, sum.gpu);
+    add_time(r.cpu, sum.cpu);
+  }
+  void add(const std::vector<RunRow>& sums) {
+    for (const RunRow& r : sums) add(r);
+  }
+  // In name order: a part's sums as a partial report keeps them.
+  std::vector<RunRow> by_name() const {
+    std::vector<RunRow> out = rows();
+    std::sort(out.begin(), out.end(), [](const RunRow& a, const RunRow& b) { return a.name < b.name; });
+    return out;
+  }
   // Most GPU time first, then most CPU time, then by name.
   std::vector<RunRow> rows() const {
     std::vector<RunRow> out;
@@ -131,6 +150,16 @@ struct RunCombiner::State {
     return displaced;
   }
 
+  // A worker among the others: kept whole while it may be detailed, else its tables let go.
+  void place(WorkerPosition position, WorkerAnalysis worker) {
+    Pace pace = pace_of(worker, position);
+    if (is_first(position)) first = pace;
+    workers.insert_or_assign(position, std::move(worker));
+    std::vector<WorkerPosition> displaced = choose(pace);
+    release(position);
+    for (WorkerPosition p : displaced) release(p);
+  }
+
   void fold(const WorkerTables& t) {
     for (const OpRow& r : t.ops) ops.add(r.name, r.calls, r.device_self, r.host_self);
     for (const KernelRow& r : t.kernels) kernels.add(r.name, r.calls, r.total, 0);
@@ -159,15 +188,19 @@ RunCombiner::RunCombiner(std::size_t detailed_workers) : state_(std::make_unique
 RunCombiner::~RunCombiner() = default;
 
 void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
-  Pace pace = pace_of(worker, position);
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   s.fold(worker.tables);
-  if (s.is_first(position)) s.first = pace;
-  s.workers.insert_or_assign(position, std::move(worker));
-  std::vector<WorkerPosition> displaced = s.choose(pace);
-  s.release(position);
-  for (WorkerPosition p : displaced) s.release(p);
+  s.place(position, std::move(worker));
+}
+
+void RunCombiner::add(PartialRun part) {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.ops.add(part.sums.ops);
+  s.kernels.add(part.sums.kernels);
+  s.regions.add(part.sums.regions);
+  for (PositionedWorker& w : part.workers) s.place(w.position, std::move(w.worker));
 }
 
 RunAnalysis RunCombiner::finish() {
@@ -187,6 +220,16 @@ RunAnalysis RunCombiner::finish() {
   if (run.workers.size() > 1) run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows()};
   s.workers.clear();
   return run;
+}
+
+PartialRun RunCombiner::finish_partial() {
+  State& s = *state_;
+  PartialRun part;
+  part.workers.reserve(s.workers.size());
+  for (auto& [position, w] : s.workers) part.workers.push_back({position, std::move(w)});
+  part.sums = {s.ops.by_name(), s.kernels.by_name(), s.regions.by_name()};
+  s.workers.clear();
+  return part;
 }
 
 }  // namespace perfgate

@@ -9,6 +9,7 @@ namespace perfgate::cli {
 
 // Registers the subcommand and returns the function that runs it (returns the exit code).
 std::function<int()> add_analyze_command(CLI::App& app);
+std::function<int()> add_merge_command(CLI::App& app);
 std::function<int()> add_metrics_command(CLI::App& app);
 std::function<int()> add_rules_command(CLI::App& app);
 // `perfgate history` with its subcommands import and list; trend is added by add_trend_command.

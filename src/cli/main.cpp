@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
       "Exit codes: 0 pass, 1 gate failed, 2 usage or rule-file error, 3 input or output error.\n"
       "Run 'perfgate COMMAND --help' for a command's options.");
   auto analyze = cli::add_analyze_command(app);
+  auto merge = cli::add_merge_command(app);
   auto metrics = cli::add_metrics_command(app);
   auto rules = cli::add_rules_command(app);
   auto history = cli::add_history_command(app);
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
   try {
     int code = kExitUsage;
     if (app.got_subcommand("analyze")) code = analyze();
+    if (app.got_subcommand("merge")) code = merge();
     if (app.got_subcommand("metrics")) code = metrics();
     if (app.got_subcommand("rules")) code = rules();
     if (app.got_subcommand("history")) code = history();

@@ -42,17 +42,16 @@ SharedAnalyser start_analyser(const Classification& classification, const Analys
 
 }  // namespace
 
-RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options) {
+std::vector<SkippedInput> load_into(RunCombiner& run, const std::vector<InputFile>& inputs,
+                                    const LoadOptions& load_options, const Classification& classification,
+                                    const AnalysisOptions& options) {
   // Each worker's analysis gets the threads its input was loaded with.
   AnalysisOptions threaded = options;
   threaded.threads = threads_per_input(load_options, inputs.size());
   SharedAnalyser analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
-  RunCombiner run(options.detailed_workers);
   std::vector<std::size_t> loaded(inputs.size());  // each slot: one loading thread
-  std::vector<SkippedInput> skipped;
   try {
-    skipped = load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
+    return load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
       Profile profile = std::move(worker);  // freed when this returns
       SharedAnalyser mine = analyser;       // each thread waits through its own copy
       run.add({input, loaded[input]++}, (*mine.get())(profile));
@@ -61,6 +60,12 @@ RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& 
     analyser.get();  // a pattern that does not compile is reported first, as before any input is read
     throw;
   }
+}
+
+RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
+                             const Classification& classification, const AnalysisOptions& options) {
+  RunCombiner run(options.detailed_workers);
+  std::vector<SkippedInput> skipped = load_into(run, inputs, load_options, classification, options);
   RunAnalysis analysis = run.finish();
   std::vector<std::string> warnings;
   for (const SkippedInput& s : skipped) warnings.push_back(skipped_warning(s));

@@ -32,6 +32,12 @@ namespace perfgate::cli {
 RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
                              const Classification& classification, const AnalysisOptions& options);
 
+// The same, folding the workers into `run` (positions: each input's index in `inputs`); returns
+// the inputs skipped, as load_each does.
+std::vector<SkippedInput> load_into(RunCombiner& run, const std::vector<InputFile>& inputs,
+                                    const LoadOptions& load_options, const Classification& classification,
+                                    const AnalysisOptions& options);
+
 // The inputs as the report describes them.
 std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs);
 

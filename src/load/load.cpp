@@ -24,9 +24,9 @@ bool looks_like_trace_name(const std::string& name) {
   return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite");
 }
 
-// Names with numbers in their order as numbers: rank-2 before rank-10 (digit runs compare by value,
-// then by length, so "07" follows "7"; everything else byte by byte).
-bool natural_less(const std::string& a, const std::string& b) {
+}  // namespace
+
+bool natural_path_less(const std::string& a, const std::string& b) {
   auto digit = [](char c) { return c >= '0' && c <= '9'; };
   std::size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
@@ -51,6 +51,8 @@ bool natural_less(const std::string& a, const std::string& b) {
   }
   return a.size() - i < b.size() - j;
 }
+
+namespace {
 
 const char* file_type_name(fs::file_type type) {
   switch (type) {
@@ -100,7 +102,7 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
   if (!unusable.empty()) {
     auto first = std::min_element(unusable.begin(), unusable.end(), [](const auto& a, const auto& b) {
-      return natural_less(a.first, b.first);
+      return natural_path_less(a.first, b.first);
     });
     throw InputError(fmt::format("{}: a run folder's trace file is {}; remove it or give the workers' files",
                                  first->first, first->second));
@@ -108,7 +110,7 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   if (files.empty())
     throw InputError(
         fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
-  std::sort(files.begin(), files.end(), natural_less);
+  std::sort(files.begin(), files.end(), natural_path_less);
   return files;
 }
 

@@ -1,0 +1,172 @@
+#include "cli/gate_run.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "cli/pipeline.h"
+#include "cli/progress.h"
+#include "perfgate/baseline.h"
+#include "perfgate/build_report.h"
+#include "perfgate/errors.h"
+#include "perfgate/gate.h"
+#include "perfgate/history.h"
+#include "perfgate/load.h"
+#include "perfgate/render.h"
+#include "perfgate/trend.h"
+
+namespace perfgate::cli {
+namespace {
+
+bool use_color(const GateArgs& a) {
+  if (a.no_color || std::getenv("NO_COLOR")) return false;
+  const char* term = std::getenv("TERM");
+  return ::isatty(STDOUT_FILENO) == 1 && term && std::string_view(term) != "dumb";
+}
+
+// A previous JSON report, or a profile analysed with the same rules and window options.
+Baseline load_baseline(const std::string& path, const RuleSet& rules, const AnalysisOptions& options,
+                       const GateArgs& a) {
+  try {
+    if (is_report_file(path)) return read_baseline_report(path, max_input_memory(a));
+    return baseline_from_report(report_of({path}, rules, options, a), path, "profile");
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("baseline: {}", e.what()));
+  }
+}
+
+FailOn fail_on(const std::string& text) {
+  return text == "warning" ? FailOn::Warning : text == "never" ? FailOn::Never : FailOn::Error;
+}
+
+// Every file the run reads, which no output may name: its own inputs, baselines, and the history
+// it records into (a database URI names no file).
+std::vector<std::string> files_read(const GateArgs& a, const std::vector<std::string>& reads) {
+  std::vector<std::string> files = reads;
+  files.insert(files.end(), a.baseline_paths.begin(), a.baseline_paths.end());
+  if (!a.history.history.empty() && !is_postgres_location(a.history.history))
+    files.push_back(a.history.history);
+  return files;
+}
+
+}  // namespace
+
+void add_gate_options(CLI::App& cmd, GateArgs& args) {
+  add_output_options(cmd, args.outputs);
+  cmd.add_option("--rules", args.rule_files,
+                 "Rule file (YAML) applied on top of the shipped 'default' set; repeatable. "
+                 "Shipped names: default, tb-plugin")
+      ->type_name("FILE");
+  cmd.add_option("--baseline", args.baseline_paths,
+                 "Compare with a previous JSON report, a profile (analysed the same way), or a run history "
+                 "(its last --baseline-runs runs of --baseline-branch on the same GPUs); repeatable: "
+                 "several baselines are pooled")
+      ->type_name("FILE|DB");
+  add_history_options(cmd, args.history);
+  cmd.add_option("--set", args.settings,
+                 "Override a rule setting, e.g. --set gpu.low-utilization.warn=40; repeatable")
+      ->type_name("ID.KEY=VALUE");
+  cmd.add_option("--disable", args.disabled, "Disable a rule by id; repeatable")->type_name("ID");
+  cmd.add_option(
+         "--fail-on", args.fail_on,
+         "What fails the gate (exit 1): error (failing rules, the default), warning (also warnings), never")
+      ->check(CLI::IsMember({"error", "warning", "never"}));
+  cmd.add_option("--warnings-exit-code", args.warnings_exit_code,
+                 "Exit code when the gate passes with warnings (default 0), for CI systems that show it")
+      ->type_name("N")
+      ->check(CLI::Range(0, 255));
+  cmd.add_option("--threads", args.threads,
+                 "Threads that read the profiles and write the reports (default 0: one per core); a large "
+                 "trace is parsed in pieces on all of them, several files one per thread, several reports "
+                 "side by side")
+      ->type_name("N")
+      ->check(CLI::Range(0, 1024));
+  cmd.add_option("--max-input-memory", args.max_input_memory,
+                 "The most memory one input (a trace, a baseline report) may make perfgate hold: its events, "
+                 "names and tables (default 4G, or PERFGATE_MAX_INPUT_MEMORY; 0: no limit). Past it the "
+                 "input is refused (exit 3)")
+      ->type_name("SIZE");
+  cmd.add_flag("-q,--quiet", args.quiet, "Print nothing on success");
+  cmd.add_flag("--no-progress", args.no_progress, "No progress line on stderr");
+  cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
+}
+
+std::uint64_t max_input_memory(const GateArgs& a) {
+  if (a.max_input_memory.empty()) return max_input_memory_from_environment();
+  if (auto bytes = parse_byte_size(a.max_input_memory)) return *bytes;
+  throw ConfigError(
+      fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
+                  "no limit)",
+                  a.max_input_memory));
+}
+
+RuleSet rules_of(const GateArgs& a) {
+  RuleSet rules = load_rules(a.rule_files);
+  apply_rule_overrides(rules, a.settings, a.disabled);
+  return rules;
+}
+
+ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rules,
+                      const AnalysisOptions& options, const GateArgs& a) {
+  LoadOptions load_options;
+  load_options.read_driver_calls = rules.classification.count_driver_api_calls;
+  load_options.max_threads = a.threads;
+  load_options.max_input_memory = max_input_memory(a);
+  auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());
+  load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
+    if (total >= kProgressMinBytes) progress->update(done, total);
+  };
+  std::vector<InputFile> inputs = resolve_inputs(paths);
+  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options);
+  progress->finish();
+  return build_report(report_inputs(inputs), std::move(analysis), rules.sources, options);
+}
+
+int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOptions& options,
+                   const std::vector<std::string>& reads, const std::vector<std::string>& profiles,
+                   const std::function<ReportModel()>& make_report) {
+  max_input_memory(a);  // a malformed limit is a usage error before any work
+  check_output_paths(a.outputs, files_read(a, reads));
+  // A malformed --label or PostgreSQL connection string is a usage error before any work. The
+  // commit labels the current run in the recent trend too.
+  RunLabels labels = labels_of(a.history.labels);
+  check_history_location(a.history.history);
+  for (const std::string& path : a.baseline_paths) check_history_location(path);
+  // Report and profile baselines are read first, so that a bad one fails before the analysis; a
+  // history's runs are chosen after it, by the run's GPUs.
+  std::vector<Baseline> runs;
+  std::vector<HistorySource> histories;
+  for (const std::string& path : a.baseline_paths) {
+    // The --history of this command is a history, even while it is an empty SQLite file.
+    if (path == a.history.history || is_history_location(path))
+      histories.push_back(open_history_source(path));
+    else
+      runs.push_back(load_baseline(path, rules, options, a));
+  }
+  ReportModel report = make_report();
+  GateOptions gate{fail_on(a.fail_on), a.warnings_exit_code, ""};
+  std::vector<HistoryRun> history_runs;
+  add_history_baselines(histories, a.history, report, runs, history_runs, gate);
+  std::optional<Baseline> baseline;
+  if (!runs.empty()) baseline = combine_baselines(std::move(runs));
+  apply_gate(report, rules, baseline ? &*baseline : nullptr, gate);
+  if (report.baseline && !history_runs.empty())
+    report.baseline->trends = recent_trends(history_runs, report, rules, labels.commit);
+  OutputArgs outputs = a.outputs;
+  outputs.warnings_fail = a.fail_on == "warning";
+  if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, profiles);
+  LoadOptions budget;  // the reports take the threads one input would: --threads, else the usable cores
+  budget.max_threads = a.threads;
+  bool written = write_outputs(report, rules, outputs, threads_per_input(budget, 1));
+  if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
+  // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
+  bool recorded = !a.history.record || record_run(report, a.history, labels);
+  return written && recorded ? report.verdict->exit_code : kExitInput;
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,40 @@
+// perfgate merge PART...: the run's reports and gate from partial reports (analyze --partial).
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/gate_run.h"
+#include "cli/partials.h"
+#include "perfgate/errors.h"
+
+namespace perfgate::cli {
+namespace {
+
+struct MergeArgs {
+  std::vector<std::string> parts;
+  GateArgs gate;
+  bool allow_missing_ranks = false;
+};
+
+int run_merge(const MergeArgs& a) {
+  if (a.parts.empty()) throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
+  RuleSet rules = rules_of(a.gate);
+  PartialSet set = read_partial_headers(a.parts, rules, a.allow_missing_ranks);
+  return gate_and_write(a.gate, rules, set.options, set.files, set.profiles,
+                        [&] { return merge_partials(set, rules, max_input_memory(a.gate)); });
+}
+
+}  // namespace
+
+std::function<int()> add_merge_command(CLI::App& app) {
+  auto args = std::make_shared<MergeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "merge", "Merge partial reports (analyze --partial) into the run's reports and gate, as analyze would");
+  cmd->add_option("parts", args->parts, "Partial reports (.pgp), or folders of them")->type_name("PART");
+  add_gate_options(*cmd, args->gate);
+  cmd->add_flag("--allow-missing-ranks", args->allow_missing_ranks,
+                "Merge even when ranks of the world size have no partial report: every output then says "
+                "which ranks are present");
+  return [args] { return run_merge(*args); };
+}
+
+}  // namespace perfgate::cli

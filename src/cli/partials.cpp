@@ -1,0 +1,281 @@
+#include "cli/partials.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/pipeline.h"
+#include "perfgate/build_report.h"
+#include "perfgate/errors.h"
+#include "perfgate/load.h"
+#include "perfgate/partial.h"
+#include "perfgate/render.h"
+
+namespace perfgate::cli {
+namespace fs = std::filesystem;
+namespace {
+
+std::optional<std::size_t> parse_count(std::string_view text) {
+  std::size_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return v;
+}
+
+// The file's bytes, refusing one larger than `limit` (0: no limit) before reading it.
+std::string read_file(const std::string& path, std::uint64_t limit) {
+  std::error_code ec;
+  std::uint64_t size = fs::file_size(path, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
+  if (limit && size > limit)
+    throw InputError(
+        fmt::format("{}: {} bytes, over the input memory limit (--max-input-memory)", path, size));
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(size, '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
+    throw InputError(fmt::format("{}: cannot read", path));
+  return bytes;
+}
+
+// The file's first lines, up to the end of the second (a partial report's header).
+std::string read_head(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read", path));
+  std::string head;
+  char chunk[1 << 16];
+  int lines = 0;
+  while (lines < 2 && in.read(chunk, sizeof chunk).gcount() > 0) {
+    std::string_view got(chunk, static_cast<std::size_t>(in.gcount()));
+    head.append(got);
+    lines += static_cast<int>(std::count(got.begin(), got.end(), '\n'));
+    if (!starts_like_partial(head) && head.size() >= kPartialSchema.size()) break;
+  }
+  return head;
+}
+
+std::uint32_t file_crc32(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::uint32_t crc = 0;
+  std::string chunk(1 << 20, '\0');
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())).gcount() > 0)
+    crc = crc32_update(crc, std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
+  return crc;
+}
+
+// A folder stands for its *.pgp files, in natural order.
+std::vector<std::string> partial_files(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+      if (!fs::exists(path, ec)) throw InputError(fmt::format("{}: no such file or folder", path));
+      files.push_back(path);
+      continue;
+    }
+    std::vector<std::string> found;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      if (entry.path().extension() == ".pgp") found.push_back(entry.path().string());
+    if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", path, ec.message()));
+    if (found.empty()) throw InputError(fmt::format("{}: the folder holds no partial reports (*.pgp)", path));
+    std::sort(found.begin(), found.end(), natural_path_less);
+    files.insert(files.end(), found.begin(), found.end());
+  }
+  return files;
+}
+
+// "0-3, 7": ranks as ranges.
+std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    out += fmt::format("{}{}", out.empty() ? "" : ", ",
+                       j > i ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]));
+    i = j + 1;
+  }
+  return out;
+}
+
+bool same_options(const AnalysisOptions& a, const AnalysisOptions& b) {
+  return a.window.iter_start == b.window.iter_start && a.window.iter_stop == b.window.iter_stop &&
+         a.window.skip_first == b.window.skip_first && a.key_op == b.key_op &&
+         a.step_pattern == b.step_pattern && a.detailed_workers == b.detailed_workers;
+}
+
+// Every part made with the merge's rules and the first part's window options.
+void check_same_run(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
+                    const std::string& digest) {
+  std::vector<std::string> other_rules;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (headers[i].rules_digest != digest) other_rules.push_back(files[i]);
+  if (!other_rules.empty())
+    throw InputError(
+        fmt::format("{}: made with other rules than this merge's ({} here): give merge the "
+                    "--rules, --set and --disable the partial reports were made with",
+                    fmt::join(other_rules, ", "), digest));
+  for (std::size_t i = 1; i < files.size(); ++i)
+    if (!same_options(headers[i].options, headers[0].options))
+      throw InputError(
+          fmt::format("{} and {}: made with different window options (--iter-start, "
+                      "--iter-stop, --skip-first, --key-op, --step-pattern, --detailed-workers)",
+                      files[0], files[i]));
+}
+
+// Ranks twice, and ranks missing from the world size.
+void check_ranks(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
+                 bool allow_missing) {
+  std::map<std::int64_t, std::size_t> owner;
+  std::optional<std::int64_t> world_size;
+  for (std::size_t f = 0; f < headers.size(); ++f) {
+    if (headers[f].world_size) world_size = std::max(world_size.value_or(0), *headers[f].world_size);
+    for (const std::optional<std::int64_t>& rank : headers[f].ranks) {
+      if (!rank) continue;
+      auto [it, added] = owner.try_emplace(*rank, f);
+      if (!added)
+        throw InputError(it->second == f ? fmt::format("{}: rank {} twice", files[f], *rank)
+                                         : fmt::format("rank {} is in two partial reports: {} and {}", *rank,
+                                                       files[it->second], files[f]));
+    }
+  }
+  if (!world_size || allow_missing) return;
+  std::vector<std::int64_t> missing;
+  for (std::int64_t r = 0; r < *world_size && missing.size() <= 1'000'000; ++r)
+    if (!owner.contains(r)) missing.push_back(r);
+  if (!missing.empty())
+    throw InputError(
+        fmt::format("{} of {} ranks are missing from the partial reports (rank{} {}); merge the "
+                    "missing slices too, or give --allow-missing-ranks to report on these ranks",
+                    missing.size(), *world_size, missing.size() == 1 ? "" : "s", rank_ranges(missing)));
+}
+
+// Each file's inputs placed in the run's natural path order; an input twice is refused.
+void place_inputs(PartialSet& set, const std::vector<PartialHeader>& headers) {
+  struct Place {
+    const PartialInput* input;
+    std::size_t file, local;
+  };
+  std::vector<Place> all;
+  for (std::size_t f = 0; f < headers.size(); ++f)
+    for (std::size_t i = 0; i < headers[f].inputs.size(); ++i) all.push_back({&headers[f].inputs[i], f, i});
+  std::stable_sort(all.begin(), all.end(), [](const Place& a, const Place& b) {
+    return natural_path_less(a.input->input.path, b.input->input.path);
+  });
+  set.input_positions.resize(headers.size());
+  for (std::size_t f = 0; f < headers.size(); ++f) set.input_positions[f].resize(headers[f].inputs.size());
+  for (std::size_t g = 0; g < all.size(); ++g) {
+    const Place& p = all[g];
+    if (g > 0 && all[g - 1].input->input.path == p.input->input.path)
+      throw InputError(fmt::format("{}: the input {} twice (also in {})", set.files[p.file],
+                                   p.input->input.path, set.files[all[g - 1].file]));
+    set.input_positions[p.file][p.local] = g;
+    if (!p.input->skipped.empty()) {
+      set.skipped.push_back(p.input->skipped);
+    } else {
+      set.inputs.push_back(p.input->input);
+      set.profiles.push_back(p.input->input.path);
+    }
+  }
+}
+
+}  // namespace
+
+Slice parse_slice(const std::string& text) {
+  std::size_t slash = text.find('/');
+  std::optional<std::size_t> k, n;
+  if (slash != std::string::npos) {
+    k = parse_count(std::string_view(text).substr(0, slash));
+    n = parse_count(std::string_view(text).substr(slash + 1));
+  }
+  if (!k || !n || *n == 0 || *k >= *n)
+    throw ConfigError(fmt::format("--slice {}: give K/N, the K-th (from 0) of N slices, 0 <= K < N", text));
+  return {*k, *n};
+}
+
+void refuse_partial_reports(const std::vector<std::string>& paths) {
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    if (!fs::is_regular_file(path, ec)) continue;
+    std::ifstream in(path, std::ios::binary);
+    char head[32] = {};
+    in.read(head, sizeof head);
+    if (starts_like_partial(std::string_view(head, static_cast<std::size_t>(in.gcount()))))
+      throw InputError(
+          fmt::format("{}: a perfgate partial report, not a trace: merge partial reports "
+                      "with `perfgate merge`",
+                      path));
+  }
+}
+
+int write_partial(const std::vector<std::string>& profiles, const Slice& slice, const std::string& out,
+                  const RuleSet& rules, const AnalysisOptions& options, const GateArgs& a) {
+  refuse_partial_reports(profiles);
+  std::vector<InputFile> inputs = resolve_inputs(profiles);
+  std::stable_sort(inputs.begin(), inputs.end(),
+                   [](const InputFile& x, const InputFile& y) { return natural_path_less(x.path, y.path); });
+  std::size_t n = inputs.size();
+  inputs = {inputs.begin() + static_cast<std::ptrdiff_t>(n * slice.index / slice.count),
+            inputs.begin() + static_cast<std::ptrdiff_t>(n * (slice.index + 1) / slice.count)};
+  LoadOptions load_options;
+  load_options.read_driver_calls = rules.classification.count_driver_api_calls;
+  load_options.max_threads = a.threads;
+  load_options.max_input_memory = max_input_memory(a);
+  RunCombiner run(options.detailed_workers);
+  std::vector<SkippedInput> skipped;
+  if (!inputs.empty()) skipped = load_into(run, inputs, load_options, rules.classification, options);
+  PartialReport partial{.header = {}, .run = run.finish_partial()};
+  partial.header.rules_digest = rules_digest(effective_rules_yaml(rules));
+  partial.header.options = options;
+  std::size_t next_skipped = 0;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const InputFile& f = inputs[i];
+    PartialInput p{{f.path, f.bytes, format_name(f.format), f.worker, f.folder}, file_crc32(f.path), ""};
+    if (next_skipped < skipped.size() && skipped[next_skipped].input == i)
+      p.skipped = skipped_warning(skipped[next_skipped++]);
+    partial.header.inputs.push_back(std::move(p));
+  }
+  std::string bytes = encode_partial(partial);
+  write_file_atomically(out, bytes);
+  if (!a.quiet)
+    std::cout << fmt::format("perfgate: wrote {} ({} bytes): {} worker{} of {} input{} (slice {}/{})\n", out,
+                             bytes.size(), partial.run.workers.size(),
+                             partial.run.workers.size() == 1 ? "" : "s", inputs.size(),
+                             inputs.size() == 1 ? "" : "s", slice.index, slice.count)
+              << std::flush;
+  return kExitPass;
+}
+
+PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
+                                bool allow_missing_ranks) {
+  PartialSet set;
+  set.files = partial_files(paths);
+  std::vector<PartialHeader> headers;
+  for (const std::string& file : set.files) headers.push_back(decode_partial_header(read_head(file), file));
+  check_same_run(set.files, headers, rules_digest(effective_rules_yaml(rules)));
+  check_ranks(set.files, headers, allow_missing_ranks);
+  place_inputs(set, headers);
+  if (set.inputs.empty()) throw InputError("merge: the partial reports hold no profile");
+  set.options = headers[0].options;
+  return set;
+}
+
+ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory) {
+  RunCombiner run(set.options.detailed_workers);
+  for (std::size_t f = 0; f < set.files.size(); ++f) {
+    PartialReport part = decode_partial(read_file(set.files[f], max_memory), set.files[f], max_memory);
+    if (part.header.inputs.size() != set.input_positions[f].size())
+      throw InputError(fmt::format("{}: changed while it was merged", set.files[f]));
+    for (PositionedWorker& w : part.run.workers) w.position.input = set.input_positions[f][w.position.input];
+    run.add(std::move(part.run));
+  }
+  RunAnalysis analysis = run.finish();
+  analysis.warnings.insert(analysis.warnings.begin(), set.skipped.begin(), set.skipped.end());
+  return build_report(set.inputs, std::move(analysis), rules.sources, set.options);
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,54 @@
+// Partial reports on the command line: `analyze --partial` writes one from some of a run's
+// workers (a --slice of its files), `merge` reads them back into the run's report.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/gate_run.h"
+#include "perfgate/analysis.h"
+#include "perfgate/report.h"
+#include "perfgate/rules.h"
+
+namespace perfgate::cli {
+
+// --slice K/N: the K-th (from 0) of N near-equal runs of consecutive files.
+struct Slice {
+  std::size_t index = 0;
+  std::size_t count = 1;
+};
+// Throws ConfigError for anything but K/N with 0 <= K < N.
+Slice parse_slice(const std::string& text);
+
+// Throws InputError for a path that is a partial report: analyze reads traces, merge reads partials.
+void refuse_partial_reports(const std::vector<std::string>& paths);
+
+// Loads and analyses the slice of the profiles' files (in natural path order) and writes the
+// partial report to `out`. Returns the exit code.
+int write_partial(const std::vector<std::string>& profiles, const Slice& slice, const std::string& out,
+                  const RuleSet& rules, const AnalysisOptions& options, const GateArgs& a);
+
+// Partial reports whose headers were read and checked against each other and the rules: one run.
+struct PartialSet {
+  std::vector<std::string> files;                         // the partial reports, as named or found
+  std::vector<std::vector<std::size_t>> input_positions;  // each file's inputs' places in the run
+  AnalysisOptions options;
+  std::vector<ReportInput> inputs;    // the run's inputs (skipped ones aside), in natural path order
+  std::vector<std::string> profiles;  // their paths
+  std::vector<std::string> skipped;   // the warnings of the inputs skipped, in the same order
+};
+
+// Reads the headers of every partial report (a folder: its *.pgp files) and refuses parts that are
+// not of one run made with `rules` (InputError naming them): another perfgate build, other rules
+// or window options, an input or a rank twice, ranks missing from the world size (a warning
+// instead with `allow_missing_ranks`, which every output states as the analysis would).
+PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
+                                bool allow_missing_ranks);
+
+// The run's report, as analyze of all the inputs would make it: each part decoded and folded in
+// as it is read, so only the detailed workers keep their tables.
+ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory);
+
+}  // namespace perfgate::cli

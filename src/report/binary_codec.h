@@ -1,0 +1,197 @@
+// A binary encoding of the analysis' plain structs, field by field in declaration order, for
+// partial reports. Aggregates are walked by Boost.PFR, so a field added to a struct is encoded
+// without a line here, and changes the layout signature, which refuses files of another build.
+//   bool, integers, enums: little-endian, their own width; double: its IEEE-754 bits (exact)
+//   string: u64 length, then the bytes; optional: u8 0/1, then the value; vector: u64 count, then
+//   the items; array, pair, aggregate: the items in order; MetricValues: u64 count, then each
+//   value as an optional double.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <boost/pfr.hpp>
+
+#include "perfgate/metrics.h"
+
+static_assert(std::endian::native == std::endian::little, "partial reports are written little-endian");
+
+namespace perfgate::binary_codec {
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+template <class T>
+struct is_array : std::false_type {};
+template <class T, std::size_t N>
+struct is_array<std::array<T, N>> : std::true_type {};
+template <class T>
+struct is_pair : std::false_type {};
+template <class A, class B>
+struct is_pair<std::pair<A, B>> : std::true_type {};
+
+// Thrown for bytes that do not decode: the caller names the file.
+struct DecodeError {
+  const char* what;
+};
+
+class Writer {
+ public:
+  template <class T>
+  void put(const T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      put_raw(static_cast<std::uint64_t>(v.size()));
+      out_.append(v);
+    } else if constexpr (std::is_same_v<T, MetricValues>) {
+      put_raw(static_cast<std::uint64_t>(v.size()));
+      for (std::size_t i = 0; i < v.size(); ++i) put(v.at(i));
+    } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
+      put_raw(v);
+    } else if constexpr (is_optional<T>::value) {
+      put_raw(static_cast<std::uint8_t>(v.has_value()));
+      if (v) put(*v);
+    } else if constexpr (is_vector<T>::value) {
+      put_raw(static_cast<std::uint64_t>(v.size()));
+      for (const auto& item : v) put(item);
+    } else if constexpr (is_array<T>::value) {
+      for (const auto& item : v) put(item);
+    } else if constexpr (is_pair<T>::value) {
+      put(v.first);
+      put(v.second);
+    } else {
+      static_assert(std::is_aggregate_v<T>, "encode only plain structs");
+      boost::pfr::for_each_field(v, [this](const auto& field) { put(field); });
+    }
+  }
+  std::string& bytes() { return out_; }
+
+ private:
+  template <class T>
+  void put_raw(T v) {
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    out_.append(b, sizeof(T));
+  }
+  std::string out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : in_(bytes) {}
+
+  template <class T>
+  void get(T& v) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      std::uint64_t n = count(1);
+      v.assign(in_.data() + at_, n);
+      at_ += n;
+    } else if constexpr (std::is_same_v<T, MetricValues>) {
+      if (count(1) != v.size()) throw DecodeError{"its metrics are not this build's"};
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        std::optional<double> value;
+        get(value);
+        v.set_at(i, value);
+      }
+    } else if constexpr (std::is_same_v<T, bool>) {
+      std::uint8_t b = get_raw<std::uint8_t>();
+      if (b > 1) throw DecodeError{"a flag is neither 0 nor 1"};
+      v = b == 1;
+    } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
+      v = get_raw<T>();
+    } else if constexpr (is_optional<T>::value) {
+      bool present = false;
+      get(present);
+      v.reset();
+      if (present) get(v.emplace());
+    } else if constexpr (is_vector<T>::value) {
+      // Every item takes at least a byte: a count beyond the bytes left is corrupt, not an
+      // allocation to attempt.
+      std::uint64_t n = count(1);
+      v.clear();
+      v.resize(n);
+      for (auto& item : v) get(item);
+    } else if constexpr (is_array<T>::value) {
+      for (auto& item : v) get(item);
+    } else if constexpr (is_pair<T>::value) {
+      get(v.first);
+      get(v.second);
+    } else {
+      static_assert(std::is_aggregate_v<T>, "decode only plain structs");
+      boost::pfr::for_each_field(v, [this](auto& field) { get(field); });
+    }
+  }
+  bool done() const { return at_ == in_.size(); }
+
+ private:
+  template <class T>
+  T get_raw() {
+    need(sizeof(T));
+    T v;
+    std::memcpy(&v, in_.data() + at_, sizeof(T));
+    at_ += sizeof(T);
+    return v;
+  }
+  std::uint64_t count(std::size_t item_bytes) {
+    auto n = get_raw<std::uint64_t>();
+    if (n > (in_.size() - at_) / item_bytes) throw DecodeError{"a length runs past its end"};
+    return n;
+  }
+  void need(std::size_t n) const {
+    if (in_.size() - at_ < n) throw DecodeError{"it ends early"};
+  }
+  std::string_view in_;
+  std::size_t at_ = 0;
+};
+
+// The shape of a type as the encoding sees it: kinds, widths and fields, nested. Two builds whose
+// structs differ have different signatures.
+template <class T>
+void signature(std::string& out) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    out += 's';
+  } else if constexpr (std::is_same_v<T, MetricValues>) {
+    out += "m" + std::to_string(MetricValues{}.size());
+  } else if constexpr (std::is_same_v<T, bool>) {
+    out += 'b';
+  } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
+    out += std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
+    out += std::to_string(sizeof(T));
+  } else if constexpr (is_optional<T>::value) {
+    out += '?';
+    signature<typename T::value_type>(out);
+  } else if constexpr (is_vector<T>::value) {
+    out += '*';
+    signature<typename T::value_type>(out);
+  } else if constexpr (is_array<T>::value) {
+    out += '[' + std::to_string(std::tuple_size_v<T>);
+    signature<typename T::value_type>(out);
+    out += ']';
+  } else if constexpr (is_pair<T>::value) {
+    out += '(';
+    signature<typename T::first_type>(out);
+    signature<typename T::second_type>(out);
+    out += ')';
+  } else {
+    out += '{';
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (signature<boost::pfr::tuple_element_t<I, T>>(out), ...);
+    }
+    (std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+    out += '}';
+  }
+}
+
+}  // namespace perfgate::binary_codec

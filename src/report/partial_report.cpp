@@ -1,0 +1,332 @@
+// A partial report's file: the schema line, the header as one line of JSON (what a person or a
+// script reads with `head -2`), then the workers and sums in binary_codec's encoding, gzipped.
+#include <zlib.h>
+
+#include <limits>
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include "perfgate/errors.h"
+#include "perfgate/partial.h"
+#include "perfgate/version.h"
+#include "report/binary_codec.h"
+
+namespace perfgate {
+namespace {
+
+namespace json = boost::json;
+
+std::uint32_t crc32_of(std::string_view bytes) {
+  return crc32_update(0, bytes);
+}
+
+std::string hex(std::uint64_t v, int digits) {
+  return fmt::format("{:0{}x}", v, digits);
+}
+
+// The encoding's shape: a partial report of a build whose structs differ is refused.
+std::string layout_digest() {
+  std::string s;
+  binary_codec::signature<PartialRun>(s);
+  return fmt::format("{}-{}", hex(crc32_of(s), 8), s.size());
+}
+
+std::string gzip(std::string_view in) {
+  z_stream z{};
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("zlib: cannot start compressing");
+  std::string out(deflateBound(&z, in.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw std::runtime_error("zlib: cannot compress a partial report");
+  return out;
+}
+
+// The body inflated, at most `limit` bytes (0: no limit).
+std::string gunzip(std::string_view in, std::uint64_t limit, const std::string& path) {
+  z_stream z{};
+  if (inflateInit2(&z, 15 + 16) != Z_OK) throw std::runtime_error("zlib: cannot start inflating");
+  std::string out;
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  z.avail_in = static_cast<uInt>(in.size());
+  int rc = Z_OK;
+  while (rc == Z_OK) {
+    std::size_t have = out.size();
+    if (limit && have >= limit) break;
+    out.resize(have + (std::size_t{1} << 20));
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
+    z.avail_out = 1u << 20;
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(z.total_out);
+  }
+  inflateEnd(&z);
+  if (rc == Z_OK)
+    throw InputError(
+        fmt::format("{}: the partial report's workers are over the input memory limit "
+                    "(--max-input-memory)",
+                    path));
+  if (rc != Z_STREAM_END || z.avail_in != 0)
+    throw InputError(
+        fmt::format("{}: the partial report is corrupt (its compressed workers do not inflate)", path));
+  return out;
+}
+
+json::value optional_json(const std::optional<std::int64_t>& v) {
+  return v ? json::value(*v) : json::value(nullptr);
+}
+
+json::object header_json(const PartialReport& p, std::string_view body) {
+  const PartialHeader& h = p.header;
+  json::array inputs;
+  for (const PartialInput& i : h.inputs)
+    inputs.push_back(json::object{{"path", i.input.path},
+                                  {"bytes", i.input.bytes},
+                                  {"format", i.input.format},
+                                  {"worker", i.input.worker},
+                                  {"folder", i.input.folder},
+                                  {"crc32", hex(i.crc32, 8)},
+                                  {"skipped", i.skipped}});
+  json::array ranks;
+  std::optional<std::int64_t> world_size;
+  for (const PositionedWorker& w : p.run.workers) {
+    ranks.push_back(optional_json(w.worker.info.rank));
+    if (w.worker.info.world_size) world_size = std::max(world_size.value_or(0), *w.worker.info.world_size);
+  }
+  const AnalysisOptions& o = h.options;
+  return json::object{{"schema", kPartialSchema},
+                      {"perfgate", kVersion},
+                      {"layout", layout_digest()},
+                      {"rules_digest", h.rules_digest},
+                      {"options", json::object{{"iter_start", optional_json(o.window.iter_start)},
+                                               {"iter_stop", optional_json(o.window.iter_stop)},
+                                               {"skip_first", o.window.skip_first},
+                                               {"key_op", o.key_op},
+                                               {"step_pattern", o.step_pattern},
+                                               {"detailed_workers", o.detailed_workers}}},
+                      {"inputs", std::move(inputs)},
+                      {"workers", p.run.workers.size()},
+                      {"ranks", std::move(ranks)},
+                      {"world_size", optional_json(world_size)},
+                      {"body_bytes", body.size()},
+                      {"body_crc32", hex(crc32_of(body), 8)}};
+}
+
+// Reads the header's fields, naming the first that is missing or of the wrong type.
+class HeaderReader {
+ public:
+  HeaderReader(const json::object& o, const std::string& path) : o_(o), path_(path) {}
+  const json::value& at(std::string_view key, const json::object* in = nullptr) const {
+    const json::object& obj = in ? *in : o_;
+    if (const json::value* v = obj.if_contains(key)) return *v;
+    throw bad(key);
+  }
+  std::string text(std::string_view key, const json::object* in = nullptr) const {
+    const json::value& v = at(key, in);
+    if (!v.is_string()) throw bad(key);
+    return std::string(v.get_string());
+  }
+  std::int64_t integer(std::string_view key, const json::object* in = nullptr) const {
+    const json::value& v = at(key, in);
+    if (v.is_int64()) return v.get_int64();
+    if (v.is_uint64() && v.get_uint64() <= std::numeric_limits<std::int64_t>::max())
+      return static_cast<std::int64_t>(v.get_uint64());
+    throw bad(key);
+  }
+  std::uint64_t count(std::string_view key, const json::object* in = nullptr) const {
+    std::int64_t v = integer(key, in);
+    if (v < 0) throw bad(key);
+    return static_cast<std::uint64_t>(v);
+  }
+  std::optional<std::int64_t> maybe_integer(std::string_view key, const json::object* in) const {
+    if (at(key, in).is_null()) return std::nullopt;
+    return integer(key, in);
+  }
+  const json::object& object(std::string_view key) const {
+    if (const json::object* v = at(key).if_object()) return *v;
+    throw bad(key);
+  }
+  const json::array& array(std::string_view key) const {
+    if (const json::array* v = at(key).if_array()) return *v;
+    throw bad(key);
+  }
+  InputError bad(std::string_view key) const {
+    return InputError(fmt::format("{}: the partial report's header has no valid '{}'", path_, key));
+  }
+
+ private:
+  const json::object& o_;
+  const std::string& path_;
+};
+
+std::uint32_t parse_crc(const HeaderReader& r, std::string_view key, const json::object* in) {
+  std::string text = r.text(key, in);
+  std::uint32_t v = 0;
+  if (text.size() != 8 || text.find_first_not_of("0123456789abcdef") != std::string::npos) throw r.bad(key);
+  for (char c : text) v = v * 16 + static_cast<std::uint32_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+  return v;
+}
+
+PartialHeader read_header(const json::object& o, const std::string& path) {
+  HeaderReader r(o, path);
+  PartialHeader h;
+  h.perfgate_version = r.text("perfgate");
+  h.layout = r.text("layout");
+  h.rules_digest = r.text("rules_digest");
+  const json::object& opt = r.object("options");
+  h.options.window.iter_start = r.maybe_integer("iter_start", &opt);
+  h.options.window.iter_stop = r.maybe_integer("iter_stop", &opt);
+  h.options.window.skip_first = r.integer("skip_first", &opt);
+  h.options.key_op = r.text("key_op", &opt);
+  h.options.step_pattern = r.text("step_pattern", &opt);
+  h.options.detailed_workers = r.count("detailed_workers", &opt);
+  for (const json::value& v : r.array("inputs")) {
+    const json::object* in = v.if_object();
+    if (!in) throw r.bad("inputs");
+    PartialInput i;
+    i.input = {r.text("path", in), r.count("bytes", in), r.text("format", in), r.text("worker", in),
+               r.text("folder", in)};
+    i.crc32 = parse_crc(r, "crc32", in);
+    i.skipped = r.text("skipped", in);
+    h.inputs.push_back(std::move(i));
+  }
+  for (const json::value& v : r.array("ranks")) {
+    if (v.is_null())
+      h.ranks.emplace_back();
+    else if (v.is_int64())
+      h.ranks.emplace_back(v.get_int64());
+    else
+      throw r.bad("ranks");
+  }
+  h.world_size = r.maybe_integer("world_size", nullptr);
+  return h;
+}
+
+// The header line, parsed: a partial report of another schema or build is refused here.
+json::object parse_header_line(std::string_view line, const std::string& path) {
+  boost::system::error_code ec;
+  json::value v = json::parse(line, ec);
+  if (ec || !v.is_object())
+    throw InputError(fmt::format("{}: the partial report's header is not JSON ({})", path,
+                                 ec ? ec.message() : "not an object"));
+  return std::move(v.as_object());
+}
+
+void check_build(const json::object& o, const std::string& path) {
+  HeaderReader r(o, path);
+  std::string version = r.text("perfgate");
+  if (version != kVersion)
+    throw InputError(
+        fmt::format("{}: written by perfgate {}; this is perfgate {}: make every partial "
+                    "report and the merge with one perfgate version",
+                    path, version, kVersion));
+  if (r.text("layout") != layout_digest())
+    throw InputError(
+        fmt::format("{}: written by another build of perfgate {} (its layout {} is not "
+                    "this build's {}): make the partial reports with the perfgate "
+                    "that merges them",
+                    path, version, r.text("layout"), layout_digest()));
+}
+
+}  // namespace
+
+std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes) {
+  uLong sum = crc;
+  while (!bytes.empty()) {
+    auto n = static_cast<uInt>(std::min<std::size_t>(bytes.size(), std::numeric_limits<uInt>::max()));
+    sum = crc32(sum, reinterpret_cast<const Bytef*>(bytes.data()), n);
+    bytes.remove_prefix(n);
+  }
+  return static_cast<std::uint32_t>(sum);
+}
+
+bool starts_like_partial(std::string_view head) {
+  return head.starts_with("perfgate-partial/");
+}
+
+std::string rules_digest(std::string_view effective_rules_yaml) {
+  return fmt::format("crc32:{}:{}", hex(crc32_of(effective_rules_yaml), 8), effective_rules_yaml.size());
+}
+
+std::string encode_partial(const PartialReport& partial) {
+  binary_codec::Writer writer;
+  writer.put(partial.run);
+  std::string body = gzip(writer.bytes());
+  std::string out = std::string(kPartialSchema) + "\n" + json::serialize(header_json(partial, body)) + "\n";
+  out += body;
+  return out;
+}
+
+namespace {
+
+struct HeaderSpan {
+  json::object header;
+  std::size_t end = 0;  // where the body starts
+};
+
+// The schema line and the header line, checked: another schema or build is refused here.
+HeaderSpan split_header(std::string_view bytes, const std::string& path) {
+  std::size_t schema_end = bytes.find('\n');
+  if (!starts_like_partial(bytes) || schema_end == std::string_view::npos)
+    throw InputError(
+        fmt::format("{}: not a perfgate partial report (perfgate analyze --partial writes "
+                    "them); a trace is analysed with perfgate analyze",
+                    path));
+  std::string_view schema = bytes.substr(0, schema_end);
+  if (schema != kPartialSchema)
+    throw InputError(fmt::format("{}: a partial report of schema '{}'; this perfgate reads '{}'", path,
+                                 schema, kPartialSchema));
+  std::size_t header_end = bytes.find('\n', schema_end + 1);
+  if (header_end == std::string_view::npos)
+    throw InputError(fmt::format("{}: the partial report is truncated in its header", path));
+  HeaderSpan span{parse_header_line(bytes.substr(schema_end + 1, header_end - schema_end - 1), path),
+                  header_end + 1};
+  check_build(span.header, path);
+  return span;
+}
+
+}  // namespace
+
+PartialHeader decode_partial_header(std::string_view head, const std::string& path) {
+  return read_header(split_header(head, path).header, path);
+}
+
+PartialReport decode_partial(std::string_view bytes, const std::string& path, std::uint64_t max_memory) {
+  HeaderSpan span = split_header(bytes, path);
+  PartialReport out;
+  out.header = read_header(span.header, path);
+  HeaderReader r(span.header, path);
+  std::string_view body = bytes.substr(span.end);
+  std::uint64_t body_bytes = r.count("body_bytes");
+  if (body.size() != body_bytes)
+    throw InputError(fmt::format("{}: the partial report is {} ({} of its {} body bytes)", path,
+                                 body.size() < body_bytes ? "truncated" : "corrupt (bytes after its end)",
+                                 body.size(), body_bytes));
+  if (crc32_of(body) != parse_crc(r, "body_crc32", nullptr))
+    throw InputError(fmt::format("{}: the partial report is corrupt (its checksum does not match)", path));
+  std::string decoded = gunzip(body, max_memory, path);
+  try {
+    binary_codec::Reader reader(decoded);
+    reader.get(out.run);
+    if (!reader.done()) throw binary_codec::DecodeError{"bytes are left after its end"};
+  } catch (const binary_codec::DecodeError& e) {
+    throw InputError(fmt::format("{}: the partial report is corrupt: {}", path, e.what));
+  }
+  bool consistent = out.run.workers.size() == out.header.ranks.size();
+  for (std::size_t i = 0; consistent && i < out.run.workers.size(); ++i) {
+    const PositionedWorker& w = out.run.workers[i];
+    consistent = w.position.input < out.header.inputs.size() && w.worker.info.rank == out.header.ranks[i] &&
+                 (i == 0 || out.run.workers[i - 1].position < w.position);
+  }
+  if (!consistent)
+    throw InputError(
+        fmt::format("{}: the partial report is corrupt (its workers do not match its header)", path));
+  return out;
+}
+
+}  // namespace perfgate
