@@ -45,12 +45,24 @@ fail() {
   echo "FAIL: $*"
   failures=$((failures + 1))
 }
+running() {  # PID...: one of them runs (an exited daemon not yet waited for is a zombie: state Z)
+  local pid
+  for pid; do
+    if [ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) \([A-Za-z]\).*/\1/' "/proc/$pid/stat")" != Z ]; then return 0; fi
+  done
+  return 1
+}
 finish() {
   local status=$?
   if [ ${#daemons[@]} -gt 0 ]; then
     # Jobs first (their steps end with them), then the daemons, each by its PID.
-    scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
+    timeout 5 scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
     kill "${daemons[@]}" 2>/dev/null || true
+    for _ in $(seq 1 50); do
+      running "${daemons[@]}" || break
+      sleep 0.1
+    done
+    kill -KILL "${daemons[@]}" 2>/dev/null || true
     for pid in "${daemons[@]}"; do wait "$pid" 2>/dev/null || true; done
   fi
   if [ "$status" != 0 ] || [ "$failures" != 0 ]; then
@@ -117,7 +129,7 @@ for _ in $(seq 1 200); do
   node_state=$(scontrol -o show node localhost 2>/dev/null | grep -o 'State=[A-Z_+]*' | head -n 1 || true)
   [ "$node_state" = State=IDLE ] && break
   for pid in "${daemons[@]}"; do
-    if ! kill -0 "$pid" 2>/dev/null; then
+    if ! running "$pid"; then
       echo "FAIL: a Slurm daemon exited at start"
       cat slurmctld.out slurmd.out
       exit 1
