@@ -10,8 +10,9 @@
 #   a 32-rank folder (made from the shared 128-rank sample by make_ranks.py) in 4 array tasks; the
 #   shared folder itself (2 of 128 ranks: --allow-missing-ranks) in 2 tasks, whose merged JSON and
 #   Markdown must equal `perfgate analyze` of the same inputs in one process, with the same exit
-#   code; and the 32 ranks with one truncated file, whose task fails: the merge job must be
-#   cancelled (DependencyNeverSatisfied) and write nothing.
+#   code (the 32 ranks with --fail-on warning: 1, a failed gate); and the 32 ranks with one truncated file, whose task fails: the merge job must be
+#   cancelled (DependencyNeverSatisfied) and write nothing. submit.sh refuses a folder that holds
+#   partials already; `perfgate merge` of 2 of 128 ranks without --allow-missing-ranks exits 3.
 # Skips (exit 77) without the Slurm programs or the shared traces.
 # Usage: tests/scheduler/slurm_test.sh SOURCE_DIR PERFGATE [SHARED_TRACES]
 # The shared traces: $PERFGATE_SHARED_TRACES, else SHARED_TRACES, else ../shared/traces beside the
@@ -156,10 +157,12 @@ submitted() {  # NAME: the array and merge job IDs that submit.sh printed
   read -r _ array <"$1.jobs"
   read -r _ merge < <(tail -n 1 "$1.jobs")
 }
-"$submit" -n 4 -d run32 ranks32 -- --json run32/report.json --md run32/report.md >run32.jobs
+# --fail-on warning: the gate fails (the traces warn), and the merge job with it, reports written.
+"$submit" -n 4 -d run32 ranks32 -- --fail-on warning --json run32/report.json --md run32/report.md >run32.jobs
 "$submit" -n 2 -d run128 "$sampled" -- --allow-missing-ranks --json run128/report.json \
   --md run128/report.md >run128.jobs
-"$submit" -n 4 -d broken ranks32-broken -- --json broken/report.json --md broken/report.md >broken.jobs
+# submit.sh's default merge options: --json broken/report.json --html broken/report.html.
+"$submit" -n 4 -d broken ranks32-broken >broken.jobs
 all_jobs=()
 for run in run32 run128 broken; do
   submitted "$run"
@@ -168,7 +171,7 @@ done
 
 # The one-process reports, while the jobs run.
 set +e
-"$perfgate" analyze ranks32 --json one32.json --md one32.md >one32.out 2>&1
+"$perfgate" analyze ranks32 --fail-on warning --json one32.json --md one32.md >one32.out 2>&1
 one32_status=$?
 "$perfgate" analyze "$sampled" --json one128.json --md one128.md >one128.out 2>&1
 one128_status=$?
@@ -206,7 +209,7 @@ for run in run32 run128; do
   if [ "$partials" = "$tasks" ]; then pass "$run: $tasks partial reports"; else fail "$run: $partials partial reports, not $tasks"; fi
   exit_code=$(field "$merge" ExitCode)
   if [ "$exit_code" = "$status:0" ]; then
-    pass "$run: the merge job ended with the one-process exit code ($status)"
+    pass "$run: the merge job ended with the one-process exit code ($status: $(field "$merge" JobState))"
   else
     fail "$run: the merge job: $(field "$merge" JobState) $exit_code; one process exited $status"
     tail -n 5 "$one.out"
@@ -220,6 +223,8 @@ for run in run32 run128; do
     fi
   done
 done
+
+if [ "$one32_status" != 1 ]; then fail "run32: one process exited $one32_status, not 1 (--fail-on warning)"; fi
 
 # ---- the run with a failing slice: the merge job is cancelled, nothing is written ----
 submitted broken
@@ -235,7 +240,7 @@ if [ "$merge_state" = "CANCELLED DependencyNeverSatisfied" ]; then
 else
   fail "broken: the merge job is $merge_state"
 fi
-if [ ! -e broken/report.json ] && [ ! -e broken/report.md ] && [ ! -e broken/partials/part-2-of-4.pgp ]; then
+if [ ! -e broken/report.json ] && [ ! -e broken/report.html ] && [ ! -e broken/partials/part-2-of-4.pgp ]; then
   pass "broken: no report and no partial of the failed slice were written"
 else
   fail "broken: written: $(cd broken && echo report.* partials/part-2-*)"
@@ -245,6 +250,15 @@ if grep -q 'rank-20.json.gz' broken/logs/perfgate-slice-*_2.out; then
   pass "broken: the failed task's log names the truncated file"
 else
   fail "broken: the failed task's log does not name rank-20.json.gz"
+fi
+
+# ---- submit.sh refuses a folder that holds partials already: the merge would read them too ----
+if "$submit" -n 4 -d run32 ranks32 >again.jobs 2>again.err; then
+  fail "submit.sh submitted into run32, which holds the partials of a run: $(cat again.jobs)"
+elif grep -q 'not empty' again.err && [ "$(find run32/partials -name '*.pgp' | wc -l)" = 4 ]; then
+  pass "submit.sh refuses a folder that holds partials already"
+else
+  fail "submit.sh into a used folder: $(cat again.err)"
 fi
 
 # ---- without --allow-missing-ranks, 2 of 128 ranks do not merge ----
