@@ -47,9 +47,10 @@ fail() {
   failures=$((failures + 1))
 }
 running() {  # PID...: one of them runs (an exited daemon not yet waited for is a zombie: state Z)
-  local pid
+  local pid state
   for pid; do
-    if [ -r "/proc/$pid/stat" ] && [ "$(sed 's/.*) \([A-Za-z]\).*/\1/' "/proc/$pid/stat")" != Z ]; then return 0; fi
+    state=$(sed 's/.*) \([A-Za-z]\).*/\1/' "/proc/$pid/stat" 2>/dev/null) || continue
+    if [ "$state" != Z ]; then return 0; fi
   done
   return 1
 }
