@@ -56,6 +56,8 @@ running() {  # PID...: one of them runs (an exited daemon not yet waited for is 
 }
 finish() {
   local status=$?
+  set +e
+  trap '' PIPE  # a reader gone (| head): writes fail, the cleanup goes on
   if [ ${#daemons[@]} -gt 0 ]; then
     # Jobs first (their steps end with them), then the daemons, each by its PID.
     timeout 5 scancel --quiet --full --user="$(id -un)" 2>/dev/null || true
@@ -77,6 +79,11 @@ finish() {
   rm -rf "$work"
 }
 trap finish EXIT
+# Interrupted, terminated or its reader gone: exit, which runs finish, rather than die without it.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 141' PIPE
+trap 'exit 129' HUP
 cd "$work"
 
 # ---- the cluster ----
