@@ -3,7 +3,9 @@
 # Idempotent: runs `apt-get update` and installs only when something is missing.
 # `ci/setup.sh --tests` also installs what only the tests need: Chromium and poppler-utils'
 # pdftotext (the HTML checks, the printed PDF's text among them) and PostgreSQL's server programs
-# (the history tests start a throw-away server of their own).
+# (the history tests start a throw-away server of their own), and Slurm's daemons and client
+# (tests/scheduler/slurm_test.sh starts a throw-away one-node cluster of its own) and
+# python3-kubernetes (examples/kubernetes/ is checked against its object models).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
 # `ci/setup.sh --image` also installs buildah and mmdebstrap, which build the container image
 # (ci/image.sh).
@@ -22,7 +24,10 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     # man-db: the package test renders the man pages.
-    --tests) packages+=(chromium poppler-utils unzip postgresql man-db) ;;
+    # slurmctld, slurmd, slurm-client: a throw-away one-node Slurm cluster runs examples/slurm/ (their
+    # services start only with an /etc/slurm/slurm.conf, which the test never writes);
+    # python3-kubernetes: examples/kubernetes/ is checked against its object models.
+    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --image) packages+=(buildah mmdebstrap) ;;
