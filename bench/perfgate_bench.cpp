@@ -12,7 +12,10 @@
 // the same 64 KiB pieces and with the same options, in this process (median CPU time of the runs); "CPU/bare"
 // is perfgate's CPU time over it. With
 // --ranks R it also analyses a run folder of R copies of the .json.gz (rank-0 ... rank-R-1), whose
-// peak RSS shows what a run holds per worker.
+// peak RSS shows what a run holds per worker. With --merge-ranks R it writes R copies that state
+// ranks 0 ... R-1 of R (distributedInfo rewritten), a partial report of each (analyze --partial),
+// then times `perfgate merge` of the R partials with the JSON and HTML reports (median of --runs),
+// and prints its peak RSS, the partials' size per rank and the reports' sizes.
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -50,6 +53,7 @@ struct Options {
   std::vector<int> scales = {1};
   std::vector<unsigned> threads = {0};
   int ranks = 0;
+  int merge_ranks = 0;
   std::vector<std::string> traces;
 };
 
@@ -376,6 +380,92 @@ void measure(Launcher& launcher, const Options& o, const std::string& label, con
     measure_with(launcher, o, label, file, json_bytes, bare_seconds, threads);
 }
 
+// --- merging partial reports ----------------------------------------------------------------
+
+// A command run to its end: wall time, CPU time and peak RSS (its output thrown away).
+Run run_command(const std::vector<std::string>& args) {
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, STDOUT_FILENO);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  Run r;
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.cpu_seconds = seconds(usage.ru_utime) + seconds(usage.ru_stime);
+  r.max_rss_kb = usage.ru_maxrss;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// The trace stating rank `rank` of `world_size` where it has a distributedInfo object.
+std::string as_rank(const std::string& text, int rank, int world_size) {
+  std::size_t at = text.find("\"distributedInfo\"");
+  if (at == std::string::npos) return text;
+  std::size_t end = text.find('}', at);
+  std::string info = text.substr(at, end - at);
+  auto set = [&](const std::string& key, int value) {
+    std::size_t k = info.find("\"" + key + "\"");
+    if (k == std::string::npos) return;
+    std::size_t v = info.find_first_of("-0123456789", info.find(':', k));
+    std::size_t v_end = info.find_first_not_of("0123456789", v + 1);
+    info.replace(v, v_end - v, std::to_string(value));
+  };
+  set("rank", rank);
+  set("world_size", world_size);
+  return text.substr(0, at) + info + text.substr(end);
+}
+
+void measure_merge(const Options& o, const std::string& label, const std::string& text, const fs::path& dir) {
+  fs::path ranks = dir / "merge-ranks", parts = dir / "merge-parts";
+  fs::create_directories(ranks);
+  fs::create_directories(parts);
+  std::uint64_t part_bytes = 0;
+  for (int r = 0; r < o.merge_ranks; ++r) {
+    std::string file = (ranks / fmt::format("rank-{}.json.gz", r)).string();
+    std::string part = (parts / fmt::format("rank-{}.pgp", r)).string();
+    write_gzip(file, as_rank(text, r, o.merge_ranks));
+    if (run_command({o.perfgate, "analyze", file, "-q", "--threads", "1", "--partial", part}).exit_code != 0)
+      throw std::runtime_error("analyze --partial failed on " + file);
+    part_bytes += fs::file_size(part);
+    fs::remove(file);
+  }
+  std::string json_out = (dir / "merged.json").string(), html_out = (dir / "merged.html").string();
+  std::vector<std::string> merge = {o.perfgate, "merge",  parts.string(), "-q",     "--fail-on",
+                                    "never",    "--json", json_out,       "--html", html_out};
+  std::vector<double> times, cpu;
+  long rss = 0;
+  for (int i = 0; i < o.runs; ++i) {
+    Run r = run_command(merge);
+    if (r.exit_code != 0) throw std::runtime_error(fmt::format("merge exited with {}", r.exit_code));
+    times.push_back(r.seconds);
+    cpu.push_back(r.cpu_seconds);
+    rss = std::max(rss, r.max_rss_kb);
+  }
+  std::sort(times.begin(), times.end());
+  std::sort(cpu.begin(), cpu.end());
+  std::printf(
+      "merge of %d partials of %s: %.3f s wall, %.3f s CPU (median of %d), peak RSS %.1f MB; partials "
+      "%.1f kB per rank; JSON report %.1f MB, HTML page %.2f MB\n",
+      o.merge_ranks, label.c_str(), times[times.size() / 2], cpu[cpu.size() / 2], o.runs,
+      static_cast<double>(rss) * 1024 / 1e6, static_cast<double>(part_bytes) / o.merge_ranks / 1e3,
+      static_cast<double>(fs::file_size(json_out)) / 1e6, static_cast<double>(fs::file_size(html_out)) / 1e6);
+  std::fflush(stdout);
+  fs::remove_all(ranks);
+  fs::remove_all(parts);
+}
+
 template <typename T>
 std::vector<T> number_list(const std::string& text) {
   std::vector<T> out;
@@ -403,6 +493,8 @@ Options parse(int argc, char** argv) {
       o.threads = number_list<unsigned>(value());
     else if (a == "--ranks")
       o.ranks = std::max(0, std::stoi(value()));
+    else if (a == "--merge-ranks")
+      o.merge_ranks = std::max(0, std::stoi(value()));
     else if (a == "-h" || a == "--help")
       throw std::runtime_error("help");
     else
@@ -422,7 +514,7 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::fprintf(stderr,
                  "%s\nusage: perfgate-bench [--perfgate PATH] [--runs N] [--scale K,...] [--threads T,...] "
-                 "[--ranks R] TRACE...\n",
+                 "[--ranks R] [--merge-ranks R] TRACE...\n",
                  e.what());
     return 2;
   }
@@ -455,6 +547,7 @@ int main(int argc, char** argv) {
       for (int scale : o.scales)
         prepare(scale == 1 ? base : fmt::format("{}_x{}", base, scale),
                 scale == 1 ? text : scaled_trace(text, scale));
+      if (o.merge_ranks > 0) measure_merge(o, base, text, dir);
     }
     for (const auto& [label, bytes, bare] : prepared) {
       std::string stem = (dir / label).string();

@@ -2,7 +2,11 @@
 
 #include <algorithm>
 
+#include <map>
+#include <set>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "perfgate/units.h"
 
@@ -82,6 +86,38 @@ std::string mfu_text(const std::vector<ReportMetric>& metrics) {
   if (coverage)
     return fmt::format("n/a (FLOPs known for {} of the eligible ops' time)", format_pct(coverage));
   return "n/a";
+}
+
+namespace {
+
+std::string workers_text(const std::vector<std::string>& names) {
+  if (names.size() == 1) return names.front();
+  if (names.size() <= 3) {
+    std::vector<std::string> head(names.begin(), names.end() - 1);
+    return fmt::format("{} and {}", fmt::join(head, ", "), names.back());
+  }
+  return fmt::format("{}, {}, {} and {} more workers", names[0], names[1], names[2], names.size() - 3);
+}
+
+}  // namespace
+
+std::vector<std::string> grouped_notes(const ReportModel& r) {
+  std::set<std::string_view> workers;
+  for (const ReportWorker& w : r.workers) workers.insert(w.name);
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // the note, its workers
+  std::map<std::string, std::size_t, std::less<>> group_of;
+  for (const std::string& note : r.warnings) {
+    std::size_t colon = note.find(": ");
+    bool of_worker = colon != std::string::npos && workers.contains(std::string_view(note).substr(0, colon));
+    std::string text = of_worker ? note.substr(colon + 2) : note;
+    auto [it, added] = group_of.try_emplace(text, groups.size());
+    if (added) groups.push_back({text, {}});
+    if (of_worker) groups[it->second].second.push_back(note.substr(0, colon));
+  }
+  std::vector<std::string> out;
+  for (const auto& [text, names] : groups)
+    out.push_back(names.empty() ? text : fmt::format("{}: {}", workers_text(names), text));
+  return out;
 }
 
 std::string_view gain_share_of(const ReportModel& r) {

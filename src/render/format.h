@@ -56,6 +56,10 @@ std::string_view changes_basis(const ReportModel& r);
 // for the GPUs (rules: gpu_peaks).
 std::string mfu_text(const std::vector<ReportMetric>& metrics);
 
+// The report's notes with those that several workers share said once: "rank-0, rank-1, rank-2 and
+// 1021 more workers: GPU 0: architecture ... inferred", in the order each first appears.
+std::vector<std::string> grouped_notes(const ReportModel& r);
+
 // What an estimated gain is a share of: "the step time", or "the window" of a run without steps.
 std::string_view gain_share_of(const ReportModel& r);
 

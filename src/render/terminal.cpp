@@ -163,7 +163,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   for (const auto& w : r.workers)
     for (const auto& d : w.dropped_steps)
       out.add("Dropped", fmt::format("{}{}: {}", r.workers.size() > 1 ? w.name + " " : "", d.name, d.reason));
-  for (const auto& w : r.warnings) out.add("Note", w);
+  for (const auto& w : grouped_notes(r)) out.add("Note", w);
   return neutralise_workflow_commands(out.str() + terminal_findings(r, options.color));
 }
 

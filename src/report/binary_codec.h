@@ -73,7 +73,7 @@ class Writer {
       put(v.second);
     } else {
       static_assert(std::is_aggregate_v<T>, "encode only plain structs");
-      boost::pfr::for_each_field(v, [this](const auto& field) { put(field); });
+      boost::pfr::for_each_field(v, [&](const auto& field) { put(field); });
     }
   }
   std::string& bytes() { return out_; }
@@ -130,7 +130,7 @@ class Reader {
       get(v.second);
     } else {
       static_assert(std::is_aggregate_v<T>, "decode only plain structs");
-      boost::pfr::for_each_field(v, [this](auto& field) { get(field); });
+      boost::pfr::for_each_field(v, [&](auto& field) { get(field); });
     }
   }
   bool done() const { return at_ == in_.size(); }

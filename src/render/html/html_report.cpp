@@ -6,6 +6,7 @@
 
 #include "perfgate/render.h"
 #include "perfgate/units.h"
+#include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/format.h"
 #include "render/html/baseline_view.h"
@@ -160,8 +161,46 @@ TemplateData rendered_table(const TemplateData& table) {
   return html;
 }
 
-// A section for every worker up to kMaxWorkerSections; beyond, one for each worker whose tables
-// the report kept (--detailed-workers) where they are that few, else the slowest worker's only.
+// The ranks table as a page of more ranks than it lists shows it: the slowest, the median and the
+// fastest by mean step first (the page lists the first `max_rows` rows; sorting a column still
+// orders every rank), the others after in rank order. Empty when every rank is listed.
+ReportTable ranks_as_listed(const ReportTable& ranks, std::size_t max_rows) {
+  std::size_t n = ranks.rows.size();
+  if (n <= max_rows || max_rows < 3) return {};
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  auto mean = [&](std::size_t i) { return number_at(ranks, i, "mean_step_us"); };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return mean(a) > mean(b); });
+  std::size_t slowest = (max_rows - 1) / 2, fastest = max_rows - 1 - slowest;
+  std::vector<std::size_t> listed(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(slowest));
+  listed.push_back(order[n / 2]);
+  listed.insert(listed.end(), order.end() - static_cast<std::ptrdiff_t>(fastest), order.end());
+  std::vector<bool> taken(n, false);
+  for (std::size_t i : listed) taken[i] = true;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!taken[i]) listed.push_back(i);
+  ReportTable out{ranks.name, ranks.title, ranks.description, ranks.columns, {}};
+  if (!out.description.empty() && !out.description.ends_with('.')) out.description += '.';
+  out.description += fmt::format(
+      " The page lists {} of the {} ranks: the {} slowest, the median and the {} fastest by mean step, "
+      "slowest first; sorting a column orders every rank, and the JSON report and the workbook hold "
+      "them all.",
+      max_rows, n, slowest, fastest);
+  for (std::size_t i : listed) out.rows.push_back(ranks.rows[i]);
+  return out;
+}
+
+// Whether a worker the report keeps whole is one a page of a large run shows: the first, the
+// slowest or the fastest (not the next slowest, whose tables only the JSON and workbook hold).
+bool shown_in_large_run(const ReportWorker& w) {
+  const std::string& why = w.detailed_as;
+  return why == "first" || why.starts_with("first and") || why == "slowest" || why == "fastest";
+}
+
+// A section for every worker up to kMaxWorkerSections; beyond, the page of a large run stays small
+// whatever --detailed-workers keeps: the first, the slowest and the fastest of the workers the
+// report keeps whole (else the slowest worker's only).
 std::vector<const ReportWorker*> worker_sections(const ReportModel& r) {
   std::vector<const ReportWorker*> shown;
   if (r.workers.size() <= kMaxWorkerSections) {
@@ -169,8 +208,8 @@ std::vector<const ReportWorker*> worker_sections(const ReportModel& r) {
     return shown;
   }
   for (const ReportWorker& w : r.workers)
-    if (w.detailed) shown.push_back(&w);
-  if (shown.size() <= kMaxWorkerSections) return shown;
+    if (w.detailed && shown_in_large_run(w)) shown.push_back(&w);
+  if (!shown.empty()) return shown;
   const ReportWorker* slowest = slowest_worker(r);
   return {slowest ? slowest : &r.workers.front()};
 }
@@ -183,17 +222,18 @@ std::string section_name(const ReportModel& r, const ReportWorker& w) {
 }
 
 std::string more_workers_note(const ReportModel& r, std::size_t shown) {
-  std::size_t hidden = r.workers.size() - shown;
   auto whole = static_cast<std::size_t>(
       std::count_if(r.workers.begin(), r.workers.end(), [](const ReportWorker& w) { return w.detailed; }));
-  if (whole == shown)  // the hidden workers are those the report keeps no whole tables of
-    return fmt::format(
-        "The other {} workers are in the Ranks and Collectives by rank tables, and their ops, kernels and "
-        "regions in the run's tables of all workers; the report keeps every table of {} workers "
-        "(--detailed-workers).",
-        hidden, shown);
-  return fmt::format("The tables of the other {} workers are in the JSON report and the XLSX workbook.",
-                     hidden);
+  std::string others = fmt::format(
+      "The other {} workers are in the Ranks and Collectives by rank tables, and their ops, kernels and "
+      "regions in the run's tables of all workers",
+      r.workers.size() - std::max(whole, shown));
+  if (whole <= shown)  // the hidden workers are those the report keeps no whole tables of
+    return fmt::format("{}; the report keeps every table of {} workers (--detailed-workers).", others, shown);
+  return fmt::format(
+      "The tables of {} more workers the report keeps whole (--detailed-workers: the next "
+      "slowest) are in the JSON report and the XLSX workbook. {}.",
+      whole - shown, others);
 }
 
 // The dashboard's system card: the first worker's system table; of a run of several workers, with
@@ -230,8 +270,12 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
   }
   TemplateData run_tables = template_list();
   for (const char* name : kRunTables)
-    if (const ReportTable* t = find_table(r.tables, name); t && !t->rows.empty())
-      run_tables.push_back(rendered_table(table_view(*t, o.max_rows, name, kCollapsedTableRows)));
+    if (const ReportTable* t = find_table(r.tables, name); t && !t->rows.empty()) {
+      ReportTable listed =
+          std::string_view(name) == "ranks" ? ranks_as_listed(*t, o.max_rows) : ReportTable{};
+      const ReportTable& table = listed.rows.empty() ? *t : listed;
+      run_tables.push_back(rendered_table(table_view(table, o.max_rows, name, kCollapsedTableRows)));
+    }
   view.set("run_tables", run_tables);
   std::vector<const ReportWorker*> shown = worker_sections(r);
   TemplateData workers = template_list();
@@ -252,20 +296,18 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,
-// metrics, steps, GPUs and tables (cut to the rows the page shows), and of each worker its name and
-// window. The workers' own tables, metrics and steps are in the page's tables and the JSON report:
-// embedding them made a 32-worker page 6 MB, for data the page itself never reads.
+// metrics, steps and tables, and of each worker its name and window; the tables and every list of
+// the run's inputs, GPUs, workers and notes cut to the rows the page shows (--html-rows). The workers' own
+// tables, metrics and steps are in the page's tables and the JSON report: embedding them made a 32-worker
+// page 6 MB, for data the page itself never reads.
 std::string page_data(const ReportModel& r, std::size_t max_rows) {
   ReportModel shown;
   shown.schema = r.schema;
   shown.tool_version = r.tool_version;
-  shown.inputs = r.inputs;
   shown.settings = r.settings;
   shown.metrics = r.metrics;
   shown.steps = r.steps;
-  shown.gpus = r.gpus;
   shown.run_warnings = r.run_warnings;
-  shown.warnings = r.warnings;
   shown.findings = r.findings;
   shown.rules = r.rules;
   shown.verdict = r.verdict;
@@ -279,7 +321,17 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
                     t.rows.begin() + static_cast<std::ptrdiff_t>(std::min(max_rows, t.rows.size())));
     shown.tables.push_back(std::move(cut));
   }
+  // Lists that grow with the workers are cut like the tables: a page of 1,024 ranks held 1.2 MB of
+  // inputs, GPUs, workers and notes here.
+  auto cut = [max_rows](auto list) {
+    if (list.size() > max_rows) list.resize(max_rows);
+    return list;
+  };
+  shown.inputs = cut(r.inputs);
+  shown.gpus = cut(r.gpus);
+  shown.warnings = cut(r.warnings);
   for (const ReportWorker& w : r.workers) {
+    if (shown.workers.size() == max_rows) break;
     ReportWorker summary;
     summary.name = w.name;
     summary.input_path = w.input_path;
@@ -324,7 +376,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_baseline(r, o, view);
   add_tables(r, o, view);
   TemplateData warnings = template_list();
-  for (const auto& w : r.warnings) warnings.push_back(TemplateData(w));
+  for (const auto& w : grouped_notes(r)) warnings.push_back(TemplateData(w));
   view.set("warnings", warnings);
   view.set("has_warnings", !r.warnings.empty());
   view.set("data_json", page_data(r, o.max_rows));

@@ -1,0 +1,119 @@
+// The page of a run of many ranks stays small whatever the rank count: the ranks table lists the
+// slowest, the median and the fastest, the workers' sections are the first, the slowest and the
+// fastest, the notes several workers share are said once, and the page's data lists are cut to
+// the rows the page shows. The JSON report keeps everything.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include "perfgate/render.h"
+#include "render/format.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// 60 ranks whose mean steps are 500 + 7 x (13r mod 60) us: all different, rank-0 the fastest
+// (13 x 0 mod 60 = 0), rank-23 the slowest (13 x 23 = 299 = 4 x 60 + 59), rank-37 the 2nd fastest
+// (13 x 37 = 481 = 8 x 60 + 1).
+ReportModel sixty_ranks() {
+  std::string dir = temp_dir() + "/ranks60";
+  std::filesystem::create_directories(dir);
+  for (int rank = 0; rank < 60; ++rank) {
+    TraceBuilder t;
+    for (int step = 0; step < 3; ++step) {
+      double s = 2000.0 * step, d = 500 + 7 * ((rank * 13) % 60);
+      t.step(step + 1, s, d);
+      t.op("aten::mm", s + 10, d - 20, 1 + 10 * step);
+      t.launch("kernel", s + 12, s + 20, d - 40, 1 + 10 * step);
+    }
+    t.write(fmt::format("{}/rank-{}.json", dir, rank));
+  }
+  return report_of_files({dir}, default_rules());
+}
+
+std::string ranks_table_of(const std::string& page) {
+  std::size_t at = page.find("id=\"table-ranks\"");
+  EXPECT_NE(at, std::string::npos);
+  return page.substr(at, page.find("</table>", at) - at);
+}
+
+TEST(LargeRunPage, TheRanksTableListsTheSlowestTheMedianAndTheFastest) {
+  ReportModel report = sixty_ranks();
+  std::string ranks = ranks_table_of(render_html(report).page);
+  EXPECT_NE(ranks.find("The page lists 50 of the 60 ranks: the 24 slowest, the median and the 25 fastest by "
+                       "mean step, slowest first"),
+            std::string::npos);
+  // Listed slowest first: rank-23 (913 us) before the median before rank-0 (500 us). The median of
+  // 60 in descending order is the 31st: 13r mod 60 = 29, r = 29 x 37 mod 60 = 53.
+  std::size_t body = ranks.find("<tbody");
+  std::size_t slowest = ranks.find(">rank-23<", body), median = ranks.find(">rank-53<", body),
+              fastest = ranks.find(">rank-0<", body);
+  ASSERT_NE(slowest, std::string::npos);
+  ASSERT_NE(median, std::string::npos);
+  ASSERT_NE(fastest, std::string::npos);
+  EXPECT_LT(slowest, median);
+  EXPECT_LT(median, fastest);
+  // Up to 50 ranks are listed in rank order, as before.
+  HtmlOptions all;
+  all.max_rows = 60;
+  EXPECT_EQ(ranks_table_of(render_html(report, all).page).find("The page lists"), std::string::npos);
+}
+
+TEST(LargeRunPage, WorkerSectionsAreTheFirstTheSlowestAndTheFastest) {
+  std::string page = render_html(sixty_ranks()).page;
+  EXPECT_NE(page.find("rank-0 (the first and fastest of 60 workers)"), std::string::npos);
+  EXPECT_NE(page.find("rank-23 (the slowest of 60 workers)"), std::string::npos);
+  // The other 6 of the 8 workers kept whole (2nd fastest, 2nd to 6th slowest) are not in the page.
+  EXPECT_EQ(page.find("rank-37 (the 2nd fastest"), std::string::npos);
+  EXPECT_EQ(page.find("2nd slowest of 60 workers"), std::string::npos);
+  EXPECT_NE(
+      page.find("The tables of 6 more workers the report keeps whole (--detailed-workers: the next "
+                "slowest) are in the JSON report and the XLSX workbook. The other 52 workers are in the "
+                "Ranks and Collectives by rank tables"),
+      std::string::npos);
+}
+
+TEST(LargeRunPage, ThePageDataListsAreCutToThePageRows) {
+  ReportModel report = sixty_ranks();
+  std::string page = render_html(report).page;
+  std::string open = "<script type=\"application/json\" id=\"perfgate-data\">";
+  std::size_t at = page.find(open) + open.size();
+  boost::json::object data = boost::json::parse(page.substr(at, page.find("</script>", at) - at)).as_object();
+  EXPECT_EQ(data.at("workers").as_array().size(), 50u);
+  EXPECT_EQ(data.at("inputs").as_array().size(), 50u);
+  EXPECT_EQ(report.workers.size(), 60u);
+  EXPECT_EQ(report.inputs.size(), 60u);
+}
+
+TEST(GroupedNotes, NotesSeveralWorkersShareAreSaidOnce) {
+  ReportModel r;
+  for (const char* name : {"rank-0", "rank-1", "rank-2", "rank-3", "rank-4"}) {
+    ReportWorker w;
+    w.name = name;
+    r.workers.push_back(w);
+  }
+  r.warnings = {"rank-0: GPU 0: inferred",
+                "rank-0: late",
+                "rank-1: GPU 0: inferred",
+                "rank-2: GPU 0: inferred",
+                "rank-3: GPU 0: inferred",
+                "rank-4: GPU 0: inferred",
+                "rank-4: late",
+                "a run note: not a worker's",
+                "skipped rank-9.json: not a trace"};
+  EXPECT_EQ(grouped_notes(r), (std::vector<std::string>{
+                                  "rank-0, rank-1, rank-2 and 2 more workers: GPU 0: inferred",
+                                  "rank-0 and rank-4: late",
+                                  "a run note: not a worker's",
+                                  "skipped rank-9.json: not a trace",
+                              }));
+  r.warnings = {"rank-1: x", "rank-2: x", "rank-3: x"};
+  EXPECT_EQ(grouped_notes(r), std::vector<std::string>{"rank-1, rank-2 and rank-3: x"});
+}
+
+}  // namespace
+}  // namespace perfgate::testing
