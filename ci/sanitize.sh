@@ -2,8 +2,10 @@
 # Builds the `sanitize` preset (CMakePresets.json: clang, AddressSanitizer + UBSan, any report fatal)
 # into build-sanitize/ and runs the test suite there; the fuzz harnesses (ci/fuzz.sh) are built from
 # the same objects. The preset leaves out the tests that only compare numbers on the shared traces
-# with references (PluginAgreement, GateOnRealTraces, RealTraces.TablesAddUp) and the browser layout
-# tests (Browser: Chromium measuring the page); the release suite runs them. Every shared trace is
+# with references (PluginAgreement, GateOnRealTraces, RealTraces.TablesAddUp), the merge of the
+# shared run folders split every way against the one-process report (MergeCli.SharedRunFolders...;
+# the hand-made ranks' splits and every refusal, a 32-rank merge among them, still run) and the
+# browser layout tests (Browser: Chromium measuring the page); the release suite runs them. Every shared trace is
 # still loaded, analysed and written to every output under the sanitizers
 # (RealTraces.EveryTraceLoadsAndKeepsItsInvariants, Outputs.EverySharedTrace), which keeps CI within
 # 30 minutes. Needs clang and libclang-rt-14-dev: `ci/setup.sh --fuzz`.
