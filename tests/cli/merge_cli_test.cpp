@@ -93,19 +93,8 @@ std::string thirty_two_ranks(const std::string& shared) {
 // 12 hand-made ranks of different speeds, so that --detailed-workers 3 keeps a few whole and the
 // parts' candidates matter: mean steps 500 + 37 x (5r mod 12) us.
 std::string twelve_ranks() {
-  std::string dir = temp_dir() + "/ranks12";
-  fs::create_directories(dir);
-  for (int rank = 0; rank < 12; ++rank) {
-    TraceBuilder t;
-    for (int step = 0; step < 3; ++step) {
-      double s = 2000.0 * step, d = 500 + 37 * ((rank * 5) % 12);
-      t.step(step + 1, s, d);
-      t.op("aten::mm", s + 10, d - 20, 1 + 10 * step);
-      t.launch(fmt::format("kernel_{}", rank % 3), s + 12, s + 20, d - 40, 1 + 10 * step);
-    }
-    t.write(fmt::format("{}/rank-{}.json", dir, rank));
-  }
-  return dir;
+  return write_paced_ranks(
+      temp_dir() + "/ranks12", 12, [](int rank) { return 500.0 + 37 * ((rank * 5) % 12); }, 2000);
 }
 
 TEST(MergeCli, HandMadeRanksMergeToTheWholeReport) {

@@ -39,17 +39,8 @@ TEST(ThreadsCli, TheReportDoesNotDependOnTheThreadCount) {
 // Workers finish in any order on several threads; which keep their tables and the run's sums do
 // not depend on it (8 workers of different speeds, 3 kept whole).
 TEST(ThreadsCli, TheDetailedWorkersDoNotDependOnTheThreadCount) {
-  std::string dir = temp_dir();
-  for (int rank = 0; rank < 8; ++rank) {
-    TraceBuilder t;
-    for (int step = 0; step < 3; ++step) {
-      double s = 1000.0 * step, d = 500 + 37 * ((rank * 5) % 8);
-      t.step(step + 1, s, d);
-      t.op("aten::mm", s + 10, d - 20, 1 + 10 * step);
-      t.launch(fmt::format("kernel_{}", rank % 3), s + 12, s + 20, d - 40, 1 + 10 * step);
-    }
-    t.write(fmt::format("{}/rank-{}.json", dir, rank));
-  }
+  std::string dir = write_paced_ranks(
+      temp_dir(), 8, [](int rank) { return 500.0 + 37 * ((rank * 5) % 8); }, 1000);
   std::string report = expect_same_report_at_any_thread_count(dir, "ranks", "--detailed-workers 3");
   EXPECT_NE(report.find("\"detailed\": false"), std::string::npos);
   // Mean steps 500 + 37 x (5 x rank mod 8) us: rank-0 is the fastest, rank-3 the slowest, rank-5 next

@@ -20,18 +20,8 @@ namespace {
 // (13 x 0 mod 60 = 0), rank-23 the slowest (13 x 23 = 299 = 4 x 60 + 59), rank-37 the 2nd fastest
 // (13 x 37 = 481 = 8 x 60 + 1).
 ReportModel sixty_ranks() {
-  std::string dir = temp_dir() + "/ranks60";
-  std::filesystem::create_directories(dir);
-  for (int rank = 0; rank < 60; ++rank) {
-    TraceBuilder t;
-    for (int step = 0; step < 3; ++step) {
-      double s = 2000.0 * step, d = 500 + 7 * ((rank * 13) % 60);
-      t.step(step + 1, s, d);
-      t.op("aten::mm", s + 10, d - 20, 1 + 10 * step);
-      t.launch("kernel", s + 12, s + 20, d - 40, 1 + 10 * step);
-    }
-    t.write(fmt::format("{}/rank-{}.json", dir, rank));
-  }
+  std::string dir = write_paced_ranks(
+      temp_dir() + "/ranks60", 60, [](int rank) { return 500.0 + 7 * ((rank * 13) % 60); }, 2000);
   return report_of_files({dir}, default_rules());
 }
 

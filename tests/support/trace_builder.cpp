@@ -238,4 +238,20 @@ std::string read_gzip(const std::string& path) {
   return out;
 }
 
+std::string write_paced_ranks(const std::string& dir, int ranks, double (*step_us)(int rank),
+                              double spacing) {
+  std::filesystem::create_directories(dir);
+  for (int rank = 0; rank < ranks; ++rank) {
+    TraceBuilder t;
+    for (int step = 0; step < 3; ++step) {
+      double s = spacing * step, d = step_us(rank);
+      t.step(step + 1, s, d);
+      t.op("aten::mm", s + 10, d - 20, 1 + 10 * step);
+      t.launch(fmt::format("kernel_{}", rank % 3), s + 12, s + 20, d - 40, 1 + 10 * step);
+    }
+    t.write(fmt::format("{}/rank-{}.json", dir, rank));
+  }
+  return dir;
+}
+
 }  // namespace perfgate::testing

@@ -76,6 +76,9 @@ class TraceBuilder {
 
 // A fresh empty folder under the system temporary directory, removed at process exit.
 std::string temp_dir();
+// A run folder of `ranks` traces rank-0.json ... (3 steps each, `spacing` us apart, of
+// `step_us(rank)` us, each an aten::mm launching kernel_<rank mod 3>), in `dir`, which it returns.
+std::string write_paced_ranks(const std::string& dir, int ranks, double (*step_us)(int rank), double spacing);
 std::string write_text(const std::string& path, const std::string& text);
 std::string write_gzip(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);
