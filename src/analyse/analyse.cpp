@@ -54,7 +54,9 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tensor_cores.misaligned_shapes = shapes.misaligned;
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
   w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
-  collectives(profile, stats, classes, args, w.communication, w.tables.collectives);
+  CollectiveCallRecorder calls(profile, w.steps, w.window);
+  collectives(profile, stats, classes, args, w.communication, w.tables.collectives, calls);
+  w.collective_calls = calls.finish();
   w.parallelism = parallelism(profile, stats, classes);
 }
 

@@ -323,6 +323,11 @@ PartialReport decode_partial(std::string_view bytes, const std::string& path, st
     consistent = w.position.input < out.header.inputs.size() && w.worker.info.rank == out.header.ranks[i] &&
                  (i == 0 || out.run.workers[i - 1].position < w.position);
   }
+  std::size_t inputs = out.header.inputs.size();
+  for (const RankCollectiveSums& rank : out.run.collectives.ranks)
+    consistent = consistent && rank.position.input < inputs;
+  for (const MatchedCollective& c : out.run.collectives.collectives)
+    consistent = consistent && (c.timed == 0 || c.latest.input < inputs);
   if (!consistent)
     throw InputError(
         fmt::format("{}: the partial report is corrupt (its workers do not match its header)", path));
