@@ -719,6 +719,7 @@ std::vector<ReportTable> build_table_schemas() {
   std::vector<ReportTable> tables = worker_tables(empty, report);
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
+  for (ReportTable& t : collective_tables(RunAnalysis{}, {})) tables.push_back(std::move(t));
   for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
   // The deltas as they usually are, per window step: both runs have a step.
   ReportModel stepped;
