@@ -390,7 +390,8 @@ constexpr std::array<Column<CollectiveRow>, 8> kCollectiveColumns = {{
                       : ReportCell{};
      }},
     {"bandwidth", "GB/s",
-     "Algorithm bandwidth (as nccl-tests' algbw): bytes of the sized calls / their GPU time",
+     "Algorithm bandwidth (as nccl-tests' algbw): bytes of the sized calls / their GPU time, which includes "
+     "waiting for other ranks (a lower bound; collective_bandwidth has the run's transfer bandwidths)",
      [](const CollectiveRow& r) {
        return r.sized_calls && r.sized_device > 0
                   ? ReportCell{static_cast<double>(r.bytes) / static_cast<double>(r.sized_device)}
