@@ -258,8 +258,9 @@ constexpr MetricInfo kCatalog[] = {
      "All-reduce's share of the matched collectives' transfer time (shortest durations) (needs 2 ranks)",
      kPerfgate},
     {"collectives.straggler_rank", "Straggler rank", "count",
-     "The rank that started last in the most matched collectives (the first worker on a tie; needs 2 ranks)",
-     kPerfgate},
+     "The rank that started last in the most matched collectives (the first worker on a tie; needs 2 ranks); "
+     "HTA finds stragglers by the late start of communication kernels too",
+     kHta},
     {"collectives.straggler_last_pct", "Straggler last arrivals", "%",
      "Share of the matched collectives in which the straggler rank started last", kPerfgate},
     {"collectives.straggler_delay_us", "Straggler delay", "us",
