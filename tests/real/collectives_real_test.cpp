@@ -60,5 +60,37 @@ TEST(CollectivesRealTraces, TheSampledRanksAreMatchedAndFlagged) {
   EXPECT_TRUE(warned);
 }
 
+// Real ranks on one clock: the 2 processes of the FSDP nsys export (tests/real/
+// collectives_nsys_expected.py). 32 all-to-alls on each process are timed (the 2 more of process
+// 145, at the window's end, launched no kernel in it); of 17,072.844 + 8,106.669 us in them,
+// 11,395.541 + 2,429.366 us is beyond each one's shorter duration: 54.91% waiting. Process 145
+// (worker 1) starts last in 22 of the 32, 10,898.336 us later in all than process 144; no pair is
+// disjoint. The straggler finding names it.
+TEST(CollectivesRealTraces, TwoProcessesOfOneNsysExport) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  std::string path = dir + "/nsys/h100x2_fsdp_training_before.sqlite";
+  RunAnalysis r = analyse_run(load_run({path}), default_classification(), {});
+  EXPECT_EQ(r.collectives.matched, 32u);
+  EXPECT_EQ(r.collectives.disjoint, 0u);
+  ASSERT_EQ(r.collectives.ranks.size(), 2u);
+  EXPECT_EQ(r.collectives.ranks[0].duration, 17'072'844);
+  EXPECT_EQ(r.collectives.ranks[0].wait, 11'395'541);
+  EXPECT_EQ(r.collectives.ranks[0].last_arrivals, 10u);
+  EXPECT_EQ(r.collectives.ranks[1].collectives, 34u);
+  EXPECT_EQ(r.collectives.ranks[1].duration, 8'106'669);
+  EXPECT_EQ(r.collectives.ranks[1].wait, 2'429'366);
+  EXPECT_EQ(r.collectives.ranks[1].last_arrivals, 22u);
+  EXPECT_EQ(r.collectives.ranks[1].delay, 10'898'336);
+  EXPECT_NEAR(*r.metrics.get("collectives.wait_pct"), 100.0 * 13'824'907 / 25'179'513, 1e-9);
+  EXPECT_EQ(*r.metrics.get("collectives.straggler_rank"), 1);
+  ReportModel report = report_of_files({path}, default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding* straggler = find_finding(report, "communication.straggler");
+  ASSERT_NE(straggler, nullptr);
+  EXPECT_EQ(straggler->status, FindingStatus::Warn);
+  EXPECT_NE(straggler->problem.find("rank 1 started last in 68.8%"), std::string::npos) << straggler->problem;
+}
+
 }  // namespace
 }  // namespace perfgate::testing
