@@ -339,6 +339,99 @@ struct CommunicationSums {
   CommunicationSums& operator+=(const CommunicationSums& from);
 };
 
+// A collective's kind as nccl-tests names them: what its bus bandwidth factor is.
+enum class CollectiveType : std::uint8_t {
+  Other,
+  AllReduce,
+  AllGather,
+  ReduceScatter,
+  AllToAll,
+  Broadcast,
+  Reduce,
+  SendRecv,
+  Barrier
+};
+const char* collective_type_name(CollectiveType type);  // "all_reduce", ...
+// busbw / algbw for a collective over n ranks (nccl-tests, doc/PERFORMANCE.md): 2(n-1)/n
+// all-reduce, (n-1)/n all-gather, reduce-scatter, all-to-all, 1 broadcast, reduce, send/recv; none
+// for a type without a definition or n < 2.
+std::optional<double> bus_bandwidth_factor(CollectiveType type, std::int64_t n);
+
+// One collective a worker issued in the window, as the matching across ranks needs it
+// (collective_matching.h): the i-th call of a type in a process group and step is the same
+// collective on every rank of the group, as NCCL and gloo require every rank to issue a group's
+// collectives in the same order (so each type's too: the type keeps traces that record no group
+// from mixing the calls of two groups issued from two threads).
+struct CollectiveCall {
+  std::uint32_t group = 0;  // index into CollectiveCalls::groups
+  CollectiveType type = CollectiveType::Other;
+  std::int32_t group_size = -1;  // "Group size", else the world size; -1: unknown
+  std::int64_t step = -1;        // number of the window step it was issued in; -1: no steps
+  std::uint32_t index = 0;  // its place among its group's calls of its type in the step (host start order)
+  std::uint64_t bytes = 0;  // message size; 0: unknown
+  TimeNs start = 0;         // when the rank arrived: its first kernel's start (host start on CPU)
+  TimeNs duration = -1;     // first kernel start to last kernel end; -1: not timed
+};
+
+struct CollectiveCalls {
+  std::vector<std::string> groups;  // "Process Group Name"; "" where none is recorded
+  std::vector<CollectiveCall> calls;
+};
+
+// A worker's place in its run: its input, then its order within the input (processes of an export).
+struct WorkerPosition {
+  std::size_t input = 0;
+  std::size_t index = 0;
+  auto operator<=>(const WorkerPosition&) const = default;
+};
+
+// One collective of a run, its ranks' calls folded together (by group, type, step and index). Every
+// field combines by min, max or sum, so the fold does not depend on the order ranks come in.
+struct MatchedCollective {
+  std::string group;
+  std::int64_t step = -1;
+  std::uint32_t index = 0;
+  CollectiveType type = CollectiveType::Other;
+  std::int32_t group_size = -1;
+  std::uint64_t bytes = 0;    // the largest any rank recorded
+  std::uint32_t ranks = 0;    // ranks that issued it
+  std::uint32_t timed = 0;    // ... with a duration
+  TimeNs shortest = 0;        // the transfer latency: the shortest timed duration
+  TimeNs duration_sum = 0;    // of the timed ranks
+  TimeNs latest_start = 0;    // the last arrival
+  WorkerPosition latest;      // ... its worker (the first position on a tie)
+  TimeNs second_start = 0;    // the next-to-last arrival (timed >= 2)
+  TimeNs earliest_start = 0;  // the first arrival
+  TimeNs earliest_end = 0;    // the first rank to finish
+  void add(const MatchedCollective& from);
+};
+
+// One rank's timed calls in a (group, type, step), indices first .. first + count - 1.
+struct CollectiveSpan {
+  std::string group;
+  CollectiveType type = CollectiveType::Other;
+  std::int64_t step = -1;
+  std::uint32_t first = 0;
+  std::uint32_t count = 0;
+};
+
+// What a rank's row of the collective tables needs besides the matched collectives.
+struct RankCollectiveSums {
+  WorkerPosition position;
+  std::uint64_t calls = 0;   // collectives it issued
+  TimeNs duration = 0;       // of its timed calls
+  TimeNs first_start = 0;    // its first timed call's start: the starts below are from it
+  TimeNs start_offsets = 0;  // sum of (start - first_start) of its timed calls
+  std::vector<CollectiveSpan> spans;
+};
+
+// The collectives of some of a run's workers, matched so far: what a partial report carries, so
+// that the merge of partials matches exactly as one process reading every rank.
+struct CollectiveSums {
+  std::vector<MatchedCollective> collectives;  // by (group, type, step, index)
+  std::vector<RankCollectiveSums> ranks;       // by position
+};
+
 // The GPU allocator over the whole capture (docs/metrics.md, "Memory").
 struct MemorySums {
   std::optional<std::int64_t> peak_allocated;  // the highest allocator total on any GPU
@@ -372,6 +465,9 @@ struct WorkerAnalysis {
   HostActivitySums host;
   IdleSums idle;
   CommunicationSums communication;
+  // Its collectives for the matching across ranks: folded into the run by RunCombiner, which
+  // then lets them go (they are in no report as they are).
+  CollectiveCalls collective_calls;
   MemorySums memory;
   ParallelismSums parallelism;
   WorkerTables tables;
@@ -385,6 +481,43 @@ struct WorkerAnalysis {
   std::string detailed_as;
 };
 
+// The run's collectives by process group, type and message size, matched across ranks
+// (collective_matching.h): each collective's transfer latency is its shortest duration on any rank.
+struct CollectiveSizeRow {
+  std::string group;
+  CollectiveType type = CollectiveType::Other;
+  std::int32_t group_size = -1;  // n of the bus bandwidth; -1: unknown (the matched ranks are used)
+  std::uint64_t bytes = 0;       // message size (nccl-tests' S)
+  std::uint64_t collectives = 0;
+  std::uint32_t ranks = 0;  // the most ranks any of them was matched on
+  TimeNs transfer = 0;      // sum of the shortest durations
+  TimeNs wait = 0;          // sum over ranks of (duration - shortest)
+  TimeNs late = 0;          // sum over ranks of (latest start - its start)
+};
+
+// One worker's collective time split into transfer and waiting, and how often it arrived last.
+struct RankCommunicationRow {
+  std::size_t worker = 0;         // index into RunAnalysis::workers
+  std::uint64_t collectives = 0;  // issued in the window
+  std::uint64_t matched = 0;      // timed and matched on 2 ranks or more
+  TimeNs duration = 0;            // of the matched ones
+  TimeNs transfer = 0;            // their shortest durations
+  TimeNs wait = 0;                // duration - transfer
+  TimeNs late = 0;                // sum of (latest start - its start)
+  std::uint64_t last_arrivals = 0;
+  TimeNs delay = 0;  // sum, where it arrived last, of its start - the next-to-last arrival's
+};
+
+struct RunCollectives {
+  std::vector<CollectiveSizeRow> by_size;   // most transfer time first
+  std::vector<RankCommunicationRow> ranks;  // in worker order; empty with fewer than 2 ranks
+  std::uint64_t matched = 0;                // collectives timed on 2 ranks or more
+  std::uint32_t most_ranks = 0;             // the most ranks a collective was timed on
+  // Matched collectives whose ranks' spans do not all overlap (a rank finished before another
+  // started): the ranks' clocks differ, or their calls do not pair up (a sampled trace).
+  std::uint64_t disjoint = 0;
+};
+
 struct RunAnalysis {
   std::vector<WorkerAnalysis> workers;
   // About the run as a whole: files of a run folder skipped, workers that are not one capture
@@ -392,6 +525,7 @@ struct RunAnalysis {
   std::vector<std::string> warnings;
   MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
   RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
+  RunCollectives collectives;
 };
 
 // Throws ConfigError for a window that selects no step or an invalid pattern.
@@ -416,13 +550,6 @@ class WorkerAnalyser {
   AnalysisOptions options_;
 };
 
-// A worker's place in its run: its input, then its order within the input (processes of an export).
-struct WorkerPosition {
-  std::size_t input = 0;
-  std::size_t index = 0;
-  auto operator<=>(const WorkerPosition&) const = default;
-};
-
 // A run's ops, kernels and regions summed by name over some of its workers (RunRow::workers
 // counts them): integer times and counts, so sums of parts add up to the whole in any order.
 struct RunRowSums {
@@ -443,6 +570,7 @@ struct PositionedWorker {
 struct PartialRun {
   std::vector<PositionedWorker> workers;  // in position order
   RunRowSums sums;
+  CollectiveSums collectives;
 };
 
 // Folds workers into their run as each is analysed, in any order, from several threads at once:

@@ -178,6 +178,7 @@ struct CollectiveArgs {
   StringId dtype = kNoString;       // "Float", "BFloat16", ...
   StringId collective = kNoString;  // "allreduce", ...
   std::int32_t group_size = -1;
+  StringId process_group = kNoString;  // "Process Group Name" ("0"), where recorded
 };
 
 struct ThreadInfo {

@@ -58,7 +58,9 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   RooflineResult roofline = roofline_table({profile, stats, compiled, args, flops, w.gpus});
   w.tables.roofline = std::move(roofline.rows);
   w.roofline = roofline.sums;
-  collectives(profile, stats, classes, args, w.communication, w.tables.collectives);
+  CollectiveCallRecorder calls(profile, w.steps, w.window);
+  collectives(profile, stats, classes, args, w.communication, w.tables.collectives, calls);
+  w.collective_calls = calls.finish();
   w.parallelism = parallelism(profile, stats, classes);
 }
 

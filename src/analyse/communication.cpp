@@ -74,6 +74,19 @@ void add_call(const Profile& p, const OpStats& stats, std::size_t op, const Coll
   r.sized_device += device;
 }
 
+// The span of the GPU work an op and its callees launched, if any.
+std::optional<Interval> device_span(const Profile& p, const OpStats& stats, std::size_t op) {
+  std::optional<Interval> span;
+  for (std::size_t k = op; k < stats.subtree_end(op); ++k)
+    for (std::uint32_t a : stats.launched(k)) {
+      const GpuActivity& g = p.gpu_activities[a];
+      if (!span) span = Interval{g.start, g.end};
+      span->start = std::min(span->start, g.start);
+      span->end = std::max(span->end, g.end);
+    }
+  return span;
+}
+
 std::vector<CollectiveRow> collective_rows(const Profile& p, std::map<StringId, CollectiveRow> rows) {
   std::vector<CollectiveRow> out;
   for (auto& [name, row] : rows) {
@@ -95,7 +108,7 @@ void communication_time(const ActivityIntervals& in, const Window& w, Communicat
 }
 
 void collectives(const Profile& p, const OpStats& stats, NameClasses& classes, ArgumentCache& args,
-                 CommunicationSums& s, std::vector<CollectiveRow>& table) {
+                 CommunicationSums& s, std::vector<CollectiveRow>& table, CollectiveCallRecorder& calls) {
   ArgsById by_id;
   for (const CollectiveArgs& c : p.collectives) by_id.emplace(c.external_id, &c);
   std::map<StringId, CollectiveRow> rows;
@@ -113,7 +126,9 @@ void collectives(const Profile& p, const OpStats& stats, NameClasses& classes, A
       s.bytes += *bytes;
       s.bytes_known = true;
     }
-    add_call(p, stats, i, recorded_args(p, i, stats.subtree_end(i), by_id), bytes, rows);
+    const CollectiveArgs* recorded = recorded_args(p, i, stats.subtree_end(i), by_id);
+    add_call(p, stats, i, recorded, bytes, rows);
+    calls.add(i, recorded, bytes, device_span(p, stats, i));
   }
   table = collective_rows(p, std::move(rows));
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "analyse/activity_intervals.h"
+#include "analyse/collective_calls.h"
 #include "analyse/op_info.h"
 #include "analyse/op_stats.h"
 
@@ -10,9 +11,10 @@ namespace perfgate {
 
 // Kernel time in communication and its overlap with compute (the interval stage).
 void communication_time(const ActivityIntervals& intervals, const Window& window, CommunicationSums& out);
-// Collectives and their bytes (the op stage), in all and by op.
+// Collectives and their bytes (the op stage), in all and by op, and each call for the matching
+// across ranks.
 void collectives(const Profile& profile, const OpStats& stats, NameClasses& classes, ArgumentCache& args,
-                 CommunicationSums& out, std::vector<CollectiveRow>& table);
+                 CommunicationSums& out, std::vector<CollectiveRow>& table, CollectiveCallRecorder& calls);
 
 // Bytes of one element of a type as PyTorch names it ("Float", "c10::BFloat16", "float"), or 0.
 int element_bytes(std::string_view type);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyse/capture_check.h"
+#include "analyse/collective_matching.h"
 #include "analyse/metric_values.h"
 #include "analyse/roofline.h"
 #include "perfgate/analysis.h"
@@ -140,6 +141,7 @@ struct RunCombiner::State {
   std::map<WorkerPosition, WorkerAnalysis> workers;
   RowSums ops, kernels, regions;
   RooflineSumsByKey roofline;
+  CollectiveMatcher collectives;
   // The detailed workers besides the first: the slowest (slowest first) and the fastest.
   std::vector<Pace> slowest;
   std::optional<Pace> fastest;
@@ -223,6 +225,8 @@ void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   s.fold(worker.tables);
+  s.collectives.add(position, worker.collective_calls);
+  worker.collective_calls = {};
   s.place(position, std::move(worker));
 }
 
@@ -233,23 +237,34 @@ void RunCombiner::add(PartialRun part) {
   s.kernels.add(part.sums.kernels);
   s.regions.add(part.sums.regions);
   s.roofline.add(part.sums.roofline);
+  s.collectives.add(part.collectives);
   for (PositionedWorker& w : part.workers) s.place(w.position, std::move(w.worker));
 }
 
 RunAnalysis RunCombiner::finish() {
   State& s = *state_;
   std::vector<WorkerAnalysis> workers;
+  std::vector<WorkerPosition> positions;
   workers.reserve(s.workers.size());
   bool trimmed = s.detailed != 0 && s.workers.size() > s.detailed;
   for (auto& [position, w] : s.workers) {
     if (trimmed && w.detailed) w.detailed_as = s.reason(position);
     workers.push_back(std::move(w));
+    positions.push_back(position);
   }
   RunAnalysis run;
   run.workers = std::move(workers);
   std::vector<std::int64_t> ranks = rank_ids(run);
   run.metrics = run_metrics(run.workers, ranks);
   run.warnings = capture_warnings(run.workers, ranks);
+  run.collectives = s.collectives.finish(positions);
+  set_collective_metrics(run.metrics, run.collectives, ranks);
+  if (run.collectives.disjoint > 0)
+    run.warnings.push_back(fmt::format(
+        "{} of {} collectives matched across ranks do not overlap in time on their ranks (one "
+        "finished before another started): the ranks' clocks differ or their calls do not pair up "
+        "(a sampled trace); arrivals and stragglers are unreliable",
+        run.collectives.disjoint, run.collectives.matched));
   if (run.workers.size() > 1)
     run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
   s.workers.clear();
@@ -262,6 +277,7 @@ PartialRun RunCombiner::finish_partial() {
   part.workers.reserve(s.workers.size());
   for (auto& [position, w] : s.workers) part.workers.push_back({position, std::move(w)});
   part.sums = {s.ops.by_name(), s.kernels.by_name(), s.regions.by_name(), s.roofline.by_key()};
+  part.collectives = s.collectives.sums();
   s.workers.clear();
   return part;
 }

@@ -270,7 +270,11 @@ ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uin
     PartialReport part = decode_partial(read_file(set.files[f], max_memory), set.files[f], max_memory);
     if (part.header.inputs.size() != set.input_positions[f].size())
       throw InputError(fmt::format("{}: changed while it was merged", set.files[f]));
-    for (PositionedWorker& w : part.run.workers) w.position.input = set.input_positions[f][w.position.input];
+    const std::vector<std::size_t>& place = set.input_positions[f];
+    for (PositionedWorker& w : part.run.workers) w.position.input = place[w.position.input];
+    for (RankCollectiveSums& r : part.run.collectives.ranks) r.position.input = place[r.position.input];
+    for (MatchedCollective& c : part.run.collectives.collectives)
+      if (c.timed > 0) c.latest.input = place[c.latest.input];
     run.add(std::move(part.run));
   }
   RunAnalysis analysis = run.finish();

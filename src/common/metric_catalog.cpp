@@ -18,6 +18,7 @@ constexpr std::string_view kNsys = "nsys analyze";
 constexpr std::string_view kPyprof = "PyProf";
 constexpr std::string_view kTraceLens = "TraceLens and XProf's roofline";
 constexpr std::string_view kSagemaker = "SageMaker Debugger";
+constexpr std::string_view kNcclTests = "nccl-tests";
 
 constexpr MetricInfo kCatalog[] = {
     {"window.wall_us", "Window", "us",
@@ -239,6 +240,34 @@ constexpr MetricInfo kCatalog[] = {
      "Collectives called during the window's steps: outermost communication ops", kPerfgate},
     {"communication.bytes", "Collective bytes", "bytes",
      "Bytes of those collectives' inputs, where the trace records sizes", kPerfgate},
+    {"collectives.ranks_timed", "Ranks per collective", "count",
+     "The most ranks any collective of the window was timed on, matched by process group, step and order of "
+     "issue (1: one rank's trace, where waiting cannot be told from transfer)",
+     kPerfgate},
+    {"collectives.matched", "Matched collectives", "count",
+     "Collectives timed on 2 ranks or more (matched by process group, step and order of issue)", kPerfgate},
+    {"collectives.wait_pct", "Collective waiting", "%",
+     "Synchronizing share of the ranks' collective time: sum over ranks and collectives of (duration - the "
+     "shortest duration of the collective on any rank) / sum of durations (needs 2 ranks)",
+     kPlugin},
+    {"collectives.bus_bandwidth_gbps", "Collective bus bandwidth", "GB/s",
+     "Bus bandwidth of the matched collectives: sum of size x the collective's factor (2(n-1)/n all-reduce, "
+     "(n-1)/n all-gather, reduce-scatter, all-to-all, 1 broadcast, reduce) / sum of their shortest durations "
+     "(needs 2 ranks)",
+     kNcclTests},
+    {"collectives.all_reduce_transfer_pct", "All-reduce share of transfer", "%",
+     "All-reduce's share of the matched collectives' transfer time (shortest durations) (needs 2 ranks)",
+     kPerfgate},
+    {"collectives.straggler_rank", "Straggler rank", "count",
+     "The rank that started last in the most matched collectives (the first worker on a tie; needs 2 ranks); "
+     "HTA finds stragglers by the late start of communication kernels too",
+     kHta},
+    {"collectives.straggler_last_pct", "Straggler last arrivals", "%",
+     "Share of the matched collectives in which the straggler rank started last", kPerfgate},
+    {"collectives.straggler_delay_us", "Straggler delay", "us",
+     "Mean, over the collectives in which the straggler started last, of its start - the next-to-last "
+     "rank's start",
+     kPerfgate},
 
     {"memory.peak_allocated_bytes", "Peak GPU memory", "bytes",
      "Highest allocator total on any GPU during the profile ([memory] events of profile_memory=True); "

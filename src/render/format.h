@@ -44,8 +44,9 @@ int finding_rank(FindingStatus status);
 // worker has steps.
 const ReportWorker* slowest_worker(const ReportModel& r);
 // The run's tables shown after the workers' (a run of several workers), in this order.
-inline constexpr const char* kRunTables[] = {"ranks", "rank_collectives", "run_ops", "run_kernels",
-                                             "run_regions"};
+inline constexpr const char* kRunTables[] = {
+    "ranks",      "rank_collectives", "collective_bandwidth", "rank_communication",
+    "stragglers", "run_ops",          "run_kernels",          "run_regions"};
 
 // The window steps of the run (the run-level steps of several workers).
 std::size_t window_steps(const ReportModel& r);

@@ -212,6 +212,8 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
     add(find_table(*worker, "iterations"), d.table_rows, false);
   }
   if (!compact) add(find_table(r.tables, "ranks"), d.table_rows, false);
+  add(find_table(r.tables, "stragglers"), compact ? 3 : 5, false);
+  add(find_table(r.tables, "collective_bandwidth"), compact ? 0 : 5, false);
   view.set("tables", list);
 }
 

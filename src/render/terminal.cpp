@@ -139,6 +139,24 @@ std::string top_ops_line(const ReportModel& r) {
 
 }  // namespace
 
+// "6 matched on 4 ranks, Collective waiting 69.2%, Collective bus bandwidth 38.3 GB/s; rank 3 last in
+// 100.0%, 300 us after the next", or why there is no split; empty without collectives.
+std::string collectives_line(const std::vector<ReportMetric>& m) {
+  if (metric_value(m, "communication.collectives").value_or(0) == 0) return "";
+  double ranks = metric_value(m, "collectives.ranks_timed").value_or(0);
+  if (ranks == 0) return "none timed: no collective kernel is linked to the collectives";
+  if (ranks < 2)
+    return "timed on one rank: waiting for other ranks cannot be told from transfer without their traces";
+  std::string line = fmt::format(
+      "{:.0f} matched on {:.0f} ranks, {}", metric_value(m, "collectives.matched").value_or(0), ranks,
+      join({labelled(m, "collectives.wait_pct"), labelled(m, "collectives.bus_bandwidth_gbps")}));
+  if (auto rank = metric_value(m, "collectives.straggler_rank"))
+    line += fmt::format("; rank {:.0f} last in {}, {} after the next", *rank,
+                        format_pct(metric_value(m, "collectives.straggler_last_pct")),
+                        format_duration_us(metric_value(m, "collectives.straggler_delay_us")));
+  return line;
+}
+
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
   Lines out(options);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
@@ -155,6 +173,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     out.add("Host", host_line(r.metrics));
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
   }
+  if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);
   if (r.workers.size() > 1) {
     for (const auto& w : r.workers)
       out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,

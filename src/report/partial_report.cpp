@@ -290,6 +290,23 @@ HeaderSpan split_header(std::string_view bytes, const std::string& path) {
   return span;
 }
 
+// The collectives refer to the part's inputs, and a rank's runs of calls are no more than the
+// part's collectives (so a corrupt count cannot make the merge walk billions of indices).
+bool collectives_consistent(const CollectiveSums& sums, std::size_t inputs) {
+  for (const MatchedCollective& c : sums.collectives)
+    if (c.timed > 0 && c.latest.input >= inputs) return false;
+  for (const RankCollectiveSums& rank : sums.ranks) {
+    if (rank.position.input >= inputs) return false;
+    std::uint64_t calls = 0;
+    for (const CollectiveSpan& span : rank.spans) {
+      if (span.first + span.count < span.first) return false;
+      calls += span.count;
+    }
+    if (calls > sums.collectives.size() || calls > rank.calls) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 PartialHeader decode_partial_header(std::string_view head, const std::string& path) {
@@ -323,6 +340,7 @@ PartialReport decode_partial(std::string_view bytes, const std::string& path, st
     consistent = w.position.input < out.header.inputs.size() && w.worker.info.rank == out.header.ranks[i] &&
                  (i == 0 || out.run.workers[i - 1].position < w.position);
   }
+  consistent = consistent && collectives_consistent(out.run.collectives, out.header.inputs.size());
   if (!consistent)
     throw InputError(
         fmt::format("{}: the partial report is corrupt (its workers do not match its header)", path));

@@ -170,6 +170,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.tables.push_back(ranks_table(analysis, ranks));
   if (analysis.workers.size() > 1) {
     m.tables.push_back(rank_collectives_table(analysis, ranks));
+    for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));
     for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
   }
   if (m.workers.size() == 1) {

@@ -392,7 +392,8 @@ constexpr std::array<Column<CollectiveRow>, 8> kCollectiveColumns = {{
                       : ReportCell{};
      }},
     {"bandwidth", "GB/s",
-     "Algorithm bandwidth (as nccl-tests' algbw): bytes of the sized calls / their GPU time",
+     "Algorithm bandwidth (as nccl-tests' algbw): bytes of the sized calls / their GPU time, which includes "
+     "waiting for other ranks (a lower bound; collective_bandwidth has the run's transfer bandwidths)",
      [](const CollectiveRow& r) {
        return r.sized_calls && r.sized_device > 0
                   ? ReportCell{static_cast<double>(r.bytes) / static_cast<double>(r.sized_device)}
@@ -834,6 +835,7 @@ std::vector<ReportTable> build_table_schemas() {
   std::vector<ReportTable> tables = worker_tables(empty, report);
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
+  for (ReportTable& t : collective_tables(RunAnalysis{}, {})) tables.push_back(std::move(t));
   for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
   // The deltas as they usually are, per window step: both runs have a step.
   ReportModel stepped;

@@ -10,6 +10,11 @@ namespace perfgate {
 // every rank (a straggler's collectives wait longest).
 ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
 
+// The run's collectives matched across ranks: "collective_bandwidth" (by group, type and size),
+// "rank_communication" (transfer and synchronizing time per rank) and "stragglers".
+std::vector<ReportTable> collective_tables(const RunAnalysis& analysis,
+                                           const std::vector<std::int64_t>& ranks);
+
 // The run's ops, kernels and user regions: every worker's summed by name ("run_ops", ...).
 std::vector<ReportTable> run_sum_tables(const RunTables& tables);
 

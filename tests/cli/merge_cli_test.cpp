@@ -103,6 +103,14 @@ TEST(MergeCli, HandMadeRanksMergeToTheWholeReport) {
   expect_merges_equal_the_whole(dir, "--detailed-workers 0");
 }
 
+// Collectives matched across ranks (the late-rank run): parts carry their matching so far, and the
+// merge matches exactly as one process, straggler and ties included (ranks 0-2 start together).
+TEST(MergeCli, MatchedCollectivesMergeToTheWholeReport) {
+  std::string dir = write_late_rank_run(temp_dir() + "/late");
+  expect_merges_equal_the_whole(dir);
+  expect_merges_equal_the_whole(dir, "--detailed-workers 1");
+}
+
 TEST(MergeCli, TheExampleAsOnePartIsTheWholeReport) {
   std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
   std::string dir = temp_dir();

@@ -254,4 +254,40 @@ std::string write_paced_ranks(const std::string& dir, int ranks, double (*step_u
   return dir;
 }
 
+std::string write_late_rank_run(const std::string& dir, int late) {
+  struct Collective {
+    const char* name;
+    const char* kernel;
+    int in, out;  // elements per rank
+  };
+  static constexpr Collective kCollectives[] = {
+      {"allreduce", "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 1000000, 1000000},
+      {"allgather", "ncclDevKernel_AllGather_RING_LL", 250000, 1000000},
+      {"reduce_scatter", "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL", 1000000, 250000},
+      {"all_to_all", "ncclDevKernel_SendRecv", 1000000, 1000000},
+      {"broadcast", "ncclDevKernel_Broadcast_RING_LL", 1000000, 1000000},
+      {"reduce", "ncclDevKernel_Reduce_Sum_f32_RING_LL", 1000000, 1000000},
+  };
+  std::filesystem::create_directories(dir);
+  for (int rank = 0; rank < 4; ++rank) {
+    TraceBuilder t;
+    t.top_level("distributedInfo",
+                fmt::format(R"({{"backend": "nccl", "rank": {}, "world_size": 4}})", rank));
+    t.step(1, 0, 7000);
+    for (int k = 0; k < 6; ++k) {
+      const Collective& c = kCollectives[k];
+      double base = 1000.0 * k, start = base + 1000 + (rank == late ? 300 : 0);
+      std::int64_t ext = 100 + k;
+      t.op("record_param_comms", base + 950, 10, ext, 1,
+           fmt::format(
+               R"("Collective name": "{}", "dtype": "Float", "In msg nelems": {}, "Out msg nelems": {}, )"
+               R"("Group size": 4, "Process Group Name": "0")",
+               c.name, c.in, c.out));
+      t.launch(c.kernel, base + 952, start, base + 1400 - start, ext);
+    }
+    t.write(fmt::format("{}/rank-{}.json", dir, rank));
+  }
+  return dir;
+}
+
 }  // namespace perfgate::testing

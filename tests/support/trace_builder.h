@@ -79,6 +79,15 @@ std::string temp_dir();
 // A run folder of `ranks` traces rank-0.json ... (3 steps each, `spacing` us apart, of
 // `step_us(rank)` us, each an aten::mm launching kernel_<rank mod 3>), in `dir`, which it returns.
 std::string write_paced_ranks(const std::string& dir, int ranks, double (*step_us)(int rank), double spacing);
+// A run folder of 4 ranks (rank-0.json ... rank-3.json, distributedInfo rank r of 4), one step
+// [0, 7000] us each, issuing six collectives on process group "0" (Group size 4, Float): all-reduce,
+// all-gather, reduce-scatter, all-to-all, broadcast and reduce, k = 0..5, each of a 4,000,000-byte
+// message (1,000,000 floats; 250,000 in or out per rank where the collective gathers or scatters).
+// Each is a record_param_comms op at 1000k + 950 us launching an NCCL kernel that starts at
+// 1000k + 1000 us on `early` ranks and 300 us later on rank `late`, and ends at 1000k + 1400 us on
+// every rank: 400 us where the rank was early, 100 us on the late one. `late` -1: all start
+// together.
+std::string write_late_rank_run(const std::string& dir, int late = 3);
 std::string write_text(const std::string& path, const std::string& text);
 std::string write_gzip(const std::string& path, const std::string& text);
 std::string read_text(const std::string& path);

@@ -84,6 +84,7 @@ void BlockMerger::append_host_records(EventBlock& block, const Renumbering& map)
   append(collectives_, block.collectives, same, [&](CollectiveArgs& c) {
     c.dtype = map.string(c.dtype);
     c.collective = map.string(c.collective);
+    c.process_group = map.string(c.process_group);
   });
 }
 

@@ -232,9 +232,10 @@ void EventBuilder::add_host_event(const RawEvent& e, EventClass cls, TimeNs star
   if (d.external_id != 0 && (e.in_elements || !e.collective.empty())) {
     StringId dtype = strings.intern(e.dtype);
     StringId collective = strings.intern(e.collective);
+    StringId group = e.process_group.empty() ? kNoString : strings.intern(e.process_group);
     block_.collectives.push_back(CollectiveArgs{d.external_id, e.in_elements.value_or(-1),
                                                 e.out_elements.value_or(-1), dtype, collective,
-                                                narrow_or<std::int32_t>(e.group_size, -1)});
+                                                narrow_or<std::int32_t>(e.group_size, -1), group});
   }
 }
 

@@ -59,6 +59,7 @@ enum class Field : unsigned char {
   GroupSize,
   Dtype,
   CollectiveName,
+  ProcessGroupName,
 };
 
 namespace fields_detail {
@@ -155,7 +156,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-inline constexpr std::array<std::pair<std::string_view, Field>, 32> kArgs = {{
+inline constexpr std::array<std::pair<std::string_view, Field>, 33> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -186,6 +187,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 32> kArgs = {{
     {"Group size", Field::GroupSize},
     {"dtype", Field::Dtype},
     {"Collective name", Field::CollectiveName},
+    {"Process Group Name", Field::ProcessGroupName},
     {"Input Types", Field::InputTypes},
     {"Call Stack", Field::CallStack},
 }};

@@ -69,7 +69,8 @@ struct RawEvent {
   std::optional<std::int64_t> group_size;
   std::string dtype;
   std::string collective;
-  std::string arg_name;  // args.name of metadata events
+  std::string process_group;  // "Process Group Name" of a collective
+  std::string arg_name;       // args.name of metadata events
   std::optional<std::int64_t> memory_device_type;
   std::optional<std::int64_t> memory_device_id;
   std::optional<std::int64_t> total_allocated;
@@ -108,6 +109,7 @@ struct RawEvent {
     group_size.reset();
     dtype.clear();
     collective.clear();
+    process_group.clear();
     arg_name.clear();
     memory_device_type.reset();
     memory_device_id.reset();

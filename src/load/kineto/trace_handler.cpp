@@ -481,6 +481,9 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
     case Field::CollectiveName:
       event_.collective.assign(s.substr(0, 64));
       break;
+    case Field::ProcessGroupName:
+      event_.process_group.assign(s.substr(0, 128));
+      break;
     case Field::ExternalId:
       return integer(event_.external_id);
     case Field::Correlation:
