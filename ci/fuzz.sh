@@ -36,7 +36,7 @@ for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/example
 done
 printf '{"traceEvents":[]}' >"$corpus/kineto_fuzz/empty.json"
 # Neuron: the hand-built profiles of tests/neuron/neuron_fixture.h, cut out of the header.
-sed -n '/return R"(/,/)";/p' "$root/tests/neuron/neuron_fixture.h" | awk '/return R"\(/{n++} {print > ("'"$corpus"'/neuron_fuzz/fixture" n ".json")}'
+sed -n '/return R"json(/,/)json";/p' "$root/tests/neuron/neuron_fixture.h" | awk '/return R"json\(/{n++} {print > ("'"$corpus"'/neuron_fuzz/fixture" n ".json")}'
 printf '{"summary":[{"total_time":NaN}],"instruction":[{"timestamp":"1","duration":2,"label":"Tensor"}]}' \
   >"$corpus/neuron_fuzz/tiny.json"
 printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]}' \

@@ -363,8 +363,8 @@ struct NeuronValue {
 };
 
 struct NeuronSums {
-  std::uint64_t profiles = 0;            // Neuron profiles summed; 0: not a Neuron profile
-  std::uint64_t summary_only = 0;        // of which summary-json (no instruction rows)
+  std::uint64_t profiles = 0;      // Neuron profiles summed; 0: not a Neuron profile
+  std::uint64_t summary_only = 0;  // of which summary-json (no instruction rows)
   std::array<NeuronValue, kNeuronMetrics> values{};
   NeuronSums& operator+=(const NeuronSums& from);  // neuron_metrics.cpp
 };

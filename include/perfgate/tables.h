@@ -205,9 +205,9 @@ struct NeuronEngineRow {
   std::string engine;  // "tensor", "vector", "scalar", "gpsimd", "sync", "other"
   std::string lanes;   // the Device Viewer rows it gathers: "Tensor, TensorMatrix"
   std::uint64_t instructions = 0;
-  TimeNs instruction_time = 0;           // sum of durations
-  TimeNs active = 0;                     // union of the instructions' intervals
-  std::optional<double> active_pct;      // active / total time
+  TimeNs instruction_time = 0;               // sum of durations
+  TimeNs active = 0;                         // union of the instructions' intervals
+  std::optional<double> active_pct;          // active / total time
   std::optional<double> summary_active_pct;  // the summary's <engine>_engine_active_time_percent x 100
 };
 
@@ -216,8 +216,8 @@ struct NeuronDmaQueueRow {
   std::string queue;
   std::uint64_t transfers = 0;
   std::uint64_t bytes = 0;
-  TimeNs time = 0;    // sum of durations
-  TimeNs active = 0;  // union of the transfers' intervals
+  TimeNs time = 0;                   // sum of durations
+  TimeNs active = 0;                 // union of the transfers' intervals
   std::optional<double> active_pct;  // active / total time
   std::optional<double> gb_per_s;    // bytes / active
   bool collective = false;           // any transfer is a collective's (is_cc_dma)

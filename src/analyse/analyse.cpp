@@ -85,8 +85,9 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
   neuron_timeline(profile, kNeuronTimelineBuckets, w.tables.neuron);
   w.neuron = neuron_sums(profile, w.tables.neuron);
   for (const NeuronNoteRow& note : w.tables.neuron.notes)
-    w.warnings.push_back(fmt::format("neuron-profile warning ({}){}: {}", note.category.empty() ? "no category" : note.category,
-                                     note.count > 1 ? fmt::format(", {} times", note.count) : "", note.message));
+    w.warnings.push_back(fmt::format(
+        "neuron-profile warning ({}){}: {}", note.category.empty() ? "no category" : note.category,
+        note.count > 1 ? fmt::format(", {} times", note.count) : "", note.message));
   w.metrics = worker_metrics(w);
   return w;
 }

@@ -53,7 +53,8 @@ std::optional<double> extreme(const NeuronDevice& n, std::string_view prefix, st
                               bool highest) {
   std::optional<double> best;
   for (const auto& [key, value] : n.summary) {
-    if (!key.starts_with(prefix) || !key.ends_with("_percent") || key.find(infix) == std::string::npos) continue;
+    if (!key.starts_with(prefix) || !key.ends_with("_percent") || key.find(infix) == std::string::npos)
+      continue;
     if (!best || (highest ? value > *best : value < *best)) best = value;
   }
   return best;

@@ -57,8 +57,10 @@ void emit_lane(const Profile& p, const Buckets& buckets, const Span& span, TimeN
 void neuron_timeline(const Profile& p, std::size_t bucket_count, NeuronTables& t) {
   const NeuronDevice& n = p.neuron;
   Span span;
-  for (const auto& i : n.instructions) span.first = std::min(span.first, i.start), span.last = std::max(span.last, i.end);
-  for (const auto& d : n.dmas) span.first = std::min(span.first, d.start), span.last = std::max(span.last, d.end);
+  for (const auto& i : n.instructions)
+    span.first = std::min(span.first, i.start), span.last = std::max(span.last, i.end);
+  for (const auto& d : n.dmas)
+    span.first = std::min(span.first, d.start), span.last = std::max(span.last, d.end);
   if (span.last <= span.first || bucket_count == 0) return;
   TimeNs width = std::max<TimeNs>(1, (span.last - span.first + static_cast<TimeNs>(bucket_count) - 1) /
                                          static_cast<TimeNs>(bucket_count));
@@ -68,8 +70,8 @@ void neuron_timeline(const Profile& p, std::size_t bucket_count, NeuronTables& t
   std::vector<Buckets> queues(n.dma_queues.size(), Buckets(buckets));
   for (const auto& d : n.dmas) spread(queues[d.queue], span, width, d.start, d.end, d.hlo_op);
   for (std::size_t l = 0; l < lanes.size(); ++l) {
-    emit_lane(p, lanes[l], span, width, kNeuronEngineLane, static_cast<std::uint32_t>(l), "neuron_instruction",
-              t.timeline);
+    emit_lane(p, lanes[l], span, width, kNeuronEngineLane, static_cast<std::uint32_t>(l),
+              "neuron_instruction", t.timeline);
     t.timeline_lanes.emplace_back(p.str(n.lanes[l].name));
   }
   for (std::size_t q = 0; q < queues.size(); ++q) {

@@ -140,9 +140,10 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       input.bytes = fs::file_size(file, ec);
       input.worker = worker_name_from_path(file);
       if (input.format == InputFormat::Unknown)
-        throw InputError(fmt::format(
-            "{}: not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export or a Neuron profile",
-            file));
+        throw InputError(
+            fmt::format("{}: not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export or a "
+                        "Neuron profile",
+                        file));
       inputs.push_back(std::move(input));
     }
   }

@@ -10,7 +10,8 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<const char*, kNeuronEngines> kEngines = {"tensor", "vector", "scalar", "gpsimd", "sync", "other"};
+constexpr std::array<const char*, kNeuronEngines> kEngines = {"tensor", "vector", "scalar",
+                                                              "gpsimd", "sync",   "other"};
 
 ReportCell us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
@@ -36,15 +37,18 @@ ReportTable ops_table(const std::vector<NeuronOpRow>& rows) {
       {"time_us", "us", "Sum of its instructions' durations, every engine"},
       {"instructions", "count", "Its instruction rows, every engine"}};
   for (const char* e : kEngines) {
-    columns.push_back({fmt::format("{}_us", e), "us", fmt::format("Sum of its instructions' durations on the {} engine", e)});
-    columns.push_back({fmt::format("{}_instructions", e), "count", fmt::format("Its instructions on the {} engine", e)});
+    columns.push_back({fmt::format("{}_us", e), "us",
+                       fmt::format("Sum of its instructions' durations on the {} engine", e)});
+    columns.push_back(
+        {fmt::format("{}_instructions", e), "count", fmt::format("Its instructions on the {} engine", e)});
     columns.push_back({fmt::format("{}_share_pct", e), "%",
                        fmt::format("Its share of the {} engine's instruction time (every op's sum)", e)});
   }
   columns.push_back({"dma_transfers", "count", "DMA rows that name it (hlo_name)"});
   columns.push_back({"dma_bytes", "bytes", "Their transfer_size, summed"});
-  ReportTable t = table("neuron_ops", "HLO ops", "Each HLO op's instructions per engine and DMA transfers, most time first",
-                        std::move(columns));
+  ReportTable t =
+      table("neuron_ops", "HLO ops",
+            "Each HLO op's instructions per engine and DMA transfers, most time first", std::move(columns));
   RowLimiter limiter(t, max_table_rows());
   for (const NeuronOpRow& r : rows) {
     std::uint64_t instructions = 0;
@@ -64,18 +68,21 @@ ReportTable ops_table(const std::vector<NeuronOpRow>& rows) {
 }
 
 ReportTable engines_table(const std::vector<NeuronEngineRow>& rows) {
-  ReportTable t = table(
-      "neuron_engines", "Engines", "The NeuronCore's engines: instruction rows and the summary's active share",
-      {{"engine", "", "tensor, vector, scalar, gpsimd, sync, or other (collective-communication cores and the rest)"},
-       {"lanes", "", "The Device Viewer's rows (label) it gathers"},
-       {"instructions", "count", "Instruction rows"},
-       {"instruction_time_us", "us", "Sum of their durations"},
-       {"active_us", "us", "Union of their intervals"},
-       {"active_pct", "%", "active_us / the profile's total time"},
-       {"summary_active_pct", "%", "The summary's <engine>_engine_active_time_percent x 100 (the Device Viewer's)"}});
+  ReportTable t =
+      table("neuron_engines", "Engines",
+            "The NeuronCore's engines: instruction rows and the summary's active share",
+            {{"engine", "",
+              "tensor, vector, scalar, gpsimd, sync, or other (collective-communication cores and the rest)"},
+             {"lanes", "", "The Device Viewer's rows (label) it gathers"},
+             {"instructions", "count", "Instruction rows"},
+             {"instruction_time_us", "us", "Sum of their durations"},
+             {"active_us", "us", "Union of their intervals"},
+             {"active_pct", "%", "active_us / the profile's total time"},
+             {"summary_active_pct", "%",
+              "The summary's <engine>_engine_active_time_percent x 100 (the Device Viewer's)"}});
   for (const NeuronEngineRow& r : rows)
-    t.rows.push_back({ReportCell{r.engine}, text(r.lanes), count(r.instructions), us(r.instruction_time), us(r.active),
-                      number(r.active_pct), number(r.summary_active_pct)});
+    t.rows.push_back({ReportCell{r.engine}, text(r.lanes), count(r.instructions), us(r.instruction_time),
+                      us(r.active), number(r.active_pct), number(r.summary_active_pct)});
   return t;
 }
 
@@ -90,23 +97,25 @@ ReportTable dma_queues_table(const std::vector<NeuronDmaQueueRow>& rows) {
                          {"gb_per_s", "GB/s", "bytes / active time"},
                          {"collective", "", "Some transfers are a collective's (is_cc_dma)"}});
   for (const NeuronDmaQueueRow& r : rows)
-    t.rows.push_back({ReportCell{r.queue}, count(r.transfers), static_cast<double>(r.bytes), us(r.time), us(r.active),
-                      number(r.active_pct), number(r.gb_per_s), ReportCell{r.collective}});
+    t.rows.push_back({ReportCell{r.queue}, count(r.transfers), static_cast<double>(r.bytes), us(r.time),
+                      us(r.active), number(r.active_pct), number(r.gb_per_s), ReportCell{r.collective}});
   return t;
 }
 
 ReportTable layers_table(const std::vector<NeuronLayerRow>& rows) {
   std::vector<ReportColumn> columns = {{"name", "", "The layer or subgraph (layer_summary)"}};
   for (std::size_t e = 0; e + 1 < kNeuronEngines; ++e)
-    columns.push_back({fmt::format("{}_active_us", kEngines[e]), "us", fmt::format("{}_engine_active_time, in us", kEngines[e])});
+    columns.push_back({fmt::format("{}_active_us", kEngines[e]), "us",
+                       fmt::format("{}_engine_active_time, in us", kEngines[e])});
   for (std::size_t e = 0; e + 1 < kNeuronEngines; ++e)
-    columns.push_back({fmt::format("{}_instructions", kEngines[e]), "count", fmt::format("{}_engine_instruction_count", kEngines[e])});
+    columns.push_back({fmt::format("{}_instructions", kEngines[e]), "count",
+                       fmt::format("{}_engine_instruction_count", kEngines[e])});
   columns.push_back({"mfu_pct", "%", "tensor_engine_mfu x 100"});
   columns.push_back({"hfu_pct", "%", "tensor_engine_hfu x 100"});
   columns.push_back({"model_flops", "flop", "model_flops"});
   columns.push_back({"hardware_flops", "flop", "hardware_flops"});
-  ReportTable t = table("neuron_layers", "Layers", "The profile's layer_summary: each subgraph's engines and FLOPs",
-                        std::move(columns));
+  ReportTable t = table("neuron_layers", "Layers",
+                        "The profile's layer_summary: each subgraph's engines and FLOPs", std::move(columns));
   for (const NeuronLayerRow& r : rows) {
     std::vector<ReportCell> cells = {text(r.name)};
     for (const auto& v : r.active_us) cells.push_back(number(v));
@@ -118,7 +127,8 @@ ReportTable layers_table(const std::vector<NeuronLayerRow>& rows) {
 }
 
 ReportTable notes_table(const std::vector<NeuronNoteRow>& rows) {
-  ReportTable t = table("neuron_notes", "Profile warnings", "The profile's own warnings (data quality), by category and message",
+  ReportTable t = table("neuron_notes", "Profile warnings",
+                        "The profile's own warnings (data quality), by category and message",
                         {{"category", "", "The warning's category (Missing Data, ...)"},
                          {"message", "", "Its message"},
                          {"count", "count", "Warnings with this category and message"}});
@@ -127,17 +137,18 @@ ReportTable notes_table(const std::vector<NeuronNoteRow>& rows) {
 }
 
 ReportTable timeline_table(const NeuronTables& tables) {
-  ReportTable t = table(
-      "neuron_timeline", "Device timeline",
-      "A lane per engine row and DMA queue; each of 400 equal stretches of the capture is one box named by the HLO "
-      "op with the most time in it, adjacent boxes of one op joined",
-      {{"lane", "", "The engine row (label) or DMA queue"},
-       {"kind", "", "neuron_instruction or neuron_dma"},
-       {"start_us", "us", "From the first row's start"},
-       {"duration_us", "us", "The box's length"},
-       {"op", "", "The HLO op with the most time in the box"}});
+  ReportTable t = table("neuron_timeline", "Device timeline",
+                        "A lane per engine row and DMA queue; each of 400 equal stretches of the capture is "
+                        "one box named by the HLO "
+                        "op with the most time in it, adjacent boxes of one op joined",
+                        {{"lane", "", "The engine row (label) or DMA queue"},
+                         {"kind", "", "neuron_instruction or neuron_dma"},
+                         {"start_us", "us", "From the first row's start"},
+                         {"duration_us", "us", "The box's length"},
+                         {"op", "", "The HLO op with the most time in the box"}});
   for (const TimelineBox& b : tables.timeline) {
-    std::string lane = b.stream < tables.timeline_lanes.size() ? tables.timeline_lanes[b.stream] : std::string();
+    std::string lane =
+        b.stream < tables.timeline_lanes.size() ? tables.timeline_lanes[b.stream] : std::string();
     t.rows.push_back({ReportCell{lane}, ReportCell{b.kind}, us(b.start), us(b.duration), ReportCell{b.op}});
   }
   return t;

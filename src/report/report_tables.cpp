@@ -18,8 +18,8 @@ namespace {
 
 // The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
 bool in_every_worker(std::string_view table) {
-  static constexpr std::string_view kTables[] = {"system", "gpus", "iterations", "step_breakdown",
-                                                 "collectives", "neuron_engines", "neuron_notes"};
+  static constexpr std::string_view kTables[] = {
+      "system", "gpus", "iterations", "step_breakdown", "collectives", "neuron_engines", "neuron_notes"};
   return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 
@@ -661,7 +661,8 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                  kSystemColumns, system_facts(report)));
   if (w.neuron.profiles > 0 && report.gpus.empty()) {  // a Neuron device profile: its own tables
     for (ReportTable& table : neuron_report_tables(t.neuron)) add(std::move(table));
-    if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
+    if (!w.detailed)
+      std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
     return out;
   }
   add(make_table("gpus", "GPUs", "Each GPU with activity", kGpuColumns, report.gpus));

@@ -51,13 +51,14 @@ TEST(NeuronMetrics, InstructionCountsComeFromTheRowsAndNaNIsNotApplicable) {
 
 TEST(NeuronMetrics, GpuMetricsAreNotApplicableNeverZero) {
   const MetricValues& m = analyse_full().metrics;
-  for (const char* name : {"gpu.count", "gpu.utilization_pct", "gpu.idle_pct", "window.wall_us", "steps.count",
-                           "breakdown.kernel_pct", "tensor_core.kernel_time_pct"})
+  for (const char* name : {"gpu.count", "gpu.utilization_pct", "gpu.idle_pct", "window.wall_us",
+                           "steps.count", "breakdown.kernel_pct", "tensor_core.kernel_time_pct"})
     EXPECT_FALSE(m.get(name)) << name;
 }
 
 TEST(NeuronMetrics, AProfileOfAnotherFormatHasNoNeuronMetric) {
-  WorkerAnalysis w = analyse_json(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1,
+  WorkerAnalysis w =
+      analyse_json(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1,
     "tid": 1, "ts": 0, "dur": 5}]})");
   EXPECT_FALSE(w.metrics.get("neuron.total_time_us"));
   EXPECT_FALSE(w.metrics.get("neuron.tensor.instructions"));
@@ -70,8 +71,8 @@ TEST(NeuronTables, EnginesFromTheRows) {
   EXPECT_EQ(tensor.engine, "tensor");
   EXPECT_EQ(tensor.lanes, "Tensor, TensorMatrix");
   EXPECT_EQ(tensor.instructions, 3u);
-  EXPECT_EQ(tensor.instruction_time, 230);  // 100 + 100 + 30
-  EXPECT_EQ(tensor.active, 180);            // [1000, 1150) and [3000, 3030)
+  EXPECT_EQ(tensor.instruction_time, 230);     // 100 + 100 + 30
+  EXPECT_EQ(tensor.active, 180);               // [1000, 1150) and [3000, 3030)
   EXPECT_DOUBLE_EQ(*tensor.active_pct, 0.18);  // 180 ns of 100,000 ns
   EXPECT_DOUBLE_EQ(*tensor.summary_active_pct, 25.0);
 }
@@ -136,8 +137,8 @@ TEST(NeuronRun, AFolderOfRanksCombinesAsDocumented) {
       if (m.name == name) return m.value;
     return std::nullopt;
   };
-  EXPECT_DOUBLE_EQ(*metric("neuron.total_time_us"), 300.0);    // the slowest rank's 0.0003 s
-  EXPECT_DOUBLE_EQ(*metric("neuron.active_time_pct"), 40.0);   // mean of 60 and 20
+  EXPECT_DOUBLE_EQ(*metric("neuron.total_time_us"), 300.0);      // the slowest rank's 0.0003 s
+  EXPECT_DOUBLE_EQ(*metric("neuron.active_time_pct"), 40.0);     // mean of 60 and 20
   EXPECT_DOUBLE_EQ(*metric("neuron.tensor.instructions"), 6.0);  // 3 + 3
   EXPECT_DOUBLE_EQ(*metric("neuron.spill.save_bytes"), 1024.0);  // 512 + 512
   EXPECT_FALSE(metric("gpu.count"));
@@ -153,10 +154,10 @@ TEST(NeuronRules, FireOnTheFullProfile) {
   // DMA 50% - Tensor 25% = 25 < 30: passes. Vector 10 - Tensor 25 < 20: passes.
   EXPECT_EQ(status("neuron.dma-bound"), FindingStatus::Pass);
   EXPECT_EQ(status("neuron.tensor-idle"), FindingStatus::Pass);
-  EXPECT_EQ(status("neuron.spills"), FindingStatus::Warn);          // 512 + 256 > 0
-  EXPECT_EQ(status("neuron.low-mfu"), FindingStatus::Warn);         // 12.5 < 20
-  EXPECT_EQ(status("neuron.throttled"), FindingStatus::Warn);       // 90 < 95
-  EXPECT_EQ(status("neuron.missing-data"), FindingStatus::Warn);    // 2 > 0
+  EXPECT_EQ(status("neuron.spills"), FindingStatus::Warn);           // 512 + 256 > 0
+  EXPECT_EQ(status("neuron.low-mfu"), FindingStatus::Warn);          // 12.5 < 20
+  EXPECT_EQ(status("neuron.throttled"), FindingStatus::Warn);        // 90 < 95
+  EXPECT_EQ(status("neuron.missing-data"), FindingStatus::Warn);     // 2 > 0
   EXPECT_EQ(status("neuron.first-execution"), FindingStatus::Pass);  // 60 >= 1
   EXPECT_EQ(status("gpu.low-utilization"), FindingStatus::NotApplicable);
   EXPECT_EQ(status("regression.neuron-total-time"), FindingStatus::Skipped);  // no baseline
@@ -180,8 +181,8 @@ TEST(NeuronRules, AFirstExecutionCaptureIsCalledOutAndSummaryJsonPassesNoDmaRule
 TEST(NeuronReport, TablesAndEscapedNamesReachTheReport) {
   ReportModel r = report_of_json(neuron_full_json(), default_rules());
   ASSERT_EQ(r.workers.size(), 1u);
-  for (const char* name : {"neuron_ops", "neuron_engines", "neuron_dma_queues", "neuron_layers", "neuron_notes",
-                           "neuron_timeline"})
+  for (const char* name : {"neuron_ops", "neuron_engines", "neuron_dma_queues", "neuron_layers",
+                           "neuron_notes", "neuron_timeline"})
     EXPECT_NE(find_table(r.workers[0].tables, name), nullptr) << name;
   EXPECT_EQ(find_table(r.workers[0].tables, "kernels"), nullptr);  // GPU tables are left out
   bool warned = false;

@@ -13,7 +13,7 @@ namespace perfgate::testing {
 // (an id of 9.2e18, numbers as strings), three DMA rows on two queues, one layer_summary row and
 // three warnings (two of them Missing Data).
 inline std::string neuron_full_json() {
-  return R"({
+  return R"json({
   "summary": [{
     "total_time": 0.0001, "total_active_time_percent": 0.6,
     "tensor_engine_active_time_percent": 0.25, "vector_engine_active_time_percent": "0.1",
@@ -53,16 +53,16 @@ inline std::string neuron_full_json() {
     {"category": "Missing Data", "message": "DMA notifications were dropped"},
     {"category": "Other", "message": "<b>not bold</b>"}
   ]
-})";
+})json";
 }
 
 // summary-json of a first-execution capture: total_time in ms-scale while the engines were active
 // for microseconds (total_active_time_percent 0.004), two nodes.
 inline std::string neuron_summary_json() {
-  return R"({"n_fdc71a0b": {"total_time": 0.002, "total_active_time_percent": 0.004,
+  return R"json({"n_fdc71a0b": {"total_time": 0.002, "total_active_time_percent": 0.004,
   "tensor_engine_active_time_percent": 0.003, "tensor_engine_instruction_count": 7,
   "spill_save_bytes": 0, "spill_reload_bytes": 0, "mfu_estimated_percent": 0.001, "instance_type": "inf2.xlarge"},
-  "n_47cf9972": {"total_time": 0.001, "total_active_time_percent": 0.006, "tensor_engine_instruction_count": 5}})";
+  "n_47cf9972": {"total_time": 0.001, "total_active_time_percent": 0.006, "tensor_engine_instruction_count": 5}})json";
 }
 
 }  // namespace perfgate::testing

@@ -12,7 +12,8 @@ namespace {
 TEST(NeuronReader, DetectsBothFormatsByContentAndLeavesKinetoAlone) {
   std::string dir = temp_dir();
   EXPECT_EQ(detect_format(write_text(dir + "/p.json", neuron_full_json())), InputFormat::NeuronJson);
-  EXPECT_EQ(detect_format(write_text(dir + "/s.json", neuron_summary_json())), InputFormat::NeuronSummaryJson);
+  EXPECT_EQ(detect_format(write_text(dir + "/s.json", neuron_summary_json())),
+            InputFormat::NeuronSummaryJson);
   EXPECT_EQ(detect_format(write_text(dir + "/k.json", R"({"schemaVersion": 1, "traceEvents": []})")),
             InputFormat::KinetoJson);
   EXPECT_EQ(detect_format(write_text(dir + "/d.json", R"({"distributedInfo": {"backend": "nccl"}})")),
@@ -41,7 +42,7 @@ TEST(NeuronReader, ReadsInstructionsAsLanesOfTheirEngineNamedByHloOp) {
 TEST(NeuronReader, ReadsDmaRowsSummaryLayersAndWarnings) {
   Profile p = load_json(neuron_full_json());
   ASSERT_EQ(p.neuron.dmas.size(), 3u);
-  EXPECT_EQ(p.neuron.dmas[1].bytes, 1096u);  // "1096"
+  EXPECT_EQ(p.neuron.dmas[1].bytes, 1096u);   // "1096"
   EXPECT_FALSE(p.neuron.dmas[0].collective);  // "false"
   EXPECT_TRUE(p.neuron.dmas[2].collective);
   ASSERT_EQ(p.neuron.dma_queues.size(), 2u);
@@ -63,7 +64,8 @@ TEST(NeuronReader, ReadsDmaRowsSummaryLayersAndWarnings) {
   EXPECT_TRUE(instance);
   EXPECT_TRUE(ntff);
   bool nan_note = false;
-  for (const std::string& n : p.notes) nan_note = nan_note || n.find("1 NaN or infinite") != std::string::npos;
+  for (const std::string& n : p.notes)
+    nan_note = nan_note || n.find("1 NaN or infinite") != std::string::npos;
   EXPECT_TRUE(nan_note);
 }
 
@@ -96,11 +98,14 @@ void expect_error(const std::string& json, const std::string& what) {
 }
 
 TEST(NeuronReader, BadInputIsAOneLineErrorNamingTheFileAndTheProblem) {
-  expect_error(R"({"instruction": [{"duration": 5, "label": "Tensor"}]})", "instruction row 1 has no timestamp");
-  expect_error(R"({"instruction": [{"timestamp": 1, "label": "Tensor"}]})", "instruction row 1 has no duration");
+  expect_error(R"({"instruction": [{"duration": 5, "label": "Tensor"}]})",
+               "instruction row 1 has no timestamp");
+  expect_error(R"({"instruction": [{"timestamp": 1, "label": "Tensor"}]})",
+               "instruction row 1 has no duration");
   expect_error(R"({"instruction": [{"timestamp": 1, "duration": -4}]})", "duration -4 ns is out of range");
   expect_error(R"({"dma": [{"timestamp": "soon", "duration": 1}]})", "'timestamp' is not a number");
-  expect_error(R"({"dma": [{"timestamp": 1, "duration": 1, "transfer_size": -5}]})", "'transfer_size' is negative");
+  expect_error(R"({"dma": [{"timestamp": 1, "duration": 1, "transfer_size": -5}]})",
+               "'transfer_size' is negative");
   expect_error(R"({"instruction": [5]})", "where a row (an object) was expected");
   expect_error(R"({"summary": [{"total_time": 0.1}], "instruction": [{"timestamp": 1,)", "ends early");
   expect_error(R"({"summary": [{"total_time": 0.1}]} x)", "extra data");

@@ -9,13 +9,12 @@ namespace {
 
 // The full JSON's top-level sections (neuron-profile 2.14 to 2.33); a Kineto trace has none of them.
 constexpr std::array<std::string_view, 14> kSections = {
-    "summary",     "instruction",   "dma",      "dma_throughput", "pending_dma", "active_time",
-    "layer_summary", "model_info", "nc_mem_usage", "metadata",     "profile_info", "neff_header",
-    "warnings",    "semaphore"};
+    "summary",    "instruction",  "dma",      "dma_throughput", "pending_dma", "active_time", "layer_summary",
+    "model_info", "nc_mem_usage", "metadata", "profile_info",   "neff_header", "warnings",    "semaphore"};
 
 bool is_summary_metric(std::string_view key) {
-  static constexpr std::array<std::string_view, 8> kEndings = {"_percent", "_time",  "_count", "_bytes",
-                                                               "_flops",   "_ns",    "_idx",   "_version"};
+  static constexpr std::array<std::string_view, 8> kEndings = {"_percent", "_time", "_count", "_bytes",
+                                                               "_flops",   "_ns",   "_idx",   "_version"};
   return std::any_of(kEndings.begin(), kEndings.end(), [&](std::string_view e) { return key.ends_with(e); });
 }
 

@@ -60,8 +60,8 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
   boost::json::basic_parser<RowHandler> parser(parse_options(), builder, options.summary_json);
   NonFiniteFilter filter;
   std::vector<char> buffer(kChunk);
-  std::size_t carried = 0;     // bytes kept from the last chunk (a word cut in two)
-  std::uint64_t offset = 0;    // bytes of the file parsed so far
+  std::size_t carried = 0;   // bytes kept from the last chunk (a word cut in two)
+  std::uint64_t offset = 0;  // bytes of the file parsed so far
   bool first = true;
   auto fail = [&](boost::system::error_code ec, std::uint64_t at) {
     const std::string& why = parser.handler().error();
@@ -98,8 +98,8 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
     boost::system::error_code ec;
     parser.write_some(false, nullptr, 0, ec);
     if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
-      throw InputError(fmt::format("{}: invalid JSON: the document ends early, after {} bytes (truncated file?)",
-                                   path, offset));
+      throw InputError(fmt::format(
+          "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
     if (ec) throw fail(ec, offset);
   }
   std::vector<Profile> profiles = builder.finish(path);
@@ -111,13 +111,14 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
     any = true;
     p.info.rank = rank_from_name(path);
     if (filter.replaced() > 0)
-      p.notes.push_back(fmt::format("{} NaN or infinite values (not JSON) were read as absent", filter.replaced()));
+      p.notes.push_back(
+          fmt::format("{} NaN or infinite values (not JSON) were read as absent", filter.replaced()));
     describe(p);
     emit(std::move(p));
   }
   if (!any)
-    throw NotAProfileError(fmt::format(
-        "{}: a JSON document without a Neuron profile's summary, instruction or DMA rows", path));
+    throw NotAProfileError(
+        fmt::format("{}: a JSON document without a Neuron profile's summary, instruction or DMA rows", path));
 }
 
 }  // namespace perfgate::neuron

@@ -22,7 +22,7 @@ namespace perfgate::neuron {
 InputFormat detect_json(std::string_view head);
 
 struct ReadOptions {
-  bool summary_json = false;  // the file is summary-json
+  bool summary_json = false;     // the file is summary-json
   std::uint64_t max_memory = 0;  // 0: no limit
 };
 

@@ -162,7 +162,8 @@ std::string ProfileBuilder::end_instruction() {
   ++instruction_rows_;
   if (std::string why = check_span("instruction", instruction_rows_); !why.empty()) return why;
   NeuronDevice& n = current().neuron;
-  StringId label = intern(row_.lane.empty() ? (row_.subgroup.empty() ? "(no engine)" : row_.subgroup) : row_.lane);
+  StringId label =
+      intern(row_.lane.empty() ? (row_.subgroup.empty() ? "(no engine)" : row_.subgroup) : row_.lane);
   auto [it, added] = lane_index_.try_emplace(label, static_cast<std::uint16_t>(n.lanes.size()));
   if (added) {
     if (n.lanes.size() >= kMaxLanes) return fmt::format("more than {} engine rows (label)", kMaxLanes);
@@ -239,7 +240,8 @@ std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
     if (!std::is_sorted(n.dmas.begin(), n.dmas.end(), by_start))
       std::stable_sort(n.dmas.begin(), n.dmas.end(), by_start);
     if (summary_rows_ > 1)
-      p.notes.push_back(fmt::format("the profile's summary has {} entries; the first is read", summary_rows_));
+      p.notes.push_back(
+          fmt::format("the profile's summary has {} entries; the first is read", summary_rows_));
     if (invalid_utf8_ > 0)
       p.notes.push_back(
           fmt::format("{} names were not valid UTF-8; each bad byte was replaced by U+FFFD", invalid_utf8_));

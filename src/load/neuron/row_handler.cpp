@@ -43,7 +43,7 @@ bool RowHandler::begin(bool object, error_code& ec) {
     return true;
   }
   if (section_ == Section::None || row_depth_ != 0) return true;  // skipped, or nested in a row
-  if (depth_ == 2 && !object) return true;                       // a list of rows
+  if (depth_ == 2 && !object) return true;                        // a list of rows
   if (depth_ == 2 || depth_ == 3) {
     if (!object) return true;  // a list in a list: nothing perfgate reads
     row_depth_ = depth_;
@@ -68,7 +68,8 @@ bool RowHandler::scalar(const Scalar& value, error_code& ec) {
   if (row_depth_ != 0 && depth_ == row_depth_) return check(ec, sink_.field(key_, value));
   if (depth_ == 1) section_ = Section::None;  // a scalar section: nothing perfgate reads
   if (depth_ == 2 && section_ != Section::None && section_ != Section::Facts && section_ != Section::Node)
-    return fail(ec, "'" + top_key_ + "' holds a " + (value.kind == Scalar::Kind::String ? "string" : "scalar") +
+    return fail(ec, "'" + top_key_ + "' holds a " +
+                        (value.kind == Scalar::Kind::String ? "string" : "scalar") +
                         " in its list where a row (an object) was expected");
   return true;
 }

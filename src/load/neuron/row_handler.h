@@ -76,12 +76,12 @@ class RowHandler {
 
   RowSink& sink_;
   bool summary_json_;
-  int depth_ = 0;              // open containers
-  int row_depth_ = 0;          // the depth of the open row object; 0: none
+  int depth_ = 0;      // open containers
+  int row_depth_ = 0;  // the depth of the open row object; 0: none
   Section section_ = Section::None;
-  std::string top_key_;        // the section's key
-  std::string key_;            // the current key (parts joined)
-  std::string text_;           // a string value arriving in parts
+  std::string top_key_;  // the section's key
+  std::string key_;      // the current key (parts joined)
+  std::string text_;     // a string value arriving in parts
   bool key_in_parts_ = false;
   bool text_in_parts_ = false;
   bool saw_object_ = false;

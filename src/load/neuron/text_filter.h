@@ -18,7 +18,7 @@ class NonFiniteFilter {
   std::size_t replaced() const { return replaced_; }
 
  private:
-  std::size_t scan(std::string_view in, std::size_t from) ;
+  std::size_t scan(std::string_view in, std::size_t from);
   bool in_string_ = false;
   bool escape_ = false;
   std::size_t replaced_ = 0;
