@@ -20,12 +20,25 @@ struct OpTypePattern {
   std::string pattern;
 };
 
-// Peak dense throughput of a GPU model, in TFLOP/s per precision ("fp32", "tf32", "bf16", ...).
+// Peak dense throughput of a GPU model, in TFLOP/s per precision ("fp32", "tf32", "bf16", ...),
+// and its memory (HBM) bandwidth: the roofline's ceilings.
 struct GpuPeak {
   std::string match;  // RE2 pattern on the device name
   std::string name;
   std::vector<std::pair<std::string, double>> tflops;
+  std::optional<double> memory_gbps;  // GB/s (10^9 bytes per second)
+  std::string source;                 // where the figures come from
+  bool measured = false;              // max-achievable figures measured by the user, not a datasheet's
   std::optional<double> peak(std::string_view precision) const;
+};
+
+// How the cost of an op's call is modelled (rules: op_models): the family of formulas, and for
+// the elementwise families the FLOPs per output element (per input element for reductions).
+struct OpModelPattern {
+  std::string pattern;  // RE2 on the op name, whole
+  std::string model;    // gemm, conv, attention, unary, binary, copy, reduce, softmax, softmax_backward,
+                        // layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, rms_norm
+  double flops_per_element = 1;
 };
 
 // A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the
@@ -58,6 +71,7 @@ struct Classification {
   std::vector<OpTypePattern> op_types;                     // first match wins; no match is "other"
   std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
   std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
+  std::vector<OpModelPattern> op_models;                   // first match wins; no match: unmodelled
   // Host ranges that are steps, for each way a format marks them (ProfileInfo::step_marking): a
   // range whose whole name matches one of the patterns; the first number a pattern captures is the
   // step's number. Kineto traces read profiler_step_ranges (ProfilerStep#N), nsys exports
@@ -67,6 +81,9 @@ struct Classification {
   // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
   // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
   double mfu_min_flops_coverage_pct = 50;
+  // The share of its roofline an op is expected to reach: ops below it are far from their roofline
+  // (roofline.saving_pct counts the time each would save at it).
+  double roofline_target_pct = 50;
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;
@@ -236,10 +253,28 @@ struct ComputeSums {
   TimeNs eligible_device_counted = 0;  // ... of those whose FLOPs are known
   std::string peak_name;               // the matched gpu_peaks entry, empty when none
   std::size_t gpus = 0;
-  double min_coverage_pct = 0;  // rules: compute.mfu_min_flops_coverage_pct
+  double min_coverage_pct = 0;   // rules: compute.mfu_min_flops_coverage_pct
+  std::string peak_source;       // where the peak entry's figures come from
+  bool peak_measured = false;    // measured max-achievable figures (a user's rule file)
+  bool peak_has_memory = false;  // the entry has a memory bandwidth (the roofline's slope)
   // FLOPs, times and GPUs add up; the peak's name is the first known, the coverage bound the
   // strictest (every worker reads the same rules) (flops.cpp).
   ComputeSums& operator+=(const ComputeSums& from);
+};
+
+// The roofline over the window's modelled ops (roofline.cpp): kernel time, the time the same work
+// takes at the GPU's ceilings, and the time reaching the target share of them would save.
+struct RooflineSums {
+  TimeNs modelled_kernel_ns = 0;    // kernel time of the roofline table's modelled rows
+  TimeNs unmodelled_kernel_ns = 0;  // ... of its unmodelled rows (ops with no model)
+  TimeNs matrix_kernel_ns = 0;      // kernel time of GEMM, convolution and attention ops (rules: op_types)
+  TimeNs matrix_modelled_kernel_ns = 0;  // ... of those a modelled row covers
+  TimeNs peaked_kernel_ns = 0;           // kernel time of the modelled rows with a roofline
+  std::uint64_t roofline_ps = 0;         // their time at the roofline, picoseconds
+  std::uint64_t target_saving_ps = 0;    // time they would save at the target share, picoseconds
+  std::uint64_t flop = 0;                // the modelled rows' FLOPs (as MFU counts them where it does)
+  std::uint64_t bytes = 0;
+  RooflineSums& operator+=(const RooflineSums& from);
 };
 
 // Host-side costs and GPU activity counts over the window.
@@ -380,6 +415,7 @@ struct WorkerAnalysis {
   std::vector<GpuMetrics> gpus;
   TensorCoreSums tensor_cores;
   ComputeSums compute;
+  RooflineSums roofline;
   HostActivitySums host;
   IdleSums idle;
   CommunicationSums communication;
@@ -441,6 +477,7 @@ struct RunRowSums {
   std::vector<RunRow> ops;  // each in name order
   std::vector<RunRow> kernels;
   std::vector<RunRow> regions;
+  std::vector<RooflineRow> roofline;  // in key order (name, input dims, input types)
 };
 
 struct PositionedWorker {

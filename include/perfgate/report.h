@@ -172,6 +172,9 @@ struct ReportWorker {
   std::vector<ReportTable> tables;  // see docs/metrics.md, "Tables"
   ReportTimeline timeline;          // its boxes are the "timeline" table
   ReportMemoryPeak memory_peak;     // its curve is the "memory_curve" table
+  // What the "roofline" table's ceilings are (the GPU's peaks and where they come from), or why it
+  // has none; empty when the worker ran no modelled op.
+  std::string roofline_note;
   std::vector<std::string> warnings;
 };
 

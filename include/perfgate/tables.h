@@ -177,6 +177,33 @@ struct CollectiveRow {
   TimeNs sized_device = 0;        // of the sized calls: the bandwidth's denominator
 };
 
+// One op of the roofline table (roofline.cpp) by name, input dims and input types, over the calls
+// started during the window's steps: its modelled cost and its kernel time against the GPU's
+// ceilings. Totals over the calls, in integers so that rows add up in any order.
+struct RooflineRow {
+  std::string name;
+  std::string input_dims;   // as the trace writes them, e.g. [[8944,1024],[1024,2816]]
+  std::string input_types;  // as the trace writes them, e.g. ["c10::BFloat16","c10::BFloat16"]
+  std::string family;       // the model (rules: op_models): gemm, conv, attention, binary, ...; "" unmodelled
+  std::string precision;    // the peak the FLOPs compare with: "bf16", "tf32", ...; "" none
+  std::uint64_t calls = 0;
+  TimeNs kernel_ns = 0;      // GPU time of what the calls launched (with their callees)
+  TimeNs kernel_min_ns = 0;  // of one call
+  TimeNs kernel_max_ns = 0;
+  std::uint64_t flop = 0;   // over the calls; MFU's own count where it counts the op
+  std::uint64_t bytes = 0;  // over the calls
+  bool bytes_known = false;
+  bool counted_in_mfu = false;
+  std::uint64_t compute_ps = 0;   // the FLOPs at the peak, picoseconds; 0 without one
+  std::uint64_t memory_ps = 0;    // the bytes at the memory bandwidth, picoseconds; 0 without one
+  std::uint64_t roofline_ps = 0;  // sum over calls of the larger of the two
+  bool has_roofline = false;      // the GPU's peaks are known for it
+  double peak_tflops = 0;         // the ceilings it was measured against (rules: gpu_peaks), 0: none
+  double memory_gbps = 0;
+  bool misaligned = false;  // a matrix op in half precision with a dimension not a multiple of 8
+  RooflineRow& operator+=(const RooflineRow& from);  // the same key: totals add, min and max combine
+};
+
 // A GPU's allocator totals over the window, thinned to the highest of each short stretch.
 struct MemoryPoint {
   std::int32_t device = 0;
@@ -271,6 +298,7 @@ struct WorkerTables {
   std::vector<CollectiveRow> collectives;  // most device time first
   std::vector<MemoryOpRow> memory_ops;     // most bytes allocated first
   std::vector<MemoryPoint> memory_curve;
+  std::vector<RooflineRow> roofline;  // most time to save first, then unmodelled rows by kernel time
   Timeline timeline;
   NeuronTables neuron;
 };
@@ -289,6 +317,7 @@ struct RunTables {
   std::vector<RunRow> ops;
   std::vector<RunRow> kernels;
   std::vector<RunRow> regions;
+  std::vector<RooflineRow> roofline;  // every worker's roofline rows summed by key
 };
 
 }  // namespace perfgate

@@ -24,6 +24,7 @@
 #include "analyse/ops_table.h"
 #include "analyse/parallelism.h"
 #include "analyse/resources.h"
+#include "analyse/roofline.h"
 #include "analyse/steps.h"
 #include "analyse/tc_shapes.h"
 #include "analyse/tensor_cores.h"
@@ -59,6 +60,9 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tensor_cores.misaligned_shapes = shapes.misaligned;
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
   w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
+  RooflineResult roofline = roofline_table({profile, stats, compiled, args, flops, w.gpus});
+  w.tables.roofline = std::move(roofline.rows);
+  w.roofline = roofline.sums;
   collectives(profile, stats, classes, args, w.communication, w.tables.collectives);
   w.parallelism = parallelism(profile, stats, classes);
 }

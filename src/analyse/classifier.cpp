@@ -27,6 +27,12 @@ std::string any_of(const std::vector<std::string>& patterns) {
   for (const std::string& p : patterns) joined += (joined.empty() ? "(?:" : "|(?:") + p + ")";
   return joined;
 }
+std::vector<std::string> whole_names(const std::vector<OpModelPattern>& models) {
+  std::vector<std::string> out;
+  for (const auto& m : models) out.push_back("^(?:" + m.pattern + ")$");
+  return out;
+}
+
 }  // namespace
 
 CompiledClassification::CompiledClassification(const Classification& c)
@@ -46,10 +52,13 @@ CompiledClassification::CompiledClassification(const Classification& c)
       op_types(patterns_of(c.op_types), "op_types"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),
+      op_model_names(whole_names(c.op_models), "op_models"),
+      op_models(c.op_models),
       gpu_architectures(c.gpu_architectures),
       architecture_devices(device_patterns(c.gpu_architectures), "gpu_architectures devices"),
       attribution{c.attribute_by_time_containment, c.external_id_must_enclose},
       mfu_min_flops_coverage_pct(c.mfu_min_flops_coverage_pct),
+      roofline_target_pct(c.roofline_target_pct),
       tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {
@@ -74,6 +83,11 @@ const GpuArchitecture* CompiledClassification::architecture_of_device(std::strin
 
 const std::string& CompiledClassification::step_ranges(StepMarking marking) const {
   return marking == StepMarking::NvtxRanges ? nvtx_step_ranges : profiler_step_ranges;
+}
+
+const OpModelPattern* CompiledClassification::op_model(std::string_view name) const {
+  int i = op_model_names.first_match(name);
+  return i < 0 ? nullptr : &op_models[static_cast<std::size_t>(i)];
 }
 
 const GpuPeak* CompiledClassification::gpu_peak(std::string_view device_name) const {

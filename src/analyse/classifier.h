@@ -16,6 +16,8 @@ struct CompiledClassification {
   const GpuPeak* gpu_peak(std::string_view device_name) const;
   // The first gpu_architectures entry whose `devices` matches the name, or nullptr.
   const GpuArchitecture* architecture_of_device(std::string_view device_name) const;
+  // The op_models entry whose pattern matches the whole op name first, or nullptr.
+  const OpModelPattern* op_model(std::string_view name) const;
   // The step-range pattern for how a profile's format marks its steps.
   const std::string& step_ranges(StepMarking marking) const;
 
@@ -38,12 +40,15 @@ struct CompiledClassification {
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
   std::vector<GpuPeak> gpu_peaks;
+  PatternSet op_model_names;  // each op_models pattern anchored at both ends
+  std::vector<OpModelPattern> op_models;
   std::vector<GpuArchitecture> gpu_architectures;
   PatternSet architecture_devices;                     // one pattern per entry with `devices`
   std::vector<std::size_t> architecture_device_entry;  // its entry in gpu_architectures
   std::vector<PatternSet> architecture_kernels;        // per entry; empty where it has no `kernels`
   AttributionRules attribution;
   double mfu_min_flops_coverage_pct = 50;
+  double roofline_target_pct = 50;
   bool tc_share_counts_unlaunched_kernels = true;
 };
 

@@ -34,17 +34,12 @@ std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, b
   return peak.peak(precision_name(precision));
 }
 
-namespace {
-
-// The GPU whose peak applies: the one with the most kernel time.
 const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus) {
   const GpuMetrics* best = nullptr;
   for (const GpuMetrics& g : gpus)
     if (!best || g.kernel_ns > best->kernel_ns) best = &g;
   return best;
 }
-
-}  // namespace
 
 ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& args,
                          const std::vector<float>& flops, const CompiledClassification& classification,
@@ -54,7 +49,12 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
   sums.min_coverage_pct = classification.mfu_min_flops_coverage_pct;
   const GpuMetrics* gpu = main_gpu(gpus);
   const GpuPeak* peak = gpu ? classification.gpu_peak(gpu->name) : nullptr;
-  if (peak) sums.peak_name = peak->name.empty() ? peak->match : peak->name;
+  if (peak) {
+    sums.peak_name = peak->name.empty() ? peak->match : peak->name;
+    sums.peak_source = peak->source;
+    sums.peak_measured = peak->measured;
+    sums.peak_has_memory = peak->memory_gbps.has_value();
+  }
   for (std::size_t i = 0; i < flops.size(); ++i) {
     if (!stats.in_window(i)) continue;
     if (TimeNs device = stats.bottom_eligible(i) ? stats.total_device(i) : 0; device > 0) {
@@ -82,7 +82,12 @@ ComputeSums& ComputeSums::operator+=(const ComputeSums& from) {
   ideal_seconds += from.ideal_seconds;
   add_time(eligible_device, from.eligible_device);
   add_time(eligible_device_counted, from.eligible_device_counted);
-  if (peak_name.empty()) peak_name = from.peak_name;
+  if (peak_name.empty()) {
+    peak_name = from.peak_name;
+    peak_source = from.peak_source;
+    peak_measured = from.peak_measured;
+    peak_has_memory = from.peak_has_memory;
+  }
   gpus += from.gpus;
   // A run of several workers once summed without it (0: MFU shown whatever the coverage).
   min_coverage_pct = std::max(min_coverage_pct, from.min_coverage_pct);

@@ -18,6 +18,9 @@ std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, A
 // peaks. Empty when the GPU's entry has no figure for it.
 std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, bool tc_eligible);
 
+// The GPU whose peak applies to a worker's ops: the one with the most kernel time, or nullptr.
+const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus);
+
 ComputeSums compute_sums(const Profile& profile, const OpStats& stats, ArgumentCache& args,
                          const std::vector<float>& flops, const CompiledClassification& classification,
                          const std::vector<GpuMetrics>& gpus);

@@ -246,6 +246,21 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
     m.set("compute.mfu_pct", 100.0 * c.ideal_seconds / in.gpu_seconds);
 }
 
+// The roofline's metrics (docs/metrics.md, "Roofline"): n/a without modelled GPU work.
+void set_roofline_metrics(MetricValues& m, const MetricInputs& in) {
+  const RooflineSums& r = in.roofline;
+  m.set("roofline.coverage_pct",
+        ratio_pct(static_cast<double>(r.modelled_kernel_ns),
+                  static_cast<double>(r.modelled_kernel_ns + r.unmodelled_kernel_ns)));
+  m.set("roofline.matrix_coverage_pct",
+        ratio_pct(static_cast<double>(r.matrix_modelled_kernel_ns), static_cast<double>(r.matrix_kernel_ns)));
+  if (r.peaked_kernel_ns <= 0) return;
+  m.set("roofline.pct",
+        100.0 * static_cast<double>(r.roofline_ps) / 1000.0 / static_cast<double>(r.peaked_kernel_ns));
+  if (in.gpu_seconds > 0)
+    m.set("roofline.saving_pct", 100.0 * static_cast<double>(r.target_saving_ps) / 1e12 / in.gpu_seconds);
+}
+
 void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
   const auto& means = in.rank_mean_steps_us;
   if (means.empty()) return;
@@ -290,6 +305,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_host_metrics(m, in);
   set_communication_metrics(m, in);
   set_memory_and_compute(m, in);
+  set_roofline_metrics(m, in);
   set_rank_metrics(m, in);
   set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
@@ -315,6 +331,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.has_devices = w.has_devices;
   in.tensor_cores = w.tensor_cores;
   in.compute = w.compute;
+  in.roofline = w.roofline;
   in.host = w.host;
   in.idle = w.idle;
   in.communication = w.communication;

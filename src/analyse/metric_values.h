@@ -23,6 +23,7 @@ struct MetricInputs {
   bool has_devices = false;
   TensorCoreSums tensor_cores;
   ComputeSums compute;
+  RooflineSums roofline;
   HostActivitySums host;
   IdleSums idle;
   CommunicationSums communication;

@@ -3,12 +3,14 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <tuple>
 #include <unordered_map>
 
 #include <fmt/format.h>
 
 #include "analyse/capture_check.h"
 #include "analyse/metric_values.h"
+#include "analyse/roofline.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {
@@ -79,6 +81,34 @@ class RowSums {
   std::unordered_map<std::string, RunRow> rows_;
 };
 
+// Roofline rows summed by key (name, input dims, input types, modelled or not).
+class RooflineSumsByKey {
+ public:
+  void add(const RooflineRow& row) {
+    auto [it, added] = rows_.try_emplace(key(row), row);
+    if (!added) it->second += row;
+  }
+  void add(const std::vector<RooflineRow>& rows) {
+    for (const RooflineRow& r : rows) add(r);
+  }
+  std::vector<RooflineRow> by_key() const {
+    std::vector<RooflineRow> out;
+    out.reserve(rows_.size());
+    for (const auto& [k, row] : rows_) out.push_back(row);
+    return out;
+  }
+  std::vector<RooflineRow> rows() const {
+    std::vector<RooflineRow> out = by_key();
+    order_roofline_rows(out);
+    return out;
+  }
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, bool>;
+  static Key key(const RooflineRow& r) { return {r.name, r.input_dims, r.input_types, !r.family.empty()}; }
+  std::map<Key, RooflineRow> rows_;
+};
+
 std::string ordinal(std::size_t n) {
   const char* suffix = n % 100 / 10 == 1 ? "th"
                        : n % 10 == 1     ? "st"
@@ -109,6 +139,7 @@ struct RunCombiner::State {
   std::mutex mutex;
   std::map<WorkerPosition, WorkerAnalysis> workers;
   RowSums ops, kernels, regions;
+  RooflineSumsByKey roofline;
   // The detailed workers besides the first: the slowest (slowest first) and the fastest.
   std::vector<Pace> slowest;
   std::optional<Pace> fastest;
@@ -164,6 +195,7 @@ struct RunCombiner::State {
     for (const OpRow& r : t.ops) ops.add(r.name, r.calls, r.device_self, r.host_self);
     for (const KernelRow& r : t.kernels) kernels.add(r.name, r.calls, r.total, 0);
     for (const RegionRow& r : t.regions) regions.add(r.name, r.calls, r.gpu, r.cpu_total);
+    roofline.add(t.roofline);
   }
 
   // The worker's place among all workers, the first included: "first and slowest", "2nd slowest".
@@ -200,6 +232,7 @@ void RunCombiner::add(PartialRun part) {
   s.ops.add(part.sums.ops);
   s.kernels.add(part.sums.kernels);
   s.regions.add(part.sums.regions);
+  s.roofline.add(part.sums.roofline);
   for (PositionedWorker& w : part.workers) s.place(w.position, std::move(w.worker));
 }
 
@@ -217,7 +250,8 @@ RunAnalysis RunCombiner::finish() {
   std::vector<std::int64_t> ranks = rank_ids(run);
   run.metrics = run_metrics(run.workers, ranks);
   run.warnings = capture_warnings(run.workers, ranks);
-  if (run.workers.size() > 1) run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows()};
+  if (run.workers.size() > 1)
+    run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
   s.workers.clear();
   return run;
 }
@@ -227,7 +261,7 @@ PartialRun RunCombiner::finish_partial() {
   PartialRun part;
   part.workers.reserve(s.workers.size());
   for (auto& [position, w] : s.workers) part.workers.push_back({position, std::move(w)});
-  part.sums = {s.ops.by_name(), s.kernels.by_name(), s.regions.by_name()};
+  part.sums = {s.ops.by_name(), s.kernels.by_name(), s.regions.by_name(), s.roofline.by_key()};
   s.workers.clear();
   return part;
 }

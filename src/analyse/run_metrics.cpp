@@ -69,6 +69,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.has_runtime = run.has_runtime || one.has_runtime;
       run.tensor_cores += one.tensor_cores;
       run.compute += one.compute;
+      run.roofline += one.roofline;
       run.host += one.host;
       run.idle += one.idle;
       run.communication += one.communication;

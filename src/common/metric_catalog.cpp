@@ -16,6 +16,7 @@ constexpr std::string_view kPerfgate = "perfgate";
 constexpr std::string_view kHta = "HTA";
 constexpr std::string_view kNsys = "nsys analyze";
 constexpr std::string_view kPyprof = "PyProf";
+constexpr std::string_view kTraceLens = "TraceLens and XProf's roofline";
 constexpr std::string_view kSagemaker = "SageMaker Debugger";
 constexpr std::string_view kNeuron = "Neuron Device Viewer";
 
@@ -270,6 +271,24 @@ constexpr MetricInfo kCatalog[] = {
     {"compute.peak_known_pct", "FLOPs with a known peak", "%",
      "Share of the counted FLOPs that ran on GPUs whose peak is known (rules: gpu_peaks); MFU counts only "
      "those, and has no value when this is 0",
+     kPerfgate},
+
+    {"roofline.pct", "Roofline", "%",
+     "Time the modelled ops' work takes at the GPU's ceilings (the larger of FLOPs / peak and bytes / "
+     "memory bandwidth, per call; rules: gpu_peaks) / their kernel time, over the ops with both ceilings "
+     "known",
+     kTraceLens},
+    {"roofline.saving_pct", "Time to gain at the roofline target", "%",
+     "GPU time the modelled ops would save if each ran at the target share of its roofline (rules: "
+     "compute.roofline_target_pct) / (window wall time x GPUs)",
+     kPerfgate},
+    {"roofline.coverage_pct", "Roofline coverage", "%",
+     "Kernel time of the ops the performance model covers (rules: op_models) / kernel time of every op "
+     "in the roofline table, modelled or not",
+     kPerfgate},
+    {"roofline.matrix_coverage_pct", "GEMM, convolution and attention coverage", "%",
+     "Kernel time the model covers of the ops whose class (rules: op_types) is matmul, convolution or "
+     "attention / their kernel time",
      kPerfgate},
 
     {"distributed.data_parallel_calls", "DataParallel calls", "count",

@@ -152,6 +152,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
   j.key("input").value(w.input_path);
   j.key("detailed").value(w.detailed);
   if (!w.detailed_as.empty()) j.key("detailed_as").value(w.detailed_as);
+  if (!w.roofline_note.empty()) j.key("roofline_note").value(w.roofline_note);
   write_window(j, w.window);
   write_metrics(j, w.metrics);
   write_steps(j, "steps", w.steps);

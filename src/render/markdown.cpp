@@ -168,6 +168,27 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open,
   return d;
 }
 
+// The roofline table's columns a reader of a review comment needs; the rest are in the XLSX and JSON.
+ReportTable roofline_summary(const ReportTable& t) {
+  static constexpr std::string_view kColumns[] = {"name",         "input_dims", "model",    "calls",
+                                                  "kernel_us",    "tflops",     "tb_per_s", "bound",
+                                                  "roofline_pct", "saving_us",  "remedy"};
+  ReportTable out{t.name, t.title, t.description, {}, {}};
+  std::vector<std::size_t> kept;
+  for (std::string_view name : kColumns)
+    for (std::size_t i = 0; i < t.columns.size(); ++i)
+      if (t.columns[i].name == name) {
+        kept.push_back(i);
+        out.columns.push_back(t.columns[i]);
+      }
+  for (const auto& row : t.rows) {
+    std::vector<ReportCell> cells;
+    for (std::size_t i : kept) cells.push_back(i < row.size() ? row[i] : ReportCell{});
+    out.rows.push_back(std::move(cells));
+  }
+  return out;
+}
+
 void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateData& view) {
   TemplateData list = template_list();
   std::optional<double> window_start;
@@ -181,9 +202,15 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
   add(find_table(r.tables, "op_deltas"), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, "region_deltas"), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, "kernel_deltas"), compact ? 0 : d.table_rows, false);
-  if (worker && !compact)
-    for (const char* name : {"ops", "op_types", "kernels", "iterations"})
+  ReportTable roofline;
+  if (const ReportTable* t = worker ? find_table(*worker, "roofline") : nullptr)
+    roofline = roofline_summary(*t);
+  if (worker && !compact) {
+    for (const char* name : {"ops", "op_types", "kernels"})
       add(find_table(*worker, name), d.table_rows, false);
+    add(&roofline, d.table_rows, false);
+    add(find_table(*worker, "iterations"), d.table_rows, false);
+  }
   if (!compact) add(find_table(r.tables, "ranks"), d.table_rows, false);
   view.set("tables", list);
 }

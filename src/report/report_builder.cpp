@@ -101,6 +101,26 @@ ReportSystem report_system(const ProfileInfo& info) {
   return s;
 }
 
+// The roofline's ceilings as the report states them, or why there are none.
+std::string roofline_note(const WorkerAnalysis& w) {
+  if (w.roofline.modelled_kernel_ns <= 0 && w.roofline.flop == 0) return "";
+  const ComputeSums& c = w.compute;
+  if (w.gpus.empty())
+    return "No roofline: the profile ran no GPU work; the table has the model's FLOPs and bytes.";
+  if (c.peak_name.empty())
+    return "No roofline: no entry of rules: gpu_peaks matches this GPU; the table has the model's FLOPs and "
+           "bytes "
+           "(add the GPU's peaks and memory_gbps in a rule file).";
+  if (!c.peak_has_memory)
+    return fmt::format(
+        "No roofline: the gpu_peaks entry {} has no memory_gbps; the table has the model's FLOPs "
+        "and bytes.",
+        c.peak_name);
+  return fmt::format(
+      "Ceilings: {} ({}){}.", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
+      c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "");
+}
+
 ReportWorker report_worker(const WorkerAnalysis& w) {
   ReportWorker r;
   r.name = w.worker;
@@ -114,6 +134,7 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   r.gpus = report_gpus(w);
   r.system = report_system(w.info);
   r.warnings = w.warnings;
+  r.roofline_note = roofline_note(w);
   const Timeline& t = w.tables.timeline;
   r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities};
   if (w.memory.peak_allocated)

@@ -1,9 +1,11 @@
 #include "rules/classification_section.h"
 
+#include <algorithm>
 #include <array>
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace perfgate {
 namespace {
@@ -25,7 +27,24 @@ constexpr std::array<std::string_view, 14> kPatternLists = {"tensor_core_kernels
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
-constexpr std::array<std::string_view, 5> kPeakKeys = {"match", "name", "tflops", "source", "note"};
+constexpr std::array<std::string_view, 7> kPeakKeys = {"match",  "name",     "tflops", "memory_gbps",
+                                                       "source", "measured", "note"};
+constexpr std::array<std::string_view, 5> kOpModelKeys = {"pattern", "model", "flops_per_element", "source",
+                                                          "note"};
+constexpr std::array<std::string_view, 14> kOpModels = {"gemm",
+                                                        "conv",
+                                                        "attention",
+                                                        "unary",
+                                                        "binary",
+                                                        "copy",
+                                                        "reduce",
+                                                        "softmax",
+                                                        "softmax_backward",
+                                                        "layer_norm",
+                                                        "layer_norm_backward",
+                                                        "batch_norm",
+                                                        "batch_norm_backward",
+                                                        "rms_norm"};
 constexpr std::array<std::string_view, 8> kArchitectureKeys = {
     "name", "vendor", "compute_capability", "devices", "kernels", "source", "note", "example"};
 constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
@@ -92,7 +111,38 @@ std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
     if (value && *value <= 0) check.error(entry.second, "a peak must be positive");
     if (value && *value > 0) peak.tflops.emplace_back(entry.first.Scalar(), *value);
   }
+  if (YAML::Node bw = item["memory_gbps"]) {
+    auto value = check.number(bw, "memory_gbps");
+    if (value && *value <= 0) check.error(bw, "a bandwidth must be positive");
+    if (value && *value > 0) peak.memory_gbps = *value;
+  }
+  if (item["source"]) peak.source = check.string(item["source"], "source").value_or("");
+  if (item["measured"]) peak.measured = check.boolean(item["measured"], "measured").value_or(false);
   return peak;
+}
+
+std::optional<OpModelPattern> read_op_model(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "op_models entry")) return std::nullopt;
+  check.known_keys(item, kOpModelKeys, "op_models");
+  if (!item["pattern"] || !item["model"]) {
+    check.error(item, "an op_models entry needs 'pattern' and 'model'");
+    return std::nullopt;
+  }
+  auto pattern = check.pattern(item["pattern"], "pattern");
+  auto model = check.string(item["model"], "model");
+  if (!pattern || !model) return std::nullopt;
+  if (std::find(kOpModels.begin(), kOpModels.end(), *model) == kOpModels.end()) {
+    check.error(item["model"],
+                fmt::format("unknown model '{}' (one of: {})", *model, fmt::join(kOpModels, ", ")));
+    return std::nullopt;
+  }
+  OpModelPattern m{*pattern, *model, 1};
+  if (YAML::Node f = item["flops_per_element"]) {
+    auto value = check.number(f, "flops_per_element");
+    if (value && *value < 0) check.error(f, "flops_per_element must not be negative");
+    if (value && *value >= 0) m.flops_per_element = *value;
+  }
+  return m;
 }
 
 // compute_capability: "8.6" (a string, so that 8.10 stays apart from 8.1).
@@ -181,13 +231,19 @@ void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& ou
             [&](const YAML::Node& i) { return read_peak(check, i); });
 }
 
+void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  read_list(check, node, "op_models", out.op_models,
+            [&](const YAML::Node& i) { return read_op_model(check, i); });
+}
+
 void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out) {
   read_list(check, node, "gpu_architectures", out.gpu_architectures,
             [&](const YAML::Node& i) { return read_architecture(check, i); });
 }
 
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out) {
-  static constexpr std::array<std::string_view, 1> kKeys = {"mfu_min_flops_coverage_pct"};
+  static constexpr std::array<std::string_view, 2> kKeys = {"mfu_min_flops_coverage_pct",
+                                                            "roofline_target_pct"};
   if (!check.is_map(node, "compute")) return;
   check.known_keys(node, kKeys, "compute");
   if (YAML::Node v = node["mfu_min_flops_coverage_pct"]) {
@@ -196,6 +252,13 @@ void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out)
       check.error(v, "mfu_min_flops_coverage_pct is a percentage, 0 to 100");
     else if (pct)
       out.mfu_min_flops_coverage_pct = *pct;
+  }
+  if (YAML::Node v = node["roofline_target_pct"]) {
+    auto pct = check.number(v, "roofline_target_pct");
+    if (pct && (*pct <= 0 || *pct > 100))
+      check.error(v, "roofline_target_pct is a percentage, above 0 and at most 100");
+    else if (pct)
+      out.roofline_target_pct = *pct;
   }
 }
 

@@ -1,4 +1,5 @@
-// The `classification:`, `attribution:`, `gpu_peaks:` and `gpu_architectures:` sections of a rule file.
+// The `classification:`, `attribution:`, `gpu_peaks:`, `op_models:` and `gpu_architectures:` sections of a
+// rule file.
 #pragma once
 
 #include "perfgate/analysis.h"
@@ -9,6 +10,7 @@ namespace perfgate {
 void read_classification(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out);
+void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out);
 

@@ -51,11 +51,23 @@ void classification(YAML::Emitter& out, const Classification& c) {
     if (!g.name.empty()) out << YAML::Key << "name" << YAML::Value << g.name;
     out << YAML::Key << "tflops" << YAML::Value << YAML::BeginMap;
     for (const auto& [precision, tflops] : g.tflops) out << YAML::Key << precision << YAML::Value << tflops;
-    out << YAML::EndMap << YAML::EndMap;
+    out << YAML::EndMap;
+    if (g.memory_gbps) out << YAML::Key << "memory_gbps" << YAML::Value << *g.memory_gbps;
+    if (!g.source.empty()) out << YAML::Key << "source" << YAML::Value << g.source;
+    if (g.measured) out << YAML::Key << "measured" << YAML::Value << true;
+    out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::Key << "op_models" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
+      << YAML::BeginSeq;
+  for (const auto& m : c.op_models)
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "pattern" << YAML::Value << YAML::SingleQuoted
+        << m.pattern << YAML::Key << "model" << YAML::Value << m.model << YAML::Key << "flops_per_element"
+        << YAML::Value << m.flops_per_element << YAML::EndMap;
+  out << YAML::EndSeq << YAML::EndMap;
   out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap << YAML::Key << "mfu_min_flops_coverage_pct"
-      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::EndMap;
+      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::Key << "roofline_target_pct" << YAML::Value
+      << c.roofline_target_pct << YAML::EndMap;
   out << YAML::Key << "gpu_architectures" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
       << YAML::Value << YAML::BeginSeq;
   for (const auto& a : c.gpu_architectures) {

@@ -43,8 +43,10 @@ void collect(const OffenderQuery& q, const ReportTable& t, const std::string& pr
     }
     Candidate c;
     c.offender.label = prefix;
-    for (std::size_t i = 0; i < labels.size(); ++i)
-      if (labels[i] < row.size()) c.offender.label += (i ? " " : "") + text(row[labels[i]]);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+      std::string part = labels[i] < row.size() ? text(row[labels[i]]) : "";
+      if (!part.empty()) c.offender.label += (c.offender.label.size() > prefix.size() ? " " : "") + part;
+    }
     if (show && *show < row.size()) {
       c.offender.value = cell_number(row[*show]);
       c.offender.value_text = format_value(c.offender.value, t.columns[*show].unit);

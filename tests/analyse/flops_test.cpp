@@ -13,39 +13,46 @@ std::optional<double> flops(std::string_view op, const std::vector<Dims>& dims,
   return shape_flops(op, dims, scalars);
 }
 
+// TraceLens's GEMM: 2 x B x M x N x K, and B x M x N more for the bias's additions.
 TEST(ShapeFlops, Gemms) {
   EXPECT_EQ(flops("aten::mm", {{64, 32}, {32, 16}}), 2.0 * 64 * 16 * 32);
-  EXPECT_EQ(flops("aten::addmm", {{16}, {64, 32}, {32, 16}}), 2.0 * 64 * 16 * 32);
+  EXPECT_EQ(flops("aten::addmm", {{16}, {64, 32}, {32, 16}}), 2.0 * 64 * 16 * 32 + 64 * 16);
   EXPECT_EQ(flops("aten::bmm", {{4, 64, 32}, {4, 32, 16}}), 2.0 * 4 * 64 * 16 * 32);
-  EXPECT_EQ(flops("aten::baddbmm", {{4, 64, 16}, {4, 64, 32}, {4, 32, 16}}), 2.0 * 4 * 64 * 16 * 32);
-  // linear: input [8, 10, 32] x weight [16, 32]: M = 80.
-  EXPECT_EQ(flops("aten::linear", {{8, 10, 32}, {16, 32}, {16}}), 2.0 * 80 * 16 * 32);
+  EXPECT_EQ(flops("aten::baddbmm", {{4, 64, 16}, {4, 64, 32}, {4, 32, 16}}),
+            2.0 * 4 * 64 * 16 * 32 + 4 * 64 * 16);
+  // linear: input [8, 10, 32] x weight [16, 32]: M = 80; with a bias 80 x 16 additions.
+  EXPECT_EQ(flops("aten::linear", {{8, 10, 32}, {16, 32}, {16}}), 2.0 * 80 * 16 * 32 + 80 * 16);
+  EXPECT_EQ(flops("aten::linear", {{8, 10, 32}, {16, 32}, {}}), 2.0 * 80 * 16 * 32);
   EXPECT_EQ(flops("aten::matmul", {{3, 5, 7}, {3, 7, 2}}), 2.0 * 3 * 5 * 2 * 7);
   EXPECT_FALSE(flops("aten::mm", {{64, 32}}));
   EXPECT_FALSE(flops("aten::relu", {{64, 32}}));
 }
 
 // conv2d: input [8, 3, 32, 32], weight [16, 3, 3, 3], stride 2, padding 1, dilation 1:
-// output 16 x 16, FLOPs = 2 x 8 x 16 x 256 x (3 x 3 x 3) = 1,769,472.
+// output 16 x 16, FLOPs = 2 x 8 x 16 x 256 x (3 x 3 x 3) = 1,769,472, and with the bias one
+// addition per output, 8 x 16 x 256 = 32,768 (TraceLens's CONV).
 TEST(ShapeFlops, ConvolutionsNeedStridesAndPadding) {
   std::vector<Dims> dims = {{8, 3, 32, 32}, {16, 3, 3, 3}, {16}};
-  EXPECT_EQ(flops("aten::conv2d", dims, {"", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "1"}), 1769472.0);
+  EXPECT_EQ(flops("aten::conv2d", dims, {"", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "1"}), 1769472.0 + 32768);
+  EXPECT_EQ(flops("aten::conv2d", {dims[0], dims[1], {}}, {"", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "1"}),
+            1769472.0);
   // aten::cudnn_convolution takes padding before stride.
   EXPECT_EQ(flops("aten::cudnn_convolution", {{8, 3, 32, 32}, {16, 3, 3, 3}},
                   {"", "", "[1, 1]", "[2, 2]", "[1, 1]", "1"}),
             1769472.0);
   EXPECT_EQ(flops("aten::conv2d", dims, {"", "", "", "[1, 1]", "same", "[1, 1]", "1"}),
-            2.0 * 8 * 16 * 1024 * 27);
+            2.0 * 8 * 16 * 1024 * 27 + 8 * 16 * 1024);
   EXPECT_FALSE(flops("aten::conv2d", dims));  // PyTorch 1.8 recorded no scalar arguments
   // Backward: the output size is grad_output's; input and weight gradients: twice the forward.
   EXPECT_EQ(flops("aten::convolution_backward", {{8, 16, 16, 16}, {8, 3, 32, 32}, {16, 3, 3, 3}}),
             2 * 1769472.0);
   // output_mask (argument 10): a first layer computes no input gradient, so one forward's worth.
   std::vector<std::string> first_layer(10, "");
+  // With the bias gradient, one addition per grad_output element: 8 x 16 x 256 = 32,768.
   first_layer.push_back("[False, True, True]");
   EXPECT_EQ(
       flops("aten::convolution_backward", {{8, 16, 16, 16}, {8, 3, 32, 32}, {16, 3, 3, 3}}, first_layer),
-      1769472.0);
+      1769472.0 + 32768);
   first_layer.back() = "[True, True, False]";
   EXPECT_EQ(
       flops("aten::convolution_backward", {{8, 16, 16, 16}, {8, 3, 32, 32}, {16, 3, 3, 3}}, first_layer),
@@ -56,14 +63,28 @@ TEST(ShapeFlops, Attention) {
   // q [2, 4, 128, 64], k and v [2, 4, 256, 64]: 2 x 8 x 128 x 256 x (64 + 64).
   std::vector<Dims> qkv = {{2, 4, 128, 64}, {2, 4, 256, 64}, {2, 4, 256, 64}};
   EXPECT_EQ(flops("aten::scaled_dot_product_attention", qkv), 2.0 * 8 * 128 * 256 * 128);
+  // Backward (TraceLens's flash backward): Q·K^T recomputed (2 x 8 x 128 x 256 x 64) and four
+  // products dV, dP, dQ, dK (2 x 8 x 128 x 256 x (64 + 64 + 64 + 64)): 2 x 8 x 128 x 256 x 320.
   std::vector<Dims> backward = {{2, 4, 128, 64}, qkv[0], qkv[1], qkv[2]};
-  EXPECT_EQ(flops("aten::_scaled_dot_product_flash_attention_backward", backward),
-            2 * 2.0 * 8 * 128 * 256 * 128);
+  EXPECT_EQ(flops("aten::_scaled_dot_product_flash_attention_backward", backward), 2.0 * 8 * 128 * 256 * 320);
+  // Causal (is_causal is argument 5 of scaled_dot_product_attention) on a square score matrix:
+  // half of 2 x 8 x 128 x 128 x 128.
+  std::vector<Dims> square = {{2, 4, 128, 64}, {2, 4, 128, 64}, {2, 4, 128, 64}};
+  EXPECT_EQ(flops("aten::scaled_dot_product_attention", square, {"", "", "", "", "0.0", "True"}),
+            2.0 * 8 * 128 * 128 * 128 / 2);
+  // Causal where the key is longer than the query: counted whole.
+  EXPECT_EQ(flops("aten::scaled_dot_product_attention", qkv, {"", "", "", "", "0.0", "True"}),
+            2.0 * 8 * 128 * 256 * 128);
+  // Grouped-query backward, 4 query heads sharing 2 K/V heads: dK and dV are also summed over the
+  // 4 / 2 = 2 query heads of each, B x N_kv x (d_qk + d_v) x (2 - 1) = 2 x 256 x 128 more.
+  std::vector<Dims> gqa = {{2, 4, 128, 64}, {2, 4, 128, 64}, {2, 2, 256, 64}, {2, 2, 256, 64}};
+  EXPECT_EQ(flops("aten::_scaled_dot_product_flash_attention_backward", gqa),
+            2.0 * 8 * 128 * 256 * 320 + 2.0 * 256 * 128);
 }
 
 // One 1 ms step on an A100 (fp16 peak 312 TFLOP/s): aten::linear > aten::addmm in half precision,
-// [1024, 1024] x [1024, 1024] weight: 2^31 FLOPs counted once (on addmm, the bottom-most).
-// Achieved: 2^31 / 1 ms = 2.147 TFLOP/s. MFU: (2^31 / 312e12) / 1 ms = 0.688%.
+// [1024, 1024] x [1024, 1024] weight and a [1024] bias: 2^31 + 2^20 FLOPs counted once (on addmm,
+// the bottom-most). Achieved: (2^31 + 2^20) / 1 ms = 2.1485 TFLOP/s. MFU: that / 312e12 = 0.6886%.
 std::string gemm_trace() {
   TraceBuilder t;
   t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40000000000, 108);
@@ -79,7 +100,7 @@ std::string gemm_trace() {
 
 TEST(Compute, FlopsAchievedThroughputAndMfu) {
   WorkerAnalysis w = analyse_json(gemm_trace());
-  double f = 2.0 * 1024 * 1024 * 1024;
+  double f = 2.0 * 1024 * 1024 * 1024 + 1024 * 1024;
   EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), f);
   EXPECT_NEAR(*w.metrics.get("compute.tflops_achieved"), f / 1e-3 / 1e12, 1e-9);
   EXPECT_NEAR(*w.metrics.get("compute.mfu_pct"), 100.0 * (f / 312e12) / 1e-3, 1e-9);

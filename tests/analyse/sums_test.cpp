@@ -43,8 +43,15 @@ auto fields(const TensorCoreSums& s) {
 }
 
 auto fields(const ComputeSums& s) {
-  const auto& [flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage] = s;
-  return std::tuple(flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage);
+  const auto& [flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage, source,
+               measured, has_memory] = s;
+  return std::tuple(flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage,
+                    source, measured, has_memory);
+}
+
+auto fields(const RooflineSums& s) {
+  const auto& [modelled, unmodelled, matrix, matrix_modelled, peaked, roofline, saving, flop, bytes] = s;
+  return std::tuple(modelled, unmodelled, matrix, matrix_modelled, peaked, roofline, saving, flop, bytes);
 }
 
 auto fields(const IdleSums& s) {
@@ -119,13 +126,21 @@ TEST(SumsTest, TensorCoresAddTimesAndCallsAndKeepTheLargerDistinctCounts) {
 }
 
 TEST(SumsTest, ComputeAddsFlopsTimesAndGpusAndKeepsTheFirstPeakAndStrictestCoverage) {
-  ComputeSums a{1e12, 5e11, 0.25, 1000, 600, "", 2, 50};
-  ComputeSums b{3e12, 2e12, 0.5, 3000, 2000, "A100", 4, 40};
+  ComputeSums a{1e12, 5e11, 0.25, 1000, 600, "", 2, 50, "", false, false};
+  ComputeSums b{3e12, 2e12, 0.5, 3000, 2000, "A100", 4, 40, "datasheet", true, true};
   a += b;
-  EXPECT_EQ(fields(a), fields(ComputeSums{4e12, 2.5e12, 0.75, 4000, 2600, "A100", 6, 50}));
-  ComputeSums c{0, 0, 0, 0, 0, "H100", 1, 30};
+  // The first known peak comes with its source and flags.
+  EXPECT_EQ(fields(a),
+            fields(ComputeSums{4e12, 2.5e12, 0.75, 4000, 2600, "A100", 6, 50, "datasheet", true, true}));
+  ComputeSums c{0, 0, 0, 0, 0, "H100", 1, 30, "mine", false, false};
   c += b;
-  EXPECT_EQ(fields(c), fields(ComputeSums{3e12, 2e12, 0.5, 3000, 2000, "H100", 5, 40}));
+  EXPECT_EQ(fields(c), fields(ComputeSums{3e12, 2e12, 0.5, 3000, 2000, "H100", 5, 40, "mine", false, false}));
+}
+
+TEST(SumsTest, RooflineAddsTimesFlopsAndBytes) {
+  RooflineSums a{1, 2, 3, 4, 5, 6, 7, 8, 9};
+  a += RooflineSums{10, 20, 30, 40, 50, 60, 70, 80, 90};
+  EXPECT_EQ(fields(a), fields(RooflineSums{11, 22, 33, 44, 55, 66, 77, 88, 99}));
 }
 
 TEST(SumsTest, IdleAddsTimesByCauseAndGapsAndKeepsTheLongestGap) {
@@ -164,7 +179,7 @@ WorkerAnalysis worker_with_little_flops_coverage() {
   w.window.start = 0;
   w.window.end = 1'000'000'000;  // 1 s
   w.gpus.resize(1);
-  w.compute = ComputeSums{1e12, 1e12, 0.1, 1000, 100, "V100", 1, 50};
+  w.compute = ComputeSums{1e12, 1e12, 0.1, 1000, 100, "V100", 1, 50, "", false, false};
   return w;
 }
 

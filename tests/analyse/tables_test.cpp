@@ -53,7 +53,7 @@ TEST(OpsTable, HostAndDeviceTimesSelfAndTotal) {
   EXPECT_EQ(addmm->host_self, 65000);
   EXPECT_EQ(addmm->device_self, 60000);
   EXPECT_EQ(addmm->kernel_calls, 1u);
-  EXPECT_DOUBLE_EQ(addmm->flops, 2.0 * 8 * 4 * 16);
+  EXPECT_DOUBLE_EQ(addmm->flops, 2.0 * 8 * 4 * 16 + 8 * 4);  // M x N more for the bias
   EXPECT_EQ(addmm->direction, Direction::Forward);
   const OpRow* mm = find_op(w.tables.ops, "aten::mm");
   ASSERT_TRUE(mm);

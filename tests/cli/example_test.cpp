@@ -41,11 +41,14 @@ TEST(Example, AnalysesAsDescribedInItsReadme) {
   // FLOPs by hand from the generator's shapes (2 per multiply-accumulate; a backward gradient
   // costs one forward): conv1 64x32x32x32 outputs x 27 MACs, conv2 64x64x32x32 x 288, addmm
   // 64x10x16384; backward: conv2 (input and weight gradients), conv1 (weight gradient only: its
-  // output_mask is [False, True, True]) and one mm of the same size as addmm.
+  // output_mask is [False, True, True]) and one mm of the same size as addmm. A bias adds one
+  // addition per output (TraceLens's GEMM and CONV): conv1 64x32x32x32, conv2 64x64x32x32 and
+  // addmm 64x10, forward; the bias gradients of conv1 and conv2 the same again, backward.
   double conv1 = 2.0 * 64 * 32 * 32 * 32 * 27;
   double conv2 = 2.0 * 64 * 64 * 32 * 32 * 288;
   double gemm = 2.0 * 64 * 10 * 16384;
-  double per_step = conv1 + conv2 + gemm + 2 * conv2 + conv1 + gemm;
+  double biases = 2.0 * (64 * 32 * 32 * 32 + 64 * 64 * 32 * 32) + 64 * 10;
+  double per_step = conv1 + conv2 + gemm + 2 * conv2 + conv1 + gemm + biases;
   EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 8 * per_step);
   EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100);
 }

@@ -53,6 +53,24 @@ struct ChangeBar {
 };
 std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::string& title);
 
+// The roofline (XProf's roofline tool): ops as points by arithmetic intensity (FLOP/byte) and
+// achieved TFLOP/s on log-log axes, sized by their kernel time, under the memory slope and one
+// compute ceiling per precision the ops used.
+struct RooflinePoint {
+  double intensity = 0;   // flop/byte
+  double tflops = 0;      // achieved
+  double time_share = 0;  // of the plotted ops' kernel time, 0-1
+  bool memory_bound = false;
+  std::string tooltip;
+};
+struct RooflineCeiling {
+  std::string label;  // "bf16"
+  double tflops = 0;
+};
+std::string roofline_svg(const std::vector<RooflinePoint>& points,
+                         const std::vector<RooflineCeiling>& ceilings, double memory_tb_per_s,
+                         const std::string& title);
+
 // The whole window in one strip: its steps side by side (numbered where there is room, the one
 // `marked` drawn darker) and below them the long GPU gaps in red, at the timeline's width.
 struct StripSpan {

@@ -14,6 +14,7 @@
 #include "render/html/dashboard.h"
 #include "render/html/diagnosis.h"
 #include "render/html/memory_view.h"
+#include "render/html/roofline_view.h"
 #include "render/html/table_view.h"
 #include "render/see_also.h"
 #include "render/templates.h"
@@ -283,6 +284,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
     const ReportWorker& w = *shown[section];
     TemplateData worker;
     if (r.workers.size() > 1) worker.set("name", section_name(r, w));
+    if (std::string figure = roofline_figure(w); !figure.empty()) worker.set("roofline", figure);
     TemplateData tables = template_list();
     for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))

@@ -68,6 +68,9 @@ std::string empty_note(std::string_view table) {
       {"tc_shapes",
        "no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor Cores "
        "(shapes are recorded with record_shapes=True)"},
+      {"roofline",
+       "no op with a performance model (rules: op_models) or GPU work of its own was called during the "
+       "window's steps"},
       {"collectives",
        "no communication op (an NCCL, RCCL or gloo collective) was called during the window's steps"},
       {"gpu_gaps", "no GPU was idle for 500 us or more in the window"},
