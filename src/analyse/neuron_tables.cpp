@@ -71,7 +71,10 @@ std::vector<NeuronOpRow> op_rows(const Profile& p) {
     ++r.instructions[e];
     engine_time[e] += i.end - i.start;
   }
+  // A DMA row counts for the op it names (hlo_name); one that names none is in the DMA queues
+  // table only: it does not make a "(no HLO op)" row of no instruction.
   for (const NeuronDma& d : n.dmas) {
+    if (d.hlo_op == kNoString) continue;
     NeuronOpRow& r = row_of(d.hlo_op);
     ++r.dma_transfers;
     r.dma_bytes += d.bytes;

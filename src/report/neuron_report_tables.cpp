@@ -33,7 +33,7 @@ ReportTable table(const char* name, const char* title, const char* description,
 
 ReportTable ops_table(const std::vector<NeuronOpRow>& rows) {
   std::vector<ReportColumn> columns = {
-      {"name", "", "The HLO op (the instructions' hlo_name); (no HLO op): rows without one"},
+      {"name", "", "The HLO op (the instructions' hlo_name); (no HLO op): instructions without one"},
       {"time_us", "us", "Sum of its instructions' durations, every engine"},
       {"instructions", "count", "Its instruction rows, every engine"}};
   for (const char* e : kEngines) {
