@@ -309,7 +309,12 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_rank_metrics(m, in);
   set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
-  if (in.neuron.profiles > 0 && in.gpus.empty()) keep_only_neuron_metrics(m);
+  if (in.neuron.profiles > 0 && in.gpus.empty()) {
+    keep_only_neuron_metrics(m);
+    // ranks.count counts the workers with steps (set_rank_metrics); a Neuron profile has none, so
+    // each profile is a worker.
+    m.set("ranks.count", static_cast<double>(in.neuron.profiles));
+  }
   set_neuron_metrics(m, in.neuron);
   return m;
 }
