@@ -2,6 +2,7 @@
 // files, and the one-line errors of bad input.
 #include <gtest/gtest.h>
 
+#include "load/neuron/text_filter.h"
 #include "neuron/neuron_fixture.h"
 #include "perfgate/errors.h"
 #include "support/helpers.h"
@@ -111,6 +112,32 @@ TEST(NeuronReader, BadInputIsAOneLineErrorNamingTheFileAndTheProblem) {
   expect_error(R"({"summary": [{"total_time": 0.1}]} x)", "extra data");
   expect_error(R"({"summary": [], "metadata": {"ntff_version": 2}})", "without a Neuron profile's summary");
   expect_error(R"({"instruction": [{"timestamp": 9223372036854775807, "duration": 1}]})", "out of range");
+}
+
+// The text as the reader hands it to the filter: cut after each of `cuts` bytes, the bytes a
+// call leaves unused carried into the next.
+std::string filtered_in_pieces(std::string_view text, std::size_t cut) {
+  neuron::NonFiniteFilter filter;
+  std::string out, pending;
+  for (std::size_t at = 0; at < text.size() || !pending.empty();) {
+    std::size_t take = std::min(cut, text.size() - at);
+    pending.append(text.substr(at, take));
+    at += take;
+    bool last = at == text.size();
+    std::size_t used = 0;
+    out.append(filter.filter(pending, last, used));
+    pending.erase(0, used);
+    if (last && !pending.empty()) ADD_FAILURE() << "left unused at the end: " << pending;
+    if (last) break;
+  }
+  return out;
+}
+
+TEST(NeuronReader, NonFiniteWordsBecomeNullWhereverTheChunksAreCut) {
+  const std::string text = R"({"a": -NaN, "b": "NaN", "c": -5, "d": Infinity, "e": [NaN, -Infinity]})";
+  const std::string want = R"({"a": null, "b": "NaN", "c": -5, "d": null, "e": [null, null]})";
+  // Every chunk size, so that each word is cut at each of its bytes (a '-' last in a chunk too).
+  for (std::size_t cut = 1; cut <= text.size(); ++cut) EXPECT_EQ(filtered_in_pieces(text, cut), want) << cut;
 }
 
 TEST(NeuronReader, ANonProfileJsonInARunFolderIsSkippedWithAWarning) {

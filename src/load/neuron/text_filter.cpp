@@ -46,8 +46,10 @@ std::size_t NonFiniteFilter::scan(std::string_view in, std::size_t from) {
       ++i;
       continue;
     }
-    if (in[i] == '-' && (i + 1 == n || (in[i + 1] != 'I' && in[i + 1] != 'N'))) {
-      ++i;  // a negative number
+    // A negative number; a '-' last in the chunk may begin -NaN or -Infinity: filter() keeps it
+    // for the next chunk.
+    if (in[i] == '-' && i + 1 < n && in[i + 1] != 'I' && in[i + 1] != 'N') {
+      ++i;
       continue;
     }
     return i;
