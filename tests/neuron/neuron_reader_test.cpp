@@ -134,8 +134,10 @@ std::string filtered_in_pieces(std::string_view text, std::size_t cut) {
 }
 
 TEST(NeuronReader, NonFiniteWordsBecomeNullWhereverTheChunksAreCut) {
-  const std::string text = R"({"a": -NaN, "b": "NaN", "c": -5, "d": Infinity, "e": [NaN, -Infinity]})";
-  const std::string want = R"({"a": null, "b": "NaN", "c": -5, "d": null, "e": [null, null]})";
+  const std::string text =
+      R"({"a": -NaN, "b": "NaN", "c": -5, "d": Infinity, "e": [NaN, -Infinity], "f": "\"NaN\\", "g": NaN})";
+  const std::string want =
+      R"({"a": null, "b": "NaN", "c": -5, "d": null, "e": [null, null], "f": "\"NaN\\", "g": null})";
   // Every chunk size, so that each word is cut at each of its bytes (a '-' last in a chunk too).
   for (std::size_t cut = 1; cut <= text.size(); ++cut) EXPECT_EQ(filtered_in_pieces(text, cut), want) << cut;
 }

@@ -1,6 +1,7 @@
 #include "load/neuron/text_filter.h"
 
 #include <array>
+#include <cstring>
 
 namespace perfgate::neuron {
 namespace {
@@ -24,17 +25,24 @@ std::size_t NonFiniteFilter::scan(std::string_view in, std::size_t from) {
   std::size_t i = from;
   while (i < n) {
     if (in_string_) {
-      for (; i < n; ++i) {
-        char c = in[i];
-        if (escape_) {
-          escape_ = false;
-        } else if (c == '\\') {
-          escape_ = true;
-        } else if (c == '"') {
-          in_string_ = false;
-          ++i;
-          break;
-        }
+      // Strings are most of the text: find their end with memchr, not a byte at a time.
+      if (escape_) {
+        escape_ = false;
+        ++i;  // the escaped byte
+        continue;
+      }
+      const char* from_ptr = in.data() + i;
+      const auto* quote = static_cast<const char*>(std::memchr(from_ptr, '"', n - i));
+      std::size_t end = quote ? static_cast<std::size_t>(quote - in.data()) : n;
+      if (const auto* backslash = static_cast<const char*>(std::memchr(from_ptr, '\\', end - i))) {
+        i = static_cast<std::size_t>(backslash - in.data()) + 1;
+        escape_ = true;
+        continue;
+      }
+      i = end;
+      if (quote) {
+        in_string_ = false;
+        ++i;
       }
       continue;
     }
