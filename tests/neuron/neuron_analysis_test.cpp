@@ -5,6 +5,7 @@
 #include "cli/pipeline.h"
 #include "neuron/neuron_fixture.h"
 #include "perfgate/baseline.h"
+#include "perfgate/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -246,6 +247,17 @@ TEST(NeuronRules, RegressionsAgainstABaseline) {
   ReportModel spills =
       gated_json(full_json_with("\"spill_save_bytes\": 512", "\"spill_save_bytes\": 513"), &base);
   EXPECT_EQ(status_of(spills, "regression.neuron-spills"), FindingStatus::Fail);
+}
+
+// The terminal and the Markdown summary lead with the Neuron numbers, not n/a GPU metrics alone.
+TEST(NeuronReport, TheTerminalAndMarkdownShowTheSummaryNumbers) {
+  ReportModel r = gated_json(neuron_full_json());
+  std::string terminal = render_terminal(r);
+  EXPECT_NE(terminal.find("Neuron total time 100.0 us"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("Tensor engine active 25.0%"), std::string::npos) << terminal;
+  std::string md = render_markdown(r);
+  EXPECT_NE(md.find("| Neuron MFU | 12.5% |"), std::string::npos) << md;
+  EXPECT_EQ(md.find("| GPU utilization |"), std::string::npos) << md;
 }
 
 TEST(NeuronReport, TablesAndEscapedNamesReachTheReport) {
