@@ -2,6 +2,8 @@
 // arithmetic in comments.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "cli/pipeline.h"
 #include "neuron/neuron_fixture.h"
 #include "perfgate/baseline.h"
@@ -146,6 +148,21 @@ TEST(NeuronTables, TheTimelineHasALanePerEngineRowAndQueueNamedByOp) {
   EXPECT_EQ(t.timeline[0].op, "%dot.1 = dot(%p0, %p1)");
   EXPECT_EQ(t.timeline[0].start, 0);  // the capture's first row
   EXPECT_LE(t.timeline.size(), 6u * 400u);
+}
+
+// A lane per DMA queue, however many: 2,000 queues of one 10 ns transfer each, 10 ns apart, make
+// 2,000 lanes of one box (the capture is 20,000 ns: 400 buckets of 50 ns).
+TEST(NeuronTables, ThousandsOfQueuesAreALaneEach) {
+  std::string rows;
+  for (int q = 0; q < 2000; ++q)
+    rows += fmt::format(R"({}{{"timestamp": {}, "duration": 10, "transfer_size": 64, "dma_queue": "q{}"}})",
+                        q == 0 ? "" : ",", q * 10, q);
+  WorkerAnalysis w = analyse_json(R"({"summary": [{"total_time": 0.00002}], "dma": [)" + rows + "]}");
+  const NeuronTables& t = w.tables.neuron;
+  ASSERT_EQ(t.timeline_lanes.size(), 2000u);
+  ASSERT_EQ(t.timeline.size(), 2000u);
+  EXPECT_EQ(t.timeline[1999].start, 19950);  // bucket 399 of 50 ns
+  EXPECT_EQ(t.timeline[1999].duration, 50);
 }
 
 TEST(NeuronRun, AFolderOfRanksCombinesAsDocumented) {
