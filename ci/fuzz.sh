@@ -18,14 +18,14 @@ jobs="${JOBS:-$(nproc)}"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz)
+harnesses=(kineto_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,neuron_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz}
 max_seed=$((2 * 1024 * 1024))
-declare -A max_len=([kineto_fuzz]=262144 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
+declare -A max_len=([kineto_fuzz]=262144 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
   [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
 # fuzzer would cut them there), plus two hand-written ones.
@@ -35,6 +35,10 @@ for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/example
   [ -f "$out" ] || { gzip -dc "$f" 2>/dev/null || true; } | head -c "${max_len[kineto_fuzz]}" >"$out"
 done
 printf '{"traceEvents":[]}' >"$corpus/kineto_fuzz/empty.json"
+# Neuron: the hand-built profiles of tests/neuron/neuron_fixture.h, cut out of the header.
+sed -n '/return R"json(/,/)json";/p' "$root/tests/neuron/neuron_fixture.h" | awk '/return R"json\(/{n++} {print > ("'"$corpus"'/neuron_fuzz/fixture" n ".json")}'
+printf '{"summary":[{"total_time":NaN}],"instruction":[{"timestamp":"1","duration":2,"label":"Tensor"}]}' \
+  >"$corpus/neuron_fuzz/tiny.json"
 printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]}' \
   >"$corpus/kineto_fuzz/tiny.json"
 # Inputs that found bugs (issue 28), small: a pid of "0e400" (NaN; kineto_fuzz's own find, with

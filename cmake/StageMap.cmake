@@ -26,7 +26,7 @@ set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 set(PERFGATE_STAGE_load_HEADERS load.h)
-set(PERFGATE_STAGE_load_EXPORTS load/byte_source.h load/input_limit.h)
+set(PERFGATE_STAGE_load_EXPORTS load/byte_source.h load/input_limit.h load/neuron/neuron_reader.h)
 set(PERFGATE_STAGE_load_PUBLIC model common)
 
 set(PERFGATE_STAGE_analyse_HEADERS analysis.h tables.h)

@@ -450,6 +450,53 @@ struct MemorySums {
   MemorySums& operator+=(const MemorySums& from);
 };
 
+// A Neuron device profile's metrics (docs/metrics.md, "Neuron"), each with what a run of several
+// profiles makes of it: the values of its profiles are kept as sum, count, lowest and highest.
+enum class NeuronMetric : std::uint8_t {
+  TotalTimeUs,
+  ActivePct,
+  TensorActivePct,
+  VectorActivePct,
+  ScalarActivePct,
+  GpSimdActivePct,
+  SyncActivePct,
+  TensorInstructions,
+  VectorInstructions,
+  ScalarInstructions,
+  GpSimdInstructions,
+  SyncInstructions,
+  MfuPct,
+  HfuPct,
+  MbuPct,
+  DmaActivePct,
+  DmaBytes,
+  HbmReadBytes,
+  HbmWriteBytes,
+  SpillSaveBytes,
+  SpillReloadBytes,
+  ThrottleActivePct,
+  ThrottleUtilLimitPct,
+  MissingDataWarnings,
+  Warnings,
+};
+inline constexpr std::size_t kNeuronMetrics = 25;
+
+struct NeuronValue {
+  double sum = 0;
+  double min = 0;
+  double max = 0;
+  std::uint64_t count = 0;  // profiles that have the value
+  void add(double value);
+  NeuronValue& operator+=(const NeuronValue& from);
+};
+
+struct NeuronSums {
+  std::uint64_t profiles = 0;      // Neuron profiles summed; 0: not a Neuron profile
+  std::uint64_t summary_only = 0;  // of which summary-json (no instruction rows)
+  std::array<NeuronValue, kNeuronMetrics> values{};
+  NeuronSums& operator+=(const NeuronSums& from);  // neuron_metrics.cpp
+};
+
 struct WorkerAnalysis {
   std::string worker;
   std::string source_path;
@@ -470,6 +517,7 @@ struct WorkerAnalysis {
   CollectiveCalls collective_calls;
   MemorySums memory;
   ParallelismSums parallelism;
+  NeuronSums neuron;
   WorkerTables tables;
   bool has_runtime_calls = false;
   bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not

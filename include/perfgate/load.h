@@ -13,7 +13,7 @@
 
 namespace perfgate {
 
-enum class InputFormat { KinetoJson, KinetoJsonGzip, NsysSqlite, Unknown };
+enum class InputFormat { KinetoJson, KinetoJsonGzip, NsysSqlite, NeuronJson, NeuronSummaryJson, Unknown };
 const char* format_name(InputFormat format);
 
 // Reads the first bytes of `path`. Throws InputError for an unreadable or empty file.

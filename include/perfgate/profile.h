@@ -2,6 +2,7 @@
 // Times are integer nanoseconds on the trace's clock; names are interned (StringId).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -220,6 +221,75 @@ struct ProfileInfo {
   TimeNs profiler_end = 0;
 };
 
+// ---- AWS Neuron device profiles (neuron-profile view --output-format json / summary-json) ----
+
+// The engines of a NeuronCore, as the Neuron Device Viewer's instruction rows name them; Other holds
+// the collective-communication cores and any engine this version does not know.
+enum class NeuronEngine : std::uint8_t { Tensor, Vector, Scalar, GpSimd, Sync, Other };
+inline constexpr std::size_t kNeuronEngines = 6;
+
+// An instruction lane: one engine row of the Device Viewer ("Tensor", "TensorMatrix", "CC-core 0").
+struct NeuronLane {
+  StringId name = kNoString;
+  NeuronEngine engine = NeuronEngine::Other;
+};
+
+// One instruction row; times are nanoseconds from the start of the capture. 24 bytes: a large
+// profile holds millions.
+struct NeuronInstruction {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  StringId hlo_op = kNoString;  // hlo_name: the HLO instruction the compiler made it from
+  std::uint16_t lane = 0;       // index into NeuronDevice::lanes
+};
+static_assert(sizeof(NeuronInstruction) == 24, "instruction rows are the most numerous records");
+
+// One DMA row.
+struct NeuronDma {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::uint64_t bytes = 0;      // transfer_size
+  StringId hlo_op = kNoString;  // hlo_name, where the row has one
+  std::uint16_t queue = 0;      // index into NeuronDevice::dma_queues
+  bool collective = false;      // is_cc_dma
+};
+
+// One row of layer_summary (a subgraph of the compiled model), as written: times in seconds,
+// utilizations as fractions 0-1; empty where the row lacks the field.
+struct NeuronLayer {
+  std::string name;
+  std::array<std::optional<double>, kNeuronEngines - 1> active_time_s{};  // tensor .. sync
+  std::array<std::optional<double>, kNeuronEngines - 1> instructions{};
+  std::optional<double> mfu = std::nullopt;
+  std::optional<double> hfu = std::nullopt;
+  std::optional<double> model_flops = std::nullopt;
+  std::optional<double> hardware_flops = std::nullopt;
+};
+
+// A row of the profile's `warnings` (category "Missing Data", ...).
+struct NeuronWarning {
+  std::string category;
+  std::string message;
+};
+
+// What a Neuron device profile holds beyond the GPU model: one NeuronCore's summary metrics, its
+// engines and DMA queues as lanes, instructions and DMA transfers. Empty for every other format.
+struct NeuronDevice {
+  bool present = false;       // the profile is a Neuron device profile
+  bool full_profile = false;  // the full JSON (instruction and DMA rows); false: summary-json
+  // summary[0]'s numeric metrics as written: seconds, fractions 0-1 for *_percent, bytes, counts.
+  std::vector<std::pair<std::string, double>> summary;
+  std::vector<NeuronLane> lanes;
+  std::vector<StringId> dma_queues;
+  std::vector<NeuronInstruction> instructions;
+  std::vector<NeuronDma> dmas;
+  std::vector<NeuronLayer> layers;
+  std::vector<NeuronWarning> warnings;
+
+  // The summary metric `name`, or empty when the profile does not have it.
+  std::optional<double> summary_value(std::string_view name) const;
+};
+
 inline constexpr OpDetails kNoDetails{};
 
 // One worker's profile: one trace file (or one process of a multi-process capture).
@@ -240,6 +310,7 @@ struct Profile {
   std::vector<MemorySample> memory_samples;
   std::vector<CollectiveArgs> collectives;
   std::vector<DeviceInfo> devices;
+  NeuronDevice neuron;
   std::vector<std::string> notes;  // what the reader noticed and the report should say
 
   std::string_view str(StringId id) const { return strings.view(id); }

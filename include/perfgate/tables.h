@@ -212,6 +212,76 @@ struct MemoryPoint {
   std::int64_t reserved = -1;  // -1: not recorded
 };
 
+// ---- Neuron device profiles (docs/metrics.md, "Neuron tables") ----
+
+// One HLO op: its instructions on each engine (NeuronEngine order) and the DMA transfers that name
+// it. Times are sums of instruction durations.
+struct NeuronOpRow {
+  std::string name;
+  std::array<TimeNs, kNeuronEngines> time{};
+  std::array<std::uint64_t, kNeuronEngines> instructions{};
+  // Its share of each engine's instruction time (the sum over every op's instructions on it).
+  std::array<std::optional<double>, kNeuronEngines> share_pct{};
+  TimeNs total = 0;
+  std::uint64_t dma_transfers = 0;
+  std::uint64_t dma_bytes = 0;
+};
+
+// One engine of the NeuronCore: from the instruction rows, and the summary's own active share.
+struct NeuronEngineRow {
+  std::string engine;  // "tensor", "vector", "scalar", "gpsimd", "sync", "other"
+  std::string lanes;   // the Device Viewer rows it gathers: "Tensor, TensorMatrix"
+  std::uint64_t instructions = 0;
+  TimeNs instruction_time = 0;               // sum of durations
+  TimeNs active = 0;                         // union of the instructions' intervals
+  std::optional<double> active_pct;          // active / total time
+  std::optional<double> summary_active_pct;  // the summary's <engine>_engine_active_time_percent x 100
+};
+
+// One DMA queue (dma_queue).
+struct NeuronDmaQueueRow {
+  std::string queue;
+  std::uint64_t transfers = 0;
+  std::uint64_t bytes = 0;
+  TimeNs time = 0;                   // sum of durations
+  TimeNs active = 0;                 // union of the transfers' intervals
+  std::optional<double> active_pct;  // active / total time
+  std::optional<double> gb_per_s;    // bytes / active
+  bool collective = false;           // any transfer is a collective's (is_cc_dma)
+};
+
+// One layer_summary row, in the report's units: microseconds and percentages.
+struct NeuronLayerRow {
+  std::string name;
+  std::array<std::optional<double>, kNeuronEngines - 1> active_us{};
+  std::array<std::optional<double>, kNeuronEngines - 1> instructions{};
+  std::optional<double> mfu_pct;
+  std::optional<double> hfu_pct;
+  std::optional<double> model_flops;
+  std::optional<double> hardware_flops;
+};
+
+// The profile's warnings, one row per category and message.
+struct NeuronNoteRow {
+  std::string category;
+  std::string message;
+  std::uint64_t count = 0;
+};
+
+struct NeuronTables {
+  std::vector<NeuronOpRow> ops;  // most instruction time first
+  std::vector<NeuronEngineRow> engines;
+  std::vector<NeuronDmaQueueRow> dma_queues;  // most bytes first
+  std::vector<NeuronLayerRow> layers;
+  std::vector<NeuronNoteRow> notes;
+  // The device timeline: a lane per engine row and DMA queue (device kNeuronEngineLane or
+  // kNeuronDmaLane, stream: the lane's index), boxes named by their HLO op.
+  std::vector<TimelineBox> timeline;
+  std::vector<std::string> timeline_lanes;  // engine rows, then DMA queues
+};
+inline constexpr std::int32_t kNeuronEngineLane = -3;
+inline constexpr std::int32_t kNeuronDmaLane = -4;
+
 struct WorkerTables {
   std::vector<OpRow> ops;           // by name
   std::vector<OpRow> ops_by_shape;  // by name and input shapes
@@ -230,6 +300,7 @@ struct WorkerTables {
   std::vector<MemoryPoint> memory_curve;
   std::vector<RooflineRow> roofline;  // most time to save first, then unmodelled rows by kernel time
   Timeline timeline;
+  NeuronTables neuron;
 };
 
 // One name summed over every worker of a run: its ops by name (gpu: device self time, cpu: host

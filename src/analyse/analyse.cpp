@@ -18,6 +18,8 @@
 #include "analyse/kernels_table.h"
 #include "analyse/memory.h"
 #include "analyse/metric_values.h"
+#include "analyse/neuron_metrics.h"
+#include "analyse/neuron_tables.h"
 #include "analyse/op_stats.h"
 #include "analyse/ops_table.h"
 #include "analyse/parallelism.h"
@@ -33,6 +35,9 @@
 
 namespace perfgate {
 namespace {
+
+// Stretches of the capture the Neuron device timeline shows per lane (neuron_tables.h).
+constexpr std::size_t kNeuronTimelineBuckets = 400;
 
 // The op-level analyses share per-op statistics that are freed when they are done.
 void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
@@ -75,8 +80,28 @@ void interval_stage(const Profile& profile, const Attribution& attribution, Name
   communication_time(intervals, w.window, w.communication);
 }
 
+// A Neuron device profile: its tables, metrics and warnings; the GPU analyses have nothing to read.
+WorkerAnalysis analyse_neuron(const Profile& profile) {
+  WorkerAnalysis w;
+  w.worker = profile.worker;
+  w.source_path = profile.source_path;
+  w.info = profile.info;
+  w.warnings = profile.notes;
+  w.tables.neuron = neuron_tables(profile);
+  neuron_timeline(profile, kNeuronTimelineBuckets, w.tables.neuron);
+  w.neuron = neuron_sums(profile, w.tables.neuron);
+  for (const NeuronNoteRow& note : w.tables.neuron.notes)
+    w.warnings.push_back(fmt::format(
+        "neuron-profile warning ({}){}: {}", note.category.empty() ? "no category" : note.category,
+        note.count > 1 ? fmt::format(", {} times", note.count) : "", note.message));
+  w.metrics = worker_metrics(w);
+  return w;
+}
+
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options) {
+  if (profile.neuron.present && profile.gpu_activities.empty() && profile.host_events.empty())
+    return analyse_neuron(profile);
   WorkerAnalysis w;
   w.worker = profile.worker;
   w.source_path = profile.source_path;

@@ -1,9 +1,11 @@
 #include "analyse/metric_values.h"
 
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
+#include "analyse/neuron_metrics.h"
 #include "analyse/step_stats.h"
 
 namespace perfgate {
@@ -276,6 +278,16 @@ void set_world_metrics(MetricValues& m, const MetricInputs& in) {
   if (in.world_size) m.set("ranks.world_size", static_cast<double>(*in.world_size));
 }
 
+// A run of Neuron profiles alone: no GPU, CPU op or step was recorded, so every metric but the
+// neuron.* family and the rank count is not applicable (never 0).
+void keep_only_neuron_metrics(MetricValues& m) {
+  std::span<const MetricInfo> catalog = metric_catalog();
+  for (std::size_t i = 0; i < catalog.size(); ++i)
+    if (!catalog[i].name.starts_with("neuron.") && catalog[i].name != "ranks.count" &&
+        catalog[i].name != "ranks.present")
+      m.set_at(i, std::nullopt);
+}
+
 }  // namespace
 
 MetricValues metrics_of(const MetricInputs& in) {
@@ -297,6 +309,13 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_rank_metrics(m, in);
   set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
+  if (in.neuron.profiles > 0 && in.gpus.empty()) {
+    keep_only_neuron_metrics(m);
+    // ranks.count counts the workers with steps (set_rank_metrics); a Neuron profile has none, so
+    // each profile is a worker.
+    m.set("ranks.count", static_cast<double>(in.neuron.profiles));
+  }
+  set_neuron_metrics(m, in.neuron);
   return m;
 }
 
@@ -323,6 +342,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.communication = w.communication;
   in.memory = w.memory;
   in.parallelism = w.parallelism;
+  in.neuron = w.neuron;
   return in;
 }
 

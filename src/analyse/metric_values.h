@@ -29,6 +29,7 @@ struct MetricInputs {
   CommunicationSums communication;
   MemorySums memory;
   ParallelismSums parallelism;
+  NeuronSums neuron;
   std::vector<double> rank_mean_steps_us;  // run only
   std::vector<std::int64_t> rank_ids;
   std::size_t ranks_present = 1;           // distinct ranks of the workers

@@ -75,6 +75,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.communication += one.communication;
       run.memory += one.memory;
       run.parallelism += one.parallelism;
+      run.neuron += one.neuron;
     }
     run.host.median_launch_gap = median_of(workers);
     run.ranks_present = std::set<std::int64_t>(rank_ids.begin(), rank_ids.end()).size();

@@ -19,6 +19,7 @@ constexpr std::string_view kPyprof = "PyProf";
 constexpr std::string_view kTraceLens = "TraceLens and XProf's roofline";
 constexpr std::string_view kSagemaker = "SageMaker Debugger";
 constexpr std::string_view kNcclTests = "nccl-tests";
+constexpr std::string_view kNeuron = "Neuron Device Viewer";
 
 constexpr MetricInfo kCatalog[] = {
     {"window.wall_us", "Window", "us",
@@ -358,6 +359,96 @@ constexpr MetricInfo kCatalog[] = {
     {"resources.cpu_pct", "CPU only", "%", "resources.cpu_us as a share of the window's step time", kDlprof},
     {"resources.other_pct", "Nothing recorded", "%",
      "resources.other_us as a share of the window's step time", kDlprof},
+
+    // ---- AWS Neuron device profiles (neuron-profile view --output-format json / summary-json) ----
+    {"neuron.total_time_us", "Neuron total time", "us",
+     "The summary's total_time (seconds, idle included) in us; without a summary, the span of the "
+     "instruction "
+     "and DMA rows. A run: its slowest profile",
+     kNeuron},
+    {"neuron.active_time_pct", "NeuronCore active", "%",
+     "total_active_time_percent x 100 (the summary's fraction 0-1); without it, the union of the "
+     "instructions / "
+     "total time. A run: the mean of its profiles (so every share below)",
+     kNeuron},
+    {"neuron.tensor.active_pct", "Tensor engine active", "%",
+     "tensor_engine_active_time_percent x 100; without it, the union of the Tensor engine's instructions / "
+     "total time",
+     kNeuron},
+    {"neuron.vector.active_pct", "Vector engine active", "%",
+     "vector_engine_active_time_percent x 100; without it, the union of the Vector engine's instructions / "
+     "total time",
+     kNeuron},
+    {"neuron.scalar.active_pct", "Scalar engine active", "%",
+     "scalar_engine_active_time_percent x 100; without it, the union of the Scalar engine's instructions / "
+     "total time",
+     kNeuron},
+    {"neuron.gpsimd.active_pct", "GpSimd engine active", "%",
+     "gpsimd_engine_active_time_percent x 100; without it, the union of the GpSimd engine's instructions / "
+     "total time",
+     kNeuron},
+    {"neuron.sync.active_pct", "Sync engine active", "%",
+     "sync_engine_active_time_percent x 100; without it, the union of the Sync engine's instructions / total "
+     "time",
+     kNeuron},
+    {"neuron.tensor.instructions", "Tensor engine instructions", "count",
+     "Instruction rows on the Tensor engine's rows of the timeline; summary-json: "
+     "tensor_engine_instruction_count. A run: "
+     "the sum",
+     kNeuron},
+    {"neuron.vector.instructions", "Vector engine instructions", "count",
+     "Instruction rows on the Vector engine's rows of the timeline; summary-json: "
+     "vector_engine_instruction_count. A run: "
+     "the sum",
+     kNeuron},
+    {"neuron.scalar.instructions", "Scalar engine instructions", "count",
+     "Instruction rows on the Scalar engine's rows of the timeline; summary-json: "
+     "scalar_engine_instruction_count. A run: "
+     "the sum",
+     kNeuron},
+    {"neuron.gpsimd.instructions", "GpSimd engine instructions", "count",
+     "Instruction rows on the GpSimd engine's rows of the timeline; summary-json: "
+     "gpsimd_engine_instruction_count. A run: "
+     "the sum",
+     kNeuron},
+    {"neuron.sync.instructions", "Sync engine instructions", "count",
+     "Instruction rows on the Sync engine's rows of the timeline; summary-json: "
+     "sync_engine_instruction_count. A run: "
+     "the sum",
+     kNeuron},
+    {"neuron.mfu_pct", "Neuron MFU", "%",
+     "mfu_estimated_percent x 100: model FLOPs / (the Tensor engine's peak x total time)", kNeuron},
+    {"neuron.hfu_pct", "Neuron HFU", "%",
+     "hfu_estimated_percent x 100: hardware FLOPs (transposes included) / (the Tensor engine's peak x total "
+     "time)",
+     kNeuron},
+    {"neuron.mbu_pct", "Neuron MBU", "%", "mbu_estimated_percent x 100: memory bandwidth utilization",
+     kNeuron},
+    {"neuron.dma.active_pct", "DMA active", "%",
+     "dma_active_time_percent x 100; without it, the union of the DMA rows / total time", kNeuron},
+    {"neuron.dma.bytes", "DMA bytes", "bytes",
+     "dma_transfer_total_bytes; without it, the sum of the DMA rows' transfer_size. A run: the sum", kNeuron},
+    {"neuron.hbm.read_bytes", "HBM read", "bytes", "hbm_read_bytes. A run: the sum", kNeuron},
+    {"neuron.hbm.write_bytes", "HBM written", "bytes", "hbm_write_bytes. A run: the sum", kNeuron},
+    {"neuron.spill.save_bytes", "Spill saves", "bytes",
+     "spill_save_bytes: state the compiler spilled from on-chip memory to HBM (fixed at compile time). A "
+     "run: the "
+     "sum",
+     kNeuron},
+    {"neuron.spill.reload_bytes", "Spill reloads", "bytes",
+     "spill_reload_bytes: spilled state read back. A run: the sum", kNeuron},
+    {"neuron.throttle.active_pct", "Throttled time", "%",
+     "The highest throttle_activity_<k>_active_time_nc<c>_percent x 100: the share of the time a throttle "
+     "activity limited a core. A run: the highest",
+     kNeuron},
+    {"neuron.throttle.util_limit_pct", "Throttle limit", "%",
+     "The lowest throttle_avg_util_limit_nc<c>_percent x 100, capped at 100 (100: not limited). A run: the "
+     "lowest",
+     kNeuron},
+    {"neuron.warnings.missing_data", "Missing Data warnings", "count",
+     "The full JSON's warnings with category Missing Data (summary-json: n/a). A run: the sum", kNeuron},
+    {"neuron.warnings.count", "Profile warnings", "count",
+     "The full JSON's warnings, every category (summary-json: n/a). A run: the sum", kNeuron},
 };
 
 }  // namespace

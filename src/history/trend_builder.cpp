@@ -21,6 +21,11 @@ const Rule* baseline_rule_reading(const RuleSet& rules, std::string_view metric)
   return nullptr;
 }
 
+// A metric only a Neuron device profile has: n/a in every other run.
+bool is_neuron_metric(std::string_view metric) {
+  return metric.starts_with("neuron.");
+}
+
 std::string unit_of(std::string_view metric) {
   auto index = metric_index(metric);
   return index ? std::string(metric_catalog()[*index].unit) : std::string();
@@ -147,10 +152,22 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rul
 
 }  // namespace
 
-std::vector<std::string> gated_metrics(const RuleSet& rules) {
+std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<HistoryRun>& runs) {
+  // Which kinds of profile the history holds: a run with a neuron.* value is a Neuron profile's.
+  bool neuron_runs = false, other_runs = runs.empty();
+  for (const HistoryRun& run : runs) {
+    bool neuron = false;
+    for (const MetricInfo& m : metric_catalog())
+      if (is_neuron_metric(m.name) && run.data.metric(m.name)) {
+        neuron = true;
+        break;
+      }
+    (neuron ? neuron_runs : other_runs) = true;
+  }
   std::vector<std::string> out;
   for (const Rule& r : rules.rules)
     if (r.enabled && r.compare_baseline && metric_index(r.metric) &&
+        (is_neuron_metric(r.metric) ? neuron_runs : other_runs) &&
         std::find(out.begin(), out.end(), r.metric) == out.end())
       out.push_back(r.metric);
   return out;
@@ -162,7 +179,7 @@ TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rule
   report.tool_version = kVersion;
   report.runs = runs.size();
   report.detection = detection_of(runs.size(), settings.detection);
-  std::vector<std::string> metrics = settings.metrics.empty() ? gated_metrics(rules) : settings.metrics;
+  std::vector<std::string> metrics = settings.metrics.empty() ? gated_metrics(rules, runs) : settings.metrics;
   for (const std::string& metric : metrics)
     report.metrics.push_back(metric_trend(runs, rules, metric, settings));
   report.settings = std::move(settings);

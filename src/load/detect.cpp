@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "load/neuron/neuron_reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
 
@@ -20,6 +21,10 @@ const char* format_name(InputFormat format) {
       return "kineto-json.gz";
     case InputFormat::NsysSqlite:
       return "nsys-sqlite";
+    case InputFormat::NeuronJson:
+      return "neuron-json";
+    case InputFormat::NeuronSummaryJson:
+      return "neuron-summary-json";
     case InputFormat::Unknown:
       break;
   }
@@ -29,7 +34,7 @@ const char* format_name(InputFormat format) {
 InputFormat detect_format(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  char head[64] = {};
+  char head[4096] = {};
   ssize_t n = ::read(fd, head, sizeof head);
   int read_errno = errno;
   ::close(fd);
@@ -43,8 +48,12 @@ InputFormat detect_format(const std::string& path) {
   if (bytes.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::NsysSqlite;
   if (bytes.starts_with("\xEF\xBB\xBF")) bytes.remove_prefix(3);  // UTF-8 byte order mark
   std::size_t first = bytes.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && (bytes[first] == '{' || bytes[first] == '['))
-    return InputFormat::KinetoJson;
+  if (first != std::string_view::npos && bytes[first] == '{') {
+    // A Neuron profile is a JSON object too: its first key tells (neuron_reader.h).
+    InputFormat neuron = neuron::detect_json(bytes.substr(first));
+    return neuron == InputFormat::Unknown ? InputFormat::KinetoJson : neuron;
+  }
+  if (first != std::string_view::npos && bytes[first] == '[') return InputFormat::KinetoJson;
   return InputFormat::Unknown;
 }
 

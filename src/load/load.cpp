@@ -12,6 +12,7 @@
 
 #include "load/byte_source.h"
 #include "load/kineto/kineto_reader.h"
+#include "load/neuron/neuron_reader.h"
 #include "load/nsys/nsys_reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
@@ -139,8 +140,10 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       input.bytes = fs::file_size(file, ec);
       input.worker = worker_name_from_path(file);
       if (input.format == InputFormat::Unknown)
-        throw InputError(fmt::format(
-            "{}: not a Kineto JSON trace (plain or gzip) or an Nsight Systems SQLite export", file));
+        throw InputError(
+            fmt::format("{}: not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export or a "
+                        "Neuron profile",
+                        file));
       inputs.push_back(std::move(input));
     }
   }
@@ -167,6 +170,17 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
       emit(std::move(p));
     });
     if (on_progress) on_progress(input.bytes);
+    return;
+  }
+  if (input.format == InputFormat::NeuronJson || input.format == InputFormat::NeuronSummaryJson) {
+    neuron::read_profile(open_plain_file(input.path), input.path, on_progress,
+                         {.summary_json = input.format == InputFormat::NeuronSummaryJson,
+                          .max_memory = options.max_input_memory},
+                         [&](Profile&& p) {
+                           p.worker = p.worker.empty() ? input.worker : input.worker + "/" + p.worker;
+                           p.source_bytes = input.bytes;
+                           emit(std::move(p));
+                         });
     return;
   }
   bool gzip = input.format == InputFormat::KinetoJsonGzip;

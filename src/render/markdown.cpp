@@ -2,6 +2,7 @@
 // templates/report.md.mustache. Every value is escaped here (the template does not escape), and
 // the text is fitted to a byte budget by showing fewer table rows, then fewer findings.
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -33,6 +34,12 @@ constexpr std::string_view kKeyMetrics[] = {
     "compute.flops_coverage_pct",
     "memory.peak_allocated_bytes",
     "host.sync_calls",
+};
+
+// The key metrics of a run of Neuron device profiles (no GPU: the GPU metrics are all n/a).
+constexpr std::string_view kNeuronKeyMetrics[] = {
+    "neuron.total_time_us",  "neuron.active_time_pct", "neuron.tensor.active_pct", "neuron.vector.active_pct",
+    "neuron.dma.active_pct", "neuron.mfu_pct",         "neuron.spill.save_bytes",
 };
 
 // How much goes in: fewer rows and findings until the text fits the budget.
@@ -75,7 +82,10 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   TemplateData list = template_list();
-  for (std::string_view name : kKeyMetrics) {
+  bool neuron_only = metric_value(r.metrics, "neuron.total_time_us") &&
+                     metric_value(r.metrics, "gpu.count").value_or(0) == 0;
+  for (std::string_view name : neuron_only ? std::span<const std::string_view>(kNeuronKeyMetrics)
+                                           : std::span<const std::string_view>(kKeyMetrics)) {
     std::string label = metric_label(name);  // throws for a name the catalog lacks
     auto index = std::find_if(r.metrics.begin(), r.metrics.end(),
                               [&](const ReportMetric& m) { return m.name == name; });

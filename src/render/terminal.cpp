@@ -121,6 +121,16 @@ std::string host_line(const std::vector<ReportMetric>& m) {
                labelled(m, "kernels.short_pct"), labelled(m, "gpu.idle_host_wait_pct") + " of idle"});
 }
 
+// A Neuron device profile's headline: the Device Viewer's summary numbers.
+std::string neuron_line(const std::vector<ReportMetric>& m) {
+  std::vector<std::string> shown;
+  for (std::string_view name : {"neuron.total_time_us", "neuron.active_time_pct", "neuron.tensor.active_pct",
+                                "neuron.vector.active_pct", "neuron.scalar.active_pct",
+                                "neuron.dma.active_pct", "neuron.mfu_pct", "neuron.spill.save_bytes"})
+    if (metric_value(m, name)) shown.push_back(labelled(m, name));
+  return join(shown);
+}
+
 // The first worker's top GPU ops: the few a reader should look at first.
 std::string top_ops_line(const ReportModel& r) {
   if (r.workers.empty()) return "";
@@ -163,6 +173,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   for (const auto& w : r.run_warnings) out.warn("Warning", w);
   out.add("Window", window_line(r));
   if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
+  if (metric_value(r.metrics, "neuron.total_time_us")) out.add("Neuron", neuron_line(r.metrics));
   out.add("GPU", gpu_line(r.metrics));
   for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
   out.add("Breakdown", split_line(r.metrics, kBreakdownShares));

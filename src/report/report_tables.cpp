@@ -9,6 +9,7 @@
 
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
+#include "report/neuron_report_tables.h"
 #include "report/run_tables.h"
 #include "report_model/table_limits.h"
 
@@ -17,8 +18,8 @@ namespace {
 
 // The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
 bool in_every_worker(std::string_view table) {
-  static constexpr std::string_view kTables[] = {"system", "gpus", "iterations", "step_breakdown",
-                                                 "collectives"};
+  static constexpr std::string_view kTables[] = {
+      "system", "gpus", "iterations", "step_breakdown", "collectives", "neuron_engines", "neuron_notes"};
   return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 
@@ -770,6 +771,12 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   auto add = [&out](ReportTable table) { out.push_back(std::move(table)); };
   add(make_table("system", "System configuration", "What the trace says about the machine and the run",
                  kSystemColumns, system_facts(report)));
+  if (w.neuron.profiles > 0 && report.gpus.empty()) {  // a Neuron device profile: its own tables
+    for (ReportTable& table : neuron_report_tables(t.neuron)) add(std::move(table));
+    if (!w.detailed)
+      std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
+    return out;
+  }
   add(make_table("gpus", "GPUs", "Each GPU with activity", kGpuColumns, report.gpus));
   std::vector<TopOp> top;
   TimeNs all_self = 0;
@@ -833,6 +840,7 @@ std::vector<ReportTable> build_table_schemas() {
   WorkerAnalysis empty;
   ReportWorker report;
   std::vector<ReportTable> tables = worker_tables(empty, report);
+  for (ReportTable& t : neuron_report_tables(NeuronTables{})) tables.push_back(std::move(t));
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
   for (ReportTable& t : collective_tables(RunAnalysis{}, {})) tables.push_back(std::move(t));

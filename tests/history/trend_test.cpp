@@ -45,6 +45,35 @@ rules:
   EXPECT_EQ(std::count(metrics.begin(), metrics.end(), "memory.peak_allocated_bytes"), 0) << "disabled rule";
 }
 
+// The default metrics follow the kinds of profile the history holds: a GPU history shows no
+// neuron.* series (GPU runs never have them), a Neuron history only the Neuron ones, a mixed one both.
+TEST(Trend, DefaultMetricsFollowTheProfilesOfTheHistory) {
+  const std::vector<std::string> gpu = {"steps.median_us", "gpu.utilization_pct",
+                                        "tensor_core.kernel_time_pct", "breakdown.dataloader_pct",
+                                        "memory.peak_allocated_bytes"};
+  const std::vector<std::string> neuron = {"neuron.total_time_us", "neuron.active_time_pct",
+                                           "neuron.spill.save_bytes"};
+  std::vector<HistoryRun> gpu_runs = planted_history(1, false);
+  EXPECT_EQ(gated_metrics(default_rules(), gpu_runs), gpu);
+  // Two Neuron runs: 100 then 110 us, 60% active, no spills.
+  std::vector<HistoryRun> neuron_runs = stepped_runs(1, 1,
+                                                     {{"neuron.total_time_us", 100, 110},
+                                                      {"neuron.active_time_pct", 60, 60},
+                                                      {"neuron.spill.save_bytes", 0, 0}});
+  EXPECT_EQ(gated_metrics(default_rules(), neuron_runs), neuron);
+  TrendReport t = build_trend(neuron_runs, default_rules(), {});
+  ASSERT_EQ(t.metrics.size(), 3u);
+  EXPECT_EQ(t.metrics[0].metric, "neuron.total_time_us");
+  EXPECT_EQ(t.metrics[0].rule, "regression.neuron-total-time");
+  ASSERT_EQ(t.metrics[0].points.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.metrics[0].points[1].value, 110.0);
+  std::vector<HistoryRun> mixed = gpu_runs;
+  mixed.push_back(neuron_runs[0]);
+  std::vector<std::string> both = gpu;
+  both.insert(both.end(), neuron.begin(), neuron.end());
+  EXPECT_EQ(gated_metrics(default_rules(), mixed), both);
+}
+
 TEST(Trend, PlantedStepIsNamedByItsCommits) {
   std::vector<HistoryRun> runs = planted_history(1, true);
   TrendReport t = build_trend(runs, default_rules(), {});

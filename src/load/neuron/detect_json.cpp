@@ -1,0 +1,70 @@
+// Telling a Neuron profile from a Kineto trace by the first key of the JSON object.
+#include <algorithm>
+#include <array>
+
+#include "load/neuron/neuron_reader.h"
+
+namespace perfgate::neuron {
+namespace {
+
+// The full JSON's top-level sections (neuron-profile 2.14 to 2.33); a Kineto trace has none of them.
+constexpr std::array<std::string_view, 14> kSections = {
+    "summary",    "instruction",  "dma",      "dma_throughput", "pending_dma", "active_time", "layer_summary",
+    "model_info", "nc_mem_usage", "metadata", "profile_info",   "neff_header", "warnings",    "semaphore"};
+
+bool is_summary_metric(std::string_view key) {
+  static constexpr std::array<std::string_view, 8> kEndings = {"_percent", "_time", "_count", "_bytes",
+                                                               "_flops",   "_ns",   "_idx",   "_version"};
+  return std::any_of(kEndings.begin(), kEndings.end(), [&](std::string_view e) { return key.ends_with(e); });
+}
+
+void skip_space(std::string_view s, std::size_t& i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n')) ++i;
+}
+
+// The key that starts at s[i] (a quote), or empty; i moves past the colon after it.
+std::string_view read_key(std::string_view s, std::size_t& i) {
+  skip_space(s, i);
+  if (i >= s.size() || s[i] != '"') return {};
+  std::size_t start = ++i;
+  while (i < s.size() && s[i] != '"' && s[i] != '\\') ++i;
+  if (i >= s.size() || s[i] != '"') return {};
+  std::string_view key = s.substr(start, i - start);
+  ++i;
+  skip_space(s, i);
+  if (i >= s.size() || s[i] != ':') return {};
+  ++i;
+  skip_space(s, i);
+  return key;
+}
+
+}  // namespace
+
+InputFormat detect_json(std::string_view head) {
+  std::size_t i = 1;  // past '{'
+  std::string_view key = read_key(head, i);
+  if (key.empty()) return InputFormat::Unknown;
+  if (std::find(kSections.begin(), kSections.end(), key) != kSections.end()) return InputFormat::NeuronJson;
+  if (i >= head.size() || head[i] != '{') return InputFormat::Unknown;
+  if (key.starts_with("n_")) return InputFormat::NeuronSummaryJson;
+  ++i;
+  std::string_view inner = read_key(head, i);
+  return is_summary_metric(inner) ? InputFormat::NeuronSummaryJson : InputFormat::Unknown;
+}
+
+NeuronEngine engine_of_lane(std::string_view label) {
+  auto starts = [&](std::string_view prefix) {
+    if (label.size() < prefix.size()) return false;
+    for (std::size_t k = 0; k < prefix.size(); ++k)
+      if ((label[k] | 0x20) != prefix[k]) return false;
+    return true;
+  };
+  if (starts("tensor")) return NeuronEngine::Tensor;
+  if (starts("vector")) return NeuronEngine::Vector;
+  if (starts("scalar")) return NeuronEngine::Scalar;
+  if (starts("gpsimd")) return NeuronEngine::GpSimd;
+  if (starts("sync")) return NeuronEngine::Sync;
+  return NeuronEngine::Other;
+}
+
+}  // namespace perfgate::neuron

@@ -1,0 +1,124 @@
+#include "load/neuron/neuron_reader.h"
+
+#include <boost/json/basic_parser_impl.hpp>
+
+#include <filesystem>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "load/input_limit.h"
+#include "load/neuron/profile_builder.h"
+#include "load/neuron/row_handler.h"
+#include "load/neuron/text_filter.h"
+#include "perfgate/errors.h"
+
+namespace perfgate::neuron {
+namespace {
+
+constexpr std::size_t kChunk = std::size_t{1} << 20;
+constexpr int kMaxDepth = 64;
+
+boost::json::parse_options parse_options() {
+  boost::json::parse_options options;
+  options.max_depth = kMaxDepth;
+  options.allow_invalid_utf8 = true;  // repaired when names are kept
+  return options;
+}
+
+bool only_space(std::string_view s) {
+  return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+// The rank in a distributed job's file name: profile_rank_<i>.json (neuron-profile capture's names).
+std::optional<std::int64_t> rank_from_name(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  std::size_t at = name.rfind("rank_");
+  if (at == std::string::npos) return std::nullopt;
+  std::size_t digits = at + 5, end = digits;
+  while (end < name.size() && end - digits < 9 && name[end] >= '0' && name[end] <= '9') ++end;
+  if (end == digits) return std::nullopt;
+  return std::stoll(name.substr(digits, end - digits));
+}
+
+// What the instruction rows lack, said once: a summary-json has none.
+void describe(Profile& p) {
+  if (!p.neuron.full_profile)
+    p.notes.push_back(
+        "summary-json holds the summary metrics only: the device timeline and the per-op, per-engine and "
+        "per-DMA-queue tables need the full JSON (neuron-profile view --output-format json)");
+  else if (p.neuron.instructions.empty())
+    p.notes.push_back("the profile has no instruction rows: the per-op tables and the timeline are empty");
+}
+
+}  // namespace
+
+void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
+                  const std::function<void(std::uint64_t)>& on_progress, const ReadOptions& options,
+                  const std::function<void(Profile&&)>& emit) {
+  ProfileBuilder builder(options.summary_json);
+  boost::json::basic_parser<RowHandler> parser(parse_options(), builder, options.summary_json);
+  NonFiniteFilter filter;
+  std::vector<char> buffer(kChunk);
+  std::size_t carried = 0;   // bytes kept from the last chunk (a word cut in two)
+  std::uint64_t offset = 0;  // bytes of the file parsed so far
+  bool first = true;
+  auto fail = [&](boost::system::error_code ec, std::uint64_t at) {
+    const std::string& why = parser.handler().error();
+    return InputError(fmt::format("{}: {} (at byte {} of the JSON text)", path,
+                                  why.empty() ? "invalid JSON: " + ec.message() : why, at));
+  };
+  for (;;) {
+    std::size_t n = source->read(buffer.data() + carried, buffer.size() - carried);
+    bool last = n == 0;
+    std::string_view in(buffer.data(), carried + n);
+    if (first && in.starts_with("\xEF\xBB\xBF")) {
+      in.remove_prefix(3);
+      offset += 3;
+    }
+    first = false;
+    std::size_t used = 0;
+    std::string_view text = filter.filter(in, last, used);
+    boost::system::error_code ec;
+    if (!text.empty()) {
+      std::size_t parsed = parser.done() ? 0 : parser.write_some(true, text.data(), text.size(), ec);
+      if (ec) throw fail(ec, offset + parsed);
+      if (parsed < text.size() && !only_space(text.substr(parsed)))
+        throw InputError(fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path,
+                                     offset + parsed));
+    }
+    offset += used;
+    carried = in.size() - used;
+    std::copy(in.data() + used, in.data() + in.size(), buffer.data());
+    check_input_memory(path, builder.memory_bytes(), options.max_memory);
+    if (on_progress) on_progress(source->file_bytes_consumed());
+    if (last) break;
+  }
+  if (!parser.done()) {
+    boost::system::error_code ec;
+    parser.write_some(false, nullptr, 0, ec);
+    if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
+      throw InputError(fmt::format(
+          "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
+    if (ec) throw fail(ec, offset);
+  }
+  std::vector<Profile> profiles = builder.finish(path);
+  bool any = false;
+  bool several = profiles.size() > 1;
+  for (Profile& p : profiles) {
+    if (several) p.worker = p.info.trace_name;  // the node id, after the file's worker name
+    if (p.neuron.summary.empty() && p.neuron.instructions.empty() && p.neuron.dmas.empty()) continue;
+    any = true;
+    p.info.rank = rank_from_name(path);
+    if (filter.replaced() > 0)
+      p.notes.push_back(
+          fmt::format("{} NaN or infinite values (not JSON) were read as absent", filter.replaced()));
+    describe(p);
+    emit(std::move(p));
+  }
+  if (!any)
+    throw NotAProfileError(
+        fmt::format("{}: a JSON document without a Neuron profile's summary, instruction or DMA rows", path));
+}
+
+}  // namespace perfgate::neuron

@@ -1,0 +1,252 @@
+#include "load/neuron/profile_builder.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "common/utf8.h"
+#include "load/neuron/neuron_reader.h"
+#include "load/neuron/scalar_values.h"
+
+namespace perfgate::neuron {
+namespace {
+
+constexpr std::size_t kMaxAttributes = 64;      // facts kept per profile (versions, names, clock)
+constexpr std::size_t kMaxAttributeText = 256;  // longer facts are cut there
+constexpr std::size_t kMaxLanes = std::numeric_limits<std::uint16_t>::max();
+
+// The engines of layer_summary's per-engine fields, in NeuronEngine order.
+constexpr std::string_view kEngineNames[] = {"tensor", "vector", "scalar", "gpsimd", "sync"};
+
+void add_attribute(Profile& p, std::string key, std::string value) {
+  if (p.info.attributes.size() >= kMaxAttributes || value.empty()) return;
+  if (value.size() > kMaxAttributeText) value.resize(kMaxAttributeText);
+  for (const auto& [k, v] : p.info.attributes)
+    if (k == key) return;
+  p.info.attributes.emplace_back(std::move(key), std::move(value));
+}
+
+// A summary or fact's value as text: strings and numbers.
+std::string fact_text(const Scalar& v) {
+  std::string text = as_text(v);
+  std::size_t replaced = 0;
+  return is_valid_utf8(text) ? text : repair_utf8(text, replaced);
+}
+
+}  // namespace
+
+StringId ProfileBuilder::intern(std::string_view text) {
+  if (is_valid_utf8(text)) return current().strings.intern(text);
+  std::size_t replaced = 0;
+  ++invalid_utf8_;
+  return current().strings.intern(repair_utf8(text, replaced));
+}
+
+std::string ProfileBuilder::begin_row(Section section, std::string_view name) {
+  section_ = section;
+  row_ = Row{};
+  if (section == Section::Node) {
+    if (!node_ids_.empty()) profiles_.emplace_back();
+    node_ids_.emplace_back(name);
+  }
+  if (section == Section::Summary) ++summary_rows_;
+  return {};
+}
+
+std::string ProfileBuilder::field(std::string_view key, const Scalar& value) {
+  switch (section_) {
+    case Section::Instructions:
+      return instruction_field(key, value);
+    case Section::Dma:
+      return dma_field(key, value);
+    case Section::Layers:
+      layer_field(key, value);
+      break;
+    case Section::Summary:
+      if (summary_rows_ == 1) summary_field(key, value);
+      break;
+    case Section::Node:
+      summary_field(key, value);
+      break;
+    case Section::Warnings:
+      if (key == "message") row_.message = fact_text(value);
+      if (key == "category") row_.category = fact_text(value);
+      break;
+    case Section::Facts:
+      add_attribute(current(), std::string(key), fact_text(value));
+      break;
+    case Section::None:
+      break;
+  }
+  return {};
+}
+
+// A time field: an integer number of nanoseconds (a numeric string, a double truncated).
+static std::string time_field(std::string_view key, const Scalar& value, std::optional<std::int64_t>& out) {
+  out = as_integer(value);
+  if (!out && value.kind != Scalar::Kind::Null)
+    return fmt::format("'{}' is not a number of nanoseconds ({})", key, as_text(value).substr(0, 40));
+  return {};
+}
+
+std::string ProfileBuilder::instruction_field(std::string_view key, const Scalar& value) {
+  if (key == "timestamp") return time_field(key, value, row_.timestamp);
+  if (key == "duration") return time_field(key, value, row_.duration);
+  if (key == "label") row_.lane = as_text(value);
+  if (key == "subgroup") row_.subgroup = as_text(value);
+  if (key == "hlo_name") row_.hlo_op = as_text(value);
+  return {};
+}
+
+std::string ProfileBuilder::dma_field(std::string_view key, const Scalar& value) {
+  if (key == "timestamp") return time_field(key, value, row_.timestamp);
+  if (key == "duration") return time_field(key, value, row_.duration);
+  if (key == "transfer_size") {
+    row_.bytes = as_integer(value);
+    if (row_.bytes && *row_.bytes < 0) return fmt::format("'transfer_size' is negative ({})", *row_.bytes);
+  }
+  if (key == "dma_queue") row_.queue = as_text(value);
+  if (key == "queue_type") row_.queue_type = as_text(value);
+  if (key == "dma_engine") row_.dma_engine = as_text(value);
+  if (key == "is_cc_dma") row_.collective = as_flag(value);
+  if (key == "hlo_name") row_.hlo_op = as_text(value);
+  return {};
+}
+
+// layer_summary's fields (docs/formats.md: the names are the summary's, per subgraph).
+void ProfileBuilder::layer_field(std::string_view key, const Scalar& value) {
+  NeuronLayer& l = row_.layer;
+  if (key == "layer" || key == "subgraph" || key == "name" || key == "layer_name") {
+    if (l.name.empty()) l.name = fact_text(value);
+    return;
+  }
+  std::optional<double> number = as_number(value);
+  if (!number) return;
+  for (std::size_t e = 0; e < std::size(kEngineNames); ++e) {
+    std::string prefix = std::string(kEngineNames[e]) + "_engine_";
+    if (!key.starts_with(prefix)) continue;
+    std::string_view rest = key.substr(prefix.size());
+    if (rest == "active_time") l.active_time_s[e] = number;
+    if (rest == "instruction_count") l.instructions[e] = number;
+  }
+  if (key == "tensor_engine_mfu" || key == "mfu_estimated_percent") l.mfu = number;
+  if (key == "tensor_engine_hfu" || key == "hfu_estimated_percent") l.hfu = number;
+  if (key == "model_flops") l.model_flops = number;
+  if (key == "hardware_flops") l.hardware_flops = number;
+}
+
+// Numbers are metrics; text (instance_type, versions) is a fact about the profile.
+void ProfileBuilder::summary_field(std::string_view key, const Scalar& value) {
+  if (value.kind == Scalar::Kind::Null || value.kind == Scalar::Kind::Bool) return;
+  if (std::optional<double> number = as_number(value)) {
+    current().neuron.summary.emplace_back(std::string(key), *number);
+    return;
+  }
+  add_attribute(current(), std::string(key), fact_text(value));
+}
+
+std::string ProfileBuilder::check_span(const char* what, std::uint64_t row) {
+  if (!row_.timestamp) return fmt::format("{} row {} has no timestamp", what, row);
+  if (!row_.duration) return fmt::format("{} row {} has no duration", what, row);
+  if (*row_.timestamp < 0 || *row_.timestamp >= kMaxTimeNs)
+    return fmt::format("{} row {}: timestamp {} ns is out of range", what, row, *row_.timestamp);
+  if (*row_.duration < 0 || *row_.duration > kMaxDurationNs)
+    return fmt::format("{} row {}: duration {} ns is out of range", what, row, *row_.duration);
+  if (*row_.timestamp + *row_.duration >= kMaxTimeNs)
+    return fmt::format("{} row {}: ends out of range", what, row);
+  return {};
+}
+
+std::string ProfileBuilder::end_instruction() {
+  ++instruction_rows_;
+  if (std::string why = check_span("instruction", instruction_rows_); !why.empty()) return why;
+  NeuronDevice& n = current().neuron;
+  StringId label =
+      intern(row_.lane.empty() ? (row_.subgroup.empty() ? "(no engine)" : row_.subgroup) : row_.lane);
+  auto [it, added] = lane_index_.try_emplace(label, static_cast<std::uint16_t>(n.lanes.size()));
+  if (added) {
+    if (n.lanes.size() >= kMaxLanes) return fmt::format("more than {} engine rows (label)", kMaxLanes);
+    n.lanes.push_back({label, engine_of_lane(current().str(label))});
+  }
+  n.instructions.push_back(
+      {*row_.timestamp, *row_.timestamp + *row_.duration, intern(row_.hlo_op), it->second});
+  return {};
+}
+
+std::string ProfileBuilder::end_dma() {
+  ++dma_rows_;
+  if (std::string why = check_span("dma", dma_rows_); !why.empty()) return why;
+  NeuronDevice& n = current().neuron;
+  std::string name = !row_.queue.empty()        ? row_.queue
+                     : !row_.queue_type.empty() ? row_.queue_type
+                     : !row_.dma_engine.empty() ? "dma_engine " + row_.dma_engine
+                                                : "(no queue)";
+  StringId queue = intern(name);
+  auto [it, added] = queue_index_.try_emplace(queue, static_cast<std::uint16_t>(n.dma_queues.size()));
+  if (added) {
+    if (n.dma_queues.size() >= kMaxLanes) return fmt::format("more than {} DMA queues", kMaxLanes);
+    n.dma_queues.push_back(queue);
+  }
+  n.dmas.push_back({*row_.timestamp, *row_.timestamp + *row_.duration,
+                    static_cast<std::uint64_t>(row_.bytes.value_or(0)), intern(row_.hlo_op), it->second,
+                    row_.collective.value_or(false)});
+  return {};
+}
+
+std::string ProfileBuilder::end_row() {
+  Section section = section_;
+  section_ = Section::None;
+  switch (section) {
+    case Section::Instructions:
+      return end_instruction();
+    case Section::Dma:
+      return end_dma();
+    case Section::Layers:
+      current().neuron.layers.push_back(std::move(row_.layer));
+      break;
+    case Section::Warnings:
+      current().neuron.warnings.push_back({std::move(row_.category), std::move(row_.message)});
+      break;
+    default:
+      break;
+  }
+  return {};
+}
+
+std::uint64_t ProfileBuilder::memory_bytes() const {
+  std::uint64_t bytes = 0;
+  for (const Profile& p : profiles_)
+    bytes += p.strings.memory_bytes() + p.neuron.instructions.capacity() * sizeof(NeuronInstruction) +
+             p.neuron.dmas.capacity() * sizeof(NeuronDma) + p.neuron.summary.size() * 64 +
+             p.neuron.layers.size() * sizeof(NeuronLayer) + p.neuron.warnings.size() * 64;
+  return bytes;
+}
+
+std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
+  if (summary_json_ && node_ids_.empty()) return {};
+  for (std::size_t i = 0; i < profiles_.size(); ++i) {
+    Profile& p = profiles_[i];
+    NeuronDevice& n = p.neuron;
+    n.present = true;
+    n.full_profile = !summary_json_;
+    p.source_path = path;
+    p.info.format = summary_json_ ? "neuron-summary-json" : "neuron-json";
+    if (summary_json_) p.info.trace_name = node_ids_[i];
+    // Rows in time order (the profiler writes them so; a file that does not is sorted).
+    auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };
+    if (!std::is_sorted(n.instructions.begin(), n.instructions.end(), by_start))
+      std::stable_sort(n.instructions.begin(), n.instructions.end(), by_start);
+    if (!std::is_sorted(n.dmas.begin(), n.dmas.end(), by_start))
+      std::stable_sort(n.dmas.begin(), n.dmas.end(), by_start);
+    if (summary_rows_ > 1)
+      p.notes.push_back(
+          fmt::format("the profile's summary has {} entries; the first is read", summary_rows_));
+    if (invalid_utf8_ > 0)
+      p.notes.push_back(
+          fmt::format("{} names were not valid UTF-8; each bad byte was replaced by U+FFFD", invalid_utf8_));
+  }
+  return std::move(profiles_);
+}
+
+}  // namespace perfgate::neuron
