@@ -9,6 +9,7 @@
 #include "perfgate/baseline.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"
+#include "support/training_run.h"
 
 namespace perfgate::testing {
 namespace {
@@ -287,6 +288,29 @@ TEST(NeuronReport, TablesAndEscapedNamesReachTheReport) {
   bool warned = false;
   for (const std::string& w : r.warnings) warned = warned || w.find("Missing Data") != std::string::npos;
   EXPECT_TRUE(warned);
+}
+
+// The page's Neuron section: the summary cards (total time 100 us, Tensor engine 25%), a bar per
+// engine, and the device timeline with a lane per engine row (Tensor, TensorMatrix, Vector, the
+// CC core) and DMA queue, its boxes named by HLO op, the trace's strings escaped.
+TEST(NeuronReport, ThePageHasTheDeviceViewersCore) {
+  ReportModel r = gated_json(neuron_full_json());
+  std::string page = render_html(r).page;
+  std::size_t at = page.find("<section id=\"neuron\"");
+  ASSERT_NE(at, std::string::npos);
+  std::string section = page.substr(at, page.find("</section>", at) - at);
+  EXPECT_NE(section.find("<dd>100.0 us</dd>"), std::string::npos) << section;
+  EXPECT_NE(section.find("Engines: active share of the capture"), std::string::npos);
+  EXPECT_NE(section.find("25.0%"), std::string::npos);
+  for (const char* lane : {">Tensor<", ">TensorMatrix<", ">Vector<"})
+    EXPECT_NE(section.find(lane), std::string::npos) << lane;
+  EXPECT_NE(section.find("%dot.1 = dot(%p0, %p1)"), std::string::npos);
+  EXPECT_EQ(section.find("<script>"), std::string::npos);  // "NaN <script>" is an HLO name, escaped
+  EXPECT_NE(page.find("href=\"#neuron\""), std::string::npos);
+  // A GPU trace has no such section.
+  EXPECT_EQ(
+      render_html(report_of_json(training_trace(TrainingRun{}), default_rules())).page.find("id=\"neuron\""),
+      std::string::npos);
 }
 
 }  // namespace

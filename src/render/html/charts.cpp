@@ -90,6 +90,23 @@ std::string stacked_bar_svg(const std::vector<ChartPart>& parts, const std::stri
   return svg + "</svg>";
 }
 
+std::string share_bars_svg(const std::vector<ChartPart>& parts, const std::string& title) {
+  constexpr double width = 600, label_w = 110, value_w = 60, row_h = 24, top = 4;
+  double track = width - label_w - value_w;
+  double height = top * 2 + row_h * static_cast<double>(std::max<std::size_t>(parts.size(), 1));
+  std::string svg = open_svg(width, height, title);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const ChartPart& p = parts[i];
+    double y = top + row_h * static_cast<double>(i), pct = std::clamp(p.value, 0.0, 100.0);
+    svg += text(label_w - 8, y + row_h / 2 + 4, p.label, "end", 12);
+    svg += rect(label_w, y + 4, track, row_h - 8, "currentColor", "", R"( fill-opacity="0.08" rx="3")");
+    svg += rect(label_w, y + 4, track * pct / 100, row_h - 8, p.color,
+                fmt::format("{}: {:.1f}%", p.label, p.value));
+    svg += text(label_w + track + 6, y + row_h / 2 + 4, fmt::format("{:.1f}%", p.value), "start", 12);
+  }
+  return svg + "</svg>";
+}
+
 std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vector<ChartPart>& legend,
                           const std::string& title) {
   bool notes = std::any_of(steps.begin(), steps.end(), [](const StepColumn& s) { return !s.note.empty(); });

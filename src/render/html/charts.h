@@ -22,6 +22,10 @@ std::string donut_svg(std::optional<double> pct, const std::string& color, const
 // One horizontal bar split into parts proportional to their values.
 std::string stacked_bar_svg(const std::vector<ChartPart>& parts, const std::string& title);
 
+// A horizontal bar per part, its value a percentage (0-100) of a full-width track, the value
+// written after it (the Neuron engines' active shares).
+std::string share_bars_svg(const std::vector<ChartPart>& parts, const std::string& title);
+
 // Vertical bars, one per step, stacked by parts (µs); steps outside the window are drawn plain,
 // and the window is shaded.
 struct StepColumn {

@@ -14,6 +14,7 @@
 #include "render/html/dashboard.h"
 #include "render/html/diagnosis.h"
 #include "render/html/memory_view.h"
+#include "render/html/neuron_view.h"
 #include "render/html/roofline_view.h"
 #include "render/html/table_view.h"
 #include "render/see_also.h"
@@ -373,6 +374,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   for (const auto& w : r.run_warnings) run_warnings.push_back(TemplateData(w));
   if (!r.run_warnings.empty()) view.set("run_warnings", run_warnings);
   add_timeline(r, view);
+  add_neuron(r, view);
   add_memory(r, view);
   add_findings(r, view);
   add_baseline(r, o, view);

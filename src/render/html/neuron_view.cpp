@@ -1,0 +1,123 @@
+#include "render/html/neuron_view.h"
+
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "perfgate/units.h"
+#include "render/cell_format.h"
+#include "render/colors.h"
+#include "render/html/charts.h"
+
+namespace perfgate {
+namespace {
+
+// The Device Viewer's own colours are per op; ours are a fixed palette picked by a hash of the
+// op's name (FNV-1a), so that an op keeps its colour from page to page.
+constexpr std::array<const char*, 12> kOpColors = {"#2f6fde", "#16a2a2", "#e0a100", "#8d5bd6",
+                                                   "#d9534f", "#1f8a4c", "#f08c3a", "#5b6b86",
+                                                   "#b5487d", "#7bc6c6", "#a0782c", "#4c9be8"};
+
+std::string op_color(std::string_view op) {
+  std::uint32_t h = 2166136261u;
+  for (char c : op) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return kOpColors[h % kOpColors.size()];
+}
+
+const std::array<std::pair<const char*, const char*>, 8> kCards = {
+    {{"neuron.total_time_us", "Total time"},
+     {"neuron.active_time_pct", "Active"},
+     {"neuron.mfu_pct", "MFU"},
+     {"neuron.hfu_pct", "HFU"},
+     {"neuron.mbu_pct", "MBU"},
+     {"neuron.dma.bytes", "DMA bytes"},
+     {"neuron.hbm.read_bytes", "HBM read"},
+     {"neuron.spill.save_bytes", "Spill saves"}}};
+
+TemplateData summary_cards(const ReportModel& r) {
+  TemplateData list = template_list();
+  for (const auto& [name, label] : kCards)
+    for (const ReportMetric& m : r.metrics)
+      if (m.name == name && m.value) {
+        TemplateData item;
+        item.set("label", std::string(label));
+        item.set("value", format_value(m.value, m.unit));
+        list.push_back(item);
+      }
+  return list;
+}
+
+std::string engine_bars(const ReportTable& engines) {
+  std::vector<ChartPart> parts;
+  for (std::size_t i = 0; i < engines.rows.size(); ++i) {
+    const ReportCell* summary = find_cell(engines, i, "summary_active_pct");
+    std::optional<double> pct = summary ? cell_number(*summary) : std::nullopt;
+    if (!pct) pct = number_at(engines, i, "active_pct");
+    parts.push_back({text_at(engines, i, "engine"), *pct, kUtilizationColor});
+  }
+  return share_bars_svg(parts, "Engines: active share of the capture");
+}
+
+// The legend: the timeline's ops in the order of the ops table (most time first), 12 at most.
+void add_legend(const ReportTable* ops, const std::map<std::string, std::string>& colors,
+                TemplateData& legend) {
+  std::size_t shown = 0;
+  for (std::size_t i = 0; ops && i < ops->rows.size() && shown < 12; ++i) {
+    auto it = colors.find(text_at(*ops, i, "name"));
+    if (it == colors.end()) continue;
+    TemplateData item;
+    item.set("label", it->first.empty() ? std::string("(no HLO op)") : it->first);
+    item.set("color", it->second);
+    legend.push_back(item);
+    ++shown;
+  }
+}
+
+std::string device_timeline(const ReportTable& t, const ReportTable* ops, TemplateData& legend) {
+  std::vector<std::string> lanes;
+  std::map<std::string, std::size_t> lane_of;
+  std::map<std::string, std::string> colors;
+  std::vector<SvgBox> boxes;
+  double end = 0;
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    std::string lane = text_at(t, i, "lane"), op = text_at(t, i, "op");
+    auto [it, added] = lane_of.try_emplace(lane, lanes.size());
+    if (added) lanes.push_back(lane);
+    double start = number_at(t, i, "start_us"), duration = number_at(t, i, "duration_us");
+    end = std::max(end, start + duration);
+    std::string color = colors.try_emplace(op, op_color(op)).first->second;
+    boxes.push_back({it->second, start, duration, color,
+                     fmt::format("{} · {} · {} from {}", lane, op.empty() ? "(no HLO op)" : op,
+                                 cell_text(ReportCell{duration}, "us"), cell_text(ReportCell{start}, "us"))});
+  }
+  add_legend(ops, colors, legend);
+  return timeline_svg(lanes, boxes, end,
+                      "Device timeline: a lane per engine row and DMA queue, boxes by HLO op");
+}
+
+}  // namespace
+
+void add_neuron(const ReportModel& r, TemplateData& view) {
+  if (r.workers.empty()) return;
+  const ReportWorker& w = r.workers.front();
+  const ReportTable* engines = find_table(w.tables, "neuron_engines");
+  const ReportTable* timeline = find_table(w.tables, "neuron_timeline");
+  if (!engines && !timeline) return;
+  TemplateData neuron;
+  neuron.set("cards", summary_cards(r));
+  if (engines && !engines->rows.empty()) neuron.set("engines_svg", engine_bars(*engines));
+  if (timeline && !timeline->rows.empty()) {
+    TemplateData legend = template_list();
+    neuron.set("timeline_svg", device_timeline(*timeline, find_table(w.tables, "neuron_ops"), legend));
+    neuron.set("legend", legend);
+  } else {
+    neuron.set("no_timeline",
+               std::string("The profile has no instruction rows (a summary-json): the timeline "
+                           "and the per-op tables need neuron-profile's full JSON."));
+  }
+  if (r.workers.size() > 1) neuron.set("worker", w.name);
+  view.set("neuron", neuron);
+}
+
+}  // namespace perfgate
