@@ -173,12 +173,16 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   for (const auto& w : r.run_warnings) out.warn("Warning", w);
   out.add("Window", window_line(r));
   if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
-  if (metric_value(r.metrics, "neuron.total_time_us")) out.add("Neuron", neuron_line(r.metrics));
-  out.add("GPU", gpu_line(r.metrics));
-  for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
-  out.add("Breakdown", split_line(r.metrics, kBreakdownShares));
-  out.add("Tensor Cores", tensor_core_line(r.metrics));
-  out.add("Resources", split_line(r.metrics, kResourceShares));
+  bool neuron = metric_value(r.metrics, "neuron.total_time_us").has_value();
+  if (neuron) out.add("Neuron", neuron_line(r.metrics));
+  // A Neuron device profile alone has no GPU: its lines would all read n/a.
+  if (!neuron || !r.gpus.empty()) {
+    out.add("GPU", gpu_line(r.metrics));
+    for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
+    out.add("Breakdown", split_line(r.metrics, kBreakdownShares));
+    out.add("Tensor Cores", tensor_core_line(r.metrics));
+    out.add("Resources", split_line(r.metrics, kResourceShares));
+  }
   if (metric_value(r.metrics, "gpu.count").value_or(0) > 0) {
     out.add("Compute", compute_line(r.metrics));
     out.add("Host", host_line(r.metrics));

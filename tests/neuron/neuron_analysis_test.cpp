@@ -273,6 +273,8 @@ TEST(NeuronReport, TheTerminalAndMarkdownShowTheSummaryNumbers) {
   std::string terminal = render_terminal(r);
   EXPECT_NE(terminal.find("Neuron total time 100.0 us"), std::string::npos) << terminal;
   EXPECT_NE(terminal.find("Tensor engine active 25.0%"), std::string::npos) << terminal;
+  for (const char* gpu_line : {"\nGPU ", "\nBreakdown ", "\nTensor Cores ", "\nResources "})
+    EXPECT_EQ(terminal.find(gpu_line), std::string::npos) << gpu_line;  // no GPU: no n/a lines
   std::string md = render_markdown(r);
   EXPECT_NE(md.find("| Neuron MFU | 12.5% |"), std::string::npos) << md;
   EXPECT_EQ(md.find("| GPU utilization |"), std::string::npos) << md;
