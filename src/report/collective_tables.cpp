@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "report/report_cells.h"
 #include "report/run_tables.h"
 
 namespace perfgate {
@@ -27,17 +28,6 @@ ReportTable table(const char* name, const char* title, const char* description,
     t.rows.push_back(std::move(cells));
   }
   return t;
-}
-
-ReportCell us(TimeNs ns) {
-  return static_cast<double>(ns) / 1000.0;
-}
-ReportCell count(std::uint64_t n) {
-  return static_cast<std::int64_t>(n);
-}
-ReportCell share(TimeNs part, TimeNs whole) {
-  return whole > 0 ? ReportCell{100.0 * static_cast<double>(part) / static_cast<double>(whole)}
-                   : ReportCell{};
 }
 
 // A size row with the n its bus bandwidth uses: the group size, else the ranks it was matched on.
@@ -123,7 +113,7 @@ constexpr std::array<Column<RankRow>, 10> kRankColumns = {{
     {"wait_us", "us", "Synchronizing: communication_us - transfer_us, waiting for the other ranks",
      [](const RankRow& r) { return us(r.row->wait); }},
     {"wait_pct", "%", "wait_us / communication_us",
-     [](const RankRow& r) { return share(r.row->wait, r.row->duration); }},
+     [](const RankRow& r) { return pct(r.row->wait, r.row->duration); }},
     {"late_arrival_us", "us", "Sum of (latest start - its start): how long the last rank kept it waiting",
      [](const RankRow& r) { return us(r.row->late); }},
     {"last_arrivals", "count", "Matched collectives in which it started last",
@@ -144,11 +134,7 @@ constexpr std::array<Column<RankRow>, 6> kStragglerColumns = {{
     {"delay_us", "us", "Sum, where it started last, of its start - the next-to-last rank's start",
      [](const RankRow& r) { return us(r.row->delay); }},
     {"mean_delay_us", "us", "delay_us per last arrival",
-     [](const RankRow& r) {
-       return r.row->last_arrivals ? ReportCell{static_cast<double>(r.row->delay) / 1000.0 /
-                                                static_cast<double>(r.row->last_arrivals)}
-                                   : ReportCell{};
-     }},
+     [](const RankRow& r) { return mean_us(r.row->delay, r.row->last_arrivals); }},
 }};
 
 std::vector<RankRow> rank_rows(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {

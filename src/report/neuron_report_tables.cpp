@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "report/report_cells.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate {
@@ -12,19 +13,6 @@ namespace {
 
 constexpr std::array<const char*, kNeuronEngines> kEngines = {"tensor", "vector", "scalar",
                                                               "gpsimd", "sync",   "other"};
-
-ReportCell us(TimeNs ns) {
-  return static_cast<double>(ns) / 1000.0;
-}
-ReportCell count(std::uint64_t n) {
-  return static_cast<std::int64_t>(n);
-}
-ReportCell number(std::optional<double> v) {
-  return v ? ReportCell{*v} : ReportCell{};
-}
-ReportCell text(const std::string& s) {
-  return s.empty() ? ReportCell{} : ReportCell{s};
-}
 
 ReportTable table(const char* name, const char* title, const char* description,
                   std::vector<ReportColumn> columns) {

@@ -10,6 +10,7 @@
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
 #include "report/neuron_report_tables.h"
+#include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report_model/table_limits.h"
 
@@ -78,25 +79,6 @@ ReportTable make_table(const char* name, const char* title, const char* descript
   return make_table(name, title, description, std::span<const Column<Row>>(columns), rows);
 }
 
-ReportCell us(TimeNs ns) {
-  return static_cast<double>(ns) / 1000.0;
-}
-ReportCell count(std::uint64_t n) {
-  return static_cast<std::int64_t>(n);
-}
-ReportCell text(const std::string& s) {
-  return s.empty() ? ReportCell{} : ReportCell{s};
-}
-ReportCell bytes(std::uint64_t n) {
-  return static_cast<double>(n);
-}
-ReportCell pct(TimeNs part, TimeNs whole) {
-  return whole > 0 ? ReportCell{100.0 * static_cast<double>(part) / static_cast<double>(whole)}
-                   : ReportCell{};
-}
-ReportCell optional(std::optional<double> v) {
-  return v ? ReportCell{*v} : ReportCell{};
-}
 ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
   if (d[0] < 0) return {};
   return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
@@ -166,10 +148,7 @@ constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
      [](const OpTypeRow& r) { return count(r.calls); }},
     {"cpu_total_us", "us", "Host time of the calls", [](const OpTypeRow& r) { return us(r.cpu_total); }},
     {"cpu_avg_us", "us", "Mean host time per call",
-     [](const OpTypeRow& r) {
-       return r.calls ? ReportCell{static_cast<double>(r.cpu_total) / 1000.0 / static_cast<double>(r.calls)}
-                      : ReportCell{};
-     }},
+     [](const OpTypeRow& r) { return mean_us(r.cpu_total, r.calls); }},
     {"cpu_min_us", "us", "Shortest call", [](const OpTypeRow& r) { return us(r.cpu_min); }},
     {"cpu_max_us", "us", "Longest call", [](const OpTypeRow& r) { return us(r.cpu_max); }},
     {"gpu_us", "us", "GPU time of what the calls launched, callees included",
@@ -241,11 +220,7 @@ constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
      [](const KernelRow& r) { return count(r.calls); }},
     {"total_us", "us", "Total duration (whole, not clipped to the window)",
      [](const KernelRow& r) { return us(r.total); }},
-    {"avg_us", "us", "Mean duration",
-     [](const KernelRow& r) {
-       return r.calls ? ReportCell{static_cast<double>(r.total) / 1000.0 / static_cast<double>(r.calls)}
-                      : ReportCell{};
-     }},
+    {"avg_us", "us", "Mean duration", [](const KernelRow& r) { return mean_us(r.total, r.calls); }},
     {"min_us", "us", "Shortest", [](const KernelRow& r) { return us(r.min); }},
     {"max_us", "us", "Longest", [](const KernelRow& r) { return us(r.max); }},
     {"uses_tc", "", "A Tensor Core kernel (rules: tensor_core_kernels)",
@@ -262,7 +237,7 @@ constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
        return r.shared_memory >= 0 ? count(static_cast<std::uint64_t>(r.shared_memory)) : ReportCell{};
      }},
     {"occupancy_pct", "%", "Estimated achieved occupancy, weighted by duration",
-     [](const KernelRow& r) { return optional(r.occupancy_pct); }},
+     [](const KernelRow& r) { return number(r.occupancy_pct); }},
     {"launch_config_varies", "", "Calls differ in grid, block, registers or shared memory",
      [](const KernelRow& r) { return ReportCell{r.launch_config_varies}; }},
 }};
@@ -326,11 +301,7 @@ constexpr std::array<Column<RegionShare>, 7> kRegionColumns = {{
     {"cpu_total_us", "us", "Host time of the ranges",
      [](const RegionShare& r) { return us(r.region->cpu_total); }},
     {"cpu_avg_us", "us", "Mean host time per range",
-     [](const RegionShare& r) {
-       return r.region->calls ? ReportCell{static_cast<double>(r.region->cpu_total) / 1000.0 /
-                                           static_cast<double>(r.region->calls)}
-                              : ReportCell{};
-     }},
+     [](const RegionShare& r) { return mean_us(r.region->cpu_total, r.region->calls); }},
     {"gpu_us", "us", "GPU time of the work launched inside the ranges",
      [](const RegionShare& r) { return us(r.region->gpu); }},
     {"gpu_range_us", "us", "GPU-side ranges of the same name (gpu_user_annotation)",
@@ -388,10 +359,7 @@ constexpr std::array<Column<CollectiveRow>, 8> kCollectiveColumns = {{
     {"device_us", "us", "GPU time of the work the calls launched (their communication kernels)",
      [](const CollectiveRow& r) { return us(r.device); }},
     {"mean_device_us", "us", "device_us per call",
-     [](const CollectiveRow& r) {
-       return r.calls ? ReportCell{static_cast<double>(r.device) / 1000.0 / static_cast<double>(r.calls)}
-                      : ReportCell{};
-     }},
+     [](const CollectiveRow& r) { return mean_us(r.device, r.calls); }},
     {"bandwidth", "GB/s",
      "Algorithm bandwidth (as nccl-tests' algbw): bytes of the sized calls / their GPU time, which includes "
      "waiting for other ranks (a lower bound; collective_bandwidth has the run's transfer bandwidths)",
@@ -456,16 +424,16 @@ constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
     {"busy_us", "us", "Union of kernel, memcpy and memset intervals in the window",
      [](const ReportGpu& g) { return us(g.busy_ns); }},
     {"utilization_pct", "%", "Union of kernel intervals / window",
-     [](const ReportGpu& g) { return optional(g.utilization_pct); }},
+     [](const ReportGpu& g) { return number(g.utilization_pct); }},
     {"busy_pct", "%", "Union of all GPU activity / window",
-     [](const ReportGpu& g) { return optional(g.busy_pct); }},
-    {"idle_pct", "%", "100 - busy", [](const ReportGpu& g) { return optional(g.idle_pct); }},
+     [](const ReportGpu& g) { return number(g.busy_pct); }},
+    {"idle_pct", "%", "100 - busy", [](const ReportGpu& g) { return number(g.idle_pct); }},
     {"sm_efficiency_pct", "%", "Estimated SM efficiency",
-     [](const ReportGpu& g) { return optional(g.sm_efficiency_pct); }},
+     [](const ReportGpu& g) { return number(g.sm_efficiency_pct); }},
     {"achieved_occupancy_pct", "%", "Estimated achieved occupancy",
-     [](const ReportGpu& g) { return optional(g.achieved_occupancy_pct); }},
+     [](const ReportGpu& g) { return number(g.achieved_occupancy_pct); }},
     {"tensor_core_kernel_time_pct", "%", "Tensor Core share of kernel time",
-     [](const ReportGpu& g) { return optional(g.tensor_core_kernel_time_pct); }},
+     [](const ReportGpu& g) { return number(g.tensor_core_kernel_time_pct); }},
 }};
 
 constexpr std::array<Column<TimelineBox>, 7> kTimelineColumns = {{
@@ -519,7 +487,7 @@ struct RankRow {
   std::int64_t rank;
 };
 ReportCell metric_cell(const RankRow& r, std::string_view name) {
-  return optional(r.worker->metrics.get(name));
+  return number(r.worker->metrics.get(name));
 }
 // Empty where every worker keeps its tables (the column is then left out).
 ReportCell detail_cell(const RankRow& r) {
@@ -622,9 +590,7 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineColumns = {{
      "their own",
      [](const RooflineRow& r) { return us(r.kernel_ns); }},
     {"kernel_us_mean", "us", "kernel_us per call",
-     [](const RooflineRow& r) {
-       return ReportCell{per_call(static_cast<double>(r.kernel_ns), r.calls) / 1000.0};
-     }},
+     [](const RooflineRow& r) { return mean_us(r.kernel_ns, r.calls); }},
     {"kernel_us_min", "us", "The shortest call's", [](const RooflineRow& r) { return us(r.kernel_min_ns); }},
     {"kernel_us_max", "us", "The longest call's", [](const RooflineRow& r) { return us(r.kernel_max_ns); }},
     {"flop", "flop",
