@@ -26,8 +26,9 @@ for arg in "$@"; do
     # man-db: the package test renders the man pages.
     # slurmctld, slurmd, slurm-client: a throw-away one-node Slurm cluster runs examples/slurm/ (their
     # services start only with an /etc/slurm/slurm.conf, which the test never writes);
-    # python3-kubernetes: examples/kubernetes/ is checked against its object models.
-    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes) ;;
+    # python3-kubernetes: examples/kubernetes/ is checked against its object models;
+    # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind.
+    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes valgrind) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --image) packages+=(buildah mmdebstrap) ;;
