@@ -185,8 +185,8 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
     return;
   }
   if (input.format == InputFormat::LegacyJson) {
-    Profile profile = legacy::read_trace(open_plain_file(input.path), input.path, on_progress,
-                                         options.max_input_memory);
+    Profile profile =
+        legacy::read_trace(open_plain_file(input.path), input.path, on_progress, options.max_input_memory);
     profile.worker = input.worker;
     profile.source_bytes = input.bytes;
     emit(std::move(profile));

@@ -28,8 +28,7 @@ bool EventHandler::on_object_begin(error_code& ec) {
     capture_.begin_container('{');
     return true;
   }
-  if (depth_ == kTraceDepth)
-    return fail(ec, "a JSON object, not the legacy profiler's array of events");
+  if (depth_ == kTraceDepth) return fail(ec, "a JSON object, not the legacy profiler's array of events");
   if (depth_ == kEventDepth) {
     event_ = RawEvent{};
     field_ = Field::None;

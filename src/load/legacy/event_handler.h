@@ -18,13 +18,13 @@ namespace perfgate::legacy {
 // One event's fields as written; what the event lacks stays empty.
 struct RawEvent {
   std::string name;
-  std::string phase;               // "X"; flow events ("s", "f") are skipped by the reader
-  std::optional<double> ts_us;     // microseconds from the profiler's start
+  std::string phase;            // "X"; flow events ("s", "f") are skipped by the reader
+  std::optional<double> ts_us;  // microseconds from the profiler's start
   std::optional<double> dur_us;
-  std::string thread;              // the tid as text: "1", or " node_id:0, thread_id:1 "
-  std::string input_dims;          // args "Input Dims" as compact JSON, where written
-  std::string input_types;         // args "Input type"
-  std::string stack;               // args "Call stack" (a string)
+  std::string thread;       // the tid as text: "1", or " node_id:0, thread_id:1 "
+  std::string input_dims;   // args "Input Dims" as compact JSON, where written
+  std::string input_types;  // args "Input type"
+  std::string stack;        // args "Call stack" (a string)
 };
 
 class EventSink {

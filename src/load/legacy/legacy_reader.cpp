@@ -49,7 +49,8 @@ class ProfileSink : public EventSink {
       return fmt::format("the event '{}' starts at {} us, beyond any profile's time", e.name, *e.ts_us);
     if (duration < 0 || duration > static_cast<double>(kMaxDurationNs))
       return fmt::format("the event '{}' lasts {} us, not between 0 and 30 days", e.name, *e.dur_us);
-    if (__builtin_add_overflow(total_ns_, static_cast<TimeNs>(duration), &total_ns_) || total_ns_ >= kMaxTimeNs)
+    if (__builtin_add_overflow(total_ns_, static_cast<TimeNs>(duration), &total_ns_) ||
+        total_ns_ >= kMaxTimeNs)
       return "the events' durations add up to more than any profile's time";
     HostEvent h;
     h.start = static_cast<TimeNs>(start);
@@ -180,8 +181,8 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     boost::system::error_code ec;
     parser.write_some(false, nullptr, 0, ec);
     if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
-      throw InputError(fmt::format("{}: invalid JSON: the document ends early, after {} bytes (truncated file?)",
-                                   path, offset));
+      throw InputError(fmt::format(
+          "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
     if (ec) throw fail(ec, offset);
   }
   if (profile.host_events.empty())
