@@ -5,7 +5,10 @@
 # pdftotext (the HTML checks, the printed PDF's text among them) and PostgreSQL's server programs
 # (the history tests start a throw-away server of their own), and Slurm's daemons and client
 # (tests/scheduler/slurm_test.sh starts a throw-away one-node cluster of its own) and
-# python3-kubernetes (examples/kubernetes/ is checked against its object models).
+# python3-kubernetes (examples/kubernetes/ is checked against its object models), and what the
+# Python package's tests need: python3-build, python3-wheel, python3-setuptools and patchelf (the
+# wheel, ci/wheel.sh), python3-venv (a user's throw-away venv), python3-torch (a real CPU training
+# loop profiled: PyTorch 1.13 without Kineto) and python3-pandas (tables as DataFrames).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
 # `ci/setup.sh --image` also installs buildah and mmdebstrap, which build the container image
 # (ci/image.sh).
@@ -27,8 +30,11 @@ for arg in "$@"; do
     # slurmctld, slurmd, slurm-client: a throw-away one-node Slurm cluster runs examples/slurm/ (their
     # services start only with an /etc/slurm/slurm.conf, which the test never writes);
     # python3-kubernetes: examples/kubernetes/ is checked against its object models;
-    # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind.
-    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes valgrind) ;;
+    # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind;
+    # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/).
+    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes
+                        valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf python3-torch
+                        python3-pandas) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --image) packages+=(buildah mmdebstrap) ;;

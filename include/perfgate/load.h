@@ -13,7 +13,15 @@
 
 namespace perfgate {
 
-enum class InputFormat { KinetoJson, KinetoJsonGzip, NsysSqlite, NeuronJson, NeuronSummaryJson, Unknown };
+enum class InputFormat {
+  KinetoJson,
+  KinetoJsonGzip,
+  NsysSqlite,
+  NeuronJson,
+  NeuronSummaryJson,
+  LegacyJson,  // PyTorch's legacy autograd-profiler trace (a build without Kineto)
+  Unknown
+};
 const char* format_name(InputFormat format);
 
 // Reads the first bytes of `path`. Throws InputError for an unreadable or empty file.

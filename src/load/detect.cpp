@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "load/legacy/legacy_reader.h"
 #include "load/neuron/neuron_reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
@@ -25,6 +26,8 @@ const char* format_name(InputFormat format) {
       return "neuron-json";
     case InputFormat::NeuronSummaryJson:
       return "neuron-summary-json";
+    case InputFormat::LegacyJson:
+      return "pytorch-legacy-json";
     case InputFormat::Unknown:
       break;
   }
@@ -53,7 +56,9 @@ InputFormat detect_format(const std::string& path) {
     InputFormat neuron = neuron::detect_json(bytes.substr(first));
     return neuron == InputFormat::Unknown ? InputFormat::KinetoJson : neuron;
   }
-  if (first != std::string_view::npos && bytes[first] == '[') return InputFormat::KinetoJson;
+  if (first != std::string_view::npos && bytes[first] == '[')
+    // A bare array: a Chrome trace, or the legacy profiler's, whose first event tells (legacy_reader.h).
+    return legacy::detect(bytes.substr(first)) ? InputFormat::LegacyJson : InputFormat::KinetoJson;
   return InputFormat::Unknown;
 }
 

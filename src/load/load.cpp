@@ -12,6 +12,7 @@
 
 #include "load/byte_source.h"
 #include "load/kineto/kineto_reader.h"
+#include "load/legacy/legacy_reader.h"
 #include "load/neuron/neuron_reader.h"
 #include "load/nsys/nsys_reader.h"
 #include "perfgate/errors.h"
@@ -141,8 +142,8 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       input.worker = worker_name_from_path(file);
       if (input.format == InputFormat::Unknown)
         throw InputError(
-            fmt::format("{}: not a Kineto JSON trace (plain or gzip), an Nsight Systems SQLite export or a "
-                        "Neuron profile",
+            fmt::format("{}: not a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an "
+                        "Nsight Systems SQLite export or a Neuron profile",
                         file));
       inputs.push_back(std::move(input));
     }
@@ -181,6 +182,14 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
                            p.source_bytes = input.bytes;
                            emit(std::move(p));
                          });
+    return;
+  }
+  if (input.format == InputFormat::LegacyJson) {
+    Profile profile =
+        legacy::read_trace(open_plain_file(input.path), input.path, on_progress, options.max_input_memory);
+    profile.worker = input.worker;
+    profile.source_bytes = input.bytes;
+    emit(std::move(profile));
     return;
   }
   bool gzip = input.format == InputFormat::KinetoJsonGzip;
