@@ -111,7 +111,7 @@ build_package() {
   # The build's Debian packages (ci/setup.sh uses sudo when not root).
   if can_be_root; then "$root/ci/setup.sh"; fi
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPERFGATE_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$build" --target perfgate perfgate-man
+  cmake --build "$build" --target perfgate perfgate-man perfgate-changelog
   mkdir -p "$package_dir"
   cpack -G DEB --config "$build/CPackConfig.cmake" -B "$package_dir" >/dev/null
   rm -rf "$package_dir/_CPack_Packages"

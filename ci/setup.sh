@@ -27,7 +27,8 @@ for arg in "$@"; do
     # slurmctld, slurmd, slurm-client: a throw-away one-node Slurm cluster runs examples/slurm/ (their
     # services start only with an /etc/slurm/slurm.conf, which the test never writes);
     # python3-kubernetes: examples/kubernetes/ is checked against its object models.
-    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes) ;;
+    # lintian: the package must be lintian clean (Package.Lintian).
+    --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes lintian) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --image) packages+=(buildah mmdebstrap) ;;
