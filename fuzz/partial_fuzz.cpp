@@ -31,16 +31,16 @@ std::string gzip(const std::uint8_t* data, std::size_t size) {
   return out;
 }
 
-// A valid partial report around `body` (gzip), with this build's header.
+// A valid partial report around `body` (gzip), with this build's header and a right check line.
 std::string wrapped(const std::string& body) {
   static const std::string empty = perfgate::encode_partial(perfgate::PartialReport{});
   std::size_t first = empty.find('\n'), second = empty.find('\n', first + 1);
   boost::json::object header = boost::json::parse(empty.substr(first + 1, second - first - 1)).as_object();
   header["body_bytes"] = body.size();
-  char crc[9];
-  std::snprintf(crc, sizeof crc, "%08x", perfgate::crc32_update(0, body));
-  header["body_crc32"] = crc;
-  return empty.substr(0, first + 1) + boost::json::serialize(header) + "\n" + body;
+  std::string head = empty.substr(0, first + 1) + boost::json::serialize(header) + "\n";
+  char check[16];
+  std::snprintf(check, sizeof check, "crc32 %08x\n", perfgate::crc32_update(perfgate::crc32_update(0, head), body));
+  return head + check + body;
 }
 
 }  // namespace
