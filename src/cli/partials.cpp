@@ -125,6 +125,37 @@ void check_ranks(const std::vector<PartialHeader>& headers, bool allow_missing) 
                     missing.size(), *world_size, missing.size() == 1 ? "" : "s", rank_ranges(missing)));
 }
 
+// Every slice of one --slice count, once: a part missing is ranks missing, even where no trace
+// states a world size (Neuron). Returns the warning the merged report gives, with
+// --allow-missing-ranks, when slices are missing.
+std::string check_slices(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
+                         bool allow_missing) {
+  std::map<std::uint64_t, std::size_t> owner;
+  for (std::size_t f = 0; f < headers.size(); ++f) {
+    if (headers[f].slice_count != headers[0].slice_count)
+      throw RefusedError(fmt::format("{} and {}: slices of different counts (--slice {}/{} and {}/{})", files[0],
+                                     files[f], headers[0].slice_index, headers[0].slice_count,
+                                     headers[f].slice_index, headers[f].slice_count));
+    auto [it, added] = owner.try_emplace(headers[f].slice_index, f);
+    if (!added)
+      throw RefusedError(fmt::format("{} and {}: both are slice {} of {}", files[it->second], files[f],
+                                     headers[f].slice_index, headers[f].slice_count));
+  }
+  std::uint64_t count = headers[0].slice_count;
+  if (owner.size() == count) return {};
+  std::vector<std::int64_t> missing;
+  for (std::uint64_t k = 0; k < count && missing.size() < 1000; ++k)
+    if (!owner.contains(k)) missing.push_back(static_cast<std::int64_t>(k));
+  std::string text = fmt::format("{} of {} slices present (slice{} {}{} missing)", owner.size(), count,
+                                 count - owner.size() == 1 ? "" : "s", rank_ranges(missing),
+                                 missing.size() < count - owner.size() ? ", ..." : "");
+  if (!allow_missing)
+    throw RefusedError(fmt::format("{}: merge every slice's partial report, or give --allow-missing-ranks to "
+                                   "report on these",
+                                   text));
+  return text + ": the run's ranks in the missing slices are not in this report.";
+}
+
 // Each file's inputs placed in the run's natural path order; an input twice is refused.
 void place_inputs(PartialSet& set, const std::vector<PartialHeader>& headers) {
   struct Place {
@@ -204,6 +235,8 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   if (!inputs.empty()) skipped = load_into(run, inputs, load_options, rules.classification, options);
   PartialReport partial{.header = {}, .run = run.finish_partial()};
   partial.header.rules_digest = rules_digest(effective_rules_yaml(rules));
+  partial.header.slice_index = slice.index;
+  partial.header.slice_count = slice.count;
   partial.header.options = options;
   std::size_t next_skipped = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -233,6 +266,8 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
   check_same_run(set.files, headers, rules_digest(effective_rules_yaml(rules)));
   check_ranks(headers, allow_missing_ranks);
   place_inputs(set, headers);
+  if (std::string missing = check_slices(set.files, headers, allow_missing_ranks); !missing.empty())
+    set.skipped.push_back(missing);
   if (set.inputs.empty()) throw InputError("merge: the partial reports hold no profile");
   set.options = headers[0].options;
   return set;

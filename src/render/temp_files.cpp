@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -141,18 +142,42 @@ void defer_rename(const std::string& temp, const std::string& target) {
   throw OutputError(fmt::format("{}: cannot write: its temporary file is not registered", target));
 }
 
+namespace {
+
+// The renames are made by a child process, which no signal sent to perfgate's process reaches
+// (and which blocks the catchable ones): a SIGKILL of perfgate in the middle of them, which no
+// handler sees, does not stop them half-way. Then perfgate renames whatever is left (the child
+// could not be made, or a rename failed: its error is perfgate's own try's).
+void rename_in_child(const std::vector<Slot*>& deferred) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_BLOCK, &all, nullptr);
+    for (Slot* slot : deferred) ::rename(slot->path, slot->target);
+    ::_exit(0);
+  }
+  if (child > 0)
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+}  // namespace
+
 std::vector<std::string> commit_rename_batch() {
   std::vector<std::string> failures;
-  g_committing.store(true);
+  std::vector<Slot*> deferred;
   for (Slot& slot : g_slots)
-    if (slot.state.load() == kDeferred) {
-      std::string target = slot.target;
-      if (::rename(slot.path, slot.target) != 0) {
-        failures.push_back(fmt::format("{}: cannot write (rename): {}", target, std::strerror(errno)));
-        ::unlink(slot.path);
-      }
-      slot.state.store(kFree);
+    if (slot.state.load() == kDeferred) deferred.push_back(&slot);
+  g_committing.store(true);
+  if (deferred.size() > 1) rename_in_child(deferred);
+  for (Slot* slot : deferred) {
+    if (::rename(slot->path, slot->target) != 0 && errno != ENOENT) {
+      failures.push_back(fmt::format("{}: cannot write (rename): {}", slot->target, std::strerror(errno)));
+      ::unlink(slot->path);
     }
+    slot->state.store(kFree);
+  }
   g_committing.store(false);
   g_batch_open.store(false);
   return failures;

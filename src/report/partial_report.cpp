@@ -113,6 +113,7 @@ json::object header_json(const PartialReport& p, std::string_view body) {
                       {"workers", p.run.workers.size()},
                       {"ranks", std::move(ranks)},
                       {"world_size", optional_json(world_size)},
+                      {"slice", json::array{h.slice_index, h.slice_count}},
                       {"body_bytes", body.size()}};
 }
 
@@ -207,6 +208,12 @@ PartialHeader read_header(const json::object& o, const std::string& path) {
     throw InputError(fmt::format("{}: the partial report states an implausible world size of {} ranks (at most {})",
                                  path, *h.world_size, kMaxWorldSize));
   if (r.count("workers") != h.ranks.size()) throw r.bad("workers");
+  const json::array& slice = r.array("slice");
+  if (slice.size() != 2 || !slice[0].is_int64() || !slice[1].is_int64() || slice[0].get_int64() < 0 ||
+      slice[0].get_int64() >= slice[1].get_int64() || slice[1].get_int64() > kMaxWorldSize)
+    throw r.bad("slice");
+  h.slice_index = static_cast<std::uint64_t>(slice[0].get_int64());
+  h.slice_count = static_cast<std::uint64_t>(slice[1].get_int64());
   h.body_bytes = r.count("body_bytes");
   return h;
 }

@@ -4,6 +4,7 @@
 // attacker would: the header edited and the check line (and body_bytes) computed again.
 #include <gtest/gtest.h>
 #include <spawn.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -78,13 +79,13 @@ struct Part {
   }
 };
 
-struct Run {
+struct Measured {
   int exit_code = -1;
   long peak_rss_kib = 0;
 };
 
 // Runs perfgate with `args` (no shell), output to /dev/null; its exit code and peak resident set.
-Run run_measured(const std::vector<std::string>& args) {
+Measured run_measured(const std::vector<std::string>& args) {
   std::vector<std::string> all = {PERFGATE_BINARY};
   all.insert(all.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -95,7 +96,7 @@ Run run_measured(const std::vector<std::string>& args) {
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  Run run;
+  Measured run;
   if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
     int status = 0;
     struct rusage usage {};
@@ -187,7 +188,7 @@ TEST_F(PartIntegrity, AForgedCountStaysWithinTheMemoryLimit) {
     std::string bad = forged(fmt::format("count-{}.pgp", count), [&](Part& p) {
       std::memcpy(p.body.data(), &count, sizeof count);
     });
-    Run r = run_measured({"merge", bad, parts[1], "--allow-missing-ranks", "--max-input-memory", "64M", "-q",
+    Measured r = run_measured({"merge", bad, parts[1], "--allow-missing-ranks", "--max-input-memory", "64M", "-q",
                           "--json", dir + "/out.json"});
     EXPECT_EQ(r.exit_code, 3) << count;
     EXPECT_LT(r.peak_rss_kib, (64 + 64) * 1024) << count;
@@ -215,7 +216,7 @@ TEST_F(PartIntegrity, NonRegularAndOversizePartsAreRefusedByName) {
     out << kPartialSchema << "\n";
   }
   fs::resize_file(sparse, std::uint64_t{2} << 30);
-  Run r = run_measured({"merge", sparse, "--max-input-memory", "100M", "-q", "--json", dir + "/out.json"});
+  Measured r = run_measured({"merge", sparse, "--max-input-memory", "100M", "-q", "--json", dir + "/out.json"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_LT(r.peak_rss_kib, (100 + 64) * 1024) << "the issue measured 2.1 GB";
   expect_refused(merge(fmt::format("'{}' --max-input-memory 100M", sparse)), {sparse, "truncated in its header"});

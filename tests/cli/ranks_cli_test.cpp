@@ -70,6 +70,23 @@ TEST(Ranks, MissingNeuronRanksAreReported) {
   EXPECT_EQ(whole, merged);
 }
 
+// A merge of 1 of 2 Neuron parts: no world size is stated, but the part says it is slice 0 of 2.
+TEST(Ranks, AMergeWithoutEverySliceIsRefusedOrSaysSo) {
+  std::string folder = temp_dir() + "/neuron";
+  fs::create_directories(folder);
+  for (int rank : {0, 1}) write_text(fmt::format("{}/profile_rank_{}.json", folder, rank), neuron_full_json());
+  std::string dir = temp_dir(), part = dir + "/part-0.pgp";
+  ASSERT_EQ(run_perfgate(fmt::format("analyze '{}' --slice 0/2 --partial '{}' -q", folder, part)).exit_code, 0);
+  CommandResult refused = run_perfgate(fmt::format("merge '{}' --json '{}/r.json'", part, dir));
+  EXPECT_EQ(refused.exit_code, 4) << refused.out;
+  EXPECT_TRUE(contains(refused.out, "1 of 2 slices present (slice 1 missing)")) << refused.out;
+  EXPECT_FALSE(fs::exists(dir + "/r.json"));
+  CommandResult allowed =
+      run_perfgate(fmt::format("merge '{}' --allow-missing-ranks --fail-on never -q --json '{}/r.json'", part, dir));
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.out;
+  EXPECT_TRUE(contains(read_text(dir + "/r.json"), "1 of 2 slices present (slice 1 missing)"));
+}
+
 // Item 9: a world size of 2^62 is refused as implausible (the issue's report listed "1000001 of
 // 4611686018427387904 ranks are missing"), naming the file.
 TEST(Ranks, AnImplausibleWorldSizeIsRefused) {
