@@ -138,10 +138,12 @@ set(CPACK_PACKAGE_NAME perfgate)
 set(CPACK_PACKAGE_VENDOR perfgate)
 set(CPACK_PACKAGE_CONTACT ${PERFGATE_PACKAGE_CONTACT})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "report generator and CI gate for deep-learning training profiles")
+# Lines of at most 79 characters (Debian policy 5.6.13; lintian's extended-description-line-too-long).
 set(CPACK_PACKAGE_DESCRIPTION
-    "perfgate reads PyTorch Profiler (Kineto) traces and Nsight Systems SQLite exports, computes step
-times, GPU utilization, the step-time breakdown, Tensor Core use, FLOPs and MFU, evaluates rules
-that turn them into findings with recommendations, and gates a CI job against a baseline or a run
+    "perfgate reads PyTorch Profiler (Kineto) traces, Nsight Systems SQLite exports
+and AWS Neuron profiles, computes step times, GPU utilization, the step-time
+breakdown, Tensor Core use, FLOPs and MFU, evaluates rules that turn them into
+findings with recommendations, and gates a CI job against a baseline or a run
 history. Reports: HTML, Markdown, XLSX, JSON, JUnit, GitHub and GitLab.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)

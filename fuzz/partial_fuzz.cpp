@@ -39,7 +39,8 @@ std::string wrapped(const std::string& body) {
   header["body_bytes"] = body.size();
   std::string head = empty.substr(0, first + 1) + boost::json::serialize(header) + "\n";
   char check[16];
-  std::snprintf(check, sizeof check, "crc32 %08x\n", perfgate::crc32_update(perfgate::crc32_update(0, head), body));
+  std::snprintf(check, sizeof check, "crc32 %08x\n",
+                perfgate::crc32_update(perfgate::crc32_update(0, head), body));
   return head + check + body;
 }
 

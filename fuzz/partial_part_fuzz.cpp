@@ -57,7 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string head = std::string(perfgate::kPartialSchema) + "\n" +
                      header_line(fuzzed_header, body.size(), (data[0] & 1) != 0) + "\n";
   char check[16];
-  std::snprintf(check, sizeof check, "crc32 %08x\n", perfgate::crc32_update(perfgate::crc32_update(0, head), body));
+  std::snprintf(check, sizeof check, "crc32 %08x\n",
+                perfgate::crc32_update(perfgate::crc32_update(0, head), body));
   std::string file = head + check + body;
   std::string path =
       perfgate::fuzz::write_input(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(), ".pgp");

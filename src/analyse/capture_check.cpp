@@ -134,9 +134,10 @@ void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<s
     if (names.size() > 1)
       for (const std::string& name : names) twice.add(fmt::format("rank {}", rank), name);
   if (twice.size() > 0)
-    out.push_back(fmt::format("More than one worker states the same rank: {}. The run's metrics count such a "
-                              "rank once per worker: remove the copies.",
-                              twice.text()));
+    out.push_back(
+        fmt::format("More than one worker states the same rank: {}. The run's metrics count such a "
+                    "rank once per worker: remove the copies.",
+                    twice.text()));
 }
 
 // Without a stated world size (Neuron profiles name their rank in their folder only), ranks 0 to
@@ -150,11 +151,12 @@ void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::
   for (std::int64_t r = 0; r < *present.rbegin(); ++r)
     if (!present.contains(r)) missing.push_back(r);
   if (missing.empty()) return;
-  out.push_back(fmt::format(
-      "{} of {} ranks present (rank{} {} missing): no world size is stated, so ranks 0 to {} are expected; the "
-      "run's metrics and its rank comparison cover the ranks present only.",
-      present.size(), *present.rbegin() + 1, missing.size() == 1 ? "" : "s", rank_list(missing),
-      *present.rbegin()));
+  out.push_back(
+      fmt::format("{} of {} ranks present (rank{} {} missing): no world size is stated, so ranks 0 to {} are "
+                  "expected; the "
+                  "run's metrics and its rank comparison cover the ranks present only.",
+                  present.size(), *present.rbegin() + 1, missing.size() == 1 ? "" : "s", rank_list(missing),
+                  *present.rbegin()));
 }
 
 void check_ranks_present(const std::vector<WorkerAnalysis>& workers,

@@ -108,9 +108,10 @@ std::uint64_t max_input_memory(const GateArgs& a) {
   if (from_option) {
     std::optional<std::uint64_t> parsed = parse_byte_size(text);
     if (!parsed)
-      throw ConfigError(fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
-                                    "no limit)",
-                                    text));
+      throw ConfigError(
+          fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
+                      "no limit)",
+                      text));
     bytes = *parsed;
   } else {
     bytes = max_input_memory_from_environment();  // a malformed variable is refused there

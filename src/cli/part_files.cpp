@@ -29,8 +29,8 @@ class ReadOnlyFile {
     struct stat st {};
     if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
       ::close(fd_);
-      throw InputError(fmt::format("{}: not a regular file (a partial report is a file that analyze --partial wrote)",
-                                   path));
+      throw InputError(fmt::format(
+          "{}: not a regular file (a partial report is a file that analyze --partial wrote)", path));
     }
     size_ = static_cast<std::uint64_t>(st.st_size);
   }
@@ -65,7 +65,8 @@ std::string read_head(const ReadOnlyFile& file, std::uint64_t limit) {
   std::string head;
   int lines = 0;
   while (lines < 3 && head.size() < limit) {
-    std::string chunk = file.read(head.size(), static_cast<std::size_t>(std::min<std::uint64_t>(limit - head.size(), 1 << 16)));
+    std::string chunk = file.read(
+        head.size(), static_cast<std::size_t>(std::min<std::uint64_t>(limit - head.size(), 1 << 16)));
     if (chunk.empty()) break;
     lines += static_cast<int>(std::count(chunk.begin(), chunk.end(), '\n'));
     head += chunk;
@@ -90,11 +91,13 @@ PartialHeader read_checked_partial_header(const std::string& path, std::uint64_t
                                  file.size() < declared ? "truncated" : "larger than its declared size",
                                  file.size(), declared));
   if (limit && declared > limit)
-    throw InputError(fmt::format("{}: {} bytes, over the input memory limit (--max-input-memory)", path, declared));
+    throw InputError(
+        fmt::format("{}: {} bytes, over the input memory limit (--max-input-memory)", path, declared));
   std::uint64_t check_at = header.head_bytes - kPartialCheckLineBytes;
   std::uint32_t crc = crc32_update(0, file.read(0, static_cast<std::size_t>(check_at)));
   for (std::uint64_t at = header.head_bytes; at < declared; at += 1 << 20)
-    crc = crc32_update(crc, file.read(at, static_cast<std::size_t>(std::min<std::uint64_t>(declared - at, 1 << 20))));
+    crc = crc32_update(
+        crc, file.read(at, static_cast<std::size_t>(std::min<std::uint64_t>(declared - at, 1 << 20))));
   verify_partial_checksum(header, crc, path);
   return header;
 }
@@ -102,7 +105,8 @@ PartialHeader read_checked_partial_header(const std::string& path, std::uint64_t
 std::string read_partial_file(const std::string& path, std::uint64_t limit) {
   ReadOnlyFile file(path);
   if (limit && file.size() > limit)
-    throw InputError(fmt::format("{}: {} bytes, over the input memory limit (--max-input-memory)", path, file.size()));
+    throw InputError(
+        fmt::format("{}: {} bytes, over the input memory limit (--max-input-memory)", path, file.size()));
   std::string bytes = file.read(0, static_cast<std::size_t>(file.size()));
   if (bytes.size() != file.size()) throw InputError(fmt::format("{}: changed while it was merged", path));
   return bytes;

@@ -133,8 +133,8 @@ std::string check_slices(const std::vector<std::string>& files, const std::vecto
   std::map<std::uint64_t, std::size_t> owner;
   for (std::size_t f = 0; f < headers.size(); ++f) {
     if (headers[f].slice_count != headers[0].slice_count)
-      throw RefusedError(fmt::format("{} and {}: slices of different counts (--slice {}/{} and {}/{})", files[0],
-                                     files[f], headers[0].slice_index, headers[0].slice_count,
+      throw RefusedError(fmt::format("{} and {}: slices of different counts (--slice {}/{} and {}/{})",
+                                     files[0], files[f], headers[0].slice_index, headers[0].slice_count,
                                      headers[f].slice_index, headers[f].slice_count));
     auto [it, added] = owner.try_emplace(headers[f].slice_index, f);
     if (!added)
@@ -150,9 +150,10 @@ std::string check_slices(const std::vector<std::string>& files, const std::vecto
                                  count - owner.size() == 1 ? "" : "s", rank_ranges(missing),
                                  missing.size() < count - owner.size() ? ", ..." : "");
   if (!allow_missing)
-    throw RefusedError(fmt::format("{}: merge every slice's partial report, or give --allow-missing-ranks to "
-                                   "report on these",
-                                   text));
+    throw RefusedError(
+        fmt::format("{}: merge every slice's partial report, or give --allow-missing-ranks to "
+                    "report on these",
+                    text));
   return text + ": the run's ranks in the missing slices are not in this report.";
 }
 
@@ -174,7 +175,7 @@ void place_inputs(PartialSet& set, const std::vector<PartialHeader>& headers) {
     const Place& p = all[g];
     if (g > 0 && all[g - 1].input->input.path == p.input->input.path)
       throw RefusedError(fmt::format("{}: the input {} twice (also in {})", set.files[p.file],
-                                   p.input->input.path, set.files[all[g - 1].file]));
+                                     p.input->input.path, set.files[all[g - 1].file]));
     set.input_positions[p.file][p.local] = g;
     if (!p.input->skipped.empty()) {
       set.skipped.push_back(p.input->skipped);
@@ -197,8 +198,8 @@ Slice parse_slice(const std::string& text) {
   if (!k || !n || *n == 0 || *k >= *n)
     throw ConfigError(fmt::format("--slice {}: give K/N, the K-th (from 0) of N slices, 0 <= K < N", text));
   if (*n > static_cast<std::size_t>(kMaxWorldSize))
-    throw ConfigError(fmt::format("--slice {}: {} slices is more than any run has ranks (at most {})", text, *n,
-                                  kMaxWorldSize));
+    throw ConfigError(fmt::format("--slice {}: {} slices is more than any run has ranks (at most {})", text,
+                                  *n, kMaxWorldSize));
   return {*k, *n};
 }
 
@@ -276,7 +277,8 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
 ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory) {
   RunCombiner run(set.options.detailed_workers);
   for (std::size_t f = 0; f < set.files.size(); ++f) {
-    PartialReport part = decode_partial(read_partial_file(set.files[f], max_memory), set.files[f], max_memory);
+    PartialReport part =
+        decode_partial(read_partial_file(set.files[f], max_memory), set.files[f], max_memory);
     if (part.header.inputs.size() != set.input_positions[f].size())
       throw InputError(fmt::format("{}: changed while it was merged", set.files[f]));
     const std::vector<std::size_t>& place = set.input_positions[f];

@@ -106,7 +106,8 @@ constexpr std::size_t min_encoded_size() {
   } else {
     return []<std::size_t... I>(std::index_sequence<I...>) {
       return (std::size_t{0} + ... + min_encoded_size<boost::pfr::tuple_element_t<I, T>>());
-    }(std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+    }
+    (std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
   }
 }
 

@@ -205,8 +205,9 @@ PartialHeader read_header(const json::object& o, const std::string& path) {
   }
   h.world_size = r.maybe_integer("world_size", nullptr);
   if (h.world_size && (*h.world_size < 0 || *h.world_size > kMaxWorldSize))
-    throw InputError(fmt::format("{}: the partial report states an implausible world size of {} ranks (at most {})",
-                                 path, *h.world_size, kMaxWorldSize));
+    throw InputError(
+        fmt::format("{}: the partial report states an implausible world size of {} ranks (at most {})", path,
+                    *h.world_size, kMaxWorldSize));
   if (r.count("workers") != h.ranks.size()) throw r.bad("workers");
   const json::array& slice = r.array("slice");
   if (slice.size() != 2 || !slice[0].is_int64() || !slice[1].is_int64() || slice[0].get_int64() < 0 ||
@@ -345,7 +346,8 @@ bool header_matches_body(const PartialHeader& h, const PartialRun& run) {
   for (std::size_t i = 0; i < run.workers.size(); ++i) {
     const PositionedWorker& w = run.workers[i];
     if (w.position.input >= h.inputs.size() || !h.inputs[w.position.input].skipped.empty()) return false;
-    if (w.worker.info.rank != h.ranks[i] || (i > 0 && !(run.workers[i - 1].position < w.position))) return false;
+    if (w.worker.info.rank != h.ranks[i] || (i > 0 && !(run.workers[i - 1].position < w.position)))
+      return false;
     if (w.worker.info.world_size) world_size = std::max(world_size.value_or(0), *w.worker.info.world_size);
   }
   return world_size == h.world_size;
@@ -384,10 +386,12 @@ PartialReport decode_partial(std::string_view bytes, const std::string& path, st
   verify_partial_checksum(out.header, crc32_update(crc32_of(bytes.substr(0, check_at)), body), path);
   out.header = header_of(span, path);
   if (body.size() != out.header.body_bytes)
-    throw InputError(fmt::format("{}: the partial report is corrupt ({} body bytes, its header says {})", path,
-                                 body.size(), out.header.body_bytes));
+    throw InputError(fmt::format("{}: the partial report is corrupt ({} body bytes, its header says {})",
+                                 path, body.size(), out.header.body_bytes));
   // What decoding holds counts against one limit: the file, the inflated body, the decoded values.
-  auto left = [&](std::uint64_t used) { return max_memory == 0 ? 0 : max_memory > used ? max_memory - used : 1; };
+  auto left = [&](std::uint64_t used) {
+    return max_memory == 0 ? 0 : max_memory > used ? max_memory - used : 1;
+  };
   std::string decoded = gunzip(body, left(bytes.size()), path);
   try {
     binary_codec::Reader reader(decoded, left(bytes.size() + decoded.size()));
@@ -396,8 +400,8 @@ PartialReport decode_partial(std::string_view bytes, const std::string& path, st
   } catch (const binary_codec::DecodeError& e) {
     throw InputError(fmt::format("{}: the partial report is corrupt: {}", path, e.what));
   } catch (const binary_codec::Reader::MemoryLimit&) {
-    throw InputError(
-        fmt::format("{}: the partial report's workers are over the input memory limit (--max-input-memory)", path));
+    throw InputError(fmt::format(
+        "{}: the partial report's workers are over the input memory limit (--max-input-memory)", path));
   }
   if (!header_matches_body(out.header, out.run) ||
       !collectives_consistent(out.run.collectives, out.header.inputs.size()))

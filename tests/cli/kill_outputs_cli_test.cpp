@@ -6,8 +6,8 @@
 // that finishes them; the test waits for it too.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,15 +28,35 @@ namespace {
 namespace fs = std::filesystem;
 
 // The outputs every run writes into `dir`, by name (hidden temporary files aside).
-const std::vector<std::string> kOutputs = {"report.json", "report.html", "report.md", "report.xlsx",
+const std::vector<std::string> kOutputs = {"report.json", "report.html", "report.md",     "report.xlsx",
                                            "junit.xml",   "comment.md",  "gl/metrics.txt"};
 
 std::vector<std::string> analyze_args(const std::string& dir, const std::string& skip) {
   std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
-  return {PERFGATE_BINARY, "analyze", example, "--skip-first", skip, "--fail-on", "never", "-q",
-          "--threads", "2", "--json", dir + "/report.json", "--html", dir + "/report.html", "--md",
-          dir + "/report.md", "--xlsx", dir + "/report.xlsx", "--junit", dir + "/junit.xml", "--pr-comment",
-          dir + "/comment.md", "--gitlab", dir + "/gl"};
+  return {PERFGATE_BINARY,
+          "analyze",
+          example,
+          "--skip-first",
+          skip,
+          "--fail-on",
+          "never",
+          "-q",
+          "--threads",
+          "2",
+          "--json",
+          dir + "/report.json",
+          "--html",
+          dir + "/report.html",
+          "--md",
+          dir + "/report.md",
+          "--xlsx",
+          dir + "/report.xlsx",
+          "--junit",
+          dir + "/junit.xml",
+          "--pr-comment",
+          dir + "/comment.md",
+          "--gitlab",
+          dir + "/gl"};
 }
 
 pid_t start(std::vector<std::string> args) {
@@ -88,7 +108,8 @@ TEST(KillTest, AnInterruptedRunLeavesThePreviousOutputsOrTheNew) {
   auto run_time = std::chrono::steady_clock::now() - started;
   ASSERT_EQ(wait_for(start(analyze_args(ref_b, "1"))), 0);
   std::map<std::string, std::string> a = contents(ref_a), b = contents(ref_b);
-  for (const std::string& name : kOutputs) ASSERT_NE(a[name], b[name]) << name << " does not tell the runs apart";
+  for (const std::string& name : kOutputs)
+    ASSERT_NE(a[name], b[name]) << name << " does not tell the runs apart";
   ASSERT_EQ(wait_for(start(analyze_args(dir, "0"))), 0);
 
   const int signals[] = {SIGKILL, SIGTERM, SIGHUP};
@@ -100,13 +121,14 @@ TEST(KillTest, AnInterruptedRunLeavesThePreviousOutputsOrTheNew) {
     // written and a few after the run has ended.
     auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(run_time * 1.2 * i / 49);
     pid_t pid = start(analyze_args(dir, next == "A" ? "0" : "1"));
-    timespec pause{static_cast<time_t>(delay.count() / 1'000'000'000), static_cast<long>(delay.count() % 1'000'000'000)};
+    timespec pause{static_cast<time_t>(delay.count() / 1'000'000'000),
+                   static_cast<long>(delay.count() % 1'000'000'000)};
     ::nanosleep(&pause, nullptr);
     ::kill(pid, signals[i % 3]);
     int status = wait_for(pid);
     std::string found = which_set(dir, a, b);
-    EXPECT_TRUE(found == current || found == next)
-        << "run " << i << " (signal " << signals[i % 3] << " after " << delay.count() / 1000 << " us): " << found;
+    EXPECT_TRUE(found == current || found == next) << "run " << i << " (signal " << signals[i % 3]
+                                                   << " after " << delay.count() / 1000 << " us): " << found;
     if (WIFEXITED(status)) ++completed;
     if (found == current) ++kept;
     current = found == next ? next : current;
@@ -115,10 +137,10 @@ TEST(KillTest, AnInterruptedRunLeavesThePreviousOutputsOrTheNew) {
   EXPECT_GT(kept, 0);
   EXPECT_LT(kept, 50);
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
-  std::cout << fmt::format("kill test: {} runs left the previous set, {} the new set ({} had finished); a run "
-                           "takes {} ms\n",
-                           kept, 50 - kept, completed,
-                           std::chrono::duration_cast<std::chrono::milliseconds>(run_time).count());
+  std::cout << fmt::format(
+      "kill test: {} runs left the previous set, {} the new set ({} had finished); a run "
+      "takes {} ms\n",
+      kept, 50 - kept, completed, std::chrono::duration_cast<std::chrono::milliseconds>(run_time).count());
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 // claims and by --max-input-memory, header facts are checked against the body, and a part that is
 // not a regular file or is larger than it declares is refused by name. The forgeries are made as an
 // attacker would: the header edited and the check line (and body_bytes) computed again.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <spawn.h>
-#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -15,8 +15,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include "perfgate/errors.h"
 #include "perfgate/partial.h"
@@ -116,7 +116,8 @@ class PartIntegrity : public ::testing::Test {
     std::string run = write_late_rank_run(dir + "/run");
     for (int k = 0; k < 2; ++k) {
       parts.push_back(fmt::format("{}/part-{}.pgp", dir, k));
-      CommandResult r = run_perfgate(fmt::format("analyze '{}' --slice {}/2 --partial '{}' -q", run, k, parts.back()));
+      CommandResult r =
+          run_perfgate(fmt::format("analyze '{}' --slice {}/2 --partial '{}' -q", run, k, parts.back()));
       EXPECT_EQ(r.exit_code, 0) << r.out;
     }
   }
@@ -185,11 +186,10 @@ TEST_F(PartIntegrity, HeaderFactsAreCheckedAgainstTheBody) {
 // the report model.
 TEST_F(PartIntegrity, AForgedCountStaysWithinTheMemoryLimit) {
   for (std::uint64_t count : {700000ull, 900000ull, 1ull << 40}) {
-    std::string bad = forged(fmt::format("count-{}.pgp", count), [&](Part& p) {
-      std::memcpy(p.body.data(), &count, sizeof count);
-    });
-    Measured r = run_measured({"merge", bad, parts[1], "--allow-missing-ranks", "--max-input-memory", "64M", "-q",
-                          "--json", dir + "/out.json"});
+    std::string bad = forged(fmt::format("count-{}.pgp", count),
+                             [&](Part& p) { std::memcpy(p.body.data(), &count, sizeof count); });
+    Measured r = run_measured({"merge", bad, parts[1], "--allow-missing-ranks", "--max-input-memory", "64M",
+                               "-q", "--json", dir + "/out.json"});
     EXPECT_EQ(r.exit_code, 3) << count;
     EXPECT_LT(r.peak_rss_kib, (64 + 64) * 1024) << count;
     EXPECT_FALSE(fs::exists(dir + "/out.json"));
@@ -208,7 +208,8 @@ TEST_F(PartIntegrity, NonRegularAndOversizePartsAreRefusedByName) {
                  {fifo, "not a regular file"});
 
   std::string longer = write_text(dir + "/longer.pgp", read_text(parts[0]) + "trailing bytes");
-  expect_refused(merge(fmt::format("'{}' '{}'", longer, parts[1])), {longer, "larger than its declared size"});
+  expect_refused(merge(fmt::format("'{}' '{}'", longer, parts[1])),
+                 {longer, "larger than its declared size"});
 
   std::string sparse = dir + "/sparse.pgp";
   {
@@ -216,10 +217,12 @@ TEST_F(PartIntegrity, NonRegularAndOversizePartsAreRefusedByName) {
     out << kPartialSchema << "\n";
   }
   fs::resize_file(sparse, std::uint64_t{2} << 30);
-  Measured r = run_measured({"merge", sparse, "--max-input-memory", "100M", "-q", "--json", dir + "/out.json"});
+  Measured r =
+      run_measured({"merge", sparse, "--max-input-memory", "100M", "-q", "--json", dir + "/out.json"});
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_LT(r.peak_rss_kib, (100 + 64) * 1024) << "the issue measured 2.1 GB";
-  expect_refused(merge(fmt::format("'{}' --max-input-memory 100M", sparse)), {sparse, "truncated in its header"});
+  expect_refused(merge(fmt::format("'{}' --max-input-memory 100M", sparse)),
+                 {sparse, "truncated in its header"});
 }
 
 // Defect 7: a merge refused by policy (ranks missing, a rank or an input twice, other rules) exits
@@ -245,7 +248,8 @@ TEST(PartialUsage, ImpossibleSliceAndMemoryValuesAreUsageErrors) {
     EXPECT_NE(r.out.find("--slice"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("internal error"), std::string::npos) << r.out;
   }
-  CommandResult big_n = run_perfgate(fmt::format("analyze '{}' --partial '{}/p.pgp' --slice 5/1000 -q", example, dir));
+  CommandResult big_n =
+      run_perfgate(fmt::format("analyze '{}' --partial '{}/p.pgp' --slice 5/1000 -q", example, dir));
   EXPECT_EQ(big_n.exit_code, 0) << big_n.out;  // a slice with no file of a small run is still a part
   for (const char* limit : {"0.5", "1e-300", "512K", "1000"}) {
     CommandResult r = run_perfgate(fmt::format("analyze '{}' -q --max-input-memory {}", example, limit));

@@ -24,16 +24,18 @@ bool contains(const std::string& s, const std::string& part) {
 // analyze of `folder` and merge of its two slices: both reports, which must be equal.
 std::pair<std::string, std::string> analysed_and_merged(const std::string& folder) {
   std::string dir = temp_dir();
-  CommandResult whole = run_perfgate(fmt::format("analyze '{}' --fail-on never -q --json '{}/whole.json'", folder, dir));
+  CommandResult whole =
+      run_perfgate(fmt::format("analyze '{}' --fail-on never -q --json '{}/whole.json'", folder, dir));
   EXPECT_EQ(whole.exit_code, 0) << whole.out;
   std::vector<std::string> parts;
   for (int k = 0; k < 2; ++k) {
     parts.push_back(fmt::format("{}/part-{}.pgp", dir, k));
-    CommandResult r = run_perfgate(fmt::format("analyze '{}' --slice {}/2 --partial '{}' -q", folder, k, parts.back()));
+    CommandResult r =
+        run_perfgate(fmt::format("analyze '{}' --slice {}/2 --partial '{}' -q", folder, k, parts.back()));
     EXPECT_EQ(r.exit_code, 0) << r.out;
   }
-  CommandResult merged = run_perfgate(fmt::format("merge '{}' '{}' --fail-on never -q --json '{}/merged.json'",
-                                                  parts[0], parts[1], dir));
+  CommandResult merged = run_perfgate(
+      fmt::format("merge '{}' '{}' --fail-on never -q --json '{}/merged.json'", parts[0], parts[1], dir));
   EXPECT_EQ(merged.exit_code, 0) << merged.out;
   return {read_text(dir + "/whole.json"), read_text(dir + "/merged.json")};
 }
@@ -53,18 +55,21 @@ TEST(Ranks, AKinetoAndANeuronProfileOfOneRankAreTheSameRankTwice) {
   write_text(folder + "/profile_rank_01.json", neuron_full_json());
   std::string kineto = write_late_rank_run(temp_dir() + "/late");
   fs::copy_file(kineto + "/rank-1.json", folder + "/rank-1.json");  // states rank 1 of 4
-  CommandResult r = run_perfgate(fmt::format("analyze '{}' --fail-on never --json '{}/r.json'", folder, folder));
+  CommandResult r =
+      run_perfgate(fmt::format("analyze '{}' --fail-on never --json '{}/r.json'", folder, folder));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   std::string report = read_text(folder + "/r.json");
   EXPECT_TRUE(contains(report, "states the same rank: rank 1 (")) << report;
   for (const char* worker : {"profile_rank_1", "profile_rank_01", "rank-1"})
-    EXPECT_TRUE(contains(report.substr(report.find("states the same rank")).substr(0, 300), worker)) << report;
+    EXPECT_TRUE(contains(report.substr(report.find("states the same rank")).substr(0, 300), worker))
+        << report;
 }
 
 TEST(Ranks, MissingNeuronRanksAreReported) {
   std::string folder = temp_dir() + "/neuron";
   fs::create_directories(folder);
-  for (int rank : {0, 1, 3}) write_text(fmt::format("{}/profile_rank_{}.json", folder, rank), neuron_full_json());
+  for (int rank : {0, 1, 3})
+    write_text(fmt::format("{}/profile_rank_{}.json", folder, rank), neuron_full_json());
   auto [whole, merged] = analysed_and_merged(folder);
   EXPECT_TRUE(contains(whole, "3 of 4 ranks present (rank 2 missing)")) << whole;
   EXPECT_EQ(whole, merged);
@@ -74,15 +79,17 @@ TEST(Ranks, MissingNeuronRanksAreReported) {
 TEST(Ranks, AMergeWithoutEverySliceIsRefusedOrSaysSo) {
   std::string folder = temp_dir() + "/neuron";
   fs::create_directories(folder);
-  for (int rank : {0, 1}) write_text(fmt::format("{}/profile_rank_{}.json", folder, rank), neuron_full_json());
+  for (int rank : {0, 1})
+    write_text(fmt::format("{}/profile_rank_{}.json", folder, rank), neuron_full_json());
   std::string dir = temp_dir(), part = dir + "/part-0.pgp";
-  ASSERT_EQ(run_perfgate(fmt::format("analyze '{}' --slice 0/2 --partial '{}' -q", folder, part)).exit_code, 0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze '{}' --slice 0/2 --partial '{}' -q", folder, part)).exit_code,
+            0);
   CommandResult refused = run_perfgate(fmt::format("merge '{}' --json '{}/r.json'", part, dir));
   EXPECT_EQ(refused.exit_code, 4) << refused.out;
   EXPECT_TRUE(contains(refused.out, "1 of 2 slices present (slice 1 missing)")) << refused.out;
   EXPECT_FALSE(fs::exists(dir + "/r.json"));
-  CommandResult allowed =
-      run_perfgate(fmt::format("merge '{}' --allow-missing-ranks --fail-on never -q --json '{}/r.json'", part, dir));
+  CommandResult allowed = run_perfgate(
+      fmt::format("merge '{}' --allow-missing-ranks --fail-on never -q --json '{}/r.json'", part, dir));
   EXPECT_EQ(allowed.exit_code, 0) << allowed.out;
   EXPECT_TRUE(contains(read_text(dir + "/r.json"), "1 of 2 slices present (slice 1 missing)"));
 }
@@ -98,7 +105,8 @@ TEST(Ranks, AnImplausibleWorldSizeIsRefused) {
   write_text(folder + "/rank-1.json", trace);
   CommandResult r = run_perfgate(fmt::format("analyze '{}' -q", folder));
   EXPECT_EQ(r.exit_code, 3) << r.out;
-  EXPECT_TRUE(contains(r.out, folder + "/rank-1.json: 'distributedInfo' states an implausible world size")) << r.out;
+  EXPECT_TRUE(contains(r.out, folder + "/rank-1.json: 'distributedInfo' states an implausible world size"))
+      << r.out;
 }
 
 }  // namespace

@@ -14,8 +14,9 @@ namespace {
 
 TEST(NeuronValues, ATransferSizeThatIsNoByteCountIsRefusedByName) {
   for (const char* size : {"1e308", "\"abc\"", "true", "18446744073709551616", "\"NaN\""}) {
-    std::string path = write_text(temp_dir() + "/dma.json",
-                                  fmt::format(R"({{"dma": [{{"timestamp": 1, "duration": 1, "transfer_size": {}}}]}})", size));
+    std::string path = write_text(
+        temp_dir() + "/dma.json",
+        fmt::format(R"({{"dma": [{{"timestamp": 1, "duration": 1, "transfer_size": {}}}]}})", size));
     try {
       load_run({path});
       ADD_FAILURE() << "no error for transfer_size " << size;
@@ -28,7 +29,8 @@ TEST(NeuronValues, ATransferSizeThatIsNoByteCountIsRefusedByName) {
   // A bare NaN (not JSON) is read as absent by the reader's filter, which notes how many it read.
   Profile nan = load_json(R"({"dma": [{"timestamp": 1, "duration": 1, "transfer_size": NaN}]})", "nan.json");
   bool noted = false;
-  for (const std::string& note : nan.notes) noted = noted || note.find("NaN or infinite values") != std::string::npos;
+  for (const std::string& note : nan.notes)
+    noted = noted || note.find("NaN or infinite values") != std::string::npos;
   EXPECT_TRUE(noted);
   std::string ok = write_text(temp_dir() + "/dma.json",
                               R"({"dma": [{"timestamp": 1, "duration": 1, "transfer_size": "4096"}]})");
@@ -43,7 +45,8 @@ TEST(NeuronValues, ASummaryShareOutsideZeroToHundredIsNotedAndLeftOut) {
     Profile p = load_json(json, "profile_rank_0.json");
     EXPECT_FALSE(p.neuron.summary_value("dma_active_time_percent")) << share;
     bool noted = false;
-    for (const std::string& note : p.notes) noted = noted || note.find("'dma_active_time_percent'") != std::string::npos;
+    for (const std::string& note : p.notes)
+      noted = noted || note.find("'dma_active_time_percent'") != std::string::npos;
     EXPECT_TRUE(noted) << share;
   }
   Profile fine = load_json(neuron_full_json(), "profile_rank_0.json");

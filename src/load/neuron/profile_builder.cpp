@@ -145,8 +145,8 @@ void ProfileBuilder::summary_field(std::string_view key, const Scalar& value) {
   if (std::optional<double> number = as_number(value)) {
     // A share outside 0-100% is no share: noted by name and left out, never shown as -100%.
     if (key.ends_with("_percent") && !(*number >= 0 && *number <= 1e2)) {
-      current().notes.push_back(
-          fmt::format("summary '{}' is {}, not a share between 0 and 100%: left out", key, as_text(value).substr(0, 40)));
+      current().notes.push_back(fmt::format("summary '{}' is {}, not a share between 0 and 100%: left out",
+                                            key, as_text(value).substr(0, 40)));
       return;
     }
     current().neuron.summary.emplace_back(std::string(key), *number);
