@@ -96,7 +96,7 @@ step() {  # ACTION_PATH STEP INPUT...
 
 # ---- 0. action.yml, its script and the example workflow agree ----
 # The inputs action.yml declares ("  name:" lines under "inputs:").
-inputs=$(awk '/^[a-z]/ {on = ($0 == "inputs:")} on && /^  [a-z-]+:$/ {sub(/:$/, ""); print $1}' "$source_dir/action.yml")
+inputs=$(awk '/^[a-z]/ {on = ($0 == "inputs:")} on && /^  [a-z0-9-]+:$/ {sub(/:$/, ""); print $1}' "$source_dir/action.yml")
 for input in $inputs; do
   variable=INPUT_$(tr 'a-z-' 'A-Z_' <<<"$input")
   check "input $input is passed to the steps as $variable" \
@@ -105,7 +105,7 @@ for input in $inputs; do
 done
 # The keys under `with:` of each `uses: OWNER/perfgate@v1` step of ci/github-actions.yml.
 used=$(awk '/uses: OWNER\/perfgate@v1/ {action = 1; next} action && /^ *with:$/ {with = 1; next}
-  with && /^          [a-z-]+:/ {sub(/:.*/, ""); print $1; next} {if (with || /^      - /) {action = 0; with = 0}}' \
+  with && /^          [a-z0-9-]+:/ {sub(/:.*/, ""); print $1; next} {if (with || /^      - /) {action = 0; with = 0}}' \
   "$source_dir/ci/github-actions.yml" | sort -u)
 check "ci/github-actions.yml uses the action with inputs" test -n "$used"
 for input in $used; do
