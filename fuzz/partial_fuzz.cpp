@@ -4,32 +4,16 @@
 // in a valid header with the right length and checksum, so that the fuzzer reaches the decoder of
 // every field instead of stopping at the checksum. InputError is the documented outcome; anything
 // else, a crash, a leak, a sanitizer report or more memory than the fuzzer's RSS limit, is a bug.
-#include <zlib.h>
-
 #include <cstdint>
 #include <string>
 
 #include <boost/json.hpp>
 
+#include "fuzz/fuzz_file.h"
 #include "perfgate/errors.h"
 #include "perfgate/partial.h"
 
 namespace {
-
-std::string gzip(const std::uint8_t* data, std::size_t size) {
-  uLongf bound = compressBound(size) + 32;
-  std::string out(bound, '\0');
-  z_stream z{};
-  deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  z.next_in = const_cast<Bytef*>(data);
-  z.avail_in = static_cast<uInt>(size);
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // A valid partial report around `body` (gzip), with this build's header and a right check line.
 std::string wrapped(const std::string& body) {
@@ -48,7 +32,8 @@ std::string wrapped(const std::string& body) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  std::string file = perfgate::starts_like_partial(bytes) ? std::string(bytes) : wrapped(gzip(data, size));
+  std::string file =
+      perfgate::starts_like_partial(bytes) ? std::string(bytes) : wrapped(perfgate::fuzz::gzip(bytes));
   try {
     perfgate::PartialReport partial = perfgate::decode_partial(file, "fuzz.pgp", std::uint64_t{256} << 20);
     (void)partial;

@@ -7,8 +7,6 @@
 // first byte's low bit chooses whether `body_bytes` is set to the body's real length (when the
 // header parses) or left as fuzzed. InputError is the documented outcome; a crash, a leak, a
 // sanitizer report or more memory than the fuzzer's RSS limit (-rss_limit_mb) is a bug.
-#include <zlib.h>
-
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -21,20 +19,6 @@
 #include "perfgate/partial.h"
 
 namespace {
-
-std::string gzip(std::string_view in) {
-  std::string out(compressBound(static_cast<uLong>(in.size())) + 32, '\0');
-  z_stream z{};
-  deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
 
 // The header line as fuzzed, or with `body_bytes` set to the body's length.
 std::string header_line(std::string_view fuzzed, std::size_t body_bytes, bool fix_length) {
@@ -53,7 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view in(reinterpret_cast<const char*>(data) + 1, size - 1);
   std::size_t newline = in.find('\n');
   std::string_view fuzzed_header = in.substr(0, newline);
-  std::string body = gzip(newline == std::string_view::npos ? std::string_view() : in.substr(newline + 1));
+  std::string body =
+      perfgate::fuzz::gzip(newline == std::string_view::npos ? std::string_view() : in.substr(newline + 1));
   std::string head = std::string(perfgate::kPartialSchema) + "\n" +
                      header_line(fuzzed_header, body.size(), (data[0] & 1) != 0) + "\n";
   char check[16];
