@@ -44,6 +44,32 @@ lines() {  # NAME VALUE: sets the array NAME
   done <<<"$2"
 }
 
+# Whitespace-separated words of an input, over all its lines (the `args` input): no quoting, no
+# globbing, nothing expanded.
+words() {  # NAME VALUE: sets the array NAME
+  local -n into_words=$1
+  into_words=()
+  local line
+  local -a split
+  while IFS= read -r line; do
+    read -ra split <<<"$line"
+    into_words+=("${split[@]}")
+  done <<<"$2"
+}
+
+# A package URL perfgate downloads: https (or file:// for a package already on the runner); plain
+# http, which anyone on the path can replace, is refused.
+check_deb_url() {  # URL
+  case $1 in
+    https://* | file://*) ;;
+    *) echo "::error::perfgate: deb-url must be an https:// URL (or file://), not '$1'"; exit 2 ;;
+  esac
+  if [ -n "${INPUT_DEB_SHA256:-}" ] && ! [[ ${INPUT_DEB_SHA256,,} =~ ^[0-9a-f]{64}$ ]]; then
+    echo "::error::perfgate: deb-sha256 must be 64 hexadecimal digits, not '$INPUT_DEB_SHA256'"
+    exit 2
+  fi
+}
+
 as_root() {
   if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
 }
@@ -59,6 +85,7 @@ prepare() {
   local os mode identity key
   os=$(. /etc/os-release && echo "${ID:-linux}-${VERSION_ID:-unknown}")
   if [ -n "${INPUT_DEB_URL:-}" ]; then
+    check_deb_url "$INPUT_DEB_URL"
     mode=url
     identity="url:$INPUT_DEB_URL"
     key=""
@@ -84,7 +111,7 @@ build_package() {
   # The build's Debian packages (ci/setup.sh uses sudo when not root).
   if can_be_root; then "$root/ci/setup.sh"; fi
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPERFGATE_BUILD_TESTS=OFF >/dev/null
-  cmake --build "$build" --target perfgate perfgate-man
+  cmake --build "$build" --target perfgate perfgate-man perfgate-changelog
   mkdir -p "$package_dir"
   cpack -G DEB --config "$build/CPackConfig.cmake" -B "$package_dir" >/dev/null
   rm -rf "$package_dir/_CPack_Packages"
@@ -101,8 +128,20 @@ install_perfgate() {
   mkdir -p "$package_dir"
   if [ "$mode" = url ]; then
     deb=$package_dir/perfgate.deb
+    check_deb_url "$INPUT_DEB_URL"
     echo "perfgate: downloading $INPUT_DEB_URL"
-    curl -fsSL --retry 3 -o "$deb" "$INPUT_DEB_URL"
+    # --proto: no redirect to plain http either.
+    curl -fsSL --proto '=https,file' --proto-redir '=https' --retry 3 -o "$deb" "$INPUT_DEB_URL"
+    if [ -n "${INPUT_DEB_SHA256:-}" ]; then
+      local digest
+      digest=$(sha256sum "$deb" | cut -d' ' -f1)
+      if [ "$digest" != "${INPUT_DEB_SHA256,,}" ]; then
+        rm -f "$deb"
+        echo "::error::perfgate: $INPUT_DEB_URL has SHA-256 $digest, not deb-sha256 $INPUT_DEB_SHA256: not installed"
+        exit 3
+      fi
+      echo "perfgate: SHA-256 $digest checked"
+    fi
   else
     local cached=("$package_dir"/perfgate_*.deb)
     if [ -f "${cached[0]}" ]; then
@@ -151,7 +190,7 @@ analyze() {
   ((${#profiles[@]})) || { echo "::error::perfgate: no profiles given"; exit 2; }
   lines baselines "${INPUT_BASELINE:-}"
   lines rules "${INPUT_RULES:-}"
-  lines extra "${INPUT_ARGS:-}"
+  words extra "${INPUT_ARGS:-}"
   args=(analyze "${profiles[@]}")
   local item
   for item in "${baselines[@]}"; do args+=(--baseline "$item"); done

@@ -18,15 +18,16 @@ jobs="${JOBS:-$(nproc)}"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz)
+harnesses=(kineto_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,neuron_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,neuron_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz}
 max_seed=$((2 * 1024 * 1024))
 declare -A max_len=([kineto_fuzz]=262144 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
-  [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144)
+  [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144
+  [partial_part_fuzz]=262144)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
 # fuzzer would cut them there), plus two hand-written ones.
 for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/examples/*.json.gz; do
@@ -84,11 +85,14 @@ printf '%s' "$head"',"metrics":{"a":1,"a":null},"steps":[],"tables":{"run_ops":{
   gzip -9n >"$corpus/baseline_fuzz/keys-bomb.json.gz"
 # Partial reports: whole files of the example and of a shared rank (the header fuzzed), and the
 # same bodies inflated (partial_fuzz wraps what does not start like a partial report in a valid
-# header, so the fuzzer reaches every field's decoder).
+# header, so the fuzzer reaches every field's decoder); for partial_part_fuzz, the flag byte 1 (set
+# body_bytes), the header line and the inflated body (fuzz/partial_part_fuzz.cpp).
 partial_seed() {  # NAME TRACE
-  local out="$corpus/partial_fuzz/$1"
+  local out="$corpus/partial_fuzz/$1" whole="$corpus/partial_part_fuzz/$1"
   [ -f "$out.pgp" ] || [ ! -f "$2" ] || "$build/perfgate" analyze "$2" -q --no-progress --partial "$out.pgp"
-  [ -f "$out.body" ] || [ ! -f "$out.pgp" ] || tail -n +3 "$out.pgp" | gzip -dc >"$out.body"
+  [ -f "$out.body" ] || [ ! -f "$out.pgp" ] || tail -n +4 "$out.pgp" | gzip -dc >"$out.body"
+  [ -f "$whole.part" ] || [ ! -f "$out.body" ] ||
+    { printf '\001'; sed -n 2p "$out.pgp"; cat "$out.body"; } >"$whole.part"
 }
 partial_seed example "$root/examples/small_training.pt.trace.json.gz"
 partial_seed rank0 "$shared/traces/distributed_128ranks_sampled/rank-0.json.gz"

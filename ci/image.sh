@@ -41,7 +41,7 @@ phase "setup (ci/setup.sh --image)"
 
 # ---- the package ----
 [ -f build/CMakeCache.txt ] || { echo "ci/image.sh: no build/ (run ci/build.sh first)" >&2; exit 1; }
-cmake --build build --target perfgate perfgate-man
+cmake --build build --target perfgate perfgate-man perfgate-changelog
 mkdir -p "$work/context"
 cpack -G DEB --config build/CPackConfig.cmake -B "$work/package" >/dev/null
 cp "$work"/package/perfgate_*.deb "$work/context/"

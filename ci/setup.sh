@@ -30,11 +30,12 @@ for arg in "$@"; do
     # slurmctld, slurmd, slurm-client: a throw-away one-node Slurm cluster runs examples/slurm/ (their
     # services start only with an /etc/slurm/slurm.conf, which the test never writes);
     # python3-kubernetes: examples/kubernetes/ is checked against its object models;
+    # lintian: the package must be lintian clean (Package.Lintian);
     # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind;
     # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/).
     --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes
-                        valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf python3-torch
-                        python3-pandas) ;;
+                        lintian valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf
+                        python3-torch python3-pandas) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     --image) packages+=(buildah mmdebstrap) ;;

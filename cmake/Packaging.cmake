@@ -11,6 +11,19 @@ install(FILES examples/small_training.pt.trace.json.gz ci/profile_smoke_test.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/perfgate/examples)
 install(FILES packaging/perfgate.bash-completion DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME perfgate)
+# Debian policy 12.5 and 12.7: the copyright file (every licence of what the binary holds) and the
+# changelog, compressed with gzip -9n (no name or time stamp: the same bytes on every build). A
+# native package's changelog is changelog.gz.
+set(PERFGATE_CHANGELOG_GZ ${CMAKE_BINARY_DIR}/packaging/changelog.gz)
+add_custom_command(
+  OUTPUT ${PERFGATE_CHANGELOG_GZ}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/packaging
+  COMMAND sh -c "gzip -9n < \"$1\" > \"$2\"" gzip ${CMAKE_SOURCE_DIR}/packaging/changelog ${PERFGATE_CHANGELOG_GZ}
+  DEPENDS packaging/changelog
+  COMMENT "Compressing the Debian changelog"
+  VERBATIM)
+add_custom_target(perfgate-changelog ALL DEPENDS ${PERFGATE_CHANGELOG_GZ})
+install(FILES packaging/copyright ${PERFGATE_CHANGELOG_GZ} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/perfgate)
 
 # Man pages: one per command, written by help2man from the built binary's --help
 # (packaging/man-pages.sh), dated by the last commit so that a rebuild gives the same pages.
@@ -116,15 +129,21 @@ if(DPKG_QUERY AND NOT PERFGATE_SANITIZE)
                                                                  src/history/libpq_library.h)
 endif()
 
-set(PERFGATE_PACKAGE_CONTACT "perfgate maintainers" CACHE STRING "The Debian package's Maintainer field")
+set(PERFGATE_PACKAGE_CONTACT "perfgate maintainers <maintainers@users.noreply.a-seed-4ec31912.example>"
+    CACHE STRING "The Debian package's Maintainer field: a name and an e-mail address")
+if(NOT PERFGATE_PACKAGE_CONTACT MATCHES "^[^<>]+ <[^<>@ ]+@[^<>@ ]+>$")
+  message(FATAL_ERROR "PERFGATE_PACKAGE_CONTACT must read 'Name <address>', not '${PERFGATE_PACKAGE_CONTACT}'")
+endif()
 set(CPACK_PACKAGE_NAME perfgate)
 set(CPACK_PACKAGE_VENDOR perfgate)
 set(CPACK_PACKAGE_CONTACT ${PERFGATE_PACKAGE_CONTACT})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "report generator and CI gate for deep-learning training profiles")
+# Lines of at most 79 characters (Debian policy 5.6.13; lintian's extended-description-line-too-long).
 set(CPACK_PACKAGE_DESCRIPTION
-    "perfgate reads PyTorch Profiler (Kineto) traces and Nsight Systems SQLite exports, computes step
-times, GPU utilization, the step-time breakdown, Tensor Core use, FLOPs and MFU, evaluates rules
-that turn them into findings with recommendations, and gates a CI job against a baseline or a run
+    "perfgate reads PyTorch Profiler (Kineto) traces, Nsight Systems SQLite exports
+and AWS Neuron profiles, computes step times, GPU utilization, the step-time
+breakdown, Tensor Core use, FLOPs and MFU, evaluates rules that turn them into
+findings with recommendations, and gates a CI job against a baseline or a run
 history. Reports: HTML, Markdown, XLSX, JSON, JUnit, GitHub and GitLab.")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_STRIP_FILES ON)

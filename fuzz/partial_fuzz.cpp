@@ -4,50 +4,36 @@
 // in a valid header with the right length and checksum, so that the fuzzer reaches the decoder of
 // every field instead of stopping at the checksum. InputError is the documented outcome; anything
 // else, a crash, a leak, a sanitizer report or more memory than the fuzzer's RSS limit, is a bug.
-#include <zlib.h>
-
 #include <cstdint>
 #include <string>
 
 #include <boost/json.hpp>
 
+#include "fuzz/fuzz_file.h"
 #include "perfgate/errors.h"
 #include "perfgate/partial.h"
 
 namespace {
 
-std::string gzip(const std::uint8_t* data, std::size_t size) {
-  uLongf bound = compressBound(size) + 32;
-  std::string out(bound, '\0');
-  z_stream z{};
-  deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  z.next_in = const_cast<Bytef*>(data);
-  z.avail_in = static_cast<uInt>(size);
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  return out;
-}
-
-// A valid partial report around `body` (gzip), with this build's header.
+// A valid partial report around `body` (gzip), with this build's header and a right check line.
 std::string wrapped(const std::string& body) {
   static const std::string empty = perfgate::encode_partial(perfgate::PartialReport{});
   std::size_t first = empty.find('\n'), second = empty.find('\n', first + 1);
   boost::json::object header = boost::json::parse(empty.substr(first + 1, second - first - 1)).as_object();
   header["body_bytes"] = body.size();
-  char crc[9];
-  std::snprintf(crc, sizeof crc, "%08x", perfgate::crc32_update(0, body));
-  header["body_crc32"] = crc;
-  return empty.substr(0, first + 1) + boost::json::serialize(header) + "\n" + body;
+  std::string head = empty.substr(0, first + 1) + boost::json::serialize(header) + "\n";
+  char check[16];
+  std::snprintf(check, sizeof check, "crc32 %08x\n",
+                perfgate::crc32_update(perfgate::crc32_update(0, head), body));
+  return head + check + body;
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
-  std::string file = perfgate::starts_like_partial(bytes) ? std::string(bytes) : wrapped(gzip(data, size));
+  std::string file =
+      perfgate::starts_like_partial(bytes) ? std::string(bytes) : wrapped(perfgate::fuzz::gzip(bytes));
   try {
     perfgate::PartialReport partial = perfgate::decode_partial(file, "fuzz.pgp", std::uint64_t{256} << 20);
     (void)partial;

@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
 
 namespace perfgate {
 namespace {
+
+// Ranks inferred up to the highest present: past this many, a stated rank is taken for a typo.
+constexpr std::int64_t kMaxRanksInferred = std::int64_t{1} << 20;
 
 // Workers named in a sentence: the first few, then how many more.
 constexpr std::size_t kNamedWorkers = 3;
@@ -118,13 +122,51 @@ void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<std::s
         window_text(*ends_first), window_text(*starts_last)));
 }
 
+// Ranks the workers state twice (a copied trace, `profile_rank_1` beside `profile_rank_01`, a
+// Kineto trace and a Neuron profile of one rank): the rule of docs/formats.md, "Ranks", the same
+// for analyze and merge, whatever the formats.
+void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  std::map<std::int64_t, std::vector<std::string>> by_rank;
+  for (const WorkerAnalysis& w : workers)
+    if (w.info.rank) by_rank[*w.info.rank].push_back(w.worker);
+  Groups twice;
+  for (const auto& [rank, names] : by_rank)
+    if (names.size() > 1)
+      for (const std::string& name : names) twice.add(fmt::format("rank {}", rank), name);
+  if (twice.size() > 0)
+    out.push_back(
+        fmt::format("More than one worker states the same rank: {}. The run's metrics count such a "
+                    "rank once per worker: remove the copies.",
+                    twice.text()));
+}
+
+// Without a stated world size (Neuron profiles name their rank in their folder only), ranks 0 to
+// the highest present are expected.
+void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  std::set<std::int64_t> present;
+  for (const WorkerAnalysis& w : workers)
+    if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
+  if (present.size() < 2 || *present.rbegin() >= kMaxRanksInferred) return;
+  std::vector<std::int64_t> missing;
+  for (std::int64_t r = 0; r < *present.rbegin(); ++r)
+    if (!present.contains(r)) missing.push_back(r);
+  if (missing.empty()) return;
+  out.push_back(
+      fmt::format("{} of {} ranks present (rank{} {} missing): no world size is stated, so ranks 0 to {} are "
+                  "expected; the "
+                  "run's metrics and its rank comparison cover the ranks present only.",
+                  present.size(), *present.rbegin() + 1, missing.size() == 1 ? "" : "s", rank_list(missing),
+                  *present.rbegin()));
+}
+
 void check_ranks_present(const std::vector<WorkerAnalysis>& workers,
                          const std::vector<std::int64_t>& rank_ids, std::vector<std::string>& out) {
   std::optional<std::int64_t> world_size;
   for (const WorkerAnalysis& w : workers)
     if (w.info.world_size) world_size = std::max(world_size.value_or(0), *w.info.world_size);
+  if (!world_size) return check_ranks_up_to_highest(workers, out);
   std::set<std::int64_t> present(rank_ids.begin(), rank_ids.end());
-  if (!world_size || static_cast<std::int64_t>(present.size()) >= *world_size) return;
+  if (static_cast<std::int64_t>(present.size()) >= *world_size) return;
   out.push_back(fmt::format(
       "{} of {} ranks present (rank{} {}): the run's metrics and its rank comparison cover these ranks only.",
       present.size(), *world_size, present.size() == 1 ? "" : "s", rank_list(rank_ids)));
@@ -156,7 +198,10 @@ std::vector<std::string> capture_warnings(const std::vector<WorkerAnalysis>& wor
   check_world_sizes(workers, out);
   bool one_world = out.size() == before;
   check_clocks(workers, out);
-  if (one_world) check_ranks_present(workers, rank_ids, out);  // else the ranks are of several jobs
+  if (one_world) {  // else the ranks are of several jobs
+    check_ranks_twice(workers, out);
+    check_ranks_present(workers, rank_ids, out);
+  }
   return out;
 }
 

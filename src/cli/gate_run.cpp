@@ -96,13 +96,30 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
   cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
 }
 
+// The smallest limit that is not 0 (no limit): below it no input fits, and a fraction such as 0.5
+// would otherwise round to 0 bytes and turn the limit off.
+constexpr std::uint64_t kMinInputMemory = std::uint64_t{1} << 20;
+
 std::uint64_t max_input_memory(const GateArgs& a) {
-  if (a.max_input_memory.empty()) return max_input_memory_from_environment();
-  if (auto bytes = parse_byte_size(a.max_input_memory)) return *bytes;
-  throw ConfigError(
-      fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
-                  "no limit)",
-                  a.max_input_memory));
+  const char* variable = std::getenv("PERFGATE_MAX_INPUT_MEMORY");
+  bool from_option = !a.max_input_memory.empty();
+  std::string text = from_option ? a.max_input_memory : variable ? variable : "";
+  std::uint64_t bytes = 0;
+  if (from_option) {
+    std::optional<std::uint64_t> parsed = parse_byte_size(text);
+    if (!parsed)
+      throw ConfigError(
+          fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
+                      "no limit)",
+                      text));
+    bytes = *parsed;
+  } else {
+    bytes = max_input_memory_from_environment();  // a malformed variable is refused there
+  }
+  if (text.empty() || bytes >= kMinInputMemory || (bytes == 0 && std::strtod(text.c_str(), nullptr) == 0))
+    return bytes;
+  throw ConfigError(fmt::format("{}{}: under 1 MiB, too little for any input (0: no limit)",
+                                from_option ? "--max-input-memory " : "PERFGATE_MAX_INPUT_MEMORY=", text));
 }
 
 RuleSet rules_of(const GateArgs& a) {

@@ -1,5 +1,6 @@
 // perfgate: turns deep-learning training profiles into metrics, reports and a CI verdict.
-// Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error.
+// Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error,
+// 4 inputs refused as not one whole run (cli/partials.h).
 #include <malloc.h>
 
 #include <cerrno>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/partials.h"
 #include "cli/usage_hint.h"
 #include "perfgate/errors.h"
 #include "perfgate/version.h"
@@ -43,7 +45,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
   app.require_subcommand(1);
   app.footer(
-      "Exit codes: 0 pass, 1 gate failed, 2 usage or rule-file error, 3 input or output error.\n"
+      "Exit codes: 0 pass, 1 gate failed, 2 usage or rule-file error, 3 input or output error, 4 inputs\n"
+      "refused as not one whole run (ranks missing or twice, parts of other runs).\n"
       "Run 'perfgate COMMAND --help' for a command's options.");
   auto analyze = cli::add_analyze_command(app);
   auto merge = cli::add_merge_command(app);
@@ -72,6 +75,9 @@ int main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitUsage;
+  } catch (const cli::RefusedError& e) {
+    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
+    return cli::kExitRefused;
   } catch (const InputError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitInput;

@@ -18,6 +18,7 @@
 #include "perfgate/render.h"
 #include "render/escape.h"
 #include "render/output_target.h"
+#include "render/temp_files.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate::cli {
@@ -265,14 +266,22 @@ void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
 
 bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a, unsigned threads) {
   std::vector<OutputTask> tasks = output_tasks(report, a);
+  // Every file goes to a temporary name first; they replace the previous run's together at the end
+  // (render/temp_files.h), so that an interrupted run leaves the previous set or the new one.
+  open_rename_batch();
   run_tasks(tasks, std::max(1u, threads));
-  bool ok = true;
+  for (const OutputTask& task : tasks)
+    if (task.error) {
+      discard_rename_batch();
+      std::rethrow_exception(task.error);
+    }
+  std::vector<std::string> failures = commit_rename_batch();
+  bool ok = failures.empty();
   for (const OutputTask& task : tasks) {
     std::cerr << task.messages;
     ok = ok && !task.failed;
   }
-  for (const OutputTask& task : tasks)
-    if (task.error) std::rethrow_exception(task.error);
+  for (const std::string& failure : failures) std::cerr << "perfgate: " << log_text(failure) << '\n';
   if (a.github) std::cout << render_github_annotations(report) << std::flush;
   return ok;
 }

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/part_files.h"
 #include "cli/pipeline.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"
@@ -23,40 +24,10 @@ namespace {
 
 std::optional<std::size_t> parse_count(std::string_view text) {
   std::size_t v = 0;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) return std::nullopt;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
   if (ec != std::errc() || end != text.data() + text.size() || text.empty()) return std::nullopt;
   return v;
-}
-
-// The file's bytes, refusing one larger than `limit` (0: no limit) before reading it.
-std::string read_file(const std::string& path, std::uint64_t limit) {
-  std::error_code ec;
-  std::uint64_t size = fs::file_size(path, ec);
-  if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
-  if (limit && size > limit)
-    throw InputError(
-        fmt::format("{}: {} bytes, over the input memory limit (--max-input-memory)", path, size));
-  std::ifstream in(path, std::ios::binary);
-  std::string bytes(size, '\0');
-  if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
-    throw InputError(fmt::format("{}: cannot read", path));
-  return bytes;
-}
-
-// The file's first lines, up to the end of the second (a partial report's header).
-std::string read_head(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read", path));
-  std::string head;
-  char chunk[1 << 16];
-  int lines = 0;
-  while (lines < 2 && in.read(chunk, sizeof chunk).gcount() > 0) {
-    std::string_view got(chunk, static_cast<std::size_t>(in.gcount()));
-    head.append(got);
-    lines += static_cast<int>(std::count(got.begin(), got.end(), '\n'));
-    if (!starts_like_partial(head) && head.size() >= kPartialSchema.size()) break;
-  }
-  return head;
 }
 
 std::uint32_t file_crc32(const std::string& path) {
@@ -66,6 +37,12 @@ std::uint32_t file_crc32(const std::string& path) {
   while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())).gcount() > 0)
     crc = crc32_update(crc, std::string_view(chunk.data(), static_cast<std::size_t>(in.gcount())));
   return crc;
+}
+
+// n * k / count without overflow (k <= count): where the k-th slice of n files starts.
+std::size_t slice_bound(std::size_t n, std::size_t k, std::size_t count) {
+  __extension__ using Wide = unsigned __int128;
+  return static_cast<std::size_t>(static_cast<Wide>(n) * k / count);
 }
 
 // A folder stands for its *.pgp files, in natural order.
@@ -115,43 +92,69 @@ void check_same_run(const std::vector<std::string>& files, const std::vector<Par
   for (std::size_t i = 0; i < files.size(); ++i)
     if (headers[i].rules_digest != digest) other_rules.push_back(files[i]);
   if (!other_rules.empty())
-    throw InputError(
+    throw RefusedError(
         fmt::format("{}: made with other rules than this merge's ({} here): give merge the "
                     "--rules, --set and --disable the partial reports were made with",
                     fmt::join(other_rules, ", "), digest));
   for (std::size_t i = 1; i < files.size(); ++i)
     if (!same_options(headers[i].options, headers[0].options))
-      throw InputError(
+      throw RefusedError(
           fmt::format("{} and {}: made with different window options (--iter-start, "
                       "--iter-stop, --skip-first, --key-op, --step-pattern, --detailed-workers)",
                       files[0], files[i]));
 }
 
-// Ranks twice, and ranks missing from the world size.
-void check_ranks(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
-                 bool allow_missing) {
-  std::map<std::int64_t, std::size_t> owner;
+// Ranks missing from the world size. A rank stated twice is the analysis' warning, as for analyze
+// (docs/formats.md, "Ranks"); the same input twice is refused by place_inputs.
+void check_ranks(const std::vector<PartialHeader>& headers, bool allow_missing) {
+  std::set<std::int64_t> owner;
   std::optional<std::int64_t> world_size;
-  for (std::size_t f = 0; f < headers.size(); ++f) {
-    if (headers[f].world_size) world_size = std::max(world_size.value_or(0), *headers[f].world_size);
-    for (const std::optional<std::int64_t>& rank : headers[f].ranks) {
-      if (!rank) continue;
-      auto [it, added] = owner.try_emplace(*rank, f);
-      if (!added)
-        throw InputError(it->second == f ? fmt::format("{}: rank {} twice", files[f], *rank)
-                                         : fmt::format("rank {} is in two partial reports: {} and {}", *rank,
-                                                       files[it->second], files[f]));
-    }
+  for (const PartialHeader& header : headers) {
+    if (header.world_size) world_size = std::max(world_size.value_or(0), *header.world_size);
+    for (const std::optional<std::int64_t>& rank : header.ranks)
+      if (rank) owner.insert(*rank);
   }
   if (!world_size || allow_missing) return;
   std::vector<std::int64_t> missing;
   for (std::int64_t r = 0; r < *world_size && missing.size() <= 1'000'000; ++r)
     if (!owner.contains(r)) missing.push_back(r);
   if (!missing.empty())
-    throw InputError(
+    throw RefusedError(
         fmt::format("{} of {} ranks are missing from the partial reports (rank{} {}); merge the "
                     "missing slices too, or give --allow-missing-ranks to report on these ranks",
                     missing.size(), *world_size, missing.size() == 1 ? "" : "s", rank_ranges(missing)));
+}
+
+// Every slice of one --slice count, once: a part missing is ranks missing, even where no trace
+// states a world size (Neuron). Returns the warning the merged report gives, with
+// --allow-missing-ranks, when slices are missing.
+std::string check_slices(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
+                         bool allow_missing) {
+  std::map<std::uint64_t, std::size_t> owner;
+  for (std::size_t f = 0; f < headers.size(); ++f) {
+    if (headers[f].slice_count != headers[0].slice_count)
+      throw RefusedError(fmt::format("{} and {}: slices of different counts (--slice {}/{} and {}/{})",
+                                     files[0], files[f], headers[0].slice_index, headers[0].slice_count,
+                                     headers[f].slice_index, headers[f].slice_count));
+    auto [it, added] = owner.try_emplace(headers[f].slice_index, f);
+    if (!added)
+      throw RefusedError(fmt::format("{} and {}: both are slice {} of {}", files[it->second], files[f],
+                                     headers[f].slice_index, headers[f].slice_count));
+  }
+  std::uint64_t count = headers[0].slice_count;
+  if (owner.size() == count) return {};
+  std::vector<std::int64_t> missing;
+  for (std::uint64_t k = 0; k < count && missing.size() < 1000; ++k)
+    if (!owner.contains(k)) missing.push_back(static_cast<std::int64_t>(k));
+  std::string text = fmt::format("{} of {} slices present (slice{} {}{} missing)", owner.size(), count,
+                                 count - owner.size() == 1 ? "" : "s", rank_ranges(missing),
+                                 missing.size() < count - owner.size() ? ", ..." : "");
+  if (!allow_missing)
+    throw RefusedError(
+        fmt::format("{}: merge every slice's partial report, or give --allow-missing-ranks to "
+                    "report on these",
+                    text));
+  return text + ": the run's ranks in the missing slices are not in this report.";
 }
 
 // Each file's inputs placed in the run's natural path order; an input twice is refused.
@@ -171,8 +174,8 @@ void place_inputs(PartialSet& set, const std::vector<PartialHeader>& headers) {
   for (std::size_t g = 0; g < all.size(); ++g) {
     const Place& p = all[g];
     if (g > 0 && all[g - 1].input->input.path == p.input->input.path)
-      throw InputError(fmt::format("{}: the input {} twice (also in {})", set.files[p.file],
-                                   p.input->input.path, set.files[all[g - 1].file]));
+      throw RefusedError(fmt::format("{}: the input {} twice (also in {})", set.files[p.file],
+                                     p.input->input.path, set.files[all[g - 1].file]));
     set.input_positions[p.file][p.local] = g;
     if (!p.input->skipped.empty()) {
       set.skipped.push_back(p.input->skipped);
@@ -194,6 +197,9 @@ Slice parse_slice(const std::string& text) {
   }
   if (!k || !n || *n == 0 || *k >= *n)
     throw ConfigError(fmt::format("--slice {}: give K/N, the K-th (from 0) of N slices, 0 <= K < N", text));
+  if (*n > static_cast<std::size_t>(kMaxWorldSize))
+    throw ConfigError(fmt::format("--slice {}: {} slices is more than any run has ranks (at most {})", text,
+                                  *n, kMaxWorldSize));
   return {*k, *n};
 }
 
@@ -219,8 +225,8 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   std::stable_sort(inputs.begin(), inputs.end(),
                    [](const InputFile& x, const InputFile& y) { return natural_path_less(x.path, y.path); });
   std::size_t n = inputs.size();
-  inputs = {inputs.begin() + static_cast<std::ptrdiff_t>(n * slice.index / slice.count),
-            inputs.begin() + static_cast<std::ptrdiff_t>(n * (slice.index + 1) / slice.count)};
+  inputs = {inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index, slice.count)),
+            inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index + 1, slice.count))};
   LoadOptions load_options;
   load_options.read_driver_calls = rules.classification.count_driver_api_calls;
   load_options.max_threads = a.threads;
@@ -230,6 +236,8 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   if (!inputs.empty()) skipped = load_into(run, inputs, load_options, rules.classification, options);
   PartialReport partial{.header = {}, .run = run.finish_partial()};
   partial.header.rules_digest = rules_digest(effective_rules_yaml(rules));
+  partial.header.slice_index = slice.index;
+  partial.header.slice_count = slice.count;
   partial.header.options = options;
   std::size_t next_skipped = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
@@ -251,14 +259,16 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
 }
 
 PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
-                                bool allow_missing_ranks) {
+                                bool allow_missing_ranks, std::uint64_t max_memory) {
   PartialSet set;
   set.files = partial_files(paths);
   std::vector<PartialHeader> headers;
-  for (const std::string& file : set.files) headers.push_back(decode_partial_header(read_head(file), file));
+  for (const std::string& file : set.files) headers.push_back(read_checked_partial_header(file, max_memory));
   check_same_run(set.files, headers, rules_digest(effective_rules_yaml(rules)));
-  check_ranks(set.files, headers, allow_missing_ranks);
+  check_ranks(headers, allow_missing_ranks);
   place_inputs(set, headers);
+  if (std::string missing = check_slices(set.files, headers, allow_missing_ranks); !missing.empty())
+    set.skipped.push_back(missing);
   if (set.inputs.empty()) throw InputError("merge: the partial reports hold no profile");
   set.options = headers[0].options;
   return set;
@@ -267,7 +277,8 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
 ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory) {
   RunCombiner run(set.options.detailed_workers);
   for (std::size_t f = 0; f < set.files.size(); ++f) {
-    PartialReport part = decode_partial(read_file(set.files[f], max_memory), set.files[f], max_memory);
+    PartialReport part =
+        decode_partial(read_partial_file(set.files[f], max_memory), set.files[f], max_memory);
     if (part.header.inputs.size() != set.input_positions[f].size())
       throw InputError(fmt::format("{}: changed while it was merged", set.files[f]));
     const std::vector<std::size_t>& place = set.input_positions[f];

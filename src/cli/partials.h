@@ -9,10 +9,21 @@
 
 #include "cli/gate_run.h"
 #include "perfgate/analysis.h"
+#include "perfgate/errors.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
 
 namespace perfgate::cli {
+
+// Inputs that are readable but refused by policy: not one whole run (ranks missing without
+// --allow-missing-ranks, a rank or an input twice, parts made with other rules or window
+// options). Exit code kExitRefused, not kExitInput: a CI job tells a refused merge from a broken
+// disk or a corrupt file.
+class RefusedError : public InputError {
+ public:
+  using InputError::InputError;
+};
+inline constexpr int kExitRefused = 4;
 
 // --slice K/N: the K-th (from 0) of N near-equal runs of consecutive files.
 struct Slice {
@@ -37,15 +48,18 @@ struct PartialSet {
   AnalysisOptions options;
   std::vector<ReportInput> inputs;    // the run's inputs (skipped ones aside), in natural path order
   std::vector<std::string> profiles;  // their paths
-  std::vector<std::string> skipped;   // the warnings of the inputs skipped, in the same order
+  std::vector<std::string> skipped;   // the warnings of the inputs skipped, in the same order, then
+                                      // of the slices missing (with --allow-missing-ranks)
 };
 
 // Reads the headers of every partial report (a folder: its *.pgp files) and refuses parts that are
 // not of one run made with `rules` (InputError naming them): another perfgate build, other rules
 // or window options, an input or a rank twice, ranks missing from the world size (a warning
 // instead with `allow_missing_ranks`, which every output states as the analysis would).
+// Each header is checked against its file first (size, checksum; cli/part_files.h), reading at
+// most `max_memory` bytes of it at once (0: no limit).
 PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
-                                bool allow_missing_ranks);
+                                bool allow_missing_ranks, std::uint64_t max_memory);
 
 // The run's report, as analyze of all the inputs would make it: each part decoded and folded in
 // as it is read, so only the detailed workers keep their tables.

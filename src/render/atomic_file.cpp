@@ -92,15 +92,53 @@ void write_by_rename(const std::string& shown, const std::string& path, const Co
     discard();
     throw OutputError(fmt::format("{}: cannot write (close): {}", shown, std::strerror(err)));
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
+  finish_output(temp, path, shown);
+}
+
+// A hidden, registered temporary file beside `target` (mkstemp: a planted name is never followed).
+std::string hidden_temp_beside(const std::string& shown, const std::string& target) {
+  namespace fs = std::filesystem;
+  fs::path t(target);
+  fs::path folder = t.has_parent_path() ? t.parent_path() : fs::path(".");
+  std::string temp = (folder / ("." + t.filename().string() + ".tmp.XXXXXX")).string();
+  int fd = ::mkstemp(temp.data());
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", shown, std::strerror(errno)));
+  ::close(fd);
+  try {
+    register_temp_path(temp);
+  } catch (...) {
+    ::unlink(temp.c_str());
+    throw;
+  }
+  return temp;
+}
+
+}  // namespace
+
+void finish_output(const std::string& temp, const std::string& target, const std::string& shown) {
+  if (rename_batch_open()) {
+    defer_rename(temp, target);
+    return;
+  }
+  if (::rename(temp.c_str(), target.c_str()) != 0) {
     int err = errno;
-    discard();
+    ::unlink(temp.c_str());
+    unregister_temp_path(temp);
     throw OutputError(fmt::format("{}: cannot write (rename): {}", shown, std::strerror(err)));
   }
   unregister_temp_path(temp);
 }
 
-}  // namespace
+void finish_output_from(const std::string& made, const std::string& target, const std::string& shown) {
+  std::string temp = hidden_temp_beside(shown, target);
+  if (::rename(made.c_str(), temp.c_str()) != 0) {
+    int err = errno;
+    ::unlink(temp.c_str());
+    unregister_temp_path(temp);
+    throw OutputError(fmt::format("{}: cannot write (rename): {}", shown, std::strerror(err)));
+  }
+  finish_output(temp, target, shown);
+}
 
 void write_file_atomically(const std::string& path, const std::string& content) {
   write_file_atomically(path, [&content](const Writer& write) { write(content); });

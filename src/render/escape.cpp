@@ -1,5 +1,7 @@
 #include "render/escape.h"
 
+#include <cstdint>
+
 #include <fmt/format.h>
 
 #include "common/utf8.h"
@@ -71,6 +73,20 @@ std::string control_text(unsigned char c, bool c1) {
   }
 }
 
+// The code point of the 2- or 3-byte UTF-8 sequence at `i` when it is a bidirectional control
+// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069: they reorder what a reader sees, e.g.
+// a right-to-left override) or a line or paragraph separator (U+2028, U+2029: a line break to some
+// viewers); 0 otherwise.
+char32_t invisible_format_character(std::string_view s, std::size_t i, std::size_t n) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  char32_t cp = 0;
+  if (n == 2) cp = (char32_t{b(0)} & 0x1F) << 6 | (char32_t{b(1)} & 0x3F);
+  if (n == 3) cp = (char32_t{b(0)} & 0x0F) << 12 | (char32_t{b(1)} & 0x3F) << 6 | (char32_t{b(2)} & 0x3F);
+  bool hidden = cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+                (cp >= 0x2066 && cp <= 0x2069);
+  return hidden ? cp : 0;
+}
+
 // Appends `s` with control characters escaped; `keep` is a control character left as it is (-1:
 // none).
 void append_escaped(std::string& out, std::string_view s, int keep) {
@@ -90,6 +106,8 @@ void append_escaped(std::string& out, std::string_view s, int keep) {
       text = control_text(static_cast<unsigned char>(s[i + 1]), true);
     else if (n == 1 && u != keep)
       text = control_text(u, false);
+    else if (char32_t cp = n > 1 ? invisible_format_character(s, i, n) : 0)
+      text = fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
     out += text.empty() ? s.substr(i, n) : std::string_view(text);
     i += n;
   }

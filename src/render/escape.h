@@ -18,7 +18,9 @@ std::string github_property_escape(std::string_view s);  // workflow command pro
 
 // Text from a trace or a rule file on its way to a terminal or a CI log: control characters
 // (C0, DEL, and C1 as UTF-8) shown escaped (`\n`, `\t`, `\r`, `\x1b`, `\u009b`), so that no
-// escape sequence reaches the terminal and no line break can start a workflow command.
+// escape sequence reaches the terminal and no line break can start a workflow command; also the
+// bidirectional controls and the line and paragraph separators (`\u202e`, `\u2028`), which would
+// reorder or break what the reader sees (markdown_escape too).
 std::string terminal_escape(std::string_view s);
 // Whole output for a terminal or CI log (stdout/stderr are parsed by GitHub Actions): a line whose
 // first non-blank characters are `::` would be taken as a workflow command; it gets a `\` before.

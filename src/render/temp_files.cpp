@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,28 +24,44 @@ constexpr std::size_t kPathBytes = 4096;
 
 // Slots are claimed with a compare-and-swap and read by the handler only when marked ready, so
 // the handler never sees a half-written path.
-enum SlotState : int { kFree = 0, kWriting = 1, kFile = 2, kFolder = 3 };
+// kDeferred: a finished file with its target, renamed at the batch's commit.
+enum SlotState : int { kFree = 0, kWriting = 1, kFile = 2, kFolder = 3, kDeferred = 4 };
 
 struct Slot {
   std::atomic<int> state{kFree};
   char path[kPathBytes] = {};
+  char target[kPathBytes] = {};
 };
 
 Slot g_slots[kSlots];
+std::atomic<bool> g_batch_open{false};
+std::atomic<bool> g_committing{false};
 
 void remove_kind(int kind) {
   for (Slot& slot : g_slots) {
     if (slot.state.load() != kind) continue;
-    if (kind == kFile)
-      ::unlink(slot.path);
-    else
+    if (kind == kFolder)
       ::rmdir(slot.path);
+    else
+      ::unlink(slot.path);
     slot.state.store(kFree);
   }
 }
 
+// rename(2) is async-signal-safe: the handler may finish a commit that a signal interrupted.
+bool rename_deferred(Slot& slot) {
+  bool ok = ::rename(slot.path, slot.target) == 0 || errno == ENOENT;  // ENOENT: renamed already
+  slot.state.store(kFree);
+  return ok;
+}
+
 extern "C" void remove_and_reraise(int signal_number) {
   int saved = errno;
+  if (g_committing.load()) {
+    for (Slot& slot : g_slots)
+      if (slot.state.load() == kDeferred) rename_deferred(slot);
+  }
+  remove_kind(kDeferred);
   remove_kind(kFile);
   remove_kind(kFolder);
   errno = saved;
@@ -99,8 +116,76 @@ void unregister_temp_path(const std::string& path) {
 }
 
 void remove_registered_temp_paths() {
+  remove_kind(kDeferred);
   remove_kind(kFile);
   remove_kind(kFolder);
+}
+
+void open_rename_batch() {
+  install_handlers();
+  g_batch_open.store(true);
+}
+
+bool rename_batch_open() {
+  return g_batch_open.load();
+}
+
+void defer_rename(const std::string& temp, const std::string& target) {
+  if (target.size() >= kPathBytes)
+    throw OutputError(fmt::format("{}: cannot write: the path is too long", target));
+  for (Slot& slot : g_slots)
+    if (slot.state.load() == kFile && temp == slot.path) {
+      std::memcpy(slot.target, target.c_str(), target.size() + 1);
+      slot.state.store(kDeferred);
+      return;
+    }
+  throw OutputError(fmt::format("{}: cannot write: its temporary file is not registered", target));
+}
+
+namespace {
+
+// The renames are made by a child process, which no signal sent to perfgate's process reaches
+// (and which blocks the catchable ones): a SIGKILL of perfgate in the middle of them, which no
+// handler sees, does not stop them half-way. Then perfgate renames whatever is left (the child
+// could not be made, or a rename failed: its error is perfgate's own try's).
+void rename_in_child(const std::vector<Slot*>& deferred) {
+  pid_t child = ::fork();
+  if (child == 0) {
+    sigset_t all;
+    sigfillset(&all);
+    ::sigprocmask(SIG_BLOCK, &all, nullptr);
+    for (Slot* slot : deferred) ::rename(slot->path, slot->target);
+    ::_exit(0);
+  }
+  if (child > 0)
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+}
+
+}  // namespace
+
+std::vector<std::string> commit_rename_batch() {
+  std::vector<std::string> failures;
+  std::vector<Slot*> deferred;
+  for (Slot& slot : g_slots)
+    if (slot.state.load() == kDeferred) deferred.push_back(&slot);
+  g_committing.store(true);
+  if (deferred.size() > 1) rename_in_child(deferred);
+  for (Slot* slot : deferred) {
+    if (::rename(slot->path, slot->target) != 0 && errno != ENOENT) {
+      failures.push_back(fmt::format("{}: cannot write (rename): {}", slot->target, std::strerror(errno)));
+      ::unlink(slot->path);
+    }
+    slot->state.store(kFree);
+  }
+  g_committing.store(false);
+  g_batch_open.store(false);
+  return failures;
+}
+
+void discard_rename_batch() {
+  remove_kind(kDeferred);
+  g_batch_open.store(false);
 }
 
 unsigned output_mode(const std::string& target) {

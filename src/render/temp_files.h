@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace perfgate {
 
@@ -15,6 +16,28 @@ void register_temp_path(const std::string& path, bool folder = false);
 void unregister_temp_path(const std::string& path);
 // The handler's work, callable from a test: removes every registered path and forgets it.
 void remove_registered_temp_paths();
+
+// One run's outputs replaced together (issue #44). While a rename batch is open, a finished
+// temporary output is not renamed over its target at once: defer_rename keeps it (still removed by
+// a signal) until commit_rename_batch renames every one in one short step. A signal that ends the
+// process before the commit removes them (the previous outputs stay); one that arrives during the
+// commit, on any thread, makes the handler finish the renames first (the new outputs stay). Only
+// SIGKILL within the step itself (a few renames) can leave a mix.
+void open_rename_batch();
+bool rename_batch_open();
+// `temp` (registered) is to be renamed over `target` at the commit.
+void defer_rename(const std::string& temp, const std::string& target);
+// Renames every deferred output; returns a message for each that failed (its target and why).
+std::vector<std::string> commit_rename_batch();
+// Removes every deferred output (an error before the commit): the previous outputs stay.
+void discard_rename_batch();
+
+// Puts the finished, registered temporary file `temp` (beside `target`) in place: renamed now, or
+// at the open batch's commit. Throws OutputError naming `shown`.
+void finish_output(const std::string& temp, const std::string& target, const std::string& shown);
+// The same for a file `made` elsewhere on the target's file system (a private folder's): moved
+// first to a hidden temporary name beside the target, so that it outlives its folder.
+void finish_output_from(const std::string& made, const std::string& target, const std::string& shown);
 
 // The permissions a report written to `target` gets: those of the file it replaces, else the
 // usual 0666 less the process's umask (as open(2) would give a new file).

@@ -7,6 +7,7 @@
 //   value as an optional double.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -88,14 +89,40 @@ class Writer {
   std::string out_;
 };
 
+// The fewest bytes one value of T takes in the encoding: a count of items that cannot fit in the
+// bytes left is refused before anything is allocated for them.
+template <class T>
+constexpr std::size_t min_encoded_size() {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, MetricValues> || is_vector<T>::value) {
+    return sizeof(std::uint64_t);
+  } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
+    return sizeof(T);
+  } else if constexpr (is_optional<T>::value) {
+    return 1;
+  } else if constexpr (is_array<T>::value) {
+    return std::tuple_size_v<T> * min_encoded_size<typename T::value_type>();
+  } else if constexpr (is_pair<T>::value) {
+    return min_encoded_size<typename T::first_type>() + min_encoded_size<typename T::second_type>();
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (std::size_t{0} + ... + min_encoded_size<boost::pfr::tuple_element_t<I, T>>());
+    }
+    (std::make_index_sequence<boost::pfr::tuple_size_v<T>>{});
+  }
+}
+
 class Reader {
  public:
-  explicit Reader(std::string_view bytes) : in_(bytes) {}
+  // `max_memory`: the most the decoded values may allocate (strings' bytes and vectors' items,
+  // counted as allocated; 0: no limit). Past it, MemoryLimit is thrown before the allocation.
+  explicit Reader(std::string_view bytes, std::uint64_t max_memory = 0) : in_(bytes), budget_(max_memory) {}
+  struct MemoryLimit {};
 
   template <class T>
   void get(T& v) {
     if constexpr (std::is_same_v<T, std::string>) {
       std::uint64_t n = count(1);
+      spend(n, 1);
       v.assign(in_.data() + at_, n);
       at_ += n;
     } else if constexpr (std::is_same_v<T, MetricValues>) {
@@ -117,9 +144,12 @@ class Reader {
       v.reset();
       if (present) get(v.emplace());
     } else if constexpr (is_vector<T>::value) {
-      // Every item takes at least a byte: a count beyond the bytes left is corrupt, not an
-      // allocation to attempt.
-      std::uint64_t n = count(1);
+      // Every item takes at least min_encoded_size bytes: a count beyond the bytes left is corrupt,
+      // not an allocation to attempt; and the items' memory counts against the limit before they
+      // are made.
+      using Item = typename T::value_type;
+      std::uint64_t n = count(std::max<std::size_t>(1, min_encoded_size<Item>()));
+      spend(n, sizeof(Item));
       v.clear();
       v.resize(n);
       for (auto& item : v) get(item);
@@ -152,8 +182,15 @@ class Reader {
   void need(std::size_t n) const {
     if (in_.size() - at_ < n) throw DecodeError{"it ends early"};
   }
+  void spend(std::uint64_t items, std::size_t item_bytes) {
+    if (budget_ == 0) return;
+    if (items > (budget_ - spent_) / item_bytes) throw MemoryLimit{};
+    spent_ += items * item_bytes;
+  }
   std::string_view in_;
   std::size_t at_ = 0;
+  std::uint64_t budget_ = 0;
+  std::uint64_t spent_ = 0;
 };
 
 // The shape of a type as the encoding sees it: kinds, widths and fields, nested. Two builds whose

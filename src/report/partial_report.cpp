@@ -113,8 +113,8 @@ json::object header_json(const PartialReport& p, std::string_view body) {
                       {"workers", p.run.workers.size()},
                       {"ranks", std::move(ranks)},
                       {"world_size", optional_json(world_size)},
-                      {"body_bytes", body.size()},
-                      {"body_crc32", hex(crc32_of(body), 8)}};
+                      {"slice", json::array{h.slice_index, h.slice_count}},
+                      {"body_bytes", body.size()}};
 }
 
 // Reads the header's fields, naming the first that is missing or of the wrong type.
@@ -204,6 +204,18 @@ PartialHeader read_header(const json::object& o, const std::string& path) {
       throw r.bad("ranks");
   }
   h.world_size = r.maybe_integer("world_size", nullptr);
+  if (h.world_size && (*h.world_size < 0 || *h.world_size > kMaxWorldSize))
+    throw InputError(
+        fmt::format("{}: the partial report states an implausible world size of {} ranks (at most {})", path,
+                    *h.world_size, kMaxWorldSize));
+  if (r.count("workers") != h.ranks.size()) throw r.bad("workers");
+  const json::array& slice = r.array("slice");
+  if (slice.size() != 2 || !slice[0].is_int64() || !slice[1].is_int64() || slice[0].get_int64() < 0 ||
+      slice[0].get_int64() >= slice[1].get_int64() || slice[1].get_int64() > kMaxWorldSize)
+    throw r.bad("slice");
+  h.slice_index = static_cast<std::uint64_t>(slice[0].get_int64());
+  h.slice_count = static_cast<std::uint64_t>(slice[1].get_int64());
+  h.body_bytes = r.count("body_bytes");
   return h;
 }
 
@@ -258,8 +270,19 @@ std::string encode_partial(const PartialReport& partial) {
   writer.put(partial.run);
   std::string body = gzip(writer.bytes());
   std::string out = std::string(kPartialSchema) + "\n" + json::serialize(header_json(partial, body)) + "\n";
+  std::uint32_t check = crc32_update(crc32_of(out), body);
+  out += "crc32 " + hex(check, 8) + "\n";
   out += body;
   return out;
+}
+
+void verify_partial_checksum(const PartialHeader& header, std::uint32_t crc32_without_check_line,
+                             const std::string& path) {
+  if (crc32_without_check_line != header.check_crc32)
+    throw InputError(
+        fmt::format("{}: the partial report is corrupt (its checksum over the header and the body does "
+                    "not match)",
+                    path));
 }
 
 namespace {
@@ -267,7 +290,23 @@ namespace {
 struct HeaderSpan {
   json::object header;
   std::size_t end = 0;  // where the body starts
+  std::uint32_t check = 0;
 };
+
+// The check line, `crc32 XXXXXXXX`, of the head ending at `end`.
+std::uint32_t check_line(std::string_view bytes, std::size_t start, const std::string& path) {
+  if (bytes.size() - start < kPartialCheckLineBytes)
+    throw InputError(fmt::format("{}: the partial report is truncated in its header", path));
+  std::string_view line = bytes.substr(start, kPartialCheckLineBytes);
+  std::uint32_t v = 0;
+  bool ok = line.starts_with("crc32 ") && line.back() == '\n';
+  for (char c : line.substr(6, 8)) {
+    ok = ok && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+    v = v * 16 + static_cast<std::uint32_t>(c <= '9' ? c - '0' : c - 'a' + 10);
+  }
+  if (!ok) throw InputError(fmt::format("{}: the partial report is corrupt (no valid check line)", path));
+  return v;
+}
 
 // The schema line and the header line, checked: another schema or build is refused here.
 HeaderSpan split_header(std::string_view bytes, const std::string& path) {
@@ -284,10 +323,34 @@ HeaderSpan split_header(std::string_view bytes, const std::string& path) {
   std::size_t header_end = bytes.find('\n', schema_end + 1);
   if (header_end == std::string_view::npos)
     throw InputError(fmt::format("{}: the partial report is truncated in its header", path));
+  std::uint32_t check = check_line(bytes, header_end + 1, path);
   HeaderSpan span{parse_header_line(bytes.substr(schema_end + 1, header_end - schema_end - 1), path),
-                  header_end + 1};
+                  header_end + 1 + kPartialCheckLineBytes, check};
   check_build(span.header, path);
   return span;
+}
+
+// The header with where its body starts and what its check line says.
+PartialHeader header_of(const HeaderSpan& span, const std::string& path) {
+  PartialHeader h = read_header(span.header, path);
+  h.head_bytes = span.end;
+  h.check_crc32 = span.check;
+  return h;
+}
+
+// Facts the header states that the body must bear out: the workers, their ranks and world size,
+// and the inputs skipped (which hold no worker).
+bool header_matches_body(const PartialHeader& h, const PartialRun& run) {
+  if (run.workers.size() != h.ranks.size()) return false;
+  std::optional<std::int64_t> world_size;
+  for (std::size_t i = 0; i < run.workers.size(); ++i) {
+    const PositionedWorker& w = run.workers[i];
+    if (w.position.input >= h.inputs.size() || !h.inputs[w.position.input].skipped.empty()) return false;
+    if (w.worker.info.rank != h.ranks[i] || (i > 0 && !(run.workers[i - 1].position < w.position)))
+      return false;
+    if (w.worker.info.world_size) world_size = std::max(world_size.value_or(0), *w.worker.info.world_size);
+  }
+  return world_size == h.world_size;
 }
 
 // The collectives refer to the part's inputs, and a rank's runs of calls are no more than the
@@ -310,38 +373,38 @@ bool collectives_consistent(const CollectiveSums& sums, std::size_t inputs) {
 }  // namespace
 
 PartialHeader decode_partial_header(std::string_view head, const std::string& path) {
-  return read_header(split_header(head, path).header, path);
+  return header_of(split_header(head, path), path);
 }
 
 PartialReport decode_partial(std::string_view bytes, const std::string& path, std::uint64_t max_memory) {
   HeaderSpan span = split_header(bytes, path);
-  PartialReport out;
-  out.header = read_header(span.header, path);
-  HeaderReader r(span.header, path);
+  std::size_t check_at = span.end - kPartialCheckLineBytes;
   std::string_view body = bytes.substr(span.end);
-  std::uint64_t body_bytes = r.count("body_bytes");
-  if (body.size() != body_bytes)
-    throw InputError(fmt::format("{}: the partial report is {} ({} of its {} body bytes)", path,
-                                 body.size() < body_bytes ? "truncated" : "corrupt (bytes after its end)",
-                                 body.size(), body_bytes));
-  if (crc32_of(body) != parse_crc(r, "body_crc32", nullptr))
-    throw InputError(fmt::format("{}: the partial report is corrupt (its checksum does not match)", path));
-  std::string decoded = gunzip(body, max_memory, path);
+  // Every byte is checked before the body is read: the header lines and the body, around the check line.
+  PartialReport out;
+  out.header.check_crc32 = span.check;
+  verify_partial_checksum(out.header, crc32_update(crc32_of(bytes.substr(0, check_at)), body), path);
+  out.header = header_of(span, path);
+  if (body.size() != out.header.body_bytes)
+    throw InputError(fmt::format("{}: the partial report is corrupt ({} body bytes, its header says {})",
+                                 path, body.size(), out.header.body_bytes));
+  // What decoding holds counts against one limit: the file, the inflated body, the decoded values.
+  auto left = [&](std::uint64_t used) {
+    return max_memory == 0 ? 0 : max_memory > used ? max_memory - used : 1;
+  };
+  std::string decoded = gunzip(body, left(bytes.size()), path);
   try {
-    binary_codec::Reader reader(decoded);
+    binary_codec::Reader reader(decoded, left(bytes.size() + decoded.size()));
     reader.get(out.run);
     if (!reader.done()) throw binary_codec::DecodeError{"bytes are left after its end"};
   } catch (const binary_codec::DecodeError& e) {
     throw InputError(fmt::format("{}: the partial report is corrupt: {}", path, e.what));
+  } catch (const binary_codec::Reader::MemoryLimit&) {
+    throw InputError(fmt::format(
+        "{}: the partial report's workers are over the input memory limit (--max-input-memory)", path));
   }
-  bool consistent = out.run.workers.size() == out.header.ranks.size();
-  for (std::size_t i = 0; consistent && i < out.run.workers.size(); ++i) {
-    const PositionedWorker& w = out.run.workers[i];
-    consistent = w.position.input < out.header.inputs.size() && w.worker.info.rank == out.header.ranks[i] &&
-                 (i == 0 || out.run.workers[i - 1].position < w.position);
-  }
-  consistent = consistent && collectives_consistent(out.run.collectives, out.header.inputs.size());
-  if (!consistent)
+  if (!header_matches_body(out.header, out.run) ||
+      !collectives_consistent(out.run.collectives, out.header.inputs.size()))
     throw InputError(
         fmt::format("{}: the partial report is corrupt (its workers do not match its header)", path));
   return out;

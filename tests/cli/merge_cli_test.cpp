@@ -179,9 +179,9 @@ TEST_F(MergeRefusals, PartsMadeWithOtherRules) {
                                ranks, other))
           .exit_code,
       0);
-  expect_refused(merge(quoted_paths({other, parts[1], parts[2]})), 3, {other, "other rules"});
+  expect_refused(merge(quoted_paths({other, parts[1], parts[2]})), 4, {other, "other rules"});
   // The merge's own rules must be the parts': the same --set lets them through.
-  expect_refused(merge(quoted_paths(parts) + " --set gpu.low-utilization.warn=40"), 3,
+  expect_refused(merge(quoted_paths(parts) + " --set gpu.low-utilization.warn=40"), 4,
                  {parts[0], "other rules"});
 }
 
@@ -191,14 +191,14 @@ TEST_F(MergeRefusals, PartsWithOtherWindowOptions) {
       run_perfgate(fmt::format("analyze '{}' --slice 0/3 --skip-first 1 --partial '{}' -q", ranks, other))
           .exit_code,
       0);
-  expect_refused(merge(quoted_paths({parts[1], other, parts[2]})), 3, {other, "window options"});
+  expect_refused(merge(quoted_paths({parts[1], other, parts[2]})), 4, {other, "window options"});
 }
 
 TEST_F(MergeRefusals, TheSamePartOrRankTwice) {
-  expect_refused(merge(quoted_paths({parts[0], parts[1], parts[2], parts[1]})), 3, {parts[1], "twice"});
+  expect_refused(merge(quoted_paths({parts[0], parts[1], parts[2], parts[1]})), 4, {parts[1], "twice"});
   std::string copy = dir + "/copy.pgp";
   fs::copy_file(parts[0], copy);
-  expect_refused(merge(quoted_paths({parts[0], copy})), 3, {copy, "twice", "also in " + parts[0]});
+  expect_refused(merge(quoted_paths({parts[0], copy})), 4, {copy, "twice", "also in " + parts[0]});
 }
 
 TEST_F(MergeRefusals, MissingRanksAreAnErrorUnlessAllowed) {
@@ -207,7 +207,7 @@ TEST_F(MergeRefusals, MissingRanksAreAnErrorUnlessAllowed) {
   std::string ranks32 = thirty_two_ranks(shared);
   std::vector<std::string> four = make_parts(ranks32, 4, dir, "");
   four.erase(four.begin() + 2);  // ranks 16-23
-  expect_refused(merge(quoted_paths(four)), 3,
+  expect_refused(merge(quoted_paths(four)), 4,
                  {"8 of 32 ranks are missing", "ranks 16-23", "--allow-missing-ranks"});
   CommandResult allowed = merge(quoted_paths(four) + " --allow-missing-ranks --fail-on never");
   EXPECT_EQ(allowed.exit_code, 0) << allowed.out;

@@ -96,7 +96,7 @@ step() {  # ACTION_PATH STEP INPUT...
 
 # ---- 0. action.yml, its script and the example workflow agree ----
 # The inputs action.yml declares ("  name:" lines under "inputs:").
-inputs=$(awk '/^[a-z]/ {on = ($0 == "inputs:")} on && /^  [a-z-]+:$/ {sub(/:$/, ""); print $1}' "$source_dir/action.yml")
+inputs=$(awk '/^[a-z]/ {on = ($0 == "inputs:")} on && /^  [a-z0-9-]+:$/ {sub(/:$/, ""); print $1}' "$source_dir/action.yml")
 for input in $inputs; do
   variable=INPUT_$(tr 'a-z-' 'A-Z_' <<<"$input")
   check "input $input is passed to the steps as $variable" \
@@ -105,7 +105,7 @@ for input in $inputs; do
 done
 # The keys under `with:` of each `uses: OWNER/perfgate@v1` step of ci/github-actions.yml.
 used=$(awk '/uses: OWNER\/perfgate@v1/ {action = 1; next} action && /^ *with:$/ {with = 1; next}
-  with && /^          [a-z-]+:/ {sub(/:.*/, ""); print $1; next} {if (with || /^      - /) {action = 0; with = 0}}' \
+  with && /^          [a-z0-9-]+:/ {sub(/:.*/, ""); print $1; next} {if (with || /^      - /) {action = 0; with = 0}}' \
   "$source_dir/ci/github-actions.yml" | sort -u)
 check "ci/github-actions.yml uses the action with inputs" test -n "$used"
 for input in $used; do
@@ -124,6 +124,25 @@ expect "install: the prefix output" "${out[prefix]:-}" "$RUNNER_TEMP/perfgate-ro
 check "install: the smoke test script is under the prefix" test -f "${out[prefix]:-}/share/perfgate/examples/profile_smoke_test.py"
 expect "install: PATH gets the unpacked package's bin folder" "$(cat "$GITHUB_PATH")" "$RUNNER_TEMP/perfgate-root/usr/bin"
 check "install: GITHUB_ENV says what was installed" grep -qx "PERFGATE_ACTION_INSTALLED=url:file://$deb" "$GITHUB_ENV"
+
+# deb-url: https only; deb-sha256, when given, must match before anything is installed.
+step "$source_dir" prepare INPUT_DEB_URL="http://example.com/perfgate.deb"
+expect "prepare: an http URL is refused (exit 2)" "$step_code" 2
+check "prepare: the refusal says https" grep -q 'must be an https:// URL' "$job/step.log"
+digest=$(sha256sum "$deb" | cut -d' ' -f1)
+wrong=$(printf '%064d' 0)
+job_path=$(cat "$GITHUB_PATH")
+step "$source_dir" install INPUT_DEB_URL="file://$deb" INPUT_DEB_SHA256="$wrong" INPUT_INSTALL=user \
+  PERFGATE_MODE=url PERFGATE_IDENTITY="url:file://$deb"
+expect "install: another SHA-256 is refused (exit 3)" "$step_code" 3
+check "install: the refusal names both digests" grep -q "has SHA-256 $digest, not deb-sha256 $wrong" "$job/step.log"
+expect "install: a refused package adds nothing to PATH" "$(cat "$GITHUB_PATH")" "$job_path"
+step "$source_dir" install INPUT_DEB_URL="file://$deb" INPUT_DEB_SHA256="${digest^^}" INPUT_INSTALL=user \
+  PERFGATE_MODE=url PERFGATE_IDENTITY="url:file://$deb"
+expect "install: the right SHA-256 (any case) installs" "$step_code" 0
+check "install: the digest is reported as checked" grep -q "SHA-256 $digest checked" "$job/step.log"
+: >"$GITHUB_PATH"
+echo "$job_path" >"$GITHUB_PATH"
 
 # ---- 2. the same job uses the action again, to gate the example ----
 step "$source_dir" prepare INPUT_DEB_URL="file://$deb"
@@ -165,6 +184,14 @@ expect "a missing profile: exit 3" "$step_code" 3
 expect "a missing profile: verdict error" "${out[verdict]:-}" error
 step "$source_dir" analyze INPUT_PROFILES=''
 expect "no profiles: a usage error" "$step_code" 2
+
+# `args` is split on whitespace, as action.yml says: one line or one word per line, the same.
+for args in '--skip-first 2' $'--skip-first\n2\n'; do
+  step "$source_dir" analyze INPUT_PROFILES=small_training.pt.trace.json.gz INPUT_JSON=reports/args.json \
+    INPUT_ANNOTATIONS=false INPUT_ARGS="$args"
+  expect "args ${args@Q}: exit 0" "$step_code" 0
+  check "args ${args@Q}: passed as two arguments" grep -q -- '--json reports/args.json --skip-first 2$' "$job/step.log"
+done
 
 # Inputs are data: a command in one is never run.
 step "$source_dir" analyze INPUT_PROFILES='$(touch pwned)' INPUT_ARGS='`touch pwned2`' INPUT_HTML='x;touch pwned3'

@@ -5,7 +5,7 @@
 set -euo pipefail
 build=$1
 out=$2
-cmake --build "$build" --target perfgate-man
+cmake --build "$build" --target perfgate-man perfgate-changelog
 rm -rf "$out"
 mkdir -p "$out"
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$out" >"$out/cpack.log" 2>&1 || {

@@ -92,6 +92,32 @@ TEST(Sanitise, MarkdownBreaksMentionsAndControlCharacters) {
   }
 }
 
+// Issue #44, item 9: a right-to-left override (U+202E), the other bidirectional controls and the
+// line and paragraph separators (U+2028, U+2029) from a trace's names reach neither the terminal
+// nor the Markdown report (nor the PR comment) raw: they are shown as \u202e and so on.
+TEST(Sanitise, BidirectionalControlsAndSeparatorsAreShownEscaped) {
+  const std::string rlo = "\u202e", ls = "\u2028", ps = "\u2029", lri = "\u2066";
+  TraceBuilder t;
+  for (int i = 0; i < 3; ++i) {
+    double s = 1000.0 * i;
+    t.step(i + 1, s, 900);
+    std::string name = "gemm" + rlo + "txt.exe" + ls + "x" + ps + lri;
+    t.op(name, s + 10, 100, 10 + i);
+    t.launch(name, s + 20, s + 30, 500, 10 + i);
+  }
+  ReportModel report = report_of_json(t.json(), default_rules());
+  MarkdownOptions comment;
+  comment.compact = true;
+  comment.budget_bytes = kPrCommentBudget;
+  for (const std::string& out : {render_terminal(report, TerminalOptions{false}), render_markdown(report, {}),
+                                 render_markdown(report, comment)}) {
+    for (const std::string& raw : {rlo, ls, ps, lri}) EXPECT_FALSE(contains(out, raw)) << out;
+  }
+  EXPECT_TRUE(contains(render_markdown(report, {}), "gemm\\\\u202etxt.exe")) << render_markdown(report, {});
+  EXPECT_EQ(terminal_escape("a" + rlo + "b" + ls + "c\u200fd\u061ce"), "a\\u202eb\\u2028c\\u200fd\\u061ce");
+  EXPECT_EQ(terminal_escape("é — “quoted” ✓"), "é — “quoted” ✓");  // other characters stay
+}
+
 TEST(Sanitise, EscapeFunctions) {
   EXPECT_EQ(terminal_escape("a\tb\r\n\x7f\x01\xc2\x9b[1m é"), "a\\tb\\r\\n\\x7f\\x01\\u009b[1m é");
   EXPECT_EQ(neutralise_workflow_commands("ok\n  ::set-output name=x::y\n::\n"),

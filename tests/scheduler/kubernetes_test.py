@@ -10,6 +10,11 @@ Kubernetes object models, offline (no cluster is reached; the Jobs are not run h
   `--slice $(JOB_COMPLETION_INDEX)/N`, one partial per index named with that N, written where the
   merge Job reads; both Jobs run the image localhost/perfgate:0.1.0 as the Containerfile's uid, on
   the volume that perfgate-work-pvc.yaml claims.
+- Safe by default: no service account token in the pods (automountServiceAccountToken false), a
+  deadline on each Job (activeDeadlineSeconds), and a memory limit with headroom above what
+  perfgate's own limit lets the inputs hold (--max-input-memory × --threads, both given
+  explicitly, plus HEADROOM), so that perfgate refuses a huge input (exit 3) before the kernel
+  kills the pod. A planted unsafe variant shows each check sees it.
 - Every option in the Jobs' args is one that `perfgate analyze --help` / `perfgate merge --help`
   lists; run.sh passes shellcheck where it is installed.
 
@@ -37,6 +42,12 @@ MODELS = {("batch/v1", "Job"): "V1Job", ("v1", "PersistentVolumeClaim"): "V1Pers
 IMAGE = "localhost/perfgate:0.1.0"
 
 failures = 0
+
+# What a perfgate process needs beside its inputs: the report model, the rendered outputs, the
+# program and its libraries (docs/install.md, "Kubernetes").
+HEADROOM = 1 << 30
+UNITS = {"": 1, "K": 1000, "M": 1000**2, "G": 1000**3, "T": 1000**4,
+         "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40}
 
 
 def check(ok, what, detail=""):
@@ -97,6 +108,39 @@ def container(job):
 
 def option_value(args, option):
     return args[args.index(option) + 1] if option in args and args.index(option) + 1 < len(args) else None
+
+
+def quantity_bytes(text):
+    """A Kubernetes memory quantity (4Gi, 512M) in bytes; None when malformed."""
+    match = re.fullmatch(r"([0-9]+)([KMGT]i?)?", str(text))
+    return int(match.group(1)) * UNITS[match.group(2) or ""] if match else None
+
+
+def size_bytes(text):
+    """perfgate's --max-input-memory (8G, 512M: binary units, docs/formats.md) in bytes."""
+    match = re.fullmatch(r"([0-9]+)([KMGT]?)", str(text))
+    return int(match.group(1)) * (1 << (10 * " KMGT".index(match.group(2) or " "))) if match else None
+
+
+def safety_problems(job):
+    """Why a Job is not safe by default; empty when it is."""
+    problems = []
+    pod = job["spec"]["template"]["spec"]
+    if pod.get("automountServiceAccountToken") is not False:
+        problems.append("the pod mounts a service account token (automountServiceAccountToken)")
+    deadline = job["spec"].get("activeDeadlineSeconds")
+    if not isinstance(deadline, int) or deadline <= 0:
+        problems.append("the Job has no activeDeadlineSeconds")
+    args = container(job)["args"]
+    limit = quantity_bytes(container(job).get("resources", {}).get("limits", {}).get("memory"))
+    per_input = size_bytes(option_value(args, "--max-input-memory"))
+    threads = option_value(args, "--threads")
+    if limit is None or per_input is None or per_input == 0 or not (threads or "").isdigit() or threads == "0":
+        problems.append("memory limit, --max-input-memory and --threads (not 0) must all be given")
+    elif per_input * int(threads) + HEADROOM > limit:
+        problems.append(f"--max-input-memory x --threads = {per_input * int(threads)} bytes leaves less than "
+                        f"{HEADROOM} bytes of the {limit}-byte limit")
+    return problems
 
 
 def main():
@@ -183,6 +227,21 @@ def main():
               and pod["securityContext"].get("fsGroup") == int(user.group(1)),
               f"{name} runs as the Containerfile's uid, which may write the volume (fsGroup)")
         check(pod.get("restartPolicy") == "Never", f"{name}: a failed pod is not restarted in place")
+
+    # ---- safe by default ----
+    for job in (slices, merge):
+        name = job["metadata"]["name"]
+        problems = safety_problems(job)
+        check(not problems, f"{name}: no token, a deadline, memory headroom", "\n    ".join(problems))
+    for where, plant in (("automountServiceAccountToken", lambda d: d["spec"]["template"]["spec"].pop(
+                              "automountServiceAccountToken", None)),
+                         ("activeDeadlineSeconds", lambda d: d["spec"].pop("activeDeadlineSeconds", None)),
+                         ("2 threads x the default 4G in 8Gi", lambda d: container(d).__setitem__(
+                             "args", [a for a in container(d)["args"] if a not in ("--max-input-memory", "3G")]
+                             + ["--max-input-memory", "4G"]))):
+        planted = copy.deepcopy(slices)
+        plant(planted)
+        check(safety_problems(planted), f"a slices Job without {where} is found")
 
     # ---- the options are perfgate's ----
     for command, command_args in (("analyze", args), ("merge", merge_args)):

@@ -274,8 +274,8 @@ set +e
 "$perfgate" merge run128/partials --json missing.json >missing.out 2>&1
 missing_status=$?
 set -e
-if [ "$missing_status" = 3 ] && [ ! -e missing.json ]; then
-  pass "merging 2 of 128 ranks without --allow-missing-ranks exits 3 and writes nothing"
+if [ "$missing_status" = 4 ] && [ ! -e missing.json ]; then
+  pass "merging 2 of 128 ranks without --allow-missing-ranks exits 4 (refused) and writes nothing"
 else
   fail "merging 2 of 128 ranks without --allow-missing-ranks exited $missing_status"
   cat missing.out

@@ -55,6 +55,14 @@ std::string distributed_info(const std::string& json, Profile& profile) {
   const auto& o = doc.as_object();
   profile.info.rank = integer(o.if_contains("rank"));
   profile.info.world_size = integer(o.if_contains("world_size"));
+  // No job has a million ranks: a larger world size (2^62) is a corrupt or forged trace, whose
+  // report would list a million missing ranks.
+  constexpr std::int64_t kMaxWorldSize = std::int64_t{1} << 20;
+  if (profile.info.world_size && *profile.info.world_size > kMaxWorldSize)
+    return fmt::format("'distributedInfo' states an implausible world size of {} ranks (at most {})",
+                       *profile.info.world_size, kMaxWorldSize);
+  if (profile.info.rank && *profile.info.rank >= kMaxWorldSize)
+    return fmt::format("'distributedInfo' states an implausible rank {}", *profile.info.rank);
   profile.info.distributed_backend = text(o.if_contains("backend"));
   return {};
 }

@@ -105,6 +105,9 @@ std::string ProfileBuilder::dma_field(std::string_view key, const Scalar& value)
   if (key == "transfer_size") {
     row_.bytes = as_integer(value);
     if (row_.bytes && *row_.bytes < 0) return fmt::format("'transfer_size' is negative ({})", *row_.bytes);
+    // NaN, 1e308, 2^64, text or a flag is no byte count: refused, never counted as 0 bytes.
+    if (!row_.bytes && value.kind != Scalar::Kind::Null)
+      return fmt::format("'transfer_size' is not a number of bytes ({})", as_text(value).substr(0, 40));
   }
   if (key == "dma_queue") row_.queue = as_text(value);
   if (key == "queue_type") row_.queue_type = as_text(value);
@@ -140,6 +143,12 @@ void ProfileBuilder::layer_field(std::string_view key, const Scalar& value) {
 void ProfileBuilder::summary_field(std::string_view key, const Scalar& value) {
   if (value.kind == Scalar::Kind::Null || value.kind == Scalar::Kind::Bool) return;
   if (std::optional<double> number = as_number(value)) {
+    // A share outside 0-100% is no share: noted by name and left out, never shown as -100%.
+    if (key.ends_with("_percent") && !(*number >= 0 && *number <= 1e2)) {
+      current().notes.push_back(fmt::format("summary '{}' is {}, not a share between 0 and 100%: left out",
+                                            key, as_text(value).substr(0, 40)));
+      return;
+    }
     current().neuron.summary.emplace_back(std::string(key), *number);
     return;
   }

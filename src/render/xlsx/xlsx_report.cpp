@@ -330,9 +330,9 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     write_file_atomically(path, bytes);
     return;
   }
-  if (::chmod(temporary.c_str(), static_cast<mode_t>(output_mode(target.path))) != 0 ||
-      ::rename(temporary.c_str(), target.path.c_str()) != 0)
+  if (::chmod(temporary.c_str(), static_cast<mode_t>(output_mode(target.path))) != 0)
     throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  finish_output_from(temporary, target.path, path);  // renamed now, or with the run's other outputs
 }
 
 }  // namespace perfgate
