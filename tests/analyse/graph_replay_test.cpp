@@ -229,5 +229,33 @@ TEST(GraphCapture, TwoGraphsReplayedAlternatelyEachFindTheirCapture) {
   EXPECT_DOUBLE_EQ(metric(w, "kernels.graph_capture_coverage_pct"), 100.0);
 }
 
+// ---- Serving iterations as steps (rules: serving_step_ranges) ----
+
+// SGLang's forward batches step[DECODE bs=32] [0,100] and [200,300], each launching one 10 us
+// kernel: two steps, where the trace has no ProfilerStep#N.
+std::string serving_trace(bool with_profiler_step) {
+  TraceBuilder t;
+  if (with_profiler_step) t.step(7, 0, 400);
+  t.annotation("step[DECODE bs=32]", 0, 100, 1).annotation("step[DECODE bs=32]", 200, 100, 2);
+  t.op("aten::mm", 10, 20, 3).op("aten::mm", 210, 20, 4);
+  t.launch("gemm", 15, 40, 10, 3);
+  t.launch("gemm", 215, 240, 10, 4);
+  return t.json();
+}
+
+TEST(ServingSteps, ForwardBatchesAreStepsWithoutProfilerSteps) {
+  WorkerAnalysis w = analyse_json(serving_trace(false));
+  ASSERT_EQ(w.steps.steps.size(), 2u);
+  EXPECT_EQ(w.steps.source, StepSource::StepPattern);
+  EXPECT_EQ(w.steps.steps[0].name, "step[DECODE bs=32]");
+  EXPECT_EQ(metric(w, "window.steps_total"), 2);
+}
+
+TEST(ServingSteps, ProfilerStepsWinOverServingRanges) {
+  WorkerAnalysis w = analyse_json(serving_trace(true));
+  ASSERT_EQ(w.steps.steps.size(), 1u);
+  EXPECT_EQ(w.steps.source, StepSource::ProfilerStep);
+}
+
 }  // namespace
 }  // namespace perfgate::testing
