@@ -257,5 +257,28 @@ TEST(ServingSteps, ProfilerStepsWinOverServingRanges) {
   EXPECT_EQ(w.steps.source, StepSource::ProfilerStep);
 }
 
+// ---- Compiled code ----
+
+// A torch.compile step: "Torch-Compiled Region: 0/0" [10,200] holds Inductor's range
+// triton_red_fused_add_mean_mul_pow_rsqrt_0 [50,100] (an RMSNorm), which launches its kernel through
+// cuLaunchKernel [60,70] (12 us at 120). The op is of the "compiled (Triton)" class, and the region
+// holds its GPU time.
+TEST(CompiledCode, InductorTritonOpsAreTheirOwnClassUnderTheCompiledRegion) {
+  TraceBuilder t;
+  t.step(1, 0, 300);
+  t.op("Torch-Compiled Region: 0/0", 10, 190, 2);
+  t.op("triton_red_fused_add_mean_mul_pow_rsqrt_0", 50, 50, 3);
+  t.runtime("cuLaunchKernel", 60, 10, 35, 3);
+  t.kernel("triton_red_fused_add_mean_mul_pow_rsqrt_0", 120, 12, 35);
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpRow* triton = find_op(w.tables.ops, "triton_red_fused_add_mean_mul_pow_rsqrt_0");
+  ASSERT_NE(triton, nullptr);
+  EXPECT_EQ(triton->op_type, "compiled (Triton)");
+  EXPECT_EQ(triton->device_self, 12'000);
+  const OpRow* region = find_op(w.tables.ops, "Torch-Compiled Region: 0/0");
+  ASSERT_NE(region, nullptr);
+  EXPECT_EQ(region->device_total, 12'000);
+}
+
 }  // namespace
 }  // namespace perfgate::testing
