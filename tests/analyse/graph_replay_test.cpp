@@ -3,6 +3,8 @@
 // that issued it; the worked-out rows and shares are in the comments.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "support/helpers.h"
@@ -278,6 +280,27 @@ TEST(CompiledCode, InductorTritonOpsAreTheirOwnClassUnderTheCompiledRegion) {
   const OpRow* region = find_op(w.tables.ops, "Torch-Compiled Region: 0/0");
   ASSERT_NE(region, nullptr);
   EXPECT_EQ(region->device_total, 12'000);
+}
+
+// The SGLang/vLLM layout: capture_traces/ with execution_details.json beside the trace is found
+// without an option; --graph-capture names a capture file instead.
+TEST(GraphCapture, CapturesBesideTheTraceOrNamedAreMerged) {
+  std::string dir = temp_dir();
+  write_text(dir + "/decode.json", reordered_replay());
+  std::filesystem::create_directories(dir + "/capture_traces");
+  write_text(dir + "/capture_traces/bs_32_rank0.json", capture_trace());
+  write_text(dir + "/capture_traces/execution_details.json",
+             R"([{"file": "bs_32_rank0.json", "batch_size": 32, "mode": "FULL"}])");
+  const std::string note = "3 of 4 replayed GPU activities placed on a captured launch, 1 not placed";
+  CommandResult beside = run_perfgate("analyze --no-color " + dir + "/decode.json");
+  EXPECT_NE(beside.out.find(note), std::string::npos) << beside.out;
+  std::string alone = temp_dir();
+  write_text(alone + "/decode.json", reordered_replay());
+  CommandResult named = run_perfgate("analyze --no-color " + alone + "/decode.json --graph-capture " + dir +
+                                     "/capture_traces/bs_32_rank0.json");
+  EXPECT_NE(named.out.find(note), std::string::npos) << named.out;
+  CommandResult none = run_perfgate("analyze --no-color " + alone + "/decode.json");
+  EXPECT_EQ(none.out.find("graph capture:"), std::string::npos) << none.out;
 }
 
 }  // namespace
