@@ -63,8 +63,9 @@ struct Classification {
   std::vector<std::string> communication_kernels;
   std::vector<std::string> communication_ops;
   std::vector<std::string> dataloader_ops;
-  std::vector<std::string> sync_calls;         // runtime calls that block the host until the GPU is done
-  std::vector<std::string> data_parallel_ops;  // torch.nn.DataParallel's forward
+  std::vector<std::string> sync_calls;          // runtime calls that block the host until the GPU is done
+  std::vector<std::string> graph_launch_calls;  // runtime calls that replay a captured CUDA/HIP graph
+  std::vector<std::string> data_parallel_ops;   // torch.nn.DataParallel's forward
   std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
   std::vector<std::string> library_frames;                 // call-stack frames outside user code
@@ -78,6 +79,9 @@ struct Classification {
   // nvtx_step_ranges (NVTX step or iteration ranges).
   std::vector<std::string> profiler_step_ranges;
   std::vector<std::string> nvtx_step_ranges;
+  // Serving frameworks' iteration ranges (vLLM, SGLang), read as steps where the trace's own step
+  // ranges find none: the first pattern that matches any range gives the steps.
+  std::vector<std::string> serving_step_ranges;
   // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
   // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
   double mfu_min_flops_coverage_pct = 50;
@@ -121,6 +125,9 @@ struct AnalysisOptions {
   // steps, GPUs, iterations and collectives, and their ops, kernels and regions count in the
   // run's sums; so a run's memory does not grow with its workers' tables. 0: every worker.
   std::size_t detailed_workers = 8;
+  // --graph-capture: graph-capture trace files or folders merged into every replay trace; empty: the
+  // captures found beside each trace (captures_beside, load.h).
+  std::vector<std::string> graph_captures;
 };
 
 enum class StepSource { ProfilerStep, StepPattern, KeyOp, None };
@@ -287,6 +294,10 @@ struct HostActivitySums {
   std::uint64_t short_kernels = 0;           // shorter than 10 µs
   std::uint64_t kernels_without_launch = 0;  // no runtime call with their correlation id
   TimeNs kernel_time = 0;
+  std::uint64_t graph_launches = 0;         // runtime calls that replay a graph (rules: graph_launch_calls)
+  TimeNs graph_kernel_time = 0;             // kernel time those launches ran (graph_replay.h)
+  TimeNs graph_kernel_time_placed = 0;      // ... given the op that captured them (graph_capture.cpp)
+  std::uint64_t graph_capture_workers = 0;  // workers with graph-capture traces merged in
   std::optional<TimeNs> median_launch_gap;  // gaps where the GPU waited for the next launch
   struct Copies {
     std::uint64_t count = 0;
@@ -583,6 +594,20 @@ struct CompiledClassification;
 
 // Analyses profiles with the classification compiled once. Safe to call from several threads at
 // once (each call keeps its own per-profile state), so workers can be analysed as they load.
+// Graph-capture traces merged into a replay trace (graph_capture.cpp): each graph launch of the
+// replay aligned with the captured graph its kernels match best, and each replayed activity placed
+// on a captured launch given that launch's op, shapes, module frames and stack.
+struct GraphCaptureCoverage {
+  std::size_t captured_graphs = 0;   // capture windows (Begin/EndCapture) in the capture traces
+  std::size_t launches = 0;          // graph launches in the replay
+  std::size_t launches_aligned = 0;  // ... of which some activity was placed
+  std::size_t replayed = 0;          // GPU activities the graph launches ran
+  std::size_t placed = 0;            // ... placed on a captured launch
+};
+// Adds the captured ops to `replay` (a note states the coverage); call before analysing it.
+GraphCaptureCoverage merge_graph_captures(Profile& replay, const std::vector<Profile>& captures,
+                                          const Classification& classification);
+
 class WorkerAnalyser {
  public:
   // Throws ConfigError for a classification pattern that does not compile.

@@ -110,6 +110,14 @@ unsigned threads_per_input(const LoadOptions& options, std::size_t inputs);
 // Every worker of every input, held at once (tests and small runs).
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
+// The graph-capture traces of a --graph-capture FILE or FOLDER: a folder with an execution_details.json
+// (vLLM, SGLang) gives the files it lists, another folder its trace files. Throws InputError for an
+// execution_details.json that is not a list.
+std::vector<std::string> graph_capture_files(const std::string& path);
+// The capture traces recorded beside a trace (or in a run folder): capture_traces/ with its
+// execution_details.json; empty when there is none.
+std::vector<std::string> captures_beside(const std::string& trace_path);
+
 // The worker name of a trace file: its file name without the trace extensions.
 std::string worker_name_from_path(const std::string& path);
 

@@ -182,6 +182,13 @@ struct CollectiveArgs {
   StringId process_group = kNoString;  // "Process Group Name" ("0"), where recorded
 };
 
+// The kernel a launch call names in its arguments (ROCm's args.kernel): what a graph-capture trace
+// records of each kernel the graph will run, since the capture runs none.
+struct LaunchedKernel {
+  std::int64_t correlation = 0;  // of the launch call
+  StringId kernel = kNoString;
+};
+
 struct ThreadInfo {
   std::int64_t pid = 0;
   std::int64_t tid = 0;
@@ -216,6 +223,7 @@ struct ProfileInfo {
   // Without steps, the window covers every CUDA call and GPU activity (nsys: "the whole capture"),
   // not only the ops' span extended to their GPU work (the TensorBoard plugin's window).
   bool window_spans_capture = false;
+  bool graph_capture = false;  // graph-capture traces were merged in (merge_graph_captures, analysis.h)
   std::vector<std::pair<std::string, std::string>> attributes;  // other top-level facts, e.g. versions
   TimeNs profiler_start = 0;                                    // the profiler's own span, when recorded
   TimeNs profiler_end = 0;
@@ -309,6 +317,7 @@ struct Profile {
   std::vector<ForwardBackwardLink> forward_backward_links;
   std::vector<MemorySample> memory_samples;
   std::vector<CollectiveArgs> collectives;
+  std::vector<LaunchedKernel> launched_kernels;  // in record order; where the trace names them
   std::vector<DeviceInfo> devices;
   NeuronDevice neuron;
   std::vector<std::string> notes;  // what the reader noticed and the report should say

@@ -12,6 +12,7 @@
 #include "analyse/communication.h"
 #include "analyse/flops.h"
 #include "analyse/gpu_utilization.h"
+#include "analyse/graph_replay.h"
 #include "analyse/host_activity.h"
 #include "analyse/idle.h"
 #include "analyse/iterations.h"
@@ -109,6 +110,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.warnings = profile.notes;
   NameClasses classes(compiled, profile);
   Attribution attribution = attribute(profile, compiled.attribution, options.threads);
+  attach_graph_replays(profile, classes.graph_launch, attribution);
   w.steps = detect_steps(profile, attribution, compiled, options, w.warnings);
   w.window = select_window(w.steps, options.window);
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes); },

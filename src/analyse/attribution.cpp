@@ -45,22 +45,10 @@ void link_activities(const Profile& p, Attribution& a) {
   IdLookup find_call(by_correlation);
 
   a.activity_runtime.assign(p.gpu_activities.size(), kNone);
-  std::vector<std::uint32_t> counts(p.runtime_calls.size() + 1, 0);
-  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
-    std::int64_t corr = p.gpu_activities[i].correlation;
-    if (corr == 0) continue;
-    if (std::uint32_t r = find_call(corr); r != kNone) {
-      a.activity_runtime[i] = r;
-      ++counts[r + 1];
-    }
-  }
-  a.activity_offsets.assign(p.runtime_calls.size() + 1, 0);
-  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
-    a.activity_offsets[r + 1] = a.activity_offsets[r] + counts[r + 1];
-  a.activities.assign(a.activity_offsets.back(), 0);
-  std::vector<std::uint32_t> fill(a.activity_offsets.begin(), a.activity_offsets.end() - 1);
-  for (std::uint32_t i = 0; i < p.gpu_activities.size(); ++i)
-    if (a.activity_runtime[i] != kNone) a.activities[fill[a.activity_runtime[i]]++] = i;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i)
+    if (std::int64_t corr = p.gpu_activities[i].correlation; corr != 0)
+      a.activity_runtime[i] = find_call(corr);
+  index_launched_activities(p, a);
 }
 
 // Innermost op or annotation on the call's thread that encloses it, by walking up the host tree
@@ -100,6 +88,18 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
 }
 
 }  // namespace
+
+void index_launched_activities(const Profile& p, Attribution& a) {
+  std::size_t calls = p.runtime_calls.size();
+  a.activity_offsets.assign(calls + 1, 0);
+  for (std::uint32_t r : a.activity_runtime)
+    if (r != kNone) ++a.activity_offsets[r + 1];
+  for (std::size_t r = 0; r < calls; ++r) a.activity_offsets[r + 1] += a.activity_offsets[r];
+  a.activities.assign(a.activity_offsets.back(), 0);
+  std::vector<std::uint32_t> fill(a.activity_offsets.begin(), a.activity_offsets.end() - 1);
+  for (std::uint32_t i = 0; i < a.activity_runtime.size(); ++i)
+    if (a.activity_runtime[i] != kNone) a.activities[fill[a.activity_runtime[i]]++] = i;
+}
 
 Attribution attribute(const Profile& profile, AttributionRules rules, unsigned threads) {
   Attribution a;

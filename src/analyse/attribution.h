@@ -18,11 +18,27 @@ struct Attribution {
   std::vector<std::uint32_t> activities;        //   activities[activity_offsets[r] .. activity_offsets[r+1])
   std::size_t owners_by_external_id = 0;
   std::size_t owners_by_containment = 0;
+  // Per runtime call, 1 for a graph launch (rules: graph_launch_calls); empty when the profile has
+  // none. Set by attach_graph_replays (graph_replay.h), as is the count of activities it gave a
+  // graph launch by stream and time (no correlation linked them).
+  std::vector<std::uint8_t> graph_launch;
+  std::size_t activities_by_graph_span = 0;
+  // Per activity, the op that launched it when its graph was captured: a replayed activity whose own
+  // External id names an op inside its graph launch's span (the ops a graph-capture trace gave the
+  // replay, graph_capture.cpp). Empty when there are none; kNone for the other activities.
+  std::vector<std::uint32_t> captured_op;
+  std::size_t activities_by_capture = 0;
 
   std::uint32_t activity_owner(std::size_t activity) const {
+    if (!captured_op.empty() && captured_op[activity] != kNone) return captured_op[activity];
     std::uint32_t r = activity_runtime[activity];
     return r == kNone ? kNone : runtime_owner[r];
   }
+  bool is_graph_launch(std::uint32_t runtime) const {
+    return runtime != kNone && !graph_launch.empty() && graph_launch[runtime] != 0;
+  }
+  // The activity ran in a graph replay: its launching call is a graph launch.
+  bool replayed(std::size_t activity) const { return is_graph_launch(activity_runtime[activity]); }
   std::span<const std::uint32_t> launched_by(std::size_t runtime) const {
     return {activities.data() + activity_offsets[runtime], activities.data() + activity_offsets[runtime + 1]};
   }
@@ -32,6 +48,9 @@ struct AttributionRules {
   bool by_time_containment = true;
   bool external_id_must_enclose = true;
 };
+// Rebuilds the runtime → activities index (Attribution::activities) from activity_runtime.
+void index_launched_activities(const Profile& profile, Attribution& a);
+
 // On up to `threads` threads; the same at any count.
 Attribution attribute(const Profile& profile, AttributionRules rules = {}, unsigned threads = 1);
 

@@ -28,6 +28,7 @@ struct CompiledClassification {
   PatternSet communication_ops;
   PatternSet dataloader_ops;
   PatternSet sync_calls;
+  PatternSet graph_launch_calls;
   PatternSet data_parallel_ops;
   PatternSet distributed_data_parallel_ops;
   PatternSet nccl_ops;
@@ -36,6 +37,7 @@ struct CompiledClassification {
   // the step number is a capture); empty where the list is.
   std::string profiler_step_ranges;
   std::string nvtx_step_ranges;
+  std::vector<std::string> serving_step_ranges;  // tried one by one (steps.cpp)
   PatternSet op_types;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
@@ -61,6 +63,7 @@ struct NameClasses {
         communication_op(c.communication_ops, p.strings),
         dataloader_op(c.dataloader_ops, p.strings),
         sync_call(c.sync_calls, p.strings),
+        graph_launch(c.graph_launch_calls, p.strings),
         data_parallel_op(c.data_parallel_ops, p.strings),
         distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings),
         nccl_op(c.nccl_ops, p.strings) {}
@@ -71,6 +74,7 @@ struct NameClasses {
   NameMatcher communication_op;
   NameMatcher dataloader_op;
   NameMatcher sync_call;
+  NameMatcher graph_launch;
   NameMatcher data_parallel_op;
   NameMatcher distributed_data_parallel_op;
   NameMatcher nccl_op;

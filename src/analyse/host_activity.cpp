@@ -90,6 +90,9 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
     ++s.sync_calls;
     s.sync_time += c.end - c.start;
   }
+  s.graph_capture_workers = p.info.graph_capture ? 1 : 0;
+  for (std::uint32_t r = 0; r < a.graph_launch.size(); ++r)
+    s.graph_launches += a.graph_launch[r] != 0 && in_window(p.runtime_calls[r].start, w);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& k = p.gpu_activities[i];
     if (k.kind != GpuActivityKind::Kernel || !in_window(k.start, w)) continue;
@@ -97,6 +100,8 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
     s.kernel_time += k.end - k.start;
     if (k.end - k.start < kShortKernelNs) ++s.short_kernels;
     if (a.activity_runtime[i] == kNone) ++s.kernels_without_launch;
+    if (a.replayed(i)) s.graph_kernel_time += k.end - k.start;
+    if (!a.captured_op.empty() && a.captured_op[i] != kNone) s.graph_kernel_time_placed += k.end - k.start;
   }
   s.median_launch_gap = median_launch_gap(p, a, w);
   count_copies(p, w, s);
@@ -120,6 +125,10 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   short_kernels += from.short_kernels;
   kernels_without_launch += from.kernels_without_launch;
   add_time(kernel_time, from.kernel_time);
+  graph_launches += from.graph_launches;
+  add_time(graph_kernel_time, from.graph_kernel_time);
+  add_time(graph_kernel_time_placed, from.graph_kernel_time_placed);
+  graph_capture_workers += from.graph_capture_workers;
   h2d += from.h2d;
   d2h += from.d2h;
   d2d += from.d2d;

@@ -198,6 +198,11 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
   }
   if (h.median_launch_gap) m.set("kernels.launch_gap_us", us(*h.median_launch_gap));
   m.set("kernels.without_launch", d(h.kernels_without_launch));
+  m.set("host.graph_launches", d(h.graph_launches));
+  if (h.graph_capture_workers > 0 && h.graph_kernel_time > 0)
+    m.set("kernels.graph_capture_coverage_pct",
+          100.0 * d(h.graph_kernel_time_placed) / d(h.graph_kernel_time));
+  if (h.kernel_time > 0) m.set("kernels.graph_replay_pct", 100.0 * d(h.graph_kernel_time) / d(h.kernel_time));
   m.set("memcpy.count", d(h.all_copies.count));
   m.set("memcpy.bytes", d(h.all_copies.bytes));
   set_copies(m, "h2d", h.h2d);

@@ -111,6 +111,67 @@ bool by_device_time(const OpRow& a, const OpRow& b) {
   return std::tie(a.name, a.input_shapes) < std::tie(b.name, b.input_shapes);
 }
 
+// Adds a GPU activity to a row whose calls are counted apart (the (no op) and graph replay rows).
+void add_activity(const OpTableInputs& in, const GpuActivity& g, OpRow& r) {
+  TimeNs d = g.end - g.start;
+  r.device_total += d;
+  r.device_self += d;
+  if (g.kind != GpuActivityKind::Kernel) return;
+  ++r.kernel_calls;
+  if (in.classification.tensor_core_kernels.matches(in.profile.str(g.name))) {
+    r.tc_device += d;
+    r.uses_tc = true;
+  }
+}
+
+bool outside_window(const OpTableInputs& in, const GpuActivity& g) {
+  return g.start < in.window.start || g.start >= in.window.end;
+}
+
+// A replayed activity placed on the op that captured it (graph_capture.cpp): that op's, not its launch's.
+bool placed_on_op(const OpTableInputs& in, std::uint32_t activity) {
+  const auto& captured = in.attribution.captured_op;
+  return !captured.empty() && captured[activity] != kNone && in.stats.is_op(captured[activity]);
+}
+
+// A graph launch that no op issued: one row per launch name (hipGraphLaunch), of the op type the
+// rules give it ("graph replay"), holding the GPU work its replays ran in the window; its calls
+// are the launches, its host time theirs, its module and stack those of the first launch's owner
+// (the annotation or Python frames that issued it).
+std::vector<OpRow> graph_replay_rows(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  const Attribution& a = in.attribution;
+  std::map<StringId, OpRow> rows;
+  for (std::uint32_t r = 0; r < a.graph_launch.size(); ++r) {
+    const RuntimeCall& call = p.runtime_calls[r];
+    std::uint32_t owner = a.runtime_owner[r];
+    if (!a.graph_launch[r] || (owner != kNone && in.stats.is_op(owner))) continue;
+    bool any = false;
+    for (std::uint32_t i : a.launched_by(r)) {
+      if (outside_window(in, p.gpu_activities[i]) || placed_on_op(in, i)) continue;
+      OpRow& row = rows[call.name];
+      add_activity(in, p.gpu_activities[i], row);
+      any = true;
+    }
+    if (!any) continue;
+    OpRow& row = rows[call.name];
+    if (row.calls++ == 0 && owner != kNone) {
+      row.call_stack = call_stack(p, owner);
+      row.user_frame = user_frame(row.call_stack, in.classification.library_frames);
+      row.module = module_path(p, owner);
+    }
+    row.host_total += call.end - call.start;
+  }
+  std::vector<OpRow> out;
+  for (auto& [name, row] : rows) {
+    row.name = std::string(p.str(name));
+    row.op_type = in.classification.op_type(row.name);
+    row.host_self = row.host_total;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 // Each accumulator is freed as its row is made: a trace of many names never holds both whole.
 // GPU work that started in the window and that no op launched (a custom kernel called straight
 // from the step, so owned by the step's annotation; work launched before the profiler started):
@@ -122,22 +183,14 @@ std::optional<OpRow> no_op_row(const OpTableInputs& in) {
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& g = p.gpu_activities[i];
     std::uint32_t owner = in.attribution.activity_owner(i);
-    if (g.start < in.window.start || g.start >= in.window.end || (owner != kNone && in.stats.is_op(owner)))
+    if (outside_window(in, g) || (owner != kNone && in.stats.is_op(owner)) || in.attribution.replayed(i))
       continue;
-    TimeNs d = g.end - g.start;
     ++r.calls;
-    r.device_total += d;
-    if (g.kind != GpuActivityKind::Kernel) continue;
-    ++r.kernel_calls;
-    if (in.classification.tensor_core_kernels.matches(p.str(g.name))) {
-      r.tc_device += d;
-      r.uses_tc = true;
-    }
+    add_activity(in, g, r);
   }
   if (r.calls == 0) return std::nullopt;
   r.name = std::string(kNoOpName);
   r.op_type = std::string(kNoOpName);
-  r.device_self = r.device_total;
   return r;
 }
 
@@ -157,16 +210,44 @@ struct TypeAccumulator {
   std::set<StringId> names;
 };
 
-// Host time of a call not covered by the GPU work it launched (itself and its callees).
-TimeNs cpu_overhead(const OpTableInputs& in, std::size_t e, IntervalList& scratch) {
+// A call (an op, or a graph launch no op issued) in its type's row: its host span, the GPU time it
+// ran, and that span's time not covered by its own GPU work or by any GPU work.
+void add_type_call(TypeAccumulator& acc, Interval span, TimeNs gpu, IntervalList& own_work,
+                   const IntervalList& gpu_busy, StringId name) {
+  OpTypeRow& r = acc.row;
+  TimeNs duration = span.end - span.start;
+  r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
+  r.cpu_max = std::max(r.cpu_max, duration);
+  ++r.calls;
+  r.cpu_total += duration;
+  add_time(r.gpu, gpu);  // once per enclosing range of the name
+  merge_in_place(own_work);
+  r.cpu_overhead += duration - length_within(own_work, span);
+  r.gpu_idle += duration - length_within(gpu_busy, span);
+  acc.names.insert(name);
+}
+
+// Graph launches that no op issued, as calls of their own type (graph_replay_rows).
+void add_graph_launch_types(const OpTableInputs& in, const IntervalList& gpu_busy, OpTypeOf& type_of,
+                            std::map<std::string, TypeAccumulator>& types) {
   const Profile& p = in.profile;
-  scratch.clear();
-  for (std::size_t k = e; k < in.stats.subtree_end(e); ++k)
-    for (std::uint32_t a : in.stats.launched(k))
-      scratch.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
-  merge_in_place(scratch);
-  Interval span{p.host_events[e].start, p.host_events[e].end};
-  return span.end - span.start - length_within(scratch, span);
+  const Attribution& a = in.attribution;
+  IntervalList own;
+  for (std::uint32_t r = 0; r < a.graph_launch.size(); ++r) {
+    const RuntimeCall& call = p.runtime_calls[r];
+    std::uint32_t owner = a.runtime_owner[r];
+    if (!a.graph_launch[r] || (owner != kNone && in.stats.is_op(owner))) continue;
+    own.clear();
+    TimeNs gpu = 0;
+    for (std::uint32_t i : a.launched_by(r)) {
+      const GpuActivity& g = p.gpu_activities[i];
+      if (outside_window(in, g) || placed_on_op(in, i)) continue;
+      own.push_back({g.start, g.end});
+      gpu += g.end - g.start;
+    }
+    if (own.empty()) continue;
+    add_type_call(types[type_of(call.name)], {call.start, call.end}, gpu, own, gpu_busy, call.name);
+  }
 }
 
 std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) {
@@ -180,18 +261,14 @@ std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) 
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
     const HostEvent& h = p.host_events[e];
-    TypeAccumulator& acc = types[type_of(h.name)];
-    OpTypeRow& r = acc.row;
-    TimeNs duration = h.end - h.start;
-    r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
-    r.cpu_max = std::max(r.cpu_max, duration);
-    ++r.calls;
-    r.cpu_total += duration;
-    add_time(r.gpu, in.stats.total_device(e));  // once per enclosing range of the name
-    r.cpu_overhead += cpu_overhead(in, e, scratch);
-    r.gpu_idle += duration - length_within(gpu_busy, {h.start, h.end});
-    acc.names.insert(h.name);
+    scratch.clear();
+    for (std::size_t k = e; k < in.stats.subtree_end(e); ++k)
+      for (std::uint32_t a : in.stats.launched(k))
+        scratch.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
+    add_type_call(types[type_of(h.name)], {h.start, h.end}, in.stats.total_device(e), scratch, gpu_busy,
+                  h.name);
   }
+  add_graph_launch_types(in, gpu_busy, type_of, types);
   std::vector<OpTypeRow> rows;
   for (auto& [type, acc] : types) {
     acc.row.type = type;
@@ -243,9 +320,10 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
     subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
   OpTypeOf type_of(in);
   out.ops = rows_of(in, by_name, false, type_of);
-  if (std::optional<OpRow> outside = no_op_row(in)) {
-    out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), *outside, by_device_time), *outside);
-  }
+  std::vector<OpRow> apart = graph_replay_rows(in);
+  if (std::optional<OpRow> outside = no_op_row(in)) apart.push_back(std::move(*outside));
+  for (OpRow& row : apart)
+    out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), row, by_device_time), row);
   out.ops_by_shape = rows_of(in, by_shape, true, type_of);
   out.op_types = op_type_rows(in, type_of);
 

@@ -267,6 +267,14 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
     std::unique_ptr<RE2> re = compile(pattern, option);
     det.steps = named_steps(p, *re, det.marker_events);
   }
+  bool serving = false;
+  if (det.steps.empty() && key_op.empty() && by_rules) {
+    for (const std::string& serving_pattern : rules.serving_step_ranges) {
+      std::unique_ptr<RE2> re = compile(serving_pattern, "serving_step_ranges");
+      det.steps = named_steps(p, *re, det.marker_events);
+      if ((serving = !det.steps.empty())) break;
+    }
+  }
   if (det.steps.empty()) {
     if (!key_op.empty())
       warnings.push_back(fmt::format("key op '{}' matched no op: the whole trace is one window", key_op));
@@ -275,9 +283,9 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
   }
   // "profiler-step": the steps the rules' profiler_step_ranges find (Kineto's ProfilerStep#N by
   // default), also where --step-pattern names the same pattern; any other pattern is "step-pattern".
-  det.source = !key_op.empty()                         ? StepSource::KeyOp
-               : pattern == rules.profiler_step_ranges ? StepSource::ProfilerStep
-                                                       : StepSource::StepPattern;
+  det.source = !key_op.empty()                                     ? StepSource::KeyOp
+               : pattern == rules.profiler_step_ranges && !serving ? StepSource::ProfilerStep
+                                                                   : StepSource::StepPattern;
   DeviceSpans spans = device_spans(p, a, det.steps);
   bool uses_gpu = std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end();
   if (!uses_gpu) {

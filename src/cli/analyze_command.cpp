@@ -27,6 +27,7 @@ struct AnalyzeArgs {
   std::size_t detailed_workers = AnalysisOptions{}.detailed_workers;
   std::string partial;  // --partial FILE
   std::string slice;    // --slice K/N
+  std::vector<std::string> graph_captures;
 };
 
 AnalysisOptions analysis_options(const AnalyzeArgs& a) {
@@ -37,6 +38,7 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   options.key_op = a.key_op;
   options.step_pattern = a.step_pattern;
   options.detailed_workers = a.detailed_workers;
+  options.graph_captures = a.graph_captures;
   return options;
 }
 
@@ -108,6 +110,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
                   "nvtx_step_ranges (also step/iteration names such as 'train_step 3')")
       ->type_name("REGEX");
+  cmd->add_option("--graph-capture", args->graph_captures,
+                  "A graph-capture trace (or a folder of them, e.g. vLLM/SGLang's capture_traces/ with its "
+                  "execution_details.json): its launches give each kernel a CUDA/HIP graph replayed its op, "
+                  "shapes, modules and stack; repeatable. Default: capture_traces/ beside each trace")
+      ->type_name("FILE|FOLDER");
   cmd->add_option("--detailed-workers", args->detailed_workers,
                   "Workers of a run whose every table the report keeps (default 8; 0: all): the first, the "
                   "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "

@@ -30,6 +30,20 @@ namespace {
 
 using SharedAnalyser = std::shared_future<std::shared_ptr<const WorkerAnalyser>>;
 
+// The graph-capture traces of a replay trace (--graph-capture, else those beside it) merged in.
+void merge_captures(Profile& profile, const std::string& path, const LoadOptions& load_options,
+                    const Classification& classification, const AnalysisOptions& options) {
+  std::vector<std::string> files;
+  for (const std::string& given : options.graph_captures)
+    for (std::string& f : graph_capture_files(given)) files.push_back(std::move(f));
+  if (options.graph_captures.empty()) files = captures_beside(path);
+  if (files.empty()) return;
+  LoadOptions one = load_options;
+  one.max_threads = 1;
+  one.progress = nullptr;
+  merge_graph_captures(profile, load_run(files, one).workers, classification);
+}
+
 // Compiling the classification's patterns (RE2) is a fixed cost of every run, a quarter of the
 // example's CPU: unless --threads is 1 it runs beside the reading of the first input.
 SharedAnalyser start_analyser(const Classification& classification, const AnalysisOptions& options,
@@ -53,7 +67,8 @@ std::vector<SkippedInput> load_into(RunCombiner& run, const std::vector<InputFil
   try {
     return load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
       Profile profile = std::move(worker);  // freed when this returns
-      SharedAnalyser mine = analyser;       // each thread waits through its own copy
+      merge_captures(profile, inputs[input].path, load_options, classification, options);
+      SharedAnalyser mine = analyser;  // each thread waits through its own copy
       run.add({input, loaded[input]++}, (*mine.get())(profile));
     });
   } catch (...) {

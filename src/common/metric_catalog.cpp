@@ -192,7 +192,21 @@ constexpr MetricInfo kCatalog[] = {
      "finished (the GPU waited for the host)",
      kHta},
     {"kernels.without_launch", "Kernels without launch", "count",
-     "Kernels in the window with no runtime call of their correlation id in the trace", kPerfgate},
+     "Kernels in the window with no runtime call of their correlation id in the trace, nor a graph launch "
+     "whose GPU span holds them",
+     kPerfgate},
+    {"kernels.graph_replay_pct", "Kernel time in graph replays", "%",
+     "Kernel time in the window that CUDA/HIP graph launches ran (rules: graph_launch_calls) / all kernel "
+     "time",
+     kPerfgate},
+    {"kernels.graph_capture_coverage_pct", "Graph kernels placed on a capture", "%",
+     "Kernel time of graph replays placed on a launch of a graph-capture trace (its op, shapes and modules) "
+     "/ "
+     "all kernel time of graph replays; n/a without a graph-capture trace",
+     kPerfgate},
+    {"host.graph_launches", "Graph launches", "count",
+     "Runtime calls in the window that replay a captured CUDA/HIP graph (rules: graph_launch_calls)",
+     kPerfgate},
 
     {"host.runtime_pct", "Runtime calls", "%",
      "Union of CUDA/HIP runtime and driver calls within the window's steps / their duration (not exclusive, "

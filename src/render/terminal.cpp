@@ -114,11 +114,20 @@ std::string compute_line(const std::vector<ReportMetric>& m) {
                labelled(m, "compute.flops_coverage_pct")});
 }
 
+// With graph replays: the share of kernel time they ran and, with a capture, how much of it was
+// placed on captured ops.
 std::string host_line(const std::vector<ReportMetric>& m) {
-  return join({labelled(m, "host.runtime_pct"),
-               fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
-                           format_duration_us(metric_value(m, "host.sync_us"))),
-               labelled(m, "kernels.short_pct"), labelled(m, "gpu.idle_host_wait_pct") + " of idle"});
+  std::vector<std::string> parts = {
+      labelled(m, "host.runtime_pct"),
+      fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
+                  format_duration_us(metric_value(m, "host.sync_us"))),
+      labelled(m, "kernels.short_pct"), labelled(m, "gpu.idle_host_wait_pct") + " of idle"};
+  if (metric_value(m, "kernels.graph_replay_pct").value_or(0) > 0) {
+    parts.push_back(labelled(m, "kernels.graph_replay_pct"));
+    if (metric_value(m, "kernels.graph_capture_coverage_pct"))
+      parts.push_back(labelled(m, "kernels.graph_capture_coverage_pct"));
+  }
+  return join(parts);
 }
 
 // A Neuron device profile's headline: the Device Viewer's summary numbers.

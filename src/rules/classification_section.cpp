@@ -10,19 +10,21 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 14> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 16> kPatternLists = {"tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
                                                             "communication_kernels",
                                                             "communication_ops",
                                                             "dataloader_ops",
                                                             "sync_calls",
+                                                            "graph_launch_calls",
                                                             "data_parallel_ops",
                                                             "distributed_data_parallel_ops",
                                                             "nccl_ops",
                                                             "library_frames",
                                                             "profiler_step_ranges",
                                                             "nvtx_step_ranges",
+                                                            "serving_step_ranges",
                                                             "op_types"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
@@ -60,12 +62,14 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "communication_kernels") return c.communication_kernels;
   if (name == "communication_ops") return c.communication_ops;
   if (name == "sync_calls") return c.sync_calls;
+  if (name == "graph_launch_calls") return c.graph_launch_calls;
   if (name == "data_parallel_ops") return c.data_parallel_ops;
   if (name == "distributed_data_parallel_ops") return c.distributed_data_parallel_ops;
   if (name == "nccl_ops") return c.nccl_ops;
   if (name == "library_frames") return c.library_frames;
   if (name == "profiler_step_ranges") return c.profiler_step_ranges;
   if (name == "nvtx_step_ranges") return c.nvtx_step_ranges;
+  if (name == "serving_step_ranges") return c.serving_step_ranges;
   return c.dataloader_ops;
 }
 

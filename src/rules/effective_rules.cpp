@@ -31,12 +31,14 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "communication_ops", c.communication_ops);
   pattern_list(out, "dataloader_ops", c.dataloader_ops);
   pattern_list(out, "sync_calls", c.sync_calls);
+  pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "data_parallel_ops", c.data_parallel_ops);
   pattern_list(out, "distributed_data_parallel_ops", c.distributed_data_parallel_ops);
   pattern_list(out, "nccl_ops", c.nccl_ops);
   pattern_list(out, "library_frames", c.library_frames);
   pattern_list(out, "profiler_step_ranges", c.profiler_step_ranges);
   pattern_list(out, "nvtx_step_ranges", c.nvtx_step_ranges);
+  pattern_list(out, "serving_step_ranges", c.serving_step_ranges);
   out << YAML::Key << "op_types" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
       << YAML::BeginSeq;
   for (const auto& t : c.op_types)

@@ -23,11 +23,12 @@ auto fields(const HostActivitySums::Copies& s) {
 
 auto fields(const HostActivitySums& s) {
   const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
-               kernel_time, median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies,
-               sync_memsets] = s;
+               kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, median_launch_gap,
+               h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets] = s;
   return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
-                    kernel_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d), fields(all_copies),
-                    pageable, sync_copies, sync_memsets);
+                    kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers,
+                    median_launch_gap, fields(h2d), fields(d2h), fields(d2d), fields(all_copies), pageable,
+                    sync_copies, sync_memsets);
 }
 
 auto fields(const ParallelismSums& s) {
@@ -72,8 +73,9 @@ auto fields(const MemorySums& s) {
 using Copies = HostActivitySums::Copies;
 
 TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
-  HostActivitySums a{1,  2,  3, 4, 5, 6, 7, 8, 9, {10, 11, 12}, {13, 14, 15}, {16, 17, 18}, {19, 20, 21},
-                     22, 23, 24};
+  HostActivitySums a{
+      1,  2,  3, 4, 5, 6, 7, 8, 25, 26, 27, 28, 9, {10, 11, 12}, {13, 14, 15}, {16, 17, 18}, {19, 20, 21},
+      22, 23, 24};
   HostActivitySums b{101,
                      102,
                      103,
@@ -82,6 +84,10 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      106,
                      107,
                      108,
+                     125,
+                     126,
+                     127,
+                     128,
                      109,
                      {110, 111, 112},
                      {113, 114, 115},
@@ -92,9 +98,26 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      124};
   a += b;
   // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
-  EXPECT_EQ(fields(a), fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 9,
-                                               Copies{120, 122, 124}, Copies{126, 128, 130},
-                                               Copies{132, 134, 136}, Copies{138, 140, 142}, 144, 146, 148}));
+  EXPECT_EQ(fields(a), fields(HostActivitySums{102,
+                                               104,
+                                               106,
+                                               108,
+                                               110,
+                                               112,
+                                               114,
+                                               116,
+                                               150,
+                                               152,
+                                               154,
+                                               156,
+                                               9,
+                                               Copies{120, 122, 124},
+                                               Copies{126, 128, 130},
+                                               Copies{132, 134, 136},
+                                               Copies{138, 140, 142},
+                                               144,
+                                               146,
+                                               148}));
 }
 
 TEST(SumsTest, TimesSaturateInsteadOfOverflowing) {

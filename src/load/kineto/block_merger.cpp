@@ -134,6 +134,8 @@ bool BlockMerger::add(EventBlock& block) {
   Renumbering map = renumber(block);
   append_host_records(block, map);
   append_gpu_records(block, map);
+  for (LaunchedKernel k : block.launched_kernels)
+    profile_.launched_kernels.push_back({k.correlation, map.string(k.kernel)});
   for (const FlowEvent& f : block.flows)
     flows_.push_back(FlowEvent{{map.number(f.id), false}, f.time, map.threads[f.thread], f.is_start});
   skipped_driver_calls_ += block.skipped_driver_calls;

@@ -29,6 +29,7 @@ void EventBlock::reset() {
   forget(memory_samples);
   forget(collectives);
   forget(gpu_ranges);
+  launched_kernels.clear();
   flows.clear();
   devices_from_text.clear();
   ignored_categories.clear();
@@ -43,7 +44,8 @@ std::size_t EventBlock::memory_bytes() const {
          runtime_calls.memory_bytes() + gpu_activities.memory_bytes() + kernel_info.memory_bytes() +
          memory_samples.memory_bytes() + collectives.memory_bytes() + gpu_ranges.memory_bytes() +
          threads.capacity() * sizeof(ThreadKey) + thread_names.capacity() * sizeof(thread_names[0]) +
-         flows.capacity() * sizeof(FlowEvent) + devices_from_text.capacity() * sizeof(DeviceFromTextPid);
+         launched_kernels.capacity() * sizeof(LaunchedKernel) + flows.capacity() * sizeof(FlowEvent) +
+         devices_from_text.capacity() * sizeof(DeviceFromTextPid);
 }
 
 }  // namespace perfgate::kineto

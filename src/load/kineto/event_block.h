@@ -89,6 +89,7 @@ struct EventBlock {
   ChunkedAppender<MemorySample> memory_samples;
   ChunkedAppender<CollectiveArgs> collectives;
   ChunkedAppender<GpuRange> gpu_ranges;
+  std::vector<LaunchedKernel> launched_kernels;
   std::vector<FlowEvent> flows;
   std::vector<DeviceFromTextPid> devices_from_text;
   NameCounts ignored_categories{64};

@@ -182,6 +182,8 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       block_.runtime_calls.push_back(RuntimeCall{*start, end, e.correlation.value_or(0),
                                                  e.external_id.value_or(0), name,
                                                  thread_index(e.pid, e.tid)});
+      if (!e.launched_kernel.empty() && e.correlation)
+        block_.launched_kernels.push_back({*e.correlation, block_.strings.intern(e.launched_kernel)});
       break;
     case EventClass::Kernel:
     case EventClass::Memcpy:

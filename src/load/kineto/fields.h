@@ -60,6 +60,7 @@ enum class Field : unsigned char {
   Dtype,
   CollectiveName,
   ProcessGroupName,
+  LaunchedKernel,
 };
 
 namespace fields_detail {
@@ -156,7 +157,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-inline constexpr std::array<std::pair<std::string_view, Field>, 33> kArgs = {{
+inline constexpr std::array<std::pair<std::string_view, Field>, 34> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -190,6 +191,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 33> kArgs = {{
     {"Process Group Name", Field::ProcessGroupName},
     {"Input Types", Field::InputTypes},
     {"Call Stack", Field::CallStack},
+    {"kernel", Field::LaunchedKernel},  // of a launch call in a graph-capture trace (ROCm)
 }};
 
 inline constexpr FieldIndex kTopLevelIndex(kTopLevel);

@@ -63,6 +63,7 @@ struct RawEvent {
   std::string input_types;
   std::string concrete_inputs;
   std::string call_stack;
+  std::string launched_kernel;  // args.kernel of a launch call
   std::optional<double> flops;
   std::optional<std::int64_t> in_elements;
   std::optional<std::int64_t> out_elements;
@@ -103,6 +104,7 @@ struct RawEvent {
     input_types.clear();
     concrete_inputs.clear();
     call_stack.clear();
+    launched_kernel.clear();
     flops.reset();
     in_elements.reset();
     out_elements.reset();

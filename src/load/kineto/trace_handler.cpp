@@ -475,6 +475,9 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
     case Field::ArgName:
       event_.arg_name.assign(s);
       break;
+    case Field::LaunchedKernel:
+      event_.launched_kernel.assign(s);
+      break;
     case Field::Dtype:
       event_.dtype.assign(s.substr(0, 64));
       break;
