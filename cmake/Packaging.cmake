@@ -131,6 +131,11 @@ endif()
 
 set(PERFGATE_PACKAGE_CONTACT "perfgate maintainers <maintainers@users.noreply.a-seed-4ec31912.example>"
     CACHE STRING "The Debian package's Maintainer field: a name and an e-mail address")
+# A build tree configured before the field needed an address holds the old default: take the new one.
+if(PERFGATE_PACKAGE_CONTACT STREQUAL "perfgate maintainers")
+  set(PERFGATE_PACKAGE_CONTACT "perfgate maintainers <maintainers@users.noreply.a-seed-4ec31912.example>"
+      CACHE STRING "The Debian package's Maintainer field: a name and an e-mail address" FORCE)
+endif()
 if(NOT PERFGATE_PACKAGE_CONTACT MATCHES "^[^<>]+ <[^<>@ ]+@[^<>@ ]+>$")
   message(FATAL_ERROR "PERFGATE_PACKAGE_CONTACT must read 'Name <address>', not '${PERFGATE_PACKAGE_CONTACT}'")
 endif()
