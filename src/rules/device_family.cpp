@@ -26,7 +26,8 @@ Reads reads_of(const Rule& r) {
   for (const std::string* text : {&r.value, &r.condition, &r.applies_if}) {
     if (text->empty()) continue;
     try {
-      for (const std::string& name : Expression(*text).variables()) add_name(name, reads);
+      Expression expression(*text);  // kept: variables() refers into it
+      for (const std::string& name : expression.variables()) add_name(name, reads);
     } catch (const std::invalid_argument&) {
       // Checked when the rule file was read; an expression that does not parse reads nothing.
     }

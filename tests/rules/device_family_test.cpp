@@ -34,8 +34,14 @@ std::vector<std::pair<std::string, std::string>> outputs(const ReportModel& r) {
           {"html", render_html(r).page}};
 }
 
-// Whether `text` names the rule `id` (not a metric that starts with it: gpu.idle_pct is not gpu.idle).
+// Whether `text` names the rule `id` (not a metric that starts with it: gpu.idle_pct is not gpu.idle;
+// the JSON report and the page's data name a rule as "id": "...", where steps.outliers is also a
+// metric).
 bool mentions(const std::string& text, const std::string& id) {
+  if (text.starts_with("{") || text.starts_with("<!DOCTYPE"))
+    return text.find("\"id\": \"" + id + "\"") != std::string::npos ||
+           text.find("\"id\":\"" + id + "\"") != std::string::npos ||
+           text.find(">" + id + "<") != std::string::npos;
   for (std::size_t at = text.find(id); at != std::string::npos; at = text.find(id, at + 1)) {
     char next = at + id.size() < text.size() ? text[at + id.size()] : ' ';
     bool continues = std::isalnum(static_cast<unsigned char>(next)) || next == '_' || next == '-' ||
