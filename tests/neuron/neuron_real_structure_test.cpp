@@ -174,7 +174,7 @@ TEST(NeuronRealStructure, TheMissingDataFindingQuotesTheProfilesRemedy) {
 // A folder whose profile_rank_1 is not a profile: skipped, said on stderr under -q too, and its
 // rank counted as missing.
 TEST(NeuronRealStructure, ASkippedRankIsSaidEvenUnderQuietAndCountedMissing) {
-  std::string dir = temp_dir() + "/run";
+  std::string dir = temp_dir();
   write_text(dir + "/profile_rank_0.json", real_structure_json());
   write_text(dir + "/profile_rank_1.json", R"({"semaphore_update": [], "terminology": {}})");
   LoadedRun run = load_run({dir});
