@@ -1,57 +1,180 @@
 #!/usr/bin/env python3
-"""Writes a large neuron-profile full JSON (view --output-format json) for timing the Neuron reader.
+"""Writes a neuron-profile full JSON (view --output-format json) with the structure of real
+neuron-profile 2.27 files (docs/formats.md, "AWS Neuron"), for timing the Neuron reader and for
+the tests' checks against the profiler's own definitions.
 
-Usage: bench/make_neuron_profile.py OUT.json MEGABYTES
+Usage: bench/make_neuron_profile.py OUT.json MEGABYTES [SEED]
 
-A summary like the test fixture's, instruction rows (6 engine rows, 500 HLO op names, the fields
-real rows carry: opcode, operands, layer, bir_id, pc and an id near 9.2e18) until the instruction
-section is about 92% of MEGABYTES, then one DMA row per 10 instructions on 16 queues, and one
-warning. Seeded: the same arguments write the same bytes (docs/performance.md, "Neuron profiles").
+The structure (issue 39):
+- the 21 top-level sections of real files, in an order shuffled by SEED (real files differ in it);
+- instruction rows on six engine rows (Tensor, TensorMatrix, Vector, Scalar, GpSimd, Sync) with
+  500 HLO op names and the fields real rows carry, among them semaphore waits (opcode
+  EVENT_SEMAPHORE or EVENT_SEMAPHORE_RANGE_CLEAR) that last far longer than the work;
+- `active_time` rows (engine, start_ts, end_ts, duration_ns): each engine's work without the
+  waits, as stretches; the summary's <engine>_engine_active_time is their sum x 1.004 (real files
+  agree within 0.8% at the median);
+- throttling as the profiler writes it: per source <k> a limit (throttle_<k>_avg_util_limit_nc0_
+  percent) and its active share (throttle_<k>_active_time_nc0_percent), the time under any limit
+  (throttle_active_nc0_time_ns), and throttle_avg_util_limit_nc0_percent = sum of limit x share;
+- layer_summary in integer nanoseconds with tensor_engine_model_flop_count and
+  tensor_engine_flop_count; a Missing Data warning that names its remedy;
+- one DMA row per 10 instructions on 16 queues.
+Instruction rows are written until the file is about MEGABYTES. Seeded: the same arguments write
+the same bytes (docs/performance.md, "Neuron profiles").
 """
+import json
 import random
 import sys
+
+LABELS = ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"]
+ENGINE_OF = {"Tensor": "Tensor", "TensorMatrix": "Tensor", "Vector": "Vector", "Scalar": "Scalar",
+             "GpSimd": "GpSimd", "Sync": "Sync"}
+ENGINES = ["Tensor", "Vector", "Scalar", "GpSimd", "Sync"]
+KEYS = ["semaphore_update", "neff_node", "dma_queues_info", "terminology", "pending_dma", "summary",
+        "summary_group_order", "layer_summary", "warnings", "profile_info", "dma_throughput",
+        "instruction_usage", "active_time", "neff_header", "model_info", "metadata", "instruction", "dma",
+        "ham", "summary_groups", "nc_mem_usage"]
+REMEDY = ("Missing additional dynamic DMA metadata, reported DMA values may be inaccurate. Try capturing "
+          "the profile with --enable-dge-notifs or NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 env flag.")
+
+
+def instructions(rng, target_bytes):
+    """(timestamp, duration, label, opcode, op index) until the rows' text is about target_bytes."""
+    rows, written, t, i = [], 0, 1000, 0
+    while written < target_bytes:
+        label = LABELS[i % 6]
+        wait = label == "Sync" or i % 7 == 0
+        t += rng.randint(5, 200)
+        duration = rng.randint(2000, 6000) if wait else rng.randint(10, 400)
+        opcode = ("EVENT_SEMAPHORE_RANGE_CLEAR" if label == "Sync" else "EVENT_SEMAPHORE") if wait \
+            else "MultiplyMoving"
+        rows.append((t, duration, label, opcode, (i // 3) % 500))
+        written += 330
+        i += 1
+    return rows
+
+
+def active_spans(rows):
+    """Per engine, the union of its work (semaphore waits aside) as (start, end) stretches."""
+    spans = {e: [] for e in ENGINES}
+    for t, d, label, opcode, _ in sorted(rows):
+        if opcode.startswith("EVENT_SEMAPHORE"):
+            continue
+        s = spans[ENGINE_OF[label]]
+        if s and t <= s[-1][1]:
+            s[-1][1] = max(s[-1][1], t + d)
+        else:
+            s.append([t, t + d])
+    return spans
+
+
+def union_ns(intervals):
+    total, end = 0, None
+    for a, b in sorted(intervals):
+        if end is None or a > end:
+            total, end = total + b - a, b
+        elif b > end:
+            total, end = total + b - end, b
+    return total
+
+
+def summary(rows, spans, dma_rows):
+    first = min(min(r[0] for r in rows), min(d[0] for d in dma_rows))
+    last = max(max(r[0] + r[1] for r in rows), max(d[0] + d[1] for d in dma_rows))
+    total_ns = last - first
+    s = {"total_time": total_ns / 1e9, "instance_type": "inf2.xlarge", "profiler_version": "2.27.0"}
+    for e in ENGINES:
+        active = sum(b - a for a, b in spans[e]) * 1.004
+        s[e.lower() + "_engine_active_time"] = active / 1e9
+        s[e.lower() + "_engine_active_time_percent"] = active / total_ns
+        s[e.lower() + "_engine_instruction_count"] = sum(1 for r in rows if ENGINE_OF[r[2]] == e)
+    work = [(a, b) for e in ENGINES for a, b in spans[e]]
+    s["total_active_time_percent"] = union_ns(work) / total_ns
+    s.update({"model_flops": 33554432 * 64, "hardware_flops": 37748736 * 64, "transpose_flops": 4194304 * 64,
+              "mfu_estimated_percent": 0.0123, "hfu_estimated_percent": 0.0138,
+              "mbu_estimated_percent": 0.041, "peak_flops_bandwidth_ratio": 230.5,
+              "dma_transfer_total_bytes": sum(d[2] for d in dma_rows),
+              "spill_save_bytes": 512, "spill_reload_bytes": 256})
+    limits = {"activity_0": (0.875, 0.00416), "activity_1": (1.0, 0.0000118)}
+    for k, (limit, share) in limits.items():
+        s[f"throttle_{k}_avg_util_limit_nc0_percent"] = limit
+        s[f"throttle_{k}_active_time_nc0_percent"] = share
+    s["throttle_avg_util_limit_nc0_percent"] = sum(lim * share for lim, share in limits.values())
+    s["throttle_active_nc0_time_ns"] = round(0.0042 * total_ns)
+    return s
+
+
+def write_rows(f, texts):
+    f.write("[\n")
+    first = True
+    for text in texts:
+        f.write(("" if first else ",\n") + "    " + text)
+        first = False
+    f.write("\n  ]")
 
 
 def main():
     out, target = sys.argv[1], int(sys.argv[2]) * 1000 * 1000
-    rng = random.Random(7)
-    labels = ["Tensor", "TensorMatrix", "Vector", "Scalar", "GpSimd", "Sync"]
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+    rng = random.Random(seed)
     ops = [f"%fusion.{i} = fusion(%p{i % 7}, %c{i % 13}), kind=kLoop" for i in range(500)]
+    rows = instructions(rng, target * 0.85)
+    dma_rows = [(1000 + j * 100, rng.randint(50, 500), rng.randint(512, 65536), j % 16)
+                for j in range(len(rows) // 10)]
+    spans = active_spans(rows)
+    order = KEYS[:]
+    rng.shuffle(order)
+
+    def instruction_texts():
+        for i, (t, d, label, opcode, op) in enumerate(rows):
+            yield ('{"timestamp": %d, "duration": %d, "label": "%s", "opcode": "%s", '
+                   '"operands": "acc_flags=0 src=sb[0:128][0:512] dst=psum[0][0:512]", "hlo_name": "%s", '
+                   '"layer": "encoder/%d", "bir_id": %d, "pc": %d, "id": %d}' %
+                   (t, d, label, opcode, ops[op], i % 24, i % 100000, (i * 16) % 65536,
+                    9223372036854000000 + i))
+
+    def dma_texts():
+        for j, (t, d, size, q) in enumerate(dma_rows):
+            yield ('{"timestamp": %d, "duration": %d, "transfer_size": %d, "dma_queue": "q%d", '
+                   '"queue_type": "qSyncIO", "hlo_name": "%s", "is_cc_dma": "false", "dma_engine": "%d"}' %
+                   (t, d, size, q, ops[j % 500], q))
+
+    def active_texts():
+        for e in ENGINES:
+            for a, b in spans[e]:
+                yield json.dumps({"engine": e, "start_ts": a, "end_ts": b, "duration_ns": b - a})
+
+    layers = [{"layer": f"/sg{n:02d}", "tensor_engine_active_time": 1343 * (n + 1),
+               "vector_engine_active_time": 450 * (n + 1), "tensor_engine_instruction_count": 3 * (n + 1),
+               "tensor_engine_model_flop_count": 33554432 * 16, "tensor_engine_flop_count": 37748736 * 16}
+              for n in range(4)]
+    small = {
+        "summary": [summary(rows, spans, dma_rows)],
+        "layer_summary": layers,
+        "warnings": [{"category": "Missing Data", "message": REMEDY}],
+        "metadata": {"pe_clock_freq": 1400000000, "hbm_ddr_bandwidth": 410, "ticks_per_nanosec": 1.4,
+                     "ntff_version": 5, "data_version": 8},
+        "profile_info": {"profiler_version": "2.27.0"},
+        "semaphore_update": [{"timestamp": 10, "semaphore": "S[3]", "value": 1}],
+        "terminology": {"Tensor": "the matrix engine"},
+        "summary_group_order": ["Overview", "Engines"],
+    }
     with open(out, "w") as f:
-        f.write('{\n  "summary": [{"total_time": 0.5, "total_active_time_percent": 0.6, '
-                '"tensor_engine_active_time_percent": 0.25, "vector_engine_active_time_percent": 0.1, '
-                '"mfu_estimated_percent": 0.125, "spill_save_bytes": 512, "spill_reload_bytes": 256, '
-                '"instance_type": "trn1.32xlarge"}],\n  "instruction": [\n')
-        written, i, t, rows = 0, 0, 1000, []
-        while written < target * 0.92:
-            t += rng.randint(5, 200)
-            rows.append('    {"timestamp": %d, "duration": %d, "label": "%s", "opcode": "MultiplyMoving", '
-                        '"operands": "acc_flags=0 src=sb[0:128][0:512] dst=psum[0][0:512]", "hlo_name": "%s", '
-                        '"layer": "encoder/%d", "bir_id": %d, "pc": %d, "id": %d}' %
-                        (t, rng.randint(10, 400), labels[i % 6], ops[(i // 3) % 500], i % 24, i % 100000,
-                         (i * 16) % 65536, 9223372036854000000 + i))
-            i += 1
-            if len(rows) == 10000:
-                text = (",\n" if written else "") + ",\n".join(rows)
-                f.write(text)
-                written += len(text)
-                rows = []
-        if rows:
-            f.write((",\n" if written else "") + ",\n".join(rows))
-        f.write('\n  ],\n  "dma": [\n')
-        n, rows = i // 10, []
-        for j in range(n):
-            rows.append('    {"timestamp": %d, "duration": %d, "transfer_size": %d, "dma_queue": "q%d", '
-                        '"queue_type": "qSyncIO", "hlo_name": "%s", "is_cc_dma": "false", "dma_engine": "%d"}' %
-                        (1000 + j * 100, rng.randint(50, 500), rng.randint(512, 65536), j % 16, ops[j % 500],
-                         j % 16))
-            if len(rows) == 10000:
-                f.write(",\n".join(rows) + (",\n" if j + 1 < n else ""))
-                rows = []
-        if rows:
-            f.write(",\n".join(rows))
-        f.write('\n  ],\n  "warnings": [{"category": "Missing Data", "message": "dropped"}]\n}\n')
-    print(f"{out}: {i} instruction rows, {n} DMA rows")
+        f.write("{\n")
+        for n, key in enumerate(order):
+            f.write(('  "%s": ' % key) if n == 0 else (',\n  "%s": ' % key))
+            if key == "instruction":
+                write_rows(f, instruction_texts())
+            elif key == "dma":
+                write_rows(f, dma_texts())
+            elif key == "active_time":
+                write_rows(f, active_texts())
+            else:
+                f.write(json.dumps(small.get(key, [])))
+        f.write("\n}\n")
+    waits = sum(1 for r in rows if r[3].startswith("EVENT_SEMAPHORE"))
+    print(f"{out}: {len(rows)} instruction rows ({waits} semaphore waits), {len(dma_rows)} DMA rows, "
+          f"first key {order[0]}")
 
 
 if __name__ == "__main__":

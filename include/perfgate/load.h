@@ -63,6 +63,13 @@ struct SkippedInput {
 };
 // The warning a report shows for it: "skipped FILE: why".
 std::string skipped_warning(const SkippedInput& skipped);
+// The warnings of a run's skipped inputs: one per file, and one per rank whose file was skipped
+// (profile_rank_<i>.json): that rank is missing from the run.
+std::vector<std::string> skipped_warnings(const std::vector<InputFile>& inputs,
+                                          const std::vector<SkippedInput>& skipped);
+// The rank a distributed job's file name states: profile_rank_<i>.json (neuron-profile capture's
+// names), or any name with rank_<digits>; empty when none.
+std::optional<std::int64_t> rank_from_file_name(const std::string& path);
 // The inputs less the skipped ones.
 std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
                                    const std::vector<SkippedInput>& skipped);

@@ -249,6 +249,9 @@ struct NeuronInstruction {
   TimeNs end = 0;
   StringId hlo_op = kNoString;  // hlo_name: the HLO instruction the compiler made it from
   std::uint16_t lane = 0;       // index into NeuronDevice::lanes
+  // A semaphore wait (opcode EVENT_SEMAPHORE, EVENT_SEMAPHORE_RANGE_CLEAR): the engine waits for
+  // another; the profiler's engine active time leaves these out.
+  bool semaphore_wait = false;
 };
 static_assert(sizeof(NeuronInstruction) == 24, "instruction rows are the most numerous records");
 
@@ -262,16 +265,26 @@ struct NeuronDma {
   bool collective = false;      // is_cc_dma
 };
 
-// One row of layer_summary (a subgraph of the compiled model), as written: times in seconds,
-// utilizations as fractions 0-1; empty where the row lacks the field.
+// One row of the `active_time` section: a stretch in which the profiler counts an engine active
+// (start_ts, end_ts, duration_ns); their durations summed per engine are the summary's
+// <engine>_engine_active_time.
+struct NeuronActiveSpan {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  TimeNs duration = 0;  // duration_ns as written (end - start where absent)
+  NeuronEngine engine = NeuronEngine::Other;
+};
+
+// One row of layer_summary (a subgraph of the compiled model), as written: times in integer
+// nanoseconds, utilizations as fractions 0-1, FLOP counts; empty where the row lacks the field.
 struct NeuronLayer {
   std::string name;
-  std::array<std::optional<double>, kNeuronEngines - 1> active_time_s{};  // tensor .. sync
+  std::array<std::optional<double>, kNeuronEngines - 1> active_time_ns{};  // tensor .. sync
   std::array<std::optional<double>, kNeuronEngines - 1> instructions{};
   std::optional<double> mfu = std::nullopt;
   std::optional<double> hfu = std::nullopt;
-  std::optional<double> model_flops = std::nullopt;
-  std::optional<double> hardware_flops = std::nullopt;
+  std::optional<double> model_flops = std::nullopt;     // tensor_engine_model_flop_count
+  std::optional<double> hardware_flops = std::nullopt;  // tensor_engine_flop_count
 };
 
 // A row of the profile's `warnings` (category "Missing Data", ...).
@@ -291,6 +304,7 @@ struct NeuronDevice {
   std::vector<StringId> dma_queues;
   std::vector<NeuronInstruction> instructions;
   std::vector<NeuronDma> dmas;
+  std::vector<NeuronActiveSpan> active_spans;  // the active_time rows, as written
   std::vector<NeuronLayer> layers;
   std::vector<NeuronWarning> warnings;
 

@@ -333,4 +333,9 @@ const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::stri
 // A cell as a number: numbers, and true/false as 1/0; empty for text and missing values.
 std::optional<double> cell_number(const ReportCell& cell);
 
+// The run's device family (SPEC 2): Neuron when every input is a Neuron device profile, Trace when
+// none is (GPU, CPU-only), Mixed otherwise. Rules, summaries and pages follow it.
+enum class DeviceFamily { Trace, Neuron, Mixed };
+DeviceFamily device_family(const ReportModel& report);
+
 }  // namespace perfgate

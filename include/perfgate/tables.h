@@ -222,19 +222,26 @@ struct NeuronOpRow {
   std::array<std::uint64_t, kNeuronEngines> instructions{};
   // Its share of each engine's instruction time (the sum over every op's instructions on it).
   std::array<std::optional<double>, kNeuronEngines> share_pct{};
-  TimeNs total = 0;
+  TimeNs total = 0;           // semaphore waits aside
+  TimeNs semaphore_wait = 0;  // its semaphore-wait instructions' durations, every engine
   std::uint64_t dma_transfers = 0;
   std::uint64_t dma_bytes = 0;
 };
 
-// One engine of the NeuronCore: from the instruction rows, and the summary's own active share.
+// One engine of the NeuronCore: the profiler's active time (its active_time rows), the
+// instruction rows with the semaphore waits apart, and the summary's own active share.
 struct NeuronEngineRow {
-  std::string engine;  // "tensor", "vector", "scalar", "gpsimd", "sync", "other"
-  std::string lanes;   // the Device Viewer rows it gathers: "Tensor, TensorMatrix"
-  std::uint64_t instructions = 0;
-  TimeNs instruction_time = 0;               // sum of durations
-  TimeNs active = 0;                         // union of the instructions' intervals
-  std::optional<double> active_pct;          // active / total time
+  std::string engine;              // "tensor", "vector", "scalar", "gpsimd", "sync", "other"
+  std::string lanes;               // the Device Viewer rows it gathers: "Tensor, TensorMatrix"
+  std::uint64_t instructions = 0;  // every row, waits included (the summary's instruction count)
+  TimeNs instruction_time = 0;     // sum of durations, semaphore waits aside
+  // The sum of its active_time rows' duration_ns; without such rows, the union of its
+  // instructions' intervals, semaphore waits aside.
+  TimeNs active = 0;
+  std::optional<double> active_pct;  // active / total time
+  std::uint64_t semaphore_waits = 0;
+  TimeNs semaphore_wait_time = 0;            // sum of the waits' durations
+  std::optional<double> semaphore_wait_pct;  // union of the waits' intervals / total time
   std::optional<double> summary_active_pct;  // the summary's <engine>_engine_active_time_percent x 100
 };
 
@@ -248,6 +255,14 @@ struct NeuronDmaQueueRow {
   std::optional<double> active_pct;  // active / total time
   std::optional<double> gb_per_s;    // bytes / active
   bool collective = false;           // any transfer is a collective's (is_cc_dma)
+};
+
+// One source of throttling (throttle_<k>_...): the utilization limit it applied, while it applied.
+struct NeuronThrottleRow {
+  std::string source;                // <k>, e.g. "activity_0"
+  std::string core;                  // "nc0"
+  std::optional<double> limit_pct;   // throttle_<k>_avg_util_limit_<core>_percent x 100
+  std::optional<double> active_pct;  // throttle_<k>_active_time_<core>_percent x 100
 };
 
 // One layer_summary row, in the report's units: microseconds and percentages.
@@ -266,6 +281,8 @@ struct NeuronNoteRow {
   std::string category;
   std::string message;
   std::uint64_t count = 0;
+  std::string remedy;         // the message's own advice ("Try capturing ..."), empty when it gives none
+  bool missing_data = false;  // category Missing Data (any case)
 };
 
 struct NeuronTables {
@@ -274,6 +291,7 @@ struct NeuronTables {
   std::vector<NeuronDmaQueueRow> dma_queues;  // most bytes first
   std::vector<NeuronLayerRow> layers;
   std::vector<NeuronNoteRow> notes;
+  std::vector<NeuronThrottleRow> throttles;
   // The device timeline: a lane per engine row and DMA queue (device kNeuronEngineLane or
   // kNeuronDmaLane, stream: the lane's index), boxes named by their HLO op.
   std::vector<TimelineBox> timeline;

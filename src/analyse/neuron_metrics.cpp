@@ -1,5 +1,7 @@
 #include "analyse/neuron_metrics.h"
 
+#include "analyse/neuron_throttle.h"
+
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -48,19 +50,9 @@ std::optional<double> times_100(std::optional<double> fraction) {
   return *fraction * 100.0;
 }
 
-// The highest (or lowest) of the summary's per-core values named <prefix>...<suffix>.
-std::optional<double> extreme(const NeuronDevice& n, std::string_view prefix, std::string_view infix,
-                              bool highest) {
-  std::optional<double> best;
-  for (const auto& [key, value] : n.summary) {
-    if (!key.starts_with(prefix) || !key.ends_with("_percent") || key.find(infix) == std::string::npos)
-      continue;
-    if (!best || (highest ? value > *best : value < *best)) best = value;
-  }
-  return best;
-}
+}  // namespace
 
-bool missing_data(const NeuronWarning& w) {
+bool neuron_missing_data(const NeuronWarning& w) {
   std::string_view c = w.category;
   std::string_view want = "missing data";
   if (c.size() != want.size()) return false;
@@ -68,6 +60,8 @@ bool missing_data(const NeuronWarning& w) {
     if ((c[i] | 0x20) != want[i] && c[i] != want[i]) return false;
   return true;
 }
+
+namespace {
 
 void set_engine_values(const Profile& p, const NeuronTables& tables, NeuronSums& s) {
   const NeuronDevice& n = p.neuron;
@@ -85,11 +79,19 @@ void set_engine_values(const Profile& p, const NeuronTables& tables, NeuronSums&
   }
 }
 
-// The union of the instructions' (or transfers') intervals, in time order.
+bool waits(const NeuronInstruction& i) {
+  return i.semaphore_wait;
+}
+bool waits(const NeuronDma&) {
+  return false;
+}
+
+// The union of the instructions' (or transfers') intervals, in time order, semaphore waits aside.
 template <typename Rows>
 TimeNs union_ns(const Rows& rows) {
   TimeNs total = 0, end = std::numeric_limits<TimeNs>::min();
   for (const auto& r : rows) {
+    if (waits(r)) continue;
     if (r.end <= end) continue;
     total += r.end - std::max(r.start, end);
     end = r.end;
@@ -172,14 +174,13 @@ NeuronSums neuron_sums(const Profile& p, const NeuronTables& tables) {
   set(M::HbmWriteBytes, n.summary_value("hbm_write_bytes"));
   set(M::SpillSaveBytes, n.summary_value("spill_save_bytes"));
   set(M::SpillReloadBytes, n.summary_value("spill_reload_bytes"));
-  set(M::ThrottleActivePct, times_100(extreme(n, "throttle_activity_", "_active_time_nc", true)));
-  // A limit above 100% (seen in real files) limits nothing: it reads as 100.
-  std::optional<double> limit = times_100(extreme(n, "throttle_avg_util_limit_nc", "_nc", false));
-  if (limit) limit = std::min(*limit, 100.0);
-  set(M::ThrottleUtilLimitPct, limit);
+  // Time under a limit, and the lowest limit applied (neuron_throttle.h): never the summary's
+  // throttle_avg_util_limit_<core>_percent, which weighs the limits by their time.
+  set(M::ThrottleActivePct, neuron_throttled_pct(n, tables.throttles, total));
+  set(M::ThrottleUtilLimitPct, neuron_throttle_limit_pct(tables.throttles));
   if (n.full_profile) {
     set(M::MissingDataWarnings,
-        static_cast<double>(std::count_if(n.warnings.begin(), n.warnings.end(), missing_data)));
+        static_cast<double>(std::count_if(n.warnings.begin(), n.warnings.end(), neuron_missing_data)));
     set(M::Warnings, static_cast<double>(n.warnings.size()));
   }
   return s;

@@ -18,6 +18,9 @@ struct NeuronMetricInfo {
 };
 const NeuronMetricInfo& neuron_metric_info(NeuronMetric metric);
 
+// Whether the profile's warning is of category Missing Data (any case).
+bool neuron_missing_data(const NeuronWarning& warning);
+
 // The capture's length in nanoseconds: the summary's total_time, else the span of the rows.
 TimeNs neuron_total_time(const Profile& profile);
 

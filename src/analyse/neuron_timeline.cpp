@@ -70,7 +70,9 @@ void neuron_timeline(const Profile& p, std::size_t bucket_count, NeuronTables& t
                                          static_cast<TimeNs>(bucket_count));
   std::size_t buckets = static_cast<std::size_t>((span.last - span.first + width - 1) / width);
   std::vector<Buckets> lanes(n.lanes.size());
-  for (const auto& i : n.instructions) spread(lanes[i.lane], buckets, span, width, i.start, i.end, i.hlo_op);
+  // A semaphore wait is an engine waiting, not working: the lane shows the work only.
+  for (const auto& i : n.instructions)
+    if (!i.semaphore_wait) spread(lanes[i.lane], buckets, span, width, i.start, i.end, i.hlo_op);
   std::vector<Buckets> queues(n.dma_queues.size());
   for (const auto& d : n.dmas) spread(queues[d.queue], buckets, span, width, d.start, d.end, d.hlo_op);
   for (std::size_t l = 0; l < lanes.size(); ++l) {

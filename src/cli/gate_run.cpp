@@ -19,6 +19,7 @@
 #include "perfgate/load.h"
 #include "perfgate/render.h"
 #include "perfgate/trend.h"
+#include "render/escape.h"
 
 namespace perfgate::cli {
 namespace {
@@ -139,8 +140,12 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
     if (total >= kProgressMinBytes) progress->update(done, total);
   };
   std::vector<InputFile> inputs = resolve_inputs(paths);
-  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options);
+  std::vector<std::string> skipped;
+  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options, &skipped);
   progress->finish();
+  // A file of the run left out is said on stderr whatever the verbosity: -q prints nothing else,
+  // and a gate that passes on fewer ranks than were given must not do so silently.
+  for (const std::string& w : skipped) std::cerr << "perfgate: warning: " << log_text(w) << '\n';
   return build_report(report_inputs(inputs), std::move(analysis), rules.sources, options);
 }
 

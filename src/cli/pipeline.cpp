@@ -78,12 +78,13 @@ std::vector<SkippedInput> load_into(RunCombiner& run, const std::vector<InputFil
 }
 
 RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options) {
+                             const Classification& classification, const AnalysisOptions& options,
+                             std::vector<std::string>* skipped_out) {
   RunCombiner run(options.detailed_workers);
   std::vector<SkippedInput> skipped = load_into(run, inputs, load_options, classification, options);
   RunAnalysis analysis = run.finish();
-  std::vector<std::string> warnings;
-  for (const SkippedInput& s : skipped) warnings.push_back(skipped_warning(s));
+  std::vector<std::string> warnings = skipped_warnings(inputs, skipped);
+  if (skipped_out) *skipped_out = warnings;
   analysis.warnings.insert(analysis.warnings.begin(), warnings.begin(), warnings.end());
   inputs = kept_inputs(inputs, skipped);
   return analysis;

@@ -28,9 +28,11 @@ namespace perfgate::cli {
 // Loads the inputs and analyses each worker on its loading thread as soon as it is loaded, then
 // lets its events go: only the workers being loaded are in memory at once (a run folder of many
 // ranks, an export of many processes). Workers come out in input order. A file of a run folder
-// that is not a profile is removed from `inputs`, and the run warns that it was skipped.
+// that is not a profile is removed from `inputs`, and the run warns that it was skipped (and that
+// its rank is missing, for a profile_rank_<i> file); `skipped_out` receives those warnings.
 RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options);
+                             const Classification& classification, const AnalysisOptions& options,
+                             std::vector<std::string>* skipped_out = nullptr);
 
 // The same, folding the workers into `run` (positions: each input's index in `inputs`); returns
 // the inputs skipped, as load_each does.

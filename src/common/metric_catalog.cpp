@@ -382,28 +382,32 @@ constexpr MetricInfo kCatalog[] = {
      kNeuron},
     {"neuron.active_time_pct", "NeuronCore active", "%",
      "total_active_time_percent x 100 (the summary's fraction 0-1); without it, the union of the "
-     "instructions / "
-     "total time. A run: the mean of its profiles (so every share below)",
+     "instructions (semaphore waits aside) / total time. A run: the mean of its profiles (so every share "
+     "below)",
      kNeuron},
     {"neuron.tensor.active_pct", "Tensor engine active", "%",
-     "tensor_engine_active_time_percent x 100; without it, the union of the Tensor engine's instructions / "
-     "total time",
+     "tensor_engine_active_time_percent x 100; without it, the sum of the Tensor engine's active_time rows "
+     "(else "
+     "the union of its instructions, semaphore waits aside) / total time",
      kNeuron},
     {"neuron.vector.active_pct", "Vector engine active", "%",
-     "vector_engine_active_time_percent x 100; without it, the union of the Vector engine's instructions / "
-     "total time",
+     "vector_engine_active_time_percent x 100; without it, the sum of the Vector engine's active_time rows "
+     "(else "
+     "the union of its instructions, semaphore waits aside) / total time",
      kNeuron},
     {"neuron.scalar.active_pct", "Scalar engine active", "%",
-     "scalar_engine_active_time_percent x 100; without it, the union of the Scalar engine's instructions / "
-     "total time",
+     "scalar_engine_active_time_percent x 100; without it, the sum of the Scalar engine's active_time rows "
+     "(else "
+     "the union of its instructions, semaphore waits aside) / total time",
      kNeuron},
     {"neuron.gpsimd.active_pct", "GpSimd engine active", "%",
-     "gpsimd_engine_active_time_percent x 100; without it, the union of the GpSimd engine's instructions / "
-     "total time",
+     "gpsimd_engine_active_time_percent x 100; without it, the sum of the GpSimd engine's active_time rows "
+     "(else "
+     "the union of its instructions, semaphore waits aside) / total time",
      kNeuron},
     {"neuron.sync.active_pct", "Sync engine active", "%",
-     "sync_engine_active_time_percent x 100; without it, the union of the Sync engine's instructions / total "
-     "time",
+     "sync_engine_active_time_percent x 100; without it, the sum of the Sync engine's active_time rows (else "
+     "the union of its instructions, semaphore waits aside) / total time",
      kNeuron},
     {"neuron.tensor.instructions", "Tensor engine instructions", "count",
      "Instruction rows on the Tensor engine's rows of the timeline; summary-json: "
@@ -452,12 +456,14 @@ constexpr MetricInfo kCatalog[] = {
     {"neuron.spill.reload_bytes", "Spill reloads", "bytes",
      "spill_reload_bytes: spilled state read back. A run: the sum", kNeuron},
     {"neuron.throttle.active_pct", "Throttled time", "%",
-     "The highest throttle_activity_<k>_active_time_nc<c>_percent x 100: the share of the time a throttle "
-     "activity limited a core. A run: the highest",
+     "The share of the total time under any utilization limit: the highest throttle_active_<core>_time_ns / "
+     "total time x 100; without it, the highest throttle_<source>_active_time_<core>_percent x 100 (a lower "
+     "bound). A run: the highest",
      kNeuron},
     {"neuron.throttle.util_limit_pct", "Throttle limit", "%",
-     "The lowest throttle_avg_util_limit_nc<c>_percent x 100, capped at 100 (100: not limited). A run: the "
-     "lowest",
+     "The lowest throttle_<source>_avg_util_limit_<core>_percent x 100 among the sources active for some of "
+     "the time, capped at 100; n/a when none was. Never throttle_avg_util_limit_<core>_percent, which is the "
+     "sum of limit x active share over the sources. A run: the lowest",
      kNeuron},
     {"neuron.warnings.missing_data", "Missing Data warnings", "count",
      "The full JSON's warnings with category Missing Data (summary-json: n/a). A run: the sum", kNeuron},

@@ -291,6 +291,27 @@ std::string skipped_warning(const SkippedInput& skipped) {
   return "skipped " + skipped.reason;
 }
 
+std::optional<std::int64_t> rank_from_file_name(const std::string& path) {
+  std::string name = fs::path(path).filename().string();
+  std::size_t at = name.rfind("rank_");
+  if (at == std::string::npos) return std::nullopt;
+  std::size_t digits = at + 5, end = digits;
+  while (end < name.size() && end - digits < 9 && name[end] >= '0' && name[end] <= '9') ++end;
+  if (end == digits) return std::nullopt;
+  return std::stoll(name.substr(digits, end - digits));
+}
+
+std::vector<std::string> skipped_warnings(const std::vector<InputFile>& inputs,
+                                          const std::vector<SkippedInput>& skipped) {
+  std::vector<std::string> out;
+  for (const SkippedInput& s : skipped) out.push_back(skipped_warning(s));
+  for (const SkippedInput& s : skipped)
+    if (std::optional<std::int64_t> rank = rank_from_file_name(inputs[s.input].path))
+      out.push_back(fmt::format("rank {} is missing from the run: its file {} was skipped", *rank,
+                                inputs[s.input].path));
+  return out;
+}
+
 std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
                                    const std::vector<SkippedInput>& skipped) {
   std::vector<InputFile> kept;
@@ -350,7 +371,7 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   for (auto& profiles : loaded)
     for (Profile& p : profiles) run.workers.push_back(std::move(p));
   run.inputs = kept_inputs(inputs, skipped);
-  for (const SkippedInput& s : skipped) run.skipped.push_back(skipped_warning(s));
+  run.skipped = skipped_warnings(inputs, skipped);
   return run;
 }
 

@@ -8,6 +8,7 @@
 #include "render/escape.h"
 #include "render/format.h"
 #include "render/terminal_findings.h"
+#include "render/terminal_neuron.h"
 
 namespace perfgate {
 namespace {
@@ -130,16 +131,6 @@ std::string host_line(const std::vector<ReportMetric>& m) {
   return join(parts);
 }
 
-// A Neuron device profile's headline: the Device Viewer's summary numbers.
-std::string neuron_line(const std::vector<ReportMetric>& m) {
-  std::vector<std::string> shown;
-  for (std::string_view name : {"neuron.total_time_us", "neuron.active_time_pct", "neuron.tensor.active_pct",
-                                "neuron.vector.active_pct", "neuron.scalar.active_pct",
-                                "neuron.dma.active_pct", "neuron.mfu_pct", "neuron.spill.save_bytes"})
-    if (metric_value(m, name)) shown.push_back(labelled(m, name));
-  return join(shown);
-}
-
 // The first worker's top GPU ops: the few a reader should look at first.
 std::string top_ops_line(const ReportModel& r) {
   if (r.workers.empty()) return "";
@@ -180,10 +171,11 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   Lines out(options);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
   for (const auto& w : r.run_warnings) out.warn("Warning", w);
-  out.add("Window", window_line(r));
+  bool neuron_run = device_family(r) == DeviceFamily::Neuron;
+  out.add("Window", neuron_run ? neuron_window_text(r) : window_line(r));
   if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
   bool neuron = metric_value(r.metrics, "neuron.total_time_us").has_value();
-  if (neuron) out.add("Neuron", neuron_line(r.metrics));
+  for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
   // A Neuron device profile alone has no GPU: its lines would all read n/a.
   if (!neuron || !r.gpus.empty()) {
     out.add("GPU", gpu_line(r.metrics));
@@ -198,7 +190,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
   }
   if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);
-  if (r.workers.size() > 1) {
+  if (r.workers.size() > 1 && !neuron_run) {  // a Neuron run's workers are on its own lines
     for (const auto& w : r.workers)
       out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
                                     labelled(w.metrics, "steps.mean_us")));

@@ -1,5 +1,6 @@
 #include "report/neuron_report_tables.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -22,8 +23,11 @@ ReportTable table(const char* name, const char* title, const char* description,
 ReportTable ops_table(const std::vector<NeuronOpRow>& rows) {
   std::vector<ReportColumn> columns = {
       {"name", "", "The HLO op (the instructions' hlo_name); (no HLO op): instructions without one"},
-      {"time_us", "us", "Sum of its instructions' durations, every engine"},
-      {"instructions", "count", "Its instruction rows, every engine"}};
+      {"time_us", "us", "Sum of its instructions' durations, every engine, semaphore waits aside"},
+      {"instructions", "count", "Its instruction rows, every engine, semaphore waits aside"},
+      {"semaphore_wait_us", "us",
+       "Sum of its semaphore waits' durations (EVENT_SEMAPHORE*: an engine waiting for another), every "
+       "engine"}};
   for (const char* e : kEngines) {
     columns.push_back({fmt::format("{}_us", e), "us",
                        fmt::format("Sum of its instructions' durations on the {} engine", e)});
@@ -41,7 +45,8 @@ ReportTable ops_table(const std::vector<NeuronOpRow>& rows) {
   for (const NeuronOpRow& r : rows) {
     std::uint64_t instructions = 0;
     for (std::uint64_t n : r.instructions) instructions += n;
-    std::vector<ReportCell> cells = {ReportCell{r.name}, us(r.total), count(instructions)};
+    std::vector<ReportCell> cells = {ReportCell{r.name}, us(r.total), count(instructions),
+                                     us(r.semaphore_wait)};
     for (std::size_t e = 0; e < kNeuronEngines; ++e) {
       cells.push_back(us(r.time[e]));
       cells.push_back(count(r.instructions[e]));
@@ -56,21 +61,28 @@ ReportTable ops_table(const std::vector<NeuronOpRow>& rows) {
 }
 
 ReportTable engines_table(const std::vector<NeuronEngineRow>& rows) {
-  ReportTable t =
-      table("neuron_engines", "Engines",
-            "The NeuronCore's engines: instruction rows and the summary's active share",
-            {{"engine", "",
-              "tensor, vector, scalar, gpsimd, sync, or other (collective-communication cores and the rest)"},
-             {"lanes", "", "The Device Viewer's rows (label) it gathers"},
-             {"instructions", "count", "Instruction rows"},
-             {"instruction_time_us", "us", "Sum of their durations"},
-             {"active_us", "us", "Union of their intervals"},
-             {"active_pct", "%", "active_us / the profile's total time"},
-             {"summary_active_pct", "%",
-              "The summary's <engine>_engine_active_time_percent x 100 (the Device Viewer's)"}});
+  ReportTable t = table(
+      "neuron_engines", "Engines",
+      "The NeuronCore's engines: the profiler's active time, the instruction rows with the semaphore "
+      "waits apart, and the summary's active share",
+      {{"engine", "",
+        "tensor, vector, scalar, gpsimd, sync, or other (collective-communication cores and the rest)"},
+       {"lanes", "", "The Device Viewer's rows (label) it gathers"},
+       {"instructions", "count", "Instruction rows, semaphore waits included (the summary's count)"},
+       {"instruction_time_us", "us", "Sum of their durations, semaphore waits aside"},
+       {"active_us", "us",
+        "Sum of its active_time rows' duration_ns (the profiler's engine active time); without them, the "
+        "union of its instructions' intervals, semaphore waits aside"},
+       {"active_pct", "%", "active_us / the profile's total time"},
+       {"semaphore_waits", "count", "Its EVENT_SEMAPHORE* instruction rows: waits for another engine"},
+       {"semaphore_wait_us", "us", "Sum of their durations"},
+       {"semaphore_wait_pct", "%", "Union of their intervals / the profile's total time"},
+       {"summary_active_pct", "%",
+        "The summary's <engine>_engine_active_time_percent x 100 (the Device Viewer's)"}});
   for (const NeuronEngineRow& r : rows)
     t.rows.push_back({ReportCell{r.engine}, text(r.lanes), count(r.instructions), us(r.instruction_time),
-                      us(r.active), number(r.active_pct), number(r.summary_active_pct)});
+                      us(r.active), number(r.active_pct), count(r.semaphore_waits), us(r.semaphore_wait_time),
+                      number(r.semaphore_wait_pct), number(r.summary_active_pct)});
   return t;
 }
 
@@ -93,15 +105,23 @@ ReportTable dma_queues_table(const std::vector<NeuronDmaQueueRow>& rows) {
 ReportTable layers_table(const std::vector<NeuronLayerRow>& rows) {
   std::vector<ReportColumn> columns = {{"name", "", "The layer or subgraph (layer_summary)"}};
   for (std::size_t e = 0; e + 1 < kNeuronEngines; ++e)
-    columns.push_back({fmt::format("{}_active_us", kEngines[e]), "us",
-                       fmt::format("{}_engine_active_time, in us", kEngines[e])});
+    columns.push_back(
+        {fmt::format("{}_active_us", kEngines[e]), "us",
+         fmt::format("{}_engine_active_time (integer ns in layer_summary), in us", kEngines[e])});
   for (std::size_t e = 0; e + 1 < kNeuronEngines; ++e)
     columns.push_back({fmt::format("{}_instructions", kEngines[e]), "count",
                        fmt::format("{}_engine_instruction_count", kEngines[e])});
-  columns.push_back({"mfu_pct", "%", "tensor_engine_mfu x 100"});
-  columns.push_back({"hfu_pct", "%", "tensor_engine_hfu x 100"});
-  columns.push_back({"model_flops", "flop", "model_flops"});
-  columns.push_back({"hardware_flops", "flop", "hardware_flops"});
+  columns.push_back(
+      {"mfu_pct", "%",
+       "The layer's part of the profile's MFU: mfu_estimated_percent x 100 x model_flops / the "
+       "summary's model_flops (the layers add up to the profile's MFU); tensor_engine_mfu x 100 "
+       "where the row has it"});
+  columns.push_back({"hfu_pct", "%",
+                     "The same for HFU: hfu_estimated_percent x 100 x hardware_flops / the summary's "
+                     "hardware_flops; tensor_engine_hfu x 100 where the row has it"});
+  columns.push_back({"model_flops", "flop", "tensor_engine_model_flop_count (else model_flops)"});
+  columns.push_back(
+      {"hardware_flops", "flop", "tensor_engine_flop_count (else hardware_flops): transposes included"});
   ReportTable t = table("neuron_layers", "Layers",
                         "The profile's layer_summary: each subgraph's engines and FLOPs", std::move(columns));
   for (const NeuronLayerRow& r : rows) {
@@ -119,8 +139,29 @@ ReportTable notes_table(const std::vector<NeuronNoteRow>& rows) {
                         "The profile's own warnings (data quality), by category and message",
                         {{"category", "", "The warning's category (Missing Data, ...)"},
                          {"message", "", "Its message"},
-                         {"count", "count", "Warnings with this category and message"}});
-  for (const NeuronNoteRow& r : rows) t.rows.push_back({text(r.category), text(r.message), count(r.count)});
+                         {"count", "count", "Warnings with this category and message"},
+                         {"remedy", "",
+                          "The message's own advice: from its first sentence that names a flag (--...) or an "
+                          "environment variable (NAME=value) to its end; empty when it names none"},
+                         {"missing_data", "", "The category is Missing Data"},
+                         {"has_remedy", "", "The message names a remedy"}});
+  for (const NeuronNoteRow& r : rows)
+    t.rows.push_back({text(r.category), text(r.message), count(r.count), text(r.remedy),
+                      ReportCell{r.missing_data}, ReportCell{!r.remedy.empty()}});
+  return t;
+}
+
+ReportTable throttle_table(const std::vector<NeuronThrottleRow>& rows) {
+  ReportTable t =
+      table("neuron_throttle", "Throttling",
+            "Each source of throttling: the utilization limit it applied and the share of the time it "
+            "applied it (throttle_<source>_..._<core>_percent)",
+            {{"source", "", "The throttle source (<source> in the summary's names)"},
+             {"core", "", "The NeuronCore (nc0, ...)"},
+             {"limit_pct", "%", "throttle_<source>_avg_util_limit_<core>_percent x 100"},
+             {"active_pct", "%", "throttle_<source>_active_time_<core>_percent x 100"}});
+  for (const NeuronThrottleRow& r : rows)
+    t.rows.push_back({text(r.source), text(r.core), number(r.limit_pct), number(r.active_pct)});
   return t;
 }
 
@@ -144,9 +185,44 @@ ReportTable timeline_table(const NeuronTables& tables) {
 
 }  // namespace
 
+bool neuron_run(const RunAnalysis& analysis) {
+  return !analysis.workers.empty() &&
+         std::all_of(analysis.workers.begin(), analysis.workers.end(),
+                     [](const WorkerAnalysis& w) { return w.neuron.profiles > 0 && w.gpus.empty(); });
+}
+
+ReportTable neuron_ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
+  ReportTable t = table("ranks", "Ranks", "Each Neuron profile of the run, the slowest marked",
+                        {{"worker", "", "Worker (profile file, and node for summary-json)"},
+                         {"rank", "count", "Rank (profile_rank_<i> in the file name, else worker index)"},
+                         {"total_time_us", "us", "neuron.total_time_us of the profile"},
+                         {"active_pct", "%", "neuron.active_time_pct of the profile"},
+                         {"tensor_active_pct", "%", "neuron.tensor.active_pct of the profile"},
+                         {"mfu_pct", "%", "neuron.mfu_pct of the profile"},
+                         {"hfu_pct", "%", "neuron.hfu_pct of the profile"},
+                         {"throttled_pct", "%", "neuron.throttle.active_pct of the profile"},
+                         {"slowest", "", "The profile with the longest total time (the run's total time)"}});
+  std::optional<std::size_t> slowest;
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+    auto total = analysis.workers[i].metrics.get("neuron.total_time_us");
+    auto best = slowest ? analysis.workers[*slowest].metrics.get("neuron.total_time_us") : std::nullopt;
+    if (total && (!best || *total > *best)) slowest = i;
+  }
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+    const MetricValues& m = analysis.workers[i].metrics;
+    t.rows.push_back({ReportCell{analysis.workers[i].worker}, ReportCell{ranks[i]},
+                      number(m.get("neuron.total_time_us")), number(m.get("neuron.active_time_pct")),
+                      number(m.get("neuron.tensor.active_pct")), number(m.get("neuron.mfu_pct")),
+                      number(m.get("neuron.hfu_pct")), number(m.get("neuron.throttle.active_pct")),
+                      ReportCell{slowest == i}});
+  }
+  return t;
+}
+
 std::vector<ReportTable> neuron_report_tables(const NeuronTables& tables) {
   return {ops_table(tables.ops),       engines_table(tables.engines), dma_queues_table(tables.dma_queues),
-          layers_table(tables.layers), notes_table(tables.notes),     timeline_table(tables)};
+          layers_table(tables.layers), notes_table(tables.notes),     throttle_table(tables.throttles),
+          timeline_table(tables)};
 }
 
 }  // namespace perfgate

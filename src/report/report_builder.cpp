@@ -5,6 +5,7 @@
 #include "analyse/metric_values.h"
 #include "perfgate/build_report.h"
 #include "perfgate/version.h"
+#include "report/neuron_report_tables.h"
 #include "report/run_tables.h"
 
 namespace perfgate {
@@ -167,7 +168,8 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     if (made) made(i);
   }
   std::vector<std::int64_t> ranks = rank_ids(analysis);
-  m.tables.push_back(ranks_table(analysis, ranks));
+  m.tables.push_back(neuron_run(analysis) ? neuron_ranks_table(analysis, ranks)
+                                          : ranks_table(analysis, ranks));
   if (analysis.workers.size() > 1) {
     m.tables.push_back(rank_collectives_table(analysis, ranks));
     for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));

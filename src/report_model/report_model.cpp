@@ -34,6 +34,14 @@ const ReportTable* find_table(const std::vector<ReportTable>& tables, std::strin
   return nullptr;
 }
 
+DeviceFamily device_family(const ReportModel& report) {
+  std::size_t neuron = 0;
+  for (const ReportInput& input : report.inputs)
+    neuron += std::string_view(input.format).starts_with("neuron");
+  if (neuron == 0) return DeviceFamily::Trace;
+  return neuron == report.inputs.size() ? DeviceFamily::Neuron : DeviceFamily::Mixed;
+}
+
 std::optional<double> cell_number(const ReportCell& cell) {
   if (const auto* d = std::get_if<double>(&cell)) return *d;
   if (const auto* i = std::get_if<std::int64_t>(&cell)) return static_cast<double>(*i);

@@ -5,6 +5,7 @@
 
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
+#include "rules/device_family.h"
 
 namespace perfgate {
 
@@ -57,8 +58,10 @@ std::vector<ReportRule> rules_in_effect(const RuleSet& rules) {
 GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const Baseline* baseline,
                           const GateOptions& options) {
   GateOutcome outcome;
-  outcome.findings = evaluate_rules(rules, report, baseline, options.no_baseline_reason);
-  outcome.rules = rules_in_effect(rules);
+  // Rules of another device family are left out of the findings, the rules and the counts.
+  RuleSet applicable = rules_for_run(rules, report);
+  outcome.findings = evaluate_rules(applicable, report, baseline, options.no_baseline_reason);
+  outcome.rules = rules_in_effect(applicable);
   outcome.verdict = verdict_of(outcome.findings, options);
   return outcome;
 }

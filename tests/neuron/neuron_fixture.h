@@ -44,7 +44,7 @@ inline std::string neuron_full_json() {
     {"timestamp": 5000, "duration": 100, "transfer_size": 500, "dma_queue": "qCollective", "is_cc_dma": true}
   ],
   "active_time": [{"engine": "Tensor", "start_ts": 1000, "end_ts": 3030, "duration_ns": 180}],
-  "layer_summary": [{"layer": "encoder/0", "tensor_engine_active_time": 0.00002,
+  "layer_summary": [{"layer": "encoder/0", "tensor_engine_active_time": 20000,
                      "tensor_engine_instruction_count": 3, "tensor_engine_mfu": 0.2, "model_flops": 1e9}],
   "metadata": {"ntff_version": 2, "clock": {"freq": 1400}},
   "profile_info": {"profiler_version": "2.20.0", "name": "rank 0"},

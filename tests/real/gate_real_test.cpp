@@ -195,7 +195,8 @@ TEST(GateOnRealTraces, EveryTraceGetsAFindingForEveryRule) {
     if (!e.path().string().ends_with(".json.gz")) continue;
     SCOPED_TRACE(e.path().string());
     ReportModel r = gated(e.path().string());
-    EXPECT_EQ(r.findings.size(), default_rules().rules.size());
+    // Every rule of the trace family: the 10 Neuron rules are not evaluated on a Kineto trace.
+    EXPECT_EQ(r.findings.size(), default_rules().rules.size() - 10);
     for (const ReportFinding& f : r.findings) {
       bool fired = f.status == FindingStatus::Warn || f.status == FindingStatus::Fail;
       EXPECT_EQ(fired, !f.problem.empty()) << f.id;

@@ -1,4 +1,4 @@
-// Telling a Neuron profile from a Kineto trace by the first key of the JSON object.
+// Telling a Neuron profile from a Kineto trace by the keys of the JSON object, whatever their order.
 #include <algorithm>
 #include <array>
 
@@ -7,10 +7,15 @@
 namespace perfgate::neuron {
 namespace {
 
-// The full JSON's top-level sections (neuron-profile 2.14 to 2.33); a Kineto trace has none of them.
-constexpr std::array<std::string_view, 14> kSections = {
-    "summary",    "instruction",  "dma",      "dma_throughput", "pending_dma", "active_time", "layer_summary",
-    "model_info", "nc_mem_usage", "metadata", "profile_info",   "neff_header", "warnings",    "semaphore"};
+// The full JSON's top-level sections (neuron-profile 2.14 to 2.33; 2.27 writes the 21 after
+// "semaphore", in an order that differs from file to file); a Kineto trace has none of them. Any of
+// them as the first key makes the file a Neuron profile, so the order does not matter.
+constexpr std::array<std::string_view, 22> kSections = {
+    "summary",      "instruction",     "dma",         "dma_throughput",      "pending_dma",
+    "active_time",  "layer_summary",   "model_info",  "nc_mem_usage",        "metadata",
+    "profile_info", "neff_header",     "warnings",    "semaphore",           "semaphore_update",
+    "neff_node",    "dma_queues_info", "terminology", "summary_group_order", "instruction_usage",
+    "ham",          "summary_groups"};
 
 bool is_summary_metric(std::string_view key) {
   static constexpr std::array<std::string_view, 8> kEndings = {"_percent", "_time", "_count", "_bytes",
@@ -38,6 +43,42 @@ std::string_view read_key(std::string_view s, std::size_t& i) {
   return key;
 }
 
+// Past the scalar value at s[i] (a string, number, true, false, null); false where it is not one.
+bool skip_scalar(std::string_view s, std::size_t& i) {
+  if (i >= s.size()) return false;
+  if (s[i] == '"') {
+    for (++i; i < s.size() && s[i] != '"'; ++i)
+      if (s[i] == '\\') ++i;
+    if (i >= s.size()) return false;
+    ++i;
+  } else {
+    std::size_t start = i;
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ' ' && s[i] != '\n' && s[i] != '\r' &&
+           s[i] != '\t')
+      ++i;
+    if (i == start || i >= s.size()) return false;
+  }
+  skip_space(s, i);
+  if (i < s.size() && s[i] == ',') {
+    ++i;
+    return true;
+  }
+  return false;
+}
+
+// Whether the object whose members start at s[i] has a summary metric's name among the keys the
+// head holds (a bounded look-ahead over scalar members: the node's keys come in any order, and its
+// first ones may be text such as instance_type).
+bool has_summary_metric(std::string_view s, std::size_t i) {
+  for (int member = 0; member < 256; ++member) {
+    std::string_view key = read_key(s, i);
+    if (key.empty()) return false;
+    if (is_summary_metric(key)) return true;
+    if (!skip_scalar(s, i)) return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 InputFormat detect_json(std::string_view head) {
@@ -47,9 +88,7 @@ InputFormat detect_json(std::string_view head) {
   if (std::find(kSections.begin(), kSections.end(), key) != kSections.end()) return InputFormat::NeuronJson;
   if (i >= head.size() || head[i] != '{') return InputFormat::Unknown;
   if (key.starts_with("n_")) return InputFormat::NeuronSummaryJson;
-  ++i;
-  std::string_view inner = read_key(head, i);
-  return is_summary_metric(inner) ? InputFormat::NeuronSummaryJson : InputFormat::Unknown;
+  return has_summary_metric(head, i + 1) ? InputFormat::NeuronSummaryJson : InputFormat::Unknown;
 }
 
 NeuronEngine engine_of_lane(std::string_view label) {

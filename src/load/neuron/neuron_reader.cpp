@@ -2,7 +2,6 @@
 
 #include <boost/json/basic_parser_impl.hpp>
 
-#include <filesystem>
 #include <vector>
 
 #include <fmt/format.h>
@@ -28,17 +27,6 @@ boost::json::parse_options parse_options() {
 
 bool only_space(std::string_view s) {
   return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
-}
-
-// The rank in a distributed job's file name: profile_rank_<i>.json (neuron-profile capture's names).
-std::optional<std::int64_t> rank_from_name(const std::string& path) {
-  std::string name = std::filesystem::path(path).filename().string();
-  std::size_t at = name.rfind("rank_");
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t digits = at + 5, end = digits;
-  while (end < name.size() && end - digits < 9 && name[end] >= '0' && name[end] <= '9') ++end;
-  if (end == digits) return std::nullopt;
-  return std::stoll(name.substr(digits, end - digits));
 }
 
 // What the instruction rows lack, said once: a summary-json has none.
@@ -109,7 +97,7 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
     if (several) p.worker = p.info.trace_name;  // the node id, after the file's worker name
     if (p.neuron.summary.empty() && p.neuron.instructions.empty() && p.neuron.dmas.empty()) continue;
     any = true;
-    p.info.rank = rank_from_name(path);
+    p.info.rank = rank_from_file_name(path);
     if (filter.replaced() > 0)
       p.notes.push_back(
           fmt::format("{} NaN or infinite values (not JSON) were read as absent", filter.replaced()));

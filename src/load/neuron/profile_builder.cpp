@@ -60,6 +60,8 @@ std::string ProfileBuilder::field(std::string_view key, const Scalar& value) {
       return instruction_field(key, value);
     case Section::Dma:
       return dma_field(key, value);
+    case Section::ActiveTime:
+      return active_time_field(key, value);
     case Section::Layers:
       layer_field(key, value);
       break;
@@ -96,6 +98,16 @@ std::string ProfileBuilder::instruction_field(std::string_view key, const Scalar
   if (key == "label") row_.lane = as_text(value);
   if (key == "subgroup") row_.subgroup = as_text(value);
   if (key == "hlo_name") row_.hlo_op = as_text(value);
+  if (key == "opcode") row_.opcode = as_text(value);
+  return {};
+}
+
+// An active_time row: engine, start_ts, end_ts, duration_ns (docs/formats.md).
+std::string ProfileBuilder::active_time_field(std::string_view key, const Scalar& value) {
+  if (key == "start_ts") return time_field(key, value, row_.timestamp);
+  if (key == "end_ts") return time_field(key, value, row_.end);
+  if (key == "duration_ns") return time_field(key, value, row_.duration);
+  if (key == "engine") row_.lane = as_text(value);
   return {};
 }
 
@@ -117,7 +129,8 @@ std::string ProfileBuilder::dma_field(std::string_view key, const Scalar& value)
   return {};
 }
 
-// layer_summary's fields (docs/formats.md: the names are the summary's, per subgraph).
+// layer_summary's fields (docs/formats.md: the names are the summary's, per subgraph; times in
+// integer nanoseconds where the summary has seconds).
 void ProfileBuilder::layer_field(std::string_view key, const Scalar& value) {
   NeuronLayer& l = row_.layer;
   if (key == "layer" || key == "subgraph" || key == "name" || key == "layer_name") {
@@ -130,13 +143,15 @@ void ProfileBuilder::layer_field(std::string_view key, const Scalar& value) {
     std::string prefix = std::string(kEngineNames[e]) + "_engine_";
     if (!key.starts_with(prefix)) continue;
     std::string_view rest = key.substr(prefix.size());
-    if (rest == "active_time") l.active_time_s[e] = number;
+    if (rest == "active_time") l.active_time_ns[e] = number;
     if (rest == "instruction_count") l.instructions[e] = number;
   }
   if (key == "tensor_engine_mfu" || key == "mfu_estimated_percent") l.mfu = number;
   if (key == "tensor_engine_hfu" || key == "hfu_estimated_percent") l.hfu = number;
-  if (key == "model_flops") l.model_flops = number;
-  if (key == "hardware_flops") l.hardware_flops = number;
+  if (key == "tensor_engine_model_flop_count" || (key == "model_flops" && !l.model_flops))
+    l.model_flops = number;
+  if (key == "tensor_engine_flop_count" || (key == "hardware_flops" && !l.hardware_flops))
+    l.hardware_flops = number;
 }
 
 // Numbers are metrics; text (instance_type, versions) is a fact about the profile.
@@ -178,8 +193,22 @@ std::string ProfileBuilder::end_instruction() {
     if (n.lanes.size() >= kMaxLanes) return fmt::format("more than {} engine rows (label)", kMaxLanes);
     n.lanes.push_back({label, engine_of_lane(current().str(label))});
   }
+  // EVENT_SEMAPHORE and EVENT_SEMAPHORE_RANGE_CLEAR: an engine waiting on a semaphore.
+  bool wait = row_.opcode.starts_with("EVENT_SEMAPHORE");
   n.instructions.push_back(
-      {*row_.timestamp, *row_.timestamp + *row_.duration, intern(row_.hlo_op), it->second});
+      {*row_.timestamp, *row_.timestamp + *row_.duration, intern(row_.hlo_op), it->second, wait});
+  return {};
+}
+
+std::string ProfileBuilder::end_active_time() {
+  ++active_rows_;
+  if (!row_.duration && row_.timestamp && row_.end) row_.duration = *row_.end - *row_.timestamp;
+  if (!row_.end && row_.timestamp && row_.duration) row_.end = *row_.timestamp + *row_.duration;
+  if (std::string why = check_span("active_time", active_rows_); !why.empty()) return why;
+  if (*row_.end < *row_.timestamp || *row_.end >= kMaxTimeNs)
+    return fmt::format("active_time row {}: end_ts {} ns is out of range", active_rows_, *row_.end);
+  current().neuron.active_spans.push_back(
+      {*row_.timestamp, *row_.end, *row_.duration, engine_of_lane(row_.lane)});
   return {};
 }
 
@@ -211,6 +240,8 @@ std::string ProfileBuilder::end_row() {
       return end_instruction();
     case Section::Dma:
       return end_dma();
+    case Section::ActiveTime:
+      return end_active_time();
     case Section::Layers:
       current().neuron.layers.push_back(std::move(row_.layer));
       break;
@@ -227,7 +258,8 @@ std::uint64_t ProfileBuilder::memory_bytes() const {
   std::uint64_t bytes = 0;
   for (const Profile& p : profiles_)
     bytes += p.strings.memory_bytes() + p.neuron.instructions.capacity() * sizeof(NeuronInstruction) +
-             p.neuron.dmas.capacity() * sizeof(NeuronDma) + p.neuron.summary.size() * 64 +
+             p.neuron.dmas.capacity() * sizeof(NeuronDma) +
+             p.neuron.active_spans.capacity() * sizeof(NeuronActiveSpan) + p.neuron.summary.size() * 64 +
              p.neuron.layers.size() * sizeof(NeuronLayer) + p.neuron.warnings.size() * 64;
   return bytes;
 }

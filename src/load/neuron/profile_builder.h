@@ -31,18 +31,20 @@ class ProfileBuilder : public RowSink {
  private:
   // The fields of the row being read that perfgate keeps.
   struct Row {
-    std::optional<std::int64_t> timestamp, duration, bytes;
-    std::string lane, subgroup, hlo_op, queue, queue_type, dma_engine, message, category, name;
+    std::optional<std::int64_t> timestamp, duration, bytes, end;
+    std::string lane, subgroup, hlo_op, queue, queue_type, dma_engine, message, category, name, opcode;
     std::optional<bool> collective;
     NeuronLayer layer;
   };
 
   std::string instruction_field(std::string_view key, const Scalar& value);
   std::string dma_field(std::string_view key, const Scalar& value);
+  std::string active_time_field(std::string_view key, const Scalar& value);
   void layer_field(std::string_view key, const Scalar& value);
   void summary_field(std::string_view key, const Scalar& value);
   std::string end_instruction();
   std::string end_dma();
+  std::string end_active_time();
   std::string check_span(const char* what, std::uint64_t row);
   StringId intern(std::string_view text);
   Profile& current() { return profiles_.back(); }
@@ -54,6 +56,7 @@ class ProfileBuilder : public RowSink {
   std::uint64_t summary_rows_ = 0;
   std::uint64_t instruction_rows_ = 0;
   std::uint64_t dma_rows_ = 0;
+  std::uint64_t active_rows_ = 0;
   std::uint64_t invalid_utf8_ = 0;
   std::vector<std::string> node_ids_;
   std::unordered_map<StringId, std::uint16_t> lane_index_;

@@ -10,10 +10,11 @@ namespace {
 
 Section section_of(std::string_view key, bool summary_json) {
   if (summary_json) return Section::Node;
-  static constexpr std::array<std::pair<std::string_view, Section>, 8> kSections = {{
+  static constexpr std::array<std::pair<std::string_view, Section>, 9> kSections = {{
       {"summary", Section::Summary},
       {"instruction", Section::Instructions},
       {"dma", Section::Dma},
+      {"active_time", Section::ActiveTime},
       {"warnings", Section::Warnings},
       {"layer_summary", Section::Layers},
       {"metadata", Section::Facts},

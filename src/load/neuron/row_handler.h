@@ -22,7 +22,17 @@ struct Scalar {
   std::string_view text;  // String: the text (valid until the callback returns)
 };
 
-enum class Section : std::uint8_t { None, Summary, Instructions, Dma, Warnings, Layers, Facts, Node };
+enum class Section : std::uint8_t {
+  None,
+  Summary,
+  Instructions,
+  Dma,
+  ActiveTime,
+  Warnings,
+  Layers,
+  Facts,
+  Node
+};
 
 // Receives the rows. A row is an object of a section's list (or the section's own object); its
 // fields are the row object's scalar members. Returns an error message, empty when fine.

@@ -25,20 +25,25 @@ std::string op_color(std::string_view op) {
   return kOpColors[h % kOpColors.size()];
 }
 
-const std::array<std::pair<const char*, const char*>, 8> kCards = {
+const std::array<std::pair<const char*, const char*>, 12> kCards = {
     {{"neuron.total_time_us", "Total time"},
      {"neuron.active_time_pct", "Active"},
      {"neuron.mfu_pct", "MFU"},
      {"neuron.hfu_pct", "HFU"},
      {"neuron.mbu_pct", "MBU"},
+     {"neuron.dma.active_pct", "DMA active"},
      {"neuron.dma.bytes", "DMA bytes"},
      {"neuron.hbm.read_bytes", "HBM read"},
-     {"neuron.spill.save_bytes", "Spill saves"}}};
+     {"neuron.throttle.active_pct", "Throttled time"},
+     {"neuron.throttle.util_limit_pct", "Throttle limit"},
+     {"neuron.spill.save_bytes", "Spill saves"},
+     {"neuron.spill.reload_bytes", "Spill reloads"}}};
 
-TemplateData summary_cards(const ReportModel& r) {
+// The profile's own numbers (its worker's metrics), never the run's sums.
+TemplateData summary_cards(const std::vector<ReportMetric>& metrics) {
   TemplateData list = template_list();
   for (const auto& [name, label] : kCards)
-    for (const ReportMetric& m : r.metrics)
+    for (const ReportMetric& m : metrics)
       if (m.name == name && m.value) {
         TemplateData item;
         item.set("label", std::string(label));
@@ -48,13 +53,27 @@ TemplateData summary_cards(const ReportModel& r) {
   return list;
 }
 
+// "vector 99.8%, sync 99.9%": each engine's semaphore waits as a share of the capture.
+std::string wait_shares(const ReportTable& engines) {
+  std::string out;
+  for (std::size_t i = 0; i < engines.rows.size(); ++i) {
+    const ReportCell* cell = find_cell(engines, i, "semaphore_wait_pct");
+    std::optional<double> pct = cell ? cell_number(*cell) : std::nullopt;
+    if (pct) out += (out.empty() ? "" : ", ") + text_at(engines, i, "engine") + " " + format_pct(pct);
+  }
+  return out;
+}
+
 std::string engine_bars(const ReportTable& engines) {
   std::vector<ChartPart> parts;
   for (std::size_t i = 0; i < engines.rows.size(); ++i) {
     const ReportCell* summary = find_cell(engines, i, "summary_active_pct");
     std::optional<double> pct = summary ? cell_number(*summary) : std::nullopt;
-    if (!pct) pct = number_at(engines, i, "active_pct");
-    parts.push_back({text_at(engines, i, "engine"), *pct, kUtilizationColor});
+    if (!pct) {
+      const ReportCell* rows = find_cell(engines, i, "active_pct");
+      pct = rows ? cell_number(*rows) : std::nullopt;
+    }
+    if (pct) parts.push_back({text_at(engines, i, "engine"), *pct, kUtilizationColor});
   }
   return share_bars_svg(parts, "Engines: active share of the capture");
 }
@@ -96,17 +115,18 @@ std::string device_timeline(const ReportTable& t, const ReportTable* ops, Templa
                       "Device timeline: a lane per engine row and DMA queue, boxes by HLO op");
 }
 
-}  // namespace
+// A section per profile, with that profile's numbers; kMaxSections at most (the tables have all).
+constexpr std::size_t kMaxSections = 8;
 
-void add_neuron(const ReportModel& r, TemplateData& view) {
-  if (r.workers.empty()) return;
-  const ReportWorker& w = r.workers.front();
-  const ReportTable* engines = find_table(w.tables, "neuron_engines");
-  const ReportTable* timeline = find_table(w.tables, "neuron_timeline");
-  if (!engines && !timeline) return;
+TemplateData section_of(const ReportWorker& w, const ReportTable* engines, const ReportTable* timeline,
+                        std::size_t index, bool several) {
   TemplateData neuron;
-  neuron.set("cards", summary_cards(r));
-  if (engines && !engines->rows.empty()) neuron.set("engines_svg", engine_bars(*engines));
+  neuron.set("anchor", index == 0 ? std::string("neuron") : fmt::format("neuron-{}", index + 1));
+  neuron.set("cards", summary_cards(w.metrics));
+  if (engines && !engines->rows.empty()) {
+    neuron.set("engines_svg", engine_bars(*engines));
+    if (std::string waits = wait_shares(*engines); !waits.empty()) neuron.set("waits", waits);
+  }
   if (timeline && !timeline->rows.empty()) {
     TemplateData legend = template_list();
     neuron.set("timeline_svg", device_timeline(*timeline, find_table(w.tables, "neuron_ops"), legend));
@@ -116,8 +136,36 @@ void add_neuron(const ReportModel& r, TemplateData& view) {
                std::string("The profile has no instruction rows (a summary-json): the timeline "
                            "and the per-op tables need neuron-profile's full JSON."));
   }
-  if (r.workers.size() > 1) neuron.set("worker", w.name);
-  view.set("neuron", neuron);
+  if (several) neuron.set("worker", w.name);
+  return neuron;
+}
+
+}  // namespace
+
+void add_neuron(const ReportModel& r, TemplateData& view) {
+  TemplateData sections = template_list();
+  std::size_t shown = 0, more = 0;
+  for (const ReportWorker& w : r.workers) {
+    const ReportTable* engines = find_table(w.tables, "neuron_engines");
+    const ReportTable* timeline = find_table(w.tables, "neuron_timeline");
+    if (!engines && !timeline) continue;
+    if (shown == kMaxSections) {
+      ++more;
+      continue;
+    }
+    sections.push_back(section_of(w, engines, timeline, shown++, r.workers.size() > 1));
+  }
+  if (shown == 0) return;
+  TemplateData data;
+  data.set("sections", sections);
+  if (more > 0)
+    data.set("more",
+             fmt::format("{} more Neuron profile{}: their numbers are in the Ranks table and their tables "
+                         "below, in the JSON report and the workbook.",
+                         more, more == 1 ? "" : "s"));
+  view.set("neuron_html", render_template("neuron.html.mustache", data));
+  // A run of Neuron profiles alone opens with them: it has no GPU card, bar or step to show.
+  if (device_family(r) == DeviceFamily::Neuron) view.set("neuron_first", true);
 }
 
 }  // namespace perfgate
