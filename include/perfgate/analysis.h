@@ -396,8 +396,9 @@ struct MatchedCollective {
   std::uint32_t index = 0;
   CollectiveType type = CollectiveType::Other;
   std::int32_t group_size = -1;
-  std::uint64_t bytes = 0;    // the largest any rank recorded
-  std::uint64_t smallest_bytes = 0;  // the smallest known (non-zero) size any rank recorded
+  std::uint64_t bytes = 0;  // the largest any rank recorded
+  // The smallest known (non-zero) size any rank recorded.
+  std::uint64_t smallest_bytes = 0;
   std::uint32_t ranks = 0;    // ranks that issued it
   std::uint32_t timed = 0;    // ... with a duration
   TimeNs shortest = 0;        // the transfer latency: the shortest timed duration

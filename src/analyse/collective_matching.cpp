@@ -55,7 +55,8 @@ void MatchedCollective::add(const MatchedCollective& from) {
   group_size = std::max(group_size, from.group_size);
   bytes = std::max(bytes, from.bytes);
   if (from.smallest_bytes != 0)
-    smallest_bytes = smallest_bytes == 0 ? from.smallest_bytes : std::min(smallest_bytes, from.smallest_bytes);
+    smallest_bytes =
+        smallest_bytes == 0 ? from.smallest_bytes : std::min(smallest_bytes, from.smallest_bytes);
   ranks += from.ranks;
   if (from.timed == 0) return;
   if (timed == 0) {

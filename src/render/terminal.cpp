@@ -82,22 +82,28 @@ std::string gpu_line(const std::vector<ReportMetric>& m) {
 // A large run's GPUs in one line: the lowest, median and highest utilization.
 std::string gpu_spread_line(const ReportModel& r) {
   const auto& m = r.metrics;
-  return fmt::format("{} GPUs: {}, median {}, highest {} (each GPU: the gpus table of the HTML and JSON reports)",
-                     r.gpus.size(), labelled(m, "gpu.min_utilization_pct"),
-                     format_pct(metric_value(m, "gpu.median_utilization_pct")),
-                     format_pct(metric_value(m, "gpu.max_utilization_pct")));
+  return fmt::format(
+      "{} GPUs: {}, median {}, highest {} (each GPU: the gpus table of the HTML and JSON reports)",
+      r.gpus.size(), labelled(m, "gpu.min_utilization_pct"),
+      format_pct(metric_value(m, "gpu.median_utilization_pct")),
+      format_pct(metric_value(m, "gpu.max_utilization_pct")));
 }
 
 // A large run's workers in one line: the slowest and the fastest by mean step (the first on a tie,
 // as ranks.slowest and ranks.fastest), and the spread.
 std::string workers_spread_line(const ReportModel& r) {
   std::string line = fmt::format("{}", r.workers.size());
-  auto mean = [](const ReportWorker* w) { return format_duration_us(metric_value(w->metrics, "steps.mean_us")); };
-  if (const ReportWorker* slow = slowest_worker(r)) line += fmt::format(": slowest {} (mean step {})", slow->name, mean(slow));
-  if (const ReportWorker* fast = fastest_worker(r)) line += fmt::format(", fastest {} ({})", fast->name, mean(fast));
+  auto mean = [](const ReportWorker* w) {
+    return format_duration_us(metric_value(w->metrics, "steps.mean_us"));
+  };
+  if (const ReportWorker* slow = slowest_worker(r))
+    line += fmt::format(": slowest {} (mean step {})", slow->name, mean(slow));
+  if (const ReportWorker* fast = fastest_worker(r))
+    line += fmt::format(", fastest {} ({})", fast->name, mean(fast));
   if (auto spread = metric_value(r.metrics, "ranks.step_spread_pct"))
-    line += fmt::format("; spread {} of the median (each worker: the ranks table of the HTML and JSON reports)",
-                        format_pct(spread));
+    line +=
+        fmt::format("; spread {} of the median (each worker: the ranks table of the HTML and JSON reports)",
+                    format_pct(spread));
   return line;
 }
 

@@ -35,7 +35,7 @@ void throw_if_errors(const YamlCheck& check) {
 
 constexpr std::array<std::string_view, 10> kTopKeys = {
     "schema",    "extends",           "classification", "attribution", "gpu_peaks",
-    "op_models", "gpu_architectures", "compute",        "advice", "rules"};
+    "op_models", "gpu_architectures", "compute",        "advice",      "rules"};
 // YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;

@@ -147,5 +147,30 @@ TEST(Issue40RealTraces, TheH100ImageClassifierGetsNoAlignmentAndNoRooflineGain) 
   EXPECT_FALSE(far->fix_first);
 }
 
+// The FSDP nsys export's only collective is all-to-all: the overlap finding names it (it advised
+// "gradient all-reduce ... bucket_cap_mb" before) and states its gain, the exposed communication
+// (4.3% of the step); the straggler finding states its gain too, and with the same bound takes no
+// second place in "What to fix first".
+TEST(Issue40RealTraces, TheFsdpExportsOverlapAdviceNamesItsAllToAll) {
+  std::string dir = shared_traces_dir();
+  if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
+  ReportModel report = report_of_files({dir + "/nsys/h100x2_fsdp_training_before.sqlite"}, default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding* overlap = find_finding(report, "communication.poor-overlap");
+  ASSERT_NE(overlap, nullptr);
+  ASSERT_EQ(overlap->status, FindingStatus::Warn);
+  EXPECT_NE(overlap->problem.find("c10d::alltoall_base_"), std::string::npos) << overlap->problem;
+  EXPECT_EQ(overlap->problem.find("allreduce"), std::string::npos) << overlap->problem;
+  ASSERT_TRUE(overlap->gain_pct);
+  EXPECT_NEAR(*overlap->gain_pct, *metric_value(report.metrics, "breakdown.communication_pct"), 1e-9);
+  const ReportFinding* straggler = find_finding(report, "communication.straggler");
+  ASSERT_NE(straggler, nullptr);
+  ASSERT_TRUE(straggler->gain_pct);
+  EXPECT_NEAR(*straggler->gain_pct,
+              *metric_value(report.metrics, "collectives.wait_pct") *
+                  *metric_value(report.metrics, "breakdown.communication_pct") / 100,
+              1e-9);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -35,8 +35,9 @@ bool hip_trace(const Profile& profile) {
 }
 
 // An AMD GPU that PyTorch left without a name (vLLM's graph-replay traces on an MI300X) is named
-// by what identifies it: its gfx architecture (gcnArchName, else HIP's computeMajor.computeMinor: 9.4 is gfx942), its compute
-// units and its memory, e.g. "AMD GPU gfx942, 304 CUs, 192 GiB"; gpu_peaks matches that name.
+// by what identifies it: its gfx architecture (gcnArchName, else HIP's computeMajor.computeMinor: 9.4 is
+// gfx942), its compute units and its memory, e.g. "AMD GPU gfx942, 304 CUs, 192 GiB"; gpu_peaks matches that
+// name.
 std::string amd_name(const boost::json::object& o, const DeviceInfo& d) {
   std::string arch = text(o.if_contains("gcnArchName"));
   if (auto colon = arch.find(':'); colon != std::string::npos) arch.resize(colon);
