@@ -88,6 +88,9 @@ struct Classification {
   // The share of its roofline an op is expected to reach: ops below it are far from their roofline
   // (roofline.saving_pct counts the time each would save at it).
   double roofline_target_pct = 50;
+  // "What to fix first" lists only findings whose gain is at least this share of the step (rules:
+  // advice.fix_first_min_gain_pct); the others stay in the findings list.
+  double fix_first_min_gain_pct = 1;
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;
@@ -404,7 +407,9 @@ struct MatchedCollective {
   std::uint32_t index = 0;
   CollectiveType type = CollectiveType::Other;
   std::int32_t group_size = -1;
-  std::uint64_t bytes = 0;    // the largest any rank recorded
+  std::uint64_t bytes = 0;  // the largest any rank recorded
+  // The smallest known (non-zero) size any rank recorded.
+  std::uint64_t smallest_bytes = 0;
   std::uint32_t ranks = 0;    // ranks that issued it
   std::uint32_t timed = 0;    // ... with a duration
   TimeNs shortest = 0;        // the transfer latency: the shortest timed duration
@@ -434,6 +439,10 @@ struct RankCollectiveSums {
   TimeNs first_start = 0;    // its first timed call's start: the starts below are from it
   TimeNs start_offsets = 0;  // sum of (start - first_start) of its timed calls
   std::vector<CollectiveSpan> spans;
+  // Each timed call's start and duration, in the order of the spans' calls: a call whose
+  // collective is not matched adds nothing to the rank's row.
+  std::vector<TimeNs> starts;
+  std::vector<TimeNs> durations;
 };
 
 // The collectives of some of a run's workers, matched so far: what a partial report carries, so
@@ -571,11 +580,23 @@ struct RunCollectives {
   std::vector<CollectiveSizeRow> by_size;   // most transfer time first
   std::vector<RankCommunicationRow> ranks;  // in worker order; empty with fewer than 2 ranks
   std::uint64_t matched = 0;                // collectives timed on 2 ranks or more
-  std::uint32_t most_ranks = 0;             // the most ranks a collective was timed on
-  // Matched collectives whose ranks' spans do not all overlap (a rank finished before another
-  // started): the ranks' clocks differ, or their calls do not pair up (a sampled trace).
+  std::uint32_t most_ranks = 0;             // the most ranks a matched collective was timed on
+  // Calls paired by (group, type, step, index) on several ranks that are not one collective, so
+  // not matched (docs/metrics.md, "Collectives"): their spans do not overlap within the clock-skew
+  // bound (kCollectiveClockSkewNs; a rank finished before another started: traces of different
+  // captures, or a sampled trace), or they differ in size (a type whose size every rank shares).
   std::uint64_t disjoint = 0;
+  std::uint64_t sizes_differ = 0;
+  // Collectives timed on one rank only, with a known size and group: the bytes they would move on
+  // the bus (S x the nccl-tests factor) and their durations, waiting included: a lower bound of the
+  // bus bandwidth.
+  double alone_bus_bytes = 0;
+  TimeNs alone_duration = 0;
 };
+
+// How far the clocks of one capture's ranks may disagree: two ranks' spans of one collective
+// overlap within it (docs/metrics.md, "Collectives").
+inline constexpr TimeNs kCollectiveClockSkewNs = 1'000'000;
 
 struct RunAnalysis {
   std::vector<WorkerAnalysis> workers;

@@ -240,6 +240,8 @@ struct ReportFinding {
   std::string source;
   std::optional<double> gain_pct;  // estimated recoverable share of step time, at most `saves`
   std::string saves;  // what bounds the gain (the rule's expression): the same text, the same time
+  // Fired with a gain of at least rules: advice.fix_first_min_gain_pct ("What to fix first").
+  bool fix_first = false;
   std::vector<ReportOffender> offenders;
   std::optional<ReportStepTest> step_test;
 };

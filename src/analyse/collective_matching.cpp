@@ -54,6 +54,9 @@ std::optional<double> bus_bandwidth_factor(CollectiveType type, std::int64_t n) 
 void MatchedCollective::add(const MatchedCollective& from) {
   group_size = std::max(group_size, from.group_size);
   bytes = std::max(bytes, from.bytes);
+  if (from.smallest_bytes != 0)
+    smallest_bytes =
+        smallest_bytes == 0 ? from.smallest_bytes : std::min(smallest_bytes, from.smallest_bytes);
   ranks += from.ranks;
   if (from.timed == 0) return;
   if (timed == 0) {
@@ -121,7 +124,7 @@ void CollectiveMatcher::add(WorkerPosition position, const CollectiveCalls& call
     m.index = c.index;
     m.type = c.type;
     m.group_size = c.group_size;
-    m.bytes = c.bytes;
+    m.bytes = m.smallest_bytes = c.bytes;
     m.ranks = 1;
     if (c.duration >= 0) {
       m.timed = 1;
@@ -133,6 +136,8 @@ void CollectiveMatcher::add(WorkerPosition position, const CollectiveCalls& call
       any_timed = true;
       r.duration += c.duration;
       r.start_offsets += c.start - r.first_start;
+      r.starts.push_back(c.start);
+      r.durations.push_back(c.duration);
       add_span(r, group, c);
     }
     fold(std::move(m));
@@ -178,6 +183,38 @@ std::vector<CollectiveSizeRow> size_rows(const std::map<SizeKey, CollectiveSizeR
   return out;
 }
 
+// Calls that pair up by (group, type, step, index) on several ranks are one collective only when
+// they run at one time and move one size: an NCCL collective cannot end on one rank before every
+// other rank has started it, so their spans overlap (within the clocks' skew), and an all-reduce,
+// all-gather, reduce-scatter, broadcast or reduce has one message size on every rank (an
+// all-to-all's or a send's may differ). Otherwise they are traces of different captures, or a
+// sampled trace's calls that do not correspond.
+enum class Pairing { Alone, Matched, Disjoint, SizesDiffer };
+
+bool one_size_on_every_rank(CollectiveType type) {
+  return type == CollectiveType::AllReduce || type == CollectiveType::AllGather ||
+         type == CollectiveType::ReduceScatter || type == CollectiveType::Broadcast ||
+         type == CollectiveType::Reduce;
+}
+
+Pairing pairing(const MatchedCollective& m) {
+  if (m.timed < 2) return Pairing::Alone;
+  if (one_size_on_every_rank(m.type) && m.smallest_bytes != 0 && m.smallest_bytes != m.bytes)
+    return Pairing::SizesDiffer;
+  if (m.latest_start > m.earliest_end + kCollectiveClockSkewNs) return Pairing::Disjoint;
+  return Pairing::Matched;
+}
+
+// A collective timed on one rank: the bytes it would move on the bus and its duration, where its
+// size and group are known.
+void add_alone(RunCollectives& out, const MatchedCollective& m) {
+  if (m.timed != 1 || m.bytes == 0) return;
+  std::optional<double> f = bus_bandwidth_factor(m.type, m.group_size);
+  if (!f) return;
+  out.alone_bus_bytes += static_cast<double>(m.bytes) * *f;
+  out.alone_duration += m.duration_sum;
+}
+
 }  // namespace
 
 RunCollectives CollectiveMatcher::finish(const std::vector<WorkerPosition>& positions) const {
@@ -187,10 +224,13 @@ RunCollectives CollectiveMatcher::finish(const std::vector<WorkerPosition>& posi
   std::map<SizeKey, CollectiveSizeRow> sizes;
   std::map<WorkerPosition, std::pair<std::uint64_t, TimeNs>> last;  // arrivals and delay
   for (const auto& [key, m] : collectives_) {
-    out.most_ranks = std::max(out.most_ranks, m.timed);
-    if (m.timed < 2) continue;
+    Pairing how = pairing(m);
+    out.most_ranks = std::max(out.most_ranks, how == Pairing::Matched ? m.timed : std::min(m.timed, 1u));
+    out.disjoint += how == Pairing::Disjoint;
+    out.sizes_differ += how == Pairing::SizesDiffer;
+    if (how == Pairing::Alone) add_alone(out, m);
+    if (how != Pairing::Matched) continue;
     ++out.matched;
-    if (m.latest_start > m.earliest_end) ++out.disjoint;
     auto [it, added] = sizes.try_emplace(SizeKey{m.group, m.type, m.bytes, m.group_size});
     if (added) {
       it->second.group = m.group;
@@ -209,27 +249,34 @@ RunCollectives CollectiveMatcher::finish(const std::vector<WorkerPosition>& posi
   for (const auto& [position, r] : ranks_) {
     auto w = worker_of.find(position);
     if (w == worker_of.end()) continue;
-    RankCommunicationRow row;
-    row.worker = w->second;
-    row.collectives = r.calls;
-    row.duration = r.duration;
-    TimeNs latest_offsets = 0;
-    for (const CollectiveSpan& s : r.spans)
-      for (std::uint32_t i = s.first; i < s.first + s.count; ++i) {
-        auto c = collectives_.find(Key{s.group, s.type, s.step, i});
-        if (c == collectives_.end()) continue;
-        row.transfer += c->second.shortest;
-        latest_offsets += c->second.latest_start - r.first_start;
-        if (c->second.timed >= 2) ++row.matched;
-      }
-    row.wait = row.duration - row.transfer;
-    row.late = latest_offsets - r.start_offsets;
-    if (auto l = last.find(position); l != last.end()) std::tie(row.last_arrivals, row.delay) = l->second;
-    out.ranks.push_back(row);
+    out.ranks.push_back(rank_row(r, w->second));
+    if (auto l = last.find(position); l != last.end())
+      std::tie(out.ranks.back().last_arrivals, out.ranks.back().delay) = l->second;
   }
   std::sort(out.ranks.begin(), out.ranks.end(),
             [](const RankCommunicationRow& a, const RankCommunicationRow& b) { return a.worker < b.worker; });
   return out;
+}
+
+// A rank's row over its calls of matched collectives: their durations, transfers (each one's
+// shortest duration) and how much later than the rank the last one arrived.
+RankCommunicationRow CollectiveMatcher::rank_row(const RankCollectiveSums& r, std::size_t worker) const {
+  RankCommunicationRow row;
+  row.worker = worker;
+  row.collectives = r.calls;
+  std::size_t k = 0;  // the call's place in r.starts and r.durations
+  for (const CollectiveSpan& s : r.spans)
+    for (std::uint32_t i = s.first; i < s.first + s.count; ++i, ++k) {
+      auto c = collectives_.find(Key{s.group, s.type, s.step, i});
+      if (c == collectives_.end() || k >= r.durations.size() || pairing(c->second) != Pairing::Matched)
+        continue;
+      row.duration += r.durations[k];
+      row.transfer += c->second.shortest;
+      row.late += c->second.latest_start - r.starts[k];
+      ++row.matched;
+    }
+  row.wait = row.duration - row.transfer;
+  return row;
 }
 
 namespace {
@@ -253,12 +300,21 @@ std::optional<double> bus_bandwidth(const std::vector<CollectiveSizeRow>& rows, 
   return bus_bytes / static_cast<double>(time);  // bytes per ns = GB/s
 }
 
+// A lower bound of the bus bandwidth from collectives timed on one rank: their durations include
+// the waiting for the other ranks that one trace cannot tell from the transfer (TraceLens's NCCL
+// analyser reports the same per rank, labelled as including waiting).
+std::optional<double> bus_bandwidth_lower_bound(const RunCollectives& c) {
+  if (c.matched > 0 || c.alone_duration <= 0 || c.alone_bus_bytes <= 0) return std::nullopt;
+  return c.alone_bus_bytes / static_cast<double>(c.alone_duration);
+}
+
 }  // namespace
 
 void set_collective_metrics(MetricValues& m, const RunCollectives& c,
                             const std::vector<std::int64_t>& rank_ids) {
   m.set("collectives.ranks_timed", static_cast<double>(c.most_ranks));
   m.set("collectives.matched", static_cast<double>(c.matched));
+  m.set("collectives.bus_bandwidth_lower_bound_gbps", bus_bandwidth_lower_bound(c));
   if (c.most_ranks < 2 || c.ranks.empty()) return;
   TimeNs duration = 0, wait = 0, transfer = 0, all_reduce = 0;
   for (const RankCommunicationRow& r : c.ranks) {

@@ -30,6 +30,7 @@ class CollectiveMatcher {
   using Key =
       std::tuple<std::string, CollectiveType, std::int64_t, std::uint32_t>;  // group, type, step, index
   void fold(MatchedCollective m);
+  RankCommunicationRow rank_row(const RankCollectiveSums& r, std::size_t worker) const;
   std::map<Key, MatchedCollective> collectives_;
   std::map<WorkerPosition, RankCollectiveSums> ranks_;
 };

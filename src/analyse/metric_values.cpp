@@ -45,6 +45,18 @@ std::optional<double> min_over(const std::vector<const GpuMetrics*>& gpus, Get g
   return lowest;
 }
 
+// The median and highest GPU utilization: with the lowest and the mean, what a large run's first
+// screen shows instead of every GPU.
+void set_utilization_spread(MetricValues& m, const std::vector<const GpuMetrics*>& gpus) {
+  std::vector<double> values;
+  for (const GpuMetrics* g : gpus)
+    if (g->utilization_pct) values.push_back(*g->utilization_pct);
+  if (std::optional<SummaryStats> s = summarize(std::move(values))) {
+    m.set("gpu.median_utilization_pct", s->median);
+    m.set("gpu.max_utilization_pct", s->max);
+  }
+}
+
 // 7.5 for sm_75; minors above 9 do not occur.
 std::optional<double> compute_capability(const GpuMetrics& g) {
   if (g.compute_major < 0) return std::nullopt;
@@ -78,6 +90,7 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   if (gpus.empty()) return;
   m.set("gpu.utilization_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
   m.set("gpu.min_utilization_pct", min_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
+  set_utilization_spread(m, gpus);
   m.set("gpu.min_chunk_busy_pct", min_over(gpus, [](const GpuMetrics& g) { return g.min_chunk_busy_pct; }));
   m.set("gpu.compute_capability", min_over(gpus, [](const GpuMetrics& g) { return compute_capability(g); }));
   m.set("gpu.busy_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.busy_pct; }));
@@ -251,6 +264,17 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
     m.set("compute.mfu_pct", 100.0 * c.ideal_seconds / in.gpu_seconds);
 }
 
+// The share of the step faster kernels would save (docs/metrics.md, "Roofline"): where the GPU
+// idles waiting for the host (the next launch call came after the stream's previous activity ended),
+// a kernel that ends sooner only lengthens the wait, so the saving counts beyond that idle time
+// (the GPU idle share x the host-wait share of the gaps; no gaps: none). The one place the
+// roofline's gain is bounded; a bound by the time on the critical path composes here.
+double step_saving_pct(const MetricValues& m, double saving_pct) {
+  double idle = m.get("gpu.idle_pct").value_or(0);
+  double host_wait = m.get("gpu.idle_host_wait_pct").value_or(0);
+  return std::max(0.0, saving_pct - idle * host_wait / 100.0);
+}
+
 // The roofline's metrics (docs/metrics.md, "Roofline"): n/a without modelled GPU work.
 void set_roofline_metrics(MetricValues& m, const MetricInputs& in) {
   const RooflineSums& r = in.roofline;
@@ -262,8 +286,10 @@ void set_roofline_metrics(MetricValues& m, const MetricInputs& in) {
   if (r.peaked_kernel_ns <= 0) return;
   m.set("roofline.pct",
         100.0 * static_cast<double>(r.roofline_ps) / 1000.0 / static_cast<double>(r.peaked_kernel_ns));
-  if (in.gpu_seconds > 0)
-    m.set("roofline.saving_pct", 100.0 * static_cast<double>(r.target_saving_ps) / 1e12 / in.gpu_seconds);
+  if (in.gpu_seconds <= 0) return;
+  double saving = 100.0 * static_cast<double>(r.target_saving_ps) / 1e12 / in.gpu_seconds;
+  m.set("roofline.saving_pct", saving);
+  m.set("roofline.step_saving_pct", step_saving_pct(m, saving));
 }
 
 void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
@@ -271,10 +297,14 @@ void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
   if (means.empty()) return;
   m.set("ranks.count", d(means.size()));
   if (means.size() < 2) return;
-  auto [lo, hi] = std::minmax_element(means.begin(), means.end());
+  // One tie rule everywhere: of equal mean steps, the first worker (std::max_element and
+  // std::min_element return the first; std::minmax_element's maximum is the last).
+  auto hi = std::max_element(means.begin(), means.end());
+  auto lo = std::min_element(means.begin(), means.end());
   std::optional<SummaryStats> s = summarize(means);
   if (s && s->median > 0) m.set("ranks.step_spread_pct", 100.0 * (*hi - *lo) / s->median);
   m.set("ranks.slowest", static_cast<double>(in.rank_ids[static_cast<std::size_t>(hi - means.begin())]));
+  m.set("ranks.fastest", static_cast<double>(in.rank_ids[static_cast<std::size_t>(lo - means.begin())]));
 }
 
 // Which ranks of the job the profiles hold: "2 of 128" when a run folder holds a sample of them.

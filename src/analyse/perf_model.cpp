@@ -124,8 +124,34 @@ std::optional<Dims> broadcast(const Dims& a, const Dims& b) {
   return out;
 }
 
+// PyTorch's type-promotion categories (torch.result_type): bool < integer < floating < complex;
+// -1 where the type says nothing (a Python number recorded as "Scalar").
+int type_category(std::string_view t) {
+  if (t.starts_with("c10::")) t.remove_prefix(5);
+  if (t == "bool" || t == "Bool") return 0;
+  if (t.starts_with("Complex") || t.starts_with("c10::complex")) return 3;
+  if (t == "float" || t == "Float" || t == "double" || t == "Double" || t == "Half" || t == "BFloat16" ||
+      t.starts_with("Float8"))
+    return 2;
+  return element_bytes(t) > 0 ? 1 : -1;
+}
+
+// The bytes per element of a binary op's result. A 0-dim tensor or a Python number beside a tensor
+// with dimensions does not widen it within its category (float + a double 0-dim tensor is float);
+// only a higher category does: the 0-dim tensor's type, or for a number the default type (float32).
+int result_bpe(const OpCall& c) {
+  int a = bpe_at(c, 0), b = bpe_at(c, 1);
+  bool a_dims = !c.dims[0].empty(), b_dims = !c.dims[1].empty();
+  if (a_dims == b_dims) return std::max(a, b);
+  std::size_t tensor = a_dims ? 0 : 1, zero_dim = a_dims ? 1 : 0;
+  std::string_view zt = zero_dim < c.types.size() ? std::string_view(c.types[zero_dim]) : std::string_view{};
+  std::string_view tt = tensor < c.types.size() ? std::string_view(c.types[tensor]) : std::string_view{};
+  if (type_category(zt) <= type_category(tt)) return bpe_at(c, tensor);
+  return element_bytes(zt) > 0 ? element_bytes(zt) : 4;
+}
+
 // Each input read once at its own size (a broadcast input is not read again per output), the
-// output written at the wider tensor type (a Python number has no bytes of its own).
+// output written at the promoted type (result_bpe; a Python number has no bytes of its own).
 std::optional<OpCost> binary_cost(const OpCall& c, double per_element) {
   if (c.dims.size() < 2) return std::nullopt;
   auto out = broadcast(c.dims[0], c.dims[1]);
@@ -135,7 +161,7 @@ std::optional<OpCost> binary_cost(const OpCall& c, double per_element) {
   Bytes bytes;
   bytes.add(elements(c.dims[0]), a);
   if (b_tensor) bytes.add(elements(c.dims[1]), b);
-  bytes.add(elements(*out), b_tensor ? std::max(a, b) : a);
+  bytes.add(elements(*out), b_tensor ? result_bpe(c) : a);
   return OpCost{per_element * elements(*out), bytes.value(), false};
 }
 

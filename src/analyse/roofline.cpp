@@ -21,14 +21,16 @@ bool is_matrix_type(const std::string& op_type) {
   return op_type == "matmul" || op_type == "convolution" || op_type == "attention";
 }
 
-// A matrix op in a Tensor Core type with a GEMM or channel dimension that is not a multiple of 8.
+// A matrix op in a Tensor Core type whose kernels ran off Tensor Cores with a dimension that
+// keeps them off: a GEMM's K or N (the leading dimensions of B and C in row-major storage; M, the
+// row count, does not), a convolution's input or output channels, not a multiple of 8.
 bool misaligned(std::string_view op, const std::vector<Dims>& dims, const std::vector<std::string>& scalars,
                 Precision precision) {
   if (precision != Precision::Fp16 && precision != Precision::Bf16 && precision != Precision::Fp8 &&
       precision != Precision::Int8)
     return false;
   auto off = [](std::int64_t v) { return v % 8 != 0; };
-  if (auto g = gemm_shape(op, dims)) return off(g->m) || off(g->n) || off(g->k);
+  if (auto g = gemm_shape(op, dims)) return off(g->n) || off(g->k);
   if (auto c = conv_shape(op, dims, scalars)) return off(c->in_channels) || off(c->out_channels);
   return false;
 }
@@ -200,16 +202,23 @@ class Roofline {
     r.flop += static_cast<std::uint64_t>(std::llround(flop));
     r.bytes_known = cost && cost->bytes;
     if (r.bytes_known) r.bytes += static_cast<std::uint64_t>(std::llround(*cost->bytes));
-    r.misaligned = r.misaligned || (matrix && misaligned(call.op, call.dims, call.scalars, precision));
-    add_roofline(r, flop, r.bytes_known ? *cost->bytes : 0, ceilings);
+    r.misaligned = r.misaligned || (matrix && in_.stats.total_tc(i) == 0 &&
+                                    misaligned(call.op, call.dims, call.scalars, precision));
+    add_roofline(r, flop, r.bytes_known ? cost->bytes : std::nullopt, matrix, ceilings);
   }
 
-  static void add_roofline(RooflineRow& r, double flop, double bytes, const Ceilings& c) {
-    r.has_roofline = c.tflops && c.memory_gbps;
+  // Matrix ops compare with both ceilings. Elementwise, norm, reduce and copy ops always with the
+  // memory ceiling (a copy has no FLOPs; elementwise work stays far below the ridge point), and
+  // with the vector compute peak too where gpu_peaks has it.
+  static void add_roofline(RooflineRow& r, double flop, std::optional<double> bytes, bool matrix,
+                           const Ceilings& c) {
+    bool memory_only = !matrix && bytes && c.memory_gbps && (flop == 0 || !c.tflops);
+    r.has_roofline = (c.tflops && c.memory_gbps) || memory_only;
     if (!r.has_roofline) return;
-    r.peak_tflops = *c.tflops;
+    r.peak_tflops = memory_only ? 0 : *c.tflops;
     r.memory_gbps = *c.memory_gbps;
-    double compute = flop / (*c.tflops * 1e12), memory = bytes / (*c.memory_gbps * 1e9);
+    double compute = memory_only ? 0 : flop / (*c.tflops * 1e12);
+    double memory = bytes.value_or(0) / (*c.memory_gbps * 1e9);
     r.compute_ps += picoseconds(compute);
     r.memory_ps += picoseconds(memory);
     r.roofline_ps += picoseconds(std::max(compute, memory));

@@ -259,12 +259,15 @@ RunAnalysis RunCombiner::finish() {
   run.warnings = capture_warnings(run.workers, ranks);
   run.collectives = s.collectives.finish(positions);
   set_collective_metrics(run.metrics, run.collectives, ranks);
-  if (run.collectives.disjoint > 0)
+  if (std::uint64_t unmatched = run.collectives.disjoint + run.collectives.sizes_differ; unmatched > 0)
     run.warnings.push_back(fmt::format(
-        "{} of {} collectives matched across ranks do not overlap in time on their ranks (one "
-        "finished before another started): the ranks' clocks differ or their calls do not pair up "
-        "(a sampled trace); arrivals and stragglers are unreliable",
-        run.collectives.disjoint, run.collectives.matched));
+        "{} of {} collectives issued on several ranks are not matched: {} do not overlap in time within "
+        "the {} ms clock-skew bound (one rank finished before another started: traces of different "
+        "captures or a sampled trace), {} differ in size (an all-reduce, all-gather, reduce-scatter, "
+        "broadcast or reduce moves one size on every rank); they add nothing to bandwidth, waiting or "
+        "stragglers",
+        unmatched, unmatched + run.collectives.matched, run.collectives.disjoint,
+        static_cast<double>(kCollectiveClockSkewNs) / 1e6, run.collectives.sizes_differ));
   if (run.workers.size() > 1)
     run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
   s.workers.clear();

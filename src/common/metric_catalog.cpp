@@ -64,6 +64,10 @@ constexpr MetricInfo kCatalog[] = {
      "Mean over GPUs of: union of kernel intervals (NCCL kernels included, memcpy/memset excluded) in the "
      "window / window wall time",
      kPlugin},
+    {"gpu.median_utilization_pct", "Median GPU utilization", "%",
+     "Median over GPUs of the utilization (kernel time / window wall time)", kPerfgate},
+    {"gpu.max_utilization_pct", "Highest GPU utilization", "%",
+     "Highest utilization of any GPU (kernel time / window wall time)", kPerfgate},
     {"gpu.min_utilization_pct", "Lowest GPU utilization", "%",
      "Lowest utilization of any GPU (the plugin's per-GPU rule)", kPlugin},
     {"gpu.min_chunk_busy_pct", "Lowest GPU busy in a chunk", "%",
@@ -270,6 +274,11 @@ constexpr MetricInfo kCatalog[] = {
      "(n-1)/n all-gather, reduce-scatter, all-to-all, 1 broadcast, reduce) / sum of their shortest durations "
      "(needs 2 ranks)",
      kNcclTests},
+    {"collectives.bus_bandwidth_lower_bound_gbps", "Collective bus bandwidth, lower bound", "GB/s",
+     "Where no collective is matched across ranks (one rank's trace): sum of size x the collective's factor "
+     "for the group size / sum of the rank's own durations, which include waiting for the other ranks, so "
+     "the transfer is at least this fast",
+     kNcclTests},
     {"collectives.all_reduce_transfer_pct", "All-reduce share of transfer", "%",
      "All-reduce's share of the matched collectives' transfer time (shortest durations) (needs 2 ranks)",
      kPerfgate},
@@ -325,6 +334,10 @@ constexpr MetricInfo kCatalog[] = {
      "GPU time the modelled ops would save if each ran at the target share of its roofline (rules: "
      "compute.roofline_target_pct) / (window wall time x GPUs)",
      kPerfgate},
+    {"roofline.step_saving_pct", "Step time to gain at the roofline target", "%",
+     "roofline.saving_pct less the GPUs' idle time waiting on the host (gpu.idle_pct x "
+     "gpu.idle_host_wait_pct / 100), which kernels that end sooner would only lengthen; at least 0",
+     kPerfgate},
     {"roofline.coverage_pct", "Roofline coverage", "%",
      "Kernel time of the ops the performance model covers (rules: op_models) / kernel time of every op "
      "in the roofline table, modelled or not",
@@ -352,8 +365,11 @@ constexpr MetricInfo kCatalog[] = {
     {"ranks.step_spread_pct", "Rank step spread", "%",
      "(slowest - fastest) / median of the workers' mean step times (needs 2 workers)", kSagemaker},
     {"ranks.slowest", "Slowest rank", "count",
-     "Rank (distributedInfo, else worker index) with the highest mean step time (needs 2 workers)",
+     "Rank (distributedInfo, else worker index) with the highest mean step time, the first worker on a tie "
+     "(needs 2 workers)",
      kSagemaker},
+    {"ranks.fastest", "Fastest rank", "count",
+     "Rank with the lowest mean step time, the first worker on a tie (needs 2 workers)", kSagemaker},
 
     {"resources.tc_kernels_us", "Tensor Core kernel time", "us",
      "Window time with a Tensor Core kernel running (exclusive split, summed over steps)", kDlprof},

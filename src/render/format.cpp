@@ -67,6 +67,18 @@ const ReportWorker* slowest_worker(const ReportModel& r) {
   return slowest;
 }
 
+const ReportWorker* fastest_worker(const ReportModel& r) {
+  const ReportWorker* fastest = nullptr;
+  std::optional<double> fastest_mean;
+  for (const ReportWorker& w : r.workers)
+    if (auto mean = metric_value(w.metrics, "steps.mean_us");
+        mean && (!fastest_mean || *mean < *fastest_mean)) {
+      fastest = &w;
+      fastest_mean = mean;
+    }
+  return fastest;
+}
+
 std::size_t window_steps(const ReportModel& r) {
   return static_cast<std::size_t>(
       std::count_if(r.steps.begin(), r.steps.end(), [](const ReportStep& s) { return s.in_window; }));

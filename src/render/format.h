@@ -42,7 +42,13 @@ int finding_rank(FindingStatus status);
 
 // The worker with the highest mean step (steps.mean_us), which holds a run up; nullptr when no
 // worker has steps.
+// The worker with the highest (lowest) mean step, the first on a tie: the rank ranks.slowest
+// (ranks.fastest) names.
 const ReportWorker* slowest_worker(const ReportModel& r);
+const ReportWorker* fastest_worker(const ReportModel& r);
+// Beyond this many GPUs (workers) the first screens show their spread, not each one.
+inline constexpr std::size_t kListedGpus = 8;
+inline constexpr std::size_t kListedWorkers = 8;
 // The run's tables shown after the workers' (a run of several workers), in this order.
 inline constexpr const char* kRunTables[] = {
     "ranks",      "rank_collectives", "collective_bandwidth", "rank_communication",

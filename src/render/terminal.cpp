@@ -80,6 +80,34 @@ std::string gpu_line(const std::vector<ReportMetric>& m) {
                labelled(m, "gpu.achieved_occupancy_pct")});
 }
 
+// A large run's GPUs in one line: the lowest, median and highest utilization.
+std::string gpu_spread_line(const ReportModel& r) {
+  const auto& m = r.metrics;
+  return fmt::format(
+      "{} GPUs: {}, median {}, highest {} (each GPU: the gpus table of the HTML and JSON reports)",
+      r.gpus.size(), labelled(m, "gpu.min_utilization_pct"),
+      format_pct(metric_value(m, "gpu.median_utilization_pct")),
+      format_pct(metric_value(m, "gpu.max_utilization_pct")));
+}
+
+// A large run's workers in one line: the slowest and the fastest by mean step (the first on a tie,
+// as ranks.slowest and ranks.fastest), and the spread.
+std::string workers_spread_line(const ReportModel& r) {
+  std::string line = fmt::format("{}", r.workers.size());
+  auto mean = [](const ReportWorker* w) {
+    return format_duration_us(metric_value(w->metrics, "steps.mean_us"));
+  };
+  if (const ReportWorker* slow = slowest_worker(r))
+    line += fmt::format(": slowest {} (mean step {})", slow->name, mean(slow));
+  if (const ReportWorker* fast = fastest_worker(r))
+    line += fmt::format(", fastest {} ({})", fast->name, mean(fast));
+  if (auto spread = metric_value(r.metrics, "ranks.step_spread_pct"))
+    line +=
+        fmt::format("; spread {} of the median (each worker: the ranks table of the HTML and JSON reports)",
+                    format_pct(spread));
+  return line;
+}
+
 // A GPU's own utilization and busy share, under the labels of the run's.
 std::string gpu_detail(const ReportGpu& g, bool name_worker) {
   std::string name = (g.name.empty() ? "unknown device" : g.name) + gpu_architecture_text(g);
@@ -179,7 +207,10 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   // A Neuron device profile alone has no GPU: its lines would all read n/a.
   if (!neuron || !r.gpus.empty()) {
     out.add("GPU", gpu_line(r.metrics));
-    for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
+    if (r.gpus.size() <= kListedGpus)
+      for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
+    else
+      out.add("", gpu_spread_line(r));
     out.add("Breakdown", split_line(r.metrics, kBreakdownShares));
     out.add("Tensor Cores", tensor_core_line(r.metrics));
     out.add("Resources", split_line(r.metrics, kResourceShares));
@@ -190,10 +221,13 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
   }
   if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);
-  if (r.workers.size() > 1 && !neuron_run) {  // a Neuron run's workers are on its own lines
+  // A Neuron run's workers are on its own lines.
+  if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && !neuron_run) {
     for (const auto& w : r.workers)
       out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
                                     labelled(w.metrics, "steps.mean_us")));
+  } else if (r.workers.size() > kListedWorkers && !neuron_run) {
+    out.add("Workers", workers_spread_line(r));
   }
   for (const auto& w : r.workers)
     for (const auto& d : w.dropped_steps)

@@ -557,7 +557,8 @@ std::string roofline_bound(const RooflineRow& r) {
   return r.compute_ps >= r.memory_ps ? "compute" : "memory";
 }
 // What would bring the op nearer its roofline: fusing a memory-bound elementwise op, a lower
-// precision for an FP32 matrix op, dims that are multiples of 8 for a half-precision one.
+// precision for an FP32 matrix op, dims that are multiples of 8 for a half-precision one off Tensor
+// Cores, the shape or backend of a fused attention op.
 std::string roofline_remedy(const RooflineRow& r) {
   if (r.family.empty() || !r.has_roofline) return "";
   bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" || r.family == "counted";
@@ -565,6 +566,8 @@ std::string roofline_remedy(const RooflineRow& r) {
   if (!matrix && roofline_bound(r) == "memory") return "fusion";
   // FP32 matrix work: a 16-bit type halves the bytes and runs on Tensor Cores, whichever bound.
   if (matrix && (r.precision == "fp32" || r.precision == "tf32")) return "precision";
+  // A fused attention kernel (the attention model covers only SDPA's fused ops) below its roofline.
+  if (r.family == "attention") return "attention";
   return "";
 }
 
@@ -612,8 +615,10 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineColumns = {{
      [](const RooflineRow& r) {
        return when_bytes(r, rate(static_cast<double>(r.bytes), r.kernel_ns, 1e12));
      }},
-    {"peak_tflops", "TFLOP/s", "The compute ceiling at the op's precision (rules: gpu_peaks)",
-     [](const RooflineRow& r) { return when_roofline(r, r.peak_tflops); }},
+    {"peak_tflops", "TFLOP/s",
+     "The compute ceiling at the op's precision (rules: gpu_peaks); none for an elementwise op measured "
+     "against the memory ceiling alone",
+     [](const RooflineRow& r) { return r.peak_tflops > 0 ? when_roofline(r, r.peak_tflops) : ReportCell{}; }},
     {"memory_tb_per_s", "TB/s",
      "The memory ceiling: the GPU's memory bandwidth (rules: gpu_peaks memory_gbps)",
      [](const RooflineRow& r) { return when_roofline(r, r.memory_gbps / 1000.0); }},
@@ -637,7 +642,8 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineColumns = {{
      [](const RooflineRow& r) { return when_modelled(r, r.counted_in_mfu); }},
     {"remedy", "",
      "fusion (a memory-bound elementwise op), precision (an FP32 or TF32 matrix op), alignment (a "
-     "half-precision matrix op with a dimension not a multiple of 8), or empty",
+     "half-precision matrix op off Tensor Cores with K or N, or channels, not a multiple of 8), attention (a "
+     "fused attention op: head dimension, sequence length, backend), or empty",
      [](const RooflineRow& r) { return text(roofline_remedy(r)); }},
 }};
 

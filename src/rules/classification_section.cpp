@@ -266,6 +266,19 @@ void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out)
   }
 }
 
+void read_advice(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"fix_first_min_gain_pct"};
+  if (!check.is_map(node, "advice")) return;
+  check.known_keys(node, kKeys, "advice");
+  if (YAML::Node v = node["fix_first_min_gain_pct"]) {
+    auto pct = check.number(v, "fix_first_min_gain_pct");
+    if (pct && (*pct < 0 || *pct > 100))
+      check.error(v, "fix_first_min_gain_pct is a percentage, 0 to 100");
+    else if (pct)
+      out.fix_first_min_gain_pct = *pct;
+  }
+}
+
 std::optional<double> GpuPeak::peak(std::string_view precision) const {
   for (const auto& [p, v] : tflops)
     if (p == precision) return v;

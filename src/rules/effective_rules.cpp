@@ -70,6 +70,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap << YAML::Key << "mfu_min_flops_coverage_pct"
       << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::Key << "roofline_target_pct" << YAML::Value
       << c.roofline_target_pct << YAML::EndMap;
+  out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
+      << YAML::Value << c.fix_first_min_gain_pct << YAML::EndMap;
   out << YAML::Key << "gpu_architectures" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
       << YAML::Value << YAML::BeginSeq;
   for (const auto& a : c.gpu_architectures) {

@@ -321,6 +321,9 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
   std::vector<ReportFinding> findings;
   for (const Rule& r : rules.rules)
     if (r.enabled) findings.push_back(RuleEvaluator(r, report, baseline, no_baseline_reason).run());
+  for (ReportFinding& f : findings)
+    f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
+                  *f.gain_pct >= rules.classification.fix_first_min_gain_pct;
   return findings;
 }
 

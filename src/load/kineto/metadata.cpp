@@ -3,6 +3,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -26,7 +27,37 @@ std::string text(const boost::json::value* v) {
   return {};
 }
 
+// ROCm's keys: a trace recorded through roctracer or the HIP runtime says so at its top level.
+bool hip_trace(const Profile& profile) {
+  for (const auto& [key, value] : profile.info.attributes)
+    if (key == "roctracer_version" || key == "hip_runtime_version" || key == "rocm_version") return true;
+  return false;
+}
+
+// An AMD GPU that PyTorch left without a name (vLLM's graph-replay traces on an MI300X) is named
+// by what identifies it: its gfx architecture (gcnArchName, else HIP's computeMajor.computeMinor: 9.4 is
+// gfx942), its compute units and its memory, e.g. "AMD GPU gfx942, 304 CUs, 192 GiB"; gpu_peaks matches that
+// name.
+std::string amd_name(const boost::json::object& o, const DeviceInfo& d) {
+  std::string arch = text(o.if_contains("gcnArchName"));
+  if (auto colon = arch.find(':'); colon != std::string::npos) arch.resize(colon);
+  if (arch.empty() && d.compute_major >= 0)
+    arch = fmt::format("compute {}.{}", d.compute_major, std::max(d.compute_minor, 0));
+  std::string name = "AMD GPU";
+  if (!arch.empty()) name += " " + arch;
+  if (d.sm_count > 0) name += fmt::format(", {} CUs", d.sm_count);
+  if (d.total_memory_bytes > 0)
+    name += fmt::format(", {:.0f} GiB", static_cast<double>(d.total_memory_bytes) / (1024.0 * 1024 * 1024));
+  return name;
+}
+
+bool amd_device(const boost::json::object& o, bool hip) {
+  return hip || integer(o.if_contains("warpSize")).value_or(32) == 64 || o.contains("gcnArchName") ||
+         o.contains("gcnArch");
+}
+
 std::string device_properties(const std::string& json, Profile& profile) {
+  bool hip = hip_trace(profile);
   boost::system::error_code ec;
   boost::json::value doc = boost::json::parse(json, ec);
   if (ec) return fmt::format("'deviceProperties' is not valid JSON: {}", ec.message());
@@ -43,6 +74,7 @@ std::string device_properties(const std::string& json, Profile& profile) {
     d.total_memory_bytes = static_cast<std::uint64_t>(
         std::max<std::int64_t>(0, integer(o.if_contains("totalGlobalMem")).value_or(0)));
     d.sm_count = static_cast<int>(integer(o.if_contains("numSms")).value_or(0));
+    if (d.name.empty() && amd_device(o, hip)) d.name = amd_name(o, d);
     profile.devices.push_back(std::move(d));
   }
   return {};
@@ -73,7 +105,7 @@ std::string apply_metadata(const TraceMetadataText& meta, Profile& profile) {
   profile.info.format = "kineto-json";
   profile.info.schema_version = meta.schema_version;
   profile.info.trace_name = meta.trace_name;
-  profile.info.attributes = meta.attributes;
+  profile.info.attributes = meta.attributes;  // before the devices: the HIP keys name AMD GPUs
   if (!meta.base_time_ns.empty()) {
     std::int64_t base = 0;
     auto [p, ec] =

@@ -101,9 +101,18 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
   view.set("gpu_svg", donut_svg(metric(r, "gpu.utilization_pct"), kUtilizationColor,
                                 metric_label("gpu.utilization_pct")));
   std::string per_gpu;
-  for (const ReportGpu& g : r.gpus)
-    per_gpu += fmt::format("{}GPU {}{} {}", per_gpu.empty() ? "" : "; ", g.device, gpu_architecture_text(g),
-                           format_pct(g.utilization_pct));
+  if (r.gpus.size() <= kListedGpus) {
+    for (const ReportGpu& g : r.gpus)
+      per_gpu += fmt::format("{}GPU {}{} {}", per_gpu.empty() ? "" : "; ", g.device, gpu_architecture_text(g),
+                             format_pct(g.utilization_pct));
+  } else {  // a large run: the spread, and the slowest and fastest ranks (the GPUs table has each)
+    per_gpu =
+        fmt::format("lowest {}, median {}, highest {}", format_pct(metric(r, "gpu.min_utilization_pct")),
+                    format_pct(metric(r, "gpu.median_utilization_pct")),
+                    format_pct(metric(r, "gpu.max_utilization_pct")));
+    if (auto slow = metric(r, "ranks.slowest"), fast = metric(r, "ranks.fastest"); slow && fast)
+      per_gpu += fmt::format("; slowest rank {:.0f}, fastest rank {:.0f} by mean step", *slow, *fast);
+  }
   view.set("gpu_caption", r.gpus.empty() ? std::string("No GPU activity in the profile.")
                                          : fmt::format("Kernel time over the window, mean of {} GPU(s): {}.",
                                                        r.gpus.size(), per_gpu));

@@ -68,7 +68,11 @@ std::string same_time_text(const std::vector<const ReportFinding*>& findings) {
 }
 
 void add_diagnosis(const ReportModel& r, TemplateData& view) {
+  // Only the findings whose gain reaches rules: advice.fix_first_min_gain_pct; the rest stay in
+  // the findings list.
   std::vector<const ReportFinding*> ranked = findings_by_importance(r);
+  std::size_t fired = ranked.size();
+  std::erase_if(ranked, [](const ReportFinding* f) { return !f->fix_first; });
   if (ranked.empty()) return;
   TemplateData items = template_list();
   std::size_t with_gain = 0, listed = 0;
@@ -94,9 +98,8 @@ void add_diagnosis(const ReportModel& r, TemplateData& view) {
   TemplateData d;
   d.set("items", items);
   d.set("overlap", with_gain > 1);
-  if (ranked.size() > listed)
-    d.set("more", fmt::format("{} more finding{} below", ranked.size() - listed,
-                              ranked.size() - listed > 1 ? "s" : ""));
+  if (fired > listed)
+    d.set("more", fmt::format("{} more finding{} below", fired - listed, fired - listed > 1 ? "s" : ""));
   view.set("diagnosis", d);
 }
 

@@ -33,9 +33,10 @@ Chart chart_of(const ReportTable& t) {
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
     auto intensity = value_at(t, i, "flop_per_byte"), tflops = value_at(t, i, "tflops");
     auto peak = value_at(t, i, "peak_tflops"), memory = value_at(t, i, "memory_tb_per_s");
-    if (!intensity || !tflops || !peak || !memory || *intensity <= 0 || *tflops <= 0) continue;
+    // An elementwise op measured against the memory ceiling alone has no compute peak of its own.
+    if (!intensity || !tflops || !memory || *intensity <= 0 || *tflops <= 0) continue;
     chart.memory_tb_per_s = *memory;
-    ceilings.emplace(text_at(t, i, "precision"), *peak);
+    if (peak) ceilings.emplace(text_at(t, i, "precision"), *peak);
     double kernel = value_at(t, i, "kernel_us").value_or(0);
     chart.points.push_back(
         {*intensity, *tflops, total_us > 0 ? kernel / total_us : 0, text_at(t, i, "bound") == "memory",
