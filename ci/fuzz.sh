@@ -16,7 +16,12 @@ shared="${PERFGATE_SHARED:-$root/../shared}"
 jobs="${JOBS:-$(nproc)}"
 
 launcher=()
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# ccache (where installed) rewrites the paths under the checkout as relative ones, so that two
+# checkouts of the same sources, in any folders, share its cache.
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
 harnesses=(kineto_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds

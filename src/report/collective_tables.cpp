@@ -5,30 +5,10 @@
 
 #include "report/report_cells.h"
 #include "report/run_tables.h"
+#include "report/table_columns.h"
 
 namespace perfgate {
 namespace {
-
-template <typename Row>
-struct Column {
-  const char* name;
-  const char* unit;
-  const char* description;
-  ReportCell (*cell)(const Row&);
-};
-
-template <typename Row, std::size_t N>
-ReportTable table(const char* name, const char* title, const char* description,
-                  const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
-  ReportTable t{name, title, description, {}, {}};
-  for (const auto& c : columns) t.columns.push_back({c.name, c.unit, c.description});
-  for (const Row& r : rows) {
-    std::vector<ReportCell> cells;
-    for (const auto& c : columns) cells.push_back(c.cell(r));
-    t.rows.push_back(std::move(cells));
-  }
-  return t;
-}
 
 // A size row with the n its bus bandwidth uses: the group size, else the ranks it was matched on.
 struct SizeRow {
@@ -160,15 +140,16 @@ std::vector<ReportTable> collective_tables(const RunAnalysis& analysis,
   std::stable_sort(late.begin(), late.end(), [](const RankRow& a, const RankRow& b) {
     return a.row->last_arrivals > b.row->last_arrivals;
   });
-  return {table("collective_bandwidth", "Collectives across ranks",
-                "The run's collectives matched across ranks (process group, step, order of issue), by group, "
-                "type and size, most transfer time first",
-                kSizeColumns, sizes),
-          table("rank_communication", "Communication by rank",
-                "Each rank's collective time split into data transfer and synchronizing (waiting)",
-                kRankColumns, rows),
-          table("stragglers", "Stragglers", "The ranks that started collectives last, most often first",
-                kStragglerColumns, late)};
+  return {make_table(
+              "collective_bandwidth", "Collectives across ranks",
+              "The run's collectives matched across ranks (process group, step, order of issue), by group, "
+              "type and size, most transfer time first",
+              kSizeColumns, sizes),
+          make_table("rank_communication", "Communication by rank",
+                     "Each rank's collective time split into data transfer and synchronizing (waiting)",
+                     kRankColumns, rows),
+          make_table("stragglers", "Stragglers", "The ranks that started collectives last, most often first",
+                     kStragglerColumns, late)};
 }
 
 }  // namespace perfgate

@@ -11,28 +11,13 @@
 #include "perfgate/build_report.h"
 #include "report/neuron_report_tables.h"
 #include "report/report_cells.h"
+#include "report/roofline_table.h"
 #include "report/run_tables.h"
+#include "report/table_columns.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate {
-namespace {
 
-// The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
-bool in_every_worker(std::string_view table) {
-  static constexpr std::string_view kTables[] = {
-      "system", "gpus", "iterations", "step_breakdown", "collectives", "neuron_engines", "neuron_notes"};
-  return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
-}
-
-template <typename Row>
-struct Column {
-  const char* name;
-  const char* unit;
-  const char* description;
-  ReportCell (*cell)(const Row&);
-};
-
-// The tables that grow with the number of distinct names in a trace (docs/reports.md, "Row limits").
 bool row_per_name(std::string_view table) {
   static constexpr std::string_view kTables[] = {"run_ops",
                                                  "run_kernels",
@@ -53,30 +38,13 @@ bool row_per_name(std::string_view table) {
   return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 
-// A table with a row per name is capped as it is made (table_limits.h): only the kept rows are
-// ever held as cells.
-template <typename Row>
-ReportTable make_table(const char* name, const char* title, const char* description,
-                       std::span<const Column<Row>> columns, const std::vector<Row>& rows) {
-  ReportTable t{name, title, description, {}, {}};
-  for (const auto& c : columns) t.columns.push_back({c.name, c.unit, c.description});
-  std::size_t limit = row_per_name(name) ? max_table_rows() : 0;
-  t.rows.reserve(limit > 0 ? std::min(rows.size(), 2 * limit) : rows.size());
-  RowLimiter limiter(t, limit);
-  for (const Row& r : rows) {
-    std::vector<ReportCell> cells;
-    cells.reserve(columns.size());
-    for (const auto& c : columns) cells.push_back(c.cell(r));
-    limiter.add(std::move(cells));
-  }
-  limiter.finish();
-  return t;
-}
+namespace {
 
-template <typename Row, std::size_t N>
-ReportTable make_table(const char* name, const char* title, const char* description,
-                       const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
-  return make_table(name, title, description, std::span<const Column<Row>>(columns), rows);
+// The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
+bool in_every_worker(std::string_view table) {
+  static constexpr std::string_view kTables[] = {
+      "system", "gpus", "iterations", "step_breakdown", "collectives", "neuron_engines", "neuron_notes"};
+  return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 
 ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
@@ -482,195 +450,6 @@ std::vector<SystemFact> system_facts(const ReportWorker& w) {
   return facts;
 }
 
-struct RankRow {
-  const WorkerAnalysis* worker;
-  std::int64_t rank;
-};
-ReportCell metric_cell(const RankRow& r, std::string_view name) {
-  return number(r.worker->metrics.get(name));
-}
-// Empty where every worker keeps its tables (the column is then left out).
-ReportCell detail_cell(const RankRow& r) {
-  if (!r.worker->detailed) return ReportCell{std::string("summary")};
-  if (r.worker->detailed_as.empty()) return ReportCell{};
-  return ReportCell{fmt::format("whole ({})", r.worker->detailed_as)};
-}
-constexpr std::array<Column<RankRow>, 11> kRankColumns = {{
-    {"worker", "", "Worker (trace file)", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
-    {"rank", "count", "Rank (distributedInfo, else worker index)",
-     [](const RankRow& r) { return ReportCell{r.rank}; }},
-    {"steps", "count", "Window steps", [](const RankRow& r) { return metric_cell(r, "steps.count"); }},
-    {"mean_step_us", "us", "Mean step", [](const RankRow& r) { return metric_cell(r, "steps.mean_us"); }},
-    {"median_step_us", "us", "Median step",
-     [](const RankRow& r) { return metric_cell(r, "steps.median_us"); }},
-    {"gpu_utilization_pct", "%", "GPU utilization",
-     [](const RankRow& r) { return metric_cell(r, "gpu.utilization_pct"); }},
-    {"kernel_pct", "%", "Breakdown: compute kernels",
-     [](const RankRow& r) { return metric_cell(r, "breakdown.kernel_pct"); }},
-    {"communication_pct", "%", "Breakdown: communication",
-     [](const RankRow& r) { return metric_cell(r, "breakdown.communication_pct"); }},
-    {"dataloader_pct", "%", "Breakdown: data loader",
-     [](const RankRow& r) { return metric_cell(r, "breakdown.dataloader_pct"); }},
-    {"overlapped_communication_pct", "%",
-     "Communication kernel time with compute kernels running beside it, as a share of the window "
-     "(communication.pct x communication.overlap_pct / 100): hidden, unlike the breakdown's communication",
-     [](const RankRow& r) {
-       std::optional<double> comm = r.worker->metrics.get("communication.pct");
-       std::optional<double> overlap = r.worker->metrics.get("communication.overlap_pct");
-       return comm && overlap ? ReportCell{*comm * *overlap / 100} : ReportCell{};
-     }},
-    {"tables", "",
-     "In a run of more workers than --detailed-workers: whole (first, slowest, fastest, 2nd slowest, ...): "
-     "every table of the worker is in the report; summary: its metrics, steps, iterations and collectives "
-     "only. Its ops, kernels and regions count in the run's tables of all workers either way",
-     detail_cell},
-}};
-
-// The run's sums by name over every worker (RunRow).
-ReportCell workers_cell(const RunRow& r) {
-  return count(r.workers);
-}
-ReportCell calls_cell(const RunRow& r) {
-  return count(r.calls);
-}
-ReportCell name_cell(const RunRow& r) {
-  return ReportCell{r.name};
-}
-constexpr const char* kWorkersWithName = "Workers that have the name";
-// The roofline table's cells: per-call values are the totals over the calls divided by the calls.
-double per_call(double total, std::uint64_t calls) {
-  return calls > 0 ? total / static_cast<double>(calls) : 0;
-}
-ReportCell when_modelled(const RooflineRow& r, ReportCell cell) {
-  return r.family.empty() ? ReportCell{} : cell;
-}
-ReportCell when_roofline(const RooflineRow& r, ReportCell cell) {
-  return r.has_roofline && !r.family.empty() ? cell : ReportCell{};
-}
-ReportCell when_bytes(const RooflineRow& r, ReportCell cell) {
-  return r.bytes_known && !r.family.empty() ? cell : ReportCell{};
-}
-ReportCell rate(double amount, TimeNs ns, double unit) {
-  return ns > 0 ? ReportCell{amount / (static_cast<double>(ns) / 1e9) / unit} : ReportCell{};
-}
-std::string roofline_bound(const RooflineRow& r) {
-  return r.compute_ps >= r.memory_ps ? "compute" : "memory";
-}
-// What would bring the op nearer its roofline: fusing a memory-bound elementwise op, a lower
-// precision for an FP32 matrix op, dims that are multiples of 8 for a half-precision one off Tensor
-// Cores, the shape or backend of a fused attention op.
-std::string roofline_remedy(const RooflineRow& r) {
-  if (r.family.empty() || !r.has_roofline) return "";
-  bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" || r.family == "counted";
-  if (matrix && r.misaligned) return "alignment";
-  if (!matrix && roofline_bound(r) == "memory") return "fusion";
-  // FP32 matrix work: a 16-bit type halves the bytes and runs on Tensor Cores, whichever bound.
-  if (matrix && (r.precision == "fp32" || r.precision == "tf32")) return "precision";
-  // A fused attention kernel (the attention model covers only SDPA's fused ops) below its roofline.
-  if (r.family == "attention") return "attention";
-  return "";
-}
-
-constexpr std::array<Column<RooflineRow>, 23> kRooflineColumns = {{
-    {"name", "", "Op name", [](const RooflineRow& r) { return ReportCell{r.name}; }},
-    {"input_dims", "", "Input Dims as the trace writes them",
-     [](const RooflineRow& r) { return text(r.input_dims); }},
-    {"input_types", "", "Input type as the trace writes them",
-     [](const RooflineRow& r) { return text(r.input_types); }},
-    {"model", "",
-     "The performance model (rules: op_models); unmodelled: no model, or shapes that do not say enough",
-     [](const RooflineRow& r) {
-       return ReportCell{r.family.empty() ? std::string("unmodelled") : r.family};
-     }},
-    {"precision", "",
-     "The peak the FLOPs compare with: the op's input type (TF32 for FP32 Tensor-Core-eligible ops), FP32 "
-     "for elementwise ops",
-     [](const RooflineRow& r) { return text(r.precision); }},
-    {"calls", "count", "Calls made during the window's steps",
-     [](const RooflineRow& r) { return count(r.calls); }},
-    {"kernel_us", "us",
-     "GPU time of the kernels, memcpy and memset the calls launched (with their callees'); unmodelled rows: "
-     "their own",
-     [](const RooflineRow& r) { return us(r.kernel_ns); }},
-    {"kernel_us_mean", "us", "kernel_us per call",
-     [](const RooflineRow& r) { return mean_us(r.kernel_ns, r.calls); }},
-    {"kernel_us_min", "us", "The shortest call's", [](const RooflineRow& r) { return us(r.kernel_min_ns); }},
-    {"kernel_us_max", "us", "The longest call's", [](const RooflineRow& r) { return us(r.kernel_max_ns); }},
-    {"flop", "flop",
-     "FLOPs of one call: MFU's count where it counts the op (the trace's own, else the shape formulas), else "
-     "the model's",
-     [](const RooflineRow& r) { return when_modelled(r, per_call(static_cast<double>(r.flop), r.calls)); }},
-    {"bytes", "bytes", "Bytes one call reads and writes by the model (each tensor once)",
-     [](const RooflineRow& r) { return when_bytes(r, per_call(static_cast<double>(r.bytes), r.calls)); }},
-    {"flop_per_byte", "flop/byte", "Arithmetic intensity: flop / bytes",
-     [](const RooflineRow& r) {
-       return r.bytes > 0 ? when_bytes(r, static_cast<double>(r.flop) / static_cast<double>(r.bytes))
-                          : ReportCell{};
-     }},
-    {"tflops", "TFLOP/s", "Achieved: flop x calls / kernel_us",
-     [](const RooflineRow& r) {
-       return when_modelled(r, rate(static_cast<double>(r.flop), r.kernel_ns, 1e12));
-     }},
-    {"tb_per_s", "TB/s", "Achieved: bytes x calls / kernel_us",
-     [](const RooflineRow& r) {
-       return when_bytes(r, rate(static_cast<double>(r.bytes), r.kernel_ns, 1e12));
-     }},
-    {"peak_tflops", "TFLOP/s",
-     "The compute ceiling at the op's precision (rules: gpu_peaks); none for an elementwise op measured "
-     "against the memory ceiling alone",
-     [](const RooflineRow& r) { return r.peak_tflops > 0 ? when_roofline(r, r.peak_tflops) : ReportCell{}; }},
-    {"memory_tb_per_s", "TB/s",
-     "The memory ceiling: the GPU's memory bandwidth (rules: gpu_peaks memory_gbps)",
-     [](const RooflineRow& r) { return when_roofline(r, r.memory_gbps / 1000.0); }},
-    {"bound", "", "compute or memory: the larger of flop / peak and bytes / memory bandwidth",
-     [](const RooflineRow& r) { return when_roofline(r, roofline_bound(r)); }},
-    {"roofline_us", "us", "The calls' time at the roofline: the larger of the two, summed over calls",
-     [](const RooflineRow& r) { return when_roofline(r, static_cast<double>(r.roofline_ps) / 1e6); }},
-    {"roofline_pct", "%", "% of roofline: roofline_us / kernel_us",
-     [](const RooflineRow& r) {
-       return r.kernel_ns > 0 ? when_roofline(r, static_cast<double>(r.roofline_ps) / 10.0 /
-                                                     static_cast<double>(r.kernel_ns))
-                              : ReportCell{};
-     }},
-    {"saving_us", "us",
-     "kernel_us - roofline_us: the time reaching the roofline would save (the table's order)",
-     [](const RooflineRow& r) {
-       return when_roofline(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
-                                                 static_cast<double>(r.roofline_ps) / 1e6));
-     }},
-    {"counted_in_mfu", "", "true where compute.flops (MFU) counts these FLOPs",
-     [](const RooflineRow& r) { return when_modelled(r, r.counted_in_mfu); }},
-    {"remedy", "",
-     "fusion (a memory-bound elementwise op), precision (an FP32 or TF32 matrix op), alignment (a "
-     "half-precision matrix op off Tensor Cores with K or N, or channels, not a multiple of 8), attention (a "
-     "fused attention op: head dimension, sequence length, backend), or empty",
-     [](const RooflineRow& r) { return text(roofline_remedy(r)); }},
-}};
-
-constexpr std::array<Column<RunRow>, 5> kRunOpColumns = {{
-    {"name", "", "Op name", name_cell},
-    {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Calls made during the windows' steps, all workers", calls_cell},
-    {"host_self_us", "us", "Host self time, all workers (as the ops table)",
-     [](const RunRow& r) { return us(r.cpu); }},
-    {"device_self_us", "us", "GPU self time, all workers (as the ops table)",
-     [](const RunRow& r) { return us(r.gpu); }},
-}};
-constexpr std::array<Column<RunRow>, 4> kRunKernelColumns = {{
-    {"name", "", "Kernel name as recorded", name_cell},
-    {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Kernels that started in the windows, all workers", calls_cell},
-    {"total_us", "us", "Total duration, all workers", [](const RunRow& r) { return us(r.gpu); }},
-}};
-constexpr std::array<Column<RunRow>, 5> kRunRegionColumns = {{
-    {"name", "", "record_function / user annotation name", name_cell},
-    {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Ranges opened during the windows' steps, all workers", calls_cell},
-    {"cpu_total_us", "us", "Host time of the ranges, all workers", [](const RunRow& r) { return us(r.cpu); }},
-    {"gpu_us", "us", "GPU time of the work launched inside the ranges, all workers",
-     [](const RunRow& r) { return us(r.gpu); }},
-}};
-
 // A collectives row of one rank: the rank's columns, then the collectives table's.
 struct RankCollective {
   const WorkerAnalysis* worker;
@@ -697,32 +476,6 @@ constexpr auto kRankCollectiveColumns =
     rank_collective_columns(std::make_index_sequence<kCollectiveColumns.size()>{});
 
 }  // namespace
-
-ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
-  std::vector<RankRow> rows;
-  for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
-  ReportTable t = make_table("ranks", "Ranks", "Each worker of the run", kRankColumns, rows);
-  // The "tables" column only where some workers keep a summary: elsewhere it is empty.
-  bool trimmed = std::any_of(analysis.workers.begin(), analysis.workers.end(),
-                             [](const WorkerAnalysis& w) { return !w.detailed; });
-  if (!trimmed && !rows.empty()) {
-    t.columns.pop_back();
-    for (auto& row : t.rows) row.pop_back();
-  }
-  return t;
-}
-
-std::vector<ReportTable> run_sum_tables(const RunTables& t) {
-  return {make_table("run_ops", "Ops, all workers", "Every worker's ops table summed by name", kRunOpColumns,
-                     t.ops),
-          make_table("run_kernels", "Kernels, all workers", "Every worker's kernels table summed by name",
-                     kRunKernelColumns, t.kernels),
-          make_table("run_regions", "User regions, all workers", "Every worker's user regions summed by name",
-                     kRunRegionColumns, t.regions),
-          make_table("run_roofline", "Roofline, all workers",
-                     "Every worker's roofline table summed by op, input dims and input types",
-                     kRooflineColumns, t.roofline)};
-}
 
 ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
   std::vector<RankCollective> rows;
@@ -777,10 +530,11 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("tc_shapes", "Tensor Core shape check",
                  "Half-precision eligible ops that ran without Tensor Cores, and their dimensions",
                  kShapeColumns, t.tc_shape_findings));
-  add(make_table("roofline", "Roofline",
-                 "Each op by input dims and types: its modelled FLOPs and bytes, its kernel time against the "
-                 "GPU's ceilings, most time to save at the roofline first; ops without a model last",
-                 kRooflineColumns, t.roofline));
+  add(roofline_table(
+      "roofline", "Roofline",
+      "Each op by input dims and types: its modelled FLOPs and bytes, its kernel time against the "
+      "GPU's ceilings, most time to save at the roofline first; ops without a model last",
+      t.roofline));
   add(make_table(
       "gpu_gaps", "GPU gaps",
       "Idle stretches of 500 us or more of each GPU in the window (before its first activity, between "

@@ -15,6 +15,9 @@
 
 namespace perfgate::kineto {
 
+// A document with a 'traceEvents' key is a trace, however malformed: never "not a trace".
+inline constexpr const char* kTraceEventsNotArray = "top-level key 'traceEvents' must be an array";
+
 class EventBuilder;
 
 // Small top-level documents kept as text and parsed after the stream ends.

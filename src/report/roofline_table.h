@@ -1,0 +1,15 @@
+// The roofline table (analyse/roofline.h's rows): each op by input dims and types against the GPU's
+// ceilings, with the remedy that would bring it nearer.
+#pragma once
+
+#include <vector>
+
+#include "perfgate/analysis.h"
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+ReportTable roofline_table(const char* name, const char* title, const char* description,
+                           const std::vector<RooflineRow>& rows);
+
+}  // namespace perfgate
