@@ -28,6 +28,8 @@ struct CompiledClassification {
   PatternSet communication_ops;
   PatternSet dataloader_ops;
   PatternSet sync_calls;
+  PatternSet launch_calls;    // critical_path_launch_calls
+  PatternSet blocking_calls;  // critical_path_blocking_calls
   PatternSet data_parallel_ops;
   PatternSet distributed_data_parallel_ops;
   PatternSet nccl_ops;
@@ -49,6 +51,7 @@ struct CompiledClassification {
   AttributionRules attribution;
   double mfu_min_flops_coverage_pct = 50;
   double roofline_target_pct = 50;
+  double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
 };
 
@@ -61,6 +64,8 @@ struct NameClasses {
         communication_op(c.communication_ops, p.strings),
         dataloader_op(c.dataloader_ops, p.strings),
         sync_call(c.sync_calls, p.strings),
+        launch_call(c.launch_calls, p.strings),
+        blocking_call(c.blocking_calls, p.strings),
         data_parallel_op(c.data_parallel_ops, p.strings),
         distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings),
         nccl_op(c.nccl_ops, p.strings) {}
@@ -71,6 +76,8 @@ struct NameClasses {
   NameMatcher communication_op;
   NameMatcher dataloader_op;
   NameMatcher sync_call;
+  NameMatcher launch_call;
+  NameMatcher blocking_call;
   NameMatcher data_parallel_op;
   NameMatcher distributed_data_parallel_op;
   NameMatcher nccl_op;

@@ -13,5 +13,6 @@ void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& ou
 void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out);
+void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification& out);
 
 }  // namespace perfgate

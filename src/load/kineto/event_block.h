@@ -89,6 +89,7 @@ struct EventBlock {
   ChunkedAppender<MemorySample> memory_samples;
   ChunkedAppender<CollectiveArgs> collectives;
   ChunkedAppender<GpuRange> gpu_ranges;
+  ChunkedAppender<GpuSync> gpu_syncs;
   std::vector<FlowEvent> flows;
   std::vector<DeviceFromTextPid> devices_from_text;
   NameCounts ignored_categories{64};

@@ -60,6 +60,8 @@ enum class Field : unsigned char {
   Dtype,
   CollectiveName,
   ProcessGroupName,
+  WaitOnStream,
+  WaitOnEventRecord,
 };
 
 namespace fields_detail {
@@ -156,7 +158,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-inline constexpr std::array<std::pair<std::string_view, Field>, 33> kArgs = {{
+inline constexpr std::array<std::pair<std::string_view, Field>, 35> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -190,6 +192,8 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 33> kArgs = {{
     {"Process Group Name", Field::ProcessGroupName},
     {"Input Types", Field::InputTypes},
     {"Call Stack", Field::CallStack},
+    {"wait_on_stream", Field::WaitOnStream},  // of cuda_sync events
+    {"wait_on_cuda_event_record_corr_id", Field::WaitOnEventRecord},
 }};
 
 inline constexpr FieldIndex kTopLevelIndex(kTopLevel);

@@ -256,7 +256,8 @@ bool TraceHandler::end_container(char close, error_code& ec) {
 // Args that must hold integers: wrong types are errors (docs/formats.md), not silently dropped.
 bool TraceHandler::is_integer_arg(Field field) {
   return field == Field::ExternalId || field == Field::Correlation || field == Field::SequenceNumber ||
-         field == Field::Device || field == Field::Stream;
+         field == Field::Device || field == Field::Stream || field == Field::WaitOnStream ||
+         field == Field::WaitOnEventRecord;
 }
 
 bool TraceHandler::on_object_begin(error_code& ec) {
@@ -669,6 +670,12 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
       break;
     case Field::Stream:
       event_.stream = n.as_int;
+      break;
+    case Field::WaitOnStream:
+      event_.wait_on_stream = n.as_int;
+      break;
+    case Field::WaitOnEventRecord:
+      event_.wait_on_event_record = n.as_int;
       break;
     case Field::SequenceNumber:
       event_.sequence_number = n.as_int;
