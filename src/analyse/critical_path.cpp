@@ -204,18 +204,20 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   for (auto it = call_begin; it != call_end; ++it) {
     TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
     if (e > s && it->thread < by_thread.size())
-      by_thread[it->thread].push_back({s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
+      by_thread[walk_thread_[it->thread]].push_back({s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
   }
   for (std::uint32_t t = 0; t < p.threads.size(); ++t) {
+    std::uint32_t walk = walk_thread_[t];
     auto begin = p.host_events.begin() + thread_begin_[t], stop = p.host_events.begin() + thread_begin_[t + 1];
     auto from = std::lower_bound(begin, stop, first - 999, [](const HostEvent& h, TimeNs x) { return h.start < x; });
     for (auto it = from; it != stop && it->start <= last; ++it) {
       TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
       if (it->kind == HostKind::Op && e > s)
-        by_thread[t].push_back({s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
+        by_thread[walk].push_back({s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
     }
-    if (!by_thread[t].empty()) b.host_thread(by_thread[t]);
   }
+  for (auto& items : by_thread)
+    if (!items.empty()) b.host_thread(items);
   b.gpu_work(first, last);
 
   PathGraph::Path found = b.graph.longest_path();

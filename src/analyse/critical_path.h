@@ -75,6 +75,7 @@ class CriticalPathAnalyser {
   std::vector<std::uint8_t> queue_at_launch_;  // per GPU activity: HTA's queue length at its launch call,
   std::vector<std::uint8_t> queue_at_start_;   // ... and at its start (255: not a launch, or over 254)
   std::vector<std::uint32_t> thread_begin_;    // host events of thread t: [thread_begin_[t], thread_begin_[t+1])
+  std::vector<std::uint32_t> walk_thread_;     // per thread: the thread it is walked with (autograd folded)
 };
 
 // The critical path of each window step (of the window without steps), and the ops on them.

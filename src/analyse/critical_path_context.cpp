@@ -64,6 +64,20 @@ CriticalPathAnalyser::CriticalPathAnalyser(const Profile& profile, const Attribu
   for (const HostEvent& e : p.host_events) ++thread_begin_[e.thread + 1];
   for (std::size_t t = 0; t < p.threads.size(); ++t) thread_begin_[t + 1] += thread_begin_[t];
 
+  // HTA walks the autograd thread as part of the forward thread when each is unique (fwdbwd flows
+  // link forward ops on one thread to backward ops on one other).
+  walk_thread_.resize(p.threads.size());
+  for (std::uint32_t t = 0; t < walk_thread_.size(); ++t) walk_thread_[t] = t;
+  std::uint32_t forward = kNone, backward = kNone;
+  bool unique = !p.forward_backward_links.empty();
+  for (const ForwardBackwardLink& l : p.forward_backward_links) {
+    unique = unique && (forward == kNone || forward == l.forward_thread) &&
+             (backward == kNone || backward == l.backward_thread);
+    forward = l.forward_thread;
+    backward = l.backward_thread;
+  }
+  if (unique && forward != backward && backward < walk_thread_.size()) walk_thread_[backward] = forward;
+
   // Each synchronisation's runtime call (same correlation id), and the cudaEventRecord calls
   // whose events were waited for.
   IdIndex by_call, by_record;

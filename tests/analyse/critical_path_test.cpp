@@ -121,9 +121,10 @@ TEST(CriticalPath, DataLoadingStallIsItsOwnClass) {
 
 TEST(CriticalPath, MetricsAndOpsSumTheSteps) {
   // Two CPU-bound steps: A 300 in the first, A 500 in the second: mean 400, 100% cpu_bound; the
-  // ops table sums A over both steps (800 in 2 calls).
+  // ops table sums A over both steps (800 in 2 calls). Step 2's A starts after step 1's range:
+  // a range holds what starts in it, its end included (HTA).
   TraceBuilder t;
-  t.step(1, 0, 1000).op("A", 0, 300).step(2, 1000, 1000).op("A", 1000, 500);
+  t.step(1, 0, 1000).op("A", 0, 300).step(2, 1000, 1000).op("A", 1010, 500);
   WorkerAnalysis w = analyse_json(t.json());
   ASSERT_EQ(w.critical_path.steps.size(), 2u);
   EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.length_us"), 400.0);
