@@ -63,14 +63,14 @@ struct Classification {
   std::vector<std::string> communication_kernels;
   std::vector<std::string> communication_ops;
   std::vector<std::string> dataloader_ops;
-  std::vector<std::string> sync_calls;         // runtime calls that block the host until the GPU is done
+  std::vector<std::string> sync_calls;  // runtime calls that block the host until the GPU is done
   // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
   std::vector<std::string> critical_path_launch_calls;
   std::vector<std::string> critical_path_blocking_calls;
   // Two activities of a stream further apart than this are not linked by a kernel-gap edge.
   double critical_path_max_kernel_gap_us = 1500;
-  std::vector<std::string> data_parallel_ops;  // torch.nn.DataParallel's forward
+  std::vector<std::string> data_parallel_ops;              // torch.nn.DataParallel's forward
   std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
   std::vector<std::string> library_frames;                 // call-stack frames outside user code

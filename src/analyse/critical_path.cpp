@@ -42,7 +42,8 @@ struct PathBuilder {
   static std::uint32_t start_of(std::uint32_t owner) { return 2 * owner; }
   static std::uint32_t end_of(std::uint32_t owner) { return 2 * owner + 1; }
 
-  std::uint32_t add_event(PathEventKind kind, std::uint32_t index, TimeNs start, TimeNs end, PathBound bound) {
+  std::uint32_t add_event(PathEventKind kind, std::uint32_t index, TimeNs start, TimeNs end,
+                          PathBound bound) {
     owners.push_back({kind, index, bound, 0});
     graph.add_node(start);
     graph.add_node(end);
@@ -64,7 +65,8 @@ struct PathBuilder {
 // _construct_graph_from_call_stack). A range that starts where another ends is its sibling.
 void PathBuilder::host_thread(std::vector<Item>& items) {
   std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-    return std::make_tuple(x.start, y.end, x.kind, x.index) < std::make_tuple(y.start, x.end, y.kind, y.index);
+    return std::make_tuple(x.start, y.end, x.kind, x.index) <
+           std::make_tuple(y.start, x.end, y.kind, y.index);
   });
   struct Frame {
     std::uint32_t owner;
@@ -84,7 +86,9 @@ void PathBuilder::host_thread(std::vector<Item>& items) {
   auto leave = [&] {
     Frame f = stack.back();
     stack.pop_back();
-    if (last != kNone) graph.add_edge(last, end_of(f.owner), PathEdgeType::Operator, owner_of(last, end_of(f.owner)), f.blocking);
+    if (last != kNone)
+      graph.add_edge(last, end_of(f.owner), PathEdgeType::Operator, owner_of(last, end_of(f.owner)),
+                     f.blocking);
     if (stack.empty()) {
       last = kNone;
       last_top_end = end_of(f.owner);
@@ -96,15 +100,17 @@ void PathBuilder::host_thread(std::vector<Item>& items) {
   for (const Item& item : items) {
     while (!stack.empty() && stack.back().end <= item.start) leave();
     std::uint32_t parent = stack.empty() ? kNone : stack.back().owner;
-    StringId name = item.kind == PathEventKind::HostOp ? p.host_events[item.index].name : p.runtime_calls[item.index].name;
+    StringId name = item.kind == PathEventKind::HostOp ? p.host_events[item.index].name
+                                                       : p.runtime_calls[item.index].name;
     bool loading = (!stack.empty() && stack.back().loading) ||
                    (item.kind == PathEventKind::HostOp && a.classes_.dataloader_op(name));
-    std::uint32_t owner =
-        add_event(item.kind, item.index, item.start, item.end, loading ? PathBound::DataLoading : PathBound::Cpu);
+    std::uint32_t owner = add_event(item.kind, item.index, item.start, item.end,
+                                    loading ? PathBound::DataLoading : PathBound::Cpu);
     if (item.kind == PathEventKind::Runtime) call_owner[item.index - first_call] = owner;
     if (stack.empty() && last_top_end != kNone)
       graph.add_edge(last_top_end, start_of(owner), PathEdgeType::Dependency, kNone);
-    if (last != kNone) graph.add_edge(last, start_of(owner), PathEdgeType::Operator, owner_of(last, start_of(owner)));
+    if (last != kNone)
+      graph.add_edge(last, start_of(owner), PathEdgeType::Operator, owner_of(last, start_of(owner)));
     last = start_of(owner);
     last_parent = parent;
     stack.push_back({owner, item.end, parent, loading, a.classes_.blocking_call(name)});
@@ -137,7 +143,8 @@ void PathBuilder::gpu_work(TimeNs start, TimeNs end) {
   }
   for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
     std::uint32_t s = a.runtime_sync_[first_call + i];
-    if (call_owner[i] != kNone && s != kNone) work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i]});
+    if (call_owner[i] != kNone && s != kNone)
+      work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i]});
   }
   std::stable_sort(work.begin(), work.end(), [](const Work& x, const Work& y) { return x.key < y.key; });
 
@@ -182,7 +189,8 @@ void PathBuilder::gpu_work(TimeNs start, TimeNs end) {
                         (sync_end == kNone || graph.time(sync_end) < launched);
     if (launch_delay)
       graph.add_edge(start_of(w.call), start_of(owner), PathEdgeType::LaunchDelay, owner);
-    else if (prev != last.end() && graph.time(start_of(owner)) - graph.time(prev->second) < a.max_kernel_gap_ &&
+    else if (prev != last.end() &&
+             graph.time(start_of(owner)) - graph.time(prev->second) < a.max_kernel_gap_ &&
              (sync_end == kNone || graph.time(sync_end) < graph.time(prev->second)))
       graph.add_edge(prev->second, start_of(owner), PathEdgeType::KernelGap, prev->second / 2);
     last[key] = end_of(owner);
@@ -204,16 +212,20 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   for (auto it = call_begin; it != call_end; ++it) {
     TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
     if (e > s && it->thread < by_thread.size())
-      by_thread[walk_thread_[it->thread]].push_back({s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
+      by_thread[walk_thread_[it->thread]].push_back(
+          {s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
   }
   for (std::uint32_t t = 0; t < p.threads.size(); ++t) {
     std::uint32_t walk = walk_thread_[t];
-    auto begin = p.host_events.begin() + thread_begin_[t], stop = p.host_events.begin() + thread_begin_[t + 1];
-    auto from = std::lower_bound(begin, stop, first - 999, [](const HostEvent& h, TimeNs x) { return h.start < x; });
+    auto begin = p.host_events.begin() + thread_begin_[t],
+         stop = p.host_events.begin() + thread_begin_[t + 1];
+    auto from =
+        std::lower_bound(begin, stop, first - 999, [](const HostEvent& h, TimeNs x) { return h.start < x; });
     for (auto it = from; it != stop && it->start <= last; ++it) {
       TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
       if (it->kind == HostKind::Op && e > s)
-        by_thread[walk].push_back({s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
+        by_thread[walk].push_back(
+            {s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
     }
   }
   for (auto& items : by_thread)

@@ -70,12 +70,13 @@ class CriticalPathAnalyser {
   const Attribution& attribution_;
   NameClasses& classes_;
   TimeNs max_kernel_gap_;
-  std::vector<std::uint32_t> runtime_sync_;  // per runtime call: its GpuSync, or kNone
-  std::vector<SyncTarget> sync_targets_;     // per GpuSync
+  std::vector<std::uint32_t> runtime_sync_;    // per runtime call: its GpuSync, or kNone
+  std::vector<SyncTarget> sync_targets_;       // per GpuSync
   std::vector<std::uint8_t> queue_at_launch_;  // per GPU activity: HTA's queue length at its launch call,
   std::vector<std::uint8_t> queue_at_start_;   // ... and at its start (255: not a launch, or over 254)
-  std::vector<std::uint32_t> thread_begin_;    // host events of thread t: [thread_begin_[t], thread_begin_[t+1])
-  std::vector<std::uint32_t> walk_thread_;     // per thread: the thread it is walked with (autograd folded)
+  std::vector<std::uint32_t>
+      thread_begin_;                        // host events of thread t: [thread_begin_[t], thread_begin_[t+1])
+  std::vector<std::uint32_t> walk_thread_;  // per thread: the thread it is walked with (autograd folded)
 };
 
 // The critical path of each window step (of the window without steps), and the ops on them.

@@ -121,7 +121,8 @@ CriticalPathAnalyser::CriticalPathAnalyser(const Profile& profile, const Attribu
       if (found != next_launch.end()) sync_targets_[s].next = found->second;
     }
     if (!classes.launch_call(call.name)) continue;
-    for (std::uint32_t a : attribution.launched_by(r)) next_launch[{call.thread, p.gpu_activities[a].stream}] = a;
+    for (std::uint32_t a : attribution.launched_by(r))
+      next_launch[{call.thread, p.gpu_activities[a].stream}] = a;
   }
 }
 

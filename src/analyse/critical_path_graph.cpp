@@ -85,7 +85,8 @@ PathGraph::Path PathGraph::longest_path() const {
     }
   }
   path.length = dist[end];
-  for (std::uint32_t v = end; best[v] != kNone; v = edges_[best[v]].from) path.edges.push_back(edges_[best[v]]);
+  for (std::uint32_t v = end; best[v] != kNone; v = edges_[best[v]].from)
+    path.edges.push_back(edges_[best[v]]);
   std::reverse(path.edges.begin(), path.edges.end());
   return path;
 }

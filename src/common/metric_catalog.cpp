@@ -242,7 +242,8 @@ constexpr MetricInfo kCatalog[] = {
     {"communication.bytes", "Collective bytes", "bytes",
      "Bytes of those collectives' inputs, where the trace records sizes", kPerfgate},
     {"critical_path.length_us", "Critical path", "us",
-     "Mean over the window's steps of the step's critical path: the longest chain of host ops, runtime calls, "
+     "Mean over the window's steps of the step's critical path: the longest chain of host ops, runtime "
+     "calls, "
      "launch delays, kernels and synchronisations through the step's host range, HTA's definition "
      "(docs/metrics.md, \"Critical path\"); a run: the rank whose mean is longest",
      kHta},
@@ -257,7 +258,8 @@ constexpr MetricInfo kCatalog[] = {
      "idle stream (HTA's gpu_kernel_launch_overhead)",
      kHta},
     {"critical_path.gpu_kernel_kernel_overhead_pct", "Path in kernel gaps", "%",
-     "Share of the critical path between two activities of a stream (HTA's gpu_kernel_kernel_overhead)", kHta},
+     "Share of the critical path between two activities of a stream (HTA's gpu_kernel_kernel_overhead)",
+     kHta},
     {"critical_path.gpu_compute_bound_pct", "Path bound by GPU compute", "%",
      "Share of the critical path in kernels other than communication kernels, memcpy and memset (HTA's "
      "gpu_compute_bound)",

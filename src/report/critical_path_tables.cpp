@@ -44,7 +44,8 @@ constexpr std::array<PathColumn<CriticalPathStep>, 11> kStepColumns = {{
      [](const CriticalPathStep& s) { return bound_us(s, PathBound::Cpu); }},
     {"data_loading_us", "us", "Host ops under DataLoader ops on the path",
      [](const CriticalPathStep& s) { return bound_us(s, PathBound::DataLoading); }},
-    {"launch_overhead_us", "us", "Launch delays on the path: launch call start to kernel start on an idle stream",
+    {"launch_overhead_us", "us",
+     "Launch delays on the path: launch call start to kernel start on an idle stream",
      [](const CriticalPathStep& s) { return bound_us(s, PathBound::LaunchOverhead); }},
     {"kernel_gap_us", "us", "Gaps between two activities of a stream on the path",
      [](const CriticalPathStep& s) { return bound_us(s, PathBound::KernelGap); }},
@@ -63,7 +64,8 @@ bool is(const CriticalPathOpRow& r, PathBound a, PathBound b) {
 }
 
 constexpr std::array<PathColumn<CriticalPathOpRow>, 8> kOpColumns = {{
-    {"name", "", "Op, runtime call or GPU activity (kernel, memcpy, memset); a kernel gap is its earlier activity's",
+    {"name", "",
+     "Op, runtime call or GPU activity (kernel, memcpy, memset); a kernel gap is its earlier activity's",
      [](const CriticalPathOpRow& r) { return ReportCell{r.name}; }},
     {"bound_by", "",
      "What its time on the path is bound by: cpu_bound, data_loading, gpu_kernel_launch_overhead, "
@@ -73,11 +75,14 @@ constexpr std::array<PathColumn<CriticalPathOpRow>, 8> kOpColumns = {{
      [](const CriticalPathOpRow& r) { return us(r.time); }},
     {"calls", "count", "Its calls (or activities) with time on a path",
      [](const CriticalPathOpRow& r) { return count(r.calls); }},
-    {"steps", "count", "Window steps whose path it is on", [](const CriticalPathOpRow& r) { return count(r.steps); }},
+    {"steps", "count", "Window steps whose path it is on",
+     [](const CriticalPathOpRow& r) { return count(r.steps); }},
     {"host", "", "Host time: cpu_bound or data_loading",
      [](const CriticalPathOpRow& r) { return ReportCell{is(r, PathBound::Cpu, PathBound::DataLoading)}; }},
     {"launch", "", "Launch time: gpu_kernel_launch_overhead or gpu_kernel_kernel_overhead",
-     [](const CriticalPathOpRow& r) { return ReportCell{is(r, PathBound::LaunchOverhead, PathBound::KernelGap)}; }},
+     [](const CriticalPathOpRow& r) {
+       return ReportCell{is(r, PathBound::LaunchOverhead, PathBound::KernelGap)};
+     }},
     {"communication", "", "Communication kernel time: gpu_communication_bound",
      [](const CriticalPathOpRow& r) { return ReportCell{r.bound == PathBound::Communication}; }},
 }};
@@ -85,13 +90,14 @@ constexpr std::array<PathColumn<CriticalPathOpRow>, 8> kOpColumns = {{
 }  // namespace
 
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
-  return {path_table("critical_path", "Critical path",
-                     "What bounds each window step: its critical path (HTA's definition) and what it is made of",
-                     kStepColumns, sums.steps),
-          path_table("critical_path_ops", "Critical path ops",
-                     "The ops, runtime calls and GPU activities on the window steps' critical paths, most time "
-                     "first (at most 100)",
-                     kOpColumns, sums.ops)};
+  return {
+      path_table("critical_path", "Critical path",
+                 "What bounds each window step: its critical path (HTA's definition) and what it is made of",
+                 kStepColumns, sums.steps),
+      path_table("critical_path_ops", "Critical path ops",
+                 "The ops, runtime calls and GPU activities on the window steps' critical paths, most time "
+                 "first (at most 100)",
+                 kOpColumns, sums.ops)};
 }
 
 }  // namespace perfgate

@@ -19,9 +19,9 @@ namespace {
 
 // The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
 bool in_every_worker(std::string_view table) {
-  static constexpr std::string_view kTables[] = {
-      "system", "gpus", "iterations", "step_breakdown", "collectives", "neuron_engines", "neuron_notes",
-      "critical_path"};
+  static constexpr std::string_view kTables[] = {"system",         "gpus",         "iterations",
+                                                 "step_breakdown", "collectives",  "neuron_engines",
+                                                 "neuron_notes",   "critical_path"};
   return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 

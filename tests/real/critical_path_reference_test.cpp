@@ -43,7 +43,7 @@ void check_file(const std::string& path, const boost::json::object& ranges, std:
   NameClasses classes(compiled, p);
   Attribution attribution = attribute(p, compiled.attribution);
   CriticalPathAnalyser analyser(p, attribution, classes,
-                               static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000));
+                                static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000));
   auto check = [&](const std::string& annotation, std::size_t instance, const boost::json::object& expected) {
     std::vector<const HostEvent*> found;
     for (const HostEvent& e : p.host_events)
@@ -59,7 +59,8 @@ void check_file(const std::string& path, const boost::json::object& ranges, std:
       auto bound = static_cast<PathBound>(b);
       if (bound == PathBound::DataLoading) continue;
       double mine = static_cast<double>(got.by[b]);
-      if (bound == PathBound::Cpu) mine += static_cast<double>(got.by[static_cast<std::size_t>(PathBound::DataLoading)]);
+      if (bound == PathBound::Cpu)
+        mine += static_cast<double>(got.by[static_cast<std::size_t>(PathBound::DataLoading)]);
       const auto& by = expected.at("by").as_object();
       auto it = by.find(path_bound_name(bound));
       double theirs = it == by.end() ? 0.0 : number(it->value());
@@ -70,8 +71,8 @@ void check_file(const std::string& path, const boost::json::object& ranges, std:
     checked.push_back({annotation, got_length});
   };
   if (ranges.contains("annotation")) {  // HTA's own test trace: its annotation and instance
-    check(std::string(ranges.at("annotation").as_string()), static_cast<std::size_t>(ranges.at("instance_id").as_int64()),
-          ranges);
+    check(std::string(ranges.at("annotation").as_string()),
+          static_cast<std::size_t>(ranges.at("instance_id").as_int64()), ranges);
     return;
   }
   for (const auto& [step, expected] : ranges) {

@@ -146,8 +146,8 @@ bool BlockMerger::add(EventBlock& block) {
 std::size_t BlockMerger::memory_bytes() const {
   return profile_.strings.memory_bytes() + host_events_.memory_bytes() + op_details_.memory_bytes() +
          runtime_calls_.memory_bytes() + gpu_activities_.memory_bytes() + kernel_info_.memory_bytes() +
-         memory_samples_.memory_bytes() + collectives_.memory_bytes() + gpu_ranges_.memory_bytes() + gpu_syncs_.memory_bytes() +
-         flows_.capacity() * sizeof(FlowEvent) + text_id_bytes_ +
+         memory_samples_.memory_bytes() + collectives_.memory_bytes() + gpu_ranges_.memory_bytes() +
+         gpu_syncs_.memory_bytes() + flows_.capacity() * sizeof(FlowEvent) + text_id_bytes_ +
          threads_.size() * (sizeof(ThreadInfo) + sizeof(decltype(threads_)::value_type) + kIndexEntry);
 }
 

@@ -42,9 +42,10 @@ void EventBlock::reset() {
 std::size_t EventBlock::memory_bytes() const {
   return strings.memory_bytes() + host_events.memory_bytes() + op_details.memory_bytes() +
          runtime_calls.memory_bytes() + gpu_activities.memory_bytes() + kernel_info.memory_bytes() +
-         memory_samples.memory_bytes() + collectives.memory_bytes() + gpu_ranges.memory_bytes() + gpu_syncs.memory_bytes() +
-         threads.capacity() * sizeof(ThreadKey) + thread_names.capacity() * sizeof(thread_names[0]) +
-         flows.capacity() * sizeof(FlowEvent) + devices_from_text.capacity() * sizeof(DeviceFromTextPid);
+         memory_samples.memory_bytes() + collectives.memory_bytes() + gpu_ranges.memory_bytes() +
+         gpu_syncs.memory_bytes() + threads.capacity() * sizeof(ThreadKey) +
+         thread_names.capacity() * sizeof(thread_names[0]) + flows.capacity() * sizeof(FlowEvent) +
+         devices_from_text.capacity() * sizeof(DeviceFromTextPid);
 }
 
 }  // namespace perfgate::kineto

@@ -51,7 +51,7 @@ struct RawEvent {
   std::optional<std::int64_t> correlation;
   std::optional<std::int64_t> device;
   std::optional<std::int64_t> stream;
-  std::optional<std::int64_t> wait_on_stream;       // cuda_sync
+  std::optional<std::int64_t> wait_on_stream;        // cuda_sync
   std::optional<std::int64_t> wait_on_event_record;  // cuda_sync: the cudaEventRecord correlation
   std::optional<std::int64_t> sequence_number;
   std::optional<std::int64_t> registers_per_thread;
