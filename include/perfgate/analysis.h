@@ -65,7 +65,13 @@ struct Classification {
   std::vector<std::string> dataloader_ops;
   std::vector<std::string> sync_calls;          // runtime calls that block the host until the GPU is done
   std::vector<std::string> graph_launch_calls;  // runtime calls that replay a captured CUDA/HIP graph
-  std::vector<std::string> data_parallel_ops;   // torch.nn.DataParallel's forward
+  // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
+  // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
+  std::vector<std::string> critical_path_launch_calls;
+  std::vector<std::string> critical_path_blocking_calls;
+  // Two activities of a stream further apart than this are not linked by a kernel-gap edge.
+  double critical_path_max_kernel_gap_us = 1500;
+  std::vector<std::string> data_parallel_ops;              // torch.nn.DataParallel's forward
   std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
   std::vector<std::string> library_frames;                 // call-stack frames outside user code
@@ -517,6 +523,44 @@ struct NeuronSums {
   NeuronSums& operator+=(const NeuronSums& from);  // neuron_metrics.cpp
 };
 
+// What bounds a step on its critical path (HTA's bound_by classes, docs/metrics.md "Critical path").
+enum class PathBound : std::uint8_t {
+  Cpu,             // host ops and runtime calls (cpu_bound)
+  DataLoading,     // host ops under a DataLoader op (rules: dataloader_ops)
+  LaunchOverhead,  // from a launch call's start to its kernel's start (gpu_kernel_launch_overhead)
+  KernelGap,       // between two kernels of a stream (gpu_kernel_kernel_overhead)
+  GpuCompute,      // kernels, memcpy and memset (gpu_compute_bound)
+  Communication,   // communication kernels (gpu_communication_bound)
+};
+inline constexpr std::size_t kPathBounds = 6;
+using PathSplit = std::array<TimeNs, kPathBounds>;
+const char* path_bound_name(PathBound bound);  // HTA's: "cpu_bound", "data_loading", ...
+
+// One window step's critical path (a row of the critical_path table).
+struct CriticalPathStep {
+  std::string step;                    // "ProfilerStep#12"; the window's name without steps
+  std::optional<std::int64_t> number;  // the step's number
+  TimeNs span = 0;                     // of the host range the path is built over
+  TimeNs length = 0;                   // the longest path's length
+  PathSplit by{};                      // the length by what bounds it
+  std::uint32_t events = 0;            // events with time on the path
+};
+
+// An op, runtime call or GPU activity (by name) with time on the critical path, summed over steps.
+struct CriticalPathOpRow {
+  std::string name;
+  PathBound bound = PathBound::Cpu;
+  TimeNs time = 0;
+  std::uint64_t calls = 0;  // its calls with time on a path
+  std::uint32_t steps = 0;  // steps whose path it is on
+};
+
+struct CriticalPathSums {
+  std::vector<CriticalPathStep> steps;  // the window's steps in order
+  std::vector<CriticalPathOpRow> ops;   // most time first, at most kCriticalPathOps
+  std::uint64_t graph_cycles = 0;       // steps whose graph had a cycle (broken; docs/metrics.md)
+};
+
 struct WorkerAnalysis {
   std::string worker;
   std::string source_path;
@@ -537,6 +581,7 @@ struct WorkerAnalysis {
   CollectiveCalls collective_calls;
   MemorySums memory;
   ParallelismSums parallelism;
+  CriticalPathSums critical_path;
   NeuronSums neuron;
   WorkerTables tables;
   bool has_runtime_calls = false;

@@ -150,6 +150,27 @@ struct GpuRange {
   std::uint32_t stream = 0;
 };
 
+// A synchronisation the CUDA profiler recorded (Kineto's cuda_sync events, PyTorch 2.2+ with
+// CUPTI's synchronization activity): what the host or a stream waited for. The critical path
+// (src/analyse/critical_path.h) turns each into an edge from the GPU work waited for.
+enum class GpuSyncKind : std::uint8_t {
+  Context,          // cudaDeviceSynchronize: the host waits for every stream
+  Stream,           // cudaStreamSynchronize: the host waits for one stream
+  Event,            // cudaEventSynchronize: the host waits for an event recorded on a stream
+  StreamWaitEvent,  // cudaStreamWaitEvent: a stream waits for an event recorded on another
+};
+
+struct GpuSync {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  std::int64_t correlation = 0;                // of the runtime call that synchronised
+  std::int64_t event_record_correlation = -1;  // of the cudaEventRecord waited for; -1: none
+  std::int32_t device = 0;
+  std::int32_t stream = -1;          // the stream synchronised, or made to wait; -1: none
+  std::int32_t wait_on_stream = -1;  // the stream the event waited for was recorded on; -1: none
+  GpuSyncKind kind = GpuSyncKind::Context;
+};
+
 // A forward op linked to the backward op the autograd engine ran for it.
 struct ForwardBackwardLink {
   TimeNs forward_start = 0;
@@ -328,6 +349,7 @@ struct Profile {
   std::vector<GpuActivity> gpu_activities;
   std::vector<KernelLaunchInfo> kernel_info;
   std::vector<GpuRange> gpu_ranges;
+  std::vector<GpuSync> gpu_syncs;  // by start time
   std::vector<ForwardBackwardLink> forward_backward_links;
   std::vector<MemorySample> memory_samples;
   std::vector<CollectiveArgs> collectives;
@@ -354,7 +376,7 @@ std::size_t build_host_tree(Profile& profile);
 // build_host_tree: the innermost event enclosing `time` is it or one of its ancestors.
 std::uint32_t last_host_event_before(const Profile& profile, std::uint32_t thread, TimeNs time);
 
-// Orders runtime calls, GPU activities, GPU ranges and memory samples by start time, keeping the
+// Orders runtime calls, GPU activities, GPU ranges, GPU syncs and memory samples by start time, keeping the
 // reader's order of ties: the order the analysis expects of every reader's output.
 void sort_by_start(Profile& profile);
 

@@ -44,6 +44,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       dataloader_ops(c.dataloader_ops, "dataloader_ops"),
       sync_calls(c.sync_calls, "sync_calls"),
       graph_launch_calls(c.graph_launch_calls, "graph_launch_calls"),
+      launch_calls(c.critical_path_launch_calls, "critical_path_launch_calls"),
+      blocking_calls(c.critical_path_blocking_calls, "critical_path_blocking_calls"),
       data_parallel_ops(c.data_parallel_ops, "data_parallel_ops"),
       distributed_data_parallel_ops(c.distributed_data_parallel_ops, "distributed_data_parallel_ops"),
       nccl_ops(c.nccl_ops, "nccl_ops"),
@@ -61,6 +63,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       attribution{c.attribute_by_time_containment, c.external_id_must_enclose},
       mfu_min_flops_coverage_pct(c.mfu_min_flops_coverage_pct),
       roofline_target_pct(c.roofline_target_pct),
+      critical_path_max_kernel_gap_us(c.critical_path_max_kernel_gap_us),
       tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {

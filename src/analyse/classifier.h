@@ -29,6 +29,8 @@ struct CompiledClassification {
   PatternSet dataloader_ops;
   PatternSet sync_calls;
   PatternSet graph_launch_calls;
+  PatternSet launch_calls;    // critical_path_launch_calls
+  PatternSet blocking_calls;  // critical_path_blocking_calls
   PatternSet data_parallel_ops;
   PatternSet distributed_data_parallel_ops;
   PatternSet nccl_ops;
@@ -51,6 +53,7 @@ struct CompiledClassification {
   AttributionRules attribution;
   double mfu_min_flops_coverage_pct = 50;
   double roofline_target_pct = 50;
+  double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
 };
 
@@ -64,6 +67,8 @@ struct NameClasses {
         dataloader_op(c.dataloader_ops, p.strings),
         sync_call(c.sync_calls, p.strings),
         graph_launch(c.graph_launch_calls, p.strings),
+        launch_call(c.launch_calls, p.strings),
+        blocking_call(c.blocking_calls, p.strings),
         data_parallel_op(c.data_parallel_ops, p.strings),
         distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings),
         nccl_op(c.nccl_ops, p.strings) {}
@@ -75,6 +80,8 @@ struct NameClasses {
   NameMatcher dataloader_op;
   NameMatcher sync_call;
   NameMatcher graph_launch;
+  NameMatcher launch_call;
+  NameMatcher blocking_call;
   NameMatcher data_parallel_op;
   NameMatcher distributed_data_parallel_op;
   NameMatcher nccl_op;

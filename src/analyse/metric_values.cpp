@@ -242,6 +242,14 @@ void set_communication_metrics(MetricValues& m, const MetricInputs& in) {
   if (c.bytes_known) m.set("communication.bytes", d(c.bytes));
 }
 
+void set_critical_path_metrics(MetricValues& m, const MetricInputs& in) {
+  if (in.path_steps == 0) return;
+  m.set("critical_path.length_us", us(in.path_length) / static_cast<double>(in.path_steps));
+  for (std::size_t b = 0; b < kPathBounds; ++b)
+    m.set(fmt::format("critical_path.{}_pct", path_bound_name(static_cast<PathBound>(b))),
+          ratio_pct(us(in.path_by[b]), us(in.path_length)));
+}
+
 void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
   if (in.memory.peak_allocated)
     m.set("memory.peak_allocated_bytes", static_cast<double>(*in.memory.peak_allocated));
@@ -339,6 +347,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_tensor_core_metrics(m, in.tensor_cores);
   set_host_metrics(m, in);
   set_communication_metrics(m, in);
+  set_critical_path_metrics(m, in);
   set_memory_and_compute(m, in);
   set_roofline_metrics(m, in);
   set_rank_metrics(m, in);
@@ -378,6 +387,11 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.memory = w.memory;
   in.parallelism = w.parallelism;
   in.neuron = w.neuron;
+  for (const CriticalPathStep& s : w.critical_path.steps) {
+    add_time(in.path_length, s.length);
+    for (std::size_t b = 0; b < kPathBounds; ++b) add_time(in.path_by[b], s.by[b]);
+  }
+  in.path_steps = w.critical_path.steps.size();
   return in;
 }
 

@@ -30,6 +30,10 @@ struct MetricInputs {
   MemorySums memory;
   ParallelismSums parallelism;
   NeuronSums neuron;
+  // The window's critical paths: their summed length and split, over how many steps.
+  TimeNs path_length = 0;
+  PathSplit path_by{};
+  std::size_t path_steps = 0;
   std::vector<double> rank_mean_steps_us;  // run only
   std::vector<std::int64_t> rank_ids;
   std::size_t ranks_present = 1;           // distinct ranks of the workers

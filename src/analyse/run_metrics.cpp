@@ -76,6 +76,16 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.memory += one.memory;
       run.parallelism += one.parallelism;
       run.neuron += one.neuron;
+      // The job's step waits for its slowest rank: the rank whose mean path is longest (the first
+      // on a tie), until the path runs across ranks (docs/metrics.md, "Critical path").
+      if (one.path_steps > 0 &&
+          (run.path_steps == 0 ||
+           static_cast<double>(one.path_length) / static_cast<double>(one.path_steps) >
+               static_cast<double>(run.path_length) / static_cast<double>(run.path_steps))) {
+        run.path_length = one.path_length;
+        run.path_by = one.path_by;
+        run.path_steps = one.path_steps;
+      }
     }
     run.host.median_launch_gap = median_of(workers);
     run.ranks_present = std::set<std::int64_t>(rank_ids.begin(), rank_ids.end()).size();

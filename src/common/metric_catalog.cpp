@@ -259,6 +259,31 @@ constexpr MetricInfo kCatalog[] = {
      "Collectives called during the window's steps: outermost communication ops", kPerfgate},
     {"communication.bytes", "Collective bytes", "bytes",
      "Bytes of those collectives' inputs, where the trace records sizes", kPerfgate},
+    {"critical_path.length_us", "Critical path", "us",
+     "Mean over the window's steps of the step's critical path: the longest chain of host ops, runtime "
+     "calls, "
+     "launch delays, kernels and synchronisations through the step's host range, HTA's definition "
+     "(docs/metrics.md, \"Critical path\"); a run: the rank whose mean is longest",
+     kHta},
+    {"critical_path.cpu_bound_pct", "Path bound by the CPU", "%",
+     "Share of the critical path (summed over the window's steps) in host ops and runtime calls outside "
+     "DataLoader ops (HTA's cpu_bound)",
+     kHta},
+    {"critical_path.data_loading_pct", "Path in data loading", "%",
+     "Share of the critical path in host ops under a DataLoader op (rules: dataloader_ops)", kHta},
+    {"critical_path.gpu_kernel_launch_overhead_pct", "Path in launch delays", "%",
+     "Share of the critical path from a launch call's start to the start of the kernel it launched on an "
+     "idle stream (HTA's gpu_kernel_launch_overhead)",
+     kHta},
+    {"critical_path.gpu_kernel_kernel_overhead_pct", "Path in kernel gaps", "%",
+     "Share of the critical path between two activities of a stream (HTA's gpu_kernel_kernel_overhead)",
+     kHta},
+    {"critical_path.gpu_compute_bound_pct", "Path bound by GPU compute", "%",
+     "Share of the critical path in kernels other than communication kernels, memcpy and memset (HTA's "
+     "gpu_compute_bound)",
+     kHta},
+    {"critical_path.gpu_communication_bound_pct", "Path bound by communication", "%",
+     "Share of the critical path in communication kernels (HTA's gpu_communication_bound)", kHta},
     {"collectives.ranks_timed", "Ranks per collective", "count",
      "The most ranks any collective of the window was timed on, matched by process group, step and order of "
      "issue (1: one rank's trace, where waiting cannot be told from transfer)",

@@ -10,6 +10,8 @@ void sort_by_start(Profile& profile) {
                       [](const GpuActivity& a, const GpuActivity& b) { return a.start < b.start; });
   stable_sort_records(profile.gpu_ranges,
                       [](const GpuRange& a, const GpuRange& b) { return a.start < b.start; });
+  stable_sort_records(profile.gpu_syncs,
+                      [](const GpuSync& a, const GpuSync& b) { return a.start < b.start; });
   stable_sort_records(profile.memory_samples,
                       [](const MemorySample& a, const MemorySample& b) { return a.time < b.time; });
 }

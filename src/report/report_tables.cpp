@@ -42,8 +42,9 @@ namespace {
 
 // The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
 bool in_every_worker(std::string_view table) {
-  static constexpr std::string_view kTables[] = {
-      "system", "gpus", "iterations", "step_breakdown", "collectives", "neuron_engines", "neuron_notes"};
+  static constexpr std::string_view kTables[] = {"system",         "gpus",         "iterations",
+                                                 "step_breakdown", "collectives",  "neuron_engines",
+                                                 "neuron_notes",   "critical_path"};
   return std::find(std::begin(kTables), std::end(kTables), table) != std::end(kTables);
 }
 
@@ -556,6 +557,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                  "per stream, and the outermost ops, DataLoader ops and runtime calls of the threads that "
                  "launch GPU work",
                  kTimelineColumns, t.timeline.boxes));
+  for (ReportTable& table : critical_path_tables(w.critical_path)) add(std::move(table));
   if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
   return out;
 }

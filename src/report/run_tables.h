@@ -15,6 +15,9 @@ ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vecto
 std::vector<ReportTable> collective_tables(const RunAnalysis& analysis,
                                            const std::vector<std::int64_t>& ranks);
 
+// A worker's critical paths: "critical_path" (a row per window step) and "critical_path_ops".
+std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums);
+
 // The run's ops, kernels and user regions: every worker's summed by name ("run_ops", ...).
 std::vector<ReportTable> run_sum_tables(const RunTables& tables);
 

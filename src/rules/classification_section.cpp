@@ -10,7 +10,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 16> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 18> kPatternLists = {"tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
                                                             "communication_kernels",
@@ -18,6 +18,8 @@ constexpr std::array<std::string_view, 16> kPatternLists = {"tensor_core_kernels
                                                             "dataloader_ops",
                                                             "sync_calls",
                                                             "graph_launch_calls",
+                                                            "critical_path_launch_calls",
+                                                            "critical_path_blocking_calls",
                                                             "data_parallel_ops",
                                                             "distributed_data_parallel_ops",
                                                             "nccl_ops",
@@ -63,6 +65,8 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "communication_ops") return c.communication_ops;
   if (name == "sync_calls") return c.sync_calls;
   if (name == "graph_launch_calls") return c.graph_launch_calls;
+  if (name == "critical_path_launch_calls") return c.critical_path_launch_calls;
+  if (name == "critical_path_blocking_calls") return c.critical_path_blocking_calls;
   if (name == "data_parallel_ops") return c.data_parallel_ops;
   if (name == "distributed_data_parallel_ops") return c.distributed_data_parallel_ops;
   if (name == "nccl_ops") return c.nccl_ops;
@@ -276,6 +280,19 @@ void read_advice(YamlCheck& check, const YAML::Node& node, Classification& out) 
       check.error(v, "fix_first_min_gain_pct is a percentage, 0 to 100");
     else if (pct)
       out.fix_first_min_gain_pct = *pct;
+  }
+}
+
+void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  static constexpr std::array<std::string_view, 1> kKeys = {"max_kernel_gap_us"};
+  if (!check.is_map(node, "critical_path")) return;
+  check.known_keys(node, kKeys, "critical_path");
+  if (YAML::Node v = node["max_kernel_gap_us"]) {
+    auto us = check.number(v, "max_kernel_gap_us");
+    if (us && (*us < 0 || *us > 1e9))
+      check.error(v, "max_kernel_gap_us is a time in microseconds, 0 to 10^9");
+    else if (us)
+      out.critical_path_max_kernel_gap_us = *us;
   }
 }
 

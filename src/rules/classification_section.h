@@ -14,5 +14,6 @@ void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& ou
 void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out);
 void read_advice(YamlCheck& check, const YAML::Node& node, Classification& out);
+void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification& out);
 
 }  // namespace perfgate

@@ -32,6 +32,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "dataloader_ops", c.dataloader_ops);
   pattern_list(out, "sync_calls", c.sync_calls);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
+  pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
+  pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);
   pattern_list(out, "data_parallel_ops", c.data_parallel_ops);
   pattern_list(out, "distributed_data_parallel_ops", c.distributed_data_parallel_ops);
   pattern_list(out, "nccl_ops", c.nccl_ops);
@@ -72,6 +74,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
       << c.roofline_target_pct << YAML::EndMap;
   out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
       << YAML::Value << c.fix_first_min_gain_pct << YAML::EndMap;
+  out << YAML::Key << "critical_path" << YAML::Value << YAML::BeginMap << YAML::Key << "max_kernel_gap_us"
+      << YAML::Value << c.critical_path_max_kernel_gap_us << YAML::EndMap;
   out << YAML::Key << "gpu_architectures" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
       << YAML::Value << YAML::BeginSeq;
   for (const auto& a : c.gpu_architectures) {

@@ -33,9 +33,10 @@ void throw_if_errors(const YamlCheck& check) {
   throw ConfigError(all);
 }
 
-constexpr std::array<std::string_view, 10> kTopKeys = {
-    "schema",    "extends",           "classification", "attribution", "gpu_peaks",
-    "op_models", "gpu_architectures", "compute",        "advice",      "rules"};
+constexpr std::array<std::string_view, 11> kTopKeys = {
+    "schema",    "extends",           "classification", "attribution",   "gpu_peaks",
+    "op_models", "gpu_architectures", "compute",        "critical_path", "advice",
+    "rules"};
 // YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;
@@ -193,6 +194,7 @@ class RuleFileReader {
       if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out_.classification);
       if (YAML::Node c = root["compute"]) read_compute(check, c, out_.classification);
       if (YAML::Node a = root["advice"]) read_advice(check, a, out_.classification);
+      if (YAML::Node c = root["critical_path"]) read_critical_path(check, c, out_.classification);
       if (YAML::Node r = root["rules"]) read_rules_section(check, r, out_.rules);
     }
     throw_if_errors(check);

@@ -81,7 +81,9 @@ TEST(DetailedWorkers, TheFirstTheSlowestAndTheFastestKeepEveryTable) {
     } else {
       EXPECT_FALSE(w.contains("detailed_as")) << name;
       // Its system and GPUs are its "system" and the run's "gpus".
-      EXPECT_EQ(tables, (std::set<std::string>{"iterations", "step_breakdown", "collectives"})) << name;
+      EXPECT_EQ(tables,
+                (std::set<std::string>{"iterations", "step_breakdown", "collectives", "critical_path"}))
+          << name;
       EXPECT_EQ(w.at("steps").as_array().size(), 8u) << name << " keeps its steps";
       EXPECT_FALSE(w.at("metrics").as_object().at("gpu.utilization_pct").is_null()) << name;
     }

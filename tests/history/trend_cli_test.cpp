@@ -63,7 +63,7 @@ TEST(TrendCli, FindsAStepPlantedInThirtyRecordedRunsAtTheRightCommit) {
       fmt::format("history trend {} --branch main --json {}/trend.json --html {}/trend.html --md {}/trend.md",
                   db, dir, dir, dir));
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("1 change point in 5 metrics over 30 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 change point in 6 metrics over 30 runs"), std::string::npos) << r.out;
   json::object trend = json::parse(read_text(dir + "/trend.json")).as_object();
   const json::array& changes = trend.at("change_points").as_array();
   ASSERT_EQ(changes.size(), 1u) << read_text(dir + "/trend.json");
@@ -84,7 +84,7 @@ TEST(TrendCli, ThirtyRunsOfPureNoiseHaveNoChangePoint) {
   std::string json_path = temp_dir() + "/trend.json";
   CommandResult r = run_perfgate(fmt::format("history trend {} --json {}", db, json_path));
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("0 change points in 5 metrics over 30 runs"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 change points in 6 metrics over 30 runs"), std::string::npos) << r.out;
   json::object trend = json::parse(read_text(json_path)).as_object();
   EXPECT_TRUE(trend.at("change_points").as_array().empty());
   EXPECT_EQ(trend.at("series").at("steps.median_us").as_array().size(), kPlantedRuns);

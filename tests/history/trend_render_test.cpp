@@ -199,9 +199,9 @@ TEST(TrendHtml, SelfContainedWithoutScriptAndWellFormed) {
   for (const char* tag : {"section", "table", "svg", "figure", "details", "tbody", "tr", "td"})
     EXPECT_EQ(count(page, fmt::format("<{}", tag)), count(page, fmt::format("</{}>", tag))) << tag;
   // A chart per metric (the legends' colour swatches are small SVGs without the namespace).
-  EXPECT_EQ(count(page, "<svg xmlns"), 5u);
+  EXPECT_EQ(count(page, "<svg xmlns"), 6u);
   EXPECT_NE(page.find("regression.step-time"), std::string::npos);
-  EXPECT_NE(page.find("1 change point in 5 metrics over 30 runs"), std::string::npos);
+  EXPECT_NE(page.find("1 change point in 6 metrics over 30 runs"), std::string::npos);
   // The change is marked on the chart and listed with its commits (cut to 10 hex digits).
   EXPECT_NE(page.find(runs[kPlantedAt - 1].labels.commit.substr(0, 10) + "</td>"), std::string::npos);
   EXPECT_NE(page.find(runs[kPlantedAt].labels.commit.substr(0, 10) + "</td>"), std::string::npos);
@@ -228,8 +228,8 @@ TEST(TrendMarkdown, ChangePointsAndSeriesEscaped) {
   EXPECT_NE(md.find("### steps.median\\_us"), std::string::npos);
   EXPECT_NE(md.find("(regression)"), std::string::npos);
   EXPECT_EQ(count(md, "No change point in 30 runs."), 4u) << "the four noisy or constant metrics";
-  EXPECT_EQ(count(md, "<details>"), 5u);
-  EXPECT_EQ(count(md, "</details>"), 5u);
+  EXPECT_EQ(count(md, "<details>"), 6u);
+  EXPECT_EQ(count(md, "</details>"), 6u);
 }
 
 TEST(TrendTerminal, SaysWhatTheRunsCanShow) {
@@ -300,8 +300,8 @@ TEST(TrendTerminal, ALinePerMetricAndPerChange) {
   std::string range = fmt::format("between {} and {}", runs[kPlantedAt - 1].labels.commit.substr(0, 10),
                                   runs[kPlantedAt].labels.commit.substr(0, 10));
   EXPECT_NE(text.find(range), std::string::npos) << text;
-  EXPECT_EQ(count(text, "no change point"), 4u);
-  EXPECT_NE(text.find("Trend        1 change point in 5 metrics over 30 runs"), std::string::npos);
+  EXPECT_EQ(count(text, "no change point"), 5u);
+  EXPECT_NE(text.find("Trend        1 change point in 6 metrics over 30 runs"), std::string::npos);
 }
 
 }  // namespace

@@ -25,10 +25,12 @@ std::size_t change_count(const TrendReport& t) {
 }
 
 TEST(Trend, DefaultMetricsAreThoseTheBaselineRulesRead) {
-  // rules/default.yaml: regression.step-time, .gpu-utilization, .tensor-cores, .dataloader, .memory.
+  // rules/default.yaml: regression.step-time, .gpu-utilization, .tensor-cores, .dataloader,
+  // .critical-path, .memory.
   EXPECT_EQ(gated_metrics(default_rules()),
             (std::vector<std::string>{"steps.median_us", "gpu.utilization_pct", "tensor_core.kernel_time_pct",
-                                      "breakdown.dataloader_pct", "memory.peak_allocated_bytes"}));
+                                      "breakdown.dataloader_pct", "critical_path.length_us",
+                                      "memory.peak_allocated_bytes"}));
   std::string file = write_text(temp_dir() + "/trend-rules.yaml", R"YAML(
 rules:
   - id: regression.mfu
@@ -48,9 +50,9 @@ rules:
 // The default metrics follow the kinds of profile the history holds: a GPU history shows no
 // neuron.* series (GPU runs never have them), a Neuron history only the Neuron ones, a mixed one both.
 TEST(Trend, DefaultMetricsFollowTheProfilesOfTheHistory) {
-  const std::vector<std::string> gpu = {"steps.median_us", "gpu.utilization_pct",
-                                        "tensor_core.kernel_time_pct", "breakdown.dataloader_pct",
-                                        "memory.peak_allocated_bytes"};
+  const std::vector<std::string> gpu = {
+      "steps.median_us",          "gpu.utilization_pct",     "tensor_core.kernel_time_pct",
+      "breakdown.dataloader_pct", "critical_path.length_us", "memory.peak_allocated_bytes"};
   const std::vector<std::string> neuron = {"neuron.total_time_us", "neuron.active_time_pct",
                                            "neuron.spill.save_bytes"};
   std::vector<HistoryRun> gpu_runs = planted_history(1, false);
@@ -78,7 +80,7 @@ TEST(Trend, PlantedStepIsNamedByItsCommits) {
   std::vector<HistoryRun> runs = planted_history(1, true);
   TrendReport t = build_trend(runs, default_rules(), {});
   EXPECT_EQ(t.runs, 30u);
-  ASSERT_EQ(t.metrics.size(), 5u);
+  ASSERT_EQ(t.metrics.size(), 6u);
   const MetricTrend* steps = find_metric(t, "steps.median_us");
   ASSERT_TRUE(steps);
   EXPECT_EQ(steps->unit, "us");
@@ -280,7 +282,7 @@ TEST(Trend, RunsWithoutTheMetricAreLeftOut) {
 TEST(Trend, EmptyHistoryHasEmptySeries) {
   TrendReport t = build_trend({}, default_rules(), {});
   EXPECT_EQ(t.runs, 0u);
-  ASSERT_EQ(t.metrics.size(), 5u);
+  ASSERT_EQ(t.metrics.size(), 6u);
   for (const MetricTrend& m : t.metrics) {
     EXPECT_TRUE(m.points.empty());
     EXPECT_FALSE(m.band);

@@ -121,7 +121,8 @@ TEST(KinetoReader, CategoriesOfBothSchemasAndOtherAccelerators) {
   EXPECT_EQ(classify_category("gpu_memset"), EventClass::Memset);
   EXPECT_EQ(classify_category("python_function"), EventClass::PythonFunction);
   EXPECT_EQ(classify_category("gpu_user_annotation"), EventClass::GpuAnnotation);
-  EXPECT_EQ(classify_category("cuda_sync"), EventClass::Ignored);
+  EXPECT_EQ(classify_category("cuda_sync"), EventClass::GpuSync);
+  EXPECT_EQ(classify_category("cuda_profiler_range"), EventClass::Ignored);
   // Any case, the whole name; categories longer than any name still end in _runtime or _driver.
   EXPECT_EQ(classify_category("CPU_OP"), EventClass::Op);
   EXPECT_EQ(classify_category("Trace"), EventClass::ProfilerSpan);
@@ -190,11 +191,11 @@ TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
   TraceBuilder t;
   t.op("aten::add", 1, 2)
       .raw_event(
-          R"({"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 3, "dur": 1})")
+          R"({"ph": "X", "cat": "cuda_profiler_range", "name": "range", "pid": 0, "tid": 7, "ts": 3, "dur": 1})")
       .raw_event(R"({"ph": "B", "cat": "cpu_op", "name": "begin", "pid": 1, "tid": 1, "ts": 3})");
   Profile p = load_json(t.json());
   ASSERT_EQ(p.notes.size(), 2u);
-  EXPECT_NE(p.notes[0].find("'cuda_sync'"), std::string::npos);
+  EXPECT_NE(p.notes[0].find("'cuda_profiler_range'"), std::string::npos);
   EXPECT_NE(p.notes[1].find("phase 'B'"), std::string::npos);
 }
 

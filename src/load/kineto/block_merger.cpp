@@ -114,6 +114,7 @@ void BlockMerger::append_gpu_records(EventBlock& block, const Renumbering& map) 
     r.name = map.string(r.name);
     fix_device(true, r.device);
   });
+  append(gpu_syncs_, block.gpu_syncs, same, [](GpuSync&) {});  // no names, threads or text pids
 }
 
 // A block that counted every ignored name it met joins exactly; one that stopped counting only
@@ -148,7 +149,7 @@ std::size_t BlockMerger::memory_bytes() const {
   return profile_.strings.memory_bytes() + host_events_.memory_bytes() + op_details_.memory_bytes() +
          runtime_calls_.memory_bytes() + gpu_activities_.memory_bytes() + kernel_info_.memory_bytes() +
          memory_samples_.memory_bytes() + collectives_.memory_bytes() + gpu_ranges_.memory_bytes() +
-         flows_.capacity() * sizeof(FlowEvent) + text_id_bytes_ +
+         gpu_syncs_.memory_bytes() + flows_.capacity() * sizeof(FlowEvent) + text_id_bytes_ +
          threads_.size() * (sizeof(ThreadInfo) + sizeof(decltype(threads_)::value_type) + kIndexEntry);
 }
 
@@ -164,6 +165,7 @@ void BlockMerger::move_other_records() {
   memory_samples_.move_into(profile_.memory_samples);
   collectives_.move_into(profile_.collectives);
   gpu_ranges_.move_into(profile_.gpu_ranges);
+  gpu_syncs_.move_into(profile_.gpu_syncs);
 }
 
 void BlockMerger::finish() {

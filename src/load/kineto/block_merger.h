@@ -67,6 +67,7 @@ class BlockMerger {
   ChunkedAppender<MemorySample> memory_samples_;
   ChunkedAppender<CollectiveArgs> collectives_;
   ChunkedAppender<GpuRange> gpu_ranges_;
+  ChunkedAppender<GpuSync> gpu_syncs_;
   std::vector<FlowEvent> flows_;  // ids and threads in the profile's numbering
   std::unordered_map<std::string, std::int64_t> text_ids_;
   std::size_t text_id_bytes_ = 0;

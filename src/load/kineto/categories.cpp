@@ -22,7 +22,7 @@ bool iends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
 }
 
-constexpr std::array<std::pair<std::string_view, EventClass>, 14> kCategories = {{
+constexpr std::array<std::pair<std::string_view, EventClass>, 15> kCategories = {{
     {"cpu_op", EventClass::Op},
     {"operator", EventClass::Op},
     {"user_annotation", EventClass::Annotation},
@@ -37,6 +37,7 @@ constexpr std::array<std::pair<std::string_view, EventClass>, 14> kCategories = 
     {"gpu_memset", EventClass::Memset},
     {"memset", EventClass::Memset},
     {"gpu_user_annotation", EventClass::GpuAnnotation},
+    {"cuda_sync", EventClass::GpuSync},
 }};
 
 }  // namespace
@@ -57,6 +58,20 @@ EventClass classify_category(std::string_view category) {
   // Other accelerators' host APIs (mtia_runtime, xpu_runtime, privateuse1_runtime, hip_driver...).
   if (iends_with(category, "_runtime") || iends_with(category, "_driver")) return EventClass::Runtime;
   return EventClass::Ignored;
+}
+
+std::optional<GpuSyncKind> gpu_sync_kind(std::string_view name) {
+  // The names Kineto gives CUPTI's synchronization records (libkineto CuptiActivity.cpp,
+  // syncTypeString), also written as args.cuda_sync_kind.
+  constexpr std::array<std::pair<std::string_view, GpuSyncKind>, 4> kKinds = {{
+      {"Context Sync", GpuSyncKind::Context},
+      {"Stream Sync", GpuSyncKind::Stream},
+      {"Event Sync", GpuSyncKind::Event},
+      {"Stream Wait Event", GpuSyncKind::StreamWaitEvent},
+  }};
+  for (const auto& [text, kind] : kKinds)
+    if (name == text) return kind;
+  return std::nullopt;
 }
 
 bool is_driver_category(std::string_view category) {

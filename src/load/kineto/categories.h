@@ -3,6 +3,7 @@
 // (`cpu_op`, `user_annotation`, `cuda_runtime`, `cuda_driver`, `kernel`, `gpu_memcpy`, ...).
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 #include "perfgate/profile.h"
@@ -20,9 +21,13 @@ enum class EventClass : unsigned char {
   Memset,
   GpuAnnotation,
   ProfilerSpan,
+  GpuSync,  // cuda_sync: Context Sync, Stream Sync, Event Sync, Stream Wait Event
 };
 
 EventClass classify_category(std::string_view category);
+
+// The kind of a cuda_sync event by its name ("Event Sync"), or empty for a kind perfgate does not know.
+std::optional<GpuSyncKind> gpu_sync_kind(std::string_view name);
 
 // A runtime category of driver-API calls: cuda_driver, hip_driver, any *_driver.
 bool is_driver_category(std::string_view category);

@@ -30,6 +30,7 @@ void EventBlock::reset() {
   forget(collectives);
   forget(gpu_ranges);
   launched_kernels.clear();
+  forget(gpu_syncs);
   flows.clear();
   devices_from_text.clear();
   ignored_categories.clear();
@@ -43,7 +44,8 @@ std::size_t EventBlock::memory_bytes() const {
   return strings.memory_bytes() + host_events.memory_bytes() + op_details.memory_bytes() +
          runtime_calls.memory_bytes() + gpu_activities.memory_bytes() + kernel_info.memory_bytes() +
          memory_samples.memory_bytes() + collectives.memory_bytes() + gpu_ranges.memory_bytes() +
-         threads.capacity() * sizeof(ThreadKey) + thread_names.capacity() * sizeof(thread_names[0]) +
+         gpu_syncs.memory_bytes() + threads.capacity() * sizeof(ThreadKey) +
+         thread_names.capacity() * sizeof(thread_names[0]) +
          launched_kernels.capacity() * sizeof(LaunchedKernel) + flows.capacity() * sizeof(FlowEvent) +
          devices_from_text.capacity() * sizeof(DeviceFromTextPid);
 }

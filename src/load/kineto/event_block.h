@@ -90,6 +90,7 @@ struct EventBlock {
   ChunkedAppender<CollectiveArgs> collectives;
   ChunkedAppender<GpuRange> gpu_ranges;
   std::vector<LaunchedKernel> launched_kernels;
+  ChunkedAppender<GpuSync> gpu_syncs;
   std::vector<FlowEvent> flows;
   std::vector<DeviceFromTextPid> devices_from_text;
   NameCounts ignored_categories{64};

@@ -197,6 +197,9 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
       block_.gpu_ranges.push_back(r);
       break;
     }
+    case EventClass::GpuSync:
+      add_gpu_sync(e, *start, end);
+      break;
     case EventClass::ProfilerSpan:
       if (e.name.starts_with("PyTorch Profiler")) block_.profiler_span = {*start, end};
       break;
@@ -274,6 +277,26 @@ void EventBuilder::add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs st
     a.kind = GpuActivityKind::Memset;
   }
   block_.gpu_activities.push_back(a);
+}
+
+void EventBuilder::add_gpu_sync(const RawEvent& e, TimeNs start, TimeNs end) {
+  std::optional<GpuSyncKind> kind = gpu_sync_kind(e.name);
+  if (!kind) {
+    block_.ignored_categories.add(e.cat);
+    return;
+  }
+  GpuSync s;
+  s.start = start;
+  s.end = end;
+  s.kind = *kind;
+  s.correlation = e.correlation.value_or(0);
+  s.event_record_correlation = e.wait_on_event_record.value_or(-1);
+  std::optional<std::int64_t> device = e.device;
+  if (!device && e.pid.present && !e.pid.is_text) device = e.pid.number;  // the GPU row's pid
+  s.device = narrow_or<std::int32_t>(device, 0);
+  s.stream = narrow_or<std::int32_t>(e.stream, -1);
+  s.wait_on_stream = narrow_or<std::int32_t>(e.wait_on_stream, -1);
+  block_.gpu_syncs.push_back(s);
 }
 
 void EventBuilder::add_memory_sample(const RawEvent& e, TimeNs time) {

@@ -46,6 +46,7 @@ class EventBuilder {
   void add_host_event(const RawEvent& e, EventClass cls, TimeNs start, TimeNs end, StringId name);
   void add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs start, TimeNs end, StringId name);
   void add_memory_sample(const RawEvent& e, TimeNs time);
+  void add_gpu_sync(const RawEvent& e, TimeNs start, TimeNs end);
   void add_flow(const RawEvent& e, TimeNs time);
   void add_metadata(const RawEvent& e);
   std::uint32_t thread_index(const IdValue& pid, const IdValue& tid);

@@ -61,6 +61,8 @@ enum class Field : unsigned char {
   CollectiveName,
   ProcessGroupName,
   LaunchedKernel,
+  WaitOnStream,
+  WaitOnEventRecord,
 };
 
 namespace fields_detail {
@@ -157,7 +159,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-inline constexpr std::array<std::pair<std::string_view, Field>, 34> kArgs = {{
+inline constexpr std::array<std::pair<std::string_view, Field>, 36> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -191,7 +193,9 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 34> kArgs = {{
     {"Process Group Name", Field::ProcessGroupName},
     {"Input Types", Field::InputTypes},
     {"Call Stack", Field::CallStack},
-    {"kernel", Field::LaunchedKernel},  // of a launch call in a graph-capture trace (ROCm)
+    {"kernel", Field::LaunchedKernel},        // of a launch call in a graph-capture trace (ROCm)
+    {"wait_on_stream", Field::WaitOnStream},  // of cuda_sync events
+    {"wait_on_cuda_event_record_corr_id", Field::WaitOnEventRecord},
 }};
 
 inline constexpr FieldIndex kTopLevelIndex(kTopLevel);

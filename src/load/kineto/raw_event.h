@@ -51,6 +51,8 @@ struct RawEvent {
   std::optional<std::int64_t> correlation;
   std::optional<std::int64_t> device;
   std::optional<std::int64_t> stream;
+  std::optional<std::int64_t> wait_on_stream;        // cuda_sync
+  std::optional<std::int64_t> wait_on_event_record;  // cuda_sync: the cudaEventRecord correlation
   std::optional<std::int64_t> sequence_number;
   std::optional<std::int64_t> registers_per_thread;
   std::optional<std::int64_t> shared_memory;
@@ -93,6 +95,8 @@ struct RawEvent {
     correlation.reset();
     device.reset();
     stream.reset();
+    wait_on_stream.reset();
+    wait_on_event_record.reset();
     sequence_number.reset();
     registers_per_thread.reset();
     shared_memory.reset();

@@ -211,7 +211,8 @@ bool TraceHandler::end_container(char close, error_code& ec) {
 // Args that must hold integers: wrong types are errors (docs/formats.md), not silently dropped.
 bool TraceHandler::is_integer_arg(Field field) {
   return field == Field::ExternalId || field == Field::Correlation || field == Field::SequenceNumber ||
-         field == Field::Device || field == Field::Stream;
+         field == Field::Device || field == Field::Stream || field == Field::WaitOnStream ||
+         field == Field::WaitOnEventRecord;
 }
 
 bool TraceHandler::on_object_begin(error_code& ec) {

@@ -174,6 +174,12 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
     case Field::Stream:
       event_.stream = n.as_int;
       break;
+    case Field::WaitOnStream:
+      event_.wait_on_stream = n.as_int;
+      break;
+    case Field::WaitOnEventRecord:
+      event_.wait_on_event_record = n.as_int;
+      break;
     case Field::SequenceNumber:
       event_.sequence_number = n.as_int;
       break;

@@ -1,0 +1,332 @@
+// The critical path of a host range (critical_path.h has the definition), and of each window step.
+#include "analyse/critical_path.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "analyse/critical_path_graph.h"
+
+namespace perfgate {
+
+const char* path_bound_name(PathBound bound) {
+  switch (bound) {
+    case PathBound::Cpu:
+      return "cpu_bound";
+    case PathBound::DataLoading:
+      return "data_loading";
+    case PathBound::LaunchOverhead:
+      return "gpu_kernel_launch_overhead";
+    case PathBound::KernelGap:
+      return "gpu_kernel_kernel_overhead";
+    case PathBound::GpuCompute:
+      return "gpu_compute_bound";
+    case PathBound::Communication:
+      break;
+  }
+  return "gpu_communication_bound";
+}
+
+// Builds one range's graph. Every event gets two nodes, its start (2 * owner) and its end
+// (2 * owner + 1), so a node's event and side need no table.
+struct PathBuilder {
+  const CriticalPathAnalyser& a;
+  const Profile& p;
+  PathGraph graph;
+  std::vector<PathEvent> owners;          // per event of the range (time: unused)
+  std::vector<std::uint32_t> call_owner;  // per runtime call of [first_call, ...): its event or kNone
+  std::uint32_t first_call = 0;
+  std::unordered_map<std::uint32_t, std::uint32_t> gpu_owner;  // GPU activity -> its event
+
+  static std::uint32_t start_of(std::uint32_t owner) { return 2 * owner; }
+  static std::uint32_t end_of(std::uint32_t owner) { return 2 * owner + 1; }
+
+  std::uint32_t add_event(PathEventKind kind, std::uint32_t index, TimeNs start, TimeNs end,
+                          PathBound bound) {
+    owners.push_back({kind, index, bound, 0});
+    graph.add_node(start);
+    graph.add_node(end);
+    return static_cast<std::uint32_t>(owners.size() - 1);
+  }
+
+  struct Item {
+    TimeNs start;
+    TimeNs end;
+    PathEventKind kind;
+    std::uint32_t index;
+  };
+
+  void host_thread(std::vector<Item>& items);
+  void gpu_work(TimeNs start, TimeNs end);
+};
+
+// One thread's ops and runtime calls, nested by time and walked depth first (HTA's
+// _construct_graph_from_call_stack). A range that starts where another ends is its sibling.
+void PathBuilder::host_thread(std::vector<Item>& items) {
+  std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
+    return std::make_tuple(x.start, y.end, x.kind, x.index) <
+           std::make_tuple(y.start, x.end, y.kind, y.index);
+  });
+  struct Frame {
+    std::uint32_t owner;
+    TimeNs end;
+    std::uint32_t parent;
+    bool loading;
+    bool blocking;
+  };
+  std::vector<Frame> stack;
+  std::uint32_t last = kNone, last_parent = kNone, last_top_end = kNone;
+  // HTA's _attribute_edge: a start's own event, else an end's, else (an end to a start) the parent.
+  auto owner_of = [&](std::uint32_t from, std::uint32_t to) {
+    if (from % 2 == 0) return from / 2;
+    if (to % 2 == 1) return to / 2;
+    return last_parent;
+  };
+  auto leave = [&] {
+    Frame f = stack.back();
+    stack.pop_back();
+    if (last != kNone)
+      graph.add_edge(last, end_of(f.owner), PathEdgeType::Operator, owner_of(last, end_of(f.owner)),
+                     f.blocking);
+    if (stack.empty()) {
+      last = kNone;
+      last_top_end = end_of(f.owner);
+    } else {
+      last = end_of(f.owner);
+      last_parent = f.parent;
+    }
+  };
+  for (const Item& item : items) {
+    while (!stack.empty() && stack.back().end <= item.start) leave();
+    std::uint32_t parent = stack.empty() ? kNone : stack.back().owner;
+    StringId name = item.kind == PathEventKind::HostOp ? p.host_events[item.index].name
+                                                       : p.runtime_calls[item.index].name;
+    bool loading = (!stack.empty() && stack.back().loading) ||
+                   (item.kind == PathEventKind::HostOp && a.classes_.dataloader_op(name));
+    std::uint32_t owner = add_event(item.kind, item.index, item.start, item.end,
+                                    loading ? PathBound::DataLoading : PathBound::Cpu);
+    if (item.kind == PathEventKind::Runtime) call_owner[item.index - first_call] = owner;
+    if (stack.empty() && last_top_end != kNone)
+      graph.add_edge(last_top_end, start_of(owner), PathEdgeType::Dependency, kNone);
+    if (last != kNone)
+      graph.add_edge(last, start_of(owner), PathEdgeType::Operator, owner_of(last, start_of(owner)));
+    last = start_of(owner);
+    last_parent = parent;
+    stack.push_back({owner, item.end, parent, loading, a.classes_.blocking_call(name)});
+  }
+  while (!stack.empty()) leave();
+}
+
+// The GPU activities the range's runtime calls launched, per stream in start order, and the
+// synchronisations of its runtime calls in end order (HTA's _construct_graph_from_kernels).
+void PathBuilder::gpu_work(TimeNs start, TimeNs end) {
+  (void)start;
+  (void)end;
+  struct Work {
+    TimeNs key;
+    bool sync;
+    std::uint32_t index;  // GPU activity or GpuSync
+    std::uint32_t call;   // its runtime call's event
+  };
+  std::vector<Work> work;
+  for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
+    std::uint32_t call = call_owner[i];
+    if (call == kNone) continue;
+    for (std::uint32_t g : a.attribution_.launched_by(first_call + i)) {
+      const GpuActivity& act = p.gpu_activities[g];
+      bool comm = act.kind == GpuActivityKind::Kernel && a.classes_.communication_kernel(act.name);
+      gpu_owner[g] = add_event(PathEventKind::Gpu, g, path_start_time(act.start), path_end_time(act.end),
+                               comm ? PathBound::Communication : PathBound::GpuCompute);
+      work.push_back({path_start_time(act.start), false, g, call});
+    }
+  }
+  for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
+    std::uint32_t s = a.runtime_sync_[first_call + i];
+    if (call_owner[i] != kNone && s != kNone)
+      work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i]});
+  }
+  std::stable_sort(work.begin(), work.end(), [](const Work& x, const Work& y) { return x.key < y.key; });
+
+  std::map<std::pair<std::int32_t, std::uint32_t>, std::uint32_t> last;  // (device, stream) -> end node
+  std::unordered_map<std::uint32_t, std::uint32_t> waits_for;            // activity -> activity
+  auto end_node_of = [&](std::uint32_t activity) {
+    auto it = activity == kNone ? gpu_owner.end() : gpu_owner.find(activity);
+    return it == gpu_owner.end() ? kNone : end_of(it->second);
+  };
+  for (const Work& w : work) {
+    if (w.sync) {
+      const GpuSync& s = p.gpu_syncs[w.index];
+      const CriticalPathAnalyser::SyncTarget& target = a.sync_targets_[w.index];
+      std::uint32_t call_end = end_of(w.call);
+      if (s.kind == GpuSyncKind::StreamWaitEvent) {
+        if (target.waited != kNone && target.next != kNone) waits_for[target.next] = target.waited;
+      } else if (s.kind == GpuSyncKind::Event) {
+        std::uint32_t waited = end_node_of(target.waited);
+        if (waited != kNone) graph.add_edge(waited, call_end, PathEdgeType::Sync, kNone);
+      } else if (s.kind == GpuSyncKind::Context) {
+        for (const auto& [stream, node] : last) graph.add_edge(node, call_end, PathEdgeType::Sync, kNone);
+      } else if (s.stream >= 0) {
+        auto it = last.find({s.device, static_cast<std::uint32_t>(s.stream)});
+        if (it != last.end()) graph.add_edge(it->second, call_end, PathEdgeType::Sync, kNone);
+      }
+      continue;
+    }
+    const GpuActivity& act = p.gpu_activities[w.index];
+    std::uint32_t owner = gpu_owner[w.index];
+    graph.add_edge(start_of(owner), end_of(owner), PathEdgeType::Operator, owner);
+    std::uint32_t sync_end = kNone;
+    if (auto it = waits_for.find(w.index); it != waits_for.end()) {
+      sync_end = end_node_of(it->second);
+      if (sync_end != kNone) graph.add_edge(sync_end, start_of(owner), PathEdgeType::Sync, kNone);
+      waits_for.erase(it);
+    }
+    auto key = std::make_pair(act.device, act.stream);
+    auto prev = last.find(key);
+    TimeNs launched = graph.time(start_of(w.call));
+    bool launch_delay = a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
+                        (prev == last.end() || graph.time(prev->second) < launched) &&
+                        (sync_end == kNone || graph.time(sync_end) < launched);
+    if (launch_delay)
+      graph.add_edge(start_of(w.call), start_of(owner), PathEdgeType::LaunchDelay, owner);
+    else if (prev != last.end() &&
+             graph.time(start_of(owner)) - graph.time(prev->second) < a.max_kernel_gap_ &&
+             (sync_end == kNone || graph.time(sync_end) < graph.time(prev->second)))
+      graph.add_edge(prev->second, start_of(owner), PathEdgeType::KernelGap, prev->second / 2);
+    last[key] = end_of(owner);
+  }
+}
+
+RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
+  const Profile& p = profile_;
+  TimeNs first = path_start_time(start), last = path_end_time(end);
+  PathBuilder b{*this, p, {}, {}, {}, 0, {}};
+  // Runtime calls starting in [first, last] after rounding: a start above first - 1000.
+  auto call_begin = std::lower_bound(p.runtime_calls.begin(), p.runtime_calls.end(), first - 999,
+                                     [](const RuntimeCall& c, TimeNs t) { return c.start < t; });
+  auto call_end = std::upper_bound(call_begin, p.runtime_calls.end(), last,
+                                   [](TimeNs t, const RuntimeCall& c) { return t < c.start; });
+  b.first_call = static_cast<std::uint32_t>(call_begin - p.runtime_calls.begin());
+  b.call_owner.assign(static_cast<std::size_t>(call_end - call_begin), kNone);
+  std::vector<std::vector<PathBuilder::Item>> by_thread(p.threads.size());
+  for (auto it = call_begin; it != call_end; ++it) {
+    TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
+    if (e > s && it->thread < by_thread.size())
+      by_thread[walk_thread_[it->thread]].push_back(
+          {s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
+  }
+  for (std::uint32_t t = 0; t < p.threads.size(); ++t) {
+    std::uint32_t walk = walk_thread_[t];
+    auto begin = p.host_events.begin() + thread_begin_[t],
+         stop = p.host_events.begin() + thread_begin_[t + 1];
+    auto from =
+        std::lower_bound(begin, stop, first - 999, [](const HostEvent& h, TimeNs x) { return h.start < x; });
+    for (auto it = from; it != stop && it->start <= last; ++it) {
+      TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
+      if (it->kind == HostKind::Op && e > s)
+        by_thread[walk].push_back(
+            {s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
+    }
+  }
+  for (auto& items : by_thread)
+    if (!items.empty()) b.host_thread(items);
+  b.gpu_work(first, last);
+
+  PathGraph::Path found = b.graph.longest_path();
+  RangePath out;
+  out.length = found.length;
+  out.had_cycle = found.had_cycle;
+  for (const PathEdge& e : found.edges) {
+    if (e.weight <= 0) continue;
+    if (e.owner == kNone) {  // an end to a start with no enclosing event: host time
+      out.by[static_cast<std::size_t>(PathBound::Cpu)] += e.weight;
+      continue;
+    }
+    PathEvent event = b.owners[e.owner];
+    if (e.type == PathEdgeType::LaunchDelay) event.bound = PathBound::LaunchOverhead;
+    if (e.type == PathEdgeType::KernelGap) event.bound = PathBound::KernelGap;
+    event.time = e.weight;
+    out.by[static_cast<std::size_t>(event.bound)] += e.weight;
+    out.events.push_back(event);
+  }
+  return out;
+}
+
+namespace {
+
+// Adds one step's path events to the ops table, summed by name and bound.
+struct OpTotals {
+  std::map<std::pair<StringId, PathBound>, CriticalPathOpRow> rows;
+
+  void add(const Profile& p, const RangePath& path) {
+    std::map<std::tuple<PathEventKind, std::uint32_t, PathBound>, TimeNs> per_event;
+    for (const PathEvent& e : path.events) per_event[{e.kind, e.index, e.bound}] += e.time;
+    std::map<std::pair<StringId, PathBound>, bool> seen;
+    for (const auto& [key, time] : per_event) {
+      auto [kind, index, bound] = key;
+      StringId name = kind == PathEventKind::HostOp    ? p.host_events[index].name
+                      : kind == PathEventKind::Runtime ? p.runtime_calls[index].name
+                                                       : p.gpu_activities[index].name;
+      CriticalPathOpRow& row = rows[{name, bound}];
+      add_time(row.time, time);
+      ++row.calls;
+      if (!seen[{name, bound}]) {
+        seen[{name, bound}] = true;
+        ++row.steps;
+      }
+    }
+  }
+
+  std::vector<CriticalPathOpRow> finish(const Profile& p) {
+    std::vector<CriticalPathOpRow> out;
+    for (auto& [key, row] : rows) {
+      row.name = std::string(p.str(key.first));
+      row.bound = key.second;
+      out.push_back(std::move(row));
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const CriticalPathOpRow& x, const CriticalPathOpRow& y) { return x.time > y.time; });
+    if (out.size() > kCriticalPathOps) out.resize(kCriticalPathOps);
+    return out;
+  }
+};
+
+CriticalPathStep step_row(const RangePath& path, std::string name, std::optional<std::int64_t> number,
+                          TimeNs start, TimeNs end) {
+  CriticalPathStep row;
+  row.step = std::move(name);
+  row.number = number;
+  row.span = std::max<TimeNs>(0, path_end_time(end) - path_start_time(start));
+  row.length = path.length;
+  row.by = path.by;
+  row.events = static_cast<std::uint32_t>(path.events.size());
+  return row;
+}
+
+}  // namespace
+
+CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                                const StepDetection& steps, const Window& window, TimeNs max_kernel_gap) {
+  CriticalPathSums sums;
+  if (profile.host_events.empty() && profile.runtime_calls.empty()) return sums;
+  CriticalPathAnalyser analyser(profile, attribution, classes, max_kernel_gap);
+  OpTotals ops;
+  auto add = [&](const RangePath& path, CriticalPathStep row) {
+    ops.add(profile, path);
+    if (path.had_cycle) ++sums.graph_cycles;
+    sums.steps.push_back(std::move(row));
+  };
+  if (window.steps.empty()) {
+    RangePath path = analyser.path(window.host_start, window.host_end);
+    add(path, step_row(path, "window", std::nullopt, window.host_start, window.host_end));
+  }
+  for (std::size_t i : window.steps) {
+    const Step& s = steps.steps[i];
+    RangePath path = analyser.path(s.host_start, s.host_end);
+    add(path, step_row(path, s.name, s.number, s.host_start, s.host_end));
+  }
+  sums.ops = ops.finish(profile);
+  return sums;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,49 @@
+// The critical path's graph: nodes are instants (an event's start or end), edges the dependencies
+// between them, and the path the longest one through the graph (HTA's CPGraph and networkx's
+// dag_longest_path, in linear time: Kahn's topological order with one relaxation per edge).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+// HTA's CPEdgeType. Dependency and sync edges weigh 0; the others weigh the time between their ends.
+enum class PathEdgeType : std::uint8_t { Operator, Dependency, LaunchDelay, KernelGap, Sync };
+
+struct PathEdge {
+  std::uint32_t from = 0;
+  std::uint32_t to = 0;
+  TimeNs weight = 0;
+  std::uint32_t owner = kNone;  // the event the edge's time is attributed to (the caller's index)
+  PathEdgeType type = PathEdgeType::Operator;
+};
+
+class PathGraph {
+ public:
+  std::uint32_t add_node(TimeNs time);
+  TimeNs time(std::uint32_t node) const { return times_[node]; }
+  // An edge weighing (to's time - from's time), 0 for dependency and sync edges or when
+  // `zero_weight`; never below 0 (HTA drops the -1 µs that rounding leaves: it zeroes them).
+  void add_edge(std::uint32_t from, std::uint32_t to, PathEdgeType type, std::uint32_t owner,
+                bool zero_weight = false);
+  std::size_t nodes() const { return times_.size(); }
+
+  struct Path {
+    std::vector<PathEdge> edges;  // in path order
+    TimeNs length = 0;
+    bool had_cycle = false;  // the graph was not acyclic: a node of a cycle was taken out of it
+  };
+  // The longest path, its edges in order. On a tie the first longest end node in topological order
+  // and, into each node, the first edge added win. A cycle (out-of-order timestamps, HTA #113) is
+  // broken at its earliest node, whose unresolved incoming edges are then left out.
+  Path longest_path() const;
+
+ private:
+  std::vector<TimeNs> times_;
+  std::vector<PathEdge> edges_;
+};
+
+}  // namespace perfgate

@@ -1,0 +1,83 @@
+// A worker's critical paths (analyse/critical_path.h) as report tables: one row per window step
+// with its length split by what bounds it, and the ops, calls and GPU activities on the paths.
+#include <array>
+
+#include "report/report_cells.h"
+#include "report/run_tables.h"
+#include "report/table_columns.h"
+
+namespace perfgate {
+namespace {
+
+ReportCell bound_us(const CriticalPathStep& s, PathBound b) {
+  return us(s.by[static_cast<std::size_t>(b)]);
+}
+
+constexpr std::array<Column<CriticalPathStep>, 11> kStepColumns = {{
+    {"step", "", "The window step (\"window\" without steps)",
+     [](const CriticalPathStep& s) { return ReportCell{s.step}; }},
+    {"span_us", "us", "The step's host range, which the path is built over (times rounded to whole us)",
+     [](const CriticalPathStep& s) { return us(s.span); }},
+    {"length_us", "us", "The critical path's length: the longest chain of dependent work in the range",
+     [](const CriticalPathStep& s) { return us(s.length); }},
+    {"cpu_bound_us", "us", "Host ops and runtime calls on the path",
+     [](const CriticalPathStep& s) { return bound_us(s, PathBound::Cpu); }},
+    {"data_loading_us", "us", "Host ops under DataLoader ops on the path",
+     [](const CriticalPathStep& s) { return bound_us(s, PathBound::DataLoading); }},
+    {"launch_overhead_us", "us",
+     "Launch delays on the path: launch call start to kernel start on an idle stream",
+     [](const CriticalPathStep& s) { return bound_us(s, PathBound::LaunchOverhead); }},
+    {"kernel_gap_us", "us", "Gaps between two activities of a stream on the path",
+     [](const CriticalPathStep& s) { return bound_us(s, PathBound::KernelGap); }},
+    {"gpu_compute_us", "us", "Kernels (other than communication), memcpy and memset on the path",
+     [](const CriticalPathStep& s) { return bound_us(s, PathBound::GpuCompute); }},
+    {"communication_us", "us", "Communication kernels on the path",
+     [](const CriticalPathStep& s) { return bound_us(s, PathBound::Communication); }},
+    {"length_pct", "%", "The path's length / the step's host range",
+     [](const CriticalPathStep& s) { return pct(s.length, s.span); }},
+    {"events", "count", "Events with time on the path",
+     [](const CriticalPathStep& s) { return count(s.events); }},
+}};
+
+bool is(const CriticalPathOpRow& r, PathBound a, PathBound b) {
+  return r.bound == a || r.bound == b;
+}
+
+constexpr std::array<Column<CriticalPathOpRow>, 8> kOpColumns = {{
+    {"name", "",
+     "Op, runtime call or GPU activity (kernel, memcpy, memset); a kernel gap is its earlier activity's",
+     [](const CriticalPathOpRow& r) { return ReportCell{r.name}; }},
+    {"bound_by", "",
+     "What its time on the path is bound by: cpu_bound, data_loading, gpu_kernel_launch_overhead, "
+     "gpu_kernel_kernel_overhead, gpu_compute_bound, gpu_communication_bound (HTA's classes)",
+     [](const CriticalPathOpRow& r) { return ReportCell{std::string(path_bound_name(r.bound))}; }},
+    {"time_us", "us", "Its time on the critical paths of the window's steps, summed",
+     [](const CriticalPathOpRow& r) { return us(r.time); }},
+    {"calls", "count", "Its calls (or activities) with time on a path",
+     [](const CriticalPathOpRow& r) { return count(r.calls); }},
+    {"steps", "count", "Window steps whose path it is on",
+     [](const CriticalPathOpRow& r) { return count(r.steps); }},
+    {"host", "", "Host time: cpu_bound or data_loading",
+     [](const CriticalPathOpRow& r) { return ReportCell{is(r, PathBound::Cpu, PathBound::DataLoading)}; }},
+    {"launch", "", "Launch time: gpu_kernel_launch_overhead or gpu_kernel_kernel_overhead",
+     [](const CriticalPathOpRow& r) {
+       return ReportCell{is(r, PathBound::LaunchOverhead, PathBound::KernelGap)};
+     }},
+    {"communication", "", "Communication kernel time: gpu_communication_bound",
+     [](const CriticalPathOpRow& r) { return ReportCell{r.bound == PathBound::Communication}; }},
+}};
+
+}  // namespace
+
+std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
+  return {
+      make_table("critical_path", "Critical path",
+                 "What bounds each window step: its critical path (HTA's definition) and what it is made of",
+                 kStepColumns, sums.steps),
+      make_table("critical_path_ops", "Critical path ops",
+                 "The ops, runtime calls and GPU activities on the window steps' critical paths, most time "
+                 "first (at most 100)",
+                 kOpColumns, sums.ops)};
+}
+
+}  // namespace perfgate
