@@ -1,5 +1,7 @@
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "load/kineto/event_builder.h"
 #include "load/kineto/trace_handler.h"
 

@@ -1,5 +1,7 @@
 #include <charconv>
 
+#include <fmt/format.h>
+
 #include "common/utf8.h"
 #include "load/kineto/event_builder.h"
 #include "load/kineto/trace_handler.h"
