@@ -57,6 +57,23 @@ TEST(NeuronRealStructure, SummaryJsonWithTextFirst) {
   EXPECT_EQ(detect_format(kineto), InputFormat::KinetoJson);
 }
 
+// TraceLens's Kineto traces begin with "metadata", a Neuron section's name too: nested objects
+// there (the profiler's settings) make it a Kineto trace; the Neuron profiler's flat metadata
+// followed by another section makes a Neuron profile (DetectedAndReadWhateverTheSectionOrder).
+TEST(NeuronRealStructure, KinetoMetadataFirstIsNotANeuronSection) {
+  std::string dir = temp_dir();
+  EXPECT_EQ(detect_format(write_text(dir + "/k.json", R"({"metadata": {"num_errors": 0, "errors": {},
+    "profiler": {"repeats": 1}}, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm",
+    "pid": 1, "tid": 1, "ts": 1, "dur": 2}]})")),
+            InputFormat::KinetoJson);
+  EXPECT_EQ(
+      detect_format(write_text(dir + "/f.json", R"({"metadata": {"note": "flat"}, "traceEvents": []})")),
+      InputFormat::KinetoJson);
+  EXPECT_EQ(detect_format(write_text(dir + "/n.json", R"({"metadata": {"ntff_version": 5, "data_version": 8},
+    "summary": [{"total_time": 0.5}]})")),
+            InputFormat::NeuronJson);
+}
+
 TEST(NeuronRealStructure, SemaphoreWaitsAreReadAsWaits) {
   Profile p = load_json(real_structure_json());
   ASSERT_EQ(p.neuron.instructions.size(), 4u);

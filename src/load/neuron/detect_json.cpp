@@ -79,13 +79,45 @@ bool has_summary_metric(std::string_view s, std::size_t i) {
   return false;
 }
 
+bool is_section(std::string_view key) {
+  return std::find(kSections.begin(), kSections.end(), key) != kSections.end();
+}
+
+// Past a flat object (scalar members only) whose members start at s[i], its '}' and the ',' after
+// it; false where a member is an object or an array, or the head ends first.
+bool skip_flat_object(std::string_view s, std::size_t& i) {
+  skip_space(s, i);
+  for (int member = 0; member < 256 && i < s.size() && s[i] != '}'; ++member) {
+    if (read_key(s, i).empty() || i >= s.size() || s[i] == '{' || s[i] == '[') return false;
+    if (!skip_scalar(s, i) && (i >= s.size() || s[i] != '}')) return false;
+  }
+  if (i >= s.size() || s[i] != '}') return false;
+  ++i;
+  skip_space(s, i);
+  if (i >= s.size() || s[i] != ',') return false;
+  ++i;
+  return true;
+}
+
+// "metadata" begins Kineto traces too (TraceLens's benchmark traces write their run's settings
+// there, nested objects of 26 kB before traceEvents): it marks a Neuron profile only as the
+// profiler writes it, a flat object of scalars (pe_clock_freq, ticks_per_nanosec, ...) followed by
+// another of its sections.
+bool neuron_metadata_first(std::string_view s, std::size_t i) {
+  if (i >= s.size() || s[i] != '{') return false;
+  ++i;
+  return skip_flat_object(s, i) && is_section(read_key(s, i));
+}
+
 }  // namespace
 
 InputFormat detect_json(std::string_view head) {
   std::size_t i = 1;  // past '{'
   std::string_view key = read_key(head, i);
   if (key.empty()) return InputFormat::Unknown;
-  if (std::find(kSections.begin(), kSections.end(), key) != kSections.end()) return InputFormat::NeuronJson;
+  if (key == "metadata")
+    return neuron_metadata_first(head, i) ? InputFormat::NeuronJson : InputFormat::Unknown;
+  if (is_section(key)) return InputFormat::NeuronJson;
   if (i >= head.size() || head[i] != '{') return InputFormat::Unknown;
   if (key.starts_with("n_")) return InputFormat::NeuronSummaryJson;
   return has_summary_metric(head, i + 1) ? InputFormat::NeuronSummaryJson : InputFormat::Unknown;
