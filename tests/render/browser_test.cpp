@@ -447,7 +447,7 @@ TEST(Browser, TrendPageMakesNoRequestAndReadsUnderJenkinsContentSecurityPolicy) 
   std::string locked = write_text(temp_dir() + "/trend-locked.html", page);
   CommandResult r = browse(locked, "--dump-dom");
   ASSERT_EQ(r.exit_code, 0);
-  for (const char* content : {"1 change point in 5 metrics over 30 runs", "steps.median_us", "<polyline",
+  for (const char* content : {"1 change point in 6 metrics over 30 runs", "steps.median_us", "<polyline",
                               "regression", "No change point in 30 runs."})
     EXPECT_NE(r.out.find(content), std::string::npos) << content;
   std::string shot = temp_dir() + "/trend.png";
