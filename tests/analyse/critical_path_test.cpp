@@ -16,7 +16,8 @@ TimeNs by(const CriticalPathStep& s, PathBound b) {
   return s.by[static_cast<std::size_t>(b)];
 }
 
-const CriticalPathStep& only_step(const WorkerAnalysis& w) {
+// A copy: the analysis it comes from is a temporary of the caller's expression.
+CriticalPathStep only_step(const WorkerAnalysis& w) {
   EXPECT_EQ(w.critical_path.steps.size(), 1u);
   return w.critical_path.steps.front();
 }
