@@ -199,7 +199,9 @@ TEST_F(PartIntegrity, AForgedCountStaysWithinTheMemoryLimit) {
     Measured r = run_measured({"merge", bad, parts[1], "--allow-missing-ranks", "--max-input-memory", "64M",
                                "-q", "--json", dir + "/out.json"});
     EXPECT_EQ(r.exit_code, 3) << count;
-    if (kRssMeasured) EXPECT_LT(r.peak_rss_kib, (64 + 64) * 1024) << count;
+    if (kRssMeasured) {
+      EXPECT_LT(r.peak_rss_kib, (64 + 64) * 1024) << count;
+    }
     EXPECT_FALSE(fs::exists(dir + "/out.json"));
   }
 }
@@ -228,7 +230,9 @@ TEST_F(PartIntegrity, NonRegularAndOversizePartsAreRefusedByName) {
   Measured r =
       run_measured({"merge", sparse, "--max-input-memory", "100M", "-q", "--json", dir + "/out.json"});
   EXPECT_EQ(r.exit_code, 3);
-  if (kRssMeasured) EXPECT_LT(r.peak_rss_kib, (100 + 64) * 1024) << "the issue measured 2.1 GB";
+  if (kRssMeasured) {
+    EXPECT_LT(r.peak_rss_kib, (100 + 64) * 1024) << "the issue measured 2.1 GB";
+  }
   expect_refused(merge(fmt::format("'{}' --max-input-memory 100M", sparse)),
                  {sparse, "truncated in its header"});
 }
