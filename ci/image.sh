@@ -118,6 +118,65 @@ expect "the reports are written in the user's home" \
   "report.html report.json report.xlsx "
 phase "smoke test (buildah run)"
 
+# ---- the documented run: rootless podman as the caller, into the caller's folder ----
+# The README's command, run by a non-root user from that user's own folder: the reports must
+# appear there, owned by the caller. Without --userns=keep-id --user the same run must fail
+# (uid 10001 owns nothing on the host), which is why the docs give both flags. As root, the
+# run is made by a throw-away user (PERFGATE_IMAGE_USER, default perfgate-ci, created with its
+# subordinate ids when missing); as a non-root caller, by the caller.
+podman_user=$(id -un)
+if [ "$(id -u)" -eq 0 ]; then
+  podman_user=${PERFGATE_IMAGE_USER:-perfgate-ci}
+  id "$podman_user" >/dev/null 2>&1 || useradd --create-home --shell /bin/sh "$podman_user"
+fi
+as_user() {  # COMMAND...: run as the podman user, in a login shell (its own XDG_RUNTIME_DIR, storage)
+  if [ "$(id -un)" = "$podman_user" ]; then (cd "$HOME" && "$@"); else runuser -l "$podman_user" -c "$(printf '%q ' "$@")"; fi
+}
+shared_tar=$(mktemp /tmp/perfgate-image-XXXXXX.tar)
+rm -f "$shared_tar"
+buildah push -q "$image" "docker-archive:$shared_tar:localhost/perfgate:$version" >/dev/null
+chmod 0644 "$shared_tar"
+as_user podman load -q -i "$shared_tar" >/dev/null 2>&1
+rm -f "$shared_tar"
+# Hosts differ in what rootless containers may use: some (containers in containers, cgroup v1 or
+# hybrid hierarchies, no /dev/net/tun) need runc with cgroupfs and no network. perfgate needs no
+# network; the first set of podman options that starts the image is used and printed.
+podman_opts=()
+for opts in "" "--runtime runc --cgroup-manager=cgroupfs"; do
+  read -r -a try <<<"$opts"
+  if as_user podman "${try[@]}" run --rm --network=none "$image" --version >/dev/null 2>&1; then
+    podman_opts=("${try[@]}")
+    echo "ci/image.sh: rootless podman as $podman_user${opts:+ with $opts}" >&2
+    break
+  fi
+  [ -n "$opts" ] && { echo "FAIL: rootless podman cannot start the image as $podman_user:" >&2
+    as_user podman "${try[@]}" run --rm --network=none "$image" --version 2>&1 | tail -3 >&2; failed=1; }
+done
+if ((failed == 0)); then
+  folder=$(as_user mktemp -d)
+  # A folder as a user's usually is: readable by all, writable by its owner only.
+  as_user chmod 0755 "$folder"
+  install -m 0644 -o "$podman_user" examples/small_training.pt.trace.json.gz "$folder/"
+  run_documented() {  # [PODMAN RUN FLAGS...]: the README's command in $folder, as the caller
+    as_user sh -c 'cd "$1" && shift && exec podman "$@"' sh "$folder" "${podman_opts[@]}" run --rm --network=none \
+      "$@" -v "$folder:/data:Z" -w /data "$image" analyze small_training.pt.trace.json.gz -q --no-progress \
+      --html report.html --json report.json --xlsx report.xlsx
+  }
+  code=0
+  run_documented >"$work/plain.txt" 2>&1 || code=$?
+  expect "without --user: the container's uid 10001 cannot write the caller's folder (exit 3)" "$code" 3
+  expect "  and says why (Permission denied)" "$(grep -q 'Permission denied' "$work/plain.txt" && echo yes)" yes
+  code=0
+  run_documented --userns=keep-id --user "$(as_user id -u):$(as_user id -g)" >"$work/caller.txt" 2>&1 || code=$?
+  sed 's/^/  | /' "$work/caller.txt" | tail -2 >&2
+  expect "--userns=keep-id --user: the documented run exits 0" "$code" 0
+  expect "its reports are in the caller's folder, owned by the caller" \
+    "$(cd "$folder" && stat -c '%n:%U' report.html report.json report.xlsx | tr '\n' ' ')" \
+    "report.html:$podman_user report.json:$podman_user report.xlsx:$podman_user "
+  rm -rf "$folder"
+fi
+phase "the documented run (rootless podman as $podman_user)"
+
 sizes=$(buildah images --format '{{.Size}}' "$image")
 size=${sizes%%$'\n'*}
 echo "ci/image.sh: $image: $size" >&2

@@ -38,7 +38,8 @@ for arg in "$@"; do
                         python3-torch python3-pandas) ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    --image) packages+=(buildah mmdebstrap) ;;
+    # podman, uidmap (newuidmap), runc: the documented rootless `podman run` as the caller (ci/image.sh).
+    --image) packages+=(buildah mmdebstrap podman uidmap runc) ;;
     *) echo "usage: ci/setup.sh [--tests] [--fuzz] [--image]" >&2; exit 2 ;;
   esac
 done
