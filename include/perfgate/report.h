@@ -240,6 +240,7 @@ struct ReportFinding {
   std::string source;
   std::optional<double> gain_pct;  // estimated recoverable share of step time, at most `saves`
   std::string saves;  // what bounds the gain (the rule's expression): the same text, the same time
+  bool gain_bounded_by_path = false;  // the gain is the cause's time on the critical path (`on_path`)
   // Fired with a gain of at least rules: advice.fix_first_min_gain_pct ("What to fix first").
   bool fix_first = false;
   std::vector<ReportOffender> offenders;

@@ -63,6 +63,12 @@ struct Rule {
   // time, the exposed communication, ...). The gain never exceeds it, and findings whose `saves`
   // is the same text claim the same time: "What to fix first" ranks them once.
   std::string saves;
+  // Expression: the time the cause spends on the step's critical path, in % of the step time (the
+  // critical path's GPU compute, communication, host or data-loading time). Where the trace has a
+  // critical path the gain never exceeds it: shortening work off the path does not shorten the
+  // step. Where the expression has no value (no critical path: a Neuron profile, no host range) it
+  // bounds nothing.
+  std::string on_path;
   // Expression: without it a pass is no evidence (ranks missing from the run): the rule is then
   // not applicable instead of passing; a rule that fires still fires.
   std::string pass_needs;

@@ -245,9 +245,17 @@ void set_communication_metrics(MetricValues& m, const MetricInputs& in) {
 void set_critical_path_metrics(MetricValues& m, const MetricInputs& in) {
   if (in.path_steps == 0) return;
   m.set("critical_path.length_us", us(in.path_length) / static_cast<double>(in.path_steps));
-  for (std::size_t b = 0; b < kPathBounds; ++b)
-    m.set(fmt::format("critical_path.{}_pct", path_bound_name(static_cast<PathBound>(b))),
-          ratio_pct(us(in.path_by[b]), us(in.path_length)));
+  for (std::size_t b = 0; b < kPathBounds; ++b) {
+    const char* bound = path_bound_name(static_cast<PathBound>(b));
+    m.set(fmt::format("critical_path.{}_pct", bound), ratio_pct(us(in.path_by[b]), us(in.path_length)));
+    // The same time as a share of the steps: what bounds a finding's gain (a rule's `on_path`).
+    m.set(fmt::format("critical_path.{}_step_pct", bound), ratio_pct(us(in.path_by[b]), us(in.path_span)));
+  }
+  // The steps' time no path explains (HTA's path leaves out idle host gaps between top-level ops,
+  // and without synchronisation events the GPU's work never joins the host's): a cause may own
+  // that time too, so a gain's bound by the path adds it.
+  m.set("critical_path.uncovered_step_pct",
+        ratio_pct(std::max(0.0, us(in.path_span) - us(in.path_length)), us(in.path_span)));
 }
 
 void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
@@ -390,6 +398,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   for (const CriticalPathStep& s : w.critical_path.steps) {
     add_time(in.path_length, s.length);
     for (std::size_t b = 0; b < kPathBounds; ++b) add_time(in.path_by[b], s.by[b]);
+    add_time(in.path_span, s.span);
   }
   in.path_steps = w.critical_path.steps.size();
   return in;

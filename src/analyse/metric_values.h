@@ -34,6 +34,7 @@ struct MetricInputs {
   TimeNs path_length = 0;
   PathSplit path_by{};
   std::size_t path_steps = 0;
+  TimeNs path_span = 0;  // the host ranges the paths were built over, summed (the steps' time)
   std::vector<double> rank_mean_steps_us;  // run only
   std::vector<std::int64_t> rank_ids;
   std::size_t ranks_present = 1;           // distinct ranks of the workers

@@ -85,6 +85,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
         run.path_length = one.path_length;
         run.path_by = one.path_by;
         run.path_steps = one.path_steps;
+        run.path_span = one.path_span;
       }
     }
     run.host.median_launch_gap = median_of(workers);

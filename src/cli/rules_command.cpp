@@ -55,8 +55,11 @@ void print_markdown(const RuleSet& set) {
                                r.recommendation);
     if (!r.see.empty()) std::cout << fmt::format("- **See**: `{}`\n", fmt::join(r.see, "`, `"));
     if (!r.gain.empty())
-      std::cout << fmt::format("- **Estimated gain**: `{}` % of the step time{}\n", r.gain,
-                               r.saves.empty() ? "" : fmt::format(", at most `{}`", r.saves));
+      std::cout << fmt::format(
+          "- **Estimated gain**: `{}` % of the step time{}{}\n", r.gain,
+          r.saves.empty() ? "" : fmt::format(", at most `{}`", r.saves),
+          r.on_path.empty() ? ""
+                            : fmt::format(" and at most its time on the critical path, `{}`", r.on_path));
     if (!r.pass_needs.empty())
       std::cout << fmt::format("- **Passes only when** `{}` (else n/a)\n", r.pass_needs);
     if (!r.docs.empty()) std::cout << fmt::format("- **More**: <{}>\n", r.docs);

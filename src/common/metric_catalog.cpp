@@ -284,6 +284,29 @@ constexpr MetricInfo kCatalog[] = {
      kHta},
     {"critical_path.gpu_communication_bound_pct", "Path bound by communication", "%",
      "Share of the critical path in communication kernels (HTA's gpu_communication_bound)", kHta},
+    {"critical_path.uncovered_step_pct", "Step off the critical path", "%",
+     "(The steps' host spans - the critical paths' lengths, at least 0) / the steps' host spans, summed over "
+     "the window's steps: the time no path explains (idle host gaps between top-level ops; GPU work no "
+     "synchronisation joins to the host)",
+     kPerfgate},
+    {"critical_path.cpu_bound_step_pct", "Step on the path in the CPU", "%",
+     "Time of the critical path in host ops and runtime calls outside DataLoader ops / the steps' host "
+     "spans (summed over the window's steps): what a faster host could win at most",
+     kPerfgate},
+    {"critical_path.data_loading_step_pct", "Step on the path in data loading", "%",
+     "Time of the critical path in host ops under a DataLoader op / the steps' host spans", kPerfgate},
+    {"critical_path.gpu_kernel_launch_overhead_step_pct", "Step on the path in launch delays", "%",
+     "Time of the critical path in launch delays / the steps' host spans", kPerfgate},
+    {"critical_path.gpu_kernel_kernel_overhead_step_pct", "Step on the path in kernel gaps", "%",
+     "Time of the critical path in kernel gaps / the steps' host spans", kPerfgate},
+    {"critical_path.gpu_compute_bound_step_pct", "Step on the path in GPU compute", "%",
+     "Time of the critical path in kernels other than communication kernels, memcpy and memset / the "
+     "steps' host spans: what faster kernels could win at most",
+     kPerfgate},
+    {"critical_path.gpu_communication_bound_step_pct", "Step on the path in communication", "%",
+     "Time of the critical path in communication kernels / the steps' host spans: what faster or hidden "
+     "communication could win at most",
+     kPerfgate},
     {"collectives.ranks_timed", "Ranks per collective", "count",
      "The most ranks any collective of the window was timed on, matched by process group, step and order of "
      "issue (1: one rank's trace, where waiting cannot be told from transfer)",

@@ -65,6 +65,7 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.end_array();
   j.key("reason").value(f.reason);
   j.key("gain_pct").value(f.gain_pct);
+  j.key("gain_bounded_by_path").value(f.gain_bounded_by_path);
   j.key("offenders").begin_array();
   for (const auto& o : f.offenders)
     j.begin_object().key("label").value(o.label).key("value").value(o.value).end_object();

@@ -65,8 +65,8 @@ std::string finding_block(const ReportModel& r, const ReportFinding& f, const St
   if (!f.recommendation.empty()) out += indent + "-> " + terminal_escape(f.recommendation) + "\n";
   if (std::string see = see_elsewhere_text(r, f); !see.empty()) out += indent + terminal_escape(see) + "\n";
   if (f.gain_pct)
-    out +=
-        fmt::format("{}estimated gain: up to {} of {}\n", indent, format_pct(f.gain_pct), gain_share_of(r));
+    out += fmt::format("{}estimated gain: up to {} of {}{}\n", indent, format_pct(f.gain_pct),
+                       gain_share_of(r), f.gain_bounded_by_path ? " (its time on the critical path)" : "");
   return out;
 }
 

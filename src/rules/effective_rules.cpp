@@ -123,6 +123,7 @@ void rule(YAML::Emitter& out, const Rule& r) {
   }
   text(out, "gain", r.gain);
   text(out, "saves", r.saves);
+  text(out, "on_path", r.on_path);
   text(out, "pass_needs", r.pass_needs);
   if (!r.values.empty()) {
     out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;

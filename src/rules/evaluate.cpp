@@ -61,15 +61,16 @@ struct RuleExpressions {
     applies_if = parse(r.applies_if);
     gain = parse(r.gain);
     saves = parse(r.saves);
+    on_path = parse(r.on_path);
     pass_needs = parse(r.pass_needs);
   }
-  std::optional<Expression> value, condition, applies_if, gain, saves, pass_needs;
+  std::optional<Expression> value, condition, applies_if, gain, saves, on_path, pass_needs;
 };
 
 // The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
 bool needs_baseline(const Rule& r, const RuleExpressions& e) {
   if (r.compare_baseline || is_baseline_reference(r.metric)) return true;
-  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain, &e.saves, &e.pass_needs})
+  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain, &e.saves, &e.on_path, &e.pass_needs})
     if (*x)
       for (const std::string& name : (*x)->variables())
         if (is_baseline_reference(name)) return true;
@@ -247,15 +248,23 @@ class RuleEvaluator {
   }
 
   // The estimated gain, never above what removing the cause could save (`saves`); none where
-  // that time has no value (no GPU activity: no GPU idle time to win back).
+  // that time has no value (no GPU activity: no GPU idle time to win back). Where the trace has a
+  // critical path, never above the cause's time on it either (`on_path`): work off the path can
+  // get faster without the step getting shorter.
   void set_gain() {
     if (!x_.gain) return;
     f_.gain_pct = x_.gain->evaluate(lookup_);
-    if (!x_.saves) return;
-    f_.saves = r_.saves;
-    std::optional<double> bound = x_.saves->evaluate(lookup_);
-    f_.gain_pct =
-        f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
+    if (x_.saves) {
+      f_.saves = r_.saves;
+      std::optional<double> bound = x_.saves->evaluate(lookup_);
+      f_.gain_pct =
+          f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
+    }
+    if (!x_.on_path || !f_.gain_pct) return;
+    std::optional<double> on_path = x_.on_path->evaluate(lookup_);
+    if (!on_path) return;
+    f_.gain_bounded_by_path = *on_path < *f_.gain_pct;
+    f_.gain_pct = std::min(*f_.gain_pct, std::max(*on_path, 0.0));
   }
 
   // The first `recommendations` entry whose condition holds, else `recommendation`.

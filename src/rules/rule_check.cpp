@@ -154,6 +154,7 @@ class RuleChecker {
     expression("applies_if", r_.applies_if);
     expression("gain", r_.gain);
     expression("saves", r_.saves);
+    expression("on_path", r_.on_path);
     expression("pass_needs", r_.pass_needs);
     for (const auto& r : r_.recommendations) expression("recommendations", r.when);
     for (const auto& [name, text] : r_.values) {

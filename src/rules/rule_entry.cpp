@@ -12,12 +12,12 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 31> kRuleKeys = {
+constexpr std::array<std::string_view, 32> kRuleKeys = {
     "id",      "title",      "metric",    "value",        "unit",       "condition",      "applies_if",
     "compare", "better",     "warn",      "fail",         "threshold",  "severity",       "test",
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
-    "enabled", "note",       "see"};
+    "enabled", "note",       "see",       "on_path"};
 constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
@@ -126,7 +126,7 @@ void read_number(YamlCheck& check, const YAML::Node& entry, std::string_view key
     out = *n;
 }
 
-constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 15> kTextKeys = {{
+constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 16> kTextKeys = {{
     {"title", &Rule::title},
     {"metric", &Rule::metric},
     {"value", &Rule::value},
@@ -139,6 +139,7 @@ constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 15> kText
     {"source", &Rule::source},
     {"gain", &Rule::gain},
     {"saves", &Rule::saves},
+    {"on_path", &Rule::on_path},
     {"pass_needs", &Rule::pass_needs},
     {"warn", &Rule::warn_text},
     {"fail", &Rule::fail_text},

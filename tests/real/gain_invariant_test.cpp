@@ -40,7 +40,7 @@ TEST(GainInvariant, NoGainExceedsTheTimeItsCauseCanSave) {
   std::vector<std::string> inputs = shared_inputs();
   if (inputs.empty()) GTEST_SKIP() << "../shared/traces not found";
   ASSERT_GE(inputs.size(), 20u) << "the shared traces, the run folder and the nsys exports";
-  std::size_t gains = 0;
+  std::size_t gains = 0, paths = 0;
   for (const std::string& input : inputs) {
     SCOPED_TRACE(input);
     ReportModel report = report_of_files({input}, default_rules());
@@ -55,11 +55,20 @@ TEST(GainInvariant, NoGainExceedsTheTimeItsCauseCanSave) {
       ASSERT_TRUE(gain && bound) << f.id;
       EXPECT_LE(*gain, *bound + 1e-9) << f.id << ": " << rule.gain << " over " << rule.saves;
       EXPECT_LE(*bound, 100 + 1e-9) << f.id;
-      EXPECT_DOUBLE_EQ(*f.gain_pct, *gain) << f.id << ": the engine capped it";
+      // Where the trace has a critical path, the gain is also at most its cause's time on it.
+      double expected = *gain;
+      if (!rule.on_path.empty())
+        if (std::optional<double> on_path = Expression(rule.on_path).evaluate(lookup)) {
+          EXPECT_LE(*f.gain_pct, *on_path + 1e-9) << f.id << ": " << rule.on_path;
+          expected = std::min(expected, std::max(*on_path, 0.0));
+          paths += f.gain_bounded_by_path ? 1 : 0;
+        }
+      EXPECT_DOUBLE_EQ(*f.gain_pct, expected) << f.id << ": the engine capped it";
       ++gains;
     }
   }
   EXPECT_GT(gains, 10u) << "findings with a gain on the shared inputs";
+  EXPECT_GT(paths, 0u) << "gains the critical path bounds on the shared inputs";
 }
 
 // A rule file's gain that overstates its cause is capped at what the cause can save.
@@ -84,6 +93,59 @@ TEST(GainInvariant, TheEngineCapsAGainAtItsBound) {
   ASSERT_EQ(f->status, FindingStatus::Warn);
   EXPECT_DOUBLE_EQ(*f->gain_pct, *f->value);  // 90% idle, not 270%
   EXPECT_NEAR(*f->value, 90, 1e-9);
+}
+
+// Issue 43: a gain is at most its cause's time on the critical path. One step of 1000 us: aten::mm
+// (0-100 us) launches a 50 us kernel (20-70 us), then the host works alone until 1000 us. The path
+// is the host's 1000 us; the kernel hangs off it (launch at 10 us, ends at 70 us), so no GPU compute
+// is on it and a faster kernel wins nothing. With a 800 us kernel the host waits for (a
+// cudaDeviceSynchronize from 100 us to 830 us), the kernel is on the path: 800 of the step's 1000 us.
+constexpr const char* kComputeGainRule = R"(rules:
+  - id: custom.faster-kernels
+    title: Faster kernels
+    metric: gpu.count
+    better: lower
+    warn: 0
+    problem: "kernels"
+    gain: "50"
+    saves: "100"
+    on_path: "critical_path.gpu_compute_bound_step_pct"
+)";
+
+ReportFinding compute_gain_finding(const TraceBuilder& t) {
+  RuleSet rules = load_rules({write_text(temp_dir() + "/faster-kernels.yaml", kComputeGainRule)});
+  ReportModel report = report_of_json(t.json(), rules);
+  apply_gate(report, rules, nullptr, {});
+  const ReportFinding* f = find_finding(report, "custom.faster-kernels");
+  if (f == nullptr) throw std::logic_error("custom.faster-kernels did not run");
+  return *f;
+}
+
+TEST(GainOnPath, AGainOffThePathIsCappedAtItsTimeOnIt) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::mm", 0, 100, 1);
+  t.runtime("cudaLaunchKernel", 10, 5, 1, 1);
+  t.kernel("gemm", 20, 50, 1);
+  t.op("aten::host_work", 100, 900, 2);
+  ReportFinding f = compute_gain_finding(t);
+  ASSERT_EQ(f.status, FindingStatus::Warn);
+  ASSERT_TRUE(f.gain_pct);
+  EXPECT_DOUBLE_EQ(*f.gain_pct, 0);  // not the rule's 50%
+  EXPECT_TRUE(f.gain_bounded_by_path);
+}
+
+TEST(GainOnPath, AGainOnThePathKeepsItsEstimate) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::mm", 0, 100, 1);
+  t.runtime("cudaLaunchKernel", 10, 5, 1, 1);
+  t.kernel("gemm", 20, 800, 1);
+  t.runtime("cudaDeviceSynchronize", 100, 730, 2, 1);
+  ReportFinding f = compute_gain_finding(t);
+  ASSERT_TRUE(f.gain_pct);
+  EXPECT_DOUBLE_EQ(*f.gain_pct, 50);  // 800 us of GPU compute on the path: 80% > 50%
+  EXPECT_FALSE(f.gain_bounded_by_path);
 }
 
 }  // namespace
