@@ -100,6 +100,16 @@ std::vector<RuleCase> expert_cases() {
       {"compute.low-mfu", [](TrainingRun& r) { r.gemm_size = 2048; }},
       // A 2048^3 GEMM takes 55 us at the A100's FP16 peak: its 6 ms kernel is 0.9% of its roofline.
       {"ops.far-from-roofline", [](TrainingRun& r) { r.gemm_size = 2048; }},
+      // What bounds the step (docs/metrics.md, "Critical path"); the paths' arithmetic is pinned by
+      // tests/analyse/critical_path_test.cpp, the causes here by hand: 20 ms of host work per step
+      // against 9 ms of kernels; a 20 ms collective after the step's 9 ms of compute (the launch-bound
+      // rule: CriticalPathRules below).
+      {"critical-path.cpu-bound", [](TrainingRun& r) { r.host_only_us = 20000; }},
+      {"critical-path.communication-bound",
+       [](TrainingRun& r) {
+         r.communication_us = 20000;
+         r.overlap_communication = false;
+       }},
   };
 }
 
@@ -172,13 +182,11 @@ TEST(DefaultRules, EveryRuleHasATest) {
   for (const auto& c : expert_cases()) tested.insert(c.id);
   for (const char* id : {"regression.gpu-work-vanished", "regression.steps-vanished", "regression.step-time",
                          "regression.gpu-utilization", "regression.tensor-cores", "regression.dataloader",
-                         "regression.memory", "ranks.imbalance",
+                         "regression.memory", "regression.critical-path", "ranks.imbalance",
                          // needs several ranks: tests/analyse/collective_matching_test.cpp
                          "communication.straggler",
-                         // their metrics are pinned by tests/analyse/critical_path_test.cpp; a test
-                         // that makes each fire is still to be written
-                         "critical-path.cpu-bound", "critical-path.launch-bound",
-                         "critical-path.communication-bound", "regression.critical-path"})
+                         // needs steps of kernels on idle streams: CriticalPathRules below
+                         "critical-path.launch-bound"})
     tested.insert(id);
   // The Neuron rules read neuron.* metrics, which only a Neuron device profile has: they are tested
   // on the hand-built profiles of tests/neuron/neuron_analysis_test.cpp (NeuronRules.*), each made
@@ -323,6 +331,29 @@ TEST(BaselineRules, EachFiresOnItsRegression) {
   EXPECT_EQ(with([](TrainingRun& r) { r.dataloader_us = 1000; }, "regression.dataloader"),
             FindingStatus::Warn);
   EXPECT_EQ(with([](TrainingRun& r) { r.memory_peak_pct = 70; }, "regression.memory"), FindingStatus::Warn);
+  // The step's path is its 9 ms of kernels: a 9 ms GEMM makes it 12 ms (+33%, over the +10% limit).
+  EXPECT_EQ(with([](TrainingRun& r) { r.gemm_us = 9000; }, "regression.critical-path"), FindingStatus::Warn);
+}
+
+// A step of two ops, each launching a 5 us kernel that starts on an idle stream 28 us after its
+// launch call (tests/analyse/critical_path_test.cpp, LaunchBoundStepWaitsOnLaunches): the path is
+// A (20) + B up to its call (2) + the launch delay (28) + K2 (5) = 55 us, 28 of them launch delay
+// (50.9%, over the 20% limit); the GPU-bound healthy run's path has none.
+TEST(CriticalPathRules, LaunchBoundStepFiresItsRule) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108);
+  t.step(1, 0, 100).op("A", 0, 20).runtime("cudaLaunchKernel", 2, 5, 1).kernel("K1", 30, 5, 1);
+  t.op("B", 40, 20).runtime("cudaLaunchKernel", 42, 5, 2).kernel("K2", 70, 5, 2);
+  ReportModel report = gated(t.json());
+  const ReportFinding* f = find_finding(report, "critical-path.launch-bound");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Warn) << f->reason;
+  ASSERT_TRUE(f->value);
+  EXPECT_NEAR(*f->value, 100.0 * 28 / 55, 1e-9);
+  EXPECT_NE(f->problem.find("50.9%"), std::string::npos) << f->problem;
+  EXPECT_EQ(f->problem.find('{'), std::string::npos) << f->problem;
+  expect_reachable_tables(report, *f);
+  EXPECT_EQ(status_of(gated(healthy()), "critical-path.launch-bound"), FindingStatus::Pass);
 }
 
 // Issue 29, item 5: against a baseline that ran on the GPU in steps, a run whose GPU work or steps
