@@ -544,6 +544,7 @@ struct CriticalPathStep {
   TimeNs length = 0;                   // the longest path's length
   PathSplit by{};                      // the length by what bounds it
   std::uint32_t events = 0;            // events with time on the path
+  std::uint32_t short_launches = 0;    // launch calls under 1 us once rounded: off the graph with their work
 };
 
 // An op, runtime call or GPU activity (by name) with time on the critical path, summed over steps.
@@ -558,7 +559,10 @@ struct CriticalPathOpRow {
 struct CriticalPathSums {
   std::vector<CriticalPathStep> steps;  // the window's steps in order
   std::vector<CriticalPathOpRow> ops;   // most time first, at most kCriticalPathOps
-  std::uint64_t graph_cycles = 0;       // steps whose graph had a cycle (broken; docs/metrics.md)
+  // The path of the step the timeline shows, in the timeline's lanes and time (relative to its
+  // step's start): a box per stretch of one event, kind its PathBound's name.
+  std::vector<TimelineBox> timeline;
+  std::uint64_t graph_cycles = 0;  // steps whose graph had a cycle (broken; docs/metrics.md)
 };
 
 struct WorkerAnalysis {

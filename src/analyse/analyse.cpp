@@ -132,9 +132,10 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                       w.idle = idle_breakdown(profile, attribution, w.window);
                       w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
                       w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
-                      w.critical_path = critical_paths(
-                          profile, attribution, classes, w.steps, w.window,
-                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000));
+                      w.critical_path =
+                          critical_paths(profile, attribution, classes, w.steps, w.window,
+                                         static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
+                                         w.tables.timeline);
                     }});
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();

@@ -6,7 +6,11 @@
 #include <tuple>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "analyse/critical_path_graph.h"
+#include "analyse/op_info.h"
+#include "analyse/timeline.h"
 
 namespace perfgate {
 
@@ -201,6 +205,7 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   const Profile& p = profile_;
   TimeNs first = path_start_time(start), last = path_end_time(end);
   PathBuilder b{*this, p, {}, {}, {}, 0, {}};
+  std::uint32_t out_short_launches = 0;
   // Runtime calls starting in [first, last] after rounding: a start above first - 1000.
   auto call_begin = std::lower_bound(p.runtime_calls.begin(), p.runtime_calls.end(), first - 999,
                                      [](const RuntimeCall& c, TimeNs t) { return c.start < t; });
@@ -211,6 +216,10 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   std::vector<std::vector<PathBuilder::Item>> by_thread(p.threads.size());
   for (auto it = call_begin; it != call_end; ++it) {
     TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
+    // HTA leaves out what lasts under 1 us once rounded: a launch call so short takes the GPU work
+    // it launched off the graph too, which the report says.
+    if (e <= s && !attribution_.launched_by(static_cast<std::uint32_t>(it - p.runtime_calls.begin())).empty())
+      ++out_short_launches;
     if (e > s && it->thread < by_thread.size())
       by_thread[walk_thread_[it->thread]].push_back(
           {s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
@@ -234,6 +243,7 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
 
   PathGraph::Path found = b.graph.longest_path();
   RangePath out;
+  out.short_launches = out_short_launches;
   out.length = found.length;
   out.had_cycle = found.had_cycle;
   for (const PathEdge& e : found.edges) {
@@ -245,6 +255,7 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
     PathEvent event = b.owners[e.owner];
     if (e.type == PathEdgeType::LaunchDelay) event.bound = PathBound::LaunchOverhead;
     if (e.type == PathEdgeType::KernelGap) event.bound = PathBound::KernelGap;
+    event.start = b.graph.time(e.from);
     event.time = e.weight;
     out.by[static_cast<std::size_t>(event.bound)] += e.weight;
     out.events.push_back(event);
@@ -291,6 +302,72 @@ struct OpTotals {
   }
 };
 
+// The path's stretches on the timeline's lanes: host ops on their thread's ops lane, runtime calls
+// on its runtime lane, GPU activities on their stream's; relative to the timeline's step, within
+// it. As on the timeline, stretches of one lane and bound shorter than a pixel of its 1000 and
+// less than a pixel apart are drawn as one ("N events").
+struct PathStretch {
+  std::int32_t device = 0;
+  std::uint32_t stream = 0;
+  TimeNs start = 0;
+  TimeNs end = 0;
+  StringId name = kNoString;  // written once merged: short kernel names cost a parse each
+  bool kernel = false;
+  PathBound bound = PathBound::Cpu;
+  std::uint32_t merged = 0;  // events merged into it; 0: one
+};
+
+PathStretch path_stretch(const Profile& p, const PathEvent& e, TimeNs start, TimeNs end) {
+  if (e.kind == PathEventKind::Gpu) {
+    const GpuActivity& a = p.gpu_activities[e.index];
+    return {a.device, a.stream, start, end, a.name, a.kind == GpuActivityKind::Kernel, e.bound, 0};
+  }
+  bool runtime = e.kind == PathEventKind::Runtime;
+  std::uint32_t thread = runtime ? p.runtime_calls[e.index].thread : p.host_events[e.index].thread;
+  StringId name = runtime ? p.runtime_calls[e.index].name : p.host_events[e.index].name;
+  return {runtime ? kRuntimeDevice : kHostOpsDevice,
+          static_cast<std::uint32_t>(p.threads[thread].tid),
+          start,
+          end,
+          name,
+          false,
+          e.bound,
+          0};
+}
+
+std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path, const Timeline& timeline) {
+  TimeNs pixel = std::max<TimeNs>(1, timeline.step_duration / kTimelinePixels);
+  std::map<std::pair<std::int32_t, std::uint32_t>, std::vector<PathStretch>> lanes;
+  for (const PathEvent& e : path.events) {
+    TimeNs start = std::max<TimeNs>(e.start - timeline.step_start, 0);
+    TimeNs end = std::min<TimeNs>(e.start + e.time - timeline.step_start, timeline.step_duration);
+    if (end <= start) continue;
+    PathStretch s = path_stretch(p, e, start, end);
+    std::vector<PathStretch>& stretches = lanes[{s.device, s.stream}];
+    if (!stretches.empty()) {
+      PathStretch& last = stretches.back();
+      bool small = end - start < pixel && (last.end - last.start < pixel || last.merged > 0);
+      if (last.bound == s.bound && small && start >= last.start && start - last.end < pixel) {
+        last.end = std::max(last.end, end);
+        last.merged = std::max<std::uint32_t>(last.merged, 1) + 1;
+        continue;
+      }
+    }
+    stretches.push_back(s);
+  }
+  std::vector<TimelineBox> out;
+  for (const auto& [lane, stretches] : lanes)
+    for (const PathStretch& s : stretches) {
+      if (out.size() == kMaxTimelineBoxes) return out;
+      std::string name = s.merged > 0 ? fmt::format("{} events", s.merged)
+                         : s.kernel   ? short_kernel_name(p.str(s.name))
+                                      : std::string(p.str(s.name));
+      out.push_back(
+          {s.device, s.stream, s.start, s.end - s.start, std::move(name), "", path_bound_name(s.bound)});
+    }
+  return out;
+}
+
 CriticalPathStep step_row(const RangePath& path, std::string name, std::optional<std::int64_t> number,
                           TimeNs start, TimeNs end) {
   CriticalPathStep row;
@@ -300,13 +377,15 @@ CriticalPathStep step_row(const RangePath& path, std::string name, std::optional
   row.length = path.length;
   row.by = path.by;
   row.events = static_cast<std::uint32_t>(path.events.size());
+  row.short_launches = path.short_launches;
   return row;
 }
 
 }  // namespace
 
 CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                                const StepDetection& steps, const Window& window, TimeNs max_kernel_gap) {
+                                const StepDetection& steps, const Window& window, TimeNs max_kernel_gap,
+                                const Timeline& timeline) {
   CriticalPathSums sums;
   if (profile.host_events.empty() && profile.runtime_calls.empty()) return sums;
   CriticalPathAnalyser analyser(profile, attribution, classes, max_kernel_gap);
@@ -318,11 +397,14 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
   };
   if (window.steps.empty()) {
     RangePath path = analyser.path(window.host_start, window.host_end);
+    if (timeline.step == kWholeCaptureName) sums.timeline = timeline_boxes(profile, path, timeline);
     add(path, step_row(path, "window", std::nullopt, window.host_start, window.host_end));
   }
   for (std::size_t i : window.steps) {
     const Step& s = steps.steps[i];
     RangePath path = analyser.path(s.host_start, s.host_end);
+    if (s.start == timeline.step_start && s.name == timeline.step)
+      sums.timeline = timeline_boxes(profile, path, timeline);
     add(path, step_row(path, s.name, s.number, s.host_start, s.host_end));
   }
   sums.ops = ops.finish(profile);

@@ -40,6 +40,7 @@ struct PathEvent {
   PathEventKind kind = PathEventKind::HostOp;
   std::uint32_t index = 0;  // into host_events, runtime_calls or gpu_activities
   PathBound bound = PathBound::Cpu;
+  TimeNs start = 0;  // the edge's: its time on the path is [start, start + time)
   TimeNs time = 0;
 };
 
@@ -48,6 +49,7 @@ struct RangePath {
   PathSplit by{};
   std::vector<PathEvent> events;  // in path order, one entry per timed edge
   bool had_cycle = false;
+  std::uint32_t short_launches = 0;  // launch calls under 1 us once rounded: off the graph, their work too
 };
 
 // What the path needs of the whole profile, computed once: each GPU activity's launch-queue
@@ -80,8 +82,10 @@ class CriticalPathAnalyser {
 };
 
 // The critical path of each window step (of the window without steps), and the ops on them.
+// `timeline`: the step timeline, whose step's path is laid out on its lanes (CriticalPathSums::timeline).
 CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                                const StepDetection& steps, const Window& window, TimeNs max_kernel_gap);
+                                const StepDetection& steps, const Window& window, TimeNs max_kernel_gap,
+                                const Timeline& timeline);
 
 // The critical path's rounding of times to whole microseconds (HTA's round_down_time_stamps).
 inline TimeNs path_start_time(TimeNs t) {

@@ -13,7 +13,7 @@ ReportCell bound_us(const CriticalPathStep& s, PathBound b) {
   return us(s.by[static_cast<std::size_t>(b)]);
 }
 
-constexpr std::array<Column<CriticalPathStep>, 11> kStepColumns = {{
+constexpr std::array<Column<CriticalPathStep>, 12> kStepColumns = {{
     {"step", "", "The window step (\"window\" without steps)",
      [](const CriticalPathStep& s) { return ReportCell{s.step}; }},
     {"span_us", "us", "The step's host range, which the path is built over (times rounded to whole us)",
@@ -37,6 +37,10 @@ constexpr std::array<Column<CriticalPathStep>, 11> kStepColumns = {{
      [](const CriticalPathStep& s) { return pct(s.length, s.span); }},
     {"events", "count", "Events with time on the path",
      [](const CriticalPathStep& s) { return count(s.events); }},
+    {"short_launches", "count",
+     "Launch calls under 1 us once rounded to whole us, which HTA leaves off the graph with the GPU work "
+     "they launched",
+     [](const CriticalPathStep& s) { return count(s.short_launches); }},
 }};
 
 bool is(const CriticalPathOpRow& r, PathBound a, PathBound b) {
@@ -67,6 +71,20 @@ constexpr std::array<Column<CriticalPathOpRow>, 8> kOpColumns = {{
      [](const CriticalPathOpRow& r) { return ReportCell{r.bound == PathBound::Communication}; }},
 }};
 
+constexpr std::array<Column<TimelineBox>, 6> kTimelineColumns = {{
+    {"device", "count", "GPU; -1: host ops, -2: runtime calls (the timeline's host lanes)",
+     [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.device)}; }},
+    {"stream", "count", "Stream; the thread id for host lanes",
+     [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.stream)}; }},
+    {"start_us", "us", "Start, relative to the timeline step's start",
+     [](const TimelineBox& b) { return us(b.start); }},
+    {"duration_us", "us", "Time on the path", [](const TimelineBox& b) { return us(b.duration); }},
+    {"name", "", "Op, call or GPU activity (kernel short name), or N events for merged short ones",
+     [](const TimelineBox& b) { return ReportCell{b.name}; }},
+    {"bound_by", "", "What this time on the path is bound by (HTA's classes, as in the critical path ops)",
+     [](const TimelineBox& b) { return ReportCell{b.kind}; }},
+}};
+
 }  // namespace
 
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
@@ -77,7 +95,11 @@ std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
       make_table("critical_path_ops", "Critical path ops",
                  "The ops, runtime calls and GPU activities on the window steps' critical paths, most time "
                  "first (at most 100)",
-                 kOpColumns, sums.ops)};
+                 kOpColumns, sums.ops),
+      make_table(
+          "critical_path_timeline", "Critical path on the step timeline",
+          "The critical path of the step the timeline shows, stretch by stretch on the timeline's lanes",
+          kTimelineColumns, sums.timeline)};
 }
 
 }  // namespace perfgate

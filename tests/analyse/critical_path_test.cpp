@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include "analyse/critical_path_graph.h"
+#include "perfgate/gate.h"
+#include "perfgate/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -131,11 +133,64 @@ TEST(CriticalPath, MetricsAndOpsSumTheSteps) {
   EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.length_us"), 400.0);
   EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.cpu_bound_pct"), 100.0);
   EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.gpu_compute_bound_pct"), 0.0);
+  // As shares of the steps' 2000 us: 800 us of host ops on the paths, 1200 us off them.
+  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.cpu_bound_step_pct"), 40.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.gpu_compute_bound_step_pct"), 0.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.uncovered_step_pct"), 60.0);
   ASSERT_FALSE(w.critical_path.ops.empty());
   EXPECT_EQ(w.critical_path.ops[0].name, "A");
   EXPECT_EQ(w.critical_path.ops[0].time, 800 * kUs);
   EXPECT_EQ(w.critical_path.ops[0].calls, 2u);
   EXPECT_EQ(w.critical_path.ops[0].steps, 2u);
+}
+
+// The path of the timeline's step on the timeline's lanes (CpuBoundStepIsItsTopLevelOps): A's time
+// up to its launch call [0,100) and after it [110,400) on thread 1's ops lane, the call [100,110)
+// on its runtime lane, B [500,900); the kernel is off the path. The HTML timeline draws each as a
+// bar along its lane's foot, named in its tooltip.
+TEST(CriticalPath, TheTimelineStepsPathOnItsLanes) {
+  TraceBuilder t;
+  t.step(1, 0, 1000).op("A", 0, 400).runtime("cudaLaunchKernel", 100, 10, 1).kernel("K<&>", 120, 50, 1);
+  t.op("B", 500, 400);
+  WorkerAnalysis w = analyse_json(t.json());
+  const std::vector<TimelineBox>& boxes = w.critical_path.timeline;
+  ASSERT_EQ(boxes.size(), 4u);
+  auto expect_box = [&](std::size_t i, std::int32_t device, double start_us, double duration_us,
+                        const std::string& name, const std::string& bound) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(boxes[i].device, device);
+    EXPECT_EQ(boxes[i].stream, 1u);  // the thread id
+    EXPECT_EQ(boxes[i].start, static_cast<TimeNs>(start_us * kUs));
+    EXPECT_EQ(boxes[i].duration, static_cast<TimeNs>(duration_us * kUs));
+    EXPECT_EQ(boxes[i].name, name);
+    EXPECT_EQ(boxes[i].kind, bound);
+  };
+  expect_box(0, kRuntimeDevice, 100, 10, "cudaLaunchKernel", "cpu_bound");
+  expect_box(1, kHostOpsDevice, 0, 100, "A", "cpu_bound");
+  expect_box(2, kHostOpsDevice, 110, 290, "A", "cpu_bound");
+  expect_box(3, kHostOpsDevice, 500, 400, "B", "cpu_bound");
+
+  std::string page = render_html(report_of_json(t.json(), default_rules())).page;
+  std::size_t bars = 0;
+  for (std::size_t at = page.find("class=\"path\""); at != std::string::npos;
+       at = page.find("class=\"path\"", at + 1))
+    ++bars;
+  EXPECT_EQ(bars, 4u);
+  EXPECT_NE(page.find("On the critical path: B\ncpu_bound"), std::string::npos);
+  EXPECT_NE(page.find("critical path (bar along the lane"), std::string::npos);
+}
+
+// A launch call under 1 us once rounded (2.2 to 3.2 us: 3 to 3) is off HTA's graph, and the kernel
+// it launched with it: the path is A's 20 us alone, and the step says one launch was too short.
+TEST(CriticalPath, ALaunchTooShortForTheGraphIsCounted) {
+  TraceBuilder t;
+  t.step(1, 0, 100).op("A", 0, 20).runtime("cudaLaunchKernel", 2.2, 1, 1).kernel("K1", 30, 50, 1);
+  CriticalPathStep s = only_step(analyse_json(t.json()));
+  EXPECT_EQ(s.length, 20 * kUs);
+  EXPECT_EQ(by(s, PathBound::GpuCompute), 0);
+  EXPECT_EQ(s.short_launches, 1u);
+  std::string page = render_html(report_of_json(t.json(), default_rules())).page;
+  EXPECT_NE(page.find("1 launch calls of this step last under 1 µs"), std::string::npos);
 }
 
 TEST(CriticalPath, NoHostWorkIsNotApplicable) {

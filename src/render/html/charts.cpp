@@ -344,8 +344,15 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
   double scale = step_us > 0 ? plot_w / step_us : 0;
   for (const SvgBox& b : boxes) {
     double y = top + lane_h * static_cast<double>(b.lane) + 3;
+    if (b.on_path) continue;
     svg += rect(left + b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), lane_h - 6, b.color,
                 b.tooltip);
+  }
+  for (const SvgBox& b : boxes) {  // the critical path over them
+    if (!b.on_path) continue;
+    double y = top + lane_h * static_cast<double>(b.lane) + lane_h - 6;
+    svg += rect(left + b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), 4, b.color, b.tooltip,
+                R"( class="path")");
   }
   double axis_y = top + lane_h * static_cast<double>(lanes.size()) + 4;
   for (double t : axis_ticks(step_us)) {

@@ -45,6 +45,7 @@ struct SvgBox {
   double duration_us = 0;
   std::string color;
   std::string tooltip;
+  bool on_path = false;  // a stretch of the critical path: a bar along the lane's foot, over the boxes
 };
 std::string timeline_svg(const std::vector<std::string>& lanes, const std::vector<SvgBox>& boxes,
                          double step_us, const std::string& title);

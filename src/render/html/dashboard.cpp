@@ -316,6 +316,8 @@ void add_dashboard(const ReportModel& r, TemplateData& view) {
 namespace perfgate {
 namespace {
 
+// The critical path's bars: a colour no op or host kind has, legible on light and dark pages.
+constexpr const char* kPathColor = "#c2185b";
 constexpr std::array<const char*, 10> kOpColors = {"#2f6fde", "#e0a100", "#1f8a4c", "#d9534f", "#8d5bd6",
                                                    "#16a2a2", "#f08c3a", "#c2185b", "#5d8c1f", "#795548"};
 
@@ -405,6 +407,24 @@ std::string timeline_span(const ReportWorker& w) {
 
 }  // namespace
 
+// Launch calls of the timeline's step too short for HTA's graph (under 1 us once rounded): the path
+// cannot reach the GPU work they launched, which the caption says.
+std::string short_launches_note(const ReportWorker& w) {
+  const ReportTable* steps = find_table(w.tables, "critical_path");
+  if (!steps) return "";
+  for (std::size_t i = 0; i < steps->rows.size(); ++i) {
+    std::string step = text_at(*steps, i, "step");
+    if (step != w.timeline.step && step != "window") continue;  // "window": no steps, one path
+    double n = number_at(*steps, i, "short_launches");
+    if (n > 0)
+      return fmt::format(
+          " {:.0f} launch calls of this step last under 1 µs once rounded to whole µs: HTA's "
+          "definition leaves them off the path, with the GPU work they launched.",
+          n);
+  }
+  return "";
+}
+
 void add_timeline(const ReportModel& r, TemplateData& view) {
   if (r.workers.empty()) return;
   // A run shows its slowest worker's, which holds the others up; the first without steps.
@@ -412,14 +432,18 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   const ReportWorker& w = slowest ? *slowest : r.workers.front();
   const ReportTable* t = find_table(w.tables, "timeline");
   if (!t || t->rows.empty() || w.timeline.step_duration_us <= 0) return;
-  // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams.
-  auto lane_key = [&](std::size_t i) {
-    double device = number_at(*t, i, "device");
+  // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams (and a lane the
+  // critical path takes that no box is on: a thread that launches nothing).
+  const ReportTable* path = find_table(w.tables, "critical_path_timeline");
+  if (path && path->rows.empty()) path = nullptr;
+  auto lane_key = [&](const ReportTable& table, std::size_t i) {
+    double device = number_at(table, i, "device");
     double order = device == kTimelineHostOpsDevice ? 0 : device == kTimelineRuntimeDevice ? 1 : 2;
-    return std::tuple{order, order < 2 ? 0 : device, number_at(*t, i, "stream")};
+    return std::tuple{order, order < 2 ? 0 : device, number_at(table, i, "stream")};
   };
   std::map<std::tuple<double, double, double>, std::size_t> lane_of;
-  for (std::size_t i = 0; i < t->rows.size(); ++i) lane_of[lane_key(i)] = 0;
+  for (std::size_t i = 0; i < t->rows.size(); ++i) lane_of[lane_key(*t, i)] = 0;
+  for (std::size_t i = 0; path && i < path->rows.size(); ++i) lane_of[lane_key(*path, i)] = 0;
   std::vector<std::string> lanes;
   for (auto& [key, index] : lane_of) {
     index = lanes.size();
@@ -434,7 +458,7 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     std::string op = text_at(*t, i, "op"), kind = text_at(*t, i, "kind"), name = text_at(*t, i, "name");
     auto color = colors.find(op);
     SvgBox b;
-    b.lane = lane_of[lane_key(i)];
+    b.lane = lane_of[lane_key(*t, i)];
     b.start_us = number_at(*t, i, "start_us");
     b.duration_us = number_at(*t, i, "duration_us");
     if (const char* host = host_color(kind))
@@ -444,6 +468,18 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     b.tooltip =
         fmt::format("{}\n{} · {}\nstart {} · {}", name, op.empty() ? std::string(kReportNoOpName) : op, kind,
                     format_duration_us(b.start_us), format_duration_us(b.duration_us));
+    boxes.push_back(std::move(b));
+  }
+  for (std::size_t i = 0; path && i < path->rows.size(); ++i) {
+    SvgBox b;
+    b.lane = lane_of[lane_key(*path, i)];
+    b.start_us = number_at(*path, i, "start_us");
+    b.duration_us = number_at(*path, i, "duration_us");
+    b.color = kPathColor;
+    b.on_path = true;
+    b.tooltip = fmt::format("On the critical path: {}\n{} · start {} · {}", text_at(*path, i, "name"),
+                            text_at(*path, i, "bound_by"), format_duration_us(b.start_us),
+                            format_duration_us(b.duration_us));
     boxes.push_back(std::move(b));
   }
   TemplateData legend = template_list();
@@ -459,6 +495,12 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     d.set("color", std::string(host_color(kind)));
     legend.push_back(d);
   }
+  if (path) {
+    TemplateData d;
+    d.set("label", std::string("critical path (bar along the lane's foot)"));
+    d.set("color", std::string(kPathColor));
+    legend.push_back(d);
+  }
   TemplateData d;
   std::string of = w.timeline.step;
   if (r.workers.size() > 1)
@@ -472,8 +514,12 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
         fmt::format("{}: above, what the threads that launch GPU work did (their outermost ops, "
                     "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
                     "per stream, coloured by launching op. Activities shorter than a thousandth of the span "
-                    "are merged (grey).",
-                    timeline_span(w), w.timeline.activities));
+                    "are merged (grey).{}",
+                    timeline_span(w), w.timeline.activities,
+                    path ? " The step's critical path is the magenta bar along the foot of the lanes it runs "
+                           "through (HTA's definition: docs/metrics.md, Critical path)."
+                         : "") +
+            short_launches_note(w));
   view.set("timeline", d);
 }
 
