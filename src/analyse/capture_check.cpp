@@ -140,6 +140,22 @@ void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<s
                     twice.text()));
 }
 
+}  // namespace
+
+std::optional<std::int64_t> expected_ranks(const std::vector<WorkerAnalysis>& workers) {
+  std::optional<std::int64_t> world;
+  std::set<std::int64_t> present;
+  for (const WorkerAnalysis& w : workers) {
+    if (w.info.world_size) world = std::max(world.value_or(0), *w.info.world_size);
+    if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
+  }
+  if (world) return world;
+  if (present.size() < 2 || *present.rbegin() >= kMaxRanksInferred) return std::nullopt;
+  return *present.rbegin() + 1;
+}
+
+namespace {
+
 // Without a stated world size (Neuron profiles name their rank in their folder only), ranks 0 to
 // the highest present are expected.
 void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {

@@ -327,6 +327,7 @@ void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
 void set_world_metrics(MetricValues& m, const MetricInputs& in) {
   m.set("ranks.present", d(in.ranks_present));
   if (in.world_size) m.set("ranks.world_size", static_cast<double>(*in.world_size));
+  if (in.ranks_expected) m.set("ranks.expected", static_cast<double>(*in.ranks_expected));
 }
 
 // A run of Neuron profiles alone: no GPU, CPU op or step was recorded, so every metric but the
@@ -335,7 +336,7 @@ void keep_only_neuron_metrics(MetricValues& m) {
   std::span<const MetricInfo> catalog = metric_catalog();
   for (std::size_t i = 0; i < catalog.size(); ++i)
     if (!catalog[i].name.starts_with("neuron.") && catalog[i].name != "ranks.count" &&
-        catalog[i].name != "ranks.present")
+        catalog[i].name != "ranks.present" && catalog[i].name != "ranks.expected")
       m.set_at(i, std::nullopt);
 }
 

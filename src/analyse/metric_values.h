@@ -37,8 +37,9 @@ struct MetricInputs {
   TimeNs path_span = 0;  // the host ranges the paths were built over, summed (the steps' time)
   std::vector<double> rank_mean_steps_us;  // run only
   std::vector<std::int64_t> rank_ids;
-  std::size_t ranks_present = 1;           // distinct ranks of the workers
-  std::optional<std::int64_t> world_size;  // the largest the traces state
+  std::size_t ranks_present = 1;               // distinct ranks of the workers
+  std::optional<std::int64_t> world_size;      // the largest the traces state
+  std::optional<std::int64_t> ranks_expected;  // expected_ranks() (analyse/capture_check.h)
 };
 
 MetricValues metrics_of(const MetricInputs& in);

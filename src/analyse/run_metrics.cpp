@@ -3,6 +3,7 @@
 #include <numeric>
 #include <set>
 
+#include "analyse/capture_check.h"
 #include "analyse/metric_values.h"
 #include "analyse/step_stats.h"
 
@@ -92,6 +93,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
     run.ranks_present = std::set<std::int64_t>(rank_ids.begin(), rank_ids.end()).size();
     for (const auto& w : workers)
       if (w.info.world_size) run.world_size = std::max(run.world_size.value_or(0), *w.info.world_size);
+    run.ranks_expected = expected_ranks(workers);
   }
   for (std::size_t i = 0; i < workers.size(); ++i) {
     std::vector<double> durations;

@@ -410,6 +410,10 @@ constexpr MetricInfo kCatalog[] = {
      "World size the traces state (distributedInfo; the largest where workers differ): with ranks.present, "
      "how many of the job's ranks the run holds",
      kPerfgate},
+    {"ranks.expected", "Ranks expected", "count",
+     "Ranks the job is expected to have: the world size the traces state, else (Neuron profiles state none) "
+     "ranks 0 to the highest present; with ranks.present, how many are missing (docs/formats.md, Ranks)",
+     kPerfgate},
     {"ranks.step_spread_pct", "Rank step spread", "%",
      "(slowest - fastest) / median of the workers' mean step times (needs 2 workers)", kSagemaker},
     {"ranks.slowest", "Slowest rank", "count",

@@ -72,6 +72,9 @@ TEST(Ranks, MissingNeuronRanksAreReported) {
     write_text(fmt::format("{}/profile_rank_{}.json", folder, rank), neuron_full_json());
   auto [whole, merged] = analysed_and_merged(folder);
   EXPECT_TRUE(contains(whole, "3 of 4 ranks present (rank 2 missing)")) << whole;
+  // The metrics count it too: 3 present of the 4 expected (no world size is stated).
+  EXPECT_TRUE(contains(whole, "\"ranks.present\": 3")) << whole;
+  EXPECT_TRUE(contains(whole, "\"ranks.expected\": 4")) << whole;
   EXPECT_EQ(whole, merged);
 }
 
