@@ -647,6 +647,17 @@ struct RunCollectives {
 // overlap within it (docs/metrics.md, "Collectives").
 inline constexpr TimeNs kCollectiveClockSkewNs = 1'000'000;
 
+// The job's critical path of one step through its collectives (docs/metrics.md, "Job critical
+// path"): a collective ends when its last rank arrives (plus its transfer), so the late rank's work
+// before it is on the job's path.
+struct JobPathStep {
+  std::int64_t step = 0;  // the step's number (ProfilerStep#N)
+  TimeNs length = 0;
+  TimeNs communication = 0;  // the collectives' transfers on the path
+  std::uint32_t collectives = 0;
+  std::vector<TimeNs> decided;  // per worker (RunAnalysis::workers order): its time on the path
+};
+
 struct RunAnalysis {
   std::vector<WorkerAnalysis> workers;
   // About the run as a whole: files of a run folder skipped, workers that are not one capture
@@ -655,6 +666,7 @@ struct RunAnalysis {
   MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
   RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
   RunCollectives collectives;
+  std::vector<JobPathStep> job_path;  // steps with matched collectives, in step order (2 ranks or more)
 };
 
 // Throws ConfigError for a window that selects no step or an invalid pattern.

@@ -258,6 +258,13 @@ RunCollectives CollectiveMatcher::finish(const std::vector<WorkerPosition>& posi
   return out;
 }
 
+std::vector<MatchedCollective> CollectiveMatcher::matched() const {
+  std::vector<MatchedCollective> out;
+  for (const auto& [key, m] : collectives_)
+    if (pairing(m) == Pairing::Matched) out.push_back(m);
+  return out;
+}
+
 // A rank's row over its calls of matched collectives: their durations, transfers (each one's
 // shortest duration) and how much later than the rank the last one arrived.
 RankCommunicationRow CollectiveMatcher::rank_row(const RankCollectiveSums& r, std::size_t worker) const {

@@ -25,6 +25,8 @@ class CollectiveMatcher {
   CollectiveSums sums() const;           // for a partial report
   // The run's tables; `positions` are the run's workers' in RunAnalysis::workers order.
   RunCollectives finish(const std::vector<WorkerPosition>& positions) const;
+  // The collectives timed on 2 ranks or more that are one collective (RunCollectives::matched).
+  std::vector<MatchedCollective> matched() const;
 
  private:
   using Key =

@@ -10,6 +10,7 @@
 
 #include "analyse/capture_check.h"
 #include "analyse/collective_matching.h"
+#include "analyse/job_critical_path.h"
 #include "analyse/metric_values.h"
 #include "analyse/roofline.h"
 #include "perfgate/analysis.h"
@@ -259,6 +260,8 @@ RunAnalysis RunCombiner::finish() {
   run.warnings = capture_warnings(run.workers, ranks);
   run.collectives = s.collectives.finish(positions);
   set_collective_metrics(run.metrics, run.collectives, ranks);
+  run.job_path = job_critical_path(s.collectives.matched(), run.workers, positions);
+  set_job_path_metrics(run.metrics, run.job_path, ranks);
   if (std::uint64_t unmatched = run.collectives.disjoint + run.collectives.sizes_differ; unmatched > 0)
     run.warnings.push_back(fmt::format(
         "{} of {} collectives issued on several ranks are not matched: {} do not overlap in time within "

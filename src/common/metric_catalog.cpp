@@ -284,6 +284,21 @@ constexpr MetricInfo kCatalog[] = {
      kHta},
     {"critical_path.gpu_communication_bound_pct", "Path bound by communication", "%",
      "Share of the critical path in communication kernels (HTA's gpu_communication_bound)", kHta},
+    {"critical_path.job_length_us", "Job critical path", "us",
+     "Mean over the steps with collectives matched across ranks of the job's path through them: the late "
+     "rank's work before each collective's last arrival, each collective's transfer, the last-ending rank's "
+     "work after the last one (docs/metrics.md, \"Job critical path\"; 2 ranks or more)",
+     kPerfgate},
+    {"critical_path.job_communication_pct", "Job path in transfers", "%",
+     "Share of the job critical path in the collectives' transfers (each one's shortest timed duration)",
+     kPerfgate},
+    {"critical_path.job_bounding_rank", "Rank bounding the job", "count",
+     "The rank whose work decides most of the job critical path, summed over its steps (the first worker on "
+     "a "
+     "tie)",
+     kPerfgate},
+    {"critical_path.job_bounding_rank_pct", "Job path that rank decides", "%",
+     "Share of the job critical path that rank's work decides", kPerfgate},
     {"critical_path.uncovered_step_pct", "Step off the critical path", "%",
      "(The steps' host spans - the critical paths' lengths, at least 0) / the steps' host spans, summed over "
      "the window's steps: the time no path explains (idle host gaps between top-level ops; GPU work no "

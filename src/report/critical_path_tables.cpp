@@ -1,5 +1,6 @@
 // A worker's critical paths (analyse/critical_path.h) as report tables: one row per window step
 // with its length split by what bounds it, and the ops, calls and GPU activities on the paths.
+#include <algorithm>
 #include <array>
 
 #include "report/report_cells.h"
@@ -85,7 +86,86 @@ constexpr std::array<Column<TimelineBox>, 6> kTimelineColumns = {{
      [](const TimelineBox& b) { return ReportCell{b.kind}; }},
 }};
 
+// A step of the job's path, with the worker that decides most of it (the first on a tie).
+struct JobStepRow {
+  const JobPathStep* step;
+  std::string worker;
+  std::int64_t rank = -1;
+  TimeNs decided = 0;
+};
+
+constexpr std::array<Column<JobStepRow>, 8> kJobStepColumns = {{
+    {"step", "count", "The step's number (ProfilerStep#N)",
+     [](const JobStepRow& r) { return ReportCell{r.step->step}; }},
+    {"length_us", "us",
+     "The job's path through the step's collectives: the late ranks' work before each one's last arrival, "
+     "the transfers, the last-ending rank's work after the last",
+     [](const JobStepRow& r) { return us(r.step->length); }},
+    {"communication_us", "us", "The collectives' transfers on it (each one's shortest timed duration)",
+     [](const JobStepRow& r) { return us(r.step->communication); }},
+    {"collectives", "count", "Collectives of the step matched across ranks",
+     [](const JobStepRow& r) { return count(r.step->collectives); }},
+    {"bounding_worker", "", "The worker whose work decides most of the step's job path",
+     [](const JobStepRow& r) { return ReportCell{r.worker}; }},
+    {"bounding_rank", "count", "Its rank", [](const JobStepRow& r) { return ReportCell{r.rank}; }},
+    {"bounding_us", "us", "Its time on the path", [](const JobStepRow& r) { return us(r.decided); }},
+    {"bounding_pct", "%", "Its time / the path's length",
+     [](const JobStepRow& r) { return pct(r.decided, r.step->length); }},
+}};
+
+struct JobRankRow {
+  std::string worker;
+  std::int64_t rank = -1;
+  TimeNs decided = 0;
+  TimeNs length = 0;  // of every step's job path
+  std::uint64_t steps_bounded = 0;
+};
+
+constexpr std::array<Column<JobRankRow>, 5> kJobRankColumns = {{
+    {"worker", "", "Worker (trace file)", [](const JobRankRow& r) { return ReportCell{r.worker}; }},
+    {"rank", "count", "Rank (distributedInfo, else worker index)",
+     [](const JobRankRow& r) { return ReportCell{r.rank}; }},
+    {"decided_us", "us", "Its work on the job's paths, summed over steps: the time the job waited for it",
+     [](const JobRankRow& r) { return us(r.decided); }},
+    {"decided_pct", "%", "That time / the job paths' lengths summed",
+     [](const JobRankRow& r) { return pct(r.decided, r.length); }},
+    {"steps_bounded", "count", "Steps whose job path it decides most of",
+     [](const JobRankRow& r) { return count(r.steps_bounded); }},
+}};
+
 }  // namespace
+
+std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
+                                                  const std::vector<std::int64_t>& ranks) {
+  std::vector<JobStepRow> steps;
+  std::vector<JobRankRow> per_rank;
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i)
+    per_rank.push_back({analysis.workers[i].worker, i < ranks.size() ? ranks[i] : -1, 0, 0, 0});
+  for (const JobPathStep& s : analysis.job_path) {
+    auto most = std::max_element(s.decided.begin(), s.decided.end());
+    auto w = static_cast<std::size_t>(most - s.decided.begin());
+    JobStepRow row{&s, "", -1, 0};
+    if (most != s.decided.end() && w < per_rank.size()) {
+      row = {&s, per_rank[w].worker, per_rank[w].rank, *most};
+      ++per_rank[w].steps_bounded;
+    }
+    steps.push_back(std::move(row));
+    for (std::size_t i = 0; i < s.decided.size() && i < per_rank.size(); ++i) {
+      per_rank[i].decided += s.decided[i];
+    }
+    for (JobRankRow& r : per_rank) r.length += s.length;
+  }
+  if (analysis.job_path.empty()) per_rank.clear();
+  return {
+      make_table("job_critical_path", "Job critical path",
+                 "Each step's critical path through the collectives it shares with the other ranks, and the "
+                 "rank whose work decides most of it",
+                 kJobStepColumns, steps),
+      make_table("job_critical_path_ranks", "Job critical path by rank",
+                 "How much of the job's critical paths each rank's work decides: the time the other ranks "
+                 "waited for it",
+                 kJobRankColumns, per_rank)};
+}
 
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
   return {

@@ -173,6 +173,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   if (analysis.workers.size() > 1) {
     m.tables.push_back(rank_collectives_table(analysis, ranks));
     for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));
+    for (ReportTable& t : job_critical_path_tables(analysis, ranks)) m.tables.push_back(std::move(t));
     for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
   }
   if (m.workers.size() == 1) {

@@ -572,6 +572,7 @@ std::vector<ReportTable> build_table_schemas() {
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));
   for (ReportTable& t : collective_tables(RunAnalysis{}, {})) tables.push_back(std::move(t));
+  for (ReportTable& t : job_critical_path_tables(RunAnalysis{}, {})) tables.push_back(std::move(t));
   for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
   // The deltas as they usually are, per window step: both runs have a step.
   ReportModel stepped;

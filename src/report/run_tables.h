@@ -18,6 +18,12 @@ std::vector<ReportTable> collective_tables(const RunAnalysis& analysis,
 // A worker's critical paths: "critical_path" (a row per window step) and "critical_path_ops".
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums);
 
+// The job's critical path through collectives (RunAnalysis::job_path): "job_critical_path" (a row
+// per step: its length and the rank that decides most of it) and "job_critical_path_ranks" (each
+// rank's time on the job's paths).
+std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
+                                                  const std::vector<std::int64_t>& ranks);
+
 // The run's ops, kernels and user regions: every worker's summed by name ("run_ops", ...).
 std::vector<ReportTable> run_sum_tables(const RunTables& tables);
 

@@ -117,9 +117,10 @@ TEST(KillTest, AnInterruptedRunLeavesThePreviousOutputsOrTheNew) {
   int completed = 0, kept = 0;
   for (int i = 0; i < 50; ++i) {
     std::string next = current == "A" ? "B" : "A";
-    // Kill times spread over 0 to 1.2 times a whole run, so that some land while the outputs are
-    // written and a few after the run has ended.
-    auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(run_time * 1.2 * i / 49);
+    // Kill times spread over 0 to 2 times a whole run (as timed alone), so that some land while the
+    // outputs are written and some after the run has ended even when a loaded machine (the suite
+    // runs in parallel) makes the runs here slower than the timed one.
+    auto delay = std::chrono::duration_cast<std::chrono::nanoseconds>(run_time * 2.0 * i / 49);
     pid_t pid = start(analyze_args(dir, next == "A" ? "0" : "1"));
     timespec pause{static_cast<time_t>(delay.count() / 1'000'000'000),
                    static_cast<long>(delay.count() % 1'000'000'000)};

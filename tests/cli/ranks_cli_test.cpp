@@ -78,6 +78,17 @@ TEST(Ranks, MissingNeuronRanksAreReported) {
   EXPECT_EQ(whole, merged);
 }
 
+// Issue 43: the job's critical path runs through collectives of ranks in both parts; the merge
+// of the parts states it as one process does (tests/analyse/job_critical_path_test.cpp has the
+// numbers).
+TEST(Ranks, TheJobCriticalPathOfAMergeIsTheOneProcessOne) {
+  std::string folder = write_late_rank_run(temp_dir() + "/late", 2);
+  auto [whole, merged] = analysed_and_merged(folder);
+  EXPECT_TRUE(contains(whole, "\"critical_path.job_bounding_rank\": 2")) << whole;
+  EXPECT_TRUE(contains(whole, "\"job_critical_path_ranks\"")) << whole;
+  EXPECT_EQ(whole, merged);
+}
+
 // A merge of 1 of 2 Neuron parts: no world size is stated, but the part says it is slice 0 of 2.
 TEST(Ranks, AMergeWithoutEverySliceIsRefusedOrSaysSo) {
   std::string folder = temp_dir() + "/neuron";
