@@ -537,6 +537,8 @@ using PathSplit = std::array<TimeNs, kPathBounds>;
 const char* path_bound_name(PathBound bound);  // HTA's: "cpu_bound", "data_loading", ...
 
 // One window step's critical path (a row of the critical_path table).
+inline constexpr std::size_t kPathTopOps = 3;
+
 struct CriticalPathStep {
   std::string step;                    // "ProfilerStep#12"; the window's name without steps
   std::optional<std::int64_t> number;  // the step's number
@@ -545,6 +547,9 @@ struct CriticalPathStep {
   PathSplit by{};                      // the length by what bounds it
   std::uint32_t events = 0;            // events with time on the path
   std::uint32_t short_launches = 0;    // launch calls under 1 us once rounded: off the graph with their work
+  // The ops, calls and GPU activities (by name) with most time on this step's path, most first (at
+  // most kPathTopOps): what bounds the step.
+  std::vector<std::pair<std::string, TimeNs>> top_ops;
 };
 
 // An op, runtime call or GPU activity (by name) with time on the critical path, summed over steps.

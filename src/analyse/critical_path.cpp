@@ -368,8 +368,24 @@ std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path,
   return out;
 }
 
-CriticalPathStep step_row(const RangePath& path, std::string name, std::optional<std::int64_t> number,
-                          TimeNs start, TimeNs end) {
+// The names with most time on one path, most first; of equal times the first name in string order.
+std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p, const RangePath& path) {
+  std::map<std::string_view, TimeNs> by_name;
+  for (const PathEvent& e : path.events) {
+    StringId name = e.kind == PathEventKind::HostOp    ? p.host_events[e.index].name
+                    : e.kind == PathEventKind::Runtime ? p.runtime_calls[e.index].name
+                                                       : p.gpu_activities[e.index].name;
+    by_name[p.str(name)] += e.time;
+  }
+  std::vector<std::pair<std::string, TimeNs>> out;
+  for (const auto& [name, time] : by_name) out.emplace_back(std::string(name), time);
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (out.size() > kPathTopOps) out.resize(kPathTopOps);
+  return out;
+}
+
+CriticalPathStep step_row(const Profile& p, const RangePath& path, std::string name,
+                          std::optional<std::int64_t> number, TimeNs start, TimeNs end) {
   CriticalPathStep row;
   row.step = std::move(name);
   row.number = number;
@@ -378,6 +394,7 @@ CriticalPathStep step_row(const RangePath& path, std::string name, std::optional
   row.by = path.by;
   row.events = static_cast<std::uint32_t>(path.events.size());
   row.short_launches = path.short_launches;
+  row.top_ops = top_ops(p, path);
   return row;
 }
 
@@ -398,14 +415,14 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
   if (window.steps.empty()) {
     RangePath path = analyser.path(window.host_start, window.host_end);
     if (timeline.step == kWholeCaptureName) sums.timeline = timeline_boxes(profile, path, timeline);
-    add(path, step_row(path, "window", std::nullopt, window.host_start, window.host_end));
+    add(path, step_row(profile, path, "window", std::nullopt, window.host_start, window.host_end));
   }
   for (std::size_t i : window.steps) {
     const Step& s = steps.steps[i];
     RangePath path = analyser.path(s.host_start, s.host_end);
     if (s.start == timeline.step_start && s.name == timeline.step)
       sums.timeline = timeline_boxes(profile, path, timeline);
-    add(path, step_row(path, s.name, s.number, s.host_start, s.host_end));
+    add(path, step_row(profile, path, s.name, s.number, s.host_start, s.host_end));
   }
   sums.ops = ops.finish(profile);
   return sums;

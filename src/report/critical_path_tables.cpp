@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include <fmt/format.h>
+
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"
@@ -10,11 +12,20 @@
 namespace perfgate {
 namespace {
 
+// "aten::mm (1234 us), cudaLaunchKernel (56 us)": a step's top ops on its path.
+ReportCell top_ops_text(const std::vector<std::pair<std::string, TimeNs>>& ops) {
+  std::string text;
+  for (const auto& [name, time] : ops)
+    text +=
+        fmt::format("{}{} ({:.0f} us)", text.empty() ? "" : ", ", name, static_cast<double>(time) / 1000.0);
+  return ReportCell{text};
+}
+
 ReportCell bound_us(const CriticalPathStep& s, PathBound b) {
   return us(s.by[static_cast<std::size_t>(b)]);
 }
 
-constexpr std::array<Column<CriticalPathStep>, 12> kStepColumns = {{
+constexpr std::array<Column<CriticalPathStep>, 13> kStepColumns = {{
     {"step", "", "The window step (\"window\" without steps)",
      [](const CriticalPathStep& s) { return ReportCell{s.step}; }},
     {"span_us", "us", "The step's host range, which the path is built over (times rounded to whole us)",
@@ -42,6 +53,9 @@ constexpr std::array<Column<CriticalPathStep>, 12> kStepColumns = {{
      "Launch calls under 1 us once rounded to whole us, which HTA leaves off the graph with the GPU work "
      "they launched",
      [](const CriticalPathStep& s) { return count(s.short_launches); }},
+    {"top_ops", "",
+     "The ops, calls and GPU activities with most time on the step's path (at most 3), with that time",
+     [](const CriticalPathStep& s) { return top_ops_text(s.top_ops); }},
 }};
 
 bool is(const CriticalPathOpRow& r, PathBound a, PathBound b) {
@@ -92,9 +106,10 @@ struct JobStepRow {
   std::string worker;
   std::int64_t rank = -1;
   TimeNs decided = 0;
+  const CriticalPathStep* own = nullptr;  // the bounding worker's own path of the step
 };
 
-constexpr std::array<Column<JobStepRow>, 8> kJobStepColumns = {{
+constexpr std::array<Column<JobStepRow>, 9> kJobStepColumns = {{
     {"step", "count", "The step's number (ProfilerStep#N)",
      [](const JobStepRow& r) { return ReportCell{r.step->step}; }},
     {"length_us", "us",
@@ -111,6 +126,9 @@ constexpr std::array<Column<JobStepRow>, 8> kJobStepColumns = {{
     {"bounding_us", "us", "Its time on the path", [](const JobStepRow& r) { return us(r.decided); }},
     {"bounding_pct", "%", "Its time / the path's length",
      [](const JobStepRow& r) { return pct(r.decided, r.step->length); }},
+    {"bounding_ops", "",
+     "The ops with most time on that worker's own critical path of the step (its critical_path table)",
+     [](const JobStepRow& r) { return r.own ? top_ops_text(r.own->top_ops) : ReportCell{}; }},
 }};
 
 struct JobRankRow {
@@ -144,9 +162,11 @@ std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
   for (const JobPathStep& s : analysis.job_path) {
     auto most = std::max_element(s.decided.begin(), s.decided.end());
     auto w = static_cast<std::size_t>(most - s.decided.begin());
-    JobStepRow row{&s, "", -1, 0};
+    JobStepRow row{&s, "", -1, 0, nullptr};
     if (most != s.decided.end() && w < per_rank.size()) {
-      row = {&s, per_rank[w].worker, per_rank[w].rank, *most};
+      row = {&s, per_rank[w].worker, per_rank[w].rank, *most, nullptr};
+      for (const CriticalPathStep& own : analysis.workers[w].critical_path.steps)
+        if (own.number == s.step) row.own = &own;
       ++per_rank[w].steps_bounded;
     }
     steps.push_back(std::move(row));

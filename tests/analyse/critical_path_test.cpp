@@ -44,6 +44,9 @@ TEST(CriticalPath, CpuBoundStepIsItsTopLevelOps) {
   EXPECT_EQ(s.length, 800 * kUs);
   EXPECT_EQ(by(s, PathBound::Cpu), 800 * kUs);
   EXPECT_EQ(s.span, 1000 * kUs);
+  // What bounds it, most first: B's 400, A's 390 (around its call), the call's 10.
+  using Op = std::pair<std::string, TimeNs>;
+  EXPECT_EQ(s.top_ops, (std::vector<Op>{{"B", 400 * kUs}, {"A", 390 * kUs}, {"cudaLaunchKernel", 10 * kUs}}));
 }
 
 TEST(CriticalPath, LaunchBoundStepWaitsOnLaunches) {

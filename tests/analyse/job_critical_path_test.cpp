@@ -54,6 +54,9 @@ TEST(JobCriticalPath, TablesNameTheBoundingRank) {
   EXPECT_EQ(text_at(*steps, 0, "bounding_worker"), "rank-1");
   EXPECT_DOUBLE_EQ(number_at(*steps, 0, "bounding_us"), 5800.0);
   EXPECT_DOUBLE_EQ(number_at(*steps, 0, "length_us"), 7000.0);
+  // What bounds it on the late rank: its own path's top ops, its collective kernels among them.
+  EXPECT_NE(text_at(*steps, 0, "bounding_ops").find("ncclDevKernel_"), std::string::npos)
+      << text_at(*steps, 0, "bounding_ops");
   const ReportTable* ranks = find_table(report.tables, "job_critical_path_ranks");
   ASSERT_TRUE(ranks);
   ASSERT_EQ(ranks->rows.size(), 4u);
