@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "load/input_limit.h"
+#include "load/json_stream.h"
 #include "load/kineto/block_merger.h"
 #include "load/kineto/event_builder.h"
 #include "load/kineto/metadata.h"
@@ -76,12 +77,6 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   std::uint64_t offset = 0;  // bytes of JSON text parsed so far
   bool first_chunk = true;
 
-  auto fail = [&](boost::system::error_code ec, std::uint64_t at) {
-    const std::string& why = parser.handler().error();
-    return InputError(fmt::format("{}: {} (at byte {} of the JSON text)", path,
-                                  why.empty() ? "invalid JSON: " + ec.message() : why, at));
-  };
-
   for (;;) {
     std::string_view text = next_text(*source, buffer);
     const char* data = text.data();
@@ -95,17 +90,11 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     first_chunk = false;
     boost::system::error_code ec;
     if (n == 0) {
-      if (!parser.done()) {
-        parser.write_some(false, nullptr, 0, ec);
-        if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
-          throw InputError(fmt::format(
-              "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
-        if (ec) throw fail(ec, offset);
-      }
+      finish_json(parser, path, offset);
       break;
     }
     std::size_t used = parser.done() ? 0 : parser.write_some(true, data, n, ec);
-    if (ec) throw fail(ec, offset + used);
+    if (ec) throw json_parse_error(parser, path, ec, offset + used);
     parser.handler().keep_views();  // the buffer is read into again, or the mapped pages go
     if (used < n && !only_whitespace(data + used, n - used))
       throw InputError(

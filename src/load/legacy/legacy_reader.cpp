@@ -12,6 +12,7 @@
 
 #include "common/utf8.h"
 #include "load/input_limit.h"
+#include "load/json_stream.h"
 #include "load/legacy/event_handler.h"
 #include "perfgate/errors.h"
 
@@ -157,11 +158,6 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   boost::json::basic_parser<EventHandler> parser(options, sink);
   std::vector<char> buffer(kChunk);
   std::uint64_t offset = 0;  // bytes of the text parsed so far
-  auto fail = [&](boost::system::error_code ec, std::uint64_t at) {
-    const std::string& why = parser.handler().error();
-    return InputError(fmt::format("{}: {} (at byte {} of the JSON text)", path,
-                                  why.empty() ? "invalid JSON: " + ec.message() : why, at));
-  };
   bool first = true;
   for (std::size_t n; (n = source->read(buffer.data(), buffer.size())) > 0;) {
     std::string_view text(buffer.data(), n);
@@ -169,7 +165,7 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     first = false;
     boost::system::error_code ec;
     std::size_t parsed = parser.done() ? 0 : parser.write_some(true, text.data(), text.size(), ec);
-    if (ec) throw fail(ec, offset + parsed);
+    if (ec) throw json_parse_error(parser, path, ec, offset + parsed);
     if (parsed < text.size() && !only_space(text.substr(parsed)))
       throw InputError(
           fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + parsed));
@@ -177,14 +173,7 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
     check_input_memory(path, sink.memory_bytes(), max_memory);
     if (on_progress) on_progress(source->file_bytes_consumed());
   }
-  if (!parser.done()) {
-    boost::system::error_code ec;
-    parser.write_some(false, nullptr, 0, ec);
-    if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
-      throw InputError(fmt::format(
-          "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
-    if (ec) throw fail(ec, offset);
-  }
+  finish_json(parser, path, offset);
   if (profile.host_events.empty())
     throw NotAProfileError(
         fmt::format("{}: a legacy profiler trace without a complete (\"ph\": \"X\") event", path));

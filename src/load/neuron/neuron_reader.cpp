@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "load/input_limit.h"
+#include "load/json_stream.h"
 #include "load/neuron/profile_builder.h"
 #include "load/neuron/row_handler.h"
 #include "load/neuron/text_filter.h"
@@ -51,11 +52,6 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
   std::size_t carried = 0;   // bytes kept from the last chunk (a word cut in two)
   std::uint64_t offset = 0;  // bytes of the file parsed so far
   bool first = true;
-  auto fail = [&](boost::system::error_code ec, std::uint64_t at) {
-    const std::string& why = parser.handler().error();
-    return InputError(fmt::format("{}: {} (at byte {} of the JSON text)", path,
-                                  why.empty() ? "invalid JSON: " + ec.message() : why, at));
-  };
   for (;;) {
     std::size_t n = source->read(buffer.data() + carried, buffer.size() - carried);
     bool last = n == 0;
@@ -70,7 +66,7 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
     boost::system::error_code ec;
     if (!text.empty()) {
       std::size_t parsed = parser.done() ? 0 : parser.write_some(true, text.data(), text.size(), ec);
-      if (ec) throw fail(ec, offset + parsed);
+      if (ec) throw json_parse_error(parser, path, ec, offset + parsed);
       if (parsed < text.size() && !only_space(text.substr(parsed)))
         throw InputError(fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path,
                                      offset + parsed));
@@ -82,14 +78,7 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
     if (on_progress) on_progress(source->file_bytes_consumed());
     if (last) break;
   }
-  if (!parser.done()) {
-    boost::system::error_code ec;
-    parser.write_some(false, nullptr, 0, ec);
-    if (ec == boost::json::error::incomplete || (!ec && !parser.done()))
-      throw InputError(fmt::format(
-          "{}: invalid JSON: the document ends early, after {} bytes (truncated file?)", path, offset));
-    if (ec) throw fail(ec, offset);
-  }
+  finish_json(parser, path, offset);
   std::vector<Profile> profiles = builder.finish(path);
   bool any = false;
   bool several = profiles.size() > 1;
