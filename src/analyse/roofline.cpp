@@ -143,11 +143,12 @@ class Roofline {
           cost = op_cost(*m, call_of(i));
         if (in_.flops[i] > 0 || cost) {
           candidate_[i] = true;
-          if (cost) costs_.emplace(i, std::make_pair(*cost, model_of(e.name)));
+          if (cost) costs_.push_back({i, *cost, model_of(e.name)});
         }
       }
       if (e.parent != kNone && (row_below[i] || candidate_[i])) row_below[e.parent] = true;
     }
+    std::reverse(costs_.begin(), costs_.end());  // found in the order of their ops
   }
 
   // Top-down: a candidate inside another row is that row's; ops outside every row with GPU work
@@ -184,8 +185,9 @@ class Roofline {
   }
 
   void add_modelled(std::size_t i) {
-    auto found = costs_.find(i);
-    const OpCost* cost = found == costs_.end() ? nullptr : &found->second.first;
+    auto found = std::lower_bound(costs_.begin(), costs_.end(), i,
+                                  [](const ModelledCost& entry, std::size_t op) { return entry.op < op; });
+    const OpCost* cost = found == costs_.end() || found->op != i ? nullptr : &found->cost;
     bool counted = in_.flops[i] > 0;
     double flop = counted ? in_.flops[i] : cost->flop;
     OpCall call = call_of(i);
@@ -196,7 +198,7 @@ class Roofline {
     TimeNs kernel = in_.stats.total_device(i);
     RowBuilder::add_call(r, kernel);
     add_time(sums_.modelled_kernel_ns, kernel);
-    r.family = cost ? found->second.second->model : "counted";
+    r.family = cost ? found->model->model : "counted";
     r.precision = ceilings.precision;
     r.counted_in_mfu = counted;
     r.flop += static_cast<std::uint64_t>(std::llround(flop));
@@ -230,7 +232,14 @@ class Roofline {
   RowBuilder rows_;
   RooflineSums sums_;
   std::vector<bool> candidate_;
-  std::unordered_map<std::size_t, std::pair<OpCost, const OpModelPattern*>> costs_;
+  // The modelled ops' costs by op, in one array: a hash node per op would stay resident after the
+  // analysis and cost a cache miss each.
+  struct ModelledCost {
+    std::size_t op;
+    OpCost cost;
+    const OpModelPattern* model;
+  };
+  std::vector<ModelledCost> costs_;
   std::unordered_map<StringId, const OpModelPattern*> models_;
 };
 

@@ -71,15 +71,20 @@ int run_analyze(const AnalyzeArgs& a) {
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
   check_partial_options(a);
   AnalysisOptions options = analysis_options(a);
+  start_memory_budget(a.gate);
+  int code = 0;
   if (!a.partial.empty()) {
     Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
     max_input_memory(a.gate);  // a malformed limit is a usage error before any work
     check_output_files({{"--partial", a.partial}}, a.profiles);
-    return write_partial(a.profiles, slice, a.partial, rules, options, a.gate);
+    code = write_partial(a.profiles, slice, a.partial, rules, options, a.gate);
+  } else {
+    refuse_partial_reports(a.profiles);
+    code = gate_and_write(a.gate, rules, options, a.profiles, a.profiles,
+                          [&] { return report_of(a.profiles, rules, options, a.gate); });
   }
-  refuse_partial_reports(a.profiles);
-  return gate_and_write(a.gate, rules, options, a.profiles, a.profiles,
-                        [&] { return report_of(a.profiles, rules, options, a.gate); });
+  finish_memory_budget(a.gate);
+  return code;
 }
 
 }  // namespace

@@ -92,6 +92,16 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
                  "names and tables (default 4G, or PERFGATE_MAX_INPUT_MEMORY; 0: no limit). Past it the "
                  "input is refused (exit 3)")
       ->type_name("SIZE");
+  cmd.add_option("--max-memory", args.memory.max_memory,
+                 "The most anonymous memory the run may hold (default: half the machine's memory, or of "
+                 "its cgroup's limit; PERFGATE_MAX_MEMORY; 0: no budget). Past it, event columns and other "
+                 "blocks of 1 MiB or more go to a temporary file the kernel pages in and out: traces larger "
+                 "than memory are analysed, more slowly")
+      ->type_name("SIZE");
+  cmd.add_option("--spill-dir", args.memory.spill_dir,
+                 "Folder of the --max-memory spill file, on disk (default PERFGATE_SPILL_DIR, TMPDIR, else "
+                 "/var/tmp); the file has no name and is gone when perfgate ends")
+      ->type_name("DIR");
   cmd.add_flag("-q,--quiet", args.quiet, "Print nothing on success");
   cmd.add_flag("--no-progress", args.no_progress, "No progress line on stderr");
   cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
@@ -121,6 +131,16 @@ std::uint64_t max_input_memory(const GateArgs& a) {
     return bytes;
   throw ConfigError(fmt::format("{}{}: under 1 MiB, too little for any input (0: no limit)",
                                 from_option ? "--max-input-memory " : "PERFGATE_MAX_INPUT_MEMORY=", text));
+}
+
+void start_memory_budget(const GateArgs& a) {
+  apply_memory_budget(a.memory);
+}
+
+void finish_memory_budget(const GateArgs& a) {
+  std::string summary = spill_summary();
+  bool warning = summary.find("warning:") != std::string::npos;
+  if (!summary.empty() && (warning || !a.quiet)) std::cerr << log_text(summary) << '\n';
 }
 
 RuleSet rules_of(const GateArgs& a) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/history_options.h"
+#include "cli/memory_budget.h"
 #include "cli/outputs.h"
 #include "perfgate/analysis.h"
 #include "perfgate/report.h"
@@ -30,15 +31,20 @@ struct GateArgs {
   bool no_color = false;
   unsigned threads = 0;
   std::string max_input_memory;  // --max-input-memory; empty: PERFGATE_MAX_INPUT_MEMORY or the default
+  MemoryBudgetArgs memory;       // --max-memory, --spill-dir
   HistoryArgs history;
 };
 
 // The report outputs, --rules, --set, --disable, the baselines and the history, --fail-on,
-// --threads, --max-input-memory and the terminal's flags.
+// --threads, --max-input-memory, --max-memory, --spill-dir and the terminal's flags.
 void add_gate_options(CLI::App& cmd, GateArgs& args);
 
 // The memory limit on each input (perfgate/load.h): --max-input-memory, else the environment's.
 std::uint64_t max_input_memory(const GateArgs& a);
+// Sets the run's memory budget (--max-memory) before any work; a malformed one is a usage error.
+void start_memory_budget(const GateArgs& a);
+// Says on stderr what the budget spilled (nothing with -q) and any failure to spill.
+void finish_memory_budget(const GateArgs& a);
 // The shipped rules with --rules, --set and --disable applied.
 RuleSet rules_of(const GateArgs& a);
 

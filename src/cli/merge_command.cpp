@@ -18,9 +18,12 @@ struct MergeArgs {
 int run_merge(const MergeArgs& a) {
   if (a.parts.empty()) throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
   RuleSet rules = rules_of(a.gate);
+  start_memory_budget(a.gate);
   PartialSet set = read_partial_headers(a.parts, rules, a.allow_missing_ranks, max_input_memory(a.gate));
-  return gate_and_write(a.gate, rules, set.options, set.files, set.profiles,
-                        [&] { return merge_partials(set, rules, max_input_memory(a.gate)); });
+  int code = gate_and_write(a.gate, rules, set.options, set.files, set.profiles,
+                            [&] { return merge_partials(set, rules, max_input_memory(a.gate)); });
+  finish_memory_budget(a.gate);
+  return code;
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Growing storage for records while a trace streams in. std::vector's doubling holds the old and
 // the new buffer at once (three times the data at the peak); this appends into 1 MiB chunks
 // mapped straight from the kernel, never copies while growing, and take() moves the records into
-// one exact-size vector while unmapping each chunk, so the peak stays near one copy.
+// one exact-size vector while unmapping each chunk, so the peak stays near one copy. Over the
+// --max-memory budget the chunks come from the spill file instead (common/spill_arena.h).
 #pragma once
 
 #include <sys/mman.h>
@@ -11,6 +12,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "common/spill_arena.h"
 
 namespace perfgate {
 
@@ -53,7 +56,7 @@ class ChunkedAppender {
   void drain(Visit&& visit) {
     for (std::size_t i = 0; i < chunks_.size(); ++i) {
       visit(static_cast<const T*>(chunks_[i]), i + 1 == chunks_.size() ? used_ : kPerChunk);
-      ::munmap(chunks_[i], kChunkBytes);
+      free_chunk(chunks_[i]);
       chunks_[i] = nullptr;
     }
     chunks_.clear();
@@ -83,8 +86,8 @@ class ChunkedAppender {
 
   void release() noexcept {
     for (T* chunk : chunks_)
-      if (chunk) ::munmap(chunk, kChunkBytes);
-    for (T* chunk : spare_) ::munmap(chunk, kChunkBytes);
+      if (chunk) free_chunk(chunk);
+    for (T* chunk : spare_) free_chunk(chunk);
     chunks_.clear();
     spare_.clear();
     used_ = size_ = 0;
@@ -97,9 +100,17 @@ class ChunkedAppender {
       spare_.pop_back();
       return;
     }
-    void* p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* p = spill::allocate_if_over_budget(kChunkBytes);
+    if (!p) p = ::mmap(nullptr, kChunkBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     chunks_.push_back(static_cast<T*>(p));
+  }
+
+  static void free_chunk(T* chunk) noexcept {
+    if (spill::owns(chunk))
+      spill::release(chunk);
+    else
+      ::munmap(chunk, kChunkBytes);
   }
 
   std::vector<T*> chunks_;

@@ -1,0 +1,81 @@
+#include "cli/memory_budget.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "common/spill_arena.h"
+#include "perfgate/errors.h"
+#include "perfgate/load.h"
+
+namespace perfgate::cli {
+namespace {
+
+// Below this the budget would spill names and tables that cannot spill: refused as a mistake.
+constexpr std::uint64_t kMinBudget = std::uint64_t{16} << 20;
+
+std::string environment(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+std::uint64_t budget_bytes(const MemoryBudgetArgs& a) {
+  bool from_option = !a.max_memory.empty();
+  std::string text = from_option ? a.max_memory : environment("PERFGATE_MAX_MEMORY");
+  std::string where = from_option ? "--max-memory " : "PERFGATE_MAX_MEMORY=";
+  if (text.empty()) return spill::available_memory_limit() / 2;
+  std::optional<std::uint64_t> bytes = parse_byte_size(text);
+  if (!bytes) throw ConfigError(fmt::format("{}{}: not a size (e.g. 2G or 512M; 0: no budget)", where, text));
+  if (*bytes != 0 && *bytes < kMinBudget)
+    throw ConfigError(
+        fmt::format("{}{}: under 16 MiB, too little to hold a run's names and tables", where, text));
+  return *bytes;
+}
+
+std::string spill_folder(const MemoryBudgetArgs& a) {
+  if (!a.spill_dir.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(a.spill_dir, ec) || ::access(a.spill_dir.c_str(), W_OK | X_OK) != 0)
+      throw ConfigError(fmt::format("--spill-dir {}: not a folder perfgate can write to", a.spill_dir));
+    return a.spill_dir;
+  }
+  for (const char* name : {"PERFGATE_SPILL_DIR", "TMPDIR"})
+    if (std::string value = environment(name); !value.empty()) return value;
+  // Not /tmp: it is often a tmpfs, where a spilled block would still take memory.
+  return "/var/tmp";
+}
+
+}  // namespace
+
+MemoryBudget memory_budget(const MemoryBudgetArgs& a) {
+  return {budget_bytes(a), spill_folder(a)};
+}
+
+void apply_memory_budget(const MemoryBudgetArgs& a) {
+  MemoryBudget b = memory_budget(a);
+  spill::set_budget(b.bytes, b.folder);
+}
+
+std::string spill_summary() {
+  spill::Stats s = spill::stats();
+  std::string error = spill::spill_error();
+  if (!error.empty())
+    return fmt::format("perfgate: warning: over the --max-memory budget of {} but {}; memory was not bounded",
+                       byte_size_text(spill::budget()), error);
+  if (s.blocks == 0) return "";
+  std::string text = fmt::format(
+      "perfgate: to stay within --max-memory {}, {} blocks ({:.1f} GiB at most at once) were held in a "
+      "temporary file in {}",
+      byte_size_text(spill::budget()), s.blocks, static_cast<double>(s.peak_in_use) / (1 << 30),
+      spill::folder());
+  if (spill::folder_is_in_memory(spill::folder()))
+    text +=
+        fmt::format("\nperfgate: warning: {} is in memory (tmpfs): choose a folder on disk with --spill-dir",
+                    spill::folder());
+  return text;
+}
+
+}  // namespace perfgate::cli

@@ -1,0 +1,232 @@
+// The spill file behind `--max-memory` (spill_arena.h). Runs inside operator new: nothing here may
+// allocate from the heap on the allocation path, so the extent list is a fixed array and the
+// memory figures are read into stack buffers.
+#include "common/spill_arena.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+
+namespace perfgate::spill {
+namespace {
+
+constexpr std::uint64_t kReserve = std::uint64_t{1} << 40;   // 1 TiB of address space, mapped once
+constexpr std::uint64_t kHeader = 64;                        // the extent's length, before the block
+constexpr std::uint64_t kGrowStep = std::uint64_t{1} << 30;  // the file grows (sparse) 1 GiB at a time
+constexpr std::size_t kMaxFreeExtents = 4096;
+
+struct Extent {
+  std::uint64_t offset;
+  std::uint64_t length;
+};
+
+// Constant-initialised: operator new may run before any constructor of this file.
+constinit std::atomic<char*> g_base{nullptr};
+constinit std::atomic<std::uint64_t> g_budget{0};
+constinit std::mutex g_mutex;
+constinit int g_fd = -1;
+constinit bool g_failed = false;
+constinit int g_errno = 0;
+constinit const char* g_failed_step = nullptr;
+constinit std::uint64_t g_file_size = 0;
+constinit std::uint64_t g_end = 0;  // first offset never handed out
+constinit std::array<Extent, kMaxFreeExtents> g_free{};
+constinit std::size_t g_free_count = 0;
+constinit Stats g_stats{};
+std::string g_folder;  // set before any spill; read only under the mutex afterwards
+
+std::uint64_t page_size() {
+  static const std::uint64_t size = static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+
+std::uint64_t round_up(std::uint64_t n, std::uint64_t to) {
+  return (n + to - 1) / to * to;
+}
+
+void fail(const char* step) {
+  g_failed = true;
+  g_errno = errno;
+  g_failed_step = step;
+}
+
+// Opens the unnamed file and maps the reserved range; under the mutex.
+bool open_arena() {
+  if (g_base.load(std::memory_order_acquire)) return true;
+  if (g_failed) return false;
+  int fd = ::open(g_folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0) return fail("create a temporary file in"), false;
+  void* base = ::mmap(nullptr, kReserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  if (base == MAP_FAILED) {
+    fail("map a temporary file in");
+    ::close(fd);
+    return false;
+  }
+  g_fd = fd;
+  g_base.store(static_cast<char*>(base), std::memory_order_release);
+  return true;
+}
+
+// An extent of `length` bytes: the first free one that holds it, else the end of the file.
+bool take_extent(std::uint64_t length, std::uint64_t& offset) {
+  for (std::size_t i = 0; i < g_free_count; ++i) {
+    if (g_free[i].length < length) continue;
+    offset = g_free[i].offset;
+    g_free[i].offset += length;
+    g_free[i].length -= length;
+    if (g_free[i].length == 0) {
+      std::memmove(&g_free[i], &g_free[i + 1], (g_free_count - i - 1) * sizeof(Extent));
+      --g_free_count;
+    }
+    return true;
+  }
+  if (g_end + length > kReserve) return false;
+  if (g_end + length > g_file_size) {
+    std::uint64_t size = std::min(kReserve, round_up(g_end + length, kGrowStep));
+    if (::ftruncate(g_fd, static_cast<off_t>(size)) != 0) return fail("grow the temporary file in"), false;
+    g_file_size = size;
+  }
+  offset = g_end;
+  g_end += length;
+  return true;
+}
+
+// Keeps a punched extent for reuse, merged with its neighbours; a full list forgets it (its disk
+// and memory are already given back; only its address range is lost).
+void keep_free(Extent e) {
+  std::size_t at = 0;
+  while (at < g_free_count && g_free[at].offset < e.offset) ++at;
+  bool joins_before = at > 0 && g_free[at - 1].offset + g_free[at - 1].length == e.offset;
+  bool joins_after = at < g_free_count && e.offset + e.length == g_free[at].offset;
+  if (joins_before && joins_after) {
+    g_free[at - 1].length += e.length + g_free[at].length;
+    std::memmove(&g_free[at], &g_free[at + 1], (g_free_count - at - 1) * sizeof(Extent));
+    --g_free_count;
+  } else if (joins_before) {
+    g_free[at - 1].length += e.length;
+  } else if (joins_after) {
+    g_free[at].offset = e.offset;
+    g_free[at].length += e.length;
+  } else if (g_free_count < kMaxFreeExtents) {
+    std::memmove(&g_free[at + 1], &g_free[at], (g_free_count - at) * sizeof(Extent));
+    g_free[at] = e;
+    ++g_free_count;
+  }
+}
+
+// Reads a whole small file into `buffer` without the heap; its length, or 0.
+std::size_t read_small_file(const char* path, char* buffer, std::size_t size) {
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = ::read(fd, buffer, size - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buffer[n] = '\0';
+  return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
+void set_budget(std::uint64_t bytes, const std::string& folder_path) {
+  std::lock_guard lock(g_mutex);
+  g_folder = folder_path;
+  g_budget.store(bytes, std::memory_order_release);
+}
+
+std::uint64_t budget() {
+  return g_budget.load(std::memory_order_acquire);
+}
+const std::string& folder() {
+  return g_folder;
+}
+
+std::uint64_t anonymous_bytes() noexcept {
+  char text[256];
+  if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return 0;
+  // size resident shared text lib data dt, in pages
+  unsigned long long size = 0, resident = 0, shared = 0;
+  char* p = text;
+  size = std::strtoull(p, &p, 10);
+  resident = std::strtoull(p, &p, 10);
+  shared = std::strtoull(p, &p, 10);
+  (void)size;
+  return resident > shared ? (resident - shared) * page_size() : 0;
+}
+
+void* allocate_if_over_budget(std::size_t bytes) noexcept {
+  std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
+  if (limit == 0 || bytes < kMinSpillBlock) return nullptr;
+  if (anonymous_bytes() + bytes <= limit / 4 * 3) return nullptr;
+  std::lock_guard lock(g_mutex);
+  if (!open_arena()) return nullptr;
+  std::uint64_t length = round_up(bytes + kHeader, page_size());
+  std::uint64_t offset = 0;
+  if (!take_extent(length, offset)) return nullptr;
+  char* block = g_base.load(std::memory_order_relaxed) + offset;
+  std::memcpy(block, &length, sizeof length);
+  g_stats.in_use += length;
+  g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
+  g_stats.blocks += 1;
+  g_stats.total += length;
+  return block + kHeader;
+}
+
+bool owns(const void* p) noexcept {
+  const char* base = g_base.load(std::memory_order_relaxed);
+  return base && p >= base && static_cast<const char*>(p) < base + kReserve;
+}
+
+void release(void* p) noexcept {
+  char* base = g_base.load(std::memory_order_relaxed);
+  char* block = static_cast<char*>(p) - kHeader;
+  std::uint64_t length = 0;
+  std::memcpy(&length, block, sizeof length);
+  auto offset = static_cast<std::uint64_t>(block - base);
+  std::lock_guard lock(g_mutex);
+  // The extent's disk blocks and cached pages go back now; the range reads as zeros until reused.
+  ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+              static_cast<off_t>(length));
+  g_stats.in_use -= length;
+  keep_free({offset, length});
+}
+
+Stats stats() noexcept {
+  std::lock_guard lock(g_mutex);
+  return g_stats;
+}
+
+std::string spill_error() {
+  std::lock_guard lock(g_mutex);
+  if (!g_failed) return "";
+  return std::string("cannot ") + g_failed_step + " " + g_folder + ": " + std::strerror(g_errno);
+}
+
+std::uint64_t available_memory_limit() {
+  std::uint64_t physical = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * page_size();
+  std::uint64_t limit = physical;
+  // cgroup v2, then v1: a container's limit is the memory the process really has.
+  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    std::ifstream in(path);
+    std::uint64_t value = 0;
+    if (in >> value && value > 0) limit = std::min(limit, value);
+  }
+  return limit;
+}
+
+bool folder_is_in_memory(const std::string& path) {
+  struct statfs info {};
+  if (::statfs(path.c_str(), &info) != 0) return false;
+  return info.f_type == TMPFS_MAGIC || info.f_type == RAMFS_MAGIC;
+}
+
+}  // namespace perfgate::spill

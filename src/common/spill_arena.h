@@ -1,0 +1,63 @@
+// The memory budget (`--max-memory`, issue #41): large blocks that would take the process's
+// anonymous memory past the budget are placed in a temporary file instead, mapped shared, so the
+// kernel can write them back and drop them like any file page (docs/performance.md, "Traces larger
+// than memory").
+//
+// Why a file mapping rather than bounded passes: every analysis reads the event columns in several
+// orders (by thread, by stream, by correlation), so passes over a bounded window would repeat the
+// parse per analysis. A mapped file keeps one code path for every size: the columns are ordinary
+// arrays wherever they live, a trace that fits pays one branch per block of 1 MiB or more, and one
+// that does not pays page faults and disk writes, not a second design.
+//
+// The arena is one sparse, unnamed file (O_TMPFILE: gone when the process ends, even when it is
+// killed) mapped once into a large reserved range. Blocks are page-aligned extents; a freed extent
+// is punched out of the file (its disk and page cache go back at once) and kept for reuse.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace perfgate::spill {
+
+// Blocks smaller than this always come from the heap: names, small tables and hash nodes cost
+// more in page faults than they save.
+inline constexpr std::size_t kMinSpillBlock = std::size_t{1} << 20;
+
+// Sets the budget of anonymous memory (0: none, never spill) and the folder of the spill file,
+// which is created at the first spill. Call before the work starts; not thread-safe against
+// allocations in flight.
+void set_budget(std::uint64_t bytes, const std::string& folder);
+std::uint64_t budget();
+const std::string& folder();
+
+// Memory for a block of `bytes` from the spill file when the process's anonymous memory plus the
+// block would pass three quarters of the budget (the rest is kept for memory that cannot spill:
+// names, small blocks, thread stacks); nullptr when it need not spill or cannot (no budget, the
+// block too small, the file could not be made: the reason is kept for spill_error()).
+void* allocate_if_over_budget(std::size_t bytes) noexcept;
+
+// Whether `p` came from allocate_if_over_budget; cheap, for operator delete.
+bool owns(const void* p) noexcept;
+// Gives a block back: its extent is punched out of the file.
+void release(void* p) noexcept;
+
+struct Stats {
+  std::uint64_t in_use = 0;  // bytes of live spilled blocks
+  std::uint64_t peak_in_use = 0;
+  std::uint64_t blocks = 0;  // blocks ever spilled
+  std::uint64_t total = 0;   // bytes ever spilled
+};
+Stats stats() noexcept;
+// Why spilling stopped working ("" while it works): e.g. the folder is not writable.
+std::string spill_error();
+
+// The process's resident anonymous memory in bytes (/proc/self/statm: resident minus file-backed
+// and shared pages); 0 where it cannot be read.
+std::uint64_t anonymous_bytes() noexcept;
+// Physical memory of the machine, or the cgroup's memory limit where that is lower; 0 if unknown.
+std::uint64_t available_memory_limit();
+// Whether `folder` is on a file system held in memory (tmpfs, ramfs): spilling there saves nothing.
+bool folder_is_in_memory(const std::string& folder);
+
+}  // namespace perfgate::spill

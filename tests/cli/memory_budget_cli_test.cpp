@@ -1,0 +1,109 @@
+// --max-memory: past the budget the run's large blocks live in a temporary file, and the report is
+// the one an unbounded run makes, byte for byte (docs/performance.md, "Traces larger than memory").
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// A seeded trace from bench/make_large_trace.cpp.
+std::string make_trace(const std::string& dir, const std::string& size) {
+  std::string path = dir + "/generated.json";
+  std::string command =
+      fmt::format("'{}' '{}' {} --seed 7 >/dev/null", PERFGATE_MAKE_LARGE_TRACE, path, size);
+  EXPECT_EQ(std::system(command.c_str()), 0) << command;
+  return path;
+}
+
+// `must_spill`: the input is large enough that 12 MiB (three quarters of 16) cannot hold it.
+void expect_same_report_spilled(const std::string& input, const std::string& dir, const std::string& name,
+                                bool must_spill) {
+  CommandResult free_run = run_perfgate(fmt::format(
+      "analyze '{}' --max-memory 0 --fail-on never -q --json '{}/{}-free.json'", input, dir, name));
+  ASSERT_EQ(free_run.exit_code, 0) << free_run.out;
+  for (int threads : {1, 2}) {
+    CommandResult spilled = run_perfgate(fmt::format(
+        "analyze '{}' --max-memory 16M --spill-dir '{}' --threads {} --fail-on never --no-progress "
+        "--json '{}/{}-spilled.json'",
+        input, dir, threads, dir, name));
+    ASSERT_EQ(spilled.exit_code, 0) << spilled.out;
+    if (must_spill) {
+      EXPECT_NE(spilled.out.find("to stay within --max-memory 16 MiB"), std::string::npos) << spilled.out;
+      EXPECT_NE(spilled.out.find("were held in a temporary file in " + dir), std::string::npos)
+          << spilled.out;
+    }
+    EXPECT_EQ(read_text(fmt::format("{}/{}-spilled.json", dir, name)),
+              read_text(fmt::format("{}/{}-free.json", dir, name)))
+        << name << " at " << threads << " threads";
+  }
+}
+
+TEST(MemoryBudgetCli, ASpilledRunReportsWhatAnUnboundedRunDoes) {
+  std::string dir = temp_dir();
+  expect_same_report_spilled(make_trace(dir, "48M"), dir, "generated", true);
+  std::string shared = shared_traces_dir();
+  if (shared.empty()) GTEST_SKIP() << "../shared/traces not found";
+  expect_same_report_spilled(shared + "/resnet50_v100_workers0.pt.trace.json.gz", dir, "resnet", false);
+  expect_same_report_spilled(shared + "/nsys/h100x2_fsdp_training_before.sqlite", dir, "nsys", false);
+  expect_same_report_spilled(shared + "/distributed_128ranks_sampled", dir, "folder", false);
+}
+
+TEST(MemoryBudgetCli, QuietRunsSayNothingAndUnboundedRunsNeverSpill) {
+  std::string dir = temp_dir();
+  std::string trace = make_trace(dir, "48M");
+  CommandResult quiet =
+      run_perfgate(fmt::format("analyze '{}' --max-memory 16M --spill-dir '{}' -q", trace, dir));
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.out;
+  EXPECT_EQ(quiet.out, "");
+  CommandResult said =
+      run_perfgate(fmt::format("analyze '{}' --max-memory 16M --spill-dir '{}' --no-progress", trace, dir));
+  EXPECT_NE(said.out.find("were held in a temporary file"), std::string::npos) << "the same run spills";
+  CommandResult unbounded =
+      run_perfgate(fmt::format("analyze '{}' --max-memory 0 --spill-dir '{}' --no-progress", trace, dir));
+  EXPECT_EQ(unbounded.out.find("temporary file"), std::string::npos) << unbounded.out;
+}
+
+TEST(MemoryBudgetCli, AFolderThatCannotTakeTheSpillIsAWarningNotAFailure) {
+  std::string dir = temp_dir();
+  std::string trace = make_trace(dir, "48M");
+  ::setenv("PERFGATE_SPILL_DIR", (dir + "/missing").c_str(), 1);
+  CommandResult r =
+      run_perfgate(fmt::format("analyze '{}' --max-memory 16M -q --json '{}/r.json'", trace, dir));
+  ::unsetenv("PERFGATE_SPILL_DIR");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(
+      r.out.find("perfgate: warning: over the --max-memory budget of 16 MiB but cannot create a temporary "
+                 "file in " +
+                 dir + "/missing"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("memory was not bounded"), std::string::npos);
+}
+
+TEST(MemoryBudgetCli, BadBudgetsAreUsageErrors) {
+  std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
+  CommandResult word = run_perfgate(fmt::format("analyze '{}' --max-memory lots", example));
+  EXPECT_EQ(word.exit_code, 2);
+  EXPECT_NE(word.out.find("--max-memory lots: not a size"), std::string::npos) << word.out;
+  CommandResult tiny = run_perfgate(fmt::format("analyze '{}' --max-memory 1M", example));
+  EXPECT_EQ(tiny.exit_code, 2);
+  EXPECT_NE(tiny.out.find("--max-memory 1M: under 16 MiB"), std::string::npos) << tiny.out;
+  ::setenv("PERFGATE_MAX_MEMORY", "x", 1);
+  CommandResult variable = run_perfgate(fmt::format("analyze '{}'", example));
+  ::unsetenv("PERFGATE_MAX_MEMORY");
+  EXPECT_EQ(variable.exit_code, 2);
+  EXPECT_NE(variable.out.find("PERFGATE_MAX_MEMORY=x: not a size"), std::string::npos) << variable.out;
+  CommandResult folder = run_perfgate(fmt::format("analyze '{}' --spill-dir /no/such/folder", example));
+  EXPECT_EQ(folder.exit_code, 2);
+  EXPECT_NE(folder.out.find("--spill-dir /no/such/folder: not a folder perfgate can write to"),
+            std::string::npos)
+      << folder.out;
+}
+
+}  // namespace
+}  // namespace perfgate::testing

@@ -1,0 +1,108 @@
+// The spill file behind --max-memory (common/spill_arena.h): blocks over the budget live in a
+// temporary file, keep what is written to them, are punched out when freed and reused.
+#include "common/spill_arena.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "load/chunked_appender.h"
+#include "support/trace_builder.h"
+
+namespace perfgate::testing {
+namespace {
+
+constexpr std::size_t kMiB = std::size_t{1} << 20;
+
+TEST(SpillArena, NothingSpillsWithoutABudget) {
+  spill::set_budget(0, temp_dir());
+  EXPECT_EQ(spill::allocate_if_over_budget(8 * kMiB), nullptr);
+  EXPECT_EQ(spill::stats().blocks, 0u);
+}
+
+TEST(SpillArena, NothingSpillsUnderTheBudget) {
+  // This process holds far less than 64 GiB: three quarters of it is not reached.
+  spill::set_budget(std::uint64_t{64} << 30, temp_dir());
+  EXPECT_EQ(spill::allocate_if_over_budget(8 * kMiB), nullptr);
+}
+
+TEST(SpillArena, ABlockOverTheBudgetLivesInTheFileAndIsGivenBack) {
+  spill::set_budget(1, temp_dir());  // any block is over a budget of one byte
+  EXPECT_GT(spill::anonymous_bytes(), 0u);
+  EXPECT_EQ(spill::allocate_if_over_budget(kMiB - 1), nullptr) << "blocks under 1 MiB stay on the heap";
+  auto* a = static_cast<unsigned char*>(spill::allocate_if_over_budget(3 * kMiB));
+  ASSERT_NE(a, nullptr) << spill::spill_error();
+  EXPECT_TRUE(spill::owns(a));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 16, 0u) << "operator new's alignment";
+  std::vector<unsigned char> heap(16);
+  EXPECT_FALSE(spill::owns(heap.data()));
+  for (std::size_t i = 0; i < 3 * kMiB; ++i) a[i] = static_cast<unsigned char>(i * 7);
+  auto* b = static_cast<unsigned char*>(spill::allocate_if_over_budget(2 * kMiB));
+  ASSERT_NE(b, nullptr);
+  std::memset(b, 0xAB, 2 * kMiB);
+  for (std::size_t i = 0; i < 3 * kMiB; i += 4093) ASSERT_EQ(a[i], static_cast<unsigned char>(i * 7)) << i;
+  spill::Stats s = spill::stats();
+  EXPECT_EQ(s.blocks, 2u);
+  // Each extent: the block, a 64-byte header, rounded up to pages.
+  EXPECT_EQ(s.in_use, 3 * kMiB + 4096 + 2 * kMiB + 4096);
+  EXPECT_EQ(s.peak_in_use, s.in_use);
+  spill::release(a);
+  EXPECT_EQ(spill::stats().in_use, 2 * kMiB + 4096);
+  // The freed extent is reused by a block that fits it.
+  auto* c = static_cast<unsigned char*>(spill::allocate_if_over_budget(3 * kMiB));
+  EXPECT_EQ(c, a);
+  EXPECT_EQ(c[4096 * 3], 0) << "a punched extent reads as zeros";
+  spill::release(b);
+  spill::release(c);
+  EXPECT_EQ(spill::stats().in_use, 0u);
+  EXPECT_EQ(spill::stats().peak_in_use, 3 * kMiB + 4096 + 2 * kMiB + 4096);
+  EXPECT_EQ(spill::spill_error(), "");
+}
+
+TEST(SpillArena, FreedNeighboursMergeIntoOneExtent) {
+  spill::set_budget(1, temp_dir());
+  void* a = spill::allocate_if_over_budget(kMiB);
+  void* b = spill::allocate_if_over_budget(kMiB);
+  void* c = spill::allocate_if_over_budget(kMiB);
+  ASSERT_TRUE(a && b && c);
+  spill::release(a);
+  spill::release(b);
+  // a and b's extents, side by side, hold a block of twice the size; c's is still in use.
+  void* d = spill::allocate_if_over_budget(2 * kMiB);
+  EXPECT_EQ(d, a);
+  spill::release(c);
+  spill::release(d);
+}
+
+TEST(SpillArena, AFolderThatCannotHoldTheFileIsSaidAndNothingSpills) {
+  spill::set_budget(1, temp_dir() + "/no-such-folder");
+  EXPECT_EQ(spill::allocate_if_over_budget(4 * kMiB), nullptr);
+  EXPECT_NE(spill::spill_error().find("cannot create a temporary file in"), std::string::npos)
+      << spill::spill_error();
+  EXPECT_NE(spill::spill_error().find("no-such-folder"), std::string::npos);
+}
+
+TEST(SpillArena, ChunkedAppenderSpillsItsChunksOverTheBudget) {
+  spill::set_budget(1, temp_dir());
+  ChunkedAppender<std::uint64_t> records;
+  for (std::uint64_t i = 0; i < 600'000; ++i) records.push_back(i * 3);  // 4.6 MB: 5 chunks
+  EXPECT_EQ(spill::stats().blocks, 5u);
+  std::vector<std::uint64_t> out;
+  records.move_into(out);
+  ASSERT_EQ(out.size(), 600'000u);
+  for (std::uint64_t i = 0; i < out.size(); i += 997) ASSERT_EQ(out[i], i * 3);
+  EXPECT_EQ(spill::stats().in_use, 0u) << "drained chunks go back to the file";
+}
+
+TEST(SpillArena, MemoryLimitAndFoldersAreRead) {
+  EXPECT_GT(spill::available_memory_limit(), std::uint64_t{64} << 20);
+  if (std::filesystem::is_directory("/dev/shm")) {
+    EXPECT_TRUE(spill::folder_is_in_memory("/dev/shm"));
+  }
+  EXPECT_FALSE(spill::folder_is_in_memory("/proc/no-such-folder"));
+}
+
+}  // namespace
+}  // namespace perfgate::testing
