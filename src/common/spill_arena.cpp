@@ -211,16 +211,37 @@ std::string spill_error() {
   return std::string("cannot ") + g_failed_step + " " + g_folder + ": " + std::strerror(g_errno);
 }
 
-std::uint64_t available_memory_limit() {
-  std::uint64_t physical = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * page_size();
+std::uint64_t cgroup_memory_limit(std::istream& cgroups, const std::string& sysfs, std::uint64_t physical) {
   std::uint64_t limit = physical;
-  // cgroup v2, then v1: a container's limit is the memory the process really has.
-  for (const char* path : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
-    std::ifstream in(path);
-    std::uint64_t value = 0;
-    if (in >> value && value > 0) limit = std::min(limit, value);
+  std::string line;
+  while (std::getline(cgroups, line)) {
+    std::string root, file;
+    if (line.starts_with("0::")) {
+      root = sysfs;
+      file = "memory.max";
+    } else if (line.find(":memory:") != std::string::npos) {
+      root = sysfs + "/memory";
+      file = "memory.limit_in_bytes";
+    } else {
+      continue;
+    }
+    std::string path = line.substr(line.find(':', line.find(':') + 1) + 1);
+    while (!path.empty() && path.back() == '/') path.pop_back();
+    for (;;) {
+      std::ifstream in(root + path + "/" + file);
+      std::uint64_t value = 0;
+      if (in >> value && value > 0) limit = std::min(limit, value);  // "max" (v2) reads as no number
+      if (path.empty()) break;
+      path = path.substr(0, path.rfind('/'));
+    }
   }
   return limit;
+}
+
+std::uint64_t available_memory_limit() {
+  std::ifstream cgroups("/proc/self/cgroup");
+  return cgroup_memory_limit(cgroups, "/sys/fs/cgroup",
+                             static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES)) * page_size());
 }
 
 bool folder_is_in_memory(const std::string& path) {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <istream>
 #include <string>
 
 namespace perfgate::spill {
@@ -55,8 +56,11 @@ std::string spill_error();
 // The process's resident anonymous memory in bytes (/proc/self/statm: resident minus file-backed
 // and shared pages); 0 where it cannot be read.
 std::uint64_t anonymous_bytes() noexcept;
-// Physical memory of the machine, or the cgroup's memory limit where that is lower; 0 if unknown.
+// Physical memory of the machine, or the cgroup's memory limit where that is lower.
 std::uint64_t available_memory_limit();
+// The lowest memory limit on the way from the process's cgroups (`cgroups`: the text of
+// /proc/self/cgroup; v2 "0::/path", v1 "N:memory:/path") up to the root of `sysfs`, or `physical`.
+std::uint64_t cgroup_memory_limit(std::istream& cgroups, const std::string& sysfs, std::uint64_t physical);
 // Whether `folder` is on a file system held in memory (tmpfs, ramfs): spilling there saves nothing.
 bool folder_is_in_memory(const std::string& folder);
 

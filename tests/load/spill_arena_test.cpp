@@ -6,6 +6,8 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "load/chunked_appender.h"
@@ -94,6 +96,32 @@ TEST(SpillArena, ChunkedAppenderSpillsItsChunksOverTheBudget) {
   ASSERT_EQ(out.size(), 600'000u);
   for (std::uint64_t i = 0; i < out.size(); i += 997) ASSERT_EQ(out[i], i * 3);
   EXPECT_EQ(spill::stats().in_use, 0u) << "drained chunks go back to the file";
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << text;
+}
+
+TEST(SpillArena, TheMemoryLimitIsTheLowestOnTheCgroupsWay) {
+  std::string sysfs = temp_dir();
+  constexpr std::uint64_t kPhysical = std::uint64_t{24} << 30;
+  // cgroup v2: the job's limit is under its parent's "max"; the parent of the parent limits more.
+  write_file(sysfs + "/memory.max", "max\n");
+  write_file(sysfs + "/jobs/memory.max", "8589934592\n");
+  write_file(sysfs + "/jobs/job1/memory.max", "max\n");
+  std::istringstream v2("0::/jobs/job1\n");
+  EXPECT_EQ(spill::cgroup_memory_limit(v2, sysfs, kPhysical), std::uint64_t{8} << 30);
+  // cgroup v1's memory controller; other controllers' lines are not memory limits.
+  write_file(sysfs + "/memory/docker/abc/memory.limit_in_bytes", "4294967296\n");
+  write_file(sysfs + "/memory/memory.limit_in_bytes", "9223372036854771712\n");
+  std::istringstream v1("5:cpuset:/docker/abc\n4:memory:/docker/abc\n");
+  EXPECT_EQ(spill::cgroup_memory_limit(v1, sysfs, kPhysical), std::uint64_t{4} << 30);
+  // No limit anywhere: the machine's memory.
+  std::istringstream none("4:memory:/\n");
+  EXPECT_EQ(spill::cgroup_memory_limit(none, sysfs, kPhysical), kPhysical);
+  std::istringstream empty("");
+  EXPECT_EQ(spill::cgroup_memory_limit(empty, sysfs, kPhysical), kPhysical);
 }
 
 TEST(SpillArena, MemoryLimitAndFoldersAreRead) {
