@@ -123,19 +123,23 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   describe_architectures(profile, compiled, w.gpus, w.warnings);
   // Three groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
+  // The longest first (the critical paths, whose steps are split over the threads again), so that
+  // the shorter ones fill in beside it.
   run_side_by_side(options.threads,
-                   {[&] { op_stage(profile, attribution, classes, compiled, w); },
+                   {[&] {
+                      w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
+                      w.critical_path =
+                          critical_paths(profile, attribution, classes, w.steps, w.window,
+                                         static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
+                                         w.tables.timeline, options.threads);
+                    },
+                    [&] { op_stage(profile, attribution, classes, compiled, w); },
                     [&] { interval_stage(profile, attribution, classes, w); },
                     [&] {
                       analyse_memory(profile, w.window, w);
                       build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
                       w.idle = idle_breakdown(profile, attribution, w.window);
                       w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
-                      w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
-                      w.critical_path =
-                          critical_paths(profile, attribution, classes, w.steps, w.window,
-                                         static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
-                                         w.tables.timeline);
                     }});
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();

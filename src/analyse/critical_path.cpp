@@ -2,6 +2,7 @@
 #include "analyse/critical_path.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -11,6 +12,7 @@
 #include "analyse/critical_path_graph.h"
 #include "analyse/op_info.h"
 #include "analyse/timeline.h"
+#include "model/side_by_side.h"
 
 namespace perfgate {
 
@@ -269,22 +271,45 @@ namespace {
 struct OpTotals {
   std::map<std::pair<StringId, PathBound>, CriticalPathOpRow> rows;
 
+  // Sorted arrays rather than maps per step: this ran once per path event.
   void add(const Profile& p, const RangePath& path) {
-    std::map<std::tuple<PathEventKind, std::uint32_t, PathBound>, TimeNs> per_event;
-    for (const PathEvent& e : path.events) per_event[{e.kind, e.index, e.bound}] += e.time;
-    std::map<std::pair<StringId, PathBound>, bool> seen;
-    for (const auto& [key, time] : per_event) {
-      auto [kind, index, bound] = key;
-      StringId name = kind == PathEventKind::HostOp    ? p.host_events[index].name
-                      : kind == PathEventKind::Runtime ? p.runtime_calls[index].name
-                                                       : p.gpu_activities[index].name;
-      CriticalPathOpRow& row = rows[{name, bound}];
+    struct EventTime {
+      PathEventKind kind;
+      std::uint32_t index;
+      PathBound bound;
+      TimeNs time;
+    };
+    std::vector<EventTime> events;
+    events.reserve(path.events.size());
+    for (const PathEvent& e : path.events) events.push_back({e.kind, e.index, e.bound, e.time});
+    auto key = [](const EventTime& e) { return std::tuple(e.kind, e.index, e.bound); };
+    std::sort(events.begin(), events.end(),
+              [&](const EventTime& x, const EventTime& y) { return key(x) < key(y); });
+    std::vector<std::pair<StringId, PathBound>> named;  // the step's (name, bound) pairs, for `steps`
+    for (std::size_t i = 0; i < events.size();) {
+      const EventTime& first = events[i];
+      TimeNs time = 0;
+      for (; i < events.size() && key(events[i]) == key(first); ++i) time += events[i].time;
+      StringId name = first.kind == PathEventKind::HostOp    ? p.host_events[first.index].name
+                      : first.kind == PathEventKind::Runtime ? p.runtime_calls[first.index].name
+                                                             : p.gpu_activities[first.index].name;
+      CriticalPathOpRow& row = rows[{name, first.bound}];
       add_time(row.time, time);
       ++row.calls;
-      if (!seen[{name, bound}]) {
-        seen[{name, bound}] = true;
-        ++row.steps;
-      }
+      named.emplace_back(name, first.bound);
+    }
+    std::sort(named.begin(), named.end());
+    named.erase(std::unique(named.begin(), named.end()), named.end());
+    for (const auto& key_of_row : named) ++rows[key_of_row].steps;
+  }
+
+  // Adds another part's totals (the steps of another thread).
+  void merge(const OpTotals& other) {
+    for (const auto& [key, from] : other.rows) {
+      CriticalPathOpRow& row = rows[key];
+      add_time(row.time, from.time);
+      row.calls += from.calls;
+      row.steps += from.steps;
     }
   }
 
@@ -402,27 +427,53 @@ CriticalPathStep step_row(const Profile& p, const RangePath& path, std::string n
 
 CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                                 const StepDetection& steps, const Window& window, TimeNs max_kernel_gap,
-                                const Timeline& timeline) {
+                                const Timeline& timeline, unsigned threads) {
   CriticalPathSums sums;
   if (profile.host_events.empty() && profile.runtime_calls.empty()) return sums;
   CriticalPathAnalyser analyser(profile, attribution, classes, max_kernel_gap);
-  OpTotals ops;
-  auto add = [&](const RangePath& path, CriticalPathStep row) {
-    ops.add(profile, path);
-    if (path.had_cycle) ++sums.graph_cycles;
-    sums.steps.push_back(std::move(row));
+  // Each step's graph is its own: the steps are cut into runs of consecutive steps, one per thread,
+  // each summed on its own and joined in step order (every total is an integer sum, so the result
+  // does not depend on the cut).
+  struct Part {
+    OpTotals ops;
+    std::vector<CriticalPathStep> rows;
+    std::vector<TimelineBox> timeline;
+    std::uint64_t cycles = 0;
   };
+  std::vector<Part> parts;
   if (window.steps.empty()) {
+    Part& part = parts.emplace_back();
     RangePath path = analyser.path(window.host_start, window.host_end);
-    if (timeline.step == kWholeCaptureName) sums.timeline = timeline_boxes(profile, path, timeline);
-    add(path, step_row(profile, path, "window", std::nullopt, window.host_start, window.host_end));
+    if (timeline.step == kWholeCaptureName) part.timeline = timeline_boxes(profile, path, timeline);
+    part.ops.add(profile, path);
+    part.cycles += path.had_cycle ? 1 : 0;
+    part.rows.push_back(step_row(profile, path, "window", std::nullopt, window.host_start, window.host_end));
+  } else {
+    std::size_t n = window.steps.size();
+    std::size_t count = std::clamp<std::size_t>(threads, 1, n);
+    parts.resize(count);
+    std::vector<std::function<void()>> tasks;
+    for (std::size_t k = 0; k < count; ++k)
+      tasks.push_back([&, k] {
+        Part& part = parts[k];
+        for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
+          const Step& s = steps.steps[window.steps[j]];
+          RangePath path = analyser.path(s.host_start, s.host_end);
+          if (s.start == timeline.step_start && s.name == timeline.step)
+            part.timeline = timeline_boxes(profile, path, timeline);
+          part.ops.add(profile, path);
+          part.cycles += path.had_cycle ? 1 : 0;
+          part.rows.push_back(step_row(profile, path, s.name, s.number, s.host_start, s.host_end));
+        }
+      });
+    run_side_by_side(threads, tasks);
   }
-  for (std::size_t i : window.steps) {
-    const Step& s = steps.steps[i];
-    RangePath path = analyser.path(s.host_start, s.host_end);
-    if (s.start == timeline.step_start && s.name == timeline.step)
-      sums.timeline = timeline_boxes(profile, path, timeline);
-    add(path, step_row(profile, path, s.name, s.number, s.host_start, s.host_end));
+  OpTotals ops;
+  for (Part& part : parts) {
+    ops.merge(part.ops);
+    sums.graph_cycles += part.cycles;
+    if (!part.timeline.empty()) sums.timeline = std::move(part.timeline);
+    for (CriticalPathStep& row : part.rows) sums.steps.push_back(std::move(row));
   }
   sums.ops = ops.finish(profile);
   return sums;

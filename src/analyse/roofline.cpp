@@ -125,6 +125,13 @@ class Roofline {
     return it->second;
   }
 
+  // Per name, not per call: the op type is an RE2 set match.
+  bool is_matrix_op(StringId name) {
+    auto [it, added] = matrix_ops_.try_emplace(name, false);
+    if (added) it->second = is_matrix_type(in_.classification.op_type(in_.profile.str(name)));
+    return it->second;
+  }
+
   OpCall call_of(std::size_t e) {
     const OpDetails& d = in_.profile.details(e);
     return {in_.profile.str(in_.profile.host_events[e].name), in_.args.dims(d.input_dims),
@@ -171,9 +178,7 @@ class Roofline {
 
   void count_matrix_time(std::size_t i, bool covered) {
     TimeNs self = in_.stats.self_device(i);
-    if (self <= 0 ||
-        !is_matrix_type(in_.classification.op_type(in_.profile.str(in_.profile.host_events[i].name))))
-      return;
+    if (self <= 0 || !is_matrix_op(in_.profile.host_events[i].name)) return;
     add_time(sums_.matrix_kernel_ns, self);
     if (covered) add_time(sums_.matrix_modelled_kernel_ns, self);
   }
@@ -241,6 +246,7 @@ class Roofline {
   };
   std::vector<ModelledCost> costs_;
   std::unordered_map<StringId, const OpModelPattern*> models_;
+  std::unordered_map<StringId, bool> matrix_ops_;
 };
 
 std::uint64_t saving_ps(const RooflineRow& r) {
