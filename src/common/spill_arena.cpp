@@ -172,6 +172,14 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept {
   std::uint64_t length = round_up(bytes + kHeader, page_size());
   std::uint64_t offset = 0;
   if (!take_extent(length, offset)) return nullptr;
+  // Disk blocks now, not at the first write: a sparse page written on a full disk is a SIGBUS, a
+  // failed reservation only a block that stays on the heap.
+  if (::fallocate(g_fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0 &&
+      errno != EOPNOTSUPP) {
+    fail("reserve disk space for a block in");
+    keep_free({offset, length});
+    return nullptr;
+  }
   char* block = g_base.load(std::memory_order_relaxed) + offset;
   std::memcpy(block, &length, sizeof length);
   g_stats.in_use += length;

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +87,24 @@ TEST(SpillArena, AFolderThatCannotHoldTheFileIsSaidAndNothingSpills) {
   EXPECT_NE(spill::spill_error().find("cannot create a temporary file in"), std::string::npos)
       << spill::spill_error();
   EXPECT_NE(spill::spill_error().find("no-such-folder"), std::string::npos);
+}
+
+// A full disk: the block stays on the heap and the reason is kept; nothing is written to a page
+// without disk behind it (which would be a SIGBUS, not an error).
+TEST(SpillArena, AFullDiskKeepsTheBlockOnTheHeap) {
+  std::string dir = temp_dir() + "/small";
+  std::filesystem::create_directories(dir);
+  if (::geteuid() != 0 ||
+      std::system(("mount -t tmpfs -o size=3m tmpfs '" + dir + "' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "needs root and mount (a 3 MiB tmpfs)";
+  spill::set_budget(1, dir);
+  void* fits = spill::allocate_if_over_budget(kMiB);
+  EXPECT_NE(fits, nullptr) << spill::spill_error();
+  EXPECT_EQ(spill::allocate_if_over_budget(4 * kMiB), nullptr);
+  EXPECT_NE(spill::spill_error().find("cannot reserve disk space for a block in " + dir), std::string::npos)
+      << spill::spill_error();
+  if (fits) std::memset(fits, 1, kMiB);  // the block that fitted is still usable
+  EXPECT_EQ(std::system(("umount -l '" + dir + "'").c_str()), 0);
 }
 
 TEST(SpillArena, ChunkedAppenderSpillsItsChunksOverTheBudget) {
