@@ -192,7 +192,15 @@ std::string TraceBuilder::write(const std::string& path) const {
 
 std::string temp_dir() {
   static int counter = 0;
-  fs::path base = fs::temp_directory_path() / fmt::format("perfgate-test-{}", ::getpid());
+  // A new folder per process (mkdtemp), not one named by the pid alone: a process that ended
+  // without its cleanup (killed, or a forked child's _exit) left files that a later test process
+  // given the same pid read as its own.
+  static const fs::path base = [] {
+    std::string pattern =
+        (fs::temp_directory_path() / fmt::format("perfgate-test-{}-XXXXXX", ::getpid())).string();
+    if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary folder " + pattern);
+    return fs::path(pattern);
+  }();
   fs::path dir = base / std::to_string(counter++);
   fs::create_directories(dir);
   static struct Cleanup {
