@@ -204,6 +204,13 @@ struct Window {
   std::vector<std::size_t> steps;  // indices of the steps in the window
   std::optional<std::int64_t> first_number;
   std::optional<std::int64_t> last_number;
+  // The whole capture, whatever the window (set_capture_spans, window.h): first start to last end
+  // of any event the trace recorded, and of its GPU activities alone (kernels, memcpy, memset, any
+  // GPU). Equal ends: nothing recorded, no GPU activity.
+  TimeNs capture_start = 0;
+  TimeNs capture_end = 0;
+  TimeNs gpu_start = 0;
+  TimeNs gpu_end = 0;
   TimeNs length() const { return end - start; }
 };
 
@@ -224,7 +231,12 @@ struct GpuMetrics {
   std::optional<double> achieved_occupancy_pct;
   std::optional<double> tensor_core_kernel_time_pct;
   std::optional<double> min_chunk_busy_pct;  // the least busy of 30 equal chunks of the window
-  std::string architecture;                  // "Volta", "gfx942"; empty when unknown
+  // Over the whole capture, not the window: the union of its kernel, memcpy and memset intervals,
+  // and that time's share of the capture span and of the GPU span (Window::capture_start ...).
+  TimeNs capture_busy_ns = 0;
+  std::optional<double> busy_of_capture_pct;
+  std::optional<double> busy_of_gpu_span_pct;
+  std::string architecture;  // "Volta", "gfx942"; empty when unknown
   // The architecture (and compute capability) comes from kernel names: the trace does not
   // describe the device (PyTorch <= 1.9 wrote no deviceProperties).
   bool architecture_inferred = false;

@@ -114,6 +114,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   attach_graph_replays(profile, classes.graph_launch, attribution);
   w.steps = detect_steps(profile, attribution, compiled, options, w.warnings);
   w.window = select_window(w.steps, options.window);
+  set_capture_spans(profile, w.window);
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes); },
                                      [&] {
                                        w.tensor_cores =

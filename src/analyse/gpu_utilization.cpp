@@ -130,6 +130,14 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
     IntervalList all = d.all.take();
     g.kernel_ns = length_within(kernels, w);
     g.busy_ns = length_within(all, w);
+    // The whole capture's busy time, over its two spans (docs/metrics.md, "Capture and GPU spans").
+    g.capture_busy_ns = total_length(all);
+    auto share = [&](TimeNs span) -> std::optional<double> {
+      if (span <= 0) return std::nullopt;
+      return 100.0 * static_cast<double>(g.capture_busy_ns) / static_cast<double>(span);
+    };
+    g.busy_of_capture_pct = share(window.capture_end - window.capture_start);
+    g.busy_of_gpu_span_pct = share(window.gpu_end - window.gpu_start);
     if (length > 0) {
       g.utilization_pct = 100.0 * static_cast<double>(g.kernel_ns) / length;
       g.busy_pct = 100.0 * static_cast<double>(g.busy_ns) / length;

@@ -1,7 +1,8 @@
 // Per-GPU activity over the window, with the TensorBoard plugin's definitions:
 // utilization = union of kernel intervals / window; busy adds memcpy and memset; est. SM
 // efficiency = time integral of min(sum of active kernels' blocks per SM, 1) / window;
-// achieved occupancy = kernel occupancy weighted by kernel time in the window.
+// achieved occupancy = kernel occupancy weighted by kernel time in the window. And each GPU's busy
+// time over the whole capture, against the window's capture and GPU spans (set_capture_spans).
 #pragma once
 
 #include "analyse/classifier.h"

@@ -95,6 +95,12 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   m.set("gpu.compute_capability", min_over(gpus, [](const GpuMetrics& g) { return compute_capability(g); }));
   m.set("gpu.busy_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.busy_pct; }));
   m.set("gpu.idle_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.idle_pct; }));
+  m.set("gpu.capture_busy_us",
+        mean_over(gpus, [](const GpuMetrics& g) -> std::optional<double> { return us(g.capture_busy_ns); }));
+  m.set("gpu.busy_of_capture_pct",
+        mean_over(gpus, [](const GpuMetrics& g) { return g.busy_of_capture_pct; }));
+  m.set("gpu.busy_of_gpu_span_pct",
+        mean_over(gpus, [](const GpuMetrics& g) { return g.busy_of_gpu_span_pct; }));
   m.set("gpu.sm_efficiency_pct", mean_over(gpus, [](const GpuMetrics& g) { return g.sm_efficiency_pct; }));
   m.set("gpu.achieved_occupancy_pct",
         mean_over(gpus, [](const GpuMetrics& g) { return g.achieved_occupancy_pct; }));
@@ -345,6 +351,8 @@ void keep_only_neuron_metrics(MetricValues& m) {
 MetricValues metrics_of(const MetricInputs& in) {
   MetricValues m;
   m.set("window.wall_us", us(in.window));
+  if (in.capture_span > 0) m.set("window.capture_span_us", us(in.capture_span));
+  if (in.gpu_span > 0) m.set("window.gpu_span_us", us(in.gpu_span));
   m.set("window.steps_total", d(in.steps_total));
   m.set("window.steps_in_window", d(in.step_durations_us.size()));
   m.set("window.steps_dropped", d(in.steps_dropped));
@@ -376,6 +384,8 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   MetricInputs in;
   for (std::size_t i : w.window.steps) in.step_durations_us.push_back(us(w.steps.steps[i].duration()));
   in.window = w.window.length();
+  in.capture_span = w.window.capture_end - w.window.capture_start;
+  in.gpu_span = w.window.gpu_end - w.window.gpu_start;
   in.gpu_seconds = static_cast<double>(in.window) / 1e9 * static_cast<double>(w.gpus.size());
   in.steps_total = w.steps.steps.size();
   in.steps_dropped = w.steps.dropped.size();

@@ -11,7 +11,9 @@ namespace perfgate {
 struct MetricInputs {
   std::vector<double> step_durations_us;  // the window's steps
   TimeNs window = 0;
-  double gpu_seconds = 0;  // window x GPUs, summed over workers (MFU's denominator)
+  TimeNs capture_span = 0;  // Window::capture_end - capture_start (a run: the longest worker's)
+  TimeNs gpu_span = 0;      // Window::gpu_end - gpu_start (a run: the longest worker's)
+  double gpu_seconds = 0;   // window x GPUs, summed over workers (MFU's denominator)
   std::size_t steps_total = 0;
   std::size_t steps_dropped = 0;
   std::optional<std::int64_t> iter_start;

@@ -59,6 +59,8 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
     for (const auto& w : workers) {
       MetricInputs one = worker_inputs(w);
       run.window = std::max(run.window, one.window);
+      run.capture_span = std::max(run.capture_span, one.capture_span);
+      run.gpu_span = std::max(run.gpu_span, one.gpu_span);
       run.gpu_seconds += one.gpu_seconds;
       run.steps_total = std::min(run.steps_total, one.steps_total);
       run.steps_dropped = std::max(run.steps_dropped, one.steps_dropped);

@@ -1,6 +1,7 @@
 #include "analyse/window.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -19,7 +20,39 @@ std::string available_range(const StepDetection& d) {
                      step_number(d.steps.back(), d.steps.size() - 1));
 }
 
+// Widens [lo, hi) to every range of `items`.
+template <typename T>
+void widen(const std::vector<T>& items, TimeNs& lo, TimeNs& hi) {
+  for (const T& x : items) {
+    lo = std::min(lo, x.start);
+    hi = std::max(hi, x.end);
+  }
+}
+
 }  // namespace
+
+void set_capture_spans(const Profile& p, Window& w) {
+  constexpr TimeNs kEmpty = std::numeric_limits<TimeNs>::max();
+  TimeNs gpu_lo = kEmpty, gpu_hi = std::numeric_limits<TimeNs>::min();
+  widen(p.gpu_activities, gpu_lo, gpu_hi);
+  TimeNs lo = gpu_lo, hi = gpu_hi;
+  widen(p.host_events, lo, hi);
+  widen(p.runtime_calls, lo, hi);
+  widen(p.gpu_ranges, lo, hi);
+  widen(p.gpu_syncs, lo, hi);
+  for (const MemorySample& m : p.memory_samples) {
+    lo = std::min(lo, m.time);
+    hi = std::max(hi, m.time);
+  }
+  if (gpu_lo != kEmpty) {
+    w.gpu_start = gpu_lo;
+    w.gpu_end = gpu_hi;
+  }
+  if (lo != kEmpty) {
+    w.capture_start = lo;
+    w.capture_end = hi;
+  }
+}
 
 Window select_window(StepDetection& detection, const WindowOptions& options) {
   Window w;

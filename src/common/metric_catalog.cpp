@@ -26,6 +26,14 @@ constexpr MetricInfo kCatalog[] = {
      "Wall time of the window: end of its last step minus start of its first (without steps: the span of the "
      "CPU ops)",
      kDlprof},
+    {"window.capture_span_us", "Capture span", "us",
+     "First start to last end of any event the trace recorded (host ranges, runtime calls, GPU activities "
+     "and ranges, synchronisations, memory samples), whatever the window; a run: its longest worker's",
+     kPerfgate},
+    {"window.gpu_span_us", "GPU span", "us",
+     "First kernel, memcpy or memset start to last end, on any GPU, whatever the window; a run: its longest "
+     "worker's",
+     kPerfgate},
     {"window.steps_total", "Steps detected", "count",
      "Steps detected and kept (cut-off trailing steps are dropped and listed)", kPlugin},
     {"window.steps_in_window", "Steps in the window", "count",
@@ -80,6 +88,16 @@ constexpr MetricInfo kCatalog[] = {
      "Mean over GPUs of: union of kernel, memcpy and memset intervals in the window / window wall time",
      kPerfgate},
     {"gpu.idle_pct", "GPU idle", "%", "Mean over GPUs of: 100 - busy", kPerfgate},
+    {"gpu.capture_busy_us", "GPU busy in the capture", "us",
+     "Mean over GPUs of: union of kernel, memcpy and memset intervals over the whole capture, whatever the "
+     "window",
+     kPerfgate},
+    {"gpu.busy_of_capture_pct", "GPU busy of the capture span", "%",
+     "Mean over GPUs of: busy time in the capture / window.capture_span_us", kPerfgate},
+    {"gpu.busy_of_gpu_span_pct", "GPU busy of the GPU span", "%",
+     "Mean over GPUs of: busy time in the capture / window.gpu_span_us (TraceLens's gpu_timeline busy_time "
+     "/ total_time)",
+     kPerfgate},
     {"gpu.sm_efficiency_pct", "SM efficiency", "%",
      "Mean over GPUs of the estimated SM efficiency: time integral of min(sum of running kernels' blocks per "
      "SM, 1) / window wall time",

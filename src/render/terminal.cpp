@@ -53,9 +53,20 @@ std::string inputs_line(const ReportModel& r) {
 
 std::string window_line(const ReportModel& r) {
   const auto& m = r.metrics;
-  if (r.workers.size() == 1 && r.workers[0].window.step_source == "none")
-    return fmt::format("whole trace (no steps), {} wall",
-                       format_duration_us(metric_value(m, "window.wall_us")));
+  if (r.workers.size() == 1 && r.workers[0].window.step_source == "none") {
+    // Both spans, so that one long host wait reads as what it is (docs/metrics.md, "Capture and GPU
+    // spans"): the share of each the GPUs were busy.
+    std::string line =
+        fmt::format("whole trace (no steps), {} wall", format_duration_us(metric_value(m, "window.wall_us")));
+    if (auto capture = metric_value(m, "window.capture_span_us"))
+      line += fmt::format(" · capture span {}", format_duration_us(capture));
+    if (auto gpu = metric_value(m, "window.gpu_span_us"))
+      line += fmt::format(" · GPU span {} · GPU busy {} ({} of the capture span, {} of the GPU span)",
+                          format_duration_us(gpu), format_duration_us(metric_value(m, "gpu.capture_busy_us")),
+                          format_pct(metric_value(m, "gpu.busy_of_capture_pct")),
+                          format_pct(metric_value(m, "gpu.busy_of_gpu_span_pct")));
+    return line;
+  }
   std::string range;
   if (!r.steps.empty()) range = fmt::format(" ({} to {})", r.steps.front().name, r.steps.back().name);
   return fmt::format("{:.0f} steps{}, {} wall", metric_value(m, "window.steps_in_window").value_or(0), range,

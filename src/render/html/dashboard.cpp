@@ -61,6 +61,13 @@ TemplateData summary(const ReportModel& r) {
   // Without a change badge: the number of GPUs is the machine the run had, not a result of the code.
   list.push_back(entry(metric_label("gpu.count"), format_value(metric(r, "gpu.count"), "count")));
   list.push_back(metric_entry(r, "gpu.busy_pct", ", of the window"));
+  // Without steps the window is the whole trace: its two spans and the GPUs' busy share of each.
+  if (r.workers.size() == 1 && r.workers[0].window.step_source == "none" && metric(r, "window.gpu_span_us")) {
+    list.push_back(metric_entry(r, "window.capture_span_us"));
+    list.push_back(metric_entry(r, "window.gpu_span_us"));
+    list.push_back(metric_entry(r, "gpu.busy_of_capture_pct"));
+    list.push_back(metric_entry(r, "gpu.busy_of_gpu_span_pct"));
+  }
   list.push_back(metric_entry(r, "gpu.sm_efficiency_pct", ", of the window"));
   list.push_back(metric_entry(r, "tensor_core.kernel_time_pct"));
   list.push_back(metric_entry(r, "compute.tflops_achieved"));
