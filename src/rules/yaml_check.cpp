@@ -4,7 +4,9 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -84,15 +86,23 @@ void walk_maps(YamlCheck& check, const YAML::Node& node, std::set<Position>& rep
   if (node.IsSequence())
     for (const auto& item : node) walk_maps(check, item, reported);
   if (!node.IsMap()) return;
-  std::map<std::string, int> first_line;
+  // A mapping has a few keys: a linear search of views into the nodes' own keys costs less than a
+  // std::map of copies (the shipped rule file has some 600 mappings; their map took 1% of a small run).
+  std::vector<std::pair<std::string_view, int>> first_line;
   for (const auto& entry : node) {
     walk_maps(check, entry.second, reported);
     if (!entry.first.IsScalar()) continue;
-    auto [it, inserted] = first_line.emplace(entry.first.Scalar(), entry.first.Mark().line + 1);
+    const std::string& key = entry.first.Scalar();
+    auto it =
+        std::find_if(first_line.begin(), first_line.end(), [&](const auto& k) { return k.first == key; });
+    if (it == first_line.end()) {
+      first_line.emplace_back(key, entry.first.Mark().line + 1);
+      continue;
+    }
     // An alias repeats a mapping: its duplicates are reported once.
     Position at{entry.first.Mark().line, entry.first.Mark().column};
-    if (!inserted && reported.insert(at).second)
-      check.error(entry.first, fmt::format("duplicate key '{}' (first at line {})", it->first, it->second));
+    if (reported.insert(at).second)
+      check.error(entry.first, fmt::format("duplicate key '{}' (first at line {})", key, it->second));
   }
 }
 
