@@ -41,6 +41,15 @@ struct OpModelPattern {
   double flops_per_element = 1;
 };
 
+// What a fused kernel computes, from the ATen ops its name lists (rules: fused_patterns): the first
+// entry whose conditions all hold names it.
+struct FusedPattern {
+  std::string name;                // "RMSNorm", "GEMM"
+  std::vector<std::string> kinds;  // kernel kinds it needs ("tem": a template); empty: any
+  std::vector<std::string> all;    // ops the name must list, every one
+  std::vector<std::string> any;    // ... and at least one of these; empty: no such condition
+};
+
 // A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the
 // names of the kernels a device ran when the trace does not describe the device.
 struct GpuArchitecture {
@@ -79,6 +88,12 @@ struct Classification {
   std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
   std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
   std::vector<OpModelPattern> op_models;                   // first match wins; no match: unmodelled
+  // TorchInductor's generated kernels, by whole name: the first group is the kernel's kind (poi,
+  // red, per, tem, for), the second the ATen ops its name lists (may be empty).
+  std::vector<std::string> compiled_kernels;
+  std::vector<std::string> compiled_regions;  // the ops that run compiled code (Torch-Compiled Region)
+  std::vector<std::string> aten_ops;          // op names a fused name may list, matched longest first
+  std::vector<FusedPattern> fused_patterns;   // first match wins
   // Host ranges that are steps, for each way a format marks them (ProfileInfo::step_marking): a
   // range whose whole name matches one of the patterns; the first number a pattern captures is the
   // step's number. Kineto traces read profiler_step_ranges (ProfilerStep#N), nsys exports
@@ -319,6 +334,9 @@ struct HostActivitySums {
   TimeNs graph_kernel_time = 0;             // kernel time those launches ran (graph_replay.h)
   TimeNs graph_kernel_time_placed = 0;      // ... given the op that captured them (graph_capture.cpp)
   std::uint64_t graph_capture_workers = 0;  // workers with graph-capture traces merged in
+  // Kernel time of TorchInductor's kernels (rules: compiled_kernels, by the kernel's name: Inductor
+  // names the range around a launch after its kernel): the compiled (Triton) class.
+  TimeNs compiled_kernel_time = 0;
   std::optional<TimeNs> median_launch_gap;  // gaps where the GPU waited for the next launch
   struct Copies {
     std::uint64_t count = 0;

@@ -42,6 +42,10 @@ struct OpRow {
   std::string user_frame;  // the innermost frame of that stack in user code (not a library frame)
   std::string module;      // nn.Module path of the first call, when recorded
   double flops = 0;        // counted FLOPs (bottom-most ops only)
+  // A compiled (TorchInductor) kernel's range: the ATen ops its name lists, and what they make
+  // (rules: fused_patterns); empty for other ops.
+  std::string fused_ops;
+  std::string fused_as;
 };
 
 struct OpTypeRow {
@@ -71,6 +75,8 @@ struct KernelRow {
   std::int32_t shared_memory = -1;
   bool launch_config_varies = false;
   std::optional<double> occupancy_pct;  // weighted by duration
+  std::string fused_ops;                // a compiled (TorchInductor) kernel: as OpRow's
+  std::string fused_as;
 };
 
 // The N most expensive kernels of a group (a step, or an op), and the rest.

@@ -51,6 +51,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
                    attribution,
                    stats,
                    compiled,
+                   classes,
                    args,
                    flops,
                    w.steps.marker_events,
@@ -138,7 +139,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                     [&] { interval_stage(profile, attribution, classes, w); },
                     [&] {
                       analyse_memory(profile, w.window, w);
-                      build_kernel_tables(profile, attribution, classes, w.steps, w.window, w.tables);
+                      build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,
+                                          w.window, w.tables);
                       w.idle = idle_breakdown(profile, attribution, w.window);
                       w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
                     }});

@@ -32,6 +32,11 @@ std::vector<std::string> whole_names(const std::vector<OpModelPattern>& models) 
   for (const auto& m : models) out.push_back("^(?:" + m.pattern + ")$");
   return out;
 }
+std::vector<std::string> whole_names(const std::vector<std::string>& patterns) {
+  std::vector<std::string> out;
+  for (const auto& p : patterns) out.push_back("^(?:" + p + ")$");
+  return out;
+}
 
 }  // namespace
 
@@ -53,6 +58,9 @@ CompiledClassification::CompiledClassification(const Classification& c)
       profiler_step_ranges(any_of(c.profiler_step_ranges)),
       nvtx_step_ranges(any_of(c.nvtx_step_ranges)),
       serving_step_ranges(c.serving_step_ranges),
+      compiled_kernel_names(whole_names(c.compiled_kernels), "compiled_kernels"),
+      compiled_regions(c.compiled_regions, "compiled_regions"),
+      fused_names(c),
       op_types(patterns_of(c.op_types), "op_types"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),

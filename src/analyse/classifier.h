@@ -3,6 +3,7 @@
 #pragma once
 
 #include "analyse/attribution.h"
+#include "analyse/compiled_kernels.h"
 #include "analyse/pattern_set.h"
 #include "perfgate/analysis.h"
 
@@ -40,6 +41,9 @@ struct CompiledClassification {
   std::string profiler_step_ranges;
   std::string nvtx_step_ranges;
   std::vector<std::string> serving_step_ranges;  // tried one by one (steps.cpp)
+  PatternSet compiled_kernel_names;              // each compiled_kernels pattern anchored at both ends
+  PatternSet compiled_regions;
+  FusedNames fused_names;
   PatternSet op_types;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
@@ -71,7 +75,9 @@ struct NameClasses {
         blocking_call(c.blocking_calls, p.strings),
         data_parallel_op(c.data_parallel_ops, p.strings),
         distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings),
-        nccl_op(c.nccl_ops, p.strings) {}
+        nccl_op(c.nccl_ops, p.strings),
+        compiled_kernel(c.compiled_kernel_names, p.strings),
+        compiled_region(c.compiled_regions, p.strings) {}
   NameMatcher tensor_core_kernel;
   NameMatcher eligible_op;
   NameMatcher layout_conversion_kernel;
@@ -85,6 +91,8 @@ struct NameClasses {
   NameMatcher data_parallel_op;
   NameMatcher distributed_data_parallel_op;
   NameMatcher nccl_op;
+  NameMatcher compiled_kernel;  // a TorchInductor kernel (or the range around its launch), by name
+  NameMatcher compiled_region;
 };
 
 }  // namespace perfgate

@@ -101,6 +101,7 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
     if (k.end - k.start < kShortKernelNs) ++s.short_kernels;
     if (a.activity_runtime[i] == kNone) ++s.kernels_without_launch;
     if (a.replayed(i)) s.graph_kernel_time += k.end - k.start;
+    if (classes.compiled_kernel(k.name)) s.compiled_kernel_time += k.end - k.start;
     if (!a.captured_op.empty() && a.captured_op[i] != kNone) s.graph_kernel_time_placed += k.end - k.start;
   }
   s.median_launch_gap = median_launch_gap(p, a, w);
@@ -128,6 +129,7 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   graph_launches += from.graph_launches;
   add_time(graph_kernel_time, from.graph_kernel_time);
   add_time(graph_kernel_time_placed, from.graph_kernel_time_placed);
+  add_time(compiled_kernel_time, from.compiled_kernel_time);
   graph_capture_workers += from.graph_capture_workers;
   h2d += from.h2d;
   d2h += from.d2h;

@@ -38,12 +38,18 @@ void add(const Profile& p, const GpuActivity& k, KernelAccumulator& acc) {
   }
 }
 
-KernelRow finish(const Profile& p, NameClasses& classes, KernelAccumulator& acc, std::string op) {
+KernelRow finish(const Profile& p, NameClasses& classes, FusedNameCache& fused, KernelAccumulator& acc,
+                 std::string op) {
   KernelRow r = std::move(acc.row);
   r.name = std::string(p.str(acc.first->name));
   r.short_name = short_kernel_name(r.name);
   r.op = std::move(op);
   r.uses_tc = classes.tensor_core_kernel(acc.first->name);
+  if (classes.compiled_kernel(acc.first->name))
+    if (const FusedKernel* k = fused(acc.first->name)) {
+      r.fused_ops = k->ops_text();
+      if (k->pattern) r.fused_as = k->pattern->name;
+    }
   const KernelLaunchInfo& info = p.kernel_info[acc.longest->kernel_info];
   std::copy(info.grid, info.grid + 3, r.grid.begin());
   std::copy(info.block, info.block + 3, r.block.begin());
@@ -123,7 +129,9 @@ void kernels_by_op_top(WorkerTables& out) {
 }  // namespace
 
 void build_kernel_tables(const Profile& p, const Attribution& a, NameClasses& classes,
-                         const StepDetection& steps, const Window& window, WorkerTables& out) {
+                         const FusedNames& names, const StepDetection& steps, const Window& window,
+                         WorkerTables& out) {
+  FusedNameCache fused(names, p);
   std::map<StringId, KernelAccumulator> by_name;
   std::map<std::pair<StringId, StringId>, KernelAccumulator> by_op;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
@@ -136,12 +144,12 @@ void build_kernel_tables(const Profile& p, const Attribution& a, NameClasses& cl
   // Each accumulator is freed as its row is made: a trace of many names never holds both whole.
   out.kernels.reserve(by_name.size());
   for (auto it = by_name.begin(); it != by_name.end(); it = by_name.erase(it))
-    out.kernels.push_back(finish(p, classes, it->second, ""));
+    out.kernels.push_back(finish(p, classes, fused, it->second, ""));
   out.kernels_by_op.reserve(by_op.size());
   for (auto it = by_op.begin(); it != by_op.end(); it = by_op.erase(it)) {
     StringId op = it->first.second;
     out.kernels_by_op.push_back(
-        finish(p, classes, it->second, std::string(op == kNone ? kNoOpName : p.str(op))));
+        finish(p, classes, fused, it->second, std::string(op == kNone ? kNoOpName : p.str(op))));
   }
   std::sort(out.kernels.begin(), out.kernels.end(), by_total);
   std::sort(out.kernels_by_op.begin(), out.kernels_by_op.end(), by_total);

@@ -11,7 +11,9 @@ namespace perfgate {
 inline constexpr std::size_t kTopKernelsPerStep = 10;
 inline constexpr std::size_t kTopKernelsPerOp = 5;
 
+// `fused`: the ops a compiled kernel's name lists (compiled_kernels.h), for its rows.
 void build_kernel_tables(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                         const StepDetection& steps, const Window& window, WorkerTables& out);
+                         const FusedNames& fused, const StepDetection& steps, const Window& window,
+                         WorkerTables& out);
 
 }  // namespace perfgate

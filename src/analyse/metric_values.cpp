@@ -222,6 +222,7 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set("kernels.graph_capture_coverage_pct",
           100.0 * d(h.graph_kernel_time_placed) / d(h.graph_kernel_time));
   if (h.kernel_time > 0) m.set("kernels.graph_replay_pct", 100.0 * d(h.graph_kernel_time) / d(h.kernel_time));
+  if (h.kernel_time > 0) m.set("kernels.compiled_pct", 100.0 * d(h.compiled_kernel_time) / d(h.kernel_time));
   m.set("memcpy.count", d(h.all_copies.count));
   m.set("memcpy.bytes", d(h.all_copies.bytes));
   set_copies(m, "h2d", h.h2d);

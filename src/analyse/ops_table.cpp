@@ -60,15 +60,17 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, Op
 }
 
 // The op type of each name, matched once: a name has a row per input shape (ResNet-50: 580 rows of
-// 79 names), and the type patterns are a set of regexes.
+// 79 names), and the type patterns are a set of regexes. And the fused ops a compiled kernel's name
+// lists, parsed once per name.
 class OpTypeOf {
  public:
-  explicit OpTypeOf(const OpTableInputs& in) : in_(in) {}
+  explicit OpTypeOf(const OpTableInputs& in) : fused(in.classification.fused_names, in.profile), in_(in) {}
   const std::string& operator()(StringId name) {
     auto [it, inserted] = known_.try_emplace(name, nullptr);
     if (inserted) it->second = &in_.classification.op_type(in_.profile.str(name));
     return *it->second;
   }
+  FusedNameCache fused;
 
  private:
   const OpTableInputs& in_;
@@ -96,6 +98,10 @@ OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes
   r.tc_eligible = acc.eligible;
   r.uses_tc = acc.uses_tc;
   r.flops = acc.flops;
+  if (const FusedKernel* k = in.classes.compiled_kernel(first.name) ? type_of.fused(first.name) : nullptr) {
+    r.fused_ops = k->ops_text();
+    if (k->pattern) r.fused_as = k->pattern->name;
+  }
   r.data_types = tensor_types(in.args.strings(p.details(first).input_types));
   if (!with_shapes) {  // the by-name row carries them; repeating them per shape would only cost memory
     r.call_stack = call_stack(p, acc.first_call);
@@ -306,6 +312,20 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
     const HostEvent& h = p.host_events[e];
     if (!counted(e)) continue;
     add_call(in, e, by_name[h.name], by_shape[{h.name, p.details(h).input_dims}]);
+  }
+  // A compiled region holds the GPU time of the kernel ranges it ran beside it, as of those under it
+  // (looked for only where the window has a region: its names are few, its events many).
+  bool regions = std::any_of(by_name.begin(), by_name.end(),
+                             [&](const auto& row) { return in.classes.compiled_region(row.first); });
+  std::vector<AdoptedRange> beside;
+  if (regions)
+    beside = ranges_beside_regions(p, in.stats, in.classes.compiled_kernel, in.classes.compiled_region);
+  for (const AdoptedRange& r : beside) {
+    if (!counted(r.region)) continue;
+    const HostEvent& h = p.host_events[r.region];
+    TimeNs device = in.stats.total_device(r.range);
+    add_time(by_name[h.name].device_total, device);
+    add_time(by_shape[{h.name, p.details(h).input_dims}].device_total, device);
   }
   // Self host time, as the plugin defines it: minus every range directly inside and the op's own
   // runtime calls.

@@ -15,6 +15,7 @@ struct OpTableInputs {
   const Attribution& attribution;
   const OpStats& stats;
   const CompiledClassification& classification;
+  NameClasses& classes;
   ArgumentCache& args;
   const std::vector<float>& flops;
   const std::vector<std::uint32_t>& step_markers;

@@ -221,6 +221,10 @@ constexpr MetricInfo kCatalog[] = {
      "Kernel time in the window that CUDA/HIP graph launches ran (rules: graph_launch_calls) / all kernel "
      "time",
      kPerfgate},
+    {"kernels.compiled_pct", "Kernel time in compiled (Triton) kernels", "%",
+     "Kernel time in the window of TorchInductor's generated kernels, by name (rules: compiled_kernels; the "
+     "kernels of the compiled (Triton) op type's ranges) / all kernel time",
+     kPerfgate},
     {"kernels.graph_capture_coverage_pct", "Graph kernels placed on a capture", "%",
      "Kernel time of graph replays placed on a launch of a graph-capture trace (its op, shapes and modules) "
      "/ "

@@ -162,6 +162,8 @@ std::string host_line(const std::vector<ReportMetric>& m) {
       fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
                   format_duration_us(metric_value(m, "host.sync_us"))),
       labelled(m, "kernels.short_pct"), labelled(m, "gpu.idle_host_wait_pct") + " of idle"};
+  if (metric_value(m, "kernels.compiled_pct").value_or(0) > 0)
+    parts.push_back(labelled(m, "kernels.compiled_pct"));
   if (metric_value(m, "kernels.graph_replay_pct").value_or(0) > 0) {
     parts.push_back(labelled(m, "kernels.graph_replay_pct"));
     if (metric_value(m, "kernels.graph_capture_coverage_pct"))

@@ -53,7 +53,7 @@ ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
   return fmt::format("{}x{}x{}", d[0], d[1], d[2]);
 }
 
-constexpr std::array<Column<OpRow>, 18> kOpColumns = {{
+constexpr std::array<Column<OpRow>, 20> kOpColumns = {{
     {"name", "", "Op name; (no op): GPU work launched outside any operator (calls: its activities)",
      [](const OpRow& r) { return ReportCell{r.name}; }},
     {"op_type", "", "Op class (rules: op_types)", [](const OpRow& r) { return ReportCell{r.op_type}; }},
@@ -92,6 +92,14 @@ constexpr std::array<Column<OpRow>, 18> kOpColumns = {{
      [](const OpRow& r) { return text(r.user_frame); }},
     {"call_stack", "", "Call stack of the first call, innermost first",
      [](const OpRow& r) { return text(r.call_stack); }},
+    // The last two, only where a row is a compiled kernel's (with_fused_columns).
+    {"fused_ops", "",
+     "A compiled (TorchInductor) kernel's range: the ATen ops its name lists (rules: aten_ops), and the "
+     "parts that name none (unparsed); the column is there where some row has them",
+     [](const OpRow& r) { return text(r.fused_ops); }},
+    {"fused_as", "",
+     "What those ops make (rules: fused_patterns): RMSNorm, softmax, GEMM, ...; there where fused_ops is",
+     [](const OpRow& r) { return text(r.fused_as); }},
 }};
 
 // The by-shape table: the op columns with the input shapes after the name, less the by-name
@@ -180,7 +188,7 @@ constexpr std::array<Column<TopOp>, 7> kTopOpColumns = {{
      [](const TopOp& r) { return ReportCell{r.op->uses_tc}; }},
 }};
 
-constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
+constexpr std::array<Column<KernelRow>, 17> kKernelColumns = {{
     {"op", "", "Launching op ((no op) when none is known)", [](const KernelRow& r) { return text(r.op); }},
     {"name", "", "Kernel name as recorded", [](const KernelRow& r) { return ReportCell{r.name}; }},
     {"short_name", "", "Demangled name without templates and arguments",
@@ -209,12 +217,30 @@ constexpr std::array<Column<KernelRow>, 15> kKernelColumns = {{
      [](const KernelRow& r) { return number(r.occupancy_pct); }},
     {"launch_config_varies", "", "Calls differ in grid, block, registers or shared memory",
      [](const KernelRow& r) { return ReportCell{r.launch_config_varies}; }},
+    // The last two, only where a row is a compiled kernel (with_fused_columns).
+    {"fused_ops", "",
+     "A compiled (TorchInductor) kernel: the ATen ops its name lists (rules: aten_ops), and the parts that "
+     "name none (unparsed); the column is there where some row has them",
+     [](const KernelRow& r) { return text(r.fused_ops); }},
+    {"fused_as", "",
+     "What those ops make (rules: fused_patterns): RMSNorm, softmax, GEMM, ...; there where fused_ops is",
+     [](const KernelRow& r) { return text(r.fused_as); }},
 }};
+
+// The columns of a table of ops or kernels: without the last two (fused_ops, fused_as) where no row
+// is a compiled kernel's, so that traces without compiled code keep their tables as they were.
+template <typename Row>
+std::span<const Column<Row>> with_fused_columns(std::span<const Column<Row>> columns,
+                                                const std::vector<Row>& rows) {
+  bool fused = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.fused_ops.empty(); });
+  return fused ? columns : columns.first(columns.size() - 2);
+}
 
 // The by-kernel table has no op column.
 ReportTable kernels_table(const std::vector<KernelRow>& rows) {
   return make_table("kernels", "Kernels", "Kernels that started in the window, by name",
-                    std::span<const Column<KernelRow>>(kKernelColumns).subspan(1), rows);
+                    with_fused_columns(std::span<const Column<KernelRow>>(kKernelColumns).subspan(1), rows),
+                    rows);
 }
 
 constexpr std::array<Column<TopKernelRow>, 4> kTopKernelColumns = {{
@@ -513,12 +539,15 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("iterations", "Iterations", "Each window step", kIterationColumns, t.iterations));
   add(make_table("step_breakdown", "Step breakdown", "The mean window step, split as the plugin does",
                  kBreakdownColumns, breakdown_shares(w.mean_breakdown)));
-  add(make_table("ops", "Ops", "Ops called during the window's steps, by name", kOpColumns, t.ops));
+  add(make_table("ops", "Ops", "Ops called during the window's steps, by name",
+                 with_fused_columns(std::span<const Column<OpRow>>(kOpColumns), t.ops), t.ops));
   add(make_table("ops_by_shape", "Ops by input shapes", "Each op split by the input shapes of its calls",
-                 kOpShapeColumns, t.ops_by_shape));
+                 with_fused_columns(std::span<const Column<OpRow>>(kOpShapeColumns), t.ops_by_shape),
+                 t.ops_by_shape));
   add(make_table("op_types", "Op types", "Top-level ops by class", kOpTypeColumns, t.op_types));
   add(kernels_table(t.kernels));
-  add(make_table("kernels_by_op", "Kernels by op", "Kernels by name and launching op", kKernelColumns,
+  add(make_table("kernels_by_op", "Kernels by op", "Kernels by name and launching op",
+                 with_fused_columns(std::span<const Column<KernelRow>>(kKernelColumns), t.kernels_by_op),
                  t.kernels_by_op));
   add(make_table("kernels_by_iteration", "Kernels by iteration", "The 10 longest kernels of each step",
                  kTopKernelColumns, t.kernels_by_iteration));
@@ -566,8 +595,16 @@ namespace {
 
 std::vector<ReportTable> build_table_schemas() {
   WorkerAnalysis empty;
+  // A compiled kernel's row, so that the ops and kernels tables have every column (with_fused_columns).
+  OpRow op;
+  op.fused_ops = "add";
+  KernelRow kernel;
+  kernel.fused_ops = "add";
+  empty.tables.ops = empty.tables.ops_by_shape = {op};
+  empty.tables.kernels = empty.tables.kernels_by_op = {kernel};
   ReportWorker report;
   std::vector<ReportTable> tables = worker_tables(empty, report);
+  for (ReportTable& t : tables) t.rows.clear();
   for (ReportTable& t : neuron_report_tables(NeuronTables{})) tables.push_back(std::move(t));
   tables.push_back(ranks_table(RunAnalysis{}, {}));
   tables.push_back(rank_collectives_table(RunAnalysis{}, {}));

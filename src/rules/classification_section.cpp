@@ -10,7 +10,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 18> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 20> kPatternLists = {"tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
                                                             "communication_kernels",
@@ -27,6 +27,8 @@ constexpr std::array<std::string_view, 18> kPatternLists = {"tensor_core_kernels
                                                             "profiler_step_ranges",
                                                             "nvtx_step_ranges",
                                                             "serving_step_ranges",
+                                                            "compiled_kernels",
+                                                            "compiled_regions",
                                                             "op_types"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
@@ -49,6 +51,8 @@ constexpr std::array<std::string_view, 14> kOpModels = {"gemm",
                                                         "batch_norm",
                                                         "batch_norm_backward",
                                                         "rms_norm"};
+constexpr std::array<std::string_view, 6> kFusedPatternKeys = {"name", "kinds",  "all",
+                                                               "any",  "source", "note"};
 constexpr std::array<std::string_view, 8> kArchitectureKeys = {
     "name", "vendor", "compute_capability", "devices", "kernels", "source", "note", "example"};
 constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
@@ -74,6 +78,8 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "profiler_step_ranges") return c.profiler_step_ranges;
   if (name == "nvtx_step_ranges") return c.nvtx_step_ranges;
   if (name == "serving_step_ranges") return c.serving_step_ranges;
+  if (name == "compiled_kernels") return c.compiled_kernels;
+  if (name == "compiled_regions") return c.compiled_regions;
   return c.dataloader_ops;
 }
 
@@ -151,6 +157,50 @@ std::optional<OpModelPattern> read_op_model(YamlCheck& check, const YAML::Node& 
     if (value && *value >= 0) m.flops_per_element = *value;
   }
   return m;
+}
+
+// A list of plain names (aten_ops, a fused pattern's kinds and ops): a YAML list of names, or one
+// string of names separated by spaces (what the shipped file writes: a list of 270 names read as
+// as many YAML nodes cost 1.5% of a small trace's run).
+std::vector<std::string> read_names(YamlCheck& check, const YAML::Node& node, std::string_view what) {
+  std::vector<std::string> out;
+  if (node.IsScalar()) {
+    std::istringstream words(node.Scalar());
+    for (std::string name; words >> name;) out.push_back(std::move(name));
+    return out;
+  }
+  if (!check.is_list(node, what)) return out;
+  for (const auto& item : node) {
+    auto name = check.string(item, what);
+    if (name && name->empty()) check.error(item, fmt::format("an empty name in '{}'", what));
+    if (name && !name->empty()) out.push_back(*name);
+  }
+  return out;
+}
+
+// One pass over the entry's keys (a lookup by key walks the map each time).
+std::optional<FusedPattern> read_fused_pattern(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "fused_patterns entry")) return std::nullopt;
+  check.known_keys(item, kFusedPatternKeys, "fused_patterns");
+  FusedPattern f;
+  bool named = false, conditions = false;
+  for (const auto& entry : item) {
+    const std::string& key = entry.first.Scalar();
+    if (key == "name") {
+      f.name = check.string(entry.second, "name").value_or("");
+      named = true;
+    } else if (key == "kinds") {
+      f.kinds = read_names(check, entry.second, "kinds");
+    } else if (key == "all" || key == "any") {
+      (key == "all" ? f.all : f.any) = read_names(check, entry.second, key);
+      conditions = true;
+    }
+  }
+  if (!named || !conditions) {
+    check.error(item, "a fused_patterns entry needs 'name' and 'all' or 'any'");
+    return std::nullopt;
+  }
+  return f;
 }
 
 // compute_capability: "8.6" (a string, so that 8.10 stays apart from 8.1).
@@ -242,6 +292,18 @@ void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& ou
 void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& out) {
   read_list(check, node, "op_models", out.op_models,
             [&](const YAML::Node& i) { return read_op_model(check, i); });
+}
+
+void read_fused_patterns(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  read_list(check, node, "fused_patterns", out.fused_patterns,
+            [&](const YAML::Node& i) { return read_fused_pattern(check, i); });
+}
+
+// A file's names are added to those it extends (a name is listed once).
+void read_aten_ops(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  for (std::string& name : read_names(check, node, "aten_ops"))
+    if (std::find(out.aten_ops.begin(), out.aten_ops.end(), name) == out.aten_ops.end())
+      out.aten_ops.push_back(std::move(name));
 }
 
 void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out) {

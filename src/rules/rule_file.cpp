@@ -33,10 +33,10 @@ void throw_if_errors(const YamlCheck& check) {
   throw ConfigError(all);
 }
 
-constexpr std::array<std::string_view, 11> kTopKeys = {
-    "schema",    "extends",           "classification", "attribution",   "gpu_peaks",
-    "op_models", "gpu_architectures", "compute",        "critical_path", "advice",
-    "rules"};
+constexpr std::array<std::string_view, 13> kTopKeys = {
+    "schema",        "extends",  "classification", "attribution",       "gpu_peaks",
+    "op_models",     "aten_ops", "fused_patterns", "gpu_architectures", "compute",
+    "critical_path", "advice",   "rules"};
 // YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;
@@ -191,6 +191,8 @@ class RuleFileReader {
       if (YAML::Node a = root["attribution"]) read_attribution(check, a, out_.classification);
       if (YAML::Node g = root["gpu_peaks"]) read_gpu_peaks(check, g, out_.classification);
       if (YAML::Node m = root["op_models"]) read_op_models(check, m, out_.classification);
+      if (YAML::Node a = root["aten_ops"]) read_aten_ops(check, a, out_.classification);
+      if (YAML::Node f = root["fused_patterns"]) read_fused_patterns(check, f, out_.classification);
       if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out_.classification);
       if (YAML::Node c = root["compute"]) read_compute(check, c, out_.classification);
       if (YAML::Node a = root["advice"]) read_advice(check, a, out_.classification);

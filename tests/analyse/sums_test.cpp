@@ -23,12 +23,12 @@ auto fields(const HostActivitySums::Copies& s) {
 
 auto fields(const HostActivitySums& s) {
   const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
-               kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, median_launch_gap,
-               h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets] = s;
+               kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, compiled_time,
+               median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets] = s;
   return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                     kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers,
-                    median_launch_gap, fields(h2d), fields(d2h), fields(d2d), fields(all_copies), pageable,
-                    sync_copies, sync_memsets);
+                    compiled_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d),
+                    fields(all_copies), pageable, sync_copies, sync_memsets);
 }
 
 auto fields(const ParallelismSums& s) {
@@ -74,7 +74,7 @@ using Copies = HostActivitySums::Copies;
 
 TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
   HostActivitySums a{
-      1,  2,  3, 4, 5, 6, 7, 8, 25, 26, 27, 28, 9, {10, 11, 12}, {13, 14, 15}, {16, 17, 18}, {19, 20, 21},
+      1,  2,  3, 4, 5, 6, 7, 8, 25, 26, 27, 28, 29, 9, {10, 11, 12}, {13, 14, 15}, {16, 17, 18}, {19, 20, 21},
       22, 23, 24};
   HostActivitySums b{101,
                      102,
@@ -88,6 +88,7 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      126,
                      127,
                      128,
+                     129,
                      109,
                      {110, 111, 112},
                      {113, 114, 115},
@@ -110,6 +111,7 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                                                152,
                                                154,
                                                156,
+                                               158,
                                                9,
                                                Copies{120, 122, 124},
                                                Copies{126, 128, 130},

@@ -70,6 +70,8 @@ TemplateData summary(const ReportModel& r) {
   }
   list.push_back(metric_entry(r, "gpu.sm_efficiency_pct", ", of the window"));
   list.push_back(metric_entry(r, "tensor_core.kernel_time_pct"));
+  if (metric(r, "kernels.compiled_pct").value_or(0) > 0)
+    list.push_back(metric_entry(r, "kernels.compiled_pct"));
   list.push_back(metric_entry(r, "compute.tflops_achieved"));
   list.push_back(entry(metric_label("compute.mfu_pct") + ", of the GPUs' peak", mfu_text(r.metrics),
                        change_badge(r, "compute.mfu_pct")));

@@ -1,0 +1,185 @@
+// Issue 42, item 3: TorchInductor's kernels tied to the ATen ops their names list and to the compiled
+// region that ran them, and what the ops make (RMSNorm, softmax, GEMM...). Every expected value is
+// worked out in the comments.
+#include <gtest/gtest.h>
+
+#include "analyse/compiled_kernels.h"
+#include "perfgate/render.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+const OpRow* find_op(const std::vector<OpRow>& rows, const std::string& name) {
+  for (const OpRow& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+const KernelRow* find_kernel(const std::vector<KernelRow>& rows, const std::string& name) {
+  for (const KernelRow& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+
+double metric(const WorkerAnalysis& w, const std::string& name) {
+  return w.metrics.get(name).value_or(-1);
+}
+
+const FusedNames& default_names() {
+  static const FusedNames names(default_classification());
+  return names;
+}
+
+FusedKernel parse(const std::string& name) {
+  std::optional<FusedKernel> k = default_names().parse(name);
+  EXPECT_TRUE(k) << name;
+  return k.value_or(FusedKernel{});
+}
+
+std::string pattern_of(const FusedKernel& k) {
+  return k.pattern ? k.pattern->name : "";
+}
+
+TEST(FusedNames, AnRmsNormReductionListsItsFiveOps) {
+  FusedKernel k = parse("triton_red_fused_add_mean_mul_pow_rsqrt_0");
+  EXPECT_EQ(k.kind, "red");
+  EXPECT_EQ(k.ops, (std::vector<std::string>{"add", "mean", "mul", "pow", "rsqrt"}));
+  EXPECT_TRUE(k.unparsed.empty());
+  EXPECT_EQ(k.ops_text(), "add, mean, mul, pow, rsqrt");
+  EXPECT_EQ(pattern_of(k), "RMSNorm");
+}
+
+// Op names with underscores are read whole, the longest known name first: "_to_copy", not "to" and
+// "copy"; "native_layer_norm_backward", not "native_layer_norm" then "backward"; "addmm", not "add".
+TEST(FusedNames, OpNamesWithUnderscoresAreReadLongestFirst) {
+  FusedKernel k = parse("triton_per_fused__to_copy_add_native_layer_norm_backward_7");
+  EXPECT_EQ(k.kind, "per");
+  EXPECT_EQ(k.ops, (std::vector<std::string>{"_to_copy", "add", "native_layer_norm_backward"}));
+  EXPECT_EQ(pattern_of(k), "LayerNorm");  // the backward too: its ops say which
+  k = parse("triton_poi_fused_convolution_backward_embedding_dense_backward_3");
+  EXPECT_EQ(k.ops, (std::vector<std::string>{"convolution_backward", "embedding_dense_backward"}));
+  EXPECT_EQ(pattern_of(k), "embedding");
+  k = parse("triton_tem_fused_addmm_relu_12");
+  EXPECT_EQ(k.ops, (std::vector<std::string>{"addmm", "relu"}));
+  EXPECT_EQ(pattern_of(k), "GEMM");
+  k = parse("triton_per_fused__softmax_0");
+  EXPECT_EQ(k.ops, (std::vector<std::string>{"_softmax"}));
+  EXPECT_EQ(pattern_of(k), "softmax");
+}
+
+TEST(FusedNames, WrittenOutSoftmaxAndNormsAreRecognised) {
+  EXPECT_EQ(pattern_of(parse("triton_red_fused_amax_div_exp_sub_sum_0")), "softmax");
+  EXPECT_EQ(pattern_of(parse("triton_red_fused__log_softmax_amax_exp_log_sub_sum_1")), "log-softmax");
+  EXPECT_EQ(pattern_of(parse("triton_red_fused_add_mul_rsqrt_sub_var_mean_2")), "layer/batch norm");
+  // An RMSNorm is not a layer norm: it subtracts no mean.
+  EXPECT_EQ(pattern_of(parse("triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_3")), "RMSNorm");
+  // mm outside a template is not a GEMM the name can vouch for.
+  EXPECT_EQ(pattern_of(parse("triton_poi_fused_mm_0")), "");
+  EXPECT_EQ(pattern_of(parse("triton_poi_fused_add_cos_sin_0")), "");
+}
+
+TEST(FusedNames, WhatNamesNoKnownOpIsSaidUnparsed) {
+  FusedKernel k = parse("triton_poi_fused_add_frobnicate_widget_mul_2");
+  EXPECT_EQ(k.ops, (std::vector<std::string>{"add", "mul"}));
+  EXPECT_EQ(k.unparsed, (std::vector<std::string>{"frobnicate_widget"}));
+  EXPECT_EQ(k.ops_text(), "add, mul; unparsed: frobnicate_widget");
+  k = parse("triton_poi_0");  // descriptive names off: a kernel, no ops listed
+  EXPECT_EQ(k.kind, "poi");
+  EXPECT_TRUE(k.ops.empty());
+  EXPECT_EQ(k.ops_text(), "");
+  EXPECT_FALSE(default_names().parse("aten::mm"));
+  EXPECT_FALSE(default_names().parse("triton_poi_fused_add"));  // no kernel number: not Inductor's name
+}
+
+// One step of a torch.compile'd model: ProfilerStep#1 [0, 1000] holds "Torch-Compiled Region: 0/0"
+// [10, 500] > CompiledFunction [20, 480], which launches two Inductor kernels through their ranges:
+//   triton_red_fused_add_mean_mul_pow_rsqrt_0 [30, 50], its kernel [100, 140]: 40 us (an RMSNorm)
+//   triton_tem_fused_mm_0 [60, 100] with Input Dims [[64,128],[128,256],[64,256]], its kernel
+//     [150, 210]: 60 us
+// then an eager aten::add [600, 610] launches elementwise_kernel [700, 800]: 100 us.
+//   the region's device time: 40 + 60 = 100 us
+//   compiled kernel time 100 of 200 us: kernels.compiled_pct 50%
+std::string compiled_step() {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("Torch-Compiled Region: 0/0", 10, 490, 1);
+  t.op("CompiledFunction", 20, 460, 2);
+  t.op("triton_red_fused_add_mean_mul_pow_rsqrt_0", 30, 20, 3, 1,
+       R"("kernel_backend": "triton", "Input Dims": [[32, 4096], [4096], [32, 4096]])");
+  t.launch("triton_red_fused_add_mean_mul_pow_rsqrt_0", 35, 100, 40, 3);
+  t.op("triton_tem_fused_mm_0", 60, 40, 4, 1,
+       R"("kernel_backend": "triton", "Input Dims": [[64, 128], [128, 256], [64, 256]], )"
+       R"("Input type": ["float", "float", "float"])");
+  t.launch("triton_tem_fused_mm_0", 65, 150, 60, 4);
+  t.op("aten::add", 600, 10, 5);
+  t.launch("elementwise_kernel", 602, 700, 100, 5);
+  return t.json();
+}
+
+TEST(CompiledCode, ATritonCompiledStepTiesKernelsToTheirOpsRegionAndPattern) {
+  WorkerAnalysis w = analyse_json(compiled_step());
+  const OpRow* norm = find_op(w.tables.ops, "triton_red_fused_add_mean_mul_pow_rsqrt_0");
+  ASSERT_NE(norm, nullptr);
+  EXPECT_EQ(norm->op_type, "compiled (Triton)");
+  EXPECT_EQ(norm->fused_ops, "add, mean, mul, pow, rsqrt");
+  EXPECT_EQ(norm->fused_as, "RMSNorm");
+  EXPECT_EQ(norm->device_total, 40'000);
+  const OpRow* gemm = find_op(w.tables.ops, "triton_tem_fused_mm_0");
+  ASSERT_NE(gemm, nullptr);
+  EXPECT_EQ(gemm->fused_ops, "mm");
+  EXPECT_EQ(gemm->fused_as, "GEMM");
+  const OpRow* region = find_op(w.tables.ops, "Torch-Compiled Region: 0/0");
+  ASSERT_NE(region, nullptr);
+  EXPECT_EQ(region->device_total, 100'000);
+  EXPECT_EQ(region->fused_ops, "");
+  const OpRow* eager = find_op(w.tables.ops, "aten::add");
+  ASSERT_NE(eager, nullptr);
+  EXPECT_EQ(eager->fused_ops, "");
+  const KernelRow* kernel = find_kernel(w.tables.kernels, "triton_red_fused_add_mean_mul_pow_rsqrt_0");
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->fused_ops, "add, mean, mul, pow, rsqrt");
+  EXPECT_EQ(kernel->fused_as, "RMSNorm");
+  EXPECT_EQ(find_kernel(w.tables.kernels, "elementwise_kernel")->fused_ops, "");
+  EXPECT_DOUBLE_EQ(metric(w, "kernels.compiled_pct"), 50.0);
+  // The share is in the summary.
+  std::string terminal = render_terminal(report_of_json(compiled_step(), default_rules()));
+  EXPECT_NE(terminal.find("Kernel time in compiled (Triton) kernels 50.0%"), std::string::npos) << terminal;
+}
+
+// Inductor's kernel ranges beside the region instead of under it: the region [10, 100]; a kernel
+// range [90, 130] starts inside it and ends after it (so it is the region's sibling), its kernel
+// [200, 250]: 50 us; a second range [135, 145] follows with no op between, its kernel [260, 280]:
+// 20 us. Then the eager aten::mul [300, 310], and a kernel range [320, 330] after it, kernel
+// [400, 430]: 30 us, is not the region's (another op ran in between).
+//   the region's device time: 50 + 20 = 70 us (0 before: nothing under it launched anything)
+TEST(CompiledCode, KernelRangesBesideTheRegionCountInItsDeviceTime) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("Torch-Compiled Region: 1/0", 10, 90, 1);
+  t.op("triton_poi_fused_add_0", 90, 40, 2);
+  t.launch("triton_poi_fused_add_0", 95, 200, 50, 2);
+  t.op("triton_poi_fused_mul_1", 135, 10, 3);
+  t.launch("triton_poi_fused_mul_1", 136, 260, 20, 3);
+  t.op("aten::mul", 300, 10, 4);
+  t.op("triton_poi_fused_sub_2", 320, 10, 5);
+  t.launch("triton_poi_fused_sub_2", 321, 400, 30, 5);
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpRow* region = find_op(w.tables.ops, "Torch-Compiled Region: 1/0");
+  ASSERT_NE(region, nullptr);
+  EXPECT_EQ(region->device_total, 70'000);
+  EXPECT_EQ(find_op(w.tables.ops, "triton_poi_fused_sub_2")->device_total, 30'000);
+  // The kernel ranges keep their own time, and each kernel counts once in the op types: the region
+  // is "other" with no GPU time of its own, the three ranges "compiled (Triton)" with 100 us.
+  for (const OpTypeRow& r : w.tables.op_types) {
+    if (r.type == "compiled (Triton)") {
+      EXPECT_EQ(r.gpu, 100'000);
+    } else if (r.type == "other") {
+      EXPECT_EQ(r.gpu, 0);
+    }
+  }
+  EXPECT_DOUBLE_EQ(metric(w, "kernels.compiled_pct"), 100.0);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
