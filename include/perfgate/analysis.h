@@ -48,6 +48,7 @@ struct FusedPattern {
   std::vector<std::string> kinds;  // kernel kinds it needs ("tem": a template); empty: any
   std::vector<std::string> all;    // ops the name must list, every one
   std::vector<std::string> any;    // ... and at least one of these; empty: no such condition
+  std::string model;               // "gemm": FLOPs 2·B·M·N·K from the launch's input shapes; "": none
 };
 
 // A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the

@@ -42,11 +42,13 @@ namespace {
 constexpr std::size_t kNeuronTimelineBuckets = 400;
 
 // The op-level analyses share per-op statistics that are freed when they are done.
+// `templates`: the Triton GEMM templates it counted (w.warnings is not its to write: analyse_memory
+// runs beside it).
 void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-              const CompiledClassification& compiled, WorkerAnalysis& w) {
+              const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates) {
   OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
   ArgumentCache args(profile);
-  std::vector<float> flops = counted_flops(profile, stats, args);
+  std::vector<float> flops = counted_flops(profile, stats, args, classes, compiled.fused_names, templates);
   OpTableInputs in{profile,
                    attribution,
                    stats,
@@ -123,8 +125,9 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                                             compiled.tc_share_counts_unlaunched_kernels);
                                      }});
   describe_architectures(profile, compiled, w.gpus, w.warnings);
-  // Three groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
+  // Four groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
+  TemplateCalls templates;
   // The longest first (the critical paths, whose steps are split over the threads again), so that
   // the shorter ones fill in beside it.
   run_side_by_side(options.threads,
@@ -135,7 +138,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
                                          w.tables.timeline, options.threads);
                     },
-                    [&] { op_stage(profile, attribution, classes, compiled, w); },
+                    [&] { op_stage(profile, attribution, classes, compiled, w, templates); },
                     [&] { interval_stage(profile, attribution, classes, w); },
                     [&] {
                       analyse_memory(profile, w.window, w);
@@ -144,6 +147,12 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                       w.idle = idle_breakdown(profile, attribution, w.window);
                       w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
                     }});
+  if (templates.without_shapes > 0)
+    w.warnings.push_back(fmt::format(
+        "{} call{} of Triton GEMM templates ({}{}) record no input shapes that give the GEMM's size: "
+        "their FLOPs are not counted (record_shapes=True records each launch's arguments)",
+        templates.without_shapes, templates.without_shapes == 1 ? "" : "s", templates.first_without_shapes,
+        templates.without_shapes > 1 ? ", ..." : ""));
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())

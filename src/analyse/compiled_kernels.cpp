@@ -107,6 +107,42 @@ const FusedKernel* FusedNameCache::operator()(StringId name) {
   return it->second ? &*it->second : nullptr;
 }
 
+std::optional<GemmShape> template_gemm_shape(const FusedKernel& kernel, const std::vector<Dims>& in) {
+  if (!kernel.pattern || kernel.pattern->model != "gemm") return std::nullopt;
+  auto op = std::find_if(kernel.ops.begin(), kernel.ops.end(),
+                         [&](const std::string& o) { return listed(kernel.pattern->any, o); });
+  if (op == kernel.ops.end()) return std::nullopt;
+  std::size_t rank = *op == "bmm" || *op == "baddbmm" ? 3 : 2;
+  auto is_output = [&](const Dims& c, const GemmShape& g) {
+    return c.size() == rank && (rank == 2 || c[0] == g.batch) && c[rank - 2] == g.m && c[rank - 1] == g.n;
+  };
+  std::optional<GemmShape> found;
+  for (std::size_t a = 0; a < in.size(); ++a) {
+    for (std::size_t b = a + 1; b < in.size(); ++b) {
+      const Dims& x = in[a];
+      const Dims& y = in[b];
+      if (x.size() != rank || y.size() != rank || x[rank - 1] != y[rank - 2]) continue;
+      if (rank == 3 && x[0] != y[0]) continue;
+      GemmShape g{rank == 3 ? x[0] : 1, x[rank - 2],         y[rank - 1], x[rank - 1],
+                  static_cast<int>(a),  static_cast<int>(b), -1};
+      bool output = false;
+      for (std::size_t c = 0; c < in.size() && !output; ++c) output = c != a && c != b && is_output(in[c], g);
+      if (!output) continue;
+      if (found && (found->batch != g.batch || found->m != g.m || found->n != g.n || found->k != g.k))
+        return std::nullopt;  // two readings: not guessed
+      if (!found) found = g;
+    }
+  }
+  return found;
+}
+
+std::optional<double> template_gemm_flops(const FusedKernel& kernel, const std::vector<Dims>& inputs) {
+  std::optional<GemmShape> g = template_gemm_shape(kernel, inputs);
+  if (!g) return std::nullopt;
+  return 2.0 * static_cast<double>(g->batch) * static_cast<double>(g->m) * static_cast<double>(g->n) *
+         static_cast<double>(g->k);
+}
+
 std::vector<AdoptedRange> ranges_beside_regions(const Profile& p, const OpStats& stats,
                                                 const NameMatcher& compiled_kernel,
                                                 const NameMatcher& compiled_region) {

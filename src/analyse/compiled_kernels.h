@@ -1,6 +1,6 @@
 // TorchInductor's compiled code (docs/metrics.md, "Compiled code"): the ATen ops a generated
-// kernel's name lists, what they make (rules: fused_patterns), and the compiled region that ran each
-// kernel range. All
+// kernel's name lists, what they make (rules: fused_patterns), the FLOPs of a Triton GEMM template
+// from its launch's recorded input shapes, and the compiled region that ran each kernel range. All
 // from the rules' data (compiled_kernels, compiled_regions, aten_ops, fused_patterns); each name is
 // parsed once per profile, never per event.
 #pragma once
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "analyse/op_info.h"
+#include "analyse/op_shapes.h"
 #include "perfgate/analysis.h"
 
 namespace re2 {
@@ -60,6 +61,16 @@ class FusedNameCache {
   const Profile& profile_;
   std::unordered_map<StringId, std::optional<FusedKernel>> known_;
 };
+
+// The problem size of a GEMM template's launch (a kernel whose pattern has model gemm) from its
+// recorded input shapes, the kernel's arguments: the two operands, the output and any epilogue
+// input, in an order that varies. It is the one (batch, M, N, K) that an operand A [(B,) M, K]
+// followed by an operand B [(B,) K, N], with an output [(B,) M, N] among the other arguments, give;
+// empty where no such triple is recorded or where different ones are (never guessed). Rank 3 for
+// bmm and baddbmm, else 2.
+std::optional<GemmShape> template_gemm_shape(const FusedKernel& kernel, const std::vector<Dims>& inputs);
+// 2·B·M·N·K of that shape (the epilogue's additions and activations are not counted).
+std::optional<double> template_gemm_flops(const FusedKernel& kernel, const std::vector<Dims>& inputs);
 
 // Compiled-kernel ranges that sit beside a compiled region on its thread instead of under it (a
 // range that starts inside the region and ends after it, or that follows it with no other op in

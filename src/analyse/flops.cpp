@@ -6,16 +6,37 @@
 
 namespace perfgate {
 
-std::vector<float> counted_flops(const Profile& p, const OpStats& stats, ArgumentCache& args) {
+namespace {
+
+// A compiled kernel's range: the FLOPs of its GEMM template from its launch's input shapes, else 0.
+float template_flops(const Profile& p, const HostEvent& e, ArgumentCache& args, FusedNameCache& fused,
+                     TemplateCalls& templates) {
+  const FusedKernel* k = fused(e.name);
+  if (!k || !k->pattern || k->pattern->model != "gemm") return 0;
+  if (auto f = template_gemm_flops(*k, args.dims(p.details(e).input_dims))) {
+    ++templates.counted;
+    return static_cast<float>(*f);
+  }
+  if (templates.without_shapes++ == 0) templates.first_without_shapes = std::string(p.str(e.name));
+  return 0;
+}
+
+}  // namespace
+
+std::vector<float> counted_flops(const Profile& p, const OpStats& stats, ArgumentCache& args,
+                                 NameClasses& classes, const FusedNames& names, TemplateCalls& templates) {
   std::size_t n = p.host_events.size();
   std::vector<float> flops(n, 0);
   std::vector<bool> counted_below(n, false);
+  FusedNameCache fused(names, p);
   for (std::size_t i = n; i-- > 0;) {
     const HostEvent& e = p.host_events[i];
     if (stats.is_op(i) && stats.in_window(i) && !counted_below[i]) {
       const OpDetails& d = p.details(e);
       if (d.flops >= 0) {
         flops[i] = d.flops;
+      } else if (classes.compiled_kernel(e.name)) {
+        flops[i] = template_flops(p, e, args, fused, templates);
       } else if (auto f =
                      shape_flops(p.str(e.name), args.dims(d.input_dims), args.strings(d.concrete_inputs))) {
         flops[i] = static_cast<float>(*f);

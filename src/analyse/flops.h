@@ -7,9 +7,20 @@
 
 namespace perfgate {
 
+// The Triton GEMM templates the window called (compiled_kernels.h): calls whose FLOPs their launch's
+// input shapes give, and calls whose shapes are absent or do not say the size (not counted, never
+// guessed), with the first such kernel's name.
+struct TemplateCalls {
+  std::uint64_t counted = 0;
+  std::uint64_t without_shapes = 0;
+  std::string first_without_shapes;
+};
+
 // Per host event: the FLOPs it is counted for, 0 when none. Only the bottom-most ops with a count
 // are counted (aten::linear's aten::addmm, not both), only ops called during the window's steps.
-std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, ArgumentCache& args);
+// A compiled kernel's range counts the FLOPs of its GEMM template, if it is one.
+std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, ArgumentCache& args,
+                                 NameClasses& classes, const FusedNames& names, TemplateCalls& templates);
 
 // The peak (TFLOP/s) an op's FLOPs are compared with: the GPU's peak for the op's precision (its
 // first input tensor's type) on the best units the op could use, never on those its kernels ended

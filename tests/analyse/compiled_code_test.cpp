@@ -1,6 +1,6 @@
 // Issue 42, item 3: TorchInductor's kernels tied to the ATen ops their names list and to the compiled
-// region that ran them, and what the ops make (RMSNorm, softmax, GEMM...). Every expected value is
-// worked out in the comments.
+// region that ran them, what the ops make (RMSNorm, softmax, GEMM...), and FLOPs for Triton GEMM
+// templates from their launch's shapes. Every expected value is worked out in the comments.
 #include <gtest/gtest.h>
 
 #include "analyse/compiled_kernels.h"
@@ -92,11 +92,37 @@ TEST(FusedNames, WhatNamesNoKnownOpIsSaidUnparsed) {
   EXPECT_FALSE(default_names().parse("triton_poi_fused_add"));  // no kernel number: not Inductor's name
 }
 
+// The template's launch records the kernel's arguments: A [64, 128], B [128, 256], the output
+// [64, 256]: M = 64, N = 256, K = 128, 2 x 64 x 256 x 128 = 4,194,304 FLOPs. bmm: A [8, 32, 64],
+// B [8, 64, 16], out [8, 32, 16]: 2 x 8 x 32 x 16 x 64 = 524,288. An epilogue's bias [256] first
+// changes nothing.
+TEST(TemplateGemm, FlopsFromTheLaunchShapes) {
+  FusedKernel mm = parse("triton_tem_fused_mm_0");
+  EXPECT_EQ(template_gemm_flops(mm, {{64, 128}, {128, 256}, {64, 256}}), 4'194'304.0);
+  FusedKernel addmm = parse("triton_tem_fused_addmm_0");
+  EXPECT_EQ(template_gemm_flops(addmm, {{256}, {64, 128}, {128, 256}, {64, 256}}), 4'194'304.0);
+  FusedKernel bmm = parse("triton_tem_fused_bmm_3");
+  EXPECT_EQ(template_gemm_flops(bmm, {{8, 32, 64}, {8, 64, 16}, {8, 32, 16}}), 524'288.0);
+  // A square GEMM reads the same whichever pair is taken: 2 x 32^3 = 65,536.
+  EXPECT_EQ(template_gemm_flops(mm, {{32, 32}, {32, 32}, {32, 32}}), 65'536.0);
+}
+
+TEST(TemplateGemm, AbsentOrAmbiguousShapesGiveNoFlops) {
+  FusedKernel mm = parse("triton_tem_fused_mm_0");
+  EXPECT_FALSE(template_gemm_flops(mm, {}));                             // not recorded
+  EXPECT_FALSE(template_gemm_flops(mm, {{64, 128}, {128, 256}}));        // no output among them
+  EXPECT_FALSE(template_gemm_flops(mm, {{64, 128}, {128, 256}, {64}}));  // nor here
+  // Two readings, 4 x 4 x 4 (out [4, 4]) and M = 4, K = 4, N = 8 (out [4, 8]): not guessed.
+  EXPECT_FALSE(template_gemm_flops(mm, {{4, 4}, {4, 4}, {4, 4}, {4, 8}, {4, 8}}));
+  // Not a template: a pointwise kernel's shapes are not a GEMM's.
+  EXPECT_FALSE(template_gemm_flops(parse("triton_poi_fused_mm_0"), {{64, 128}, {128, 256}, {64, 256}}));
+}
+
 // One step of a torch.compile'd model: ProfilerStep#1 [0, 1000] holds "Torch-Compiled Region: 0/0"
 // [10, 500] > CompiledFunction [20, 480], which launches two Inductor kernels through their ranges:
 //   triton_red_fused_add_mean_mul_pow_rsqrt_0 [30, 50], its kernel [100, 140]: 40 us (an RMSNorm)
 //   triton_tem_fused_mm_0 [60, 100] with Input Dims [[64,128],[128,256],[64,256]], its kernel
-//     [150, 210]: 60 us
+//     [150, 210]: 60 us, 4,194,304 FLOPs
 // then an eager aten::add [600, 610] launches elementwise_kernel [700, 800]: 100 us.
 //   the region's device time: 40 + 60 = 100 us
 //   compiled kernel time 100 of 200 us: kernels.compiled_pct 50%
@@ -125,10 +151,12 @@ TEST(CompiledCode, ATritonCompiledStepTiesKernelsToTheirOpsRegionAndPattern) {
   EXPECT_EQ(norm->fused_ops, "add, mean, mul, pow, rsqrt");
   EXPECT_EQ(norm->fused_as, "RMSNorm");
   EXPECT_EQ(norm->device_total, 40'000);
+  EXPECT_EQ(norm->flops, 0);  // not a GEMM
   const OpRow* gemm = find_op(w.tables.ops, "triton_tem_fused_mm_0");
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->fused_ops, "mm");
   EXPECT_EQ(gemm->fused_as, "GEMM");
+  EXPECT_EQ(gemm->flops, 4'194'304.0);
   const OpRow* region = find_op(w.tables.ops, "Torch-Compiled Region: 0/0");
   ASSERT_NE(region, nullptr);
   EXPECT_EQ(region->device_total, 100'000);
@@ -142,9 +170,27 @@ TEST(CompiledCode, ATritonCompiledStepTiesKernelsToTheirOpsRegionAndPattern) {
   EXPECT_EQ(kernel->fused_as, "RMSNorm");
   EXPECT_EQ(find_kernel(w.tables.kernels, "elementwise_kernel")->fused_ops, "");
   EXPECT_DOUBLE_EQ(metric(w, "kernels.compiled_pct"), 50.0);
+  EXPECT_DOUBLE_EQ(metric(w, "compute.flops"), 4'194'304.0);
   // The share is in the summary.
   std::string terminal = render_terminal(report_of_json(compiled_step(), default_rules()));
   EXPECT_NE(terminal.find("Kernel time in compiled (Triton) kernels 50.0%"), std::string::npos) << terminal;
+}
+
+// The same step where the template's launch recorded no shapes: no FLOPs, and the report says why.
+TEST(CompiledCode, ATemplateWithoutShapesCountsNoFlopsAndSaysSo) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("triton_tem_fused_bmm_0", 60, 40, 4);
+  t.launch("triton_tem_fused_bmm_0", 65, 150, 60, 4);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(find_op(w.tables.ops, "triton_tem_fused_bmm_0")->flops, 0);
+  EXPECT_FALSE(w.metrics.get("compute.flops"));
+  bool said = false;
+  for (const std::string& warning : w.warnings)
+    said = said || warning.starts_with(
+                       "1 call of Triton GEMM templates (triton_tem_fused_bmm_0) record no "
+                       "input shapes");
+  EXPECT_TRUE(said);
 }
 
 // Inductor's kernel ranges beside the region instead of under it: the region [10, 100]; a kernel
