@@ -199,6 +199,9 @@ std::string temp_dir() {
     std::string pattern =
         (fs::temp_directory_path() / fmt::format("perfgate-test-{}-XXXXXX", ::getpid())).string();
     if (!::mkdtemp(pattern.data())) throw std::runtime_error("cannot make a temporary folder " + pattern);
+    // mkdtemp's 0700 would keep out the tests that run perfgate as another user.
+    fs::permissions(pattern, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                 fs::perms::others_read | fs::perms::others_exec);
     return fs::path(pattern);
   }();
   fs::path dir = base / std::to_string(counter++);
