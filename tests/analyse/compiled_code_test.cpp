@@ -10,18 +10,6 @@
 namespace perfgate::testing {
 namespace {
 
-const OpRow* find_op(const std::vector<OpRow>& rows, const std::string& name) {
-  for (const OpRow& r : rows)
-    if (r.name == name) return &r;
-  return nullptr;
-}
-
-const KernelRow* find_kernel(const std::vector<KernelRow>& rows, const std::string& name) {
-  for (const KernelRow& r : rows)
-    if (r.name == name) return &r;
-  return nullptr;
-}
-
 double metric(const WorkerAnalysis& w, const std::string& name) {
   return w.metrics.get(name).value_or(-1);
 }

@@ -7,12 +7,6 @@
 namespace perfgate::testing {
 namespace {
 
-const OpRow* find_op(const std::vector<OpRow>& rows, const std::string& name) {
-  for (const OpRow& r : rows)
-    if (r.name == name) return &r;
-  return nullptr;
-}
-
 // Step [0,1000]. Forward on thread 1: aten::linear [10,110] > aten::t [15,20] and
 // aten::addmm [30,100] (runtime [40,45] launching 60 µs of gemm). Backward on the autograd
 // thread 2: evaluate_function: AddmmBackward0 [300,400] > AddmmBackward0 [305,395] > aten::mm

@@ -10,12 +10,6 @@
 namespace perfgate::testing {
 namespace {
 
-const OpRow* find_op(const std::vector<OpRow>& rows, const std::string& name) {
-  for (const OpRow& r : rows)
-    if (r.name == name) return &r;
-  return nullptr;
-}
-
 // a100_triton: Torch-Compiled Region: 0/0 > triton_poi_fused_add_cos_sin_0, whose kernel ran 1.760 us.
 TEST(Issue42RealTraces, TheTritonKernelListsItsOpsAndItsRegionHoldsItsTime) {
   std::string dir = shared_traces_dir();

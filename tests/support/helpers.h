@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/pipeline.h"
@@ -33,6 +34,20 @@ const RuleSet& default_rules();
 const ReportFinding* find_finding(const ReportModel& report, std::string_view id);
 
 // ../shared/traces beside the checkout (or $PERFGATE_SHARED_TRACES); empty when absent.
+// The first row of a table named `name`, or nullptr.
+template <typename Row>
+const Row* find_row(const std::vector<Row>& rows, std::string_view name) {
+  for (const Row& r : rows)
+    if (r.name == name) return &r;
+  return nullptr;
+}
+inline const OpRow* find_op(const std::vector<OpRow>& rows, std::string_view name) {
+  return find_row(rows, name);
+}
+inline const KernelRow* find_kernel(const std::vector<KernelRow>& rows, std::string_view name) {
+  return find_row(rows, name);
+}
+
 std::string shared_traces_dir();
 
 // Runs the perfgate binary with arguments (shell-quoted by the caller); returns exit code and output.
