@@ -267,6 +267,13 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
 
 namespace {
 
+// The name of the event a path stretch belongs to.
+StringId path_event_name(const Profile& p, PathEventKind kind, std::uint32_t index) {
+  return kind == PathEventKind::HostOp    ? p.host_events[index].name
+         : kind == PathEventKind::Runtime ? p.runtime_calls[index].name
+                                          : p.gpu_activities[index].name;
+}
+
 // Adds one step's path events to the ops table, summed by name and bound.
 struct OpTotals {
   std::map<std::pair<StringId, PathBound>, CriticalPathOpRow> rows;
@@ -290,9 +297,7 @@ struct OpTotals {
       const EventTime& first = events[i];
       TimeNs time = 0;
       for (; i < events.size() && key(events[i]) == key(first); ++i) time += events[i].time;
-      StringId name = first.kind == PathEventKind::HostOp    ? p.host_events[first.index].name
-                      : first.kind == PathEventKind::Runtime ? p.runtime_calls[first.index].name
-                                                             : p.gpu_activities[first.index].name;
+      StringId name = path_event_name(p, first.kind, first.index);
       CriticalPathOpRow& row = rows[{name, first.bound}];
       add_time(row.time, time);
       ++row.calls;
@@ -396,12 +401,7 @@ std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path,
 // The names with most time on one path, most first; of equal times the first name in string order.
 std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p, const RangePath& path) {
   std::map<std::string_view, TimeNs> by_name;
-  for (const PathEvent& e : path.events) {
-    StringId name = e.kind == PathEventKind::HostOp    ? p.host_events[e.index].name
-                    : e.kind == PathEventKind::Runtime ? p.runtime_calls[e.index].name
-                                                       : p.gpu_activities[e.index].name;
-    by_name[p.str(name)] += e.time;
-  }
+  for (const PathEvent& e : path.events) by_name[p.str(path_event_name(p, e.kind, e.index))] += e.time;
   std::vector<std::pair<std::string, TimeNs>> out;
   for (const auto& [name, time] : by_name) out.emplace_back(std::string(name), time);
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -440,14 +440,20 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     std::vector<TimelineBox> timeline;
     std::uint64_t cycles = 0;
   };
-  std::vector<Part> parts;
-  if (window.steps.empty()) {
-    Part& part = parts.emplace_back();
-    RangePath path = analyser.path(window.host_start, window.host_end);
-    if (timeline.step == kWholeCaptureName) part.timeline = timeline_boxes(profile, path, timeline);
+  // One stretch (a step, or the window without steps) into a part; `on_timeline`: the stretch the
+  // step timeline shows.
+  auto walk = [&](Part& part, const std::string& name, std::optional<std::int64_t> number, TimeNs start,
+                  TimeNs end, bool on_timeline) {
+    RangePath path = analyser.path(start, end);
+    if (on_timeline) part.timeline = timeline_boxes(profile, path, timeline);
     part.ops.add(profile, path);
     part.cycles += path.had_cycle ? 1 : 0;
-    part.rows.push_back(step_row(profile, path, "window", std::nullopt, window.host_start, window.host_end));
+    part.rows.push_back(step_row(profile, path, name, number, start, end));
+  };
+  std::vector<Part> parts;
+  if (window.steps.empty()) {
+    walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
+         timeline.step == kWholeCaptureName);
   } else {
     std::size_t n = window.steps.size();
     std::size_t count = std::clamp<std::size_t>(threads, 1, n);
@@ -458,12 +464,8 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
         Part& part = parts[k];
         for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
           const Step& s = steps.steps[window.steps[j]];
-          RangePath path = analyser.path(s.host_start, s.host_end);
-          if (s.start == timeline.step_start && s.name == timeline.step)
-            part.timeline = timeline_boxes(profile, path, timeline);
-          part.ops.add(profile, path);
-          part.cycles += path.had_cycle ? 1 : 0;
-          part.rows.push_back(step_row(profile, path, s.name, s.number, s.host_start, s.host_end));
+          walk(part, s.name, s.number, s.host_start, s.host_end,
+               s.start == timeline.step_start && s.name == timeline.step);
         }
       });
     run_side_by_side(threads, tasks);
