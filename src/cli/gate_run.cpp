@@ -138,9 +138,8 @@ void start_memory_budget(const GateArgs& a) {
 }
 
 void finish_memory_budget(const GateArgs& a) {
-  std::string summary = spill_summary();
-  bool warning = summary.find("warning:") != std::string::npos;
-  if (!summary.empty() && (warning || !a.quiet)) std::cerr << log_text(summary) << '\n';
+  SpillSummary summary = spill_summary();
+  if (!summary.text.empty() && (summary.warning || !a.quiet)) std::cerr << log_text(summary.text) << '\n';
 }
 
 RuleSet rules_of(const GateArgs& a) {

@@ -59,23 +59,28 @@ void apply_memory_budget(const MemoryBudgetArgs& a) {
   spill::set_budget(b.bytes, b.folder);
 }
 
-std::string spill_summary() {
+SpillSummary spill_summary() {
   spill::Stats s = spill::stats();
   std::string error = spill::spill_error();
   if (!error.empty())
-    return fmt::format("perfgate: warning: over the --max-memory budget of {} but {}; memory was not bounded",
-                       byte_size_text(spill::budget()), error);
-  if (s.blocks == 0) return "";
-  std::string text = fmt::format(
-      "perfgate: to stay within --max-memory {}, {} blocks ({:.1f} GiB at most at once) were held in a "
-      "temporary file in {}",
-      byte_size_text(spill::budget()), s.blocks, static_cast<double>(s.peak_in_use) / (1 << 30),
-      spill::folder());
-  if (spill::folder_is_in_memory(spill::folder()))
-    text +=
+    return {
+        fmt::format("perfgate: warning: over the --max-memory budget of {} but {}; memory was not bounded",
+                    byte_size_text(spill::budget()), error),
+        true};
+  if (s.blocks == 0) return {};
+  SpillSummary summary{
+      fmt::format("perfgate: to stay within --max-memory {}, {} blocks ({:.1f} GiB at most at "
+                  "once) were held in a temporary file in {}",
+                  byte_size_text(spill::budget()), s.blocks, static_cast<double>(s.peak_in_use) / (1 << 30),
+                  spill::folder()),
+      false};
+  if (spill::folder_is_in_memory(spill::folder())) {
+    summary.text +=
         fmt::format("\nperfgate: warning: {} is in memory (tmpfs): choose a folder on disk with --spill-dir",
                     spill::folder());
-  return text;
+    summary.warning = true;
+  }
+  return summary;
 }
 
 }  // namespace perfgate::cli

@@ -22,8 +22,12 @@ struct MemoryBudget {
 MemoryBudget memory_budget(const MemoryBudgetArgs& a);
 // Sets the process's budget (before any work).
 void apply_memory_budget(const MemoryBudgetArgs& a);
-// What the run spilled, for stderr ("" when nothing): how much, where, and a warning when the
-// folder is in memory or the spill file could not be made.
-std::string spill_summary();
+// What the run spilled, for stderr (empty text when nothing): how much and where, or why memory
+// was not bounded. `warning`: it says something went wrong (printed even with -q).
+struct SpillSummary {
+  std::string text;
+  bool warning = false;
+};
+SpillSummary spill_summary();
 
 }  // namespace perfgate::cli
