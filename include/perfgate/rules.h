@@ -100,6 +100,11 @@ std::string rule_limits_text(const Rule& rule);
 // The rule set as one self-contained YAML file (extends: none), for --print-effective-rules.
 std::string effective_rules_yaml(const RuleSet& rules);
 
+// The shipped default set as the build encoded it (tools/snapshot_rules.cpp: the bytes of
+// load_rules({}) of the same build). Once set, load_rules decodes it where it would read the shipped
+// default file, the start of every set; until then (and after an empty view) it reads the file.
+void use_default_rules_snapshot(std::string_view bytes);
+
 // The shipped rule files by name ("default", "tb-plugin"), and their text.
 std::vector<std::string> shipped_rule_names();
 std::string_view shipped_rule_text(std::string_view name);  // empty when unknown

@@ -12,8 +12,10 @@
 
 #include "cli/commands.h"
 #include "cli/partials.h"
+#include "cli/rules_snapshot.h"
 #include "cli/usage_hint.h"
 #include "perfgate/errors.h"
+#include "perfgate/rules.h"
 #include "perfgate/version.h"
 #include "render/escape.h"
 
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   // system when freed. glibc's default raises the threshold after the first such free, after
   // which freed analysis buffers stay resident and add to the peak.
   mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
+  use_default_rules_snapshot(cli::default_rules_snapshot());
   CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
   app.require_subcommand(1);

@@ -7,10 +7,10 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include "common/binary_codec.h"
 #include "perfgate/errors.h"
 #include "perfgate/partial.h"
 #include "perfgate/version.h"
-#include "report/binary_codec.h"
 
 namespace perfgate {
 namespace {

@@ -16,6 +16,7 @@
 #include "perfgate/rules.h"
 #include "rules/classification_section.h"
 #include "rules/rule_entry.h"
+#include "rules/rule_snapshot.h"
 #include "rules/yaml_check.h"
 #include "rules/yaml_limits.h"
 #include "rules/yaml_pack.h"
@@ -46,6 +47,7 @@ constexpr std::size_t kMaxYamlNodes = 200'000;
 constexpr std::size_t kMaxYamlDepth = 64;
 
 constexpr std::string_view kShipped = "shipped:";
+constexpr std::string_view kShippedDefault = "shipped:default";
 
 struct RuleSource {
   std::string label;  // path, or the shipped name
@@ -63,6 +65,14 @@ class RuleFileReader {
   explicit RuleFileReader(RuleSet& out) : out_(out) {}
 
   void apply_with_base(const RuleSource& source) {
+    // The default file extends nothing, so it is always the first applied, to an empty set: the
+    // build's snapshot of it is that set.
+    if (source.identity == kShippedDefault && out_.sources.empty()) {
+      if (std::optional<RuleSet> snapshot = default_rules_from_snapshot()) {
+        out_ = std::move(*snapshot);
+        return;
+      }
+    }
     chain_.push_back(source);
     YAML::Node root = parse(source);
     std::string base = "default";
