@@ -17,71 +17,64 @@ void PathGraph::add_edge(std::uint32_t from, std::uint32_t to, PathEdgeType type
   edges_.push_back({from, to, weight, owner, type});
 }
 
+namespace {
+
+constexpr std::uint32_t kDone = kNone;  // a node's pending count once it is taken
+
+// The edges out of each node, in the order they were added (a counting sort: CSR arrays).
+struct OutEdges {
+  std::vector<std::uint32_t> begin;  // node v's edges: edge[begin[v]] .. edge[begin[v + 1] - 1]
+  std::vector<std::uint32_t> edge;
+
+  OutEdges(const std::vector<PathEdge>& edges, std::size_t nodes) : begin(nodes + 1, 0), edge(edges.size()) {
+    for (const PathEdge& e : edges) ++begin[e.from + 1];
+    std::partial_sum(begin.begin(), begin.end(), begin.begin());
+    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
+    for (std::uint32_t i = 0; i < edges.size(); ++i) edge[fill[edges[i].from]++] = i;
+  }
+};
+
+}  // namespace
+
+// Kahn's order (the nodes without incoming edges in id order, then each node once its last
+// incoming edge is taken), each node relaxing its outgoing edges. A node's best incoming edge is
+// the longest, of equal lengths the first added: the same as pulling its incoming edges in order.
 PathGraph::Path PathGraph::longest_path() const {
   const std::size_t n = times_.size();
   Path path;
   if (n == 0 || n >= kNone) return path;  // node ids are 32-bit
-  // Incoming edges by node (counting sort, insertion order kept) and outgoing counts.
-  std::vector<std::uint32_t> in_begin(n + 1, 0), pending(n, 0);
-  for (const PathEdge& e : edges_) {
-    ++in_begin[e.to + 1];
-    ++pending[e.to];
-  }
-  std::partial_sum(in_begin.begin(), in_begin.end(), in_begin.begin());
-  std::vector<std::uint32_t> incoming(edges_.size());
-  std::vector<std::uint32_t> fill(n), out_fill(n);
-  std::copy_n(in_begin.begin(), n, fill.begin());
-  std::vector<std::uint32_t> out_begin(n + 1, 0);
-  for (const PathEdge& e : edges_) ++out_begin[e.from + 1];
-  std::partial_sum(out_begin.begin(), out_begin.end(), out_begin.begin());
-  std::vector<std::uint32_t> outgoing(edges_.size());
-  std::copy_n(out_begin.begin(), n, out_fill.begin());
-  for (std::uint32_t i = 0; i < edges_.size(); ++i) {
-    incoming[fill[edges_[i].to]++] = i;
-    outgoing[out_fill[edges_[i].from]++] = i;
-  }
-  // Kahn's order; nodes in time order break a cycle when no node is ready.
-  std::vector<std::uint32_t> by_time(n);
-  std::iota(by_time.begin(), by_time.end(), 0u);
-  std::stable_sort(by_time.begin(), by_time.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return times_[a] < times_[b]; });
-  std::vector<std::uint32_t> ready;
+  OutEdges out(edges_, n);
+  std::vector<std::uint32_t> pending(n, 0);  // incoming edges not yet taken; kDone once taken
+  for (const PathEdge& e : edges_) ++pending[e.to];
+  std::vector<std::uint32_t> order;  // Kahn's queue, each node once
+  order.reserve(n);
   for (std::uint32_t v = 0; v < n; ++v)
-    if (pending[v] == 0) ready.push_back(v);
-  std::vector<char> done(n, 0);
+    if (pending[v] == 0) order.push_back(v);
   std::vector<TimeNs> dist(n, 0);
   std::vector<std::uint32_t> best(n, kNone);  // the incoming edge of the longest path to a node
-  std::size_t next_ready = 0, next_by_time = 0, finished = 0;
+  std::vector<std::uint32_t> by_time;         // built only when a cycle must be broken
+  std::size_t next_by_time = 0;
   std::uint32_t end = 0;
-  bool have_end = false;
-  while (finished < n) {
-    std::uint32_t v;
-    if (next_ready < ready.size()) {
-      v = ready[next_ready++];
-      if (done[v]) continue;
-    } else {
-      while (done[by_time[next_by_time]]) ++next_by_time;
-      v = by_time[next_by_time];
+  for (std::size_t taken = 0; taken < n; ++taken) {
+    if (taken == order.size()) {  // a cycle: take its earliest node (in time, then id)
+      if (by_time.empty()) by_time = nodes_by_time();
+      while (pending[by_time[next_by_time]] == kDone) ++next_by_time;
+      order.push_back(by_time[next_by_time]);
       path.had_cycle = true;
     }
-    done[v] = 1;
-    ++finished;
-    for (std::uint32_t k = in_begin[v]; k < in_begin[v + 1]; ++k) {
-      const PathEdge& e = edges_[incoming[k]];
-      if (!done[e.from]) continue;  // an edge of a broken cycle
-      TimeNs d = dist[e.from] + e.weight;
-      if (best[v] == kNone || d > dist[v]) {
-        dist[v] = d;
-        best[v] = incoming[k];
+    std::uint32_t v = order[taken];
+    pending[v] = kDone;
+    if (taken == 0 || dist[v] > dist[end]) end = v;
+    for (std::uint32_t k = out.begin[v]; k < out.begin[v + 1]; ++k) {
+      std::uint32_t i = out.edge[k];
+      const PathEdge& e = edges_[i];
+      if (pending[e.to] == kDone) continue;  // an edge of a broken cycle
+      TimeNs d = dist[v] + e.weight;
+      if (best[e.to] == kNone || d > dist[e.to] || (d == dist[e.to] && i < best[e.to])) {
+        dist[e.to] = d;
+        best[e.to] = i;
       }
-    }
-    if (!have_end || dist[v] > dist[end]) {
-      end = v;
-      have_end = true;
-    }
-    for (std::uint32_t k = out_begin[v]; k < out_begin[v + 1]; ++k) {
-      std::uint32_t w = edges_[outgoing[k]].to;
-      if (pending[w] > 0 && --pending[w] == 0 && !done[w]) ready.push_back(w);
+      if (--pending[e.to] == 0) order.push_back(e.to);
     }
   }
   path.length = dist[end];
@@ -89,6 +82,14 @@ PathGraph::Path PathGraph::longest_path() const {
     path.edges.push_back(edges_[best[v]]);
   std::reverse(path.edges.begin(), path.edges.end());
   return path;
+}
+
+std::vector<std::uint32_t> PathGraph::nodes_by_time() const {
+  std::vector<std::uint32_t> nodes(times_.size());
+  std::iota(nodes.begin(), nodes.end(), 0u);
+  std::stable_sort(nodes.begin(), nodes.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return times_[a] < times_[b]; });
+  return nodes;
 }
 
 }  // namespace perfgate

@@ -42,6 +42,8 @@ class PathGraph {
   Path longest_path() const;
 
  private:
+  std::vector<std::uint32_t> nodes_by_time() const;  // stable: of equal times, the first added first
+
   std::vector<TimeNs> times_;
   std::vector<PathEdge> edges_;
 };
