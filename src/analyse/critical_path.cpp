@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -50,10 +51,11 @@ struct PathBuilder {
 
   std::uint32_t add_event(PathEventKind kind, std::uint32_t index, TimeNs start, TimeNs end,
                           PathBound bound) {
-    owners.push_back({kind, index, bound, 0});
+    auto owner = static_cast<std::uint32_t>(owners.size());
+    owners.push_back({kind, bound, index, owner});
     graph.add_node(start);
     graph.add_node(end);
-    return static_cast<std::uint32_t>(owners.size() - 1);
+    return owner;
   }
 
   struct Item {
@@ -248,6 +250,7 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   out.short_launches = out_short_launches;
   out.length = found.length;
   out.had_cycle = found.had_cycle;
+  out.graph_events = static_cast<std::uint32_t>(b.owners.size());
   for (const PathEdge& e : found.edges) {
     if (e.weight <= 0) continue;
     if (e.owner == kNone) {  // an end to a start with no enclosing event: host time
@@ -274,62 +277,88 @@ StringId path_event_name(const Profile& p, PathEventKind kind, std::uint32_t ind
                                           : p.gpu_activities[index].name;
 }
 
-// Adds one step's path events to the ops table, summed by name and bound.
-struct OpTotals {
-  std::map<std::pair<StringId, PathBound>, CriticalPathOpRow> rows;
+// An event's time on one path with one bound: an op's time comes in stretches (between its
+// children), a GPU activity's with up to three bounds (its own, launch delay, kernel gap).
+struct PathEventTime {
+  PathEventKind kind;
+  PathBound bound;
+  std::uint32_t index;
+  TimeNs time;
+  std::uint32_t next;  // the entry of the same event with another bound, or kNone
+};
 
-  // Sorted arrays rather than maps per step: this ran once per path event.
-  void add(const Profile& p, const RangePath& path) {
-    struct EventTime {
-      PathEventKind kind;
-      std::uint32_t index;
-      PathBound bound;
-      TimeNs time;
-    };
-    std::vector<EventTime> events;
-    events.reserve(path.events.size());
-    for (const PathEvent& e : path.events) events.push_back({e.kind, e.index, e.bound, e.time});
-    auto key = [](const EventTime& e) { return std::tuple(e.kind, e.index, e.bound); };
-    std::sort(events.begin(), events.end(),
-              [&](const EventTime& x, const EventTime& y) { return key(x) < key(y); });
-    std::vector<std::pair<StringId, PathBound>> named;  // the step's (name, bound) pairs, for `steps`
-    for (std::size_t i = 0; i < events.size();) {
-      const EventTime& first = events[i];
-      TimeNs time = 0;
-      for (; i < events.size() && key(events[i]) == key(first); ++i) time += events[i].time;
-      StringId name = path_event_name(p, first.kind, first.index);
-      CriticalPathOpRow& row = rows[{name, first.bound}];
-      add_time(row.time, time);
-      ++row.calls;
-      named.emplace_back(name, first.bound);
+// Each (event, bound) of the path once, in first-stretch order, its stretches' times summed.
+std::vector<PathEventTime> event_times(const RangePath& path) {
+  std::vector<std::uint32_t> first(path.graph_events, kNone);  // per graph event: its first entry
+  std::vector<PathEventTime> out;
+  out.reserve(path.events.size());
+  for (const PathEvent& e : path.events) {
+    std::uint32_t at = first[e.owner], prev = kNone;
+    while (at != kNone && out[at].bound != e.bound) prev = std::exchange(at, out[at].next);
+    if (at == kNone) {
+      at = static_cast<std::uint32_t>(out.size());
+      (prev == kNone ? first[e.owner] : out[prev].next) = at;
+      out.push_back({e.kind, e.bound, e.index, 0, kNone});
     }
-    std::sort(named.begin(), named.end());
-    named.erase(std::unique(named.begin(), named.end()), named.end());
-    for (const auto& key_of_row : named) ++rows[key_of_row].steps;
+    out[at].time += e.time;
+  }
+  return out;
+}
+
+// The steps' path events summed by name and bound (the ops table).
+class OpTotals {
+ public:
+  // Adds one step's path events (event_times).
+  void add(const Profile& p, const std::vector<PathEventTime>& events) {
+    ++steps_added_;
+    for (const PathEventTime& e : events) {
+      Entry& entry = rows_[key(path_event_name(p, e.kind, e.index), e.bound)];
+      add_time(entry.row.time, e.time);
+      ++entry.row.calls;
+      if (entry.last_step != steps_added_) ++entry.row.steps;
+      entry.last_step = steps_added_;
+    }
   }
 
   // Adds another part's totals (the steps of another thread).
   void merge(const OpTotals& other) {
-    for (const auto& [key, from] : other.rows) {
-      CriticalPathOpRow& row = rows[key];
-      add_time(row.time, from.time);
-      row.calls += from.calls;
-      row.steps += from.steps;
+    for (const auto& [k, from] : other.rows_) {
+      CriticalPathOpRow& row = rows_[k].row;
+      add_time(row.time, from.row.time);
+      row.calls += from.row.calls;
+      row.steps += from.row.steps;
     }
   }
 
+  // The rows, most time first; of equal times in (name id, bound) order.
   std::vector<CriticalPathOpRow> finish(const Profile& p) {
+    std::vector<std::pair<std::uint64_t, CriticalPathOpRow*>> sorted;
+    sorted.reserve(rows_.size());
+    for (auto& [k, entry] : rows_) sorted.emplace_back(k, &entry.row);
+    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
+      return x.second->time != y.second->time ? x.second->time > y.second->time : x.first < y.first;
+    });
+    if (sorted.size() > kCriticalPathOps) sorted.resize(kCriticalPathOps);
     std::vector<CriticalPathOpRow> out;
-    for (auto& [key, row] : rows) {
-      row.name = std::string(p.str(key.first));
-      row.bound = key.second;
-      out.push_back(std::move(row));
+    out.reserve(sorted.size());
+    for (const auto& [k, row] : sorted) {
+      row->name = std::string(p.str(static_cast<StringId>(k >> 8)));
+      row->bound = static_cast<PathBound>(k & 0xff);
+      out.push_back(std::move(*row));
     }
-    std::stable_sort(out.begin(), out.end(),
-                     [](const CriticalPathOpRow& x, const CriticalPathOpRow& y) { return x.time > y.time; });
-    if (out.size() > kCriticalPathOps) out.resize(kCriticalPathOps);
     return out;
   }
+
+ private:
+  struct Entry {
+    CriticalPathOpRow row;
+    std::size_t last_step = 0;  // the last step (of steps_added_) that added to it
+  };
+  static std::uint64_t key(StringId name, PathBound bound) {
+    return std::uint64_t{name} << 8 | static_cast<std::uint8_t>(bound);
+  }
+  std::unordered_map<std::uint64_t, Entry> rows_;
+  std::size_t steps_added_ = 0;
 };
 
 // The path's stretches on the timeline's lanes: host ops on their thread's ops lane, runtime calls
@@ -399,18 +428,24 @@ std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path,
 }
 
 // The names with most time on one path, most first; of equal times the first name in string order.
-std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p, const RangePath& path) {
-  std::map<std::string_view, TimeNs> by_name;
-  for (const PathEvent& e : path.events) by_name[p.str(path_event_name(p, e.kind, e.index))] += e.time;
+std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p,
+                                                    const std::vector<PathEventTime>& events) {
+  std::unordered_map<StringId, TimeNs> by_name;  // interned: equal names, equal ids
+  for (const PathEventTime& e : events) by_name[path_event_name(p, e.kind, e.index)] += e.time;
+  std::vector<std::pair<StringId, TimeNs>> names(by_name.begin(), by_name.end());
+  std::size_t kept = std::min(names.size(), kPathTopOps);
+  std::partial_sort(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(kept), names.end(),
+                    [&](const auto& a, const auto& b) {
+                      return a.second != b.second ? a.second > b.second : p.str(a.first) < p.str(b.first);
+                    });
   std::vector<std::pair<std::string, TimeNs>> out;
-  for (const auto& [name, time] : by_name) out.emplace_back(std::string(name), time);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (out.size() > kPathTopOps) out.resize(kPathTopOps);
+  for (std::size_t i = 0; i < kept; ++i)
+    out.emplace_back(std::string(p.str(names[i].first)), names[i].second);
   return out;
 }
 
-CriticalPathStep step_row(const Profile& p, const RangePath& path, std::string name,
-                          std::optional<std::int64_t> number, TimeNs start, TimeNs end) {
+CriticalPathStep step_row(const Profile& p, const RangePath& path, const std::vector<PathEventTime>& events,
+                          std::string name, std::optional<std::int64_t> number, TimeNs start, TimeNs end) {
   CriticalPathStep row;
   row.step = std::move(name);
   row.number = number;
@@ -419,7 +454,7 @@ CriticalPathStep step_row(const Profile& p, const RangePath& path, std::string n
   row.by = path.by;
   row.events = static_cast<std::uint32_t>(path.events.size());
   row.short_launches = path.short_launches;
-  row.top_ops = top_ops(p, path);
+  row.top_ops = top_ops(p, events);
   return row;
 }
 
@@ -446,9 +481,10 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
                   TimeNs end, bool on_timeline) {
     RangePath path = analyser.path(start, end);
     if (on_timeline) part.timeline = timeline_boxes(profile, path, timeline);
-    part.ops.add(profile, path);
+    std::vector<PathEventTime> events = event_times(path);
+    part.ops.add(profile, events);
     part.cycles += path.had_cycle ? 1 : 0;
-    part.rows.push_back(step_row(profile, path, name, number, start, end));
+    part.rows.push_back(step_row(profile, path, events, name, number, start, end));
   };
   std::vector<Part> parts;
   if (window.steps.empty()) {

@@ -38,9 +38,10 @@ enum class PathEventKind : std::uint8_t { HostOp, Runtime, Gpu };
 // An event with time on the path: the time of the path's edges attributed to it.
 struct PathEvent {
   PathEventKind kind = PathEventKind::HostOp;
-  std::uint32_t index = 0;  // into host_events, runtime_calls or gpu_activities
   PathBound bound = PathBound::Cpu;
-  TimeNs start = 0;  // the edge's: its time on the path is [start, start + time)
+  std::uint32_t index = 0;  // into host_events, runtime_calls or gpu_activities
+  std::uint32_t owner = 0;  // the event's id in its range's graph: [0, RangePath::graph_events)
+  TimeNs start = 0;         // the edge's: its time on the path is [start, start + time)
   TimeNs time = 0;
 };
 
@@ -50,6 +51,7 @@ struct RangePath {
   std::vector<PathEvent> events;  // in path order, one entry per timed edge
   bool had_cycle = false;
   std::uint32_t short_launches = 0;  // launch calls under 1 us once rounded: off the graph, their work too
+  std::uint32_t graph_events = 0;    // events in the range's graph (PathEvent::owner)
 };
 
 // What the path needs of the whole profile, computed once: each GPU activity's launch-queue
