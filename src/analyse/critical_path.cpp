@@ -1,19 +1,12 @@
-// The critical path of a host range (critical_path.h has the definition), and of each window step.
+// The critical path of a host range (critical_path.h has the definition): its graph and path.
 #include "analyse/critical_path.h"
 
 #include <algorithm>
-#include <functional>
-#include <map>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "analyse/critical_path_graph.h"
-#include "analyse/op_info.h"
-#include "analyse/timeline.h"
-#include "model/side_by_side.h"
 
 namespace perfgate {
 
@@ -44,7 +37,9 @@ struct PathBuilder {
   std::vector<PathEvent> owners;          // per event of the range (time: unused)
   std::vector<std::uint32_t> call_owner;  // per runtime call of [first_call, ...): its event or kNone
   std::uint32_t first_call = 0;
-  std::unordered_map<std::uint32_t, std::uint32_t> gpu_owner;  // GPU activity -> its event
+  // Per activity the calls of [first_call, ...) launched, in Attribution::activities' order: its
+  // event or kNone.
+  std::vector<std::uint32_t> gpu_owner;
 
   static std::uint32_t start_of(std::uint32_t owner) { return 2 * owner; }
   static std::uint32_t end_of(std::uint32_t owner) { return 2 * owner + 1; }
@@ -65,17 +60,89 @@ struct PathBuilder {
     std::uint32_t index;
   };
 
+  // Room for the range's events: its host items and the activities its calls launched.
+  void reserve(const std::vector<std::vector<Item>>& by_thread) {
+    std::size_t events = 0;
+    for (const auto& items : by_thread) events += items.size();
+    const Attribution& at = a.attribution_;
+    if (!call_owner.empty())
+      events += at.activity_offsets[first_call + call_owner.size()] - at.activity_offsets[first_call];
+    owners.reserve(events);
+    graph.reserve(2 * events, 2 * events);  // about an edge per node
+  }
+  static void sort_items(std::vector<Item>& items);
   void host_thread(std::vector<Item>& items);
-  void gpu_work(TimeNs start, TimeNs end);
+
+  struct GpuWork {
+    TimeNs key;
+    bool sync;
+    std::uint32_t index;  // GPU activity or GpuSync
+    std::uint32_t call;   // its runtime call's event
+    std::uint32_t owner;  // the activity's event
+  };
+  // Each stream's last activity's end node, in (device, stream) order.
+  using StreamKey = std::pair<std::int32_t, std::uint32_t>;
+  using StreamEnds = std::vector<std::pair<StreamKey, std::uint32_t>>;
+  static StreamEnds::iterator stream_end(StreamEnds& ends, StreamKey key) {
+    return std::lower_bound(ends.begin(), ends.end(), key,
+                            [](const auto& entry, const StreamKey& k) { return entry.first < k; });
+  }
+  static StreamEnds::const_iterator stream_end(const StreamEnds& ends, StreamKey key) {
+    return std::lower_bound(ends.begin(), ends.end(), key,
+                            [](const auto& entry, const StreamKey& k) { return entry.first < k; });
+  }
+  std::uint32_t gpu_event(std::uint32_t activity) const;
+  std::vector<GpuWork> gpu_events();
+  void gpu_sync(const GpuWork& w, const StreamEnds& last,
+                std::unordered_map<std::uint32_t, std::uint32_t>& waits_for);
+  void gpu_work();
 };
+
+namespace {
+
+// Sorts items that come in a few runs already in order, stably, by merging the runs pairwise:
+// linear for a few runs, a merge sort at worst.
+template <class T, class Less>
+void sort_runs(std::vector<T>& items, Less less) {
+  std::vector<std::size_t> runs{0};  // where each run begins, then the end
+  for (std::size_t i = 1; i < items.size(); ++i)
+    if (less(items[i], items[i - 1])) runs.push_back(i);
+  runs.push_back(items.size());
+  while (runs.size() > 2) {
+    std::vector<std::size_t> merged{0};
+    for (std::size_t k = 0; k + 1 < runs.size(); k += 2) {
+      std::size_t end = runs[std::min(k + 2, runs.size() - 1)];
+      std::inplace_merge(items.begin() + static_cast<std::ptrdiff_t>(runs[k]),
+                         items.begin() + static_cast<std::ptrdiff_t>(runs[k + 1]),
+                         items.begin() + static_cast<std::ptrdiff_t>(end), less);
+      merged.push_back(end);
+    }
+    runs = std::move(merged);
+  }
+}
+
+}  // namespace
+
+// Sorts a thread's items into walk order: by start, the longest first, then by kind and index.
+// They come in runs in start order (its runtime calls, then each thread's ops folded into it):
+// each run's equal starts are sorted, then the runs merged.
+void PathBuilder::sort_items(std::vector<Item>& items) {
+  auto walk_order = [](const Item& x, const Item& y) {
+    return std::tie(x.start, y.end, x.kind, x.index) < std::tie(y.start, x.end, y.kind, y.index);
+  };
+  for (std::size_t i = 0, j; i < items.size(); i = j) {
+    for (j = i + 1; j < items.size() && items[j].start == items[i].start;) ++j;
+    if (j - i > 1)
+      std::sort(items.begin() + static_cast<std::ptrdiff_t>(i),
+                items.begin() + static_cast<std::ptrdiff_t>(j), walk_order);
+  }
+  sort_runs(items, walk_order);
+}
 
 // One thread's ops and runtime calls, nested by time and walked depth first (HTA's
 // _construct_graph_from_call_stack). A range that starts where another ends is its sibling.
 void PathBuilder::host_thread(std::vector<Item>& items) {
-  std::sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-    return std::make_tuple(x.start, y.end, x.kind, x.index) <
-           std::make_tuple(y.start, x.end, y.kind, y.index);
-  });
+  sort_items(items);
   struct Frame {
     std::uint32_t owner;
     TimeNs end;
@@ -126,82 +193,105 @@ void PathBuilder::host_thread(std::vector<Item>& items) {
   while (!stack.empty()) leave();
 }
 
-// The GPU activities the range's runtime calls launched, per stream in start order, and the
-// synchronisations of its runtime calls in end order (HTA's _construct_graph_from_kernels).
-void PathBuilder::gpu_work(TimeNs start, TimeNs end) {
-  (void)start;
-  (void)end;
-  struct Work {
-    TimeNs key;
-    bool sync;
-    std::uint32_t index;  // GPU activity or GpuSync
-    std::uint32_t call;   // its runtime call's event
-  };
-  std::vector<Work> work;
-  for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
+// The event of a GPU activity in the graph, or kNone.
+std::uint32_t PathBuilder::gpu_event(std::uint32_t activity) const {
+  const Attribution& at = a.attribution_;
+  std::uint32_t r = activity == kNone ? kNone : at.activity_runtime[activity];
+  if (r == kNone || r < first_call || r - first_call >= call_owner.size()) return kNone;
+  auto launched = at.launched_by(r);
+  auto it = std::find(launched.begin(), launched.end(), activity);
+  if (it == launched.end()) return kNone;
+  return gpu_owner[at.activity_offsets[r] - at.activity_offsets[first_call] +
+                   static_cast<std::size_t>(it - launched.begin())];
+}
+
+// An event for each GPU activity the range's calls launched, and the work to walk: those
+// activities at their start and the calls' synchronisations at their end.
+std::vector<PathBuilder::GpuWork> PathBuilder::gpu_events() {
+  const Attribution& at = a.attribution_;
+  std::vector<GpuWork> work;
+  if (call_owner.empty()) return work;
+  gpu_owner.assign(at.activity_offsets[first_call + call_owner.size()] - at.activity_offsets[first_call],
+                   kNone);
+  for (std::uint32_t i = 0, slot = 0; i < call_owner.size(); ++i) {
     std::uint32_t call = call_owner[i];
-    if (call == kNone) continue;
-    for (std::uint32_t g : a.attribution_.launched_by(first_call + i)) {
+    for (std::uint32_t g : at.launched_by(first_call + i)) {
+      std::uint32_t& owner = gpu_owner[slot++];
+      if (call == kNone) continue;
       const GpuActivity& act = p.gpu_activities[g];
       bool comm = act.kind == GpuActivityKind::Kernel && a.classes_.communication_kernel(act.name);
-      gpu_owner[g] = add_event(PathEventKind::Gpu, g, path_start_time(act.start), path_end_time(act.end),
-                               comm ? PathBound::Communication : PathBound::GpuCompute);
-      work.push_back({path_start_time(act.start), false, g, call});
+      owner = add_event(PathEventKind::Gpu, g, path_start_time(act.start), path_end_time(act.end),
+                        comm ? PathBound::Communication : PathBound::GpuCompute);
+      work.push_back({path_start_time(act.start), false, g, call, owner});
     }
   }
   for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
     std::uint32_t s = a.runtime_sync_[first_call + i];
     if (call_owner[i] != kNone && s != kNone)
-      work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i]});
+      work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i], kNone});
   }
-  std::stable_sort(work.begin(), work.end(), [](const Work& x, const Work& y) { return x.key < y.key; });
+  sort_runs(work, [](const GpuWork& x, const GpuWork& y) { return x.key < y.key; });
+  return work;
+}
 
-  std::map<std::pair<std::int32_t, std::uint32_t>, std::uint32_t> last;  // (device, stream) -> end node
-  std::unordered_map<std::uint32_t, std::uint32_t> waits_for;            // activity -> activity
-  auto end_node_of = [&](std::uint32_t activity) {
-    auto it = activity == kNone ? gpu_owner.end() : gpu_owner.find(activity);
-    return it == gpu_owner.end() ? kNone : end_of(it->second);
-  };
-  for (const Work& w : work) {
+// A synchronisation's edges from the GPU work it waits for; a Stream Wait Event's wait is kept
+// for the activity made to wait (`waits_for`).
+void PathBuilder::gpu_sync(const GpuWork& w, const StreamEnds& last,
+                           std::unordered_map<std::uint32_t, std::uint32_t>& waits_for) {
+  const GpuSync& s = p.gpu_syncs[w.index];
+  const CriticalPathAnalyser::SyncTarget& target = a.sync_targets_[w.index];
+  std::uint32_t call_end = end_of(w.call);
+  if (s.kind == GpuSyncKind::StreamWaitEvent) {
+    if (target.waited != kNone && target.next != kNone) waits_for[target.next] = target.waited;
+  } else if (s.kind == GpuSyncKind::Event) {
+    std::uint32_t waited = gpu_event(target.waited);
+    if (waited != kNone) graph.add_edge(end_of(waited), call_end, PathEdgeType::Sync, kNone);
+  } else if (s.kind == GpuSyncKind::Context) {
+    for (const auto& [stream, node] : last) graph.add_edge(node, call_end, PathEdgeType::Sync, kNone);
+  } else if (s.stream >= 0) {
+    StreamKey key{s.device, static_cast<std::uint32_t>(s.stream)};
+    if (auto it = stream_end(last, key); it != last.end() && it->first == key)
+      graph.add_edge(it->second, call_end, PathEdgeType::Sync, kNone);
+  }
+}
+
+// The GPU activities the range's runtime calls launched, per stream in start order, and the
+// synchronisations of its runtime calls in end order (HTA's _construct_graph_from_kernels).
+void PathBuilder::gpu_work() {
+  StreamEnds last;
+  std::unordered_map<std::uint32_t, std::uint32_t> waits_for;  // activity -> activity
+  for (const GpuWork& w : gpu_events()) {
     if (w.sync) {
-      const GpuSync& s = p.gpu_syncs[w.index];
-      const CriticalPathAnalyser::SyncTarget& target = a.sync_targets_[w.index];
-      std::uint32_t call_end = end_of(w.call);
-      if (s.kind == GpuSyncKind::StreamWaitEvent) {
-        if (target.waited != kNone && target.next != kNone) waits_for[target.next] = target.waited;
-      } else if (s.kind == GpuSyncKind::Event) {
-        std::uint32_t waited = end_node_of(target.waited);
-        if (waited != kNone) graph.add_edge(waited, call_end, PathEdgeType::Sync, kNone);
-      } else if (s.kind == GpuSyncKind::Context) {
-        for (const auto& [stream, node] : last) graph.add_edge(node, call_end, PathEdgeType::Sync, kNone);
-      } else if (s.stream >= 0) {
-        auto it = last.find({s.device, static_cast<std::uint32_t>(s.stream)});
-        if (it != last.end()) graph.add_edge(it->second, call_end, PathEdgeType::Sync, kNone);
-      }
+      gpu_sync(w, last, waits_for);
       continue;
     }
     const GpuActivity& act = p.gpu_activities[w.index];
-    std::uint32_t owner = gpu_owner[w.index];
+    std::uint32_t owner = w.owner;
     graph.add_edge(start_of(owner), end_of(owner), PathEdgeType::Operator, owner);
     std::uint32_t sync_end = kNone;
     if (auto it = waits_for.find(w.index); it != waits_for.end()) {
-      sync_end = end_node_of(it->second);
+      std::uint32_t waited = gpu_event(it->second);
+      sync_end = waited == kNone ? kNone : end_of(waited);
       if (sync_end != kNone) graph.add_edge(sync_end, start_of(owner), PathEdgeType::Sync, kNone);
       waits_for.erase(it);
     }
-    auto key = std::make_pair(act.device, act.stream);
-    auto prev = last.find(key);
+    StreamKey key{act.device, act.stream};
+    auto prev_it = stream_end(last, key);
+    bool seen = prev_it != last.end() && prev_it->first == key;
+    std::uint32_t prev = seen ? prev_it->second : kNone;
     TimeNs launched = graph.time(start_of(w.call));
     bool launch_delay = a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
-                        (prev == last.end() || graph.time(prev->second) < launched) &&
+                        (prev == kNone || graph.time(prev) < launched) &&
                         (sync_end == kNone || graph.time(sync_end) < launched);
     if (launch_delay)
       graph.add_edge(start_of(w.call), start_of(owner), PathEdgeType::LaunchDelay, owner);
-    else if (prev != last.end() &&
-             graph.time(start_of(owner)) - graph.time(prev->second) < a.max_kernel_gap_ &&
-             (sync_end == kNone || graph.time(sync_end) < graph.time(prev->second)))
-      graph.add_edge(prev->second, start_of(owner), PathEdgeType::KernelGap, prev->second / 2);
-    last[key] = end_of(owner);
+    else if (prev != kNone && graph.time(start_of(owner)) - graph.time(prev) < a.max_kernel_gap_ &&
+             (sync_end == kNone || graph.time(sync_end) < graph.time(prev)))
+      graph.add_edge(prev, start_of(owner), PathEdgeType::KernelGap, prev / 2);
+    if (seen)
+      prev_it->second = end_of(owner);
+    else
+      last.insert(prev_it, {key, end_of(owner)});
   }
 }
 
@@ -241,9 +331,10 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
             {s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
     }
   }
+  b.reserve(by_thread);
   for (auto& items : by_thread)
     if (!items.empty()) b.host_thread(items);
-  b.gpu_work(first, last);
+  b.gpu_work();
 
   PathGraph::Path found = b.graph.longest_path();
   RangePath out;
@@ -266,255 +357,6 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
     out.events.push_back(event);
   }
   return out;
-}
-
-namespace {
-
-// The name of the event a path stretch belongs to.
-StringId path_event_name(const Profile& p, PathEventKind kind, std::uint32_t index) {
-  return kind == PathEventKind::HostOp    ? p.host_events[index].name
-         : kind == PathEventKind::Runtime ? p.runtime_calls[index].name
-                                          : p.gpu_activities[index].name;
-}
-
-// An event's time on one path with one bound: an op's time comes in stretches (between its
-// children), a GPU activity's with up to three bounds (its own, launch delay, kernel gap).
-struct PathEventTime {
-  PathEventKind kind;
-  PathBound bound;
-  std::uint32_t index;
-  TimeNs time;
-  std::uint32_t next;  // the entry of the same event with another bound, or kNone
-};
-
-// Each (event, bound) of the path once, in first-stretch order, its stretches' times summed.
-std::vector<PathEventTime> event_times(const RangePath& path) {
-  std::vector<std::uint32_t> first(path.graph_events, kNone);  // per graph event: its first entry
-  std::vector<PathEventTime> out;
-  out.reserve(path.events.size());
-  for (const PathEvent& e : path.events) {
-    std::uint32_t at = first[e.owner], prev = kNone;
-    while (at != kNone && out[at].bound != e.bound) prev = std::exchange(at, out[at].next);
-    if (at == kNone) {
-      at = static_cast<std::uint32_t>(out.size());
-      (prev == kNone ? first[e.owner] : out[prev].next) = at;
-      out.push_back({e.kind, e.bound, e.index, 0, kNone});
-    }
-    out[at].time += e.time;
-  }
-  return out;
-}
-
-// The steps' path events summed by name and bound (the ops table).
-class OpTotals {
- public:
-  // Adds one step's path events (event_times).
-  void add(const Profile& p, const std::vector<PathEventTime>& events) {
-    ++steps_added_;
-    for (const PathEventTime& e : events) {
-      Entry& entry = rows_[key(path_event_name(p, e.kind, e.index), e.bound)];
-      add_time(entry.row.time, e.time);
-      ++entry.row.calls;
-      if (entry.last_step != steps_added_) ++entry.row.steps;
-      entry.last_step = steps_added_;
-    }
-  }
-
-  // Adds another part's totals (the steps of another thread).
-  void merge(const OpTotals& other) {
-    for (const auto& [k, from] : other.rows_) {
-      CriticalPathOpRow& row = rows_[k].row;
-      add_time(row.time, from.row.time);
-      row.calls += from.row.calls;
-      row.steps += from.row.steps;
-    }
-  }
-
-  // The rows, most time first; of equal times in (name id, bound) order.
-  std::vector<CriticalPathOpRow> finish(const Profile& p) {
-    std::vector<std::pair<std::uint64_t, CriticalPathOpRow*>> sorted;
-    sorted.reserve(rows_.size());
-    for (auto& [k, entry] : rows_) sorted.emplace_back(k, &entry.row);
-    std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
-      return x.second->time != y.second->time ? x.second->time > y.second->time : x.first < y.first;
-    });
-    if (sorted.size() > kCriticalPathOps) sorted.resize(kCriticalPathOps);
-    std::vector<CriticalPathOpRow> out;
-    out.reserve(sorted.size());
-    for (const auto& [k, row] : sorted) {
-      row->name = std::string(p.str(static_cast<StringId>(k >> 8)));
-      row->bound = static_cast<PathBound>(k & 0xff);
-      out.push_back(std::move(*row));
-    }
-    return out;
-  }
-
- private:
-  struct Entry {
-    CriticalPathOpRow row;
-    std::size_t last_step = 0;  // the last step (of steps_added_) that added to it
-  };
-  static std::uint64_t key(StringId name, PathBound bound) {
-    return std::uint64_t{name} << 8 | static_cast<std::uint8_t>(bound);
-  }
-  std::unordered_map<std::uint64_t, Entry> rows_;
-  std::size_t steps_added_ = 0;
-};
-
-// The path's stretches on the timeline's lanes: host ops on their thread's ops lane, runtime calls
-// on its runtime lane, GPU activities on their stream's; relative to the timeline's step, within
-// it. As on the timeline, stretches of one lane and bound shorter than a pixel of its 1000 and
-// less than a pixel apart are drawn as one ("N events").
-struct PathStretch {
-  std::int32_t device = 0;
-  std::uint32_t stream = 0;
-  TimeNs start = 0;
-  TimeNs end = 0;
-  StringId name = kNoString;  // written once merged: short kernel names cost a parse each
-  bool kernel = false;
-  PathBound bound = PathBound::Cpu;
-  std::uint32_t merged = 0;  // events merged into it; 0: one
-};
-
-PathStretch path_stretch(const Profile& p, const PathEvent& e, TimeNs start, TimeNs end) {
-  if (e.kind == PathEventKind::Gpu) {
-    const GpuActivity& a = p.gpu_activities[e.index];
-    return {a.device, a.stream, start, end, a.name, a.kind == GpuActivityKind::Kernel, e.bound, 0};
-  }
-  bool runtime = e.kind == PathEventKind::Runtime;
-  std::uint32_t thread = runtime ? p.runtime_calls[e.index].thread : p.host_events[e.index].thread;
-  StringId name = runtime ? p.runtime_calls[e.index].name : p.host_events[e.index].name;
-  return {runtime ? kRuntimeDevice : kHostOpsDevice,
-          static_cast<std::uint32_t>(p.threads[thread].tid),
-          start,
-          end,
-          name,
-          false,
-          e.bound,
-          0};
-}
-
-std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path, const Timeline& timeline) {
-  TimeNs pixel = std::max<TimeNs>(1, timeline.step_duration / kTimelinePixels);
-  std::map<std::pair<std::int32_t, std::uint32_t>, std::vector<PathStretch>> lanes;
-  for (const PathEvent& e : path.events) {
-    TimeNs start = std::max<TimeNs>(e.start - timeline.step_start, 0);
-    TimeNs end = std::min<TimeNs>(e.start + e.time - timeline.step_start, timeline.step_duration);
-    if (end <= start) continue;
-    PathStretch s = path_stretch(p, e, start, end);
-    std::vector<PathStretch>& stretches = lanes[{s.device, s.stream}];
-    if (!stretches.empty()) {
-      PathStretch& last = stretches.back();
-      bool small = end - start < pixel && (last.end - last.start < pixel || last.merged > 0);
-      if (last.bound == s.bound && small && start >= last.start && start - last.end < pixel) {
-        last.end = std::max(last.end, end);
-        last.merged = std::max<std::uint32_t>(last.merged, 1) + 1;
-        continue;
-      }
-    }
-    stretches.push_back(s);
-  }
-  std::vector<TimelineBox> out;
-  for (const auto& [lane, stretches] : lanes)
-    for (const PathStretch& s : stretches) {
-      if (out.size() == kMaxTimelineBoxes) return out;
-      std::string name = s.merged > 0 ? fmt::format("{} events", s.merged)
-                         : s.kernel   ? short_kernel_name(p.str(s.name))
-                                      : std::string(p.str(s.name));
-      out.push_back(
-          {s.device, s.stream, s.start, s.end - s.start, std::move(name), "", path_bound_name(s.bound)});
-    }
-  return out;
-}
-
-// The names with most time on one path, most first; of equal times the first name in string order.
-std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p,
-                                                    const std::vector<PathEventTime>& events) {
-  std::unordered_map<StringId, TimeNs> by_name;  // interned: equal names, equal ids
-  for (const PathEventTime& e : events) by_name[path_event_name(p, e.kind, e.index)] += e.time;
-  std::vector<std::pair<StringId, TimeNs>> names(by_name.begin(), by_name.end());
-  std::size_t kept = std::min(names.size(), kPathTopOps);
-  std::partial_sort(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(kept), names.end(),
-                    [&](const auto& a, const auto& b) {
-                      return a.second != b.second ? a.second > b.second : p.str(a.first) < p.str(b.first);
-                    });
-  std::vector<std::pair<std::string, TimeNs>> out;
-  for (std::size_t i = 0; i < kept; ++i)
-    out.emplace_back(std::string(p.str(names[i].first)), names[i].second);
-  return out;
-}
-
-CriticalPathStep step_row(const Profile& p, const RangePath& path, const std::vector<PathEventTime>& events,
-                          std::string name, std::optional<std::int64_t> number, TimeNs start, TimeNs end) {
-  CriticalPathStep row;
-  row.step = std::move(name);
-  row.number = number;
-  row.span = std::max<TimeNs>(0, path_end_time(end) - path_start_time(start));
-  row.length = path.length;
-  row.by = path.by;
-  row.events = static_cast<std::uint32_t>(path.events.size());
-  row.short_launches = path.short_launches;
-  row.top_ops = top_ops(p, events);
-  return row;
-}
-
-}  // namespace
-
-CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                                const StepDetection& steps, const Window& window, TimeNs max_kernel_gap,
-                                const Timeline& timeline, unsigned threads) {
-  CriticalPathSums sums;
-  if (profile.host_events.empty() && profile.runtime_calls.empty()) return sums;
-  CriticalPathAnalyser analyser(profile, attribution, classes, max_kernel_gap);
-  // Each step's graph is its own: the steps are cut into runs of consecutive steps, one per thread,
-  // each summed on its own and joined in step order (every total is an integer sum, so the result
-  // does not depend on the cut).
-  struct Part {
-    OpTotals ops;
-    std::vector<CriticalPathStep> rows;
-    std::vector<TimelineBox> timeline;
-    std::uint64_t cycles = 0;
-  };
-  // One stretch (a step, or the window without steps) into a part; `on_timeline`: the stretch the
-  // step timeline shows.
-  auto walk = [&](Part& part, const std::string& name, std::optional<std::int64_t> number, TimeNs start,
-                  TimeNs end, bool on_timeline) {
-    RangePath path = analyser.path(start, end);
-    if (on_timeline) part.timeline = timeline_boxes(profile, path, timeline);
-    std::vector<PathEventTime> events = event_times(path);
-    part.ops.add(profile, events);
-    part.cycles += path.had_cycle ? 1 : 0;
-    part.rows.push_back(step_row(profile, path, events, name, number, start, end));
-  };
-  std::vector<Part> parts;
-  if (window.steps.empty()) {
-    walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
-         timeline.step == kWholeCaptureName);
-  } else {
-    std::size_t n = window.steps.size();
-    std::size_t count = std::clamp<std::size_t>(threads, 1, n);
-    parts.resize(count);
-    std::vector<std::function<void()>> tasks;
-    for (std::size_t k = 0; k < count; ++k)
-      tasks.push_back([&, k] {
-        Part& part = parts[k];
-        for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
-          const Step& s = steps.steps[window.steps[j]];
-          walk(part, s.name, s.number, s.host_start, s.host_end,
-               s.start == timeline.step_start && s.name == timeline.step);
-        }
-      });
-    run_side_by_side(threads, tasks);
-  }
-  OpTotals ops;
-  for (Part& part : parts) {
-    ops.merge(part.ops);
-    sums.graph_cycles += part.cycles;
-    if (!part.timeline.empty()) sums.timeline = std::move(part.timeline);
-    for (CriticalPathStep& row : part.rows) sums.steps.push_back(std::move(row));
-  }
-  sums.ops = ops.finish(profile);
-  return sums;
 }
 
 }  // namespace perfgate

@@ -5,18 +5,6 @@
 
 namespace perfgate {
 
-std::uint32_t PathGraph::add_node(TimeNs time) {
-  times_.push_back(time);
-  return static_cast<std::uint32_t>(times_.size() - 1);
-}
-
-void PathGraph::add_edge(std::uint32_t from, std::uint32_t to, PathEdgeType type, std::uint32_t owner,
-                         bool zero_weight) {
-  bool weightless = zero_weight || type == PathEdgeType::Dependency || type == PathEdgeType::Sync;
-  TimeNs weight = weightless ? 0 : std::max<TimeNs>(0, times_[to] - times_[from]);
-  edges_.push_back({from, to, weight, owner, type});
-}
-
 namespace {
 
 constexpr std::uint32_t kDone = kNone;  // a node's pending count once it is taken

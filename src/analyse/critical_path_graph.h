@@ -3,6 +3,7 @@
 // dag_longest_path, in linear time: Kahn's topological order with one relaxation per edge).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -23,12 +24,23 @@ struct PathEdge {
 
 class PathGraph {
  public:
-  std::uint32_t add_node(TimeNs time);
+  void reserve(std::size_t nodes, std::size_t edges) {
+    times_.reserve(nodes);
+    edges_.reserve(edges);
+  }
+  std::uint32_t add_node(TimeNs time) {
+    times_.push_back(time);
+    return static_cast<std::uint32_t>(times_.size() - 1);
+  }
   TimeNs time(std::uint32_t node) const { return times_[node]; }
   // An edge weighing (to's time - from's time), 0 for dependency and sync edges or when
   // `zero_weight`; never below 0 (HTA drops the -1 µs that rounding leaves: it zeroes them).
   void add_edge(std::uint32_t from, std::uint32_t to, PathEdgeType type, std::uint32_t owner,
-                bool zero_weight = false);
+                bool zero_weight = false) {
+    bool weightless = zero_weight || type == PathEdgeType::Dependency || type == PathEdgeType::Sync;
+    TimeNs weight = weightless ? 0 : std::max<TimeNs>(0, times_[to] - times_[from]);
+    edges_.push_back({from, to, weight, owner, type});
+  }
   std::size_t nodes() const { return times_.size(); }
 
   struct Path {
