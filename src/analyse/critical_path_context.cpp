@@ -1,11 +1,13 @@
 // What the critical path needs of the whole profile (critical_path.h): launch-queue lengths and
 // the GPU activities each synchronisation waits for, computed once, in time order.
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <tuple>
 
 #include "analyse/critical_path.h"
 #include "analyse/id_index.h"
+#include "analyse/sort_runs.h"
 
 namespace perfgate {
 namespace {
@@ -25,16 +27,23 @@ void queue_lengths(const Profile& p, const Attribution& attribution, NameClasses
     std::uint32_t activity;
     bool launch;
   };
-  std::vector<Change> changes;
+  // The launches and the starts, each in time order (the activities are in start order already),
+  // then merged: a launch before a start at the same microsecond, else in activity order.
+  std::vector<Change> launches, starts, changes;
+  launches.reserve(p.gpu_activities.size());
+  starts.reserve(p.gpu_activities.size());
   for (std::uint32_t a = 0; a < p.gpu_activities.size(); ++a) {
     std::uint32_t r = attribution.activity_runtime[a];
     if (r == kNone || !classes.launch_call(p.runtime_calls[r].name)) continue;
-    changes.push_back({path_start_time(p.runtime_calls[r].start), a, true});
-    changes.push_back({path_start_time(p.gpu_activities[a].start), a, false});
+    launches.push_back({path_start_time(p.runtime_calls[r].start), a, true});
+    starts.push_back({path_start_time(p.gpu_activities[a].start), a, false});
   }
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
-    return std::tie(x.time, y.launch) < std::tie(y.time, x.launch);
-  });
+  auto by_time = [](const Change& x, const Change& y) { return x.time < y.time; };
+  sort_runs(launches, by_time);
+  sort_runs(starts, by_time);
+  changes.reserve(launches.size() + starts.size());
+  std::merge(launches.begin(), launches.end(), starts.begin(), starts.end(), std::back_inserter(changes),
+             by_time);
   std::map<StreamKey, std::int64_t> queue;
   for (const Change& c : changes) {
     const GpuActivity& g = p.gpu_activities[c.activity];
