@@ -1,6 +1,7 @@
 #include "analyse/critical_path_graph.h"
 
 #include <algorithm>
+#include <memory>
 #include <numeric>
 
 namespace perfgate {
@@ -9,16 +10,25 @@ namespace {
 
 constexpr std::uint32_t kDone = kNone;  // a node's pending count once it is taken
 
-// The edges out of each node, in the order they were added (a counting sort: CSR arrays).
-struct OutEdges {
-  std::vector<std::uint32_t> begin;  // node v's edges: edge[begin[v]] .. edge[begin[v + 1] - 1]
-  std::vector<std::uint32_t> edge;
+// Each node's outgoing edges in the order they were added (CSR arrays, by a counting sort) and
+// its number of incoming edges.
+struct Adjacency {
+  std::vector<std::uint32_t> begin;  // node v's edges: out[begin[v]] .. out[begin[v + 1] - 1]
+  std::unique_ptr<std::uint32_t[]> out;
+  std::vector<std::uint32_t> incoming;
 
-  OutEdges(const std::vector<PathEdge>& edges, std::size_t nodes) : begin(nodes + 1, 0), edge(edges.size()) {
-    for (const PathEdge& e : edges) ++begin[e.from + 1];
-    std::partial_sum(begin.begin(), begin.end(), begin.begin());
-    std::vector<std::uint32_t> fill(begin.begin(), begin.end() - 1);
-    for (std::uint32_t i = 0; i < edges.size(); ++i) edge[fill[edges[i].from]++] = i;
+  Adjacency(const std::vector<PathEdge>& edges, std::size_t nodes)
+      : begin(nodes + 1, 0),
+        out(std::make_unique_for_overwrite<std::uint32_t[]>(edges.size())),
+        incoming(nodes, 0) {
+    for (const PathEdge& e : edges) {
+      ++begin[e.from];
+      ++incoming[e.to];
+    }
+    std::partial_sum(begin.begin(), begin.end() - 1, begin.begin());  // begin[v]: where v's edges end
+    begin[nodes] = static_cast<std::uint32_t>(edges.size());
+    // From the last edge back: each node's edges land in order, and begin[v] ends at their start.
+    for (std::size_t i = edges.size(); i-- > 0;) out[--begin[edges[i].from]] = static_cast<std::uint32_t>(i);
   }
 };
 
@@ -31,30 +41,29 @@ PathGraph::Path PathGraph::longest_path() const {
   const std::size_t n = times_.size();
   Path path;
   if (n == 0 || n >= kNone) return path;  // node ids are 32-bit
-  OutEdges out(edges_, n);
-  std::vector<std::uint32_t> pending(n, 0);  // incoming edges not yet taken; kDone once taken
-  for (const PathEdge& e : edges_) ++pending[e.to];
-  std::vector<std::uint32_t> order;  // Kahn's queue, each node once
-  order.reserve(n);
+  Adjacency graph(edges_, n);
+  std::vector<std::uint32_t>& pending = graph.incoming;  // incoming edges not yet taken; kDone once taken
+  auto order = std::make_unique_for_overwrite<std::uint32_t[]>(n);  // Kahn's queue, each node once
+  std::size_t queued = 0;
   for (std::uint32_t v = 0; v < n; ++v)
-    if (pending[v] == 0) order.push_back(v);
+    if (pending[v] == 0) order[queued++] = v;
   std::vector<TimeNs> dist(n, 0);
   std::vector<std::uint32_t> best(n, kNone);  // the incoming edge of the longest path to a node
   std::vector<std::uint32_t> by_time;         // built only when a cycle must be broken
   std::size_t next_by_time = 0;
   std::uint32_t end = 0;
   for (std::size_t taken = 0; taken < n; ++taken) {
-    if (taken == order.size()) {  // a cycle: take its earliest node (in time, then id)
+    if (taken == queued) {  // a cycle: take its earliest node (in time, then id)
       if (by_time.empty()) by_time = nodes_by_time();
       while (pending[by_time[next_by_time]] == kDone) ++next_by_time;
-      order.push_back(by_time[next_by_time]);
+      order[queued++] = by_time[next_by_time];
       path.had_cycle = true;
     }
     std::uint32_t v = order[taken];
     pending[v] = kDone;
     if (taken == 0 || dist[v] > dist[end]) end = v;
-    for (std::uint32_t k = out.begin[v]; k < out.begin[v + 1]; ++k) {
-      std::uint32_t i = out.edge[k];
+    for (std::uint32_t k = graph.begin[v]; k < graph.begin[v + 1]; ++k) {
+      std::uint32_t i = graph.out[k];
       const PathEdge& e = edges_[i];
       if (pending[e.to] == kDone) continue;  // an edge of a broken cycle
       TimeNs d = dist[v] + e.weight;
@@ -62,13 +71,15 @@ PathGraph::Path PathGraph::longest_path() const {
         dist[e.to] = d;
         best[e.to] = i;
       }
-      if (--pending[e.to] == 0) order.push_back(e.to);
+      if (--pending[e.to] == 0) order[queued++] = e.to;
     }
   }
   path.length = dist[end];
+  std::size_t edges = 0;
+  for (std::uint32_t v = end; best[v] != kNone; v = edges_[best[v]].from) ++edges;
+  path.edges.resize(edges);
   for (std::uint32_t v = end; best[v] != kNone; v = edges_[best[v]].from)
-    path.edges.push_back(edges_[best[v]]);
-  std::reverse(path.edges.begin(), path.edges.end());
+    path.edges[--edges] = edges_[best[v]];
   return path;
 }
 
