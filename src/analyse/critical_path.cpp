@@ -318,6 +318,7 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   out.length = found.length;
   out.had_cycle = found.had_cycle;
   out.graph_events = static_cast<std::uint32_t>(b.owners.size());
+  out.events.reserve(found.edges.size());
   for (const PathEdge& e : found.edges) {
     if (e.weight <= 0) continue;
     if (e.owner == kNone) {  // an end to a start with no enclosing event: host time
