@@ -84,11 +84,8 @@ struct PathBuilder {
   // Each stream's last activity's end node, in (device, stream) order.
   using StreamKey = std::pair<std::int32_t, std::uint32_t>;
   using StreamEnds = std::vector<std::pair<StreamKey, std::uint32_t>>;
-  static StreamEnds::iterator stream_end(StreamEnds& ends, StreamKey key) {
-    return std::lower_bound(ends.begin(), ends.end(), key,
-                            [](const auto& entry, const StreamKey& k) { return entry.first < k; });
-  }
-  static StreamEnds::const_iterator stream_end(const StreamEnds& ends, StreamKey key) {
+  template <class Ends>  // StreamEnds, const or not
+  static auto stream_end(Ends& ends, StreamKey key) {
     return std::lower_bound(ends.begin(), ends.end(), key,
                             [](const auto& entry, const StreamKey& k) { return entry.first < k; });
   }
