@@ -30,7 +30,7 @@ struct PartialInput {
 struct PartialHeader {
   std::string perfgate_version;
   std::string layout;        // digest of the encoded types: a partial of another build is refused
-  std::string rules_digest;  // of the effective rules (perfgate analyze --print-effective-rules)
+  std::string rules_digest;  // of the rules in effect (rule_set_fingerprint)
   AnalysisOptions options;   // threads aside
   std::vector<PartialInput> inputs;
   // Each worker's rank as its trace states it (distributedInfo), in position order, and the
@@ -74,7 +74,7 @@ inline constexpr std::size_t kPartialCheckLineBytes = 15;
 bool starts_like_partial(std::string_view head);
 // zlib's CRC-32 of `bytes` continued from `crc` (0 to start): an input's checksum.
 std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes);
-// The digest a partial records for a rule set, from its effective YAML.
-std::string rules_digest(std::string_view effective_rules_yaml);
+// The digest a partial records for a rule set, from its fingerprint (rule_set_fingerprint, rules.h).
+std::string rules_digest(std::string_view rule_set_fingerprint);
 
 }  // namespace perfgate

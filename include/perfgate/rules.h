@@ -100,6 +100,12 @@ std::string rule_limits_text(const Rule& rule);
 // The rule set as one self-contained YAML file (extends: none), for --print-effective-rules.
 std::string effective_rules_yaml(const RuleSet& rules);
 
+// The set's content as bytes, to tell whether two runs used the same rules (a partial report's
+// rules_digest): every setting and rule and the files applied, but not the line each rule was
+// defined at. Its encoding, not effective_rules_yaml (yaml-cpp's emitter took 77 M instructions
+// for the shipped set, on every `--partial` and every merge).
+std::string rule_set_fingerprint(const RuleSet& rules);
+
 // The shipped default set as the build encoded it (tools/snapshot_rules.cpp: the bytes of
 // load_rules({}) of the same build). Once set, load_rules decodes it where it would read the shipped
 // default file, the start of every set; until then (and after an empty view) it reads the file.

@@ -235,7 +235,7 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   std::vector<SkippedInput> skipped;
   if (!inputs.empty()) skipped = load_into(run, inputs, load_options, rules.classification, options);
   PartialReport partial{.header = {}, .run = run.finish_partial()};
-  partial.header.rules_digest = rules_digest(effective_rules_yaml(rules));
+  partial.header.rules_digest = rules_digest(rule_set_fingerprint(rules));
   partial.header.slice_index = slice.index;
   partial.header.slice_count = slice.count;
   partial.header.options = options;
@@ -264,7 +264,7 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
   set.files = partial_files(paths);
   std::vector<PartialHeader> headers;
   for (const std::string& file : set.files) headers.push_back(read_checked_partial_header(file, max_memory));
-  check_same_run(set.files, headers, rules_digest(effective_rules_yaml(rules)));
+  check_same_run(set.files, headers, rules_digest(rule_set_fingerprint(rules)));
   check_ranks(headers, allow_missing_ranks);
   place_inputs(set, headers);
   if (std::string missing = check_slices(set.files, headers, allow_missing_ranks); !missing.empty())

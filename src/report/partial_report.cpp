@@ -261,8 +261,8 @@ bool starts_like_partial(std::string_view head) {
   return head.starts_with("perfgate-partial/");
 }
 
-std::string rules_digest(std::string_view effective_rules_yaml) {
-  return fmt::format("crc32:{}:{}", hex(crc32_of(effective_rules_yaml), 8), effective_rules_yaml.size());
+std::string rules_digest(std::string_view rule_set_fingerprint) {
+  return fmt::format("crc32:{}:{}", hex(crc32_of(rule_set_fingerprint), 8), rule_set_fingerprint.size());
 }
 
 std::string encode_partial(const PartialReport& partial) {

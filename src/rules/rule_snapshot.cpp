@@ -32,6 +32,12 @@ std::optional<RuleSet> decode_rule_set(std::string_view bytes) {
   return std::nullopt;
 }
 
+std::string rule_set_fingerprint(const RuleSet& rules) {
+  RuleSet content = rules;
+  for (Rule& rule : content.rules) rule.defined_at.clear();  // the same rule moved in its file
+  return encode_rule_set(content);
+}
+
 void use_default_rules_snapshot(std::string_view bytes) {
   default_snapshot = bytes;
 }

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cli/rules_snapshot.h"
 #include "perfgate/rules.h"
 #include "rules/rule_snapshot.h"
@@ -91,6 +93,35 @@ TEST_F(RulesSnapshot, TheProgramPrintsTheDefaultFilesRules) {
   CommandResult printed = run_perfgate("rules print");
   ASSERT_EQ(printed.exit_code, 0) << printed.out;
   EXPECT_EQ(printed.out, effective_rules_yaml(load_rules({})));
+}
+
+// A partial report's rules digest: the same rules give the same fingerprint wherever in their file
+// each was written; a changed threshold or another file applied does not.
+TEST_F(RulesSnapshot, TheFingerprintIsTheRulesContent) {
+  std::string dir = temp_dir();
+  const char* rule = R"(
+rules:
+  - id: gpu.low-utilization
+    warn: 60
+)";
+  std::string a = write_text(dir + "/fingerprint.yaml", std::string("schema: perfgate-rules/1\n") + rule);
+  RuleSet first = load_rules({a});
+  std::string b = write_text(dir + "/fingerprint.yaml", std::string("schema: perfgate-rules/1\n\n\n") + rule);
+  RuleSet moved = load_rules({b});
+  auto rule_of = [](const RuleSet& set) {
+    return *std::find_if(set.rules.begin(), set.rules.end(),
+                         [](const Rule& r) { return r.id == "gpu.low-utilization"; });
+  };
+  EXPECT_NE(rule_of(first).defined_at, rule_of(moved).defined_at);
+  EXPECT_EQ(rule_set_fingerprint(first), rule_set_fingerprint(moved));
+  RuleSet other = load_rules({write_text(dir + "/fingerprint.yaml", R"(schema: perfgate-rules/1
+rules:
+  - id: gpu.low-utilization
+    warn: 61
+)")});
+  EXPECT_NE(rule_set_fingerprint(first), rule_set_fingerprint(other));
+  EXPECT_NE(rule_set_fingerprint(first), rule_set_fingerprint(load_rules({})));
+  EXPECT_NE(rule_set_fingerprint(load_rules({"tb-plugin"})), rule_set_fingerprint(load_rules({})));
 }
 
 }  // namespace
