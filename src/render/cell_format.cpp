@@ -1,21 +1,35 @@
 #include "render/cell_format.h"
 
+#include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "perfgate/units.h"
 
 namespace perfgate {
 namespace {
 
-// "142461.0" -> "142,461.0": thousands separators in the integer part (locale-independent).
-std::string grouped(std::string text) {
-  std::size_t digits_end = text.find('.');
-  if (digits_end == std::string::npos) digits_end = text.size();
+// Room for any double in fixed notation with a few decimals (DBL_MAX has 309 integer digits).
+constexpr std::size_t kMaxFixedChars = 330;
+
+// "142461.0" -> "142,461.0": `text` appended with thousands separators in the integer part
+// (locale-independent).
+void append_grouped(std::string& out, std::string_view text) {
+  std::size_t digits_end = std::min(text.find('.'), text.size());
   std::size_t digits_start = text.starts_with('-') ? 1 : 0;
-  for (std::size_t at = digits_end; at > digits_start + 3; at -= 3) text.insert(at - 3, ",");
-  return text;
+  out.append(text.substr(0, digits_start));
+  for (std::size_t at = digits_start; at < digits_end; ++at) {
+    if (at > digits_start && (digits_end - at) % 3 == 0) out += ',';
+    out += text[at];
+  }
+  out.append(text.substr(digits_end));
+}
+
+// `v` in fixed notation with `precision` decimals, appended grouped.
+void append_grouped_fixed(std::string& out, double v, int precision) {
+  char digits[kMaxFixedChars];
+  std::to_chars_result end =
+      std::to_chars(digits, digits + sizeof digits, v, std::chars_format::fixed, precision);
+  append_grouped(out, std::string_view(digits, static_cast<std::size_t>(end.ptr - digits)));
 }
 
 }  // namespace
@@ -31,16 +45,34 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
   return s ? *s : "";
 }
 
+void append_number(std::string& out, double v, std::chars_format format, int precision) {
+  char text[kMaxFixedChars];
+  std::to_chars_result end = std::to_chars(text, text + sizeof text, v, format, precision);
+  out.append(text, end.ptr);
+}
+
 std::string cell_text(const ReportCell& cell, std::string_view unit) {
-  if (std::holds_alternative<std::monostate>(cell)) return "–";
-  if (const auto* s = std::get_if<std::string>(&cell)) return *s;
-  if (const auto* b = std::get_if<bool>(&cell)) return *b ? "yes" : "no";
-  double v = *cell_number(cell);
-  if (unit == "us") return grouped(fmt::format("{:.1f}", v));
-  if (unit == "%") return fmt::format("{:.1f}", v);
-  if (unit == "count")
-    return grouped(std::fabs(v - std::round(v)) < 1e-9 ? fmt::format("{:.0f}", v) : fmt::format("{:.2f}", v));
-  return format_value(v, unit);
+  std::string out;
+  append_cell_text(out, cell, unit);
+  return out;
+}
+
+void append_cell_text(std::string& out, const ReportCell& cell, std::string_view unit) {
+  if (std::holds_alternative<std::monostate>(cell)) {
+    out += "–";
+  } else if (const auto* s = std::get_if<std::string>(&cell)) {
+    out += *s;
+  } else if (const auto* b = std::get_if<bool>(&cell)) {
+    out += *b ? "yes" : "no";
+  } else if (double v = *cell_number(cell); unit == "us") {
+    append_grouped_fixed(out, v, 1);
+  } else if (unit == "%") {
+    append_number(out, v, std::chars_format::fixed, 1);
+  } else if (unit == "count") {
+    append_grouped_fixed(out, v, std::fabs(v - std::round(v)) < 1e-9 ? 0 : 2);
+  } else {
+    out += format_value(v, unit);
+  }
 }
 
 std::optional<std::size_t> cell_text_length_bound(double v, std::string_view unit) {

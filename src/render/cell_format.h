@@ -1,6 +1,7 @@
 // Cells of report tables as text, shared by the renderers that show tables (HTML, Markdown).
 #pragma once
 
+#include <charconv>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,11 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
 
 // Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
 std::string cell_text(const ReportCell& cell, std::string_view unit);
+// `v` as fmt's "{:.<precision>f}" (fixed) or "{:.<precision>g}" (general) writes it, appended to
+// `out`: std::to_chars gives the same correctly rounded digits in a third of fmt's instructions.
+void append_number(std::string& out, double v, std::chars_format format, int precision);
+// cell_text appended to `out` (a buffer reused cell after cell allocates nothing).
+void append_cell_text(std::string& out, const ReportCell& cell, std::string_view unit);
 // At least the length of cell_text of a finite number, without formatting it, for the units
 // cell_text formats itself ("us", "%", "count"); nullopt for the others. The workbook sizes columns
 // by the text's length and formats only a number that might widen its column.

@@ -20,6 +20,8 @@ std::string render_template(std::string_view name, const TemplateData& data, boo
 // How render_template escapes a value: characters XML forbids dropped, then & < > " ' as entities.
 // For markup written in code that goes into a template unescaped ({{{...}}}).
 std::string template_escape(std::string_view text);
+// template_escape appended to `out`, for markup written straight into one string.
+void append_template_escaped(std::string& out, std::string_view text);
 
 // A list, and a partial (another template by name) for use as data.
 TemplateData template_list();

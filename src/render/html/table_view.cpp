@@ -5,8 +5,6 @@
 #include <cmath>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "render/cell_format.h"
 #include "render/short_labels.h"
 
@@ -37,35 +35,103 @@ const char* cell_class(const ReportColumn& c) {
 // none), a one-line cell's tooltip left to the script, which completes a row as it shows it.
 enum class RowMarkup { Sortable, Listed, Aside };
 
+// What a column's cells are written with, worked out once per column rather than per cell.
+struct ColumnMarkup {
+  std::string_view unit;
+  std::string_view td_open;  // "<td" and the class of a page row's cell
+  bool numeric = false;
+  bool one_line = false;
+  bool on_trace_clock = false;
+};
+
+std::vector<ColumnMarkup> column_markup(const ReportTable& t, bool aside) {
+  std::vector<ColumnMarkup> out;
+  for (const ReportColumn& c : t.columns) {
+    std::string_view td = aside                        ? "<td"
+                          : numeric_unit(c.unit)       ? "<td class=\"num\""
+                          : is_one_line_column(c.name) ? "<td class=\"text line\""
+                                                       : "<td class=\"text\"";
+    out.push_back(
+        {c.unit, td, numeric_unit(c.unit), is_one_line_column(c.name), on_trace_clock(t.name, c.name)});
+  }
+  return out;
+}
+
 // The rows as HTML, escaped as the templates escape: a table's template data held a map per
 // cell, and kainjow copies a list on every set and push_back, so building and rendering that data
 // took 140 M of the 175 M instructions of the ResNet-50 page. The markup is table.html.mustache's
-// for a row, written here.
+// for a row, written here straight into one string.
+class RowWriter {
+ public:
+  RowWriter(const ReportTable& t, std::optional<double> window_start_us, RowMarkup markup,
+            const std::vector<std::vector<std::string>>& short_texts)
+      : t_(t),
+        window_start_us_(window_start_us),
+        markup_(markup),
+        short_texts_(short_texts),
+        columns_(column_markup(t, markup == RowMarkup::Aside)) {}
+
+  std::string rows(const std::vector<std::size_t>& rows) {
+    std::string out;
+    bool aside = markup_ == RowMarkup::Aside;
+    for (std::size_t r : rows) {
+      out += "<tr>";
+      for (std::size_t c = 0; c < t_.rows[r].size() && c < columns_.size(); ++c) add_cell(out, r, c);
+      out += aside ? "\n" : "</tr>\n";
+    }
+    return out;
+  }
+
+ private:
+  void add_cell(std::string& out, std::size_t r, std::size_t c) {
+    const ColumnMarkup& col = columns_[c];
+    const ReportCell& cell = shown(t_.rows[r][c], col);
+    text_.clear();
+    append_cell_text(text_, cell, col.unit);
+    bool aside = markup_ == RowMarkup::Aside;
+    out += col.td_open;
+    if (auto n = cell_number(cell); n && col.numeric && markup_ == RowMarkup::Sortable) {
+      out += " data-sort=\"";
+      append_number(out, *n, std::chars_format::general, 17);  // as "{:.17g}"
+      out += '"';
+    }
+    bool long_text = text_.size() > kMaxCellChars;
+    if (long_text || (col.one_line && text_.size() > 1 && !aside)) {
+      out += " title=\"";
+      append_template_escaped(out, text_);
+      out += '"';
+    }
+    out += '>';
+    if (!long_text)
+      append_template_escaped(out, text_);
+    else if (c < short_texts_.size() && r < short_texts_[c].size())
+      append_template_escaped(out, short_texts_[c][r]);
+    else
+      append_template_escaped(out, shorten(text_, kMaxCellChars));
+    if (!aside) out += "</td>";
+  }
+
+  // The cell as shown_cell shows it, without copying a text cell.
+  const ReportCell& shown(const ReportCell& cell, const ColumnMarkup& col) {
+    std::optional<double> n = col.on_trace_clock && window_start_us_ ? cell_number(cell) : std::nullopt;
+    if (!n) return cell;
+    shifted_ = *n - *window_start_us_;
+    return shifted_;
+  }
+
+  const ReportTable& t_;
+  std::optional<double> window_start_us_;
+  RowMarkup markup_;
+  const std::vector<std::vector<std::string>>& short_texts_;
+  std::vector<ColumnMarkup> columns_;
+  std::string text_;    // the cell's text, its buffer reused cell after cell
+  ReportCell shifted_;  // a trace-clock cell from the window start
+};
+
 std::string rows_html(const ReportTable& t, const std::vector<std::size_t>& rows,
                       std::optional<double> window_start_us, RowMarkup markup,
                       const std::vector<std::vector<std::string>>& short_texts) {
-  std::string out;
-  bool aside = markup == RowMarkup::Aside;
-  for (std::size_t r : rows) {
-    out += "<tr>";
-    for (std::size_t c = 0; c < t.rows[r].size() && c < t.columns.size(); ++c) {
-      ReportCell cell = shown_cell(t, r, c, window_start_us);
-      std::string text = cell_text(cell, t.columns[c].unit);
-      bool num = numeric_unit(t.columns[c].unit);
-      bool line = is_one_line_column(t.columns[c].name);
-      out += aside ? "<td" : fmt::format("<td class=\"{}\"", cell_class(t.columns[c]));
-      if (auto n = cell_number(cell); n && num && markup == RowMarkup::Sortable)
-        out += fmt::format(" data-sort=\"{:.17g}\"", *n);
-      if (text.size() > kMaxCellChars || (line && text.size() > 1 && !aside))
-        out += " title=\"" + template_escape(text) + "\"";
-      if (text.size() > kMaxCellChars)
-        text = c < short_texts.size() && r < short_texts[c].size() ? short_texts[c][r]
-                                                                   : shorten(text, kMaxCellChars);
-      out += ">" + template_escape(text) + (aside ? "" : "</td>");
-    }
-    out += aside ? "\n" : "</tr>\n";
-  }
-  return out;
+  return RowWriter(t, window_start_us, markup, short_texts).rows(rows);
 }
 
 // A column's sort key of a row: its number (numeric columns; an empty cell has none), else its
