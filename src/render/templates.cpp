@@ -1,6 +1,7 @@
 #include "render/templates.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "assets/embedded_files.h"
@@ -16,48 +17,57 @@ std::string_view template_text(std::string_view name) {
 
 namespace {
 
-bool printable_ascii(std::string_view text) {
-  return std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+// The entities kainjow::mustache::html_escape writes, and what a byte needs on its way into the
+// page: nothing (most), one of the entities, or a look at the whole text (kCheck: a control
+// character xml_safe_text drops, or a byte of a UTF-8 sequence it may repair).
+constexpr std::array<std::string_view, 6> kEntities = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
+constexpr unsigned char kPlain = 0, kCheck = 0xFF;
+constexpr std::array<unsigned char, 256> kByteNeeds = [] {
+  std::array<unsigned char, 256> needs{};
+  for (std::size_t byte = 0; byte < needs.size(); ++byte)
+    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte >= 0x80) needs[byte] = kCheck;
+  needs['&'] = 1;
+  needs['<'] = 2;
+  needs['>'] = 3;
+  needs['"'] = 4;
+  needs['\''] = 5;
+  return needs;
+}();
+
+unsigned char needs_of(char c) {
+  return kByteNeeds[static_cast<unsigned char>(c)];
 }
 
-// kainjow::mustache::html_escape's entities, appended a run of plain characters at a time.
-void append_html_escaped(std::string& out, std::string_view text) {
-  std::size_t plain = 0;  // start of the run not yet appended
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    std::string_view entity;
-    switch (text[i]) {
-      case '&':
-        entity = "&amp;";
-        break;
-      case '<':
-        entity = "&lt;";
-        break;
-      case '>':
-        entity = "&gt;";
-        break;
-      case '"':
-        entity = "&quot;";
-        break;
-      case '\'':
-        entity = "&apos;";
-        break;
-      default:
-        continue;
-    }
-    out.append(text.substr(plain, i - plain)).append(entity);
-    plain = i + 1;
-  }
-  out.append(text.substr(plain));
+// Whether xml_safe_text would return `text` as it is (valid UTF-8 such as an empty cell's "–").
+bool xml_safe(std::string_view text) {
+  return std::none_of(text.begin(), text.end(), [](char c) { return needs_of(c) == kCheck && c >= 0; }) &&
+         is_valid_utf8(text) && text.find("\xEF\xBF\xBE") == std::string_view::npos &&
+         text.find("\xEF\xBF\xBF") == std::string_view::npos;  // U+FFFE, U+FFFF
 }
 
 }  // namespace
 
+// One pass over the text, appending a run of plain bytes at a time; a text xml_safe_text would
+// change (seldom) is escaped as it returns it, without the copy for the others.
 void append_template_escaped(std::string& out, std::string_view text) {
-  // Printable ASCII (nearly every cell) has nothing xml_safe_text would drop or repair.
-  if (printable_ascii(text))
-    append_html_escaped(out, text);
-  else
-    append_html_escaped(out, xml_safe_text(text));
+  std::size_t start = out.size(), plain = 0;  // plain: start of the run not yet appended
+  bool checked = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    unsigned char needs = needs_of(text[i]);
+    if (needs == kPlain || (needs == kCheck && checked)) continue;
+    if (needs == kCheck) {
+      if (!xml_safe(text)) {
+        out.resize(start);
+        append_template_escaped(out, xml_safe_text(text));
+        return;
+      }
+      checked = true;
+      continue;
+    }
+    out.append(text.substr(plain, i - plain)).append(kEntities[needs]);
+    plain = i + 1;
+  }
+  out.append(text.substr(plain));
 }
 
 std::string template_escape(std::string_view text) {

@@ -1,11 +1,11 @@
 #include "render/html/table_view.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <vector>
 
 #include "render/cell_format.h"
+#include "render/html/table_order.h"
 #include "render/short_labels.h"
 
 namespace perfgate {
@@ -132,84 +132,6 @@ std::string rows_html(const ReportTable& t, const std::vector<std::size_t>& rows
                       std::optional<double> window_start_us, RowMarkup markup,
                       const std::vector<std::vector<std::string>>& short_texts) {
   return RowWriter(t, window_start_us, markup, short_texts).rows(rows);
-}
-
-// A column's sort key of a row: its number (numeric columns; an empty cell has none), else its
-// text in lower case, as the page's script compares cells.
-struct SortKey {
-  std::optional<double> number;
-  std::string text;
-};
-
-SortKey sort_key(const ReportCell& cell, std::string_view unit) {
-  if (numeric_unit(unit)) return {cell_number(cell), ""};
-  std::string text = cell_text(cell, unit);
-  std::transform(text.begin(), text.end(), text.begin(), [](unsigned char c) { return std::tolower(c); });
-  return {std::nullopt, text};
-}
-
-// The first `n` rows ordered by a column's keys: largest (or last in the alphabet) first when
-// `descending`, an empty numeric cell last either way, ties in the table's order.
-std::vector<std::size_t> first_in_order(const std::vector<SortKey>& keys, bool numeric, bool descending,
-                                        std::size_t n) {
-  std::vector<std::size_t> order(keys.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto before = [&](std::size_t a, std::size_t b) {
-    const SortKey &x = keys[a], &y = keys[b];
-    if (numeric && x.number.has_value() != y.number.has_value()) return x.number.has_value();
-    if (numeric && x.number && *x.number != *y.number)
-      return descending ? *x.number > *y.number : *x.number < *y.number;
-    if (!numeric && x.text != y.text) return descending ? x.text > y.text : x.text < y.text;
-    return a < b;
-  };
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(), before);
-  order.resize(n);
-  return order;
-}
-
-std::string joined(const std::vector<std::size_t>& indices) {
-  std::string out;
-  for (std::size_t i : indices) out += (out.empty() ? "" : " ") + std::to_string(i);
-  return out;
-}
-
-// Sorting a table cut to its first `shown` rows orders the whole table: for each column and
-// direction, the rows the page shows first in that order, as indices into the page's rows (the
-// shown ones, then those kept aside for the other orders, in table order). Done here, the page
-// stays small (the rows some order shows, not every row) and the order is the whole table's.
-struct SortOrders {
-  std::vector<std::string> descending, ascending;  // per column: page row indices
-  std::vector<std::size_t> aside;                  // table rows kept aside
-};
-
-SortOrders sort_orders(const ReportTable& t, std::size_t shown) {
-  std::vector<std::vector<std::size_t>> orders;  // per column: descending, then ascending
-  std::vector<bool> needed(t.rows.size(), false);
-  for (std::size_t c = 0; c < t.columns.size(); ++c) {
-    std::vector<SortKey> keys;
-    keys.reserve(t.rows.size());
-    for (const auto& row : t.rows)
-      keys.push_back(c < row.size() ? sort_key(row[c], t.columns[c].unit) : SortKey{});
-    for (bool descending : {true, false}) {
-      orders.push_back(first_in_order(keys, numeric_unit(t.columns[c].unit), descending, shown));
-      for (std::size_t r : orders.back()) needed[r] = true;
-    }
-  }
-  SortOrders out;
-  std::vector<std::size_t> page_index(t.rows.size(), 0);
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    if (r < shown) {
-      page_index[r] = r;
-    } else if (needed[r]) {
-      page_index[r] = shown + out.aside.size();
-      out.aside.push_back(r);
-    }
-  }
-  for (std::size_t k = 0; k < orders.size(); ++k) {
-    for (std::size_t& r : orders[k]) r = page_index[r];
-    (k % 2 == 0 ? out.descending : out.ascending).push_back(joined(orders[k]));
-  }
-  return out;
 }
 
 }  // namespace
