@@ -1,17 +1,32 @@
 #include "perfgate/units.h"
 
+#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
 
 namespace perfgate {
 
+namespace {
+
+// `v` as fmt's "{:.<decimals>f}" writes it, then `unit`: std::to_chars gives the same correctly
+// rounded digits in a third of fmt's instructions (a timeline's tooltips format two each).
+std::string fixed_with_unit(double v, int decimals, std::string_view unit) {
+  char digits[350];  // DBL_MAX has 309 integer digits
+  char* end = std::to_chars(digits, digits + sizeof digits, v, std::chars_format::fixed, decimals).ptr;
+  std::string out(digits, end);
+  out += unit;
+  return out;
+}
+
+}  // namespace
+
 std::string format_duration_us(std::optional<double> us) {
   if (!us) return "n/a";
   double v = *us;
-  if (std::fabs(v) >= 1e6) return fmt::format("{:.3f} s", v / 1e6);
-  if (std::fabs(v) >= 1e3) return fmt::format("{:.2f} ms", v / 1e3);
-  return fmt::format("{:.1f} us", v);
+  if (std::fabs(v) >= 1e6) return fixed_with_unit(v / 1e6, 3, " s");
+  if (std::fabs(v) >= 1e3) return fixed_with_unit(v / 1e3, 2, " ms");
+  return fixed_with_unit(v, 1, " us");
 }
 
 std::string format_pct(std::optional<double> pct) {

@@ -10,32 +10,28 @@ namespace perfgate {
 
 std::string html_escape(std::string_view text) {
   std::string out;
+  out.reserve(text.size());
+  append_html_escaped(out, text);
+  return out;
+}
+
+void append_html_escaped(std::string& out, std::string_view text) {
   std::size_t replaced = 0;
   std::string valid = is_valid_utf8(text) ? std::string() : repair_utf8(text, replaced);
   std::string_view s = replaced > 0 ? std::string_view(valid) : text;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
+  std::size_t plain = 0;  // start of the run of characters not yet appended
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    std::string_view entity = s[i] == '&'    ? "&amp;"
+                              : s[i] == '<'  ? "&lt;"
+                              : s[i] == '>'  ? "&gt;"
+                              : s[i] == '"'  ? "&quot;"
+                              : s[i] == '\'' ? "&#39;"
+                                             : "";
+    if (entity.empty()) continue;
+    out.append(s.substr(plain, i - plain)).append(entity);
+    plain = i + 1;
   }
-  return out;
+  out.append(s.substr(plain));
 }
 
 std::string xml_escape(std::string_view s) {

@@ -7,7 +7,8 @@
 
 namespace perfgate {
 
-std::string html_escape(std::string_view s);         // & < > " ' (also fit for XML and SVG text)
+std::string html_escape(std::string_view s);                     // & < > " ' (also fit for XML and SVG text)
+void append_html_escaped(std::string& out, std::string_view s);  // html_escape appended to `out`
 std::string xml_escape(std::string_view s);          // html_escape, and characters XML 1.0 forbids dropped
 std::string script_json_escape(std::string_view s);  // JSON inside <script>: "</" and "<!--" defused
 // GitHub-flavoured Markdown text and table cells; control characters shown escaped, and `@` followed

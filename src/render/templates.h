@@ -23,6 +23,10 @@ std::string template_escape(std::string_view text);
 // template_escape appended to `out`, for markup written straight into one string.
 void append_template_escaped(std::string& out, std::string_view text);
 
+// `data` (an object) given `value` as `key` without a copy of it: set() copies a list or object
+// whole, and the page's tables are lists of their HTML.
+void set_moved(TemplateData& data, const std::string& key, TemplateData&& value);
+
 // A list, and a partial (another template by name) for use as data.
 TemplateData template_list();
 TemplateData template_partial(std::string_view name);

@@ -27,12 +27,36 @@ std::string text(double x, double y, const std::string& s, const char* anchor = 
                      x, y, size, anchor, fill, html_escape(s));
 }
 
+// `name="v"` with `v` as "{:.2f}" writes it, appended.
+void append_attribute(std::string& out, std::string_view name, double v) {
+  out.append(name).append("=\"");
+  append_number(out, v, std::chars_format::fixed, 2);
+  out += '"';
+}
+
+// A rect appended to `out`: a timeline has hundreds, each formatted once into the page.
+void append_rect(std::string& out, double x, double y, double w, double h, std::string_view fill,
+                 std::string_view tooltip = "", std::string_view extra = "") {
+  out += "<rect";
+  append_attribute(out, " x", x);
+  append_attribute(out, " y", y);
+  append_attribute(out, " width", std::max(w, 0.0));
+  append_attribute(out, " height", std::max(h, 0.0));
+  out.append(" fill=\"").append(fill).append("\"").append(extra);
+  if (tooltip.empty()) {
+    out += "/>";
+    return;
+  }
+  out += "><title>";
+  append_html_escaped(out, tooltip);
+  out += "</title></rect>";
+}
+
 std::string rect(double x, double y, double w, double h, const std::string& fill,
                  const std::string& tooltip = "", const char* extra = "") {
-  std::string r = fmt::format(R"(<rect x="{:.2f}" y="{:.2f}" width="{:.2f}" height="{:.2f}" fill="{}"{})", x,
-                              y, std::max(w, 0.0), std::max(h, 0.0), fill, extra);
-  if (tooltip.empty()) return r + "/>";
-  return r + "><title>" + html_escape(tooltip) + "</title></rect>";
+  std::string r;
+  append_rect(r, x, y, w, h, fill, tooltip, extra);
+  return r;
 }
 
 // "12 ms" for an axis label.
@@ -345,14 +369,14 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
   for (const SvgBox& b : boxes) {
     double y = top + lane_h * static_cast<double>(b.lane) + 3;
     if (b.on_path) continue;
-    svg += rect(left + b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), lane_h - 6, b.color,
+    append_rect(svg, left + b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), lane_h - 6, b.color,
                 b.tooltip);
   }
   for (const SvgBox& b : boxes) {  // the critical path over them
     if (!b.on_path) continue;
     double y = top + lane_h * static_cast<double>(b.lane) + lane_h - 6;
-    svg += rect(left + b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), 4, b.color, b.tooltip,
-                R"( class="path")");
+    append_rect(svg, left + b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), 4, b.color,
+                b.tooltip, R"( class="path")");
   }
   double axis_y = top + lane_h * static_cast<double>(lanes.size()) + 4;
   for (double t : axis_ticks(step_us)) {

@@ -267,9 +267,9 @@ ReportTable system_card(const ReportModel& r, const ReportTable& first) {
 void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
-      view.set("top_ops", table_view(*t, o.max_rows, "top_gpu_ops"));
+      set_moved(view, "top_ops", table_view(*t, o.max_rows, "top_gpu_ops"));
     if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
-      view.set("system", table_view(system_card(r, *t), o.max_rows, "system"));
+      set_moved(view, "system", table_view(system_card(r, *t), o.max_rows, "system"));
   }
   TemplateData run_tables = template_list();
   for (const char* name : kRunTables)
@@ -279,7 +279,7 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
       const ReportTable& table = listed.rows.empty() ? *t : listed;
       run_tables.push_back(rendered_table(table_view(table, o.max_rows, name, kCollapsedTableRows)));
     }
-  view.set("run_tables", run_tables);
+  set_moved(view, "run_tables", std::move(run_tables));
   std::vector<const ReportWorker*> shown = worker_sections(r);
   TemplateData workers = template_list();
   for (std::size_t section = 0; section < shown.size(); ++section) {
@@ -292,10 +292,10 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
       if (!t.rows.empty() && !in_dashboard(t.name))
         tables.push_back(rendered_table(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name),
                                                    kCollapsedTableRows, w.window.start_us)));
-    worker.set("tables", tables);
+    set_moved(worker, "tables", std::move(tables));
     workers.push_back(worker);
   }
-  view.set("workers", workers);
+  set_moved(view, "workers", std::move(workers));
   if (shown.size() < r.workers.size()) view.set("more_workers", more_workers_note(r, shown.size()));
 }
 

@@ -166,7 +166,7 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   std::vector<std::vector<std::string>> short_texts = short_text_cells(t, t.rows.size(), kMaxCellChars);
   if (!orders.aside.empty())
     view.set("rows_aside", rows_html(t, orders.aside, window_start_us, RowMarkup::Aside, short_texts));
-  view.set("columns", columns);
+  set_moved(view, "columns", std::move(columns));
   view.set("column_count", std::to_string(t.columns.size()));
   view.set("rows_html",
            rows_html(t, first, window_start_us,
