@@ -1,20 +1,20 @@
 #include "perfgate/units.h"
 
-#include <charconv>
 #include <cmath>
 
 #include <fmt/format.h>
+
+#include "common/fixed_text.h"
 
 namespace perfgate {
 
 namespace {
 
-// `v` as fmt's "{:.<decimals>f}" writes it, then `unit`: std::to_chars gives the same correctly
-// rounded digits in a third of fmt's instructions (a timeline's tooltips format two each).
+// `v` as fmt's "{:.<decimals>f}" writes it (write_fixed: the same digits in a fraction of fmt's
+// instructions; a timeline's tooltips format two each), then `unit`.
 std::string fixed_with_unit(double v, int decimals, std::string_view unit) {
-  char digits[350];  // DBL_MAX has 309 integer digits
-  char* end = std::to_chars(digits, digits + sizeof digits, v, std::chars_format::fixed, decimals).ptr;
-  std::string out(digits, end);
+  char digits[kFixedTextMax];
+  std::string out(digits, write_fixed(digits, v, decimals));
   out += unit;
   return out;
 }

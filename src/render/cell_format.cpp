@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/fixed_text.h"
 #include "perfgate/units.h"
 
 namespace perfgate {
 namespace {
-
-// Room for any double in fixed notation with a few decimals (DBL_MAX has 309 integer digits).
-constexpr std::size_t kMaxFixedChars = 330;
 
 // "142461.0" -> "142,461.0": `text` appended with thousands separators in the integer part
 // (locale-independent).
@@ -26,10 +24,9 @@ void append_grouped(std::string& out, std::string_view text) {
 
 // `v` in fixed notation with `precision` decimals, appended grouped.
 void append_grouped_fixed(std::string& out, double v, int precision) {
-  char digits[kMaxFixedChars];
-  std::to_chars_result end =
-      std::to_chars(digits, digits + sizeof digits, v, std::chars_format::fixed, precision);
-  append_grouped(out, std::string_view(digits, static_cast<std::size_t>(end.ptr - digits)));
+  char digits[kFixedTextMax];
+  char* end = write_fixed(digits, v, precision);
+  append_grouped(out, std::string_view(digits, static_cast<std::size_t>(end - digits)));
 }
 
 }  // namespace
@@ -46,9 +43,11 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
 }
 
 void append_number(std::string& out, double v, std::chars_format format, int precision) {
-  char text[kMaxFixedChars];
-  std::to_chars_result end = std::to_chars(text, text + sizeof text, v, format, precision);
-  out.append(text, end.ptr);
+  char text[kFixedTextMax];
+  char* end = format == std::chars_format::fixed
+                  ? write_fixed(text, v, precision)
+                  : std::to_chars(text, text + sizeof text, v, format, precision).ptr;
+  out.append(text, end);
 }
 
 std::string cell_text(const ReportCell& cell, std::string_view unit) {

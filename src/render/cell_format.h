@@ -18,7 +18,8 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
 // Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
 std::string cell_text(const ReportCell& cell, std::string_view unit);
 // `v` as fmt's "{:.<precision>f}" (fixed) or "{:.<precision>g}" (general) writes it, appended to
-// `out`: std::to_chars gives the same correctly rounded digits in a third of fmt's instructions.
+// `out`: write_fixed and std::to_chars give the same correctly rounded digits in a fraction of
+// fmt's instructions.
 void append_number(std::string& out, double v, std::chars_format format, int precision);
 // cell_text appended to `out` (a buffer reused cell after cell allocates nothing).
 void append_cell_text(std::string& out, const ReportCell& cell, std::string_view unit);
