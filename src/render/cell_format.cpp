@@ -42,6 +42,21 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
   return s ? *s : "";
 }
 
+std::size_t column_index(const ReportTable& t, std::string_view column) {
+  for (std::size_t c = 0; c < t.columns.size(); ++c)
+    if (t.columns[c].name == column) return c;
+  return std::string_view::npos;
+}
+
+double number_in(const ReportTable& t, std::size_t row, std::size_t column) {
+  return column < t.rows[row].size() ? cell_number(t.rows[row][column]).value_or(0) : 0;
+}
+
+std::string_view text_in(const ReportTable& t, std::size_t row, std::size_t column) {
+  const auto* s = column < t.rows[row].size() ? std::get_if<std::string>(&t.rows[row][column]) : nullptr;
+  return s ? std::string_view(*s) : std::string_view();
+}
+
 void append_number(std::string& out, double v, std::chars_format format, int precision) {
   char text[kFixedTextMax];
   char* end = format == std::chars_format::fixed

@@ -15,6 +15,12 @@ namespace perfgate {
 double number_at(const ReportTable& t, std::size_t row, std::string_view column);
 std::string text_at(const ReportTable& t, std::size_t row, std::string_view column);
 
+// The same by a column's index (column_index: the first of that name, or npos when none), for loops
+// over many rows: a lookup by name compares the names of the columns before it.
+std::size_t column_index(const ReportTable& t, std::string_view column);
+double number_in(const ReportTable& t, std::size_t row, std::size_t column);
+std::string_view text_in(const ReportTable& t, std::size_t row, std::size_t column);
+
 // Formatted by the column's unit ("12.5", "1.2 MB", "yes"); "–" when the cell has no value.
 std::string cell_text(const ReportCell& cell, std::string_view unit);
 // `v` as fmt's "{:.<precision>f}" (fixed) or "{:.<precision>g}" (general) writes it, appended to

@@ -41,13 +41,13 @@ std::string xml_escape(std::string_view s) {
 std::string script_json_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    // "<" as \u003c inside JSON strings keeps "</script>" and "<!--" from ending the element.
-    if (s[i] == '<')
-      out += "\\u003c";
-    else
-      out += s[i];
+  // "<" as \u003c inside JSON strings keeps "</script>" and "<!--" from ending the element.
+  std::size_t plain = 0;  // start of the run not yet appended
+  for (std::size_t lt = s.find('<'); lt != std::string_view::npos; lt = s.find('<', plain)) {
+    out.append(s.substr(plain, lt - plain)).append("\\u003c");
+    plain = lt + 1;
   }
+  out.append(s.substr(plain));
   return out;
 }
 

@@ -1,5 +1,5 @@
 // The dashboard of the HTML report, as template data: verdict, summaries, the donut, bar and step
-// charts, and the timeline of the median step.
+// charts (the timeline of the median step: timeline_view.h).
 #pragma once
 
 #include "perfgate/report.h"
@@ -9,8 +9,5 @@ namespace perfgate {
 
 // Adds the dashboard's keys to `view`.
 void add_dashboard(const ReportModel& report, TemplateData& view);
-
-// Adds "timeline" (its SVG, legend and caption) when the report has one.
-void add_timeline(const ReportModel& report, TemplateData& view);
 
 }  // namespace perfgate

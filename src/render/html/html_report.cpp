@@ -17,6 +17,7 @@
 #include "render/html/neuron_view.h"
 #include "render/html/roofline_view.h"
 #include "render/html/table_view.h"
+#include "render/html/timeline_view.h"
 #include "render/see_also.h"
 #include "render/templates.h"
 #include "render/trend_text.h"
