@@ -1,6 +1,10 @@
 #include "render/json_writer.h"
 
+#include <algorithm>
+#include <array>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -22,12 +26,23 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
+// Printable ASCII but for '"', '\\' and '/': bytes a JSON string holds as they are.
+constexpr std::array<bool, 256> kPlainJson = [] {
+  std::array<bool, 256> plain{};
+  for (std::size_t c = 0x20; c < 0x7F; ++c) plain[c] = c != '"' && c != '\\' && c != '/';
+  return plain;
+}();
+
+// A line break and the indentation of nested members.
+constexpr std::string_view kBreakAndSpaces =
+    "\n                                                                ";
+
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   // Runs of printable ASCII that need no escape (nearly all of a report) are appended whole.
-  auto plain = [](unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\' && c != '/'; };
+  auto plain = [](unsigned char c) { return kPlainJson[c]; };
   for (std::size_t i = 0; i < s.size();) {
     std::size_t run = i;
     while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
@@ -78,19 +93,32 @@ void append_json_string(std::string& out, std::string_view s) {
 }
 
 std::string format_json_number(double v) {
-  if (!std::isfinite(v)) return "null";
+  std::string out;
+  append_json_number(out, v);
+  return out;
+}
+
+void append_json_number(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += "null";
+    return;
+  }
   // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
   double rounded = std::fabs(v) < 1e9 ? std::round(v * 1e6) / 1e6 : v;
   if (rounded == 0) rounded = 0;  // no "-0"
   if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded))
-    return fmt::format("{}", static_cast<std::int64_t>(rounded));
-  return fmt::format("{}", rounded);
+    append_json_integer(out, static_cast<std::int64_t>(rounded));
+  else
+    fmt::format_to(std::back_inserter(out), "{}", rounded);
 }
 
 void JsonWriter::newline() {
   if (indent_ <= 0) return;
-  out_ += '\n';
-  out_.append(first_.size() * static_cast<std::size_t>(indent_), ' ');
+  std::size_t spaces = first_.size() * static_cast<std::size_t>(indent_);
+  // A line break and the indentation in one append where it fits (nearly always).
+  std::size_t now = std::min(spaces, kBreakAndSpaces.size() - 1);
+  out_.append(kBreakAndSpaces.data(), 1 + now);
+  if (spaces > now) out_.append(spaces - now, ' ');
 }
 
 void JsonWriter::flush() {
@@ -160,19 +188,19 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 
 JsonWriter& JsonWriter::value(double v) {
   before_value();
-  out_ += format_json_number(v);
+  append_json_number(out_, v);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::int64_t v) {
   before_value();
-  out_ += fmt::format("{}", v);
+  append_json_integer(out_, v);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::uint64_t v) {
   before_value();
-  out_ += fmt::format("{}", v);
+  append_json_integer(out_, v);
   return *this;
 }
 

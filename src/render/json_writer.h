@@ -3,6 +3,7 @@
 // shortest round-trip decimal of each value rounded to 1e-6, and integers without a point.
 #pragma once
 
+#include <charconv>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -48,7 +49,7 @@ class JsonWriter {
 
   std::string out_;
   Sink sink_;
-  std::vector<bool> first_;  // per open container: no member written yet
+  std::vector<char> first_;  // per open container: no member written yet (not vector<bool>'s bits)
   int indent_;
   bool after_key_ = false;
 };
@@ -56,5 +57,13 @@ class JsonWriter {
 // JSON string escaping; invalid UTF-8 becomes U+FFFD and "</" becomes "<\/" (safe in HTML).
 void append_json_string(std::string& out, std::string_view s);
 std::string format_json_number(double v);
+void append_json_number(std::string& out, double v);  // format_json_number appended
+
+// An integer as fmt's "{}" writes it, appended.
+template <typename Integer>
+void append_json_integer(std::string& out, Integer v) {
+  char digits[24];
+  out.append(digits, std::to_chars(digits, digits + sizeof digits, v).ptr);
+}
 
 }  // namespace perfgate

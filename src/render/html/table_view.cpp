@@ -86,8 +86,20 @@ class RowWriter {
   void add_cell(std::string& out, std::size_t r, std::size_t c) {
     const ColumnMarkup& col = columns_[c];
     const ReportCell& cell = shown(t_.rows[r][c], col);
-    text_.clear();
-    append_cell_text(text_, cell, col.unit);
+    // A text cell's own text, escaped on its way out; the others' (numbers, "–", "yes") formatted
+    // into text_: digits, signs and units, which escaping would leave as they are.
+    const auto* own = std::get_if<std::string>(&cell);
+    if (!own) {
+      text_.clear();
+      append_cell_text(text_, cell, col.unit);
+    }
+    std::string_view text = own ? std::string_view(*own) : std::string_view(text_);
+    auto append_text = [&](std::string_view s) {
+      if (own)
+        append_template_escaped(out, s);
+      else
+        out.append(s);
+    };
     bool aside = markup_ == RowMarkup::Aside;
     out += col.td_open;
     if (auto n = cell_number(cell); n && col.numeric && markup_ == RowMarkup::Sortable) {
@@ -95,19 +107,19 @@ class RowWriter {
       append_number(out, *n, std::chars_format::general, 17);  // as "{:.17g}"
       out += '"';
     }
-    bool long_text = text_.size() > kMaxCellChars;
-    if (long_text || (col.one_line && text_.size() > 1 && !aside)) {
+    bool long_text = text.size() > kMaxCellChars;
+    if (long_text || (col.one_line && text.size() > 1 && !aside)) {
       out += " title=\"";
-      append_template_escaped(out, text_);
+      append_text(text);
       out += '"';
     }
     out += '>';
     if (!long_text)
-      append_template_escaped(out, text_);
+      append_text(text);
     else if (c < short_texts_.size() && r < short_texts_[c].size())
-      append_template_escaped(out, short_texts_[c][r]);
+      append_text(short_texts_[c][r]);
     else
-      append_template_escaped(out, shorten(text_, kMaxCellChars));
+      append_text(shorten(text, kMaxCellChars));
     if (!aside) out += "</td>";
   }
 
