@@ -98,7 +98,8 @@ kainjow::mustache::mustache& parsed_template(ParsedTemplates& parsed, std::strin
 
 }  // namespace
 
-std::string render_template(std::string_view name, const TemplateData& data, bool escape) {
+std::string render_template(std::string_view name, const TemplateData& data, bool escape,
+                            std::size_t size_hint) {
   thread_local ParsedTemplates parsed;
   kainjow::mustache::mustache& tmpl = parsed_template(parsed, name);
   if (!escape)
@@ -108,6 +109,7 @@ std::string render_template(std::string_view name, const TemplateData& data, boo
   // Appended to one string: kainjow's own render(data) goes through a stringstream, copying the
   // page twice more.
   std::string out;
+  out.reserve(template_text(name).size() + size_hint);
   tmpl.render(data, [&out](const std::string& text) { out += text; });
   if (!tmpl.is_valid()) {
     std::string error = std::string(name) + ": " + tmpl.error_message();

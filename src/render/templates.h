@@ -15,7 +15,10 @@ std::string_view template_text(std::string_view name);
 
 // Renders templates/<name> with `data`. Values are HTML-escaped unless `escape` is false (the
 // Markdown renderer escapes its own values). Throws std::logic_error for a template error.
-std::string render_template(std::string_view name, const TemplateData& data, bool escape = true);
+// `size_hint`: about the bytes the values add (their big pieces), reserved up front with the
+// template's own: a page of a megabyte would otherwise grow by copying itself.
+std::string render_template(std::string_view name, const TemplateData& data, bool escape = true,
+                            std::size_t size_hint = 0);
 
 // How render_template escapes a value: characters XML forbids dropped, then & < > " ' as entities.
 // For markup written in code that goes into a template unescaped ({{{...}}}).

@@ -156,13 +156,26 @@ void add_findings(const ReportModel& r, TemplateData& view) {
   view.set("quiet", quiet);
 }
 
-// A table of the Tables section as its HTML: a table's template data holds a map per cell, and
-// kainjow copies every list it is given, so eight workers' tables held 54 MB as data for a 2.6 MB
-// page (128 workers of the A100 trace).
-TemplateData rendered_table(const TemplateData& table) {
-  TemplateData html;
-  html.set("html", render_template("table.html.mustache", table));
-  return html;
+// The bytes of the string values of `data` at `keys` (a size hint for render_template).
+std::size_t string_bytes(const TemplateData& data, std::initializer_list<const char*> keys) {
+  std::size_t bytes = 0;
+  for (const char* key : keys)
+    if (const TemplateData* value = data.get(key); value && value->is_string())
+      bytes += value->string_value().size();
+  return bytes;
+}
+
+// A table of the Tables section as its HTML (its bytes added to `page_bytes`): a table's template data holds
+// a map per cell, and kainjow copies every list it is given, so eight workers' tables held 54 MB as data for
+// a 2.6 MB page (128 workers of the A100 trace).
+TemplateData rendered_table(const TemplateData& table, std::size_t& page_bytes) {
+  // The rows, and the caption and header (with each column's sort orders): some kB.
+  std::size_t size_hint = string_bytes(table, {"rows_html", "rows_aside"}) + (16 << 10);
+  std::string html = render_template("table.html.mustache", table, true, size_hint);
+  page_bytes += html.size();
+  TemplateData data;
+  data.set("html", html);
+  return data;
 }
 
 // The ranks table as a page of more ranks than it lists shows it: the slowest, the median and the
@@ -265,7 +278,9 @@ ReportTable system_card(const ReportModel& r, const ReportTable& first) {
   return t;
 }
 
-void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+// Returns the bytes the tables add to the page.
+std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+  std::size_t page_bytes = 0;
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
       set_moved(view, "top_ops", table_view(*t, o.max_rows, "top_gpu_ops"));
@@ -278,7 +293,8 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
       ReportTable listed =
           std::string_view(name) == "ranks" ? ranks_as_listed(*t, o.max_rows) : ReportTable{};
       const ReportTable& table = listed.rows.empty() ? *t : listed;
-      run_tables.push_back(rendered_table(table_view(table, o.max_rows, name, kCollapsedTableRows)));
+      run_tables.push_back(
+          rendered_table(table_view(table, o.max_rows, name, kCollapsedTableRows), page_bytes));
     }
   set_moved(view, "run_tables", std::move(run_tables));
   std::vector<const ReportWorker*> shown = worker_sections(r);
@@ -292,12 +308,17 @@ void add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) 
     for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
         tables.push_back(rendered_table(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name),
-                                                   kCollapsedTableRows, w.window.start_us)));
+                                                   kCollapsedTableRows, w.window.start_us),
+                                        page_bytes));
     set_moved(worker, "tables", std::move(tables));
     workers.push_back(worker);
   }
   set_moved(view, "workers", std::move(workers));
   if (shown.size() < r.workers.size()) view.set("more_workers", more_workers_note(r, shown.size()));
+  for (const char* dashboard_table : {"top_ops", "system"})  // rendered with the page
+    if (const TemplateData* table = view.get(dashboard_table))
+      page_bytes += string_bytes(*table, {"rows_html", "rows_aside"});
+  return page_bytes;
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,
@@ -380,13 +401,17 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_memory(r, view);
   add_findings(r, view);
   add_baseline(r, o, view);
-  add_tables(r, o, view);
+  std::size_t page_bytes = add_tables(r, o, view);
   TemplateData warnings = template_list();
   for (const auto& w : grouped_notes(r)) warnings.push_back(TemplateData(w));
   view.set("warnings", warnings);
   view.set("has_warnings", !r.warnings.empty());
   view.set("data_json", page_data(r, o.max_rows));
-  out.page = render_template("report.html.mustache", view);
+  // The page's big pieces; the rest (dashboard, findings, notes) is a few tens of kB.
+  page_bytes += string_bytes(view, {"css", "js", "data_json", "neuron_html"}) + (64 << 10);
+  if (const TemplateData* timeline = view.get("timeline"))
+    page_bytes += string_bytes(*timeline, {"svg", "strip"});
+  out.page = render_template("report.html.mustache", view, true, page_bytes);
   return out;
 }
 
