@@ -283,9 +283,10 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
   std::size_t page_bytes = 0;
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
-      set_moved(view, "top_ops", table_view(*t, o.max_rows, "top_gpu_ops"));
+      set_moved(view, "top_ops", rendered_table(table_view(*t, o.max_rows, "top_gpu_ops"), page_bytes));
     if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
-      set_moved(view, "system", table_view(system_card(r, *t), o.max_rows, "system"));
+      set_moved(view, "system",
+                rendered_table(table_view(system_card(r, *t), o.max_rows, "system"), page_bytes));
   }
   TemplateData run_tables = template_list();
   for (const char* name : kRunTables)
@@ -315,9 +316,6 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
   }
   set_moved(view, "workers", std::move(workers));
   if (shown.size() < r.workers.size()) view.set("more_workers", more_workers_note(r, shown.size()));
-  for (const char* dashboard_table : {"top_ops", "system"})  // rendered with the page
-    if (const TemplateData* table = view.get(dashboard_table))
-      page_bytes += string_bytes(*table, {"rows_html", "rows_aside"});
   return page_bytes;
 }
 
