@@ -106,11 +106,17 @@ bool on_trace_clock(std::string_view table, std::string_view column) {
 
 ReportCell shown_cell(const ReportTable& table, std::size_t row, std::size_t column,
                       std::optional<double> window_start_us) {
+  ReportCell shifted;
+  return shown_cell(table, row, column, window_start_us, shifted);
+}
+
+const ReportCell& shown_cell(const ReportTable& table, std::size_t row, std::size_t column,
+                             std::optional<double> window_start_us, ReportCell& shifted) {
   const ReportCell& cell = table.rows[row][column];
   std::optional<double> n = cell_number(cell);
-  if (n && window_start_us && on_trace_clock(table.name, table.columns[column].name))
-    return *n - *window_start_us;
-  return cell;
+  if (!n || !window_start_us || !on_trace_clock(table.name, table.columns[column].name)) return cell;
+  shifted = *n - *window_start_us;
+  return shifted;
 }
 
 std::string_view header_unit(const ReportColumn& column) {

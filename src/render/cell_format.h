@@ -46,6 +46,10 @@ inline constexpr std::string_view kFromWindowStart = "from the window start";
 // A cell as shown: a trace-clock value from `window_start_us` when one is given.
 ReportCell shown_cell(const ReportTable& table, std::size_t row, std::size_t column,
                       std::optional<double> window_start_us);
+// The same without copying a text cell: a trace-clock number is shifted into `shifted`, which the
+// result then refers to.
+const ReportCell& shown_cell(const ReportTable& table, std::size_t row, std::size_t column,
+                             std::optional<double> window_start_us, ReportCell& shifted);
 
 // The first `n` bytes of `s`, not ending inside a UTF-8 sequence.
 std::string_view utf8_prefix(std::string_view s, std::size_t n);

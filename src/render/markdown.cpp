@@ -161,13 +161,18 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open,
   TemplateData list = template_list();
   std::size_t shown = std::min(rows, t.rows.size());
   std::vector<std::vector<std::string>> short_texts = short_text_cells(t, shown, kMaxCellChars);
+  std::string text;  // a cell's text, its buffer reused cell after cell
+  ReportCell shifted;
   for (std::size_t i = 0; i < shown; ++i) {
     std::string line = "|";
     for (std::size_t c = 0; c < t.columns.size() && c < t.rows[i].size(); ++c) {
-      std::string text = cell_text(shown_cell(t, i, c, window_start_us), t.columns[c].unit);
+      const ReportCell& cell = shown_cell(t, i, c, window_start_us, shifted);
+      text.clear();
+      append_cell_text(text, cell, t.columns[c].unit);
       if (text.size() > kMaxCellChars)
         text = i < short_texts[c].size() ? short_texts[c][i] : shorten(text, kMaxCellChars);
-      line += " " + esc(text) + " |";
+      // A number's text (digits, signs, units, "–") has nothing Markdown escapes.
+      line.append(" ").append(std::holds_alternative<std::string>(cell) ? esc(text) : text).append(" |");
     }
     list.push_back(TemplateData(line));
   }
