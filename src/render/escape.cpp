@@ -1,5 +1,6 @@
 #include "render/escape.h"
 
+#include <array>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -15,18 +16,28 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The entity html_escape writes for a byte, "" for most.
+constexpr std::array<std::string_view, 256> kHtmlEntities = [] {
+  std::array<std::string_view, 256> entities{};
+  entities['&'] = "&amp;";
+  entities['<'] = "&lt;";
+  entities['>'] = "&gt;";
+  entities['"'] = "&quot;";
+  entities['\''] = "&#39;";
+  return entities;
+}();
+
+}  // namespace
+
 void append_html_escaped(std::string& out, std::string_view text) {
   std::size_t replaced = 0;
   std::string valid = is_valid_utf8(text) ? std::string() : repair_utf8(text, replaced);
   std::string_view s = replaced > 0 ? std::string_view(valid) : text;
   std::size_t plain = 0;  // start of the run of characters not yet appended
   for (std::size_t i = 0; i < s.size(); ++i) {
-    std::string_view entity = s[i] == '&'    ? "&amp;"
-                              : s[i] == '<'  ? "&lt;"
-                              : s[i] == '>'  ? "&gt;"
-                              : s[i] == '"'  ? "&quot;"
-                              : s[i] == '\'' ? "&#39;"
-                                             : "";
+    std::string_view entity = kHtmlEntities[static_cast<unsigned char>(s[i])];
     if (entity.empty()) continue;
     out.append(s.substr(plain, i - plain)).append(entity);
     plain = i + 1;
