@@ -9,19 +9,10 @@
 #include <sstream>
 #include <string>
 
+#include "c_array.h"
 #include "rules/yaml_pack.h"
 
 namespace {
-
-std::string bytes_of(const std::string& text) {
-  std::string out;
-  char hex[8];
-  for (unsigned char c : text) {
-    std::snprintf(hex, sizeof hex, "0x%02x,", c);
-    out += hex;
-  }
-  return out + "0x00";
-}
 
 std::string packed_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -46,7 +37,8 @@ int main(int argc, char** argv) {
       if (eq == std::string::npos) throw std::runtime_error("expected NAME=FILE, got " + arg);
       std::string packed = packed_file(arg.substr(eq + 1));
       std::string index = std::to_string(i);
-      arrays += "const unsigned char tree_" + index + "[] = {" + bytes_of(packed) + "};\n";
+      arrays += "const unsigned char tree_" + index + "[] = {" +
+                perfgate::tools::c_array_initializer(packed) + "};\n";
       table += "    {\"" + arg.substr(0, eq) + "\", {reinterpret_cast<const char*>(tree_" + index + "), " +
                std::to_string(packed.size()) + "}},\n";
     }
