@@ -1,6 +1,6 @@
 // The report model: plain data that every renderer reads. Renderers never compute a number;
 // whatever they show is here. It names no other stage: the report stage builds it
-// (perfgate/build_report.h) from the analysis, the baseline and the rules' findings.
+// (perfgate/build_report.h) from the analysis, the baseline and the gate's findings.
 #pragma once
 
 #include <array>

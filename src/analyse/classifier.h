@@ -4,7 +4,7 @@
 
 #include "analyse/attribution.h"
 #include "analyse/compiled_kernels.h"
-#include "analyse/pattern_set.h"
+#include "analyse/name_matcher.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyse/name_matcher.h"
 #include "analyse/op_info.h"
 #include "analyse/op_shapes.h"
 #include "perfgate/analysis.h"

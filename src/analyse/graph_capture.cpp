@@ -15,7 +15,7 @@
 
 #include "analyse/attribution.h"
 #include "analyse/graph_replay.h"
-#include "analyse/pattern_set.h"
+#include "analyse/name_matcher.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {

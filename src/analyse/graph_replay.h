@@ -8,7 +8,7 @@
 #pragma once
 
 #include "analyse/attribution.h"
-#include "analyse/pattern_set.h"
+#include "analyse/name_matcher.h"
 
 namespace perfgate {
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyse/pattern_set.h"
+#include "knowledge/pattern_set.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {

@@ -1,8 +1,8 @@
-#include "rules/device_family.h"
+#include "gate/device_family.h"
 
 #include <string_view>
 
-#include "rules/expression.h"
+#include "gate/expression.h"
 
 namespace perfgate {
 namespace {

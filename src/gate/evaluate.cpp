@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
+#include "gate/expression.h"
+#include "gate/message_template.h"
+#include "gate/offenders.h"
+#include "gate/rule_check.h"
+#include "gate/step_comparison.h"
 #include "perfgate/gate.h"
 #include "perfgate/metrics.h"
 #include "perfgate/units.h"
-#include "rules/expression.h"
-#include "rules/message_template.h"
-#include "rules/offenders.h"
-#include "rules/rule_check.h"
-#include "rules/step_comparison.h"
 
 namespace perfgate {
 namespace {

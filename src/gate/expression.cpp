@@ -17,7 +17,7 @@
 // Limits (issue 13): nesting (parentheses, calls, unary operators, '^', '?:') at most kMaxDepth
 // levels and at most kMaxTerms numbers and names, so a hostile rule file cannot overflow the stack
 // while parsing. Nodes are stored children first, so evaluate() is one loop, never a recursion.
-#include "rules/expression.h"
+#include "gate/expression.h"
 
 #include <algorithm>
 #include <cctype>

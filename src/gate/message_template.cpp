@@ -1,4 +1,4 @@
-#include "rules/message_template.h"
+#include "gate/message_template.h"
 
 #include <fmt/format.h>
 

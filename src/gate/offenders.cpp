@@ -1,11 +1,11 @@
-#include "rules/offenders.h"
+#include "gate/offenders.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "gate/expression.h"
 #include "perfgate/units.h"
-#include "rules/expression.h"
 
 namespace perfgate {
 namespace {

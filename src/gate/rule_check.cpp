@@ -1,4 +1,4 @@
-#include "rules/rule_check.h"
+#include "gate/rule_check.h"
 
 #include <algorithm>
 #include <array>
@@ -10,11 +10,11 @@
 #include <fmt/format.h>
 
 #include "common/suggest.h"
-#include "perfgate/build_report.h"
+#include "gate/expression.h"
+#include "gate/message_template.h"
+#include "gate/offenders.h"
+#include "gate/table_schemas.h"
 #include "perfgate/metrics.h"
-#include "rules/expression.h"
-#include "rules/message_template.h"
-#include "rules/offenders.h"
 
 namespace perfgate {
 namespace {
@@ -233,9 +233,11 @@ class RuleChecker {
   }
 
   // The name of a table of the report, or an error naming the nearest one.
-  const ReportTable* known_table(std::string_view key, const std::vector<ReportTable>& schemas,
-                                 const std::string& name) {
-    if (const ReportTable* table = find_table(schemas, name)) return table;
+  const TableSchema* known_table(std::string_view key, const std::string& name) {
+    std::span<const TableSchema> schemas = report_table_schemas();
+    auto table =
+        std::find_if(schemas.begin(), schemas.end(), [&](const TableSchema& t) { return t.name == name; });
+    if (table != schemas.end()) return &*table;
     std::vector<std::string_view> table_names;
     for (const auto& t : schemas) table_names.push_back(t.name);
     error(key, fmt::format("unknown table '{}' in '{}'{}", name, key, did_you_mean(name, table_names)));
@@ -243,19 +245,15 @@ class RuleChecker {
   }
 
   void check_see() {
-    if (r_.see.empty()) return;
-    const std::vector<ReportTable>& schemas = table_schemas();
-    for (const std::string& name : r_.see) known_table("see", schemas, name);
+    for (const std::string& name : r_.see) known_table("see", name);
   }
 
   void check_offenders() {
     if (!r_.offenders) return;
     const OffenderQuery& q = *r_.offenders;
-    const std::vector<ReportTable>& schemas = table_schemas();
-    const ReportTable* table = known_table("offenders", schemas, q.table);
+    const TableSchema* table = known_table("offenders", q.table);
     if (!table) return;
-    std::vector<std::string_view> columns;
-    for (const auto& c : table->columns) columns.push_back(c.name);
+    std::span<const std::string_view> columns = table->columns;
     auto column = [&](std::string_view what, const std::string& name) {
       if (name.empty() || std::find(columns.begin(), columns.end(), name) != columns.end()) return;
       error("offenders", fmt::format("table '{}' has no column '{}' ('{}'){}", q.table, name, what,

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "knowledge/yaml_check.h"
 #include "perfgate/rules.h"
-#include "rules/yaml_check.h"
 
 namespace perfgate {
 

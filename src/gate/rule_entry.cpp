@@ -1,4 +1,4 @@
-#include "rules/rule_entry.h"
+#include "gate/rule_entry.h"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/suggest.h"
-#include "rules/rule_check.h"
+#include "gate/rule_check.h"
 
 namespace perfgate {
 namespace {

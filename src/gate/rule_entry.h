@@ -5,8 +5,8 @@
 
 #include <vector>
 
+#include "knowledge/yaml_check.h"
 #include "perfgate/rules.h"
-#include "rules/yaml_check.h"
 
 namespace perfgate {
 

@@ -10,16 +10,15 @@
 
 #include <fmt/format.h>
 
-#include "analyse/pattern_set.h"
 #include "common/utf8.h"
+#include "gate/rule_entry.h"
+#include "gate/rule_snapshot.h"
+#include "gate/yaml_limits.h"
+#include "gate/yaml_pack.h"
+#include "knowledge/classification_section.h"
+#include "knowledge/yaml_check.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
-#include "rules/classification_section.h"
-#include "rules/rule_entry.h"
-#include "rules/rule_snapshot.h"
-#include "rules/yaml_check.h"
-#include "rules/yaml_limits.h"
-#include "rules/yaml_pack.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;
@@ -197,16 +196,7 @@ class RuleFileReader {
     check.duplicate_keys(root);
     if (root.IsMap()) {
       check.known_keys(root, kTopKeys, "");
-      if (YAML::Node c = root["classification"]) read_classification(check, c, out_.classification);
-      if (YAML::Node a = root["attribution"]) read_attribution(check, a, out_.classification);
-      if (YAML::Node g = root["gpu_peaks"]) read_gpu_peaks(check, g, out_.classification);
-      if (YAML::Node m = root["op_models"]) read_op_models(check, m, out_.classification);
-      if (YAML::Node a = root["aten_ops"]) read_aten_ops(check, a, out_.classification);
-      if (YAML::Node f = root["fused_patterns"]) read_fused_patterns(check, f, out_.classification);
-      if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out_.classification);
-      if (YAML::Node c = root["compute"]) read_compute(check, c, out_.classification);
-      if (YAML::Node a = root["advice"]) read_advice(check, a, out_.classification);
-      if (YAML::Node c = root["critical_path"]) read_critical_path(check, c, out_.classification);
+      read_classification_sections(check, root, out_.classification);
       if (YAML::Node r = root["rules"]) read_rules_section(check, r, out_.rules);
     }
     throw_if_errors(check);

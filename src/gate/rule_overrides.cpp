@@ -5,10 +5,10 @@
 
 #include "common/suggest.h"
 #include "common/utf8.h"
+#include "gate/rule_entry.h"
+#include "knowledge/yaml_check.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
-#include "rules/rule_entry.h"
-#include "rules/yaml_check.h"
 
 namespace perfgate {
 namespace {

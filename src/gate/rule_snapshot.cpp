@@ -2,7 +2,7 @@
 // build time by tools/snapshot_rules.cpp from the same loader, decoded by every run instead of
 // rebuilding and reading the default file's YAML tree (30 M instructions on every run, 15% of the
 // bundled example's analysis).
-#include "rules/rule_snapshot.h"
+#include "gate/rule_snapshot.h"
 
 #include "common/binary_codec.h"
 

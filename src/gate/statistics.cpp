@@ -1,4 +1,4 @@
-#include "rules/statistics.h"
+#include "gate/statistics.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "rules/step_comparison.h"
+#include "gate/step_comparison.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
 
-#include "rules/statistics.h"
-#include "rules/step_model.h"
+#include "gate/statistics.h"
+#include "gate/step_model.h"
 
 namespace perfgate {
 namespace {

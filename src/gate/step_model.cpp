@@ -1,4 +1,4 @@
-#include "rules/step_model.h"
+#include "gate/step_model.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <boost/math/distributions/normal.hpp>
 #include <boost/math/distributions/students_t.hpp>
 
-#include "rules/statistics.h"
+#include "gate/statistics.h"
 
 namespace perfgate {
 namespace {

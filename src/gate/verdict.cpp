@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "gate/device_family.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
-#include "rules/device_family.h"
 
 namespace perfgate {
 

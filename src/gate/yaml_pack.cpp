@@ -1,4 +1,4 @@
-#include "rules/yaml_pack.h"
+#include "gate/yaml_pack.h"
 
 #include <charconv>
 #include <stdexcept>

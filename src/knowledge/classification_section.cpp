@@ -1,4 +1,4 @@
-#include "rules/classification_section.h"
+#include "knowledge/classification_section.h"
 
 #include <algorithm>
 #include <array>
@@ -257,8 +257,6 @@ void read_list(YamlCheck& check, const YAML::Node& node, std::string_view name, 
   }
 }
 
-}  // namespace
-
 void read_classification(YamlCheck& check, const YAML::Node& node, Classification& out) {
   if (!node.IsMap()) return check.error(node, "'classification' must be a mapping of pattern lists");
   check.known_keys(node, kPatternLists, "classification");
@@ -362,10 +360,19 @@ void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification
   }
 }
 
-std::optional<double> GpuPeak::peak(std::string_view precision) const {
-  for (const auto& [p, v] : tflops)
-    if (p == precision) return v;
-  return std::nullopt;
+}  // namespace
+
+void read_classification_sections(YamlCheck& check, const YAML::Node& root, Classification& out) {
+  if (YAML::Node c = root["classification"]) read_classification(check, c, out);
+  if (YAML::Node a = root["attribution"]) read_attribution(check, a, out);
+  if (YAML::Node g = root["gpu_peaks"]) read_gpu_peaks(check, g, out);
+  if (YAML::Node m = root["op_models"]) read_op_models(check, m, out);
+  if (YAML::Node a = root["aten_ops"]) read_aten_ops(check, a, out);
+  if (YAML::Node f = root["fused_patterns"]) read_fused_patterns(check, f, out);
+  if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out);
+  if (YAML::Node c = root["compute"]) read_compute(check, c, out);
+  if (YAML::Node a = root["advice"]) read_advice(check, a, out);
+  if (YAML::Node c = root["critical_path"]) read_critical_path(check, c, out);
 }
 
 }  // namespace perfgate

@@ -1,21 +1,16 @@
-// The `classification:`, `attribution:`, `gpu_peaks:`, `op_models:`, `aten_ops:`, `fused_patterns:` and
-// `gpu_architectures:` sections of a rule file.
+// The sections of a rule file that hold the classification (perfgate/classification.h):
+// `classification:`, `attribution:`, `gpu_peaks:`, `op_models:`, `aten_ops:`, `fused_patterns:`,
+// `gpu_architectures:`, `compute:`, `advice:` and `critical_path:`. The rule file's format (what a
+// file extends, its `rules:`) is the gate's (src/gate/rule_file.cpp).
 #pragma once
 
-#include "perfgate/analysis.h"
-#include "rules/yaml_check.h"
+#include "knowledge/yaml_check.h"
+#include "perfgate/classification.h"
 
 namespace perfgate {
 
-void read_classification(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_aten_ops(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_fused_patterns(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_advice(YamlCheck& check, const YAML::Node& node, Classification& out);
-void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification& out);
+// Reads each of those sections that `root` (a rule file's mapping) has into `out`, on top of what
+// it holds (a list's `add:` entries go first, its `patterns:` replace it), with `check`'s errors.
+void read_classification_sections(YamlCheck& check, const YAML::Node& root, Classification& out);
 
 }  // namespace perfgate

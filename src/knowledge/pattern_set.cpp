@@ -1,4 +1,4 @@
-#include "analyse/pattern_set.h"
+#include "knowledge/pattern_set.h"
 
 #include <re2/re2.h>
 #include <re2/set.h>
@@ -62,16 +62,6 @@ std::string pattern_error(const std::string& pattern) {
   options.set_log_errors(false);
   RE2 re(pattern, options);
   return re.ok() ? std::string() : re.error();
-}
-
-bool NameMatcher::operator()(StringId name) const {
-  if (name >= size_) return set_.matches(strings_.view(name));  // interned after the matcher was made
-  signed char cached = cache_[name].load(std::memory_order_relaxed);
-  if (cached == 0) {
-    cached = set_.matches(strings_.view(name)) ? 2 : 1;
-    cache_[name].store(cached, std::memory_order_relaxed);
-  }
-  return cached == 2;
 }
 
 }  // namespace perfgate

@@ -1,14 +1,12 @@
 // A list of RE2 patterns matched as one: "does any pattern match this name?". RE2 keeps
-// user-supplied patterns linear-time. Results are cached per interned name.
+// user-supplied patterns linear-time. NameMatcher (analyse/name_matcher.h) caches the answers per
+// interned name of a profile.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "perfgate/profile.h"
 
 namespace perfgate {
 
@@ -32,24 +30,5 @@ class PatternSet {
 
 // Validates one pattern: empty string if it compiles, else RE2's message.
 std::string pattern_error(const std::string& pattern);
-
-// Memoises a PatternSet per StringId of one profile's string pool. Safe to share between threads
-// (the analysis stages run concurrently): each name's answer is one relaxed atomic byte, and two
-// threads that both compute it write the same value.
-class NameMatcher {
- public:
-  NameMatcher(const PatternSet& set, const StringPool& strings)
-      : set_(set),
-        strings_(strings),
-        size_(strings.size()),
-        cache_(std::make_unique<std::atomic<signed char>[]>(strings.size())) {}
-  bool operator()(StringId name) const;
-
- private:
-  const PatternSet& set_;
-  const StringPool& strings_;
-  std::size_t size_;
-  std::unique_ptr<std::atomic<signed char>[]> cache_;  // 0 unknown, 1 no, 2 yes
-};
 
 }  // namespace perfgate

@@ -1,4 +1,4 @@
-#include "rules/yaml_check.h"
+#include "knowledge/yaml_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "analyse/pattern_set.h"
 #include "common/suggest.h"
+#include "knowledge/pattern_set.h"
 
 namespace perfgate {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "rules/expression.h"
+#include "gate/expression.h"
 
 namespace perfgate {
 namespace {

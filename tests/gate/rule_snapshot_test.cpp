@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "cli/rules_snapshot.h"
+#include "gate/rule_snapshot.h"
 #include "perfgate/rules.h"
-#include "rules/rule_snapshot.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "rules/statistics.h"
+#include "gate/statistics.h"
 
 namespace perfgate {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "rules/step_comparison.h"
+#include "gate/step_comparison.h"
 
 namespace perfgate {
 namespace {

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <vector>
 
-#include "rules/step_model.h"
+#include "gate/step_model.h"
 
 namespace perfgate {
 namespace {

@@ -3,8 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "gate/yaml_pack.h"
 #include "perfgate/rules.h"
-#include "rules/yaml_pack.h"
 
 namespace perfgate {
 namespace {
