@@ -15,8 +15,9 @@
 set(PERFGATE_STAGES common assets model knowledge load analyse report_model baseline gate report history render cli)
 
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
-# stage may use.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h)
+# stage may use. And the names the analyses and the report model share, declared once below both:
+# the parts of the step-time splits, the row of GPU work no op launched, the timeline's lanes.
+set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h step_time_split.h table_codes.h)
 set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/spill_arena.h common/binary_codec.h common/fixed_text.h)
 
 # The rule files and templates built into the binary.
@@ -37,8 +38,15 @@ set(PERFGATE_STAGE_load_HEADERS load.h)
 set(PERFGATE_STAGE_load_EXPORTS load/byte_source.h load/input_limit.h load/neuron/neuron_reader.h)
 set(PERFGATE_STAGE_load_PUBLIC model knowledge common)
 
-set(PERFGATE_STAGE_analyse_HEADERS analysis.h tables.h)
-set(PERFGATE_STAGE_analyse_EXPORTS analyse/metric_values.h)
+# The analyses, a folder per family (steps, timeline, ops, gpu, communication, critical_path,
+# memory, neuron, run), each with its results' header; analyse/worker_analysis.h gathers them.
+set(PERFGATE_STAGE_analyse_HEADERS analysis.h analysis_fwd.h)
+set(PERFGATE_STAGE_analyse_EXPORTS
+    analyse/analysis_options.h analyse/worker_analysis.h analyse/worker_position.h analyse/metric_values.h
+    analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
+    analyse/gpu/gpu_results.h analyse/communication/communication_results.h
+    analyse/critical_path/critical_path_results.h analyse/memory/memory_results.h
+    analyse/neuron/neuron_results.h)
 set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
 # The report model: plain data that the renderers read, with its lookups and row limits.

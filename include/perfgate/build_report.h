@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
 

@@ -11,6 +11,7 @@
 
 #include "cli/pipeline.h"
 #include "cli/progress.h"
+#include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"

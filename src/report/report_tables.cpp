@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
 #include "report/neuron_report_tables.h"

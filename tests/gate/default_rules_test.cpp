@@ -101,8 +101,8 @@ std::vector<RuleCase> expert_cases() {
       // A 2048^3 GEMM takes 55 us at the A100's FP16 peak: its 6 ms kernel is 0.9% of its roofline.
       {"ops.far-from-roofline", [](TrainingRun& r) { r.gemm_size = 2048; }},
       // What bounds the step (docs/metrics.md, "Critical path"); the paths' arithmetic is pinned by
-      // tests/analyse/critical_path_test.cpp, the causes here by hand: 20 ms of host work per step
-      // against 9 ms of kernels; a 20 ms collective after the step's 9 ms of compute (the launch-bound
+      // tests/analyse/critical_path/critical_path_test.cpp, the causes here by hand: 20 ms of host work per
+      // step against 9 ms of kernels; a 20 ms collective after the step's 9 ms of compute (the launch-bound
       // rule: CriticalPathRules below).
       {"critical-path.cpu-bound", [](TrainingRun& r) { r.host_only_us = 20000; }},
       {"critical-path.communication-bound",
@@ -183,7 +183,7 @@ TEST(DefaultRules, EveryRuleHasATest) {
   for (const char* id : {"regression.gpu-work-vanished", "regression.steps-vanished", "regression.step-time",
                          "regression.gpu-utilization", "regression.tensor-cores", "regression.dataloader",
                          "regression.memory", "regression.critical-path", "ranks.imbalance",
-                         // needs several ranks: tests/analyse/collective_matching_test.cpp
+                         // needs several ranks: tests/analyse/communication/collective_matching_test.cpp
                          "communication.straggler",
                          // needs steps of kernels on idle streams: CriticalPathRules below
                          "critical-path.launch-bound"})
@@ -336,9 +336,9 @@ TEST(BaselineRules, EachFiresOnItsRegression) {
 }
 
 // A step of two ops, each launching a 5 us kernel that starts on an idle stream 28 us after its
-// launch call (tests/analyse/critical_path_test.cpp, LaunchBoundStepWaitsOnLaunches): the path is
-// A (20) + B up to its call (2) + the launch delay (28) + K2 (5) = 55 us, 28 of them launch delay
-// (50.9%, over the 20% limit); the GPU-bound healthy run's path has none.
+// launch call (tests/analyse/critical_path/critical_path_test.cpp, LaunchBoundStepWaitsOnLaunches): the path
+// is A (20) + B up to its call (2) + the launch delay (28) + K2 (5) = 55 us, 28 of them launch delay (50.9%,
+// over the 20% limit); the GPU-bound healthy run's path has none.
 TEST(CriticalPathRules, LaunchBoundStepFiresItsRule) {
   TraceBuilder t;
   t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108);

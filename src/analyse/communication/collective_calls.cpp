@@ -1,4 +1,4 @@
-#include "analyse/collective_calls.h"
+#include "analyse/communication/collective_calls.h"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <string>
 
-#include "analyse/communication.h"
+#include "analyse/communication/communication.h"
 
 namespace perfgate {
 namespace {

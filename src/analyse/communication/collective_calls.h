@@ -7,8 +7,9 @@
 #include <optional>
 #include <string_view>
 
+#include "analyse/communication/communication_results.h"
 #include "analyse/intervals.h"
-#include "perfgate/analysis.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

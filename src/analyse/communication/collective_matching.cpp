@@ -1,4 +1,5 @@
-#include "analyse/collective_matching.h"
+#include "analyse/communication/collective_matching.h"
+#include "analyse/worker_analysis.h"
 
 #include <algorithm>
 

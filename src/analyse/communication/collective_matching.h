@@ -12,7 +12,9 @@
 #include <optional>
 #include <tuple>
 
-#include "perfgate/analysis.h"
+#include "analyse/communication/communication_results.h"
+#include "perfgate/analysis_fwd.h"
+#include "perfgate/metrics.h"
 
 namespace perfgate {
 

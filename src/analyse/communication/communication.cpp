@@ -1,4 +1,4 @@
-#include "analyse/communication.h"
+#include "analyse/communication/communication.h"
 
 #include <algorithm>
 #include <map>

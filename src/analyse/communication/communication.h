@@ -3,9 +3,9 @@
 #pragma once
 
 #include "analyse/activity_intervals.h"
-#include "analyse/collective_calls.h"
-#include "analyse/op_info.h"
-#include "analyse/op_stats.h"
+#include "analyse/communication/collective_calls.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_stats.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "analyse/parallelism.h"
+#include "analyse/communication/parallelism.h"
 
 namespace perfgate {
 

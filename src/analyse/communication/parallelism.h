@@ -3,7 +3,8 @@
 #pragma once
 
 #include "analyse/classifier.h"
-#include "analyse/op_stats.h"
+#include "analyse/communication/communication_results.h"
+#include "analyse/ops/op_stats.h"
 
 namespace perfgate {
 

@@ -1,13 +1,13 @@
 // The critical path of a host range (critical_path.h has the definition): its graph and path.
-#include "analyse/critical_path.h"
+#include "analyse/critical_path/critical_path.h"
 
 #include <algorithm>
 #include <tuple>
 #include <unordered_map>
 #include <utility>
 
-#include "analyse/critical_path_graph.h"
-#include "analyse/sort_runs.h"
+#include "analyse/critical_path/critical_path_graph.h"
+#include "analyse/critical_path/sort_runs.h"
 
 namespace perfgate {
 

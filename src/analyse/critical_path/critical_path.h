@@ -27,7 +27,9 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/critical_path/critical_path_results.h"
+#include "analyse/steps/step_results.h"
+#include "analyse/timeline/timeline_results.h"
 
 namespace perfgate {
 

@@ -5,9 +5,9 @@
 #include <map>
 #include <tuple>
 
-#include "analyse/critical_path.h"
+#include "analyse/critical_path/critical_path.h"
+#include "analyse/critical_path/sort_runs.h"
 #include "analyse/id_index.h"
-#include "analyse/sort_runs.h"
 
 namespace perfgate {
 namespace {

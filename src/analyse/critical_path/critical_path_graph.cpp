@@ -1,4 +1,4 @@
-#include "analyse/critical_path_graph.h"
+#include "analyse/critical_path/critical_path_graph.h"
 
 #include <algorithm>
 #include <memory>

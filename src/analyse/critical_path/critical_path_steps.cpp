@@ -8,9 +8,9 @@
 
 #include <fmt/format.h>
 
-#include "analyse/critical_path.h"
-#include "analyse/op_info.h"
-#include "analyse/timeline.h"
+#include "analyse/critical_path/critical_path.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/timeline/timeline.h"
 #include "model/side_by_side.h"
 
 namespace perfgate {

@@ -1,4 +1,5 @@
-#include "analyse/job_critical_path.h"
+#include "analyse/critical_path/job_critical_path.h"
+#include "analyse/worker_analysis.h"
 
 #include <algorithm>
 #include <map>

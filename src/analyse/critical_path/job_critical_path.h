@@ -5,7 +5,10 @@
 
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "analyse/communication/communication_results.h"
+#include "analyse/critical_path/critical_path_results.h"
+#include "perfgate/analysis_fwd.h"
+#include "perfgate/metrics.h"
 
 namespace perfgate {
 

@@ -1,11 +1,11 @@
-#include "analyse/architecture.h"
+#include "analyse/gpu/architecture.h"
 
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "analyse/gpu_utilization.h"
+#include "analyse/gpu/gpu_utilization.h"
 
 namespace perfgate {
 namespace {

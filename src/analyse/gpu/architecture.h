@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/gpu/gpu_results.h"
 
 namespace perfgate {
 

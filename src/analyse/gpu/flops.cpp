@@ -1,8 +1,8 @@
-#include "analyse/flops.h"
+#include "analyse/gpu/flops.h"
 
 #include <algorithm>
 
-#include "analyse/op_shapes.h"
+#include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
 

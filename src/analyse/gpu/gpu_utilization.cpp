@@ -1,4 +1,4 @@
-#include "analyse/gpu_utilization.h"
+#include "analyse/gpu/gpu_utilization.h"
 
 #include <algorithm>
 #include <map>

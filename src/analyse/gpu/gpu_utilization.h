@@ -6,7 +6,8 @@
 #pragma once
 
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

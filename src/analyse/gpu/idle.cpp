@@ -1,4 +1,4 @@
-#include "analyse/idle.h"
+#include "analyse/gpu/idle.h"
 
 #include <algorithm>
 #include <map>

@@ -1,9 +1,9 @@
-#include "analyse/perf_model.h"
+#include "analyse/gpu/perf_model.h"
 
 #include <algorithm>
 
-#include "analyse/communication.h"
-#include "analyse/op_shapes.h"
+#include "analyse/communication/communication.h"
+#include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
 namespace {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "analyse/op_info.h"
-#include "perfgate/analysis.h"
+#include "analyse/ops/op_info.h"
+#include "perfgate/classification.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "analyse/roofline.h"
+#include "analyse/gpu/roofline.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "analyse/flops.h"
-#include "analyse/op_shapes.h"
-#include "analyse/perf_model.h"
+#include "analyse/gpu/flops.h"
+#include "analyse/gpu/perf_model.h"
+#include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
 namespace {

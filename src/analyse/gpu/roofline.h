@@ -4,8 +4,9 @@
 #pragma once
 
 #include "analyse/classifier.h"
-#include "analyse/op_info.h"
-#include "analyse/op_stats.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_stats.h"
 
 namespace perfgate {
 

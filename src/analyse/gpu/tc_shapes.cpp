@@ -1,4 +1,4 @@
-#include "analyse/tc_shapes.h"
+#include "analyse/gpu/tc_shapes.h"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "analyse/op_shapes.h"
+#include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
 namespace {

@@ -4,8 +4,9 @@
 // dimensions that break the rule.
 #pragma once
 
-#include "analyse/op_info.h"
-#include "analyse/op_stats.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_stats.h"
 
 namespace perfgate {
 

@@ -1,9 +1,9 @@
-#include "analyse/tensor_cores.h"
+#include "analyse/gpu/tensor_cores.h"
 
 #include <algorithm>
 
 #include "analyse/intervals.h"
-#include "analyse/op_info.h"
+#include "analyse/ops/op_info.h"
 
 namespace perfgate {
 namespace {

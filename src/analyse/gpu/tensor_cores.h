@@ -5,7 +5,8 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

@@ -1,4 +1,5 @@
-#include "analyse/memory.h"
+#include "analyse/memory/memory.h"
+#include "analyse/worker_analysis.h"
 
 #include <algorithm>
 #include <map>

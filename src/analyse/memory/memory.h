@@ -2,7 +2,9 @@
 // that reached it, the totals over the window, and each op's allocations (the plugin's memory view).
 #pragma once
 
-#include "perfgate/analysis.h"
+#include "analyse/steps/step_results.h"
+#include "perfgate/analysis_fwd.h"
+#include "perfgate/profile.h"
 
 namespace perfgate {
 

@@ -1,6 +1,6 @@
-#include "analyse/neuron_metrics.h"
+#include "analyse/neuron/neuron_metrics.h"
 
-#include "analyse/neuron_throttle.h"
+#include "analyse/neuron/neuron_throttle.h"
 
 #include <algorithm>
 #include <array>

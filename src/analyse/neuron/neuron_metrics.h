@@ -5,7 +5,9 @@
 
 #include <string_view>
 
-#include "perfgate/analysis.h"
+#include "analyse/neuron/neuron_results.h"
+#include "perfgate/metrics.h"
+#include "perfgate/profile.h"
 
 namespace perfgate {
 

@@ -1,11 +1,11 @@
-#include "analyse/neuron_tables.h"
+#include "analyse/neuron/neuron_tables.h"
 
 #include <algorithm>
 #include <limits>
 #include <unordered_map>
 
-#include "analyse/neuron_metrics.h"
-#include "analyse/neuron_throttle.h"
+#include "analyse/neuron/neuron_metrics.h"
+#include "analyse/neuron/neuron_throttle.h"
 
 namespace perfgate {
 namespace {

@@ -2,8 +2,8 @@
 // per DMA queue, layer_summary, the profile's warnings, and the device timeline.
 #pragma once
 
+#include "analyse/neuron/neuron_results.h"
 #include "perfgate/profile.h"
-#include "perfgate/tables.h"
 
 namespace perfgate {
 

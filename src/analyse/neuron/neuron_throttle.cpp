@@ -1,4 +1,4 @@
-#include "analyse/neuron_throttle.h"
+#include "analyse/neuron/neuron_throttle.h"
 
 #include <algorithm>
 #include <string>

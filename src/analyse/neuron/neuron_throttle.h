@@ -8,8 +8,8 @@
 #include <optional>
 #include <vector>
 
+#include "analyse/neuron/neuron_results.h"
 #include "perfgate/profile.h"
-#include "perfgate/tables.h"
 
 namespace perfgate {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "analyse/neuron_tables.h"
+#include "analyse/neuron/neuron_tables.h"
 
 namespace perfgate {
 namespace {

@@ -1,4 +1,4 @@
-#include "analyse/compiled_kernels.h"
+#include "analyse/ops/compiled_kernels.h"
 
 #include <re2/re2.h>
 
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "analyse/op_stats.h"
+#include "analyse/ops/op_stats.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "analyse/name_matcher.h"
-#include "analyse/op_info.h"
-#include "analyse/op_shapes.h"
-#include "perfgate/analysis.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_shapes.h"
+#include "perfgate/classification.h"
 
 namespace re2 {
 class RE2;

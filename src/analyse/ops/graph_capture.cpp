@@ -14,8 +14,8 @@
 #include <fmt/format.h>
 
 #include "analyse/attribution.h"
-#include "analyse/graph_replay.h"
 #include "analyse/name_matcher.h"
+#include "analyse/ops/graph_replay.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {

@@ -1,4 +1,4 @@
-#include "analyse/graph_replay.h"
+#include "analyse/ops/graph_replay.h"
 
 #include <algorithm>
 #include <map>

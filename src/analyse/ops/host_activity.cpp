@@ -1,4 +1,4 @@
-#include "analyse/host_activity.h"
+#include "analyse/ops/host_activity.h"
 
 #include <algorithm>
 #include <map>

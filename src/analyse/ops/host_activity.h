@@ -3,7 +3,8 @@
 #pragma once
 
 #include "analyse/activity_intervals.h"
-#include "perfgate/analysis.h"
+#include "analyse/ops/op_results.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

@@ -1,9 +1,10 @@
-#include "analyse/kernels_table.h"
+#include "analyse/ops/kernels_table.h"
 
 #include <algorithm>
 #include <map>
 
-#include "analyse/op_info.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/worker_analysis.h"
 
 namespace perfgate {
 namespace {

@@ -4,7 +4,8 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/steps/step_results.h"
+#include "perfgate/analysis_fwd.h"
 
 namespace perfgate {
 

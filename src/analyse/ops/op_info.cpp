@@ -1,4 +1,4 @@
-#include "analyse/op_info.h"
+#include "analyse/ops/op_info.h"
 
 #include <cxxabi.h>
 

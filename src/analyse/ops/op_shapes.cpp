@@ -1,4 +1,4 @@
-#include "analyse/op_shapes.h"
+#include "analyse/ops/op_shapes.h"
 
 #include <array>
 #include <numeric>

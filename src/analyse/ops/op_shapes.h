@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "analyse/op_info.h"
+#include "analyse/ops/op_info.h"
 
 namespace perfgate {
 

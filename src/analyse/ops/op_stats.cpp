@@ -1,4 +1,4 @@
-#include "analyse/op_stats.h"
+#include "analyse/ops/op_stats.h"
 
 #include <algorithm>
 

@@ -9,8 +9,7 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
-#include "perfgate/tables.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "analyse/ops_table.h"
+#include "analyse/ops/ops_table.h"
 
 #include <algorithm>
 #include <map>
@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analyse/intervals.h"
+#include "analyse/worker_analysis.h"
 
 namespace perfgate {
 namespace {

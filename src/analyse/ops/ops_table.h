@@ -5,8 +5,10 @@
 
 #include "analyse/classifier.h"
 #include "analyse/intervals.h"
-#include "analyse/op_info.h"
-#include "analyse/op_stats.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_results.h"
+#include "analyse/ops/op_stats.h"
+#include "perfgate/analysis_fwd.h"
 
 namespace perfgate {
 

@@ -1,4 +1,5 @@
-#include "analyse/capture_check.h"
+#include "analyse/run/capture_check.h"
+#include "analyse/worker_analysis.h"
 
 #include <time.h>
 

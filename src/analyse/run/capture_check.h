@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "perfgate/analysis_fwd.h"
 
 namespace perfgate {
 

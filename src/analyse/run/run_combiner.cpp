@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
-#include "analyse/capture_check.h"
-#include "analyse/collective_matching.h"
-#include "analyse/job_critical_path.h"
+#include "analyse/communication/collective_matching.h"
+#include "analyse/critical_path/job_critical_path.h"
+#include "analyse/gpu/roofline.h"
 #include "analyse/metric_values.h"
-#include "analyse/roofline.h"
+#include "analyse/run/capture_check.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {

@@ -3,9 +3,10 @@
 #include <numeric>
 #include <set>
 
-#include "analyse/capture_check.h"
 #include "analyse/metric_values.h"
-#include "analyse/step_stats.h"
+#include "analyse/run/capture_check.h"
+#include "analyse/steps/step_stats.h"
+#include "analyse/worker_analysis.h"
 
 namespace perfgate {
 namespace {

@@ -1,12 +1,6 @@
-#include "analyse/breakdown.h"
+#include "analyse/steps/breakdown.h"
 
 namespace perfgate {
-
-const char* breakdown_part_name(BreakdownPart part) {
-  static const char* const kNames[kBreakdownParts] = {"kernel",  "memcpy",     "memset",   "communication",
-                                                      "runtime", "dataloader", "cpu_exec", "other"};
-  return kNames[static_cast<std::size_t>(part)];
-}
 
 Breakdown step_breakdown(Interval step, const ActivityIntervals& in) {
   std::vector<TimeNs> parts = exclusive_split(step, {{&in.compute_kernels},

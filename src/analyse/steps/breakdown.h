@@ -4,7 +4,7 @@
 #pragma once
 
 #include "analyse/activity_intervals.h"
-#include "perfgate/analysis.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "analyse/iterations.h"
+#include "analyse/steps/iterations.h"
 
 #include <algorithm>
 

@@ -1,12 +1,6 @@
-#include "analyse/resources.h"
+#include "analyse/steps/resources.h"
 
 namespace perfgate {
-
-const char* resource_part_name(ResourcePart part) {
-  static const char* const kNames[kResourceParts] = {"tc_kernels", "non_tc_kernels", "memory", "cpu",
-                                                     "other"};
-  return kNames[static_cast<std::size_t>(part)];
-}
 
 ResourceSplit resource_split(const StepDetection& detection, const Window& window,
                              const ActivityIntervals& in) {

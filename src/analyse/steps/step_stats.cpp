@@ -1,4 +1,4 @@
-#include "analyse/step_stats.h"
+#include "analyse/steps/step_stats.h"
 
 #include <algorithm>
 #include <cmath>

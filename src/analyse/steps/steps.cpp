@@ -1,4 +1,4 @@
-#include "analyse/steps.h"
+#include "analyse/steps/steps.h"
 
 #include <re2/re2.h>
 

@@ -6,9 +6,10 @@
 
 #include <string>
 
+#include "analyse/analysis_options.h"
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

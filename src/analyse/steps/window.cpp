@@ -1,4 +1,4 @@
-#include "analyse/window.h"
+#include "analyse/steps/window.h"
 
 #include <algorithm>
 #include <limits>

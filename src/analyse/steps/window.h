@@ -2,7 +2,8 @@
 // over. Default: all kept steps; without steps, the whole trace.
 #pragma once
 
-#include "perfgate/analysis.h"
+#include "analyse/analysis_options.h"
+#include "analyse/steps/step_results.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "analyse/timeline.h"
+#include "analyse/timeline/timeline.h"
 
 #include <algorithm>
 #include <map>
@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "analyse/activity_intervals.h"
-#include "analyse/idle.h"
-#include "analyse/op_info.h"
+#include "analyse/gpu/idle.h"
+#include "analyse/ops/op_info.h"
 
 namespace perfgate {
 namespace {

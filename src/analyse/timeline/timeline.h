@@ -7,7 +7,8 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "perfgate/analysis.h"
+#include "analyse/steps/step_results.h"
+#include "analyse/timeline/timeline_results.h"
 
 namespace perfgate {
 

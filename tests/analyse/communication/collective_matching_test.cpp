@@ -3,8 +3,8 @@
 // the rank that arrives last is named.
 #include <gtest/gtest.h>
 
-#include "analyse/collective_calls.h"
-#include "analyse/collective_matching.h"
+#include "analyse/communication/collective_calls.h"
+#include "analyse/communication/collective_matching.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

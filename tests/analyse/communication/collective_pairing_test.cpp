@@ -8,7 +8,7 @@
 
 #include <filesystem>
 
-#include "analyse/collective_matching.h"
+#include "analyse/communication/collective_matching.h"
 #include "perfgate/gate.h"
 #include "render/format.h"
 #include "support/helpers.h"

@@ -1,10 +1,10 @@
-// The critical path (analyse/critical_path.h) on hand-built steps, each answer worked out by hand
-// from HTA's node and edge rules. Times in the comments are microseconds.
+// The critical path (analyse/critical_path/critical_path.h) on hand-built steps, each answer worked out by
+// hand from HTA's node and edge rules. Times in the comments are microseconds.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
-#include "analyse/critical_path_graph.h"
+#include "analyse/critical_path/critical_path_graph.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"

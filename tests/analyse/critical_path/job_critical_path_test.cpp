@@ -1,11 +1,10 @@
-// The job's critical path through collectives (analyse/job_critical_path.h), worked out by hand on
-// the late-rank run (write_late_rank_run): 4 ranks, step 1 from 0 to 7000 us on each; 6 collectives,
-// the k-th launched at 1000k + 952 us on every rank and ending at 1000k + 1400 us, its kernel
-// starting at 1000k + 1000 us, 300 us later on the late rank (so its transfer, the shortest
-// duration, is 100 us).
+// The job's critical path through collectives (analyse/critical_path/job_critical_path.h), worked out by hand
+// on the late-rank run (write_late_rank_run): 4 ranks, step 1 from 0 to 7000 us on each; 6 collectives, the
+// k-th launched at 1000k + 952 us on every rank and ending at 1000k + 1400 us, its kernel starting at 1000k +
+// 1000 us, 300 us later on the late rank (so its transfer, the shortest duration, is 100 us).
 #include <gtest/gtest.h>
 
-#include "analyse/job_critical_path.h"
+#include "analyse/critical_path/job_critical_path.h"
 #include "perfgate/gate.h"
 #include "render/cell_format.h"
 #include "render/format.h"

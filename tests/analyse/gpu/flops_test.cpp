@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "analyse/op_info.h"
-#include "analyse/op_shapes.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_shapes.h"
 #include "render/format.h"
 #include "support/helpers.h"
 

@@ -9,7 +9,7 @@
 
 #include <map>
 
-#include "analyse/perf_model.h"
+#include "analyse/gpu/perf_model.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
 #include "render/format.h"

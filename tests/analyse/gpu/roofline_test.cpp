@@ -3,7 +3,7 @@
 // roofline, with the arithmetic in the comments.
 #include <gtest/gtest.h>
 
-#include "analyse/perf_model.h"
+#include "analyse/gpu/perf_model.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"
 

@@ -3,7 +3,7 @@
 // templates from their launch's shapes. Every expected value is worked out in the comments.
 #include <gtest/gtest.h>
 
-#include "analyse/compiled_kernels.h"
+#include "analyse/ops/compiled_kernels.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"
 

@@ -1,7 +1,7 @@
 // The analysis tables on hand-built traces whose rows are worked out in the comments.
 #include <gtest/gtest.h>
 
-#include "analyse/op_info.h"
+#include "analyse/ops/op_info.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "analyse/capture_check.h"
+#include "analyse/run/capture_check.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

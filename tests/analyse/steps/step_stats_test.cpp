@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "analyse/step_stats.h"
+#include "analyse/steps/step_stats.h"
 
 namespace perfgate {
 namespace {
