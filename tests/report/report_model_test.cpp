@@ -3,6 +3,10 @@
 // through the report stage.
 #include <gtest/gtest.h>
 
+#include <span>
+#include <string>
+#include <string_view>
+
 #include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
 #include "perfgate/metrics.h"
@@ -14,23 +18,23 @@ namespace perfgate::testing {
 namespace {
 
 // The parts of the step-time splits are declared once, below the analysis and the report model
-// (perfgate/step_time_split.h): each part's name is its metrics' in the catalog.
+// (perfgate/step_time_split.h): each part's name is its metrics' in the catalog,
+// <split>.<name>_us and <split>.<name>_pct.
+void expect_catalog_metrics(std::string_view split, std::span<const std::string_view> names) {
+  for (std::string_view name : names)
+    for (std::string_view unit : {"_us", "_pct"})
+      EXPECT_TRUE(metric_index(std::string(split) + "." + std::string(name) + std::string(unit)).has_value())
+          << split << "." << name << unit;
+}
+
 TEST(ReportModel, EachBreakdownPartNamesItsCatalogMetrics) {
-  for (std::string_view name : kBreakdownPartNames) {
-    EXPECT_TRUE(metric_index("breakdown." + std::string(name) + "_us").has_value()) << name;
-    EXPECT_TRUE(metric_index("breakdown." + std::string(name) + "_pct").has_value()) << name;
-  }
+  expect_catalog_metrics("breakdown", kBreakdownPartNames);
   EXPECT_STREQ(breakdown_part_name(BreakdownPart::CpuExec), "cpu_exec");
-  EXPECT_STREQ(breakdown_part_name(BreakdownPart::Other), "other");
 }
 
 TEST(ReportModel, EachResourcePartNamesItsCatalogMetrics) {
-  for (std::string_view name : kResourcePartNames) {
-    EXPECT_TRUE(metric_index("resources." + std::string(name) + "_us").has_value()) << name;
-    EXPECT_TRUE(metric_index("resources." + std::string(name) + "_pct").has_value()) << name;
-  }
+  expect_catalog_metrics("resources", kResourcePartNames);
   EXPECT_STREQ(resource_part_name(ResourcePart::TensorCoreKernels), "tc_kernels");
-  EXPECT_STREQ(resource_part_name(ResourcePart::Other), "other");
 }
 
 // The rules read the report and return their findings; the model they read is left as it was, and
