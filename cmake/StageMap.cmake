@@ -10,12 +10,14 @@
 #   PRIVATE  the stages only its sources need
 # A stage may include its own headers, its PUBLIC and PRIVATE stages' headers and exports, and what
 # those stages make PUBLIC in turn. Data flows one way:
-#   load -> model -> analyse -> report model -> rules (read it, return findings) -> report model -> render
-set(PERFGATE_STAGES common assets model load analyse report_model baseline rules report history render cli)
+#   load -> model -> analyse -> report model -> gate (reads it, returns findings) -> report -> render
+# with the knowledge (the classification the rule files hold) below the loader and the analyses.
+set(PERFGATE_STAGES common assets model knowledge load analyse report_model baseline gate report history render cli)
 
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
-# stage may use.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h)
+# stage may use. And the names the analyses and the report model share, declared once below both:
+# the parts of the step-time splits, the row of GPU work no op launched, the timeline's lanes.
+set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h step_time_split.h table_codes.h)
 set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/spill_arena.h common/binary_codec.h common/fixed_text.h)
 
 # The rule files and templates built into the binary.
@@ -25,13 +27,27 @@ set(PERFGATE_STAGE_model_HEADERS profile.h)
 set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
+# What the analyses (and the loader) know from the rule files: the classification of kernel and op
+# names, GPU peaks and architectures, op cost models, step ranges; the compiled pattern sets; the
+# reading of those YAML sections (the rule file's format around them is the gate's).
+set(PERFGATE_STAGE_knowledge_HEADERS classification.h)
+set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h)
+set(PERFGATE_STAGE_knowledge_PUBLIC common)
+
 set(PERFGATE_STAGE_load_HEADERS load.h)
 set(PERFGATE_STAGE_load_EXPORTS load/byte_source.h load/input_limit.h load/neuron/neuron_reader.h)
-set(PERFGATE_STAGE_load_PUBLIC model common)
+set(PERFGATE_STAGE_load_PUBLIC model knowledge common)
 
-set(PERFGATE_STAGE_analyse_HEADERS analysis.h tables.h)
-set(PERFGATE_STAGE_analyse_EXPORTS analyse/pattern_set.h analyse/metric_values.h)
-set(PERFGATE_STAGE_analyse_PUBLIC model common)
+# The analyses, a folder per family (steps, timeline, ops, gpu, communication, critical_path,
+# memory, neuron, run), each with its results' header; analyse/worker_analysis.h gathers them.
+set(PERFGATE_STAGE_analyse_HEADERS analysis.h analysis_fwd.h)
+set(PERFGATE_STAGE_analyse_EXPORTS
+    analyse/analysis_options.h analyse/worker_analysis.h analyse/worker_position.h analyse/metric_values.h
+    analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
+    analyse/gpu/gpu_results.h analyse/communication/communication_results.h
+    analyse/critical_path/critical_path_results.h analyse/memory/memory_results.h
+    analyse/neuron/neuron_results.h)
+set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
 # The report model: plain data that the renderers read, with its lookups and row limits.
 set(PERFGATE_STAGE_report_model_HEADERS report.h trend.h)
@@ -44,20 +60,23 @@ set(PERFGATE_STAGE_baseline_EXPORTS baseline/baseline_checks.h)
 set(PERFGATE_STAGE_baseline_PUBLIC report_model common)
 set(PERFGATE_STAGE_baseline_PRIVATE load)
 
-# Rule files, expressions, evaluation: findings and a verdict from the report model's metrics and
-# tables (and the baseline's), returned to the report stage. A rule file's `see:` and `offenders:`
-# are checked against the report stage's table schemas when it is read.
-set(PERFGATE_STAGE_rules_HEADERS rules.h gate.h)
-set(PERFGATE_STAGE_rules_PUBLIC analyse report_model baseline common)
-set(PERFGATE_STAGE_rules_PRIVATE report assets)
+# The gate: rule files (their format: extends, overrides; the classification sections are read by
+# the knowledge stage), expressions, evaluation, baseline comparisons, verdicts, the rules snapshot.
+# Findings and a verdict from the report model's metrics and tables (and the baseline's), returned:
+# the gate never writes the model. A rule file's `see:` and `offenders:` are checked against the
+# report's tables, whose names a build step copies from the report stage (src/gate/table_schemas.h).
+set(PERFGATE_STAGE_gate_HEADERS rules.h gate.h)
+set(PERFGATE_STAGE_gate_PUBLIC knowledge report_model baseline common)
+set(PERFGATE_STAGE_gate_PRIVATE assets)
 
-# The report model's builders: analysis results, then the baseline's changes and the rules'
-# findings put in (the pipeline hands the findings over: the report stage never runs the rules).
+# The report model's builders, its only writer: analysis results, then the baseline's changes, the
+# gate's findings and a history's trends put in (the command line hands them over: the report stage
+# never runs the gate).
 set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
 
 set(PERFGATE_STAGE_history_HEADERS history.h)
-set(PERFGATE_STAGE_history_PUBLIC baseline rules report_model common)
+set(PERFGATE_STAGE_history_PUBLIC baseline gate report_model common)
 
 set(PERFGATE_STAGE_render_HEADERS render.h)
 set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h render/output_target.h render/temp_files.h)
@@ -65,4 +84,4 @@ set(PERFGATE_STAGE_render_PUBLIC report_model common)
 set(PERFGATE_STAGE_render_PRIVATE assets)
 
 # The command line: the only stage that wires the others together.
-set(PERFGATE_STAGE_cli_PUBLIC common model load analyse report_model baseline rules report history render)
+set(PERFGATE_STAGE_cli_PUBLIC common model knowledge load analyse report_model baseline gate report history render)

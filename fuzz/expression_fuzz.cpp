@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "rules/expression.h"
+#include "gate/expression.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);

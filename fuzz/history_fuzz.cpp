@@ -18,6 +18,7 @@
 #include "cli/history_list.h"
 #include "cli/pipeline.h"
 #include "fuzz/fuzz_file.h"
+#include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"

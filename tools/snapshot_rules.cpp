@@ -1,6 +1,6 @@
 // Build step: encodes the shipped default rule set (load_rules({}) read from its YAML, as a run
 // without the snapshot reads it) into a C++ source that defines perfgate::cli::default_rules_snapshot(),
-// which the program hands to use_default_rules_snapshot() (src/rules/rule_snapshot.cpp).
+// which the program hands to use_default_rules_snapshot() (src/gate/rule_snapshot.cpp).
 //   perfgate-snapshot-rules OUTPUT.cpp
 #include <cstdio>
 #include <exception>
@@ -8,8 +8,8 @@
 #include <string>
 
 #include "c_array.h"
+#include "gate/rule_snapshot.h"
 #include "perfgate/rules.h"
-#include "rules/rule_snapshot.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -1,14 +1,15 @@
 // The report stage: the report model (perfgate/report.h) built from the analysis, then the
-// baseline's changes and the rules' findings and verdict put in. Nothing is written back into a
-// model that a stage read: the rules read the model and return their findings (perfgate/gate.h),
-// and this stage takes them (the pipeline wires the two: src/cli/pipeline.h, apply_gate).
+// baseline's changes, the gate's findings and verdict, a history's warnings and trends put in. It is
+// the model's only writer: the gate reads the model and returns its findings (perfgate/gate.h), the
+// history returns its trends (perfgate/history.h), and this stage puts them in (the command line
+// wires them: src/cli/pipeline.h, apply_gate).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
 
@@ -36,5 +37,13 @@ void add_baseline(ReportModel& report, const Baseline& baseline);
 // What the gate returned (perfgate/gate.h, evaluate_gate), put into the report.
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
               ReportVerdict verdict);
+
+// Warnings about the run that other stages found after the analysis (a history baseline with runs
+// only on other GPUs), after the report's own.
+void add_warnings(ReportModel& report, std::vector<std::string> warnings);
+
+// The recent values of the gated metrics in a history baseline (perfgate/history.h,
+// recent_trends), put next to the baseline; nothing without a baseline.
+void add_recent_trends(ReportModel& report, std::vector<ReportMetricTrend> trends);
 
 }  // namespace perfgate

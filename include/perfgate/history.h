@@ -138,8 +138,9 @@ std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<H
 TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings);
 
 // The recent values of each gated metric for the report of a run gated against a history: the
-// last `max_points - 1` baseline runs with a value, then the current run (is_current). Set it as
-// `report.baseline->trends`; the renderers show it next to the findings that read the metric.
+// last `max_points - 1` baseline runs with a value, then the current run (is_current). The report
+// stage puts it into the report (add_recent_trends, perfgate/build_report.h); the renderers show it
+// next to the findings that read the metric.
 std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
                                              const ReportModel& current, const RuleSet& rules,
                                              const std::string& current_commit, std::size_t max_points = 10);

@@ -152,7 +152,7 @@ struct GpuRange {
 
 // A synchronisation the CUDA profiler recorded (Kineto's cuda_sync events, PyTorch 2.2+ with
 // CUPTI's synchronization activity): what the host or a stream waited for. The critical path
-// (src/analyse/critical_path.h) turns each into an edge from the GPU work waited for.
+// (src/analyse/critical_path/critical_path.h) turns each into an edge from the GPU work waited for.
 enum class GpuSyncKind : std::uint8_t {
   Context,          // cudaDeviceSynchronize: the host waits for every stream
   Stream,           // cudaStreamSynchronize: the host waits for one stream

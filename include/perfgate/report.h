@@ -1,6 +1,6 @@
 // The report model: plain data that every renderer reads. Renderers never compute a number;
 // whatever they show is here. It names no other stage: the report stage builds it
-// (perfgate/build_report.h) from the analysis, the baseline and the rules' findings.
+// (perfgate/build_report.h) from the analysis, the baseline and the gate's findings.
 #pragma once
 
 #include <array>
@@ -12,6 +12,9 @@
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
+#include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
 
 namespace perfgate {
 
@@ -27,26 +30,6 @@ struct ReportInput {
   std::string folder;
 };
 
-// The parts of the step-time split (docs/metrics.md, "Breakdown"), in the analysis' priority
-// order: each instant of a step counts once, in the first part active then.
-enum class ReportBreakdownPart : std::uint8_t {
-  Kernel,
-  Memcpy,
-  Memset,
-  Communication,
-  Runtime,
-  DataLoader,
-  CpuExec,
-  Other
-};
-inline constexpr std::array<std::string_view, 8> kReportBreakdownNames = {
-    "kernel", "memcpy", "memset", "communication", "runtime", "dataloader", "cpu_exec", "other"};
-inline constexpr std::size_t kReportBreakdownParts = kReportBreakdownNames.size();
-// DLProf's resource split (tensor-core kernels, other kernels, memory, CPU, other), also exclusive.
-inline constexpr std::array<std::string_view, 5> kReportResourceNames = {"tc_kernels", "non_tc_kernels",
-                                                                         "memory", "cpu", "other"};
-inline constexpr std::size_t kReportResourceParts = kReportResourceNames.size();
-
 // A baseline limit: a change in the bad direction, relative ("+5%") or in the metric's unit
 // ("+3 ms" is stored as 3000 for a metric in us; "-5 pts" as 5 for a % metric).
 struct ChangeLimit {
@@ -54,12 +37,6 @@ struct ChangeLimit {
   bool relative = false;
   std::string text;  // as written, for messages
 };
-
-// Names and codes the report's tables use (the analysis' own, checked in the report stage):
-// the row of GPU work that no op launched, and the timeline's host lanes in its "device" column.
-inline constexpr std::string_view kReportNoOpName = "(no op)";
-inline constexpr std::int32_t kTimelineHostOpsDevice = -1;  // outermost ops and DataLoader ops
-inline constexpr std::int32_t kTimelineRuntimeDevice = -2;  // runtime calls
 
 struct ReportMetric {
   std::string name;
@@ -97,7 +74,7 @@ struct ReportStep {
   double duration_us = 0;
   std::optional<std::uint32_t> gpu_activities;
   bool in_window = true;
-  std::optional<std::array<double, kReportBreakdownParts>> breakdown_us;  // window steps of one worker
+  std::optional<std::array<double, kBreakdownParts>> breakdown_us;  // window steps of one worker
 };
 
 struct ReportGpu {
@@ -144,7 +121,7 @@ struct ReportSystem {
 
 // Where a worker's GPU allocator peaked (memory.peak_allocated_bytes); no op without [memory] events.
 struct ReportMemoryPeak {
-  std::string op;  // kReportNoOpName outside any op, "(before the capture)" when the capture started highest
+  std::string op;  // kNoOpName outside any op, "(before the capture)" when the capture started highest
   std::int32_t device = -1;
   double time_us = 0;        // trace clock
   bool lower_bound = false;  // totals counted from the capture's start (no totals in the trace)

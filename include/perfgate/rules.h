@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "perfgate/classification.h"
 #include "perfgate/report.h"  // ChangeLimit
 
 namespace perfgate {

@@ -3,9 +3,10 @@
 #pragma once
 
 #include "analyse/attribution.h"
-#include "analyse/compiled_kernels.h"
-#include "analyse/pattern_set.h"
-#include "perfgate/analysis.h"
+#include "analyse/name_matcher.h"
+#include "analyse/ops/compiled_kernels.h"
+#include "perfgate/classification.h"
+#include "perfgate/profile.h"
 
 namespace perfgate {
 

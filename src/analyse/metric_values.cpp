@@ -5,8 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "analyse/neuron_metrics.h"
-#include "analyse/step_stats.h"
+#include "analyse/neuron/neuron_metrics.h"
+#include "analyse/steps/step_stats.h"
+#include "analyse/worker_analysis.h"
 
 namespace perfgate {
 namespace {

@@ -4,7 +4,15 @@
 
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "analyse/communication/communication_results.h"
+#include "analyse/critical_path/critical_path_results.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/memory/memory_results.h"
+#include "analyse/neuron/neuron_results.h"
+#include "analyse/ops/op_results.h"
+#include "analyse/steps/step_results.h"
+#include "perfgate/analysis_fwd.h"
+#include "perfgate/metrics.h"
 
 namespace perfgate {
 
@@ -41,7 +49,7 @@ struct MetricInputs {
   std::vector<std::int64_t> rank_ids;
   std::size_t ranks_present = 1;               // distinct ranks of the workers
   std::optional<std::int64_t> world_size;      // the largest the traces state
-  std::optional<std::int64_t> ranks_expected;  // expected_ranks() (analyse/capture_check.h)
+  std::optional<std::int64_t> ranks_expected;  // expected_ranks() (analyse/run/capture_check.h)
 };
 
 MetricValues metrics_of(const MetricInputs& in);

@@ -11,6 +11,7 @@
 
 #include "cli/pipeline.h"
 #include "cli/progress.h"
+#include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"
@@ -192,12 +193,14 @@ int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOption
   ReportModel report = make_report();
   GateOptions gate{fail_on(a.fail_on), a.warnings_exit_code, ""};
   std::vector<HistoryRun> history_runs;
-  add_history_baselines(histories, a.history, report, runs, history_runs, gate);
+  std::vector<std::string> history_warnings;
+  add_history_baselines(histories, a.history, report, runs, history_runs, gate, history_warnings);
+  add_warnings(report, std::move(history_warnings));
   std::optional<Baseline> baseline;
   if (!runs.empty()) baseline = combine_baselines(std::move(runs));
   apply_gate(report, rules, baseline ? &*baseline : nullptr, gate);
   if (report.baseline && !history_runs.empty())
-    report.baseline->trends = recent_trends(history_runs, report, rules, labels.commit);
+    add_recent_trends(report, recent_trends(history_runs, report, rules, labels.commit));
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, profiles);

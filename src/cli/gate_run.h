@@ -12,7 +12,7 @@
 #include "cli/history_options.h"
 #include "cli/memory_budget.h"
 #include "cli/outputs.h"
-#include "perfgate/analysis.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
 

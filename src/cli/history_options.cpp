@@ -64,9 +64,10 @@ HistorySource open_history_source(const std::string& location) {
   }
 }
 
-void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArgs& args, ReportModel& report,
-                           std::vector<Baseline>& runs, std::vector<HistoryRun>& history_runs,
-                           GateOptions& gate) {
+void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArgs& args,
+                           const ReportModel& report, std::vector<Baseline>& runs,
+                           std::vector<HistoryRun>& history_runs, GateOptions& gate,
+                           std::vector<std::string>& warnings) {
   std::vector<std::string> reasons;
   std::vector<std::string> gpus = gpu_names(report);
   for (HistorySource& source : sources) {
@@ -83,7 +84,7 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArg
     } catch (const InputError& e) {
       throw InputError(fmt::format("baseline: {}", e.what()));
     }
-    if (!chosen.warning.empty()) report.warnings.push_back(chosen.warning);
+    if (!chosen.warning.empty()) warnings.push_back(chosen.warning);
     if (chosen.runs.empty()) reasons.push_back(chosen.skip_reason);
     for (Baseline& b : chosen.runs) runs.push_back(std::move(b));
     if (chosen.runs.empty()) continue;

@@ -47,10 +47,11 @@ HistorySource open_history_source(const std::string& location);
 
 // Adds each history's baseline runs to `runs` (and, without their tables, to `history_runs`, for
 // the recent trend next to the findings); when none gave any, says why in the gate options. A
-// history with runs only on other GPUs adds a warning to the report.
-void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArgs& args, ReportModel& report,
-                           std::vector<Baseline>& runs, std::vector<HistoryRun>& history_runs,
-                           GateOptions& gate);
+// history with runs only on other GPUs than the report's adds a warning to `warnings`.
+void add_history_baselines(std::vector<HistorySource>& sources, const HistoryArgs& args,
+                           const ReportModel& report, std::vector<Baseline>& runs,
+                           std::vector<HistoryRun>& history_runs, GateOptions& gate,
+                           std::vector<std::string>& warnings);
 
 // Records the gated report in the history (after the outputs are written). Returns false, after
 // printing why on stderr, when it could not.

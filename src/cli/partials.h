@@ -7,8 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "analyse/analysis_options.h"
 #include "cli/gate_run.h"
-#include "perfgate/analysis.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/errors.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"

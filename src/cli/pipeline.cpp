@@ -1,5 +1,6 @@
 #include "cli/pipeline.h"
 
+#include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
 
 #include <future>

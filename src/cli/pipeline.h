@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/baseline.h"
 #include "perfgate/gate.h"
 #include "perfgate/load.h"

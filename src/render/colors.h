@@ -11,10 +11,10 @@
 namespace perfgate {
 
 // The plugin's breakdown parts, in its priority order, and DLProf's resources.
-inline constexpr std::array<const char*, kReportBreakdownParts> kBreakdownColors = {
+inline constexpr std::array<const char*, kBreakdownParts> kBreakdownColors = {
     "#2f6fde", "#16a2a2", "#7bc6c6", "#8d5bd6", "#e0a100", "#d9534f", "#f08c3a", "#9aa3b2"};
-inline constexpr std::array<const char*, kReportResourceParts> kResourceColors = {
-    "#1f8a4c", "#2f6fde", "#16a2a2", "#f08c3a", "#9aa3b2"};
+inline constexpr std::array<const char*, kResourceParts> kResourceColors = {"#1f8a4c", "#2f6fde", "#16a2a2",
+                                                                            "#f08c3a", "#9aa3b2"};
 inline constexpr const char* kUtilizationColor = "#2f6fde";
 inline constexpr const char* kTensorCoreColor = "#1f8a4c";
 inline constexpr const char* kPlainColor = "#c3c9d4";

@@ -32,8 +32,8 @@ void write_step(JsonWriter& j, const ReportStep& s) {
   j.key("in_window").value(s.in_window);
   if (s.breakdown_us) {
     j.key("breakdown_us").begin_object();
-    for (std::size_t i = 0; i < kReportBreakdownParts; ++i)
-      j.key(kReportBreakdownNames[i]).value((*s.breakdown_us)[i]);
+    for (std::size_t i = 0; i < kBreakdownParts; ++i)
+      j.key(kBreakdownPartNames[i]).value((*s.breakdown_us)[i]);
     j.end_object();
   }
   j.end_object();

@@ -1,8 +1,9 @@
-// The run's collectives across ranks (analyse/collective_matching.h) as report tables: bandwidth by
-// group, type and size; each rank's transfer and synchronizing time; the ranks that arrive last.
+// The run's collectives across ranks (analyse/communication/collective_matching.h) as report tables:
+// bandwidth by group, type and size; each rank's transfer and synchronizing time; the ranks that arrive last.
 #include <algorithm>
 #include <array>
 
+#include "perfgate/analysis.h"
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"

@@ -1,10 +1,11 @@
-// A worker's critical paths (analyse/critical_path.h) as report tables: one row per window step
+// A worker's critical paths (analyse/critical_path/critical_path.h) as report tables: one row per window step
 // with its length split by what bounds it, and the ops, calls and GPU activities on the paths.
 #include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
 
+#include "perfgate/analysis.h"
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"

@@ -1,5 +1,5 @@
-// The baseline's changes and the gate's results put into the report: the rules read the first and
-// return the second; they never write into the model they read.
+// The baseline's changes, the gate's results and a history's warnings and trends put into the
+// report: the gate reads the first and returns the second; no stage but this one writes the model.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -39,6 +39,14 @@ void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vec
   report.findings = std::move(findings);
   report.rules = std::move(rules);
   report.verdict = std::move(verdict);
+}
+
+void add_warnings(ReportModel& report, std::vector<std::string> warnings) {
+  for (std::string& w : warnings) report.warnings.push_back(std::move(w));
+}
+
+void add_recent_trends(ReportModel& report, std::vector<ReportMetricTrend> trends) {
+  if (report.baseline) report.baseline->trends = std::move(trends);
 }
 
 }  // namespace perfgate

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "perfgate/analysis.h"
 #include "report/report_cells.h"
 #include "report_model/table_limits.h"
 

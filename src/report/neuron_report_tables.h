@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "analyse/neuron/neuron_results.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/report.h"
-#include "perfgate/tables.h"
 
 namespace perfgate {
 

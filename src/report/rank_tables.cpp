@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
 #include "report/report_cells.h"
 #include "report/roofline_table.h"

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "analyse/metric_values.h"
+#include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
 #include "perfgate/version.h"
 #include "report/neuron_report_tables.h"
@@ -10,12 +11,6 @@
 
 namespace perfgate {
 namespace {
-
-static_assert(kReportBreakdownParts == kBreakdownParts, "the report names every part of the step-time split");
-static_assert(kReportResourceParts == kResourceParts, "the report names every part of the resource split");
-static_assert(kReportNoOpName == kNoOpName && kTimelineHostOpsDevice == kHostOpsDevice &&
-                  kTimelineRuntimeDevice == kRuntimeDevice,
-              "the report's tables use the analysis' names and codes");
 
 double us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
@@ -53,7 +48,7 @@ std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
     r.gpu_activities = s.gpu_activities;
     r.in_window = s.in_window;
     if (s.in_window) {
-      std::array<double, kReportBreakdownParts> parts{};
+      std::array<double, kBreakdownParts> parts{};
       for (std::size_t i = 0; i < kBreakdownParts; ++i) parts[i] = us(s.breakdown[i]);
       r.breakdown_us = parts;
     }

@@ -1,10 +1,10 @@
-// The roofline table (analyse/roofline.h's rows): each op by input dims and types against the GPU's
+// The roofline table (analyse/gpu/roofline.h's rows): each op by input dims and types against the GPU's
 // ceilings, with the remedy that would bring it nearer.
 #pragma once
 
 #include <vector>
 
-#include "perfgate/analysis.h"
+#include "analyse/gpu/gpu_results.h"
 #include "perfgate/report.h"
 
 namespace perfgate {

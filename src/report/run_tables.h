@@ -1,7 +1,8 @@
 // The run's tables beside `ranks`: what differs between the workers of a run.
 #pragma once
 
-#include "perfgate/analysis.h"
+#include "analyse/critical_path/critical_path_results.h"
+#include "perfgate/analysis_fwd.h"
 #include "perfgate/report.h"
 
 namespace perfgate {

@@ -79,7 +79,7 @@ TEST(Ranks, MissingNeuronRanksAreReported) {
 }
 
 // Issue 43: the job's critical path runs through collectives of ranks in both parts; the merge
-// of the parts states it as one process does (tests/analyse/job_critical_path_test.cpp has the
+// of the parts states it as one process does (tests/analyse/critical_path/job_critical_path_test.cpp has the
 // numbers).
 TEST(Ranks, TheJobCriticalPathOfAMergeIsTheOneProcessOne) {
   std::string folder = write_late_rank_run(temp_dir() + "/late", 2);

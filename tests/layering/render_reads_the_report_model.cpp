@@ -7,6 +7,6 @@
 
 namespace perfgate {
 std::size_t layering_probe_breakdown_parts() {
-  return kReportBreakdownParts;
+  return kBreakdownParts;
 }
 }  // namespace perfgate

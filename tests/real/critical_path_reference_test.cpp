@@ -12,7 +12,7 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "analyse/critical_path.h"
+#include "analyse/critical_path/critical_path.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "gate/expression.h"
 #include "perfgate/gate.h"
 #include "render/format.h"
-#include "rules/expression.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

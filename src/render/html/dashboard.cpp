@@ -235,11 +235,11 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
     if (const ReportCell* mean = find_cell(*ranks, i, "mean_step_us"))
       some_steps |= cell_number(*mean).has_value();
   if (!some_steps) return std::nullopt;
-  auto color = [](ReportBreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
-  std::vector<ChartPart> parts = {{"computation alone", 0, color(ReportBreakdownPart::Kernel)},
+  auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
+  std::vector<ChartPart> parts = {{"computation alone", 0, color(BreakdownPart::Kernel)},
                                   {"overlapped communication", 0, "#7bc6c6"},
-                                  {"exposed communication", 0, color(ReportBreakdownPart::Communication)},
-                                  {"data loader", 0, color(ReportBreakdownPart::DataLoader)},
+                                  {"exposed communication", 0, color(BreakdownPart::Communication)},
+                                  {"data loader", 0, color(BreakdownPart::DataLoader)},
                                   {"rest of the step", 0, kPlainColor}};
   std::vector<StepColumn> columns;
   for (const auto& shown : charted_ranks(*ranks)) {

@@ -98,7 +98,7 @@ std::string window_strip(const ReportWorker& w) {
 
 // What the timeline is of, with its length. Of an odd count of steps the median one; of an even
 // count the median is the mean of the two middle steps, which no step is, and the timeline shows
-// the shorter of the two (src/analyse/timeline.cpp).
+// the shorter of the two (src/analyse/timeline/timeline.cpp).
 std::string timeline_span(const ReportWorker& w) {
   std::string length = format_duration_us(w.timeline.step_duration_us);
   if (w.steps.empty()) return fmt::format("The whole capture (the profile has no steps), {}", length);
@@ -124,7 +124,7 @@ class BoxColumns {
   // The lane of row `i`: each launching thread's ops, then its runtime calls, then the GPU streams.
   std::tuple<double, double, double> lane_key(std::size_t i) const {
     double device = number_in(t_, i, device_);
-    double order = device == kTimelineHostOpsDevice ? 0 : device == kTimelineRuntimeDevice ? 1 : 2;
+    double order = device == kHostOpsDevice ? 0 : device == kRuntimeDevice ? 1 : 2;
     return std::tuple{order, order < 2 ? 0 : device, number_in(t_, i, stream_)};
   }
 
@@ -203,7 +203,7 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
       b.color = host;
     else
       b.color = kind == "merged" ? "#9aa3b2" : color != colors.end() ? color->second : "#b8bec9";
-    std::string middle(op.empty() ? kReportNoOpName : op);
+    std::string middle(op.empty() ? kNoOpName : op);
     b.tooltip = boxes_of.tooltip(i, "", middle.append(" · ").append(kind).append("\nstart "), b);
     boxes.push_back(std::move(b));
   }
@@ -219,7 +219,7 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   TemplateData legend = template_list();
   for (const auto& [op, color] : colors) {
     TemplateData d;
-    d.set("label", op.empty() ? std::string(kReportNoOpName) : op);
+    d.set("label", op.empty() ? std::string(kNoOpName) : op);
     d.set("color", color);
     legend.push_back(d);
   }

@@ -1,0 +1,128 @@
+// The knowledge the analyses read, from the rule files (rules/*.yaml, each entry with its source):
+// which names are which kernels and ops, GPU peaks and architectures, op cost models, step ranges.
+// Loaded once per run (perfgate/rules.h, load_rules) and handed to the loader and the analyses.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace perfgate {
+
+struct OpTypePattern {
+  std::string type;  // "convolution", "matmul", ...
+  std::string pattern;
+};
+
+// Peak dense throughput of a GPU model, in TFLOP/s per precision ("fp32", "tf32", "bf16", ...),
+// and its memory (HBM) bandwidth: the roofline's ceilings.
+struct GpuPeak {
+  std::string match;  // RE2 pattern on the device name
+  std::string name;
+  std::vector<std::pair<std::string, double>> tflops;
+  std::optional<double> memory_gbps;  // GB/s (10^9 bytes per second)
+  std::string source;                 // where the figures come from
+  bool measured = false;              // max-achievable figures measured by the user, not a datasheet's
+  std::optional<double> peak(std::string_view precision) const;
+};
+
+// How the cost of an op's call is modelled (rules: op_models): the family of formulas, and for
+// the elementwise families the FLOPs per output element (per input element for reductions).
+struct OpModelPattern {
+  std::string pattern;  // RE2 on the op name, whole
+  std::string model;    // gemm, conv, attention, unary, binary, copy, reduce, softmax, softmax_backward,
+                        // layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, rms_norm
+  double flops_per_element = 1;
+};
+
+// What a fused kernel computes, from the ATen ops its name lists (rules: fused_patterns): the first
+// entry whose conditions all hold names it.
+struct FusedPattern {
+  std::string name;                // "RMSNorm", "GEMM"
+  std::vector<std::string> kinds;  // kernel kinds it needs ("tem": a template); empty: any
+  std::vector<std::string> all;    // ops the name must list, every one
+  std::vector<std::string> any;    // ... and at least one of these; empty: no such condition
+  std::string model;               // "gemm": FLOPs 2·B·M·N·K from the launch's input shapes; "": none
+};
+
+// A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the
+// names of the kernels a device ran when the trace does not describe the device.
+struct GpuArchitecture {
+  std::string name;        // "Volta", "Hopper", "gfx942"
+  std::string vendor;      // "NVIDIA", "AMD"
+  int compute_major = -1;  // NVIDIA compute capability of the architecture, else -1
+  int compute_minor = -1;
+  std::string devices;  // RE2 on the device name; empty: not recognised by name
+  std::string kernels;  // RE2 on kernel names; empty: never inferred from kernels
+};
+
+// Name patterns (RE2 syntax, matched anywhere in the name unless anchored) that classify
+// kernels and ops. They come from the rules YAML (`classification:`), never from code.
+struct Classification {
+  std::vector<std::string> tensor_core_kernels;
+  std::vector<std::string> tensor_core_eligible_ops;
+  // Kernels that only reorder a tensor between memory layouts (NCHW <-> NHWC transposes that cuDNN
+  // and MIOpen run around convolutions on NCHW tensors).
+  std::vector<std::string> layout_conversion_kernels;
+  std::vector<std::string> communication_kernels;
+  std::vector<std::string> communication_ops;
+  std::vector<std::string> dataloader_ops;
+  std::vector<std::string> sync_calls;          // runtime calls that block the host until the GPU is done
+  std::vector<std::string> graph_launch_calls;  // runtime calls that replay a captured CUDA/HIP graph
+  // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
+  // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
+  std::vector<std::string> critical_path_launch_calls;
+  std::vector<std::string> critical_path_blocking_calls;
+  // Two activities of a stream further apart than this are not linked by a kernel-gap edge.
+  double critical_path_max_kernel_gap_us = 1500;
+  std::vector<std::string> data_parallel_ops;              // torch.nn.DataParallel's forward
+  std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
+  std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
+  std::vector<std::string> library_frames;                 // call-stack frames outside user code
+  std::vector<OpTypePattern> op_types;                     // first match wins; no match is "other"
+  std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
+  std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
+  std::vector<OpModelPattern> op_models;                   // first match wins; no match: unmodelled
+  // TorchInductor's generated kernels, by whole name: the first group is the kernel's kind (poi,
+  // red, per, tem, for), the second the ATen ops its name lists (may be empty).
+  std::vector<std::string> compiled_kernels;
+  std::vector<std::string> compiled_regions;  // the ops that run compiled code (Torch-Compiled Region)
+  std::vector<std::string> aten_ops;          // op names a fused name may list, matched longest first
+  std::vector<FusedPattern> fused_patterns;   // first match wins
+  // Host ranges that are steps, for each way a format marks them (ProfileInfo::step_marking): a
+  // range whose whole name matches one of the patterns; the first number a pattern captures is the
+  // step's number. Kineto traces read profiler_step_ranges (ProfilerStep#N), nsys exports
+  // nvtx_step_ranges (NVTX step or iteration ranges).
+  std::vector<std::string> profiler_step_ranges;
+  std::vector<std::string> nvtx_step_ranges;
+  // Serving frameworks' iteration ranges (vLLM, SGLang), read as steps where the trace's own step
+  // ranges find none: the first pattern that matches any range gives the steps.
+  std::vector<std::string> serving_step_ranges;
+  // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
+  // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
+  double mfu_min_flops_coverage_pct = 50;
+  // The share of its roofline an op is expected to reach: ops below it are far from their roofline
+  // (roofline.saving_pct counts the time each would save at it).
+  double roofline_target_pct = 50;
+  // "What to fix first" lists only findings whose gain is at least this share of the step (rules:
+  // advice.fix_first_min_gain_pct); the others stay in the findings list.
+  double fix_first_min_gain_pct = 1;
+  // A runtime call whose External id names no enclosing op is attributed to the innermost op
+  // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
+  bool attribute_by_time_containment = true;
+  // An External id links a call to an op only when the op encloses the call in time (ids collide
+  // in traces rewritten with correlation ids as External ids). Off reproduces the plugin.
+  bool external_id_must_enclose = true;
+  // cuda_driver events (cuLaunchKernel and other driver-API calls, any *_driver category) are
+  // runtime calls: kernels they launch are attributed to their op, their time is runtime time.
+  // Off reproduces the plugin, which reads no driver events (docs/metrics.md).
+  bool count_driver_api_calls = true;
+  // Kernels with no launching call in the trace (launched before the capture began, or through
+  // driver calls that are not read) count in tensor_core.kernel_time_pct. Off reproduces the
+  // plugin, whose Tensor Core share is of the kernels its ops' runtime calls launched.
+  bool tc_share_counts_unlaunched_kernels = true;
+};
+
+}  // namespace perfgate

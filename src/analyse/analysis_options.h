@@ -1,0 +1,39 @@
+// How a worker is analysed: the window's steps, how steps are found, threads, and which workers
+// of a run keep their whole tables.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perfgate {
+
+struct WindowOptions {
+  std::optional<std::int64_t> iter_start;  // first step number kept (inclusive)
+  std::optional<std::int64_t> iter_stop;   // last step number kept (inclusive)
+  std::int64_t skip_first = 0;             // steps dropped from the start of the window
+};
+
+struct AnalysisOptions {
+  WindowOptions window;
+  std::string key_op;  // regex: every start of a matching op begins a step (DLProf's key node)
+  // Regex for step range names (whole-name match, first group = step number); empty: the rules'
+  // step ranges for the way the profile marks steps (Classification::profiler_step_ranges or
+  // nvtx_step_ranges).
+  std::string step_pattern;
+  // Threads one worker's analysis may use: its independent stages (op tables, interval breakdown,
+  // kernel tables and timeline) run side by side when above 1. The results do not depend on it.
+  unsigned threads = 1;
+  // Workers of a run that keep their whole tables (ops, kernels, regions, gaps, memory, timeline):
+  // the first, the slowest, the fastest, then the next slowest. The others keep their metrics,
+  // steps, GPUs, iterations and collectives, and their ops, kernels and regions count in the
+  // run's sums; so a run's memory does not grow with its workers' tables. 0: every worker.
+  std::size_t detailed_workers = 8;
+  // --graph-capture: graph-capture trace files or folders merged into every replay trace; empty: the
+  // captures found beside each trace (captures_beside, load.h).
+  std::vector<std::string> graph_captures;
+};
+
+}  // namespace perfgate

@@ -1,0 +1,336 @@
+// The critical path of a host range (critical_path.h has the definition): its graph and path.
+#include "analyse/critical_path/critical_path.h"
+
+#include <algorithm>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+
+#include "analyse/critical_path/critical_path_graph.h"
+#include "analyse/critical_path/sort_runs.h"
+
+namespace perfgate {
+
+const char* path_bound_name(PathBound bound) {
+  switch (bound) {
+    case PathBound::Cpu:
+      return "cpu_bound";
+    case PathBound::DataLoading:
+      return "data_loading";
+    case PathBound::LaunchOverhead:
+      return "gpu_kernel_launch_overhead";
+    case PathBound::KernelGap:
+      return "gpu_kernel_kernel_overhead";
+    case PathBound::GpuCompute:
+      return "gpu_compute_bound";
+    case PathBound::Communication:
+      break;
+  }
+  return "gpu_communication_bound";
+}
+
+// Builds one range's graph. Every event gets two nodes, its start (2 * owner) and its end
+// (2 * owner + 1), so a node's event and side need no table.
+struct PathBuilder {
+  const CriticalPathAnalyser& a;
+  const Profile& p;
+  PathGraph graph;
+  std::vector<PathEvent> owners;          // per event of the range (time: unused)
+  std::vector<std::uint32_t> call_owner;  // per runtime call of [first_call, ...): its event or kNone
+  std::uint32_t first_call = 0;
+  // Per activity the calls of [first_call, ...) launched, in Attribution::activities' order: its
+  // event or kNone.
+  std::vector<std::uint32_t> gpu_owner;
+
+  static std::uint32_t start_of(std::uint32_t owner) { return 2 * owner; }
+  static std::uint32_t end_of(std::uint32_t owner) { return 2 * owner + 1; }
+
+  std::uint32_t add_event(PathEventKind kind, std::uint32_t index, TimeNs start, TimeNs end,
+                          PathBound bound) {
+    auto owner = static_cast<std::uint32_t>(owners.size());
+    owners.push_back({kind, bound, index, owner});
+    graph.add_node(start);
+    graph.add_node(end);
+    return owner;
+  }
+
+  struct Item {
+    TimeNs start;
+    TimeNs end;
+    PathEventKind kind;
+    std::uint32_t index;
+  };
+
+  // Room for the range's events: its host items and the activities its calls launched.
+  void reserve(const std::vector<std::vector<Item>>& by_thread) {
+    std::size_t events = 0;
+    for (const auto& items : by_thread) events += items.size();
+    const Attribution& at = a.attribution_;
+    if (!call_owner.empty())
+      events += at.activity_offsets[first_call + call_owner.size()] - at.activity_offsets[first_call];
+    owners.reserve(events);
+    graph.reserve(2 * events, 2 * events);  // about an edge per node
+  }
+  static void sort_items(std::vector<Item>& items);
+  void host_thread(std::vector<Item>& items);
+
+  struct GpuWork {
+    TimeNs key;
+    bool sync;
+    std::uint32_t index;  // GPU activity or GpuSync
+    std::uint32_t call;   // its runtime call's event
+    std::uint32_t owner;  // the activity's event
+  };
+  // Each stream's last activity's end node, in (device, stream) order.
+  using StreamKey = std::pair<std::int32_t, std::uint32_t>;
+  using StreamEnds = std::vector<std::pair<StreamKey, std::uint32_t>>;
+  template <class Ends>  // StreamEnds, const or not
+  static auto stream_end(Ends& ends, StreamKey key) {
+    return std::lower_bound(ends.begin(), ends.end(), key,
+                            [](const auto& entry, const StreamKey& k) { return entry.first < k; });
+  }
+  std::uint32_t gpu_event(std::uint32_t activity) const;
+  std::vector<GpuWork> gpu_events();
+  void gpu_sync(const GpuWork& w, const StreamEnds& last,
+                std::unordered_map<std::uint32_t, std::uint32_t>& waits_for);
+  void gpu_work();
+};
+
+// Sorts a thread's items into walk order: by start, the longest first, then by kind and index.
+// They come in runs in start order (its runtime calls, then each thread's ops folded into it):
+// each run's equal starts are sorted, then the runs merged.
+void PathBuilder::sort_items(std::vector<Item>& items) {
+  auto walk_order = [](const Item& x, const Item& y) {
+    return std::tie(x.start, y.end, x.kind, x.index) < std::tie(y.start, x.end, y.kind, y.index);
+  };
+  for (std::size_t i = 0, j; i < items.size(); i = j) {
+    for (j = i + 1; j < items.size() && items[j].start == items[i].start;) ++j;
+    if (j - i > 1)
+      std::sort(items.begin() + static_cast<std::ptrdiff_t>(i),
+                items.begin() + static_cast<std::ptrdiff_t>(j), walk_order);
+  }
+  sort_runs(items, walk_order);
+}
+
+// One thread's ops and runtime calls, nested by time and walked depth first (HTA's
+// _construct_graph_from_call_stack). A range that starts where another ends is its sibling.
+void PathBuilder::host_thread(std::vector<Item>& items) {
+  sort_items(items);
+  struct Frame {
+    std::uint32_t owner;
+    TimeNs end;
+    std::uint32_t parent;
+    bool loading;
+    bool blocking;
+  };
+  std::vector<Frame> stack;
+  std::uint32_t last = kNone, last_parent = kNone, last_top_end = kNone;
+  // HTA's _attribute_edge: a start's own event, else an end's, else (an end to a start) the parent.
+  auto owner_of = [&](std::uint32_t from, std::uint32_t to) {
+    if (from % 2 == 0) return from / 2;
+    if (to % 2 == 1) return to / 2;
+    return last_parent;
+  };
+  auto leave = [&] {
+    Frame f = stack.back();
+    stack.pop_back();
+    if (last != kNone)
+      graph.add_edge(last, end_of(f.owner), PathEdgeType::Operator, owner_of(last, end_of(f.owner)),
+                     f.blocking);
+    if (stack.empty()) {
+      last = kNone;
+      last_top_end = end_of(f.owner);
+    } else {
+      last = end_of(f.owner);
+      last_parent = f.parent;
+    }
+  };
+  for (const Item& item : items) {
+    while (!stack.empty() && stack.back().end <= item.start) leave();
+    std::uint32_t parent = stack.empty() ? kNone : stack.back().owner;
+    StringId name = item.kind == PathEventKind::HostOp ? p.host_events[item.index].name
+                                                       : p.runtime_calls[item.index].name;
+    bool loading = (!stack.empty() && stack.back().loading) ||
+                   (item.kind == PathEventKind::HostOp && a.classes_.dataloader_op(name));
+    std::uint32_t owner = add_event(item.kind, item.index, item.start, item.end,
+                                    loading ? PathBound::DataLoading : PathBound::Cpu);
+    if (item.kind == PathEventKind::Runtime) call_owner[item.index - first_call] = owner;
+    if (stack.empty() && last_top_end != kNone)
+      graph.add_edge(last_top_end, start_of(owner), PathEdgeType::Dependency, kNone);
+    if (last != kNone)
+      graph.add_edge(last, start_of(owner), PathEdgeType::Operator, owner_of(last, start_of(owner)));
+    last = start_of(owner);
+    last_parent = parent;
+    stack.push_back({owner, item.end, parent, loading, a.classes_.blocking_call(name)});
+  }
+  while (!stack.empty()) leave();
+}
+
+// The event of a GPU activity in the graph, or kNone.
+std::uint32_t PathBuilder::gpu_event(std::uint32_t activity) const {
+  const Attribution& at = a.attribution_;
+  std::uint32_t r = activity == kNone ? kNone : at.activity_runtime[activity];
+  if (r == kNone || r < first_call || r - first_call >= call_owner.size()) return kNone;
+  auto launched = at.launched_by(r);
+  auto it = std::find(launched.begin(), launched.end(), activity);
+  if (it == launched.end()) return kNone;
+  return gpu_owner[at.activity_offsets[r] - at.activity_offsets[first_call] +
+                   static_cast<std::size_t>(it - launched.begin())];
+}
+
+// An event for each GPU activity the range's calls launched, and the work to walk: those
+// activities at their start and the calls' synchronisations at their end.
+std::vector<PathBuilder::GpuWork> PathBuilder::gpu_events() {
+  const Attribution& at = a.attribution_;
+  std::vector<GpuWork> work;
+  if (call_owner.empty()) return work;
+  gpu_owner.assign(at.activity_offsets[first_call + call_owner.size()] - at.activity_offsets[first_call],
+                   kNone);
+  for (std::uint32_t i = 0, slot = 0; i < call_owner.size(); ++i) {
+    std::uint32_t call = call_owner[i];
+    for (std::uint32_t g : at.launched_by(first_call + i)) {
+      std::uint32_t& owner = gpu_owner[slot++];
+      if (call == kNone) continue;
+      const GpuActivity& act = p.gpu_activities[g];
+      bool comm = act.kind == GpuActivityKind::Kernel && a.classes_.communication_kernel(act.name);
+      owner = add_event(PathEventKind::Gpu, g, path_start_time(act.start), path_end_time(act.end),
+                        comm ? PathBound::Communication : PathBound::GpuCompute);
+      work.push_back({path_start_time(act.start), false, g, call, owner});
+    }
+  }
+  for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
+    std::uint32_t s = a.runtime_sync_[first_call + i];
+    if (call_owner[i] != kNone && s != kNone)
+      work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i], kNone});
+  }
+  sort_runs(work, [](const GpuWork& x, const GpuWork& y) { return x.key < y.key; });
+  return work;
+}
+
+// A synchronisation's edges from the GPU work it waits for; a Stream Wait Event's wait is kept
+// for the activity made to wait (`waits_for`).
+void PathBuilder::gpu_sync(const GpuWork& w, const StreamEnds& last,
+                           std::unordered_map<std::uint32_t, std::uint32_t>& waits_for) {
+  const GpuSync& s = p.gpu_syncs[w.index];
+  const CriticalPathAnalyser::SyncTarget& target = a.sync_targets_[w.index];
+  std::uint32_t call_end = end_of(w.call);
+  if (s.kind == GpuSyncKind::StreamWaitEvent) {
+    if (target.waited != kNone && target.next != kNone) waits_for[target.next] = target.waited;
+  } else if (s.kind == GpuSyncKind::Event) {
+    std::uint32_t waited = gpu_event(target.waited);
+    if (waited != kNone) graph.add_edge(end_of(waited), call_end, PathEdgeType::Sync, kNone);
+  } else if (s.kind == GpuSyncKind::Context) {
+    for (const auto& [stream, node] : last) graph.add_edge(node, call_end, PathEdgeType::Sync, kNone);
+  } else if (s.stream >= 0) {
+    StreamKey key{s.device, static_cast<std::uint32_t>(s.stream)};
+    if (auto it = stream_end(last, key); it != last.end() && it->first == key)
+      graph.add_edge(it->second, call_end, PathEdgeType::Sync, kNone);
+  }
+}
+
+// The GPU activities the range's runtime calls launched, per stream in start order, and the
+// synchronisations of its runtime calls in end order (HTA's _construct_graph_from_kernels).
+void PathBuilder::gpu_work() {
+  StreamEnds last;
+  std::unordered_map<std::uint32_t, std::uint32_t> waits_for;  // activity -> activity
+  for (const GpuWork& w : gpu_events()) {
+    if (w.sync) {
+      gpu_sync(w, last, waits_for);
+      continue;
+    }
+    const GpuActivity& act = p.gpu_activities[w.index];
+    std::uint32_t owner = w.owner;
+    graph.add_edge(start_of(owner), end_of(owner), PathEdgeType::Operator, owner);
+    std::uint32_t sync_end = kNone;
+    if (auto it = waits_for.find(w.index); it != waits_for.end()) {
+      std::uint32_t waited = gpu_event(it->second);
+      sync_end = waited == kNone ? kNone : end_of(waited);
+      if (sync_end != kNone) graph.add_edge(sync_end, start_of(owner), PathEdgeType::Sync, kNone);
+      waits_for.erase(it);
+    }
+    StreamKey key{act.device, act.stream};
+    auto prev_it = stream_end(last, key);
+    bool seen = prev_it != last.end() && prev_it->first == key;
+    std::uint32_t prev = seen ? prev_it->second : kNone;
+    TimeNs launched = graph.time(start_of(w.call));
+    bool launch_delay = a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
+                        (prev == kNone || graph.time(prev) < launched) &&
+                        (sync_end == kNone || graph.time(sync_end) < launched);
+    if (launch_delay)
+      graph.add_edge(start_of(w.call), start_of(owner), PathEdgeType::LaunchDelay, owner);
+    else if (prev != kNone && graph.time(start_of(owner)) - graph.time(prev) < a.max_kernel_gap_ &&
+             (sync_end == kNone || graph.time(sync_end) < graph.time(prev)))
+      graph.add_edge(prev, start_of(owner), PathEdgeType::KernelGap, prev / 2);
+    if (seen)
+      prev_it->second = end_of(owner);
+    else
+      last.insert(prev_it, {key, end_of(owner)});
+  }
+}
+
+RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
+  const Profile& p = profile_;
+  TimeNs first = path_start_time(start), last = path_end_time(end);
+  PathBuilder b{*this, p, {}, {}, {}, 0, {}};
+  std::uint32_t out_short_launches = 0;
+  // Runtime calls starting in [first, last] after rounding: a start above first - 1000.
+  auto call_begin = std::lower_bound(p.runtime_calls.begin(), p.runtime_calls.end(), first - 999,
+                                     [](const RuntimeCall& c, TimeNs t) { return c.start < t; });
+  auto call_end = std::upper_bound(call_begin, p.runtime_calls.end(), last,
+                                   [](TimeNs t, const RuntimeCall& c) { return t < c.start; });
+  b.first_call = static_cast<std::uint32_t>(call_begin - p.runtime_calls.begin());
+  b.call_owner.assign(static_cast<std::size_t>(call_end - call_begin), kNone);
+  std::vector<std::vector<PathBuilder::Item>> by_thread(p.threads.size());
+  for (auto it = call_begin; it != call_end; ++it) {
+    TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
+    // HTA leaves out what lasts under 1 us once rounded: a launch call so short takes the GPU work
+    // it launched off the graph too, which the report says.
+    if (e <= s && !attribution_.launched_by(static_cast<std::uint32_t>(it - p.runtime_calls.begin())).empty())
+      ++out_short_launches;
+    if (e > s && it->thread < by_thread.size())
+      by_thread[walk_thread_[it->thread]].push_back(
+          {s, e, PathEventKind::Runtime, static_cast<std::uint32_t>(it - p.runtime_calls.begin())});
+  }
+  for (std::uint32_t t = 0; t < p.threads.size(); ++t) {
+    std::uint32_t walk = walk_thread_[t];
+    auto begin = p.host_events.begin() + thread_begin_[t],
+         stop = p.host_events.begin() + thread_begin_[t + 1];
+    auto from =
+        std::lower_bound(begin, stop, first - 999, [](const HostEvent& h, TimeNs x) { return h.start < x; });
+    for (auto it = from; it != stop && it->start <= last; ++it) {
+      TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
+      if (it->kind == HostKind::Op && e > s)
+        by_thread[walk].push_back(
+            {s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
+    }
+  }
+  b.reserve(by_thread);
+  for (auto& items : by_thread)
+    if (!items.empty()) b.host_thread(items);
+  b.gpu_work();
+
+  PathGraph::Path found = b.graph.longest_path();
+  RangePath out;
+  out.short_launches = out_short_launches;
+  out.length = found.length;
+  out.had_cycle = found.had_cycle;
+  out.graph_events = static_cast<std::uint32_t>(b.owners.size());
+  out.events.reserve(found.edges.size());
+  for (const PathEdge& e : found.edges) {
+    if (e.weight <= 0) continue;
+    if (e.owner == kNone) {  // an end to a start with no enclosing event: host time
+      out.by[static_cast<std::size_t>(PathBound::Cpu)] += e.weight;
+      continue;
+    }
+    PathEvent event = b.owners[e.owner];
+    if (e.type == PathEdgeType::LaunchDelay) event.bound = PathBound::LaunchOverhead;
+    if (e.type == PathEdgeType::KernelGap) event.bound = PathBound::KernelGap;
+    event.start = b.graph.time(e.from);
+    event.time = e.weight;
+    out.by[static_cast<std::size_t>(event.bound)] += e.weight;
+    out.events.push_back(event);
+  }
+  return out;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,143 @@
+#include "analyse/gpu/idle.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analyse/intervals.h"
+
+namespace perfgate {
+
+std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs end) {
+  std::set<std::uint32_t> threads;
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (c.end > start && c.start < end) threads.insert(c.thread);
+  return threads;
+}
+
+IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w) {
+  IdleSums s;
+  std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_free_at;  // end of the last activity
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& act = p.gpu_activities[i];
+    if (act.start < w.start || act.end > w.end) continue;
+    auto [it, first] = stream_free_at.try_emplace({act.device, act.stream}, act.end);
+    if (first) continue;
+    TimeNs previous_end = it->second;
+    it->second = std::max(previous_end, act.end);
+    TimeNs gap = act.start - previous_end;
+    if (gap <= 0) continue;
+    std::uint32_t r = a.activity_runtime[i];
+    if (r != kNone && p.runtime_calls[r].start > previous_end)
+      s.host_wait += gap;
+    else if (gap < kKernelWaitNs)
+      s.kernel_wait += gap;
+    else
+      s.other += gap;
+  }
+  return s;
+}
+
+namespace {
+
+// What the host threads that launch GPU work (those with runtime calls in the window) were doing,
+// one merged list per cause, in IdleCause order: DataLoader ops, synchronising calls, other
+// runtime calls, other ops and Python functions. Annotations (steps, record_function ranges) are
+// not work: they enclose everything.
+std::array<IntervalList, 4> host_causes(const Profile& p, NameClasses& classes, const Window& w) {
+  std::set<std::uint32_t> launching = launching_threads(p, w.start, w.end);
+  std::array<IntervalList, 4> lists;
+  for (const RuntimeCall& c : p.runtime_calls)
+    if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
+  for (const HostEvent& e : p.host_events) {
+    if (!launching.count(e.thread)) continue;
+    if (classes.dataloader_op(e.name))
+      lists[0].push_back({e.start, e.end});
+    else if (e.kind == HostKind::Op || e.kind == HostKind::PythonFunction)
+      lists[3].push_back({e.start, e.end});
+  }
+  for (IntervalList& l : lists) merge_in_place(l);
+  return lists;
+}
+
+IdleCause main_cause(const std::array<TimeNs, kIdleCauses>& by_cause) {
+  std::size_t best = static_cast<std::size_t>(IdleCause::Unrecorded);
+  for (std::size_t c = 0; c < kIdleCauses; ++c)
+    if (by_cause[c] > by_cause[best]) best = c;
+  return static_cast<IdleCause>(best);
+}
+
+}  // namespace
+
+const char* idle_cause_name(IdleCause cause) {
+  switch (cause) {
+    case IdleCause::DataLoader:
+      return "dataloader";
+    case IdleCause::Sync:
+      return "sync";
+    case IdleCause::Launch:
+      return "launch";
+    case IdleCause::CpuOp:
+      return "cpu_op";
+    case IdleCause::Unrecorded:
+      break;
+    case IdleCause::ShortGap:
+      return "short_gaps";
+  }
+  return "unrecorded";
+}
+
+std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Window& w, IdleSums& sums) {
+  std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
+  for (const GpuActivity& a : p.gpu_activities) busy[a.device].add({a.start, a.end});
+  std::array<IntervalList, 4> host = host_causes(p, classes, w);
+  std::vector<Layer> layers;
+  for (const IntervalList& l : host) layers.push_back({&l});
+  std::vector<GapRow> gaps;
+  for (auto& [device, device_busy] : busy) {
+    IntervalList inside = clip(device_busy.take(), {w.start, w.end});
+    if (inside.empty()) continue;
+    // The idle stretches of the window: before the first activity, between two, after the last
+    // (gpu.idle_pct counts them all; the longest-gap metrics only those between activities).
+    IntervalList idle;
+    if (w.start < inside.front().start) idle.push_back({w.start, inside.front().start});
+    for (std::size_t i = 1; i < inside.size(); ++i) {
+      idle.push_back({inside[i - 1].end, inside[i].start});
+      sums.longest_gap = std::max(sums.longest_gap.value_or(0), inside[i].start - inside[i - 1].end);
+      if (inside[i].start - inside[i - 1].end >= kReportedGapNs) ++sums.long_gaps;
+    }
+    if (inside.back().end < w.end) idle.push_back({inside.back().end, w.end});
+    for (const Interval& span : idle) {
+      TimeNs gap = span.end - span.start;
+      if (gap < kKernelWaitNs) {
+        sums.by_cause[static_cast<std::size_t>(IdleCause::ShortGap)] += gap;
+        continue;
+      }
+      GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
+      std::vector<TimeNs> parts = exclusive_split(span, layers);
+      for (std::size_t c = 0; c < parts.size(); ++c) {  // the last part: covered by none
+        row.by_cause[c] = parts[c];
+        sums.by_cause[c] += parts[c];
+      }
+      row.main_cause = main_cause(row.by_cause);
+      if (gap >= kReportedGapNs) gaps.push_back(row);
+    }
+  }
+  std::sort(gaps.begin(), gaps.end(), [](const GapRow& x, const GapRow& y) {
+    return x.duration != y.duration ? x.duration > y.duration : x.start < y.start;
+  });
+  if (gaps.size() > kMaxReportedGaps) gaps.resize(kMaxReportedGaps);
+  return gaps;
+}
+
+IdleSums& IdleSums::operator+=(const IdleSums& from) {
+  add_time(host_wait, from.host_wait);
+  add_time(kernel_wait, from.kernel_wait);
+  add_time(other, from.other);
+  for (std::size_t c = 0; c < kIdleCauses; ++c) add_time(by_cause[c], from.by_cause[c]);
+  if (from.longest_gap) longest_gap = std::max(longest_gap.value_or(0), *from.longest_gap);
+  long_gaps += from.long_gaps;
+  return *this;
+}
+
+}  // namespace perfgate

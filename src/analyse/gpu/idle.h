@@ -1,0 +1,27 @@
+// Why the GPUs were idle (HTA's idle-time breakdown) and their longest gaps (nsys analyze gpu_gaps).
+#pragma once
+
+#include <set>
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/steps/step_results.h"
+
+namespace perfgate {
+
+inline constexpr TimeNs kKernelWaitNs = 30'000;    // HTA: shorter gaps are back-to-back launch overhead
+inline constexpr TimeNs kReportedGapNs = 500'000;  // gaps listed in the gaps table
+inline constexpr std::size_t kMaxReportedGaps = 100;
+
+// The threads that launch GPU work in [start, end): those with runtime calls there (indices into
+// Profile::threads).
+std::set<std::uint32_t> launching_threads(const Profile& profile, TimeNs start, TimeNs end);
+
+IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, const Window& window);
+// The gaps between each GPU's activities in the window: the longest listed (500 us or more), every
+// one split by cause into `sums.by_cause` (what the launching host threads were doing meanwhile).
+std::vector<GapRow> gpu_gaps(const Profile& profile, NameClasses& classes, const Window& window,
+                             IdleSums& sums);
+
+}  // namespace perfgate

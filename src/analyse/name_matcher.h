@@ -1,0 +1,32 @@
+// A PatternSet's answers for the names of one profile, cached per interned name.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+
+#include "knowledge/pattern_set.h"
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+// Memoises a PatternSet per StringId of one profile's string pool. Safe to share between threads
+// (the analysis stages run concurrently): each name's answer is one relaxed atomic byte, and two
+// threads that both compute it write the same value.
+class NameMatcher {
+ public:
+  NameMatcher(const PatternSet& set, const StringPool& strings)
+      : set_(set),
+        strings_(strings),
+        size_(strings.size()),
+        cache_(std::make_unique<std::atomic<signed char>[]>(strings.size())) {}
+  bool operator()(StringId name) const;
+
+ private:
+  const PatternSet& set_;
+  const StringPool& strings_;
+  std::size_t size_;
+  std::unique_ptr<std::atomic<signed char>[]> cache_;  // 0 unknown, 1 no, 2 yes
+};
+
+}  // namespace perfgate

@@ -1,0 +1,211 @@
+#include "analyse/neuron/neuron_metrics.h"
+
+#include "analyse/neuron/neuron_throttle.h"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+
+namespace perfgate {
+namespace {
+
+using M = NeuronMetric;
+using C = NeuronCombine;
+
+constexpr std::array<NeuronMetricInfo, kNeuronMetrics> kMetrics = {{
+    {"neuron.total_time_us", C::Max},
+    {"neuron.active_time_pct", C::Mean},
+    {"neuron.tensor.active_pct", C::Mean},
+    {"neuron.vector.active_pct", C::Mean},
+    {"neuron.scalar.active_pct", C::Mean},
+    {"neuron.gpsimd.active_pct", C::Mean},
+    {"neuron.sync.active_pct", C::Mean},
+    {"neuron.tensor.instructions", C::Sum},
+    {"neuron.vector.instructions", C::Sum},
+    {"neuron.scalar.instructions", C::Sum},
+    {"neuron.gpsimd.instructions", C::Sum},
+    {"neuron.sync.instructions", C::Sum},
+    {"neuron.mfu_pct", C::Mean},
+    {"neuron.hfu_pct", C::Mean},
+    {"neuron.mbu_pct", C::Mean},
+    {"neuron.dma.active_pct", C::Mean},
+    {"neuron.dma.bytes", C::Sum},
+    {"neuron.hbm.read_bytes", C::Sum},
+    {"neuron.hbm.write_bytes", C::Sum},
+    {"neuron.spill.save_bytes", C::Sum},
+    {"neuron.spill.reload_bytes", C::Sum},
+    {"neuron.throttle.active_pct", C::Max},
+    {"neuron.throttle.util_limit_pct", C::Min},
+    {"neuron.warnings.missing_data", C::Sum},
+    {"neuron.warnings.count", C::Sum},
+}};
+
+// The summary's engine names, in NeuronEngine order.
+constexpr std::array<std::string_view, kNeuronEngines - 1> kEngines = {"tensor", "vector", "scalar", "gpsimd",
+                                                                       "sync"};
+
+std::optional<double> times_100(std::optional<double> fraction) {
+  if (!fraction) return std::nullopt;
+  return *fraction * 100.0;
+}
+
+}  // namespace
+
+bool neuron_missing_data(const NeuronWarning& w) {
+  std::string_view c = w.category;
+  std::string_view want = "missing data";
+  if (c.size() != want.size()) return false;
+  for (std::size_t i = 0; i < c.size(); ++i)
+    if ((c[i] | 0x20) != want[i] && c[i] != want[i]) return false;
+  return true;
+}
+
+namespace {
+
+void set_engine_values(const Profile& p, const NeuronTables& tables, NeuronSums& s) {
+  const NeuronDevice& n = p.neuron;
+  for (std::size_t e = 0; e < kEngines.size(); ++e) {
+    std::string name(kEngines[e]);
+    const NeuronEngineRow* row = nullptr;
+    for (const NeuronEngineRow& r : tables.engines)
+      if (r.engine == name) row = &r;
+    std::optional<double> active = times_100(n.summary_value(name + "_engine_active_time_percent"));
+    if (!active && row) active = row->active_pct;
+    if (active) s.values[static_cast<std::size_t>(M::TensorActivePct) + e].add(*active);
+    std::optional<double> count = n.summary_value(name + "_engine_instruction_count");
+    if (!n.instructions.empty()) count = row ? static_cast<double>(row->instructions) : 0.0;
+    if (count) s.values[static_cast<std::size_t>(M::TensorInstructions) + e].add(*count);
+  }
+}
+
+bool waits(const NeuronInstruction& i) {
+  return i.semaphore_wait;
+}
+bool waits(const NeuronDma&) {
+  return false;
+}
+
+// The union of the instructions' (or transfers') intervals, in time order, semaphore waits aside.
+template <typename Rows>
+TimeNs union_ns(const Rows& rows) {
+  TimeNs total = 0, end = std::numeric_limits<TimeNs>::min();
+  for (const auto& r : rows) {
+    if (waits(r)) continue;
+    if (r.end <= end) continue;
+    total += r.end - std::max(r.start, end);
+    end = r.end;
+  }
+  return total;
+}
+
+}  // namespace
+
+const NeuronMetricInfo& neuron_metric_info(NeuronMetric metric) {
+  return kMetrics[static_cast<std::size_t>(metric)];
+}
+
+void NeuronValue::add(double value) {
+  min = count == 0 ? value : std::min(min, value);
+  max = count == 0 ? value : std::max(max, value);
+  sum += value;
+  ++count;
+}
+
+NeuronValue& NeuronValue::operator+=(const NeuronValue& from) {
+  if (from.count == 0) return *this;
+  min = count == 0 ? from.min : std::min(min, from.min);
+  max = count == 0 ? from.max : std::max(max, from.max);
+  sum += from.sum;
+  count += from.count;
+  return *this;
+}
+
+NeuronSums& NeuronSums::operator+=(const NeuronSums& from) {
+  profiles += from.profiles;
+  summary_only += from.summary_only;
+  for (std::size_t i = 0; i < kNeuronMetrics; ++i) values[i] += from.values[i];
+  return *this;
+}
+
+TimeNs neuron_total_time(const Profile& p) {
+  const NeuronDevice& n = p.neuron;
+  if (std::optional<double> seconds = n.summary_value("total_time"); seconds && *seconds > 0)
+    return static_cast<TimeNs>(std::min(*seconds * 1e9, static_cast<double>(kMaxDurationNs)));
+  TimeNs first = std::numeric_limits<TimeNs>::max(), last = 0;
+  for (const auto& i : n.instructions) first = std::min(first, i.start), last = std::max(last, i.end);
+  for (const auto& d : n.dmas) first = std::min(first, d.start), last = std::max(last, d.end);
+  return last > first ? last - first : 0;
+}
+
+NeuronSums neuron_sums(const Profile& p, const NeuronTables& tables) {
+  NeuronSums s;
+  const NeuronDevice& n = p.neuron;
+  if (!n.present) return s;
+  s.profiles = 1;
+  s.summary_only = n.full_profile ? 0 : 1;
+  auto set = [&](M metric, std::optional<double> v) {
+    if (v) s.values[static_cast<std::size_t>(metric)].add(*v);
+  };
+  TimeNs total = neuron_total_time(p);
+  auto share_of_total = [&](TimeNs part) -> std::optional<double> {
+    if (total <= 0) return std::nullopt;
+    return 100.0 * static_cast<double>(part) / static_cast<double>(total);
+  };
+  if (total > 0) set(M::TotalTimeUs, static_cast<double>(total) / 1000.0);
+  std::optional<double> active = times_100(n.summary_value("total_active_time_percent"));
+  if (!active && !n.instructions.empty()) active = share_of_total(union_ns(n.instructions));
+  set(M::ActivePct, active);
+  set_engine_values(p, tables, s);
+  set(M::MfuPct, times_100(n.summary_value("mfu_estimated_percent")));
+  set(M::HfuPct, times_100(n.summary_value("hfu_estimated_percent")));
+  set(M::MbuPct, times_100(n.summary_value("mbu_estimated_percent")));
+  std::optional<double> dma_active = times_100(n.summary_value("dma_active_time_percent"));
+  if (!dma_active && !n.dmas.empty()) dma_active = share_of_total(union_ns(n.dmas));
+  set(M::DmaActivePct, dma_active);
+  std::optional<double> dma_bytes = n.summary_value("dma_transfer_total_bytes");
+  if (!dma_bytes && !n.dmas.empty()) {
+    double bytes = 0;
+    for (const NeuronDma& d : n.dmas) bytes += static_cast<double>(d.bytes);
+    dma_bytes = bytes;
+  }
+  set(M::DmaBytes, dma_bytes);
+  set(M::HbmReadBytes, n.summary_value("hbm_read_bytes"));
+  set(M::HbmWriteBytes, n.summary_value("hbm_write_bytes"));
+  set(M::SpillSaveBytes, n.summary_value("spill_save_bytes"));
+  set(M::SpillReloadBytes, n.summary_value("spill_reload_bytes"));
+  // Time under a limit, and the lowest limit applied (neuron_throttle.h): never the summary's
+  // throttle_avg_util_limit_<core>_percent, which weighs the limits by their time.
+  set(M::ThrottleActivePct, neuron_throttled_pct(n, tables.throttles, total));
+  set(M::ThrottleUtilLimitPct, neuron_throttle_limit_pct(tables.throttles));
+  if (n.full_profile) {
+    set(M::MissingDataWarnings,
+        static_cast<double>(std::count_if(n.warnings.begin(), n.warnings.end(), neuron_missing_data)));
+    set(M::Warnings, static_cast<double>(n.warnings.size()));
+  }
+  return s;
+}
+
+void set_neuron_metrics(MetricValues& m, const NeuronSums& s) {
+  if (s.profiles == 0) return;
+  for (std::size_t i = 0; i < kNeuronMetrics; ++i) {
+    const NeuronValue& v = s.values[i];
+    if (v.count == 0) continue;
+    switch (kMetrics[i].combine) {
+      case C::Max:
+        m.set(kMetrics[i].name, v.max);
+        break;
+      case C::Min:
+        m.set(kMetrics[i].name, v.min);
+        break;
+      case C::Mean:
+        m.set(kMetrics[i].name, v.sum / static_cast<double>(v.count));
+        break;
+      case C::Sum:
+        m.set(kMetrics[i].name, v.sum);
+        break;
+    }
+  }
+}
+
+}  // namespace perfgate

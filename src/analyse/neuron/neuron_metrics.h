@@ -1,0 +1,33 @@
+// The metrics of a Neuron device profile (docs/metrics.md, "Neuron"): the Neuron Device Viewer's
+// summary numbers in perfgate's units (percentages 0-100, microseconds), and what the instruction
+// rows give where the summary lacks them.
+#pragma once
+
+#include <string_view>
+
+#include "analyse/neuron/neuron_results.h"
+#include "perfgate/metrics.h"
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+// How a run of several profiles combines a metric: the slowest profile's total time, the mean of
+// the shares, the sum of counts and bytes, the worst throttling.
+enum class NeuronCombine : std::uint8_t { Max, Min, Mean, Sum };
+struct NeuronMetricInfo {
+  std::string_view name;  // catalog name
+  NeuronCombine combine;
+};
+const NeuronMetricInfo& neuron_metric_info(NeuronMetric metric);
+
+// Whether the profile's warning is of category Missing Data (any case).
+bool neuron_missing_data(const NeuronWarning& warning);
+
+// The capture's length in nanoseconds: the summary's total_time, else the span of the rows.
+TimeNs neuron_total_time(const Profile& profile);
+
+NeuronSums neuron_sums(const Profile& profile, const NeuronTables& tables);
+// Sets the neuron.* metrics of `sums` (nothing when it holds no Neuron profile).
+void set_neuron_metrics(MetricValues& m, const NeuronSums& sums);
+
+}  // namespace perfgate

@@ -1,0 +1,20 @@
+// Host-side costs (runtime share, synchronising calls) and GPU activity statistics (kernel
+// counts and lengths, launch gaps, copies by direction) over the window.
+#pragma once
+
+#include "analyse/activity_intervals.h"
+#include "analyse/ops/op_results.h"
+#include "analyse/steps/step_results.h"
+
+namespace perfgate {
+
+inline constexpr TimeNs kShortKernelNs = 10'000;
+
+HostActivitySums host_activity(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                               const StepDetection& steps, const Window& window,
+                               const ActivityIntervals& intervals);
+
+// The step spans of the window (the whole window when there are no steps).
+std::vector<Interval> window_spans(const StepDetection& steps, const Window& window);
+
+}  // namespace perfgate

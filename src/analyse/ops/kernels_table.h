@@ -1,0 +1,20 @@
+// DLProf's kernel views over the kernels that started in the window: by kernel, by kernel and
+// launching op, the top kernels of each window step and of each op.
+#pragma once
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "analyse/steps/step_results.h"
+#include "perfgate/analysis_fwd.h"
+
+namespace perfgate {
+
+inline constexpr std::size_t kTopKernelsPerStep = 10;
+inline constexpr std::size_t kTopKernelsPerOp = 5;
+
+// `fused`: the ops a compiled kernel's name lists (compiled_kernels.h), for its rows.
+void build_kernel_tables(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+                         const FusedNames& fused, const StepDetection& steps, const Window& window,
+                         WorkerTables& out);
+
+}  // namespace perfgate

@@ -1,0 +1,53 @@
+// Reading what the trace says about an op or a kernel: input shapes and types, scalar arguments,
+// call stacks, module paths, and readable kernel names.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "knowledge/pattern_set.h"
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+using Dims = std::vector<std::int64_t>;
+
+// "void at::native::foo_kernel<4, bar>(int, float*)" -> "at::native::foo_kernel"; mangled names are
+// demangled first; a generic wrapper keeps its first template argument ("cutlass::Kernel<x_gemm>").
+std::string short_kernel_name(std::string_view name);
+
+// Parsed "Input Dims", "Input type" and "Concrete Inputs" texts, cached per interned string.
+class ArgumentCache {
+ public:
+  explicit ArgumentCache(const Profile& p) : p_(p) {}
+  const std::vector<Dims>& dims(StringId input_dims);      // one entry per input; [] for non-tensors
+  const std::vector<std::string>& strings(StringId list);  // "Input type" and "Concrete Inputs"
+  // Integers of a scalar-list argument written as text, e.g. "[2, 2]" -> {2, 2}.
+  static Dims integers(std::string_view text);
+
+ private:
+  const Profile& p_;
+  std::unordered_map<StringId, std::vector<Dims>> dims_;
+  std::unordered_map<StringId, std::vector<std::string>> strings_;
+};
+
+// Distinct tensor element types among the inputs ("float", "c10::Half"), joined by ", ".
+std::string tensor_types(const std::vector<std::string>& input_types);
+
+enum class Precision { Unknown, Fp64, Fp32, Fp16, Bf16, Fp8, Int8 };
+Precision precision_of(std::string_view type);  // "c10::BFloat16" -> Bf16
+const char* precision_name(Precision p);        // "bf16"
+std::string_view first_tensor_type(const std::vector<std::string>& input_types);
+
+// The op's call stack: the trace's "Call stack", else its enclosing Python frames, innermost first.
+std::string call_stack(const Profile& p, std::size_t event);
+// The innermost frame of a call stack (frames separated by ';') that no library pattern matches
+// (rules: library_frames): where the user's code called in; "" when every frame is a library's.
+std::string user_frame(std::string_view stack, const PatternSet& library_frames);
+// The nn.Module path of the enclosing "nn.Module: X" Python frames, outermost first ("Net.Linear_0").
+std::string module_path(const Profile& p, std::size_t event);
+
+}  // namespace perfgate

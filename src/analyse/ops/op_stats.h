@@ -1,0 +1,63 @@
+// Per host event: what it launched, alone and with its callees. Built once per worker for the
+// op-level analyses (ops, op types, regions, FLOPs, Tensor Core shapes) and freed after them.
+// Device time here is the full duration of each activity launched by a call made during the
+// window's steps (the DLProf and plugin op views), not clipped to the window.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "analyse/attribution.h"
+#include "analyse/classifier.h"
+#include "analyse/steps/step_results.h"
+
+namespace perfgate {
+
+class OpStats {
+ public:
+  OpStats(const Profile& profile, const Attribution& attribution, NameClasses& classes, const Window& window,
+          const std::vector<std::uint32_t>& step_markers);
+
+  std::size_t size() const { return flags_.size(); }
+  // Activities launched by the event's own runtime calls.
+  std::span<const std::uint32_t> launched(std::size_t e) const {
+    return {launches_.data() + offsets_[e], launches_.data() + offsets_[e + 1]};
+  }
+  std::size_t subtree_end(std::size_t e) const { return subtree_end_[e]; }  // one past the last callee
+  TimeNs self_device(std::size_t e) const;
+  TimeNs self_tc(std::size_t e) const;
+  std::uint32_t self_kernels(std::size_t e) const;
+  // With callees: a subtree is a contiguous index range, so no per-event totals are stored.
+  TimeNs total_device(std::size_t e) const;
+  TimeNs total_tc(std::size_t e) const;
+
+  // Started during the window's steps on the host (Window::host_start to host_end).
+  bool in_window(std::size_t e) const { return flags_[e] & kInWindow; }
+  bool backward(std::size_t e) const { return flags_[e] & kBackward; }
+  bool eligible(std::size_t e) const { return flags_[e] & kEligible; }
+  bool bottom_eligible(std::size_t e) const { return flags_[e] & kBottomEligible; }
+  bool top_level_op(std::size_t e) const { return flags_[e] & kTopLevelOp; }  // no op encloses it
+  // An op of the op tables: an Op-kind range that is not a step marker (PyTorch 1.8 wrote
+  // ProfilerStep#N as an op).
+  bool is_op(std::size_t e) const { return flags_[e] & kOp; }
+
+ private:
+  static constexpr std::uint8_t kInWindow = 1, kBackward = 2, kEligible = 4, kBottomEligible = 8,
+                                kTopLevelOp = 16, kOp = 32;
+
+  void index_launches(const Attribution& a);
+  void mark_window_and_direction(const Window& window, const std::vector<std::uint32_t>& step_markers);
+  void mark_eligible(NameClasses& classes);
+
+  const Profile& p_;
+  NameClasses& classes_;
+  std::vector<std::uint32_t> offsets_;
+  std::vector<std::uint32_t> launches_;
+  std::vector<std::uint32_t> subtree_end_;
+  std::vector<std::uint8_t> flags_;
+};
+
+// The autograd engine runs backward ops inside "autograd::engine::evaluate_function: X" ranges.
+bool is_autograd_wrapper(std::string_view name);
+
+}  // namespace perfgate

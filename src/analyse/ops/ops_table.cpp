@@ -1,0 +1,399 @@
+#include "analyse/ops/ops_table.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <unordered_map>
+
+#include "analyse/intervals.h"
+#include "analyse/worker_analysis.h"
+
+namespace perfgate {
+namespace {
+
+// Sums of one table row; the row itself (with its strings) is built once at the end.
+struct OpAccumulator {
+  std::uint64_t calls = 0;
+  std::uint64_t kernel_calls = 0;
+  TimeNs host_total = 0;
+  TimeNs host_self = 0;
+  TimeNs device_total = 0;
+  TimeNs device_self = 0;
+  TimeNs tc_device = 0;
+  TimeNs eligible_without_tc = 0;
+  double flops = 0;
+  std::uint32_t first_call = 0;
+  bool eligible = false;
+  bool uses_tc = false;
+  bool forward = false;
+  bool backward = false;
+};
+
+// Adds one call to its row by name and its row by shape; its totals (walks of the op's subtree)
+// are computed once for both.
+void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, OpAccumulator& by_shape) {
+  const OpStats& s = in.stats;
+  const HostEvent& h = in.profile.host_events[e];
+  TimeNs host = h.end - h.start;
+  TimeNs device_total = s.total_device(e);
+  TimeNs device_self = s.self_device(e);
+  TimeNs tc = s.total_tc(e);
+  std::uint32_t kernels = s.self_kernels(e);
+  bool eligible = s.eligible(e);
+  bool backward = s.backward(e);
+  bool eligible_without_tc = s.bottom_eligible(e) && device_total > 0 && tc == 0;
+  for (OpAccumulator* acc : {&by_name, &by_shape}) {
+    if (acc->calls == 0) acc->first_call = static_cast<std::uint32_t>(e);
+    ++acc->calls;
+    acc->host_total += host;
+    acc->host_self += host;                     // callees and runtime calls are subtracted afterwards
+    add_time(acc->device_total, device_total);  // a kernel counts once per enclosing op of the name
+    acc->device_self += device_self;
+    add_time(acc->tc_device, tc);
+    if (eligible_without_tc) add_time(acc->eligible_without_tc, device_total);
+    acc->kernel_calls += kernels;
+    acc->eligible = acc->eligible || eligible;
+    acc->uses_tc = acc->uses_tc || tc > 0;
+    acc->flops += in.flops[e];
+    (backward ? acc->backward : acc->forward) = true;
+  }
+}
+
+// The op type of each name, matched once: a name has a row per input shape (ResNet-50: 580 rows of
+// 79 names), and the type patterns are a set of regexes. And the fused ops a compiled kernel's name
+// lists, parsed once per name.
+class OpTypeOf {
+ public:
+  explicit OpTypeOf(const OpTableInputs& in) : fused(in.classification.fused_names, in.profile), in_(in) {}
+  const std::string& operator()(StringId name) {
+    auto [it, inserted] = known_.try_emplace(name, nullptr);
+    if (inserted) it->second = &in_.classification.op_type(in_.profile.str(name));
+    return *it->second;
+  }
+  FusedNameCache fused;
+
+ private:
+  const OpTableInputs& in_;
+  std::unordered_map<StringId, const std::string*> known_;
+};
+
+OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes, OpTypeOf& type_of) {
+  const Profile& p = in.profile;
+  const HostEvent& first = p.host_events[acc.first_call];
+  OpRow r;
+  r.name = std::string(p.str(first.name));
+  if (with_shapes) r.input_shapes = std::string(p.str(p.details(first).input_dims));
+  r.op_type = type_of(first.name);
+  r.direction = acc.forward && acc.backward ? Direction::Both
+                : acc.backward              ? Direction::Backward
+                                            : Direction::Forward;
+  r.calls = acc.calls;
+  r.host_total = acc.host_total;
+  r.host_self = acc.host_self;
+  r.device_total = acc.device_total;
+  r.device_self = acc.device_self;
+  r.tc_device = acc.tc_device;
+  r.eligible_without_tc = acc.eligible_without_tc;
+  r.kernel_calls = acc.kernel_calls;
+  r.tc_eligible = acc.eligible;
+  r.uses_tc = acc.uses_tc;
+  r.flops = acc.flops;
+  if (const FusedKernel* k = in.classes.compiled_kernel(first.name) ? type_of.fused(first.name) : nullptr) {
+    r.fused_ops = k->ops_text();
+    if (k->pattern) r.fused_as = k->pattern->name;
+  }
+  r.data_types = tensor_types(in.args.strings(p.details(first).input_types));
+  if (!with_shapes) {  // the by-name row carries them; repeating them per shape would only cost memory
+    r.call_stack = call_stack(p, acc.first_call);
+    r.user_frame = user_frame(r.call_stack, in.classification.library_frames);
+    r.module = module_path(p, acc.first_call);
+  }
+  return r;
+}
+
+bool by_device_time(const OpRow& a, const OpRow& b) {
+  if (a.device_total != b.device_total) return a.device_total > b.device_total;
+  if (a.host_total != b.host_total) return a.host_total > b.host_total;
+  return std::tie(a.name, a.input_shapes) < std::tie(b.name, b.input_shapes);
+}
+
+// Adds a GPU activity to a row whose calls are counted apart (the (no op) and graph replay rows).
+void add_activity(const OpTableInputs& in, const GpuActivity& g, OpRow& r) {
+  TimeNs d = g.end - g.start;
+  r.device_total += d;
+  r.device_self += d;
+  if (g.kind != GpuActivityKind::Kernel) return;
+  ++r.kernel_calls;
+  if (in.classification.tensor_core_kernels.matches(in.profile.str(g.name))) {
+    r.tc_device += d;
+    r.uses_tc = true;
+  }
+}
+
+bool outside_window(const OpTableInputs& in, const GpuActivity& g) {
+  return g.start < in.window.start || g.start >= in.window.end;
+}
+
+// A replayed activity placed on the op that captured it (graph_capture.cpp): that op's, not its launch's.
+bool placed_on_op(const OpTableInputs& in, std::uint32_t activity) {
+  const auto& captured = in.attribution.captured_op;
+  return !captured.empty() && captured[activity] != kNone && in.stats.is_op(captured[activity]);
+}
+
+// A graph launch that no op issued: one row per launch name (hipGraphLaunch), of the op type the
+// rules give it ("graph replay"), holding the GPU work its replays ran in the window; its calls
+// are the launches, its host time theirs, its module and stack those of the first launch's owner
+// (the annotation or Python frames that issued it).
+std::vector<OpRow> graph_replay_rows(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  const Attribution& a = in.attribution;
+  std::map<StringId, OpRow> rows;
+  for (std::uint32_t r = 0; r < a.graph_launch.size(); ++r) {
+    const RuntimeCall& call = p.runtime_calls[r];
+    std::uint32_t owner = a.runtime_owner[r];
+    if (!a.graph_launch[r] || (owner != kNone && in.stats.is_op(owner))) continue;
+    bool any = false;
+    for (std::uint32_t i : a.launched_by(r)) {
+      if (outside_window(in, p.gpu_activities[i]) || placed_on_op(in, i)) continue;
+      OpRow& row = rows[call.name];
+      add_activity(in, p.gpu_activities[i], row);
+      any = true;
+    }
+    if (!any) continue;
+    OpRow& row = rows[call.name];
+    if (row.calls++ == 0 && owner != kNone) {
+      row.call_stack = call_stack(p, owner);
+      row.user_frame = user_frame(row.call_stack, in.classification.library_frames);
+      row.module = module_path(p, owner);
+    }
+    row.host_total += call.end - call.start;
+  }
+  std::vector<OpRow> out;
+  for (auto& [name, row] : rows) {
+    row.name = std::string(p.str(name));
+    row.op_type = in.classification.op_type(row.name);
+    row.host_self = row.host_total;
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// Each accumulator is freed as its row is made: a trace of many names never holds both whole.
+// GPU work that started in the window and that no op launched (a custom kernel called straight
+// from the step, so owned by the step's annotation; work launched before the profiler started):
+// one row of its own, so that the ops' shares are shares of all GPU time and the largest item is
+// not hidden. Its calls are its activities.
+std::optional<OpRow> no_op_row(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  OpRow r;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& g = p.gpu_activities[i];
+    std::uint32_t owner = in.attribution.activity_owner(i);
+    if (outside_window(in, g) || (owner != kNone && in.stats.is_op(owner)) || in.attribution.replayed(i))
+      continue;
+    ++r.calls;
+    add_activity(in, g, r);
+  }
+  if (r.calls == 0) return std::nullopt;
+  r.name = std::string(kNoOpName);
+  r.op_type = std::string(kNoOpName);
+  return r;
+}
+
+template <typename Key>
+std::vector<OpRow> rows_of(const OpTableInputs& in, std::map<Key, OpAccumulator>& groups, bool with_shapes,
+                           OpTypeOf& type_of) {
+  std::vector<OpRow> rows;
+  rows.reserve(groups.size());
+  for (auto it = groups.begin(); it != groups.end(); it = groups.erase(it))
+    rows.push_back(finish(in, it->second, with_shapes, type_of));
+  std::sort(rows.begin(), rows.end(), by_device_time);
+  return rows;
+}
+
+struct TypeAccumulator {
+  OpTypeRow row;
+  std::set<StringId> names;
+};
+
+// A call (an op, or a graph launch no op issued) in its type's row: its host span, the GPU time it
+// ran, and that span's time not covered by its own GPU work or by any GPU work.
+void add_type_call(TypeAccumulator& acc, Interval span, TimeNs gpu, IntervalList& own_work,
+                   const IntervalList& gpu_busy, StringId name) {
+  OpTypeRow& r = acc.row;
+  TimeNs duration = span.end - span.start;
+  r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
+  r.cpu_max = std::max(r.cpu_max, duration);
+  ++r.calls;
+  r.cpu_total += duration;
+  add_time(r.gpu, gpu);  // once per enclosing range of the name
+  merge_in_place(own_work);
+  r.cpu_overhead += duration - length_within(own_work, span);
+  r.gpu_idle += duration - length_within(gpu_busy, span);
+  acc.names.insert(name);
+}
+
+// Graph launches that no op issued, as calls of their own type (graph_replay_rows).
+void add_graph_launch_types(const OpTableInputs& in, const IntervalList& gpu_busy, OpTypeOf& type_of,
+                            std::map<std::string, TypeAccumulator>& types) {
+  const Profile& p = in.profile;
+  const Attribution& a = in.attribution;
+  IntervalList own;
+  for (std::uint32_t r = 0; r < a.graph_launch.size(); ++r) {
+    const RuntimeCall& call = p.runtime_calls[r];
+    std::uint32_t owner = a.runtime_owner[r];
+    if (!a.graph_launch[r] || (owner != kNone && in.stats.is_op(owner))) continue;
+    own.clear();
+    TimeNs gpu = 0;
+    for (std::uint32_t i : a.launched_by(r)) {
+      const GpuActivity& g = p.gpu_activities[i];
+      if (outside_window(in, g) || placed_on_op(in, i)) continue;
+      own.push_back({g.start, g.end});
+      gpu += g.end - g.start;
+    }
+    if (own.empty()) continue;
+    add_type_call(types[type_of(call.name)], {call.start, call.end}, gpu, own, gpu_busy, call.name);
+  }
+}
+
+std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) {
+  const Profile& p = in.profile;
+  SortedUnion busy(p.gpu_activities.size());  // activities are sorted by start
+  for (const GpuActivity& a : p.gpu_activities) busy.add({a.start, a.end});
+  IntervalList gpu_busy = busy.take();
+
+  std::map<std::string, TypeAccumulator> types;
+  IntervalList scratch;
+  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+    if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
+    const HostEvent& h = p.host_events[e];
+    scratch.clear();
+    for (std::size_t k = e; k < in.stats.subtree_end(e); ++k)
+      for (std::uint32_t a : in.stats.launched(k))
+        scratch.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
+    add_type_call(types[type_of(h.name)], {h.start, h.end}, in.stats.total_device(e), scratch, gpu_busy,
+                  h.name);
+  }
+  add_graph_launch_types(in, gpu_busy, type_of, types);
+  std::vector<OpTypeRow> rows;
+  for (auto& [type, acc] : types) {
+    acc.row.type = type;
+    acc.row.ops = acc.names.size();
+    rows.push_back(acc.row);
+  }
+  std::sort(rows.begin(), rows.end(), [](const OpTypeRow& a, const OpTypeRow& b) {
+    return a.gpu != b.gpu               ? a.gpu > b.gpu
+           : a.cpu_total != b.cpu_total ? a.cpu_total > b.cpu_total
+                                        : a.type < b.type;
+  });
+  return rows;
+}
+
+}  // namespace
+
+const char* direction_name(Direction d) {
+  switch (d) {
+    case Direction::Forward:
+      return "fprop";
+    case Direction::Backward:
+      return "bprop";
+    case Direction::Both:
+      break;
+  }
+  return "both";
+}
+
+void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
+  const Profile& p = in.profile;
+  std::map<StringId, OpAccumulator> by_name;
+  std::map<std::pair<StringId, StringId>, OpAccumulator> by_shape;
+  auto counted = [&](std::size_t e) { return in.stats.is_op(e) && in.stats.in_window(e); };
+  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+    const HostEvent& h = p.host_events[e];
+    if (!counted(e)) continue;
+    add_call(in, e, by_name[h.name], by_shape[{h.name, p.details(h).input_dims}]);
+  }
+  // A compiled region holds the GPU time of the kernel ranges it ran beside it, as of those under it
+  // (looked for only where the window has a region: its names are few, its events many).
+  bool regions = std::any_of(by_name.begin(), by_name.end(),
+                             [&](const auto& row) { return in.classes.compiled_region(row.first); });
+  std::vector<AdoptedRange> beside;
+  if (regions)
+    beside = ranges_beside_regions(p, in.stats, in.classes.compiled_kernel, in.classes.compiled_region);
+  for (const AdoptedRange& r : beside) {
+    if (!counted(r.region)) continue;
+    const HostEvent& h = p.host_events[r.region];
+    TimeNs device = in.stats.total_device(r.range);
+    add_time(by_name[h.name].device_total, device);
+    add_time(by_shape[{h.name, p.details(h).input_dims}].device_total, device);
+  }
+  // Self host time, as the plugin defines it: minus every range directly inside and the op's own
+  // runtime calls.
+  auto subtract = [&](std::uint32_t op, TimeNs time) {
+    if (op == kNone || !counted(op)) return;
+    const HostEvent& h = p.host_events[op];
+    by_name[h.name].host_self -= time;
+    by_shape[{h.name, p.details(h).input_dims}].host_self -= time;
+  };
+  for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
+  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
+    subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
+  OpTypeOf type_of(in);
+  out.ops = rows_of(in, by_name, false, type_of);
+  std::vector<OpRow> apart = graph_replay_rows(in);
+  if (std::optional<OpRow> outside = no_op_row(in)) apart.push_back(std::move(*outside));
+  for (OpRow& row : apart)
+    out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), row, by_device_time), row);
+  out.ops_by_shape = rows_of(in, by_shape, true, type_of);
+  out.op_types = op_type_rows(in, type_of);
+
+  // DLProf's "Top 10 GPU ops": by the GPU time each op launched itself, so that nothing counts twice.
+  // Ranked by index, not by copying the table (it has a row per op name).
+  std::vector<std::uint32_t> top(out.ops.size());
+  for (std::uint32_t i = 0; i < top.size(); ++i) top[i] = i;
+  std::stable_sort(top.begin(), top.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return out.ops[a].device_self > out.ops[b].device_self;
+  });
+  for (std::uint32_t i : top) {
+    if (out.top_gpu_ops.size() == 10 || out.ops[i].device_self == 0) break;
+    out.top_gpu_ops.push_back(out.ops[i]);
+  }
+}
+
+std::vector<RegionRow> build_regions(const OpTableInputs& in) {
+  const Profile& p = in.profile;
+  std::vector<bool> marker(p.host_events.size(), false);
+  for (std::uint32_t m : in.step_markers) marker[m] = true;
+  std::map<std::string_view, RegionRow> regions;
+  // Each name's ranges on every thread: nested ones, and ranges of several threads at once, are
+  // counted once in the name's time in the window.
+  std::map<std::string_view, SortedUnion> open;
+  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+    const HostEvent& h = p.host_events[e];
+    if (h.kind != HostKind::Annotation || marker[e] || !in.stats.in_window(e)) continue;
+    RegionRow& r = regions[p.str(h.name)];
+    ++r.calls;
+    r.cpu_total += h.end - h.start;
+    add_time(r.gpu, in.stats.total_device(e));  // once per enclosing range of the name
+    open[p.str(h.name)].add({std::max(h.start, in.window.start), std::min(h.end, in.window.end)});
+  }
+  for (auto& [name, ranges] : open) regions[name].window_union = total_length(ranges.take());
+  for (const GpuRange& g : p.gpu_ranges) {
+    if (g.start < in.window.start || g.start >= in.window.end) continue;
+    std::string_view name = p.str(g.name);
+    if (name.starts_with("ProfilerStep#")) continue;  // the GPU side of a step marker
+    regions[name].gpu_range += g.end - g.start;
+  }
+  std::vector<RegionRow> rows;
+  for (auto& [name, r] : regions) {
+    r.name = std::string(name);
+    rows.push_back(std::move(r));
+  }
+  std::sort(rows.begin(), rows.end(), [](const RegionRow& a, const RegionRow& b) {
+    return a.cpu_total != b.cpu_total ? a.cpu_total > b.cpu_total : a.name < b.name;
+  });
+  return rows;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,30 @@
+// DLProf's "Ops and Kernels" and "Op Type Summary" and the plugin's operator view, over the ops
+// called during the window's steps (Window::host_start to host_end); and the user regions
+// (record_function / NVTX-like ranges).
+#pragma once
+
+#include "analyse/classifier.h"
+#include "analyse/intervals.h"
+#include "analyse/ops/op_info.h"
+#include "analyse/ops/op_results.h"
+#include "analyse/ops/op_stats.h"
+#include "perfgate/analysis_fwd.h"
+
+namespace perfgate {
+
+struct OpTableInputs {
+  const Profile& profile;
+  const Attribution& attribution;
+  const OpStats& stats;
+  const CompiledClassification& classification;
+  NameClasses& classes;
+  ArgumentCache& args;
+  const std::vector<float>& flops;
+  const std::vector<std::uint32_t>& step_markers;
+  Interval window;
+};
+
+void build_op_tables(const OpTableInputs& in, WorkerTables& out);
+std::vector<RegionRow> build_regions(const OpTableInputs& in);
+
+}  // namespace perfgate

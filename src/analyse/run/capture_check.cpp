@@ -1,0 +1,225 @@
+#include "analyse/run/capture_check.h"
+#include "analyse/worker_analysis.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace perfgate {
+namespace {
+
+// Ranks inferred up to the highest present: past this many, a stated rank is taken for a typo.
+constexpr std::int64_t kMaxRanksInferred = std::int64_t{1} << 20;
+
+// Workers named in a sentence: the first few, then how many more.
+constexpr std::size_t kNamedWorkers = 3;
+
+// Groups of workers by a key, in the order the keys first appear: "key (a, b and 2 more)".
+class Groups {
+ public:
+  void add(const std::string& key, const std::string& worker) {
+    auto it = std::find_if(groups_.begin(), groups_.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups_.end()) it = groups_.insert(groups_.end(), {key, {}});
+    it->second.push_back(worker);
+  }
+  std::size_t size() const { return groups_.size(); }
+  std::string text() const {
+    std::string out;
+    for (const auto& [key, workers] : groups_) {
+      std::string names;
+      for (std::size_t i = 0; i < workers.size() && i < kNamedWorkers; ++i)
+        names += (i ? ", " : "") + workers[i];
+      if (workers.size() > kNamedWorkers)
+        names += fmt::format(" and {} more", workers.size() - kNamedWorkers);
+      out += fmt::format("{}{} ({})", out.empty() ? "" : "; ", key, names);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups_;
+};
+
+std::string gpu_models(const WorkerAnalysis& w) {
+  std::set<std::string> names;
+  for (const GpuMetrics& g : w.gpus)
+    if (!g.name.empty()) names.insert(g.name);
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : " + ") + n;
+  return out;
+}
+
+// Timestamps from 2001-09-09 on (1e18 ns since 1970) are taken for wall-clock time: PyTorch
+// before baseTimeNanoseconds wrote microseconds since the epoch.
+constexpr TimeNs kEpochClockFrom = 1'000'000'000'000'000'000;
+
+// What a worker's timestamps count from. Only workers on the same clock can be compared.
+std::string trace_clock(const WorkerAnalysis& w) {
+  if (w.info.format == "nsys-sqlite") return "nanoseconds from the capture's start (nsys)";
+  if (w.info.base_time_ns) return "microseconds from baseTimeNanoseconds";
+  if (w.window.start >= kEpochClockFrom) return "microseconds since 1970";
+  return "microseconds from an unknown origin";
+}
+
+std::string utc_time(TimeNs ns) {
+  time_t seconds = static_cast<time_t>(ns / 1'000'000'000);
+  struct tm t {};
+  gmtime_r(&seconds, &t);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &t);
+  return text;
+}
+
+std::string window_text(const WorkerAnalysis& w) {
+  return fmt::format("{}'s window from {}, {:.3f} s long", w.worker, utc_time(w.window.start),
+                     static_cast<double>(w.window.length()) / 1e9);
+}
+
+void check_gpu_models(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  Groups models;
+  for (const WorkerAnalysis& w : workers)
+    if (std::string m = gpu_models(w); !m.empty()) models.add(m, w.worker);
+  if (models.size() > 1)
+    out.push_back(fmt::format("The workers ran on different GPU models: {}. The run's metrics mix them.",
+                              models.text()));
+}
+
+void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  Groups sizes;
+  for (const WorkerAnalysis& w : workers)
+    if (w.info.world_size) sizes.add(std::to_string(*w.info.world_size), w.worker);
+  if (sizes.size() > 1)
+    out.push_back(fmt::format("The workers state different world sizes: {}: they are not one job's ranks.",
+                              sizes.text()));
+}
+
+// Workers of one run were profiled at the same time: on the wall clock their windows overlap.
+void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  Groups clocks;
+  for (const WorkerAnalysis& w : workers) clocks.add(trace_clock(w), w.worker);
+  if (clocks.size() > 1) {
+    out.push_back(fmt::format(
+        "The workers' traces count time on different clocks: {}. Their times cannot be compared: they are "
+        "not one capture.",
+        clocks.text()));
+    return;
+  }
+  if (workers.front().window.start < kEpochClockFrom || workers.front().info.base_time_ns) return;
+  auto ends_first = std::min_element(workers.begin(), workers.end(), [](const auto& a, const auto& b) {
+    return a.window.end < b.window.end;
+  });
+  auto starts_last = std::max_element(workers.begin(), workers.end(), [](const auto& a, const auto& b) {
+    return a.window.start < b.window.start;
+  });
+  if (ends_first != starts_last && starts_last->window.start >= ends_first->window.end)
+    out.push_back(fmt::format(
+        "The workers' windows do not overlap in time ({}; {}): they were recorded at different times, not as "
+        "one run.",
+        window_text(*ends_first), window_text(*starts_last)));
+}
+
+// Ranks the workers state twice (a copied trace, `profile_rank_1` beside `profile_rank_01`, a
+// Kineto trace and a Neuron profile of one rank): the rule of docs/formats.md, "Ranks", the same
+// for analyze and merge, whatever the formats.
+void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  std::map<std::int64_t, std::vector<std::string>> by_rank;
+  for (const WorkerAnalysis& w : workers)
+    if (w.info.rank) by_rank[*w.info.rank].push_back(w.worker);
+  Groups twice;
+  for (const auto& [rank, names] : by_rank)
+    if (names.size() > 1)
+      for (const std::string& name : names) twice.add(fmt::format("rank {}", rank), name);
+  if (twice.size() > 0)
+    out.push_back(
+        fmt::format("More than one worker states the same rank: {}. The run's metrics count such a "
+                    "rank once per worker: remove the copies.",
+                    twice.text()));
+}
+
+}  // namespace
+
+std::optional<std::int64_t> expected_ranks(const std::vector<WorkerAnalysis>& workers) {
+  std::optional<std::int64_t> world;
+  std::set<std::int64_t> present;
+  for (const WorkerAnalysis& w : workers) {
+    if (w.info.world_size) world = std::max(world.value_or(0), *w.info.world_size);
+    if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
+  }
+  if (world) return world;
+  if (present.size() < 2 || *present.rbegin() >= kMaxRanksInferred) return std::nullopt;
+  return *present.rbegin() + 1;
+}
+
+namespace {
+
+// Without a stated world size (Neuron profiles name their rank in their folder only), ranks 0 to
+// the highest present are expected.
+void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+  std::set<std::int64_t> present;
+  for (const WorkerAnalysis& w : workers)
+    if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
+  if (present.size() < 2 || *present.rbegin() >= kMaxRanksInferred) return;
+  std::vector<std::int64_t> missing;
+  for (std::int64_t r = 0; r < *present.rbegin(); ++r)
+    if (!present.contains(r)) missing.push_back(r);
+  if (missing.empty()) return;
+  out.push_back(
+      fmt::format("{} of {} ranks present (rank{} {} missing): no world size is stated, so ranks 0 to {} are "
+                  "expected; the "
+                  "run's metrics and its rank comparison cover the ranks present only.",
+                  present.size(), *present.rbegin() + 1, missing.size() == 1 ? "" : "s", rank_list(missing),
+                  *present.rbegin()));
+}
+
+void check_ranks_present(const std::vector<WorkerAnalysis>& workers,
+                         const std::vector<std::int64_t>& rank_ids, std::vector<std::string>& out) {
+  std::optional<std::int64_t> world_size;
+  for (const WorkerAnalysis& w : workers)
+    if (w.info.world_size) world_size = std::max(world_size.value_or(0), *w.info.world_size);
+  if (!world_size) return check_ranks_up_to_highest(workers, out);
+  std::set<std::int64_t> present(rank_ids.begin(), rank_ids.end());
+  if (static_cast<std::int64_t>(present.size()) >= *world_size) return;
+  out.push_back(fmt::format(
+      "{} of {} ranks present (rank{} {}): the run's metrics and its rank comparison cover these ranks only.",
+      present.size(), *world_size, present.size() == 1 ? "" : "s", rank_list(rank_ids)));
+}
+
+}  // namespace
+
+std::string rank_list(std::vector<std::int64_t> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  ranks.erase(std::unique(ranks.begin(), ranks.end()), ranks.end());
+  std::string out;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (j < i + 2) j = i;  // two neighbours read better as "0, 1" than as "0-1"
+    out += (out.empty() ? "" : ", ") +
+           (j > i ? fmt::format("{}-{}", ranks[i], ranks[j]) : std::to_string(ranks[i]));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> capture_warnings(const std::vector<WorkerAnalysis>& workers,
+                                          const std::vector<std::int64_t>& rank_ids) {
+  std::vector<std::string> out;
+  if (workers.size() < 2) return out;
+  check_gpu_models(workers, out);
+  std::size_t before = out.size();
+  check_world_sizes(workers, out);
+  bool one_world = out.size() == before;
+  check_clocks(workers, out);
+  if (one_world) {  // else the ranks are of several jobs
+    check_ranks_twice(workers, out);
+    check_ranks_present(workers, rank_ids, out);
+  }
+  return out;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,291 @@
+// A run folded together worker by worker: run sums by name, and whole tables for a few workers.
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+#include "analyse/communication/collective_matching.h"
+#include "analyse/critical_path/job_critical_path.h"
+#include "analyse/gpu/roofline.h"
+#include "analyse/metric_values.h"
+#include "analyse/run/capture_check.h"
+#include "perfgate/analysis.h"
+
+namespace perfgate {
+namespace {
+
+// How long a worker took: its mean window step (steps.mean_us, as the ranks table and the
+// ranks.slowest metric read it), or its window where it has no steps. Slower workers sort first;
+// equal ones by position, so every choice below is one total order.
+struct Pace {
+  double step_us = 0;
+  WorkerPosition position;
+  bool slower_than(const Pace& o) const {
+    return step_us != o.step_us ? step_us > o.step_us : position < o.position;
+  }
+};
+
+Pace pace_of(const WorkerAnalysis& w, WorkerPosition position) {
+  std::optional<double> mean = w.metrics.get("steps.mean_us");
+  return {mean ? *mean : static_cast<double>(w.window.length()) / 1000.0, position};
+}
+
+// Sums by name. Times and counts are integers, so the sums do not depend on the workers' order.
+// A worker's tables have a row per name, so each row added is one more worker with the name.
+class RowSums {
+ public:
+  void add(std::string_view name, std::uint64_t calls, TimeNs gpu, TimeNs cpu) {
+    auto [it, added] = rows_.try_emplace(std::string(name));
+    RunRow& r = it->second;
+    if (added) r.name = name;
+    ++r.workers;
+    r.calls += calls;
+    add_time(r.gpu, gpu);
+    add_time(r.cpu, cpu);
+  }
+  // Rows already summed over some workers (a part of the run).
+  void add(const RunRow& sum) {
+    auto [it, added] = rows_.try_emplace(sum.name);
+    RunRow& r = it->second;
+    if (added) r.name = sum.name;
+    r.workers += sum.workers;
+    r.calls += sum.calls;
+    add_time(r.gpu, sum.gpu);
+    add_time(r.cpu, sum.cpu);
+  }
+  void add(const std::vector<RunRow>& sums) {
+    for (const RunRow& r : sums) add(r);
+  }
+  // In name order: a part's sums as a partial report keeps them.
+  std::vector<RunRow> by_name() const {
+    std::vector<RunRow> out = rows();
+    std::sort(out.begin(), out.end(), [](const RunRow& a, const RunRow& b) { return a.name < b.name; });
+    return out;
+  }
+  // Most GPU time first, then most CPU time, then by name.
+  std::vector<RunRow> rows() const {
+    std::vector<RunRow> out;
+    out.reserve(rows_.size());
+    for (const auto& [name, row] : rows_) out.push_back(row);
+    std::sort(out.begin(), out.end(), [](const RunRow& a, const RunRow& b) {
+      if (a.gpu != b.gpu) return a.gpu > b.gpu;
+      if (a.cpu != b.cpu) return a.cpu > b.cpu;
+      return a.name < b.name;
+    });
+    return out;
+  }
+
+ private:
+  std::unordered_map<std::string, RunRow> rows_;
+};
+
+// Roofline rows summed by key (name, input dims, input types, modelled or not).
+class RooflineSumsByKey {
+ public:
+  void add(const RooflineRow& row) {
+    auto [it, added] = rows_.try_emplace(key(row), row);
+    if (!added) it->second += row;
+  }
+  void add(const std::vector<RooflineRow>& rows) {
+    for (const RooflineRow& r : rows) add(r);
+  }
+  std::vector<RooflineRow> by_key() const {
+    std::vector<RooflineRow> out;
+    out.reserve(rows_.size());
+    for (const auto& [k, row] : rows_) out.push_back(row);
+    return out;
+  }
+  std::vector<RooflineRow> rows() const {
+    std::vector<RooflineRow> out = by_key();
+    order_roofline_rows(out);
+    return out;
+  }
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string, bool>;
+  static Key key(const RooflineRow& r) { return {r.name, r.input_dims, r.input_types, !r.family.empty()}; }
+  std::map<Key, RooflineRow> rows_;
+};
+
+std::string ordinal(std::size_t n) {
+  const char* suffix = n % 100 / 10 == 1 ? "th"
+                       : n % 10 == 1     ? "st"
+                       : n % 10 == 2     ? "nd"
+                       : n % 10 == 3     ? "rd"
+                                         : "th";
+  return fmt::format("{}{}", n, suffix);
+}
+
+// What a worker keeps once it is not detailed: what the run's tables and the report's summary
+// of every worker read (steps, iterations, collectives, the timeline's step), not its name-keyed
+// tables.
+void let_tables_go(WorkerAnalysis& w) {
+  WorkerTables kept;
+  kept.iterations = std::move(w.tables.iterations);
+  kept.collectives = std::move(w.tables.collectives);
+  kept.timeline = std::move(w.tables.timeline);
+  kept.timeline.boxes = {};  // its step and activity count stay in the report
+  w.tables = std::move(kept);
+  w.detailed = false;
+  w.detailed_as.clear();
+}
+
+}  // namespace
+
+struct RunCombiner::State {
+  std::size_t detailed = 0;  // 0: all
+  std::mutex mutex;
+  std::map<WorkerPosition, WorkerAnalysis> workers;
+  RowSums ops, kernels, regions;
+  RooflineSumsByKey roofline;
+  CollectiveMatcher collectives;
+  // The detailed workers besides the first: the slowest (slowest first) and the fastest.
+  std::vector<Pace> slowest;
+  std::optional<Pace> fastest;
+  std::optional<Pace> first;  // for the others' places among all workers
+
+  std::size_t slowest_slots() const { return detailed >= 3 ? detailed - 2 : detailed - 1; }
+  bool keeps_fastest() const { return detailed >= 3; }
+  bool is_first(WorkerPosition p) const { return p == WorkerPosition{}; }
+
+  bool chosen(WorkerPosition p) const {
+    if (detailed == 0 || is_first(p)) return true;
+    if (fastest && fastest->position == p) return true;
+    return std::any_of(slowest.begin(), slowest.end(), [&](const Pace& s) { return s.position == p; });
+  }
+
+  // Lets the worker's tables go unless it is still chosen (it may be both slow and fastest so far).
+  void release(WorkerPosition p) {
+    if (chosen(p)) return;
+    if (auto it = workers.find(p); it != workers.end()) let_tables_go(it->second);
+  }
+
+  // Places a newcome worker among the slowest and the fastest; returns the workers it displaced.
+  std::vector<WorkerPosition> choose(const Pace& pace) {
+    std::vector<WorkerPosition> displaced;
+    if (detailed == 0 || is_first(pace.position)) return displaced;
+    auto at =
+        std::find_if(slowest.begin(), slowest.end(), [&](const Pace& s) { return pace.slower_than(s); });
+    if (static_cast<std::size_t>(at - slowest.begin()) < slowest_slots()) {
+      slowest.insert(at, pace);
+      if (slowest.size() > slowest_slots()) {
+        displaced.push_back(slowest.back().position);
+        slowest.pop_back();
+      }
+    }
+    if (keeps_fastest() && (!fastest || fastest->slower_than(pace))) {
+      if (fastest) displaced.push_back(fastest->position);
+      fastest = pace;
+    }
+    return displaced;
+  }
+
+  // A worker among the others: kept whole while it may be detailed, else its tables let go.
+  void place(WorkerPosition position, WorkerAnalysis worker) {
+    Pace pace = pace_of(worker, position);
+    if (is_first(position)) first = pace;
+    workers.insert_or_assign(position, std::move(worker));
+    std::vector<WorkerPosition> displaced = choose(pace);
+    release(position);
+    for (WorkerPosition p : displaced) release(p);
+  }
+
+  void fold(const WorkerTables& t) {
+    for (const OpRow& r : t.ops) ops.add(r.name, r.calls, r.device_self, r.host_self);
+    for (const KernelRow& r : t.kernels) kernels.add(r.name, r.calls, r.total, 0);
+    for (const RegionRow& r : t.regions) regions.add(r.name, r.calls, r.gpu, r.cpu_total);
+    roofline.add(t.roofline);
+  }
+
+  // The worker's place among all workers, the first included: "first and slowest", "2nd slowest".
+  std::string reason(WorkerPosition p) const {
+    bool first_slower = first && !slowest.empty() && first->slower_than(slowest.front());
+    bool first_faster = first && fastest && fastest->slower_than(*first);
+    if (is_first(p)) return first_slower ? "first and slowest" : first_faster ? "first and fastest" : "first";
+    if (fastest && fastest->position == p) return first_faster ? "2nd fastest" : "fastest";
+    for (std::size_t i = 0; i < slowest.size(); ++i)
+      if (slowest[i].position == p) {
+        std::size_t place = i + 1 + (first && first->slower_than(slowest[i]) ? 1 : 0);
+        return place == 1 ? "slowest" : ordinal(place) + " slowest";
+      }
+    return "";
+  }
+};
+
+RunCombiner::RunCombiner(std::size_t detailed_workers) : state_(std::make_unique<State>()) {
+  state_->detailed = detailed_workers;
+}
+
+RunCombiner::~RunCombiner() = default;
+
+void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.fold(worker.tables);
+  s.collectives.add(position, worker.collective_calls);
+  worker.collective_calls = {};
+  s.place(position, std::move(worker));
+}
+
+void RunCombiner::add(PartialRun part) {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  s.ops.add(part.sums.ops);
+  s.kernels.add(part.sums.kernels);
+  s.regions.add(part.sums.regions);
+  s.roofline.add(part.sums.roofline);
+  s.collectives.add(part.collectives);
+  for (PositionedWorker& w : part.workers) s.place(w.position, std::move(w.worker));
+}
+
+RunAnalysis RunCombiner::finish() {
+  State& s = *state_;
+  std::vector<WorkerAnalysis> workers;
+  std::vector<WorkerPosition> positions;
+  workers.reserve(s.workers.size());
+  bool trimmed = s.detailed != 0 && s.workers.size() > s.detailed;
+  for (auto& [position, w] : s.workers) {
+    if (trimmed && w.detailed) w.detailed_as = s.reason(position);
+    workers.push_back(std::move(w));
+    positions.push_back(position);
+  }
+  RunAnalysis run;
+  run.workers = std::move(workers);
+  std::vector<std::int64_t> ranks = rank_ids(run);
+  run.metrics = run_metrics(run.workers, ranks);
+  run.warnings = capture_warnings(run.workers, ranks);
+  run.collectives = s.collectives.finish(positions);
+  set_collective_metrics(run.metrics, run.collectives, ranks);
+  run.job_path = job_critical_path(s.collectives.matched(), run.workers, positions);
+  set_job_path_metrics(run.metrics, run.job_path, ranks);
+  if (std::uint64_t unmatched = run.collectives.disjoint + run.collectives.sizes_differ; unmatched > 0)
+    run.warnings.push_back(fmt::format(
+        "{} of {} collectives issued on several ranks are not matched: {} do not overlap in time within "
+        "the {} ms clock-skew bound (one rank finished before another started: traces of different "
+        "captures or a sampled trace), {} differ in size (an all-reduce, all-gather, reduce-scatter, "
+        "broadcast or reduce moves one size on every rank); they add nothing to bandwidth, waiting or "
+        "stragglers",
+        unmatched, unmatched + run.collectives.matched, run.collectives.disjoint,
+        static_cast<double>(kCollectiveClockSkewNs) / 1e6, run.collectives.sizes_differ));
+  if (run.workers.size() > 1)
+    run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
+  s.workers.clear();
+  return run;
+}
+
+PartialRun RunCombiner::finish_partial() {
+  State& s = *state_;
+  PartialRun part;
+  part.workers.reserve(s.workers.size());
+  for (auto& [position, w] : s.workers) part.workers.push_back({position, std::move(w)});
+  part.sums = {s.ops.by_name(), s.kernels.by_name(), s.regions.by_name(), s.roofline.by_key()};
+  part.collectives = s.collectives.sums();
+  s.workers.clear();
+  return part;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,85 @@
+// Steps and the aggregation window: which host ranges are steps, which steps the window keeps, and
+// each step's time split (steps.h, window.h, breakdown.h, resources.h, iterations.h).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfgate/profile.h"
+#include "perfgate/step_time_split.h"
+
+namespace perfgate {
+
+enum class StepSource { ProfilerStep, StepPattern, KeyOp, None };
+const char* step_source_name(StepSource source);
+
+using Breakdown = std::array<TimeNs, kBreakdownParts>;     // by BreakdownPart
+using ResourceSplit = std::array<TimeNs, kResourceParts>;  // by ResourcePart
+
+struct Step {
+  std::string name;
+  std::optional<std::int64_t> number;  // N of ProfilerStep#N, or the key-op occurrence index
+  TimeNs host_start = 0;
+  TimeNs host_end = 0;
+  TimeNs start = 0;  // max(previous step end, host start)
+  TimeNs end = 0;    // max(host end, end of the last GPU activity launched inside the host span)
+  std::uint32_t gpu_activities = 0;  // launched by runtime calls inside the host span
+  bool in_window = false;
+  Breakdown breakdown{};  // filled for steps in the window
+  TimeNs duration() const { return end - start; }
+};
+
+struct DroppedStep {
+  std::string name;
+  std::string reason;
+};
+
+struct StepDetection {
+  StepSource source = StepSource::None;
+  std::vector<Step> steps;  // kept steps, in time order
+  std::vector<DroppedStep> dropped;
+  std::vector<std::uint32_t> marker_events;  // host events that define steps (not CPU work)
+  TimeNs whole_trace_start = 0;              // the window when there are no steps
+  TimeNs whole_trace_end = 0;
+  TimeNs whole_trace_host_start = 0;  // ... where its host side (the CPU ops' span) begins
+};
+
+struct Window {
+  TimeNs start = 0;
+  TimeNs end = 0;
+  // The window's steps on the host: from the first one's host start to the last one's host end
+  // (no steps: from the CPU ops' first start to `end`). The GPU can run behind the host (work queued
+  // before the capture), so a step's ops may start before `start`, and the next step's before
+  // `end`: host calls belong to the window by this span, GPU activities by [start, end).
+  TimeNs host_start = 0;
+  TimeNs host_end = 0;
+  std::vector<std::size_t> steps;  // indices of the steps in the window
+  std::optional<std::int64_t> first_number;
+  std::optional<std::int64_t> last_number;
+  // The whole capture, whatever the window (set_capture_spans, window.h): first start to last end
+  // of any event the trace recorded, and of its GPU activities alone (kernels, memcpy, memset, any
+  // GPU). Equal ends: nothing recorded, no GPU activity.
+  TimeNs capture_start = 0;
+  TimeNs capture_end = 0;
+  TimeNs gpu_start = 0;
+  TimeNs gpu_end = 0;
+  TimeNs length() const { return end - start; }
+};
+
+struct IterationRow {
+  std::string name;
+  std::optional<std::int64_t> number;
+  TimeNs start = 0;
+  TimeNs duration = 0;
+  std::uint64_t kernels = 0;
+  std::uint64_t tc_kernels = 0;
+  TimeNs gpu = 0;     // union of kernel intervals in the step
+  TimeNs tc_gpu = 0;  // union of Tensor Core kernel intervals in the step
+  Breakdown breakdown{};
+};
+
+}  // namespace perfgate

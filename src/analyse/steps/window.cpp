@@ -1,0 +1,94 @@
+#include "analyse/steps/window.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "perfgate/errors.h"
+
+namespace perfgate {
+namespace {
+
+std::int64_t step_number(const Step& s, std::size_t index) {
+  return s.number.value_or(static_cast<std::int64_t>(index));
+}
+
+std::string available_range(const StepDetection& d) {
+  if (d.steps.empty()) return "no steps";
+  return fmt::format("steps {} to {}", step_number(d.steps.front(), 0),
+                     step_number(d.steps.back(), d.steps.size() - 1));
+}
+
+// Widens [lo, hi) to every range of `items`.
+template <typename T>
+void widen(const std::vector<T>& items, TimeNs& lo, TimeNs& hi) {
+  for (const T& x : items) {
+    lo = std::min(lo, x.start);
+    hi = std::max(hi, x.end);
+  }
+}
+
+}  // namespace
+
+void set_capture_spans(const Profile& p, Window& w) {
+  constexpr TimeNs kEmpty = std::numeric_limits<TimeNs>::max();
+  TimeNs gpu_lo = kEmpty, gpu_hi = std::numeric_limits<TimeNs>::min();
+  widen(p.gpu_activities, gpu_lo, gpu_hi);
+  TimeNs lo = gpu_lo, hi = gpu_hi;
+  widen(p.host_events, lo, hi);
+  widen(p.runtime_calls, lo, hi);
+  widen(p.gpu_ranges, lo, hi);
+  widen(p.gpu_syncs, lo, hi);
+  for (const MemorySample& m : p.memory_samples) {
+    lo = std::min(lo, m.time);
+    hi = std::max(hi, m.time);
+  }
+  if (gpu_lo != kEmpty) {
+    w.gpu_start = gpu_lo;
+    w.gpu_end = gpu_hi;
+  }
+  if (lo != kEmpty) {
+    w.capture_start = lo;
+    w.capture_end = hi;
+  }
+}
+
+Window select_window(StepDetection& detection, const WindowOptions& options) {
+  Window w;
+  if (detection.steps.empty()) {
+    if (options.iter_start || options.iter_stop || options.skip_first > 0)
+      throw ConfigError("--iter-start, --iter-stop and --skip-first need steps, and this profile has none");
+    w.start = detection.whole_trace_start;
+    w.end = detection.whole_trace_end;
+    w.host_start = std::min(detection.whole_trace_host_start, w.start);
+    w.host_end = w.end;
+    return w;
+  }
+  for (std::size_t i = 0; i < detection.steps.size(); ++i) {
+    std::int64_t n = step_number(detection.steps[i], i);
+    if (options.iter_start && n < *options.iter_start) continue;
+    if (options.iter_stop && n > *options.iter_stop) continue;
+    w.steps.push_back(i);
+  }
+  if (w.steps.empty())
+    throw ConfigError(fmt::format("--iter-start/--iter-stop select no step: the profile has {}",
+                                  available_range(detection)));
+  if (options.skip_first < 0) throw ConfigError("--skip-first must not be negative");
+  if (static_cast<std::size_t>(options.skip_first) >= w.steps.size())
+    throw ConfigError(fmt::format("--skip-first {} leaves no step: the window has {} steps",
+                                  options.skip_first, w.steps.size()));
+  w.steps.erase(w.steps.begin(), w.steps.begin() + options.skip_first);
+  for (std::size_t i : w.steps) detection.steps[i].in_window = true;
+  const Step& first = detection.steps[w.steps.front()];
+  const Step& last = detection.steps[w.steps.back()];
+  w.start = first.start;
+  w.end = last.end;
+  w.host_start = first.host_start;
+  w.host_end = last.host_end;
+  w.first_number = step_number(first, w.steps.front());
+  w.last_number = step_number(last, w.steps.back());
+  return w;
+}
+
+}  // namespace perfgate

@@ -1,0 +1,105 @@
+// What the analysis of one worker holds (each family's results, its tables) and the run's: plain
+// data, the rows' names resolved to text, so that the report stage needs no profile. Times are
+// nanoseconds.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analyse/communication/communication_results.h"
+#include "analyse/critical_path/critical_path_results.h"
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/memory/memory_results.h"
+#include "analyse/neuron/neuron_results.h"
+#include "analyse/ops/op_results.h"
+#include "analyse/steps/step_results.h"
+#include "analyse/timeline/timeline_results.h"
+#include "perfgate/metrics.h"
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+struct WorkerTables {
+  std::vector<OpRow> ops;           // by name
+  std::vector<OpRow> ops_by_shape;  // by name and input shapes
+  std::vector<OpTypeRow> op_types;
+  std::vector<OpRow> top_gpu_ops;  // the 10 ops with the most device self time
+  std::vector<KernelRow> kernels;
+  std::vector<KernelRow> kernels_by_op;
+  std::vector<TopKernelRow> kernels_by_iteration;
+  std::vector<TopKernelRow> kernels_by_op_top;
+  std::vector<IterationRow> iterations;
+  std::vector<RegionRow> regions;
+  std::vector<ShapeFindingRow> tc_shape_findings;
+  std::vector<GapRow> gpu_gaps;            // gaps over 500 µs, longest first
+  std::vector<CollectiveRow> collectives;  // most device time first
+  std::vector<MemoryOpRow> memory_ops;     // most bytes allocated first
+  std::vector<MemoryPoint> memory_curve;
+  std::vector<RooflineRow> roofline;  // most time to save first, then unmodelled rows by kernel time
+  Timeline timeline;
+  NeuronTables neuron;
+};
+
+// One name summed over every worker of a run: its ops by name (gpu: device self time, cpu: host
+// self time), kernels by name (gpu: total, cpu: 0) or user regions (gpu: launched work, cpu: host).
+struct RunRow {
+  std::string name;
+  std::uint64_t workers = 0;  // workers that have the name
+  std::uint64_t calls = 0;
+  TimeNs gpu = 0;
+  TimeNs cpu = 0;
+};
+
+struct RunTables {
+  std::vector<RunRow> ops;
+  std::vector<RunRow> kernels;
+  std::vector<RunRow> regions;
+  std::vector<RooflineRow> roofline;  // every worker's roofline rows summed by key
+};
+
+struct WorkerAnalysis {
+  std::string worker;
+  std::string source_path;
+  ProfileInfo info;  // what the trace says about itself, for the report
+  StepDetection steps;
+  Window window;
+  Breakdown mean_breakdown{};  // mean over window steps (ns)
+  ResourceSplit resources{};   // summed over window steps (ns)
+  std::vector<GpuMetrics> gpus;
+  TensorCoreSums tensor_cores;
+  ComputeSums compute;
+  RooflineSums roofline;
+  HostActivitySums host;
+  IdleSums idle;
+  CommunicationSums communication;
+  // Its collectives for the matching across ranks: folded into the run by RunCombiner, which
+  // then lets them go (they are in no report as they are).
+  CollectiveCalls collective_calls;
+  MemorySums memory;
+  ParallelismSums parallelism;
+  CriticalPathSums critical_path;
+  NeuronSums neuron;
+  WorkerTables tables;
+  bool has_runtime_calls = false;
+  bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not
+  MetricValues metrics;
+  std::vector<std::string> warnings;
+  // Whether the worker kept its whole tables in a run of more than AnalysisOptions::
+  // detailed_workers workers, and why: "first", "slowest", "fastest" (empty for a lone worker).
+  bool detailed = true;
+  std::string detailed_as;
+};
+
+struct RunAnalysis {
+  std::vector<WorkerAnalysis> workers;
+  // About the run as a whole: files of a run folder skipped, workers that are not one capture
+  // (GPU models, world sizes, times), ranks missing from the world size.
+  std::vector<std::string> warnings;
+  MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
+  RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
+  RunCollectives collectives;
+  std::vector<JobPathStep> job_path;  // steps with matched collectives, in step order (2 ranks or more)
+};
+
+}  // namespace perfgate

@@ -1,0 +1,339 @@
+// Evaluates each enabled rule on the report model and the baseline: one finding per rule.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "gate/expression.h"
+#include "gate/message_template.h"
+#include "gate/offenders.h"
+#include "gate/rule_check.h"
+#include "gate/step_comparison.h"
+#include "perfgate/gate.h"
+#include "perfgate/metrics.h"
+#include "perfgate/units.h"
+
+namespace perfgate {
+namespace {
+
+// Metric values by name: the run's, and baseline./delta./ratio. of them.
+class MetricLookup {
+ public:
+  MetricLookup(const ReportModel& report, const Baseline* baseline) : report_(report), baseline_(baseline) {}
+
+  std::optional<double> operator()(std::string_view name) const {
+    if (name.starts_with("baseline.")) return base(name.substr(9));
+    if (name.starts_with("delta.")) {
+      auto c = current(name.substr(6)), b = base(name.substr(6));
+      if (!c || !b) return std::nullopt;
+      return *c - *b;
+    }
+    if (name.starts_with("ratio.")) {
+      auto c = current(name.substr(6)), b = base(name.substr(6));
+      if (!c || !b || *b == 0) return std::nullopt;
+      return *c / *b;
+    }
+    return current(name);
+  }
+
+  std::optional<double> current(std::string_view name) const {
+    for (const auto& m : report_.metrics)
+      if (m.name == name) return m.value;
+    return std::nullopt;
+  }
+  std::optional<double> base(std::string_view name) const {
+    return baseline_ ? baseline_->metric(name) : std::nullopt;
+  }
+
+ private:
+  const ReportModel& report_;
+  const Baseline* baseline_;
+};
+
+// A rule's expressions, parsed once for its evaluation.
+struct RuleExpressions {
+  explicit RuleExpressions(const Rule& r) {
+    auto parse = [](const std::string& text) {
+      return text.empty() ? std::nullopt : std::optional<Expression>(text);
+    };
+    value = parse(r.value);
+    condition = parse(r.condition);
+    applies_if = parse(r.applies_if);
+    gain = parse(r.gain);
+    saves = parse(r.saves);
+    on_path = parse(r.on_path);
+    pass_needs = parse(r.pass_needs);
+  }
+  std::optional<Expression> value, condition, applies_if, gain, saves, on_path, pass_needs;
+};
+
+// The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
+bool needs_baseline(const Rule& r, const RuleExpressions& e) {
+  if (r.compare_baseline || is_baseline_reference(r.metric)) return true;
+  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain, &e.saves, &e.on_path, &e.pass_needs})
+    if (*x)
+      for (const std::string& name : (*x)->variables())
+        if (is_baseline_reference(name)) return true;
+  return false;
+}
+
+std::string first_missing(const Expression& e, const MetricLookup& lookup) {
+  for (const std::string& name : e.variables())
+    if (!lookup(name)) return name;
+  return "";
+}
+
+// A change: "+1.20 ms", "-14.8 pts" (a difference of percentages is in points).
+std::string signed_value(double v, std::string_view unit) {
+  if (unit == "%") return fmt::format("{:+.1f} pts", v);
+  return (v > 0 ? "+" : "") + format_value(v, unit);
+}
+
+class RuleEvaluator {
+ public:
+  RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
+                std::string_view no_baseline_reason)
+      : r_(rule),
+        x_(rule),
+        report_(report),
+        baseline_(baseline),
+        no_baseline_reason_(no_baseline_reason),
+        lookup_(report, baseline) {}
+
+  ReportFinding run() {
+    describe();
+    if (needs_baseline(r_, x_) && !baseline_)
+      return done(FindingStatus::Skipped, no_baseline_reason_.empty()
+                                              ? "no baseline to compare with: run with --baseline REPORT.json"
+                                              : std::string(no_baseline_reason_));
+    if (x_.applies_if) {
+      auto applies = x_.applies_if->evaluate(lookup_);
+      if (!applies)
+        return done(FindingStatus::NotApplicable,
+                    fmt::format("{} has no value for this profile (applies_if: {})",
+                                first_missing(*x_.applies_if, lookup_), r_.applies_if));
+      if (*applies == 0) return done(FindingStatus::NotApplicable, "applies only when " + r_.applies_if);
+    }
+    f_.value = !r_.metric.empty() ? lookup_(r_.metric)
+               : x_.value         ? x_.value->evaluate(lookup_)
+                                  : std::nullopt;
+    if (!f_.value && (!r_.metric.empty() || x_.value))
+      return done(FindingStatus::NotApplicable,
+                  fmt::format("{} has no value for this profile",
+                              !r_.metric.empty() ? r_.metric : first_missing(*x_.value, lookup_)));
+    if (x_.condition) return by_condition();
+    if (r_.compare_baseline) return by_baseline();
+    return by_threshold();
+  }
+
+ private:
+  void describe() {
+    f_.id = r_.id;
+    f_.title = r_.title;
+    bool can_fail = r_.fail || r_.fail_change || (!r_.condition.empty() && r_.severity == Severity::Error);
+    f_.severity = can_fail ? "error" : "warning";
+    f_.metric = !r_.metric.empty() ? r_.metric : r_.value;
+    f_.unit = !r_.metric.empty() ? reference_unit(r_.metric) : r_.unit;
+    f_.docs = r_.docs;
+    f_.source = r_.source;
+  }
+
+  ReportFinding by_condition() {
+    auto fires = x_.condition->evaluate(lookup_);
+    f_.threshold_text = r_.condition;
+    if (!fires)
+      return done(FindingStatus::NotApplicable,
+                  fmt::format("{} has no value for this profile", first_missing(*x_.condition, lookup_)));
+    if (*fires == 0) return done(FindingStatus::Pass, "");
+    return done(r_.severity == Severity::Error ? FindingStatus::Fail : FindingStatus::Warn, "");
+  }
+
+  ReportFinding by_threshold() {
+    bool higher = r_.better == Better::Higher;
+    double v = *f_.value;
+    auto crossed = [&](const std::optional<double>& t) { return t && (higher ? v < *t : v > *t); };
+    auto text = [&](double t) { return fmt::format("{} {}", higher ? "<" : ">", format_value(t, f_.unit)); };
+    for (const auto& [t, status] :
+         {std::pair{&r_.fail, FindingStatus::Fail}, std::pair{&r_.warn, FindingStatus::Warn}}) {
+      if (!crossed(*t)) continue;
+      f_.threshold = **t;
+      f_.threshold_text = text(**t);
+      return done(status, "");
+    }
+    f_.threshold = r_.warn ? r_.warn : r_.fail;
+    if (f_.threshold) f_.threshold_text = text(*f_.threshold);
+    return done(FindingStatus::Pass, "");
+  }
+
+  ReportFinding by_baseline() {
+    f_.baseline = lookup_.base(r_.metric);
+    if (!f_.baseline) return done(FindingStatus::NotApplicable, "the baseline has no value for " + r_.metric);
+    if (r_.test != StepTest::None) {
+      std::vector<double> current;
+      std::vector<std::string> names;
+      for (const ReportStep& s : report_.steps)
+        if (s.in_window) current.push_back(s.duration_us), names.push_back(s.name);
+      const auto& runs = baseline_->run_steps_us.empty()
+                             ? std::vector<std::vector<double>>{baseline_->step_durations_us}
+                             : baseline_->run_steps_us;
+      StepComparison c = compare_steps(r_, current, names, runs);
+      f_.step_test = c.test;
+      if (c.limit) set_limit(*c.limit, c.limit_value);
+      return done(c.status, c.reason);
+    }
+    bool higher = r_.better == Better::Higher;
+    double base = *f_.baseline, v = *f_.value;
+    auto limit_value = [&](const ChangeLimit& l) {
+      double change = l.relative ? base * l.amount : l.amount;
+      return higher ? base - change : base + change;
+    };
+    for (const auto& [l, status] :
+         {std::pair{&r_.fail_change, FindingStatus::Fail}, std::pair{&r_.warn_change, FindingStatus::Warn}}) {
+      if (!*l) continue;
+      double at = limit_value(**l);
+      if (higher ? v < at : v > at) {
+        set_limit(**l, at);
+        return done(status, "");
+      }
+    }
+    if (const auto* nearest = r_.warn_change ? &*r_.warn_change : r_.fail_change ? &*r_.fail_change : nullptr)
+      set_limit(*nearest, limit_value(*nearest));
+    return done(FindingStatus::Pass, "");
+  }
+
+  void set_limit(const ChangeLimit& l, double at) {
+    limit_ = l;
+    f_.threshold = at;
+    f_.threshold_text = fmt::format("{} vs the baseline ({} {})", l.text,
+                                    r_.better == Better::Higher ? "<" : ">", format_value(at, f_.unit));
+  }
+
+  ReportFinding done(FindingStatus status, std::string reason) {
+    if (status == FindingStatus::Pass) {
+      if (std::string why = pass_not_evidence(); !why.empty()) {
+        status = FindingStatus::NotApplicable;
+        reason = std::move(why);
+      }
+    }
+    f_.status = status;
+    f_.reason = std::move(reason);
+    bool fired = status == FindingStatus::Warn || status == FindingStatus::Fail;
+    if (status == FindingStatus::Fail) f_.counts_as = "error";
+    if (status == FindingStatus::Warn) f_.counts_as = "warning";
+    if (status == FindingStatus::Inconclusive)
+      f_.counts_as = r_.inconclusive == InconclusiveAs::Error     ? "error"
+                     : r_.inconclusive == InconclusiveAs::Warning ? "warning"
+                                                                  : "none";
+    if (!fired && status != FindingStatus::Inconclusive) return f_;
+    set_gain();
+    if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
+    f_.problem = fill(r_.problem) + inferred_architecture_note();
+    f_.recommendation = fill(recommendation_text());
+    f_.see = r_.see;
+    return f_;
+  }
+
+  // Why a pass would say nothing (`pass_needs` does not hold), with the values it read; "" when it
+  // holds or cannot be evaluated (nothing shows the evidence incomplete).
+  std::string pass_not_evidence() const {
+    if (!x_.pass_needs) return "";
+    std::optional<double> holds = x_.pass_needs->evaluate(lookup_);
+    if (!holds || *holds != 0) return "";
+    std::string values;
+    for (const std::string& name : x_.pass_needs->variables())
+      values += fmt::format("{}{} {}", values.empty() ? "" : ", ", name,
+                            format_value(lookup_(name), reference_unit(name)));
+    return fmt::format("it can pass only when {} ({}): what it read cannot show the whole run", r_.pass_needs,
+                       values);
+  }
+
+  // The estimated gain, never above what removing the cause could save (`saves`); none where
+  // that time has no value (no GPU activity: no GPU idle time to win back). Where the trace has a
+  // critical path, never above the cause's time on it either (`on_path`): work off the path can
+  // get faster without the step getting shorter.
+  void set_gain() {
+    if (!x_.gain) return;
+    f_.gain_pct = x_.gain->evaluate(lookup_);
+    if (x_.saves) {
+      f_.saves = r_.saves;
+      std::optional<double> bound = x_.saves->evaluate(lookup_);
+      f_.gain_pct =
+          f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
+    }
+    if (!x_.on_path || !f_.gain_pct) return;
+    std::optional<double> on_path = x_.on_path->evaluate(lookup_);
+    if (!on_path) return;
+    f_.gain_bounded_by_path = *on_path < *f_.gain_pct;
+    f_.gain_pct = std::min(*f_.gain_pct, std::max(*on_path, 0.0));
+  }
+
+  // The first `recommendations` entry whose condition holds, else `recommendation`.
+  const std::string& recommendation_text() {
+    for (const auto& r : r_.recommendations) {
+      std::optional<double> holds = Expression(r.when).evaluate(lookup_);
+      if (holds && *holds != 0) return r.text;
+    }
+    return r_.recommendation;
+  }
+
+  // A rule that depends on the GPU architecture, when a GPU's architecture was inferred from
+  // kernel names (the trace does not describe its devices), says so.
+  std::string inferred_architecture_note() const {
+    bool reads_architecture = r_.metric == "gpu.compute_capability";
+    for (const auto* x : {&x_.value, &x_.condition, &x_.applies_if, &x_.gain})
+      if (*x)
+        for (const std::string& name : (*x)->variables())
+          reads_architecture |= name == "gpu.compute_capability";
+    if (!reads_architecture) return "";
+    for (const ReportGpu& g : report_.gpus)
+      if (g.architecture_inferred)
+        return fmt::format(
+            " (GPU {}: architecture {}, sm {}, inferred from kernel names; the trace does not "
+            "describe its devices)",
+            g.device, g.architecture, g.compute_capability);
+    return "";
+  }
+
+  std::string fill(const std::string& text) {
+    return fill_template(text, [&](std::string_view name) -> std::string {
+      if (name == "value") return format_value(f_.value, f_.unit);
+      if (name == "threshold") return format_value(f_.threshold, f_.unit);
+      if (name == "baseline") return format_value(f_.baseline, f_.unit);
+      if (name == "delta")
+        return f_.value && f_.baseline ? signed_value(*f_.value - *f_.baseline, f_.unit) : "n/a";
+      if (name == "limit") return limit_ ? limit_->text : f_.threshold_text;
+      if (name == "gain") return format_pct(f_.gain_pct);
+      if (name == "offenders") return offenders_text(f_.offenders);
+      // What shares of time are shares of: a run without steps is one window (its metrics say so).
+      if (name == "step_time")
+        return lookup_("window.steps_in_window").value_or(0) > 0 ? "the step time" : "the window";
+      for (const auto& [value_name, expression] : r_.values)
+        if (value_name == name) return format_value(Expression(expression).evaluate(lookup_), "");
+      return format_value(lookup_(name), reference_unit(name));
+    });
+  }
+
+  const Rule& r_;
+  RuleExpressions x_;
+  const ReportModel& report_;
+  const Baseline* baseline_;
+  std::string_view no_baseline_reason_;
+  MetricLookup lookup_;
+  ReportFinding f_;
+  std::optional<ChangeLimit> limit_;
+};
+
+}  // namespace
+
+std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
+                                          const Baseline* baseline, std::string_view no_baseline_reason) {
+  std::vector<ReportFinding> findings;
+  for (const Rule& r : rules.rules)
+    if (r.enabled) findings.push_back(RuleEvaluator(r, report, baseline, no_baseline_reason).run());
+  for (ReportFinding& f : findings)
+    f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
+                  *f.gain_pct >= rules.classification.fix_first_min_gain_pct;
+  return findings;
+}
+
+}  // namespace perfgate

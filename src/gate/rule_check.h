@@ -1,0 +1,33 @@
+// Checks a rule as a whole (after its definition and every override) and derives its thresholds:
+// metric names against the catalog, expressions, message placeholders, offender queries.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <string_view>
+
+#include "knowledge/yaml_check.h"
+#include "perfgate/rules.h"
+
+namespace perfgate {
+
+bool valid_rule_id(std::string_view id);
+
+// Reports problems at `at`; fills rule.warn/fail or warn_change/fail_change. False on any error.
+bool check_rule(YamlCheck& check, const YAML::Node& at, Rule& rule);
+
+// A catalog metric, or baseline./delta./ratio. of one.
+bool is_metric_reference(std::string_view name);
+// The unit of a reference: the metric's (a ratio. is a "ratio").
+std::string reference_unit(std::string_view name);
+// Whether a reference needs a baseline.
+bool is_baseline_reference(std::string_view name);
+
+// "+5%", "+3 ms", "-2 pts", "+2 count": a change limit, relative or in a unit that fits `metric_unit`
+// (a bare number is refused: "10" could mean 10% or 10 us), in the bad direction
+// of `better`. Empty optional and `error` set when the text cannot be read.
+std::optional<ChangeLimit> parse_change(std::string_view text, std::string_view metric_unit, Better better,
+                                        std::string& error);
+
+}  // namespace perfgate

@@ -1,0 +1,254 @@
+#include "gate/rule_entry.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "common/suggest.h"
+#include "gate/rule_check.h"
+
+namespace perfgate {
+namespace {
+
+constexpr std::array<std::string_view, 32> kRuleKeys = {
+    "id",      "title",      "metric",    "value",        "unit",       "condition",      "applies_if",
+    "compare", "better",     "warn",      "fail",         "threshold",  "severity",       "test",
+    "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
+    "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
+    "enabled", "note",       "see",       "on_path"};
+constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
+constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
+                                                           "label", "show",  "limit"};
+
+// A key whose value is one of a few words.
+template <typename T, std::size_t N>
+std::optional<T> choice(YamlCheck& check, const YAML::Node& node, std::string_view key,
+                        const std::array<std::pair<std::string_view, T>, N>& options) {
+  auto text = check.string(node, key);
+  if (!text) return std::nullopt;
+  std::vector<std::string_view> words;
+  for (const auto& [word, value] : options) {
+    if (*text == word) return value;
+    words.push_back(word);
+  }
+  check.error(node, fmt::format("'{}' must be one of: {}; got '{}'{}", key, fmt::join(words, ", "), *text,
+                                did_you_mean(*text, words)));
+  return std::nullopt;
+}
+
+constexpr std::array<std::pair<std::string_view, Better>, 2> kBetter = {
+    {{"lower", Better::Lower}, {"higher", Better::Higher}}};
+constexpr std::array<std::pair<std::string_view, Severity>, 2> kSeverity = {
+    {{"warning", Severity::Warning}, {"error", Severity::Error}}};
+constexpr std::array<std::pair<std::string_view, StepTest>, 3> kTests = {
+    {{"none", StepTest::None}, {"robust-t", StepTest::RobustT}, {"mann-whitney", StepTest::MannWhitney}}};
+constexpr std::array<std::pair<std::string_view, InconclusiveAs>, 3> kInconclusive = {
+    {{"warning", InconclusiveAs::Warning}, {"error", InconclusiveAs::Error}, {"pass", InconclusiveAs::Pass}}};
+constexpr std::array<std::pair<std::string_view, bool>, 2> kCompare = {{{"baseline", true}, {"none", false}}};
+
+void read_text(YamlCheck& check, const YAML::Node& entry, std::string_view key, std::string& out) {
+  if (YAML::Node v = entry[std::string(key)])
+    if (auto text = check.string(v, key)) out = *text;
+}
+
+void read_offenders(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  if (!check.is_map(node, "offenders")) return;
+  check.known_keys(node, kOffenderKeys, "offenders");
+  OffenderQuery q = rule.offenders.value_or(OffenderQuery{});
+  read_text(check, node, "table", q.table);
+  read_text(check, node, "where", q.where);
+  read_text(check, node, "sort", q.sort);
+  read_text(check, node, "label", q.label);
+  read_text(check, node, "show", q.show);
+  if (YAML::Node limit = node["limit"]) {
+    auto n = check.number(limit, "limit");
+    if (n && (*n < 1 || *n > 100 || *n != static_cast<double>(static_cast<int>(*n))))
+      check.error(limit, "'limit' must be a whole number from 1 to 100");
+    else if (n)
+      q.limit = static_cast<std::size_t>(*n);
+  }
+  rule.offenders = q;
+}
+
+void read_values(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  if (!check.is_map(node, "values")) return;
+  for (const auto& entry : node) {
+    std::string name = entry.first.Scalar();
+    auto text = check.string(entry.second, name);
+    if (!text) continue;
+    auto it =
+        std::find_if(rule.values.begin(), rule.values.end(), [&](const auto& v) { return v.first == name; });
+    if (it != rule.values.end())
+      it->second = *text;
+    else
+      rule.values.emplace_back(name, *text);
+  }
+}
+
+void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  if (!check.is_list(node, "recommendations")) return;
+  rule.recommendations.clear();
+  for (const auto& item : node) {
+    if (!check.is_map(item, "recommendations entry")) continue;
+    check.known_keys(item, kConditionalTextKeys, "recommendations");
+    if (!item["when"] || !item["text"]) {
+      check.error(item, "a recommendations entry needs 'when' and 'text'");
+      continue;
+    }
+    auto when = check.string(item["when"], "when");
+    auto text = check.string(item["text"], "text");
+    if (when && text) rule.recommendations.push_back({*when, *text});
+  }
+}
+
+// `see: gpu_gaps` or `see: [op_deltas, kernel_deltas]`.
+void read_see(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  rule.see.clear();
+  if (node.IsScalar()) {
+    if (auto name = check.string(node, "see")) rule.see.push_back(*name);
+    return;
+  }
+  if (!check.is_list(node, "see")) return;
+  for (const auto& item : node)
+    if (auto name = check.string(item, "see")) rule.see.push_back(*name);
+}
+
+void read_number(YamlCheck& check, const YAML::Node& entry, std::string_view key, double low, double high,
+                 double& out) {
+  YAML::Node v = entry[std::string(key)];
+  if (!v) return;
+  auto n = check.number(v, key);
+  if (n && (*n <= low || *n >= high))
+    check.error(v, fmt::format("'{}' must be between {} and {} (exclusive); got {}", key, low, high, *n));
+  else if (n)
+    out = *n;
+}
+
+constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 16> kTextKeys = {{
+    {"title", &Rule::title},
+    {"metric", &Rule::metric},
+    {"value", &Rule::value},
+    {"unit", &Rule::unit},
+    {"condition", &Rule::condition},
+    {"applies_if", &Rule::applies_if},
+    {"problem", &Rule::problem},
+    {"recommendation", &Rule::recommendation},
+    {"docs", &Rule::docs},
+    {"source", &Rule::source},
+    {"gain", &Rule::gain},
+    {"saves", &Rule::saves},
+    {"on_path", &Rule::on_path},
+    {"pass_needs", &Rule::pass_needs},
+    {"warn", &Rule::warn_text},
+    {"fail", &Rule::fail_text},
+}};
+
+void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
+  // An override may switch a rule between a metric and an expression.
+  if (e["value"] && !e["metric"]) rule.metric.clear();
+  if (e["metric"] && !e["value"]) rule.value.clear();
+  for (const auto& [key, member] : kTextKeys) read_text(check, e, key, rule.*member);
+  if (YAML::Node v = e["compare"])
+    if (auto c = choice(check, v, "compare", kCompare)) rule.compare_baseline = *c;
+  if (YAML::Node v = e["better"]) rule.better = choice(check, v, "better", kBetter);
+  if (YAML::Node v = e["severity"])
+    if (auto s = choice(check, v, "severity", kSeverity)) rule.severity = *s;
+  if (YAML::Node v = e["test"])
+    if (auto t = choice(check, v, "test", kTests)) rule.test = *t;
+  if (YAML::Node v = e["inconclusive"])
+    if (auto i = choice(check, v, "inconclusive", kInconclusive)) rule.inconclusive = *i;
+  read_number(check, e, "alpha", 0, 0.5, rule.alpha);
+  read_number(check, e, "confidence", 0.5, 1, rule.confidence);
+  if (YAML::Node v = e["resamples"])
+    check.error(v,
+                "'resamples' is no longer used: the step-time interval comes from the step model "
+                "(docs/rules.md, \"The step-time test\"); remove it");
+  if (YAML::Node v = e["enabled"])
+    if (auto b = check.boolean(v, "enabled")) rule.enabled = *b;
+  if (YAML::Node v = e["values"]) read_values(check, v, rule);
+  if (YAML::Node v = e["recommendations"]) read_recommendations(check, v, rule);
+  if (YAML::Node v = e["offenders"]) read_offenders(check, v, rule);
+  if (YAML::Node v = e["see"]) read_see(check, v, rule);
+  // `threshold` is the one threshold of the rule's severity: warn, or fail for an error rule.
+  if (YAML::Node v = e["threshold"]) {
+    if (auto text = check.string(v, "threshold"))
+      (rule.severity == Severity::Error ? rule.fail_text : rule.warn_text) = *text;
+  }
+}
+
+// A new rule needs a title, what it reads and when it fires. An entry with an unknown id that lacks
+// one of them is taken for an override of a misspelt id when an existing id is near it, or when it
+// gives none of title, metric, value or condition; else it is an incomplete new rule, and what it
+// lacks is reported as such.
+bool complete_new_rule(const YAML::Node& e) {
+  bool reads = e["metric"] || e["value"] || e["condition"];
+  bool fires = e["warn"] || e["fail"] || e["threshold"] || e["condition"];
+  return e["title"] && reads && fires;
+}
+
+// The error for an entry that overrides an unknown id, or empty when it is a new rule.
+std::string unknown_id_error(const YAML::Node& e, std::string_view id, const std::vector<Rule>& rules) {
+  if (complete_new_rule(e)) return {};
+  std::vector<std::string_view> ids;
+  for (const Rule& r : rules) ids.push_back(r.id);
+  if (std::string near = did_you_mean(id, ids); !near.empty())
+    return fmt::format("unknown rule id '{}'{}", id, near);
+  if (e["title"] || e["metric"] || e["value"] || e["condition"]) return {};
+  return fmt::format(
+      "unknown rule id '{}': a new rule needs a 'title' and a 'metric', 'value' or "
+      "'condition'; an override needs the id of an existing rule (perfgate rules list)",
+      id);
+}
+
+}  // namespace
+
+void apply_rule_entry(YamlCheck& check, const YAML::Node& entry, std::vector<Rule>& rules) {
+  if (!check.is_map(entry, "rules entry")) return;
+  check.known_keys(entry, kRuleKeys, "rule");
+  YAML::Node id_node = entry["id"];
+  if (!id_node) return check.error(entry, "a rule needs an 'id'");
+  auto id = check.string(id_node, "id");
+  if (!id) return;
+  if (!valid_rule_id(*id))
+    return check.error(id_node, fmt::format("rule id '{}' must be lower-case letters, digits, '.' and '-', "
+                                            "starting with a letter or digit",
+                                            *id));
+  auto it = std::find_if(rules.begin(), rules.end(), [&](const Rule& r) { return r.id == *id; });
+  bool is_new = it == rules.end();
+  if (std::string unknown = is_new ? unknown_id_error(entry, *id, rules) : ""; !unknown.empty())
+    return check.error(id_node, unknown);
+  Rule rule = is_new ? Rule{} : *it;
+  rule.id = *id;
+  std::size_t errors_before = check.errors().size();
+  read_keys(check, entry, rule);
+  bool read_ok = check.errors().size() == errors_before;
+  rule.defined_at = fmt::format("{}:{}", check.file(), entry.Mark().line + 1);
+  // Checked even after a bad key, so that one pass reports every problem of the file.
+  if (!check_rule(check, entry, rule) || !read_ok) return;
+  if (is_new)
+    rules.push_back(std::move(rule));
+  else
+    *it = std::move(rule);
+}
+
+void read_rules_section(YamlCheck& check, const YAML::Node& node, std::vector<Rule>& rules) {
+  if (!check.is_list(node, "rules")) return;
+  std::map<std::string, int> first_line;  // the ids of this file, where each was first given
+  for (const auto& entry : node) {
+    YAML::Node id = entry.IsMap() ? entry["id"] : YAML::Node();
+    if (id && id.IsScalar()) {
+      auto [it, inserted] = first_line.emplace(id.Scalar(), entry.Mark().line + 1);
+      if (!inserted) {
+        check.error(id, fmt::format("rule '{}' is given twice in this file (first at line {}); give its "
+                                    "keys in one entry",
+                                    it->first, it->second));
+        continue;
+      }
+    }
+    apply_rule_entry(check, entry, rules);
+  }
+}
+
+}  // namespace perfgate

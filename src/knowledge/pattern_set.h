@@ -1,0 +1,34 @@
+// A list of RE2 patterns matched as one: "does any pattern match this name?". RE2 keeps
+// user-supplied patterns linear-time. NameMatcher (analyse/name_matcher.h) caches the answers per
+// interned name of a profile.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfgate {
+
+class PatternSet {
+ public:
+  // Throws ConfigError naming `what` and the pattern when one does not compile.
+  PatternSet(const std::vector<std::string>& patterns, std::string_view what);
+  PatternSet(PatternSet&&) noexcept;
+  PatternSet& operator=(PatternSet&&) noexcept;
+  ~PatternSet();
+
+  bool empty() const { return empty_; }
+  bool matches(std::string_view text) const;
+  int first_match(std::string_view text) const;  // index of the first pattern that matches, or -1
+
+ private:
+  struct Compiled;  // RE2::Set, kept out of this header
+  std::unique_ptr<Compiled> set_;
+  bool empty_ = true;
+};
+
+// Validates one pattern: empty string if it compiles, else RE2's message.
+std::string pattern_error(const std::string& pattern);
+
+}  // namespace perfgate

@@ -1,0 +1,127 @@
+// The step-time rule's decision: significance and effect size decided apart, with the minimum
+// detectable change and the outlier steps in the reason. The samples are built so that the answer
+// follows from the arithmetic in each comment.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "gate/step_comparison.h"
+
+namespace perfgate {
+namespace {
+
+Rule step_rule(StepTest test = StepTest::RobustT) {
+  Rule r;
+  r.id = "regression.step-time";
+  r.metric = "steps.median_us";
+  r.compare_baseline = true;
+  r.better = Better::Lower;
+  r.warn_change = ChangeLimit{0.03, true, "+3%"};
+  r.fail_change = ChangeLimit{0.05, true, "+5%"};
+  r.test = test;
+  return r;
+}
+
+// 100 us steps with +-0.1% to +-0.2% jitter: a log-scale SD of 0.0016, so any change of 1% or more is
+// significant with 5 steps on each side.
+const std::vector<double> kBase = {99.8, 99.9, 100.0, 100.1, 100.2};
+
+std::vector<double> scaled(const std::vector<double>& v, double factor) {
+  std::vector<double> out;
+  for (double x : v) out.push_back(x * factor);
+  return out;
+}
+
+StepComparison compare(const std::vector<double>& now, const std::vector<double>& base,
+                       const Rule& rule = step_rule(), const std::vector<std::string>& names = {}) {
+  return compare_steps(rule, now, names, {base});
+}
+
+TEST(StepComparison, AClearChangeBeyondTheFailLimitFails) {
+  StepComparison c = compare(scaled(kBase, 1.10), kBase);
+  EXPECT_EQ(c.status, FindingStatus::Fail) << c.reason;
+  EXPECT_NEAR(c.test.ratio, 1.10, 1e-9);
+  EXPECT_EQ(c.test.method, "t-test-log");
+  EXPECT_LT(c.test.p_value, 1e-9);
+  ASSERT_TRUE(c.limit);
+  EXPECT_EQ(c.limit->text, "+5%");
+  EXPECT_NEAR(c.limit_value, 105, 1e-9);  // median 100 us, +5%
+}
+
+TEST(StepComparison, SignificantBetweenTheLimitsWarnsAndBelowThemPasses) {
+  StepComparison warn = compare(scaled(kBase, 1.04), kBase);
+  EXPECT_EQ(warn.status, FindingStatus::Warn) << warn.reason;
+  StepComparison small = compare(scaled(kBase, 1.01), kBase);
+  EXPECT_EQ(small.status, FindingStatus::Pass);
+  EXPECT_LT(small.test.p_value, 0.05);  // real, but within the limits
+  EXPECT_NE(small.reason.find("a significant change within the limits"), std::string::npos) << small.reason;
+}
+
+TEST(StepComparison, BeyondTheLimitWithoutSignificanceIsInconclusiveAndSaysWhatWouldTell) {
+  // Log SD of the baseline ~0.079: se = 0.079 sqrt(2/5) = 0.050, t = ln 1.08 / 0.050 = 1.54 with 8 df,
+  // p ~ 0.08: not significant, though the estimate +8% is beyond +5%.
+  std::vector<double> noisy = {100, 110, 90, 105, 95};
+  StepComparison c = compare(scaled(noisy, 1.08), noisy);
+  EXPECT_EQ(c.status, FindingStatus::Inconclusive) << c.reason;
+  EXPECT_GT(c.test.p_value, 0.05);
+  EXPECT_NE(c.reason.find("beyond the limit +5% but not significant"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("With 5 and 5 steps at"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("profile >= "), std::string::npos) << c.reason;
+  ASSERT_TRUE(c.test.mdc_pct && c.test.steps_needed);
+  EXPECT_GT(*c.test.mdc_pct, 8);  // it cannot see +8% reliably
+  EXPECT_GT(*c.test.steps_needed, 5u);
+}
+
+TEST(StepComparison, NoChangePassesAndStatesWhatItCouldSee) {
+  StepComparison c = compare(kBase, kBase);
+  EXPECT_EQ(c.status, FindingStatus::Pass);
+  EXPECT_NE(c.reason.find("no significant change"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("this comparison can see changes of about"), std::string::npos) << c.reason;
+  ASSERT_TRUE(c.test.noise_pct);
+  EXPECT_NEAR(*c.test.noise_pct, 0.158, 0.001);  // SD of ln(kBase) = 0.00158
+}
+
+TEST(StepComparison, TooFewStepsForTheRankTestSaySo) {
+  // Mann-Whitney with 3 against 3: the smallest p-value is 1 / C(6, 3) = 0.05, not below alpha.
+  StepComparison c = compare({110, 111, 112}, {100, 101, 102}, step_rule(StepTest::MannWhitney));
+  EXPECT_EQ(c.status, FindingStatus::Inconclusive);
+  EXPECT_NE(c.reason.find("too few steps"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("0.05"), std::string::npos) << c.reason;
+  // The t-test on the same steps sees the +10% (log SD 0.009, t ~ 13).
+  EXPECT_EQ(compare({110, 111, 112}, {100, 101, 102}).status, FindingStatus::Fail);
+  // One step cannot give its own noise.
+  StepComparison one = compare({110}, kBase);
+  EXPECT_EQ(one.status, FindingStatus::Inconclusive);
+  EXPECT_NE(one.reason.find("too few steps to compare: 1 in the run"), std::string::npos) << one.reason;
+}
+
+TEST(StepComparison, OutlierStepsAreSetAsideAndNamed) {
+  // A warm-up step twice as long as the others: set aside, and the other four show the +20%.
+  std::vector<double> now = {240, 120, 120.1, 119.9, 120.05};
+  std::vector<std::string> names = {"ProfilerStep#1", "ProfilerStep#2", "ProfilerStep#3", "ProfilerStep#4",
+                                    "ProfilerStep#5"};
+  StepComparison c = compare(now, kBase, step_rule(), names);
+  EXPECT_EQ(c.status, FindingStatus::Fail) << c.reason;
+  EXPECT_EQ(c.test.outlier_steps, std::vector<std::string>{"ProfilerStep#1"});
+  EXPECT_EQ(c.test.current_steps, 4u);
+  EXPECT_NE(c.reason.find("Outlier steps set aside: ProfilerStep#1 (0.24 ms)"), std::string::npos)
+      << c.reason;
+}
+
+TEST(StepComparison, SeveralBaselineRunsCarryTheirRunToRunNoise) {
+  // Three baseline runs 4% apart: the run-to-run noise makes a +5% run unremarkable.
+  std::vector<std::vector<double>> runs = {scaled(kBase, 0.96), kBase, scaled(kBase, 1.04)};
+  StepComparison c = compare_steps(step_rule(), scaled(kBase, 1.05), {}, runs);
+  EXPECT_NE(c.status, FindingStatus::Fail) << c.reason;
+  ASSERT_TRUE(c.test.run_noise_pct);
+  EXPECT_GT(*c.test.run_noise_pct, 3);
+  EXPECT_EQ(c.test.baseline_runs, 3u);
+  EXPECT_NE(c.reason.find("run-to-run noise"), std::string::npos) << c.reason;
+  // Three runs that agree: the same +5% fails.
+  std::vector<std::vector<double>> steady = {kBase, scaled(kBase, 1.001), scaled(kBase, 0.999)};
+  EXPECT_EQ(compare_steps(step_rule(), scaled(kBase, 1.06), {}, steady).status, FindingStatus::Fail);
+}
+
+}  // namespace
+}  // namespace perfgate
