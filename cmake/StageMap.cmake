@@ -10,24 +10,31 @@
 #   PRIVATE  the stages only its sources need
 # A stage may include its own headers, its PUBLIC and PRIVATE stages' headers and exports, and what
 # those stages make PUBLIC in turn. Data flows one way:
-#   load -> model -> analyse -> report model -> rules (read it, return findings) -> report model -> render
-set(PERFGATE_STAGES common assets model load analyse report_model baseline rules report history render cli)
+#   io -> load -> model -> analyse -> report model -> rules (read it, return findings) -> report model -> render
+set(PERFGATE_STAGES common assets io model load analyse report_model baseline rules report history render cli)
 
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
 # stage may use.
 set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h)
-set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/spill_arena.h common/binary_codec.h common/fixed_text.h)
+set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h)
 
 # The rule files and templates built into the binary.
 set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)
+
+# Files at the byte level: byte sources (a file read, mapped, inflated, read ahead), the input memory
+# limit, atomic and temporary output files, the spill file behind --max-memory.
+set(PERFGATE_STAGE_io_HEADERS io.h)
+set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/input_limit.h io/chunked_appender.h io/spill_arena.h
+    io/output_target.h io/temp_files.h)
+set(PERFGATE_STAGE_io_PUBLIC common)
 
 set(PERFGATE_STAGE_model_HEADERS profile.h)
 set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 set(PERFGATE_STAGE_load_HEADERS load.h)
-set(PERFGATE_STAGE_load_EXPORTS load/byte_source.h load/input_limit.h load/neuron/neuron_reader.h)
-set(PERFGATE_STAGE_load_PUBLIC model common)
+set(PERFGATE_STAGE_load_EXPORTS load/neuron/neuron_reader.h)
+set(PERFGATE_STAGE_load_PUBLIC io model common)
 
 set(PERFGATE_STAGE_analyse_HEADERS analysis.h tables.h)
 set(PERFGATE_STAGE_analyse_EXPORTS analyse/pattern_set.h analyse/metric_values.h)
@@ -38,11 +45,11 @@ set(PERFGATE_STAGE_report_model_HEADERS report.h trend.h)
 set(PERFGATE_STAGE_report_model_EXPORTS report_model/table_limits.h)
 set(PERFGATE_STAGE_report_model_PUBLIC common)
 
-# A previous report read back (with the loader's byte sources and memory limit) and the deltas.
+# A previous report read back (with io's byte sources and memory limit) and the deltas.
 set(PERFGATE_STAGE_baseline_HEADERS baseline.h)
 set(PERFGATE_STAGE_baseline_EXPORTS baseline/baseline_checks.h)
 set(PERFGATE_STAGE_baseline_PUBLIC report_model common)
-set(PERFGATE_STAGE_baseline_PRIVATE load)
+set(PERFGATE_STAGE_baseline_PRIVATE io)
 
 # Rule files, expressions, evaluation: findings and a verdict from the report model's metrics and
 # tables (and the baseline's), returned to the report stage. A rule file's `see:` and `offenders:`
@@ -60,9 +67,9 @@ set(PERFGATE_STAGE_history_HEADERS history.h)
 set(PERFGATE_STAGE_history_PUBLIC baseline rules report_model common)
 
 set(PERFGATE_STAGE_render_HEADERS render.h)
-set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h render/output_target.h render/temp_files.h)
+set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h)
 set(PERFGATE_STAGE_render_PUBLIC report_model common)
-set(PERFGATE_STAGE_render_PRIVATE assets)
+set(PERFGATE_STAGE_render_PRIVATE io assets)
 
 # The command line: the only stage that wires the others together.
-set(PERFGATE_STAGE_cli_PUBLIC common model load analyse report_model baseline rules report history render)
+set(PERFGATE_STAGE_cli_PUBLIC common io model load analyse report_model baseline rules report history render)

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "perfgate/io.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {
@@ -36,25 +37,6 @@ struct InputFile {
   // not a profile is skipped with a warning; one named itself is an error.
   std::string folder;
 };
-
-// The most memory one input (a trace, a baseline report) may make perfgate hold: the records,
-// names and tables kept from it, as counted while it is read. A hostile or corrupt file (a gzip
-// bomb of events) stops there with an input error instead of taking the machine's memory. 4 GiB is
-// far above real traces (the model holds 0.17 to 0.4 times a trace's JSON) and well below a CI
-// runner's memory. 0: no limit. docs/formats.md#memory-limits.
-inline constexpr std::uint64_t kDefaultMaxInputMemory = std::uint64_t{4} << 30;
-inline constexpr const char* kMaxInputMemoryVariable = "PERFGATE_MAX_INPUT_MEMORY";
-
-// "4G", "512MiB", "1.5G", "100k" or a number of bytes; K, M, G and T are powers of 1024 (an "i"
-// and a "B" may follow). Empty when malformed or beyond 2^64.
-std::optional<std::uint64_t> parse_byte_size(std::string_view text);
-// "4 GiB", "1.5 GiB", "1000 bytes": a limit as messages show it.
-std::string byte_size_text(std::uint64_t bytes);
-// PERFGATE_MAX_INPUT_MEMORY where set, else kDefaultMaxInputMemory. Throws ConfigError naming the
-// variable when its value is not a size.
-std::uint64_t max_input_memory_from_environment();
-// Why `path` is refused when holding it needs more than `limit` bytes.
-std::string input_memory_message(const std::string& path, std::uint64_t limit);
 
 // A file of a run folder left out because it is not a profile (NotAProfileError).
 struct SkippedInput {

@@ -12,7 +12,7 @@
 
 #include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 
 namespace perfgate {
 namespace {

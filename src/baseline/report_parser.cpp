@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "baseline/report_handler.h"
-#include "load/byte_source.h"
-#include "load/input_limit.h"
+#include "io/byte_source.h"
+#include "io/input_limit.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {

@@ -14,6 +14,7 @@
 #include "cli/pipeline.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 #include "perfgate/load.h"
 #include "perfgate/partial.h"
 #include "perfgate/render.h"

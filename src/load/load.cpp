@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "load/kineto/kineto_reader.h"
 #include "load/legacy/legacy_reader.h"
 #include "load/neuron/neuron_reader.h"

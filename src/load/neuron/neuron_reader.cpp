@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/neuron/profile_builder.h"
 #include "load/neuron/row_handler.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "perfgate/load.h"
 #include "perfgate/profile.h"
 

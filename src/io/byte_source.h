@@ -46,7 +46,7 @@ class FileSource : public ByteSource {
   std::uint64_t consumed_ = 0;
 };
 
-// A plain file mapped read-only (a MappedFile, src/load/mapped_file.cpp), or a FileSource where it
+// A plain file mapped read-only (a MappedFile, src/io/mapped_file.cpp), or a FileSource where it
 // cannot be mapped.
 std::unique_ptr<ByteSource> open_plain_file(const std::string& path);
 

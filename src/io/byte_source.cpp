@@ -1,4 +1,4 @@
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {
