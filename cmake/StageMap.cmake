@@ -21,11 +21,12 @@ set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_c
 # The rule files and templates built into the binary.
 set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)
 
-# Files at the byte level: byte sources (a file read, mapped, inflated, read ahead), the input memory
-# limit, atomic and temporary output files, the spill file behind --max-memory.
+# Files at the byte level: byte sources (a file read, mapped, inflated, read ahead), gzip in one
+# place, the input memory limit, atomic and temporary output files, the spill file behind
+# --max-memory, the name under which SQLite opens a file immutable.
 set(PERFGATE_STAGE_io_HEADERS io.h)
-set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/input_limit.h io/chunked_appender.h io/spill_arena.h
-    io/output_target.h io/temp_files.h)
+set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chunked_appender.h
+    io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h)
 set(PERFGATE_STAGE_io_PUBLIC common)
 
 set(PERFGATE_STAGE_model_HEADERS profile.h)
@@ -62,9 +63,11 @@ set(PERFGATE_STAGE_rules_PRIVATE report assets)
 # findings put in (the pipeline hands the findings over: the report stage never runs the rules).
 set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
+set(PERFGATE_STAGE_report_PRIVATE io)
 
 set(PERFGATE_STAGE_history_HEADERS history.h)
 set(PERFGATE_STAGE_history_PUBLIC baseline rules report_model common)
+set(PERFGATE_STAGE_history_PRIVATE io)
 
 set(PERFGATE_STAGE_render_HEADERS render.h)
 set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h)

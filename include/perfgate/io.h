@@ -38,4 +38,7 @@ void write_file_atomically(const std::string& path, const ContentProducer& produ
 // Appends `content` in one write (for files that others append to, like $GITHUB_STEP_SUMMARY).
 void append_to_file(const std::string& path, const std::string& content);
 
+// zlib's CRC-32 of `bytes` continued from `crc` (0 to start): an input's checksum.
+std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes);
+
 }  // namespace perfgate

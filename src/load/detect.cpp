@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "io/gzip.h"
 #include "load/legacy/legacy_reader.h"
 #include "load/neuron/neuron_reader.h"
 #include "perfgate/errors.h"
@@ -45,9 +46,7 @@ InputFormat detect_format(const std::string& path) {
   if (n == 0) throw InputError(fmt::format("{}: empty file (0 bytes)", path));
 
   std::string_view bytes(head, static_cast<std::size_t>(n));
-  if (bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-      static_cast<unsigned char>(bytes[1]) == 0x8b)
-    return InputFormat::KinetoJsonGzip;
+  if (is_gzip(bytes)) return InputFormat::KinetoJsonGzip;
   if (bytes.starts_with(std::string_view("SQLite format 3\0", 16))) return InputFormat::NsysSqlite;
   if (bytes.starts_with("\xEF\xBB\xBF")) bytes.remove_prefix(3);  // UTF-8 byte order mark
   std::size_t first = bytes.find_first_not_of(" \t\r\n");

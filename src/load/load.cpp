@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "io/byte_source.h"
+#include "io/gzip.h"
 #include "load/kineto/kineto_reader.h"
 #include "load/legacy/legacy_reader.h"
 #include "load/neuron/neuron_reader.h"
@@ -197,10 +197,7 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
   // thread that cuts them (into the buffer it cuts, with no copy) while the others parse; a
   // one-thread read inflates ahead on a thread of its own.
   auto open = [&]() -> std::unique_ptr<ByteSource> {
-    if (!gzip) return open_plain_file(input.path);
-    auto file = std::make_unique<FileSource>(input.path);
-    if (threads > 1) return make_gzip_source(std::move(file));
-    return make_prefetch_source(make_gzip_source(std::move(file)));
+    return gzip ? open_gzip_file(input.path, threads <= 1) : open_plain_file(input.path);
   };
   Profile profile = kineto::read_trace(open, input.path, on_progress,
                                        {.driver_calls = options.read_driver_calls,
