@@ -23,10 +23,11 @@ set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)
 
 # Files at the byte level: byte sources (a file read, mapped, inflated, read ahead), gzip in one
 # place, the input memory limit, atomic and temporary output files, the spill file behind
-# --max-memory, the name under which SQLite opens a file immutable.
+# --max-memory, the name under which SQLite opens a file immutable, and the streaming JSON handlers'
+# base (the readers' and the baseline report's).
 set(PERFGATE_STAGE_io_HEADERS io.h)
 set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chunked_appender.h
-    io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h)
+    io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h io/json_handler.h)
 set(PERFGATE_STAGE_io_PUBLIC common)
 
 set(PERFGATE_STAGE_model_HEADERS profile.h)
