@@ -12,6 +12,7 @@
 #include "load/neuron/row_handler.h"
 #include "load/neuron/text_filter.h"
 #include "perfgate/errors.h"
+#include "perfgate/load.h"
 
 namespace perfgate::neuron {
 namespace {
