@@ -10,18 +10,27 @@
 #   PRIVATE  the stages only its sources need
 # A stage may include its own headers, its PUBLIC and PRIVATE stages' headers and exports, and what
 # those stages make PUBLIC in turn. Data flows one way:
-#   load -> model -> analyse -> report model -> gate (reads it, returns findings) -> report -> render
+#   io -> load -> model -> analyse -> report model -> gate (reads it, returns findings) -> report -> render
 # with the knowledge (the classification the rule files hold) below the loader and the analyses.
-set(PERFGATE_STAGES common assets model knowledge load analyse report_model baseline gate report history render cli)
+set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history render cli)
 
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
 # stage may use. And the names the analyses and the report model share, declared once below both:
 # the parts of the step-time splits, the row of GPU work no op launched, the timeline's lanes.
 set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h step_time_split.h table_codes.h)
-set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/spill_arena.h common/binary_codec.h common/fixed_text.h)
+set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h)
 
 # The rule files and templates built into the binary.
 set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)
+
+# Files at the byte level: byte sources (a file read, mapped, inflated, read ahead), gzip in one
+# place, the input memory limit, atomic and temporary output files, the spill file behind
+# --max-memory, the name under which SQLite opens a file immutable, and the streaming JSON handlers'
+# base (the readers' and the baseline report's).
+set(PERFGATE_STAGE_io_HEADERS io.h)
+set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chunked_appender.h
+    io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h io/json_handler.h)
+set(PERFGATE_STAGE_io_PUBLIC common)
 
 set(PERFGATE_STAGE_model_HEADERS profile.h)
 set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
@@ -35,8 +44,8 @@ set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_chec
 set(PERFGATE_STAGE_knowledge_PUBLIC common)
 
 set(PERFGATE_STAGE_load_HEADERS load.h)
-set(PERFGATE_STAGE_load_EXPORTS load/byte_source.h load/input_limit.h load/neuron/neuron_reader.h)
-set(PERFGATE_STAGE_load_PUBLIC model knowledge common)
+set(PERFGATE_STAGE_load_EXPORTS load/neuron/neuron_reader.h)
+set(PERFGATE_STAGE_load_PUBLIC io model knowledge common)
 
 # The analyses, a folder per family (steps, timeline, ops, gpu, communication, critical_path,
 # memory, neuron, run), each with its results' header; analyse/worker_analysis.h gathers them.
@@ -54,11 +63,11 @@ set(PERFGATE_STAGE_report_model_HEADERS report.h trend.h)
 set(PERFGATE_STAGE_report_model_EXPORTS report_model/table_limits.h)
 set(PERFGATE_STAGE_report_model_PUBLIC common)
 
-# A previous report read back (with the loader's byte sources and memory limit) and the deltas.
+# A previous report read back (with io's byte sources and memory limit) and the deltas.
 set(PERFGATE_STAGE_baseline_HEADERS baseline.h)
 set(PERFGATE_STAGE_baseline_EXPORTS baseline/baseline_checks.h)
 set(PERFGATE_STAGE_baseline_PUBLIC report_model common)
-set(PERFGATE_STAGE_baseline_PRIVATE load)
+set(PERFGATE_STAGE_baseline_PRIVATE io)
 
 # The gate: rule files (their format: extends, overrides; the classification sections are read by
 # the knowledge stage), expressions, evaluation, baseline comparisons, verdicts, the rules snapshot.
@@ -74,14 +83,16 @@ set(PERFGATE_STAGE_gate_PRIVATE assets)
 # never runs the gate).
 set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
+set(PERFGATE_STAGE_report_PRIVATE io)
 
 set(PERFGATE_STAGE_history_HEADERS history.h)
 set(PERFGATE_STAGE_history_PUBLIC baseline gate report_model common)
+set(PERFGATE_STAGE_history_PRIVATE io)
 
 set(PERFGATE_STAGE_render_HEADERS render.h)
-set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h render/output_target.h render/temp_files.h)
+set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h)
 set(PERFGATE_STAGE_render_PUBLIC report_model common)
-set(PERFGATE_STAGE_render_PRIVATE assets)
+set(PERFGATE_STAGE_render_PRIVATE io assets)
 
 # The command line: the only stage that wires the others together.
-set(PERFGATE_STAGE_cli_PUBLIC common model knowledge load analyse report_model baseline gate report history render)
+set(PERFGATE_STAGE_cli_PUBLIC common io model knowledge load analyse report_model baseline gate report history render)

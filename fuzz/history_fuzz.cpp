@@ -178,10 +178,9 @@ const ReportModel& small_report() {
         R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]})";
     std::string path = write_input(reinterpret_cast<const std::uint8_t*>(trace),
                                    std::char_traits<char>::length(trace), ".json");
-    std::vector<InputFile> inputs = resolve_inputs({path});
     const RuleSet& rules = default_rules();
-    RunAnalysis analysis = cli::load_and_analyse(inputs, {}, rules.classification, {});
-    return build_report(cli::report_inputs(inputs), std::move(analysis), rules.sources, {});
+    cli::LoadedAnalysis run = cli::load_and_analyse({path}, {}, rules.classification, {});
+    return build_report(cli::report_inputs(run.inputs.kept), std::move(run.analysis), rules.sources, {});
   }();
   return report;
 }

@@ -4,15 +4,16 @@
 // bug.
 #include <cstdint>
 #include <memory>
+#include <string_view>
 
 #include "fuzz/fuzz_file.h"
-#include "load/byte_source.h"
+#include "io/gzip.h"
 #include "load/kineto/kineto_reader.h"
 #include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".json");
-  bool gzip = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+  bool gzip = perfgate::is_gzip(std::string_view(reinterpret_cast<const char*>(data), size));
   try {
     // A plain file is read as perfgate reads it: mapped, and parsed where it lies.
     std::unique_ptr<perfgate::ByteSource> source =

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "fuzz/fuzz_file.h"
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "load/neuron/neuron_reader.h"
 #include "perfgate/errors.h"
 

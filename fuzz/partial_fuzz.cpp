@@ -11,6 +11,7 @@
 
 #include "fuzz/fuzz_file.h"
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 #include "perfgate/partial.h"
 
 namespace {

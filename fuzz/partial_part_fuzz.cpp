@@ -16,6 +16,7 @@
 #include "cli/part_files.h"
 #include "fuzz/fuzz_file.h"
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 #include "perfgate/partial.h"
 
 namespace {

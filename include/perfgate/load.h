@@ -1,4 +1,5 @@
-// Loading profiles: files, gzip, run folders. Formats are detected by content, not by name.
+// Loading profiles: files, gzip, run folders. Formats are detected by content, not by name: each
+// format has a reader (src/load/reader.h), and the one most sure of a file's first bytes reads it.
 #pragma once
 
 #include <cstddef>
@@ -9,52 +10,25 @@
 #include <string_view>
 #include <vector>
 
+#include "perfgate/io.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {
 
-enum class InputFormat {
-  KinetoJson,
-  KinetoJsonGzip,
-  NsysSqlite,
-  NeuronJson,
-  NeuronSummaryJson,
-  LegacyJson,  // PyTorch's legacy autograd-profiler trace (a build without Kineto)
-  Unknown
-};
-const char* format_name(InputFormat format);
-
-// Reads the first bytes of `path`. Throws InputError for an unreadable or empty file.
-InputFormat detect_format(const std::string& path);
+// The format of `path` from its first bytes: the name of the reader that reads it ("kineto-json",
+// "kineto-json.gz", "pytorch-legacy-json", "nsys-sqlite", "neuron-json", "neuron-summary-json"),
+// empty when no reader knows it. Throws InputError for an unreadable or empty file.
+std::string detect_format(const std::string& path);
 
 struct InputFile {
   std::string path;
   std::uint64_t bytes = 0;
-  InputFormat format = InputFormat::Unknown;
+  std::string format;  // detect_format's name
   std::string worker;
   // The run folder the file was found in; empty when it was named itself. A folder's file that is
   // not a profile is skipped with a warning; one named itself is an error.
   std::string folder;
 };
-
-// The most memory one input (a trace, a baseline report) may make perfgate hold: the records,
-// names and tables kept from it, as counted while it is read. A hostile or corrupt file (a gzip
-// bomb of events) stops there with an input error instead of taking the machine's memory. 4 GiB is
-// far above real traces (the model holds 0.17 to 0.4 times a trace's JSON) and well below a CI
-// runner's memory. 0: no limit. docs/formats.md#memory-limits.
-inline constexpr std::uint64_t kDefaultMaxInputMemory = std::uint64_t{4} << 30;
-inline constexpr const char* kMaxInputMemoryVariable = "PERFGATE_MAX_INPUT_MEMORY";
-
-// "4G", "512MiB", "1.5G", "100k" or a number of bytes; K, M, G and T are powers of 1024 (an "i"
-// and a "B" may follow). Empty when malformed or beyond 2^64.
-std::optional<std::uint64_t> parse_byte_size(std::string_view text);
-// "4 GiB", "1.5 GiB", "1000 bytes": a limit as messages show it.
-std::string byte_size_text(std::uint64_t bytes);
-// PERFGATE_MAX_INPUT_MEMORY where set, else kDefaultMaxInputMemory. Throws ConfigError naming the
-// variable when its value is not a size.
-std::uint64_t max_input_memory_from_environment();
-// Why `path` is refused when holding it needs more than `limit` bytes.
-std::string input_memory_message(const std::string& path, std::uint64_t limit);
 
 // A file of a run folder left out because it is not a profile (NotAProfileError).
 struct SkippedInput {
@@ -63,16 +37,9 @@ struct SkippedInput {
 };
 // The warning a report shows for it: "skipped FILE: why".
 std::string skipped_warning(const SkippedInput& skipped);
-// The warnings of a run's skipped inputs: one per file, and one per rank whose file was skipped
-// (profile_rank_<i>.json): that rank is missing from the run.
-std::vector<std::string> skipped_warnings(const std::vector<InputFile>& inputs,
-                                          const std::vector<SkippedInput>& skipped);
 // The rank a distributed job's file name states: profile_rank_<i>.json (neuron-profile capture's
 // names), or any name with rank_<digits>; empty when none.
 std::optional<std::int64_t> rank_from_file_name(const std::string& path);
-// The inputs less the skipped ones.
-std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
-                                   const std::vector<SkippedInput>& skipped);
 
 struct LoadOptions {
   // Called from loading threads with the bytes read so far and the total, across all inputs.
@@ -82,13 +49,6 @@ struct LoadOptions {
   // classification (Classification::count_driver_api_calls); the TensorBoard plugin reads none.
   bool read_driver_calls = true;
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
-};
-
-struct LoadedRun {
-  std::vector<InputFile> inputs;     // the files loaded, skipped ones left out
-  std::vector<std::string> skipped;  // a warning for each file of a folder that is not a profile
-  // One per input trace, in input order; an nsys export adds one per process with GPU work.
-  std::vector<Profile> workers;
 };
 
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).
@@ -102,20 +62,46 @@ bool natural_path_less(const std::string& a, const std::string& b);
 // index of its file in the inputs. The workers of one input arrive in order, one at a time.
 using WorkerSink = std::function<void(std::size_t input, Profile&& worker)>;
 
-// Loads the inputs in parallel and hands every worker to `sink`, which may analyse it and let it
-// go: only the workers being loaded are then in memory at once. Throws InputError (file and
-// cause) for the first input, in input order, that failed; an exception from `sink` likewise.
-// A file of a run folder that is not a profile is skipped, not an error, unless its folder holds no
-// profile at all: the skipped files are returned, in input order.
-std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
-                                    const WorkerSink& sink);
+// What a streaming load_run tells its caller, and asks of it.
+struct RunSink {
+  // Chooses the inputs to read among those found, in their order (a slice of a run); unset: all.
+  std::function<std::vector<InputFile>(std::vector<InputFile> found)> choose;
+  // Told the inputs to be read before any is (unset: not told).
+  std::function<void(const std::vector<InputFile>& inputs)> start;
+  // Each worker as soon as it is loaded (may analyse it and let it go).
+  WorkerSink worker;
+};
+
+// The inputs of a run, as load_run read them.
+struct RunInputs {
+  std::vector<InputFile> inputs;      // every input read, in order: a worker's `input` indexes these
+  std::vector<SkippedInput> skipped;  // those of a run folder that were not profiles, in input order
+  std::vector<InputFile> kept;        // the inputs less the skipped ones
+  // A warning per skipped file ("skipped FILE: why"), then one per rank whose file was skipped
+  // (profile_rank_<i>.json): that rank is missing from the run.
+  std::vector<std::string> warnings;
+};
+
+// The one call that loads a run: resolves `paths` (files and run folders), reads the inputs in
+// parallel and hands every worker to `sink` as it is loaded, so that only the workers being loaded
+// are in memory at once. A file of a run folder that is not a profile is skipped, not an error,
+// unless its folder holds no profile at all. Throws InputError (file and cause) for a path that is
+// no input, or for the first input, in input order, that failed; an exception from the sink
+// likewise.
+RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink);
+
+struct LoadedRun {
+  std::vector<InputFile> inputs;     // the files loaded, skipped ones left out
+  std::vector<std::string> skipped;  // RunInputs::warnings
+  // One per input trace, in input order; an nsys export adds one per process with GPU work.
+  std::vector<Profile> workers;
+};
+// Every worker of every input, held at once (tests and small runs).
+LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
 // Threads each input gets when `inputs` are loaded with these options: one thread per input while
 // there are more inputs than cores, and the cores left over shared among the inputs.
 unsigned threads_per_input(const LoadOptions& options, std::size_t inputs);
-
-// Every worker of every input, held at once (tests and small runs).
-LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
 // The graph-capture traces of a --graph-capture FILE or FOLDER: a folder with an execution_details.json
 // (vLLM, SGLang) gives the files it lists, another folder its trace files. Throws InputError for an

@@ -72,8 +72,6 @@ void verify_partial_checksum(const PartialHeader& header, std::uint32_t crc32_wi
 inline constexpr std::size_t kPartialCheckLineBytes = 15;
 // Whether a file's first bytes are a partial report's.
 bool starts_like_partial(std::string_view head);
-// zlib's CRC-32 of `bytes` continued from `crc` (0 to start): an input's checksum.
-std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes);
 // The digest a partial records for a rule set, from its fingerprint (rule_set_fingerprint, rules.h).
 std::string rules_digest(std::string_view rule_set_fingerprint);
 

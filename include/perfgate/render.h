@@ -77,13 +77,4 @@ std::string render_trend_html(const TrendReport& trend);
 std::string render_trend_markdown(const TrendReport& trend);
 std::string render_trend_terminal(const TrendReport& trend);
 
-// Writes `content` to `path` through a temporary file in the same folder and a rename, so a
-// reader never sees half a file. Throws OutputError naming the path.
-void write_file_atomically(const std::string& path, const std::string& content);
-// The same, with the content produced in pieces: `produce` calls its argument with each.
-using ContentProducer = std::function<void(const std::function<void(std::string_view)>& write)>;
-void write_file_atomically(const std::string& path, const ContentProducer& produce);
-// Appends `content` in one write (for files that others append to, like $GITHUB_STEP_SUMMARY).
-void append_to_file(const std::string& path, const std::string& content);
-
 }  // namespace perfgate

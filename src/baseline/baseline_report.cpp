@@ -1,8 +1,6 @@
 // Reads a previous JSON report as the baseline: the fields the gate compares, streamed from the
 // file (report_parser.h), checked here in the order of their messages; gzip-compressed reports are
 // read the same way.
-#include <zlib.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -12,7 +10,8 @@
 
 #include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
-#include "load/input_limit.h"
+#include "io/gzip.h"
+#include "io/input_limit.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 
@@ -25,13 +24,6 @@ constexpr std::string_view kSchemaPrefix = "perfgate-report/";
 // where it was (src/render/json_report.cpp), so both read alike.
 constexpr std::string_view kReadableSchemas[] = {"perfgate-report/1", kReportSchema};
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, as some editors save
-
-struct GzFile {
-  gzFile f;
-  ~GzFile() {
-    if (f) gzclose(f);
-  }
-};
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
   throw InputError(fmt::format("{}: not a usable perfgate report: {}", path, what));
@@ -144,12 +136,16 @@ bool is_report_file(const std::string& path) {
   // Opening a FIFO would block: anything but a regular file is left to the trace loader to refuse.
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
-  GzFile in{gzopen(path.c_str(), "rb")};
-  if (!in.f) return false;
   char head[256];
-  int n = gzread(in.f, head, sizeof head);
-  if (n <= 0) return false;
-  std::string_view text(head, static_cast<std::size_t>(n));
+  std::size_t n = 0;
+  try {
+    std::unique_ptr<ByteSource> in = open_maybe_gzip_file(path);
+    n = read_fully(*in, head, sizeof head);
+  } catch (const InputError&) {
+    return false;  // unreadable, or gzip that does not inflate
+  }
+  if (n == 0) return false;
+  std::string_view text(head, n);
   if (text.starts_with(kBom)) text.remove_prefix(kBom.size());
   std::size_t schema = text.find("\"schema\"");
   return schema != std::string_view::npos && text.find(kSchemaPrefix, schema) != std::string_view::npos &&

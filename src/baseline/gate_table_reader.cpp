@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 
 namespace perfgate {
 namespace {
@@ -60,7 +60,7 @@ void GateTableReader::column(bool is_object) {
   ++columns_seen_;
 }
 
-void GateTableReader::column_name(const JsonScalar* name) {
+void GateTableReader::column_name(const ReportScalar* name) {
   if (name && name->kind == JsonKind::String)
     column_name_ = std::string(name->text);
   else
@@ -82,7 +82,7 @@ void GateTableReader::row(bool is_array) {
 }
 
 // A table cell as the report model holds it (ReportCell): an integer within int64 stays one.
-ReportCell GateTableReader::cell_of(const JsonScalar* v) {
+ReportCell GateTableReader::cell_of(const ReportScalar* v) {
   if (!v) return std::monostate{};
   switch (v->kind) {
     case JsonKind::String:
@@ -96,7 +96,7 @@ ReportCell GateTableReader::cell_of(const JsonScalar* v) {
   }
 }
 
-void GateTableReader::cell(const JsonScalar* value) {
+void GateTableReader::cell(const ReportScalar* value) {
   std::size_t index = cell_++;
   auto gate = std::find(gate_index_.begin(), gate_index_.end(), std::optional<std::size_t>(index));
   if (columns_known_ && gate == gate_index_.end()) return;

@@ -28,8 +28,8 @@ class KeptBytes {
   std::uint64_t held_ = 0;
 };
 
-// A scalar of the document as the readers take it.
-struct JsonScalar {
+// A scalar of the report as the gate reads it.
+struct ReportScalar {
   JsonKind kind = JsonKind::Null;
   std::string_view text;                // a string's
   double number = 0;                    // a number's (a flag: 1 or 0)
@@ -48,17 +48,17 @@ class GateTableReader {
   // An entry of "columns": an object is read on (its "name", then end_column); others are only
   // counted as columns that are not objects.
   void column(bool is_object);
-  void column_name(const JsonScalar* name);  // nullptr: a container
+  void column_name(const ReportScalar* name);  // nullptr: a container
   void end_column();
   void columns_end() { columns_known_ = true; }
   // An entry of "rows": an array is read on (its cells, then end_row).
   void row(bool is_array);
-  void cell(const JsonScalar* value);  // nullptr: a container, a cell with no value
+  void cell(const ReportScalar* value);  // nullptr: a container, a cell with no value
   void end_row();
   void end();
 
  private:
-  static ReportCell cell_of(const JsonScalar* value);
+  static ReportCell cell_of(const ReportScalar* value);
 
   KeptBytes& kept_;
   ReportTableFields* fields_ = nullptr;

@@ -89,7 +89,7 @@ ReportHandler::Slot ReportHandler::slot_in_table() const {
   }
 }
 
-bool ReportHandler::open(bool array) {
+bool ReportHandler::open(bool array, error_code&) {
   if (skip_depth_ > 0) {
     ++skip_depth_;
     return true;
@@ -242,7 +242,7 @@ void ReportHandler::open_in_table(bool array, Slot s) {
     skip_depth_ = 1;
 }
 
-bool ReportHandler::close() {
+bool ReportHandler::close(bool, error_code&) {
   if (skip_depth_ > 0) {
     --skip_depth_;
     return true;
@@ -272,61 +272,27 @@ bool ReportHandler::close() {
   return true;
 }
 
-bool ReportHandler::on_key_part(string_view s, std::size_t, error_code&) {
-  if (skip_depth_ == 0) parts_.append(s.data(), s.size());
-  return true;
-}
-
-bool ReportHandler::on_key(string_view s, std::size_t, error_code&) {
-  if (skip_depth_ > 0) return true;
-  if (parts_.empty()) {
-    key_.assign(s.data(), s.size());
-  } else {
-    parts_.append(s.data(), s.size());
-    key_.swap(parts_);
-    parts_.clear();
+// As the gate reads it: a number, its value (and its integer, where written as one within int64); a
+// flag, 1 or 0.
+bool ReportHandler::scalar(const JsonScalar& v, error_code&) {
+  switch (v.kind) {
+    case JsonScalar::Kind::String:
+      return value({JsonKind::String, v.text, 0, std::nullopt});
+    case JsonScalar::Kind::Int:
+      return value({JsonKind::Number, {}, static_cast<double>(v.i), v.i});
+    case JsonScalar::Kind::UInt:
+      return value({JsonKind::Number, {}, static_cast<double>(v.u), std::nullopt});
+    case JsonScalar::Kind::Double:
+      return value({JsonKind::Number, {}, v.d, std::nullopt});
+    case JsonScalar::Kind::Bool:
+      return value({JsonKind::Bool, {}, v.b ? 1.0 : 0.0, std::nullopt});
+    case JsonScalar::Kind::Null:
+      break;
   }
-  return true;
+  return value({JsonKind::Null, {}, 0, std::nullopt});
 }
 
-bool ReportHandler::on_string_part(string_view s, std::size_t, error_code&) {
-  if (skip_depth_ == 0) parts_.append(s.data(), s.size());
-  return true;
-}
-
-bool ReportHandler::on_string(string_view s, std::size_t, error_code&) {
-  if (skip_depth_ > 0) return true;
-  std::string_view text(s.data(), s.size());
-  if (!parts_.empty()) {
-    parts_.append(text);
-    text = parts_;
-  }
-  bool ok = scalar({JsonKind::String, text, 0, std::nullopt});
-  parts_.clear();
-  return ok;
-}
-
-bool ReportHandler::on_int64(std::int64_t v, string_view, error_code&) {
-  return skip_depth_ > 0 || scalar({JsonKind::Number, {}, static_cast<double>(v), v});
-}
-
-bool ReportHandler::on_uint64(std::uint64_t v, string_view, error_code&) {
-  return skip_depth_ > 0 || scalar({JsonKind::Number, {}, static_cast<double>(v), std::nullopt});
-}
-
-bool ReportHandler::on_double(double v, string_view, error_code&) {
-  return skip_depth_ > 0 || scalar({JsonKind::Number, {}, v, std::nullopt});
-}
-
-bool ReportHandler::on_bool(bool v, error_code&) {
-  return skip_depth_ > 0 || scalar({JsonKind::Bool, {}, v ? 1.0 : 0.0, std::nullopt});
-}
-
-bool ReportHandler::on_null(error_code&) {
-  return skip_depth_ > 0 || scalar({JsonKind::Null, {}, 0, std::nullopt});
-}
-
-bool ReportHandler::scalar(const Scalar& v) {
+bool ReportHandler::value(const Scalar& v) {
   auto text = [&](KeptString& field) {
     kept_.add(v.text.size());
     field = {v.kind, std::string(v.text)};

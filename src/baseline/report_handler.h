@@ -4,8 +4,6 @@
 // the last value wins.
 #pragma once
 
-#include <boost/json/basic_parser.hpp>
-
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -15,16 +13,12 @@
 
 #include "baseline/gate_table_reader.h"
 #include "baseline/report_parser.h"
+#include "io/json_handler.h"
 
 namespace perfgate {
 
-class ReportHandler {
+class ReportHandler : public ScalarJsonHandler<ReportHandler> {
  public:
-  using error_code = boost::system::error_code;
-  using string_view = boost::json::string_view;
-
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
   static constexpr std::size_t max_key_size = std::size_t{1} << 20;
   static constexpr std::size_t max_string_size = std::size_t{64} << 20;
 
@@ -32,26 +26,8 @@ class ReportHandler {
   ReportHandler(ReportFields& out, std::string path, std::uint64_t max_memory)
       : out_(out), kept_(std::move(path), max_memory), table_(kept_) {}
 
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
-  bool on_object_begin(error_code&) { return open(false); }
-  bool on_object_end(std::size_t, error_code&) { return close(); }
-  bool on_array_begin(error_code&) { return open(true); }
-  bool on_array_end(std::size_t, error_code&) { return close(); }
-  bool on_key_part(string_view s, std::size_t, error_code&);
-  bool on_key(string_view s, std::size_t, error_code&);
-  bool on_string_part(string_view s, std::size_t, error_code&);
-  bool on_string(string_view s, std::size_t, error_code&);
-  bool on_number_part(string_view, error_code&) { return true; }
-  bool on_int64(std::int64_t v, string_view, error_code&);
-  bool on_uint64(std::uint64_t v, string_view, error_code&);
-  bool on_double(double v, string_view, error_code&);
-  bool on_bool(bool v, error_code&);
-  bool on_null(error_code&);
-  bool on_comment_part(string_view, error_code&) { return true; }
-  bool on_comment(string_view, error_code&) { return true; }
-
  private:
+  friend ScalarJsonHandler<ReportHandler>;
   // Where a value goes, from the container it is in and its key; also the containers kept.
   enum class Slot : unsigned char {
     Skip,
@@ -90,14 +66,22 @@ class ReportHandler {
     Cell
   };
 
-  using Scalar = JsonScalar;
+  using Scalar = ReportScalar;
+
+  // ScalarJsonHandler's: inside a skipped value nothing but its depth is followed.
+  bool skipping() const { return skip_depth_ > 0; }
+  bool open(bool array, error_code&);
+  bool close(bool array, error_code&);
+  bool key(std::string_view key, error_code&) {
+    key_.assign(key);
+    return true;
+  }
+  bool scalar(const JsonScalar& v, error_code&);
 
   Slot slot() const;
   Slot slot_in_table() const;
-  bool open(bool array);
   void open_in_table(bool array, Slot slot);
-  bool close();
-  bool scalar(const Scalar& v);
+  bool value(const Scalar& v);
   void scalar_in_table(Slot slot, const Scalar& v);
   void begin_table(std::vector<std::pair<std::string, ReportTableFields>>& tables, std::string_view name);
   static void erase_table(std::vector<std::pair<std::string, ReportTableFields>>& tables,
@@ -112,8 +96,7 @@ class ReportHandler {
   GateTableReader table_;     // the table being read (tables do not nest)
   std::vector<Slot> frames_;  // the containers kept, outermost first
   std::uint64_t skip_depth_ = 0;
-  std::string key_;    // the key whose value comes next
-  std::string parts_;  // a key or a string arriving in parts
+  std::string key_;  // the key whose value comes next
   std::unordered_map<std::string, std::size_t> metric_index_;
   std::optional<double> step_duration_;
   bool step_in_window_ = true;

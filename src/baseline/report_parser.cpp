@@ -9,25 +9,14 @@
 #include <fmt/format.h>
 
 #include "baseline/report_handler.h"
-#include "load/byte_source.h"
-#include "load/input_limit.h"
+#include "io/gzip.h"
+#include "io/input_limit.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {
 namespace {
 
 namespace json = boost::json;
-
-// The report's bytes, inflated as they are read when the file starts with gzip's magic.
-std::unique_ptr<ByteSource> open_report(const std::string& path) {
-  auto file = std::make_unique<FileSource>(path);
-  unsigned char magic[2] = {0, 0};
-  std::size_t got = file->read(reinterpret_cast<char*>(magic), 2);
-  bool gzip = got == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-  file = std::make_unique<FileSource>(path);  // from the start again
-  if (gzip) return make_gzip_source(std::move(file));
-  return file;
-}
 
 bool only_space(const char* data, std::size_t n) {
   return std::all_of(data, data + n, [](char c) { return std::isspace(static_cast<unsigned char>(c)); });
@@ -36,7 +25,7 @@ bool only_space(const char* data, std::size_t n) {
 }  // namespace
 
 ReportFields parse_report_file(const std::string& path, std::uint64_t max_text, std::uint64_t max_memory) {
-  std::unique_ptr<ByteSource> source = open_report(path);
+  std::unique_ptr<ByteSource> source = open_maybe_gzip_file(path);  // a .json.gz report too
   ReportFields out;
   json::basic_parser<ReportHandler> parser(json::parse_options{}, out, path, max_memory);
   std::vector<char> buffer(std::size_t{1} << 16);

@@ -159,14 +159,12 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
   load_options.progress = [progress](std::uint64_t done, std::uint64_t total) {
     if (total >= kProgressMinBytes) progress->update(done, total);
   };
-  std::vector<InputFile> inputs = resolve_inputs(paths);
-  std::vector<std::string> skipped;
-  RunAnalysis analysis = load_and_analyse(inputs, load_options, rules.classification, options, &skipped);
+  LoadedAnalysis run = load_and_analyse(paths, load_options, rules.classification, options);
   progress->finish();
   // A file of the run left out is said on stderr whatever the verbosity: -q prints nothing else,
   // and a gate that passes on fewer ranks than were given must not do so silently.
-  for (const std::string& w : skipped) std::cerr << "perfgate: warning: " << log_text(w) << '\n';
-  return build_report(report_inputs(inputs), std::move(analysis), rules.sources, options);
+  for (const std::string& w : run.inputs.warnings) std::cerr << "perfgate: warning: " << log_text(w) << '\n';
+  return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), rules.sources, options);
 }
 
 int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOptions& options,

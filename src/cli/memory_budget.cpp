@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "common/spill_arena.h"
+#include "io/spill_arena.h"
 #include "perfgate/errors.h"
-#include "perfgate/load.h"
+#include "perfgate/io.h"
 
 namespace perfgate::cli {
 namespace {

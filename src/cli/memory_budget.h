@@ -1,5 +1,5 @@
 // --max-memory and --spill-dir: the budget of anonymous memory a run may hold, past which large
-// blocks go to a temporary file (common/spill_arena.h, docs/performance.md).
+// blocks go to a temporary file (io/spill_arena.h, docs/performance.md).
 #pragma once
 
 #include <cstdint>

@@ -13,12 +13,13 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "io/output_target.h"
+#include "io/temp_files.h"
 #include "model/side_by_side.h"
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 #include "perfgate/render.h"
 #include "render/escape.h"
-#include "render/output_target.h"
-#include "render/temp_files.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate::cli {
@@ -267,7 +268,7 @@ void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
 bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a, unsigned threads) {
   std::vector<OutputTask> tasks = output_tasks(report, a);
   // Every file goes to a temporary name first; they replace the previous run's together at the end
-  // (render/temp_files.h), so that an interrupted run leaves the previous set or the new one.
+  // (io/temp_files.h), so that an interrupted run leaves the previous set or the new one.
   open_rename_batch();
   run_tasks(tasks, std::max(1u, threads));
   for (const OutputTask& task : tasks)

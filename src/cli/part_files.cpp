@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 
 namespace perfgate::cli {
 namespace {

@@ -14,6 +14,7 @@
 #include "cli/pipeline.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 #include "perfgate/load.h"
 #include "perfgate/partial.h"
 #include "perfgate/render.h"
@@ -221,19 +222,24 @@ void refuse_partial_reports(const std::vector<std::string>& paths) {
 int write_partial(const std::vector<std::string>& profiles, const Slice& slice, const std::string& out,
                   const RuleSet& rules, const AnalysisOptions& options, const GateArgs& a) {
   refuse_partial_reports(profiles);
-  std::vector<InputFile> inputs = resolve_inputs(profiles);
-  std::stable_sort(inputs.begin(), inputs.end(),
-                   [](const InputFile& x, const InputFile& y) { return natural_path_less(x.path, y.path); });
-  std::size_t n = inputs.size();
-  inputs = {inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index, slice.count)),
-            inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index + 1, slice.count))};
+  // The slice's share of the run's files, in the natural order of their paths.
+  auto choose_slice = [&](std::vector<InputFile> inputs) {
+    std::stable_sort(inputs.begin(), inputs.end(), [](const InputFile& x, const InputFile& y) {
+      return natural_path_less(x.path, y.path);
+    });
+    std::size_t n = inputs.size();
+    return std::vector<InputFile>(
+        inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index, slice.count)),
+        inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index + 1, slice.count)));
+  };
   LoadOptions load_options;
   load_options.read_driver_calls = rules.classification.count_driver_api_calls;
   load_options.max_threads = a.threads;
   load_options.max_input_memory = max_input_memory(a);
   RunCombiner run(options.detailed_workers);
-  std::vector<SkippedInput> skipped;
-  if (!inputs.empty()) skipped = load_into(run, inputs, load_options, rules.classification, options);
+  RunInputs read = load_into(run, profiles, load_options, rules.classification, options, choose_slice);
+  const std::vector<InputFile>& inputs = read.inputs;
+  const std::vector<SkippedInput>& skipped = read.skipped;
   PartialReport partial{.header = {}, .run = run.finish_partial()};
   partial.header.rules_digest = rules_digest(rule_set_fingerprint(rules));
   partial.header.slice_index = slice.index;
@@ -242,7 +248,7 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   std::size_t next_skipped = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const InputFile& f = inputs[i];
-    PartialInput p{{f.path, f.bytes, format_name(f.format), f.worker, f.folder}, file_crc32(f.path), ""};
+    PartialInput p{{f.path, f.bytes, f.format, f.worker, f.folder}, file_crc32(f.path), ""};
     if (next_skipped < skipped.size() && skipped[next_skipped].input == i)
       p.skipped = skipped_warning(skipped[next_skipped++]);
     partial.header.inputs.push_back(std::move(p));

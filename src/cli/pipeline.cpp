@@ -57,45 +57,51 @@ SharedAnalyser start_analyser(const Classification& classification, const Analys
 
 }  // namespace
 
-std::vector<SkippedInput> load_into(RunCombiner& run, const std::vector<InputFile>& inputs,
-                                    const LoadOptions& load_options, const Classification& classification,
-                                    const AnalysisOptions& options) {
-  // Each worker's analysis gets the threads its input was loaded with.
-  AnalysisOptions threaded = options;
-  threaded.threads = threads_per_input(load_options, inputs.size());
-  SharedAnalyser analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
-  std::vector<std::size_t> loaded(inputs.size());  // each slot: one loading thread
+RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, const LoadOptions& load_options,
+                    const Classification& classification, const AnalysisOptions& options,
+                    const std::function<std::vector<InputFile>(std::vector<InputFile>)>& choose) {
+  std::vector<std::string> input_paths;  // of the inputs read, by index
+  std::vector<std::size_t> loaded;       // workers per input so far; each slot: one loading thread
+  SharedAnalyser analyser;               // made once the inputs are known, unless there are none
+  RunSink sink;
+  sink.choose = choose;
+  sink.start = [&](const std::vector<InputFile>& inputs) {
+    for (const InputFile& i : inputs) input_paths.push_back(i.path);
+    loaded.assign(inputs.size(), 0);
+    if (inputs.empty()) return;
+    // Each worker's analysis gets the threads its input is loaded with.
+    AnalysisOptions threaded = options;
+    threaded.threads = threads_per_input(load_options, inputs.size());
+    analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
+  };
+  sink.worker = [&](std::size_t input, Profile&& worker) {
+    Profile profile = std::move(worker);  // freed when this returns
+    merge_captures(profile, input_paths[input], load_options, classification, options);
+    SharedAnalyser mine = analyser;  // each thread waits through its own copy
+    run.add({input, loaded[input]++}, (*mine.get())(profile));
+  };
   try {
-    return load_each(inputs, load_options, [&](std::size_t input, Profile&& worker) {
-      Profile profile = std::move(worker);  // freed when this returns
-      merge_captures(profile, inputs[input].path, load_options, classification, options);
-      SharedAnalyser mine = analyser;  // each thread waits through its own copy
-      run.add({input, loaded[input]++}, (*mine.get())(profile));
-    });
+    return load_run(paths, load_options, sink);
   } catch (...) {
-    analyser.get();  // a pattern that does not compile is reported first, as before any input is read
+    // A pattern that does not compile is reported first, as before any input is read.
+    if (analyser.valid()) analyser.get();
     throw;
   }
 }
 
-RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options,
-                             std::vector<std::string>* skipped_out) {
+LoadedAnalysis load_and_analyse(const std::vector<std::string>& paths, const LoadOptions& load_options,
+                                const Classification& classification, const AnalysisOptions& options) {
   RunCombiner run(options.detailed_workers);
-  std::vector<SkippedInput> skipped = load_into(run, inputs, load_options, classification, options);
+  RunInputs inputs = load_into(run, paths, load_options, classification, options);
   RunAnalysis analysis = run.finish();
-  std::vector<std::string> warnings = skipped_warnings(inputs, skipped);
-  if (skipped_out) *skipped_out = warnings;
-  analysis.warnings.insert(analysis.warnings.begin(), warnings.begin(), warnings.end());
-  inputs = kept_inputs(inputs, skipped);
-  return analysis;
+  analysis.warnings.insert(analysis.warnings.begin(), inputs.warnings.begin(), inputs.warnings.end());
+  return {std::move(analysis), std::move(inputs)};
 }
 
 std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs) {
   std::vector<ReportInput> out;
   out.reserve(inputs.size());
-  for (const InputFile& i : inputs)
-    out.push_back({i.path, i.bytes, format_name(i.format), i.worker, i.folder});
+  for (const InputFile& i : inputs) out.push_back({i.path, i.bytes, i.format, i.worker, i.folder});
   return out;
 }
 

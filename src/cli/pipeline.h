@@ -1,6 +1,8 @@
 // Load and analysis wired together so that a worker's events live only while it is analysed.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "perfgate/analysis_fwd.h"
@@ -25,20 +27,24 @@ RunAnalysis analyse_run(const LoadedRun& run, const Classification& classificati
 
 namespace perfgate::cli {
 
-// Loads the inputs and analyses each worker on its loading thread as soon as it is loaded, then
-// lets its events go: only the workers being loaded are in memory at once (a run folder of many
-// ranks, an export of many processes). Workers come out in input order. A file of a run folder
-// that is not a profile is removed from `inputs`, and the run warns that it was skipped (and that
-// its rank is missing, for a profile_rank_<i> file); `skipped_out` receives those warnings.
-RunAnalysis load_and_analyse(std::vector<InputFile>& inputs, const LoadOptions& load_options,
-                             const Classification& classification, const AnalysisOptions& options,
-                             std::vector<std::string>* skipped_out = nullptr);
+struct LoadedAnalysis {
+  RunAnalysis analysis;  // its warnings begin with the inputs' (RunInputs::warnings)
+  RunInputs inputs;
+};
 
-// The same, folding the workers into `run` (positions: each input's index in `inputs`); returns
-// the inputs skipped, as load_each does.
-std::vector<SkippedInput> load_into(RunCombiner& run, const std::vector<InputFile>& inputs,
-                                    const LoadOptions& load_options, const Classification& classification,
-                                    const AnalysisOptions& options);
+// Loads the run of `paths` (load_run) and analyses each worker on its loading thread as soon as it
+// is loaded, then lets its events go: only the workers being loaded are in memory at once (a run
+// folder of many ranks, an export of many processes). Workers come out in input order. A file of
+// a run folder that is not a profile is left out, and the run warns that it was skipped (and that
+// its rank is missing, for a profile_rank_<i> file).
+LoadedAnalysis load_and_analyse(const std::vector<std::string>& paths, const LoadOptions& load_options,
+                                const Classification& classification, const AnalysisOptions& options);
+
+// The same, folding the workers into `run` (positions: each input's index in RunInputs::inputs);
+// `choose` picks the inputs to read among those found (RunSink::choose; unset: all).
+RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, const LoadOptions& load_options,
+                    const Classification& classification, const AnalysisOptions& options,
+                    const std::function<std::vector<InputFile>(std::vector<InputFile>)>& choose = {});
 
 // The inputs as the report describes them.
 std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs);

@@ -1,10 +1,10 @@
 // The global operator new and delete of the perfgate executable: blocks of 1 MiB or more go to the
-// spill file when the process is over its --max-memory budget (common/spill_arena.h), everything
+// spill file when the process is over its --max-memory budget (io/spill_arena.h), everything
 // else to malloc. Linked into the executable only, so the library's users keep their own.
 #include <cstdlib>
 #include <new>
 
-#include "common/spill_arena.h"
+#include "io/spill_arena.h"
 
 namespace {
 

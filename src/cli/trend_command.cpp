@@ -10,6 +10,7 @@
 #include "cli/outputs.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
+#include "perfgate/io.h"
 #include "perfgate/render.h"
 #include "perfgate/rules.h"
 #include "perfgate/trend.h"

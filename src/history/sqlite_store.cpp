@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "history/connections.h"
+#include "io/sqlite_uri.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::history {
@@ -37,18 +38,6 @@ using StatementHandle = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 bool is_contention(int rc) {
   int primary = rc & 0xff;
   return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-}
-
-// A file name inside an SQLite URI: characters with a meaning there are percent-encoded.
-std::string immutable_uri(const std::string& path) {
-  std::string uri = "file:";
-  for (char c : path) {
-    if (c == '%' || c == '?' || c == '#')
-      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
-    else
-      uri += c;
-  }
-  return uri + "?immutable=1";
 }
 
 // The folder of a file can take new files (SQLite's -wal and -shm beside it).
@@ -132,7 +121,7 @@ class SqliteConnection final : public SqlConnection {
           "{}: cannot read the history: its folder is not writable, and the commits in {}-wal can only "
           "be read with the WAL index {}-shm beside them (a perfgate that may write there reads it)",
           where_, where_, where_));
-    open(immutable_uri(where_), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    open(sqlite_immutable_uri(where_), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
   }
 
   bool empty_or_history() {

@@ -1,219 +1,34 @@
+// A run's inputs read in parallel, each by its format's reader (load/reader.h), and every worker
+// handed on as soon as it is loaded.
 #include <sched.h>
 
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
 
 #include <fmt/format.h>
 
-#include "load/byte_source.h"
-#include "load/kineto/kineto_reader.h"
-#include "load/legacy/legacy_reader.h"
-#include "load/neuron/neuron_reader.h"
-#include "load/nsys/nsys_reader.h"
+#include "load/reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
 
 namespace perfgate {
-namespace fs = std::filesystem;
 namespace {
 
-bool looks_like_trace_name(const std::string& name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite");
-}
-
-}  // namespace
-
-bool natural_path_less(const std::string& a, const std::string& b) {
-  auto digit = [](char c) { return c >= '0' && c <= '9'; };
-  std::size_t i = 0, j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (digit(a[i]) && digit(b[j])) {
-      std::size_t i_end = i, j_end = j;
-      while (i_end < a.size() && digit(a[i_end])) ++i_end;
-      while (j_end < b.size() && digit(b[j_end])) ++j_end;
-      std::size_t i_first = a.find_first_not_of('0', i), j_first = b.find_first_not_of('0', j);
-      i_first = std::min(i_first, i_end);
-      j_first = std::min(j_first, j_end);
-      std::string_view x(a.data() + i_first, i_end - i_first), y(b.data() + j_first, j_end - j_first);
-      if (x.size() != y.size()) return x.size() < y.size();
-      if (x != y) return x < y;
-      if (i_end - i != j_end - j) return i_end - i < j_end - j;
-      i = i_end;
-      j = j_end;
-    } else {
-      if (a[i] != b[j]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[j]);
-      ++i;
-      ++j;
-    }
-  }
-  return a.size() - i < b.size() - j;
-}
-
-namespace {
-
-const char* file_type_name(fs::file_type type) {
-  switch (type) {
-    case fs::file_type::fifo:
-      return "a named pipe";
-    case fs::file_type::socket:
-      return "a socket";
-    case fs::file_type::block:
-      return "a block device";
-    case fs::file_type::character:
-      return "a character device";
-    default:
-      return "not a plain file";
-  }
-}
-
-// Why a folder entry with a trace's name cannot be a worker's trace, or empty when it is a regular
-// file (or a link to one). Only its status is read: opening a FIFO would block.
-std::string not_a_trace_file(const fs::directory_entry& entry) {
-  std::error_code ec;
-  fs::file_status target = entry.status(ec);
-  if (fs::is_regular_file(target)) return {};
-  std::error_code link_ec;
-  if (entry.is_symlink(link_ec) && target.type() == fs::file_type::not_found)
-    return fmt::format("a dangling symbolic link (to '{}')",
-                       fs::read_symlink(entry.path(), link_ec).string());
-  if (fs::is_directory(target)) return "a folder";
-  if (target.type() == fs::file_type::none || target.type() == fs::file_type::not_found)
-    return fmt::format("unreadable ({})", ec.message());
-  return file_type_name(target.type());
-}
-
-// A run folder: its trace files, in natural order of their names (rank-2 before rank-10), are the
-// workers. An entry with a trace's name that is not a regular file would be a worker lost without
-// a word (the plugin lists it as a run's file too): the first of them, in that order, is an error.
-std::vector<std::string> expand_folder(const std::string& folder) {
-  std::vector<std::string> files;
-  std::vector<std::pair<std::string, std::string>> unusable;  // path, why
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    if (!looks_like_trace_name(entry.path().filename().string())) continue;
-    if (std::string why = not_a_trace_file(entry); !why.empty())
-      unusable.emplace_back(entry.path().string(), std::move(why));
-    else
-      files.push_back(entry.path().string());
-  }
-  if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
-  if (!unusable.empty()) {
-    auto first = std::min_element(unusable.begin(), unusable.end(), [](const auto& a, const auto& b) {
-      return natural_path_less(a.first, b.first);
-    });
-    throw InputError(fmt::format("{}: a run folder's trace file is {}; remove it or give the workers' files",
-                                 first->first, first->second));
-  }
-  if (files.empty())
-    throw InputError(
-        fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
-  std::sort(files.begin(), files.end(), natural_path_less);
-  return files;
-}
-
-}  // namespace
-
-std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
-  std::vector<InputFile> inputs;
-  for (const auto& path : paths) {
-    std::error_code ec;
-    auto status = fs::status(path, ec);
-    if (status.type() == fs::file_type::not_found)
-      throw InputError(fmt::format("{}: no such file or folder", path));
-    // A folder on the way without search permission: say so, not "no such file".
-    if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
-    // A FIFO, a device or a socket could block forever or never end.
-    if (!fs::is_directory(status) && !fs::is_regular_file(status))
-      throw InputError(fmt::format("{}: not a regular file or a folder ({}); give a trace file", path,
-                                   file_type_name(status.type())));
-    bool folder = fs::is_directory(status);
-    std::vector<std::string> files = folder ? expand_folder(path) : std::vector<std::string>{path};
-    for (auto& file : files) {
-      InputFile input;
-      input.path = file;
-      if (folder) input.folder = path;
-      input.format = detect_format(file);
-      input.bytes = fs::file_size(file, ec);
-      input.worker = worker_name_from_path(file);
-      if (input.format == InputFormat::Unknown)
-        throw InputError(
-            fmt::format("{}: not a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an "
-                        "Nsight Systems SQLite export or a Neuron profile",
-                        file));
-      inputs.push_back(std::move(input));
-    }
-  }
-  return inputs;
-}
-
-namespace {
-
-// What the profiler recorded with a time: without any, a trace is only metadata (threads, GPUs,
-// distributedInfo) and every metric would be n/a or 0, which a gate must not pass as a run.
-bool holds_activity(const Profile& p) {
-  return !p.host_events.empty() || !p.runtime_calls.empty() || !p.gpu_activities.empty() ||
-         !p.gpu_ranges.empty() || !p.memory_samples.empty();
-}
-
-// One input is one worker, except an nsys export, which has one per process with GPU work.
-// `threads`: threads this input may parse on (a Kineto trace is read in pieces when above one).
+// One input is one worker, except an nsys export (one per process with GPU work) and a Neuron
+// summary-json (one per node). `threads`: threads this input may parse on.
 void load_one(const InputFile& input, const LoadOptions& options, unsigned threads,
-              const std::function<void(std::uint64_t)>& on_progress,
-              const std::function<void(Profile&&)>& emit) {
-  if (input.format == InputFormat::NsysSqlite) {
-    nsys::read_export(input.path, input.worker, [&](Profile&& p) {
-      p.source_bytes = input.bytes;
-      emit(std::move(p));
-    });
-    if (on_progress) on_progress(input.bytes);
-    return;
-  }
-  if (input.format == InputFormat::NeuronJson || input.format == InputFormat::NeuronSummaryJson) {
-    neuron::read_profile(open_plain_file(input.path), input.path, on_progress,
-                         {.summary_json = input.format == InputFormat::NeuronSummaryJson,
-                          .max_memory = options.max_input_memory},
-                         [&](Profile&& p) {
-                           p.worker = p.worker.empty() ? input.worker : input.worker + "/" + p.worker;
-                           p.source_bytes = input.bytes;
-                           emit(std::move(p));
-                         });
-    return;
-  }
-  if (input.format == InputFormat::LegacyJson) {
-    Profile profile =
-        legacy::read_trace(open_plain_file(input.path), input.path, on_progress, options.max_input_memory);
-    profile.worker = input.worker;
-    profile.source_bytes = input.bytes;
-    emit(std::move(profile));
-    return;
-  }
-  bool gzip = input.format == InputFormat::KinetoJsonGzip;
-  // A plain file is mapped and parsed where it lies. A .json.gz read in pieces is inflated by the
-  // thread that cuts them (into the buffer it cuts, with no copy) while the others parse; a
-  // one-thread read inflates ahead on a thread of its own.
-  auto open = [&]() -> std::unique_ptr<ByteSource> {
-    if (!gzip) return open_plain_file(input.path);
-    auto file = std::make_unique<FileSource>(input.path);
-    if (threads > 1) return make_gzip_source(std::move(file));
-    return make_prefetch_source(make_gzip_source(std::move(file)));
-  };
-  Profile profile = kineto::read_trace(open, input.path, on_progress,
-                                       {.driver_calls = options.read_driver_calls,
-                                        .threads = threads,
-                                        .max_memory = options.max_input_memory});
-  if (!holds_activity(profile))
-    throw InputError(
-        fmt::format("{}: holds no profiled activity (no CPU op, annotation, CUDA/HIP call, GPU "
-                    "activity or allocator event)",
-                    input.path));
-  profile.worker = input.worker;
-  profile.source_bytes = input.bytes;
-  emit(std::move(profile));
+              const std::function<void(std::uint64_t)>& on_progress, const WorkerSink& sink,
+              std::size_t index) {
+  const Reader* reader = find_reader(input.format);
+  if (!reader) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
+  reader->read({input, options, threads, on_progress}, [&](Profile&& p) {
+    p.source_bytes = input.bytes;
+    sink(index, std::move(p));
+  });
 }
 
 // The cores this process may run on: its affinity mask (taskset, a container's cpuset), which
@@ -250,28 +65,10 @@ class ProgressTotal {
   std::uint64_t total_ = 0;
 };
 
-}  // namespace
-
-std::string worker_name_from_path(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  for (std::string_view suffix : {".gz", ".json", ".sqlite", ".pt.trace", ".trace"}) {
-    if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
-  }
-  return name;
-}
-
 // The threads a load may use: --threads, else the usable cores.
 unsigned thread_budget(const LoadOptions& options) {
   return options.max_threads ? options.max_threads : usable_cores();
 }
-
-unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
-  unsigned cores = thread_budget(options);
-  std::size_t parallel = std::max<std::size_t>(1, std::min<std::size_t>(cores, inputs));
-  return std::max(1u, static_cast<unsigned>(cores / parallel));
-}
-
-namespace {
 
 // A folder whose every file was skipped has no profile to analyse: an input error, as a folder
 // with no trace file is.
@@ -285,20 +82,41 @@ void require_a_profile_per_folder(const std::vector<InputFile>& inputs,
       throw InputError(fmt::format("{}: the folder holds no profile ({})", inputs[s.input].folder, s.reason));
 }
 
-}  // namespace
-
-std::string skipped_warning(const SkippedInput& skipped) {
-  return "skipped " + skipped.reason;
-}
-
-std::optional<std::int64_t> rank_from_file_name(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
-  std::size_t at = name.rfind("rank_");
-  if (at == std::string::npos) return std::nullopt;
-  std::size_t digits = at + 5, end = digits;
-  while (end < name.size() && end - digits < 9 && name[end] >= '0' && name[end] <= '9') ++end;
-  if (end == digits) return std::nullopt;
-  return std::stoll(name.substr(digits, end - digits));
+// Loads the inputs in parallel and hands every worker to `sink`. Throws the first input's error,
+// in input order; returns the files of run folders that are not profiles, in input order.
+std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
+                                    const WorkerSink& sink) {
+  std::vector<std::exception_ptr> errors(inputs.size());
+  std::vector<std::string> not_profiles(inputs.size());
+  ProgressTotal progress(options, inputs);
+  unsigned per_input = threads_per_input(options, inputs.size());
+  unsigned threads = static_cast<unsigned>(std::min<std::size_t>(thread_budget(options), inputs.size()));
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i = next++; i < inputs.size(); i = next++) {
+      try {
+        load_one(inputs[i], options, per_input, progress.for_input(i), sink, i);
+      } catch (const NotAProfileError& e) {
+        if (inputs[i].folder.empty())
+          errors[i] = std::current_exception();
+        else
+          not_profiles[i] = e.what();
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  std::vector<SkippedInput> skipped;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    if (!not_profiles[i].empty()) skipped.push_back({i, std::move(not_profiles[i])});
+  require_a_profile_per_folder(inputs, skipped);
+  return skipped;
 }
 
 std::vector<std::string> skipped_warnings(const std::vector<InputFile>& inputs,
@@ -326,52 +144,40 @@ std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
   return kept;
 }
 
-std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const LoadOptions& options,
-                                    const WorkerSink& sink) {
-  std::vector<std::exception_ptr> errors(inputs.size());
-  std::vector<std::string> not_profiles(inputs.size());
-  ProgressTotal progress(options, inputs);
-  unsigned per_input = threads_per_input(options, inputs.size());
-  unsigned threads = static_cast<unsigned>(std::min<std::size_t>(thread_budget(options), inputs.size()));
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i = next++; i < inputs.size(); i = next++) {
-      try {
-        load_one(inputs[i], options, per_input, progress.for_input(i),
-                 [&](Profile&& p) { sink(i, std::move(p)); });
-      } catch (const NotAProfileError& e) {
-        if (inputs[i].folder.empty())
-          errors[i] = std::current_exception();
-        else
-          not_profiles[i] = e.what();
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  std::vector<SkippedInput> skipped;
-  for (std::size_t i = 0; i < inputs.size(); ++i)
-    if (!not_profiles[i].empty()) skipped.push_back({i, std::move(not_profiles[i])});
-  require_a_profile_per_folder(inputs, skipped);
-  return skipped;
+}  // namespace
+
+unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
+  unsigned cores = thread_budget(options);
+  std::size_t parallel = std::max<std::size_t>(1, std::min<std::size_t>(cores, inputs));
+  return std::max(1u, static_cast<unsigned>(cores / parallel));
+}
+
+std::string skipped_warning(const SkippedInput& skipped) {
+  return "skipped " + skipped.reason;
+}
+
+RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink) {
+  RunInputs run;
+  run.inputs = resolve_inputs(paths);
+  if (sink.choose) run.inputs = sink.choose(std::move(run.inputs));
+  if (sink.start) sink.start(run.inputs);
+  run.skipped = load_each(run.inputs, options, sink.worker);
+  run.kept = kept_inputs(run.inputs, run.skipped);
+  run.warnings = skipped_warnings(run.inputs, run.skipped);
+  return run;
 }
 
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options) {
+  std::vector<std::vector<Profile>> loaded;
+  RunSink sink;
+  sink.start = [&](const std::vector<InputFile>& inputs) { loaded.resize(inputs.size()); };
+  sink.worker = [&](std::size_t input, Profile&& p) { loaded[input].push_back(std::move(p)); };
+  RunInputs inputs = load_run(paths, options, sink);
   LoadedRun run;
-  std::vector<InputFile> inputs = resolve_inputs(paths);
-  std::vector<std::vector<Profile>> loaded(inputs.size());
-  std::vector<SkippedInput> skipped = load_each(
-      inputs, options, [&](std::size_t input, Profile&& p) { loaded[input].push_back(std::move(p)); });
   for (auto& profiles : loaded)
     for (Profile& p : profiles) run.workers.push_back(std::move(p));
-  run.inputs = kept_inputs(inputs, skipped);
-  run.skipped = skipped_warnings(inputs, skipped);
+  run.inputs = std::move(inputs.kept);
+  run.skipped = std::move(inputs.warnings);
   return run;
 }
 

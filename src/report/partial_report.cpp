@@ -1,14 +1,14 @@
 // A partial report's file: the schema line, the header as one line of JSON (what a person or a
 // script reads with `head -2`), then the workers and sums in binary_codec's encoding, gzipped.
-#include <zlib.h>
-
 #include <limits>
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include "common/binary_codec.h"
+#include "io/gzip.h"
 #include "perfgate/errors.h"
+#include "perfgate/io.h"
 #include "perfgate/partial.h"
 #include "perfgate/version.h"
 
@@ -32,48 +32,21 @@ std::string layout_digest() {
   return fmt::format("{}-{}", hex(crc32_of(s), 8), s.size());
 }
 
-std::string gzip(std::string_view in) {
-  z_stream z{};
-  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("zlib: cannot start compressing");
-  std::string out(deflateBound(&z, in.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) throw std::runtime_error("zlib: cannot compress a partial report");
-  return out;
-}
-
 // The body inflated, at most `limit` bytes (0: no limit).
 std::string gunzip(std::string_view in, std::uint64_t limit, const std::string& path) {
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 16) != Z_OK) throw std::runtime_error("zlib: cannot start inflating");
   std::string out;
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
-  z.avail_in = static_cast<uInt>(in.size());
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    std::size_t have = out.size();
-    if (limit && have >= limit) break;
-    out.resize(have + (std::size_t{1} << 20));
-    z.next_out = reinterpret_cast<Bytef*>(out.data() + have);
-    z.avail_out = 1u << 20;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.resize(z.total_out);
+  switch (gzip_inflate(in, limit, out)) {
+    case Inflated::Whole:
+      break;
+    case Inflated::OverLimit:
+      throw InputError(
+          fmt::format("{}: the partial report's workers are over the input memory limit "
+                      "(--max-input-memory)",
+                      path));
+    case Inflated::Corrupt:
+      throw InputError(
+          fmt::format("{}: the partial report is corrupt (its compressed workers do not inflate)", path));
   }
-  inflateEnd(&z);
-  if (rc == Z_OK)
-    throw InputError(
-        fmt::format("{}: the partial report's workers are over the input memory limit "
-                    "(--max-input-memory)",
-                    path));
-  if (rc != Z_STREAM_END || z.avail_in != 0)
-    throw InputError(
-        fmt::format("{}: the partial report is corrupt (its compressed workers do not inflate)", path));
   return out;
 }
 
@@ -247,16 +220,6 @@ void check_build(const json::object& o, const std::string& path) {
 
 }  // namespace
 
-std::uint32_t crc32_update(std::uint32_t crc, std::string_view bytes) {
-  uLong sum = crc;
-  while (!bytes.empty()) {
-    auto n = static_cast<uInt>(std::min<std::size_t>(bytes.size(), std::numeric_limits<uInt>::max()));
-    sum = crc32(sum, reinterpret_cast<const Bytef*>(bytes.data()), n);
-    bytes.remove_prefix(n);
-  }
-  return static_cast<std::uint32_t>(sum);
-}
-
 bool starts_like_partial(std::string_view head) {
   return head.starts_with("perfgate-partial/");
 }
@@ -268,7 +231,7 @@ std::string rules_digest(std::string_view rule_set_fingerprint) {
 std::string encode_partial(const PartialReport& partial) {
   binary_codec::Writer writer;
   writer.put(partial.run);
-  std::string body = gzip(writer.bytes());
+  std::string body = gzip_compress(writer.bytes());
   std::string out = std::string(kPartialSchema) + "\n" + json::serialize(header_json(partial, body)) + "\n";
   std::uint32_t check = crc32_update(crc32_of(out), body);
   out += "crc32 " + hex(check, 8) + "\n";

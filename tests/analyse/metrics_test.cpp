@@ -69,8 +69,7 @@ TEST(RunMetrics, SeveralWorkersCombine) {
   for (unsigned threads : {1u, 2u}) {
     LoadOptions options;
     options.max_threads = threads;
-    std::vector<InputFile> inputs = resolve_inputs({dir});
-    RunAnalysis streamed = cli::load_and_analyse(inputs, options, default_classification(), {});
+    RunAnalysis streamed = cli::load_and_analyse({dir}, options, default_classification(), {}).analysis;
     ASSERT_EQ(streamed.workers.size(), 2u);
     EXPECT_EQ(streamed.workers[0].worker, "rank-0");
     EXPECT_EQ(streamed.workers[1].worker, "rank-1");

@@ -69,7 +69,7 @@ pid_t start(std::vector<std::string> args) {
 }
 
 // Waits for perfgate and for the process it leaves to finish its outputs' renames when it is killed
-// during them (render/temp_files.h): this test is their subreaper, so they are its children too.
+// during them (io/temp_files.h): this test is their subreaper, so they are its children too.
 int wait_for(pid_t pid) {
   int status = 0;
   ::waitpid(pid, &status, 0);

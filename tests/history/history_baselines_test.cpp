@@ -114,7 +114,7 @@ TEST(HistoryLocation, AnNsysExportIsAProfileAndIsNeverWritten) {
                                                   "INSERT INTO StringIds VALUES (1, 'gemm');");
   std::string before = read_text(path);
   EXPECT_FALSE(is_history_location(path));
-  EXPECT_EQ(detect_format(path), InputFormat::NsysSqlite);
+  EXPECT_EQ(detect_format(path), "nsys-sqlite");
   try {
     open_history(path, HistoryAccess::Record);
     FAIL() << "an nsys export was opened as a history";

@@ -190,8 +190,7 @@ TEST(NsysReader, TwoProcessesAreTwoWorkersAndRepeatedCorrelationIdsStayApart) {
     EXPECT_EQ(w.tables.ops[0].device_total, i == 0 ? 2000 : 500);
   }
   // Read and analysed one process at a time (what `perfgate analyze` does): the same workers.
-  std::vector<InputFile> inputs = resolve_inputs({path});
-  RunAnalysis streamed = cli::load_and_analyse(inputs, {}, default_classification(), {});
+  RunAnalysis streamed = cli::load_and_analyse({path}, {}, default_classification(), {}).analysis;
   ASSERT_EQ(streamed.workers.size(), 2u);
   EXPECT_EQ(streamed.workers[0].worker, "two-pid10");
   EXPECT_EQ(streamed.workers[1].tables.ops.at(0).name, "aten::add");

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "io/gzip.h"
 #include "load/kineto/kineto_reader.h"
 #include "load/kineto/parallel_reader.h"
 #include "load/kineto/trace_text.h"

@@ -19,9 +19,9 @@ TEST(RunFolder, EachTraceFileIsAWorkerInNameOrder) {
   LoadedRun run = load_run({dir});
   ASSERT_EQ(run.workers.size(), 2u);
   EXPECT_EQ(run.inputs[0].worker, "worker0.1623");
-  EXPECT_EQ(run.inputs[0].format, InputFormat::KinetoJson);
+  EXPECT_EQ(run.inputs[0].format, "kineto-json");
   EXPECT_EQ(run.inputs[1].worker, "worker1.1623");
-  EXPECT_EQ(run.inputs[1].format, InputFormat::KinetoJsonGzip);
+  EXPECT_EQ(run.inputs[1].format, "kineto-json.gz");
   EXPECT_EQ(run.workers[0].host_events.size(), 2u);
   EXPECT_EQ(run.workers[1].worker, "worker1.1623");
   EXPECT_GT(run.inputs[0].bytes, 0u);

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "load/chunked_appender.h"
+#include "io/chunked_appender.h"
 #include "load/kineto/event_block.h"
 #include "perfgate/profile.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "load/chunked_appender.h"
+#include "io/chunked_appender.h"
 #include "perfgate/profile.h"
 
 namespace perfgate::kineto {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/kineto/block_merger.h"
 #include "load/kineto/event_builder.h"

@@ -4,7 +4,7 @@
 #include <functional>
 #include <memory>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "perfgate/load.h"
 #include "perfgate/profile.h"
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 #include "load/kineto/block_merger.h"
 #include "load/kineto/event_builder.h"
 #include "load/kineto/trace_handler.h"

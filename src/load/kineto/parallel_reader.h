@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "load/kineto/kineto_reader.h"
 #include "perfgate/profile.h"
 

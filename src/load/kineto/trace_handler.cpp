@@ -9,12 +9,6 @@
 // read in trace_handler_strings.cpp, numbers, booleans and nulls in trace_handler_scalars.cpp.
 namespace perfgate::kineto {
 
-bool TraceHandler::fail(error_code& ec, std::string message) {
-  if (error_.empty()) error_ = std::move(message);
-  ec = boost::system::errc::make_error_code(boost::system::errc::invalid_argument);
-  return false;
-}
-
 // "event #12 "aten::mm" (cpu_op)": its position in traceEvents, then the name and category read so
 // far (a message may come before them).
 std::string TraceHandler::event_label() const {

@@ -3,12 +3,11 @@
 // to the EventBuilder: no DOM of the trace is ever built.
 #pragma once
 
-#include <boost/json/basic_parser.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "io/json_handler.h"
 #include "load/kineto/fields.h"
 #include "load/kineto/json_capture.h"
 #include "load/kineto/raw_event.h"
@@ -32,21 +31,16 @@ struct TraceMetadataText {
   std::string too_long;  // a metadata document longer than TraceHandler::kMaxKeptString: its key
 };
 
-class TraceHandler {
+// Its callbacks are the parser's per-token path: JsonHandler gives it the rest, and nothing here is
+// virtual.
+class TraceHandler : public JsonHandler {
  public:
-  using error_code = boost::system::error_code;
-  using string_view = boost::json::string_view;
-
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = 64 * 1024;
   static constexpr std::size_t max_string_size = 64 * 1024 * 1024;
   static constexpr std::size_t kMaxKeptString = 1024 * 1024;  // longest name, stack or shapes kept
   static constexpr std::size_t kMaxNumberText = 4096;         // longest number (its text is kept)
 
   explicit TraceHandler(EventBuilder& builder) : builder_(builder) {}
 
-  const std::string& error() const { return error_; }
   const TraceMetadataText& metadata() const { return metadata_; }
   std::uint64_t events_seen() const { return events_seen_; }
   // The document's outermost container has closed.
@@ -57,8 +51,6 @@ class TraceHandler {
   // String values that were not valid UTF-8: each bad byte was replaced by U+FFFD.
   std::uint64_t invalid_utf8_strings() const { return invalid_utf8_; }
 
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
   bool on_object_begin(error_code& ec);
   bool on_object_end(std::size_t, error_code& ec);
   bool on_array_begin(error_code& ec);
@@ -73,8 +65,6 @@ class TraceHandler {
   bool on_double(double v, string_view s, error_code& ec);
   bool on_bool(bool v, error_code& ec);
   bool on_null(error_code& ec);
-  bool on_comment_part(string_view, error_code&) { return true; }
-  bool on_comment(string_view, error_code&) { return true; }
 
  private:
   enum class Frame : unsigned char { TopObject, EventsArray, Event, Args, IntArray };
@@ -124,7 +114,6 @@ class TraceHandler {
   }
   void abandon_capture();
   void finish_capture();
-  bool fail(error_code& ec, std::string message);
   bool type_error(error_code& ec, const char* expected);
   std::string event_label() const;
 
@@ -147,7 +136,6 @@ class TraceHandler {
   std::uint64_t invalid_utf8_ = 0;
   std::string repaired_;         // the current string value with invalid UTF-8 replaced
   bool value_in_input_ = false;  // the current string value is a view into the parser's input
-  std::string error_;
 };
 
 }  // namespace perfgate::kineto

@@ -1,7 +1,5 @@
 #include "load/legacy/event_handler.h"
 
-#include <boost/json/error.hpp>
-
 #include <cmath>
 #include <utility>
 
@@ -16,13 +14,7 @@ constexpr int kArgsDepth = 3;   // its "args"
 
 }  // namespace
 
-bool EventHandler::fail(error_code& ec, std::string message) {
-  if (error_.empty()) error_ = std::move(message);
-  ec = boost::json::error::syntax;
-  return false;
-}
-
-bool EventHandler::on_object_begin(error_code& ec) {
+bool EventHandler::open_object(error_code& ec) {
   ++depth_;
   if (capturing()) {
     capture_.begin_container('{');
@@ -40,7 +32,7 @@ bool EventHandler::on_object_begin(error_code& ec) {
   return true;
 }
 
-bool EventHandler::on_object_end(std::size_t, error_code& ec) {
+bool EventHandler::close_object(error_code& ec) {
   if (capturing()) {
     capture_.end_container('}');
     if (depth_ == capture_depth_) capture_depth_ = 0;
@@ -57,7 +49,7 @@ bool EventHandler::on_object_end(std::size_t, error_code& ec) {
   return true;
 }
 
-bool EventHandler::on_array_begin(error_code& ec) {
+bool EventHandler::open_array(error_code& ec) {
   ++depth_;
   if (capturing()) {
     capture_.begin_container('[');
@@ -72,7 +64,7 @@ bool EventHandler::on_array_begin(error_code& ec) {
   return true;
 }
 
-bool EventHandler::on_array_end(std::size_t, error_code&) {
+bool EventHandler::close_array() {
   if (capturing()) {
     capture_.end_container(']');
     if (depth_ == capture_depth_) {
@@ -85,17 +77,7 @@ bool EventHandler::on_array_end(std::size_t, error_code&) {
   return true;
 }
 
-bool EventHandler::on_key_part(string_view s, std::size_t, error_code&) {
-  key_.append(s.data(), s.size());
-  return true;
-}
-
-bool EventHandler::on_key(string_view s, std::size_t, error_code&) {
-  std::string_view key(s.data(), s.size());
-  if (!key_.empty()) {
-    key_.append(key);
-    key = key_;
-  }
+bool EventHandler::key(std::string_view key, error_code&) {
   if (capturing()) {
     capture_.key(key);
   } else if (depth_ == kEventDepth) {
@@ -112,21 +94,31 @@ bool EventHandler::on_key(string_view s, std::size_t, error_code&) {
              : key == "Call stack"                      ? Field::Stack
                                                         : Field::None;
   }
-  key_.clear();
   return true;
 }
 
-bool EventHandler::on_string_part(string_view s, std::size_t, error_code&) {
-  text_.append(s.data(), s.size());
-  return true;
-}
-
-bool EventHandler::on_string(string_view s, std::size_t, error_code&) {
-  std::string_view value(s.data(), s.size());
-  if (!text_.empty()) {
-    text_.append(value);
-    value = text_;
+bool EventHandler::scalar(const JsonScalar& v, error_code& ec) {
+  switch (v.kind) {
+    case JsonScalar::Kind::String:
+      text(v.text);
+      return true;
+    case JsonScalar::Kind::Int:
+      return number(static_cast<double>(v.i), std::to_string(v.i), ec);
+    case JsonScalar::Kind::UInt:
+      return number(static_cast<double>(v.u), std::to_string(v.u), ec);
+    case JsonScalar::Kind::Double:
+      return number(v.d, fmt::format("{}", v.d), ec);
+    case JsonScalar::Kind::Bool:
+      if (capturing()) capture_.raw_value(v.b ? "true" : "false");
+      return true;
+    case JsonScalar::Kind::Null:
+      if (capturing()) capture_.raw_value("null");
+      return true;
   }
+  return true;
+}
+
+void EventHandler::text(std::string_view value) {
   if (capturing()) {
     capture_.string_value(value);
   } else if (depth_ == kEventDepth) {
@@ -136,8 +128,6 @@ bool EventHandler::on_string(string_view s, std::size_t, error_code&) {
   } else if (depth_ == kArgsDepth && field_ == Field::Stack) {
     event_.stack = value;
   }
-  text_.clear();
-  return true;
 }
 
 bool EventHandler::number(double value, std::string_view text, error_code& ec) {
@@ -152,28 +142,6 @@ bool EventHandler::number(double value, std::string_view text, error_code& ec) {
   } else if (field_ == Field::Tid) {
     event_.thread = text;
   }
-  return true;
-}
-
-bool EventHandler::on_int64(std::int64_t v, string_view, error_code& ec) {
-  return number(static_cast<double>(v), std::to_string(v), ec);
-}
-
-bool EventHandler::on_uint64(std::uint64_t v, string_view, error_code& ec) {
-  return number(static_cast<double>(v), std::to_string(v), ec);
-}
-
-bool EventHandler::on_double(double v, string_view, error_code& ec) {
-  return number(v, fmt::format("{}", v), ec);
-}
-
-bool EventHandler::on_bool(bool v, error_code&) {
-  if (capturing()) capture_.raw_value(v ? "true" : "false");
-  return true;
-}
-
-bool EventHandler::on_null(error_code&) {
-  if (capturing()) capture_.raw_value("null");
   return true;
 }
 

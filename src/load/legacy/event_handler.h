@@ -4,13 +4,12 @@
 // Each event is handed to the sink when its object ends; no DOM of the trace is built.
 #pragma once
 
-#include <boost/json/basic_parser.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "io/json_handler.h"
 #include "load/kineto/json_capture.h"
 
 namespace perfgate::legacy {
@@ -34,41 +33,23 @@ class EventSink {
   virtual std::string event(const RawEvent& e) = 0;
 };
 
-class EventHandler {
+class EventHandler : public ScalarJsonHandler<EventHandler> {
  public:
-  using error_code = boost::system::error_code;
-  using string_view = boost::json::string_view;
-
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = 64 * 1024;
-  static constexpr std::size_t max_string_size = 1024 * 1024;
-
   explicit EventHandler(EventSink& sink) : sink_(sink) {}
-  const std::string& error() const { return error_; }
-
-  bool on_document_begin(error_code&) { return true; }
-  bool on_document_end(error_code&) { return true; }
-  bool on_object_begin(error_code& ec);
-  bool on_object_end(std::size_t, error_code& ec);
-  bool on_array_begin(error_code& ec);
-  bool on_array_end(std::size_t, error_code& ec);
-  bool on_key_part(string_view s, std::size_t, error_code&);
-  bool on_key(string_view s, std::size_t, error_code& ec);
-  bool on_string_part(string_view s, std::size_t, error_code&);
-  bool on_string(string_view s, std::size_t, error_code& ec);
-  bool on_number_part(string_view, error_code&) { return true; }
-  bool on_int64(std::int64_t v, string_view, error_code& ec);
-  bool on_uint64(std::uint64_t v, string_view, error_code& ec);
-  bool on_double(double v, string_view, error_code& ec);
-  bool on_bool(bool v, error_code& ec);
-  bool on_null(error_code& ec);
-  bool on_comment_part(string_view, error_code&) { return true; }
-  bool on_comment(string_view, error_code&) { return true; }
 
  private:
+  friend ScalarJsonHandler<EventHandler>;
   enum class Field : std::uint8_t { None, Name, Phase, Ts, Dur, Tid, InputDims, InputTypes, Stack };
-  bool fail(error_code& ec, std::string message);
+
+  bool open(bool array, error_code& ec) { return array ? open_array(ec) : open_object(ec); }
+  bool close(bool array, error_code& ec) { return array ? close_array() : close_object(ec); }
+  bool open_object(error_code& ec);
+  bool close_object(error_code& ec);
+  bool open_array(error_code& ec);
+  bool close_array();
+  bool key(std::string_view key, error_code& ec);
+  bool scalar(const JsonScalar& value, error_code& ec);
+  void text(std::string_view value);
   bool number(double value, std::string_view text, error_code& ec);
   bool capturing() const { return capture_depth_ > 0; }
 
@@ -78,9 +59,6 @@ class EventHandler {
   Field field_ = Field::None;
   int capture_depth_ = 0;  // the depth at which a captured args value began; 0: none
   kineto::JsonCapture capture_;
-  std::string key_;   // a key arriving in parts
-  std::string text_;  // a string arriving in parts
-  std::string error_;
 };
 
 }  // namespace perfgate::legacy

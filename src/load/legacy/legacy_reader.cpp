@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "common/utf8.h"
-#include "load/input_limit.h"
+#include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/legacy/event_handler.h"
 #include "perfgate/errors.h"

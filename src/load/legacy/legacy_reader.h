@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "perfgate/profile.h"
 
 namespace perfgate::legacy {

@@ -111,16 +111,15 @@ bool neuron_metadata_first(std::string_view s, std::size_t i) {
 
 }  // namespace
 
-InputFormat detect_json(std::string_view head) {
+ProfileJson detect_json(std::string_view head) {
   std::size_t i = 1;  // past '{'
   std::string_view key = read_key(head, i);
-  if (key.empty()) return InputFormat::Unknown;
-  if (key == "metadata")
-    return neuron_metadata_first(head, i) ? InputFormat::NeuronJson : InputFormat::Unknown;
-  if (is_section(key)) return InputFormat::NeuronJson;
-  if (i >= head.size() || head[i] != '{') return InputFormat::Unknown;
-  if (key.starts_with("n_")) return InputFormat::NeuronSummaryJson;
-  return has_summary_metric(head, i + 1) ? InputFormat::NeuronSummaryJson : InputFormat::Unknown;
+  if (key.empty()) return ProfileJson::None;
+  if (key == "metadata") return neuron_metadata_first(head, i) ? ProfileJson::Full : ProfileJson::None;
+  if (is_section(key)) return ProfileJson::Full;
+  if (i >= head.size() || head[i] != '{') return ProfileJson::None;
+  if (key.starts_with("n_")) return ProfileJson::Summary;
+  return has_summary_metric(head, i + 1) ? ProfileJson::Summary : ProfileJson::None;
 }
 
 NeuronEngine engine_of_lane(std::string_view label) {

@@ -9,17 +9,16 @@
 #include <string>
 #include <string_view>
 
-#include "load/byte_source.h"
-#include "perfgate/load.h"
+#include "io/byte_source.h"
 #include "perfgate/profile.h"
 
 namespace perfgate::neuron {
 
-// NeuronJson or NeuronSummaryJson when the start of a JSON object (`head`, from its '{') is a
-// Neuron profile's, else Unknown: the full JSON begins with one of its sections (summary,
-// instruction, dma, ...); summary-json with a node id ("n_...") whose value is an object, or an
-// object whose first key is a summary metric's.
-InputFormat detect_json(std::string_view head);
+// Which Neuron profile the start of a JSON object (`head`, from its '{') is, if any: the full JSON
+// begins with one of its sections (summary, instruction, dma, ...); summary-json with a node id
+// ("n_...") whose value is an object, or an object whose first key is a summary metric's.
+enum class ProfileJson : unsigned char { None, Full, Summary };
+ProfileJson detect_json(std::string_view head);
 
 struct ReadOptions {
   bool summary_json = false;     // the file is summary-json

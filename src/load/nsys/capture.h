@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "load/chunked_appender.h"
+#include "io/chunked_appender.h"
 #include "load/nsys/sqlite_db.h"
 #include "perfgate/profile.h"
 

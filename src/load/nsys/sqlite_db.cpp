@@ -4,29 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "io/sqlite_uri.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::nsys {
-namespace {
-
-// A file name inside an SQLite URI: characters with a meaning there are percent-encoded.
-std::string uri_of(const std::string& path) {
-  std::string uri = "file:";
-  for (char c : path) {
-    if (c == '%' || c == '?' || c == '#')
-      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
-    else
-      uri += c;
-  }
-  return uri + "?immutable=1";
-}
-
-}  // namespace
 
 SqliteDb::SqliteDb(const std::string& path) : path_(path) {
   sqlite3* opened = nullptr;
   // One connection per thread that reads an export: SQLite's own mutexes would only cost.
-  int rc = sqlite3_open_v2(uri_of(path).c_str(), &opened,
+  int rc = sqlite3_open_v2(sqlite_immutable_uri(path).c_str(), &opened,
                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   db_.reset(opened);
   if (rc != SQLITE_OK) fail("cannot open as SQLite");

@@ -46,14 +46,19 @@ class FileSource : public ByteSource {
   std::uint64_t consumed_ = 0;
 };
 
-// A plain file mapped read-only (a MappedFile, src/load/mapped_file.cpp), or a FileSource where it
+// A plain file mapped read-only (a MappedFile, src/io/mapped_file.cpp), or a FileSource where it
 // cannot be mapped.
 std::unique_ptr<ByteSource> open_plain_file(const std::string& path);
 
-// gzip (or zlib) stream over a file; concatenated gzip members are read as one stream.
-std::unique_ptr<ByteSource> make_gzip_source(std::unique_ptr<FileSource> file);
-
 // Reads `inner` ahead on a thread of its own (for decompression, which then overlaps parsing).
 std::unique_ptr<ByteSource> make_prefetch_source(std::unique_ptr<ByteSource> inner);
+
+// Reads until `size` bytes or the end; returns the bytes read.
+std::size_t read_fully(ByteSource& source, char* out, std::size_t size);
+
+// Up to `size` of the first bytes of `path` (one read: a regular file gives them all), by any
+// file type the caller has let through. Throws InputError naming the file when it cannot be
+// opened or read.
+std::string read_file_head(const std::string& path, std::size_t size);
 
 }  // namespace perfgate

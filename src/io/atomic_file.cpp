@@ -8,37 +8,45 @@
 
 #include <fmt/format.h>
 
+#include "io/output_target.h"
+#include "io/temp_files.h"
 #include "perfgate/errors.h"
-#include "perfgate/render.h"
-#include "render/output_target.h"
-#include "render/temp_files.h"
+#include "perfgate/io.h"
 
 namespace perfgate {
 namespace {
 
 using Writer = std::function<void(std::string_view)>;
 
-// A device, a FIFO or a descriptor link takes the bytes as they come: there is nothing to rename
-// over it, and nothing to remove on failure.
-void write_in_place(const std::string& path, const ContentProducer& produce) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-  auto fail = [&](const char* what) {
+// Writes what `produce` gives to `fd`. A write that fails, or a producer that throws, closes `fd`
+// and calls `undo` first; the write's failure is an OutputError naming `shown`, and an OutputError
+// of the producer's own passes as it came.
+void produce_into(int fd, const std::string& shown, const ContentProducer& produce,
+                  const std::function<void()>& undo) {
+  Writer write = [&](std::string_view piece) {
+    if (write_all(fd, piece.data(), piece.size())) return;
     int err = errno;
     ::close(fd);
-    return OutputError(fmt::format("{}: cannot write ({}): {}", path, what, std::strerror(err)));
-  };
-  Writer write = [&](std::string_view piece) {
-    if (!write_all(fd, piece.data(), piece.size())) throw fail("write");
+    undo();
+    throw OutputError(fmt::format("{}: cannot write (write): {}", shown, std::strerror(err)));
   };
   try {
     produce(write);
   } catch (const OutputError&) {
     throw;
-  } catch (...) {
+  } catch (...) {  // the producer failed: no half-written file is left behind
     ::close(fd);
+    undo();
     throw;
   }
+}
+
+// A device, a FIFO or a descriptor link takes the bytes as they come: there is nothing to rename
+// over it, and nothing to remove on failure.
+void write_in_place(const std::string& path, const ContentProducer& produce) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  produce_into(fd, path, produce, [] {});
   if (::close(fd) != 0)
     throw OutputError(fmt::format("{}: cannot write (close): {}", path, std::strerror(errno)));
 }
@@ -67,24 +75,13 @@ void write_by_rename(const std::string& shown, const std::string& path, const Co
     ::unlink(temp.c_str());
     unregister_temp_path(temp);
   };
+  produce_into(fd, shown, produce, discard);
   auto fail = [&](const char* what) {
     int err = errno;
     ::close(fd);
     discard();
     return OutputError(fmt::format("{}: cannot write ({}): {}", shown, what, std::strerror(err)));
   };
-  Writer write = [&](std::string_view piece) {
-    if (!write_all(fd, piece.data(), piece.size())) throw fail("write");
-  };
-  try {
-    produce(write);
-  } catch (const OutputError&) {
-    throw;
-  } catch (...) {  // the producer failed: no half-written file is left behind
-    ::close(fd);
-    discard();
-    throw;
-  }
   if (::fchmod(fd, static_cast<mode_t>(output_mode(path))) != 0) throw fail("chmod");
   if (::fsync(fd) != 0) throw fail("fsync");
   if (::close(fd) != 0) {

@@ -1,12 +1,12 @@
-// The memory limit on one input while it is read (perfgate/load.h, kDefaultMaxInputMemory).
+// The memory limit on one input while it is read (perfgate/io.h, kDefaultMaxInputMemory).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
-#include "common/spill_arena.h"
+#include "io/spill_arena.h"
 #include "perfgate/errors.h"
-#include "perfgate/load.h"
+#include "perfgate/io.h"
 
 namespace perfgate {
 

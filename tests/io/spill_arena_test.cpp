@@ -1,6 +1,6 @@
-// The spill file behind --max-memory (common/spill_arena.h): blocks over the budget live in a
+// The spill file behind --max-memory (io/spill_arena.h): blocks over the budget live in a
 // temporary file, keep what is written to them, are punched out when freed and reused.
-#include "common/spill_arena.h"
+#include "io/spill_arena.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <vector>
 
-#include "load/chunked_appender.h"
+#include "io/chunked_appender.h"
 #include "support/trace_builder.h"
 
 namespace perfgate::testing {

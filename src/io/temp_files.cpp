@@ -1,4 +1,4 @@
-#include "render/temp_files.h"
+#include "io/temp_files.h"
 
 #include <signal.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 // the new buffer at once (three times the data at the peak); this appends into 1 MiB chunks
 // mapped straight from the kernel, never copies while growing, and take() moves the records into
 // one exact-size vector while unmapping each chunk, so the peak stays near one copy. Over the
-// --max-memory budget the chunks come from the spill file instead (common/spill_arena.h).
+// --max-memory budget the chunks come from the spill file instead (io/spill_arena.h).
 #pragma once
 
 #include <sys/mman.h>
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "common/spill_arena.h"
+#include "io/spill_arena.h"
 
 namespace perfgate {
 

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {

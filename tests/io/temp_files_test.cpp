@@ -10,9 +10,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/temp_files.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
-#include "render/temp_files.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

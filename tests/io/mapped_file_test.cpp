@@ -1,4 +1,4 @@
-// A plain trace file is mapped and parsed where it lies (src/load/mapped_file.cpp): the bytes it
+// A plain trace file is mapped and parsed where it lies (src/io/mapped_file.cpp): the bytes it
 // lends must be the file's, in order, still readable after their pages are handed back, and a file
 // that shrinks under the mapping must end the process as an input error naming it, not a crash.
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 
 #include <filesystem>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 #include "perfgate/errors.h"
 #include "support/helpers.h"
 

@@ -1,4 +1,4 @@
-#include "render/output_target.h"
+#include "io/output_target.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 
 namespace perfgate {
 namespace {

@@ -1,7 +1,7 @@
 // The spill file behind `--max-memory` (spill_arena.h). Runs inside operator new: nothing here may
 // allocate from the heap on the allocation path, so the extent list is a fixed array and the
 // memory figures are read into stack buffers.
-#include "common/spill_arena.h"
+#include "io/spill_arena.h"
 
 #include <fcntl.h>
 #include <linux/magic.h>

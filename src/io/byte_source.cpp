@@ -1,4 +1,4 @@
-#include "load/byte_source.h"
+#include "io/byte_source.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -41,6 +41,24 @@ std::size_t FileSource::read(char* out, std::size_t size) {
       throw InputError(
           fmt::format("{}: read error after {} bytes: {}", path_, consumed_, std::strerror(errno)));
   }
+}
+
+std::size_t read_fully(ByteSource& source, char* out, std::size_t size) {
+  std::size_t got = 0;
+  for (std::size_t n; got < size && (n = source.read(out + got, size - got)) > 0;) got += n;
+  return got;
+}
+
+std::string read_file_head(const std::string& path, std::size_t size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  std::string head(size, '\0');
+  ssize_t n = ::read(fd, head.data(), size);
+  int read_errno = errno;
+  ::close(fd);
+  if (n < 0) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(read_errno)));
+  head.resize(static_cast<std::size_t>(n));
+  return head;
 }
 
 }  // namespace perfgate

@@ -1,4 +1,4 @@
-// The memory limit on one input: its size syntax, its variable and its message (perfgate/load.h).
+// The memory limit on one input: its size syntax, its variable and its message (perfgate/io.h).
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "perfgate/errors.h"
-#include "perfgate/load.h"
+#include "perfgate/io.h"
 
 namespace perfgate {
 

@@ -1,0 +1,24 @@
+// The Nsight Systems SQLite export as a format of the registry (load/reader.h).
+#include <string_view>
+
+#include "load/nsys/nsys_reader.h"
+#include "load/reader.h"
+
+namespace perfgate {
+namespace {
+
+// Any SQLite database: one that is not an nsys export is refused by its tables (NotAProfileError).
+Sniffed sniff(const FileHead& head) {
+  return head.bytes().starts_with(std::string_view("SQLite format 3\0", 16)) ? Sniffed::Yes : Sniffed::No;
+}
+
+void read(const ReaderInput& in, const ProfileSink& emit) {
+  nsys::read_export(in.file.path, in.file.worker, emit);
+  if (in.progress) in.progress(in.file.bytes);
+}
+
+}  // namespace
+
+extern const Reader kNsysSqliteReader{"nsys-sqlite", "an Nsight Systems SQLite export", sniff, read};
+
+}  // namespace perfgate

@@ -1,0 +1,71 @@
+// The readers of profile formats, one per format (Perfetto's trace processor is the model: each
+// importer says from a file's first bytes whether the file is its own, and reads it). A format is
+// known by its reader's name, which reports show ("kineto-json"). Adding a format is its reader's
+// file, which defines a Reader, and one line in readers.cpp's list.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "perfgate/load.h"
+#include "perfgate/profile.h"
+
+namespace perfgate {
+
+// How sure a reader is, from a file's first bytes, that the file is its format.
+enum class Sniffed : unsigned char {
+  No,
+  Maybe,  // the format of last resort for such a file: a JSON document nothing else claims
+  Yes,
+};
+
+// The first bytes of a file (up to kFileHeadBytes), as the sniffs see them.
+inline constexpr std::size_t kFileHeadBytes = 4096;
+class FileHead {
+ public:
+  explicit FileHead(std::string_view bytes);
+  std::string_view bytes() const { return bytes_; }
+  // A JSON document's text from its first '{' or '[' (after a UTF-8 byte order mark and white
+  // space); empty when the file does not begin as one.
+  std::string_view json() const { return json_; }
+
+ private:
+  std::string_view bytes_;
+  std::string_view json_;
+};
+
+// One input as its reader gets it.
+struct ReaderInput {
+  const InputFile& file;
+  const LoadOptions& options;
+  unsigned threads;                                    // the threads it may parse on
+  const std::function<void(std::uint64_t)>& progress;  // file bytes consumed so far; may be empty
+};
+using ProfileSink = std::function<void(Profile&&)>;
+
+struct Reader {
+  const char* name;  // the format's name, as reports show it
+  // What the format is, for the message that refuses a file no reader knows ("a PyTorch legacy
+  // profiler trace"); nullptr where another reader's words say it already.
+  const char* description;
+  Sniffed (*sniff)(const FileHead& head);
+  // Reads the file and hands each profile in it to `emit` (one, or one per process or node),
+  // named after the file's worker. Throws InputError naming the file; NotAProfileError for a
+  // document that is not a profile (a file of a run folder is then skipped).
+  void (*read)(const ReaderInput& input, const ProfileSink& emit);
+};
+
+// Every reader, in the order that breaks a tie between two equally sure sniffs.
+std::span<const Reader* const> readers();
+// The reader most sure of `head`; nullptr when none is.
+const Reader* sniff_reader(const FileHead& head);
+// The reader of the format named `name`; nullptr when there is none.
+const Reader* find_reader(std::string_view name);
+// What perfgate reads, as the message refusing a file no reader knows says it: "a Kineto JSON
+// trace (plain or gzip), a PyTorch legacy profiler trace, ... or a Neuron profile".
+std::string formats_read();
+
+}  // namespace perfgate

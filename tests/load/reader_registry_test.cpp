@@ -1,0 +1,61 @@
+// The registry of readers (src/load/reader.h): a file's format is the reader most sure of its first
+// bytes, a JSON document nothing else claims is a Chrome trace, and the message refusing a file
+// names every format read.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "load/reader.h"
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+std::string sniffed(std::string_view head) {
+  const Reader* reader = sniff_reader(FileHead(head));
+  return reader ? reader->name : "";
+}
+
+TEST(ReaderRegistry, EachNameIsOneReaderFoundByIt) {
+  std::set<std::string> names;
+  for (const Reader* reader : readers()) {
+    EXPECT_TRUE(names.insert(reader->name).second) << reader->name;
+    EXPECT_EQ(find_reader(reader->name), reader);
+  }
+  EXPECT_EQ(names.size(), 6u);
+  EXPECT_EQ(find_reader("xplane"), nullptr);
+}
+
+TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
+  EXPECT_EQ(sniffed("\x1f\x8b\x08"), "kineto-json.gz");  // gzip, whatever it holds
+  EXPECT_EQ(sniffed(std::string_view("SQLite format 3\0", 16)), "nsys-sqlite");
+  EXPECT_EQ(sniffed(R"({"summary": [{"total_time": 1}]})"), "neuron-json");
+  EXPECT_EQ(sniffed(R"({"n_1": {"total_time": 1}})"), "neuron-summary-json");
+  EXPECT_EQ(sniffed(R"([{"name": "aten::mm", "ph": "X", "pid": "CPU functions", "tid": 1}])"),
+            "pytorch-legacy-json");
+  // Claimed by no other reader: a Chrome trace (a bare array of events too), after a byte order
+  // mark and white space.
+  EXPECT_EQ(sniffed("\xEF\xBB\xBF \n{\"traceEvents\": []}"), "kineto-json");
+  EXPECT_EQ(sniffed(R"([{"name": "k", "ph": "X", "cat": "kernel"}])"), "kineto-json");
+  EXPECT_EQ(sniffed("hello world"), "");
+  EXPECT_EQ(sniffed("\"just a string\""), "");
+}
+
+TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {
+  EXPECT_EQ(formats_read(),
+            "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
+            "export or a Neuron profile");
+  std::string path = temp_dir() + "/notes.json";
+  write_text(path, "notes");
+  try {
+    load_run({path});
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), path + ": not " + formats_read());
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::testing
