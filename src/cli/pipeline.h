@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis_fwd.h"
+#include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
 #include "perfgate/gate.h"
 #include "perfgate/load.h"
