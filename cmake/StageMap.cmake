@@ -15,7 +15,7 @@ set(PERFGATE_STAGES common assets model load analyse report_model baseline rules
 
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
 # stage may use.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h units.h version.h)
+set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def units.h version.h)
 set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/spill_arena.h common/binary_codec.h common/fixed_text.h)
 
 # The rule files and templates built into the binary.
