@@ -13,6 +13,8 @@
 #include <variant>
 #include <vector>
 
+#include "perfgate/metrics.h"
+
 namespace perfgate {
 
 inline constexpr const char* kReportSchema = "perfgate-report/2";
@@ -60,12 +62,6 @@ struct ChangeLimit {
 inline constexpr std::string_view kReportNoOpName = "(no op)";
 inline constexpr std::int32_t kTimelineHostOpsDevice = -1;  // outermost ops and DataLoader ops
 inline constexpr std::int32_t kTimelineRuntimeDevice = -2;  // runtime calls
-
-struct ReportMetric {
-  std::string name;
-  std::string unit;
-  std::optional<double> value;  // empty: not applicable
-};
 
 // A table of the report: DLProf's and the plugin's views, one renderer code path for all.
 struct ReportColumn {
@@ -160,7 +156,7 @@ struct ReportWorker {
   std::string name;
   std::string input_path;
   ReportWindow window;
-  std::vector<ReportMetric> metrics;
+  MetricValues metrics;  // its name and unit: the catalog's (metric_info)
   std::vector<ReportStep> steps;
   std::vector<ReportDroppedStep> dropped_steps;
   std::vector<ReportGpu> gpus;
@@ -176,6 +172,8 @@ struct ReportWorker {
   // has none; empty when the worker ran no modelled op.
   std::string roofline_note;
   std::vector<std::string> warnings;
+
+  std::optional<double> metric(Metric id) const { return metrics.get(id); }  // empty: not applicable
 };
 
 struct ReportSettings {
@@ -256,8 +254,7 @@ struct ReportVerdict {
 
 // A metric now and in the baseline.
 struct ReportMetricChange {
-  std::string name;
-  std::string unit;
+  Metric metric{};
   std::optional<double> value;
   std::optional<double> baseline;
   std::optional<double> delta;  // value - baseline
@@ -289,6 +286,8 @@ struct ReportBaseline {
   bool hardware_differs = false;
   std::vector<ReportMetricChange> metrics;  // every catalog metric, in catalog order
   std::vector<ReportMetricTrend> trends;    // history baselines: the gated metrics' recent values
+
+  const ReportMetricChange* change(Metric id) const;  // nullptr where the list lacks it
 };
 
 // Changes against a baseline (the op, region and kernel deltas) are per window step where both runs
@@ -313,9 +312,9 @@ struct ReportModel {
   std::string tool_version;
   std::vector<ReportInput> inputs;
   ReportSettings settings;
-  std::vector<ReportMetric> metrics;  // the run
-  std::vector<ReportStep> steps;      // the run's window steps
-  std::vector<ReportGpu> gpus;        // every GPU of every worker
+  MetricValues metrics;           // the run's
+  std::vector<ReportStep> steps;  // the run's window steps
+  std::vector<ReportGpu> gpus;    // every GPU of every worker
   std::vector<ReportWorker> workers;
   std::vector<ReportTable> tables;  // the run's: "ranks", "op_deltas", "kernel_deltas"
   // About the run as a whole, which every output shows: files of a run folder skipped, workers that
@@ -326,6 +325,8 @@ struct ReportModel {
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not
   std::optional<ReportVerdict> verdict;
+
+  std::optional<double> metric(Metric id) const { return metrics.get(id); }  // the run's; empty: n/a
 };
 
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);

@@ -12,11 +12,8 @@
 
 namespace perfgate {
 
-std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name) {
-  metric_info(name);  // throws for a name the catalog lacks
-  for (const auto& m : metrics)
-    if (m.name == name) return m.value;
-  return std::nullopt;
+std::optional<double> metric_value(const MetricValues& metrics, std::string_view name) {
+  return metrics.get(name);  // throws for a name the catalog lacks
 }
 
 std::string metric_label(std::string_view name) {
@@ -89,7 +86,7 @@ std::string_view changes_basis(const ReportModel& r) {
                                                                              : "per step";
 }
 
-std::string mfu_text(const std::vector<ReportMetric>& metrics) {
+std::string mfu_text(const MetricValues& metrics) {
   if (auto mfu = metric_value(metrics, "compute.mfu_pct")) return format_pct(mfu);
   auto peak_known = metric_value(metrics, "compute.peak_known_pct");
   auto coverage = metric_value(metrics, "compute.flops_coverage_pct");
@@ -138,8 +135,9 @@ std::string_view gain_share_of(const ReportModel& r) {
 
 std::string signed_change(const ReportMetricChange& c) {
   if (!c.delta) return "–";
-  if (c.unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
-  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, c.unit);
+  std::string_view unit = metric_info(c.metric).unit;
+  if (unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
+  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, unit);
   return c.ratio ? fmt::format("{} ({:+.1f}%)", change, 100 * (*c.ratio - 1)) : change;
 }
 

@@ -13,10 +13,9 @@
 
 namespace perfgate {
 
-// The value of the metric `name` among `metrics`, empty where it is not applicable or not there. A
-// name the catalog lacks throws std::logic_error: a renderer's typo fails a test instead of showing
-// "n/a".
-std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name);
+// The value of the metric `name` among `metrics`, empty where it is not applicable. A name the
+// catalog lacks throws std::logic_error: a renderer's typo fails a test instead of showing "n/a".
+std::optional<double> metric_value(const MetricValues& metrics, std::string_view name);
 // How every output names the metric in words: its catalog label. Unknown names: std::logic_error.
 std::string metric_label(std::string_view name);
 
@@ -61,7 +60,7 @@ std::size_t window_steps(const ReportModel& r);
 std::string_view changes_basis(const ReportModel& r);
 // MFU, or why it has none: FLOPs known for too little of the work (rules: compute), or no peak known
 // for the GPUs (rules: gpu_peaks).
-std::string mfu_text(const std::vector<ReportMetric>& metrics);
+std::string mfu_text(const MetricValues& metrics);
 
 // The report's notes with those that several workers share said once: "rank-0, rank-1, rank-2 and
 // 1021 more workers: GPU 0: architecture ... inferred", in the order each first appears.

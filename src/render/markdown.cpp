@@ -87,21 +87,21 @@ void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   for (std::string_view name : neuron_only ? std::span<const std::string_view>(kNeuronKeyMetrics)
                                            : std::span<const std::string_view>(kKeyMetrics)) {
     std::string label = metric_label(name);  // throws for a name the catalog lacks
-    auto index = std::find_if(r.metrics.begin(), r.metrics.end(),
-                              [&](const ReportMetric& m) { return m.name == name; });
-    if (index == r.metrics.end() || (compact && !index->value)) continue;
+    std::optional<double> metric = metric_value(r.metrics, name);
+    if (compact && !metric) continue;
+    std::string_view unit = metric_info(name).unit;
     TemplateData row;
     row.set("label", esc(label));
-    std::string value = format_value(index->value, index->unit);
+    std::string value = format_value(metric, unit);
     // A peak counted from the capture's start (no totals in the trace) is a lower bound.
-    if (name == "memory.peak_allocated_bytes" && index->value &&
+    if (name == "memory.peak_allocated_bytes" && metric &&
         metric_value(r.metrics, "memory.totals_recorded") == 0.0)
       value = "at least " + value;
     row.set("value", value);
     if (r.baseline)
       for (const ReportMetricChange& c : r.baseline->metrics)
-        if (c.name == name) {
-          row.set("baseline", format_value(c.baseline, c.unit));
+        if (metric_name(c.metric) == name) {
+          row.set("baseline", format_value(c.baseline, unit));
           row.set("delta", signed_change(c));
         }
     list.push_back(row);

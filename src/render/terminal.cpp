@@ -74,16 +74,16 @@ std::string window_line(const ReportModel& r) {
 }
 
 // "GPU busy 71.8%": the metric's label, then its value by its unit.
-std::string labelled(const std::vector<ReportMetric>& m, std::string_view name) {
+std::string labelled(const MetricValues& m, std::string_view name) {
   return metric_label(name) + " " + format_value(metric_value(m, name), metric_info(name).unit);
 }
 
-std::string steps_line(const std::vector<ReportMetric>& m) {
+std::string steps_line(const MetricValues& m) {
   return join({labelled(m, "steps.mean_us"), labelled(m, "steps.median_us"), labelled(m, "steps.p90_us"),
                labelled(m, "steps.min_us"), labelled(m, "steps.max_us"), labelled(m, "steps.cv_pct")});
 }
 
-std::string gpu_line(const std::vector<ReportMetric>& m) {
+std::string gpu_line(const MetricValues& m) {
   double count = metric_value(m, "gpu.count").value_or(0);
   if (count == 0) return "no GPU activity: GPU metrics are not applicable";
   return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"), labelled(m, "gpu.utilization_pct"),
@@ -128,14 +128,14 @@ std::string gpu_detail(const ReportGpu& g, bool name_worker) {
 }
 
 // "Kernel 55.5% · Memcpy 1.1% · ..." for the parts of an exclusive split that apply.
-std::string split_line(const std::vector<ReportMetric>& m, std::span<const std::string_view> shares) {
+std::string split_line(const MetricValues& m, std::span<const std::string_view> shares) {
   std::vector<std::string> shown;
   for (std::string_view name : shares)
     if (metric_value(m, name)) shown.push_back(labelled(m, name));
   return shown.empty() ? "n/a" : join(shown);
 }
 
-std::string tensor_core_line(const std::vector<ReportMetric>& m) {
+std::string tensor_core_line(const MetricValues& m) {
   return join({labelled(m, "tensor_core.kernel_time_pct"),
                labelled(m, "tensor_core.eligible_kernel_time_pct"),
                labelled(m, "tensor_core.efficiency_pct")});
@@ -146,7 +146,7 @@ std::string format_tflops(std::optional<double> tflops) {
   return tflops ? fmt::format("{:.3g} TFLOP/s", *tflops) : "n/a TFLOP/s";
 }
 
-std::string compute_line(const std::vector<ReportMetric>& m) {
+std::string compute_line(const MetricValues& m) {
   auto flops = metric_value(m, "compute.flops");
   if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
   return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(metric_value(m, "compute.tflops_achieved")),
@@ -156,7 +156,7 @@ std::string compute_line(const std::vector<ReportMetric>& m) {
 
 // With graph replays: the share of kernel time they ran and, with a capture, how much of it was
 // placed on captured ops.
-std::string host_line(const std::vector<ReportMetric>& m) {
+std::string host_line(const MetricValues& m) {
   std::vector<std::string> parts = {
       labelled(m, "host.runtime_pct"),
       fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
@@ -192,7 +192,7 @@ std::string top_ops_line(const ReportModel& r) {
 
 // "6 matched on 4 ranks, Collective waiting 69.2%, Collective bus bandwidth 38.3 GB/s; rank 3 last in
 // 100.0%, 300 us after the next", or why there is no split; empty without collectives.
-std::string collectives_line(const std::vector<ReportMetric>& m) {
+std::string collectives_line(const MetricValues& m) {
   if (metric_value(m, "communication.collectives").value_or(0) == 0) return "";
   double ranks = metric_value(m, "collectives.ranks_timed").value_or(0);
   if (ranks == 0) return "none timed: no collective kernel is linked to the collectives";

@@ -15,7 +15,7 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 // "Neuron MFU 12.5%" for each metric the profile has; the rest are left out, not shown as n/a.
-std::string present(const std::vector<ReportMetric>& m, std::initializer_list<std::string_view> names) {
+std::string present(const MetricValues& m, std::initializer_list<std::string_view> names) {
   std::vector<std::string> shown;
   for (std::string_view name : names)
     if (auto v = metric_value(m, name))

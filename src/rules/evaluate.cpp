@@ -37,9 +37,8 @@ class MetricLookup {
   }
 
   std::optional<double> current(std::string_view name) const {
-    for (const auto& m : report_.metrics)
-      if (m.name == name) return m.value;
-    return std::nullopt;
+    std::optional<Metric> id = metric_id(name);
+    return id ? report_.metric(*id) : std::nullopt;
   }
   std::optional<double> base(std::string_view name) const {
     return baseline_ ? baseline_->metric(name) : std::nullopt;

@@ -175,17 +175,13 @@ TEST(NeuronRun, AFolderOfRanksCombinesAsDocumented) {
   slower.replace(slower.find("\"total_active_time_percent\": 0.6"), 32, "\"total_active_time_percent\": 0.2");
   write_text(dir + "/profile_rank_1.json", slower);
   ReportModel r = report_of_files({dir}, default_rules());
-  auto metric = [&](std::string_view name) -> std::optional<double> {
-    for (const ReportMetric& m : r.metrics)
-      if (m.name == name) return m.value;
-    return std::nullopt;
-  };
-  EXPECT_DOUBLE_EQ(*metric("neuron.total_time_us"), 300.0);      // the slowest rank's 0.0003 s
-  EXPECT_DOUBLE_EQ(*metric("neuron.active_time_pct"), 40.0);     // mean of 60 and 20
-  EXPECT_DOUBLE_EQ(*metric("neuron.tensor.instructions"), 6.0);  // 3 + 3
-  EXPECT_DOUBLE_EQ(*metric("neuron.spill.save_bytes"), 1024.0);  // 512 + 512
-  EXPECT_FALSE(metric("gpu.count"));
-  EXPECT_DOUBLE_EQ(*metric("ranks.count"), 2.0);
+  auto metric = [&](Metric id) { return r.metric(id); };
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronTotalTimeUs), 300.0);       // the slowest rank's 0.0003 s
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronActiveTimePct), 40.0);      // mean of 60 and 20
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronTensorInstructions), 6.0);  // 3 + 3
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronSpillSaveBytes), 1024.0);   // 512 + 512
+  EXPECT_FALSE(metric(Metric::GpuCount));
+  EXPECT_DOUBLE_EQ(*metric(Metric::RanksCount), 2.0);
 }
 
 TEST(NeuronRules, FireOnTheFullProfile) {

@@ -40,10 +40,10 @@ TEST(MetricLabels, EveryMetricHasOneLabelOfItsOwn) {
 }
 
 TEST(MetricLabels, LookingUpANameTheCatalogLacksIsAProgrammingError) {
-  std::vector<ReportMetric> metrics = {{"gpu.utilization_pct", "%", 50.0}};
+  MetricValues metrics;
+  metrics.set(Metric::GpuUtilizationPct, 50.0);
   EXPECT_EQ(metric_value(metrics, "gpu.utilization_pct"), 50.0);
-  // In the catalog, not in this list (the HTML page's worker summaries carry no metrics): n/a.
-  EXPECT_FALSE(metric_value(metrics, "gpu.busy_pct"));
+  EXPECT_FALSE(metric_value(metrics, "gpu.busy_pct"));  // in the catalog, not set: n/a
   EXPECT_THROW(metric_value(metrics, "gpu.utilisation_pct"), std::logic_error);
   EXPECT_THROW(metric_value({}, "no.such_metric"), std::logic_error);
   EXPECT_THROW(metric_info("gpu.utilisation_pct"), std::logic_error);

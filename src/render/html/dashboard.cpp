@@ -44,7 +44,7 @@ std::optional<double> metric(const ReportModel& r, std::string_view name) {
 std::string change_badge(const ReportModel& r, std::string_view name) {
   if (!r.baseline) return "";
   for (const ReportMetricChange& c : r.baseline->metrics)
-    if (c.name == name && c.delta) return signed_change(c);
+    if (metric_name(c.metric) == name && c.delta) return signed_change(c);
   return "";
 }
 

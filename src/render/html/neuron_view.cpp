@@ -40,16 +40,15 @@ const std::array<std::pair<const char*, const char*>, 12> kCards = {
      {"neuron.spill.reload_bytes", "Spill reloads"}}};
 
 // The profile's own numbers (its worker's metrics), never the run's sums.
-TemplateData summary_cards(const std::vector<ReportMetric>& metrics) {
+TemplateData summary_cards(const MetricValues& metrics) {
   TemplateData list = template_list();
   for (const auto& [name, label] : kCards)
-    for (const ReportMetric& m : metrics)
-      if (m.name == name && m.value) {
-        TemplateData item;
-        item.set("label", std::string(label));
-        item.set("value", format_value(m.value, m.unit));
-        list.push_back(item);
-      }
+    if (std::optional<double> value = metrics.get(name)) {
+      TemplateData item;
+      item.set("label", std::string(label));
+      item.set("value", format_value(value, metric_info(name).unit));
+      list.push_back(item);
+    }
   return list;
 }
 
