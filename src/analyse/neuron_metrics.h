@@ -3,8 +3,6 @@
 // rows give where the summary lacks them.
 #pragma once
 
-#include <string_view>
-
 #include "perfgate/analysis.h"
 
 namespace perfgate {
@@ -13,7 +11,7 @@ namespace perfgate {
 // the shares, the sum of counts and bytes, the worst throttling.
 enum class NeuronCombine : std::uint8_t { Max, Min, Mean, Sum };
 struct NeuronMetricInfo {
-  std::string_view name;  // catalog name
+  Metric metric;
   NeuronCombine combine;
 };
 const NeuronMetricInfo& neuron_metric_info(NeuronMetric metric);
