@@ -12,12 +12,8 @@
 
 namespace perfgate {
 
-std::optional<double> metric_value(const MetricValues& metrics, std::string_view name) {
-  return metrics.get(name);  // throws for a name the catalog lacks
-}
-
-std::string metric_label(std::string_view name) {
-  return std::string(metric_info(name).label);
+std::string metric_label(Metric metric) {
+  return std::string(metric_info(metric).label);
 }
 
 std::string gpu_architecture_text(const ReportGpu& g) {
@@ -56,8 +52,7 @@ const ReportWorker* slowest_worker(const ReportModel& r) {
   const ReportWorker* slowest = nullptr;
   std::optional<double> slowest_mean;
   for (const ReportWorker& w : r.workers)
-    if (auto mean = metric_value(w.metrics, "steps.mean_us");
-        mean && (!slowest_mean || *mean > *slowest_mean)) {
+    if (auto mean = w.metric(Metric::StepsMeanUs); mean && (!slowest_mean || *mean > *slowest_mean)) {
       slowest = &w;
       slowest_mean = mean;
     }
@@ -68,8 +63,7 @@ const ReportWorker* fastest_worker(const ReportModel& r) {
   const ReportWorker* fastest = nullptr;
   std::optional<double> fastest_mean;
   for (const ReportWorker& w : r.workers)
-    if (auto mean = metric_value(w.metrics, "steps.mean_us");
-        mean && (!fastest_mean || *mean < *fastest_mean)) {
+    if (auto mean = w.metric(Metric::StepsMeanUs); mean && (!fastest_mean || *mean < *fastest_mean)) {
       fastest = &w;
       fastest_mean = mean;
     }
@@ -87,9 +81,9 @@ std::string_view changes_basis(const ReportModel& r) {
 }
 
 std::string mfu_text(const MetricValues& metrics) {
-  if (auto mfu = metric_value(metrics, "compute.mfu_pct")) return format_pct(mfu);
-  auto peak_known = metric_value(metrics, "compute.peak_known_pct");
-  auto coverage = metric_value(metrics, "compute.flops_coverage_pct");
+  if (auto mfu = metrics.get(Metric::ComputeMfuPct)) return format_pct(mfu);
+  auto peak_known = metrics.get(Metric::ComputePeakKnownPct);
+  auto coverage = metrics.get(Metric::ComputeFlopsCoveragePct);
   if (peak_known && *peak_known == 0)
     return "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)";
   if (coverage)

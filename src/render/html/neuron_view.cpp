@@ -25,28 +25,28 @@ std::string op_color(std::string_view op) {
   return kOpColors[h % kOpColors.size()];
 }
 
-const std::array<std::pair<const char*, const char*>, 12> kCards = {
-    {{"neuron.total_time_us", "Total time"},
-     {"neuron.active_time_pct", "Active"},
-     {"neuron.mfu_pct", "MFU"},
-     {"neuron.hfu_pct", "HFU"},
-     {"neuron.mbu_pct", "MBU"},
-     {"neuron.dma.active_pct", "DMA active"},
-     {"neuron.dma.bytes", "DMA bytes"},
-     {"neuron.hbm.read_bytes", "HBM read"},
-     {"neuron.throttle.active_pct", "Throttled time"},
-     {"neuron.throttle.util_limit_pct", "Throttle limit"},
-     {"neuron.spill.save_bytes", "Spill saves"},
-     {"neuron.spill.reload_bytes", "Spill reloads"}}};
+const std::array<std::pair<Metric, const char*>, 12> kCards = {
+    {{Metric::NeuronTotalTimeUs, "Total time"},
+     {Metric::NeuronActiveTimePct, "Active"},
+     {Metric::NeuronMfuPct, "MFU"},
+     {Metric::NeuronHfuPct, "HFU"},
+     {Metric::NeuronMbuPct, "MBU"},
+     {Metric::NeuronDmaActivePct, "DMA active"},
+     {Metric::NeuronDmaBytes, "DMA bytes"},
+     {Metric::NeuronHbmReadBytes, "HBM read"},
+     {Metric::NeuronThrottleActivePct, "Throttled time"},
+     {Metric::NeuronThrottleUtilLimitPct, "Throttle limit"},
+     {Metric::NeuronSpillSaveBytes, "Spill saves"},
+     {Metric::NeuronSpillReloadBytes, "Spill reloads"}}};
 
 // The profile's own numbers (its worker's metrics), never the run's sums.
 TemplateData summary_cards(const MetricValues& metrics) {
   TemplateData list = template_list();
-  for (const auto& [name, label] : kCards)
-    if (std::optional<double> value = metrics.get(name)) {
+  for (const auto& [metric, label] : kCards)
+    if (std::optional<double> value = metrics.get(metric)) {
       TemplateData item;
       item.set("label", std::string(label));
-      item.set("value", format_value(value, metric_info(name).unit));
+      item.set("value", format_value(value, metric_info(metric).unit));
       list.push_back(item);
     }
   return list;

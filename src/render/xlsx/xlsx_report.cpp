@@ -231,9 +231,10 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   for (std::size_t c = 0; c < t->columns.size(); ++c)
     if (t->columns[c].name == "name") name_col = c;
   // A series per part of the step breakdown: its column "kernel_us", under the label of its share
-  // "breakdown.kernel_pct".
-  for (std::string_view share : kBreakdownShares) {
-    std::string_view part = share.substr(share.find('.') + 1);  // "kernel_pct"
+  // breakdown.kernel_pct.
+  for (Metric share : kBreakdownShares) {
+    std::string_view name = metric_name(share);
+    std::string_view part = name.substr(name.find('.') + 1);  // "kernel_pct"
     part.remove_suffix(std::string_view("_pct").size());
     std::size_t c = column_index(*t, std::string(part) + "_us");
     if (c == t->columns.size()) continue;
