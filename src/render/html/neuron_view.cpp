@@ -25,27 +25,27 @@ std::string op_color(std::string_view op) {
   return kOpColors[h % kOpColors.size()];
 }
 
-const std::array<std::pair<Metric, const char*>, 12> kCards = {
-    {{Metric::NeuronTotalTimeUs, "Total time"},
-     {Metric::NeuronActiveTimePct, "Active"},
-     {Metric::NeuronMfuPct, "MFU"},
-     {Metric::NeuronHfuPct, "HFU"},
-     {Metric::NeuronMbuPct, "MBU"},
-     {Metric::NeuronDmaActivePct, "DMA active"},
-     {Metric::NeuronDmaBytes, "DMA bytes"},
-     {Metric::NeuronHbmReadBytes, "HBM read"},
-     {Metric::NeuronThrottleActivePct, "Throttled time"},
-     {Metric::NeuronThrottleUtilLimitPct, "Throttle limit"},
-     {Metric::NeuronSpillSaveBytes, "Spill saves"},
-     {Metric::NeuronSpillReloadBytes, "Spill reloads"}}};
+// Each card under its metric's catalog label, as every output names it.
+constexpr std::array<Metric, 12> kCards = {Metric::NeuronTotalTimeUs,
+                                           Metric::NeuronActiveTimePct,
+                                           Metric::NeuronMfuPct,
+                                           Metric::NeuronHfuPct,
+                                           Metric::NeuronMbuPct,
+                                           Metric::NeuronDmaActivePct,
+                                           Metric::NeuronDmaBytes,
+                                           Metric::NeuronHbmReadBytes,
+                                           Metric::NeuronThrottleActivePct,
+                                           Metric::NeuronThrottleUtilLimitPct,
+                                           Metric::NeuronSpillSaveBytes,
+                                           Metric::NeuronSpillReloadBytes};
 
 // The profile's own numbers (its worker's metrics), never the run's sums.
 TemplateData summary_cards(const MetricValues& metrics) {
   TemplateData list = template_list();
-  for (const auto& [metric, label] : kCards)
+  for (Metric metric : kCards)
     if (std::optional<double> value = metrics.get(metric)) {
       TemplateData item;
-      item.set("label", std::string(label));
+      item.set("label", std::string(metric_info(metric).label));
       item.set("value", format_value(value, metric_info(metric).unit));
       list.push_back(item);
     }
