@@ -34,7 +34,6 @@ struct Baseline {
   // Each GPU name with its number of devices (every worker's), by name; the history keeps it.
   std::vector<std::pair<std::string, int>> gpu_counts;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
-  std::optional<double> metric(std::string_view name) const;
 };
 
 // Several baselines as one: each metric is the median of the runs' values, op and kernel totals

@@ -49,10 +49,6 @@ std::span<const MetricInfo> metric_catalog();
 const MetricInfo& metric_info(Metric metric);
 // The id of a dotted name; empty for a name the catalog lacks.
 std::optional<Metric> metric_id(std::string_view name);
-std::optional<std::size_t> metric_index(std::string_view name);
-// The catalog's entry of `name`; a name the catalog lacks is a programming error (std::logic_error),
-// never a silent "n/a".
-const MetricInfo& metric_info(std::string_view name);
 
 // One value per catalog metric; empty means "not applicable" (never 0 in its place).
 class MetricValues {
@@ -60,12 +56,11 @@ class MetricValues {
   MetricValues() : values_(kMetricCount) {}
   void set(Metric metric, std::optional<double> value) { values_[metric_position(metric)] = value; }
   std::optional<double> get(Metric metric) const { return values_[metric_position(metric)]; }
-  void set(std::string_view name, std::optional<double> value);  // unknown name: std::logic_error
-  std::optional<double> get(std::string_view name) const;
   // By catalog position, for what walks the whole catalog (writers, the partial reports' codec).
   std::optional<double> at(std::size_t index) const { return values_[index]; }
   void set_at(std::size_t index, std::optional<double> value) { values_[index] = value; }
   std::size_t size() const { return values_.size(); }
+  bool operator==(const MetricValues&) const = default;
 
  private:
   std::vector<std::optional<double>> values_;

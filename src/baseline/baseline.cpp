@@ -65,11 +65,6 @@ std::vector<std::string> gpu_names(const ReportModel& report) {
   return sorted_distinct(std::move(names));
 }
 
-std::optional<double> Baseline::metric(std::string_view name) const {
-  std::optional<Metric> id = metric_id(name);
-  return id ? metrics.get(*id) : std::nullopt;
-}
-
 std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables) {
   return sum_rows(op_tables, "device_self_us", "host_self_us");
 }

@@ -2,8 +2,6 @@
 // below), and the look-ups by id and by name.
 #include <algorithm>
 #include <array>
-#include <stdexcept>
-#include <string>
 
 #include "perfgate/metrics.h"
 
@@ -51,30 +49,6 @@ std::optional<Metric> metric_id(std::string_view name) {
                              [](Metric m, std::string_view n) { return metric_name(m) < n; });
   if (it == by_name.end() || metric_name(*it) != name) return std::nullopt;
   return *it;
-}
-
-std::optional<std::size_t> metric_index(std::string_view name) {
-  for (std::size_t i = 0; i < std::size(kCatalog); ++i)
-    if (kCatalog[i].name == name) return i;
-  return std::nullopt;
-}
-
-const MetricInfo& metric_info(std::string_view name) {
-  auto index = metric_index(name);
-  if (!index) throw std::logic_error("metric not in catalog: " + std::string(name));
-  return kCatalog[*index];
-}
-
-void MetricValues::set(std::string_view name, std::optional<double> value) {
-  auto index = metric_index(name);
-  if (!index) throw std::logic_error("metric not in catalog: " + std::string(name));
-  values_[*index] = value;
-}
-
-std::optional<double> MetricValues::get(std::string_view name) const {
-  auto index = metric_index(name);
-  if (!index) throw std::logic_error("metric not in catalog: " + std::string(name));
-  return values_[*index];
 }
 
 }  // namespace perfgate
