@@ -23,7 +23,7 @@ struct BaselineRow {
 
 struct Baseline {
   ReportBaseline info;
-  std::vector<std::pair<std::string, std::optional<double>>> metrics;
+  MetricValues metrics;                   // a name the catalog lacks is not kept
   std::vector<double> step_durations_us;  // the window's steps (of every run, when pooled)
   // Each baseline run's window steps, when several runs are pooled: the step-time test models the
   // noise within and between runs. Empty for a single run (its steps are step_durations_us).
@@ -33,7 +33,7 @@ struct Baseline {
   std::vector<BaselineRow> kernels;
   // Each GPU name with its number of devices (every worker's), by name; the history keeps it.
   std::vector<std::pair<std::string, int>> gpu_counts;
-  std::optional<double> metric(std::string_view name) const;
+  std::optional<double> metric(Metric id) const { return metrics.get(id); }
 };
 
 // Several baselines as one: each metric is the median of the runs' values, op and kernel totals

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "perfgate/metrics.h"
 #include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
 #include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
 
@@ -38,11 +39,6 @@ struct ChangeLimit {
   std::string text;  // as written, for messages
 };
 
-struct ReportMetric {
-  std::string name;
-  std::string unit;
-  std::optional<double> value;  // empty: not applicable
-};
 
 // A table of the report: DLProf's and the plugin's views, one renderer code path for all.
 struct ReportColumn {
@@ -137,7 +133,7 @@ struct ReportWorker {
   std::string name;
   std::string input_path;
   ReportWindow window;
-  std::vector<ReportMetric> metrics;
+  MetricValues metrics;  // its name and unit: the catalog's (metric_info)
   std::vector<ReportStep> steps;
   std::vector<ReportDroppedStep> dropped_steps;
   std::vector<ReportGpu> gpus;
@@ -153,6 +149,8 @@ struct ReportWorker {
   // has none; empty when the worker ran no modelled op.
   std::string roofline_note;
   std::vector<std::string> warnings;
+
+  std::optional<double> metric(Metric id) const { return metrics.get(id); }  // empty: not applicable
 };
 
 struct ReportSettings {
@@ -233,8 +231,7 @@ struct ReportVerdict {
 
 // A metric now and in the baseline.
 struct ReportMetricChange {
-  std::string name;
-  std::string unit;
+  Metric metric{};
   std::optional<double> value;
   std::optional<double> baseline;
   std::optional<double> delta;  // value - baseline
@@ -266,6 +263,8 @@ struct ReportBaseline {
   bool hardware_differs = false;
   std::vector<ReportMetricChange> metrics;  // every catalog metric, in catalog order
   std::vector<ReportMetricTrend> trends;    // history baselines: the gated metrics' recent values
+
+  const ReportMetricChange* change(Metric id) const;  // nullptr where the list lacks it
 };
 
 // Changes against a baseline (the op, region and kernel deltas) are per window step where both runs
@@ -290,9 +289,9 @@ struct ReportModel {
   std::string tool_version;
   std::vector<ReportInput> inputs;
   ReportSettings settings;
-  std::vector<ReportMetric> metrics;  // the run
-  std::vector<ReportStep> steps;      // the run's window steps
-  std::vector<ReportGpu> gpus;        // every GPU of every worker
+  MetricValues metrics;           // the run's
+  std::vector<ReportStep> steps;  // the run's window steps
+  std::vector<ReportGpu> gpus;    // every GPU of every worker
   std::vector<ReportWorker> workers;
   std::vector<ReportTable> tables;  // the run's: "ranks", "op_deltas", "kernel_deltas"
   // About the run as a whole, which every output shows: files of a run folder skipped, workers that
@@ -303,6 +302,8 @@ struct ReportModel {
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not
   std::optional<ReportVerdict> verdict;
+
+  std::optional<double> metric(Metric id) const { return metrics.get(id); }  // the run's; empty: n/a
 };
 
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);

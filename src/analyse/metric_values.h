@@ -1,7 +1,8 @@
-// Maps analysis results to catalog metrics: the one place where a metric name meets its value.
-// A worker and a run of several workers go through the same MetricInputs.
+// Maps analysis results to catalog metrics: the one place where a metric meets its value, set by
+// id. A worker and a run of several workers go through the same MetricInputs.
 #pragma once
 
+#include <array>
 #include <vector>
 
 #include "analyse/communication/communication_results.h"
@@ -51,6 +52,48 @@ struct MetricInputs {
   std::optional<std::int64_t> world_size;      // the largest the traces state
   std::optional<std::int64_t> ranks_expected;  // expected_ranks() (analyse/run/capture_check.h)
 };
+
+// The metrics of the parts of a split, by the part's enum (BreakdownPart, ResourcePart, PathBound,
+// IdleCause): "<family>.<part>_us" and "_pct" (tests/analyse/metric_families_test.cpp checks each
+// name against the part's).
+struct PartMetrics {
+  Metric us;
+  Metric pct;
+};
+inline constexpr std::array<PartMetrics, kBreakdownParts> kBreakdownMetrics = {{
+    {Metric::BreakdownKernelUs, Metric::BreakdownKernelPct},
+    {Metric::BreakdownMemcpyUs, Metric::BreakdownMemcpyPct},
+    {Metric::BreakdownMemsetUs, Metric::BreakdownMemsetPct},
+    {Metric::BreakdownCommunicationUs, Metric::BreakdownCommunicationPct},
+    {Metric::BreakdownRuntimeUs, Metric::BreakdownRuntimePct},
+    {Metric::BreakdownDataloaderUs, Metric::BreakdownDataloaderPct},
+    {Metric::BreakdownCpuExecUs, Metric::BreakdownCpuExecPct},
+    {Metric::BreakdownOtherUs, Metric::BreakdownOtherPct},
+}};
+inline constexpr std::array<PartMetrics, kResourceParts> kResourceMetrics = {{
+    {Metric::ResourcesTcKernelsUs, Metric::ResourcesTcKernelsPct},
+    {Metric::ResourcesNonTcKernelsUs, Metric::ResourcesNonTcKernelsPct},
+    {Metric::ResourcesMemoryUs, Metric::ResourcesMemoryPct},
+    {Metric::ResourcesCpuUs, Metric::ResourcesCpuPct},
+    {Metric::ResourcesOtherUs, Metric::ResourcesOtherPct},
+}};
+// critical_path.<bound>_pct of the path, and critical_path.<bound>_step_pct of the steps.
+struct PathBoundMetrics {
+  Metric of_path;
+  Metric of_steps;
+};
+inline constexpr std::array<PathBoundMetrics, kPathBounds> kPathBoundMetrics = {{
+    {Metric::CriticalPathCpuBoundPct, Metric::CriticalPathCpuBoundStepPct},
+    {Metric::CriticalPathDataLoadingPct, Metric::CriticalPathDataLoadingStepPct},
+    {Metric::CriticalPathGpuKernelLaunchOverheadPct, Metric::CriticalPathGpuKernelLaunchOverheadStepPct},
+    {Metric::CriticalPathGpuKernelKernelOverheadPct, Metric::CriticalPathGpuKernelKernelOverheadStepPct},
+    {Metric::CriticalPathGpuComputeBoundPct, Metric::CriticalPathGpuComputeBoundStepPct},
+    {Metric::CriticalPathGpuCommunicationBoundPct, Metric::CriticalPathGpuCommunicationBoundStepPct},
+}};
+// gpu.idle_<cause>_pct.
+inline constexpr std::array<Metric, kIdleCauses> kIdleCauseMetrics = {
+    Metric::GpuIdleDataloaderPct, Metric::GpuIdleSyncPct,       Metric::GpuIdleLaunchPct,
+    Metric::GpuIdleCpuOpPct,      Metric::GpuIdleUnrecordedPct, Metric::GpuIdleShortGapsPct};
 
 MetricValues metrics_of(const MetricInputs& in);
 MetricInputs worker_inputs(const WorkerAnalysis& worker);

@@ -65,12 +65,6 @@ std::vector<std::string> gpu_names(const ReportModel& report) {
   return sorted_distinct(std::move(names));
 }
 
-std::optional<double> Baseline::metric(std::string_view name) const {
-  for (const auto& [n, v] : metrics)
-    if (n == name) return v;
-  return std::nullopt;
-}
-
 std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables) {
   return sum_rows(op_tables, "device_self_us", "host_self_us");
 }
@@ -85,8 +79,9 @@ std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kern
 
 std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline) {
   std::vector<ReportMetricChange> changes;
-  for (const ReportMetric& m : current.metrics) {
-    ReportMetricChange c{m.name, m.unit, m.value, baseline.metric(m.name), std::nullopt, std::nullopt};
+  for (std::size_t i = 0; i < kMetricCount; ++i) {
+    auto id = static_cast<Metric>(i);
+    ReportMetricChange c{id, current.metric(id), baseline.metric(id), std::nullopt, std::nullopt};
     if (c.value && c.baseline) {
       c.delta = *c.value - *c.baseline;
       if (*c.baseline != 0) c.ratio = *c.value / *c.baseline;
@@ -106,7 +101,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   std::vector<std::string> every_gpu;
   for (const ReportGpu& g : report.gpus) every_gpu.push_back(g.name);
   b.gpu_counts = name_counts(every_gpu);
-  for (const ReportMetric& m : report.metrics) b.metrics.emplace_back(m.name, m.value);
+  b.metrics = report.metrics;
   for (const ReportStep& s : report.steps)
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);
   b.info.steps = b.step_durations_us.size();
@@ -122,7 +117,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   b.info.kind = "pooled";
   b.info.runs = runs.size();
   std::vector<std::string> paths, gpus;
-  std::map<std::string, std::vector<double>> values;  // metric -> the runs' values
+  std::vector<std::vector<double>> values(kMetricCount);  // each metric's values in the runs
   std::map<std::string, BaselineRow> ops, regions, kernels;
   auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
     for (const BaselineRow& r : rows) {
@@ -136,14 +131,8 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   for (Baseline& run : runs) {
     paths.push_back(run.info.path);
     gpus.insert(gpus.end(), run.info.gpu_names.begin(), run.info.gpu_names.end());
-    for (const auto& [name, value] : run.metrics) {
-      auto& list = values[name];
-      if (value) list.push_back(*value);
-      // A structured binding is not captured by the lambda: clang 14 lacks C++20's P1091.
-      const std::string& metric = name;
-      if (std::none_of(b.metrics.begin(), b.metrics.end(), [&](const auto& m) { return m.first == metric; }))
-        b.metrics.emplace_back(name, std::nullopt);
-    }
+    for (std::size_t i = 0; i < kMetricCount; ++i)
+      if (std::optional<double> value = run.metrics.at(i)) values[i].push_back(*value);
     b.step_durations_us.insert(b.step_durations_us.end(), run.step_durations_us.begin(),
                                run.step_durations_us.end());
     b.run_steps_us.push_back(std::move(run.step_durations_us));
@@ -153,12 +142,12 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
     if (b.info.tool_version.empty()) b.info.tool_version = run.info.tool_version;
     b.info.inputs.insert(b.info.inputs.end(), run.info.inputs.begin(), run.info.inputs.end());
   }
-  for (auto& [name, value] : b.metrics) {
-    std::vector<double>& list = values[name];
+  for (std::size_t i = 0; i < kMetricCount; ++i) {
+    std::vector<double>& list = values[i];
     if (list.empty()) continue;
     std::sort(list.begin(), list.end());
     std::size_t mid = list.size() / 2;
-    value = list.size() % 2 == 1 ? list[mid] : (list[mid - 1] + list[mid]) / 2;
+    b.metrics.set_at(i, list.size() % 2 == 1 ? list[mid] : (list[mid - 1] + list[mid]) / 2);
   }
   for (auto& [name, row] : ops) b.ops.push_back(std::move(row));
   for (auto& [name, row] : regions) b.regions.push_back(std::move(row));

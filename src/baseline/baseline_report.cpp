@@ -111,7 +111,8 @@ void read_measurements(const std::string& path, const ReportFields& report, Base
       bad(path, fmt::format("metric '{}' must be a number or null", m.name));
     std::optional<double> v = m.kind == JsonKind::Number ? std::optional<double>(m.value) : std::nullopt;
     if (std::string problem = v ? metric_value_problem(m.name, *v) : ""; !problem.empty()) bad(path, problem);
-    b.metrics.emplace_back(m.name, v);
+    // Resolved once, here: a name this build's catalog lacks (another version's) is not kept.
+    if (std::optional<Metric> id = metric_id(m.name)) b.metrics.set(*id, v);
   }
   const ReportStepFields& steps = report.steps;
   if (steps.kind != JsonKind::Array) bad(path, "'steps' must be an array");

@@ -186,8 +186,8 @@ void add_contributions(std::vector<Contribution>& out, const std::vector<Pair>& 
 // The GPU idle time of a run, summed over its GPUs as the ops' times are summed over its workers:
 // gpu.idle_pct of the mean step (per step), or of the window over every run pooled (whole window).
 std::optional<double> idle_us(const Baseline& run, Basis basis) {
-  auto idle_pct = run.metric("gpu.idle_pct"), gpus = run.metric("gpu.count");
-  auto span = basis.per_step ? run.metric("steps.mean_us") : run.metric("window.wall_us");
+  auto idle_pct = run.metric(Metric::GpuIdlePct), gpus = run.metric(Metric::GpuCount);
+  auto span = basis.per_step ? run.metric(Metric::StepsMeanUs) : run.metric(Metric::WindowWallUs);
   if (!idle_pct || !gpus || !span) return std::nullopt;
   double runs = basis.per_step ? 1 : static_cast<double>(std::max<std::size_t>(run.info.runs, 1));
   return *idle_pct / 100 * *span * *gpus * runs;

@@ -45,7 +45,7 @@ std::string render_history_json(const std::vector<HistoryRun>& runs) {
       j.begin_object().key("name").value(g.name).key("count").value(g.count).end_object();
     j.end_array();
     j.key("tool_version").value(run.data.info.tool_version);
-    j.key("steps_median_us").value(run.data.metric("steps.median_us"));
+    j.key("steps_median_us").value(run.data.metric(Metric::StepsMedianUs));
     j.end_object();
   }
   j.end_array();
@@ -67,12 +67,12 @@ std::string render_history_table(const std::vector<HistoryRun>& runs) {
     while (!text.empty() && text.back() == ' ') text.pop_back();
     out += text + '\n';
   };
-  line("id", "time (UTC)", "branch", "commit", std::string(metric_info("steps.median_us").label), "GPUs",
+  line("id", "time (UTC)", "branch", "commit", std::string(metric_info(Metric::StepsMedianUs).label), "GPUs",
        "labels");
   for (const HistoryRun& run : runs)
     line(run.id, terminal_escape(run.time), terminal_escape(run.labels.branch),
          terminal_escape(run.labels.commit.substr(0, 7)),
-         format_duration_us(run.data.metric("steps.median_us")), gpus_text(run), labels_text(run));
+         format_duration_us(run.data.metric(Metric::StepsMedianUs)), gpus_text(run), labels_text(run));
   return out;
 }
 

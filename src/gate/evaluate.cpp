@@ -16,33 +16,37 @@
 namespace perfgate {
 namespace {
 
-// Metric values by name: the run's, and baseline./delta./ratio. of them.
+// Metric values by reference: the run's, and baseline./delta./ratio. of them. Empty for no
+// reference (a name the catalog lacks).
 class MetricLookup {
  public:
   MetricLookup(const ReportModel& report, const Baseline* baseline) : report_(report), baseline_(baseline) {}
 
-  std::optional<double> operator()(std::string_view name) const {
-    if (name.starts_with("baseline.")) return base(name.substr(9));
-    if (name.starts_with("delta.")) {
-      auto c = current(name.substr(6)), b = base(name.substr(6));
-      if (!c || !b) return std::nullopt;
-      return *c - *b;
+  std::optional<double> operator()(const std::optional<MetricReference>& reference) const {
+    if (!reference) return std::nullopt;
+    Metric m = reference->metric;
+    switch (reference->of) {
+      case MetricReference::Of::Current:
+        return current(m);
+      case MetricReference::Of::Baseline:
+        return base(m);
+      case MetricReference::Of::Delta: {
+        auto c = current(m), b = base(m);
+        if (!c || !b) return std::nullopt;
+        return *c - *b;
+      }
+      case MetricReference::Of::Ratio: {
+        auto c = current(m), b = base(m);
+        if (!c || !b || *b == 0) return std::nullopt;
+        return *c / *b;
+      }
     }
-    if (name.starts_with("ratio.")) {
-      auto c = current(name.substr(6)), b = base(name.substr(6));
-      if (!c || !b || *b == 0) return std::nullopt;
-      return *c / *b;
-    }
-    return current(name);
-  }
-
-  std::optional<double> current(std::string_view name) const {
-    for (const auto& m : report_.metrics)
-      if (m.name == name) return m.value;
     return std::nullopt;
   }
-  std::optional<double> base(std::string_view name) const {
-    return baseline_ ? baseline_->metric(name) : std::nullopt;
+
+  std::optional<double> current(Metric metric) const { return report_.metric(metric); }
+  std::optional<double> base(Metric metric) const {
+    return baseline_ ? baseline_->metric(metric) : std::nullopt;
   }
 
  private:
@@ -50,11 +54,42 @@ class MetricLookup {
   const Baseline* baseline_;
 };
 
+// An expression of a rule with its metric names resolved once, when it is parsed.
+class MetricExpression {
+ public:
+  explicit MetricExpression(std::string_view text) : e_(text) {
+    for (const std::string& name : e_.variables()) references_.push_back(metric_reference(name));
+  }
+
+  std::optional<double> evaluate(const MetricLookup& lookup) const { return e_.evaluate(values(lookup)); }
+  // The first name, in name order, that has no value: what a reason says is missing.
+  std::string first_missing(const MetricLookup& lookup) const {
+    std::vector<std::optional<double>> v = values(lookup);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (!v[i]) return e_.variables()[i];
+    return "";
+  }
+  const std::vector<std::string>& variables() const { return e_.variables(); }
+  // By variables().
+  const std::vector<std::optional<MetricReference>>& references() const { return references_; }
+
+ private:
+  std::vector<std::optional<double>> values(const MetricLookup& lookup) const {
+    std::vector<std::optional<double>> out;
+    out.reserve(references_.size());
+    for (const auto& reference : references_) out.push_back(lookup(reference));
+    return out;
+  }
+
+  Expression e_;
+  std::vector<std::optional<MetricReference>> references_;
+};
+
 // A rule's expressions, parsed once for its evaluation.
 struct RuleExpressions {
   explicit RuleExpressions(const Rule& r) {
     auto parse = [](const std::string& text) {
-      return text.empty() ? std::nullopt : std::optional<Expression>(text);
+      return text.empty() ? std::nullopt : std::optional<MetricExpression>(text);
     };
     value = parse(r.value);
     condition = parse(r.condition);
@@ -63,24 +98,23 @@ struct RuleExpressions {
     saves = parse(r.saves);
     on_path = parse(r.on_path);
     pass_needs = parse(r.pass_needs);
+    if (!r.metric.empty()) metric = metric_reference(r.metric);
   }
-  std::optional<Expression> value, condition, applies_if, gain, saves, on_path, pass_needs;
+  std::optional<MetricExpression> value, condition, applies_if, gain, saves, on_path, pass_needs;
+  std::optional<MetricReference> metric;  // the rule's `metric`
 };
 
 // The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
 bool needs_baseline(const Rule& r, const RuleExpressions& e) {
-  if (r.compare_baseline || is_baseline_reference(r.metric)) return true;
+  auto of_baseline = [](const std::optional<MetricReference>& m) {
+    return m && m->of != MetricReference::Of::Current;
+  };
+  if (r.compare_baseline || of_baseline(e.metric)) return true;
   for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain, &e.saves, &e.on_path, &e.pass_needs})
     if (*x)
-      for (const std::string& name : (*x)->variables())
-        if (is_baseline_reference(name)) return true;
+      for (const auto& reference : (*x)->references())
+        if (of_baseline(reference)) return true;
   return false;
-}
-
-std::string first_missing(const Expression& e, const MetricLookup& lookup) {
-  for (const std::string& name : e.variables())
-    if (!lookup(name)) return name;
-  return "";
 }
 
 // A change: "+1.20 ms", "-14.8 pts" (a difference of percentages is in points).
@@ -111,16 +145,16 @@ class RuleEvaluator {
       if (!applies)
         return done(FindingStatus::NotApplicable,
                     fmt::format("{} has no value for this profile (applies_if: {})",
-                                first_missing(*x_.applies_if, lookup_), r_.applies_if));
+                                x_.applies_if->first_missing(lookup_), r_.applies_if));
       if (*applies == 0) return done(FindingStatus::NotApplicable, "applies only when " + r_.applies_if);
     }
-    f_.value = !r_.metric.empty() ? lookup_(r_.metric)
+    f_.value = !r_.metric.empty() ? lookup_(x_.metric)
                : x_.value         ? x_.value->evaluate(lookup_)
                                   : std::nullopt;
     if (!f_.value && (!r_.metric.empty() || x_.value))
       return done(FindingStatus::NotApplicable,
                   fmt::format("{} has no value for this profile",
-                              !r_.metric.empty() ? r_.metric : first_missing(*x_.value, lookup_)));
+                              !r_.metric.empty() ? r_.metric : x_.value->first_missing(lookup_)));
     if (x_.condition) return by_condition();
     if (r_.compare_baseline) return by_baseline();
     return by_threshold();
@@ -133,7 +167,7 @@ class RuleEvaluator {
     bool can_fail = r_.fail || r_.fail_change || (!r_.condition.empty() && r_.severity == Severity::Error);
     f_.severity = can_fail ? "error" : "warning";
     f_.metric = !r_.metric.empty() ? r_.metric : r_.value;
-    f_.unit = !r_.metric.empty() ? reference_unit(r_.metric) : r_.unit;
+    f_.unit = x_.metric ? reference_unit(*x_.metric) : !r_.metric.empty() ? "" : r_.unit;
     f_.docs = r_.docs;
     f_.source = r_.source;
   }
@@ -143,7 +177,7 @@ class RuleEvaluator {
     f_.threshold_text = r_.condition;
     if (!fires)
       return done(FindingStatus::NotApplicable,
-                  fmt::format("{} has no value for this profile", first_missing(*x_.condition, lookup_)));
+                  fmt::format("{} has no value for this profile", x_.condition->first_missing(lookup_)));
     if (*fires == 0) return done(FindingStatus::Pass, "");
     return done(r_.severity == Severity::Error ? FindingStatus::Fail : FindingStatus::Warn, "");
   }
@@ -166,7 +200,7 @@ class RuleEvaluator {
   }
 
   ReportFinding by_baseline() {
-    f_.baseline = lookup_.base(r_.metric);
+    f_.baseline = x_.metric ? lookup_.base(x_.metric->metric) : std::nullopt;
     if (!f_.baseline) return done(FindingStatus::NotApplicable, "the baseline has no value for " + r_.metric);
     if (r_.test != StepTest::None) {
       std::vector<double> current;
@@ -240,9 +274,12 @@ class RuleEvaluator {
     std::optional<double> holds = x_.pass_needs->evaluate(lookup_);
     if (!holds || *holds != 0) return "";
     std::string values;
-    for (const std::string& name : x_.pass_needs->variables())
-      values += fmt::format("{}{} {}", values.empty() ? "" : ", ", name,
-                            format_value(lookup_(name), reference_unit(name)));
+    const auto& names = x_.pass_needs->variables();
+    const auto& references = x_.pass_needs->references();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      values += fmt::format(
+          "{}{} {}", values.empty() ? "" : ", ", names[i],
+          format_value(lookup_(references[i]), references[i] ? reference_unit(*references[i]) : ""));
     return fmt::format("it can pass only when {} ({}): what it read cannot show the whole run", r_.pass_needs,
                        values);
   }
@@ -270,7 +307,7 @@ class RuleEvaluator {
   // The first `recommendations` entry whose condition holds, else `recommendation`.
   const std::string& recommendation_text() {
     for (const auto& r : r_.recommendations) {
-      std::optional<double> holds = Expression(r.when).evaluate(lookup_);
+      std::optional<double> holds = MetricExpression(r.when).evaluate(lookup_);
       if (holds && *holds != 0) return r.text;
     }
     return r_.recommendation;
@@ -279,11 +316,13 @@ class RuleEvaluator {
   // A rule that depends on the GPU architecture, when a GPU's architecture was inferred from
   // kernel names (the trace does not describe its devices), says so.
   std::string inferred_architecture_note() const {
-    bool reads_architecture = r_.metric == "gpu.compute_capability";
+    auto architecture = [](const std::optional<MetricReference>& m) {
+      return m && m->of == MetricReference::Of::Current && m->metric == Metric::GpuComputeCapability;
+    };
+    bool reads_architecture = architecture(x_.metric);
     for (const auto* x : {&x_.value, &x_.condition, &x_.applies_if, &x_.gain})
       if (*x)
-        for (const std::string& name : (*x)->variables())
-          reads_architecture |= name == "gpu.compute_capability";
+        for (const auto& reference : (*x)->references()) reads_architecture |= architecture(reference);
     if (!reads_architecture) return "";
     for (const ReportGpu& g : report_.gpus)
       if (g.architecture_inferred)
@@ -306,10 +345,11 @@ class RuleEvaluator {
       if (name == "offenders") return offenders_text(f_.offenders);
       // What shares of time are shares of: a run without steps is one window (its metrics say so).
       if (name == "step_time")
-        return lookup_("window.steps_in_window").value_or(0) > 0 ? "the step time" : "the window";
+        return lookup_.current(Metric::WindowStepsInWindow).value_or(0) > 0 ? "the step time" : "the window";
       for (const auto& [value_name, expression] : r_.values)
-        if (value_name == name) return format_value(Expression(expression).evaluate(lookup_), "");
-      return format_value(lookup_(name), reference_unit(name));
+        if (value_name == name) return format_value(MetricExpression(expression).evaluate(lookup_), "");
+      // A metric named in the message's text, resolved here.
+      return format_value(lookup_(metric_reference(name)), reference_unit(name));
     });
   }
 

@@ -295,6 +295,7 @@ struct Expression::Impl {
   std::size_t root = 0;
   std::vector<std::string> names;  // in order of first use while parsing
   std::vector<std::string> sorted;
+  std::vector<std::size_t> sorted_at;  // each of `names` in `sorted`
 
   // Nodes come after their arguments (the parser adds a node once its operands are parsed), so one
   // pass in order computes every node; the root is the last.
@@ -302,6 +303,11 @@ struct Expression::Impl {
     std::vector<double> results(nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i) results[i] = eval_node(nodes[i], values, results);
     return results[root];
+  }
+  std::optional<double> finite_eval(const std::vector<double>& values) const {
+    double result = eval(values);
+    if (!std::isfinite(result)) return std::nullopt;
+    return result;
   }
 
   static double eval_node(const Node& n, const std::vector<double>& values,
@@ -368,6 +374,9 @@ Expression::Expression(std::string_view text) : impl_(std::make_shared<Impl>()) 
   impl_->root = Parser(impl_->text).parse_all(impl_->nodes, impl_->names);
   impl_->sorted = impl_->names;
   std::sort(impl_->sorted.begin(), impl_->sorted.end());
+  for (const std::string& name : impl_->names)
+    impl_->sorted_at.push_back(static_cast<std::size_t>(
+        std::lower_bound(impl_->sorted.begin(), impl_->sorted.end(), name) - impl_->sorted.begin()));
 }
 
 const std::string& Expression::text() const {
@@ -386,9 +395,17 @@ std::optional<double> Expression::evaluate(const Lookup& lookup) const {
     if (!v) return std::nullopt;
     values.push_back(*v);
   }
-  double result = impl_->eval(values);
-  if (!std::isfinite(result)) return std::nullopt;
-  return result;
+  return impl_->finite_eval(values);
+}
+
+std::optional<double> Expression::evaluate(std::span<const std::optional<double>> values) const {
+  std::vector<double> in_use;
+  in_use.reserve(impl_->names.size());
+  for (std::size_t at : impl_->sorted_at) {
+    if (at >= values.size() || !values[at]) return std::nullopt;
+    in_use.push_back(*values[at]);
+  }
+  return impl_->finite_eval(in_use);
 }
 
 }  // namespace perfgate

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,9 @@ class Expression {
   const std::vector<std::string>& variables() const;
   // Empty when a variable has no value (not applicable) or the result is not a finite number.
   std::optional<double> evaluate(const Lookup& lookup) const;
+  // The same with the variables' values given in the order of variables(): what a caller that
+  // resolved the names once (the rules' metrics) passes on each evaluation.
+  std::optional<double> evaluate(std::span<const std::optional<double>> values) const;
 
  private:
   struct Impl;

@@ -20,7 +20,6 @@ namespace perfgate {
 namespace {
 
 constexpr std::array<std::string_view, 3> kPrefixes = {"baseline.", "delta.", "ratio."};
-constexpr std::array<std::string_view, 2> kStepTestMetrics = {"steps.mean_us", "steps.median_us"};
 
 // An expression quoted in an error: whole when short, else its start (a 100,000-term expression
 // would bury the message).
@@ -224,8 +223,8 @@ class RuleChecker {
 
   void check_test() {
     if (r_.test == StepTest::None) return;
-    bool step_metric =
-        std::find(kStepTestMetrics.begin(), kStepTestMetrics.end(), r_.metric) != kStepTestMetrics.end();
+    std::optional<Metric> metric = metric_id(r_.metric);
+    bool step_metric = metric == Metric::StepsMeanUs || metric == Metric::StepsMedianUs;
     if (!r_.compare_baseline || !step_metric)
       error("test", fmt::format("'test: {}' compares per-step durations: it needs 'compare: baseline' and "
                                 "'metric: steps.median_us' or 'steps.mean_us'",
@@ -324,19 +323,35 @@ bool check_rule(YamlCheck& check, const YAML::Node& at, Rule& rule) {
   return RuleChecker(check, at, rule).run();
 }
 
+std::optional<MetricReference> metric_reference(std::string_view name) {
+  auto [prefix, rest] = split_prefix(name);
+  std::optional<Metric> metric = metric_id(rest);
+  if (!metric) return std::nullopt;
+  MetricReference::Of of = prefix == "baseline." ? MetricReference::Of::Baseline
+                           : prefix == "delta."  ? MetricReference::Of::Delta
+                           : prefix == "ratio."  ? MetricReference::Of::Ratio
+                                                 : MetricReference::Of::Current;
+  return MetricReference{of, *metric};
+}
+
 bool is_metric_reference(std::string_view name) {
-  return metric_index(split_prefix(name).second).has_value();
+  return metric_reference(name).has_value();
 }
 
 bool is_baseline_reference(std::string_view name) {
   return !split_prefix(name).first.empty();
 }
 
+std::string reference_unit(const MetricReference& reference) {
+  if (reference.of == MetricReference::Of::Ratio) return "ratio";
+  return std::string(metric_info(reference.metric).unit);
+}
+
 std::string reference_unit(std::string_view name) {
   auto [prefix, rest] = split_prefix(name);
   if (prefix == "ratio.") return "ratio";
-  auto index = metric_index(rest);
-  return index ? std::string(metric_catalog()[*index].unit) : "";
+  std::optional<Metric> metric = metric_id(rest);
+  return metric ? std::string(metric_info(*metric).unit) : "";
 }
 
 std::optional<ChangeLimit> parse_change(std::string_view text, std::string_view metric_unit, Better better,

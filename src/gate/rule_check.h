@@ -4,10 +4,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "knowledge/yaml_check.h"
+#include "perfgate/metrics.h"
 #include "perfgate/rules.h"
 
 namespace perfgate {
@@ -17,10 +20,19 @@ bool valid_rule_id(std::string_view id);
 // Reports problems at `at`; fills rule.warn/fail or warn_change/fail_change. False on any error.
 bool check_rule(YamlCheck& check, const YAML::Node& at, Rule& rule);
 
-// A catalog metric, or baseline./delta./ratio. of one.
+// A metric as a rule names it: a catalog metric, or baseline./delta./ratio. of one. Rules name
+// metrics by text; the evaluation resolves each name once, to this.
+struct MetricReference {
+  enum class Of : std::uint8_t { Current, Baseline, Delta, Ratio };
+  Of of = Of::Current;
+  Metric metric{};
+};
+// Empty where `name` is no catalog metric (with or without its prefix).
+std::optional<MetricReference> metric_reference(std::string_view name);
 bool is_metric_reference(std::string_view name);
 // The unit of a reference: the metric's (a ratio. is a "ratio").
-std::string reference_unit(std::string_view name);
+std::string reference_unit(const MetricReference& reference);
+std::string reference_unit(std::string_view name);  // "" for a name that is no reference
 // Whether a reference needs a baseline.
 bool is_baseline_reference(std::string_view name);
 

@@ -138,7 +138,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   if (nearest) out.limit = *nearest;
   std::vector<double> all_baseline;
   for (const auto& run : baseline_runs_us) all_baseline.insert(all_baseline.end(), run.begin(), run.end());
-  Statistic stat = rule.metric == "steps.mean_us" ? Statistic::Mean : Statistic::Median;
+  Statistic stat = metric_id(rule.metric) == Metric::StepsMeanUs ? Statistic::Mean : Statistic::Median;
   double base = statistic(all_baseline, stat);
   auto limit_at = [&](const ChangeLimit& l) {
     double ratio = std::exp(log_limit(l, base));

@@ -84,8 +84,9 @@ void check_values(const HistoryRun& run) {
   auto refuse = [&](const std::string& problem) {
     if (!problem.empty()) throw ValueError(fmt::format("run {}: {}", run.id, problem));
   };
-  for (const auto& [name, value] : run.data.metrics)
-    if (value) refuse(metric_value_problem(shortened(name), *value));
+  for (std::size_t i = 0; i < kMetricCount; ++i)
+    if (std::optional<double> value = run.data.metrics.at(i))
+      refuse(metric_value_problem(std::string(metric_name(static_cast<Metric>(i))), *value));
   const std::vector<double>& steps = run.data.step_durations_us;
   for (std::size_t i = 0; i < steps.size(); ++i) refuse(step_duration_problem(i + 1, steps[i]));
   for (const auto& [kind, rows] : {std::pair{"op", &run.data.ops}, std::pair{"kernel", &run.data.kernels}})
@@ -147,8 +148,11 @@ class SqlHistoryStore final : public HistoryStore {
       rows.push_back({id, std::int64_t(i), inputs[i].path, inputs[i].worker, inputs[i].format,
                       static_cast<std::int64_t>(inputs[i].bytes)});
     insert("run_inputs", {"run_id", "position", "path", "worker", "format", "bytes"});
-    for (const auto& [name, value] : run.data.metrics)
-      rows.push_back({id, name, value ? SqlValue(*value) : SqlValue()});
+    for (std::size_t i = 0; i < kMetricCount; ++i) {
+      std::optional<double> value = run.data.metrics.at(i);
+      rows.push_back(
+          {id, std::string(metric_name(static_cast<Metric>(i))), value ? SqlValue(*value) : SqlValue()});
+    }
     insert("run_metrics", {"run_id", "name", "value"});
     const auto& steps = run.data.step_durations_us;
     for (std::size_t i = 0; i < steps.size(); ++i) rows.push_back({id, std::int64_t(i), steps[i]});
@@ -210,8 +214,9 @@ class SqlHistoryStore final : public HistoryStore {
                                      shortened(r.text(1)), count, kMaxGpuCount));
       run.gpus.push_back({r.text(1), static_cast<int>(count)});
     });
+    // Names are resolved once, here: a name this build's catalog lacks (another version's) is not kept.
     each("run_metrics", "name, value", "name", [](HistoryRun& run, const Cells& r) {
-      run.data.metrics.emplace_back(r.text(1), r.optional_real(2));
+      if (std::optional<Metric> id = metric_id(r.text(1))) run.data.metrics.set(*id, r.optional_real(2));
     });
     if (query.with_tables) read_tables(each);
     for (HistoryRun& run : runs) {
@@ -245,7 +250,6 @@ class SqlHistoryStore final : public HistoryStore {
   static void finish(HistoryRun& run) {
     auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::sort(run.labels.labels.begin(), run.labels.labels.end(), by_first);
-    std::sort(run.data.metrics.begin(), run.data.metrics.end(), by_first);
     std::sort(run.gpus.begin(), run.gpus.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
     for (const HistoryGpu& g : run.gpus) {
       run.data.info.gpu_names.push_back(g.name);

@@ -10,24 +10,21 @@
 namespace perfgate {
 namespace {
 
-std::optional<double> current_value(const ReportModel& report, std::string_view metric) {
-  for (const ReportMetric& m : report.metrics)
-    if (m.name == metric) return m.value;
-  return std::nullopt;
-}
-
 ReportMetricTrend trend_of(const std::vector<HistoryRun>& runs, const ReportModel& current,
                            const std::string& metric, const std::string& current_commit,
                            std::size_t max_points) {
   ReportMetricTrend t;
   t.metric = metric;
-  if (auto index = metric_index(metric)) t.unit = std::string(metric_catalog()[*index].unit);
+  // The rules' name, resolved once (a gated metric is a catalog name: the rules were checked).
+  std::optional<Metric> id = metric_id(metric);
+  if (!id) return t;
+  t.unit = std::string(metric_info(*id).unit);
   std::size_t history_points = max_points > 1 ? max_points - 1 : 0;
   for (auto run = runs.rbegin(); run != runs.rend() && t.points.size() < history_points; ++run)
-    if (std::optional<double> v = run->data.metric(metric); v && std::isfinite(*v))
+    if (std::optional<double> v = run->data.metric(*id); v && std::isfinite(*v))
       t.points.push_back(ReportTrendPoint{run->labels.commit, *v, false});
   std::reverse(t.points.begin(), t.points.end());
-  if (std::optional<double> v = current_value(current, metric); v && std::isfinite(*v))
+  if (std::optional<double> v = current.metric(*id); v && std::isfinite(*v))
     t.points.push_back(ReportTrendPoint{current_commit, *v, true});
   return t;
 }

@@ -26,16 +26,11 @@ bool is_neuron_metric(std::string_view metric) {
   return metric.starts_with("neuron.");
 }
 
-std::string unit_of(std::string_view metric) {
-  auto index = metric_index(metric);
-  return index ? std::string(metric_catalog()[*index].unit) : std::string();
-}
-
 void check_metric_names(const std::vector<std::string>& names) {
   std::vector<std::string_view> known;
   for (const MetricInfo& m : metric_catalog()) known.push_back(m.name);
   for (const std::string& name : names)
-    if (!metric_index(name))
+    if (!metric_id(name))
       throw ConfigError(fmt::format("--metric: unknown metric '{}'{}; 'perfgate metrics' lists them", name,
                                     did_you_mean(name, known)));
 }
@@ -131,12 +126,13 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rul
                          const TrendSettings& s) {
   MetricTrend t;
   t.metric = metric;
-  t.unit = unit_of(metric);
+  std::optional<Metric> id = metric_id(metric);  // resolved once: check_metric_names and the rules checked it
+  if (id) t.unit = std::string(metric_info(*id).unit);
   const Rule* rule = baseline_rule_reading(rules, metric);
   if (rule) t.rule = rule->id;
   if (rule && rule->better) t.better = *rule->better == Better::Lower ? "lower" : "higher";
   for (const HistoryRun& run : runs) {
-    std::optional<double> value = run.data.metric(metric);
+    std::optional<double> value = id ? run.data.metric(*id) : std::nullopt;
     if (!value || !std::isfinite(*value)) {
       ++t.runs_without_value;
       continue;
@@ -157,16 +153,13 @@ std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<H
   bool neuron_runs = false, other_runs = runs.empty();
   for (const HistoryRun& run : runs) {
     bool neuron = false;
-    for (const MetricInfo& m : metric_catalog())
-      if (is_neuron_metric(m.name) && run.data.metric(m.name)) {
-        neuron = true;
-        break;
-      }
+    for (std::size_t i = 0; i < kMetricCount && !neuron; ++i)
+      neuron = is_neuron_metric(kMetricNames[i]) && run.data.metrics.at(i);
     (neuron ? neuron_runs : other_runs) = true;
   }
   std::vector<std::string> out;
   for (const Rule& r : rules.rules)
-    if (r.enabled && r.compare_baseline && metric_index(r.metric) &&
+    if (r.enabled && r.compare_baseline && metric_id(r.metric) &&
         (is_neuron_metric(r.metric) ? neuron_runs : other_runs) &&
         std::find(out.begin(), out.end(), r.metric) == out.end())
       out.push_back(r.metric);

@@ -12,15 +12,8 @@
 
 namespace perfgate {
 
-std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name) {
-  metric_info(name);  // throws for a name the catalog lacks
-  for (const auto& m : metrics)
-    if (m.name == name) return m.value;
-  return std::nullopt;
-}
-
-std::string metric_label(std::string_view name) {
-  return std::string(metric_info(name).label);
+std::string metric_label(Metric metric) {
+  return std::string(metric_info(metric).label);
 }
 
 std::string gpu_architecture_text(const ReportGpu& g) {
@@ -59,8 +52,7 @@ const ReportWorker* slowest_worker(const ReportModel& r) {
   const ReportWorker* slowest = nullptr;
   std::optional<double> slowest_mean;
   for (const ReportWorker& w : r.workers)
-    if (auto mean = metric_value(w.metrics, "steps.mean_us");
-        mean && (!slowest_mean || *mean > *slowest_mean)) {
+    if (auto mean = w.metric(Metric::StepsMeanUs); mean && (!slowest_mean || *mean > *slowest_mean)) {
       slowest = &w;
       slowest_mean = mean;
     }
@@ -71,8 +63,7 @@ const ReportWorker* fastest_worker(const ReportModel& r) {
   const ReportWorker* fastest = nullptr;
   std::optional<double> fastest_mean;
   for (const ReportWorker& w : r.workers)
-    if (auto mean = metric_value(w.metrics, "steps.mean_us");
-        mean && (!fastest_mean || *mean < *fastest_mean)) {
+    if (auto mean = w.metric(Metric::StepsMeanUs); mean && (!fastest_mean || *mean < *fastest_mean)) {
       fastest = &w;
       fastest_mean = mean;
     }
@@ -89,10 +80,10 @@ std::string_view changes_basis(const ReportModel& r) {
                                                                              : "per step";
 }
 
-std::string mfu_text(const std::vector<ReportMetric>& metrics) {
-  if (auto mfu = metric_value(metrics, "compute.mfu_pct")) return format_pct(mfu);
-  auto peak_known = metric_value(metrics, "compute.peak_known_pct");
-  auto coverage = metric_value(metrics, "compute.flops_coverage_pct");
+std::string mfu_text(const MetricValues& metrics) {
+  if (auto mfu = metrics.get(Metric::ComputeMfuPct)) return format_pct(mfu);
+  auto peak_known = metrics.get(Metric::ComputePeakKnownPct);
+  auto coverage = metrics.get(Metric::ComputeFlopsCoveragePct);
   if (peak_known && *peak_known == 0)
     return "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)";
   if (coverage)
@@ -138,8 +129,9 @@ std::string_view gain_share_of(const ReportModel& r) {
 
 std::string signed_change(const ReportMetricChange& c) {
   if (!c.delta) return "–";
-  if (c.unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
-  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, c.unit);
+  std::string_view unit = metric_info(c.metric).unit;
+  if (unit == "%") return fmt::format("{:+.1f} pts", *c.delta);
+  std::string change = (*c.delta > 0 ? "+" : "") + format_value(c.delta, unit);
   return c.ratio ? fmt::format("{} ({:+.1f}%)", change, 100 * (*c.ratio - 1)) : change;
 }
 

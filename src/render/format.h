@@ -1,4 +1,4 @@
-// Helpers of the text renderers: values by unit (perfgate/units.h) and metric look-up.
+// Helpers of the text renderers: values by unit (perfgate/units.h) and metric labels.
 #pragma once
 
 #include <array>
@@ -13,22 +13,18 @@
 
 namespace perfgate {
 
-// The value of the metric `name` among `metrics`, empty where it is not applicable or not there. A
-// name the catalog lacks throws std::logic_error: a renderer's typo fails a test instead of showing
-// "n/a".
-std::optional<double> metric_value(const std::vector<ReportMetric>& metrics, std::string_view name);
-// How every output names the metric in words: its catalog label. Unknown names: std::logic_error.
-std::string metric_label(std::string_view name);
+// How every output names the metric in words: its catalog label.
+std::string metric_label(Metric metric);
 
 // The parts of the plugin's step breakdown as shares of the step, in its priority order (that of
 // kBreakdownColors), and DLProf's resources as shares of the window (kResourceColors).
-inline constexpr std::array<std::string_view, 8> kBreakdownShares = {
-    "breakdown.kernel_pct",        "breakdown.memcpy_pct",  "breakdown.memset_pct",
-    "breakdown.communication_pct", "breakdown.runtime_pct", "breakdown.dataloader_pct",
-    "breakdown.cpu_exec_pct",      "breakdown.other_pct"};
-inline constexpr std::array<std::string_view, 5> kResourceShares = {
-    "resources.tc_kernels_pct", "resources.non_tc_kernels_pct", "resources.memory_pct", "resources.cpu_pct",
-    "resources.other_pct"};
+inline constexpr std::array<Metric, 8> kBreakdownShares = {
+    Metric::BreakdownKernelPct,        Metric::BreakdownMemcpyPct,  Metric::BreakdownMemsetPct,
+    Metric::BreakdownCommunicationPct, Metric::BreakdownRuntimePct, Metric::BreakdownDataloaderPct,
+    Metric::BreakdownCpuExecPct,       Metric::BreakdownOtherPct};
+inline constexpr std::array<Metric, 5> kResourceShares = {
+    Metric::ResourcesTcKernelsPct, Metric::ResourcesNonTcKernelsPct, Metric::ResourcesMemoryPct,
+    Metric::ResourcesCpuPct, Metric::ResourcesOtherPct};
 
 // What is known of a GPU's architecture, to follow its name: " (Ampere, sm 8.0)", " (gfx942)"
 // (AMD has no sm numbers), " (Volta, sm 7.0, inferred from kernel names)", or "".
@@ -61,7 +57,7 @@ std::size_t window_steps(const ReportModel& r);
 std::string_view changes_basis(const ReportModel& r);
 // MFU, or why it has none: FLOPs known for too little of the work (rules: compute), or no peak known
 // for the GPUs (rules: gpu_peaks).
-std::string mfu_text(const std::vector<ReportMetric>& metrics);
+std::string mfu_text(const MetricValues& metrics);
 
 // The report's notes with those that several workers share said once: "rank-0, rank-1, rank-2 and
 // 1021 more workers: GPU 0: architecture ... inferred", in the order each first appears.

@@ -27,7 +27,7 @@ const char* severity_of(const ReportFinding& f) {
 }
 
 // OpenMetrics names: [a-zA-Z_:][a-zA-Z0-9_:]*.
-std::string metric_name(std::string_view name) {
+std::string openmetrics_name(std::string_view name) {
   std::string out = "perfgate_";
   for (char c : name) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return out;
@@ -75,10 +75,11 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
 
 std::string render_openmetrics(const ReportModel& r) {
   std::string out;
-  for (const ReportMetric& m : r.metrics) {
-    if (!m.value) continue;  // not applicable: OpenMetrics has no null
-    std::string name = metric_name(m.name);
-    out += fmt::format("# TYPE {} gauge\n{} {}\n", name, name, *m.value);  // shortest exact form
+  for (std::size_t i = 0; i < r.metrics.size(); ++i) {
+    std::optional<double> value = r.metrics.at(i);
+    if (!value) continue;  // not applicable: OpenMetrics has no null
+    std::string name = openmetrics_name(kMetricNames[i]);
+    out += fmt::format("# TYPE {} gauge\n{} {}\n", name, name, *value);  // shortest exact form
   }
   if (r.verdict) {
     out +=

@@ -111,7 +111,7 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.key("hardware_differs").value(b.hardware_differs);
   j.key("metrics").begin_object();  // the baseline's value of each metric, and the change
   for (const auto& m : b.metrics)
-    j.key(m.name)
+    j.key(metric_name(m.metric))
         .begin_object()
         .key("baseline")
         .value(m.baseline)

@@ -11,14 +11,15 @@
 
 #include "perfgate/render.h"
 #include "render/json_gate.h"
+#include "render/json_report.h"
 #include "render/json_writer.h"
 
 namespace perfgate {
 namespace {
 
-void write_metrics(JsonWriter& j, const std::vector<ReportMetric>& metrics) {
+void write_metrics(JsonWriter& j, const MetricValues& metrics) {
   j.key("metrics").begin_object();
-  for (const auto& m : metrics) j.key(m.name).value(m.value);
+  for (std::size_t i = 0; i < metrics.size(); ++i) j.key(kMetricNames[i]).value(metrics.at(i));
   j.end_object();
 }
 
@@ -146,7 +147,7 @@ void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables) {
   j.end_object();
 }
 
-void write_worker(JsonWriter& j, const ReportWorker& w) {
+void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
   j.begin_object();
   j.key("name").value(w.name);
   j.key("input").value(w.input_path);
@@ -154,7 +155,10 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
   if (!w.detailed_as.empty()) j.key("detailed_as").value(w.detailed_as);
   if (!w.roofline_note.empty()) j.key("roofline_note").value(w.roofline_note);
   write_window(j, w.window);
-  write_metrics(j, w.metrics);
+  if (with_metrics)
+    write_metrics(j, w.metrics);
+  else
+    j.key("metrics").begin_object().end_object();
   write_steps(j, "steps", w.steps);
   j.key("dropped_steps").begin_array();
   for (const auto& d : w.dropped_steps) {
@@ -184,9 +188,8 @@ void write_worker(JsonWriter& j, const ReportWorker& w) {
   j.end_object();
 }
 
-}  // namespace
-
-void write_json(const ReportModel& r, const std::function<void(std::string_view)>& write) {
+void write_report(const ReportModel& r, const std::function<void(std::string_view)>& write,
+                  bool worker_metrics) {
   JsonWriter j(2, write);
   j.begin_object();
   j.key("schema").value(r.schema);
@@ -220,7 +223,7 @@ void write_json(const ReportModel& r, const std::function<void(std::string_view)
   write_gpus(j, r.gpus);
   write_tables(j, r.tables);
   j.key("workers").begin_array();
-  for (const auto& w : r.workers) write_worker(j, w);
+  for (const auto& w : r.workers) write_worker(j, w, worker_metrics);
   j.end_array();
   write_strings(j, "run_warnings", r.run_warnings);
   write_strings(j, "warnings", r.warnings);
@@ -228,9 +231,22 @@ void write_json(const ReportModel& r, const std::function<void(std::string_view)
   j.flush();
 }
 
+}  // namespace
+
+void write_json(const ReportModel& r, const std::function<void(std::string_view)>& write) {
+  write_report(r, write, true);
+}
+
 std::string render_json(const ReportModel& r) {
   std::string out;
   write_json(r, [&out](std::string_view piece) { out.append(piece); });
+  return out;
+}
+
+std::string render_json_without_worker_metrics(const ReportModel& r) {
+  std::string out;
+  write_report(
+      r, [&out](std::string_view piece) { out.append(piece); }, false);
   return out;
 }
 

@@ -22,24 +22,25 @@ namespace {
 constexpr std::size_t kMaxCellChars = 80;
 
 // The key metrics of the summary, each shown under its catalog label.
-constexpr std::string_view kKeyMetrics[] = {
-    "steps.median_us",
-    "steps.mean_us",
-    "gpu.utilization_pct",
-    "tensor_core.kernel_time_pct",
-    "tensor_core.efficiency_pct",
-    "breakdown.dataloader_pct",
-    "breakdown.communication_pct",
-    "compute.mfu_pct",
-    "compute.flops_coverage_pct",
-    "memory.peak_allocated_bytes",
-    "host.sync_calls",
+constexpr Metric kKeyMetrics[] = {
+    Metric::StepsMedianUs,
+    Metric::StepsMeanUs,
+    Metric::GpuUtilizationPct,
+    Metric::TensorCoreKernelTimePct,
+    Metric::TensorCoreEfficiencyPct,
+    Metric::BreakdownDataloaderPct,
+    Metric::BreakdownCommunicationPct,
+    Metric::ComputeMfuPct,
+    Metric::ComputeFlopsCoveragePct,
+    Metric::MemoryPeakAllocatedBytes,
+    Metric::HostSyncCalls,
 };
 
 // The key metrics of a run of Neuron device profiles (no GPU: the GPU metrics are all n/a).
-constexpr std::string_view kNeuronKeyMetrics[] = {
-    "neuron.total_time_us",  "neuron.active_time_pct", "neuron.tensor.active_pct", "neuron.vector.active_pct",
-    "neuron.dma.active_pct", "neuron.mfu_pct",         "neuron.spill.save_bytes",
+constexpr Metric kNeuronKeyMetrics[] = {
+    Metric::NeuronTotalTimeUs,     Metric::NeuronActiveTimePct, Metric::NeuronTensorActivePct,
+    Metric::NeuronVectorActivePct, Metric::NeuronDmaActivePct,  Metric::NeuronMfuPct,
+    Metric::NeuronSpillSaveBytes,
 };
 
 // How much goes in: fewer rows and findings until the text fits the budget.
@@ -82,28 +83,23 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   TemplateData list = template_list();
-  bool neuron_only = metric_value(r.metrics, "neuron.total_time_us") &&
-                     metric_value(r.metrics, "gpu.count").value_or(0) == 0;
-  for (std::string_view name : neuron_only ? std::span<const std::string_view>(kNeuronKeyMetrics)
-                                           : std::span<const std::string_view>(kKeyMetrics)) {
-    std::string label = metric_label(name);  // throws for a name the catalog lacks
-    auto index = std::find_if(r.metrics.begin(), r.metrics.end(),
-                              [&](const ReportMetric& m) { return m.name == name; });
-    if (index == r.metrics.end() || (compact && !index->value)) continue;
+  bool neuron_only = r.metric(Metric::NeuronTotalTimeUs) && r.metric(Metric::GpuCount).value_or(0) == 0;
+  for (Metric metric :
+       neuron_only ? std::span<const Metric>(kNeuronKeyMetrics) : std::span<const Metric>(kKeyMetrics)) {
+    std::optional<double> v = r.metric(metric);
+    if (compact && !v) continue;
+    std::string_view unit = metric_info(metric).unit;
     TemplateData row;
-    row.set("label", esc(label));
-    std::string value = format_value(index->value, index->unit);
+    row.set("label", esc(metric_label(metric)));
+    std::string value = format_value(v, unit);
     // A peak counted from the capture's start (no totals in the trace) is a lower bound.
-    if (name == "memory.peak_allocated_bytes" && index->value &&
-        metric_value(r.metrics, "memory.totals_recorded") == 0.0)
+    if (metric == Metric::MemoryPeakAllocatedBytes && v && r.metric(Metric::MemoryTotalsRecorded) == 0.0)
       value = "at least " + value;
     row.set("value", value);
-    if (r.baseline)
-      for (const ReportMetricChange& c : r.baseline->metrics)
-        if (c.name == name) {
-          row.set("baseline", format_value(c.baseline, c.unit));
-          row.set("delta", signed_change(c));
-        }
+    if (const ReportMetricChange* c = r.baseline ? r.baseline->change(metric) : nullptr) {
+      row.set("baseline", format_value(c->baseline, unit));
+      row.set("delta", signed_change(*c));
+    }
     list.push_back(row);
   }
   view.set("metrics", list);

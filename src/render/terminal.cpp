@@ -57,38 +57,40 @@ std::string window_line(const ReportModel& r) {
     // Both spans, so that one long host wait reads as what it is (docs/metrics.md, "Capture and GPU
     // spans"): the share of each the GPUs were busy.
     std::string line =
-        fmt::format("whole trace (no steps), {} wall", format_duration_us(metric_value(m, "window.wall_us")));
-    if (auto capture = metric_value(m, "window.capture_span_us"))
+        fmt::format("whole trace (no steps), {} wall", format_duration_us(m.get(Metric::WindowWallUs)));
+    if (auto capture = m.get(Metric::WindowCaptureSpanUs))
       line += fmt::format(" · capture span {}", format_duration_us(capture));
-    if (auto gpu = metric_value(m, "window.gpu_span_us"))
+    if (auto gpu = m.get(Metric::WindowGpuSpanUs))
       line += fmt::format(" · GPU span {} · GPU busy {} ({} of the capture span, {} of the GPU span)",
-                          format_duration_us(gpu), format_duration_us(metric_value(m, "gpu.capture_busy_us")),
-                          format_pct(metric_value(m, "gpu.busy_of_capture_pct")),
-                          format_pct(metric_value(m, "gpu.busy_of_gpu_span_pct")));
+                          format_duration_us(gpu), format_duration_us(m.get(Metric::GpuCaptureBusyUs)),
+                          format_pct(m.get(Metric::GpuBusyOfCapturePct)),
+                          format_pct(m.get(Metric::GpuBusyOfGpuSpanPct)));
     return line;
   }
   std::string range;
   if (!r.steps.empty()) range = fmt::format(" ({} to {})", r.steps.front().name, r.steps.back().name);
-  return fmt::format("{:.0f} steps{}, {} wall", metric_value(m, "window.steps_in_window").value_or(0), range,
-                     format_duration_us(metric_value(m, "window.wall_us")));
+  return fmt::format("{:.0f} steps{}, {} wall", m.get(Metric::WindowStepsInWindow).value_or(0), range,
+                     format_duration_us(m.get(Metric::WindowWallUs)));
 }
 
 // "GPU busy 71.8%": the metric's label, then its value by its unit.
-std::string labelled(const std::vector<ReportMetric>& m, std::string_view name) {
-  return metric_label(name) + " " + format_value(metric_value(m, name), metric_info(name).unit);
+std::string labelled(const MetricValues& m, Metric metric) {
+  return metric_label(metric) + " " + format_value(m.get(metric), metric_info(metric).unit);
 }
 
-std::string steps_line(const std::vector<ReportMetric>& m) {
-  return join({labelled(m, "steps.mean_us"), labelled(m, "steps.median_us"), labelled(m, "steps.p90_us"),
-               labelled(m, "steps.min_us"), labelled(m, "steps.max_us"), labelled(m, "steps.cv_pct")});
+std::string steps_line(const MetricValues& m) {
+  return join({labelled(m, Metric::StepsMeanUs), labelled(m, Metric::StepsMedianUs),
+               labelled(m, Metric::StepsP90Us), labelled(m, Metric::StepsMinUs),
+               labelled(m, Metric::StepsMaxUs), labelled(m, Metric::StepsCvPct)});
 }
 
-std::string gpu_line(const std::vector<ReportMetric>& m) {
-  double count = metric_value(m, "gpu.count").value_or(0);
+std::string gpu_line(const MetricValues& m) {
+  double count = m.get(Metric::GpuCount).value_or(0);
   if (count == 0) return "no GPU activity: GPU metrics are not applicable";
-  return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"), labelled(m, "gpu.utilization_pct"),
-               labelled(m, "gpu.busy_pct"), labelled(m, "gpu.idle_pct"), labelled(m, "gpu.sm_efficiency_pct"),
-               labelled(m, "gpu.achieved_occupancy_pct")});
+  return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"),
+               labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),
+               labelled(m, Metric::GpuIdlePct), labelled(m, Metric::GpuSmEfficiencyPct),
+               labelled(m, Metric::GpuAchievedOccupancyPct)});
 }
 
 // A large run's GPUs in one line: the lowest, median and highest utilization.
@@ -96,23 +98,20 @@ std::string gpu_spread_line(const ReportModel& r) {
   const auto& m = r.metrics;
   return fmt::format(
       "{} GPUs: {}, median {}, highest {} (each GPU: the gpus table of the HTML and JSON reports)",
-      r.gpus.size(), labelled(m, "gpu.min_utilization_pct"),
-      format_pct(metric_value(m, "gpu.median_utilization_pct")),
-      format_pct(metric_value(m, "gpu.max_utilization_pct")));
+      r.gpus.size(), labelled(m, Metric::GpuMinUtilizationPct),
+      format_pct(m.get(Metric::GpuMedianUtilizationPct)), format_pct(m.get(Metric::GpuMaxUtilizationPct)));
 }
 
 // A large run's workers in one line: the slowest and the fastest by mean step (the first on a tie,
 // as ranks.slowest and ranks.fastest), and the spread.
 std::string workers_spread_line(const ReportModel& r) {
   std::string line = fmt::format("{}", r.workers.size());
-  auto mean = [](const ReportWorker* w) {
-    return format_duration_us(metric_value(w->metrics, "steps.mean_us"));
-  };
+  auto mean = [](const ReportWorker* w) { return format_duration_us(w->metric(Metric::StepsMeanUs)); };
   if (const ReportWorker* slow = slowest_worker(r))
     line += fmt::format(": slowest {} (mean step {})", slow->name, mean(slow));
   if (const ReportWorker* fast = fastest_worker(r))
     line += fmt::format(", fastest {} ({})", fast->name, mean(fast));
-  if (auto spread = metric_value(r.metrics, "ranks.step_spread_pct"))
+  if (auto spread = r.metric(Metric::RanksStepSpreadPct))
     line +=
         fmt::format("; spread {} of the median (each worker: the ranks table of the HTML and JSON reports)",
                     format_pct(spread));
@@ -123,22 +122,22 @@ std::string workers_spread_line(const ReportModel& r) {
 std::string gpu_detail(const ReportGpu& g, bool name_worker) {
   std::string name = (g.name.empty() ? "unknown device" : g.name) + gpu_architecture_text(g);
   return fmt::format("{}GPU {}: {} · {} {} · {} {} · {} kernels", name_worker ? g.worker + " " : "", g.device,
-                     name, metric_label("gpu.utilization_pct"), format_pct(g.utilization_pct),
-                     metric_label("gpu.busy_pct"), format_pct(g.busy_pct), g.kernel_count);
+                     name, metric_label(Metric::GpuUtilizationPct), format_pct(g.utilization_pct),
+                     metric_label(Metric::GpuBusyPct), format_pct(g.busy_pct), g.kernel_count);
 }
 
 // "Kernel 55.5% · Memcpy 1.1% · ..." for the parts of an exclusive split that apply.
-std::string split_line(const std::vector<ReportMetric>& m, std::span<const std::string_view> shares) {
+std::string split_line(const MetricValues& m, std::span<const Metric> shares) {
   std::vector<std::string> shown;
-  for (std::string_view name : shares)
-    if (metric_value(m, name)) shown.push_back(labelled(m, name));
+  for (Metric share : shares)
+    if (m.get(share)) shown.push_back(labelled(m, share));
   return shown.empty() ? "n/a" : join(shown);
 }
 
-std::string tensor_core_line(const std::vector<ReportMetric>& m) {
-  return join({labelled(m, "tensor_core.kernel_time_pct"),
-               labelled(m, "tensor_core.eligible_kernel_time_pct"),
-               labelled(m, "tensor_core.efficiency_pct")});
+std::string tensor_core_line(const MetricValues& m) {
+  return join({labelled(m, Metric::TensorCoreKernelTimePct),
+               labelled(m, Metric::TensorCoreEligibleKernelTimePct),
+               labelled(m, Metric::TensorCoreEfficiencyPct)});
 }
 
 // Small runs reach a fraction of a TFLOP/s: three significant digits keep them readable.
@@ -146,28 +145,28 @@ std::string format_tflops(std::optional<double> tflops) {
   return tflops ? fmt::format("{:.3g} TFLOP/s", *tflops) : "n/a TFLOP/s";
 }
 
-std::string compute_line(const std::vector<ReportMetric>& m) {
-  auto flops = metric_value(m, "compute.flops");
+std::string compute_line(const MetricValues& m) {
+  auto flops = m.get(Metric::ComputeFlops);
   if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
-  return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(metric_value(m, "compute.tflops_achieved")),
-               metric_label("compute.mfu_pct") + " " + mfu_text(m),
-               labelled(m, "compute.flops_coverage_pct")});
+  return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(m.get(Metric::ComputeTflopsAchieved)),
+               metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m),
+               labelled(m, Metric::ComputeFlopsCoveragePct)});
 }
 
 // With graph replays: the share of kernel time they ran and, with a capture, how much of it was
 // placed on captured ops.
-std::string host_line(const std::vector<ReportMetric>& m) {
+std::string host_line(const MetricValues& m) {
   std::vector<std::string> parts = {
-      labelled(m, "host.runtime_pct"),
-      fmt::format("{:.0f} sync calls ({})", metric_value(m, "host.sync_calls").value_or(0),
-                  format_duration_us(metric_value(m, "host.sync_us"))),
-      labelled(m, "kernels.short_pct"), labelled(m, "gpu.idle_host_wait_pct") + " of idle"};
-  if (metric_value(m, "kernels.compiled_pct").value_or(0) > 0)
-    parts.push_back(labelled(m, "kernels.compiled_pct"));
-  if (metric_value(m, "kernels.graph_replay_pct").value_or(0) > 0) {
-    parts.push_back(labelled(m, "kernels.graph_replay_pct"));
-    if (metric_value(m, "kernels.graph_capture_coverage_pct"))
-      parts.push_back(labelled(m, "kernels.graph_capture_coverage_pct"));
+      labelled(m, Metric::HostRuntimePct),
+      fmt::format("{:.0f} sync calls ({})", m.get(Metric::HostSyncCalls).value_or(0),
+                  format_duration_us(m.get(Metric::HostSyncUs))),
+      labelled(m, Metric::KernelsShortPct), labelled(m, Metric::GpuIdleHostWaitPct) + " of idle"};
+  if (m.get(Metric::KernelsCompiledPct).value_or(0) > 0)
+    parts.push_back(labelled(m, Metric::KernelsCompiledPct));
+  if (m.get(Metric::KernelsGraphReplayPct).value_or(0) > 0) {
+    parts.push_back(labelled(m, Metric::KernelsGraphReplayPct));
+    if (m.get(Metric::KernelsGraphCaptureCoveragePct))
+      parts.push_back(labelled(m, Metric::KernelsGraphCaptureCoveragePct));
   }
   return join(parts);
 }
@@ -192,19 +191,19 @@ std::string top_ops_line(const ReportModel& r) {
 
 // "6 matched on 4 ranks, Collective waiting 69.2%, Collective bus bandwidth 38.3 GB/s; rank 3 last in
 // 100.0%, 300 us after the next", or why there is no split; empty without collectives.
-std::string collectives_line(const std::vector<ReportMetric>& m) {
-  if (metric_value(m, "communication.collectives").value_or(0) == 0) return "";
-  double ranks = metric_value(m, "collectives.ranks_timed").value_or(0);
+std::string collectives_line(const MetricValues& m) {
+  if (m.get(Metric::CommunicationCollectives).value_or(0) == 0) return "";
+  double ranks = m.get(Metric::CollectivesRanksTimed).value_or(0);
   if (ranks == 0) return "none timed: no collective kernel is linked to the collectives";
   if (ranks < 2)
     return "timed on one rank: waiting for other ranks cannot be told from transfer without their traces";
   std::string line = fmt::format(
-      "{:.0f} matched on {:.0f} ranks, {}", metric_value(m, "collectives.matched").value_or(0), ranks,
-      join({labelled(m, "collectives.wait_pct"), labelled(m, "collectives.bus_bandwidth_gbps")}));
-  if (auto rank = metric_value(m, "collectives.straggler_rank"))
+      "{:.0f} matched on {:.0f} ranks, {}", m.get(Metric::CollectivesMatched).value_or(0), ranks,
+      join({labelled(m, Metric::CollectivesWaitPct), labelled(m, Metric::CollectivesBusBandwidthGbps)}));
+  if (auto rank = m.get(Metric::CollectivesStragglerRank))
     line += fmt::format("; rank {:.0f} last in {}, {} after the next", *rank,
-                        format_pct(metric_value(m, "collectives.straggler_last_pct")),
-                        format_duration_us(metric_value(m, "collectives.straggler_delay_us")));
+                        format_pct(m.get(Metric::CollectivesStragglerLastPct)),
+                        format_duration_us(m.get(Metric::CollectivesStragglerDelayUs)));
   return line;
 }
 
@@ -214,8 +213,8 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   for (const auto& w : r.run_warnings) out.warn("Warning", w);
   bool neuron_run = device_family(r) == DeviceFamily::Neuron;
   out.add("Window", neuron_run ? neuron_window_text(r) : window_line(r));
-  if (metric_value(r.metrics, "steps.mean_us")) out.add("Steps", steps_line(r.metrics));
-  bool neuron = metric_value(r.metrics, "neuron.total_time_us").has_value();
+  if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
+  bool neuron = r.metric(Metric::NeuronTotalTimeUs).has_value();
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
   // A Neuron device profile alone has no GPU: its lines would all read n/a.
   if (!neuron || !r.gpus.empty()) {
@@ -228,7 +227,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     out.add("Tensor Cores", tensor_core_line(r.metrics));
     out.add("Resources", split_line(r.metrics, kResourceShares));
   }
-  if (metric_value(r.metrics, "gpu.count").value_or(0) > 0) {
+  if (r.metric(Metric::GpuCount).value_or(0) > 0) {
     out.add("Compute", compute_line(r.metrics));
     out.add("Host", host_line(r.metrics));
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
@@ -238,7 +237,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && !neuron_run) {
     for (const auto& w : r.workers)
       out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
-                                    labelled(w.metrics, "steps.mean_us")));
+                                    labelled(w.metrics, Metric::StepsMeanUs)));
   } else if (r.workers.size() > kListedWorkers && !neuron_run) {
     out.add("Workers", workers_spread_line(r));
   }

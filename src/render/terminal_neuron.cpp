@@ -15,11 +15,11 @@ std::string join(const std::vector<std::string>& parts) {
 }
 
 // "Neuron MFU 12.5%" for each metric the profile has; the rest are left out, not shown as n/a.
-std::string present(const std::vector<ReportMetric>& m, std::initializer_list<std::string_view> names) {
+std::string present(const MetricValues& m, std::initializer_list<Metric> metrics) {
   std::vector<std::string> shown;
-  for (std::string_view name : names)
-    if (auto v = metric_value(m, name))
-      shown.push_back(metric_label(name) + " " + format_value(v, metric_info(name).unit));
+  for (Metric metric : metrics)
+    if (auto v = m.get(metric))
+      shown.push_back(metric_label(metric) + " " + format_value(v, metric_info(metric).unit));
   return join(shown);
 }
 
@@ -54,38 +54,40 @@ std::string neuron_window_text(const ReportModel& r) {
   return fmt::format(
       "one execution per profile (a Neuron device profile has no steps), {} profile{}, {} total "
       "time{}",
-      profiles, profiles == 1 ? "" : "s", format_duration_us(metric_value(r.metrics, "neuron.total_time_us")),
+      profiles, profiles == 1 ? "" : "s", format_duration_us(r.metric(Metric::NeuronTotalTimeUs)),
       profiles > 1 ? " (the slowest)" : "");
 }
 
 std::vector<TerminalLine> neuron_terminal_lines(const ReportModel& r) {
   std::vector<TerminalLine> lines;
-  if (!metric_value(r.metrics, "neuron.total_time_us")) return lines;
+  if (!r.metric(Metric::NeuronTotalTimeUs)) return lines;
   const auto& m = r.metrics;
-  lines.push_back({"Neuron", present(m, {"neuron.total_time_us", "neuron.active_time_pct", "neuron.mfu_pct",
-                                         "neuron.hfu_pct", "neuron.mbu_pct"})});
+  lines.push_back({"Neuron", present(m, {Metric::NeuronTotalTimeUs, Metric::NeuronActiveTimePct,
+                                         Metric::NeuronMfuPct, Metric::NeuronHfuPct, Metric::NeuronMbuPct})});
   if (std::string engines = engines_text(r); !engines.empty())
     lines.push_back({"Engines", (r.workers.size() > 1 ? r.workers.front().name + ": " : "") + engines});
-  if (std::string dma = present(m, {"neuron.dma.active_pct", "neuron.dma.bytes", "neuron.hbm.read_bytes",
-                                    "neuron.hbm.write_bytes", "neuron.spill.save_bytes"});
+  if (std::string dma =
+          present(m, {Metric::NeuronDmaActivePct, Metric::NeuronDmaBytes, Metric::NeuronHbmReadBytes,
+                      Metric::NeuronHbmWriteBytes, Metric::NeuronSpillSaveBytes});
       !dma.empty())
     lines.push_back({"Memory", dma});
-  if (std::string t = present(m, {"neuron.throttle.active_pct", "neuron.throttle.util_limit_pct"});
+  if (std::string t = present(m, {Metric::NeuronThrottleActivePct, Metric::NeuronThrottleUtilLimitPct});
       !t.empty())
     lines.push_back({"Throttling", t});
   if (r.workers.size() < 2) return lines;
   std::size_t slowest = 0;
   std::optional<double> longest;
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
-    auto total = metric_value(r.workers[i].metrics, "neuron.total_time_us");
+    auto total = r.workers[i].metric(Metric::NeuronTotalTimeUs);
     if (total && (!longest || *total > *longest)) longest = total, slowest = i;
   }
   for (std::size_t i = 0; i < r.workers.size(); ++i) {
     const ReportWorker& w = r.workers[i];
-    lines.push_back({"Worker", fmt::format("{}: {}{}", w.name,
-                                           present(w.metrics, {"neuron.total_time_us",
-                                                               "neuron.active_time_pct", "neuron.mfu_pct"}),
-                                           longest && i == slowest ? " (slowest)" : "")});
+    lines.push_back(
+        {"Worker", fmt::format("{}: {}{}", w.name,
+                               present(w.metrics, {Metric::NeuronTotalTimeUs, Metric::NeuronActiveTimePct,
+                                                   Metric::NeuronMfuPct}),
+                               longest && i == slowest ? " (slowest)" : "")});
   }
   return lines;
 }

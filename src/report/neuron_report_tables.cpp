@@ -205,16 +205,16 @@ ReportTable neuron_ranks_table(const RunAnalysis& analysis, const std::vector<st
                          {"slowest", "", "The profile with the longest total time (the run's total time)"}});
   std::optional<std::size_t> slowest;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
-    auto total = analysis.workers[i].metrics.get("neuron.total_time_us");
-    auto best = slowest ? analysis.workers[*slowest].metrics.get("neuron.total_time_us") : std::nullopt;
+    auto total = analysis.workers[i].metrics.get(Metric::NeuronTotalTimeUs);
+    auto best = slowest ? analysis.workers[*slowest].metrics.get(Metric::NeuronTotalTimeUs) : std::nullopt;
     if (total && (!best || *total > *best)) slowest = i;
   }
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     const MetricValues& m = analysis.workers[i].metrics;
     t.rows.push_back({ReportCell{analysis.workers[i].worker}, ReportCell{ranks[i]},
-                      number(m.get("neuron.total_time_us")), number(m.get("neuron.active_time_pct")),
-                      number(m.get("neuron.tensor.active_pct")), number(m.get("neuron.mfu_pct")),
-                      number(m.get("neuron.hfu_pct")), number(m.get("neuron.throttle.active_pct")),
+                      number(m.get(Metric::NeuronTotalTimeUs)), number(m.get(Metric::NeuronActiveTimePct)),
+                      number(m.get(Metric::NeuronTensorActivePct)), number(m.get(Metric::NeuronMfuPct)),
+                      number(m.get(Metric::NeuronHfuPct)), number(m.get(Metric::NeuronThrottleActivePct)),
                       ReportCell{slowest == i}});
   }
   return t;

@@ -18,8 +18,8 @@ struct RankRow {
   const WorkerAnalysis* worker;
   std::int64_t rank;
 };
-ReportCell metric_cell(const RankRow& r, std::string_view name) {
-  return number(r.worker->metrics.get(name));
+ReportCell metric_cell(const RankRow& r, Metric metric) {
+  return number(r.worker->metrics.get(metric));
 }
 // Empty where every worker keeps its tables (the column is then left out).
 ReportCell detail_cell(const RankRow& r) {
@@ -31,24 +31,24 @@ constexpr std::array<Column<RankRow>, 11> kRankColumns = {{
     {"worker", "", "Worker (trace file)", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
     {"rank", "count", "Rank (distributedInfo, else worker index)",
      [](const RankRow& r) { return ReportCell{r.rank}; }},
-    {"steps", "count", "Window steps", [](const RankRow& r) { return metric_cell(r, "steps.count"); }},
-    {"mean_step_us", "us", "Mean step", [](const RankRow& r) { return metric_cell(r, "steps.mean_us"); }},
+    {"steps", "count", "Window steps", [](const RankRow& r) { return metric_cell(r, Metric::StepsCount); }},
+    {"mean_step_us", "us", "Mean step", [](const RankRow& r) { return metric_cell(r, Metric::StepsMeanUs); }},
     {"median_step_us", "us", "Median step",
-     [](const RankRow& r) { return metric_cell(r, "steps.median_us"); }},
+     [](const RankRow& r) { return metric_cell(r, Metric::StepsMedianUs); }},
     {"gpu_utilization_pct", "%", "GPU utilization",
-     [](const RankRow& r) { return metric_cell(r, "gpu.utilization_pct"); }},
+     [](const RankRow& r) { return metric_cell(r, Metric::GpuUtilizationPct); }},
     {"kernel_pct", "%", "Breakdown: compute kernels",
-     [](const RankRow& r) { return metric_cell(r, "breakdown.kernel_pct"); }},
+     [](const RankRow& r) { return metric_cell(r, Metric::BreakdownKernelPct); }},
     {"communication_pct", "%", "Breakdown: communication",
-     [](const RankRow& r) { return metric_cell(r, "breakdown.communication_pct"); }},
+     [](const RankRow& r) { return metric_cell(r, Metric::BreakdownCommunicationPct); }},
     {"dataloader_pct", "%", "Breakdown: data loader",
-     [](const RankRow& r) { return metric_cell(r, "breakdown.dataloader_pct"); }},
+     [](const RankRow& r) { return metric_cell(r, Metric::BreakdownDataloaderPct); }},
     {"overlapped_communication_pct", "%",
      "Communication kernel time with compute kernels running beside it, as a share of the window "
      "(communication.pct x communication.overlap_pct / 100): hidden, unlike the breakdown's communication",
      [](const RankRow& r) {
-       std::optional<double> comm = r.worker->metrics.get("communication.pct");
-       std::optional<double> overlap = r.worker->metrics.get("communication.overlap_pct");
+       std::optional<double> comm = r.worker->metrics.get(Metric::CommunicationPct);
+       std::optional<double> overlap = r.worker->metrics.get(Metric::CommunicationOverlapPct);
        return comm && overlap ? ReportCell{*comm * *overlap / 100} : ReportCell{};
      }},
     {"tables", "",

@@ -16,14 +16,6 @@ double us(TimeNs ns) {
   return static_cast<double>(ns) / 1000.0;
 }
 
-std::vector<ReportMetric> report_metrics(const MetricValues& values) {
-  std::vector<ReportMetric> out;
-  auto catalog = metric_catalog();
-  for (std::size_t i = 0; i < catalog.size(); ++i)
-    out.push_back({std::string(catalog[i].name), std::string(catalog[i].unit), values.at(i)});
-  return out;
-}
-
 ReportWindow report_window(const WorkerAnalysis& w) {
   ReportWindow r;
   r.step_source = step_source_name(w.steps.source);
@@ -124,7 +116,7 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   r.detailed = w.detailed;
   r.detailed_as = w.detailed_as;
   r.window = report_window(w);
-  r.metrics = report_metrics(w.metrics);
+  r.metrics = w.metrics;
   r.steps = report_steps(w);
   for (const DroppedStep& d : w.steps.dropped) r.dropped_steps.push_back({d.name, d.reason});
   r.gpus = report_gpus(w);
@@ -152,7 +144,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.settings.skip_first = options.window.skip_first;
   m.settings.key_op = options.key_op;
   m.settings.rule_sources = rule_sources;
-  m.metrics = report_metrics(analysis.metrics);
+  m.metrics = analysis.metrics;
   m.run_warnings = analysis.warnings;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.workers.push_back(report_worker(analysis.workers[i]));

@@ -21,6 +21,12 @@ const char* finding_status_name(FindingStatus status) {
   return "inconclusive";
 }
 
+const ReportMetricChange* ReportBaseline::change(Metric id) const {
+  for (const ReportMetricChange& c : metrics)
+    if (c.metric == id) return &c;
+  return nullptr;
+}
+
 const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric) {
   if (!report.baseline) return nullptr;
   for (const ReportMetricTrend& t : report.baseline->trends)

@@ -22,17 +22,17 @@ TEST(HostActivity, SyncCallsAndCopies) {
       .memcpy("Memcpy HtoD (Pageable -> Device)", 310, 100, 3, 0, 7, 1000000);
   t.launch("k", 500, 510, 5);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_EQ(*w.metrics.get("host.sync_calls"), 2);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("host.sync_us"), 60);
-  EXPECT_EQ(*w.metrics.get("memcpy.h2d_count"), 1);
-  EXPECT_EQ(*w.metrics.get("memcpy.h2d_bytes"), 1e6);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("memcpy.h2d_gbps"), 10);
-  EXPECT_EQ(*w.metrics.get("memcpy.pageable_count"), 1);
-  EXPECT_FALSE(w.metrics.get("memcpy.d2h_gbps"));  // no such copies
+  EXPECT_EQ(*w.metrics.get(Metric::HostSyncCalls), 2);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::HostSyncUs), 60);
+  EXPECT_EQ(*w.metrics.get(Metric::MemcpyH2dCount), 1);
+  EXPECT_EQ(*w.metrics.get(Metric::MemcpyH2dBytes), 1e6);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::MemcpyH2dGbps), 10);
+  EXPECT_EQ(*w.metrics.get(Metric::MemcpyPageableCount), 1);
+  EXPECT_FALSE(w.metrics.get(Metric::MemcpyD2hGbps));  // no such copies
   // Runtime calls: 50 + 10 + 5 + 1 µs of the 1000 µs step.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("host.runtime_pct"), 6.6);
-  EXPECT_EQ(*w.metrics.get("kernels.count"), 1);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("kernels.short_pct"), 100);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::HostRuntimePct), 6.6);
+  EXPECT_EQ(*w.metrics.get(Metric::KernelsCount), 1);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::KernelsShortPct), 100);
 }
 
 // Stream 7: K1 [10,110]; K2 [160,210] whose launch call starts at 130, after K1 ended: 50 µs of
@@ -54,15 +54,15 @@ TEST(Idle, HtaIdleBreakdownAndGaps) {
   EXPECT_EQ(w.idle.host_wait, 50000);
   EXPECT_EQ(w.idle.kernel_wait, 10000);
   EXPECT_EQ(w.idle.other, 740000);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_host_wait_pct"), 6.25);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_kernel_wait_pct"), 1.25);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_other_pct"), 92.5);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.longest_gap_us"), 740);
-  EXPECT_EQ(*w.metrics.get("gpu.gaps_over_500us"), 1);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuIdleHostWaitPct), 6.25);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuIdleKernelWaitPct), 1.25);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuIdleOtherPct), 92.5);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuLongestGapUs), 740);
+  EXPECT_EQ(*w.metrics.get(Metric::GpuGapsOver500us), 1);
   ASSERT_EQ(w.tables.gpu_gaps.size(), 1u);
   EXPECT_EQ(w.tables.gpu_gaps[0].start, 270000);
   // K2's launch call [130,170] was still running when K1 ended at 110: a launch gap of 50 µs.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("kernels.launch_gap_us"), 50);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::KernelsLaunchGapUs), 50);
 }
 
 // An NCCL kernel [100,300] overlapped by compute kernels for [150,250] on another stream; the
@@ -76,10 +76,10 @@ TEST(Communication, TimeOverlapAndCollectiveBytes) {
   t.launch("ncclKernel_AllReduce_RING_LL_Sum_bfloat16", 15, 100, 200, 2, 0, 1, 20);
   t.launch("compute", 50, 150, 100, 0, 0, 1, 7);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_DOUBLE_EQ(*w.metrics.get("communication.pct"), 20);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("communication.overlap_pct"), 50);
-  EXPECT_EQ(*w.metrics.get("communication.collectives"), 1);  // the outermost communication op
-  EXPECT_EQ(*w.metrics.get("communication.bytes"), 2048);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CommunicationPct), 20);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CommunicationOverlapPct), 50);
+  EXPECT_EQ(*w.metrics.get(Metric::CommunicationCollectives), 1);  // the outermost communication op
+  EXPECT_EQ(*w.metrics.get(Metric::CommunicationBytes), 2048);
 }
 
 // The collectives table: two c10d::allreduce_ calls, one sized (record_param_comms: 1024 Float =
@@ -127,8 +127,8 @@ TEST(Memory, PeakAllocatedAndShareOfTheDevice) {
       .memory(40, -(1LL << 30), 2LL << 30, 1, 0);
   t.memory(50, 100LL << 30, 100LL << 30, 0, -1);  // host memory: not a GPU peak
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_EQ(*w.metrics.get("memory.peak_allocated_bytes"), static_cast<double>(3LL << 30));
-  EXPECT_DOUBLE_EQ(*w.metrics.get("memory.peak_pct"), 75);
+  EXPECT_EQ(*w.metrics.get(Metric::MemoryPeakAllocatedBytes), static_cast<double>(3LL << 30));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::MemoryPeakPct), 75);
 }
 
 // Steps of 200 (warm-up), 100, 101, 99, 100, 150 µs: median 100.5, MAD 1 ->
@@ -142,11 +142,11 @@ TEST(StepRobustness, OutliersWarmUpAndTrend) {
     at += d;
   }
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_EQ(*w.metrics.get("steps.outliers"), 2);
-  EXPECT_NEAR(*w.metrics.get("steps.first_over_median"), 200 / 100.5, 1e-9);
+  EXPECT_EQ(*w.metrics.get(Metric::StepsOutliers), 2);
+  EXPECT_NEAR(*w.metrics.get(Metric::StepsFirstOverMedian), 200 / 100.5, 1e-9);
   // Least-squares slope over indices 0..5 (mean 2.5; mean duration 125): covariance -126,
   // variance 17.5 -> -7.2 per step, as a share of the 100.5 median.
-  EXPECT_NEAR(*w.metrics.get("steps.trend_pct"), 100 * -7.2 / 100.5, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::StepsTrendPct), 100 * -7.2 / 100.5, 1e-9);
 }
 
 // The median of three steps (100, 300, 200 µs) is the 200 µs one, and a pixel is 0.2 µs of it:
@@ -252,9 +252,9 @@ TEST(Ranks, SpreadAndSlowestRank) {
     t.write(fmt::format("{}/rank-{}.json", dir, rank));
   }
   RunAnalysis r = analyse_run(load_run({dir}), default_classification(), {});
-  EXPECT_EQ(*r.metrics.get("ranks.count"), 2);
-  EXPECT_NEAR(*r.metrics.get("ranks.step_spread_pct"), 100.0 * 20 / 110, 1e-9);
-  EXPECT_EQ(*r.metrics.get("ranks.slowest"), 5);
+  EXPECT_EQ(*r.metrics.get(Metric::RanksCount), 2);
+  EXPECT_NEAR(*r.metrics.get(Metric::RanksStepSpreadPct), 100.0 * 20 / 110, 1e-9);
+  EXPECT_EQ(*r.metrics.get(Metric::RanksSlowest), 5);
 }
 
 }  // namespace

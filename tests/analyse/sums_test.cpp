@@ -211,9 +211,9 @@ WorkerAnalysis worker_with_little_flops_coverage() {
 TEST(SumsTest, RunOfWorkersKeepsTheMfuCoverageBound) {
   RunAnalysis run =
       combine_workers({worker_with_little_flops_coverage(), worker_with_little_flops_coverage()});
-  EXPECT_EQ(run.metrics.get("compute.flops_coverage_pct"), 10.0);
-  EXPECT_EQ(run.metrics.get("compute.mfu_pct"), std::nullopt);
-  EXPECT_EQ(run.metrics.get("compute.tflops_achieved"), std::nullopt);
+  EXPECT_EQ(run.metrics.get(Metric::ComputeFlopsCoveragePct), 10.0);
+  EXPECT_EQ(run.metrics.get(Metric::ComputeMfuPct), std::nullopt);
+  EXPECT_EQ(run.metrics.get(Metric::ComputeTflopsAchieved), std::nullopt);
 }
 
 }  // namespace

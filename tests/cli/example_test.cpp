@@ -33,10 +33,10 @@ TEST(Example, AnalysesAsDescribedInItsReadme) {
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   EXPECT_EQ(w.steps.steps.size(), 8u);
   EXPECT_EQ(w.steps.steps.front().name, "ProfilerStep#3");
-  EXPECT_EQ(*w.metrics.get("gpu.count"), 1);
-  EXPECT_GT(*w.metrics.get("breakdown.dataloader_pct"), 5);     // DataLoader without workers
-  EXPECT_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0);  // FP32: no Tensor Cores
-  EXPECT_GT(*w.metrics.get("tensor_core.eligible_kernel_time_pct"), 50);
+  EXPECT_EQ(*w.metrics.get(Metric::GpuCount), 1);
+  EXPECT_GT(*w.metrics.get(Metric::BreakdownDataloaderPct), 5);   // DataLoader without workers
+  EXPECT_EQ(*w.metrics.get(Metric::TensorCoreKernelTimePct), 0);  // FP32: no Tensor Cores
+  EXPECT_GT(*w.metrics.get(Metric::TensorCoreEligibleKernelTimePct), 50);
 
   // FLOPs by hand from the generator's shapes (2 per multiply-accumulate; a backward gradient
   // costs one forward): conv1 64x32x32x32 outputs x 27 MACs, conv2 64x64x32x32 x 288, addmm
@@ -49,8 +49,8 @@ TEST(Example, AnalysesAsDescribedInItsReadme) {
   double gemm = 2.0 * 64 * 10 * 16384;
   double biases = 2.0 * (64 * 32 * 32 * 32 + 64 * 64 * 32 * 32) + 64 * 10;
   double per_step = conv1 + conv2 + gemm + 2 * conv2 + conv1 + gemm + biases;
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 8 * per_step);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), 8 * per_step);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100);
 }
 
 }  // namespace

@@ -250,7 +250,7 @@ TEST(DefaultRules, MessagesQuoteTheValuesAndTheOffenders) {
   const ReportFinding* amp = find_finding(report, "tensor-cores.amp");
   ASSERT_TRUE(amp && amp->gain_pct);
   // Half the eligible ops' share of the kernel time, of the share of the step a kernel runs.
-  double kernel_pct = metric_value(report.metrics, "breakdown.kernel_pct").value_or(0);
+  double kernel_pct = report.metrics.get(Metric::BreakdownKernelPct).value_or(0);
   ASSERT_GT(kernel_pct, 0);
   EXPECT_DOUBLE_EQ(*amp->gain_pct, *amp->value / 2 * kernel_pct / 100);
 }

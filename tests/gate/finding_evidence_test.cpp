@@ -35,10 +35,6 @@ TEST(FindingEvidence, TheEligibleOpsFindingNamesTheOpsItCounts) {
   EXPECT_EQ(f->problem.find("none"), std::string::npos) << f->problem;
 }
 
-std::optional<double> metric_of(const ReportModel& r, std::string_view name) {
-  return metric_value(r.metrics, name);
-}
-
 ReportModel gated(const std::string& json) {
   ReportModel report = report_of_json(json, default_rules());
   apply_gate(report, default_rules(), nullptr, {});
@@ -67,14 +63,14 @@ std::string sync_on_an_empty_queue() {
 
 TEST(FindingEvidence, ASynchronisingCallCostsTheIdleTimeItCausesNotItsDuration) {
   ReportModel busy = gated(sync_on_a_busy_queue());
-  EXPECT_NEAR(*metric_of(busy, "host.sync_pct"), 60.0, 1e-9);
-  EXPECT_NEAR(*metric_of(busy, "host.sync_idle_pct"), 5.0, 1e-9);
+  EXPECT_NEAR(*busy.metric(Metric::HostSyncPct), 60.0, 1e-9);
+  EXPECT_NEAR(*busy.metric(Metric::HostSyncIdlePct), 5.0, 1e-9);
   const ReportFinding* quiet = find_finding(busy, "host.sync-calls");
   ASSERT_NE(quiet, nullptr);
   EXPECT_EQ(quiet->status, FindingStatus::Pass) << quiet->problem;
 
   ReportModel idle = gated(sync_on_an_empty_queue());
-  EXPECT_NEAR(*metric_of(idle, "host.sync_idle_pct"), 60.0, 1e-9);
+  EXPECT_NEAR(*idle.metric(Metric::HostSyncIdlePct), 60.0, 1e-9);
   const ReportFinding* f = find_finding(idle, "host.sync-calls");
   ASSERT_NE(f, nullptr);
   ASSERT_EQ(f->status, FindingStatus::Warn);

@@ -16,7 +16,7 @@
 
 namespace perfgate::testing {
 
-using MetricList = std::vector<std::pair<std::string, std::optional<double>>>;
+using MetricList = std::vector<std::pair<Metric, std::optional<double>>>;
 
 inline HistoryRun history_run(std::int64_t id, std::string commit, MetricList metrics,
                               std::string branch = "main") {
@@ -25,14 +25,13 @@ inline HistoryRun history_run(std::int64_t id, std::string commit, MetricList me
   run.time = fmt::format("2026-11-{:02d}T10:00:00Z", 1 + id % 28);
   run.labels.branch = std::move(branch);
   run.labels.commit = std::move(commit);
-  run.data.metrics = std::move(metrics);
+  for (const auto& [metric, value] : metrics) run.data.metrics.set(metric, value);
   return run;
 }
 
 // `before` runs at one value of each metric given, then `after` runs at another; commits c0, c1, ...
-inline std::vector<HistoryRun> stepped_runs(
-    std::size_t before, std::size_t after,
-    const std::vector<std::tuple<std::string, double, double>>& metrics) {
+inline std::vector<HistoryRun> stepped_runs(std::size_t before, std::size_t after,
+                                            const std::vector<std::tuple<Metric, double, double>>& metrics) {
   std::vector<HistoryRun> runs;
   for (std::size_t i = 0; i < before + after; ++i) {
     MetricList values;
@@ -63,11 +62,11 @@ inline std::vector<HistoryRun> planted_history(std::uint64_t seed, bool step) {
   std::vector<HistoryRun> runs;
   for (std::size_t i = 0; i < kPlantedRuns; ++i)
     runs.push_back(history_run(static_cast<std::int64_t>(i + 1), commit_of(i),
-                               {{"steps.median_us", steps[i]},
-                                {"gpu.utilization_pct", util[i]},
-                                {"tensor_core.kernel_time_pct", tc[i]},
-                                {"breakdown.dataloader_pct", loader[i]},
-                                {"memory.peak_allocated_bytes", 8e9}}));
+                               {{Metric::StepsMedianUs, steps[i]},
+                                {Metric::GpuUtilizationPct, util[i]},
+                                {Metric::TensorCoreKernelTimePct, tc[i]},
+                                {Metric::BreakdownDataloaderPct, loader[i]},
+                                {Metric::MemoryPeakAllocatedBytes, 8e9}}));
   return runs;
 }
 

@@ -19,11 +19,10 @@ HistoryRun sample_run(const std::string& branch, const std::string& gpu, int gpu
                    {"/runs/a/report.nsys.sqlite", 42, "nsys-sqlite", "rank 1", {}}};
   d.info.gpu_names = {gpu};
   d.gpu_counts = {{gpu, gpus}};
-  d.metrics = {{"gpu.utilization_pct", 0.1 + 0.2},
-               {"memory.peak_allocated_bytes", 1.2345678901234567e15},
-               {"steps.median_us", 9000.123456789012},
-               {"tiny", 1e-300},
-               {"unknown.metric", std::nullopt}};
+  d.metrics.set(Metric::GpuUtilizationPct, 0.1 + 0.2);
+  d.metrics.set(Metric::MemoryPeakAllocatedBytes, 1.2345678901234567e15);
+  d.metrics.set(Metric::StepsMedianUs, 9000.123456789012);
+  d.metrics.set(Metric::ComputeTflopsAchieved, 1e-300);  // the rest: not applicable (NULL)
   d.step_durations_us = {9000.5, 9001.25, 8999.875, 1.0 / 3.0};
   d.info.steps = d.step_durations_us.size();
   std::string long_kernel =
@@ -48,11 +47,8 @@ void expect_same_run(const HistoryRun& got, const HistoryRun& want, bool with_ta
   EXPECT_EQ(got.data.info.tool_version, want.data.info.tool_version);
   EXPECT_EQ(got.data.info.gpu_names, want.data.info.gpu_names);
   EXPECT_EQ(got.data.gpu_counts, want.data.gpu_counts);
-  auto sorted = [](auto metrics) {
-    std::sort(metrics.begin(), metrics.end());
-    return metrics;
-  };
-  EXPECT_EQ(sorted(got.data.metrics), sorted(want.data.metrics));  // exact: doubles round-trip
+  for (std::size_t i = 0; i < kMetricCount; ++i)  // exact: doubles round-trip
+    EXPECT_EQ(got.data.metrics.at(i), want.data.metrics.at(i)) << metric_catalog()[i].name;
   if (!with_tables) {
     EXPECT_TRUE(got.data.step_durations_us.empty());
     EXPECT_TRUE(got.data.ops.empty());

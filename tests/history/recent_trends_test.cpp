@@ -17,13 +17,15 @@ namespace {
 std::vector<HistoryRun> twelve_runs() {
   std::vector<HistoryRun> runs;
   for (int i = 0; i < 12; ++i)
-    runs.push_back(history_run(i + 1, fmt::format("commit{}", i), {{"steps.median_us", 12000.0 + 100 * i}}));
+    runs.push_back(
+        history_run(i + 1, fmt::format("commit{}", i), {{Metric::StepsMedianUs, 12000.0 + 100 * i}}));
   return runs;
 }
 
 ReportModel current_run(double median_us) {
   ReportModel r;
-  r.metrics = {{"steps.median_us", "us", median_us}, {"gpu.utilization_pct", "%", 70.0}};
+  r.metrics.set(Metric::StepsMedianUs, median_us);
+  r.metrics.set(Metric::GpuUtilizationPct, 70.0);
   return r;
 }
 
@@ -48,7 +50,7 @@ TEST(RecentTrends, TheLastRunsThenTheCurrentOne) {
 
 TEST(RecentTrends, RunsWithoutAValueAreSkippedAndAMissingCurrentValueIsLeftOut) {
   std::vector<HistoryRun> runs = twelve_runs();
-  runs[11].data.metrics = {{"steps.median_us", std::nullopt}};
+  runs[11].data.metrics.set(Metric::StepsMedianUs, std::nullopt);
   ReportModel current;  // no metric values
   std::vector<ReportMetricTrend> trends = recent_trends(runs, current, default_rules(), "x", 4);
   ASSERT_EQ(trends.size(), 1u);

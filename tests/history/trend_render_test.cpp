@@ -75,7 +75,7 @@ TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
   // The change from the series itself: the means of runs 0-16 and 17-29.
   double before = 0, after = 0;
   for (std::size_t i = 0; i < 30; ++i)
-    (i < kPlantedAt ? before : after) += *runs[i].data.metric("steps.median_us");
+    (i < kPlantedAt ? before : after) += *runs[i].data.metric(Metric::StepsMedianUs);
   before /= kPlantedAt;
   after /= 30 - kPlantedAt;
   EXPECT_NEAR(c.at("change_pct").to_number<double>(), 100 * (after - before) / before, 1e-5);
@@ -89,7 +89,7 @@ TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
     EXPECT_EQ(keys_of(p)[0], "commit");
     EXPECT_EQ(keys_of(p)[1], "value");
     EXPECT_EQ(p.at("commit").as_string(), runs[i].labels.commit);
-    EXPECT_NEAR(p.at("value").to_number<double>(), *runs[i].data.metric("steps.median_us"), 1e-6);
+    EXPECT_NEAR(p.at("value").to_number<double>(), *runs[i].data.metric(Metric::StepsMedianUs), 1e-6);
   }
   const json::object& band = root.at("metrics").at("steps.median_us").at("band").as_object();
   EXPECT_EQ(band.at("kind").as_string(), "gate-limit");
@@ -111,10 +111,10 @@ TrendReport sixteen_runs() {
   settings.metrics = {"steps.median_us", "breakdown.dataloader_pct", "memory.peak_allocated_bytes",
                       "steps.mean_us"};
   return build_trend(stepped_runs(8, 8,
-                                  {{"steps.median_us", 126680, 177440},
-                                   {"steps.mean_us", 126680, 177440},
-                                   {"breakdown.dataloader_pct", 0.57, 33.4},
-                                   {"memory.peak_allocated_bytes", 2.8e9, 2.8e9 + 131072}}),
+                                  {{Metric::StepsMedianUs, 126680, 177440},
+                                   {Metric::StepsMeanUs, 126680, 177440},
+                                   {Metric::BreakdownDataloaderPct, 0.57, 33.4},
+                                   {Metric::MemoryPeakAllocatedBytes, 2.8e9, 2.8e9 + 131072}}),
                      default_rules(), settings);
 }
 
@@ -122,7 +122,8 @@ TrendReport sixteen_runs() {
 TrendReport ten_runs() {
   TrendSettings settings;
   settings.metrics = {"steps.median_us"};
-  return build_trend(stepped_runs(5, 5, {{"steps.median_us", 177440, 248420}}), default_rules(), settings);
+  return build_trend(stepped_runs(5, 5, {{Metric::StepsMedianUs, 177440, 248420}}), default_rules(),
+                     settings);
 }
 
 TEST(TrendJson, DetectionMinimumEffectPointsAndTheBandSinceTheChange) {

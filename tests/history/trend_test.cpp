@@ -59,9 +59,9 @@ TEST(Trend, DefaultMetricsFollowTheProfilesOfTheHistory) {
   EXPECT_EQ(gated_metrics(default_rules(), gpu_runs), gpu);
   // Two Neuron runs: 100 then 110 us, 60% active, no spills.
   std::vector<HistoryRun> neuron_runs = stepped_runs(1, 1,
-                                                     {{"neuron.total_time_us", 100, 110},
-                                                      {"neuron.active_time_pct", 60, 60},
-                                                      {"neuron.spill.save_bytes", 0, 0}});
+                                                     {{Metric::NeuronTotalTimeUs, 100, 110},
+                                                      {Metric::NeuronActiveTimePct, 60, 60},
+                                                      {Metric::NeuronSpillSaveBytes, 0, 0}});
   EXPECT_EQ(gated_metrics(default_rules(), neuron_runs), neuron);
   TrendReport t = build_trend(neuron_runs, default_rules(), {});
   ASSERT_EQ(t.metrics.size(), 3u);
@@ -97,7 +97,7 @@ TEST(Trend, PlantedStepIsNamedByItsCommits) {
   EXPECT_LE(c.p_value, 0.001);
   double before = 0, after = 0;
   for (std::size_t i = 0; i < 30; ++i)
-    (i < kPlantedAt ? before : after) += *runs[i].data.metric("steps.median_us");
+    (i < kPlantedAt ? before : after) += *runs[i].data.metric(Metric::StepsMedianUs);
   before /= kPlantedAt;
   after /= 30 - kPlantedAt;
   EXPECT_NEAR(c.before_mean, before, 1e-6);
@@ -118,10 +118,10 @@ TEST(Trend, BandIsTheMedianOfTheLastRunsAndTheGateLimit) {
   std::vector<HistoryRun> runs;
   for (int i = 0; i < 12; ++i)
     runs.push_back(history_run(i + 1, fmt::format("c{}", i),
-                               {{"steps.median_us", 100.0 + i},
-                                {"steps.mean_us", 100.0 + i},
-                                {"gpu.utilization_pct", 50.0 + i},
-                                {"breakdown.dataloader_pct", 1.0 + 0.1 * i}}));
+                               {{Metric::StepsMedianUs, 100.0 + i},
+                                {Metric::StepsMeanUs, 100.0 + i},
+                                {Metric::GpuUtilizationPct, 50.0 + i},
+                                {Metric::BreakdownDataloaderPct, 1.0 + 0.1 * i}}));
   TrendSettings settings;
   settings.metrics = {"steps.median_us", "gpu.utilization_pct", "steps.mean_us", "breakdown.dataloader_pct"};
   TrendReport t = build_trend(runs, default_rules(), settings);
@@ -160,7 +160,7 @@ TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {
   // 15 runs of a 100 us step, then 5 of 140: the change at run index 15 is found (2 / C(20, 5) =
   // 2 / 15504 = 0.00013). The last 10 runs straddle it (5 of 100, 5 of 140: median 120, a band of
   // 116.4 to 123.6 that holds none of them); the band is of the 5 runs since: 140 ± 3% = 135.8 to 144.2.
-  TrendReport t = build_trend(stepped_runs(15, 5, {{"steps.median_us", 100, 140}}), default_rules(), {});
+  TrendReport t = build_trend(stepped_runs(15, 5, {{Metric::StepsMedianUs, 100, 140}}), default_rules(), {});
   const MetricTrend& m = *find_metric(t, "steps.median_us");
   ASSERT_EQ(m.change_points.size(), 1u);
   EXPECT_EQ(m.change_points[0].index, 15u);
@@ -174,7 +174,8 @@ TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {
   EXPECT_EQ(band.since_run_id, 16);
   EXPECT_EQ(band.since_commit, "c15");
   // Without a change the band is of the last --band-runs runs: 100 ± 3 of runs 10-19 of 20.
-  TrendReport flat = build_trend(stepped_runs(20, 0, {{"steps.median_us", 100, 100}}), default_rules(), {});
+  TrendReport flat =
+      build_trend(stepped_runs(20, 0, {{Metric::StepsMedianUs, 100, 100}}), default_rules(), {});
   const TrendBand& same = *find_metric(flat, "steps.median_us")->band;
   EXPECT_EQ(same.runs, 10u);
   EXPECT_FALSE(same.since_change);
@@ -185,7 +186,7 @@ TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {
 TEST(Trend, AChangeBelowTheRulesLimitIsNoChangePoint) {
   // Peak memory 2.8 GB for 8 runs, then 131,072 bytes more for 8: 131072 / 2.8e9 = 0.0047%, far
   // below regression.memory's warning of +10%. The test alone finds it (two constant levels).
-  auto runs = stepped_runs(8, 8, {{"memory.peak_allocated_bytes", 2.8e9, 2.8e9 + 131072}});
+  auto runs = stepped_runs(8, 8, {{Metric::MemoryPeakAllocatedBytes, 2.8e9, 2.8e9 + 131072}});
   TrendReport t = build_trend(runs, default_rules(), {});
   const MetricTrend& memory = *find_metric(t, "memory.peak_allocated_bytes");
   EXPECT_TRUE(memory.change_points.empty());
@@ -196,14 +197,14 @@ TEST(Trend, AChangeBelowTheRulesLimitIsNoChangePoint) {
   // Its band is then of all its last 10 runs: their median is 2.8e9 + 131072 (8 of the 10), ± 10%.
   EXPECT_DOUBLE_EQ(memory.band->center, 2.8e9 + 131072);
   // 2.8 GB to 3.2 GB is +14.3%: a change point.
-  auto grown = stepped_runs(8, 8, {{"memory.peak_allocated_bytes", 2.8e9, 3.2e9}});
+  auto grown = stepped_runs(8, 8, {{Metric::MemoryPeakAllocatedBytes, 2.8e9, 3.2e9}});
   EXPECT_EQ(find_metric(build_trend(grown, default_rules(), {}), "memory.peak_allocated_bytes")
                 ->change_points.size(),
             1u);
   // A metric no baseline rule reads has no minimum: the 131 kB step is a change point.
   TrendSettings any;
   any.metrics = {"memory.peak_reserved_bytes"};
-  auto reserved = stepped_runs(8, 8, {{"memory.peak_reserved_bytes", 2.8e9, 2.8e9 + 131072}});
+  auto reserved = stepped_runs(8, 8, {{Metric::MemoryPeakReservedBytes, 2.8e9, 2.8e9 + 131072}});
   TrendReport reserved_trend = build_trend(reserved, default_rules(), any);
   const MetricTrend& r = reserved_trend.metrics.at(0);
   EXPECT_FALSE(r.min_effect);
@@ -215,9 +216,9 @@ TEST(Trend, SharesChangeInPoints) {
   // 100 · 32.83 / 0.57 = +5759.6% says nothing a reader can use); GPU utilization 70.3% -> 55.5%:
   // -14.8 points. regression.dataloader warns at +5 pts, regression.gpu-utilization at -5 pts.
   auto runs = stepped_runs(8, 8,
-                           {{"breakdown.dataloader_pct", 0.57, 33.4},
-                            {"gpu.utilization_pct", 70.3, 55.5},
-                            {"steps.median_us", 126680, 177440}});
+                           {{Metric::BreakdownDataloaderPct, 0.57, 33.4},
+                            {Metric::GpuUtilizationPct, 70.3, 55.5},
+                            {Metric::StepsMedianUs, 126680, 177440}});
   TrendReport t = build_trend(runs, default_rules(), {});
   const TrendChangePoint& loader = find_metric(t, "breakdown.dataloader_pct")->change_points.at(0);
   ASSERT_TRUE(loader.change_pts);
@@ -235,12 +236,12 @@ TEST(Trend, EachSeriesSaysWhatItCanSee) {
   // 10 runs, 5 at 100 and 5 at 140: the best p-value of 10 runs is 2 / C(10, 5) = 2 / 252, above
   // the default 0.001, which needs 14 runs (2 / C(14, 7) = 2 / 3432). No change point, and the page
   // must say why. GPU utilization has a value in 6 of the runs only.
-  std::vector<HistoryRun> runs = stepped_runs(5, 5, {{"steps.median_us", 100, 140}});
+  std::vector<HistoryRun> runs = stepped_runs(5, 5, {{Metric::StepsMedianUs, 100, 140}});
   for (std::size_t i = 0; i < runs.size(); ++i)
     if (i < 4)
-      runs[i].data.metrics.emplace_back("gpu.utilization_pct", std::nullopt);
+      runs[i].data.metrics.set(Metric::GpuUtilizationPct, std::nullopt);
     else
-      runs[i].data.metrics.emplace_back("gpu.utilization_pct", 60.0);
+      runs[i].data.metrics.set(Metric::GpuUtilizationPct, 60.0);
   TrendReport t = build_trend(runs, default_rules(), {});
   EXPECT_EQ(t.detection.runs, 10u);
   EXPECT_FALSE(t.detection.detectable);
@@ -265,9 +266,10 @@ TEST(Trend, EachSeriesSaysWhatItCanSee) {
 }
 
 TEST(Trend, RunsWithoutTheMetricAreLeftOut) {
-  std::vector<HistoryRun> runs = {history_run(1, "a", {{"steps.median_us", 10.0}}),
-                                  history_run(2, "b", {{"steps.median_us", std::nullopt}}),
-                                  history_run(3, "c", {}), history_run(4, "d", {{"steps.median_us", 12.0}})};
+  std::vector<HistoryRun> runs = {history_run(1, "a", {{Metric::StepsMedianUs, 10.0}}),
+                                  history_run(2, "b", {{Metric::StepsMedianUs, std::nullopt}}),
+                                  history_run(3, "c", {}),
+                                  history_run(4, "d", {{Metric::StepsMedianUs, 12.0}})};
   TrendSettings settings;
   settings.metrics = {"steps.median_us"};
   TrendReport t = build_trend(runs, default_rules(), settings);

@@ -71,9 +71,9 @@ std::string load_error(const std::string& path) {
   return "no error";
 }
 
-double metric(const WorkerAnalysis& w, std::string_view name) {
-  auto v = w.metrics.get(name);
-  EXPECT_TRUE(v.has_value()) << name;
+double metric(const WorkerAnalysis& w, Metric id) {
+  auto v = w.metrics.get(id);
+  EXPECT_TRUE(v.has_value()) << metric_name(id);
   return v.value_or(-1);
 }
 
@@ -111,12 +111,12 @@ TEST(NsysReader, KernelsMemcpyRuntimeAndEmitNvtxOps) {
   EXPECT_EQ(p.devices[0].name, "NVIDIA H100");
 
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
-  EXPECT_EQ(metric(w, "kernels.count"), 2);
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.total_us"), 2.1);  // 2000 + 100 ns
-  EXPECT_EQ(metric(w, "kernels.without_launch"), 0);
-  EXPECT_EQ(metric(w, "memcpy.count"), 1);
-  EXPECT_EQ(metric(w, "memcpy.bytes"), 4096);
-  EXPECT_EQ(metric(w, "memcpy.pageable_count"), 1);
+  EXPECT_EQ(metric(w, Metric::KernelsCount), 2);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsTotalUs), 2.1);  // 2000 + 100 ns
+  EXPECT_EQ(metric(w, Metric::KernelsWithoutLaunch), 0);
+  EXPECT_EQ(metric(w, Metric::MemcpyCount), 1);
+  EXPECT_EQ(metric(w, Metric::MemcpyBytes), 4096);
+  EXPECT_EQ(metric(w, Metric::MemcpyPageableCount), 1);
   ASSERT_EQ(w.gpus.size(), 1u);
   EXPECT_EQ(w.gpus[0].kernel_ns, 2100);
   EXPECT_EQ(w.gpus[0].busy_ns, 3100);
@@ -148,7 +148,7 @@ TEST(NsysReader, PyProfMarkersBecomeOpsWithShapesTypesAndStack) {
   for (const HostEvent& e : p.host_events) EXPECT_EQ(p.str(e.name).find('{'), std::string::npos);
   // PyProf's multiples-of-8 check sees the shapes: FP16 linear, N = 100 and M = 30 not multiples of 8.
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
-  EXPECT_GE(metric(w, "tensor_core.misaligned_shapes"), 1);
+  EXPECT_GE(metric(w, Metric::TensorCoreMisalignedShapes), 1);
 }
 
 TEST(NsysReader, StartEndRangesAcrossThreadsAreAttributedWithinTheProcess) {
@@ -206,9 +206,9 @@ TEST(NsysReader, NoNvtxOnlyKernelsAndAnEmptyCapture) {
   Profile p = std::move(load_run({kernels_only}).workers.at(0));
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   EXPECT_EQ(w.steps.source, StepSource::None);
-  EXPECT_EQ(metric(w, "kernels.count"), 2);
-  EXPECT_EQ(metric(w, "kernels.without_launch"), 2);
-  EXPECT_NEAR(metric(w, "gpu.utilization_pct"), 100.0 * 1500 / 2500, 1e-9);
+  EXPECT_EQ(metric(w, Metric::KernelsCount), 2);
+  EXPECT_EQ(metric(w, Metric::KernelsWithoutLaunch), 2);
+  EXPECT_NEAR(metric(w, Metric::GpuUtilizationPct), 100.0 * 1500 / 2500, 1e-9);
 
   // Issue 29, item 5: GPUs listed, nothing ran (or no CUDA table at all): the export holds no
   // profiled activity, an input error (it passed the gate as an empty run).
@@ -391,7 +391,7 @@ TEST(NsysReader, OutOfRangeRowsAreSkippedAndCounted) {
   EXPECT_TRUE(noted("1 rows of CUPTI_ACTIVITY_KIND_RUNTIME skipped: the end is before the start"));
   EXPECT_TRUE(noted("1 rows of NVTX_EVENTS skipped: a negative or absurd timestamp"));
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.total_us"), 2.0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsTotalUs), 2.0);
 }
 
 // Issue 28, item 8: many kernels of up to 30 days each overflowed sums of their durations. The rows

@@ -42,54 +42,54 @@ FindingStatus status_of(const ReportModel& r, std::string_view id) {
 TEST(NeuronMetrics, TheSummaryInPercentAndMicroseconds) {
   WorkerAnalysis w = analyse_full();
   const MetricValues& m = w.metrics;
-  EXPECT_DOUBLE_EQ(*m.get("neuron.total_time_us"), 100.0);   // total_time 0.0001 s
-  EXPECT_DOUBLE_EQ(*m.get("neuron.active_time_pct"), 60.0);  // 0.6, a fraction despite its name
-  EXPECT_DOUBLE_EQ(*m.get("neuron.tensor.active_pct"), 25.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.vector.active_pct"), 10.0);  // written as the string "0.1"
-  EXPECT_DOUBLE_EQ(*m.get("neuron.scalar.active_pct"), 5.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.sync.active_pct"), 2.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.mfu_pct"), 12.5);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.hfu_pct"), 15.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.mbu_pct"), 30.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.dma.active_pct"), 50.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.dma.bytes"), 4096.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.hbm.read_bytes"), 1000.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.hbm.write_bytes"), 2000.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.spill.save_bytes"), 512.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.spill.reload_bytes"), 256.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronTotalTimeUs), 100.0);   // total_time 0.0001 s
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronActiveTimePct), 60.0);  // 0.6, a fraction despite its name
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronTensorActivePct), 25.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronVectorActivePct), 10.0);  // written as the string "0.1"
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronScalarActivePct), 5.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronSyncActivePct), 2.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronMfuPct), 12.5);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronHfuPct), 15.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronMbuPct), 30.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronDmaActivePct), 50.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronDmaBytes), 4096.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronHbmReadBytes), 1000.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronHbmWriteBytes), 2000.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronSpillSaveBytes), 512.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronSpillReloadBytes), 256.0);
   // No throttle_active_<core>_time_ns: the highest source's active share, max(0.02, 0.05) = 5%;
   // the source's own avg_util_limit (0.875) is not an active time.
-  EXPECT_DOUBLE_EQ(*m.get("neuron.throttle.active_pct"), 5.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronThrottleActivePct), 5.0);
   // The lowest limit of a source active for some time: activity_0's 0.875 = 87.5%, not the
   // weighted products throttle_avg_util_limit_nc0/nc1 (1.0967, 0.9).
-  EXPECT_DOUBLE_EQ(*m.get("neuron.throttle.util_limit_pct"), 87.5);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.warnings.missing_data"), 2.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.warnings.count"), 3.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronThrottleUtilLimitPct), 87.5);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronWarningsMissingData), 2.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronWarningsCount), 3.0);
 }
 
 TEST(NeuronMetrics, InstructionCountsComeFromTheRowsAndNaNIsNotApplicable) {
   const MetricValues& m = analyse_full().metrics;
   // Tensor: rows 1, 2 (TensorMatrix) and 4 = 3, not the summary's 99; Vector: row 3.
-  EXPECT_DOUBLE_EQ(*m.get("neuron.tensor.instructions"), 3.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.vector.instructions"), 1.0);
-  EXPECT_DOUBLE_EQ(*m.get("neuron.scalar.instructions"), 0.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronTensorInstructions), 3.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronVectorInstructions), 1.0);
+  EXPECT_DOUBLE_EQ(*m.get(Metric::NeuronScalarInstructions), 0.0);
   // gpsimd_engine_active_time_percent was NaN and the GpSimd engine ran no instruction: n/a.
-  EXPECT_FALSE(m.get("neuron.gpsimd.active_pct"));
+  EXPECT_FALSE(m.get(Metric::NeuronGpsimdActivePct));
 }
 
 TEST(NeuronMetrics, GpuMetricsAreNotApplicableNeverZero) {
   const MetricValues& m = analyse_full().metrics;
-  for (const char* name : {"gpu.count", "gpu.utilization_pct", "gpu.idle_pct", "window.wall_us",
-                           "steps.count", "breakdown.kernel_pct", "tensor_core.kernel_time_pct"})
-    EXPECT_FALSE(m.get(name)) << name;
+  for (Metric metric : {Metric::GpuCount, Metric::GpuUtilizationPct, Metric::GpuIdlePct, Metric::WindowWallUs,
+                        Metric::StepsCount, Metric::BreakdownKernelPct, Metric::TensorCoreKernelTimePct})
+    EXPECT_FALSE(m.get(metric)) << metric_name(metric);
 }
 
 TEST(NeuronMetrics, AProfileOfAnotherFormatHasNoNeuronMetric) {
   WorkerAnalysis w =
       analyse_json(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1,
     "tid": 1, "ts": 0, "dur": 5}]})");
-  EXPECT_FALSE(w.metrics.get("neuron.total_time_us"));
-  EXPECT_FALSE(w.metrics.get("neuron.tensor.instructions"));
+  EXPECT_FALSE(w.metrics.get(Metric::NeuronTotalTimeUs));
+  EXPECT_FALSE(w.metrics.get(Metric::NeuronTensorInstructions));
 }
 
 TEST(NeuronTables, EnginesFromTheRows) {
@@ -175,17 +175,13 @@ TEST(NeuronRun, AFolderOfRanksCombinesAsDocumented) {
   slower.replace(slower.find("\"total_active_time_percent\": 0.6"), 32, "\"total_active_time_percent\": 0.2");
   write_text(dir + "/profile_rank_1.json", slower);
   ReportModel r = report_of_files({dir}, default_rules());
-  auto metric = [&](std::string_view name) -> std::optional<double> {
-    for (const ReportMetric& m : r.metrics)
-      if (m.name == name) return m.value;
-    return std::nullopt;
-  };
-  EXPECT_DOUBLE_EQ(*metric("neuron.total_time_us"), 300.0);      // the slowest rank's 0.0003 s
-  EXPECT_DOUBLE_EQ(*metric("neuron.active_time_pct"), 40.0);     // mean of 60 and 20
-  EXPECT_DOUBLE_EQ(*metric("neuron.tensor.instructions"), 6.0);  // 3 + 3
-  EXPECT_DOUBLE_EQ(*metric("neuron.spill.save_bytes"), 1024.0);  // 512 + 512
-  EXPECT_FALSE(metric("gpu.count"));
-  EXPECT_DOUBLE_EQ(*metric("ranks.count"), 2.0);
+  auto metric = [&](Metric id) { return r.metric(id); };
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronTotalTimeUs), 300.0);       // the slowest rank's 0.0003 s
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronActiveTimePct), 40.0);      // mean of 60 and 20
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronTensorInstructions), 6.0);  // 3 + 3
+  EXPECT_DOUBLE_EQ(*metric(Metric::NeuronSpillSaveBytes), 1024.0);   // 512 + 512
+  EXPECT_FALSE(metric(Metric::GpuCount));
+  EXPECT_DOUBLE_EQ(*metric(Metric::RanksCount), 2.0);
 }
 
 TEST(NeuronRules, FireOnTheFullProfile) {

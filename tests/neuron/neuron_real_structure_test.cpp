@@ -135,8 +135,8 @@ TEST(NeuronRealStructure, ThrottlingIsTimeUnderALimit) {
   WorkerAnalysis w = analyse_json(real_structure_json());
   // throttle_active_nc0_time_ns 7,854 / 1,870,000 ns = 0.42%; the limit: activity_0's 87.5%, not
   // the product field's 0.37%.
-  EXPECT_NEAR(*w.metrics.get("neuron.throttle.active_pct"), 0.42, 1e-9);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("neuron.throttle.util_limit_pct"), 87.5);
+  EXPECT_NEAR(*w.metrics.get(Metric::NeuronThrottleActivePct), 0.42, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::NeuronThrottleUtilLimitPct), 87.5);
   ASSERT_EQ(w.tables.neuron.throttles.size(), 2u);
   EXPECT_EQ(w.tables.neuron.throttles[0].source, "activity_0");
   EXPECT_EQ(w.tables.neuron.throttles[0].core, "nc0");

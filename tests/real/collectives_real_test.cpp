@@ -16,9 +16,9 @@ TEST(CollectivesRealTraces, Mi300xOneRankGetsNoCompressionAdvice) {
   if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel report =
       report_of_files({shared_traces_dir() + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_rules());
-  EXPECT_EQ(metric_value(report.metrics, "collectives.ranks_timed"), 1);
-  EXPECT_FALSE(metric_value(report.metrics, "collectives.wait_pct"));
-  EXPECT_FALSE(metric_value(report.metrics, "collectives.bus_bandwidth_gbps"));
+  EXPECT_EQ(report.metrics.get(Metric::CollectivesRanksTimed), 1);
+  EXPECT_FALSE(report.metrics.get(Metric::CollectivesWaitPct));
+  EXPECT_FALSE(report.metrics.get(Metric::CollectivesBusBandwidthGbps));
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* high = find_finding(report, "communication.high");
   ASSERT_NE(high, nullptr);
@@ -53,10 +53,10 @@ TEST(CollectivesRealTraces, TheSampledRanksAreMatchedAndFlagged) {
   EXPECT_EQ(r.collectives.ranks[0].wait, 55'355'000);
   EXPECT_EQ(r.collectives.ranks[1].duration, 166'745'000);
   EXPECT_EQ(r.collectives.ranks[1].wait, 248'000);
-  EXPECT_NEAR(*r.metrics.get("collectives.wait_pct"), 100.0 * 55'603 / 388'597, 1e-9);
-  EXPECT_EQ(*r.metrics.get("collectives.straggler_rank"), 1);
-  EXPECT_EQ(*r.metrics.get("collectives.straggler_last_pct"), 80);
-  EXPECT_NEAR(*r.metrics.get("collectives.straggler_delay_us"), 27'006.0 / 4, 1e-9);
+  EXPECT_NEAR(*r.metrics.get(Metric::CollectivesWaitPct), 100.0 * 55'603 / 388'597, 1e-9);
+  EXPECT_EQ(*r.metrics.get(Metric::CollectivesStragglerRank), 1);
+  EXPECT_EQ(*r.metrics.get(Metric::CollectivesStragglerLastPct), 80);
+  EXPECT_NEAR(*r.metrics.get(Metric::CollectivesStragglerDelayUs), 27'006.0 / 4, 1e-9);
   bool warned = false;
   for (const std::string& w : r.warnings)
     warned |= w.find("5 of 10 collectives issued on several ranks are not matched: 3 do not overlap") !=
@@ -86,8 +86,8 @@ TEST(CollectivesRealTraces, TwoProcessesOfOneNsysExport) {
   EXPECT_EQ(r.collectives.ranks[1].wait, 2'429'366);
   EXPECT_EQ(r.collectives.ranks[1].last_arrivals, 22u);
   EXPECT_EQ(r.collectives.ranks[1].delay, 10'898'336);
-  EXPECT_NEAR(*r.metrics.get("collectives.wait_pct"), 100.0 * 13'824'907 / 25'179'513, 1e-9);
-  EXPECT_EQ(*r.metrics.get("collectives.straggler_rank"), 1);
+  EXPECT_NEAR(*r.metrics.get(Metric::CollectivesWaitPct), 100.0 * 13'824'907 / 25'179'513, 1e-9);
+  EXPECT_EQ(*r.metrics.get(Metric::CollectivesStragglerRank), 1);
   ReportModel report = report_of_files({path}, default_rules());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");

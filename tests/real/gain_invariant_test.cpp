@@ -45,7 +45,11 @@ TEST(GainInvariant, NoGainExceedsTheTimeItsCauseCanSave) {
     SCOPED_TRACE(input);
     ReportModel report = report_of_files({input}, default_rules());
     apply_gate(report, default_rules(), nullptr, {});
-    auto lookup = [&](std::string_view name) { return metric_value(report.metrics, name); };
+    // The rules' expressions name metrics: each name resolved here, as the gate resolves it.
+    auto lookup = [&](std::string_view name) {
+      std::optional<Metric> id = metric_id(name);
+      return id ? report.metric(*id) : std::nullopt;
+    };
     for (const ReportFinding& f : report.findings) {
       if (!f.gain_pct) continue;
       const Rule& rule = rule_of(f.id);

@@ -115,10 +115,9 @@ TEST(GateOnRealTraces, TheSingleProcessLoaderIsSignificantlySlower) {
   ASSERT_TRUE(ops && !ops->rows.empty());
 }
 
-double metric_of(const ReportModel& r, std::string_view name) {
-  for (const ReportMetric& m : r.metrics)
-    if (m.name == name && m.value) return *m.value;
-  ADD_FAILURE() << "no " << name;
+double metric_of(const ReportModel& r, Metric id) {
+  if (std::optional<double> value = r.metric(id)) return *value;
+  ADD_FAILURE() << "no " << metric_name(id);
   return 0;
 }
 
@@ -148,7 +147,7 @@ TEST(GateOnRealTraces, TheStepTimeFailureNamesTheDataLoaderFirst) {
   EXPECT_GT(*f->offenders[0].value, 45'000);
   // The GPU idle time of the mean step in each run (one GPU each).
   auto idle_us = [](const ReportModel& r) {
-    return metric_of(r, "gpu.idle_pct") / 100 * metric_of(r, "steps.mean_us");
+    return metric_of(r, Metric::GpuIdlePct) / 100 * metric_of(r, Metric::StepsMeanUs);
   };
   EXPECT_NEAR(*f->offenders[1].value, idle_us(slow) - idle_us(fast), 1e-6 * idle_us(slow));
 }

@@ -23,8 +23,8 @@ TEST(Issue40RealTraces, UnrelatedCapturesMatchNoCollective) {
   RunAnalysis r = analyse_run(load_run(paths), default_classification(), {});
   EXPECT_EQ(r.collectives.matched, 0u);
   EXPECT_GT(r.collectives.disjoint + r.collectives.sizes_differ, 0u);
-  EXPECT_FALSE(r.metrics.get("collectives.bus_bandwidth_gbps"));
-  EXPECT_FALSE(r.metrics.get("collectives.straggler_rank"));
+  EXPECT_FALSE(r.metrics.get(Metric::CollectivesBusBandwidthGbps));
+  EXPECT_FALSE(r.metrics.get(Metric::CollectivesStragglerRank));
   ReportModel report = report_of_files(paths, default_rules());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
@@ -42,8 +42,8 @@ TEST(Issue40RealTraces, OneMi300xRankGetsALowerBoundOfTheBusBandwidth) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel report = report_of_files({dir + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_rules());
-  EXPECT_FALSE(metric_value(report.metrics, "collectives.bus_bandwidth_gbps"));
-  std::optional<double> lower = metric_value(report.metrics, "collectives.bus_bandwidth_lower_bound_gbps");
+  EXPECT_FALSE(report.metrics.get(Metric::CollectivesBusBandwidthGbps));
+  std::optional<double> lower = report.metrics.get(Metric::CollectivesBusBandwidthLowerBoundGbps);
   ASSERT_TRUE(lower);
   EXPECT_GT(*lower, 0);
 }
@@ -136,10 +136,10 @@ TEST(Issue40RealTraces, TheH100ImageClassifierGetsNoAlignmentAndNoRooflineGain) 
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* far = find_finding(report, "ops.far-from-roofline");
   ASSERT_NE(far, nullptr);
-  double saving = *metric_value(report.metrics, "roofline.saving_pct");
-  double idle = *metric_value(report.metrics, "gpu.idle_pct");
-  double host_wait = *metric_value(report.metrics, "gpu.idle_host_wait_pct");
-  EXPECT_NEAR(*metric_value(report.metrics, "roofline.step_saving_pct"),
+  double saving = *report.metrics.get(Metric::RooflineSavingPct);
+  double idle = *report.metrics.get(Metric::GpuIdlePct);
+  double host_wait = *report.metrics.get(Metric::GpuIdleHostWaitPct);
+  EXPECT_NEAR(*report.metrics.get(Metric::RooflineStepSavingPct),
               std::max(0.0, saving - idle * host_wait / 100), 1e-9);
   if (far->gain_pct) {
     EXPECT_LT(*far->gain_pct, 1) << saving << " " << idle << " " << host_wait;
@@ -162,13 +162,13 @@ TEST(Issue40RealTraces, TheFsdpExportsOverlapAdviceNamesItsAllToAll) {
   EXPECT_NE(overlap->problem.find("c10d::alltoall_base_"), std::string::npos) << overlap->problem;
   EXPECT_EQ(overlap->problem.find("allreduce"), std::string::npos) << overlap->problem;
   ASSERT_TRUE(overlap->gain_pct);
-  EXPECT_NEAR(*overlap->gain_pct, *metric_value(report.metrics, "breakdown.communication_pct"), 1e-9);
+  EXPECT_NEAR(*overlap->gain_pct, *report.metrics.get(Metric::BreakdownCommunicationPct), 1e-9);
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);
   ASSERT_TRUE(straggler->gain_pct);
   EXPECT_NEAR(*straggler->gain_pct,
-              *metric_value(report.metrics, "collectives.wait_pct") *
-                  *metric_value(report.metrics, "breakdown.communication_pct") / 100,
+              *report.metrics.get(Metric::CollectivesWaitPct) *
+                  *report.metrics.get(Metric::BreakdownCommunicationPct) / 100,
               1e-9);
 }
 

@@ -25,7 +25,7 @@ TEST(Issue42RealTraces, TheTritonKernelListsItsOpsAndItsRegionHoldsItsTime) {
   ASSERT_NE(region, nullptr);
   EXPECT_EQ(region->device_total, 1'760);
   EXPECT_EQ(w.tables.kernels.at(0).fused_ops, "add, cos, sin");
-  EXPECT_DOUBLE_EQ(w.metrics.get("kernels.compiled_pct").value_or(-1), 100.0);
+  EXPECT_DOUBLE_EQ(w.metrics.get(Metric::KernelsCompiledPct).value_or(-1), 100.0);
 }
 
 // Without its serving steps (an empty serving_step_ranges) the decode trace is one window. An
@@ -44,11 +44,11 @@ TEST(Issue42RealTraces, SglangDecodeWithoutStepsStatesBothSpans) {
   LoadedRun run = load_run({trace.string()}, load_options_for(c));
   WorkerAnalysis w = analyse_profile(run.workers.front(), c, {});
   ASSERT_EQ(w.steps.source, StepSource::None);
-  EXPECT_NEAR(w.metrics.get("window.capture_span_us").value_or(-1), 473'830.532, 0.002);
-  EXPECT_NEAR(w.metrics.get("window.gpu_span_us").value_or(-1), 473'749.943, 0.002);
-  EXPECT_NEAR(w.metrics.get("gpu.capture_busy_us").value_or(-1), 9'772.929, 0.01);
-  EXPECT_NEAR(w.metrics.get("gpu.busy_of_gpu_span_pct").value_or(-1), 100 * 9.7729287 / 473.749943, 1e-4);
-  EXPECT_NEAR(w.metrics.get("gpu.busy_of_capture_pct").value_or(-1), 100 * 9'772.929 / 473'830.532, 1e-4);
+  EXPECT_NEAR(w.metrics.get(Metric::WindowCaptureSpanUs).value_or(-1), 473'830.532, 0.002);
+  EXPECT_NEAR(w.metrics.get(Metric::WindowGpuSpanUs).value_or(-1), 473'749.943, 0.002);
+  EXPECT_NEAR(w.metrics.get(Metric::GpuCaptureBusyUs).value_or(-1), 9'772.929, 0.01);
+  EXPECT_NEAR(w.metrics.get(Metric::GpuBusyOfGpuSpanPct).value_or(-1), 100 * 9.7729287 / 473.749943, 1e-4);
+  EXPECT_NEAR(w.metrics.get(Metric::GpuBusyOfCapturePct).value_or(-1), 100 * 9'772.929 / 473'830.532, 1e-4);
 }
 
 }  // namespace

@@ -53,12 +53,12 @@ TEST(NewRealTraces, H100CudnnDriverApiLaunches) {
   if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
   WorkerAnalysis w = analyse_shared("h100_cudnn_driver_api_conv.json.gz");
   EXPECT_EQ(kernel_calls(w), 154u);
-  EXPECT_EQ(*w.metrics.get("kernels.without_launch"), 0);
+  EXPECT_EQ(*w.metrics.get(Metric::KernelsWithoutLaunch), 0);
   ASSERT_EQ(w.gpus.size(), 1u);
   EXPECT_EQ(w.gpus[0].architecture, "Hopper");
   WorkerAnalysis plugin = analyse_shared("h100_cudnn_driver_api_conv.json.gz", {"tb-plugin"});
   EXPECT_EQ(kernel_calls(plugin), 154u);  // the kernels themselves are read in both modes
-  EXPECT_EQ(*plugin.metrics.get("kernels.without_launch"), 49);
+  EXPECT_EQ(*plugin.metrics.get(Metric::KernelsWithoutLaunch), 49);
   // In the plugin's mode the driver-launched kernels belong to no op: the (no op) row grows by
   // exactly their time.
   const OpRow* outside = no_op_row(plugin);
@@ -75,7 +75,7 @@ TEST(NewRealTraces, H100LlmInferenceSlice) {
   EXPECT_EQ(loaded_kernels("h100_llm_inference_slice.json.gz"),
             std::make_pair(std::size_t{1465}, std::size_t{436}));
   WorkerAnalysis w = analyse_shared("h100_llm_inference_slice.json.gz");
-  EXPECT_EQ(*w.metrics.get("steps.count"), 1);
+  EXPECT_EQ(*w.metrics.get(Metric::StepsCount), 1);
   EXPECT_EQ(w.steps.steps.at(0).name, "ProfilerStep#6");
   ASSERT_EQ(w.gpus.size(), 1u);
   EXPECT_EQ(w.gpus[0].architecture, "Hopper");
@@ -124,9 +124,9 @@ TEST(NewRealTraces, Mi300xTensorCoreAdviceIsChannelsLast) {
   if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel report =
       report_of_files({shared_traces_dir() + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_rules());
-  EXPECT_NEAR(*metric_value(report.metrics, "tensor_core.non_tc_layout_pct"), 76.6205, 1e-3);
-  EXPECT_DOUBLE_EQ(*metric_value(report.metrics, "tensor_core.non_tc_fp32_pct"), 0);
-  EXPECT_DOUBLE_EQ(*metric_value(report.metrics, "tensor_core.non_tc_unknown_precision_pct"), 0);
+  EXPECT_NEAR(*report.metrics.get(Metric::TensorCoreNonTcLayoutPct), 76.6205, 1e-3);
+  EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::TensorCoreNonTcFp32Pct), 0);
+  EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::TensorCoreNonTcUnknownPrecisionPct), 0);
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* f = find_finding(report, "tensor-cores.low-efficiency");
   ASSERT_NE(f, nullptr);

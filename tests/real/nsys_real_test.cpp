@@ -111,15 +111,15 @@ TEST(NsysRealExports, PerProcessNumbersMatchSqlQueries) {
       SCOPED_TRACE(run.workers[i].worker);
       Expected x = expected_for(path, pids[i]);
       WorkerAnalysis w = analyse_profile(run.workers[i], default_classification(), {});
-      auto m = [&](std::string_view name) { return w.metrics.get(name).value_or(-1); };
-      EXPECT_EQ(m("kernels.count"), x.kernels);
-      EXPECT_NEAR(m("kernels.total_us"), x.kernel_ns / 1000, 1e-6);
-      EXPECT_EQ(m("kernels.without_launch"), x.without_launch);
-      EXPECT_EQ(m("memcpy.count"), x.copies);
-      EXPECT_EQ(m("memcpy.bytes"), x.copy_bytes);
-      EXPECT_EQ(m("memcpy.pageable_count"), x.pageable);
-      EXPECT_EQ(m("host.sync_calls"), x.sync_calls);
-      EXPECT_NEAR(m("host.sync_us"), x.sync_ns / 1000, 1e-6);
+      auto m = [&](Metric id) { return w.metrics.get(id).value_or(-1); };
+      EXPECT_EQ(m(Metric::KernelsCount), x.kernels);
+      EXPECT_NEAR(m(Metric::KernelsTotalUs), x.kernel_ns / 1000, 1e-6);
+      EXPECT_EQ(m(Metric::KernelsWithoutLaunch), x.without_launch);
+      EXPECT_EQ(m(Metric::MemcpyCount), x.copies);
+      EXPECT_EQ(m(Metric::MemcpyBytes), x.copy_bytes);
+      EXPECT_EQ(m(Metric::MemcpyPageableCount), x.pageable);
+      EXPECT_EQ(m(Metric::HostSyncCalls), x.sync_calls);
+      EXPECT_NEAR(m(Metric::HostSyncUs), x.sync_ns / 1000, 1e-6);
       // Per GPU: union of kernel intervals, and of kernel, memcpy and memset intervals.
       for (const GpuMetrics& g : w.gpus) {
         SCOPED_TRACE(g.device);
@@ -153,8 +153,9 @@ TEST(NsysRealExports, InferenceSliceReportsKernelsLaunchedBeforeTheWindow) {
   LoadedRun run = load_run({path});
   double without = 0;
   for (const Profile& p : run.workers)
-    without +=
-        analyse_profile(p, default_classification(), {}).metrics.get("kernels.without_launch").value_or(0);
+    without += analyse_profile(p, default_classification(), {})
+                   .metrics.get(Metric::KernelsWithoutLaunch)
+                   .value_or(0);
   // The traces' README: 1,810 kernels were launched before the window.
   EXPECT_EQ(without, 1810);
 }
@@ -174,7 +175,7 @@ TEST(NsysRealExports, DriverApiLaunchesAreAttributed) {
   EXPECT_GT(launched_by_driver, 0);
   WorkerAnalysis w = analyse_profile(run.workers[0], default_classification(), {});
   EXPECT_EQ(
-      w.metrics.get("kernels.without_launch").value_or(-1),
+      w.metrics.get(Metric::KernelsWithoutLaunch).value_or(-1),
       query_number(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL") - launched_by_driver -
           query_number(path,
                        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r "

@@ -62,10 +62,10 @@ TEST(RealTraces, CpuOnlyTracesHaveNoGpuMetrics) {
     SCOPED_TRACE(file);
     LoadedRun run = load_run({dir + "/" + file});
     WorkerAnalysis w = analyse_profile(run.workers.front(), default_classification(), {});
-    EXPECT_EQ(*w.metrics.get("gpu.count"), 0);
-    EXPECT_FALSE(w.metrics.get("gpu.utilization_pct"));
-    EXPECT_FALSE(w.metrics.get("tensor_core.kernel_time_pct"));
-    EXPECT_FALSE(w.metrics.get("breakdown.kernel_pct"));
+    EXPECT_EQ(*w.metrics.get(Metric::GpuCount), 0);
+    EXPECT_FALSE(w.metrics.get(Metric::GpuUtilizationPct));
+    EXPECT_FALSE(w.metrics.get(Metric::TensorCoreKernelTimePct));
+    EXPECT_FALSE(w.metrics.get(Metric::BreakdownKernelPct));
   }
 }
 
@@ -86,10 +86,10 @@ TEST(RealTraces, TheSampledRunFolderHasTwoRanks) {
   EXPECT_EQ(run.inputs[0].worker, "rank-0");
   EXPECT_EQ(run.inputs[1].worker, "rank-1");
   RunAnalysis r = analyse_run(run, default_classification(), {});
-  EXPECT_EQ(*r.metrics.get("gpu.count"), 2);
-  EXPECT_EQ(*r.metrics.get("steps.count"), 2);
+  EXPECT_EQ(*r.metrics.get(Metric::GpuCount), 2);
+  EXPECT_EQ(*r.metrics.get(Metric::StepsCount), 2);
   // The run's step takes the slower rank: 607904 and 630639 µs (rank 1 in both).
-  EXPECT_NEAR(*r.metrics.get("steps.max_us"), 630639, 0.5);
+  EXPECT_NEAR(*r.metrics.get(Metric::StepsMaxUs), 630639, 0.5);
 }
 
 TEST(RealTraces, RocmDeviceIdsComeFromTheKernels) {
@@ -126,7 +126,7 @@ TEST(RealTraces, TablesAddUp) {
     for (const KernelRow& k : t.kernels_by_op) by_op_table += k.total;
     EXPECT_EQ(by_table, kernels);
     EXPECT_EQ(by_op_table, kernels);
-    EXPECT_NEAR(w.metrics.get("kernels.total_us").value_or(0) * 1000, static_cast<double>(kernels), 1e-3);
+    EXPECT_NEAR(w.metrics.get(Metric::KernelsTotalUs).value_or(0) * 1000, static_cast<double>(kernels), 1e-3);
     // Ops' device self time = the GPU time attributed to them: no activity counted twice.
     TimeNs self = 0, total_attributed = 0;
     for (const OpRow& r : t.ops)
@@ -158,9 +158,9 @@ TEST(RealTraces, TheSampledRunFolderIsTwoRanks) {
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
   RunAnalysis r =
       analyse_run(load_run({dir + "/distributed_128ranks_sampled"}), default_classification(), {});
-  EXPECT_EQ(*r.metrics.get("ranks.count"), 2);
-  EXPECT_EQ(*r.metrics.get("ranks.slowest"), 1);  // rank 1's mean step is the longer (619.3 vs 615.1 ms)
-  EXPECT_TRUE(r.metrics.get("ranks.step_spread_pct"));
+  EXPECT_EQ(*r.metrics.get(Metric::RanksCount), 2);
+  EXPECT_EQ(*r.metrics.get(Metric::RanksSlowest), 1);  // rank 1's mean step is the longer (619.3 vs 615.1 ms)
+  EXPECT_TRUE(r.metrics.get(Metric::RanksStepSpreadPct));
 }
 
 // Issue 29, item 8: `analyze ../shared/traces` stopped at reference.json (the plugin's values, not
@@ -245,7 +245,7 @@ TEST(RealTraces, TheMemoryViewComesFromTheMemoryEvents) {
   WorkerAnalysis w = analyse_profile(load_run({resnet}).workers.front(), default_classification(), {});
   ASSERT_TRUE(w.memory.peak_allocated);
   EXPECT_EQ(*w.memory.peak_allocated, events.highest - events.lowest);
-  EXPECT_EQ(*w.metrics.get("memory.totals_recorded"), 0);
+  EXPECT_EQ(*w.metrics.get(Metric::MemoryTotalsRecorded), 0);
   EXPECT_FALSE(w.memory.peak_op.empty());
   EXPECT_EQ(memory_ops_events(w), events.in(w.window)) << "the window's allocations and frees";
   EXPECT_FALSE(w.tables.memory_curve.empty());
@@ -256,8 +256,8 @@ TEST(RealTraces, TheMemoryViewComesFromTheMemoryEvents) {
   WorkerAnalysis r = analyse_profile(load_run({h100}).workers.front(), default_classification(), {});
   ASSERT_TRUE(r.memory.peak_allocated);
   EXPECT_EQ(*r.memory.peak_allocated, std::max(recorded.max_total, recorded.entering));
-  EXPECT_EQ(*r.metrics.get("memory.peak_reserved_bytes"), static_cast<double>(recorded.max_reserved));
-  EXPECT_EQ(*r.metrics.get("memory.totals_recorded"), 1);
+  EXPECT_EQ(*r.metrics.get(Metric::MemoryPeakReservedBytes), static_cast<double>(recorded.max_reserved));
+  EXPECT_EQ(*r.metrics.get(Metric::MemoryTotalsRecorded), 1);
 }
 
 // The A100 NCCL trace's collectives table against its NCCL kernels read with a JSON DOM: the 15
@@ -311,13 +311,13 @@ TEST(RealTraces, TheRooflineCoversTheMatrixOpsAndCountsMfusFlops) {
     SCOPED_TRACE(name);
     LoadedRun run = load_run({dir + "/" + name});
     WorkerAnalysis w = analyse_profile(run.workers.front(), default_classification(), {});
-    EXPECT_GE(*w.metrics.get("roofline.matrix_coverage_pct"), 80);
+    EXPECT_GE(*w.metrics.get(Metric::RooflineMatrixCoveragePct), 80);
     double counted = 0;
     for (const RooflineRow& r : w.tables.roofline)
       if (r.counted_in_mfu) counted += static_cast<double>(r.flop);
     ASSERT_GT(counted, 0);
     // MFU sums the same per-call counts as doubles; the table rounds each call to an integer.
-    EXPECT_NEAR(counted, *w.metrics.get("compute.flops"), 1e-9 * counted);
+    EXPECT_NEAR(counted, *w.metrics.get(Metric::ComputeFlops), 1e-9 * counted);
   }
 }
 

@@ -46,11 +46,11 @@ double number(const boost::json::value& v) {
 }
 
 // Reference keys of the breakdown, and ours.
-const std::map<std::string, std::string> kBreakdownKeys = {
-    {"kernel", "kernel"},   {"memcpy", "memcpy"},
-    {"memset", "memset"},   {"communication", "communication"},
-    {"runtime", "runtime"}, {"dataloader", "dataloader"},
-    {"cpuop", "cpu_exec"},  {"other", "other"}};
+const std::map<std::string, Metric> kBreakdownKeys = {
+    {"kernel", Metric::BreakdownKernelPct},   {"memcpy", Metric::BreakdownMemcpyPct},
+    {"memset", Metric::BreakdownMemsetPct},   {"communication", Metric::BreakdownCommunicationPct},
+    {"runtime", Metric::BreakdownRuntimePct}, {"dataloader", Metric::BreakdownDataloaderPct},
+    {"cpuop", Metric::BreakdownCpuExecPct},   {"other", Metric::BreakdownOtherPct}};
 
 WorkerAnalysis analyse_file(const std::string& file, const std::vector<std::string>& rules) {
   Classification c = load_rules(rules).classification;
@@ -125,14 +125,14 @@ void expect_gpu_metrics_agree(const Reference& r, const WorkerAnalysis& w, doubl
 }
 
 // The metric's value; a missing one fails the test (and reads as NaN) instead of being dereferenced.
-double value(const WorkerAnalysis& w, const std::string& name) {
-  std::optional<double> v = w.metrics.get(name);
-  EXPECT_TRUE(v.has_value()) << name << " is not applicable";
+double value(const WorkerAnalysis& w, Metric id) {
+  std::optional<double> v = w.metrics.get(id);
+  EXPECT_TRUE(v.has_value()) << metric_name(id) << " is not applicable";
   return v.value_or(std::nan(""));
 }
 
-double breakdown_pct(const WorkerAnalysis& w, const std::string& ours) {
-  return w.metrics.get("breakdown." + ours + "_pct").value_or(0);
+double breakdown_pct(const WorkerAnalysis& w, Metric ours) {
+  return w.metrics.get(ours).value_or(0);
 }
 
 // The plugin attributed no kernel to an op in these traces (null TC share); its eligible-op share is
@@ -158,9 +158,9 @@ TEST(PluginAgreement, ThePluginsRulesReproduceItsNumbers) {
     if (plugin_attributed_kernels(r)) {
       for (const auto& [gpu, v] : r.data.at("tc_kernel_time_pct").as_object())
         if (!v.is_null()) {
-          EXPECT_NEAR(value(w, "tensor_core.kernel_time_pct"), number(v), 0.1);
+          EXPECT_NEAR(value(w, Metric::TensorCoreKernelTimePct), number(v), 0.1);
         }
-      EXPECT_NEAR(value(w, "tensor_core.eligible_kernel_time_pct"),
+      EXPECT_NEAR(value(w, Metric::TensorCoreEligibleKernelTimePct),
                   number(r.data.at("tc_eligible_ops_kernel_time_pct")), 0.1);
     }
   }
@@ -219,25 +219,29 @@ TEST(PluginAgreement, DefaultRulesAgreeWhereTheyDoNotDifferOnPurpose) {
       // Runtime grows by what CPU execution loses.
       double runtime = number(r.data.at("breakdown_pct").at("runtime"));
       double cpuop = number(r.data.at("breakdown_pct").at("cpuop"));
-      EXPECT_GT(breakdown_pct(w, "runtime"), runtime + 1);
-      EXPECT_NEAR(breakdown_pct(w, "runtime") + breakdown_pct(w, "cpu_exec"), runtime + cpuop, 0.5);
+      EXPECT_GT(breakdown_pct(w, Metric::BreakdownRuntimePct), runtime + 1);
+      EXPECT_NEAR(
+          breakdown_pct(w, Metric::BreakdownRuntimePct) + breakdown_pct(w, Metric::BreakdownCpuExecPct),
+          runtime + cpuop, 0.5);
     }
     if (breakdown_differs) {
       // Time moves into communication, never out of it; what no rule touches stays put.
-      EXPECT_GT(breakdown_pct(w, "communication"), number(r.data.at("breakdown_pct").at("communication")));
-      EXPECT_NEAR(breakdown_pct(w, "other"), number(r.data.at("breakdown_pct").at("other")), 0.5);
+      EXPECT_GT(breakdown_pct(w, Metric::BreakdownCommunicationPct),
+                number(r.data.at("breakdown_pct").at("communication")));
+      EXPECT_NEAR(breakdown_pct(w, Metric::BreakdownOtherPct), number(r.data.at("breakdown_pct").at("other")),
+                  0.5);
     }
     if (plugin_attributed_kernels(r) && !kTensorCoreDifferences.count(r.file)) {
       for (const auto& [gpu, v] : r.data.at("tc_kernel_time_pct").as_object())
         if (!v.is_null()) {
-          EXPECT_NEAR(value(w, "tensor_core.kernel_time_pct"), number(v), 1.0);
+          EXPECT_NEAR(value(w, Metric::TensorCoreKernelTimePct), number(v), 1.0);
         }
-      EXPECT_NEAR(value(w, "tensor_core.eligible_kernel_time_pct"),
+      EXPECT_NEAR(value(w, Metric::TensorCoreEligibleKernelTimePct),
                   number(r.data.at("tc_eligible_ops_kernel_time_pct")), 1.0);
     }
     if (kTensorCoreDifferences.count(r.file)) {
-      EXPECT_GE(w.metrics.get("tensor_core.kernel_time_pct").value_or(0) +
-                    w.metrics.get("tensor_core.eligible_kernel_time_pct").value_or(0),
+      EXPECT_GE(w.metrics.get(Metric::TensorCoreKernelTimePct).value_or(0) +
+                    w.metrics.get(Metric::TensorCoreEligibleKernelTimePct).value_or(0),
                 number(r.data.at("tc_eligible_ops_kernel_time_pct")));
     }
   }

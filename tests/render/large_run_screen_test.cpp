@@ -20,8 +20,8 @@ double paced(int rank) {
 TEST(LargeRunScreen, OneTieRuleNamesTheSlowestAndFastestRanks) {
   std::string dir = write_paced_ranks(temp_dir() + "/ranks12", 12, paced, 2000);
   ReportModel report = report_of_files({dir}, default_rules());
-  EXPECT_EQ(*metric_value(report.metrics, "ranks.slowest"), 3);
-  EXPECT_EQ(*metric_value(report.metrics, "ranks.fastest"), 5);
+  EXPECT_EQ(*report.metrics.get(Metric::RanksSlowest), 3);
+  EXPECT_EQ(*report.metrics.get(Metric::RanksFastest), 5);
   ASSERT_NE(slowest_worker(report), nullptr);
   EXPECT_EQ(slowest_worker(report)->name, "rank-3");
   EXPECT_EQ(fastest_worker(report)->name, "rank-5");

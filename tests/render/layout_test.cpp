@@ -161,9 +161,7 @@ TEST(Layout, TimelineTextHasContrastInBothSchemes) {
 // run: the Tensor Core share of a run without Tensor Cores.
 std::string trend_page() {
   std::vector<HistoryRun> runs = planted_history(1, true);
-  for (HistoryRun& run : runs)
-    for (auto& [name, value] : run.data.metrics)
-      if (name == "tensor_core.kernel_time_pct") value = 0.0;
+  for (HistoryRun& run : runs) run.data.metrics.set(Metric::TensorCoreKernelTimePct, 0.0);
   TrendSettings settings;
   settings.source = "history.db";
   return write_text(temp_dir() + "/trend.html",

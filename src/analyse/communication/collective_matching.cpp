@@ -320,9 +320,9 @@ std::optional<double> bus_bandwidth_lower_bound(const RunCollectives& c) {
 
 void set_collective_metrics(MetricValues& m, const RunCollectives& c,
                             const std::vector<std::int64_t>& rank_ids) {
-  m.set("collectives.ranks_timed", static_cast<double>(c.most_ranks));
-  m.set("collectives.matched", static_cast<double>(c.matched));
-  m.set("collectives.bus_bandwidth_lower_bound_gbps", bus_bandwidth_lower_bound(c));
+  m.set(Metric::CollectivesRanksTimed, static_cast<double>(c.most_ranks));
+  m.set(Metric::CollectivesMatched, static_cast<double>(c.matched));
+  m.set(Metric::CollectivesBusBandwidthLowerBoundGbps, bus_bandwidth_lower_bound(c));
   if (c.most_ranks < 2 || c.ranks.empty()) return;
   TimeNs duration = 0, wait = 0, transfer = 0, all_reduce = 0;
   for (const RankCommunicationRow& r : c.ranks) {
@@ -334,10 +334,10 @@ void set_collective_metrics(MetricValues& m, const RunCollectives& c,
     if (r.type == CollectiveType::AllReduce) all_reduce += r.transfer;
   }
   if (duration > 0)
-    m.set("collectives.wait_pct", 100.0 * static_cast<double>(wait) / static_cast<double>(duration));
-  m.set("collectives.bus_bandwidth_gbps", bus_bandwidth(c.by_size, c.most_ranks));
+    m.set(Metric::CollectivesWaitPct, 100.0 * static_cast<double>(wait) / static_cast<double>(duration));
+  m.set(Metric::CollectivesBusBandwidthGbps, bus_bandwidth(c.by_size, c.most_ranks));
   if (transfer > 0)
-    m.set("collectives.all_reduce_transfer_pct",
+    m.set(Metric::CollectivesAllReduceTransferPct,
           100.0 * static_cast<double>(all_reduce) / static_cast<double>(transfer));
   // The straggler: the most last arrivals, the first worker on a tie.
   auto most = std::max_element(c.ranks.begin(), c.ranks.end(), [](const auto& a, const auto& b) {
@@ -345,10 +345,10 @@ void set_collective_metrics(MetricValues& m, const RunCollectives& c,
   });
   if (most->last_arrivals == 0 || c.matched == 0) return;
   if (most->worker < rank_ids.size())
-    m.set("collectives.straggler_rank", static_cast<double>(rank_ids[most->worker]));
-  m.set("collectives.straggler_last_pct",
+    m.set(Metric::CollectivesStragglerRank, static_cast<double>(rank_ids[most->worker]));
+  m.set(Metric::CollectivesStragglerLastPct,
         100.0 * static_cast<double>(most->last_arrivals) / static_cast<double>(c.matched));
-  m.set("collectives.straggler_delay_us", us(most->delay) / static_cast<double>(most->last_arrivals));
+  m.set(Metric::CollectivesStragglerDelayUs, us(most->delay) / static_cast<double>(most->last_arrivals));
 }
 
 }  // namespace perfgate

@@ -91,13 +91,13 @@ void set_job_path_metrics(MetricValues& metrics, const std::vector<JobPathStep>&
   }
   if (length <= 0) return;
   auto us = [](TimeNs t) { return static_cast<double>(t) / 1000.0; };
-  metrics.set("critical_path.job_length_us", us(length) / static_cast<double>(steps.size()));
-  metrics.set("critical_path.job_communication_pct", 100.0 * us(communication) / us(length));
+  metrics.set(Metric::CriticalPathJobLengthUs, us(length) / static_cast<double>(steps.size()));
+  metrics.set(Metric::CriticalPathJobCommunicationPct, 100.0 * us(communication) / us(length));
   auto most = std::max_element(decided.begin(), decided.end());  // the first worker on a tie
   if (most == decided.end()) return;
-  metrics.set("critical_path.job_bounding_rank",
+  metrics.set(Metric::CriticalPathJobBoundingRank,
               static_cast<double>(rank_ids[static_cast<std::size_t>(most - decided.begin())]));
-  metrics.set("critical_path.job_bounding_rank_pct", 100.0 * us(*most) / us(length));
+  metrics.set(Metric::CriticalPathJobBoundingRankPct, 100.0 * us(*most) / us(length));
 }
 
 }  // namespace perfgate

@@ -14,31 +14,31 @@ using M = NeuronMetric;
 using C = NeuronCombine;
 
 constexpr std::array<NeuronMetricInfo, kNeuronMetrics> kMetrics = {{
-    {"neuron.total_time_us", C::Max},
-    {"neuron.active_time_pct", C::Mean},
-    {"neuron.tensor.active_pct", C::Mean},
-    {"neuron.vector.active_pct", C::Mean},
-    {"neuron.scalar.active_pct", C::Mean},
-    {"neuron.gpsimd.active_pct", C::Mean},
-    {"neuron.sync.active_pct", C::Mean},
-    {"neuron.tensor.instructions", C::Sum},
-    {"neuron.vector.instructions", C::Sum},
-    {"neuron.scalar.instructions", C::Sum},
-    {"neuron.gpsimd.instructions", C::Sum},
-    {"neuron.sync.instructions", C::Sum},
-    {"neuron.mfu_pct", C::Mean},
-    {"neuron.hfu_pct", C::Mean},
-    {"neuron.mbu_pct", C::Mean},
-    {"neuron.dma.active_pct", C::Mean},
-    {"neuron.dma.bytes", C::Sum},
-    {"neuron.hbm.read_bytes", C::Sum},
-    {"neuron.hbm.write_bytes", C::Sum},
-    {"neuron.spill.save_bytes", C::Sum},
-    {"neuron.spill.reload_bytes", C::Sum},
-    {"neuron.throttle.active_pct", C::Max},
-    {"neuron.throttle.util_limit_pct", C::Min},
-    {"neuron.warnings.missing_data", C::Sum},
-    {"neuron.warnings.count", C::Sum},
+    {Metric::NeuronTotalTimeUs, C::Max},
+    {Metric::NeuronActiveTimePct, C::Mean},
+    {Metric::NeuronTensorActivePct, C::Mean},
+    {Metric::NeuronVectorActivePct, C::Mean},
+    {Metric::NeuronScalarActivePct, C::Mean},
+    {Metric::NeuronGpsimdActivePct, C::Mean},
+    {Metric::NeuronSyncActivePct, C::Mean},
+    {Metric::NeuronTensorInstructions, C::Sum},
+    {Metric::NeuronVectorInstructions, C::Sum},
+    {Metric::NeuronScalarInstructions, C::Sum},
+    {Metric::NeuronGpsimdInstructions, C::Sum},
+    {Metric::NeuronSyncInstructions, C::Sum},
+    {Metric::NeuronMfuPct, C::Mean},
+    {Metric::NeuronHfuPct, C::Mean},
+    {Metric::NeuronMbuPct, C::Mean},
+    {Metric::NeuronDmaActivePct, C::Mean},
+    {Metric::NeuronDmaBytes, C::Sum},
+    {Metric::NeuronHbmReadBytes, C::Sum},
+    {Metric::NeuronHbmWriteBytes, C::Sum},
+    {Metric::NeuronSpillSaveBytes, C::Sum},
+    {Metric::NeuronSpillReloadBytes, C::Sum},
+    {Metric::NeuronThrottleActivePct, C::Max},
+    {Metric::NeuronThrottleUtilLimitPct, C::Min},
+    {Metric::NeuronWarningsMissingData, C::Sum},
+    {Metric::NeuronWarningsCount, C::Sum},
 }};
 
 // The summary's engine names, in NeuronEngine order.
@@ -193,16 +193,16 @@ void set_neuron_metrics(MetricValues& m, const NeuronSums& s) {
     if (v.count == 0) continue;
     switch (kMetrics[i].combine) {
       case C::Max:
-        m.set(kMetrics[i].name, v.max);
+        m.set(kMetrics[i].metric, v.max);
         break;
       case C::Min:
-        m.set(kMetrics[i].name, v.min);
+        m.set(kMetrics[i].metric, v.min);
         break;
       case C::Mean:
-        m.set(kMetrics[i].name, v.sum / static_cast<double>(v.count));
+        m.set(kMetrics[i].metric, v.sum / static_cast<double>(v.count));
         break;
       case C::Sum:
-        m.set(kMetrics[i].name, v.sum);
+        m.set(kMetrics[i].metric, v.sum);
         break;
     }
   }

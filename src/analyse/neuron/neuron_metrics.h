@@ -3,6 +3,7 @@
 // rows give where the summary lacks them.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "analyse/neuron/neuron_results.h"
@@ -15,7 +16,7 @@ namespace perfgate {
 // the shares, the sum of counts and bytes, the worst throttling.
 enum class NeuronCombine : std::uint8_t { Max, Min, Mean, Sum };
 struct NeuronMetricInfo {
-  std::string_view name;  // catalog name
+  Metric metric;
   NeuronCombine combine;
 };
 const NeuronMetricInfo& neuron_metric_info(NeuronMetric metric);

@@ -30,7 +30,7 @@ struct Pace {
 };
 
 Pace pace_of(const WorkerAnalysis& w, WorkerPosition position) {
-  std::optional<double> mean = w.metrics.get("steps.mean_us");
+  std::optional<double> mean = w.metrics.get(Metric::StepsMeanUs);
   return {mean ? *mean : static_cast<double>(w.window.length()) / 1000.0, position};
 }
 

@@ -26,12 +26,13 @@ ReportTable gated_metrics_table(const ReportModel& r) {
   if (!r.baseline) return t;
   for (const ReportFinding& f : r.findings) {
     if (f.status == FindingStatus::Skipped) continue;
-    auto change = std::find_if(r.baseline->metrics.begin(), r.baseline->metrics.end(),
-                               [&](const ReportMetricChange& c) { return c.name == f.metric; });
-    if (change == r.baseline->metrics.end() || !f.baseline) continue;
-    t.rows.push_back({f.metric, f.id, format_value(change->value, change->unit),
-                      format_value(change->baseline, change->unit), signed_change(*change),
-                      std::string(finding_status_name(f.status))});
+    // The finding's metric is the rule's text: a catalog name, or an expression (no change of its own).
+    std::optional<Metric> id = metric_id(f.metric);
+    const ReportMetricChange* change = id ? r.baseline->change(*id) : nullptr;
+    if (!change || !f.baseline) continue;
+    std::string_view unit = metric_info(*id).unit;
+    t.rows.push_back({f.metric, f.id, format_value(change->value, unit), format_value(change->baseline, unit),
+                      signed_change(*change), std::string(finding_status_name(f.status))});
   }
   return t;
 }

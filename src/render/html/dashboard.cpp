@@ -36,58 +36,54 @@ TemplateData legend_of(const std::vector<ChartPart>& parts, bool with_values) {
   return list;
 }
 
-std::optional<double> metric(const ReportModel& r, std::string_view name) {
-  return metric_value(r.metrics, name);
-}
-
 // The change of a metric against the baseline, for a badge beside its value ("" without one).
-std::string change_badge(const ReportModel& r, std::string_view name) {
+std::string change_badge(const ReportModel& r, Metric metric) {
   if (!r.baseline) return "";
-  for (const ReportMetricChange& c : r.baseline->metrics)
-    if (c.name == name && c.delta) return signed_change(c);
-  return "";
+  const ReportMetricChange* c = r.baseline->change(metric);
+  return c && c->delta ? signed_change(*c) : "";
 }
 
 // A metric of a card: its label, with `share_of` after it (", of the window": what a percentage is a
 // share of, where the label does not say), its value by its unit and its change.
-TemplateData metric_entry(const ReportModel& r, std::string_view name, std::string_view share_of = "") {
-  return entry(metric_label(name) + std::string(share_of),
-               format_value(metric(r, name), metric_info(name).unit), change_badge(r, name));
+TemplateData metric_entry(const ReportModel& r, Metric metric, std::string_view share_of = "") {
+  return entry(metric_label(metric) + std::string(share_of),
+               format_value(r.metric(metric), metric_info(metric).unit), change_badge(r, metric));
 }
 
 TemplateData summary(const ReportModel& r) {
   TemplateData list = template_list();
-  list.push_back(metric_entry(r, "window.wall_us"));
+  list.push_back(metric_entry(r, Metric::WindowWallUs));
   // Without a change badge: the number of GPUs is the machine the run had, not a result of the code.
-  list.push_back(entry(metric_label("gpu.count"), format_value(metric(r, "gpu.count"), "count")));
-  list.push_back(metric_entry(r, "gpu.busy_pct", ", of the window"));
+  list.push_back(entry(metric_label(Metric::GpuCount), format_value(r.metric(Metric::GpuCount), "count")));
+  list.push_back(metric_entry(r, Metric::GpuBusyPct, ", of the window"));
   // Without steps the window is the whole trace: its two spans and the GPUs' busy share of each.
-  if (r.workers.size() == 1 && r.workers[0].window.step_source == "none" && metric(r, "window.gpu_span_us")) {
-    list.push_back(metric_entry(r, "window.capture_span_us"));
-    list.push_back(metric_entry(r, "window.gpu_span_us"));
-    list.push_back(metric_entry(r, "gpu.busy_of_capture_pct"));
-    list.push_back(metric_entry(r, "gpu.busy_of_gpu_span_pct"));
+  if (r.workers.size() == 1 && r.workers[0].window.step_source == "none" &&
+      r.metric(Metric::WindowGpuSpanUs)) {
+    list.push_back(metric_entry(r, Metric::WindowCaptureSpanUs));
+    list.push_back(metric_entry(r, Metric::WindowGpuSpanUs));
+    list.push_back(metric_entry(r, Metric::GpuBusyOfCapturePct));
+    list.push_back(metric_entry(r, Metric::GpuBusyOfGpuSpanPct));
   }
-  list.push_back(metric_entry(r, "gpu.sm_efficiency_pct", ", of the window"));
-  list.push_back(metric_entry(r, "tensor_core.kernel_time_pct"));
-  if (metric(r, "kernels.compiled_pct").value_or(0) > 0)
-    list.push_back(metric_entry(r, "kernels.compiled_pct"));
-  list.push_back(metric_entry(r, "compute.tflops_achieved"));
-  list.push_back(entry(metric_label("compute.mfu_pct") + ", of the GPUs' peak", mfu_text(r.metrics),
-                       change_badge(r, "compute.mfu_pct")));
-  list.push_back(metric_entry(r, "breakdown.dataloader_pct", ", of the step"));
-  list.push_back(metric_entry(r, "breakdown.communication_pct", ", of the step"));
-  list.push_back(metric_entry(r, "host.sync_calls"));
+  list.push_back(metric_entry(r, Metric::GpuSmEfficiencyPct, ", of the window"));
+  list.push_back(metric_entry(r, Metric::TensorCoreKernelTimePct));
+  if (r.metric(Metric::KernelsCompiledPct).value_or(0) > 0)
+    list.push_back(metric_entry(r, Metric::KernelsCompiledPct));
+  list.push_back(metric_entry(r, Metric::ComputeTflopsAchieved));
+  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + ", of the GPUs' peak", mfu_text(r.metrics),
+                       change_badge(r, Metric::ComputeMfuPct)));
+  list.push_back(metric_entry(r, Metric::BreakdownDataloaderPct, ", of the step"));
+  list.push_back(metric_entry(r, Metric::BreakdownCommunicationPct, ", of the step"));
+  list.push_back(metric_entry(r, Metric::HostSyncCalls));
   return list;
 }
 
 TemplateData step_summary(const ReportModel& r) {
   TemplateData list = template_list();
-  list.push_back(entry(metric_label("window.steps_in_window"),
-                       format_value(metric(r, "window.steps_in_window"), "count")));
-  for (std::string_view name :
-       {"steps.mean_us", "steps.median_us", "steps.p90_us", "steps.min_us", "steps.max_us", "steps.cv_pct"})
-    list.push_back(metric_entry(r, name));
+  list.push_back(entry(metric_label(Metric::WindowStepsInWindow),
+                       format_value(r.metric(Metric::WindowStepsInWindow), "count")));
+  for (Metric metric : {Metric::StepsMeanUs, Metric::StepsMedianUs, Metric::StepsP90Us, Metric::StepsMinUs,
+                        Metric::StepsMaxUs, Metric::StepsCvPct})
+    list.push_back(metric_entry(r, metric));
   return list;
 }
 
@@ -106,9 +102,9 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 }
 
 void add_donuts(const ReportModel& r, TemplateData& view) {
-  view.set("gpu_title", metric_label("gpu.utilization_pct"));
-  view.set("gpu_svg", donut_svg(metric(r, "gpu.utilization_pct"), kUtilizationColor,
-                                metric_label("gpu.utilization_pct")));
+  view.set("gpu_title", metric_label(Metric::GpuUtilizationPct));
+  view.set("gpu_svg", donut_svg(r.metric(Metric::GpuUtilizationPct), kUtilizationColor,
+                                metric_label(Metric::GpuUtilizationPct)));
   std::string per_gpu;
   if (r.gpus.size() <= kListedGpus) {
     for (const ReportGpu& g : r.gpus)
@@ -116,23 +112,23 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
                              format_pct(g.utilization_pct));
   } else {  // a large run: the spread, and the slowest and fastest ranks (the GPUs table has each)
     per_gpu =
-        fmt::format("lowest {}, median {}, highest {}", format_pct(metric(r, "gpu.min_utilization_pct")),
-                    format_pct(metric(r, "gpu.median_utilization_pct")),
-                    format_pct(metric(r, "gpu.max_utilization_pct")));
-    if (auto slow = metric(r, "ranks.slowest"), fast = metric(r, "ranks.fastest"); slow && fast)
+        fmt::format("lowest {}, median {}, highest {}", format_pct(r.metric(Metric::GpuMinUtilizationPct)),
+                    format_pct(r.metric(Metric::GpuMedianUtilizationPct)),
+                    format_pct(r.metric(Metric::GpuMaxUtilizationPct)));
+    if (auto slow = r.metric(Metric::RanksSlowest), fast = r.metric(Metric::RanksFastest); slow && fast)
       per_gpu += fmt::format("; slowest rank {:.0f}, fastest rank {:.0f} by mean step", *slow, *fast);
   }
   view.set("gpu_caption", r.gpus.empty() ? std::string("No GPU activity in the profile.")
                                          : fmt::format("Kernel time over the window, mean of {} GPU(s): {}.",
                                                        r.gpus.size(), per_gpu));
-  view.set("tc_title", metric_label("tensor_core.efficiency_pct"));
-  view.set("tc_svg", donut_svg(metric(r, "tensor_core.efficiency_pct"), kTensorCoreColor,
-                               metric_label("tensor_core.efficiency_pct")));
+  view.set("tc_title", metric_label(Metric::TensorCoreEfficiencyPct));
+  view.set("tc_svg", donut_svg(r.metric(Metric::TensorCoreEfficiencyPct), kTensorCoreColor,
+                               metric_label(Metric::TensorCoreEfficiencyPct)));
   view.set("tc_caption",
            fmt::format("Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
                        "Core kernels are {} of all kernel time; eligible ops launched {} of it.",
-                       format_pct(metric(r, "tensor_core.kernel_time_pct")),
-                       format_pct(metric(r, "tensor_core.eligible_kernel_time_pct"))));
+                       format_pct(r.metric(Metric::TensorCoreKernelTimePct)),
+                       format_pct(r.metric(Metric::TensorCoreEligibleKernelTimePct))));
 }
 
 TemplateData bar(const std::string& title, const std::vector<ChartPart>& parts, const std::string& caption) {
@@ -148,11 +144,11 @@ static_assert(kBreakdownShares.size() == kBreakdownColors.size() &&
               kResourceShares.size() == kResourceColors.size());
 
 // The parts of a split, each under its metric's label, in its colour.
-std::vector<ChartPart> split_parts(const ReportModel& r, std::span<const std::string_view> shares,
+std::vector<ChartPart> split_parts(const ReportModel& r, std::span<const Metric> shares,
                                    std::span<const char* const> colors) {
   std::vector<ChartPart> parts;
   for (std::size_t i = 0; i < shares.size(); ++i)
-    parts.push_back({metric_label(shares[i]), metric(r, shares[i]).value_or(0), colors[i]});
+    parts.push_back({metric_label(shares[i]), r.metric(shares[i]).value_or(0), colors[i]});
   return parts;
 }
 
@@ -253,7 +249,8 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
     split.push_back(std::max(0.0, mean - split[0] - split[1] - split[2] - split[3]));
     columns.push_back({text_at(*ranks, i, "worker"), true, mean, split, note});
   }
-  std::optional<double> slowest = metric(r, "ranks.slowest"), spread = metric(r, "ranks.step_spread_pct");
+  std::optional<double> slowest = r.metric(Metric::RanksSlowest),
+                        spread = r.metric(Metric::RanksStepSpreadPct);
   std::string caption =
       "Each rank's mean step: computation alone, communication that computation hides, "
       "communication that it does not, data loading and the rest.";

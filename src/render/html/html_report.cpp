@@ -18,6 +18,7 @@
 #include "render/html/roofline_view.h"
 #include "render/html/table_view.h"
 #include "render/html/timeline_view.h"
+#include "render/json_report.h"
 #include "render/see_also.h"
 #include "render/templates.h"
 #include "render/trend_text.h"
@@ -364,7 +365,7 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
     summary.window = w.window;
     shown.workers.push_back(std::move(summary));
   }
-  return script_json_escape(render_json(shown));
+  return script_json_escape(render_json_without_worker_metrics(shown));
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ const ReportWorker* highest_peak(const ReportModel& r) {
   const ReportWorker* best = nullptr;
   double best_peak = -1;
   for (const ReportWorker& w : r.workers) {
-    std::optional<double> peak = metric_value(w.metrics, "memory.peak_allocated_bytes");
+    std::optional<double> peak = w.metric(Metric::MemoryPeakAllocatedBytes);
     if (peak && *peak > best_peak && !w.memory_peak.op.empty()) best = &w, best_peak = *peak;
   }
   return best;
@@ -61,8 +61,8 @@ StepLineChart memory_chart(const ReportWorker& w, const ReportTable& curve) {
 // start."
 std::string peak_text(const ReportWorker& w) {
   const ReportMemoryPeak& p = w.memory_peak;
-  std::optional<double> bytes = metric_value(w.metrics, "memory.peak_allocated_bytes");
-  std::optional<double> pct = metric_value(w.metrics, "memory.peak_pct");
+  std::optional<double> bytes = w.metric(Metric::MemoryPeakAllocatedBytes);
+  std::optional<double> pct = w.metric(Metric::MemoryPeakPct);
   double from_window = p.time_us - w.window.start_us;
   std::string when = from_window < 0 ? format_duration_us(-from_window) + " before the window"
                      : from_window > w.window.wall_us ? "after the window"
@@ -70,7 +70,7 @@ std::string peak_text(const ReportWorker& w) {
   std::string text =
       fmt::format("Peak {} allocated on GPU {}{}, in {}, {}.", format_value(bytes, "bytes"), p.device,
                   pct ? fmt::format(" ({} of its memory)", format_pct(pct)) : "", p.op, when);
-  if (std::optional<double> reserved = metric_value(w.metrics, "memory.peak_reserved_bytes"))
+  if (std::optional<double> reserved = w.metric(Metric::MemoryPeakReservedBytes))
     text += fmt::format(" The caching allocator reserved at most {}.", format_value(reserved, "bytes"));
   if (p.lower_bound)
     text +=

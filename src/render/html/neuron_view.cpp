@@ -25,31 +25,30 @@ std::string op_color(std::string_view op) {
   return kOpColors[h % kOpColors.size()];
 }
 
-const std::array<std::pair<const char*, const char*>, 12> kCards = {
-    {{"neuron.total_time_us", "Total time"},
-     {"neuron.active_time_pct", "Active"},
-     {"neuron.mfu_pct", "MFU"},
-     {"neuron.hfu_pct", "HFU"},
-     {"neuron.mbu_pct", "MBU"},
-     {"neuron.dma.active_pct", "DMA active"},
-     {"neuron.dma.bytes", "DMA bytes"},
-     {"neuron.hbm.read_bytes", "HBM read"},
-     {"neuron.throttle.active_pct", "Throttled time"},
-     {"neuron.throttle.util_limit_pct", "Throttle limit"},
-     {"neuron.spill.save_bytes", "Spill saves"},
-     {"neuron.spill.reload_bytes", "Spill reloads"}}};
+// Each card under its metric's catalog label, as every output names it.
+constexpr std::array<Metric, 12> kCards = {Metric::NeuronTotalTimeUs,
+                                           Metric::NeuronActiveTimePct,
+                                           Metric::NeuronMfuPct,
+                                           Metric::NeuronHfuPct,
+                                           Metric::NeuronMbuPct,
+                                           Metric::NeuronDmaActivePct,
+                                           Metric::NeuronDmaBytes,
+                                           Metric::NeuronHbmReadBytes,
+                                           Metric::NeuronThrottleActivePct,
+                                           Metric::NeuronThrottleUtilLimitPct,
+                                           Metric::NeuronSpillSaveBytes,
+                                           Metric::NeuronSpillReloadBytes};
 
 // The profile's own numbers (its worker's metrics), never the run's sums.
-TemplateData summary_cards(const std::vector<ReportMetric>& metrics) {
+TemplateData summary_cards(const MetricValues& metrics) {
   TemplateData list = template_list();
-  for (const auto& [name, label] : kCards)
-    for (const ReportMetric& m : metrics)
-      if (m.name == name && m.value) {
-        TemplateData item;
-        item.set("label", std::string(label));
-        item.set("value", format_value(m.value, m.unit));
-        list.push_back(item);
-      }
+  for (Metric metric : kCards)
+    if (std::optional<double> value = metrics.get(metric)) {
+      TemplateData item;
+      item.set("label", std::string(metric_info(metric).label));
+      item.set("value", format_value(value, metric_info(metric).unit));
+      list.push_back(item);
+    }
   return list;
 }
 

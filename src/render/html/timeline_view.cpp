@@ -102,7 +102,7 @@ std::string window_strip(const ReportWorker& w) {
 std::string timeline_span(const ReportWorker& w) {
   std::string length = format_duration_us(w.timeline.step_duration_us);
   if (w.steps.empty()) return fmt::format("The whole capture (the profile has no steps), {}", length);
-  std::optional<double> median = metric_value(w.metrics, "steps.median_us");
+  std::optional<double> median = w.metric(Metric::StepsMedianUs);
   if (!median || std::fabs(*median - w.timeline.step_duration_us) <= 1e-9 * *median)
     return fmt::format("The median step, {}, {}", w.timeline.step, length);
   return fmt::format("{}, {}, the shorter of the two middle steps (the median, {}, is their mean)",

@@ -130,10 +130,10 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
   wb.header(ws, 0, names);
   std::size_t row = 1;
   for (std::size_t i = 0; i < r.metrics.size(); ++i, ++row) {
-    const ReportMetric& m = r.metrics[i];
+    const MetricInfo& m = metric_catalog()[i];
     wb.text(ws, row, 0, m.name);
     wb.text(ws, row, 1, m.unit);
-    wb.number(ws, row, 2, m.value, m.unit);
+    wb.number(ws, row, 2, r.metrics.at(i), m.unit);
     std::size_t col = 3;
     if (changes && i < r.baseline->metrics.size()) {
       wb.number(ws, row, 3, changes[i].baseline, m.unit);
@@ -141,7 +141,7 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
       wb.number(ws, row, 5, changes[i].ratio, "ratio");
       col = 6;
     }
-    if (auto it = status.find(m.name); it != status.end()) wb.text(ws, row, col, it->second);
+    if (auto it = status.find(std::string(m.name)); it != status.end()) wb.text(ws, row, col, it->second);
   }
   xlsx_library().worksheet_freeze_panes(ws, 1, 0);
   xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(row - 1),
@@ -232,9 +232,10 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   for (std::size_t c = 0; c < t->columns.size(); ++c)
     if (t->columns[c].name == "name") name_col = c;
   // A series per part of the step breakdown: its column "kernel_us", under the label of its share
-  // "breakdown.kernel_pct".
-  for (std::string_view share : kBreakdownShares) {
-    std::string_view part = share.substr(share.find('.') + 1);  // "kernel_pct"
+  // breakdown.kernel_pct.
+  for (Metric share : kBreakdownShares) {
+    std::string_view name = metric_name(share);
+    std::string_view part = name.substr(name.find('.') + 1);  // "kernel_pct"
     part.remove_suffix(std::string_view("_pct").size());
     std::size_t c = column_index(*t, std::string(part) + "_us");
     if (c == t->columns.size()) continue;

@@ -124,12 +124,12 @@ TEST(CollectiveMatching, WaitSplitAndTheLateRankOnAHandBuiltRun) {
   EXPECT_EQ(c.ranks[3].late, 0);
   EXPECT_EQ(c.ranks[3].last_arrivals, 6u);
   EXPECT_EQ(c.ranks[3].delay, 6 * 300'000);
-  EXPECT_NEAR(*run.metrics.get("collectives.wait_pct"), 100.0 * 5400 / 7800, 1e-9);
-  EXPECT_NEAR(*run.metrics.get("collectives.bus_bandwidth_gbps"), 4e6 * 5.75 / 600'000, 1e-9);
-  EXPECT_NEAR(*run.metrics.get("collectives.all_reduce_transfer_pct"), 100.0 / 6, 1e-9);
-  EXPECT_EQ(*run.metrics.get("collectives.straggler_rank"), 3);
-  EXPECT_EQ(*run.metrics.get("collectives.straggler_last_pct"), 100);
-  EXPECT_EQ(*run.metrics.get("collectives.straggler_delay_us"), 300);
+  EXPECT_NEAR(*run.metrics.get(Metric::CollectivesWaitPct), 100.0 * 5400 / 7800, 1e-9);
+  EXPECT_NEAR(*run.metrics.get(Metric::CollectivesBusBandwidthGbps), 4e6 * 5.75 / 600'000, 1e-9);
+  EXPECT_NEAR(*run.metrics.get(Metric::CollectivesAllReduceTransferPct), 100.0 / 6, 1e-9);
+  EXPECT_EQ(*run.metrics.get(Metric::CollectivesStragglerRank), 3);
+  EXPECT_EQ(*run.metrics.get(Metric::CollectivesStragglerLastPct), 100);
+  EXPECT_EQ(*run.metrics.get(Metric::CollectivesStragglerDelayUs), 300);
 }
 
 // The late rank is named by the straggler finding and the communication finding (which advises
@@ -161,8 +161,8 @@ TEST(CollectiveMatching, TheFindingsNameTheLateRank) {
 TEST(CollectiveMatching, OnTimeRanksTransferOnly) {
   std::string dir = write_late_rank_run(temp_dir() + "/on-time", -1);
   RunAnalysis run = analyse_run(load_run({dir}), default_classification(), {});
-  EXPECT_EQ(*run.metrics.get("collectives.wait_pct"), 0);
-  EXPECT_FALSE(run.metrics.get("collectives.straggler_rank"));
+  EXPECT_EQ(*run.metrics.get(Metric::CollectivesWaitPct), 0);
+  EXPECT_FALSE(run.metrics.get(Metric::CollectivesStragglerRank));
   for (const RankCommunicationRow& r : run.collectives.ranks) EXPECT_EQ(r.last_arrivals, 0u);
 }
 
@@ -200,9 +200,9 @@ TEST(CollectiveMatching, FoldOrderAndPartsGiveOneResult) {
   run.add(b.finish_partial());
   run.add(a.finish_partial());
   RunAnalysis merged = run.finish();
-  EXPECT_EQ(merged.metrics.get("collectives.wait_pct"), whole.metrics.get("collectives.wait_pct"));
-  EXPECT_EQ(merged.metrics.get("collectives.straggler_rank"),
-            whole.metrics.get("collectives.straggler_rank"));
+  EXPECT_EQ(merged.metrics.get(Metric::CollectivesWaitPct), whole.metrics.get(Metric::CollectivesWaitPct));
+  EXPECT_EQ(merged.metrics.get(Metric::CollectivesStragglerRank),
+            whole.metrics.get(Metric::CollectivesStragglerRank));
   ASSERT_EQ(merged.collectives.ranks.size(), 4u);
   for (std::size_t r = 0; r < 4; ++r) {
     EXPECT_EQ(merged.collectives.ranks[r].wait, whole.collectives.ranks[r].wait);

@@ -65,9 +65,9 @@ TEST(CollectivePairing, CallsOfDifferentTimesAreNotMatched) {
   EXPECT_EQ(r.collectives.most_ranks, 1u);
   EXPECT_TRUE(r.collectives.by_size.empty());
   EXPECT_TRUE(r.collectives.ranks.empty());
-  EXPECT_FALSE(r.metrics.get("collectives.bus_bandwidth_gbps"));
-  EXPECT_FALSE(r.metrics.get("collectives.wait_pct"));
-  EXPECT_FALSE(r.metrics.get("collectives.straggler_rank"));
+  EXPECT_FALSE(r.metrics.get(Metric::CollectivesBusBandwidthGbps));
+  EXPECT_FALSE(r.metrics.get(Metric::CollectivesWaitPct));
+  EXPECT_FALSE(r.metrics.get(Metric::CollectivesStragglerRank));
   EXPECT_TRUE(warned(r, "1 of 1 collectives issued on several ranks are not matched")) << r.warnings.size();
   ReportModel report = report_of_files({dir}, default_rules());
   apply_gate(report, default_rules(), nullptr, {});
@@ -84,7 +84,7 @@ TEST(CollectivePairing, AllReducesOfDifferentSizesAreNotMatched) {
   EXPECT_EQ(r.collectives.matched, 0u);
   EXPECT_EQ(r.collectives.sizes_differ, 1u);
   EXPECT_EQ(r.collectives.disjoint, 0u);
-  EXPECT_FALSE(r.metrics.get("collectives.bus_bandwidth_gbps"));
+  EXPECT_FALSE(r.metrics.get(Metric::CollectivesBusBandwidthGbps));
   EXPECT_TRUE(warned(r, "1 differ in size"));
 }
 
@@ -110,13 +110,12 @@ TEST(CollectivePairing, WithinTheSkewBoundAndUnevenAllToAllAreMatched) {
 TEST(CollectivePairing, OneRankGivesALowerBoundOfTheBusBandwidth) {
   std::string dir = write_late_rank_run(temp_dir() + "/lower-bound");
   ReportModel report = report_of_files({dir + "/rank-0.json"}, default_rules());
-  EXPECT_NEAR(*metric_value(report.metrics, "collectives.bus_bandwidth_lower_bound_gbps"), 23e6 / 2.4e6,
-              1e-9);
-  EXPECT_FALSE(metric_value(report.metrics, "collectives.bus_bandwidth_gbps"));
+  EXPECT_NEAR(*report.metrics.get(Metric::CollectivesBusBandwidthLowerBoundGbps), 23e6 / 2.4e6, 1e-9);
+  EXPECT_FALSE(report.metrics.get(Metric::CollectivesBusBandwidthGbps));
   // Matched across ranks, the run has the bandwidth itself and no lower bound.
   RunAnalysis run = analyse_dir(dir);
-  EXPECT_TRUE(run.metrics.get("collectives.bus_bandwidth_gbps"));
-  EXPECT_FALSE(run.metrics.get("collectives.bus_bandwidth_lower_bound_gbps"));
+  EXPECT_TRUE(run.metrics.get(Metric::CollectivesBusBandwidthGbps));
+  EXPECT_FALSE(run.metrics.get(Metric::CollectivesBusBandwidthLowerBoundGbps));
 }
 
 }  // namespace

@@ -133,13 +133,13 @@ TEST(CriticalPath, MetricsAndOpsSumTheSteps) {
   t.step(1, 0, 1000).op("A", 0, 300).step(2, 1000, 1000).op("A", 1010, 500);
   WorkerAnalysis w = analyse_json(t.json());
   ASSERT_EQ(w.critical_path.steps.size(), 2u);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.length_us"), 400.0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.cpu_bound_pct"), 100.0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.gpu_compute_bound_pct"), 0.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CriticalPathLengthUs), 400.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CriticalPathCpuBoundPct), 100.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CriticalPathGpuComputeBoundPct), 0.0);
   // As shares of the steps' 2000 us: 800 us of host ops on the paths, 1200 us off them.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.cpu_bound_step_pct"), 40.0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.gpu_compute_bound_step_pct"), 0.0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("critical_path.uncovered_step_pct"), 60.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CriticalPathCpuBoundStepPct), 40.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CriticalPathGpuComputeBoundStepPct), 0.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::CriticalPathUncoveredStepPct), 60.0);
   ASSERT_FALSE(w.critical_path.ops.empty());
   EXPECT_EQ(w.critical_path.ops[0].name, "A");
   EXPECT_EQ(w.critical_path.ops[0].time, 800 * kUs);
@@ -200,7 +200,7 @@ TEST(CriticalPath, NoHostWorkIsNotApplicable) {
   TraceBuilder t;
   t.kernel("K", 0, 10, 1);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_FALSE(w.metrics.get("critical_path.length_us").has_value());
+  EXPECT_FALSE(w.metrics.get(Metric::CriticalPathLengthUs).has_value());
 }
 
 TEST(CriticalPathGraph, LongestPathBreaksCycles) {

@@ -37,10 +37,10 @@ TEST(JobCriticalPath, TheLateRankDecidesTheStepsPath) {
   EXPECT_EQ(s.decided[1], 0);
   EXPECT_EQ(s.decided[2], 5800 * kUs);
   EXPECT_EQ(s.decided[3], 0);
-  EXPECT_DOUBLE_EQ(*run.metrics.get("critical_path.job_length_us"), 7000.0);
-  EXPECT_DOUBLE_EQ(*run.metrics.get("critical_path.job_bounding_rank"), 2.0);
-  EXPECT_DOUBLE_EQ(*run.metrics.get("critical_path.job_bounding_rank_pct"), 100.0 * 5800 / 7000);
-  EXPECT_DOUBLE_EQ(*run.metrics.get("critical_path.job_communication_pct"), 100.0 * 600 / 7000);
+  EXPECT_DOUBLE_EQ(*run.metrics.get(Metric::CriticalPathJobLengthUs), 7000.0);
+  EXPECT_DOUBLE_EQ(*run.metrics.get(Metric::CriticalPathJobBoundingRank), 2.0);
+  EXPECT_DOUBLE_EQ(*run.metrics.get(Metric::CriticalPathJobBoundingRankPct), 100.0 * 5800 / 7000);
+  EXPECT_DOUBLE_EQ(*run.metrics.get(Metric::CriticalPathJobCommunicationPct), 100.0 * 600 / 7000);
 }
 
 // The report's tables name the bounding rank per step and each rank's share.
@@ -69,7 +69,7 @@ TEST(JobCriticalPath, OneRankHasNone) {
   TraceBuilder t;
   t.step(1, 0, 100).op("A", 0, 20);
   ReportModel report = report_of_json(t.json(), default_rules());
-  EXPECT_FALSE(metric_value(report.metrics, "critical_path.job_length_us").has_value());
+  EXPECT_FALSE(report.metrics.get(Metric::CriticalPathJobLengthUs).has_value());
 }
 
 }  // namespace

@@ -33,7 +33,7 @@ TEST(Architecture, InferredFromKernelNamesWhenTheTraceDoesNotDescribeTheGpu) {
   EXPECT_TRUE(w.gpus[0].architecture_inferred);
   EXPECT_EQ(w.gpus[0].compute_major, 7);
   EXPECT_EQ(w.gpus[0].compute_minor, 0);
-  EXPECT_EQ(*w.metrics.get("gpu.compute_capability"), 7.0);
+  EXPECT_EQ(*w.metrics.get(Metric::GpuComputeCapability), 7.0);
   // The AMP rule applies (compute capability >= 7) and says the architecture was inferred.
   ReportModel report = report_of_json(fp32_gemm_trace("volta_sgemm_128x64_nn", false), default_rules());
   apply_gate(report, default_rules(), nullptr, {});
@@ -62,7 +62,7 @@ TEST(Architecture, NoKernelNameNamesOneThenNothingIsInferred) {
   ASSERT_EQ(w.gpus.size(), 1u);
   EXPECT_EQ(w.gpus[0].architecture, "");
   EXPECT_FALSE(w.gpus[0].architecture_inferred);
-  EXPECT_FALSE(w.metrics.get("gpu.compute_capability").has_value());
+  EXPECT_FALSE(w.metrics.get(Metric::GpuComputeCapability).has_value());
 }
 
 TEST(Architecture, ADescribedDeviceIsNamedByItsNameNotItsKernels) {

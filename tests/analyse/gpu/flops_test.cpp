@@ -101,10 +101,10 @@ std::string gemm_trace() {
 TEST(Compute, FlopsAchievedThroughputAndMfu) {
   WorkerAnalysis w = analyse_json(gemm_trace());
   double f = 2.0 * 1024 * 1024 * 1024 + 1024 * 1024;
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), f);
-  EXPECT_NEAR(*w.metrics.get("compute.tflops_achieved"), f / 1e-3 / 1e12, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("compute.mfu_pct"), 100.0 * (f / 312e12) / 1e-3, 1e-9);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), f);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeTflopsAchieved), f / 1e-3 / 1e12, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * (f / 312e12) / 1e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100);
   EXPECT_EQ(w.compute.peak_name, "NVIDIA A100");
   ASSERT_FALSE(w.tables.ops.empty());
   for (const OpRow& r : w.tables.ops) EXPECT_DOUBLE_EQ(r.flops, r.name == "aten::addmm" ? f : 0) << r.name;
@@ -131,13 +131,13 @@ TEST(Compute, ThePeakFollowsTheOpsTypesNotTheKernels) {
   WorkerAnalysis tc = analyse_json(fp32_gemm_trace(
       "NVIDIA A100-SXM4-40GB", "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16_stage4_kernel"));
   WorkerAnalysis plain = analyse_json(fp32_gemm_trace("NVIDIA A100-SXM4-40GB", "ampere_sgemm_128x64_nn"));
-  ASSERT_GT(*tc.metrics.get("tensor_core.kernel_time_pct"), 0);
-  ASSERT_EQ(*plain.metrics.get("tensor_core.kernel_time_pct"), 0);
-  EXPECT_NEAR(*tc.metrics.get("compute.mfu_pct"), 100.0 * (flops / 156e12) / 1e-3, 1e-9);  // 1.3766%
-  EXPECT_NEAR(*plain.metrics.get("compute.mfu_pct"), *tc.metrics.get("compute.mfu_pct"), 1e-12);
+  ASSERT_GT(*tc.metrics.get(Metric::TensorCoreKernelTimePct), 0);
+  ASSERT_EQ(*plain.metrics.get(Metric::TensorCoreKernelTimePct), 0);
+  EXPECT_NEAR(*tc.metrics.get(Metric::ComputeMfuPct), 100.0 * (flops / 156e12) / 1e-3, 1e-9);  // 1.3766%
+  EXPECT_NEAR(*plain.metrics.get(Metric::ComputeMfuPct), *tc.metrics.get(Metric::ComputeMfuPct), 1e-12);
   // A V100 has no TF32: its float32 matmuls compare with the FP32 peak, 15.7 TFLOP/s: 13.678%.
   WorkerAnalysis v100 = analyse_json(fp32_gemm_trace("Tesla V100-SXM2-16GB", "volta_sgemm_128x64_nn"));
-  EXPECT_NEAR(*v100.metrics.get("compute.mfu_pct"), 100.0 * (flops / 15.7e12) / 1e-3, 1e-9);
+  EXPECT_NEAR(*v100.metrics.get(Metric::ComputeMfuPct), 100.0 * (flops / 15.7e12) / 1e-3, 1e-9);
 }
 
 // An op that cannot use Tensor Cores (not TC-eligible) compares with the peak of its type on the
@@ -151,7 +151,7 @@ TEST(Compute, OpsThatCannotUseTensorCoresGetTheirTypesPlainPeak) {
           R"("Input Dims": [[4, 4], [4, 4]], "Input type": ["float", "float"], "flops": 1000000000)");
   t.launch("vectorized_elementwise_kernel", 20, 100, 50, 1);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_NEAR(*w.metrics.get("compute.mfu_pct"), 100.0 * (1e9 / 19.5e12) / 1e-3, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * (1e9 / 19.5e12) / 1e-3, 1e-9);
 }
 
 TEST(Compute, TheTracesOwnCountComesFirstAndUnknownGpusHaveNoMfu) {
@@ -162,18 +162,18 @@ TEST(Compute, TheTracesOwnCountComesFirstAndUnknownGpusHaveNoMfu) {
           R"("Input Dims": [[4, 4], [4, 4]], "Input type": ["float", "float"], "flops": 1000000)");
   t.launch("gemm", 11, 20, 10, 1);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 1e6);
-  EXPECT_FALSE(w.metrics.get("compute.mfu_pct"));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), 1e6);
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeMfuPct));
   // Issue 29, item 4: MFU says why it has no value: the GPU's peak is unknown, not the coverage
   // (which is complete here).
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.peak_known_pct"), 0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputePeakKnownPct), 0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100);
   ReportModel report = report_of_json(t.json(), default_rules());
   EXPECT_EQ(mfu_text(report.metrics),
             "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)");
   ReportModel a100 = report_of_json(gemm_trace(), default_rules());
-  EXPECT_DOUBLE_EQ(*metric_value(a100.metrics, "compute.peak_known_pct"), 100);
-  EXPECT_EQ(mfu_text(a100.metrics), format_pct(metric_value(a100.metrics, "compute.mfu_pct")));
+  EXPECT_DOUBLE_EQ(*a100.metrics.get(Metric::ComputePeakKnownPct), 100);
+  EXPECT_EQ(mfu_text(a100.metrics), format_pct(a100.metrics.get(Metric::ComputeMfuPct)));
 }
 
 // Issue 14, item 6: FLOPs known for 0.1% of the eligible ops' device time made "MFU 0.0%" and
@@ -189,16 +189,17 @@ TEST(Compute, MfuIsNotApplicableBelowTheFlopCoverageThreshold) {
   t.op("aten::bmm", 200, 100, 2, 1);
   t.launch("ampere_fp16_s16816gemm_fp16_256x128_ldg8_f2f_nn", 210, 300, 49950, 2);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 100.0 * 50 / 50000);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), 2.0 * 1024 * 1024 * 1024);
-  EXPECT_FALSE(w.metrics.get("compute.mfu_pct"));
-  EXPECT_FALSE(w.metrics.get("compute.tflops_achieved"));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100.0 * 50 / 50000);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), 2.0 * 1024 * 1024 * 1024);
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeMfuPct));
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeTflopsAchieved));
   // The threshold is data: a rule file that lowers it to 0 gets the numbers back.
   std::string rules =
       write_text(temp_dir() + "/coverage0.yaml",
                  "schema: perfgate-rules/1\nextends: default\ncompute:\n  mfu_min_flops_coverage_pct: 0\n");
   WorkerAnalysis all = analyse_json(t.json(), {}, {rules});
-  EXPECT_NEAR(*all.metrics.get("compute.mfu_pct"), 100.0 * (2.0 * 1024 * 1024 * 1024 / 312e12) / 0.1, 1e-9);
+  EXPECT_NEAR(*all.metrics.get(Metric::ComputeMfuPct), 100.0 * (2.0 * 1024 * 1024 * 1024 / 312e12) / 0.1,
+              1e-9);
   // The terminal says n/a, with the coverage (the other outputs read the same null metric).
   CommandResult r =
       run_perfgate("analyze " + write_text(temp_dir() + "/low_coverage.json", t.json()) + " --no-progress");
@@ -212,9 +213,9 @@ TEST(Compute, NotApplicableWithoutShapes) {
   t.step(1, 0, 100).op("aten::mm", 10, 50, 1);
   t.launch("gemm", 11, 20, 10, 1);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_FALSE(w.metrics.get("compute.flops"));
-  EXPECT_FALSE(w.metrics.get("compute.tflops_achieved"));
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops_coverage_pct"), 0);
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeFlops));
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeTflopsAchieved));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 0);
 }
 
 // Half-precision GEMMs without Tensor Core kernels: M=100, N=64, K=30 breaks the multiple-of-8
@@ -240,8 +241,8 @@ TEST(TensorCoreShapes, MisalignedHalfPrecisionGemms) {
   EXPECT_EQ(bad.dims, "M=100 N=64 K=30");
   EXPECT_EQ(bad.misaligned, "M, K");
   EXPECT_EQ(bad.data_type, "c10::Half");
-  EXPECT_EQ(*w.metrics.get("tensor_core.misaligned_shapes"), 1);
-  EXPECT_EQ(*w.metrics.get("tensor_core.eligible_ops_not_using_tc"), 2);  // aten::mm and aten::bmm
+  EXPECT_EQ(*w.metrics.get(Metric::TensorCoreMisalignedShapes), 1);
+  EXPECT_EQ(*w.metrics.get(Metric::TensorCoreEligibleOpsNotUsingTc), 2);  // aten::mm and aten::bmm
 }
 
 }  // namespace

@@ -40,11 +40,11 @@ TEST(GpuMetrics, PerGpuUtilizationBusySmEfficiencyAndOccupancy) {
   EXPECT_FALSE(g1.sm_efficiency_pct);
   EXPECT_FALSE(g1.achieved_occupancy_pct);
 
-  EXPECT_EQ(*w.metrics.get("gpu.count"), 2);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.utilization_pct"), 40);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.busy_pct"), 45);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.idle_pct"), 55);
-  EXPECT_NEAR(*w.metrics.get("gpu.sm_efficiency_pct"), 22.5, 1e-9);  // the GPU that has the data
+  EXPECT_EQ(*w.metrics.get(Metric::GpuCount), 2);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuUtilizationPct), 40);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuBusyPct), 45);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuIdlePct), 55);
+  EXPECT_NEAR(*w.metrics.get(Metric::GpuSmEfficiencyPct), 22.5, 1e-9);  // the GPU that has the data
 }
 
 // Kernels outside the window count only for their time inside it.
@@ -56,7 +56,7 @@ TEST(GpuMetrics, OnlyWindowTimeCounts) {
   AnalysisOptions options;
   options.window.iter_start = 2;
   WorkerAnalysis w = analyse_json(t.json(), options);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.utilization_pct"), 60);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuUtilizationPct), 60);
   EXPECT_EQ(w.gpus[0].kernel_count, 1u);
 }
 
@@ -64,15 +64,15 @@ TEST(GpuMetrics, CpuOnlyProfilesHaveNoApplicableGpuMetrics) {
   TraceBuilder t;
   t.step(1, 0, 100).op("aten::add", 10, 20);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_EQ(*w.metrics.get("gpu.count"), 0);
-  for (const char* name :
-       {"gpu.utilization_pct", "gpu.busy_pct", "gpu.idle_pct", "gpu.sm_efficiency_pct",
-        "gpu.achieved_occupancy_pct", "breakdown.kernel_pct", "breakdown.memcpy_pct", "breakdown.runtime_pct",
-        "tensor_core.kernel_time_pct", "tensor_core.eligible_kernel_time_pct", "tensor_core.efficiency_pct",
-        "resources.tc_kernels_us"})
-    EXPECT_FALSE(w.metrics.get(name)) << name;
-  EXPECT_DOUBLE_EQ(*w.metrics.get("breakdown.cpu_exec_pct"), 20);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.cpu_pct"), 20);
+  EXPECT_EQ(*w.metrics.get(Metric::GpuCount), 0);
+  for (Metric metric :
+       {Metric::GpuUtilizationPct, Metric::GpuBusyPct, Metric::GpuIdlePct, Metric::GpuSmEfficiencyPct,
+        Metric::GpuAchievedOccupancyPct, Metric::BreakdownKernelPct, Metric::BreakdownMemcpyPct,
+        Metric::BreakdownRuntimePct, Metric::TensorCoreKernelTimePct, Metric::TensorCoreEligibleKernelTimePct,
+        Metric::TensorCoreEfficiencyPct, Metric::ResourcesTcKernelsUs})
+    EXPECT_FALSE(w.metrics.get(metric)) << metric_name(metric);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::BreakdownCpuExecPct), 20);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ResourcesCpuPct), 20);
 }
 
 // Issue 28, item 8: the 30 chunks' bounds were window length x c / 30, which overflowed for a

@@ -47,8 +47,8 @@ TEST(IdleCauses, EachGapIsSplitByWhatTheLaunchingThreadDid) {
   EXPECT_EQ(cause(by, IdleCause::CpuOp), 200'000);
   EXPECT_EQ(cause(by, IdleCause::Unrecorded), 669'000);
   EXPECT_EQ(cause(by, IdleCause::ShortGap), 10'000);
-  EXPECT_NEAR(*w.metrics.get("gpu.idle_dataloader_pct"), 100.0 * 2000 / 3610, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("gpu.idle_short_gaps_pct"), 100.0 * 10 / 3610, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::GpuIdleDataloaderPct), 100.0 * 2000 / 3610, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::GpuIdleShortGapsPct), 100.0 * 10 / 3610, 1e-9);
   // The gaps table: the two gaps of 500 us or more, longest first, each with its split.
   ASSERT_EQ(w.tables.gpu_gaps.size(), 2u);
   const GapRow& first = w.tables.gpu_gaps[0];
@@ -72,9 +72,9 @@ TEST(IdleCauses, ARunOfSeveralWorkersSumsTheirSplits) {
   write_text(dir + "/rank-1.json", idle_causes_trace());
   RunAnalysis r = analyse_run(load_run({dir}), default_classification(), {});
   ASSERT_EQ(r.workers.size(), 2u);
-  EXPECT_NEAR(*r.metrics.get("gpu.idle_dataloader_pct"), 100.0 * 2000 / 3610, 1e-9);
-  EXPECT_NEAR(*r.metrics.get("gpu.idle_sync_pct"), 100.0 * 600 / 3610, 1e-9);
-  EXPECT_NEAR(*r.metrics.get("gpu.idle_unrecorded_pct"), 100.0 * 669 / 3610, 1e-9);
+  EXPECT_NEAR(*r.metrics.get(Metric::GpuIdleDataloaderPct), 100.0 * 2000 / 3610, 1e-9);
+  EXPECT_NEAR(*r.metrics.get(Metric::GpuIdleSyncPct), 100.0 * 600 / 3610, 1e-9);
+  EXPECT_NEAR(*r.metrics.get(Metric::GpuIdleUnrecordedPct), 100.0 * 669 / 3610, 1e-9);
 }
 
 TEST(IdleCauses, TheIdleRuleAdvisesOnTheMainCause) {

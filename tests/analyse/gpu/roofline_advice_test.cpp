@@ -60,7 +60,7 @@ TEST(RooflineCeilings, ACopyAndAnElementwiseOpOnB200AreMeasuredAgainstMemory) {
   EXPECT_GT(add->memory_ps, add->compute_ps);
   EXPECT_EQ(add->roofline_ps, 1'918'080u);
   // Every modelled op has a roofline: 20 of 20 us of kernel time.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("roofline.coverage_pct"), 100);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::RooflineCoveragePct), 100);
   ReportModel report = report_of_json(b200_trace(), default_rules());
   const ReportTable* t = find_table(report.workers[0].tables, "roofline");
   ASSERT_NE(t, nullptr);
@@ -204,14 +204,14 @@ TEST(RooflineGain, BoundedByTheGpusIdleTimeWaitingOnTheHost) {
   for (bool host_bound : {true, false}) {
     ReportModel report = report_of_json(host_bound_trace(host_bound), default_rules());
     double saving = 100 * (300 - 2 * 100663296.0 / 3350e9 * 1e6) / 1000;  // 23.99%
-    EXPECT_NEAR(*metric_value(report.metrics, "roofline.saving_pct"), saving, 1e-3) << host_bound;
+    EXPECT_NEAR(*report.metrics.get(Metric::RooflineSavingPct), saving, 1e-3) << host_bound;
     apply_gate(report, default_rules(), nullptr, {});
     const ReportFinding* far = find_finding(report, "ops.far-from-roofline");
     ASSERT_NE(far, nullptr);
     EXPECT_EQ(far->status, FindingStatus::Warn);
     ASSERT_TRUE(far->gain_pct);
     if (host_bound) {
-      EXPECT_DOUBLE_EQ(*metric_value(report.metrics, "gpu.idle_host_wait_pct"), 100);
+      EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::GpuIdleHostWaitPct), 100);
       EXPECT_EQ(*far->gain_pct, 0);
       EXPECT_FALSE(far->fix_first);
       std::string page = render_html(report).page;
@@ -259,7 +259,7 @@ TEST(AmdDevices, AnUnnamedMi300xIsIdentifiedFromItsProperties) {
   EXPECT_EQ(w.gpus[0].architecture, "gfx942");
   ASSERT_FALSE(w.tables.roofline.empty());
   EXPECT_EQ(w.tables.roofline[0].peak_tflops, 1307.4);  // the MI300X's BF16 peak
-  EXPECT_TRUE(w.metrics.get("compute.mfu_pct"));
+  EXPECT_TRUE(w.metrics.get(Metric::ComputeMfuPct));
   // Without the HIP keys, nor warp size 64, an unnamed device stays unnamed.
   TraceBuilder plain;
   plain.device(0, "", 9, 4, 206'141'652'992, 304);
@@ -281,7 +281,7 @@ TEST(AmdDevices, AotritonAndCkAttentionKernelsAreMatrixCoreKernels) {
          R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
     t.launch(kernel, 12, 100, 4020, 1);
     WorkerAnalysis w = analyse_json(t.json());
-    EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 100) << kernel;
+    EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreKernelTimePct), 100) << kernel;
   }
 }
 

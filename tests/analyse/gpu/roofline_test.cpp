@@ -166,15 +166,15 @@ TEST(Roofline, RowsBoundAndShareOfTheRooflineOnAHandBuiltTrace) {
   EXPECT_NEAR(static_cast<double>(add.roofline_ps) / 1e6, 100663296.0 / 3350e9 * 1e6, 1e-5);  // 30.049 us
 
   // The FLOPs MFU counts are the table's: the mm's alone.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("compute.flops"), static_cast<double>(mm.flop));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), static_cast<double>(mm.flop));
   // Coverage: (200 + 100) / 350 us; GEMM time all modelled.
-  EXPECT_NEAR(*w.metrics.get("roofline.coverage_pct"), 100.0 * 300 / 350, 1e-9);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("roofline.matrix_coverage_pct"), 100);
+  EXPECT_NEAR(*w.metrics.get(Metric::RooflineCoveragePct), 100.0 * 300 / 350, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::RooflineMatrixCoveragePct), 100);
   // (138.91 + 30.05) / 300 us = 56.32%.
   double roofline_us = (137438953472.0 / 989.4e12 + 100663296.0 / 3350e9) * 1e6;
-  EXPECT_NEAR(*w.metrics.get("roofline.pct"), 100 * roofline_us / 300, 1e-4);
+  EXPECT_NEAR(*w.metrics.get(Metric::RooflinePct), 100 * roofline_us / 300, 1e-4);
   // At the default target of 50%, only the add saves: 100 - 2 x 30.05 = 39.90 us of the 1 ms window.
-  EXPECT_NEAR(*w.metrics.get("roofline.saving_pct"), 100 * (100 - 2 * 100663296.0 / 3350e9 * 1e6) / 1000,
+  EXPECT_NEAR(*w.metrics.get(Metric::RooflineSavingPct), 100 * (100 - 2 * 100663296.0 / 3350e9 * 1e6) / 1000,
               1e-4);
 }
 
@@ -184,7 +184,7 @@ TEST(Roofline, AGpuWithoutPeaksGetsTheModelButNoRooflineAndTheReportSaysWhy) {
   for (const RooflineRow& r : w.tables.roofline) EXPECT_FALSE(r.has_roofline) << r.name;
   EXPECT_EQ(w.tables.roofline[0].name, "aten::mm");  // without savings: by kernel time
   EXPECT_EQ(w.tables.roofline[0].flop, 137438953472u);
-  EXPECT_FALSE(w.metrics.get("roofline.pct"));
+  EXPECT_FALSE(w.metrics.get(Metric::RooflinePct));
   ReportModel report = report_of_json(h100_trace("Some Future GPU"), default_rules());
   EXPECT_NE(report.workers[0].roofline_note.find("No roofline: no entry of rules: gpu_peaks"),
             std::string::npos);

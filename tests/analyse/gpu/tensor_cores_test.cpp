@@ -35,25 +35,25 @@ TEST(TensorCores, SharesOfKernelTimeEligibleOpsAndEfficiency) {
   EXPECT_EQ(s.eligible_total_kernel_ns, 130000);
   EXPECT_EQ(s.eligible_tc_kernel_ns, 70000);
   EXPECT_EQ(s.eligible_ops_without_tc, 1u);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.kernel_time_pct"), 100.0 * 70 / 150, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.eligible_kernel_time_pct"), 100.0 * 130 / 150, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.efficiency_pct"), 100.0 * 70 / 130, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreKernelTimePct), 100.0 * 70 / 150, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreEligibleKernelTimePct), 100.0 * 130 / 150, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreEfficiencyPct), 100.0 * 70 / 130, 1e-9);
   EXPECT_NEAR(*w.gpus[0].tensor_core_kernel_time_pct, 100.0 * 70 / 150, 1e-9);
 }
 
 // The plugin's kernel list predates Hopper's nvjet kernels: only the 16816 GEMM is TC there.
 TEST(TensorCores, ThePluginsPatternsAreAFloor) {
   WorkerAnalysis w = analyse_json(tc_trace(), {}, {"tb-plugin"});
-  EXPECT_NEAR(*w.metrics.get("tensor_core.kernel_time_pct"), 100.0 * 40 / 150, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreKernelTimePct), 100.0 * 40 / 150, 1e-9);
 }
 
 TEST(TensorCores, NotApplicableWithoutKernelsOrEligibleOps) {
   TraceBuilder t;
   t.step(1, 0, 100).op("aten::relu", 10, 20, 1).launch("elementwise", 11, 30, 10, 1);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.eligible_kernel_time_pct"), 0);
-  EXPECT_FALSE(w.metrics.get("tensor_core.efficiency_pct"));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreKernelTimePct), 0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreEligibleKernelTimePct), 0);
+  EXPECT_FALSE(w.metrics.get(Metric::TensorCoreEfficiencyPct));
 }
 
 // Issue 29, item 3: a BF16 run whose time off Tensor Cores is MIOpen's NCHW <-> NHWC transposes
@@ -86,14 +86,14 @@ TEST(TensorCores, TimeOffTensorCoresSplitByLayoutConversionAndInputTypes) {
   EXPECT_EQ(s.eligible_half_kernel_ns, 10'000);
   EXPECT_EQ(s.eligible_fp32_kernel_ns, 0);
   EXPECT_EQ(s.eligible_unknown_kernel_ns, 0);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.efficiency_pct"), 40, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_layout_pct"), 100.0 * 50 / 60, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_half_precision_pct"), 100.0 * 10 / 60, 1e-9);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.non_tc_fp32_pct"), 0);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.non_tc_unknown_precision_pct"), 0);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreEfficiencyPct), 40, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNonTcLayoutPct), 100.0 * 50 / 60, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNonTcHalfPrecisionPct), 100.0 * 10 / 60, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreNonTcFp32Pct), 0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreNonTcUnknownPrecisionPct), 0);
   // No eligible op ran without a Tensor Core kernel: the split of those is n/a.
   EXPECT_EQ(s.eligible_ops_without_tc, 0u);
-  EXPECT_FALSE(w.metrics.get("tensor_core.no_tc_ops_fp32_pct"));
+  EXPECT_FALSE(w.metrics.get(Metric::TensorCoreNoTcOpsFp32Pct));
 }
 
 // Step [0,1000], bottom-most eligible ops (us):
@@ -124,25 +124,26 @@ TEST(TensorCores, TimeOffTensorCoresOfFp32HalfAndUntypedOps) {
   EXPECT_EQ(s.eligible_fp32_kernel_ns, 60'000);
   EXPECT_EQ(s.eligible_half_kernel_ns, 10'000);
   EXPECT_EQ(s.eligible_unknown_kernel_ns, 20'000);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_layout_pct"), 10, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_fp32_pct"), 60, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_half_precision_pct"), 10, 1e-9);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.non_tc_unknown_precision_pct"), 20, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNonTcLayoutPct), 10, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNonTcFp32Pct), 60, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNonTcHalfPrecisionPct), 10, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNonTcUnknownPrecisionPct), 20, 1e-9);
   EXPECT_EQ(s.eligible_ops_without_tc, 2u);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.no_tc_ops_fp32_pct"), 100.0 * 60 / 90, 1e-9);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.no_tc_ops_half_precision_pct"), 0);
-  EXPECT_NEAR(*w.metrics.get("tensor_core.no_tc_ops_unknown_precision_pct"), 100.0 * 30 / 90, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNoTcOpsFp32Pct), 100.0 * 60 / 90, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreNoTcOpsHalfPrecisionPct), 0);
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreNoTcOpsUnknownPrecisionPct), 100.0 * 30 / 90, 1e-9);
 }
 
 // Resource split of the same trace: TC kernels 70, other kernels 80 (no overlap), no memory ops.
 TEST(Resources, DlprofSplitOfTheWindow) {
   WorkerAnalysis w = analyse_json(tc_trace());
-  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.tc_kernels_us"), 70);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.non_tc_kernels_us"), 80);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("resources.memory_us"), 0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ResourcesTcKernelsUs), 70);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ResourcesNonTcKernelsUs), 80);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ResourcesMemoryUs), 0);
   double total = 0;
-  for (const char* part : {"tc_kernels", "non_tc_kernels", "memory", "cpu", "other"})
-    total += *w.metrics.get(std::string("resources.") + part + "_us");
+  for (Metric part : {Metric::ResourcesTcKernelsUs, Metric::ResourcesNonTcKernelsUs,
+                      Metric::ResourcesMemoryUs, Metric::ResourcesCpuUs, Metric::ResourcesOtherUs})
+    total += *w.metrics.get(part);
   EXPECT_DOUBLE_EQ(total, 1000);
 }
 

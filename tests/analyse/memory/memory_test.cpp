@@ -56,9 +56,9 @@ TEST(Memory, ThePeakIsTheHighestTotalWithTheOpThatReachedIt) {
   EXPECT_EQ(w.memory.peak_device, 0);
   EXPECT_EQ(w.memory.peak_time, 130'000);
   EXPECT_FALSE(w.memory.totals_from_changes);
-  EXPECT_EQ(*w.metrics.get("memory.peak_allocated_bytes"), 20.0 * kMiB);
-  EXPECT_NEAR(*w.metrics.get("memory.peak_pct"), 100.0 * 20 * kMiB / (80.0 * 1024 * kMiB), 1e-12);
-  EXPECT_EQ(*w.metrics.get("memory.peak_reserved_bytes"), 40.0 * kMiB);
+  EXPECT_EQ(*w.metrics.get(Metric::MemoryPeakAllocatedBytes), 20.0 * kMiB);
+  EXPECT_NEAR(*w.metrics.get(Metric::MemoryPeakPct), 100.0 * 20 * kMiB / (80.0 * 1024 * kMiB), 1e-12);
+  EXPECT_EQ(*w.metrics.get(Metric::MemoryPeakReservedBytes), 40.0 * kMiB);
 }
 
 // Without totals the series starts at 0 and never goes below it: 10, 14, 20, 16, 17, 11 MiB again.
@@ -70,7 +70,7 @@ TEST(Memory, WithoutTotalsTheChangesAddUpFromTheCaptureStart) {
   EXPECT_EQ(w.memory.peak_op, "aten::conv2d");
   EXPECT_TRUE(w.memory.totals_from_changes);
   EXPECT_FALSE(w.memory.peak_reserved);
-  EXPECT_FALSE(w.metrics.get("memory.peak_reserved_bytes"));
+  EXPECT_FALSE(w.metrics.get(Metric::MemoryPeakReservedBytes));
   bool warned = false;
   for (const auto& s : w.warnings) warned = warned || s.find("lower bound") != std::string::npos;
   EXPECT_TRUE(warned);

@@ -10,8 +10,8 @@
 namespace perfgate::testing {
 namespace {
 
-double metric(const WorkerAnalysis& w, const std::string& name) {
-  return w.metrics.get(name).value_or(-1);
+double metric(const WorkerAnalysis& w, Metric id) {
+  return w.metrics.get(id).value_or(-1);
 }
 
 const FusedNames& default_names() {
@@ -157,8 +157,8 @@ TEST(CompiledCode, ATritonCompiledStepTiesKernelsToTheirOpsRegionAndPattern) {
   EXPECT_EQ(kernel->fused_ops, "add, mean, mul, pow, rsqrt");
   EXPECT_EQ(kernel->fused_as, "RMSNorm");
   EXPECT_EQ(find_kernel(w.tables.kernels, "elementwise_kernel")->fused_ops, "");
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.compiled_pct"), 50.0);
-  EXPECT_DOUBLE_EQ(metric(w, "compute.flops"), 4'194'304.0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsCompiledPct), 50.0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::ComputeFlops), 4'194'304.0);
   // The share is in the summary.
   std::string terminal = render_terminal(report_of_json(compiled_step(), default_rules()));
   EXPECT_NE(terminal.find("Kernel time in compiled (Triton) kernels 50.0%"), std::string::npos) << terminal;
@@ -172,7 +172,7 @@ TEST(CompiledCode, ATemplateWithoutShapesCountsNoFlopsAndSaysSo) {
   t.launch("triton_tem_fused_bmm_0", 65, 150, 60, 4);
   WorkerAnalysis w = analyse_json(t.json());
   EXPECT_EQ(find_op(w.tables.ops, "triton_tem_fused_bmm_0")->flops, 0);
-  EXPECT_FALSE(w.metrics.get("compute.flops"));
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeFlops));
   bool said = false;
   for (const std::string& warning : w.warnings)
     said = said || warning.starts_with(
@@ -212,7 +212,7 @@ TEST(CompiledCode, KernelRangesBesideTheRegionCountInItsDeviceTime) {
       EXPECT_EQ(r.gpu, 0);
     }
   }
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.compiled_pct"), 100.0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsCompiledPct), 100.0);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ TEST(DriverCalls, CountAsRuntimeCallsByDefault) {
   // [150, 160] lies under the GEMM, which the breakdown counts first.
   EXPECT_DOUBLE_EQ(runtime_us(w), 50);
   // Tensor Core share: 300 of the 400 us of kernels.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 75.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreKernelTimePct), 75.0);
 }
 
 TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
@@ -61,7 +61,7 @@ TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
   EXPECT_EQ(w.steps.steps.at(0).breakdown[static_cast<std::size_t>(BreakdownPart::Kernel)], 400'000);
   // The plugin's Tensor Core share is of the kernels whose launching call it read: the
   // elementwise kernel only, 0 of 100 us.
-  EXPECT_DOUBLE_EQ(*w.metrics.get("tensor_core.kernel_time_pct"), 0.0);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreKernelTimePct), 0.0);
   // And the report says what was left out and why.
   EXPECT_TRUE(std::any_of(w.warnings.begin(), w.warnings.end(), [](const std::string& n) {
     return n.find("1 driver-API calls (cuda_driver) not read") != std::string::npos;
@@ -84,9 +84,9 @@ TEST(DriverCalls, KernelsWithoutALaunchingCallAndTheTensorCoreShare) {
   t.op("aten::relu", 10, 200, 1);
   t.runtime("cudaLaunchKernel", 20, 10, 42, 1).kernel("elementwise_kernel", 400, 100, 42, 0, 7, {}, 1);
   WorkerAnalysis all = analyse_json(t.json());
-  EXPECT_DOUBLE_EQ(*all.metrics.get("tensor_core.kernel_time_pct"), 75.0);
+  EXPECT_DOUBLE_EQ(*all.metrics.get(Metric::TensorCoreKernelTimePct), 75.0);
   WorkerAnalysis plugin = analyse_json(t.json(), {}, {"tb-plugin"});
-  EXPECT_DOUBLE_EQ(*plugin.metrics.get("tensor_core.kernel_time_pct"), 0.0);
+  EXPECT_DOUBLE_EQ(*plugin.metrics.get(Metric::TensorCoreKernelTimePct), 0.0);
 }
 
 }  // namespace

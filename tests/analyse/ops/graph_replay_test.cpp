@@ -12,8 +12,8 @@
 namespace perfgate::testing {
 namespace {
 
-double metric(const WorkerAnalysis& w, const std::string& name) {
-  return w.metrics.get(name).value_or(-1);
+double metric(const WorkerAnalysis& w, Metric id) {
+  return w.metrics.get(id).value_or(-1);
 }
 
 // Thread 1: Python frame "nn.Module: Model_0" [0,1000] > annotation "decode" [10,900], which issues
@@ -46,9 +46,9 @@ TEST(GraphReplay, LinkedKernelsBelongToTheLaunchAndItsModuleNotToNoOp) {
   EXPECT_EQ(graph->module, "Model_0");
   EXPECT_EQ(find_op(w.tables.ops, "(no op)"), nullptr);
   // 60 us of 60 + 40 us of kernel time ran in the replay.
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.graph_replay_pct"), 60.0);
-  EXPECT_EQ(metric(w, "host.graph_launches"), 1);
-  EXPECT_EQ(metric(w, "kernels.without_launch"), 0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsGraphReplayPct), 60.0);
+  EXPECT_EQ(metric(w, Metric::HostGraphLaunches), 1);
+  EXPECT_EQ(metric(w, Metric::KernelsWithoutLaunch), 0);
   // The launch is a call of the "graph replay" type: host [100,150], none of it covered by its
   // kernels (they start at 200) nor by any GPU work: 50 us of overhead and of GPU idle.
   const OpTypeRow* type = nullptr;
@@ -70,8 +70,8 @@ TEST(GraphReplay, UnlinkedKernelsBelongToTheLaunchWhoseSpanHoldsThem) {
   EXPECT_EQ(graph->kernel_calls, 3u);
   EXPECT_EQ(graph->device_total, 60'000);
   EXPECT_EQ(find_op(w.tables.ops, "(no op)"), nullptr);
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.graph_replay_pct"), 60.0);
-  EXPECT_EQ(metric(w, "kernels.without_launch"), 0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsGraphReplayPct), 60.0);
+  EXPECT_EQ(metric(w, Metric::KernelsWithoutLaunch), 0);
 }
 
 // An unlinked kernel outside every launch's span stays unexplained: "late" [800,805] runs on
@@ -95,8 +95,8 @@ TEST(GraphReplay, KernelsOutsideTheLaunchSpanStayWithoutLaunch) {
   ASSERT_NE(none, nullptr);
   EXPECT_EQ(none->kernel_calls, 1u);
   EXPECT_EQ(none->device_total, 5'000);
-  EXPECT_EQ(metric(w, "kernels.without_launch"), 1);
-  EXPECT_NEAR(metric(w, "kernels.graph_replay_pct"), 100.0 * 60 / 105, 1e-9);
+  EXPECT_EQ(metric(w, Metric::KernelsWithoutLaunch), 1);
+  EXPECT_NEAR(metric(w, Metric::KernelsGraphReplayPct), 100.0 * 60 / 105, 1e-9);
 }
 
 // ---- With a graph-capture trace ----
@@ -177,8 +177,8 @@ TEST(GraphCapture, ReorderedAndDroppedLaunchesArePlacedOrCounted) {
   EXPECT_EQ(graph->kernel_calls, 1u);  // mystery, kept on its launch
   EXPECT_EQ(graph->device_total, 5'000);
   EXPECT_EQ(find_op(w.tables.ops, "(no op)"), nullptr);
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.graph_capture_coverage_pct"), 87.5);  // 35 / 40
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.graph_replay_pct"), 100.0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsGraphCaptureCoveragePct), 87.5);  // 35 / 40
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsGraphReplayPct), 100.0);
   // The shapes reach the by-shape table.
   std::size_t mm_shapes = 0;
   for (const OpRow& r : w.tables.ops_by_shape) mm_shapes += r.name == "aten::mm";
@@ -187,7 +187,7 @@ TEST(GraphCapture, ReorderedAndDroppedLaunchesArePlacedOrCounted) {
 
 TEST(GraphCapture, WithoutACaptureCoverageIsNotApplicable) {
   WorkerAnalysis w = analyse_json(reordered_replay());
-  EXPECT_FALSE(w.metrics.get("kernels.graph_capture_coverage_pct").has_value());
+  EXPECT_FALSE(w.metrics.get(Metric::KernelsGraphCaptureCoveragePct).has_value());
 }
 
 // Two graphs captured one after the other: A (aten::add -> add_k, aten::relu -> relu_k) in
@@ -222,7 +222,7 @@ TEST(GraphCapture, TwoGraphsReplayedAlternatelyEachFindTheirCapture) {
   EXPECT_EQ(mm->calls, 1u);
   EXPECT_EQ(mm->device_total, 10'000);
   EXPECT_EQ(find_op(w.tables.ops, "hipGraphLaunch"), nullptr);  // every kernel placed
-  EXPECT_DOUBLE_EQ(metric(w, "kernels.graph_capture_coverage_pct"), 100.0);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsGraphCaptureCoveragePct), 100.0);
 }
 
 // ---- Serving iterations as steps (rules: serving_step_ranges) ----
@@ -244,7 +244,7 @@ TEST(ServingSteps, ForwardBatchesAreStepsWithoutProfilerSteps) {
   ASSERT_EQ(w.steps.steps.size(), 2u);
   EXPECT_EQ(w.steps.source, StepSource::StepPattern);
   EXPECT_EQ(w.steps.steps[0].name, "step[DECODE bs=32]");
-  EXPECT_EQ(metric(w, "window.steps_total"), 2);
+  EXPECT_EQ(metric(w, Metric::WindowStepsTotal), 2);
 }
 
 TEST(ServingSteps, ProfilerStepsWinOverServingRanges) {

@@ -44,8 +44,8 @@ TEST(CaptureCheck, OneJobsRanksOnOneGpuModelAtOneTimeSayNothing) {
   b.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108);
   RunAnalysis run = run_of({rank(a, 0, 2), rank(b, 1, 2)});
   EXPECT_TRUE(run.warnings.empty()) << run.warnings.front();
-  EXPECT_EQ(run.metrics.get("ranks.present"), 2);
-  EXPECT_EQ(run.metrics.get("ranks.world_size"), 2);
+  EXPECT_EQ(run.metrics.get(Metric::RanksPresent), 2);
+  EXPECT_EQ(run.metrics.get(Metric::RanksWorldSize), 2);
 }
 
 TEST(CaptureCheck, DifferentGpuModelsAreSaid) {
@@ -67,7 +67,7 @@ TEST(CaptureCheck, DifferentWorldSizesAreSaidAndNoRanksPresentCount) {
   EXPECT_EQ(
       run.warnings[0],
       "The workers state different world sizes: 8 (rank-0); 16 (rank-1): they are not one job's ranks.");
-  EXPECT_EQ(run.metrics.get("ranks.world_size"), 16);  // the largest
+  EXPECT_EQ(run.metrics.get(Metric::RanksWorldSize), 16);  // the largest
 }
 
 TEST(CaptureCheck, WindowsThatDoNotOverlapOnTheWallClockAreSaid) {
@@ -103,16 +103,16 @@ TEST(CaptureCheck, RanksMissingFromTheWorldSizeAreCounted) {
   EXPECT_EQ(run.warnings[0],
             "4 of 128 ranks present (ranks 0-2, 7): the run's metrics and its rank comparison cover these "
             "ranks only.");
-  EXPECT_EQ(run.metrics.get("ranks.present"), 4);
-  EXPECT_EQ(run.metrics.get("ranks.world_size"), 128);
+  EXPECT_EQ(run.metrics.get(Metric::RanksPresent), 4);
+  EXPECT_EQ(run.metrics.get(Metric::RanksWorldSize), 128);
   // A lone trace is one rank's view by choice: its metrics say so, no warning.
   TraceBuilder lone = worker(0);
   RunAnalysis one = run_of({rank(lone, 3, 8)});
   EXPECT_TRUE(one.warnings.empty());
-  EXPECT_EQ(one.metrics.get("ranks.present"), 1);
-  EXPECT_EQ(one.metrics.get("ranks.world_size"), 8);
+  EXPECT_EQ(one.metrics.get(Metric::RanksPresent), 1);
+  EXPECT_EQ(one.metrics.get(Metric::RanksWorldSize), 8);
   // No distributedInfo: no world size.
-  EXPECT_FALSE(run_of({worker(0), worker(0)}).metrics.get("ranks.world_size").has_value());
+  EXPECT_FALSE(run_of({worker(0), worker(0)}).metrics.get(Metric::RanksWorldSize).has_value());
 }
 
 TEST(CaptureCheck, RankListsShowRunsAsRanges) {
@@ -153,8 +153,8 @@ TEST(CaptureCheck, TheSharedTracesTheIssueNames) {
       "only.");
   EXPECT_NE(sampled.warnings[1].find("collectives issued on several ranks are not matched"),
             std::string::npos);
-  EXPECT_EQ(sampled.metrics.get("ranks.present"), 2);
-  EXPECT_EQ(sampled.metrics.get("ranks.world_size"), 128);
+  EXPECT_EQ(sampled.metrics.get(Metric::RanksPresent), 2);
+  EXPECT_EQ(sampled.metrics.get(Metric::RanksWorldSize), 128);
 }
 
 }  // namespace

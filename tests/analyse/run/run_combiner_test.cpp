@@ -28,7 +28,7 @@ WorkerAnalysis worker(std::size_t index, double step_ms, std::size_t steps = 2) 
     w.window.steps.push_back(s);
   }
   w.window.end = start;
-  w.metrics.set("steps.mean_us", step_ms * 1000);
+  w.metrics.set(Metric::StepsMeanUs, step_ms * 1000);
   auto idx = static_cast<TimeNs>(index);
   OpRow shared, own;
   shared.name = "aten::mm";

@@ -41,9 +41,9 @@ TEST(Breakdown, SplitsAStepExclusivelyInPriorityOrder) {
   EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::DataLoader), 10);
   EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::CpuExec), 15);
   EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::Other), 26);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("breakdown.kernel_pct"), 30);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("breakdown.other_us"), 26);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("breakdown.dataloader_pct"), 10);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::BreakdownKernelPct), 30);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::BreakdownOtherUs), 26);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::BreakdownDataloaderPct), 10);
 }
 
 TEST(Breakdown, PartsSumToTheStepInBothSchemas) {
@@ -61,10 +61,11 @@ TEST(Breakdown, PartsSumToTheStepInBothSchemas) {
       EXPECT_EQ(sum, s.duration());
     }
     double pct = 0;
-    for (std::size_t i = 0; i < kBreakdownParts; ++i)
-      pct += w.metrics
-                 .get(std::string("breakdown.") + breakdown_part_name(static_cast<BreakdownPart>(i)) + "_pct")
-                 .value_or(0);
+    for (Metric share :
+         {Metric::BreakdownKernelPct, Metric::BreakdownMemcpyPct, Metric::BreakdownMemsetPct,
+          Metric::BreakdownCommunicationPct, Metric::BreakdownRuntimePct, Metric::BreakdownDataloaderPct,
+          Metric::BreakdownCpuExecPct, Metric::BreakdownOtherPct})
+      pct += w.metrics.get(share).value_or(0);
     EXPECT_NEAR(pct, 100, 1e-9);
   }
 }

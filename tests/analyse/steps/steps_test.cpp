@@ -42,9 +42,9 @@ TEST(Steps, GpuSideProfilerStepRangesAreNotMoreSteps) {
     EXPECT_EQ(both.steps.steps[i].start, cpu_only.steps.steps[i].start) << i;
     EXPECT_EQ(both.steps.steps[i].end, cpu_only.steps.steps[i].end) << i;
   }
-  EXPECT_EQ(*both.metrics.get("steps.count"), 3);
+  EXPECT_EQ(*both.metrics.get(Metric::StepsCount), 3);
   // [100, 260] (k1 ends at 260), [260, 300], [300, 500] (k3 ends at 500).
-  EXPECT_DOUBLE_EQ(*both.metrics.get("steps.mean_us"), (160.0 + 40 + 200) / 3);
+  EXPECT_DOUBLE_EQ(*both.metrics.get(Metric::StepsMeanUs), (160.0 + 40 + 200) / 3);
 }
 
 // Steps host [100,200] [200,300] [300,400]. A kernel launched before the first step runs until
@@ -69,8 +69,8 @@ TEST(Steps, ExtendToTheirGpuWorkAndStartAfterThePreviousStep) {
   EXPECT_DOUBLE_EQ(us(s[2].end), 500);
   EXPECT_EQ(s[2].gpu_activities, 1u);
   EXPECT_TRUE(w.steps.dropped.empty());
-  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.mean_us"), (110.0 + 40 + 200) / 3);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("window.wall_us"), 350);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::StepsMeanUs), (110.0 + 40 + 200) / 3);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 350);
 }
 
 // 5, 5, 3 and 0 GPU activities: the last is dropped (no GPU work), and the third too
@@ -90,7 +90,7 @@ TEST(Steps, DropCutOffTrailingSteps) {
   EXPECT_NE(w.steps.dropped[0].reason.find("launched 3 GPU activities against 5"), std::string::npos);
   EXPECT_EQ(w.steps.dropped[1].name, "ProfilerStep#3");
   EXPECT_NE(w.steps.dropped[1].reason.find("no GPU work"), std::string::npos);
-  EXPECT_EQ(*w.metrics.get("window.steps_dropped"), 2);
+  EXPECT_EQ(*w.metrics.get(Metric::WindowStepsDropped), 2);
 }
 
 TEST(Steps, WithoutGpuWorkStepsAreTheirHostSpans) {
@@ -112,10 +112,10 @@ TEST(Steps, WithoutStepsTheWholeTraceIsOneWindow) {
   EXPECT_TRUE(w.steps.steps.empty());
   EXPECT_DOUBLE_EQ(us(w.window.start), 10);
   EXPECT_DOUBLE_EQ(us(w.window.end), 120);
-  EXPECT_EQ(*w.metrics.get("steps.count"), 0);
-  EXPECT_FALSE(w.metrics.get("steps.mean_us"));
-  EXPECT_DOUBLE_EQ(*w.metrics.get("window.wall_us"), 110);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("gpu.utilization_pct"), 100.0 * 70 / 110);
+  EXPECT_EQ(*w.metrics.get(Metric::StepsCount), 0);
+  EXPECT_FALSE(w.metrics.get(Metric::StepsMeanUs));
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 110);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuUtilizationPct), 100.0 * 70 / 110);
 }
 
 TEST(Steps, KeyOpStartsAStepAtEachOccurrence) {
@@ -196,15 +196,15 @@ TEST(Window, IterStartStopSelectStepNumbersAndSkipFirstDropsWarmUp) {
   options.window.iter_stop = 13;
   WorkerAnalysis w = analyse_json(five_steps(), options);
   EXPECT_EQ(w.window.steps.size(), 3u);
-  EXPECT_EQ(*w.metrics.get("window.iter_start"), 11);
-  EXPECT_EQ(*w.metrics.get("window.iter_stop"), 13);
-  EXPECT_DOUBLE_EQ(*w.metrics.get("steps.mean_us"), 30);  // 20, 30, 40
-  EXPECT_EQ(*w.metrics.get("window.steps_total"), 5);
+  EXPECT_EQ(*w.metrics.get(Metric::WindowIterStart), 11);
+  EXPECT_EQ(*w.metrics.get(Metric::WindowIterStop), 13);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::StepsMeanUs), 30);  // 20, 30, 40
+  EXPECT_EQ(*w.metrics.get(Metric::WindowStepsTotal), 5);
 
   options.window.skip_first = 2;
   WorkerAnalysis skipped = analyse_json(five_steps(), options);
   EXPECT_EQ(skipped.window.steps.size(), 1u);
-  EXPECT_DOUBLE_EQ(*skipped.metrics.get("steps.mean_us"), 40);
+  EXPECT_DOUBLE_EQ(*skipped.metrics.get(Metric::StepsMeanUs), 40);
   EXPECT_FALSE(skipped.steps.steps[0].in_window);
   EXPECT_TRUE(skipped.steps.steps[3].in_window);
 }

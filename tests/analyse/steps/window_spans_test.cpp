@@ -9,8 +9,8 @@
 namespace perfgate::testing {
 namespace {
 
-double metric(const WorkerAnalysis& w, const std::string& name) {
-  return w.metrics.get(name).value_or(-1);
+double metric(const WorkerAnalysis& w, Metric id) {
+  return w.metrics.get(id).value_or(-1);
 }
 
 // No ProfilerStep#: a Python frame "serve" [0, 2000] us holds everything. aten::mm [100, 120] launches
@@ -37,13 +37,13 @@ std::string serving_like_trace() {
 TEST(WindowSpans, AStepLessTraceStatesItsCaptureAndGpuSpansWithBusyTimeOverBoth) {
   WorkerAnalysis w = analyse_json(serving_like_trace());
   ASSERT_EQ(w.steps.source, StepSource::None);
-  EXPECT_DOUBLE_EQ(metric(w, "window.wall_us"), 1300);
-  EXPECT_DOUBLE_EQ(metric(w, "window.capture_span_us"), 2000);
-  EXPECT_DOUBLE_EQ(metric(w, "window.gpu_span_us"), 1270);
-  EXPECT_DOUBLE_EQ(metric(w, "gpu.capture_busy_us"), 170);
-  EXPECT_DOUBLE_EQ(metric(w, "gpu.busy_of_capture_pct"), 8.5);
-  EXPECT_NEAR(metric(w, "gpu.busy_of_gpu_span_pct"), 100.0 * 170 / 1270, 1e-9);
-  EXPECT_NEAR(metric(w, "gpu.busy_pct"), 100.0 * 150 / 1300, 1e-9);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::WindowWallUs), 1300);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::WindowCaptureSpanUs), 2000);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::WindowGpuSpanUs), 1270);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::GpuCaptureBusyUs), 170);
+  EXPECT_DOUBLE_EQ(metric(w, Metric::GpuBusyOfCapturePct), 8.5);
+  EXPECT_NEAR(metric(w, Metric::GpuBusyOfGpuSpanPct), 100.0 * 170 / 1270, 1e-9);
+  EXPECT_NEAR(metric(w, Metric::GpuBusyPct), 100.0 * 150 / 1300, 1e-9);
 }
 
 TEST(WindowSpans, TheTerminalAndHtmlSummariesStateBothSpans) {
@@ -68,9 +68,9 @@ TEST(WindowSpans, StepsKeepTheirWindowLineAndTheSpansStayMetrics) {
   t.launch("gemm", 22, 40, 30, 1);
   t.memcpy("Memcpy HtoD (Pageable -> Device)", 300, 10, 0);
   WorkerAnalysis w = analyse_json(t.json());
-  EXPECT_DOUBLE_EQ(metric(w, "window.capture_span_us"), 500);  // the Python frame
-  EXPECT_DOUBLE_EQ(metric(w, "window.gpu_span_us"), 270);      // 40 to 310
-  EXPECT_DOUBLE_EQ(metric(w, "gpu.capture_busy_us"), 40);      // 30 + 10, the copy after the step too
+  EXPECT_DOUBLE_EQ(metric(w, Metric::WindowCaptureSpanUs), 500);  // the Python frame
+  EXPECT_DOUBLE_EQ(metric(w, Metric::WindowGpuSpanUs), 270);      // 40 to 310
+  EXPECT_DOUBLE_EQ(metric(w, Metric::GpuCaptureBusyUs), 40);      // 30 + 10, the copy after the step too
   ReportModel report = report_of_json(t.json(), default_rules());
   EXPECT_EQ(render_terminal(report).find("capture span"), std::string::npos);
 }
