@@ -7,7 +7,7 @@
 #include <string>
 
 #include "analyse/metric_values.h"
-#include "analyse/neuron_metrics.h"
+#include "analyse/neuron/neuron_metrics.h"
 #include "render/format.h"
 
 namespace perfgate::testing {

@@ -23,7 +23,7 @@ namespace {
 void expect_catalog_metrics(std::string_view split, std::span<const std::string_view> names) {
   for (std::string_view name : names)
     for (std::string_view unit : {"_us", "_pct"})
-      EXPECT_TRUE(metric_index(std::string(split) + "." + std::string(name) + std::string(unit)).has_value())
+      EXPECT_TRUE(metric_id(std::string(split) + "." + std::string(name) + std::string(unit)).has_value())
           << split << "." << name << unit;
 }
 
