@@ -1,4 +1,5 @@
-# The stages of perfgate and the arrows between them, declared once (docs: ../README.md "Layout").
+# The stages of perfgate and the arrows between them, declared once (docs/architecture.md draws its
+# stage table from this file; tests/docs/stage_map.py checks that it does).
 # Read by the build (cmake/Stages.cmake: a library per stage, linked only along these arrows, each
 # with a private include root) and by the include check (cmake/CheckStageIncludes.cmake, a CTest
 # test), so a backward include fails both to compile and to pass the tests.
@@ -17,7 +18,8 @@ set(PERFGATE_STAGES common assets io model knowledge load analyse report_model b
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
 # stage may use. And the names the analyses and the report model share, declared once below both:
 # the parts of the step-time splits, the row of GPU work no op launched, the timeline's lanes.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def units.h version.h step_time_split.h table_codes.h)
+set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def units.h version.h step_time_split.h table_codes.h
+    device_family.h)
 set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h)
 
 # The rule files and templates built into the binary.
@@ -32,6 +34,9 @@ set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chu
     io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h io/json_handler.h)
 set(PERFGATE_STAGE_io_PUBLIC common)
 
+# The profile model every reader produces and every analysis reads, whatever the format: host ranges
+# as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, the
+# device family; interned strings and the order of records.
 set(PERFGATE_STAGE_model_HEADERS profile.h)
 set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
@@ -43,6 +48,9 @@ set(PERFGATE_STAGE_knowledge_HEADERS classification.h)
 set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h)
 set(PERFGATE_STAGE_knowledge_PUBLIC common)
 
+# The readers, one per format behind one interface (load/reader.h: a name, a sniff of the first
+# bytes, a read that emits profiles; the list in load/readers.cpp), run folders, and load_run: a
+# run's paths resolved, read in parallel, each worker handed on as it loads, the skipped ones named.
 set(PERFGATE_STAGE_load_HEADERS load.h)
 set(PERFGATE_STAGE_load_EXPORTS load/neuron/neuron_reader.h)
 set(PERFGATE_STAGE_load_PUBLIC io model knowledge common)
@@ -85,10 +93,15 @@ set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
 set(PERFGATE_STAGE_report_PRIVATE io)
 
+# The run history: one schema and its migrations, the SQLite and PostgreSQL stores, runs recorded,
+# baselines drawn from the history, trends (change points, bands) and the recent values a finding
+# shows; it reads the gate's rules to know which metrics are gated.
 set(PERFGATE_STAGE_history_HEADERS history.h)
 set(PERFGATE_STAGE_history_PUBLIC baseline gate report_model common)
 set(PERFGATE_STAGE_history_PRIVATE io)
 
+# A renderer per output (JSON, terminal, HTML with its SVG charts, Markdown, XLSX, JUnit, GitHub,
+# GitLab, trends) and the escaping each needs: they read the report model and compute no number.
 set(PERFGATE_STAGE_render_HEADERS render.h)
 set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h)
 set(PERFGATE_STAGE_render_PUBLIC report_model common)

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "perfgate/classification.h"
 #include "perfgate/io.h"
 #include "perfgate/profile.h"
 
@@ -45,9 +46,10 @@ struct LoadOptions {
   // Called from loading threads with the bytes read so far and the total, across all inputs.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
   unsigned max_threads = 0;  // 0: one per core
-  // Kineto traces: read cuda_driver (any *_driver) events as runtime calls. Set from the rule set's
-  // classification (Classification::count_driver_api_calls); the TensorBoard plugin reads none.
-  bool read_driver_calls = true;
+  // What the rule files say about the names the readers meet (the knowledge stage's classification,
+  // loaded once): whether a Kineto trace's cuda_driver (any *_driver) events are runtime calls
+  // (count_driver_api_calls; the TensorBoard plugin reads none). nullptr: the shipped defaults.
+  const Classification* classification = nullptr;
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
 };
 

@@ -37,6 +37,12 @@ constexpr std::string_view metric_name(Metric metric) {
   return kMetricNames[metric_position(metric)];
 }
 
+// The catalog groups a Neuron device's metrics under neuron.*: what a run of Neuron profiles alone
+// has, and what a GPU or CPU-only trace never has.
+constexpr bool is_neuron_metric(Metric metric) {
+  return metric_name(metric).starts_with("neuron.");
+}
+
 struct MetricInfo {
   std::string_view name;
   std::string_view label;  // how every output names the metric in words, the same in each

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "perfgate/device_family.h"
+
 namespace perfgate {
 
 using TimeNs = std::int64_t;
@@ -233,7 +235,9 @@ enum class StepMarking : std::uint8_t {
 };
 
 struct ProfileInfo {
-  std::string format;          // "kineto-json"
+  std::string format;  // "kineto-json"
+  // What kind of device the profile records: set by its reader, read by everything after it.
+  DeviceFamily family = DeviceFamily::Gpu;
   std::string schema_version;  // as the trace states it, may be empty
   std::string trace_name;
   std::optional<std::int64_t> base_time_ns;  // wall-clock offset of the trace clock
@@ -379,5 +383,11 @@ std::uint32_t last_host_event_before(const Profile& profile, std::uint32_t threa
 // Orders runtime calls, GPU activities, GPU ranges, GPU syncs and memory samples by start time, keeping the
 // reader's order of ties: the order the analysis expects of every reader's output.
 void sort_by_start(Profile& profile);
+
+// The family of a trace of host and GPU work (every format but a Neuron profile), as its reader
+// states it: GPU where it recorded a GPU activity, CPU-only where it recorded none.
+inline DeviceFamily trace_family(const Profile& profile) {
+  return profile.gpu_activities.empty() ? DeviceFamily::CpuOnly : DeviceFamily::Gpu;
+}
 
 }  // namespace perfgate

@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "perfgate/device_family.h"
 #include "perfgate/metrics.h"
 #include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
 #include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
@@ -38,7 +39,6 @@ struct ChangeLimit {
   bool relative = false;
   std::string text;  // as written, for messages
 };
-
 
 // A table of the report: DLProf's and the plugin's views, one renderer code path for all.
 struct ReportColumn {
@@ -288,6 +288,9 @@ struct ReportModel {
   std::string schema = kReportSchema;
   std::string tool_version;
   std::vector<ReportInput> inputs;
+  // The device families of the run's profiles, as their readers set them: which rules apply and
+  // which sections every output shows (report_sections). None for a report read back from JSON.
+  DeviceFamilies families;
   ReportSettings settings;
   MetricValues metrics;           // the run's
   std::vector<ReportStep> steps;  // the run's window steps
@@ -314,9 +317,15 @@ const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::stri
 // A cell as a number: numbers, and true/false as 1/0; empty for text and missing values.
 std::optional<double> cell_number(const ReportCell& cell);
 
-// The run's device family (SPEC 2): Neuron when every input is a Neuron device profile, Trace when
-// none is (GPU, CPU-only), Mixed otherwise. Rules, summaries and pages follow it.
-enum class DeviceFamily { Trace, Neuron, Mixed };
-DeviceFamily device_family(const ReportModel& report);
+// The sections of a summary that depend on the run's device families, chosen in one table
+// (report_model.cpp) for every renderer: a section that would read n/a throughout is left out.
+enum class FamilySection : std::uint8_t {
+  NeuronWindow,      // the window as the Neuron profiles state it: a run of Neuron profiles alone
+  NeuronFirst,       // the page opens with the Neuron device sections: a run of Neuron profiles alone
+  WorkerLines,       // a summary line per worker (a Neuron run lists its profiles itself)
+  GpuSummary,        // the GPU, breakdown, Tensor Core and resource lines; the GPU key metrics
+  NeuronKeyMetrics,  // the Neuron key metrics in place of the GPU's: Neuron profiles and no GPU
+};
+bool shows(const ReportModel& report, FamilySection section);
 
 }  // namespace perfgate

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "perfgate/classification.h"
+#include "perfgate/device_family.h"
 #include "perfgate/report.h"  // ChangeLimit
 
 namespace perfgate {
@@ -74,6 +75,9 @@ struct Rule {
   std::string pass_needs;
   std::vector<std::pair<std::string, std::string>> values;  // named expressions for messages
   std::optional<OffenderQuery> offenders;
+  // `family:` the device families whose profiles the rule is about (SPEC 2, "device family"): it is
+  // evaluated, listed and counted only in a run with a profile of one of them. Empty: every run.
+  std::vector<DeviceFamily> families;
   bool enabled = true;
   std::string defined_at;  // "file:line" of the rule's last definition or override
 };

@@ -105,8 +105,7 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
 
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options) {
-  if (profile.neuron.present && profile.gpu_activities.empty() && profile.host_events.empty())
-    return analyse_neuron(profile);
+  if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
   WorkerAnalysis w;
   w.worker = profile.worker;
   w.source_path = profile.source_path;

@@ -338,7 +338,7 @@ void set_world_metrics(MetricValues& m, const MetricInputs& in) {
 void keep_only_neuron_metrics(MetricValues& m) {
   for (std::size_t i = 0; i < kMetricCount; ++i) {
     auto id = static_cast<Metric>(i);
-    if (!metric_name(id).starts_with("neuron.") && id != Metric::RanksCount && id != Metric::RanksPresent &&
+    if (!is_neuron_metric(id) && id != Metric::RanksCount && id != Metric::RanksPresent &&
         id != Metric::RanksExpected)
       m.set(id, std::nullopt);
   }
@@ -368,7 +368,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_rank_metrics(m, in);
   set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
-  if (in.neuron.profiles > 0 && in.gpus.empty()) {
+  if (in.families.only(DeviceFamily::Neuron)) {
     keep_only_neuron_metrics(m);
     // ranks.count counts the workers with steps (set_rank_metrics); a Neuron profile has none, so
     // each profile is a worker.
@@ -404,6 +404,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.memory = w.memory;
   in.parallelism = w.parallelism;
   in.neuron = w.neuron;
+  in.families.add(w.info.family);
   for (const CriticalPathStep& s : w.critical_path.steps) {
     add_time(in.path_length, s.length);
     for (std::size_t b = 0; b < kPathBounds; ++b) add_time(in.path_by[b], s.by[b]);

@@ -13,6 +13,7 @@
 #include "analyse/ops/op_results.h"
 #include "analyse/steps/step_results.h"
 #include "perfgate/analysis_fwd.h"
+#include "perfgate/device_family.h"
 #include "perfgate/metrics.h"
 
 namespace perfgate {
@@ -41,6 +42,7 @@ struct MetricInputs {
   MemorySums memory;
   ParallelismSums parallelism;
   NeuronSums neuron;
+  DeviceFamilies families;  // of the worker's profile; a run: of every worker's
   // The window's critical paths: their summed length and split, over how many steps.
   TimeNs path_length = 0;
   PathSplit path_by{};

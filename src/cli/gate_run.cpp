@@ -152,7 +152,7 @@ RuleSet rules_of(const GateArgs& a) {
 ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rules,
                       const AnalysisOptions& options, const GateArgs& a) {
   LoadOptions load_options;
-  load_options.read_driver_calls = rules.classification.count_driver_api_calls;
+  load_options.classification = &rules.classification;
   load_options.max_threads = a.threads;
   load_options.max_input_memory = max_input_memory(a);
   auto progress = std::make_shared<ProgressLine>(!a.no_progress && stderr_is_terminal());

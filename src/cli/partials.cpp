@@ -233,7 +233,7 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
         inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index + 1, slice.count)));
   };
   LoadOptions load_options;
-  load_options.read_driver_calls = rules.classification.count_driver_api_calls;
+  load_options.classification = &rules.classification;
   load_options.max_threads = a.threads;
   load_options.max_input_memory = max_input_memory(a);
   RunCombiner run(options.detailed_workers);

@@ -130,6 +130,11 @@ void rule(YAML::Emitter& out, const Rule& r) {
   text(out, "unit", r.unit);
   text(out, "condition", r.condition);
   text(out, "applies_if", r.applies_if);
+  if (!r.families.empty()) {
+    out << YAML::Key << "family" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (DeviceFamily f : r.families) out << std::string(device_family_name(f));
+    out << YAML::EndSeq;
+  }
   if (r.compare_baseline) out << YAML::Key << "compare" << YAML::Value << "baseline";
   if (r.better)
     out << YAML::Key << "better" << YAML::Value << (*r.better == Better::Lower ? "lower" : "higher");

@@ -118,12 +118,45 @@ class RuleChecker {
     check_offenders();
     check_see();
     check_templates();
+    check_families();
     return check_.errors().size() == before;
   }
 
  private:
   void error(std::string_view key, const std::string& message) {
     check_.error(key_or(at_, key), fmt::format("rule '{}': {}", r_.id, message));
+  }
+
+  // A declared family agrees with the metrics the rule's value and conditions read: a Neuron rule
+  // reads neuron.* metrics only, a rule of GPU or CPU-only traces none (gain, saves and pass_needs
+  // qualify a finding; they do not say what it is about).
+  void check_families() {
+    if (r_.families.empty()) return;
+    bool neuron = false, other = false;
+    auto add = [&](std::string_view name) {
+      std::optional<Metric> id = metric_id(split_prefix(name).second);
+      if (id) (is_neuron_metric(*id) ? neuron : other) = true;
+    };
+    if (!r_.metric.empty()) add(r_.metric);
+    for (const std::string* text : {&r_.value, &r_.condition, &r_.applies_if}) {
+      if (text->empty()) continue;
+      try {
+        Expression e(*text);
+        for (const std::string& name : e.variables()) add(name);
+      } catch (const std::invalid_argument&) {
+        // reported by check_expressions
+      }
+    }
+    bool declares_neuron =
+        std::find(r_.families.begin(), r_.families.end(), DeviceFamily::Neuron) != r_.families.end();
+    bool declares_other = r_.families.size() > (declares_neuron ? 1u : 0u);
+    if (neuron && !declares_neuron)
+      error("family",
+            "reads neuron.* metrics, which only a Neuron profile has: add 'neuron' to its 'family'");
+    if (other && !declares_other)
+      error("family",
+            "reads metrics of GPU or CPU-only traces, which a Neuron profile does not have: add 'gpu' "
+            "or 'cpu-only' to its 'family'");
   }
 
   void check_value_source() {

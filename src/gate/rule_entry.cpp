@@ -12,12 +12,12 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 32> kRuleKeys = {
+constexpr std::array<std::string_view, 33> kRuleKeys = {
     "id",      "title",      "metric",    "value",        "unit",       "condition",      "applies_if",
     "compare", "better",     "warn",      "fail",         "threshold",  "severity",       "test",
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
-    "enabled", "note",       "see",       "on_path"};
+    "enabled", "note",       "see",       "on_path",      "family"};
 constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
@@ -115,6 +115,26 @@ void read_see(YamlCheck& check, const YAML::Node& node, Rule& rule) {
     if (auto name = check.string(item, "see")) rule.see.push_back(*name);
 }
 
+// `family: gpu`, or a list: `family: [gpu, cpu-only]`.
+void read_families(YamlCheck& check, const YAML::Node& node, Rule& rule) {
+  rule.families.clear();
+  auto add = [&](const YAML::Node& item) {
+    auto name = check.string(item, "family");
+    if (!name) return;
+    if (auto family = device_family_named(*name)) {
+      if (std::find(rule.families.begin(), rule.families.end(), *family) == rule.families.end())
+        rule.families.push_back(*family);
+      return;
+    }
+    std::vector<std::string_view> names(kDeviceFamilyNames.begin(), kDeviceFamilyNames.end());
+    check.error(item, fmt::format("'family' must be one or a list of: {}; got '{}'{}", fmt::join(names, ", "),
+                                  *name, did_you_mean(*name, names)));
+  };
+  if (node.IsScalar()) return add(node);
+  if (!check.is_list(node, "family")) return;
+  for (const auto& item : node) add(item);
+}
+
 void read_number(YamlCheck& check, const YAML::Node& entry, std::string_view key, double low, double high,
                  double& out) {
   YAML::Node v = entry[std::string(key)];
@@ -171,6 +191,7 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   if (YAML::Node v = e["recommendations"]) read_recommendations(check, v, rule);
   if (YAML::Node v = e["offenders"]) read_offenders(check, v, rule);
   if (YAML::Node v = e["see"]) read_see(check, v, rule);
+  if (YAML::Node v = e["family"]) read_families(check, v, rule);
   // `threshold` is the one threshold of the rule's severity: warn, or fail for an error rule.
   if (YAML::Node v = e["threshold"]) {
     if (auto text = check.string(v, "threshold"))

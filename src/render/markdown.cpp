@@ -83,9 +83,8 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   TemplateData list = template_list();
-  bool neuron_only = r.metric(Metric::NeuronTotalTimeUs) && r.metric(Metric::GpuCount).value_or(0) == 0;
-  for (Metric metric :
-       neuron_only ? std::span<const Metric>(kNeuronKeyMetrics) : std::span<const Metric>(kKeyMetrics)) {
+  for (Metric metric : shows(r, FamilySection::NeuronKeyMetrics) ? std::span<const Metric>(kNeuronKeyMetrics)
+                                                                 : std::span<const Metric>(kKeyMetrics)) {
     std::optional<double> v = r.metric(metric);
     if (compact && !v) continue;
     std::string_view unit = metric_info(metric).unit;

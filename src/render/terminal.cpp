@@ -211,13 +211,10 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   Lines out(options);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
   for (const auto& w : r.run_warnings) out.warn("Warning", w);
-  bool neuron_run = device_family(r) == DeviceFamily::Neuron;
-  out.add("Window", neuron_run ? neuron_window_text(r) : window_line(r));
+  out.add("Window", shows(r, FamilySection::NeuronWindow) ? neuron_window_text(r) : window_line(r));
   if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
-  bool neuron = r.metric(Metric::NeuronTotalTimeUs).has_value();
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
-  // A Neuron device profile alone has no GPU: its lines would all read n/a.
-  if (!neuron || !r.gpus.empty()) {
+  if (shows(r, FamilySection::GpuSummary)) {
     out.add("GPU", gpu_line(r.metrics));
     if (r.gpus.size() <= kListedGpus)
       for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
@@ -234,11 +231,11 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   }
   if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);
   // A Neuron run's workers are on its own lines.
-  if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && !neuron_run) {
+  if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && shows(r, FamilySection::WorkerLines)) {
     for (const auto& w : r.workers)
       out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
                                     labelled(w.metrics, Metric::StepsMeanUs)));
-  } else if (r.workers.size() > kListedWorkers && !neuron_run) {
+  } else if (r.workers.size() > kListedWorkers && shows(r, FamilySection::WorkerLines)) {
     out.add("Workers", workers_spread_line(r));
   }
   for (const auto& w : r.workers)

@@ -186,12 +186,6 @@ ReportTable timeline_table(const NeuronTables& tables) {
 
 }  // namespace
 
-bool neuron_run(const RunAnalysis& analysis) {
-  return !analysis.workers.empty() &&
-         std::all_of(analysis.workers.begin(), analysis.workers.end(),
-                     [](const WorkerAnalysis& w) { return w.neuron.profiles > 0 && w.gpus.empty(); });
-}
-
 ReportTable neuron_ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
   ReportTable t = table("ranks", "Ranks", "Each Neuron profile of the run, the slowest marked",
                         {{"worker", "", "Worker (profile file, and node for summary-json)"},

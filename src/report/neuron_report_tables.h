@@ -12,9 +12,6 @@ namespace perfgate {
 // neuron_ops, neuron_engines, neuron_dma_queues, neuron_layers, neuron_notes, neuron_timeline.
 std::vector<ReportTable> neuron_report_tables(const NeuronTables& tables);
 
-// Whether every worker of the run is a Neuron device profile.
-bool neuron_run(const RunAnalysis& analysis);
-
 // The "ranks" table of a run of Neuron profiles: each profile's total time, active share and
 // utilizations, the slowest marked (the GPU ranks table's step columns do not apply).
 ReportTable neuron_ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);

@@ -147,6 +147,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.metrics = analysis.metrics;
   m.run_warnings = analysis.warnings;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+    m.families.add(analysis.workers[i].info.family);
     m.workers.push_back(report_worker(analysis.workers[i]));
     for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
     for (const auto& warning : analysis.workers[i].warnings)
@@ -155,8 +156,8 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     if (made) made(i);
   }
   std::vector<std::int64_t> ranks = rank_ids(analysis);
-  m.tables.push_back(neuron_run(analysis) ? neuron_ranks_table(analysis, ranks)
-                                          : ranks_table(analysis, ranks));
+  m.tables.push_back(m.families.only(DeviceFamily::Neuron) ? neuron_ranks_table(analysis, ranks)
+                                                           : ranks_table(analysis, ranks));
   if (analysis.workers.size() > 1) {
     m.tables.push_back(rank_collectives_table(analysis, ranks));
     for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));

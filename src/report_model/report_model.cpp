@@ -1,6 +1,8 @@
 // The report model's lookups: plain data read by name (perfgate/report.h).
 #include "perfgate/report.h"
 
+#include <utility>
+
 namespace perfgate {
 
 const char* finding_status_name(FindingStatus status) {
@@ -40,12 +42,39 @@ const ReportTable* find_table(const std::vector<ReportTable>& tables, std::strin
   return nullptr;
 }
 
-DeviceFamily device_family(const ReportModel& report) {
-  std::size_t neuron = 0;
-  for (const ReportInput& input : report.inputs)
-    neuron += std::string_view(input.format).starts_with("neuron");
-  if (neuron == 0) return DeviceFamily::Trace;
-  return neuron == report.inputs.size() ? DeviceFamily::Neuron : DeviceFamily::Mixed;
+namespace {
+
+// Which runs show a section, by their device families.
+enum class Shown : std::uint8_t { OnlyNeuron, NotOnlyNeuron, NeuronWithoutGpu, NotNeuronWithoutGpu };
+
+constexpr std::pair<FamilySection, Shown> kFamilySections[] = {
+    {FamilySection::NeuronWindow, Shown::OnlyNeuron},
+    {FamilySection::NeuronFirst, Shown::OnlyNeuron},
+    {FamilySection::WorkerLines, Shown::NotOnlyNeuron},
+    {FamilySection::GpuSummary, Shown::NotNeuronWithoutGpu},
+    {FamilySection::NeuronKeyMetrics, Shown::NeuronWithoutGpu},
+};
+
+}  // namespace
+
+bool shows(const ReportModel& report, FamilySection section) {
+  const DeviceFamilies& f = report.families;
+  bool only_neuron = f.only(DeviceFamily::Neuron);
+  bool neuron_without_gpu = f.has(DeviceFamily::Neuron) && !f.has(DeviceFamily::Gpu);
+  for (const auto& [s, shown] : kFamilySections) {
+    if (s != section) continue;
+    switch (shown) {
+      case Shown::OnlyNeuron:
+        return only_neuron;
+      case Shown::NotOnlyNeuron:
+        return !only_neuron;
+      case Shown::NeuronWithoutGpu:
+        return neuron_without_gpu;
+      case Shown::NotNeuronWithoutGpu:
+        return !neuron_without_gpu;
+    }
+  }
+  return true;
 }
 
 std::optional<double> cell_number(const ReportCell& cell) {

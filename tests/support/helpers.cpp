@@ -22,7 +22,7 @@ Profile load_json(const std::string& json, const std::string& file_name, const L
 
 LoadOptions load_options_for(const Classification& c) {
   LoadOptions options;
-  options.read_driver_calls = c.count_driver_api_calls;
+  options.classification = &c;
   return options;
 }
 

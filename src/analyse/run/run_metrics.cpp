@@ -80,6 +80,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.memory += one.memory;
       run.parallelism += one.parallelism;
       run.neuron += one.neuron;
+      run.families.add(w.info.family);
       // The job's step waits for its slowest rank: the rank whose mean path is longest (the first
       // on a tie), until the path runs across ranks (docs/metrics.md, "Critical path").
       if (one.path_steps > 0 &&

@@ -23,16 +23,18 @@ void read_kineto(const ReaderInput& in, bool gzip, const ProfileSink& emit) {
   auto open = [&]() -> std::unique_ptr<ByteSource> {
     return gzip ? open_gzip_file(path, in.threads <= 1) : open_plain_file(path);
   };
-  Profile profile = kineto::read_trace(open, path, in.progress,
-                                       {.driver_calls = in.options.read_driver_calls,
-                                        .threads = in.threads,
-                                        .max_memory = in.options.max_input_memory});
+  Profile profile = kineto::read_trace(
+      open, path, in.progress,
+      {.driver_calls = !in.options.classification || in.options.classification->count_driver_api_calls,
+       .threads = in.threads,
+       .max_memory = in.options.max_input_memory});
   if (!holds_activity(profile))
     throw InputError(
         fmt::format("{}: holds no profiled activity (no CPU op, annotation, CUDA/HIP call, GPU "
                     "activity or allocator event)",
                     path));
   profile.worker = in.file.worker;
+  profile.info.family = trace_family(profile);
   emit(std::move(profile));
 }
 

@@ -11,8 +11,7 @@
 namespace perfgate::kineto {
 
 struct ReadOptions {
-  bool driver_calls =
-      true;  // cuda_driver (*_driver) events as runtime calls (LoadOptions::read_driver_calls)
+  bool driver_calls = true;  // cuda_driver (*_driver) events as runtime calls (LoadOptions::classification)
   // Threads that parse pieces of the trace at once (1: one pass on the calling thread). The
   // profile is the same either way.
   unsigned threads = 1;

@@ -15,6 +15,7 @@ void read(const ReaderInput& in, const ProfileSink& emit) {
   Profile profile = legacy::read_trace(open_plain_file(in.file.path), in.file.path, in.progress,
                                        in.options.max_input_memory);
   profile.worker = in.file.worker;
+  profile.info.family = trace_family(profile);
   emit(std::move(profile));
 }
 

@@ -273,6 +273,7 @@ std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
     n.full_profile = !summary_json_;
     p.source_path = path;
     p.info.format = summary_json_ ? "neuron-summary-json" : "neuron-json";
+    p.info.family = DeviceFamily::Neuron;
     if (summary_json_) p.info.trace_name = node_ids_[i];
     // Rows in time order (the profiler writes them so; a file that does not is sorted).
     auto by_start = [](const auto& a, const auto& b) { return a.start < b.start; };

@@ -89,6 +89,7 @@ void read_export(const std::string& path, const std::string& worker,
     }
     describe(p);
     p.worker = processes.size() > 1 ? fmt::format("{}-pid{}", worker, pid_of(key)) : worker;
+    p.info.family = trace_family(p);
     emit(std::move(p));
   }
 }

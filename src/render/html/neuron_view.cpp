@@ -164,7 +164,7 @@ void add_neuron(const ReportModel& r, TemplateData& view) {
                          more, more == 1 ? "" : "s"));
   view.set("neuron_html", render_template("neuron.html.mustache", data));
   // A run of Neuron profiles alone opens with them: it has no GPU card, bar or step to show.
-  if (device_family(r) == DeviceFamily::Neuron) view.set("neuron_first", true);
+  if (shows(r, FamilySection::NeuronFirst)) view.set("neuron_first", true);
 }
 
 }  // namespace perfgate
