@@ -39,7 +39,6 @@ struct ChangeLimit {
   std::string text;  // as written, for messages
 };
 
-
 // A table of the report: DLProf's and the plugin's views, one renderer code path for all.
 struct ReportColumn {
   std::string name;
