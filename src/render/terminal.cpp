@@ -221,8 +221,9 @@ std::string critical_path_line(const MetricValues& m) {
     if (std::optional<double> v = m.get(b); v && *v >= 1) shares.emplace_back(*v, b);
   std::stable_sort(shares.begin(), shares.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
-  std::string line = fmt::format("{} per step, covering {} of the step", format_duration_us(length),
-                                 format_pct(m.get(Metric::CriticalPathCoveragePct)));
+  std::string line =
+      fmt::format("critical path {} per step, covering {} of the step", format_duration_us(length),
+                  format_pct(m.get(Metric::CriticalPathCoveragePct)));
   for (const auto& [share, metric] : shares) line += fmt::format(" · {}", labelled(m, metric));
   return line;
 }
@@ -252,7 +253,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     out.add("Host", host_line(r.metrics));
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
   }
-  if (std::string path = critical_path_line(r.metrics); !path.empty()) out.add("Critical path", path);
+  if (std::string path = critical_path_line(r.metrics); !path.empty()) out.add("Path", path);
   if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);
   // A Neuron run's workers are on its own lines.
   if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && !neuron_run) {
