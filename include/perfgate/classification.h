@@ -77,6 +77,10 @@ struct Classification {
   std::vector<std::string> critical_path_blocking_calls;
   // Two activities of a stream further apart than this are not linked by a kernel-gap edge.
   double critical_path_max_kernel_gap_us = 1500;
+  // A rule's gain is bounded by its cause's time on the critical path (`on_path`) only where the
+  // paths cover at least this share of the steps (critical_path.coverage_pct): elsewhere the path
+  // leaves too much of the step unexplained to bound anything.
+  double critical_path_min_coverage_pct = 80;
   std::vector<std::string> data_parallel_ops;              // torch.nn.DataParallel's forward
   std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives

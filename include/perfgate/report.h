@@ -216,6 +216,11 @@ struct ReportFinding {
   std::optional<double> gain_pct;  // estimated recoverable share of step time, at most `saves`
   std::string saves;  // what bounds the gain (the rule's expression): the same text, the same time
   bool gain_bounded_by_path = false;  // the gain is the cause's time on the critical path (`on_path`)
+  // The critical paths' coverage of the steps (critical_path.coverage_pct) where the rule has an
+  // `on_path` bound; below rules' critical_path.min_coverage_pct the path bounds no gain, and
+  // `gain_path_too_short` says that it would have lowered this one.
+  std::optional<double> path_coverage_pct;
+  bool gain_path_too_short = false;
   // Fired with a gain of at least rules: advice.fix_first_min_gain_pct ("What to fix first").
   bool fix_first = false;
   std::vector<ReportOffender> offenders;

@@ -258,6 +258,7 @@ void set_critical_path_metrics(MetricValues& m, const MetricInputs& in) {
   // that time too, so a gain's bound by the path adds it.
   m.set(Metric::CriticalPathUncoveredStepPct,
         ratio_pct(std::max(0.0, us(in.path_span) - us(in.path_length)), us(in.path_span)));
+  m.set(Metric::CriticalPathCoveragePct, ratio_pct(us(in.path_length), us(in.path_span)));
 }
 
 void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {

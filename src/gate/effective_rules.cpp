@@ -99,7 +99,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
       << YAML::Value << c.fix_first_min_gain_pct << YAML::EndMap;
   out << YAML::Key << "critical_path" << YAML::Value << YAML::BeginMap << YAML::Key << "max_kernel_gap_us"
-      << YAML::Value << c.critical_path_max_kernel_gap_us << YAML::EndMap;
+      << YAML::Value << c.critical_path_max_kernel_gap_us << YAML::Key << "min_coverage_pct" << YAML::Value
+      << c.critical_path_min_coverage_pct << YAML::EndMap;
   out << YAML::Key << "gpu_architectures" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
       << YAML::Value << YAML::BeginSeq;
   for (const auto& a : c.gpu_architectures) {

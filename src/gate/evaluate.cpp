@@ -126,8 +126,9 @@ std::string signed_value(double v, std::string_view unit) {
 class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
-                std::string_view no_baseline_reason)
-      : r_(rule),
+                std::string_view no_baseline_reason, double min_path_coverage_pct)
+      : min_path_coverage_pct_(min_path_coverage_pct),
+        r_(rule),
         x_(rule),
         report_(report),
         baseline_(baseline),
@@ -286,8 +287,10 @@ class RuleEvaluator {
 
   // The estimated gain, never above what removing the cause could save (`saves`); none where
   // that time has no value (no GPU activity: no GPU idle time to win back). Where the trace has a
-  // critical path, never above the cause's time on it either (`on_path`): work off the path can
-  // get faster without the step getting shorter.
+  // critical path that covers most of the step (rules: critical_path.min_coverage_pct), never
+  // above the cause's time on it either (`on_path`): work off the path can get faster without the
+  // step getting shorter. A path that leaves much of the step unexplained bounds nothing; the
+  // finding says how much it covers either way.
   void set_gain() {
     if (!x_.gain) return;
     f_.gain_pct = x_.gain->evaluate(lookup_);
@@ -300,6 +303,11 @@ class RuleEvaluator {
     if (!x_.on_path || !f_.gain_pct) return;
     std::optional<double> on_path = x_.on_path->evaluate(lookup_);
     if (!on_path) return;
+    f_.path_coverage_pct = lookup_.current(Metric::CriticalPathCoveragePct);
+    if (f_.path_coverage_pct && *f_.path_coverage_pct < min_path_coverage_pct_) {
+      f_.gain_path_too_short = *on_path < *f_.gain_pct;
+      return;
+    }
     f_.gain_bounded_by_path = *on_path < *f_.gain_pct;
     f_.gain_pct = std::min(*f_.gain_pct, std::max(*on_path, 0.0));
   }
@@ -353,6 +361,7 @@ class RuleEvaluator {
     });
   }
 
+  double min_path_coverage_pct_;
   const Rule& r_;
   RuleExpressions x_;
   const ReportModel& report_;
@@ -369,7 +378,10 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
                                           const Baseline* baseline, std::string_view no_baseline_reason) {
   std::vector<ReportFinding> findings;
   for (const Rule& r : rules.rules)
-    if (r.enabled) findings.push_back(RuleEvaluator(r, report, baseline, no_baseline_reason).run());
+    if (r.enabled)
+      findings.push_back(RuleEvaluator(r, report, baseline, no_baseline_reason,
+                                       rules.classification.critical_path_min_coverage_pct)
+                             .run());
   for (ReportFinding& f : findings)
     f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
                   *f.gain_pct >= rules.classification.fix_first_min_gain_pct;

@@ -313,18 +313,23 @@ void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classifica
             [&](const YAML::Node& i) { return read_architecture(check, i); });
 }
 
+// A percentage setting, 0 to 100, of a section's map: `key` into `out` where it is given and valid.
+void read_percentage(YamlCheck& check, const YAML::Node& node, const char* key, double& out) {
+  YAML::Node v = node[key];
+  if (!v) return;
+  auto pct = check.number(v, key);
+  if (pct && (*pct < 0 || *pct > 100))
+    check.error(v, fmt::format("{} is a percentage, 0 to 100", key));
+  else if (pct)
+    out = *pct;
+}
+
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out) {
   static constexpr std::array<std::string_view, 2> kKeys = {"mfu_min_flops_coverage_pct",
                                                             "roofline_target_pct"};
   if (!check.is_map(node, "compute")) return;
   check.known_keys(node, kKeys, "compute");
-  if (YAML::Node v = node["mfu_min_flops_coverage_pct"]) {
-    auto pct = check.number(v, "mfu_min_flops_coverage_pct");
-    if (pct && (*pct < 0 || *pct > 100))
-      check.error(v, "mfu_min_flops_coverage_pct is a percentage, 0 to 100");
-    else if (pct)
-      out.mfu_min_flops_coverage_pct = *pct;
-  }
+  read_percentage(check, node, "mfu_min_flops_coverage_pct", out.mfu_min_flops_coverage_pct);
   if (YAML::Node v = node["roofline_target_pct"]) {
     auto pct = check.number(v, "roofline_target_pct");
     if (pct && (*pct <= 0 || *pct > 100))
@@ -338,17 +343,11 @@ void read_advice(YamlCheck& check, const YAML::Node& node, Classification& out) 
   static constexpr std::array<std::string_view, 1> kKeys = {"fix_first_min_gain_pct"};
   if (!check.is_map(node, "advice")) return;
   check.known_keys(node, kKeys, "advice");
-  if (YAML::Node v = node["fix_first_min_gain_pct"]) {
-    auto pct = check.number(v, "fix_first_min_gain_pct");
-    if (pct && (*pct < 0 || *pct > 100))
-      check.error(v, "fix_first_min_gain_pct is a percentage, 0 to 100");
-    else if (pct)
-      out.fix_first_min_gain_pct = *pct;
-  }
+  read_percentage(check, node, "fix_first_min_gain_pct", out.fix_first_min_gain_pct);
 }
 
 void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification& out) {
-  static constexpr std::array<std::string_view, 1> kKeys = {"max_kernel_gap_us"};
+  static constexpr std::array<std::string_view, 2> kKeys = {"max_kernel_gap_us", "min_coverage_pct"};
   if (!check.is_map(node, "critical_path")) return;
   check.known_keys(node, kKeys, "critical_path");
   if (YAML::Node v = node["max_kernel_gap_us"]) {
@@ -358,6 +357,7 @@ void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification
     else if (us)
       out.critical_path_max_kernel_gap_us = *us;
   }
+  read_percentage(check, node, "min_coverage_pct", out.critical_path_min_coverage_pct);
 }
 
 }  // namespace

@@ -127,6 +127,17 @@ std::string_view gain_share_of(const ReportModel& r) {
   return window_steps(r) > 0 ? "the step time" : "the window";
 }
 
+std::string gain_path_note(const ReportFinding& f) {
+  std::string covers = f.path_coverage_pct
+                           ? fmt::format(", which covers {} of the step", format_pct(f.path_coverage_pct))
+                           : "";
+  if (f.gain_bounded_by_path) return "its time on the critical path" + covers;
+  if (f.gain_path_too_short)
+    return fmt::format("not bounded by the critical path, which covers only {} of the step",
+                       format_pct(f.path_coverage_pct));
+  return "";
+}
+
 std::string signed_change(const ReportMetricChange& c) {
   if (!c.delta) return "–";
   std::string_view unit = metric_info(c.metric).unit;

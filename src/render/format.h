@@ -66,6 +66,10 @@ std::vector<std::string> grouped_notes(const ReportModel& r);
 // What an estimated gain is a share of: "the step time", or "the window" of a run without steps.
 std::string_view gain_share_of(const ReportModel& r);
 
+// How the critical path bears on a finding's gain: "its time on the critical path, which covers 91%
+// of the step", "not bounded by the critical path, which covers only 45% of the step", or "".
+std::string gain_path_note(const ReportFinding& f);
+
 // A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
 // when there is none.
 std::string signed_change(const ReportMetricChange& c);

@@ -66,6 +66,8 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.key("reason").value(f.reason);
   j.key("gain_pct").value(f.gain_pct);
   j.key("gain_bounded_by_path").value(f.gain_bounded_by_path);
+  if (f.path_coverage_pct) j.key("path_coverage_pct").value(*f.path_coverage_pct);
+  if (f.gain_path_too_short) j.key("gain_path_too_short").value(true);
   j.key("offenders").begin_array();
   for (const auto& o : f.offenders)
     j.begin_object().key("label").value(o.label).key("value").value(o.value).end_object();

@@ -1,5 +1,6 @@
 // The terminal summary: a few labelled lines, the window first, "n/a" where a metric does not apply.
 // Each metric on a line is named by its catalog label, as in every other output.
+#include <algorithm>
 #include <span>
 
 #include <fmt/format.h>
@@ -207,6 +208,26 @@ std::string collectives_line(const MetricValues& m) {
   return line;
 }
 
+// What bounds the steps: the critical path's length, how much of the step it covers (below rules'
+// critical_path.min_coverage_pct it bounds no gain) and its largest shares.
+std::string critical_path_line(const MetricValues& m) {
+  std::optional<double> length = m.get(Metric::CriticalPathLengthUs);
+  if (!length) return "";
+  std::vector<std::pair<double, Metric>> shares;
+  for (Metric b :
+       {Metric::CriticalPathCpuBoundPct, Metric::CriticalPathDataLoadingPct,
+        Metric::CriticalPathGpuKernelLaunchOverheadPct, Metric::CriticalPathGpuKernelKernelOverheadPct,
+        Metric::CriticalPathGpuComputeBoundPct, Metric::CriticalPathGpuCommunicationBoundPct})
+    if (std::optional<double> v = m.get(b); v && *v >= 1) shares.emplace_back(*v, b);
+  std::stable_sort(shares.begin(), shares.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string line =
+      fmt::format("critical path {} per step, covering {} of the step", format_duration_us(length),
+                  format_pct(m.get(Metric::CriticalPathCoveragePct)));
+  for (const auto& [share, metric] : shares) line += fmt::format(" · {}", labelled(m, metric));
+  return line;
+}
+
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
   Lines out(options);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
@@ -229,6 +250,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     out.add("Host", host_line(r.metrics));
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
   }
+  if (std::string path = critical_path_line(r.metrics); !path.empty()) out.add("Path", path);
   if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);
   // A Neuron run's workers are on its own lines.
   if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && shows(r, FamilySection::WorkerLines)) {

@@ -29,7 +29,9 @@ ReportCell bound_us(const CriticalPathStep& s, PathBound b) {
 constexpr std::array<Column<CriticalPathStep>, 13> kStepColumns = {{
     {"step", "", "The window step (\"window\" without steps)",
      [](const CriticalPathStep& s) { return ReportCell{s.step}; }},
-    {"span_us", "us", "The step's host range, which the path is built over (times rounded to whole us)",
+    {"span_us", "us",
+     "The step as perfgate analyses it, its step time (to the end of its GPU work), at least the path's "
+     "length; the path is built over its host range",
      [](const CriticalPathStep& s) { return us(s.span); }},
     {"length_us", "us", "The critical path's length: the longest chain of dependent work in the range",
      [](const CriticalPathStep& s) { return us(s.length); }},
@@ -46,7 +48,7 @@ constexpr std::array<Column<CriticalPathStep>, 13> kStepColumns = {{
      [](const CriticalPathStep& s) { return bound_us(s, PathBound::GpuCompute); }},
     {"communication_us", "us", "Communication kernels on the path",
      [](const CriticalPathStep& s) { return bound_us(s, PathBound::Communication); }},
-    {"length_pct", "%", "The path's length / the step's host range",
+    {"length_pct", "%", "The path's length / the step's span: how much of the step the path covers",
      [](const CriticalPathStep& s) { return pct(s.length, s.span); }},
     {"events", "count", "Events with time on the path",
      [](const CriticalPathStep& s) { return count(s.events); }},

@@ -29,6 +29,14 @@ TEST(CollectivesRealTraces, Mi300xOneRankGetsNoCompressionAdvice) {
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);
   EXPECT_EQ(straggler->status, FindingStatus::NotApplicable);
+  // Issue 52, item 5: its path is 99.9% communication (HTA 99.9%), and the critical-path finding
+  // says what communication.high says (it advised gradient compression).
+  const ReportFinding* path = find_finding(report, "critical-path.communication-bound");
+  ASSERT_NE(path, nullptr);
+  ASSERT_EQ(path->status, FindingStatus::Warn) << path->reason;
+  EXPECT_EQ(path->recommendation.find("compression"), std::string::npos) << path->recommendation;
+  EXPECT_NE(path->recommendation.find("cannot be told from one rank's trace"), std::string::npos)
+      << path->recommendation;
 }
 
 // The 128-rank sample's 2 ranks (tests/real/collectives_expected.py): 10 calls pair up by type,

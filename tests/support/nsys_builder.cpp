@@ -37,6 +37,17 @@ const char* const kNsysGpuTable =
     "CREATE TABLE TARGET_INFO_GPU (id INTEGER NOT NULL, name TEXT, totalMemory INTEGER, smCount INTEGER, "
     "cuDevice INTEGER, computeMajor INTEGER, computeMinor INTEGER);";
 const char* const kNsysMetaData = "CREATE TABLE META_DATA_EXPORT (name TEXT, value TEXT);";
+const char* const kNsysSyncTable =
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER NOT NULL, end INTEGER NOT NULL, "
+    "deviceId "
+    "INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, "
+    "correlationId INTEGER, globalPid INTEGER, deprecatedSyncType INTEGER, syncType INTEGER NOT NULL, "
+    "eventId "
+    "INTEGER NOT NULL, eventSyncId INTEGER);";
+const char* const kNsysCudaEventTable =
+    "CREATE TABLE CUPTI_ACTIVITY_KIND_CUDA_EVENT (timestamp INTEGER, deviceId INTEGER NOT NULL, contextId "
+    "INTEGER NOT NULL, greenContextId INTEGER, streamId INTEGER NOT NULL, correlationId INTEGER, globalPid "
+    "INTEGER, eventId INTEGER NOT NULL, eventSyncId INTEGER);";
 
 std::int64_t global_tid(std::int64_t pid, std::int64_t tid) {
   return (static_cast<std::int64_t>(1) << 48) | (pid << 24) | tid;

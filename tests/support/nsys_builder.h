@@ -17,6 +17,8 @@ extern const char* const kNsysRuntimeTable;
 extern const char* const kNsysNvtxTable;
 extern const char* const kNsysGpuTable;
 extern const char* const kNsysMetaData;
+extern const char* const kNsysSyncTable;       // CUPTI_ACTIVITY_KIND_SYNCHRONIZATION
+extern const char* const kNsysCudaEventTable;  // CUPTI_ACTIVITY_KIND_CUDA_EVENT
 
 // globalTid of process `pid`, thread `tid` (globalPid = the same with tid 0).
 std::int64_t global_tid(std::int64_t pid, std::int64_t tid);

@@ -208,23 +208,29 @@ std::vector<PathBuilder::GpuWork> PathBuilder::gpu_events() {
 }
 
 // A synchronisation's edges from the GPU work it waits for; a Stream Wait Event's wait is kept
-// for the activity made to wait (`waits_for`).
+// for the activity made to wait (`waits_for`). An event's waiter joins the recorded work only where
+// that ended by the call's end: a cudaEventQuery that returned "not ready" (CUPTI writes an Event
+// Sync for it) waited for nothing. A stream or context synchronisation joins its streams' last
+// work whatever its end, as HTA: nsys exports show work another thread queued ending microseconds
+// after the call returned.
 void PathBuilder::gpu_sync(const GpuWork& w, const StreamEnds& last,
                            std::unordered_map<std::uint32_t, std::uint32_t>& waits_for) {
   const GpuSync& s = p.gpu_syncs[w.index];
   const CriticalPathAnalyser::SyncTarget& target = a.sync_targets_[w.index];
   std::uint32_t call_end = end_of(w.call);
+  auto join = [&](std::uint32_t waited_end) {
+    graph.add_edge(waited_end, call_end, PathEdgeType::Sync, kNone);
+  };
   if (s.kind == GpuSyncKind::StreamWaitEvent) {
     if (target.waited != kNone && target.next != kNone) waits_for[target.next] = target.waited;
   } else if (s.kind == GpuSyncKind::Event) {
     std::uint32_t waited = gpu_event(target.waited);
-    if (waited != kNone) graph.add_edge(end_of(waited), call_end, PathEdgeType::Sync, kNone);
+    if (waited != kNone && graph.time(end_of(waited)) <= graph.time(call_end)) join(end_of(waited));
   } else if (s.kind == GpuSyncKind::Context) {
-    for (const auto& [stream, node] : last) graph.add_edge(node, call_end, PathEdgeType::Sync, kNone);
+    for (const auto& [stream, node] : last) join(node);
   } else if (s.stream >= 0) {
     StreamKey key{s.device, static_cast<std::uint32_t>(s.stream)};
-    if (auto it = stream_end(last, key); it != last.end() && it->first == key)
-      graph.add_edge(it->second, call_end, PathEdgeType::Sync, kNone);
+    if (auto it = stream_end(last, key); it != last.end() && it->first == key) join(it->second);
   }
 }
 

@@ -34,11 +34,15 @@ inline constexpr std::size_t kPathTopOps = 3;
 struct CriticalPathStep {
   std::string step;                    // "ProfilerStep#12"; the window's name without steps
   std::optional<std::int64_t> number;  // the step's number
-  TimeNs span = 0;                     // of the host range the path is built over
-  TimeNs length = 0;                   // the longest path's length
-  PathSplit by{};                      // the length by what bounds it
-  std::uint32_t events = 0;            // events with time on the path
-  std::uint32_t short_launches = 0;    // launch calls under 1 us once rounded: off the graph with their work
+  // The step as perfgate analyses it, its step time (Step::start to Step::end: from its host start,
+  // or the previous step's end where the GPU runs behind, to the end of its GPU work; the window
+  // without steps), never below the path's length. The path is built over the host range alone;
+  // its shares (`*_step_pct`) divide this span.
+  TimeNs span = 0;
+  TimeNs length = 0;                 // the longest path's length
+  PathSplit by{};                    // the length by what bounds it
+  std::uint32_t events = 0;          // events with time on the path
+  std::uint32_t short_launches = 0;  // launch calls under 1 us once rounded: off the graph with their work
   // The ops, calls and GPU activities (by name) with most time on this step's path, most first (at
   // most kPathTopOps): what bounds the step.
   std::vector<std::pair<std::string, TimeNs>> top_ops;

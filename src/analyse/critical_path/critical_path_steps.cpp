@@ -191,12 +191,16 @@ std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p,
   return out;
 }
 
+// `span`: the step as perfgate analyses it (Step::start to Step::end, its step time: from its host
+// start, or the previous step's end where the GPU runs behind, to the end of its GPU work). A
+// serving step's host annotation can end long before the GPU work it launched (a graph replay):
+// shares of the host range alone would exceed 100%.
 CriticalPathStep step_row(const Profile& p, const RangePath& path, const std::vector<PathEventTime>& events,
-                          std::string name, std::optional<std::int64_t> number, TimeNs start, TimeNs end) {
+                          std::string name, std::optional<std::int64_t> number, TimeNs span) {
   CriticalPathStep row;
   row.step = std::move(name);
   row.number = number;
-  row.span = std::max<TimeNs>(0, path_end_time(end) - path_start_time(start));
+  row.span = std::max<TimeNs>(path.length, path_end_time(span));
   row.length = path.length;
   row.by = path.by;
   row.events = static_cast<std::uint32_t>(path.events.size());
@@ -225,18 +229,18 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
   // One stretch (a step, or the window without steps) into a part; `on_timeline`: the stretch the
   // step timeline shows.
   auto walk = [&](Part& part, const std::string& name, std::optional<std::int64_t> number, TimeNs start,
-                  TimeNs end, bool on_timeline) {
+                  TimeNs end, TimeNs span, bool on_timeline) {
     RangePath path = analyser.path(start, end);
     if (on_timeline) part.timeline = timeline_boxes(profile, path, timeline);
     std::vector<PathEventTime> events = event_times(path);
     part.ops.add(profile, events);
     part.cycles += path.had_cycle ? 1 : 0;
-    part.rows.push_back(step_row(profile, path, events, name, number, start, end));
+    part.rows.push_back(step_row(profile, path, events, name, number, span));
   };
   std::vector<Part> parts;
   if (window.steps.empty()) {
     walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
-         timeline.step == kWholeCaptureName);
+         window.end - std::min(window.start, window.host_start), timeline.step == kWholeCaptureName);
   } else {
     std::size_t n = window.steps.size();
     std::size_t count = std::clamp<std::size_t>(threads, 1, n);
@@ -247,7 +251,7 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
         Part& part = parts[k];
         for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
           const Step& s = steps.steps[window.steps[j]];
-          walk(part, s.name, s.number, s.host_start, s.host_end,
+          walk(part, s.name, s.number, s.host_start, s.host_end, s.duration(),
                s.start == timeline.step_start && s.name == timeline.step);
         }
       });

@@ -85,11 +85,12 @@ void read_kernels(Capture& capture) {
   const SqliteDb& db = capture.db();
   if (!db.has_table("CUPTI_ACTIVITY_KIND_KERNEL")) return;
   const std::string table = "CUPTI_ACTIVITY_KIND_KERNEL";
-  Statement row(db, select_columns(db, table,
-                                   {"start", "end", "deviceId", "streamId", "correlationId", "demangledName",
-                                    "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
-                                    "registersPerThread", "staticSharedMemory", "dynamicSharedMemory"},
-                                   capture.rows_of_process(table, "globalPid")));
+  Statement row(
+      db, select_columns(db, table,
+                         {"start", "end", "deviceId", "streamId", "correlationId", "demangledName",
+                          "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+                          "registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "contextId"},
+                         capture.rows_of_process(table, "globalPid")));
   CapturedProcess& p = capture.process();
   while (row.next()) {
     GpuActivity k = common(row);
@@ -105,6 +106,7 @@ void read_kernels(Capture& capture) {
     if (!row.is_null(13)) info.registers_per_thread = clamp32(row.integer(13));
     if (!row.is_null(14) || !row.is_null(15)) info.shared_memory = clamp32(row.integer(14) + row.integer(15));
     k.kernel_info = capture.launch_info(info);
+    if (!row.is_null(16)) p.context_devices.emplace(row.integer(16), k.device);
     p.gpu_activities.push_back(k);
   }
 }

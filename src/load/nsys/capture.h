@@ -35,6 +35,9 @@ struct CapturedProcess {
   std::unordered_map<std::int64_t, StringId> names;         // StringIds id -> interned name
   std::unordered_map<std::int64_t, StringId> api_names;     // the same, without "_v7000" suffixes
   std::unordered_map<std::int64_t, std::uint32_t> threads;  // globalTid -> thread index
+  // CUDA context -> its kernels' device: the synchronisation rows' own deviceId is 0 for every
+  // process of a 2-GPU nsys 2025/2026 export, the context is right.
+  std::unordered_map<std::int64_t, std::int32_t> context_devices;
   // Rows grow here without a vector's doubling, then move into the profile at exact size.
   ChunkedAppender<RuntimeCall> runtime_calls;
   ChunkedAppender<GpuActivity> gpu_activities;
@@ -89,6 +92,8 @@ std::vector<std::int64_t> worker_processes(const SqliteDb& db);
 // The table readers, each one pass over its table (src/load/nsys/*.cpp).
 void read_runtime_calls(Capture& capture);
 void read_gpu_activities(Capture& capture);  // kernels, memcpy, memset
+// CUPTI_ACTIVITY_KIND_SYNCHRONIZATION rows as GpuSync events (src/load/nsys/syncs.cpp).
+void read_syncs(Capture& capture);
 struct NvtxSummary {
   std::size_t ranges = 0;
   std::size_t cross_thread = 0;  // start/end ranges that ended on another thread

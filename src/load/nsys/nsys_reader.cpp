@@ -82,6 +82,7 @@ void read_export(const std::string& path, const std::string& worker,
       Capture capture(db, key);
       read_runtime_calls(capture);  // sorted by start: start/end ranges are placed by them
       read_gpu_activities(capture);
+      read_syncs(capture);
       NvtxSummary nvtx = read_nvtx(capture);
       p = std::move(capture.process().profile);
       for (std::string& note : capture.skipped_notes()) p.notes.push_back(std::move(note));

@@ -74,6 +74,10 @@ TemplateData summary(const ReportModel& r) {
   list.push_back(metric_entry(r, Metric::BreakdownDataloaderPct, ", of the step"));
   list.push_back(metric_entry(r, Metric::BreakdownCommunicationPct, ", of the step"));
   list.push_back(metric_entry(r, Metric::HostSyncCalls));
+  // How far the critical path explains the step: below rules' critical_path.min_coverage_pct it
+  // bounds no gain (docs/rules.md).
+  if (r.metric(Metric::CriticalPathCoveragePct))
+    list.push_back(metric_entry(r, Metric::CriticalPathCoveragePct, ", of the step"));
   return list;
 }
 

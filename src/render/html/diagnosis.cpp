@@ -90,7 +90,7 @@ void add_diagnosis(const ReportModel& r, TemplateData& view) {
     if (!f.recommendation.empty()) item.set("fix", first_sentence(f.recommendation));
     if (f.gain_pct) {
       item.set("gain", format_pct(f.gain_pct));
-      item.set("gain_on_path", f.gain_bounded_by_path);
+      if (std::string path = gain_path_note(f); !path.empty()) item.set("gain_path", path);
       ++with_gain;
     }
     if (!slot.same_time.empty()) item.set("same_time", same_time_text(slot.same_time));

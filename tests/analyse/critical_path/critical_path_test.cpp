@@ -2,6 +2,10 @@
 // hand from HTA's node and edge rules. Times in the comments are microseconds.
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "analyse/critical_path/critical_path_graph.h"
@@ -95,6 +99,20 @@ TEST(CriticalPath, EventSyncWaitsForTheKernelBeforeTheRecord) {
   EXPECT_EQ(by(s, PathBound::LaunchOverhead), 5 * kUs);
   EXPECT_EQ(by(s, PathBound::GpuCompute), 300 * kUs);
   EXPECT_EQ(by(s, PathBound::Cpu), 10 * kUs);
+}
+
+TEST(CriticalPath, AnEventQueryThatReturnedEarlyWaitedForNothing) {
+  // K1 [5,305) on stream 7 (launched at [0,2)), cudaEventRecord [3,4) after it; cudaEventQuery
+  // [10,11) on that event returns "not ready" long before K1 ends (CUPTI still writes an Event Sync
+  // for it); then op C [20,30). An edge from K1's end (305) back to the query's end (11) would put
+  // C after K1: 5 + 300 + 10 = 315. The host waited for nothing: the path is K1's chain, 5 + 300.
+  TraceBuilder t;
+  t.step(1, 0, 400).runtime("cudaLaunchKernel", 0, 2, 1).kernel("K1", 5, 300, 1, 0, 7);
+  t.runtime("cudaEventRecord", 3, 1, 11).runtime("cudaEventQuery", 10, 1, 12);
+  t.raw_event(sync_event("Event Sync", 10, 1, 12, -1, 7, 11)).op("C", 20, 10);
+  const CriticalPathStep& s = only_step(analyse_json(t.json()));
+  EXPECT_EQ(s.length, 305 * kUs);
+  EXPECT_EQ(by(s, PathBound::GpuCompute), 300 * kUs);
 }
 
 TEST(CriticalPath, StreamWaitEventChainsKernelsAcrossStreams) {
@@ -201,6 +219,56 @@ TEST(CriticalPath, NoHostWorkIsNotApplicable) {
   t.kernel("K", 0, 10, 1);
   WorkerAnalysis w = analyse_json(t.json());
   EXPECT_FALSE(w.metrics.get(Metric::CriticalPathLengthUs).has_value());
+}
+
+// Issue 52: blocking calls of every runtime, as data (rules: critical_path_blocking_calls).
+// The MI300X torch.compile shape of issue 52, without sync events (ROCm traces have none): op A
+// [0,680) launches K1..K5 from calls at [1,3), [3,5), ..., [9,11); the kernels run back to back,
+// 2,510 each, [10,12560); the host then waits in `sync` [690,12560) and runs B [12570,12670).
+// Through the GPU: 5 x 2,510 = 12,550 of kernels, K2..K5 queued behind K1 (kernel-gap edges of 0).
+// K1 has no launch-delay edge (its stream's queue held the 4 later launches when it started, as
+// HTA's rule asks it to be empty), and nothing joins K5 to the host. The host chain: A (680) + B
+// (100) = 780, the blocking call's own 11,870 off the path. Were the call not blocking, the host
+// chain would be 680 + 11,870 + 100 = 12,650, all CPU, and win.
+CriticalPathStep waits_for_the_gpu(const std::string& launch, const std::string& sync) {
+  TraceBuilder t;
+  t.step(1, 0, 12700).op("A", 0, 680);
+  for (int k = 0; k < 5; ++k) {
+    t.runtime(launch, 1 + 2 * k, 2, k + 1);
+    t.kernel("K" + std::to_string(k + 1), 10 + 2510 * k, 2510, k + 1);
+  }
+  t.runtime(sync, 690, 11870, 99).op("B", 12570, 100);
+  return only_step(analyse_json(t.json()));
+}
+
+TEST(CriticalPath, EveryRuntimesBlockingCallLeavesTheWaitOffThePath) {
+  for (const auto& [launch, sync] : std::initializer_list<std::pair<std::string, std::string>>{
+           {"cudaLaunchKernel", "cudaDeviceSynchronize"},
+           {"hipLaunchKernel", "hipDeviceSynchronize"},
+           {"hipLaunchKernel", "hipStreamSynchronize"},
+           {"hipLaunchKernel", "hipEventSynchronize"},
+           {"hipLaunchKernel", "hipMemcpy"},
+           {"hipExtModuleLaunchKernel", "hipMemcpyDtoH"},
+           {"cuLaunchKernel", "cuCtxSynchronize"},
+           {"cuLaunchKernelEx", "cuStreamSynchronize"},
+           {"cudaLaunchKernel", "cudaMemcpy2D"}}) {
+    SCOPED_TRACE(sync);
+    CriticalPathStep s = waits_for_the_gpu(launch, sync);
+    EXPECT_EQ(s.length, 12550 * kUs);
+    EXPECT_EQ(by(s, PathBound::GpuCompute), 12550 * kUs);
+    EXPECT_EQ(by(s, PathBound::Cpu), 0);
+  }
+}
+
+TEST(CriticalPath, AStreamWaitOrAnAsyncCopyDoesNotBlockTheHost) {
+  // hipStreamWaitEvent makes a stream wait, not the host; hipMemcpyAsync returns at once (as
+  // cudaMemcpyAsync, which HTA @f4d0062 keeps on the path): the host chain of 12,650 stands.
+  for (const char* call : {"hipStreamWaitEvent", "hipMemcpyAsync"}) {
+    SCOPED_TRACE(call);
+    CriticalPathStep s = waits_for_the_gpu("hipLaunchKernel", call);
+    EXPECT_EQ(s.length, 12650 * kUs);
+    EXPECT_EQ(by(s, PathBound::Cpu), 12650 * kUs);
+  }
 }
 
 TEST(CriticalPathGraph, LongestPathBreaksCycles) {
