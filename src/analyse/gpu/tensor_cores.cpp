@@ -25,14 +25,23 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& k = p.gpu_activities[i];
     if (k.kind != GpuActivityKind::Kernel) continue;
-    bool tc = classes.tensor_core_kernel(k.name);
+    TensorCoreRules::Verdict verdict = classes.tensor_core_kernel.verdict(k.name);
+    bool tc = verdict.tensor_core;
     bool layout = !tc && classes.layout_conversion_kernel(k.name);
     TimeNs inside = overlap({k.start, k.end}, window);
+    std::uint32_t owner = a.activity_owner(i);
+    // Owned by an op, or only by an annotation or nothing (a graph replay without its capture).
+    bool by_op = owner != kNone && p.host_events[owner].kind == HostKind::Op;
     if (count_unlaunched || a.activity_runtime[i] != kNone) {
       sums.kernel_ns += inside;
-      if (tc) sums.tc_kernel_ns += inside;
+      if (!by_op) sums.unowned_kernel_ns += inside;
+      if (!by_op && tc) sums.unowned_tc_kernel_ns += inside;
+      if (tc) {
+        sums.tc_kernel_ns += inside;
+        const KernelPrecisionPattern* precision = classes.tensor_core_kernel.precision(verdict);
+        add_time(sums.tc_kernel_ns_by_precision[precision ? precision->precision : ""], inside);
+      }
     }
-    std::uint32_t owner = a.activity_owner(i);
     if (owner != kNone) owned.push_back({owner, tc, inside, tc ? inside : 0, layout ? inside : 0});
   }
   std::stable_sort(owned.begin(), owned.end(),
@@ -171,6 +180,11 @@ TensorCoreSums& TensorCoreSums::operator+=(const TensorCoreSums& from) {
   add_time(kernel_ns, from.kernel_ns);
   add_time(tc_kernel_ns, from.tc_kernel_ns);
   add_time(op_kernel_ns, from.op_kernel_ns);
+  add_time(unowned_kernel_ns, from.unowned_kernel_ns);
+  add_time(unowned_tc_kernel_ns, from.unowned_tc_kernel_ns);
+  for (const auto& [precision, time] : from.tc_kernel_ns_by_precision)
+    add_time(tc_kernel_ns_by_precision[precision], time);
+  min_judged_pct = std::max(min_judged_pct, from.min_judged_pct);
   add_time(eligible_self_kernel_ns, from.eligible_self_kernel_ns);
   add_time(eligible_total_kernel_ns, from.eligible_total_kernel_ns);
   add_time(eligible_tc_kernel_ns, from.eligible_tc_kernel_ns);
