@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -89,6 +91,52 @@ ReportSystem report_system(const ProfileInfo& info) {
   return s;
 }
 
+// Shares of a total by name, largest first: "fp32 65.4%, bf16 30.1%" ("" names `unnamed`).
+template <typename Value>
+std::string shares_text(const std::map<std::string, Value>& parts, std::string_view unnamed) {
+  double total = 0;
+  for (const auto& [name, value] : parts) total += static_cast<double>(value);
+  if (total <= 0) return "";
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto& [name, value] : parts)
+    if (value > 0) order.emplace_back(static_cast<double>(value), name.empty() ? std::string(unnamed) : name);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [value, name] : order)
+    out += fmt::format("{}{} {:.1f}%", out.empty() ? "" : ", ", name, 100 * value / total);
+  return out;
+}
+
+// The matrix work whose FLOPs are not modelled, the largest part of any worker: an op, or the
+// Tensor Core kernels no op owns (graph replays without their capture trace).
+std::string largest_unmodelled_op(const RunAnalysis& analysis) {
+  std::string out;
+  double most = 0;
+  for (const WorkerAnalysis& w : analysis.workers) {
+    const ComputeSums& c = w.compute;
+    TimeNs unowned = w.tensor_cores.unowned_tc_kernel_ns;
+    double whole = static_cast<double>(c.eligible_device) + static_cast<double>(unowned);
+    if (whole <= 0) continue;
+    bool replay = unowned > c.largest_unmodelled_ns;
+    TimeNs part = replay ? unowned : c.largest_unmodelled_ns;
+    if (part <= 0 || static_cast<double>(part) <= most) continue;
+    most = static_cast<double>(part);
+    std::string name = replay ? "Tensor Core kernels no op owns (graph replays without their capture trace)"
+                              : c.largest_unmodelled;
+    out = fmt::format("{} ({:.1f}% of the matrix work's time)", name, 100 * static_cast<double>(part) / whole);
+  }
+  return out;
+}
+
+// What MFU is measured against: the precisions the ops ran in.
+std::string precision_note(const WorkerAnalysis& w) {
+  std::string mix = shares_text(w.compute.ideal_seconds_by_precision, "unknown");
+  return mix.empty() ? ""
+                     : fmt::format(" MFU and the roofline are against the peaks of the precisions the ops ran in "
+                                   "(share of the time at the peak: {}).",
+                                   mix);
+}
+
 // The roofline's ceilings as the report states them, or why there are none.
 std::string roofline_note(const WorkerAnalysis& w) {
   if (w.roofline.modelled_kernel_ns <= 0 && w.roofline.flop == 0) return "";
@@ -104,9 +152,9 @@ std::string roofline_note(const WorkerAnalysis& w) {
         "No roofline: the gpu_peaks entry {} has no memory_gbps; the table has the model's FLOPs "
         "and bytes.",
         c.peak_name);
-  return fmt::format(
-      "Ceilings: {} ({}){}.", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
-      c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "");
+  return fmt::format("Ceilings: {} ({}){}.{}", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
+                     c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "",
+                     precision_note(w));
 }
 
 ReportWorker report_worker(const WorkerAnalysis& w) {
@@ -145,6 +193,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.settings.key_op = options.key_op;
   m.settings.rule_sources = rule_sources;
   m.metrics = analysis.metrics;
+  m.largest_unmodelled_op = largest_unmodelled_op(analysis);
   m.run_warnings = analysis.warnings;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.workers.push_back(report_worker(analysis.workers[i]));
