@@ -276,9 +276,9 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
   const ComputeSums& c = in.compute;
   // Tensor Core kernels no op owns (graph replays without their capture) are matrix work too, of
   // ops the trace does not show: their FLOPs are unknown.
-  std::optional<double> coverage =
-      ratio_pct(static_cast<double>(c.eligible_device_counted),
-                static_cast<double>(c.eligible_device) + static_cast<double>(in.tensor_cores.unowned_tc_kernel_ns));
+  std::optional<double> coverage = ratio_pct(
+      static_cast<double>(c.eligible_device_counted),
+      static_cast<double>(c.eligible_device) + static_cast<double>(in.tensor_cores.unowned_tc_kernel_ns));
   m.set(Metric::ComputeFlopsCoveragePct, coverage);
   if (c.flops > 0) m.set(Metric::ComputeFlops, c.flops);
   if (c.flops > 0) m.set(Metric::ComputePeakKnownPct, 100.0 * c.flops_at_known_peak / c.flops);

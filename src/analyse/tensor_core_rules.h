@@ -30,7 +30,7 @@ struct TensorCoreRules {
   PatternSet simt;
   PatternSet tensor_core_kernels;
   PatternSet precision_patterns;
-  std::vector<std::string> rule_text;  // "simt: <pattern>" for each SIMT entry, then "<pattern>" for each TC one
+  std::vector<std::string> rule_text;  // "simt: <pattern>" per SIMT entry, then each TC entry's pattern
   std::size_t simt_count = 0;
   std::vector<KernelPrecisionPattern> precisions;
 };

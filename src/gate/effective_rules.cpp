@@ -71,8 +71,9 @@ void classification(YAML::Emitter& out, const Classification& c) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "pattern" << YAML::Value << YAML::SingleQuoted
         << m.pattern << YAML::Key << "model" << YAML::Value << m.model << YAML::Key << "flops_per_element"
         << YAML::Value << m.flops_per_element;
-    for (auto [key, value] : {std::pair{"topk_ops", &m.topk_ops}, std::pair{"gated_kernels", &m.gated_kernels},
-                              std::pair{"fp4_weight_kernels", &m.fp4_weight_kernels}, std::pair{"batch", &m.batch}})
+    for (auto [key, value] :
+         {std::pair{"topk_ops", &m.topk_ops}, std::pair{"gated_kernels", &m.gated_kernels},
+          std::pair{"fp4_weight_kernels", &m.fp4_weight_kernels}, std::pair{"batch", &m.batch}})
       if (!value->empty()) out << YAML::Key << key << YAML::Value << YAML::SingleQuoted << *value;
     if (m.model == "serving_attention")
       out << YAML::Key << "query" << YAML::Value << m.query << YAML::Key << "value" << YAML::Value << m.value;
@@ -112,9 +113,9 @@ void classification(YAML::Emitter& out, const Classification& c) {
   }
   out << YAML::EndSeq << YAML::EndMap;
   out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap << YAML::Key << "mfu_min_flops_coverage_pct"
-      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::Key << "tensor_core_min_judged_pct" << YAML::Value
-      << c.tc_min_judged_pct << YAML::Key << "roofline_target_pct" << YAML::Value << c.roofline_target_pct
-      << YAML::EndMap;
+      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::Key << "tensor_core_min_judged_pct"
+      << YAML::Value << c.tc_min_judged_pct << YAML::Key << "roofline_target_pct" << YAML::Value
+      << c.roofline_target_pct << YAML::EndMap;
   out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
       << YAML::Value << c.fix_first_min_gain_pct << YAML::EndMap;
   out << YAML::Key << "critical_path" << YAML::Value << YAML::BeginMap << YAML::Key << "max_kernel_gap_us"

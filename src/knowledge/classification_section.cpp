@@ -37,8 +37,9 @@ constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "sou
 constexpr std::array<std::string_view, 7> kPeakKeys = {"match",  "name",     "tflops", "memory_gbps",
                                                        "source", "measured", "note"};
 constexpr std::array<std::string_view, 11> kOpModelKeys = {
-    "pattern",       "model",   "flops_per_element", "source", "note", "topk_ops", "gated_kernels",
-    "fp4_weight_kernels", "batch", "query",             "value"};
+    "pattern",  "model",         "flops_per_element",  "source", "note",
+    "topk_ops", "gated_kernels", "fp4_weight_kernels", "batch",  "query",
+    "value"};
 constexpr std::array<std::string_view, 16> kOpModels = {"gemm",
                                                         "conv",
                                                         "attention",
@@ -148,8 +149,9 @@ std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
 
 // What the moe and serving_attention models read beyond the op's own arguments (docs/rules.md).
 void read_serving_keys(YamlCheck& check, const YAML::Node& item, OpModelPattern& m) {
-  for (auto [key, field] : {std::pair{"topk_ops", &m.topk_ops}, std::pair{"gated_kernels", &m.gated_kernels},
-                            std::pair{"fp4_weight_kernels", &m.fp4_weight_kernels}, std::pair{"batch", &m.batch}})
+  for (auto [key, field] :
+       {std::pair{"topk_ops", &m.topk_ops}, std::pair{"gated_kernels", &m.gated_kernels},
+        std::pair{"fp4_weight_kernels", &m.fp4_weight_kernels}, std::pair{"batch", &m.batch}})
     if (YAML::Node v = item[key]) *field = check.pattern(v, key).value_or("");
   for (auto [key, field] : {std::pair{"query", &m.query}, std::pair{"value", &m.value}})
     if (YAML::Node v = item[key]) {
@@ -160,7 +162,8 @@ void read_serving_keys(YamlCheck& check, const YAML::Node& item, OpModelPattern&
         *field = static_cast<int>(*n);
     }
   if (m.model == "moe" && m.topk_ops.empty()) check.error(item, "a moe model needs 'topk_ops'");
-  if (m.model == "serving_attention" && m.batch.empty()) check.error(item, "a serving_attention model needs 'batch'");
+  if (m.model == "serving_attention" && m.batch.empty())
+    check.error(item, "a serving_attention model needs 'batch'");
 }
 
 std::optional<OpModelPattern> read_op_model(YamlCheck& check, const YAML::Node& item) {
@@ -198,12 +201,14 @@ std::string default_peak(std::string_view precision) {
   return std::string(precision);
 }
 
-std::optional<std::string> read_precision_name(YamlCheck& check, const YAML::Node& node, std::string_view key) {
+std::optional<std::string> read_precision_name(YamlCheck& check, const YAML::Node& node,
+                                               std::string_view key) {
   auto name = check.string(node, key);
   if (!name) return std::nullopt;
   if (std::find(kKernelPrecisions.begin(), kKernelPrecisions.end(), *name) != kKernelPrecisions.end())
     return name;
-  check.error(node, fmt::format("unknown precision '{}' (one of: {})", *name, fmt::join(kKernelPrecisions, ", ")));
+  check.error(node,
+              fmt::format("unknown precision '{}' (one of: {})", *name, fmt::join(kKernelPrecisions, ", ")));
   return std::nullopt;
 }
 
@@ -389,8 +394,8 @@ void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classifica
 }
 
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out) {
-  static constexpr std::array<std::string_view, 3> kKeys = {"mfu_min_flops_coverage_pct", "roofline_target_pct",
-                                                            "tensor_core_min_judged_pct"};
+  static constexpr std::array<std::string_view, 3> kKeys = {
+      "mfu_min_flops_coverage_pct", "roofline_target_pct", "tensor_core_min_judged_pct"};
   if (!check.is_map(node, "compute")) return;
   check.known_keys(node, kKeys, "compute");
   if (YAML::Node v = node["mfu_min_flops_coverage_pct"]) {

@@ -149,10 +149,9 @@ std::string compute_line(const ReportModel& r) {
   const MetricValues& m = r.metrics;
   auto flops = m.get(Metric::ComputeFlops);
   if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
-  std::vector<std::string> parts = {fmt::format("{:.3g} FLOP", *flops),
-                                    format_tflops(m.get(Metric::ComputeTflopsAchieved)),
-                                    metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m),
-                                    labelled(m, Metric::ComputeFlopsCoveragePct)};
+  std::vector<std::string> parts = {
+      fmt::format("{:.3g} FLOP", *flops), format_tflops(m.get(Metric::ComputeTflopsAchieved)),
+      metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m), labelled(m, Metric::ComputeFlopsCoveragePct)};
   if (!r.largest_unmodelled_op.empty()) parts.push_back("largest unmodelled: " + r.largest_unmodelled_op);
   return join(parts);
 }

@@ -17,7 +17,8 @@ struct PrecisionShare {
 
 constexpr std::array<Column<PrecisionShare>, 4> kColumns = {{
     {"precision", "",
-     "The precision the Tensor Core kernels' names state (rules: kernel_precisions); \"unstated\": names that "
+     "The precision the Tensor Core kernels' names state (rules: kernel_precisions); \"unstated\": names "
+     "that "
      "do not say (their op's input types may)",
      [](const PrecisionShare& r) { return ReportCell{r.precision}; }},
     {"tc_kernel_us", "us", "Tensor Core kernel time in the window",
@@ -39,7 +40,8 @@ ReportTable tc_precision_table(const TensorCoreSums& sums) {
     return a.tc != b.tc ? a.tc > b.tc : a.precision < b.precision;
   });
   return make_table("tc_precisions", "Tensor Core time by precision",
-                    "Tensor Core kernel time by the precision the kernel names state, most first", kColumns, rows);
+                    "Tensor Core kernel time by the precision the kernel names state, most first", kColumns,
+                    rows);
 }
 
 }  // namespace perfgate

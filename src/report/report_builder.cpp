@@ -123,7 +123,8 @@ std::string largest_unmodelled_op(const RunAnalysis& analysis) {
     most = static_cast<double>(part);
     std::string name = replay ? "Tensor Core kernels no op owns (graph replays without their capture trace)"
                               : c.largest_unmodelled;
-    out = fmt::format("{} ({:.1f}% of the matrix work's time)", name, 100 * static_cast<double>(part) / whole);
+    out =
+        fmt::format("{} ({:.1f}% of the matrix work's time)", name, 100 * static_cast<double>(part) / whole);
   }
   return out;
 }
@@ -132,9 +133,10 @@ std::string largest_unmodelled_op(const RunAnalysis& analysis) {
 std::string precision_note(const WorkerAnalysis& w) {
   std::string mix = shares_text(w.compute.ideal_seconds_by_precision, "unknown");
   return mix.empty() ? ""
-                     : fmt::format(" MFU and the roofline are against the peaks of the precisions the ops ran in "
-                                   "(share of the time at the peak: {}).",
-                                   mix);
+                     : fmt::format(
+                           " MFU and the roofline are against the peaks of the precisions the ops ran in "
+                           "(share of the time at the peak: {}).",
+                           mix);
 }
 
 // The roofline's ceilings as the report states them, or why there are none.
@@ -152,9 +154,10 @@ std::string roofline_note(const WorkerAnalysis& w) {
         "No roofline: the gpu_peaks entry {} has no memory_gbps; the table has the model's FLOPs "
         "and bytes.",
         c.peak_name);
-  return fmt::format("Ceilings: {} ({}){}.{}", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
-                     c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "",
-                     precision_note(w));
+  return fmt::format(
+      "Ceilings: {} ({}){}.{}", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
+      c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "",
+      precision_note(w));
 }
 
 ReportWorker report_worker(const WorkerAnalysis& w) {

@@ -411,10 +411,12 @@ constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
     {"compute_capability", "", "Compute capability",
      [](const ReportGpu& g) { return text(g.compute_capability); }},
     {"architecture", "",
-     "Architecture (rules: gpu_architectures); \"or newer (inferred)\": from kernel names, the least it can be",
+     "Architecture (rules: gpu_architectures); \"or newer (inferred)\": from kernel names, the least it can "
+     "be",
      [](const ReportGpu& g) {
-       return text(g.architecture.empty() || !g.architecture_inferred ? g.architecture
-                                                                      : g.architecture + " or newer (inferred)");
+       return text(g.architecture.empty() || !g.architecture_inferred
+                       ? g.architecture
+                       : g.architecture + " or newer (inferred)");
      }},
     {"sm_count", "count", "Multiprocessors",
      [](const ReportGpu& g) {

@@ -39,7 +39,8 @@ std::vector<bool> bottom_matrix_ops(const Profile& p, const OpStats& stats, cons
       auto [it, added] = typed.try_emplace(e.name, false);
       if (added) {
         const std::string& type = c.op_type(p.str(e.name));
-        it->second = type == "matmul" || type == "convolution" || type == "attention" || type == "mixture of experts";
+        it->second =
+            type == "matmul" || type == "convolution" || type == "attention" || type == "mixture of experts";
       }
       matrix = stats.eligible(i) || it->second;
     }

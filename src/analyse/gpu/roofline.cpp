@@ -98,7 +98,10 @@ class RowBuilder {
 class Roofline {
  public:
   explicit Roofline(const RooflineInputs& in)
-      : in_(in), n_(in.profile.host_events.size()), rows_(in.profile), serving_(in.profile, in.stats, in.args) {
+      : in_(in),
+        n_(in.profile.host_events.size()),
+        rows_(in.profile),
+        serving_(in.profile, in.stats, in.args) {
     const GpuMetrics* gpu = main_gpu(in.gpus);
     peak_ = gpu ? in.classification.gpu_peak(gpu->name) : nullptr;
   }
@@ -207,8 +210,8 @@ class Roofline {
     OpCall call = call_of(i);
     Precision precision = precision_of(first_tensor_type(call.types));
     bool matrix = counted || cost->matrix;
-    Ceilings ceilings =
-        ceilings_of(peak_, precision, matrix, in_.stats.eligible(i), matrix ? in_.stats.kernel_precision(i) : nullptr);
+    Ceilings ceilings = ceilings_of(peak_, precision, matrix, in_.stats.eligible(i),
+                                    matrix ? in_.stats.kernel_precision(i) : nullptr);
     RooflineRow& r = rows_.row(i, true);
     TimeNs kernel = in_.stats.total_device(i);
     RowBuilder::add_call(r, kernel);

@@ -113,7 +113,8 @@ void ServingContextReader::read_moe(std::size_t op, const OpModelPattern& m, Ser
     for (std::uint32_t a : stats_.launched(e)) {
       std::string_view name = p_.str(p_.gpu_activities[a].name);
       re2::StringPiece kernel(name.data(), name.size());
-      if (!m.gated_kernels.empty() && re2::RE2::PartialMatch(kernel, compiled(m.gated_kernels))) out.gated = true;
+      if (!m.gated_kernels.empty() && re2::RE2::PartialMatch(kernel, compiled(m.gated_kernels)))
+        out.gated = true;
       if (!m.fp4_weight_kernels.empty() && re2::RE2::PartialMatch(kernel, compiled(m.fp4_weight_kernels)))
         out.fp4_weights = true;
     }
@@ -126,8 +127,8 @@ void ServingContextReader::read_batch(std::size_t op, const OpModelPattern& m, S
   std::vector<re2::StringPiece> pieces(static_cast<std::size_t>(groups) + 1);
   for (std::uint32_t e = p_.host_events[op].parent; e != kNone; e = p_.host_events[e].parent) {
     std::string_view name = p_.str(p_.host_events[e].name);
-    if (!re.Match(re2::StringPiece(name.data(), name.size()), 0, name.size(), re2::RE2::UNANCHORED, pieces.data(),
-                  groups + 1))
+    if (!re.Match(re2::StringPiece(name.data(), name.size()), 0, name.size(), re2::RE2::UNANCHORED,
+                  pieces.data(), groups + 1))
       continue;
     for (const auto& [group, index] : re.NamedCapturingGroups()) {
       const re2::StringPiece& piece = pieces[static_cast<std::size_t>(index)];

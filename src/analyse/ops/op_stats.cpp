@@ -114,7 +114,8 @@ const KernelPrecisionPattern* OpStats::kernel_precision(std::size_t e) const {
       const KernelPrecisionPattern* precision =
           classes_.tensor_core_kernel.precision(classes_.tensor_core_kernel.verdict(act.name));
       if (!precision) continue;
-      auto found = std::find_if(times.begin(), times.end(), [&](const auto& t) { return t.first == precision; });
+      auto found =
+          std::find_if(times.begin(), times.end(), [&](const auto& t) { return t.first == precision; });
       if (found == times.end()) {
         times.emplace_back(precision, 0);
         found = times.end() - 1;
