@@ -90,7 +90,7 @@ std::string mfu_text(const MetricValues& metrics) {
   if (peak_known && *peak_known == 0)
     return "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)";
   if (coverage)
-    return fmt::format("n/a (FLOPs known for {} of the eligible ops' time)", format_pct(coverage));
+    return fmt::format("n/a (FLOPs known for {} of the matrix work's time)", format_pct(coverage));
   return "n/a";
 }
 

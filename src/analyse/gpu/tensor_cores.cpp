@@ -30,12 +30,14 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
     bool layout = !tc && classes.layout_conversion_kernel(k.name);
     TimeNs inside = overlap({k.start, k.end}, window);
     std::uint32_t owner = a.activity_owner(i);
-    // Owned by an op, or only by an annotation or nothing (a graph replay without its capture).
+    // Whose op the trace cannot say: no launching call recorded, or a graph replay whose captured
+    // op is unknown (no capture trace; its launch may sit in an annotation, not an op).
     bool by_op = owner != kNone && p.host_events[owner].kind == HostKind::Op;
+    bool unowned = owner == kNone || (!by_op && a.is_graph_launch(a.activity_runtime[i]));
     if (count_unlaunched || a.activity_runtime[i] != kNone) {
       sums.kernel_ns += inside;
-      if (!by_op) sums.unowned_kernel_ns += inside;
-      if (!by_op && tc) sums.unowned_tc_kernel_ns += inside;
+      if (unowned) sums.unowned_kernel_ns += inside;
+      if (unowned && tc) sums.unowned_tc_kernel_ns += inside;
       if (tc) {
         sums.tc_kernel_ns += inside;
         const KernelPrecisionPattern* precision = classes.tensor_core_kernel.precision(verdict);

@@ -13,7 +13,10 @@ namespace {
 std::optional<OpCost> cost(const std::string& model, std::string_view op, const std::vector<Dims>& dims,
                            const std::vector<std::string>& types,
                            const std::vector<std::string>& scalars = {}, double per_element = 1) {
-  return op_cost(OpModelPattern{"", model, per_element}, OpCall{op, dims, types, scalars});
+  OpModelPattern m;
+  m.model = model;
+  m.flops_per_element = per_element;
+  return op_cost(m, OpCall{op, dims, types, scalars, nullptr});
 }
 
 void expect_cost(const std::optional<OpCost>& c, double flop, double bytes) {
