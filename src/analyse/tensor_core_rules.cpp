@@ -37,10 +37,12 @@ TensorCoreRules::TensorCoreRules(const Classification& c)
 
 TensorCoreRules::Verdict TensorCoreRules::verdict(std::string_view name) const {
   Verdict v;
-  int simt_rule = simt.first_match(name);
+  // A yes/no match stops early; which entry matched is looked for only where one did.
+  int simt_rule = simt.matches(name) ? simt.first_match(name) : -1;
   if (simt_rule >= 0) {
     v.rule = simt_rule;
-  } else if (int tc = tensor_core_kernels.first_match(name); tc >= 0) {
+  } else if (int tc = tensor_core_kernels.matches(name) ? tensor_core_kernels.first_match(name) : -1;
+             tc >= 0) {
     v.tensor_core = true;
     v.rule = tc + static_cast<int>(simt_count);
   }

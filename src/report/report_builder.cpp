@@ -107,24 +107,31 @@ std::string shares_text(const std::map<std::string, Value>& parts, std::string_v
   return out;
 }
 
-// The matrix work whose FLOPs are not modelled, the largest part of any worker: an op, or the
-// Tensor Core kernels no op owns (graph replays without their capture trace).
+// A worker's largest matrix work whose FLOPs are not modelled: an op, or the Tensor Core kernels no
+// op owns (graph replays without their capture trace); its time, 0 when there is none.
+TimeNs largest_unmodelled(const WorkerAnalysis& w, std::string& text) {
+  const ComputeSums& c = w.compute;
+  TimeNs unowned = w.tensor_cores.unowned_tc_kernel_ns;
+  double whole = static_cast<double>(c.eligible_device) + static_cast<double>(unowned);
+  bool replay = unowned > c.largest_unmodelled_ns;
+  TimeNs part = replay ? unowned : c.largest_unmodelled_ns;
+  if (whole <= 0 || part <= 0) return 0;
+  std::string name = replay ? "Tensor Core kernels no op owns (graph replays without their capture trace)"
+                            : c.largest_unmodelled;
+  text = fmt::format("{} ({:.1f}% of the matrix work's time)", name, 100 * static_cast<double>(part) / whole);
+  return part;
+}
+
+// The run's: the largest of any worker.
 std::string largest_unmodelled_op(const RunAnalysis& analysis) {
   std::string out;
-  double most = 0;
+  TimeNs most = 0;
   for (const WorkerAnalysis& w : analysis.workers) {
-    const ComputeSums& c = w.compute;
-    TimeNs unowned = w.tensor_cores.unowned_tc_kernel_ns;
-    double whole = static_cast<double>(c.eligible_device) + static_cast<double>(unowned);
-    if (whole <= 0) continue;
-    bool replay = unowned > c.largest_unmodelled_ns;
-    TimeNs part = replay ? unowned : c.largest_unmodelled_ns;
-    if (part <= 0 || static_cast<double>(part) <= most) continue;
-    most = static_cast<double>(part);
-    std::string name = replay ? "Tensor Core kernels no op owns (graph replays without their capture trace)"
-                              : c.largest_unmodelled;
-    out =
-        fmt::format("{} ({:.1f}% of the matrix work's time)", name, 100 * static_cast<double>(part) / whole);
+    std::string text;
+    if (TimeNs part = largest_unmodelled(w, text); part > most) {
+      most = part;
+      out = std::move(text);
+    }
   }
   return out;
 }
@@ -174,6 +181,10 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   r.system = report_system(w.info);
   r.warnings = w.warnings;
   r.roofline_note = roofline_note(w);
+  // The HTML shows the note under the roofline: it names the matrix work MFU has no FLOPs for.
+  if (std::string text; largest_unmodelled(w, text) > 0)
+    r.roofline_note += fmt::format("{}FLOP coverage: the largest matrix work without a FLOP count is {}.",
+                                   r.roofline_note.empty() ? "" : " ", text);
   const Timeline& t = w.tables.timeline;
   r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities};
   if (w.memory.peak_allocated)

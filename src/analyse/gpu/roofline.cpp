@@ -310,9 +310,14 @@ RooflineRow& RooflineRow::operator+=(const RooflineRow& from) {
   has_roofline = has_roofline || from.has_roofline;
   misaligned = misaligned || from.misaligned;
   if (family.empty()) family = from.family;
+  // Workers may have run one op in different precisions (kernels that name theirs, or not): the
+  // smallest name and its peak, so that a run's row does not depend on the order workers fold in.
+  if (!from.precision.empty() && (precision.empty() || from.precision < precision)) {
+    precision = from.precision;
+    if (from.peak_tflops != 0) peak_tflops = from.peak_tflops;
+  }
   if (peak_tflops == 0) peak_tflops = from.peak_tflops;
   if (memory_gbps == 0) memory_gbps = from.memory_gbps;
-  if (precision.empty()) precision = from.precision;
   return *this;
 }
 

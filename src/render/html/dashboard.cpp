@@ -69,11 +69,7 @@ TemplateData summary(const ReportModel& r) {
   if (r.metric(Metric::KernelsCompiledPct).value_or(0) > 0)
     list.push_back(metric_entry(r, Metric::KernelsCompiledPct));
   list.push_back(metric_entry(r, Metric::ComputeTflopsAchieved));
-  std::string mfu = mfu_text(r.metrics);
-  if (!r.largest_unmodelled_op.empty())
-    mfu += fmt::format(" (FLOP coverage {}; largest unmodelled: {})",
-                       format_pct(r.metric(Metric::ComputeFlopsCoveragePct)), r.largest_unmodelled_op);
-  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + ", of the GPUs' peak", mfu,
+  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + ", of the GPUs' peak", mfu_text(r.metrics),
                        change_badge(r, Metric::ComputeMfuPct)));
   list.push_back(metric_entry(r, Metric::BreakdownDataloaderPct, ", of the step"));
   list.push_back(metric_entry(r, Metric::BreakdownCommunicationPct, ", of the step"));

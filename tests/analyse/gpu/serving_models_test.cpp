@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include "perfgate/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -72,6 +73,11 @@ TEST(ServingModels, WithoutTopKTheMoeOpIsUnmodelledAndNamed) {
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100.0 * 10 / 40);
   ReportModel report = report_of_json(serving_trace(false), default_rules());
   EXPECT_EQ(report.largest_unmodelled_op, "vllm::moe_forward (75.0% of the matrix work's time)");
+  // The HTML names it under the roofline.
+  EXPECT_NE(render_html(report).page.find("the largest matrix work without a FLOP count is vllm::moe_forward "
+                                          "(75.0% of the matrix work&apos;s "
+                                          "time)"),
+            std::string::npos);
 }
 
 // A graph replay without its capture: aten::mm [64, 64] x [64, 64] (10 us, modelled) beside 90 us
