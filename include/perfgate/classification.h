@@ -33,8 +33,20 @@ struct GpuPeak {
 struct OpModelPattern {
   std::string pattern;  // RE2 on the op name, whole
   std::string model;    // gemm, conv, attention, unary, binary, copy, reduce, softmax, softmax_backward,
-                        // layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, rms_norm
+                        // layer_norm, layer_norm_backward, batch_norm, batch_norm_backward, rms_norm,
+                        // moe, serving_attention
   double flops_per_element = 1;
+  // moe: the op it calls whose second argument is the top-k (RE2, whole name), the kernels of a
+  // gated (SwiGLU) expert MLP, and the kernels whose expert weights are 4-bit (MXFP4, NVFP4).
+  std::string topk_ops;
+  std::string gated_kernels;
+  std::string fp4_weight_kernels;
+  // serving_attention: the annotation of the serving step around the op (RE2 with the named groups
+  // c_sqsq, c_sqsk and g_sqsk: the step's context and generation lengths), and the positions of
+  // the query and value inputs.
+  std::string batch;
+  int query = 0;
+  int value = 2;
 };
 
 // What a fused kernel computes, from the ATen ops its name lists (rules: fused_patterns): the first
@@ -45,6 +57,15 @@ struct FusedPattern {
   std::vector<std::string> all;    // ops the name must list, every one
   std::vector<std::string> any;    // ... and at least one of these; empty: no such condition
   std::string model;               // "gemm": FLOPs 2·B·M·N·K from the launch's input shapes; "": none
+};
+
+// The precision a Tensor Core or SIMT matrix kernel computes in, read from its name (rules:
+// kernel_precisions): the first entry whose pattern matches decides.
+struct KernelPrecisionPattern {
+  std::string pattern;    // RE2, anywhere in the kernel name
+  std::string precision;  // fp64, fp32, tf32, bf16, fp16, fp8, fp6, fp4, int8, mxfp8, mxfp6, mxfp4, nvfp4
+  std::string peak;       // the precision whose peak applies (a mixed-format MMA runs at its wider operand's)
+  std::string formats;    // the operand formats as the name states them ("MXFP8 x MXFP4"); may be empty
 };
 
 // A GPU architecture (rules: gpu_architectures), recognised by the device's name, or by the
@@ -62,6 +83,9 @@ struct GpuArchitecture {
 // kernels and ops. They come from the rules YAML (`classification:`), never from code.
 struct Classification {
   std::vector<std::string> tensor_core_kernels;
+  // Kernels that run on the SIMT units whatever else their name says (FP32 FFMA GEMMs): checked
+  // before tensor_core_kernels, so that a match here is never Tensor Core work.
+  std::vector<std::string> non_tensor_core_kernels;
   std::vector<std::string> tensor_core_eligible_ops;
   // Kernels that only reorder a tensor between memory layouts (NCHW <-> NHWC transposes that cuDNN
   // and MIOpen run around convolutions on NCHW tensors).
@@ -89,6 +113,7 @@ struct Classification {
   std::vector<GpuPeak> gpu_peaks;                          // first match on the device name wins
   std::vector<GpuArchitecture> gpu_architectures;          // by device name (first match), or kernel names
   std::vector<OpModelPattern> op_models;                   // first match wins; no match: unmodelled
+  std::vector<KernelPrecisionPattern> kernel_precisions;   // first match wins; no match: the op's types
   // TorchInductor's generated kernels, by whole name: the first group is the kernel's kind (poi,
   // red, per, tem, for), the second the ATen ops its name lists (may be empty).
   std::vector<std::string> compiled_kernels;
@@ -107,6 +132,9 @@ struct Classification {
   // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
   // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
   double mfu_min_flops_coverage_pct = 50;
+  // Tensor Core efficiency only where ops are known for at least this share of the kernel time
+  // (tensor_core.judged_kernel_time_pct): graph replays without their capture hide which ops ran.
+  double tc_min_judged_pct = 50;
   // The share of its roofline an op is expected to reach: ops below it are far from their roofline
   // (roofline.saving_pct counts the time each would save at it).
   double roofline_target_pct = 50;

@@ -310,6 +310,9 @@ struct ReportModel {
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not
   std::optional<ReportVerdict> verdict;
+  // The matrix work whose FLOPs are not modelled, largest first: "vllm::moe_forward (42.0% of the
+  // matrix work's time)"; empty when all of it is (compute.flops_coverage_pct).
+  std::string largest_unmodelled_op;
 
   std::optional<double> metric(Metric id) const { return metrics.get(id); }  // the run's; empty: n/a
 };

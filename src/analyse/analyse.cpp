@@ -48,7 +48,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
               const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates) {
   OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
   ArgumentCache args(profile);
-  std::vector<float> flops = counted_flops(profile, stats, args, classes, compiled.fused_names, templates);
+  std::vector<float> flops = counted_flops(profile, stats, args, classes, compiled, templates);
   OpTableInputs in{profile,
                    attribution,
                    stats,
@@ -122,6 +122,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                        w.tensor_cores =
                                            tensor_core_sums(profile, attribution, classes, w.window,
                                                             compiled.tc_share_counts_unlaunched_kernels);
+                                       w.tensor_cores.min_judged_pct = compiled.tc_min_judged_pct;
                                      }});
   describe_architectures(profile, compiled, w.gpus, w.warnings);
   // Four groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds

@@ -41,7 +41,7 @@ std::vector<std::string> whole_names(const std::vector<std::string>& patterns) {
 }  // namespace
 
 CompiledClassification::CompiledClassification(const Classification& c)
-    : tensor_core_kernels(c.tensor_core_kernels, "tensor_core_kernels"),
+    : tensor_core_rules(c),
       eligible_ops(c.tensor_core_eligible_ops, "tensor_core_eligible_ops"),
       layout_conversion_kernels(c.layout_conversion_kernels, "layout_conversion_kernels"),
       communication_kernels(c.communication_kernels, "communication_kernels"),
@@ -70,6 +70,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       architecture_devices(device_patterns(c.gpu_architectures), "gpu_architectures devices"),
       attribution{c.attribute_by_time_containment, c.external_id_must_enclose},
       mfu_min_flops_coverage_pct(c.mfu_min_flops_coverage_pct),
+      tc_min_judged_pct(c.tc_min_judged_pct),
       roofline_target_pct(c.roofline_target_pct),
       critical_path_max_kernel_gap_us(c.critical_path_max_kernel_gap_us),
       tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels) {

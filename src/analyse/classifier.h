@@ -5,6 +5,7 @@
 #include "analyse/attribution.h"
 #include "analyse/name_matcher.h"
 #include "analyse/ops/compiled_kernels.h"
+#include "analyse/tensor_core_rules.h"
 #include "perfgate/classification.h"
 #include "perfgate/profile.h"
 
@@ -23,7 +24,7 @@ struct CompiledClassification {
   // The step-range pattern for how a profile's format marks its steps.
   const std::string& step_ranges(StepMarking marking) const;
 
-  PatternSet tensor_core_kernels;
+  TensorCoreRules tensor_core_rules;  // non_tensor_core_kernels, tensor_core_kernels, kernel_precisions
   PatternSet eligible_ops;
   PatternSet layout_conversion_kernels;
   PatternSet communication_kernels;
@@ -57,6 +58,7 @@ struct CompiledClassification {
   std::vector<PatternSet> architecture_kernels;        // per entry; empty where it has no `kernels`
   AttributionRules attribution;
   double mfu_min_flops_coverage_pct = 50;
+  double tc_min_judged_pct = 50;
   double roofline_target_pct = 50;
   double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
@@ -64,7 +66,7 @@ struct CompiledClassification {
 
 struct NameClasses {
   NameClasses(const CompiledClassification& c, const Profile& p)
-      : tensor_core_kernel(c.tensor_core_kernels, p.strings),
+      : tensor_core_kernel(c.tensor_core_rules, p.strings),
         eligible_op(c.eligible_ops, p.strings),
         layout_conversion_kernel(c.layout_conversion_kernels, p.strings),
         communication_kernel(c.communication_kernels, p.strings),
@@ -79,7 +81,7 @@ struct NameClasses {
         nccl_op(c.nccl_ops, p.strings),
         compiled_kernel(c.compiled_kernel_names, p.strings),
         compiled_region(c.compiled_regions, p.strings) {}
-  NameMatcher tensor_core_kernel;
+  TensorCoreMatcher tensor_core_kernel;
   NameMatcher eligible_op;
   NameMatcher layout_conversion_kernel;
   NameMatcher communication_kernel;

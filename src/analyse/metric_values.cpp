@@ -163,7 +163,12 @@ void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
   };
   m.set(Metric::TensorCoreKernelTimePct, pct(t.tc_kernel_ns, t.kernel_ns));
   m.set(Metric::TensorCoreEligibleKernelTimePct, pct(t.eligible_self_kernel_ns, t.op_kernel_ns));
-  m.set(Metric::TensorCoreEfficiencyPct, pct(t.eligible_tc_kernel_ns, t.eligible_total_kernel_ns));
+  auto judged = pct(t.kernel_ns - std::min(t.unowned_kernel_ns, t.kernel_ns), t.kernel_ns);
+  m.set(Metric::TensorCoreJudgedKernelTimePct, judged);
+  // Efficiency over a small part of the kernel time says nothing about the rest (a graph replay
+  // without its capture): n/a below the rules' threshold.
+  if (judged && *judged >= t.min_judged_pct)
+    m.set(Metric::TensorCoreEfficiencyPct, pct(t.eligible_tc_kernel_ns, t.eligible_total_kernel_ns));
   // What kept the eligible ops' kernel time off Tensor Cores: shares of that time.
   TimeNs off_tc = t.eligible_total_kernel_ns - t.eligible_tc_kernel_ns;
   m.set(Metric::TensorCoreNonTcLayoutPct, pct(t.eligible_layout_kernel_ns, off_tc));
@@ -270,8 +275,11 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
   if (in.memory.peak_reserved)
     m.set(Metric::MemoryPeakReservedBytes, static_cast<double>(*in.memory.peak_reserved));
   const ComputeSums& c = in.compute;
-  std::optional<double> coverage =
-      ratio_pct(static_cast<double>(c.eligible_device_counted), static_cast<double>(c.eligible_device));
+  // Tensor Core kernels no op owns (graph replays without their capture) are matrix work too, of
+  // ops the trace does not show: their FLOPs are unknown.
+  std::optional<double> coverage = ratio_pct(
+      static_cast<double>(c.eligible_device_counted),
+      static_cast<double>(c.eligible_device) + static_cast<double>(in.tensor_cores.unowned_tc_kernel_ns));
   m.set(Metric::ComputeFlopsCoveragePct, coverage);
   if (c.flops > 0) m.set(Metric::ComputeFlops, c.flops);
   if (c.flops > 0) m.set(Metric::ComputePeakKnownPct, 100.0 * c.flops_at_known_peak / c.flops);

@@ -3,8 +3,8 @@
 // without a line here, and changes the layout signature, which refuses files of another build.
 //   bool, integers, enums: little-endian, their own width; double: its IEEE-754 bits (exact)
 //   string: u64 length, then the bytes; optional: u8 0/1, then the value; vector: u64 count, then
-//   the items; array, pair, aggregate: the items in order; MetricValues: u64 count, then each
-//   value as an optional double.
+//   the items; map: u64 count, then each key and value; array, pair, aggregate: the items in order;
+//   MetricValues: u64 count, then each value as an optional double.
 #pragma once
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ template <class T>
 struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
+template <class T>
+struct is_map : std::false_type {};
+template <class K, class V, class C>
+struct is_map<std::map<K, V, C>> : std::true_type {};
 template <class T>
 struct is_optional : std::false_type {};
 template <class T>
@@ -67,6 +72,12 @@ class Writer {
     } else if constexpr (is_vector<T>::value) {
       put_raw(static_cast<std::uint64_t>(v.size()));
       for (const auto& item : v) put(item);
+    } else if constexpr (is_map<T>::value) {
+      put_raw(static_cast<std::uint64_t>(v.size()));
+      for (const auto& [key, value] : v) {
+        put(key);
+        put(value);
+      }
     } else if constexpr (is_array<T>::value) {
       for (const auto& item : v) put(item);
     } else if constexpr (is_pair<T>::value) {
@@ -93,7 +104,8 @@ class Writer {
 // bytes left is refused before anything is allocated for them.
 template <class T>
 constexpr std::size_t min_encoded_size() {
-  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, MetricValues> || is_vector<T>::value) {
+  if constexpr (std::is_same_v<T, std::string> || std::is_same_v<T, MetricValues> || is_vector<T>::value ||
+                is_map<T>::value) {
     return sizeof(std::uint64_t);
   } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
     return sizeof(T);
@@ -153,6 +165,17 @@ class Reader {
       v.clear();
       v.resize(n);
       for (auto& item : v) get(item);
+    } else if constexpr (is_map<T>::value) {
+      using Key = typename T::key_type;
+      using Value = typename T::mapped_type;
+      std::uint64_t n = count(std::max<std::size_t>(1, min_encoded_size<Key>() + min_encoded_size<Value>()));
+      spend(n, sizeof(Key) + sizeof(Value));
+      v.clear();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        Key key{};
+        get(key);
+        get(v[key]);
+      }
     } else if constexpr (is_array<T>::value) {
       for (auto& item : v) get(item);
     } else if constexpr (is_pair<T>::value) {
@@ -212,6 +235,11 @@ void signature(std::string& out) {
   } else if constexpr (is_vector<T>::value) {
     out += '*';
     signature<typename T::value_type>(out);
+  } else if constexpr (is_map<T>::value) {
+    out += '<';
+    signature<typename T::key_type>(out);
+    signature<typename T::mapped_type>(out);
+    out += '>';
   } else if constexpr (is_array<T>::value) {
     out += '[' + std::to_string(std::tuple_size_v<T>);
     signature<typename T::value_type>(out);

@@ -25,6 +25,7 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::EndMap;
   out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
   pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);
+  pattern_list(out, "non_tensor_core_kernels", c.non_tensor_core_kernels);
   pattern_list(out, "tensor_core_eligible_ops", c.tensor_core_eligible_ops);
   pattern_list(out, "layout_conversion_kernels", c.layout_conversion_kernels);
   pattern_list(out, "communication_kernels", c.communication_kernels);
@@ -66,10 +67,28 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::EndSeq << YAML::EndMap;
   out << YAML::Key << "op_models" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
       << YAML::BeginSeq;
-  for (const auto& m : c.op_models)
+  for (const auto& m : c.op_models) {
     out << YAML::Flow << YAML::BeginMap << YAML::Key << "pattern" << YAML::Value << YAML::SingleQuoted
         << m.pattern << YAML::Key << "model" << YAML::Value << m.model << YAML::Key << "flops_per_element"
-        << YAML::Value << m.flops_per_element << YAML::EndMap;
+        << YAML::Value << m.flops_per_element;
+    for (auto [key, value] :
+         {std::pair{"topk_ops", &m.topk_ops}, std::pair{"gated_kernels", &m.gated_kernels},
+          std::pair{"fp4_weight_kernels", &m.fp4_weight_kernels}, std::pair{"batch", &m.batch}})
+      if (!value->empty()) out << YAML::Key << key << YAML::Value << YAML::SingleQuoted << *value;
+    if (m.model == "serving_attention")
+      out << YAML::Key << "query" << YAML::Value << m.query << YAML::Key << "value" << YAML::Value << m.value;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::Key << "kernel_precisions" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
+      << YAML::Value << YAML::BeginSeq;
+  for (const auto& k : c.kernel_precisions) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "pattern" << YAML::Value << YAML::SingleQuoted
+        << k.pattern << YAML::Key << "precision" << YAML::Value << k.precision << YAML::Key << "peak"
+        << YAML::Value << k.peak;
+    if (!k.formats.empty()) out << YAML::Key << "formats" << YAML::Value << k.formats;
+    out << YAML::EndMap;
+  }
   out << YAML::EndSeq << YAML::EndMap;
   // Lists of names as one string of names separated by spaces, as the shipped file writes them: the
   // emitter checks each string it writes, and 214 of them cost a merge of partial reports 0.6%.
@@ -94,7 +113,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   }
   out << YAML::EndSeq << YAML::EndMap;
   out << YAML::Key << "compute" << YAML::Value << YAML::BeginMap << YAML::Key << "mfu_min_flops_coverage_pct"
-      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::Key << "roofline_target_pct" << YAML::Value
+      << YAML::Value << c.mfu_min_flops_coverage_pct << YAML::Key << "tensor_core_min_judged_pct"
+      << YAML::Value << c.tc_min_judged_pct << YAML::Key << "roofline_target_pct" << YAML::Value
       << c.roofline_target_pct << YAML::EndMap;
   out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
       << YAML::Value << c.fix_first_min_gain_pct << YAML::EndMap;

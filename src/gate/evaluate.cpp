@@ -335,7 +335,8 @@ class RuleEvaluator {
     for (const ReportGpu& g : report_.gpus)
       if (g.architecture_inferred)
         return fmt::format(
-            " (GPU {}: architecture {}, sm {}, inferred from kernel names; the trace does not "
+            " (GPU {}: architecture {} or newer, sm {} or newer, inferred from kernel names; the trace does "
+            "not "
             "describe its devices)",
             g.device, g.architecture, g.compute_capability);
     return "";

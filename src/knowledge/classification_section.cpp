@@ -10,7 +10,8 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 20> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 21> kPatternLists = {"tensor_core_kernels",
+                                                            "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
                                                             "communication_kernels",
@@ -35,9 +36,11 @@ constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
 constexpr std::array<std::string_view, 7> kPeakKeys = {"match",  "name",     "tflops", "memory_gbps",
                                                        "source", "measured", "note"};
-constexpr std::array<std::string_view, 5> kOpModelKeys = {"pattern", "model", "flops_per_element", "source",
-                                                          "note"};
-constexpr std::array<std::string_view, 14> kOpModels = {"gemm",
+constexpr std::array<std::string_view, 11> kOpModelKeys = {
+    "pattern",  "model",         "flops_per_element",  "source", "note",
+    "topk_ops", "gated_kernels", "fp4_weight_kernels", "batch",  "query",
+    "value"};
+constexpr std::array<std::string_view, 16> kOpModels = {"gemm",
                                                         "conv",
                                                         "attention",
                                                         "unary",
@@ -50,19 +53,28 @@ constexpr std::array<std::string_view, 14> kOpModels = {"gemm",
                                                         "layer_norm_backward",
                                                         "batch_norm",
                                                         "batch_norm_backward",
-                                                        "rms_norm"};
+                                                        "rms_norm",
+                                                        "moe",
+                                                        "serving_attention"};
 constexpr std::array<std::string_view, 7> kFusedPatternKeys = {"name",  "kinds",  "all", "any",
                                                                "model", "source", "note"};
 constexpr std::array<std::string_view, 8> kArchitectureKeys = {
     "name", "vendor", "compute_capability", "devices", "kernels", "source", "note", "example"};
-constexpr std::array<std::string_view, 7> kPrecisions = {"fp64", "fp32", "tf32", "fp16",
-                                                         "bf16", "fp8",  "int8"};
+constexpr std::array<std::string_view, 9> kPrecisions = {"fp64", "fp32", "tf32", "fp16", "bf16",
+                                                         "fp8",  "fp6",  "fp4",  "int8"};
+// A kernel's precision: the peak precisions and the block-scaled formats whose peak is their
+// element type's (MXFP8: FP8; MXFP6: FP6; MXFP4 and NVFP4: FP4).
+constexpr std::array<std::string_view, 13> kKernelPrecisions = {
+    "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8", "mxfp8", "mxfp6", "mxfp4", "nvfp4"};
+constexpr std::array<std::string_view, 6> kKernelPrecisionKeys = {"pattern", "precision", "peak",
+                                                                  "formats", "source",    "note"};
 constexpr std::array<std::string_view, 4> kAttributionKeys = {
     "by_time_containment", "external_id_must_enclose", "count_driver_api_calls",
     "tensor_core_share_counts_unlaunched_kernels"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
+  if (name == "non_tensor_core_kernels") return c.non_tensor_core_kernels;
   if (name == "tensor_core_eligible_ops") return c.tensor_core_eligible_ops;
   if (name == "layout_conversion_kernels") return c.layout_conversion_kernels;
   if (name == "communication_kernels") return c.communication_kernels;
@@ -135,6 +147,25 @@ std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
   return peak;
 }
 
+// What the moe and serving_attention models read beyond the op's own arguments (docs/rules.md).
+void read_serving_keys(YamlCheck& check, const YAML::Node& item, OpModelPattern& m) {
+  for (auto [key, field] :
+       {std::pair{"topk_ops", &m.topk_ops}, std::pair{"gated_kernels", &m.gated_kernels},
+        std::pair{"fp4_weight_kernels", &m.fp4_weight_kernels}, std::pair{"batch", &m.batch}})
+    if (YAML::Node v = item[key]) *field = check.pattern(v, key).value_or("");
+  for (auto [key, field] : {std::pair{"query", &m.query}, std::pair{"value", &m.value}})
+    if (YAML::Node v = item[key]) {
+      auto n = check.number(v, key);
+      if (n && (*n < 0 || *n > 64 || *n != static_cast<int>(*n)))
+        check.error(v, fmt::format("{} is an input position, 0 to 64", key));
+      else if (n)
+        *field = static_cast<int>(*n);
+    }
+  if (m.model == "moe" && m.topk_ops.empty()) check.error(item, "a moe model needs 'topk_ops'");
+  if (m.model == "serving_attention" && m.batch.empty())
+    check.error(item, "a serving_attention model needs 'batch'");
+}
+
 std::optional<OpModelPattern> read_op_model(YamlCheck& check, const YAML::Node& item) {
   if (!check.is_map(item, "op_models entry")) return std::nullopt;
   check.known_keys(item, kOpModelKeys, "op_models");
@@ -150,13 +181,57 @@ std::optional<OpModelPattern> read_op_model(YamlCheck& check, const YAML::Node& 
                 fmt::format("unknown model '{}' (one of: {})", *model, fmt::join(kOpModels, ", ")));
     return std::nullopt;
   }
-  OpModelPattern m{*pattern, *model, 1};
+  OpModelPattern m;
+  m.pattern = *pattern;
+  m.model = *model;
   if (YAML::Node f = item["flops_per_element"]) {
     auto value = check.number(f, "flops_per_element");
     if (value && *value < 0) check.error(f, "flops_per_element must not be negative");
     if (value && *value >= 0) m.flops_per_element = *value;
   }
+  read_serving_keys(check, item, m);
   return m;
+}
+
+// The peak a block-scaled format runs at is its element type's; the others their own.
+std::string default_peak(std::string_view precision) {
+  if (precision == "mxfp8") return "fp8";
+  if (precision == "mxfp6") return "fp6";
+  if (precision == "mxfp4" || precision == "nvfp4") return "fp4";
+  return std::string(precision);
+}
+
+std::optional<std::string> read_precision_name(YamlCheck& check, const YAML::Node& node,
+                                               std::string_view key) {
+  auto name = check.string(node, key);
+  if (!name) return std::nullopt;
+  if (std::find(kKernelPrecisions.begin(), kKernelPrecisions.end(), *name) != kKernelPrecisions.end())
+    return name;
+  check.error(node,
+              fmt::format("unknown precision '{}' (one of: {})", *name, fmt::join(kKernelPrecisions, ", ")));
+  return std::nullopt;
+}
+
+std::optional<KernelPrecisionPattern> read_kernel_precision(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "kernel_precisions entry")) return std::nullopt;
+  check.known_keys(item, kKernelPrecisionKeys, "kernel_precisions");
+  if (!item["pattern"] || !item["precision"]) {
+    check.error(item, "a kernel_precisions entry needs 'pattern' and 'precision'");
+    return std::nullopt;
+  }
+  auto pattern = check.pattern(item["pattern"], "pattern");
+  auto precision = read_precision_name(check, item["precision"], "precision");
+  if (!pattern || !precision) return std::nullopt;
+  KernelPrecisionPattern k{*pattern, *precision, default_peak(*precision), ""};
+  if (YAML::Node peak = item["peak"]) {
+    auto name = read_precision_name(check, peak, "peak");
+    if (name && std::find(kPrecisions.begin(), kPrecisions.end(), *name) == kPrecisions.end())
+      check.error(peak, fmt::format("a peak is one of: {}", fmt::join(kPrecisions, ", ")));
+    else if (name)
+      k.peak = *name;
+  }
+  if (item["formats"]) k.formats = check.string(item["formats"], "formats").value_or("");
+  return k;
 }
 
 // A list of plain names (aten_ops, a fused pattern's kinds and ops): a YAML list of names, or one
@@ -296,6 +371,11 @@ void read_op_models(YamlCheck& check, const YAML::Node& node, Classification& ou
             [&](const YAML::Node& i) { return read_op_model(check, i); });
 }
 
+void read_kernel_precisions(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  read_list(check, node, "kernel_precisions", out.kernel_precisions,
+            [&](const YAML::Node& i) { return read_kernel_precision(check, i); });
+}
+
 void read_fused_patterns(YamlCheck& check, const YAML::Node& node, Classification& out) {
   read_list(check, node, "fused_patterns", out.fused_patterns,
             [&](const YAML::Node& i) { return read_fused_pattern(check, i); });
@@ -325,11 +405,12 @@ void read_percentage(YamlCheck& check, const YAML::Node& node, const char* key, 
 }
 
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out) {
-  static constexpr std::array<std::string_view, 2> kKeys = {"mfu_min_flops_coverage_pct",
-                                                            "roofline_target_pct"};
+  static constexpr std::array<std::string_view, 3> kKeys = {
+      "mfu_min_flops_coverage_pct", "roofline_target_pct", "tensor_core_min_judged_pct"};
   if (!check.is_map(node, "compute")) return;
   check.known_keys(node, kKeys, "compute");
   read_percentage(check, node, "mfu_min_flops_coverage_pct", out.mfu_min_flops_coverage_pct);
+  read_percentage(check, node, "tensor_core_min_judged_pct", out.tc_min_judged_pct);
   if (YAML::Node v = node["roofline_target_pct"]) {
     auto pct = check.number(v, "roofline_target_pct");
     if (pct && (*pct <= 0 || *pct > 100))
@@ -367,6 +448,7 @@ void read_classification_sections(YamlCheck& check, const YAML::Node& root, Clas
   if (YAML::Node a = root["attribution"]) read_attribution(check, a, out);
   if (YAML::Node g = root["gpu_peaks"]) read_gpu_peaks(check, g, out);
   if (YAML::Node m = root["op_models"]) read_op_models(check, m, out);
+  if (YAML::Node k = root["kernel_precisions"]) read_kernel_precisions(check, k, out);
   if (YAML::Node a = root["aten_ops"]) read_aten_ops(check, a, out);
   if (YAML::Node f = root["fused_patterns"]) read_fused_patterns(check, f, out);
   if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out);

@@ -18,9 +18,12 @@ std::string metric_label(Metric metric) {
 
 std::string gpu_architecture_text(const ReportGpu& g) {
   std::vector<std::string> parts;
-  if (!g.architecture.empty()) parts.push_back(g.architecture);
+  // An inferred architecture is a lower bound: a GPU runs kernels built for older ones too (cuBLAS
+  // runs sm80_ kernels on Hopper).
+  std::string newer = g.architecture_inferred ? " or newer" : "";
+  if (!g.architecture.empty()) parts.push_back(g.architecture + newer);
   bool amd = g.architecture.starts_with("gfx");
-  if (!amd && !g.compute_capability.empty()) parts.push_back("sm " + g.compute_capability);
+  if (!amd && !g.compute_capability.empty()) parts.push_back("sm " + g.compute_capability + newer);
   if (g.architecture_inferred) parts.push_back("inferred from kernel names");
   if (parts.empty()) return "";
   std::string text = " (" + parts.front();
@@ -87,7 +90,7 @@ std::string mfu_text(const MetricValues& metrics) {
   if (peak_known && *peak_known == 0)
     return "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)";
   if (coverage)
-    return fmt::format("n/a (FLOPs known for {} of the eligible ops' time)", format_pct(coverage));
+    return fmt::format("n/a (FLOPs known for {} of the matrix work's time)", format_pct(coverage));
   return "n/a";
 }
 

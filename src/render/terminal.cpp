@@ -146,12 +146,15 @@ std::string format_tflops(std::optional<double> tflops) {
   return tflops ? fmt::format("{:.3g} TFLOP/s", *tflops) : "n/a TFLOP/s";
 }
 
-std::string compute_line(const MetricValues& m) {
+std::string compute_line(const ReportModel& r) {
+  const MetricValues& m = r.metrics;
   auto flops = m.get(Metric::ComputeFlops);
   if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
-  return join({fmt::format("{:.3g} FLOP", *flops), format_tflops(m.get(Metric::ComputeTflopsAchieved)),
-               metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m),
-               labelled(m, Metric::ComputeFlopsCoveragePct)});
+  std::vector<std::string> parts = {
+      fmt::format("{:.3g} FLOP", *flops), format_tflops(m.get(Metric::ComputeTflopsAchieved)),
+      metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m), labelled(m, Metric::ComputeFlopsCoveragePct)};
+  if (!r.largest_unmodelled_op.empty()) parts.push_back("largest unmodelled: " + r.largest_unmodelled_op);
+  return join(parts);
 }
 
 // With graph replays: the share of kernel time they ran and, with a capture, how much of it was
@@ -246,7 +249,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     out.add("Resources", split_line(r.metrics, kResourceShares));
   }
   if (r.metric(Metric::GpuCount).value_or(0) > 0) {
-    out.add("Compute", compute_line(r.metrics));
+    out.add("Compute", compute_line(r));
     out.add("Host", host_line(r.metrics));
     if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
   }

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -89,6 +91,61 @@ ReportSystem report_system(const ProfileInfo& info) {
   return s;
 }
 
+// Shares of a total by name, largest first: "fp32 65.4%, bf16 30.1%" ("" names `unnamed`).
+template <typename Value>
+std::string shares_text(const std::map<std::string, Value>& parts, std::string_view unnamed) {
+  double total = 0;
+  for (const auto& [name, value] : parts) total += static_cast<double>(value);
+  if (total <= 0) return "";
+  std::vector<std::pair<double, std::string>> order;
+  for (const auto& [name, value] : parts)
+    if (value > 0) order.emplace_back(static_cast<double>(value), name.empty() ? std::string(unnamed) : name);
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::string out;
+  for (const auto& [value, name] : order)
+    out += fmt::format("{}{} {:.1f}%", out.empty() ? "" : ", ", name, 100 * value / total);
+  return out;
+}
+
+// A worker's largest matrix work whose FLOPs are not modelled: an op, or the Tensor Core kernels no
+// op owns (graph replays without their capture trace); its time, 0 when there is none.
+TimeNs largest_unmodelled(const WorkerAnalysis& w, std::string& text) {
+  const ComputeSums& c = w.compute;
+  TimeNs unowned = w.tensor_cores.unowned_tc_kernel_ns;
+  double whole = static_cast<double>(c.eligible_device) + static_cast<double>(unowned);
+  bool replay = unowned > c.largest_unmodelled_ns;
+  TimeNs part = replay ? unowned : c.largest_unmodelled_ns;
+  if (whole <= 0 || part <= 0) return 0;
+  std::string name = replay ? "Tensor Core kernels no op owns (graph replays without their capture trace)"
+                            : c.largest_unmodelled;
+  text = fmt::format("{} ({:.1f}% of the matrix work's time)", name, 100 * static_cast<double>(part) / whole);
+  return part;
+}
+
+// The run's: the largest of any worker.
+std::string largest_unmodelled_op(const RunAnalysis& analysis) {
+  std::string out;
+  TimeNs most = 0;
+  for (const WorkerAnalysis& w : analysis.workers) {
+    std::string text;
+    if (TimeNs part = largest_unmodelled(w, text); part > most) {
+      most = part;
+      out = std::move(text);
+    }
+  }
+  return out;
+}
+
+// What MFU is measured against: the precisions the ops ran in.
+std::string precision_note(const WorkerAnalysis& w) {
+  std::string mix = shares_text(w.compute.ideal_seconds_by_precision, "unknown");
+  return mix.empty() ? ""
+                     : fmt::format(
+                           " MFU and the roofline are against the peaks of the precisions the ops ran in "
+                           "(share of the time at the peak: {}).",
+                           mix);
+}
+
 // The roofline's ceilings as the report states them, or why there are none.
 std::string roofline_note(const WorkerAnalysis& w) {
   if (w.roofline.modelled_kernel_ns <= 0 && w.roofline.flop == 0) return "";
@@ -105,8 +162,9 @@ std::string roofline_note(const WorkerAnalysis& w) {
         "and bytes.",
         c.peak_name);
   return fmt::format(
-      "Ceilings: {} ({}){}.", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
-      c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "");
+      "Ceilings: {} ({}){}.{}", c.peak_name, c.peak_source.empty() ? "no source given" : c.peak_source,
+      c.peak_measured ? ", measured max-achievable figures from a rule file, not a datasheet's" : "",
+      precision_note(w));
 }
 
 ReportWorker report_worker(const WorkerAnalysis& w) {
@@ -123,6 +181,10 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   r.system = report_system(w.info);
   r.warnings = w.warnings;
   r.roofline_note = roofline_note(w);
+  // The HTML shows the note under the roofline: it names the matrix work MFU has no FLOPs for.
+  if (std::string text; largest_unmodelled(w, text) > 0)
+    r.roofline_note += fmt::format("{}FLOP coverage: the largest matrix work without a FLOP count is {}.",
+                                   r.roofline_note.empty() ? "" : " ", text);
   const Timeline& t = w.tables.timeline;
   r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities};
   if (w.memory.peak_allocated)
@@ -145,6 +207,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.settings.key_op = options.key_op;
   m.settings.rule_sources = rule_sources;
   m.metrics = analysis.metrics;
+  m.largest_unmodelled_op = largest_unmodelled_op(analysis);
   m.run_warnings = analysis.warnings;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.families.add(analysis.workers[i].info.family);

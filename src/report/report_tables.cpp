@@ -11,6 +11,7 @@
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
 #include "report/neuron_report_tables.h"
+#include "report/precision_table.h"
 #include "report/report_cells.h"
 #include "report/roofline_table.h"
 #include "report/run_tables.h"
@@ -189,7 +190,7 @@ constexpr std::array<Column<TopOp>, 7> kTopOpColumns = {{
      [](const TopOp& r) { return ReportCell{r.op->uses_tc}; }},
 }};
 
-constexpr std::array<Column<KernelRow>, 17> kKernelColumns = {{
+constexpr std::array<Column<KernelRow>, 19> kKernelColumns = {{
     {"op", "", "Launching op ((no op) when none is known)", [](const KernelRow& r) { return text(r.op); }},
     {"name", "", "Kernel name as recorded", [](const KernelRow& r) { return ReportCell{r.name}; }},
     {"short_name", "", "Demangled name without templates and arguments",
@@ -201,8 +202,15 @@ constexpr std::array<Column<KernelRow>, 17> kKernelColumns = {{
     {"avg_us", "us", "Mean duration", [](const KernelRow& r) { return mean_us(r.total, r.calls); }},
     {"min_us", "us", "Shortest", [](const KernelRow& r) { return us(r.min); }},
     {"max_us", "us", "Longest", [](const KernelRow& r) { return us(r.max); }},
-    {"uses_tc", "", "A Tensor Core kernel (rules: tensor_core_kernels)",
+    {"uses_tc", "", "A Tensor Core kernel (rules: non_tensor_core_kernels, then tensor_core_kernels)",
      [](const KernelRow& r) { return ReportCell{r.uses_tc}; }},
+    {"tc_rule", "",
+     "The pattern that decided uses_tc (\"simt: ...\": a non_tensor_core_kernels entry); empty: none matched",
+     [](const KernelRow& r) { return text(r.tc_rule); }},
+    {"precision", "",
+     "The precision the kernel computes in, from its name (rules: kernel_precisions), with the operand "
+     "formats where the name gives them; empty: the name does not say",
+     [](const KernelRow& r) { return text(r.precision); }},
     {"grid", "", "Grid of the longest call", [](const KernelRow& r) { return launch_dims(r.grid); }},
     {"block", "", "Block of the longest call", [](const KernelRow& r) { return launch_dims(r.block); }},
     {"registers_per_thread", "count", "Registers per thread",
@@ -402,10 +410,13 @@ constexpr std::array<Column<ReportGpu>, 15> kGpuColumns = {{
     {"name", "", "Device name", [](const ReportGpu& g) { return text(g.name); }},
     {"compute_capability", "", "Compute capability",
      [](const ReportGpu& g) { return text(g.compute_capability); }},
-    {"architecture", "", "Architecture (rules: gpu_architectures); (inferred) from kernel names",
+    {"architecture", "",
+     "Architecture (rules: gpu_architectures); \"or newer (inferred)\": from kernel names, the least it can "
+     "be",
      [](const ReportGpu& g) {
-       return text(g.architecture.empty() || !g.architecture_inferred ? g.architecture
-                                                                      : g.architecture + " (inferred)");
+       return text(g.architecture.empty() || !g.architecture_inferred
+                       ? g.architecture
+                       : g.architecture + " or newer (inferred)");
      }},
     {"sm_count", "count", "Multiprocessors",
      [](const ReportGpu& g) {
@@ -561,6 +572,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(make_table("tc_shapes", "Tensor Core shape check",
                  "Half-precision eligible ops that ran without Tensor Cores, and their dimensions",
                  kShapeColumns, t.tc_shape_findings));
+  add(tc_precision_table(w.tensor_cores));
   add(roofline_table(
       "roofline", "Roofline",
       "Each op by input dims and types: its modelled FLOPs and bytes, its kernel time against the "

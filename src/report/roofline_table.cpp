@@ -30,7 +30,8 @@ std::string roofline_bound(const RooflineRow& r) {
 // Cores, the shape or backend of a fused attention op.
 std::string roofline_remedy(const RooflineRow& r) {
   if (r.family.empty() || !r.has_roofline) return "";
-  bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" || r.family == "counted";
+  bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" ||
+                r.family == "counted" || r.family == "moe" || r.family == "serving_attention";
   if (matrix && r.misaligned) return "alignment";
   if (!matrix && roofline_bound(r) == "memory") return "fusion";
   // FP32 matrix work: a 16-bit type halves the bytes and runs on Tensor Cores, whichever bound.
@@ -52,8 +53,9 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineColumns = {{
        return ReportCell{r.family.empty() ? std::string("unmodelled") : r.family};
      }},
     {"precision", "",
-     "The peak the FLOPs compare with: the op's input type (TF32 for FP32 Tensor-Core-eligible ops), FP32 "
-     "for elementwise ops",
+     "Matrix ops: the precision whose peak the FLOPs compare with, the one their kernels ran in where the "
+     "kernel names say (rules: kernel_precisions), else the input type (TF32 for FP32 Tensor-Core-eligible "
+     "ops); other ops: their input type (compared with the FP32 vector rate, FP64 for doubles)",
      [](const RooflineRow& r) { return text(r.precision); }},
     {"calls", "count", "Calls made during the window's steps",
      [](const RooflineRow& r) { return count(r.calls); }},

@@ -37,17 +37,19 @@ auto fields(const ParallelismSums& s) {
 }
 
 auto fields(const TensorCoreSums& s) {
-  const auto& [kernel, tc, op, self, total, eligible_tc, layout, fp32, half, unknown, without_fp32,
-               without_half, without_unknown, ops_without_tc, names_without_tc, misaligned] = s;
-  return std::tuple(kernel, tc, op, self, total, eligible_tc, layout, fp32, half, unknown, without_fp32,
-                    without_half, without_unknown, ops_without_tc, names_without_tc, misaligned);
+  const auto& [kernel, tc, op, unowned, unowned_tc, by_precision, min_judged, self, total, eligible_tc,
+               layout, fp32, half, unknown, without_fp32, without_half, without_unknown, ops_without_tc,
+               names_without_tc, misaligned] = s;
+  return std::tuple(kernel, tc, op, unowned, unowned_tc, by_precision, min_judged, self, total, eligible_tc,
+                    layout, fp32, half, unknown, without_fp32, without_half, without_unknown, ops_without_tc,
+                    names_without_tc, misaligned);
 }
 
 auto fields(const ComputeSums& s) {
-  const auto& [flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage, source,
-               measured, has_memory] = s;
-  return std::tuple(flops, at_known_peak, ideal_seconds, eligible, counted, peak_name, gpus, min_coverage,
-                    source, measured, has_memory);
+  const auto& [flops, at_known_peak, ideal_seconds, by_precision, eligible, counted, unmodelled,
+               unmodelled_ns, peak_name, gpus, min_coverage, source, measured, has_memory] = s;
+  return std::tuple(flops, at_known_peak, ideal_seconds, by_precision, eligible, counted, unmodelled,
+                    unmodelled_ns, peak_name, gpus, min_coverage, source, measured, has_memory);
 }
 
 auto fields(const RooflineSums& s) {
@@ -142,24 +144,69 @@ TEST(SumsTest, ParallelismAddsCalls) {
 }
 
 TEST(SumsTest, TensorCoresAddTimesAndCallsAndKeepTheLargerDistinctCounts) {
-  TensorCoreSums a{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 50, 3};
-  TensorCoreSums b{100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1300, 1400, 40, 9};
+  TensorCoreSums a{1, 2, 3, 4, 5, {{"bf16", 6}}, 50, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 50, 3};
+  TensorCoreSums b{100,  200,  300,  400,  500,  {{"bf16", 600}, {"fp8", 700}},
+                   40,   700,  800,  900,  1000, 1100,
+                   1200, 1300, 1400, 1500, 1600, 1700,
+                   40,   9};
   a += b;
-  // Distinct op names and shapes cannot be summed across workers: the larger count (50, 9).
-  EXPECT_EQ(fields(a), fields(TensorCoreSums{101, 202, 303, 404, 505, 606, 707, 808, 909, 1010, 1111, 1212,
-                                             1313, 1414, 50, 9}));
+  // Distinct op names and shapes cannot be summed across workers: the larger count (50, 9); the
+  // precision times add by precision; the strictest judged threshold (50) is kept.
+  EXPECT_EQ(fields(a), fields(TensorCoreSums{101,  202,  303,  404,  505,  {{"bf16", 606}, {"fp8", 700}},
+                                             50,   707,  808,  909,  1010, 1111,
+                                             1212, 1313, 1414, 1515, 1616, 1717,
+                                             50,   9}));
 }
 
 TEST(SumsTest, ComputeAddsFlopsTimesAndGpusAndKeepsTheFirstPeakAndStrictestCoverage) {
-  ComputeSums a{1e12, 5e11, 0.25, 1000, 600, "", 2, 50, "", false, false};
-  ComputeSums b{3e12, 2e12, 0.5, 3000, 2000, "A100", 4, 40, "datasheet", true, true};
+  ComputeSums a{1e12, 5e11, 0.25, {{"bf16", 0.25}}, 1000, 600, "aten::mm", 10, "", 2, 50, "", false, false};
+  ComputeSums b{3e12,
+                2e12,
+                0.5,
+                {{"bf16", 0.125}, {"fp8", 0.375}},
+                3000,
+                2000,
+                "vllm::moe_forward",
+                20,
+                "A100",
+                4,
+                40,
+                "datasheet",
+                true,
+                true};
   a += b;
-  // The first known peak comes with its source and flags.
-  EXPECT_EQ(fields(a),
-            fields(ComputeSums{4e12, 2.5e12, 0.75, 4000, 2600, "A100", 6, 50, "datasheet", true, true}));
-  ComputeSums c{0, 0, 0, 0, 0, "H100", 1, 30, "mine", false, false};
+  // The first known peak comes with its source and flags; the ideal time adds by precision; the
+  // largest unmodelled op is the worker's with the most time.
+  EXPECT_EQ(fields(a), fields(ComputeSums{4e12,
+                                          2.5e12,
+                                          0.75,
+                                          {{"bf16", 0.375}, {"fp8", 0.375}},
+                                          4000,
+                                          2600,
+                                          "vllm::moe_forward",
+                                          20,
+                                          "A100",
+                                          6,
+                                          50,
+                                          "datasheet",
+                                          true,
+                                          true}));
+  ComputeSums c{0, 0, 0, {}, 0, 0, "", 0, "H100", 1, 30, "mine", false, false};
   c += b;
-  EXPECT_EQ(fields(c), fields(ComputeSums{3e12, 2e12, 0.5, 3000, 2000, "H100", 5, 40, "mine", false, false}));
+  EXPECT_EQ(fields(c), fields(ComputeSums{3e12,
+                                          2e12,
+                                          0.5,
+                                          {{"bf16", 0.125}, {"fp8", 0.375}},
+                                          3000,
+                                          2000,
+                                          "vllm::moe_forward",
+                                          20,
+                                          "H100",
+                                          5,
+                                          40,
+                                          "mine",
+                                          false,
+                                          false}));
 }
 
 TEST(SumsTest, RooflineAddsTimesFlopsAndBytes) {
@@ -204,7 +251,8 @@ WorkerAnalysis worker_with_little_flops_coverage() {
   w.window.start = 0;
   w.window.end = 1'000'000'000;  // 1 s
   w.gpus.resize(1);
-  w.compute = ComputeSums{1e12, 1e12, 0.1, 1000, 100, "V100", 1, 50, "", false, false};
+  w.compute = ComputeSums{1e12, 1e12, 0.1, {{"fp16", 0.1}}, 1000, 100, "aten::conv2d", 900, "V100",
+                          1,    50,   "",  false,           false};
   return w;
 }
 

@@ -78,8 +78,9 @@ void describe_architectures(const Profile& p, const CompiledClassification& c, s
     g.compute_minor = a.compute_minor;
     g.architecture_inferred = true;
     warnings.push_back(fmt::format(
-        "GPU {}: architecture {} (compute capability {}.{}) inferred from kernel names (e.g. {}); "
-        "the trace does not describe its devices",
+        "GPU {}: architecture {} or newer (compute capability {}.{} or higher) inferred from kernel names "
+        "(e.g. {}): a GPU also runs kernels built for older architectures, and the trace does not describe "
+        "its devices",
         g.device, a.name, a.compute_major, a.compute_minor, found.example));
   }
 }

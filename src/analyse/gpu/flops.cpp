@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <map>
+#include <unordered_map>
+
+#include "analyse/gpu/serving_models.h"
 #include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
@@ -21,14 +25,70 @@ float template_flops(const Profile& p, const HostEvent& e, ArgumentCache& args, 
   return 0;
 }
 
+// The ops that do matrix work, bottom-most: TC-eligible (by name, or they launched a Tensor Core
+// kernel) or of a matrix op type (matmul, convolution, attention, mixture of experts), with no such
+// op below them. The op type is read once per name.
+std::vector<bool> bottom_matrix_ops(const Profile& p, const OpStats& stats, const CompiledClassification& c) {
+  std::size_t n = p.host_events.size();
+  std::unordered_map<StringId, bool> typed;
+  std::vector<bool> below(n, false), out(n, false);
+  for (std::size_t i = n; i-- > 0;) {
+    const HostEvent& e = p.host_events[i];
+    bool matrix = false;
+    if (stats.is_op(i)) {
+      auto [it, added] = typed.try_emplace(e.name, false);
+      if (added) {
+        const std::string& type = c.op_type(p.str(e.name));
+        it->second =
+            type == "matmul" || type == "convolution" || type == "attention" || type == "mixture of experts";
+      }
+      matrix = stats.eligible(i) || it->second;
+    }
+    out[i] = matrix && !below[i];
+    if (e.parent != kNone && (matrix || below[i])) below[e.parent] = true;
+  }
+  return out;
+}
+
+// The FLOPs of the ops whose models read more than their own arguments (serving_models.h).
+class ServingFlops {
+ public:
+  ServingFlops(const Profile& p, const OpStats& stats, ArgumentCache& args, const CompiledClassification& c)
+      : p_(p), args_(args), classification_(c), reader_(p, stats, args) {}
+  std::optional<double> operator()(std::size_t e) {
+    StringId name = p_.host_events[e].name;
+    auto [it, added] = models_.try_emplace(name, nullptr);
+    if (added) {
+      const OpModelPattern* m = classification_.op_model(p_.str(name));
+      if (m && (m->model == "moe" || m->model == "serving_attention")) it->second = m;
+    }
+    if (!it->second) return std::nullopt;
+    const OpDetails& d = p_.details(e);
+    ServingContext context = reader_.read(e, *it->second);
+    OpCall call{p_.str(name), args_.dims(d.input_dims), args_.strings(d.input_types),
+                args_.strings(d.concrete_inputs), &context};
+    auto cost = op_cost(*it->second, call);
+    return cost ? std::optional(cost->flop) : std::nullopt;
+  }
+
+ private:
+  const Profile& p_;
+  ArgumentCache& args_;
+  const CompiledClassification& classification_;
+  ServingContextReader reader_;
+  std::unordered_map<StringId, const OpModelPattern*> models_;
+};
+
 }  // namespace
 
 std::vector<float> counted_flops(const Profile& p, const OpStats& stats, ArgumentCache& args,
-                                 NameClasses& classes, const FusedNames& names, TemplateCalls& templates) {
+                                 NameClasses& classes, const CompiledClassification& classification,
+                                 TemplateCalls& templates) {
   std::size_t n = p.host_events.size();
   std::vector<float> flops(n, 0);
   std::vector<bool> counted_below(n, false);
-  FusedNameCache fused(names, p);
+  FusedNameCache fused(classification.fused_names, p);
+  ServingFlops serving(p, stats, args, classification);
   for (std::size_t i = n; i-- > 0;) {
     const HostEvent& e = p.host_events[i];
     if (stats.is_op(i) && stats.in_window(i) && !counted_below[i]) {
@@ -40,6 +100,8 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
       } else if (auto f =
                      shape_flops(p.str(e.name), args.dims(d.input_dims), args.strings(d.concrete_inputs))) {
         flops[i] = static_cast<float>(*f);
+      } else if (auto s = serving(i)) {
+        flops[i] = static_cast<float>(*s);
       }
     }
     if (e.parent != kNone && (counted_below[i] || flops[i] > 0)) counted_below[e.parent] = true;
@@ -53,6 +115,19 @@ std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, b
   if (precision == Precision::Fp32 && tc_eligible)
     if (auto tf32 = peak.peak("tf32")) return tf32;
   return peak.peak(precision_name(precision));
+}
+
+OpPeak op_peak(const GpuPeak* peak, Precision inputs, bool tc_eligible, const KernelPrecisionPattern* ran) {
+  if (ran) {
+    if (!peak) return {std::nullopt, ran->peak};
+    if (auto tflops = peak->peak(ran->peak)) return {tflops, ran->peak};
+    // A GPU without the named rate (CDNA 4 lists no TF32) runs it at the FP32 one.
+    if (ran->peak == "tf32")
+      if (auto fp32 = peak->peak("fp32")) return {fp32, "fp32"};
+  }
+  bool tf32 = inputs == Precision::Fp32 && tc_eligible && peak && peak->peak("tf32");
+  std::string name = tf32 ? "tf32" : inputs == Precision::Unknown ? "" : precision_name(inputs);
+  return {peak ? op_peak_tflops(*peak, inputs, tc_eligible) : std::nullopt, name};
 }
 
 const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus) {
@@ -76,24 +151,36 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
     sums.peak_measured = peak->measured;
     sums.peak_has_memory = peak->memory_gbps.has_value();
   }
+  std::vector<bool> matrix = bottom_matrix_ops(p, stats, classification);
+  std::map<StringId, TimeNs> unmodelled;
   for (std::size_t i = 0; i < flops.size(); ++i) {
     if (!stats.in_window(i)) continue;
-    if (TimeNs device = stats.bottom_eligible(i) ? stats.total_device(i) : 0; device > 0) {
+    if (TimeNs device = matrix[i] ? stats.total_device(i) : 0; device > 0) {
       sums.eligible_device += device;
       // Known when the op or an op it calls has a count.
       bool known = false;
       for (std::size_t k = i; k < stats.subtree_end(i) && !known; ++k) known = flops[k] > 0;
-      if (known) sums.eligible_device_counted += device;
+      if (known)
+        sums.eligible_device_counted += device;
+      else
+        unmodelled[p.host_events[i].name] += device;
     }
     if (flops[i] <= 0) continue;
     sums.flops += flops[i];
     if (!peak) continue;
     Precision precision = precision_of(first_tensor_type(args.strings(p.details(i).input_types)));
-    if (auto tflops = op_peak_tflops(*peak, precision, stats.eligible(i))) {
+    OpPeak at = op_peak(peak, precision, stats.eligible(i), stats.kernel_precision(i));
+    if (at.tflops) {
       sums.flops_at_known_peak += flops[i];
-      sums.ideal_seconds += flops[i] / (*tflops * 1e12);
+      sums.ideal_seconds += flops[i] / (*at.tflops * 1e12);
+      sums.ideal_seconds_by_precision[at.precision] += flops[i] / (*at.tflops * 1e12);
     }
   }
+  for (const auto& [name, device] : unmodelled)
+    if (device > sums.largest_unmodelled_ns) {
+      sums.largest_unmodelled_ns = device;
+      sums.largest_unmodelled = std::string(p.str(name));
+    }
   return sums;
 }
 
@@ -101,8 +188,14 @@ ComputeSums& ComputeSums::operator+=(const ComputeSums& from) {
   flops += from.flops;
   flops_at_known_peak += from.flops_at_known_peak;
   ideal_seconds += from.ideal_seconds;
+  for (const auto& [precision, seconds] : from.ideal_seconds_by_precision)
+    ideal_seconds_by_precision[precision] += seconds;
   add_time(eligible_device, from.eligible_device);
   add_time(eligible_device_counted, from.eligible_device_counted);
+  if (from.largest_unmodelled_ns > largest_unmodelled_ns) {
+    largest_unmodelled_ns = from.largest_unmodelled_ns;
+    largest_unmodelled = from.largest_unmodelled;
+  }
   if (peak_name.empty()) {
     peak_name = from.peak_name;
     peak_source = from.peak_source;

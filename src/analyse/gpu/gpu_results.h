@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -46,7 +47,15 @@ struct TensorCoreSums {
   // Classification::tc_share_counts_unlaunched_kernels is off).
   TimeNs kernel_ns = 0;
   TimeNs tc_kernel_ns = 0;
-  TimeNs op_kernel_ns = 0;              // kernel time attributed to ops (self)
+  TimeNs op_kernel_ns = 0;  // kernel time attributed to ops (self)
+  // Kernel time no op owns (graph replays without their capture, kernels with no launching call):
+  // whether they were eligible cannot be judged (tensor_core.judged_kernel_time_pct).
+  TimeNs unowned_kernel_ns = 0;
+  TimeNs unowned_tc_kernel_ns = 0;  // of which Tensor Core kernels: matrix work of unknown ops
+  // Tensor Core kernel time by the precision its kernels' names state (rules: kernel_precisions;
+  // "" where the name does not say).
+  std::map<std::string, TimeNs> tc_kernel_ns_by_precision;
+  double min_judged_pct = 0;            // rules: compute.tensor_core_min_judged_pct
   TimeNs eligible_self_kernel_ns = 0;   // self kernel time of bottom-most eligible ops
   TimeNs eligible_total_kernel_ns = 0;  // kernel time under bottom-most eligible ops (inclusive)
   TimeNs eligible_tc_kernel_ns = 0;     // of which Tensor Core kernels
@@ -74,10 +83,18 @@ struct TensorCoreSums {
 struct ComputeSums {
   double flops = 0;
   double flops_at_known_peak = 0;
-  double ideal_seconds = 0;            // sum of flops / peak, over the ops whose peak is known
-  TimeNs eligible_device = 0;          // device time of bottom-most TC-eligible ops
-  TimeNs eligible_device_counted = 0;  // ... of those whose FLOPs are known
-  std::string peak_name;               // the matched gpu_peaks entry, empty when none
+  double ideal_seconds = 0;  // sum of flops / peak, over the ops whose peak is known
+  // The same by the precision whose peak each op was measured against (flops.h, op_peak): the mix
+  // MFU is taken against.
+  std::map<std::string, double> ideal_seconds_by_precision;
+  // Device time of the bottom-most ops that do matrix work (TC-eligible, launched a Tensor Core
+  // kernel, or of a matrix op type: matmul, convolution, attention, mixture of experts), and of
+  // those whose FLOPs are known: compute.flops_coverage_pct.
+  TimeNs eligible_device = 0;
+  TimeNs eligible_device_counted = 0;
+  std::string largest_unmodelled;  // the name with the most of that time whose FLOPs are not known
+  TimeNs largest_unmodelled_ns = 0;
+  std::string peak_name;  // the matched gpu_peaks entry, empty when none
   std::size_t gpus = 0;
   double min_coverage_pct = 0;   // rules: compute.mfu_min_flops_coverage_pct
   std::string peak_source;       // where the peak entry's figures come from

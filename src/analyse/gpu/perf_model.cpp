@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyse/communication/communication.h"
+#include "analyse/gpu/serving_models.h"
 #include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
@@ -327,6 +328,8 @@ std::optional<OpCost> op_cost(const OpModelPattern& model, const OpCall& call) {
   if (m == "batch_norm" || m == "batch_norm_backward")
     return batch_norm_cost(call, m == "batch_norm_backward");
   if (m == "rms_norm") return rms_norm_cost(call);
+  if (m == "moe" && call.serving) return moe_cost(call, *call.serving);
+  if (m == "serving_attention" && call.serving) return serving_attention_cost(call, model, *call.serving);
   return std::nullopt;
 }
 

@@ -14,11 +14,14 @@
 
 namespace perfgate {
 
+struct ServingContext;  // serving_models.h
+
 struct OpCall {
   std::string_view op;
   const std::vector<Dims>& dims;
   const std::vector<std::string>& types;    // "Input type", one per input
   const std::vector<std::string>& scalars;  // "Concrete Inputs", one per input
+  const ServingContext* serving = nullptr;  // what the moe and serving_attention models read
 };
 
 struct OpCost {

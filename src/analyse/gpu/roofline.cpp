@@ -8,6 +8,7 @@
 
 #include "analyse/gpu/flops.h"
 #include "analyse/gpu/perf_model.h"
+#include "analyse/gpu/serving_models.h"
 #include "analyse/ops/op_shapes.h"
 
 namespace perfgate {
@@ -18,7 +19,8 @@ std::uint64_t picoseconds(double seconds) {
 }
 
 bool is_matrix_type(const std::string& op_type) {
-  return op_type == "matmul" || op_type == "convolution" || op_type == "attention";
+  return op_type == "matmul" || op_type == "convolution" || op_type == "attention" ||
+         op_type == "mixture of experts";
 }
 
 // A matrix op in a Tensor Core type whose kernels ran off Tensor Cores with a dimension that
@@ -42,16 +44,18 @@ struct Ceilings {
   std::string precision;
 };
 
-Ceilings ceilings_of(const GpuPeak* peak, Precision precision, bool matrix, bool tc_eligible) {
+Ceilings ceilings_of(const GpuPeak* peak, Precision precision, bool matrix, bool tc_eligible,
+                     const KernelPrecisionPattern* ran) {
   Ceilings c;
   if (matrix) {
-    bool tf32 = precision == Precision::Fp32 && tc_eligible && peak && peak->peak("tf32");
-    c.precision = tf32 ? "tf32" : precision == Precision::Unknown ? "" : precision_name(precision);
-    if (peak) c.tflops = op_peak_tflops(*peak, precision, tc_eligible);
+    OpPeak at = op_peak(peak, precision, tc_eligible, ran);
+    c.precision = at.precision;
+    c.tflops = at.tflops;
   } else {
-    // Elementwise work runs on the vector units: FP64 for doubles, else the FP32 rate.
-    c.precision = precision == Precision::Fp64 ? "fp64" : "fp32";
-    if (peak) c.tflops = peak->peak(c.precision);
+    // Elementwise work runs on the vector units: FP64 for doubles, else the FP32 rate; the column
+    // names the op's own type (a BF16 copy is bf16), not the ceiling's.
+    c.precision = precision == Precision::Unknown ? "" : precision_name(precision);
+    if (peak) c.tflops = peak->peak(precision == Precision::Fp64 ? "fp64" : "fp32");
   }
   if (peak) c.memory_gbps = peak->memory_gbps;
   return c;
@@ -94,7 +98,10 @@ class RowBuilder {
 class Roofline {
  public:
   explicit Roofline(const RooflineInputs& in)
-      : in_(in), n_(in.profile.host_events.size()), rows_(in.profile) {
+      : in_(in),
+        n_(in.profile.host_events.size()),
+        rows_(in.profile),
+        serving_(in.profile, in.stats, in.args) {
     const GpuMetrics* gpu = main_gpu(in.gpus);
     peak_ = gpu ? in.classification.gpu_peak(gpu->name) : nullptr;
   }
@@ -135,7 +142,7 @@ class Roofline {
   OpCall call_of(std::size_t e) {
     const OpDetails& d = in_.profile.details(e);
     return {in_.profile.str(in_.profile.host_events[e].name), in_.args.dims(d.input_dims),
-            in_.args.strings(d.input_types), in_.args.strings(d.concrete_inputs)};
+            in_.args.strings(d.input_types), in_.args.strings(d.concrete_inputs), nullptr};
   }
 
   // Bottom-up: the bottom-most modelled ops, and every op MFU counts.
@@ -146,8 +153,13 @@ class Roofline {
       const HostEvent& e = in_.profile.host_events[i];
       if (in_.stats.is_op(i) && in_.stats.in_window(i)) {
         std::optional<OpCost> cost;
-        if (const OpModelPattern* m = model_of(e.name); m && (in_.flops[i] > 0 || !row_below[i]))
-          cost = op_cost(*m, call_of(i));
+        if (const OpModelPattern* m = model_of(e.name); m && (in_.flops[i] > 0 || !row_below[i])) {
+          ServingContext serving;
+          if (m->model == "moe" || m->model == "serving_attention") serving = serving_.read(i, *m);
+          OpCall call = call_of(i);
+          call.serving = &serving;
+          cost = op_cost(*m, call);
+        }
         if (in_.flops[i] > 0 || cost) {
           candidate_[i] = true;
           if (cost) costs_.push_back({i, *cost, model_of(e.name)});
@@ -198,7 +210,8 @@ class Roofline {
     OpCall call = call_of(i);
     Precision precision = precision_of(first_tensor_type(call.types));
     bool matrix = counted || cost->matrix;
-    Ceilings ceilings = ceilings_of(peak_, precision, matrix, in_.stats.eligible(i));
+    Ceilings ceilings = ceilings_of(peak_, precision, matrix, in_.stats.eligible(i),
+                                    matrix ? in_.stats.kernel_precision(i) : nullptr);
     RooflineRow& r = rows_.row(i, true);
     TimeNs kernel = in_.stats.total_device(i);
     RowBuilder::add_call(r, kernel);
@@ -235,6 +248,7 @@ class Roofline {
   std::size_t n_;
   const GpuPeak* peak_ = nullptr;
   RowBuilder rows_;
+  ServingContextReader serving_;
   RooflineSums sums_;
   std::vector<bool> candidate_;
   // The modelled ops' costs by op, in one array: a hash node per op would stay resident after the
@@ -296,9 +310,14 @@ RooflineRow& RooflineRow::operator+=(const RooflineRow& from) {
   has_roofline = has_roofline || from.has_roofline;
   misaligned = misaligned || from.misaligned;
   if (family.empty()) family = from.family;
+  // Workers may have run one op in different precisions (kernels that name theirs, or not): the
+  // smallest name and its peak, so that a run's row does not depend on the order workers fold in.
+  if (!from.precision.empty() && (precision.empty() || from.precision < precision)) {
+    precision = from.precision;
+    if (from.peak_tflops != 0) peak_tflops = from.peak_tflops;
+  }
   if (peak_tflops == 0) peak_tflops = from.peak_tflops;
   if (memory_gbps == 0) memory_gbps = from.memory_gbps;
-  if (precision.empty()) precision = from.precision;
   return *this;
 }
 

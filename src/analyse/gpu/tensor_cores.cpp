@@ -25,14 +25,25 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& k = p.gpu_activities[i];
     if (k.kind != GpuActivityKind::Kernel) continue;
-    bool tc = classes.tensor_core_kernel(k.name);
+    TensorCoreRules::Verdict verdict = classes.tensor_core_kernel.verdict(k.name);
+    bool tc = verdict.tensor_core;
     bool layout = !tc && classes.layout_conversion_kernel(k.name);
     TimeNs inside = overlap({k.start, k.end}, window);
+    std::uint32_t owner = a.activity_owner(i);
+    // Whose op the trace cannot say: no launching call recorded, or a graph replay whose captured
+    // op is unknown (no capture trace; its launch may sit in an annotation, not an op).
+    bool by_op = owner != kNone && p.host_events[owner].kind == HostKind::Op;
+    bool unowned = owner == kNone || (!by_op && a.is_graph_launch(a.activity_runtime[i]));
     if (count_unlaunched || a.activity_runtime[i] != kNone) {
       sums.kernel_ns += inside;
-      if (tc) sums.tc_kernel_ns += inside;
+      if (unowned) sums.unowned_kernel_ns += inside;
+      if (unowned && tc) sums.unowned_tc_kernel_ns += inside;
+      if (tc) {
+        sums.tc_kernel_ns += inside;
+        const KernelPrecisionPattern* precision = classes.tensor_core_kernel.precision(verdict);
+        add_time(sums.tc_kernel_ns_by_precision[precision ? precision->precision : ""], inside);
+      }
     }
-    std::uint32_t owner = a.activity_owner(i);
     if (owner != kNone) owned.push_back({owner, tc, inside, tc ? inside : 0, layout ? inside : 0});
   }
   std::stable_sort(owned.begin(), owned.end(),
@@ -171,6 +182,11 @@ TensorCoreSums& TensorCoreSums::operator+=(const TensorCoreSums& from) {
   add_time(kernel_ns, from.kernel_ns);
   add_time(tc_kernel_ns, from.tc_kernel_ns);
   add_time(op_kernel_ns, from.op_kernel_ns);
+  add_time(unowned_kernel_ns, from.unowned_kernel_ns);
+  add_time(unowned_tc_kernel_ns, from.unowned_tc_kernel_ns);
+  for (const auto& [precision, time] : from.tc_kernel_ns_by_precision)
+    add_time(tc_kernel_ns_by_precision[precision], time);
+  min_judged_pct = std::max(min_judged_pct, from.min_judged_pct);
   add_time(eligible_self_kernel_ns, from.eligible_self_kernel_ns);
   add_time(eligible_total_kernel_ns, from.eligible_total_kernel_ns);
   add_time(eligible_tc_kernel_ns, from.eligible_tc_kernel_ns);

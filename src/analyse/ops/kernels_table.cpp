@@ -45,7 +45,11 @@ KernelRow finish(const Profile& p, NameClasses& classes, FusedNameCache& fused, 
   r.name = std::string(p.str(acc.first->name));
   r.short_name = short_kernel_name(r.name);
   r.op = std::move(op);
-  r.uses_tc = classes.tensor_core_kernel(acc.first->name);
+  TensorCoreRules::Verdict verdict = classes.tensor_core_kernel.verdict(acc.first->name);
+  r.uses_tc = verdict.tensor_core;
+  r.tc_rule = classes.tensor_core_kernel.rule_text(verdict);
+  if (const KernelPrecisionPattern* k = classes.tensor_core_kernel.precision(verdict))
+    r.precision = k->formats.empty() ? k->precision : k->precision + " (" + k->formats + ")";
   if (classes.compiled_kernel(acc.first->name))
     if (const FusedKernel* k = fused(acc.first->name)) {
       r.fused_ops = k->ops_text();

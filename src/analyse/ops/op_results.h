@@ -65,6 +65,8 @@ struct KernelRow {
   TimeNs min = 0;
   TimeNs max = 0;
   bool uses_tc = false;
+  std::string tc_rule;    // the pattern that decided uses_tc ("simt: ..." for a SIMT entry), "" when none
+  std::string precision;  // from the name (rules: kernel_precisions): "mxfp8 (MXFP8 x MXFP4)", "" unsaid
   std::array<std::int32_t, 3> grid{-1, -1, -1};  // of the longest call
   std::array<std::int32_t, 3> block{-1, -1, -1};
   std::int32_t registers_per_thread = -1;

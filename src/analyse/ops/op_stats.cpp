@@ -104,6 +104,29 @@ TimeNs OpStats::total_tc(std::size_t e) const {
   return sum;
 }
 
+const KernelPrecisionPattern* OpStats::kernel_precision(std::size_t e) const {
+  // A few kernels per op: a short list of (entry, time) beats a map.
+  std::vector<std::pair<const KernelPrecisionPattern*, TimeNs>> times;
+  for (std::size_t k = e; k < subtree_end_[e]; ++k)
+    for (std::uint32_t a : launched(k)) {
+      const GpuActivity& act = p_.gpu_activities[a];
+      if (act.kind != GpuActivityKind::Kernel) continue;
+      const KernelPrecisionPattern* precision =
+          classes_.tensor_core_kernel.precision(classes_.tensor_core_kernel.verdict(act.name));
+      if (!precision) continue;
+      auto found =
+          std::find_if(times.begin(), times.end(), [&](const auto& t) { return t.first == precision; });
+      if (found == times.end()) {
+        times.emplace_back(precision, 0);
+        found = times.end() - 1;
+      }
+      found->second += act.end - act.start;
+    }
+  auto most = std::max_element(times.begin(), times.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  return most == times.end() ? nullptr : most->first;
+}
+
 std::uint32_t OpStats::self_kernels(std::size_t e) const {
   std::uint32_t n = 0;
   for (std::uint32_t a : launched(e)) n += p_.gpu_activities[a].kind == GpuActivityKind::Kernel;

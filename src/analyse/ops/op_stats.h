@@ -30,6 +30,9 @@ class OpStats {
   // With callees: a subtree is a contiguous index range, so no per-event totals are stored.
   TimeNs total_device(std::size_t e) const;
   TimeNs total_tc(std::size_t e) const;
+  // The precision the op's matrix kernels ran in: the kernel_precisions entry of most of the kernel
+  // time, among its and its callees' kernels whose names state one; nullptr where none does.
+  const KernelPrecisionPattern* kernel_precision(std::size_t e) const;
 
   // Started during the window's steps on the host (Window::host_start to host_end).
   bool in_window(std::size_t e) const { return flags_[e] & kInWindow; }

@@ -125,7 +125,7 @@ void add_activity(const OpTableInputs& in, const GpuActivity& g, OpRow& r) {
   r.device_self += d;
   if (g.kind != GpuActivityKind::Kernel) return;
   ++r.kernel_calls;
-  if (in.classification.tensor_core_kernels.matches(in.profile.str(g.name))) {
+  if (in.classification.tensor_core_rules.tensor_core(in.profile.str(g.name))) {
     r.tc_device += d;
     r.uses_tc = true;
   }

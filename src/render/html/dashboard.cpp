@@ -128,11 +128,19 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
   view.set("tc_title", metric_label(Metric::TensorCoreEfficiencyPct));
   view.set("tc_svg", donut_svg(r.metric(Metric::TensorCoreEfficiencyPct), kTensorCoreColor,
                                metric_label(Metric::TensorCoreEfficiencyPct)));
-  view.set("tc_caption",
-           fmt::format("Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
-                       "Core kernels are {} of all kernel time; eligible ops launched {} of it.",
-                       format_pct(r.metric(Metric::TensorCoreKernelTimePct)),
-                       format_pct(r.metric(Metric::TensorCoreEligibleKernelTimePct))));
+  std::string caption = fmt::format(
+      "Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
+      "Core kernels are {} of all kernel time; eligible ops launched {} of it.",
+      format_pct(r.metric(Metric::TensorCoreKernelTimePct)),
+      format_pct(r.metric(Metric::TensorCoreEligibleKernelTimePct)));
+  // Where ops are known for too little of the kernel time, the donut is n/a and says why.
+  auto judged = r.metric(Metric::TensorCoreJudgedKernelTimePct);
+  if (judged && !r.metric(Metric::TensorCoreEfficiencyPct))
+    caption += fmt::format(
+        " Ops are known for only {} of the kernel time (graph replays without their capture "
+        "trace, kernels with no launching op): whether the rest was eligible cannot be judged.",
+        format_pct(judged));
+  view.set("tc_caption", caption);
 }
 
 TemplateData bar(const std::string& title, const std::vector<ChartPart>& parts, const std::string& caption) {

@@ -36,7 +36,11 @@ Chart chart_of(const ReportTable& t) {
     // An elementwise op measured against the memory ceiling alone has no compute peak of its own.
     if (!intensity || !tflops || !memory || *intensity <= 0 || *tflops <= 0) continue;
     chart.memory_tb_per_s = *memory;
-    if (peak) ceilings.emplace(text_at(t, i, "precision"), *peak);
+    // Matrix ops' ceilings are their precision's peak; the others' the vector rate, whatever their type.
+    std::string model = text_at(t, i, "model");
+    bool matrix = model == "gemm" || model == "conv" || model == "attention" || model == "counted" ||
+                  model == "moe" || model == "serving_attention";
+    if (peak) ceilings.emplace(matrix ? text_at(t, i, "precision") : std::string("vector"), *peak);
     double kernel = value_at(t, i, "kernel_us").value_or(0);
     chart.points.push_back(
         {*intensity, *tflops, total_us > 0 ? kernel / total_us : 0, text_at(t, i, "bound") == "memory",

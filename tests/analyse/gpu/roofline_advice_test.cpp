@@ -152,7 +152,9 @@ TEST(RooflineRemedies, FusedAttentionBelowItsRooflineGetsItsOwnRemedy) {
 }
 
 std::optional<OpCost> binary(const std::vector<Dims>& dims, const std::vector<std::string>& types) {
-  return op_cost(OpModelPattern{"", "binary", 1}, OpCall{"aten::add", dims, types, {}});
+  OpModelPattern binary;
+  binary.model = "binary";
+  return op_cost(binary, OpCall{"aten::add", dims, types, {}, nullptr});
 }
 
 // PyTorch's type promotion: a 0-dim tensor or a Python number of the same category does not widen

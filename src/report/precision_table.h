@@ -1,0 +1,12 @@
+// The Tensor Core kernel time of a worker by the precision its kernels' names state (rules:
+// kernel_precisions): which formats the matrix work ran in.
+#pragma once
+
+#include "analyse/gpu/gpu_results.h"
+#include "perfgate/report.h"
+
+namespace perfgate {
+
+ReportTable tc_precision_table(const TensorCoreSums& sums);
+
+}  // namespace perfgate
