@@ -48,12 +48,13 @@ printf '{"summary":[{"total_time":NaN}],"instruction":[{"timestamp":"1","duratio
 printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]}' \
   >"$corpus/kineto_fuzz/tiny.json"
 # Inputs that found bugs (issue 28), small: a pid of "0e400" (NaN; kineto_fuzz's own find, with
-# its trailing bytes), times at and past 2^62 ns (fractional and integer), steps at +-9.2e15 us,
+# its trailing bytes), times at and past 2^62 ns (fractional and integer) and past 2^63 ns (CI's find), steps at +-9.2e15 us,
 # and a gzip bomb of kernel events (10 MB of JSON in about 10 kB).
 kineto_seed() { printf '%s' "$2" >"$corpus/kineto_fuzz/$1"; }
 printf '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0e400\xcfe' >"$corpus/kineto_fuzz/pid-nan.json"
 kineto_seed ts-fraction.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":9223372036854775.807,"dur":1,"args":{"correlation":1}}]}'
 kineto_seed ts-integer.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":9223372036854775,"dur":1}]}'
+kineto_seed ts-overflow.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":9223372036854776.5,"dur":1}]}'
 kineto_seed ts-2to62.json '{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":4611686018427387,"dur":1},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1}]}'
 kineto_seed steps-extreme.json '{"traceEvents":[{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":-9200000000000000,"dur":5},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#2","pid":1,"tid":1,"ts":9200000000000000,"dur":5}]}'
 repeat() { python3 -c 'import sys; sys.stdout.write(sys.argv[1] + sys.argv[2] * int(sys.argv[3]) + sys.argv[4])' "$@"; }

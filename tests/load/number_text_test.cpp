@@ -33,5 +33,17 @@ TEST(MicrosToNanos, RejectsOverflowAndGarbage) {
   EXPECT_FALSE(micros_text_to_nanos(".5"));
 }
 
+// Found by kineto_fuzz: 9223372036854776 µs passed the digit check and overflowed when scaled to ns.
+TEST(MicrosToNanos, RejectsMicrosecondsWhoseNanosecondsOverflow) {
+  EXPECT_FALSE(micros_text_to_nanos("9223372036854776"));
+  EXPECT_FALSE(micros_text_to_nanos("-9223372036854776.5"));
+  EXPECT_FALSE(micros_text_to_nanos("9223372036854775.808"));
+  EXPECT_FALSE(micros_text_to_nanos("9223372036854775.8075"));  // rounds up past 2^63 - 1
+  EXPECT_EQ(micros_text_to_nanos("9223372036854775.807"), 9223372036854775807LL);
+  EXPECT_EQ(micros_text_to_nanos("9223372036854775.8074"), 9223372036854775807LL);
+  EXPECT_EQ(micros_text_to_nanos("9223372036854775"), 9223372036854775000LL);
+  EXPECT_EQ(micros_text_to_nanos("-9223372036854775.807"), -9223372036854775807LL);
+}
+
 }  // namespace
 }  // namespace perfgate::kineto

@@ -32,24 +32,28 @@ std::optional<std::int64_t> micros_text_to_nanos(std::string_view text) {
   std::string_view frac = dot == std::string_view::npos ? std::string_view{} : text.substr(dot + 1);
   if (whole.empty()) return std::nullopt;
 
+  // Whole microseconds up to kMax / 1000, so that times 1000 they fit; the fraction's nanoseconds
+  // (and the rounding) are added with an overflow check: 9223372036854775.807 us is the last that fits.
   std::int64_t nanos = 0;
   for (char c : whole) {
     if (c < '0' || c > '9') return std::nullopt;
-    if (nanos > (kMax / 10 - 9) / 1000) return std::nullopt;
     nanos = nanos * 10 + (c - '0');
+    if (nanos > kMax / 1000) return std::nullopt;
   }
   nanos *= 1000;
+  std::int64_t fraction = 0;
   std::int64_t scale = 100;
   for (std::size_t i = 0; i < frac.size(); ++i) {
     char c = frac[i];
     if (c < '0' || c > '9') return std::nullopt;
     if (i < 3) {
-      nanos += (c - '0') * scale;
+      fraction += (c - '0') * scale;
       scale /= 10;
     } else if (i == 3) {
-      if (c >= '5') nanos += 1;  // round half away from zero on the first sub-ns digit
+      if (c >= '5') fraction += 1;  // round half away from zero on the first sub-ns digit
     }
   }
+  if (__builtin_add_overflow(nanos, fraction, &nanos)) return std::nullopt;
   return negative ? -nanos : nanos;
 }
 
