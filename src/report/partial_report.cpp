@@ -72,22 +72,23 @@ json::object header_json(const PartialReport& p, std::string_view body) {
     if (w.worker.info.world_size) world_size = std::max(world_size.value_or(0), *w.worker.info.world_size);
   }
   const AnalysisOptions& o = h.options;
-  return json::object{{"schema", kPartialSchema},
-                      {"perfgate", kVersion},
-                      {"layout", layout_digest()},
-                      {"rules_digest", h.rules_digest},
-                      {"options", json::object{{"iter_start", optional_json(o.window.iter_start)},
-                                               {"iter_stop", optional_json(o.window.iter_stop)},
-                                               {"skip_first", o.window.skip_first},
-                                               {"key_op", o.key_op},
-                                               {"step_pattern", o.step_pattern},
-                                               {"detailed_workers", o.detailed_workers}}},
-                      {"inputs", std::move(inputs)},
-                      {"workers", p.run.workers.size()},
-                      {"ranks", std::move(ranks)},
-                      {"world_size", optional_json(world_size)},
-                      {"slice", json::array{h.slice_index, h.slice_count}},
-                      {"body_bytes", body.size()}};
+  return json::object{
+      {"schema", kPartialSchema},
+      {"perfgate", kVersion},
+      {"layout", layout_digest()},
+      {"rules_digest", h.rules_digest},
+      {"options", json::object{{"iter_start", optional_json(o.window.iter_start)},
+                               {"iter_stop", optional_json(o.window.iter_stop)},
+                               {"skip_first", o.window.skip_first},
+                               {"key_op", o.key_op},
+                               {"step_pattern", o.step_pattern},
+                               {"detailed_workers", o.detailed_workers}}},
+      {"inputs", std::move(inputs)},
+      {"workers", p.run.workers.size()},
+      {"ranks", std::move(ranks)},
+      {"world_size", optional_json(world_size)},
+      {"slice", h.sliced ? json::value(json::array{h.slice_index, h.slice_count}) : json::value(nullptr)},
+      {"body_bytes", body.size()}};
 }
 
 // Reads the header's fields, naming the first that is missing or of the wrong type.
