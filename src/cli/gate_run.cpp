@@ -46,10 +46,11 @@ FailOn fail_on(const std::string& text) {
   return text == "warning" ? FailOn::Warning : text == "never" ? FailOn::Never : FailOn::Error;
 }
 
-// Every file the run reads, which no output may name: its own inputs, baselines, and the history
-// it records into (a database URI names no file).
+// Every file the run reads, which no output may name: its own inputs, rule files, baselines, and
+// the history it records into (a database URI names no file).
 std::vector<std::string> files_read(const GateArgs& a, const std::vector<std::string>& reads) {
   std::vector<std::string> files = reads;
+  files.insert(files.end(), a.rule_files.begin(), a.rule_files.end());
   files.insert(files.end(), a.baseline_paths.begin(), a.baseline_paths.end());
   if (!a.history.history.empty() && !is_postgres_location(a.history.history))
     files.push_back(a.history.history);

@@ -331,5 +331,67 @@ TEST(GraphCapture, CapturesBesideTheTraceOrNamedAreMerged) {
   EXPECT_EQ(none.out.find("graph capture:"), std::string::npos) << none.out;
 }
 
+// Issue 55, item 6: capture folders are bounded, confined and protected like every input. Entries
+// naming "../outside/x.json" or an absolute path were merged (3 captured graphs instead of 1); a
+// 50 MB execution_details.json was read whole past --max-input-memory; and --json over a capture
+// file, a run folder's trace or a rule file wrote over it (exit 0).
+TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
+  std::string dir = temp_dir(), captures = dir + "/capture_traces";
+  std::filesystem::create_directories(captures);
+  std::filesystem::create_directories(dir + "/outside");
+  write_text(dir + "/decode.json", reordered_replay());
+  std::string capture = write_text(captures + "/bs_32_rank0.json", capture_trace());
+  std::string outside = write_text(dir + "/outside/x.json", capture_trace());
+  std::string details = captures + "/execution_details.json";
+  write_text(details, fmt::format(R"([{{"file": "bs_32_rank0.json"}}, {{"file": "../outside/x.json"}}, )"
+                                  R"({{"file": "{}"}}])",
+                                  outside));
+  CommandResult confined = run_perfgate("analyze --no-color " + dir + "/decode.json");
+  EXPECT_EQ(confined.exit_code, 0) << confined.out;
+  EXPECT_NE(confined.out.find("1 of 1 graph launches aligned with 1 captured graphs"), std::string::npos)
+      << confined.out;
+  EXPECT_NE(confined.out.find(details + ": 2 entries name files outside " + captures + ": left out"),
+            std::string::npos)
+      << confined.out;
+
+  // Bounded: at most 4 MiB, and at most --max-input-memory.
+  std::string padded = R"([{"file": "bs_32_rank0.json"})" + std::string(5 << 20, ' ') + "]";
+  write_text(details, padded);
+  CommandResult large = run_perfgate("analyze -q " + dir + "/decode.json");
+  EXPECT_EQ(large.exit_code, 3) << large.out;
+  EXPECT_NE(
+      large.out.find(fmt::format("{}: {} bytes, more than a list of capture files holds (at most 4194304)",
+                                 details, padded.size())),
+      std::string::npos)
+      << large.out;
+  padded = R"([{"file": "bs_32_rank0.json"})" + std::string(2 << 20, ' ') + "]";
+  write_text(details, padded);
+  CommandResult limited = run_perfgate("analyze -q --max-input-memory 1M " + dir + "/decode.json");
+  EXPECT_EQ(limited.exit_code, 3) << limited.out;
+  EXPECT_NE(limited.out.find(fmt::format("{}: {} bytes", details, padded.size())), std::string::npos)
+      << limited.out;
+  write_text(details, R"([{"file": "bs_32_rank0.json"}])");
+
+  // Protected: no output over a capture (named or found beside the trace), its list, a run
+  // folder's trace or a rule file; each refused before anything is written.
+  std::string run = dir + "/run";
+  std::filesystem::create_directories(run);
+  write_text(run + "/rank-0.json", reordered_replay());
+  std::string rules = write_text(dir + "/r.yaml", "rules: []\n");
+  for (const std::string& args :
+       {"analyze " + dir + "/decode.json --graph-capture " + outside + " --json " + outside,
+        "analyze " + dir + "/decode.json --json " + capture,
+        "analyze " + dir + "/decode.json --md " + details,
+        "analyze " + run + " --json " + run + "/rank-0.json",
+        "analyze " + dir + "/decode.json --rules " + rules + " --json " + rules}) {
+    std::string before = read_text(args.substr(args.rfind(' ') + 1));
+    CommandResult r = run_perfgate(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("perfgate never writes over its inputs"), std::string::npos)
+        << args << ": " << r.out;
+    EXPECT_EQ(read_text(args.substr(args.rfind(' ') + 1)), before) << args;
+  }
+}
+
 }  // namespace
 }  // namespace perfgate::testing
