@@ -116,14 +116,33 @@ void check_ranks(const std::vector<PartialHeader>& headers, bool allow_missing) 
       if (rank) owner.insert(*rank);
   }
   if (!world_size || allow_missing) return;
-  std::vector<std::int64_t> missing;
-  for (std::int64_t r = 0; r < *world_size && missing.size() <= 1'000'000; ++r)
-    if (!owner.contains(r)) missing.push_back(r);
-  if (!missing.empty())
+  // The gaps between the ranks present, below the world size: exact count and ranges in
+  // O(ranks present), whatever the world size.
+  constexpr std::size_t kShownGaps = 20;
+  std::uint64_t missing = 0, more_gaps = 0;
+  std::vector<std::string> gaps;
+  std::int64_t next = 0;  // the lowest rank not yet accounted for
+  auto gap_before = [&](std::int64_t end) {
+    if (end <= next) return;
+    missing += static_cast<std::uint64_t>(end - next);
+    if (gaps.size() == kShownGaps)
+      ++more_gaps;
+    else
+      gaps.push_back(end - next == 1 ? std::to_string(next) : fmt::format("{}-{}", next, end - 1));
+  };
+  for (std::int64_t rank : owner) {
+    if (rank < 0 || rank >= *world_size) continue;
+    gap_before(rank);
+    next = rank + 1;
+  }
+  gap_before(*world_size);
+  if (missing > 0)
     throw RefusedError(
         fmt::format("{} of {} ranks are missing from the partial reports (rank{} {}); merge the "
                     "missing slices too, or give --allow-missing-ranks to report on these ranks",
-                    missing.size(), *world_size, missing.size() == 1 ? "" : "s", rank_ranges(missing)));
+                    missing, *world_size, missing == 1 ? "" : "s",
+                    fmt::format("{}", fmt::join(gaps, ", ")) +
+                        (more_gaps > 0 ? fmt::format(" and {} more ranges", more_gaps) : "")));
 }
 
 // Every slice of one --slice count, once: a part missing is ranks missing, even where no trace
