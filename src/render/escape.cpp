@@ -143,18 +143,23 @@ bool shown_as_is(std::string_view s) {
   return true;
 }
 
-std::string visible_text(std::string_view s) {
+namespace {
+
+std::string escaped(std::string_view s, std::string_view keep) {
   std::string out;
   out.reserve(s.size());
-  append_escaped(out, s, "\n\t");
-  return xml_safe_text(out);
+  append_escaped(out, s, keep);
+  return out;
+}
+
+}  // namespace
+
+std::string visible_text(std::string_view s) {
+  return xml_safe_text(escaped(s, "\n\t"));
 }
 
 std::string terminal_escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  append_escaped(out, s, "");
-  return out;
+  return escaped(s, "");
 }
 
 std::string neutralise_workflow_commands(std::string_view text) {
@@ -179,10 +184,7 @@ std::string neutralise_workflow_commands(std::string_view text) {
 }
 
 std::string log_text(std::string_view message) {
-  std::string out;
-  out.reserve(message.size());
-  append_escaped(out, message, "\n");
-  return neutralise_workflow_commands(out);
+  return neutralise_workflow_commands(escaped(message, "\n"));
 }
 
 std::string markdown_escape(std::string_view s) {

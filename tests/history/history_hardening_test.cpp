@@ -91,8 +91,10 @@ TEST(HistoryHardening, RecordRefusesDamagedStore) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), db = dir + "/h.db", report = dir + "/r.json";
   std::string trace = training_trace_file(dir, steady());
-  ASSERT_EQ(run_perfgate("analyze " + trace + " -q --json " + report).exit_code, 0);
-  for (int i = 0; i < 5; ++i) ASSERT_EQ(run_perfgate("history import " + db + " " + report).exit_code, 0);
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record --json {}", trace, db, report))
+                  .exit_code,
+              0);
   auto [page, page_size] = root_page(db, "run_metrics");
   ASSERT_GT(page, 1);
   std::string bytes = read_text(db);
