@@ -2,6 +2,22 @@
 # the binary, the shipped rule files, the bundled example, man pages made from the commands' --help,
 # and bash completion. Included by CMakeLists.txt after the perfgate target.
 include(GNUInstallDirs)
+find_program(HELP2MAN help2man)
+
+# cpack and cmake --install run the install rules without building anything: the package's own
+# pieces (the changelog and the man pages, made by the full build only) are built first, where they
+# are missing (issue #55: `cpack -G DEB` after ci/demo.sh, which builds perfgate alone, found no
+# changelog.gz). A failed build fails the install with the build's message.
+set(PERFGATE_PACKAGE_PIECES perfgate-changelog)
+if(NOT PERFGATE_SANITIZE AND HELP2MAN)
+  list(APPEND PERFGATE_PACKAGE_PIECES perfgate-man)
+endif()
+install(CODE "
+  execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${CMAKE_BINARY_DIR}\" --target ${PERFGATE_PACKAGE_PIECES}
+                  RESULT_VARIABLE built)
+  if(NOT built EQUAL 0)
+    message(FATAL_ERROR \"cannot build the package's changelog and man pages (${PERFGATE_PACKAGE_PIECES})\")
+  endif()")
 
 install(TARGETS perfgate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # Copies of the rule sets built into the binary, to read or to start a rule file from.
@@ -27,7 +43,6 @@ install(FILES packaging/copyright ${PERFGATE_CHANGELOG_GZ} DESTINATION ${CMAKE_I
 
 # Man pages: one per command, written by help2man from the built binary's --help
 # (packaging/man-pages.sh), dated by the last commit so that a rebuild gives the same pages.
-find_program(HELP2MAN help2man)
 if(PERFGATE_SANITIZE)
   # A sanitizer build is never packaged.
 elseif(NOT HELP2MAN)

@@ -105,13 +105,21 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
 // there are more inputs than cores, and the cores left over shared among the inputs.
 unsigned threads_per_input(const LoadOptions& options, std::size_t inputs);
 
+// Graph-capture traces and what was read to find them.
+struct CaptureFiles {
+  std::vector<std::string> files;     // the capture traces, in order
+  std::vector<std::string> read;      // every file read: the traces and execution_details.json
+  std::vector<std::string> warnings;  // entries left out, said once per list
+};
 // The graph-capture traces of a --graph-capture FILE or FOLDER: a folder with an execution_details.json
-// (vLLM, SGLang) gives the files it lists, another folder its trace files. Throws InputError for an
-// execution_details.json that is not a list.
-std::vector<std::string> graph_capture_files(const std::string& path);
+// (vLLM, SGLang) gives the files it lists, another folder its trace files. execution_details.json
+// must be a regular file of at most 4 MiB (and `max_input_memory`, 0: none); an entry that names a
+// file outside its folder (absolute, "..", a link out) is left out with a warning. Throws
+// InputError for an execution_details.json that is not a list or breaks those bounds.
+CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_input_memory);
 // The capture traces recorded beside a trace (or in a run folder): capture_traces/ with its
 // execution_details.json; empty when there is none.
-std::vector<std::string> captures_beside(const std::string& trace_path);
+CaptureFiles captures_beside(const std::string& trace_path, std::uint64_t max_input_memory);
 
 // The worker name of a trace file: its file name without the trace extensions.
 std::string worker_name_from_path(const std::string& path);

@@ -37,8 +37,10 @@ struct PartialHeader {
   // largest world size the workers state.
   std::vector<std::optional<std::int64_t>> ranks;
   std::optional<std::int64_t> world_size;
-  // The slice of the run's files this part holds (analyze --slice K/N; 0 of 1 without it): a merge
-  // that lacks a slice lacks ranks, even when no trace states a world size (Neuron).
+  // The slice of the run's files this part holds (analyze --slice K/N): a merge that lacks a slice
+  // lacks ranks, even when no trace states a world size (Neuron). Without --slice (`sliced` false)
+  // the part is a slice of its own inputs and takes no part in the slice checks.
+  bool sliced = false;
   std::uint64_t slice_index = 0;
   std::uint64_t slice_count = 1;
   // Where the file's body starts, the body's declared length, and the CRC-32 that the check line

@@ -27,6 +27,7 @@ except ImportError:  # the source tree, not an installed wheel
 __all__ = [
     "analyze",
     "merge",
+    "effective_rules",
     "Report",
     "Worker",
     "PerfgateError",
@@ -38,9 +39,12 @@ __all__ = [
 ]
 
 PathLike = Union[str, os.PathLike]
-# The outputs analyze() writes itself and hands back in the Report; given as options, they are
-# written from it too.
-_OWN_OUTPUTS = ("json", "html", "md")
+# The reports analyze() reads back into the Report. The CLI writes them, with every other output, as
+# one set (atomically, checked against the inputs); those the caller did not ask for go to a
+# temporary folder.
+_OWN_OUTPUTS = {"json": "report.json", "html": "report.html", "md": "report.md"}
+# Options that do not make a report: refused with the function that does what they ask.
+_NOT_REPORT_OPTIONS = {"print_effective_rules": "perfgate.effective_rules(rules=...)"}
 
 
 def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:
@@ -50,8 +54,10 @@ def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:
 
 
 def _option_arguments(options: dict) -> List[str]:
-    """CLI arguments from keyword options: skip_first=2 -> --skip-first 2; a True flag -> --flag;
-    False or None -> nothing; a list -> the option once per item; set={"a.b": 1} -> --set a.b=1."""
+    """CLI arguments from keyword options: skip_first=2 -> --skip-first=2; a True flag -> --flag;
+    False or None -> nothing; a list -> the option once per item; set={"a.b": 1} -> --set=a.b=1.
+    Each value is joined to its option with '=', so that a value starting with '-' (a file named
+    -rf.json) is never read as an option."""
     arguments: List[str] = []
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")
@@ -60,41 +66,56 @@ def _option_arguments(options: dict) -> List[str]:
         if value is True:
             arguments.append(flag)
         elif isinstance(value, dict):
-            for k, v in value.items():
-                arguments += [flag, f"{k}={v}"]
+            arguments += [f"{flag}={k}={v}" for k, v in value.items()]
         elif isinstance(value, (list, tuple)):
-            for item in value:
-                arguments += [flag, os.fspath(item) if isinstance(item, os.PathLike) else str(item)]
+            arguments += [f"{flag}={os.fspath(item) if isinstance(item, os.PathLike) else item}" for item in value]
         else:
-            arguments += [flag, os.fspath(value) if isinstance(value, os.PathLike) else str(value)]
+            arguments.append(f"{flag}={os.fspath(value) if isinstance(value, os.PathLike) else value}")
     return arguments
 
 
-def _run_report(command: List[str], options: dict) -> Report:
-    """Runs a command that writes reports (analyze, merge) and reads them back."""
-    own = {name: options.pop(name) for name in _OWN_OUTPUTS if options.get(name) is not None}
+def _read_back(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise PerfgateError(f"perfgate: cannot read the report back from {path}: {e.strerror or e}", 3) from e
+
+
+def _run_report(command: List[str], inputs: List[str], options: dict) -> Report:
+    """Runs a command that writes reports (analyze, merge) and reads them back. `inputs` go after
+    `--`, so that no path is taken for an option."""
+    for name, instead in _NOT_REPORT_OPTIONS.items():
+        if options.get(name):
+            raise UsageError(f"{name}=True makes no report: use {instead}", 2)
     with tempfile.TemporaryDirectory(prefix="perfgate-") as folder:
-        out = Path(folder)
+        paths = {}
+        for name, default in _OWN_OUTPUTS.items():
+            given = options.pop(name, None)
+            paths[name] = Path(os.fspath(given)) if given is not None else Path(folder) / default
         arguments = command + _option_arguments(options)
-        arguments += ["--json", str(out / "report.json"), "--html", str(out / "report.html"),
-                      "--md", str(out / "report.md")]
-        result = run(arguments)
+        arguments += [f"--{name}={path}" for name, path in paths.items()]
+        result = run(arguments + ["--", *inputs])
         if result.returncode not in (0, 1):
             raise error_for(result.stderr or result.stdout, result.returncode)
-        report = Report(
-            (out / "report.json").read_text(encoding="utf-8"),
-            (out / "report.html").read_text(encoding="utf-8"),
-            (out / "report.md").read_text(encoding="utf-8"),
+        return Report(
+            _read_back(paths["json"]),
+            _read_back(paths["html"]),
+            _read_back(paths["md"]),
             result.stdout,
             result.returncode,
         )
-    if "json" in own:
-        report.to_json(own["json"])
-    if "html" in own:
-        report.to_html(own["html"])
-    if "md" in own:
-        Path(own["md"]).write_text(report.to_markdown(), encoding="utf-8")
-    return report
+
+
+def effective_rules(rules: Union[None, PathLike, Iterable[PathLike]] = None, **options: Any) -> str:
+    """The rules in effect, as YAML (`perfgate analyze --print-effective-rules`): the shipped set
+    with `rules` (files or shipped names) and set=/disable= applied."""
+    command = ["analyze", "--print-effective-rules"]
+    for rule_file in _paths(rules) if rules is not None else []:
+        command.append(f"--rules={rule_file}")
+    result = run(command + _option_arguments(options))
+    if result.returncode != 0:
+        raise error_for(result.stderr or result.stdout, result.returncode)
+    return result.stdout
 
 
 def analyze(
@@ -114,24 +135,26 @@ def analyze(
         record=True, branch="main", set={"gpu.low-utilization.fail": 30},
         disable=["steps.outliers"], xlsx="r.xlsx", junit="junit.xml", threads=2.
 
-    Returns the Report whether the gate passed (exit_code 0) or failed (1). Raises UsageError
-    (exit code 2: options, rule files) or InputError (3: a profile or baseline that cannot be
-    read), with the CLI's message.
+    Returns the Report whether the gate passed (exit_code 0) or failed (1). The CLI writes every
+    output (json=, html=, md= included) as one set, atomically, with its checks (never over an
+    input, never two outputs in one file). Every failure is a PerfgateError with the CLI's message
+    and exit code: UsageError (2: options, rule files, output paths), InputError (3: a profile or
+    baseline that cannot be read, a report that cannot be written or read back).
     """
-    command = ["analyze", *_paths(paths)]
+    command = ["analyze"]
     for rule_file in _paths(rules) if rules is not None else []:
-        command += ["--rules", rule_file]
+        command.append(f"--rules={rule_file}")
     if isinstance(baseline, Report):
         with tempfile.TemporaryDirectory(prefix="perfgate-baseline-") as folder:
             saved = baseline.to_json(Path(folder) / "baseline.json")
-            return _run_report(command + ["--baseline", str(saved)], dict(options))
+            return _run_report(command + [f"--baseline={saved}"], _paths(paths), dict(options))
     if baseline is not None:
-        command += ["--baseline", os.fspath(baseline)]
-    return _run_report(command, dict(options))
+        command.append(f"--baseline={os.fspath(baseline)}")
+    return _run_report(command, _paths(paths), dict(options))
 
 
 def merge(parts: Union[PathLike, Iterable[PathLike]], **options: Any) -> Report:
     """Merges partial reports (`perfgate analyze --slice I/N --partial FILE`, or a folder of them)
     into the run's report, as `perfgate merge` does. Options as analyze's (rules=..., baseline=...,
     set=..., allow_missing_ranks=True). Raises as analyze does."""
-    return _run_report(["merge", *_paths(parts)], dict(options))
+    return _run_report(["merge"], _paths(parts), dict(options))

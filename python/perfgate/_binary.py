@@ -5,6 +5,8 @@ import subprocess
 from pathlib import Path
 from typing import List, Sequence
 
+from perfgate.errors import PerfgateError
+
 _PACKAGED = Path(__file__).resolve().parent / "_bin" / "perfgate"
 
 
@@ -20,7 +22,11 @@ def binary() -> str:
 
 
 def run(arguments: Sequence[str]) -> subprocess.CompletedProcess:
-    """Runs `perfgate ARGUMENTS...` and returns its exit code and output (text)."""
-    command: List[str] = [binary(), *arguments]
-    # No progress bar and no colours: stderr and stdout are pipes here.
-    return subprocess.run(command, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+    """Runs `perfgate ARGUMENTS...` and returns its exit code and output (text). A binary that is
+    missing or cannot be started is a PerfgateError (exit code 127, as a shell says it)."""
+    try:
+        command: List[str] = [binary(), *arguments]
+        # No progress bar and no colours: stderr and stdout are pipes here.
+        return subprocess.run(command, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+    except OSError as e:
+        raise PerfgateError(f"perfgate: cannot run the perfgate binary: {e}", 127) from e

@@ -10,6 +10,7 @@
 #include "cli/partials.h"
 #include "perfgate/analysis.h"
 #include "perfgate/errors.h"
+#include "perfgate/load.h"
 #include "perfgate/rules.h"
 
 namespace perfgate::cli {
@@ -40,6 +41,29 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   options.detailed_workers = a.detailed_workers;
   options.graph_captures = a.graph_captures;
   return options;
+}
+
+// Every file analyze reads once its paths are resolved, which no output may name: the profiles as
+// given, a run folder's traces, the graph-capture traces (named, or beside each trace) and their
+// execution_details.json. A path that does not resolve is left to the loader, which says why.
+std::vector<std::string> files_read_by(const AnalyzeArgs& a, std::uint64_t max_input_memory) {
+  std::vector<std::string> files = a.profiles;
+  auto add = [&](const CaptureFiles& found) {
+    files.insert(files.end(), found.read.begin(), found.read.end());
+  };
+  try {
+    for (const InputFile& input : resolve_inputs(a.profiles)) {
+      files.push_back(input.path);
+      if (a.graph_captures.empty()) add(captures_beside(input.path, max_input_memory));
+    }
+  } catch (const InputError&) {
+  }
+  files.insert(files.end(), a.graph_captures.begin(), a.graph_captures.end());
+  try {
+    for (const std::string& given : a.graph_captures) add(graph_capture_files(given, max_input_memory));
+  } catch (const InputError&) {
+  }
+  return files;
 }
 
 // A partial report is written alone: the run's reports and gate are the merge's.
@@ -75,12 +99,12 @@ int run_analyze(const AnalyzeArgs& a) {
   int code = 0;
   if (!a.partial.empty()) {
     Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
-    max_input_memory(a.gate);  // a malformed limit is a usage error before any work
-    check_output_files({{"--partial", a.partial}}, a.profiles);
+    std::uint64_t limit = max_input_memory(a.gate);  // a malformed limit is a usage error before any work
+    check_output_files({{"--partial", a.partial}}, files_read_by(a, limit));
     code = write_partial(a.profiles, slice, a.partial, rules, options, a.gate);
   } else {
     refuse_partial_reports(a.profiles);
-    code = gate_and_write(a.gate, rules, options, a.profiles, a.profiles,
+    code = gate_and_write(a.gate, rules, options, files_read_by(a, max_input_memory(a.gate)), a.profiles,
                           [&] { return report_of(a.profiles, rules, options, a.gate); });
   }
   finish_memory_budget(a.gate);

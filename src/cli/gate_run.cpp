@@ -46,10 +46,11 @@ FailOn fail_on(const std::string& text) {
   return text == "warning" ? FailOn::Warning : text == "never" ? FailOn::Never : FailOn::Error;
 }
 
-// Every file the run reads, which no output may name: its own inputs, baselines, and the history
-// it records into (a database URI names no file).
+// Every file the run reads, which no output may name: its own inputs, rule files, baselines, and
+// the history it records into (a database URI names no file).
 std::vector<std::string> files_read(const GateArgs& a, const std::vector<std::string>& reads) {
   std::vector<std::string> files = reads;
+  files.insert(files.end(), a.rule_files.begin(), a.rule_files.end());
   files.insert(files.end(), a.baseline_paths.begin(), a.baseline_paths.end());
   if (!a.history.history.empty() && !is_postgres_location(a.history.history))
     files.push_back(a.history.history);
@@ -102,7 +103,8 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
   cmd.add_option("--spill-dir", args.memory.spill_dir,
                  "Folder of the --max-memory spill file, on disk (default PERFGATE_SPILL_DIR, TMPDIR, else "
                  "/var/tmp); the file has no name and is gone when perfgate ends")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path);
   cmd.add_flag("-q,--quiet", args.quiet, "Print nothing on success");
   cmd.add_flag("--no-progress", args.no_progress, "No progress line on stderr");
   cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
@@ -206,6 +208,10 @@ int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOption
   budget.max_threads = a.threads;
   bool written = write_outputs(report, rules, outputs, threads_per_input(budget, 1));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
+  // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics).
+  if (a.quiet)
+    for (const std::string& warning : report.run_warnings)
+      std::cerr << log_text("perfgate: warning: " + warning) << '\n' << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
   bool recorded = !a.history.record || record_run(report, a.history, labels);
   return written && recorded ? report.verdict->exit_code : kExitInput;

@@ -35,15 +35,20 @@ std::uint64_t budget_bytes(const MemoryBudgetArgs& a) {
   return *bytes;
 }
 
-std::string spill_folder(const MemoryBudgetArgs& a) {
-  if (!a.spill_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(a.spill_dir, ec) || ::access(a.spill_dir.c_str(), W_OK | X_OK) != 0)
-      throw ConfigError(fmt::format("--spill-dir {}: not a folder perfgate can write to", a.spill_dir));
-    return a.spill_dir;
-  }
+// The spill folder is checked the same way wherever it comes from, when a budget is in effect:
+// one that cannot take the file is a usage error before any work, not a warning when a block spills.
+std::string checked_folder(const std::string& where, const std::string& folder, bool budget) {
+  std::error_code ec;
+  if (budget && (!std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK | X_OK) != 0))
+    throw ConfigError(fmt::format("{}{}: not a folder perfgate can write to", where, folder));
+  return folder;
+}
+
+std::string spill_folder(const MemoryBudgetArgs& a, bool budget) {
+  if (!a.spill_dir.empty()) return checked_folder("--spill-dir ", a.spill_dir, true);
   for (const char* name : {"PERFGATE_SPILL_DIR", "TMPDIR"})
-    if (std::string value = environment(name); !value.empty()) return value;
+    if (std::string value = environment(name); !value.empty())
+      return checked_folder(std::string(name) + "=", value, budget);
   // Not /tmp: it is often a tmpfs, where a spilled block would still take memory.
   return "/var/tmp";
 }
@@ -51,7 +56,8 @@ std::string spill_folder(const MemoryBudgetArgs& a) {
 }  // namespace
 
 MemoryBudget memory_budget(const MemoryBudgetArgs& a) {
-  return {budget_bytes(a), spill_folder(a)};
+  std::uint64_t bytes = budget_bytes(a);
+  return {bytes, spill_folder(a, bytes != 0)};
 }
 
 void apply_memory_budget(const MemoryBudgetArgs& a) {

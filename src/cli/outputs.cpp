@@ -51,11 +51,6 @@ std::size_t write_html(const ReportModel& report, const OutputArgs& a) {
   return html.page.size();
 }
 
-// A FILE or DIR option given as "" would write nothing and still exit 0.
-std::string non_empty_path(const std::string& value) {
-  return value.empty() ? "the path is empty" : "";
-}
-
 // The files the outputs write, each with its option, in the order they are written.
 std::vector<std::pair<std::string, std::string>> output_files(const OutputArgs& a) {
   std::vector<std::pair<std::string, std::string>> files;
@@ -92,6 +87,10 @@ bool is_sqlite_database(const std::string& path) {
 }
 
 }  // namespace
+
+std::string non_empty_path(const std::string& value) {
+  return value.empty() ? "the path is empty" : "";
+}
 
 void check_output_files(const std::vector<std::pair<std::string, std::string>>& files,
                         const std::vector<std::string>& inputs) {

@@ -32,6 +32,10 @@ struct OutputArgs {
 
 void add_output_options(CLI::App& cmd, OutputArgs& args);
 
+// A FILE or DIR option given as "" would write nothing and still exit 0: CLI11's check of such
+// options (the message, or empty for a path).
+std::string non_empty_path(const std::string& value);
+
 // The repository path GitLab's Code Quality report names when --gitlab-path is not given: the
 // training script or config named by a `script` or `config` label, else the first profile's path
 // relative to the current folder.

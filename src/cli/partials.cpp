@@ -116,14 +116,33 @@ void check_ranks(const std::vector<PartialHeader>& headers, bool allow_missing) 
       if (rank) owner.insert(*rank);
   }
   if (!world_size || allow_missing) return;
-  std::vector<std::int64_t> missing;
-  for (std::int64_t r = 0; r < *world_size && missing.size() <= 1'000'000; ++r)
-    if (!owner.contains(r)) missing.push_back(r);
-  if (!missing.empty())
+  // The gaps between the ranks present, below the world size: exact count and ranges in
+  // O(ranks present), whatever the world size.
+  constexpr std::size_t kShownGaps = 20;
+  std::uint64_t missing = 0, more_gaps = 0;
+  std::vector<std::string> gaps;
+  std::int64_t next = 0;  // the lowest rank not yet accounted for
+  auto gap_before = [&](std::int64_t end) {
+    if (end <= next) return;
+    missing += static_cast<std::uint64_t>(end - next);
+    if (gaps.size() == kShownGaps)
+      ++more_gaps;
+    else
+      gaps.push_back(end - next == 1 ? std::to_string(next) : fmt::format("{}-{}", next, end - 1));
+  };
+  for (std::int64_t rank : owner) {
+    if (rank < 0 || rank >= *world_size) continue;
+    gap_before(rank);
+    next = rank + 1;
+  }
+  gap_before(*world_size);
+  if (missing > 0)
     throw RefusedError(
         fmt::format("{} of {} ranks are missing from the partial reports (rank{} {}); merge the "
                     "missing slices too, or give --allow-missing-ranks to report on these ranks",
-                    missing.size(), *world_size, missing.size() == 1 ? "" : "s", rank_ranges(missing)));
+                    missing, *world_size, missing == 1 ? "" : "s",
+                    fmt::format("{}", fmt::join(gaps, ", ")) +
+                        (more_gaps > 0 ? fmt::format(" and {} more ranges", more_gaps) : "")));
 }
 
 // Every slice of one --slice count, once: a part missing is ranks missing, even where no trace
@@ -132,17 +151,22 @@ void check_ranks(const std::vector<PartialHeader>& headers, bool allow_missing) 
 std::string check_slices(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
                          bool allow_missing) {
   std::map<std::uint64_t, std::size_t> owner;
+  std::optional<std::size_t> first;  // the first sliced part; parts without --slice are their own slice
   for (std::size_t f = 0; f < headers.size(); ++f) {
-    if (headers[f].slice_count != headers[0].slice_count)
+    if (!headers[f].sliced) continue;
+    if (!first) first = f;
+    const PartialHeader& head = headers[*first];
+    if (headers[f].slice_count != head.slice_count)
       throw RefusedError(fmt::format("{} and {}: slices of different counts (--slice {}/{} and {}/{})",
-                                     files[0], files[f], headers[0].slice_index, headers[0].slice_count,
+                                     files[*first], files[f], head.slice_index, head.slice_count,
                                      headers[f].slice_index, headers[f].slice_count));
     auto [it, added] = owner.try_emplace(headers[f].slice_index, f);
     if (!added)
       throw RefusedError(fmt::format("{} and {}: both are slice {} of {}", files[it->second], files[f],
                                      headers[f].slice_index, headers[f].slice_count));
   }
-  std::uint64_t count = headers[0].slice_count;
+  if (!first) return {};
+  std::uint64_t count = headers[*first].slice_count;
   if (owner.size() == count) return {};
   std::vector<std::int64_t> missing;
   for (std::uint64_t k = 0; k < count && missing.size() < 1000; ++k)
@@ -201,7 +225,7 @@ Slice parse_slice(const std::string& text) {
   if (*n > static_cast<std::size_t>(kMaxWorldSize))
     throw ConfigError(fmt::format("--slice {}: {} slices is more than any run has ranks (at most {})", text,
                                   *n, kMaxWorldSize));
-  return {*k, *n};
+  return {*k, *n, true};
 }
 
 void refuse_partial_reports(const std::vector<std::string>& paths) {
@@ -242,6 +266,7 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   const std::vector<SkippedInput>& skipped = read.skipped;
   PartialReport partial{.header = {}, .run = run.finish_partial()};
   partial.header.rules_digest = rules_digest(rule_set_fingerprint(rules));
+  partial.header.sliced = slice.given;
   partial.header.slice_index = slice.index;
   partial.header.slice_count = slice.count;
   partial.header.options = options;
@@ -256,10 +281,11 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   std::string bytes = encode_partial(partial);
   write_file_atomically(out, bytes);
   if (!a.quiet)
-    std::cout << fmt::format("perfgate: wrote {} ({} bytes): {} worker{} of {} input{} (slice {}/{})\n", out,
+    std::cout << fmt::format("perfgate: wrote {} ({} bytes): {} worker{} of {} input{}{}\n", out,
                              bytes.size(), partial.run.workers.size(),
                              partial.run.workers.size() == 1 ? "" : "s", inputs.size(),
-                             inputs.size() == 1 ? "" : "s", slice.index, slice.count)
+                             inputs.size() == 1 ? "" : "s",
+                             slice.given ? fmt::format(" (slice {}/{})", slice.index, slice.count) : "")
               << std::flush;
   return kExitPass;
 }
@@ -271,8 +297,8 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
   std::vector<PartialHeader> headers;
   for (const std::string& file : set.files) headers.push_back(read_checked_partial_header(file, max_memory));
   check_same_run(set.files, headers, rules_digest(rule_set_fingerprint(rules)));
+  place_inputs(set, headers);  // an input twice is named before the ranks it leaves missing
   check_ranks(headers, allow_missing_ranks);
-  place_inputs(set, headers);
   if (std::string missing = check_slices(set.files, headers, allow_missing_ranks); !missing.empty())
     set.skipped.push_back(missing);
   if (set.inputs.empty()) throw InputError("merge: the partial reports hold no profile");

@@ -27,9 +27,12 @@ class RefusedError : public InputError {
 inline constexpr int kExitRefused = 4;
 
 // --slice K/N: the K-th (from 0) of N near-equal runs of consecutive files.
+// Without --slice a part is a slice of its own inputs (`given` false): node-local parts hold the
+// ranks their machine has, and the merge checks their inputs, not a slice count.
 struct Slice {
   std::size_t index = 0;
   std::size_t count = 1;
+  bool given = false;
 };
 // Throws ConfigError for anything but K/N with 0 <= K < N.
 Slice parse_slice(const std::string& text);

@@ -35,9 +35,16 @@ using SharedAnalyser = std::shared_future<std::shared_ptr<const WorkerAnalyser>>
 void merge_captures(Profile& profile, const std::string& path, const LoadOptions& load_options,
                     const Classification& classification, const AnalysisOptions& options) {
   std::vector<std::string> files;
-  for (const std::string& given : options.graph_captures)
-    for (std::string& f : graph_capture_files(given)) files.push_back(std::move(f));
-  if (options.graph_captures.empty()) files = captures_beside(path);
+  for (const std::string& given : options.graph_captures) {
+    CaptureFiles found = graph_capture_files(given, load_options.max_input_memory);
+    files.insert(files.end(), found.files.begin(), found.files.end());
+    profile.notes.insert(profile.notes.end(), found.warnings.begin(), found.warnings.end());
+  }
+  if (options.graph_captures.empty()) {
+    CaptureFiles found = captures_beside(path, load_options.max_input_memory);
+    files = std::move(found.files);
+    profile.notes.insert(profile.notes.end(), found.warnings.begin(), found.warnings.end());
+  }
   if (files.empty()) return;
   LoadOptions one = load_options;
   one.max_threads = 1;

@@ -209,6 +209,9 @@ class RuleFileReader {
  public:
   static RuleSource read_rule_file(const std::string& path) {
     std::error_code ec;
+    // Looked at before it is opened: opening a FIFO would wait for a writer.
+    if (fs::file_status status = fs::status(path, ec); fs::exists(status) && !fs::is_regular_file(status))
+      throw ConfigError(fmt::format("{}: error: cannot read rule file: not a regular file", path));
     auto size = fs::file_size(path, ec);
     if (ec) throw ConfigError(fmt::format("{}: error: cannot read rule file: {}", path, ec.message()));
     if (size > kMaxRuleFileBytes)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "history/connections.h"
+#include "io/byte_source.h"
 #include "io/sqlite_uri.h"
 #include "perfgate/errors.h"
 
@@ -55,13 +57,17 @@ bool cannot_make_wal_index(int rc) {
 class SqliteConnection final : public SqlConnection {
  public:
   SqliteConnection(const std::string& path, Access access) : where_(path), access_(access) {
-    std::error_code ec;
+    // SQLite's open(2) of a FIFO waits for a writer: every path is looked at first (a file put in
+    // its place between the two needs write access to the folder, which the history's owner has).
+    bool exists = check_regular_file(path, /*missing_ok=*/true);
     if (access == Access::Read) {
-      if (!fs::exists(path, ec)) throw InputError(fmt::format("{}: no such history file", path));
+      if (!exists) throw InputError(fmt::format("{}: no such history file", path));
       open_for_reading();
       return;
     }
+    if (!exists) check_folder_for_a_new_file(path);
     open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    check_integrity();
     execute("PRAGMA foreign_keys = ON");
     // Never switch a database that is something else (an Nsight Systems export) to WAL: that
     // rewrites its header. Such a file is refused when its schema is read.
@@ -122,6 +128,51 @@ class SqliteConnection final : public SqlConnection {
           "be read with the WAL index {}-shm beside them (a perfgate that may write there reads it)",
           where_, where_, where_));
     open(sqlite_immutable_uri(where_), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  }
+
+  // SQLite retries a failed create read-only and then reports ENOENT ("No such file or
+  // directory") for a folder the user cannot write: the folder is looked at first, and named.
+  static void check_folder_for_a_new_file(const std::string& path) {
+    fs::path folder = fs::path(path).parent_path();
+    std::string name = folder.empty() ? "." : folder.string();
+    std::error_code ec;
+    if (!fs::is_directory(name, ec))
+      throw InputError(fmt::format("{}: cannot create the history in {}: no such folder", path, name));
+    if (::access(name.c_str(), W_OK | X_OK) != 0)
+      throw InputError(
+          fmt::format("{}: cannot create the history in {}: {}", path, name, std::strerror(errno)));
+  }
+
+  // A run recorded into a damaged store could not be read back (issue #55): before anything is
+  // written (the WAL switch included), PRAGMA quick_check, O(pages): about 7 ms per MB of history.
+  void check_integrity() {
+    for (int attempt = 1;; ++attempt) {
+      std::string problems;
+      int rc = quick_check(problems);
+      if (is_contention(rc) && attempt < kTransactionAttempts) {
+        back_off(attempt);
+        continue;
+      }
+      if (rc == SQLITE_DONE && problems == "ok") return;
+      if (rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CORRUPT) fail("cannot check the history", rc);
+      if (rc != SQLITE_DONE) problems = sqlite3_errmsg(db_.get());
+      throw InputError(fmt::format(
+          "{}: the history is damaged (quick_check: {}): nothing was recorded; restore it from a copy",
+          where_, problems));
+    }
+  }
+
+  // The check's rows joined ("ok" for a sound file); returns the last step's result code.
+  int quick_check(std::string& problems) {
+    sqlite3_stmt* raw = nullptr;
+    int rc = sqlite3_prepare_v2(db_.get(), "PRAGMA quick_check(20)", -1, &raw, nullptr);
+    StatementHandle statement(raw);
+    if (rc != SQLITE_OK) return rc;
+    while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+      problems += (problems.empty() ? "" : "; ") + std::string(text ? text : "");
+    }
+    return rc;
   }
 
   bool empty_or_history() {
@@ -219,6 +270,7 @@ std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, Access acces
 }
 
 SqliteFileKind sqlite_file_kind(const std::string& path) {
+  if (!check_regular_file(path, /*missing_ok=*/true)) return SqliteFileKind::NotSqlite;
   std::error_code ec;
   if (fs::file_size(path, ec) == 0 && !ec) return SqliteFileKind::NoTables;  // SQLite's empty database
   // Only a file that starts like SQLite is opened by it.

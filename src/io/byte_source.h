@@ -56,6 +56,12 @@ std::unique_ptr<ByteSource> make_prefetch_source(std::unique_ptr<ByteSource> inn
 // Reads until `size` bytes or the end; returns the bytes read.
 std::size_t read_fully(ByteSource& source, char* out, std::size_t size);
 
+// Throws InputError naming `path` unless it is a regular file (after symbolic links): a FIFO, a
+// device, a socket or a folder is refused ("not a regular file (a named pipe)"), looked at without
+// opening it, so never waited on. Returns false, throwing nothing, when nothing is at `path` and
+// `missing_ok`; a missing file is otherwise refused ("no such file").
+bool check_regular_file(const std::string& path, bool missing_ok = false);
+
 // Up to `size` of the first bytes of `path` (one read: a regular file gives them all), by any
 // file type the caller has let through. Throws InputError naming the file when it cannot be
 // opened or read.

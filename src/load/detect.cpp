@@ -11,6 +11,8 @@ namespace perfgate {
 std::string detect_format(const std::string& path) {
   std::string head = read_file_head(path, kFileHeadBytes);
   if (head.empty()) throw InputError(fmt::format("{}: empty file (0 bytes)", path));
+  if (head.size() == kFileHeadBytes && FileHead(head).json().starts_with('['))
+    head = read_file_head(path, kArrayHeadBytes);
   const Reader* reader = sniff_reader(FileHead(head));
   return reader ? reader->name : "";
 }

@@ -22,8 +22,11 @@ enum class Sniffed : unsigned char {
   Yes,
 };
 
-// The first bytes of a file (up to kFileHeadBytes), as the sniffs see them.
+// The first bytes of a file (up to kFileHeadBytes), as the sniffs see them. A bare JSON array
+// gets up to kArrayHeadBytes: the legacy trace's sniff parses it to the end of its first event,
+// whose strings may be up to 1 MiB long (docs/formats.md, "Memory limits").
 inline constexpr std::size_t kFileHeadBytes = 4096;
+inline constexpr std::size_t kArrayHeadBytes = std::size_t{2} << 20;
 class FileHead {
  public:
   explicit FileHead(std::string_view bytes);

@@ -9,6 +9,20 @@
 
 namespace perfgate {
 
+// The code point of the 2- or 3-byte UTF-8 sequence at `i` when it is a bidirectional control
+// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069: they reorder what a reader sees, e.g.
+// a right-to-left override) or a line or paragraph separator (U+2028, U+2029: a line break to some
+// viewers); 0 otherwise.
+char32_t invisible_format_character(std::string_view s, std::size_t i, std::size_t n) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
+  char32_t cp = 0;
+  if (n == 2) cp = (char32_t{b(0)} & 0x1F) << 6 | (char32_t{b(1)} & 0x3F);
+  if (n == 3) cp = (char32_t{b(0)} & 0x0F) << 12 | (char32_t{b(1)} & 0x3F) << 6 | (char32_t{b(2)} & 0x3F);
+  bool hidden = cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+                (cp >= 0x2066 && cp <= 0x2069);
+  return hidden ? cp : 0;
+}
+
 std::string html_escape(std::string_view text) {
   std::string out;
   out.reserve(text.size());
@@ -32,9 +46,8 @@ constexpr std::array<std::string_view, 256> kHtmlEntities = [] {
 }  // namespace
 
 void append_html_escaped(std::string& out, std::string_view text) {
-  std::size_t replaced = 0;
-  std::string valid = is_valid_utf8(text) ? std::string() : repair_utf8(text, replaced);
-  std::string_view s = replaced > 0 ? std::string_view(valid) : text;
+  std::string shown = shown_as_is(text) ? std::string() : visible_text(text);
+  std::string_view s = shown.empty() ? text : std::string_view(shown);
   std::size_t plain = 0;  // start of the run of characters not yet appended
   for (std::size_t i = 0; i < s.size(); ++i) {
     std::string_view entity = kHtmlEntities[static_cast<unsigned char>(s[i])];
@@ -46,7 +59,7 @@ void append_html_escaped(std::string& out, std::string_view text) {
 }
 
 std::string xml_escape(std::string_view s) {
-  return html_escape(xml_safe_text(s));
+  return html_escape(s);  // html_escape shows or drops every character XML 1.0 forbids
 }
 
 std::string script_json_escape(std::string_view s) {
@@ -80,23 +93,8 @@ std::string control_text(unsigned char c, bool c1) {
   }
 }
 
-// The code point of the 2- or 3-byte UTF-8 sequence at `i` when it is a bidirectional control
-// (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069: they reorder what a reader sees, e.g.
-// a right-to-left override) or a line or paragraph separator (U+2028, U+2029: a line break to some
-// viewers); 0 otherwise.
-char32_t invisible_format_character(std::string_view s, std::size_t i, std::size_t n) {
-  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
-  char32_t cp = 0;
-  if (n == 2) cp = (char32_t{b(0)} & 0x1F) << 6 | (char32_t{b(1)} & 0x3F);
-  if (n == 3) cp = (char32_t{b(0)} & 0x0F) << 12 | (char32_t{b(1)} & 0x3F) << 6 | (char32_t{b(2)} & 0x3F);
-  bool hidden = cp == 0x061C || cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
-                (cp >= 0x2066 && cp <= 0x2069);
-  return hidden ? cp : 0;
-}
-
-// Appends `s` with control characters escaped; `keep` is a control character left as it is (-1:
-// none).
-void append_escaped(std::string& out, std::string_view s, int keep) {
+// Appends `s` with control characters escaped; `keep` lists the C0 controls left as they are.
+void append_escaped(std::string& out, std::string_view s, std::string_view keep) {
   for (std::size_t i = 0; i < s.size();) {
     std::size_t n = utf8_sequence(s, i);
     if (n == 0) {
@@ -111,7 +109,7 @@ void append_escaped(std::string& out, std::string_view s, int keep) {
     std::string text;
     if (c1)
       text = control_text(static_cast<unsigned char>(s[i + 1]), true);
-    else if (n == 1 && u != keep)
+    else if (n == 1 && keep.find(static_cast<char>(u)) == std::string_view::npos)
       text = control_text(u, false);
     else if (char32_t cp = n > 1 ? invisible_format_character(s, i, n) : 0)
       text = fmt::format("\\u{:04x}", static_cast<std::uint32_t>(cp));
@@ -122,11 +120,46 @@ void append_escaped(std::string& out, std::string_view s, int keep) {
 
 }  // namespace
 
-std::string terminal_escape(std::string_view s) {
+bool shown_as_is(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u < 0x7f) {
+      ++i;
+      continue;
+    }
+    if (u == '\n' || u == '\t') {
+      ++i;
+      continue;
+    }
+    std::size_t n = utf8_sequence(s, i);
+    if (n <= 1) return false;  // a control character, or a byte that is not UTF-8
+    if (n == 2 && u == 0xC2 && static_cast<unsigned char>(s[i + 1]) <= 0x9F) return false;  // C1
+    if (invisible_format_character(s, i, n)) return false;
+    if (n == 3 && u == 0xEF && static_cast<unsigned char>(s[i + 1]) == 0xBF &&
+        static_cast<unsigned char>(s[i + 2]) >= 0xBE)
+      return false;  // U+FFFE, U+FFFF: not characters, and XML forbids them
+    i += n;
+  }
+  return true;
+}
+
+namespace {
+
+std::string escaped(std::string_view s, std::string_view keep) {
   std::string out;
   out.reserve(s.size());
-  append_escaped(out, s, -1);
+  append_escaped(out, s, keep);
   return out;
+}
+
+}  // namespace
+
+std::string visible_text(std::string_view s) {
+  return xml_safe_text(escaped(s, "\n\t"));
+}
+
+std::string terminal_escape(std::string_view s) {
+  return escaped(s, "");
 }
 
 std::string neutralise_workflow_commands(std::string_view text) {
@@ -151,17 +184,14 @@ std::string neutralise_workflow_commands(std::string_view text) {
 }
 
 std::string log_text(std::string_view message) {
-  std::string out;
-  out.reserve(message.size());
-  append_escaped(out, message, '\n');
-  return neutralise_workflow_commands(out);
+  return neutralise_workflow_commands(escaped(message, "\n"));
 }
 
 std::string markdown_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   std::string clean;
-  append_escaped(clean, s, '\n');
+  append_escaped(clean, s, "\n");
   for (char c : clean) {
     switch (c) {
       case '@':

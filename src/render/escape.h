@@ -7,9 +7,20 @@
 
 namespace perfgate {
 
-std::string html_escape(std::string_view s);                     // & < > " ' (also fit for XML and SVG text)
+// The one escaping of HTML, SVG and XML text (issue #55): visible_text, then & < > " ' as
+// entities. Every page, chart, tooltip and JUnit file writes a trace's or rule file's text so.
+std::string html_escape(std::string_view s);
 void append_html_escaped(std::string& out, std::string_view s);  // html_escape appended to `out`
-std::string xml_escape(std::string_view s);          // html_escape, and characters XML 1.0 forbids dropped
+std::string xml_escape(std::string_view s);                      // html_escape (JUnit)
+// `s` as a reader should see it in a page or an XML file: control characters (C0 but line break
+// and tab, DEL, C1), bidirectional controls and line or paragraph separators shown escaped as
+// terminal_escape shows them (`\x1b`, `\u0085`, `\u202e`), a byte that is not UTF-8 as U+FFFD, and
+// what XML 1.0 forbids besides (U+FFFE, U+FFFF) dropped. shown_as_is: whether it changes nothing.
+std::string visible_text(std::string_view s);
+bool shown_as_is(std::string_view s);
+// The code point of the 2- or 3-byte UTF-8 sequence at `i` (`n` bytes) when it is a bidirectional
+// control or a line or paragraph separator; 0 otherwise.
+char32_t invisible_format_character(std::string_view s, std::size_t i, std::size_t n);
 std::string script_json_escape(std::string_view s);  // JSON inside <script>: "</" and "<!--" defused
 // GitHub-flavoured Markdown text and table cells; control characters shown escaped, and `@` followed
 // by a zero-width space so that `@user` or `@org/team` notifies nobody.

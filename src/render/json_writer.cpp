@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "render/escape.h"
+
 namespace perfgate {
 namespace {
 
@@ -24,6 +26,14 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   if (n == 4 && c == 0xF0 && byte(i + 1) < 0x90) return 0;
   if (n == 4 && c == 0xF4 && byte(i + 1) >= 0x90) return 0;
   return n;
+}
+
+// A C1 control (U+0080..U+009F), a bidirectional control or a line or paragraph separator at `i`
+// (`n` bytes): its code point, which the writer escapes; 0 for every other character.
+char32_t hidden_character(std::string_view s, std::size_t i, std::size_t n) {
+  auto second = static_cast<unsigned char>(s[i + 1]);
+  if (n == 2 && static_cast<unsigned char>(s[i]) == 0xC2 && second <= 0x9F) return second;
+  return invisible_format_character(s, i, n);
 }
 
 // Printable ASCII but for '"', '\\' and '/': bytes a JSON string holds as they are.
@@ -55,6 +65,10 @@ void append_json_string(std::string& out, std::string_view s) {
       if (n == 0) {
         out += "\\ufffd";
         ++i;
+      } else if (char32_t shown = hidden_character(s, i, n)) {
+        // The same string to a JSON reader, and no raw control or bidirectional character in the file.
+        out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(shown));
+        i += n;
       } else {
         out.append(s.substr(i, n));
         i += n;

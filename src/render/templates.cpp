@@ -7,6 +7,7 @@
 
 #include "assets/embedded_files.h"
 #include "common/utf8.h"
+#include "render/escape.h"
 
 namespace perfgate {
 
@@ -20,13 +21,13 @@ namespace {
 
 // The entities kainjow::mustache::html_escape writes, and what a byte needs on its way into the
 // page: nothing (most), one of the entities, or a look at the whole text (kCheck: a control
-// character xml_safe_text drops, or a byte of a UTF-8 sequence it may repair).
+// character, or a byte of a UTF-8 sequence: visible_text may show or repair it).
 constexpr std::array<std::string_view, 6> kEntities = {"", "&amp;", "&lt;", "&gt;", "&quot;", "&apos;"};
 constexpr unsigned char kPlain = 0, kCheck = 0xFF;
 constexpr std::array<unsigned char, 256> kByteNeeds = [] {
   std::array<unsigned char, 256> needs{};
   for (std::size_t byte = 0; byte < needs.size(); ++byte)
-    if ((byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') || byte >= 0x80) needs[byte] = kCheck;
+    if ((byte < 0x20 && byte != '\t' && byte != '\n') || byte >= 0x7F) needs[byte] = kCheck;
   needs['&'] = 1;
   needs['<'] = 2;
   needs['>'] = 3;
@@ -39,16 +40,9 @@ unsigned char needs_of(char c) {
   return kByteNeeds[static_cast<unsigned char>(c)];
 }
 
-// Whether xml_safe_text would return `text` as it is (valid UTF-8 such as an empty cell's "–").
-bool xml_safe(std::string_view text) {
-  return std::none_of(text.begin(), text.end(), [](char c) { return needs_of(c) == kCheck && c >= 0; }) &&
-         is_valid_utf8(text) && text.find("\xEF\xBF\xBE") == std::string_view::npos &&
-         text.find("\xEF\xBF\xBF") == std::string_view::npos;  // U+FFFE, U+FFFF
-}
-
 }  // namespace
 
-// One pass over the text, appending a run of plain bytes at a time; a text xml_safe_text would
+// One pass over the text, appending a run of plain bytes at a time; a text visible_text would
 // change (seldom) is escaped as it returns it, without the copy for the others.
 void append_template_escaped(std::string& out, std::string_view text) {
   std::size_t start = out.size(), plain = 0;  // plain: start of the run not yet appended
@@ -57,9 +51,9 @@ void append_template_escaped(std::string& out, std::string_view text) {
     unsigned char needs = needs_of(text[i]);
     if (needs == kPlain || (needs == kCheck && checked)) continue;
     if (needs == kCheck) {
-      if (!xml_safe(text)) {
+      if (!shown_as_is(text)) {
         out.resize(start);
-        append_template_escaped(out, xml_safe_text(text));
+        append_template_escaped(out, visible_text(text));  // render/escape.h: one rule for HTML
         return;
       }
       checked = true;

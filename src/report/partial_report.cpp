@@ -72,22 +72,23 @@ json::object header_json(const PartialReport& p, std::string_view body) {
     if (w.worker.info.world_size) world_size = std::max(world_size.value_or(0), *w.worker.info.world_size);
   }
   const AnalysisOptions& o = h.options;
-  return json::object{{"schema", kPartialSchema},
-                      {"perfgate", kVersion},
-                      {"layout", layout_digest()},
-                      {"rules_digest", h.rules_digest},
-                      {"options", json::object{{"iter_start", optional_json(o.window.iter_start)},
-                                               {"iter_stop", optional_json(o.window.iter_stop)},
-                                               {"skip_first", o.window.skip_first},
-                                               {"key_op", o.key_op},
-                                               {"step_pattern", o.step_pattern},
-                                               {"detailed_workers", o.detailed_workers}}},
-                      {"inputs", std::move(inputs)},
-                      {"workers", p.run.workers.size()},
-                      {"ranks", std::move(ranks)},
-                      {"world_size", optional_json(world_size)},
-                      {"slice", json::array{h.slice_index, h.slice_count}},
-                      {"body_bytes", body.size()}};
+  return json::object{
+      {"schema", kPartialSchema},
+      {"perfgate", kVersion},
+      {"layout", layout_digest()},
+      {"rules_digest", h.rules_digest},
+      {"options", json::object{{"iter_start", optional_json(o.window.iter_start)},
+                               {"iter_stop", optional_json(o.window.iter_stop)},
+                               {"skip_first", o.window.skip_first},
+                               {"key_op", o.key_op},
+                               {"step_pattern", o.step_pattern},
+                               {"detailed_workers", o.detailed_workers}}},
+      {"inputs", std::move(inputs)},
+      {"workers", p.run.workers.size()},
+      {"ranks", std::move(ranks)},
+      {"world_size", optional_json(world_size)},
+      {"slice", h.sliced ? json::value(json::array{h.slice_index, h.slice_count}) : json::value(nullptr)},
+      {"body_bytes", body.size()}};
 }
 
 // Reads the header's fields, naming the first that is missing or of the wrong type.
@@ -177,17 +178,21 @@ PartialHeader read_header(const json::object& o, const std::string& path) {
       throw r.bad("ranks");
   }
   h.world_size = r.maybe_integer("world_size", nullptr);
-  if (h.world_size && (*h.world_size < 0 || *h.world_size > kMaxWorldSize))
+  if (h.world_size && (*h.world_size < 1 || *h.world_size > kMaxWorldSize))
     throw InputError(
         fmt::format("{}: the partial report states an implausible world size of {} ranks (at most {})", path,
                     *h.world_size, kMaxWorldSize));
   if (r.count("workers") != h.ranks.size()) throw r.bad("workers");
-  const json::array& slice = r.array("slice");
-  if (slice.size() != 2 || !slice[0].is_int64() || !slice[1].is_int64() || slice[0].get_int64() < 0 ||
-      slice[0].get_int64() >= slice[1].get_int64() || slice[1].get_int64() > kMaxWorldSize)
-    throw r.bad("slice");
-  h.slice_index = static_cast<std::uint64_t>(slice[0].get_int64());
-  h.slice_count = static_cast<std::uint64_t>(slice[1].get_int64());
+  // null: a part written without --slice, a slice of its own inputs.
+  h.sliced = !r.at("slice").is_null();
+  if (h.sliced) {
+    const json::array& slice = r.array("slice");
+    if (slice.size() != 2 || !slice[0].is_int64() || !slice[1].is_int64() || slice[0].get_int64() < 0 ||
+        slice[0].get_int64() >= slice[1].get_int64() || slice[1].get_int64() > kMaxWorldSize)
+      throw r.bad("slice");
+    h.slice_index = static_cast<std::uint64_t>(slice[0].get_int64());
+    h.slice_count = static_cast<std::uint64_t>(slice[1].get_int64());
+  }
   h.body_bytes = r.count("body_bytes");
   return h;
 }

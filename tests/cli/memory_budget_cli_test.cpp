@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 #include <fmt/format.h>
 
@@ -68,21 +69,29 @@ TEST(MemoryBudgetCli, QuietRunsSayNothingAndUnboundedRunsNeverSpill) {
   EXPECT_EQ(unbounded.out.find("temporary file"), std::string::npos) << unbounded.out;
 }
 
-TEST(MemoryBudgetCli, AFolderThatCannotTakeTheSpillIsAWarningNotAFailure) {
+// Issue 55, item 12: a spill folder from PERFGATE_SPILL_DIR or TMPDIR that cannot take the file was
+// only a warning once a block spilled ("memory was not bounded", exit 0), where --spill-dir is a
+// usage error; and --spill-dir "" was accepted. Wherever it comes from, the folder is checked before
+// any work when a budget is in effect.
+TEST(MemoryBudgetCli, ASpillFolderFromTheEnvironmentIsCheckedAsTheOptionIs) {
   std::string dir = temp_dir();
-  std::string trace = make_trace(dir, "48M");
-  ::setenv("PERFGATE_SPILL_DIR", (dir + "/missing").c_str(), 1);
-  CommandResult r =
-      run_perfgate(fmt::format("analyze '{}' --max-memory 16M -q --json '{}/r.json'", trace, dir));
-  ::unsetenv("PERFGATE_SPILL_DIR");
-  EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(
-      r.out.find("perfgate: warning: over the --max-memory budget of 16 MiB but cannot create a temporary "
-                 "file in " +
-                 dir + "/missing"),
-      std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("memory was not bounded"), std::string::npos);
+  std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
+  for (const char* variable : {"PERFGATE_SPILL_DIR", "TMPDIR"}) {
+    ::setenv(variable, (dir + "/missing").c_str(), 1);
+    CommandResult r =
+        run_perfgate(fmt::format("analyze '{}' --max-memory 16M -q --json '{}/r.json'", example, dir));
+    CommandResult unbounded = run_perfgate(fmt::format("analyze '{}' --max-memory 0 -q", example));
+    ::unsetenv(variable);
+    EXPECT_EQ(r.exit_code, 2) << variable << ": " << r.out;
+    EXPECT_NE(r.out.find(fmt::format("{}={}/missing: not a folder perfgate can write to", variable, dir)),
+              std::string::npos)
+        << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/r.json"));
+    EXPECT_EQ(unbounded.exit_code, 0) << variable << " without a budget: " << unbounded.out;
+  }
+  CommandResult empty = run_perfgate(fmt::format("analyze '{}' --spill-dir ''", example));
+  EXPECT_EQ(empty.exit_code, 2) << empty.out;
+  EXPECT_NE(empty.out.find("the path is empty"), std::string::npos) << empty.out;
 }
 
 TEST(MemoryBudgetCli, BadBudgetsAreUsageErrors) {

@@ -153,6 +153,40 @@ TEST(MergeCli, APartialFolderStandsForItsParts) {
   EXPECT_EQ(merged_report({dir + "/parts"}, dir, ""), whole);
 }
 
+// Node-local parts (docs/formats.md, "Partial reports"): each machine writes a part of the ranks it
+// holds, without --slice; such a part is a slice of its own inputs, so the merge checks the inputs
+// (none twice) and the world size, not a slice count. Sliced parts beside them keep their checks.
+TEST(MergeCli, NodeLocalPartsMergeAsOneProcess) {
+  std::string ranks = twelve_ranks();
+  std::string dir = temp_dir();
+  std::string whole = whole_report(ranks, dir, "");
+  auto files = [&](int from, int to) {
+    std::string out;
+    for (int r = from; r < to; ++r) out += fmt::format(" '{}/rank-{}.json'", ranks, r);
+    return out;
+  };
+  std::string a = dir + "/a.pgp", b = dir + "/b.pgp", c = dir + "/c.pgp", s0 = dir + "/s0.pgp",
+              s1 = dir + "/s1.pgp";
+  for (const auto& [inputs, part] : {std::pair{files(0, 5), a}, {files(5, 12), b}, {files(6, 9), c}})
+    ASSERT_EQ(run_perfgate(fmt::format("analyze{} --partial '{}' -q", inputs, part)).exit_code, 0) << part;
+  EXPECT_EQ(merged_report({a, b}, dir, ""), whole);
+  EXPECT_EQ(merged_report({b, a}, dir, ""), whole);
+  // A slice of the first machine's files (0-5 in two slices) beside the other machines' whole parts.
+  ASSERT_EQ(run_perfgate(fmt::format("analyze{} --slice 1/2 --partial '{}' -q", files(0, 6), s1)).exit_code,
+            0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze{} --slice 0/2 --partial '{}' -q", files(0, 6), s0)).exit_code,
+            0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze{} --partial '{}' -q", files(9, 12), b)).exit_code, 0);
+  EXPECT_EQ(merged_report({s0, c, s1, b}, dir, ""), whole);
+  // The same part twice is the same inputs twice, named; a sliced part alone still lacks its slice.
+  CommandResult twice = run_perfgate(fmt::format("merge '{}' '{}' --json '{}/t.json'", a, a, dir));
+  EXPECT_EQ(twice.exit_code, 4) << twice.out;
+  EXPECT_NE(twice.out.find("rank-0.json twice"), std::string::npos) << twice.out;
+  CommandResult lacking = run_perfgate(fmt::format("merge '{}' '{}' --json '{}/t.json'", s0, c, dir));
+  EXPECT_EQ(lacking.exit_code, 4) << lacking.out;
+  EXPECT_NE(lacking.out.find("1 of 2 slices present"), std::string::npos) << lacking.out;
+}
+
 class MergeRefusals : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -123,5 +123,76 @@ TEST(Ranks, AnImplausibleWorldSizeIsRefused) {
       << r.out;
 }
 
+// Issue 55, item 12: -q hid the warning that a rank appears twice, though the run's metrics count
+// it twice; run-integrity warnings go to stderr under -q.
+TEST(Ranks, QuietKeepsIntegrityWarnings) {
+  std::string folder = write_late_rank_run(temp_dir() + "/run");
+  fs::copy_file(folder + "/rank-0.json", folder + "/rank-0b.json");
+  CommandResult r = run_perfgate(fmt::format("analyze '{}' -q --fail-on never", folder));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "perfgate: warning: More than one worker states the same rank: rank 0 (rank-0"))
+      << r.out;
+}
+
+// `folder`'s rank-1.json with its distributedInfo's `key` value (4 or 1) replaced by `value`.
+void restate(const std::string& folder, const std::string& key, const std::string& value) {
+  std::string trace = read_text(folder + "/rank-1.json");
+  std::size_t at = trace.find("\"" + key + "\": ");
+  ASSERT_NE(at, std::string::npos) << key;
+  std::size_t from = at + key.size() + 4, to = trace.find_first_of(",}", from);
+  trace.replace(from, to - from, value);
+  write_text(folder + "/rank-1.json", trace);
+}
+
+// Issue 55, item 9: a world size or rank that is not one is refused, naming the field and value:
+// -1, 0, 1e300, 2^64 (null before, silently) and 2.5 (2) were accepted, "4" became null, and ranks
+// 0 and 1000 of a world of 4 were "2 of 4 ranks present".
+TEST(Ranks, ImplausibleWorldSizesAndRanksAreRefused) {
+  for (const char* world : {"-1", "0", "1e300", "18446744073709551616", "2.5", "\"4\""}) {
+    std::string folder = write_late_rank_run(temp_dir() + "/run");
+    restate(folder, "world_size", world);
+    CommandResult r = run_perfgate(fmt::format("analyze '{}' -q", folder));
+    EXPECT_EQ(r.exit_code, 3) << world << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, folder + "/rank-1.json: 'distributedInfo' states world size ")) << r.out;
+    EXPECT_TRUE(contains(r.out, "not a number of ranks (1 to 1048576)")) << r.out;
+  }
+  std::string folder = write_late_rank_run(temp_dir() + "/run");
+  restate(folder, "rank", "1000");
+  CommandResult r = run_perfgate(fmt::format("analyze '{}' -q", folder));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_TRUE(contains(r.out, folder +
+                                  "/rank-1.json: 'distributedInfo' states rank 1000: not a rank of its world "
+                                  "size 4 (0 to 3)"))
+      << r.out;
+  restate(folder, "rank", "4.0");
+  EXPECT_EQ(run_perfgate(fmt::format("analyze '{}' -q", folder)).exit_code, 3);
+  restate(folder, "rank", "1.0");  // an integral number is a rank
+  EXPECT_EQ(run_perfgate(fmt::format("analyze '{}' -q --fail-on never", folder)).exit_code, 0);
+}
+
+// Issue 55, item 9: the merge enumerated missing ranks up to 1,000,001 and printed the cut list as
+// if whole: "1000001 of 1048576 ranks are missing (ranks 2-1000002)". Two ranks of 2^20: 2^20 - 2
+// = 1,048,574 missing, ranks 2 to 1,048,575.
+TEST(Ranks, MissingCountIsExactForAHugeWorld) {
+  std::string folder = write_late_rank_run(temp_dir() + "/run");
+  for (const char* file : {"rank-0.json", "rank-1.json"}) {
+    std::string path = folder + "/" + file, trace = read_text(path);
+    const std::string key = "\"world_size\": 4";
+    ASSERT_NE(trace.find(key), std::string::npos);
+    write_text(path, trace.replace(trace.find(key), key.size(), "\"world_size\": 1048576"));
+  }
+  std::string dir = temp_dir(), part = dir + "/a.pgp";
+  ASSERT_EQ(run_perfgate(
+                fmt::format("analyze '{0}/rank-0.json' '{0}/rank-1.json' --partial '{1}' -q", folder, part))
+                .exit_code,
+            0);
+  CommandResult merged = run_perfgate(fmt::format("merge '{}' --json '{}/r.json'", part, dir));
+  EXPECT_EQ(merged.exit_code, 4) << merged.out;
+  EXPECT_TRUE(contains(merged.out,
+                       "1048574 of 1048576 ranks are missing from the partial reports (ranks "
+                       "2-1048575)"))
+      << merged.out;
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 
+#include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -271,6 +275,41 @@ TEST(HistoryCli, UsageAndStoreErrorsHaveTheirExitCodes) {
   EXPECT_TRUE(contains(unreachable.out, "postgresql://ci@127.0.0.1:1/perf: cannot connect"))
       << unreachable.out;
   EXPECT_FALSE(contains(unreachable.out, "s3cret")) << unreachable.out;
+}
+
+// `perfgate ARGS`, killed after `seconds` (exit code 124 then): for a run that must not wait.
+CommandResult run_perfgate_within(int seconds, const std::string& args) {
+  std::string command = fmt::format("timeout -k 2 {} {} {} 2>&1", seconds, PERFGATE_BINARY, args);
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  std::array<char, 4096> chunk{};
+  for (std::size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), pipe)) > 0;)
+    result.out.append(chunk.data(), n);
+  int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+// Issue 55, item 3: every path is looked at before it is opened; SQLite's open of a FIFO with no
+// writer waited for ever (history list and trend), and --record or import said "disk I/O error".
+TEST(HistoryCli, FifoIsRefusedNotWaitedOn) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir(), fifo = dir + "/h.db", report = dir + "/r.json";
+  std::string trace = training_trace_file(dir, steady());
+  ASSERT_EQ(run_perfgate("analyze " + trace + " -q --json " + report).exit_code, 0);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (std::string args :
+       {"history list " + fifo, "history trend " + fifo, "history import " + fifo + " " + report,
+        "analyze " + trace + " -q --baseline " + fifo,
+        "analyze " + trace + " -q --history " + fifo + " --record"}) {
+    CommandResult r = run_perfgate_within(20, args);
+    EXPECT_EQ(r.exit_code, 3) << args << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, fifo + ": not a regular file")) << args << ": " << r.out;
+  }
+  CommandResult rules = run_perfgate_within(20, "analyze " + trace + " -q --rules " + fifo);
+  EXPECT_EQ(rules.exit_code, 2) << rules.out;
+  EXPECT_TRUE(contains(rules.out, fifo + ": error: cannot read rule file: not a regular file")) << rules.out;
 }
 
 // An Nsight Systems export given as --history is refused, and still loads as a profile.

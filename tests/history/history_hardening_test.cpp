@@ -1,11 +1,18 @@
-// A history's stored strings reach the terminal escaped, whatever was recorded (issue #28, item 6).
+// A history's stored strings reach the terminal escaped, whatever was recorded (issue #28, item 6);
+// a damaged history is never recorded into (issue #55, item 11).
 #include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <filesystem>
 
 #include <fmt/format.h>
 
 #include "history/history_cli_support.h"
 #include "history/history_test_support.h"
 #include "support/helpers.h"
+#include "support/training_run.h"
 
 namespace perfgate::testing {
 namespace {
@@ -56,6 +63,54 @@ TEST(HistoryTerminalOutput, StoredStringsAreEscaped) {
   EXPECT_EQ(trend.exit_code, 0) << trend.out;
   expect_terminal_safe(trend.out);
   EXPECT_TRUE(contains(trend.out, R"(branch x\n::error::boom)")) << trend.out;
+}
+
+// The root page of `table` in the SQLite file `db`, and the file's page size.
+std::pair<std::int64_t, std::int64_t> root_page(const std::string& db, const std::string& table) {
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open_v2(db.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  auto one = [&](const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &s, nullptr), SQLITE_OK) << sql;
+    EXPECT_EQ(sqlite3_step(s), SQLITE_ROW) << sql;
+    std::int64_t v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+  };
+  std::pair<std::int64_t, std::int64_t> out{
+      one("SELECT rootpage FROM sqlite_master WHERE name = '" + table + "'"), one("PRAGMA page_size")};
+  sqlite3_close(raw);
+  return out;
+}
+
+// Issue 55, item 11: with a page of the store damaged, history list failed (exit 3, "database disk
+// image is malformed") but --record and history import exited 0: the run went into a store that
+// cannot be read back. The store is checked (PRAGMA quick_check) before anything is written; the
+// file is left as it was.
+TEST(HistoryHardening, RecordRefusesDamagedStore) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir(), db = dir + "/h.db", report = dir + "/r.json";
+  std::string trace = training_trace_file(dir, steady());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record --json {}", trace, db, report))
+                  .exit_code,
+              0);
+  auto [page, page_size] = root_page(db, "run_metrics");
+  ASSERT_GT(page, 1);
+  std::string bytes = read_text(db);
+  ASSERT_GE(static_cast<std::int64_t>(bytes.size()), page * page_size);
+  std::fill_n(bytes.begin() + (page - 1) * page_size, page_size / 2, '\xA5');
+  write_text(db, bytes);
+
+  CommandResult record = run_perfgate("analyze " + trace + " -q --history " + db + " --record");
+  EXPECT_EQ(record.exit_code, 3) << record.out;
+  EXPECT_TRUE(contains(record.out, db + ": the history is damaged (quick_check: ")) << record.out;
+  EXPECT_TRUE(contains(record.out, "nothing was recorded; restore it from a copy")) << record.out;
+  CommandResult import = run_perfgate("history import " + db + " " + report);
+  EXPECT_EQ(import.exit_code, 3) << import.out;
+  EXPECT_TRUE(contains(import.out, db + ": the history is damaged")) << import.out;
+  EXPECT_EQ(read_text(db), bytes) << "the damaged file is left as it was";
+  EXPECT_FALSE(std::filesystem::exists(db + "-wal") && std::filesystem::file_size(db + "-wal") > 0);
 }
 
 }  // namespace

@@ -95,6 +95,29 @@ TEST(HistoryReading, ReadersDuringTheFirstMigrationSeeAnEmptyHistory) {
   }
 }
 
+// Issue 55, item 12: recording into a folder the user cannot write said "cannot open the history:
+// unable to open database file (No such file or directory)" (SQLite retries read-only, then reports
+// ENOENT). The folder is looked at first and named.
+TEST(HistoryReading, ARecordIntoAReadOnlyFolderNamesTheFolder) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir(), folder = dir + "/locked", db = folder + "/h.db";
+  fs::create_directories(folder);
+  std::string trace = training_trace_file(dir, steady());
+  ::chmod(dir.c_str(), 0755);
+  ::chmod(trace.c_str(), 0644);
+  ::chmod(folder.c_str(), 0555);
+  CommandResult r = run_perfgate_as("nobody", fmt::format("analyze {} -q --history {} --record", trace, db));
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_TRUE(contains(r.out, db + ": cannot create the history in " + folder + ": Permission denied"))
+      << r.out;
+  CommandResult missing =
+      run_perfgate(fmt::format("analyze {} -q --history {}/no/such/h.db --record", trace, dir));
+  EXPECT_EQ(missing.exit_code, 3) << missing.out;
+  EXPECT_TRUE(contains(missing.out, "cannot create the history in " + dir + "/no/such: no such folder"))
+      << missing.out;
+  ::chmod(folder.c_str(), 0755);
+}
+
 // A folder the reader cannot write: SQLite cannot make the WAL index (-shm) beside the file.
 TEST(HistoryReading, ReadersNeedNoWriteAccess) {
   CleanCiEnvironment clean;

@@ -43,6 +43,53 @@ TEST(LegacyReader, DetectedByItsFirstEventNotKinetoArrays) {
             "kineto-json");
 }
 
+// Issue 55, item 8: the sniff took the text from the first '{' to the first '}' of a 4 KiB head
+// and looked for "pid" and "cat" in it, so a first event with a 5,000-byte name, a '}' in its name,
+// "args" before "pid" or a long "tid" was taken for Kineto's ("holds no profiled activity"). It is
+// a parse of the head up to the first event's end now.
+TEST(LegacyReader, DetectedByParseNotText) {
+  std::string dir = temp_dir();
+  std::string rest =
+      ", " + event("ProfilerStep#1", "100", "1000", 1) + ", " + event("aten::mm", "110", "300", 1) + "]";
+  auto first = [](const std::string& name, const std::string& tid, bool args_first) {
+    std::string args = R"("args": {"note": "}{ \"pid\": 7, \"cat\": 1"})";
+    std::string body = R"("name": ")" + name + R"(", "ph": "X", "ts": 10, "dur": 5, "tid": )" + tid +
+                       R"(, "pid": "CPU functions")";
+    return "[{" + (args_first ? args + ", " + body : body + ", " + args) + "}";
+  };
+  for (const auto& [label, head] :
+       {std::pair{"long name", first(std::string(5000, 'n'), "1", false)},
+        std::pair{"brace in name", first(R"(aten::x}{\"cat\": 1)", "1", false)},
+        std::pair{"args before pid", first("aten::zeros", "1", true)},
+        std::pair{"long tid", first("aten::zeros", "\"" + std::string(1000000, 't') + "\"", false)}}) {
+    std::string path = write_text(dir + "/legacy.json", head + rest);
+    EXPECT_EQ(detect_format(path), "pytorch-legacy-json") << label;
+    Profile p = load_json(head + rest, "legacy.json");
+    EXPECT_EQ(p.info.format, "pytorch-legacy-json") << label;
+  }
+  // A first element that is not an event, or a Kineto event (it has a "cat"), is not legacy.
+  EXPECT_EQ(detect_format(write_text(dir + "/a.json", "[5" + rest)), "kineto-json");
+  EXPECT_EQ(detect_format(write_text(dir + "/b.json",
+                                     R"([{"pid": "CPU functions", "args": {}, "cat": "cpu_op"})" + rest)),
+            "kineto-json");
+}
+
+// Issue 55, item 8: elements of the array that are not objects were skipped (exit 0) where the
+// Kineto reader refuses them; both say "event #N is not an object" now.
+TEST(LegacyReader, EventsThatAreNotObjectsAreRefused) {
+  for (const char* other : {"5", "\"x\"", "null", "[1]"}) {
+    std::string text = "[" + event("ProfilerStep#1", "100", "1000", 1) + ", " +
+                       event("aten::mm", "110", "300", 1) + ", " + other + "]";
+    try {
+      load_json(text, "bad.json");
+      ADD_FAILURE() << other << ": accepted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("bad.json: event #2 is not an object"), std::string::npos)
+          << other << ": " << e.what();
+    }
+  }
+}
+
 TEST(LegacyReader, ReadsOpsAnnotationsThreadsAndShapes) {
   Profile p = load_json(legacy_trace(), "legacy.json");
   EXPECT_EQ(p.info.format, "pytorch-legacy-json");

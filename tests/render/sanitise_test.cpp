@@ -118,12 +118,66 @@ TEST(Sanitise, BidirectionalControlsAndSeparatorsAreShownEscaped) {
   EXPECT_EQ(terminal_escape("é — “quoted” ✓"), "é — “quoted” ✓");  // other characters stay
 }
 
+// Issue 55, item 10: one escaping routine per output kind. HTML SVG <text> and <title> (charts,
+// timeline and critical-path tooltips, trend labels) kept ESC, BEL, U+0085 and U+202E raw, and
+// JUnit and GitLab Code Quality kept U+202E and U+2028. Every output of one report whose op, kernel
+// and rule texts hold all five is scanned: none may carry one raw.
+TEST(Sanitise, NoOutputCarriesRawControlCharacters) {
+  const std::string hidden = "\x1b[2J\x07\xc2\x85\u202e\u2028";
+  TraceBuilder t;
+  for (int i = 0; i < 3; ++i) {
+    double s = 1000.0 * i;
+    t.step(i + 1, s, 900);
+    t.op("aten::mm" + hidden, s + 10, 100, 10 + i);
+    t.launch("gemm" + hidden, s + 20, s + 30, 500, 10 + i);
+  }
+  std::string rules = write_text(temp_dir() + "/hidden.yaml", R"YAML(
+rules:
+  - id: hidden.rule
+    title: "title \e \a \x85 \u202e \u2028 end"
+    metric: gpu.utilization_pct
+    better: higher
+    fail: 101
+    problem: "problem \e \a \x85 \u202e \u2028 end"
+)YAML");
+  RuleSet set = load_rules({rules});
+  ReportModel report = report_of_json(t.json(), set);
+  apply_gate(report, set, nullptr, {});
+  std::vector<std::pair<std::string, std::string>> outputs = {
+      {"json", render_json(report)},
+      {"html", render_html(report).page},
+      {"junit", render_junit(report)},
+      {"gitlab", render_gitlab_code_quality(report)},
+      {"markdown", render_markdown(report, {})},
+      {"terminal", render_terminal(report, TerminalOptions{false})},
+      {"github", render_github_annotations(report)}};
+  for (const auto& [kind, out] : outputs) {
+    ASSERT_TRUE(contains(out, "aten::mm") || contains(out, "hidden.rule")) << kind;
+    for (const std::string raw : {"\x1b", "\x07", "\xc2\x85", "\u202e", "\u2028"})
+      EXPECT_FALSE(contains(out, raw)) << kind << " carries " << terminal_escape(raw);
+  }
+  // The JSON keeps the exact string for a reader, written with escapes.
+  EXPECT_TRUE(contains(outputs[0].second, R"(aten::mm\u001b[2J\u0007\u0085\u202e\u2028)"))
+      << outputs[0].second;
+  EXPECT_TRUE(contains(outputs[1].second, R"(aten::mm\x1b[2J\x07\u0085\u202e\u2028)"));
+  EXPECT_TRUE(contains(outputs[2].second, R"(problem \x1b \x07 \u0085 \u202e \u2028 end)"))
+      << outputs[2].second;
+  EXPECT_TRUE(contains(outputs[3].second, R"(problem \u001b \u0007 \u0085 \u202e \u2028 end)"))
+      << outputs[3].second;
+}
+
 TEST(Sanitise, EscapeFunctions) {
   EXPECT_EQ(terminal_escape("a\tb\r\n\x7f\x01\xc2\x9b[1m é"), "a\\tb\\r\\n\\x7f\\x01\\u009b[1m é");
   EXPECT_EQ(neutralise_workflow_commands("ok\n  ::set-output name=x::y\n::\n"),
             "ok\n  \\::set-output name=x::y\n\\::\n");
   EXPECT_EQ(log_text("rules.yaml:1:2: error: bad\n::error::x\x1b"),
             "rules.yaml:1:2: error: bad\n\\::error::x\\x1b");
+  // Pages, SVG and XML (issue 55): controls shown as the terminal shows them, line breaks and tabs
+  // kept, a byte that is not UTF-8 as U+FFFD, U+FFFF dropped, then the entities.
+  EXPECT_EQ(html_escape("a\x1b\x07\xc2\x85\u202e\u2028<b>\n\t\r&\xff\xef\xbf\xbf"),
+            "a\\x1b\\x07\\u0085\\u202e\\u2028&lt;b&gt;\n\t\\r&amp;\xef\xbf\xbd");
+  EXPECT_EQ(xml_escape("x\u2029\x01\"'"), "x\\u2029\\x01&quot;&#39;");
+  EXPECT_EQ(html_escape("é — “quoted” ✓"), "é — “quoted” ✓");
 }
 
 }  // namespace

@@ -84,10 +84,23 @@ std::vector<CapturedGraph> captured_graphs(const Profile& c, Profile& replay) {
       open.erase(call.thread);
     }
   }
+  // The calls by start, once: each window takes those that start in it, in call order as before
+  // (a scan of every call per window was O(graphs x calls)).
+  std::vector<std::uint32_t> by_start(c.runtime_calls.size());
+  for (std::uint32_t r = 0; r < by_start.size(); ++r) by_start[r] = r;
+  std::stable_sort(by_start.begin(), by_start.end(), [&](std::uint32_t x, std::uint32_t y) {
+    return c.runtime_calls[x].start < c.runtime_calls[y].start;
+  });
+  std::vector<std::uint32_t> inside;
   for (CapturedGraph& g : graphs) {
-    for (std::uint32_t r = 0; r < c.runtime_calls.size(); ++r) {
+    inside.clear();
+    auto from = std::lower_bound(by_start.begin(), by_start.end(), g.start,
+                                 [&](std::uint32_t r, TimeNs t) { return c.runtime_calls[r].start < t; });
+    for (auto it = from; it != by_start.end() && c.runtime_calls[*it].start <= g.end; ++it)
+      if (c.runtime_calls[*it].end <= g.end) inside.push_back(*it);
+    std::sort(inside.begin(), inside.end());
+    for (std::uint32_t r : inside) {
       const RuntimeCall& call = c.runtime_calls[r];
-      if (call.start < g.start || call.end > g.end) continue;
       auto named = kernel_of.find(call.correlation);
       bool names_kernel = named != kernel_of.end();
       std::optional<GpuActivityKind> kind = node_kind(c.str(call.name), names_kernel);

@@ -21,6 +21,7 @@ OpStats::OpStats(const Profile& p, const Attribution& a, NameClasses& classes, c
                  const std::vector<std::uint32_t>& step_markers)
     : p_(p), classes_(classes) {
   index_launches(a);
+  sum_device_time();
   mark_window_and_direction(window, step_markers);
   mark_eligible(classes);
 }
@@ -76,55 +77,65 @@ void OpStats::mark_window_and_direction(const Window& window,
       subtree_end_[parent] = std::max(subtree_end_[parent], subtree_end_[i]);
 }
 
-TimeNs OpStats::self_device(std::size_t e) const {
-  TimeNs sum = 0;
-  for (std::uint32_t a : launched(e)) sum += p_.gpu_activities[a].end - p_.gpu_activities[a].start;
-  return sum;
-}
-
-TimeNs OpStats::self_tc(std::size_t e) const {
-  TimeNs sum = 0;
-  for (std::uint32_t a : launched(e)) {
-    const GpuActivity& act = p_.gpu_activities[a];
-    if (act.kind == GpuActivityKind::Kernel && classes_.tensor_core_kernel(act.name))
-      sum += act.end - act.start;
-  }
-  return sum;
-}
-
-TimeNs OpStats::total_device(std::size_t e) const {
-  TimeNs sum = 0;
-  for (std::size_t k = e; k < subtree_end_[e]; ++k) sum += self_device(k);
-  return sum;
-}
-
-TimeNs OpStats::total_tc(std::size_t e) const {
-  TimeNs sum = 0;
-  for (std::size_t k = e; k < subtree_end_[e]; ++k) sum += self_tc(k);
-  return sum;
-}
-
-const KernelPrecisionPattern* OpStats::kernel_precision(std::size_t e) const {
-  // A few kernels per op: a short list of (entry, time) beats a map.
-  std::vector<std::pair<const KernelPrecisionPattern*, TimeNs>> times;
-  for (std::size_t k = e; k < subtree_end_[e]; ++k)
-    for (std::uint32_t a : launched(k)) {
+// Durations as unsigned: sums wrap instead of overflowing, and a range's difference is exact.
+void OpStats::sum_device_time() {
+  std::size_t n = p_.host_events.size();
+  device_prefix_.assign(n + 1, 0);
+  tc_prefix_.assign(n + 1, 0);
+  for (std::size_t e = 0; e < n; ++e) {
+    std::uint64_t device = 0, tc = 0;
+    for (std::uint32_t a : launched(e)) {
       const GpuActivity& act = p_.gpu_activities[a];
-      if (act.kind != GpuActivityKind::Kernel) continue;
-      const KernelPrecisionPattern* precision =
-          classes_.tensor_core_kernel.precision(classes_.tensor_core_kernel.verdict(act.name));
-      if (!precision) continue;
-      auto found =
-          std::find_if(times.begin(), times.end(), [&](const auto& t) { return t.first == precision; });
-      if (found == times.end()) {
-        times.emplace_back(precision, 0);
-        found = times.end() - 1;
-      }
-      found->second += act.end - act.start;
+      auto d = static_cast<std::uint64_t>(act.end) - static_cast<std::uint64_t>(act.start);
+      device += d;
+      if (act.kind == GpuActivityKind::Kernel && classes_.tensor_core_kernel(act.name)) tc += d;
     }
-  auto most = std::max_element(times.begin(), times.end(),
-                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  return most == times.end() ? nullptr : most->first;
+    device_prefix_[e + 1] = device_prefix_[e] + device;
+    tc_prefix_[e + 1] = tc_prefix_[e] + tc;
+  }
+}
+
+void OpStats::index_precisions() const {
+  precisions_indexed_ = true;
+  for (std::size_t k = 0; k < launches_.size(); ++k) {
+    const GpuActivity& act = p_.gpu_activities[launches_[k]];
+    if (act.kind != GpuActivityKind::Kernel) continue;
+    const KernelPrecisionPattern* precision =
+        classes_.tensor_core_kernel.precision(classes_.tensor_core_kernel.verdict(act.name));
+    if (!precision) continue;
+    auto found = std::find_if(precisions_.begin(), precisions_.end(),
+                              [&](const PrecisionIndex& p) { return p.precision == precision; });
+    if (found == precisions_.end()) {
+      precisions_.push_back({precision, {}, {0}});
+      found = precisions_.end() - 1;
+    }
+    found->positions.push_back(static_cast<std::uint32_t>(k));
+    found->time.push_back(found->time.back() +
+                          (static_cast<std::uint64_t>(act.end) - static_cast<std::uint64_t>(act.start)));
+  }
+}
+
+// The entry of most time in the subtree's launch range; among equal times the first met, as a
+// walk of the subtree in event and launch order finds them. O(entries x log launches).
+const KernelPrecisionPattern* OpStats::kernel_precision(std::size_t e) const {
+  if (!precisions_indexed_) index_precisions();
+  std::uint32_t from = offsets_[e], to = offsets_[subtree_end_[e]];
+  const KernelPrecisionPattern* best = nullptr;
+  TimeNs best_time = 0;
+  std::uint32_t best_first = 0;
+  for (const PrecisionIndex& index : precisions_) {
+    auto first = std::lower_bound(index.positions.begin(), index.positions.end(), from);
+    if (first == index.positions.end() || *first >= to) continue;  // not met in this subtree
+    auto last = std::lower_bound(first, index.positions.end(), to);
+    TimeNs time = range_sum(index.time, static_cast<std::size_t>(first - index.positions.begin()),
+                            static_cast<std::size_t>(last - index.positions.begin()));
+    if (!best || time > best_time || (time == best_time && *first < best_first)) {
+      best = index.precision;
+      best_time = time;
+      best_first = *first;
+    }
+  }
+  return best;
 }
 
 std::uint32_t OpStats::self_kernels(std::size_t e) const {

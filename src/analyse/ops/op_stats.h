@@ -4,6 +4,7 @@
 // window's steps (the DLProf and plugin op views), not clipped to the window.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -24,14 +25,16 @@ class OpStats {
     return {launches_.data() + offsets_[e], launches_.data() + offsets_[e + 1]};
   }
   std::size_t subtree_end(std::size_t e) const { return subtree_end_[e]; }  // one past the last callee
-  TimeNs self_device(std::size_t e) const;
-  TimeNs self_tc(std::size_t e) const;
+  TimeNs self_device(std::size_t e) const { return range_sum(device_prefix_, e, e + 1); }
+  TimeNs self_tc(std::size_t e) const { return range_sum(tc_prefix_, e, e + 1); }
   std::uint32_t self_kernels(std::size_t e) const;
-  // With callees: a subtree is a contiguous index range, so no per-event totals are stored.
-  TimeNs total_device(std::size_t e) const;
-  TimeNs total_tc(std::size_t e) const;
+  // With callees: a subtree is a contiguous index range, so its total is the difference of two
+  // prefix sums, O(1) however deep the nesting (a chain of N ops was O(N^2) summed per op).
+  TimeNs total_device(std::size_t e) const { return range_sum(device_prefix_, e, subtree_end_[e]); }
+  TimeNs total_tc(std::size_t e) const { return range_sum(tc_prefix_, e, subtree_end_[e]); }
   // The precision the op's matrix kernels ran in: the kernel_precisions entry of most of the kernel
-  // time, among its and its callees' kernels whose names state one; nullptr where none does.
+  // time, among its and its callees' kernels whose names state one (the first met, in event and
+  // launch order, among equals); nullptr where none does.
   const KernelPrecisionPattern* kernel_precision(std::size_t e) const;
 
   // Started during the window's steps on the host (Window::host_start to host_end).
@@ -48,7 +51,23 @@ class OpStats {
   static constexpr std::uint8_t kInWindow = 1, kBackward = 2, kEligible = 4, kBottomEligible = 8,
                                 kTopLevelOp = 16, kOp = 32;
 
+  // Sums modulo 2^64: a difference of two is the exact sum of the range wherever that fits.
+  using Prefix = std::vector<std::uint64_t>;
+  static TimeNs range_sum(const Prefix& prefix, std::size_t from, std::size_t to) {
+    return static_cast<TimeNs>(prefix[to] - prefix[from]);
+  }
+  // Per precision entry met among the launched kernels: the launch positions (launches_ order, so a
+  // subtree is the range offsets_[e] to offsets_[subtree_end(e)]) of its kernels, ascending, and
+  // their time summed along them (one more). Built at the first kernel_precision call.
+  struct PrecisionIndex {
+    const KernelPrecisionPattern* precision = nullptr;
+    std::vector<std::uint32_t> positions;
+    Prefix time{0};
+  };
+
   void index_launches(const Attribution& a);
+  void sum_device_time();
+  void index_precisions() const;
   void mark_window_and_direction(const Window& window, const std::vector<std::uint32_t>& step_markers);
   void mark_eligible(NameClasses& classes);
 
@@ -58,6 +77,10 @@ class OpStats {
   std::vector<std::uint32_t> launches_;
   std::vector<std::uint32_t> subtree_end_;
   std::vector<std::uint8_t> flags_;
+  Prefix device_prefix_;  // n + 1: the device time launched by the events before each
+  Prefix tc_prefix_;      // the same for Tensor Core kernels
+  mutable std::vector<PrecisionIndex> precisions_;
+  mutable bool precisions_indexed_ = false;
 };
 
 // The autograd engine runs backward ops inside "autograd::engine::evaluate_function: X" ranges.

@@ -1,10 +1,12 @@
 #include "load/kineto/metadata.h"
 
 #include <boost/json/parse.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/value.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -80,21 +82,50 @@ std::string device_properties(const std::string& json, Profile& profile) {
   return {};
 }
 
+// A rank fact of distributedInfo: absent or null is not stated; anything else must be an integer
+// (an integral number) within [low, high], else the message says what it is not (`not_what`).
+std::string rank_fact(const boost::json::value* v, std::string_view what, std::int64_t low, std::int64_t high,
+                      const std::string& not_what, std::optional<std::int64_t>& out) {
+  out.reset();
+  if (!v || v->is_null()) return {};
+  if (v->is_int64() && v->as_int64() >= low && v->as_int64() <= high) {
+    out = v->as_int64();
+    return {};
+  }
+  if (v->is_double() && v->as_double() >= static_cast<double>(low) &&
+      v->as_double() <= static_cast<double>(high) && std::trunc(v->as_double()) == v->as_double()) {
+    out = static_cast<std::int64_t>(v->as_double());
+    return {};
+  }
+  std::string shown = v->is_double() ? fmt::format("{}", v->as_double()) : boost::json::serialize(*v);
+  return fmt::format("'distributedInfo' states {} {}: {}", what, shown.substr(0, 40), not_what);
+}
+
 std::string distributed_info(const std::string& json, Profile& profile) {
   boost::system::error_code ec;
   boost::json::value doc = boost::json::parse(json, ec);
   if (ec || !doc.is_object()) return "'distributedInfo' must be an object";
   const auto& o = doc.as_object();
-  profile.info.rank = integer(o.if_contains("rank"));
-  profile.info.world_size = integer(o.if_contains("world_size"));
   // No job has a million ranks: a larger world size (2^62) is a corrupt or forged trace, whose
   // report would list a million missing ranks.
   constexpr std::int64_t kMaxWorldSize = std::int64_t{1} << 20;
-  if (profile.info.world_size && *profile.info.world_size > kMaxWorldSize)
+  const boost::json::value* world = o.if_contains("world_size");
+  if (world && world->is_number() && !world->is_double() &&
+      (!world->is_int64() || world->as_int64() > kMaxWorldSize))
     return fmt::format("'distributedInfo' states an implausible world size of {} ranks (at most {})",
-                       *profile.info.world_size, kMaxWorldSize);
-  if (profile.info.rank && *profile.info.rank >= kMaxWorldSize)
-    return fmt::format("'distributedInfo' states an implausible rank {}", *profile.info.rank);
+                       boost::json::serialize(*world), kMaxWorldSize);
+  if (std::string bad =
+          rank_fact(world, "world size", 1, kMaxWorldSize,
+                    fmt::format("not a number of ranks (1 to {})", kMaxWorldSize), profile.info.world_size);
+      !bad.empty())
+    return bad;
+  const std::optional<std::int64_t>& size = profile.info.world_size;
+  std::int64_t highest = size.value_or(kMaxWorldSize) - 1;
+  std::string not_rank = size ? fmt::format("not a rank of its world size {} (0 to {})", *size, highest)
+                              : fmt::format("not a rank (0 to {})", highest);
+  if (std::string bad = rank_fact(o.if_contains("rank"), "rank", 0, highest, not_rank, profile.info.rank);
+      !bad.empty())
+    return bad;
   profile.info.distributed_backend = text(o.if_contains("backend"));
   return {};
 }

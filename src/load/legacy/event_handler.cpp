@@ -24,6 +24,7 @@ bool EventHandler::open_object(error_code& ec) {
   if (depth_ == kEventDepth) {
     event_ = RawEvent{};
     field_ = Field::None;
+    ++events_;
   } else if (depth_ == kArgsDepth + 1 && (field_ == Field::InputDims || field_ == Field::InputTypes)) {
     capture_.reset();
     capture_.begin_container('{');
@@ -55,7 +56,7 @@ bool EventHandler::open_array(error_code& ec) {
     capture_.begin_container('[');
     return true;
   }
-  if (depth_ == kEventDepth) return fail(ec, "a list in the trace's array, where an event's object belongs");
+  if (depth_ == kEventDepth) return not_an_object(ec);
   if (depth_ == kArgsDepth + 1 && (field_ == Field::InputDims || field_ == Field::InputTypes)) {
     capture_.reset();
     capture_.begin_container('[');
@@ -97,7 +98,13 @@ bool EventHandler::key(std::string_view key, error_code&) {
   return true;
 }
 
+// The Kineto reader's words for an element of the events' array that is not an object.
+bool EventHandler::not_an_object(error_code& ec) {
+  return fail(ec, fmt::format("event #{} is not an object", events_));
+}
+
 bool EventHandler::scalar(const JsonScalar& v, error_code& ec) {
+  if (depth_ == kTraceDepth && !capturing()) return not_an_object(ec);  // [{...}, 5, "x", null]
   switch (v.kind) {
     case JsonScalar::Kind::String:
       text(v.text);

@@ -49,12 +49,14 @@ class EventHandler : public ScalarJsonHandler<EventHandler> {
   bool close_array();
   bool key(std::string_view key, error_code& ec);
   bool scalar(const JsonScalar& value, error_code& ec);
+  bool not_an_object(error_code& ec);
   void text(std::string_view value);
   bool number(double value, std::string_view text, error_code& ec);
   bool capturing() const { return capture_depth_ > 0; }
 
   EventSink& sink_;
-  int depth_ = 0;  // open containers: 1 the trace's array, 2 an event, 3 its args
+  int depth_ = 0;           // open containers: 1 the trace's array, 2 an event, 3 its args
+  std::size_t events_ = 0;  // the array's elements so far, each an event
   RawEvent event_;
   Field field_ = Field::None;
   int capture_depth_ = 0;  // the depth at which a captured args value began; 0: none

@@ -128,23 +128,59 @@ void describe(Profile& p, const ProfileSink& sink) {
     p.notes.push_back(fmt::format("{} bytes of invalid UTF-8 in names were replaced", sink.invalid_utf8()));
 }
 
+// The legacy trace's sniff: a parse of the head up to the end of the first event, which must be an
+// object on the process "CPU functions" without "cat" (Kineto events have one). Keys are compared
+// exactly at the event's level, whatever their order or the length of the other values.
+class FirstEventSniff : public ScalarJsonHandler<FirstEventSniff> {
+ public:
+  bool legacy() const { return legacy_; }
+
+ private:
+  friend ScalarJsonHandler<FirstEventSniff>;
+  bool open(bool array, error_code& ec) {
+    ++depth_;
+    if (depth_ == 1 && !array) return decide(false, ec);  // not a bare array
+    if (depth_ == 2 && array) return decide(false, ec);   // the first element is not an event
+    return true;
+  }
+  bool close(bool, error_code& ec) {
+    --depth_;
+    if (depth_ == 1) return decide(cpu_functions_ && !cat_, ec);  // the first event ended
+    if (depth_ == 0) return decide(false, ec);                    // an empty array
+    return true;
+  }
+  bool key(std::string_view key, error_code&) {
+    pid_ = depth_ == 2 && key == "pid";
+    if (depth_ == 2 && key == "cat") cat_ = true;
+    return true;
+  }
+  bool scalar(const JsonScalar& v, error_code& ec) {
+    if (depth_ == 1) return decide(false, ec);  // the first element is a number, text or null
+    if (pid_) cpu_functions_ = v.kind == JsonScalar::Kind::String && v.text == "CPU functions";
+    pid_ = false;
+    return true;
+  }
+  bool skipping() const { return depth_ > 2; }  // an event's args: nothing here is read
+  bool decide(bool is_legacy, error_code& ec) {
+    legacy_ = is_legacy;
+    return fail(ec, "decided");  // stops the parse: the rest of the head is not needed
+  }
+
+  int depth_ = 0;
+  bool pid_ = false;  // the next value is the event's "pid"
+  bool cpu_functions_ = false, cat_ = false, legacy_ = false;
+};
+
 }  // namespace
 
 bool detect(std::string_view head) {
-  std::size_t open = head.find('{');
-  if (head.find_first_not_of(" \t\r\n") != head.find('[') || open == std::string_view::npos) return false;
-  std::string_view event = head.substr(open, head.find('}', open) - open);
-  auto value_of = [&](std::string_view key) -> std::string_view {  // the text after `key` and its ':'
-    std::size_t at = event.find(key);
-    if (at == std::string_view::npos) return {};
-    std::string_view rest = event.substr(at + key.size());
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t\r\n")));
-    if (!rest.starts_with(':')) return {};
-    rest.remove_prefix(1);
-    rest.remove_prefix(std::min(rest.size(), rest.find_first_not_of(" \t\r\n")));
-    return rest.empty() ? std::string_view(":") : rest;
-  };
-  return value_of("\"pid\"").starts_with("\"CPU functions\"") && value_of("\"cat\"").empty();
+  boost::json::parse_options options;
+  options.max_depth = 64;
+  options.allow_invalid_utf8 = true;
+  boost::json::basic_parser<FirstEventSniff> parser(options);
+  boost::system::error_code ec;
+  parser.write_some(true, head.data(), head.size(), ec);  // stops at the verdict, or the head's end
+  return parser.handler().legacy();
 }
 
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,

@@ -15,8 +15,10 @@
 
 namespace perfgate::legacy {
 
-// True when the start of a JSON document (`head`, from its '[') is a legacy trace's: its first
-// event, before the first '}', is on the process "CPU functions" and has no "cat".
+// True when the start of a JSON document (`head`, from its '[') is a legacy trace's: parsed up to
+// the end of its first element, that element is an object whose "pid" is "CPU functions" and which
+// has no "cat". A head that ends before the first event does is not a legacy trace's (a bare
+// array's head is kArrayHeadBytes long, load/reader.h).
 bool detect(std::string_view head);
 
 // Reads one trace. Throws InputError naming `path` (invalid JSON, absurd times, past

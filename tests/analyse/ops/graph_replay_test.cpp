@@ -3,10 +3,12 @@
 // that issued it; the worked-out rows and shares are in the comments.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
 
+#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -225,6 +227,39 @@ TEST(GraphCapture, TwoGraphsReplayedAlternatelyEachFindTheirCapture) {
   EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsGraphCaptureCoveragePct), 100.0);
 }
 
+// Issue 55, item 4: each captured graph's window scanned every runtime call of the capture trace,
+// O(graphs x calls): 20,000 windows took 6.8 s, 40,000 51 s. 30,000 graphs, each one aten::add
+// launching add_k; the replay launches the graph 10 times (one add_k each): every launch aligned.
+TEST(GraphCapture, ManyWindowsAreMatchedInLinearTime) {
+  constexpr int kGraphs = 30'000;
+  TraceBuilder c;
+  for (int g = 0; g < kGraphs; ++g) {
+    double at = 100.0 * g;
+    c.runtime("hipStreamBeginCapture", at, 10, 4 * g + 1);
+    c.op("aten::add", at + 20, 20, g + 1);
+    captured_launch(c, at + 25, 4 * g + 2, g + 1, "add_k");
+    c.runtime("hipStreamEndCapture", at + 60, 5, 4 * g + 3);
+  }
+  TraceBuilder r;
+  r.annotation("decode", 0, 2000, 1);
+  for (int l = 0; l < 10; ++l) {
+    r.runtime("hipGraphLaunch", 100.0 + 100 * l, 20, 500 + l);
+    r.kernel("add_k", 150.0 + 100 * l, 10, 500 + l);
+  }
+  std::string replay = r.json(), capture = c.json();
+  auto start = std::chrono::steady_clock::now();
+  Profile p = load_json(replay);
+  std::vector<Profile> captures;
+  captures.push_back(load_json(capture, "capture.json"));
+  GraphCaptureCoverage coverage = merge_graph_captures(p, captures, default_classification());
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(coverage.captured_graphs, static_cast<std::size_t>(kGraphs));
+  EXPECT_EQ(coverage.launches, 10u);
+  EXPECT_EQ(coverage.launches_aligned, 10u);
+  EXPECT_EQ(coverage.placed, 10u);
+  EXPECT_LT(seconds, 6.0);  // linear: well under a second here
+}
+
 // ---- Serving iterations as steps (rules: serving_step_ranges) ----
 
 // SGLang's forward batches step[DECODE bs=32] [0,100] and [200,300], each launching one 10 us
@@ -295,6 +330,77 @@ TEST(GraphCapture, CapturesBesideTheTraceOrNamedAreMerged) {
   EXPECT_NE(named.out.find(note), std::string::npos) << named.out;
   CommandResult none = run_perfgate("analyze --no-color " + alone + "/decode.json");
   EXPECT_EQ(none.out.find("graph capture:"), std::string::npos) << none.out;
+}
+
+// Issue 55, item 6: capture folders are bounded, confined and protected like every input. Entries
+// naming "../outside/x.json" or an absolute path were merged (3 captured graphs instead of 1); a
+// 50 MB execution_details.json was read whole past --max-input-memory; and --json over a capture
+// file, a run folder's trace or a rule file wrote over it (exit 0).
+TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
+  std::string dir = temp_dir(), captures = dir + "/capture_traces";
+  std::filesystem::create_directories(captures);
+  std::filesystem::create_directories(dir + "/outside");
+  write_text(dir + "/decode.json", reordered_replay());
+  std::string capture = write_text(captures + "/bs_32_rank0.json", capture_trace());
+  std::string outside = write_text(dir + "/outside/x.json", capture_trace());
+  std::string details = captures + "/execution_details.json";
+  write_text(details, fmt::format(R"([{{"file": "bs_32_rank0.json"}}, {{"file": "../outside/x.json"}}, )"
+                                  R"({{"file": "{}"}}])",
+                                  outside));
+  CommandResult confined = run_perfgate("analyze --no-color " + dir + "/decode.json");
+  EXPECT_EQ(confined.exit_code, 0) << confined.out;
+  EXPECT_NE(confined.out.find("1 of 1 graph launches aligned with 1 captured graphs"), std::string::npos)
+      << confined.out;
+  EXPECT_NE(confined.out.find(details + ": 2 entries name files outside " + captures + ": left out"),
+            std::string::npos)
+      << confined.out;
+
+  // Bounded: at most 4 MiB, and at most --max-input-memory.
+  std::string padded = R"([{"file": "bs_32_rank0.json"})" + std::string(5 << 20, ' ') + "]";
+  write_text(details, padded);
+  CommandResult large = run_perfgate("analyze -q " + dir + "/decode.json");
+  EXPECT_EQ(large.exit_code, 3) << large.out;
+  EXPECT_NE(
+      large.out.find(fmt::format("{}: {} bytes, more than a list of capture files holds (at most 4194304)",
+                                 details, padded.size())),
+      std::string::npos)
+      << large.out;
+  // Below 4 MiB the input limit bounds it (a whole run needs more than the list: asked directly).
+  padded = R"([{"file": "bs_32_rank0.json"})" + std::string(2 << 20, ' ') + "]";
+  write_text(details, padded);
+  try {
+    graph_capture_files(captures, 1 << 20);
+    ADD_FAILURE() << "a 2 MiB list read at a limit of 1 MiB";
+  } catch (const InputError& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(fmt::format("{}: {} bytes, more than a list of capture files holds (at "
+                                               "most 1048576)",
+                                               details, padded.size())),
+        std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(graph_capture_files(captures, 4 << 20).files, std::vector<std::string>{capture});
+  write_text(details, R"([{"file": "bs_32_rank0.json"}])");
+
+  // Protected: no output over a capture (named or found beside the trace), its list, a run
+  // folder's trace or a rule file; each refused before anything is written.
+  std::string run = dir + "/run";
+  std::filesystem::create_directories(run);
+  write_text(run + "/rank-0.json", reordered_replay());
+  std::string rules = write_text(dir + "/r.yaml", "rules: []\n");
+  for (const std::string& args :
+       {"analyze " + dir + "/decode.json --graph-capture " + outside + " --json " + outside,
+        "analyze " + dir + "/decode.json --json " + capture,
+        "analyze " + dir + "/decode.json --md " + details,
+        "analyze " + run + " --json " + run + "/rank-0.json",
+        "analyze " + dir + "/decode.json --rules " + rules + " --json " + rules}) {
+    std::string before = read_text(args.substr(args.rfind(' ') + 1));
+    CommandResult r = run_perfgate(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("perfgate never writes over its inputs"), std::string::npos)
+        << args << ": " << r.out;
+    EXPECT_EQ(read_text(args.substr(args.rfind(' ') + 1)), before) << args;
+  }
 }
 
 }  // namespace
