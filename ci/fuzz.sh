@@ -23,14 +23,14 @@ if command -v ccache >/dev/null; then
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
 fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
+harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,neuron_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz}
 max_seed=$((2 * 1024 * 1024))
-declare -A max_len=([kineto_fuzz]=262144 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
+declare -A max_len=([kineto_fuzz]=262144 [legacy_fuzz]=262144 [capture_folder_fuzz]=65536 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
   [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144
   [partial_part_fuzz]=262144)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
@@ -41,6 +41,29 @@ for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/example
   [ -f "$out" ] || { gzip -dc "$f" 2>/dev/null || true; } | head -c "${max_len[kineto_fuzz]}" >"$out"
 done
 printf '{"traceEvents":[]}' >"$corpus/kineto_fuzz/empty.json"
+# Legacy (torch.autograd.profiler's export_chrome_trace): a hand-written trace with steps, shapes and
+# a flow, and one whose first event has its args before its pid and a '}' in its name (issue 55).
+legacy_event() {  # NAME TS DUR TID
+  printf '{"name": "%s", "ph": "X", "ts": %s, "dur": %s, "tid": %s, "pid": "CPU functions", "args": {}}' "$@"
+}
+{
+  printf '['
+  legacy_event aten::zeros 10 5 1; printf ', '
+  legacy_event 'ProfilerStep#1' 100 1000 1; printf ', '
+  printf '{"name": "aten::addmm", "ph": "X", "ts": 120.5, "dur": 250.25, "tid": 1, "pid": "CPU functions", "args": {"Input Dims": [[16, 32], [32, 64]], "Input type": ["float", "float"]}}, '
+  legacy_event AddmmBackward0 450 100 2; printf ', '
+  printf '{"name": "aten::relu", "ph": "s", "ts": 1200, "tid": 1, "pid": "CPU functions", "id": 0, "cat": "cpu_to_cuda", "args": {}}]'
+} >"$corpus/legacy_fuzz/steps.json"
+printf '[{"args": {"note": "}{"}, "name": "aten::x}{", "ph": "X", "ts": 10, "dur": 5, "tid": 1, "pid": "CPU functions"}, {"name": "aten::mm", "ph": "X", "ts": 20, "dur": 1, "tid": 1, "pid": "CPU functions", "args": {}}]' \
+  >"$corpus/legacy_fuzz/args-first.json"
+# Capture folders: the shared serving references' execution_details.json, and lists naming files
+# outside the folder (relative and absolute).
+for f in "$shared"/references/serving_graphs/*/capture_traces/execution_details.json; do
+  [ -f "$f" ] || continue
+  head -c "${max_len[capture_folder_fuzz]}" "$f" >"$corpus/capture_folder_fuzz/$(basename "$(dirname "$(dirname "$f")")").json"
+done
+printf '[{"file": "a.json", "batch_size": 1, "mode": "FULL"}, {"file": "../outside/x.json"}, {"file": "/etc/passwd"}, {"file": "b.json", "batch_size": 2}]' \
+  >"$corpus/capture_folder_fuzz/outside.json"
 # Neuron: the hand-built profiles of tests/neuron/neuron_fixture.h, cut out of the header.
 sed -n '/return R"json(/,/)json";/p' "$root/tests/neuron/neuron_fixture.h" | awk '/return R"json\(/{n++} {print > ("'"$corpus"'/neuron_fuzz/fixture" n ".json")}'
 printf '{"summary":[{"total_time":NaN}],"instruction":[{"timestamp":"1","duration":2,"label":"Tensor"}]}' \
