@@ -3,7 +3,6 @@
 // that issued it; the worked-out rows and shares are in the comments.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -247,17 +246,15 @@ TEST(GraphCapture, ManyWindowsAreMatchedInLinearTime) {
     r.kernel("add_k", 150.0 + 100 * l, 10, 500 + l);
   }
   std::string replay = r.json(), capture = c.json();
-  auto start = std::chrono::steady_clock::now();
   Profile p = load_json(replay);
   std::vector<Profile> captures;
   captures.push_back(load_json(capture, "capture.json"));
   GraphCaptureCoverage coverage = merge_graph_captures(p, captures, default_classification());
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_EQ(coverage.captured_graphs, static_cast<std::size_t>(kGraphs));
   EXPECT_EQ(coverage.launches, 10u);
   EXPECT_EQ(coverage.launches_aligned, 10u);
   EXPECT_EQ(coverage.placed, 10u);
-  EXPECT_LT(seconds, 6.0);  // linear: well under a second here
+  // The cost stays linear in the speed budget (ci/cost-budget.sh: graph-captures-4000), not in a timer.
 }
 
 // ---- Serving iterations as steps (rules: serving_step_ranges) ----

@@ -1,8 +1,6 @@
 // The analysis tables on hand-built traces whose rows are worked out in the comments.
 #include <gtest/gtest.h>
 
-#include <chrono>
-
 #include "analyse/ops/op_info.h"
 #include "support/helpers.h"
 
@@ -75,10 +73,7 @@ TEST(OpStatsScale, NestedChainIsLinear) {
   for (std::int64_t k = 0; k < kOps; ++k)
     t.op("aten::mm", 1000.0 + static_cast<double>(k), 2.0 * static_cast<double>(kOps - k) + 10, k + 1);
   t.launch("gemm_kernel", 1000.0 + kOps, 1000.0 + 3 * kOps, 100, kOps);
-  std::string json = t.json();
-  auto start = std::chrono::steady_clock::now();
-  WorkerAnalysis w = analyse_json(json);
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  WorkerAnalysis w = analyse_json(t.json());
   const OpRow* mm = find_op(w.tables.ops, "aten::mm");
   ASSERT_NE(mm, nullptr);
   EXPECT_EQ(mm->calls, static_cast<std::uint64_t>(kOps));
@@ -86,8 +81,7 @@ TEST(OpStatsScale, NestedChainIsLinear) {
   EXPECT_EQ(mm->device_self, 100'000);
   EXPECT_EQ(mm->host_total, (kOps * (kOps + 1) + 10 * kOps) * 1000);
   EXPECT_EQ(mm->host_self, (2 * (kOps - 1) + 11) * 1000);
-  // Linear: well under a second here; the quadratic sums took 14.8 s (a sanitizer build is slower).
-  EXPECT_LT(seconds, 6.0);
+  // The cost stays linear in the speed budget (ci/cost-budget.sh: nested-ops-4000), not in a timer.
 }
 
 // Op types count top-level ops: aten::linear (matmul, 60 µs of GPU work under it, launched at
