@@ -85,11 +85,11 @@ void set_step_metrics(MetricValues& m, const std::vector<double>& durations) {
 void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   const auto& gpus = in.gpus;
   m.set(Metric::GpuCount, d(gpus.size()));
+  if (gpus.empty()) return;
   const LaunchDelays& delays = in.idle.delays;
   m.set(Metric::GpuClockOffset, d(delays.offset_workers));
   if (delays.min_ns) m.set(Metric::GpuLaunchDelayMinUs, us(*delays.min_ns));
   if (delays.median_ns) m.set(Metric::GpuLaunchDelayMedianUs, us(*delays.median_ns));
-  if (gpus.empty()) return;
   m.set(Metric::GpuUtilizationPct, mean_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
   m.set(Metric::GpuMinUtilizationPct, min_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
   set_utilization_spread(m, gpus);
