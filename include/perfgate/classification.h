@@ -93,7 +93,10 @@ struct Classification {
   std::vector<std::string> communication_kernels;
   std::vector<std::string> communication_ops;
   std::vector<std::string> dataloader_ops;
-  std::vector<std::string> sync_calls;          // runtime calls that block the host until the GPU is done
+  std::vector<std::string> sync_calls;  // runtime calls that block the host until the GPU is done
+  // Of those, the calls that wait for all the work queued on the device before them (device and
+  // context synchronize): the evidence whether the host's and the GPU's clocks agree (launch_delay.h).
+  std::vector<std::string> device_sync_calls;
   std::vector<std::string> graph_launch_calls;  // runtime calls that replay a captured CUDA/HIP graph
   // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
@@ -129,6 +132,9 @@ struct Classification {
   // Serving frameworks' iteration ranges (vLLM, SGLang), read as steps where the trace's own step
   // ranges find none: the first pattern that matches any range gives the steps.
   std::vector<std::string> serving_step_ranges;
+  // The phase of a serving step by its name (type: decode, prefill or mixed), first match wins: the
+  // serving frameworks' own annotations (issue 53).
+  std::vector<OpTypePattern> serving_phases;
   // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
   // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
   double mfu_min_flops_coverage_pct = 50;

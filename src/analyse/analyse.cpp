@@ -1,5 +1,6 @@
 // Wires the analysers together for one profile, then for a run of workers.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,6 +15,7 @@
 #include "analyse/gpu/flops.h"
 #include "analyse/gpu/gpu_utilization.h"
 #include "analyse/gpu/idle.h"
+#include "analyse/gpu/launch_delay.h"
 #include "analyse/gpu/roofline.h"
 #include "analyse/gpu/tc_shapes.h"
 #include "analyse/gpu/tensor_cores.h"
@@ -21,6 +23,7 @@
 #include "analyse/metric_values.h"
 #include "analyse/neuron/neuron_metrics.h"
 #include "analyse/neuron/neuron_tables.h"
+#include "analyse/ops/blocking_copy.h"
 #include "analyse/ops/graph_replay.h"
 #include "analyse/ops/host_activity.h"
 #include "analyse/ops/kernels_table.h"
@@ -85,6 +88,43 @@ void interval_stage(const Profile& profile, const Attribution& attribution, Name
   communication_time(intervals, w.window, w.communication);
 }
 
+// The window's step time by the serving phase each step's name states (rules: serving_phases).
+ServingPhases serving_phases(const StepDetection& steps, const Window& window,
+                             const CompiledClassification& compiled) {
+  ServingPhases out;
+  for (std::size_t i : window.steps) {
+    const Step& s = steps.steps[i];
+    add_time(out.steps, s.duration());
+    std::string_view phase = compiled.serving_phase(s.name);
+    if (phase == "decode") add_time(out.decode, s.duration());
+    if (phase == "prefill") add_time(out.prefill, s.duration());
+    if (phase == "mixed") add_time(out.mixed, s.duration());
+  }
+  return out;
+}
+
+// GPU work that started before the window's first step (launched before the profiler began, or by
+// steps left out): left out of every window metric, and noted where it is 5% or more of the trace's
+// GPU time (issue 53: 30% of an H100 Qwen slice's GPU time ran before its one step).
+std::string work_before_window_note(const Profile& profile, const Window& window) {
+  if (window.steps.empty()) return "";
+  std::uint64_t count = 0;
+  TimeNs before = 0, all = 0;
+  for (const GpuActivity& a : profile.gpu_activities) {
+    add_time(all, a.end - a.start);
+    if (a.start >= window.start) continue;
+    ++count;
+    add_time(before, a.end - a.start);
+  }
+  if (count == 0 || all <= 0 || static_cast<double>(before) < 0.05 * static_cast<double>(all)) return "";
+  return fmt::format(
+      "{} GPU activities ({:.3f} ms of GPU time, {:.1f}% of the trace's) started before the window's first "
+      "step "
+      "and are left out of the window's metrics (launched before the profiler began or by earlier steps)",
+      count, static_cast<double>(before) / 1e6,
+      100.0 * static_cast<double>(before) / static_cast<double>(all));
+}
+
 // A Neuron device profile: its tables, metrics and warnings; the GPU analyses have nothing to read.
 WorkerAnalysis analyse_neuron(const Profile& profile) {
   WorkerAnalysis w;
@@ -114,10 +154,20 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   NameClasses classes(compiled, profile);
   Attribution attribution = attribute(profile, compiled.attribution, options.threads);
   attach_graph_replays(profile, classes.graph_launch, attribution);
+  reown_to_enclosing_ops(profile, attribution,
+                         [&](const HostEvent& e) { return classes.communication_op(e.name); });
   w.steps = detect_steps(profile, attribution, compiled, options, w.warnings);
   w.window = select_window(w.steps, options.window);
   set_capture_spans(profile, w.window);
-  run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes); },
+  w.serving = serving_phases(w.steps, w.window, compiled);
+  if (std::string note = work_before_window_note(profile, w.window); !note.empty())
+    w.warnings.push_back(std::move(note));
+  // Every GPU activity starting long after its launch: the host's timeline does not line up with
+  // the GPU's, and the GPU's use is measured over its own span (launch_delay.h).
+  LaunchDelays delays = launch_delays(profile, attribution, classes);
+  bool offset = delays.offset_workers > 0;
+  if (offset) w.warnings.push_back(clock_offset_note(delays));
+  run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
                                      [&] {
                                        w.tensor_cores =
                                            tensor_core_sums(profile, attribution, classes, w.window,
@@ -145,8 +195,12 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                       build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,
                                           w.window, w.tables);
                       w.idle = idle_breakdown(profile, attribution, w.window);
-                      w.tables.gpu_gaps = gpu_gaps(profile, classes, w.window, w.idle);
+                      w.tables.gpu_gaps = gpu_gaps(profile, attribution, classes, w.window, w.idle, offset);
                     }});
+  w.idle.delays = delays;
+  if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
+      w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
+    w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
   if (templates.without_shapes > 0)
     w.warnings.push_back(fmt::format(
         "{} call{} of Triton GEMM templates ({}{}) record no input shapes that give the GEMM's size: "

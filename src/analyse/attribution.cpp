@@ -89,6 +89,21 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
 
 }  // namespace
 
+std::size_t reown_to_enclosing_ops(const Profile& p, Attribution& a,
+                                   const std::function<bool(const HostEvent&)>& moves) {
+  std::size_t moved = 0;
+  for (std::uint32_t& owner : a.runtime_owner) {
+    if (owner == kNone || p.host_events[owner].kind != HostKind::Annotation || !moves(p.host_events[owner]))
+      continue;
+    std::uint32_t up = p.host_events[owner].parent;
+    while (up != kNone && p.host_events[up].kind != HostKind::Op) up = p.host_events[up].parent;
+    if (up == kNone) continue;
+    owner = up;
+    ++moved;
+  }
+  return moved;
+}
+
 void index_launched_activities(const Profile& p, Attribution& a) {
   std::size_t calls = p.runtime_calls.size();
   a.activity_offsets.assign(calls + 1, 0);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -48,6 +49,12 @@ struct AttributionRules {
   bool by_time_containment = true;
   bool external_id_must_enclose = true;
 };
+// Runtime calls owned by an annotation that `moves` (a communication range: nccl:all_reduce) and
+// that an op encloses (record_param_comms, c10d::allreduce_) go to the nearest such op: the work is
+// the op's, and the ops table has no "(no op)" row for it (issue 53). Returns how many moved.
+std::size_t reown_to_enclosing_ops(const Profile& profile, Attribution& a,
+                                   const std::function<bool(const HostEvent&)>& moves);
+
 // Rebuilds the runtime → activities index (Attribution::activities) from activity_runtime.
 void index_launched_activities(const Profile& profile, Attribution& a);
 

@@ -48,6 +48,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       communication_ops(c.communication_ops, "communication_ops"),
       dataloader_ops(c.dataloader_ops, "dataloader_ops"),
       sync_calls(c.sync_calls, "sync_calls"),
+      device_sync_calls(c.device_sync_calls, "device_sync_calls"),
       graph_launch_calls(c.graph_launch_calls, "graph_launch_calls"),
       launch_calls(c.critical_path_launch_calls, "critical_path_launch_calls"),
       blocking_calls(c.critical_path_blocking_calls, "critical_path_blocking_calls"),
@@ -62,6 +63,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       compiled_regions(c.compiled_regions, "compiled_regions"),
       fused_names(c),
       op_types(patterns_of(c.op_types), "op_types"),
+      serving_phases(patterns_of(c.serving_phases), "serving_phases"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),
       op_model_names(whole_names(c.op_models), "op_models"),
@@ -75,6 +77,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       critical_path_max_kernel_gap_us(c.critical_path_max_kernel_gap_us),
       tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
+  for (const auto& t : c.serving_phases) serving_phase_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {
     const GpuArchitecture& a = gpu_architectures[i];
     if (!a.devices.empty()) architecture_device_entry.push_back(i);
@@ -87,6 +90,11 @@ const std::string& CompiledClassification::op_type(std::string_view name) const 
   static const std::string kOther = "other";
   int i = op_types.first_match(name);
   return i < 0 ? kOther : op_type_names[static_cast<std::size_t>(i)];
+}
+
+std::string_view CompiledClassification::serving_phase(std::string_view step_name) const {
+  int i = serving_phases.first_match(step_name);
+  return i < 0 ? std::string_view{} : std::string_view(serving_phase_names[static_cast<std::size_t>(i)]);
 }
 
 const GpuArchitecture* CompiledClassification::architecture_of_device(std::string_view device_name) const {

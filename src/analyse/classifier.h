@@ -31,6 +31,7 @@ struct CompiledClassification {
   PatternSet communication_ops;
   PatternSet dataloader_ops;
   PatternSet sync_calls;
+  PatternSet device_sync_calls;
   PatternSet graph_launch_calls;
   PatternSet launch_calls;    // critical_path_launch_calls
   PatternSet blocking_calls;  // critical_path_blocking_calls
@@ -47,6 +48,10 @@ struct CompiledClassification {
   PatternSet compiled_regions;
   FusedNames fused_names;
   PatternSet op_types;
+  PatternSet serving_phases;
+  std::vector<std::string> serving_phase_names;
+  // The phase of a serving step by its name: "decode", "prefill", "mixed", or "" (rules: serving_phases).
+  std::string_view serving_phase(std::string_view step_name) const;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
   std::vector<GpuPeak> gpu_peaks;
@@ -73,6 +78,7 @@ struct NameClasses {
         communication_op(c.communication_ops, p.strings),
         dataloader_op(c.dataloader_ops, p.strings),
         sync_call(c.sync_calls, p.strings),
+        device_sync_call(c.device_sync_calls, p.strings),
         graph_launch(c.graph_launch_calls, p.strings),
         launch_call(c.launch_calls, p.strings),
         blocking_call(c.blocking_calls, p.strings),
@@ -88,6 +94,7 @@ struct NameClasses {
   NameMatcher communication_op;
   NameMatcher dataloader_op;
   NameMatcher sync_call;
+  NameMatcher device_sync_call;
   NameMatcher graph_launch;
   NameMatcher launch_call;
   NameMatcher blocking_call;

@@ -86,6 +86,10 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   const auto& gpus = in.gpus;
   m.set(Metric::GpuCount, d(gpus.size()));
   if (gpus.empty()) return;
+  const LaunchDelays& delays = in.idle.delays;
+  m.set(Metric::GpuClockOffset, d(delays.offset_workers));
+  if (delays.min_ns) m.set(Metric::GpuLaunchDelayMinUs, us(*delays.min_ns));
+  if (delays.median_ns) m.set(Metric::GpuLaunchDelayMedianUs, us(*delays.median_ns));
   m.set(Metric::GpuUtilizationPct, mean_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
   m.set(Metric::GpuMinUtilizationPct, min_over(gpus, [](const GpuMetrics& g) { return g.utilization_pct; }));
   set_utilization_spread(m, gpus);
@@ -104,6 +108,10 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   m.set(Metric::GpuAchievedOccupancyPct,
         mean_over(gpus, [](const GpuMetrics& g) { return g.achieved_occupancy_pct; }));
   const IdleSums& idle = in.idle;
+  if (idle.longest_gap) m.set(Metric::GpuLongestGapUs, us(*idle.longest_gap));
+  m.set(Metric::GpuGapsOver500us, d(idle.long_gaps));
+  // Clocks offset: what the host did at a GPU gap's time is not what it did while the GPU waited.
+  if (delays.offset_workers > 0) return;
   double idle_total = us(idle.host_wait + idle.kernel_wait + idle.other);
   m.set(Metric::GpuIdleHostWaitPct, ratio_pct(us(idle.host_wait), idle_total));
   m.set(Metric::GpuIdleKernelWaitPct, ratio_pct(us(idle.kernel_wait), idle_total));
@@ -116,8 +124,6 @@ void set_gpu_metrics(MetricValues& m, const MetricInputs& in) {
   double sync_us = us(idle.by_cause[static_cast<std::size_t>(IdleCause::Sync)]);
   if (auto idle_pct = m.get(Metric::GpuIdlePct))
     m.set(Metric::HostSyncIdlePct, caused_total > 0 ? *idle_pct * sync_us / caused_total : 0.0);
-  if (idle.longest_gap) m.set(Metric::GpuLongestGapUs, us(*idle.longest_gap));
-  m.set(Metric::GpuGapsOver500us, d(idle.long_gaps));
 }
 
 // Sets `<family>.<part>_us` and `_pct` (share of the sum) for each part of an exclusive split
@@ -204,6 +210,12 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set(Metric::HostSyncCalls, d(h.sync_calls));
     m.set(Metric::HostSyncUs, us(h.sync_time));
     m.set(Metric::HostSyncPct, ratio_pct(us(h.sync_time), us(h.step_time)));
+  }
+  if (const auto& copy = h.longest_blocking_copy) {
+    m.set(Metric::HostBlockingCopyUs, us(copy->host_wait));
+    m.set(Metric::HostBlockingCopyPct, ratio_pct(us(copy->host_wait), us(copy->step_time)));
+    m.set(Metric::HostBlockingCopyGpuIdlePct, ratio_pct(us(copy->gpu_idle), us(copy->host_wait)));
+    m.set(Metric::HostBlockingCopyQueued, d(copy->queued_activities));
   }
   // Kernel and copy counts are 0, not n/a, where the GPU side was traced and nothing ran (an nsys
   // export with no kernel table); n/a only where there is no GPU at all.
@@ -311,6 +323,11 @@ void set_roofline_metrics(MetricValues& m, const MetricInputs& in) {
                   static_cast<double>(r.modelled_kernel_ns + r.unmodelled_kernel_ns)));
   m.set(Metric::RooflineMatrixCoveragePct,
         ratio_pct(static_cast<double>(r.matrix_modelled_kernel_ns), static_cast<double>(r.matrix_kernel_ns)));
+  // MBU: the modelled bytes at the memory bandwidth over the window's GPU time, where the performance
+  // model covers at least MFU's share of the kernel time (a rate from a sliver of the work says nothing).
+  std::optional<double> coverage = m.get(Metric::RooflineCoveragePct);
+  if (r.memory_ps > 0 && in.gpu_seconds > 0 && coverage && *coverage >= in.compute.min_coverage_pct)
+    m.set(Metric::ComputeMbuPct, 100.0 * static_cast<double>(r.memory_ps) / 1e12 / in.gpu_seconds);
   if (r.peaked_kernel_ns <= 0) return;
   m.set(Metric::RooflinePct,
         100.0 * static_cast<double>(r.roofline_ps) / 1000.0 / static_cast<double>(r.peaked_kernel_ns));
@@ -318,6 +335,15 @@ void set_roofline_metrics(MetricValues& m, const MetricInputs& in) {
   double saving = 100.0 * static_cast<double>(r.target_saving_ps) / 1e12 / in.gpu_seconds;
   m.set(Metric::RooflineSavingPct, saving);
   m.set(Metric::RooflineStepSavingPct, step_saving_pct(m, saving));
+}
+
+// The window's step time by serving phase (rules: serving_phases): 0 where no step names one.
+void set_serving_metrics(MetricValues& m, const MetricInputs& in) {
+  const ServingPhases& s = in.serving;
+  auto share = [&](TimeNs t) { return s.steps > 0 ? 100.0 * us(t) / us(s.steps) : 0.0; };
+  m.set(Metric::ServingDecodePct, share(s.decode));
+  m.set(Metric::ServingPrefillPct, share(s.prefill));
+  m.set(Metric::ServingMixedPct, share(s.mixed));
 }
 
 void set_rank_metrics(MetricValues& m, const MetricInputs& in) {
@@ -374,6 +400,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_critical_path_metrics(m, in);
   set_memory_and_compute(m, in);
   set_roofline_metrics(m, in);
+  set_serving_metrics(m, in);
   set_rank_metrics(m, in);
   set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
@@ -407,6 +434,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.tensor_cores = w.tensor_cores;
   in.compute = w.compute;
   in.roofline = w.roofline;
+  in.serving = w.serving;
   in.host = w.host;
   in.idle = w.idle;
   in.communication = w.communication;

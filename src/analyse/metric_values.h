@@ -36,6 +36,7 @@ struct MetricInputs {
   TensorCoreSums tensor_cores;
   ComputeSums compute;
   RooflineSums roofline;
+  ServingPhases serving;
   HostActivitySums host;
   IdleSums idle;
   CommunicationSums communication;
@@ -95,7 +96,8 @@ inline constexpr std::array<PathBoundMetrics, kPathBounds> kPathBoundMetrics = {
 // gpu.idle_<cause>_pct.
 inline constexpr std::array<Metric, kIdleCauses> kIdleCauseMetrics = {
     Metric::GpuIdleDataloaderPct, Metric::GpuIdleSyncPct,       Metric::GpuIdleLaunchPct,
-    Metric::GpuIdleCpuOpPct,      Metric::GpuIdleUnrecordedPct, Metric::GpuIdleShortGapsPct};
+    Metric::GpuIdleCpuOpPct,      Metric::GpuIdleUnrecordedPct, Metric::GpuIdleShortGapsPct,
+    Metric::GpuIdleQueuedPct};
 
 MetricValues metrics_of(const MetricInputs& in);
 MetricInputs worker_inputs(const WorkerAnalysis& worker);

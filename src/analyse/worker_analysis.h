@@ -66,6 +66,7 @@ struct WorkerAnalysis {
   Window window;
   Breakdown mean_breakdown{};  // mean over window steps (ns)
   ResourceSplit resources{};   // summed over window steps (ns)
+  ServingPhases serving;
   std::vector<GpuMetrics> gpus;
   TensorCoreSums tensor_cores;
   ComputeSums compute;

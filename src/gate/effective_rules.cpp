@@ -32,6 +32,7 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "communication_ops", c.communication_ops);
   pattern_list(out, "dataloader_ops", c.dataloader_ops);
   pattern_list(out, "sync_calls", c.sync_calls);
+  pattern_list(out, "device_sync_calls", c.device_sync_calls);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);
@@ -44,12 +45,16 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "serving_step_ranges", c.serving_step_ranges);
   pattern_list(out, "compiled_kernels", c.compiled_kernels);
   pattern_list(out, "compiled_regions", c.compiled_regions);
-  out << YAML::Key << "op_types" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
-      << YAML::BeginSeq;
-  for (const auto& t : c.op_types)
-    out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value << t.type << YAML::Key
-        << "pattern" << YAML::Value << YAML::SingleQuoted << t.pattern << YAML::EndMap;
-  out << YAML::EndSeq << YAML::EndMap << YAML::EndMap;
+  for (const auto& [key, list] :
+       {std::pair{"op_types", &c.op_types}, std::pair{"serving_phases", &c.serving_phases}}) {
+    out << YAML::Key << key << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
+        << YAML::BeginSeq;
+    for (const auto& t : *list)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value << t.type << YAML::Key
+          << "pattern" << YAML::Value << YAML::SingleQuoted << t.pattern << YAML::EndMap;
+    out << YAML::EndSeq << YAML::EndMap;
+  }
+  out << YAML::EndMap;
   out << YAML::Key << "gpu_peaks" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
       << YAML::BeginSeq;
   for (const auto& g : c.gpu_peaks) {

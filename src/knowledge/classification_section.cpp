@@ -10,7 +10,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 21> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 23> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, 21> kPatternLists = {"tensor_core_kernels
                                                             "communication_ops",
                                                             "dataloader_ops",
                                                             "sync_calls",
+                                                            "device_sync_calls",
                                                             "graph_launch_calls",
                                                             "critical_path_launch_calls",
                                                             "critical_path_blocking_calls",
@@ -30,7 +31,8 @@ constexpr std::array<std::string_view, 21> kPatternLists = {"tensor_core_kernels
                                                             "serving_step_ranges",
                                                             "compiled_kernels",
                                                             "compiled_regions",
-                                                            "op_types"};
+                                                            "op_types",
+                                                            "serving_phases"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
@@ -80,6 +82,7 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "communication_kernels") return c.communication_kernels;
   if (name == "communication_ops") return c.communication_ops;
   if (name == "sync_calls") return c.sync_calls;
+  if (name == "device_sync_calls") return c.device_sync_calls;
   if (name == "graph_launch_calls") return c.graph_launch_calls;
   if (name == "critical_path_launch_calls") return c.critical_path_launch_calls;
   if (name == "critical_path_blocking_calls") return c.critical_path_blocking_calls;
@@ -105,16 +108,20 @@ std::optional<std::string> read_pattern(YamlCheck& check, const YAML::Node& item
   return check.pattern(item["pattern"], "pattern");
 }
 
-std::optional<OpTypePattern> read_op_type(YamlCheck& check, const YAML::Node& item) {
-  if (!check.is_map(item, "op_types entry")) return std::nullopt;
-  check.known_keys(item, kOpTypeKeys, "op_types");
+std::optional<OpTypePattern> read_op_type(YamlCheck& check, const YAML::Node& item, const std::string& list) {
+  if (!check.is_map(item, list + " entry")) return std::nullopt;
+  check.known_keys(item, kOpTypeKeys, list);
   if (!item["type"] || !item["pattern"]) {
-    check.error(item, "an op_types entry needs 'type' and 'pattern'");
+    check.error(item, "an " + list + " entry needs 'type' and 'pattern'");
     return std::nullopt;
   }
   auto type = check.string(item["type"], "type");
   auto pattern = check.pattern(item["pattern"], "pattern");
   if (!type || !pattern) return std::nullopt;
+  if (list == "serving_phases" && *type != "decode" && *type != "prefill" && *type != "mixed") {
+    check.error(item["type"], "a serving_phases type is decode, prefill or mixed");
+    return std::nullopt;
+  }
   return OpTypePattern{*type, *pattern};
 }
 
@@ -337,9 +344,9 @@ void read_classification(YamlCheck& check, const YAML::Node& node, Classificatio
   check.known_keys(node, kPatternLists, "classification");
   for (const auto& entry : node) {
     std::string name = entry.first.Scalar();
-    if (name == "op_types") {
-      read_list(check, entry.second, name, out.op_types,
-                [&](const YAML::Node& i) { return read_op_type(check, i); });
+    if (name == "op_types" || name == "serving_phases") {
+      read_list(check, entry.second, name, name == "op_types" ? out.op_types : out.serving_phases,
+                [&](const YAML::Node& i) { return read_op_type(check, i, name); });
     } else if (std::find(kPatternLists.begin(), kPatternLists.end(), name) != kPatternLists.end()) {
       read_list(check, entry.second, name, pattern_list(out, name),
                 [&](const YAML::Node& i) { return read_pattern(check, i, name); });

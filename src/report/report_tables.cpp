@@ -336,13 +336,15 @@ ReportCell cause_us(const GapRow& r) {
   return us(r.by_cause[static_cast<std::size_t>(C)]);
 }
 
-constexpr std::array<Column<GapRow>, 9> kGapColumns = {{
+constexpr std::array<Column<GapRow>, 10> kGapColumns = {{
     {"device", "count", "GPU",
      [](const GapRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
     {"start_us", "us", "Start of the gap on the trace clock", [](const GapRow& r) { return us(r.start); }},
     {"duration_us", "us", "Gap length", [](const GapRow& r) { return us(r.duration); }},
     {"cause", "", "What the launching host threads did for most of the gap",
      [](const GapRow& r) { return ReportCell{std::string(idle_cause_name(r.main_cause))}; }},
+    {"queued_us", "us", "With work queued on the GPU (launched, not started): not waiting for the host",
+     cause_us<IdleCause::Queued>},
     {"dataloader_us", "us", "In a DataLoader op", cause_us<IdleCause::DataLoader>},
     {"sync_us", "us", "In a synchronising runtime call", cause_us<IdleCause::Sync>},
     {"launch_us", "us", "In another runtime call", cause_us<IdleCause::Launch>},

@@ -24,11 +24,14 @@ auto fields(const HostActivitySums::Copies& s) {
 auto fields(const HostActivitySums& s) {
   const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, compiled_time,
-               median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets] = s;
+               median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets,
+               blocking_copy] = s;
+  // The longest blocking copy, by its host wait (-1: none).
+  TimeNs blocking_wait = blocking_copy ? blocking_copy->host_wait : -1;
   return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                     kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers,
                     compiled_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d),
-                    fields(all_copies), pageable, sync_copies, sync_memsets);
+                    fields(all_copies), pageable, sync_copies, sync_memsets, blocking_wait);
 }
 
 auto fields(const ParallelismSums& s) {
@@ -53,13 +56,20 @@ auto fields(const ComputeSums& s) {
 }
 
 auto fields(const RooflineSums& s) {
-  const auto& [modelled, unmodelled, matrix, matrix_modelled, peaked, roofline, saving, flop, bytes] = s;
-  return std::tuple(modelled, unmodelled, matrix, matrix_modelled, peaked, roofline, saving, flop, bytes);
+  const auto& [modelled, unmodelled, matrix, matrix_modelled, peaked, roofline, saving, flop, bytes, memory] =
+      s;
+  return std::tuple(modelled, unmodelled, matrix, matrix_modelled, peaked, roofline, saving, flop, bytes,
+                    memory);
+}
+
+auto fields(const LaunchDelays& s) {
+  const auto& [launched, min, median, skew, offset_workers] = s;
+  return std::tuple(launched, min, median, skew, offset_workers);
 }
 
 auto fields(const IdleSums& s) {
-  const auto& [host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps] = s;
-  return std::tuple(host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps);
+  const auto& [host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps, delays] = s;
+  return std::tuple(host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps, fields(delays));
 }
 
 auto fields(const CommunicationSums& s) {
@@ -74,10 +84,35 @@ auto fields(const MemorySums& s) {
 
 using Copies = HostActivitySums::Copies;
 
+BlockingCopy blocking_copy(TimeNs host_wait) {
+  BlockingCopy c;
+  c.host_wait = host_wait;
+  return c;
+}
+
 TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
-  HostActivitySums a{
-      1,  2,  3, 4, 5, 6, 7, 8, 25, 26, 27, 28, 29, 9, {10, 11, 12}, {13, 14, 15}, {16, 17, 18}, {19, 20, 21},
-      22, 23, 24};
+  HostActivitySums a{1,
+                     2,
+                     3,
+                     4,
+                     5,
+                     6,
+                     7,
+                     8,
+                     25,
+                     26,
+                     27,
+                     28,
+                     29,
+                     9,
+                     {10, 11, 12},
+                     {13, 14, 15},
+                     {16, 17, 18},
+                     {19, 20, 21},
+                     22,
+                     23,
+                     24,
+                     blocking_copy(30)};
   HostActivitySums b{101,
                      102,
                      103,
@@ -98,7 +133,8 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      {119, 120, 121},
                      122,
                      123,
-                     124};
+                     124,
+                     blocking_copy(130)};
   a += b;
   // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
   EXPECT_EQ(fields(a), fields(HostActivitySums{102,
@@ -121,7 +157,8 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                                                Copies{138, 140, 142},
                                                144,
                                                146,
-                                               148}));
+                                               148,
+                                               blocking_copy(130)}));  // the longer
 }
 
 TEST(SumsTest, TimesSaturateInsteadOfOverflowing) {
@@ -210,17 +247,21 @@ TEST(SumsTest, ComputeAddsFlopsTimesAndGpusAndKeepsTheFirstPeakAndStrictestCover
 }
 
 TEST(SumsTest, RooflineAddsTimesFlopsAndBytes) {
-  RooflineSums a{1, 2, 3, 4, 5, 6, 7, 8, 9};
-  a += RooflineSums{10, 20, 30, 40, 50, 60, 70, 80, 90};
-  EXPECT_EQ(fields(a), fields(RooflineSums{11, 22, 33, 44, 55, 66, 77, 88, 99}));
+  RooflineSums a{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  a += RooflineSums{10, 20, 30, 40, 50, 60, 70, 80, 90, 100};
+  EXPECT_EQ(fields(a), fields(RooflineSums{11, 22, 33, 44, 55, 66, 77, 88, 99, 110}));
 }
 
 TEST(SumsTest, IdleAddsTimesByCauseAndGapsAndKeepsTheLongestGap) {
-  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9}, 900, 10};
-  IdleSums b{100, 200, 300, {400, 500, 600, 700, 800, 900}, 700, 20};
+  // Launch delays: counts and offset workers add, the least delay and skew are the least, the
+  // median the largest worker's.
+  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9, 10}, 900, 10, {11, 12, 13, 14, 1}};
+  IdleSums b{100, 200, 300, {400, 500, 600, 700, 800, 900, 1000}, 700, 20, {110, 120, 130, -140, 0}};
   a += b;
-  EXPECT_EQ(fields(a), fields(IdleSums{101, 202, 303, {404, 505, 606, 707, 808, 909}, 900, 30}));
-  IdleSums none{1, 1, 1, {}, std::nullopt, 0};
+  EXPECT_EQ(fields(a),
+            fields(IdleSums{
+                101, 202, 303, {404, 505, 606, 707, 808, 909, 1010}, 900, 30, {121, 12, 130, -140, 1}}));
+  IdleSums none{1, 1, 1, {}, std::nullopt, 0, {}};
   none += b;
   EXPECT_EQ(none.longest_gap, 700);  // a side without gaps takes the other's longest
 }

@@ -161,7 +161,7 @@ expect "analyze: exit 0 (the example passes with warnings; no history yet)" "$st
 check "analyze: ran the unpacked perfgate" grep -q "running $RUNNER_TEMP/perfgate-root/usr/bin/perfgate" "$job/step.log"
 expect "analyze: verdict output" "${out[verdict]:-}" warn
 expect "analyze: exit-code output" "${out[exit-code]:-}" 0
-expect "analyze: warnings output (README: 7)" "${out[warnings]:-}" 7
+expect "analyze: warnings output (README: 6)" "${out[warnings]:-}" 6
 expect "analyze: failures output" "${out[failures]:-}" 0
 expect "analyze: json output" "${out[json]:-}" reports/report.json
 for report in report.json report.html report.xlsx summary.md junit.xml pr-comment.md; do

@@ -12,13 +12,6 @@
 namespace perfgate::testing {
 namespace {
 
-std::string reference(const std::string& relative) {
-  std::string traces = shared_traces_dir();
-  if (traces.empty()) return "";
-  std::filesystem::path path = std::filesystem::path(traces) / ".." / "references" / relative;
-  return std::filesystem::exists(path) ? path.string() : "";
-}
-
 double model_flop(const WorkerAnalysis& w, std::string_view family) {
   double sum = 0;
   for (const RooflineRow& r : w.tables.roofline)
@@ -32,7 +25,7 @@ double model_flop(const WorkerAnalysis& w, std::string_view family) {
 // Tensor Core share by an independent script (research/51/ref_tc_classify.py over the JSON): the
 // Tensile Cijk GEMMs, _matmul_ogs_*mxfp4* and kernel_unified_attention_2d/3d are 83.6% of kernel time.
 TEST(Issue51RealTraces, VllmDecodeMoeAndAttentionAgreeWithTraceLens) {
-  std::string trace = reference("serving_graphs/vllm_decode_full/graph_execution.json.gz");
+  std::string trace = shared_reference("serving_graphs/vllm_decode_full/graph_execution.json.gz");
   if (trace.empty()) GTEST_SKIP() << "../shared/references/serving_graphs is absent";
   const Classification& c = default_classification();
   RunAnalysis run = cli::load_and_analyse({trace}, load_options_for(c), c, {}).analysis;
@@ -49,7 +42,7 @@ TEST(Issue51RealTraces, VllmDecodeMoeAndAttentionAgreeWithTraceLens) {
 // n/a; the only modelled matrix op is aten::mm (276.678 us) beside 8,644.169 us of replayed Tensor
 // Core kernels no op owns: coverage 276.678 / 8,920.847 = 3.10%, and MFU n/a.
 TEST(Issue51RealTraces, VllmDecodeWithoutItsCaptureSaysWhatItCannotJudge) {
-  std::string trace = reference("serving_graphs/vllm_decode_full/graph_execution.json.gz");
+  std::string trace = shared_reference("serving_graphs/vllm_decode_full/graph_execution.json.gz");
   if (trace.empty()) GTEST_SKIP() << "../shared/references/serving_graphs is absent";
   std::filesystem::path alone = std::filesystem::path(temp_dir()) / "nocap";
   std::filesystem::create_directories(alone);
@@ -73,7 +66,7 @@ TEST(Issue51RealTraces, SglangServingAttentionAgreesWithTraceLens) {
        {std::tuple{"serving_graphs/sglang_decode/sglang_Qwen3-8B_decode.json.gz", 0.53714944e9, 128.56640625},
         std::tuple{"serving_graphs/sglang_prefilldecode/sglang_Qwen3-8B_prefilldecode.json.gz",
                    128.84901888e9, 300.0}}) {
-    std::string path = reference(trace);
+    std::string path = shared_reference(trace);
     if (path.empty()) GTEST_SKIP() << "../shared/references/serving_graphs is absent";
     const Classification& c = default_classification();
     RunAnalysis run = cli::load_and_analyse({path}, load_options_for(c), c, {}).analysis;
@@ -96,7 +89,7 @@ TEST(Issue51RealTraces, SglangServingAttentionAgreesWithTraceLens) {
 // time by SQL over CUPTI_ACTIVITY_KIND_KERNEL): FP32 on the SIMT units, so no Tensor Core time; the
 // export names no GPU, and sm80_ kernels only bound the architecture below.
 TEST(Issue51RealTraces, Nsys2026FfmaGemmsAreNotTensorCoreWork) {
-  std::string trace = reference("nsys_2026/h100_2gpu_1s.sqlite");
+  std::string trace = shared_reference("nsys_2026/h100_2gpu_1s.sqlite");
   if (trace.empty()) GTEST_SKIP() << "../shared/references/nsys_2026 is absent";
   ReportModel report = report_of_files({trace}, default_rules());
   EXPECT_DOUBLE_EQ(report.metric(Metric::TensorCoreKernelTimePct).value_or(-1), 0);

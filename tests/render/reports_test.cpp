@@ -52,6 +52,15 @@ rules:
     problem: "<script>alert(3)</script> {value} | `code`"
     recommendation: "::error title=x::injected%0A"
     docs: "javascript:alert(4)"
+  # A warning for --fail-on warning to count (the 4 ms trace's chunks are too short for
+  # gpu.low-utilization-chunk, which warned here before issue 53).
+  - id: hostile.warning
+    title: "<i>a warning</i>"
+    metric: gpu.utilization_pct
+    better: higher
+    warn: 101
+    problem: "<script>alert(5)</script> {value}"
+    recommendation: "a warning"
 )YAML");
   RuleSet set = load_rules({rules});
   ReportModel report = report_of_json(t.json(), set);

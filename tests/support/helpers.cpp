@@ -68,6 +68,23 @@ std::string shared_traces_dir() {
   return std::filesystem::is_directory(dir) ? std::filesystem::canonical(dir).string() : std::string();
 }
 
+std::string shared_trace(const std::string& relative) {
+  std::string traces = shared_traces_dir();
+  if (traces.empty()) return "";
+  std::filesystem::path path = std::filesystem::path(traces) / relative;
+  return std::filesystem::exists(path) ? path.string() : "";
+}
+
+std::string shared_reference(const std::string& relative) {
+  return shared_trace("../references/" + relative);
+}
+
+bool has_line(const std::vector<std::string>& lines, std::string_view text) {
+  for (const std::string& line : lines)
+    if (line.find(text) != std::string::npos) return true;
+  return false;
+}
+
 namespace {
 
 // A shell command with stderr joined to stdout.

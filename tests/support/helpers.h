@@ -49,6 +49,11 @@ inline const KernelRow* find_kernel(const std::vector<KernelRow>& rows, std::str
 }
 
 std::string shared_traces_dir();
+// A file under ../shared/traces or ../shared/references by its relative path; "" where it is absent.
+std::string shared_trace(const std::string& relative);
+std::string shared_reference(const std::string& relative);
+// Whether one of the lines (a worker's warnings, a profile's notes) contains `text`.
+bool has_line(const std::vector<std::string>& lines, std::string_view text);
 
 // Runs the perfgate binary with arguments (shell-quoted by the caller); returns exit code and output.
 struct CommandResult {

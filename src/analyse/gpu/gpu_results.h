@@ -117,6 +117,7 @@ struct RooflineSums {
   std::uint64_t target_saving_ps = 0;    // time they would save at the target share, picoseconds
   std::uint64_t flop = 0;                // the modelled rows' FLOPs (as MFU counts them where it does)
   std::uint64_t bytes = 0;
+  std::uint64_t memory_ps = 0;  // the rows with a roofline: their bytes at the memory bandwidth (MBU)
   RooflineSums& operator+=(const RooflineSums& from);
 };
 
@@ -131,9 +132,11 @@ struct ShapeFindingRow {
 };
 
 // What the host threads that launch GPU work were doing while a GPU was idle, each instant
-// counted once in this priority order (docs/metrics.md, "Idle time by cause").
-enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap };
-inline constexpr std::size_t kIdleCauses = 6;
+// counted once in this priority order (docs/metrics.md, "Idle time by cause"). Queued comes first
+// although it is listed last (its number is new): the GPU had work whose launch call had returned
+// and which had not started (it waited for something other than the host).
+enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap, Queued };
+inline constexpr std::size_t kIdleCauses = 7;
 const char* idle_cause_name(
     IdleCause cause);  // "dataloader", ..., "short_gaps": the metrics gpu.idle_<name>_pct
 
@@ -143,6 +146,19 @@ struct GapRow {
   TimeNs duration = 0;
   std::array<TimeNs, kIdleCauses> by_cause{};  // ShortGap is 0: listed gaps are 500 us or more
   IdleCause main_cause = IdleCause::Unrecorded;
+};
+
+// Launch delays: a launched GPU activity's start minus its launch call's end (launch_delay.h).
+struct LaunchDelays {
+  std::uint64_t launched = 0;  // GPU activities with a launch call in the trace
+  std::optional<TimeNs> min_ns;
+  std::optional<TimeNs> median_ns;  // a run: its largest worker's
+  // Where the least delay exceeds the bound: the least, over the blocking calls that waited for GPU
+  // work (device-to-host copies, device synchronizes), of the call's return minus that work's end.
+  // Clocks that agree make it 0 or more.
+  std::optional<TimeNs> sync_skew_ns;
+  std::uint64_t offset_workers = 0;  // workers whose least delay exceeds kClockOffsetMinDelayNs
+  LaunchDelays& operator+=(const LaunchDelays& from);
 };
 
 // HTA's idle-time breakdown, summed over streams: the gap before each GPU activity is host wait
@@ -157,6 +173,7 @@ struct IdleSums {
   std::array<TimeNs, kIdleCauses> by_cause{};
   std::optional<TimeNs> longest_gap;
   std::uint64_t long_gaps = 0;  // 500 µs or more
+  LaunchDelays delays;
   // Times add up (saturating), the longest gap is the longest of both (idle.cpp).
   IdleSums& operator+=(const IdleSums& from);
 };

@@ -78,10 +78,14 @@ void kernel_weighted_metrics(const Profile& p, const std::vector<std::uint32_t>&
 
 // nsys analyze gpu_time_util splits the profile into 30 chunks and flags those below 50% busy.
 constexpr int kUtilizationChunks = 30;
+// A chunk shorter than this is not judged (issue 53): a thirtieth of a 12 ms window is one gap
+// between two kernels, and every short trace had a chunk of 0%. The shared and recorded traces'
+// chunks are 0.2 to 2.9 ms for the short ones and 16 ms or more for the long ones.
+constexpr TimeNs kMinChunkNs = 10'000'000;
 
 std::optional<double> min_chunk_busy_pct(const IntervalList& busy, Interval window) {
   TimeNs length = window.end - window.start;
-  if (length < kUtilizationChunks) return std::nullopt;
+  if (length < kUtilizationChunks || length / kUtilizationChunks < kMinChunkNs) return std::nullopt;
   // The c-th boundary, floor(length * c / chunks), without the product (a window of up to 2^62 ns
   // times 30 overflows).
   auto boundary = [&](int c) {
@@ -108,7 +112,8 @@ void describe_device(const DeviceInfo& d, GpuMetrics& g) {
   g.memory_bytes = d.total_memory_bytes;
 }
 
-std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes) {
+std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes,
+                                    bool over_gpu_span) {
   std::map<std::int32_t, DeviceActivity> devices;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& a = p.gpu_activities[i];
@@ -119,8 +124,6 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
       d.kernel_indices.push_back(static_cast<std::uint32_t>(i));
     }
   }
-  Interval w{window.start, window.end};
-  double length = static_cast<double>(window.length());
   std::vector<GpuMetrics> out;
   for (auto& [device, d] : devices) {
     GpuMetrics g;
@@ -128,6 +131,12 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
     if (const DeviceInfo* info = p.device(g.device)) describe_device(*info, g);
     IntervalList kernels = d.kernels.take();
     IntervalList all = d.all.take();
+    Interval w{window.start, window.end};
+    if (over_gpu_span) {
+      IntervalList inside = clip(all, w);
+      if (!inside.empty()) w = {inside.front().start, inside.back().end};
+    }
+    double length = static_cast<double>(w.end - w.start);
     g.kernel_ns = length_within(kernels, w);
     g.busy_ns = length_within(all, w);
     // The whole capture's busy time, over its two spans (docs/metrics.md, "Capture and GPU spans").

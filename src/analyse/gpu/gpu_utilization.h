@@ -14,6 +14,10 @@ namespace perfgate {
 // Copies what the trace says about a device (name, compute capability, SMs, memory) into `g`.
 void describe_device(const DeviceInfo& d, GpuMetrics& g);
 
-std::vector<GpuMetrics> gpu_metrics(const Profile& profile, const Window& window, NameClasses& classes);
+// `over_gpu_span`: utilization, busy, idle, SM efficiency and the chunks over each GPU's span in the
+// window (its first activity's start to its last one's end), not the whole window: where the host's
+// and the GPU's timelines are offset (launch_delay.h).
+std::vector<GpuMetrics> gpu_metrics(const Profile& profile, const Window& window, NameClasses& classes,
+                                    bool over_gpu_span = false);
 
 }  // namespace perfgate

@@ -15,8 +15,23 @@ std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs
   return threads;
 }
 
+// Per device, when it had work queued: from each activity's launch call's return to its start
+// (merged).
+std::map<std::int32_t, IntervalList> queued_work(const Profile& p, const Attribution& a) {
+  std::map<std::int32_t, IntervalList> out;
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    std::uint32_t r = a.activity_runtime[i];
+    const GpuActivity& act = p.gpu_activities[i];
+    if (r != kNone && p.runtime_calls[r].end < act.start)
+      out[act.device].push_back({p.runtime_calls[r].end, act.start});
+  }
+  for (auto& [device, list] : out) merge_in_place(list);
+  return out;
+}
+
 IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w) {
   IdleSums s;
+  std::map<std::int32_t, IntervalList> queued = queued_work(p, a);
   std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_free_at;  // end of the last activity
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
@@ -28,9 +43,12 @@ IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w)
     TimeNs gap = act.start - previous_end;
     if (gap <= 0) continue;
     std::uint32_t r = a.activity_runtime[i];
-    if (r != kNone && p.runtime_calls[r].start > previous_end)
-      s.host_wait += gap;
-    else if (gap < kKernelWaitNs)
+    if (r != kNone && p.runtime_calls[r].start > previous_end) {
+      // The GPU waited for the host only while it had nothing else queued (issue 53).
+      TimeNs with_work = length_within(queued[act.device], {previous_end, act.start});
+      s.host_wait += gap - with_work;
+      s.other += with_work;
+    } else if (gap < kKernelWaitNs)
       s.kernel_wait += gap;
     else
       s.other += gap;
@@ -83,30 +101,35 @@ const char* idle_cause_name(IdleCause cause) {
       break;
     case IdleCause::ShortGap:
       return "short_gaps";
+    case IdleCause::Queued:
+      return "queued";
   }
   return "unrecorded";
 }
 
-std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Window& w, IdleSums& sums) {
+std::vector<GapRow> gpu_gaps(const Profile& p, const Attribution& a, NameClasses& classes, const Window& w,
+                             IdleSums& sums, bool over_gpu_span) {
   std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
-  for (const GpuActivity& a : p.gpu_activities) busy[a.device].add({a.start, a.end});
+  for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
+  std::map<std::int32_t, IntervalList> queued = queued_work(p, a);
   std::array<IntervalList, 4> host = host_causes(p, classes, w);
-  std::vector<Layer> layers;
-  for (const IntervalList& l : host) layers.push_back({&l});
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
+    // Queued work first, then the host causes in IdleCause order (exclusive_split's priority).
+    std::vector<Layer> layers{{&queued[device]}};
+    for (const IntervalList& l : host) layers.push_back({&l});
     IntervalList inside = clip(device_busy.take(), {w.start, w.end});
     if (inside.empty()) continue;
     // The idle stretches of the window: before the first activity, between two, after the last
     // (gpu.idle_pct counts them all; the longest-gap metrics only those between activities).
     IntervalList idle;
-    if (w.start < inside.front().start) idle.push_back({w.start, inside.front().start});
+    if (w.start < inside.front().start && !over_gpu_span) idle.push_back({w.start, inside.front().start});
     for (std::size_t i = 1; i < inside.size(); ++i) {
       idle.push_back({inside[i - 1].end, inside[i].start});
       sums.longest_gap = std::max(sums.longest_gap.value_or(0), inside[i].start - inside[i - 1].end);
       if (inside[i].start - inside[i - 1].end >= kReportedGapNs) ++sums.long_gaps;
     }
-    if (inside.back().end < w.end) idle.push_back({inside.back().end, w.end});
+    if (inside.back().end < w.end && !over_gpu_span) idle.push_back({inside.back().end, w.end});
     for (const Interval& span : idle) {
       TimeNs gap = span.end - span.start;
       if (gap < kKernelWaitNs) {
@@ -114,10 +137,16 @@ std::vector<GapRow> gpu_gaps(const Profile& p, NameClasses& classes, const Windo
         continue;
       }
       GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
-      std::vector<TimeNs> parts = exclusive_split(span, layers);
-      for (std::size_t c = 0; c < parts.size(); ++c) {  // the last part: covered by none
-        row.by_cause[c] = parts[c];
-        sums.by_cause[c] += parts[c];
+      // parts: queued, the four host causes, then covered by none (Unrecorded).
+      std::vector<TimeNs> parts = exclusive_split(span, over_gpu_span ? std::vector<Layer>{} : layers);
+      if (over_gpu_span) parts.insert(parts.begin(), layers.size(), 0);  // all in the last part
+      constexpr std::array<IdleCause, 6> kPartCause = {IdleCause::Queued, IdleCause::DataLoader,
+                                                       IdleCause::Sync,   IdleCause::Launch,
+                                                       IdleCause::CpuOp,  IdleCause::Unrecorded};
+      for (std::size_t c = 0; c < parts.size(); ++c) {
+        auto cause = static_cast<std::size_t>(kPartCause[c]);
+        row.by_cause[cause] = parts[c];
+        sums.by_cause[cause] += parts[c];
       }
       row.main_cause = main_cause(row.by_cause);
       if (gap >= kReportedGapNs) gaps.push_back(row);
@@ -137,6 +166,7 @@ IdleSums& IdleSums::operator+=(const IdleSums& from) {
   for (std::size_t c = 0; c < kIdleCauses; ++c) add_time(by_cause[c], from.by_cause[c]);
   if (from.longest_gap) longest_gap = std::max(longest_gap.value_or(0), *from.longest_gap);
   long_gaps += from.long_gaps;
+  delays += from.delays;
   return *this;
 }
 

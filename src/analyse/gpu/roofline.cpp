@@ -117,6 +117,7 @@ class Roofline {
       if (r.has_roofline && r.kernel_ns > 0) {
         add_time(sums_.peaked_kernel_ns, r.kernel_ns);
         sums_.roofline_ps += r.roofline_ps;
+        sums_.memory_ps += r.memory_ps;
         sums_.target_saving_ps += saving_at(r, in_.classification.roofline_target_pct);
       }
     }
@@ -328,6 +329,7 @@ RooflineSums& RooflineSums::operator+=(const RooflineSums& from) {
   add_time(matrix_modelled_kernel_ns, from.matrix_modelled_kernel_ns);
   add_time(peaked_kernel_ns, from.peaked_kernel_ns);
   roofline_ps += from.roofline_ps;
+  memory_ps += from.memory_ps;
   target_saving_ps += from.target_saving_ps;
   flop += from.flop;
   bytes += from.bytes;

@@ -1,5 +1,7 @@
 #include "analyse/ops/host_activity.h"
 
+#include "analyse/ops/blocking_copy.h"
+
 #include <algorithm>
 #include <map>
 
@@ -107,6 +109,8 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
   s.median_launch_gap = median_launch_gap(p, a, w);
   count_copies(p, w, s);
   count_blocking(p, a, classes, w, s);
+  s.longest_blocking_copy = longest_blocking_copy(p, a, classes, w);
+  if (s.longest_blocking_copy) s.longest_blocking_copy->step_time = s.step_time;
   return s;
 }
 
@@ -138,6 +142,9 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   pageable_copies += from.pageable_copies;
   sync_copies += from.sync_copies;
   sync_memsets += from.sync_memsets;
+  if (from.longest_blocking_copy &&
+      (!longest_blocking_copy || from.longest_blocking_copy->host_wait > longest_blocking_copy->host_wait))
+    longest_blocking_copy = from.longest_blocking_copy;
   return *this;
 }
 

@@ -95,6 +95,19 @@ struct RegionRow {
 };
 
 // Host-side costs and GPU activity counts over the window.
+// A copy made by a blocking runtime call (rules: sync_calls): blocking_copy.h.
+struct BlockingCopy {
+  std::string call;
+  TimeNs start = 0;      // after the window's host start
+  TimeNs host_wait = 0;  // the call's duration
+  std::uint64_t bytes = 0;
+  CopyKind kind = CopyKind::Unknown;
+  TimeNs gpu_idle = 0;  // of the call's span, with no activity on the copy's GPU
+  std::uint64_t queued_activities = 0;
+  std::uint32_t runtime = kNone;  // the call's index in Profile::runtime_calls
+  TimeNs step_time = 0;           // its worker's window step time (HostActivitySums::step_time)
+};
+
 struct HostActivitySums {
   std::uint64_t sync_calls = 0;  // runtime calls that block until the GPU is done (rules: sync_calls)
   TimeNs sync_time = 0;
@@ -122,6 +135,8 @@ struct HostActivitySums {
   std::uint64_t pageable_copies = 0;
   std::uint64_t sync_copies = 0;   // copies by a blocking call, host-to-device ones of 64 KiB or less aside
   std::uint64_t sync_memsets = 0;  // memsets by a blocking call
+  // The longest blocking copy of the window (of a run: of its workers).
+  std::optional<BlockingCopy> longest_blocking_copy;
   // Counts and times add up (host_activity.cpp). Medians do not: median_launch_gap stays this
   // value's, and a run sets its own from its workers' (run_metrics.cpp).
   HostActivitySums& operator+=(const HostActivitySums& from);

@@ -74,6 +74,7 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.tensor_cores += one.tensor_cores;
       run.compute += one.compute;
       run.roofline += one.roofline;
+      run.serving += one.serving;
       run.host += one.host;
       run.idle += one.idle;
       run.communication += one.communication;

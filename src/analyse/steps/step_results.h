@@ -70,6 +70,21 @@ struct Window {
   TimeNs length() const { return end - start; }
 };
 
+// The window's step time by the serving phase its steps' names state (rules: serving_phases).
+struct ServingPhases {
+  TimeNs decode = 0;
+  TimeNs prefill = 0;
+  TimeNs mixed = 0;
+  TimeNs steps = 0;  // every window step, with a phase or not
+  ServingPhases& operator+=(const ServingPhases& from) {
+    add_time(decode, from.decode);
+    add_time(prefill, from.prefill);
+    add_time(mixed, from.mixed);
+    add_time(steps, from.steps);
+    return *this;
+  }
+};
+
 struct IterationRow {
   std::string name;
   std::optional<std::int64_t> number;

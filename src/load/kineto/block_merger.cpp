@@ -205,7 +205,10 @@ void BlockMerger::finish() {
   std::map<std::string, std::uint64_t> phases(ignored_phases_.entries().begin(),
                                               ignored_phases_.entries().end());
   for (const auto& [phase, count] : phases)
-    profile_.notes.push_back(fmt::format("{} events of phase '{}' are not used", count, phase));
+    profile_.notes.push_back(
+        phase.starts_with("C:")
+            ? fmt::format("{} samples of the counter '{}' (phase 'C') are not used", count, phase.substr(2))
+            : fmt::format("{} events of phase '{}' are not used", count, phase));
   if (!starts.empty() || !ends.empty())
     profile_.notes.push_back(
         fmt::format("{} forward/backward flows have only one end in the trace", starts.size() + ends.size()));

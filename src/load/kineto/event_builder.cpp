@@ -126,6 +126,9 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
     add_flow(e, *time);
   } else if (e.ph == "M") {
     add_metadata(e);
+  } else if (e.ph == "C" && !e.name.empty()) {
+    // Counters (Kineto's PM sampling, "GPU N Counters", kineto #1530) are listed by name (issue 53).
+    block_.ignored_phases.add(fmt::format("C:{}", e.name));
   } else if (e.ph != "i" && e.ph != "I") {
     block_.ignored_phases.add(e.ph);
   }

@@ -89,5 +89,24 @@ TEST(GpuMetrics, ChunksOfAWindowOfYearsAreExact) {
   EXPECT_DOUBLE_EQ(*w.gpus[0].min_chunk_busy_pct, 100);
 }
 
+// Issue 53, item 8: a chunk under 10 ms is not judged. A 12 ms step has chunks of 0.4 ms, each
+// one gap between kernels at most: n/a. A 600 ms step busy but for [300, 340] ms has chunks of
+// 20 ms, and [300, 320] ms lies in the hole: 0%.
+TEST(GpuMetrics, ChunksUnder10MsAreNotJudged) {
+  TraceBuilder short_trace;
+  short_trace.step(1, 0, 12000);
+  short_trace.launch("k", 0, 1, 100);
+  WorkerAnalysis short_w = analyse_json(short_trace.json());
+  ASSERT_EQ(short_w.gpus.size(), 1u);
+  EXPECT_FALSE(short_w.gpus[0].min_chunk_busy_pct);
+  TraceBuilder long_trace;
+  long_trace.step(1, 0, 600000);
+  long_trace.launch("k", 0, 0, 300000);
+  long_trace.launch("k", 1, 340000, 260000);
+  WorkerAnalysis long_w = analyse_json(long_trace.json());
+  ASSERT_TRUE(long_w.gpus[0].min_chunk_busy_pct);
+  EXPECT_DOUBLE_EQ(*long_w.gpus[0].min_chunk_busy_pct, 0);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

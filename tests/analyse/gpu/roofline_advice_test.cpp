@@ -213,7 +213,9 @@ TEST(RooflineGain, BoundedByTheGpusIdleTimeWaitingOnTheHost) {
     EXPECT_EQ(far->status, FindingStatus::Warn);
     ASSERT_TRUE(far->gain_pct);
     if (host_bound) {
-      EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::GpuIdleHostWaitPct), 100);
+      // The 560 us gap [320, 880] waits for the host but for the last 4 us, when the second kernel's
+      // call had returned (876) and it was queued (issue 53): 556 / 560.
+      EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::GpuIdleHostWaitPct), 100.0 * 556 / 560);
       EXPECT_EQ(*far->gain_pct, 0);
       EXPECT_FALSE(far->fix_first);
       std::string page = render_html(report).page;

@@ -1,0 +1,107 @@
+// Issue 53, item 1: a host/GPU clock offset (or a queue that never drains) read as what it is: the
+// least launch-to-start delay over the trace's GPU activities, idle over each GPU's span, and no
+// idle finding that blames the host.
+#include <gtest/gtest.h>
+
+#include "perfgate/gate.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// One step [0, 200] us on the host. Three launch calls of 5 us at 0, 10, 20 (ending at 5, 15, 25);
+// their kernels run at [150010, 150030], [150030, 150050], [150080, 150100]. Delays (kernel start
+// minus call end): 150005, 150015, 150055 us -> least 150,005 us, median 150,015 us, far above the
+// 1 ms bound. The step ends with its last kernel: window [0, 150100].
+// GPU span in the window: [150010, 150100] = 90 us, busy 20 + 20 + 20 = 60 us, idle 30 us:
+// 33.33% of the span (over the window: 1 - 60/150100 = 99.96%).
+TraceBuilder offset_trace() {
+  TraceBuilder t;
+  t.step(1, 0, 200);
+  t.runtime("cudaLaunchKernel", 0, 5, 1).kernel("k1", 150010, 20, 1);
+  t.runtime("cudaLaunchKernel", 10, 5, 2).kernel("k2", 150030, 20, 2);
+  t.runtime("cudaLaunchKernel", 20, 5, 3).kernel("k3", 150080, 20, 3);
+  return t;
+}
+
+TEST(ClockOffset, TheLeastLaunchDelayOverTheBoundMeasuresIdleOverTheGpuSpan) {
+  WorkerAnalysis w = analyse_json(offset_trace().json());
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuLaunchDelayMinUs), 150005);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuLaunchDelayMedianUs), 150015);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
+  EXPECT_NEAR(*w.metrics.get(Metric::GpuIdlePct), 100.0 * 30 / 90, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::GpuUtilizationPct), 100.0 * 60 / 90, 1e-9);
+  // No split by what the host did: its timeline does not line up with the GPU's.
+  EXPECT_FALSE(w.metrics.get(Metric::GpuIdleUnrecordedPct));
+  EXPECT_FALSE(w.metrics.get(Metric::GpuIdleHostWaitPct));
+  EXPECT_FALSE(w.metrics.get(Metric::HostSyncIdlePct));
+  // No blocking call waited for GPU work: the trace cannot tell which of the two it is.
+  EXPECT_TRUE(has_line(w.warnings, "at least 150.005 ms after its launch call returned (median 150.015 ms)"));
+  EXPECT_TRUE(has_line(w.warnings, "cannot tell clocks that disagree from a queue that never drained"));
+}
+
+TEST(ClockOffset, NoIdleFindingBlamesTheHost) {
+  ReportModel report = report_of_json(offset_trace().json(), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding* idle = find_finding(report, "gpu.idle");
+  ASSERT_NE(idle, nullptr);
+  EXPECT_EQ(idle->status, FindingStatus::NotApplicable);
+  const ReportFinding* offset = find_finding(report, "gpu.idle-clock-offset");
+  ASSERT_NE(offset, nullptr);
+  EXPECT_EQ(offset->status, FindingStatus::Warn) << offset->reason;
+  EXPECT_NE(offset->problem.find("idle 33.3% of their span"), std::string::npos) << offset->problem;
+  EXPECT_EQ(offset->recommendation.find("DataLoader"), std::string::npos);
+  EXPECT_EQ(offset->recommendation.find("garbage collection"), std::string::npos);
+  for (const char* id : {"kernels.launch-bound", "host.sync-calls"}) {
+    const ReportFinding* f = find_finding(report, id);
+    ASSERT_NE(f, nullptr) << id;
+    EXPECT_EQ(f->status, FindingStatus::NotApplicable) << id;
+  }
+}
+
+// The same trace with a device synchronize [30, 150106]: it returns 6 us after the last kernel
+// ended (150100), as it must where the clocks agree: the host ran ahead and the queue never drained.
+TEST(ClockOffset, ADeviceSyncReturningAfterTheWorkSaysTheClocksAgree) {
+  TraceBuilder t = offset_trace();
+  t.runtime("cudaDeviceSynchronize", 30, 150076, 4);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
+  EXPECT_TRUE(has_line(w.warnings,
+                       "a blocking call returned 0.006 ms after the GPU work it waited for: the "
+                       "clocks agree and the GPU's queue never drained"));
+}
+
+// A device synchronize [30, 230] that returns 149,870 us before the work launched before it ended
+// (150100 - 230): it cannot have waited for it, so the two clocks disagree.
+TEST(ClockOffset, ADeviceSyncReturningBeforeTheWorkSaysTheClocksDisagree) {
+  TraceBuilder t = offset_trace();
+  t.runtime("cudaDeviceSynchronize", 30, 200, 4);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_TRUE(has_line(w.warnings,
+                       "a blocking call returned 149.870 ms before the GPU work it waited for "
+                       "ended: the host's and the GPU's clocks disagree"));
+}
+
+// A normal trace: the kernels start 19 us after their calls return (launch at 0 for 1 us, kernel at
+// 20). No offset: idle over the window as before, the host split kept, gpu.idle judged.
+TEST(ClockOffset, ANormalTraceKeepsTheWindowAndTheHostSplit) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.launch("k", 0, 20, 100);
+  t.launch("k", 500, 520, 100);
+  ReportModel report = report_of_json(t.json(), default_rules());
+  apply_gate(report, default_rules(), nullptr, {});
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::GpuLaunchDelayMinUs), 19);
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::GpuClockOffset), 0);
+  EXPECT_NEAR(*report.metric(Metric::GpuIdlePct), 100.0 * (1000 - 200) / 1000, 1e-9);
+  EXPECT_TRUE(report.metric(Metric::GpuIdleUnrecordedPct));
+  const ReportFinding* idle = find_finding(report, "gpu.idle");
+  ASSERT_NE(idle, nullptr);
+  EXPECT_EQ(idle->status, FindingStatus::Warn);
+  const ReportFinding* offset = find_finding(report, "gpu.idle-clock-offset");
+  ASSERT_NE(offset, nullptr);
+  EXPECT_EQ(offset->status, FindingStatus::NotApplicable);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
