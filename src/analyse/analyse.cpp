@@ -194,8 +194,9 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                       analyse_memory(profile, w.window, w);
                       build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,
                                           w.window, w.tables);
-                      w.idle = idle_breakdown(profile, attribution, w.window);
-                      w.tables.gpu_gaps = gpu_gaps(profile, attribution, classes, w.window, w.idle, offset);
+                      QueuedWork queued = queued_work(profile, attribution);
+                      w.idle = idle_breakdown(profile, attribution, queued, w.window);
+                      w.tables.gpu_gaps = gpu_gaps(profile, queued, classes, w.window, w.idle, offset);
                     }});
   w.idle.delays = delays;
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&

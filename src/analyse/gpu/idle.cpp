@@ -17,8 +17,8 @@ std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs
 
 // Per device, when it had work queued: from each activity's launch call's return to its start
 // (merged).
-std::map<std::int32_t, IntervalList> queued_work(const Profile& p, const Attribution& a) {
-  std::map<std::int32_t, IntervalList> out;
+QueuedWork queued_work(const Profile& p, const Attribution& a) {
+  QueuedWork out;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     std::uint32_t r = a.activity_runtime[i];
     const GpuActivity& act = p.gpu_activities[i];
@@ -29,9 +29,15 @@ std::map<std::int32_t, IntervalList> queued_work(const Profile& p, const Attribu
   return out;
 }
 
-IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w) {
+// The device's queued work, or none.
+static const IntervalList& queued_on(const QueuedWork& queued, std::int32_t device) {
+  static const IntervalList kNothingQueued;
+  auto it = queued.find(device);
+  return it == queued.end() ? kNothingQueued : it->second;
+}
+
+IdleSums idle_breakdown(const Profile& p, const Attribution& a, const QueuedWork& queued, const Window& w) {
   IdleSums s;
-  std::map<std::int32_t, IntervalList> queued = queued_work(p, a);
   std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_free_at;  // end of the last activity
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
@@ -45,7 +51,7 @@ IdleSums idle_breakdown(const Profile& p, const Attribution& a, const Window& w)
     std::uint32_t r = a.activity_runtime[i];
     if (r != kNone && p.runtime_calls[r].start > previous_end) {
       // The GPU waited for the host only while it had nothing else queued (issue 53).
-      TimeNs with_work = length_within(queued[act.device], {previous_end, act.start});
+      TimeNs with_work = length_within(queued_on(queued, act.device), {previous_end, act.start});
       s.host_wait += gap - with_work;
       s.other += with_work;
     } else if (gap < kKernelWaitNs)
@@ -107,16 +113,15 @@ const char* idle_cause_name(IdleCause cause) {
   return "unrecorded";
 }
 
-std::vector<GapRow> gpu_gaps(const Profile& p, const Attribution& a, NameClasses& classes, const Window& w,
-                             IdleSums& sums, bool over_gpu_span) {
+std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameClasses& classes,
+                             const Window& w, IdleSums& sums, bool over_gpu_span) {
   std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
   for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
-  std::map<std::int32_t, IntervalList> queued = queued_work(p, a);
   std::array<IntervalList, 4> host = host_causes(p, classes, w);
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
     // Queued work first, then the host causes in IdleCause order (exclusive_split's priority).
-    std::vector<Layer> layers{{&queued[device]}};
+    std::vector<Layer> layers{{&queued_on(queued, device)}};
     for (const IntervalList& l : host) layers.push_back({&l});
     IntervalList inside = clip(device_busy.take(), {w.start, w.end});
     if (inside.empty()) continue;

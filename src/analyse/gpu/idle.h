@@ -21,15 +21,17 @@ inline constexpr std::size_t kMaxReportedGaps = 100;
 std::set<std::uint32_t> launching_threads(const Profile& profile, TimeNs start, TimeNs end);
 
 // Per device, when it had work queued: from each launched activity's call's return to its start.
-std::map<std::int32_t, IntervalList> queued_work(const Profile& profile, const Attribution& attribution);
+using QueuedWork = std::map<std::int32_t, IntervalList>;
+QueuedWork queued_work(const Profile& profile, const Attribution& attribution);
 
 // HTA's breakdown, per stream; a host-wait gap's time with other work queued on the GPU is "other".
-IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, const Window& window);
+IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, const QueuedWork& queued,
+                        const Window& window);
 // The gaps between each GPU's activities in the window: the longest listed (500 us or more), every
 // one split by cause into `sums.by_cause` (what the launching host threads were doing meanwhile).
 // `over_gpu_span` (clocks offset, launch_delay.h): only the gaps between a GPU's activities, and
 // none split by the host (all Unrecorded): the host's timeline does not line up with the GPU's.
-std::vector<GapRow> gpu_gaps(const Profile& profile, const Attribution& attribution, NameClasses& classes,
+std::vector<GapRow> gpu_gaps(const Profile& profile, const QueuedWork& queued, NameClasses& classes,
                              const Window& window, IdleSums& sums, bool over_gpu_span = false);
 
 }  // namespace perfgate
