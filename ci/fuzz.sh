@@ -21,6 +21,8 @@ launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}"
+  # The tests' precompiled header (tests/CMakeLists.txt) is cached only with these settings.
+  export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
 harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
