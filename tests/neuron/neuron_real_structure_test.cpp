@@ -74,6 +74,40 @@ TEST(NeuronRealStructure, KinetoMetadataFirstIsNotANeuronSection) {
             "neuron-json");
 }
 
+// neuron-profile 2.27 writes `metadata` as a list of one flat object, its keys in any order: 7 of
+// the 117 real files began with it and were refused ("no 'traceEvents' array"). A Kineto trace's
+// metadata is an object (above), and stays Kineto.
+TEST(NeuronRealStructure, MetadataListFirstIsANeuronProfile) {
+  std::string dir = temp_dir();
+  auto sniff = [&](const std::string& json) { return detect_format(write_text(dir + "/p.json", json)); };
+  EXPECT_EQ(sniff(R"({"metadata": [{"ntff_version": 5, "data_version": 8, "pe_clock_freq": 1400000000}],
+    "summary": [{"total_time": 0.5}]})"),
+            "neuron-json");
+  EXPECT_EQ(sniff(R"({"metadata":[ {"is_ext": false, "vnc_enabled": "false", "total_point_count": 12,
+    "last_ts": 99, "ticks_per_nanosec": 1.4} ],"instruction_usage": []})"),
+            "neuron-json");
+  // No profiler key, but followed by a section of the profile.
+  EXPECT_EQ(sniff(R"({"metadata": [{"a": 1}], "instruction": []})"), "neuron-json");
+  // A list of something else is no profile's metadata.
+  EXPECT_EQ(sniff(R"({"metadata": [{"a": 1}], "traceEvents": []})"), "kineto-json");
+  EXPECT_EQ(sniff(R"({"metadata": [1, 2], "traceEvents": []})"), "kineto-json");
+  // The whole file read: metadata's scalars are facts of the profile.
+  std::array<std::string, 21> order = real_structure_keys();
+  std::rotate(order.begin(), std::find(order.begin(), order.end(), "metadata"), order.end());
+  std::string json = real_structure_json(order);
+  ASSERT_TRUE(json.starts_with("{\n\"metadata\": [{"));
+  EXPECT_EQ(sniff(json), "neuron-json");
+  Profile p = load_json(json);
+  EXPECT_EQ(p.neuron.instructions.size(), 4u);
+  auto fact = [&](std::string_view key) -> std::string {
+    for (const auto& [k, v] : p.info.attributes)
+      if (k == key) return v;
+    return "";
+  };
+  EXPECT_EQ(fact("ntff_version"), "5");
+  EXPECT_EQ(fact("pe_clock_freq"), "1400000000");
+}
+
 TEST(NeuronRealStructure, SemaphoreWaitsAreReadAsWaits) {
   Profile p = load_json(real_structure_json());
   ASSERT_EQ(p.neuron.instructions.size(), 4u);
