@@ -192,6 +192,27 @@ TEST(NeuronRealStructure, ThrottlingIsTimeUnderALimit) {
   EXPECT_DOUBLE_EQ(*g->value, 10.0);
 }
 
+// The limit comes only with time spent under it (issue 54: "Throttled time 0.0% · Throttle limit
+// 87.5%" was printed on real files).
+TEST(NeuronRealStructure, TheThrottleLimitOnlyWithTimeUnderIt) {
+  auto with_time = [](const std::string& ns) {
+    std::string json = real_structure_json();
+    json.replace(json.find("\"throttle_active_nc0_time_ns\": 7854"), 35,
+                 "\"throttle_active_nc0_time_ns\": " + ns);
+    return json;
+  };
+  // No time under any limit (though activity_0 says 0.416%): the time is 0%, the limit n/a.
+  WorkerAnalysis none = analyse_json(with_time("0"));
+  EXPECT_DOUBLE_EQ(*none.metrics.get(Metric::NeuronThrottleActivePct), 0.0);
+  EXPECT_FALSE(none.metrics.get(Metric::NeuronThrottleUtilLimitPct).has_value());
+  std::string terminal = render_terminal(report_of_json(with_time("0"), default_rules()));
+  EXPECT_NE(terminal.find("Throttled time 0.0%"), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("Throttle limit"), std::string::npos) << terminal;
+  // 50 ns of 1,870,000 under the limit: 100 x 50 / 1870000 = 0.0026738%, said as such, with the limit.
+  std::string little = render_terminal(report_of_json(with_time("50"), default_rules()));
+  EXPECT_NE(little.find("Throttled time 0.0027% · Throttle limit 87.5%"), std::string::npos) << little;
+}
+
 TEST(NeuronRealStructure, LayerSummaryInNanosecondsWithFlops) {
   WorkerAnalysis w = analyse_json(real_structure_json());
   ASSERT_EQ(w.tables.neuron.layers.size(), 1u);
