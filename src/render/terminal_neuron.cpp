@@ -120,7 +120,7 @@ std::vector<TerminalLine> neuron_terminal_lines(const ReportModel& r) {
       !dma.empty())
     lines.push_back({"Memory", dma});
   if (std::string uses = first ? memory_uses_text(*first) : ""; !uses.empty())
-    lines.push_back({"Device memory", named + uses});
+    lines.push_back({"Memory use", named + uses});
   if (std::string t = throttling_text(m); !t.empty()) lines.push_back({"Throttling", t});
   if (std::count_if(r.workers.begin(), r.workers.end(), [](const ReportWorker& w) {
         return w.metric(Metric::NeuronTotalTimeUs).has_value();

@@ -5,6 +5,7 @@
 
 #include "cli/pipeline.h"
 #include "neuron/real_structure.h"
+#include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"
 
@@ -96,7 +97,7 @@ TEST(NeuronMemory, TheTerminalShowsOccupancyAndTheLargestUses) {
             std::string::npos)
       << out;
   // 5,334,016 B = 5.3 MB; Weights 78.6%, Tensors 1,048,576 / 5,334,016 = 19.7%, DMA Rings IO 1.2%.
-  EXPECT_NE(out.find("Device memory"), std::string::npos) << out;
+  EXPECT_NE(out.find("Memory use   5.3 MB: "), std::string::npos) << out;
   EXPECT_NE(out.find("5.3 MB: Weights 4.2 MB (78.6%), Tensors 1.0 MB (19.7%), DMA Rings IO 65.5 kB (1.2%)"),
             std::string::npos)
       << out;

@@ -60,6 +60,12 @@ TEST(NeuronRun, AMixedRunKeepsEachFamilyApart) {
   std::string page = render_html(mixed).page;
   EXPECT_NE(page.find("<section id=\"dashboard\""), std::string::npos);
   EXPECT_NE(page.find("<section id=\"neuron\""), std::string::npos);
+  // The dashboard's Ranks chart has the GPU worker's bar and no empty one for the Neuron profile.
+  std::size_t ranks = page.find("<title>Ranks</title>");
+  ASSERT_NE(ranks, std::string::npos);
+  std::string chart = page.substr(ranks, page.find("</svg>", ranks) - ranks);
+  EXPECT_NE(chart.find(">gpu<"), std::string::npos) << chart;
+  EXPECT_EQ(chart.find(">neuron<"), std::string::npos) << chart;
 }
 
 }  // namespace
