@@ -109,7 +109,7 @@ TEST(NeuronMemory, TheHtmlPageDrawsTheLanesAndTheMemoryBars) {
   EXPECT_NE(html.find("SBUF 25.0% occupied (partition 0: 50.0%, partition 32: 25.0%"), std::string::npos);
   EXPECT_NE(html.find("PSUM 50.0% occupied (bank 0: 100.0%, bank 1: 50.0%, bank 2: 0.0%, bank 3: 50.0%)"),
             std::string::npos);
-  EXPECT_NE(html.find("Device memory by use: share of the core's total"), std::string::npos);
+  EXPECT_NE(html.find("Device memory by use: share of the core&#39;s total"), std::string::npos);  // escaped
   EXPECT_NE(html.find("Weights 4.2 MB"), std::string::npos);
 }
 
