@@ -3,7 +3,8 @@
 neuron-profile 2.27 files (docs/formats.md, "AWS Neuron"), for timing the Neuron reader and for
 the tests' checks against the profiler's own definitions.
 
-Usage: bench/make_neuron_profile.py OUT.json MEGABYTES [SEED]
+Usage: bench/make_neuron_profile.py OUT.json MEGABYTES [SEED [FIRST_KEY]]
+(FIRST_KEY: the section written first, e.g. metadata; the others in the seeded order.)
 
 The structure (issue 39):
 - the 21 top-level sections of real files, in an order shuffled by SEED (real files differ in it);
@@ -18,7 +19,13 @@ The structure (issue 39):
   (throttle_active_nc0_time_ns), and throttle_avg_util_limit_nc0_percent = sum of limit x share;
 - layer_summary in integer nanoseconds with tensor_engine_model_flop_count and
   tensor_engine_flop_count; a Missing Data warning that names its remedy;
-- one DMA row per 10 instructions on 16 queues.
+- one DMA row per 10 instructions on 16 queues;
+- `metadata` as a list of one object (issue 54: 7 of 117 real files began with it), its keys
+  shuffled;
+- `instruction_usage` (issue 54): 17 rows of SBUF ("sb": usage_avg and partition_{0,32,64,96}_usage)
+  and PSUM ("psum": usage_avg and bank_0_usage .. bank_4_usage, not every bank in every row)
+  occupancy as fractions 0-1, timestamps on the instruction rows' clock, keys shuffled per row;
+- `nc_mem_usage` (issue 54): the 23 usage types of real files on nd 0, nc 0, Total their sum.
 Instruction rows are written until the file is about MEGABYTES. Seeded: the same arguments write
 the same bytes (docs/performance.md, "Neuron profiles").
 """
@@ -104,6 +111,46 @@ def summary(rows, spans, dma_rows):
     return s
 
 
+MEMORY_USES = ["Generic", "Tensor Instructions", "Scalar Instructions", "Vector Instructions",
+               "GpSimd Instructions", "Sync Instructions", "IO", "DRAM Spill", "Weights", "Profiler Buffers",
+               "Scalar Table", "Shared Scratchpad", "Tensors", "Ucode lib", "GpSimd STDIO", "Collectives",
+               "Scratchpad", "XT CC (unused)", "DMA Rings Runtime", "DMA Rings Spill", "DMA Rings IO",
+               "DMA Rings Collectives"]
+
+
+def shuffled(rng, row):
+    """The row's keys in a seeded order (real files' keys come in any order)."""
+    keys = list(row)
+    rng.shuffle(keys)
+    return {k: row[k] for k in keys}
+
+
+def instruction_usage(rng, first, last):
+    """11 SBUF and 6 PSUM occupancy rows spread over [first, last]: fractions 0-1."""
+    rows = []
+    for n in range(11):
+        parts = [round(rng.uniform(0, 0.6), 10) for _ in range(4)]
+        row = {"type": "sb", "timestamp": first + (last - first) * n // 11,
+               "usage_avg": round(sum(parts) / 4, 10)}
+        row.update({f"partition_{32 * k}_usage": parts[k] for k in range(4)})
+        rows.append(shuffled(rng, row))
+    for n in range(6):
+        banks = [round(rng.uniform(0, 0.9), 10) for _ in range(rng.randint(2, 5))]
+        row = {"type": "psum", "timestamp": first + (last - first) * (2 * n + 1) // 12,
+               "usage_avg": round(sum(banks) / len(banks), 10)}
+        row.update({f"bank_{k}_usage": banks[k] for k in range(len(banks))})
+        rows.append(shuffled(rng, row))
+    rows.append(shuffled(rng, {"type": "psum", "timestamp": last, "usage_avg": 0, "bank_0_usage": 0}))
+    return sorted(rows, key=lambda r: r["timestamp"])
+
+
+def nc_mem_usage(rng):
+    rows = [shuffled(rng, {"nd": 0, "nc": 0, "usage_type": use, "amount_bytes": rng.choice([0, 256]) *
+                           rng.randint(1, 40000)}) for use in MEMORY_USES]
+    rows.append({"nd": 0, "nc": 0, "usage_type": "Total", "amount_bytes": sum(r["amount_bytes"] for r in rows)})
+    return rows
+
+
 def write_rows(f, texts):
     f.write("[\n")
     first = True
@@ -124,6 +171,9 @@ def main():
     spans = active_spans(rows)
     order = KEYS[:]
     rng.shuffle(order)
+    if len(sys.argv) > 4:
+        order.remove(sys.argv[4])
+        order.insert(0, sys.argv[4])
 
     def instruction_texts():
         for i, (t, d, label, opcode, op) in enumerate(rows):
@@ -152,8 +202,12 @@ def main():
         "summary": [summary(rows, spans, dma_rows)],
         "layer_summary": layers,
         "warnings": [{"category": "Missing Data", "message": REMEDY}],
-        "metadata": {"pe_clock_freq": 1400000000, "hbm_ddr_bandwidth": 410, "ticks_per_nanosec": 1.4,
-                     "ntff_version": 5, "data_version": 8},
+        "metadata": [shuffled(rng, {"pe_clock_freq": 1400000000, "hbm_ddr_bandwidth": 410, "ticks_per_nanosec": 1.4,
+                                    "ntff_version": 5, "data_version": 8, "is_simulation": False,
+                                    "num_subgraphs": 1, "num_physical_cores": 2, "vnc_enabled": "false",
+                                    "first_hw_timestamp": rows[0][0], "last_hw_timestamp": rows[-1][0]})],
+        "instruction_usage": instruction_usage(rng, rows[0][0], max(r[0] + r[1] for r in rows)),
+        "nc_mem_usage": nc_mem_usage(rng),
         "profile_info": {"profiler_version": "2.27.0"},
         "semaphore_update": [{"timestamp": 10, "semaphore": "S[3]", "value": 1}],
         "terminology": {"Tensor": "the matrix engine"},

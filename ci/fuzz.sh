@@ -70,6 +70,10 @@ printf '[{"file": "a.json", "batch_size": 1, "mode": "FULL"}, {"file": "../outsi
 sed -n '/return R"json(/,/)json";/p' "$root/tests/neuron/neuron_fixture.h" | awk '/return R"json\(/{n++} {print > ("'"$corpus"'/neuron_fuzz/fixture" n ".json")}'
 printf '{"summary":[{"total_time":NaN}],"instruction":[{"timestamp":"1","duration":2,"label":"Tensor"}]}' \
   >"$corpus/neuron_fuzz/tiny.json"
+# neuron-profile 2.27's shapes (issue 54): metadata as a list of one object, instruction_usage
+# (SBUF/PSUM occupancy) and nc_mem_usage (device memory by use), keys in any order.
+printf '{"metadata":[{"ntff_version":5,"pe_clock_freq":1400000000}],"instruction_usage":[{"type":"sb","timestamp":10,"usage_avg":0.5,"partition_0_usage":0.5},{"usage_avg":0,"type":"psum","bank_4_usage":1e400,"timestamp":-1}],"nc_mem_usage":[{"nd":0,"nc":0,"usage_type":"Total","amount_bytes":"25600"}],"summary":[{"total_time":0.001}]}' \
+  >"$corpus/neuron_fuzz/metadata-list.json"
 printf '{"schemaVersion":1,"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":0,"stream":7,"correlation":1}},{"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":0,"dur":1,"args":{"correlation":1}},{"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]}' \
   >"$corpus/kineto_fuzz/tiny.json"
 # Inputs that found bugs (issue 28), small: a pid of "0e400" (NaN; kineto_fuzz's own find, with

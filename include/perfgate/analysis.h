@@ -93,8 +93,9 @@ class RunCombiner {
   // by the same detailed_workers leave every worker the whole run would detail with its tables:
   // each part keeps its first, its slowest and its fastest.
   void add(PartialRun part);
-  // The run: workers in position order, run metrics and run tables.
-  RunAnalysis finish();
+  // The run: workers in position order, run metrics and run tables. `missing_ranks`: ranks whose
+  // file was skipped (RunInputs::missing_ranks), expected but not present (ranks.expected).
+  RunAnalysis finish(const std::vector<std::int64_t>& missing_ranks = {});
   // The part this combiner holds, for a partial report: no run metrics, the sums by name.
   PartialRun finish_partial();
 

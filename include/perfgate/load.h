@@ -82,6 +82,8 @@ struct RunInputs {
   // A warning per skipped file ("skipped FILE: why"), then one per rank whose file was skipped
   // (profile_rank_<i>.json): that rank is missing from the run.
   std::vector<std::string> warnings;
+  // The ranks of the skipped profile_rank_<i> files: missing from the run, counted in ranks.expected.
+  std::vector<std::int64_t> missing_ranks;
 };
 
 // The one call that loads a run: resolves `paths` (files and run folders), reads the inputs in
@@ -93,8 +95,9 @@ struct RunInputs {
 RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink);
 
 struct LoadedRun {
-  std::vector<InputFile> inputs;     // the files loaded, skipped ones left out
-  std::vector<std::string> skipped;  // RunInputs::warnings
+  std::vector<InputFile> inputs;            // the files loaded, skipped ones left out
+  std::vector<std::string> skipped;         // RunInputs::warnings
+  std::vector<std::int64_t> missing_ranks;  // RunInputs::missing_ranks
   // One per input trace, in input order; an nsys export adds one per process with GPU work.
   std::vector<Profile> workers;
 };

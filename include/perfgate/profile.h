@@ -318,6 +318,29 @@ struct NeuronWarning {
   std::string message;
 };
 
+// On-chip memory of a NeuronCore whose occupancy `instruction_usage` samples: the state buffer
+// (SBUF, type "sb", by partition 0, 32, 64, 96) and the partial-sum buffer (PSUM, type "psum",
+// by bank 0 to 7).
+enum class NeuronBuffer : std::uint8_t { Sbuf, Psum };
+inline constexpr std::size_t kNeuronBufferParts = 8;
+
+// One `instruction_usage` row: the buffer's occupancy from `time` on, as fractions 0-1.
+struct NeuronBufferSample {
+  TimeNs time = 0;  // timestamp, on the instruction rows' clock
+  NeuronBuffer buffer = NeuronBuffer::Sbuf;
+  std::optional<double> average;  // usage_avg
+  // Sbuf: partition_<32 k>_usage at k (0-3); Psum: bank_<k>_usage at k. Empty where the row lacks it.
+  std::array<std::optional<double>, kNeuronBufferParts> parts{};
+};
+
+// One `nc_mem_usage` row: the device memory allocated to one use on one core.
+struct NeuronMemoryUse {
+  std::int64_t device = 0;  // nd
+  std::int64_t core = 0;    // nc
+  std::string use;          // usage_type: "Weights", "DMA Rings IO", ..., "Total"
+  std::uint64_t bytes = 0;  // amount_bytes
+};
+
 // What a Neuron device profile holds beyond the GPU model: one NeuronCore's summary metrics, its
 // engines and DMA queues as lanes, instructions and DMA transfers. Empty for every other format.
 struct NeuronDevice {
@@ -332,6 +355,8 @@ struct NeuronDevice {
   std::vector<NeuronActiveSpan> active_spans;  // the active_time rows, as written
   std::vector<NeuronLayer> layers;
   std::vector<NeuronWarning> warnings;
+  std::vector<NeuronBufferSample> buffer_samples;  // instruction_usage, in time order
+  std::vector<NeuronMemoryUse> memory_uses;        // nc_mem_usage, as written
 
   // The summary metric `name`, or empty when the profile does not have it.
   std::optional<double> summary_value(std::string_view name) const;

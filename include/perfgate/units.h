@@ -11,7 +11,10 @@ namespace perfgate {
 
 std::string format_duration_us(std::optional<double> us);  // "177.59 ms", "n/a"
 std::string format_pct(std::optional<double> pct);         // "55.5%", "n/a"
-std::string format_bytes(std::uint64_t bytes);             // "1.1 MB"
+// As format_pct, but a share above 0 that would read "0.0%" keeps two significant digits
+// ("0.0027%"): where a nonzero share is the point (time under a throttle limit).
+std::string format_pct_nonzero(std::optional<double> pct);
+std::string format_bytes(std::uint64_t bytes);  // "1.1 MB"
 std::string format_number(std::optional<double> v, int decimals = 2);
 // By a catalog unit ("us", "%", "count", "bytes", "ratio", "GB/s", "flop", "TFLOP/s", "version"),
 // or a plain number for an empty or unknown unit.

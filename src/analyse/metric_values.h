@@ -107,7 +107,8 @@ MetricValues worker_metrics(const WorkerAnalysis& worker);
 // average over every GPU of every worker; breakdowns average over workers; counts and times add
 // up; shares are ratios of the summed times.
 MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids);
+                         const std::vector<std::int64_t>& rank_ids,
+                         const std::vector<std::int64_t>& missing_ranks = {});
 
 // The run's steps: names present in every worker's window, each with the longest duration (µs).
 std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers);

@@ -20,7 +20,7 @@ RunAnalysis analyse_run(const LoadedRun& run, const Classification& classificati
   WorkerAnalyser analyse(classification, options);
   RunCombiner combiner(options.detailed_workers);
   for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
-  RunAnalysis analysis = combiner.finish();
+  RunAnalysis analysis = combiner.finish(run.missing_ranks);
   analysis.warnings.insert(analysis.warnings.begin(), run.skipped.begin(), run.skipped.end());
   return analysis;
 }
@@ -100,7 +100,7 @@ LoadedAnalysis load_and_analyse(const std::vector<std::string>& paths, const Loa
                                 const Classification& classification, const AnalysisOptions& options) {
   RunCombiner run(options.detailed_workers);
   RunInputs inputs = load_into(run, paths, load_options, classification, options);
-  RunAnalysis analysis = run.finish();
+  RunAnalysis analysis = run.finish(inputs.missing_ranks);
   analysis.warnings.insert(analysis.warnings.begin(), inputs.warnings.begin(), inputs.warnings.end());
   return {std::move(analysis), std::move(inputs)};
 }

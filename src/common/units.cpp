@@ -34,6 +34,11 @@ std::string format_pct(std::optional<double> pct) {
   return fmt::format("{:.1f}%", *pct);
 }
 
+std::string format_pct_nonzero(std::optional<double> pct) {
+  if (pct && *pct > 0 && *pct < 0.05) return fmt::format("{:.2g}%", *pct);
+  return format_pct(pct);
+}
+
 std::string format_bytes(std::uint64_t bytes) {
   auto b = static_cast<double>(bytes);
   if (b >= 1e9) return fmt::format("{:.1f} GB", b / 1e9);

@@ -164,6 +164,9 @@ RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   run.skipped = load_each(run.inputs, options, sink.worker);
   run.kept = kept_inputs(run.inputs, run.skipped);
   run.warnings = skipped_warnings(run.inputs, run.skipped);
+  for (const SkippedInput& s : run.skipped)
+    if (std::optional<std::int64_t> rank = rank_from_file_name(run.inputs[s.input].path))
+      run.missing_ranks.push_back(*rank);
   return run;
 }
 
@@ -178,6 +181,7 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
     for (Profile& p : profiles) run.workers.push_back(std::move(p));
   run.inputs = std::move(inputs.kept);
   run.skipped = std::move(inputs.warnings);
+  run.missing_ranks = std::move(inputs.missing_ranks);
   return run;
 }
 

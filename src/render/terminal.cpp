@@ -258,8 +258,9 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   // A Neuron run's workers are on its own lines.
   if (r.workers.size() > 1 && r.workers.size() <= kListedWorkers && shows(r, FamilySection::WorkerLines)) {
     for (const auto& w : r.workers)
-      out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
-                                    labelled(w.metrics, Metric::StepsMeanUs)));
+      if (!w.metric(Metric::NeuronTotalTimeUs))  // a mixed run's Neuron profiles: on the Neuron lines
+        out.add("Worker", fmt::format("{}: {} steps, {}", w.name, w.window.steps_in_window,
+                                      labelled(w.metrics, Metric::StepsMeanUs)));
   } else if (r.workers.size() > kListedWorkers && shows(r, FamilySection::WorkerLines)) {
     out.add("Workers", workers_spread_line(r));
   }

@@ -166,6 +166,50 @@ ReportTable throttle_table(const std::vector<NeuronThrottleRow>& rows) {
   return t;
 }
 
+// instruction_usage: a column per SBUF partition (0, 32, 64, 96) and PSUM bank (0-7).
+ReportTable buffers_table(const std::vector<NeuronBufferRow>& rows) {
+  std::vector<ReportColumn> columns = {
+      {"start_us", "us", "timestamp, from the device timeline's start (its first instruction or DMA row)"},
+      {"duration_us", "us",
+       "Until the next row of its buffer; the last row until the timeline's end (the last instruction or "
+       "DMA row's end)"},
+      {"buffer", "", "SBUF (type sb: the state buffer) or PSUM (type psum: the partial-sum buffer)"},
+      {"usage_pct", "%", "usage_avg x 100: the occupancy, the mean over its partitions or banks"}};
+  for (std::size_t k = 0; k < 4; ++k)
+    columns.push_back({fmt::format("partition_{}_pct", 32 * k), "%",
+                       fmt::format("SBUF: partition_{}_usage x 100", 32 * k)});
+  for (std::size_t k = 0; k < kNeuronBufferParts; ++k)
+    columns.push_back({fmt::format("bank_{}_pct", k), "%", fmt::format("PSUM: bank_{}_usage x 100", k)});
+  ReportTable t = table("neuron_buffers", "SBUF and PSUM occupancy",
+                        "The on-chip buffers' occupancy over time (instruction_usage), in time order",
+                        std::move(columns));
+  for (const NeuronBufferRow& r : rows) {
+    bool sbuf = r.buffer == NeuronBuffer::Sbuf;
+    std::vector<ReportCell> cells = {us(r.start), us(r.duration), text(sbuf ? "SBUF" : "PSUM"),
+                                     number(r.average_pct)};
+    for (std::size_t k = 0; k < 4; ++k) cells.push_back(sbuf ? number(r.parts_pct[k]) : ReportCell{});
+    for (std::size_t k = 0; k < kNeuronBufferParts; ++k)
+      cells.push_back(sbuf ? ReportCell{} : number(r.parts_pct[k]));
+    t.rows.push_back(std::move(cells));
+  }
+  return t;
+}
+
+ReportTable memory_table(const std::vector<NeuronMemoryRow>& rows) {
+  ReportTable t = table("neuron_memory", "Device memory by use",
+                        "The device memory allocated to each use on each NeuronCore (nc_mem_usage), by core, "
+                        "most bytes first",
+                        {{"device", "count", "nd: the Neuron device"},
+                         {"core", "count", "nc: the NeuronCore"},
+                         {"use", "", "usage_type (Weights, Tensors, DMA Rings IO, ..., Total)"},
+                         {"bytes", "bytes", "amount_bytes"},
+                         {"share_pct", "%", "bytes / the core's Total row x 100; empty without one"}});
+  for (const NeuronMemoryRow& r : rows)
+    t.rows.push_back(
+        {ReportCell{r.device}, ReportCell{r.core}, text(r.use), bytes(r.bytes), number(r.share_pct)});
+  return t;
+}
+
 ReportTable timeline_table(const NeuronTables& tables) {
   ReportTable t = table("neuron_timeline", "Device timeline",
                         "A lane per engine row and DMA queue; each of 400 equal stretches of the capture is "
@@ -215,9 +259,9 @@ ReportTable neuron_ranks_table(const RunAnalysis& analysis, const std::vector<st
 }
 
 std::vector<ReportTable> neuron_report_tables(const NeuronTables& tables) {
-  return {ops_table(tables.ops),       engines_table(tables.engines), dma_queues_table(tables.dma_queues),
-          layers_table(tables.layers), notes_table(tables.notes),     throttle_table(tables.throttles),
-          timeline_table(tables)};
+  return {ops_table(tables.ops),         engines_table(tables.engines), dma_queues_table(tables.dma_queues),
+          layers_table(tables.layers),   notes_table(tables.notes),     throttle_table(tables.throttles),
+          buffers_table(tables.buffers), memory_table(tables.memory),   timeline_table(tables)};
 }
 
 }  // namespace perfgate

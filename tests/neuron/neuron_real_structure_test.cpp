@@ -74,6 +74,40 @@ TEST(NeuronRealStructure, KinetoMetadataFirstIsNotANeuronSection) {
             "neuron-json");
 }
 
+// neuron-profile 2.27 writes `metadata` as a list of one flat object, its keys in any order: 7 of
+// the 117 real files began with it and were refused ("no 'traceEvents' array"). A Kineto trace's
+// metadata is an object (above), and stays Kineto.
+TEST(NeuronRealStructure, MetadataListFirstIsANeuronProfile) {
+  std::string dir = temp_dir();
+  auto sniff = [&](const std::string& json) { return detect_format(write_text(dir + "/p.json", json)); };
+  EXPECT_EQ(sniff(R"({"metadata": [{"ntff_version": 5, "data_version": 8, "pe_clock_freq": 1400000000}],
+    "summary": [{"total_time": 0.5}]})"),
+            "neuron-json");
+  EXPECT_EQ(sniff(R"({"metadata":[ {"is_ext": false, "vnc_enabled": "false", "total_point_count": 12,
+    "last_ts": 99, "ticks_per_nanosec": 1.4} ],"instruction_usage": []})"),
+            "neuron-json");
+  // No profiler key, but followed by a section of the profile.
+  EXPECT_EQ(sniff(R"({"metadata": [{"a": 1}], "instruction": []})"), "neuron-json");
+  // A list of something else is no profile's metadata.
+  EXPECT_EQ(sniff(R"({"metadata": [{"a": 1}], "traceEvents": []})"), "kineto-json");
+  EXPECT_EQ(sniff(R"({"metadata": [1, 2], "traceEvents": []})"), "kineto-json");
+  // The whole file read: metadata's scalars are facts of the profile.
+  std::array<std::string, 21> order = real_structure_keys();
+  std::rotate(order.begin(), std::find(order.begin(), order.end(), "metadata"), order.end());
+  std::string json = real_structure_json(order);
+  ASSERT_TRUE(json.starts_with("{\n\"metadata\": [{"));
+  EXPECT_EQ(sniff(json), "neuron-json");
+  Profile p = load_json(json);
+  EXPECT_EQ(p.neuron.instructions.size(), 4u);
+  auto fact = [&](std::string_view key) -> std::string {
+    for (const auto& [k, v] : p.info.attributes)
+      if (k == key) return v;
+    return "";
+  };
+  EXPECT_EQ(fact("ntff_version"), "5");
+  EXPECT_EQ(fact("pe_clock_freq"), "1400000000");
+}
+
 TEST(NeuronRealStructure, SemaphoreWaitsAreReadAsWaits) {
   Profile p = load_json(real_structure_json());
   ASSERT_EQ(p.neuron.instructions.size(), 4u);
@@ -156,6 +190,27 @@ TEST(NeuronRealStructure, ThrottlingIsTimeUnderALimit) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->status, FindingStatus::Warn);
   EXPECT_DOUBLE_EQ(*g->value, 10.0);
+}
+
+// The limit comes only with time spent under it (issue 54: "Throttled time 0.0% · Throttle limit
+// 87.5%" was printed on real files).
+TEST(NeuronRealStructure, TheThrottleLimitOnlyWithTimeUnderIt) {
+  auto with_time = [](const std::string& ns) {
+    std::string json = real_structure_json();
+    json.replace(json.find("\"throttle_active_nc0_time_ns\": 7854"), 35,
+                 "\"throttle_active_nc0_time_ns\": " + ns);
+    return json;
+  };
+  // No time under any limit (though activity_0 says 0.416%): the time is 0%, the limit n/a.
+  WorkerAnalysis none = analyse_json(with_time("0"));
+  EXPECT_DOUBLE_EQ(*none.metrics.get(Metric::NeuronThrottleActivePct), 0.0);
+  EXPECT_FALSE(none.metrics.get(Metric::NeuronThrottleUtilLimitPct).has_value());
+  std::string terminal = render_terminal(report_of_json(with_time("0"), default_rules()));
+  EXPECT_NE(terminal.find("Throttled time 0.0%"), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("Throttle limit"), std::string::npos) << terminal;
+  // 50 ns of 1,870,000 under the limit: 100 x 50 / 1870000 = 0.0026738%, said as such, with the limit.
+  std::string little = render_terminal(report_of_json(with_time("50"), default_rules()));
+  EXPECT_NE(little.find("Throttled time 0.0027% · Throttle limit 87.5%"), std::string::npos) << little;
 }
 
 TEST(NeuronRealStructure, LayerSummaryInNanosecondsWithFlops) {

@@ -79,8 +79,30 @@ inline std::string real_structure_section(const std::string& key) {
   if (key == "warnings")
     return R"([{"category": "Missing Data", "message": "Missing additional dynamic DMA metadata, reported DMA values may be inaccurate. Try capturing the profile with --enable-dge-notifs or NEURON_RT_ENABLE_DGE_NOTIFICATIONS=1 env flag."}])";
   if (key == "metadata")
-    return R"({"pe_clock_freq": 1400000000, "hbm_ddr_bandwidth": 410, "ticks_per_nanosec": 1.4,
-      "ntff_version": 5, "data_version": 8})";
+    // A list of one object, as neuron-profile 2.27 writes it (issue 54).
+    return R"([{"pe_clock_freq": 1400000000, "hbm_ddr_bandwidth": 410, "ticks_per_nanosec": 1.4,
+      "ntff_version": 5, "data_version": 8, "is_simulation": false, "num_subgraphs": 1,
+      "first_hw_timestamp": 1000, "last_hw_timestamp": 1871000, "vnc_enabled": "false"}])";
+  // SBUF at 25% (partitions 50/25/12.5/12.5%) from 1,000 ns, then the issue's row at 1,860,482 ns;
+  // PSUM at 50% from 2,000 ns (four banks), then the issue's empty row (three banks) at 1,867,741 ns.
+  // Keys in several orders, as real rows have them.
+  if (key == "instruction_usage")
+    return R"([{"type": "sb", "timestamp": 1000, "usage_avg": 0.25, "partition_0_usage": 0.5,
+      "partition_32_usage": 0.25, "partition_64_usage": 0.125, "partition_96_usage": 0.125},
+      {"timestamp": 2000, "bank_0_usage": 1, "type": "psum", "bank_1_usage": 0.5, "bank_2_usage": 0,
+      "bank_3_usage": 0.5, "usage_avg": 0.5},
+      {"usage_avg": 0.0012919109, "partition_96_usage": 0.0012919109, "type": "sb", "timestamp": 1860482,
+      "partition_0_usage": 0.0012919109, "partition_64_usage": 0.0012919109, "partition_32_usage": 0.0012919109},
+      {"type": "psum", "timestamp": 1867741, "usage_avg": 0, "bank_0_usage": 0, "bank_1_usage": 0,
+      "bank_2_usage": 0}])";
+  // Four uses of nd 0, nc 0 and their Total: 25,600 + 4,194,304 + 1,048,576 + 65,536 = 5,334,016 bytes.
+  if (key == "nc_mem_usage")
+    return R"([{"nd": 0, "nc": 0, "usage_type": "Generic", "amount_bytes": 25600},
+      {"usage_type": "Tensor Instructions", "amount_bytes": 0, "nc": 0, "nd": 0},
+      {"amount_bytes": 65536, "nd": 0, "nc": 0, "usage_type": "DMA Rings IO"},
+      {"nd": 0, "nc": 0, "usage_type": "Weights", "amount_bytes": 4194304},
+      {"nc": 0, "usage_type": "Tensors", "nd": 0, "amount_bytes": 1048576},
+      {"nd": 0, "nc": 0, "usage_type": "Total", "amount_bytes": 5334016}])";
   if (key == "semaphore_update") return R"([{"timestamp": 10, "semaphore": "S[3]", "value": 1}])";
   if (key == "terminology") return R"({"Tensor": "the matrix engine"})";
   if (key == "summary_group_order") return R"(["Overview", "Engines"])";

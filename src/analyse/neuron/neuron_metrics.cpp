@@ -1,5 +1,6 @@
 #include "analyse/neuron/neuron_metrics.h"
 
+#include "analyse/neuron/neuron_buffers.h"
 #include "analyse/neuron/neuron_throttle.h"
 
 #include <algorithm>
@@ -39,6 +40,13 @@ constexpr std::array<NeuronMetricInfo, kNeuronMetrics> kMetrics = {{
     {Metric::NeuronThrottleUtilLimitPct, C::Min},
     {Metric::NeuronWarningsMissingData, C::Sum},
     {Metric::NeuronWarningsCount, C::Sum},
+    {Metric::NeuronLeadingWaitUs, C::Max},
+    {Metric::NeuronLeadingWaitPct, C::Max},
+    {Metric::NeuronSbufPeakPct, C::Max},
+    {Metric::NeuronSbufMeanPct, C::Mean},
+    {Metric::NeuronPsumPeakPct, C::Max},
+    {Metric::NeuronPsumMeanPct, C::Mean},
+    {Metric::NeuronDeviceMemoryBytes, C::Max},
 }};
 
 // The summary's engine names, in NeuronEngine order.
@@ -176,8 +184,23 @@ NeuronSums neuron_sums(const Profile& p, const NeuronTables& tables) {
   set(M::SpillReloadBytes, n.summary_value("spill_reload_bytes"));
   // Time under a limit, and the lowest limit applied (neuron_throttle.h): never the summary's
   // throttle_avg_util_limit_<core>_percent, which weighs the limits by their time.
-  set(M::ThrottleActivePct, neuron_throttled_pct(n, tables.throttles, total));
-  set(M::ThrottleUtilLimitPct, neuron_throttle_limit_pct(tables.throttles));
+  std::optional<double> throttled = neuron_throttled_pct(n, tables.throttles, total);
+  set(M::ThrottleActivePct, throttled);
+  set(M::ThrottleUtilLimitPct, neuron_throttle_limit_pct(tables.throttles, throttled));
+  // What the profile shows of a first execution: engines held by a wait before their first work.
+  if (std::optional<TimeNs> wait = neuron_leading_wait_ns(n)) {
+    set(M::LeadingWaitUs, static_cast<double>(*wait) / 1000.0);
+    if (total > 0)
+      set(M::LeadingWaitPct,
+          std::min(100.0, 100.0 * static_cast<double>(*wait) / static_cast<double>(total)));
+  }
+  NeuronBufferStats sbuf = neuron_buffer_stats(tables.buffers, NeuronBuffer::Sbuf);
+  NeuronBufferStats psum = neuron_buffer_stats(tables.buffers, NeuronBuffer::Psum);
+  set(M::SbufPeakPct, sbuf.peak_pct);
+  set(M::SbufMeanPct, sbuf.mean_pct);
+  set(M::PsumPeakPct, psum.peak_pct);
+  set(M::PsumMeanPct, psum.mean_pct);
+  set(M::DeviceMemoryBytes, neuron_device_memory_bytes(n.memory_uses));
   if (n.full_profile) {
     set(M::MissingDataWarnings,
         static_cast<double>(std::count_if(n.warnings.begin(), n.warnings.end(), neuron_missing_data)));

@@ -41,8 +41,15 @@ enum class NeuronMetric : std::uint8_t {
   ThrottleUtilLimitPct,
   MissingDataWarnings,
   Warnings,
+  LeadingWaitUs,
+  LeadingWaitPct,
+  SbufPeakPct,
+  SbufMeanPct,
+  PsumPeakPct,
+  PsumMeanPct,
+  DeviceMemoryBytes,
 };
-inline constexpr std::size_t kNeuronMetrics = 25;
+inline constexpr std::size_t kNeuronMetrics = 32;
 
 struct NeuronValue {
   double sum = 0;
@@ -131,6 +138,25 @@ struct NeuronNoteRow {
   bool missing_data = false;  // category Missing Data (any case)
 };
 
+// One instruction_usage row (SBUF or PSUM occupancy), on the device timeline's clock.
+struct NeuronBufferRow {
+  TimeNs start = 0;  // from the device timeline's start (its first instruction or DMA row); < 0: before it
+  // Until the next row of its buffer; the last row until the timeline's end (0 where it has none).
+  TimeNs duration = 0;
+  NeuronBuffer buffer = NeuronBuffer::Sbuf;
+  std::optional<double> average_pct;                                  // usage_avg x 100
+  std::array<std::optional<double>, kNeuronBufferParts> parts_pct{};  // partitions or banks, x 100
+};
+
+// One nc_mem_usage row: the device memory one use holds on one core.
+struct NeuronMemoryRow {
+  std::int64_t device = 0;  // nd
+  std::int64_t core = 0;    // nc
+  std::string use;          // usage_type
+  std::uint64_t bytes = 0;
+  std::optional<double> share_pct;  // of its core's Total row; empty without one
+};
+
 struct NeuronTables {
   std::vector<NeuronOpRow> ops;  // most instruction time first
   std::vector<NeuronEngineRow> engines;
@@ -138,6 +164,8 @@ struct NeuronTables {
   std::vector<NeuronLayerRow> layers;
   std::vector<NeuronNoteRow> notes;
   std::vector<NeuronThrottleRow> throttles;
+  std::vector<NeuronBufferRow> buffers;  // in time order
+  std::vector<NeuronMemoryRow> memory;   // by core, then most bytes first
   // The device timeline: a lane per engine row and DMA queue (device kNeuronEngineLane or
   // kNeuronDmaLane, stream: the lane's index), boxes named by their HLO op.
   std::vector<TimelineBox> timeline;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "analyse/neuron/neuron_buffers.h"
 #include "analyse/neuron/neuron_metrics.h"
 #include "analyse/neuron/neuron_throttle.h"
 
@@ -231,6 +232,7 @@ NeuronTables neuron_tables(const Profile& p) {
   t.layers = layer_rows(p.neuron);
   t.notes = note_rows(p.neuron);
   t.throttles = neuron_throttle_rows(p.neuron);
+  neuron_memory_tables(p, t);
   return t;
 }
 

@@ -59,7 +59,9 @@ std::optional<double> neuron_throttled_pct(const NeuronDevice& n, const std::vec
   return highest;
 }
 
-std::optional<double> neuron_throttle_limit_pct(const std::vector<NeuronThrottleRow>& rows) {
+std::optional<double> neuron_throttle_limit_pct(const std::vector<NeuronThrottleRow>& rows,
+                                                std::optional<double> throttled_pct) {
+  if (!throttled_pct || *throttled_pct <= 0) return std::nullopt;  // no time under any limit
   std::optional<double> lowest;
   for (const NeuronThrottleRow& r : rows)
     if (r.limit_pct && r.active_pct && *r.active_pct > 0)

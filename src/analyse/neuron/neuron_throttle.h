@@ -23,7 +23,10 @@ std::optional<double> neuron_throttled_pct(const NeuronDevice& n, const std::vec
                                            TimeNs total);
 
 // The lowest limit a source applied for some of the time, in %, capped at 100 (a limit above 100%
-// limits nothing). Empty when no source was active.
-std::optional<double> neuron_throttle_limit_pct(const std::vector<NeuronThrottleRow>& rows);
+// limits nothing). Empty when no source was active, or when no time was spent under any limit
+// (`throttled_pct`, neuron_throttled_pct's, is 0 or unknown): a limit that held nothing is no fact
+// about the run (issue 54: "Throttled time 0.0% · Throttle limit 87.5%").
+std::optional<double> neuron_throttle_limit_pct(const std::vector<NeuronThrottleRow>& rows,
+                                                std::optional<double> throttled_pct);
 
 }  // namespace perfgate

@@ -4,15 +4,13 @@
 #include <map>
 #include <unordered_map>
 
+#include "analyse/neuron/neuron_buffers.h"
 #include "analyse/neuron/neuron_tables.h"
 
 namespace perfgate {
 namespace {
 
-struct Span {
-  TimeNs first = std::numeric_limits<TimeNs>::max();
-  TimeNs last = 0;
-};
+using Span = NeuronSpan;
 
 // One lane's time per HLO op in each bucket that has any: a lane holds only its busy buckets, so
 // a profile with thousands of engine rows or DMA queues does not hold `buckets` maps for each.
@@ -60,11 +58,7 @@ void emit_lane(const Profile& p, const Buckets& buckets, const Span& span, TimeN
 
 void neuron_timeline(const Profile& p, std::size_t bucket_count, NeuronTables& t) {
   const NeuronDevice& n = p.neuron;
-  Span span;
-  for (const auto& i : n.instructions)
-    span.first = std::min(span.first, i.start), span.last = std::max(span.last, i.end);
-  for (const auto& d : n.dmas)
-    span.first = std::min(span.first, d.start), span.last = std::max(span.last, d.end);
+  Span span = neuron_span(n);
   if (span.last <= span.first || bucket_count == 0) return;
   TimeNs width = std::max<TimeNs>(1, (span.last - span.first + static_cast<TimeNs>(bucket_count) - 1) /
                                          static_cast<TimeNs>(bucket_count));

@@ -143,13 +143,16 @@ void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<s
 
 }  // namespace
 
-std::optional<std::int64_t> expected_ranks(const std::vector<WorkerAnalysis>& workers) {
+std::optional<std::int64_t> expected_ranks(const std::vector<WorkerAnalysis>& workers,
+                                           const std::vector<std::int64_t>& missing) {
   std::optional<std::int64_t> world;
   std::set<std::int64_t> present;
   for (const WorkerAnalysis& w : workers) {
     if (w.info.world_size) world = std::max(world.value_or(0), *w.info.world_size);
     if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
   }
+  for (std::int64_t r : missing)
+    if (r >= 0) present.insert(r);
   if (world) return world;
   if (present.size() < 2 || *present.rbegin() >= kMaxRanksInferred) return std::nullopt;
   return *present.rbegin() + 1;

@@ -242,7 +242,7 @@ void RunCombiner::add(PartialRun part) {
   for (PositionedWorker& w : part.workers) s.place(w.position, std::move(w.worker));
 }
 
-RunAnalysis RunCombiner::finish() {
+RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) {
   State& s = *state_;
   std::vector<WorkerAnalysis> workers;
   std::vector<WorkerPosition> positions;
@@ -256,7 +256,7 @@ RunAnalysis RunCombiner::finish() {
   RunAnalysis run;
   run.workers = std::move(workers);
   std::vector<std::int64_t> ranks = rank_ids(run);
-  run.metrics = run_metrics(run.workers, ranks);
+  run.metrics = run_metrics(run.workers, ranks, missing_ranks);
   run.warnings = capture_warnings(run.workers, ranks);
   run.collectives = s.collectives.finish(positions);
   set_collective_metrics(run.metrics, run.collectives, ranks);

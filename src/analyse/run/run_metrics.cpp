@@ -25,16 +25,27 @@ std::optional<TimeNs> median_of(const std::vector<WorkerAnalysis>& workers) {
   return static_cast<TimeNs>(percentile(gaps, 50));
 }
 
+// Whether `worker` is of the run's host and GPU side: every worker but a Neuron profile in a run
+// that has others (a run of Neuron profiles alone keeps them all).
+bool counts_for_host_and_gpu(const std::vector<WorkerAnalysis>& workers, const WorkerAnalysis& worker) {
+  if (worker.info.family != DeviceFamily::Neuron) return true;
+  return std::all_of(workers.begin(), workers.end(),
+                     [](const WorkerAnalysis& w) { return w.info.family == DeviceFamily::Neuron; });
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers) {
   std::vector<std::pair<std::string, double>> steps;
-  if (workers.empty()) return steps;
-  for (std::size_t i : workers.front().window.steps) {
-    const Step& first = workers.front().steps.steps[i];
+  auto counted = [&](const WorkerAnalysis& w) { return counts_for_host_and_gpu(workers, w); };
+  auto front = std::find_if(workers.begin(), workers.end(), counted);
+  if (front == workers.end()) return steps;
+  for (std::size_t i : front->window.steps) {
+    const Step& first = front->steps.steps[i];
     double longest = us(first.duration());
     bool everywhere = true;
-    for (std::size_t w = 1; w < workers.size() && everywhere; ++w) {
+    for (std::size_t w = 0; w < workers.size() && everywhere; ++w) {
+      if (&workers[w] == &*front || !counted(workers[w])) continue;
       everywhere = false;
       for (std::size_t j : workers[w].window.steps) {
         const Step& s = workers[w].steps.steps[j];
@@ -51,13 +62,21 @@ std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAn
 }
 
 MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids) {
+                         const std::vector<std::int64_t>& rank_ids,
+                         const std::vector<std::int64_t>& missing_ranks) {
   MetricInputs run;
   if (workers.size() == 1) run = worker_inputs(workers.front());
   if (workers.size() > 1) {
     for (const auto& [name, duration] : run_steps(workers)) run.step_durations_us.push_back(duration);
-    run.steps_total = workers.front().steps.steps.size();
+    // A mixed run's host and GPU side is its GPU and CPU-only workers: a Neuron profile has no steps
+    // and no GPU, and adds its neuron.* values only (issue 54), never zeros to their means.
+    auto counted = [&](const WorkerAnalysis& w) { return counts_for_host_and_gpu(workers, w); };
+    const auto gpu_side = static_cast<double>(std::count_if(workers.begin(), workers.end(), counted));
+    run.steps_total = std::find_if(workers.begin(), workers.end(), counted)->steps.steps.size();
     for (const auto& w : workers) {
+      run.neuron += w.neuron;
+      run.families.add(w.info.family);
+      if (!counted(w)) continue;
       MetricInputs one = worker_inputs(w);
       run.window = std::max(run.window, one.window);
       run.capture_span = std::max(run.capture_span, one.capture_span);
@@ -66,10 +85,8 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.steps_total = std::min(run.steps_total, one.steps_total);
       run.steps_dropped = std::max(run.steps_dropped, one.steps_dropped);
       run.gpus.insert(run.gpus.end(), one.gpus.begin(), one.gpus.end());
-      for (std::size_t i = 0; i < kBreakdownParts; ++i)
-        run.breakdown_us[i] += one.breakdown_us[i] / static_cast<double>(workers.size());
-      for (std::size_t i = 0; i < kResourceParts; ++i)
-        run.resources_us[i] += one.resources_us[i] / static_cast<double>(workers.size());
+      for (std::size_t i = 0; i < kBreakdownParts; ++i) run.breakdown_us[i] += one.breakdown_us[i] / gpu_side;
+      for (std::size_t i = 0; i < kResourceParts; ++i) run.resources_us[i] += one.resources_us[i] / gpu_side;
       run.has_runtime = run.has_runtime || one.has_runtime;
       run.tensor_cores += one.tensor_cores;
       run.compute += one.compute;
@@ -80,8 +97,6 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
       run.communication += one.communication;
       run.memory += one.memory;
       run.parallelism += one.parallelism;
-      run.neuron += one.neuron;
-      run.families.add(w.info.family);
       // The job's step waits for its slowest rank: the rank whose mean path is longest (the first
       // on a tie), until the path runs across ranks (docs/metrics.md, "Critical path").
       if (one.path_steps > 0 &&
@@ -98,8 +113,10 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
     run.ranks_present = std::set<std::int64_t>(rank_ids.begin(), rank_ids.end()).size();
     for (const auto& w : workers)
       if (w.info.world_size) run.world_size = std::max(run.world_size.value_or(0), *w.info.world_size);
-    run.ranks_expected = expected_ranks(workers);
   }
+  // A rank whose file was skipped is expected though absent (issue 54), a lone worker's run too.
+  if (workers.size() > 1 || !missing_ranks.empty())
+    run.ranks_expected = expected_ranks(workers, missing_ranks);
   for (std::size_t i = 0; i < workers.size(); ++i) {
     std::vector<double> durations;
     for (std::size_t s : workers[i].window.steps)

@@ -83,17 +83,31 @@ bool is_section(std::string_view key) {
   return std::find(kSections.begin(), kSections.end(), key) != kSections.end();
 }
 
-// Past a flat object (scalar members only) whose members start at s[i], its '}' and the ',' after
-// it; false where a member is an object or an array, or the head ends first.
-bool skip_flat_object(std::string_view s, std::size_t& i) {
+// The keys neuron-profile writes in `metadata` (2.27, issue 54); a Kineto trace's metadata has none.
+constexpr std::array<std::string_view, 8> kMetadataKeys = {
+    "ntff_version",       "data_version",      "pe_clock_freq",      "ticks_per_nanosec",
+    "first_hw_timestamp", "last_hw_timestamp", "num_physical_cores", "total_point_count"};
+
+// Past a flat object (scalar members only) whose members start at s[i] and its '}'; false where a
+// member is an object or an array, or the head ends first. `profiler_key`: whether a key of
+// kMetadataKeys was among them.
+bool skip_flat_object(std::string_view s, std::size_t& i, bool& profiler_key) {
   skip_space(s, i);
   for (int member = 0; member < 256 && i < s.size() && s[i] != '}'; ++member) {
-    if (read_key(s, i).empty() || i >= s.size() || s[i] == '{' || s[i] == '[') return false;
+    std::string_view key = read_key(s, i);
+    if (key.empty() || i >= s.size() || s[i] == '{' || s[i] == '[') return false;
+    profiler_key =
+        profiler_key || std::find(kMetadataKeys.begin(), kMetadataKeys.end(), key) != kMetadataKeys.end();
     if (!skip_scalar(s, i) && (i >= s.size() || s[i] != '}')) return false;
   }
   if (i >= s.size() || s[i] != '}') return false;
   ++i;
   skip_space(s, i);
+  return true;
+}
+
+// Past the ',' at s[i]; false where there is none.
+bool skip_comma(std::string_view s, std::size_t& i) {
   if (i >= s.size() || s[i] != ',') return false;
   ++i;
   return true;
@@ -101,12 +115,26 @@ bool skip_flat_object(std::string_view s, std::size_t& i) {
 
 // "metadata" begins Kineto traces too (TraceLens's benchmark traces write their run's settings
 // there, nested objects of 26 kB before traceEvents): it marks a Neuron profile only as the
-// profiler writes it, a flat object of scalars (pe_clock_freq, ticks_per_nanosec, ...) followed by
-// another of its sections.
+// profiler writes it. neuron-profile 2.27 writes a list of one flat object of scalars
+// (ntff_version, pe_clock_freq, ...: 7 of 117 real files began with it); a flat object followed by
+// another of the profile's sections is read as Neuron too. A Kineto trace's metadata is an object.
 bool neuron_metadata_first(std::string_view s, std::size_t i) {
+  bool profiler_key = false;
+  if (i < s.size() && s[i] == '[') {
+    ++i;
+    skip_space(s, i);
+    if (i >= s.size() || s[i] != '{') return false;
+    ++i;
+    if (!skip_flat_object(s, i, profiler_key)) return false;
+    if (profiler_key) return true;
+    if (i >= s.size() || s[i] != ']') return false;
+    ++i;
+    skip_space(s, i);
+    return skip_comma(s, i) && is_section(read_key(s, i));
+  }
   if (i >= s.size() || s[i] != '{') return false;
   ++i;
-  return skip_flat_object(s, i) && is_section(read_key(s, i));
+  return skip_flat_object(s, i, profiler_key) && skip_comma(s, i) && is_section(read_key(s, i));
 }
 
 }  // namespace

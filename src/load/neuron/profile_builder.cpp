@@ -1,6 +1,7 @@
 #include "load/neuron/profile_builder.h"
 
 #include <algorithm>
+#include <charconv>
 #include <limits>
 
 #include <fmt/format.h>
@@ -78,6 +79,11 @@ std::string ProfileBuilder::field(std::string_view key, const Scalar& value) {
     case Section::Facts:
       add_attribute(current(), std::string(key), fact_text(value));
       break;
+    case Section::BufferUsage:
+      return buffer_field(key, value);
+    case Section::MemoryUse:
+      memory_field(key, value);
+      break;
     case Section::None:
       break;
   }
@@ -109,6 +115,84 @@ std::string ProfileBuilder::active_time_field(std::string_view key, const Scalar
   if (key == "duration_ns") return time_field(key, value, row_.duration);
   if (key == "engine") row_.lane = as_text(value);
   return {};
+}
+
+// The part of a buffer a usage key names: partition_<32 k>_usage (SBUF) or bank_<k>_usage (PSUM)
+// at k; empty for another key.
+static std::optional<std::size_t> buffer_part(std::string_view key) {
+  constexpr std::string_view kSuffix = "_usage";
+  if (!key.ends_with(kSuffix)) return std::nullopt;
+  key.remove_suffix(kSuffix.size());
+  // SBUF: partitions 0, 32, 64, 96 at 0-3; PSUM: banks at their number.
+  const bool partition = key.starts_with("partition_");
+  if (!partition && !key.starts_with("bank_")) return std::nullopt;
+  key.remove_prefix(partition ? 10 : 5);
+  const std::size_t step = partition ? 32 : 1, parts = partition ? 4 : kNeuronBufferParts;
+  std::size_t n = 0;
+  auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), n);
+  if (ec != std::errc{} || end != key.data() + key.size() || n % step != 0 || n / step >= parts)
+    return std::nullopt;
+  return n / step;
+}
+
+// An instruction_usage row: type, timestamp, usage_avg and the parts' usage (fractions 0-1), in
+// any order (docs/formats.md). A usage that is no fraction 0-1 is read as absent, and counted.
+std::string ProfileBuilder::buffer_field(std::string_view key, const Scalar& value) {
+  if (key == "timestamp") return time_field(key, value, row_.timestamp);
+  if (key == "type") {
+    row_.buffer = as_text(value);
+    return {};
+  }
+  std::optional<std::size_t> part = buffer_part(key);
+  if (key != "usage_avg" && !part) return {};
+  std::optional<double> usage = as_number(value);
+  if (usage && !(*usage >= 0 && *usage <= 1)) usage.reset();
+  if (!usage) {
+    if (value.kind != Scalar::Kind::Null) ++bad_usage_values_;
+    return {};
+  }
+  if (part)
+    row_.sample.parts[*part] = usage;
+  else
+    row_.sample.average = usage;
+  return {};
+}
+
+// An nc_mem_usage row: nd, nc, usage_type, amount_bytes.
+void ProfileBuilder::memory_field(std::string_view key, const Scalar& value) {
+  if (key == "nd") row_.device = as_integer(value);
+  if (key == "nc") row_.core = as_integer(value);
+  if (key == "usage_type") row_.name = fact_text(value);
+  if (key == "amount_bytes") {
+    row_.bytes = as_integer(value);
+    if (!row_.bytes && value.kind != Scalar::Kind::Null) row_.bytes = -1;  // no count: left out
+  }
+}
+
+std::string ProfileBuilder::end_buffer_sample() {
+  ++buffer_rows_;
+  if (!row_.timestamp) return fmt::format("instruction_usage row {} has no timestamp", buffer_rows_);
+  if (*row_.timestamp < 0 || *row_.timestamp >= kMaxTimeNs)
+    return fmt::format("instruction_usage row {}: timestamp {} ns is out of range", buffer_rows_,
+                       *row_.timestamp);
+  if (row_.buffer != "sb" && row_.buffer != "psum") {
+    ++unknown_buffer_rows_;
+    return {};
+  }
+  row_.sample.time = *row_.timestamp;
+  row_.sample.buffer = row_.buffer == "sb" ? NeuronBuffer::Sbuf : NeuronBuffer::Psum;
+  current().neuron.buffer_samples.push_back(row_.sample);
+  return {};
+}
+
+void ProfileBuilder::end_memory_use() {
+  if (!row_.bytes || *row_.bytes < 0) {
+    ++bad_memory_rows_;
+    return;
+  }
+  current().neuron.memory_uses.push_back({row_.device.value_or(0), row_.core.value_or(0),
+                                          row_.name.empty() ? "(no usage_type)" : std::move(row_.name),
+                                          static_cast<std::uint64_t>(*row_.bytes)});
 }
 
 std::string ProfileBuilder::dma_field(std::string_view key, const Scalar& value) {
@@ -248,6 +332,11 @@ std::string ProfileBuilder::end_row() {
     case Section::Warnings:
       current().neuron.warnings.push_back({std::move(row_.category), std::move(row_.message)});
       break;
+    case Section::BufferUsage:
+      return end_buffer_sample();
+    case Section::MemoryUse:
+      end_memory_use();
+      break;
     default:
       break;
   }
@@ -260,8 +349,24 @@ std::uint64_t ProfileBuilder::memory_bytes() const {
     bytes += p.strings.memory_bytes() + p.neuron.instructions.capacity() * sizeof(NeuronInstruction) +
              p.neuron.dmas.capacity() * sizeof(NeuronDma) +
              p.neuron.active_spans.capacity() * sizeof(NeuronActiveSpan) + p.neuron.summary.size() * 64 +
-             p.neuron.layers.size() * sizeof(NeuronLayer) + p.neuron.warnings.size() * 64;
+             p.neuron.layers.size() * sizeof(NeuronLayer) + p.neuron.warnings.size() * 64 +
+             p.neuron.buffer_samples.capacity() * sizeof(NeuronBufferSample) +
+             p.neuron.memory_uses.size() * (sizeof(NeuronMemoryUse) + 32);
   return bytes;
+}
+
+// What instruction_usage and nc_mem_usage held that perfgate could not read, said once.
+void ProfileBuilder::add_buffer_notes(Profile& p) const {
+  if (unknown_buffer_rows_ > 0)
+    p.notes.push_back(fmt::format("{} instruction_usage rows of a type other than sb and psum were left out",
+                                  unknown_buffer_rows_));
+  if (bad_usage_values_ > 0)
+    p.notes.push_back(fmt::format(
+        "{} instruction_usage values were no fraction between 0 and 1 (or no number): read as absent",
+        bad_usage_values_));
+  if (bad_memory_rows_ > 0)
+    p.notes.push_back(fmt::format("{} nc_mem_usage rows without a byte count (amount_bytes) were left out",
+                                  bad_memory_rows_));
 }
 
 std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
@@ -281,6 +386,10 @@ std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
       std::stable_sort(n.instructions.begin(), n.instructions.end(), by_start);
     if (!std::is_sorted(n.dmas.begin(), n.dmas.end(), by_start))
       std::stable_sort(n.dmas.begin(), n.dmas.end(), by_start);
+    auto by_time = [](const auto& a, const auto& b) { return a.time < b.time; };
+    if (!std::is_sorted(n.buffer_samples.begin(), n.buffer_samples.end(), by_time))
+      std::stable_sort(n.buffer_samples.begin(), n.buffer_samples.end(), by_time);
+    add_buffer_notes(p);
     if (summary_rows_ > 1)
       p.notes.push_back(
           fmt::format("the profile's summary has {} entries; the first is read", summary_rows_));

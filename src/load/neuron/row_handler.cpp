@@ -8,7 +8,7 @@ namespace {
 
 Section section_of(std::string_view key, bool summary_json) {
   if (summary_json) return Section::Node;
-  static constexpr std::array<std::pair<std::string_view, Section>, 9> kSections = {{
+  static constexpr std::array<std::pair<std::string_view, Section>, 11> kSections = {{
       {"summary", Section::Summary},
       {"instruction", Section::Instructions},
       {"dma", Section::Dma},
@@ -18,6 +18,8 @@ Section section_of(std::string_view key, bool summary_json) {
       {"metadata", Section::Facts},
       {"profile_info", Section::Facts},
       {"model_info", Section::Facts},
+      {"instruction_usage", Section::BufferUsage},
+      {"nc_mem_usage", Section::MemoryUse},
   }};
   for (const auto& [name, section] : kSections)
     if (key == name) return section;

@@ -23,7 +23,9 @@ enum class Section : std::uint8_t {
   Warnings,
   Layers,
   Facts,
-  Node
+  Node,
+  BufferUsage,  // instruction_usage: SBUF and PSUM occupancy over time
+  MemoryUse     // nc_mem_usage: device memory by use
 };
 
 // Receives the rows. A row is an object of a section's list (or the section's own object); its

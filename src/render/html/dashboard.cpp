@@ -253,6 +253,9 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
   for (const auto& shown : charted_ranks(*ranks)) {
     std::size_t i = shown.first;  // a plain variable: clang 14 cannot capture structured bindings
     const std::string& note = shown.second;
+    // A worker without steps (a mixed run's Neuron profile, an nsys process) has no bar, not an empty one.
+    const ReportCell* mean_cell = find_cell(*ranks, i, "mean_step_us");
+    if (!mean_cell || !cell_number(*mean_cell)) continue;
     double mean = number_at(*ranks, i, "mean_step_us");
     auto share = [&](const char* column) { return mean * number_at(*ranks, i, column) / 100; };
     double overlapped = std::min(share("overlapped_communication_pct"), share("kernel_pct"));

@@ -1,5 +1,6 @@
 #include "render/html/neuron_view.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 
@@ -46,7 +47,9 @@ TemplateData summary_cards(const MetricValues& metrics) {
     if (std::optional<double> value = metrics.get(metric)) {
       TemplateData item;
       item.set("label", std::string(metric_info(metric).label));
-      item.set("value", format_value(value, metric_info(metric).unit));
+      item.set("value", metric == Metric::NeuronThrottleActivePct
+                            ? format_pct_nonzero(value)
+                            : format_value(value, metric_info(metric).unit));
       list.push_back(item);
     }
   return list;
@@ -92,7 +95,67 @@ void add_legend(const ReportTable* ops, const std::map<std::string, std::string>
   }
 }
 
-std::string device_timeline(const ReportTable& t, const ReportTable* ops, TemplateData& legend) {
+// The occupancy lanes' shades, from empty to full (a fifth of the range each).
+constexpr std::array<const char*, 5> kOccupancyShades = {"#dce8f8", "#a9c8f4", "#6fa3ea", "#2f6fde",
+                                                         "#173f8a"};
+
+// "partition 0: 0.13%, partition 32: 0.13%": the row's parts that have a value.
+std::string buffer_parts(const ReportTable& buffers, std::size_t row) {
+  std::string out;
+  for (std::size_t c = 0; c < buffers.columns.size(); ++c) {
+    const std::string& name = buffers.columns[c].name;
+    if (!name.starts_with("partition_") && !name.starts_with("bank_")) continue;
+    const ReportCell* cell = find_cell(buffers, row, name);
+    std::optional<double> pct = cell ? cell_number(*cell) : std::nullopt;
+    if (!pct) continue;
+    std::string part = name.substr(0, name.size() - 4);  // less "_pct"
+    std::replace(part.begin(), part.end(), '_', ' ');
+    out += (out.empty() ? "" : ", ") + part + ": " + format_pct_nonzero(pct);
+  }
+  return out;
+}
+
+// An SBUF and a PSUM lane below the engines: a box per instruction_usage row, shaded by its
+// occupancy (the Device Viewer's memory lanes).
+void add_buffer_lanes(const ReportTable& buffers, std::vector<std::string>& lanes,
+                      std::vector<SvgBox>& boxes) {
+  std::map<std::string, std::size_t> lane_of;
+  for (std::size_t i = 0; i < buffers.rows.size(); ++i) {
+    std::string buffer = text_at(buffers, i, "buffer");
+    const ReportCell* usage = find_cell(buffers, i, "usage_pct");
+    std::optional<double> pct = usage ? cell_number(*usage) : std::nullopt;
+    double start = number_at(buffers, i, "start_us"), duration = number_at(buffers, i, "duration_us");
+    if (!pct || duration <= 0 || start + duration <= 0) continue;
+    if (start < 0) duration += start, start = 0;  // before the first instruction: drawn from it
+    auto [it, added] = lane_of.try_emplace(buffer, lanes.size());
+    if (added) lanes.push_back(buffer);
+    auto shade = static_cast<std::size_t>(std::clamp(*pct / 20.0, 0.0, 4.0));
+    std::string parts = buffer_parts(buffers, i);
+    boxes.push_back({it->second, start, duration, kOccupancyShades[shade],
+                     fmt::format("{} {} occupied{} · {} from {}", buffer, format_pct_nonzero(pct),
+                                 parts.empty() ? "" : " (" + parts + ")",
+                                 cell_text(ReportCell{duration}, "us"), cell_text(ReportCell{start}, "us"))});
+  }
+}
+
+// The first core's uses as shares of its Total (the table is by core, most bytes first).
+std::string memory_bars(const ReportTable& memory) {
+  std::vector<ChartPart> parts;
+  for (std::size_t i = 0; i < memory.rows.size(); ++i) {
+    if (number_at(memory, i, "device") != number_at(memory, 0, "device") ||
+        number_at(memory, i, "core") != number_at(memory, 0, "core"))
+      break;
+    double pct = number_at(memory, i, "share_pct");  // 0 where the core has no Total
+    std::string use = text_at(memory, i, "use");
+    if (pct <= 0 || use == "Total") continue;
+    parts.push_back({use + " " + cell_text(*find_cell(memory, i, "bytes"), "bytes"), pct, kUtilizationColor});
+  }
+  if (parts.empty()) return "";
+  return share_bars_svg(parts, "Device memory by use: share of the core's total");
+}
+
+std::string device_timeline(const ReportTable& t, const ReportTable* buffers, const ReportTable* ops,
+                            TemplateData& legend) {
   std::vector<std::string> lanes;
   std::map<std::string, std::size_t> lane_of;
   std::map<std::string, std::string> colors;
@@ -110,8 +173,10 @@ std::string device_timeline(const ReportTable& t, const ReportTable* ops, Templa
                                  cell_text(ReportCell{duration}, "us"), cell_text(ReportCell{start}, "us"))});
   }
   add_legend(ops, colors, legend);
+  if (buffers) add_buffer_lanes(*buffers, lanes, boxes);
   return timeline_svg(lanes, boxes, end,
-                      "Device timeline: a lane per engine row and DMA queue, boxes by HLO op");
+                      "Device timeline: a lane per engine row and DMA queue, boxes by HLO op; SBUF and PSUM "
+                      "occupancy below");
 }
 
 // A section per profile, with that profile's numbers; kMaxSections at most (the tables have all).
@@ -128,13 +193,18 @@ TemplateData section_of(const ReportWorker& w, const ReportTable* engines, const
   }
   if (timeline && !timeline->rows.empty()) {
     TemplateData legend = template_list();
-    neuron.set("timeline_svg", device_timeline(*timeline, find_table(w.tables, "neuron_ops"), legend));
+    const ReportTable* buffers = find_table(w.tables, "neuron_buffers");
+    neuron.set("timeline_svg",
+               device_timeline(*timeline, buffers, find_table(w.tables, "neuron_ops"), legend));
     neuron.set("legend", legend);
+    if (buffers && !buffers->rows.empty()) neuron.set("buffers", true);
   } else {
     neuron.set("no_timeline",
                std::string("The profile has no instruction rows (a summary-json): the timeline "
                            "and the per-op tables need neuron-profile's full JSON."));
   }
+  if (const ReportTable* memory = find_table(w.tables, "neuron_memory"); memory && !memory->rows.empty())
+    if (std::string bars = memory_bars(*memory); !bars.empty()) neuron.set("memory_svg", bars);
   if (several) neuron.set("worker", w.name);
   return neuron;
 }
