@@ -280,14 +280,15 @@ ReportTable system_card(const ReportModel& r, const ReportTable& first) {
 }
 
 // Returns the bytes the tables add to the page.
-std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view, AsideTexts& aside) {
   std::size_t page_bytes = 0;
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
-      set_moved(view, "top_ops", rendered_table(table_view(*t, o.max_rows, "top_gpu_ops"), page_bytes));
+      set_moved(view, "top_ops",
+                rendered_table(table_view(*t, o.max_rows, "top_gpu_ops", aside), page_bytes));
     if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
       set_moved(view, "system",
-                rendered_table(table_view(system_card(r, *t), o.max_rows, "system"), page_bytes));
+                rendered_table(table_view(system_card(r, *t), o.max_rows, "system", aside), page_bytes));
   }
   TemplateData run_tables = template_list();
   for (const char* name : kRunTables)
@@ -296,7 +297,7 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
           std::string_view(name) == "ranks" ? ranks_as_listed(*t, o.max_rows) : ReportTable{};
       const ReportTable& table = listed.rows.empty() ? *t : listed;
       run_tables.push_back(
-          rendered_table(table_view(table, o.max_rows, name, kCollapsedTableRows), page_bytes));
+          rendered_table(table_view(table, o.max_rows, name, aside, kCollapsedTableRows), page_bytes));
     }
   set_moved(view, "run_tables", std::move(run_tables));
   std::vector<const ReportWorker*> shown = worker_sections(r);
@@ -310,7 +311,7 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
     for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
         tables.push_back(rendered_table(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name),
-                                                   kCollapsedTableRows, w.window.start_us),
+                                                   aside, kCollapsedTableRows, w.window.start_us),
                                         page_bytes));
     set_moved(worker, "tables", std::move(tables));
     workers.push_back(worker);
@@ -399,15 +400,17 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_neuron(r, view);
   add_memory(r, view);
   add_findings(r, view);
-  add_baseline(r, o, view);
-  std::size_t page_bytes = add_tables(r, o, view);
+  AsideTexts aside;
+  add_baseline(r, o, view, aside);
+  std::size_t page_bytes = add_tables(r, o, view, aside);
+  if (!aside.empty()) view.set("aside_texts", aside.json());
   TemplateData warnings = template_list();
   for (const auto& w : grouped_notes(r)) warnings.push_back(TemplateData(w));
   view.set("warnings", warnings);
   view.set("has_warnings", !r.warnings.empty());
   view.set("data_json", page_data(r, o.max_rows));
   // The page's big pieces; the rest (dashboard, findings, notes) is a few tens of kB.
-  page_bytes += string_bytes(view, {"css", "js", "data_json", "neuron_html"}) + (64 << 10);
+  page_bytes += string_bytes(view, {"css", "js", "data_json", "aside_texts", "neuron_html"}) + (64 << 10);
   if (const TemplateData* timeline = view.get("timeline"))
     page_bytes += string_bytes(*timeline, {"svg", "strip"});
   out.page = render_template("report.html.mustache", view, true, page_bytes);
