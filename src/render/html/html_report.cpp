@@ -322,17 +322,19 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,
-// metrics, steps and tables, and of each worker its name and window; the tables and every list of
-// the run's inputs, GPUs, workers and notes cut to the rows the page shows (--html-rows). The workers' own
-// tables, metrics and steps are in the page's tables and the JSON report: embedding them made a 32-worker
-// page 6 MB, for data the page itself never reads.
+// metrics, steps (those the page charts) and tables, and of each worker its name and window; the tables and
+// every list of the run's inputs, GPUs, workers and notes cut to the rows the page shows (--html-rows). The
+// workers' own tables, metrics and steps are in the page's tables and the JSON report: embedding them made a
+// 32-worker page 6 MB, for data the page itself never reads.
 std::string page_data(const ReportModel& r, std::size_t max_rows) {
   ReportModel shown;
   shown.schema = r.schema;
   shown.tool_version = r.tool_version;
   shown.settings = r.settings;
   shown.metrics = r.metrics;
-  shown.steps = r.steps;
+  // The steps the page charts (charts.h), not a million of them.
+  shown.steps.assign(r.steps.begin(),
+                     r.steps.begin() + static_cast<std::ptrdiff_t>(std::min(r.steps.size(), kChartedSteps)));
   shown.run_warnings = r.run_warnings;
   shown.findings = r.findings;
   shown.rules = r.rules;
