@@ -1,10 +1,7 @@
 // A run of many steps (issue 55, item 5): --max-memory bounds its per-step data, and its per-step
 // tables keep the first --max-rows steps and one "(N more)" row with the totals of the others
 // (docs/reports.md, "Row limits"; docs/performance.md, "Many steps").
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -17,8 +14,7 @@
 #include <boost/json.hpp>
 
 #include "support/helpers.h"
-
-extern char** environ;
+#include "support/spawn_perfgate.h"
 
 namespace perfgate::testing {
 namespace {
@@ -55,19 +51,8 @@ long rss_anon_kb(pid_t pid) {
 // Runs perfgate with `args` and returns the largest anonymous resident memory (RssAnon) seen,
 // sampled every 5 ms, and its exit status.
 std::pair<long, int> peak_anonymous_kb(const std::vector<std::string>& args) {
-  std::vector<std::string> argv_text = {PERFGATE_BINARY};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int spawned = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return {0, -1};
+  pid_t pid = spawn_perfgate_quietly(args);
+  if (pid <= 0) return {0, -1};
   long peak = 0;
   int status = 0;
   while (waitpid(pid, &status, WNOHANG) == 0) {
