@@ -16,20 +16,27 @@
     else d = a.n - b.n;
     return descending ? -d : d;
   }
-  // The rows of a table cut to its first rows: those shown, then those kept aside (a <template>)
-  // for the orders that show them. Each column header lists, per direction, the rows the whole
-  // table shows first in that order (perfgate orders them when it writes the page). The rows aside
-  // are written short: each cell gets its column's class (data-td), and a one-line cell its text
-  // as its tooltip, as the shown rows have.
+  // The rows of a table cut to its first rows: those shown, then those kept aside (a JSON list in
+  // the table) for the orders that show them. Each column header lists, per direction, the rows the
+  // whole table shows first in that order (perfgate orders them when it writes the page). A row
+  // aside is a list of cells, each the index of its text among the page's texts or, for a text cut
+  // to fit, [shown, whole]; its cells get their column's class (data-td), and a one-line cell its
+  // text as its tooltip, as the shown rows have.
+  var asideTexts;
   function pageRows(table) {
     if (!table.perfgateRows) {
-      var aside = table.querySelector("template"), heads = table.tHead.rows[0].cells;
-      var more = aside ? Array.prototype.slice.call(aside.content.querySelectorAll("tr")) : [];
-      more.forEach(function (r) {
-        Array.prototype.forEach.call(r.cells, function (cell, i) {
-          cell.className = heads[i] ? heads[i].getAttribute("data-td") || "" : "";
-          if (cell.classList.contains("line") && !cell.title && cell.textContent !== "–") cell.title = cell.textContent;
+      var aside = table.querySelector("script.aside"), heads = table.tHead.rows[0].cells, more = [];
+      if (aside && !asideTexts) asideTexts = JSON.parse(document.getElementById("perfgate-aside-texts").textContent);
+      (aside ? JSON.parse(aside.textContent) : []).forEach(function (cells) {
+        var row = document.createElement("tr");
+        cells.forEach(function (value, i) {
+          var cell = row.insertCell(), td = heads[i] ? heads[i].getAttribute("data-td") : null;
+          cell.textContent = asideTexts[typeof value === "number" ? value : value[0]];
+          if (typeof value !== "number") cell.title = asideTexts[value[1]];
+          if (td) cell.className = td;
+          if (td === "line" && !cell.title && cell.textContent !== "–") cell.title = cell.textContent;
         });
+        more.push(row);
       });
       table.perfgateRows = Array.prototype.slice.call(table.tBodies[0].rows).concat(more);
     }
@@ -43,7 +50,11 @@
     var order = th.getAttribute(descending ? "data-desc" : "data-asc"), rows;
     if (order !== null) {
       var all = pageRows(table);
-      rows = order.split(" ").map(function (i) { return all[+i]; });
+      rows = [];
+      order.split(" ").forEach(function (run) {  // "7" or "0-49", a run of consecutive rows
+        var ends = run.split("-").map(Number);
+        for (var i = ends[0]; i <= ends[ends.length - 1]; ++i) rows.push(all[i]);
+      });
       body.textContent = "";
       var note = table.querySelector("caption .order");
       if (note) note.textContent = ", by " + th.firstChild.textContent.trim() + (descending ? ", descending" : ", ascending");

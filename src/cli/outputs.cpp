@@ -171,8 +171,9 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
       ->check(non_empty_path);
   cmd.add_option_function<std::size_t>(
          "--max-rows", [](const std::size_t& rows) { set_max_table_rows(rows); },
-         "Rows kept in each table with a row per name (ops, kernels, regions, ...; default 5000): the rest "
-         "become one \"(N more)\" row with their totals, in every output")
+         "Rows kept in each table with a row per name (ops, kernels, regions, ...: those with the most time) "
+         "or per step (iterations, critical path: the first steps); default 5000: the rest become one "
+         "\"(N more)\" row with their totals, in every output")
       ->type_name("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
   cmd.add_flag("--timestamp", a.timestamp,

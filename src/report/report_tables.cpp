@@ -20,6 +20,10 @@
 
 namespace perfgate {
 
+bool row_per_step(std::string_view table) {
+  return table == "iterations" || table == "critical_path" || table == "job_critical_path";
+}
+
 bool row_per_name(std::string_view table) {
   static constexpr std::string_view kTables[] = {"run_ops",
                                                  "run_kernels",

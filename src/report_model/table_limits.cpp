@@ -61,10 +61,10 @@ void limit_table_rows(ReportTable& table, std::size_t max_rows) {
   limiter.finish();
 }
 
-RowLimiter::RowLimiter(ReportTable& table, std::size_t max_rows)
+RowLimiter::RowLimiter(ReportTable& table, std::size_t max_rows, bool ranked)
     : table_(table),
       max_rows_(max_rows),
-      time_column_(time_column(table)),
+      time_column_(ranked ? time_column(table) : std::nullopt),
       sums_(table.columns.size(), 0.0),
       integral_(table.columns.size(), true) {}
 

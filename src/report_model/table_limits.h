@@ -27,7 +27,9 @@ void limit_table_rows(ReportTable& table, std::size_t max_rows);
 // The result is the one limit_table_rows gives on the whole table. 0 is no limit.
 class RowLimiter {
  public:
-  RowLimiter(ReportTable& table, std::size_t max_rows);
+  // `ranked`: keep the rows with the most time (a table with a row per name); else the first rows
+  // in the order they are added (a table with a row per step: the first steps, in step order).
+  RowLimiter(ReportTable& table, std::size_t max_rows, bool ranked = true);
   void add(std::vector<ReportCell> row);
   // Ranks the rows and appends the "(N more)" row, if any were set aside.
   void finish();

@@ -2,9 +2,7 @@
 // claims and by --max-input-memory, header facts are checked against the body, and a part that is
 // not a regular file or is larger than it declares is refused by name. The forgeries are made as an
 // attacker would: the header edited and the check line (and body_bytes) computed again.
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -21,9 +19,8 @@
 #include "perfgate/errors.h"
 #include "perfgate/partial.h"
 #include "support/helpers.h"
+#include "support/spawn_perfgate.h"
 #include "support/trace_builder.h"
-
-extern char** environ;
 
 namespace perfgate::testing {
 namespace {
@@ -94,25 +91,14 @@ struct Measured {
 
 // Runs perfgate with `args` (no shell), output to /dev/null; its exit code and peak resident set.
 Measured run_measured(const std::vector<std::string>& args) {
-  std::vector<std::string> all = {PERFGATE_BINARY};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
   Measured run;
-  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) == 0) {
+  if (pid_t pid = spawn_perfgate_quietly(args); pid > 0) {
     int status = 0;
     struct rusage usage {};
     ::wait4(pid, &status, 0, &usage);
     run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     run.peak_rss_kib = usage.ru_maxrss;
   }
-  posix_spawn_file_actions_destroy(&actions);
   return run;
 }
 

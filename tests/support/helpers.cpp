@@ -1,5 +1,8 @@
 #include "support/helpers.h"
+#include "support/spawn_perfgate.h"
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -7,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+
+extern char** environ;
 
 namespace perfgate::testing {
 
@@ -104,6 +109,22 @@ CommandResult run_command(const std::string& command) {
 
 CommandResult run_perfgate(const std::string& args) {
   return run_command(std::string(PERFGATE_BINARY) + " " + args);
+}
+
+pid_t spawn_perfgate_quietly(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {PERFGATE_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  int started = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return started == 0 ? pid : -1;
 }
 
 CommandResult run_perfgate_as(const std::string& user, const std::string& args) {

@@ -65,7 +65,7 @@ std::optional<TemplateData> op_change_chart(const ReportModel& r) {
 
 }  // namespace
 
-void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view, AsideTexts& aside) {
   if (!r.baseline) return;
   const ReportBaseline& b = *r.baseline;
   TemplateData d;
@@ -77,11 +77,11 @@ void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view
   if (!gpus.empty()) d.set("gpus", gpus);
   d.set("hardware_differs", b.hardware_differs);
   TemplateData tables = template_list();
-  tables.push_back(table_view(gated_metrics_table(r), SIZE_MAX, "gated_metrics"));
+  tables.push_back(table_view(gated_metrics_table(r), SIZE_MAX, "gated_metrics", aside));
   if (auto chart = op_change_chart(r)) d.set("change_chart", *chart);
   for (std::string_view name : kDeltaTables)
     if (const ReportTable* t = find_table(r.tables, name))
-      tables.push_back(table_view(*t, o.max_rows, std::string(name), kCollapsedTableRows));
+      tables.push_back(table_view(*t, o.max_rows, std::string(name), aside, kCollapsedTableRows));
   d.set("tables", tables);
   view.set("baseline", d);
 }

@@ -7,6 +7,7 @@
 
 #include "perfgate/render.h"
 #include "perfgate/report.h"
+#include "render/html/table_view.h"
 #include "render/templates.h"
 
 namespace perfgate {
@@ -17,6 +18,6 @@ inline constexpr std::array<std::string_view, 4> kDeltaTables = {"step_time_delt
 inline constexpr std::size_t kCollapsedTableRows = 20;
 
 // Sets "baseline" in the page's view when the report has one.
-void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view);
+void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view, AsideTexts& aside);
 
 }  // namespace perfgate

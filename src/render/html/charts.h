@@ -26,6 +26,11 @@ std::string stacked_bar_svg(const std::vector<ChartPart>& parts, const std::stri
 // written after it (the Neuron engines' active shares).
 std::string share_bars_svg(const std::vector<ChartPart>& parts, const std::string& title);
 
+// The steps a page charts and embeds in its data: the first ones of a longer run (issue 55: a
+// million steps made a 975 MB page, the step charts and the page's steps list nearly all of it).
+// No trace of the shared set has more than 8; the JSON report has every step.
+inline constexpr std::size_t kChartedSteps = 2000;
+
 // Vertical bars, one per step, stacked by parts (µs); steps outside the window are drawn plain,
 // and the window is shaded.
 struct StepColumn {

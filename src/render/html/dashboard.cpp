@@ -187,6 +187,12 @@ std::map<std::string, std::size_t> rows_by_name(const ReportTable* t) {
   return by_name;
 }
 
+// Said under a chart of a run of more steps than a page charts.
+std::string first_steps_note(std::size_t steps, std::string_view of) {
+  if (steps <= kChartedSteps) return "";
+  return fmt::format(" The first {} of {} {} (the JSON report has every one).", kChartedSteps, steps, of);
+}
+
 TemplateData step_chart(const std::string& title, const std::vector<StepColumn>& steps,
                         const std::vector<ChartPart>& legend, const std::string& caption) {
   TemplateData d;
@@ -293,13 +299,16 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   const ReportWorker& w = r.workers.front();
   std::vector<ChartPart> parts = split_parts(r, kBreakdownShares, kBreakdownColors);  // its legend: no values
   std::vector<StepColumn> by_part;
+  std::size_t split_steps = 0;
   for (const ReportStep& s : w.steps) {
     if (!s.in_window || !s.breakdown_us) continue;
+    if (++split_steps > kChartedSteps) continue;
     by_part.push_back({s.name, true, s.duration_us,
                        std::vector<double>(s.breakdown_us->begin(), s.breakdown_us->end()), ""});
   }
   charts.push_back(step_chart("Step time breakdown", by_part, parts,
-                              "Each step of the window, split as the plugin's overview."));
+                              "Each step of the window, split as the plugin's overview." +
+                                  first_steps_note(split_steps, "window steps")));
   std::vector<ChartPart> kinds = {{"Tensor Core kernels", 0, kTensorCoreColor},
                                   {"other kernels", 0, kUtilizationColor},
                                   {"no kernel running", 0, kPlainColor}};
@@ -307,6 +316,7 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   auto rows = rows_by_name(iterations);
   std::vector<StepColumn> by_kind;
   for (const ReportStep& s : w.steps) {
+    if (by_kind.size() == kChartedSteps) break;
     StepColumn c{s.name, s.in_window, s.duration_us, {}, ""};
     if (auto it = rows.find(s.name); it != rows.end()) {
       double gpu = number_at(*iterations, it->second, "gpu_us"),
@@ -317,7 +327,8 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   }
   charts.push_back(step_chart("Iterations", by_kind, kinds,
                               "Every step detected: kernel time by kind; steps outside the aggregation "
-                              "window as dashed outlines."));
+                              "window as dashed outlines." +
+                                  first_steps_note(w.steps.size(), "steps")));
   view.set("step_charts", charts);
 }
 

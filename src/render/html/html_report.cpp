@@ -280,14 +280,15 @@ ReportTable system_card(const ReportModel& r, const ReportTable& first) {
 }
 
 // Returns the bytes the tables add to the page.
-std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view) {
+std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view, AsideTexts& aside) {
   std::size_t page_bytes = 0;
   if (!r.workers.empty()) {
     if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
-      set_moved(view, "top_ops", rendered_table(table_view(*t, o.max_rows, "top_gpu_ops"), page_bytes));
+      set_moved(view, "top_ops",
+                rendered_table(table_view(*t, o.max_rows, "top_gpu_ops", aside), page_bytes));
     if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
       set_moved(view, "system",
-                rendered_table(table_view(system_card(r, *t), o.max_rows, "system"), page_bytes));
+                rendered_table(table_view(system_card(r, *t), o.max_rows, "system", aside), page_bytes));
   }
   TemplateData run_tables = template_list();
   for (const char* name : kRunTables)
@@ -296,7 +297,7 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
           std::string_view(name) == "ranks" ? ranks_as_listed(*t, o.max_rows) : ReportTable{};
       const ReportTable& table = listed.rows.empty() ? *t : listed;
       run_tables.push_back(
-          rendered_table(table_view(table, o.max_rows, name, kCollapsedTableRows), page_bytes));
+          rendered_table(table_view(table, o.max_rows, name, aside, kCollapsedTableRows), page_bytes));
     }
   set_moved(view, "run_tables", std::move(run_tables));
   std::vector<const ReportWorker*> shown = worker_sections(r);
@@ -310,7 +311,7 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
     for (const ReportTable& t : w.tables)
       if (!t.rows.empty() && !in_dashboard(t.name))
         tables.push_back(rendered_table(table_view(t, o.max_rows, fmt::format("{}-{}", section, t.name),
-                                                   kCollapsedTableRows, w.window.start_us),
+                                                   aside, kCollapsedTableRows, w.window.start_us),
                                         page_bytes));
     set_moved(worker, "tables", std::move(tables));
     workers.push_back(worker);
@@ -321,17 +322,19 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,
-// metrics, steps and tables, and of each worker its name and window; the tables and every list of
-// the run's inputs, GPUs, workers and notes cut to the rows the page shows (--html-rows). The workers' own
-// tables, metrics and steps are in the page's tables and the JSON report: embedding them made a 32-worker
-// page 6 MB, for data the page itself never reads.
+// metrics, steps (those the page charts) and tables, and of each worker its name and window; the tables and
+// every list of the run's inputs, GPUs, workers and notes cut to the rows the page shows (--html-rows). The
+// workers' own tables, metrics and steps are in the page's tables and the JSON report: embedding them made a
+// 32-worker page 6 MB, for data the page itself never reads.
 std::string page_data(const ReportModel& r, std::size_t max_rows) {
   ReportModel shown;
   shown.schema = r.schema;
   shown.tool_version = r.tool_version;
   shown.settings = r.settings;
   shown.metrics = r.metrics;
-  shown.steps = r.steps;
+  // The steps the page charts (charts.h), not a million of them.
+  shown.steps.assign(r.steps.begin(),
+                     r.steps.begin() + static_cast<std::ptrdiff_t>(std::min(r.steps.size(), kChartedSteps)));
   shown.run_warnings = r.run_warnings;
   shown.findings = r.findings;
   shown.rules = r.rules;
@@ -399,15 +402,17 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_neuron(r, view);
   add_memory(r, view);
   add_findings(r, view);
-  add_baseline(r, o, view);
-  std::size_t page_bytes = add_tables(r, o, view);
+  AsideTexts aside;
+  add_baseline(r, o, view, aside);
+  std::size_t page_bytes = add_tables(r, o, view, aside);
+  if (!aside.empty()) view.set("aside_texts", aside.json());
   TemplateData warnings = template_list();
   for (const auto& w : grouped_notes(r)) warnings.push_back(TemplateData(w));
   view.set("warnings", warnings);
   view.set("has_warnings", !r.warnings.empty());
   view.set("data_json", page_data(r, o.max_rows));
   // The page's big pieces; the rest (dashboard, findings, notes) is a few tens of kB.
-  page_bytes += string_bytes(view, {"css", "js", "data_json", "neuron_html"}) + (64 << 10);
+  page_bytes += string_bytes(view, {"css", "js", "data_json", "aside_texts", "neuron_html"}) + (64 << 10);
   if (const TemplateData* timeline = view.get("timeline"))
     page_bytes += string_bytes(*timeline, {"svg", "strip"});
   out.page = render_template("report.html.mustache", view, true, page_bytes);

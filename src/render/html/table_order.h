@@ -15,7 +15,7 @@ namespace perfgate {
 // shown ones, then those kept aside for the other orders, in table order). Done here, the page
 // stays small (the rows some order shows, not every row) and the order is the whole table's.
 struct SortOrders {
-  std::vector<std::string> descending, ascending;  // per column: page row indices
+  std::vector<std::string> descending, ascending;  // per column: page row indices ("0-49" a run)
   std::vector<std::size_t> aside;                  // table rows kept aside
 };
 

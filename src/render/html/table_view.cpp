@@ -1,11 +1,14 @@
 #include "render/html/table_view.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <vector>
 
 #include "render/cell_format.h"
+#include "render/escape.h"
 #include "render/html/table_order.h"
+#include "render/json_writer.h"
 #include "render/short_labels.h"
 
 namespace perfgate {
@@ -25,15 +28,17 @@ bool is_one_line_column(std::string_view name) {
   return name == "call_stack" || name == "input_shapes" || name == "module";
 }
 
-const char* cell_class(const ReportColumn& c) {
-  return numeric_unit(c.unit) ? "num" : is_one_line_column(c.name) ? "text line" : "text";
+// A column's class in the page: numbers right-aligned, one-line texts cut by the style sheet; other
+// texts have none (the style sheet's default for a data table's cell), which spared a 128-rank page
+// 116 kB of class="text".
+std::string_view cell_class(const ReportColumn& c) {
+  return numeric_unit(c.unit) ? "num" : is_one_line_column(c.name) ? "line" : "";
 }
 
-// How rows are written: in the page with the keys the script sorts them by (data-sort); in the page
-// of a table cut to its first rows, whose orders are listed instead (sort_orders); or kept aside in
-// its <template>, short: no class (the column header's data-td has it) and no end tags (HTML needs
-// none), a one-line cell's tooltip left to the script, which completes a row as it shows it.
-enum class RowMarkup { Sortable, Listed, Aside };
+// How rows are written: in the page with the keys the script sorts them by (data-sort), or in the
+// page of a table cut to its first rows, whose orders are listed instead (sort_orders). The rows
+// kept aside for those orders are data (aside_rows_json).
+enum class RowMarkup { Sortable, Listed };
 
 // What a column's cells are written with, worked out once per column rather than per cell.
 struct ColumnMarkup {
@@ -44,83 +49,134 @@ struct ColumnMarkup {
   bool on_trace_clock = false;
 };
 
-std::vector<ColumnMarkup> column_markup(const ReportTable& t, bool aside) {
+std::vector<ColumnMarkup> column_markup(const ReportTable& t) {
   std::vector<ColumnMarkup> out;
   for (const ReportColumn& c : t.columns) {
-    std::string_view td = aside                        ? "<td"
-                          : numeric_unit(c.unit)       ? "<td class=\"num\""
-                          : is_one_line_column(c.name) ? "<td class=\"text line\""
-                                                       : "<td class=\"text\"";
+    std::string_view td = numeric_unit(c.unit)         ? "<td class=\"num\""
+                          : is_one_line_column(c.name) ? "<td class=\"line\""
+                                                       : "<td";
     out.push_back(
         {c.unit, td, numeric_unit(c.unit), is_one_line_column(c.name), on_trace_clock(t.name, c.name)});
   }
   return out;
 }
 
-// The rows as HTML, escaped as the templates escape: a table's template data held a map per
-// cell, and kainjow copies a list on every set and push_back, so building and rendering that data
-// took 140 M of the 175 M instructions of the ResNet-50 page. The markup is table.html.mustache's
-// for a row, written here straight into one string.
+// A cell as the page shows it: its text (a text cell's own, or a number formatted), and what is
+// shown of a text too long for the cell (cut so that no two read the same), whose whole text is the
+// tooltip.
+struct CellText {
+  std::string_view text;
+  bool own = false;  // a text cell's own text (escaped on its way out), not one formatted
+  bool cut = false;
+  std::string_view shown;             // the text, or its cut form
+  const ReportCell* value = nullptr;  // the cell (a trace-clock one from the window start)
+};
+
+// The rows' cells as text: a table's template data held a map per cell, and kainjow copies a list
+// on every set and push_back, so building and rendering that data took 140 M of the 175 M
+// instructions of the ResNet-50 page. The markup is table.html.mustache's for a row, written here
+// straight into one string.
 class RowWriter {
  public:
-  RowWriter(const ReportTable& t, std::optional<double> window_start_us, RowMarkup markup,
+  RowWriter(const ReportTable& t, std::optional<double> window_start_us,
             const std::vector<std::vector<std::string>>& short_texts)
-      : t_(t),
-        window_start_us_(window_start_us),
-        markup_(markup),
-        short_texts_(short_texts),
-        columns_(column_markup(t, markup == RowMarkup::Aside)) {}
+      : t_(t), window_start_us_(window_start_us), short_texts_(short_texts), columns_(column_markup(t)) {}
 
-  std::string rows(const std::vector<std::size_t>& rows) {
+  std::string rows(const std::vector<std::size_t>& rows, RowMarkup markup) {
     std::string out;
-    bool aside = markup_ == RowMarkup::Aside;
     for (std::size_t r : rows) {
       out += "<tr>";
-      for (std::size_t c = 0; c < t_.rows[r].size() && c < columns_.size(); ++c) add_cell(out, r, c);
-      out += aside ? "\n" : "</tr>\n";
+      for (std::size_t c = 0; c < t_.rows[r].size() && c < columns_.size(); ++c) add_cell(out, r, c, markup);
+      out += "</tr>\n";
     }
     return out;
   }
 
+  // The rows kept aside as a JSON list of rows, each a list of cells: the index of its text in
+  // `texts`, or [shown, whole] for a cut text (its tooltip the whole). No class, no tooltip of a
+  // one-line cell: the script completes a row from the column's header as it shows it.
+  std::string aside_json(const std::vector<std::size_t>& rows, AsideTexts& texts) {
+    std::string out = "[";
+    char digits[24];
+    auto add_index = [&](std::string_view text) {
+      out.append(digits, std::to_chars(digits, digits + sizeof digits, texts.index(text)).ptr);
+    };
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      out += i ? ",[" : "[";
+      std::size_t r = rows[i];
+      for (std::size_t c = 0; c < t_.rows[r].size() && c < columns_.size(); ++c) {
+        if (c) out += ',';
+        CellText cell = cell_text(r, c);
+        std::string shown = cell.own ? visible(cell.shown) : std::string(cell.shown);
+        if (!cell.cut) {
+          add_index(shown);
+          continue;
+        }
+        out += '[';
+        add_index(shown);
+        out += ',';
+        add_index(cell.own ? visible(cell.text) : std::string(cell.text));
+        out += ']';
+      }
+      out += ']';
+    }
+    out += ']';
+    return out;
+  }
+
  private:
-  void add_cell(std::string& out, std::size_t r, std::size_t c) {
-    const ColumnMarkup& col = columns_[c];
-    const ReportCell& cell = shown(t_.rows[r][c], col);
-    // A text cell's own text, escaped on its way out; the others' (numbers, "–", "yes") formatted
-    // into text_: digits, signs and units, which escaping would leave as they are.
+  static std::string visible(std::string_view s) { return shown_as_is(s) ? std::string(s) : visible_text(s); }
+
+  CellText cell_text(std::size_t r, std::size_t c) {
+    const ReportCell& cell = shown(t_.rows[r][c], columns_[c]);
+    // The others' (numbers, "–", "yes") formatted into text_: digits, signs and units, which
+    // escaping would leave as they are.
+    CellText out;
+    out.value = &cell;
     const auto* own = std::get_if<std::string>(&cell);
     if (!own) {
       text_.clear();
-      append_cell_text(text_, cell, col.unit);
+      append_cell_text(text_, cell, columns_[c].unit);
     }
-    std::string_view text = own ? std::string_view(*own) : std::string_view(text_);
+    out.text = own ? std::string_view(*own) : std::string_view(text_);
+    out.own = own != nullptr;
+    out.cut = out.text.size() > kMaxCellChars;
+    if (!out.cut) {
+      out.shown = out.text;
+    } else if (c < short_texts_.size() && r < short_texts_[c].size()) {
+      out.shown = short_texts_[c][r];
+    } else {
+      cut_ = shorten(out.text, kMaxCellChars);
+      out.shown = cut_;
+    }
+    return out;
+  }
+
+  void add_cell(std::string& out, std::size_t r, std::size_t c, RowMarkup markup) {
+    const ColumnMarkup& col = columns_[c];
+    CellText cell = cell_text(r, c);
     auto append_text = [&](std::string_view s) {
-      if (own)
+      if (cell.own)
         append_template_escaped(out, s);
       else
         out.append(s);
     };
-    bool aside = markup_ == RowMarkup::Aside;
     out += col.td_open;
-    if (auto n = cell_number(cell); n && col.numeric && markup_ == RowMarkup::Sortable) {
+    if (auto n = cell_number(*cell.value); n && col.numeric && markup == RowMarkup::Sortable) {
       out += " data-sort=\"";
       append_number(out, *n, std::chars_format::general, 17);  // as "{:.17g}"
       out += '"';
     }
-    bool long_text = text.size() > kMaxCellChars;
-    if (long_text || (col.one_line && text.size() > 1 && !aside)) {
+    // A tooltip where the cell is cut: by perfgate (a long text), or perhaps by the style sheet (a
+    // one-line cell; not its "–", which the script leaves too).
+    if (cell.cut || (col.one_line && cell.text.size() > 1 && cell.text != "–")) {
       out += " title=\"";
-      append_text(text);
+      append_text(cell.text);
       out += '"';
     }
     out += '>';
-    if (!long_text)
-      append_text(text);
-    else if (c < short_texts_.size() && r < short_texts_[c].size())
-      append_text(short_texts_[c][r]);
-    else
-      append_text(shorten(text, kMaxCellChars));
-    if (!aside) out += "</td>";
+    append_text(cell.shown);
+    out += "</td>";
   }
 
   // The cell as shown_cell shows it, without copying a text cell.
@@ -133,22 +189,16 @@ class RowWriter {
 
   const ReportTable& t_;
   std::optional<double> window_start_us_;
-  RowMarkup markup_;
   const std::vector<std::vector<std::string>>& short_texts_;
   std::vector<ColumnMarkup> columns_;
   std::string text_;    // the cell's text, its buffer reused cell after cell
+  std::string cut_;     // a long text cut where no short label was made
   ReportCell shifted_;  // a trace-clock cell from the window start
 };
 
-std::string rows_html(const ReportTable& t, const std::vector<std::size_t>& rows,
-                      std::optional<double> window_start_us, RowMarkup markup,
-                      const std::vector<std::vector<std::string>>& short_texts) {
-  return RowWriter(t, window_start_us, markup, short_texts).rows(rows);
-}
-
 }  // namespace
 
-TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id,
+TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id, AsideTexts& aside,
                         std::size_t collapse_over, std::optional<double> window_start_us) {
   TemplateData view;
   view.set("collapsed", t.rows.size() > collapse_over);
@@ -164,7 +214,7 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
     if (i < orders.descending.size()) {
       col.set("desc", orders.descending[i]);
       col.set("asc", orders.ascending[i]);
-      col.set("td", std::string(cell_class(c)));
+      if (std::string_view td = cell_class(c); !td.empty()) col.set("td", std::string(td));
     }
     col.set("name", c.name);
     if (std::string_view unit = header_unit(c); !unit.empty()) col.set("unit", std::string(unit));
@@ -176,18 +226,32 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   for (std::size_t r = 0; r < shown; ++r) first[r] = r;
   // Over every row, as the page's sorting and filtering may show any of them together.
   std::vector<std::vector<std::string>> short_texts = short_text_cells(t, t.rows.size(), kMaxCellChars);
-  if (!orders.aside.empty())
-    view.set("rows_aside", rows_html(t, orders.aside, window_start_us, RowMarkup::Aside, short_texts));
+  RowWriter writer(t, window_start_us, short_texts);
+  if (!orders.aside.empty()) view.set("rows_aside", writer.aside_json(orders.aside, aside));
   set_moved(view, "columns", std::move(columns));
   view.set("column_count", std::to_string(t.columns.size()));
-  view.set("rows_html",
-           rows_html(t, first, window_start_us,
-                     shown == t.rows.size() ? RowMarkup::Sortable : RowMarkup::Listed, short_texts));
+  view.set("rows_html", writer.rows(first, shown == t.rows.size() ? RowMarkup::Sortable : RowMarkup::Listed));
   view.set("has_rows", shown > 0);
   view.set("shown", std::to_string(shown));
   view.set("total", std::to_string(t.rows.size()));
   view.set("truncated", shown < t.rows.size());
   return view;
+}
+
+std::size_t AsideTexts::index(std::string_view text) {
+  auto [it, added] = index_.try_emplace(std::string(text), texts_.size());
+  if (added) texts_.push_back(&it->first);
+  return it->second;
+}
+
+std::string AsideTexts::json() const {
+  std::string out = "[";
+  for (std::size_t i = 0; i < texts_.size(); ++i) {
+    if (i) out += ',';
+    append_json_string(out, *texts_[i]);
+  }
+  out += ']';
+  return script_json_escape(out);
 }
 
 }  // namespace perfgate

@@ -67,8 +67,11 @@ std::string window_strip(const ReportWorker& w) {
     for (std::size_t i = 0; i < t->rows.size(); ++i)
       busy_pct[text_at(*t, i, "name")] = number_at(*t, i, "gpu_pct");
   double lowest = 0, highest = 0;
+  std::size_t window_steps = 0;
   for (const ReportStep& s : w.steps) {
     if (!s.in_window || !s.start_us) continue;
+    // The first steps a page charts, and the timeline's (window_strip_note says so).
+    if (++window_steps > kChartedSteps && s.name != w.timeline.step) continue;
     if (s.name == w.timeline.step) marked = steps.size();
     std::string label = s.number ? std::to_string(*s.number) : s.name;
     std::string tooltip = fmt::format("{}: {}", s.name, format_duration_us(s.duration_us));
@@ -94,6 +97,16 @@ std::string window_strip(const ReportWorker& w) {
     }
   if (steps.size() < 2 || length <= 0) return "";
   return window_strip_svg(steps, gaps, length, marked, least_busy, "The whole window: steps and GPU gaps");
+}
+
+// Under the strip of a run of more window steps than a page charts.
+std::string window_strip_note(const ReportWorker& w) {
+  std::size_t window_steps = 0;
+  for (const ReportStep& s : w.steps) window_steps += s.in_window && s.start_us ? 1 : 0;
+  if (window_steps <= kChartedSteps) return "";
+  return fmt::format(
+      " It draws the first {} of the {} window steps and the timeline's (the JSON report has every one).",
+      kChartedSteps, window_steps);
 }
 
 // What the timeline is of, with its length. Of an odd count of steps the median one; of an even
@@ -243,7 +256,10 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   d.set("step", of);
   d.set("svg", timeline_svg(lanes, boxes, w.timeline.step_duration_us, "Timeline of " + of));
   d.set("legend", legend);
-  if (std::string strip = window_strip(w); !strip.empty()) d.set("strip", strip);
+  if (std::string strip = window_strip(w); !strip.empty()) {
+    d.set("strip", strip);
+    d.set("strip_note", window_strip_note(w));
+  }
   d.set("caption",
         fmt::format("{}: above, what the threads that launch GPU work did (their outermost ops, "
                     "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "

@@ -25,6 +25,7 @@
 #include "render/see_also.h"
 #include "render/xlsx/workbook.h"
 #include "render/xlsx/xlsx_library.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -239,7 +240,10 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
     part.remove_suffix(std::string_view("_pct").size());
     std::size_t c = column_index(*t, std::string(part) + "_us");
     if (c == t->columns.size()) continue;
-    auto last = static_cast<lxw_row_t>(end - 1);
+    // A run of more steps than --max-rows ends the table with its "(N more)" row: no step of the chart.
+    const auto* last_name = std::get_if<std::string>(&t->rows.back()[name_col]);
+    bool more = last_name && is_more_rows_label(*last_name) && t->rows.size() > 1;
+    auto last = static_cast<lxw_row_t>(end - (more ? 2 : 1));
     lxw_chart_series* s = xlsx_library().chart_add_series(chart, nullptr, nullptr);
     xlsx_library().chart_series_set_categories(s, "Iterations", 1, static_cast<lxw_col_t>(name_col), last,
                                                static_cast<lxw_col_t>(name_col));
