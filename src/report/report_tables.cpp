@@ -132,9 +132,13 @@ constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
     {"cpu_max_us", "us", "Longest call", [](const OpTypeRow& r) { return us(r.cpu_max); }},
     {"gpu_us", "us", "GPU time of what the calls launched, callees included",
      [](const OpTypeRow& r) { return us(r.gpu); }},
-    {"cpu_overhead_us", "us", "Host time of the calls not covered by their own GPU work",
+    {"cpu_overhead_us", "us",
+     "DLProf's CPU overhead: host time of the calls less that of the CUDA API calls they (or their callees) "
+     "made",
      [](const OpTypeRow& r) { return us(r.cpu_overhead); }},
-    {"gpu_idle_us", "us", "Time during the calls with no GPU activity at all",
+    {"gpu_idle_us", "us",
+     "DLProf's GPU idle: per call, from its first GPU activity's start to its last's end, less the time "
+     "they kept the GPU busy",
      [](const OpTypeRow& r) { return us(r.gpu_idle); }},
 }};
 

@@ -52,8 +52,9 @@ struct OpTypeRow {
   TimeNs cpu_min = 0;
   TimeNs cpu_max = 0;
   TimeNs gpu = 0;
-  TimeNs cpu_overhead = 0;  // host time of the calls not covered by their own GPU work
-  TimeNs gpu_idle = 0;      // time during the calls with no GPU activity at all
+  // DLProf's: host time of the calls less their CUDA API calls' (ops_table.cpp, idle_between)
+  TimeNs cpu_overhead = 0;
+  TimeNs gpu_idle = 0;  // per call, its first GPU activity's start to its last's end, less their busy time
 };
 
 struct KernelRow {

@@ -250,6 +250,10 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
     det.whole_trace_start = std::min(det.whole_trace_start, g.start);
     det.whole_trace_end = std::max(det.whole_trace_end, g.end);
   }
+  // From the capture's own start where the export records it (nsys: "Profiling has started."), as
+  // DLProf's wall clock: the time before the first recorded event is the window's too (issue 53).
+  if (p.info.profiler_end > p.info.profiler_start)
+    det.whole_trace_start = std::min(det.whole_trace_start, p.info.profiler_start);
 }
 
 StepDetection detect_steps(const Profile& p, const Attribution& a, const CompiledClassification& rules,
