@@ -1,4 +1,5 @@
 // Wires the analysers together for one profile, then for a run of workers.
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -78,10 +79,21 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
 }
 
 // The analyses over merged activity intervals, the largest transient data, freed afterwards.
+// w.over_gpu_span: the host's and the GPU's clocks do not line up (launch_delay.h), so the breakdown
+// is of the GPUs' span in the window (first activity to last on any GPU), not of the steps: a step's
+// host span and its GPU work cannot be placed on one timeline (issue 53).
 void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                     WorkerAnalysis& w) {
   ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
   w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
+  if (w.over_gpu_span && !w.gpus.empty()) {
+    Interval span{w.gpus.front().span_start, w.gpus.front().span_end};
+    for (const GpuMetrics& g : w.gpus) {
+      span.start = std::min(span.start, g.span_start);
+      span.end = std::max(span.end, g.span_end);
+    }
+    w.mean_breakdown = step_breakdown(span, intervals);
+  }
   w.resources = resource_split(w.steps, w.window, intervals);
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
   w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals);
@@ -167,6 +179,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   LaunchDelays delays = launch_delays(profile, attribution, classes);
   bool offset = delays.offset_workers > 0;
   if (offset) w.warnings.push_back(clock_offset_note(delays));
+  w.over_gpu_span = offset && compiled.clock_offset_over_gpu_span;
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
                                      [&] {
                                        w.tensor_cores =

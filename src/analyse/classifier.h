@@ -67,6 +67,7 @@ struct CompiledClassification {
   double roofline_target_pct = 50;
   double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
+  bool clock_offset_over_gpu_span = true;
 };
 
 struct NameClasses {

@@ -20,9 +20,13 @@ struct GpuMetrics {
   int compute_minor = -1;
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
-  std::uint64_t kernel_count = 0;         // kernels overlapping the window
-  TimeNs kernel_ns = 0;                   // union of kernel intervals in the window
-  TimeNs busy_ns = 0;                     // union of kernel, memcpy and memset intervals in the window
+  std::uint64_t kernel_count = 0;  // kernels overlapping the window
+  TimeNs kernel_ns = 0;            // union of kernel intervals in the window
+  TimeNs busy_ns = 0;              // union of kernel, memcpy and memset intervals in the window
+  // What the GPU's shares are over: the window; under a clock offset, its span in the window
+  // (first activity to last), over which MFU, MBU and the breakdown are measured too (issue 53).
+  TimeNs span_start = 0;
+  TimeNs span_end = 0;
   std::optional<double> utilization_pct;  // empty when the window has no length
   std::optional<double> busy_pct;
   std::optional<double> idle_pct;
