@@ -16,6 +16,7 @@
 #include "analyse/gpu/flops.h"
 #include "analyse/gpu/gpu_utilization.h"
 #include "analyse/gpu/idle.h"
+#include "analyse/gpu/idle_nvtx.h"
 #include "analyse/gpu/launch_delay.h"
 #include "analyse/gpu/roofline.h"
 #include "analyse/gpu/tc_shapes.h"
@@ -30,6 +31,7 @@
 #include "analyse/ops/kernels_table.h"
 #include "analyse/ops/op_stats.h"
 #include "analyse/ops/ops_table.h"
+#include "analyse/ops/warmup.h"
 #include "analyse/steps/breakdown.h"
 #include "analyse/steps/iterations.h"
 #include "analyse/steps/resources.h"
@@ -209,12 +211,16 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                           w.window, w.tables);
                       QueuedWork queued = queued_work(profile, attribution);
                       w.idle = idle_breakdown(profile, attribution, queued, w.window);
-                      w.tables.gpu_gaps = gpu_gaps(profile, queued, classes, w.window, w.idle, offset);
+                      w.tables.gpu_gaps =
+                          gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events, w.idle, offset);
                     }});
   w.idle.delays = delays;
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
+  if (std::string note = warmup_note(w.host.warmup, w.host.step_time); !note.empty())
+    w.warnings.push_back(std::move(note));
+  if (std::string note = nvtx_idle_note(w.idle); !note.empty()) w.warnings.push_back(std::move(note));
   if (templates.without_shapes > 0)
     w.warnings.push_back(fmt::format(
         "{} call{} of Triton GEMM templates ({}{}) record no input shapes that give the GEMM's size: "

@@ -49,6 +49,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       dataloader_ops(c.dataloader_ops, "dataloader_ops"),
       sync_calls(c.sync_calls, "sync_calls"),
       device_sync_calls(c.device_sync_calls, "device_sync_calls"),
+      warmup_calls(c.warmup_calls, "warmup_calls"),
+      warmup_ranges(c.warmup_ranges, "warmup_ranges"),
       graph_launch_calls(c.graph_launch_calls, "graph_launch_calls"),
       launch_calls(c.critical_path_launch_calls, "critical_path_launch_calls"),
       blocking_calls(c.critical_path_blocking_calls, "critical_path_blocking_calls"),

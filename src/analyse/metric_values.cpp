@@ -210,6 +210,8 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set(Metric::HostSyncCalls, d(h.sync_calls));
     m.set(Metric::HostSyncUs, us(h.sync_time));
     m.set(Metric::HostSyncPct, ratio_pct(us(h.sync_time), us(h.step_time)));
+    m.set(Metric::HostWarmupUs, us(h.warmup.time));
+    m.set(Metric::HostWarmupPct, ratio_pct(us(h.warmup.time), us(h.step_time)));
   }
   if (const auto& copy = h.longest_blocking_copy) {
     m.set(Metric::HostBlockingCopyUs, us(copy->host_wait));

@@ -340,7 +340,7 @@ ReportCell cause_us(const GapRow& r) {
   return us(r.by_cause[static_cast<std::size_t>(C)]);
 }
 
-constexpr std::array<Column<GapRow>, 10> kGapColumns = {{
+constexpr std::array<Column<GapRow>, 11> kGapColumns = {{
     {"device", "count", "GPU",
      [](const GapRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
     {"start_us", "us", "Start of the gap on the trace clock", [](const GapRow& r) { return us(r.start); }},
@@ -353,6 +353,8 @@ constexpr std::array<Column<GapRow>, 10> kGapColumns = {{
     {"sync_us", "us", "In a synchronising runtime call", cause_us<IdleCause::Sync>},
     {"launch_us", "us", "In another runtime call", cause_us<IdleCause::Launch>},
     {"cpu_op_us", "us", "In another op or Python function", cause_us<IdleCause::CpuOp>},
+    {"nvtx_us", "us", "In an NVTX range (Nsight Systems exports), not in the above",
+     cause_us<IdleCause::Nvtx>},
     {"unrecorded_us", "us", "Nothing recorded on the launching threads", cause_us<IdleCause::Unrecorded>},
 }};
 

@@ -235,12 +235,14 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
   pseudo[0].host_end = det.whole_trace_end;
   det.whole_trace_host_start = det.whole_trace_start;
   DeviceSpans spans = device_spans(p, a, pseudo);
-  if (std::find(spans.matched.begin(), spans.matched.end(), true) == spans.matched.end()) return;
-  extend_to_device(p, spans, pseudo);
-  det.whole_trace_start = pseudo[0].start;
-  det.whole_trace_end = pseudo[0].end;
+  if (std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end()) {
+    extend_to_device(p, spans, pseudo);
+    det.whole_trace_start = pseudo[0].start;
+    det.whole_trace_end = pseudo[0].end;
+  }
   // The whole capture: CUDA calls and GPU work outside the ops' span (before the first op, or
-  // launched before a cut window began) are counted and shown, never dropped.
+  // launched before a cut window began) are counted and shown, never dropped; also where the host
+  // ranges launched nothing (an nsys export whose NVTX ranges hold no launch was cut to their span).
   if (!p.info.window_spans_capture) return;
   for (const RuntimeCall& r : p.runtime_calls) {
     det.whole_trace_start = std::min(det.whole_trace_start, r.start);

@@ -8,39 +8,25 @@
 #include <algorithm>
 #include <string>
 
-#include <fmt/format.h>
-
 #include "perfgate/analysis.h"
 #include "perfgate/classification.h"
 #include "perfgate/load.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
+#include "support/nsys_rows.h"
 
 namespace perfgate::testing {
 namespace {
 
-constexpr std::int64_t kPid = 10;
-
+const NsysThread kThread;  // pid 10, tid 10
 std::string launch(std::int64_t start, std::int64_t end, std::int64_t correlation) {
-  return fmt::format(
-      "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId) "
-      "VALUES ({}, {}, 0, {}, {}, 1);",
-      start, end, global_tid(kPid, kPid), correlation);
+  return kThread.call(start, end, correlation, 1);
 }
 std::string kernel(std::int64_t start, std::int64_t end, std::int64_t correlation) {
-  return fmt::format(
-      "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, globalPid, "
-      "demangledName, shortName, gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread) "
-      "VALUES ({}, {}, 0, 7, {}, {}, 2, 2, 1, 1, 1, 128, 1, 1, 32);",
-      start, end, correlation, global_tid(kPid, 0));
+  return kThread.kernel(start, end, correlation, 2);
 }
 std::string range(std::int64_t start, std::int64_t end, const std::string& text) {
-  std::string quoted;
-  for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
-  return fmt::format(
-      "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid, endGlobalTid, domainId) VALUES "
-      "({}, {}, 59, '{}', {}, NULL, 0);",
-      start, end, quoted, global_tid(kPid, kPid));
+  return kThread.range(start, end, text);
 }
 
 // nsys writes the capture's start and stop as diagnostic events (timestamp 0 for a whole capture).
