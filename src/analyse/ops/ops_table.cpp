@@ -222,8 +222,8 @@ struct TypeAccumulator {
 // its GPU idle is the span from its first GPU activity's start to its last's end less the time they
 // kept the GPU busy (0 with one activity or none).
 TimeNs idle_between(IntervalList& work) {
+  merge_in_place(work);  // drops zero-length activities: the list may end up empty
   if (work.empty()) return 0;
-  merge_in_place(work);
   return work.back().end - work.front().start - total_length(work);
 }
 
