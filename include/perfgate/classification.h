@@ -98,6 +98,11 @@ struct Classification {
   // context synchronize): the evidence whether the host's and the GPU's clocks agree (launch_delay.h).
   std::vector<std::string> device_sync_calls;
   std::vector<std::string> graph_launch_calls;  // runtime calls that replay a captured CUDA/HIP graph
+  // Warm-up one-offs (issue 53): runtime and driver calls whose first call sets the process up
+  // (context creation, the first cudaMalloc, module loads), and host ranges that are JIT
+  // compilation (nvFuser, NVRTC): a window that holds them is not the steady state.
+  std::vector<std::string> warmup_calls;
+  std::vector<std::string> warmup_ranges;
   // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
   std::vector<std::string> critical_path_launch_calls;
@@ -157,6 +162,14 @@ struct Classification {
   // runtime calls: kernels they launch are attributed to their op, their time is runtime time.
   // Off reproduces the plugin, which reads no driver events (docs/metrics.md).
   bool count_driver_api_calls = true;
+  // Nsight Systems exports: an NVTX op range directly inside an op range of the same name on its
+  // thread (PyProf's torch.nn.functional.relu > torch.relu, then emit_nvtx's aten::relu: one call
+  // marked three times) is folded into the outermost, as DLProf counts one op. Off keeps each level.
+  bool fold_nested_nvtx_ops = true;
+  // Under a host/GPU clock offset (docs/metrics.md, "Clock offsets"), MFU, MBU and the breakdown are
+  // measured over the GPUs' span in the window, not the window the offset stretches. Off measures
+  // them over the window, as the TensorBoard plugin does.
+  bool clock_offset_over_gpu_span = true;
   // Kernels with no launching call in the trace (launched before the capture began, or through
   // driver calls that are not read) count in tensor_core.kernel_time_pct. Off reproduces the
   // plugin, whose Tensor Core share is of the kernels its ops' runtime calls launched.

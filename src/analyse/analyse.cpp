@@ -1,4 +1,5 @@
 // Wires the analysers together for one profile, then for a run of workers.
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "analyse/gpu/flops.h"
 #include "analyse/gpu/gpu_utilization.h"
 #include "analyse/gpu/idle.h"
+#include "analyse/gpu/idle_nvtx.h"
 #include "analyse/gpu/launch_delay.h"
 #include "analyse/gpu/roofline.h"
 #include "analyse/gpu/tc_shapes.h"
@@ -29,6 +31,7 @@
 #include "analyse/ops/kernels_table.h"
 #include "analyse/ops/op_stats.h"
 #include "analyse/ops/ops_table.h"
+#include "analyse/ops/warmup.h"
 #include "analyse/steps/breakdown.h"
 #include "analyse/steps/iterations.h"
 #include "analyse/steps/resources.h"
@@ -78,10 +81,21 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
 }
 
 // The analyses over merged activity intervals, the largest transient data, freed afterwards.
+// w.over_gpu_span: the host's and the GPU's clocks do not line up (launch_delay.h), so the breakdown
+// is of the GPUs' span in the window (first activity to last on any GPU), not of the steps: a step's
+// host span and its GPU work cannot be placed on one timeline (issue 53).
 void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                     WorkerAnalysis& w) {
   ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
   w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
+  if (w.over_gpu_span && !w.gpus.empty()) {
+    Interval span{w.gpus.front().span_start, w.gpus.front().span_end};
+    for (const GpuMetrics& g : w.gpus) {
+      span.start = std::min(span.start, g.span_start);
+      span.end = std::max(span.end, g.span_end);
+    }
+    w.mean_breakdown = step_breakdown(span, intervals);
+  }
   w.resources = resource_split(w.steps, w.window, intervals);
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
   w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals);
@@ -167,6 +181,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   LaunchDelays delays = launch_delays(profile, attribution, classes);
   bool offset = delays.offset_workers > 0;
   if (offset) w.warnings.push_back(clock_offset_note(delays));
+  w.over_gpu_span = offset && compiled.clock_offset_over_gpu_span;
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
                                      [&] {
                                        w.tensor_cores =
@@ -196,12 +211,16 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                           w.window, w.tables);
                       QueuedWork queued = queued_work(profile, attribution);
                       w.idle = idle_breakdown(profile, attribution, queued, w.window);
-                      w.tables.gpu_gaps = gpu_gaps(profile, queued, classes, w.window, w.idle, offset);
+                      w.tables.gpu_gaps =
+                          gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events, w.idle, offset);
                     }});
   w.idle.delays = delays;
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
+  if (std::string note = warmup_note(w.host.warmup, w.host.step_time); !note.empty())
+    w.warnings.push_back(std::move(note));
+  if (std::string note = nvtx_idle_note(w.idle); !note.empty()) w.warnings.push_back(std::move(note));
   if (templates.without_shapes > 0)
     w.warnings.push_back(fmt::format(
         "{} call{} of Triton GEMM templates ({}{}) record no input shapes that give the GEMM's size: "

@@ -32,6 +32,8 @@ struct CompiledClassification {
   PatternSet dataloader_ops;
   PatternSet sync_calls;
   PatternSet device_sync_calls;
+  PatternSet warmup_calls;
+  PatternSet warmup_ranges;
   PatternSet graph_launch_calls;
   PatternSet launch_calls;    // critical_path_launch_calls
   PatternSet blocking_calls;  // critical_path_blocking_calls
@@ -67,6 +69,7 @@ struct CompiledClassification {
   double roofline_target_pct = 50;
   double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
+  bool clock_offset_over_gpu_span = true;
 };
 
 struct NameClasses {
@@ -79,6 +82,8 @@ struct NameClasses {
         dataloader_op(c.dataloader_ops, p.strings),
         sync_call(c.sync_calls, p.strings),
         device_sync_call(c.device_sync_calls, p.strings),
+        warmup_call(c.warmup_calls, p.strings),
+        warmup_range(c.warmup_ranges, p.strings),
         graph_launch(c.graph_launch_calls, p.strings),
         launch_call(c.launch_calls, p.strings),
         blocking_call(c.blocking_calls, p.strings),
@@ -95,6 +100,8 @@ struct NameClasses {
   NameMatcher dataloader_op;
   NameMatcher sync_call;
   NameMatcher device_sync_call;
+  NameMatcher warmup_call;
+  NameMatcher warmup_range;
   NameMatcher graph_launch;
   NameMatcher launch_call;
   NameMatcher blocking_call;

@@ -210,6 +210,8 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set(Metric::HostSyncCalls, d(h.sync_calls));
     m.set(Metric::HostSyncUs, us(h.sync_time));
     m.set(Metric::HostSyncPct, ratio_pct(us(h.sync_time), us(h.step_time)));
+    m.set(Metric::HostWarmupUs, us(h.warmup.time));
+    m.set(Metric::HostWarmupPct, ratio_pct(us(h.warmup.time), us(h.step_time)));
   }
   if (const auto& copy = h.longest_blocking_copy) {
     m.set(Metric::HostBlockingCopyUs, us(copy->host_wait));
@@ -421,6 +423,12 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.capture_span = w.window.capture_end - w.window.capture_start;
   in.gpu_span = w.window.gpu_end - w.window.gpu_start;
   in.gpu_seconds = static_cast<double>(in.window) / 1e9 * static_cast<double>(w.gpus.size());
+  // Under a clock offset each GPU's time is its span in the window (gpu_metrics): the window,
+  // stretched by the offset, would understate MFU and MBU (issue 53).
+  if (w.over_gpu_span) {
+    in.gpu_seconds = 0;
+    for (const GpuMetrics& g : w.gpus) in.gpu_seconds += static_cast<double>(g.span_end - g.span_start) / 1e9;
+  }
   in.steps_total = w.steps.steps.size();
   in.steps_dropped = w.steps.dropped.size();
   in.iter_start = w.window.first_number;

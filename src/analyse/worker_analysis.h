@@ -64,8 +64,11 @@ struct WorkerAnalysis {
   ProfileInfo info;  // what the trace says about itself, for the report
   StepDetection steps;
   Window window;
-  Breakdown mean_breakdown{};  // mean over window steps (ns)
-  ResourceSplit resources{};   // summed over window steps (ns)
+  Breakdown mean_breakdown{};  // mean over window steps (ns); under a clock offset, see over_gpu_span
+  // A clock offset (launch_delay.h) with rules: attribution.clock_offset_over_gpu_span: MFU, MBU and
+  // the breakdown are of the GPUs' span in the window (GpuMetrics::span_start), not of the window.
+  bool over_gpu_span = false;
+  ResourceSplit resources{};  // summed over window steps (ns)
   ServingPhases serving;
   std::vector<GpuMetrics> gpus;
   TensorCoreSums tensor_cores;

@@ -22,6 +22,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   out << YAML::Key << "count_driver_api_calls" << YAML::Value << c.count_driver_api_calls;
   out << YAML::Key << "tensor_core_share_counts_unlaunched_kernels" << YAML::Value
       << c.tc_share_counts_unlaunched_kernels;
+  out << YAML::Key << "fold_nested_nvtx_ops" << YAML::Value << c.fold_nested_nvtx_ops;
+  out << YAML::Key << "clock_offset_over_gpu_span" << YAML::Value << c.clock_offset_over_gpu_span;
   out << YAML::EndMap;
   out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
   pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);
@@ -33,6 +35,8 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "dataloader_ops", c.dataloader_ops);
   pattern_list(out, "sync_calls", c.sync_calls);
   pattern_list(out, "device_sync_calls", c.device_sync_calls);
+  pattern_list(out, "warmup_calls", c.warmup_calls);
+  pattern_list(out, "warmup_ranges", c.warmup_ranges);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);

@@ -10,7 +10,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 23> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 25> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -19,6 +19,8 @@ constexpr std::array<std::string_view, 23> kPatternLists = {"tensor_core_kernels
                                                             "dataloader_ops",
                                                             "sync_calls",
                                                             "device_sync_calls",
+                                                            "warmup_calls",
+                                                            "warmup_ranges",
                                                             "graph_launch_calls",
                                                             "critical_path_launch_calls",
                                                             "critical_path_blocking_calls",
@@ -70,9 +72,10 @@ constexpr std::array<std::string_view, 13> kKernelPrecisions = {
     "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8", "mxfp8", "mxfp6", "mxfp4", "nvfp4"};
 constexpr std::array<std::string_view, 6> kKernelPrecisionKeys = {"pattern", "precision", "peak",
                                                                   "formats", "source",    "note"};
-constexpr std::array<std::string_view, 4> kAttributionKeys = {
-    "by_time_containment", "external_id_must_enclose", "count_driver_api_calls",
-    "tensor_core_share_counts_unlaunched_kernels"};
+constexpr std::array<std::string_view, 6> kAttributionKeys = {
+    "by_time_containment",    "external_id_must_enclose",
+    "count_driver_api_calls", "tensor_core_share_counts_unlaunched_kernels",
+    "fold_nested_nvtx_ops",   "clock_offset_over_gpu_span"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
@@ -83,6 +86,8 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "communication_ops") return c.communication_ops;
   if (name == "sync_calls") return c.sync_calls;
   if (name == "device_sync_calls") return c.device_sync_calls;
+  if (name == "warmup_calls") return c.warmup_calls;
+  if (name == "warmup_ranges") return c.warmup_ranges;
   if (name == "graph_launch_calls") return c.graph_launch_calls;
   if (name == "critical_path_launch_calls") return c.critical_path_launch_calls;
   if (name == "critical_path_blocking_calls") return c.critical_path_blocking_calls;
@@ -366,6 +371,10 @@ void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& 
   if (YAML::Node v = node["tensor_core_share_counts_unlaunched_kernels"])
     if (auto b = check.boolean(v, "tensor_core_share_counts_unlaunched_kernels"))
       out.tc_share_counts_unlaunched_kernels = *b;
+  if (YAML::Node v = node["fold_nested_nvtx_ops"])
+    if (auto b = check.boolean(v, "fold_nested_nvtx_ops")) out.fold_nested_nvtx_ops = *b;
+  if (YAML::Node v = node["clock_offset_over_gpu_span"])
+    if (auto b = check.boolean(v, "clock_offset_over_gpu_span")) out.clock_offset_over_gpu_span = *b;
 }
 
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {

@@ -136,9 +136,13 @@ constexpr std::array<Column<OpTypeRow>, 10> kOpTypeColumns = {{
     {"cpu_max_us", "us", "Longest call", [](const OpTypeRow& r) { return us(r.cpu_max); }},
     {"gpu_us", "us", "GPU time of what the calls launched, callees included",
      [](const OpTypeRow& r) { return us(r.gpu); }},
-    {"cpu_overhead_us", "us", "Host time of the calls not covered by their own GPU work",
+    {"cpu_overhead_us", "us",
+     "DLProf's CPU overhead: host time of the calls less that of the CUDA API calls they (or their callees) "
+     "made",
      [](const OpTypeRow& r) { return us(r.cpu_overhead); }},
-    {"gpu_idle_us", "us", "Time during the calls with no GPU activity at all",
+    {"gpu_idle_us", "us",
+     "DLProf's GPU idle: per call, from its first GPU activity's start to its last's end, less the time "
+     "they kept the GPU busy",
      [](const OpTypeRow& r) { return us(r.gpu_idle); }},
 }};
 
@@ -340,7 +344,7 @@ ReportCell cause_us(const GapRow& r) {
   return us(r.by_cause[static_cast<std::size_t>(C)]);
 }
 
-constexpr std::array<Column<GapRow>, 10> kGapColumns = {{
+constexpr std::array<Column<GapRow>, 11> kGapColumns = {{
     {"device", "count", "GPU",
      [](const GapRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
     {"start_us", "us", "Start of the gap on the trace clock", [](const GapRow& r) { return us(r.start); }},
@@ -353,6 +357,8 @@ constexpr std::array<Column<GapRow>, 10> kGapColumns = {{
     {"sync_us", "us", "In a synchronising runtime call", cause_us<IdleCause::Sync>},
     {"launch_us", "us", "In another runtime call", cause_us<IdleCause::Launch>},
     {"cpu_op_us", "us", "In another op or Python function", cause_us<IdleCause::CpuOp>},
+    {"nvtx_us", "us", "In an NVTX range (Nsight Systems exports), not in the above",
+     cause_us<IdleCause::Nvtx>},
     {"unrecorded_us", "us", "Nothing recorded on the launching threads", cause_us<IdleCause::Unrecorded>},
 }};
 

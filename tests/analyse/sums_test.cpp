@@ -25,13 +25,14 @@ auto fields(const HostActivitySums& s) {
   const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, compiled_time,
                median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets,
-               blocking_copy] = s;
+               blocking_copy, warmup] = s;
   // The longest blocking copy, by its host wait (-1: none).
   TimeNs blocking_wait = blocking_copy ? blocking_copy->host_wait : -1;
   return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                     kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers,
                     compiled_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d),
-                    fields(all_copies), pageable, sync_copies, sync_memsets, blocking_wait);
+                    fields(all_copies), pageable, sync_copies, sync_memsets, blocking_wait, warmup.time,
+                    warmup.name, warmup.longest, warmup.start, warmup.is_range);
 }
 
 auto fields(const ParallelismSums& s) {
@@ -68,8 +69,10 @@ auto fields(const LaunchDelays& s) {
 }
 
 auto fields(const IdleSums& s) {
-  const auto& [host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps, delays] = s;
-  return std::tuple(host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps, fields(delays));
+  const auto& [host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps, nvtx_range, nvtx_outermost,
+               nvtx_range_idle, delays] = s;
+  return std::tuple(host_wait, kernel_wait, other, by_cause, longest_gap, long_gaps, nvtx_range,
+                    nvtx_outermost, nvtx_range_idle, fields(delays));
 }
 
 auto fields(const CommunicationSums& s) {
@@ -112,7 +115,8 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      22,
                      23,
                      24,
-                     blocking_copy(30)};
+                     blocking_copy(30),
+                     Warmup{31, "a", 5, 1, false}};
   HostActivitySums b{101,
                      102,
                      103,
@@ -134,31 +138,16 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      122,
                      123,
                      124,
-                     blocking_copy(130)};
+                     blocking_copy(130),
+                     Warmup{131, "b", 9, 2, true}};
   a += b;
   // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
-  EXPECT_EQ(fields(a), fields(HostActivitySums{102,
-                                               104,
-                                               106,
-                                               108,
-                                               110,
-                                               112,
-                                               114,
-                                               116,
-                                               150,
-                                               152,
-                                               154,
-                                               156,
-                                               158,
-                                               9,
-                                               Copies{120, 122, 124},
-                                               Copies{126, 128, 130},
-                                               Copies{132, 134, 136},
-                                               Copies{138, 140, 142},
-                                               144,
-                                               146,
-                                               148,
-                                               blocking_copy(130)}));  // the longer
+  EXPECT_EQ(fields(a), fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 150, 152, 154, 156,
+                                               158, 9, Copies{120, 122, 124}, Copies{126, 128, 130},
+                                               Copies{132, 134, 136}, Copies{138, 140, 142}, 144, 146, 148,
+                                               blocking_copy(130),  // the longer
+                                               // warm-up times add; the longest one is b's
+                                               Warmup{162, "b", 9, 2, true}}));
 }
 
 TEST(SumsTest, TimesSaturateInsteadOfOverflowing) {
@@ -255,13 +244,25 @@ TEST(SumsTest, RooflineAddsTimesFlopsAndBytes) {
 TEST(SumsTest, IdleAddsTimesByCauseAndGapsAndKeepsTheLongestGap) {
   // Launch delays: counts and offset workers add, the least delay and skew are the least, the
   // median the largest worker's.
-  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9, 10}, 900, 10, {11, 12, 13, 14, 1}};
-  IdleSums b{100, 200, 300, {400, 500, 600, 700, 800, 900, 1000}, 700, 20, {110, 120, 130, -140, 0}};
+  // The NVTX range named is the one with more idle time of its own (a's 50 over b's 40).
+  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}, 900, 10, "ra", "oa", 50, {11, 12, 13, 14, 1}};
+  IdleSums b{100,  200,
+             300,  {400, 500, 600, 700, 800, 900, 1000, 1100},
+             700,  20,
+             "rb", "ob",
+             40,   {110, 120, 130, -140, 0}};
   a += b;
-  EXPECT_EQ(fields(a),
-            fields(IdleSums{
-                101, 202, 303, {404, 505, 606, 707, 808, 909, 1010}, 900, 30, {121, 12, 130, -140, 1}}));
-  IdleSums none{1, 1, 1, {}, std::nullopt, 0, {}};
+  EXPECT_EQ(fields(a), fields(IdleSums{101,
+                                       202,
+                                       303,
+                                       {404, 505, 606, 707, 808, 909, 1010, 1111},
+                                       900,
+                                       30,
+                                       "ra",
+                                       "oa",
+                                       50,
+                                       {121, 12, 130, -140, 1}}));
+  IdleSums none{1, 1, 1, {}, std::nullopt, 0, "", "", 0, {}};
   none += b;
   EXPECT_EQ(none.longest_gap, 700);  // a side without gaps takes the other's longest
 }

@@ -30,6 +30,21 @@ TEST(Issue53RealTraces, VllmDecodeClockOffsetIdleAgreesWithTraceLens) {
   EXPECT_TRUE(has_line(w.warnings, "cannot tell clocks that disagree from a queue that never drained"));
 }
 
+// Under that offset MFU, MBU and the breakdown are over the GPU's span too (issue 53). TraceLens
+// (perf_csvs/gpu_timeline.csv, over the 10.743 ms span): computation 99.3608%, exposed memcpy
+// 0.4020%, idle 0.2372%; its own models (unified_perf_summary.csv, Data Moved x count) move
+// 15.64 GB, 27.5% of 5.3 TB/s over the span. Over the 19.11 ms window MBU was 15.8%, the
+// breakdown's kernel share 55.8%.
+TEST(Issue53RealTraces, VllmDecodeMbuAndBreakdownOverTheGpuSpan) {
+  std::string trace = shared_reference("serving_graphs/vllm_decode_full/graph_execution.json.gz");
+  if (trace.empty()) GTEST_SKIP() << "../shared/references/serving_graphs is absent";
+  WorkerAnalysis w = analyse_file(trace);
+  ASSERT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
+  EXPECT_NEAR(*w.metrics.get(Metric::BreakdownKernelPct), 99.3608, 0.01);
+  EXPECT_NEAR(*w.metrics.get(Metric::BreakdownMemcpyPct), 0.4020, 0.01);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMbuPct), 27.5, 1.0);
+}
+
 // sglang_decode: its 463 ms wait is queued work behind a stream wait, not an offset (kernels after
 // it start within microseconds of their calls): idle stays over the window, as TraceLens's
 // gpu_timeline.csv: 463.9770146484375 of 473.749943359375 ms = 97.937%.

@@ -20,9 +20,13 @@ struct GpuMetrics {
   int compute_minor = -1;
   int sm_count = 0;
   std::uint64_t memory_bytes = 0;
-  std::uint64_t kernel_count = 0;         // kernels overlapping the window
-  TimeNs kernel_ns = 0;                   // union of kernel intervals in the window
-  TimeNs busy_ns = 0;                     // union of kernel, memcpy and memset intervals in the window
+  std::uint64_t kernel_count = 0;  // kernels overlapping the window
+  TimeNs kernel_ns = 0;            // union of kernel intervals in the window
+  TimeNs busy_ns = 0;              // union of kernel, memcpy and memset intervals in the window
+  // What the GPU's shares are over: the window; under a clock offset, its span in the window
+  // (first activity to last), over which MFU, MBU and the breakdown are measured too (issue 53).
+  TimeNs span_start = 0;
+  TimeNs span_end = 0;
   std::optional<double> utilization_pct;  // empty when the window has no length
   std::optional<double> busy_pct;
   std::optional<double> idle_pct;
@@ -134,9 +138,11 @@ struct ShapeFindingRow {
 // What the host threads that launch GPU work were doing while a GPU was idle, each instant
 // counted once in this priority order (docs/metrics.md, "Idle time by cause"). Queued comes first
 // although it is listed last (its number is new): the GPU had work whose launch call had returned
-// and which had not started (it waited for something other than the host).
-enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap, Queued };
-inline constexpr std::size_t kIdleCauses = 7;
+// and which had not started (it waited for something other than the host). Nvtx, after CpuOp: in an
+// Nsight Systems export's NVTX range (a JIT compilation, a user region), listed last for the same
+// reason (issue 53).
+enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap, Queued, Nvtx };
+inline constexpr std::size_t kIdleCauses = 8;
 const char* idle_cause_name(
     IdleCause cause);  // "dataloader", ..., "short_gaps": the metrics gpu.idle_<name>_pct
 
@@ -173,6 +179,11 @@ struct IdleSums {
   std::array<TimeNs, kIdleCauses> by_cause{};
   std::optional<TimeNs> longest_gap;
   std::uint64_t long_gaps = 0;  // 500 µs or more
+  // The NVTX range (by name) in which the GPUs were idle longest, not counting the time of ranges
+  // inside it, and the outermost range around it (itself where none); its idle time (idle_nvtx.h).
+  std::string nvtx_range;
+  std::string nvtx_outermost;
+  TimeNs nvtx_range_idle = 0;
   LaunchDelays delays;
   // Times add up (saturating), the longest gap is the longest of both (idle.cpp).
   IdleSums& operator+=(const IdleSums& from);

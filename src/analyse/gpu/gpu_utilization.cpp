@@ -136,6 +136,8 @@ std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, Name
       IntervalList inside = clip(all, w);
       if (!inside.empty()) w = {inside.front().start, inside.back().end};
     }
+    g.span_start = w.start;
+    g.span_end = w.end;
     double length = static_cast<double>(w.end - w.start);
     g.kernel_ns = length_within(kernels, w);
     g.busy_ns = length_within(all, w);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "analyse/gpu/idle_nvtx.h"
 #include "analyse/intervals.h"
 
 namespace perfgate {
@@ -66,11 +67,13 @@ namespace {
 
 // What the host threads that launch GPU work (those with runtime calls in the window) were doing,
 // one merged list per cause, in IdleCause order: DataLoader ops, synchronising calls, other
-// runtime calls, other ops and Python functions. Annotations (steps, record_function ranges) are
-// not work: they enclose everything.
-std::array<IntervalList, 4> host_causes(const Profile& p, NameClasses& classes, const Window& w) {
+// runtime calls, other ops and Python functions, and last an Nsight Systems export's NVTX ranges
+// (nvtx_ranges). A Kineto trace's annotations (steps, record_function ranges) are not work: they
+// enclose everything.
+std::array<IntervalList, 5> host_causes(const Profile& p, NameClasses& classes, const Window& w,
+                                        const std::vector<std::uint32_t>& nvtx) {
   std::set<std::uint32_t> launching = launching_threads(p, w.start, w.end);
-  std::array<IntervalList, 4> lists;
+  std::array<IntervalList, 5> lists;
   for (const RuntimeCall& c : p.runtime_calls)
     if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
   for (const HostEvent& e : p.host_events) {
@@ -80,6 +83,9 @@ std::array<IntervalList, 4> host_causes(const Profile& p, NameClasses& classes, 
     else if (e.kind == HostKind::Op || e.kind == HostKind::PythonFunction)
       lists[3].push_back({e.start, e.end});
   }
+  for (std::uint32_t e : nvtx)
+    if (launching.count(p.host_events[e].thread))
+      lists[4].push_back({p.host_events[e].start, p.host_events[e].end});
   for (IntervalList& l : lists) merge_in_place(l);
   return lists;
 }
@@ -109,15 +115,20 @@ const char* idle_cause_name(IdleCause cause) {
       return "short_gaps";
     case IdleCause::Queued:
       return "queued";
+    case IdleCause::Nvtx:
+      return "nvtx";
   }
   return "unrecorded";
 }
 
 std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameClasses& classes,
-                             const Window& w, IdleSums& sums, bool over_gpu_span) {
+                             const Window& w, const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
+                             bool over_gpu_span) {
   std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
   for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
-  std::array<IntervalList, 4> host = host_causes(p, classes, w);
+  std::vector<std::uint32_t> nvtx = nvtx_ranges(p, step_markers);
+  std::array<IntervalList, 5> host = host_causes(p, classes, w, nvtx);
+  NvtxIdle nvtx_idle(p, nvtx);
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
     // Queued work first, then the host causes in IdleCause order (exclusive_split's priority).
@@ -145,18 +156,21 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
       // parts: queued, the four host causes, then covered by none (Unrecorded).
       std::vector<TimeNs> parts = exclusive_split(span, over_gpu_span ? std::vector<Layer>{} : layers);
       if (over_gpu_span) parts.insert(parts.begin(), layers.size(), 0);  // all in the last part
-      constexpr std::array<IdleCause, 6> kPartCause = {IdleCause::Queued, IdleCause::DataLoader,
-                                                       IdleCause::Sync,   IdleCause::Launch,
-                                                       IdleCause::CpuOp,  IdleCause::Unrecorded};
+      constexpr std::array<IdleCause, 7> kPartCause = {
+          IdleCause::Queued, IdleCause::DataLoader, IdleCause::Sync,      IdleCause::Launch,
+          IdleCause::CpuOp,  IdleCause::Nvtx,       IdleCause::Unrecorded};
       for (std::size_t c = 0; c < parts.size(); ++c) {
         auto cause = static_cast<std::size_t>(kPartCause[c]);
         row.by_cause[cause] = parts[c];
         sums.by_cause[cause] += parts[c];
       }
       row.main_cause = main_cause(row.by_cause);
+      if (row.by_cause[static_cast<std::size_t>(IdleCause::Nvtx)] > 0)
+        nvtx_idle.add(span, std::vector<Layer>(layers.begin(), layers.end() - 1));
       if (gap >= kReportedGapNs) gaps.push_back(row);
     }
   }
+  nvtx_idle.name_longest(sums);
   std::sort(gaps.begin(), gaps.end(), [](const GapRow& x, const GapRow& y) {
     return x.duration != y.duration ? x.duration > y.duration : x.start < y.start;
   });
@@ -170,6 +184,11 @@ IdleSums& IdleSums::operator+=(const IdleSums& from) {
   add_time(other, from.other);
   for (std::size_t c = 0; c < kIdleCauses; ++c) add_time(by_cause[c], from.by_cause[c]);
   if (from.longest_gap) longest_gap = std::max(longest_gap.value_or(0), *from.longest_gap);
+  if (from.nvtx_range_idle > nvtx_range_idle) {
+    nvtx_range = from.nvtx_range;
+    nvtx_outermost = from.nvtx_outermost;
+    nvtx_range_idle = from.nvtx_range_idle;
+  }
   long_gaps += from.long_gaps;
   delays += from.delays;
   return *this;

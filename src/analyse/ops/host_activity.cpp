@@ -1,6 +1,7 @@
 #include "analyse/ops/host_activity.h"
 
 #include "analyse/ops/blocking_copy.h"
+#include "analyse/ops/warmup.h"
 
 #include <algorithm>
 #include <map>
@@ -111,6 +112,7 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
   count_blocking(p, a, classes, w, s);
   s.longest_blocking_copy = longest_blocking_copy(p, a, classes, w);
   if (s.longest_blocking_copy) s.longest_blocking_copy->step_time = s.step_time;
+  s.warmup = warmup_in_window(p, classes, window_spans(steps, w), w.host_start);
   return s;
 }
 
@@ -145,6 +147,12 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   if (from.longest_blocking_copy &&
       (!longest_blocking_copy || from.longest_blocking_copy->host_wait > longest_blocking_copy->host_wait))
     longest_blocking_copy = from.longest_blocking_copy;
+  add_time(warmup.time, from.warmup.time);
+  if (from.warmup.longest > warmup.longest) {
+    TimeNs time = warmup.time;
+    warmup = from.warmup;
+    warmup.time = time;
+  }
   return *this;
 }
 

@@ -52,8 +52,9 @@ struct OpTypeRow {
   TimeNs cpu_min = 0;
   TimeNs cpu_max = 0;
   TimeNs gpu = 0;
-  TimeNs cpu_overhead = 0;  // host time of the calls not covered by their own GPU work
-  TimeNs gpu_idle = 0;      // time during the calls with no GPU activity at all
+  // DLProf's: host time of the calls less their CUDA API calls' (ops_table.cpp, idle_between)
+  TimeNs cpu_overhead = 0;
+  TimeNs gpu_idle = 0;  // per call, its first GPU activity's start to its last's end, less their busy time
 };
 
 struct KernelRow {
@@ -108,6 +109,15 @@ struct BlockingCopy {
   TimeNs step_time = 0;           // its worker's window step time (HostActivitySums::step_time)
 };
 
+// Warm-up one-offs in the window (warmup.h): their union and the longest of them.
+struct Warmup {
+  TimeNs time = 0;  // the union of them within the window's steps
+  std::string name;
+  TimeNs longest = 0;
+  TimeNs start = 0;  // the longest one's, after the window's host start
+  bool is_range = false;
+};
+
 struct HostActivitySums {
   std::uint64_t sync_calls = 0;  // runtime calls that block until the GPU is done (rules: sync_calls)
   TimeNs sync_time = 0;
@@ -137,6 +147,7 @@ struct HostActivitySums {
   std::uint64_t sync_memsets = 0;  // memsets by a blocking call
   // The longest blocking copy of the window (of a run: of its workers).
   std::optional<BlockingCopy> longest_blocking_copy;
+  Warmup warmup;
   // Counts and times add up (host_activity.cpp). Medians do not: median_launch_gap stays this
   // value's, and a run sets its own from its workers' (run_metrics.cpp).
   HostActivitySums& operator+=(const HostActivitySums& from);

@@ -217,10 +217,21 @@ struct TypeAccumulator {
   std::set<StringId> names;
 };
 
+// DLProf's per-call definitions (its "Op Type Summary" and "Ops and Kernels"; issue 53): the CPU
+// overhead of a call is its host time less the time of the CUDA API calls it (or its callees) made;
+// its GPU idle is the span from its first GPU activity's start to its last's end less the time they
+// kept the GPU busy (0 with one activity or none).
+TimeNs idle_between(IntervalList& work) {
+  merge_in_place(work);  // drops zero-length activities: the list may end up empty
+  if (work.empty()) return 0;
+  return work.back().end - work.front().start - total_length(work);
+}
+
 // A call (an op, or a graph launch no op issued) in its type's row: its host span, the GPU time it
-// ran, and that span's time not covered by its own GPU work or by any GPU work.
-void add_type_call(TypeAccumulator& acc, Interval span, TimeNs gpu, IntervalList& own_work,
-                   const IntervalList& gpu_busy, StringId name) {
+// ran, the time of its CUDA API calls (their union: a driver call inside a runtime call counts once)
+// and the GPU work it launched.
+void add_type_call(TypeAccumulator& acc, Interval span, TimeNs gpu, TimeNs api, IntervalList& own_work,
+                   StringId name) {
   OpTypeRow& r = acc.row;
   TimeNs duration = span.end - span.start;
   r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
@@ -228,14 +239,14 @@ void add_type_call(TypeAccumulator& acc, Interval span, TimeNs gpu, IntervalList
   ++r.calls;
   r.cpu_total += duration;
   add_time(r.gpu, gpu);  // once per enclosing range of the name
-  merge_in_place(own_work);
-  r.cpu_overhead += duration - length_within(own_work, span);
-  r.gpu_idle += duration - length_within(gpu_busy, span);
+  r.cpu_overhead += duration - std::min(api, duration);
+  r.gpu_idle += idle_between(own_work);
   acc.names.insert(name);
 }
 
-// Graph launches that no op issued, as calls of their own type (graph_replay_rows).
-void add_graph_launch_types(const OpTableInputs& in, const IntervalList& gpu_busy, OpTypeOf& type_of,
+// Graph launches that no op issued, as calls of their own type (graph_replay_rows): the launch is
+// its own API call, so its overhead is 0.
+void add_graph_launch_types(const OpTableInputs& in, OpTypeOf& type_of,
                             std::map<std::string, TypeAccumulator>& types) {
   const Profile& p = in.profile;
   const Attribution& a = in.attribution;
@@ -253,29 +264,49 @@ void add_graph_launch_types(const OpTableInputs& in, const IntervalList& gpu_bus
       gpu += g.end - g.start;
     }
     if (own.empty()) continue;
-    add_type_call(types[type_of(call.name)], {call.start, call.end}, gpu, own, gpu_busy, call.name);
+    add_type_call(types[type_of(call.name)], {call.start, call.end}, gpu, call.end - call.start, own,
+                  call.name);
   }
 }
 
+// The runtime calls of each host event (CSR by owner): a subtree's calls are one index range.
+struct CallsByOwner {
+  std::vector<std::uint32_t> offsets;  // host events + 1
+  std::vector<std::uint32_t> calls;
+  CallsByOwner(const Profile& p, const Attribution& a) : offsets(p.host_events.size() + 1, 0) {
+    for (std::uint32_t owner : a.runtime_owner)
+      if (owner != kNone) ++offsets[owner + 1];
+    for (std::size_t e = 0; e < p.host_events.size(); ++e) offsets[e + 1] += offsets[e];
+    calls.resize(offsets.back());
+    std::vector<std::uint32_t> next(offsets.begin(), offsets.end() - 1);
+    for (std::uint32_t r = 0; r < a.runtime_owner.size(); ++r)
+      if (a.runtime_owner[r] != kNone) calls[next[a.runtime_owner[r]]++] = r;
+  }
+};
+
 std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) {
   const Profile& p = in.profile;
-  SortedUnion busy(p.gpu_activities.size());  // activities are sorted by start
-  for (const GpuActivity& a : p.gpu_activities) busy.add({a.start, a.end});
-  IntervalList gpu_busy = busy.take();
-
+  CallsByOwner by_owner(p, in.attribution);
   std::map<std::string, TypeAccumulator> types;
-  IntervalList scratch;
+  IntervalList work, api;
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
     const HostEvent& h = p.host_events[e];
-    scratch.clear();
-    for (std::size_t k = e; k < in.stats.subtree_end(e); ++k)
+    std::size_t end = in.stats.subtree_end(e);
+    work.clear();
+    for (std::size_t k = e; k < end; ++k)
       for (std::uint32_t a : in.stats.launched(k))
-        scratch.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
-    add_type_call(types[type_of(h.name)], {h.start, h.end}, in.stats.total_device(e), scratch, gpu_busy,
-                  h.name);
+        work.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
+    api.clear();
+    for (std::uint32_t i = by_owner.offsets[e]; i < by_owner.offsets[end]; ++i) {
+      const RuntimeCall& call = p.runtime_calls[by_owner.calls[i]];
+      api.push_back({call.start, call.end});
+    }
+    merge_in_place(api);
+    add_type_call(types[type_of(h.name)], {h.start, h.end}, in.stats.total_device(e),
+                  length_within(api, {h.start, h.end}), work, h.name);
   }
-  add_graph_launch_types(in, gpu_busy, type_of, types);
+  add_graph_launch_types(in, type_of, types);
   std::vector<OpTypeRow> rows;
   for (auto& [type, acc] : types) {
     acc.row.type = type;

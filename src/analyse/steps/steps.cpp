@@ -235,12 +235,14 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
   pseudo[0].host_end = det.whole_trace_end;
   det.whole_trace_host_start = det.whole_trace_start;
   DeviceSpans spans = device_spans(p, a, pseudo);
-  if (std::find(spans.matched.begin(), spans.matched.end(), true) == spans.matched.end()) return;
-  extend_to_device(p, spans, pseudo);
-  det.whole_trace_start = pseudo[0].start;
-  det.whole_trace_end = pseudo[0].end;
+  if (std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end()) {
+    extend_to_device(p, spans, pseudo);
+    det.whole_trace_start = pseudo[0].start;
+    det.whole_trace_end = pseudo[0].end;
+  }
   // The whole capture: CUDA calls and GPU work outside the ops' span (before the first op, or
-  // launched before a cut window began) are counted and shown, never dropped.
+  // launched before a cut window began) are counted and shown, never dropped; also where the host
+  // ranges launched nothing (an nsys export whose NVTX ranges hold no launch was cut to their span).
   if (!p.info.window_spans_capture) return;
   for (const RuntimeCall& r : p.runtime_calls) {
     det.whole_trace_start = std::min(det.whole_trace_start, r.start);
@@ -250,6 +252,10 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
     det.whole_trace_start = std::min(det.whole_trace_start, g.start);
     det.whole_trace_end = std::max(det.whole_trace_end, g.end);
   }
+  // From the capture's own start where the export records it (nsys: "Profiling has started."), as
+  // DLProf's wall clock: the time before the first recorded event is the window's too (issue 53).
+  if (p.info.profiler_end > p.info.profiler_start)
+    det.whole_trace_start = std::min(det.whole_trace_start, p.info.profiler_start);
 }
 
 StepDetection detect_steps(const Profile& p, const Attribution& a, const CompiledClassification& rules,

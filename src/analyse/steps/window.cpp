@@ -48,6 +48,12 @@ void set_capture_spans(const Profile& p, Window& w) {
     w.gpu_start = gpu_lo;
     w.gpu_end = gpu_hi;
   }
+  // Where a whole capture's own span is recorded (nsys), the capture span is the capture's: from
+  // "Profiling has started." to "Profiling has stopped.", widened to any event outside them.
+  if (p.info.window_spans_capture && p.info.profiler_end > p.info.profiler_start) {
+    lo = std::min(lo, p.info.profiler_start);
+    hi = std::max(hi, p.info.profiler_end);
+  }
   if (lo != kEmpty) {
     w.capture_start = lo;
     w.capture_end = hi;

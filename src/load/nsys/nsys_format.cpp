@@ -13,7 +13,8 @@ Sniffed sniff(const FileHead& head) {
 }
 
 void read(const ReaderInput& in, const ProfileSink& emit) {
-  nsys::read_export(in.file.path, in.file.worker, emit);
+  bool fold = !in.options.classification || in.options.classification->fold_nested_nvtx_ops;
+  nsys::read_export(in.file.path, in.file.worker, emit, {.fold_nested_ops = fold});
   if (in.progress) in.progress(in.file.bytes);
 }
 

@@ -33,7 +33,48 @@ std::size_t kernels_without_launch(const Profile& p) {
   return missing;
 }
 
-void finish(Profile& p, const NvtxSummary& nvtx) {
+// Each op range directly inside an op range of the same name on its thread is one call marked at
+// several levels (PyProf marks torch.nn.functional.relu and torch.relu, emit_nvtx then aten::relu,
+// all read as aten::relu): it folds into the outermost, which keeps its own shapes, types and
+// sequence number and takes an inner level's where it has none. Needs the host tree; rebuilds it.
+// Returns the ranges folded.
+std::size_t fold_nested_ops(Profile& p) {
+  std::vector<HostEvent>& events = p.host_events;
+  std::vector<std::uint8_t> folded(events.size(), 0);
+  std::vector<std::uint32_t> outermost(events.size(), kNone);
+  std::size_t count = 0;
+  for (std::uint32_t i = 0; i < events.size(); ++i) {
+    HostEvent& e = events[i];
+    std::uint32_t parent = e.parent;
+    if (e.kind != HostKind::Op || parent == kNone) continue;
+    std::uint32_t outer = folded[parent] ? outermost[parent] : parent;
+    if (events[parent].kind != HostKind::Op || events[parent].name != e.name) continue;
+    folded[i] = 1;
+    outermost[i] = outer;
+    ++count;
+    if (e.details == kNone) continue;
+    HostEvent& o = events[outer];
+    if (o.details == kNone) {
+      o.details = e.details;
+      continue;
+    }
+    OpDetails& keep = p.op_details[o.details];
+    const OpDetails& inner = p.op_details[e.details];
+    if (keep.input_dims == kNoString) keep.input_dims = inner.input_dims;
+    if (keep.input_types == kNoString) keep.input_types = inner.input_types;
+    if (keep.sequence_number < 0) keep.sequence_number = inner.sequence_number;
+    if (keep.call_stack == kNoString) keep.call_stack = inner.call_stack;
+  }
+  if (count == 0) return 0;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (!folded[i]) events[kept++] = events[i];
+  events.resize(kept);
+  build_host_tree(p);
+  return count;
+}
+
+void finish(Profile& p, const NvtxSummary& nvtx, ExportOptions options) {
   sort_by_start(p);
   if (std::size_t missing = kernels_without_launch(p); missing > 0)
     p.notes.push_back(fmt::format(
@@ -50,12 +91,19 @@ void finish(Profile& p, const NvtxSummary& nvtx) {
         fmt::format("{} NVTX ranges overlap a sibling instead of nesting; each was attached to the nearest "
                     "range containing it",
                     overlapping));
+  if (!options.fold_nested_ops) return;
+  if (std::size_t folded = fold_nested_ops(p); folded > 0)
+    p.notes.push_back(fmt::format(
+        "{} NVTX op ranges nested directly in a range of the same op (PyProf's and emit_nvtx's markers of "
+        "one call) were counted as one op, the outermost (rules: attribution.fold_nested_nvtx_ops: false "
+        "keeps each level)",
+        folded));
 }
 
 }  // namespace
 
 void read_export(const std::string& path, const std::string& worker,
-                 const std::function<void(Profile&&)>& emit) {
+                 const std::function<void(Profile&&)>& emit, ExportOptions options) {
   SqliteDb db(path);
   require_nsys_tables(db);
   ProfileInfo info;
@@ -86,7 +134,7 @@ void read_export(const std::string& path, const std::string& worker,
       NvtxSummary nvtx = read_nvtx(capture);
       p = std::move(capture.process().profile);
       for (std::string& note : capture.skipped_notes()) p.notes.push_back(std::move(note));
-      finish(p, nvtx);
+      finish(p, nvtx, options);
     }
     describe(p);
     p.worker = processes.size() > 1 ? fmt::format("{}-pid{}", worker, pid_of(key)) : worker;

@@ -1,5 +1,6 @@
 // What the export says about the machine and itself: GPUs, nsys version, session start.
 #include <algorithm>
+#include <optional>
 
 #include "load/nsys/capture.h"
 
@@ -43,6 +44,29 @@ std::vector<DeviceInfo> read_gpus(const SqliteDb& db) {
   return gpus;
 }
 
+namespace {
+
+// The capture's own span: nsys writes "Profiling has started." and "Profiling has stopped." as
+// diagnostic events on the export's time base (0 at the start of a whole capture; cut exports have
+// neither). Kept only when both are there, in range and in order.
+void read_capture_span(const SqliteDb& db, ProfileInfo& info) {
+  if (!db.has_table("DIAGNOSTIC_EVENT")) return;
+  Statement row(db, select_columns(db, "DIAGNOSTIC_EVENT", {"timestamp", "text"},
+                                   "WHERE text IN ('Profiling has started.', 'Profiling has stopped.')"));
+  std::optional<TimeNs> started, stopped;
+  while (row.next()) {
+    std::optional<std::int64_t> t = row.optional_integer(0);
+    if (!t || row.bad_value() || *t < 0 || *t >= kMaxTimeNs) continue;
+    std::optional<TimeNs>& slot = row.text(1) == "Profiling has started." ? started : stopped;
+    if (!slot) slot = *t;
+  }
+  if (!started || !stopped || *stopped <= *started) return;
+  info.profiler_start = *started;
+  info.profiler_end = *stopped;
+}
+
+}  // namespace
+
 void read_export_info(const SqliteDb& db, ProfileInfo& info) {
   // The table was renamed in nsys 2024.x; very old exports have neither.
   const char* table = db.has_table("META_DATA_EXPORT")   ? "META_DATA_EXPORT"
@@ -58,6 +82,7 @@ void read_export_info(const SqliteDb& db, ProfileInfo& info) {
     }
   }
   if (info.attributes.empty()) info.attributes.emplace_back("nsys version", "unknown (no export metadata)");
+  read_capture_span(db, info);
   if (db.has_table("TARGET_INFO_SESSION_START_TIME")) {
     Statement row(db, select_columns(db, "TARGET_INFO_SESSION_START_TIME", {"utcEpochNs", "utcTime"}));
     if (row.next()) {

@@ -103,5 +103,32 @@ TEST(ClockOffset, ANormalTraceKeepsTheWindowAndTheHostSplit) {
   EXPECT_EQ(offset->status, FindingStatus::NotApplicable);
 }
 
+// MBU and the breakdown under an offset are over the GPUs' span, not the window the offset stretches.
+// A decode step [0, 200] us on an H100 SXM (3,350 GB/s): aten::add [100, 130] of two [4096, 4096]
+// BF16 tensors launches a kernel (call [110, 111]) that runs [150011, 150111]; a second kernel
+// launched from the step (call [150, 151]) runs [150131, 150151]. Least delay 149,900 us: an offset.
+// Window [0, 150151]; GPU span [150011, 150151] = 140 us, busy 120, a 20-us gap.
+// The add moves 3 x 4096^2 x 2 = 100,663,296 B = 30.0487 us at the bandwidth; the model covers
+// 100 of the 120 us of kernel time (83%, over MBU's 50% bound). MBU = 30.0487 / 140 = 21.46% (over
+// the window it was 30.0487 / 150151 = 0.02%). Breakdown over the span: kernel 120 of 140 us
+// (85.71%), other 20 (14.29%); over the window, other was 99.92%.
+TEST(ClockOffset, MbuAndTheBreakdownAreOverTheGpuSpan) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA H100 80GB HBM3", 9, 0, 80000000000, 132);
+  t.annotation("step[DECODE bs=32]", 0, 200);
+  t.op("aten::add", 100, 30, 2, 1,
+       std::string(R"("Input Dims": [[4096, 4096], [4096, 4096], []], )") +
+           R"("Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"])");
+  t.launch("vectorized_elementwise_kernel", 110, 150011, 100, 2);
+  t.launch("other_kernel", 150, 150131, 20);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 150151);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMbuPct), 100.0 * (100663296.0 / 3350e9) / 140e-6, 1e-6);
+  EXPECT_NEAR(*w.metrics.get(Metric::BreakdownKernelPct), 100.0 * 120 / 140, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::BreakdownOtherPct), 100.0 * 20 / 140, 1e-9);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::BreakdownKernelUs), 120);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

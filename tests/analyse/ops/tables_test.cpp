@@ -165,10 +165,13 @@ TEST(OpsTable, OpTypesCountTopLevelOpsOnce) {
   EXPECT_EQ(matmul.cpu_total, 200000);
   EXPECT_EQ(matmul.cpu_min, 100000);
   EXPECT_EQ(matmul.gpu, 110000);
-  // Backward [300,400]: GPU [420,440] and [450,480] also outside it.
-  EXPECT_EQ(matmul.cpu_overhead, 200000);
-  // GPU busy overall: [120,180], [420,440], [450,480]; none inside either host span.
-  EXPECT_EQ(matmul.gpu_idle, 200000);
+  // DLProf's CPU overhead: host time less the CUDA API calls made inside. aten::linear [10,110]
+  // made one cudaLaunchKernel of 5 µs (through aten::addmm): 95; the backward [300,400] two
+  // launches of 1 µs: 98. 95 + 98 = 193 µs.
+  EXPECT_EQ(matmul.cpu_overhead, 193000);
+  // DLProf's GPU idle: first activity's start to last's end, less busy. Forward: one kernel, 0;
+  // backward: [420,440] and [450,480], span 60 less busy 50 = 10 µs.
+  EXPECT_EQ(matmul.gpu_idle, 10000);
 }
 
 // Regions: "## forward ##" [5,200] encloses the forward ops (60 µs of GPU work launched inside);

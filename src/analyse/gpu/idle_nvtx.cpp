@@ -1,0 +1,124 @@
+#include "analyse/gpu/idle_nvtx.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_set>
+
+#include <fmt/format.h>
+
+namespace perfgate {
+namespace {
+
+// `gap` less the intervals of the (merged, sorted) lists.
+IntervalList subtract(Interval gap, const std::vector<Layer>& lists) {
+  IntervalList cover;
+  for (const Layer& layer : lists)
+    for (const IntervalList* list : layer) {
+      auto it = std::lower_bound(list->begin(), list->end(), gap.start,
+                                 [](const Interval& i, TimeNs t) { return i.end <= t; });
+      for (; it != list->end() && it->start < gap.end; ++it) cover.push_back(*it);
+    }
+  merge_in_place(cover);
+  IntervalList out;
+  TimeNs at = gap.start;
+  for (const Interval& c : cover) {
+    if (c.start > at) out.push_back({at, std::min(c.start, gap.end)});
+    at = std::max(at, c.end);
+    if (at >= gap.end) break;
+  }
+  if (at < gap.end) out.push_back({at, gap.end});
+  return out;
+}
+
+// The length of sorted disjoint `list` within [start, end), by prefix sums: O(log n) a range.
+class LengthWithin {
+ public:
+  explicit LengthWithin(const IntervalList& list) : list_(list), before_(list.size() + 1, 0) {
+    for (std::size_t i = 0; i < list.size(); ++i) before_[i + 1] = before_[i] + (list[i].end - list[i].start);
+  }
+  TimeNs operator()(Interval r) const {
+    auto first = std::lower_bound(list_.begin(), list_.end(), r.start,
+                                  [](const Interval& i, TimeNs t) { return i.end <= t; });
+    auto last =
+        std::lower_bound(first, list_.end(), r.end, [](const Interval& i, TimeNs t) { return i.start < t; });
+    if (first == last) return 0;
+    std::size_t a = static_cast<std::size_t>(first - list_.begin());
+    std::size_t b = static_cast<std::size_t>(last - list_.begin());
+    TimeNs total = before_[b] - before_[a];
+    total -= std::max<TimeNs>(0, r.start - first->start);   // the first one's part before the range
+    total -= std::max<TimeNs>(0, (last - 1)->end - r.end);  // the last one's part after it
+    return total;
+  }
+
+ private:
+  const IntervalList& list_;
+  std::vector<TimeNs> before_;
+};
+
+}  // namespace
+
+std::vector<std::uint32_t> nvtx_ranges(const Profile& p, const std::vector<std::uint32_t>& step_markers) {
+  std::vector<std::uint32_t> out;
+  if (p.info.step_marking != StepMarking::NvtxRanges) return out;
+  std::unordered_set<std::uint32_t> steps(step_markers.begin(), step_markers.end());
+  for (std::uint32_t e = 0; e < p.host_events.size(); ++e)
+    if (p.host_events[e].kind == HostKind::Annotation && !steps.count(e)) out.push_back(e);
+  return out;
+}
+
+void NvtxIdle::add(Interval gap, const std::vector<Layer>& before) {
+  for (const Interval& i : subtract(gap, before)) uncovered_.push_back(i);
+}
+
+void NvtxIdle::name_longest(IdleSums& sums) const {
+  if (uncovered_.empty() || ranges_.empty()) return;
+  IntervalList idle = merge(uncovered_);  // the GPUs' gaps may overlap one another
+  LengthWithin within(idle);
+  std::unordered_map<std::uint32_t, TimeNs> own;  // per range: its idle time, less its child ranges'
+  for (std::uint32_t e : ranges_) own[e] = within({p_.host_events[e].start, p_.host_events[e].end});
+  std::vector<TimeNs> whole(ranges_.size());
+  for (std::size_t i = 0; i < ranges_.size(); ++i) whole[i] = own[ranges_[i]];
+  for (std::size_t i = 0; i < ranges_.size(); ++i) {
+    std::uint32_t parent = p_.host_events[ranges_[i]].parent;
+    auto it = parent == kNone ? own.end() : own.find(parent);
+    if (it != own.end()) it->second -= whole[i];
+  }
+  std::map<StringId, TimeNs> by_name;
+  std::map<StringId, std::pair<TimeNs, std::uint32_t>> longest_instance;
+  for (auto [e, t] : own) {
+    StringId name = p_.host_events[e].name;
+    by_name[name] += t;
+    auto& best = longest_instance[name];
+    if (t > best.first || (t == best.first && e < best.second)) best = {t, e};
+  }
+  auto top = std::max_element(by_name.begin(), by_name.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  if (top->second <= 0) return;
+  std::uint32_t outer = longest_instance[top->first].second;
+  for (std::uint32_t e = p_.host_events[outer].parent; e != kNone; e = p_.host_events[e].parent)
+    if (own.count(e)) outer = e;
+  sums.nvtx_range = std::string(p_.str(top->first));
+  sums.nvtx_outermost = std::string(p_.str(p_.host_events[outer].name));
+  sums.nvtx_range_idle = top->second;
+}
+
+std::string nvtx_idle_note(const IdleSums& idle) {
+  TimeNs total = 0;
+  for (TimeNs t : idle.by_cause) total += t;
+  TimeNs nvtx = idle.by_cause[static_cast<std::size_t>(IdleCause::Nvtx)];
+  if (total <= 0 || idle.nvtx_range.empty() || static_cast<double>(nvtx) < 0.05 * static_cast<double>(total))
+    return "";
+  auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
+  std::string inside = idle.nvtx_outermost == idle.nvtx_range
+                           ? std::string()
+                           : fmt::format(", inside '{}'", idle.nvtx_outermost);
+  return fmt::format(
+      "GPU idle in NVTX ranges: {:.3f} ms ({:.1f}% of the idle time) the launching threads were in an NVTX "
+      "range "
+      "and in no op or CUDA call; most in '{}' ({:.3f} ms, not counting ranges inside it){}",
+      ms(nvtx), 100.0 * static_cast<double>(nvtx) / static_cast<double>(total), idle.nvtx_range,
+      ms(idle.nvtx_range_idle), inside);
+}
+
+}  // namespace perfgate
