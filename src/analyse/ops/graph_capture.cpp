@@ -15,27 +15,12 @@
 
 #include "analyse/attribution.h"
 #include "analyse/name_matcher.h"
+#include "analyse/ops/graph_alignment.h"
 #include "analyse/ops/graph_replay.h"
 #include "perfgate/analysis.h"
 
 namespace perfgate {
 namespace {
-
-// One launch recorded while a graph was captured: a kernel (its name, where the trace gives it) or
-// a copy or memset node.
-struct CapturedNode {
-  GpuActivityKind kind = GpuActivityKind::Kernel;
-  StringId kernel = kNoString;  // in the replay's pool; kNoString: not recorded (matches any kernel)
-  std::uint32_t owner = kNone;  // the capture's op that issued it
-};
-
-// One captured graph: its window and launches.
-struct CapturedGraph {
-  const Profile* capture = nullptr;
-  TimeNs start = 0;
-  TimeNs end = 0;
-  std::vector<CapturedNode> nodes;
-};
 
 bool contains(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
@@ -110,43 +95,6 @@ std::vector<CapturedGraph> captured_graphs(const Profile& c, Profile& replay) {
     }
   }
   return graphs;
-}
-
-bool node_matches(const CapturedNode& n, const GpuActivity& act) {
-  if (n.kind != act.kind) return false;
-  return act.kind != GpuActivityKind::Kernel || n.kernel == kNoString || n.kernel == act.name;
-}
-
-// Replayed activities (in GPU order) to captured nodes: each takes the first unused matching node
-// among those the cursor skipped within the last kAlignWindow positions (a graph reorders
-// independent nodes), else the first matching node within the next kAlignWindow (the nodes passed
-// over are launches the replay did not run, or the profiler dropped), else none: it stays unplaced.
-// O(activities x kAlignWindow).
-constexpr std::size_t kAlignWindow = 32;
-
-std::vector<std::uint32_t> align(const Profile& p, std::span<const std::uint32_t> replayed,
-                                 const CapturedGraph& g) {
-  std::vector<std::uint32_t> node_of(replayed.size(), kNone);
-  std::vector<bool> used(g.nodes.size(), false);
-  std::size_t cursor = 0;
-  for (std::size_t k = 0; k < replayed.size(); ++k) {
-    const GpuActivity& act = p.gpu_activities[replayed[k]];
-    std::size_t from = cursor > kAlignWindow ? cursor - kAlignWindow : 0;
-    std::size_t to = std::min(g.nodes.size(), cursor + kAlignWindow);
-    for (std::size_t j = from; j < to; ++j) {
-      if (used[j] || !node_matches(g.nodes[j], act)) continue;
-      used[j] = true;
-      node_of[k] = static_cast<std::uint32_t>(j);
-      cursor = std::max(cursor, j + 1);
-      break;
-    }
-  }
-  return node_of;
-}
-
-std::size_t placed(const std::vector<std::uint32_t>& node_of) {
-  return static_cast<std::size_t>(
-      std::count_if(node_of.begin(), node_of.end(), [](auto n) { return n != kNone; }));
 }
 
 // Copies the graph's events into the replay inside the launch's span on its thread (times scaled
@@ -240,11 +188,7 @@ GraphCaptureCoverage merge_graph_captures(Profile& replay, const std::vector<Pro
   attach_graph_replays(replay, graph_launch, a);
   replay.info.graph_capture = true;
   if (graphs.empty() || a.graph_launch.empty()) return coverage;
-  struct Choice {
-    std::size_t graph = 0;
-    std::vector<std::uint32_t> node_of;
-    std::vector<std::uint32_t> events;  // placed_events
-  };
+  GraphClasses classes(graphs);
   std::map<std::vector<StringId>, Choice> chosen;  // per distinct kernel sequence
   Materializer materialize(replay);
   for (std::uint32_t r = 0; r < a.graph_launch.size(); ++r) {
@@ -254,10 +198,7 @@ GraphCaptureCoverage merge_graph_captures(Profile& replay, const std::vector<Pro
     coverage.replayed += replayed.size();
     auto [it, fresh] = chosen.try_emplace(signature(replay, replayed));
     if (fresh) {
-      for (std::size_t g = 0; g < graphs.size(); ++g) {
-        std::vector<std::uint32_t> node_of = align(replay, replayed, graphs[g]);
-        if (g == 0 || placed(node_of) > placed(it->second.node_of)) it->second = {g, std::move(node_of), {}};
-      }
+      it->second = best_graph(replay, replayed, graphs, classes);
       it->second.events = placed_events(graphs[it->second.graph], it->second.node_of);
     }
     std::size_t n = placed(it->second.node_of);
