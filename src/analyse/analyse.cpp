@@ -230,10 +230,14 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
-    w.warnings.push_back(
-        options.step_pattern.empty() && profile.info.step_marking == StepMarking::ProfilerStepRanges
-            ? "no ProfilerStep# annotations: the whole trace is analysed as one window"
-            : "no range matches the step pattern: the whole trace is analysed as one window");
+    w.warnings.push_back(!options.step_pattern.empty() ||
+                                 profile.info.step_marking != StepMarking::ProfilerStepRanges
+                             ? "no range matches the step pattern: the whole trace is analysed as one window"
+                         : profile.info.format == "xplane"
+                             ? "no step markers (host events with a step_num, as "
+                               "jax.profiler.StepTraceAnnotation records): the "
+                               "whole trace is analysed as one window"
+                             : "no ProfilerStep# annotations: the whole trace is analysed as one window");
   w.metrics = worker_metrics(w);
   return w;
 }

@@ -24,8 +24,8 @@ TEST(ReaderRegistry, EachNameIsOneReaderFoundByIt) {
     EXPECT_TRUE(names.insert(reader->name).second) << reader->name;
     EXPECT_EQ(find_reader(reader->name), reader);
   }
-  EXPECT_EQ(names.size(), 6u);
-  EXPECT_EQ(find_reader("xplane"), nullptr);
+  EXPECT_EQ(names.size(), 7u);
+  EXPECT_EQ(find_reader("protobuf"), nullptr);
 }
 
 TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
@@ -46,7 +46,7 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
 TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {
   EXPECT_EQ(formats_read(),
             "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
-            "export or a Neuron profile");
+            "export, a Neuron profile or an XSpace profile (JAX, TensorFlow)");
   std::string path = temp_dir() + "/notes.json";
   write_text(path, "notes");
   try {
