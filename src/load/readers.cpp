@@ -15,7 +15,8 @@ namespace perfgate {
   X(kNsysSqliteReader)        \
   X(kNeuronJsonReader)        \
   X(kNeuronSummaryJsonReader) \
-  X(kXplaneReader)
+  X(kXplaneReader)            \
+  X(kRocprofJsonReader)
 
 #define PERFGATE_DECLARE_READER(reader) extern const Reader reader;
 PERFGATE_READERS(PERFGATE_DECLARE_READER)
