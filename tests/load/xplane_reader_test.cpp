@@ -4,6 +4,7 @@
 // refused with its offset (exit 3).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "analyse/worker_analysis.h"
@@ -190,6 +191,22 @@ TEST(XplaneReader, HostPlaneIsThreadsOpsLaunchesAndSteps) {
   EXPECT_EQ(w.steps.steps[1].number.value_or(-1), 1);
   EXPECT_EQ(w.steps.steps[0].host_start, 0);
   EXPECT_EQ(w.steps.steps[1].host_end, 40000);
+}
+
+// A run folder of XSpace files (one per host, as jax.profiler writes them): each is a worker, named
+// after its file without ".xplane.pb".
+TEST(XplaneReader, ARunFolderOfSpacesIsOneRun) {
+  std::string dir = temp_dir() + "/jax_run";
+  std::filesystem::create_directories(dir);
+  std::string bytes = space({gpu_plane(), host_plane()});
+  write_text(dir + "/host0.xplane.pb", bytes);
+  write_text(dir + "/host1.xplane.pb", bytes);
+  write_text(dir + "/notes.txt", "not a trace");
+  LoadedRun run = load_run({dir});
+  ASSERT_EQ(run.workers.size(), 2u);
+  EXPECT_EQ(run.workers[0].worker, "host0");
+  EXPECT_EQ(run.workers[1].worker, "host1");
+  EXPECT_EQ(run.workers[1].gpu_activities.size(), 4u);
 }
 
 TEST(XplaneReader, NamesAnAmdGpuFromItsStatsAndReadsTpuOps) {

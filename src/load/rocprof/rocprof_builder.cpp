@@ -134,6 +134,8 @@ bool ProfileBuilder::span(Process& p, TimeNs& start, TimeNs& end) {
 }
 
 std::uint32_t ProfileBuilder::thread(Process& p, std::int64_t tid) {
+  // HostEvent::thread holds 30 bits; the memory limit stops a file long before that many threads.
+  if (p.profile.threads.size() >= (std::size_t{1} << 30) - 1) return 0;
   auto [it, added] = p.threads.try_emplace(tid, static_cast<std::uint32_t>(p.profile.threads.size()));
   if (added) p.profile.threads.push_back({.pid = p.pid, .tid = tid, .name = kNoString});
   return it->second;
@@ -199,7 +201,7 @@ void ProfileBuilder::end() {
         std::int64_t w = row_.workgroup[d], g = row_.grid[d];
         if (w > 0 && w <= INT32_MAX) k.block[d] = static_cast<std::int32_t>(w);
         // HSA's grid counts work-items; CUDA's (the model's) counts blocks.
-        if (w > 0 && g >= 0 && g / w < INT32_MAX) k.grid[d] = static_cast<std::int32_t>((g + w - 1) / w);
+        if (w > 0 && g >= 0 && g / w < INT32_MAX) k.grid[d] = static_cast<std::int32_t>(g / w + (g % w != 0));
       }
       if (row_.lds >= 0 && row_.lds <= INT32_MAX) k.shared_memory = static_cast<std::int32_t>(row_.lds);
       a.kernel_info = static_cast<std::uint32_t>(profile.kernel_info.size());
@@ -243,6 +245,7 @@ std::uint64_t ProfileBuilder::memory_bytes() const {
              p.pending.capacity() * sizeof(Pending) +
              p.profile.runtime_calls.capacity() * sizeof(RuntimeCall) +
              p.profile.host_events.capacity() * sizeof(HostEvent) + p.apis.capacity() * sizeof(Api) +
+             p.profile.threads.capacity() * (sizeof(ThreadInfo) + 32) +  // and the tid map's node
              p.profile.strings.memory_bytes();
   return total;
 }
