@@ -2,7 +2,7 @@
 // answers are written out here: dispatches per agent and queue named from kernel_symbols, a copy,
 // a HIP launch joined by correlation, an RCCL call, the GPU agents as devices; gzip found by what
 // it holds; bad input refused (exit 3), and the shared MI350X file against an independent count
-// (/work/research/59/rocprof_summary.py).
+// (tests/real/rocprof_expected.py).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -131,7 +131,7 @@ TEST(RocprofReader, BadInputIsRefused) {
 }
 
 // The shared MI350X run (rocprofv3 --output-format json of PyTorch training on eight MI350X, pid
-// 908) against rocprof_summary.py: 43,915 dispatches on the first GPU agent, kernel time
+// 908) against rocprof_expected.py: 43,915 dispatches on the first GPU agent, kernel time
 // 4,441,741,378 ns summed and 4,233,112,334 ns as a union; ncclDevKernel_Generic_1 1,310 times,
 // 4,158,756,678 ns; every kernel_id named by the 9,889 symbols; HIP API, copies and RCCL empty.
 TEST(RocprofReader, SharedMi350xRunMatchesAnIndependentCount) {

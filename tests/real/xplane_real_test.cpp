@@ -1,7 +1,7 @@
 // Issue 59 on real XSpace profiles: the shared MI300X JAX convolution against TraceLens's
 // gpu_timeline.csv and xla_summary.csv (beside it in ../shared/references/xplane/), and our H200
 // JAX training capture (/work/rec, where present) against an independent walk of its protobuf
-// (/work/research/59/xplane_timeline.py: a wire-format decoder of its own in Python).
+// (tests/real/xplane_expected.py, with xplane_dump.py: a wire-format decoder of its own in Python).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -119,7 +119,7 @@ TEST(XplaneReal, Mi300JaxConvMatchesTraceLensTimeline) {
 }
 
 // Our H200 capture (5 jitted training steps under StepTraceAnnotation("train", step_num=i)), against
-// xplane_timeline.py: 120 kernels, 11 copies and 10 memsets on GPU:0; kernel union 2.732472 ms,
+// xplane_expected.py: 120 kernels, 11 copies and 10 memsets on GPU:0; kernel union 2.732472 ms,
 // busy (kernels, copies, memsets) 4.626578 ms.
 TEST(XplaneReal, H200JaxTrainMatchesAnIndependentWalk) {
   std::string path = "/work/rec/h200_jax_train.xplane.pb";
