@@ -25,14 +25,14 @@ if command -v ccache >/dev/null; then
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
+harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz xplane_fuzz rocprof_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,xplane_fuzz,rocprof_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz}
 max_seed=$((2 * 1024 * 1024))
-declare -A max_len=([kineto_fuzz]=262144 [legacy_fuzz]=262144 [capture_folder_fuzz]=65536 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [rules_fuzz]=65536 [expression_fuzz]=4096
+declare -A max_len=([kineto_fuzz]=262144 [legacy_fuzz]=262144 [capture_folder_fuzz]=65536 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [xplane_fuzz]=$max_seed [rocprof_fuzz]=262144 [rules_fuzz]=65536 [expression_fuzz]=4096
   [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144
   [partial_part_fuzz]=262144)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
@@ -94,6 +94,21 @@ repeat() { python3 -c 'import sys; sys.stdout.write(sys.argv[1] + sys.argv[2] * 
 for f in "$shared"/traces/nsys/*.sqlite; do
   if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ]; then install -m 0644 "$f" "$corpus/nsys_fuzz/"; fi
 done
+# XPlane: the shared JAX profile and a hand-built space of one GPU stream with one kernel (a plane
+# "/device:GPU:0", a line "Stream #1" at 1000 ns, an event of 2000 ps named by metadata id 1).
+for f in "$shared"/references/xplane/*.xplane.pb; do
+  if [ -f "$f" ] && [ "$(stat -c %s "$f")" -le "$max_seed" ]; then install -m 0644 "$f" "$corpus/xplane_fuzz/"; fi
+done
+printf '\x0a\x3a\x12\x0d/device:GPU:0\x1a\x19\x08\x01\x12\x09Stream #1\x18\xe8\x07\x22\x07\x08\x01\x10\x00\x18\xd0\x0f\x22\x0e\x08\x01\x12\x0a\x08\x01\x12\x06kernel' \
+  >"$corpus/xplane_fuzz/one-kernel.pb"
+# rocprofv3: the shared run's JSON cut to 256 KB (the fuzzer would cut it there), and the hand-built
+# document of tests/load/rocprof_reader_test.cpp, cut out of it.
+for f in "$shared"/references/rocprofv3/*.json.gz; do
+  out="$corpus/rocprof_fuzz/$(basename "$f" .gz)"
+  if [ -f "$f" ] && [ ! -f "$out" ]; then { gzip -dc "$f" 2>/dev/null || true; } | head -c "${max_len[rocprof_fuzz]}" >"$out"; fi
+done
+sed -n '/return R"({"rocprofiler-sdk-tool"/,/]}}]})";/p' "$root/tests/load/rocprof_reader_test.cpp" |
+  sed -e 's/^  return R"(//' -e 's/)" + dispatches_tail + R"(//' -e 's/)";$//' >"$corpus/rocprof_fuzz/hand-built.json"
 # Rule files: the shipped ones.
 install -m 0644 "$root"/rules/*.yaml "$corpus/rules_fuzz/"
 # Baseline reports: the JSON reports of the example and of two small shared traces (one gzip), as

@@ -157,6 +157,19 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
   return w;
 }
 
+// Why the whole trace is one window, in the words of the format's own step markers.
+const char* no_steps_warning(const Profile& profile, const AnalysisOptions& options) {
+  if (!options.step_pattern.empty() || profile.info.step_marking != StepMarking::ProfilerStepRanges)
+    return "no range matches the step pattern: the whole trace is analysed as one window";
+  if (profile.info.format == "xplane")
+    return "no step markers (host events with a step_num, as jax.profiler.StepTraceAnnotation records): the "
+           "whole trace is analysed as one window";
+  if (profile.info.format == "rocprofv3-json")
+    return "no step ranges (rocprofv3's roctx ranges are not read; --step-pattern or --key-op can name the "
+           "steps): the whole trace is analysed as one window";
+  return "no ProfilerStep# annotations: the whole trace is analysed as one window";
+}
+
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options) {
   if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
@@ -230,10 +243,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
   if (w.steps.source == StepSource::None && options.key_op.empty())
-    w.warnings.push_back(
-        options.step_pattern.empty() && profile.info.step_marking == StepMarking::ProfilerStepRanges
-            ? "no ProfilerStep# annotations: the whole trace is analysed as one window"
-            : "no range matches the step pattern: the whole trace is analysed as one window");
+    w.warnings.push_back(no_steps_warning(profile, options));
   w.metrics = worker_metrics(w);
   return w;
 }

@@ -117,9 +117,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Analyse profiles: steps, GPU use, breakdown, Tensor Cores");
   cmd->alias("analyse");
-  cmd->add_option("profiles", args->profiles,
-                  "Kineto traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite) or run folders; "
-                  "several files are the workers of one run");
+  cmd->add_option(
+      "profiles", args->profiles,
+      "Kineto traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite), Neuron profiles, "
+      "JAX/TensorFlow XSpace profiles (.xplane.pb), rocprofv3 JSON (.json, .json.gz) or run folders; "
+      "several files are the workers of one run");
   add_gate_options(*cmd, args->gate);
   cmd->add_flag("--print-effective-rules", args->print_effective_rules,
                 "Print the rules after every --rules, --set and --disable as one YAML file, and exit");

@@ -59,6 +59,9 @@ struct Reader {
   // named after the file's worker. Throws InputError naming the file; NotAProfileError for a
   // document that is not a profile (a file of a run folder is then skipped).
   void (*read)(const ReaderInput& input, const ProfileSink& emit);
+  // The reader inflates a gzip file itself: a gzip file whose inflated head this reader's sniff
+  // claims is its, not the Kineto reader's (which claims any gzip file by its magic).
+  bool reads_gzip = false;
 };
 
 // Every reader, in the order that breaks a tie between two equally sure sniffs.

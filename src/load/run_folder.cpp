@@ -14,7 +14,8 @@ namespace fs = std::filesystem;
 namespace {
 
 bool looks_like_trace_name(const std::string& name) {
-  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite");
+  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite") ||
+         name.ends_with(".xplane.pb");
 }
 
 }  // namespace
@@ -101,8 +102,8 @@ std::vector<std::string> expand_folder(const std::string& folder) {
                                  first->first, first->second));
   }
   if (files.empty())
-    throw InputError(
-        fmt::format("{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite)", folder));
+    throw InputError(fmt::format(
+        "{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite, *.xplane.pb)", folder));
   std::sort(files.begin(), files.end(), natural_path_less);
   return files;
 }
@@ -140,7 +141,7 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
 
 std::string worker_name_from_path(const std::string& path) {
   std::string name = fs::path(path).filename().string();
-  for (std::string_view suffix : {".gz", ".json", ".sqlite", ".pt.trace", ".trace"}) {
+  for (std::string_view suffix : {".gz", ".json", ".sqlite", ".pb", ".xplane", ".pt.trace", ".trace"}) {
     if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
   }
   return name;

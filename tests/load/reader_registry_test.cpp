@@ -24,8 +24,8 @@ TEST(ReaderRegistry, EachNameIsOneReaderFoundByIt) {
     EXPECT_TRUE(names.insert(reader->name).second) << reader->name;
     EXPECT_EQ(find_reader(reader->name), reader);
   }
-  EXPECT_EQ(names.size(), 6u);
-  EXPECT_EQ(find_reader("xplane"), nullptr);
+  EXPECT_EQ(names.size(), 8u);
+  EXPECT_EQ(find_reader("protobuf"), nullptr);
 }
 
 TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
@@ -33,6 +33,7 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
   EXPECT_EQ(sniffed(std::string_view("SQLite format 3\0", 16)), "nsys-sqlite");
   EXPECT_EQ(sniffed(R"({"summary": [{"total_time": 1}]})"), "neuron-json");
   EXPECT_EQ(sniffed(R"({"n_1": {"total_time": 1}})"), "neuron-summary-json");
+  EXPECT_EQ(sniffed(" {\n  \"rocprofiler-sdk-tool\": [{\"metadata\": {}}]}"), "rocprofv3-json");
   EXPECT_EQ(sniffed(R"([{"name": "aten::mm", "ph": "X", "pid": "CPU functions", "tid": 1}])"),
             "pytorch-legacy-json");
   // Claimed by no other reader: a Chrome trace (a bare array of events too), after a byte order
@@ -46,7 +47,7 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
 TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {
   EXPECT_EQ(formats_read(),
             "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
-            "export or a Neuron profile");
+            "export, a Neuron profile, an XSpace profile (JAX, TensorFlow) or a rocprofv3 JSON trace");
   std::string path = temp_dir() + "/notes.json";
   write_text(path, "notes");
   try {

@@ -1,0 +1,18 @@
+// libFuzzer harness: bytes as rocprofv3's JSON (gzip when they start with its magic), read by the
+// streaming reader with a memory limit of 256 MiB. InputError is the documented outcome for a bad
+// document; any other exception, a crash or a sanitizer report is a bug.
+#include <cstdint>
+
+#include "fuzz/fuzz_file.h"
+#include "load/rocprof/rocprof_reader.h"
+#include "perfgate/errors.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::string path = perfgate::fuzz::write_input(data, size, ".json");
+  try {
+    perfgate::rocprof::read_file(path, {.max_memory = std::uint64_t{256} << 20}, {},
+                                 [](perfgate::Profile&&) {});
+  } catch (const perfgate::InputError&) {
+  }
+  return 0;
+}

@@ -1,0 +1,207 @@
+// A device plane (/device:GPU:N, /device:TPU:N): its streams' events as GPU kernels, copies and
+// memsets, with the XLA op each ran for, and the plane's stats as the device's description.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "load/xplane/builder.h"
+
+namespace perfgate::xplane {
+namespace {
+
+// "key:value" tokens separated by spaces (kernel_details, memcpy_details, Memset_details).
+std::string_view token(std::string_view details, std::string_view key) {
+  std::size_t at = 0;
+  while (at < details.size()) {
+    std::size_t end = details.find(' ', at);
+    if (end == std::string_view::npos) end = details.size();
+    std::string_view t = details.substr(at, end - at);
+    if (t.size() > key.size() && t.starts_with(key) && t[key.size()] == ':') return t.substr(key.size() + 1);
+    at = end + 1;
+  }
+  return {};
+}
+
+template <typename T>
+bool number(std::string_view text, T& out) {
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// "grid:40,1,1": three positive 32-bit numbers, else left at -1.
+void dims(std::string_view text, std::int32_t (&out)[3]) {
+  std::int32_t v[3];
+  for (int i = 0; i < 3; ++i) {
+    std::size_t comma = i < 2 ? text.find(',') : text.size();
+    if (comma == std::string_view::npos || !number(text.substr(0, comma), v[i]) || v[i] < 0) return;
+    text.remove_prefix(i < 2 ? comma + 1 : comma);
+  }
+  for (int i = 0; i < 3; ++i) out[i] = v[i];
+}
+
+KernelLaunchInfo launch_info(std::string_view details, double occupancy) {
+  KernelLaunchInfo k;
+  dims(token(details, "grid"), k.grid);
+  dims(token(details, "block"), k.block);
+  // ROCm's XLA writes nonsense register counts (2191500840 in the shared MI300X profile): kept
+  // only where they fit.
+  std::int32_t regs = -1;
+  if (number(token(details, "regs"), regs) && regs >= 0 && regs <= 65536) k.registers_per_thread = regs;
+  std::int32_t fixed = -1, dynamic = -1;
+  if (number(token(details, "static_shared"), fixed) && number(token(details, "dynamic_shared"), dynamic) &&
+      fixed >= 0 && dynamic >= 0 && fixed <= INT32_MAX - dynamic)
+    k.shared_memory = fixed + dynamic;
+  if (occupancy >= 0 && occupancy <= 100) k.occupancy_pct = static_cast<float>(occupancy);
+  return k;
+}
+
+// kind_src/kind_dst (CUDA: device, pinned, pageable, managed) or, where they say nothing (ROCm
+// writes "kind:Unknown"), the event's own name (MemcpyH2D, CopyDeviceToDevice).
+CopyKind copy_kind(std::string_view details, std::string_view name, bool& pageable) {
+  std::string_view from = token(details, "kind_src"), to = token(details, "kind_dst");
+  auto host = [](std::string_view k) { return k == "pinned" || k == "pageable" || k == "host"; };
+  pageable = from == "pageable" || to == "pageable";
+  if (!from.empty() && !to.empty()) {
+    if (host(from) && to == "device") return CopyKind::HostToDevice;
+    if (from == "device" && host(to)) return CopyKind::DeviceToHost;
+    if (from == "device" && to == "device") return CopyKind::DeviceToDevice;
+    if (host(from) && host(to)) return CopyKind::HostToHost;
+  }
+  if (name.find("H2D") != std::string_view::npos || name.find("HostToDevice") != std::string_view::npos)
+    return CopyKind::HostToDevice;
+  if (name.find("D2H") != std::string_view::npos || name.find("DeviceToHost") != std::string_view::npos)
+    return CopyKind::DeviceToHost;
+  if (name.find("D2D") != std::string_view::npos || name.find("DeviceToDevice") != std::string_view::npos)
+    return CopyKind::DeviceToDevice;
+  if (name.find("P2P") != std::string_view::npos || name.find("Peer") != std::string_view::npos)
+    return CopyKind::PeerToPeer;
+  return CopyKind::Unknown;
+}
+
+// The GPU's description from the plane's stats. A GPU without a name (ROCm's XLA writes none) is
+// named as the Kineto reader names an unnamed AMD GPU, "AMD GPU compute 9.4, 304 CUs, 192 GiB",
+// which gpu_peaks matches.
+DeviceInfo device_info(const Plane& plane, std::int32_t id) {
+  DeviceInfo d;
+  d.id = id;
+  std::string_view vendor, name;
+  for (const Stat& s : plane.stats) {
+    std::string_view key = plane.stat_name(s);
+    std::int64_t v = 0;
+    bool integer = s.integer(v);
+    if (key == "device_vendor") vendor = s.text;
+    if (key == "gpu_device_name" || key == "device_type_string") name = s.text;
+    if (key == "compute_cap_major" && integer && v >= 0 && v < 1000) d.compute_major = static_cast<int>(v);
+    if (key == "compute_cap_minor" && integer && v >= 0 && v < 1000) d.compute_minor = static_cast<int>(v);
+    if (key == "core_count" && integer && v > 0 && v < 1000000) d.sm_count = static_cast<int>(v);
+    if (key == "memory_size" && integer && v > 0) d.total_memory_bytes = static_cast<std::uint64_t>(v);
+  }
+  if (!name.empty()) {
+    d.name = std::string(name);
+  } else if (vendor == "AMD") {
+    d.name = "AMD GPU";
+    if (d.compute_major >= 0)
+      d.name += fmt::format(" compute {}.{}", d.compute_major, std::max(d.compute_minor, 0));
+    if (d.sm_count > 0) d.name += fmt::format(", {} CUs", d.sm_count);
+    if (d.total_memory_bytes > 0)
+      d.name +=
+          fmt::format(", {:.0f} GiB", static_cast<double>(d.total_memory_bytes) / (1024.0 * 1024 * 1024));
+  } else if (!vendor.empty()) {
+    d.name = fmt::format("{} GPU", vendor);
+  }
+  return d;
+}
+
+// The lines that are streams: "Stream #N(...)" on a GPU, "XLA Ops" on a TPU. The others are views
+// XProf derives from them (XLA Modules, Steps, Source code, ...) and would count work twice.
+bool stream_line(const Line& line, bool tpu) {
+  return tpu ? line.name == "XLA Ops" : line.name.starts_with("Stream #");
+}
+
+}  // namespace
+
+void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
+  StatKeys keys(plane);
+  std::size_t activities_before = p_.gpu_activities.size();
+  Event e;
+  for (std::size_t index = 0; index < plane.lines.size(); ++index) {
+    const Line& line = plane.lines[index];
+    if (!stream_line(line, tpu)) {
+      derived_lines_ += !line.events.empty();
+      if (first_derived_line_.empty() && !line.events.empty()) first_derived_line_ = std::string(line.name);
+      continue;
+    }
+    auto stream = line.id >= 0 && line.id < INT32_MAX ? static_cast<std::uint32_t>(line.id)
+                                                      : static_cast<std::uint32_t>(index);
+    for (const wire::Field& field : line.events) {
+      read_event(field, e);
+      TimeNs start = 0, end = 0;
+      if (e.aggregated) {
+        ++aggregated_;
+        continue;
+      }
+      if (!span(line, e, start, end)) continue;
+      const EventMetadata* meta = plane.event(e.metadata_id);
+      std::string_view name =
+          meta ? (meta->name.empty() ? meta->display_name : meta->name) : std::string_view();
+      GpuActivity a;
+      a.start = start;
+      a.end = end;
+      a.device = device;
+      a.stream = stream;
+      a.name = p_.strings.intern(name);
+      std::string_view kernel_details, hlo_op;
+      double occupancy = -1;
+      for (const Stat& s : e.stats) {
+        std::int64_t v = 0;
+        switch (keys(s)) {
+          case StatKey::CorrelationId:
+            if (s.integer(v)) a.correlation = v;
+            break;
+          case StatKey::KernelDetails:
+            kernel_details = plane.text(s);
+            break;
+          case StatKey::MemcpyDetails: {
+            a.kind = GpuActivityKind::Memcpy;
+            a.copy_kind = copy_kind(plane.text(s), name, a.pageable);
+            number(token(plane.text(s), "size"), a.bytes);
+            break;
+          }
+          case StatKey::MemsetDetails:
+            a.kind = GpuActivityKind::Memset;
+            if (!number(token(plane.text(s), "num_bytes"), a.bytes))
+              number(token(plane.text(s), "size"), a.bytes);
+            break;
+          case StatKey::HloOp:
+            hlo_op = plane.text(s);
+            break;
+          case StatKey::OccupancyPct:
+            if (s.kind == Stat::Kind::Double && std::isfinite(s.real)) occupancy = s.real;
+            break;
+          default:
+            break;
+        }
+      }
+      // Every kernel has its launch record (the analyses read it); -1 where the event has no details.
+      if (a.kind == GpuActivityKind::Kernel) {
+        a.kernel_info = static_cast<std::uint32_t>(p_.kernel_info.size());
+        p_.kernel_info.push_back(launch_info(kernel_details, occupancy));
+      }
+      // The XLA op the work ran for, as a range on its stream: the regions table sums the time of
+      // each op's kernels (docs/formats.md).
+      if (!hlo_op.empty())
+        p_.gpu_ranges.push_back({.start = start,
+                                 .end = end,
+                                 .name = p_.strings.intern(hlo_op),
+                                 .device = device,
+                                 .stream = stream});
+      p_.gpu_activities.push_back(a);
+      if ((++events_ & 0xffff) == 0) check_memory();
+    }
+  }
+  if (p_.gpu_activities.size() > activities_before) p_.devices.push_back(device_info(plane, device));
+}
+
+}  // namespace perfgate::xplane

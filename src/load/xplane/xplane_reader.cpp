@@ -1,0 +1,164 @@
+#include "load/xplane/xplane_reader.h"
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "io/byte_source.h"
+#include "io/input_limit.h"
+#include "load/xplane/builder.h"
+#include "perfgate/errors.h"
+
+namespace perfgate::xplane {
+
+StatKey stat_key(std::string_view name) {
+  if (name == "correlation_id") return StatKey::CorrelationId;
+  if (name == "kernel_details") return StatKey::KernelDetails;
+  if (name == "memcpy_details") return StatKey::MemcpyDetails;
+  if (name == "Memset_details" || name == "memset_details") return StatKey::MemsetDetails;
+  if (name == "hlo_op") return StatKey::HloOp;
+  if (name == "hlo_module") return StatKey::HloModule;
+  if (name == "step_num") return StatKey::StepNum;
+  if (name == "theoretical_occupancy_pct") return StatKey::OccupancyPct;
+  return StatKey::Other;
+}
+
+StatKeys::StatKeys(const Plane& plane) {
+  for (const auto& [id, name] : plane.stat_names)
+    if (StatKey key = stat_key(name); key != StatKey::Other) keys_[id] = key;
+}
+
+Builder::Builder(const std::string& path, std::uint64_t file_bytes, std::uint64_t max_memory)
+    : path_(path), file_bytes_(file_bytes), max_memory_(max_memory) {
+  p_.source_path = path;
+  p_.source_bytes = file_bytes;
+  p_.info.format = "xplane";
+  // Steps: the host events with a step number, named "NAME (step N)", which the rules'
+  // profiler_step_ranges find (rules/default.yaml).
+  p_.info.window_spans_capture = true;
+}
+
+// An event starts at its line's timestamp_ns plus its offset_ps and lasts duration_ps: picoseconds,
+// kept as nanoseconds (rounded down). Negative times, sums that overflow and spans past the model's
+// bounds (kMaxTimeNs, kMaxDurationNs) are left out and counted.
+bool Builder::span(const Line& line, const Event& e, TimeNs& start, TimeNs& end) {
+  std::int64_t base_ps = 0, start_ps = 0, end_ps = 0;
+  bool bad = line.timestamp_ns < 0 || e.offset_ps < 0 || e.duration_ps < 0 ||
+             __builtin_mul_overflow(line.timestamp_ns, std::int64_t{1000}, &base_ps) ||
+             __builtin_add_overflow(base_ps, e.offset_ps, &start_ps) ||
+             __builtin_add_overflow(start_ps, e.duration_ps, &end_ps);
+  if (!bad) {
+    start = start_ps / 1000;
+    end = end_ps / 1000;
+    bad = end >= kMaxTimeNs || end - start > kMaxDurationNs || end - start >= kMaxTimeNs - durations_;
+  }
+  if (bad) {
+    ++bad_times_;
+    return false;
+  }
+  durations_ += end - start;
+  return true;
+}
+
+void Builder::check_memory() {
+  const Profile& p = p_;
+  std::uint64_t held =
+      file_bytes_ + p.strings.memory_bytes() + p.threads.capacity() * sizeof(ThreadInfo) +
+      p.host_events.capacity() * sizeof(HostEvent) + p.runtime_calls.capacity() * sizeof(RuntimeCall) +
+      p.gpu_activities.capacity() * sizeof(GpuActivity) +
+      p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange);
+  check_input_memory(path_, held, max_memory_);
+}
+
+// /host:metadata: the versions JAX records (jax_version, jaxlib_version, cuda_version, ...).
+void Builder::metadata_plane(const Plane& plane) {
+  for (const Stat& s : plane.stats) {
+    std::string_view name = plane.stat_name(s);
+    if (s.kind != Stat::Kind::Text || !name.ends_with("_version") || s.text.size() > 256 ||
+        p_.info.attributes.size() >= 32)
+      continue;
+    p_.info.attributes.emplace_back(std::string(name), std::string(s.text));
+  }
+}
+
+Profile Builder::finish() {
+  check_memory();
+  if (p_.host_events.empty() && p_.runtime_calls.empty() && p_.gpu_activities.empty())
+    throw InputError(fmt::format(
+        "{}: an XSpace profile that holds no profiled activity (no device stream event or host event)",
+        path_));
+  sort_by_start(p_);
+  std::sort(p_.devices.begin(), p_.devices.end(),
+            [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
+  if (std::size_t overlapping = build_host_tree(p_); overlapping > 0)
+    p_.notes.push_back(
+        fmt::format("{} host events overlap a sibling instead of nesting; each was attached to the nearest "
+                    "event containing it",
+                    overlapping));
+  if (bad_times_ > 0)
+    p_.notes.push_back(
+        fmt::format("{} events were left out: a negative time, or a start or span past the model's "
+                    "bounds",
+                    bad_times_));
+  if (aggregated_ > 0)
+    p_.notes.push_back(fmt::format(
+        "{} aggregated events (num_occurrences, no time of their own) were left out", aggregated_));
+  if (instants_ > 0)
+    p_.notes.push_back(fmt::format(
+        "{} zero-length host events (allocator and thread-pool markers) were left out", instants_));
+  if (derived_lines_ > 0)
+    p_.notes.push_back(
+        fmt::format("{} device lines that are not streams ('{}'{}) were left out: XProf derives them "
+                    "from the streams",
+                    derived_lines_, first_derived_line_, derived_lines_ > 1 ? ", ..." : ""));
+  p_.info.family = trace_family(p_);
+  return std::move(p_);
+}
+
+namespace {
+
+// "/device:GPU:7" → 7; -1 where the number is missing or too large.
+std::int32_t device_number(std::string_view name) {
+  std::string_view digits = name.substr(name.rfind(':') + 1);
+  std::int32_t id = -1;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  return ec == std::errc() && end == digits.data() + digits.size() && id >= 0 ? id : -1;
+}
+
+}  // namespace
+
+Profile read_space(std::string_view bytes, const std::string& path, const ReadOptions& options) {
+  Builder builder(path, bytes.size(), options.max_memory);
+  try {
+    for_each_plane(bytes, [&](const wire::Field& field) {
+      Plane plane = read_plane(field);
+      bool gpu = plane.name.starts_with("/device:GPU:"), tpu = plane.name.starts_with("/device:TPU:");
+      if (gpu || tpu) {
+        if (std::int32_t id = device_number(plane.name); id >= 0) builder.device_plane(plane, id, tpu);
+      } else if (plane.name == "/host:CPU") {
+        builder.host_plane(plane);
+      } else if (plane.name == "/host:metadata") {
+        builder.metadata_plane(plane);
+      }
+    });
+  } catch (const wire::WireError& e) {
+    throw InputError(
+        fmt::format("{}: not a valid XSpace protobuf at byte {}: {}", path, e.offset(), e.what()));
+  }
+  return builder.finish();
+}
+
+Profile read_file(const std::string& path, const ReadOptions& options) {
+  std::error_code ec;
+  std::uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
+  check_input_memory(path, size, options.max_memory);
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  std::unique_ptr<ByteSource> source = open_plain_file(path);
+  bytes.resize(read_fully(*source, bytes.data(), bytes.size()));
+  return read_space(bytes, path, options);
+}
+
+}  // namespace perfgate::xplane

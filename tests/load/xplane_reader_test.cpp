@@ -1,0 +1,290 @@
+// Issue 59: the XSpace reader (JAX, TensorFlow: *.xplane.pb) on hand-built messages whose answers
+// are written out here: device streams as kernels and copies with their XLA ops, the host plane as
+// threads, ops, runtime calls and steps, the GPU named from the plane's stats, and bad input
+// refused with its offset (exit 3).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "analyse/worker_analysis.h"
+#include "load/reader.h"
+#include "load/xplane/xplane_reader.h"
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+#include "support/xspace_builder.h"
+
+namespace perfgate::testing {
+namespace {
+
+using namespace pb;
+
+// Stat metadata ids of the hand-built planes.
+enum : std::int64_t {
+  kVendor = 1,
+  kDeviceName,
+  kCores,
+  kCapMajor,
+  kCapMinor,
+  kMemory,
+  kCorrelation,
+  kKernelDetails,
+  kMemcpyDetails,
+  kHloOp,
+  kHloModule,
+  kStepNum,
+  kProcessId,
+  kDotFusionText,  // a stat metadata entry whose name is a value: what a ref_value refers to
+};
+const std::vector<std::pair<std::int64_t, std::string>> kStatNames = {{kVendor, "device_vendor"},
+                                                                      {kDeviceName, "gpu_device_name"},
+                                                                      {kCores, "core_count"},
+                                                                      {kCapMajor, "compute_cap_major"},
+                                                                      {kCapMinor, "compute_cap_minor"},
+                                                                      {kMemory, "memory_size"},
+                                                                      {kCorrelation, "correlation_id"},
+                                                                      {kKernelDetails, "kernel_details"},
+                                                                      {kMemcpyDetails, "memcpy_details"},
+                                                                      {kHloOp, "hlo_op"},
+                                                                      {kHloModule, "hlo_module"},
+                                                                      {kStepNum, "step_num"},
+                                                                      {kProcessId, "process_id"},
+                                                                      {kDotFusionText, "dot_fusion"}};
+
+// One H200 with a stream of two kernels and a copy; a host thread with two steps, a launch call
+// per kernel, a Python function and an allocator marker (zero length).
+Plane gpu_plane() {
+  Plane gpu = plane(0, "/device:GPU:0");
+  gpu.stat_names = kStatNames;
+  gpu.stats = {str_stat(kVendor, "Nvidia"), str_stat(kDeviceName, "NVIDIA H200"),
+               int_stat(kCores, 132),       int_stat(kCapMajor, 9),
+               int_stat(kCapMinor, 0),      uint_stat(kMemory, 150109880320)};
+  gpu.event_names = {{1, "loop_add_fusion"}, {2, "nvjet_sm90_tst_128x128"}, {3, "MemcpyH2D"}};
+  // Line timestamp 1,000 ns; offsets and durations in picoseconds.
+  gpu.lines = {
+      line(7, "Stream #7(Compute)", 1000,
+           {event(
+                1, 500'000, 2'000'000,  // [1,500, 3,500) ns
+                {int_stat(kCorrelation, 11), str_stat(kHloOp, "add_fusion"), str_stat(kHloModule, "jit_step"),
+                 str_stat(kKernelDetails,
+                          "regs:32 static_shared:0 dynamic_shared:1024 grid:40,1,1 block:128,1,1 "
+                          "occ_pct:100")}),
+            event(2, 21'000'000,
+                  4'000'500,  // [22,000, 26,000.5) ns: the end rounds down to 26,000
+                              // XLA writes repeated values as references to stat metadata (ref_value).
+                  {int_stat(kCorrelation, 12), ref_stat(kHloOp, kDotFusionText),
+                   str_stat(kHloModule, "jit_step")}),
+            event(1, 26'000'000, 1'000'000, {int_stat(kCorrelation, 14)})}),  // [27,000, 28,000) ns
+      line(8, "Stream #8(MemcpyH2D)", 1000,
+           {event(3, 3'000'000, 1'500'000,  // [4,000, 5,500) ns
+                  {int_stat(kCorrelation, 13), str_stat(kMemcpyDetails,
+                                                        "kind_src:pinned kind_dst:device size:4096 "
+                                                        "dest:0 async:1")})}),
+      line(9, "XLA Modules", 1000, {event(1, 0, 30'000'000)}),  // derived from the streams: left out
+  };
+  return gpu;
+}
+
+Plane host_plane() {
+  Plane host = plane(0, "/host:CPU");
+  host.stat_names = kStatNames;
+  host.stats = {int_stat(kProcessId, 597)};
+  host.event_names = {{1, "train"},
+                      {2, "cuLaunchKernel"},
+                      {3, "$model.py:12 loss"},
+                      {4, "MemoryAllocation"},
+                      {5, "PjitFunction(train_step)"},
+                      {6, "cuMemcpyHtoDAsync"}};
+  host.lines = {line(42, "python3", 0,
+                     {event(1, 0, 20'000'000'000 / 1000, {int_stat(kStepNum, 0)}),  // [0, 20,000) ns
+                      event(5, 100'000, 15'000'000),                                // [100, 15,100) ns
+                      event(2, 1'000'000, 200'000, {int_stat(kCorrelation, 11)}),   // [1,000, 1,200) ns
+                      event(6, 2'000'000, 300'000, {int_stat(kCorrelation, 13)}),
+                      event(3, 5'000'000, 1'000'000), event(4, 6'000'000, 0),
+                      event(1, 20'000'000, 20'000'000, {int_stat(kStepNum, 1)}),  // [20,000, 40,000) ns
+                      event(2, 21'000'000, 200'000, {int_stat(kCorrelation, 12)}),
+                      event(2, 22'000'000, 200'000, {int_stat(kCorrelation, 14)})})};
+  return host;
+}
+
+std::string write_space(const std::string& name, const std::string& bytes) {
+  return write_text(temp_dir() + "/" + name, bytes);
+}
+
+TEST(XplaneReader, DeviceStreamsAreKernelsAndCopiesWithTheirXlaOps) {
+  std::string path = write_space("host0.xplane.pb", space({gpu_plane(), host_plane()}));
+  LoadedRun run = load_run({path});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  EXPECT_EQ(p.worker, "host0");
+  EXPECT_EQ(p.info.format, "xplane");
+  EXPECT_EQ(p.info.family, DeviceFamily::Gpu);
+  ASSERT_EQ(p.gpu_activities.size(), 4u);
+  const GpuActivity& add = p.gpu_activities[0];
+  EXPECT_EQ(p.str(add.name), "loop_add_fusion");
+  EXPECT_EQ(add.kind, GpuActivityKind::Kernel);
+  EXPECT_EQ(add.start, 1500);  // 1,000 ns + 500,000 ps
+  EXPECT_EQ(add.end, 3500);
+  EXPECT_EQ(add.stream, 7u);
+  EXPECT_EQ(add.device, 0);
+  EXPECT_EQ(add.correlation, 11);
+  ASSERT_NE(add.kernel_info, kNone);
+  EXPECT_EQ(p.kernel_info[add.kernel_info].grid[0], 40);
+  EXPECT_EQ(p.kernel_info[add.kernel_info].block[0], 128);
+  EXPECT_EQ(p.kernel_info[add.kernel_info].registers_per_thread, 32);
+  EXPECT_EQ(p.kernel_info[add.kernel_info].shared_memory, 1024);
+  const GpuActivity& copy = p.gpu_activities[1];
+  EXPECT_EQ(copy.kind, GpuActivityKind::Memcpy);
+  EXPECT_EQ(copy.copy_kind, CopyKind::HostToDevice);
+  EXPECT_EQ(copy.bytes, 4096u);
+  EXPECT_EQ(copy.start, 4000);
+  EXPECT_EQ(copy.end, 5500);
+  EXPECT_EQ(copy.stream, 8u);
+  EXPECT_EQ(p.gpu_activities[2].start, 22000);
+  EXPECT_EQ(p.gpu_activities[2].end, 26000);  // 26,000.5 ns rounded down
+  // A kernel without kernel_details still has its launch record, every field unknown.
+  ASSERT_NE(p.gpu_activities[2].kernel_info, kNone);
+  EXPECT_EQ(p.kernel_info[p.gpu_activities[2].kernel_info].grid[0], -1);
+  // Each kernel's XLA op as a range over it; the "XLA Modules" line is not read as work.
+  ASSERT_EQ(p.gpu_ranges.size(), 2u);
+  EXPECT_EQ(p.str(p.gpu_ranges[0].name), "add_fusion");
+  EXPECT_EQ(p.gpu_ranges[0].end - p.gpu_ranges[0].start, 2000);
+  EXPECT_EQ(p.str(p.gpu_ranges[1].name), "dot_fusion");
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].name, "NVIDIA H200");
+  EXPECT_EQ(p.devices[0].sm_count, 132);
+  EXPECT_EQ(p.devices[0].compute_major, 9);
+  EXPECT_EQ(p.devices[0].total_memory_bytes, 150109880320u);
+}
+
+TEST(XplaneReader, HostPlaneIsThreadsOpsLaunchesAndSteps) {
+  std::string path = write_space("host.xplane.pb", space({gpu_plane(), host_plane()}));
+  Profile p = std::move(load_run({path}).workers.at(0));
+  ASSERT_EQ(p.threads.size(), 1u);
+  EXPECT_EQ(p.threads[0].pid, 597);
+  EXPECT_EQ(p.threads[0].tid, 42);
+  EXPECT_EQ(p.str(p.threads[0].name), "python3");
+  // Events with a correlation id are the launch calls; the zero-length allocator marker is left out.
+  ASSERT_EQ(p.runtime_calls.size(), 4u);
+  EXPECT_EQ(p.str(p.runtime_calls[0].name), "cuLaunchKernel");
+  EXPECT_EQ(p.runtime_calls[0].start, 1000);
+  EXPECT_EQ(p.runtime_calls[0].end, 1200);
+  EXPECT_EQ(p.runtime_calls[0].correlation, 11);
+  ASSERT_EQ(p.host_events.size(), 4u);  // train (step 0), PjitFunction, the Python function, train (step 1)
+  std::vector<std::string> names;
+  for (const HostEvent& h : p.host_events) names.push_back(std::string(p.str(h.name)));
+  EXPECT_EQ(names, (std::vector<std::string>{"train (step 0)", "PjitFunction(train_step)",
+                                             "$model.py:12 loss", "train (step 1)"}));
+  EXPECT_EQ(p.host_events[0].kind, HostKind::Annotation);
+  EXPECT_EQ(p.host_events[1].kind, HostKind::Op);
+  EXPECT_EQ(p.host_events[2].kind, HostKind::PythonFunction);
+  EXPECT_EQ(p.host_events[1].parent, 0u);  // PjitFunction inside train (step 0)
+  EXPECT_TRUE(has_line(p.notes, "1 zero-length host events"));
+  EXPECT_TRUE(has_line(p.notes, "'XLA Modules'"));
+
+  // The steps: the events with a step number, by the rules' profiler_step_ranges; each extends to the
+  // GPU work its launches started (step 1's two kernels end by 28,000 ns, inside its host range;
+  // each step launched two activities, so neither is taken for one cut off by the capture's end).
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  ASSERT_EQ(w.steps.steps.size(), 2u);
+  EXPECT_EQ(w.steps.steps[0].number.value_or(-1), 0);
+  EXPECT_EQ(w.steps.steps[1].number.value_or(-1), 1);
+  EXPECT_EQ(w.steps.steps[0].host_start, 0);
+  EXPECT_EQ(w.steps.steps[1].host_end, 40000);
+}
+
+// A run folder of XSpace files (one per host, as jax.profiler writes them): each is a worker, named
+// after its file without ".xplane.pb".
+TEST(XplaneReader, ARunFolderOfSpacesIsOneRun) {
+  std::string dir = temp_dir() + "/jax_run";
+  std::filesystem::create_directories(dir);
+  std::string bytes = space({gpu_plane(), host_plane()});
+  write_text(dir + "/host0.xplane.pb", bytes);
+  write_text(dir + "/host1.xplane.pb", bytes);
+  write_text(dir + "/notes.txt", "not a trace");
+  LoadedRun run = load_run({dir});
+  ASSERT_EQ(run.workers.size(), 2u);
+  EXPECT_EQ(run.workers[0].worker, "host0");
+  EXPECT_EQ(run.workers[1].worker, "host1");
+  EXPECT_EQ(run.workers[1].gpu_activities.size(), 4u);
+}
+
+TEST(XplaneReader, NamesAnAmdGpuFromItsStatsAndReadsTpuOps) {
+  Plane amd = plane(1, "/device:GPU:3");
+  amd.stat_names = kStatNames;
+  amd.stats = {str_stat(kVendor, "AMD"), int_stat(kCores, 304), int_stat(kCapMajor, 9),
+               int_stat(kCapMinor, 4), int_stat(kMemory, 206141652992)};  // 192 GiB
+  amd.event_names = {{1, "CopyDeviceToDevice"}};
+  amd.lines = {
+      line(10, "Stream #10(MemcpyOther)", 0,
+           {event(1, 0, 1'000'000, {str_stat(kMemcpyDetails, "kind:Unknown size:655360 dest:2 async:1")})})};
+  Plane tpu = plane(2, "/device:TPU:0");
+  tpu.event_names = {{1, "fusion.3"}};
+  tpu.lines = {line(1, "XLA Ops", 0, {event(1, 0, 5'000'000)}),
+               line(2, "Steps", 0, {event(1, 0, 9'000'000)})};
+  Profile p = xplane::read_space(space({amd, tpu}), "amd.xplane.pb", {});
+  ASSERT_EQ(p.devices.size(), 2u);
+  EXPECT_EQ(p.devices[0].id, 0);  // the TPU
+  EXPECT_EQ(p.devices[1].id, 3);
+  EXPECT_EQ(p.devices[1].name, "AMD GPU compute 9.4, 304 CUs, 192 GiB");  // gpu_peaks: an MI300X
+  ASSERT_EQ(p.gpu_activities.size(), 2u);
+  const GpuActivity* copy = p.gpu_activities[0].device == 3 ? &p.gpu_activities[0] : &p.gpu_activities[1];
+  EXPECT_EQ(copy->kind, GpuActivityKind::Memcpy);
+  EXPECT_EQ(copy->copy_kind, CopyKind::DeviceToDevice);  // from its name: kind:Unknown says nothing
+  EXPECT_EQ(copy->bytes, 655360u);
+  const GpuActivity* op = copy == &p.gpu_activities[0] ? &p.gpu_activities[1] : &p.gpu_activities[0];
+  EXPECT_EQ(op->kind, GpuActivityKind::Kernel);
+  EXPECT_EQ(op->end - op->start, 5000);  // the "Steps" line is not read
+}
+
+std::string refusal(const std::string& bytes, std::uint64_t max_memory = 0) {
+  try {
+    xplane::read_space(bytes, "bad.xplane.pb", {.max_memory = max_memory});
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "not refused";
+}
+
+TEST(XplaneReader, BadInputIsRefusedWithItsOffset) {
+  std::string good = space({gpu_plane()});
+  // Cut inside the first plane: its length runs past the end of the file.
+  EXPECT_NE(refusal(good.substr(0, good.size() / 2))
+                .find("bad.xplane.pb: not a valid XSpace protobuf at byte 0: "
+                      "field 1's length of"),
+            std::string::npos)
+      << refusal(good.substr(0, good.size() / 2));
+  // A 2 GB length prefix.
+  EXPECT_NE(
+      refusal(varint(1 << 3 | 2) + varint(std::uint64_t{2} << 30) + "abc").find("2147483648 bytes runs past"),
+      std::string::npos);
+  // A varint cut off at the end of the file, and one longer than 10 bytes.
+  EXPECT_NE(refusal(std::string("\x08\x80\x80", 3)).find("a truncated varint"), std::string::npos);
+  EXPECT_NE(refusal(std::string(11, '\xff')).find("longer than"), std::string::npos);
+  // A wrong wire type: the plane's name (field 2) as a varint; a group (wire type 3).
+  EXPECT_NE(refusal(bytes_field(1, int_field(2, 5))).find("a plane's name (field 2) has wire type 0"),
+            std::string::npos);
+  EXPECT_NE(refusal(varint(1 << 3 | 3)).find("a group"), std::string::npos);
+  // Nothing that ran.
+  EXPECT_NE(refusal(space({plane(0, "/host:metadata")})).find("holds no profiled activity"),
+            std::string::npos);
+  // The memory bound: the file's bytes count.
+  EXPECT_NE(refusal(space({gpu_plane(), host_plane()}), 64).find("--max-input-memory"), std::string::npos);
+}
+
+TEST(XplaneReader, KnownByContent) {
+  std::string bytes = space({gpu_plane(), host_plane()});
+  const Reader* reader = sniff_reader(FileHead(bytes));
+  ASSERT_NE(reader, nullptr);
+  EXPECT_STREQ(reader->name, "xplane");
+  // Cut to its first bytes, as the sniff sees a large file.
+  reader = sniff_reader(FileHead(std::string_view(bytes).substr(0, 24)));
+  ASSERT_NE(reader, nullptr);
+  EXPECT_STREQ(reader->name, "xplane");
+  // A protobuf whose first plane has another name is not claimed.
+  EXPECT_EQ(sniff_reader(FileHead(space({plane(0, "something")}))), nullptr);
+  EXPECT_EQ(sniff_reader(FileHead("\x0a\x05hello")), nullptr);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
