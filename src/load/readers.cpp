@@ -8,13 +8,14 @@ namespace perfgate {
 
 // In the order that breaks a tie between equally sure sniffs, and that the message refusing an
 // unknown file names the formats in.
-#define PERFGATE_READERS(X) \
-  X(kKinetoJsonReader)      \
-  X(kKinetoJsonGzipReader)  \
-  X(kLegacyJsonReader)      \
-  X(kNsysSqliteReader)      \
-  X(kNeuronJsonReader)      \
-  X(kNeuronSummaryJsonReader)
+#define PERFGATE_READERS(X)   \
+  X(kKinetoJsonReader)        \
+  X(kKinetoJsonGzipReader)    \
+  X(kLegacyJsonReader)        \
+  X(kNsysSqliteReader)        \
+  X(kNeuronJsonReader)        \
+  X(kNeuronSummaryJsonReader) \
+  X(kMemorySnapshotReader)
 
 #define PERFGATE_DECLARE_READER(reader) extern const Reader reader;
 PERFGATE_READERS(PERFGATE_DECLARE_READER)
