@@ -50,7 +50,7 @@ void read(const ReaderInput& in, const ProfileSink& emit) {
 
 }  // namespace
 
-extern const Reader kMemorySnapshotReader{
-    "pytorch-memory-snapshot", "a PyTorch memory snapshot", sniff, read};
+extern const Reader kMemorySnapshotReader{"pytorch-memory-snapshot", "a PyTorch memory snapshot", sniff,
+                                          read};
 
 }  // namespace perfgate
