@@ -102,6 +102,13 @@ TEST(MemorySnapshot, PeakAllocatedComesFromTheReplay) {
   ReportModel report = report_of_files({path}, default_rules());
   EXPECT_EQ(report.metric(Metric::MemoryPeakAllocatedBytes), 6.0 * kMiB);
   EXPECT_EQ(report.metric(Metric::MemoryPeakReservedBytes), 6.0 * kMiB);
+  // The window is the samples' span (10 to 40 us), so the memory curve shows the trace: its
+  // highest point is the peak, 6 MiB.
+  const ReportTable* curve = nullptr;
+  for (const ReportTable& t : report.workers.front().tables)
+    if (t.name == "memory_curve") curve = &t;
+  ASSERT_NE(curve, nullptr);
+  EXPECT_FALSE(curve->rows.empty());
 }
 
 // Segments grow the reserved total: a segment_alloc of 2 MiB then an alloc in it. Backwards from

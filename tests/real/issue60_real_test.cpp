@@ -62,6 +62,16 @@ TEST(Issue60Real, H200SnapshotsAgainstTorchsOwnCounters) {
   EXPECT_TRUE(has_line(notes_of(b8),
                        "live at the peak, by top user frame: 557843456 from (no frames recorded); "
                        "539965444 from train_snapshot (rec_torch.py:81); "));
+  // The memory curve spans the trace; its highest allocated point is the peak.
+  double highest = 0;
+  for (const ReportTable& t : b8.workers.front().tables)
+    for (std::size_t row = 0; t.name == "memory_curve" && row < t.rows.size(); ++row)
+      if (const ReportCell* c = find_cell(t, row, "allocated_bytes")) {
+        if (const auto* i = std::get_if<std::int64_t>(c))
+          highest = std::max(highest, static_cast<double>(*i));
+        if (const auto* d = std::get_if<double>(c)) highest = std::max(highest, *d);
+      }
+  EXPECT_EQ(highest, 2273253988.0);
   // Batch 32 (protocol 5). torch: allocated 1,429,854,720, reserved 7,866,417,152, max allocated
   // 6,060,372,992. The replay: peak 6,059,186,788.
   ReportModel b32 = report_of_snapshot(recorded("h200_snapshot_b32.pickle"));
