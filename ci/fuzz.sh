@@ -25,16 +25,16 @@ if command -v ccache >/dev/null; then
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz xplane_fuzz rocprof_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz)
+harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz xplane_fuzz rocprof_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz snapshot_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,xplane_fuzz,rocprof_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,xplane_fuzz,rocprof_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz,snapshot_fuzz}
 max_seed=$((2 * 1024 * 1024))
 declare -A max_len=([kineto_fuzz]=262144 [legacy_fuzz]=262144 [capture_folder_fuzz]=65536 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [xplane_fuzz]=$max_seed [rocprof_fuzz]=262144 [rules_fuzz]=65536 [expression_fuzz]=4096
   [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144
-  [partial_part_fuzz]=262144)
+  [partial_part_fuzz]=262144 [snapshot_fuzz]=262144)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
 # fuzzer would cut them there), plus two hand-written ones.
 for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/examples/*.json.gz; do
@@ -58,6 +58,18 @@ legacy_event() {  # NAME TS DUR TID
 } >"$corpus/legacy_fuzz/steps.json"
 printf '[{"args": {"note": "}{"}, "name": "aten::x}{", "ph": "X", "ts": 10, "dur": 5, "tid": 1, "pid": "CPU functions"}, {"name": "aten::mm", "ph": "X", "ts": 20, "dur": 1, "tid": 1, "pid": "CPU functions", "args": {}}]' \
   >"$corpus/legacy_fuzz/args-first.json"
+# Memory snapshots (issue 60): the shared snapshot, cut to max_len, and a
+# small one pickled by Python itself in each protocol (a dict, lists, a tuple, a shared list).
+for f in "$shared"/references/memory_snapshots/*.pickle; do
+  [ -f "$f" ] || continue
+  head -c "${max_len[snapshot_fuzz]}" "$f" >"$corpus/snapshot_fuzz/$(basename "$f")"
+done
+if command -v python3 >/dev/null; then
+  for protocol in 2 3 4 5; do
+    python3 -c "import pickle, sys; f = [{'name': 'fwd', 'filename': 'm.py', 'line': 3}]; sys.stdout.buffer.write(pickle.dumps({'segments': [{'device': 0, 'address': 4096, 'total_size': 2097152, 'is_expandable': False, 'blocks': [{'address': 4096, 'size': 512, 'state': 'active_allocated', 'frames': f}, {'address': 4608, 'size': 2096640, 'state': 'inactive', 'frames': []}]}], 'device_traces': [[{'action': 'alloc', 'addr': 4096, 'size': 4, 'time_us': 1, 'frames': f}, {'action': 'oom', 'addr': 0, 'size': 1 << 40, 'device_free': 7, 'time_us': 2, 'frames': (f, f)}]], 'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True'}}, protocol=$protocol))" \
+      >"$corpus/snapshot_fuzz/protocol$protocol.pickle"
+  done
+fi
 # Capture folders: the shared serving references' execution_details.json, and lists naming files
 # outside the folder (relative and absolute).
 for f in "$shared"/references/serving_graphs/*/capture_traces/execution_details.json; do

@@ -16,7 +16,8 @@ namespace perfgate {
   X(kNeuronJsonReader)        \
   X(kNeuronSummaryJsonReader) \
   X(kXplaneReader)            \
-  X(kRocprofJsonReader)
+  X(kRocprofJsonReader)       \
+  X(kMemorySnapshotReader)
 
 #define PERFGATE_DECLARE_READER(reader) extern const Reader reader;
 PERFGATE_READERS(PERFGATE_DECLARE_READER)

@@ -24,7 +24,7 @@ TEST(ReaderRegistry, EachNameIsOneReaderFoundByIt) {
     EXPECT_TRUE(names.insert(reader->name).second) << reader->name;
     EXPECT_EQ(find_reader(reader->name), reader);
   }
-  EXPECT_EQ(names.size(), 8u);
+  EXPECT_EQ(names.size(), 9u);
   EXPECT_EQ(find_reader("protobuf"), nullptr);
 }
 
@@ -36,6 +36,10 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
   EXPECT_EQ(sniffed(" {\n  \"rocprofiler-sdk-tool\": [{\"metadata\": {}}]}"), "rocprofv3-json");
   EXPECT_EQ(sniffed(R"([{"name": "aten::mm", "ph": "X", "pid": "CPU functions", "tid": 1}])"),
             "pytorch-legacy-json");
+  // Pickle protocol 4 (PROTO 4, FRAME, EMPTY_DICT, MEMOIZE, MARK, SHORT_BINUNICODE "segments").
+  EXPECT_EQ(sniffed(std::string_view("\x80\x04\x95\x10\0\0\0\0\0\0\0}\x94(\x8c\x08segments", 24)),
+            "pytorch-memory-snapshot");
+  EXPECT_EQ(sniffed(std::string_view("\x80\x04\x95\x10\0\0\0\0\0\0\0}\x94(\x8c\x08segmentz", 24)), "");
   // Claimed by no other reader: a Chrome trace (a bare array of events too), after a byte order
   // mark and white space.
   EXPECT_EQ(sniffed("\xEF\xBB\xBF \n{\"traceEvents\": []}"), "kineto-json");
@@ -47,7 +51,8 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
 TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {
   EXPECT_EQ(formats_read(),
             "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
-            "export, a Neuron profile, an XSpace profile (JAX, TensorFlow) or a rocprofv3 JSON trace");
+            "export, a Neuron profile, an XSpace profile (JAX, TensorFlow), a rocprofv3 JSON trace or a PyTorch memory "
+            "snapshot");
   std::string path = temp_dir() + "/notes.json";
   write_text(path, "notes");
   try {

@@ -210,7 +210,7 @@ void whole_trace_span(const Profile& p, StepDetection& det) {
     hi = std::max(hi, e);
   };
   // As the plugin: the CPU ops' span; failing that, any host range, then the CUDA calls and GPU
-  // activity (an nsys export without NVTX).
+  // activity (an nsys export without NVTX), then the allocator samples.
   for (const HostEvent& e : p.host_events)
     if (e.kind == HostKind::Op) widen(e.start, e.end);
   if (lo == kNoTime)
@@ -219,6 +219,10 @@ void whole_trace_span(const Profile& p, StepDetection& det) {
     for (const RuntimeCall& r : p.runtime_calls) widen(r.start, r.end);
     for (const GpuActivity& a : p.gpu_activities) widen(a.start, a.end);
   }
+  // Nothing but allocator samples (a PyTorch memory snapshot): their span, so that the memory
+  // curve covers the recorded trace.
+  if (lo == kNoTime)
+    for (const MemorySample& m : p.memory_samples) widen(m.time, m.time);
   if (lo == kNoTime) lo = hi = 0;
   det.whole_trace_start = lo;
   det.whole_trace_end = hi;

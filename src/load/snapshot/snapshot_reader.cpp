@@ -1,0 +1,186 @@
+// A memory snapshot's dict as each device's final state and trace (snapshot_reader.h): the keys
+// torch/cuda/_memory_viz.py reads, sizes checked (a sum past 2^62 bytes, a size past 2^50 is refused).
+#include "load/snapshot/snapshot_reader.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "perfgate/errors.h"
+
+namespace perfgate::snapshot {
+
+using pickle::Value;
+using Kind = pickle::Value::Kind;
+
+bool detect(std::string_view head) {
+  if (head.size() < 4 || static_cast<unsigned char>(head[0]) != 0x80) return false;
+  auto protocol = static_cast<unsigned char>(head[1]);
+  if (protocol < 2 || protocol > 5) return false;
+  // The first key of the snapshot's dict, as SHORT_BINUNICODE (protocol 4, 5) or BINUNICODE (2, 3).
+  std::string_view window = head.substr(0, 64);
+  return window.find(std::string_view("\x8c\x08segments", 10)) != std::string_view::npos ||
+         window.find(std::string_view("X\x08\x00\x00\x00segments", 13)) != std::string_view::npos;
+}
+
+std::string site_of(const Value* frames) {
+  if (!frames || frames->items().empty()) return "(no frames recorded)";
+  for (const Value& f : frames->items()) {
+    const Value* file = f.find("filename");
+    std::string path(file ? file->text() : std::string_view());
+    std::replace(path.begin(), path.end(), '\\', '/');
+    if (path.empty() || path.starts_with("??")) continue;
+    bool library = false;
+    for (std::string_view part : {"/site-packages/", "/dist-packages/", "/torch/", "/lib/python3"})
+      library = library || path.find(part) != std::string::npos;
+    for (std::string_view ext : {".c", ".cc", ".cpp", ".cu", ".h", ".hpp"})
+      library = library || path.ends_with(ext);
+    if (library) continue;
+    const Value* name = f.find("name");
+    const Value* line = f.find("line");
+    return fmt::format("{} ({}:{})", name ? name->text() : std::string_view("?"),
+                       path.substr(path.rfind('/') == std::string::npos ? 0 : path.rfind('/') + 1),
+                       line && line->is(Kind::Int) ? line->as_int() : 0);
+  }
+  return "(no user frame)";
+}
+
+namespace {
+
+class Reading {
+ public:
+  explicit Reading(const std::string& path, SnapshotData& out) : path_(path), out_(out) {}
+
+  [[noreturn]] void fail(const std::string& why) const {
+    throw InputError(path_ + ": not a PyTorch memory snapshot: " + why);
+  }
+  std::uint64_t unsigned_of(const Value* v, std::string_view what) const {
+    if (!v || !v->is(Kind::Int) || v->as_int() < 0)
+      fail(fmt::format("{} is not a non-negative integer", what));
+    return static_cast<std::uint64_t>(v->as_int());
+  }
+  std::uint64_t add(std::uint64_t a, std::uint64_t b, std::string_view what) const {
+    std::uint64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum) || sum > (std::uint64_t{1} << 62))
+      fail(fmt::format("the sum of {} passes 2^62 bytes", what));
+    return sum;
+  }
+  std::uint32_t site(const Value* frames) {
+    auto [at, added] = site_ids_.try_emplace(site_of(frames), static_cast<std::uint32_t>(out_.sites.size()));
+    if (added) out_.sites.push_back(at->first);
+    return at->second;
+  }
+  void add_segment(const Value& segment, DeviceData& d);
+  void add_trace(const Value& trace, DeviceData& d);
+
+ private:
+  const std::string& path_;
+  SnapshotData& out_;
+  std::unordered_map<std::string, std::uint32_t> site_ids_;
+};
+
+Action action_of(std::string_view name) {
+  constexpr std::pair<std::string_view, Action> kNames[] = {{"alloc", Action::Alloc},
+                                                            {"free_requested", Action::FreeRequested},
+                                                            {"free_completed", Action::FreeCompleted},
+                                                            {"segment_alloc", Action::SegmentAlloc},
+                                                            {"segment_free", Action::SegmentFree},
+                                                            {"segment_map", Action::SegmentMap},
+                                                            {"segment_unmap", Action::SegmentUnmap},
+                                                            {"snapshot", Action::Snapshot},
+                                                            {"oom", Action::Oom}};
+  for (auto [text, action] : kNames)
+    if (text == name) return action;
+  return Action::Other;
+}
+
+void Reading::add_segment(const Value& segment, DeviceData& d) {
+  d.reserved =
+      add(d.reserved, unsigned_of(segment.find("total_size"), "a segment's total_size"), "total_size");
+  ++d.segments;
+  if (const Value* e = segment.find("is_expandable"); e && e->is(Kind::Bool) && e->as_bool()) ++d.expandable;
+  const Value* blocks = segment.find("blocks");
+  if (!blocks) return;
+  if (!blocks->is(Kind::List)) fail("a segment's blocks is not a list");
+  bool split = blocks->items().size() > 1;
+  for (const Value& block : blocks->items()) {
+    std::uint64_t size = unsigned_of(block.find("size"), "a block's size");
+    const Value* state = block.find("state");
+    std::string_view name = state ? state->text() : std::string_view();
+    if (name.starts_with("active")) {
+      d.allocated = add(d.allocated, size, "active blocks");
+      std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
+      d.live[address] = {size, site(block.find("frames"))};
+    } else if (name == "inactive") {
+      d.largest_inactive = std::max(d.largest_inactive, size);
+      if (split) {
+        ++d.split_inactive_blocks;
+        d.split_inactive_bytes = add(d.split_inactive_bytes, size, "inactive blocks");
+      }
+    }
+  }
+}
+
+void Reading::add_trace(const Value& trace, DeviceData& d) {
+  if (!trace.is(Kind::List)) fail("a device's trace is not a list");
+  d.steps.reserve(trace.items().size());
+  for (std::size_t i = 0; i < trace.items().size(); ++i) {
+    const Value& a = trace.items()[i];
+    const Value* name = a.find("action");
+    if (!name) fail("a trace entry has no action");
+    TraceStep step;
+    step.action = action_of(name->text());
+    std::uint64_t size = unsigned_of(a.find("size"), "a trace entry's size");
+    if (size > std::uint64_t{1} << 50) fail(fmt::format("a trace entry's size {} passes 2^50 bytes", size));
+    step.size = static_cast<std::int64_t>(size);
+    if (const Value* addr = a.find("addr"); addr && addr->is(Kind::Int))
+      step.address = static_cast<std::uint64_t>(addr->as_int());
+    const Value* t = a.find("time_us");
+    if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time))
+      step.time = static_cast<TimeNs>(i) * 1000;  // no time: the action's place in the trace
+    if (step.action == Action::Alloc || step.action == Action::FreeCompleted)
+      step.site = site(a.find("frames"));
+    if (const Value* f = a.find("device_free"); f && f->is(Kind::Int) && f->as_int() >= 0)
+      step.device_free = static_cast<std::uint64_t>(f->as_int());
+    d.steps.push_back(step);
+  }
+}
+
+std::int64_t device_of(const Reading& r, const Value& segment) {
+  const Value* d = segment.find("device");
+  if (!d) return 0;
+  if (!d->is(Kind::Int) || d->as_int() < 0 || d->as_int() >= 4096)
+    r.fail("a segment's device is not a device index");
+  return d->as_int();
+}
+
+}  // namespace
+
+SnapshotData read_snapshot(const Value& root, const std::string& path) {
+  SnapshotData out;
+  Reading r(path, out);
+  if (!root.is(Kind::Dict)) r.fail("the pickle's value is not a dict");
+  const Value* segments = root.find("segments");
+  if (!segments || !segments->is(Kind::List)) r.fail("it has no list of segments");
+  const Value* traces = root.find("device_traces");
+  if (traces && !traces->is(Kind::List)) r.fail("device_traces is not a list");
+  std::size_t devices = traces ? traces->items().size() : 0;
+  if (devices > 4096) r.fail("it names more than 4096 devices");
+  for (const Value& segment : segments->items()) {
+    if (!segment.is(Kind::Dict)) r.fail("a segment is not a dict");
+    devices = std::max(devices, static_cast<std::size_t>(device_of(r, segment)) + 1);
+  }
+  std::vector<DeviceData> all(devices);
+  for (std::size_t d = 0; d < devices; ++d) all[d].device = static_cast<std::int32_t>(d);
+  for (const Value& segment : segments->items())
+    r.add_segment(segment, all[static_cast<std::size_t>(device_of(r, segment))]);
+  for (std::size_t d = 0; traces && d < traces->items().size(); ++d) r.add_trace(traces->items()[d], all[d]);
+  for (DeviceData& d : all)
+    if (d.segments > 0 || !d.steps.empty()) out.devices.push_back(std::move(d));
+  if (const Value* settings = root.find("allocator_settings"))
+    if (const Value* conf = settings->find("PYTORCH_CUDA_ALLOC_CONF"))
+      out.alloc_conf = std::string(conf->text());
+  return out;
+}
+
+}  // namespace perfgate::snapshot

@@ -1,0 +1,102 @@
+// Hand-built PyTorch memory snapshots (the dict torch.cuda.memory._snapshot() returns, pickled as
+// _dump_snapshot pickles it) for the snapshot reader's tests: the keys MemoryViz reads, each value
+// set by the test.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "support/pickle_builder.h"
+
+namespace perfgate::test {
+
+struct SnapFrame {
+  std::string name, filename;
+  std::int64_t line = 0;
+};
+struct SnapBlock {
+  std::uint64_t address = 0, size = 0;
+  std::string state;  // active_allocated, active_pending_free, inactive
+  std::vector<SnapFrame> frames;
+};
+struct SnapSegment {
+  std::int64_t device = 0;
+  std::uint64_t address = 0, total_size = 0;
+  std::vector<SnapBlock> blocks;
+  bool expandable = false;
+};
+struct SnapAction {
+  std::string action;
+  std::uint64_t addr = 0, size = 0;
+  std::int64_t time_us = 0;
+  std::vector<SnapFrame> frames;
+  std::int64_t device_free = -1;  // an oom's; -1: not written
+};
+struct Snapshot {
+  std::vector<SnapSegment> segments;
+  std::vector<std::vector<SnapAction>> device_traces;  // one list per device
+  bool with_traces = true;
+  std::string alloc_conf;
+};
+
+inline void write_frames(PickleWriter& w, const std::vector<SnapFrame>& frames) {
+  w.empty_list().mark();
+  for (const SnapFrame& f : frames) {
+    w.empty_dict().mark();
+    w.str("name").str(f.name).str("filename").str(f.filename).str("line").integer(f.line);
+    w.setitems();
+  }
+  w.appends();
+}
+
+inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
+  PickleWriter w(protocol);
+  w.empty_dict().mark();
+  w.str("segments").empty_list().mark();
+  for (const SnapSegment& seg : s.segments) {
+    w.empty_dict().mark();
+    w.str("device").integer(seg.device).str("address").integer(static_cast<std::int64_t>(seg.address));
+    w.str("total_size").integer(static_cast<std::int64_t>(seg.total_size));
+    w.str("stream").integer(0).str("segment_type").str("large").str("is_expandable").boolean(seg.expandable);
+    w.str("blocks").empty_list().mark();
+    for (const SnapBlock& b : seg.blocks) {
+      w.empty_dict().mark();
+      w.str("address").integer(static_cast<std::int64_t>(b.address));
+      w.str("size")
+          .integer(static_cast<std::int64_t>(b.size))
+          .str("requested_size")
+          .integer(static_cast<std::int64_t>(b.size));
+      w.str("state").str(b.state).str("frames");
+      write_frames(w, b.frames);
+      w.setitems();
+    }
+    w.appends().setitems();
+  }
+  w.appends();
+  if (s.with_traces) {
+    w.str("device_traces").empty_list().mark();
+    for (const auto& trace : s.device_traces) {
+      w.empty_list().mark();
+      for (const SnapAction& a : trace) {
+        w.empty_dict().mark();
+        w.str("action").str(a.action).str("addr").integer(static_cast<std::int64_t>(a.addr));
+        w.str("size").integer(static_cast<std::int64_t>(a.size)).str("stream").integer(0);
+        w.str("time_us").integer(a.time_us).str("compile_context").str("N/A").str("user_metadata").str("");
+        if (a.device_free >= 0) w.str("device_free").integer(a.device_free);
+        w.str("frames");
+        write_frames(w, a.frames);
+        w.setitems();
+      }
+      w.appends();
+    }
+    w.appends();
+  }
+  w.str("allocator_settings").empty_dict().mark();
+  w.str("PYTORCH_CUDA_ALLOC_CONF").str(s.alloc_conf).str("expandable_segments").boolean(false);
+  w.setitems();
+  w.setitems().stop();
+  return w.text();
+}
+
+}  // namespace perfgate::test
