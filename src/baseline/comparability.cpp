@@ -151,9 +151,18 @@ bool windows_hold_different_work(const Baseline& run, const Baseline& baseline) 
 }
 
 std::vector<ReportComparability> comparability(const Baseline& run, const Baseline& baseline) {
-  return {devices_factor(run, baseline),
-          overlap_factor("kernels", "kernel", overlap_of(baseline.kernels, run.kernels, false)),
-          overlap_factor("ops", "op", overlap_of(baseline.ops, run.ops, true)), steps_factor(run, baseline)};
+  ReportComparability kernels =
+      overlap_factor("kernels", "kernel", overlap_of(baseline.kernels, run.kernels, false));
+  ReportComparability ops = overlap_factor("ops", "op", overlap_of(baseline.ops, run.ops, true));
+  // Where both runs have ops, the ops say whether they ran the same workload: a change may swap the
+  // kernels an op launches (Tensor Cores turned off, another GEMM algorithm) and that is what the
+  // gate must judge, not a reason to withhold it. The kernels decide only where a run has no ops.
+  if (!kernels.holds && !baseline.ops.empty() && !run.ops.empty()) {
+    kernels.holds = true;
+    kernels.text +=
+        ": the kernels differ, but the ops compare (a change may swap the kernels an op launches)";
+  }
+  return {devices_factor(run, baseline), std::move(kernels), std::move(ops), steps_factor(run, baseline)};
 }
 
 }  // namespace perfgate
