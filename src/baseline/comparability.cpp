@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "perfgate/baseline.h"
+#include "perfgate/table_codes.h"
 
 namespace perfgate {
 namespace {
@@ -34,10 +35,17 @@ std::string family_of(std::string_view name) {
   return out;
 }
 
+// The ops' row of GPU work no op launched ("(no op)") names no op: two runs without ops would
+// otherwise share it and read as the same workload whatever their kernels.
 std::map<std::string, double> time_by_name(const std::vector<BaselineRow>& rows, bool families) {
   std::map<std::string, double> out;
-  for (const BaselineRow& r : rows) out[families ? family_of(r.name) : r.name] += r.gpu_us + r.cpu_us;
+  for (const BaselineRow& r : rows)
+    if (!families || r.name != kNoOpName) out[families ? family_of(r.name) : r.name] += r.gpu_us + r.cpu_us;
   return out;
+}
+
+bool has_ops(const std::vector<BaselineRow>& ops) {
+  return std::any_of(ops.begin(), ops.end(), [](const BaselineRow& r) { return r.name != kNoOpName; });
 }
 
 Overlap overlap_of(const std::vector<BaselineRow>& baseline, const std::vector<BaselineRow>& run,
@@ -157,7 +165,7 @@ std::vector<ReportComparability> comparability(const Baseline& run, const Baseli
   // Where both runs have ops, the ops say whether they ran the same workload: a change may swap the
   // kernels an op launches (Tensor Cores turned off, another GEMM algorithm) and that is what the
   // gate must judge, not a reason to withhold it. The kernels decide only where a run has no ops.
-  if (!kernels.holds && !baseline.ops.empty() && !run.ops.empty()) {
+  if (!kernels.holds && has_ops(baseline.ops) && has_ops(run.ops)) {
     kernels.holds = true;
     kernels.text +=
         ": the kernels differ, but the ops compare (a change may swap the kernels an op launches)";
