@@ -73,6 +73,22 @@ std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const
 // Changes against the baseline, per window step: the run tables "step_time_deltas" (each op's GPU
 // and host self time, each region's host time and the GPU idle time, side by side), "op_deltas",
 // "region_deltas" and "kernel_deltas", largest regression first.
+// The fifth, "changes", holds both ends of the op, region and kernel deltas (largest_changes_table).
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);
+
+// The table "changes" from the op, region and kernel delta tables among `deltas`: the `per_item`
+// largest slower and faster rows of each (GPU plus host time), each with its calls in both runs.
+ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, bool per_step,
+                                  std::size_t per_item);
+
+// How comparable the run and its baseline are (docs/rules.md, "Work per window and comparability"):
+// the devices (GPU names and counts), the kernels and the ops (digit runs as '#': "blocks.#") by the share of
+// each run's time under names both have, at least kMinOverlapPct of each, and the steps (both runs have
+// window steps, or the whole windows hold like work).
+inline constexpr double kMinOverlapPct = 50;
+std::vector<ReportComparability> comparability(const Baseline& run, const Baseline& baseline);
+// No steps align the two runs (either has none) and their kernel counts (or FLOPs, where both know
+// them) differ by more than kDifferentWorkPct.
+bool windows_hold_different_work(const Baseline& run, const Baseline& baseline);
 
 }  // namespace perfgate

@@ -13,7 +13,9 @@
 
 namespace perfgate {
 
-enum class FailOn { Error, Warning, Never };
+// What fails the gate (exit 1): an error; a warning too; nothing; or an error or an inconclusive
+// finding (a CI job that must not pass on a comparison it could not make: no steps to compare).
+enum class FailOn { Error, Warning, Never, Inconclusive };
 
 struct GateOptions {
   FailOn fail_on = FailOn::Error;

@@ -223,6 +223,9 @@ struct ReportFinding {
   bool gain_path_too_short = false;
   // Fired with a gain of at least rules: advice.fix_first_min_gain_pct ("What to fix first").
   bool fix_first = false;
+  // On a baseline run: the rule, as it is now, fires on the baseline's own metrics too. The finding
+  // was there before the change ("What to fix first" puts what the change did first).
+  bool in_baseline = false;
   std::vector<ReportOffender> offenders;
   std::optional<ReportStepTest> step_test;
 };
@@ -256,6 +259,15 @@ struct ReportMetricTrend {
   std::vector<ReportTrendPoint> points;  // oldest first; the current run last
 };
 
+// One factor of how comparable the run and its baseline are (docs/rules.md, "Comparability"):
+// "devices", "kernels", "ops", "steps".
+struct ReportComparability {
+  std::string factor;
+  std::string text;  // what was compared: "2 x NVIDIA H100 in both", "27 of 27 kernel names in common"
+  std::optional<double> overlap_pct;  // the kernels' and ops' shared time, of the smaller side's
+  bool holds = true;                  // false: below the documented level
+};
+
 // The baseline the run was compared with.
 struct ReportBaseline {
   std::string path;      // the --baseline as given; several: joined with ", "
@@ -268,6 +280,11 @@ struct ReportBaseline {
   bool hardware_differs = false;
   std::vector<ReportMetricChange> metrics;  // every catalog metric, in catalog order
   std::vector<ReportMetricTrend> trends;    // history baselines: the gated metrics' recent values
+  // The windows hold different work and no steps align them (a run has none): their kernel counts
+  // (FLOPs where both know them) differ by more than kDifferentWorkPct. Window totals then compare
+  // different work; the changes per call (the table "changes") do not.
+  bool different_work = false;
+  std::vector<ReportComparability> comparability;  // in the order of the factors above
 
   const ReportMetricChange* change(Metric id) const;  // nullptr where the list lacks it
 };
@@ -277,6 +294,12 @@ struct ReportBaseline {
 inline bool changes_per_step(std::size_t run_steps, std::size_t baseline_steps) {
   return run_steps > 0 && baseline_steps > 0;
 }
+
+// The table "changes" lists at most this many regressions and improvements of each kind (ops,
+// regions, kernels): both ends of the delta tables.
+inline constexpr std::size_t kChangesPerItem = 5;
+// Windows whose work (kernels, FLOPs) differs by more than this share are said to hold different work.
+inline constexpr double kDifferentWorkPct = 5;
 
 // A rule as it was in effect (for the workbook's Rules sheet).
 struct ReportRule {

@@ -243,8 +243,11 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
   add_contributions(parts, regions, &BaselineRow::cpu_us, "region", "region");
   auto idle_before = idle_us(baseline, basis), idle_now = idle_us(now, basis);
   if (idle_before && idle_now) parts.push_back({"GPU idle", "GPU idle", "", idle_before, idle_now});
-  return {step_time_deltas(std::move(parts), basis), op_deltas(ops, basis), region_deltas(regions, basis),
-          kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
+  std::vector<ReportTable> tables = {
+      step_time_deltas(std::move(parts), basis), op_deltas(ops, basis), region_deltas(regions, basis),
+      kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
+  tables.push_back(largest_changes_table(tables, basis.per_step, kChangesPerItem));
+  return tables;
 }
 
 }  // namespace perfgate

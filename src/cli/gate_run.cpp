@@ -43,7 +43,10 @@ Baseline load_baseline(const std::string& path, const RuleSet& rules, const Anal
 }
 
 FailOn fail_on(const std::string& text) {
-  return text == "warning" ? FailOn::Warning : text == "never" ? FailOn::Never : FailOn::Error;
+  return text == "warning"        ? FailOn::Warning
+         : text == "never"        ? FailOn::Never
+         : text == "inconclusive" ? FailOn::Inconclusive
+                                  : FailOn::Error;
 }
 
 // Every file the run reads, which no output may name: its own inputs, rule files, baselines, and
@@ -77,8 +80,10 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
   cmd.add_option("--disable", args.disabled, "Disable a rule by id; repeatable")->type_name("ID");
   cmd.add_option(
          "--fail-on", args.fail_on,
-         "What fails the gate (exit 1): error (failing rules, the default), warning (also warnings), never")
-      ->check(CLI::IsMember({"error", "warning", "never"}));
+         "What fails the gate (exit 1): error (failing rules, the default), warning (also warnings), "
+         "inconclusive (errors and inconclusive findings: a comparison that could not be made, such as no "
+         "steps to compare), never")
+      ->check(CLI::IsMember({"error", "warning", "inconclusive", "never"}));
   cmd.add_option("--warnings-exit-code", args.warnings_exit_code,
                  "Exit code when the gate passes with warnings (default 0), for CI systems that show it")
       ->type_name("N")

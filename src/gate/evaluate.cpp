@@ -149,6 +149,12 @@ class RuleEvaluator {
                                 x_.applies_if->first_missing(lookup_), r_.applies_if));
       if (*applies == 0) return done(FindingStatus::NotApplicable, "applies only when " + r_.applies_if);
     }
+    if (r_.compare_baseline && r_.test != StepTest::None)
+      if (std::string missing = missing_steps(); !missing.empty()) {
+        ReportFinding f = done(FindingStatus::Inconclusive, "no steps to compare: " + missing);
+        f.problem.clear();  // the rule's message reads a step time; the reason says why there is none
+        return f;
+      }
     f_.value = !r_.metric.empty() ? lookup_(x_.metric)
                : x_.value         ? x_.value->evaluate(lookup_)
                                   : std::nullopt;
@@ -236,6 +242,40 @@ class RuleEvaluator {
     return done(FindingStatus::Pass, "");
   }
 
+  // Why a change against the baseline is no regression of the code (docs/rules.md, "Work per window
+  // and comparability"), or "": a comparability factor that does not hold (other devices, kernels or
+  // ops mostly not in common); or windows of different work without steps, for a window total (a
+  // time, a count) — a share or a rate still compares.
+  std::string not_comparable() const {
+    if (!report_.baseline) return "";
+    std::string failing;
+    for (const ReportComparability& c : report_.baseline->comparability)
+      if (!c.holds && c.factor != "steps")
+        failing += (failing.empty() ? "" : "; ") + c.factor + ": " + c.text;
+    if (!failing.empty()) return "not comparable with the baseline (" + failing + ")";
+    bool total = f_.unit == "us" || f_.unit == "count" || f_.unit == "bytes" || f_.unit == "flop";
+    if (report_.baseline->different_work && total)
+      return "the two windows hold different work and no steps align them: a window total compares different "
+             "amounts of work, not only the change";
+    return "";
+  }
+
+  // Which run has no window steps for the step-time test, or "" when both have: a window total
+  // is no step time, and "not applied" would read as the pass of a pair whose steps were compared.
+  std::string missing_steps() const {
+    bool run = std::any_of(report_.steps.begin(), report_.steps.end(),
+                           [](const ReportStep& s) { return s.in_window; });
+    bool base = !baseline_->step_durations_us.empty();
+    if (run && base) return "";
+    std::string which = !run && !base ? "neither this run nor the baseline has window steps"
+                        : !run        ? "this run has no window steps"
+                                      : "the baseline has no window steps";
+    return which +
+           " (ProfilerStep#N ranges, an NVTX range per iteration, or matches of --step-pattern or "
+           "--key-op), so the step time was not compared. Give both runs steps, or name the op that "
+           "starts each iteration with --key-op";
+  }
+
   void set_limit(const ChangeLimit& l, double at) {
     limit_ = l;
     f_.threshold = at;
@@ -244,6 +284,11 @@ class RuleEvaluator {
   }
 
   ReportFinding done(FindingStatus status, std::string reason) {
+    if ((status == FindingStatus::Fail || status == FindingStatus::Warn) && r_.compare_baseline)
+      if (std::string why = not_comparable(); !why.empty()) {
+        status = FindingStatus::Inconclusive;
+        reason = why + (reason.empty() ? "" : ". " + reason);
+      }
     if (status == FindingStatus::Pass) {
       if (std::string why = pass_not_evidence(); !why.empty()) {
         status = FindingStatus::NotApplicable;
@@ -373,6 +418,29 @@ class RuleEvaluator {
   std::optional<ChangeLimit> limit_;
 };
 
+bool fired(FindingStatus s) {
+  return s == FindingStatus::Warn || s == FindingStatus::Fail;
+}
+
+// On a baseline run, a finding that the same rule, as it is now, also gives on the baseline's own
+// metrics was there before the change: it is marked, so that what the change did comes first. Rules
+// that compare with the baseline are about the change itself and are never marked.
+void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules, const ReportModel& report,
+                      const Baseline& baseline) {
+  ReportModel before;  // the baseline's metrics alone: what the rules' thresholds and conditions read
+  before.metrics = baseline.metrics;
+  before.families = report.families;
+  std::size_t i = 0;
+  for (const Rule& r : rules.rules) {
+    if (!r.enabled) continue;
+    ReportFinding& f = findings[i++];
+    if (!fired(f.status) || needs_baseline(r, RuleExpressions(r))) continue;
+    ReportFinding then =
+        RuleEvaluator(r, before, nullptr, "", rules.classification.critical_path_min_coverage_pct).run();
+    f.in_baseline = fired(then.status);
+  }
+}
+
 }  // namespace
 
 std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
@@ -386,6 +454,7 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
   for (ReportFinding& f : findings)
     f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
                   *f.gain_pct >= rules.classification.fix_first_min_gain_pct;
+  if (baseline) mark_in_baseline(findings, rules, report, *baseline);
   return findings;
 }
 

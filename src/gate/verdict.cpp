@@ -11,9 +11,10 @@ namespace perfgate {
 
 ReportVerdict verdict_of(const std::vector<ReportFinding>& findings, const GateOptions& options) {
   ReportVerdict v;
-  v.fail_on = options.fail_on == FailOn::Error     ? "error"
-              : options.fail_on == FailOn::Warning ? "warning"
-                                                   : "never";
+  v.fail_on = options.fail_on == FailOn::Error          ? "error"
+              : options.fail_on == FailOn::Warning      ? "warning"
+              : options.fail_on == FailOn::Inconclusive ? "inconclusive"
+                                                        : "never";
   std::size_t errors = 0, warnings = 0;
   for (const ReportFinding& f : findings) {
     switch (f.status) {
@@ -41,7 +42,8 @@ ReportVerdict verdict_of(const std::vector<ReportFinding>& findings, const GateO
   }
   v.status = errors > 0 ? "fail" : warnings > 0 ? "warn" : "pass";
   bool gate_fails = (options.fail_on == FailOn::Error && errors > 0) ||
-                    (options.fail_on == FailOn::Warning && errors + warnings > 0);
+                    (options.fail_on == FailOn::Warning && errors + warnings > 0) ||
+                    (options.fail_on == FailOn::Inconclusive && errors + v.inconclusive > 0);
   v.exit_code = gate_fails ? kExitGateFailed : warnings + errors > 0 ? options.warnings_exit_code : kExitPass;
   return v;
 }

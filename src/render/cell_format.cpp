@@ -42,6 +42,11 @@ std::string text_at(const ReportTable& t, std::size_t row, std::string_view colu
   return s ? *s : "";
 }
 
+std::optional<double> optional_number_at(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  return cell ? cell_number(*cell) : std::nullopt;
+}
+
 std::size_t column_index(const ReportTable& t, std::string_view column) {
   for (std::size_t c = 0; c < t.columns.size(); ++c)
     if (t.columns[c].name == column) return c;

@@ -14,6 +14,8 @@ namespace perfgate {
 // missing or a number).
 double number_at(const ReportTable& t, std::size_t row, std::string_view column);
 std::string text_at(const ReportTable& t, std::size_t row, std::string_view column);
+// The number in a column, or none where the cell is empty (a row new in the run has no baseline calls).
+std::optional<double> optional_number_at(const ReportTable& t, std::size_t row, std::string_view column);
 
 // The same by a column's index (column_index: the first of that name, or npos when none), for loops
 // over many rows: a lookup by name compares the names of the columns before it.

@@ -1,6 +1,7 @@
 #include "render/format.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <map>
 #include <set>
@@ -9,6 +10,8 @@
 #include <fmt/ranges.h>
 
 #include "perfgate/units.h"
+#include "render/cell_format.h"
+#include "render/short_labels.h"
 
 namespace perfgate {
 
@@ -167,6 +170,52 @@ std::string baseline_mismatch_text(const ReportModel& r) {
     out += fmt::format("{}The baseline was analysed by perfgate {} (this run: {}): definitions may differ.",
                        out.empty() ? "" : " ", b.tool_version, r.tool_version);
   return out;
+}
+
+std::string window_work_text(const ReportModel& r) {
+  if (!r.baseline) return "";
+  const ReportBaseline& b = *r.baseline;
+  std::string out = fmt::format("window steps {} → {}", b.steps, window_steps(r));
+  for (Metric m : {Metric::KernelsCount, Metric::ComputeFlops}) {
+    const ReportMetricChange* c = b.change(m);
+    if (!c) continue;
+    std::string_view unit = metric_info(m).unit;
+    std::string name = m == Metric::KernelsCount ? "kernels" : "FLOPs";
+    if (!c->value && !c->baseline)
+      out += fmt::format(" · {} n/a", name);
+    else
+      out += fmt::format(" · {} {} → {}{}", name, format_value(c->baseline, unit),
+                         format_value(c->value, unit), c->delta ? " (" + signed_change(*c) + ")" : "");
+  }
+  return out;
+}
+
+std::string different_work_text(const ReportModel& r) {
+  if (!r.baseline || !r.baseline->different_work) return "";
+  return "The two windows hold different work and no steps align them: their totals (the critical path, "
+         "each op's and kernel's time) compare different amounts of work, not only the change, and the "
+         "gate claims no regression from them. Compare the time a call (delta_per_call_pct in What "
+         "changed), or give both runs steps (--key-op, --step-pattern).";
+}
+
+std::string comparability_line(const ReportComparability& c) {
+  return fmt::format("{}{}: {}", c.factor, c.holds ? "" : " (does not hold)", c.text);
+}
+
+std::string largest_change_text(const ReportModel& r, std::string_view direction) {
+  const ReportTable* t = find_table(r.tables, "changes");
+  if (!t) return "";
+  auto calls = [](std::optional<double> v) { return v ? format_value(v, "count") : std::string("–"); };
+  for (std::size_t row = 0; row < t->rows.size(); ++row) {
+    if (text_at(*t, row, "direction") != direction) continue;
+    double delta = number_at(*t, row, "delta_us_per_step");
+    std::string name = distinct_short_labels({text_at(*t, row, "name")}, 80).front();
+    return fmt::format("{} ({}) {}{}, {} → {} calls", name, text_at(*t, row, "item"), delta < 0 ? "-" : "+",
+                       format_duration_us(std::fabs(delta)),
+                       calls(optional_number_at(*t, row, "baseline_calls_per_step")),
+                       calls(optional_number_at(*t, row, "calls_per_step")));
+  }
+  return "";
 }
 
 }  // namespace perfgate

@@ -79,4 +79,16 @@ std::string signed_change(const ReportMetricChange& c);
 // made it; "" when neither. Every output with a baseline shows it.
 std::string baseline_mismatch_text(const ReportModel& r);
 
+// The work of each window against the baseline: "window steps 0 -> 0 · kernels 4010 -> 3587 (-423
+// (-10.5%)) · FLOPs n/a"; "" without a baseline.
+std::string window_work_text(const ReportModel& r);
+// Where the windows hold different work and no steps align them (ReportBaseline::different_work),
+// the sentence that says so and what compares instead; "" otherwise.
+std::string different_work_text(const ReportModel& r);
+// The largest change of a direction ("slower", "faster") in the table "changes", as text:
+// "flash_fwd_kernel (kernel) -31.56 ms, 68 → 60 calls"; "" where it lists none.
+std::string largest_change_text(const ReportModel& r, std::string_view direction);
+// A comparability factor as a line: "devices: 2 x NVIDIA H100 in both", "kernels (below 50%): ...".
+std::string comparability_line(const ReportComparability& c);
+
 }  // namespace perfgate

@@ -68,6 +68,7 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.key("gain_bounded_by_path").value(f.gain_bounded_by_path);
   if (f.path_coverage_pct) j.key("path_coverage_pct").value(*f.path_coverage_pct);
   if (f.gain_path_too_short) j.key("gain_path_too_short").value(true);
+  if (f.in_baseline) j.key("in_baseline").value(true);  // the rule fires on the baseline's metrics too
   j.key("offenders").begin_array();
   for (const auto& o : f.offenders)
     j.begin_object().key("label").value(o.label).key("value").value(o.value).end_object();
@@ -111,6 +112,20 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.end_array();
   j.key("steps").value(static_cast<std::uint64_t>(b.steps));
   j.key("hardware_differs").value(b.hardware_differs);
+  j.key("different_work").value(b.different_work);
+  j.key("comparability").begin_array();
+  for (const ReportComparability& c : b.comparability)
+    j.begin_object()
+        .key("factor")
+        .value(c.factor)
+        .key("holds")
+        .value(c.holds)
+        .key("overlap_pct")
+        .value(c.overlap_pct)
+        .key("text")
+        .value(c.text)
+        .end_object();
+  j.end_array();
   j.key("metrics").begin_object();  // the baseline's value of each metric, and the change
   for (const auto& m : b.metrics)
     j.key(metric_name(m.metric))

@@ -2,6 +2,7 @@
 // templates/report.md.mustache. Every value is escaped here (the template does not escape), and
 // the text is fitted to a byte budget by showing fewer table rows, then fewer findings.
 #include <algorithm>
+#include <map>
 #include <span>
 
 #include <fmt/format.h>
@@ -79,6 +80,13 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
   for (const auto& w : r.run_warnings) run_warnings.push_back(TemplateData(esc(w)));
   if (!r.run_warnings.empty()) view.set("run_warnings", run_warnings);
   view.set("has_baseline", r.baseline.has_value());
+  if (!r.baseline) return;
+  view.set("work", esc(window_work_text(r)));
+  if (std::string note = different_work_text(r); !note.empty()) view.set("different_work", esc(note));
+  std::string factors;
+  for (const ReportComparability& c : r.baseline->comparability)
+    factors += fmt::format("- {} {}\n", c.holds ? "✅" : "⚠️", esc(comparability_line(c)));
+  if (!factors.empty()) view.set("comparability", factors);
 }
 
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
@@ -108,7 +116,9 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
   std::vector<const ReportFinding*> fired;  // failures first, then inconclusive, then warnings
   for (const auto& f : r.findings)
     if (finding_rank(f.status) < finding_rank(FindingStatus::Pass)) fired.push_back(&f);
+  // On a baseline run what the change did comes first: findings the baseline had too come after.
   std::stable_sort(fired.begin(), fired.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    if (a->in_baseline != b->in_baseline) return b->in_baseline;
     return finding_rank(a->status) < finding_rank(b->status);
   });
   TemplateData list = template_list();
@@ -118,6 +128,7 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
     item.set("icon", icon_of(f.status));
     item.set("title", esc(f.title));
     item.set("id", esc(f.id));
+    item.set("in_baseline", f.in_baseline);
     item.set("value", esc(format_value(f.value, f.unit)));
     if (f.threshold) item.set("limit", esc(f.threshold_text));
     if (!f.problem.empty()) item.set("problem", esc(f.problem));
@@ -199,6 +210,29 @@ ReportTable roofline_summary(const ReportTable& t) {
   return out;
 }
 
+// The table "changes" cut to `per_group` rows of each item (op, region, kernel) in each direction:
+// its rows come slower first, so its head alone would show no improvement.
+ReportTable changes_view(const ReportTable& t, std::size_t per_group) {
+  ReportTable out{t.name, t.title, t.description, t.columns, {}};
+  std::map<std::pair<std::string, std::string>, std::size_t> shown;
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    if (shown[{text_at(t, r, "direction"), text_at(t, r, "item")}]++ < per_group)
+      out.rows.push_back(t.rows[r]);
+  return out;
+}
+
+// What changed against the baseline, both ways, before the findings: what a reviewer reads first.
+void add_changes(const ReportModel& r, bool compact, const Detail& d, TemplateData& view) {
+  const ReportTable* t = find_table(r.tables, "changes");
+  if (!t || t->rows.empty()) return;
+  std::size_t per_group = std::min<std::size_t>(compact ? 2 : kChangesPerItem, d.table_rows);
+  if (per_group == 0) return;
+  ReportTable shown = changes_view(*t, per_group);
+  TemplateData data = table_data(shown, shown.rows.size(), true);
+  data.set("basis", std::string(changes_basis(r)));
+  view.set("changes", data);
+}
+
 void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateData& view) {
   TemplateData list = template_list();
   std::optional<double> window_start;
@@ -231,6 +265,7 @@ std::string render_with(const ReportModel& r, const MarkdownOptions& o, const De
   TemplateData view;
   add_verdict(r, view);
   add_metrics(r, o.compact, view);
+  add_changes(r, o.compact, d, view);
   add_findings(r, d, view);
   add_tables(r, o.compact, d, view);
   if (o.compact) view.set("note", "The full report (HTML, XLSX, JSON) is attached to the job.");

@@ -1,6 +1,7 @@
 #include "render/terminal_findings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -55,6 +56,7 @@ std::string finding_block(const ReportModel& r, const ReportFinding& f, const St
   if (f.value)
     head += fmt::format(" ({}{})", format_value(f.value, f.unit),
                         f.threshold ? ", limit " + terminal_escape(f.threshold_text) : "");
+  if (f.in_baseline) head += " [also in the baseline]";
   std::string out = head + "\n";
   std::string indent(width + 4, ' ');
   if (!f.problem.empty()) out += indent + terminal_escape(f.problem) + "\n";
@@ -101,48 +103,54 @@ std::string verdict_line(const ReportVerdict& v, const Style& style) {
       v.skipped);
 }
 
-// The change of a delta table's row in us (per step, or over the whole window): the sum of its
-// delta_..._us_per_step columns.
-double time_change(const ReportTable& t, std::size_t row) {
-  double sum = 0;
-  for (std::size_t c = 0; c < t.columns.size() && c < t.rows[row].size(); ++c)
-    if (t.columns[c].unit == "us" && t.columns[c].name.starts_with("delta_"))
-      sum += cell_number(t.rows[row][c]).value_or(0);
-  return sum;
+// Absent where the run has no such row (new in the run, or gone from it).
+std::string calls_text(std::optional<double> calls) {
+  return calls ? format_value(calls, "count") : "–";
 }
 
-// "aten::mm +1.00 ms · ..." for the first rows of a delta table that got slower beyond its noise
-// floor (it is sorted so).
-std::string slower_rows(const ReportTable& t) {
+// "aten::mm +1.00 ms (10 → 12 calls) · ..." for the first three rows of the table "changes" of one
+// item (op, region, kernel) in one direction (it lists each direction largest first).
+// `per_calls`: with each row's change of the time a call (the windows hold different work).
+std::string change_rows(const ReportTable& t, std::string_view item, std::string_view direction,
+                        bool per_calls) {
+  std::vector<std::size_t> rows;
   std::vector<std::string> names;
-  std::vector<double> changes;
-  for (std::size_t r = 0; r < t.rows.size() && names.size() < 3; ++r) {
-    const auto* name = find_cell(t, r, "name");
-    const auto* kind = find_cell(t, r, "change");  // below 1 us or 1% per step is "unchanged"
-    bool slower = kind && std::holds_alternative<std::string>(*kind) &&
-                  (std::get<std::string>(*kind) == "regression" || std::get<std::string>(*kind) == "new");
-    double change = time_change(t, r);
-    if (!name || !std::holds_alternative<std::string>(*name) || !slower || change <= 0) break;
-    names.push_back(std::get<std::string>(*name));
-    changes.push_back(change);
-  }
-  std::vector<std::string> labels = distinct_short_labels(names, 80);
+  for (std::size_t r = 0; r < t.rows.size() && rows.size() < 3; ++r)
+    if (text_at(t, r, "item") == item && text_at(t, r, "direction") == direction) {
+      rows.push_back(r);
+      names.push_back(text_at(t, r, "name"));
+    }
+  std::vector<std::string> labels = distinct_short_labels(names, 60);
   std::string out;
-  for (std::size_t i = 0; i < labels.size(); ++i)
-    out +=
-        fmt::format("{}{} +{}", i ? " · " : "", terminal_escape(labels[i]), format_duration_us(changes[i]));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::optional<double> delta = optional_number_at(t, rows[i], "delta_us_per_step");
+    std::string calls = item == "region" ? "ranges" : "calls";
+    std::optional<double> per_call = optional_number_at(t, rows[i], "delta_per_call_pct");
+    out += fmt::format("{}{} {}{} ({} → {} {}{})", i ? " · " : "", terminal_escape(labels[i]),
+                       delta.value_or(0) < 0 ? "-" : "+", format_duration_us(std::abs(delta.value_or(0))),
+                       calls_text(optional_number_at(t, rows[i], "baseline_calls_per_step")),
+                       calls_text(optional_number_at(t, rows[i], "calls_per_step")), calls,
+                       per_call && per_calls ? fmt::format(", {:+.1f}% a call", *per_call) : "");
+  }
   return out;
 }
 
-// What got slower against the baseline (per step, or over each run's whole window where a run has
-// no steps): the first rows of the op, region and kernel deltas.
+// What got slower and what got faster against the baseline (per step, or over each run's whole
+// window where a run has no steps): the largest of the ops, regions and kernels, both ways.
 std::string changes_lines(const ReportModel& r) {
+  const ReportTable* t = find_table(r.tables, "changes");
+  if (!t) return "";
   std::string lines;
-  for (const auto& [table, label] : {std::pair{"op_deltas", "ops"}, std::pair{"region_deltas", "regions"},
-                                     std::pair{"kernel_deltas", "kernels"}})
-    if (const ReportTable* t = find_table(r.tables, table))
-      if (std::string rows = slower_rows(*t); !rows.empty())
-        lines += fmt::format("  {:<11}{}\n", label, rows);
+  for (const auto& [item, label] :
+       {std::pair{"op", "ops"}, std::pair{"region", "regions"}, std::pair{"kernel", "kernels"}}) {
+    bool first = true;
+    for (const char* direction : {"slower", "faster"})
+      if (std::string rows = change_rows(*t, item, direction, r.baseline && r.baseline->different_work);
+          !rows.empty()) {
+        lines += fmt::format("  {:<11}{:<8}{}\n", first ? label : "", direction, rows);
+        first = false;
+      }
+  }
   if (lines.empty()) return "";
   return fmt::format("{:<13}{} against the baseline, largest first\n", "Changes", changes_basis(r)) + lines;
 }
@@ -158,14 +166,24 @@ std::string terminal_findings(const ReportModel& r, bool color) {
                        b.hardware_differs ? ", other GPUs" : "");
     if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
       out += fmt::format("{:<13}{}\n", "", style.wrap(terminal_escape(mismatch), "1;33"));
+    out += fmt::format("{:<13}{}\n", "Work", terminal_escape(window_work_text(r)));
+    if (std::string note = different_work_text(r); !note.empty())
+      out += fmt::format("{:<13}{}\n", "", style.wrap(terminal_escape(note), "1;33"));
+    for (std::size_t i = 0; i < b.comparability.size(); ++i) {
+      const ReportComparability& c = b.comparability[i];
+      std::string line = terminal_escape(comparability_line(c));
+      out += fmt::format("{:<13}{}\n", i == 0 ? "Comparable" : "", c.holds ? line : style.wrap(line, "1;33"));
+    }
     out += changes_lines(r);
   }
   std::size_t width = 0;
   for (const auto& f : r.findings)
     if (shown(f)) width = std::max(width, std::string_view(status_label(f.status)).size());
   if (width > 0) out += "Findings\n";
-  for (const auto& f : r.findings)
-    if (shown(f)) out += finding_block(r, f, style, width);
+  // What the change did first: findings the baseline had too (the same rule fires on its metrics) after.
+  for (bool before : {false, true})
+    for (const auto& f : r.findings)
+      if (shown(f) && f.in_baseline == before) out += finding_block(r, f, style, width);
   if (std::string na = ids_with(r.findings, FindingStatus::NotApplicable); !na.empty())
     out += fmt::format("{:<13}{}\n", "Not applied", na);
   if (std::string skipped = ids_with(r.findings, FindingStatus::Skipped); !skipped.empty())

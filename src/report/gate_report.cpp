@@ -31,6 +31,9 @@ void add_baseline(ReportModel& report, const Baseline& baseline) {
         fmt::format("the baseline ran on other GPUs ({}) than this run ({}): compare with care",
                     names_text(baseline.info.gpu_names), names_text(ours)));
   }
+  Baseline now = baseline_from_report(report, "", "");
+  report.baseline->different_work = windows_hold_different_work(now, baseline);
+  report.baseline->comparability = comparability(now, baseline);
   for (ReportTable& t : delta_tables(report, baseline)) report.tables.push_back(std::move(t));
 }
 

@@ -210,7 +210,7 @@ expect_completion() {  # EXPECTED WORDS...
 check "completion: commands" expect_completion "analyze analyse merge metrics rules history" perfgate ""
 check "completion: a command's subcommands" expect_completion "check list print" perfgate rules ""
 check "completion: options" expect_completion "--html --html-assets --html-rows" perfgate analyze --htm
-check "completion: an option's choices" expect_completion "error warning never" perfgate analyze --fail-on ""
+check "completion: an option's choices" expect_completion "error warning inconclusive never" perfgate analyze --fail-on ""
 check "completion: shipped rule names" expect_completion "tb-plugin" perfgate analyze --rules tb-
 check "completion: files for a profile" expect_completion "$rules_dir/default.yaml" perfgate analyze "$rules_dir/def"
 

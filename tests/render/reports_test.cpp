@@ -561,7 +561,9 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(json, "\"delta_cpu_us_per_step\"")) << "column names carry the label";
   std::string terminal = render_terminal(report);
   EXPECT_TRUE(contains(terminal, "Changes      per step against the baseline")) << terminal;
-  EXPECT_TRUE(contains(terminal, fmt::format("  regions    {} +1.00 ms\n", loader))) << terminal;
+  // Issue 56: a slower and a faster line per kind, each entry with its calls (ranges) before and after.
+  EXPECT_TRUE(contains(terminal, fmt::format("  regions    slower  {} +1.00 ms (1 → 1 ranges)\n", loader)))
+      << terminal;
   // Against itself nothing got slower: no "Changes" block of +0.0 us rows.
   ReportModel same = report_of_json(training_trace(before), default_rules());
   apply_gate(same, default_rules(), &base, {});

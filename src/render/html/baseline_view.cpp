@@ -76,12 +76,24 @@ void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view
   for (const auto& g : b.gpu_names) gpus += (gpus.empty() ? "" : ", ") + g;
   if (!gpus.empty()) d.set("gpus", gpus);
   d.set("hardware_differs", b.hardware_differs);
+  d.set("work", window_work_text(r));
+  if (std::string note = different_work_text(r); !note.empty()) d.set("different_work", note);
+  TemplateData factors = template_list();
+  for (const ReportComparability& c : b.comparability) {
+    TemplateData f;
+    f.set("holds", c.holds);
+    f.set("text", comparability_line(c));
+    factors.push_back(f);
+  }
+  d.set("has_comparability", !b.comparability.empty());
+  d.set("comparability", factors);
   TemplateData tables = template_list();
   tables.push_back(table_view(gated_metrics_table(r), SIZE_MAX, "gated_metrics", aside));
   if (auto chart = op_change_chart(r)) d.set("change_chart", *chart);
   for (std::string_view name : kDeltaTables)
     if (const ReportTable* t = find_table(r.tables, name))
-      tables.push_back(table_view(*t, o.max_rows, std::string(name), aside, kCollapsedTableRows));
+      tables.push_back(table_view(*t, o.max_rows, std::string(name), aside,
+                                  name == "changes" ? SIZE_MAX : kCollapsedTableRows));
   d.set("tables", tables);
   view.set("baseline", d);
 }

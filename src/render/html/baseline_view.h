@@ -12,7 +12,8 @@
 
 namespace perfgate {
 
-inline constexpr std::array<std::string_view, 4> kDeltaTables = {"step_time_deltas", "op_deltas",
+// "changes" first: the largest regressions and improvements, both ways, always open.
+inline constexpr std::array<std::string_view, 5> kDeltaTables = {"changes", "step_time_deltas", "op_deltas",
                                                                  "region_deltas", "kernel_deltas"};
 // Tables longer than this start collapsed in the page.
 inline constexpr std::size_t kCollapsedTableRows = 20;

@@ -32,6 +32,8 @@ std::vector<const ReportFinding*> findings_by_importance(const ReportModel& r) {
   for (const ReportFinding& f : r.findings)
     if (fired(f)) out.push_back(&f);
   std::stable_sort(out.begin(), out.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    // On a baseline run what the change did comes first: findings the baseline had too come after.
+    if (a->in_baseline != b->in_baseline) return b->in_baseline;
     if (finding_rank(a->status) != finding_rank(b->status))
       return finding_rank(a->status) < finding_rank(b->status);
     return a->gain_pct.value_or(-1) > b->gain_pct.value_or(-1);
@@ -67,13 +69,31 @@ std::string same_time_text(const std::vector<const ReportFinding*>& findings) {
   return out;
 }
 
+// On a baseline run, what the change did, before any advice: the regressions the gate found and the
+// largest change each way ("Regressions: GPU utilization dropped. Slower: ncclDevKernel_SendRecv
+// (kernel) +8.34 ms, 66 → 62 calls. Faster: flash_fwd_kernel (kernel) -31.56 ms, 68 → 60 calls.").
+std::string what_the_change_did(const ReportModel& r) {
+  if (!r.baseline) return "";
+  std::string regressions;
+  for (const ReportFinding& f : r.findings)
+    if ((f.status == FindingStatus::Fail || f.status == FindingStatus::Warn) && f.baseline)
+      regressions += (regressions.empty() ? "" : "; ") + f.title;
+  std::string out = regressions.empty() ? "" : "Regressions: " + regressions + ".";
+  for (const char* direction : {"slower", "faster"})
+    if (std::string change = largest_change_text(r, direction); !change.empty())
+      out += fmt::format("{}{}: {}.", out.empty() ? "" : " ",
+                         direction == std::string_view("slower") ? "Slower" : "Faster", change);
+  return out;
+}
+
 void add_diagnosis(const ReportModel& r, TemplateData& view) {
   // Only the findings whose gain reaches rules: advice.fix_first_min_gain_pct; the rest stay in
   // the findings list.
   std::vector<const ReportFinding*> ranked = findings_by_importance(r);
   std::size_t fired = ranked.size();
   std::erase_if(ranked, [](const ReportFinding* f) { return !f->fix_first; });
-  if (ranked.empty()) return;
+  std::string changed = what_the_change_did(r);
+  if (ranked.empty() && changed.empty()) return;
   TemplateData items = template_list();
   std::size_t with_gain = 0, listed = 0;
   for (const DiagnosisSlot& slot : diagnosis_slots(ranked)) {
@@ -94,9 +114,11 @@ void add_diagnosis(const ReportModel& r, TemplateData& view) {
       ++with_gain;
     }
     if (!slot.same_time.empty()) item.set("same_time", same_time_text(slot.same_time));
+    item.set("in_baseline", f.in_baseline);
     items.push_back(item);
   }
   TemplateData d;
+  if (!changed.empty()) d.set("changed", changed);
   d.set("items", items);
   d.set("overlap", with_gain > 1);
   if (fired > listed)

@@ -50,6 +50,7 @@ std::string sheet_name(const ReportModel& r, std::string_view table) {
       {"top_gpu_ops", "Top GPU ops"},
       {"regions", "Regions"},
       {"tc_shapes", "TC shapes"},
+      {"changes", "Baseline changes"},
       {"step_time_deltas", "Baseline step time"},
       {"op_deltas", "Baseline diff"},
       {"region_deltas", "Baseline regions"},
@@ -265,9 +266,28 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   xlsx_library().worksheet_insert_chart_opt(ws, static_cast<lxw_row_t>(end + 2), 0, chart, &placement);
 }
 
+// How comparable the baseline is and the work of each window, before the changes.
+void comparability_sheet(Workbook& wb, const ReportModel& r) {
+  lxw_worksheet* ws = wb.sheet("Baseline comparability");
+  wb.header(ws, 0, {"factor", "holds", "overlap_pct", "text"});
+  std::size_t row = 1;
+  for (const ReportComparability& c : r.baseline->comparability) {
+    wb.text(ws, row, 0, c.factor);
+    wb.text(ws, row, 1, c.holds ? "yes" : "no");
+    wb.number(ws, row, 2, c.overlap_pct, "%");
+    wb.text(ws, row++, 3, c.text);
+  }
+  wb.text(ws, row, 0, "work");
+  wb.text(ws, row, 1, r.baseline->different_work ? "no" : "yes");
+  wb.text(ws, row, 3,
+          window_work_text(r) + (r.baseline->different_work ? ". " + different_work_text(r) : ""));
+  wb.fit_columns(ws);
+}
+
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
-  for (const char* table : {"step_time_deltas", "op_deltas", "region_deltas", "kernel_deltas"})
+  comparability_sheet(wb, r);
+  for (const char* table : {"changes", "step_time_deltas", "op_deltas", "region_deltas", "kernel_deltas"})
     if (const ReportTable* t = find_table(r.tables, table)) {
       lxw_worksheet* ws = wb.sheet(sheet_name(r, table));
       wb.write_table(ws, *t);

@@ -1,0 +1,142 @@
+// The largest changes against the baseline in both directions: the ops, regions and kernels that got
+// slower most and those that got faster most, each with its calls in both runs. The delta tables are
+// sorted by growth, so a short view of their head shows regressions only; a change that made a run
+// faster (a kernel with fewer calls, a cheaper op) sits at their tail. This table puts both ends
+// side by side, so that every output can show what the change did, both ways.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "perfgate/baseline.h"
+
+namespace perfgate {
+namespace {
+
+struct Candidate {
+  const char* item;  // "op", "region", "kernel"
+  std::string name, change;
+  std::optional<double> baseline_us, us, baseline_calls, calls;
+  double delta_us = 0;
+};
+
+std::optional<double> number(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  return cell ? cell_number(*cell) : std::nullopt;
+}
+
+std::string text(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* cell = find_cell(t, row, column);
+  return cell && std::holds_alternative<std::string>(*cell) ? std::get<std::string>(*cell) : "";
+}
+
+std::optional<double> sum(std::optional<double> a, std::optional<double> b) {
+  if (!a && !b) return std::nullopt;
+  return a.value_or(0) + b.value_or(0);
+}
+
+// A delta table's rows with their time (GPU plus host, as the table is sorted by) and calls.
+std::vector<Candidate> candidates(const ReportTable& t, const char* item) {
+  // Ops and regions have GPU and host columns; kernels have one duration column.
+  bool split = t.name != "kernel_deltas";
+  std::vector<Candidate> out;
+  for (std::size_t r = 0; r < t.rows.size(); ++r) {
+    Candidate c{item, text(t, r, "name"), text(t, r, "change"), {}, {}, {}, {}, 0};
+    if (split) {
+      c.baseline_us = sum(number(t, r, "baseline_gpu_us_per_step"), number(t, r, "baseline_cpu_us_per_step"));
+      c.us = sum(number(t, r, "gpu_us_per_step"), number(t, r, "cpu_us_per_step"));
+    } else {
+      c.baseline_us = number(t, r, "baseline_us_per_step");
+      c.us = number(t, r, "us_per_step");
+    }
+    c.delta_us = c.us.value_or(0) - c.baseline_us.value_or(0);
+    c.baseline_calls = number(t, r, "baseline_calls_per_step");
+    c.calls = number(t, r, "calls_per_step");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+bool slower(const Candidate& c) {
+  return (c.change == "regression" || c.change == "new") && c.delta_us > 0;
+}
+bool faster(const Candidate& c) {
+  return (c.change == "improvement" || c.change == "gone") && c.delta_us < 0;
+}
+
+ReportCell cell(std::optional<double> v) {
+  if (!v) return std::monostate{};
+  return *v;
+}
+
+// Time a call: what compares where the windows hold different work (different numbers of calls).
+std::optional<double> per_call(std::optional<double> us, std::optional<double> calls) {
+  if (!us || !calls || *calls <= 0) return std::nullopt;
+  return *us / *calls;
+}
+
+std::optional<double> change_pct(std::optional<double> before, std::optional<double> after) {
+  if (!before || !after || *before <= 0) return std::nullopt;
+  return (*after / *before - 1) * 100;
+}
+
+void add_rows(ReportTable& out, std::vector<Candidate> rows, bool (*keep)(const Candidate&),
+              const char* direction, std::size_t per_item) {
+  std::erase_if(rows, [&](const Candidate& c) { return !keep(c); });
+  // Largest first: the most positive slower change, the most negative faster one; names break ties.
+  std::stable_sort(rows.begin(), rows.end(), [](const Candidate& a, const Candidate& b) {
+    double x = std::abs(a.delta_us), y = std::abs(b.delta_us);
+    return x != y ? x > y : a.name < b.name;
+  });
+  std::map<std::string_view, std::size_t> shown;
+  for (const Candidate& c : rows) {
+    if (shown[c.item]++ >= per_item) continue;
+    std::optional<double> before = per_call(c.baseline_us, c.baseline_calls), after = per_call(c.us, c.calls);
+    out.rows.push_back({std::string(direction), std::string(c.item), c.name, c.change, cell(c.baseline_us),
+                        cell(c.us), c.delta_us, cell(c.baseline_calls), cell(c.calls), cell(before),
+                        cell(after), cell(change_pct(before, after))});
+  }
+}
+
+}  // namespace
+
+ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, bool per_step,
+                                  std::size_t per_item) {
+  const char* basis = per_step ? "per window step" : "over each run's whole window (a run has no steps)";
+  const char* column = per_step ? "per step" : "over the whole window";
+  ReportTable t{
+      "changes",
+      "What changed against the baseline",
+      fmt::format("The largest regressions and the largest improvements of the ops, user regions and "
+                  "kernels, {}: at most {} of each kind in each direction, slower first, each direction "
+                  "largest first (GPU plus host time, as the op, region and kernel delta tables)",
+                  basis, per_item),
+      {{"direction", "", "slower (a regression, or new in this run) or faster (an improvement, or gone)"},
+       {"item", "", "op, region or kernel"},
+       {"name", "", "Op, region or kernel name"},
+       {"change", "", "regression, improvement, new or gone"},
+       {"baseline_us_per_step", "us", fmt::format("Baseline: GPU plus host time, {}", column)},
+       {"us_per_step", "us", fmt::format("This run: GPU plus host time, {}", column)},
+       {"delta_us_per_step", "us", fmt::format("Change {}: us_per_step - baseline_us_per_step", column)},
+       {"baseline_calls_per_step", "count", fmt::format("Baseline: calls (ranges for a region), {}", column)},
+       {"calls_per_step", "count", fmt::format("This run: calls (ranges for a region), {}", column)},
+       {"baseline_us_per_call", "us", "Baseline: GPU plus host time a call"},
+       {"us_per_call", "us", "This run: GPU plus host time a call"},
+       {"delta_per_call_pct", "%",
+        "Change of the time a call: us_per_call / baseline_us_per_call - 1. Where the windows hold "
+        "different work (other numbers of calls) and no steps align them, this compares; the window "
+        "totals do not"}},
+      {}};
+  std::vector<Candidate> all;
+  for (const auto& [name, item] : {std::pair{"op_deltas", "op"}, std::pair{"region_deltas", "region"},
+                                   std::pair{"kernel_deltas", "kernel"}})
+    if (const ReportTable* d = find_table(deltas, name))
+      for (Candidate& c : candidates(*d, item)) all.push_back(std::move(c));
+  add_rows(t, all, slower, "slower", per_item);
+  add_rows(t, std::move(all), faster, "faster", per_item);
+  return t;
+}
+
+}  // namespace perfgate

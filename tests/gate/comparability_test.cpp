@@ -1,0 +1,280 @@
+// A gate that compares like with like (issue 56): the work of each window, windows of different
+// work without steps, no steps to compare (inconclusive, --fail-on inconclusive), and pairs that are
+// not comparable (other devices, kernels mostly not in common), stated and not claimed as regressions.
+#include <gtest/gtest.h>
+
+#include "perfgate/baseline.h"
+#include "perfgate/gate.h"
+#include "perfgate/render.h"
+#include "support/helpers.h"
+#include "support/training_run.h"
+
+namespace perfgate::testing {
+namespace {
+
+ReportModel gated(const std::string& before_json, const std::string& after_json, const RuleSet& rules,
+                  FailOn fail_on = FailOn::Error) {
+  ReportModel before = report_of_json(before_json, rules);
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel after = report_of_json(after_json, rules);
+  GateOptions options;
+  options.fail_on = fail_on;
+  apply_gate(after, rules, &base, options);
+  return after;
+}
+
+const ReportComparability* factor(const ReportModel& r, std::string_view name) {
+  if (!r.baseline) return nullptr;
+  for (const ReportComparability& c : r.baseline->comparability)
+    if (c.factor == name) return &c;
+  return nullptr;
+}
+
+FindingStatus status_of(const ReportModel& r, std::string_view id) {
+  const ReportFinding* f = find_finding(r, id);
+  return f ? f->status : FindingStatus::Skipped;
+}
+
+// No step markers: `blocks` blocks, each an op layer.<i> (host 50 us) launching one kernel blk of
+// `block_us`, 1000 us apart.
+std::string blocks_trace(int blocks, double block_us) {
+  TraceBuilder t;
+  for (int i = 0; i < blocks; ++i) {
+    double s = 1000.0 * i;
+    t.op("layer." + std::to_string(i), s, 50, i + 1).launch("blk", s + 10, s + 100, block_us, i + 1);
+  }
+  return t.json();
+}
+
+// The baseline's window holds 10 blocks, the run's 8 of the same 100 us: kernels 10 -> 8 (-20%,
+// beyond 5%) and no steps align them. The window totals fall by 2 x 100 us = 200 us; a call takes
+// 100 us in both (0%).
+TEST(WorkPerWindow, WindowsOfDifferentWorkAreSaidToBe) {
+  ReportModel after = gated(blocks_trace(10, 100), blocks_trace(8, 100), default_rules());
+  ASSERT_TRUE(after.baseline);
+  EXPECT_TRUE(after.baseline->different_work);
+  std::string terminal = render_terminal(after);
+  EXPECT_NE(terminal.find("Work         window steps 0 → 0 · kernels 10 → 8 (-2 (-20.0%))"),
+            std::string::npos)
+      << terminal;
+  EXPECT_NE(terminal.find("The two windows hold different work and no steps align them"), std::string::npos);
+  EXPECT_NE(terminal.find("faster  blk -200.0 us (10 → 8 calls, +0.0% a call)"), std::string::npos)
+      << terminal;
+  const ReportTable* changes = find_table(after.tables, "changes");
+  ASSERT_TRUE(changes);
+  bool found = false;
+  for (std::size_t r = 0; r < changes->rows.size(); ++r) {
+    const ReportCell* name = find_cell(*changes, r, "name");
+    if (!name || std::get<std::string>(*name) != "blk") continue;
+    found = true;
+    EXPECT_NEAR(cell_number(*find_cell(*changes, r, "baseline_us_per_call")).value_or(0), 100, 1e-9);
+    EXPECT_NEAR(cell_number(*find_cell(*changes, r, "us_per_call")).value_or(0), 100, 1e-9);
+    EXPECT_NEAR(cell_number(*find_cell(*changes, r, "delta_per_call_pct")).value_or(1), 0, 1e-9);
+  }
+  EXPECT_TRUE(found);
+  // The steps factor says why the windows do not compare; the ops compare as one family layer.#.
+  const ReportComparability* steps = factor(after, "steps");
+  ASSERT_TRUE(steps);
+  EXPECT_FALSE(steps->holds);
+  EXPECT_NE(steps->text.find("neither run has window steps"), std::string::npos) << steps->text;
+  const ReportComparability* ops = factor(after, "ops");
+  ASSERT_TRUE(ops);
+  EXPECT_TRUE(ops->holds);
+  EXPECT_EQ(ops->text.rfind("1 of 1 op names in common", 0), 0u) << ops->text;
+  std::string md = render_markdown(after);
+  EXPECT_NE(md.find("**Work per window** (baseline → this run): window steps 0 → 0 · kernels 10 → 8"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("⚠️ steps (does not hold): neither run has window steps"), std::string::npos) << md;
+  EXPECT_NE(render_json(after).find("\"different_work\": true"), std::string::npos);
+}
+
+// 10 blocks against 10.5 (kernels within 5%): alike. 20 -> 20 blocks of 100 us: nothing said.
+TEST(WorkPerWindow, WindowsOfLikeWorkAreNotFlagged) {
+  ReportModel after = gated(blocks_trace(20, 100), blocks_trace(20, 100), default_rules());
+  ASSERT_TRUE(after.baseline);
+  EXPECT_FALSE(after.baseline->different_work);
+  EXPECT_EQ(render_terminal(after).find("different work"), std::string::npos);
+  const ReportComparability* steps = factor(after, "steps");
+  ASSERT_TRUE(steps);
+  EXPECT_TRUE(steps->holds);
+}
+
+// A rule on a window total (kernels.total_us, +5%): 10 blocks of 100 us (1000 us) against 12 of
+// 100 us (1200 us, +20%) would warn; the windows hold different work (10 -> 12 kernels, +20%), so it
+// is inconclusive. Against 10 blocks of 120 us (the same work, +20%) it warns.
+TEST(WorkPerWindow, AWindowTotalOfDifferentWorkIsNoRegression) {
+  std::string rule = write_text(temp_dir() + "/total.yaml",
+                                "rules:\n"
+                                "  - id: test.kernel-total\n"
+                                "    title: Kernel time grew\n"
+                                "    family: [gpu]\n"
+                                "    metric: kernels.total_us\n"
+                                "    compare: baseline\n"
+                                "    better: lower\n"
+                                "    warn: \"+5%\"\n"
+                                "    source: test\n");
+  RuleSet rules = load_rules({rule});
+  ReportModel more_work = gated(blocks_trace(10, 100), blocks_trace(12, 100), rules);
+  EXPECT_EQ(status_of(more_work, "test.kernel-total"), FindingStatus::Inconclusive);
+  EXPECT_NE(find_finding(more_work, "test.kernel-total")->reason.find("hold different work"),
+            std::string::npos);
+  ReportModel slower = gated(blocks_trace(10, 100), blocks_trace(10, 120), rules);
+  EXPECT_EQ(status_of(slower, "test.kernel-total"), FindingStatus::Warn);
+}
+
+// Neither run has steps: the step-time rule is inconclusive ("no steps to compare"), not "n/a";
+// it counts as a warning (exit 0), and --fail-on inconclusive fails the gate on it (exit 1).
+TEST(NoSteps, TheStepTimeRuleIsInconclusive) {
+  TrainingRun run;
+  run.profiler_steps = false;
+  std::string json = training_trace(run);
+  ReportModel after = gated(json, json, default_rules());
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Inconclusive);
+  EXPECT_EQ(f->reason.rfind("no steps to compare: neither this run nor the baseline has window steps", 0), 0u)
+      << f->reason;
+  EXPECT_TRUE(f->problem.empty());
+  ASSERT_TRUE(after.verdict);
+  EXPECT_EQ(after.verdict->exit_code, 0);
+  ReportModel strict = gated(json, json, default_rules(), FailOn::Inconclusive);
+  ASSERT_TRUE(strict.verdict);
+  EXPECT_EQ(strict.verdict->exit_code, 1);
+  EXPECT_EQ(strict.verdict->fail_on, "inconclusive");
+  // With steps on both sides the same pair compares, and --fail-on inconclusive passes it.
+  std::string stepped = training_trace(TrainingRun{});
+  ReportModel compared = gated(stepped, stepped, default_rules(), FailOn::Inconclusive);
+  EXPECT_EQ(status_of(compared, "regression.step-time"), FindingStatus::Pass);
+  ASSERT_TRUE(compared.verdict);
+  EXPECT_EQ(compared.verdict->exit_code, 0);
+}
+
+TEST(NoSteps, OneSideWithoutStepsIsNamed) {
+  TrainingRun bare;
+  bare.profiler_steps = false;
+  ReportModel after = gated(training_trace(TrainingRun{}), training_trace(bare), default_rules());
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Inconclusive);
+  EXPECT_EQ(f->reason.rfind("no steps to compare: this run has no window steps", 0), 0u) << f->reason;
+}
+
+// Each step's GEMM 6000 us against 7200 us: +1200 us on a step of about 9 ms, beyond +5%. On the
+// same GPUs the step-time rule fails; against a baseline on other GPUs it is inconclusive, naming
+// the devices, and the gate passes (with a warning).
+TEST(Comparability, OtherDevicesAreNotClaimedAsARegression) {
+  TrainingRun before, after;
+  after.gemm_us = 7200;
+  after.extra_us = before.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
+  ReportModel same = gated(training_trace(before), training_trace(after), default_rules());
+  EXPECT_EQ(status_of(same, "regression.step-time"), FindingStatus::Fail);
+  const ReportComparability* devices = factor(same, "devices");
+  ASSERT_TRUE(devices);
+  EXPECT_TRUE(devices->holds);
+  EXPECT_EQ(devices->text, "1 x NVIDIA A100-SXM4-40GB in both");
+  before.gpu_name = "Tesla V100-SXM2-16GB";
+  before.compute_major = 7;
+  ReportModel other = gated(training_trace(before), training_trace(after), default_rules());
+  devices = factor(other, "devices");
+  ASSERT_TRUE(devices);
+  EXPECT_FALSE(devices->holds);
+  EXPECT_EQ(devices->text,
+            "the baseline ran on 1 x Tesla V100-SXM2-16GB, this run on 1 x NVIDIA A100-SXM4-40GB");
+  const ReportFinding* f = find_finding(other, "regression.step-time");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Inconclusive);
+  EXPECT_EQ(f->reason.rfind("not comparable with the baseline (devices: the baseline ran on", 0), 0u)
+      << f->reason;
+  ASSERT_TRUE(other.verdict);
+  EXPECT_EQ(other.verdict->failures, 0u);
+  EXPECT_EQ(other.verdict->exit_code, 0);
+  EXPECT_NE(render_terminal(other).find("devices (does not hold): the baseline ran on"), std::string::npos);
+}
+
+// Kernel time under names both runs have: a 600 + b 400 against a 600 + c 400 is 600 of 1000 us on
+// each side (60%, at least 50%: holds); a 400 + b 600 against a 400 + c 600 is 40% (does not hold).
+TEST(Comparability, KernelOverlapIsTheSharedTime) {
+  auto trace = [](double a_us, const std::string& other, double other_us) {
+    TraceBuilder t;
+    t.launch("a", 10, 100, a_us);
+    t.launch(other, 20, 2000, other_us);
+    return t.json();
+  };
+  ReportModel most = gated(trace(600, "b", 400), trace(600, "c", 400), default_rules());
+  const ReportComparability* kernels = factor(most, "kernels");
+  ASSERT_TRUE(kernels);
+  EXPECT_TRUE(kernels->holds);
+  EXPECT_NEAR(kernels->overlap_pct.value_or(0), 60, 1e-9);
+  EXPECT_EQ(kernels->text,
+            "1 of 3 kernel names in common (60.0% of the baseline's kernel time, 60.0% of this run's)");
+  ReportModel least = gated(trace(400, "b", 600), trace(400, "c", 600), default_rules());
+  kernels = factor(least, "kernels");
+  ASSERT_TRUE(kernels);
+  EXPECT_FALSE(kernels->holds);
+  EXPECT_NEAR(kernels->overlap_pct.value_or(0), 40, 1e-9);
+}
+
+// A run against itself: every factor holds, nothing changed, exit 0.
+TEST(Comparability, ARunAgainstItselfIsComparable) {
+  std::string json = training_trace(TrainingRun{});
+  ReportModel after = gated(json, json, default_rules());
+  ASSERT_TRUE(after.baseline);
+  ASSERT_EQ(after.baseline->comparability.size(), 4u);
+  for (const ReportComparability& c : after.baseline->comparability)
+    EXPECT_TRUE(c.holds) << c.factor << c.text;
+  EXPECT_FALSE(after.baseline->different_work);
+  ASSERT_TRUE(after.verdict);
+  EXPECT_EQ(after.verdict->exit_code, 0);
+}
+
+// Pageable copies in both runs (2 a step) fire memcpy.pageable on the baseline's metrics too: the
+// finding was there before. Synchronous copies (1 a step) only in the run fire memcpy.sync: what
+// the change did, listed first and not marked.
+TEST(FirstScreen, FindingsTheBaselineHadComeAfterTheChange) {
+  TrainingRun before, after;
+  before.pageable_copies = after.pageable_copies = 2;
+  after.sync_copies = 1;
+  ReportModel r = gated(training_trace(before), training_trace(after), default_rules());
+  const ReportFinding* pageable = find_finding(r, "memcpy.pageable");
+  const ReportFinding* sync = find_finding(r, "memcpy.sync");
+  ASSERT_TRUE(pageable && sync);
+  ASSERT_EQ(pageable->status, FindingStatus::Warn);
+  ASSERT_EQ(sync->status, FindingStatus::Warn);
+  EXPECT_TRUE(pageable->in_baseline);
+  EXPECT_FALSE(sync->in_baseline);
+  std::string terminal = render_terminal(r);
+  std::size_t new_one = terminal.find("memcpy.sync:"), old_one = terminal.find("memcpy.pageable:");
+  ASSERT_NE(new_one, std::string::npos);
+  ASSERT_NE(old_one, std::string::npos);
+  EXPECT_LT(new_one, old_one) << terminal;
+  EXPECT_NE(terminal.find("[also in the baseline]", old_one), std::string::npos);
+  EXPECT_EQ(terminal.substr(new_one, old_one - new_one).find("[also in the baseline]"), std::string::npos);
+  std::string md = render_markdown(r);
+  EXPECT_LT(md.find("(`memcpy.sync`)"), md.find("(`memcpy.pageable`) _also in the baseline_")) << md;
+  EXPECT_NE(render_json(r).find("\"in_baseline\": true"), std::string::npos);
+  // Without a baseline nothing is marked.
+  ReportModel alone = report_of_json(training_trace(after), default_rules());
+  apply_gate(alone, default_rules(), nullptr, {});
+  EXPECT_FALSE(find_finding(alone, "memcpy.pageable")->in_baseline);
+}
+
+// The HTML page's "What to fix first" opens with what the change did: the regression the gate found
+// and the largest change each way (the GEMM's kernel slower by 8 x 1200 us = 9.60 ms).
+TEST(FirstScreen, TheHtmlPageLeadsWithWhatTheChangeDid) {
+  TrainingRun before, after;
+  after.gemm_us = 7200;
+  after.extra_us = before.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
+  ReportModel r = gated(training_trace(before), training_trace(after), default_rules());
+  std::string html = render_html(r).page;
+  std::size_t lead = html.find("What the change did.");
+  ASSERT_NE(lead, std::string::npos);
+  std::size_t end = html.find("</p>", lead);
+  std::string text = html.substr(lead, end - lead);
+  EXPECT_NE(text.find("Regressions: Step time regressed"), std::string::npos) << text;
+  EXPECT_NE(text.find("Slower: "), std::string::npos) << text;
+  EXPECT_NE(text.find("+1.20 ms, 1 → 1 calls"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace perfgate::testing
