@@ -51,7 +51,8 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
 TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {
   EXPECT_EQ(formats_read(),
             "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
-            "export, a Neuron profile, an XSpace profile (JAX, TensorFlow), a rocprofv3 JSON trace or a PyTorch memory "
+            "export, a Neuron profile, an XSpace profile (JAX, TensorFlow), a rocprofv3 JSON trace or a "
+            "PyTorch memory "
             "snapshot");
   std::string path = temp_dir() + "/notes.json";
   write_text(path, "notes");
