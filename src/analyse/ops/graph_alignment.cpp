@@ -124,11 +124,21 @@ Choice best_graph(const Profile& p, std::span<const std::uint32_t> replayed,
       most = n;
     }
   };
-  for (std::uint32_t c : classes.kernel_candidates(wanted)) consider(c);
+  std::vector<std::uint32_t> candidates = classes.kernel_candidates(wanted);
+  for (std::uint32_t c : candidates) consider(c);
   // A class outside the candidates places none of the kernels: at most the sequence's copies and
-  // memsets. Looked at only while that could still beat or tie the best.
-  if (not_kernels > 0 && not_kernels >= most)
-    for (std::uint32_t c = 0; c < classes.size(); ++c) consider(c);
+  // memsets. Looked at only while that could still beat or tie the best; the candidates (sorted)
+  // are not aligned again.
+  if (not_kernels > 0 && not_kernels >= most) {
+    auto next = candidates.begin();
+    for (std::uint32_t c = 0; c < classes.size(); ++c) {
+      if (next != candidates.end() && *next == c) {
+        ++next;
+        continue;
+      }
+      consider(c);
+    }
+  }
   return best;
 }
 
