@@ -365,6 +365,10 @@ struct NeuronDevice {
 inline constexpr OpDetails kNoDetails{};
 
 // One worker's profile: one trace file (or one process of a multi-process capture).
+// A PyTorch memory snapshot's devices (include/perfgate/memory_snapshot.h): held by pointer so that
+// the snapshot's own types change without recompiling everything that includes the profile.
+struct MemorySnapshot;
+
 struct Profile {
   std::string worker;
   std::string source_path;
@@ -385,6 +389,7 @@ struct Profile {
   std::vector<LaunchedKernel> launched_kernels;  // in record order; where the trace names them
   std::vector<DeviceInfo> devices;
   NeuronDevice neuron;
+  std::shared_ptr<const MemorySnapshot> memory_snapshot;  // null unless the input is a memory snapshot
   std::vector<std::string> notes;  // what the reader noticed and the report should say
 
   std::string_view str(StringId id) const { return strings.view(id); }
