@@ -389,7 +389,8 @@ struct Profile {
   std::vector<LaunchedKernel> launched_kernels;  // in record order; where the trace names them
   std::vector<DeviceInfo> devices;
   NeuronDevice neuron;
-  std::shared_ptr<const MemorySnapshot> memory_snapshot;  // null unless the input is a memory snapshot
+  // Null unless the input is a memory snapshot.
+  std::shared_ptr<const MemorySnapshot> memory_snapshot;
   std::vector<std::string> notes;  // what the reader noticed and the report should say
 
   std::string_view str(StringId id) const { return strings.view(id); }
