@@ -28,6 +28,10 @@ struct Baseline {
   // Each baseline run's window steps, when several runs are pooled: the step-time test models the
   // noise within and between runs. Empty for a single run (its steps are step_durations_us).
   std::vector<std::vector<double>> run_steps_us;
+  // The iterations the baseline inferred where it marks no steps (family and unit durations kept);
+  // pooled: where every run inferred the same family, each run's units apart (inferred_runs_us).
+  std::optional<ReportInferredIterations> inferred_iterations;
+  std::vector<std::vector<double>> inferred_runs_us;
   std::vector<BaselineRow> ops;
   std::vector<BaselineRow> regions;  // record_function / user annotation ranges (the DataLoader's, ...)
   std::vector<BaselineRow> kernels;

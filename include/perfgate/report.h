@@ -268,6 +268,20 @@ struct ReportComparability {
   bool holds = true;                  // false: below the documented level
 };
 
+// Iterations inferred where no step is marked (docs/metrics.md, "Inferred iterations"): the run's
+// when every worker inferred the same family, each unit the slowest worker's of that position.
+struct ReportInferredIterations {
+  std::string family;            // the opening ranges' name, each run of digits as '#'
+  std::string kind;              // "annotation" or "op"
+  std::string key_op;            // a --key-op regex that opens the same units
+  std::vector<double> units_us;  // each unit: an opening range's start to the next one's
+  std::uint32_t set_aside = 0;   // units outside the run of like work (a warm-up, a checkpoint)
+  double work_per_unit = 0;      // the median GPU activities launched a unit (host ranges: host_work)
+  bool host_work = false;
+  bool steps = false;       // the window's steps (--step-pattern inferred)
+  std::size_t workers = 1;  // workers that inferred it
+};
+
 // The baseline the run was compared with.
 struct ReportBaseline {
   std::string path;      // the --baseline as given; several: joined with ", "
@@ -284,7 +298,11 @@ struct ReportBaseline {
   // (FLOPs where both know them) differ by more than kDifferentWorkPct. Window totals then compare
   // different work; the changes per call (the table "changes") do not.
   bool different_work = false;
-  std::vector<ReportComparability> comparability;  // in the order of the factors above
+  std::vector<ReportComparability> comparability;               // in the order of the factors above
+  std::optional<ReportInferredIterations> inferred_iterations;  // the baseline's, where it inferred some
+  // Kernel time a TFLOP of modelled work (kernels.total_us / compute.flops × 1e12), where both runs
+  // count FLOPs: a change per unit of work beside the window totals (metric: kernels.total_us's unit).
+  std::optional<ReportMetricChange> kernel_us_per_tflop;
 
   const ReportMetricChange* change(Metric id) const;  // nullptr where the list lacks it
 };
@@ -293,6 +311,15 @@ struct ReportBaseline {
 // have steps; where either has none, each run's whole window is compared.
 inline bool changes_per_step(std::size_t run_steps, std::size_t baseline_steps) {
   return run_steps > 0 && baseline_steps > 0;
+}
+
+// Neither run has window steps and both inferred iterations of the same family with units: the
+// step-time test compares the units (per inferred iteration) instead of finding no steps.
+inline bool compares_inferred(const std::optional<ReportInferredIterations>& run, std::size_t run_steps,
+                              const std::optional<ReportInferredIterations>& baseline,
+                              std::size_t baseline_steps) {
+  return run_steps == 0 && baseline_steps == 0 && run && baseline && run->family == baseline->family &&
+         run->kind == baseline->kind && !run->units_us.empty() && !baseline->units_us.empty();
 }
 
 // The table "changes" lists at most this many regressions and improvements of each kind (ops,
@@ -322,7 +349,8 @@ struct ReportModel {
   ReportSettings settings;
   MetricValues metrics;           // the run's
   std::vector<ReportStep> steps;  // the run's window steps
-  std::vector<ReportGpu> gpus;    // every GPU of every worker
+  std::optional<ReportInferredIterations> inferred_iterations;
+  std::vector<ReportGpu> gpus;  // every GPU of every worker
   std::vector<ReportWorker> workers;
   std::vector<ReportTable> tables;  // the run's: "ranks", "op_deltas", "kernel_deltas"
   // About the run as a whole, which every output shows: files of a run folder skipped, workers that

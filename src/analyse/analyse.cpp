@@ -33,6 +33,7 @@
 #include "analyse/ops/ops_table.h"
 #include "analyse/ops/warmup.h"
 #include "analyse/steps/breakdown.h"
+#include "analyse/steps/inferred.h"
 #include "analyse/steps/iterations.h"
 #include "analyse/steps/resources.h"
 #include "analyse/steps/steps.h"
@@ -170,6 +171,30 @@ const char* no_steps_warning(const Profile& profile, const AnalysisOptions& opti
   return "no ProfilerStep# annotations: the whole trace is analysed as one window";
 }
 
+// What the inferred iterations are, labelled as inferred (docs/metrics.md, "Inferred iterations").
+std::string inferred_note(const InferredIterations& inferred, bool as_steps) {
+  std::vector<double> ms;
+  for (const InferredUnit& u : inferred.units) ms.push_back(static_cast<double>(u.end - u.start) / 1e6);
+  std::sort(ms.begin(), ms.end());
+  std::size_t mid = ms.size() / 2;
+  double median = ms.size() % 2 == 1 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
+  std::string set_aside = inferred.set_aside == 0
+                              ? ""
+                              : fmt::format(", {} unit{} of other work set aside", inferred.set_aside,
+                                            inferred.set_aside == 1 ? "" : "s");
+  return fmt::format(
+      "inferred iterations: {} units of the repeating {} '{}' (median {:.3f} ms, {:g} {} a unit{}); a unit "
+      "may "
+      "be a layer or a micro-batch rather than a training step. {}",
+      inferred.units.size(), inferred_kind_name(inferred.kind), inferred.family, median,
+      inferred.work_per_unit, inferred.host_work ? "host ranges" : "GPU activities launched", set_aside,
+      as_steps
+          ? "They are the window's steps (--step-pattern inferred)."
+          : fmt::format("--step-pattern inferred makes them the steps (or --key-op '{}'); the gate "
+                        "compares step times per inferred iteration where the baseline inferred the same",
+                        inferred.key_op));
+}
+
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options) {
   if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
@@ -242,8 +267,11 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
         templates.without_shapes > 1 ? ", ..." : ""));
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
-  if (w.steps.source == StepSource::None && options.key_op.empty())
+  if (w.steps.source == StepSource::None && options.key_op.empty() &&
+      options.step_pattern != kInferredStepPattern)
     w.warnings.push_back(no_steps_warning(profile, options));
+  if (w.steps.inferred)
+    w.warnings.push_back(inferred_note(*w.steps.inferred, w.steps.source == StepSource::Inferred));
   w.metrics = worker_metrics(w);
   return w;
 }
@@ -265,6 +293,8 @@ const char* step_source_name(StepSource source) {
       return "step-pattern";
     case StepSource::KeyOp:
       return "key-op";
+    case StepSource::Inferred:
+      return "inferred";
     case StepSource::None:
       break;
   }

@@ -105,6 +105,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   for (const ReportStep& s : report.steps)
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);
   b.info.steps = b.step_durations_us.size();
+  b.inferred_iterations = report.inferred_iterations;
   b.ops = op_rows(tables_named(report, "ops"));
   b.regions = region_rows(tables_named(report, "regions"));
   b.kernels = kernel_rows(tables_named(report, "kernels"));
@@ -119,6 +120,22 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   std::vector<std::string> paths, gpus;
   std::vector<std::vector<double>> values(kMetricCount);  // each metric's values in the runs
   std::map<std::string, BaselineRow> ops, regions, kernels;
+  // Inferred iterations pool only where every run inferred the same family.
+  bool same_inferred = std::all_of(runs.begin(), runs.end(), [&](const Baseline& run) {
+    const auto& first = runs.front().inferred_iterations;
+    return run.inferred_iterations && first && run.inferred_iterations->family == first->family &&
+           run.inferred_iterations->kind == first->kind;
+  });
+  if (same_inferred) {
+    b.inferred_iterations = runs.front().inferred_iterations;
+    b.inferred_iterations->units_us.clear();
+    for (const Baseline& run : runs) {
+      const std::vector<double>& units = run.inferred_iterations->units_us;
+      b.inferred_iterations->units_us.insert(b.inferred_iterations->units_us.end(), units.begin(),
+                                             units.end());
+      b.inferred_runs_us.push_back(units);
+    }
+  }
   auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
     for (const BaselineRow& r : rows) {
       BaselineRow& sum = into[r.name];

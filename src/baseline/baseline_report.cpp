@@ -128,6 +128,22 @@ void read_measurements(const std::string& path, const ReportFields& report, Base
   }
   b.step_durations_us = steps.window_durations_us;
   b.info.steps = b.step_durations_us.size();
+  // Inferred iterations (a report of an older perfgate has none): kept only whole and well formed.
+  const ReportInferredFields& inferred = report.inferred;
+  if (inferred.kind == JsonKind::Object && inferred.family.kind == JsonKind::String &&
+      inferred.unit_kind.kind == JsonKind::String && inferred.units == JsonKind::Array &&
+      !inferred.bad_unit) {
+    bool durations = std::all_of(inferred.units_us.begin(), inferred.units_us.end(),
+                                 [](double d) { return std::isfinite(d) && d >= 0; });
+    if (durations) {
+      ReportInferredIterations i;
+      i.family = inferred.family.text;
+      i.kind = inferred.unit_kind.text;
+      i.key_op = inferred.key_op.text;
+      i.units_us = inferred.units_us;
+      b.inferred_iterations = std::move(i);
+    }
+  }
   read_row_tables(path, report, b);
 }
 

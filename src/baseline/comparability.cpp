@@ -142,6 +142,18 @@ ReportComparability steps_factor(const Baseline& run, const Baseline& baseline) 
   auto kernels_before = baseline.metric(Metric::KernelsCount),
        kernels_after = run.metric(Metric::KernelsCount);
   std::string work = work_change("kernels", kernels_before, kernels_after);
+  if (compares_inferred(run.inferred_iterations, after, baseline.inferred_iterations, before)) {
+    const ReportInferredIterations& i = *run.inferred_iterations;
+    return {"steps",
+            fmt::format(
+                "{}: step times compared per inferred iteration ({} '{}', {} units in the baseline, {} in "
+                "this run){}",
+                which, i.kind, i.family, baseline.inferred_iterations->units_us.size(), i.units_us.size(),
+                windows_hold_different_work(run, baseline)
+                    ? "; the whole windows hold different work (" + work + ")"
+                    : ""),
+            std::nullopt, true};
+  }
   if (windows_hold_different_work(run, baseline))
     return {"steps",
             fmt::format("{}: whole windows compared, and they hold different work ({})", which, work),

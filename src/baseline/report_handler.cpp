@@ -34,6 +34,7 @@ ReportHandler::Slot ReportHandler::slot() const {
       if (k == "gpus") return Slot::Gpus;
       if (k == "metrics") return Slot::Metrics;
       if (k == "steps") return Slot::Steps;
+      if (k == "inferred_iterations") return Slot::Inferred;
       if (k == "tables") return Slot::Tables;
       if (k == "workers") return Slot::Workers;
       return Slot::Skip;
@@ -57,6 +58,14 @@ ReportHandler::Slot ReportHandler::slot() const {
       return Slot::Step;
     case Slot::Step:
       return k == "duration_us" ? Slot::StepDuration : k == "in_window" ? Slot::StepInWindow : Slot::Skip;
+    case Slot::Inferred:
+      return k == "family"     ? Slot::InferredFamily
+             : k == "kind"     ? Slot::InferredKind
+             : k == "key_op"   ? Slot::InferredKeyOp
+             : k == "units_us" ? Slot::InferredUnits
+                               : Slot::Skip;
+    case Slot::InferredUnits:
+      return Slot::InferredUnit;
     case Slot::Tables:
       return k.starts_with("run_") && is_gate_table(std::string_view(k).substr(4)) ? Slot::RunTable
                                                                                    : Slot::Skip;
@@ -155,6 +164,29 @@ bool ReportHandler::open(bool array, error_code&) {
       break;
     case Slot::StepInWindow:
       step_in_window_ = false;
+      break;
+    case Slot::Inferred:
+      out_.inferred = ReportInferredFields{};
+      out_.inferred.kind = kind;
+      keep = !array;
+      break;
+    case Slot::InferredFamily:
+      out_.inferred.family = {kind, {}};
+      break;
+    case Slot::InferredKind:
+      out_.inferred.unit_kind = {kind, {}};
+      break;
+    case Slot::InferredKeyOp:
+      out_.inferred.key_op = {kind, {}};
+      break;
+    case Slot::InferredUnits:
+      out_.inferred.units = kind;
+      out_.inferred.units_us.clear();
+      out_.inferred.bad_unit = false;
+      keep = array;
+      break;
+    case Slot::InferredUnit:
+      out_.inferred.bad_unit = true;
       break;
     case Slot::Tables:
       keep = !array;
@@ -362,6 +394,30 @@ bool ReportHandler::value(const Scalar& v) {
       break;
     case Slot::StepInWindow:
       step_in_window_ = v.kind == JsonKind::Bool && v.number != 0;  // not a flag: not in it
+      break;
+    case Slot::Inferred:
+      out_.inferred = ReportInferredFields{};
+      out_.inferred.kind = v.kind;
+      break;
+    case Slot::InferredFamily:
+      text(out_.inferred.family);
+      break;
+    case Slot::InferredKind:
+      text(out_.inferred.unit_kind);
+      break;
+    case Slot::InferredKeyOp:
+      text(out_.inferred.key_op);
+      break;
+    case Slot::InferredUnits:
+      out_.inferred.units = v.kind;
+      break;
+    case Slot::InferredUnit:
+      if (v.kind != JsonKind::Number) {
+        out_.inferred.bad_unit = true;
+      } else {
+        kept_.add(sizeof(double));
+        out_.inferred.units_us.push_back(v.number);
+      }
       break;
     case Slot::Workers:
       out_.workers = v.kind;

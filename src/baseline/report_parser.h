@@ -64,6 +64,16 @@ struct ReportStepFields {
   std::vector<double> window_durations_us;  // of the steps in the window ("in_window" missing: in it)
 };
 
+// "inferred_iterations": an object whose family, kind and units the gate compares; anything else
+// (null, another shape, a unit that is no number) is no inferred iterations.
+struct ReportInferredFields {
+  JsonKind kind = JsonKind::Missing;
+  KeptString family, unit_kind, key_op;
+  JsonKind units = JsonKind::Missing;
+  std::vector<double> units_us;
+  bool bad_unit = false;  // an entry of "units_us" that is not a number
+};
+
 struct ReportFields {
   KeptString schema;
   JsonKind tool = JsonKind::Missing;
@@ -75,6 +85,7 @@ struct ReportFields {
   JsonKind metrics = JsonKind::Missing;
   std::vector<ReportMetricEntry> metric_entries;  // in the order of first appearance
   ReportStepFields steps;
+  ReportInferredFields inferred;
   std::vector<std::pair<std::string, ReportTableFields>> run_tables;  // run_ops, run_regions, run_kernels
   JsonKind workers = JsonKind::Missing;
   std::vector<ReportWorkerEntry> worker_entries;

@@ -136,10 +136,12 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   cmd->add_option("--key-op", args->key_op,
                   "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
       ->type_name("REGEX");
-  cmd->add_option("--step-pattern", args->step_pattern,
-                  "Regex for the names of step ranges (whole name; first group = step number), for this "
-                  "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
-                  "nvtx_step_ranges (also step/iteration names such as 'train_step 3')")
+  cmd->add_option(
+         "--step-pattern", args->step_pattern,
+         "Regex for the names of step ranges (whole name; first group = step number), for this "
+         "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
+         "nvtx_step_ranges (also step/iteration names such as 'train_step 3'). 'inferred': the repeating "
+         "top-level ranges perfgate infers where no step is marked (docs/metrics.md)")
       ->type_name("REGEX");
   cmd->add_option("--graph-capture", args->graph_captures,
                   "A graph-capture trace (or a folder of them, e.g. vLLM/SGLang's capture_traces/ with its "

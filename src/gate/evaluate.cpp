@@ -151,8 +151,19 @@ class RuleEvaluator {
     }
     if (r_.compare_baseline && r_.test != StepTest::None)
       if (std::string missing = missing_steps(); !missing.empty()) {
+        if (compares_inferred(report_.inferred_iterations, window_steps(), baseline_->inferred_iterations,
+                              baseline_->step_durations_us.size()))
+          return by_inferred_iterations();
         ReportFinding f = done(FindingStatus::Inconclusive, "no steps to compare: " + missing);
         f.problem.clear();  // the rule's message reads a step time; the reason says why there is none
+        // Nor is there anything per step to look into: what to do is give both runs steps.
+        f.offenders.clear();
+        f.see.clear();
+        f.recommendation =
+            "Give both runs steps: prof.step() each iteration (ProfilerStep#N) or an NVTX range per "
+            "iteration "
+            "(nsys), --key-op REGEX naming the op that opens an iteration, or --step-pattern inferred where "
+            "both runs repeat a top-level range; meanwhile compare the time a call in What changed.";
         return f;
       }
     f_.value = !r_.metric.empty() ? lookup_(x_.metric)
@@ -242,6 +253,55 @@ class RuleEvaluator {
     return done(FindingStatus::Pass, "");
   }
 
+  std::size_t window_steps() const {
+    return static_cast<std::size_t>(std::count_if(report_.steps.begin(), report_.steps.end(),
+                                                  [](const ReportStep& s) { return s.in_window; }));
+  }
+
+  // The step-time test on the units both runs inferred (docs/rules.md, "Inferred iterations"): the
+  // like-with-like comparison where no steps are marked, so windows of different work do not stop it.
+  ReportFinding by_inferred_iterations() {
+    const ReportInferredIterations& now = *report_.inferred_iterations;
+    const ReportInferredIterations& base = *baseline_->inferred_iterations;
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      std::size_t mid = v.size() / 2;
+      return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+    };
+    f_.value = median(now.units_us);
+    f_.baseline = median(base.units_us);
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < now.units_us.size(); ++i)
+      names.push_back(fmt::format("inferred unit {}", i + 1));
+    const auto& runs = baseline_->inferred_runs_us.empty() ? std::vector<std::vector<double>>{base.units_us}
+                                                           : baseline_->inferred_runs_us;
+    StepComparison c = compare_steps(r_, now.units_us, names, runs);
+    f_.step_test = c.test;
+    if (c.limit) set_limit(*c.limit, c.limit_value);
+    per_inferred_iteration_ = true;
+    std::string basis = fmt::format(
+        "compared per inferred iteration: neither run marks steps, both repeat the {} '{}' ({} units in the "
+        "baseline, {} in this run; a unit may be a layer or a micro-batch rather than a training step)",
+        now.kind, now.family, base.units_us.size(), now.units_us.size());
+    ReportFinding f = done(c.status, c.reason.empty() ? basis : basis + ". " + c.reason);
+    if (f.problem.empty()) return f;
+    // The rule's message reads per window step, and its offenders are window totals of different work:
+    // say what was compared, and where to look per unit instead.
+    f.problem = fmt::format(
+        "The median inferred iteration (a unit of the {} '{}') takes {}, {} against the "
+        "baseline's {}{}.",
+        now.kind, now.family, format_value(*f_.value, "us"), signed_value(*f_.value - *f_.baseline, "us"),
+        format_value(*f_.baseline, "us"), limit_ ? " (limit " + limit_->text + ")" : "");
+    f.offenders.clear();
+    f.see.clear();
+    f.recommendation =
+        "Find what got slower in each unit: the time a call of the ops and kernels in What changed (the "
+        "window "
+        "totals hold different amounts of work), or analyse both runs with --step-pattern inferred for "
+        "per-unit step tables.";
+    return f;
+  }
+
   // Why a change against the baseline is no regression of the code (docs/rules.md, "Work per window
   // and comparability"), or "": a comparability factor that does not hold (other devices, kernels or
   // ops mostly not in common); or windows of different work without steps, for a window total (a
@@ -254,7 +314,7 @@ class RuleEvaluator {
         failing += (failing.empty() ? "" : "; ") + c.factor + ": " + c.text;
     if (!failing.empty()) return "not comparable with the baseline (" + failing + ")";
     bool total = f_.unit == "us" || f_.unit == "count" || f_.unit == "bytes" || f_.unit == "flop";
-    if (report_.baseline->different_work && total)
+    if (report_.baseline->different_work && total && !per_inferred_iteration_)
       return "the two windows hold different work and no steps align them: a window total compares different "
              "amounts of work, not only the change";
     return "";
@@ -416,6 +476,7 @@ class RuleEvaluator {
   MetricLookup lookup_;
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;
+  bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units
 };
 
 bool fired(FindingStatus s) {

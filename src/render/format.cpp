@@ -187,6 +187,13 @@ std::string window_work_text(const ReportModel& r) {
       out += fmt::format(" · {} {} → {}{}", name, format_value(c->baseline, unit),
                          format_value(c->value, unit), c->delta ? " (" + signed_change(*c) + ")" : "");
   }
+  if (const auto& c = b.kernel_us_per_tflop)
+    out += fmt::format(" · kernel time a TFLOP {} → {} ({})", format_value(c->baseline, "us"),
+                       format_value(c->value, "us"), signed_change(*c));
+  if (r.inferred_iterations && b.inferred_iterations &&
+      r.inferred_iterations->family == b.inferred_iterations->family)
+    out += fmt::format(" · inferred iterations {} → {}", b.inferred_iterations->units_us.size(),
+                       r.inferred_iterations->units_us.size());
   return out;
 }
 
@@ -195,7 +202,8 @@ std::string different_work_text(const ReportModel& r) {
   return "The two windows hold different work and no steps align them: their totals (the critical path, "
          "each op's and kernel's time) compare different amounts of work, not only the change, and the "
          "gate claims no regression from them. Compare the time a call (delta_per_call_pct in What "
-         "changed), or give both runs steps (--key-op, --step-pattern).";
+         "changed) or a TFLOP, or give both runs steps (--key-op, --step-pattern; where both repeat the "
+         "same top-level range, the step times are compared per inferred iteration).";
 }
 
 std::string comparability_line(const ReportComparability& c) {

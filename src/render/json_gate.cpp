@@ -113,6 +113,16 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.key("steps").value(static_cast<std::uint64_t>(b.steps));
   j.key("hardware_differs").value(b.hardware_differs);
   j.key("different_work").value(b.different_work);
+  j.key("kernel_us_per_tflop");
+  if (b.kernel_us_per_tflop)
+    j.begin_object()
+        .key("baseline")
+        .value(b.kernel_us_per_tflop->baseline)
+        .key("value")
+        .value(b.kernel_us_per_tflop->value)
+        .end_object();
+  else
+    j.null();
   j.key("comparability").begin_array();
   for (const ReportComparability& c : b.comparability)
     j.begin_object()

@@ -46,6 +46,28 @@ void write_steps(JsonWriter& j, const char* key, const std::vector<ReportStep>& 
   j.end_array();
 }
 
+void write_inferred_iterations(JsonWriter& j, const std::optional<ReportInferredIterations>& inferred) {
+  j.key("inferred_iterations");
+  if (!inferred) {
+    j.null();
+    return;
+  }
+  const ReportInferredIterations& i = *inferred;
+  j.begin_object();
+  j.key("family").value(i.family);
+  j.key("kind").value(i.kind);
+  j.key("key_op").value(i.key_op);
+  j.key("units_us").begin_array();
+  for (double u : i.units_us) j.value(u);
+  j.end_array();
+  j.key("set_aside").value(i.set_aside);
+  j.key("work_per_unit").value(i.work_per_unit);
+  j.key("host_work").value(i.host_work);
+  j.key("steps").value(i.steps);
+  j.key("workers").value(i.workers);
+  j.end_object();
+}
+
 void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
   j.key("gpus").begin_array();
   for (const auto& g : gpus) {
@@ -220,6 +242,7 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   write_gate(j, r);
   write_metrics(j, r.metrics);
   write_steps(j, "steps", r.steps);
+  write_inferred_iterations(j, r.inferred_iterations);
   write_gpus(j, r.gpus);
   write_tables(j, r.tables);
   j.key("workers").begin_array();

@@ -70,8 +70,9 @@ std::string window_line(const ReportModel& r) {
   }
   std::string range;
   if (!r.steps.empty()) range = fmt::format(" ({} to {})", r.steps.front().name, r.steps.back().name);
-  return fmt::format("{:.0f} steps{}, {} wall", m.get(Metric::WindowStepsInWindow).value_or(0), range,
-                     format_duration_us(m.get(Metric::WindowWallUs)));
+  bool inferred = !r.workers.empty() && r.workers[0].window.step_source == "inferred";
+  return fmt::format("{:.0f} {}steps{}, {} wall", m.get(Metric::WindowStepsInWindow).value_or(0),
+                     inferred ? "inferred " : "", range, format_duration_us(m.get(Metric::WindowWallUs)));
 }
 
 // "GPU busy 71.8%": the metric's label, then its value by its unit.

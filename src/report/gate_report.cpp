@@ -34,6 +34,16 @@ void add_baseline(ReportModel& report, const Baseline& baseline) {
   Baseline now = baseline_from_report(report, "", "");
   report.baseline->different_work = windows_hold_different_work(now, baseline);
   report.baseline->comparability = comparability(now, baseline);
+  report.baseline->inferred_iterations = baseline.inferred_iterations;
+  auto per_tflop = [](const MetricValues& m) -> std::optional<double> {
+    auto kernel_us = m.get(Metric::KernelsTotalUs), flops = m.get(Metric::ComputeFlops);
+    if (!kernel_us || !flops || *flops <= 0) return std::nullopt;
+    return *kernel_us / *flops * 1e12;
+  };
+  if (auto before = per_tflop(baseline.metrics), after = per_tflop(report.metrics); before && after)
+    report.baseline->kernel_us_per_tflop =
+        ReportMetricChange{Metric::KernelsTotalUs, after, before, *after - *before,
+                           *before > 0 ? std::optional<double>(*after / *before) : std::nullopt};
   for (ReportTable& t : delta_tables(report, baseline)) report.tables.push_back(std::move(t));
 }
 

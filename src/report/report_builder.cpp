@@ -194,6 +194,38 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   return r;
 }
 
+// The run's inferred iterations: where every worker inferred the same family, each unit the slowest
+// worker's of that position (as run_steps takes each step), over the units all workers have.
+std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis) {
+  const InferredIterations* first = nullptr;
+  std::size_t units = 0;
+  for (const WorkerAnalysis& w : analysis.workers) {
+    const std::optional<InferredIterations>& inferred = w.steps.inferred;
+    if (!inferred || (first && (inferred->family != first->family || inferred->kind != first->kind)))
+      return std::nullopt;
+    units = first ? std::min(units, inferred->units.size()) : inferred->units.size();
+    if (!first) first = &*inferred;
+  }
+  if (!first) return std::nullopt;
+  ReportInferredIterations r;
+  r.family = first->family;
+  r.kind = inferred_kind_name(first->kind);
+  r.key_op = first->key_op;
+  r.work_per_unit = first->work_per_unit;
+  r.host_work = first->host_work;
+  r.steps = analysis.workers.front().steps.source == StepSource::Inferred;
+  r.workers = analysis.workers.size();
+  r.units_us.assign(units, 0);
+  for (const WorkerAnalysis& w : analysis.workers) {
+    r.set_aside = std::max(r.set_aside, w.steps.inferred->set_aside);
+    for (std::size_t i = 0; i < units; ++i) {
+      const InferredUnit& u = w.steps.inferred->units[i];
+      r.units_us[i] = std::max(r.units_us[i], us(u.end - u.start));
+    }
+  }
+  return r;
+}
+
 // `made(i)` is called once worker i's report is made.
 ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
                   const std::vector<std::string>& rule_sources, const AnalysisOptions& options,
@@ -209,6 +241,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.metrics = analysis.metrics;
   m.largest_unmodelled_op = largest_unmodelled_op(analysis);
   m.run_warnings = analysis.warnings;
+  m.inferred_iterations = run_inferred(analysis);
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.families.add(analysis.workers[i].info.family);
     m.workers.push_back(report_worker(analysis.workers[i]));

@@ -72,11 +72,15 @@ TEST(WorkPerWindow, WindowsOfDifferentWorkAreSaidToBe) {
     EXPECT_NEAR(cell_number(*find_cell(*changes, r, "delta_per_call_pct")).value_or(1), 0, 1e-9);
   }
   EXPECT_TRUE(found);
-  // The steps factor says why the windows do not compare; the ops compare as one family layer.#.
+  // No steps, but both runs repeat layer.# (one launch a unit; 10 blocks: 9 units, 8 blocks: 7): the
+  // step times compare per inferred iteration, and the factor says the whole windows do not.
   const ReportComparability* steps = factor(after, "steps");
   ASSERT_TRUE(steps);
-  EXPECT_FALSE(steps->holds);
-  EXPECT_NE(steps->text.find("neither run has window steps"), std::string::npos) << steps->text;
+  EXPECT_TRUE(steps->holds);
+  EXPECT_EQ(
+      steps->text,
+      "neither run has window steps: step times compared per inferred iteration (op 'layer.#', 9 units in "
+      "the baseline, 7 in this run); the whole windows hold different work (kernels 10 → 8 (-20.0%))");
   const ReportComparability* ops = factor(after, "ops");
   ASSERT_TRUE(ops);
   EXPECT_TRUE(ops->holds);
@@ -85,8 +89,29 @@ TEST(WorkPerWindow, WindowsOfDifferentWorkAreSaidToBe) {
   EXPECT_NE(md.find("**Work per window** (baseline → this run): window steps 0 → 0 · kernels 10 → 8"),
             std::string::npos)
       << md;
-  EXPECT_NE(md.find("⚠️ steps (does not hold): neither run has window steps"), std::string::npos) << md;
+  EXPECT_NE(md.find("steps: neither run has window steps: step times compared per inferred iteration"),
+            std::string::npos)
+      << md;
   EXPECT_NE(render_json(after).find("\"different_work\": true"), std::string::npos);
+}
+
+// Where both runs count FLOPs, the work line states the kernel time a TFLOP: 8 steps of a GEMM of
+// 2 x 8192^3 FLOP (6000 us) and an elementwise kernel (3000 us) against the GEMM at 7200 us:
+// 8 x 9000 us / (8 x 2 x 8192^3) x 1e12 = 8185.5 us and 8 x 10200 us / ... = 9276.9 us a TFLOP.
+TEST(WorkPerWindow, KernelTimeATflopIsStated) {
+  TrainingRun before, after;
+  after.gemm_us = 7200;
+  ReportModel r = gated(training_trace(before), training_trace(after), default_rules());
+  ASSERT_TRUE(r.baseline && r.baseline->kernel_us_per_tflop);
+  const ReportMetricChange& c = *r.baseline->kernel_us_per_tflop;
+  double flops = 8 * 2.0 * 8192.0 * 8192.0 * 8192.0;
+  EXPECT_NEAR(c.baseline.value_or(0), 8 * 9000.0 / flops * 1e12, 1e-6);
+  EXPECT_NEAR(c.value.value_or(0), 8 * 10200.0 / flops * 1e12, 1e-6);
+  EXPECT_NEAR(c.ratio.value_or(0), 10200.0 / 9000.0, 1e-12);
+  std::string terminal = render_terminal(r);
+  EXPECT_NE(terminal.find("kernel time a TFLOP 8.19 ms → 9.28 ms (+1.09 ms (+13.3%))"), std::string::npos)
+      << terminal;
+  EXPECT_NE(render_json(r).find("\"kernel_us_per_tflop\": {"), std::string::npos);
 }
 
 // 10 blocks against 10.5 (kernels within 5%): alike. 20 -> 20 blocks of 100 us: nothing said.
@@ -123,11 +148,13 @@ TEST(WorkPerWindow, AWindowTotalOfDifferentWorkIsNoRegression) {
   EXPECT_EQ(status_of(slower, "test.kernel-total"), FindingStatus::Warn);
 }
 
-// Neither run has steps: the step-time rule is inconclusive ("no steps to compare"), not "n/a";
-// it counts as a warning (exit 0), and --fail-on inconclusive fails the gate on it (exit 1).
+// Neither run has steps, nor repeats a top-level range 4 times (3 iterations: nothing is inferred):
+// the step-time rule is inconclusive ("no steps to compare"), not "n/a"; it counts as a warning
+// (exit 0), and --fail-on inconclusive fails the gate on it (exit 1).
 TEST(NoSteps, TheStepTimeRuleIsInconclusive) {
   TrainingRun run;
   run.profiler_steps = false;
+  run.steps = 3;
   std::string json = training_trace(run);
   ReportModel after = gated(json, json, default_rules());
   const ReportFinding* f = find_finding(after, "regression.step-time");
@@ -136,6 +163,8 @@ TEST(NoSteps, TheStepTimeRuleIsInconclusive) {
   EXPECT_EQ(f->reason.rfind("no steps to compare: neither this run nor the baseline has window steps", 0), 0u)
       << f->reason;
   EXPECT_TRUE(f->problem.empty());
+  EXPECT_TRUE(f->offenders.empty());
+  EXPECT_EQ(f->recommendation.rfind("Give both runs steps", 0), 0u) << f->recommendation;
   ASSERT_TRUE(after.verdict);
   EXPECT_EQ(after.verdict->exit_code, 0);
   ReportModel strict = gated(json, json, default_rules(), FailOn::Inconclusive);

@@ -14,7 +14,7 @@
 
 namespace perfgate {
 
-enum class StepSource { ProfilerStep, StepPattern, KeyOp, None };
+enum class StepSource { ProfilerStep, StepPattern, KeyOp, Inferred, None };
 const char* step_source_name(StepSource source);
 
 using Breakdown = std::array<TimeNs, kBreakdownParts>;     // by BreakdownPart
@@ -38,6 +38,26 @@ struct DroppedStep {
   std::string reason;
 };
 
+// Iterations inferred from a worker's repeating top-level ranges (inferred.h).
+enum class InferredKind : std::uint8_t { Annotation, Op };
+const char* inferred_kind_name(InferredKind kind);  // "annotation", "op"
+
+struct InferredUnit {
+  std::string name;  // the opening range's own name
+  TimeNs start = 0;  // its start
+  TimeNs end = 0;    // the next occurrence's start
+};
+
+struct InferredIterations {
+  std::string family;  // the opening ranges' name with each run of digits as '#'
+  InferredKind kind = InferredKind::Annotation;
+  std::string key_op;               // a --key-op regex that matches the family's names
+  std::vector<InferredUnit> units;  // the qualifying run, in time order
+  std::uint32_t set_aside = 0;      // units before or after the run (a warm-up, a checkpoint)
+  double work_per_unit = 0;         // the run's median work a unit
+  bool host_work = false;           // work counted as host ranges: the thread launched no GPU work
+};
+
 struct StepDetection {
   StepSource source = StepSource::None;
   std::vector<Step> steps;  // kept steps, in time order
@@ -46,6 +66,8 @@ struct StepDetection {
   TimeNs whole_trace_start = 0;              // the window when there are no steps
   TimeNs whole_trace_end = 0;
   TimeNs whole_trace_host_start = 0;  // ... where its host side (the CPU ops' span) begins
+  // Where no step is marked (or with --step-pattern inferred): the repeating structure found.
+  std::optional<InferredIterations> inferred;
 };
 
 struct Window {

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "analyse/steps/inferred.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {
@@ -228,6 +229,21 @@ void whole_trace_span(const Profile& p, StepDetection& det) {
   det.whole_trace_end = hi;
 }
 
+// The inferred units as steps (--step-pattern inferred): each from its opening range's start to
+// the next one's, as a key op's.
+std::vector<Step> inferred_steps(const InferredIterations& inferred) {
+  std::vector<Step> steps;
+  for (const InferredUnit& u : inferred.units) {
+    Step s;
+    s.number = static_cast<std::int64_t>(steps.size());
+    s.name = fmt::format("{} (inferred #{})", u.name, steps.size());
+    s.host_start = u.start;
+    s.host_end = u.end;
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
 }  // namespace
 
 // Without steps, the plugin's single window: the CPU ops' span, extended like a step to the end
@@ -266,10 +282,14 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
                            const AnalysisOptions& options, std::vector<std::string>& warnings) {
   StepDetection det;
   const std::string& key_op = options.key_op;
+  bool inferred = options.step_pattern == kInferredStepPattern && key_op.empty();
   bool by_rules = options.step_pattern.empty();
   const std::string& pattern = by_rules ? rules.step_ranges(p.info.step_marking) : options.step_pattern;
   if (!key_op.empty()) {
     det.steps = key_op_steps(p, key_op, det.marker_events);
+  } else if (inferred) {
+    det.inferred = infer_iterations(p, a);
+    if (det.inferred) det.steps = inferred_steps(*det.inferred);
   } else if (!pattern.empty()) {  // an empty list in the rules: no range is a step
     const char* option = !by_rules                                        ? "--step-pattern"
                          : p.info.step_marking == StepMarking::NvtxRanges ? "nvtx_step_ranges"
@@ -278,7 +298,7 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
     det.steps = named_steps(p, *re, det.marker_events);
   }
   bool serving = false;
-  if (det.steps.empty() && key_op.empty() && by_rules) {
+  if (det.steps.empty() && key_op.empty() && by_rules && !inferred) {
     for (const std::string& serving_pattern : rules.serving_step_ranges) {
       std::unique_ptr<RE2> re = compile(serving_pattern, "serving_step_ranges");
       det.steps = named_steps(p, *re, det.marker_events);
@@ -288,12 +308,19 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
   if (det.steps.empty()) {
     if (!key_op.empty())
       warnings.push_back(fmt::format("key op '{}' matched no op: the whole trace is one window", key_op));
+    if (inferred)
+      warnings.push_back(
+          "--step-pattern inferred: no repeating top-level range was found (docs/metrics.md, \"Inferred "
+          "iterations\"): the whole trace is one window");
+    else if (key_op.empty())
+      det.inferred = infer_iterations(p, a);
     whole_trace_window(p, a, det);
     return det;
   }
   // "profiler-step": the steps the rules' profiler_step_ranges find (Kineto's ProfilerStep#N by
   // default), also where --step-pattern names the same pattern; any other pattern is "step-pattern".
   det.source = !key_op.empty()                                     ? StepSource::KeyOp
+               : inferred                                          ? StepSource::Inferred
                : pattern == rules.profiler_step_ranges && !serving ? StepSource::ProfilerStep
                                                                    : StepSource::StepPattern;
   DeviceSpans spans = device_spans(p, a, det.steps);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "analyse/analysis_options.h"
 #include "analyse/attribution.h"
@@ -12,6 +13,9 @@
 #include "analyse/steps/step_results.h"
 
 namespace perfgate {
+
+// --step-pattern's value that makes the inferred iterations (inferred.h) the steps.
+inline constexpr std::string_view kInferredStepPattern = "inferred";
 
 // Step ranges are named by --step-pattern, else by the rules' step ranges for the profile's format.
 StepDetection detect_steps(const Profile& profile, const Attribution& attribution,
