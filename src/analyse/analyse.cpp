@@ -242,7 +242,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
         templates.without_shapes > 1 ? ", ..." : ""));
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
-  if (w.steps.source == StepSource::None && options.key_op.empty())
+  // A memory snapshot has no steps by nature: its window is its recorded trace.
+  if (w.steps.source == StepSource::None && options.key_op.empty() && !profile.memory_snapshot)
     w.warnings.push_back(no_steps_warning(profile, options));
   w.metrics = worker_metrics(w);
   return w;
