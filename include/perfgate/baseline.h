@@ -21,6 +21,13 @@ struct BaselineRow {
   double calls = 0;
 };
 
+// A memory snapshot's bytes live at the peak from one allocation site (the memory_live_at_peak
+// table summed over devices and workers).
+struct BaselineSite {
+  std::string site;
+  double bytes = 0;
+};
+
 struct Baseline {
   ReportBaseline info;
   MetricValues metrics;                   // a name the catalog lacks is not kept
@@ -35,6 +42,7 @@ struct Baseline {
   std::vector<BaselineRow> ops;
   std::vector<BaselineRow> regions;  // record_function / user annotation ranges (the DataLoader's, ...)
   std::vector<BaselineRow> kernels;
+  std::vector<BaselineSite> memory_sites;  // a memory snapshot's; pooled runs: the mean of theirs
   // Each GPU name with its number of devices (every worker's), by name; the history keeps it.
   std::vector<std::pair<std::string, int>> gpu_counts;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
@@ -78,6 +86,8 @@ std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const
 // and host self time, each region's host time and the GPU idle time, side by side), "op_deltas",
 // "region_deltas" and "kernel_deltas", largest regression first.
 // The fifth, "changes", holds both ends of the op, region and kernel deltas (largest_changes_table).
+// The last, "memory_site_deltas", what is live at a memory snapshot's peak by allocation site in
+// both (memory_site_deltas.cpp).
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);
 
 // The table "changes" from the op, region and kernel delta tables among `deltas`: the `per_item`

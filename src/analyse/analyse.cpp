@@ -267,8 +267,9 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
         templates.without_shapes > 1 ? ", ..." : ""));
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
+  // A memory snapshot has no steps by nature: its window is its recorded trace.
   if (w.steps.source == StepSource::None && options.key_op.empty() &&
-      options.step_pattern != kInferredStepPattern)
+      options.step_pattern != kInferredStepPattern && !profile.memory_snapshot)
     w.warnings.push_back(no_steps_warning(profile, options));
   if (w.steps.inferred)
     w.warnings.push_back(inferred_note(*w.steps.inferred, w.steps.source == StepSource::Inferred));

@@ -280,6 +280,27 @@ void set_critical_path_metrics(MetricValues& m, const MetricInputs& in) {
   m.set(Metric::CriticalPathCoveragePct, ratio_pct(us(in.path_length), us(in.path_span)));
 }
 
+// A memory snapshot's (analyse/memory/snapshot_analysis.h); none for other inputs.
+void set_snapshot_metrics(MetricValues& m, const SnapshotSums& s) {
+  if (s.devices == 0) return;
+  auto bytes = [](std::uint64_t b) { return static_cast<double>(b); };
+  m.set(Metric::MemorySnapshotPeakBytes, static_cast<double>(s.peak));
+  m.set(Metric::MemorySnapshotReservedBytes, bytes(s.reserved));
+  m.set(Metric::MemorySnapshotAllocatedBytes, bytes(s.allocated));
+  m.set(Metric::MemoryReservedUnallocatedBytes,
+        bytes(s.reserved > s.allocated ? s.reserved - s.allocated : 0));
+  m.set(Metric::MemoryInactiveSplitBytes, bytes(s.split_inactive_bytes));
+  m.set(Metric::MemoryFragmentationPct, ratio_pct(bytes(s.split_inactive_bytes), bytes(s.reserved)));
+  m.set(Metric::MemoryLargestInactiveBytes, bytes(s.largest_inactive));
+  m.set(Metric::MemoryExpandableSegments, bytes(s.expandable_segments));
+  m.set(Metric::MemoryOomCount, bytes(s.ooms));
+  if (s.ooms > 0) m.set(Metric::MemoryOomLargestRequestBytes, bytes(s.largest_oom_request));
+  if (s.capacity_seen > 0) {
+    m.set(Metric::MemorySnapshotCapacityBytes, bytes(s.capacity_seen));
+    m.set(Metric::MemorySnapshotPeakPct, ratio_pct(static_cast<double>(s.peak), bytes(s.capacity_seen)));
+  }
+}
+
 void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
   if (in.memory.peak_allocated)
     m.set(Metric::MemoryPeakAllocatedBytes, static_cast<double>(*in.memory.peak_allocated));
@@ -288,6 +309,7 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
     m.set(Metric::MemoryTotalsRecorded, in.memory.totals_from_changes ? 0.0 : 1.0);
   if (in.memory.peak_reserved)
     m.set(Metric::MemoryPeakReservedBytes, static_cast<double>(*in.memory.peak_reserved));
+  set_snapshot_metrics(m, in.memory.snapshot);
   const ComputeSums& c = in.compute;
   // Tensor Core kernels no op owns (graph replays without their capture) are matrix work too, of
   // ops the trace does not show: their FLOPs are unknown.
@@ -388,14 +410,19 @@ MetricValues metrics_of(const MetricInputs& in) {
   m.set(Metric::WindowWallUs, us(in.window));
   if (in.capture_span > 0) m.set(Metric::WindowCaptureSpanUs, us(in.capture_span));
   if (in.gpu_span > 0) m.set(Metric::WindowGpuSpanUs, us(in.gpu_span));
-  m.set(Metric::WindowStepsTotal, d(in.steps_total));
-  m.set(Metric::WindowStepsInWindow, d(in.step_durations_us.size()));
-  m.set(Metric::WindowStepsDropped, d(in.steps_dropped));
+  // A memory snapshot alone records no steps and no time spent by nature: its step and breakdown
+  // metrics are not applicable (not zero steps, not a window of idle time).
+  bool snapshot_alone = in.memory.snapshot.devices > 0 && in.gpus.empty() && in.steps_total == 0;
+  if (!snapshot_alone) {
+    m.set(Metric::WindowStepsTotal, d(in.steps_total));
+    m.set(Metric::WindowStepsInWindow, d(in.step_durations_us.size()));
+    m.set(Metric::WindowStepsDropped, d(in.steps_dropped));
+  }
   if (in.iter_start) m.set(Metric::WindowIterStart, static_cast<double>(*in.iter_start));
   if (in.iter_stop) m.set(Metric::WindowIterStop, static_cast<double>(*in.iter_stop));
   set_step_metrics(m, in.step_durations_us);
   set_gpu_metrics(m, in);
-  set_breakdown_and_resources(m, in);
+  if (!snapshot_alone) set_breakdown_and_resources(m, in);
   set_tensor_core_metrics(m, in.tensor_cores);
   set_host_metrics(m, in);
   set_communication_metrics(m, in);

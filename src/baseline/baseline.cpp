@@ -45,6 +45,20 @@ std::vector<const ReportTable*> tables_named(const ReportModel& report, std::str
   return tables;
 }
 
+// A memory snapshot's live-at-peak bytes by site, summed over devices and workers, by site.
+std::vector<BaselineSite> site_rows(const std::vector<const ReportTable*>& tables) {
+  std::map<std::string, double> by_site;
+  for (const ReportTable* t : tables)
+    for (std::size_t r = 0; r < t->rows.size(); ++r) {
+      const auto* site = find_cell(*t, r, "site");
+      const auto* text = site ? std::get_if<std::string>(site) : nullptr;
+      if (text && !is_more_rows_label(*text)) by_site[*text] += number(find_cell(*t, r, "bytes")).value_or(0);
+    }
+  std::vector<BaselineSite> out;
+  for (const auto& [site, bytes] : by_site) out.push_back({site, bytes});
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> sorted_distinct(std::vector<std::string> names) {
@@ -109,6 +123,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   b.ops = op_rows(tables_named(report, "ops"));
   b.regions = region_rows(tables_named(report, "regions"));
   b.kernels = kernel_rows(tables_named(report, "kernels"));
+  b.memory_sites = site_rows(tables_named(report, "memory_live_at_peak"));
   return b;
 }
 
@@ -136,6 +151,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
       b.inferred_runs_us.push_back(units);
     }
   }
+  std::map<std::string, double> sites;  // the mean of the runs' bytes (a run without the site: 0)
   auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
     for (const BaselineRow& r : rows) {
       BaselineRow& sum = into[r.name];
@@ -156,6 +172,8 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
     add_rows(ops, run.ops);
     add_rows(regions, run.regions);
     add_rows(kernels, run.kernels);
+    for (const BaselineSite& s : run.memory_sites)
+      sites[s.site] += s.bytes / static_cast<double>(runs.size());
     if (b.info.tool_version.empty()) b.info.tool_version = run.info.tool_version;
     b.info.inputs.insert(b.info.inputs.end(), run.info.inputs.begin(), run.info.inputs.end());
   }
@@ -169,6 +187,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   for (auto& [name, row] : ops) b.ops.push_back(std::move(row));
   for (auto& [name, row] : regions) b.regions.push_back(std::move(row));
   for (auto& [name, row] : kernels) b.kernels.push_back(std::move(row));
+  for (const auto& [site, bytes] : sites) b.memory_sites.push_back({site, bytes});
   b.info.steps = b.step_durations_us.size();
   b.info.gpu_names = sorted_distinct(std::move(gpus));
   for (std::size_t i = 0; i < paths.size(); ++i) b.info.path += (i ? ", " : "") + paths[i];

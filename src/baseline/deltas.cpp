@@ -17,6 +17,7 @@
 
 #include <fmt/format.h>
 
+#include "baseline/memory_site_deltas.h"
 #include "perfgate/baseline.h"
 
 namespace perfgate {
@@ -247,6 +248,8 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
       step_time_deltas(std::move(parts), basis), op_deltas(ops, basis), region_deltas(regions, basis),
       kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
   tables.push_back(largest_changes_table(tables, basis.per_step, kChangesPerItem));
+  // Bytes at a peak are no time: after "changes", which reads the tables of times before it.
+  tables.push_back(memory_site_deltas(baseline.memory_sites, now.memory_sites));
   return tables;
 }
 

@@ -20,6 +20,7 @@ void KeptBytes::add(std::size_t bytes) {
 std::vector<std::string> gate_columns(std::string_view table) {
   if (table == "ops") return {"name", "device_self_us", "host_self_us", "calls"};
   if (table == "regions") return {"name", "gpu_us", "cpu_total_us", "calls"};
+  if (table == "memory_live_at_peak") return {"site", "bytes"};
   return {"name", "total_us", "calls"};
 }
 

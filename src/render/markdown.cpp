@@ -15,6 +15,7 @@
 #include "render/see_also.h"
 #include "render/short_labels.h"
 #include "render/templates.h"
+#include "render/terminal_memory.h"
 #include "render/trend_text.h"
 
 namespace perfgate {
@@ -42,6 +43,13 @@ constexpr Metric kNeuronKeyMetrics[] = {
     Metric::NeuronTotalTimeUs,     Metric::NeuronActiveTimePct, Metric::NeuronTensorActivePct,
     Metric::NeuronVectorActivePct, Metric::NeuronDmaActivePct,  Metric::NeuronMfuPct,
     Metric::NeuronSpillSaveBytes,
+};
+
+// The key metrics of a run of memory snapshots alone (no steps, no GPU activity).
+constexpr Metric kSnapshotKeyMetrics[] = {
+    Metric::MemorySnapshotPeakBytes,      Metric::MemorySnapshotReservedBytes,
+    Metric::MemorySnapshotAllocatedBytes, Metric::MemoryFragmentationPct,
+    Metric::MemoryLargestInactiveBytes,   Metric::MemoryOomCount,
 };
 
 // How much goes in: fewer rows and findings until the text fits the budget.
@@ -91,8 +99,11 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
 
 void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
   TemplateData list = template_list();
-  for (Metric metric : shows(r, FamilySection::NeuronKeyMetrics) ? std::span<const Metric>(kNeuronKeyMetrics)
-                                                                 : std::span<const Metric>(kKeyMetrics)) {
+  std::span<const Metric> key = shows(r, FamilySection::NeuronKeyMetrics)
+                                    ? std::span<const Metric>(kNeuronKeyMetrics)
+                                : snapshot_alone(r) ? std::span<const Metric>(kSnapshotKeyMetrics)
+                                                    : std::span<const Metric>(kKeyMetrics);
+  for (Metric metric : key) {
     std::optional<double> v = r.metric(metric);
     if (compact && !v) continue;
     std::string_view unit = metric_info(metric).unit;

@@ -9,6 +9,7 @@
 #include "render/escape.h"
 #include "render/format.h"
 #include "render/terminal_findings.h"
+#include "render/terminal_memory.h"
 #include "render/terminal_neuron.h"
 
 namespace perfgate {
@@ -234,12 +235,17 @@ std::string critical_path_line(const MetricValues& m) {
 
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
   Lines out(options);
+  bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
   for (const auto& w : r.run_warnings) out.warn("Warning", w);
-  out.add("Window", shows(r, FamilySection::NeuronWindow) ? neuron_window_text(r) : window_line(r));
+  if (snapshot)
+    out.add("Window", fmt::format("a PyTorch memory snapshot: its recorded trace, {}",
+                                  format_duration_us(r.metric(Metric::WindowWallUs))));
+  else
+    out.add("Window", shows(r, FamilySection::NeuronWindow) ? neuron_window_text(r) : window_line(r));
   if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
-  if (shows(r, FamilySection::GpuSummary)) {
+  if (shows(r, FamilySection::GpuSummary) && !snapshot) {
     out.add("GPU", gpu_line(r.metrics));
     if (r.gpus.size() <= kListedGpus)
       for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
@@ -249,6 +255,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     out.add("Tensor Cores", tensor_core_line(r.metrics));
     out.add("Resources", split_line(r.metrics, kResourceShares));
   }
+  for (const TerminalLine& line : memory_snapshot_lines(r)) out.add(line.label, line.text);
   if (r.metric(Metric::GpuCount).value_or(0) > 0) {
     out.add("Compute", compute_line(r));
     out.add("Host", host_line(r.metrics));

@@ -612,6 +612,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
                  "launch GPU work",
                  kTimelineColumns, t.timeline.boxes));
   for (ReportTable& table : critical_path_tables(w.critical_path)) add(std::move(table));
+  for (ReportTable& table : memory_snapshot_tables(t)) add(std::move(table));
   if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
   return out;
 }

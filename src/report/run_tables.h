@@ -25,6 +25,9 @@ std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums);
 std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
                                                   const std::vector<std::int64_t>& ranks);
 
+// A memory snapshot's "memory_snapshot" (its devices), "memory_live_at_peak" and "memory_ooms".
+std::vector<ReportTable> memory_snapshot_tables(const WorkerTables& tables);
+
 // The run's ops, kernels and user regions: every worker's summed by name ("run_ops", ...).
 std::vector<ReportTable> run_sum_tables(const RunTables& tables);
 

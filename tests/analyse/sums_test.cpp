@@ -80,9 +80,16 @@ auto fields(const CommunicationSums& s) {
   return std::tuple(kernel_time, overlapped, window, collectives, bytes, bytes_known);
 }
 
+auto fields(const SnapshotSums& s) {
+  const auto& [devices, peak, peak_device, reserved, allocated, split_inactive, largest_inactive, ooms,
+               largest_oom, capacity, expandable] = s;
+  return std::tuple(devices, peak, peak_device, reserved, allocated, split_inactive, largest_inactive, ooms,
+                    largest_oom, capacity, expandable);
+}
+
 auto fields(const MemorySums& s) {
-  const auto& [allocated, pct, reserved, device, peak_time, op, from_changes] = s;
-  return std::tuple(allocated, pct, reserved, device, peak_time, op, from_changes);
+  const auto& [allocated, pct, reserved, device, peak_time, op, from_changes, snapshot] = s;
+  return std::tuple(allocated, pct, reserved, device, peak_time, op, from_changes, fields(snapshot));
 }
 
 using Copies = HostActivitySums::Copies;
@@ -274,15 +281,22 @@ TEST(SumsTest, CommunicationAddsTimesCallsAndBytes) {
 }
 
 TEST(SumsTest, MemoryKeepsTheHigherAllocatedPeakAndTheHigherReservedPeak) {
-  MemorySums a{1000, 10.0, 5000, 0, 7, "aten::mm", false};
-  MemorySums b{2000, 20.0, 3000, 1, 9, "aten::conv2d", true};
+  // Memory snapshots: a's device 0 peaks at 100 with one oom, b's device 1 at 200 with expandable
+  // segments. Together: 2 devices, the peak 200 on device 1, bytes at the end summed (10 + 20 reserved,
+  // 5 + 6 allocated, 3 + 1 split inactive, 1 + 0 ooms, 0 + 2 expandable), the largest block, request
+  // and capacity the larger (9, 7, 20); whichever side's allocator peak is higher.
+  SnapshotSums snap_a{1, 100, 0, 10, 5, 3, 4, 1, 7, 20, 0};
+  SnapshotSums snap_b{1, 200, 1, 20, 6, 1, 9, 0, 0, 0, 2};
+  SnapshotSums snap_sum{2, 200, 1, 30, 11, 4, 9, 1, 7, 20, 2};
+  MemorySums a{1000, 10.0, 5000, 0, 7, "aten::mm", false, snap_a};
+  MemorySums b{2000, 20.0, 3000, 1, 9, "aten::conv2d", true, snap_b};
   MemorySums sum = a;
   sum += b;
   // b's peak is higher: its whole peak (GPU, time, op, how its totals were counted), with a's reserved.
-  EXPECT_EQ(fields(sum), fields(MemorySums{2000, 20.0, 5000, 1, 9, "aten::conv2d", true}));
+  EXPECT_EQ(fields(sum), fields(MemorySums{2000, 20.0, 5000, 1, 9, "aten::conv2d", true, snap_sum}));
   sum = b;
   sum += a;
-  EXPECT_EQ(fields(sum), fields(MemorySums{2000, 20.0, 5000, 1, 9, "aten::conv2d", true}));
+  EXPECT_EQ(fields(sum), fields(MemorySums{2000, 20.0, 5000, 1, 9, "aten::conv2d", true, snap_sum}));
 }
 
 // A worker with FLOPs known for 10% of its eligible device time: below the rules' 50%, so MFU is n/a

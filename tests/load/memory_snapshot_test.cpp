@@ -3,9 +3,12 @@
 // backwards, so that what was allocated before the recorded window counts.
 #include <gtest/gtest.h>
 
+#include "analyse/memory/snapshot_analysis.h"
+#include "analyse/worker_analysis.h"
 #include "load/snapshot/snapshot_reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
+#include "perfgate/render.h"
 #include "support/helpers.h"
 #include "support/snapshot_builder.h"
 
@@ -40,9 +43,18 @@ Snapshot one_device() {
   return s;
 }
 
-std::vector<snapshot::DeviceState> states_of(const std::string& bytes, Profile& profile) {
+// The snapshot as the reader leaves it (replayed) and as the analysis finds it.
+struct Analysed {
+  MemorySnapshot snapshot;
+  WorkerAnalysis w;
+};
+Analysed states_of(const std::string& bytes, Profile& profile) {
   pickle::Value root = pickle::unpickle(bytes, "snap.pickle", {});
-  return snapshot::add_snapshot(snapshot::read_snapshot(root, "snap.pickle"), profile);
+  Analysed a;
+  a.snapshot = snapshot::read_snapshot(root, "snap.pickle");
+  snapshot::replay_snapshot(a.snapshot, profile);
+  analyse_snapshot(a.snapshot, a.w);
+  return a;
 }
 
 TEST(MemorySnapshot, SniffedByContentInEveryProtocol) {
@@ -59,23 +71,34 @@ TEST(MemorySnapshot, SniffedByContentInEveryProtocol) {
 
 TEST(MemorySnapshot, TotalsReplayedFromTheFinalStateBackwards) {
   Profile p;
-  std::vector<snapshot::DeviceState> states = states_of(snapshot_pickle(one_device()), p);
-  ASSERT_EQ(states.size(), 1u);
-  EXPECT_EQ(states[0].reserved, 6 * kMiB);
-  EXPECT_EQ(states[0].allocated, 3 * kMiB);  // 1 MiB + 2 MiB active
-  EXPECT_EQ(states[0].segments, 2u);
-  EXPECT_EQ(states[0].actions, 5u);
-  EXPECT_EQ(states[0].entering_allocated, static_cast<std::int64_t>(2 * kMiB));
-  EXPECT_EQ(states[0].ooms, 1u);
-  EXPECT_EQ(states[0].peak_allocated, static_cast<std::int64_t>(6 * kMiB));
-  EXPECT_EQ(states[0].peak_after, 2u);  // after alloc Y, the second action
+  Analysed a = states_of(snapshot_pickle(one_device()), p);
+  ASSERT_EQ(a.w.tables.memory_snapshot.size(), 1u);
+  const SnapshotDeviceRow& d = a.w.tables.memory_snapshot[0];
+  EXPECT_EQ(d.reserved, 6 * kMiB);
+  EXPECT_EQ(d.allocated, 3 * kMiB);  // 1 MiB + 2 MiB active
+  EXPECT_EQ(d.segments, 2u);
+  EXPECT_EQ(d.actions, 5u);
+  EXPECT_EQ(d.entering_allocated, static_cast<std::int64_t>(2 * kMiB));
+  EXPECT_EQ(d.ooms, 1u);
+  EXPECT_EQ(d.peak, static_cast<std::int64_t>(6 * kMiB));
+  EXPECT_EQ(d.peak_action, 2u);  // after alloc Y, the second action
+  EXPECT_EQ(d.peak_time, 20'000);
+  // The model keeps the blocks the replay resolved and the live set entering the trace: the 2 MiB block.
+  ASSERT_EQ(a.snapshot.devices[0].entering_live.size(), 1u);
+  EXPECT_EQ(a.snapshot.devices[0].entering_live[0].first, 0x800000u);
+  EXPECT_EQ(a.snapshot.devices[0].steps[1].block, 3 * kMiB);
   // Live at the peak: X (1 MiB) and Y (3 MiB), both allocated in forward (model.py:54), and the
-  // 2 MiB block allocated before the recording, whose frames the final state does not have.
-  ASSERT_EQ(states[0].live_at_peak.size(), 2u);
-  EXPECT_EQ(states[0].live_at_peak[0],
-            (std::pair<std::string, std::uint64_t>{"forward (model.py:54)", 4 * kMiB}));
-  EXPECT_EQ(states[0].live_at_peak[1],
-            (std::pair<std::string, std::uint64_t>{"(no frames recorded)", 2 * kMiB}));
+  // 2 MiB block allocated before the recording, whose frames the final state does not have:
+  // 4 + 2 = 6 MiB, the peak.
+  const std::vector<SnapshotSiteRow>& sites = a.w.tables.memory_live_at_peak;
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0].site, "forward (model.py:54)");
+  EXPECT_EQ(sites[0].bytes, 4 * kMiB);
+  EXPECT_EQ(sites[0].blocks, 2u);
+  EXPECT_EQ(sites[1].site, "(no frames recorded)");
+  EXPECT_EQ(sites[1].bytes, 2 * kMiB);
+  EXPECT_EQ(sites[1].blocks, 1u);
+  EXPECT_EQ(sites[0].peak, static_cast<std::int64_t>(6 * kMiB));
   ASSERT_EQ(p.memory_samples.size(), 4u);
   const std::int64_t expected[] = {2 * kMiB, 3 * kMiB, 6 * kMiB, 3 * kMiB};
   const std::int64_t changes[] = {0, kMiB, 3 * kMiB, -3 * static_cast<std::int64_t>(kMiB)};
@@ -85,16 +108,23 @@ TEST(MemorySnapshot, TotalsReplayedFromTheFinalStateBackwards) {
     EXPECT_EQ(p.memory_samples[i].total_reserved, static_cast<std::int64_t>(6 * kMiB)) << i;
   }
   EXPECT_EQ(p.memory_samples[1].time, 10'000);  // time_us in ns
-  EXPECT_TRUE(has_line(p.notes,
-                       "out of memory: a request of 8388608 bytes with 1000 bytes free on the device "
-                       "(trace action 5 of 5); the largest inactive block at the end is 3145728 bytes"));
-  EXPECT_TRUE(has_line(p.notes,
-                       "live at the peak, by top user frame: 4194304 from forward (model.py:54); 2097152 "
-                       "from (no frames recorded)"));
+  // The oom, the fifth action: 8 MiB requested, 1000 bytes free; after the free 3 MiB allocated,
+  // 6 MiB reserved.
+  ASSERT_EQ(a.w.tables.memory_ooms.size(), 1u);
+  const SnapshotOomRow& oom = a.w.tables.memory_ooms[0];
+  EXPECT_EQ(oom.action, 5u);
+  EXPECT_EQ(oom.requested, 8 * kMiB);
+  EXPECT_EQ(oom.device_free, 1000u);
+  EXPECT_EQ(oom.allocated, static_cast<std::int64_t>(3 * kMiB));
+  EXPECT_EQ(oom.reserved, static_cast<std::int64_t>(6 * kMiB));
+  EXPECT_EQ(oom.site, "(no frames recorded)");
   // Fragmentation: 3 MiB reserved and not allocated, all of it the one inactive block of a split segment.
-  EXPECT_TRUE(has_line(p.notes,
-                       "3145728 reserved but not allocated); 1 inactive blocks in split segments hold "
-                       "3145728 bytes; the largest inactive block is 3145728 bytes"));
+  EXPECT_EQ(d.split_inactive_blocks, 1u);
+  EXPECT_EQ(d.split_inactive_bytes, 3 * kMiB);
+  EXPECT_EQ(d.largest_inactive, 3 * kMiB);
+  // The device's memory the oom shows: 1000 free + 6 MiB reserved.
+  EXPECT_EQ(a.w.memory.snapshot.capacity_seen, 6 * kMiB + 1000);
+  EXPECT_TRUE(p.notes.empty());  // the findings are the analysis's, not the reader's notes
 }
 
 TEST(MemorySnapshot, PeakAllocatedComesFromTheReplay) {
@@ -111,6 +141,99 @@ TEST(MemorySnapshot, PeakAllocatedComesFromTheReplay) {
   EXPECT_FALSE(curve->rows.empty());
 }
 
+// The analysis's findings as catalog metrics, tables, rules and the terminal's Memory lines (one_device:
+// the arithmetic above). Reserved 6 MiB, allocated 3 MiB at the end; the 3 MiB inactive block of the
+// split segment is all the fragmentation: 3 / 6 = 50%. The oom: 1000 bytes free + 6 MiB reserved
+// then is the device memory it shows; the peak, 6 MiB, is 100 x 6 MiB / (6 MiB + 1000) of it.
+TEST(MemorySnapshot, FindingsInEveryOutput) {
+  std::string path = write_text(temp_dir() + "/findings.pickle", snapshot_pickle(one_device()));
+  ReportModel r = report_of_files({path}, default_rules());
+  apply_gate(r, default_rules(), nullptr, {});
+  const double mib = static_cast<double>(kMiB);
+  EXPECT_EQ(r.metric(Metric::MemorySnapshotPeakBytes), 6 * mib);
+  EXPECT_EQ(r.metric(Metric::MemorySnapshotReservedBytes), 6 * mib);
+  EXPECT_EQ(r.metric(Metric::MemorySnapshotAllocatedBytes), 3 * mib);
+  EXPECT_EQ(r.metric(Metric::MemoryReservedUnallocatedBytes), 3 * mib);
+  EXPECT_EQ(r.metric(Metric::MemoryInactiveSplitBytes), 3 * mib);
+  EXPECT_EQ(r.metric(Metric::MemoryFragmentationPct), 50.0);
+  EXPECT_EQ(r.metric(Metric::MemoryLargestInactiveBytes), 3 * mib);
+  EXPECT_EQ(r.metric(Metric::MemoryExpandableSegments), 0.0);
+  EXPECT_EQ(r.metric(Metric::MemoryOomCount), 1.0);
+  EXPECT_EQ(r.metric(Metric::MemoryOomLargestRequestBytes), 8 * mib);
+  EXPECT_EQ(r.metric(Metric::MemorySnapshotCapacityBytes), 6 * mib + 1000);
+  EXPECT_DOUBLE_EQ(*r.metric(Metric::MemorySnapshotPeakPct), 100.0 * 6 * mib / (6 * mib + 1000));
+  // A snapshot has no steps and spends no time: neither steps nor a breakdown apply.
+  EXPECT_FALSE(r.metric(Metric::WindowStepsTotal));
+  EXPECT_FALSE(r.metric(Metric::BreakdownOtherPct));
+  const ReportFinding* steps = find_finding(r, "steps.none");
+  EXPECT_TRUE(!steps || steps->status == FindingStatus::NotApplicable);
+  // The oom fails the gate; 8 MiB asked of a device that shows 6 MiB + 1000 bytes is a size bug.
+  const ReportFinding* oom = find_finding(r, "memory.oom-in-snapshot");
+  ASSERT_NE(oom, nullptr);
+  EXPECT_EQ(oom->status, FindingStatus::Fail);
+  EXPECT_NE(oom->recommendation.find("larger than all the device memory"), std::string::npos)
+      << oom->recommendation;
+  EXPECT_NE(oom->problem.find("forward (model.py:54)"), std::string::npos) << oom->problem;
+  const ReportFinding* near = find_finding(r, "memory.snapshot-near-capacity");
+  ASSERT_NE(near, nullptr);
+  EXPECT_EQ(near->status, FindingStatus::Warn);
+  const ReportFinding* fragmented = find_finding(r, "memory.fragmentation");
+  ASSERT_NE(fragmented, nullptr);
+  EXPECT_EQ(fragmented->status, FindingStatus::NotApplicable);  // 3 MiB, under the 1 GiB it needs
+  // The live-at-peak table's shares: 4 of 6 MiB and 2 of 6 MiB.
+  const ReportTable* sites = find_table(r.workers.front().tables, "memory_live_at_peak");
+  ASSERT_NE(sites, nullptr);
+  ASSERT_EQ(sites->rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(*cell_number(*find_cell(*sites, 0, "share_pct")), 100.0 * 4 / 6);
+  EXPECT_DOUBLE_EQ(*cell_number(*find_cell(*sites, 1, "share_pct")), 100.0 * 2 / 6);
+  std::string terminal = render_terminal(r);
+  EXPECT_NE(terminal.find("Live at peak"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("forward (model.py:54)"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("OOM          device 0, action 5: 8.4 MB requested"), std::string::npos)
+      << terminal;
+  EXPECT_EQ(terminal.find("Breakdown"), std::string::npos) << terminal;
+  EXPECT_EQ(terminal.find("No training steps"), std::string::npos) << terminal;
+  EXPECT_NE(render_markdown(r).find("Snapshot peak allocated"), std::string::npos);
+  std::string html = render_html(r).page;
+  EXPECT_NE(html.find("after action 2 of 5 of its recorded trace"), std::string::npos);
+  EXPECT_NE(html.find("Live at the memory peak"), std::string::npos);
+  EXPECT_NE(render_json(r).find("\"memory_live_at_peak\""), std::string::npos);
+}
+
+// memory.fragmentation: a 4 GiB segment split into 1 GiB allocated and 3 GiB free (75% of the
+// reserve, 3 GiB >= 1 GiB) warns; without expandable segments the advice is to turn them on, with
+// them it is not.
+TEST(MemorySnapshot, FragmentationRule) {
+  constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+  for (bool expandable : {false, true}) {
+    Snapshot s;
+    s.segments.push_back(
+        {0,
+         0x100000,
+         4 * kGiB,
+         {{0x100000, kGiB, "active_allocated", {}}, {0x100000 + kGiB, 3 * kGiB, "inactive", {}}},
+         expandable});
+    s.device_traces.push_back({});
+    std::string path = write_text(temp_dir() + "/fragmented.pickle", snapshot_pickle(s));
+    ReportModel r = report_of_files({path}, default_rules());
+    apply_gate(r, default_rules(), nullptr, {});
+    EXPECT_EQ(r.metric(Metric::MemoryFragmentationPct), 75.0);
+    const ReportFinding* f = find_finding(r, "memory.fragmentation");
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(f->status, FindingStatus::Warn);
+    EXPECT_EQ(
+        f->recommendation.find("Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True") != std::string::npos,
+        !expandable)
+        << f->recommendation;
+    const ReportFinding* oom = find_finding(r, "memory.oom-in-snapshot");
+    ASSERT_NE(oom, nullptr);
+    EXPECT_EQ(oom->status, FindingStatus::Pass);
+    const ReportFinding* near = find_finding(r, "memory.snapshot-near-capacity");
+    EXPECT_TRUE(!near ||
+                near->status == FindingStatus::NotApplicable);  // no oom: the device's size is unknown
+  }
+}
+
 // Segments grow the reserved total: a segment_alloc of 2 MiB then an alloc in it. Backwards from
 // reserved 2 MiB and allocated 2 MiB: before the alloc 0, before the segment 0 reserved.
 TEST(MemorySnapshot, ReservedReplayedFromSegmentActions) {
@@ -119,9 +242,9 @@ TEST(MemorySnapshot, ReservedReplayedFromSegmentActions) {
   s.device_traces.push_back(
       {{"segment_alloc", 0x100000, 2 * kMiB, 1, {}}, {"alloc", 0x100000, 2 * kMiB, 2, {}}});
   Profile p;
-  std::vector<snapshot::DeviceState> states = states_of(snapshot_pickle(s), p);
-  EXPECT_EQ(states[0].entering_allocated, 0);
-  EXPECT_EQ(states[0].entering_reserved, 0);
+  Analysed a = states_of(snapshot_pickle(s), p);
+  EXPECT_EQ(a.snapshot.devices[0].entering_allocated, 0);
+  EXPECT_EQ(a.snapshot.devices[0].entering_reserved, 0);
   ASSERT_EQ(p.memory_samples.size(), 3u);  // the totals entering, the segment, the alloc
   EXPECT_EQ(p.memory_samples[0].total_reserved, 0);
   EXPECT_EQ(p.memory_samples[1].total_reserved, static_cast<std::int64_t>(2 * kMiB));
@@ -138,8 +261,8 @@ TEST(MemorySnapshot, ExpandableSegmentsMapAndUnmap) {
                              {"segment_unmap", 0x300000, 2 * kMiB, 2, {}},
                              {"alloc", 0x100000, 2 * kMiB, 3, {}}});
   Profile p;
-  std::vector<snapshot::DeviceState> states = states_of(snapshot_pickle(s), p);
-  EXPECT_EQ(states[0].entering_reserved, 0);
+  Analysed a = states_of(snapshot_pickle(s), p);
+  EXPECT_EQ(a.snapshot.devices[0].entering_reserved, 0);
   ASSERT_EQ(p.memory_samples.size(), 4u);
   const std::int64_t reserved[] = {0, 4 * kMiB, 2 * kMiB, 2 * kMiB};
   const std::int64_t allocated[] = {0, 0, 0, 2 * kMiB};
@@ -156,10 +279,15 @@ TEST(MemorySnapshot, WithoutTracesAndOnSeveralDevices) {
   s.with_traces = false;
   s.segments.push_back({1, 0x900000, 20 * kMiB, {{0x900000, 20 * kMiB, "active_pending_free", {}}}});
   Profile p;
-  std::vector<snapshot::DeviceState> states = states_of(snapshot_pickle(s), p);
-  ASSERT_EQ(states.size(), 2u);
-  EXPECT_EQ(states[1].device, 1);
-  EXPECT_EQ(states[1].allocated, 20 * kMiB);
+  Analysed a = states_of(snapshot_pickle(s), p);
+  ASSERT_EQ(a.w.tables.memory_snapshot.size(), 2u);
+  EXPECT_EQ(a.w.tables.memory_snapshot[1].device, 1);
+  EXPECT_EQ(a.w.tables.memory_snapshot[1].allocated, 20 * kMiB);
+  // Without a trace the peak is the final state: device 1's 20 MiB, live from one site.
+  EXPECT_EQ(a.w.tables.memory_snapshot[1].peak, static_cast<std::int64_t>(20 * kMiB));
+  EXPECT_EQ(a.w.memory.snapshot.peak, static_cast<std::int64_t>(20 * kMiB));
+  EXPECT_EQ(a.w.memory.snapshot.peak_device, 1);
+  EXPECT_EQ(a.w.memory.snapshot.reserved, 26 * kMiB);  // 6 + 20
   ASSERT_EQ(p.memory_samples.size(), 2u);
   EXPECT_EQ(p.memory_samples[0].total_allocated, static_cast<std::int64_t>(3 * kMiB));
   EXPECT_EQ(p.memory_samples[1].device_id, 1);

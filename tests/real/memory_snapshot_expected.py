@@ -9,7 +9,7 @@ segment_alloc/map and segment_free/unmap move the reserved total. The peak is th
 total (the earliest where equal, going forwards); the live set there is grouped by the top user
 frame: the first frame not in an installed package (site-packages, dist-packages, torch/, the Python
 library) nor in C/C++."""
-import collections, pickle, sys
+import collections, gzip, pickle, sys
 
 class Restricted(pickle.Unpickler):
     def find_class(self, module, name):
@@ -29,7 +29,8 @@ def site(frames):
     return '(no user frame)'
 
 def main(path):
-    snap = Restricted(open(path, 'rb')).load()
+    opener = gzip.open if path.endswith('.gz') else open
+    snap = Restricted(opener(path, 'rb')).load()
     segments, traces = snap['segments'], snap.get('device_traces', [])
     devices = sorted({s['device'] for s in segments} | set(range(len(traces))))
     for dev in devices:
@@ -75,11 +76,24 @@ def main(path):
         for size, where in peak_live.values():
             by[where] += size
             count[where] += 1
+        # Fragmentation at the end: inactive blocks of segments split into several blocks.
+        inactive = [b['size'] for s in segs for b in s['blocks'] if b['state'] == 'inactive']
+        split = [b['size'] for s in segs if len(s['blocks']) > 1 for b in s['blocks'] if b['state'] == 'inactive']
+        print(f"  fragmentation: reserved-allocated {reserved - final} split inactive {len(split)} blocks "
+              f"{sum(split)} bytes largest inactive {max(inactive, default=0)} "
+              f"expandable segments {sum(1 for s in segs if s.get('is_expandable'))}")
+        for i, e in enumerate(trace):
+            if e['action'] == 'oom':
+                after = before[i + 1] if i + 1 < len(trace) else (final, reserved)
+                print(f"  oom at action {i + 1}: request {e['size']} device_free {e.get('device_free')} "
+                      f"allocated {after[0]} reserved {after[1]} site {site(e.get('frames', []))}")
         print(f"  live at the peak: {sum(by.values())} bytes in {len(peak_live)} blocks")
-        for where, size in sorted(by.items(), key=lambda kv: (-kv[1], kv[0]))[:6]:
+        for where, size in sorted(by.items(), key=lambda kv: (-kv[1], kv[0]))[:None if ALL else 6]:
             print(f"  {size:>14} {count[where]:>5}  {where}")
 
+ALL = '--all' in sys.argv  # every site, not the 6 largest
+
 if __name__ == '__main__':
-    for p in sys.argv[1:]:
+    for p in [a for a in sys.argv[1:] if a != '--all']:
         print(p)
         main(p)

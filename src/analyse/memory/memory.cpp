@@ -1,4 +1,5 @@
 #include "analyse/memory/memory.h"
+#include "analyse/memory/snapshot_analysis.h"
 #include "analyse/worker_analysis.h"
 
 #include <algorithm>
@@ -157,6 +158,7 @@ std::vector<MemoryOpRow> memory_ops(const Profile& p, const Window& w) {
 }  // namespace
 
 void analyse_memory(const Profile& p, const Window& window, WorkerAnalysis& w) {
+  if (p.memory_snapshot) analyse_snapshot(*p.memory_snapshot, w);
   std::map<std::int32_t, DeviceSeries> series = device_series(p);
   if (series.empty()) return;
   find_peak(p, series, w.memory);
@@ -170,8 +172,11 @@ void analyse_memory(const Profile& p, const Window& window, WorkerAnalysis& w) {
 
 MemorySums& MemorySums::operator+=(const MemorySums& from) {
   std::optional<std::int64_t> reserved = std::max(peak_reserved, from.peak_reserved);
+  SnapshotSums snapshots = snapshot;
+  snapshots += from.snapshot;
   if (from.peak_allocated && (!peak_allocated || *from.peak_allocated > *peak_allocated)) *this = from;
   peak_reserved = reserved;
+  snapshot = snapshots;
   return *this;
 }
 

@@ -11,6 +11,26 @@
 
 namespace perfgate {
 
+// A PyTorch memory snapshot's findings (perfgate/memory_snapshot.h; snapshot_analysis.h), summed
+// over its devices: byte totals add, the peak and the largest block are the highest of any device.
+struct SnapshotSums {
+  std::uint64_t devices = 0;  // 0: the input is not a memory snapshot
+  std::int64_t peak = 0;      // the highest allocated total replayed on any device
+  std::int32_t peak_device = -1;
+  std::uint64_t reserved = 0;  // at the end
+  std::uint64_t allocated = 0;
+  std::uint64_t split_inactive_bytes = 0;
+  std::uint64_t largest_inactive = 0;
+  std::uint64_t ooms = 0;
+  std::uint64_t largest_oom_request = 0;
+  // The device's memory as an out-of-memory error shows it at least: what the device had free plus
+  // what the allocator held then (0: no error recorded). Other processes and the CUDA context hold
+  // more, so it is a lower bound.
+  std::uint64_t capacity_seen = 0;
+  std::uint64_t expandable_segments = 0;  // at the end
+  SnapshotSums& operator+=(const SnapshotSums& from);
+};
+
 // The GPU allocator over the whole capture (docs/metrics.md, "Memory").
 struct MemorySums {
   std::optional<std::int64_t> peak_allocated;  // the highest allocator total on any GPU
@@ -24,9 +44,44 @@ struct MemorySums {
   // The trace records changes without totals (PyTorch 1.8/1.9): totals count from the capture's
   // start, so the peak is a lower bound.
   bool totals_from_changes = false;
+  SnapshotSums snapshot;  // a memory snapshot's
   // Peaks do not add: the sums of the side with the higher allocated peak, with the higher
   // reserved peak of both (memory.cpp).
   MemorySums& operator+=(const MemorySums& from);
+};
+
+// What is live at a device's peak from one allocation site (its top user frame).
+struct SnapshotSiteRow {
+  std::int32_t device = 0;
+  std::string site;
+  std::uint64_t bytes = 0;
+  std::uint64_t blocks = 0;
+  std::int64_t peak = 0;  // the device's peak: the rows of a device add up to it
+};
+
+// An out-of-memory error of the trace, with the totals the replay gives at it.
+struct SnapshotOomRow {
+  std::int32_t device = 0;
+  std::uint64_t action = 0;  // its place in the device's trace, from 1
+  TimeNs time = 0;
+  std::uint64_t requested = 0;
+  std::uint64_t device_free = 0;
+  std::int64_t allocated = 0;
+  std::int64_t reserved = 0;
+  std::string site;
+};
+
+// A device of the snapshot: its final state, fragmentation and the replayed peak.
+struct SnapshotDeviceRow {
+  std::int32_t device = 0;
+  std::uint64_t segments = 0, expandable_segments = 0, actions = 0;
+  std::uint64_t reserved = 0, allocated = 0;  // at the end
+  std::uint64_t split_inactive_blocks = 0, split_inactive_bytes = 0, largest_inactive = 0;
+  std::int64_t entering_allocated = 0;  // allocated before the recording
+  std::int64_t peak = 0;
+  std::uint64_t peak_action = 0;  // the actions up to the peak (0: the total entering the trace)
+  TimeNs peak_time = 0;
+  std::uint64_t ooms = 0;
 };
 
 // Allocations and frees of one op (by name) on one GPU in the window: the op that ran them

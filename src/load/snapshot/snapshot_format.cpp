@@ -1,9 +1,12 @@
 // PyTorch's memory snapshot (torch.cuda.memory._dump_snapshot) as a format of the registry
 // (load/reader.h): the whole pickle read into memory (bounded by --max-input-memory), unpickled
-// without importing or calling anything, and its devices' traces turned into allocator samples.
+// without importing or calling anything, and its devices' traces turned into the model
+// (Profile::memory_snapshot) and allocator samples.
+#include <memory>
 #include <string>
 
 #include "io/byte_source.h"
+#include "io/gzip.h"
 #include "io/input_limit.h"
 #include "load/reader.h"
 #include "load/snapshot/pickle.h"
@@ -17,7 +20,7 @@ Sniffed sniff(const FileHead& head) {
 }
 
 std::string read_all(const ReaderInput& in) {
-  std::unique_ptr<ByteSource> source = open_plain_file(in.file.path);
+  std::unique_ptr<ByteSource> source = open_maybe_gzip_file(in.file.path);  // snapshot.pickle.gz too
   std::string bytes;
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   while (true) {
@@ -42,7 +45,9 @@ void read(const ReaderInput& in, const ProfileSink& emit) {
   profile.worker = in.file.worker;
   profile.source_path = in.file.path;
   profile.source_bytes = bytes.size();
-  snapshot::add_snapshot(snapshot::read_snapshot(root, in.file.path), profile);
+  auto snap = std::make_shared<MemorySnapshot>(snapshot::read_snapshot(root, in.file.path));
+  snapshot::replay_snapshot(*snap, profile);
+  profile.memory_snapshot = std::move(snap);
   profile.info.format = "pytorch-memory-snapshot";
   profile.info.family = DeviceFamily::Gpu;
   emit(std::move(profile));
@@ -50,7 +55,7 @@ void read(const ReaderInput& in, const ProfileSink& emit) {
 
 }  // namespace
 
-extern const Reader kMemorySnapshotReader{"pytorch-memory-snapshot", "a PyTorch memory snapshot", sniff,
-                                          read};
+extern const Reader kMemorySnapshotReader{"pytorch-memory-snapshot", "a PyTorch memory snapshot", sniff, read,
+                                          /*reads_gzip=*/true};
 
 }  // namespace perfgate

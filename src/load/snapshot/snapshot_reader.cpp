@@ -49,7 +49,7 @@ namespace {
 
 class Reading {
  public:
-  explicit Reading(const std::string& path, SnapshotData& out) : path_(path), out_(out) {}
+  explicit Reading(const std::string& path, MemorySnapshot& out) : path_(path), out_(out) {}
 
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(path_ + ": not a PyTorch memory snapshot: " + why);
@@ -70,31 +70,32 @@ class Reading {
     if (added) out_.sites.push_back(at->first);
     return at->second;
   }
-  void add_segment(const Value& segment, DeviceData& d);
-  void add_trace(const Value& trace, DeviceData& d);
+  void add_segment(const Value& segment, SnapshotDevice& d);
+  void add_trace(const Value& trace, SnapshotDevice& d);
 
  private:
   const std::string& path_;
-  SnapshotData& out_;
+  MemorySnapshot& out_;
   std::unordered_map<std::string, std::uint32_t> site_ids_;
 };
 
-Action action_of(std::string_view name) {
-  constexpr std::pair<std::string_view, Action> kNames[] = {{"alloc", Action::Alloc},
-                                                            {"free_requested", Action::FreeRequested},
-                                                            {"free_completed", Action::FreeCompleted},
-                                                            {"segment_alloc", Action::SegmentAlloc},
-                                                            {"segment_free", Action::SegmentFree},
-                                                            {"segment_map", Action::SegmentMap},
-                                                            {"segment_unmap", Action::SegmentUnmap},
-                                                            {"snapshot", Action::Snapshot},
-                                                            {"oom", Action::Oom}};
+SnapshotAction action_of(std::string_view name) {
+  constexpr std::pair<std::string_view, SnapshotAction> kNames[] = {
+      {"alloc", SnapshotAction::Alloc},
+      {"free_requested", SnapshotAction::FreeRequested},
+      {"free_completed", SnapshotAction::FreeCompleted},
+      {"segment_alloc", SnapshotAction::SegmentAlloc},
+      {"segment_free", SnapshotAction::SegmentFree},
+      {"segment_map", SnapshotAction::SegmentMap},
+      {"segment_unmap", SnapshotAction::SegmentUnmap},
+      {"snapshot", SnapshotAction::Snapshot},
+      {"oom", SnapshotAction::Oom}};
   for (auto [text, action] : kNames)
     if (text == name) return action;
-  return Action::Other;
+  return SnapshotAction::Other;
 }
 
-void Reading::add_segment(const Value& segment, DeviceData& d) {
+void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
   d.reserved =
       add(d.reserved, unsigned_of(segment.find("total_size"), "a segment's total_size"), "total_size");
   ++d.segments;
@@ -110,7 +111,7 @@ void Reading::add_segment(const Value& segment, DeviceData& d) {
     if (name.starts_with("active")) {
       d.allocated = add(d.allocated, size, "active blocks");
       std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
-      d.live[address] = {size, site(block.find("frames"))};
+      d.live.push_back({address, {size, site(block.find("frames"))}});
     } else if (name == "inactive") {
       d.largest_inactive = std::max(d.largest_inactive, size);
       if (split) {
@@ -121,14 +122,14 @@ void Reading::add_segment(const Value& segment, DeviceData& d) {
   }
 }
 
-void Reading::add_trace(const Value& trace, DeviceData& d) {
+void Reading::add_trace(const Value& trace, SnapshotDevice& d) {
   if (!trace.is(Kind::List)) fail("a device's trace is not a list");
   d.steps.reserve(trace.items().size());
   for (std::size_t i = 0; i < trace.items().size(); ++i) {
     const Value& a = trace.items()[i];
     const Value* name = a.find("action");
     if (!name) fail("a trace entry has no action");
-    TraceStep step;
+    SnapshotStep step;
     step.action = action_of(name->text());
     std::uint64_t size = unsigned_of(a.find("size"), "a trace entry's size");
     if (size > std::uint64_t{1} << 50) fail(fmt::format("a trace entry's size {} passes 2^50 bytes", size));
@@ -138,7 +139,8 @@ void Reading::add_trace(const Value& trace, DeviceData& d) {
     const Value* t = a.find("time_us");
     if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time))
       step.time = static_cast<TimeNs>(i) * 1000;  // no time: the action's place in the trace
-    if (step.action == Action::Alloc || step.action == Action::FreeCompleted)
+    if (step.action == SnapshotAction::Alloc || step.action == SnapshotAction::FreeCompleted ||
+        step.action == SnapshotAction::Oom)
       step.site = site(a.find("frames"));
     if (const Value* f = a.find("device_free"); f && f->is(Kind::Int) && f->as_int() >= 0)
       step.device_free = static_cast<std::uint64_t>(f->as_int());
@@ -156,8 +158,8 @@ std::int64_t device_of(const Reading& r, const Value& segment) {
 
 }  // namespace
 
-SnapshotData read_snapshot(const Value& root, const std::string& path) {
-  SnapshotData out;
+MemorySnapshot read_snapshot(const Value& root, const std::string& path) {
+  MemorySnapshot out;
   Reading r(path, out);
   if (!root.is(Kind::Dict)) r.fail("the pickle's value is not a dict");
   const Value* segments = root.find("segments");
@@ -170,12 +172,12 @@ SnapshotData read_snapshot(const Value& root, const std::string& path) {
     if (!segment.is(Kind::Dict)) r.fail("a segment is not a dict");
     devices = std::max(devices, static_cast<std::size_t>(device_of(r, segment)) + 1);
   }
-  std::vector<DeviceData> all(devices);
+  std::vector<SnapshotDevice> all(devices);
   for (std::size_t d = 0; d < devices; ++d) all[d].device = static_cast<std::int32_t>(d);
   for (const Value& segment : segments->items())
     r.add_segment(segment, all[static_cast<std::size_t>(device_of(r, segment))]);
   for (std::size_t d = 0; traces && d < traces->items().size(); ++d) r.add_trace(traces->items()[d], all[d]);
-  for (DeviceData& d : all)
+  for (SnapshotDevice& d : all)
     if (d.segments > 0 || !d.steps.empty()) out.devices.push_back(std::move(d));
   if (const Value* settings = root.find("allocator_settings"))
     if (const Value* conf = settings->find("PYTORCH_CUDA_ALLOC_CONF"))

@@ -79,13 +79,33 @@ std::string peak_text(const ReportWorker& w) {
   return text;
 }
 
+// A memory snapshot's peak, from its memory_snapshot table (the device whose peak is highest):
+// "Snapshot peak 13.9 GB allocated on GPU 0, after action 1403 of 5163 of its trace (the red dot) ...".
+std::string snapshot_peak_text(const ReportWorker& w, const ReportTable& devices) {
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < devices.rows.size(); ++i)
+    if (number_at(devices, i, "peak_allocated_bytes") > number_at(devices, best, "peak_allocated_bytes"))
+      best = i;
+  return fmt::format(
+      "Snapshot peak {} allocated on GPU {:.0f}, after action {:.0f} of {:.0f} of its recorded trace "
+      "(replayed "
+      "from the final state backwards, so that memory allocated before the recording counts). At the end "
+      "{} was reserved and {} allocated. The Live at the memory peak table below has what was live at the "
+      "peak by allocation site; Out-of-memory errors, each failed request.",
+      format_value(w.metric(Metric::MemorySnapshotPeakBytes), "bytes"), number_at(devices, best, "device"),
+      number_at(devices, best, "peak_action"), number_at(devices, best, "actions"),
+      format_value(w.metric(Metric::MemorySnapshotReservedBytes), "bytes"),
+      format_value(w.metric(Metric::MemorySnapshotAllocatedBytes), "bytes"));
+}
+
 }  // namespace
 
 void add_memory(const ReportModel& r, TemplateData& view) {
   const ReportWorker* w = highest_peak(r);
   if (!w) return;
   TemplateData d;
-  d.set("peak", peak_text(*w));
+  const ReportTable* devices = find_table(w->tables, "memory_snapshot");
+  d.set("peak", devices && !devices->rows.empty() ? snapshot_peak_text(*w, *devices) : peak_text(*w));
   if (r.workers.size() > 1) d.set("worker", w->name);
   const ReportTable* curve = find_table(w->tables, "memory_curve");
   if (curve && !curve->rows.empty() && w->window.wall_us > 0)
