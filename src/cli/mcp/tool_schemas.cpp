@@ -34,8 +34,7 @@ const ToolSchema kTools[] = {
     {"analyze", "Analyse profiles",
      "Analyse profiles (Kineto/PyTorch traces, Nsight Systems SQLite exports, Neuron, XPlane, rocprofv3, run "
      "folders) as `perfgate analyze` does: returns the verdict, the headline metrics, the findings that did "
-     "not pass "
-     "with their evidence and estimated gains, and a report id for table, explain, compare and the "
+     "not pass with their evidence and estimated gains, and a report id for table, explain, compare and the "
      "perfgate://report/{id} resources. Paths must lie under the server's roots.",
      R"json({"type": "object", "additionalProperties": false, "required": ["paths"],
    "properties": {
@@ -50,13 +49,10 @@ const ToolSchema kTools[] = {
      @RULES@}})json"},
     {"compare", "Compare a run with a baseline",
      "Gate a run against a baseline as `perfgate analyze --baseline` does: the verdict, the regression "
-     "findings, "
-     "what changed in both directions (the changes table's largest rows each way), and how comparable the "
-     "two runs "
-     "are (devices, kernels, ops, steps). The run: paths, or report (an analyze id, analysed again). The "
-     "baseline: "
-     "baseline (paths of a JSON report or profiles), baseline_report (an analyze id) or history (a run "
-     "history).",
+     "findings, what changed in both directions (the changes table's largest rows each way), and how "
+     "comparable the two runs are (devices, kernels, ops, steps). The run: paths, or report (an analyze id, "
+     "analysed again). The baseline: baseline (paths of a JSON report or profiles), baseline_report (an "
+     "analyze id) or history (a run history).",
      R"json({"type": "object", "additionalProperties": false,
    "properties": {
      "paths": {"type": "array", "items": {"type": "string"}, "maxItems": 64, "description": "The run's profiles"},
@@ -69,10 +65,8 @@ const ToolSchema kTools[] = {
      @RULES@}})json"},
     {"table", "Read a report table, a page at a time",
      "Rows of one of a report's tables (ops, kernels, iterations, gpu_gaps, changes, ...): columns chosen, "
-     "rows "
-     "filtered and sorted, at most 200 rows a page (next_offset continues). Without table: the list of "
-     "tables "
-     "with their row counts.",
+     "rows filtered and sorted, at most 200 rows a page (next_offset continues). Without table: the list of "
+     "tables with their row counts.",
      R"json({"type": "object", "additionalProperties": false, "required": ["report"],
    "properties": {
      "report": {"type": "string", "description": "A report id from analyze or compare"},
@@ -90,9 +84,8 @@ const ToolSchema kTools[] = {
      "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json"},
     {"metrics", "The metric catalog",
      "Metric definitions from perfgate's catalog (name, label, unit, definition, whose definition it "
-     "follows), by "
-     "exact name or by prefix (gpu., steps., tensor_core., ...); with report, each metric's value in that "
-     "report.",
+     "follows), by exact name or by prefix (gpu., steps., tensor_core., ...); with report, each metric's "
+     "value in that report.",
      R"json({"type": "object", "additionalProperties": false,
    "properties": {
      "name": {"type": "string", "description": "An exact metric name, e.g. gpu.utilization_pct"},
@@ -102,8 +95,7 @@ const ToolSchema kTools[] = {
      "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json"},
     {"explain", "Explain a finding or a metric",
      "A finding of a report (or a metric): its definition in the catalog, its value (and baseline), the rule "
-     "with "
-     "its thresholds, the evidence rows of the tables it points at, and the recommendation.",
+     "with its thresholds, the evidence rows of the tables it points at, and the recommendation.",
      R"json({"type": "object", "additionalProperties": false, "required": ["report"],
    "properties": {
      "report": {"type": "string", "description": "A report id from analyze or compare"},
@@ -112,8 +104,7 @@ const ToolSchema kTools[] = {
      "rows": {"type": "integer", "minimum": 0, "maximum": 50, "default": 10, "description": "Evidence rows per table"}}})json"},
     {"trend", "A metric's trend in a run history",
      "Each metric's value per run in a run history (SQLite), its band and the change points where it moved, "
-     "as "
-     "`perfgate history trend` computes them.",
+     "as `perfgate history trend` computes them.",
      R"json({"type": "object", "additionalProperties": false, "required": ["history"],
    "properties": {
      "history": {"type": "string", "description": "The run history: a SQLite file under the roots"},
