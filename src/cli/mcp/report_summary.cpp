@@ -4,36 +4,39 @@
 
 #include <fmt/format.h>
 
+#include "perfgate/metrics.h"
+
 namespace perfgate::cli::mcp {
 namespace {
 
-constexpr std::array<std::string_view, 27> kHeadline = {"window.wall_us",
-                                                        "steps.count",
-                                                        "steps.mean_us",
-                                                        "steps.median_us",
-                                                        "steps.cv_pct",
-                                                        "gpu.count",
-                                                        "gpu.utilization_pct",
-                                                        "gpu.idle_pct",
-                                                        "breakdown.kernel_pct",
-                                                        "breakdown.memcpy_pct",
-                                                        "breakdown.communication_pct",
-                                                        "breakdown.runtime_pct",
-                                                        "breakdown.dataloader_pct",
-                                                        "breakdown.cpu_exec_pct",
-                                                        "breakdown.other_pct",
-                                                        "tensor_core.kernel_time_pct",
-                                                        "kernels.count",
-                                                        "host.runtime_pct",
-                                                        "communication.overlap_pct",
-                                                        "critical_path.length_us",
-                                                        "compute.mfu_pct",
-                                                        "compute.tflops_achieved",
-                                                        "memory.peak_allocated_bytes",
-                                                        "memory.peak_pct",
-                                                        "ranks.count",
-                                                        "neuron.active_time_pct",
-                                                        "neuron.mfu_pct"};
+// The terminal summary's headline numbers, by id (their names come from the catalog).
+constexpr std::array<Metric, 27> kHeadline = {Metric::WindowWallUs,
+                                              Metric::StepsCount,
+                                              Metric::StepsMeanUs,
+                                              Metric::StepsMedianUs,
+                                              Metric::StepsCvPct,
+                                              Metric::GpuCount,
+                                              Metric::GpuUtilizationPct,
+                                              Metric::GpuIdlePct,
+                                              Metric::BreakdownKernelPct,
+                                              Metric::BreakdownMemcpyPct,
+                                              Metric::BreakdownCommunicationPct,
+                                              Metric::BreakdownRuntimePct,
+                                              Metric::BreakdownDataloaderPct,
+                                              Metric::BreakdownCpuExecPct,
+                                              Metric::BreakdownOtherPct,
+                                              Metric::TensorCoreKernelTimePct,
+                                              Metric::KernelsCount,
+                                              Metric::HostRuntimePct,
+                                              Metric::CommunicationOverlapPct,
+                                              Metric::CriticalPathLengthUs,
+                                              Metric::ComputeMfuPct,
+                                              Metric::ComputeTflopsAchieved,
+                                              Metric::MemoryPeakAllocatedBytes,
+                                              Metric::MemoryPeakPct,
+                                              Metric::RanksCount,
+                                              Metric::NeuronActiveTimePct,
+                                              Metric::NeuronMfuPct};
 
 constexpr std::size_t kTextField = 320;  // bytes of a finding's problem or recommendation
 constexpr std::size_t kLabel = 100;      // bytes of an offender's or a change's name
@@ -114,8 +117,9 @@ void add_comparison(const json::object& doc, json::object& out) {
       if (const json::value* v = member(b->get_object(), key)) baseline[key] = *v;
     json::object deltas;
     if (const json::value* m = member(b->get_object(), "metrics"); m && m->is_object())
-      for (std::string_view name : kHeadline)
-        if (const json::value* d = member(m->get_object(), name)) deltas[name] = *d;
+      for (Metric id : kHeadline)
+        if (const json::value* d = member(m->get_object(), metric_info(id).name))
+          deltas[metric_info(id).name] = *d;
     baseline["headline_deltas"] = std::move(deltas);
     out["baseline"] = std::move(baseline);
   }
@@ -168,7 +172,7 @@ std::string summary_text(const json::object& out) {
 
 }  // namespace
 
-std::span<const std::string_view> headline_metrics() {
+std::span<const Metric> headline_metrics() {
   return kHeadline;
 }
 
@@ -203,8 +207,9 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
   out["inputs_total"] = input_count;
   json::object metrics;
   if (const json::value* m = member(doc, "metrics"); m && m->is_object())
-    for (std::string_view name : kHeadline)
-      if (const json::value* v = member(m->get_object(), name); v && !v->is_null()) metrics[name] = *v;
+    for (Metric id : kHeadline)
+      if (const json::value* v = member(m->get_object(), metric_info(id).name); v && !v->is_null())
+        metrics[metric_info(id).name] = *v;
   out["metrics"] = std::move(metrics);
   json::object others;
   out["findings"] = findings_not_passed(doc, others);

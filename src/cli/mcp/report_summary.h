@@ -9,11 +9,12 @@
 #include <string_view>
 
 #include "cli/mcp/session.h"
+#include "perfgate/metrics.h"
 
 namespace perfgate::cli::mcp {
 
 // The metrics the summary shows (when the run has them): the terminal summary's headline numbers.
-std::span<const std::string_view> headline_metrics();
+std::span<const Metric> headline_metrics();
 
 ToolOutput report_summary(const StoredReport& report, bool comparison);
 
