@@ -25,16 +25,16 @@ if command -v ccache >/dev/null; then
   export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros,include_file_mtime,include_file_ctime}"
 fi
 (cd "$root" && cmake --preset sanitize "${launcher[@]}" >/dev/null)
-harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz xplane_fuzz rocprof_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz snapshot_fuzz)
+harnesses=(kineto_fuzz legacy_fuzz capture_folder_fuzz neuron_fuzz nsys_fuzz xplane_fuzz rocprof_fuzz rules_fuzz expression_fuzz history_fuzz baseline_fuzz partial_fuzz partial_part_fuzz snapshot_fuzz mcp_message_fuzz)
 ninja -C "$build" -j "$jobs" "${harnesses[@]}" perfgate  # perfgate writes the history and baseline seeds
 
 # ---- seed corpora: build-sanitize/corpus/<harness>/ (what a run finds is added there and kept) ----
 corpus="$build/corpus"
-mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,xplane_fuzz,rocprof_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz,snapshot_fuzz}
+mkdir -p "$corpus"/{kineto_fuzz,legacy_fuzz,capture_folder_fuzz,neuron_fuzz,nsys_fuzz,xplane_fuzz,rocprof_fuzz,rules_fuzz,expression_fuzz,history_fuzz,baseline_fuzz,partial_fuzz,partial_part_fuzz,snapshot_fuzz,mcp_message_fuzz}
 max_seed=$((2 * 1024 * 1024))
 declare -A max_len=([kineto_fuzz]=262144 [legacy_fuzz]=262144 [capture_folder_fuzz]=65536 [neuron_fuzz]=65536 [nsys_fuzz]=$max_seed [xplane_fuzz]=$max_seed [rocprof_fuzz]=262144 [rules_fuzz]=65536 [expression_fuzz]=4096
   [history_fuzz]=131072 [baseline_fuzz]=262144 [partial_fuzz]=262144
-  [partial_part_fuzz]=262144 [snapshot_fuzz]=262144)
+  [partial_part_fuzz]=262144 [snapshot_fuzz]=262144 [mcp_message_fuzz]=16384)
 # Kineto: the shared traces and the example, decompressed and cut to the harness's max_len (the
 # fuzzer would cut them there), plus two hand-written ones.
 for f in "$shared"/traces/*.json.gz "$shared"/traces/*/*.json.gz "$root"/examples/*.json.gz; do
@@ -171,6 +171,22 @@ for line in open(sys.argv[1], encoding="utf-8"):
     name = hashlib.sha1(text.encode()).hexdigest()
     open(f"{sys.argv[2]}/{name}", "w", encoding="utf-8").write(text)
 PY
+# MCP sessions (fuzz/mcp_message_fuzz.cpp): the first byte sets the read size, then the lines a client
+# writes: a whole session, a batch, and messages that must get each JSON-RPC error.
+mcp_seed() {  # NAME LINE...
+  local out="$corpus/mcp_message_fuzz/$1"
+  shift
+  { printf '\007'; printf '%s\n' "$@"; } >"$out"
+}
+mcp_seed session '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/initialized"}' '{"jsonrpc":"2.0","id":2,"method":"tools/list"}' \
+  '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"metrics","arguments":{"prefix":"gpu.","limit":3}}}' \
+  '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"table","arguments":{"report":"r1","limit":5}}}' \
+  '{"jsonrpc":"2.0","id":5,"method":"resources/templates/list"}' '{"jsonrpc":"2.0","id":6,"method":"ping"}'
+mcp_seed batch '[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}]'
+mcp_seed errors '{"jsonrpc":"2.0","id":1,"method"' '[]' '{"jsonrpc":"2.0","id":[1],"method":"ping"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"analyze","arguments":{"paths":["/etc/passwd"]}}}' \
+  '{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"perfgate://report/r1/html"}}'
 # Histories: real ones, recorded by this build's perfgate from the bundled example (one run; three
 # runs of two branches). Other inputs fill an empty history's tables (fuzz/history_fuzz.cpp).
 histories="$(mktemp -d)"

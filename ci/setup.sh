@@ -8,7 +8,9 @@
 # python3-kubernetes (examples/kubernetes/ is checked against its object models), and what the
 # Python package's tests need: python3-build, python3-wheel, python3-setuptools and patchelf (the
 # wheel, ci/wheel.sh), python3-venv (a user's throw-away venv), python3-torch (a real CPU training
-# loop profiled: PyTorch 1.13 without Kineto) and python3-pandas (tables as DataFrames).
+# loop profiled: PyTorch 1.13 without Kineto) and python3-pandas (tables as DataFrames), and Node.js
+# with the MCP TypeScript SDK that tests/mcp/ pins (`npm ci` there: the Mcp.SdkClient test drives
+# `perfgate mcp` with the official client).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
 # `ci/setup.sh --image` also installs buildah and mmdebstrap, which build the container image
 # (ci/image.sh).
@@ -35,7 +37,8 @@ for arg in "$@"; do
     # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/).
     --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes
                         lintian valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf
-                        python3-torch python3-pandas) ;;
+                        python3-torch python3-pandas nodejs)
+             tests=1 ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
     # podman, uidmap (newuidmap), runc: the documented rootless `podman run` as the caller (ci/image.sh).
@@ -44,7 +47,10 @@ for arg in "$@"; do
   esac
 done
 
+tests="${tests:-0}"
 missing=()
+# NodeSource's nodejs package carries npm; Debian's is a package of its own.
+if ((tests)) && ! command -v npm >/dev/null; then packages+=(npm); fi
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
@@ -61,4 +67,14 @@ if ((${#missing[@]})); then
   fi
   $sudo apt-get update
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+# The MCP SDK client for tests/mcp/ from the npm registry, as package-lock.json pins it (again only
+# when the installed copy differs from the lock).
+if ((tests)); then
+  mcp_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"
+  if ! cmp -s "$mcp_tests/package-lock.json" "$mcp_tests/node_modules/.perfgate-lock.json"; then
+    echo "ci/setup.sh: npm ci in tests/mcp" >&2
+    (cd "$mcp_tests" && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.perfgate-lock.json)
+  fi
 fi

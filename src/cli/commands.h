@@ -12,6 +12,8 @@ std::function<int()> add_analyze_command(CLI::App& app);
 std::function<int()> add_merge_command(CLI::App& app);
 std::function<int()> add_metrics_command(CLI::App& app);
 std::function<int()> add_rules_command(CLI::App& app);
+// `perfgate mcp`: the MCP server on stdio (src/cli/mcp/, docs/agents.md).
+std::function<int()> add_mcp_command(CLI::App& app);
 // `perfgate history` with its subcommands import and list; trend is added by add_trend_command.
 std::function<int()> add_history_command(CLI::App& app);
 // Registers `trend` under the `history` command (src/cli/trend_command.cpp).

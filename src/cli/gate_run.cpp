@@ -174,11 +174,8 @@ ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rule
   return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), rules.sources, options);
 }
 
-int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOptions& options,
-                   const std::vector<std::string>& reads, const std::vector<std::string>& profiles,
-                   const std::function<ReportModel()>& make_report) {
-  max_input_memory(a);  // a malformed limit is a usage error before any work
-  check_output_paths(a.outputs, files_read(a, reads));
+GatedReport gated_report(const GateArgs& a, const RuleSet& rules, const AnalysisOptions& options,
+                         const std::function<ReportModel()>& make_report, std::vector<Baseline> given) {
   // A malformed --label or PostgreSQL connection string is a usage error before any work. The
   // commit labels the current run in the recent trend too.
   RunLabels labels = labels_of(a.history.labels);
@@ -186,7 +183,7 @@ int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOption
   for (const std::string& path : a.baseline_paths) check_history_location(path);
   // Report and profile baselines are read first, so that a bad one fails before the analysis; a
   // history's runs are chosen after it, by the run's GPUs.
-  std::vector<Baseline> runs;
+  std::vector<Baseline> runs = std::move(given);
   std::vector<HistorySource> histories;
   for (const std::string& path : a.baseline_paths) {
     // The --history of this command is a history, even while it is an empty SQLite file.
@@ -206,9 +203,19 @@ int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOption
   apply_gate(report, rules, baseline ? &*baseline : nullptr, gate);
   if (report.baseline && !history_runs.empty())
     add_recent_trends(report, recent_trends(history_runs, report, rules, labels.commit));
+  return {std::move(report), std::move(labels)};
+}
+
+int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOptions& options,
+                   const std::vector<std::string>& reads, const std::vector<std::string>& profiles,
+                   const std::function<ReportModel()>& make_report) {
+  max_input_memory(a);  // a malformed limit is a usage error before any work
+  check_output_paths(a.outputs, files_read(a, reads));
+  GatedReport gated = gated_report(a, rules, options, make_report);
+  const ReportModel& report = gated.report;
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
-  if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, profiles);
+  if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(gated.labels, profiles);
   LoadOptions budget;  // the reports take the threads one input would: --threads, else the usable cores
   budget.max_threads = a.threads;
   bool written = write_outputs(report, rules, outputs, threads_per_input(budget, 1));
@@ -218,7 +225,7 @@ int gate_and_write(const GateArgs& a, const RuleSet& rules, const AnalysisOption
     for (const std::string& warning : report.run_warnings)
       std::cerr << log_text("perfgate: warning: " + warning) << '\n' << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
-  bool recorded = !a.history.record || record_run(report, a.history, labels);
+  bool recorded = !a.history.record || record_run(report, a.history, gated.labels);
   return written && recorded ? report.verdict->exit_code : kExitInput;
 }
 

@@ -13,6 +13,7 @@
 #include "cli/memory_budget.h"
 #include "cli/outputs.h"
 #include "perfgate/analysis_fwd.h"
+#include "perfgate/baseline.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
 
@@ -52,6 +53,17 @@ RuleSet rules_of(const GateArgs& a);
 // soon as it is analysed.
 ReportModel report_of(const std::vector<std::string>& paths, const RuleSet& rules,
                       const AnalysisOptions& options, const GateArgs& a);
+
+// The run's report gated as `perfgate analyze` gates it, writing nothing: the baselines read (reports,
+// profiles, histories), the report made with `make_report`, the baseline's changes, the gate's
+// findings and the recent trends put in; `given`: baselines already read, pooled with those of
+// a.baseline_paths. `perfgate mcp` shares it with gate_and_write.
+struct GatedReport {
+  ReportModel report;
+  RunLabels labels;  // --label and the CI's, for a history record
+};
+GatedReport gated_report(const GateArgs& a, const RuleSet& rules, const AnalysisOptions& options,
+                         const std::function<ReportModel()>& make_report, std::vector<Baseline> given = {});
 
 // Checks the outputs against `reads` (every file the run reads besides the baselines and the
 // history), reads the baselines, makes the report with `make_report`, gates it, writes the outputs,

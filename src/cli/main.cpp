@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
   auto metrics = cli::add_metrics_command(app);
   auto rules = cli::add_rules_command(app);
   auto history = cli::add_history_command(app);
+  auto mcp = cli::add_mcp_command(app);
 
   try {
     app.parse(argc, argv);
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("metrics")) code = metrics();
     if (app.got_subcommand("rules")) code = rules();
     if (app.got_subcommand("history")) code = history();
+    if (app.got_subcommand("mcp")) code = mcp();
     return flush_standard_output(code);
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';

@@ -68,7 +68,8 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
   CommandResult far = run_perfgate("frobnicate");
   EXPECT_EQ(far.exit_code, 2);
   EXPECT_TRUE(contains(
-      far.out, "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, rules, history)"))
+      far.out,
+      "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, rules, history, mcp)"))
       << far.out;
   CommandResult far_option = run_perfgate("analyze --zzzzzz " + trace);
   EXPECT_TRUE(contains(far_option.out, "perfgate analyze: unknown option '--zzzzzz'\n")) << far_option.out;

@@ -1,0 +1,152 @@
+#include "cli/mcp/session.h"
+
+#include <new>
+
+#include <fmt/format.h>
+
+#include "cli/mcp/jsonrpc.h"
+#include "cli/partials.h"
+#include "perfgate/errors.h"
+#include "perfgate/render.h"
+
+namespace perfgate::cli::mcp {
+namespace {
+
+constexpr std::string_view kReportScheme = "perfgate://report/";
+
+json::object tool_error(const std::string& message, int exit_code) {
+  std::string text = "perfgate: " + message;
+  return {{"content", json::array{json::object{{"type", "text"}, {"text", text}}}},
+          {"structuredContent", {{"error", message}, {"exit_code", exit_code}}},
+          {"isError", true}};
+}
+
+}  // namespace
+
+Session::Session(McpOptions options) : options_(std::move(options)), roots_(options_.roots) {}
+
+const StoredReport& Session::keep(AnalyzeRequest request, ReportModel model,
+                                  std::shared_ptr<const RuleSet> rules) {
+  StoredReport stored;
+  stored.id = fmt::format("r{}", next_id_++);
+  stored.request = std::move(request);
+  stored.doc = json::parse(render_json(model)).as_object();
+  stored.model = std::make_shared<const ReportModel>(std::move(model));
+  stored.rules = std::move(rules);
+  reports_.push_back(std::move(stored));
+  if (reports_.size() > kMaxReportsKept) reports_.pop_front();
+  return reports_.back();
+}
+
+const StoredReport& Session::report(const std::string& id) const {
+  for (const StoredReport& r : reports_)
+    if (r.id == id) return r;
+  std::vector<std::string> ids;
+  for (const StoredReport& r : reports_) ids.push_back(r.id);
+  throw ConfigError(fmt::format("no report {} (this server keeps the last {} reports{}{}); run analyze first",
+                                id, kMaxReportsKept, ids.empty() ? "" : ": ", fmt::join(ids, ", ")));
+}
+
+json::array Session::tool_list() const {
+  return tool_definitions();
+}
+
+json::object Session::call_tool(std::string_view name, const json::object& arguments) {
+  using Tool = ToolOutput (*)(Session&, const json::object&);
+  static const std::pair<std::string_view, Tool> kTools[] = {
+      {"analyze", analyze_tool}, {"compare", compare_tool}, {"table", table_tool},
+      {"metrics", metrics_tool}, {"explain", explain_tool}, {"trend", trend_tool}};
+  Tool tool = nullptr;
+  for (const auto& [tool_name, fn] : kTools)
+    if (tool_name == name) tool = fn;
+  if (!tool) throw RpcError(kInvalidParams, fmt::format("unknown tool \"{}\" (tools/list names them)", name));
+  // The exit codes and messages are the CLI's (src/cli/main.cpp).
+  try {
+    ToolOutput out = tool(*this, arguments);
+    return {{"content", json::array{json::object{{"type", "text"}, {"text", out.text}}}},
+            {"structuredContent", std::move(out.structured)},
+            {"isError", false}};
+  } catch (const ConfigError& e) {
+    return tool_error(e.what(), kExitUsage);
+  } catch (const RefusedError& e) {
+    return tool_error(e.what(), kExitRefused);
+  } catch (const InputError& e) {
+    return tool_error(e.what(), kExitInput);
+  } catch (const OutputError& e) {
+    return tool_error(e.what(), kExitInput);
+  } catch (const std::bad_alloc&) {
+    return tool_error("out of memory", kExitInput);
+  } catch (const RpcError&) {
+    throw;
+  } catch (const std::exception& e) {
+    return tool_error(std::string("internal error: ") + e.what(), kExitInput);
+  }
+}
+
+json::array Session::resource_list() const {
+  json::array out;
+  for (const StoredReport& r : reports_) {
+    std::string uri = std::string(kReportScheme) + r.id;
+    out.push_back({{"uri", uri},
+                   {"name", r.id + ".json"},
+                   {"title", "perfgate report " + r.id + " (JSON)"},
+                   {"mimeType", "application/json"}});
+    out.push_back({{"uri", uri + "/html"},
+                   {"name", r.id + ".html"},
+                   {"title", "perfgate report " + r.id + " (HTML page)"},
+                   {"mimeType", "text/html"}});
+    out.push_back({{"uri", uri + "/markdown"},
+                   {"name", r.id + ".md"},
+                   {"title", "perfgate report " + r.id + " (Markdown)"},
+                   {"mimeType", "text/markdown"}});
+  }
+  return out;
+}
+
+json::array Session::resource_templates() const {
+  std::string base(kReportScheme);
+  return {json::object{{"uriTemplate", base + "{id}"},
+                       {"name", "report"},
+                       {"mimeType", "application/json"},
+                       {"description", "A report analyze or compare made: the CLI's --json report, whole"}},
+          json::object{{"uriTemplate", base + "{id}/html"},
+                       {"name", "report-html"},
+                       {"mimeType", "text/html"},
+                       {"description", "The same report as the CLI's --html page"}},
+          json::object{{"uriTemplate", base + "{id}/markdown"},
+                       {"name", "report-markdown"},
+                       {"mimeType", "text/markdown"},
+                       {"description", "The same report as the CLI's --md summary"}}};
+}
+
+json::object Session::read_resource(const std::string& uri) const {
+  if (uri.rfind(kReportScheme, 0) != 0)
+    throw RpcError(kInvalidParams, fmt::format("unknown resource {} (perfgate://report/ID is one)", uri));
+  std::string rest = uri.substr(kReportScheme.size());
+  std::string kind;
+  if (std::size_t slash = rest.find('/'); slash != std::string::npos) {
+    kind = rest.substr(slash + 1);
+    rest.resize(slash);
+  }
+  const StoredReport* found = nullptr;
+  for (const StoredReport& r : reports_)
+    if (r.id == rest) found = &r;
+  // The resource spec's code for a resource that is not there (-32002).
+  if (!found) throw RpcError(-32002, fmt::format("resource not found: {}", uri));
+  json::object content{{"uri", uri}};
+  if (kind.empty()) {
+    content["mimeType"] = "application/json";
+    content["text"] = render_json(*found->model);
+  } else if (kind == "html") {
+    content["mimeType"] = "text/html";
+    content["text"] = render_html(*found->model).page;
+  } else if (kind == "markdown") {
+    content["mimeType"] = "text/markdown";
+    content["text"] = render_markdown(*found->model);
+  } else {
+    throw RpcError(-32002, fmt::format("resource not found: {} (ID, ID/html or ID/markdown)", uri));
+  }
+  return {{"contents", json::array{std::move(content)}}};
+}
+
+}  // namespace perfgate::cli::mcp

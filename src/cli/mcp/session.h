@@ -1,0 +1,100 @@
+// What one `perfgate mcp` server holds: its options, the roots, and the reports analysed so far
+// (each kept as its report model, its JSON report parsed, and the rules it was gated with); the
+// tools and resources read them.
+#pragma once
+
+#include <boost/json.hpp>
+
+#include <deque>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/gate_run.h"
+#include "cli/mcp/roots.h"
+#include "perfgate/analysis.h"
+#include "perfgate/report.h"
+#include "perfgate/rules.h"
+
+namespace perfgate::cli::mcp {
+
+namespace json = boost::json;
+
+// The documented limits (docs/agents.md#limits).
+inline constexpr std::size_t kDefaultMaxMessageBytes = 4 * 1024 * 1024;  // a request line
+inline constexpr std::size_t kMaxReportsKept = 16;                       // the oldest is dropped
+inline constexpr std::int64_t kMaxTableRows = 200;                       // rows per `table` call
+inline constexpr std::size_t kMaxResultBytes = 64 * 1024;                // a tool result, roughly
+inline constexpr std::size_t kSummaryBudgetBytes = 6 * 1024;             // analyze's and compare's
+
+struct McpOptions {
+  std::vector<std::string> roots;  // --root; none: the working folder
+  bool allow_write = false;        // --allow-write: analyze may record runs into a history
+  std::string max_input_memory;    // --max-input-memory, as analyze's
+  unsigned threads = 0;            // --threads
+  std::size_t max_message_bytes = kDefaultMaxMessageBytes;
+};
+
+// How a report was asked for, so that `compare` can analyse the same run again against a baseline.
+struct AnalyzeRequest {
+  std::vector<std::string> paths;  // resolved under the roots
+  GateArgs gate;
+  AnalysisOptions options;
+};
+
+struct StoredReport {
+  std::string id;  // "r1", "r2", ...
+  AnalyzeRequest request;
+  std::shared_ptr<const ReportModel> model;
+  std::shared_ptr<const RuleSet> rules;
+  json::object doc;  // the JSON report (render_json), which every tool reads: the CLI's numbers
+};
+
+// A tool's answer: the structured result and its short rendering as text.
+struct ToolOutput {
+  json::object structured;
+  std::string text;
+};
+
+class Session {
+ public:
+  explicit Session(McpOptions options);
+
+  const McpOptions& options() const { return options_; }
+  const Roots& roots() const { return roots_; }
+
+  // Keeps a gated report under a new id (dropping the oldest past kMaxReportsKept).
+  const StoredReport& keep(AnalyzeRequest request, ReportModel model, std::shared_ptr<const RuleSet> rules);
+  // The report of that id; ConfigError naming the ids kept when there is none.
+  const StoredReport& report(const std::string& id) const;
+  const std::deque<StoredReport>& reports() const { return reports_; }
+
+  json::array tool_list() const;
+  // A tools/call result: {content, structuredContent, isError}. An unknown tool is an RpcError
+  // (invalid params); a tool that fails is a result with isError and the CLI's message and exit code.
+  json::object call_tool(std::string_view name, const json::object& arguments);
+
+  json::array resource_list() const;
+  json::array resource_templates() const;
+  json::object read_resource(const std::string& uri) const;
+
+ private:
+  McpOptions options_;
+  Roots roots_;
+  std::deque<StoredReport> reports_;
+  std::size_t next_id_ = 1;
+};
+
+// The tools, one file per family (analyze_tool.cpp, table_tool.cpp, catalog_tools.cpp, trend_tool.cpp).
+ToolOutput analyze_tool(Session& session, const json::object& args);
+ToolOutput compare_tool(Session& session, const json::object& args);
+ToolOutput table_tool(Session& session, const json::object& args);
+ToolOutput metrics_tool(Session& session, const json::object& args);
+ToolOutput explain_tool(Session& session, const json::object& args);
+ToolOutput trend_tool(Session& session, const json::object& args);
+
+// Each tool's name, description and input schema (tool_schemas.cpp).
+json::array tool_definitions();
+
+}  // namespace perfgate::cli::mcp
