@@ -149,6 +149,10 @@ class RuleEvaluator {
                                 x_.applies_if->first_missing(lookup_), r_.applies_if));
       if (*applies == 0) return done(FindingStatus::NotApplicable, "applies only when " + r_.applies_if);
     }
+    if (r_.compare_baseline && r_.test != StepTest::None && snapshots_alone())
+      return done(FindingStatus::NotApplicable,
+                  "memory snapshots record no steps by nature: no step time to compare (regression.memory "
+                  "compares their peaks)");
     if (r_.compare_baseline && r_.test != StepTest::None)
       if (std::string missing = missing_steps(); !missing.empty()) {
         if (compares_inferred(report_.inferred_iterations, window_steps(), baseline_->inferred_iterations,
@@ -251,6 +255,15 @@ class RuleEvaluator {
     if (const auto* nearest = r_.warn_change ? &*r_.warn_change : r_.fail_change ? &*r_.fail_change : nullptr)
       set_limit(*nearest, limit_value(*nearest));
     return done(FindingStatus::Pass, "");
+  }
+
+  // Both runs are PyTorch memory snapshots alone (a peak, no kernel): the step time does not apply.
+  bool snapshots_alone() const {
+    auto alone = [](std::optional<double> peak, std::optional<double> kernels) {
+      return peak && (!kernels || *kernels == 0);
+    };
+    return alone(report_.metric(Metric::MemorySnapshotPeakBytes), report_.metric(Metric::KernelsCount)) &&
+           alone(baseline_->metric(Metric::MemorySnapshotPeakBytes), baseline_->metric(Metric::KernelsCount));
   }
 
   std::size_t window_steps() const {

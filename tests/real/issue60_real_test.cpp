@@ -162,6 +162,9 @@ TEST(Issue60Real, AGateOnMemoryAgainstABaselineSnapshot) {
   CommandResult warned = run_perfgate("analyze " + b32 + " --baseline " + b8);
   EXPECT_EQ(warned.exit_code, 0) << warned.out;
   EXPECT_NE(warned.out.find("Peak GPU memory grew"), std::string::npos) << warned.out;
+  // Snapshots record no steps by nature: the step-time rule does not apply (not "inconclusive").
+  EXPECT_EQ(warned.out.find("no steps to compare"), std::string::npos) << warned.out;
+  EXPECT_NE(warned.out.find("regression.step-time"), std::string::npos) << warned.out;
   CommandResult failed =
       run_perfgate("analyze " + b32 + " --baseline " + b8 + " --set regression.memory.fail=+100%");
   EXPECT_EQ(failed.exit_code, 1) << failed.out;
