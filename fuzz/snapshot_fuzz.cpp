@@ -1,6 +1,6 @@
 // libFuzzer harness: bytes as a PyTorch memory snapshot, through the sniff, the restricted
-// unpickler (values bounded to 64 MiB, nesting to 128) and the snapshot's reading into allocator
-// samples. InputError is the documented outcome for a bad file; any other exception, a crash or a
+// unpickler (values bounded to 64 MiB, nesting to 128), the snapshot's reading and its replay into
+// allocator samples. InputError is the documented outcome for a bad file; any other exception, a crash or a
 // sanitizer report is a bug.
 #include <cstdint>
 #include <string>
@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     perfgate::pickle::Value root = perfgate::pickle::unpickle(bytes, path, {std::uint64_t{64} << 20, 128});
     perfgate::Profile profile;
-    (void)perfgate::snapshot::add_snapshot(perfgate::snapshot::read_snapshot(root, path), profile);
+    perfgate::MemorySnapshot snapshot = perfgate::snapshot::read_snapshot(root, path);
+    perfgate::snapshot::replay_snapshot(snapshot, profile);
   } catch (const perfgate::InputError&) {
   }
   return 0;
