@@ -5,6 +5,8 @@
 // memory_allocated(), memory_reserved() and max_memory_allocated() at the recording.
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include "perfgate/gate.h"
 #include "support/helpers.h"
 
@@ -189,6 +191,34 @@ TEST(Issue60Real, AGateOnMemoryAgainstABaselineSnapshot) {
   CommandResult oom = run_perfgate("analyze " + b8);
   EXPECT_EQ(oom.exit_code, 1) << oom.out;
   EXPECT_NE(oom.out.find("Out of memory in the snapshot"), std::string::npos) << oom.out;
+}
+
+// The snapshot's peak in a run history, as every catalog metric is recorded: batch 8's then batch 32's
+// snapshot recorded on main (the first exits 1 on its out-of-memory error and is recorded all the
+// same), and `history trend --metric memory.snapshot_peak_bytes` gives both peaks in order
+// (memory_snapshot_expected.py: 2,273,253,988 and 6,059,186,788 bytes).
+TEST(Issue60Real, ThePeakTrendsInARunHistory) {
+  std::string dir = temp_dir();
+  std::string db = dir + "/history.db";
+  EXPECT_EQ(run_perfgate("analyze " + recorded("h200_snapshot_b8.pickle") + " -q --history " + db +
+                         " --record --branch main --commit b8")
+                .exit_code,
+            1);
+  EXPECT_EQ(run_perfgate("analyze " + recorded("h200_snapshot_b32.pickle") + " -q --history " + db +
+                         " --record --branch main --commit b32")
+                .exit_code,
+            0);
+  std::string out = dir + "/trend.json";
+  CommandResult trend =
+      run_perfgate("history trend " + db + " -q --metric memory.snapshot_peak_bytes --json " + out);
+  ASSERT_EQ(trend.exit_code, 0) << trend.out;
+  boost::json::value t = boost::json::parse(read_text(out));
+  const boost::json::array& series = t.at("series").at("memory.snapshot_peak_bytes").as_array();
+  ASSERT_EQ(series.size(), 2u);
+  EXPECT_EQ(series[0].at("commit").as_string(), "b8");
+  EXPECT_EQ(series[0].at("value").to_number<double>(), 2273253988.0);
+  EXPECT_EQ(series[1].at("commit").as_string(), "b32");
+  EXPECT_EQ(series[1].at("value").to_number<double>(), 6059186788.0);
 }
 
 }  // namespace
