@@ -36,6 +36,7 @@
 #include "analyse/steps/inferred.h"
 #include "analyse/steps/iterations.h"
 #include "analyse/steps/resources.h"
+#include "analyse/steps/step_stats.h"
 #include "analyse/steps/steps.h"
 #include "analyse/steps/window.h"
 #include "analyse/timeline/timeline.h"
@@ -175,9 +176,7 @@ const char* no_steps_warning(const Profile& profile, const AnalysisOptions& opti
 std::string inferred_note(const InferredIterations& inferred, bool as_steps) {
   std::vector<double> ms;
   for (const InferredUnit& u : inferred.units) ms.push_back(static_cast<double>(u.end - u.start) / 1e6);
-  std::sort(ms.begin(), ms.end());
-  std::size_t mid = ms.size() / 2;
-  double median = ms.size() % 2 == 1 ? ms[mid] : (ms[mid - 1] + ms[mid]) / 2;
+  double median = summarize(std::move(ms))->median;  // units.size() >= 3: never empty
   std::string set_aside = inferred.set_aside == 0
                               ? ""
                               : fmt::format(", {} unit{} of other work set aside", inferred.set_aside,

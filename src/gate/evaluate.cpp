@@ -8,6 +8,7 @@
 #include "gate/message_template.h"
 #include "gate/offenders.h"
 #include "gate/rule_check.h"
+#include "gate/statistics.h"
 #include "gate/step_comparison.h"
 #include "perfgate/gate.h"
 #include "perfgate/metrics.h"
@@ -276,13 +277,11 @@ class RuleEvaluator {
   ReportFinding by_inferred_iterations() {
     const ReportInferredIterations& now = *report_.inferred_iterations;
     const ReportInferredIterations& base = *baseline_->inferred_iterations;
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      std::size_t mid = v.size() / 2;
-      return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
-    };
-    f_.value = median(now.units_us);
-    f_.baseline = median(base.units_us);
+    // The statistic the rule's metric reads, as compare_steps takes it (steps.mean_us: the mean).
+    bool mean = metric_id(r_.metric) == Metric::StepsMeanUs;
+    Statistic stat = mean ? Statistic::Mean : Statistic::Median;
+    f_.value = statistic(now.units_us, stat);
+    f_.baseline = statistic(base.units_us, stat);
     std::vector<std::string> names;
     for (std::size_t i = 0; i < now.units_us.size(); ++i)
       names.push_back(fmt::format("inferred unit {}", i + 1));
@@ -301,10 +300,11 @@ class RuleEvaluator {
     // The rule's message reads per window step, and its offenders are window totals of different work:
     // say what was compared, and where to look per unit instead.
     f.problem = fmt::format(
-        "The median inferred iteration (a unit of the {} '{}') takes {}, {} against the "
+        "The {} inferred iteration (a unit of the {} '{}') takes {}, {} against the "
         "baseline's {}{}.",
-        now.kind, now.family, format_value(*f_.value, "us"), signed_value(*f_.value - *f_.baseline, "us"),
-        format_value(*f_.baseline, "us"), limit_ ? " (limit " + limit_->text + ")" : "");
+        mean ? "mean" : "median", now.kind, now.family, format_value(*f_.value, "us"),
+        signed_value(*f_.value - *f_.baseline, "us"), format_value(*f_.baseline, "us"),
+        limit_ ? " (limit " + limit_->text + ")" : "");
     f.offenders.clear();
     f.see.clear();
     f.recommendation =
@@ -336,8 +336,7 @@ class RuleEvaluator {
   // Which run has no window steps for the step-time test, or "" when both have: a window total
   // is no step time, and "not applied" would read as the pass of a pair whose steps were compared.
   std::string missing_steps() const {
-    bool run = std::any_of(report_.steps.begin(), report_.steps.end(),
-                           [](const ReportStep& s) { return s.in_window; });
+    bool run = window_steps() > 0;
     bool base = !baseline_->step_durations_us.empty();
     if (run && base) return "";
     std::string which = !run && !base ? "neither this run nor the baseline has window steps"
