@@ -16,5 +16,6 @@ phase tests ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The same suite under AddressSanitizer + UBSan (clang, build-sanitize/), then each fuzz harness for
 # 10 s from the same build (15 harnesses, two at a time: about 80 s), so that CI ends within
 # 30 minutes on 2 cores (PERFGATE_FUZZ_SECONDS=0 skips them; longer runs: ci/fuzz.sh SECONDS).
+# Both reuse ccache across checkouts in any folder (CCACHE_NOHASHDIR in ci/sanitize.sh, ci/fuzz.sh).
 phase sanitize ci/sanitize.sh
 if [ "${PERFGATE_FUZZ_SECONDS:-10}" -gt 0 ]; then phase fuzz ci/fuzz.sh "${PERFGATE_FUZZ_SECONDS:-10}"; fi
