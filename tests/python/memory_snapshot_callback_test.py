@@ -87,7 +87,7 @@ snap = gate.snapshot_reports[0]
 check(snap.metrics["memory.snapshot_peak_bytes"] == 6059186788, f"peak {snap.metrics['memory.snapshot_peak_bytes']}")
 check(snap.metrics["memory.snapshot_capacity_bytes"] == 6 * 2**30, "the device's memory from torch")
 pct = snap.metrics["memory.snapshot_peak_pct"]
-check(abs(pct - 100 * 6059186788 / (6 * 2**30)) < 1e-9, f"peak share {pct}")
+check(abs(pct - 100 * 6059186788 / (6 * 2**30)) < 1e-6, f"peak share {pct} (the JSON report's 6 decimals)")
 near = [f for f in snap.findings if f["id"] == "memory.snapshot-near-capacity"][0]
 check(near["status"] == "warn", f"near capacity: {near['status']}")
 check(report is gate.last and report.exit_code in (0, 1), "the trace's report is returned")
