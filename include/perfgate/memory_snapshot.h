@@ -66,6 +66,11 @@ struct MemorySnapshot {
   std::vector<SnapshotDevice> devices;  // those with a segment or an action
   // Where allocations were made: the top user frame of each, "(no frames recorded)", "(no user frame)".
   std::vector<std::string> sites;
+  // sites[i]'s category (snapshot_reader.h, category_of): what the allocation holds where the
+  // snapshot says so (parameter, gradient, optimizer_state, activation, ..., from an entry's
+  // `category` or `user_metadata`), the phase its frames show (optimizer, forward, backward), or
+  // "unknown". A site of several categories has an entry per category.
+  std::vector<std::string> site_categories;
   std::string alloc_conf;  // allocator_settings' PYTORCH_CUDA_ALLOC_CONF, empty when not set
 };
 

@@ -9,7 +9,15 @@ prints the one-screen summary and gates it.
             train_step(batch)
             prof.step()
 
-This module never imports torch: the callback only calls the profiler's own export_chrome_trace.
+With memory_snapshot=True the callback also records the CUDA caching allocator's history from the
+start (torch.cuda.memory._record_memory_history) and, at each window's end, dumps a memory snapshot
+beside the trace (torch.cuda.memory._dump_snapshot: WORKER.MILLISECONDS.memory_snapshot.pickle) and
+analyses it too, the device's memory given (--device-memory): its peak, what is live at it, and an
+out-of-memory error fails. Snapshots need CUDA and torch 2.1 or later; without them on_trace_ready
+raises perfgate.UsageError saying so.
+
+This module imports torch only for memory_snapshot=True: otherwise the callback only calls the
+profiler's own export_chrome_trace.
 """
 
 import os
@@ -18,16 +26,45 @@ import time
 from typing import Any, Callable, List, Optional, Union
 
 import perfgate
-from perfgate.errors import GateFailed
+from perfgate.errors import GateFailed, UsageError
 from perfgate.report import Report
 
 PathLike = Union[str, os.PathLike]
 
 
+def snapshot_support_problem(torch: Any) -> Optional[str]:
+    """Why `torch` (the module) cannot record a memory snapshot here, or None when it can."""
+    memory = getattr(getattr(torch, "cuda", None), "memory", None)
+    if not torch.cuda.is_available():
+        return (
+            f"memory snapshots need CUDA: torch.cuda.memory._record_memory_history() and _dump_snapshot() "
+            f"record the CUDA caching allocator, and torch {torch.__version__} here has no CUDA device "
+            f"(torch.cuda.is_available() is False). Take the snapshot on a GPU machine, or leave "
+            f"memory_snapshot off"
+        )
+    if not hasattr(memory, "_dump_snapshot") or not hasattr(memory, "_record_memory_history"):
+        return (
+            f"memory snapshots need torch 2.1 or later (torch.cuda.memory._dump_snapshot); this is "
+            f"torch {torch.__version__}"
+        )
+    return None
+
+
+def _torch_for_snapshots() -> Any:
+    import torch  # only for memory snapshots
+
+    problem = snapshot_support_problem(torch)
+    if problem:
+        raise UsageError(f"perfgate.torch: {problem}", 2)
+    return torch
+
+
 class TraceGate:
     """The callable on_trace_ready returns. Each call writes the profiler's trace into `dir` (named
     as torch.profiler.tensorboard_trace_handler names it: WORKER.MILLISECONDS.pt.trace.json[.gz]),
-    analyses it, prints the summary and returns the Report; `reports` keeps every window's."""
+    analyses it, prints the summary and returns the Report; `reports` keeps every window's. With
+    memory_snapshot=True, each call also dumps a memory snapshot (`snapshots`) and analyses it
+    (`snapshot_reports`)."""
 
     def __init__(
         self,
@@ -38,6 +75,8 @@ class TraceGate:
         worker_name: Optional[str] = None,
         use_gzip: bool = False,
         print_summary: bool = True,
+        memory_snapshot: bool = False,
+        max_memory_entries: int = 100000,
         **options: Any,
     ):
         self.dir = os.fspath(dir)
@@ -50,6 +89,12 @@ class TraceGate:
         self.options = options
         self.reports: List[Report] = []
         self.traces: List[str] = []
+        self.memory_snapshot = memory_snapshot
+        self.snapshots: List[str] = []
+        self.snapshot_reports: List[Report] = []
+        if memory_snapshot:
+            # From now on, so that the first window's snapshot has its allocations' history.
+            _torch_for_snapshots().cuda.memory._record_memory_history(max_entries=max_memory_entries)
 
     def trace_path(self) -> str:
         """Where the next trace goes (tensorboard_trace_handler's naming)."""
@@ -69,6 +114,26 @@ class TraceGate:
             options.setdefault("record", True)
         report = perfgate.analyze(path, baseline=self.baseline, **options)
         self.reports.append(report)
+        if self.print_summary:
+            print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+        if self.memory_snapshot:
+            self._snapshot(path)
+        if self.fail and report.exit_code == 1:
+            raise GateFailed(report)
+        return report
+
+    def _snapshot(self, trace: str) -> Report:
+        """Dumps the allocator's snapshot beside `trace` and analyses it (no baseline: a trace's
+        report is not a snapshot's), with the device's memory as torch reports it."""
+        torch = _torch_for_snapshots()
+        stem = trace[: -len(".pt.trace.json.gz")] if trace.endswith(".gz") else trace[: -len(".pt.trace.json")]
+        path = stem + ".memory_snapshot.pickle"
+        torch.cuda.memory._dump_snapshot(path)
+        self.snapshots.append(path)
+        options = {k: v for k, v in self.options.items() if k not in ("history", "record", "baseline")}
+        options.setdefault("device_memory", torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory)
+        report = perfgate.analyze(path, **options)
+        self.snapshot_reports.append(report)
         if self.print_summary:
             print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
         if self.fail and report.exit_code == 1:
@@ -96,7 +161,10 @@ def on_trace_ready(
         (--history H --record; branch="main" and commit="..." name the run).
     fail: raise perfgate.GateFailed when the gate fails (exit code 1); False: return the report
         and let the script read `report.verdict`.
-    options: worker_name, use_gzip (as tensorboard_trace_handler's), print_summary=True, and any
+    options: worker_name, use_gzip (as tensorboard_trace_handler's), print_summary=True,
+        memory_snapshot=False (True: record the CUDA allocator's history from now on and, each window,
+        dump and analyse a memory snapshot beside the trace; needs CUDA and torch 2.1+, else raises
+        perfgate.UsageError saying so), max_memory_entries=100000 (the history's length), and any
         perfgate.analyze option (rules=..., skip_first=1, fail_on="warning", ...).
     """
     return TraceGate(dir, baseline=baseline, history=history, fail=fail, **options)

@@ -252,6 +252,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                           gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events, w.idle, offset);
                     }});
   w.idle.delays = delays;
+  if (w.memory.snapshot.devices > 0) w.memory.snapshot.device_memory = options.device_memory;
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));

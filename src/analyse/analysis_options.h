@@ -34,6 +34,9 @@ struct AnalysisOptions {
   // --graph-capture: graph-capture trace files or folders merged into every replay trace; empty: the
   // captures found beside each trace (captures_beside, load.h).
   std::vector<std::string> graph_captures;
+  // --device-memory: each GPU's memory in bytes, for a memory snapshot's near-capacity rule where
+  // no out-of-memory error shows it (0: not given).
+  std::uint64_t device_memory = 0;
 };
 
 }  // namespace perfgate

@@ -295,9 +295,11 @@ void set_snapshot_metrics(MetricValues& m, const SnapshotSums& s) {
   m.set(Metric::MemoryExpandableSegments, bytes(s.expandable_segments));
   m.set(Metric::MemoryOomCount, bytes(s.ooms));
   if (s.ooms > 0) m.set(Metric::MemoryOomLargestRequestBytes, bytes(s.largest_oom_request));
-  if (s.capacity_seen > 0) {
-    m.set(Metric::MemorySnapshotCapacityBytes, bytes(s.capacity_seen));
-    m.set(Metric::MemorySnapshotPeakPct, ratio_pct(static_cast<double>(s.peak), bytes(s.capacity_seen)));
+  // The device's memory as --device-memory gives it, else as an out-of-memory error shows it.
+  std::uint64_t capacity = s.device_memory > 0 ? s.device_memory : s.capacity_seen;
+  if (capacity > 0) {
+    m.set(Metric::MemorySnapshotCapacityBytes, bytes(capacity));
+    m.set(Metric::MemorySnapshotPeakPct, ratio_pct(static_cast<double>(s.peak), bytes(capacity)));
   }
 }
 

@@ -36,9 +36,11 @@ struct WorkerTables {
   std::vector<CollectiveRow> collectives;  // most device time first
   std::vector<MemoryOpRow> memory_ops;     // most bytes allocated first
   std::vector<MemoryPoint> memory_curve;
-  std::vector<SnapshotDeviceRow> memory_snapshot;    // a memory snapshot's devices
-  std::vector<SnapshotSiteRow> memory_live_at_peak;  // by device, most bytes first
-  std::vector<SnapshotOomRow> memory_ooms;           // in trace order
+  std::vector<SnapshotDeviceRow> memory_snapshot;           // a memory snapshot's devices
+  std::vector<SnapshotSiteRow> memory_live_at_peak;         // by device, most bytes first
+  std::vector<SnapshotCategoryRow> memory_peak_categories;  // by device, most bytes first
+  std::vector<SnapshotBandRow> memory_timeline;             // the peak device's, by band then state
+  std::vector<SnapshotOomRow> memory_ooms;                  // in trace order
   std::vector<RooflineRow> roofline;  // most time to save first, then unmodelled rows by kernel time
   Timeline timeline;
   NeuronTables neuron;

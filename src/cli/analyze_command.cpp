@@ -29,6 +29,7 @@ struct AnalyzeArgs {
   std::string partial;  // --partial FILE
   std::string slice;    // --slice K/N
   std::vector<std::string> graph_captures;
+  std::string device_memory;  // --device-memory SIZE
 };
 
 AnalysisOptions analysis_options(const AnalyzeArgs& a) {
@@ -40,6 +41,15 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   options.step_pattern = a.step_pattern;
   options.detailed_workers = a.detailed_workers;
   options.graph_captures = a.graph_captures;
+  if (!a.device_memory.empty()) {
+    std::optional<std::uint64_t> bytes = parse_byte_size(a.device_memory);
+    if (!bytes || *bytes == 0)
+      throw ConfigError(
+          fmt::format("--device-memory {}: not a size of device memory (e.g. 80G, 141G or a "
+                      "number of bytes)",
+                      a.device_memory));
+    options.device_memory = *bytes;
+  }
   return options;
 }
 
@@ -148,6 +158,11 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "execution_details.json): its launches give each kernel a CUDA/HIP graph replayed its op, "
                   "shapes, modules and stack; repeatable. Default: capture_traces/ beside each trace")
       ->type_name("FILE|FOLDER");
+  cmd->add_option("--device-memory", args->device_memory,
+                  "Each GPU's memory (e.g. 80G; G is 2^30 bytes), for a PyTorch memory snapshot: its peak's "
+                  "share of it (memory.snapshot_peak_pct) and the near-capacity rule, which without it need "
+                  "an out-of-memory error in the trace to show the device's memory")
+      ->type_name("SIZE");
   cmd->add_option("--detailed-workers", args->detailed_workers,
                   "Workers of a run whose every table the report keeps (default 8; 0: all): the first, the "
                   "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "

@@ -83,7 +83,8 @@ std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
 bool same_options(const AnalysisOptions& a, const AnalysisOptions& b) {
   return a.window.iter_start == b.window.iter_start && a.window.iter_stop == b.window.iter_stop &&
          a.window.skip_first == b.window.skip_first && a.key_op == b.key_op &&
-         a.step_pattern == b.step_pattern && a.detailed_workers == b.detailed_workers;
+         a.step_pattern == b.step_pattern && a.detailed_workers == b.detailed_workers &&
+         a.device_memory == b.device_memory;
 }
 
 // Every part made with the merge's rules and the first part's window options.

@@ -52,12 +52,20 @@ constexpr std::array<Column<SnapshotDeviceRow>, 14> kDeviceColumns = {{
      [](const SnapshotDeviceRow& r) { return count(r.ooms); }},
 }};
 
-constexpr std::array<Column<SnapshotSiteRow>, 5> kSiteColumns = {{
+constexpr const char* kCategoryText =
+    "What the blocks hold where the snapshot says so: the trace entry's category (PyTorch's memory "
+    "profiler's: parameter, gradient, optimizer_state, activation, input, temporary, autograd_detail) or "
+    "its user_metadata naming one; else the phase its frames show (gradient: autograd's AccumulateGrad; "
+    "optimizer: torch.optim; parameter: nn.Parameter or a module's .to()/.cuda(); backward; forward: a "
+    "module's forward); else unknown (docs/formats.md)";
+
+constexpr std::array<Column<SnapshotSiteRow>, 6> kSiteColumns = {{
     {"device", "count", "GPU", [](const SnapshotSiteRow& r) { return device_cell(r.device); }},
     {"site", "",
      "Where the blocks were allocated: the top user frame (the first not in an installed package, torch, "
      "the Python library or C/C++), \"(no frames recorded)\" or \"(no user frame)\"",
      [](const SnapshotSiteRow& r) { return text(r.site); }},
+    {"category", "", kCategoryText, [](const SnapshotSiteRow& r) { return text(r.category); }},
     {"bytes", "bytes", "Bytes of the site's blocks live at the device's peak",
      [](const SnapshotSiteRow& r) { return bytes(r.bytes); }},
     {"blocks", "count", "Blocks live at the peak", [](const SnapshotSiteRow& r) { return count(r.blocks); }},
@@ -65,6 +73,44 @@ constexpr std::array<Column<SnapshotSiteRow>, 5> kSiteColumns = {{
      [](const SnapshotSiteRow& r) {
        return r.peak > 0 ? ReportCell{100.0 * static_cast<double>(r.bytes) / static_cast<double>(r.peak)}
                          : ReportCell{};
+     }},
+}};
+
+constexpr std::array<Column<SnapshotCategoryRow>, 5> kCategoryColumns = {{
+    {"device", "count", "GPU", [](const SnapshotCategoryRow& r) { return device_cell(r.device); }},
+    {"category", "", kCategoryText, [](const SnapshotCategoryRow& r) { return text(r.category); }},
+    {"bytes", "bytes", "Bytes of the category's blocks live at the device's peak",
+     [](const SnapshotCategoryRow& r) { return bytes(r.bytes); }},
+    {"blocks", "count", "Blocks live at the peak",
+     [](const SnapshotCategoryRow& r) { return count(r.blocks); }},
+    {"share_pct", "%", "Of the device's peak: a device's rows add up to 100",
+     [](const SnapshotCategoryRow& r) {
+       return r.peak > 0 ? ReportCell{100.0 * static_cast<double>(r.bytes) / static_cast<double>(r.peak)}
+                         : ReportCell{};
+     }},
+}};
+
+constexpr std::array<Column<SnapshotBandRow>, 9> kBandColumns = {{
+    {"device", "count", "GPU", [](const SnapshotBandRow& r) { return device_cell(r.device); }},
+    {"band", "count", "1: the largest allocation drawn on its own, 2: the next; 0: the smaller ones summed",
+     [](const SnapshotBandRow& r) { return count(r.band); }},
+    {"site", "", "Where the band's allocation was made (top user frame)",
+     [](const SnapshotBandRow& r) { return text(r.site); }},
+    {"category", "", "The allocation's category (as in memory_live_at_peak)",
+     [](const SnapshotBandRow& r) { return text(r.category); }},
+    {"first_state", "count", "The first state the rectangle spans: the state after that many actions",
+     [](const SnapshotBandRow& r) { return count(r.first_state); }},
+    {"last_state", "count", "The last state it spans (included)",
+     [](const SnapshotBandRow& r) { return count(r.last_state); }},
+    {"bottom_bytes", "bytes", "Bytes of the allocations below it in the stack",
+     [](const SnapshotBandRow& r) { return signed_bytes(r.bottom); }},
+    {"size_bytes", "bytes", "Its height: the allocation's size (band 0: the smaller ones' sum)",
+     [](const SnapshotBandRow& r) { return bytes(r.size); }},
+    {"top_bytes", "bytes", "Bottom plus size: in the peak's column the highest top is the peak",
+     [](const SnapshotBandRow& r) {
+       std::int64_t top = 0;
+       if (__builtin_add_overflow(r.bottom, static_cast<std::int64_t>(r.size), &top)) top = INT64_MAX;
+       return signed_bytes(top);
      }},
 }};
 
@@ -98,6 +144,16 @@ std::vector<ReportTable> memory_snapshot_tables(const WorkerTables& t) {
                            "A memory snapshot's blocks live at each device's peak, by allocation site, most "
                            "bytes first: they add up to the peak",
                            kSiteColumns, t.memory_live_at_peak));
+  out.push_back(make_table("memory_peak_categories", "Live at the memory peak by category",
+                           "A memory snapshot's blocks live at each device's peak by what they hold, most "
+                           "bytes first: they add up to the peak",
+                           kCategoryColumns, t.memory_peak_categories));
+  out.push_back(make_table(
+      "memory_timeline", "Active memory timeline",
+      "A memory snapshot's allocations over its trace as PyTorch's MemoryViz stacks them, for the device "
+      "whose peak is highest: at most 128 columns (each the state at its highest total) and the 64 largest "
+      "allocations drawn on their own, the others summed (band 0); a row per rectangle",
+      kBandColumns, t.memory_timeline));
   out.push_back(make_table("memory_ooms", "Out-of-memory errors",
                            "A memory snapshot's failed allocations, in trace order, with the totals then",
                            kOomColumns, t.memory_ooms));

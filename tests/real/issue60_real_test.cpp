@@ -8,6 +8,7 @@
 #include <boost/json.hpp>
 
 #include "perfgate/gate.h"
+#include "perfgate/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -93,6 +94,52 @@ TEST(Issue60Real, SharedSnapshotPeakAndReservedEqualAnIndependentReplay) {
   EXPECT_EQ(find_finding(r, "memory.oom-in-snapshot")->status, FindingStatus::Pass);
 }
 
+// The shared snapshot's categories at the peak and its active-memory timeline, against
+// memory_snapshot_expected.py (its own category rules and bounded MemoryViz timeline in Python): by
+// category forward 11,894,554,624 bytes (269 blocks) and unknown 2,033,276,932 (235), adding up
+// to the peak; the timeline 269 rectangles, 64 bands drawn and the summed band, the highest top in
+// the peak's column (action 1,403) 13,927,831,556 = the peak, the rows' bottoms summing to
+// 754,055,643,136 and their sizes to 518,246,392,608. The page draws it as static SVG of bounded size.
+TEST(Issue60Real, SharedSnapshotTimelineAndCategories) {
+  std::string path = shared_reference("memory_snapshots/magma27_memory_snapshot.pickle");
+  if (path.empty()) GTEST_SKIP() << "../shared/references/memory_snapshots not found";
+  ReportModel r = report_of_snapshot(path);
+  const ReportTable& categories = table_of(r, "memory_peak_categories");
+  ASSERT_EQ(categories.rows.size(), 2u);
+  EXPECT_EQ(text_at(categories, 0, "category"), "forward");
+  EXPECT_EQ(number_at(categories, 0, "bytes"), 11894554624);
+  EXPECT_EQ(number_at(categories, 0, "blocks"), 269);
+  EXPECT_EQ(text_at(categories, 1, "category"), "unknown");
+  EXPECT_EQ(number_at(categories, 1, "bytes"), 2033276932);
+  EXPECT_EQ(number_at(categories, 1, "blocks"), 235);
+  EXPECT_EQ(text_at(table_of(r, "memory_live_at_peak"), 0, "category"), "forward");  // model.py:39
+  const ReportTable& bands = table_of(r, "memory_timeline");
+  EXPECT_EQ(bands.rows.size(), 269u);
+  double bottoms = 0, sizes = 0, highest = 0, most = 0;
+  for (std::size_t row = 0; row < bands.rows.size(); ++row) {
+    bottoms += number_at(bands, row, "bottom_bytes");
+    sizes += number_at(bands, row, "size_bytes");
+    most = std::max(most, number_at(bands, row, "band"));
+    if (number_at(bands, row, "first_state") <= 1403 && 1403 <= number_at(bands, row, "last_state"))
+      highest = std::max(highest, number_at(bands, row, "top_bytes"));
+  }
+  EXPECT_EQ(highest, 13927831556.0);
+  EXPECT_EQ(bottoms, 754055643136.0);
+  EXPECT_EQ(sizes, 518246392608.0);
+  EXPECT_EQ(most, 64);
+  std::string html = render_html(r).page;
+  std::size_t svg = html.find("<svg class=\"memory-timeline\"");
+  ASSERT_NE(svg, std::string::npos);
+  std::string chart = html.substr(svg, html.find("</svg>", svg) - svg);
+  EXPECT_NE(chart.find("peak 13.9 GB after action 1403"), std::string::npos);
+  std::size_t rects = 0;
+  for (std::size_t at = chart.find("<rect"); at != std::string::npos; at = chart.find("<rect", at + 1))
+    ++rects;
+  EXPECT_EQ(rects, 269u);
+  EXPECT_LT(chart.size(), 100'000u);
+  EXPECT_LT(html.size(), 2'000'000u);
+}
+
 TEST(Issue60Real, H200SnapshotsAgainstTorchsOwnCounters) {
   // Batch 8 (protocol 4), with one oom of a 400 GB request. torch at the end: allocated
   // 1,015,355,904, reserved 1,539,309,568; max_memory_allocated 2,278,634,496. The replay:
@@ -123,9 +170,28 @@ TEST(Issue60Real, H200SnapshotsAgainstTorchsOwnCounters) {
   const ReportTable& sites = table_of(b8, "memory_live_at_peak");
   EXPECT_EQ(text_at(sites, 0, "site"), "(no frames recorded)");
   EXPECT_EQ(number_at(sites, 0, "bytes"), 557843456);
+  // rec_torch.py:81's 149 blocks (539,965,444 bytes) by category: 148 in torch.optim (539,965,440),
+  // one of 4 bytes under Tensor.backward (the gradient's seed): a row each.
   EXPECT_EQ(text_at(sites, 1, "site"), "train_snapshot (rec_torch.py:81)");
-  EXPECT_EQ(number_at(sites, 1, "bytes"), 539965444);
-  EXPECT_EQ(number_at(sites, 1, "blocks"), 149);
+  EXPECT_EQ(text_at(sites, 1, "category"), "optimizer");
+  EXPECT_EQ(number_at(sites, 1, "bytes"), 539965440);
+  EXPECT_EQ(number_at(sites, 1, "blocks"), 148);
+  EXPECT_EQ(text_at(sites, sites.rows.size() - 1, "site"), "train_snapshot (rec_torch.py:81)");
+  EXPECT_EQ(text_at(sites, sites.rows.size() - 1, "category"), "backward");
+  EXPECT_EQ(number_at(sites, sites.rows.size() - 1, "bytes"), 4);
+  // By category (the script's): unknown 826,295,808, forward 638,189,664, optimizer 539,965,440,
+  // parameter 268,803,072 (the model's .to(): 74 blocks), backward 4.
+  const ReportTable& categories = table_of(b8, "memory_peak_categories");
+  const std::pair<const char*, double> by[] = {{"unknown", 826295808},
+                                               {"forward", 638189664},
+                                               {"optimizer", 539965440},
+                                               {"parameter", 268803072},
+                                               {"backward", 4}};
+  ASSERT_EQ(categories.rows.size(), std::size(by));
+  for (std::size_t i = 0; i < std::size(by); ++i) {
+    EXPECT_EQ(text_at(categories, i, "category"), by[i].first) << i;
+    EXPECT_EQ(number_at(categories, i, "bytes"), by[i].second) << i;
+  }
   EXPECT_EQ(live_sum(sites), 2273253988.0);
   // The memory curve spans the trace; its highest allocated point is the peak.
   double highest = 0;

@@ -32,6 +32,8 @@ struct SnapAction {
   std::int64_t time_us = 0;
   std::vector<SnapFrame> frames;
   std::int64_t device_free = -1;  // an oom's; -1: not written
+  std::string category = "";      // written when not empty (torch.cuda._memory_viz._profile_to_snapshot's)
+  std::string user_metadata = "";
 };
 struct Snapshot {
   std::vector<SnapSegment> segments;
@@ -82,7 +84,13 @@ inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
         w.empty_dict().mark();
         w.str("action").str(a.action).str("addr").integer(static_cast<std::int64_t>(a.addr));
         w.str("size").integer(static_cast<std::int64_t>(a.size)).str("stream").integer(0);
-        w.str("time_us").integer(a.time_us).str("compile_context").str("N/A").str("user_metadata").str("");
+        w.str("time_us")
+            .integer(a.time_us)
+            .str("compile_context")
+            .str("N/A")
+            .str("user_metadata")
+            .str(a.user_metadata);
+        if (!a.category.empty()) w.str("category").str(a.category);
         if (a.device_free >= 0) w.str("device_free").integer(a.device_free);
         w.str("frames");
         write_frames(w, a.frames);

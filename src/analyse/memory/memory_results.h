@@ -28,6 +28,7 @@ struct SnapshotSums {
   // more, so it is a lower bound.
   std::uint64_t capacity_seen = 0;
   std::uint64_t expandable_segments = 0;  // at the end
+  std::uint64_t device_memory = 0;        // --device-memory (0: not given)
   SnapshotSums& operator+=(const SnapshotSums& from);
 };
 
@@ -50,13 +51,35 @@ struct MemorySums {
   MemorySums& operator+=(const MemorySums& from);
 };
 
-// What is live at a device's peak from one allocation site (its top user frame).
+// What is live at a device's peak from one allocation site (its top user frame) and category.
 struct SnapshotSiteRow {
   std::int32_t device = 0;
   std::string site;
+  std::string category;  // MemorySnapshot::site_categories
   std::uint64_t bytes = 0;
   std::uint64_t blocks = 0;
   std::int64_t peak = 0;  // the device's peak: the rows of a device add up to it
+};
+
+// What is live at a device's peak of one category (MemorySnapshot::site_categories).
+struct SnapshotCategoryRow {
+  std::int32_t device = 0;
+  std::string category;
+  std::uint64_t bytes = 0;
+  std::uint64_t blocks = 0;
+  std::int64_t peak = 0;  // the device's peak: the rows of a device add up to it
+};
+
+// One rectangle of the active-memory timeline (snapshot_timeline.cpp): a band (an allocation drawn
+// on its own, or the smaller ones summed) over a run of the chart's columns where its place in the
+// stack stays the same. States are counted in actions: state k is after the trace's first k.
+struct SnapshotBandRow {
+  std::int32_t device = 0;
+  std::uint32_t band = 0;  // 1: the largest allocation drawn; 0: the smaller allocations summed
+  std::string site, category;
+  std::uint64_t first_state = 0, last_state = 0;  // the states the rectangle spans, both included
+  std::int64_t bottom = 0;                        // bytes below it in the stack
+  std::uint64_t size = 0;
 };
 
 // An out-of-memory error of the trace, with the totals the replay gives at it.

@@ -62,24 +62,43 @@ SnapshotDeviceRow walk(const SnapshotDevice& d, const MemorySnapshot& snapshot,
   return row;
 }
 
-// The blocks live after the first `count` actions, by site, most bytes first (ties by name).
+void add_bytes(std::uint64_t& to, std::uint64_t bytes) {
+  if (__builtin_add_overflow(to, bytes, &to)) to = UINT64_MAX;
+}
+
+// The blocks live after the first `count` actions, by site and category, and by category, most
+// bytes first (ties by name).
 void add_live_at_peak(const SnapshotDevice& d, const SnapshotDeviceRow& device,
-                      const std::vector<std::string>& sites, std::vector<SnapshotSiteRow>& out) {
+                      const MemorySnapshot& snapshot, WorkerTables& t) {
   LiveSet live(d.entering_live.begin(), d.entering_live.end());
   for (std::size_t i = 0; i < device.peak_action; ++i) apply(d.steps[i], live);
-  std::vector<SnapshotSiteRow> rows(sites.size());
+  std::vector<SnapshotSiteRow> rows(snapshot.sites.size());
+  std::map<std::string, SnapshotCategoryRow> categories;
   for (const auto& [address, block] : live) {
     SnapshotSiteRow& r = rows[block.site];
-    if (__builtin_add_overflow(r.bytes, block.size, &r.bytes)) r.bytes = UINT64_MAX;
+    add_bytes(r.bytes, block.size);
     ++r.blocks;
+    SnapshotCategoryRow& c = categories[snapshot.site_categories[block.site]];
+    add_bytes(c.bytes, block.size);
+    ++c.blocks;
   }
+  std::vector<SnapshotSiteRow>& out = t.memory_live_at_peak;
   std::size_t first = out.size();
-  for (std::size_t s = 0; s < sites.size(); ++s)
-    if (rows[s].blocks > 0) out.push_back({d.device, sites[s], rows[s].bytes, rows[s].blocks, device.peak});
+  for (std::size_t s = 0; s < snapshot.sites.size(); ++s)
+    if (rows[s].blocks > 0)
+      out.push_back({d.device, snapshot.sites[s], snapshot.site_categories[s], rows[s].bytes, rows[s].blocks,
+                     device.peak});
   std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
             [](const SnapshotSiteRow& a, const SnapshotSiteRow& b) {
-              return a.bytes != b.bytes ? a.bytes > b.bytes : a.site < b.site;
+              if (a.bytes != b.bytes) return a.bytes > b.bytes;
+              return a.site != b.site ? a.site < b.site : a.category < b.category;
             });
+  std::vector<SnapshotCategoryRow>& by = t.memory_peak_categories;
+  first = by.size();
+  for (auto& [name, c] : categories) by.push_back({d.device, name, c.bytes, c.blocks, device.peak});
+  std::stable_sort(
+      by.begin() + static_cast<std::ptrdiff_t>(first), by.end(),
+      [](const SnapshotCategoryRow& a, const SnapshotCategoryRow& b) { return a.bytes > b.bytes; });
 }
 
 }  // namespace
@@ -87,10 +106,11 @@ void add_live_at_peak(const SnapshotDevice& d, const SnapshotDeviceRow& device,
 void analyse_snapshot(const MemorySnapshot& snapshot, WorkerAnalysis& w) {
   SnapshotSums& sums = w.memory.snapshot;
   WorkerTables& t = w.tables;
+  std::size_t first_device = t.memory_snapshot.size();
   for (const SnapshotDevice& d : snapshot.devices) {
     std::size_t first_oom = t.memory_ooms.size();
     SnapshotDeviceRow row = walk(d, snapshot, t.memory_ooms);
-    add_live_at_peak(d, row, snapshot.sites, t.memory_live_at_peak);
+    add_live_at_peak(d, row, snapshot, t);
     SnapshotSums one;
     one.devices = 1;
     one.peak = row.peak;
@@ -111,6 +131,13 @@ void analyse_snapshot(const MemorySnapshot& snapshot, WorkerAnalysis& w) {
     sums += one;
     t.memory_snapshot.push_back(row);
   }
+  // The timeline of the device whose peak is highest (the first of equals).
+  const SnapshotDevice* top = nullptr;
+  std::int64_t top_peak = 0;
+  for (std::size_t i = 0; i < snapshot.devices.size(); ++i)
+    if (!top || t.memory_snapshot[first_device + i].peak > top_peak)
+      top = &snapshot.devices[i], top_peak = t.memory_snapshot[first_device + i].peak;
+  if (top) t.memory_timeline = snapshot_timeline(*top, snapshot);
 }
 
 SnapshotSums& SnapshotSums::operator+=(const SnapshotSums& from) {
@@ -130,6 +157,7 @@ SnapshotSums& SnapshotSums::operator+=(const SnapshotSums& from) {
   largest_inactive = std::max(largest_inactive, from.largest_inactive);
   largest_oom_request = std::max(largest_oom_request, from.largest_oom_request);
   capacity_seen = std::max(capacity_seen, from.capacity_seen);
+  device_memory = std::max(device_memory, from.device_memory);
   add(expandable_segments, from.expandable_segments);
   return *this;
 }

@@ -47,6 +47,57 @@ std::string site_of(const Value* frames) {
 
 namespace {
 
+std::string lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// The phase or kind of memory a frame shows, by precedence: 0 is the strongest (docs/formats.md).
+int frame_rank(std::string_view path, std::string_view name) {
+  if (name.find("AccumulateGrad") != std::string_view::npos) return 0;  // writes a parameter's .grad
+  if (path.find("/torch/optim/") != std::string_view::npos) return 1;
+  if (path.ends_with("/torch/nn/parameter.py") ||
+      (path.ends_with("/torch/nn/modules/module.py") && name == "_apply"))
+    return 2;
+  if ((path.ends_with("/torch/_tensor.py") && name == "backward") ||
+      (path.ends_with("/torch/autograd/__init__.py") && (name == "backward" || name == "grad")) ||
+      name.find("torch::autograd::Engine::") != std::string_view::npos)
+    return 3;
+  if (path.ends_with("/torch/nn/modules/module.py") && name == "_call_impl") return 4;
+  return 5;
+}
+
+}  // namespace
+
+std::string category_of(const Value& entry) {
+  if (const Value* c = entry.find("category"); c && c->is(Kind::Str) && !c->text().empty())
+    return lowercase(c->text());
+  if (const Value* m = entry.find("user_metadata"); m && m->is(Kind::Str)) {
+    std::string said = lowercase(m->text());
+    said.erase(0, said.find_first_not_of(" \t"));
+    said.erase(said.find_last_not_of(" \t") + 1);
+    for (std::string_view known :
+         {"parameter", "gradient", "optimizer_state", "activation", "input", "temporary", "autograd_detail"})
+      if (said == known) return said;
+  }
+  int best = 5;
+  if (const Value* frames = entry.find("frames"))
+    for (const Value& f : frames->items()) {
+      const Value* file = f.find("filename");
+      const Value* name = f.find("name");
+      std::string path(file ? file->text() : std::string_view());
+      std::replace(path.begin(), path.end(), '\\', '/');
+      best = std::min(best, frame_rank(path, name ? name->text() : std::string_view()));
+    }
+  constexpr std::string_view kByRank[] = {"gradient", "optimizer", "parameter",
+                                          "backward", "forward",   "unknown"};
+  return std::string(kByRank[best]);
+}
+
+namespace {
+
 class Reading {
  public:
   explicit Reading(const std::string& path, MemorySnapshot& out) : path_(path), out_(out) {}
@@ -65,9 +116,16 @@ class Reading {
       fail(fmt::format("the sum of {} passes 2^62 bytes", what));
     return sum;
   }
-  std::uint32_t site(const Value* frames) {
-    auto [at, added] = site_ids_.try_emplace(site_of(frames), static_cast<std::uint32_t>(out_.sites.size()));
-    if (added) out_.sites.push_back(at->first);
+  // The entry's site (its frames' top user frame) and category, as an index into out_.sites.
+  std::uint32_t site(const Value& entry) {
+    std::string where = site_of(entry.find("frames"));
+    std::string category = category_of(entry);
+    auto [at, added] =
+        site_ids_.try_emplace(where + '\0' + category, static_cast<std::uint32_t>(out_.sites.size()));
+    if (added) {
+      out_.sites.push_back(std::move(where));
+      out_.site_categories.push_back(std::move(category));
+    }
     return at->second;
   }
   void add_segment(const Value& segment, SnapshotDevice& d);
@@ -111,7 +169,7 @@ void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
     if (name.starts_with("active")) {
       d.allocated = add(d.allocated, size, "active blocks");
       std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
-      d.live.push_back({address, {size, site(block.find("frames"))}});
+      d.live.push_back({address, {size, site(block)}});
     } else if (name == "inactive") {
       d.largest_inactive = std::max(d.largest_inactive, size);
       if (split) {
@@ -141,7 +199,7 @@ void Reading::add_trace(const Value& trace, SnapshotDevice& d) {
       step.time = static_cast<TimeNs>(i) * 1000;  // no time: the action's place in the trace
     if (step.action == SnapshotAction::Alloc || step.action == SnapshotAction::FreeCompleted ||
         step.action == SnapshotAction::Oom)
-      step.site = site(a.find("frames"));
+      step.site = site(a);
     if (const Value* f = a.find("device_free"); f && f->is(Kind::Int) && f->as_int() >= 0)
       step.device_free = static_cast<std::uint64_t>(f->as_int());
     d.steps.push_back(step);

@@ -28,6 +28,15 @@ MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path)
 // (site-packages, dist-packages, torch/, the Python library) nor in C or C++ source.
 std::string site_of(const pickle::Value* frames);
 
+// What a trace entry's or a block's memory holds (docs/formats.md, "Categories"): its `category`
+// (PyTorch's memory profiler's, lower case, as torch.cuda._memory_viz writes it), else its
+// `user_metadata` when that names one of those categories, else what its frames show: "gradient"
+// (autograd's AccumulateGrad), "optimizer" (torch/optim), "parameter" (torch/nn/parameter.py or a
+// module's _apply: .to(), .cuda()), "backward" (Tensor.backward, torch.autograd.backward/grad, the
+// autograd engine), "forward" (a module's _call_impl), the first of these any frame shows; else
+// "unknown".
+std::string category_of(const pickle::Value& entry);
+
 // Replays each device's trace from the final state backwards (snapshot_replay.cpp): each alloc's
 // and free_completed's block, the totals and live blocks entering the trace; and adds the totals
 // after each change to `profile`'s allocator samples. Throws InputError when the totals pass 2^62.

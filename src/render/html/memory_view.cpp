@@ -110,6 +110,7 @@ void add_memory(const ReportModel& r, TemplateData& view) {
   const ReportTable* curve = find_table(w->tables, "memory_curve");
   if (curve && !curve->rows.empty() && w->window.wall_us > 0)
     d.set("svg", step_lines_svg(memory_chart(*w, *curve)));
+  add_memory_timeline(*w, d);
   view.set("memory", d);
 }
 

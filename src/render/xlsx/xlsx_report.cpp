@@ -81,6 +81,8 @@ std::string empty_note(std::string_view table) {
       {"memory_curve", "the trace has no GPU memory events (profile_memory=True records them)"},
       {"memory_snapshot", "the input is not a PyTorch memory snapshot"},
       {"memory_live_at_peak", "the input is not a PyTorch memory snapshot"},
+      {"memory_peak_categories", "the input is not a PyTorch memory snapshot"},
+      {"memory_timeline", "the input is not a PyTorch memory snapshot"},
       {"memory_ooms",
        "the input is not a PyTorch memory snapshot, or its trace records no out-of-memory error"},
       {"top_gpu_ops", "no op launched GPU work in the window"},
