@@ -58,6 +58,9 @@ std::string module() {
       instruction("p4", "parameter", shape(kBf16, {8, 16, 16, 64}), 7, {}),
       instruction("fusion.2", "fusion", shape(kBf16, {8, 16, 16, 64}), 8, {7}, int_field(38, 2)),
       instruction("transpose.3", "transpose", shape(kBf16, {64, 8, 16, 16}), 9, {7}),
+      // 2^31 x 2^31 matrices: 2 x 2^62 x 2^31 FLOPs and 3 x 2^64 bytes, past any op's (2^62): unknown.
+      instruction("pbig", "parameter", shape(kF32, {1LL << 31, 1LL << 31}), 10, {}),
+      instruction("dot.big", "dot", shape(kF32, {1LL << 31, 1LL << 31}), 11, {10, 10}, dot_dims({1}, {0})),
   };
   std::vector<std::string> fused = {
       instruction("param_0", "parameter", shape(kBf16, {8, 16, 16, 64}), 1, {}),
@@ -90,6 +93,7 @@ const std::vector<Kernel> kKernels = {
     {4, "fusion.2", 15, 4000, 200},
     {5, "transpose.3", 16, 5000, 400, {int_stat(kFlops, 1000), int_stat(kBytes, 777)}},
     {6, "custom-call.9", 17, 6000, 10},  // not in the module: an op without a cost
+    {3, "dot.big", 18, 6500, 10},
 };
 
 Plane gpu_plane() {
@@ -162,7 +166,7 @@ TEST(XplaneHlo, EachRunOfAnInstructionIsAnOpWithItsShapesAndCost) {
   EXPECT_EQ(dot[0]->start, 2400);
   EXPECT_EQ(dot[0]->end, 2600);
   EXPECT_FLOAT_EQ(p.details(*dot[0]).flops, 4194304.0f);
-  EXPECT_TRUE(has_line(p.notes, "6 runs of XLA ops are host ops (1 of them XLA's own host events, 5 with"));
+  EXPECT_TRUE(has_line(p.notes, "7 runs of XLA ops are host ops (1 of them XLA's own host events, 6 with"));
   // Not matrix work: no count for MFU, the cost for the roofline only.
   const OpDetails& fusion = p.details(*ops_named(p, "fusion.2").at(0));
   EXPECT_LT(fusion.flops, 0.0f);
@@ -175,6 +179,10 @@ TEST(XplaneHlo, EachRunOfAnInstructionIsAnOpWithItsShapesAndCost) {
   const OpDetails& unknown = p.details(*ops_named(p, "custom-call.9").at(0));
   EXPECT_EQ(unknown.input_dims, kNoString);
   EXPECT_EQ(unknown.concrete_inputs, kNoString);
+  // Counts past 2^62 are unknown: no FLOPs for MFU, none in the cost.
+  const OpDetails& big = p.details(*ops_named(p, "dot.big").at(0));
+  EXPECT_LT(big.flops, 0.0f);
+  EXPECT_EQ(p.str(big.concrete_inputs), "[\"dot\",\"f32[2147483648,2147483648]\",\"matrix\"]");
 }
 
 TEST(XplaneHlo, TheRooflineAndMfuReadTheXlaOps) {

@@ -321,7 +321,7 @@ std::optional<OpCost> xla_cost(const OpCall& c) {
   auto number = [](std::string_view text, std::optional<double>& out) {
     double v = 0;
     auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec == std::errc() && end == text.data() + text.size() && v >= 0) out = v;
+    if (ec == std::errc() && end == text.data() + text.size() && v >= 0 && v <= 0x1p62) out = v;
   };
   for (const std::string& s : c.scalars) {
     std::string_view t = s;

@@ -108,6 +108,11 @@ void Builder::xla_ops() {
     }
     if (flops < 0 && cost && cost->flops) flops = *cost->flops;
     if (bytes < 0 && cost && cost->bytes) bytes = *cost->bytes;
+    // Counts past 2^62 are not an op's (dimensions a malformed file made up): unknown, so that no
+    // later conversion (to float for MFU, to integers for the tables) runs out of range.
+    constexpr double kMaxCount = 0x1p62;
+    if (!(flops <= kMaxCount)) flops = -1;
+    if (!(bytes <= kMaxCount)) bytes = -1;
     bool matrix = cost && cost->matrix;
     if (cost) {
       d.input_dims = p_.strings.intern(cost->input_dims);
