@@ -7,10 +7,10 @@
 // after one warm-up for each T of --threads (default 0: one per core), and prints the median wall
 // time and CPU time (user + system), MB/s of JSON text (uncompressed bytes, also for .json.gz) per
 // wall second and per CPU second, and the child's peak resident memory (getrusage), with its ratio
-// to the JSON size. A .sqlite trace (an nsys export) is measured as it is. Beside each plain .json it
-// measures a bare parse: Boost.JSON's basic_parser with a handler that does nothing, over the same bytes in
-// the same 64 KiB pieces and with the same options, in this process (median CPU time of the runs); "CPU/bare"
-// is perfgate's CPU time over it. With
+// to the JSON size. A .sqlite trace (an nsys export) and a .xplane.pb are measured as they are. Beside each
+// plain .json it measures a bare parse: Boost.JSON's basic_parser with a handler that does nothing, over the
+// same bytes in the same 64 KiB pieces and with the same options, in this process (median CPU time of the
+// runs); "CPU/bare" is perfgate's CPU time over it. With
 // --ranks R it also analyses a run folder of R copies of the .json.gz (rank-0 ... rank-R-1), whose
 // peak RSS shows what a run holds per worker. With --merge-ranks R it writes R copies that state
 // ranks 0 ... R-1 of R (distributedInfo rewritten), a partial report of each (analyze --partial),
@@ -523,7 +523,9 @@ int main(int argc, char** argv) {
   std::printf("%-44s %7s %9s %9s %8s %8s %9s %9s %9s %7s %8s %8s\n", "input", "threads", "JSON MB", "file MB",
               "wall s", "CPU s", "MB/s wall", "MB/s CPU", "RSS MB", "RSS/JSON", "bare s", "CPU/bare");
   for (const auto& trace : o.traces) {
-    if (trace.ends_with(".sqlite")) {  // an nsys export: its size on disk stands for "JSON MB"
+    // An nsys export or an XSpace profile (JAX, TensorFlow) as it is: its size on disk stands for
+    // "JSON MB" (so MB/s compares with a JSON trace's only per byte read, not per event).
+    if (trace.ends_with(".sqlite") || trace.ends_with(".xplane.pb")) {
       measure(launcher, o, fs::path(trace).filename().string(), trace, bytes_on_disk(trace), std::nullopt);
       continue;
     }

@@ -118,6 +118,8 @@ for f in "$shared"/references/xplane/*.xplane.pb; do
 done
 printf '\x0a\x3a\x12\x0d/device:GPU:0\x1a\x19\x08\x01\x12\x09Stream #1\x18\xe8\x07\x22\x07\x08\x01\x10\x00\x18\xd0\x0f\x22\x0e\x08\x01\x12\x0a\x08\x01\x12\x06kernel' \
   >"$corpus/xplane_fuzz/one-kernel.pb"
+# and a space whose /host:metadata carries an HLO module its kernels name (the XLA ops' cost path).
+python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-ops.pb"
 # rocprofv3: the shared run's JSON cut to 256 KB (the fuzzer would cut it there), and the hand-built
 # document of tests/load/rocprof_reader_test.cpp, cut out of it.
 for f in "$shared"/references/rocprofv3/*.json.gz; do

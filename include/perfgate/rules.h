@@ -54,6 +54,9 @@ struct Rule {
   struct ConditionalText {
     std::string when;  // expression
     std::string text;  // message template
+    // `formats:` the input formats it is worded for ("xplane": JAX and TensorFlow), each input of the
+    // run being one of them; empty: any run.
+    std::vector<std::string> formats = {};
   };
   std::vector<ConditionalText> recommendations;
   // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and

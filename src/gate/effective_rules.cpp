@@ -203,9 +203,11 @@ void rule(YAML::Emitter& out, const Rule& r) {
   text(out, "recommendation", r.recommendation);
   if (!r.recommendations.empty()) {
     out << YAML::Key << "recommendations" << YAML::Value << YAML::BeginSeq;
-    for (const auto& c : r.recommendations)
-      out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when << YAML::Key << "text"
-          << YAML::Value << c.text << YAML::EndMap;
+    for (const auto& c : r.recommendations) {
+      out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when;
+      if (!c.formats.empty()) out << YAML::Key << "formats" << YAML::Value << YAML::Flow << c.formats;
+      out << YAML::Key << "text" << YAML::Value << c.text << YAML::EndMap;
+    }
     out << YAML::EndSeq;
   }
   if (!r.see.empty()) {

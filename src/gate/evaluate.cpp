@@ -429,9 +429,21 @@ class RuleEvaluator {
     f_.gain_pct = std::min(*f_.gain_pct, std::max(*on_path, 0.0));
   }
 
-  // The first `recommendations` entry whose condition holds, else `recommendation`.
+  // Whether every input of the run is of one of `formats` (an entry worded for JAX's XSpace
+  // profiles applies to a run of them, not to one that mixes them with PyTorch traces).
+  bool inputs_are(const std::vector<std::string>& formats) const {
+    if (formats.empty()) return true;
+    if (report_.inputs.empty()) return false;
+    for (const ReportInput& in : report_.inputs)
+      if (std::find(formats.begin(), formats.end(), in.format) == formats.end()) return false;
+    return true;
+  }
+
+  // The first `recommendations` entry whose condition holds and whose formats are the run's, else
+  // `recommendation`.
   const std::string& recommendation_text() {
     for (const auto& r : r_.recommendations) {
+      if (!inputs_are(r.formats)) continue;
       std::optional<double> holds = MetricExpression(r.when).evaluate(lookup_);
       if (holds && *holds != 0) return r.text;
     }

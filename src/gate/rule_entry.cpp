@@ -18,7 +18,7 @@ constexpr std::array<std::string_view, 33> kRuleKeys = {
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
     "enabled", "note",       "see",       "on_path",      "family"};
-constexpr std::array<std::string_view, 2> kConditionalTextKeys = {"when", "text"};
+constexpr std::array<std::string_view, 3> kConditionalTextKeys = {"when", "text", "formats"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -99,7 +99,17 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
     }
     auto when = check.string(item["when"], "when");
     auto text = check.string(item["text"], "text");
-    if (when && text) rule.recommendations.push_back({*when, *text});
+    // `formats: xplane` or a list: the input formats (the readers' names) the text is worded for.
+    std::vector<std::string> formats;
+    if (const YAML::Node f = item["formats"]) {
+      if (f.IsScalar()) {
+        if (auto name = check.string(f, "formats")) formats.push_back(*name);
+      } else if (check.is_list(f, "formats")) {
+        for (const auto& name : f)
+          if (auto n = check.string(name, "formats")) formats.push_back(*n);
+      }
+    }
+    if (when && text) rule.recommendations.push_back({*when, *text, std::move(formats)});
   }
 }
 

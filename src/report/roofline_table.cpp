@@ -30,8 +30,10 @@ std::string roofline_bound(const RooflineRow& r) {
 // Cores, the shape or backend of a fused attention op.
 std::string roofline_remedy(const RooflineRow& r) {
   if (r.family.empty() || !r.has_roofline) return "";
+  // An XLA op is matrix work where MFU counts it (a convolution or dot, docs/metrics.md "XLA ops").
   bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" ||
-                r.family == "counted" || r.family == "moe" || r.family == "serving_attention";
+                r.family == "counted" || r.family == "moe" || r.family == "serving_attention" ||
+                (r.family == "xla" && r.counted_in_mfu);
   if (matrix && r.misaligned) return "alignment";
   if (!matrix && roofline_bound(r) == "memory") return "fusion";
   // FP32 matrix work: a 16-bit type halves the bytes and runs on Tensor Cores, whichever bound.

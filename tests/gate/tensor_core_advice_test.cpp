@@ -3,7 +3,11 @@
 // read "move them to FP16/BF16". Each trace below has one cause of the time off Tensor Cores.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "perfgate/errors.h"
 #include "perfgate/gate.h"
+#include "perfgate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -103,6 +107,83 @@ TEST(TensorCoreAdvice, EligibleOpsOffTensorCoresFollowTheirInputTypes) {
       finding(trace_with("aten::mm", "", "volta_sgemm_128x64_nn"), "tensor-cores.eligible-ops");
   EXPECT_EQ(unknown.status, FindingStatus::Warn);
   EXPECT_TRUE(says(unknown, kRecordShapes)) << unknown.recommendation;
+}
+
+// Issue 59, item 2: a run of XSpace profiles (JAX, TensorFlow) is advised in its own terms: the
+// entries with `formats: xplane` come first, and apply only where every input of the run is one.
+ReportFinding finding_as(const std::string& json, std::string_view id,
+                         const std::vector<std::string>& formats) {
+  ReportModel report = report_of_json(json, default_rules());
+  ReportInput first = report.inputs.at(0);
+  report.inputs.clear();
+  for (const std::string& f : formats) {
+    first.format = f;
+    report.inputs.push_back(first);
+  }
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding* f = find_finding(report, id);
+  EXPECT_TRUE(f) << id;
+  return f ? *f : ReportFinding{};
+}
+
+TEST(TensorCoreAdvice, XSpaceRunsAreAdvisedInJaxTerms) {
+  std::string fp32 = trace_with("aten::mm", kFloat, "volta_sgemm_128x64_nn");
+  ReportFinding jax = finding_as(fp32, "tensor-cores.low-efficiency", {"xplane"});
+  EXPECT_TRUE(says(jax, "jnp.bfloat16")) << jax.recommendation;
+  EXPECT_TRUE(says(jax, "jax.default_matmul_precision")) << jax.recommendation;
+  EXPECT_FALSE(says(jax, "torch")) << jax.recommendation;
+  // Input types unknown: where a JAX profile keeps them (its HLO), not record_shapes.
+  ReportFinding unknown = finding_as(trace_with("aten::mm", "", "volta_sgemm_128x64_nn"),
+                                     "tensor-cores.eligible-ops", {"xplane"});
+  EXPECT_TRUE(says(unknown, "/host:metadata")) << unknown.recommendation;
+  EXPECT_FALSE(says(unknown, kRecordShapes)) << unknown.recommendation;
+  // A run that mixes an XSpace profile with a PyTorch trace keeps the PyTorch wording.
+  ReportFinding mixed = finding_as(fp32, "tensor-cores.low-efficiency", {"xplane", "kineto-json"});
+  EXPECT_TRUE(says(mixed, kAutocast)) << mixed.recommendation;
+  // compute.low-mfu's single recommendation has a JAX variant too.
+  ReportFinding mfu = finding_as(fp32, "compute.low-mfu", {"xplane"});
+  if (mfu.status == FindingStatus::Warn || mfu.status == FindingStatus::Fail) {
+    EXPECT_FALSE(says(mfu, "torch.compile")) << mfu.recommendation;
+  }
+}
+
+// The `formats` key of a recommendations entry: read from a rule file, written back by
+// --print-effective-rules, and checked like the other keys.
+TEST(TensorCoreAdvice, RecommendationFormatsAreReadAndWrittenBack) {
+  std::string path =
+      write_text(temp_dir() + "/formats.yaml",
+                 "rules:\n"
+                 "  - id: custom.idle\n"
+                 "    title: Idle\n"
+                 "    family: gpu\n"
+                 "    metric: gpu.idle_pct\n"
+                 "    better: lower\n"
+                 "    warn: 10\n"
+                 "    recommendations:\n"
+                 "      - {when: \"gpu.idle_pct >= 0\", formats: [xplane], text: \"jit the step\"}\n"
+                 "      - {when: \"gpu.idle_pct >= 0\", text: \"compile the model\"}\n"
+                 "    recommendation: \"none\"\n");
+  RuleSet rules = load_rules({path});
+  auto it = std::find_if(rules.rules.begin(), rules.rules.end(),
+                         [](const Rule& r) { return r.id == "custom.idle"; });
+  ASSERT_NE(it, rules.rules.end());
+  ASSERT_EQ(it->recommendations.size(), 2u);
+  EXPECT_EQ(it->recommendations[0].formats, std::vector<std::string>{"xplane"});
+  EXPECT_TRUE(it->recommendations[1].formats.empty());
+  EXPECT_NE(effective_rules_yaml(rules).find("formats: [xplane]"), std::string::npos);
+  std::string bad =
+      write_text(temp_dir() + "/formats_bad.yaml",
+                 "rules:\n"
+                 "  - id: custom.idle\n"
+                 "    title: Idle\n"
+                 "    family: gpu\n"
+                 "    metric: gpu.idle_pct\n"
+                 "    better: lower\n"
+                 "    warn: 10\n"
+                 "    recommendations:\n"
+                 "      - {when: \"gpu.idle_pct >= 0\", format: xplane, text: \"jit the step\"}\n"
+                 "    recommendation: \"none\"\n");
+  EXPECT_THROW(load_rules({bad}), ConfigError);
 }
 
 }  // namespace

@@ -170,15 +170,27 @@ TEST(XplaneReader, HostPlaneIsThreadsOpsLaunchesAndSteps) {
   EXPECT_EQ(p.runtime_calls[0].start, 1000);
   EXPECT_EQ(p.runtime_calls[0].end, 1200);
   EXPECT_EQ(p.runtime_calls[0].correlation, 11);
-  ASSERT_EQ(p.host_events.size(), 4u);  // train (step 0), PjitFunction, the Python function, train (step 1)
+  // train (step 0), PjitFunction, the Python function, train (step 1), and an op per XLA op the
+  // kernels ran for (add_fusion, dot_fusion: xla_ops.cpp) around its launch; this profile carries no
+  // HLO, so they have no shapes or cost.
+  ASSERT_EQ(p.host_events.size(), 6u);
   std::vector<std::string> names;
   for (const HostEvent& h : p.host_events) names.push_back(std::string(p.str(h.name)));
-  EXPECT_EQ(names, (std::vector<std::string>{"train (step 0)", "PjitFunction(train_step)",
-                                             "$model.py:12 loss", "train (step 1)"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"train (step 0)", "PjitFunction(train_step)", "add_fusion",
+                                             "$model.py:12 loss", "train (step 1)", "dot_fusion"}));
   EXPECT_EQ(p.host_events[0].kind, HostKind::Annotation);
   EXPECT_EQ(p.host_events[1].kind, HostKind::Op);
-  EXPECT_EQ(p.host_events[2].kind, HostKind::PythonFunction);
+  EXPECT_EQ(p.host_events[2].kind, HostKind::Op);
+  EXPECT_EQ(p.host_events[3].kind, HostKind::PythonFunction);
   EXPECT_EQ(p.host_events[1].parent, 0u);  // PjitFunction inside train (step 0)
+  // add_fusion spans its launch [1,000, 1,200) inside PjitFunction and owns it by External id.
+  EXPECT_EQ(p.host_events[2].start, 1000);
+  EXPECT_EQ(p.host_events[2].end, 1200);
+  EXPECT_EQ(p.host_events[2].parent, 1u);
+  EXPECT_NE(p.details(2).external_id, 0);
+  EXPECT_EQ(p.runtime_calls[0].external_id, p.details(2).external_id);
+  EXPECT_EQ(p.details(2).input_dims, kNoString);
+  EXPECT_TRUE(has_line(p.notes, "2 runs of XLA ops are host ops (0 of them XLA's own host events, 0 with"));
   EXPECT_TRUE(has_line(p.notes, "1 zero-length host events"));
   EXPECT_TRUE(has_line(p.notes, "'XLA Modules'"));
 

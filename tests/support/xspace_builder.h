@@ -77,14 +77,22 @@ struct Plane {
   std::vector<std::pair<std::int64_t, std::string>> event_names;  // event_metadata: id → name
   std::vector<std::pair<std::int64_t, std::string>> stat_names;   // stat_metadata: id → name
   std::vector<std::string> stats;
+  // Stats of event metadata entries (XEventMetadata stats 5: /host:metadata's HLO protos): id → stats.
+  std::vector<std::pair<std::int64_t, std::vector<std::string>>> event_stats;
 
   // XPlane: id 1, name 2, lines 3, event_metadata 4 (map: key 1, XEventMetadata{id 1, name 2}),
-  // stat_metadata 5 (map: key 1, XStatMetadata{id 1, name 2}), stats 6.
+  // stat_metadata 5 (map: key 1, XStatMetadata{id 1, name 2}), stats 6; XEventMetadata's stats are its
+  // field 5.
   std::string bytes() const {
     std::string out = int_field(1, id) + bytes_field(2, name);
     for (const std::string& l : lines) out += bytes_field(3, l);
-    for (const auto& [key, n] : event_names)
-      out += bytes_field(4, int_field(1, key) + bytes_field(2, int_field(1, key) + bytes_field(2, n)));
+    for (const auto& [key, n] : event_names) {
+      std::string meta = int_field(1, key) + bytes_field(2, n);
+      for (const auto& [meta_id, meta_stats] : event_stats)
+        if (meta_id == key)
+          for (const std::string& s : meta_stats) meta += bytes_field(5, s);
+      out += bytes_field(4, int_field(1, key) + bytes_field(2, meta));
+    }
     for (const auto& [key, n] : stat_names)
       out += bytes_field(5, int_field(1, key) + bytes_field(2, int_field(1, key) + bytes_field(2, n)));
     for (const std::string& s : stats) out += bytes_field(6, s);

@@ -127,9 +127,17 @@ class Roofline {
   }
 
  private:
-  const OpModelPattern* model_of(StringId name) {
+  // By name (op_models), else, for an XLA op of an XSpace profile (its Concrete Inputs the reader's
+  // cost), the xla model; per name: every op of a name is one instruction.
+  const OpModelPattern* model_of(std::size_t e) {
+    StringId name = in_.profile.host_events[e].name;
     auto [it, added] = models_.try_emplace(name, nullptr);
-    if (added) it->second = in_.classification.op_model(in_.profile.str(name));
+    if (added) {
+      it->second = in_.classification.op_model(in_.profile.str(name));
+      if (!it->second && in_.profile.info.format == "xplane" &&
+          in_.profile.details(e).concrete_inputs != kNoString)
+        it->second = &xla_op_model();
+    }
     return it->second;
   }
 
@@ -154,7 +162,7 @@ class Roofline {
       const HostEvent& e = in_.profile.host_events[i];
       if (in_.stats.is_op(i) && in_.stats.in_window(i)) {
         std::optional<OpCost> cost;
-        if (const OpModelPattern* m = model_of(e.name); m && (in_.flops[i] > 0 || !row_below[i])) {
+        if (const OpModelPattern* m = model_of(i); m && (in_.flops[i] > 0 || !row_below[i])) {
           ServingContext serving;
           if (m->model == "moe" || m->model == "serving_attention") serving = serving_.read(i, *m);
           OpCall call = call_of(i);
@@ -163,7 +171,7 @@ class Roofline {
         }
         if (in_.flops[i] > 0 || cost) {
           candidate_[i] = true;
-          if (cost) costs_.push_back({i, *cost, model_of(e.name)});
+          if (cost) costs_.push_back({i, *cost, model_of(i)});
         }
       }
       if (e.parent != kNone && (row_below[i] || candidate_[i])) row_below[e.parent] = true;

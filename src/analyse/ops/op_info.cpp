@@ -125,6 +125,13 @@ std::string tensor_types(const std::vector<std::string>& input_types) {
 
 Precision precision_of(std::string_view t) {
   if (t.starts_with("c10::")) t.remove_prefix(5);
+  // XLA's element types, as the XSpace reader writes an XLA op's operands (xla_data.proto's names).
+  if (t == "f32") return Precision::Fp32;
+  if (t == "f64") return Precision::Fp64;
+  if (t == "f16") return Precision::Fp16;
+  if (t == "bf16") return Precision::Bf16;
+  if (t.starts_with("f8e")) return Precision::Fp8;
+  if (t == "s8" || t == "u8") return Precision::Int8;
   if (t == "float" || t == "Float") return Precision::Fp32;
   if (t == "double" || t == "Double") return Precision::Fp64;
   if (t == "Half") return Precision::Fp16;

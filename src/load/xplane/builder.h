@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "load/xplane/hlo.h"
 #include "load/xplane/xspace.h"
 #include "perfgate/profile.h"
 
@@ -24,6 +25,9 @@ enum class StatKey : unsigned char {
   HloModule,
   StepNum,
   OccupancyPct,
+  ProgramId,
+  Flops,          // XLA's own count of an op's FLOPs, where the profiler records it
+  BytesAccessed,  // and of its bytes
 };
 StatKey stat_key(std::string_view name);
 
@@ -45,13 +49,16 @@ class Builder {
   Builder(const std::string& path, std::uint64_t file_bytes, std::uint64_t max_memory);
   void device_plane(const Plane& plane, std::int32_t device, bool tpu);
   void host_plane(const Plane& plane);
-  void metadata_plane(const Plane& plane);
+  // `file`: the whole XSpace, which the HLO modules' bytes are views into.
+  void metadata_plane(const Plane& plane, std::string_view file);
   Profile finish();
 
  private:
   // The event's span in nanoseconds; false (and counted) where it is out of the model's range.
   bool span(const Line& line, const Event& e, TimeNs& start, TimeNs& end);
   void check_memory();
+  // The runs of each HLO instruction's launches as host ops (xla_ops.cpp).
+  void xla_ops();
 
   Profile p_;
   std::string path_;
@@ -64,6 +71,22 @@ class Builder {
   std::uint64_t instants_ = 0;
   std::uint64_t derived_lines_ = 0;
   std::string first_derived_line_;
+
+  // What each XLA kernel ran for, by its correlation id: the HLO module, instruction and kernel, and
+  // XLA's own counts where the kernel carries them (-1: none).
+  struct XlaLaunch {
+    StringId module = kNoString;
+    StringId op = kNoString;
+    StringId kernel = kNoString;
+    std::int64_t program = -1;
+    double flops = -1;
+    double bytes = -1;
+  };
+  std::unordered_map<std::int64_t, XlaLaunch> xla_launches_;
+  HloIndex hlo_;
+  std::uint64_t xla_ops_ = 0;
+  std::uint64_t xla_native_ = 0;  // of them, XLA's own host events
+  std::uint64_t xla_costed_ = 0;
 };
 
 }  // namespace perfgate::xplane

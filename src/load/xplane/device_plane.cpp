@@ -152,8 +152,9 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
       a.device = device;
       a.stream = stream;
       a.name = p_.strings.intern(name);
-      std::string_view kernel_details, hlo_op;
-      double occupancy = -1;
+      std::string_view kernel_details, hlo_op, hlo_module;
+      double occupancy = -1, xla_flops = -1, xla_bytes = -1;
+      std::int64_t program = -1;
       for (const Stat& s : e.stats) {
         std::int64_t v = 0;
         switch (keys(s)) {
@@ -177,6 +178,18 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
           case StatKey::HloOp:
             hlo_op = plane.text(s);
             break;
+          case StatKey::HloModule:
+            hlo_module = plane.text(s);
+            break;
+          case StatKey::ProgramId:
+            if (!s.integer(program)) program = -1;
+            break;
+          case StatKey::Flops:
+          case StatKey::BytesAccessed:
+            // Counts: whole and not negative, else not read.
+            if (s.integer(v) && v >= 0)
+              (keys(s) == StatKey::Flops ? xla_flops : xla_bytes) = static_cast<double>(v);
+            break;
           case StatKey::OccupancyPct:
             if (s.kind == Stat::Kind::Double && std::isfinite(s.real)) occupancy = s.real;
             break;
@@ -189,6 +202,15 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
         a.kernel_info = static_cast<std::uint32_t>(p_.kernel_info.size());
         p_.kernel_info.push_back(launch_info(kernel_details, occupancy));
       }
+      // Its launch is part of the instruction's op (xla_ops.cpp): kernels, and the memsets and
+      // copies an instruction runs (a cuDNN convolution's workspace memset).
+      if (a.correlation != 0 && !hlo_op.empty())
+        xla_launches_.try_emplace(a.correlation, XlaLaunch{.module = p_.strings.intern(hlo_module),
+                                                           .op = p_.strings.intern(hlo_op),
+                                                           .kernel = a.name,
+                                                           .program = program,
+                                                           .flops = xla_flops,
+                                                           .bytes = xla_bytes});
       // The XLA op the work ran for, as a range on its stream: the regions table sums the time of
       // each op's kernels (docs/formats.md).
       if (!hlo_op.empty())

@@ -22,6 +22,9 @@ StatKey stat_key(std::string_view name) {
   if (name == "hlo_module") return StatKey::HloModule;
   if (name == "step_num") return StatKey::StepNum;
   if (name == "theoretical_occupancy_pct") return StatKey::OccupancyPct;
+  if (name == "program_id") return StatKey::ProgramId;
+  if (name == "flops") return StatKey::Flops;
+  if (name == "bytes_accessed") return StatKey::BytesAccessed;
   return StatKey::Other;
 }
 
@@ -72,8 +75,15 @@ void Builder::check_memory() {
   check_input_memory(path_, held, max_memory_);
 }
 
-// /host:metadata: the versions JAX records (jax_version, jaxlib_version, cuda_version, ...).
-void Builder::metadata_plane(const Plane& plane) {
+// /host:metadata: the versions JAX records (jax_version, jaxlib_version, cuda_version, ...), and the
+// HLO module of each program (an event metadata per program id, its "Hlo Proto" stat), decoded when
+// a kernel names it.
+void Builder::metadata_plane(const Plane& plane, std::string_view file) {
+  for (const auto& [id, meta] : plane.event_metadata)
+    for (const Stat& s : meta.stats)
+      if (s.kind == Stat::Kind::Text && plane.stat_name(s) == "Hlo Proto" && s.text.data() >= file.data() &&
+          s.text.data() + s.text.size() <= file.data() + file.size())
+        hlo_.add(id, s.text, static_cast<std::uint64_t>(s.text.data() - file.data()));
   for (const Stat& s : plane.stats) {
     std::string_view name = plane.stat_name(s);
     if (s.kind != Stat::Kind::Text || !name.ends_with("_version") || s.text.size() > 256 ||
@@ -84,6 +94,7 @@ void Builder::metadata_plane(const Plane& plane) {
 }
 
 Profile Builder::finish() {
+  xla_ops();
   check_memory();
   if (p_.host_events.empty() && p_.runtime_calls.empty() && p_.gpu_activities.empty())
     throw InputError(fmt::format(
@@ -140,7 +151,7 @@ Profile read_space(std::string_view bytes, const std::string& path, const ReadOp
       } else if (plane.name == "/host:CPU") {
         builder.host_plane(plane);
       } else if (plane.name == "/host:metadata") {
-        builder.metadata_plane(plane);
+        builder.metadata_plane(plane, bytes);
       }
     });
   } catch (const wire::WireError& e) {

@@ -35,6 +35,10 @@ EventMetadata read_event_metadata(Message m) {
   while (m.next(f)) {
     if (f.number == 2) out.name = text(f, "an event metadata's name");
     if (f.number == 4) out.display_name = text(f, "an event metadata's display_name");
+    if (f.number == 5) {
+      expect(f, WireType::Bytes, "an event metadata's stat");
+      out.stats.push_back(read_stat(wire::nested(f)));
+    }
   }
   return out;
 }

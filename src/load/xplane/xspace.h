@@ -31,6 +31,7 @@ Stat read_stat(wire::Message message);
 struct EventMetadata {
   std::string_view name;
   std::string_view display_name;
+  std::vector<Stat> stats;  // /host:metadata's HLO protos ("Hlo Proto") among them
 };
 
 struct Line {
