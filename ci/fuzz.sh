@@ -128,6 +128,10 @@ for f in "$shared"/references/rocprofv3/*.json.gz; do
 done
 sed -n '/return R"({"rocprofiler-sdk-tool"/,/]}}]})";/p' "$root/tests/load/rocprof_reader_test.cpp" |
   sed -e 's/^  return R"(//' -e 's/)" + dispatches_tail + R"(//' -e 's/)";$//' >"$corpus/rocprof_fuzz/hand-built.json"
+# roctx: ranges (marker_api records) named by strings.marker_api, a mark, a record without a message.
+cat >"$corpus/rocprof_fuzz/roctx.json" <<'EOF'
+{"rocprofiler-sdk-tool":[{"metadata":{"pid":1},"strings":{"buffer_records":[],"marker_api":[{"key":1,"value":"epoch"},{"key":2,"value":"step"}]},"buffer_records":{"marker_api":[{"thread_id":1,"correlation_id":{"internal":1},"start_timestamp":10,"end_timestamp":70},{"thread_id":1,"correlation_id":{"internal":2},"start_timestamp":20,"end_timestamp":30},{"thread_id":2,"correlation_id":{"internal":3},"start_timestamp":40,"end_timestamp":40},{"thread_id":2,"correlation_id":{"internal":4},"start_timestamp":50,"end_timestamp":60}]}}]}
+EOF
 # Rule files: the shipped ones.
 install -m 0644 "$root"/rules/*.yaml "$corpus/rules_fuzz/"
 # Baseline reports: the JSON reports of the example and of two small shared traces (one gzip), as

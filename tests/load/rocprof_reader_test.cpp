@@ -5,6 +5,7 @@
 // (tests/real/rocprof_expected.py).
 #include <gtest/gtest.h>
 
+#include <boost/json/parse.hpp>
 #include <map>
 #include <string>
 
@@ -84,6 +85,82 @@ TEST(RocprofReader, DispatchesCopiesAndCallsFromAHandBuiltDocument) {
   EXPECT_EQ(p.devices[0].compute_minor, 5);
   EXPECT_EQ(p.devices[0].sm_count, 256);
   EXPECT_TRUE(has_line(p.notes, "1 records without a start or end timestamp"));
+}
+
+// roctx: rocprofv3 writes a push/pop (or start/stop) range as one marker_api record from its start
+// to its end and keeps its message in strings.marker_api by the record's correlation id (its tool's
+// marker callback; generateJSON.cpp); a mark (roctxMarkA) has its end equal to its start. Here:
+// "train_step" 500-9,900 ns around "forward" 900-1,800 ns (which holds the hipLaunchKernel at
+// 1,000-1,500) on thread 908; a mark at 3,000; a roctx call without a message at 4,000-4,100.
+std::string with_roctx() {
+  std::string doc = document();
+  auto insert_after = [&](const std::string& anchor, const std::string& text) {
+    std::size_t at = doc.find(anchor);
+    EXPECT_NE(at, std::string::npos) << anchor;
+    doc.insert(at + anchor.size(), text);
+  };
+  insert_after(
+      R"("strings":{)",
+      R"("marker_api":[{"key":20,"value":"train_step"},{"key":21,"value":"forward"},{"key":22,"value":"checkpoint"}],)");
+  insert_after(R"("buffer_records":{)", R"("marker_api":[
+    {"size":48,"kind":6,"operation":2,"thread_id":908,"correlation_id":{"internal":21,"external":0},"start_timestamp":900,"end_timestamp":1800},
+    {"size":48,"kind":6,"operation":2,"thread_id":908,"correlation_id":{"internal":20,"external":0},"start_timestamp":500,"end_timestamp":9900},
+    {"size":48,"kind":6,"operation":1,"thread_id":908,"correlation_id":{"internal":22,"external":0},"start_timestamp":3000,"end_timestamp":3000},
+    {"size":48,"kind":6,"operation":7,"thread_id":908,"correlation_id":{"internal":23,"external":0},"start_timestamp":4000,"end_timestamp":4100}],)");
+  return doc;
+}
+
+TEST(RocprofReader, RoctxRangesAreRegionsNamedByTheirMessages) {
+  std::string path = write_text(temp_dir() + "/908_results.json", with_roctx());
+  LoadedRun run = load_run({path});
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  std::map<std::string, const HostEvent*> ranges;
+  for (const HostEvent& h : p.host_events)
+    if (h.kind == HostKind::Annotation) ranges[std::string(p.str(h.name))] = &h;
+  ASSERT_EQ(ranges.size(), 2u);  // the mark and the nameless call are not regions
+  const HostEvent& step = *ranges.at("train_step");
+  const HostEvent& forward = *ranges.at("forward");
+  EXPECT_EQ(step.start, 500);
+  EXPECT_EQ(step.end, 9900);
+  EXPECT_EQ(p.threads[step.thread].tid, 908);
+  EXPECT_EQ(forward.start, 900);
+  EXPECT_EQ(forward.end, 1800);
+  ASSERT_NE(forward.parent, kNone);  // nested in train_step on its thread
+  EXPECT_EQ(p.str(p.host_events[forward.parent].name), "train_step");
+  EXPECT_EQ(p.host_events.size(), 3u);  // with ncclAllReduce on thread 909
+  EXPECT_TRUE(has_line(p.notes, "1 roctx marks (roctxMarkA) are points in time"));
+  EXPECT_TRUE(has_line(p.notes, "1 roctx records carry no message"));
+
+  // In the report: the user regions, 9.4 us and 0.9 us of host time, once each.
+  std::string out = temp_dir() + "/roctx.json";
+  ASSERT_LE(run_perfgate("analyze " + path + " -q --json " + out).exit_code, 1);
+  boost::json::object report = boost::json::parse(read_text(out)).as_object();
+  const boost::json::array& rows =
+      report.at("workers").as_array().at(0).at("tables").at("regions").at("rows").as_array();
+  std::map<std::string, std::pair<double, double>> regions;  // name -> (calls, cpu_total_us)
+  for (const auto& row : rows) {
+    const boost::json::array& r = row.as_array();
+    regions[std::string(r.at(0).as_string())] = {r.at(1).to_number<double>(), r.at(2).to_number<double>()};
+  }
+  ASSERT_EQ(regions.count("train_step"), 1u);
+  ASSERT_EQ(regions.count("forward"), 1u);
+  EXPECT_EQ(regions["train_step"].first, 1);
+  EXPECT_NEAR(regions["train_step"].second, 9.4, 1e-9);
+  EXPECT_EQ(regions["forward"].first, 1);
+  EXPECT_NEAR(regions["forward"].second, 0.9, 1e-9);
+}
+
+// A document whose only records are roctx ranges holds activity: the ranges.
+TEST(RocprofReader, ADocumentOfRoctxRangesAlone) {
+  std::string path =
+      write_text(temp_dir() + "/1_results.json", R"({"rocprofiler-sdk-tool":[{"metadata":{"pid":1},
+ "strings":{"buffer_records":[],"marker_api":[{"key":1,"value":"epoch"}]},
+ "buffer_records":{"marker_api":[{"thread_id":1,"correlation_id":{"internal":1},"start_timestamp":10,"end_timestamp":70}]}}]})");
+  LoadedRun run = load_run({path});
+  ASSERT_EQ(run.workers.at(0).host_events.size(), 1u);
+  EXPECT_EQ(run.workers[0].str(run.workers[0].host_events[0].name), "epoch");
+  EXPECT_EQ(run.workers[0].host_events[0].end - run.workers[0].host_events[0].start, 60);
 }
 
 TEST(RocprofReader, GzipIsFoundByWhatItHolds) {

@@ -73,6 +73,10 @@ void ProfileBuilder::field(std::string_view path, const JsonScalar& v) {
       // formatted_kernel_name: the demangled name without the ".kd" suffix of the code object's.
       if (path == "formatted_kernel_name" || (path == "kernel_name" && row_.text.empty())) text();
       return;
+    case Record::MarkerText:  // a std::map as cereal writes it: {"key": …, "value": …}
+      if (path == "key" && is_int) row_.correlation = i;
+      if (path == "value") text();
+      return;
     case Record::KindNames:
       if (path == "kind") text();
       if (path == "operations" && v.kind == JsonScalar::Kind::String && v.text.size() <= 1024) {
@@ -170,10 +174,15 @@ void ProfileBuilder::end() {
       p.kinds.emplace_back(std::move(row_.text), std::move(operations_));
       operations_.clear();
       return;
+    case Record::MarkerText:
+      strings_bytes_ += row_.text.size() + 48;
+      p.marker_texts[row_.correlation] = std::move(row_.text);
+      return;
     case Record::Dispatch:
     case Record::MemoryCopy:
     case Record::HipApi:
     case Record::RcclApi:
+    case Record::MarkerApi:
       break;
     default:
       return;
@@ -185,6 +194,15 @@ void ProfileBuilder::end() {
   }
   if (!span(p, start, end)) return;
   Profile& profile = p.profile;
+  if (record == Record::MarkerApi) {
+    // rocprofv3 writes a roctx range (push/pop, start/stop) as one record from its start to its
+    // end, and a mark (roctxMarkA) with its end equal to its start: a point, not a region.
+    if (start == end)
+      ++p.marks;
+    else
+      p.markers.push_back({.start = start, .end = end, .tid = row_.thread, .correlation = row_.correlation});
+    return;
+  }
   if (record == Record::Dispatch || record == Record::MemoryCopy) {
     GpuActivity a;
     a.start = start;
@@ -245,6 +263,7 @@ std::uint64_t ProfileBuilder::memory_bytes() const {
              p.pending.capacity() * sizeof(Pending) +
              p.profile.runtime_calls.capacity() * sizeof(RuntimeCall) +
              p.profile.host_events.capacity() * sizeof(HostEvent) + p.apis.capacity() * sizeof(Api) +
+             p.markers.capacity() * sizeof(Marker) +
              p.profile.threads.capacity() * (sizeof(ThreadInfo) + 32) +  // and the tid map's node
              p.profile.strings.memory_bytes();
   return total;

@@ -50,6 +50,11 @@ class ProfileBuilder : public RecordSink {
     bool runtime;
     std::int64_t kind, operation;
   };
+  struct Marker {  // a roctx record with a span; a region once its message is found (finish_process)
+    TimeNs start, end;
+    std::int64_t tid;
+    std::int64_t correlation;
+  };
   struct Process {
     Profile profile;
     std::int64_t pid = 0;
@@ -59,6 +64,9 @@ class ProfileBuilder : public RecordSink {
     std::vector<Pending> pending;
     std::vector<Api> apis;
     std::unordered_map<std::int64_t, std::uint32_t> threads;  // tid → index
+    std::vector<Marker> markers;
+    std::unordered_map<std::int64_t, std::string> marker_texts;  // correlation id → roctx message
+    std::uint64_t marks = 0;                                     // roctxMarkA: instants, no span
     TimeNs durations = 0;
     std::uint64_t bad_times = 0, incomplete = 0;
   };

@@ -86,6 +86,23 @@ void ProfileBuilder::finish_process(Process& p) {
     else
       profile.host_events[api.index].name = name;
   }
+  // roctx ranges as regions, named by their messages; a marker record without one is a roctx call
+  // that names nothing (roctxGetThreadId, roctxNameOsThread, …).
+  std::uint64_t nameless = 0;
+  for (const Marker& m : p.markers) {
+    auto text = p.marker_texts.find(m.correlation);
+    if (text == p.marker_texts.end()) {
+      ++nameless;
+      continue;
+    }
+    HostEvent h;
+    h.start = m.start;
+    h.end = m.end;
+    h.thread = thread(p, m.tid);
+    h.kind = HostKind::Annotation;
+    h.name = profile.strings.intern(text->second);
+    profile.host_events.push_back(h);
+  }
   for (std::size_t g = 0; g < gpus.size(); ++g)
     if (used[g]) profile.devices.push_back(std::move(gpus[g]));
   std::sort(profile.devices.begin(), profile.devices.end(),
@@ -93,9 +110,31 @@ void ProfileBuilder::finish_process(Process& p) {
 
   profile.info.format = "rocprofv3-json";
   profile.info.window_spans_capture = true;
+  // The capture's span is what it recorded (rocprofv3 writes no start of its own): a roctx range
+  // that opens before its first HIP call is inside the window, as an NVTX range is in an nsys one.
+  TimeNs lo = kMaxTimeNs, hi = 0;
+  auto widen = [&](TimeNs start, TimeNs end) {
+    lo = std::min(lo, start);
+    hi = std::max(hi, end);
+  };
+  for (const GpuActivity& a : profile.gpu_activities) widen(a.start, a.end);
+  for (const RuntimeCall& c : profile.runtime_calls) widen(c.start, c.end);
+  for (const HostEvent& h : profile.host_events) widen(h.start, h.end);
+  if (hi > lo) {
+    profile.info.profiler_start = lo;
+    profile.info.profiler_end = hi;
+  }
   sort_by_start(profile);
   if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
-    profile.notes.push_back(fmt::format("{} RCCL calls overlap a sibling instead of nesting", overlapping));
+    profile.notes.push_back(
+        fmt::format("{} RCCL calls or roctx ranges overlap a sibling instead of nesting", overlapping));
+  if (p.marks > 0)
+    profile.notes.push_back(
+        fmt::format("{} roctx marks (roctxMarkA) are points in time, not regions: left out", p.marks));
+  if (nameless > 0)
+    profile.notes.push_back(fmt::format(
+        "{} roctx records carry no message (strings.marker_api names none): calls, not ranges, left out",
+        nameless));
   if (p.bad_times > 0)
     profile.notes.push_back(
         fmt::format("{} records were left out: a negative time, an end before the start, or a span past the "

@@ -17,12 +17,16 @@ Record RocprofHandler::record_at() const {
   }
   if (n != 6 || section.array || !frames_[4].array || frames_[5].array) return Record::None;
   const std::string& list = frames_[4].key;
-  if (section.key == "strings") return list == "buffer_records" ? Record::KindNames : Record::None;
+  if (section.key == "strings")
+    return list == "buffer_records" ? Record::KindNames
+           : list == "marker_api"   ? Record::MarkerText
+                                    : Record::None;
   if (section.key != "buffer_records") return Record::None;
   if (list == "kernel_dispatch") return Record::Dispatch;
   if (list == "memory_copy") return Record::MemoryCopy;
   if (list == "hip_api") return Record::HipApi;
   if (list == "rccl_api") return Record::RcclApi;
+  if (list == "marker_api") return Record::MarkerApi;
   return Record::None;
 }
 

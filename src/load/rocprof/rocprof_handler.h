@@ -1,8 +1,8 @@
 // The Boost.JSON SAX handler for rocprofv3's JSON (`rocprofv3 --output-format json`: the
 // rocprofiler-sdk-tool document). It follows the path to the lists perfgate reads (agents,
-// kernel_symbols, strings.buffer_records, and buffer_records' kernel_dispatch, memory_copy, hip_api
-// and rccl_api) and hands each record's scalars to a RecordSink as they arrive, keyed by their path
-// inside the record ("dispatch_info.agent_id.handle"): no DOM is built.
+// kernel_symbols, strings.buffer_records and strings.marker_api, and buffer_records' kernel_dispatch,
+// memory_copy, hip_api, rccl_api and marker_api) and hands each record's scalars to a RecordSink as they
+// arrive, keyed by their path inside the record ("dispatch_info.agent_id.handle"): no DOM is built.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,8 @@ enum class Record : std::uint8_t {
   MemoryCopy,  // buffer_records.memory_copy[]
   HipApi,      // buffer_records.hip_api[]
   RcclApi,     // buffer_records.rccl_api[]
+  MarkerApi,   // buffer_records.marker_api[]: roctx ranges, marks and other roctx calls
+  MarkerText,  // strings.marker_api[]: {"key": a marker record's correlation id, "value": its message}
 };
 
 class RecordSink {

@@ -68,8 +68,7 @@ void read_file(const std::string& path, const ReadOptions& options,
   if (!any)
     throw InputError(
         fmt::format("{}: a rocprofv3 document that holds no profiled activity (no kernel dispatch, memory "
-                    "copy, HIP or RCCL "
-                    "API record)",
+                    "copy, HIP or RCCL API record, or roctx range)",
                     path));
 }
 
