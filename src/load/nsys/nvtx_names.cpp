@@ -1,4 +1,5 @@
 #include "load/nsys/nvtx_names.h"
+#include "load/json_text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -205,15 +206,6 @@ std::string kineto_type(std::string_view dtype) {
   for (auto [from, to] : kTypes)
     if (dtype == from) return std::string(to);
   return std::string(dtype);
-}
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
 }
 
 std::string dims_json(const PyValue& shape) {

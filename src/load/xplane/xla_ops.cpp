@@ -11,19 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "load/json_text.h"
 #include "load/xplane/builder.h"
 
 namespace perfgate::xplane {
 namespace {
-
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
 
 // The op's Concrete Inputs: ["<opcode>", "<result>", "flops=N", "bytes=N", "matrix"|"vector"], what
 // the roofline's xla model reads (perf_model.cpp); an entry is left out where it is unknown.
