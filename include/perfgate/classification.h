@@ -131,9 +131,11 @@ struct Classification {
   // Host ranges that are steps, for each way a format marks them (ProfileInfo::step_marking): a
   // range whose whole name matches one of the patterns; the first number a pattern captures is the
   // step's number. Kineto traces read profiler_step_ranges (ProfilerStep#N), nsys exports
-  // nvtx_step_ranges (NVTX step or iteration ranges).
+  // nvtx_step_ranges (NVTX step or iteration ranges), XSpace profiles xspace_step_ranges (a host
+  // event with a step_num stat, or a step's name alone: jax.profiler.TraceAnnotation("train_step")).
   std::vector<std::string> profiler_step_ranges;
   std::vector<std::string> nvtx_step_ranges;
+  std::vector<std::string> xspace_step_ranges;
   // Serving frameworks' iteration ranges (vLLM, SGLang), read as steps where the trace's own step
   // ranges find none: the first pattern that matches any range gives the steps.
   std::vector<std::string> serving_step_ranges;

@@ -228,10 +228,12 @@ struct DeviceInfo {
 };
 
 // How a format marks training steps. The names of its step ranges are data in the rules
-// (classification: profiler_step_ranges, nvtx_step_ranges), which the analysis reads for it.
+// (classification: profiler_step_ranges, nvtx_step_ranges, xspace_step_ranges), which the analysis
+// reads for it.
 enum class StepMarking : std::uint8_t {
   ProfilerStepRanges,  // torch.profiler's ProfilerStep#N annotations (Kineto traces)
   NvtxRanges,          // NVTX ranges the training loop pushes per step or iteration (nsys exports)
+  XSpaceAnnotations,   // JAX's and TensorFlow's host annotations: a step_num stat, or a step's name
 };
 
 struct ProfileInfo {

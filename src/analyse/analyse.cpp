@@ -161,14 +161,16 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
 
 // Why the whole trace is one window, in the words of the format's own step markers.
 const char* no_steps_warning(const Profile& profile, const AnalysisOptions& options) {
+  if (profile.info.step_marking == StepMarking::XSpaceAnnotations && options.step_pattern.empty())
+    return "no step markers (host events with a step_num, as jax.profiler.StepTraceAnnotation records, or "
+           "named as a step, such as TraceAnnotation(\"train_step\"): rules' xspace_step_ranges): the whole "
+           "trace "
+           "is analysed as one window";
   if (!options.step_pattern.empty() || profile.info.step_marking != StepMarking::ProfilerStepRanges)
     return "no range matches the step pattern: the whole trace is analysed as one window";
-  if (profile.info.format == "xplane")
-    return "no step markers (host events with a step_num, as jax.profiler.StepTraceAnnotation records): the "
-           "whole trace is analysed as one window";
   if (profile.info.format == "rocprofv3-json")
-    return "no step ranges (rocprofv3's roctx ranges are not read; --step-pattern or --key-op can name the "
-           "steps): the whole trace is analysed as one window";
+    return "no step ranges (no roctx range is a ProfilerStep#N or matches --step-pattern; --key-op can name "
+           "the steps): the whole trace is analysed as one window";
   return "no ProfilerStep# annotations: the whole trace is analysed as one window";
 }
 

@@ -60,6 +60,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       library_frames(c.library_frames, "library_frames"),
       profiler_step_ranges(any_of(c.profiler_step_ranges)),
       nvtx_step_ranges(any_of(c.nvtx_step_ranges)),
+      xspace_step_ranges(any_of(c.xspace_step_ranges)),
       serving_step_ranges(c.serving_step_ranges),
       compiled_kernel_names(whole_names(c.compiled_kernels), "compiled_kernels"),
       compiled_regions(c.compiled_regions, "compiled_regions"),
@@ -107,7 +108,15 @@ const GpuArchitecture* CompiledClassification::architecture_of_device(std::strin
 }
 
 const std::string& CompiledClassification::step_ranges(StepMarking marking) const {
-  return marking == StepMarking::NvtxRanges ? nvtx_step_ranges : profiler_step_ranges;
+  switch (marking) {
+    case StepMarking::NvtxRanges:
+      return nvtx_step_ranges;
+    case StepMarking::XSpaceAnnotations:
+      return xspace_step_ranges;
+    case StepMarking::ProfilerStepRanges:
+      break;
+  }
+  return profiler_step_ranges;
 }
 
 const OpModelPattern* CompiledClassification::op_model(std::string_view name) const {

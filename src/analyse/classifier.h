@@ -45,6 +45,7 @@ struct CompiledClassification {
   // the step number is a capture); empty where the list is.
   std::string profiler_step_ranges;
   std::string nvtx_step_ranges;
+  std::string xspace_step_ranges;
   std::vector<std::string> serving_step_ranges;  // tried one by one (steps.cpp)
   PatternSet compiled_kernel_names;              // each compiled_kernels pattern anchored at both ends
   PatternSet compiled_regions;

@@ -46,6 +46,7 @@ void classification(YAML::Emitter& out, const Classification& c) {
   pattern_list(out, "library_frames", c.library_frames);
   pattern_list(out, "profiler_step_ranges", c.profiler_step_ranges);
   pattern_list(out, "nvtx_step_ranges", c.nvtx_step_ranges);
+  pattern_list(out, "xspace_step_ranges", c.xspace_step_ranges);
   pattern_list(out, "serving_step_ranges", c.serving_step_ranges);
   pattern_list(out, "compiled_kernels", c.compiled_kernels);
   pattern_list(out, "compiled_regions", c.compiled_regions);

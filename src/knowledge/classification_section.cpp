@@ -10,7 +10,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 25> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 26> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -30,6 +30,7 @@ constexpr std::array<std::string_view, 25> kPatternLists = {"tensor_core_kernels
                                                             "library_frames",
                                                             "profiler_step_ranges",
                                                             "nvtx_step_ranges",
+                                                            "xspace_step_ranges",
                                                             "serving_step_ranges",
                                                             "compiled_kernels",
                                                             "compiled_regions",
@@ -97,6 +98,7 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "library_frames") return c.library_frames;
   if (name == "profiler_step_ranges") return c.profiler_step_ranges;
   if (name == "nvtx_step_ranges") return c.nvtx_step_ranges;
+  if (name == "xspace_step_ranges") return c.xspace_step_ranges;
   if (name == "serving_step_ranges") return c.serving_step_ranges;
   if (name == "compiled_kernels") return c.compiled_kernels;
   if (name == "compiled_regions") return c.compiled_regions;

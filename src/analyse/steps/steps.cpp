@@ -244,6 +244,19 @@ std::vector<Step> inferred_steps(const InferredIterations& inferred) {
   return steps;
 }
 
+// The rules' list the format's step ranges come from, as a message names it.
+const char* step_ranges_key(StepMarking marking) {
+  switch (marking) {
+    case StepMarking::NvtxRanges:
+      return "nvtx_step_ranges";
+    case StepMarking::XSpaceAnnotations:
+      return "xspace_step_ranges";
+    case StepMarking::ProfilerStepRanges:
+      break;
+  }
+  return "profiler_step_ranges";
+}
+
 }  // namespace
 
 // Without steps, the plugin's single window: the CPU ops' span, extended like a step to the end
@@ -291,9 +304,7 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
     det.inferred = infer_iterations(p, a);
     if (det.inferred) det.steps = inferred_steps(*det.inferred);
   } else if (!pattern.empty()) {  // an empty list in the rules: no range is a step
-    const char* option = !by_rules                                        ? "--step-pattern"
-                         : p.info.step_marking == StepMarking::NvtxRanges ? "nvtx_step_ranges"
-                                                                          : "profiler_step_ranges";
+    const char* option = !by_rules ? "--step-pattern" : step_ranges_key(p.info.step_marking);
     std::unique_ptr<RE2> re = compile(pattern, option);
     det.steps = named_steps(p, *re, det.marker_events);
   }
@@ -317,12 +328,15 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
     whole_trace_window(p, a, det);
     return det;
   }
-  // "profiler-step": the steps the rules' profiler_step_ranges find (Kineto's ProfilerStep#N by
-  // default), also where --step-pattern names the same pattern; any other pattern is "step-pattern".
-  det.source = !key_op.empty()                                     ? StepSource::KeyOp
-               : inferred                                          ? StepSource::Inferred
-               : pattern == rules.profiler_step_ranges && !serving ? StepSource::ProfilerStep
-                                                                   : StepSource::StepPattern;
+  // "profiler-step": the steps the profiler itself marks, by the rules' profiler_step_ranges
+  // (Kineto's ProfilerStep#N by default, also where --step-pattern names the same pattern) or
+  // xspace_step_ranges (JAX's and TensorFlow's step annotations); any other pattern is "step-pattern".
+  bool own_steps = pattern == rules.profiler_step_ranges ||
+                   (by_rules && p.info.step_marking == StepMarking::XSpaceAnnotations);
+  det.source = !key_op.empty()         ? StepSource::KeyOp
+               : inferred              ? StepSource::Inferred
+               : own_steps && !serving ? StepSource::ProfilerStep
+                                       : StepSource::StepPattern;
   DeviceSpans spans = device_spans(p, a, det.steps);
   bool uses_gpu = std::find(spans.matched.begin(), spans.matched.end(), true) != spans.matched.end();
   if (!uses_gpu) {

@@ -38,9 +38,10 @@ Builder::Builder(const std::string& path, std::uint64_t file_bytes, std::uint64_
   p_.source_path = path;
   p_.source_bytes = file_bytes;
   p_.info.format = "xplane";
-  // Steps: the host events with a step number, named "NAME (step N)", which the rules'
-  // profiler_step_ranges find (rules/default.yaml).
+  // Steps: the host events with a step number, named "NAME (step N)", or a step's name alone, which
+  // the rules' xspace_step_ranges find (rules/default.yaml).
   p_.info.window_spans_capture = true;
+  p_.info.step_marking = StepMarking::XSpaceAnnotations;
 }
 
 // An event starts at its line's timestamp_ns plus its offset_ps and lasts duration_ps: picoseconds,
