@@ -120,6 +120,10 @@ printf '\x0a\x3a\x12\x0d/device:GPU:0\x1a\x19\x08\x01\x12\x09Stream #1\x18\xe8\x
   >"$corpus/xplane_fuzz/one-kernel.pb"
 # and a space whose /host:metadata carries an HLO module its kernels name (the XLA ops' cost path).
 python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-ops.pb"
+# Our H100 JAX captures, with XLA's command buffers (command_buffers.cpp's path) and without.
+for f in "$root"/tests/data/h100_jax_block*.xplane.pb.gz; do
+  gzip -dc "$f" >"$corpus/xplane_fuzz/$(basename "$f" .gz)"
+done
 # rocprofv3: the shared run's JSON cut to 256 KB (the fuzzer would cut it there), and the hand-built
 # document of tests/load/rocprof_reader_test.cpp, cut out of it.
 for f in "$shared"/references/rocprofv3/*.json.gz; do

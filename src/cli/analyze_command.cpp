@@ -150,7 +150,8 @@ std::function<int()> add_analyze_command(CLI::App& app) {
          "--step-pattern", args->step_pattern,
          "Regex for the names of step ranges (whole name; first group = step number), for this "
          "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
-         "nvtx_step_ranges (also step/iteration names such as 'train_step 3'). 'inferred': the repeating "
+         "nvtx_step_ranges (also step/iteration names such as 'train_step 3'), for XSpace profiles "
+         "xspace_step_ranges (step_num markers, a 'train_step' annotation). 'inferred': the repeating "
          "top-level ranges perfgate infers where no step is marked (docs/metrics.md)")
       ->type_name("REGEX");
   cmd->add_option("--graph-capture", args->graph_captures,

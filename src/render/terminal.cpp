@@ -151,7 +151,13 @@ std::string format_tflops(std::optional<double> tflops) {
 std::string compute_line(const ReportModel& r) {
   const MetricValues& m = r.metrics;
   auto flops = m.get(Metric::ComputeFlops);
-  if (!flops) return "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
+  if (!flops) {
+    bool xspace = !r.inputs.empty() && std::all_of(r.inputs.begin(), r.inputs.end(),
+                                                   [](const auto& i) { return i.format == "xplane"; });
+    return xspace
+               ? "no FLOPs: the profile carries no HLO module for its kernels, or no dot or convolution ran"
+               : "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
+  }
   std::vector<std::string> parts = {
       fmt::format("{:.3g} FLOP", *flops), format_tflops(m.get(Metric::ComputeTflopsAchieved)),
       metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m), labelled(m, Metric::ComputeFlopsCoveragePct)};

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "analyse/worker_analysis.h"
+#include "io/gzip.h"
 #include "load/reader.h"
 #include "load/xplane/xplane_reader.h"
 #include "perfgate/errors.h"
@@ -282,6 +283,36 @@ TEST(XplaneReader, BadInputIsRefusedWithItsOffset) {
             std::string::npos);
   // The memory bound: the file's bytes count.
   EXPECT_NE(refusal(space({gpu_plane(), host_plane()}), 64).find("--max-input-memory"), std::string::npos);
+}
+
+// A gzipped profile (profile.xplane.pb.gz) is found by what it holds and read as the plain one; its
+// inflated bytes count against --max-input-memory, and a cut gzip stream is refused naming the file.
+TEST(XplaneReader, AGzippedSpaceIsReadAndBounded) {
+  std::string bytes = space({gpu_plane(), host_plane()});
+  std::string dir = temp_dir();
+  std::string gz = write_text(dir + "/profile.xplane.pb.gz", gzip_compress(bytes));
+  EXPECT_EQ(detect_format(gz), "xplane");
+  Profile plain = std::move(load_run({write_text(dir + "/profile.xplane.pb", bytes)}).workers.at(0));
+  Profile inflated = std::move(load_run({gz}).workers.at(0));
+  EXPECT_EQ(inflated.gpu_activities.size(), plain.gpu_activities.size());
+  EXPECT_EQ(inflated.host_events.size(), plain.host_events.size());
+  LoadOptions small;
+  small.max_input_memory = bytes.size() - 1;  // the file on disk is smaller; its inflated bytes are not
+  ASSERT_LT(std::filesystem::file_size(gz), bytes.size() - 1);
+  try {
+    load_run({gz}, small);
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--max-input-memory"), std::string::npos) << e.what();
+  }
+  std::string packed = gzip_compress(bytes);
+  std::string cut = write_text(dir + "/cut.xplane.pb.gz", packed.substr(0, packed.size() / 2));
+  try {
+    load_run({cut});
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("cut.xplane.pb.gz"), std::string::npos) << e.what();
+  }
 }
 
 TEST(XplaneReader, KnownByContent) {

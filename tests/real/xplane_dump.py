@@ -93,6 +93,8 @@ def plane(b):
 
 def space(path):
     b = open(path, 'rb').read()
+    if b[:2] == b'\x1f\x8b':  # a gzipped profile (tests/data/*.xplane.pb.gz)
+        b = __import__('gzip').decompress(b)
     planes = []
     for f, wt, v in fields(b):
         if f == 1: planes.append(plane(v))

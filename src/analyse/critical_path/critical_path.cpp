@@ -274,6 +274,13 @@ void PathBuilder::gpu_work() {
   }
 }
 
+void CriticalPathAnalyser::leave_out(const std::vector<std::uint32_t>& host_events) {
+  if (host_events.empty()) return;
+  left_out_.assign(profile_.host_events.size(), false);
+  for (std::uint32_t e : host_events)
+    if (e < left_out_.size()) left_out_[e] = true;
+}
+
 RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   const Profile& p = profile_;
   TimeNs first = path_start_time(start), last = path_end_time(end);
@@ -305,7 +312,8 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
         std::lower_bound(begin, stop, first - 999, [](const HostEvent& h, TimeNs x) { return h.start < x; });
     for (auto it = from; it != stop && it->start <= last; ++it) {
       TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
-      if (it->kind == HostKind::Op && e > s)
+      auto index = static_cast<std::uint32_t>(it - p.host_events.begin());
+      if (it->kind == HostKind::Op && e > s && (left_out_.empty() || !left_out_[index]))
         by_thread[walk].push_back(
             {s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
     }

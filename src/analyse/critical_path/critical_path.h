@@ -64,6 +64,9 @@ class CriticalPathAnalyser {
                        TimeNs max_kernel_gap);
   // The critical path of the host range [start, end] (a step's host span).
   RangePath path(TimeNs start, TimeNs end) const;
+  // Host events that are no work of their own: the ranges that mark the steps (an XSpace profile's
+  // TraceAnnotation("train_step") is a host op, not an annotation, and would lie on every path).
+  void leave_out(const std::vector<std::uint32_t>& host_events);
 
   struct SyncTarget {
     std::uint32_t waited = kNone;  // the GPU activity waited for
@@ -83,6 +86,7 @@ class CriticalPathAnalyser {
   std::vector<std::uint32_t>
       thread_begin_;                        // host events of thread t: [thread_begin_[t], thread_begin_[t+1])
   std::vector<std::uint32_t> walk_thread_;  // per thread: the thread it is walked with (autograd folded)
+  std::vector<bool> left_out_;              // per host event, where any is (leave_out)
 };
 
 // The critical path of each window step (of the window without steps), and the ops on them.

@@ -217,6 +217,9 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
   CriticalPathSums sums;
   if (profile.host_events.empty() && profile.runtime_calls.empty()) return sums;
   CriticalPathAnalyser analyser(profile, attribution, classes, max_kernel_gap);
+  // The ranges that name the steps enclose them: no step's work. A key op (--key-op) is work.
+  if (steps.source == StepSource::ProfilerStep || steps.source == StepSource::StepPattern)
+    analyser.leave_out(steps.marker_events);
   // Each step's graph is its own: the steps are cut into runs of consecutive steps, one per thread,
   // each summed on its own and joined in step order (every total is an integer sum, so the result
   // does not depend on the cut).

@@ -59,6 +59,11 @@ class Builder {
   void check_memory();
   // The runs of each HLO instruction's launches as host ops (xla_ops.cpp).
   void xla_ops();
+  // The kernels of command buffers given back to their instructions (command_buffers.cpp).
+  void command_buffer_ops();
+  // An XLA op's details from its instruction's cost, or XLA's own counts (-1: none), under a new
+  // External id; returns their index in the profile's op details.
+  std::uint32_t xla_op_details(const HloCost* cost, double flops, double bytes);
 
   Profile p_;
   std::string path_;
@@ -83,6 +88,15 @@ class Builder {
     double bytes = -1;
   };
   std::unordered_map<std::int64_t, XlaLaunch> xla_launches_;
+  // Every activity an XLA op ran, with its op as the profile names it (command_buffers.cpp).
+  struct XlaActivity {
+    std::uint32_t activity = 0;  // index into the profile's GPU activities, as read
+    StringId module = kNoString;
+    StringId op = kNoString;
+    std::int64_t program = -1;
+  };
+  std::vector<XlaActivity> xla_activities_;
+  std::int64_t next_external_id_ = 1;  // XSpace runtime calls have no External id of their own
   HloIndex hlo_;
   std::uint64_t xla_ops_ = 0;
   std::uint64_t xla_native_ = 0;  // of them, XLA's own host events

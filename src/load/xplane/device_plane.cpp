@@ -213,12 +213,17 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
                                                            .bytes = xla_bytes});
       // The XLA op the work ran for, as a range on its stream: the regions table sums the time of
       // each op's kernels (docs/formats.md).
-      if (!hlo_op.empty())
+      if (!hlo_op.empty()) {
+        xla_activities_.push_back({.activity = static_cast<std::uint32_t>(p_.gpu_activities.size()),
+                                   .module = p_.strings.intern(hlo_module),
+                                   .op = p_.strings.intern(hlo_op),
+                                   .program = program});
         p_.gpu_ranges.push_back({.start = start,
                                  .end = end,
                                  .name = p_.strings.intern(hlo_op),
                                  .device = device,
                                  .stream = stream});
+      }
       p_.gpu_activities.push_back(a);
       if ((++events_ & 0xffff) == 0) check_memory();
     }

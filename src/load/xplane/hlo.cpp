@@ -398,6 +398,17 @@ bool elementwise(std::string_view op) {
   return false;
 }
 
+// Whether an instruction outside a fusion may launch device work: all but those that only name or
+// group values, and the halves of asynchronous pairs that wait (XLA runs no kernel for them).
+bool may_launch(std::string_view opcode) {
+  static constexpr std::string_view kNoWork[] = {
+      "parameter",      "constant",    "bitcast", "get-tuple-element", "tuple",     "after-all",
+      "add-dependency", "opt-barrier", "domain",  "partition-id",      "replica-id"};
+  for (std::string_view o : kNoWork)
+    if (opcode == o) return false;
+  return !opcode.ends_with("-done");
+}
+
 class Module {
  public:
   explicit Module(std::vector<Computation> computations) : computations_(std::move(computations)) {
@@ -406,12 +417,7 @@ class Module {
 
   std::unordered_map<std::string, HloCost> costs() const {
     std::unordered_map<std::string, HloCost> out;
-    std::vector<bool> fused(computations_.size(), false);
-    for (const Computation& c : computations_)
-      for (const Instruction& in : c.instructions)
-        if (in.opcode == "fusion")
-          for (std::int64_t id : in.called)
-            if (auto it = index_.find(id); it != index_.end()) fused[it->second] = true;
+    std::vector<bool> fused = fused_computations();
     for (std::size_t i = 0; i < computations_.size(); ++i) {
       if (fused[i]) continue;
       for (const Instruction& in : computations_[i].instructions)
@@ -420,7 +426,36 @@ class Module {
     return out;
   }
 
+  // The instructions outside fusions that may launch device work, in each computation's order.
+  HloSchedule schedule() const {
+    HloSchedule out;
+    std::vector<bool> fused = fused_computations();
+    for (std::size_t i = 0; i < computations_.size(); ++i) {
+      if (fused[i]) continue;
+      const std::vector<Instruction>& list = computations_[i].instructions;
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        if (list[k].name.empty() || !may_launch(list[k].opcode)) continue;
+        auto index = static_cast<std::uint32_t>(out.instructions.size());
+        out.instructions.push_back(
+            {std::string(list[k].name), static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)});
+        out.by_kernel_name.try_emplace(kernel_name_of(list[k].name), index);
+      }
+    }
+    return out;
+  }
+
  private:
+  // The computations a fusion calls: their instructions run inside its kernel.
+  std::vector<bool> fused_computations() const {
+    std::vector<bool> fused(computations_.size(), false);
+    for (const Computation& c : computations_)
+      for (const Instruction& in : c.instructions)
+        if (in.opcode == "fusion")
+          for (std::int64_t id : in.called)
+            if (auto it = index_.find(id); it != index_.end()) fused[it->second] = true;
+    return fused;
+  }
+
   const Shape* operand(const Computation& c, const Instruction& in, std::size_t k) const {
     if (k >= in.operands.size()) return nullptr;
     auto it = c.by_id.find(in.operands[k]);
@@ -569,11 +604,14 @@ void HloIndex::add(std::int64_t program_id, std::string_view bytes, std::uint64_
   by_id_.try_emplace(program_id, Source{bytes, offset});
 }
 
-const HloIndex::Costs& HloIndex::costs(const Source& source) {
+const HloIndex::Decoded& HloIndex::decode(const Source& source) {
   auto [it, added] = decoded_.try_emplace(source.bytes.data());
   if (!added) return it->second;
   try {
-    it->second = read_module(source.bytes, source.offset).costs();
+    Module module = read_module(source.bytes, source.offset);
+    it->second.costs = module.costs();
+    it->second.schedule = module.schedule();
+    it->second.ok = true;
   } catch (const WireError& e) {
     if (error_.empty())
       error_ = fmt::format("an HLO module could not be decoded (byte {}: {}); its ops have no cost",
@@ -582,15 +620,34 @@ const HloIndex::Costs& HloIndex::costs(const Source& source) {
   return it->second;
 }
 
+const HloIndex::Source* HloIndex::source(std::string_view module, std::int64_t program_id) const {
+  if (auto it = by_id_.find(program_id); program_id >= 0 && it != by_id_.end()) return &it->second;
+  if (auto it = by_name_.find(std::string(module)); it != by_name_.end()) return &it->second;
+  return nullptr;
+}
+
 const HloCost* HloIndex::cost(std::string_view module, std::int64_t program_id, std::string_view op) {
-  const Source* source = nullptr;
-  if (auto it = by_id_.find(program_id); program_id >= 0 && it != by_id_.end()) source = &it->second;
-  if (!source)
-    if (auto it = by_name_.find(std::string(module)); it != by_name_.end()) source = &it->second;
-  if (!source) return nullptr;
-  const Costs& all = costs(*source);
+  const Source* from = source(module, program_id);
+  if (!from) return nullptr;
+  const Costs& all = decode(*from).costs;
   auto it = all.find(std::string(op));
   return it == all.end() ? nullptr : &it->second;
+}
+
+const HloSchedule* HloIndex::schedule(std::string_view module, std::int64_t program_id) {
+  const Source* from = source(module, program_id);
+  if (!from) return nullptr;
+  const Decoded& d = decode(*from);
+  return d.ok ? &d.schedule : nullptr;
+}
+
+std::string kernel_name_of(std::string_view instruction) {
+  std::string out(instruction);
+  for (char& c : out)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$'))
+      c = '_';
+  if (!out.empty() && out[0] >= '0' && out[0] <= '9') out.insert(out.begin(), '_');
+  return out;
 }
 
 }  // namespace perfgate::xplane

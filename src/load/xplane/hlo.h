@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 namespace perfgate::xplane {
 
@@ -22,6 +23,25 @@ struct HloCost {
   bool matrix = false;  // a convolution or a dot (GEMM), alone or inside a fusion
 };
 
+// An instruction that can launch device work (a fusion, a custom call, a collective, a copy), as a
+// command buffer's kernels are matched to it (command_buffers.cpp): by the name XLA gives a fusion's
+// kernel, and by its place in its computation's schedule.
+struct HloLaunching {
+  std::string name;               // "fusion.93"
+  std::uint32_t computation = 0;  // its computation, as the module lists them
+  std::uint32_t position = 0;     // its place in that computation's instruction order (the schedule)
+};
+
+struct HloSchedule {
+  std::vector<HloLaunching> instructions;
+  // Each instruction by its kernel's name: the instruction's name as llvm_ir::SanitizeFunctionName
+  // writes it (every character but letters, digits, '_' and '$' as '_'; a leading digit gets '_').
+  std::unordered_map<std::string, std::uint32_t> by_kernel_name;
+};
+
+// The name XLA gives the kernel it generates for `instruction` (xla/service/llvm_ir/llvm_util.cc).
+std::string kernel_name_of(std::string_view instruction);
+
 class HloIndex {
  public:
   // An "Hlo Proto" stat's bytes (kept as a view: the file is held while it is read) under its
@@ -30,6 +50,9 @@ class HloIndex {
   // The instruction `op` of the module named `module` (or of `program_id` where it is not -1), or
   // nullptr where the profile holds no such module or instruction.
   const HloCost* cost(std::string_view module, std::int64_t program_id, std::string_view op);
+  // The module's instructions that launch device work, or nullptr where the profile holds no such
+  // module (or it could not be decoded).
+  const HloSchedule* schedule(std::string_view module, std::int64_t program_id);
   bool empty() const { return by_name_.empty(); }
   // What went wrong decoding a module, for the profile's notes (the first of them); its
   // instructions then have no cost, and the rest of the profile is read.
@@ -41,11 +64,17 @@ class HloIndex {
     std::uint64_t offset = 0;
   };
   using Costs = std::unordered_map<std::string, HloCost>;
-  const Costs& costs(const Source& source);
+  struct Decoded {
+    Costs costs;
+    HloSchedule schedule;
+    bool ok = false;
+  };
+  const Source* source(std::string_view module, std::int64_t program_id) const;
+  const Decoded& decode(const Source& source);
 
   std::unordered_map<std::string, Source> by_name_;
   std::unordered_map<std::int64_t, Source> by_id_;
-  std::unordered_map<const char*, Costs> decoded_;  // by the module's first byte
+  std::unordered_map<const char*, Decoded> decoded_;  // by the module's first byte
   std::string error_;
 };
 

@@ -38,6 +38,30 @@ std::uint64_t thread_name_key(std::uint32_t thread, StringId name) {
 
 }  // namespace
 
+std::uint32_t Builder::xla_op_details(const HloCost* cost, double flops, double bytes) {
+  OpDetails d;
+  d.external_id = next_external_id_++;
+  if (flops < 0 && cost && cost->flops) flops = *cost->flops;
+  if (bytes < 0 && cost && cost->bytes) bytes = *cost->bytes;
+  // Counts past 2^62 are not an op's (dimensions a malformed file made up): unknown, so that no
+  // later conversion (to float for MFU, to integers for the tables) runs out of range.
+  constexpr double kMaxCount = 0x1p62;
+  if (!(flops <= kMaxCount)) flops = -1;
+  if (!(bytes <= kMaxCount)) bytes = -1;
+  bool matrix = cost && cost->matrix;
+  if (cost) {
+    d.input_dims = p_.strings.intern(cost->input_dims);
+    d.input_types = p_.strings.intern(cost->input_types);
+  }
+  if (cost || flops >= 0 || bytes >= 0)
+    d.concrete_inputs = p_.strings.intern(xla_concrete_inputs(cost, flops, bytes, matrix));
+  // The trace's own count, as with_flops=True gives a PyTorch op: MFU counts matrix work only.
+  if (matrix && flops >= 0) d.flops = static_cast<float>(flops);
+  auto details = static_cast<std::uint32_t>(p_.op_details.size());
+  p_.op_details.push_back(d);
+  return details;
+}
+
 void Builder::xla_ops() {
   if (xla_launches_.empty() || p_.runtime_calls.empty()) return;
   // XLA's own host events named by an instruction that ran, by thread and name.
@@ -59,7 +83,6 @@ void Builder::xla_ops() {
   std::vector<std::uint32_t> group;
   std::vector<StringId> kernels;
   const XlaLaunch* first = nullptr;
-  std::int64_t next_id = 1;  // XSpace runtime calls have no External id of their own
   // The innermost host event of the instruction's name around [start, end] on `thread`, or kNone.
   auto enclosing = [&](std::uint32_t thread, StringId name, TimeNs start, TimeNs end) {
     std::uint32_t best = kNone;
@@ -88,8 +111,6 @@ void Builder::xla_ops() {
       first = nullptr;
       return;
     }
-    OpDetails d;
-    d.external_id = next_id++;
     const HloCost* cost = hlo_.cost(p_.str(first->module), first->program, p_.str(first->op));
     // XLA's own counts where its kernels carry them (one per instruction), else the HLO's.
     double flops = -1, bytes = -1;
@@ -98,25 +119,9 @@ void Builder::xla_ops() {
       flops = std::max(flops, l.flops);
       bytes = std::max(bytes, l.bytes);
     }
-    if (flops < 0 && cost && cost->flops) flops = *cost->flops;
-    if (bytes < 0 && cost && cost->bytes) bytes = *cost->bytes;
-    // Counts past 2^62 are not an op's (dimensions a malformed file made up): unknown, so that no
-    // later conversion (to float for MFU, to integers for the tables) runs out of range.
-    constexpr double kMaxCount = 0x1p62;
-    if (!(flops <= kMaxCount)) flops = -1;
-    if (!(bytes <= kMaxCount)) bytes = -1;
-    bool matrix = cost && cost->matrix;
-    if (cost) {
-      d.input_dims = p_.strings.intern(cost->input_dims);
-      d.input_types = p_.strings.intern(cost->input_types);
-      ++xla_costed_;
-    }
-    if (cost || flops >= 0 || bytes >= 0)
-      d.concrete_inputs = p_.strings.intern(xla_concrete_inputs(cost, flops, bytes, matrix));
-    // The trace's own count, as with_flops=True gives a PyTorch op: MFU counts matrix work only.
-    if (matrix && flops >= 0) d.flops = static_cast<float>(flops);
-    auto details = static_cast<std::uint32_t>(p_.op_details.size());
-    p_.op_details.push_back(d);
+    xla_costed_ += cost != nullptr;
+    std::uint32_t details = xla_op_details(cost, flops, bytes);
+    const OpDetails& d = p_.op_details[details];
     if (op != kNone) {
       p_.host_events[op].details = details;
       ++xla_native_;

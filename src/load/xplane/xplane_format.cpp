@@ -20,6 +20,8 @@ void read(const ReaderInput& in, const ProfileSink& emit) {
 
 }  // namespace
 
-extern const Reader kXplaneReader{"xplane", "an XSpace profile (JAX, TensorFlow)", sniff, read};
+// Gzipped profiles (profile.xplane.pb.gz) are read too: read_file inflates them first.
+extern const Reader kXplaneReader{"xplane", "an XSpace profile (JAX, TensorFlow)", sniff, read,
+                                  /*reads_gzip=*/true};
 
 }  // namespace perfgate

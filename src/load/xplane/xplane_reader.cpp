@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "io/byte_source.h"
+#include "io/gzip.h"
 #include "io/input_limit.h"
 #include "load/xplane/builder.h"
 #include "perfgate/errors.h"
@@ -72,7 +73,8 @@ void Builder::check_memory() {
       file_bytes_ + p.strings.memory_bytes() + p.threads.capacity() * sizeof(ThreadInfo) +
       p.host_events.capacity() * sizeof(HostEvent) + p.runtime_calls.capacity() * sizeof(RuntimeCall) +
       p.gpu_activities.capacity() * sizeof(GpuActivity) +
-      p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange);
+      p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
+      xla_activities_.capacity() * sizeof(XlaActivity);
   check_input_memory(path_, held, max_memory_);
 }
 
@@ -96,6 +98,7 @@ void Builder::metadata_plane(const Plane& plane, std::string_view file) {
 
 Profile Builder::finish() {
   xla_ops();
+  command_buffer_ops();
   check_memory();
   if (p_.host_events.empty() && p_.runtime_calls.empty() && p_.gpu_activities.empty())
     throw InputError(fmt::format(
@@ -167,9 +170,20 @@ Profile read_file(const std::string& path, const ReadOptions& options) {
   std::uint64_t size = std::filesystem::file_size(path, ec);
   if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
   check_input_memory(path, size, options.max_memory);
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  std::unique_ptr<ByteSource> source = open_plain_file(path);
-  bytes.resize(read_fully(*source, bytes.data(), bytes.size()));
+  // A gzipped profile (profile.xplane.pb.gz) is inflated whole first: the planes are read in
+  // place. Its inflated size counts against the limit as it grows.
+  std::unique_ptr<ByteSource> source = open_maybe_gzip_file(path);
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::string bytes;
+  bytes.reserve(static_cast<std::size_t>(size) + kChunk);
+  for (;;) {
+    std::size_t at = bytes.size();
+    bytes.resize(at + kChunk);
+    std::size_t got = read_fully(*source, bytes.data() + at, kChunk);
+    bytes.resize(at + got);
+    check_input_memory(path, bytes.size(), options.max_memory);
+    if (got < kChunk) break;
+  }
   return read_space(bytes, path, options);
 }
 
