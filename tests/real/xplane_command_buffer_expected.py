@@ -14,7 +14,7 @@ instruction of the computation that lies between the instructions of the named k
 it and ran no named kernel, else it stays with the command buffer. Times in ns, each end rounded down."""
 import sys, re, collections, os
 sys.path.insert(0, os.path.dirname(__file__))
-from xplane_dump import space, statval
+from xplane_dump import space, statval, union
 from xplane_hlo_expected import hlo_modules
 
 def kernel_name(s):
@@ -107,16 +107,9 @@ print("kernels only (no memsets): " + ", ".join(
     f"{op}={sum(a['end'] - a['start'] for a, o, _ in res if (o or 'command_buffer_1') == op and a['kind'] == 'kernel')}"
     for op in ('command_buffer_1', 'custom-call.1', 'custom-call.3')))
 
-def union(iv):
-    iv = sorted(iv); tot = 0; cs = ce = None
-    for s, e in iv:
-        if ce is None or s > ce:
-            if ce is not None: tot += ce - cs
-            cs, ce = s, e
-        else: ce = max(ce, e)
-    return tot + (ce - cs if ce is not None else 0)
-
 for path in sys.argv[1:3]:
     a = activities(path)
     print(f"{os.path.basename(path)}: kernels={sum(x['kind'] == 'kernel' for x in a)} "
+          f"others={sum(x['kind'] != 'kernel' for x in a)} "
+          f"kernel_union_ns={union([(x['start'], x['end']) for x in a if x['kind'] == 'kernel'])} "
           f"busy_ns={union([(x['start'], x['end']) for x in a])} (kernels, memsets and copies; ns, each end rounded down)")

@@ -5,8 +5,6 @@
 // walks of the protobuf in Python (no perfgate code).
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "analyse/worker_analysis.h"
 #include "perfgate/analysis.h"
 #include "perfgate/load.h"
@@ -19,32 +17,14 @@ std::string data(const std::string& name) {
   return std::string(PERFGATE_SOURCE_DIR) + "/tests/data/" + name;
 }
 
-// The GPU's busy time: the union of its kernels, memsets and copies.
-TimeNs busy_ns(const Profile& p) {
-  std::vector<std::pair<TimeNs, TimeNs>> spans;
-  for (const GpuActivity& a : p.gpu_activities) spans.emplace_back(a.start, a.end);
-  std::sort(spans.begin(), spans.end());
-  TimeNs total = 0, start = 0, end = -1;
-  for (auto [s, e] : spans) {
-    if (s > end) {
-      if (end >= 0) total += end - start;
-      start = s;
-      end = e;
-    } else {
-      end = std::max(end, e);
-    }
-  }
-  return end >= 0 ? total + end - start : 0;
-}
-
 const RooflineRow* row(const WorkerAnalysis& w, std::string_view name) {
   for (const RooflineRow& r : w.tables.roofline)
     if (r.name == name) return &r;
   return nullptr;
 }
 
-// Read gzipped as committed. The independent walk: 324 kernels of 2,419,529 ns in all on GPU:0, busy
-// (kernels, memsets, copies) 2,290,092 ns.
+// Read gzipped as committed. The independent walk: 324 kernels of 2,419,529 ns in all on GPU:0 (its
+// busy time: XplaneReal.H100JaxBlockMatchesAnIndependentWalk).
 TEST(XplaneCommandBufferReal, KernelsGoBackToTheInstructionsTheRunWithoutCommandBuffersNames) {
   Profile p = std::move(load_run({data("h100_jax_block.xplane.pb.gz")}).workers.at(0));
   std::size_t kernels = 0;
@@ -56,7 +36,6 @@ TEST(XplaneCommandBufferReal, KernelsGoBackToTheInstructionsTheRunWithoutCommand
     }
   EXPECT_EQ(kernels, 324u);
   EXPECT_EQ(kernel_ns, 2'419'529);
-  EXPECT_EQ(busy_ns(p), 2'290'092);
   // xplane_command_buffer_expected.py: 6 launches, 330 activities; 288 by name, 24 by place (every one
   // to the instruction the capture without command buffers names after the same kernel), 18 stay
   // (7.6% of the time).
@@ -97,11 +76,10 @@ TEST(XplaneCommandBufferReal, AStepNamedWithoutANumberIsAStep) {
   EXPECT_EQ(w.steps.source, StepSource::ProfilerStep);
 }
 
-// Without command buffers every kernel names its instruction: nothing to give back, and no note. The
-// independent walk: 324 kernels, busy 2,334,447 ns.
+// Without command buffers every kernel names its instruction: nothing to give back, and no note.
 TEST(XplaneCommandBufferReal, WithoutCommandBuffersNothingIsGivenBack) {
   Profile p = std::move(load_run({data("h100_jax_block_nocmdbuf.xplane.pb.gz")}).workers.at(0));
-  EXPECT_EQ(busy_ns(p), 2'334'447);
+
   for (const std::string& note : p.notes) EXPECT_EQ(note.find("command buffers"), std::string::npos) << note;
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   EXPECT_EQ(w.steps.steps.size(), 6u);

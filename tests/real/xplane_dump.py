@@ -100,6 +100,16 @@ def space(path):
         if f == 1: planes.append(plane(v))
     return planes
 
+def union(intervals):
+    """The length of the union of (start, end) intervals."""
+    total = 0; cs = ce = None
+    for s, e in sorted(intervals):
+        if ce is None or s > ce:
+            if ce is not None: total += ce - cs
+            cs, ce = s, e
+        else: ce = max(ce, e)
+    return total + (ce - cs if ce is not None else 0)
+
 def statval(p, s):
     if 'ref' in s: return p['smd'].get(s['ref'], '?')
     return s.get('v')

@@ -3,17 +3,7 @@
 Per GPU plane: kernel and copy counts, busy (union) time, span, idle; kernel time per XLA op (hlo_op)."""
 import sys, collections
 sys.path.insert(0, __import__('os').path.dirname(__file__))
-from xplane_dump import space, statval
-
-def union(iv):
-    iv = sorted(iv); tot = 0; cs = ce = None
-    for s, e in iv:
-        if ce is None or s > ce:
-            if ce is not None: tot += ce - cs
-            cs, ce = s, e
-        else: ce = max(ce, e)
-    if ce is not None: tot += ce - cs
-    return tot
+from xplane_dump import space, statval, union
 
 planes = space(sys.argv[1])
 for pi, p in enumerate(planes):
