@@ -316,17 +316,28 @@ void Machine::memo_put(std::uint64_t index) {
   if (drain_) {
     // Streamed: every index is counted (MEMOIZE numbers by the memo's size), only those a GET names kept.
     stored_.insert(index, stored_.size());
+    if (kept_.size() != fetched_->size()) kept_.resize(fetched_->size());
     check_live();
-    if (!fetched_->contains(index)) return;
+    std::uint64_t slot = fetched_->slot(index);
+    if (slot == IndexSet::kNoSlot) return;
     if (const std::shared_ptr<Node>& n = top().shared()) {
       if (drains(*n)) fail("a list the snapshot's reading drains is also shared through the memo");
       n->memo_kept = true;
     }
+    charge(sizeof(Value) + 32);
+    kept_[slot] = top();
+    return;
   }
   charge(sizeof(Value) + 32);
   memo_[index] = top();
 }
 void Machine::memo_get(std::uint64_t index) {
+  if (drain_) {
+    std::uint64_t slot = fetched_->slot(index);
+    if (!stored_.contains(index) || slot == IndexSet::kNoSlot || slot >= kept_.size())
+      fail("memo index " + std::to_string(index) + " was never stored");
+    return push(kept_[slot]);
+  }
   auto at = memo_.find(index);
   if (at == memo_.end()) fail("memo index " + std::to_string(index) + " was never stored");
   push(at->second);

@@ -69,12 +69,28 @@ class IndexSet {
   bool insert(std::uint64_t index, std::uint64_t near);
   bool contains(std::uint64_t index) const;
   std::uint64_t size() const { return size_; }
-  std::uint64_t bytes() const { return bits_.capacity() * 8 + sparse_.size() * 32; }
+  std::uint64_t bytes() const {
+    return (bits_.capacity() + ranks_.capacity()) * 8 + (sparse_.size() + sparse_ranks_.size()) * 32;
+  }
+  // Numbers the indices 0 to size() - 1 (after the last insert): slot() is then an index's number,
+  // kNoSlot for one not in the set; so that a memo of the set's indices is a vector, not a hash map.
+  static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
+  void number();
+  std::uint64_t slot(std::uint64_t index) const {
+    std::uint64_t word = index / 64, bit = std::uint64_t{1} << (index % 64);
+    if (word < ranks_.size() && (bits_[word] & bit) != 0)
+      return ranks_[word] + static_cast<std::uint64_t>(__builtin_popcountll(bits_[word] & (bit - 1)));
+    if (sparse_ranks_.empty()) return kNoSlot;
+    auto at = sparse_ranks_.find(index);
+    return at == sparse_ranks_.end() ? kNoSlot : at->second;
+  }
 
  private:
   std::vector<std::uint64_t> bits_;
   std::unordered_set<std::uint64_t> sparse_;
   std::uint64_t size_ = 0;
+  std::vector<std::uint64_t> ranks_;  // number(): the indices set in the words before each
+  std::unordered_map<std::uint64_t, std::uint64_t> sparse_ranks_;
 };
 
 // The memo indices a pickle's GET opcodes name, found by reading its opcodes without building
@@ -134,11 +150,12 @@ class Machine {
   std::uint64_t pushed_ = 0;  // values pushed so far: the first is the root
   std::vector<Value> stack_;
   std::vector<std::size_t> marks_;
-  std::unordered_map<std::uint64_t, Value> memo_;
-  IndexSet stored_;                    // streamed: every index stored, kept or not
-  const Node* root_ = nullptr;         // streamed: the first value, when a dict
-  std::uint64_t drains_resolved_ = 0;  // streamed: lists found draining
-  std::uint64_t drains_placed_ = 0;    // ... and placed where they were found
+  std::unordered_map<std::uint64_t, Value> memo_;  // a whole value's
+  std::vector<Value> kept_;                        // streamed: the memo, by fetched_->slot()
+  IndexSet stored_;                                // streamed: every index stored, kept or not
+  const Node* root_ = nullptr;                     // streamed: the first value, when a dict
+  std::uint64_t drains_resolved_ = 0;              // streamed: lists found draining
+  std::uint64_t drains_placed_ = 0;                // ... and placed where they were found
 };
 
 // The opcodes that import a global or call one: the way a pickle runs code.

@@ -114,6 +114,16 @@ bool IndexSet::contains(std::uint64_t index) const {
   return !sparse_.empty() && sparse_.count(index) != 0;
 }
 
+void IndexSet::number() {
+  ranks_.resize(bits_.size());
+  std::uint64_t n = 0;
+  for (std::size_t w = 0; w < bits_.size(); ++w) {
+    ranks_[w] = n;
+    n += static_cast<std::uint64_t>(__builtin_popcountll(bits_[w]));
+  }
+  for (std::uint64_t index : sparse_) sparse_ranks_.emplace(index, n++);
+}
+
 IndexSet fetched_indices(Cursor& in) {
   IndexSet out;
   std::uint64_t stores = 0;  // memo stores so far: a GET names one of them
@@ -200,7 +210,8 @@ IndexSet fetched_indices(Cursor& in) {
 void Machine::check_live() {
   if (limits_.max_memory == 0) return;
   std::uint64_t live = held_ + stack_.size() * sizeof(Value) + marks_.size() * sizeof(std::size_t) +
-                       stored_.bytes() + fetched_->bytes() + in_.buffered();
+                       stored_.bytes() + fetched_->bytes() + kept_.capacity() * sizeof(Value) +
+                       in_.buffered();
   if (live > limits_.max_memory) over_limit();
 }
 
@@ -307,6 +318,7 @@ Value unpickle_stream(const std::function<std::unique_ptr<ByteSource>()>& open, 
     std::unique_ptr<ByteSource> source = open();
     detail::Cursor in(*source, path, limits.max_memory);
     fetched = detail::fetched_indices(in);
+    fetched.number();
   }
   std::unique_ptr<ByteSource> source = open();
   detail::Cursor in(*source, path, limits.max_memory);
