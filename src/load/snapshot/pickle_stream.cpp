@@ -14,7 +14,9 @@ namespace perfgate::pickle {
 namespace detail {
 namespace {
 
-constexpr std::uint64_t kWindow = std::uint64_t{4} << 20;  // asked of the source at a time
+constexpr std::uint64_t kWindow = std::uint64_t{4} << 20;  // asked of a mapped file at a time
+// Read into our buffer at a time (a gzip'd file): small, as the buffer counts against the limit.
+constexpr std::uint64_t kReadStep = std::uint64_t{256} << 10;
 
 std::size_t clamp(std::uint64_t n) {
   return static_cast<std::size_t>(std::min<std::uint64_t>(n, std::uint64_t{1} << 40));
@@ -63,7 +65,7 @@ bool Cursor::fill(std::uint64_t n) {
     before_ += at_;
     at_ = 0;
     std::size_t held = buffer_.size();
-    std::uint64_t step = std::min(want, kWindow);
+    std::uint64_t step = std::min(std::max(n - held, kReadStep), kWindow);  // n > held: the loop's test
     if (max_buffer_ != 0 && held + step > max_buffer_) throw InputMemoryError(*path_, max_buffer_);
     buffer_.resize(held + clamp(step));
     std::size_t got = read_fully(*source_, buffer_.data() + held, clamp(step));
