@@ -7,7 +7,8 @@
 // after one warm-up for each T of --threads (default 0: one per core), and prints the median wall
 // time and CPU time (user + system), MB/s of JSON text (uncompressed bytes, also for .json.gz) per
 // wall second and per CPU second, and the child's peak resident memory (getrusage), with its ratio
-// to the JSON size. A .sqlite trace (an nsys export) and a .xplane.pb are measured as they are. Beside each
+// to the JSON size. A .sqlite trace (an nsys export), a .xplane.pb and a .pickle (a memory snapshot) are
+// measured as they are. Beside each
 // plain .json it measures a bare parse: Boost.JSON's basic_parser with a handler that does nothing, over the
 // same bytes in the same 64 KiB pieces and with the same options, in this process (median CPU time of the
 // runs); "CPU/bare" is perfgate's CPU time over it. With
@@ -523,9 +524,10 @@ int main(int argc, char** argv) {
   std::printf("%-44s %7s %9s %9s %8s %8s %9s %9s %9s %7s %8s %8s\n", "input", "threads", "JSON MB", "file MB",
               "wall s", "CPU s", "MB/s wall", "MB/s CPU", "RSS MB", "RSS/JSON", "bare s", "CPU/bare");
   for (const auto& trace : o.traces) {
-    // An nsys export or an XSpace profile (JAX, TensorFlow) as it is: its size on disk stands for
+    // An nsys export, an XSpace profile (JAX, TensorFlow) or a PyTorch memory snapshot (.pickle,
+    // perfgate-make-snapshot writes one of any size) as it is: its size on disk stands for
     // "JSON MB" (so MB/s compares with a JSON trace's only per byte read, not per event).
-    if (trace.ends_with(".sqlite") || trace.ends_with(".xplane.pb")) {
+    if (trace.ends_with(".sqlite") || trace.ends_with(".xplane.pb") || trace.ends_with(".pickle")) {
       measure(launcher, o, fs::path(trace).filename().string(), trace, bytes_on_disk(trace), std::nullopt);
       continue;
     }

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "load/snapshot/pickle_machine.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::pickle {
@@ -131,6 +132,10 @@ constexpr Opcode kOpcodes[] = {
     {0x98, "READONLY_BUFFER"},
 };
 
+}  // namespace
+
+namespace detail {
+
 // The opcodes that import a global or call one: the way a pickle runs code.
 bool imports_or_calls(unsigned char op) {
   switch (op) {
@@ -153,172 +158,198 @@ bool imports_or_calls(unsigned char op) {
   }
 }
 
-constexpr std::uint64_t kNodeBytes = sizeof(Node) + 32;  // a node and its shared_ptr control block
-
-class Machine {
- public:
-  Machine(std::string_view bytes, const std::string& path, const Limits& limits)
-      : bytes_(bytes), path_(path), limits_(limits) {}
-
-  Value run() {
-    while (true) {
-      if (at_ >= bytes_.size()) fail("the file ends before the pickle's STOP opcode (truncated)");
-      op_at_ = at_;
-      op_ = static_cast<unsigned char>(bytes_[at_++]);
-      if (imports_or_calls(op_))
-        fail(std::string("opcode ") + opcode_name(op_) +
-             " would import or call a Python object; a memory snapshot is plain data, and perfgate "
-             "never imports or runs anything from a file");
-      if (op_ == '.') break;
-      step();
-    }
-    if (stack_.size() != 1 || !marks_.empty()) fail("the STOP opcode does not leave exactly one value");
-    return std::move(stack_.back());
+Value Machine::run() {
+  while (true) {
+    op_at_ = in_.offset();
+    std::string_view op = in_.take(1);
+    if (op.empty()) fail("the file ends before the pickle's STOP opcode (truncated)");
+    op_ = static_cast<unsigned char>(op[0]);
+    if (imports_or_calls(op_))
+      fail(std::string("opcode ") + opcode_name(op_) +
+           " would import or call a Python object; a memory snapshot is plain data, and perfgate "
+           "never imports or runs anything from a file");
+    if (op_ == '.') break;
+    step();
   }
+  if (stack_.size() != 1 || !marks_.empty()) fail("the STOP opcode does not leave exactly one value");
+  if (drain_) check_result(stack_.back());
+  return std::move(stack_.back());
+}
 
- private:
-  [[noreturn]] void fail(const std::string& why) const {
-    throw InputError(path_ + ": not a readable pickle at byte " + std::to_string(op_at_) + ": " + why);
-  }
+void Machine::fail(const std::string& why) const {
+  throw InputError(path_ + ": not a readable pickle at byte " + std::to_string(op_at_) + ": " + why);
+}
 
-  void charge(std::uint64_t bytes) {
-    if (__builtin_add_overflow(held_, bytes, &held_) ||
-        (limits_.max_memory != 0 && held_ > limits_.max_memory))
-      throw InputError(path_ + ": the pickle's values pass the input memory limit of " +
-                       std::to_string(limits_.max_memory) +
-                       " bytes (--max-input-memory or PERFGATE_MAX_INPUT_MEMORY raises it)");
-  }
+void Machine::over_limit() const {
+  throw InputError(path_ + ": the pickle's values pass the input memory limit of " +
+                   std::to_string(limits_.max_memory) +
+                   " bytes (--max-input-memory or PERFGATE_MAX_INPUT_MEMORY raises it)");
+}
+void Machine::charge(std::uint64_t bytes) {
+  if (__builtin_add_overflow(held_, bytes, &held_)) over_limit();
+  if (drain_)
+    check_live();
+  else if (limits_.max_memory != 0 && held_ > limits_.max_memory)
+    over_limit();
+}
 
-  std::string_view take(std::uint64_t n) {
-    if (n > bytes_.size() - at_)
-      fail("opcode " + std::string(opcode_name(op_)) + " needs " + std::to_string(n) +
-           " bytes, the file has " + std::to_string(bytes_.size() - at_) + " left (truncated)");
-    std::string_view out = bytes_.substr(at_, n);
-    at_ += n;
-    return out;
-  }
-  std::uint64_t little(std::size_t n) {  // an unsigned little-endian integer of n <= 8 bytes
-    std::string_view b = take(n);
-    std::uint64_t v = 0;
-    for (std::size_t i = n; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
-    return v;
-  }
+std::string_view Machine::take(std::uint64_t n) {
+  std::string_view out = in_.take(n);
+  if (out.size() < n)
+    fail("opcode " + std::string(opcode_name(op_)) + " needs " + std::to_string(n) + " bytes, the file has " +
+         std::to_string(out.size()) + " left (truncated)");
+  return out;
+}
+std::uint64_t Machine::little(std::size_t n) {  // an unsigned little-endian integer of n <= 8 bytes
+  std::string_view b = take(n);
+  std::uint64_t v = 0;
+  for (std::size_t i = n; i-- > 0;) v = (v << 8) | static_cast<unsigned char>(b[i]);
+  return v;
+}
 
-  void push(Value v) {
+void Machine::push(Value v) {
+  if (drain_)
+    check_live();  // streamed: the stack counts as it is now, not as every value ever pushed
+  else
     charge(sizeof(Value));
-    stack_.push_back(std::move(v));
-  }
-  Value pop() {
-    std::size_t floor = marks_.empty() ? 0 : marks_.back();
-    if (stack_.size() <= floor)
-      fail(std::string("opcode ") + opcode_name(op_) + " finds no value on the stack");
-    Value v = std::move(stack_.back());
-    stack_.pop_back();
-    return v;
-  }
-  Value& top() {
-    std::size_t floor = marks_.empty() ? 0 : marks_.back();
-    if (stack_.size() <= floor)
-      fail(std::string("opcode ") + opcode_name(op_) + " finds no value on the stack");
-    return stack_.back();
-  }
-  // The values above the last MARK, which is removed.
-  std::vector<Value> pop_mark() {
-    if (marks_.empty()) fail(std::string("opcode ") + opcode_name(op_) + " finds no MARK");
-    std::size_t from = marks_.back();
-    marks_.pop_back();
-    std::vector<Value> out(std::make_move_iterator(stack_.begin() + static_cast<std::ptrdiff_t>(from)),
-                           std::make_move_iterator(stack_.end()));
-    stack_.resize(from);
-    return out;
-  }
+  ++pushed_;
+  stack_.push_back(std::move(v));
+}
+Value Machine::pop() {
+  std::size_t floor = marks_.empty() ? 0 : marks_.back();
+  if (stack_.size() <= floor)
+    fail(std::string("opcode ") + opcode_name(op_) + " finds no value on the stack");
+  Value v = std::move(stack_.back());
+  stack_.pop_back();
+  return v;
+}
+Value& Machine::top() {
+  std::size_t floor = marks_.empty() ? 0 : marks_.back();
+  if (stack_.size() <= floor)
+    fail(std::string("opcode ") + opcode_name(op_) + " finds no value on the stack");
+  return stack_.back();
+}
+// The values above the last MARK, which is removed.
+std::vector<Value> Machine::pop_mark() {
+  if (marks_.empty()) fail(std::string("opcode ") + opcode_name(op_) + " finds no MARK");
+  std::size_t from = marks_.back();
+  marks_.pop_back();
+  std::vector<Value> out(std::make_move_iterator(stack_.begin() + static_cast<std::ptrdiff_t>(from)),
+                         std::make_move_iterator(stack_.end()));
+  stack_.resize(from);
+  return out;
+}
 
-  Value make_text(std::string_view text, Value::Kind kind) {
-    charge(kNodeBytes + text.size());
-    auto node = std::make_shared<Node>();
-    node->text.assign(text);
-    return Value::node(std::move(node), kind);
+Value Machine::make_text(std::string_view text, Value::Kind kind) {
+  charge(kNodeBytes + text.size());
+  auto node = std::make_shared<Node>();
+  node->text.assign(text);
+  return Value::node(std::move(node), kind);
+}
+Value Machine::make_container(Value::Kind kind, std::vector<Value> items) {
+  charge(kNodeBytes);
+  auto node = std::make_shared<Node>();
+  Value v = Value::node(node, kind);
+  if (drain_ && pushed_ == 0 && kind == Value::Kind::Dict) {  // the snapshot's own dict
+    node->role = kRootRole;
+    node->resolved = true;
+    root_ = node.get();
   }
-  Value make_container(Value::Kind kind, std::vector<Value> items = {}) {
-    charge(kNodeBytes);
-    auto node = std::make_shared<Node>();
-    Value v = Value::node(node, kind);
-    for (Value& item : items) place(*node, item);
-    node->items = std::move(items);
-    return v;
+  for (Value& item : items) {
+    if (drain_) check_placed(*node, item, {}, 0);
+    place(*node, item);
   }
+  node->items = std::move(items);
+  return v;
+}
 
-  // `child` goes into `parent`: a container once placed is sealed (no opcode may change it), which
-  // with the check that nothing goes into itself keeps the values a tree (or a DAG of shared,
-  // finished parts): no memo loop.
-  void place(Node& parent, const Value& child) {
+// `child` goes into `parent`: a container once placed is sealed (no opcode may change it), which
+// with the check that nothing goes into itself keeps the values a tree (or a DAG of shared,
+// finished parts): no memo loop.
+void Machine::place(Node& parent, const Value& child) {
+  charge(sizeof(Value));
+  const std::shared_ptr<Node>& n = child.shared();
+  if (!n || child.is(Value::Kind::Str) || child.is(Value::Kind::Bytes)) return;
+  if (n.get() == &parent) fail("a container is placed inside itself (a memo loop)");
+  n->sealed = true;
+  if (n->depth + 1 > limits_.max_depth)
+    fail("containers nest deeper than " + std::to_string(limits_.max_depth) + " levels");
+  if (n->depth + 1 > parent.depth) parent.depth = n->depth + 1;
+}
+Node& Machine::open_container(Value& v, Value::Kind kind) {
+  if (!v.is(kind))
+    fail(std::string("opcode ") + opcode_name(op_) + " adds to a value that is not a " +
+         (kind == Value::Kind::Dict ? "dict" : "list"));
+  Node& node = *v.shared();
+  if (node.sealed)
+    fail(std::string("opcode ") + opcode_name(op_) + " changes a container already placed in another");
+  return node;
+}
+void Machine::append(Value& target, std::vector<Value> items) {
+  Node& node = open_container(target, Value::Kind::List);
+  if (drain_) {
+    resolve(stack_.size() - 1);  // the target is the top of the stack
+    if (drains(node)) return drain_into(node, std::move(items));
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (drain_) check_placed(node, items[i], {}, node.items.size());
+    place(node, items[i]);
+    node.items.push_back(std::move(items[i]));
+  }
+}
+void Machine::set_items(Value& target, std::vector<Value> items) {
+  if (items.size() % 2 != 0) fail("SETITEMS has a key without its value");
+  Node& node = open_container(target, Value::Kind::Dict);
+  for (std::size_t i = 0; i < items.size(); i += 2) {
+    if (drain_) {
+      check_placed(node, items[i], {}, 0);
+      check_placed(node, items[i + 1], items[i].text(), 0);
+    }
+    place(node, items[i]);
+    place(node, items[i + 1]);
     charge(sizeof(Value));
-    const std::shared_ptr<Node>& n = child.shared();
-    if (!n || child.is(Value::Kind::Str) || child.is(Value::Kind::Bytes)) return;
-    if (n.get() == &parent) fail("a container is placed inside itself (a memo loop)");
-    n->sealed = true;
-    if (n->depth + 1 > limits_.max_depth)
-      fail("containers nest deeper than " + std::to_string(limits_.max_depth) + " levels");
-    if (n->depth + 1 > parent.depth) parent.depth = n->depth + 1;
+    node.entries.emplace_back(std::move(items[i]), std::move(items[i + 1]));
   }
-  Node& open_container(Value& v, Value::Kind kind, Value::Kind also = Value::Kind::None) {
-    if (!(v.is(kind) || (also != Value::Kind::None && v.is(also))))
-      fail(std::string("opcode ") + opcode_name(op_) + " adds to a value that is not a " +
-           (kind == Value::Kind::Dict ? "dict" : "list"));
-    Node& node = *v.shared();
-    if (node.sealed)
-      fail(std::string("opcode ") + opcode_name(op_) + " changes a container already placed in another");
-    return node;
-  }
-  void append(Value& target, std::vector<Value> items) {
-    Node& node = open_container(target, Value::Kind::List);
-    for (Value& item : items) {
-      place(node, item);
-      node.items.push_back(std::move(item));
-    }
-  }
-  void set_items(Value& target, std::vector<Value> items) {
-    if (items.size() % 2 != 0) fail("SETITEMS has a key without its value");
-    Node& node = open_container(target, Value::Kind::Dict);
-    for (std::size_t i = 0; i < items.size(); i += 2) {
-      place(node, items[i]);
-      place(node, items[i + 1]);
-      charge(sizeof(Value));
-      node.entries.emplace_back(std::move(items[i]), std::move(items[i + 1]));
-    }
-  }
+}
 
-  void memo_put(std::uint64_t index) {
+void Machine::memo_put(std::uint64_t index) {
+  if (drain_) {
+    // Streamed: every index is counted (MEMOIZE numbers by the memo's size), only those a GET names kept.
+    stored_.insert(index, stored_.size());
+    if (kept_.size() != fetched_->size()) kept_.resize(fetched_->size());
+    check_live();
+    std::uint64_t slot = fetched_->slot(index);
+    if (slot == IndexSet::kNoSlot) return;
+    if (const std::shared_ptr<Node>& n = top().shared()) {
+      if (drains(*n)) fail("a list the snapshot's reading drains is also shared through the memo");
+      n->memo_kept = true;
+    }
     charge(sizeof(Value) + 32);
-    memo_[index] = top();
+    kept_[slot] = top();
+    return;
   }
-  void memo_get(std::uint64_t index) {
-    auto at = memo_.find(index);
-    if (at == memo_.end()) fail("memo index " + std::to_string(index) + " was never stored");
-    push(at->second);
+  charge(sizeof(Value) + 32);
+  memo_[index] = top();
+}
+void Machine::memo_get(std::uint64_t index) {
+  if (drain_) {
+    std::uint64_t slot = fetched_->slot(index);
+    if (!stored_.contains(index) || slot == IndexSet::kNoSlot || slot >= kept_.size())
+      fail("memo index " + std::to_string(index) + " was never stored");
+    return push(kept_[slot]);
   }
+  auto at = memo_.find(index);
+  if (at == memo_.end()) fail("memo index " + std::to_string(index) + " was never stored");
+  push(at->second);
+}
 
-  Value read_long(std::uint64_t n) {
-    if (n > 8) fail("an integer of " + std::to_string(n) + " bytes is past 64 bits");
-    if (n == 0) return Value::integer(0);
-    std::uint64_t u = little(static_cast<std::size_t>(n));
-    if (n < 8 && (u >> (8 * n - 1)) != 0) u |= ~std::uint64_t{0} << (8 * n);  // sign-extend
-    return Value::integer(static_cast<std::int64_t>(u));
-  }
-
-  void step();
-
-  std::string_view bytes_;
-  const std::string& path_;
-  Limits limits_;
-  std::size_t at_ = 0;
-  std::size_t op_at_ = 0;
-  unsigned char op_ = 0;
-  std::uint64_t held_ = 0;
-  std::vector<Value> stack_;
-  std::vector<std::size_t> marks_;
-  std::unordered_map<std::uint64_t, Value> memo_;
-};
+Value Machine::read_long(std::uint64_t n) {
+  if (n > 8) fail("an integer of " + std::to_string(n) + " bytes is past 64 bits");
+  if (n == 0) return Value::integer(0);
+  std::uint64_t u = little(static_cast<std::size_t>(n));
+  if (n < 8 && (u >> (8 * n - 1)) != 0) u |= ~std::uint64_t{0} << (8 * n);  // sign-extend
+  return Value::integer(static_cast<std::int64_t>(u));
+}
 
 void Machine::step() {
   using K = Value::Kind;
@@ -464,7 +495,7 @@ void Machine::step() {
       memo_put(little(4));
       return;
     case 0x94:
-      memo_put(memo_.size());
+      memo_put(drain_ ? stored_.size() : memo_.size());
       return;
     case 'h':
       memo_get(little(1));
@@ -478,7 +509,7 @@ void Machine::step() {
   }
 }
 
-}  // namespace
+}  // namespace detail
 
 const char* opcode_name(unsigned char op) {
   for (const Opcode& o : kOpcodes)
@@ -487,7 +518,8 @@ const char* opcode_name(unsigned char op) {
 }
 
 Value unpickle(std::string_view bytes, const std::string& path, const Limits& limits) {
-  return Machine(bytes, path, limits).run();
+  detail::Cursor in(bytes);
+  return detail::Machine(in, path, limits).run();
 }
 
 }  // namespace perfgate::pickle

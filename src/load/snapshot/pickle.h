@@ -7,11 +7,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+namespace perfgate {
+class ByteSource;
+}
 
 namespace perfgate::pickle {
 
@@ -57,6 +62,34 @@ struct Node {
   std::vector<std::pair<Value, Value>> entries;  // Dict
   std::uint32_t depth = 1;                       // containers nested in it, itself included
   bool sealed = false;                           // placed in another container: no longer changed
+  // A streamed reading (Drain): where the container sits, once the machine has looked.
+  bool resolved = false;         // role and tag known
+  bool memo_kept = false;        // the memo holds it for a later GET
+  bool in_place = false;         // a draining list placed where it was found
+  bool keyed = false;            // a draining list found under a key of a dict (else at an index of a list)
+  std::uint8_t role = 0;         // 0: an ordinary value; kRootRole; else the Drain's
+  std::uint64_t tag = 0;         // a draining list's index in its parent list
+  std::uint64_t placed = 0;      // a draining list: the items handed over so far
+  const Node* parent = nullptr;  // a draining list: the container it was found in
+};
+
+// The first value of a streamed pickle, when a dict.
+constexpr std::uint8_t kRootRole = 1;
+
+// A streamed reading: the reader tells the unpickler which lists it drains, and takes their items
+// one at a time as each is placed, instead of the list keeping them; the list stays, empty. A list
+// is found where it sits from the values below it on the unpickler's stack (its key in a dict, its
+// index in a list), the way Python's pickler writes them, and must then be placed there: a
+// draining list placed elsewhere, twice, never, or fetched from the memo is an InputError.
+class Drain {
+ public:
+  virtual ~Drain() = default;
+  // The role of a list found in a container of role `parent`: under `key` of a dict (`keyed`) or
+  // as item `index` of a list. Above kRootRole: the list drains; 0: it keeps its items.
+  virtual std::uint8_t role_of(std::uint8_t parent, bool keyed, std::string_view key,
+                               std::uint64_t index) = 0;
+  // `item`, the `index`th placed into a draining list of `role` (that list's own index: `tag`).
+  virtual void take(std::uint8_t role, std::uint64_t tag, std::uint64_t index, const Value& item) = 0;
 };
 
 struct Limits {
@@ -68,6 +101,13 @@ struct Limits {
 // a refused or unknown opcode, a truncated file, a memo index never stored, a container placed in
 // itself, an integer past 64 bits, nesting past `limits.max_depth`, values past `limits.max_memory`.
 Value unpickle(std::string_view bytes, const std::string& path, const Limits& limits);
+
+// The value of the pickle `open()` gives, read twice as a stream: first for the memo indices its
+// GETs name, then into values, the lists `drain` drains handed over item by item. The memo keeps
+// only what a GET names, and the limit counts the values alive at once (the stack, the memo's,
+// one item being built), not the file: the same errors as unpickle() otherwise.
+Value unpickle_stream(const std::function<std::unique_ptr<ByteSource>()>& open, const std::string& path,
+                      const Limits& limits, Drain& drain, std::uint64_t* bytes_read = nullptr);
 
 // The name of opcode `op` as Python's pickletools names it ("GLOBAL"), "?" when it has none.
 const char* opcode_name(unsigned char op);

@@ -98,9 +98,13 @@ std::string category_of(const Value& entry) {
 
 namespace {
 
-class Reading {
+// The lists a snapshot's reading drains (pickle::Drain): the segments, the traces and each
+// device's trace, and the annotations (read by nothing here).
+enum Role : std::uint8_t { kSegments = pickle::kRootRole + 1, kTraces, kDeviceTrace, kAnnotations };
+
+class Reading : public pickle::Drain {
  public:
-  explicit Reading(const std::string& path, MemorySnapshot& out) : path_(path), out_(out) {}
+  explicit Reading(const std::string& path) : path_(path) {}
 
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(path_ + ": not a PyTorch memory snapshot: " + why);
@@ -128,12 +132,33 @@ class Reading {
     }
     return at->second;
   }
+  // Device `d`'s state, the devices before it made too.
+  SnapshotDevice& device(std::size_t d) {
+    while (all_.size() <= d) {
+      all_.emplace_back();
+      all_.back().device = static_cast<std::int32_t>(all_.size() - 1);
+    }
+    return all_[d];
+  }
   void add_segment(const Value& segment, SnapshotDevice& d);
   void add_trace(const Value& trace, SnapshotDevice& d);
+  void add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i);
+
+  std::uint8_t role_of(std::uint8_t parent, bool keyed, std::string_view key, std::uint64_t) override {
+    if (parent == pickle::kRootRole && keyed)
+      return key == "segments"               ? kSegments
+             : key == "device_traces"        ? kTraces
+             : key == "external_annotations" ? kAnnotations
+                                             : 0;
+    return parent == kTraces && !keyed ? kDeviceTrace : 0;
+  }
+  void take(std::uint8_t role, std::uint64_t tag, std::uint64_t index, const Value& item) override;
+  MemorySnapshot finish(const Value& root);
 
  private:
   const std::string& path_;
-  MemorySnapshot& out_;
+  MemorySnapshot out_;
+  std::vector<SnapshotDevice> all_;
   std::unordered_map<std::string, std::uint32_t> site_ids_;
 };
 
@@ -182,28 +207,29 @@ void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
 
 void Reading::add_trace(const Value& trace, SnapshotDevice& d) {
   if (!trace.is(Kind::List)) fail("a device's trace is not a list");
-  d.steps.reserve(trace.items().size());
-  for (std::size_t i = 0; i < trace.items().size(); ++i) {
-    const Value& a = trace.items()[i];
-    const Value* name = a.find("action");
-    if (!name) fail("a trace entry has no action");
-    SnapshotStep step;
-    step.action = action_of(name->text());
-    std::uint64_t size = unsigned_of(a.find("size"), "a trace entry's size");
-    if (size > std::uint64_t{1} << 50) fail(fmt::format("a trace entry's size {} passes 2^50 bytes", size));
-    step.size = static_cast<std::int64_t>(size);
-    if (const Value* addr = a.find("addr"); addr && addr->is(Kind::Int))
-      step.address = static_cast<std::uint64_t>(addr->as_int());
-    const Value* t = a.find("time_us");
-    if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time))
-      step.time = static_cast<TimeNs>(i) * 1000;  // no time: the action's place in the trace
-    if (step.action == SnapshotAction::Alloc || step.action == SnapshotAction::FreeCompleted ||
-        step.action == SnapshotAction::Oom)
-      step.site = site(a);
-    if (const Value* f = a.find("device_free"); f && f->is(Kind::Int) && f->as_int() >= 0)
-      step.device_free = static_cast<std::uint64_t>(f->as_int());
-    d.steps.push_back(step);
-  }
+  d.steps.reserve(d.steps.size() + trace.items().size());
+  for (std::size_t i = 0; i < trace.items().size(); ++i) add_trace_entry(trace.items()[i], d, i);
+}
+
+void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i) {
+  const Value* name = a.find("action");
+  if (!name) fail("a trace entry has no action");
+  SnapshotStep step;
+  step.action = action_of(name->text());
+  std::uint64_t size = unsigned_of(a.find("size"), "a trace entry's size");
+  if (size > std::uint64_t{1} << 50) fail(fmt::format("a trace entry's size {} passes 2^50 bytes", size));
+  step.size = static_cast<std::int64_t>(size);
+  if (const Value* addr = a.find("addr"); addr && addr->is(Kind::Int))
+    step.address = static_cast<std::uint64_t>(addr->as_int());
+  const Value* t = a.find("time_us");
+  if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time))
+    step.time = static_cast<TimeNs>(i) * 1000;  // no time: the action's place in the trace
+  if (step.action == SnapshotAction::Alloc || step.action == SnapshotAction::FreeCompleted ||
+      step.action == SnapshotAction::Oom)
+    step.site = site(a);
+  if (const Value* f = a.find("device_free"); f && f->is(Kind::Int) && f->as_int() >= 0)
+    step.device_free = static_cast<std::uint64_t>(f->as_int());
+  d.steps.push_back(step);
 }
 
 std::int64_t device_of(const Reading& r, const Value& segment) {
@@ -214,33 +240,60 @@ std::int64_t device_of(const Reading& r, const Value& segment) {
   return d->as_int();
 }
 
+constexpr std::size_t kMaxDevices = 4096;
+
+// One item of a draining list, as the pickle streams (pickle.h, Drain).
+void Reading::take(std::uint8_t role, std::uint64_t tag, std::uint64_t index, const Value& item) {
+  if (role == kSegments) {
+    if (!item.is(Kind::Dict)) fail("a segment is not a dict");
+    add_segment(item, device(static_cast<std::size_t>(device_of(*this, item))));
+  } else if (role == kTraces || role == kDeviceTrace) {
+    std::uint64_t d = role == kTraces ? index : tag;
+    if (d >= kMaxDevices) fail("it names more than 4096 devices");
+    if (role == kTraces && !item.is(Kind::List)) fail("a device's trace is not a list");
+    SnapshotDevice& at = device(static_cast<std::size_t>(d));
+    if (role == kDeviceTrace) add_trace_entry(item, at, static_cast<std::size_t>(index));
+  }
+}
+
+// The snapshot from the pickle's value: what was drained is in the devices already, the lists
+// that were not (a whole value, or a list found elsewhere) are read from `root` now.
+MemorySnapshot Reading::finish(const Value& root) {
+  if (!root.is(Kind::Dict)) fail("the pickle's value is not a dict");
+  const Value* segments = root.find("segments");
+  if (!segments || !segments->is(Kind::List)) fail("it has no list of segments");
+  const Value* traces = root.find("device_traces");
+  if (traces && !traces->is(Kind::List)) fail("device_traces is not a list");
+  std::size_t devices = traces ? traces->items().size() + traces->shared()->placed : 0;
+  if (devices > kMaxDevices) fail("it names more than 4096 devices");
+  for (const Value& segment : segments->items()) {
+    if (!segment.is(Kind::Dict)) fail("a segment is not a dict");
+    devices = std::max(devices, static_cast<std::size_t>(device_of(*this, segment)) + 1);
+  }
+  if (devices > 0) device(devices - 1);
+  for (const Value& segment : segments->items())
+    add_segment(segment, device(static_cast<std::size_t>(device_of(*this, segment))));
+  for (std::size_t d = 0; traces && d < traces->items().size(); ++d) add_trace(traces->items()[d], device(d));
+  for (SnapshotDevice& d : all_)
+    if (d.segments > 0 || !d.steps.empty()) out_.devices.push_back(std::move(d));
+  if (const Value* settings = root.find("allocator_settings"))
+    if (const Value* conf = settings->find("PYTORCH_CUDA_ALLOC_CONF"))
+      out_.alloc_conf = std::string(conf->text());
+  return std::move(out_);
+}
+
 }  // namespace
 
 MemorySnapshot read_snapshot(const Value& root, const std::string& path) {
-  MemorySnapshot out;
-  Reading r(path, out);
-  if (!root.is(Kind::Dict)) r.fail("the pickle's value is not a dict");
-  const Value* segments = root.find("segments");
-  if (!segments || !segments->is(Kind::List)) r.fail("it has no list of segments");
-  const Value* traces = root.find("device_traces");
-  if (traces && !traces->is(Kind::List)) r.fail("device_traces is not a list");
-  std::size_t devices = traces ? traces->items().size() : 0;
-  if (devices > 4096) r.fail("it names more than 4096 devices");
-  for (const Value& segment : segments->items()) {
-    if (!segment.is(Kind::Dict)) r.fail("a segment is not a dict");
-    devices = std::max(devices, static_cast<std::size_t>(device_of(r, segment)) + 1);
-  }
-  std::vector<SnapshotDevice> all(devices);
-  for (std::size_t d = 0; d < devices; ++d) all[d].device = static_cast<std::int32_t>(d);
-  for (const Value& segment : segments->items())
-    r.add_segment(segment, all[static_cast<std::size_t>(device_of(r, segment))]);
-  for (std::size_t d = 0; traces && d < traces->items().size(); ++d) r.add_trace(traces->items()[d], all[d]);
-  for (SnapshotDevice& d : all)
-    if (d.segments > 0 || !d.steps.empty()) out.devices.push_back(std::move(d));
-  if (const Value* settings = root.find("allocator_settings"))
-    if (const Value* conf = settings->find("PYTORCH_CUDA_ALLOC_CONF"))
-      out.alloc_conf = std::string(conf->text());
-  return out;
+  return Reading(path).finish(root);
+}
+
+MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
+                                    const std::string& path, const pickle::Limits& limits,
+                                    std::uint64_t* bytes_read) {
+  Reading reading(path);
+  Value root = pickle::unpickle_stream(open, path, limits, reading, bytes_read);
+  return reading.finish(root);
 }
 
 }  // namespace perfgate::snapshot

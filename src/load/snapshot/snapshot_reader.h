@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +25,14 @@ bool detect(std::string_view head);
 // The snapshot `root`. Throws InputError naming `path` when it is not a snapshot's shape or its
 // sizes pass 2^62 bytes in sum.
 MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path);
+
+// The snapshot in the pickle that `open()` gives, read as it streams (pickle::unpickle_stream):
+// each segment and each trace entry taken into the model as it is read and then let go, so that
+// what is held is the model, the memo's shared values (keys, frames) and one entry, bounded by
+// `limits` (the file's size plays no part). `bytes_read`: the pickle's bytes (inflated) in all.
+MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
+                                    const std::string& path, const pickle::Limits& limits,
+                                    std::uint64_t* bytes_read = nullptr);
 
 // The frames' top user frame, "name (file.py:line)": the first frame not in an installed package
 // (site-packages, dist-packages, torch/, the Python library) nor in C or C++ source.

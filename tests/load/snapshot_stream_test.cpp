@@ -1,0 +1,137 @@
+// Issue 60, item 1's "streaming enough to read a 2 GB snapshot": the snapshot reader unpickles as
+// it streams (pickle::unpickle_stream), taking each segment and trace entry into the model and
+// letting it go, with the memo keeping only what a GET fetches again; so --max-input-memory bounds
+// what is alive at once, not the file. A large seeded snapshot written here (the writer knows what
+// it wrote) is read under a bound far below its size, which the whole-value unpickler cannot meet.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "analyse/memory/snapshot_analysis.h"
+#include "analyse/worker_analysis.h"
+#include "load/snapshot/pickle.h"
+#include "perfgate/errors.h"
+#include "perfgate/load.h"
+#include "support/helpers.h"
+#include "support/pickle_builder.h"
+#include "support/synthetic_snapshot.h"
+
+namespace perfgate::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string error_of(const std::string& bytes, std::uint64_t max_memory = 0) {
+  LoadOptions options;
+  options.max_input_memory = max_memory;
+  try {
+    load_json(bytes, "snap.pickle", options);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(SnapshotStream, ALargeSnapshotReadFarBelowItsSize) {
+  fs::path path = fs::temp_directory_path() / ("perfgate_stream_" + std::to_string(::getpid()) + ".pickle");
+  test::SyntheticSnapshotFacts facts;
+  {
+    std::ofstream out(path, std::ios::binary);
+    facts = test::SyntheticSnapshotWriter(out).write(std::uint64_t{64} << 20, 60);
+  }
+  ASSERT_EQ(fs::file_size(path), facts.bytes);
+  ASSERT_GT(facts.bytes, std::uint64_t{60} << 20);
+  ASSERT_GT(facts.actions, 650'000u);
+
+  // A quarter of the file's size is enough for the streamed reading (it needs about 5 MB: the
+  // memo's 4,096 shared frames, a batch of 1,000 entries, the model is not counted).
+  LoadOptions options;
+  options.max_input_memory = facts.bytes / 4;
+  LoadedRun run = load_run({path.string()}, options);
+  ASSERT_EQ(run.workers.size(), 1u);
+  const Profile& p = run.workers[0];
+  EXPECT_EQ(p.source_bytes, facts.bytes);
+  ASSERT_TRUE(p.memory_snapshot);
+  WorkerAnalysis w;
+  analyse_snapshot(*p.memory_snapshot, w);
+  ASSERT_EQ(w.tables.memory_snapshot.size(), 1u);
+  const SnapshotDeviceRow& d = w.tables.memory_snapshot[0];
+  EXPECT_EQ(d.actions, facts.actions);
+  EXPECT_EQ(d.segments, facts.segments);
+  EXPECT_EQ(d.reserved, facts.reserved);
+  EXPECT_EQ(d.allocated, facts.allocated);
+  EXPECT_EQ(d.peak, static_cast<std::int64_t>(facts.peak));
+
+  // The whole-value unpickler under the same bound fails: the tree of every entry is far larger.
+  {
+    std::string bytes(facts.bytes, '\0');
+    std::ifstream in(path, std::ios::binary);
+    in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    try {
+      pickle::unpickle(bytes, "big.pickle", {facts.bytes / 4, 128});
+      FAIL() << "the tree fitted";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("input memory limit"), std::string::npos) << e.what();
+    }
+  }
+  // And the streamed reading has a bound too: 2 MiB cannot hold the memo's shared frames.
+  LoadOptions tight;
+  tight.max_input_memory = 2 << 20;
+  try {
+    load_run({path.string()}, tight);
+    ADD_FAILURE() << "2 MiB sufficed";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("input memory limit of 2097152 bytes"), std::string::npos)
+        << e.what();
+  }
+  fs::remove(path);
+}
+
+// What the streamed reading refuses beyond the unpickler's own refusals: a list it drains placed
+// anywhere but where it was found (shared through the memo, or moved) is an input error, not a
+// silently different reading.
+TEST(SnapshotStream, DrainedListsStayWhereTheyWereFound) {
+  // The segments list fetched again under another key.
+  test::PickleWriter shared(4);
+  shared.empty_dict().mark().str("segments").empty_list().mark().empty_dict().mark();
+  shared.str("total_size").integer(1024).str("blocks").empty_list().setitems();
+  shared.appends().str("copy").op('h').little(1, 1).setitems().stop();
+  EXPECT_NE(error_of(shared.text()).find("also shared through the memo"), std::string::npos)
+      << error_of(shared.text());
+  // A refused opcode inside a streamed trace entry: refused as ever, naming the file.
+  test::PickleWriter refused(4);
+  refused.empty_dict().mark().str("segments").empty_list().str("device_traces").empty_list().mark();
+  refused.empty_list().mark().empty_dict().op('c').raw("os\nsystem\n");
+  std::string message = error_of(refused.stop().text());
+  EXPECT_NE(message.find("snap.pickle"), std::string::npos) << message;
+  EXPECT_NE(message.find("opcode GLOBAL would import or call"), std::string::npos) << message;
+}
+
+// Entries of unique strings (none fetched again) are let go once read: 4,000 of them, appended
+// 1,000 at a time as Python's pickler does, pass a bound that the whole value does not.
+TEST(SnapshotStream, EntriesAreLetGoAsTheyAreRead) {
+  test::PickleWriter w(4);
+  w.empty_dict().mark().str("segments").empty_list().str("device_traces").empty_list().mark();
+  w.empty_list().mark();
+  for (int i = 0; i < 4000; ++i) {
+    if (i > 0 && i % 1000 == 0) w.appends().mark();
+    w.empty_dict().mark().str("action").str("alloc").str("addr").integer(4096 + i * 64).str("size");
+    w.integer(64).str("frames").empty_list().mark().empty_dict().mark().str("name").str("fn");
+    w.str("filename").str("/home/me/" + std::string(200, 'x') + std::to_string(i) + ".py");
+    w.str("line").integer(i).setitems().appends().setitems();
+  }
+  w.appends().appends().setitems().stop();
+  // The whole value: 4,000 dicts, frames lists, frame dicts, their keys and 213-byte file names.
+  EXPECT_THROW(pickle::unpickle(w.text(), "snap.pickle", {std::uint64_t{4} << 20, 128}), InputError);
+  LoadOptions options;
+  options.max_input_memory = std::uint64_t{4} << 20;
+  Profile p = load_json(w.text(), "snap.pickle", options);
+  ASSERT_TRUE(p.memory_snapshot);
+  ASSERT_EQ(p.memory_snapshot->devices.size(), 1u);
+  EXPECT_EQ(p.memory_snapshot->devices[0].steps.size(), 4000u);
+  EXPECT_EQ(p.memory_snapshot->sites.size(), 4000u);  // each entry its own user frame
+}
+
+}  // namespace
+}  // namespace perfgate::testing
