@@ -49,7 +49,10 @@ std::vector<TerminalLine> memory_snapshot_lines(const ReportModel& r) {
   std::vector<TerminalLine> out;
   std::string first = fmt::format("snapshot peak {} allocated", format_value(peak, "bytes"));
   if (auto pct = m.get(Metric::MemorySnapshotPeakPct))
-    first += fmt::format(" ({} of the device memory an out-of-memory error shows)", format_value(pct, "%"));
+    first += fmt::format(
+        " ({} of the device's memory: as --device-memory gives it, else as an out-of-memory "
+        "error shows it)",
+        format_value(pct, "%"));
   first += fmt::format(" · at the end {} reserved, {} allocated",
                        format_value(m.get(Metric::MemorySnapshotReservedBytes), "bytes"),
                        format_value(m.get(Metric::MemorySnapshotAllocatedBytes), "bytes"));

@@ -214,6 +214,12 @@ TEST(MemoryTimeline, DeviceMemoryOption) {
   EXPECT_NEAR(pct, 100.0 * 10 / 11, 1e-6);  // the JSON report's 6 decimals
   EXPECT_EQ(near_capacity(" --device-memory 20MiB", pct), "pass");
   EXPECT_DOUBLE_EQ(pct, 50.0);
+  // The terminal names where the device's size came from (no out-of-memory error here).
+  CommandResult text = run_perfgate("analyze " + path + " --device-memory 20MiB");
+  EXPECT_NE(text.out.find("(50.0% of the device's memory: as --device-memory gives it, else as an "
+                          "out-of-memory error shows it)"),
+            std::string::npos)
+      << text.out;
   EXPECT_EQ(near_capacity("", pct), "n/a");
   EXPECT_EQ(pct, -1);
   CommandResult bad = run_perfgate("analyze " + path + " --device-memory lots");
