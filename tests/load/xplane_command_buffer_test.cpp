@@ -26,8 +26,8 @@ const std::vector<std::pair<std::int64_t, std::string>> kStatNames = {
     {kMemset, "Memset_details"}};
 
 // Module jit_step (program 7), computation main in schedule order: p0, p1, fusion.1 (position 2),
-// custom-call.2 (3), fusion.3 (4), custom-call.4 (5), custom-call.5 (6), fusion.6 (7); each fusion
-// multiplies an f32[64,64] by itself (4,096 FLOPs).
+// custom-call.2 (3), fusion.3 (4), custom-call.4 (5), custom-call.5 (6), fusion.6 (7), fusion.7 (8),
+// fusion_7 (9); each fusion multiplies an f32[64,64] by itself (4,096 FLOPs).
 std::string module() {
   using namespace hlo;
   std::string m = shape(kF32, {64, 64});
@@ -41,6 +41,9 @@ std::string module() {
       instruction("custom-call.4", "custom-call", m, 6, {5, 2}, cublas),
       instruction("custom-call.5", "custom-call", m, 7, {6, 2}, cublas),
       instruction("fusion.6", "fusion", m, 8, {7}, int_field(38, 2)),
+      // Two instructions whose kernels XLA would both name fusion_7: the name tells neither.
+      instruction("fusion.7", "fusion", m, 9, {8}, int_field(38, 2)),
+      instruction("fusion_7", "fusion", m, 10, {9}, int_field(38, 2)),
   };
   std::vector<std::string> fused = {
       instruction("param_0", "parameter", m, 1, {}),
@@ -66,18 +69,20 @@ struct Work {
 // Launch 21: fusion_1; a cuBLAS kernel, whose only candidate between fusion.1 (2) and fusion.3 (4)
 // is custom-call.2 (3); fusion_3; a memset and two cuBLAS kernels between fusion.3 (4) and fusion.6
 // (7), where custom-call.4 and custom-call.5 both lie: ambiguous; fusion_6.
-// Launch 22: a cuBLAS kernel first (no named kernel before it: no bound), then the three fusions.
+// Launch 22: a cuBLAS kernel first (no named kernel before it: no bound), then the three fusions, then
+// a kernel fusion_7, the name of two instructions' kernels: it stays.
 const std::vector<Work> kWork = {
     {1, 21, 1000, 100},  {4, 21, 1200, 300},  {2, 21, 1600, 100},  {5, 21, 1800, 10, true},
     {4, 21, 1900, 200},  {4, 21, 2200, 200},  {3, 21, 2500, 100},  {4, 22, 11000, 300},
-    {1, 22, 11400, 100}, {2, 22, 11600, 100}, {3, 22, 11800, 100},
+    {1, 22, 11400, 100}, {2, 22, 11600, 100}, {3, 22, 11800, 100}, {6, 22, 12000, 100},
 };
 
 Plane gpu_plane() {
   Plane gpu = plane(0, "/device:GPU:0");
   gpu.stat_names = kStatNames;
   gpu.stats = {str_stat(kDeviceName, "NVIDIA H100 80GB HBM3")};
-  gpu.event_names = {{1, "fusion_1"}, {2, "fusion_3"}, {3, "fusion_6"}, {4, "nvjet_sm90_tst"}, {5, "Memset"}};
+  gpu.event_names = {{1, "fusion_1"},       {2, "fusion_3"}, {3, "fusion_6"},
+                     {4, "nvjet_sm90_tst"}, {5, "Memset"},   {6, "fusion_7"}};
   std::vector<std::string> events;
   for (const Work& w : kWork) {
     std::vector<std::string> stats = {int_stat(kCorrelation, w.correlation),
@@ -143,14 +148,17 @@ TEST(XplaneCommandBuffer, KernelsGoBackToTheirInstructionsByNameOrUniquePlace) {
   // Ambiguous and unbounded kernels name no instruction: no op for custom-call.4 or .5.
   EXPECT_TRUE(ops_named(p, "custom-call.4").empty());
   EXPECT_TRUE(ops_named(p, "custom-call.5").empty());
-  // 2 launches, 11 activities: 6 by name (3 fusions each), 1 by place, 4 stay; their time 1,610 ns,
-  // of which 710 stay (the memset 10, the two GEMMs 400, launch 22's first GEMM 300): 44.1%. XLA's
+  EXPECT_TRUE(ops_named(p, "fusion.7").empty());
+  EXPECT_TRUE(ops_named(p, "fusion_7").empty());
+  // 2 launches, 12 activities: 6 by name (3 fusions each), 1 by place, 5 stay; their time 1,710 ns,
+  // of which 810 stay (the memset 10, the two GEMMs 400, launch 22's first GEMM 300, fusion_7 100):
+  // 47.4%. XLA's
   // thunk event around each launch is the command buffer's op.
   EXPECT_TRUE(has_line(
       p.notes,
-      "2 launches of XLA command buffers (CUDA/HIP graphs) ran 11 kernels and memsets, named by "
+      "2 launches of XLA command buffers (CUDA/HIP graphs) ran 12 kernels and memsets, named by "
       "the command buffer: 6 were given back to their HLO instruction by kernel name and 1 by their place "
-      "between those; 4 (44.1% of their time) stay with the command buffer"))
+      "between those; 5 (47.4% of their time) stay with the command buffer"))
       << ::testing::PrintToString(p.notes);
   EXPECT_TRUE(has_line(p.notes, "2 runs of XLA ops are host ops (2 of them XLA's own host events"))
       << ::testing::PrintToString(p.notes);
@@ -174,10 +182,10 @@ TEST(XplaneCommandBuffer, TheOpsTablesAndRooflineSeeTheInstructions) {
   const RooflineRow* gemm = row("custom-call.2");
   ASSERT_NE(gemm, nullptr);
   EXPECT_EQ(gemm->kernel_ns, 300);
-  // What stays with the command buffer is the command buffer's: 10 + 200 + 200 + 300 = 710 ns.
+  // What stays with the command buffer is the command buffer's: 10 + 200 + 200 + 300 + 100 = 810 ns.
   const RooflineRow* rest = row("command_buffer_1");
   ASSERT_NE(rest, nullptr);
-  EXPECT_EQ(rest->kernel_ns, 710);
+  EXPECT_EQ(rest->kernel_ns, 810);
 }
 
 }  // namespace

@@ -30,47 +30,47 @@ struct Replayed {
   std::uint32_t instruction = kNone;  // index into HloSchedule::instructions; kNone: not known
 };
 
-// The instruction each kernel ran for: first by name, then by place (see the file's comment).
+// The instruction each kernel ran for: first by name, then by place (see the file's comment). Linear
+// in kernels and instructions: the schedule lists each computation's instructions in order, so the
+// candidates between two bounds are a stretch of it, counted by a prefix sum.
 std::uint64_t attribute(const HloSchedule& schedule, const Profile& p, std::vector<Replayed>& kernels,
                         std::uint64_t& by_place) {
-  std::vector<bool> named(schedule.instructions.size(), false);
+  const std::size_t n = schedule.instructions.size();
+  std::vector<bool> named(n, false);
   std::uint64_t by_name = 0;
   for (Replayed& k : kernels) {
     const GpuActivity& a = p.gpu_activities[k.activity];
     if (a.kind != GpuActivityKind::Kernel) continue;
     auto it = schedule.by_kernel_name.find(std::string(p.str(a.name)));
-    if (it == schedule.by_kernel_name.end()) continue;
+    if (it == schedule.by_kernel_name.end() || it->second == kNoInstruction) continue;  // none, or two
     k.instruction = it->second;
     named[it->second] = true;
     ++by_name;
   }
+  // unnamed[k]: instructions before index k that ran no named kernel.
+  std::vector<std::uint32_t> unnamed(n + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) unnamed[k + 1] = unnamed[k] + (named[k] ? 0 : 1);
+  // The instruction of the named kernel before and after each kernel.
+  std::vector<std::uint32_t> before(kernels.size(), kNone), after(kernels.size(), kNone);
+  std::uint32_t last = kNone;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    if (kernels[i].instruction != kNone) continue;
-    std::uint32_t before = kNone, after = kNone;
-    for (std::size_t j = i; j-- > 0;)
-      if (kernels[j].instruction != kNone && named[kernels[j].instruction]) {
-        before = kernels[j].instruction;
-        break;
-      }
-    for (std::size_t j = i + 1; j < kernels.size(); ++j)
-      if (kernels[j].instruction != kNone && named[kernels[j].instruction]) {
-        after = kernels[j].instruction;
-        break;
-      }
-    if (before == kNone || after == kNone) continue;  // at an end: no bound on one side
-    const HloLaunching &b = schedule.instructions[before], &c = schedule.instructions[after];
-    if (b.computation != c.computation) continue;
-    std::uint32_t low = std::min(b.position, c.position), high = std::max(b.position, c.position);
-    std::uint32_t candidate = kNone;
-    std::size_t candidates = 0;
-    for (std::uint32_t k = 0; k < schedule.instructions.size() && candidates < 2; ++k) {
-      const HloLaunching& in = schedule.instructions[k];
-      if (named[k] || in.computation != b.computation || in.position <= low || in.position >= high) continue;
-      candidate = k;
-      ++candidates;
-    }
-    if (candidates != 1) continue;
-    kernels[i].instruction = candidate;
+    before[i] = last;
+    if (kernels[i].instruction != kNone) last = kernels[i].instruction;
+  }
+  last = kNone;
+  for (std::size_t i = kernels.size(); i-- > 0;) {
+    after[i] = last;
+    if (kernels[i].instruction != kNone) last = kernels[i].instruction;
+  }
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    if (kernels[i].instruction != kNone || before[i] == kNone || after[i] == kNone)
+      continue;  // an end: unbounded
+    if (schedule.instructions[before[i]].computation != schedule.instructions[after[i]].computation) continue;
+    std::uint32_t low = std::min(before[i], after[i]), high = std::max(before[i], after[i]);
+    if (high - low < 2 || unnamed[high] - unnamed[low + 1] != 1) continue;  // none, or two or more
+    // The one: the first index in (low, high) past which the count rises.
+    auto rise = std::upper_bound(unnamed.begin() + low + 2, unnamed.begin() + high + 1, unnamed[low + 1]);
+    kernels[i].instruction = static_cast<std::uint32_t>(rise - unnamed.begin()) - 1;
     ++by_place;
   }
   return by_name;

@@ -438,7 +438,9 @@ class Module {
         auto index = static_cast<std::uint32_t>(out.instructions.size());
         out.instructions.push_back(
             {std::string(list[k].name), static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)});
-        out.by_kernel_name.try_emplace(kernel_name_of(list[k].name), index);
+        // Two instructions of one kernel name (fusion.1 and fusion_1): neither is known by it.
+        auto [at, added] = out.by_kernel_name.try_emplace(kernel_name_of(list[k].name), index);
+        if (!added) at->second = kNoInstruction;
       }
     }
     return out;

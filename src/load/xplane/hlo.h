@@ -32,10 +32,14 @@ struct HloLaunching {
   std::uint32_t position = 0;     // its place in that computation's instruction order (the schedule)
 };
 
+inline constexpr std::uint32_t kNoInstruction = 0xffffffffu;
+
 struct HloSchedule {
+  // Each computation's instructions together, in its order.
   std::vector<HloLaunching> instructions;
   // Each instruction by its kernel's name: the instruction's name as llvm_ir::SanitizeFunctionName
-  // writes it (every character but letters, digits, '_' and '$' as '_'; a leading digit gets '_').
+  // writes it (every character but letters, digits, '_' and '$' as '_'; a leading digit gets '_');
+  // kNoInstruction where two instructions have the one name.
   std::unordered_map<std::string, std::uint32_t> by_kernel_name;
 };
 
