@@ -164,8 +164,7 @@ const char* no_steps_warning(const Profile& profile, const AnalysisOptions& opti
   if (profile.info.step_marking == StepMarking::XSpaceAnnotations && options.step_pattern.empty())
     return "no step markers (host events with a step_num, as jax.profiler.StepTraceAnnotation records, or "
            "named as a step, such as TraceAnnotation(\"train_step\"): rules' xspace_step_ranges): the whole "
-           "trace "
-           "is analysed as one window";
+           "trace is analysed as one window";
   if (!options.step_pattern.empty() || profile.info.step_marking != StepMarking::ProfilerStepRanges)
     return "no range matches the step pattern: the whole trace is analysed as one window";
   if (profile.info.format == "rocprofv3-json")

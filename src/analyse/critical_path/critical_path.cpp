@@ -314,8 +314,7 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
       TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
       auto index = static_cast<std::uint32_t>(it - p.host_events.begin());
       if (it->kind == HostKind::Op && e > s && (left_out_.empty() || !left_out_[index]))
-        by_thread[walk].push_back(
-            {s, e, PathEventKind::HostOp, static_cast<std::uint32_t>(it - p.host_events.begin())});
+        by_thread[walk].push_back({s, e, PathEventKind::HostOp, index});
     }
   }
   b.reserve(by_thread);

@@ -126,15 +126,19 @@ void Builder::command_buffer_ops() {
     by_place += placed;
     ++graphs;
     kernels_seen += kernels.size();
-    // One op per instruction, in the order of its first kernel.
-    std::vector<std::uint32_t> order;
+    // One op per instruction, in the order of its first kernel (op_of: its place in `order`).
+    std::vector<std::uint32_t> order, op_of(schedule->instructions.size(), kNone);
     for (const Replayed& k : kernels) {
       const GpuActivity& a = p_.gpu_activities[k.activity];
       time_seen += a.end - a.start;
       if (k.instruction == kNone) continue;
       time_given += a.end - a.start;
-      if (std::find(order.begin(), order.end(), k.instruction) == order.end()) order.push_back(k.instruction);
+      if (op_of[k.instruction] == kNone) {
+        op_of[k.instruction] = static_cast<std::uint32_t>(order.size());
+        order.push_back(k.instruction);
+      }
     }
+    std::vector<std::int64_t> external_ids(order.size());
     const RuntimeCall launch = p_.runtime_calls[call->second];
     for (std::size_t n = 0; n < order.size(); ++n) {
       const std::string& name = schedule->instructions[order[n]].name;
@@ -149,10 +153,11 @@ void Builder::command_buffer_ops() {
       h.kind = HostKind::Op;
       h.details = details;
       p_.host_events.push_back(h);
-      for (const Replayed& k : kernels)
-        if (k.instruction == order[n])
-          p_.gpu_activities[k.activity].external_id = p_.op_details[details].external_id;
+      external_ids[n] = p_.op_details[details].external_id;
     }
+    for (const Replayed& k : kernels)
+      if (k.instruction != kNone)
+        p_.gpu_activities[k.activity].external_id = external_ids[op_of[k.instruction]];
   }
   if (graphs == 0) return;
   p_.notes.push_back(fmt::format(

@@ -202,27 +202,25 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
         a.kernel_info = static_cast<std::uint32_t>(p_.kernel_info.size());
         p_.kernel_info.push_back(launch_info(kernel_details, occupancy));
       }
-      // Its launch is part of the instruction's op (xla_ops.cpp): kernels, and the memsets and
-      // copies an instruction runs (a cuDNN convolution's workspace memset).
-      if (a.correlation != 0 && !hlo_op.empty())
-        xla_launches_.try_emplace(a.correlation, XlaLaunch{.module = p_.strings.intern(hlo_module),
-                                                           .op = p_.strings.intern(hlo_op),
-                                                           .kernel = a.name,
-                                                           .program = program,
-                                                           .flops = xla_flops,
-                                                           .bytes = xla_bytes});
-      // The XLA op the work ran for, as a range on its stream: the regions table sums the time of
-      // each op's kernels (docs/formats.md).
       if (!hlo_op.empty()) {
+        StringId op = p_.strings.intern(hlo_op), module = p_.strings.intern(hlo_module);
+        // Its launch is part of the instruction's op (xla_ops.cpp): kernels, and the memsets and
+        // copies an instruction runs (a cuDNN convolution's workspace memset).
+        if (a.correlation != 0)
+          xla_launches_.try_emplace(a.correlation, XlaLaunch{.module = module,
+                                                             .op = op,
+                                                             .kernel = a.name,
+                                                             .program = program,
+                                                             .flops = xla_flops,
+                                                             .bytes = xla_bytes});
+        // Each activity with its op, for the command buffers (command_buffers.cpp).
         xla_activities_.push_back({.activity = static_cast<std::uint32_t>(p_.gpu_activities.size()),
-                                   .module = p_.strings.intern(hlo_module),
-                                   .op = p_.strings.intern(hlo_op),
+                                   .module = module,
+                                   .op = op,
                                    .program = program});
-        p_.gpu_ranges.push_back({.start = start,
-                                 .end = end,
-                                 .name = p_.strings.intern(hlo_op),
-                                 .device = device,
-                                 .stream = stream});
+        // The XLA op the work ran for, as a range on its stream: the regions table sums the time of
+        // each op's kernels (docs/formats.md).
+        p_.gpu_ranges.push_back({.start = start, .end = end, .name = op, .device = device, .stream = stream});
       }
       p_.gpu_activities.push_back(a);
       if ((++events_ & 0xffff) == 0) check_memory();
