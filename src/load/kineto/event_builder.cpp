@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/utf8.h"
 #include "load/kineto/categories.h"
 #include "load/kineto/number_text.h"
 
@@ -128,20 +129,34 @@ std::string EventBuilder::add(const RawEvent& e, std::uint64_t) {
     add_metadata(e);
   } else if (e.ph == "C" && !e.name.empty()) {
     // Counters (Kineto's PM sampling, "GPU N Counters", kineto #1530) are listed by name (issue 53).
-    block_.ignored_phases.add(fmt::format("C:{}", e.name));
+    add_ignored(block_.ignored_phases, fmt::format("C:{}", e.name));
   } else if (e.ph != "i" && e.ph != "I") {
-    block_.ignored_phases.add(e.ph);
+    add_ignored(block_.ignored_phases, e.ph);
   }
   return {};
+}
+
+// The phase, the category and a counter's name are read as they are (their known values are
+// ASCII); one that is listed among those ignored is checked for UTF-8 here, each time.
+void EventBuilder::add_ignored(NameCounts& counts, std::string_view text) {
+  if (is_valid_utf8(text)) {
+    counts.add(text);
+    return;
+  }
+  ++invalid_texts_;
+  std::size_t replaced = 0;
+  counts.add(repair_utf8(text, replaced));
 }
 
 StringId InternCache::intern(StringPool& pool, std::string_view text) {
   if (text.empty()) return kNoString;
   auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(text[i])); };
-  std::size_t slot =
-      (text.size() * 31 + byte(0) * 7 + byte(text.size() / 2) * 3 + byte(text.size() - 1)) % entries_.size();
+  std::size_t slot = (text.size() * 31 + byte(0) * 7 + byte(text.size() / 4) * 11 +
+                      byte(text.size() / 2) * 3 + byte(text.size() * 3 / 4) * 5 + byte(text.size() - 1)) %
+                     entries_.size();
   Entry& entry = entries_[slot];
-  if (entry.text == text) return entry.id;
+  if (entry.text == text) return entry.id;  // the pool's text: valid UTF-8
+  if (!is_valid_utf8(text)) ++invalid_;
   StringId id = pool.intern(text);
   entry = {pool.view(id), id};
   return id;
@@ -150,7 +165,7 @@ StringId InternCache::intern(StringPool& pool, std::string_view text) {
 std::string EventBuilder::add_complete(const RawEvent& e) {
   EventClass cls = classify_category(e.cat);
   if (cls == EventClass::Ignored) {
-    block_.ignored_categories.add(e.cat);
+    add_ignored(block_.ignored_categories, e.cat);
     return {};
   }
   if (!e.has_ts) return "field 'ts' is missing";
@@ -285,7 +300,7 @@ void EventBuilder::add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs st
 void EventBuilder::add_gpu_sync(const RawEvent& e, TimeNs start, TimeNs end) {
   std::optional<GpuSyncKind> kind = gpu_sync_kind(e.name);
   if (!kind) {
-    block_.ignored_categories.add(e.cat);
+    add_ignored(block_.ignored_categories, e.cat);
     return;
   }
   GpuSync s;

@@ -18,16 +18,21 @@ namespace perfgate::kineto {
 // Event names, shapes and types repeat (the same ops and kernels every step), and names run to
 // hundreds of bytes: a text found here is compared with the pool's copy, not hashed again. Slots
 // are picked by the length and three bytes. Valid for one StringPool (the builder's block).
+// The last texts interned, by a hash of a few of their bytes: a hit costs one comparison. A miss
+// checks the text for UTF-8 (the pool repairs what is not), so that a name or a stack is checked
+// once per miss, not once per event; `invalid()` counts the texts repaired, each time one is given.
 class InternCache {
  public:
   StringId intern(StringPool& pool, std::string_view text);
+  std::uint64_t invalid() const { return invalid_; }
 
  private:
   struct Entry {
     std::string_view text;  // the pool's copy
     StringId id = kNoString;
   };
-  std::array<Entry, 256> entries_{};
+  std::array<Entry, 1024> entries_{};
+  std::uint64_t invalid_ = 0;
 };
 
 class EventBuilder {
@@ -40,6 +45,9 @@ class EventBuilder {
   std::string add(const RawEvent& event, std::uint64_t index);
   // The memory the block and the builder's indexes hold: what the trace has made perfgate keep.
   std::size_t memory_bytes() const;
+  // Phases, categories, names and call stacks that were not valid UTF-8 (the handler checks every
+  // other text it keeps).
+  std::uint64_t invalid_utf8_strings() const { return names_.invalid() + stacks_.invalid() + invalid_texts_; }
 
  private:
   std::string add_complete(const RawEvent& e);
@@ -49,6 +57,7 @@ class EventBuilder {
   void add_gpu_sync(const RawEvent& e, TimeNs start, TimeNs end);
   void add_flow(const RawEvent& e, TimeNs time);
   void add_metadata(const RawEvent& e);
+  void add_ignored(NameCounts& counts, std::string_view text);
   std::uint32_t thread_index(const IdValue& pid, const IdValue& tid);
   IdKey id_key(const IdValue& id);
   std::int32_t device_of(const RawEvent& e, bool is_range, std::size_t record);
@@ -61,8 +70,9 @@ class EventBuilder {
   ThreadKey last_thread_key_;      // the thread of the previous event: most events follow their neighbour's
   std::uint32_t last_thread_ = kNone;
   InternCache names_;
-  InternCache shapes_;  // input dims and types
-  InternCache stacks_;  // call stacks: long (ResNet-50: 790 bytes on average), and few distinct
+  InternCache shapes_;               // input dims and types
+  InternCache stacks_;               // call stacks: long (ResNet-50: 790 bytes on average), and few distinct
+  std::uint64_t invalid_texts_ = 0;  // phases, categories and counters' names listed as ignored
 };
 
 }  // namespace perfgate::kineto

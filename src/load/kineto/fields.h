@@ -63,6 +63,12 @@ enum class Field : unsigned char {
   LaunchedKernel,
   WaitOnStream,
   WaitOnEventRecord,
+  // Not keys: what a value means where no key names it (TraceHandler's pending value).
+  TopLevelOther,    // a top-level key perfgate does not read: its scalar is kept as an attribute
+  EventsArrayItem,  // an entry of traceEvents: must be an object
+  IntArrayItem,     // an entry of args.grid or args.block
+  Captured,         // inside a value kept as text (shapes, types, device properties)
+  Document,         // the document itself: must be an object or an array
 };
 
 namespace fields_detail {

@@ -4,23 +4,41 @@
 
 namespace perfgate::kineto {
 
-// Room is asked for the plain case (quotes and s); each escape asks again for what it needs.
+namespace {
+bool needs_escape(unsigned char c) {
+  return c < 0x20 || c == '"' || c == '\\';
+}
+}  // namespace
+
+// Every op's input types pass through here (ResNet-50: 100,000 strings of 5 bytes): the run of
+// bytes that need no escape (nearly always the whole text) is copied at once.
 void JsonCapture::append_quoted(std::string_view s) {
   char* p = room(s.size() + 2);
   *p++ = '"';
-  // Runs of characters that need no escape (nearly all) are copied whole, not one by one.
-  auto plain = [](unsigned char c) { return c >= 0x20 && c != '"' && c != '\\'; };
-  while (!s.empty()) {
-    std::size_t run = 0;
-    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
-    std::memcpy(p, s.data(), run);
-    p += run;
-    s.remove_prefix(run);
-    if (s.empty()) break;
-    unsigned char c = static_cast<unsigned char>(s.front());
-    s.remove_prefix(1);
+  std::size_t run = 0;
+  while (run < s.size() && !needs_escape(static_cast<unsigned char>(s[run]))) ++run;
+  std::memcpy(p, s.data(), run);
+  p += run;
+  if (run < s.size()) {
     commit(p);
-    p = room(6 + s.size() + 1);
+    p = append_escaped(s.substr(run));
+  }
+  *p++ = '"';
+  commit(p);
+}
+
+// The rest of a text from its first byte that needs an escape; returns where the text ends, with
+// room for the closing quote. Room is asked for the plain case; each escape asks again.
+char* JsonCapture::append_escaped(std::string_view s) {
+  char* p = room(s.size() + 1);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (!needs_escape(c)) {
+      *p++ = static_cast<char>(c);
+      continue;
+    }
+    commit(p);
+    p = room(6 + (s.size() - i) + 1);
     *p++ = '\\';
     switch (c) {
       case '"':
@@ -40,8 +58,7 @@ void JsonCapture::append_quoted(std::string_view s) {
         p = fmt::format_to(p, "u{:04x}", c);
     }
   }
-  *p++ = '"';
-  commit(p);
+  return p;
 }
 
 void JsonCapture::key(std::string_view k) {

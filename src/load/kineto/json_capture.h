@@ -59,6 +59,7 @@ class JsonCapture {
   }
   void commit(const char* end) { size_ = static_cast<std::size_t>(end - storage_.data()); }
   void append_quoted(std::string_view s);
+  [[gnu::noinline]] char* append_escaped(std::string_view s);
 
   std::string storage_;  // its size is the capacity; the text is the first size_ bytes
   std::size_t size_ = 0;

@@ -20,31 +20,18 @@ struct IdValue {
     present = false;
     is_text = false;
     number = 0;
-    text.clear();
+    if (!text.empty()) text.clear();
   }
 };
 
-struct RawEvent {
-  // Views: into the parser's input while it holds the event's text (nearly always), else into the
-  // copies below (a value that came in parts or was repaired, or whose input buffer is about to be
-  // reused: TraceHandler::keep_views).
-  std::string_view ph;
-  std::string_view cat;
-  std::string_view name;
-  std::string ph_copy;
-  std::string cat_copy;
-  std::string name_copy;
+// The event's numbers and flags: reset with one assignment per event.
+struct RawEventScalars {
   // ts and dur: nanoseconds when the trace wrote integer microseconds, else the exact number text
-  // in microseconds (read by micros_text_to_nanos).
+  // in microseconds (RawEvent::ts_text, dur_text; read by micros_text_to_nanos).
   std::optional<std::int64_t> ts_ns;
   std::optional<std::int64_t> dur_ns;
-  std::string ts_text;
-  std::string dur_text;
   bool has_ts = false;
   bool has_dur = false;
-  IdValue pid;
-  IdValue tid;
-  IdValue id;  // flow id
 
   // args
   std::optional<std::int64_t> external_id;
@@ -61,66 +48,64 @@ struct RawEvent {
   std::optional<std::int64_t> bytes;
   std::int32_t grid[3] = {-1, -1, -1};
   std::int32_t block[3] = {-1, -1, -1};
-  std::string input_dims;
-  std::string input_types;
-  std::string concrete_inputs;
-  std::string call_stack;
-  std::string launched_kernel;  // args.kernel of a launch call
   std::optional<double> flops;
   std::optional<std::int64_t> in_elements;
   std::optional<std::int64_t> out_elements;
   std::optional<std::int64_t> group_size;
-  std::string dtype;
-  std::string collective;
-  std::string process_group;  // "Process Group Name" of a collective
-  std::string arg_name;       // args.name of metadata events
   std::optional<std::int64_t> memory_device_type;
   std::optional<std::int64_t> memory_device_id;
   std::optional<std::int64_t> total_allocated;
   std::optional<std::int64_t> total_reserved;
+};
+
+struct RawEvent : RawEventScalars {
+  // Views: into the parser's input while it holds the event's text (nearly always), else into the
+  // copies below (a value that came in parts or was repaired, or whose input buffer is about to be
+  // reused: TraceHandler::keep_views). The name and the call stack are not checked for UTF-8 here:
+  // the builder checks each distinct one once, when it interns it.
+  std::string_view ph;
+  std::string_view cat;
+  std::string_view name;
+  std::string_view call_stack;
+  std::string ph_copy;
+  std::string cat_copy;
+  std::string name_copy;
+  std::string call_stack_copy;
+  std::string ts_text;
+  std::string dur_text;
+  IdValue pid;
+  IdValue tid;
+  IdValue id;  // flow id
+
+  std::string input_dims;
+  std::string input_types;
+  std::string concrete_inputs;
+  std::string launched_kernel;  // args.kernel of a launch call
+  std::string dtype;
+  std::string collective;
+  std::string process_group;  // "Process Group Name" of a collective
+  std::string arg_name;       // args.name of metadata events
 
   void clear() {
+    static constexpr RawEventScalars kNone{};
+    static_cast<RawEventScalars&>(*this) = kNone;  // one copy of a constant: no per-field stores
     ph = {};
     cat = {};
     name = {};
-    ts_ns.reset();
-    dur_ns.reset();
+    call_stack = {};
     ts_text.clear();
     dur_text.clear();
-    has_ts = has_dur = false;
     pid.clear();
     tid.clear();
     id.clear();
-    external_id.reset();
-    correlation.reset();
-    device.reset();
-    stream.reset();
-    wait_on_stream.reset();
-    wait_on_event_record.reset();
-    sequence_number.reset();
-    registers_per_thread.reset();
-    shared_memory.reset();
-    blocks_per_sm.reset();
-    occupancy_pct.reset();
-    bytes.reset();
-    for (int i = 0; i < 3; ++i) grid[i] = block[i] = -1;
     input_dims.clear();
     input_types.clear();
     concrete_inputs.clear();
-    call_stack.clear();
     launched_kernel.clear();
-    flops.reset();
-    in_elements.reset();
-    out_elements.reset();
-    group_size.reset();
     dtype.clear();
     collective.clear();
     process_group.clear();
     arg_name.clear();
-    memory_device_type.reset();
-    memory_device_id.reset();
-    total_allocated.reset();
-    total_reserved.reset();
   }
 };
 

@@ -13,32 +13,39 @@ namespace perfgate::kineto {
 // far (a message may come before them).
 std::string TraceHandler::event_label() const {
   std::string label = fmt::format("event #{}", events_seen_ - 1);
-  std::string_view name = event_.name;
-  if (!name.empty()) label += fmt::format(" \"{}\"", name.substr(0, 80));
-  std::string_view category = event_.cat;
-  if (!category.empty()) label += fmt::format(" ({})", category.substr(0, 40));
+  // The name is checked for UTF-8 by the builder, after this message may be written.
+  std::string_view name = event_.name.substr(0, 80);
+  std::size_t replaced = 0;
+  if (!name.empty())
+    label += fmt::format(" \"{}\"", is_valid_utf8(name) ? std::string(name) : repair_utf8(name, replaced));
+  std::string_view category = event_.cat.substr(0, 40);
+  if (!category.empty())
+    label += fmt::format(" ({})",
+                         is_valid_utf8(category) ? std::string(category) : repair_utf8(category, replaced));
   return label;
+}
+
+std::uint64_t TraceHandler::invalid_utf8_strings() const {
+  return invalid_utf8_ + builder_.invalid_utf8_strings();
 }
 
 bool TraceHandler::type_error(error_code& ec, const char* expected) {
   const char* key = field_label(pending_);
-  if (frames_.empty() || top() == Frame::TopObject)
+  if (frame_ == Frame::Document || frame_ == Frame::TopObject)
     return fail(ec, fmt::format("top-level key '{}' must be {}", key, expected));
   return fail(ec, fmt::format("{}: field '{}' must be {}", event_label(), key, expected));
 }
 
-bool TraceHandler::start_skip() {
+void TraceHandler::start_skip() {
+  enter(Frame::Skip, Field::Unknown);
   skip_depth_ = 1;
-  pending_ = Field::Unknown;
-  return true;
 }
 
 void TraceHandler::start_capture(CaptureTarget target, char open) {
-  capturing_ = true;
   capture_target_ = target;
   capture_.reset();
   capture_.begin_container(open);
-  pending_ = Field::Unknown;
+  enter(Frame::Capture, Field::Captured);
 }
 
 // A value captured past kMaxKeptString (its text would grow with the input): the rest of it is
@@ -46,7 +53,8 @@ void TraceHandler::start_capture(CaptureTarget target, char open) {
 // refused when the trace is completed (TraceMetadataText::too_long).
 void TraceHandler::abandon_capture() {
   skip_depth_ = static_cast<std::uint64_t>(capture_.depth());
-  capturing_ = false;
+  frame_ = Frame::Skip;  // in the capture's place: leave() returns to the frame around it
+  pending_ = Field::Unknown;
   switch (capture_target_) {
     case CaptureTarget::InputDims:
       event_.input_dims.clear();
@@ -68,7 +76,6 @@ void TraceHandler::abandon_capture() {
 }
 
 void TraceHandler::finish_capture() {
-  capturing_ = false;
   std::string_view text = capture_.text();
   // Shapes of huge tensor lists are dropped rather than kept past the string limit.
   bool keep = text.size() <= kMaxKeptString;
@@ -97,29 +104,31 @@ void TraceHandler::finish_capture() {
   }
 }
 
+// The containers the inline callbacks leave here: the document's, the top level's, skipped and
+// captured values, and wrong types.
 bool TraceHandler::begin_container(char open, error_code& ec) {
-  if (skip_depth_ > 0) {
-    ++skip_depth_;
-    return true;
-  }
-  if (capturing_) {
-    capture_.begin_container(open);
-    limit_capture();
-    return true;
-  }
-  if (frames_.empty()) {
-    frames_.push_back(open == '{' ? Frame::TopObject : Frame::EventsArray);
-    if (open == '[') metadata_.saw_trace_events = true;
-    return true;
-  }
   Field field = pending_;
-  pending_ = Field::Unknown;
-  switch (top()) {
+  switch (frame_) {
+    case Frame::Skip:
+      ++skip_depth_;
+      return true;
+    case Frame::Capture:
+      capture_.begin_container(open);
+      limit_capture();
+      return true;
+    case Frame::Document:
+      if (open == '[') {
+        metadata_.saw_trace_events = true;
+        enter(Frame::EventsArray, Field::EventsArrayItem);
+      } else {
+        enter(Frame::TopObject, Field::Unknown);
+      }
+      return true;
     case Frame::TopObject:
       if (field == Field::TraceEvents) {
         if (open != '[') return fail(ec, kTraceEventsNotArray);
         metadata_.saw_trace_events = true;
-        frames_.push_back(Frame::EventsArray);
+        enter(Frame::EventsArray, Field::EventsArrayItem);
       } else if (field == Field::DeviceProperties) {
         start_capture(CaptureTarget::DeviceProperties, open);
       } else if (field == Field::DistributedInfo) {
@@ -132,28 +141,25 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
       if (open != '{') return fail(ec, fmt::format("event #{} is not an object", events_seen_));
       event_.clear();
       ++events_seen_;
-      frames_.push_back(Frame::Event);
+      enter(Frame::Event, Field::Unknown);
       return true;
     case Frame::Event:
       if (field == Field::Args) {
         if (open != '{') return fail(ec, fmt::format("{}: field 'args' must be an object", event_label()));
-        frames_.push_back(Frame::Args);
+        enter(Frame::Args, Field::Unknown);
         return true;
       }
-      if (field == Field::Ts || field == Field::Dur || field == Field::Name || field == Field::Ph) {
-        pending_ = field;
+      if (field == Field::Ts || field == Field::Dur || field == Field::Name || field == Field::Ph)
         return type_error(ec, field == Field::Name || field == Field::Ph ? "a string" : "a number");
-      }
-      if (field == Field::Pid || field == Field::Tid || field == Field::Id) {
-        pending_ = field;
+      if (field == Field::Pid || field == Field::Tid || field == Field::Id)
         return type_error(ec, "a number or a string");
-      }
-      return start_skip();
+      start_skip();
+      return true;
     case Frame::Args:
       if ((field == Field::Grid || field == Field::Block) && open == '[') {
         int_array_ = field == Field::Grid ? event_.grid : event_.block;
         int_array_index_ = 0;
-        frames_.push_back(Frame::IntArray);
+        enter(Frame::IntArray, Field::IntArrayItem);
         return true;
       }
       if (field == Field::InputDims) {
@@ -168,11 +174,9 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
         start_capture(CaptureTarget::ConcreteInputs, open);
         return true;
       }
-      if (is_integer_arg(field)) {
-        pending_ = field;
-        return type_error(ec, "an integer");
-      }
-      return start_skip();
+      if (is_integer_arg(field)) return type_error(ec, "an integer");
+      start_skip();
+      return true;
     case Frame::IntArray:
       return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
   }
@@ -180,25 +184,31 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
 }
 
 bool TraceHandler::end_container(char close, error_code& ec) {
-  if (skip_depth_ > 0) {
-    --skip_depth_;
-    return true;
+  switch (frame_) {
+    case Frame::Skip:
+      if (--skip_depth_ == 0) leave();
+      return true;
+    case Frame::Capture:
+      capture_.end_container(close);
+      if (capture_.depth() == 0) {
+        finish_capture();
+        leave();
+      } else {
+        limit_capture();
+      }
+      return true;
+    case Frame::Event:
+      leave();
+      return add_event(ec);
+    default:
+      leave();
+      return true;
   }
-  if (capturing_) {
-    capture_.end_container(close);
-    if (capture_.depth() == 0)
-      finish_capture();
-    else
-      limit_capture();
-    return true;
-  }
-  Frame frame = top();
-  frames_.pop_back();
-  pending_ = Field::Unknown;
-  if (frame == Frame::Event) {
-    std::string problem = builder_.add(event_, events_seen_ - 1);
-    if (!problem.empty()) return fail(ec, fmt::format("{}: {}", event_label(), problem));
-  }
+}
+
+bool TraceHandler::add_event(error_code& ec) {
+  std::string problem = builder_.add(event_, events_seen_ - 1);
+  if (!problem.empty()) return fail(ec, fmt::format("{}: {}", event_label(), problem));
   return true;
 }
 
@@ -209,51 +219,38 @@ bool TraceHandler::is_integer_arg(Field field) {
          field == Field::WaitOnEventRecord;
 }
 
-bool TraceHandler::on_object_begin(error_code& ec) {
-  return begin_container('{', ec);
-}
-bool TraceHandler::on_object_end(std::size_t, error_code& ec) {
-  return end_container('}', ec);
-}
-bool TraceHandler::on_array_begin(error_code& ec) {
-  return begin_container('[', ec);
-}
-bool TraceHandler::on_array_end(std::size_t, error_code& ec) {
-  return end_container(']', ec);
-}
-
-bool TraceHandler::on_key_part(string_view s, std::size_t, error_code&) {
-  if (skip_depth_ == 0) key_.append(s.data(), s.size());
+// A key that arrived in parts (across the parser's input buffers).
+bool TraceHandler::joined_key(string_view last) {
+  key_.append(last.data(), last.size());
+  std::string_view key = key_;
+  if (frame_ == Frame::Event)
+    pending_ = event_field(key);
+  else if (frame_ == Frame::Args)
+    pending_ = args_field(key);
+  else
+    other_key(key);
+  key_.clear();
   return true;
 }
 
-bool TraceHandler::on_key(string_view s, std::size_t, error_code&) {
-  if (skip_depth_ > 0) return true;
-  std::string_view key(s.data(), s.size());
-  if (!key_.empty()) {
-    key_.append(key);
-    key = key_;
+bool TraceHandler::other_key(std::string_view key) {
+  switch (frame_) {
+    case Frame::TopObject:
+      pending_ = top_level_field(key);
+      if (pending_ == Field::Unknown) {
+        pending_ = Field::TopLevelOther;
+        top_key_.assign(key);
+      }
+      break;
+    case Frame::Capture:
+      capture_.key(key);
+      limit_capture();
+      break;
+    case Frame::Skip:
+      break;
+    default:
+      pending_ = Field::Unknown;
   }
-  if (capturing_) {
-    capture_.key(key);
-    limit_capture();
-  } else {
-    switch (top()) {
-      case Frame::TopObject:
-        pending_ = top_level_field(key);
-        if (pending_ == Field::Unknown) top_key_.assign(key);
-        break;
-      case Frame::Event:
-        pending_ = event_field(key);
-        break;
-      case Frame::Args:
-        pending_ = args_field(key);
-        break;
-      default:
-        pending_ = Field::Unknown;
-    }
-  }
-  key_.clear();
   return true;
 }
 

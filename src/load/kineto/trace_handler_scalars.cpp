@@ -18,64 +18,48 @@ std::optional<std::int64_t> as_int64(double v) {
 
 }  // namespace
 
-// A number's text: the parser's view when the number came in one piece, else the pieces joined.
-std::string_view TraceHandler::number_text(string_view last) {
-  if (number_.empty()) return {last.data(), last.size()};
+// A number that came in parts (across the parser's input buffers): its text joined.
+bool TraceHandler::number_in_parts(Number n, string_view last, error_code& ec) {
   number_.append(last.data(), last.size());
-  return number_;
+  n.text = number_;
+  bool ok = number_fits(number_.size(), ec) && number_value(n, ec);
+  number_.clear();
+  return ok;
 }
 
-bool TraceHandler::on_number_part(string_view s, error_code& ec) {
-  if (skip_depth_ > 0) return true;
-  number_.append(s.data(), s.size());
-  return number_fits(number_.size(), ec);
-}
-
-// A number's text is kept (number_text) while it arrives in parts: whether in parts or not, it may
-// be at most kMaxNumberText long, so that the limit does not depend on where buffers end.
+// A number's text is kept (number_in_parts) while it arrives in parts: whether in parts or not, it
+// may be at most kMaxNumberText long, so that the limit does not depend on where buffers end.
 bool TraceHandler::number_too_long(error_code& ec) {
-  std::string where = frames_.empty() || top() == Frame::TopObject ? "" : event_label() + ": ";
+  std::string where = frame_ == Frame::Document || frame_ == Frame::TopObject ? "" : event_label() + ": ";
   return fail(ec, fmt::format("{}a number longer than {} characters", where, kMaxNumberText));
 }
 
-bool TraceHandler::on_int64(std::int64_t v, string_view s, error_code& ec) {
-  if (skip_depth_ > 0) return true;
-  std::string_view text = number_text(s);
-  bool ok =
-      number_fits(text.size(), ec) && number_value(Number{v, static_cast<double>(v), true, true, text}, ec);
-  number_.clear();
-  return ok;
-}
-
 bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
-  if (skip_depth_ > 0) return true;
+  if (pending_ == Field::Unknown) return true;
   bool fits = v <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  std::string_view text = number_text(s);
-  bool ok = number_fits(text.size(), ec) && number_value(Number{fits ? static_cast<std::int64_t>(v) : 0,
-                                                                static_cast<double>(v), fits, fits, text},
-                                                         ec);
-  number_.clear();
-  return ok;
+  Number n{fits ? static_cast<std::int64_t>(v) : 0, static_cast<double>(v), fits, fits, {s.data(), s.size()}};
+  if (!number_.empty()) return number_in_parts(n, s, ec);
+  return number_fits(s.size(), ec) && number_value(n, ec);
 }
 
 bool TraceHandler::on_double(double v, string_view s, error_code& ec) {
-  if (skip_depth_ > 0) return true;
+  if (pending_ == Field::Unknown) return true;
   std::optional<std::int64_t> integer = as_int64(v);
-  std::string_view text = number_text(s);
-  bool ok = number_fits(text.size(), ec) &&
-            number_value(Number{integer.value_or(0), v, false, integer.has_value(), text}, ec);
-  number_.clear();
-  return ok;
+  Number n{integer.value_or(0), v, false, integer.has_value(), {s.data(), s.size()}};
+  if (!number_.empty()) return number_in_parts(n, s, ec);
+  return number_fits(s.size(), ec) && number_value(n, ec);
 }
 
 bool TraceHandler::number_value(const Number& n, error_code& ec) {
-  if (frames_.empty()) return fail(ec, "the JSON document is a single number, not a trace");
-  if (capturing_) {
-    capture_.raw_value(n.text);
-    limit_capture();
-    return true;
-  }
-  switch (top()) {
+  switch (frame_) {
+    case Frame::Document:
+      return fail(ec, "the JSON document is a single number, not a trace");
+    case Frame::Capture:
+      capture_.raw_value(n.text);
+      limit_capture();
+      return true;
+    case Frame::Skip:
+      return true;
     case Frame::TopObject:
       if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
       return top_level_scalar(n.text);
@@ -102,8 +86,7 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
 // Integer microseconds are nanoseconds at once; other numbers keep their text, read exactly later
 // (micros_text_to_nanos), as a double would lose nanoseconds of epoch times.
 void TraceHandler::store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text) {
-  constexpr std::int64_t kMaxMicros = std::numeric_limits<std::int64_t>::max() / 1000 - 1;
-  if (n.is_integer && n.as_int >= -kMaxMicros && n.as_int <= kMaxMicros) {
+  if (n.is_integer && in_micros_range(n.as_int)) {
     ns = n.as_int * 1000;
     text.clear();
   } else {
@@ -113,20 +96,12 @@ void TraceHandler::store_time(const Number& n, std::optional<std::int64_t>& ns, 
 }
 
 bool TraceHandler::event_number(const Number& n, error_code& ec) {
-  Field field = pending_;
-  pending_ = Field::Unknown;
   // A fractional id keeps its integer part (as before); one with no integer in range is refused.
-  auto set_id = [&](IdValue& id) {
-    if (!n.in_range) {
-      pending_ = field;
-      return type_error(ec, "a number within the 64-bit integer range, or a string");
-    }
-    id.present = true;
-    id.is_text = false;
-    id.number = n.as_int;
-    return true;
+  auto set_number_id = [&](IdValue& id) {
+    if (!n.in_range) return type_error(ec, "a number within the 64-bit integer range, or a string");
+    return set_id(id, n.as_int);
   };
-  switch (field) {
+  switch (pending_) {
     case Field::Ts:
       store_time(n, event_.ts_ns, event_.ts_text);
       event_.has_ts = true;
@@ -136,18 +111,16 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
       event_.has_dur = true;
       break;
     case Field::Pid:
-      return set_id(event_.pid);
+      return set_number_id(event_.pid);
     case Field::Tid:
-      return set_id(event_.tid);
+      return set_number_id(event_.tid);
     case Field::Id:
-      return set_id(event_.id);
+      return set_number_id(event_.id);
     case Field::Ph:
     case Field::Cat:
     case Field::Name:
-      pending_ = field;
       return type_error(ec, "a string");
     case Field::Args:
-      pending_ = field;
       return type_error(ec, "an object");
     default:
       break;
@@ -157,12 +130,8 @@ bool TraceHandler::event_number(const Number& n, error_code& ec) {
 
 bool TraceHandler::args_number(const Number& n, error_code& ec) {
   Field field = pending_;
-  pending_ = Field::Unknown;
   // Ids that link events (correlation 1.5 would link to 1) and the device and stream.
-  if (is_integer_arg(field) && !n.is_integer) {
-    pending_ = field;
-    return type_error(ec, "an integer");
-  }
+  if (is_integer_arg(field) && !n.is_integer) return type_error(ec, "an integer");
   switch (field) {
     case Field::ExternalId:
       event_.external_id = n.as_int;
@@ -226,7 +195,6 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
       break;
     case Field::Grid:
     case Field::Block:
-      pending_ = field;
       return type_error(ec, "an array of integers");
     default:
       break;
@@ -234,30 +202,29 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
   return true;
 }
 
+// A flag or a null is read nowhere: it is refused only where a value must be of another kind.
 bool TraceHandler::on_bool(bool v, error_code& ec) {
-  if (skip_depth_ > 0) return true;
-  if (frames_.empty()) return fail(ec, "the JSON document is a single value, not a trace");
-  if (capturing_) {
+  if (pending_ == Field::Unknown) return true;
+  if (frame_ == Frame::Document) return fail(ec, "the JSON document is a single value, not a trace");
+  if (frame_ == Frame::Capture) {
     capture_.raw_value(v ? "true" : "false");
     limit_capture();
     return true;
   }
   if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
   if (pending_ == Field::Ts || pending_ == Field::Dur) return type_error(ec, "a number");
-  pending_ = Field::Unknown;
   return true;
 }
 
 bool TraceHandler::on_null(error_code& ec) {
-  if (skip_depth_ > 0) return true;
-  if (frames_.empty()) return fail(ec, "the JSON document is a single value, not a trace");
-  if (capturing_) {
+  if (pending_ == Field::Unknown) return true;  // null reads as absent
+  if (frame_ == Frame::Document) return fail(ec, "the JSON document is a single value, not a trace");
+  if (frame_ == Frame::Capture) {
     capture_.raw_value("null");
     limit_capture();
     return true;
   }
   if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
-  pending_ = Field::Unknown;  // null reads as absent
   return true;
 }
 

@@ -43,34 +43,32 @@ void set_id_text(IdValue& id, std::string_view s) {
 
 }  // namespace
 
-bool TraceHandler::on_string_part(string_view s, std::size_t, error_code& ec) {
-  if (skip_depth_ > 0 || frames_.empty()) return true;
-  if (!capturing_ && pending_ == Field::Unknown && top() != Frame::TopObject) return true;
-  text_.append(s.data(), s.size());
-  return check_kept_size(text_.size(), ec);
-}
-
 // The limit applies to the whole value, whether the parser hands it over in parts or at once.
 bool TraceHandler::check_kept_size(std::size_t bytes, error_code& ec) {
-  if (bytes > kMaxKeptString && !capturing_ && top() != Frame::TopObject)
+  if (bytes > kMaxKeptString && frame_ != Frame::Capture && frame_ != Frame::TopObject &&
+      frame_ != Frame::Document)
     return fail(ec, fmt::format("{}: the value of '{}' is longer than {} bytes", event_label(),
                                 field_label(pending_), kMaxKeptString));
   return true;
 }
 
-bool TraceHandler::on_string(string_view s, std::size_t, error_code& ec) {
-  if (skip_depth_ > 0) return true;
-  std::string_view value(s.data(), s.size());
-  if (!frames_.empty() && (capturing_ || pending_ != Field::Unknown || top() == Frame::TopObject) &&
-      !check_kept_size(text_.size() + value.size(), ec))
-    return false;
+// A value read that came in parts, or is longer than the limit.
+bool TraceHandler::string_in_parts(std::string_view last, error_code& ec) {
+  if (!check_kept_size(text_.size() + last.size(), ec)) return false;
   value_in_input_ = text_.empty();
+  std::string_view value = last;
   if (!text_.empty()) {
-    text_.append(value);
+    text_.append(last);
     value = text_;
   }
-  // The parser allows invalid UTF-8 (Kineto has written raw bytes in names): repaired here, once,
-  // so that every name the model holds, and every output, is valid UTF-8.
+  bool ok = checked_string(value, ec);
+  text_.clear();
+  return ok;
+}
+
+// The parser allows invalid UTF-8 (Kineto has written raw bytes in names): repaired here, once,
+// so that every text the model holds, and every output, is valid UTF-8.
+bool TraceHandler::checked_string(std::string_view value, error_code& ec) {
   if (!is_valid_utf8(value)) {
     std::size_t replaced = 0;
     repaired_ = repair_utf8(value, replaced);
@@ -78,19 +76,17 @@ bool TraceHandler::on_string(string_view s, std::size_t, error_code& ec) {
     value_in_input_ = false;
     ++invalid_utf8_;
   }
-  bool ok = string_value(value, ec);
-  text_.clear();
-  return ok;
+  return string_value(value, ec);
 }
 
 bool TraceHandler::string_value(std::string_view s, error_code& ec) {
-  if (frames_.empty()) return fail(ec, "the JSON document is a single string, not a trace");
-  if (capturing_) {
-    capture_.string_value(s);
-    limit_capture();
-    return true;
-  }
-  switch (top()) {
+  switch (frame_) {
+    case Frame::Document:
+      return fail(ec, "the JSON document is a single string, not a trace");
+    case Frame::Capture:
+      capture_.string_value(s);
+      limit_capture();
+      return true;
     case Frame::TopObject:
       if (pending_ == Field::TraceEvents) return fail(ec, kTraceEventsNotArray);
       return top_level_scalar(s);
@@ -102,6 +98,8 @@ bool TraceHandler::string_value(std::string_view s, error_code& ec) {
       return args_string(s, ec);
     case Frame::IntArray:
       return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
+    case Frame::Skip:
+      return true;
   }
   return true;
 }
@@ -119,7 +117,7 @@ bool TraceHandler::top_level_scalar(std::string_view text) {
     case Field::BaseTimeNanoseconds:
       metadata_.base_time_ns.assign(text);
       break;
-    case Field::Unknown:
+    case Field::TopLevelOther:
       // Facts such as cuda_runtime_version or hostname; bounded, they are only shown.
       if (metadata_.attributes.size() < 64 && top_key_.size() <= 128)
         metadata_.attributes.emplace_back(top_key_, std::string(text.substr(0, 256)));
@@ -150,12 +148,11 @@ void TraceHandler::keep_views() {
   keep(event_.ph, event_.ph_copy);
   keep(event_.cat, event_.cat_copy);
   keep(event_.name, event_.name_copy);
+  keep(event_.call_stack, event_.call_stack_copy);
 }
 
 bool TraceHandler::event_string(std::string_view s, error_code& ec) {
-  Field field = pending_;
-  pending_ = Field::Unknown;
-  switch (field) {
+  switch (pending_) {
     case Field::Ph:
       keep_text(event_.ph, event_.ph_copy, s);
       break;
@@ -176,10 +173,8 @@ bool TraceHandler::event_string(std::string_view s, error_code& ec) {
       break;
     case Field::Ts:
     case Field::Dur:
-      pending_ = field;
       return type_error(ec, "a number");
     case Field::Args:
-      pending_ = field;
       return type_error(ec, "an object");
     default:
       break;
@@ -189,14 +184,10 @@ bool TraceHandler::event_string(std::string_view s, error_code& ec) {
 
 bool TraceHandler::args_string(std::string_view s, error_code& ec) {
   Field field = pending_;
-  pending_ = Field::Unknown;
   // Ids that link events must be integers; descriptive args vary by vendor and are best effort.
   auto integer = [&](std::optional<std::int64_t>& out) {
     auto n = parse_integer_text(s);
-    if (!n) {
-      pending_ = field;
-      return type_error(ec, "an integer");
-    }
+    if (!n) return type_error(ec, "an integer");
     out = n;
     return true;
   };
@@ -206,7 +197,7 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
   };
   switch (field) {
     case Field::CallStack:
-      event_.call_stack.assign(s);
+      keep_text(event_.call_stack, event_.call_stack_copy, s);
       break;
     case Field::ArgName:
       event_.arg_name.assign(s);
@@ -238,10 +229,7 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
     case Field::BlocksPerSm:
     case Field::Occupancy: {
       auto d = parse_double_text(s);
-      if (!d) {
-        pending_ = field;
-        return type_error(ec, "a number");
-      }
+      if (!d) return type_error(ec, "a number");
       (field == Field::BlocksPerSm ? event_.blocks_per_sm : event_.occupancy_pct) = d;
       break;
     }
