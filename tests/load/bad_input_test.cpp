@@ -145,7 +145,11 @@ TEST(BadInput, MissingFields) {
 
 TEST(BadInput, AbsurdValues) {
   EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": -5})")
-                .find("negative duration"),
+                .find("negative duration (-5 us)"),
+            std::string::npos);
+  // A fraction is read at once to nanoseconds (issue 58): the message gives it to the nanosecond.
+  EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": -0.25})")
+                .find("negative duration (-0.25 us)"),
             std::string::npos);
   EXPECT_NE(event_error(R"({"ph": "X", "cat": "cpu_op", "name": "a", "ts": 1, "dur": 1e13})")
                 .find("absurd duration"),

@@ -62,5 +62,24 @@ TEST(KinetoUtf8, EachBadTextIsRepairedAndCountedEachTimeItIsGiven) {
   EXPECT_TRUE(has_note(p, std::string("counter 'gpu_") + kFffd + "'"));
 }
 
+// Issue 58: a time with a fraction is read to nanoseconds where the parser hands it over (not kept
+// as text for the builder): the same exact values, rounding and exponents as before.
+TEST(KinetoTimes, FractionalTimesAreReadExactlyAsTheyAreParsed) {
+  TraceBuilder t;
+  t.raw_event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "a", "pid": 0, "tid": 1, "ts": 1712345678901234.567, "dur": 0.0005})");
+  t.raw_event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "b", "pid": 0, "tid": 1, "ts": 1712345678901235.2344999, "dur": 1.5e0})");
+  t.raw_event(
+      R"({"ph": "X", "cat": "cpu_op", "name": "c", "pid": 0, "tid": 1, "ts": 1712345678901237, "dur": 2.25})");
+  Profile p = load_json(t.json());
+  ASSERT_EQ(p.host_events.size(), 3u);
+  EXPECT_EQ(p.host_events[0].start, 1712345678901234567LL);     // 19 digits: more than a double holds
+  EXPECT_EQ(p.host_events[0].end - p.host_events[0].start, 1);  // 0.5 ns rounds half away from zero
+  EXPECT_EQ(p.host_events[1].start, 1712345678901235234LL);
+  EXPECT_EQ(p.host_events[1].end - p.host_events[1].start, 1500);  // an exponent: read through long double
+  EXPECT_EQ(p.host_events[2].end - p.host_events[2].start, 2250);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

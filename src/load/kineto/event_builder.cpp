@@ -16,9 +16,16 @@ std::optional<TimeNs> nanos(const std::optional<std::int64_t>& integer, const st
   return integer ? integer : micros_text_to_nanos(text);
 }
 
-// A time field as the trace wrote it, for messages.
+// A time field in microseconds for messages: as the trace wrote it where it was kept as text, else
+// from its nanoseconds (a fraction, read at once by the handler, to the nanosecond).
 std::string shown(const std::optional<std::int64_t>& integer, const std::string& text) {
-  return integer ? std::to_string(*integer / 1000) : text;
+  if (!integer) return text;
+  std::int64_t ns = *integer;
+  if (ns % 1000 == 0) return std::to_string(ns / 1000);
+  std::uint64_t magnitude = ns < 0 ? 0 - static_cast<std::uint64_t>(ns) : static_cast<std::uint64_t>(ns);
+  std::string fraction = fmt::format("{:03}", magnitude % 1000);
+  while (fraction.back() == '0') fraction.pop_back();
+  return fmt::format("{}{}.{}", ns < 0 ? "-" : "", magnitude / 1000, fraction);
 }
 
 constexpr std::size_t kIndexEntry = 32;  // a hash table node's link, hash and bucket, about

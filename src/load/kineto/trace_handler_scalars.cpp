@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "load/kineto/event_builder.h"
+#include "load/kineto/number_text.h"
 #include "load/kineto/trace_handler.h"
 
 // The handler's numbers (times kept exactly, ids, args), booleans and nulls.
@@ -44,6 +45,18 @@ bool TraceHandler::on_uint64(std::uint64_t v, string_view s, error_code& ec) {
 
 bool TraceHandler::on_double(double v, string_view s, error_code& ec) {
   if (pending_ == Field::Unknown) return true;
+  // A time with a fraction ("ts": 1712195495519689.047, nanosecond traces and ROCm's) is read
+  // exactly where it lies, not kept as text and read when the event is built (issue 58: 79 M of the
+  // 570 M instructions of v100_ns_resolution_rank0).
+  if ((pending_ == Field::Ts || pending_ == Field::Dur) && number_.empty() && s.size() <= kMaxNumberText) {
+    if (std::optional<std::int64_t> ns = micros_text_to_nanos({s.data(), s.size()})) {
+      bool ts = pending_ == Field::Ts;
+      (ts ? event_.ts_ns : event_.dur_ns) = ns;
+      (ts ? event_.has_ts : event_.has_dur) = true;
+      (ts ? event_.ts_text : event_.dur_text).clear();
+      return true;
+    }
+  }
   std::optional<std::int64_t> integer = as_int64(v);
   Number n{integer.value_or(0), v, false, integer.has_value(), {s.data(), s.size()}};
   if (!number_.empty()) return number_in_parts(n, s, ec);
