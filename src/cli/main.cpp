@@ -44,10 +44,10 @@ int main(int argc, char** argv) {
   // which freed analysis buffers stay resident and add to the peak.
   mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
   // Setting that threshold leaves the trim threshold at 128 KiB: the heap's top was handed back and
-  // faulted in again between the analysis's stages (6,128 page faults on ResNet-50's 35 MB .json,
-  // 132,841 on its x20). Kept up to 8 MiB: 3,483 and 88,565, 4-6% less time, 0.7 MB more peak RSS
-  // (issue 58).
-  mallopt(M_TRIM_THRESHOLD, 8 * 1024 * 1024);
+  // faulted in again between the analysis's stages (6,126 page faults on ResNet-50's 35 MB .json,
+  // 133,045 on its x20). Kept up to 2 MiB: 3,473 and 89,001, 4-6% less time, about 1 MB more peak
+  // RSS (8 MiB saved no more faults and held more; issue 58).
+  mallopt(M_TRIM_THRESHOLD, 2 * 1024 * 1024);
   use_default_rules_snapshot(cli::default_rules_snapshot());
   CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
