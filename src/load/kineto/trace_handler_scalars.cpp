@@ -145,77 +145,18 @@ bool TraceHandler::args_number(const Number& n, error_code& ec) {
   Field field = pending_;
   // Ids that link events (correlation 1.5 would link to 1) and the device and stream.
   if (is_integer_arg(field) && !n.is_integer) return type_error(ec, "an integer");
-  switch (field) {
-    case Field::ExternalId:
-      event_.external_id = n.as_int;
-      break;
-    case Field::Correlation:
-      event_.correlation = n.as_int;
-      break;
-    case Field::Device:
-      event_.device = n.as_int;
-      break;
-    case Field::Stream:
-      event_.stream = n.as_int;
-      break;
-    case Field::WaitOnStream:
-      event_.wait_on_stream = n.as_int;
-      break;
-    case Field::WaitOnEventRecord:
-      event_.wait_on_event_record = n.as_int;
-      break;
-    case Field::SequenceNumber:
-      event_.sequence_number = n.as_int;
-      break;
-    case Field::RegistersPerThread:
-      event_.registers_per_thread = n.as_int;
-      break;
-    case Field::SharedMemory:
-      event_.shared_memory = n.as_int;
-      break;
-    case Field::Bytes:
-      event_.bytes = n.as_int;
-      break;
-    case Field::BlocksPerSm:
-      event_.blocks_per_sm = n.as_double;
-      break;
-    case Field::Occupancy:
-      event_.occupancy_pct = n.as_double;
-      break;
-    case Field::MemoryDeviceType:
-      event_.memory_device_type = n.as_int;
-      break;
-    case Field::MemoryDeviceId:
-      event_.memory_device_id = n.as_int;
-      break;
-    case Field::Flops:
-      event_.flops = n.as_double;
-      break;
-    case Field::InElements:
-      event_.in_elements = n.as_int;
-      break;
-    case Field::OutElements:
-      event_.out_elements = n.as_int;
-      break;
-    case Field::GroupSize:
-      event_.group_size = n.as_int;
-      break;
-    case Field::TotalAllocated:
-      event_.total_allocated = n.as_int;
-      break;
-    case Field::TotalReserved:
-      event_.total_reserved = n.as_int;
-      break;
-    case Field::Grid:
-    case Field::Block:
-      return type_error(ec, "an array of integers");
-    default:
-      break;
+  if (IntegerArg arg = integer_arg(field)) {
+    event_.*arg = n.as_int;  // a fraction where one is allowed (a byte count) keeps its integer part
+    return true;
   }
+  if (DoubleArg arg = double_arg(field)) {
+    event_.*arg = n.as_double;
+    return true;
+  }
+  if (field == Field::Grid || field == Field::Block) return type_error(ec, "an array of integers");
   return true;
 }
 
-// A flag or a null is read nowhere: it is refused only where a value must be of another kind.
 bool TraceHandler::on_bool(bool v, error_code& ec) {
   if (pending_ == Field::Unknown) return true;
   if (frame_ == Frame::Document) return fail(ec, "the JSON document is a single value, not a trace");
