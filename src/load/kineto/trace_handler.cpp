@@ -110,12 +110,8 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
   Field field = pending_;
   switch (frame_) {
     case Frame::Skip:
-      ++skip_depth_;
-      return true;
     case Frame::Capture:
-      capture_.begin_container(open);
-      limit_capture();
-      return true;
+      return open_nested(open);
     case Frame::Document:
       if (open == '[') {
         metadata_.saw_trace_events = true;
@@ -183,27 +179,16 @@ bool TraceHandler::begin_container(char open, error_code& ec) {
   return true;
 }
 
-bool TraceHandler::end_container(char close, error_code& ec) {
-  switch (frame_) {
-    case Frame::Skip:
-      if (--skip_depth_ == 0) leave();
-      return true;
-    case Frame::Capture:
-      capture_.end_container(close);
-      if (capture_.depth() == 0) {
-        finish_capture();
-        leave();
-      } else {
-        limit_capture();
-      }
-      return true;
-    case Frame::Event:
-      leave();
-      return add_event(ec);
-    default:
-      leave();
-      return true;
+// A container of a captured value has closed; the capture ends with its outermost one.
+bool TraceHandler::end_captured(char close) {
+  capture_.end_container(close);
+  if (capture_.depth() == 0) {
+    finish_capture();
+    leave();
+  } else {
+    limit_capture();
   }
+  return true;
 }
 
 bool TraceHandler::add_event(error_code& ec) {

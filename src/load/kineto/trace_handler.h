@@ -123,30 +123,12 @@ class TraceHandler : public JsonHandler {
         if (pending_ != Field::Args) break;
         enter(Frame::Args, Field::Unknown);
         return true;
-      case Frame::Skip:
-        ++skip_depth_;
-        return true;
-      case Frame::Capture:
-        capture_.begin_container('{');
-        limit_capture();
-        return true;
       default:
         break;
     }
-    return begin_container('{', ec);
+    return open_nested('{') || begin_container('{', ec);
   }
-  bool on_object_end(std::size_t, error_code& ec) {
-    switch (frame_) {
-      case Frame::Args:
-        leave();
-        return true;
-      case Frame::Event:
-        leave();
-        return add_event(ec);
-      default:
-        return end_container('}', ec);
-    }
-  }
+  bool on_object_end(std::size_t, error_code& ec) { return end_container('}', ec); }
   bool on_array_begin(error_code& ec) {
     switch (frame_) {
       case Frame::Args:
@@ -165,17 +147,10 @@ class TraceHandler : public JsonHandler {
           return true;
         }
         break;
-      case Frame::Skip:
-        ++skip_depth_;
-        return true;
-      case Frame::Capture:
-        capture_.begin_container('[');
-        limit_capture();
-        return true;
       default:
         break;
     }
-    return begin_container('[', ec);
+    return open_nested('[') || begin_container('[', ec);
   }
   bool on_array_end(std::size_t, error_code& ec) { return end_container(']', ec); }
 
@@ -336,8 +311,34 @@ class TraceHandler : public JsonHandler {
                : frame_ == Frame::Document  ? Field::Document
                                             : Field::Unknown;
   }
+  // A container opening inside a skipped or captured value; false elsewhere.
+  bool open_nested(char open) {
+    if (frame_ == Frame::Skip) {
+      ++skip_depth_;
+      return true;
+    }
+    if (frame_ != Frame::Capture) return false;
+    capture_.begin_container(open);
+    limit_capture();
+    return true;
+  }
   bool begin_container(char open, error_code& ec);
-  bool end_container(char close, error_code& ec);
+  bool end_container(char close, error_code& ec) {
+    switch (frame_) {
+      case Frame::Event:
+        leave();
+        return add_event(ec);
+      case Frame::Skip:
+        if (--skip_depth_ == 0) leave();
+        return true;
+      case Frame::Capture:
+        return end_captured(close);
+      default:  // args, grid and block, traceEvents, the top level
+        leave();
+        return true;
+    }
+  }
+  bool end_captured(char close);
   bool add_event(error_code& ec);
   bool joined_key(string_view last);
   bool other_key(std::string_view key);
