@@ -17,10 +17,10 @@ namespace perfgate::kineto {
 
 // Event names, shapes and types repeat (the same ops and kernels every step), and names run to
 // hundreds of bytes: a text found here is compared with the pool's copy, not hashed again. Slots
-// are picked by the length and three bytes. Valid for one StringPool (the builder's block).
-// The last texts interned, by a hash of a few of their bytes: a hit costs one comparison. A miss
-// checks the text for UTF-8 (the pool repairs what is not), so that a name or a stack is checked
-// once per miss, not once per event; `invalid()` counts the texts repaired, each time one is given.
+// are picked by the length and five bytes. Valid for one StringPool (the builder's block). A hit
+// is the pool's text, valid UTF-8; a miss checks the text (the pool repairs what is not), so that a
+// name or a stack is checked once per miss, not once per event; `invalid()` counts the texts
+// repaired, each time one is given.
 class InternCache {
  public:
   StringId intern(StringPool& pool, std::string_view text);

@@ -13,15 +13,11 @@ namespace perfgate::kineto {
 // far (a message may come before them).
 std::string TraceHandler::event_label() const {
   std::string label = fmt::format("event #{}", events_seen_ - 1);
-  // The name is checked for UTF-8 by the builder, after this message may be written.
-  std::string_view name = event_.name.substr(0, 80);
+  // The name and the category are checked for UTF-8 by the builder, after this message may be
+  // written: repaired here (a valid text comes back as it is).
   std::size_t replaced = 0;
-  if (!name.empty())
-    label += fmt::format(" \"{}\"", is_valid_utf8(name) ? std::string(name) : repair_utf8(name, replaced));
-  std::string_view category = event_.cat.substr(0, 40);
-  if (!category.empty())
-    label += fmt::format(" ({})",
-                         is_valid_utf8(category) ? std::string(category) : repair_utf8(category, replaced));
+  if (!event_.name.empty()) label += fmt::format(" \"{}\"", repair_utf8(event_.name.substr(0, 80), replaced));
+  if (!event_.cat.empty()) label += fmt::format(" ({})", repair_utf8(event_.cat.substr(0, 40), replaced));
   return label;
 }
 
@@ -207,13 +203,7 @@ bool TraceHandler::is_integer_arg(Field field) {
 // A key that arrived in parts (across the parser's input buffers).
 bool TraceHandler::joined_key(string_view last) {
   key_.append(last.data(), last.size());
-  std::string_view key = key_;
-  if (frame_ == Frame::Event)
-    pending_ = event_field(key);
-  else if (frame_ == Frame::Args)
-    pending_ = args_field(key);
-  else
-    other_key(key);
+  read_key(key_);
   key_.clear();
   return true;
 }
@@ -231,9 +221,7 @@ bool TraceHandler::other_key(std::string_view key) {
       capture_.key(key);
       limit_capture();
       break;
-    case Frame::Skip:
-      break;
-    default:
+    default:  // keys stand only in objects: not reached
       pending_ = Field::Unknown;
   }
   return true;

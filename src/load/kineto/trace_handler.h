@@ -159,19 +159,7 @@ class TraceHandler : public JsonHandler {
     return true;
   }
   bool on_key(string_view s, std::size_t, error_code&) {
-    if (!key_.empty()) return joined_key(s);
-    switch (frame_) {
-      case Frame::Event:
-        pending_ = event_field({s.data(), s.size()});
-        return true;
-      case Frame::Args:
-        pending_ = args_field({s.data(), s.size()});
-        return true;
-      case Frame::Skip:
-        return true;
-      default:
-        return other_key({s.data(), s.size()});
-    }
+    return key_.empty() ? read_key({s.data(), s.size()}) : joined_key(s);
   }
 
   bool on_string_part(string_view s, std::size_t, error_code& ec) {
@@ -340,6 +328,21 @@ class TraceHandler : public JsonHandler {
   }
   bool end_captured(char close);
   bool add_event(error_code& ec);
+  // What the value after `key` is, in the current container.
+  bool read_key(std::string_view key) {
+    switch (frame_) {
+      case Frame::Event:
+        pending_ = event_field(key);
+        return true;
+      case Frame::Args:
+        pending_ = args_field(key);
+        return true;
+      case Frame::Skip:
+        return true;
+      default:
+        return other_key(key);
+    }
+  }
   bool joined_key(string_view last);
   bool other_key(std::string_view key);
   bool check_kept_size(std::size_t bytes, error_code& ec);
