@@ -235,7 +235,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   // the shorter ones fill in beside it.
   run_side_by_side(options.threads,
                    {[&] {
-                      w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
+                      if (options.step_timeline)
+                        w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window);
                       w.critical_path =
                           critical_paths(profile, attribution, classes, w.steps, w.window,
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),

@@ -37,6 +37,10 @@ struct AnalysisOptions {
   // --device-memory: each GPU's memory in bytes, for a memory snapshot's near-capacity rule where
   // no out-of-memory error shows it (0: not given).
   std::uint64_t device_memory = 0;
+  // Build the step timeline and the critical path laid out on it (the timeline and
+  // critical_path_timeline tables). Only the JSON, HTML and XLSX reports show them: a run that writes
+  // none of those (a gate, JUnit or Markdown alone; a baseline profile) leaves them empty.
+  bool step_timeline = true;
 };
 
 }  // namespace perfgate

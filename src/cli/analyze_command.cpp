@@ -105,6 +105,10 @@ int run_analyze(const AnalyzeArgs& a) {
     throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
   check_partial_options(a);
   AnalysisOptions options = analysis_options(a);
+  // The step timeline and the path on it are tables only the JSON, HTML and XLSX reports (and a
+  // partial report, which is JSON for the merge) show.
+  const OutputArgs& o = a.gate.outputs;
+  options.step_timeline = !a.partial.empty() || !o.json.empty() || !o.html.empty() || !o.xlsx.empty();
   start_memory_budget(a.gate);
   int code = 0;
   if (!a.partial.empty()) {

@@ -36,7 +36,9 @@ Baseline load_baseline(const std::string& path, const RuleSet& rules, const Anal
                        const GateArgs& a) {
   try {
     if (is_report_file(path)) return read_baseline_report(path, max_input_memory(a));
-    return baseline_from_report(report_of({path}, rules, options, a), path, "profile");
+    AnalysisOptions baseline_options = options;
+    baseline_options.step_timeline = false;  // a baseline's timeline is shown nowhere
+    return baseline_from_report(report_of({path}, rules, baseline_options, a), path, "profile");
   } catch (const InputError& e) {
     throw InputError(fmt::format("baseline: {}", e.what()));
   }

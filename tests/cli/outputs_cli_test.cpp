@@ -54,6 +54,28 @@ TEST(Outputs, EveryOutputAtOnceAndTheSameBytesTwice) {
     EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "a temporary file was left: " << e.path();
 }
 
+// A run writing no JSON, HTML or XLSX builds no step timeline (AnalysisOptions::step_timeline): its
+// other outputs are the bytes of a run that writes every report, and a JSON beside them still has
+// the timeline and the path on it.
+TEST(Outputs, OutputsWithoutTheTimelineAreTheSameBytes) {
+  std::string all = temp_dir(), few = temp_dir();
+  fs::create_directories(few + "/gitlab");
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q" + all_outputs(all)).exit_code, 0);
+  ASSERT_EQ(
+      run_perfgate(fmt::format("analyze {0} -q --md {1}/r.md --pr-comment {1}/pr.md --junit {1}/junit.xml "
+                               "--gitlab {1}/gitlab",
+                               kExample, few))
+          .exit_code,
+      0);
+  for (const char* f :
+       {"r.md", "pr.md", "junit.xml", "gitlab/gl-code-quality-report.json", "gitlab/metrics.txt"})
+    EXPECT_EQ(read_text(few + "/" + f), read_text(all + "/" + f)) << f;
+  auto report = boost::json::parse(read_text(all + "/r.json")).as_object();
+  const auto& tables = report.at("workers").as_array().at(0).as_object().at("tables").as_object();
+  EXPECT_FALSE(tables.at("timeline").as_object().at("rows").as_array().empty());
+  EXPECT_FALSE(tables.at("critical_path_timeline").as_object().at("rows").as_array().empty());
+}
+
 // GitLab shows Code Quality findings on a file of the repository: never the absolute trace path.
 TEST(Outputs, GitlabFindingsPointAtARepositoryPath) {
   auto location = [](const std::string& options) {

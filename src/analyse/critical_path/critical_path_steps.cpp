@@ -241,9 +241,10 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     part.rows.push_back(step_row(profile, path, events, name, number, span));
   };
   std::vector<Part> parts;
+  bool shown = timeline.step_duration > 0;  // no timeline: none was built, or its step had no time
   if (window.steps.empty()) {
     walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
-         window.end - std::min(window.start, window.host_start), timeline.step == kWholeCaptureName);
+         window.end - std::min(window.start, window.host_start), shown && timeline.step == kWholeCaptureName);
   } else {
     std::size_t n = window.steps.size();
     std::size_t count = std::clamp<std::size_t>(threads, 1, n);
@@ -255,7 +256,7 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
         for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
           const Step& s = steps.steps[window.steps[j]];
           walk(part, s.name, s.number, s.host_start, s.host_end, s.duration(),
-               s.start == timeline.step_start && s.name == timeline.step);
+               shown && s.start == timeline.step_start && s.name == timeline.step);
         }
       });
     run_side_by_side(threads, tasks);

@@ -201,6 +201,28 @@ TEST(CriticalPath, TheTimelineStepsPathOnItsLanes) {
   EXPECT_NE(page.find("critical path (bar along the lane"), std::string::npos);
 }
 
+// A run whose reports show no timeline (a gate, JUnit or Markdown alone) builds neither the step
+// timeline nor the path on it; the path itself, its metrics and its ops are the same.
+TEST(CriticalPath, WithoutTheTimelineOnlyItsLayoutIsLeftOut) {
+  TraceBuilder t;
+  t.step(1, 0, 1000).op("A", 0, 400).runtime("cudaLaunchKernel", 100, 10, 1).kernel("K<&>", 120, 50, 1);
+  t.op("B", 500, 400);
+  AnalysisOptions without;
+  without.step_timeline = false;
+  WorkerAnalysis shown = analyse_json(t.json());
+  WorkerAnalysis left_out = analyse_json(t.json(), without);
+  EXPECT_FALSE(shown.tables.timeline.boxes.empty());
+  EXPECT_EQ(shown.critical_path.timeline.size(), 4u);
+  EXPECT_TRUE(left_out.tables.timeline.boxes.empty());
+  EXPECT_TRUE(left_out.tables.timeline.step.empty());
+  EXPECT_TRUE(left_out.critical_path.timeline.empty());
+  ASSERT_EQ(left_out.critical_path.steps.size(), 1u);
+  EXPECT_EQ(left_out.critical_path.steps[0].length, shown.critical_path.steps[0].length);
+  EXPECT_EQ(left_out.critical_path.steps[0].by, shown.critical_path.steps[0].by);
+  EXPECT_EQ(left_out.critical_path.ops.size(), shown.critical_path.ops.size());
+  EXPECT_TRUE(left_out.metrics == shown.metrics);  // every metric, the path's included
+}
+
 // A launch call under 1 us once rounded (2.2 to 3.2 us: 3 to 3) is off HTA's graph, and the kernel
 // it launched with it: the path is A's 20 us alone, and the step says one launch was too short.
 TEST(CriticalPath, ALaunchTooShortForTheGraphIsCounted) {
