@@ -43,14 +43,54 @@ double median_of(std::vector<std::uint64_t> values) {
   return (lower + upper) / 2;
 }
 
-bool uniform(const std::vector<std::uint64_t>& work, std::size_t first, std::size_t last,
-             std::uint64_t& examined) {
-  examined += last - first;
-  double median = median_of(
-      {work.begin() + static_cast<std::ptrdiff_t>(first), work.begin() + static_cast<std::ptrdiff_t>(last)});
+// The values of a window of `work` [first, last), counted by rank among its distinct values (a
+// Fenwick tree): any order statistic of the window in O(log n), as the window's ends move one value at a
+// time. Written here: no Debian library has one, and __gnu_pbds's order-statistics tree allocates a node
+// per value.
+class WindowOrder {
+ public:
+  explicit WindowOrder(const std::vector<std::uint64_t>& work) : values_(work) {
+    std::sort(values_.begin(), values_.end());
+    values_.erase(std::unique(values_.begin(), values_.end()), values_.end());
+    rank_.reserve(work.size());
+    for (std::uint64_t w : work)
+      rank_.push_back(
+          static_cast<std::uint32_t>(std::lower_bound(values_.begin(), values_.end(), w) - values_.begin()));
+    counts_.assign(values_.size() + 1, 0);
+    for (top_ = 1; top_ * 2 <= values_.size();) top_ *= 2;
+  }
+  void add(std::size_t k) { change(rank_[k], 1); }
+  void remove(std::size_t k) { change(rank_[k], -1); }
+  // The k-th smallest value in the window (k from 1).
+  std::uint64_t kth(std::size_t k) const {
+    std::size_t at = 0;
+    for (std::size_t step = top_; step > 0; step /= 2)
+      if (at + step < counts_.size() && static_cast<std::size_t>(counts_[at + step]) < k) {
+        at += step;
+        k -= static_cast<std::size_t>(counts_[at]);
+      }
+    return values_[at];  // tree position at + 1 holds rank at
+  }
+
+ private:
+  void change(std::uint32_t rank, std::int32_t by) {
+    for (std::size_t i = rank + 1; i < counts_.size(); i += i & (~i + 1)) counts_[i] += by;
+  }
+  std::vector<std::uint64_t> values_;  // the distinct values, ascending
+  std::vector<std::uint32_t> rank_;    // per index of work: its value's rank
+  std::vector<std::int32_t> counts_;   // Fenwick tree of the window's counts by rank
+  std::size_t top_ = 1;
+};
+
+// Whether every value of the window (`window` holds exactly [first, last)) lies within 5% of its median
+// (median_of's): the values farthest from the median are its smallest and largest.
+bool uniform(const WindowOrder& window, std::size_t first, std::size_t last) {
+  std::size_t n = last - first, mid = n / 2;
+  double upper = static_cast<double>(window.kth(mid + 1));
+  double median = n % 2 == 1 ? upper : (static_cast<double>(window.kth(mid)) + upper) / 2;
   if (median <= 0) return false;
-  for (std::size_t k = first; k < last; ++k)
-    if (std::abs(static_cast<double>(work[k]) - median) > 0.05 * median) return false;
+  for (std::uint64_t w : {window.kth(1), window.kth(n)})
+    if (std::abs(static_cast<double>(w) - median) > 0.05 * median) return false;
   return true;
 }
 
@@ -197,16 +237,27 @@ std::string family_name(std::string_view name) {
 std::pair<std::size_t, std::size_t> longest_uniform_run(const std::vector<std::uint64_t>& work) {
   std::pair<std::size_t, std::size_t> best{0, 0};
   std::vector<std::size_t> ends = bounded_ends(work);
+  WindowOrder window(work);
+  std::size_t end = 0;  // the window holds [i, end)
+  // The values a check by definition reads (its run's length): the same cap as sorting each run.
   std::uint64_t examined = 0;
   for (std::size_t i = 0; i < work.size(); ++i) {
     std::size_t longest = best.second - best.first;
+    if (ends[i] > i + longest)
+      while (end < ends[i]) window.add(end++);  // ends never shrink: the window only grows here
     for (std::size_t j = ends[i]; j > i + longest; --j) {
       if (examined > kMaxExamined) return {0, 0};
-      if (uniform(work, i, j, examined)) {
+      examined += j - i;
+      while (end > j) window.remove(--end);
+      if (uniform(window, i, j)) {
         best = {i, j};
         break;
       }
     }
+    if (end > i)
+      window.remove(i);
+    else
+      end = i + 1;
   }
   return best;
 }

@@ -61,6 +61,24 @@ TEST(InferredIterations, LongestRunIsTheDefinitions) {
   }
 }
 
+// Longer runs, as a real family's hundreds of units: repeated blocks of like work with a different
+// unit between them (a trace recorded over several iterations), and values that drift. The window's
+// order statistics follow each start and end (the earlier search sorted each run anew).
+TEST(InferredIterations, LongestRunOfLongFamiliesIsTheDefinitions) {
+  std::mt19937 random(58);
+  for (int trial = 0; trial < 40; ++trial) {
+    std::size_t block = 2 + random() % 20, n = 40 + random() % 80;
+    std::uint64_t base = 20 + random() % 300;
+    std::vector<std::uint64_t> v(n);
+    for (std::size_t k = 0; k < n; ++k) {
+      bool odd_one = k % block == block - 1;
+      v[k] = odd_one ? base * (random() % 3) / 2 : base + random() % (1 + base / 12);
+      if (trial % 3 == 0) base += random() % 2;  // drifts
+    }
+    ASSERT_EQ(longest_uniform_run(v), by_definition(v)) << "trial " << trial;
+  }
+}
+
 TEST(InferredIterations, FamilyNamesAndKeyOps) {
   EXPECT_EQ(family_name("FSDP::post_forward (blocks.17._checkpoint_wrapped_module)"),
             "FSDP::post_forward (blocks.#._checkpoint_wrapped_module)");
