@@ -43,8 +43,7 @@ std::vector<std::int64_t> worker_processes(const SqliteDb& db) {
     add_process_keys(db, table, "globalPid", {}, keys);
   if (keys.empty()) {
     add_process_keys(db, "CUPTI_ACTIVITY_KIND_RUNTIME", "globalTid", {}, keys);
-    add_process_keys(db, "NVTX_EVENTS", "globalTid",
-                     "WHERE eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL", keys);
+    add_process_keys(db, "NVTX_EVENTS", "globalTid", fmt::format("WHERE {}", kNvtxRangeRows), keys);
   }
   return {keys.begin(), keys.end()};
 }

@@ -29,6 +29,12 @@ inline std::int64_t tid_of(std::int64_t global_tid) {
   return global_tid & 0xFFFFFF;
 }
 
+// The NVTX rows that are ranges (push/pop and start/end, with their payload variants: event types
+// 59, 60, 70 and 71) and ended. Written as ORs: SQLite tests an IN list on a column without an index
+// by a look-up in a temporary b-tree per row.
+inline constexpr const char* kNvtxRangeRows =
+    "(eventType = 59 OR eventType = 60 OR eventType = 70 OR eventType = 71) AND \"end\" IS NOT NULL";
+
 struct CapturedProcess {
   std::int64_t key = 0;
   Profile profile;

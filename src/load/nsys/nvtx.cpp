@@ -84,12 +84,10 @@ NvtxSummary read_nvtx(Capture& capture) {
   const std::string table = "NVTX_EVENTS";
   if (!db.has_table(table)) return summary;
   std::map<std::int64_t, std::string> domains = read_domains(capture);
-  Statement row(
-      db,
-      select_columns(db, table,
-                     {"start", "end", "eventType", "text", "textId", "globalTid", "endGlobalTid", "domainId"},
-                     capture.rows_of_process(table, "globalTid",
-                                             "eventType IN (59, 60, 70, 71) AND \"end\" IS NOT NULL")));
+  Statement row(db, select_columns(db, table,
+                                   {"start", "end", "eventType", "text", "textId", "globalTid",
+                                    "endGlobalTid", "domainId"},
+                                   capture.rows_of_process(table, "globalTid", kNvtxRangeRows)));
   CapturedProcess& p = capture.process();
   std::vector<StackRange> stacks;
   std::vector<std::size_t> cross_thread;
