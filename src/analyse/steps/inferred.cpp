@@ -172,19 +172,26 @@ void qualify_thread(const Profile& p, std::uint32_t thread, const std::vector<To
   TimeNs span = top.back().end - top.front().start;
   if (span <= 0) return;
   // Families in order of first occurrence: (family name, kind) → occurrences.
+  // A name's family is found once per (name, kind): names repeat (each op's, each layer's range).
   std::unordered_map<std::string, std::uint32_t> family_index;
+  std::unordered_map<std::uint64_t, std::uint32_t> family_of_name;  // name << 1 | is-op -> family
   std::vector<std::pair<std::string, InferredKind>> families;
   std::vector<std::vector<std::uint32_t>> occurrences;
   for (std::uint32_t k = 0; k < top.size(); ++k) {
     const TopRange& t = top[k];
-    std::string family = family_name(p.str(t.name));
-    auto [f, fresh] = family_index.try_emplace(family + (t.kind == InferredKind::Op ? "\x01op" : "\x01ann"),
-                                               static_cast<std::uint32_t>(families.size()));
-    if (fresh) {
-      families.emplace_back(std::move(family), t.kind);
-      occurrences.emplace_back();
+    std::uint64_t name_key = std::uint64_t{t.name} << 1 | (t.kind == InferredKind::Op ? 1 : 0);
+    auto [known, fresh_name] = family_of_name.try_emplace(name_key, 0);
+    if (fresh_name) {
+      std::string family = family_name(p.str(t.name));
+      auto [f, fresh] = family_index.try_emplace(family + (t.kind == InferredKind::Op ? "\x01op" : "\x01ann"),
+                                                 static_cast<std::uint32_t>(families.size()));
+      if (fresh) {
+        families.emplace_back(std::move(family), t.kind);
+        occurrences.emplace_back();
+      }
+      known->second = f->second;
     }
-    occurrences[f->second].push_back(k);
+    occurrences[known->second].push_back(k);
   }
   for (std::size_t f = 0; f < families.size(); ++f) {
     const auto& occ = occurrences[f];
