@@ -66,7 +66,7 @@ PathGraph::Path PathGraph::longest_path() const {
       std::uint32_t i = graph.out[k];
       const PathEdge& e = edges_[i];
       if (pending[e.to] == kDone) continue;  // an edge of a broken cycle
-      TimeNs d = dist[v] + e.weight;
+      TimeNs d = dist[v] + weight(e);
       if (best[e.to] == kNone || d > dist[e.to] || (d == dist[e.to] && i < best[e.to])) {
         dist[e.to] = d;
         best[e.to] = i;

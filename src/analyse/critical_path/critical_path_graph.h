@@ -14,12 +14,14 @@ namespace perfgate {
 // HTA's CPEdgeType. Dependency and sync edges weigh 0; the others weigh the time between their ends.
 enum class PathEdgeType : std::uint8_t { Operator, Dependency, LaunchDelay, KernelGap, Sync };
 
+// 16 bytes: a whole capture's graph has millions of edges. Its weight is not kept: it is the time
+// between its nodes (PathGraph::weight).
 struct PathEdge {
   std::uint32_t from = 0;
   std::uint32_t to = 0;
-  TimeNs weight = 0;
   std::uint32_t owner = kNone;  // the event the edge's time is attributed to (the caller's index)
   PathEdgeType type = PathEdgeType::Operator;
+  bool weightless = false;
 };
 
 class PathGraph {
@@ -38,8 +40,10 @@ class PathGraph {
   void add_edge(std::uint32_t from, std::uint32_t to, PathEdgeType type, std::uint32_t owner,
                 bool zero_weight = false) {
     bool weightless = zero_weight || type == PathEdgeType::Dependency || type == PathEdgeType::Sync;
-    TimeNs weight = weightless ? 0 : std::max<TimeNs>(0, times_[to] - times_[from]);
-    edges_.push_back({from, to, weight, owner, type});
+    edges_.push_back({from, to, owner, type, weightless});
+  }
+  TimeNs weight(const PathEdge& e) const {
+    return e.weightless ? 0 : std::max<TimeNs>(0, times_[e.to] - times_[e.from]);
   }
   std::size_t nodes() const { return times_.size(); }
 
