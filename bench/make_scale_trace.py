@@ -4,8 +4,12 @@
     2 (N - k) + 10 us), in one ProfilerStep, the innermost launching one 100 us kernel;
   OUT/captures/trace.json + OUT/captures/capture_traces/: N cudaGraphLaunch calls, each replaying
     graph g (one kernel), and a capture trace of N capture windows (issue 55, item 4).
-The per-op totals and the capture matching were quadratic in N; at N = 4,000 that is about 16 M
-steps of a loop, which the instruction count shows.
+  OUT/inferred.json: no step marked; N / 6 top-level ops block.k, each launching 10 kernels but every
+    17th 11: runs of 16 units of like work that the ratio bound cannot tell apart (10 and 11 are within
+    1.05 / 0.95), so the search for the longest run checks every end from the last for each start.
+The per-op totals and the capture matching were quadratic in N, the longest run's search cubic in the
+units (issue 58: 3.7 G instructions of a 99 MB Nsight Systems export); at N = 4,000 that is about 16 M
+steps of a loop, or 49 M values examined, which the instruction count shows.
 Usage: make_scale_trace.py OUT N"""
 import json
 import os
@@ -51,6 +55,21 @@ def captures(n):
     return kineto(replay), kineto(capture)
 
 
+def inferred(n):
+    ev, corr = [], 1
+    for k in range(n // 6):
+        ts = 1000 + 100 * k
+        ev.append({"ph": "X", "cat": "cpu_op", "name": f"block.{k}", "pid": 100, "tid": 1, "ts": ts, "dur": 80,
+                   "args": {"External id": k + 1}})
+        for i in range(11 if k % 17 == 16 else 10):
+            ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1,
+                       "ts": ts + 1 + 6 * i, "dur": 2, "args": {"correlation": corr, "External id": k + 1}})
+            ev.append({"ph": "X", "cat": "kernel", "name": "ampere_sgemm_128x64_nn", "pid": 0, "tid": 7,
+                       "ts": ts + 5 + 6 * i, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": corr}})
+            corr += 1
+    return kineto(ev)
+
+
 def write(path, obj):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
@@ -62,6 +81,7 @@ if __name__ == "__main__":
         sys.exit(__doc__)
     out, n = sys.argv[1], int(sys.argv[2])
     write(f"{out}/nested.json", nested(n))
+    write(f"{out}/inferred.json", inferred(n))
     replay, capture = captures(n)
     write(f"{out}/captures/trace.json", replay)
     write(f"{out}/captures/capture_traces/capture.json", capture)

@@ -77,9 +77,14 @@ measure example "$perfgate" analyze "$root/examples/small_training.pt.trace.json
 measure neuron-json "$perfgate" analyze "$work/neuron.json" "${outputs[@]}"
 # Scale: 4,000 nested ops and 4,000 graph captures, whose costs were quadratic (issue 55, item 4:
 # 374 M and 1,254 M instructions before, 65 M and 267 M linear).
-if wanted nested-ops-4000 || wanted graph-captures-4000; then python3 "$root/bench/make_scale_trace.py" "$work/scale" 4000; fi
+# And 666 units of inferred iterations whose longest-run search was cubic (issue 58: 1,195 M
+# instructions with the JSON alone before, 199 M after).
+if wanted nested-ops-4000 || wanted graph-captures-4000 || wanted inferred-units-666; then
+  python3 "$root/bench/make_scale_trace.py" "$work/scale" 4000
+fi
 measure nested-ops-4000 "$perfgate" analyze "$work/scale/nested.json" "${outputs[@]}"
 measure graph-captures-4000 "$perfgate" analyze "$work/scale/captures/trace.json" "${outputs[@]}"
+measure inferred-units-666 "$perfgate" analyze "$work/scale/inferred.json" "${outputs[@]}"
 if [ -d "$shared" ]; then
   # A plain .json (memory-mapped), a .json.gz (inflated as read), an nsys export, a run folder, and
   # the merge of that folder's two partial reports.
