@@ -2,13 +2,10 @@
 
 namespace perfgate {
 
-bool NameMatcher::operator()(StringId name) const {
+bool NameMatcher::match(StringId name) const {
   if (name >= size_) return set_.matches(strings_.view(name));  // interned after the matcher was made
-  signed char cached = cache_[name].load(std::memory_order_relaxed);
-  if (cached == 0) {
-    cached = set_.matches(strings_.view(name)) ? 2 : 1;
-    cache_[name].store(cached, std::memory_order_relaxed);
-  }
+  signed char cached = set_.matches(strings_.view(name)) ? 2 : 1;
+  cache_[name].store(cached, std::memory_order_relaxed);
   return cached == 2;
 }
 

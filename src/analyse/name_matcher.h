@@ -20,9 +20,15 @@ class NameMatcher {
         strings_(strings),
         size_(strings.size()),
         cache_(std::make_unique<std::atomic<signed char>[]>(strings.size())) {}
-  bool operator()(StringId name) const;
+  // The cached answer inline (most calls: each name is asked about once per event), else matched.
+  bool operator()(StringId name) const {
+    if (name < size_)
+      if (signed char cached = cache_[name].load(std::memory_order_relaxed); cached != 0) return cached == 2;
+    return match(name);
+  }
 
  private:
+  bool match(StringId name) const;
   const PatternSet& set_;
   const StringPool& strings_;
   std::size_t size_;
