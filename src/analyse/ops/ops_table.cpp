@@ -201,16 +201,41 @@ std::optional<OpRow> no_op_row(const OpTableInputs& in) {
   return r;
 }
 
-template <typename Key>
-std::vector<OpRow> rows_of(const OpTableInputs& in, std::map<Key, OpAccumulator>& groups, bool with_shapes,
+// The rows of a table's accumulators, freed as they go. The order is by_device_time's, a total
+// order (a row's name, or name and shapes, is its own): whatever order the rows were grouped in.
+std::vector<OpRow> rows_of(const OpTableInputs& in, std::vector<OpAccumulator>& groups, bool with_shapes,
                            OpTypeOf& type_of) {
   std::vector<OpRow> rows;
   rows.reserve(groups.size());
-  for (auto it = groups.begin(); it != groups.end(); it = groups.erase(it))
-    rows.push_back(finish(in, it->second, with_shapes, type_of));
+  for (const OpAccumulator& acc : groups) rows.push_back(finish(in, acc, with_shapes, type_of));
+  groups = {};
   std::sort(rows.begin(), rows.end(), by_device_time);
   return rows;
 }
+
+// Each counted op's row by name and by name and shapes, found once per op: the self times subtract
+// every child range and runtime call from its op's rows (a look-up per event in a map before).
+struct OpGroups {
+  std::vector<OpAccumulator> by_name, by_shape;
+  std::vector<std::uint32_t> name_row, shape_row;  // per host event: its rows, for counted ops
+
+  explicit OpGroups(const Profile& p)
+      : name_row(p.host_events.size(), kNone), shape_row(p.host_events.size(), kNone) {}
+  void assign(const Profile& p, std::size_t e, std::vector<std::uint32_t>& row_of_name,
+              std::unordered_map<std::uint64_t, std::uint32_t>& row_of_shape) {
+    const HostEvent& h = p.host_events[e];
+    std::uint32_t& name = row_of_name[h.name];
+    if (name == kNone) {
+      name = static_cast<std::uint32_t>(by_name.size());
+      by_name.emplace_back();
+    }
+    auto [shape, fresh] = row_of_shape.try_emplace(std::uint64_t{h.name} << 32 | p.details(h).input_dims,
+                                                   static_cast<std::uint32_t>(by_shape.size()));
+    if (fresh) by_shape.emplace_back();
+    name_row[e] = name;
+    shape_row[e] = shape->second;
+  }
+};
 
 struct TypeAccumulator {
   OpTypeRow row;
@@ -337,46 +362,49 @@ const char* direction_name(Direction d) {
 
 void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   const Profile& p = in.profile;
-  std::map<StringId, OpAccumulator> by_name;
-  std::map<std::pair<StringId, StringId>, OpAccumulator> by_shape;
+  OpGroups groups(p);
   auto counted = [&](std::size_t e) { return in.stats.is_op(e) && in.stats.in_window(e); };
-  for (std::size_t e = 0; e < p.host_events.size(); ++e) {
-    const HostEvent& h = p.host_events[e];
-    if (!counted(e)) continue;
-    add_call(in, e, by_name[h.name], by_shape[{h.name, p.details(h).input_dims}]);
-  }
-  // A compiled region holds the GPU time of the kernel ranges it ran beside it, as of those under it
-  // (looked for only where the window has a region: its names are few, its events many).
-  bool regions = std::any_of(by_name.begin(), by_name.end(),
-                             [&](const auto& row) { return in.classes.compiled_region(row.first); });
-  std::vector<AdoptedRange> beside;
-  if (regions)
-    beside = ranges_beside_regions(p, in.stats, in.classes.compiled_kernel, in.classes.compiled_region);
-  for (const AdoptedRange& r : beside) {
-    if (!counted(r.region)) continue;
-    const HostEvent& h = p.host_events[r.region];
-    TimeNs device = in.stats.total_device(r.range);
-    add_time(by_name[h.name].device_total, device);
-    add_time(by_shape[{h.name, p.details(h).input_dims}].device_total, device);
+  {
+    std::vector<std::uint32_t> row_of_name(p.strings.size(), kNone);
+    std::unordered_map<std::uint64_t, std::uint32_t> row_of_shape;
+    bool regions = false;
+    for (std::size_t e = 0; e < p.host_events.size(); ++e) {
+      if (!counted(e)) continue;
+      groups.assign(p, e, row_of_name, row_of_shape);
+      add_call(in, e, groups.by_name[groups.name_row[e]], groups.by_shape[groups.shape_row[e]]);
+      regions = regions || in.classes.compiled_region(p.host_events[e].name);
+    }
+    // A compiled region holds the GPU time of the kernel ranges it ran beside it, as of those under
+    // it (looked for only where the window has a region: its names are few, its events many).
+    std::vector<AdoptedRange> beside;
+    if (regions)
+      beside = ranges_beside_regions(p, in.stats, in.classes.compiled_kernel, in.classes.compiled_region);
+    for (const AdoptedRange& r : beside) {
+      if (!counted(r.region)) continue;
+      TimeNs device = in.stats.total_device(r.range);
+      add_time(groups.by_name[groups.name_row[r.region]].device_total, device);
+      add_time(groups.by_shape[groups.shape_row[r.region]].device_total, device);
+    }
   }
   // Self host time, as the plugin defines it: minus every range directly inside and the op's own
   // runtime calls.
   auto subtract = [&](std::uint32_t op, TimeNs time) {
     if (op == kNone || !counted(op)) return;
-    const HostEvent& h = p.host_events[op];
-    by_name[h.name].host_self -= time;
-    by_shape[{h.name, p.details(h).input_dims}].host_self -= time;
+    groups.by_name[groups.name_row[op]].host_self -= time;
+    groups.by_shape[groups.shape_row[op]].host_self -= time;
   };
   for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
     subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
   OpTypeOf type_of(in);
-  out.ops = rows_of(in, by_name, false, type_of);
+  out.ops = rows_of(in, groups.by_name, false, type_of);
   std::vector<OpRow> apart = graph_replay_rows(in);
   if (std::optional<OpRow> outside = no_op_row(in)) apart.push_back(std::move(*outside));
   for (OpRow& row : apart)
     out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), row, by_device_time), row);
-  out.ops_by_shape = rows_of(in, by_shape, true, type_of);
+  groups.name_row = {};
+  groups.shape_row = {};
+  out.ops_by_shape = rows_of(in, groups.by_shape, true, type_of);
   out.op_types = op_type_rows(in, type_of);
 
   // DLProf's "Top 10 GPU ops": by the GPU time each op launched itself, so that nothing counts twice.
