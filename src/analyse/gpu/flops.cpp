@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analyse/gpu/serving_models.h"
@@ -89,6 +90,13 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
   std::vector<bool> counted_below(n, false);
   FusedNameCache fused(classification.fused_names, p);
   ServingFlops serving(p, stats, args, classification);
+  std::unordered_map<CallKey, std::optional<double>, CallKeyHash> by_shape;
+  auto flops_of_shapes = [&](StringId name, const OpDetails& d) {
+    auto [it, added] = by_shape.try_emplace({name, d.input_dims, kNoString, d.concrete_inputs}, std::nullopt);
+    if (added)
+      it->second = shape_flops(p.str(name), args.dims(d.input_dims), args.strings(d.concrete_inputs));
+    return it->second;
+  };
   for (std::size_t i = n; i-- > 0;) {
     const HostEvent& e = p.host_events[i];
     if (stats.is_op(i) && stats.in_window(i) && !counted_below[i]) {
@@ -97,8 +105,7 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
         flops[i] = d.flops;
       } else if (classes.compiled_kernel(e.name)) {
         flops[i] = template_flops(p, e, args, fused, templates);
-      } else if (auto f =
-                     shape_flops(p.str(e.name), args.dims(d.input_dims), args.strings(d.concrete_inputs))) {
+      } else if (auto f = flops_of_shapes(e.name, d)) {
         flops[i] = static_cast<float>(*f);
       } else if (auto s = serving(i)) {
         flops[i] = static_cast<float>(*s);

@@ -154,6 +154,27 @@ class Roofline {
             in_.args.strings(d.input_types), in_.args.strings(d.concrete_inputs), nullptr};
   }
 
+  // The model's cost of op e's call; cached by its name and argument texts (which also decide its
+  // model), except for the models that read more than the call's own arguments.
+  std::optional<OpCost> cost_of(std::size_t e, const OpModelPattern& m) {
+    if (m.model == "moe" || m.model == "serving_attention") {
+      ServingContext serving = serving_.read(e, m);
+      OpCall call = call_of(e);
+      call.serving = &serving;
+      return op_cost(m, call);
+    }
+    const OpDetails& d = in_.profile.details(e);
+    auto [it, added] = call_costs_.try_emplace(
+        {in_.profile.host_events[e].name, d.input_dims, d.input_types, d.concrete_inputs}, std::nullopt);
+    if (added) {
+      ServingContext none;
+      OpCall call = call_of(e);
+      call.serving = &none;
+      it->second = op_cost(m, call);
+    }
+    return it->second;
+  }
+
   // Bottom-up: the bottom-most modelled ops, and every op MFU counts.
   void choose_rows() {
     std::vector<bool> row_below(n_, false);
@@ -162,13 +183,8 @@ class Roofline {
       const HostEvent& e = in_.profile.host_events[i];
       if (in_.stats.is_op(i) && in_.stats.in_window(i)) {
         std::optional<OpCost> cost;
-        if (const OpModelPattern* m = model_of(i); m && (in_.flops[i] > 0 || !row_below[i])) {
-          ServingContext serving;
-          if (m->model == "moe" || m->model == "serving_attention") serving = serving_.read(i, *m);
-          OpCall call = call_of(i);
-          call.serving = &serving;
-          cost = op_cost(*m, call);
-        }
+        if (const OpModelPattern* m = model_of(i); m && (in_.flops[i] > 0 || !row_below[i]))
+          cost = cost_of(i, *m);
         if (in_.flops[i] > 0 || cost) {
           candidate_[i] = true;
           if (cost) costs_.push_back({i, *cost, model_of(i)});
@@ -269,6 +285,7 @@ class Roofline {
   };
   std::vector<ModelledCost> costs_;
   std::unordered_map<StringId, const OpModelPattern*> models_;
+  std::unordered_map<CallKey, std::optional<OpCost>, CallKeyHash> call_costs_;
   std::unordered_map<StringId, bool> matrix_ops_;
 };
 

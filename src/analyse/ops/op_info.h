@@ -19,6 +19,23 @@ using Dims = std::vector<std::int64_t>;
 // demangled first; a generic wrapper keeps its first template argument ("cutlass::Kernel<x_gemm>").
 std::string short_kernel_name(std::string_view name);
 
+// An op call as the cost models read it: its name and its argument texts (interned, so equal ids
+// are equal texts). Calls with one key have one cost: the models' results are cached by it (an op
+// runs with a few shapes thousands of times).
+struct CallKey {
+  StringId name = kNoString;
+  StringId dims = kNoString;
+  StringId types = kNoString;
+  StringId scalars = kNoString;
+  bool operator==(const CallKey&) const = default;
+};
+struct CallKeyHash {
+  std::size_t operator()(const CallKey& k) const noexcept {
+    std::uint64_t a = std::uint64_t{k.name} << 32 | k.dims, b = std::uint64_t{k.types} << 32 | k.scalars;
+    return static_cast<std::size_t>((a * 0x9E3779B97F4A7C15ULL) ^ (b + 0x632BE59BD9B4E019ULL + (a >> 29)));
+  }
+};
+
 // Parsed "Input Dims", "Input type" and "Concrete Inputs" texts, cached per interned string.
 class ArgumentCache {
  public:
