@@ -127,6 +127,34 @@ std::string fp32_gemm_trace(const std::string& gpu, const std::string& kernel) {
   return t.json();
 }
 
+// The FLOPs and the roofline's costs are computed once per call key (an op's name and its argument
+// texts) and reused: three convolutions of one shape, two with stride 2 (ShapeFlops above: 1,769,472
+// + 32,768 for the bias) and one with stride 1 (output 32 x 32: 2 x 8 x 16 x 1024 x 27 + 8 x 16 x 1024
+// = 7,208,960), each costed by its own scalars.
+TEST(Compute, CallsOfOneShapeWithOtherScalarsAreCostedApart) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40000000000, 108);
+  t.step(1, 0, 1000);
+  const std::string shapes =
+      R"("Input Dims": [[8, 3, 32, 32], [16, 3, 3, 3], [16]], "Input type": ["float", "float", "float"], )";
+  const std::string stride2 = R"("Concrete Inputs": ["", "", "", "[2, 2]", "[1, 1]", "[1, 1]", "1"])";
+  const std::string stride1 = R"("Concrete Inputs": ["", "", "", "[1, 1]", "[1, 1]", "[1, 1]", "1"])";
+  t.op("aten::conv2d", 10, 100, 1, 1, shapes + stride2);
+  t.launch("implicit_convolve_sgemm", 20, 120, 50, 1);
+  t.op("aten::conv2d", 300, 100, 2, 1, shapes + stride1);
+  t.launch("implicit_convolve_sgemm", 310, 420, 50, 2);
+  t.op("aten::conv2d", 600, 100, 3, 1, shapes + stride2);
+  t.launch("implicit_convolve_sgemm", 610, 720, 50, 3);
+  WorkerAnalysis w = analyse_json(t.json());
+  const double expected = 2 * (1769472.0 + 32768) + 7208960.0;
+  ASSERT_FALSE(w.tables.ops.empty());
+  EXPECT_DOUBLE_EQ(w.tables.ops.front().flops, expected);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), expected);
+  ASSERT_FALSE(w.tables.roofline.empty());
+  EXPECT_EQ(w.tables.roofline.front().calls, 3u);
+  EXPECT_EQ(w.tables.roofline.front().flop, static_cast<std::uint64_t>(expected));
+}
+
 TEST(Compute, ThePeakIsThePrecisionTheKernelsRanIn) {
   const double flops = 2.0 * 1024 * 1024 * 1024;
   WorkerAnalysis tc = analyse_json(fp32_gemm_trace(
