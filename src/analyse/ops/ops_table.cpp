@@ -214,25 +214,27 @@ std::vector<OpRow> rows_of(const OpTableInputs& in, std::vector<OpAccumulator>& 
 }
 
 // Each counted op's row by name and by name and shapes, found once per op: the self times subtract
-// every child range and runtime call from its op's rows (a look-up per event in a map before).
+// every child range and runtime call from its op's rows (a look-up per event in a map before). 4
+// bytes an event: a shape row knows its name row.
 struct OpGroups {
   std::vector<OpAccumulator> by_name, by_shape;
-  std::vector<std::uint32_t> name_row, shape_row;  // per host event: its rows, for counted ops
+  std::vector<std::uint32_t> shape_row;      // per host event: its row by shape, for counted ops
+  std::vector<std::uint32_t> name_of_shape;  // per row by shape: its row by name
 
-  explicit OpGroups(const Profile& p)
-      : name_row(p.host_events.size(), kNone), shape_row(p.host_events.size(), kNone) {}
-  void assign(const Profile& p, std::size_t e, std::vector<std::uint32_t>& row_of_name,
+  explicit OpGroups(const Profile& p) : shape_row(p.host_events.size(), kNone) {}
+  OpAccumulator& name_of(std::size_t e) { return by_name[name_of_shape[shape_row[e]]]; }
+  OpAccumulator& shape_of(std::size_t e) { return by_shape[shape_row[e]]; }
+  void assign(const Profile& p, std::size_t e, std::unordered_map<StringId, std::uint32_t>& row_of_name,
               std::unordered_map<std::uint64_t, std::uint32_t>& row_of_shape) {
     const HostEvent& h = p.host_events[e];
-    std::uint32_t& name = row_of_name[h.name];
-    if (name == kNone) {
-      name = static_cast<std::uint32_t>(by_name.size());
-      by_name.emplace_back();
-    }
     auto [shape, fresh] = row_of_shape.try_emplace(std::uint64_t{h.name} << 32 | p.details(h).input_dims,
                                                    static_cast<std::uint32_t>(by_shape.size()));
-    if (fresh) by_shape.emplace_back();
-    name_row[e] = name;
+    if (fresh) {
+      auto [name, new_name] = row_of_name.try_emplace(h.name, static_cast<std::uint32_t>(by_name.size()));
+      if (new_name) by_name.emplace_back();
+      by_shape.emplace_back();
+      name_of_shape.push_back(name->second);
+    }
     shape_row[e] = shape->second;
   }
 };
@@ -365,13 +367,13 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   OpGroups groups(p);
   auto counted = [&](std::size_t e) { return in.stats.is_op(e) && in.stats.in_window(e); };
   {
-    std::vector<std::uint32_t> row_of_name(p.strings.size(), kNone);
+    std::unordered_map<StringId, std::uint32_t> row_of_name;
     std::unordered_map<std::uint64_t, std::uint32_t> row_of_shape;
     bool regions = false;
     for (std::size_t e = 0; e < p.host_events.size(); ++e) {
       if (!counted(e)) continue;
       groups.assign(p, e, row_of_name, row_of_shape);
-      add_call(in, e, groups.by_name[groups.name_row[e]], groups.by_shape[groups.shape_row[e]]);
+      add_call(in, e, groups.name_of(e), groups.shape_of(e));
       regions = regions || in.classes.compiled_region(p.host_events[e].name);
     }
     // A compiled region holds the GPU time of the kernel ranges it ran beside it, as of those under
@@ -382,16 +384,16 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
     for (const AdoptedRange& r : beside) {
       if (!counted(r.region)) continue;
       TimeNs device = in.stats.total_device(r.range);
-      add_time(groups.by_name[groups.name_row[r.region]].device_total, device);
-      add_time(groups.by_shape[groups.shape_row[r.region]].device_total, device);
+      add_time(groups.name_of(r.region).device_total, device);
+      add_time(groups.shape_of(r.region).device_total, device);
     }
   }
   // Self host time, as the plugin defines it: minus every range directly inside and the op's own
   // runtime calls.
   auto subtract = [&](std::uint32_t op, TimeNs time) {
     if (op == kNone || !counted(op)) return;
-    groups.by_name[groups.name_row[op]].host_self -= time;
-    groups.by_shape[groups.shape_row[op]].host_self -= time;
+    groups.name_of(op).host_self -= time;
+    groups.shape_of(op).host_self -= time;
   };
   for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
@@ -402,7 +404,6 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   if (std::optional<OpRow> outside = no_op_row(in)) apart.push_back(std::move(*outside));
   for (OpRow& row : apart)
     out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), row, by_device_time), row);
-  groups.name_row = {};
   groups.shape_row = {};
   out.ops_by_shape = rows_of(in, groups.by_shape, true, type_of);
   out.op_types = op_type_rows(in, type_of);
