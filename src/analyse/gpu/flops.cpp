@@ -61,7 +61,7 @@ class ServingFlops {
     auto [it, added] = models_.try_emplace(name, nullptr);
     if (added) {
       const OpModelPattern* m = classification_.op_model(p_.str(name));
-      if (m && (m->model == "moe" || m->model == "serving_attention")) it->second = m;
+      if (m && reads_serving_context(*m)) it->second = m;
     }
     if (!it->second) return std::nullopt;
     const OpDetails& d = p_.details(e);

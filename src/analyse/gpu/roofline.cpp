@@ -157,7 +157,7 @@ class Roofline {
   // The model's cost of op e's call; cached by its name and argument texts (which also decide its
   // model), except for the models that read more than the call's own arguments.
   std::optional<OpCost> cost_of(std::size_t e, const OpModelPattern& m) {
-    if (m.model == "moe" || m.model == "serving_attention") {
+    if (reads_serving_context(m)) {
       ServingContext serving = serving_.read(e, m);
       OpCall call = call_of(e);
       call.serving = &serving;

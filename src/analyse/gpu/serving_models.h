@@ -27,6 +27,12 @@ struct ServingContext {
   std::map<std::string, double, std::less<>> batch;
 };
 
+// Whether a model's cost reads a ServingContext (moe, serving_attention): more than the op's own
+// arguments, so calls of one name and arguments may cost differently.
+inline bool reads_serving_context(const OpModelPattern& model) {
+  return model.model == "moe" || model.model == "serving_attention";
+}
+
 // moe: up = 2 T k H I (x2 gated), down = 2 T k I H, I = H (the op records no intermediate size).
 std::optional<OpCost> moe_cost(const OpCall& call, const ServingContext& context);
 // serving_attention: H_Q (d_qk + d_v) (2 c_sqsk - c_sqsq) + 2 H_Q (d_qk + d_v) g_sqsk.

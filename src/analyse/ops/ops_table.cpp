@@ -201,7 +201,7 @@ std::optional<OpRow> no_op_row(const OpTableInputs& in) {
   return r;
 }
 
-// The rows of a table's accumulators, freed as they go. The order is by_device_time's, a total
+// The rows of a table's accumulators, which are then freed. The order is by_device_time's, a total
 // order (a row's name, or name and shapes, is its own): whatever order the rows were grouped in.
 std::vector<OpRow> rows_of(const OpTableInputs& in, std::vector<OpAccumulator>& groups, bool with_shapes,
                            OpTypeOf& type_of) {
