@@ -41,6 +41,7 @@
 #include <boost/json.hpp>
 #include <boost/json/basic_parser_impl.hpp>
 
+#include "bench/noop_handler.h"
 #include "render/json_writer.h"
 
 namespace fs = std::filesystem;
@@ -281,34 +282,7 @@ class Launcher {
   int replies_ = -1;
 };
 
-// --- the bare parse: a handler that accepts everything and keeps nothing ----------------------
-
-struct NoOpHandler {
-  static constexpr std::size_t max_object_size = std::size_t(-1);
-  static constexpr std::size_t max_array_size = std::size_t(-1);
-  static constexpr std::size_t max_key_size = 64 * 1024;
-  static constexpr std::size_t max_string_size = 64 * 1024 * 1024;
-  using ec = boost::system::error_code;
-  using sv = json::string_view;
-  bool on_document_begin(ec&) { return true; }
-  bool on_document_end(ec&) { return true; }
-  bool on_object_begin(ec&) { return true; }
-  bool on_object_end(std::size_t, ec&) { return true; }
-  bool on_array_begin(ec&) { return true; }
-  bool on_array_end(std::size_t, ec&) { return true; }
-  bool on_key_part(sv, std::size_t, ec&) { return true; }
-  bool on_key(sv, std::size_t, ec&) { return true; }
-  bool on_string_part(sv, std::size_t, ec&) { return true; }
-  bool on_string(sv, std::size_t, ec&) { return true; }
-  bool on_number_part(sv, ec&) { return true; }
-  bool on_int64(std::int64_t, sv, ec&) { return true; }
-  bool on_uint64(std::uint64_t, sv, ec&) { return true; }
-  bool on_double(double, sv, ec&) { return true; }
-  bool on_bool(bool, ec&) { return true; }
-  bool on_null(ec&) { return true; }
-  bool on_comment_part(sv, ec&) { return true; }
-  bool on_comment(sv, ec&) { return true; }
-};
+// --- the bare parse: a handler that accepts everything and keeps nothing (bench/noop_handler.h) --
 
 double process_cpu_seconds() {
   timespec t{};
