@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "load/kineto/categories.h"
 #include "support/helpers.h"
 
@@ -123,6 +125,18 @@ TEST(KinetoReader, CategoriesOfBothSchemasAndOtherAccelerators) {
   EXPECT_EQ(classify_category("gpu_user_annotation"), EventClass::GpuAnnotation);
   EXPECT_EQ(classify_category("cuda_sync"), EventClass::GpuSync);
   EXPECT_EQ(classify_category("cuda_profiler_range"), EventClass::Ignored);
+  // Each spelling the exact-match switch takes, and its neighbours of the same length.
+  EXPECT_EQ(classify_category("kernel"), EventClass::Kernel);
+  EXPECT_EQ(classify_category("cuda_runtime"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("gpu_memcpy"), EventClass::Memcpy);
+  EXPECT_EQ(classify_category("user_annotation"), EventClass::Annotation);
+  EXPECT_EQ(classify_category("operator"), EventClass::Op);
+  EXPECT_EQ(classify_category("runtime"), EventClass::Runtime);
+  EXPECT_EQ(classify_category("Memset"), EventClass::Memset);
+  EXPECT_EQ(classify_category("python"), EventClass::PythonFunction);
+  EXPECT_EQ(classify_category("memset"), EventClass::Memset);
+  EXPECT_EQ(classify_category("kernal"), EventClass::Ignored);
+  EXPECT_EQ(classify_category("Operatr"), EventClass::Ignored);
   // Any case, the whole name; categories longer than any name still end in _runtime or _driver.
   EXPECT_EQ(classify_category("CPU_OP"), EventClass::Op);
   EXPECT_EQ(classify_category("Trace"), EventClass::ProfilerSpan);
@@ -200,14 +214,28 @@ TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
 }
 
 // Captured argument text is compact JSON with the same escapes as the trace's: quotes,
-// backslashes, tabs, newlines and other control characters inside plain runs of text.
+// backslashes, tabs, newlines and other control characters inside plain runs of text. Plain ASCII
+// texts (copied inline) and texts that need an escape or are not ASCII (the general path) in one
+// array; DEL needs no escape in JSON and is kept as it is on both paths; a byte that is not UTF-8
+// is replaced by U+FFFD.
 TEST(KinetoReader, CapturedArgumentTextKeepsItsEscapes) {
   TraceBuilder t;
-  t.op("aten::add", 1, 10, 5, 1,
-       R"("Input type": ["plain \"quoted\" text", "back\\slash", "tab\there\nline", "bell\u0007", "é"])");
+  t.op(
+      "aten::add", 1, 10, 5, 1,
+      R"("Input type": ["float", "plain \"quoted\" text", "back\\slash", "", "tab\there\nline", "bell\u0007", "é", "del\u007f", "bad)"
+      "\xff"
+      R"(", "Scalar", "worse)"
+      "\xfe"
+      R"("])");
   Profile p = load_json(t.json());
   EXPECT_EQ(p.str(p.details(0).input_types),
-            R"(["plain \"quoted\" text","back\\slash","tab\there\nline","bell\u0007","é"])");
+            "[\"float\",\"plain \\\"quoted\\\" "
+            "text\",\"back\\\\slash\",\"\",\"tab\\there\\nline\",\"bell\\u0007\",\"é\","
+            "\"del\x7f\",\"bad\xEF\xBF\xBD\",\"Scalar\",\"worse\xEF\xBF\xBD\"]");
+  // Each text that was not UTF-8 is counted once, as every other string value is.
+  EXPECT_NE(std::find(p.notes.begin(), p.notes.end(),
+                      "2 strings in the trace were not valid UTF-8: the bad bytes are shown as U+FFFD"),
+            p.notes.end());
 }
 
 TEST(KinetoReader, ReadsConvolutionArgumentsFlopsAndCollectives) {

@@ -35,6 +35,20 @@ class JsonCapture {
   }
   void key(std::string_view k);
   void string_value(std::string_view s);
+  // A text of printable ASCII with nothing to escape (nearly every input type: "float", "Scalar",
+  // ""), checked and copied inline; false, with nothing written, for any other text, which the
+  // caller checks for UTF-8 and hands to string_value.
+  bool plain_string_value(std::string_view s) {
+    for (char c : s)
+      if (!plain(static_cast<unsigned char>(c))) return false;
+    char* p = separator(room(s.size() + 3));
+    *p++ = '"';
+    for (char c : s) *p++ = c;
+    *p++ = '"';
+    commit(p);
+    need_comma_ = true;
+    return true;
+  }
   void raw_value(std::string_view literal) {  // numbers, true, false, null
     char* p = separator(room(literal.size() + 1));
     std::memcpy(p, literal.data(), literal.size());
@@ -58,6 +72,7 @@ class JsonCapture {
     return storage_.data() + size_;
   }
   void commit(const char* end) { size_ = static_cast<std::size_t>(end - storage_.data()); }
+  static bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
   void append_quoted(std::string_view s);
   [[gnu::noinline]] char* append_escaped(std::string_view s);
 

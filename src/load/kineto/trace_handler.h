@@ -194,8 +194,10 @@ class TraceHandler : public JsonHandler {
         if (decimal_id(event_.tid, value)) return true;
         break;
       case Field::Captured:  // the types of an op's inputs
-        if (!is_valid_utf8(value)) break;
-        capture_.string_value(value);
+        if (!capture_.plain_string_value(value)) {
+          if (!is_valid_utf8(value)) break;
+          capture_.string_value(value);
+        }
         limit_capture();
         return true;
       default:
