@@ -16,9 +16,12 @@ struct ReadOptions {
   // profile is the same either way.
   unsigned threads = 1;
   // Text per piece when threads > 1: small pieces keep the buffers in flight (threads + 2 of them)
-  // small; each piece costs a merge. On the ResNet-50 trace, 256 KiB against 512 KiB: peak RSS
-  // 14.6 against 15.9 MiB on 2 threads, the same instruction count.
-  std::size_t piece_bytes = std::size_t{256} << 10;
+  // small; each piece costs a merge, and interns its names, shapes and call stacks afresh. 1 MiB:
+  // on 2 threads against 256 KiB, ResNet-50 709.3 M -> 693.8 M instructions and 0.97x the CPU
+  // time (the x20 trace 0.97x), the same peak RSS (19-20 MiB; 112 MiB at x20), issue 58. (256 KiB
+  // had been chosen when it saved 1.3 MiB at the same instruction count, before the per-piece
+  // interning caches.)
+  std::size_t piece_bytes = std::size_t{1} << 20;
   // The most memory the trace may make the reader hold (LoadOptions::max_input_memory); 0: no limit.
   std::uint64_t max_memory = kDefaultMaxInputMemory;
 };
