@@ -63,7 +63,10 @@ class StringPool {
   std::size_t chunk_used_ = 0;
   std::size_t long_bytes_ = 0;  // of long_strings_
   std::vector<std::string_view> views_;
-  std::unordered_map<std::string_view, StringId, TextHash> ids_;
+  // Text -> id: an open-addressing table (string_pool.cpp), not a node per string. Null only in a
+  // pool moved from, which makes a new one when it interns again.
+  struct Index;
+  std::unique_ptr<Index> ids_;
 };
 
 // A CPU-side range. Ops, user annotations (record_function, ProfilerStep#N) and Python

@@ -1,5 +1,8 @@
 #include <cstdint>
 #include <cstring>
+#include <utility>
+
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "common/utf8.h"
 #include "perfgate/profile.h"
@@ -34,7 +37,15 @@ std::size_t TextHash::operator()(std::string_view text) const noexcept {
   return h ^ (h >> 29);
 }
 
-StringPool::StringPool() {
+// boost::unordered_flat_map: one probe of a metadata group per look-up and no allocation per string
+// (std::unordered_map allocated a node for each and rehashed them as the table grew, per piece of a
+// trace read on several threads). Each piece interns its names, shapes and call stacks, and the
+// merge interns each piece's strings into the profile's pool: ResNet-50 on 2 threads, 16,300 calls.
+struct StringPool::Index {
+  boost::unordered_flat_map<std::string_view, StringId, TextHash> map;
+};
+
+StringPool::StringPool() : ids_(std::make_unique<Index>()) {
   intern("");
 }
 StringPool::StringPool(StringPool&&) noexcept = default;
@@ -42,7 +53,9 @@ StringPool& StringPool::operator=(StringPool&&) noexcept = default;
 StringPool::~StringPool() = default;
 
 StringId StringPool::intern(std::string_view text) {
-  if (auto it = ids_.find(text); it != ids_.end()) return it->second;
+  if (!ids_) ids_ = std::make_unique<Index>();
+  auto& ids = ids_->map;
+  if (auto it = ids.find(text); it != ids.end()) return it->second;
   // Invalid UTF-8 (raw bytes, overlong forms, encoded surrogates) is repaired once, on first sight:
   // the repaired text is interned and the original text maps to it. Readers count what they repair
   // (the Kineto reader as it parses); this is the net under every reader.
@@ -50,13 +63,13 @@ StringId StringPool::intern(std::string_view text) {
     std::size_t replaced = 0;
     std::string repaired = repair_utf8(text, replaced);
     StringId id = intern(repaired);
-    ids_.emplace(store(text), id);
+    ids.emplace(store(text), id);
     return id;
   }
   std::string_view stored = store(text);
   auto id = static_cast<StringId>(views_.size());
   views_.push_back(stored);
-  ids_.emplace(stored, id);
+  ids.emplace(stored, id);
   return id;
 }
 
@@ -86,9 +99,9 @@ const DeviceInfo* Profile::device(std::int32_t id) const {
 }
 
 std::size_t StringPool::memory_bytes() const {
-  constexpr std::size_t kIndexEntry = 48;  // a node (view, id, link, hash) and its bucket
+  constexpr std::size_t kIndexSlot = sizeof(std::pair<std::string_view, StringId>) + 1;  // and its tag byte
   return chunks_.size() * kChunkSize + long_bytes_ + views_.capacity() * sizeof(std::string_view) +
-         ids_.size() * kIndexEntry;
+         (ids_ ? ids_->map.bucket_count() * kIndexSlot : 0);
 }
 
 }  // namespace perfgate
