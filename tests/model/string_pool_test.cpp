@@ -23,6 +23,25 @@ TEST(StringPool, EqualTextEqualIdAndViewsStay) {
   EXPECT_EQ(pool.size(), 20'003u);
 }
 
+// A pool moved into another (the first piece's pool becomes the profile's) keeps its ids there; the
+// pool moved from interns again, and one assigned a new pool (a piece's block, reset) starts at "".
+TEST(StringPool, AMovedPoolKeepsItsIdsAndTheOneMovedFromInternsAgain) {
+  StringPool first;
+  StringId conv = first.intern("aten::conv2d");
+  StringId relu = first.intern("aten::relu");
+  StringPool moved(std::move(first));
+  EXPECT_EQ(moved.intern("aten::relu"), relu);
+  EXPECT_EQ(moved.intern("aten::conv2d"), conv);
+  EXPECT_EQ(moved.view(conv), "aten::conv2d");
+  StringId again = first.intern("aten::add");  // NOLINT(bugprone-use-after-move): defined, as documented
+  EXPECT_EQ(first.view(again), "aten::add");
+  EXPECT_EQ(first.intern("aten::add"), again);
+  first = StringPool();
+  EXPECT_EQ(first.intern(""), kNoString);
+  EXPECT_EQ(first.intern("aten::mm"), 1u);
+  EXPECT_EQ(first.size(), 2u);
+}
+
 // The hash reads 8 bytes at a time and the last bytes as one word that may overlap the previous
 // one: texts that differ in one byte anywhere, or only in length, hash apart.
 TEST(StringPool, TheHashSeesEveryByteAndTheLength) {
