@@ -20,7 +20,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
+#include "engine/engine.h"
 #include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
 #include "perfgate/build_report.h"
@@ -143,7 +144,7 @@ class VariantMaker {
     stretcher_->apply(factors);
     std::vector<WorkerAnalysis> workers;
     workers.push_back(analyse_profile(run_.workers[0], rules_.classification, {}));
-    return build_report(cli::report_inputs(inputs_), combine_workers(std::move(workers)), rules_.sources, {});
+    return build_report(report_inputs(inputs_), combine_workers(std::move(workers)), rules_.sources, {});
   }
 
  private:

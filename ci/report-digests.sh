@@ -11,7 +11,9 @@
 # the project's own real files (tests/data/) and the example, each with every output (JSON, HTML,
 # Markdown, PR comment, XLSX unpacked, JUnit, GitLab, GitHub annotations, the terminal summary);
 # gated runs against a profile, a JSON report and a run history; partial reports and their merge.
-# A report of a run is the same bytes for the same input (no --timestamp), so any difference is a
+# GitLab's entries are put on train.py (--gitlab-path): by default they name the first profile
+# relative to the working folder, which depends on where the checkout is (the default is tested in
+# tests/render/). A report of a run is the same bytes for the same input (no --timestamp), so any difference is a
 # change of what perfgate says. The suite runs --check (Reports.SameAsRecorded); a change that
 # changes a report runs --update and says why in its commit.
 set -euo pipefail
@@ -22,9 +24,9 @@ mode=print
 recorded="$here/tests/real/report_digests.txt"
 while (($#)); do
   case "$1" in
-    --perfgate) perfgate="$2"; shift 2 ;;
+    --perfgate) perfgate="$(realpath "$2")"; shift 2 ;;
     --shared) shared="$2"; shift 2 ;;
-    --check) mode=check; recorded="$2"; shift 2 ;;
+    --check) mode=check; recorded="$(realpath "$2")"; shift 2 ;;
     --update) mode=update; shift ;;
     *) echo "usage: ci/report-digests.sh [--check FILE|--update] [--perfgate BIN] [--shared DIR]" >&2; exit 2 ;;
   esac
@@ -76,7 +78,7 @@ run() {
   local code=0
   "$perfgate" "$@" --no-progress --no-color --github --json "$dir/report.json" --html "$dir/report.html" \
     --md "$dir/summary.md" --pr-comment "$dir/comment.md" --xlsx "$dir/report.xlsx" --junit "$dir/junit.xml" \
-    --gitlab "$dir/gitlab" >"$dir/stdout.txt" 2>"$dir/stderr.txt" || code=$?
+    --gitlab "$dir/gitlab" --gitlab-path train.py >"$dir/stdout.txt" 2>"$dir/stderr.txt" || code=$?
   echo "$code" >"$dir/exit-code"
   digest "$name" "$dir"
 }

@@ -13,7 +13,8 @@
 # those stages make PUBLIC in turn. Data flows one way:
 #   io -> load -> model -> analyse -> report model -> gate (reads it, returns findings) -> report -> render
 # with the knowledge (the classification the rule files hold) below the loader and the analyses.
-set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history render cli)
+set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history engine
+    render mcp cli)
 
 # Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
 # stage may use. And the names the analyses and the report model share, declared once below both:
@@ -87,7 +88,7 @@ set(PERFGATE_STAGE_gate_PUBLIC knowledge report_model baseline common)
 set(PERFGATE_STAGE_gate_PRIVATE assets)
 
 # The report model's builders, its only writer: analysis results, then the baseline's changes, the
-# gate's findings and a history's trends put in (the command line hands them over: the report stage
+# gate's findings and a history's trends put in (the engine hands them over: the report stage
 # never runs the gate).
 set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
@@ -107,5 +108,18 @@ set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h)
 set(PERFGATE_STAGE_render_PUBLIC report_model common)
 set(PERFGATE_STAGE_render_PRIVATE io assets)
 
-# The command line: the only stage that wires the others together.
-set(PERFGATE_STAGE_cli_PUBLIC common io model knowledge load analyse report_model baseline gate report history render)
+# The engine: one run, whatever front end asks for it (a RunRequest: paths, rule files, settings,
+# baselines, history, limits, threads): the rules read once, the profiles loaded with their capture
+# traces, analysed, described, gated against the baselines and the history, and recorded; partial
+# reports written and merged; the memory budget. The only stage that wires the others together.
+set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/partials.h engine/memory_budget.h)
+set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)
+
+# The MCP server: JSON-RPC on stdio turned into the engine's requests, the reports kept for the
+# tools and resources (docs/agents.md).
+set(PERFGATE_STAGE_mcp_EXPORTS mcp/server.h mcp/session.h mcp/jsonrpc.h mcp/line_reader.h mcp/roots.h)
+set(PERFGATE_STAGE_mcp_PUBLIC engine render common)
+
+# The command line: options turned into the engine's requests, the outputs written and the exit
+# code chosen; a file per subcommand. The benchmarks call the engine, never the command line.
+set(PERFGATE_STAGE_cli_PUBLIC common engine mcp render)

@@ -14,7 +14,7 @@ function(perfgate_link_header source link)
   file(CREATE_LINK ${source} ${link} SYMBOLIC)
 endfunction()
 
-set(PERFGATE_SANITIZE_O0_STAGES cli history render)
+set(PERFGATE_SANITIZE_O0_STAGES cli mcp history render)
 set(PERFGATE_FUZZ_UNCOVERED_STAGES render)
 # perfgate_stage(<stage> SOURCES ...): the library of src/<stage>/.
 function(perfgate_stage stage)

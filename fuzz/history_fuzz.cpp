@@ -16,7 +16,8 @@
 #include <sstream>
 
 #include "cli/history_list.h"
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
+#include "engine/engine.h"
 #include "fuzz/fuzz_file.h"
 #include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
@@ -179,8 +180,8 @@ const ReportModel& small_report() {
     std::string path = write_input(reinterpret_cast<const std::uint8_t*>(trace),
                                    std::char_traits<char>::length(trace), ".json");
     const RuleSet& rules = default_rules();
-    cli::LoadedAnalysis run = cli::load_and_analyse({path}, {}, rules.classification, {});
-    return build_report(cli::report_inputs(run.inputs.kept), std::move(run.analysis), rules.sources, {});
+    LoadedAnalysis run = load_and_analyse({path}, {}, rules.classification, {});
+    return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), rules.sources, {});
   }();
   return report;
 }

@@ -11,14 +11,14 @@
 
 #include <boost/json.hpp>
 
-#include "cli/mcp/line_reader.h"
-#include "cli/mcp/server.h"
+#include "mcp/line_reader.h"
+#include "mcp/server.h"
 
 namespace {
 
-perfgate::cli::mcp::Session& session() {
-  static perfgate::cli::mcp::Session s([] {
-    perfgate::cli::mcp::McpOptions o;
+perfgate::mcp::Session& session() {
+  static perfgate::mcp::Session s([] {
+    perfgate::mcp::McpOptions o;
     std::string root =
         std::filesystem::temp_directory_path() / ("perfgate_mcp_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(root);
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size == 0) return 0;
   std::size_t chunk = 1 + data[0] % 64;
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
-  perfgate::cli::mcp::LineReader reader(
+  perfgate::mcp::LineReader reader(
       [&rest](char* into, std::size_t want) {
         std::size_t n = std::min(want, rest.size());
         std::copy_n(rest.data(), n, into);
@@ -43,12 +43,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         return n;
       },
       4096, chunk);
-  perfgate::cli::mcp::Server server(session());
+  perfgate::mcp::Server server(session());
   std::string line;
   for (;;) {
     auto status = reader.next(line);
-    if (status == perfgate::cli::mcp::LineReader::Status::End) break;
-    std::optional<std::string> reply = status == perfgate::cli::mcp::LineReader::Status::TooLong
+    if (status == perfgate::mcp::LineReader::Status::End) break;
+    std::optional<std::string> reply = status == perfgate::mcp::LineReader::Status::TooLong
                                            ? server.too_long_reply()
                                            : server.handle_line(line);
     if (reply && !boost::json::parse(*reply).is_structured())

@@ -13,7 +13,7 @@
 
 #include <boost/json.hpp>
 
-#include "cli/part_files.h"
+#include "engine/part_files.h"
 #include "fuzz/fuzz_file.h"
 #include "perfgate/errors.h"
 #include "perfgate/io.h"
@@ -50,9 +50,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       perfgate::fuzz::write_input(reinterpret_cast<const std::uint8_t*>(file.data()), file.size(), ".pgp");
   constexpr std::uint64_t kLimit = std::uint64_t{64} << 20;
   try {
-    perfgate::PartialHeader header = perfgate::cli::read_checked_partial_header(path, kLimit);
+    perfgate::PartialHeader header = perfgate::read_checked_partial_header(path, kLimit);
     perfgate::PartialReport partial =
-        perfgate::decode_partial(perfgate::cli::read_partial_file(path, kLimit), path, kLimit);
+        perfgate::decode_partial(perfgate::read_partial_file(path, kLimit), path, kLimit);
     (void)header;
     (void)partial;
   } catch (const perfgate::InputError&) {

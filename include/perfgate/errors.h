@@ -1,4 +1,4 @@
-// The two kinds of failure a user sees, each with its documented exit code.
+// The kinds of failure a user sees, each with its documented exit code.
 #pragma once
 
 #include <stdexcept>
@@ -20,6 +20,14 @@ class NotAProfileError : public InputError {
   using InputError::InputError;
 };
 
+// Inputs that are readable but refused by policy: not one whole run (ranks missing without
+// --allow-missing-ranks, a rank or an input twice, parts made with other rules or window options).
+// Exit code 4, not 3: a CI job tells a refused merge from a broken disk or a corrupt file.
+class RefusedError : public InputError {
+ public:
+  using InputError::InputError;
+};
+
 // An output that cannot be written (exit code 3, like unreadable input): disk full, bad path.
 class OutputError : public std::runtime_error {
  public:
@@ -36,5 +44,6 @@ inline constexpr int kExitPass = 0;
 inline constexpr int kExitGateFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitInput = 3;
+inline constexpr int kExitRefused = 4;
 
 }  // namespace perfgate

@@ -51,6 +51,12 @@ struct LoadOptions {
   // (count_driver_api_calls; the TensorBoard plugin reads none). nullptr: the shipped defaults.
   const Classification* classification = nullptr;
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
+  // The graph-capture traces (vLLM's, SGLang's capture_traces/) handed to the sink with each worker:
+  // those of `graph_captures` (--graph-capture FILE|FOLDER) for every worker, else those beside
+  // its trace (captures_beside). Off: none is looked for (the load of a LoadedRun, which keeps
+  // none, looks for none).
+  bool read_graph_captures = true;
+  std::vector<std::string> graph_captures;
 };
 
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).
@@ -60,9 +66,15 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths);
 // digit runs by value, then by length, so "07" follows "7"; everything else byte by byte).
 bool natural_path_less(const std::string& a, const std::string& b);
 
+// A worker as loaded: its profile, and the graph-capture traces read for it
+// (LoadOptions::read_graph_captures; what was left out of them is in the profile's notes).
+struct LoadedWorker {
+  Profile profile;
+  std::optional<std::vector<Profile>> captures;  // set where capture traces were found for it
+};
 // Receives each worker as soon as it is loaded, on the thread that loaded it: `input` is the
 // index of its file in the inputs. The workers of one input arrive in order, one at a time.
-using WorkerSink = std::function<void(std::size_t input, Profile&& worker)>;
+using WorkerSink = std::function<void(std::size_t input, LoadedWorker&& worker)>;
 
 // What a streaming load_run tells its caller, and asks of it.
 struct RunSink {

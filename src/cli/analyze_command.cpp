@@ -7,10 +7,8 @@
 
 #include "cli/commands.h"
 #include "cli/gate_run.h"
-#include "cli/partials.h"
-#include "perfgate/analysis.h"
+#include "engine/engine.h"
 #include "perfgate/errors.h"
-#include "perfgate/load.h"
 #include "perfgate/rules.h"
 
 namespace perfgate::cli {
@@ -53,29 +51,6 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   return options;
 }
 
-// Every file analyze reads once its paths are resolved, which no output may name: the profiles as
-// given, a run folder's traces, the graph-capture traces (named, or beside each trace) and their
-// execution_details.json. A path that does not resolve is left to the loader, which says why.
-std::vector<std::string> files_read_by(const AnalyzeArgs& a, std::uint64_t max_input_memory) {
-  std::vector<std::string> files = a.profiles;
-  auto add = [&](const CaptureFiles& found) {
-    files.insert(files.end(), found.read.begin(), found.read.end());
-  };
-  try {
-    for (const InputFile& input : resolve_inputs(a.profiles)) {
-      files.push_back(input.path);
-      if (a.graph_captures.empty()) add(captures_beside(input.path, max_input_memory));
-    }
-  } catch (const InputError&) {
-  }
-  files.insert(files.end(), a.graph_captures.begin(), a.graph_captures.end());
-  try {
-    for (const std::string& given : a.graph_captures) add(graph_capture_files(given, max_input_memory));
-  } catch (const InputError&) {
-  }
-  return files;
-}
-
 // A partial report is written alone: the run's reports and gate are the merge's.
 void check_partial_options(const AnalyzeArgs& a) {
   if (a.partial.empty()) {
@@ -96,9 +71,9 @@ void check_partial_options(const AnalyzeArgs& a) {
 int run_analyze(const AnalyzeArgs& a) {
   if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
     throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
-  RuleSet rules = rules_of(a.gate);
+  auto book = std::make_shared<const RuleBook>(load_rule_book(rule_request(a.gate)));
   if (a.print_effective_rules) {
-    std::cout << effective_rules_yaml(rules) << std::flush;
+    std::cout << effective_rules_yaml(book->rules) << std::flush;
     return kExitPass;
   }
   if (a.profiles.empty())
@@ -110,16 +85,21 @@ int run_analyze(const AnalyzeArgs& a) {
   const OutputArgs& o = a.gate.outputs;
   options.step_timeline = !a.partial.empty() || !o.json.empty() || !o.html.empty() || !o.xlsx.empty();
   start_memory_budget(a.gate);
-  int code = 0;
+  int code = kExitPass;
   if (!a.partial.empty()) {
     Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
-    std::uint64_t limit = max_input_memory(a.gate);  // a malformed limit is a usage error before any work
-    check_output_files({{"--partial", a.partial}}, files_read_by(a, limit));
-    code = write_partial(a.profiles, slice, a.partial, rules, options, a.gate);
+    PreparedRun run = prepare_run(run_request(a.gate, RunInputKind::Profiles, a.profiles, options), book);
+    check_output_files({{"--partial", a.partial}}, run.reads);
+    WrittenPartial w = write_partial(run, slice, a.partial);
+    if (!a.gate.quiet)
+      std::cout << fmt::format("perfgate: wrote {} ({} bytes): {} worker{} of {} input{}{}\n", a.partial,
+                               w.bytes, w.workers, w.workers == 1 ? "" : "s", w.inputs,
+                               w.inputs == 1 ? "" : "s",
+                               slice.given ? fmt::format(" (slice {}/{})", slice.index, slice.count) : "")
+                << std::flush;
   } else {
-    refuse_partial_reports(a.profiles);
-    code = gate_and_write(a.gate, rules, options, files_read_by(a, max_input_memory(a.gate)), a.profiles,
-                          [&] { return report_of(a.profiles, rules, options, a.gate); });
+    code = gate_and_write(
+        a.gate, prepare_run(run_request(a.gate, RunInputKind::Profiles, a.profiles, options), book));
   }
   finish_memory_budget(a.gate);
   return code;

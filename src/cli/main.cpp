@@ -1,6 +1,6 @@
 // perfgate: turns deep-learning training profiles into metrics, reports and a CI verdict.
 // Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error,
-// 4 inputs refused as not one whole run (cli/partials.h).
+// 4 inputs refused as not one whole run (perfgate/errors.h).
 #include <malloc.h>
 
 #include <cerrno>
@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/partials.h"
 #include "cli/rules_snapshot.h"
 #include "cli/usage_hint.h"
 #include "perfgate/errors.h"
@@ -85,9 +84,9 @@ int main(int argc, char** argv) {
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitUsage;
-  } catch (const cli::RefusedError& e) {
+  } catch (const RefusedError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
-    return cli::kExitRefused;
+    return kExitRefused;
   } catch (const InputError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitInput;

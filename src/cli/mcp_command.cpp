@@ -9,8 +9,8 @@
 #include <memory>
 
 #include "cli/commands.h"
-#include "cli/mcp/server.h"
 #include "cli/outputs.h"
+#include "mcp/server.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::cli {

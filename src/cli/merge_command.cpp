@@ -3,7 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/gate_run.h"
-#include "cli/partials.h"
+#include "engine/engine.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::cli {
@@ -17,11 +17,11 @@ struct MergeArgs {
 
 int run_merge(const MergeArgs& a) {
   if (a.parts.empty()) throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
-  RuleSet rules = rules_of(a.gate);
+  auto book = std::make_shared<const RuleBook>(load_rule_book(rule_request(a.gate)));
   start_memory_budget(a.gate);
-  PartialSet set = read_partial_headers(a.parts, rules, a.allow_missing_ranks, max_input_memory(a.gate));
-  int code = gate_and_write(a.gate, rules, set.options, set.files, set.profiles,
-                            [&] { return merge_partials(set, rules, max_input_memory(a.gate)); });
+  RunRequest request = run_request(a.gate, RunInputKind::Partials, a.parts, {});
+  request.allow_missing_ranks = a.allow_missing_ranks;
+  int code = gate_and_write(a.gate, prepare_run(std::move(request), book));
   finish_memory_budget(a.gate);
   return code;
 }

@@ -18,6 +18,29 @@
 namespace perfgate {
 namespace {
 
+// The graph-capture traces of a worker of `trace` (LoadOptions::read_graph_captures), read on this
+// thread; what was left out of them goes to the worker's notes.
+std::optional<std::vector<Profile>> read_captures(const std::string& trace, const LoadOptions& options,
+                                                  std::vector<std::string>& notes) {
+  std::vector<std::string> files;
+  for (const std::string& given : options.graph_captures) {
+    CaptureFiles found = graph_capture_files(given, options.max_input_memory);
+    files.insert(files.end(), found.files.begin(), found.files.end());
+    notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
+  }
+  if (options.graph_captures.empty()) {
+    CaptureFiles found = captures_beside(trace, options.max_input_memory);
+    files = std::move(found.files);
+    notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
+  }
+  if (files.empty()) return std::nullopt;
+  LoadOptions one = options;
+  one.max_threads = 1;
+  one.progress = nullptr;
+  one.read_graph_captures = false;
+  return load_run(files, one).workers;
+}
+
 // One input is one worker, except an nsys export (one per process with GPU work) and a Neuron
 // summary-json (one per node). `threads`: threads this input may parse on.
 void load_one(const InputFile& input, const LoadOptions& options, unsigned threads,
@@ -27,7 +50,10 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
   if (!reader) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
   reader->read({input, options, threads, on_progress}, [&](Profile&& p) {
     p.source_bytes = input.bytes;
-    sink(index, std::move(p));
+    LoadedWorker worker{std::move(p), std::nullopt};
+    if (options.read_graph_captures)
+      worker.captures = read_captures(input.path, options, worker.profile.notes);
+    sink(index, std::move(worker));
   });
 }
 
@@ -174,8 +200,10 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   std::vector<std::vector<Profile>> loaded;
   RunSink sink;
   sink.start = [&](const std::vector<InputFile>& inputs) { loaded.resize(inputs.size()); };
-  sink.worker = [&](std::size_t input, Profile&& p) { loaded[input].push_back(std::move(p)); };
-  RunInputs inputs = load_run(paths, options, sink);
+  sink.worker = [&](std::size_t input, LoadedWorker&& w) { loaded[input].push_back(std::move(w.profile)); };
+  LoadOptions without_captures = options;
+  without_captures.read_graph_captures = false;
+  RunInputs inputs = load_run(paths, without_captures, sink);
   LoadedRun run;
   for (auto& profiles : loaded)
     for (Profile& p : profiles) run.workers.push_back(std::move(p));

@@ -5,7 +5,7 @@
 #include <sstream>
 
 #include "analyse/metric_values.h"
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -68,7 +68,7 @@ TEST(RunMetrics, SeveralWorkersCombine) {
   for (unsigned threads : {1u, 2u}) {
     LoadOptions options;
     options.max_threads = threads;
-    RunAnalysis streamed = cli::load_and_analyse({dir}, options, default_classification(), {}).analysis;
+    RunAnalysis streamed = load_and_analyse({dir}, options, default_classification(), {}).analysis;
     ASSERT_EQ(streamed.workers.size(), 2u);
     EXPECT_EQ(streamed.workers[0].worker, "rank-0");
     EXPECT_EQ(streamed.workers[1].worker, "rank-1");

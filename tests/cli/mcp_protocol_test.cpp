@@ -14,9 +14,9 @@
 #include <set>
 #include <sstream>
 
-#include "cli/mcp/line_reader.h"
-#include "cli/mcp/report_summary.h"
-#include "cli/mcp/server.h"
+#include "mcp/line_reader.h"
+#include "mcp/report_summary.h"
+#include "mcp/server.h"
 #include "perfgate/metrics.h"
 #include "support/helpers.h"
 #include "support/trace_builder.h"
@@ -25,7 +25,7 @@ namespace perfgate::testing {
 namespace {
 
 namespace json = boost::json;
-using cli::mcp::LineReader;
+using mcp::LineReader;
 
 // A reader over `text`, handed out `chunk` bytes at a time.
 LineReader reader_of(std::shared_ptr<std::string> text, std::size_t max_line, std::size_t chunk = 7) {
@@ -95,8 +95,8 @@ class McpServerTest : public ::testing::Test {
  protected:
   McpServerTest() : root_(temp_dir()), session_(options(root_)), server_(session_) {}
 
-  static cli::mcp::McpOptions options(const std::string& root) {
-    cli::mcp::McpOptions o;
+  static mcp::McpOptions options(const std::string& root) {
+    mcp::McpOptions o;
     o.roots = {root};
     o.threads = 1;
     return o;
@@ -119,8 +119,8 @@ class McpServerTest : public ::testing::Test {
   }
 
   std::string root_;
-  cli::mcp::Session session_;
-  cli::mcp::Server server_;
+  mcp::Session session_;
+  mcp::Server server_;
 };
 
 TEST_F(McpServerTest, MalformedMessagesGetTheirJsonRpcErrorCodes) {
@@ -161,7 +161,7 @@ TEST_F(McpServerTest, BatchesAreAnsweredInOrderAndBounded) {
   EXPECT_EQ(r.as_array()[0].at("id"), json::value(1));
   EXPECT_EQ(r.as_array()[1].at("error").at("code"), json::value(-32601));
   std::string batch = "[";
-  for (std::size_t i = 0; i <= cli::mcp::kMaxBatch; ++i)
+  for (std::size_t i = 0; i <= mcp::kMaxBatch; ++i)
     batch += std::string(i ? "," : "") + R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
   EXPECT_EQ(error_code(batch + "]"), -32600);
 }
@@ -176,7 +176,7 @@ TEST_F(McpServerTest, NegotiatesTheClientsRevisionOrOffersTheNewest) {
   }
   json::value r =
       reply(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"1999-01-01"}})");
-  EXPECT_EQ(r.at("result").at("protocolVersion"), json::value(cli::mcp::kProtocolVersions[0]));
+  EXPECT_EQ(r.at("result").at("protocolVersion"), json::value(mcp::kProtocolVersions[0]));
 }
 
 TEST_F(McpServerTest, ToolsListHasEverySchema) {
@@ -249,8 +249,8 @@ TEST_F(McpServerTest, MetricsByPrefixAndName) {
 // Each headline metric is listed once (the summary's metrics are an object keyed by name).
 TEST(McpSummary, HeadlineMetricsHaveDistinctNames) {
   std::set<std::string_view> names;
-  for (Metric id : cli::mcp::headline_metrics()) names.insert(metric_info(id).name);
-  EXPECT_EQ(names.size(), cli::mcp::headline_metrics().size());
+  for (Metric id : mcp::headline_metrics()) names.insert(metric_info(id).name);
+  EXPECT_EQ(names.size(), mcp::headline_metrics().size());
 }
 
 // analyze on a hand-built trace: the verdict and metrics equal the CLI's own JSON report of it, and

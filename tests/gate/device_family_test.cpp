@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "gate/device_family.h"
 #include "neuron/neuron_fixture.h"
 #include "perfgate/errors.h"

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "perfgate/errors.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
@@ -190,7 +190,7 @@ TEST(NsysReader, TwoProcessesAreTwoWorkersAndRepeatedCorrelationIdsStayApart) {
     EXPECT_EQ(w.tables.ops[0].device_total, i == 0 ? 2000 : 500);
   }
   // Read and analysed one process at a time (what `perfgate analyze` does): the same workers.
-  RunAnalysis streamed = cli::load_and_analyse({path}, {}, default_classification(), {}).analysis;
+  RunAnalysis streamed = load_and_analyse({path}, {}, default_classification(), {}).analysis;
   ASSERT_EQ(streamed.workers.size(), 2u);
   EXPECT_EQ(streamed.workers[0].worker, "two-pid10");
   EXPECT_EQ(streamed.workers[1].tables.ops.at(0).name, "aten::add");

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "neuron/neuron_fixture.h"
 #include "perfgate/baseline.h"
 #include "perfgate/render.h"

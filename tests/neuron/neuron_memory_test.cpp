@@ -3,7 +3,7 @@
 // (real_structure.h); and the semaphore wait that holds the engines before their first instruction.
 #include <gtest/gtest.h>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "neuron/real_structure.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"

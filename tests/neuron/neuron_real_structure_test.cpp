@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "neuron/real_structure.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"

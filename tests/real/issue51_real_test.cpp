@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <tuple>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "render/format.h"
 #include "support/helpers.h"
 
@@ -28,7 +28,7 @@ TEST(Issue51RealTraces, VllmDecodeMoeAndAttentionAgreeWithTraceLens) {
   std::string trace = shared_reference("serving_graphs/vllm_decode_full/graph_execution.json.gz");
   if (trace.empty()) GTEST_SKIP() << "../shared/references/serving_graphs is absent";
   const Classification& c = default_classification();
-  RunAnalysis run = cli::load_and_analyse({trace}, load_options_for(c), c, {}).analysis;
+  RunAnalysis run = load_and_analyse({trace}, load_options_for(c), c, {}).analysis;
   ASSERT_EQ(run.workers.size(), 1u);
   const WorkerAnalysis& w = run.workers[0];
   EXPECT_NEAR(model_flop(w, "moe") / 173.946175e9, 1, 0.02);
@@ -69,7 +69,7 @@ TEST(Issue51RealTraces, SglangServingAttentionAgreesWithTraceLens) {
     std::string path = shared_reference(trace);
     if (path.empty()) GTEST_SKIP() << "../shared/references/serving_graphs is absent";
     const Classification& c = default_classification();
-    RunAnalysis run = cli::load_and_analyse({path}, load_options_for(c), c, {}).analysis;
+    RunAnalysis run = load_and_analyse({path}, load_options_for(c), c, {}).analysis;
     ASSERT_EQ(run.workers.size(), 1u);
     // One row per layer's op name (decode) or one for all calls (prefill): summed.
     double calls = 0, flop = 0, bytes = 0;

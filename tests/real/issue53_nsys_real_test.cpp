@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -13,7 +13,7 @@ namespace {
 
 RunAnalysis analyse_export(const std::string& path) {
   const Classification& c = default_classification();
-  return cli::load_and_analyse({path}, load_options_for(c), c, {}).analysis;
+  return load_and_analyse({path}, load_options_for(c), c, {}).analysis;
 }
 
 // h100x2_fsdp_training_before (emit_nvtx ops, no steps): DLProf's CPU overhead (op time less its

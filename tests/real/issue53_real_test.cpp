@@ -2,7 +2,7 @@
 // (perf_csvs/gpu_timeline.csv), and the MI300X ResNet whose host runs far ahead of its GPU.
 #include <gtest/gtest.h>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
 #include "perfgate/gate.h"
 #include "support/helpers.h"
 
@@ -11,7 +11,7 @@ namespace {
 
 WorkerAnalysis analyse_file(const std::string& path, const std::vector<std::string>& rules = {}) {
   Classification c = load_rules(rules).classification;
-  RunAnalysis run = cli::load_and_analyse({path}, load_options_for(c), c, {}).analysis;
+  RunAnalysis run = load_and_analyse({path}, load_options_for(c), c, {}).analysis;
   EXPECT_EQ(run.workers.size(), 1u);
   return std::move(run.workers.at(0));
 }

@@ -42,7 +42,7 @@ std::string report_of_file(const std::string& path) {
   LoadedRun run = load_run({path});
   RuleSet rules = load_rules({});
   RunAnalysis analysis = analyse_run(run, rules.classification, {});
-  ReportModel model = build_report(cli::report_inputs(run.inputs), analysis, rules.sources, {});
+  ReportModel model = build_report(report_inputs(run.inputs), analysis, rules.sources, {});
   return render_json(model);
 }
 
@@ -157,9 +157,8 @@ TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndFreesItsTables) {
   RunAnalysis given = analyse_run(loaded, rules.classification, {});
   ASSERT_FALSE(given.workers[0].tables.ops.empty());
   ASSERT_FALSE(given.workers[0].tables.collectives.empty());
-  std::string expected =
-      render_json(build_report(cli::report_inputs(loaded.inputs), kept, rules.sources, {}));
-  EXPECT_EQ(render_json(build_report(cli::report_inputs(loaded.inputs), std::move(given), rules.sources, {})),
+  std::string expected = render_json(build_report(report_inputs(loaded.inputs), kept, rules.sources, {}));
+  EXPECT_EQ(render_json(build_report(report_inputs(loaded.inputs), std::move(given), rules.sources, {})),
             expected);
   for (const WorkerAnalysis& w : given.workers) {  // moved from, but the function only cleared tables
     EXPECT_TRUE(w.tables.ops.empty());

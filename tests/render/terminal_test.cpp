@@ -11,7 +11,7 @@ std::string summary_of(const std::string& trace_json) {
   LoadedRun run = load_run({path});
   RuleSet rules = load_rules({});
   RunAnalysis analysis = analyse_run(run, rules.classification, {});
-  return render_terminal(build_report(cli::report_inputs(run.inputs), analysis, rules.sources, {}));
+  return render_terminal(build_report(report_inputs(run.inputs), analysis, rules.sources, {}));
 }
 
 TEST(Terminal, SaysNotApplicableForACpuOnlyProfile) {

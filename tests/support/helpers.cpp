@@ -47,7 +47,7 @@ ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet
                             const AnalysisOptions& options) {
   LoadedRun run = load_run(paths, load_options_for(rules.classification));
   RunAnalysis analysis = analyse_run(run, rules.classification, options);
-  return build_report(cli::report_inputs(run.inputs), analysis, rules.sources, options);
+  return build_report(report_inputs(run.inputs), analysis, rules.sources, options);
 }
 
 ReportModel report_of_json(const std::string& json, const RuleSet& rules, const AnalysisOptions& options) {

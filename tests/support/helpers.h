@@ -6,7 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
+#include "engine/engine.h"
 #include "perfgate/analysis.h"
 #include "perfgate/build_report.h"
 #include "perfgate/load.h"

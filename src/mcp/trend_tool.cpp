@@ -2,8 +2,8 @@
 // computes them (build_trend), read only.
 #include <fmt/format.h>
 
-#include "cli/mcp/session.h"
-#include "cli/mcp/tool_args.h"
+#include "mcp/session.h"
+#include "mcp/tool_args.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 #include "perfgate/metrics.h"
@@ -11,7 +11,7 @@
 #include "perfgate/rules.h"
 #include "perfgate/trend.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 constexpr std::int64_t kMaxRuns = 1000;
@@ -78,4 +78,4 @@ ToolOutput trend_tool(Session& session, const json::object& raw) {
   return {std::move(trend), text};
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

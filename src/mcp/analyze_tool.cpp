@@ -1,16 +1,19 @@
-// analyze and compare: the CLI's engine (rules_of, report_of, gated_report) on paths under the roots,
-// the report kept for the other tools, and an agent-sized summary of it (report_summary.cpp).
+// analyze and compare: the engine (engine/engine.h) run on paths under the roots, the report kept
+// for the other tools, and an agent-sized summary of it (report_summary.cpp).
+#include <iostream>
+
 #include <fmt/format.h>
 
-#include "cli/mcp/report_summary.h"
-#include "cli/mcp/session.h"
-#include "cli/mcp/tool_args.h"
-#include "cli/partials.h"
+#include "engine/engine.h"
+#include "mcp/report_summary.h"
+#include "mcp/session.h"
+#include "mcp/tool_args.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
+#include "render/escape.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 // The rule files shipped in the binary, named rather than read from a path.
@@ -25,17 +28,12 @@ std::vector<std::string> checked_paths(const Session& session, const std::vector
 }
 
 // analyze's `rules`, `set`, `disable` and `options`, shared by compare.
-void read_gate_and_options(const Session& session, const ToolArgs& args, AnalyzeRequest& request) {
-  GateArgs& gate = request.gate;
+void read_rules_and_options(const Session& session, const ToolArgs& args, RunRequest& request) {
+  RuleRequest& rules = request.rules;
   for (const std::string& file : args.texts("rules", 16))
-    gate.rule_files.push_back(is_shipped_rules(file) ? file : session.roots().check(file));
-  gate.settings = args.texts("set");
-  gate.disabled = args.texts("disable");
-  gate.quiet = true;
-  gate.no_progress = true;
-  gate.no_color = true;
-  gate.threads = session.options().threads;
-  gate.max_input_memory = session.options().max_input_memory;
+    rules.files.push_back(is_shipped_rules(file) ? file : session.roots().check(file));
+  rules.settings = args.texts("set");
+  rules.disabled = args.texts("disable");
   const json::object* options = args.object("options");
   if (!options) return;
   ToolArgs o(
@@ -49,29 +47,51 @@ void read_gate_and_options(const Session& session, const ToolArgs& args, Analyze
   a.step_pattern = o.text("step_pattern").value_or("");
   a.detailed_workers = static_cast<std::size_t>(o.integer("detailed_workers", 0, 1'000'000).value_or(8));
   if (std::optional<std::string> fail_on = o.text("fail_on")) {
-    if (*fail_on != "error" && *fail_on != "warning" && *fail_on != "inconclusive" && *fail_on != "never")
+    if (*fail_on == "error")
+      request.gate.fail_on = FailOn::Error;
+    else if (*fail_on == "warning")
+      request.gate.fail_on = FailOn::Warning;
+    else if (*fail_on == "inconclusive")
+      request.gate.fail_on = FailOn::Inconclusive;
+    else if (*fail_on == "never")
+      request.gate.fail_on = FailOn::Never;
+    else
       throw ConfigError("options.fail_on: error, warning, inconclusive or never");
-    gate.fail_on = *fail_on;
   }
   if (a.window.iter_start && a.window.iter_stop && *a.window.iter_start > *a.window.iter_stop)
     throw ConfigError(
         fmt::format("--iter-start {} is after --iter-stop {}", *a.window.iter_start, *a.window.iter_stop));
 }
 
+// A request of this server: its threads and input memory limit, no progress line, and the files
+// it left out on the server's log (stderr), as the CLI says them.
+RunRequest server_request(const Session& session) {
+  RunRequest request;
+  request.limits.threads = session.options().threads;
+  request.on_input_warning = [](const std::string& w) {
+    std::cerr << "perfgate: warning: " << log_text(w) << '\n';
+  };
+  return request;
+}
+
 // The run gated as `perfgate analyze` gates it, kept in the session.
-const StoredReport& run_engine(Session& session, AnalyzeRequest request, std::vector<Baseline> given = {}) {
-  if (request.paths.empty())
-    throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
-  refuse_partial_reports(request.paths);
-  auto rules = std::make_shared<const RuleSet>(rules_of(request.gate));
-  max_input_memory(request.gate);  // a malformed limit is a usage error before any work
-  GatedReport gated = gated_report(
-      request.gate, *rules, request.options,
-      [&] { return report_of(request.paths, *rules, request.options, request.gate); }, std::move(given));
-  if (request.gate.history.record && !record_run(gated.report, request.gate.history, gated.labels))
-    throw OutputError(fmt::format("{}: the run could not be recorded (the server's log says why)",
-                                  request.gate.history.history));
-  return session.keep(std::move(request), std::move(gated.report), rules);
+const StoredReport& run_engine(Session& session, RunRequest request, std::vector<Baseline> given = {}) {
+  auto book = std::make_shared<const RuleBook>(load_rule_book(request.rules));
+  // A malformed limit is a usage error before any work.
+  request.limits.max_input_memory = max_input_memory_of(session.options().max_input_memory);
+  request.history.labels = run_labels(request.history.labels);
+  PreparedRun prepared = prepare_run(std::move(request), book);
+  GatedRun gated = run_gated(prepared, std::move(given));
+  if (prepared.request.history.record) {
+    try {
+      record_run(gated.report, prepared.request.history);
+    } catch (const RecordError& e) {
+      std::cerr << "perfgate: " << e.what() << '\n';
+      throw OutputError(fmt::format("{}: the run could not be recorded (the server's log says why)",
+                                    prepared.request.history.location));
+    }
+  }
+  return session.keep(std::move(prepared.request), std::move(gated.report), book);
 }
 
 }  // namespace
@@ -80,19 +100,18 @@ ToolOutput analyze_tool(Session& session, const json::object& raw) {
   ToolArgs args(
       "analyze", raw,
       {"paths", "rules", "set", "disable", "options", "baseline", "history", "record", "branch", "commit"});
-  AnalyzeRequest request;
+  RunRequest request = server_request(session);
   request.paths = checked_paths(session, args.texts("paths"));
-  read_gate_and_options(session, args, request);
-  request.gate.baseline_paths = checked_paths(session, args.texts("baseline", 16));
+  read_rules_and_options(session, args, request);
+  request.baselines = checked_paths(session, args.texts("baseline", 16));
   if (std::optional<std::string> history = args.text("history")) {
     bool record = args.flag("record");
     if (record && !session.options().allow_write)
       throw ConfigError("record: this server is read-only (start it with --allow-write to record runs)");
-    request.gate.history.history =
-        record ? session.roots().check_new(*history) : session.roots().check(*history);
-    request.gate.history.record = record;
-    request.gate.history.labels.branch = args.text("branch").value_or("");
-    request.gate.history.labels.commit = args.text("commit").value_or("");
+    request.history.location = record ? session.roots().check_new(*history) : session.roots().check(*history);
+    request.history.record = record;
+    request.history.labels.branch = args.text("branch").value_or("");
+    request.history.labels.commit = args.text("commit").value_or("");
   } else if (args.flag("record")) {
     throw ConfigError("record needs history (the run history to record into)");
   }
@@ -104,36 +123,36 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
   ToolArgs args("compare", raw,
                 {"paths", "report", "baseline", "baseline_report", "history", "branch", "rules", "set",
                  "disable", "options"});
-  AnalyzeRequest request;
+  RunRequest request = server_request(session);
   std::optional<std::string> run_id = args.text("report");
   if (run_id && args.has("paths")) throw ConfigError("compare: give the run as paths or as report, not both");
   if (run_id) {
     // The same run analysed again, as it was, now against the baseline.
     request = session.report(*run_id).request;
-    request.gate.baseline_paths.clear();
-    request.gate.history = {};
+    request.baselines.clear();
+    request.history = {};
   } else {
     request.paths = checked_paths(session, args.texts("paths"));
     if (request.paths.empty()) throw ConfigError("compare: give the run (paths, or report: an analyze id)");
   }
   if (!run_id || args.has("rules") || args.has("set") || args.has("disable") || args.has("options")) {
-    AnalyzeRequest fresh;
-    read_gate_and_options(session, args, fresh);
-    request.gate = fresh.gate;
+    RunRequest fresh;
+    read_rules_and_options(session, args, fresh);
+    request.rules = fresh.rules;
     request.options = fresh.options;
+    request.gate = fresh.gate;
   }
   std::vector<Baseline> given;
   if (std::optional<std::string> id = args.text("baseline_report")) {
     const StoredReport& base = session.report(*id);
     given.push_back(baseline_from_report(*base.model, "report " + base.id, "report"));
   }
-  request.gate.baseline_paths = checked_paths(session, args.texts("baseline", 16));
+  request.baselines = checked_paths(session, args.texts("baseline", 16));
   if (std::optional<std::string> history = args.text("history")) {
-    request.gate.baseline_paths.push_back(session.roots().check(*history));
-    if (std::optional<std::string> branch = args.text("branch"))
-      request.gate.history.baseline_branch = *branch;
+    request.baselines.push_back(session.roots().check(*history));
+    if (std::optional<std::string> branch = args.text("branch")) request.history.baseline_branch = *branch;
   }
-  if (given.empty() && request.gate.baseline_paths.empty())
+  if (given.empty() && request.baselines.empty())
     throw ConfigError(
         "compare: give a baseline (baseline: paths of a report or profiles, baseline_report: an "
         "analyze id, or history: a run history)");
@@ -141,4 +160,4 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
   return report_summary(report, true);
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -1,6 +1,6 @@
-#include "cli/mcp/jsonrpc.h"
+#include "mcp/jsonrpc.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 CheckedMessage check_message(const json::value& message) {
   CheckedMessage out;
@@ -72,4 +72,4 @@ json::object error_reply(const json::value& id, int code, std::string_view messa
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

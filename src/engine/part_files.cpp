@@ -1,4 +1,4 @@
-#include "cli/part_files.h"
+#include "engine/part_files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,7 +13,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/io.h"
 
-namespace perfgate::cli {
+namespace perfgate {
 namespace {
 
 // The head of a part is its three text lines: 64 MiB holds the header of a part of a million
@@ -113,4 +113,4 @@ std::string read_partial_file(const std::string& path, std::uint64_t limit) {
   return bytes;
 }
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

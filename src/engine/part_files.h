@@ -7,7 +7,7 @@
 
 #include "perfgate/partial.h"
 
-namespace perfgate::cli {
+namespace perfgate {
 
 // The part's header, checked against the file before any of its facts is used: the file's size is
 // the header's and the declared body's (a larger or a shorter file is refused by name), and its
@@ -22,4 +22,4 @@ std::string read_partial_file(const std::string& path, std::uint64_t limit);
 // Throws InputError naming `path` unless it is a regular file (after symbolic links).
 void require_regular_file(const std::string& path);
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 class Roots {
  public:
@@ -25,4 +25,4 @@ class Roots {
   std::vector<std::string> folders_;
 };
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace perfgate::cli {
+namespace perfgate {
 
 struct MemoryBudgetArgs {
   std::string max_memory;  // --max-memory; empty: PERFGATE_MAX_MEMORY, else half the memory limit
@@ -30,4 +30,4 @@ struct SpillSummary {
 };
 SpillSummary spill_summary();
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

@@ -1,15 +1,14 @@
-#include "cli/mcp/session.h"
+#include "mcp/session.h"
 
 #include <new>
 
 #include <fmt/format.h>
 
-#include "cli/mcp/jsonrpc.h"
-#include "cli/partials.h"
+#include "mcp/jsonrpc.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 constexpr std::string_view kReportScheme = "perfgate://report/";
@@ -25,14 +24,14 @@ json::object tool_error(const std::string& message, int exit_code) {
 
 Session::Session(McpOptions options) : options_(std::move(options)), roots_(options_.roots) {}
 
-const StoredReport& Session::keep(AnalyzeRequest request, ReportModel model,
-                                  std::shared_ptr<const RuleSet> rules) {
+const StoredReport& Session::keep(RunRequest request, ReportModel model,
+                                  std::shared_ptr<const RuleBook> book) {
   StoredReport stored;
   stored.id = fmt::format("r{}", next_id_++);
   stored.request = std::move(request);
   stored.doc = json::parse(render_json(model)).as_object();
   stored.model = std::make_shared<const ReportModel>(std::move(model));
-  stored.rules = std::move(rules);
+  stored.book = std::move(book);
   reports_.push_back(std::move(stored));
   if (reports_.size() > kMaxReportsKept) reports_.pop_front();
   return reports_.back();
@@ -149,4 +148,4 @@ json::object Session::read_resource(const std::string& uri) const {
   return {{"contents", json::array{std::move(content)}}};
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -2,9 +2,9 @@
 #include <string>
 #include <string_view>
 
-#include "cli/mcp/session.h"
+#include "mcp/session.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 struct ToolSchema {
@@ -135,4 +135,4 @@ json::array tool_definitions() {
   return out;
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

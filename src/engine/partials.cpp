@@ -1,25 +1,24 @@
-#include "cli/partials.h"
+#include "engine/partials.h"
 
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
 
-#include "cli/part_files.h"
-#include "cli/pipeline.h"
+#include "engine/analyse_profiles.h"
+#include "engine/engine.h"
+#include "engine/part_files.h"
 #include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/io.h"
 #include "perfgate/load.h"
 #include "perfgate/partial.h"
-#include "perfgate/render.h"
 
-namespace perfgate::cli {
+namespace perfgate {
 namespace fs = std::filesystem;
 namespace {
 
@@ -244,9 +243,10 @@ void refuse_partial_reports(const std::vector<std::string>& paths) {
   }
 }
 
-int write_partial(const std::vector<std::string>& profiles, const Slice& slice, const std::string& out,
-                  const RuleSet& rules, const AnalysisOptions& options, const GateArgs& a) {
-  refuse_partial_reports(profiles);
+WrittenPartial write_partial(const PreparedRun& prepared, const Slice& slice, const std::string& out) {
+  const RunRequest& request = prepared.request;
+  const RuleSet& rules = prepared.book->rules;
+  refuse_partial_reports(request.paths);
   // The slice's share of the run's files, in the natural order of their paths.
   auto choose_slice = [&](std::vector<InputFile> inputs) {
     std::stable_sort(inputs.begin(), inputs.end(), [](const InputFile& x, const InputFile& y) {
@@ -257,12 +257,9 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
         inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index, slice.count)),
         inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index + 1, slice.count)));
   };
-  LoadOptions load_options;
-  load_options.classification = &rules.classification;
-  load_options.max_threads = a.threads;
-  load_options.max_input_memory = max_input_memory(a);
-  RunCombiner run(options.detailed_workers);
-  RunInputs read = load_into(run, profiles, load_options, rules.classification, options, choose_slice);
+  RunCombiner run(request.options.detailed_workers);
+  RunInputs read = load_into(run, request.paths, load_options_of(request, prepared.book->knowledge()),
+                             prepared.book->knowledge(), request.options, choose_slice);
   const std::vector<InputFile>& inputs = read.inputs;
   const std::vector<SkippedInput>& skipped = read.skipped;
   PartialReport partial{.header = {}, .run = run.finish_partial()};
@@ -270,7 +267,7 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   partial.header.sliced = slice.given;
   partial.header.slice_index = slice.index;
   partial.header.slice_count = slice.count;
-  partial.header.options = options;
+  partial.header.options = request.options;
   std::size_t next_skipped = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const InputFile& f = inputs[i];
@@ -281,14 +278,7 @@ int write_partial(const std::vector<std::string>& profiles, const Slice& slice, 
   }
   std::string bytes = encode_partial(partial);
   write_file_atomically(out, bytes);
-  if (!a.quiet)
-    std::cout << fmt::format("perfgate: wrote {} ({} bytes): {} worker{} of {} input{}{}\n", out,
-                             bytes.size(), partial.run.workers.size(),
-                             partial.run.workers.size() == 1 ? "" : "s", inputs.size(),
-                             inputs.size() == 1 ? "" : "s",
-                             slice.given ? fmt::format(" (slice {}/{})", slice.index, slice.count) : "")
-              << std::flush;
-  return kExitPass;
+  return {bytes.size(), partial.run.workers.size(), inputs.size()};
 }
 
 PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
@@ -326,4 +316,4 @@ ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uin
   return build_report(set.inputs, std::move(analysis), rules.sources, set.options);
 }
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

@@ -11,13 +11,11 @@
 #include <string_view>
 #include <vector>
 
-#include "cli/gate_run.h"
-#include "cli/mcp/roots.h"
-#include "perfgate/analysis.h"
+#include "engine/engine.h"
+#include "mcp/roots.h"
 #include "perfgate/report.h"
-#include "perfgate/rules.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 namespace json = boost::json;
 
@@ -36,18 +34,13 @@ struct McpOptions {
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
 };
 
-// How a report was asked for, so that `compare` can analyse the same run again against a baseline.
-struct AnalyzeRequest {
-  std::vector<std::string> paths;  // resolved under the roots
-  GateArgs gate;
-  AnalysisOptions options;
-};
-
 struct StoredReport {
   std::string id;  // "r1", "r2", ...
-  AnalyzeRequest request;
+  // How the report was asked for (its paths resolved under the roots), so that `compare` can
+  // analyse the same run again against a baseline.
+  RunRequest request;
   std::shared_ptr<const ReportModel> model;
-  std::shared_ptr<const RuleSet> rules;
+  std::shared_ptr<const RuleBook> book;  // the rules it was gated with
   json::object doc;  // the JSON report (render_json), which every tool reads: the CLI's numbers
 };
 
@@ -65,7 +58,7 @@ class Session {
   const Roots& roots() const { return roots_; }
 
   // Keeps a gated report under a new id (dropping the oldest past kMaxReportsKept).
-  const StoredReport& keep(AnalyzeRequest request, ReportModel model, std::shared_ptr<const RuleSet> rules);
+  const StoredReport& keep(RunRequest request, ReportModel model, std::shared_ptr<const RuleBook> book);
   // The report of that id; ConfigError naming the ids kept when there is none.
   const StoredReport& report(const std::string& id) const;
   const std::deque<StoredReport>& reports() const { return reports_; }
@@ -97,4 +90,4 @@ ToolOutput trend_tool(Session& session, const json::object& args);
 // Each tool's name, description and input schema (tool_schemas.cpp).
 json::array tool_definitions();
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

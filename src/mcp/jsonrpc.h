@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 namespace json = boost::json;
 
@@ -47,4 +47,4 @@ std::optional<json::value> parse_message(std::string_view line, std::string& why
 json::object result_reply(const json::value& id, json::value result);
 json::object error_reply(const json::value& id, int code, std::string_view message);
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

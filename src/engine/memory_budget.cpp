@@ -1,4 +1,4 @@
-#include "cli/memory_budget.h"
+#include "engine/memory_budget.h"
 
 #include <unistd.h>
 
@@ -11,7 +11,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/io.h"
 
-namespace perfgate::cli {
+namespace perfgate {
 namespace {
 
 // Below this the budget would spill names and tables that cannot spill: refused as a mistake.
@@ -89,4 +89,4 @@ SpillSummary spill_summary() {
   return summary;
 }
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

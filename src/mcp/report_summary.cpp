@@ -1,4 +1,4 @@
-#include "cli/mcp/report_summary.h"
+#include "mcp/report_summary.h"
 
 #include <array>
 
@@ -6,7 +6,7 @@
 
 #include "perfgate/metrics.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 // The terminal summary's headline numbers, by id (their names come from the catalog).
@@ -237,4 +237,4 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
   return result;
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

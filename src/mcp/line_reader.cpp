@@ -1,8 +1,8 @@
-#include "cli/mcp/line_reader.h"
+#include "mcp/line_reader.h"
 
 #include <algorithm>
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 LineReader::LineReader(Read read, std::size_t max_line_bytes, std::size_t chunk_bytes)
     : read_(std::move(read)), max_line_(max_line_bytes), chunk_(std::max<std::size_t>(chunk_bytes, 1)) {}
@@ -67,4 +67,4 @@ LineReader::Status LineReader::next(std::string& line) {
   }
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -1,4 +1,4 @@
-#include "cli/mcp/server.h"
+#include "mcp/server.h"
 
 #include <iostream>
 #include <new>
@@ -7,7 +7,7 @@
 
 #include "perfgate/version.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 const json::object& params_object(const json::object& params, std::string_view key) {
@@ -129,4 +129,4 @@ int serve(LineReader& reader, Server& server, const std::function<bool(std::stri
   }
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -1,5 +1,5 @@
-// Partial reports on the command line: `analyze --partial` writes one from some of a run's
-// workers (a --slice of its files), `merge` reads them back into the run's report.
+// Partial reports: `analyze --partial` writes one from some of a run's workers (a --slice of its
+// files), `merge` reads them back into the run's report.
 #pragma once
 
 #include <cstddef>
@@ -8,23 +8,14 @@
 #include <vector>
 
 #include "analyse/analysis_options.h"
-#include "cli/gate_run.h"
 #include "perfgate/analysis_fwd.h"
 #include "perfgate/errors.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
 
-namespace perfgate::cli {
+namespace perfgate {
 
-// Inputs that are readable but refused by policy: not one whole run (ranks missing without
-// --allow-missing-ranks, a rank or an input twice, parts made with other rules or window
-// options). Exit code kExitRefused, not kExitInput: a CI job tells a refused merge from a broken
-// disk or a corrupt file.
-class RefusedError : public InputError {
- public:
-  using InputError::InputError;
-};
-inline constexpr int kExitRefused = 4;
+struct PreparedRun;
 
 // --slice K/N: the K-th (from 0) of N near-equal runs of consecutive files.
 // Without --slice a part is a slice of its own inputs (`given` false): node-local parts hold the
@@ -40,10 +31,15 @@ Slice parse_slice(const std::string& text);
 // Throws InputError for a path that is a partial report: analyze reads traces, merge reads partials.
 void refuse_partial_reports(const std::vector<std::string>& paths);
 
-// Loads and analyses the slice of the profiles' files (in natural path order) and writes the
-// partial report to `out`. Returns the exit code.
-int write_partial(const std::vector<std::string>& profiles, const Slice& slice, const std::string& out,
-                  const RuleSet& rules, const AnalysisOptions& options, const GateArgs& a);
+// What write_partial wrote.
+struct WrittenPartial {
+  std::size_t bytes = 0;
+  std::size_t workers = 0;
+  std::size_t inputs = 0;
+};
+// Loads and analyses the slice of the run's profiles' files (in natural path order) and writes the
+// partial report to `out`.
+WrittenPartial write_partial(const PreparedRun& run, const Slice& slice, const std::string& out);
 
 // Partial reports whose headers were read and checked against each other and the rules: one run.
 struct PartialSet {
@@ -69,4 +65,4 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
 // as it is read, so only the detailed workers keep their tables.
 ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory);
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

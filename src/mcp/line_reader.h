@@ -7,7 +7,7 @@
 #include <functional>
 #include <string>
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 class LineReader {
  public:
@@ -34,4 +34,4 @@ class LineReader {
   bool ended_ = false;
 };
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

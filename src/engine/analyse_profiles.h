@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/run_request.h"
 #include "perfgate/analysis.h"
 #include "perfgate/baseline.h"
 #include "perfgate/gate.h"
@@ -13,30 +14,26 @@
 
 namespace perfgate {
 
-// The gate wired up: the baseline's changes put into the report (the report stage), the rules
-// evaluated on it (they only read it), and what they return put in (the report stage again).
-void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
-                const GateOptions& options);
+// The loader's options for a request: its threads, input memory limit, progress and graph-capture
+// traces, and the knowledge its readers read.
+LoadOptions load_options_of(const RunRequest& request, const Classification& knowledge);
 
 // The workers of a run loaded whole (tests and small runs), analysed in worker order; the skipped
 // files' warnings come first.
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options);
 
-}  // namespace perfgate
-
-namespace perfgate::cli {
-
 struct LoadedAnalysis {
   RunAnalysis analysis;  // its warnings begin with the inputs' (RunInputs::warnings)
   RunInputs inputs;
 };
 
-// Loads the run of `paths` (load_run) and analyses each worker on its loading thread as soon as it
-// is loaded, then lets its events go: only the workers being loaded are in memory at once (a run
-// folder of many ranks, an export of many processes). Workers come out in input order. A file of
-// a run folder that is not a profile is left out, and the run warns that it was skipped (and that
-// its rank is missing, for a profile_rank_<i> file).
+// Loads the run of `paths` (load_run, once: each worker comes with its graph-capture traces, which
+// are merged into it) and analyses each worker on its loading thread as soon as it is loaded, then
+// lets its events go: only the workers being loaded are in memory at once (a run folder of many
+// ranks, an export of many processes). Workers come out in input order. A file of a run folder that
+// is not a profile is left out, and the run warns that it was skipped (and that its rank is
+// missing, for a profile_rank_<i> file).
 LoadedAnalysis load_and_analyse(const std::vector<std::string>& paths, const LoadOptions& load_options,
                                 const Classification& classification, const AnalysisOptions& options);
 
@@ -49,4 +46,4 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
 // The inputs as the report describes them.
 std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs);
 
-}  // namespace perfgate::cli
+}  // namespace perfgate

@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "cli/mcp/jsonrpc.h"
-#include "cli/mcp/line_reader.h"
-#include "cli/mcp/session.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/line_reader.h"
+#include "mcp/session.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 // The protocol revisions this server speaks, newest first (https://modelcontextprotocol.io/specification).
 inline constexpr std::string_view kProtocolVersions[] = {"2025-11-25", "2025-06-18", "2025-03-26",
@@ -43,4 +43,4 @@ class Server {
 // written with `write` (false: the client is gone). Returns the exit code: 0.
 int serve(LineReader& reader, Server& server, const std::function<bool(std::string_view)>& write);
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

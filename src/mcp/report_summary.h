@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "cli/mcp/session.h"
+#include "mcp/session.h"
 #include "perfgate/metrics.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 // The metrics the summary shows (when the run has them): the terminal summary's headline numbers.
 std::span<const Metric> headline_metrics();
@@ -33,4 +33,4 @@ struct FoundTable {
 FoundTable find_table(const json::object& doc, const std::string& name,
                       const std::optional<std::string>& worker);
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -4,14 +4,14 @@
 
 #include <fmt/format.h>
 
-#include "cli/mcp/report_summary.h"
-#include "cli/mcp/session.h"
-#include "cli/mcp/tool_args.h"
 #include "common/suggest.h"
+#include "mcp/report_summary.h"
+#include "mcp/session.h"
+#include "mcp/tool_args.h"
 #include "perfgate/errors.h"
 #include "perfgate/metrics.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 constexpr std::int64_t kMaxMetrics = 200;
@@ -98,7 +98,7 @@ ToolOutput explain_finding(const StoredReport& report, const std::string& id, st
   if (!finding)
     throw ConfigError(fmt::format("report {} has no finding \"{}\"{}", report.id, id, did_you_mean(id, ids)));
   json::object out{{"report_id", report.id}, {"finding", *finding}};
-  for (const Rule& rule : report.rules->rules)
+  for (const Rule& rule : report.book->rules.rules)
     if (rule.id == id) out["rule"] = rule_entry(rule);
   std::string metric = finding->contains("metric") ? json::value_to<std::string>(finding->at("metric")) : "";
   if (std::optional<Metric> m = metric_id(metric)) {
@@ -121,7 +121,7 @@ ToolOutput explain_metric(const StoredReport& report, const std::string& name, s
   add_values(&report, name, entry);
   json::array rules, findings, tables;
   json::array see;
-  for (const Rule& rule : report.rules->rules) {
+  for (const Rule& rule : report.book->rules.rules) {
     bool reads = rule.metric == name || rule.value.find(name) != std::string::npos ||
                  rule.condition.find(name) != std::string::npos;
     if (!reads) continue;
@@ -182,4 +182,4 @@ ToolOutput explain_tool(Session& session, const json::object& raw) {
   return finding ? explain_finding(report, *finding, rows) : explain_metric(report, *metric, rows);
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

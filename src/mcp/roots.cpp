@@ -1,4 +1,4 @@
-#include "cli/mcp/roots.h"
+#include "mcp/roots.h"
 
 #include <filesystem>
 #include <system_error>
@@ -8,7 +8,7 @@
 
 #include "perfgate/errors.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace fs = std::filesystem;
 
 namespace {
@@ -64,4 +64,4 @@ std::string Roots::check_new(const std::string& path) const {
   return (folder / given.filename()).string();
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -6,12 +6,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "cli/mcp/report_summary.h"
-#include "cli/mcp/session.h"
-#include "cli/mcp/tool_args.h"
+#include "mcp/report_summary.h"
+#include "mcp/session.h"
+#include "mcp/tool_args.h"
 #include "perfgate/errors.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace {
 
 constexpr std::size_t kCellBytes = 500;  // a longer string cell (a kernel's name) is cut
@@ -203,4 +203,4 @@ ToolOutput table_tool(Session& session, const json::object& raw) {
   return {std::move(out), text};
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

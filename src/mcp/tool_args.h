@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 
 class ToolArgs {
  public:
@@ -33,4 +33,4 @@ class ToolArgs {
   const boost::json::object& args_;
 };
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

@@ -1,4 +1,4 @@
-#include "cli/mcp/tool_args.h"
+#include "mcp/tool_args.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include "perfgate/errors.h"
 
-namespace perfgate::cli::mcp {
+namespace perfgate::mcp {
 namespace json = boost::json;
 
 ToolArgs::ToolArgs(std::string tool, const json::object& args, std::initializer_list<std::string_view> known)
@@ -82,4 +82,4 @@ const json::object* ToolArgs::object(std::string_view key) const {
   return &v->get_object();
 }
 
-}  // namespace perfgate::cli::mcp
+}  // namespace perfgate::mcp

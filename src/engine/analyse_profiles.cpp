@@ -1,0 +1,103 @@
+#include "engine/analyse_profiles.h"
+
+#include <future>
+#include <memory>
+
+#include "engine/engine.h"
+#include "perfgate/analysis.h"
+#include "perfgate/build_report.h"
+
+namespace perfgate {
+namespace {
+
+using SharedAnalyser = std::shared_future<std::shared_ptr<const WorkerAnalyser>>;
+
+// Compiling the classification's patterns (RE2) is a fixed cost of every run, a quarter of the
+// example's CPU: unless --threads is 1 it runs beside the reading of the first input.
+SharedAnalyser start_analyser(const Classification& classification, const AnalysisOptions& options,
+                              bool beside_loading) {
+  auto make = [&classification, options] {
+    return std::make_shared<const WorkerAnalyser>(classification, options);
+  };
+  return std::async(beside_loading ? std::launch::async : std::launch::deferred, make).share();
+}
+
+}  // namespace
+
+LoadOptions load_options_of(const RunRequest& request, const Classification& knowledge) {
+  LoadOptions options;
+  options.classification = &knowledge;
+  options.max_threads = request.limits.threads;
+  options.max_input_memory = request.limits.max_input_memory;
+  options.graph_captures = request.options.graph_captures;
+  if (request.progress) options.progress = request.progress;
+  return options;
+}
+
+RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
+                        const AnalysisOptions& options) {
+  WorkerAnalyser analyse(classification, options);
+  RunCombiner combiner(options.detailed_workers);
+  for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
+  RunAnalysis analysis = combiner.finish(run.missing_ranks);
+  analysis.warnings.insert(analysis.warnings.begin(), run.skipped.begin(), run.skipped.end());
+  return analysis;
+}
+
+RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, const LoadOptions& load_options,
+                    const Classification& classification, const AnalysisOptions& options,
+                    const std::function<std::vector<InputFile>(std::vector<InputFile>)>& choose) {
+  std::vector<std::size_t> loaded;  // workers per input so far; each slot: one loading thread
+  SharedAnalyser analyser;          // made once the inputs are known, unless there are none
+  RunSink sink;
+  sink.choose = choose;
+  sink.start = [&](const std::vector<InputFile>& inputs) {
+    loaded.assign(inputs.size(), 0);
+    if (inputs.empty()) return;
+    // Each worker's analysis gets the threads its input is loaded with.
+    AnalysisOptions threaded = options;
+    threaded.threads = threads_per_input(load_options, inputs.size());
+    analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
+  };
+  sink.worker = [&](std::size_t input, LoadedWorker&& worker) {
+    LoadedWorker mine = std::move(worker);  // freed when this returns
+    if (mine.captures) merge_graph_captures(mine.profile, *mine.captures, classification);
+    SharedAnalyser each = analyser;  // each thread waits through its own copy
+    run.add({input, loaded[input]++}, (*each.get())(mine.profile));
+  };
+  try {
+    return load_run(paths, load_options, sink);
+  } catch (...) {
+    // A pattern that does not compile is reported first, as before any input is read.
+    if (analyser.valid()) analyser.get();
+    throw;
+  }
+}
+
+LoadedAnalysis load_and_analyse(const std::vector<std::string>& paths, const LoadOptions& load_options,
+                                const Classification& classification, const AnalysisOptions& options) {
+  RunCombiner run(options.detailed_workers);
+  RunInputs inputs = load_into(run, paths, load_options, classification, options);
+  RunAnalysis analysis = run.finish(inputs.missing_ranks);
+  analysis.warnings.insert(analysis.warnings.begin(), inputs.warnings.begin(), inputs.warnings.end());
+  return {std::move(analysis), std::move(inputs)};
+}
+
+std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs) {
+  std::vector<ReportInput> out;
+  out.reserve(inputs.size());
+  for (const InputFile& i : inputs) out.push_back({i.path, i.bytes, i.format, i.worker, i.folder});
+  return out;
+}
+
+ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book,
+                             const AnalysisOptions& options) {
+  LoadedAnalysis run =
+      load_and_analyse(request.paths, load_options_of(request, book.knowledge()), book.knowledge(), options);
+  if (request.on_loaded) request.on_loaded();
+  if (request.on_input_warning)
+    for (const std::string& w : run.inputs.warnings) request.on_input_warning(w);
+  return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), book.rules.sources, options);
+}
+
+}  // namespace perfgate

@@ -1,0 +1,230 @@
+// A run prepared, gated and recorded: the rules read once, the inputs resolved, the baselines and
+// the history read, the report made and gated (engine/engine.h).
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/analyse_profiles.h"
+#include "engine/engine.h"
+#include "perfgate/build_report.h"
+#include "perfgate/errors.h"
+#include "perfgate/gate.h"
+#include "perfgate/history.h"
+#include "perfgate/load.h"
+#include "perfgate/trend.h"
+
+namespace perfgate {
+namespace {
+
+// A previous JSON report, or a profile analysed with the same rules and window options.
+Baseline load_baseline(const std::string& path, const RunRequest& request, const RuleBook& book) {
+  try {
+    if (is_report_file(path)) return read_baseline_report(path, request.limits.max_input_memory);
+    AnalysisOptions options = request.options;
+    options.step_timeline = false;  // a baseline's timeline is shown nowhere
+    RunRequest baseline = request;
+    baseline.paths = {path};
+    return baseline_from_report(analyse_profiles(baseline, book, options), path, "profile");
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("baseline: {}", e.what()));
+  }
+}
+
+// A --baseline that is a run history, opened before the analysis so that an unreadable store
+// fails early; its runs are chosen after it, once the run's GPUs are known.
+struct HistorySource {
+  std::string location;
+  std::unique_ptr<HistoryStore> store;  // none: a SQLite file that does not exist yet
+};
+
+HistorySource open_history_source(const std::string& location) {
+  std::error_code ec;
+  if (!is_postgres_location(location) && !std::filesystem::exists(location, ec)) return {location, nullptr};
+  try {
+    return {location, open_history(location, HistoryAccess::Read)};
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("baseline: {}", e.what()));
+  }
+}
+
+// Adds each history's baseline runs to `runs` (and, without their tables, to `history_runs`, for
+// the recent trend next to the findings); when none gave any, says why in the gate options. A
+// history with runs only on other GPUs than the report's adds a warning to `warnings`.
+void add_history_baselines(std::vector<HistorySource>& sources, const HistoryRequest& history,
+                           const ReportModel& report, std::vector<Baseline>& runs,
+                           std::vector<HistoryRun>& history_runs, GateOptions& gate,
+                           std::vector<std::string>& warnings) {
+  std::vector<std::string> reasons;
+  std::vector<std::string> gpus = gpu_names(report);
+  for (HistorySource& source : sources) {
+    if (!source.store) {
+      reasons.push_back(
+          fmt::format("the history {} does not exist yet: the regression rules compare once a run of branch "
+                      "'{}' is recorded",
+                      source.location, history.baseline_branch));
+      continue;
+    }
+    HistoryBaselines chosen;
+    try {
+      chosen = history_baselines(*source.store, history.baseline_branch, gpus, history.baseline_runs);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("baseline: {}", e.what()));
+    }
+    if (!chosen.warning.empty()) warnings.push_back(chosen.warning);
+    if (chosen.runs.empty()) reasons.push_back(chosen.skip_reason);
+    for (Baseline& b : chosen.runs) runs.push_back(std::move(b));
+    if (chosen.runs.empty()) continue;
+    HistoryQuery metrics_only{history.baseline_branch, gpus, gpus.empty(), history.baseline_runs, false};
+    for (HistoryRun& run : source.store->runs(metrics_only)) history_runs.push_back(std::move(run));
+  }
+  if (runs.empty() && !reasons.empty()) gate.no_baseline_reason = fmt::format("{}", fmt::join(reasons, "; "));
+}
+
+// Every file a run of profiles reads once its paths are resolved: the profiles as given, a run
+// folder's traces, the graph-capture traces (named, or beside each trace) and their
+// execution_details.json. A path that does not resolve is left to the loader, which says why.
+std::vector<std::string> profile_files_read(const RunRequest& request) {
+  std::vector<std::string> files = request.paths;
+  const std::vector<std::string>& given = request.options.graph_captures;
+  std::uint64_t limit = request.limits.max_input_memory;
+  auto add = [&](const CaptureFiles& found) {
+    files.insert(files.end(), found.read.begin(), found.read.end());
+  };
+  try {
+    for (const InputFile& input : resolve_inputs(request.paths)) {
+      files.push_back(input.path);
+      if (given.empty()) add(captures_beside(input.path, limit));
+    }
+  } catch (const InputError&) {
+  }
+  files.insert(files.end(), given.begin(), given.end());
+  try {
+    for (const std::string& capture : given) add(graph_capture_files(capture, limit));
+  } catch (const InputError&) {
+  }
+  return files;
+}
+
+// The smallest limit that is not 0 (no limit): below it no input fits, and a fraction such as 0.5
+// would otherwise round to 0 bytes and turn the limit off.
+constexpr std::uint64_t kMinInputMemory = std::uint64_t{1} << 20;
+
+}  // namespace
+
+void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
+                const GateOptions& options) {
+  if (baseline) add_baseline(report, *baseline);
+  GateOutcome outcome = evaluate_gate(rules, report, baseline, options);
+  add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict));
+}
+
+RuleBook load_rule_book(const RuleRequest& request) {
+  RuleBook book{load_rules(request.files)};
+  apply_rule_overrides(book.rules, request.settings, request.disabled);
+  return book;
+}
+
+PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {
+  bool partials = request.kind == RunInputKind::Partials;
+  if (partials && request.paths.empty())
+    throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
+  if (!book) book = std::make_shared<const RuleBook>(load_rule_book(request.rules));
+  PreparedRun run{std::move(request), std::move(book), std::nullopt, {}, {}};
+  RunRequest& r = run.request;
+  if (partials) {
+    run.partials =
+        read_partial_headers(r.paths, run.book->rules, r.allow_missing_ranks, r.limits.max_input_memory);
+    r.options = run.partials->options;
+    run.reads = run.partials->files;
+    run.profiles = run.partials->profiles;
+  } else {
+    if (r.paths.empty())
+      throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
+    refuse_partial_reports(r.paths);
+    run.reads = profile_files_read(r);
+    run.profiles = r.paths;
+  }
+  run.reads.insert(run.reads.end(), r.rules.files.begin(), r.rules.files.end());
+  run.reads.insert(run.reads.end(), r.baselines.begin(), r.baselines.end());
+  if (!r.history.location.empty() && !is_postgres_location(r.history.location))
+    run.reads.push_back(r.history.location);
+  return run;
+}
+
+GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
+  const RunRequest& request = prepared.request;
+  const RuleBook& book = *prepared.book;
+  // A malformed PostgreSQL connection string is a usage error before any work.
+  check_history_location(request.history.location);
+  for (const std::string& path : request.baselines) check_history_location(path);
+  // Report and profile baselines are read first, so that a bad one fails before the analysis; a
+  // history's runs are chosen after it, by the run's GPUs.
+  std::vector<Baseline> runs = std::move(given);
+  std::vector<HistorySource> histories;
+  for (const std::string& path : request.baselines) {
+    // The run's own history is a history, even while it is an empty SQLite file.
+    if (path == request.history.location || is_history_location(path))
+      histories.push_back(open_history_source(path));
+    else
+      runs.push_back(load_baseline(path, request, book));
+  }
+  ReportModel report = prepared.partials
+                           ? merge_partials(*prepared.partials, book.rules, request.limits.max_input_memory)
+                           : analyse_profiles(request, book, request.options);
+  GateOptions gate = request.gate;
+  std::vector<HistoryRun> history_runs;
+  std::vector<std::string> history_warnings;
+  add_history_baselines(histories, request.history, report, runs, history_runs, gate, history_warnings);
+  add_warnings(report, std::move(history_warnings));
+  std::optional<Baseline> baseline;
+  if (!runs.empty()) baseline = combine_baselines(std::move(runs));
+  apply_gate(report, book.rules, baseline ? &*baseline : nullptr, gate);
+  if (report.baseline && !history_runs.empty())
+    add_recent_trends(report, recent_trends(history_runs, report, book.rules, request.history.labels.commit));
+  return {std::move(report), prepared.book};
+}
+
+void record_run(const ReportModel& report, const HistoryRequest& history) {
+  try {
+    std::unique_ptr<HistoryStore> store = open_history(history.location, HistoryAccess::Record);
+    store->record(history_run_of(report, history.labels, utc_now()));
+  } catch (const ConfigError&) {
+    throw;  // a malformed connection string: a usage error
+  } catch (const std::exception& e) {
+    // Messages of the store begin with its location already.
+    std::string where = describe_history_location(history.location);
+    std::string_view what = e.what();
+    throw RecordError(what.starts_with(where) ? fmt::format("cannot record the run: {}", what)
+                                              : fmt::format("cannot record the run in {}: {}", where, what));
+  }
+}
+
+std::uint64_t max_input_memory_of(const std::string& text) {
+  bool from_option = !text.empty();
+  const char* variable = std::getenv(kMaxInputMemoryVariable);
+  std::string given = from_option ? text : variable ? variable : "";
+  std::uint64_t bytes = 0;
+  if (from_option) {
+    std::optional<std::uint64_t> parsed = parse_byte_size(given);
+    if (!parsed)
+      throw ConfigError(
+          fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
+                      "no limit)",
+                      given));
+    bytes = *parsed;
+  } else {
+    bytes = max_input_memory_from_environment();  // a malformed variable is refused there
+  }
+  if (given.empty() || bytes >= kMinInputMemory || (bytes == 0 && std::strtod(given.c_str(), nullptr) == 0))
+    return bytes;
+  throw ConfigError(fmt::format("{}{}: under 1 MiB, too little for any input (0: no limit)",
+                                from_option ? "--max-input-memory " : "PERFGATE_MAX_INPUT_MEMORY=", given));
+}
+
+RunLabels run_labels(const RunLabels& explicit_labels) {
+  return merge_labels(ci_labels([](const char* name) { return std::getenv(name); }), explicit_labels);
+}
+
+}  // namespace perfgate

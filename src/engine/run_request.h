@@ -1,0 +1,65 @@
+// What one run of perfgate is asked to do, whatever asked it: the command line, the MCP server, the
+// benchmarks. A front end turns its own options into a RunRequest; the engine (engine/engine.h)
+// runs it: the rules and knowledge read, the profiles loaded with their capture traces, analysed,
+// described as a report model, gated against the baselines and the history, and recorded.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "analyse/analysis_options.h"
+#include "perfgate/gate.h"
+#include "perfgate/history.h"
+#include "perfgate/io.h"
+
+namespace perfgate {
+
+// The rule files of a run and the overrides on top of them (--rules, --set, --disable).
+struct RuleRequest {
+  std::vector<std::string> files;     // applied on top of the shipped default set, in order
+  std::vector<std::string> settings;  // "ID.KEY=VALUE"
+  std::vector<std::string> disabled;  // rule ids
+};
+
+// The run history: recorded into after the gate, and drawn from where it is a baseline.
+struct HistoryRequest {
+  std::string location;                  // a SQLite file or a PostgreSQL connection string; empty: none
+  bool record = false;                   // record the run into `location`
+  RunLabels labels;                      // the run's labels (the CI system's with the explicit ones on top)
+  std::size_t baseline_runs = 10;        // a history as a baseline: its last N runs ...
+  std::string baseline_branch = "main";  // ... of this branch, on the run's GPUs
+};
+
+// What a run may take of the machine.
+struct RunLimits {
+  unsigned threads = 0;                                     // 0: one per usable core
+  std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
+};
+
+// Where the run's inputs come from: profiles (traces and run folders), or the partial reports of
+// one run (`perfgate merge`), whose own analysis options replace the request's.
+enum class RunInputKind { Profiles, Partials };
+
+struct RunRequest {
+  RunInputKind kind = RunInputKind::Profiles;
+  std::vector<std::string> paths;
+  bool allow_missing_ranks = false;  // partial reports: merge without every rank of the world size
+  RuleRequest rules;
+  AnalysisOptions options;
+  std::vector<std::string> baselines;  // JSON reports, profiles or run histories, pooled
+  HistoryRequest history;
+  GateOptions gate;  // what fails the gate; the exit code of a pass with warnings
+  RunLimits limits;
+  // Told the bytes read so far and the total while profiles load (from loading threads), and
+  // that a load ended (a baseline profile's, then the run's); unset: not told.
+  std::function<void(std::uint64_t done, std::uint64_t total)> progress;
+  std::function<void()> on_loaded;
+  // Told, as the run goes, what it left out of its inputs ("skipped FILE: why"): a front end says
+  // it whatever its verbosity, since a run on fewer ranks than were given must not pass silently.
+  std::function<void(const std::string& warning)> on_input_warning;
+};
+
+}  // namespace perfgate
