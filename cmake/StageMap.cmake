@@ -16,10 +16,10 @@
 set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history engine
     render mcp cli)
 
-# Errors and exit codes, the metric catalog, unit formatting, UTF-8 and "did you mean": what every
-# stage may use. And the names the analyses and the report model share, declared once below both:
+# Errors and exit codes, the metric catalog, the report's tables and their columns, unit formatting,
+# UTF-8 and "did you mean": what every stage may use. And the names the analyses and the report model share, declared once below both:
 # the parts of the step-time splits, the row of GPU work no op launched, the timeline's lanes.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def units.h version.h step_time_split.h table_codes.h
+set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def tables.h table_catalog.def units.h version.h step_time_split.h table_codes.h
     device_family.h)
 set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h)
 
@@ -82,7 +82,7 @@ set(PERFGATE_STAGE_baseline_PRIVATE io)
 # the knowledge stage), expressions, evaluation, baseline comparisons, verdicts, the rules snapshot.
 # Findings and a verdict from the report model's metrics and tables (and the baseline's), returned:
 # the gate never writes the model. A rule file's `see:` and `offenders:` are checked against the
-# report's tables, whose names a build step copies from the report stage (src/gate/table_schemas.h).
+# report's tables as they are declared (perfgate/table_catalog.def).
 set(PERFGATE_STAGE_gate_HEADERS rules.h gate.h)
 set(PERFGATE_STAGE_gate_PUBLIC knowledge report_model baseline common)
 set(PERFGATE_STAGE_gate_PRIVATE assets)

@@ -15,10 +15,9 @@
 
 namespace perfgate {
 
-// The worker's tables, and every table's columns with no rows (for documentation).
+// The worker's tables and the run's ranks, as perfgate/table_catalog.def declares them.
 std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const ReportWorker& report);
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
-const std::vector<ReportTable>& table_schemas();  // built once
 
 // Needs no profile: the analysis carries what the report shows, so the events can be freed first.
 // `rule_sources`: the rule files applied, base first (RuleSet::sources).

@@ -17,6 +17,7 @@
 #include "perfgate/metrics.h"
 #include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
 #include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
+#include "perfgate/tables.h"           // the tables' declaration: Table, table_column
 
 namespace perfgate {
 
@@ -369,6 +370,10 @@ struct ReportModel {
 };
 
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
+const ReportTable* find_table(const std::vector<ReportTable>& tables, Table table);
+// A table as perfgate/table_catalog.def declares it, with no rows: its name, title, description
+// and columns, its texts worded for how the changes are counted (delta tables).
+ReportTable declared_table(Table table, TableWording wording = {});
 // The recent trend of `metric` in a history baseline, or nullptr.
 const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric);
 // The cell of `row` in the column named `column`, or nullptr.

@@ -2,8 +2,6 @@
 #include <algorithm>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "perfgate/baseline.h"
 #include "report_model/table_limits.h"
 
@@ -14,20 +12,28 @@ std::optional<double> number(const ReportCell* cell) {
   return cell ? cell_number(*cell) : std::nullopt;
 }
 
+// The columns a table's rows are summed by: a worker's table's, which the run's sums of it share.
+struct SummedColumns {
+  std::string_view name, gpu, cpu, calls;  // cpu: "" for none
+};
+consteval SummedColumns summed_columns(Table table, Table run, std::string_view gpu, std::string_view cpu) {
+  return {shared_column(table, run, "name"), shared_column(table, run, gpu),
+          cpu.empty() ? cpu : shared_column(table, run, cpu), shared_column(table, run, "calls")};
+}
+
 // Sums rows by name over the tables: gpu and cpu columns (cpu may be empty) and calls.
-std::vector<BaselineRow> sum_rows(const std::vector<const ReportTable*>& tables, std::string_view gpu_column,
-                                  std::string_view cpu_column) {
+std::vector<BaselineRow> sum_rows(const std::vector<const ReportTable*>& tables, SummedColumns columns) {
   std::map<std::string, BaselineRow> by_name;
   for (const ReportTable* t : tables) {
     for (std::size_t r = 0; r < t->rows.size(); ++r) {
-      const auto* name = find_cell(*t, r, "name");
+      const auto* name = find_cell(*t, r, columns.name);
       const auto* text = name ? std::get_if<std::string>(name) : nullptr;
       if (!text || is_more_rows_label(*text)) continue;  // a capped table's "(N more)" row
       BaselineRow& row = by_name[*text];
       row.name = *text;
-      row.gpu_us += number(find_cell(*t, r, gpu_column)).value_or(0);
-      if (!cpu_column.empty()) row.cpu_us += number(find_cell(*t, r, cpu_column)).value_or(0);
-      row.calls += number(find_cell(*t, r, "calls")).value_or(0);
+      row.gpu_us += number(find_cell(*t, r, columns.gpu)).value_or(0);
+      if (!columns.cpu.empty()) row.cpu_us += number(find_cell(*t, r, columns.cpu)).value_or(0);
+      row.calls += number(find_cell(*t, r, columns.calls)).value_or(0);
     }
   }
   std::vector<BaselineRow> rows;
@@ -35,13 +41,13 @@ std::vector<BaselineRow> sum_rows(const std::vector<const ReportTable*>& tables,
   return rows;
 }
 
-// The run's sums of a table over every worker ("run_ops") where the report has them (a run of
+// The run's sums of a table over every worker (`run`: run_ops) where the report has them (a run of
 // several workers, only some of which keep their tables), else each worker's table.
-std::vector<const ReportTable*> tables_named(const ReportModel& report, std::string_view name) {
-  if (const ReportTable* run = find_table(report.tables, fmt::format("run_{}", name))) return {run};
+std::vector<const ReportTable*> tables_of(const ReportModel& report, Table table, std::optional<Table> run) {
+  if (const ReportTable* sums = run ? find_table(report.tables, *run) : nullptr) return {sums};
   std::vector<const ReportTable*> tables;
   for (const ReportWorker& w : report.workers)
-    if (const ReportTable* t = find_table(w.tables, name)) tables.push_back(t);
+    if (const ReportTable* t = find_table(w.tables, table)) tables.push_back(t);
   return tables;
 }
 
@@ -50,9 +56,11 @@ std::vector<BaselineSite> site_rows(const std::vector<const ReportTable*>& table
   std::map<std::string, double> by_site;
   for (const ReportTable* t : tables)
     for (std::size_t r = 0; r < t->rows.size(); ++r) {
-      const auto* site = find_cell(*t, r, "site");
+      const auto* site = find_cell(*t, r, table_column(Table::MemoryLiveAtPeak, "site"));
       const auto* text = site ? std::get_if<std::string>(site) : nullptr;
-      if (text && !is_more_rows_label(*text)) by_site[*text] += number(find_cell(*t, r, "bytes")).value_or(0);
+      if (text && !is_more_rows_label(*text))
+        by_site[*text] +=
+            number(find_cell(*t, r, table_column(Table::MemoryLiveAtPeak, "bytes"))).value_or(0);
     }
   std::vector<BaselineSite> out;
   for (const auto& [site, bytes] : by_site) out.push_back({site, bytes});
@@ -80,15 +88,15 @@ std::vector<std::string> gpu_names(const ReportModel& report) {
 }
 
 std::vector<BaselineRow> op_rows(const std::vector<const ReportTable*>& op_tables) {
-  return sum_rows(op_tables, "device_self_us", "host_self_us");
+  return sum_rows(op_tables, summed_columns(Table::Ops, Table::RunOps, "device_self_us", "host_self_us"));
 }
 
 std::vector<BaselineRow> region_rows(const std::vector<const ReportTable*>& region_tables) {
-  return sum_rows(region_tables, "gpu_us", "cpu_total_us");
+  return sum_rows(region_tables, summed_columns(Table::Regions, Table::RunRegions, "gpu_us", "cpu_total_us"));
 }
 
 std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kernel_tables) {
-  return sum_rows(kernel_tables, "total_us", "");
+  return sum_rows(kernel_tables, summed_columns(Table::Kernels, Table::RunKernels, "total_us", ""));
 }
 
 std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline) {
@@ -120,10 +128,10 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
     if (s.in_window) b.step_durations_us.push_back(s.duration_us);
   b.info.steps = b.step_durations_us.size();
   b.inferred_iterations = report.inferred_iterations;
-  b.ops = op_rows(tables_named(report, "ops"));
-  b.regions = region_rows(tables_named(report, "regions"));
-  b.kernels = kernel_rows(tables_named(report, "kernels"));
-  b.memory_sites = site_rows(tables_named(report, "memory_live_at_peak"));
+  b.ops = op_rows(tables_of(report, Table::Ops, Table::RunOps));
+  b.regions = region_rows(tables_of(report, Table::Regions, Table::RunRegions));
+  b.kernels = kernel_rows(tables_of(report, Table::Kernels, Table::RunKernels));
+  b.memory_sites = site_rows(tables_of(report, Table::MemoryLiveAtPeak, std::nullopt));
   return b;
 }
 

@@ -81,7 +81,8 @@ const ReportTableFields* named(const std::vector<std::pair<std::string, ReportTa
 // where the report has them, else each worker's tables.
 void read_row_tables(const std::string& path, const ReportFields& report, Baseline& b) {
   std::vector<const ReportTable*> tables;
-  for (std::string_view name : {"ops", "regions", "kernels"}) {
+  for (std::string_view name :
+       {table_name(Table::Ops), table_name(Table::Regions), table_name(Table::Kernels)}) {
     if (const ReportTableFields* run = named(report.run_tables, name)) {
       tables.push_back(&table_of(path, *run));
       continue;
@@ -99,9 +100,9 @@ void read_row_tables(const std::string& path, const ReportFields& report, Baseli
       if (t->name == name) out.push_back(t);
     return out;
   };
-  b.ops = op_rows(of("ops"));
-  b.regions = region_rows(of("regions"));
-  b.kernels = kernel_rows(of("kernels"));
+  b.ops = op_rows(of(table_name(Table::Ops)));
+  b.regions = region_rows(of(table_name(Table::Regions)));
+  b.kernels = kernel_rows(of(table_name(Table::Kernels)));
 }
 
 void read_measurements(const std::string& path, const ReportFields& report, Baseline& b) {

@@ -8,8 +8,6 @@
 #include <map>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "perfgate/baseline.h"
 
 namespace perfgate {
@@ -38,22 +36,33 @@ std::optional<double> sum(std::optional<double> a, std::optional<double> b) {
 }
 
 // A delta table's rows with their time (GPU plus host, as the table is sorted by) and calls.
+// The op and region delta tables name their columns alike (src/baseline/deltas.cpp).
 std::vector<Candidate> candidates(const ReportTable& t, const char* item) {
+  constexpr Table kOps = Table::OpDeltas, kKernels = Table::KernelDeltas;
   // Ops and regions have GPU and host columns; kernels have one duration column.
-  bool split = t.name != "kernel_deltas";
+  bool split = t.name != table_name(kKernels);
   std::vector<Candidate> out;
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    Candidate c{item, text(t, r, "name"), text(t, r, "change"), {}, {}, {}, {}, 0};
+    Candidate c{item,
+                text(t, r, table_column(kOps, "name")),
+                text(t, r, table_column(kOps, "change")),
+                {},
+                {},
+                {},
+                {},
+                0};
     if (split) {
-      c.baseline_us = sum(number(t, r, "baseline_gpu_us_per_step"), number(t, r, "baseline_cpu_us_per_step"));
-      c.us = sum(number(t, r, "gpu_us_per_step"), number(t, r, "cpu_us_per_step"));
+      c.baseline_us = sum(number(t, r, table_column(kOps, "baseline_gpu_us_per_step")),
+                          number(t, r, table_column(kOps, "baseline_cpu_us_per_step")));
+      c.us = sum(number(t, r, table_column(kOps, "gpu_us_per_step")),
+                 number(t, r, table_column(kOps, "cpu_us_per_step")));
     } else {
-      c.baseline_us = number(t, r, "baseline_us_per_step");
-      c.us = number(t, r, "us_per_step");
+      c.baseline_us = number(t, r, table_column(kKernels, "baseline_us_per_step"));
+      c.us = number(t, r, table_column(kKernels, "us_per_step"));
     }
     c.delta_us = c.us.value_or(0) - c.baseline_us.value_or(0);
-    c.baseline_calls = number(t, r, "baseline_calls_per_step");
-    c.calls = number(t, r, "calls_per_step");
+    c.baseline_calls = number(t, r, table_column(kOps, "baseline_calls_per_step"));
+    c.calls = number(t, r, table_column(kOps, "calls_per_step"));
     out.push_back(std::move(c));
   }
   return out;
@@ -102,37 +111,18 @@ void add_rows(ReportTable& out, std::vector<Candidate> rows, bool (*keep)(const 
 
 }  // namespace
 
+// The rows' cells, in the declared columns' order: direction, item, name, change, the time (baseline,
+// now, change), the calls (baseline, now), the time a call (baseline, now, change).
+static_assert(table_column_names(Table::Changes).size() == 12);
+
 ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, bool per_step,
                                   std::size_t per_item) {
-  const char* basis = per_step ? "per window step" : "over each run's whole window (a run has no steps)";
-  const char* column = per_step ? "per step" : "over the whole window";
-  ReportTable t{
-      "changes",
-      "What changed against the baseline",
-      fmt::format("The largest regressions and the largest improvements of the ops, user regions and "
-                  "kernels, {}: at most {} of each kind in each direction, slower first, each direction "
-                  "largest first (GPU plus host time, as the op, region and kernel delta tables)",
-                  basis, per_item),
-      {{"direction", "", "slower (a regression, or new in this run) or faster (an improvement, or gone)"},
-       {"item", "", "op, region or kernel"},
-       {"name", "", "Op, region or kernel name"},
-       {"change", "", "regression, improvement, new or gone"},
-       {"baseline_us_per_step", "us", fmt::format("Baseline: GPU plus host time, {}", column)},
-       {"us_per_step", "us", fmt::format("This run: GPU plus host time, {}", column)},
-       {"delta_us_per_step", "us", fmt::format("Change {}: us_per_step - baseline_us_per_step", column)},
-       {"baseline_calls_per_step", "count", fmt::format("Baseline: calls (ranges for a region), {}", column)},
-       {"calls_per_step", "count", fmt::format("This run: calls (ranges for a region), {}", column)},
-       {"baseline_us_per_call", "us", "Baseline: GPU plus host time a call"},
-       {"us_per_call", "us", "This run: GPU plus host time a call"},
-       {"delta_per_call_pct", "%",
-        "Change of the time a call: us_per_call / baseline_us_per_call - 1. Where the windows hold "
-        "different work (other numbers of calls) and no steps align them, this compares; the window "
-        "totals do not"}},
-      {}};
+  ReportTable t = declared_table(Table::Changes, {.per_step = per_step, .per_item = per_item});
   std::vector<Candidate> all;
-  for (const auto& [name, item] : {std::pair{"op_deltas", "op"}, std::pair{"region_deltas", "region"},
-                                   std::pair{"kernel_deltas", "kernel"}})
-    if (const ReportTable* d = find_table(deltas, name))
+  for (const auto& [table, item] :
+       {std::pair{Table::OpDeltas, "op"}, std::pair{Table::RegionDeltas, "region"},
+        std::pair{Table::KernelDeltas, "kernel"}})
+    if (const ReportTable* d = find_table(deltas, table))
       for (Candidate& c : candidates(*d, item)) all.push_back(std::move(c));
   add_rows(t, all, slower, "slower", per_item);
   add_rows(t, std::move(all), faster, "faster", per_item);

@@ -14,6 +14,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <span>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -73,10 +75,8 @@ std::vector<Pair> pair_rows(const std::vector<BaselineRow>& before, double befor
 
 // A measure of a row, shown three times: in the baseline, now, and the difference.
 struct Measure {
-  std::string name;  // "gpu_us" -> baseline_gpu_us_per_step, gpu_us_per_step, delta_gpu_us_per_step
+  std::string_view name;  // "gpu_us": baseline_gpu_us_per_step, gpu_us_per_step, delta_gpu_us_per_step
   double BaselineRow::*field;
-  const char* unit;
-  const char* what;  // "GPU time the op launched itself"
 };
 
 ReportCell value(const std::optional<BaselineRow>& r, double BaselineRow::*field) {
@@ -84,28 +84,40 @@ ReportCell value(const std::optional<BaselineRow>& r, double BaselineRow::*field
   return (*r).*field;
 }
 
-// How the rows are counted, for the descriptions: per window step, or over each run's whole window.
-struct Basis {
-  bool per_step = true;
-  const char* table() const {
-    return per_step ? "per window step" : "over each run's whole window (a run has no steps)";
-  }
-  const char* column() const { return per_step ? "per step" : "over the whole window"; }
-};
+// `name` is `prefix`, then `middle`, then `suffix`.
+constexpr bool spells(std::string_view name, std::string_view prefix, std::string_view middle,
+                      std::string_view suffix) {
+  return name.size() == prefix.size() + middle.size() + suffix.size() && name.starts_with(prefix) &&
+         name.substr(prefix.size(), middle.size()) == middle && name.ends_with(suffix);
+}
 
-ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measure>& measures,
-                        const std::vector<Pair>& pairs, Basis basis) {
-  t.description = fmt::format(fmt::runtime(t.description), basis.table());
-  t.columns = {{"name", "", std::string(item) + " name"},
-               {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"}};
-  for (const Measure& m : measures) {
-    std::string name = m.name + "_per_step";
-    t.columns.push_back(
-        {"baseline_" + name, m.unit, fmt::format("Baseline: {}, {}", m.what, basis.column())});
-    t.columns.push_back({name, m.unit, fmt::format("This run: {}, {}", m.what, basis.column())});
-    t.columns.push_back(
-        {"delta_" + name, m.unit, fmt::format("Change {}: {} - baseline_{}", basis.column(), name, name)});
+// The table's declared columns are a delta table's: name, change, then each measure's three in
+// the measures' order, where the rows put their cells.
+constexpr bool declares_measures(Table table, std::span<const Measure> measures) {
+  std::span<const std::string_view> names = table_column_names(table);
+  if (names.size() != 2 + 3 * measures.size() || names[0] != "name" || names[1] != "change") return false;
+  for (std::size_t m = 0; m < measures.size(); ++m) {
+    std::string_view measure = measures[m].name;
+    if (!spells(names[2 + 3 * m], "baseline_", measure, "_per_step") ||
+        !spells(names[3 + 3 * m], "", measure, "_per_step") ||
+        !spells(names[4 + 3 * m], "delta_", measure, "_per_step"))
+      return false;
   }
+  return true;
+}
+
+constexpr Measure kOpMeasures[] = {
+    {"gpu_us", &BaselineRow::gpu_us}, {"cpu_us", &BaselineRow::cpu_us}, {"calls", &BaselineRow::calls}};
+constexpr Measure kRegionMeasures[] = {
+    {"cpu_us", &BaselineRow::cpu_us}, {"gpu_us", &BaselineRow::gpu_us}, {"calls", &BaselineRow::calls}};
+constexpr Measure kKernelMeasures[] = {{"us", &BaselineRow::gpu_us}, {"calls", &BaselineRow::calls}};
+static_assert(declares_measures(Table::OpDeltas, kOpMeasures));
+static_assert(declares_measures(Table::RegionDeltas, kRegionMeasures));
+static_assert(declares_measures(Table::KernelDeltas, kKernelMeasures));
+
+ReportTable delta_table(Table table, std::span<const Measure> measures, const std::vector<Pair>& pairs,
+                        bool per_step) {
+  ReportTable t = declared_table(table, {.per_step = per_step});
   for (const Pair& p : pairs) {
     std::vector<ReportCell> row = {p.after ? p.after->name : p.before->name, change_of(p)};
     for (const Measure& m : measures) {
@@ -116,46 +128,6 @@ ReportTable delta_table(ReportTable t, const char* item, const std::vector<Measu
     t.rows.push_back(std::move(row));
   }
   return t;
-}
-
-ReportTable op_deltas(const std::vector<Pair>& pairs, Basis basis) {
-  return delta_table({"op_deltas",
-                      "Op changes against the baseline",
-                      "Ops by name, {}; largest regression first (GPU plus host self time)",
-                      {},
-                      {}},
-                     "Op",
-                     {{"gpu_us", &BaselineRow::gpu_us, "us", "GPU time the op launched itself"},
-                      {"cpu_us", &BaselineRow::cpu_us, "us", "host self time"},
-                      {"calls", &BaselineRow::calls, "count", "calls"}},
-                     pairs, basis);
-}
-
-ReportTable region_deltas(const std::vector<Pair>& pairs, Basis basis) {
-  return delta_table(
-      {"region_deltas",
-       "Region changes against the baseline",
-       "User regions (record_function, user annotations such as the DataLoader's), {}; largest "
-       "regression first (host plus GPU time)",
-       {},
-       {}},
-      "Region",
-      {{"cpu_us", &BaselineRow::cpu_us, "us", "host time of the ranges"},
-       {"gpu_us", &BaselineRow::gpu_us, "us", "GPU time of the work launched inside the ranges"},
-       {"calls", &BaselineRow::calls, "count", "ranges"}},
-      pairs, basis);
-}
-
-ReportTable kernel_deltas(const std::vector<Pair>& pairs, Basis basis) {
-  return delta_table({"kernel_deltas",
-                      "Kernel changes against the baseline",
-                      "Kernels by name, {}; largest regression first",
-                      {},
-                      {}},
-                     "Kernel",
-                     {{"us", &BaselineRow::gpu_us, "us", "total duration"},
-                      {"calls", &BaselineRow::calls, "count", "calls"}},
-                     pairs, basis);
 }
 
 // One part of the step time in both runs: an op's GPU or host self time, a region's host time or
@@ -186,38 +158,22 @@ void add_contributions(std::vector<Contribution>& out, const std::vector<Pair>& 
 
 // The GPU idle time of a run, summed over its GPUs as the ops' times are summed over its workers:
 // gpu.idle_pct of the mean step (per step), or of the window over every run pooled (whole window).
-std::optional<double> idle_us(const Baseline& run, Basis basis) {
+std::optional<double> idle_us(const Baseline& run, bool per_step) {
   auto idle_pct = run.metric(Metric::GpuIdlePct), gpus = run.metric(Metric::GpuCount);
-  auto span = basis.per_step ? run.metric(Metric::StepsMeanUs) : run.metric(Metric::WindowWallUs);
+  auto span = per_step ? run.metric(Metric::StepsMeanUs) : run.metric(Metric::WindowWallUs);
   if (!idle_pct || !gpus || !span) return std::nullopt;
-  double runs = basis.per_step ? 1 : static_cast<double>(std::max<std::size_t>(run.info.runs, 1));
+  double runs = per_step ? 1 : static_cast<double>(std::max<std::size_t>(run.info.runs, 1));
   return *idle_pct / 100 * *span * *gpus * runs;
 }
 
-ReportTable step_time_deltas(std::vector<Contribution> parts, Basis basis) {
+// The rows' cells: label, kind, name, change, then the time in the baseline, now, and the change.
+static_assert(table_column_names(Table::StepTimeDeltas).size() == 7);
+
+ReportTable step_time_deltas(std::vector<Contribution> parts, bool per_step) {
   std::stable_sort(parts.begin(), parts.end(), [](const Contribution& a, const Contribution& b) {
     return a.delta() != b.delta() ? a.delta() > b.delta() : a.label < b.label;
   });
-  ReportTable t{
-      "step_time_deltas",
-      "What the step time grew by",
-      fmt::format("Every part of the step time that can grow, {}: each op's GPU self time and host "
-                  "self time, each user region's host time and the GPU idle time; largest growth "
-                  "first. The rows overlap (a region holds ops, host time runs beside GPU time, "
-                  "the GPU is idle while the host works): they are not to be summed",
-                  basis.table()),
-      {{"label", "", "What grew: the op or region name with (GPU), (host) or (region), or GPU idle"},
-       {"kind", "",
-        "GPU op (its GPU self time), host op (its host self time), region (its host "
-        "time) or GPU idle (gpu.idle_pct of the mean step, or of the window where a "
-        "run has no steps, summed over the GPUs)"},
-       {"name", "", "Op or region name (empty for GPU idle)"},
-       {"change", "", "regression, improvement, unchanged (under 1 us or 1%), new or gone"},
-       {"baseline_us_per_step", "us", fmt::format("Baseline: the time, {}", basis.column())},
-       {"us_per_step", "us", fmt::format("This run: the time, {}", basis.column())},
-       {"delta_us_per_step", "us",
-        fmt::format("Change {}: us_per_step - baseline_us_per_step", basis.column())}},
-      {}};
+  ReportTable t = declared_table(Table::StepTimeDeltas, {.per_step = per_step});
   for (const Contribution& c : parts) {
     auto cell = [](std::optional<double> v) -> ReportCell {
       if (!v) return std::monostate{};
@@ -233,21 +189,23 @@ ReportTable step_time_deltas(std::vector<Contribution> parts, Basis basis) {
 
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline) {
   Baseline now = baseline_from_report(current, "", "");
-  Basis basis{changes_per_step(now.info.steps, baseline.info.steps)};
-  double now_steps = basis.per_step ? static_cast<double>(now.info.steps) : 1;
-  double base_steps = basis.per_step ? static_cast<double>(baseline.info.steps) : 1;
+  bool per_step = changes_per_step(now.info.steps, baseline.info.steps);
+  double now_steps = per_step ? static_cast<double>(now.info.steps) : 1;
+  double base_steps = per_step ? static_cast<double>(baseline.info.steps) : 1;
   std::vector<Pair> ops = pair_rows(baseline.ops, base_steps, now.ops, now_steps);
   std::vector<Pair> regions = pair_rows(baseline.regions, base_steps, now.regions, now_steps);
   std::vector<Contribution> parts;
   add_contributions(parts, ops, &BaselineRow::gpu_us, "GPU op", "GPU");
   add_contributions(parts, ops, &BaselineRow::cpu_us, "host op", "host");
   add_contributions(parts, regions, &BaselineRow::cpu_us, "region", "region");
-  auto idle_before = idle_us(baseline, basis), idle_now = idle_us(now, basis);
+  auto idle_before = idle_us(baseline, per_step), idle_now = idle_us(now, per_step);
   if (idle_before && idle_now) parts.push_back({"GPU idle", "GPU idle", "", idle_before, idle_now});
   std::vector<ReportTable> tables = {
-      step_time_deltas(std::move(parts), basis), op_deltas(ops, basis), region_deltas(regions, basis),
-      kernel_deltas(pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
-  tables.push_back(largest_changes_table(tables, basis.per_step, kChangesPerItem));
+      step_time_deltas(std::move(parts), per_step), delta_table(Table::OpDeltas, kOpMeasures, ops, per_step),
+      delta_table(Table::RegionDeltas, kRegionMeasures, regions, per_step),
+      delta_table(Table::KernelDeltas, kKernelMeasures,
+                  pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), per_step)};
+  tables.push_back(largest_changes_table(tables, per_step, kChangesPerItem));
   // Bytes at a peak are no time: after "changes", which reads the tables of times before it.
   tables.push_back(memory_site_deltas(baseline.memory_sites, now.memory_sites));
   return tables;

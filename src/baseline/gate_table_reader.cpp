@@ -17,11 +17,33 @@ void KeptBytes::add(std::size_t bytes) {
   check_input_memory(path_, held_, limit_);
 }
 
+std::string_view summed_table(std::string_view run_table) {
+  for (auto [run, table] :
+       {std::pair{Table::RunOps, Table::Ops}, std::pair{Table::RunRegions, Table::Regions},
+        std::pair{Table::RunKernels, Table::Kernels}})
+    if (run_table == table_name(run)) return table_name(table);
+  return "";
+}
+
+// The run's sums (run_ops, run_regions, run_kernels) have the worker tables' columns of the same names.
 std::vector<std::string> gate_columns(std::string_view table) {
-  if (table == "ops") return {"name", "device_self_us", "host_self_us", "calls"};
-  if (table == "regions") return {"name", "gpu_us", "cpu_total_us", "calls"};
-  if (table == "memory_live_at_peak") return {"site", "bytes"};
-  return {"name", "total_us", "calls"};
+  constexpr Table kOps = Table::Ops, kRegions = Table::Regions, kSites = Table::MemoryLiveAtPeak;
+  constexpr Table kKernels = Table::Kernels;
+  if (table == table_name(kOps))
+    return {std::string(shared_column(kOps, Table::RunOps, "name")),
+            std::string(shared_column(kOps, Table::RunOps, "device_self_us")),
+            std::string(shared_column(kOps, Table::RunOps, "host_self_us")),
+            std::string(shared_column(kOps, Table::RunOps, "calls"))};
+  if (table == table_name(kRegions))
+    return {std::string(shared_column(kRegions, Table::RunRegions, "name")),
+            std::string(shared_column(kRegions, Table::RunRegions, "gpu_us")),
+            std::string(shared_column(kRegions, Table::RunRegions, "cpu_total_us")),
+            std::string(shared_column(kRegions, Table::RunRegions, "calls"))};
+  if (table == table_name(kSites))
+    return {std::string(table_column(kSites, "site")), std::string(table_column(kSites, "bytes"))};
+  return {std::string(shared_column(kKernels, Table::RunKernels, "name")),
+          std::string(shared_column(kKernels, Table::RunKernels, "total_us")),
+          std::string(shared_column(kKernels, Table::RunKernels, "calls"))};
 }
 
 void GateTableReader::begin(ReportTableFields& fields, std::string_view name) {

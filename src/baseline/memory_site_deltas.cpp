@@ -30,6 +30,9 @@ ReportCell cell(std::optional<double> v) {
   return v ? ReportCell{*v} : ReportCell{};
 }
 
+// The rows' cells: site, change, the bytes in the baseline, now, and the change.
+static_assert(table_column_names(Table::MemorySiteDeltas).size() == 5);
+
 }  // namespace
 
 ReportTable memory_site_deltas(const std::vector<BaselineSite>& before,
@@ -44,16 +47,7 @@ ReportTable memory_site_deltas(const std::vector<BaselineSite>& before,
   }
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const SitePair& a, const SitePair& b) { return a.delta() > b.delta(); });
-  ReportTable t{"memory_site_deltas",
-                "What grew at the memory peak",
-                "A memory snapshot's bytes live at the peak by allocation site (top user frame), summed over "
-                "its devices, against the baseline's; largest growth first",
-                {{"site", "", "Where the blocks were allocated (the memory_live_at_peak table's site)"},
-                 {"change", "", "regression, improvement, unchanged (under 1 MiB or 1%), new or gone"},
-                 {"baseline_bytes", "bytes", "Baseline: bytes live at the peak from the site"},
-                 {"bytes", "bytes", "This run: bytes live at the peak from the site"},
-                 {"delta_bytes", "bytes", "Change: bytes - baseline_bytes"}},
-                {}};
+  ReportTable t = declared_table(Table::MemorySiteDeltas);
   for (const SitePair& p : pairs)
     t.rows.push_back({p.site, change_of(p), cell(p.before), cell(p.after), p.delta()});
   return t;

@@ -13,7 +13,8 @@ namespace {
 constexpr std::size_t kEntry = 48;  // a vector element's or an index node's own bytes, about
 
 bool is_gate_table(std::string_view name) {
-  return name == "ops" || name == "regions" || name == "kernels" || name == "memory_live_at_peak";
+  return name == table_name(Table::Ops) || name == table_name(Table::Regions) ||
+         name == table_name(Table::Kernels) || name == table_name(Table::MemoryLiveAtPeak);
 }
 
 }  // namespace
@@ -67,8 +68,7 @@ ReportHandler::Slot ReportHandler::slot() const {
     case Slot::InferredUnits:
       return Slot::InferredUnit;
     case Slot::Tables:
-      return k.starts_with("run_") && is_gate_table(std::string_view(k).substr(4)) ? Slot::RunTable
-                                                                                   : Slot::Skip;
+      return summed_table(k).empty() ? Slot::Skip : Slot::RunTable;
     case Slot::Workers:
       return Slot::Worker;
     case Slot::Worker:
@@ -208,9 +208,9 @@ bool ReportHandler::open(bool array, error_code&) {
       break;
     case Slot::RunTable:
       if (array) {
-        erase_table(out_.run_tables, std::string_view(key_).substr(4));
+        erase_table(out_.run_tables, summed_table(key_));
       } else {
-        begin_table(out_.run_tables, std::string_view(key_).substr(4));
+        begin_table(out_.run_tables, summed_table(key_));
         keep = true;
       }
       break;
@@ -440,7 +440,7 @@ bool ReportHandler::value(const Scalar& v) {
 void ReportHandler::scalar_in_table(Slot s, const Scalar& v) {
   switch (s) {
     case Slot::RunTable:
-      erase_table(out_.run_tables, std::string_view(key_).substr(4));
+      erase_table(out_.run_tables, summed_table(key_));
       break;
     case Slot::WorkerTable:
       erase_table(out_.worker_entries.back().named_tables, key_);

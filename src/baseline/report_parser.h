@@ -94,6 +94,8 @@ struct ReportFields {
 // The gate's column names of a table ("ops", "regions", "kernels"): name, GPU, CPU ("" for none),
 // calls.
 std::vector<std::string> gate_columns(std::string_view table);
+// The worker table whose rows a run table sums over the workers (run_ops: ops), or "" for none.
+std::string_view summed_table(std::string_view run_table);
 
 // Reads `path` (plain or gzip, a UTF-8 byte order mark allowed), at most `max_text` bytes of JSON
 // text, holding at most `max_memory` bytes of fields (0: no limit). Throws InputError naming the

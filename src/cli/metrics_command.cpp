@@ -1,30 +1,33 @@
-// perfgate metrics: prints the metric catalog.
+// perfgate metrics: prints the metric catalog, or the report's tables and their columns.
 #include <iostream>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/metrics.h"
 #include "perfgate/report.h"
+#include "perfgate/tables.h"
 #include "render/json_writer.h"
 
 namespace perfgate::cli {
 namespace {
 
+// The tables as perfgate/table_catalog.def declares them, the delta tables' texts per window step.
 int print_tables(const std::string& format) {
-  for (const ReportTable& t : table_schemas()) {
+  TableWording wording{.per_step = true, .per_item = kChangesPerItem};
+  for (const TableInfo& t : table_catalog()) {
+    std::string description = table_text(t.description, wording);
     if (format == "markdown") {
       std::cout << fmt::format("### `{}`: {}\n\n{}.\n\n| column | unit | meaning |\n|---|---|---|\n", t.name,
-                               t.title, t.description);
-      for (const auto& c : t.columns)
-        std::cout << fmt::format("| `{}` | {} | {} |\n", c.name, c.unit, c.description);
+                               t.title, description);
+      for (const ColumnInfo& c : t.columns)
+        std::cout << fmt::format("| `{}` | {} | {} |\n", c.name, c.unit, table_text(c.description, wording));
       std::cout << '\n';
     } else {
       std::cout << fmt::format("{} ({})\n", t.name, t.title);
-      for (const auto& c : t.columns)
-        std::cout << fmt::format("  {:<28} {:<7} {}\n", c.name, c.unit, c.description);
+      for (const ColumnInfo& c : t.columns)
+        std::cout << fmt::format("  {:<28} {:<7} {}\n", c.name, c.unit, table_text(c.description, wording));
     }
   }
   return kExitPass;

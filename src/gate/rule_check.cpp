@@ -4,7 +4,9 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -13,8 +15,8 @@
 #include "gate/expression.h"
 #include "gate/message_template.h"
 #include "gate/offenders.h"
-#include "gate/table_schemas.h"
 #include "perfgate/metrics.h"
+#include "perfgate/tables.h"
 
 namespace perfgate {
 namespace {
@@ -264,16 +266,20 @@ class RuleChecker {
                                 r_.test == StepTest::RobustT ? "robust-t" : "mann-whitney"));
   }
 
-  // The name of a table of the report, or an error naming the nearest one.
-  const TableSchema* known_table(std::string_view key, const std::string& name) {
-    std::span<const TableSchema> schemas = report_table_schemas();
-    auto table =
-        std::find_if(schemas.begin(), schemas.end(), [&](const TableSchema& t) { return t.name == name; });
-    if (table != schemas.end()) return &*table;
-    std::vector<std::string_view> table_names;
-    for (const auto& t : schemas) table_names.push_back(t.name);
-    error(key, fmt::format("unknown table '{}' in '{}'{}", name, key, did_you_mean(name, table_names)));
-    return nullptr;
+  // The columns of the report's tables of that name (perfgate/table_catalog.def: `ranks` is a run's
+  // workers or its Neuron profiles), or an error naming the nearest table.
+  std::optional<std::vector<std::string_view>> known_table(std::string_view key, const std::string& name) {
+    std::optional<std::vector<std::string_view>> columns;
+    for (std::size_t t = 0; t < kTableCount; ++t)
+      if (kTableNames[t] == name) {
+        if (!columns) columns.emplace();
+        for (std::string_view column : kTableColumnNames[t])
+          if (std::find(columns->begin(), columns->end(), column) == columns->end())
+            columns->push_back(column);
+      }
+    if (!columns)
+      error(key, fmt::format("unknown table '{}' in '{}'{}", name, key, did_you_mean(name, kTableNames)));
+    return columns;
   }
 
   void check_see() {
@@ -283,9 +289,9 @@ class RuleChecker {
   void check_offenders() {
     if (!r_.offenders) return;
     const OffenderQuery& q = *r_.offenders;
-    const TableSchema* table = known_table("offenders", q.table);
+    std::optional<std::vector<std::string_view>> table = known_table("offenders", q.table);
     if (!table) return;
-    std::span<const std::string_view> columns = table->columns;
+    std::span<const std::string_view> columns = *table;
     auto column = [&](std::string_view what, const std::string& name) {
       if (name.empty() || std::find(columns.begin(), columns.end(), name) != columns.end()) return;
       error("offenders", fmt::format("table '{}' has no column '{}' ('{}'){}", q.table, name, what,

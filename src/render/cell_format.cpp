@@ -105,8 +105,9 @@ std::optional<std::size_t> cell_text_length_bound(double v, std::string_view uni
 }
 
 bool on_trace_clock(std::string_view table, std::string_view column) {
-  return (column == "start_us" && (table == "iterations" || table == "gpu_gaps")) ||
-         (column == "time_us" && table == "memory_curve");
+  return (column == shared_column(Table::Iterations, Table::GpuGaps, "start_us") &&
+          (table == table_name(Table::Iterations) || table == table_name(Table::GpuGaps))) ||
+         (column == table_column(Table::MemoryCurve, "time_us") && table == table_name(Table::MemoryCurve));
 }
 
 ReportCell shown_cell(const ReportTable& table, std::size_t row, std::size_t column,

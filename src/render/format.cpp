@@ -211,17 +211,19 @@ std::string comparability_line(const ReportComparability& c) {
 }
 
 std::string largest_change_text(const ReportModel& r, std::string_view direction) {
-  const ReportTable* t = find_table(r.tables, "changes");
+  const ReportTable* t = find_table(r.tables, Table::Changes);
   if (!t) return "";
   auto calls = [](std::optional<double> v) { return v ? format_value(v, "count") : std::string("–"); };
   for (std::size_t row = 0; row < t->rows.size(); ++row) {
-    if (text_at(*t, row, "direction") != direction) continue;
-    double delta = number_at(*t, row, "delta_us_per_step");
-    std::string name = distinct_short_labels({text_at(*t, row, "name")}, 80).front();
-    return fmt::format("{} ({}) {}{}, {} → {} calls", name, text_at(*t, row, "item"), delta < 0 ? "-" : "+",
-                       format_duration_us(std::fabs(delta)),
-                       calls(optional_number_at(*t, row, "baseline_calls_per_step")),
-                       calls(optional_number_at(*t, row, "calls_per_step")));
+    if (text_at(*t, row, table_column(Table::Changes, "direction")) != direction) continue;
+    double delta = number_at(*t, row, table_column(Table::Changes, "delta_us_per_step"));
+    std::string name =
+        distinct_short_labels({text_at(*t, row, table_column(Table::Changes, "name"))}, 80).front();
+    return fmt::format(
+        "{} ({}) {}{}, {} → {} calls", name, text_at(*t, row, table_column(Table::Changes, "item")),
+        delta < 0 ? "-" : "+", format_duration_us(std::fabs(delta)),
+        calls(optional_number_at(*t, row, table_column(Table::Changes, "baseline_calls_per_step"))),
+        calls(optional_number_at(*t, row, table_column(Table::Changes, "calls_per_step"))));
   }
   return "";
 }

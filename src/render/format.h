@@ -46,9 +46,14 @@ const ReportWorker* fastest_worker(const ReportModel& r);
 inline constexpr std::size_t kListedGpus = 8;
 inline constexpr std::size_t kListedWorkers = 8;
 // The run's tables shown after the workers' (a run of several workers), in this order.
-inline constexpr const char* kRunTables[] = {
-    "ranks",      "rank_collectives", "collective_bandwidth", "rank_communication",
-    "stragglers", "run_ops",          "run_kernels",          "run_regions"};
+inline constexpr std::string_view kRunTables[] = {table_name(Table::Ranks),
+                                                  table_name(Table::RankCollectives),
+                                                  table_name(Table::CollectiveBandwidth),
+                                                  table_name(Table::RankCommunication),
+                                                  table_name(Table::Stragglers),
+                                                  table_name(Table::RunOps),
+                                                  table_name(Table::RunKernels),
+                                                  table_name(Table::RunRegions)};
 
 // The window steps of the run (the run-level steps of several workers).
 std::size_t window_steps(const ReportModel& r);

@@ -144,7 +144,7 @@ void write_cell(JsonWriter& j, const ReportCell& cell) {
 
 // A worker's tables that only show what the report holds elsewhere: its "system" and the run's
 // "gpus" (the pages and the workbook show them as tables).
-constexpr std::string_view kViewTables[] = {"system", "gpus"};
+constexpr std::string_view kViewTables[] = {table_name(Table::System), table_name(Table::Gpus)};
 
 // A table as its columns (name and unit) and rows of cells in column order.
 void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables) {

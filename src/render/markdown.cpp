@@ -227,14 +227,15 @@ ReportTable changes_view(const ReportTable& t, std::size_t per_group) {
   ReportTable out{t.name, t.title, t.description, t.columns, {}};
   std::map<std::pair<std::string, std::string>, std::size_t> shown;
   for (std::size_t r = 0; r < t.rows.size(); ++r)
-    if (shown[{text_at(t, r, "direction"), text_at(t, r, "item")}]++ < per_group)
+    if (shown[{text_at(t, r, table_column(Table::Changes, "direction")),
+               text_at(t, r, table_column(Table::Changes, "item"))}]++ < per_group)
       out.rows.push_back(t.rows[r]);
   return out;
 }
 
 // What changed against the baseline, both ways, before the findings: what a reviewer reads first.
 void add_changes(const ReportModel& r, bool compact, const Detail& d, TemplateData& view) {
-  const ReportTable* t = find_table(r.tables, "changes");
+  const ReportTable* t = find_table(r.tables, Table::Changes);
   if (!t || t->rows.empty()) return;
   std::size_t per_group = std::min<std::size_t>(compact ? 2 : kChangesPerItem, d.table_rows);
   if (per_group == 0) return;
@@ -252,23 +253,23 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
     if (t && !t->rows.empty() && rows > 0) list.push_back(table_data(*t, rows, open, window_start));
   };
   const std::vector<ReportTable>* worker = r.workers.empty() ? nullptr : &r.workers.front().tables;
-  if (worker) add(find_table(*worker, "top_gpu_ops"), compact ? 5 : 10, true);
-  add(find_table(r.tables, "step_time_deltas"), compact ? 5 : d.table_rows, compact);
-  add(find_table(r.tables, "op_deltas"), compact ? 5 : d.table_rows, compact);
-  add(find_table(r.tables, "region_deltas"), compact ? 5 : d.table_rows, compact);
-  add(find_table(r.tables, "kernel_deltas"), compact ? 0 : d.table_rows, false);
+  if (worker) add(find_table(*worker, Table::TopGpuOps), compact ? 5 : 10, true);
+  add(find_table(r.tables, Table::StepTimeDeltas), compact ? 5 : d.table_rows, compact);
+  add(find_table(r.tables, Table::OpDeltas), compact ? 5 : d.table_rows, compact);
+  add(find_table(r.tables, Table::RegionDeltas), compact ? 5 : d.table_rows, compact);
+  add(find_table(r.tables, Table::KernelDeltas), compact ? 0 : d.table_rows, false);
   ReportTable roofline;
-  if (const ReportTable* t = worker ? find_table(*worker, "roofline") : nullptr)
+  if (const ReportTable* t = worker ? find_table(*worker, Table::Roofline) : nullptr)
     roofline = roofline_summary(*t);
   if (worker && !compact) {
-    for (const char* name : {"ops", "op_types", "kernels"})
-      add(find_table(*worker, name), d.table_rows, false);
+    for (Table table : {Table::Ops, Table::OpTypes, Table::Kernels})
+      add(find_table(*worker, table), d.table_rows, false);
     add(&roofline, d.table_rows, false);
-    add(find_table(*worker, "iterations"), d.table_rows, false);
+    add(find_table(*worker, Table::Iterations), d.table_rows, false);
   }
-  if (!compact) add(find_table(r.tables, "ranks"), d.table_rows, false);
-  add(find_table(r.tables, "stragglers"), compact ? 3 : 5, false);
-  add(find_table(r.tables, "collective_bandwidth"), compact ? 0 : 5, false);
+  if (!compact) add(find_table(r.tables, Table::Ranks), d.table_rows, false);
+  add(find_table(r.tables, Table::Stragglers), compact ? 3 : 5, false);
+  add(find_table(r.tables, Table::CollectiveBandwidth), compact ? 0 : 5, false);
   view.set("tables", list);
 }
 

@@ -186,12 +186,12 @@ std::string host_line(const MetricValues& m) {
 // The first worker's top GPU ops: the few a reader should look at first.
 std::string top_ops_line(const ReportModel& r) {
   if (r.workers.empty()) return "";
-  const ReportTable* top = find_table(r.workers.front().tables, "top_gpu_ops");
+  const ReportTable* top = find_table(r.workers.front().tables, Table::TopGpuOps);
   if (!top || top->rows.empty()) return "";
   std::vector<std::string> shown;
   for (std::size_t i = 0; i < top->rows.size() && i < 3; ++i) {
-    const auto* name = find_cell(*top, i, "name");
-    const auto* share = find_cell(*top, i, "device_share_pct");
+    const auto* name = find_cell(*top, i, table_column(Table::TopGpuOps, "name"));
+    const auto* share = find_cell(*top, i, table_column(Table::TopGpuOps, "device_share_pct"));
     const auto* name_text = name ? std::get_if<std::string>(name) : nullptr;
     const auto* share_value = share ? std::get_if<double>(share) : nullptr;
     if (name_text) shown.push_back(*name_text + (share_value ? " " + format_pct(*share_value) : ""));

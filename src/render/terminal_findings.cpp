@@ -116,21 +116,25 @@ std::string change_rows(const ReportTable& t, std::string_view item, std::string
   std::vector<std::size_t> rows;
   std::vector<std::string> names;
   for (std::size_t r = 0; r < t.rows.size() && rows.size() < 3; ++r)
-    if (text_at(t, r, "item") == item && text_at(t, r, "direction") == direction) {
+    if (text_at(t, r, table_column(Table::Changes, "item")) == item &&
+        text_at(t, r, table_column(Table::Changes, "direction")) == direction) {
       rows.push_back(r);
-      names.push_back(text_at(t, r, "name"));
+      names.push_back(text_at(t, r, table_column(Table::Changes, "name")));
     }
   std::vector<std::string> labels = distinct_short_labels(names, 60);
   std::string out;
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    std::optional<double> delta = optional_number_at(t, rows[i], "delta_us_per_step");
+    std::optional<double> delta =
+        optional_number_at(t, rows[i], table_column(Table::Changes, "delta_us_per_step"));
     std::string calls = item == "region" ? "ranges" : "calls";
-    std::optional<double> per_call = optional_number_at(t, rows[i], "delta_per_call_pct");
-    out += fmt::format("{}{} {}{} ({} → {} {}{})", i ? " · " : "", terminal_escape(labels[i]),
-                       delta.value_or(0) < 0 ? "-" : "+", format_duration_us(std::abs(delta.value_or(0))),
-                       calls_text(optional_number_at(t, rows[i], "baseline_calls_per_step")),
-                       calls_text(optional_number_at(t, rows[i], "calls_per_step")), calls,
-                       per_call && per_calls ? fmt::format(", {:+.1f}% a call", *per_call) : "");
+    std::optional<double> per_call =
+        optional_number_at(t, rows[i], table_column(Table::Changes, "delta_per_call_pct"));
+    out += fmt::format(
+        "{}{} {}{} ({} → {} {}{})", i ? " · " : "", terminal_escape(labels[i]),
+        delta.value_or(0) < 0 ? "-" : "+", format_duration_us(std::abs(delta.value_or(0))),
+        calls_text(optional_number_at(t, rows[i], table_column(Table::Changes, "baseline_calls_per_step"))),
+        calls_text(optional_number_at(t, rows[i], table_column(Table::Changes, "calls_per_step"))), calls,
+        per_call && per_calls ? fmt::format(", {:+.1f}% a call", *per_call) : "");
   }
   return out;
 }
@@ -138,7 +142,7 @@ std::string change_rows(const ReportTable& t, std::string_view item, std::string
 // What got slower and what got faster against the baseline (per step, or over each run's whole
 // window where a run has no steps): the largest of the ops, regions and kernels, both ways.
 std::string changes_lines(const ReportModel& r) {
-  const ReportTable* t = find_table(r.tables, "changes");
+  const ReportTable* t = find_table(r.tables, Table::Changes);
   if (!t) return "";
   std::string lines;
   for (const auto& [item, label] :

@@ -27,9 +27,12 @@ std::string count_text(const ReportCell* cell) {
 std::string sites_line(const ReportTable& sites) {
   std::string line;
   for (std::size_t i = 0; i < sites.rows.size() && i < kSitesShown; ++i)
-    line += fmt::format("{}{} {} {}", i == 0 ? "" : " · ", cell_text(find_cell(sites, i, "site")),
-                        bytes_text(find_cell(sites, i, "bytes")),
-                        format_value(cell_number(*find_cell(sites, i, "share_pct")), "%"));
+    line += fmt::format(
+        "{}{} {} {}", i == 0 ? "" : " · ",
+        cell_text(find_cell(sites, i, table_column(Table::MemoryLiveAtPeak, "site"))),
+        bytes_text(find_cell(sites, i, table_column(Table::MemoryLiveAtPeak, "bytes"))),
+        format_value(cell_number(*find_cell(sites, i, table_column(Table::MemoryLiveAtPeak, "share_pct"))),
+                     "%"));
   if (sites.rows.size() > kSitesShown)
     line += fmt::format(" · {} more sites", sites.rows.size() - kSitesShown);
   return line;
@@ -65,7 +68,7 @@ std::vector<TerminalLine> memory_snapshot_lines(const ReportModel& r) {
                        format_value(m.get(Metric::MemoryLargestInactiveBytes), "bytes"),
                        m.get(Metric::MemoryOomCount).value_or(0))});
   for (const ReportWorker& w : r.workers) {
-    const ReportTable* sites = find_table(w.tables, "memory_live_at_peak");
+    const ReportTable* sites = find_table(w.tables, Table::MemoryLiveAtPeak);
     if (sites && !sites->rows.empty()) {
       out.push_back({"Live at peak", sites_line(*sites)});
       break;
@@ -73,18 +76,19 @@ std::vector<TerminalLine> memory_snapshot_lines(const ReportModel& r) {
   }
   std::size_t shown = 0;
   for (const ReportWorker& w : r.workers) {
-    const ReportTable* ooms = find_table(w.tables, "memory_ooms");
+    const ReportTable* ooms = find_table(w.tables, Table::MemoryOoms);
     for (std::size_t i = 0; ooms && i < ooms->rows.size() && shown < kOomsShown; ++i, ++shown)
       out.push_back(
           {"OOM",
            fmt::format("device {}, action {}: {} requested with {} free on the device ({} allocated, "
                        "{} reserved) from {}",
-                       count_text(find_cell(*ooms, i, "device")), count_text(find_cell(*ooms, i, "action")),
-                       bytes_text(find_cell(*ooms, i, "requested_bytes")),
-                       bytes_text(find_cell(*ooms, i, "device_free_bytes")),
-                       bytes_text(find_cell(*ooms, i, "allocated_bytes")),
-                       bytes_text(find_cell(*ooms, i, "reserved_bytes")),
-                       cell_text(find_cell(*ooms, i, "site")))});
+                       count_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "device"))),
+                       count_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "action"))),
+                       bytes_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "requested_bytes"))),
+                       bytes_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "device_free_bytes"))),
+                       bytes_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "allocated_bytes"))),
+                       bytes_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "reserved_bytes"))),
+                       cell_text(find_cell(*ooms, i, table_column(Table::MemoryOoms, "site"))))});
   }
   return out;
 }

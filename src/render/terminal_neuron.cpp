@@ -39,14 +39,16 @@ const ReportWorker* first_neuron(const ReportModel& r) {
 
 // "tensor 0.07%, vector 0.02% (semaphore waits 99.8%)": the first profile's engines table.
 std::string engines_text(const ReportWorker& w) {
-  const ReportTable* t = find_table(w.tables, "neuron_engines");
+  const ReportTable* t = find_table(w.tables, Table::NeuronEngines);
   if (!t) return "";
   std::vector<std::string> shown;
   for (std::size_t i = 0; i < t->rows.size(); ++i) {
-    std::optional<double> active = number_or_empty(*t, i, "summary_active_pct");
-    if (!active) active = number_or_empty(*t, i, "active_pct");
-    std::string item = text_at(*t, i, "engine") + " " + format_pct(active);
-    if (auto waits = number_or_empty(*t, i, "semaphore_wait_pct"))
+    std::optional<double> active =
+        number_or_empty(*t, i, table_column(Table::NeuronEngines, "summary_active_pct"));
+    if (!active) active = number_or_empty(*t, i, table_column(Table::NeuronEngines, "active_pct"));
+    std::string item =
+        text_at(*t, i, table_column(Table::NeuronEngines, "engine")) + " " + format_pct(active);
+    if (auto waits = number_or_empty(*t, i, table_column(Table::NeuronEngines, "semaphore_wait_pct")))
       item += fmt::format(" (semaphore waits {})", format_pct(waits));
     shown.push_back(item);
   }
@@ -59,20 +61,25 @@ std::string engines_text(const ReportWorker& w) {
 // profile's neuron_memory table, its first core's Total and largest uses (the table is by core, most
 // bytes first).
 std::string memory_uses_text(const ReportWorker& w) {
-  const ReportTable* t = find_table(w.tables, "neuron_memory");
+  const ReportTable* t = find_table(w.tables, Table::NeuronMemory);
   if (!t || t->rows.empty()) return "";
   constexpr std::size_t kShown = 3;
   std::string total, uses;
   std::size_t shown = 0;
-  std::optional<double> device = number_or_empty(*t, 0, "device"), core = number_or_empty(*t, 0, "core");
+  std::optional<double> device = number_or_empty(*t, 0, table_column(Table::NeuronMemory, "device")),
+                        core = number_or_empty(*t, 0, table_column(Table::NeuronMemory, "core"));
   for (std::size_t i = 0; i < t->rows.size(); ++i) {
-    if (number_or_empty(*t, i, "device") != device || number_or_empty(*t, i, "core") != core) break;
-    std::string use = text_at(*t, i, "use");
-    std::string size = format_value(number_or_empty(*t, i, "bytes"), "bytes");
+    if (number_or_empty(*t, i, table_column(Table::NeuronMemory, "device")) != device ||
+        number_or_empty(*t, i, table_column(Table::NeuronMemory, "core")) != core)
+      break;
+    std::string use = text_at(*t, i, table_column(Table::NeuronMemory, "use"));
+    std::string size =
+        format_value(number_or_empty(*t, i, table_column(Table::NeuronMemory, "bytes")), "bytes");
     if (use == "Total") {
       total = size;
-    } else if (shown < kShown && number_or_empty(*t, i, "bytes").value_or(0) > 0) {
-      std::optional<double> share = number_or_empty(*t, i, "share_pct");
+    } else if (shown < kShown &&
+               number_or_empty(*t, i, table_column(Table::NeuronMemory, "bytes")).value_or(0) > 0) {
+      std::optional<double> share = number_or_empty(*t, i, table_column(Table::NeuronMemory, "share_pct"));
       uses += (uses.empty() ? "" : ", ") + use + " " + size + (share ? " (" + format_pct(share) + ")" : "");
       ++shown;
     }

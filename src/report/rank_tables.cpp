@@ -27,36 +27,23 @@ ReportCell detail_cell(const RankRow& r) {
   if (r.worker->detailed_as.empty()) return ReportCell{};
   return ReportCell{fmt::format("whole ({})", r.worker->detailed_as)};
 }
-constexpr std::array<Column<RankRow>, 11> kRankColumns = {{
-    {"worker", "", "Worker (trace file)", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
-    {"rank", "count", "Rank (distributedInfo, else worker index)",
-     [](const RankRow& r) { return ReportCell{r.rank}; }},
-    {"steps", "count", "Window steps", [](const RankRow& r) { return metric_cell(r, Metric::StepsCount); }},
-    {"mean_step_us", "us", "Mean step", [](const RankRow& r) { return metric_cell(r, Metric::StepsMeanUs); }},
-    {"median_step_us", "us", "Median step",
-     [](const RankRow& r) { return metric_cell(r, Metric::StepsMedianUs); }},
-    {"gpu_utilization_pct", "%", "GPU utilization",
-     [](const RankRow& r) { return metric_cell(r, Metric::GpuUtilizationPct); }},
-    {"kernel_pct", "%", "Breakdown: compute kernels",
-     [](const RankRow& r) { return metric_cell(r, Metric::BreakdownKernelPct); }},
-    {"communication_pct", "%", "Breakdown: communication",
-     [](const RankRow& r) { return metric_cell(r, Metric::BreakdownCommunicationPct); }},
-    {"dataloader_pct", "%", "Breakdown: data loader",
-     [](const RankRow& r) { return metric_cell(r, Metric::BreakdownDataloaderPct); }},
-    {"overlapped_communication_pct", "%",
-     "Communication kernel time with compute kernels running beside it, as a share of the window "
-     "(communication.pct x communication.overlap_pct / 100): hidden, unlike the breakdown's communication",
-     [](const RankRow& r) {
+constexpr auto kRankColumns = declared<Table::Ranks>(std::array<Column<RankRow>, 11>{{
+    {"worker", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
+    {"rank", [](const RankRow& r) { return ReportCell{r.rank}; }},
+    {"steps", [](const RankRow& r) { return metric_cell(r, Metric::StepsCount); }},
+    {"mean_step_us", [](const RankRow& r) { return metric_cell(r, Metric::StepsMeanUs); }},
+    {"median_step_us", [](const RankRow& r) { return metric_cell(r, Metric::StepsMedianUs); }},
+    {"gpu_utilization_pct", [](const RankRow& r) { return metric_cell(r, Metric::GpuUtilizationPct); }},
+    {"kernel_pct", [](const RankRow& r) { return metric_cell(r, Metric::BreakdownKernelPct); }},
+    {"communication_pct", [](const RankRow& r) { return metric_cell(r, Metric::BreakdownCommunicationPct); }},
+    {"dataloader_pct", [](const RankRow& r) { return metric_cell(r, Metric::BreakdownDataloaderPct); }},
+    {"overlapped_communication_pct", [](const RankRow& r) {
        std::optional<double> comm = r.worker->metrics.get(Metric::CommunicationPct);
        std::optional<double> overlap = r.worker->metrics.get(Metric::CommunicationOverlapPct);
        return comm && overlap ? ReportCell{*comm * *overlap / 100} : ReportCell{};
      }},
-    {"tables", "",
-     "In a run of more workers than --detailed-workers: whole (first, slowest, fastest, 2nd slowest, ...): "
-     "every table of the worker is in the report; summary: its metrics, steps, iterations and collectives "
-     "only. Its ops, kernels and regions count in the run's tables of all workers either way",
-     detail_cell},
-}};
+    {"tables", detail_cell},
+}});
 
 // The run's sums by name over every worker (RunRow).
 ReportCell workers_cell(const RunRow& r) {
@@ -68,57 +55,43 @@ ReportCell calls_cell(const RunRow& r) {
 ReportCell name_cell(const RunRow& r) {
   return ReportCell{r.name};
 }
-constexpr const char* kWorkersWithName = "Workers that have the name";
-constexpr std::array<Column<RunRow>, 5> kRunOpColumns = {{
-    {"name", "", "Op name", name_cell},
-    {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Calls made during the windows' steps, all workers", calls_cell},
-    {"host_self_us", "us", "Host self time, all workers (as the ops table)",
-     [](const RunRow& r) { return us(r.cpu); }},
-    {"device_self_us", "us", "GPU self time, all workers (as the ops table)",
-     [](const RunRow& r) { return us(r.gpu); }},
-}};
-constexpr std::array<Column<RunRow>, 4> kRunKernelColumns = {{
-    {"name", "", "Kernel name as recorded", name_cell},
-    {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Kernels that started in the windows, all workers", calls_cell},
-    {"total_us", "us", "Total duration, all workers", [](const RunRow& r) { return us(r.gpu); }},
-}};
-constexpr std::array<Column<RunRow>, 5> kRunRegionColumns = {{
-    {"name", "", "record_function / user annotation name", name_cell},
-    {"workers", "count", kWorkersWithName, workers_cell},
-    {"calls", "count", "Ranges opened during the windows' steps, all workers", calls_cell},
-    {"cpu_total_us", "us", "Host time of the ranges, all workers", [](const RunRow& r) { return us(r.cpu); }},
-    {"gpu_us", "us", "GPU time of the work launched inside the ranges, all workers",
-     [](const RunRow& r) { return us(r.gpu); }},
-}};
+constexpr auto kRunOpColumns = declared<Table::RunOps>(std::array<Column<RunRow>, 5>{{
+    {"name", name_cell},
+    {"workers", workers_cell},
+    {"calls", calls_cell},
+    {"host_self_us", [](const RunRow& r) { return us(r.cpu); }},
+    {"device_self_us", [](const RunRow& r) { return us(r.gpu); }},
+}});
+constexpr auto kRunKernelColumns = declared<Table::RunKernels>(std::array<Column<RunRow>, 4>{{
+    {"name", name_cell},
+    {"workers", workers_cell},
+    {"calls", calls_cell},
+    {"total_us", [](const RunRow& r) { return us(r.gpu); }},
+}});
+constexpr auto kRunRegionColumns = declared<Table::RunRegions>(std::array<Column<RunRow>, 5>{{
+    {"name", name_cell},
+    {"workers", workers_cell},
+    {"calls", calls_cell},
+    {"cpu_total_us", [](const RunRow& r) { return us(r.cpu); }},
+    {"gpu_us", [](const RunRow& r) { return us(r.gpu); }},
+}});
 
 }  // namespace
 
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
   std::vector<RankRow> rows;
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
-  ReportTable t = make_table("ranks", "Ranks", "Each worker of the run", kRankColumns, rows);
-  // The "tables" column only where some workers keep a summary: elsewhere it is empty.
+  // The "tables" column (optional, the last) only where some workers keep a summary: elsewhere it
+  // is empty.
   bool trimmed = std::any_of(analysis.workers.begin(), analysis.workers.end(),
                              [](const WorkerAnalysis& w) { return !w.detailed; });
-  if (!trimmed && !rows.empty()) {
-    t.columns.pop_back();
-    for (auto& row : t.rows) row.pop_back();
-  }
-  return t;
+  std::size_t all = kRankColumns.columns.size();
+  return make_table(kRankColumns, rows, trimmed || rows.empty() ? all : all - 1);
 }
 
 std::vector<ReportTable> run_sum_tables(const RunTables& t) {
-  return {
-      make_table("run_ops", "Ops, all workers", "Every worker's ops table summed by name", kRunOpColumns,
-                 t.ops),
-      make_table("run_kernels", "Kernels, all workers", "Every worker's kernels table summed by name",
-                 kRunKernelColumns, t.kernels),
-      make_table("run_regions", "User regions, all workers", "Every worker's user regions summed by name",
-                 kRunRegionColumns, t.regions),
-      roofline_table("run_roofline", "Roofline, all workers",
-                     "Every worker's roofline table summed by op, input dims and input types", t.roofline)};
+  return {make_table(kRunOpColumns, t.ops), make_table(kRunKernelColumns, t.kernels),
+          make_table(kRunRegionColumns, t.regions), roofline_table(Table::RunRoofline, t.roofline)};
 }
 
 }  // namespace perfgate

@@ -9,7 +9,7 @@
 
 namespace perfgate {
 
-ReportTable roofline_table(const char* name, const char* title, const char* description,
-                           const std::vector<RooflineRow>& rows);
+// `table`: the worker's (Table::Roofline) or the run's (Table::RunRoofline), which have the same columns.
+ReportTable roofline_table(Table table, const std::vector<RooflineRow>& rows);
 
 }  // namespace perfgate

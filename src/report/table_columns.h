@@ -1,6 +1,7 @@
-// A report table declared once as its columns (name, unit, description, and how each cell is read
-// from an analysis row) and made from a list of rows. The column lists are the tables'
-// documentation (docs/metrics.md, "Tables").
+// A report table made from a list of rows by its declared columns (perfgate/table_catalog.def: name,
+// unit, description) and how each column's cell is read from a row. A builder's column list is
+// checked against the declaration as it compiles: a column missing, added, misspelt or out of
+// place does not compile.
 #pragma once
 
 #include <algorithm>
@@ -10,34 +11,54 @@
 #include <vector>
 
 #include "perfgate/report.h"
+#include "perfgate/tables.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate {
 
+// A column's cell, read from a row; the name is the declaration's, in its place.
 template <typename Row>
 struct Column {
-  const char* name;
-  const char* unit;
-  const char* description;
+  std::string_view name;
   ReportCell (*cell)(const Row&);
 };
 
+// The cells of a declared table, one per column of its declaration, in its order.
+template <typename Row, std::size_t N>
+struct DeclaredColumns {
+  Table table;
+  std::array<Column<Row>, N> columns;
+};
+
+// `columns` as the cells of table T: only where their names are T's columns, in their order
+// (consteval: a difference is no constant expression, and does not compile).
+template <Table T, typename Row, std::size_t N>
+consteval DeclaredColumns<Row, N> declared(const std::array<Column<Row>, N>& columns) {
+  std::span<const std::string_view> names = table_column_names(T);
+  if (names.size() != N) throw "the columns are not as many as perfgate/table_catalog.def declares";
+  for (std::size_t i = 0; i < N; ++i)
+    if (columns[i].name != names[i]) throw "a column is not the one perfgate/table_catalog.def declares";
+  return {T, columns};
+}
+
 // The tables that grow with the number of distinct names in a trace (docs/reports.md, "Row limits").
-bool row_per_name(std::string_view table);
+bool row_per_name(Table table);
 
 // The tables that grow with the number of steps: a row per window step (docs/reports.md, "Row
 // limits"). A million steps held 1.1 GB of their cells.
-bool row_per_step(std::string_view table);
+bool row_per_step(Table table);
 
 // A table with a row per name or per step is capped as it is made (table_limits.h): only the kept
 // rows are ever held as cells. A name's rows with the most time are kept; a step's first rows.
-template <typename Row>
-ReportTable make_table(const char* name, const char* title, const char* description,
-                       std::span<const Column<Row>> columns, const std::vector<Row>& rows) {
-  ReportTable t{name, title, description, {}, {}};
-  for (const auto& c : columns) t.columns.push_back({c.name, c.unit, c.description});
-  bool per_step = row_per_step(name);
-  std::size_t limit = row_per_name(name) || per_step ? max_table_rows() : 0;
+// `shown`: the first columns that the table has (the declared optional ones last), all by default.
+template <typename Row, std::size_t N>
+ReportTable make_table(const DeclaredColumns<Row, N>& declared, const std::vector<Row>& rows,
+                       std::size_t shown = N) {
+  ReportTable t = declared_table(declared.table);
+  t.columns.resize(std::min(shown, N));
+  std::span<const Column<Row>> columns = std::span(declared.columns).first(t.columns.size());
+  bool per_step = row_per_step(declared.table);
+  std::size_t limit = row_per_name(declared.table) || per_step ? max_table_rows() : 0;
   t.rows.reserve(limit > 0 ? std::min(rows.size(), 2 * limit) : rows.size());
   RowLimiter limiter(t, limit, !per_step);
   for (const Row& r : rows) {
@@ -48,12 +69,6 @@ ReportTable make_table(const char* name, const char* title, const char* descript
   }
   limiter.finish();
   return t;
-}
-
-template <typename Row, std::size_t N>
-ReportTable make_table(const char* name, const char* title, const char* description,
-                       const std::array<Column<Row>, N>& columns, const std::vector<Row>& rows) {
-  return make_table(name, title, description, std::span<const Column<Row>>(columns), rows);
 }
 
 }  // namespace perfgate

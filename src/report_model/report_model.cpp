@@ -42,6 +42,20 @@ const ReportTable* find_table(const std::vector<ReportTable>& tables, std::strin
   return nullptr;
 }
 
+const ReportTable* find_table(const std::vector<ReportTable>& tables, Table table) {
+  return find_table(tables, table_name(table));
+}
+
+ReportTable declared_table(Table table, TableWording wording) {
+  const TableInfo& info = table_info(table);
+  ReportTable t{
+      std::string(info.name), std::string(info.title), table_text(info.description, wording), {}, {}};
+  t.columns.reserve(info.columns.size());
+  for (const ColumnInfo& c : info.columns)
+    t.columns.push_back({std::string(c.name), std::string(c.unit), table_text(c.description, wording)});
+  return t;
+}
+
 namespace {
 
 // Which runs show a section, by their device families.

@@ -168,5 +168,25 @@ TEST(Cli, MetricsPrintsTheCatalog) {
   EXPECT_EQ(run_perfgate("metrics --format yaml").exit_code, 2);
 }
 
+// docs/metrics.md's "Tables" is the declaration (perfgate/table_catalog.def) as `perfgate metrics
+// --tables` prints it (ci/update-docs.sh writes it), the delta tables per window step.
+TEST(Cli, TheTablesDocumentationIsCurrent) {
+  CommandResult tables = run_perfgate("metrics --tables --format markdown");
+  ASSERT_EQ(tables.exit_code, 0);
+  EXPECT_TRUE(contains(tables.out,
+                       "### `op_deltas`: Op changes against the baseline\n\nOps by name, per window "
+                       "step; largest regression first"))
+      << tables.out;
+  EXPECT_TRUE(contains(tables.out,
+                       "| `baseline_gpu_us_per_step` | us | Baseline: GPU time the op launched "
+                       "itself, per step |"))
+      << tables.out;
+  std::string doc = read_text(std::string(PERFGATE_SOURCE_DIR) + "/docs/metrics.md");
+  EXPECT_TRUE(contains(doc, "\n## Tables\n")) << "docs/metrics.md has no section 'Tables'";
+  EXPECT_TRUE(contains(doc, "\n" + tables.out + "## Catalog\n")) << "run ci/update-docs.sh";
+  CommandResult text = run_perfgate("metrics --tables");
+  EXPECT_TRUE(contains(text.out, "ranks (Ranks)\n  worker ")) << text.out;
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -41,13 +41,14 @@ ReportTable gated_metrics_table(const ReportModel& r) {
 // (GPU plus host self time), as the plugin's diff view: the five largest regressions and the five
 // largest improvements.
 std::optional<TemplateData> op_change_chart(const ReportModel& r) {
-  const ReportTable* deltas = find_table(r.tables, "op_deltas");
+  const ReportTable* deltas = find_table(r.tables, Table::OpDeltas);
   if (!deltas) return std::nullopt;
   std::vector<ChangeBar> bars;
   for (std::size_t i = 0; i < deltas->rows.size(); ++i) {
-    double delta =
-        number_at(*deltas, i, "delta_gpu_us_per_step") + number_at(*deltas, i, "delta_cpu_us_per_step");
-    if (std::fabs(delta) >= 1) bars.push_back({text_at(*deltas, i, "name"), delta});
+    double delta = number_at(*deltas, i, table_column(Table::OpDeltas, "delta_gpu_us_per_step")) +
+                   number_at(*deltas, i, table_column(Table::OpDeltas, "delta_cpu_us_per_step"));
+    if (std::fabs(delta) >= 1)
+      bars.push_back({text_at(*deltas, i, table_column(Table::OpDeltas, "name")), delta});
   }
   std::stable_sort(bars.begin(), bars.end(),
                    [](const ChangeBar& a, const ChangeBar& b) { return a.delta_us > b.delta_us; });

@@ -13,8 +13,9 @@
 namespace perfgate {
 
 // "changes" first: the largest regressions and improvements, both ways, always open.
-inline constexpr std::array<std::string_view, 5> kDeltaTables = {"changes", "step_time_deltas", "op_deltas",
-                                                                 "region_deltas", "kernel_deltas"};
+inline constexpr std::array<std::string_view, 5> kDeltaTables = {
+    table_name(Table::Changes), table_name(Table::StepTimeDeltas), table_name(Table::OpDeltas),
+    table_name(Table::RegionDeltas), table_name(Table::KernelDeltas)};
 // Tables longer than this start collapsed in the page.
 inline constexpr std::size_t kCollapsedTableRows = 20;
 

@@ -182,7 +182,7 @@ std::map<std::string, std::size_t> rows_by_name(const ReportTable* t) {
   std::map<std::string, std::size_t> by_name;
   if (!t) return by_name;
   for (std::size_t i = 0; i < t->rows.size(); ++i)
-    if (const auto* name = find_cell(*t, i, "name"))
+    if (const auto* name = find_cell(*t, i, table_column(Table::Iterations, "name")))
       if (const auto* s = std::get_if<std::string>(name)) by_name[*s] = i;
   return by_name;
 }
@@ -218,7 +218,7 @@ std::vector<std::pair<std::size_t, std::string>> charted_ranks(const ReportTable
     for (std::size_t i : order) shown.emplace_back(i, "");
     return shown;
   }
-  auto mean = [&](std::size_t i) { return number_at(ranks, i, "mean_step_us"); };
+  auto mean = [&](std::size_t i) { return number_at(ranks, i, table_column(Table::Ranks, "mean_step_us")); };
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return mean(a) > mean(b); });
   auto add = [&](std::size_t i, std::string note) {
@@ -241,12 +241,12 @@ std::vector<std::pair<std::size_t, std::string>> charted_ranks(const ReportTable
 // HTA's and the plugin's per-rank view: each rank's mean step split into computation alone,
 // communication hidden under computation, exposed communication, data loading and the rest.
 std::optional<TemplateData> rank_chart(const ReportModel& r) {
-  const ReportTable* ranks = find_table(r.tables, "ranks");
+  const ReportTable* ranks = find_table(r.tables, Table::Ranks);
   if (!ranks || ranks->rows.size() < 2) return std::nullopt;
   // Ranks without steps (the processes of an nsys export, often) have no mean step to split.
   bool some_steps = false;
   for (std::size_t i = 0; i < ranks->rows.size(); ++i)
-    if (const ReportCell* mean = find_cell(*ranks, i, "mean_step_us"))
+    if (const ReportCell* mean = find_cell(*ranks, i, table_column(Table::Ranks, "mean_step_us")))
       some_steps |= cell_number(*mean).has_value();
   if (!some_steps) return std::nullopt;
   auto color = [](BreakdownPart p) { return kBreakdownColors[static_cast<std::size_t>(p)]; };
@@ -260,15 +260,17 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
     std::size_t i = shown.first;  // a plain variable: clang 14 cannot capture structured bindings
     const std::string& note = shown.second;
     // A worker without steps (a mixed run's Neuron profile, an nsys process) has no bar, not an empty one.
-    const ReportCell* mean_cell = find_cell(*ranks, i, "mean_step_us");
+    const ReportCell* mean_cell = find_cell(*ranks, i, table_column(Table::Ranks, "mean_step_us"));
     if (!mean_cell || !cell_number(*mean_cell)) continue;
-    double mean = number_at(*ranks, i, "mean_step_us");
-    auto share = [&](const char* column) { return mean * number_at(*ranks, i, column) / 100; };
-    double overlapped = std::min(share("overlapped_communication_pct"), share("kernel_pct"));
-    std::vector<double> split = {share("kernel_pct") - overlapped, overlapped, share("communication_pct"),
-                                 share("dataloader_pct")};
+    double mean = number_at(*ranks, i, table_column(Table::Ranks, "mean_step_us"));
+    auto share = [&](std::string_view column) { return mean * number_at(*ranks, i, column) / 100; };
+    double kernel = share(table_column(Table::Ranks, "kernel_pct"));
+    double overlapped = std::min(share(table_column(Table::Ranks, "overlapped_communication_pct")), kernel);
+    std::vector<double> split = {kernel - overlapped, overlapped,
+                                 share(table_column(Table::Ranks, "communication_pct")),
+                                 share(table_column(Table::Ranks, "dataloader_pct"))};
     split.push_back(std::max(0.0, mean - split[0] - split[1] - split[2] - split[3]));
-    columns.push_back({text_at(*ranks, i, "worker"), true, mean, split, note});
+    columns.push_back({text_at(*ranks, i, table_column(Table::Ranks, "worker")), true, mean, split, note});
   }
   std::optional<double> slowest = r.metric(Metric::RanksSlowest),
                         spread = r.metric(Metric::RanksStepSpreadPct);
@@ -312,15 +314,15 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   std::vector<ChartPart> kinds = {{"Tensor Core kernels", 0, kTensorCoreColor},
                                   {"other kernels", 0, kUtilizationColor},
                                   {"no kernel running", 0, kPlainColor}};
-  const ReportTable* iterations = find_table(w.tables, "iterations");
+  const ReportTable* iterations = find_table(w.tables, Table::Iterations);
   auto rows = rows_by_name(iterations);
   std::vector<StepColumn> by_kind;
   for (const ReportStep& s : w.steps) {
     if (by_kind.size() == kChartedSteps) break;
     StepColumn c{s.name, s.in_window, s.duration_us, {}, ""};
     if (auto it = rows.find(s.name); it != rows.end()) {
-      double gpu = number_at(*iterations, it->second, "gpu_us"),
-             tc = number_at(*iterations, it->second, "tc_gpu_us");
+      double gpu = number_at(*iterations, it->second, table_column(Table::Iterations, "gpu_us")),
+             tc = number_at(*iterations, it->second, table_column(Table::Iterations, "tc_gpu_us"));
       c.parts_us = {tc, gpu - tc, std::max(0.0, s.duration_us - gpu)};
     }
     by_kind.push_back(std::move(c));

@@ -27,7 +27,8 @@ namespace perfgate {
 namespace {
 
 // Worker tables shown in the dashboard rather than with the other tables.
-constexpr std::array<std::string_view, 2> kDashboardTables = {"system", "top_gpu_ops"};
+constexpr std::array<std::string_view, 2> kDashboardTables = {table_name(Table::System),
+                                                              table_name(Table::TopGpuOps)};
 // Beyond this many workers only the slowest one's tables are in the page.
 constexpr std::size_t kMaxWorkerSections = 8;
 
@@ -187,7 +188,7 @@ ReportTable ranks_as_listed(const ReportTable& ranks, std::size_t max_rows) {
   if (n <= max_rows || max_rows < 3) return {};
   std::vector<std::size_t> order(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  auto mean = [&](std::size_t i) { return number_at(ranks, i, "mean_step_us"); };
+  auto mean = [&](std::size_t i) { return number_at(ranks, i, table_column(Table::Ranks, "mean_step_us")); };
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return mean(a) > mean(b); });
   std::size_t slowest = (max_rows - 1) / 2, fastest = max_rows - 1 - slowest;
@@ -283,21 +284,19 @@ ReportTable system_card(const ReportModel& r, const ReportTable& first) {
 std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData& view, AsideTexts& aside) {
   std::size_t page_bytes = 0;
   if (!r.workers.empty()) {
-    if (const ReportTable* t = find_table(r.workers.front().tables, "top_gpu_ops"))
-      set_moved(view, "top_ops",
-                rendered_table(table_view(*t, o.max_rows, "top_gpu_ops", aside), page_bytes));
-    if (const ReportTable* t = find_table(r.workers.front().tables, "system"))
+    if (const ReportTable* t = find_table(r.workers.front().tables, Table::TopGpuOps))
+      set_moved(view, "top_ops", rendered_table(table_view(*t, o.max_rows, t->name, aside), page_bytes));
+    if (const ReportTable* t = find_table(r.workers.front().tables, Table::System))
       set_moved(view, "system",
-                rendered_table(table_view(system_card(r, *t), o.max_rows, "system", aside), page_bytes));
+                rendered_table(table_view(system_card(r, *t), o.max_rows, t->name, aside), page_bytes));
   }
   TemplateData run_tables = template_list();
-  for (const char* name : kRunTables)
+  for (std::string_view name : kRunTables)
     if (const ReportTable* t = find_table(r.tables, name); t && !t->rows.empty()) {
-      ReportTable listed =
-          std::string_view(name) == "ranks" ? ranks_as_listed(*t, o.max_rows) : ReportTable{};
+      ReportTable listed = name == table_name(Table::Ranks) ? ranks_as_listed(*t, o.max_rows) : ReportTable{};
       const ReportTable& table = listed.rows.empty() ? *t : listed;
-      run_tables.push_back(
-          rendered_table(table_view(table, o.max_rows, name, aside, kCollapsedTableRows), page_bytes));
+      run_tables.push_back(rendered_table(
+          table_view(table, o.max_rows, std::string(name), aside, kCollapsedTableRows), page_bytes));
     }
   set_moved(view, "run_tables", std::move(run_tables));
   std::vector<const ReportWorker*> shown = worker_sections(r);

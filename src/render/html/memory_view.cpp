@@ -33,11 +33,13 @@ StepLineChart memory_chart(const ReportWorker& w, const ReportTable& curve) {
   c.x_max_us = w.window.wall_us;
   std::map<double, std::pair<StepLine, StepLine>> by_device;
   for (std::size_t i = 0; i < curve.rows.size(); ++i) {
-    double device = number_at(curve, i, "device");
-    double t = number_at(curve, i, "time_us") - w.window.start_us;
+    double device = number_at(curve, i, table_column(Table::MemoryCurve, "device"));
+    double t = number_at(curve, i, table_column(Table::MemoryCurve, "time_us")) - w.window.start_us;
     auto& [allocated, reserved] = by_device[device];
-    allocated.points.emplace_back(t, number_at(curve, i, "allocated_bytes"));
-    if (const ReportCell* r = find_cell(curve, i, "reserved_bytes"); r && cell_number(*r))
+    allocated.points.emplace_back(t,
+                                  number_at(curve, i, table_column(Table::MemoryCurve, "allocated_bytes")));
+    if (const ReportCell* r = find_cell(curve, i, table_column(Table::MemoryCurve, "reserved_bytes"));
+        r && cell_number(*r))
       reserved.points.emplace_back(t, *cell_number(*r));
     if (!c.mark || allocated.points.back().second > c.mark->second) c.mark = allocated.points.back();
   }
@@ -84,7 +86,8 @@ std::string peak_text(const ReportWorker& w) {
 std::string snapshot_peak_text(const ReportWorker& w, const ReportTable& devices) {
   std::size_t best = 0;
   for (std::size_t i = 1; i < devices.rows.size(); ++i)
-    if (number_at(devices, i, "peak_allocated_bytes") > number_at(devices, best, "peak_allocated_bytes"))
+    if (number_at(devices, i, table_column(Table::MemorySnapshot, "peak_allocated_bytes")) >
+        number_at(devices, best, table_column(Table::MemorySnapshot, "peak_allocated_bytes")))
       best = i;
   return fmt::format(
       "Snapshot peak {} allocated on GPU {:.0f}, after action {:.0f} of {:.0f} of its recorded trace "
@@ -92,8 +95,10 @@ std::string snapshot_peak_text(const ReportWorker& w, const ReportTable& devices
       "from the final state backwards, so that memory allocated before the recording counts). At the end "
       "{} was reserved and {} allocated. The Live at the memory peak table below has what was live at the "
       "peak by allocation site; Out-of-memory errors, each failed request.",
-      format_value(w.metric(Metric::MemorySnapshotPeakBytes), "bytes"), number_at(devices, best, "device"),
-      number_at(devices, best, "peak_action"), number_at(devices, best, "actions"),
+      format_value(w.metric(Metric::MemorySnapshotPeakBytes), "bytes"),
+      number_at(devices, best, table_column(Table::MemorySnapshot, "device")),
+      number_at(devices, best, table_column(Table::MemorySnapshot, "peak_action")),
+      number_at(devices, best, table_column(Table::MemorySnapshot, "actions")),
       format_value(w.metric(Metric::MemorySnapshotReservedBytes), "bytes"),
       format_value(w.metric(Metric::MemorySnapshotAllocatedBytes), "bytes"));
 }
@@ -104,10 +109,10 @@ void add_memory(const ReportModel& r, TemplateData& view) {
   const ReportWorker* w = highest_peak(r);
   if (!w) return;
   TemplateData d;
-  const ReportTable* devices = find_table(w->tables, "memory_snapshot");
+  const ReportTable* devices = find_table(w->tables, Table::MemorySnapshot);
   d.set("peak", devices && !devices->rows.empty() ? snapshot_peak_text(*w, *devices) : peak_text(*w));
   if (r.workers.size() > 1) d.set("worker", w->name);
-  const ReportTable* curve = find_table(w->tables, "memory_curve");
+  const ReportTable* curve = find_table(w->tables, Table::MemoryCurve);
   if (curve && !curve->rows.empty() && w->window.wall_us > 0)
     d.set("svg", step_lines_svg(memory_chart(*w, *curve)));
   add_memory_timeline(*w, d);

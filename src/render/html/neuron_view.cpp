@@ -59,9 +59,11 @@ TemplateData summary_cards(const MetricValues& metrics) {
 std::string wait_shares(const ReportTable& engines) {
   std::string out;
   for (std::size_t i = 0; i < engines.rows.size(); ++i) {
-    const ReportCell* cell = find_cell(engines, i, "semaphore_wait_pct");
+    const ReportCell* cell = find_cell(engines, i, table_column(Table::NeuronEngines, "semaphore_wait_pct"));
     std::optional<double> pct = cell ? cell_number(*cell) : std::nullopt;
-    if (pct) out += (out.empty() ? "" : ", ") + text_at(engines, i, "engine") + " " + format_pct(pct);
+    if (pct)
+      out += (out.empty() ? "" : ", ") + text_at(engines, i, table_column(Table::NeuronEngines, "engine")) +
+             " " + format_pct(pct);
   }
   return out;
 }
@@ -69,13 +71,16 @@ std::string wait_shares(const ReportTable& engines) {
 std::string engine_bars(const ReportTable& engines) {
   std::vector<ChartPart> parts;
   for (std::size_t i = 0; i < engines.rows.size(); ++i) {
-    const ReportCell* summary = find_cell(engines, i, "summary_active_pct");
+    const ReportCell* summary =
+        find_cell(engines, i, table_column(Table::NeuronEngines, "summary_active_pct"));
     std::optional<double> pct = summary ? cell_number(*summary) : std::nullopt;
     if (!pct) {
-      const ReportCell* rows = find_cell(engines, i, "active_pct");
+      const ReportCell* rows = find_cell(engines, i, table_column(Table::NeuronEngines, "active_pct"));
       pct = rows ? cell_number(*rows) : std::nullopt;
     }
-    if (pct) parts.push_back({text_at(engines, i, "engine"), *pct, kUtilizationColor});
+    if (pct)
+      parts.push_back(
+          {text_at(engines, i, table_column(Table::NeuronEngines, "engine")), *pct, kUtilizationColor});
   }
   return share_bars_svg(parts, "Engines: active share of the capture");
 }
@@ -85,7 +90,7 @@ void add_legend(const ReportTable* ops, const std::map<std::string, std::string>
                 TemplateData& legend) {
   std::size_t shown = 0;
   for (std::size_t i = 0; ops && i < ops->rows.size() && shown < 12; ++i) {
-    auto it = colors.find(text_at(*ops, i, "name"));
+    auto it = colors.find(text_at(*ops, i, table_column(Table::NeuronOps, "name")));
     if (it == colors.end()) continue;
     TemplateData item;
     item.set("label", it->first.empty() ? std::string("(no HLO op)") : it->first);
@@ -121,10 +126,11 @@ void add_buffer_lanes(const ReportTable& buffers, std::vector<std::string>& lane
                       std::vector<SvgBox>& boxes) {
   std::map<std::string, std::size_t> lane_of;
   for (std::size_t i = 0; i < buffers.rows.size(); ++i) {
-    std::string buffer = text_at(buffers, i, "buffer");
-    const ReportCell* usage = find_cell(buffers, i, "usage_pct");
+    std::string buffer = text_at(buffers, i, table_column(Table::NeuronBuffers, "buffer"));
+    const ReportCell* usage = find_cell(buffers, i, table_column(Table::NeuronBuffers, "usage_pct"));
     std::optional<double> pct = usage ? cell_number(*usage) : std::nullopt;
-    double start = number_at(buffers, i, "start_us"), duration = number_at(buffers, i, "duration_us");
+    double start = number_at(buffers, i, table_column(Table::NeuronBuffers, "start_us")),
+           duration = number_at(buffers, i, table_column(Table::NeuronBuffers, "duration_us"));
     if (!pct || duration <= 0 || start + duration <= 0) continue;
     if (start < 0) duration += start, start = 0;  // before the first instruction: drawn from it
     auto [it, added] = lane_of.try_emplace(buffer, lanes.size());
@@ -142,13 +148,18 @@ void add_buffer_lanes(const ReportTable& buffers, std::vector<std::string>& lane
 std::string memory_bars(const ReportTable& memory) {
   std::vector<ChartPart> parts;
   for (std::size_t i = 0; i < memory.rows.size(); ++i) {
-    if (number_at(memory, i, "device") != number_at(memory, 0, "device") ||
-        number_at(memory, i, "core") != number_at(memory, 0, "core"))
+    if (number_at(memory, i, table_column(Table::NeuronMemory, "device")) !=
+            number_at(memory, 0, table_column(Table::NeuronMemory, "device")) ||
+        number_at(memory, i, table_column(Table::NeuronMemory, "core")) !=
+            number_at(memory, 0, table_column(Table::NeuronMemory, "core")))
       break;
-    double pct = number_at(memory, i, "share_pct");  // 0 where the core has no Total
-    std::string use = text_at(memory, i, "use");
+    double pct = number_at(memory, i,
+                           table_column(Table::NeuronMemory, "share_pct"));  // 0 where the core has no Total
+    std::string use = text_at(memory, i, table_column(Table::NeuronMemory, "use"));
     if (pct <= 0 || use == "Total") continue;
-    parts.push_back({use + " " + cell_text(*find_cell(memory, i, "bytes"), "bytes"), pct, kUtilizationColor});
+    parts.push_back(
+        {use + " " + cell_text(*find_cell(memory, i, table_column(Table::NeuronMemory, "bytes")), "bytes"),
+         pct, kUtilizationColor});
   }
   if (parts.empty()) return "";
   return share_bars_svg(parts, "Device memory by use: share of the core's total");
@@ -162,10 +173,12 @@ std::string device_timeline(const ReportTable& t, const ReportTable* buffers, co
   std::vector<SvgBox> boxes;
   double end = 0;
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    std::string lane = text_at(t, i, "lane"), op = text_at(t, i, "op");
+    std::string lane = text_at(t, i, table_column(Table::NeuronTimeline, "lane")),
+                op = text_at(t, i, table_column(Table::NeuronTimeline, "op"));
     auto [it, added] = lane_of.try_emplace(lane, lanes.size());
     if (added) lanes.push_back(lane);
-    double start = number_at(t, i, "start_us"), duration = number_at(t, i, "duration_us");
+    double start = number_at(t, i, table_column(Table::NeuronTimeline, "start_us")),
+           duration = number_at(t, i, table_column(Table::NeuronTimeline, "duration_us"));
     end = std::max(end, start + duration);
     std::string color = colors.try_emplace(op, op_color(op)).first->second;
     boxes.push_back({it->second, start, duration, color,
@@ -193,9 +206,9 @@ TemplateData section_of(const ReportWorker& w, const ReportTable* engines, const
   }
   if (timeline && !timeline->rows.empty()) {
     TemplateData legend = template_list();
-    const ReportTable* buffers = find_table(w.tables, "neuron_buffers");
+    const ReportTable* buffers = find_table(w.tables, Table::NeuronBuffers);
     neuron.set("timeline_svg",
-               device_timeline(*timeline, buffers, find_table(w.tables, "neuron_ops"), legend));
+               device_timeline(*timeline, buffers, find_table(w.tables, Table::NeuronOps), legend));
     neuron.set("legend", legend);
     if (buffers && !buffers->rows.empty()) neuron.set("buffers", true);
   } else {
@@ -203,7 +216,7 @@ TemplateData section_of(const ReportWorker& w, const ReportTable* engines, const
                std::string("The profile has no instruction rows (a summary-json): the timeline "
                            "and the per-op tables need neuron-profile's full JSON."));
   }
-  if (const ReportTable* memory = find_table(w.tables, "neuron_memory"); memory && !memory->rows.empty())
+  if (const ReportTable* memory = find_table(w.tables, Table::NeuronMemory); memory && !memory->rows.empty())
     if (std::string bars = memory_bars(*memory); !bars.empty()) neuron.set("memory_svg", bars);
   if (several) neuron.set("worker", w.name);
   return neuron;
@@ -215,8 +228,8 @@ void add_neuron(const ReportModel& r, TemplateData& view) {
   TemplateData sections = template_list();
   std::size_t shown = 0, more = 0;
   for (const ReportWorker& w : r.workers) {
-    const ReportTable* engines = find_table(w.tables, "neuron_engines");
-    const ReportTable* timeline = find_table(w.tables, "neuron_timeline");
+    const ReportTable* engines = find_table(w.tables, Table::NeuronEngines);
+    const ReportTable* timeline = find_table(w.tables, Table::NeuronTimeline);
     if (!engines && !timeline) continue;
     if (shown == kMaxSections) {
       ++more;

@@ -29,25 +29,33 @@ Chart chart_of(const ReportTable& t) {
   std::map<std::string, double> ceilings;
   double total_us = 0;
   for (std::size_t i = 0; i < t.rows.size(); ++i)
-    if (value_at(t, i, "roofline_us")) total_us += value_at(t, i, "kernel_us").value_or(0);
+    if (value_at(t, i, table_column(Table::Roofline, "roofline_us")))
+      total_us += value_at(t, i, table_column(Table::Roofline, "kernel_us")).value_or(0);
   for (std::size_t i = 0; i < t.rows.size(); ++i) {
-    auto intensity = value_at(t, i, "flop_per_byte"), tflops = value_at(t, i, "tflops");
-    auto peak = value_at(t, i, "peak_tflops"), memory = value_at(t, i, "memory_tb_per_s");
+    auto intensity = value_at(t, i, table_column(Table::Roofline, "flop_per_byte")),
+         tflops = value_at(t, i, table_column(Table::Roofline, "tflops"));
+    auto peak = value_at(t, i, table_column(Table::Roofline, "peak_tflops")),
+         memory = value_at(t, i, table_column(Table::Roofline, "memory_tb_per_s"));
     // An elementwise op measured against the memory ceiling alone has no compute peak of its own.
     if (!intensity || !tflops || !memory || *intensity <= 0 || *tflops <= 0) continue;
     chart.memory_tb_per_s = *memory;
     // Matrix ops' ceilings are their precision's peak; the others' the vector rate, whatever their type.
-    std::string model = text_at(t, i, "model");
+    std::string model = text_at(t, i, table_column(Table::Roofline, "model"));
     bool matrix = model == "gemm" || model == "conv" || model == "attention" || model == "counted" ||
                   model == "moe" || model == "serving_attention";
-    if (peak) ceilings.emplace(matrix ? text_at(t, i, "precision") : std::string("vector"), *peak);
-    double kernel = value_at(t, i, "kernel_us").value_or(0);
+    if (peak)
+      ceilings.emplace(
+          matrix ? text_at(t, i, table_column(Table::Roofline, "precision")) : std::string("vector"), *peak);
+    double kernel = value_at(t, i, table_column(Table::Roofline, "kernel_us")).value_or(0);
     chart.points.push_back(
-        {*intensity, *tflops, total_us > 0 ? kernel / total_us : 0, text_at(t, i, "bound") == "memory",
+        {*intensity, *tflops, total_us > 0 ? kernel / total_us : 0,
+         text_at(t, i, table_column(Table::Roofline, "bound")) == "memory",
          fmt::format("{} {}: {:.3g} FLOP/byte, {:.3g} TFLOP/s, {} us, {:.0f}% of roofline ({}-bound)",
-                     text_at(t, i, "name"), text_at(t, i, "input_dims"), *intensity, *tflops,
-                     cell_text(ReportCell{kernel}, "us"), value_at(t, i, "roofline_pct").value_or(0),
-                     text_at(t, i, "bound"))});
+                     text_at(t, i, table_column(Table::Roofline, "name")),
+                     text_at(t, i, table_column(Table::Roofline, "input_dims")), *intensity, *tflops,
+                     cell_text(ReportCell{kernel}, "us"),
+                     value_at(t, i, table_column(Table::Roofline, "roofline_pct")).value_or(0),
+                     text_at(t, i, table_column(Table::Roofline, "bound")))});
   }
   for (const auto& [label, tflops] : ceilings) chart.ceilings.push_back({label, tflops});
   return chart;
@@ -56,7 +64,7 @@ Chart chart_of(const ReportTable& t) {
 }  // namespace
 
 std::string roofline_figure(const ReportWorker& w) {
-  const ReportTable* t = find_table(w.tables, "roofline");
+  const ReportTable* t = find_table(w.tables, Table::Roofline);
   if (!t || t->rows.empty()) return "";
   Chart chart = chart_of(*t);
   std::string caption = fmt::format("<figcaption>{}</figcaption>", html_escape(w.roofline_note));

@@ -38,8 +38,10 @@ std::string_view host_kind_label(std::string_view kind) {
 
 // Colours by launching op for GPU boxes.
 std::map<std::string, std::string, std::less<>> op_colors(const ReportTable& t) {
-  std::size_t kind = column_index(t, "kind"), device = column_index(t, "device"), op = column_index(t, "op"),
-              duration = column_index(t, "duration_us");
+  std::size_t kind = column_index(t, table_column(Table::Timeline, "kind")),
+              device = column_index(t, table_column(Table::Timeline, "device")),
+              op = column_index(t, table_column(Table::Timeline, "op")),
+              duration = column_index(t, table_column(Table::Timeline, "duration_us"));
   std::map<std::string, double, std::less<>> time;
   for (std::size_t i = 0; i < t.rows.size(); ++i)
     if (text_in(t, i, kind) != "merged" && number_in(t, i, device) >= 0) {
@@ -63,9 +65,10 @@ std::string window_strip(const ReportWorker& w) {
   std::vector<StripSpan> steps, gaps;
   std::size_t marked = SIZE_MAX, least_busy = SIZE_MAX;
   std::map<std::string, double> busy_pct;
-  if (const ReportTable* t = find_table(w.tables, "iterations"))
+  if (const ReportTable* t = find_table(w.tables, Table::Iterations))
     for (std::size_t i = 0; i < t->rows.size(); ++i)
-      busy_pct[text_at(*t, i, "name")] = number_at(*t, i, "gpu_pct");
+      busy_pct[text_at(*t, i, table_column(Table::Iterations, "name"))] =
+          number_at(*t, i, table_column(Table::Iterations, "gpu_pct"));
   double lowest = 0, highest = 0;
   std::size_t window_steps = 0;
   for (const ReportStep& s : w.steps) {
@@ -87,13 +90,15 @@ std::string window_strip(const ReportWorker& w) {
     least_busy = SIZE_MAX;
   else
     steps[least_busy].tooltip += " (the least busy step)";
-  if (const ReportTable* t = find_table(w.tables, "gpu_gaps"))
+  if (const ReportTable* t = find_table(w.tables, Table::GpuGaps))
     for (std::size_t i = 0; i < t->rows.size(); ++i) {
-      double start = number_at(*t, i, "start_us") - origin, duration = number_at(*t, i, "duration_us");
+      double start = number_at(*t, i, table_column(Table::GpuGaps, "start_us")) - origin,
+             duration = number_at(*t, i, table_column(Table::GpuGaps, "duration_us"));
       gaps.push_back(
           {start, duration, "",
-           fmt::format("GPU {:.0f} idle for {} at {} ({})", number_at(*t, i, "device"),
-                       format_duration_us(duration), format_duration_us(start), text_at(*t, i, "cause"))});
+           fmt::format("GPU {:.0f} idle for {} at {} ({})",
+                       number_at(*t, i, table_column(Table::GpuGaps, "device")), format_duration_us(duration),
+                       format_duration_us(start), text_at(*t, i, table_column(Table::GpuGaps, "cause")))});
     }
   if (steps.size() < 2 || length <= 0) return "";
   return window_strip_svg(steps, gaps, length, marked, least_busy, "The whole window: steps and GPU gaps");
@@ -128,11 +133,12 @@ class BoxColumns {
  public:
   explicit BoxColumns(const ReportTable& t)
       : t_(t),
-        device_(column_index(t, "device")),
-        stream_(column_index(t, "stream")),
-        start_(column_index(t, "start_us")),
-        duration_(column_index(t, "duration_us")),
-        name_(column_index(t, "name")) {}
+        device_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "device"))),
+        stream_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "stream"))),
+        start_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "start_us"))),
+        duration_(
+            column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "duration_us"))),
+        name_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "name"))) {}
 
   // The lane of row `i`: each launching thread's ops, then its runtime calls, then the GPU streams.
   std::tuple<double, double, double> lane_key(std::size_t i) const {
@@ -166,12 +172,12 @@ class BoxColumns {
 // Launch calls of the timeline's step too short for HTA's graph (under 1 us once rounded): the path
 // cannot reach the GPU work they launched, which the caption says.
 std::string short_launches_note(const ReportWorker& w) {
-  const ReportTable* steps = find_table(w.tables, "critical_path");
+  const ReportTable* steps = find_table(w.tables, Table::CriticalPath);
   if (!steps) return "";
   for (std::size_t i = 0; i < steps->rows.size(); ++i) {
-    std::string step = text_at(*steps, i, "step");
+    std::string step = text_at(*steps, i, table_column(Table::CriticalPath, "step"));
     if (step != w.timeline.step && step != "window") continue;  // "window": no steps, one path
-    double n = number_at(*steps, i, "short_launches");
+    double n = number_at(*steps, i, table_column(Table::CriticalPath, "short_launches"));
     if (n > 0)
       return fmt::format(
           " {:.0f} launch calls of this step last under 1 µs once rounded to whole µs: HTA's "
@@ -186,11 +192,11 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   // A run shows its slowest worker's, which holds the others up; the first without steps.
   const ReportWorker* slowest = slowest_worker(r);
   const ReportWorker& w = slowest ? *slowest : r.workers.front();
-  const ReportTable* t = find_table(w.tables, "timeline");
+  const ReportTable* t = find_table(w.tables, Table::Timeline);
   if (!t || t->rows.empty() || w.timeline.step_duration_us <= 0) return;
   // Lanes: each launching thread's ops, then its runtime calls, then the GPU streams (and a lane the
   // critical path takes that no box is on: a thread that launches nothing).
-  const ReportTable* path = find_table(w.tables, "critical_path_timeline");
+  const ReportTable* path = find_table(w.tables, Table::CriticalPathTimeline);
   if (path && path->rows.empty()) path = nullptr;
   std::map<std::tuple<double, double, double>, std::size_t> lane_of;
   BoxColumns boxes_of(*t), path_of(path ? *path : *t);
@@ -207,7 +213,8 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   auto colors = op_colors(*t);
   std::vector<SvgBox> boxes;
   boxes.reserve(t->rows.size() + (path ? path->rows.size() : 0));
-  std::size_t op_column = column_index(*t, "op"), kind_column = column_index(*t, "kind");
+  std::size_t op_column = column_index(*t, table_column(Table::Timeline, "op")),
+              kind_column = column_index(*t, table_column(Table::Timeline, "kind"));
   for (std::size_t i = 0; i < t->rows.size(); ++i) {
     std::string_view op = text_in(*t, i, op_column), kind = text_in(*t, i, kind_column);
     auto color = colors.find(op);
@@ -220,7 +227,8 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     b.tooltip = boxes_of.tooltip(i, "", middle.append(" · ").append(kind).append("\nstart "), b);
     boxes.push_back(std::move(b));
   }
-  std::size_t bound_by = path ? column_index(*path, "bound_by") : 0;
+  std::size_t bound_by =
+      path ? column_index(*path, table_column(Table::CriticalPathTimeline, "bound_by")) : 0;
   for (std::size_t i = 0; path && i < path->rows.size(); ++i) {
     SvgBox b = path_of.box(i, lane_of);
     b.color = kPathColor;

@@ -46,16 +46,16 @@ std::size_t total_rows(const ReportModel& r) {
 // A table's sheet: its title, shorter where the title is long (sheet names have 31 characters).
 std::string sheet_name(const ReportModel& r, std::string_view table) {
   static const std::map<std::string_view, std::string_view> kShort = {
-      {"system", "System"},
-      {"top_gpu_ops", "Top GPU ops"},
-      {"regions", "Regions"},
-      {"tc_shapes", "TC shapes"},
-      {"changes", "Baseline changes"},
-      {"step_time_deltas", "Baseline step time"},
-      {"op_deltas", "Baseline diff"},
-      {"region_deltas", "Baseline regions"},
-      {"kernel_deltas", "Baseline kernels"},
-      {"kernels_by_iteration", "Kernels by step"}};
+      {table_name(Table::System), "System"},
+      {table_name(Table::TopGpuOps), "Top GPU ops"},
+      {table_name(Table::Regions), "Regions"},
+      {table_name(Table::TcShapes), "TC shapes"},
+      {table_name(Table::Changes), "Baseline changes"},
+      {table_name(Table::StepTimeDeltas), "Baseline step time"},
+      {table_name(Table::OpDeltas), "Baseline diff"},
+      {table_name(Table::RegionDeltas), "Baseline regions"},
+      {table_name(Table::KernelDeltas), "Baseline kernels"},
+      {table_name(Table::KernelsByIteration), "Kernels by step"}};
   if (auto it = kShort.find(table); it != kShort.end()) return std::string(it->second);
   return table_title(r, table);
 }
@@ -63,37 +63,38 @@ std::string sheet_name(const ReportModel& r, std::string_view table) {
 // Why a table has no rows, for the note under its header in an empty sheet.
 std::string empty_note(std::string_view table) {
   static const std::map<std::string_view, std::string_view> kWhy = {
-      {"iterations",
+      {table_name(Table::Iterations),
        "the profile has no steps (ProfilerStep#N ranges, or matches of --step-pattern or --key-op)"},
-      {"regions",
+      {table_name(Table::Regions),
        "the trace has no record_function or user annotation range in the window other than the step "
        "markers"},
-      {"tc_shapes",
+      {table_name(Table::TcShapes),
        "no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor Cores "
        "(shapes are recorded with record_shapes=True)"},
-      {"roofline",
+      {table_name(Table::Roofline),
        "no op with a performance model (rules: op_models) or GPU work of its own was called during the "
        "window's steps"},
-      {"collectives",
+      {table_name(Table::Collectives),
        "no communication op (an NCCL, RCCL or gloo collective) was called during the window's steps"},
-      {"gpu_gaps", "no GPU was idle for 500 us or more in the window"},
-      {"memory_ops", "the trace has no GPU memory events (profile_memory=True records them)"},
-      {"memory_curve", "the trace has no GPU memory events (profile_memory=True records them)"},
-      {"memory_snapshot", "the input is not a PyTorch memory snapshot"},
-      {"memory_live_at_peak", "the input is not a PyTorch memory snapshot"},
-      {"memory_peak_categories", "the input is not a PyTorch memory snapshot"},
-      {"memory_timeline", "the input is not a PyTorch memory snapshot"},
-      {"memory_ooms",
+      {table_name(Table::GpuGaps), "no GPU was idle for 500 us or more in the window"},
+      {table_name(Table::MemoryOps), "the trace has no GPU memory events (profile_memory=True records them)"},
+      {table_name(Table::MemoryCurve),
+       "the trace has no GPU memory events (profile_memory=True records them)"},
+      {table_name(Table::MemorySnapshot), "the input is not a PyTorch memory snapshot"},
+      {table_name(Table::MemoryLiveAtPeak), "the input is not a PyTorch memory snapshot"},
+      {table_name(Table::MemoryPeakCategories), "the input is not a PyTorch memory snapshot"},
+      {table_name(Table::MemoryTimeline), "the input is not a PyTorch memory snapshot"},
+      {table_name(Table::MemoryOoms),
        "the input is not a PyTorch memory snapshot, or its trace records no out-of-memory error"},
-      {"top_gpu_ops", "no op launched GPU work in the window"},
-      {"kernels", "no kernel ran in the window"},
-      {"kernels_by_op", "no kernel ran in the window"},
-      {"kernels_by_iteration", "no kernel ran in a window step"},
-      {"kernels_by_op_top", "no kernel ran in the window"},
-      {"ops", "no op was called during the window's steps"},
-      {"ops_by_shape", "no op was called during the window's steps"},
-      {"op_types", "no op was called during the window's steps"},
-      {"gpus", "no GPU activity in the window"}};
+      {table_name(Table::TopGpuOps), "no op launched GPU work in the window"},
+      {table_name(Table::Kernels), "no kernel ran in the window"},
+      {table_name(Table::KernelsByOp), "no kernel ran in the window"},
+      {table_name(Table::KernelsByIteration), "no kernel ran in a window step"},
+      {table_name(Table::KernelsByOpTop), "no kernel ran in the window"},
+      {table_name(Table::Ops), "no op was called during the window's steps"},
+      {table_name(Table::OpsByShape), "no op was called during the window's steps"},
+      {table_name(Table::OpTypes), "no op was called during the window's steps"},
+      {table_name(Table::Gpus), "no GPU activity in the window"}};
   auto it = kWhy.find(table);
   return fmt::format("No rows: {}.", it != kWhy.end() ? it->second : "the profile has none");
 }
@@ -228,7 +229,8 @@ std::size_t column_index(const ReportTable& t, std::string_view name) {
 // The first worker's iterations, and a stacked column chart of their breakdown.
 void iterations_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Iterations");
-  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, "iterations");
+  const ReportTable* t =
+      r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::Iterations);
   if (!t) return;
   if (t->rows.empty()) return table_sheet(wb, ws, *t);
   std::size_t end = wb.write_table(ws, *t);
@@ -238,7 +240,7 @@ void iterations_sheet(Workbook& wb, const ReportModel& r) {
   xlsx_library().chart_axis_set_name(chart->y_axis, "µs");
   std::size_t name_col = 0;
   for (std::size_t c = 0; c < t->columns.size(); ++c)
-    if (t->columns[c].name == "name") name_col = c;
+    if (t->columns[c].name == table_column(Table::Iterations, "name")) name_col = c;
   // A series per part of the step breakdown: its column "kernel_us", under the label of its share
   // breakdown.kernel_pct.
   for (Metric share : kBreakdownShares) {
@@ -293,9 +295,10 @@ void comparability_sheet(Workbook& wb, const ReportModel& r) {
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
   comparability_sheet(wb, r);
-  for (const char* table : {"changes", "step_time_deltas", "op_deltas", "region_deltas", "kernel_deltas"})
+  for (Table table :
+       {Table::Changes, Table::StepTimeDeltas, Table::OpDeltas, Table::RegionDeltas, Table::KernelDeltas})
     if (const ReportTable* t = find_table(r.tables, table)) {
-      lxw_worksheet* ws = wb.sheet(sheet_name(r, table));
+      lxw_worksheet* ws = wb.sheet(sheet_name(r, t->name));
       wb.write_table(ws, *t);
       wb.fit_columns(ws);
     }
@@ -342,8 +345,8 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     // Every other table of the JSON report, in its order; the run's ranks after the workers'.
     if (!r.workers.empty())
       for (const ReportTable& t : r.workers.front().tables)
-        if (t.name != "iterations") worker_sheet(wb, r, t.name);
-    for (const char* run_table : kRunTables)
+        if (t.name != table_name(Table::Iterations)) worker_sheet(wb, r, t.name);
+    for (std::string_view run_table : kRunTables)
       if (const ReportTable* t = find_table(r.tables, run_table); t && !t->rows.empty()) {
         lxw_worksheet* ws = wb.sheet(sheet_name(r, run_table));
         wb.write_table(ws, *t);

@@ -1,0 +1,194 @@
+// The report's tables are declared once (perfgate/table_catalog.def). Each builder is checked
+// against its table's declaration as it compiles (report/table_columns.h, declared<>); here every
+// table the report stage and the baseline's deltas build is the declared one: in the declaration's
+// order, with its name, title, description and columns, every row as wide as its columns.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "perfgate/analysis.h"
+#include "perfgate/baseline.h"
+#include "perfgate/build_report.h"
+#include "perfgate/tables.h"
+#include "report/neuron_report_tables.h"
+#include "report/run_tables.h"
+
+namespace perfgate::testing {
+namespace {
+
+// A worker with a row in each table of ops and kernels that is a compiled kernel's: their optional
+// columns (fused_ops, fused_as) are there.
+WorkerAnalysis fused_worker() {
+  WorkerAnalysis w;
+  OpRow op;
+  op.name = "triton_poi_fused_add_0";
+  op.fused_ops = "add";
+  KernelRow kernel;
+  kernel.name = "triton_poi_fused_add_0";
+  kernel.fused_ops = "add";
+  w.tables.ops = w.tables.ops_by_shape = {op};
+  w.tables.kernels = w.tables.kernels_by_op = {kernel};
+  return w;
+}
+
+// A Neuron profile's tables with one row each.
+NeuronTables neuron_rows() {
+  NeuronTables t;
+  t.ops.resize(1);
+  t.engines.resize(1);
+  t.dma_queues.resize(1);
+  t.layers.resize(1);
+  t.notes.resize(1);
+  t.throttles.resize(1);
+  t.buffers.resize(1);
+  t.memory.resize(1);
+  t.timeline.resize(1);
+  t.timeline_lanes = {"qSyncIO"};
+  return t;
+}
+
+// A run of two workers, one keeping a summary only: the ranks table's optional column is there.
+RunAnalysis summarised_run() {
+  RunAnalysis run;
+  run.workers.resize(2);
+  run.workers[0].worker = "rank-0";
+  run.workers[1].worker = "rank-1";
+  run.workers[1].detailed = false;
+  return run;
+}
+
+// A baseline with an op, a region, a kernel and a memory site that this run no longer has: every
+// delta table has a row, and "changes" lists them as faster.
+Baseline baseline_with_rows() {
+  Baseline b;
+  b.info.steps = 1;
+  b.ops = {{"aten::mm", 100, 20, 2}};
+  b.regions = {{"forward", 30, 120, 1}};
+  b.kernels = {{"sgemm", 100, 0, 2}};
+  b.memory_sites = {{"train.py:10", 4e6}};
+  return b;
+}
+
+// Every table, in the declaration's order.
+std::vector<ReportTable> every_table() {
+  std::vector<ReportTable> tables = worker_tables(fused_worker(), ReportWorker{});
+  for (ReportTable& t : neuron_report_tables(neuron_rows())) tables.push_back(std::move(t));
+  RunAnalysis run = summarised_run();
+  std::vector<std::int64_t> ranks = {0, 1};
+  tables.push_back(ranks_table(run, ranks));
+  tables.push_back(neuron_ranks_table(run, ranks));
+  tables.push_back(rank_collectives_table(run, ranks));
+  for (ReportTable& t : collective_tables(run, ranks)) tables.push_back(std::move(t));
+  for (ReportTable& t : job_critical_path_tables(run, ranks)) tables.push_back(std::move(t));
+  for (ReportTable& t : run_sum_tables(RunTables{})) tables.push_back(std::move(t));
+  // The deltas as they usually are, per window step: both runs have a step.
+  ReportModel stepped;
+  stepped.steps.push_back(ReportStep{});
+  for (ReportTable& t : delta_tables(stepped, baseline_with_rows())) tables.push_back(std::move(t));
+  return tables;
+}
+
+void expect_declared(const ReportTable& built, const TableInfo& declared, TableWording wording) {
+  EXPECT_EQ(built.name, declared.name);
+  EXPECT_EQ(built.title, declared.title) << built.name;
+  EXPECT_EQ(built.description, table_text(declared.description, wording)) << built.name;
+  ASSERT_EQ(built.columns.size(), declared.columns.size()) << built.name;
+  for (std::size_t c = 0; c < declared.columns.size(); ++c) {
+    EXPECT_EQ(built.columns[c].name, declared.columns[c].name) << built.name << " column " << c;
+    EXPECT_EQ(built.columns[c].unit, declared.columns[c].unit) << built.name << " " << built.columns[c].name;
+    EXPECT_EQ(built.columns[c].description, table_text(declared.columns[c].description, wording))
+        << built.name << " " << built.columns[c].name;
+  }
+  for (const auto& row : built.rows) EXPECT_EQ(row.size(), built.columns.size()) << built.name;
+}
+
+TEST(TableCatalog, EveryBuiltTableIsTheDeclaredOne) {
+  std::vector<ReportTable> built = every_table();
+  std::span<const TableInfo> catalog = table_catalog();
+  ASSERT_EQ(built.size(), catalog.size());
+  for (std::size_t t = 0; t < catalog.size(); ++t)
+    expect_declared(built[t], catalog[t], {.per_step = true, .per_item = kChangesPerItem});
+  // Not two empty lists: the report has some fifty tables, and the positional builders made rows.
+  EXPECT_GT(catalog.size(), 50u);
+  for (Table id : {Table::NeuronOps, Table::NeuronLayers, Table::NeuronBuffers, Table::NeuronRanks,
+                   Table::StepTimeDeltas, Table::OpDeltas, Table::Changes, Table::MemorySiteDeltas})
+    EXPECT_FALSE(built[table_position(id)].rows.empty()) << table_name(id);
+}
+
+// Where a run has no steps the delta tables count over each run's whole window, and say so.
+TEST(TableCatalog, TheDeltaTablesSayHowTheyCount) {
+  Baseline baseline = baseline_with_rows();
+  baseline.info.steps = 0;
+  std::vector<ReportTable> deltas = delta_tables(ReportModel{}, baseline);
+  ASSERT_EQ(deltas.size(), 6u);
+  for (std::size_t i = 0; i < deltas.size(); ++i)
+    expect_declared(deltas[i], table_info(static_cast<Table>(table_position(Table::StepTimeDeltas) + i)),
+                    {.per_step = false, .per_item = kChangesPerItem});
+  const ReportTable* ops = find_table(deltas, Table::OpDeltas);
+  ASSERT_NE(ops, nullptr);
+  EXPECT_EQ(
+      ops->description,
+      "Ops by name, over each run's whole window (a run has no steps); largest regression first (GPU plus "
+      "host self time)");
+  EXPECT_EQ(ops->columns[2].description, "Baseline: GPU time the op launched itself, over the whole window");
+  EXPECT_NE(find_table(deltas, Table::Changes)->description.find("at most 5 of each kind"),
+            std::string::npos);
+}
+
+// The optional columns are the last ones, left out where no row has them: a table of ops or kernels
+// without compiled kernels, the ranks of a run whose workers all keep their tables.
+TEST(TableCatalog, OptionalColumnsAreLeftOutWhereNoRowHasThem) {
+  WorkerAnalysis plain;
+  plain.tables.ops = plain.tables.ops_by_shape = {OpRow{}};
+  plain.tables.kernels = plain.tables.kernels_by_op = {KernelRow{}};
+  std::vector<ReportTable> tables = worker_tables(plain, ReportWorker{});
+  RunAnalysis run;
+  run.workers.resize(1);
+  tables.push_back(ranks_table(run, {0}));
+  for (Table id : {Table::Ops, Table::OpsByShape, Table::Kernels, Table::KernelsByOp, Table::Ranks}) {
+    const ReportTable* t = find_table(tables, id);
+    ASSERT_NE(t, nullptr) << table_name(id);
+    std::vector<std::string_view> kept;
+    for (const ColumnInfo& c : table_info(id).columns)
+      if (!c.optional) kept.push_back(c.name);
+    ASSERT_EQ(t->columns.size(), kept.size()) << table_name(id);
+    EXPECT_LT(kept.size(), table_info(id).columns.size()) << table_name(id);
+    for (std::size_t c = 0; c < kept.size(); ++c) EXPECT_EQ(t->columns[c].name, kept[c]);
+    for (const auto& row : t->rows) EXPECT_EQ(row.size(), kept.size()) << table_name(id);
+  }
+}
+
+TEST(TableCatalog, IdsNamesAndColumnsAgree) {
+  std::set<std::string_view> names;
+  for (const TableInfo& t : table_catalog()) {
+    EXPECT_EQ(table_name(t.id), t.name);
+    EXPECT_EQ(&table_info(t.id), &t);
+    std::set<std::string_view> columns;
+    ASSERT_EQ(table_column_names(t.id).size(), t.columns.size()) << t.name;
+    for (std::size_t c = 0; c < t.columns.size(); ++c) {
+      EXPECT_EQ(table_column_names(t.id)[c], t.columns[c].name);
+      EXPECT_TRUE(columns.insert(t.columns[c].name).second) << t.name << " repeats " << t.columns[c].name;
+      EXPECT_FALSE(t.columns[c].description.empty()) << t.name << " " << t.columns[c].name;
+    }
+    // A name is the first table's of that name; only `ranks` is two tables' (a run's workers, or its
+    // Neuron profiles).
+    EXPECT_EQ(table_id(t.name), names.insert(t.name).second ? t.id : Table::Ranks) << t.name;
+  }
+  EXPECT_EQ(table_id("ranks"), Table::Ranks);
+  EXPECT_EQ(table_id("rank"), std::nullopt);
+  static_assert(table_column(Table::Ops, "device_self_us") == "device_self_us");
+  static_assert(table_name(Table::TopGpuOps) == "top_gpu_ops");
+}
+
+TEST(TableCatalog, TextsLeftOpenAreFilledIn) {
+  EXPECT_EQ(table_text("a {per step}, b {per window step}: {per item}", {.per_step = true, .per_item = 5}),
+            "a per step, b per window step: 5");
+  EXPECT_EQ(table_text("{per step} {per step}", {.per_step = false}),
+            "over the whole window over the whole window");
+  EXPECT_EQ(table_text("no braces", {}), "no braces");
+}
+
+}  // namespace
+}  // namespace perfgate::testing
