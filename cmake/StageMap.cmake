@@ -35,10 +35,10 @@ set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chu
 set(PERFGATE_STAGE_io_PUBLIC common)
 
 # The profile model every reader produces and every analysis reads, whatever the format: host ranges
-# as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, the
-# device family; interned strings and the order of records.
+# as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, an
+# XSpace's HLO facts and XLA ops, the device family; interned strings and the order of records.
 set(PERFGATE_STAGE_model_HEADERS profile.h memory_snapshot.h)
-set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
+set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h model/xla_hlo.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op
