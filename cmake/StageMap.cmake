@@ -42,10 +42,12 @@ set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h model
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op
-# names, GPU peaks and architectures, op cost models, step ranges; the compiled pattern sets; the
-# reading of those YAML sections (the rule file's format around them is the gate's).
+# names, GPU peaks and architectures, op cost models, step ranges, memory snapshot categories; the
+# compiled pattern sets; the reading of those YAML sections (the rule file's format around them is
+# the gate's).
 set(PERFGATE_STAGE_knowledge_HEADERS classification.h)
-set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h)
+set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h
+    knowledge/memory_categories.h)
 set(PERFGATE_STAGE_knowledge_PUBLIC common)
 
 # The readers, one per format behind one interface (load/reader.h: a name, a sniff of the first
