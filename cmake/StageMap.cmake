@@ -36,17 +36,19 @@ set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chu
 set(PERFGATE_STAGE_io_PUBLIC common)
 
 # The profile model every reader produces and every analysis reads, whatever the format: host ranges
-# as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, the
-# device family; interned strings and the order of records.
+# as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, an
+# XSpace's HLO facts and XLA ops, the device family; interned strings and the order of records.
 set(PERFGATE_STAGE_model_HEADERS profile.h memory_snapshot.h)
-set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h)
+set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h model/xla_hlo.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op
-# names, GPU peaks and architectures, op cost models, step ranges; the compiled pattern sets; the
-# reading of those YAML sections (the rule file's format around them is the gate's).
+# names, GPU peaks and architectures, op cost models, step ranges, memory snapshot categories; the
+# compiled pattern sets; the reading of those YAML sections (the rule file's format around them is
+# the gate's).
 set(PERFGATE_STAGE_knowledge_HEADERS classification.h)
-set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h)
+set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h
+    knowledge/memory_categories.h)
 set(PERFGATE_STAGE_knowledge_PUBLIC common)
 
 # The readers, one per format behind one interface (load/reader.h: a name, a sniff of the first

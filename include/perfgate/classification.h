@@ -79,6 +79,16 @@ struct GpuArchitecture {
   std::string kernels;  // RE2 on kernel names; empty: never inferred from kernels
 };
 
+// What a PyTorch memory snapshot's allocation holds, by a frame of its stack (rules:
+// memory_categories), where the snapshot does not say: the first entry that any of its frames
+// matches names it. Both patterns are RE2, matched anywhere unless anchored; an empty one matches
+// any frame.
+struct MemoryCategoryPattern {
+  std::string category;  // "gradient", "optimizer", "parameter", "backward", "forward", ...
+  std::string file;      // on the frame's file name, with '\' read as '/'
+  std::string function;  // on the frame's function name (a C++ frame's qualified name)
+};
+
 // Name patterns (RE2 syntax, matched anywhere in the name unless anchored) that classify
 // kernels and ops. They come from the rules YAML (`classification:`), never from code.
 struct Classification {
@@ -128,6 +138,7 @@ struct Classification {
   std::vector<std::string> compiled_regions;  // the ops that run compiled code (Torch-Compiled Region)
   std::vector<std::string> aten_ops;          // op names a fused name may list, matched longest first
   std::vector<FusedPattern> fused_patterns;   // first match wins
+  std::vector<MemoryCategoryPattern> memory_categories;  // first match wins; no match: "unknown"
   // Host ranges that are steps, for each way a format marks them (ProfileInfo::step_marking): a
   // range whose whole name matches one of the patterns; the first number a pattern captures is the
   // step's number. Kineto traces read profiler_step_ranges (ProfilerStep#N), nsys exports

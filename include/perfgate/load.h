@@ -48,7 +48,9 @@ struct LoadOptions {
   unsigned max_threads = 0;  // 0: one per core
   // What the rule files say about the names the readers meet (the knowledge stage's classification,
   // loaded once): whether a Kineto trace's cuda_driver (any *_driver) events are runtime calls
-  // (count_driver_api_calls; the TensorBoard plugin reads none). nullptr: the shipped defaults.
+  // (count_driver_api_calls; the TensorBoard plugin reads none), what a memory snapshot's frames say
+  // an allocation holds (memory_categories). nullptr: Classification's own defaults, which hold no
+  // memory category patterns (only what a snapshot says names a category).
   const Classification* classification = nullptr;
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
   // The graph-capture traces (vLLM's, SGLang's capture_traces/) handed to the sink with each worker:

@@ -373,6 +373,8 @@ inline constexpr OpDetails kNoDetails{};
 // A PyTorch memory snapshot's devices (include/perfgate/memory_snapshot.h): held by pointer so that
 // the snapshot's own types change without recompiling everything that includes the profile.
 struct MemorySnapshot;
+// XLA's HLO and the XLA ops of an XSpace profile (src/model/xla_hlo.h), likewise.
+struct XlaHlo;
 
 struct Profile {
   std::string worker;
@@ -396,6 +398,8 @@ struct Profile {
   NeuronDevice neuron;
   // Null unless the input is a memory snapshot.
   std::shared_ptr<const MemorySnapshot> memory_snapshot;
+  // Null unless the input is an XSpace profile whose kernels ran XLA ops.
+  std::shared_ptr<const XlaHlo> xla_hlo;
   std::vector<std::string> notes;  // what the reader noticed and the report should say
 
   std::string_view str(StringId id) const { return strings.view(id); }

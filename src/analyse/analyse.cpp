@@ -56,7 +56,8 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
               const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates) {
   OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
   ArgumentCache args(profile);
-  std::vector<float> flops = counted_flops(profile, stats, args, classes, compiled, templates);
+  XlaCosts xla(profile);
+  std::vector<float> flops = counted_flops(profile, stats, args, classes, compiled, xla, templates);
   OpTableInputs in{profile,
                    attribution,
                    stats,
@@ -73,7 +74,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tensor_cores.misaligned_shapes = shapes.misaligned;
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
   w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
-  RooflineResult roofline = roofline_table({profile, stats, compiled, args, flops, w.gpus});
+  RooflineResult roofline = roofline_table({profile, stats, compiled, args, flops, w.gpus, xla});
   w.tables.roofline = std::move(roofline.rows);
   w.roofline = roofline.sums;
   CollectiveCallRecorder calls(profile, w.steps, w.window);

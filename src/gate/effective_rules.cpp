@@ -145,6 +145,16 @@ void classification(YAML::Emitter& out, const Classification& c) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;
+  out << YAML::Key << "memory_categories" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
+      << YAML::Value << YAML::BeginSeq;
+  for (const auto& m : c.memory_categories) {
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "category" << YAML::Value << m.category;
+    if (!m.file.empty()) out << YAML::Key << "file" << YAML::Value << YAML::SingleQuoted << m.file;
+    if (!m.function.empty())
+      out << YAML::Key << "function" << YAML::Value << YAML::SingleQuoted << m.function;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
 }
 
 void text(YAML::Emitter& out, const char* key, const std::string& value) {

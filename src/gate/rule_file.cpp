@@ -33,10 +33,10 @@ void throw_if_errors(const YamlCheck& check) {
   throw ConfigError(all);
 }
 
-constexpr std::array<std::string_view, 14> kTopKeys = {
+constexpr std::array<std::string_view, 15> kTopKeys = {
     "schema",        "extends",  "classification", "attribution",       "gpu_peaks",
     "op_models",     "aten_ops", "fused_patterns", "gpu_architectures", "compute",
-    "critical_path", "advice",   "rules",          "kernel_precisions"};
+    "critical_path", "advice",   "rules",          "kernel_precisions", "memory_categories"};
 // YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;

@@ -73,6 +73,8 @@ constexpr std::array<std::string_view, 13> kKernelPrecisions = {
     "fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "fp6", "fp4", "int8", "mxfp8", "mxfp6", "mxfp4", "nvfp4"};
 constexpr std::array<std::string_view, 6> kKernelPrecisionKeys = {"pattern", "precision", "peak",
                                                                   "formats", "source",    "note"};
+constexpr std::array<std::string_view, 5> kMemoryCategoryKeys = {"category", "file", "function", "source",
+                                                                 "note"};
 constexpr std::array<std::string_view, 6> kAttributionKeys = {
     "by_time_containment",    "external_id_must_enclose",
     "count_driver_api_calls", "tensor_core_share_counts_unlaunched_kernels",
@@ -324,6 +326,22 @@ std::optional<GpuArchitecture> read_architecture(YamlCheck& check, const YAML::N
   return a;
 }
 
+// A frame pattern of memory_categories: a category and a file or function pattern, or both.
+std::optional<MemoryCategoryPattern> read_memory_category(YamlCheck& check, const YAML::Node& item) {
+  if (!check.is_map(item, "memory_categories entry")) return std::nullopt;
+  check.known_keys(item, kMemoryCategoryKeys, "memory_categories");
+  if (!item["category"] || (!item["file"] && !item["function"])) {
+    check.error(item, "a memory_categories entry needs 'category' and 'file' or 'function'");
+    return std::nullopt;
+  }
+  MemoryCategoryPattern m;
+  m.category = check.string(item["category"], "category").value_or("");
+  if (m.category.empty()) check.error(item["category"], "a memory category needs a name");
+  if (item["file"]) m.file = check.pattern(item["file"], "file").value_or("");
+  if (item["function"]) m.function = check.pattern(item["function"], "function").value_or("");
+  return m;
+}
+
 // A list section: `patterns:` replaces the inherited entries, `add:` puts entries before them
 // (so they win where the first match counts).
 template <typename T, typename Read>
@@ -406,6 +424,11 @@ void read_aten_ops(YamlCheck& check, const YAML::Node& node, Classification& out
       out.aten_ops.push_back(std::move(name));
 }
 
+void read_memory_categories(YamlCheck& check, const YAML::Node& node, Classification& out) {
+  read_list(check, node, "memory_categories", out.memory_categories,
+            [&](const YAML::Node& i) { return read_memory_category(check, i); });
+}
+
 void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classification& out) {
   read_list(check, node, "gpu_architectures", out.gpu_architectures,
             [&](const YAML::Node& i) { return read_architecture(check, i); });
@@ -470,6 +493,7 @@ void read_classification_sections(YamlCheck& check, const YAML::Node& root, Clas
   if (YAML::Node a = root["aten_ops"]) read_aten_ops(check, a, out);
   if (YAML::Node f = root["fused_patterns"]) read_fused_patterns(check, f, out);
   if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out);
+  if (YAML::Node m = root["memory_categories"]) read_memory_categories(check, m, out);
   if (YAML::Node c = root["compute"]) read_compute(check, c, out);
   if (YAML::Node a = root["advice"]) read_advice(check, a, out);
   if (YAML::Node c = root["critical_path"]) read_critical_path(check, c, out);

@@ -1,7 +1,7 @@
 // The sections of a rule file that hold the classification (perfgate/classification.h):
 // `classification:`, `attribution:`, `gpu_peaks:`, `op_models:`, `aten_ops:`, `fused_patterns:`,
-// `gpu_architectures:`, `compute:`, `advice:` and `critical_path:`. The rule file's format (what a
-// file extends, its `rules:`) is the gate's (src/gate/rule_file.cpp).
+// `gpu_architectures:`, `memory_categories:`, `compute:`, `advice:` and `critical_path:`. The rule file's
+// format (what a file extends, its `rules:`) is the gate's (src/gate/rule_file.cpp).
 #pragma once
 
 #include "knowledge/yaml_check.h"

@@ -57,6 +57,11 @@ int PatternSet::first_match(std::string_view text) const {
   return *std::min_element(hits.begin(), hits.end());
 }
 
+void PatternSet::all_matches(std::string_view text, std::vector<int>& out) const {
+  out.clear();
+  if (!empty_) set_->ready().Match(text, &out);
+}
+
 std::string pattern_error(const std::string& pattern) {
   RE2::Options options;
   options.set_log_errors(false);

@@ -21,6 +21,8 @@ class PatternSet {
   bool empty() const { return empty_; }
   bool matches(std::string_view text) const;
   int first_match(std::string_view text) const;  // index of the first pattern that matches, or -1
+  // The indexes of every pattern that matches, in no order (cleared first).
+  void all_matches(std::string_view text, std::vector<int>& out) const;
 
  private:
   struct Compiled;  // RE2::Set, kept out of this header

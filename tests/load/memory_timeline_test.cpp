@@ -65,7 +65,7 @@ Analysed analysed(const Snapshot& s) {
   Profile profile;
   pickle::Value root = pickle::unpickle(snapshot_pickle(s), "snap.pickle", {});
   Analysed a;
-  a.snapshot = snapshot::read_snapshot(root, "snap.pickle");
+  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", &default_classification());
   snapshot::replay_snapshot(a.snapshot, profile);
   analyse_snapshot(a.snapshot, a.w);
   return a;
@@ -142,7 +142,8 @@ TEST(MemoryTimeline, CategoryFromFramesByPrecedence) {
     w.str("user_metadata").str(meta).str("frames");
     test::write_frames(w, frames);
     w.setitems().stop();
-    return snapshot::category_of(pickle::unpickle(w.text(), "entry.pickle", {}));
+    MemoryCategories categories(default_classification().memory_categories);
+    return snapshot::category_of(pickle::unpickle(w.text(), "entry.pickle", {}), categories);
   };
   test::SnapFrame grad{"torch::autograd::AccumulateGrad::apply(...)", "??", 0};
   test::SnapFrame optim{"step", kAdam, 1};

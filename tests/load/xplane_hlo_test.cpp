@@ -1,12 +1,18 @@
 // Issue 59, item 1: XLA ops' FLOPs and bytes from the HLO an XSpace carries (/host:metadata's "Hlo
 // Proto" stats), on hand-built messages whose answers are worked out here: each run of one HLO
-// instruction's launches becomes a host op with the instruction's operands and cost, MFU counts the
-// convolutions and dots, and the roofline table has a row per instruction (docs/metrics.md, "XLA ops").
+// instruction's launches becomes a host op with the instruction's operands, the reader keeps the
+// instruction's facts (issue 73: no cost passed as text), the analysis costs them (once per fused
+// computation: issue 78), MFU counts the convolutions and dots, and the roofline table has a row per
+// instruction (docs/metrics.md, "XLA ops").
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "analyse/gpu/xla_cost.h"
 #include "analyse/worker_analysis.h"
+#include "model/xla_hlo.h"
 #include "perfgate/analysis.h"
 #include "perfgate/load.h"
 #include "support/helpers.h"
@@ -70,11 +76,11 @@ std::string module() {
   return proto("jit_step", {computation("fused_computation", 2, fused), computation("main", 1, main)});
 }
 
-Plane metadata_plane() {
+Plane metadata_plane(const std::string& hlo_proto) {
   Plane m = plane(0, "/host:metadata");
   m.stat_names = kStatNames;
   m.event_names = {{7, "jit_step(7)"}};
-  m.event_stats = {{7, {int_field(1, kHloProto) + bytes_field(6, module())}}};  // bytes_value 6
+  m.event_stats = {{7, {int_field(1, kHloProto) + bytes_field(6, hlo_proto)}}};  // bytes_value 6
   return m;
 }
 
@@ -96,14 +102,14 @@ const std::vector<Kernel> kKernels = {
     {3, "dot.big", 18, 6500, 10},
 };
 
-Plane gpu_plane() {
+Plane gpu_plane(const std::vector<Kernel>& kernels) {
   Plane gpu = plane(0, "/device:GPU:0");
   gpu.stat_names = kStatNames;
   gpu.stats = {str_stat(kDeviceName, "NVIDIA H200")};
   gpu.event_names = {{1, "Im2Col"},      {2, "Cijk_gemm"},        {3, "gemm_f32"},
                      {4, "loop_fusion"}, {5, "transpose_kernel"}, {6, "custom_kernel"}};
   std::vector<std::string> events;
-  for (const Kernel& k : kKernels) {
+  for (const Kernel& k : kernels) {
     std::vector<std::string> stats = {int_stat(kCorrelation, k.correlation), str_stat(kHloOp, k.op),
                                       str_stat(kHloModule, "jit_step"), int_stat(kProgramId, 7)};
     stats.insert(stats.end(), k.extra.begin(), k.extra.end());
@@ -114,14 +120,14 @@ Plane gpu_plane() {
 }
 
 // One thread launches every kernel, 10 ns each, 500 ns before it runs.
-Plane host_plane() {
+Plane host_plane(const std::vector<Kernel>& kernels) {
   Plane host = plane(0, "/host:CPU");
   host.stat_names = kStatNames;
   host.event_names = {{1, "hipModuleLaunchKernel"}, {2, "jit_step:XLA GPU module"}, {3, "dot.1"}};
   // The module's run [0, 7,000) ns, and XLA's own event for dot.1 around its launch (newer XLA
   // writes one per thunk): [2,400, 2,600) ns.
   std::vector<std::string> events = {event(2, 0, 7'000'000), event(3, 2'400'000, 200'000)};
-  for (const Kernel& k : kKernels)
+  for (const Kernel& k : kernels)
     events.push_back(event(1, (k.start - 500) * 1000, 10'000, {int_stat(kCorrelation, k.correlation)}));
   host.lines = {line(5, "py_xla_execute", 0, events)};
   return host;
@@ -134,10 +140,24 @@ std::vector<const HostEvent*> ops_named(const Profile& p, std::string_view name)
   return out;
 }
 
-Profile load_space() {
-  std::string path =
-      write_text(temp_dir() + "/hlo.xplane.pb", space({metadata_plane(), gpu_plane(), host_plane()}));
+Profile load_space(const std::string& hlo_proto = module(), const std::vector<Kernel>& kernels = kKernels) {
+  std::string path = write_text(temp_dir() + "/hlo.xplane.pb",
+                                space({metadata_plane(hlo_proto), gpu_plane(kernels), host_plane(kernels)}));
   return std::move(load_run({path}).workers.at(0));
+}
+
+// The XLA op of host event `e`, which the reader keeps with its instruction and XLA's own counts.
+const XlaOp& xla_op(const Profile& p, const HostEvent* e) {
+  const XlaOp* op = p.xla_hlo->op(e->details);
+  EXPECT_NE(op, nullptr);
+  return *op;
+}
+std::string_view str(const Profile& p, StringId id) {
+  return p.str(id);
+}
+std::vector<std::int64_t> list(const XlaHlo& m, HloRange r) {
+  auto dims = m.dims_of(r);
+  return {dims.begin(), dims.end()};
 }
 
 TEST(XplaneHlo, EachRunOfAnInstructionIsAnOpWithItsShapesAndCost) {
@@ -153,36 +173,133 @@ TEST(XplaneHlo, EachRunOfAnInstructionIsAnOpWithItsShapesAndCost) {
   // Inside the module's run, which no longer owns the launches.
   ASSERT_NE(conv[0]->parent, kNone);
   EXPECT_EQ(p.str(p.host_events[conv[0]->parent].name), "jit_step:XLA GPU module");
+  // Its operands as a Kineto op's, and no cost in its details: the analysis works that out.
   const OpDetails& c = p.details(*conv[0]);
   EXPECT_EQ(p.str(c.input_dims), "[[8,32,32,16],[3,3,16,64]]");
   EXPECT_EQ(p.str(c.input_types), "[\"bf16\",\"bf16\"]");
-  EXPECT_FLOAT_EQ(c.flops, 37748736.0f);
-  EXPECT_EQ(p.str(c.concrete_inputs),
-            "[\"custom-call __cudnn$convForward\",\"bf16[8,16,16,64]\",\"flops=37748736\",\"bytes=542720\","
-            "\"matrix\"]");
+  EXPECT_LT(c.flops, 0.0f);
+  EXPECT_EQ(c.concrete_inputs, kNoString);
+  // The facts the reader keeps of its instruction: the custom call's target, convolution dimension
+  // numbers (input feature 3, kernel spatial 0 and 1), the result tuple with its scratch buffer.
+  ASSERT_NE(p.xla_hlo, nullptr);
+  const XlaHlo& m = *p.xla_hlo;
+  const XlaOp& conv_op = xla_op(p, conv[0]);
+  ASSERT_NE(conv_op.instruction, kNone);
+  const HloInstruction& ci = m.instructions[conv_op.instruction];
+  EXPECT_EQ(str(p, ci.opcode), "custom-call");
+  EXPECT_EQ(str(p, ci.target), "__cudnn$convForward");
+  EXPECT_TRUE(ci.convolution);
+  EXPECT_EQ(ci.input_feature, 3);
+  EXPECT_EQ(list(m, ci.kernel_spatial), (std::vector<std::int64_t>{0, 1}));
+  const HloShape& result = m.shapes[ci.shape];
+  EXPECT_EQ(result.element_type, kHloTuple);
+  ASSERT_EQ(result.tuple.count, 2u);
+  EXPECT_EQ(list(m, m.shapes[result.tuple.first].dims), (std::vector<std::int64_t>{8, 16, 16, 64}));
+  EXPECT_EQ(m.shapes[result.tuple.first + 1].element_type, hlo::kU8);
+  ASSERT_EQ(ci.operands.count, 2u);
+  EXPECT_EQ(m.shapes[m.instructions[m.operands[ci.operands.first]].shape].element_type, hlo::kBf16);
+  EXPECT_LT(conv_op.flops, 0);  // no counts of XLA's own on its kernels
+  EXPECT_EQ(xla_op(p, conv[1]).instruction, conv_op.instruction);
   // dot.1's launch lies in XLA's own event for it: that event is the op, none is added.
   std::vector<const HostEvent*> dot = ops_named(p, "dot.1");
   ASSERT_EQ(dot.size(), 1u);
   EXPECT_EQ(dot[0]->start, 2400);
   EXPECT_EQ(dot[0]->end, 2600);
-  EXPECT_FLOAT_EQ(p.details(*dot[0]).flops, 4194304.0f);
+  const HloInstruction& di = m.instructions[xla_op(p, dot[0]).instruction];
+  EXPECT_TRUE(di.dot);
+  EXPECT_TRUE(di.contracting_known);
+  EXPECT_EQ(list(m, di.contracting), std::vector<std::int64_t>{1});
   EXPECT_TRUE(has_line(p.notes, "7 runs of XLA ops are host ops (1 of them XLA's own host events, 6 with"));
-  // Not matrix work: no count for MFU, the cost for the roofline only.
-  const OpDetails& fusion = p.details(*ops_named(p, "fusion.2").at(0));
-  EXPECT_LT(fusion.flops, 0.0f);
-  EXPECT_EQ(p.str(fusion.concrete_inputs),
-            "[\"fusion\",\"bf16[8,16,16,64]\",\"flops=262144\",\"bytes=524288\",\"vector\"]");
-  // XLA's own stats before the HLO's (0 FLOPs, 524,288 bytes by the HLO).
-  EXPECT_EQ(p.str(p.details(*ops_named(p, "transpose.3").at(0)).concrete_inputs),
-            "[\"transpose\",\"bf16[64,8,16,16]\",\"flops=1000\",\"bytes=777\",\"vector\"]");
-  // An instruction the module does not hold: an op without shapes or cost.
-  const OpDetails& unknown = p.details(*ops_named(p, "custom-call.9").at(0));
-  EXPECT_EQ(unknown.input_dims, kNoString);
-  EXPECT_EQ(unknown.concrete_inputs, kNoString);
-  // Counts past 2^62 are unknown: no FLOPs for MFU, none in the cost.
-  const OpDetails& big = p.details(*ops_named(p, "dot.big").at(0));
-  EXPECT_LT(big.flops, 0.0f);
-  EXPECT_EQ(p.str(big.concrete_inputs), "[\"dot\",\"f32[2147483648,2147483648]\",\"matrix\"]");
+  // The fusion's body is the module's fused computation: a multiply and an add.
+  const HloInstruction& fi = m.instructions[xla_op(p, ops_named(p, "fusion.2").at(0)).instruction];
+  EXPECT_EQ(str(p, fi.opcode), "fusion");
+  ASSERT_NE(fi.called, kNone);
+  HloRange body = m.computations[fi.called].instructions;
+  ASSERT_EQ(body.count, 3u);
+  EXPECT_EQ(str(p, m.instructions[body.first + 1].opcode), "multiply");
+  // XLA's own stats on transpose.3's kernel are kept with the op.
+  const XlaOp& transpose = xla_op(p, ops_named(p, "transpose.3").at(0));
+  EXPECT_EQ(transpose.flops, 1000);
+  EXPECT_EQ(transpose.bytes, 777);
+  // An instruction the module does not hold: an op without shapes or an instruction.
+  const HostEvent* unknown = ops_named(p, "custom-call.9").at(0);
+  EXPECT_EQ(p.details(*unknown).input_dims, kNoString);
+  EXPECT_EQ(xla_op(p, unknown).instruction, kNone);
+}
+
+// The cost model of analyse/gpu/xla_cost.h on the module above (its comment works each out).
+TEST(XplaneHlo, CostsOfADotAConvolutionAndAFusionFromTheFacts) {
+  Profile p = load_space();
+  XlaCosts costs(p);
+  auto index = [&](std::string_view name) {
+    return static_cast<std::size_t>(ops_named(p, name).at(0) - p.host_events.data());
+  };
+  // cudnn-conv.1: 2 x 131,072 outputs x 16 input features x 3 x 3 taps; (131,072 + 9,216 + 131,072)
+  // elements x 2 bytes, the scratch buffer left out.
+  std::optional<OpCost> conv = costs.roofline_cost(index("cudnn-conv.1"));
+  ASSERT_TRUE(conv);
+  EXPECT_EQ(conv->flop, 2.0 * 131072 * 16 * 3 * 3);
+  EXPECT_EQ(conv->bytes, (131072.0 + 9216 + 131072) * 2);
+  EXPECT_TRUE(conv->matrix);
+  EXPECT_EQ(costs.mfu_flops(index("cudnn-conv.1")), 37748736.0);
+  // dot.1: 2 x (64 x 256 outputs) x 128 contracted; (8,192 + 32,768 + 16,384) x 4 bytes.
+  std::optional<OpCost> dot = costs.roofline_cost(index("dot.1"));
+  ASSERT_TRUE(dot);
+  EXPECT_EQ(dot->flop, 2.0 * 64 * 256 * 128);
+  EXPECT_EQ(dot->bytes, (8192.0 + 32768 + 16384) * 4);
+  EXPECT_EQ(costs.mfu_flops(index("dot.1")), 4194304.0);
+  // fusion.2: a multiply and an add of 131,072 elements each inside; its operand read and its
+  // result written once at 2 bytes: not matrix work, so no count for MFU.
+  std::optional<OpCost> fusion = costs.roofline_cost(index("fusion.2"));
+  ASSERT_TRUE(fusion);
+  EXPECT_EQ(fusion->flop, 2.0 * 131072);
+  EXPECT_EQ(fusion->bytes, 2.0 * 131072 * 2);
+  EXPECT_FALSE(fusion->matrix);
+  EXPECT_LT(costs.mfu_flops(index("fusion.2")), 0);
+  // XLA's own counts before the HLO's (0 FLOPs, 524,288 bytes by the HLO).
+  std::optional<OpCost> transpose = costs.roofline_cost(index("transpose.3"));
+  ASSERT_TRUE(transpose);
+  EXPECT_EQ(transpose->flop, 1000);
+  EXPECT_EQ(transpose->bytes, 777);
+  // Counts past 2^62 are unknown: a matrix op without FLOPs has no cost, nor an MFU count.
+  EXPECT_TRUE(costs.costed(index("dot.big")));
+  EXPECT_FALSE(costs.roofline_cost(index("dot.big")));
+  EXPECT_LT(costs.mfu_flops(index("dot.big")), 0);
+  EXPECT_FALSE(costs.costed(index("custom-call.9")));
+}
+
+// Issue 78, item 2: fusions that share their fused computations. main holds kWide fusions of L1,
+// L1 kWide fusions of L2, L2 of L3, L3 of L4, and L4 a multiply of f32[4]: walked without memory
+// of what a computation costs, the first fusion would visit kWide^3 = 10^9 copies of L4. Each
+// computation is walked once: L1, L2 and L3 hold kWide + 1 instructions, L4 two.
+//   FLOPs: L4 4; L3 kWide x 4; L2 kWide^2 x 4; L1 kWide^3 x 4 = 4 x 10^9, the fusion's.
+//   bytes: its operand f32[4] read and its result f32[4] written: 32.
+TEST(XplaneHlo, AFusionTreeIsCostedOnceAComputation) {
+  using namespace hlo;
+  constexpr std::int64_t kWide = 1000;
+  std::string f32x4 = shape(kF32, {4});
+  auto level = [&](std::string_view name, std::int64_t id, std::int64_t calls) {
+    std::vector<std::string> list = {instruction("p", "parameter", f32x4, 1, {})};
+    for (std::int64_t k = 0; k < kWide; ++k)
+      list.push_back(
+          instruction(fmt::format("fusion.{}", k), "fusion", f32x4, k + 2, {1}, int_field(38, calls)));
+    return computation(name, id, list);
+  };
+  std::string tree =
+      proto("jit_step", {level("main", 1, 2), level("L1", 2, 3), level("L2", 3, 4), level("L3", 4, 5),
+                         computation("L4", 5,
+                                     {instruction("p", "parameter", f32x4, 1, {}),
+                                      instruction("multiply", "multiply", f32x4, 2, {1, 1})})});
+  Profile p = load_space(tree, {{4, "fusion.0", 11, 1000, 100}});
+  std::vector<const HostEvent*> op = ops_named(p, "fusion.0");
+  ASSERT_EQ(op.size(), 1u);
+  XlaCosts costs(p);
+  std::optional<OpCost> cost = costs.roofline_cost(static_cast<std::size_t>(op[0] - p.host_events.data()));
+  ASSERT_TRUE(cost);
+  EXPECT_EQ(cost->flop, 4.0 * kWide * kWide * kWide);
+  EXPECT_EQ(cost->bytes, 32.0);
+  EXPECT_FALSE(cost->matrix);
+  EXPECT_EQ(costs.instructions_walked(), 3 * static_cast<std::uint64_t>(kWide + 1) + 2);
 }
 
 TEST(XplaneHlo, TheRooflineAndMfuReadTheXlaOps) {

@@ -84,7 +84,7 @@ class ServingFlops {
 
 std::vector<float> counted_flops(const Profile& p, const OpStats& stats, ArgumentCache& args,
                                  NameClasses& classes, const CompiledClassification& classification,
-                                 TemplateCalls& templates) {
+                                 XlaCosts& xla, TemplateCalls& templates) {
   std::size_t n = p.host_events.size();
   std::vector<float> flops(n, 0);
   std::vector<bool> counted_below(n, false);
@@ -103,6 +103,8 @@ std::vector<float> counted_flops(const Profile& p, const OpStats& stats, Argumen
       const OpDetails& d = p.details(e);
       if (d.flops >= 0) {
         flops[i] = d.flops;
+      } else if (double x = xla.mfu_flops(i); x >= 0) {
+        flops[i] = static_cast<float>(x);
       } else if (classes.compiled_kernel(e.name)) {
         flops[i] = template_flops(p, e, args, fused, templates);
       } else if (auto f = flops_of_shapes(e.name, d)) {

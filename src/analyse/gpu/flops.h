@@ -3,6 +3,7 @@
 
 #include "analyse/classifier.h"
 #include "analyse/gpu/gpu_results.h"
+#include "analyse/gpu/xla_cost.h"
 #include "analyse/ops/op_info.h"
 #include "analyse/ops/op_stats.h"
 
@@ -20,10 +21,11 @@ struct TemplateCalls {
 // Per host event: the FLOPs it is counted for, 0 when none. Only the bottom-most ops with a count
 // are counted (aten::linear's aten::addmm, not both), only ops called during the window's steps.
 // A compiled kernel's range counts the FLOPs of its GEMM template, if it is one; a mixture-of-experts
-// or serving attention op (rules: op_models moe, serving_attention) the FLOPs of its model.
+// or serving attention op (rules: op_models moe, serving_attention) the FLOPs of its model; an XLA op
+// its matrix work's (xla_cost.h).
 std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, ArgumentCache& args,
                                  NameClasses& classes, const CompiledClassification& classification,
-                                 TemplateCalls& templates);
+                                 XlaCosts& xla, TemplateCalls& templates);
 
 // The peak (TFLOP/s) an op's FLOPs are compared with: the GPU's peak for the op's precision (its
 // first input tensor's type) on the best units the op could use, never on those its kernels ended

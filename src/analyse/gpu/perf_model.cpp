@@ -1,7 +1,6 @@
 #include "analyse/gpu/perf_model.h"
 
 #include <algorithm>
-#include <charconv>
 
 #include "analyse/communication/communication.h"
 #include "analyse/gpu/serving_models.h"
@@ -311,39 +310,7 @@ std::optional<OpCost> rms_norm_cost(const OpCall& c) {
   return OpCost{n / size * (2 * size + 2) + n * (affine ? 2 : 1), bytes.value(), false};
 }
 
-// An XLA op (src/load/xplane/xla_ops.cpp): the FLOPs and bytes the XSpace reader worked out from
-// the instruction's HLO (or XLA's own counts), in its Concrete Inputs as "flops=N" and "bytes=N",
-// and whether it is matrix work. A matrix op without FLOPs has no cost: its bytes alone would put it
-// under the memory ceiling it need not be under.
-std::optional<OpCost> xla_cost(const OpCall& c) {
-  std::optional<double> flop, bytes;
-  bool matrix = false;
-  auto number = [](std::string_view text, std::optional<double>& out) {
-    double v = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec == std::errc() && end == text.data() + text.size() && v >= 0 && v <= 0x1p62) out = v;
-  };
-  for (const std::string& s : c.scalars) {
-    std::string_view t = s;
-    if (t.starts_with("flops=")) number(t.substr(6), flop);
-    if (t.starts_with("bytes=")) number(t.substr(6), bytes);
-    matrix = matrix || t == "matrix";
-  }
-  if (!flop && (matrix || !bytes)) return std::nullopt;
-  return OpCost{flop.value_or(0), bytes, matrix};
-}
-
 }  // namespace
-
-const OpModelPattern& xla_op_model() {
-  static const OpModelPattern model = [] {
-    OpModelPattern m;
-    m.pattern = "(an XLA op of an XSpace profile)";
-    m.model = "xla";
-    return m;
-  }();
-  return model;
-}
 
 std::optional<OpCost> op_cost(const OpModelPattern& model, const OpCall& call) {
   const std::string& m = model.model;
@@ -361,7 +328,6 @@ std::optional<OpCost> op_cost(const OpModelPattern& model, const OpCall& call) {
   if (m == "batch_norm" || m == "batch_norm_backward")
     return batch_norm_cost(call, m == "batch_norm_backward");
   if (m == "rms_norm") return rms_norm_cost(call);
-  if (m == "xla") return xla_cost(call);
   if (m == "moe" && call.serving) return moe_cost(call, *call.serving);
   if (m == "serving_attention" && call.serving) return serving_attention_cost(call, model, *call.serving);
   return std::nullopt;

@@ -30,12 +30,8 @@ struct OpCost {
   bool matrix = false;          // GEMM, convolution or attention: Tensor Core peaks apply
 };
 
-// The model of an XLA op of an XSpace profile (an op whose Concrete Inputs the XSpace reader wrote:
-// its FLOPs and bytes from the HLO). XLA names instructions freely (fusion.12, cudnn-conv.1.0), so no
-// op_models pattern can pick it; the roofline picks it by the profile's format.
-const OpModelPattern& xla_op_model();
-
-// The call's cost by the model's formulas; empty when the shapes do not say enough.
+// The call's cost by the model's formulas; empty when the shapes do not say enough. (An XLA op's
+// model is xla_cost.h's.)
 std::optional<OpCost> op_cost(const OpModelPattern& model, const OpCall& call);
 
 }  // namespace perfgate

@@ -127,16 +127,14 @@ class Roofline {
   }
 
  private:
-  // By name (op_models), else, for an XLA op of an XSpace profile (its Concrete Inputs the reader's
-  // cost), the xla model; per name: every op of a name is one instruction.
+  // By name (op_models), else, for an XLA op with a cost (xla_cost.h), the xla model; per name:
+  // every op of a name is one instruction.
   const OpModelPattern* model_of(std::size_t e) {
     StringId name = in_.profile.host_events[e].name;
     auto [it, added] = models_.try_emplace(name, nullptr);
     if (added) {
       it->second = in_.classification.op_model(in_.profile.str(name));
-      if (!it->second && in_.profile.info.format == "xplane" &&
-          in_.profile.details(e).concrete_inputs != kNoString)
-        it->second = &xla_op_model();
+      if (!it->second && in_.xla.costed(e)) it->second = &xla_op_model();
     }
     return it->second;
   }
@@ -155,8 +153,10 @@ class Roofline {
   }
 
   // The model's cost of op e's call; cached by its name and argument texts (which also decide its
-  // model), except for the models that read more than the call's own arguments.
+  // model), except for the models that read more than the call's own arguments (the xla model's
+  // costs are cached by instruction).
   std::optional<OpCost> cost_of(std::size_t e, const OpModelPattern& m) {
+    if (&m == &xla_op_model()) return in_.xla.roofline_cost(e);
     if (reads_serving_context(m)) {
       ServingContext serving = serving_.read(e, m);
       OpCall call = call_of(e);

@@ -5,6 +5,7 @@
 
 #include "analyse/classifier.h"
 #include "analyse/gpu/gpu_results.h"
+#include "analyse/gpu/xla_cost.h"
 #include "analyse/ops/op_info.h"
 #include "analyse/ops/op_stats.h"
 
@@ -17,6 +18,7 @@ struct RooflineInputs {
   ArgumentCache& args;
   const std::vector<float>& flops;  // counted_flops: MFU's counts, which the table reuses
   const std::vector<GpuMetrics>& gpus;
+  XlaCosts& xla;  // the XLA ops' costs: the xla model
 };
 
 struct RooflineResult {

@@ -26,8 +26,9 @@ std::unique_ptr<ByteSource> open_snapshot(const std::string& path) {
 void read(const ReaderInput& in, const ProfileSink& emit) {
   // Streamed: the values alive at once count against the limit, not the file.
   std::uint64_t bytes = 0;
-  auto snap = std::make_shared<MemorySnapshot>(snapshot::read_snapshot_stream(
-      [&] { return open_snapshot(in.file.path); }, in.file.path, {in.options.max_input_memory, 128}, &bytes));
+  auto snap = std::make_shared<MemorySnapshot>(
+      snapshot::read_snapshot_stream([&] { return open_snapshot(in.file.path); }, in.file.path,
+                                     {in.options.max_input_memory, 128}, &bytes, in.options.classification));
   if (in.progress) in.progress(bytes);
   Profile profile;
   profile.worker = in.file.worker;

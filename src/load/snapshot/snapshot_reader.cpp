@@ -54,24 +54,9 @@ std::string lowercase(std::string_view text) {
   return out;
 }
 
-// The phase or kind of memory a frame shows, by precedence: 0 is the strongest (docs/formats.md).
-int frame_rank(std::string_view path, std::string_view name) {
-  if (name.find("AccumulateGrad") != std::string_view::npos) return 0;  // writes a parameter's .grad
-  if (path.find("/torch/optim/") != std::string_view::npos) return 1;
-  if (path.ends_with("/torch/nn/parameter.py") ||
-      (path.ends_with("/torch/nn/modules/module.py") && name == "_apply"))
-    return 2;
-  if ((path.ends_with("/torch/_tensor.py") && name == "backward") ||
-      (path.ends_with("/torch/autograd/__init__.py") && (name == "backward" || name == "grad")) ||
-      name.find("torch::autograd::Engine::") != std::string_view::npos)
-    return 3;
-  if (path.ends_with("/torch/nn/modules/module.py") && name == "_call_impl") return 4;
-  return 5;
-}
-
 }  // namespace
 
-std::string category_of(const Value& entry) {
+std::string category_of(const Value& entry, MemoryCategories& categories) {
   if (const Value* c = entry.find("category"); c && c->is(Kind::Str) && !c->text().empty())
     return lowercase(c->text());
   if (const Value* m = entry.find("user_metadata"); m && m->is(Kind::Str)) {
@@ -82,18 +67,18 @@ std::string category_of(const Value& entry) {
          {"parameter", "gradient", "optimizer_state", "activation", "input", "temporary", "autograd_detail"})
       if (said == known) return said;
   }
-  int best = 5;
+  int best = -1;
   if (const Value* frames = entry.find("frames"))
     for (const Value& f : frames->items()) {
       const Value* file = f.find("filename");
       const Value* name = f.find("name");
       std::string path(file ? file->text() : std::string_view());
       std::replace(path.begin(), path.end(), '\\', '/');
-      best = std::min(best, frame_rank(path, name ? name->text() : std::string_view()));
+      int e = categories.entry_of(path, name ? name->text() : std::string_view());
+      if (e >= 0 && (best < 0 || e < best)) best = e;
+      if (best == 0) break;
     }
-  constexpr std::string_view kByRank[] = {"gradient", "optimizer", "parameter",
-                                          "backward", "forward",   "unknown"};
-  return std::string(kByRank[best]);
+  return best < 0 ? std::string("unknown") : categories.category(best);
 }
 
 namespace {
@@ -102,9 +87,12 @@ namespace {
 // device's trace, and the annotations (read by nothing here).
 enum Role : std::uint8_t { kSegments = pickle::kRootRole + 1, kTraces, kDeviceTrace, kAnnotations };
 
+const std::vector<MemoryCategoryPattern> kNoCategories;
+
 class Reading : public pickle::Drain {
  public:
-  explicit Reading(const std::string& path) : path_(path) {}
+  Reading(const std::string& path, const Classification* knowledge)
+      : path_(path), categories_(knowledge ? knowledge->memory_categories : kNoCategories) {}
 
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(path_ + ": not a PyTorch memory snapshot: " + why);
@@ -123,7 +111,7 @@ class Reading : public pickle::Drain {
   // The entry's site (its frames' top user frame) and category, as an index into out_.sites.
   std::uint32_t site(const Value& entry) {
     std::string where = site_of(entry.find("frames"));
-    std::string category = category_of(entry);
+    std::string category = category_of(entry, categories_);
     auto [at, added] =
         site_ids_.try_emplace(where + '\0' + category, static_cast<std::uint32_t>(out_.sites.size()));
     if (added) {
@@ -157,6 +145,7 @@ class Reading : public pickle::Drain {
 
  private:
   const std::string& path_;
+  MemoryCategories categories_;
   MemorySnapshot out_;
   std::vector<SnapshotDevice> all_;
   std::unordered_map<std::string, std::uint32_t> site_ids_;
@@ -284,14 +273,14 @@ MemorySnapshot Reading::finish(const Value& root) {
 
 }  // namespace
 
-MemorySnapshot read_snapshot(const Value& root, const std::string& path) {
-  return Reading(path).finish(root);
+MemorySnapshot read_snapshot(const Value& root, const std::string& path, const Classification* knowledge) {
+  return Reading(path, knowledge).finish(root);
 }
 
 MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
                                     const std::string& path, const pickle::Limits& limits,
-                                    std::uint64_t* bytes_read) {
-  Reading reading(path);
+                                    std::uint64_t* bytes_read, const Classification* knowledge) {
+  Reading reading(path, knowledge);
   Value root = pickle::unpickle_stream(open, path, limits, reading, bytes_read);
   return reading.finish(root);
 }

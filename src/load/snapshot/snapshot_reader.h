@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "knowledge/memory_categories.h"
 #include "load/snapshot/pickle.h"
+#include "perfgate/classification.h"
 #include "perfgate/memory_snapshot.h"
 #include "perfgate/profile.h"
 
@@ -22,9 +24,11 @@ namespace perfgate::snapshot {
 // memory snapshot, from a file's first bytes.
 bool detect(std::string_view head);
 
-// The snapshot `root`. Throws InputError naming `path` when it is not a snapshot's shape or its
-// sizes pass 2^62 bytes in sum.
-MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path);
+// The snapshot `root`, its allocations' categories by the frame patterns of `knowledge` (rules:
+// memory_categories; nullptr: none, so that only what the snapshot says names a category). Throws
+// InputError naming `path` when it is not a snapshot's shape or its sizes pass 2^62 bytes in sum.
+MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path,
+                             const Classification* knowledge = nullptr);
 
 // The snapshot in the pickle that `open()` gives, read as it streams (pickle::unpickle_stream):
 // each segment and each trace entry taken into the model as it is read and then let go, so that
@@ -32,7 +36,8 @@ MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path)
 // `limits` (the file's size plays no part). `bytes_read`: the pickle's bytes (inflated) in all.
 MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
                                     const std::string& path, const pickle::Limits& limits,
-                                    std::uint64_t* bytes_read = nullptr);
+                                    std::uint64_t* bytes_read = nullptr,
+                                    const Classification* knowledge = nullptr);
 
 // The frames' top user frame, "name (file.py:line)": the first frame not in an installed package
 // (site-packages, dist-packages, torch/, the Python library) nor in C or C++ source.
@@ -40,12 +45,10 @@ std::string site_of(const pickle::Value* frames);
 
 // What a trace entry's or a block's memory holds (docs/formats.md, "Categories"): its `category`
 // (PyTorch's memory profiler's, lower case, as torch.cuda._memory_viz writes it), else its
-// `user_metadata` when that names one of those categories, else what its frames show: "gradient"
-// (autograd's AccumulateGrad), "optimizer" (torch/optim), "parameter" (torch/nn/parameter.py or a
-// module's _apply: .to(), .cuda()), "backward" (Tensor.backward, torch.autograd.backward/grad, the
-// autograd engine), "forward" (a module's _call_impl), the first of these any frame shows; else
-// "unknown".
-std::string category_of(const pickle::Value& entry);
+// `user_metadata` when that names one of those categories, else the category of the first entry of
+// `categories` (rules: memory_categories: gradient, optimizer, parameter, backward, forward) that
+// any of its frames matches; else "unknown".
+std::string category_of(const pickle::Value& entry, MemoryCategories& categories);
 
 // Replays each device's trace from the final state backwards (snapshot_replay.cpp): each alloc's
 // and free_completed's block, the totals and live blocks entering the trace; and adds the totals

@@ -61,9 +61,10 @@ class Builder {
   void xla_ops();
   // The kernels of command buffers given back to their instructions (command_buffers.cpp).
   void command_buffer_ops();
-  // An XLA op's details from its instruction's cost, or XLA's own counts (-1: none), under a new
-  // External id; returns their index in the profile's op details.
-  std::uint32_t xla_op_details(const HloCost* cost, double flops, double bytes);
+  // An XLA op's details under a new External id, with its instruction's operands (kNone: not in
+  // a module the profile holds), and the op in the model's XLA ops with its instruction and XLA's
+  // own counts (-1: none); returns the details' index in the profile's op details.
+  std::uint32_t xla_op_details(std::uint32_t instruction, double flops, double bytes);
 
   Profile p_;
   std::string path_;
@@ -97,7 +98,9 @@ class Builder {
   };
   std::vector<XlaActivity> xla_activities_;
   std::int64_t next_external_id_ = 1;  // XSpace runtime calls have no External id of their own
-  HloIndex hlo_;
+  HloIndex hlo_{p_.strings};
+  // Each instruction's operands as an op's Input Dims and Input type, interned.
+  std::unordered_map<std::uint32_t, std::pair<StringId, StringId>> operand_text_;
   std::uint64_t xla_ops_ = 0;
   std::uint64_t xla_native_ = 0;  // of them, XLA's own host events
   std::uint64_t xla_costed_ = 0;

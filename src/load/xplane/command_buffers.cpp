@@ -99,7 +99,7 @@ void Builder::command_buffer_ops() {
   for (const XlaActivity& x : xla_activities_) {
     const GpuActivity& a = p_.gpu_activities[x.activity];
     auto [known, added] = instruction.try_emplace((std::uint64_t{x.module} << 32) | x.op, false);
-    if (added) known->second = hlo_.cost(p_.str(x.module), x.program, p_.str(x.op)) != nullptr;
+    if (added) known->second = hlo_.instruction(p_.str(x.module), x.program, p_.str(x.op)) != kNone;
     if (a.correlation != 0 && !known->second) launches[{a.device, a.correlation}].push_back(&x);
   }
   // A graph: one launch that ran several activities (a kernel launch runs one).
@@ -142,8 +142,8 @@ void Builder::command_buffer_ops() {
     const RuntimeCall launch = p_.runtime_calls[call->second];
     for (std::size_t n = 0; n < order.size(); ++n) {
       const std::string& name = schedule->instructions[order[n]].name;
-      const HloCost* cost = hlo_.cost(p_.str(head.module), head.program, name);
-      std::uint32_t details = xla_op_details(cost, -1, -1);
+      std::uint32_t details =
+          xla_op_details(hlo_.instruction(p_.str(head.module), head.program, name), -1, -1);
       auto [start, end] = slice(launch, n, order.size());
       HostEvent h;
       h.start = start;

@@ -9,6 +9,7 @@
 #include "load/xplane/hlo.h"
 
 #include <algorithm>
+#include <span>
 #include <vector>
 
 #include <fmt/format.h>
@@ -23,9 +24,7 @@ using wire::Message;
 using wire::WireError;
 using wire::WireType;
 
-constexpr std::size_t kMaxRank = 64;       // dims of one shape, kept
 constexpr int kMaxTupleDepth = 4;          // nested tuple shapes read
-constexpr int kMaxFusionDepth = 4;         // fusions inside fusions costed
 constexpr std::size_t kMaxList = 1 << 16;  // operands, called computations
 
 struct Shape {
@@ -98,14 +97,14 @@ Shape read_shape(Message m, int depth) {
   Field f;
   while (m.next(f)) {
     if (f.number == 2) out.type = integer(f, "element type");
-    if (f.number == 3 && out.dims.size() <= kMaxRank) ints(f, out.dims, "dimensions");
+    if (f.number == 3 && out.dims.size() <= kHloMaxRank) ints(f, out.dims, "dimensions");
     if (f.number == 4) {
       expect(f, WireType::Bytes, "tuple shape");
       if (depth < kMaxTupleDepth && out.tuple.size() < kMaxList)
         out.tuple.push_back(read_shape(wire::nested(f), depth + 1));
     }
   }
-  if (out.dims.size() > kMaxRank) out.type = -1;  // not an array we cost
+  if (out.dims.size() > kHloMaxRank) out.type = kHloTooManyDimensions;
   return out;
 }
 
@@ -170,52 +169,6 @@ Instruction read_instruction(Message m) {
     }
   }
   return out;
-}
-
-// Bits per element of XLA's PrimitiveType (xla_data.proto); 0: not an array element type.
-unsigned element_bits(std::int64_t type) {
-  switch (type) {
-    case 1:
-    case 2:
-    case 6:
-    case 19:
-    case 20:
-    case 23:
-    case 24:
-    case 25:
-    case 28:
-    case 29:
-    case 33:
-      return 8;  // pred, s8, u8, f8*
-    case 3:
-    case 7:
-    case 10:
-    case 16:
-      return 16;  // s16, u16, f16, bf16
-    case 4:
-    case 8:
-    case 11:
-      return 32;  // s32, u32, f32
-    case 5:
-    case 9:
-    case 12:
-    case 15:
-      return 64;  // s64, u64, f64, c64
-    case 18:
-      return 128;  // c128
-    case 21:
-    case 22:
-    case 32:
-      return 4;  // s4, u4, f4e2m1fn
-    case 26:
-    case 27:
-      return 2;  // s2, u2
-    case 30:
-    case 31:
-      return 1;  // s1, u1
-    default:
-      return 0;
-  }
 }
 
 const char* type_name(std::int64_t type) {
@@ -285,43 +238,9 @@ const char* type_name(std::int64_t type) {
   }
 }
 
-// The number of elements of an array shape; empty on a negative dimension or an overflow.
-std::optional<std::uint64_t> elements(const Shape& s) {
-  std::uint64_t n = 1;
-  for (std::int64_t d : s.dims)
-    if (d < 0 || __builtin_mul_overflow(n, static_cast<std::uint64_t>(d), &n)) return std::nullopt;
-  return n;
-}
-
-// The bytes of a shape: an array's elements at its type's size, a tuple's elements summed.
-std::optional<double> shape_bytes(const Shape& s) {
-  if (s.type == 13) {
-    double sum = 0;
-    for (const Shape& t : s.tuple) {
-      auto b = shape_bytes(t);
-      if (!b) return std::nullopt;
-      sum += *b;
-    }
-    return sum;
-  }
-  if (s.type == 14 || s.type == 17) return 0.0;  // opaque, token
-  auto n = elements(s);
-  unsigned bits = element_bits(s.type);
-  if (!n || bits == 0) return std::nullopt;
-  return static_cast<double>(*n) * bits / 8;
-}
-
-// A custom call's result is a tuple of the result and a scratch buffer (u8[...]) for convolutions
-// and GEMMs: the result alone is the data.
-const Shape& result_of(const Instruction& in) {
-  if (in.opcode == "custom-call" && in.shape.type == 13 && !in.shape.tuple.empty())
-    return in.shape.tuple.front();
-  return in.shape;
-}
-
-std::string dims_text(const Shape& s) {
+std::string dims_text(std::span<const std::int64_t> dims) {
   std::string out = "[";
-  for (std::size_t i = 0; i < s.dims.size(); ++i) out += fmt::format("{}{}", i ? "," : "", s.dims[i]);
+  for (std::size_t i = 0; i < dims.size(); ++i) out += fmt::format("{}{}", i ? "," : "", dims[i]);
   return out + "]";
 }
 
@@ -349,55 +268,6 @@ bool json_contracting(std::string_view config, std::vector<std::int64_t>& out) {
   return !out.empty();
 }
 
-bool is_gemm_call(std::string_view target) {
-  return target.find("gemm") != std::string_view::npos || target.find("matmul") != std::string_view::npos ||
-         target.find("Gemm") != std::string_view::npos || target.find("Matmul") != std::string_view::npos;
-}
-
-// One FLOP per output element: arithmetic, comparisons and selections (XLA's own cost analysis
-// counts these as FLOPs too; transcendental functions are one each here).
-bool elementwise(std::string_view op) {
-  static constexpr std::string_view kOps[] = {"add",
-                                              "subtract",
-                                              "multiply",
-                                              "divide",
-                                              "maximum",
-                                              "minimum",
-                                              "negate",
-                                              "abs",
-                                              "exponential",
-                                              "exponential-minus-one",
-                                              "log",
-                                              "log-plus-one",
-                                              "tanh",
-                                              "sqrt",
-                                              "rsqrt",
-                                              "cbrt",
-                                              "power",
-                                              "logistic",
-                                              "sine",
-                                              "cosine",
-                                              "tan",
-                                              "atan2",
-                                              "remainder",
-                                              "sign",
-                                              "floor",
-                                              "ceil",
-                                              "round-nearest-afz",
-                                              "round-nearest-even",
-                                              "erf",
-                                              "compare",
-                                              "select",
-                                              "clamp",
-                                              "and",
-                                              "or",
-                                              "xor",
-                                              "not"};
-  for (std::string_view o : kOps)
-    if (op == o) return true;
-  return false;
-}
-
 // Whether an instruction outside a fusion may launch device work: all but those that only name or
 // group values, and the halves of asynchronous pairs that wait (XLA runs no kernel for them).
 bool may_launch(std::string_view opcode) {
@@ -409,21 +279,75 @@ bool may_launch(std::string_view opcode) {
   return !opcode.ends_with("-done");
 }
 
+HloRange add_dims(XlaHlo& model, const std::vector<std::int64_t>& dims) {
+  HloRange out{static_cast<std::uint32_t>(model.dims.size()), static_cast<std::uint32_t>(dims.size())};
+  model.dims.insert(model.dims.end(), dims.begin(), dims.end());
+  return out;
+}
+
+// Shape `s` into the model's shapes at `at`, a tuple's shapes side by side after it.
+void put_shape(XlaHlo& model, std::size_t at, const Shape& s) {
+  HloShape out;
+  out.element_type = s.type;
+  out.dims = add_dims(model, s.dims);
+  out.tuple = {static_cast<std::uint32_t>(model.shapes.size()), static_cast<std::uint32_t>(s.tuple.size())};
+  model.shapes.resize(model.shapes.size() + s.tuple.size());
+  model.shapes[at] = out;
+  for (std::size_t k = 0; k < s.tuple.size(); ++k) put_shape(model, out.tuple.first + k, s.tuple[k]);
+}
+
+std::uint32_t add_shape(XlaHlo& model, const Shape& s) {
+  std::size_t at = model.shapes.size();
+  model.shapes.emplace_back();
+  put_shape(model, at, s);
+  return static_cast<std::uint32_t>(at);
+}
+
 class Module {
  public:
   explicit Module(std::vector<Computation> computations) : computations_(std::move(computations)) {
     for (std::size_t i = 0; i < computations_.size(); ++i) index_[computations_[i].id] = i;
   }
 
-  std::unordered_map<std::string, HloCost> costs() const {
-    std::unordered_map<std::string, HloCost> out;
+  // Appends the module's facts to `model` (opcodes and targets interned in `strings`); returns its
+  // instructions outside fused computations by name (the first of a name), as model indices.
+  std::unordered_map<std::string, std::uint32_t> add_to(XlaHlo& model, StringPool& strings) const {
+    auto base = static_cast<std::uint32_t>(model.computations.size());
+    std::vector<std::uint32_t> first(computations_.size());
+    std::size_t total = model.instructions.size();
+    for (std::size_t i = 0; i < computations_.size(); ++i) {
+      first[i] = static_cast<std::uint32_t>(total);
+      total += computations_[i].instructions.size();
+    }
+    if (total >= kNone) throw WireError("an HLO module holds more than 2^32 instructions", 0);
+    for (std::size_t i = 0; i < computations_.size(); ++i) {
+      const Computation& c = computations_[i];
+      model.computations.push_back({{first[i], static_cast<std::uint32_t>(c.instructions.size())}});
+      for (const Instruction& in : c.instructions) {
+        HloInstruction out = facts(model, strings, in);
+        out.operands = {static_cast<std::uint32_t>(model.operands.size()),
+                        static_cast<std::uint32_t>(in.operands.size())};
+        for (std::int64_t id : in.operands) {
+          auto it = c.by_id.find(id);
+          model.operands.push_back(it == c.by_id.end() ? kNone
+                                                       : first[i] + static_cast<std::uint32_t>(it->second));
+        }
+        if (!in.called.empty())
+          if (auto it = index_.find(in.called.front()); it != index_.end())
+            out.called = base + static_cast<std::uint32_t>(it->second);
+        model.instructions.push_back(out);
+      }
+    }
+    std::unordered_map<std::string, std::uint32_t> by_name;
     std::vector<bool> fused = fused_computations();
     for (std::size_t i = 0; i < computations_.size(); ++i) {
       if (fused[i]) continue;
-      for (const Instruction& in : computations_[i].instructions)
-        if (!in.name.empty()) out.emplace(std::string(in.name), cost(in, computations_[i]));
+      const std::vector<Instruction>& list = computations_[i].instructions;
+      for (std::size_t k = 0; k < list.size(); ++k)
+        if (!list[k].name.empty())
+          by_name.emplace(std::string(list[k].name), first[i] + static_cast<std::uint32_t>(k));
     }
-    return out;
+    return by_name;
   }
 
   // The instructions outside fusions that may launch device work, in each computation's order.
@@ -458,87 +382,27 @@ class Module {
     return fused;
   }
 
-  const Shape* operand(const Computation& c, const Instruction& in, std::size_t k) const {
-    if (k >= in.operands.size()) return nullptr;
-    auto it = c.by_id.find(in.operands[k]);
-    return it == c.by_id.end() ? nullptr : &c.instructions[it->second].shape;
-  }
-
-  // The FLOPs of one instruction; empty where unknown. `matrix` is set for convolutions and dots.
-  std::optional<double> flops(const Instruction& in, const Computation& c, bool& matrix, int depth) const {
-    const Shape& out = result_of(in);
-    auto n = elements(out);
-    if (in.conv) {
-      matrix = true;
-      const Shape *lhs = operand(c, in, 0), *rhs = operand(c, in, 1);
-      if (!n || !lhs || !rhs || in.feature_groups < 1 || in.batch_groups != 1 || in.input_feature < 0 ||
-          static_cast<std::size_t>(in.input_feature) >= lhs->dims.size())
-        return std::nullopt;
-      double per = static_cast<double>(lhs->dims[in.input_feature] / in.feature_groups);
-      for (std::int64_t k : in.kernel_spatial) {
-        if (k < 0 || static_cast<std::size_t>(k) >= rhs->dims.size()) return std::nullopt;
-        per *= static_cast<double>(rhs->dims[k]);
-      }
-      return 2.0 * static_cast<double>(*n) * per;
+  // What an instruction states of itself; its operands and called computation are resolved by
+  // add_to.
+  static HloInstruction facts(XlaHlo& model, StringPool& strings, const Instruction& in) {
+    HloInstruction out;
+    out.opcode = strings.intern(in.opcode);
+    out.target = in.target.empty() ? kNoString : strings.intern(in.target);
+    out.shape = add_shape(model, in.shape);
+    out.convolution = in.conv;
+    out.dot = in.dot;
+    out.input_feature = in.input_feature;
+    out.feature_groups = in.feature_groups;
+    out.batch_groups = in.batch_groups;
+    out.kernel_spatial = add_dims(model, in.kernel_spatial);
+    if (in.dot) {
+      out.contracting_known = true;
+      out.contracting = add_dims(model, in.lhs_contracting);
+    } else if (in.opcode == "custom-call") {
+      std::vector<std::int64_t> contracting;
+      out.contracting_known = json_contracting(in.backend_config, contracting);
+      if (out.contracting_known) out.contracting = add_dims(model, contracting);
     }
-    std::vector<std::int64_t> contracting = in.lhs_contracting;
-    bool gemm = in.dot || (in.opcode == "custom-call" && is_gemm_call(in.target));
-    if (gemm) {
-      matrix = true;
-      if (!in.dot && !json_contracting(in.backend_config, contracting)) return std::nullopt;
-      const Shape* lhs = operand(c, in, 0);
-      if (!n || !lhs) return std::nullopt;
-      double k = 1;
-      for (std::int64_t d : contracting) {
-        if (d < 0 || static_cast<std::size_t>(d) >= lhs->dims.size()) return std::nullopt;
-        k *= static_cast<double>(lhs->dims[d]);
-      }
-      return 2.0 * static_cast<double>(*n) * k;
-    }
-    if (in.opcode == "fusion") {
-      if (depth >= kMaxFusionDepth || in.called.empty()) return std::nullopt;
-      auto it = index_.find(in.called.front());
-      if (it == index_.end()) return std::nullopt;
-      const Computation& body = computations_[it->second];
-      double sum = 0;
-      for (const Instruction& inner : body.instructions) {
-        auto f = flops(inner, body, matrix, depth + 1);
-        if (!f) return std::nullopt;
-        sum += *f;
-      }
-      return sum;
-    }
-    if (elementwise(in.opcode)) return n ? std::optional<double>(static_cast<double>(*n)) : std::nullopt;
-    if (in.opcode == "reduce") {
-      const Shape* input = operand(c, in, 0);
-      auto m = input ? elements(*input) : std::nullopt;
-      return m ? std::optional<double>(static_cast<double>(*m)) : std::nullopt;
-    }
-    return 0.0;  // data movement: copies, transposes, slices, broadcasts, converts, parameters
-  }
-
-  HloCost cost(const Instruction& in, const Computation& c) const {
-    HloCost out;
-    out.opcode = in.target.empty() ? std::string(in.opcode) : fmt::format("{} {}", in.opcode, in.target);
-    const Shape& result = result_of(in);
-    out.output = fmt::format("{}{}", type_name(result.type), dims_text(result));
-    std::optional<double> bytes = shape_bytes(result);
-    out.input_dims = "[";
-    out.input_types = "[";
-    for (std::size_t k = 0; k < in.operands.size(); ++k) {
-      const Shape* s = operand(c, in, k);
-      auto b = s ? shape_bytes(*s) : std::nullopt;
-      if (bytes && b)
-        *bytes += *b;
-      else
-        bytes = std::nullopt;
-      out.input_dims += fmt::format("{}{}", k ? "," : "", s ? dims_text(*s) : "[]");
-      out.input_types += fmt::format("{}\"{}\"", k ? "," : "", s ? type_name(s->type) : "");
-    }
-    out.input_dims += "]";
-    out.input_types += "]";
-    out.bytes = bytes;
-    out.flops = flops(in, c, out.matrix, 0);
     return out;
   }
 
@@ -592,6 +456,8 @@ std::string_view module_name(std::string_view bytes, std::uint64_t offset) {
 
 }  // namespace
 
+HloIndex::HloIndex(StringPool& strings) : strings_(strings) {}
+
 void HloIndex::add(std::int64_t program_id, std::string_view bytes, std::uint64_t offset) {
   std::string_view name;
   try {
@@ -611,7 +477,7 @@ const HloIndex::Decoded& HloIndex::decode(const Source& source) {
   if (!added) return it->second;
   try {
     Module module = read_module(source.bytes, source.offset);
-    it->second.costs = module.costs();
+    it->second.by_name = module.add_to(*model_, strings_);
     it->second.schedule = module.schedule();
     it->second.ok = true;
   } catch (const WireError& e) {
@@ -628,12 +494,12 @@ const HloIndex::Source* HloIndex::source(std::string_view module, std::int64_t p
   return nullptr;
 }
 
-const HloCost* HloIndex::cost(std::string_view module, std::int64_t program_id, std::string_view op) {
+std::uint32_t HloIndex::instruction(std::string_view module, std::int64_t program_id, std::string_view op) {
   const Source* from = source(module, program_id);
-  if (!from) return nullptr;
-  const Costs& all = decode(*from).costs;
-  auto it = all.find(std::string(op));
-  return it == all.end() ? nullptr : &it->second;
+  if (!from) return kNone;
+  const Decoded& d = decode(*from);
+  auto it = d.by_name.find(std::string(op));
+  return it == d.by_name.end() ? kNone : it->second;
 }
 
 const HloSchedule* HloIndex::schedule(std::string_view module, std::int64_t program_id) {
@@ -641,6 +507,21 @@ const HloSchedule* HloIndex::schedule(std::string_view module, std::int64_t prog
   if (!from) return nullptr;
   const Decoded& d = decode(*from);
   return d.ok ? &d.schedule : nullptr;
+}
+
+HloOperandText HloIndex::operand_text(std::uint32_t instruction) const {
+  const XlaHlo& m = *model_;
+  HloOperandText out{"[", "["};
+  std::size_t k = 0;
+  for (std::uint32_t operand : m.operands_of(m.instructions[instruction])) {
+    const HloShape* s = operand == kNone ? nullptr : &m.shapes[m.instructions[operand].shape];
+    out.dims += fmt::format("{}{}", k ? "," : "", s ? dims_text(m.dims_of(s->dims)) : "[]");
+    out.types += fmt::format("{}\"{}\"", k ? "," : "", s ? type_name(s->element_type) : "");
+    ++k;
+  }
+  out.dims += "]";
+  out.types += "]";
+  return out;
 }
 
 std::string kernel_name_of(std::string_view instruction) {

@@ -2,35 +2,20 @@
 // named by the instruction (cudnn-conv.1.0, fusion.12) that owns its launches by External id: the
 // host event XLA itself wrote for the instruction where one encloses the run (newer XLA's thunk
 // annotations), else one made from the first launch to the last (older profiles). Its details are
-// the instruction's operands, types and cost from the module's HLO (hlo.h), or XLA's own `flops` and
-// `bytes_accessed` stats where the kernels carry them, so the ops tables, MFU and the roofline read
-// a JAX/TensorFlow profile as they read a PyTorch trace (docs/formats.md, "XSpace profile";
-// docs/metrics.md, "XLA ops").
+// the instruction's operands and types from the module's HLO (hlo.h); the op is kept in the model's
+// XLA ops (model/xla_hlo.h) with its instruction and XLA's own `flops` and `bytes_accessed` stats
+// where the kernels carry them, whose cost the analysis works out (analyse/gpu/xla_cost.h), so the
+// ops tables, MFU and the roofline read a JAX/TensorFlow profile as they read a PyTorch trace
+// (docs/formats.md, "XSpace profile"; docs/metrics.md, "XLA ops").
 #include <algorithm>
 #include <numeric>
 
 #include <fmt/format.h>
 
-#include "load/json_text.h"
 #include "load/xplane/builder.h"
 
 namespace perfgate::xplane {
 namespace {
-
-// The op's Concrete Inputs: ["<opcode>", "<result>", "flops=N", "bytes=N", "matrix"|"vector"], what
-// the roofline's xla model reads (perf_model.cpp); an entry is left out where it is unknown.
-std::string xla_concrete_inputs(const HloCost* cost, double flops, double bytes, bool matrix) {
-  std::string out = "[";
-  auto add = [&](std::string_view item) { out += (out.size() > 1 ? "," : "") + json_string(item); };
-  if (cost) {
-    add(cost->opcode);
-    add(cost->output);
-  }
-  if (flops >= 0) add(fmt::format("flops={:.0f}", flops));
-  if (bytes >= 0) add(fmt::format("bytes={:.0f}", bytes));
-  add(matrix ? "matrix" : "vector");
-  return out + "]";
-}
 
 std::uint64_t thread_name_key(std::uint32_t thread, StringId name) {
   return (std::uint64_t{thread} << 32) | name;
@@ -38,27 +23,21 @@ std::uint64_t thread_name_key(std::uint32_t thread, StringId name) {
 
 }  // namespace
 
-std::uint32_t Builder::xla_op_details(const HloCost* cost, double flops, double bytes) {
+std::uint32_t Builder::xla_op_details(std::uint32_t instruction, double flops, double bytes) {
   OpDetails d;
   d.external_id = next_external_id_++;
-  if (flops < 0 && cost && cost->flops) flops = *cost->flops;
-  if (bytes < 0 && cost && cost->bytes) bytes = *cost->bytes;
-  // Counts past 2^62 are not an op's (dimensions a malformed file made up): unknown, so that no
-  // later conversion (to float for MFU, to integers for the tables) runs out of range.
-  constexpr double kMaxCount = 0x1p62;
-  if (!(flops <= kMaxCount)) flops = -1;
-  if (!(bytes <= kMaxCount)) bytes = -1;
-  bool matrix = cost && cost->matrix;
-  if (cost) {
-    d.input_dims = p_.strings.intern(cost->input_dims);
-    d.input_types = p_.strings.intern(cost->input_types);
+  if (instruction != kNone) {
+    auto [text, added] = operand_text_.try_emplace(instruction);
+    if (added) {
+      HloOperandText t = hlo_.operand_text(instruction);
+      text->second = {p_.strings.intern(t.dims), p_.strings.intern(t.types)};
+    }
+    d.input_dims = text->second.first;
+    d.input_types = text->second.second;
   }
-  if (cost || flops >= 0 || bytes >= 0)
-    d.concrete_inputs = p_.strings.intern(xla_concrete_inputs(cost, flops, bytes, matrix));
-  // The trace's own count, as with_flops=True gives a PyTorch op: MFU counts matrix work only.
-  if (matrix && flops >= 0) d.flops = static_cast<float>(flops);
   auto details = static_cast<std::uint32_t>(p_.op_details.size());
   p_.op_details.push_back(d);
+  hlo_.model().ops.push_back({details, instruction, flops, bytes});
   return details;
 }
 
@@ -111,16 +90,16 @@ void Builder::xla_ops() {
       first = nullptr;
       return;
     }
-    const HloCost* cost = hlo_.cost(p_.str(first->module), first->program, p_.str(first->op));
-    // XLA's own counts where its kernels carry them (one per instruction), else the HLO's.
+    std::uint32_t instruction = hlo_.instruction(p_.str(first->module), first->program, p_.str(first->op));
+    // XLA's own counts where its kernels carry them (one per instruction).
     double flops = -1, bytes = -1;
     for (std::uint32_t k : group) {
       const XlaLaunch& l = xla_launches_.at(p_.runtime_calls[k].correlation);
       flops = std::max(flops, l.flops);
       bytes = std::max(bytes, l.bytes);
     }
-    xla_costed_ += cost != nullptr;
-    std::uint32_t details = xla_op_details(cost, flops, bytes);
+    xla_costed_ += instruction != kNone;
+    std::uint32_t details = xla_op_details(instruction, flops, bytes);
     const OpDetails& d = p_.op_details[details];
     if (op != kNone) {
       p_.host_events[op].details = details;

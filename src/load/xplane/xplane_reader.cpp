@@ -74,7 +74,7 @@ void Builder::check_memory() {
       p.host_events.capacity() * sizeof(HostEvent) + p.runtime_calls.capacity() * sizeof(RuntimeCall) +
       p.gpu_activities.capacity() * sizeof(GpuActivity) +
       p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
-      xla_activities_.capacity() * sizeof(XlaActivity);
+      xla_activities_.capacity() * sizeof(XlaActivity) + hlo_.memory_bytes();
   check_input_memory(path_, held, max_memory_);
 }
 
@@ -100,6 +100,7 @@ Profile Builder::finish() {
   xla_ops();
   command_buffer_ops();
   check_memory();
+  if (!hlo_.model().ops.empty()) p_.xla_hlo = hlo_.take_model();
   if (p_.host_events.empty() && p_.runtime_calls.empty() && p_.gpu_activities.empty())
     throw InputError(fmt::format(
         "{}: an XSpace profile that holds no profiled activity (no device stream event or host event)",
