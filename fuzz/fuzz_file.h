@@ -1,5 +1,6 @@
-// A harness's input as a file: the readers take paths, so each input is written to one temp file
-// per process (libFuzzer runs one input at a time in a process) and read from there.
+// A harness's input as a file, for the harnesses that read what perfgate reads from a file on disk
+// (mapped, or opened by SQLite by its path): each input is written to one temp file per process
+// (libFuzzer runs one input at a time in a process) and read from there.
 #pragma once
 
 #include <unistd.h>

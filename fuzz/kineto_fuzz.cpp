@@ -4,7 +4,6 @@
 // bug.
 #include <cstdint>
 #include <memory>
-#include <string_view>
 
 #include "fuzz/fuzz_file.h"
 #include "io/gzip.h"
@@ -13,12 +12,10 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".json");
-  bool gzip = perfgate::is_gzip(std::string_view(reinterpret_cast<const char*>(data), size));
   try {
     // A plain file is read as perfgate reads it: mapped, and parsed where it lies.
     std::unique_ptr<perfgate::ByteSource> source =
-        gzip ? perfgate::make_gzip_source(std::make_unique<perfgate::FileSource>(path))
-             : perfgate::open_plain_file(path);
+        perfgate::inflate_if_gzip(std::make_unique<perfgate::FileInput>(path))->open();
     // What the trace may make the reader hold is capped well below the fuzzer's RSS limit.
     perfgate::Profile profile =
         perfgate::kineto::read_trace(std::move(source), path, {}, {.max_memory = std::uint64_t{256} << 20});

@@ -10,7 +10,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".sqlite");
   try {
-    perfgate::nsys::read_export(path, "fuzz", [](perfgate::Profile&& profile) { (void)profile; });
+    perfgate::nsys::read_export(perfgate::FileInput(path), "fuzz",
+                                [](perfgate::Profile&& profile) { (void)profile; });
   } catch (const perfgate::InputError&) {
   }
   return 0;

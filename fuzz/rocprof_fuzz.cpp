@@ -2,16 +2,20 @@
 // streaming reader with a memory limit of 256 MiB. InputError is the documented outcome for a bad
 // document; any other exception, a crash or a sanitizer report is a bug.
 #include <cstdint>
+#include <memory>
 
 #include "fuzz/fuzz_file.h"
+#include "io/gzip.h"
 #include "load/rocprof/rocprof_reader.h"
 #include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".json");
   try {
-    perfgate::rocprof::read_file(path, {.max_memory = std::uint64_t{256} << 20}, {},
-                                 [](perfgate::Profile&&) {});
+    auto input = perfgate::inflate_if_gzip(std::make_unique<perfgate::FileInput>(path));
+    perfgate::rocprof::read_document(*input->open({.map = false}), path,
+                                     {.max_memory = std::uint64_t{256} << 20}, {},
+                                     [](perfgate::Profile&&) {});
   } catch (const perfgate::InputError&) {
   }
   return 0;

@@ -16,9 +16,10 @@
 
 namespace perfgate {
 
-// The format of `path` from its first bytes: the name of the reader that reads it ("kineto-json",
-// "kineto-json.gz", "pytorch-legacy-json", "nsys-sqlite", "neuron-json", "neuron-summary-json"),
-// empty when no reader knows it. Throws InputError for an unreadable or empty file.
+// The format of `path` from its first bytes, inflated where it is gzip: the name of the reader that
+// reads it ("kineto-json", "kineto-json.gz", "pytorch-legacy-json", "nsys-sqlite", "neuron-json",
+// "neuron-summary-json"), empty when no reader knows it. Throws InputError for an unreadable or
+// empty file.
 std::string detect_format(const std::string& path);
 
 struct InputFile {

@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include <fmt/format.h>
 
+#include "io/input_limit.h"
 #include "perfgate/errors.h"
 
 namespace perfgate {
@@ -23,6 +25,28 @@ const char* kind_of_file(mode_t mode) {
   return "not a plain file";
 }
 
+// Bytes in memory, lent where they lie.
+class MemorySource : public ByteSource {
+ public:
+  explicit MemorySource(std::string_view bytes) : bytes_(bytes) {}
+  std::size_t read(char* out, std::size_t size) override {
+    std::string_view text = lend(size);
+    std::copy(text.begin(), text.end(), out);
+    return text.size();
+  }
+  std::uint64_t file_bytes_consumed() const override { return at_; }
+  bool lends() const override { return true; }
+  std::string_view lend(std::size_t size) override {
+    std::string_view text = bytes_.substr(at_, size);
+    at_ += text.size();
+    return text;
+  }
+
+ private:
+  std::string_view bytes_;
+  std::size_t at_ = 0;
+};
+
 }  // namespace
 
 bool check_regular_file(const std::string& path, bool missing_ok) {
@@ -35,6 +59,47 @@ bool check_regular_file(const std::string& path, bool missing_ok) {
   if (!S_ISREG(st.st_mode))
     throw InputError(fmt::format("{}: not a regular file ({})", path, kind_of_file(st.st_mode)));
   return true;
+}
+
+// The size of the regular file at `path`; check_regular_file's refusals otherwise.
+FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
+  struct stat st {};
+  if (::stat(name().c_str(), &st) != 0)
+    throw InputError(fmt::format("{}: cannot open: {}", name(), std::strerror(errno)));
+  if (!S_ISREG(st.st_mode))
+    throw InputError(fmt::format("{}: not a regular file ({})", name(), kind_of_file(st.st_mode)));
+  size_ = static_cast<std::uint64_t>(st.st_size);
+}
+
+std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
+  if (options.map) return open_plain_file(name());
+  return std::make_unique<FileSource>(name());
+}
+
+std::unique_ptr<ByteSource> MemoryInput::open(const OpenOptions&) const {
+  return std::make_unique<MemorySource>(bytes_);
+}
+
+std::string read_head(const ByteInput& input, std::size_t size) {
+  std::string head(size, '\0');
+  head.resize(read_fully(*input.open({.map = false}), head.data(), size));
+  return head;
+}
+
+std::string read_whole(const ByteInput& input, std::uint64_t max_memory) {
+  check_input_memory(input.name(), input.stored_bytes(), max_memory);
+  std::unique_ptr<ByteSource> source = input.open({.map = false});
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::string bytes;
+  bytes.reserve(static_cast<std::size_t>(input.stored_bytes()) + kChunk);
+  for (;;) {
+    std::size_t at = bytes.size();
+    bytes.resize(at + kChunk);
+    std::size_t got = read_fully(*source, bytes.data() + at, kChunk);
+    bytes.resize(at + got);
+    check_input_memory(input.name(), bytes.size(), max_memory);
+    if (got < kChunk) return bytes;
+  }
 }
 
 // O_NONBLOCK: opening a FIFO returns at once (and fstat then refuses it) instead of waiting for a
@@ -73,18 +138,6 @@ std::size_t read_fully(ByteSource& source, char* out, std::size_t size) {
   std::size_t got = 0;
   for (std::size_t n; got < size && (n = source.read(out + got, size - got)) > 0;) got += n;
   return got;
-}
-
-std::string read_file_head(const std::string& path, std::size_t size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw InputError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  std::string head(size, '\0');
-  ssize_t n = ::read(fd, head.data(), size);
-  int read_errno = errno;
-  ::close(fd);
-  if (n < 0) throw InputError(fmt::format("{}: cannot read: {}", path, std::strerror(read_errno)));
-  head.resize(static_cast<std::size_t>(n));
-  return head;
 }
 
 }  // namespace perfgate

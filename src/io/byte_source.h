@@ -1,12 +1,14 @@
 // Where trace bytes come from: a file read in fixed-size chunks, or a plain file mapped into memory
 // and parsed where it lies (its pages handed back as the reading passes them, so memory stays
-// flat either way), optionally decompressed as it is read.
+// flat either way), optionally decompressed as it is read; and the inputs that the readers open
+// such streams from (a file, bytes in memory).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace perfgate {
 
@@ -50,6 +52,71 @@ class FileSource : public ByteSource {
 // cannot be mapped.
 std::unique_ptr<ByteSource> open_plain_file(const std::string& path);
 
+// How a reader takes the bytes of a stream it opens (ByteInput::open).
+struct OpenOptions {
+  // A plain file is mapped and its bytes lent where they lie (ByteSource::lends), for a reader that
+  // parses in place; else read() into the reader's buffer.
+  bool map = true;
+  // A gzip stream is inflated on a thread of its own, ahead of the reader (a one-thread parse).
+  bool inflate_ahead = false;
+};
+
+// One input's bytes, wherever they lie: a file, bytes in memory, or either inflated as gzip (a
+// wrapping input, io/gzip.h, as Perfetto's decompressing reader forwards the inflated bytes to the
+// format's reader). A reader opens it as a stream from the start as often as it reads it (the
+// pickle's two passes, the Kineto reader's second pass over bad input); one that needs the bytes at
+// random (SQLite) asks whether they are a file on disk.
+class ByteInput {
+ public:
+  explicit ByteInput(std::string name) : name_(std::move(name)) {}
+  virtual ~ByteInput() = default;
+  ByteInput(const ByteInput&) = delete;
+  ByteInput& operator=(const ByteInput&) = delete;
+
+  // What messages call the input: its file's path.
+  const std::string& name() const { return name_; }
+  // The bytes as stored (a gzip file's compressed size): what progress counts.
+  virtual std::uint64_t stored_bytes() const = 0;
+  // A stream of the bytes from their start, a new one each call. Throws InputError naming the input.
+  virtual std::unique_ptr<ByteSource> open(const OpenOptions& options = {}) const = 0;
+  // The file on disk that holds exactly these bytes (a plain file), for a library that opens files
+  // by name; nullptr where there is none (bytes in memory, a gzip stream).
+  virtual const std::string* file_path() const { return nullptr; }
+
+ private:
+  std::string name_;
+};
+
+// A file on disk, checked to be a regular file (check_regular_file's messages) and sized at once.
+class FileInput : public ByteInput {
+ public:
+  explicit FileInput(std::string path);
+  std::uint64_t stored_bytes() const override { return size_; }
+  std::unique_ptr<ByteSource> open(const OpenOptions& options = {}) const override;
+  const std::string* file_path() const override { return &name(); }
+
+ private:
+  std::uint64_t size_ = 0;
+};
+
+// Bytes in memory, named `name` in messages (tests, and a harness's input). Its streams lend them.
+class MemoryInput : public ByteInput {
+ public:
+  MemoryInput(std::string name, std::string bytes) : ByteInput(std::move(name)), bytes_(std::move(bytes)) {}
+  std::uint64_t stored_bytes() const override { return bytes_.size(); }
+  std::unique_ptr<ByteSource> open(const OpenOptions& options = {}) const override;
+
+ private:
+  std::string bytes_;
+};
+
+// Up to `size` of the first bytes of `input` (inflated where it is gzip).
+std::string read_head(const ByteInput& input, std::size_t size);
+// The whole of `input`'s bytes in memory (inflated where it is gzip), for a reader that needs them
+// at random. Refused at once (InputMemoryError naming the input) when the stored bytes pass
+// `max_memory` (0: no limit), and as the bytes read grow past it.
+std::string read_whole(const ByteInput& input, std::uint64_t max_memory);
+
 // Reads `inner` ahead on a thread of its own (for decompression, which then overlaps parsing).
 std::unique_ptr<ByteSource> make_prefetch_source(std::unique_ptr<ByteSource> inner);
 
@@ -61,10 +128,5 @@ std::size_t read_fully(ByteSource& source, char* out, std::size_t size);
 // opening it, so never waited on. Returns false, throwing nothing, when nothing is at `path` and
 // `missing_ok`; a missing file is otherwise refused ("no such file").
 bool check_regular_file(const std::string& path, bool missing_ok = false);
-
-// Up to `size` of the first bytes of `path` (one read: a regular file gives them all), by any
-// file type the caller has let through. Throws InputError naming the file when it cannot be
-// opened or read.
-std::string read_file_head(const std::string& path, std::size_t size);
 
 }  // namespace perfgate

@@ -41,7 +41,8 @@ const char* inflate_error(int rc) {
 
 class GzipSource : public ByteSource {
  public:
-  explicit GzipSource(std::unique_ptr<FileSource> file) : file_(std::move(file)), input_(kInputSize) {
+  GzipSource(std::unique_ptr<ByteSource> compressed, std::string name)
+      : compressed_(std::move(compressed)), name_(std::move(name)), input_(kInputSize) {
     isal_inflate_init(&state_);
   }
   GzipSource(const GzipSource&) = delete;
@@ -60,8 +61,8 @@ class GzipSource : public ByteSource {
       if (member_ended_ || !started_) start_member();  // another gzip member continues the stream
       int rc = isal_inflate(&state_);
       if (rc < 0)
-        throw InputError(fmt::format("{}: corrupt gzip data after {} compressed bytes: {}", file_->path(),
-                                     consumed(), inflate_error(rc)));
+        throw InputError(fmt::format("{}: corrupt gzip data after {} compressed bytes: {}", name_, consumed(),
+                                     inflate_error(rc)));
       if (state_.block_state == ISAL_BLOCK_FINISH) member_ended_ = true;
     }
     return asked - state_.avail_out;
@@ -89,24 +90,40 @@ class GzipSource : public ByteSource {
   }
 
   bool refill() {
-    std::size_t n = file_->read(input_.data(), input_.size());
+    std::size_t n = compressed_->read(input_.data(), input_.size());
     state_.next_in = reinterpret_cast<std::uint8_t*>(input_.data());
     state_.avail_in = static_cast<std::uint32_t>(n);
     return n > 0;
   }
-  std::uint64_t consumed() const { return file_->file_bytes_consumed() - state_.avail_in; }
+  std::uint64_t consumed() const { return compressed_->file_bytes_consumed() - state_.avail_in; }
   InputError truncated() const {
     return InputError(
-        fmt::format("{}: truncated gzip stream: the file ends after {} bytes inside compressed data",
-                    file_->path(), file_->file_bytes_consumed()));
+        fmt::format("{}: truncated gzip stream: the file ends after {} bytes inside compressed data", name_,
+                    compressed_->file_bytes_consumed()));
   }
 
-  std::unique_ptr<FileSource> file_;
+  std::unique_ptr<ByteSource> compressed_;
+  std::string name_;
   std::vector<char> input_;
   inflate_state state_{};
   bool started_ = false;
   bool member_ended_ = false;
   bool finished_ = false;
+};
+
+// The inflated bytes of a gzip input: each stream a GzipSource over a stream of the compressed bytes.
+class GzipInput : public ByteInput {
+ public:
+  explicit GzipInput(std::unique_ptr<ByteInput> compressed)
+      : ByteInput(compressed->name()), compressed_(std::move(compressed)) {}
+  std::uint64_t stored_bytes() const override { return compressed_->stored_bytes(); }
+  std::unique_ptr<ByteSource> open(const OpenOptions& options) const override {
+    auto gzip = make_gzip_source(compressed_->open({.map = false}), name());
+    return options.inflate_ahead ? make_prefetch_source(std::move(gzip)) : std::move(gzip);
+  }
+
+ private:
+  std::unique_ptr<ByteInput> compressed_;
 };
 
 }  // namespace
@@ -116,13 +133,17 @@ bool is_gzip(std::string_view head) {
          static_cast<unsigned char>(head[1]) == 0x8b;
 }
 
-std::unique_ptr<ByteSource> make_gzip_source(std::unique_ptr<FileSource> file) {
-  return std::make_unique<GzipSource>(std::move(file));
+std::unique_ptr<ByteSource> make_gzip_source(std::unique_ptr<ByteSource> compressed, std::string name) {
+  return std::make_unique<GzipSource>(std::move(compressed), std::move(name));
 }
 
-std::unique_ptr<ByteSource> open_gzip_file(const std::string& path, bool inflate_ahead) {
-  auto gzip = make_gzip_source(std::make_unique<FileSource>(path));
-  return inflate_ahead ? make_prefetch_source(std::move(gzip)) : std::move(gzip);
+std::unique_ptr<ByteInput> make_gzip_input(std::unique_ptr<ByteInput> compressed) {
+  return std::make_unique<GzipInput>(std::move(compressed));
+}
+
+std::unique_ptr<ByteInput> inflate_if_gzip(std::unique_ptr<ByteInput> input) {
+  if (is_gzip(read_head(*input, 2))) return make_gzip_input(std::move(input));
+  return input;
 }
 
 std::unique_ptr<ByteSource> open_maybe_gzip_file(const std::string& path) {
@@ -130,7 +151,7 @@ std::unique_ptr<ByteSource> open_maybe_gzip_file(const std::string& path) {
   char magic[2] = {0, 0};
   std::size_t got = read_fully(*file, magic, sizeof magic);
   file = std::make_unique<FileSource>(path);  // from the start again
-  if (is_gzip(std::string_view(magic, got))) return make_gzip_source(std::move(file));
+  if (is_gzip(std::string_view(magic, got))) return make_gzip_source(std::move(file), path);
   return file;
 }
 

@@ -1,4 +1,5 @@
-// A file's format from its first bytes: the reader most sure of them (load/reader.h).
+// A file's format from its first bytes, inflated where it is gzip: the reader most sure of them
+// (load/reader.h), asked once.
 #include <fmt/format.h>
 
 #include "io/byte_source.h"
@@ -8,26 +9,46 @@
 #include "perfgate/load.h"
 
 namespace perfgate {
+namespace {
+
+// `head`, the first kFileHeadBytes of `input`, read on to kArrayHeadBytes where it begins a bare
+// JSON array.
+std::string whole_head(const ByteInput& input, std::string head) {
+  if (head.size() == kFileHeadBytes && FileHead(head).json().starts_with('['))
+    return read_head(input, kArrayHeadBytes);
+  return head;
+}
+
+}  // namespace
+
+SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
+  std::string head = read_head(*stored, kFileHeadBytes);
+  if (head.empty()) throw InputError(fmt::format("{}: empty file (0 bytes)", stored->name()));
+  SniffedInput sniffed;
+  if (!is_gzip(head)) {
+    sniffed.bytes = std::move(stored);
+    sniffed.reader = sniff_reader(FileHead(whole_head(*sniffed.bytes, std::move(head))));
+    return sniffed;
+  }
+  // What a gzip file holds is known once inflated. A stream that does not inflate has an empty head,
+  // which the Kineto gzip reader claims: its reading says what is wrong with the stream.
+  sniffed.bytes = make_gzip_input(std::move(stored));
+  std::string inflated;
+  try {
+    inflated = read_head(*sniffed.bytes, kFileHeadBytes);
+    inflated = whole_head(*sniffed.bytes, inflated);
+  } catch (const InputError&) {  // within the first 4 KiB: no head; past them: those 4 KiB
+  }
+  sniffed.reader = sniff_reader(FileHead(inflated, true));
+  return sniffed;
+}
+
+std::unique_ptr<ByteInput> open_input_file(const std::string& path) {
+  return inflate_if_gzip(std::make_unique<FileInput>(path));
+}
 
 std::string detect_format(const std::string& path) {
-  std::string head = read_file_head(path, kFileHeadBytes);
-  if (head.empty()) throw InputError(fmt::format("{}: empty file (0 bytes)", path));
-  if (head.size() == kFileHeadBytes && FileHead(head).json().starts_with('['))
-    head = read_file_head(path, kArrayHeadBytes);
-  const Reader* reader = sniff_reader(FileHead(head));
-  // A gzip file: what it holds, inflated, may be a format whose reader inflates it (rocprofv3's
-  // JSON); any other is the Kineto reader's, which also says what is wrong with a bad stream.
-  if (is_gzip(head)) {
-    std::string inflated(kFileHeadBytes, '\0');
-    try {
-      std::unique_ptr<ByteSource> source = open_gzip_file(path, false);
-      inflated.resize(read_fully(*source, inflated.data(), inflated.size()));
-    } catch (const InputError&) {
-      inflated.clear();
-    }
-    if (const Reader* inner = sniff_reader(FileHead(inflated)); inner && inner->reads_gzip)
-      return inner->name;
-  }
+  const Reader* reader = sniff_input(std::make_unique<FileInput>(path)).reader;
   return reader ? reader->name : "";
 }
 

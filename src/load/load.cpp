@@ -48,7 +48,8 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
               std::size_t index) {
   const Reader* reader = find_reader(input.format);
   if (!reader) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
-  reader->read({input, options, threads, on_progress}, [&](Profile&& p) {
+  std::unique_ptr<ByteInput> bytes = open_input_file(input.path);
+  reader->read({*bytes, input.worker, options, threads, on_progress}, [&](Profile&& p) {
     p.source_bytes = input.bytes;
     LoadedWorker worker{std::move(p), std::nullopt};
     if (options.read_graph_captures)

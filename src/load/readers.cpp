@@ -33,7 +33,7 @@ std::span<const Reader* const> readers() {
   return kReaders;
 }
 
-FileHead::FileHead(std::string_view bytes) : bytes_(bytes) {
+FileHead::FileHead(std::string_view bytes, bool inflated) : bytes_(bytes), inflated_(inflated) {
   std::string_view text = bytes;
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
   std::size_t first = text.find_first_not_of(" \t\r\n");

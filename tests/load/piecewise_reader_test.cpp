@@ -427,7 +427,7 @@ TEST(PiecewiseReader, SharedTracesGiveTheSerialProfile) {
     if (!path.ends_with(".json.gz")) continue;
     SCOPED_TRACE(path);
     auto open = [&]() -> std::unique_ptr<ByteSource> {
-      return make_gzip_source(std::make_unique<FileSource>(path));
+      return make_gzip_source(std::make_unique<FileSource>(path), path);
     };
     std::string expected = describe(kineto::read_trace(open(), path, {}));
     auto source = open();

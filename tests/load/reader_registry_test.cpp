@@ -13,8 +13,8 @@
 namespace perfgate::testing {
 namespace {
 
-std::string sniffed(std::string_view head) {
-  const Reader* reader = sniff_reader(FileHead(head));
+std::string sniffed(std::string_view head, bool inflated = false) {
+  const Reader* reader = sniff_reader(FileHead(head, inflated));
   return reader ? reader->name : "";
 }
 
@@ -29,7 +29,6 @@ TEST(ReaderRegistry, EachNameIsOneReaderFoundByIt) {
 }
 
 TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
-  EXPECT_EQ(sniffed("\x1f\x8b\x08"), "kineto-json.gz");  // gzip, whatever it holds
   EXPECT_EQ(sniffed(std::string_view("SQLite format 3\0", 16)), "nsys-sqlite");
   EXPECT_EQ(sniffed(R"({"summary": [{"total_time": 1}]})"), "neuron-json");
   EXPECT_EQ(sniffed(R"({"n_1": {"total_time": 1}})"), "neuron-summary-json");
@@ -46,6 +45,22 @@ TEST(ReaderRegistry, TheSurestSniffWinsAndAnyJsonFallsToKineto) {
   EXPECT_EQ(sniffed(R"([{"name": "k", "ph": "X", "cat": "kernel"}])"), "kineto-json");
   EXPECT_EQ(sniffed("hello world"), "");
   EXPECT_EQ(sniffed("\"just a string\""), "");
+}
+
+// A gzip file is sniffed by its inflated head: each format is claimed by its own reader; anything
+// else, and a stream that does not inflate (no head), is the Kineto gzip reader's, which says what
+// is wrong with it.
+TEST(ReaderRegistry, AGzipFileIsSniffedInflated) {
+  EXPECT_EQ(sniffed("{\"traceEvents\": []}", true), "kineto-json.gz");
+  EXPECT_EQ(sniffed("hello world", true), "kineto-json.gz");
+  EXPECT_EQ(sniffed("", true), "kineto-json.gz");
+  EXPECT_EQ(sniffed(std::string_view("SQLite format 3\0", 16), true), "nsys-sqlite");
+  EXPECT_EQ(sniffed(R"({"summary": [{"total_time": 1}]})", true), "neuron-json");
+  EXPECT_EQ(sniffed(R"([{"name": "aten::mm", "ph": "X", "pid": "CPU functions", "tid": 1}])", true),
+            "pytorch-legacy-json");
+  EXPECT_EQ(sniffed(" {\n  \"rocprofiler-sdk-tool\": [{\"metadata\": {}}]}", true), "rocprofv3-json");
+  // gzip's magic itself, uninflated, is no format's.
+  EXPECT_EQ(sniffed("\x1f\x8b\x08"), "");
 }
 
 TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {

@@ -1,4 +1,5 @@
 #include "support/helpers.h"
+#include "support/read_bytes.h"
 #include "support/spawn_perfgate.h"
 
 #include <fcntl.h>
@@ -17,12 +18,8 @@ namespace perfgate::testing {
 
 Profile load_json(const std::string& json, const std::string& file_name, const LoadOptions& options) {
   std::string path = temp_dir() + "/" + file_name;
-  if (file_name.ends_with(".gz"))
-    write_gzip(path, json);
-  else
-    write_text(path, json);
-  LoadedRun run = load_run({path}, options);
-  return std::move(run.workers.front());
+  ReadBytes read = read_bytes(json, file_name.ends_with(".gz"), options, threads_per_input(options, 1), path);
+  return std::move(read.profiles.front());
 }
 
 LoadOptions load_options_for(const Classification& c) {

@@ -17,7 +17,8 @@
 
 namespace perfgate::testing {
 
-// Writes `json` to a temporary file and loads it; throws what the loader throws.
+// Reads `json` (gzip'd first where `file_name` ends in .gz) as the loader reads a file so named in
+// a temporary folder, from bytes in memory (support/read_bytes.h); throws what the reader throws.
 Profile load_json(const std::string& json, const std::string& file_name = "trace.json",
                   const LoadOptions& options = {});
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options = {},

@@ -66,6 +66,25 @@ std::string make_sqlite(const std::string& path, const std::string& sql) {
   return path;
 }
 
+std::string sqlite_bytes(const std::string& sql) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open(":memory:", &db) != SQLITE_OK)
+    throw std::runtime_error("cannot open a database in memory");
+  char* error = nullptr;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
+  std::string message = error ? error : "";
+  sqlite3_free(error);
+  sqlite3_int64 size = 0;
+  unsigned char* data = rc == SQLITE_OK ? sqlite3_serialize(db, "main", &size, 0) : nullptr;
+  std::string bytes =
+      data ? std::string(reinterpret_cast<const char*>(data), static_cast<std::size_t>(size)) : "";
+  sqlite3_free(data);
+  sqlite3_close(db);
+  if (rc != SQLITE_OK) throw std::runtime_error("SQL failed: " + message);
+  if (bytes.empty()) throw std::runtime_error("cannot serialize the database");
+  return bytes;
+}
+
 double query_number(const std::string& path, const std::string& sql) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK)

@@ -25,6 +25,8 @@ std::int64_t global_tid(std::int64_t pid, std::int64_t tid);
 
 // Creates `path` (replacing it) and runs `sql` in it. Returns the path.
 std::string make_sqlite(const std::string& path, const std::string& sql);
+// The bytes of a database made in memory by `sql` (sqlite3_serialize): an export with no file.
+std::string sqlite_bytes(const std::string& sql);
 
 // Runs a query and returns the first column of the first row as a number (0 when no row or NULL).
 double query_number(const std::string& path, const std::string& sql);

@@ -1,5 +1,4 @@
 // PyTorch's legacy autograd-profiler trace as a format of the registry (load/reader.h).
-#include "io/byte_source.h"
 #include "load/legacy/legacy_reader.h"
 #include "load/reader.h"
 
@@ -12,9 +11,8 @@ Sniffed sniff(const FileHead& head) {
 }
 
 void read(const ReaderInput& in, const ProfileSink& emit) {
-  Profile profile = legacy::read_trace(open_plain_file(in.file.path), in.file.path, in.progress,
-                                       in.options.max_input_memory);
-  profile.worker = in.file.worker;
+  Profile profile = legacy::read_trace(in.bytes.open(), in.name(), in.progress, in.options.max_input_memory);
+  profile.worker = in.worker;
   profile.info.family = trace_family(profile);
   emit(std::move(profile));
 }

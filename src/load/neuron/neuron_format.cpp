@@ -1,5 +1,4 @@
 // The AWS Neuron profile, full JSON and summary-json, as formats of the registry (load/reader.h).
-#include "io/byte_source.h"
 #include "load/neuron/neuron_reader.h"
 #include "load/reader.h"
 
@@ -14,11 +13,10 @@ Sniffed sniff(const FileHead& head, neuron::ProfileJson kind) {
 
 // Each node of a summary-json is a worker of its own, named after the file's.
 void read(const ReaderInput& in, bool summary_json, const ProfileSink& emit) {
-  const InputFile& file = in.file;
-  neuron::read_profile(open_plain_file(file.path), file.path, in.progress,
+  neuron::read_profile(in.bytes.open(), in.name(), in.progress,
                        {.summary_json = summary_json, .max_memory = in.options.max_input_memory},
                        [&](Profile&& p) {
-                         p.worker = p.worker.empty() ? file.worker : file.worker + "/" + p.worker;
+                         p.worker = p.worker.empty() ? in.worker : in.worker + "/" + p.worker;
                          emit(std::move(p));
                        });
 }

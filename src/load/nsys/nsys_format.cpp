@@ -14,8 +14,9 @@ Sniffed sniff(const FileHead& head) {
 
 void read(const ReaderInput& in, const ProfileSink& emit) {
   bool fold = !in.options.classification || in.options.classification->fold_nested_nvtx_ops;
-  nsys::read_export(in.file.path, in.file.worker, emit, {.fold_nested_ops = fold});
-  if (in.progress) in.progress(in.file.bytes);
+  nsys::read_export(in.bytes, in.worker, emit,
+                    {.fold_nested_ops = fold, .max_memory = in.options.max_input_memory});
+  if (in.progress) in.progress(in.bytes.stored_bytes());
 }
 
 }  // namespace

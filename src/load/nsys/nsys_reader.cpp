@@ -102,9 +102,10 @@ void finish(Profile& p, const NvtxSummary& nvtx, ExportOptions options) {
 
 }  // namespace
 
-void read_export(const std::string& path, const std::string& worker,
+void read_export(const ByteInput& input, const std::string& worker,
                  const std::function<void(Profile&&)>& emit, ExportOptions options) {
-  SqliteDb db(path);
+  SqliteDb db(input, options.max_memory);
+  const std::string& path = input.name();
   require_nsys_tables(db);
   ProfileInfo info;
   info.format = "nsys-sqlite";

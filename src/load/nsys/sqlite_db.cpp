@@ -9,13 +9,18 @@
 
 namespace perfgate::nsys {
 
-SqliteDb::SqliteDb(const std::string& path) : path_(path) {
-  sqlite3* opened = nullptr;
-  // One connection per thread that reads an export: SQLite's own mutexes would only cost.
-  int rc = sqlite3_open_v2(sqlite_immutable_uri(path).c_str(), &opened,
-                           SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
-  db_.reset(opened);
-  if (rc != SQLITE_OK) fail("cannot open as SQLite");
+SqliteDb::SqliteDb(const ByteInput& input, std::uint64_t max_memory) : path_(input.name()) {
+  if (const std::string* file = input.file_path()) {
+    open(sqlite_immutable_uri(*file), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  } else {
+    bytes_ = read_whole(input, max_memory);
+    open(":memory:", SQLITE_OPEN_READWRITE);
+    // Read-only, and not freed by SQLite: the bytes are bytes_, used where they lie.
+    auto* data = reinterpret_cast<unsigned char*>(bytes_.data());
+    auto size = static_cast<sqlite3_int64>(bytes_.size());
+    if (sqlite3_deserialize(db_.get(), "main", data, size, size, SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
+      fail("cannot open as SQLite");
+  }
   // Tables are read in one pass each, so a large page cache buys nothing (the default is 2 MiB).
   if (sqlite3_exec(db_.get(), "PRAGMA cache_size = -512", nullptr, nullptr, nullptr) != SQLITE_OK)
     fail("cannot read as SQLite");
@@ -25,6 +30,14 @@ SqliteDb::SqliteDb(const std::string& path) : path_(path) {
 }
 
 SqliteDb::~SqliteDb() = default;
+
+// One connection per thread that reads an export: SQLite's own mutexes would only cost.
+void SqliteDb::open(const std::string& uri, int flags) {
+  sqlite3* opened = nullptr;
+  int rc = sqlite3_open_v2(uri.c_str(), &opened, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  db_.reset(opened);
+  if (rc != SQLITE_OK) fail("cannot open as SQLite");
+}
 
 void SqliteDb::fail(std::string_view what) const {
   const char* why = db_ ? sqlite3_errmsg(db_.get()) : "out of memory";

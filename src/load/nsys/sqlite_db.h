@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "io/byte_source.h"
+
 namespace perfgate::nsys {
 
 class SqliteDb;
@@ -42,8 +44,10 @@ class Statement {
 
 class SqliteDb {
  public:
-  // Opens `path` read-only and immutable: nothing is ever written beside the file.
-  explicit SqliteDb(const std::string& path);
+  // Opens a plain file on disk by its path, read-only and immutable: nothing is ever written beside
+  // the file. Other bytes (gzip'd, in memory) are read whole, up to `max_memory` (0: no limit), and
+  // opened where they lie in memory (sqlite3_deserialize). Errors name the input.
+  SqliteDb(const ByteInput& input, std::uint64_t max_memory);
   SqliteDb(const SqliteDb&) = delete;
   SqliteDb& operator=(const SqliteDb&) = delete;
   ~SqliteDb();
@@ -59,7 +63,10 @@ class SqliteDb {
   struct Close {
     void operator()(sqlite3* db) const { sqlite3_close(db); }
   };
+  void open(const std::string& uri, int flags);
+
   std::string path_;
+  std::string bytes_;  // the database where it is not a file on disk; outlives the connection
   // Owned from the first line of the constructor: a constructor that throws (a corrupt file) still
   // closes the connection, which sqlite3_open_v2 makes even when it fails.
   std::unique_ptr<sqlite3, Close> db_;

@@ -6,7 +6,6 @@
 
 #include <fmt/format.h>
 
-#include "io/gzip.h"
 #include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/rocprof/rocprof_builder.h"
@@ -29,10 +28,9 @@ bool looks_like_rocprof(std::string_view head) {
   return at != std::string_view::npos && head.substr(at).starts_with("\"rocprofiler-sdk-tool\"");
 }
 
-void read_file(const std::string& path, const ReadOptions& options,
-               const std::function<void(std::uint64_t)>& on_progress,
-               const std::function<void(Profile&&)>& emit) {
-  std::unique_ptr<ByteSource> source = open_maybe_gzip_file(path);
+void read_document(ByteSource& source, const std::string& path, const ReadOptions& options,
+                   const std::function<void(std::uint64_t)>& on_progress,
+                   const std::function<void(Profile&&)>& emit) {
   ProfileBuilder builder;
   boost::json::parse_options parse_options;
   parse_options.max_depth = 64;
@@ -41,7 +39,7 @@ void read_file(const std::string& path, const ReadOptions& options,
   std::vector<char> buffer(kChunk);
   std::uint64_t offset = 0;
   for (;;) {
-    std::size_t n = source->read(buffer.data(), buffer.size());
+    std::size_t n = source.read(buffer.data(), buffer.size());
     if (n == 0) break;
     boost::system::error_code ec;
     std::size_t parsed = parser.done() ? 0 : parser.write_some(true, buffer.data(), n, ec);
@@ -52,7 +50,7 @@ void read_file(const std::string& path, const ReadOptions& options,
           fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + parsed));
     offset += n;
     check_input_memory(path, builder.memory_bytes(), options.max_memory);
-    if (on_progress) on_progress(source->file_bytes_consumed());
+    if (on_progress) on_progress(source.file_bytes_consumed());
   }
   finish_json(parser, path, offset);
   if (!parser.handler().saw_tool())

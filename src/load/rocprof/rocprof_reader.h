@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "io/byte_source.h"
 #include "perfgate/profile.h"
 
 namespace perfgate::rocprof {
@@ -21,11 +22,11 @@ struct ReadOptions {
   std::uint64_t max_memory = 0;  // 0: no limit
 };
 
-// Reads the file (gzip or plain) into one profile per process of the document. Throws InputError
-// naming the file (the byte of the JSON text where it is malformed; a document with no dispatch,
-// copy or API record is "holds no profiled activity").
-void read_file(const std::string& path, const ReadOptions& options,
-               const std::function<void(std::uint64_t)>& on_progress,
-               const std::function<void(Profile&&)>& emit);
+// Reads the document `source` streams (inflated where the file is gzip) into one profile per process
+// of the document. Throws InputError naming `path` (the byte of the JSON text where it is malformed;
+// a document with no dispatch, copy or API record is "holds no profiled activity").
+void read_document(ByteSource& source, const std::string& path, const ReadOptions& options,
+                   const std::function<void(std::uint64_t)>& on_progress,
+                   const std::function<void(Profile&&)>& emit);
 
 }  // namespace perfgate::rocprof

@@ -3,10 +3,7 @@
 // segment and trace entry taken into the model (Profile::memory_snapshot) as it is read, and the
 // devices' traces replayed into allocator samples.
 #include <memory>
-#include <string>
 
-#include "io/byte_source.h"
-#include "io/gzip.h"
 #include "load/reader.h"
 #include "load/snapshot/snapshot_reader.h"
 
@@ -17,22 +14,16 @@ Sniffed sniff(const FileHead& head) {
   return snapshot::detect(head.bytes()) ? Sniffed::Yes : Sniffed::No;
 }
 
-// The file's bytes, inflated where it is gzip'd (snapshot.pickle.gz too); a plain file mapped.
-std::unique_ptr<ByteSource> open_snapshot(const std::string& path) {
-  if (is_gzip(read_file_head(path, 2))) return open_maybe_gzip_file(path);
-  return open_plain_file(path);
-}
-
 void read(const ReaderInput& in, const ProfileSink& emit) {
   // Streamed: the values alive at once count against the limit, not the file.
   std::uint64_t bytes = 0;
   auto snap = std::make_shared<MemorySnapshot>(
-      snapshot::read_snapshot_stream([&] { return open_snapshot(in.file.path); }, in.file.path,
-                                     {in.options.max_input_memory, 128}, &bytes, in.options.classification));
+      snapshot::read_snapshot_stream([&] { return in.bytes.open(); }, in.name(), {in.options.max_input_memory, 128},
+                                     &bytes, in.options.classification));
   if (in.progress) in.progress(bytes);
   Profile profile;
-  profile.worker = in.file.worker;
-  profile.source_path = in.file.path;
+  profile.worker = in.worker;
+  profile.source_path = in.name();
   profile.source_bytes = bytes;
   snapshot::replay_snapshot(*snap, profile);
   profile.memory_snapshot = std::move(snap);
@@ -43,7 +34,7 @@ void read(const ReaderInput& in, const ProfileSink& emit) {
 
 }  // namespace
 
-extern const Reader kMemorySnapshotReader{"pytorch-memory-snapshot", "a PyTorch memory snapshot", sniff, read,
-                                          /*reads_gzip=*/true};
+extern const Reader kMemorySnapshotReader{"pytorch-memory-snapshot", "a PyTorch memory snapshot", sniff,
+                                          read};
 
 }  // namespace perfgate

@@ -11,17 +11,19 @@ Sniffed sniff(const FileHead& head) {
   return xplane::looks_like_xspace(head.bytes()) ? Sniffed::Yes : Sniffed::No;
 }
 
+// The planes are read where they lie in the whole message, so the bytes are read whole first (a
+// gzipped profile, profile.xplane.pb.gz, inflated): refused at once when the file's size passes the
+// memory limit, and as the inflated bytes grow past it.
 void read(const ReaderInput& in, const ProfileSink& emit) {
-  Profile p = xplane::read_file(in.file.path, {.max_memory = in.options.max_input_memory});
-  p.worker = in.file.worker;
-  if (in.progress) in.progress(in.file.bytes);
+  Profile p = xplane::read_space(read_whole(in.bytes, in.options.max_input_memory), in.name(),
+                                 {.max_memory = in.options.max_input_memory});
+  p.worker = in.worker;
+  if (in.progress) in.progress(in.bytes.stored_bytes());
   emit(std::move(p));
 }
 
 }  // namespace
 
-// Gzipped profiles (profile.xplane.pb.gz) are read too: read_file inflates them first.
-extern const Reader kXplaneReader{"xplane", "an XSpace profile (JAX, TensorFlow)", sniff, read,
-                                  /*reads_gzip=*/true};
+extern const Reader kXplaneReader{"xplane", "an XSpace profile (JAX, TensorFlow)", sniff, read};
 
 }  // namespace perfgate

@@ -2,12 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <filesystem>
 
 #include <fmt/format.h>
 
-#include "io/byte_source.h"
-#include "io/gzip.h"
 #include "io/input_limit.h"
 #include "load/xplane/builder.h"
 #include "perfgate/errors.h"
@@ -164,28 +161,6 @@ Profile read_space(std::string_view bytes, const std::string& path, const ReadOp
         fmt::format("{}: not a valid XSpace protobuf at byte {}: {}", path, e.offset(), e.what()));
   }
   return builder.finish();
-}
-
-Profile read_file(const std::string& path, const ReadOptions& options) {
-  std::error_code ec;
-  std::uint64_t size = std::filesystem::file_size(path, ec);
-  if (ec) throw InputError(fmt::format("{}: cannot read: {}", path, ec.message()));
-  check_input_memory(path, size, options.max_memory);
-  // A gzipped profile (profile.xplane.pb.gz) is inflated whole first: the planes are read in
-  // place. Its inflated size counts against the limit as it grows.
-  std::unique_ptr<ByteSource> source = open_maybe_gzip_file(path);
-  constexpr std::size_t kChunk = std::size_t{1} << 20;
-  std::string bytes;
-  bytes.reserve(static_cast<std::size_t>(size) + kChunk);
-  for (;;) {
-    std::size_t at = bytes.size();
-    bytes.resize(at + kChunk);
-    std::size_t got = read_fully(*source, bytes.data() + at, kChunk);
-    bytes.resize(at + got);
-    check_input_memory(path, bytes.size(), options.max_memory);
-    if (got < kChunk) break;
-  }
-  return read_space(bytes, path, options);
 }
 
 }  // namespace perfgate::xplane

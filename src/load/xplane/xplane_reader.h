@@ -16,10 +16,9 @@ struct ReadOptions {
   std::uint64_t max_memory = 0;  // 0: no limit; the file's bytes and the model count
 };
 
-// The XSpace held in `bytes` (the whole file). Throws InputError naming `path` on a malformed
-// message (with its offset), an input past `max_memory`, or a space with no activity.
+// The XSpace held in `bytes` (the whole file, inflated where it is gzip). Throws InputError naming
+// `path` on a malformed message (with its offset), an input past `max_memory`, or a space with no
+// activity.
 Profile read_space(std::string_view bytes, const std::string& path, const ReadOptions& options);
-// Reads the file at `path` whole (refused at once when its size passes `max_memory`).
-Profile read_file(const std::string& path, const ReadOptions& options);
 
 }  // namespace perfgate::xplane

@@ -1,0 +1,137 @@
+// Issue 73: the inputs the readers open streams from (io/byte_source.h): bytes in memory lent where
+// they lie, a gzip input wrapping another and inflating each stream afresh (read ahead or not), a
+// file that says where it lies on disk, and the whole bytes read within the memory limit.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <memory>
+#include <string>
+
+#include "io/byte_source.h"
+#include "io/gzip.h"
+#include "io/input_limit.h"
+#include "perfgate/errors.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// Every byte of a stream, read `step` at a time (lent where the source lends).
+std::string drain(ByteSource& source, std::size_t step) {
+  std::string out;
+  if (source.lends()) {
+    for (std::string_view text; !(text = source.lend(step)).empty();) {
+      out += text;
+      source.release(text.data() + text.size());
+    }
+    return out;
+  }
+  std::string buffer(step, '\0');
+  for (std::size_t n; (n = source.read(buffer.data(), step)) > 0;) out.append(buffer, 0, n);
+  return out;
+}
+
+std::string numbers(std::size_t count) {
+  std::string text;
+  for (std::size_t i = 0; i < count; ++i) text += std::to_string(i * 7919 % 100003) + ",";
+  return text;
+}
+
+TEST(ByteInput, MemoryIsLentWhereItLiesAndOpenedAgainFromTheStart) {
+  MemoryInput input("m.json", "0123456789");
+  EXPECT_EQ(input.name(), "m.json");
+  EXPECT_EQ(input.stored_bytes(), 10u);
+  EXPECT_EQ(input.file_path(), nullptr);
+  auto first = input.open();
+  ASSERT_TRUE(first->lends());
+  EXPECT_EQ(first->lend(4), "0123");
+  EXPECT_EQ(first->file_bytes_consumed(), 4u);
+  auto second = input.open();  // a second pass, while the first is open
+  EXPECT_EQ(drain(*second, 3), "0123456789");
+  char buffer[16];
+  EXPECT_EQ(first->read(buffer, sizeof buffer), 6u);
+  EXPECT_EQ(std::string(buffer, 6), "456789");
+  EXPECT_EQ(first->read(buffer, sizeof buffer), 0u);
+}
+
+// Two gzip members read as one stream, each open() inflating from the start, with or without a
+// thread reading ahead; progress counts the compressed bytes.
+TEST(ByteInput, GzipWrapsAnInputAndInflatesEachStreamAfresh) {
+  std::string text = numbers(200000);
+  std::string packed = gzip_compress(text.substr(0, 1000)) + gzip_compress(text.substr(1000));
+  auto input = inflate_if_gzip(std::make_unique<MemoryInput>("n.json.gz", packed));
+  EXPECT_EQ(input->name(), "n.json.gz");
+  EXPECT_EQ(input->stored_bytes(), packed.size());
+  EXPECT_EQ(input->file_path(), nullptr);
+  for (bool ahead : {false, true}) {
+    auto source = input->open({.inflate_ahead = ahead});
+    EXPECT_EQ(source->lends(), ahead);  // the read-ahead lends its blocks
+    EXPECT_EQ(drain(*source, 4093), text) << ahead;
+    EXPECT_EQ(source->file_bytes_consumed(), packed.size()) << ahead;
+  }
+  EXPECT_EQ(read_head(*input, 12), text.substr(0, 12));
+  // Plain bytes are left as they are.
+  auto plain = inflate_if_gzip(std::make_unique<MemoryInput>("p.json", text));
+  EXPECT_EQ(plain->stored_bytes(), text.size());
+  EXPECT_EQ(read_head(*plain, 12), text.substr(0, 12));
+}
+
+TEST(ByteInput, AFileSaysWhereItLiesAndIsMappedOrRead) {
+  std::string text = numbers(1000);
+  std::string path = write_text(temp_dir() + "/f.json", text);
+  FileInput input(path);
+  ASSERT_NE(input.file_path(), nullptr);
+  EXPECT_EQ(*input.file_path(), path);
+  EXPECT_EQ(input.stored_bytes(), text.size());
+  auto mapped = input.open();
+  EXPECT_TRUE(mapped->lends());
+  EXPECT_EQ(drain(*mapped, 100), text);
+  auto read = input.open({.map = false});
+  EXPECT_FALSE(read->lends());
+  EXPECT_EQ(drain(*read, 100), text);
+  // A gzip file's inflated bytes are not the file's: no path for a library to open.
+  std::string gz = write_text(temp_dir() + "/f.json.gz", gzip_compress(text));
+  auto inflated = inflate_if_gzip(std::make_unique<FileInput>(gz));
+  EXPECT_EQ(inflated->file_path(), nullptr);
+  EXPECT_EQ(drain(*inflated->open(), 100), text);
+}
+
+TEST(ByteInput, FilesThatAreNotRegularAreRefusedByName) {
+  std::string dir = temp_dir();
+  std::string fifo = dir + "/pipe.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    FileInput input(fifo);
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), fifo + ": not a regular file (a named pipe)");
+  }
+  try {
+    FileInput input(dir + "/missing.json");
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), dir + "/missing.json: cannot open: No such file or directory");
+  }
+}
+
+// What a reader that needs the bytes at random holds: refused at once past the limit by the stored
+// size, and as the inflated bytes grow past it.
+TEST(ByteInput, WholeBytesWithinTheMemoryLimit) {
+  std::string text = numbers(300000);  // about 1.7 MB: more than one read
+  MemoryInput plain("p.bin", text);
+  EXPECT_EQ(read_whole(plain, 0), text);
+  EXPECT_EQ(read_whole(plain, text.size()), text);
+  EXPECT_THROW(read_whole(plain, text.size() - 1), InputMemoryError);
+  auto packed = make_gzip_input(std::make_unique<MemoryInput>("p.bin.gz", gzip_compress(text)));
+  ASSERT_LT(packed->stored_bytes(), text.size() / 2);
+  EXPECT_EQ(read_whole(*packed, 0), text);
+  try {
+    read_whole(*packed, text.size() / 2);
+    ADD_FAILURE() << "not refused";
+  } catch (const InputMemoryError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("p.bin.gz: ", 0), 0u) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::testing
