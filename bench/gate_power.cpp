@@ -132,10 +132,10 @@ struct Counts {
 
 class VariantMaker {
  public:
-  VariantMaker(const std::string& path, const RuleSet& rules)
-      : run_(load_run({path})), rules_(rules), inputs_(run_.inputs) {
+  VariantMaker(const std::string& path, const RuleBook& book)
+      : run_(load_run({path})), book_(book), inputs_(run_.inputs) {
     if (run_.workers.size() != 1) throw std::runtime_error(path + ": give single-worker traces");
-    WorkerAnalysis first = analyse_profile(run_.workers[0], rules.classification, {});
+    WorkerAnalysis first = analyse_profile(run_.workers[0], book.knowledge, {});
     stretcher_ = std::make_unique<TimelineStretcher>(run_.workers[0], first.steps.steps);
   }
   std::size_t steps() const { return stretcher_->steps(); }
@@ -143,13 +143,13 @@ class VariantMaker {
   ReportModel report(const std::vector<double>& factors) {
     stretcher_->apply(factors);
     std::vector<WorkerAnalysis> workers;
-    workers.push_back(analyse_profile(run_.workers[0], rules_.classification, {}));
-    return build_report(report_inputs(inputs_), combine_workers(std::move(workers)), rules_.sources, {});
+    workers.push_back(analyse_profile(run_.workers[0], book_.knowledge, {}));
+    return build_report(report_inputs(inputs_), combine_workers(std::move(workers)), book_.rules.sources, {});
   }
 
  private:
   LoadedRun run_;
-  const RuleSet& rules_;
+  const RuleBook& book_;
   std::vector<InputFile> inputs_;
   std::unique_ptr<TimelineStretcher> stretcher_;
 };
@@ -165,8 +165,9 @@ FindingStatus step_time_status(ReportModel report, const RuleSet& rules, const B
   return FindingStatus::Skipped;
 }
 
-void run_trace(const std::string& path, const Options& o, const RuleSet& rules) {
-  VariantMaker maker(path, rules);
+void run_trace(const std::string& path, const Options& o, const RuleBook& book) {
+  const RuleSet& rules = book.rules;
+  VariantMaker maker(path, book);
   std::size_t n = maker.steps();
   // (noise, slowdown, baselines) -> outcomes
   std::map<std::tuple<double, double, std::size_t>, Counts> table;
@@ -234,11 +235,11 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     Options o = parse(argc, argv);
-    RuleSet rules = load_rules({});
+    RuleBook book = load_rule_book({});
     fmt::print(
         "| trace (steps) | baseline | step noise | true slowdown | fail | warn | inconclusive | pass |\n");
     fmt::print("|---|---|---|---|---|---|---|---|\n");
-    for (const std::string& t : o.traces) run_trace(t, o, rules);
+    for (const std::string& t : o.traces) run_trace(t, o, book);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "perfgate-gate-power: %s\n", e.what());

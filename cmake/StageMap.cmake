@@ -44,12 +44,14 @@ set(PERFGATE_STAGE_model_PUBLIC common)
 
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op
 # names, GPU peaks and architectures, op cost models, step ranges, memory snapshot categories; the
-# compiled pattern sets; the reading of those YAML sections (the rule file's format around them is
-# the gate's).
+# compiled pattern sets; the rule files as files (YAML documents: extends, overlays, the limits on
+# what a file may expand to, the shipped files' packed trees) and the reading of the knowledge's
+# sections from them. The gate reads its own sections (rules, advice) from the same documents.
 set(PERFGATE_STAGE_knowledge_HEADERS classification.h)
 set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h
-    knowledge/memory_categories.h)
+    knowledge/memory_categories.h knowledge/rule_files.h knowledge/yaml_pack.h)
 set(PERFGATE_STAGE_knowledge_PUBLIC common)
+set(PERFGATE_STAGE_knowledge_PRIVATE assets)
 
 # The readers, one per format behind one interface (load/reader.h: a name, a sniff of the first
 # bytes, a read that emits profiles; the list in load/readers.cpp), run folders, and load_run: a
@@ -80,14 +82,15 @@ set(PERFGATE_STAGE_baseline_EXPORTS baseline/baseline_checks.h)
 set(PERFGATE_STAGE_baseline_PUBLIC report_model common)
 set(PERFGATE_STAGE_baseline_PRIVATE io)
 
-# The gate: rule files (their format: extends, overrides; the classification sections are read by
-# the knowledge stage), expressions, evaluation, baseline comparisons, verdicts, the rules snapshot.
+# The gate: its sections of the rule files (rules, their overrides and checks, the advice and the
+# critical path's coverage bound; the files' format and the knowledge's sections are the knowledge
+# stage's), expressions, evaluation, baseline comparisons, verdicts, the effective rules as YAML.
 # Findings and a verdict from the report model's metrics and tables (and the baseline's), returned:
 # the gate never writes the model. A rule file's `see:` and `offenders:` are checked against the
 # report's tables as they are declared (perfgate/table_catalog.def).
 set(PERFGATE_STAGE_gate_HEADERS rules.h gate.h)
+set(PERFGATE_STAGE_gate_EXPORTS gate/rule_sections.h)
 set(PERFGATE_STAGE_gate_PUBLIC knowledge report_model baseline common)
-set(PERFGATE_STAGE_gate_PRIVATE assets)
 
 # The report model's builders, its only writer: analysis results, then the baseline's changes, the
 # gate's findings and a history's trends put in (the engine hands them over: the report stage
@@ -114,7 +117,9 @@ set(PERFGATE_STAGE_render_PRIVATE io assets)
 # baselines, history, limits, threads): the rules read once, the profiles loaded with their capture
 # traces, analysed, described, gated against the baselines and the history, and recorded; partial
 # reports written and merged; the memory budget. The only stage that wires the others together.
-set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/partials.h engine/memory_budget.h)
+set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
+    engine/partials.h
+    engine/memory_budget.h)
 set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)
 
 # The MCP server: JSON-RPC on stdio turned into the engine's requests, the reports kept for the

@@ -168,9 +168,13 @@ const std::string& empty_history() {
   return bytes;
 }
 
+const RuleBook& default_book() {
+  static const RuleBook book = load_rule_book({});
+  return book;
+}
+
 const RuleSet& default_rules() {
-  static const RuleSet rules = load_rules({});
-  return rules;
+  return default_book().rules;
 }
 
 // A small analysed run to gate against the history's runs: one step of one kernel.
@@ -183,9 +187,9 @@ const ReportModel& small_report() {
         R"({"ph":"X","cat":"user_annotation","name":"ProfilerStep#1","pid":1,"tid":1,"ts":0,"dur":5}]})";
     std::string path = write_input(reinterpret_cast<const std::uint8_t*>(trace),
                                    std::char_traits<char>::length(trace), ".json");
-    const RuleSet& rules = default_rules();
-    LoadedAnalysis run = load_and_analyse({path}, {}, rules.classification, {});
-    return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), rules.sources, {});
+    const RuleBook& book = default_book();
+    LoadedAnalysis run = load_and_analyse({path}, {}, book.knowledge, {});
+    return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), book.rules.sources, {});
   }();
   return report;
 }

@@ -1,17 +1,17 @@
 // libFuzzer harness: bytes as a rule file (YAML) applied on top of the shipped default set by
-// load_rules, then written back as the effective rule set. ConfigError (and InputError for an
+// load_rule_book, then written back as the effective rule set. ConfigError (and InputError for an
 // unreadable file) are the documented outcomes; anything else is a bug.
 #include <cstdint>
 
+#include "engine/rule_book.h"
 #include "fuzz/fuzz_file.h"
 #include "perfgate/errors.h"
-#include "perfgate/rules.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".yaml");
   try {
-    perfgate::RuleSet rules = perfgate::load_rules({path});
-    (void)perfgate::effective_rules_yaml(rules);
+    perfgate::RuleBook book = perfgate::load_rule_book({path});
+    (void)perfgate::effective_rules_yaml(book.knowledge, book.rules);
   } catch (const perfgate::ConfigError&) {
   } catch (const perfgate::InputError&) {
   }

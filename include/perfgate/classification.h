@@ -1,6 +1,6 @@
 // The knowledge the analyses read, from the rule files (rules/*.yaml, each entry with its source):
 // which names are which kernels and ops, GPU peaks and architectures, op cost models, step ranges.
-// Loaded once per run (perfgate/rules.h, load_rules) and handed to the loader and the analyses.
+// Loaded once per run (engine/rule_book.h, load_rule_book) and handed to the loader and the analyses.
 #pragma once
 
 #include <optional>
@@ -119,10 +119,6 @@ struct Classification {
   std::vector<std::string> critical_path_blocking_calls;
   // Two activities of a stream further apart than this are not linked by a kernel-gap edge.
   double critical_path_max_kernel_gap_us = 1500;
-  // A rule's gain is bounded by its cause's time on the critical path (`on_path`) only where the
-  // paths cover at least this share of the steps (critical_path.coverage_pct): elsewhere the path
-  // leaves too much of the step unexplained to bound anything.
-  double critical_path_min_coverage_pct = 80;
   std::vector<std::string> data_parallel_ops;              // torch.nn.DataParallel's forward
   std::vector<std::string> distributed_data_parallel_ops;  // DistributedDataParallel's forward
   std::vector<std::string> nccl_ops;                       // host ops of NCCL collectives
@@ -162,9 +158,6 @@ struct Classification {
   // The share of its roofline an op is expected to reach: ops below it are far from their roofline
   // (roofline.saving_pct counts the time each would save at it).
   double roofline_target_pct = 50;
-  // "What to fix first" lists only findings whose gain is at least this share of the step (rules:
-  // advice.fix_first_min_gain_pct); the others stay in the findings list.
-  double fix_first_min_gain_pct = 1;
   // A runtime call whose External id names no enclosing op is attributed to the innermost op
   // enclosing it on its thread. Off reproduces the TensorBoard plugin, which drops such calls.
   bool attribute_by_time_containment = true;

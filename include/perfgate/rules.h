@@ -1,5 +1,7 @@
-// Rule files (YAML): classification settings and the rules of the expert system and the gate.
-// A file applies on top of the shipped `default` set unless it says `extends: none`.
+// The rules of the expert system and the gate, as the rule files (YAML) define them: each rule, and
+// the gate's settings (`advice:`, `critical_path: min_coverage_pct`). The files' format and the
+// knowledge the analyses read from them are the knowledge stage's (knowledge/rule_files.h,
+// perfgate/classification.h); the engine reads both from each file (engine/rule_book.h).
 #pragma once
 
 #include <optional>
@@ -8,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/classification.h"
+#include "perfgate/classification.h"  // effective_rules_yaml writes it back
 #include "perfgate/device_family.h"
 #include "perfgate/report.h"  // ChangeLimit
 
@@ -86,14 +88,17 @@ struct Rule {
 };
 
 struct RuleSet {
-  Classification classification;
   std::vector<Rule> rules;
+  // "What to fix first" lists only findings whose gain is at least this share of the step
+  // (`advice: fix_first_min_gain_pct`); the others stay in the findings list.
+  double fix_first_min_gain_pct = 1;
+  // A rule's gain is bounded by its cause's time on the critical path (`on_path`) only where the
+  // paths cover at least this share of the steps (`critical_path: min_coverage_pct`,
+  // critical_path.coverage_pct): elsewhere the path leaves too much of the step unexplained to
+  // bound anything.
+  double critical_path_min_coverage_pct = 80;
   std::vector<std::string> sources;  // the files applied, base first ("default" for the shipped set)
 };
-
-// Loads the shipped default set, then each file in order. Throws ConfigError listing every problem
-// ("file:line:col: error: ...") for unreadable, malformed or invalid files.
-RuleSet load_rules(const std::vector<std::string>& files);
 
 // Command-line overrides: "ID.KEY=VALUE" (--set) and rule ids to disable (--disable), checked
 // like a rule file. Throws ConfigError.
@@ -104,22 +109,8 @@ void apply_rule_overrides(RuleSet& rules, const std::vector<std::string>& settin
 // "when <condition>".
 std::string rule_limits_text(const Rule& rule);
 
-// The rule set as one self-contained YAML file (extends: none), for --print-effective-rules.
-std::string effective_rules_yaml(const RuleSet& rules);
-
-// The set's content as bytes, to tell whether two runs used the same rules (a partial report's
-// rules_digest): every setting and rule and the files applied, but not the line each rule was
-// defined at. Its encoding, not effective_rules_yaml (yaml-cpp's emitter took 77 M instructions
-// for the shipped set, on every `--partial` and every merge).
-std::string rule_set_fingerprint(const RuleSet& rules);
-
-// The shipped default set as the build encoded it (tools/snapshot_rules.cpp: the bytes of
-// load_rules({}) of the same build). Once set, load_rules decodes it where it would read the shipped
-// default file, the start of every set; until then (and after an empty view) it reads the file.
-void use_default_rules_snapshot(std::string_view bytes);
-
-// The shipped rule files by name ("default", "tb-plugin"), and their text.
-std::vector<std::string> shipped_rule_names();
-std::string_view shipped_rule_text(std::string_view name);  // empty when unknown
+// The knowledge and the rules as one self-contained rule file (extends: none), for
+// --print-effective-rules.
+std::string effective_rules_yaml(const Classification& knowledge, const RuleSet& rules);
 
 }  // namespace perfgate

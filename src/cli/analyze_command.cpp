@@ -71,9 +71,10 @@ void check_partial_options(const AnalyzeArgs& a) {
 int run_analyze(const AnalyzeArgs& a) {
   if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
     throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
-  auto book = std::make_shared<const RuleBook>(load_rule_book(rule_request(a.gate)));
+  auto book =
+      std::make_shared<const RuleBook>(load_rule_book(a.gate.rule_files, a.gate.settings, a.gate.disabled));
   if (a.print_effective_rules) {
-    std::cout << effective_rules_yaml(book->rules) << std::flush;
+    std::cout << effective_rules_yaml(book->knowledge, book->rules) << std::flush;
     return kExitPass;
   }
   if (a.profiles.empty())

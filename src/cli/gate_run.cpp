@@ -85,16 +85,12 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
   cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
 }
 
-RuleRequest rule_request(const GateArgs& a) {
-  return {a.rule_files, a.settings, a.disabled};
-}
-
 RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::string> paths,
                        AnalysisOptions options) {
   RunRequest request;
   request.kind = kind;
   request.paths = std::move(paths);
-  request.rules = rule_request(a);
+  request.rules = {a.rule_files, a.settings, a.disabled};
   request.options = std::move(options);
   request.baselines = a.baseline_paths;
   request.history = {

@@ -36,9 +36,6 @@ struct GateArgs {
 // --threads, --max-input-memory, --max-memory, --spill-dir and the terminal's flags.
 void add_gate_options(CLI::App& cmd, GateArgs& args);
 
-// --rules, --set and --disable as the engine takes them.
-RuleRequest rule_request(const GateArgs& a);
-
 // The request of a run with these options: its rules, baselines, history with its labels, gate,
 // limits, and the progress line and input warnings on stderr. Throws ConfigError for a malformed
 // limit or label, before any work.

@@ -11,10 +11,10 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "cli/rules_snapshot.h"
 #include "cli/usage_hint.h"
+#include "engine/default_rule_book.h"
+#include "engine/rule_book.h"
 #include "perfgate/errors.h"
-#include "perfgate/rules.h"
 #include "perfgate/version.h"
 #include "render/escape.h"
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   // 133,045 on its x20). Kept up to 2 MiB: 3,473 and 89,001, 4-6% less time, about 1 MB more peak
   // RSS (8 MiB saved no more faults and held more; issue 58).
   mallopt(M_TRIM_THRESHOLD, 2 * 1024 * 1024);
-  use_default_rules_snapshot(cli::default_rules_snapshot());
+  use_default_rule_book_snapshot(default_rule_book_snapshot());
   CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
   app.require_subcommand(1);

@@ -17,7 +17,8 @@ struct MergeArgs {
 
 int run_merge(const MergeArgs& a) {
   if (a.parts.empty()) throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
-  auto book = std::make_shared<const RuleBook>(load_rule_book(rule_request(a.gate)));
+  auto book =
+      std::make_shared<const RuleBook>(load_rule_book(a.gate.rule_files, a.gate.settings, a.gate.disabled));
   start_memory_budget(a.gate);
   RunRequest request = run_request(a.gate, RunInputKind::Partials, a.parts, {});
   request.allow_missing_ranks = a.allow_missing_ranks;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "engine/rule_book.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "render/escape.h"
@@ -23,7 +24,7 @@ int check(const RulesArgs& a) {
   int code = kExitPass;
   for (const std::string& file : a.files) {
     try {
-      RuleSet set = load_rules({file});
+      RuleSet set = load_rule_book({file}).rules;
       std::size_t enabled = 0;
       for (const Rule& r : set.rules) enabled += r.enabled;
       std::cout << fmt::format("{}: ok ({} rules, {} enabled; applies {})\n", file, set.rules.size(), enabled,
@@ -68,8 +69,7 @@ void print_markdown(const RuleSet& set) {
 }
 
 int list(const RulesArgs& a) {
-  RuleSet set = load_rules(a.files);
-  apply_rule_overrides(set, a.settings, a.disabled);
+  RuleSet set = load_rule_book(a.files, a.settings, a.disabled).rules;
   if (a.format == "markdown") {
     print_markdown(set);
     return kExitPass;
@@ -82,9 +82,8 @@ int list(const RulesArgs& a) {
 }
 
 int print(const RulesArgs& a) {
-  RuleSet set = load_rules(a.files);
-  apply_rule_overrides(set, a.settings, a.disabled);
-  std::cout << effective_rules_yaml(set) << std::flush;
+  RuleBook book = load_rule_book(a.files, a.settings, a.disabled);
+  std::cout << effective_rules_yaml(book.knowledge, book.rules) << std::flush;
   return kExitPass;
 }
 

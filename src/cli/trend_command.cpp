@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/outputs.h"
+#include "engine/rule_book.h"
 #include "perfgate/errors.h"
 #include "perfgate/history.h"
 #include "perfgate/io.h"
@@ -52,7 +53,7 @@ int run_trend(TrendArgs a) {
     throw ConfigError(fmt::format("--max-p {} is below the smallest p-value {} permutations can give (1/{})",
                                   a.settings.detection.max_p_value, a.settings.detection.permutations,
                                   a.settings.detection.permutations + 1));
-  RuleSet rules = load_rules(a.rule_files);
+  RuleSet rules = load_rule_book(a.rule_files).rules;
   std::vector<std::string> inputs;
   if (!is_postgres_location(a.history)) inputs.push_back(a.history);
   std::vector<std::pair<std::string, std::string>> outputs;

@@ -93,7 +93,7 @@ std::vector<ReportInput> report_inputs(const std::vector<InputFile>& inputs) {
 ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book,
                              const AnalysisOptions& options) {
   LoadedAnalysis run =
-      load_and_analyse(request.paths, load_options_of(request, book.knowledge()), book.knowledge(), options);
+      load_and_analyse(request.paths, load_options_of(request, book.knowledge), book.knowledge, options);
   if (request.on_loaded) request.on_loaded();
   if (request.on_input_warning)
     for (const std::string& w : run.inputs.warnings) request.on_input_warning(w);

@@ -12,20 +12,13 @@
 #include <vector>
 
 #include "engine/partials.h"
+#include "engine/rule_book.h"
 #include "engine/run_request.h"
 #include "perfgate/baseline.h"
 #include "perfgate/report.h"
 #include "perfgate/rules.h"
 
 namespace perfgate {
-
-// The rules of a run and the knowledge its analyses read, from its rule files read once.
-struct RuleBook {
-  RuleSet rules;
-  const Classification& knowledge() const { return rules.classification; }
-};
-// The shipped rules with the request's files, --set and --disable applied. Throws ConfigError.
-RuleBook load_rule_book(const RuleRequest& request);
 
 // A request ready to run: its rules read, its inputs resolved (a merge's partial reports read and
 // checked as one run), before any profile is read.

@@ -120,22 +120,17 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
   add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict));
 }
 
-RuleBook load_rule_book(const RuleRequest& request) {
-  RuleBook book{load_rules(request.files)};
-  apply_rule_overrides(book.rules, request.settings, request.disabled);
-  return book;
-}
-
 PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {
   bool partials = request.kind == RunInputKind::Partials;
   if (partials && request.paths.empty())
     throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
-  if (!book) book = std::make_shared<const RuleBook>(load_rule_book(request.rules));
+  if (!book)
+    book = std::make_shared<const RuleBook>(
+        load_rule_book(request.rules.files, request.rules.settings, request.rules.disabled));
   PreparedRun run{std::move(request), std::move(book), std::nullopt, {}, {}};
   RunRequest& r = run.request;
   if (partials) {
-    run.partials =
-        read_partial_headers(r.paths, run.book->rules, r.allow_missing_ranks, r.limits.max_input_memory);
+    run.partials = read_partial_headers(r.paths, *run.book, r.allow_missing_ranks, r.limits.max_input_memory);
     r.options = run.partials->options;
     run.reads = run.partials->files;
     run.profiles = run.partials->profiles;
@@ -171,7 +166,7 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
       runs.push_back(load_baseline(path, request, book));
   }
   ReportModel report = prepared.partials
-                           ? merge_partials(*prepared.partials, book.rules, request.limits.max_input_memory)
+                           ? merge_partials(*prepared.partials, book, request.limits.max_input_memory)
                            : analyse_profiles(request, book, request.options);
   GateOptions gate = request.gate;
   std::vector<HistoryRun> history_runs;

@@ -245,7 +245,6 @@ void refuse_partial_reports(const std::vector<std::string>& paths) {
 
 WrittenPartial write_partial(const PreparedRun& prepared, const Slice& slice, const std::string& out) {
   const RunRequest& request = prepared.request;
-  const RuleSet& rules = prepared.book->rules;
   refuse_partial_reports(request.paths);
   // The slice's share of the run's files, in the natural order of their paths.
   auto choose_slice = [&](std::vector<InputFile> inputs) {
@@ -258,12 +257,13 @@ WrittenPartial write_partial(const PreparedRun& prepared, const Slice& slice, co
         inputs.begin() + static_cast<std::ptrdiff_t>(slice_bound(n, slice.index + 1, slice.count)));
   };
   RunCombiner run(request.options.detailed_workers);
-  RunInputs read = load_into(run, request.paths, load_options_of(request, prepared.book->knowledge()),
-                             prepared.book->knowledge(), request.options, choose_slice);
+  const RuleBook& book = *prepared.book;
+  RunInputs read = load_into(run, request.paths, load_options_of(request, book.knowledge), book.knowledge,
+                             request.options, choose_slice);
   const std::vector<InputFile>& inputs = read.inputs;
   const std::vector<SkippedInput>& skipped = read.skipped;
   PartialReport partial{.header = {}, .run = run.finish_partial()};
-  partial.header.rules_digest = rules_digest(rule_set_fingerprint(rules));
+  partial.header.rules_digest = rules_digest(rule_book_fingerprint(book));
   partial.header.sliced = slice.given;
   partial.header.slice_index = slice.index;
   partial.header.slice_count = slice.count;
@@ -281,13 +281,13 @@ WrittenPartial write_partial(const PreparedRun& prepared, const Slice& slice, co
   return {bytes.size(), partial.run.workers.size(), inputs.size()};
 }
 
-PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
+PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleBook& book,
                                 bool allow_missing_ranks, std::uint64_t max_memory) {
   PartialSet set;
   set.files = partial_files(paths);
   std::vector<PartialHeader> headers;
   for (const std::string& file : set.files) headers.push_back(read_checked_partial_header(file, max_memory));
-  check_same_run(set.files, headers, rules_digest(rule_set_fingerprint(rules)));
+  check_same_run(set.files, headers, rules_digest(rule_book_fingerprint(book)));
   place_inputs(set, headers);  // an input twice is named before the ranks it leaves missing
   check_ranks(headers, allow_missing_ranks);
   if (std::string missing = check_slices(set.files, headers, allow_missing_ranks); !missing.empty())
@@ -297,7 +297,7 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
   return set;
 }
 
-ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory) {
+ReportModel merge_partials(const PartialSet& set, const RuleBook& book, std::uint64_t max_memory) {
   RunCombiner run(set.options.detailed_workers);
   for (std::size_t f = 0; f < set.files.size(); ++f) {
     PartialReport part =
@@ -313,7 +313,7 @@ ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uin
   }
   RunAnalysis analysis = run.finish();
   analysis.warnings.insert(analysis.warnings.begin(), set.skipped.begin(), set.skipped.end());
-  return build_report(set.inputs, std::move(analysis), rules.sources, set.options);
+  return build_report(set.inputs, std::move(analysis), book.rules.sources, set.options);
 }
 
 }  // namespace perfgate

@@ -16,6 +16,7 @@
 namespace perfgate {
 
 struct PreparedRun;
+struct RuleBook;
 
 // --slice K/N: the K-th (from 0) of N near-equal runs of consecutive files.
 // Without --slice a part is a slice of its own inputs (`given` false): node-local parts hold the
@@ -53,16 +54,16 @@ struct PartialSet {
 };
 
 // Reads the headers of every partial report (a folder: its *.pgp files) and refuses parts that are
-// not of one run made with `rules` (InputError naming them): another perfgate build, other rules
+// not of one run made with `book` (InputError naming them): another perfgate build, other rules
 // or window options, an input or a rank twice, ranks missing from the world size (a warning
 // instead with `allow_missing_ranks`, which every output states as the analysis would).
 // Each header is checked against its file first (size, checksum; cli/part_files.h), reading at
 // most `max_memory` bytes of it at once (0: no limit).
-PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleSet& rules,
+PartialSet read_partial_headers(const std::vector<std::string>& paths, const RuleBook& book,
                                 bool allow_missing_ranks, std::uint64_t max_memory);
 
 // The run's report, as analyze of all the inputs would make it: each part decoded and folded in
 // as it is read, so only the detailed workers keep their tables.
-ReportModel merge_partials(const PartialSet& set, const RuleSet& rules, std::uint64_t max_memory);
+ReportModel merge_partials(const PartialSet& set, const RuleBook& book, std::uint64_t max_memory);
 
 }  // namespace perfgate

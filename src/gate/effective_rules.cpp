@@ -15,7 +15,8 @@ void pattern_list(YAML::Emitter& out, const char* name, const std::vector<std::s
   out << YAML::EndSeq << YAML::EndMap;
 }
 
-void classification(YAML::Emitter& out, const Classification& c) {
+// The knowledge's sections, with the gate's settings where the file format puts them among them.
+void classification(YAML::Emitter& out, const Classification& c, const RuleSet& rules) {
   out << YAML::Key << "attribution" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "by_time_containment" << YAML::Value << c.attribute_by_time_containment;
   out << YAML::Key << "external_id_must_enclose" << YAML::Value << c.external_id_must_enclose;
@@ -127,10 +128,10 @@ void classification(YAML::Emitter& out, const Classification& c) {
       << YAML::Value << c.tc_min_judged_pct << YAML::Key << "roofline_target_pct" << YAML::Value
       << c.roofline_target_pct << YAML::EndMap;
   out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
-      << YAML::Value << c.fix_first_min_gain_pct << YAML::EndMap;
+      << YAML::Value << rules.fix_first_min_gain_pct << YAML::EndMap;
   out << YAML::Key << "critical_path" << YAML::Value << YAML::BeginMap << YAML::Key << "max_kernel_gap_us"
       << YAML::Value << c.critical_path_max_kernel_gap_us << YAML::Key << "min_coverage_pct" << YAML::Value
-      << c.critical_path_min_coverage_pct << YAML::EndMap;
+      << rules.critical_path_min_coverage_pct << YAML::EndMap;
   out << YAML::Key << "gpu_architectures" << YAML::Value << YAML::BeginMap << YAML::Key << "patterns"
       << YAML::Value << YAML::BeginSeq;
   for (const auto& a : c.gpu_architectures) {
@@ -233,12 +234,12 @@ void rule(YAML::Emitter& out, const Rule& r) {
 
 }  // namespace
 
-std::string effective_rules_yaml(const RuleSet& set) {
+std::string effective_rules_yaml(const Classification& knowledge, const RuleSet& set) {
   YAML::Emitter out;
   out << YAML::BeginMap;
   out << YAML::Key << "schema" << YAML::Value << "perfgate-rules/1";
   out << YAML::Key << "extends" << YAML::Value << "none";
-  classification(out, set.classification);
+  classification(out, knowledge, set);
   out << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
   for (const Rule& r : set.rules) rule(out, r);
   out << YAML::EndSeq << YAML::EndMap;

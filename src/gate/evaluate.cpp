@@ -520,8 +520,7 @@ void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules
     if (!r.enabled) continue;
     ReportFinding& f = findings[i++];
     if (!fired(f.status) || needs_baseline(r, RuleExpressions(r))) continue;
-    ReportFinding then =
-        RuleEvaluator(r, before, nullptr, "", rules.classification.critical_path_min_coverage_pct).run();
+    ReportFinding then = RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct).run();
     f.in_baseline = fired(then.status);
   }
 }
@@ -533,12 +532,11 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
   std::vector<ReportFinding> findings;
   for (const Rule& r : rules.rules)
     if (r.enabled)
-      findings.push_back(RuleEvaluator(r, report, baseline, no_baseline_reason,
-                                       rules.classification.critical_path_min_coverage_pct)
-                             .run());
+      findings.push_back(
+          RuleEvaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct).run());
   for (ReportFinding& f : findings)
     f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
-                  *f.gain_pct >= rules.classification.fix_first_min_gain_pct;
+                  *f.gain_pct >= rules.fix_first_min_gain_pct;
   if (baseline) mark_in_baseline(findings, rules, report, *baseline);
   return findings;
 }

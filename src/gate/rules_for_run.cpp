@@ -11,7 +11,8 @@ bool rule_applies(const Rule& rule, const DeviceFamilies& run) {
 
 RuleSet rules_for_run(const RuleSet& rules, const ReportModel& report) {
   RuleSet out;
-  out.classification = rules.classification;
+  out.fix_first_min_gain_pct = rules.fix_first_min_gain_pct;
+  out.critical_path_min_coverage_pct = rules.critical_path_min_coverage_pct;
   out.sources = rules.sources;
   for (const Rule& r : rules.rules)
     if (rule_applies(r, report.families)) out.rules.push_back(r);

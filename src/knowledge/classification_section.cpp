@@ -436,13 +436,7 @@ void read_gpu_architectures(YamlCheck& check, const YAML::Node& node, Classifica
 
 // A percentage setting, 0 to 100, of a section's map: `key` into `out` where it is given and valid.
 void read_percentage(YamlCheck& check, const YAML::Node& node, const char* key, double& out) {
-  YAML::Node v = node[key];
-  if (!v) return;
-  auto pct = check.number(v, key);
-  if (pct && (*pct < 0 || *pct > 100))
-    check.error(v, fmt::format("{} is a percentage, 0 to 100", key));
-  else if (pct)
-    out = *pct;
+  if (std::optional<double> pct = check.percentage(node, key)) out = *pct;
 }
 
 void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out) {
@@ -461,13 +455,6 @@ void read_compute(YamlCheck& check, const YAML::Node& node, Classification& out)
   }
 }
 
-void read_advice(YamlCheck& check, const YAML::Node& node, Classification& out) {
-  static constexpr std::array<std::string_view, 1> kKeys = {"fix_first_min_gain_pct"};
-  if (!check.is_map(node, "advice")) return;
-  check.known_keys(node, kKeys, "advice");
-  read_percentage(check, node, "fix_first_min_gain_pct", out.fix_first_min_gain_pct);
-}
-
 void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification& out) {
   static constexpr std::array<std::string_view, 2> kKeys = {"max_kernel_gap_us", "min_coverage_pct"};
   if (!check.is_map(node, "critical_path")) return;
@@ -479,7 +466,7 @@ void read_critical_path(YamlCheck& check, const YAML::Node& node, Classification
     else if (us)
       out.critical_path_max_kernel_gap_us = *us;
   }
-  read_percentage(check, node, "min_coverage_pct", out.critical_path_min_coverage_pct);
+  // min_coverage_pct is the gate's setting (gate/rule_sections.h), read there.
 }
 
 }  // namespace
@@ -495,7 +482,6 @@ void read_classification_sections(YamlCheck& check, const YAML::Node& root, Clas
   if (YAML::Node g = root["gpu_architectures"]) read_gpu_architectures(check, g, out);
   if (YAML::Node m = root["memory_categories"]) read_memory_categories(check, m, out);
   if (YAML::Node c = root["compute"]) read_compute(check, c, out);
-  if (YAML::Node a = root["advice"]) read_advice(check, a, out);
   if (YAML::Node c = root["critical_path"]) read_critical_path(check, c, out);
 }
 

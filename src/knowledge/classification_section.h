@@ -1,7 +1,8 @@
 // The sections of a rule file that hold the classification (perfgate/classification.h):
 // `classification:`, `attribution:`, `gpu_peaks:`, `op_models:`, `aten_ops:`, `fused_patterns:`,
-// `gpu_architectures:`, `memory_categories:`, `compute:`, `advice:` and `critical_path:`. The rule file's
-// format (what a file extends, its `rules:`) is the gate's (src/gate/rule_file.cpp).
+// `gpu_architectures:`, `memory_categories:`, `compute:` and `critical_path:` (its max_kernel_gap_us;
+// min_coverage_pct is the gate's). The rule files' format is knowledge/rule_files.h; `rules:` and
+// `advice:` are the gate's (gate/rule_sections.h).
 #pragma once
 
 #include "knowledge/yaml_check.h"

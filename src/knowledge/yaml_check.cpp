@@ -68,6 +68,17 @@ std::optional<bool> YamlCheck::boolean(const YAML::Node& node, std::string_view 
   return std::nullopt;
 }
 
+std::optional<double> YamlCheck::percentage(const YAML::Node& node, const char* key) {
+  YAML::Node v = node[key];
+  if (!v) return std::nullopt;
+  std::optional<double> pct = number(v, key);
+  if (pct && (*pct < 0 || *pct > 100)) {
+    error(v, fmt::format("{} is a percentage, 0 to 100", key));
+    return std::nullopt;
+  }
+  return pct;
+}
+
 std::optional<std::string> YamlCheck::pattern(const YAML::Node& node, std::string_view what) {
   auto text = string(node, what);
   if (!text || shipped_) return text;

@@ -31,6 +31,9 @@ class YamlCheck {
   std::optional<std::string> string(const YAML::Node& node, std::string_view what);
   std::optional<double> number(const YAML::Node& node, std::string_view what);
   std::optional<bool> boolean(const YAML::Node& node, std::string_view what);
+  // The percentage (0 to 100) under `key` of the map `node`; nothing when the key is absent or
+  // the value is not one (with an error).
+  std::optional<double> percentage(const YAML::Node& node, const char* key);
   // A valid RE2 pattern, or nothing (with an error).
   std::optional<std::string> pattern(const YAML::Node& node, std::string_view what);
   // Reports every key given twice in a mapping of the tree, at the second ("duplicate key 'warn'

@@ -76,7 +76,8 @@ RunRequest server_request(const Session& session) {
 
 // The run gated as `perfgate analyze` gates it, kept in the session.
 const StoredReport& run_engine(Session& session, RunRequest request, std::vector<Baseline> given = {}) {
-  auto book = std::make_shared<const RuleBook>(load_rule_book(request.rules));
+  auto book = std::make_shared<const RuleBook>(
+      load_rule_book(request.rules.files, request.rules.settings, request.rules.disabled));
   // A malformed limit is a usage error before any work.
   request.limits.max_input_memory = max_input_memory_of(session.options().max_input_memory);
   request.history.labels = run_labels(request.history.labels);

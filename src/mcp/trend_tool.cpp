@@ -2,6 +2,7 @@
 // computes them (build_trend), read only.
 #include <fmt/format.h>
 
+#include "engine/rule_book.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
 #include "perfgate/errors.h"
@@ -54,7 +55,7 @@ ToolOutput trend_tool(Session& session, const json::object& raw) {
           fmt::format("trend: no metric \"{}\" in the catalog (the metrics tool lists them)", m));
   settings.branch = args.text("branch").value_or("");
   settings.last = static_cast<std::size_t>(args.integer("last", 1, kMaxRuns).value_or(100));
-  RuleSet rules = load_rules(rule_files);
+  RuleSet rules = load_rule_book(rule_files).rules;
   std::unique_ptr<HistoryStore> store = open_history(history, HistoryAccess::Read);
   HistoryQuery query;
   query.branch = settings.branch;

@@ -18,7 +18,7 @@ ReportModel healthy_report() {
   TrainingRun run;
   run.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
   run.memory_peak_pct = 60;
-  return report_of_json(training_trace(run), default_rules());
+  return report_of_json(training_trace(run), default_book());
 }
 
 TEST(Baseline, AJsonReportReadsBackAsTheModel) {
@@ -283,12 +283,12 @@ const std::vector<ReportCell>* row_named(const ReportTable& t, std::string_view 
 // The DataLoader grew from 1000 to 3000 us per step (2 steps each: 2000 and 6000 us in all). Read
 // back from the baseline's JSON report, the region_deltas table has it: +2000 us per step.
 TEST(Baseline, RegionsAreComparedPerStep) {
-  ReportModel before = report_of_json(loader_trace(1000), default_rules());
+  ReportModel before = report_of_json(loader_trace(1000), default_book());
   std::string path = write_text(temp_dir() + "/before.json", render_json(before));
   Baseline base = read_baseline_report(path);
   ASSERT_EQ(base.regions.size(), 1u);
   EXPECT_NEAR(base.regions[0].cpu_us, 2000, 1e-6);
-  ReportModel after = report_of_json(loader_trace(3000), default_rules());
+  ReportModel after = report_of_json(loader_trace(3000), default_book());
   apply_gate(after, default_rules(), &base, {});
   const ReportTable* regions = find_table(after.tables, "region_deltas");
   ASSERT_TRUE(regions);

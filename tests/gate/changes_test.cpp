@@ -28,9 +28,9 @@ std::string pair_trace(double attn_us, int comm_calls) {
 }
 
 ReportModel gated_pair(double attn_us, int comm_calls) {
-  ReportModel before = report_of_json(pair_trace(100, 0), default_rules());
+  ReportModel before = report_of_json(pair_trace(100, 0), default_book());
   Baseline base = baseline_from_report(before, "before.json", "profile");
-  ReportModel after = report_of_json(pair_trace(attn_us, comm_calls), default_rules());
+  ReportModel after = report_of_json(pair_trace(attn_us, comm_calls), default_book());
   apply_gate(after, default_rules(), &base, {});
   return after;
 }
@@ -149,9 +149,9 @@ TEST(Changes, EachKindListsItsLargestFirst) {
       t.launch("k" + std::to_string(k), 1000.0 * k, 1000.0 * k + 10, 100 + extra * k);
     return t.json();
   };
-  ReportModel before = report_of_json(trace(0), default_rules());
+  ReportModel before = report_of_json(trace(0), default_book());
   Baseline base = baseline_from_report(before, "before.json", "profile");
-  ReportModel after = report_of_json(trace(10), default_rules());
+  ReportModel after = report_of_json(trace(10), default_book());
   apply_gate(after, default_rules(), &base, {});
   std::vector<ChangeRow> rows = change_rows(after);
   std::vector<std::string> kernels;

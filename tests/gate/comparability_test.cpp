@@ -14,9 +14,9 @@ namespace {
 
 ReportModel gated(const std::string& before_json, const std::string& after_json, const RuleSet& rules,
                   FailOn fail_on = FailOn::Error) {
-  ReportModel before = report_of_json(before_json, rules);
+  ReportModel before = report_of_json(before_json, default_book());
   Baseline base = baseline_from_report(before, "before.json", "profile");
-  ReportModel after = report_of_json(after_json, rules);
+  ReportModel after = report_of_json(after_json, default_book());
   GateOptions options;
   options.fail_on = fail_on;
   apply_gate(after, rules, &base, options);
@@ -139,7 +139,8 @@ TEST(WorkPerWindow, AWindowTotalOfDifferentWorkIsNoRegression) {
                                 "    better: lower\n"
                                 "    warn: \"+5%\"\n"
                                 "    source: test\n");
-  RuleSet rules = load_rules({rule});
+  RuleBook rules_book = load_rule_book({rule});
+  RuleSet& rules = rules_book.rules;
   ReportModel more_work = gated(blocks_trace(10, 100), blocks_trace(12, 100), rules);
   EXPECT_EQ(status_of(more_work, "test.kernel-total"), FindingStatus::Inconclusive);
   EXPECT_NE(find_finding(more_work, "test.kernel-total")->reason.find("hold different work"),
@@ -283,7 +284,7 @@ TEST(FirstScreen, FindingsTheBaselineHadComeAfterTheChange) {
   EXPECT_LT(md.find("(`memcpy.sync`)"), md.find("(`memcpy.pageable`) _also in the baseline_")) << md;
   EXPECT_NE(render_json(r).find("\"in_baseline\": true"), std::string::npos);
   // Without a baseline nothing is marked.
-  ReportModel alone = report_of_json(training_trace(after), default_rules());
+  ReportModel alone = report_of_json(training_trace(after), default_book());
   apply_gate(alone, default_rules(), nullptr, {});
   EXPECT_FALSE(find_finding(alone, "memcpy.pageable")->in_baseline);
 }

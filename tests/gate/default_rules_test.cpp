@@ -16,7 +16,7 @@ namespace perfgate::testing {
 namespace {
 
 ReportModel gated(const std::string& json, const Baseline* baseline = nullptr) {
-  ReportModel report = report_of_json(json, default_rules());
+  ReportModel report = report_of_json(json, default_book());
   apply_gate(report, default_rules(), baseline, {});
   return report;
 }
@@ -294,7 +294,7 @@ TEST(DefaultRules, RankImbalanceInARunFolder) {
     r1.extra_us.assign(8, rank1_extra);
     write_text(dir + "/rank0.pt.trace.json", training_trace(r0));
     write_text(dir + "/rank1.pt.trace.json", training_trace(r1));
-    ReportModel report = report_of_files({dir}, default_rules());
+    ReportModel report = report_of_files({dir}, default_book());
     apply_gate(report, default_rules(), nullptr, {});
     return report;
   };
@@ -309,7 +309,7 @@ TEST(DefaultRules, RankImbalanceInARunFolder) {
 // ---- Against a baseline ----
 
 Baseline baseline_of(const TrainingRun& run) {
-  return baseline_from_report(report_of_json(training_trace(run), default_rules()), "baseline", "profile");
+  return baseline_from_report(report_of_json(training_trace(run), default_book()), "baseline", "profile");
 }
 
 TEST(BaselineRules, ARunAgainstItselfPasses) {
@@ -398,7 +398,7 @@ TEST(BaselineRules, VanishedGpuWorkOrStepsFailTheGate) {
 
   // A CPU-only baseline had no GPU work to lose: a CPU-only run passes against it.
   Baseline cpu_base =
-      baseline_from_report(report_of_json(cpu_only.json(), default_rules()), "cpu baseline", "profile");
+      baseline_from_report(report_of_json(cpu_only.json(), default_book()), "cpu baseline", "profile");
   EXPECT_EQ(status_of(gated(cpu_only.json(), &cpu_base), "regression.gpu-work-vanished"),
             FindingStatus::Pass);
   // Without a baseline both are skipped, with the reason.

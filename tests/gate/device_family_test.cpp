@@ -65,7 +65,7 @@ void expect_counts_match(const ReportModel& r) {
 }
 
 TEST(DeviceFamily, AGpuTraceListsNoNeuronRule) {
-  ReportModel r = gated(report_of_json(training_trace(TrainingRun{}), default_rules()));
+  ReportModel r = gated(report_of_json(training_trace(TrainingRun{}), default_book()));
   ASSERT_FALSE(r.findings.empty());
   for (const ReportFinding& f : r.findings) EXPECT_FALSE(neuron_rule(f.id)) << f.id;
   for (const ReportRule& rule : r.rules) EXPECT_FALSE(neuron_rule(rule.id)) << rule.id;
@@ -79,7 +79,7 @@ TEST(DeviceFamily, AGpuTraceListsNoNeuronRule) {
 }
 
 TEST(DeviceFamily, ANeuronProfileListsNoGpuRule) {
-  ReportModel r = gated(report_of_json(neuron_full_json(), default_rules()));
+  ReportModel r = gated(report_of_json(neuron_full_json(), default_book()));
   std::size_t neuron_rules = 0;
   for (const Rule& rule : default_rules().rules) neuron_rules += neuron_rule(rule.id);
   EXPECT_EQ(neuron_rules, 10u);
@@ -98,12 +98,12 @@ TEST(DeviceFamily, ANeuronProfileListsNoGpuRule) {
 TEST(DeviceFamily, TheReaderSetsTheFamilyAndTheReportKeepsIt) {
   TraceBuilder gpu;
   gpu.step(1, 0, 10'000).launch("volta_sgemm_128x64_nn", 100, 1'000, 8'000);
-  DeviceFamilies families = report_of_json(gpu.json(), default_rules()).families;
+  DeviceFamilies families = report_of_json(gpu.json(), default_book()).families;
   EXPECT_TRUE(families.only(DeviceFamily::Gpu));
   TraceBuilder host;
   host.step(1, 0, 10'000).op("aten::add", 100, 1'000);
-  EXPECT_TRUE(report_of_json(host.json(), default_rules()).families.only(DeviceFamily::CpuOnly));
-  EXPECT_TRUE(report_of_json(neuron_full_json(), default_rules()).families.only(DeviceFamily::Neuron));
+  EXPECT_TRUE(report_of_json(host.json(), default_book()).families.only(DeviceFamily::CpuOnly));
+  EXPECT_TRUE(report_of_json(neuron_full_json(), default_book()).families.only(DeviceFamily::Neuron));
 }
 
 // A CPU-only trace keeps the trace rules (a GPU job recorded without its device activities: its GPU
@@ -111,7 +111,7 @@ TEST(DeviceFamily, TheReaderSetsTheFamilyAndTheReportKeepsIt) {
 TEST(DeviceFamily, ACpuOnlyTraceListsTheTraceRulesAndNoNeuronRule) {
   TraceBuilder host;
   host.step(1, 0, 10'000).op("aten::add", 100, 1'000);
-  ReportModel r = gated(report_of_json(host.json(), default_rules()));
+  ReportModel r = gated(report_of_json(host.json(), default_book()));
   std::size_t trace_rules = 0;
   for (const Rule& rule : default_rules().rules) trace_rules += !neuron_rule(rule.id);
   EXPECT_EQ(r.rules.size(), trace_rules);
@@ -152,7 +152,7 @@ TEST(DeviceFamily, EveryDefaultRuleDeclaresItsFamily) {
 std::string rule_file_error(const std::string& rule) {
   std::string path = write_text(temp_dir() + "/family.yaml", "rules:\n" + rule);
   try {
-    load_rules({path});
+    load_rule_book({path}).rules;
   } catch (const ConfigError& e) {
     return e.what();
   }

@@ -23,7 +23,7 @@ TEST(FindingEvidence, TheEligibleOpsFindingNamesTheOpsItCounts) {
   t.step(1, 0, 1000);
   t.op("aten::mm", 10, 50, 1).launch("ampere_fp16_s16816gemm_fp16_128x128_ldg8_f2f_nn", 11, 100, 40, 1);
   t.op("aten::mm", 200, 50, 2).launch("sgemm_128x64_nn", 201, 300, 60, 2);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* f = find_finding(report, "tensor-cores.eligible-ops");
   ASSERT_NE(f, nullptr);
@@ -36,7 +36,7 @@ TEST(FindingEvidence, TheEligibleOpsFindingNamesTheOpsItCounts) {
 }
 
 ReportModel gated(const std::string& json) {
-  ReportModel report = report_of_json(json, default_rules());
+  ReportModel report = report_of_json(json, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   return report;
 }
@@ -131,13 +131,13 @@ std::string ranks_folder(const std::string& name, double rank1_step_us) {
 
 TEST(FindingEvidence, RankBalanceCannotPassOnSomeOfTheRanks) {
   const RuleSet& rules = default_rules();
-  ReportModel even = report_of_files({ranks_folder("ranks-even", 1010)}, rules);
+  ReportModel even = report_of_files({ranks_folder("ranks-even", 1010)}, default_book());
   apply_gate(even, rules, nullptr, {});
   const ReportFinding* f = find_finding(even, "ranks.imbalance");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->status, FindingStatus::NotApplicable);
   EXPECT_NE(f->reason.find("ranks.present >= ranks.expected"), std::string::npos) << f->reason;
-  ReportModel uneven = report_of_files({ranks_folder("ranks-uneven", 1500)}, rules);
+  ReportModel uneven = report_of_files({ranks_folder("ranks-uneven", 1500)}, default_book());
   apply_gate(uneven, rules, nullptr, {});
   EXPECT_EQ(find_finding(uneven, "ranks.imbalance")->status, FindingStatus::Warn);
 }

@@ -15,7 +15,7 @@ namespace {
 constexpr double kUs = 1000.0;
 
 ReportModel gated(const std::string& json) {
-  ReportModel report = report_of_json(json, default_rules());
+  ReportModel report = report_of_json(json, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   return report;
 }

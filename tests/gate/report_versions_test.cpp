@@ -70,11 +70,11 @@ TEST(ReportVersions, AReportReadBackKeepsItsDeviceFamilies) {
   TraceBuilder gpu, host;
   gpu.step(1, 0, 10'000).launch("volta_sgemm_128x64_nn", 100, 1'000, 8'000);
   host.step(1, 0, 10'000).op("aten::add", 100, 1'000);
-  ReportModel neuron = report_of_json(neuron_full_json(), default_rules());
+  ReportModel neuron = report_of_json(neuron_full_json(), default_book());
   ASSERT_TRUE(neuron.families.only(DeviceFamily::Neuron));
   EXPECT_TRUE(read_back(neuron).families.only(DeviceFamily::Neuron));
-  EXPECT_TRUE(read_back(report_of_json(gpu.json(), default_rules())).families.only(DeviceFamily::Gpu));
-  EXPECT_TRUE(read_back(report_of_json(host.json(), default_rules())).families.only(DeviceFamily::CpuOnly));
+  EXPECT_TRUE(read_back(report_of_json(gpu.json(), default_book())).families.only(DeviceFamily::Gpu));
+  EXPECT_TRUE(read_back(report_of_json(host.json(), default_book())).families.only(DeviceFamily::CpuOnly));
   ReportModel mixed;
   mixed.tool_version = "9.9";
   mixed.families.add(DeviceFamily::Neuron);
@@ -151,7 +151,7 @@ TEST(ReportVersions, BothVersionsGateARunAlike) {
   Baseline v2 = read_baseline_report(kVersion2);
   TrainingRun run;
   run.dataloader_us = 2000;
-  ReportModel against_v1 = report_of_json(training_trace(run), default_rules());
+  ReportModel against_v1 = report_of_json(training_trace(run), default_book());
   ReportModel against_v2 = against_v1;
   apply_gate(against_v1, default_rules(), &v1, {});
   apply_gate(against_v2, default_rules(), &v2, {});

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "knowledge/rule_files.h"
 #include "perfgate/errors.h"
 #include "perfgate/rules.h"
 #include "support/helpers.h"
@@ -15,7 +16,7 @@ std::string rules_file(const std::string& yaml) {
 
 std::string config_error(const std::vector<std::string>& files) {
   try {
-    load_rules(files);
+    load_rule_book(files).rules;
   } catch (const ConfigError& e) {
     return e.what();
   }
@@ -23,16 +24,16 @@ std::string config_error(const std::vector<std::string>& files) {
 }
 
 TEST(RuleFiles, TheShippedSetsLoad) {
-  RuleSet d = load_rules({});
-  EXPECT_EQ(d.sources, std::vector<std::string>{"default"});
-  EXPECT_FALSE(d.classification.tensor_core_kernels.empty());
-  EXPECT_FALSE(d.classification.communication_kernels.empty());
-  EXPECT_TRUE(d.classification.attribute_by_time_containment);
-  RuleSet plugin = load_rules({"tb-plugin"});
-  EXPECT_EQ(plugin.sources, (std::vector<std::string>{"default", "tb-plugin"}));
-  EXPECT_FALSE(plugin.classification.op_types.empty());  // inherited: the plugin has no op types
-  EXPECT_TRUE(plugin.classification.communication_kernels.empty());
-  EXPECT_FALSE(plugin.classification.attribute_by_time_containment);
+  RuleBook d = load_rule_book({});
+  EXPECT_EQ(d.rules.sources, std::vector<std::string>{"default"});
+  EXPECT_FALSE(d.knowledge.tensor_core_kernels.empty());
+  EXPECT_FALSE(d.knowledge.communication_kernels.empty());
+  EXPECT_TRUE(d.knowledge.attribute_by_time_containment);
+  RuleBook plugin = load_rule_book({"tb-plugin"});
+  EXPECT_EQ(plugin.rules.sources, (std::vector<std::string>{"default", "tb-plugin"}));
+  EXPECT_FALSE(plugin.knowledge.op_types.empty());  // inherited: the plugin has no op types
+  EXPECT_TRUE(plugin.knowledge.communication_kernels.empty());
+  EXPECT_FALSE(plugin.knowledge.attribute_by_time_containment);
   auto names = shipped_rule_names();
   EXPECT_NE(std::find(names.begin(), names.end(), "default"), names.end());
 }
@@ -46,15 +47,17 @@ TEST(RuleFiles, ShippedFilesPassTheChecksOfUserFiles) {
     SCOPED_TRACE(name);
     std::string copy = write_text(dir + "/" + name + "-copy.yaml", std::string(shipped_rule_text(name)));
     EXPECT_EQ(config_error({copy}), "no error");
-    RuleSet shipped = load_rules({name});
-    RuleSet checked = load_rules({copy});
+    RuleBook shipped_book = load_rule_book({name});
+    RuleSet& shipped = shipped_book.rules;
+    RuleBook checked_book = load_rule_book({copy});
+    RuleSet& checked = checked_book.rules;
     EXPECT_EQ(checked.rules.size(), shipped.rules.size());
   }
 }
 
 TEST(RuleFiles, AUserFileAppliesOnTopOfTheDefault) {
-  RuleSet base = load_rules({});
-  RuleSet r = load_rules({rules_file(R"(
+  RuleBook base = load_rule_book({});
+  RuleBook r = load_rule_book({rules_file(R"(
 classification:
   tensor_core_kernels:
     add:
@@ -63,11 +66,11 @@ classification:
   dataloader_ops:
     patterns: ['^my_loader$']
 )")});
-  EXPECT_EQ(r.sources.size(), 2u);
-  EXPECT_EQ(r.sources[0], "default");
-  EXPECT_EQ(r.classification.tensor_core_kernels.size(), base.classification.tensor_core_kernels.size() + 1);
-  EXPECT_EQ(r.classification.tensor_core_kernels.front(), "my_tc_kernel");  // added entries come first
-  EXPECT_EQ(r.classification.dataloader_ops, std::vector<std::string>{"^my_loader$"});
+  EXPECT_EQ(r.rules.sources.size(), 2u);
+  EXPECT_EQ(r.rules.sources[0], "default");
+  EXPECT_EQ(r.knowledge.tensor_core_kernels.size(), base.knowledge.tensor_core_kernels.size() + 1);
+  EXPECT_EQ(r.knowledge.tensor_core_kernels.front(), "my_tc_kernel");  // added entries come first
+  EXPECT_EQ(r.knowledge.dataloader_ops, std::vector<std::string>{"^my_loader$"});
 }
 
 TEST(RuleFiles, ExtendsNoneStartsEmptyAndExtendsCanNameAFile) {
@@ -76,9 +79,9 @@ TEST(RuleFiles, ExtendsNoneStartsEmptyAndExtendsCanNameAFile) {
              "extends: none\nclassification:\n  communication_ops:\n    patterns: ['^x$']\n");
   std::string child = write_text(
       dir + "/child.yaml", "extends: base.yaml\nclassification:\n  communication_ops:\n    add: ['^y$']\n");
-  RuleSet r = load_rules({child});
-  EXPECT_EQ(r.classification.communication_ops, (std::vector<std::string>{"^y$", "^x$"}));
-  EXPECT_TRUE(r.classification.tensor_core_kernels.empty());
+  RuleBook r = load_rule_book({child});
+  EXPECT_EQ(r.knowledge.communication_ops, (std::vector<std::string>{"^y$", "^x$"}));
+  EXPECT_TRUE(r.knowledge.tensor_core_kernels.empty());
 }
 
 TEST(RuleFiles, ErrorsNameFileLineColumnAndSuggestTheKey) {
@@ -106,19 +109,20 @@ TEST(RuleFiles, EveryErrorOfAFileIsReportedAtOnce) {
 // Issue 30, item 7: the step ranges of each format are classification lists: shipped with their
 // sources, extended or replaced like the others, and checked the same way.
 TEST(RuleFiles, StepRangesAreClassificationLists) {
-  RuleSet d = load_rules({});
+  RuleBook d = load_rule_book({});
   // Kineto's ProfilerStep#N; XSpace profiles' own list: the "NAME (step N)" ranges the XPlane reader
   // makes of JAX's and TensorFlow's step markers, and a step named without a number (issue 59).
-  EXPECT_EQ(d.classification.profiler_step_ranges, (std::vector<std::string>{R"(ProfilerStep#(\d+))"}));
-  ASSERT_EQ(d.classification.xspace_step_ranges.size(), 2u);
-  EXPECT_EQ(d.classification.xspace_step_ranges[0], R"([^$].* \(step (\d+)\))");
-  ASSERT_EQ(d.classification.nvtx_step_ranges.size(), 2u);
-  EXPECT_EQ(d.classification.nvtx_step_ranges[0], R"(ProfilerStep#(\d+))");
+  EXPECT_EQ(d.knowledge.profiler_step_ranges, (std::vector<std::string>{R"(ProfilerStep#(\d+))"}));
+  ASSERT_EQ(d.knowledge.xspace_step_ranges.size(), 2u);
+  EXPECT_EQ(d.knowledge.xspace_step_ranges[0], R"([^$].* \(step (\d+)\))");
+  ASSERT_EQ(d.knowledge.nvtx_step_ranges.size(), 2u);
+  EXPECT_EQ(d.knowledge.nvtx_step_ranges[0], R"(ProfilerStep#(\d+))");
 
-  RuleSet r = load_rules({rules_file("classification:\n  nvtx_step_ranges:\n    add: ['fwd_bwd (\\d+)']\n")});
-  ASSERT_EQ(r.classification.nvtx_step_ranges.size(), 3u);
-  EXPECT_EQ(r.classification.nvtx_step_ranges[0], R"(fwd_bwd (\d+))");
-  EXPECT_EQ(r.classification.profiler_step_ranges, d.classification.profiler_step_ranges);
+  RuleBook r =
+      load_rule_book({rules_file("classification:\n  nvtx_step_ranges:\n    add: ['fwd_bwd (\\d+)']\n")});
+  ASSERT_EQ(r.knowledge.nvtx_step_ranges.size(), 3u);
+  EXPECT_EQ(r.knowledge.nvtx_step_ranges[0], R"(fwd_bwd (\d+))");
+  EXPECT_EQ(r.knowledge.profiler_step_ranges, d.knowledge.profiler_step_ranges);
 
   // Line 4, the pattern's value at column 18.
   std::string path = rules_file(
@@ -158,7 +162,8 @@ classification: {}
   std::string dir = temp_dir();
   std::string a = write_text(dir + "/a.yaml", "rules:\n  - id: gpu.idle\n    warn: 40\n");
   std::string b = write_text(dir + "/b.yaml", "rules:\n  - id: gpu.idle\n    warn: 50\n");
-  RuleSet both = load_rules({a, b});
+  RuleBook both_book = load_rule_book({a, b});
+  RuleSet& both = both_book.rules;
   auto idle =
       std::find_if(both.rules.begin(), both.rules.end(), [](const Rule& r) { return r.id == "gpu.idle"; });
   ASSERT_NE(idle, both.rules.end());
@@ -179,7 +184,7 @@ TEST(RuleFiles, MalformedYamlAndWrongShapes) {
 }
 
 TEST(RuleFiles, OpTypesAndGpuPeaks) {
-  RuleSet r = load_rules({rules_file(R"(
+  RuleBook r = load_rule_book({rules_file(R"(
 classification:
   op_types:
     add:
@@ -188,10 +193,10 @@ gpu_peaks:
   add:
     - {match: 'MyGPU', name: "My GPU", tflops: {bf16: 100, fp32: 10}}
 )")});
-  EXPECT_EQ(r.classification.op_types.front().type, "my fused ops");
-  EXPECT_EQ(r.classification.gpu_peaks.front().name, "My GPU");
-  EXPECT_EQ(r.classification.gpu_peaks.front().peak("bf16"), 100);
-  EXPECT_FALSE(r.classification.gpu_peaks.front().peak("fp8"));
+  EXPECT_EQ(r.knowledge.op_types.front().type, "my fused ops");
+  EXPECT_EQ(r.knowledge.gpu_peaks.front().name, "My GPU");
+  EXPECT_EQ(r.knowledge.gpu_peaks.front().peak("bf16"), 100);
+  EXPECT_FALSE(r.knowledge.gpu_peaks.front().peak("fp8"));
   std::string bad = config_error({rules_file(R"(
 classification:
   op_types:

@@ -29,7 +29,7 @@ std::string config_error(F f) {
 
 std::string load_error(const std::string& yaml) {
   std::string path = rules_file(yaml);
-  return config_error([&] { load_rules({path}); });
+  return config_error([&] { (void)load_rule_book({path}); });
 }
 
 const Rule* rule(const RuleSet& set, std::string_view id) {
@@ -38,8 +38,12 @@ const Rule* rule(const RuleSet& set, std::string_view id) {
   return nullptr;
 }
 
+const Rule* rule(const RuleBook& book, std::string_view id) {
+  return rule(book.rules, id);
+}
+
 TEST(RuleSchema, DefineOverrideAndDisable) {
-  RuleSet set = load_rules({rules_file(R"(
+  RuleBook set = load_rule_book({rules_file(R"(
 rules:
   - id: gpu.low-utilization
     warn: 40
@@ -63,11 +67,11 @@ rules:
   ASSERT_TRUE(budget);
   EXPECT_FALSE(budget->warn);
   EXPECT_EQ(*budget->fail, 250000);  // `threshold` at severity error is the fail threshold
-  EXPECT_EQ(set.rules.back().id, "team.step-budget");
+  EXPECT_EQ(set.rules.rules.back().id, "team.step-budget");
 }
 
 TEST(RuleSchema, BaselineLimitsInTheMetricsUnit) {
-  RuleSet set = load_rules({rules_file(R"(
+  RuleBook set = load_rule_book({rules_file(R"(
 rules:
   - id: t.ms
     title: t
@@ -142,7 +146,8 @@ TEST(RuleSchema, BaselineLimitsNeedAUnitAndOneKind) {
       << e;
   auto set_error = [](const std::vector<std::string>& settings) {
     return config_error([&] {
-      RuleSet s = load_rules({});
+      RuleBook s_book = load_rule_book({});
+      RuleSet& s = s_book.rules;
       apply_rule_overrides(s, settings, {});
     });
   };
@@ -157,7 +162,8 @@ TEST(RuleSchema, BaselineLimitsNeedAUnitAndOneKind) {
   // The default warns at +3%: a fail limit in ms alone mixes kinds; both given together do not.
   EXPECT_NE(set_error({"regression.step-time.fail=+1 ms"}).find("cannot be ordered without the baseline"),
             std::string::npos);
-  RuleSet both = load_rules({});
+  RuleBook both_book = load_rule_book({});
+  RuleSet& both = both_book.rules;
   apply_rule_overrides(both, {"regression.step-time.warn=+0.5 ms", "regression.step-time.fail=+1 ms"}, {});
   EXPECT_EQ(rule(both, "regression.step-time")->fail_change->amount, 1000);
   EXPECT_NE(set_error({"regression.step-time.warn=+0.5 ms", "regression.step-time.fail=+0.2 ms"})
@@ -247,7 +253,8 @@ TEST(RuleSchema, SuggestionsCountATranspositionAsOneEdit) {
                       "'steps.median_us'?"),
             std::string::npos);
   EXPECT_NE(config_error([] {
-              RuleSet s = load_rules({});
+              RuleBook s_book = load_rule_book({});
+              RuleSet& s = s_book.rules;
               apply_rule_overrides(s, {"gpu.idle.metric=steps.medain_us"}, {});
             }).find("unknown metric 'steps.medain_us', did you mean 'steps.median_us'?"),
             std::string::npos);
@@ -307,14 +314,15 @@ TEST(RuleSchema, InconsistentRules) {
 }
 
 TEST(RuleSchema, CommandLineOverrides) {
-  RuleSet set = load_rules({});
-  apply_rule_overrides(set, {"gpu.low-utilization.warn=40", "tensor-cores.amp.severity=error"},
+  RuleBook set = load_rule_book({});
+  apply_rule_overrides(set.rules, {"gpu.low-utilization.warn=40", "tensor-cores.amp.severity=error"},
                        {"steps.outliers"});
   EXPECT_EQ(*rule(set, "gpu.low-utilization")->warn, 40);
   EXPECT_EQ(rule(set, "tensor-cores.amp")->severity, Severity::Error);
   EXPECT_FALSE(rule(set, "steps.outliers")->enabled);
   std::string e = config_error([] {
-    RuleSet s = load_rules({});
+    RuleBook s_book = load_rule_book({});
+    RuleSet& s = s_book.rules;
     apply_rule_overrides(s, {"gpu.low-utilisation.warn=3", "gpu.idle.warn=abc", "nonsense"}, {"nope"});
   });
   EXPECT_NE(e.find("--set gpu.low-utilisation.warn=3: error: no rule 'gpu.low-utilisation', did you mean "
@@ -326,21 +334,22 @@ TEST(RuleSchema, CommandLineOverrides) {
   EXPECT_NE(e.find("--set nonsense: error: expected ID.KEY=VALUE"), std::string::npos);
   EXPECT_NE(e.find("--disable nope: error: no rule 'nope'"), std::string::npos);
   EXPECT_NE(config_error([] {
-              RuleSet s = load_rules({});
+              RuleBook s_book = load_rule_book({});
+              RuleSet& s = s_book.rules;
               apply_rule_overrides(s, {"gpu.idle.colour=red"}, {});
             }).find("unknown key 'colour'"),
             std::string::npos);
 }
 
 TEST(RuleSchema, EffectiveRulesRoundTrip) {
-  RuleSet set = load_rules({});
-  apply_rule_overrides(set, {"gpu.low-utilization.warn=40"}, {"steps.outliers"});
-  std::string yaml = effective_rules_yaml(set);
-  RuleSet again = load_rules({rules_file(yaml)});
-  ASSERT_EQ(again.rules.size(), set.rules.size());
-  EXPECT_EQ(again.sources.size(), 1u);  // extends: none
-  for (std::size_t i = 0; i < set.rules.size(); ++i) {
-    const Rule &a = set.rules[i], &b = again.rules[i];
+  RuleBook set = load_rule_book({});
+  apply_rule_overrides(set.rules, {"gpu.low-utilization.warn=40"}, {"steps.outliers"});
+  std::string yaml = effective_rules_yaml(set.knowledge, set.rules);
+  RuleBook again = load_rule_book({rules_file(yaml)});
+  ASSERT_EQ(again.rules.rules.size(), set.rules.rules.size());
+  EXPECT_EQ(again.rules.sources.size(), 1u);  // extends: none
+  for (std::size_t i = 0; i < set.rules.rules.size(); ++i) {
+    const Rule &a = set.rules.rules[i], &b = again.rules.rules[i];
     EXPECT_EQ(a.id, b.id);
     EXPECT_EQ(a.enabled, b.enabled) << a.id;
     EXPECT_EQ(a.warn, b.warn) << a.id;
@@ -349,11 +358,11 @@ TEST(RuleSchema, EffectiveRulesRoundTrip) {
     EXPECT_EQ(a.condition, b.condition) << a.id;
     EXPECT_EQ(a.offenders.has_value(), b.offenders.has_value()) << a.id;
   }
-  EXPECT_EQ(again.classification.tensor_core_kernels, set.classification.tensor_core_kernels);
-  EXPECT_EQ(again.classification.profiler_step_ranges, set.classification.profiler_step_ranges);
-  EXPECT_EQ(again.classification.nvtx_step_ranges, set.classification.nvtx_step_ranges);
-  EXPECT_EQ(again.classification.op_types.size(), set.classification.op_types.size());
-  EXPECT_EQ(again.classification.gpu_peaks.size(), set.classification.gpu_peaks.size());
+  EXPECT_EQ(again.knowledge.tensor_core_kernels, set.knowledge.tensor_core_kernels);
+  EXPECT_EQ(again.knowledge.profiler_step_ranges, set.knowledge.profiler_step_ranges);
+  EXPECT_EQ(again.knowledge.nvtx_step_ranges, set.knowledge.nvtx_step_ranges);
+  EXPECT_EQ(again.knowledge.op_types.size(), set.knowledge.op_types.size());
+  EXPECT_EQ(again.knowledge.gpu_peaks.size(), set.knowledge.gpu_peaks.size());
   EXPECT_EQ(*rule(again, "gpu.low-utilization")->warn, 40);
 }
 
@@ -378,7 +387,8 @@ TEST(RuleSchema, HostileFilesAreRefusedCleanly) {
 TEST(RuleSchema, NonFiniteThresholdsAreRefused) {
   for (const char* value : {"nan", "inf", "-inf", "infinity", "1e400"}) {
     std::string e = config_error([&] {
-      RuleSet s = load_rules({});
+      RuleBook s_book = load_rule_book({});
+      RuleSet& s = s_book.rules;
       apply_rule_overrides(s, {std::string("gpu.idle.warn=") + value}, {});
     });
     EXPECT_NE(e.find("'warn' must be a finite number"), std::string::npos) << value << ": " << e;
@@ -429,8 +439,9 @@ TEST(RuleSchema, AFileStartingWithACommaIsAnErrorNotAHang) {
 }
 
 TEST(RuleSchema, ThePluginSetKeepsTheDefaultRules) {
-  RuleSet plugin = load_rules({"tb-plugin"});
-  EXPECT_EQ(plugin.rules.size(), load_rules({}).rules.size());
+  RuleBook plugin_book = load_rule_book({"tb-plugin"});
+  RuleSet& plugin = plugin_book.rules;
+  EXPECT_EQ(plugin.rules.size(), load_rule_book({}).rules.rules.size());
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ std::string step_trace(const StepShape& shape) {
 
 ReportModel gated(const StepShape& run, const StepShape& before) {
   Baseline base =
-      baseline_from_report(report_of_json(step_trace(before), default_rules()), "base.json", "report");
-  ReportModel report = report_of_json(step_trace(run), default_rules());
+      baseline_from_report(report_of_json(step_trace(before), default_book()), "base.json", "report");
+  ReportModel report = report_of_json(step_trace(run), default_book());
   apply_gate(report, default_rules(), &base, {});
   return report;
 }

@@ -31,7 +31,7 @@ std::string trace_with(const std::string& name, const std::string& types, const 
 }
 
 ReportFinding finding(const std::string& json, std::string_view id) {
-  ReportModel report = report_of_json(json, default_rules());
+  ReportModel report = report_of_json(json, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* f = find_finding(report, id);
   EXPECT_TRUE(f) << id;
@@ -113,7 +113,7 @@ TEST(TensorCoreAdvice, EligibleOpsOffTensorCoresFollowTheirInputTypes) {
 // entries with `formats: xplane` come first, and apply only where every input of the run is one.
 ReportFinding finding_as(const std::string& json, std::string_view id,
                          const std::vector<std::string>& formats) {
-  ReportModel report = report_of_json(json, default_rules());
+  ReportModel report = report_of_json(json, default_book());
   ReportInput first = report.inputs.at(0);
   report.inputs.clear();
   for (const std::string& f : formats) {
@@ -163,14 +163,15 @@ TEST(TensorCoreAdvice, RecommendationFormatsAreReadAndWrittenBack) {
                  "      - {when: \"gpu.idle_pct >= 0\", formats: [xplane], text: \"jit the step\"}\n"
                  "      - {when: \"gpu.idle_pct >= 0\", text: \"compile the model\"}\n"
                  "    recommendation: \"none\"\n");
-  RuleSet rules = load_rules({path});
+  RuleBook book = load_rule_book({path});
+  const RuleSet& rules = book.rules;
   auto it = std::find_if(rules.rules.begin(), rules.rules.end(),
                          [](const Rule& r) { return r.id == "custom.idle"; });
   ASSERT_NE(it, rules.rules.end());
   ASSERT_EQ(it->recommendations.size(), 2u);
   EXPECT_EQ(it->recommendations[0].formats, std::vector<std::string>{"xplane"});
   EXPECT_TRUE(it->recommendations[1].formats.empty());
-  EXPECT_NE(effective_rules_yaml(rules).find("formats: [xplane]"), std::string::npos);
+  EXPECT_NE(effective_rules_yaml(book.knowledge, rules).find("formats: [xplane]"), std::string::npos);
   std::string bad =
       write_text(temp_dir() + "/formats_bad.yaml",
                  "rules:\n"
@@ -183,7 +184,7 @@ TEST(TensorCoreAdvice, RecommendationFormatsAreReadAndWrittenBack) {
                  "    recommendations:\n"
                  "      - {when: \"gpu.idle_pct >= 0\", format: xplane, text: \"jit the step\"}\n"
                  "    recommendation: \"none\"\n");
-  EXPECT_THROW(load_rules({bad}), ConfigError);
+  EXPECT_THROW(load_rule_book({bad}).rules, ConfigError);
 }
 
 }  // namespace

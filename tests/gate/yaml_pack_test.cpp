@@ -3,7 +3,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "gate/yaml_pack.h"
+#include "knowledge/rule_files.h"
+#include "knowledge/yaml_pack.h"
 #include "perfgate/rules.h"
 
 namespace perfgate {

@@ -102,7 +102,7 @@ TEST(HistoryLocation, PostgresUrisNewDbFilesAndHistoriesAreHistories) {
   EXPECT_TRUE(is_history_location(named_otherwise));  // by its tables, not its name
   TrainingRun run;
   std::string report =
-      write_text(dir + "/report.json", render_json(report_of_json(training_trace(run), default_rules())));
+      write_text(dir + "/report.json", render_json(report_of_json(training_trace(run), default_book())));
   EXPECT_FALSE(is_history_location(report));
 }
 

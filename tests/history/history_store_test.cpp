@@ -63,7 +63,7 @@ void an_analysed_report_is_kept_as_its_baseline(const Store& s) {
   TrainingRun training;
   training.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
   training.data_parallel = true;  // two GPUs of one name
-  ReportModel report = report_of_json(training_trace(training), default_rules());
+  ReportModel report = report_of_json(training_trace(training), default_book());
   HistoryRun run = history_run_of(report, {"main", "abc", {{"k", "v"}}}, "2026-11-22T10:38:11Z");
   ASSERT_EQ(run.gpus.size(), 1u);
   EXPECT_EQ(run.gpus[0].name, "NVIDIA A100-SXM4-40GB");

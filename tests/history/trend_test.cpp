@@ -40,7 +40,8 @@ rules:
     better: higher
     warn: "-2 pts"
 )YAML");
-  RuleSet rules = load_rules({file});
+  RuleBook rules_book = load_rule_book({file});
+  RuleSet& rules = rules_book.rules;
   apply_rule_overrides(rules, {}, {"regression.memory"});
   std::vector<std::string> metrics = gated_metrics(rules);
   EXPECT_EQ(std::count(metrics.begin(), metrics.end(), "compute.mfu_pct"), 1);

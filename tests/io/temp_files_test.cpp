@@ -31,7 +31,7 @@ TEST(TempFiles, APlantedSymlinkAtTheOldXlsxTemporaryNameIsNotFollowed) {
   // The name perfgate used to write to: ".NAME.PID.tmp", opened with fopen("wb").
   fs::create_symlink(victim, dir + "/.r.xlsx." + std::to_string(::getpid()) + ".tmp");
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   write_xlsx(report, dir + "/r.xlsx");
   EXPECT_EQ(read_text(victim), "precious");
   EXPECT_GT(fs::file_size(dir + "/r.xlsx"), 1000u);
@@ -42,7 +42,7 @@ TEST(TempFiles, AFailedXlsxWriteLeavesNoTemporary) {
   std::string dir = temp_dir();
   fs::create_directory(dir + "/taken.xlsx");  // rename() onto a folder fails
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   EXPECT_THROW(write_xlsx(report, dir + "/taken.xlsx"), OutputError);
   EXPECT_EQ(entries(dir), 1u);
 }

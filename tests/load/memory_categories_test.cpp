@@ -52,10 +52,10 @@ TEST(MemoryCategories, ShippedEntriesHaveTheirCategoriesInOrder) {
 }
 
 TEST(MemoryCategories, AUserRuleFileAddsACategoryThatWinsOverTheShippedOnes) {
-  RuleSet rules = load_rules({user_rules()});
-  ASSERT_GE(rules.classification.memory_categories.size(), 2u);
-  EXPECT_EQ(rules.classification.memory_categories.front().category, "data loading");
-  MemoryCategories categories(rules.classification.memory_categories);
+  RuleBook rules = load_rule_book({user_rules()});
+  ASSERT_GE(rules.knowledge.memory_categories.size(), 2u);
+  EXPECT_EQ(rules.knowledge.memory_categories.front().category, "data loading");
+  MemoryCategories categories(rules.knowledge.memory_categories);
   test::SnapFrame call{"_call_impl", kModule, 1};
   // Under a module's forward (the shipped "forward"), the user's entry comes first and wins.
   EXPECT_EQ(category(categories, {{"pin_memory", kLoader, 3}, call}), "data loading");
@@ -83,8 +83,8 @@ TEST(MemoryCategories, TheLoaderHandsTheCategoriesToTheSnapshotReader) {
     Profile p = std::move(load_run({path}, options).workers.at(0));
     return p.memory_snapshot->site_categories;
   };
-  RuleSet rules = load_rules({user_rules()});
-  EXPECT_EQ(categories_of(load_options_for(rules.classification)), std::vector<std::string>{"data loading"});
+  RuleBook rules = load_rule_book({user_rules()});
+  EXPECT_EQ(categories_of(load_options_for(rules.knowledge)), std::vector<std::string>{"data loading"});
   EXPECT_EQ(categories_of(load_options_for(default_classification())), std::vector<std::string>{"unknown"});
   // No classification: no frame patterns, so only what a snapshot says names a category.
   EXPECT_EQ(categories_of(LoadOptions{}), std::vector<std::string>{"unknown"});
@@ -94,7 +94,7 @@ TEST(MemoryCategories, AnEntryWithoutAPatternOrWithABadOneIsRefused) {
   auto error_of = [](const std::string& yaml) {
     std::string path = write_text(temp_dir() + "/bad_categories.yaml", yaml);
     try {
-      load_rules({path});
+      load_rule_book({path}).rules;
     } catch (const ConfigError& e) {
       return std::string(e.what());
     }

@@ -129,7 +129,7 @@ TEST(MemorySnapshot, TotalsReplayedFromTheFinalStateBackwards) {
 
 TEST(MemorySnapshot, PeakAllocatedComesFromTheReplay) {
   std::string path = write_text(temp_dir() + "/snapshot.pickle", snapshot_pickle(one_device()));
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   EXPECT_EQ(report.metric(Metric::MemoryPeakAllocatedBytes), 6.0 * kMiB);
   EXPECT_EQ(report.metric(Metric::MemoryPeakReservedBytes), 6.0 * kMiB);
   // The window is the samples' span (10 to 40 us), so the memory curve shows the trace: its
@@ -147,7 +147,7 @@ TEST(MemorySnapshot, PeakAllocatedComesFromTheReplay) {
 // then is the device memory it shows; the peak, 6 MiB, is 100 x 6 MiB / (6 MiB + 1000) of it.
 TEST(MemorySnapshot, FindingsInEveryOutput) {
   std::string path = write_text(temp_dir() + "/findings.pickle", snapshot_pickle(one_device()));
-  ReportModel r = report_of_files({path}, default_rules());
+  ReportModel r = report_of_files({path}, default_book());
   apply_gate(r, default_rules(), nullptr, {});
   const double mib = static_cast<double>(kMiB);
   EXPECT_EQ(r.metric(Metric::MemorySnapshotPeakBytes), 6 * mib);
@@ -215,7 +215,7 @@ TEST(MemorySnapshot, FragmentationRule) {
          expandable});
     s.device_traces.push_back({});
     std::string path = write_text(temp_dir() + "/fragmented.pickle", snapshot_pickle(s));
-    ReportModel r = report_of_files({path}, default_rules());
+    ReportModel r = report_of_files({path}, default_book());
     apply_gate(r, default_rules(), nullptr, {});
     EXPECT_EQ(r.metric(Metric::MemoryFragmentationPct), 75.0);
     const ReportFinding* f = find_finding(r, "memory.fragmentation");

@@ -165,7 +165,7 @@ TEST(MemoryTimeline, CategoryFromFramesByPrecedence) {
 // live-at-peak rows and categories beside it.
 TEST(MemoryTimeline, PageDrawsTheTimelineWithThePeakMarked) {
   std::string path = write_text(temp_dir() + "/timeline.pickle", snapshot_pickle(timeline_device()));
-  ReportModel r = report_of_files({path}, default_rules());
+  ReportModel r = report_of_files({path}, default_book());
   std::string html = render_html(r).page;
   std::size_t svg = html.find("<svg class=\"memory-timeline\"");
   ASSERT_NE(svg, std::string::npos);

@@ -288,25 +288,25 @@ TEST(NsysReader, NvtxStepRangesComeFromTheRules) {
   EXPECT_EQ(numbers(analyse_profile(p, default_classification(), {})), (std::vector<std::int64_t>{1, 2}));
 
   std::string dir = temp_dir();
-  RuleSet fwd_bwd =
-      load_rules({write_text(dir + "/nvtx_fwd_bwd.yaml",
-                             "classification:\n  nvtx_step_ranges:\n    patterns: ['fwd_bwd (\\d+)']\n")});
-  WorkerAnalysis w = analyse_profile(p, fwd_bwd.classification, {});
+  Classification fwd_bwd =
+      load_rule_book({write_text(dir + "/nvtx_fwd_bwd.yaml",
+                                 "classification:\n  nvtx_step_ranges:\n    patterns: ['fwd_bwd (\\d+)']\n")})
+          .knowledge;
+  WorkerAnalysis w = analyse_profile(p, fwd_bwd, {});
   EXPECT_EQ(w.steps.source, StepSource::StepPattern);
   EXPECT_EQ(numbers(w), (std::vector<std::int64_t>{10, 11}));
   ASSERT_EQ(w.steps.steps.size(), 2u);
   EXPECT_EQ(w.steps.steps[0].host_start, 500);
   EXPECT_EQ(w.steps.steps[1].host_end, 8500);
 
-  RuleSet kineto_only = load_rules(
+  RuleBook kineto_only = load_rule_book(
       {write_text(dir + "/kineto_fwd_bwd.yaml",
                   "classification:\n  profiler_step_ranges:\n    patterns: ['fwd_bwd (\\d+)']\n")});
-  EXPECT_EQ(numbers(analyse_profile(p, kineto_only.classification, {})), (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(numbers(analyse_profile(p, kineto_only.knowledge, {})), (std::vector<std::int64_t>{1, 2}));
 
   AnalysisOptions train_steps;
   train_steps.step_pattern = R"(train_step (\d+))";
-  EXPECT_EQ(numbers(analyse_profile(p, fwd_bwd.classification, train_steps)),
-            (std::vector<std::int64_t>{1, 2}));
+  EXPECT_EQ(numbers(analyse_profile(p, fwd_bwd, train_steps)), (std::vector<std::int64_t>{1, 2}));
 }
 
 // The shipped nvtx_step_ranges, as the code had them before they moved to the rules: ProfilerStep#N

@@ -20,7 +20,7 @@ WorkerAnalysis analyse_full() {
 
 // The report of `json` with the default rules evaluated (the gate), against `baseline` if given.
 ReportModel gated_json(const std::string& json, const Baseline* baseline = nullptr) {
-  ReportModel r = report_of_json(json, default_rules());
+  ReportModel r = report_of_json(json, default_book());
   apply_gate(r, default_rules(), baseline, {});
   return r;
 }
@@ -174,7 +174,7 @@ TEST(NeuronRun, AFolderOfRanksCombinesAsDocumented) {
   slower.replace(slower.find("\"total_time\": 0.0001"), 20, "\"total_time\": 0.0003");
   slower.replace(slower.find("\"total_active_time_percent\": 0.6"), 32, "\"total_active_time_percent\": 0.2");
   write_text(dir + "/profile_rank_1.json", slower);
-  ReportModel r = report_of_files({dir}, default_rules());
+  ReportModel r = report_of_files({dir}, default_book());
   auto metric = [&](Metric id) { return r.metric(id); };
   EXPECT_DOUBLE_EQ(*metric(Metric::NeuronTotalTimeUs), 300.0);       // the slowest rank's 0.0003 s
   EXPECT_DOUBLE_EQ(*metric(Metric::NeuronActiveTimePct), 40.0);      // mean of 60 and 20
@@ -204,7 +204,7 @@ TEST(NeuronRules, FireOnTheFullProfile) {
 
 TEST(NeuronRules, AFirstExecutionCaptureIsCalledOutAndSummaryJsonPassesNoDmaRule) {
   std::string path = write_text(temp_dir() + "/summary.json", neuron_summary_json());
-  ReportModel r = report_of_files({path}, default_rules());
+  ReportModel r = report_of_files({path}, default_book());
   apply_gate(r, default_rules(), nullptr, {});
   const ReportFinding* first = find_finding(r, "neuron.first-execution");
   ASSERT_NE(first, nullptr);
@@ -245,7 +245,7 @@ TEST(NeuronRules, TheEngineAndDmaRules) {
 // The regression rules against the profile itself as the baseline, then against slower runs.
 TEST(NeuronRules, RegressionsAgainstABaseline) {
   Baseline base =
-      baseline_from_report(report_of_json(neuron_full_json(), default_rules()), "base.json", "report");
+      baseline_from_report(report_of_json(neuron_full_json(), default_book()), "base.json", "report");
   ReportModel same = gated_json(neuron_full_json(), &base);
   for (const char* id :
        {"regression.neuron-total-time", "regression.neuron-active-time", "regression.neuron-spills"})
@@ -278,7 +278,7 @@ TEST(NeuronReport, TheTerminalAndMarkdownShowTheSummaryNumbers) {
 }
 
 TEST(NeuronReport, TablesAndEscapedNamesReachTheReport) {
-  ReportModel r = report_of_json(neuron_full_json(), default_rules());
+  ReportModel r = report_of_json(neuron_full_json(), default_book());
   ASSERT_EQ(r.workers.size(), 1u);
   for (const char* name : {"neuron_ops", "neuron_engines", "neuron_dma_queues", "neuron_layers",
                            "neuron_notes", "neuron_timeline"})
@@ -308,7 +308,7 @@ TEST(NeuronReport, ThePageHasTheDeviceViewersCore) {
   EXPECT_NE(page.find("href=\"#neuron\""), std::string::npos);
   // A GPU trace has no such section.
   EXPECT_EQ(
-      render_html(report_of_json(training_trace(TrainingRun{}), default_rules())).page.find("id=\"neuron\""),
+      render_html(report_of_json(training_trace(TrainingRun{}), default_book())).page.find("id=\"neuron\""),
       std::string::npos);
 }
 

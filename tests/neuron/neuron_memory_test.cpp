@@ -92,7 +92,7 @@ TEST(NeuronMemory, TheDeviceMemoryTableByUse) {
 
 // The terminal's Memory line has the peaks and means; the Device memory line the largest uses.
 TEST(NeuronMemory, TheTerminalShowsOccupancyAndTheLargestUses) {
-  std::string out = render_terminal(report_of_json(real_structure_json(), default_rules()));
+  std::string out = render_terminal(report_of_json(real_structure_json(), default_book()));
   EXPECT_NE(out.find("SBUF peak 25.0% · SBUF mean 24.9% · PSUM peak 50.0% · PSUM mean 50.0%"),
             std::string::npos)
       << out;
@@ -105,7 +105,7 @@ TEST(NeuronMemory, TheTerminalShowsOccupancyAndTheLargestUses) {
 
 // The HTML page: an SBUF and a PSUM lane on the device timeline, the device memory bars.
 TEST(NeuronMemory, TheHtmlPageDrawsTheLanesAndTheMemoryBars) {
-  std::string html = render_html(report_of_json(real_structure_json(), default_rules())).page;
+  std::string html = render_html(report_of_json(real_structure_json(), default_book())).page;
   EXPECT_NE(html.find("SBUF 25.0% occupied (partition 0: 50.0%, partition 32: 25.0%"), std::string::npos);
   EXPECT_NE(html.find("PSUM 50.0% occupied (bank 0: 100.0%, bank 1: 50.0%, bank 2: 0.0%, bank 3: 50.0%)"),
             std::string::npos);
@@ -152,7 +152,7 @@ TEST(NeuronMemory, TheFirstExecutionFindingStatesItsEvidence) {
   WorkerAnalysis w = analyse_json(real_structure_json());
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::NeuronLeadingWaitUs), 1869.0);
   EXPECT_NEAR(*w.metrics.get(Metric::NeuronLeadingWaitPct), 100.0 * 1869000 / 1870000, 1e-9);  // 99.95%
-  ReportModel r = report_of_json(real_structure_json(), default_rules());
+  ReportModel r = report_of_json(real_structure_json(), default_book());
   apply_gate(r, default_rules(), nullptr, {});
   const ReportFinding* f = find_finding(r, "neuron.first-execution");
   ASSERT_NE(f, nullptr);

@@ -20,7 +20,7 @@ const NeuronEngineRow* engine(const NeuronTables& t, std::string_view name) {
 }
 
 ReportModel gated(const std::string& json) {
-  ReportModel r = report_of_json(json, default_rules());
+  ReportModel r = report_of_json(json, default_book());
   apply_gate(r, default_rules(), nullptr, {});
   return r;
 }
@@ -205,11 +205,11 @@ TEST(NeuronRealStructure, TheThrottleLimitOnlyWithTimeUnderIt) {
   WorkerAnalysis none = analyse_json(with_time("0"));
   EXPECT_DOUBLE_EQ(*none.metrics.get(Metric::NeuronThrottleActivePct), 0.0);
   EXPECT_FALSE(none.metrics.get(Metric::NeuronThrottleUtilLimitPct).has_value());
-  std::string terminal = render_terminal(report_of_json(with_time("0"), default_rules()));
+  std::string terminal = render_terminal(report_of_json(with_time("0"), default_book()));
   EXPECT_NE(terminal.find("Throttled time 0.0%"), std::string::npos) << terminal;
   EXPECT_EQ(terminal.find("Throttle limit"), std::string::npos) << terminal;
   // 50 ns of 1,870,000 under the limit: 100 x 50 / 1870000 = 0.0026738%, said as such, with the limit.
-  std::string little = render_terminal(report_of_json(with_time("50"), default_rules()));
+  std::string little = render_terminal(report_of_json(with_time("50"), default_book()));
   EXPECT_NE(little.find("Throttled time 0.0027% · Throttle limit 87.5%"), std::string::npos) << little;
 }
 

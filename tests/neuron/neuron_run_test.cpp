@@ -19,7 +19,7 @@ TEST(NeuronRun, ASkippedRankIsCountedInTheRankMetrics) {
   std::string dir = temp_dir();
   write_text(dir + "/profile_rank_0.json", real_structure_json());
   write_text(dir + "/profile_rank_1.json", R"({"semaphore_update": [], "terminology": {}})");
-  ReportModel r = report_of_files({dir}, default_rules());
+  ReportModel r = report_of_files({dir}, default_book());
   EXPECT_DOUBLE_EQ(*r.metric(Metric::RanksPresent), 1.0);
   EXPECT_DOUBLE_EQ(*r.metric(Metric::RanksExpected), 2.0);  // ranks 0 to 1
   // The command line's path (load_and_analyse) says the same in its JSON report.
@@ -34,7 +34,7 @@ TEST(NeuronRun, ASkippedRankIsCountedInTheRankMetrics) {
 ReportModel report_of_folder(const std::vector<std::pair<std::string, std::string>>& files) {
   std::string dir = temp_dir();
   for (const auto& [name, text] : files) write_text(dir + "/" + name, text);
-  return report_of_files({dir}, default_rules());
+  return report_of_files({dir}, default_book());
 }
 
 // A GPU trace of 8 healthy steps and a Neuron profile: the run's steps, GPU and breakdown are the

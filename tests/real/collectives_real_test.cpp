@@ -15,7 +15,7 @@ namespace {
 TEST(CollectivesRealTraces, Mi300xOneRankGetsNoCompressionAdvice) {
   if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel report =
-      report_of_files({shared_traces_dir() + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_rules());
+      report_of_files({shared_traces_dir() + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_book());
   EXPECT_EQ(report.metrics.get(Metric::CollectivesRanksTimed), 1);
   EXPECT_FALSE(report.metrics.get(Metric::CollectivesWaitPct));
   EXPECT_FALSE(report.metrics.get(Metric::CollectivesBusBandwidthGbps));
@@ -96,7 +96,7 @@ TEST(CollectivesRealTraces, TwoProcessesOfOneNsysExport) {
   EXPECT_EQ(r.collectives.ranks[1].delay, 10'898'336);
   EXPECT_NEAR(*r.metrics.get(Metric::CollectivesWaitPct), 100.0 * 13'824'907 / 25'179'513, 1e-9);
   EXPECT_EQ(*r.metrics.get(Metric::CollectivesStragglerRank), 1);
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);

@@ -77,7 +77,7 @@ TEST(CriticalPathSyncReal, AServingStepsSharesStayUnderTheWholeStep) {
   if (dir.empty()) GTEST_SKIP() << "../shared/references is absent";
   std::string path = dir + "/serving_graphs/vllm_decode_full/graph_execution.json.gz";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " is absent";
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   for (Metric m : {Metric::CriticalPathCpuBoundStepPct, Metric::CriticalPathGpuComputeBoundStepPct,
                    Metric::CriticalPathGpuKernelKernelOverheadStepPct, Metric::CriticalPathCoveragePct}) {
     ASSERT_TRUE(report.metrics.get(m)) << metric_name(m);

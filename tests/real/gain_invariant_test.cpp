@@ -43,7 +43,7 @@ TEST(GainInvariant, NoGainExceedsTheTimeItsCauseCanSave) {
   std::size_t gains = 0, paths = 0;
   for (const std::string& input : inputs) {
     SCOPED_TRACE(input);
-    ReportModel report = report_of_files({input}, default_rules());
+    ReportModel report = report_of_files({input}, default_book());
     apply_gate(report, default_rules(), nullptr, {});
     // The rules' expressions name metrics: each name resolved here, as the gate resolves it.
     auto lookup = [&](std::string_view name) {
@@ -80,7 +80,7 @@ TEST(GainInvariant, TheEngineCapsAGainAtItsBound) {
   TraceBuilder t;
   t.step(1, 0, 1000);
   t.launch("gemm", 10, 50, 100, 1);
-  RuleSet rules = load_rules({write_text(temp_dir() + "/overstated.yaml", R"(rules:
+  RuleBook rules_book = load_rule_book({write_text(temp_dir() + "/overstated.yaml", R"(rules:
   - id: custom.overstated
     title: An overstated gain
     metric: gpu.idle_pct
@@ -90,7 +90,8 @@ TEST(GainInvariant, TheEngineCapsAGainAtItsBound) {
     gain: "gpu.idle_pct * 3"
     saves: "gpu.idle_pct"
 )")});
-  ReportModel report = report_of_json(t.json(), rules);
+  RuleSet& rules = rules_book.rules;
+  ReportModel report = report_of_json(t.json(), rules_book);
   apply_gate(report, rules, nullptr, {});
   const ReportFinding* f = find_finding(report, "custom.overstated");
   ASSERT_NE(f, nullptr);
@@ -117,8 +118,9 @@ constexpr const char* kComputeGainRule = R"(rules:
 )";
 
 ReportFinding compute_gain_finding(const TraceBuilder& t) {
-  RuleSet rules = load_rules({write_text(temp_dir() + "/faster-kernels.yaml", kComputeGainRule)});
-  ReportModel report = report_of_json(t.json(), rules);
+  RuleBook rules_book = load_rule_book({write_text(temp_dir() + "/faster-kernels.yaml", kComputeGainRule)});
+  RuleSet& rules = rules_book.rules;
+  ReportModel report = report_of_json(t.json(), rules_book);
   apply_gate(report, rules, nullptr, {});
   const ReportFinding* f = find_finding(report, "custom.faster-kernels");
   if (f == nullptr) throw std::logic_error("custom.faster-kernels did not run");

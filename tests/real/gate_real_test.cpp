@@ -24,7 +24,7 @@ std::string trace(const std::string& name) {
 }
 
 ReportModel gated(const std::string& path, const Baseline* baseline = nullptr) {
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   apply_gate(report, default_rules(), baseline, {});
   return report;
 }

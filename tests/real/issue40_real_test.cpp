@@ -25,7 +25,7 @@ TEST(Issue40RealTraces, UnrelatedCapturesMatchNoCollective) {
   EXPECT_GT(r.collectives.disjoint + r.collectives.sizes_differ, 0u);
   EXPECT_FALSE(r.metrics.get(Metric::CollectivesBusBandwidthGbps));
   EXPECT_FALSE(r.metrics.get(Metric::CollectivesStragglerRank));
-  ReportModel report = report_of_files(paths, default_rules());
+  ReportModel report = report_of_files(paths, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);
@@ -41,7 +41,7 @@ TEST(Issue40RealTraces, UnrelatedCapturesMatchNoCollective) {
 TEST(Issue40RealTraces, OneMi300xRankGetsALowerBoundOfTheBusBandwidth) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  ReportModel report = report_of_files({dir + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_rules());
+  ReportModel report = report_of_files({dir + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_book());
   EXPECT_FALSE(report.metrics.get(Metric::CollectivesBusBandwidthGbps));
   std::optional<double> lower = report.metrics.get(Metric::CollectivesBusBandwidthLowerBoundGbps);
   ASSERT_TRUE(lower);
@@ -102,7 +102,7 @@ TEST(Issue40RealTraces, TheH100SliceAgreesWithTraceLensOnEveryModelledRow) {
 TEST(Issue40RealTraces, TheH100SliceFlashAttentionGetsTheAttentionRemedy) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  ReportModel report = report_of_files({dir + "/h100_llm_inference_slice.json.gz"}, default_rules());
+  ReportModel report = report_of_files({dir + "/h100_llm_inference_slice.json.gz"}, default_book());
   const ReportTable* t = find_table(report.workers[0].tables, "roofline");
   ASSERT_NE(t, nullptr);
   bool found = false;
@@ -125,7 +125,7 @@ TEST(Issue40RealTraces, TheH100SliceFlashAttentionGetsTheAttentionRemedy) {
 TEST(Issue40RealTraces, TheH100ImageClassifierGetsNoAlignmentAndNoRooflineGain) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  ReportModel report = report_of_files({dir + "/h100_cudnn_driver_api_conv.json.gz"}, default_rules());
+  ReportModel report = report_of_files({dir + "/h100_cudnn_driver_api_conv.json.gz"}, default_book());
   const ReportTable* t = find_table(report.workers[0].tables, "roofline");
   ASSERT_NE(t, nullptr);
   for (std::size_t i = 0; i < t->rows.size(); ++i) {
@@ -154,7 +154,7 @@ TEST(Issue40RealTraces, TheH100ImageClassifierGetsNoAlignmentAndNoRooflineGain) 
 TEST(Issue40RealTraces, TheFsdpExportsOverlapAdviceNamesItsAllToAll) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  ReportModel report = report_of_files({dir + "/nsys/h100x2_fsdp_training_before.sqlite"}, default_rules());
+  ReportModel report = report_of_files({dir + "/nsys/h100x2_fsdp_training_before.sqlite"}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* overlap = find_finding(report, "communication.poor-overlap");
   ASSERT_NE(overlap, nullptr);

@@ -48,7 +48,7 @@ TEST(Issue51RealTraces, VllmDecodeWithoutItsCaptureSaysWhatItCannotJudge) {
   std::filesystem::create_directories(alone);
   std::filesystem::copy_file(trace, alone / "graph_execution.json.gz",
                              std::filesystem::copy_options::overwrite_existing);
-  ReportModel report = report_of_files({(alone / "graph_execution.json.gz").string()}, default_rules());
+  ReportModel report = report_of_files({(alone / "graph_execution.json.gz").string()}, default_book());
   EXPECT_NEAR(report.metric(Metric::TensorCoreJudgedKernelTimePct).value_or(-1), 2.68, 0.01);
   EXPECT_FALSE(report.metric(Metric::TensorCoreEfficiencyPct));
   EXPECT_NEAR(report.metric(Metric::ComputeFlopsCoveragePct).value_or(-1), 3.10, 0.01);
@@ -91,7 +91,7 @@ TEST(Issue51RealTraces, SglangServingAttentionAgreesWithTraceLens) {
 TEST(Issue51RealTraces, Nsys2026FfmaGemmsAreNotTensorCoreWork) {
   std::string trace = shared_reference("nsys_2026/h100_2gpu_1s.sqlite");
   if (trace.empty()) GTEST_SKIP() << "../shared/references/nsys_2026 is absent";
-  ReportModel report = report_of_files({trace}, default_rules());
+  ReportModel report = report_of_files({trace}, default_book());
   EXPECT_DOUBLE_EQ(report.metric(Metric::TensorCoreKernelTimePct).value_or(-1), 0);
   ASSERT_FALSE(report.gpus.empty());
   for (const ReportGpu& g : report.gpus)

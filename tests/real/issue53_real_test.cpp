@@ -10,7 +10,7 @@ namespace perfgate::testing {
 namespace {
 
 WorkerAnalysis analyse_file(const std::string& path, const std::vector<std::string>& rules = {}) {
-  Classification c = load_rules(rules).classification;
+  Classification c = load_rule_book(rules).knowledge;
   RunAnalysis run = load_and_analyse({path}, load_options_for(c), c, {}).analysis;
   EXPECT_EQ(run.workers.size(), 1u);
   return std::move(run.workers.at(0));
@@ -85,7 +85,7 @@ TEST(Issue53RealTraces, SglangDecodeWaitIsQueuedWorkBehindABlockingCopy) {
   EXPECT_TRUE(has_line(w.warnings, "blocking copy: hipMemcpyWithStream at"));
   EXPECT_TRUE(has_line(w.warnings, "copied 256 B device to host and held the host 463.064 ms"));
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ServingDecodePct), 100);
-  ReportModel report = report_of_files({trace}, default_rules());
+  ReportModel report = report_of_files({trace}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   for (const ReportFinding& f : report.findings)
     EXPECT_EQ(f.recommendation.find("CUDA graphs"), std::string::npos) << f.id << ": " << f.recommendation;

@@ -50,9 +50,9 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   std::string before_path = shared_trace("nsys/h100x2_fsdp_training_before.sqlite");
   std::string after_path = shared_trace("nsys/h100x2_fsdp_training_after.sqlite");
   if (before_path.empty() || after_path.empty()) GTEST_SKIP() << "../shared/traces is absent";
-  ReportModel before = report_of_files({before_path}, default_rules());
+  ReportModel before = report_of_files({before_path}, default_book());
   Baseline base = baseline_from_report(before, before_path, "profile");
-  ReportModel after = report_of_files({after_path}, default_rules());
+  ReportModel after = report_of_files({after_path}, default_book());
   apply_gate(after, default_rules(), &base, {});
 
   // The largest change of the pair, an improvement of the window total at the same time a call.

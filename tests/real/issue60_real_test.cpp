@@ -15,7 +15,7 @@ namespace perfgate::testing {
 namespace {
 
 ReportModel report_of_snapshot(const std::string& path) {
-  ReportModel r = report_of_files({path}, default_rules());
+  ReportModel r = report_of_files({path}, default_book());
   apply_gate(r, default_rules(), nullptr, {});
   return r;
 }

@@ -30,7 +30,7 @@ std::pair<std::size_t, std::size_t> loaded_kernels(const std::string& file) {
 }
 
 WorkerAnalysis analyse_shared(const std::string& file, const std::vector<std::string>& rules = {}) {
-  Classification c = rules.empty() ? default_classification() : load_rules(rules).classification;
+  Classification c = rules.empty() ? default_classification() : load_rule_book(rules).knowledge;
   LoadedRun run = load_run({shared_traces_dir() + "/" + file}, load_options_for(c));
   return analyse_profile(run.workers.front(), c, {});
 }
@@ -123,7 +123,7 @@ TEST(NewRealTraces, Mi300xOpsAndKernelsByOpCountTheSameWork) {
 TEST(NewRealTraces, Mi300xTensorCoreAdviceIsChannelsLast) {
   if (shared_traces_dir().empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel report =
-      report_of_files({shared_traces_dir() + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_rules());
+      report_of_files({shared_traces_dir() + "/mi300x_resnet_actckpt_gpu_steps.json.gz"}, default_book());
   EXPECT_NEAR(*report.metrics.get(Metric::TensorCoreNonTcLayoutPct), 76.6205, 1e-3);
   EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::TensorCoreNonTcFp32Pct), 0);
   EXPECT_DOUBLE_EQ(*report.metrics.get(Metric::TensorCoreNonTcUnknownPrecisionPct), 0);

@@ -168,7 +168,7 @@ TEST(RealTraces, TheSampledRunFolderIsTwoRanks) {
 TEST(RealTraces, TheSharedFolderSkipsItsReferenceValues) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  ReportModel report = report_of_files({dir}, default_rules());
+  ReportModel report = report_of_files({dir}, default_book());
   ASSERT_FALSE(report.run_warnings.empty());
   EXPECT_EQ(report.run_warnings[0],
             "skipped " + dir + "/reference.json: not a Chrome/Kineto trace: no 'traceEvents' array");

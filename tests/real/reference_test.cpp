@@ -53,7 +53,7 @@ const std::map<std::string, Metric> kBreakdownKeys = {
     {"cpuop", Metric::BreakdownCpuExecPct},   {"other", Metric::BreakdownOtherPct}};
 
 WorkerAnalysis analyse_file(const std::string& file, const std::vector<std::string>& rules) {
-  Classification c = load_rules(rules).classification;
+  Classification c = load_rule_book(rules).knowledge;
   LoadedRun run = load_run({shared_traces_dir() + "/" + file}, load_options_for(c));
   return analyse_profile(run.workers.front(), c, {});
 }

@@ -171,7 +171,7 @@ TEST(XplaneReal, Mi300JaxConvRooflineFromItsHlo) {
 TEST(XplaneReal, Mi300JaxAdviceIsWordedForJax) {
   std::string path = shared_reference("xplane/mi300_jax_conv_legacy.xplane.pb");
   if (path.empty()) GTEST_SKIP() << "../shared/references/xplane is absent";
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   std::size_t fired = 0;
   for (const ReportFinding& f : report.findings) {

@@ -38,7 +38,7 @@ std::string steps_of(const std::vector<double>& durations) {
 // says so. Steps of 1.00, 1.10, 1.30 and 1.60 ms: the median is (1.10 + 1.30) / 2 = 1.20 ms, and
 // the timeline is of ProfilerStep#2 (1.10 ms).
 TEST(HtmlViews, TheTimelineSaysWhichMiddleStepItShows) {
-  std::string even = render_html(report_of_json(steps_of({1000, 1100, 1300, 1600}), default_rules())).page;
+  std::string even = render_html(report_of_json(steps_of({1000, 1100, 1300, 1600}), default_book())).page;
   EXPECT_TRUE(contains(even, "<h2 id=\"timeline-title\">Timeline of ProfilerStep#2</h2>"));
   EXPECT_TRUE(contains(even,
                        "<figcaption>ProfilerStep#2, 1.10 ms, the shorter of the two middle steps "
@@ -47,7 +47,7 @@ TEST(HtmlViews, TheTimelineSaysWhichMiddleStepItShows) {
   EXPECT_FALSE(contains(even, "<figcaption>The median step"));
 
   // 1.00, 1.10 and 1.30 ms: the median is ProfilerStep#2's 1.10 ms.
-  std::string odd = render_html(report_of_json(steps_of({1000, 1100, 1300}), default_rules())).page;
+  std::string odd = render_html(report_of_json(steps_of({1000, 1100, 1300}), default_book())).page;
   EXPECT_TRUE(contains(odd, "<figcaption>The median step, ProfilerStep#2, 1.10 ms:"))
       << odd.substr(odd.find("id=\"timeline\""), 4000);
 }
@@ -71,7 +71,7 @@ std::string no_step_run(double kernel_us = 100) {
 // are a share of (the window: there is no step time), and its system card counts the run's GPUs
 // as the dashboard does (2), not the first worker's (1).
 TEST(HtmlViews, ARunWithoutStepsSaysWhatItCovers) {
-  ReportModel report = report_of_files({no_step_run()}, default_rules());
+  ReportModel report = report_of_files({no_step_run()}, default_book());
   ASSERT_EQ(report.workers.size(), 2u);
   apply_gate(report, default_rules(), nullptr, {});
   ASSERT_FALSE(report.findings.empty());
@@ -103,9 +103,9 @@ TEST(HtmlViews, ChangesAreOverTheWholeWindowsWhereARunHasNoSteps) {
     stepped.op("aten::mm", 1000.0 * i, 300, 1 + i);
     stepped.launch("gemm", 1000.0 * i + 10, 1000.0 * i + 20, 100, 1 + i);
   }
-  ReportModel base = report_of_json(stepped.json(), default_rules());
+  ReportModel base = report_of_json(stepped.json(), default_book());
   ASSERT_EQ(base.steps.size(), 4u);
-  ReportModel now = report_of_files({no_step_run() + "/a.json"}, default_rules());
+  ReportModel now = report_of_files({no_step_run() + "/a.json"}, default_book());
   std::vector<ReportTable> deltas = delta_tables(now, baseline_from_report(base, "base.json", "report"));
   const ReportTable* kernels = find_table(deltas, "kernel_deltas");
   ASSERT_TRUE(kernels);

@@ -41,9 +41,9 @@ TEST(JsonWriter, NumbersAreShortAndStable) {
 
 std::string report_of_files(const std::vector<std::string>& paths) {
   LoadedRun run = load_run(paths);
-  RuleSet rules = load_rules({});
-  RunAnalysis analysis = analyse_run(run, rules.classification, {});
-  ReportModel model = build_report(report_inputs(run.inputs), analysis, rules.sources, {});
+  RuleBook rules = load_rule_book({});
+  RunAnalysis analysis = analyse_run(run, rules.knowledge, {});
+  ReportModel model = build_report(report_inputs(run.inputs), analysis, rules.rules.sources, {});
   return render_json(model);
 }
 
@@ -195,14 +195,16 @@ TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndFreesItsTables) {
     write_text(fmt::format("{}/rank-{}.json", dir, rank), training_trace(run));
   }
   LoadedRun loaded = load_run({dir});
-  RuleSet rules = load_rules({});
-  RunAnalysis kept = analyse_run(loaded, rules.classification, {});
-  RunAnalysis given = analyse_run(loaded, rules.classification, {});
+  RuleBook rules = load_rule_book({});
+  RunAnalysis kept = analyse_run(loaded, rules.knowledge, {});
+  RunAnalysis given = analyse_run(loaded, rules.knowledge, {});
   ASSERT_FALSE(given.workers[0].tables.ops.empty());
   ASSERT_FALSE(given.workers[0].tables.collectives.empty());
-  std::string expected = render_json(build_report(report_inputs(loaded.inputs), kept, rules.sources, {}));
-  EXPECT_EQ(render_json(build_report(report_inputs(loaded.inputs), std::move(given), rules.sources, {})),
-            expected);
+  std::string expected =
+      render_json(build_report(report_inputs(loaded.inputs), kept, rules.rules.sources, {}));
+  EXPECT_EQ(
+      render_json(build_report(report_inputs(loaded.inputs), std::move(given), rules.rules.sources, {})),
+      expected);
   for (const WorkerAnalysis& w : given.workers) {  // moved from, but the function only cleared tables
     EXPECT_TRUE(w.tables.ops.empty());
     EXPECT_TRUE(w.tables.kernels.empty());

@@ -24,7 +24,7 @@ namespace {
 ReportModel sixty_ranks() {
   std::string dir = write_paced_ranks(
       temp_dir() + "/ranks60", 60, [](int rank) { return 500.0 + 7 * ((rank * 13) % 60); }, 2000);
-  return report_of_files({dir}, default_rules());
+  return report_of_files({dir}, default_book());
 }
 
 std::string ranks_table_of(const std::string& page) {

@@ -19,7 +19,7 @@ double paced(int rank) {
 
 TEST(LargeRunScreen, OneTieRuleNamesTheSlowestAndFastestRanks) {
   std::string dir = write_paced_ranks(temp_dir() + "/ranks12", 12, paced, 2000);
-  ReportModel report = report_of_files({dir}, default_rules());
+  ReportModel report = report_of_files({dir}, default_book());
   EXPECT_EQ(*report.metrics.get(Metric::RanksSlowest), 3);
   EXPECT_EQ(*report.metrics.get(Metric::RanksFastest), 5);
   ASSERT_NE(slowest_worker(report), nullptr);
@@ -41,7 +41,7 @@ TEST(LargeRunScreen, OneTieRuleNamesTheSlowestAndFastestRanks) {
 // Up to 8 workers every GPU and worker keeps its line.
 TEST(LargeRunScreen, ASmallRunListsEachGpuAndWorker) {
   std::string dir = write_paced_ranks(temp_dir() + "/ranks4", 4, paced, 2000);
-  std::string terminal = render_terminal(report_of_files({dir}, default_rules()));
+  std::string terminal = render_terminal(report_of_files({dir}, default_book()));
   EXPECT_NE(terminal.find("rank-3 GPU 0:"), std::string::npos) << terminal;
   EXPECT_NE(terminal.find("rank-2: 3 steps"), std::string::npos) << terminal;
 }

@@ -95,7 +95,7 @@ ReportModel half_busy_run() {
   t.step(1, 0, 1000).step(2, 1000, 1000);
   t.launch("k", 10, 100, 500);
   t.launch("k", 1010, 1100, 500);
-  return report_of_json(t.json(), default_rules());
+  return report_of_json(t.json(), default_book());
 }
 
 TEST(MetricLabels, TheTerminalNamesMetricsByTheirLabels) {

@@ -63,8 +63,9 @@ rules:
     problem: "<script>alert(5)</script> {value}"
     recommendation: "a warning"
 )YAML");
-  RuleSet set = load_rules({rules});
-  ReportModel report = report_of_json(t.json(), set);
+  RuleBook set_book = load_rule_book({rules});
+  RuleSet& set = set_book.rules;
+  ReportModel report = report_of_json(t.json(), set_book);
   apply_gate(report, set, nullptr, {});
   return report;
 }
@@ -96,7 +97,7 @@ TEST(HtmlReport, EveryStringFromATraceOrARuleFileIsEscaped) {
 // The page's data is in the JSON report's layout (perfgate-report/2.1): the run's device families and
 // each worker's, as the JSON report states them, not those of a report built by hand (none known).
 TEST(HtmlReport, TheEmbeddedDataStatesTheDeviceFamilies) {
-  ReportModel report = report_of_json(neuron_full_json(), default_rules());
+  ReportModel report = report_of_json(neuron_full_json(), default_book());
   std::string page = render_html(report).page;
   std::size_t data = page.find("id=\"perfgate-data\">");
   ASSERT_NE(data, std::string::npos);
@@ -111,7 +112,7 @@ TEST(HtmlReport, TheEmbeddedDataStatesTheDeviceFamilies) {
 
 TEST(HtmlReport, SelfContainedUnlessAskedForExternalAssets) {
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   HtmlOutput inline_page = render_html(report);
   for (const char* request : {"<link", "<img", "src=\"http", "@import", "url("})
@@ -132,7 +133,7 @@ TEST(HtmlReport, SelfContainedUnlessAskedForExternalAssets) {
 TEST(HtmlReport, TablesShowTheirFirstRowsAndSayHowManyThereAre) {
   TrainingRun run;
   run.short_kernels = 1;  // a third op, aten::mul, beside aten::mm and aten::add_
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   HtmlOptions o;
   o.max_rows = 2;
   std::string page = render_html(report, o).page;
@@ -147,7 +148,7 @@ TEST(HtmlReport, TablesShowTheirFirstRowsAndSayHowManyThereAre) {
 TEST(HtmlReport, EveryTableOfTheJsonReportIsInThePage) {
   TrainingRun run;
   run.short_kernels = 30;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   std::string page = render_html(report).page;
   std::size_t long_tables = 0;
   for (const ReportTable& t : report.workers.front().tables) {
@@ -183,17 +184,17 @@ TEST(MarkdownReport, APeakWithoutRecordedTotalsIsALowerBound) {
   TrainingRun run;
   run.memory_peak_pct = 50;
   run.memory_totals = false;
-  std::string rebuilt = render_markdown(report_of_json(training_trace(run), default_rules()));
+  std::string rebuilt = render_markdown(report_of_json(training_trace(run), default_book()));
   EXPECT_TRUE(contains(rebuilt, "| Peak GPU memory | at least ")) << rebuilt;
   run.memory_totals = true;
-  std::string recorded = render_markdown(report_of_json(training_trace(run), default_rules()));
+  std::string recorded = render_markdown(report_of_json(training_trace(run), default_book()));
   EXPECT_TRUE(contains(recorded, "| Peak GPU memory | "));
   EXPECT_FALSE(contains(recorded, "at least"));
 }
 
 TEST(MarkdownReport, FitsItsBudget) {
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   std::string full = render_markdown(report);
   for (std::size_t budget : {std::size_t{1500}, std::size_t{3000}, std::size_t{6000}}) {
@@ -212,7 +213,7 @@ TEST(MarkdownReport, FitsItsBudget) {
 TEST(MarkdownReport, ListsEndAndCutTablesSaySo) {
   TrainingRun run;
   run.dataloader_us = 1000;  // a finding fires
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   std::string md = render_markdown(report, MarkdownOptions{true, 3000});
   std::size_t passed = md.find("<sub>Passed: ");
@@ -241,7 +242,7 @@ TEST(MarkdownReport, ListsEndAndCutTablesSaySo) {
 // show them from the window start, and their headers say so.
 TEST(HtmlReport, StartTimesFromTheWindowStart) {
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   const ReportWorker& w = report.workers.front();
   const ReportTable* iterations = find_table(w.tables, "iterations");
   ASSERT_TRUE(iterations && iterations->rows.size() > 2);
@@ -267,7 +268,7 @@ TEST(HtmlReport, StepsOutsideTheWindowAreOutlines) {
   TrainingRun run;
   AnalysisOptions options;
   options.window.skip_first = 2;
-  ReportModel report = report_of_json(training_trace(run), default_rules(), options);
+  ReportModel report = report_of_json(training_trace(run), default_book(), options);
   std::size_t outside = 0;
   for (const ReportStep& s : report.workers.front().steps) outside += !s.in_window;
   ASSERT_EQ(outside, 2U);
@@ -294,7 +295,7 @@ TEST(HtmlReport, StepsOutsideTheWindowAreOutlines) {
 TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   TrainingRun run;
   run.dataloader_us = 1000;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   const ReportWorker& w = report.workers.front();
   const ReportTable* gaps = find_table(w.tables, "gpu_gaps");
   ASSERT_TRUE(gaps);
@@ -324,7 +325,7 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
 TEST(HtmlReport, TheWholeWindowStripOutlinesTheLeastBusyStep) {
   TrainingRun run;
   run.gap_us = 3000;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   const ReportStep* longest = nullptr;
   for (const ReportStep& s : report.workers.front().steps)
     if (s.in_window && (!longest || s.duration_us > longest->duration_us)) longest = &s;
@@ -342,7 +343,7 @@ TEST(HtmlReport, TheWholeWindowStripOutlinesTheLeastBusyStep) {
   EXPECT_NE(svg.find("stroke=\"#f08c3a\""), std::string::npos);
 
   // Steps alike: no outline.
-  std::string even = render_html(report_of_json(training_trace(TrainingRun{}), default_rules())).page;
+  std::string even = render_html(report_of_json(training_trace(TrainingRun{}), default_book())).page;
   EXPECT_EQ(even.find("stroke=\"#f08c3a\""), std::string::npos);
 }
 
@@ -357,7 +358,7 @@ TEST(HtmlReport, TheMemorySectionShowsThePeakItsOpAndTheCurves) {
   t.memory(120, 5'000'000, 15'000'000, 1, 0, 1, 30'000'000);
   t.memory(130, 5'000'000, 20'000'000, 1, 0, 1, 40'000'000);
   t.memory(170, -8'000'000, 12'000'000, 1, 0, 1, 40'000'000);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   std::string page = render_html(report).page;
   std::size_t section = page.find("<section id=\"memory\"");
   ASSERT_NE(section, std::string::npos);
@@ -376,7 +377,7 @@ TEST(HtmlReport, TheMemorySectionShowsThePeakItsOpAndTheCurves) {
   EXPECT_TRUE(contains(memory, "<title>window peak 20.0 MB</title>"));
   EXPECT_TRUE(contains(page, "<a href=\"#memory\">Memory</a>"));
 
-  std::string without = render_html(report_of_json(training_trace(TrainingRun{}), default_rules())).page;
+  std::string without = render_html(report_of_json(training_trace(TrainingRun{}), default_book())).page;
   EXPECT_FALSE(contains(without, "<section id=\"memory\""));
 }
 
@@ -384,7 +385,7 @@ TEST(HtmlReport, TheMemorySectionShowsThePeakItsOpAndTheCurves) {
 // "calls"), nor on names that end in their unit ("device_self_us").
 TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   std::string page = render_html(report).page;
   EXPECT_TRUE(contains(page, ">rank</th>"));
   EXPECT_TRUE(contains(page, ">calls</th>"));
@@ -460,7 +461,7 @@ TEST(XlsxReport, FormatsFrozenNamesLinksAndFiredFindingsFirst) {
   if (!have_unzip()) GTEST_SKIP() << "unzip not installed (ci/setup.sh --tests installs it)";
   TrainingRun run;
   run.tensor_cores = false;  // tensor-cores.amp fires; it comes late in the rule order
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   std::string path = temp_dir() + "/readable.xlsx";
   write_xlsx(report, path);
@@ -493,7 +494,7 @@ TEST(XlsxReport, FormatsFrozenNamesLinksAndFiredFindingsFirst) {
 
 TEST(XlsxReport, SameReportSameBytes) {
   TrainingRun run;
-  ReportModel report = report_of_json(training_trace(run), default_rules());
+  ReportModel report = report_of_json(training_trace(run), default_book());
   std::string a = temp_dir() + "/a.xlsx", b = temp_dir() + "/b.xlsx";
   write_xlsx(report, a);
   write_xlsx(report, b);
@@ -510,8 +511,8 @@ TEST(BaselineChanges, TheHtmlChartsTheOpsThatChangedMost) {
   TrainingRun after = before;
   after.extra_us.assign(static_cast<std::size_t>(after.steps), 1500);
   Baseline base =
-      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
-  ReportModel report = report_of_json(training_trace(after), default_rules());
+      baseline_from_report(report_of_json(training_trace(before), default_book()), "base.json", "report");
+  ReportModel report = report_of_json(training_trace(after), default_book());
   apply_gate(report, default_rules(), &base, {});
   std::string html = render_html(report).page;
   std::size_t chart = html.find("aria-label=\"Op changes per step against the baseline\"");
@@ -538,8 +539,8 @@ DataLoaderGrowth dataloader_growth() {
   TrainingRun after = g.before;
   after.dataloader_us = 1100;
   g.base =
-      baseline_from_report(report_of_json(training_trace(g.before), default_rules()), "base.json", "report");
-  g.report = report_of_json(training_trace(after), default_rules());
+      baseline_from_report(report_of_json(training_trace(g.before), default_book()), "base.json", "report");
+  g.report = report_of_json(training_trace(after), default_book());
   apply_gate(g.report, default_rules(), &g.base, {});
   return g;
 }
@@ -582,7 +583,7 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(terminal, fmt::format("  regions    slower  {} +1.00 ms (1 → 1 ranges)\n", loader)))
       << terminal;
   // Against itself nothing got slower: no "Changes" block of +0.0 us rows.
-  ReportModel same = report_of_json(training_trace(before), default_rules());
+  ReportModel same = report_of_json(training_trace(before), default_book());
   apply_gate(same, default_rules(), &base, {});
   EXPECT_FALSE(contains(render_terminal(same), "Changes ")) << render_terminal(same);
   if (!have_unzip()) GTEST_SKIP() << "unzip not installed: the workbook is not checked";

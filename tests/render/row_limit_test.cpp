@@ -29,7 +29,7 @@ struct RowLimit {
 
 TEST(RowLimit, TablesKeepTheLongestRowsAndOneRowForTheRest) {
   RowLimit limit(5);
-  ReportModel report = report_of_json(twelve_ops(), default_rules());
+  ReportModel report = report_of_json(twelve_ops(), default_book());
   const ReportTable* kernels = find_table(report.workers.at(0).tables, "kernels");
   ASSERT_NE(kernels, nullptr);
   ASSERT_EQ(kernels->rows.size(), 6u);
@@ -81,7 +81,7 @@ TEST(RowLimit, RankingInBatchesKeepsTheRowsOfOneRanking) {
 }
 
 TEST(RowLimit, SmallTablesAreUntouched) {
-  ReportModel report = report_of_json(twelve_ops(), default_rules());
+  ReportModel report = report_of_json(twelve_ops(), default_book());
   EXPECT_EQ(find_table(report.workers.at(0).tables, "kernels")->rows.size(), 12u);
   EXPECT_TRUE(is_more_rows_label("(12 more)"));
   EXPECT_FALSE(is_more_rows_label("(more)"));

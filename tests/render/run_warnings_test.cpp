@@ -28,7 +28,7 @@ ReportModel mixed_report(std::string& folder) {
     t.write(folder + "/" + name + ".json");
   }
   write_text(folder + "/notes.json", R"({"about": "not a trace"})");
-  ReportModel report = report_of_files({folder}, default_rules());
+  ReportModel report = report_of_files({folder}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   return report;
 }
@@ -83,7 +83,7 @@ TEST(RunWarnings, EveryOutputSaysThem) {
 }
 
 TEST(RunWarnings, ARunOfOneCaptureHasNone) {
-  ReportModel report = report_of_json(TraceBuilder().step(1, 0, 100).op("a", 1, 2).json(), default_rules());
+  ReportModel report = report_of_json(TraceBuilder().step(1, 0, 100).op("a", 1, 2).json(), default_book());
   EXPECT_TRUE(report.run_warnings.empty());
   EXPECT_FALSE(contains(render_terminal(report), "Warning "));
   EXPECT_FALSE(contains(render_markdown(report), "> ⚠️"));

@@ -50,8 +50,9 @@ rules:
     problem: "::warning::forged"
     recommendation: "ask @octocat \u001b[2J"
 )YAML");
-  RuleSet set = load_rules({rules});
-  ReportModel report = report_of_json(t.json(), set);
+  RuleBook set_book = load_rule_book({rules});
+  RuleSet& set = set_book.rules;
+  ReportModel report = report_of_json(t.json(), set_book);
   apply_gate(report, set, nullptr, {});
   return report;
 }
@@ -105,7 +106,7 @@ TEST(Sanitise, BidirectionalControlsAndSeparatorsAreShownEscaped) {
     t.op(name, s + 10, 100, 10 + i);
     t.launch(name, s + 20, s + 30, 500, 10 + i);
   }
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   MarkdownOptions comment;
   comment.compact = true;
   comment.budget_bytes = kPrCommentBudget;
@@ -140,8 +141,9 @@ rules:
     fail: 101
     problem: "problem \e \a \x85 \u202e \u2028 end"
 )YAML");
-  RuleSet set = load_rules({rules});
-  ReportModel report = report_of_json(t.json(), set);
+  RuleBook set_book = load_rule_book({rules});
+  RuleSet& set = set_book.rules;
+  ReportModel report = report_of_json(t.json(), set_book);
   apply_gate(report, set, nullptr, {});
   std::vector<std::pair<std::string, std::string>> outputs = {
       {"json", render_json(report)},

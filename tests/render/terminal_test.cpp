@@ -9,9 +9,9 @@ namespace {
 std::string summary_of(const std::string& trace_json) {
   std::string path = write_text(temp_dir() + "/t.json", trace_json);
   LoadedRun run = load_run({path});
-  RuleSet rules = load_rules({});
-  RunAnalysis analysis = analyse_run(run, rules.classification, {});
-  return render_terminal(build_report(report_inputs(run.inputs), analysis, rules.sources, {}));
+  RuleBook rules = load_rule_book({});
+  RunAnalysis analysis = analyse_run(run, rules.knowledge, {});
+  return render_terminal(build_report(report_inputs(run.inputs), analysis, rules.rules.sources, {}));
 }
 
 TEST(Terminal, SaysNotApplicableForACpuOnlyProfile) {

@@ -93,8 +93,9 @@ ReportModel bad_utf8_report() {
   std::string json = replace_all(t.json(), "PLACEHOLDER_OP", kBadOp);
   json =
       replace_all(json, "PLACEHOLDER_KERNEL", "kernel_\xc0\xaf_overlong_\xed\xa0\x80_surrogate_\\u0001_ctl");
-  RuleSet rules = load_rules({});
-  ReportModel report = report_of_json(json, rules);
+  RuleBook rules_book = load_rule_book({});
+  RuleSet& rules = rules_book.rules;
+  ReportModel report = report_of_json(json, rules_book);
   apply_gate(report, rules, nullptr, {});
   return report;
 }

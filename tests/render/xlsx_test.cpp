@@ -113,7 +113,7 @@ std::string half_busy_trace() {
 // The report of the trace with its findings, all passed but the first `fired`, which warn: the
 // Findings sheet lists those first, in rule order.
 ReportModel report_with_fired(std::size_t fired) {
-  ReportModel report = report_of_json(half_busy_trace(), default_rules());
+  ReportModel report = report_of_json(half_busy_trace(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   for (std::size_t i = 0; i < report.findings.size(); ++i)
     report.findings[i].status = i < fired ? FindingStatus::Warn : FindingStatus::Pass;
@@ -186,7 +186,7 @@ TEST(Xlsx, FindingValuesAreRoundedByTheirUnit) {
 // A sheet of a table without rows says why under its header, in column A of row 2.
 TEST(Xlsx, EmptySheetsSayWhy) {
   REQUIRE_UNZIP();
-  ReportModel report = report_of_json(half_busy_trace(), default_rules());
+  ReportModel report = report_of_json(half_busy_trace(), default_book());
   Workbook wb(workbook_of(report));
   EXPECT_EQ(wb.cell("Regions", "A1").value, "name");
   EXPECT_EQ(wb.cell("Regions", "A2").value,

@@ -42,7 +42,7 @@ TEST(ReportModel, EachResourcePartNamesItsCatalogMetrics) {
 TEST(ReportModel, TheRulesReadTheReportAndTheReportStageTakesTheirFindings) {
   TraceBuilder t;
   t.step(1, 0, 10'000).launch("volta_sgemm_128x64_nn", 100, 1'000, 8'000);
-  ReportModel report = report_of_json(t.json(), default_rules(), {});
+  ReportModel report = report_of_json(t.json(), default_book(), {});
   std::string before = render_json(report);
   GateOutcome outcome = evaluate_gate(default_rules(), report, nullptr, {});
   EXPECT_EQ(render_json(report), before);  // nothing written back

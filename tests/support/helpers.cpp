@@ -29,33 +29,36 @@ LoadOptions load_options_for(const Classification& c) {
 }
 
 const Classification& default_classification() {
-  static const Classification c = load_rules({}).classification;
-  return c;
+  return default_book().knowledge;
 }
 
 WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& options,
                             const std::vector<std::string>& rules) {
-  Classification c = rules.empty() ? default_classification() : load_rules(rules).classification;
+  Classification c = rules.empty() ? default_classification() : load_rule_book(rules).knowledge;
   Profile p = load_json(json, "trace.json", load_options_for(c));
   return analyse_profile(p, c, options);
 }
 
-ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,
+ReportModel report_of_files(const std::vector<std::string>& paths, const RuleBook& book,
                             const AnalysisOptions& options) {
-  LoadedRun run = load_run(paths, load_options_for(rules.classification));
-  RunAnalysis analysis = analyse_run(run, rules.classification, options);
-  return build_report(report_inputs(run.inputs), analysis, rules.sources, options);
+  LoadedRun run = load_run(paths, load_options_for(book.knowledge));
+  RunAnalysis analysis = analyse_run(run, book.knowledge, options);
+  return build_report(report_inputs(run.inputs), analysis, book.rules.sources, options);
 }
 
-ReportModel report_of_json(const std::string& json, const RuleSet& rules, const AnalysisOptions& options) {
+ReportModel report_of_json(const std::string& json, const RuleBook& book, const AnalysisOptions& options) {
   static int count = 0;
   std::string path = write_text(temp_dir() + "/" + std::to_string(count++) + ".pt.trace.json", json);
-  return report_of_files({path}, rules, options);
+  return report_of_files({path}, book, options);
+}
+
+const RuleBook& default_book() {
+  static const RuleBook book = load_rule_book({});
+  return book;
 }
 
 const RuleSet& default_rules() {
-  static const RuleSet rules = load_rules({});
-  return rules;
+  return default_book().rules;
 }
 
 const ReportFinding* find_finding(const ReportModel& report, std::string_view id) {

@@ -28,10 +28,12 @@ const Classification& default_classification();
 LoadOptions load_options_for(const Classification& c);
 
 // The report model of traces (files or folders), as `perfgate analyze` builds it, before the gate.
-ReportModel report_of_files(const std::vector<std::string>& paths, const RuleSet& rules,
+ReportModel report_of_files(const std::vector<std::string>& paths, const RuleBook& book,
                             const AnalysisOptions& options = {});
-ReportModel report_of_json(const std::string& json, const RuleSet& rules,
+ReportModel report_of_json(const std::string& json, const RuleBook& book,
                            const AnalysisOptions& options = {});
+// The shipped default rule book (load_rule_book({})), and its rules.
+const RuleBook& default_book();
 const RuleSet& default_rules();
 const ReportFinding* find_finding(const ReportModel& report, std::string_view id);
 

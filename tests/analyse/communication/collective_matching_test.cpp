@@ -80,7 +80,7 @@ TEST(CollectiveMatching, BusBandwidthOfEachTypeOnAHandBuiltRun) {
     EXPECT_EQ(r->wait, 3 * 300'000);  // ranks 0-2 each 400 - 100 us
     EXPECT_EQ(r->late, 300'000);      // latest start - earliest start
   }
-  ReportModel report = report_of_files({write_late_rank_run(temp_dir() + "/late-report")}, default_rules());
+  ReportModel report = report_of_files({write_late_rank_run(temp_dir() + "/late-report")}, default_book());
   const ReportTable* t = find_table(report.tables, "collective_bandwidth");
   ASSERT_NE(t, nullptr);
   std::map<std::string, double> busbw;
@@ -136,7 +136,7 @@ TEST(CollectiveMatching, WaitSplitAndTheLateRankOnAHandBuiltRun) {
 // finding the straggler, not compressing gradients), and by the stragglers table. Communication
 // share: ranks 0-2 2400 of 7000 us, rank 3 600: (3 x 34.29 + 8.57) / 4 = 27.9% > 10%.
 TEST(CollectiveMatching, TheFindingsNameTheLateRank) {
-  ReportModel report = report_of_files({write_late_rank_run(temp_dir() + "/late-findings")}, default_rules());
+  ReportModel report = report_of_files({write_late_rank_run(temp_dir() + "/late-findings")}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);
@@ -170,7 +170,7 @@ TEST(CollectiveMatching, OnTimeRanksTransferOnly) {
 // communication finding says what cannot be known.
 TEST(CollectiveMatching, OneRankCannotTellWaitingFromTransfer) {
   std::string dir = write_late_rank_run(temp_dir() + "/one-of-four");
-  ReportModel report = report_of_files({dir + "/rank-0.json"}, default_rules());
+  ReportModel report = report_of_files({dir + "/rank-0.json"}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* high = find_finding(report, "communication.high");
   ASSERT_NE(high, nullptr);

@@ -69,7 +69,7 @@ TEST(CollectivePairing, CallsOfDifferentTimesAreNotMatched) {
   EXPECT_FALSE(r.metrics.get(Metric::CollectivesWaitPct));
   EXPECT_FALSE(r.metrics.get(Metric::CollectivesStragglerRank));
   EXPECT_TRUE(warned(r, "1 of 1 collectives issued on several ranks are not matched")) << r.warnings.size();
-  ReportModel report = report_of_files({dir}, default_rules());
+  ReportModel report = report_of_files({dir}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);
@@ -109,7 +109,7 @@ TEST(CollectivePairing, WithinTheSkewBoundAndUnevenAllToAllAreMatched) {
 // 6 x 400 = 2400 us: at least 9.583 GB/s (the durations include waiting).
 TEST(CollectivePairing, OneRankGivesALowerBoundOfTheBusBandwidth) {
   std::string dir = write_late_rank_run(temp_dir() + "/lower-bound");
-  ReportModel report = report_of_files({dir + "/rank-0.json"}, default_rules());
+  ReportModel report = report_of_files({dir + "/rank-0.json"}, default_book());
   EXPECT_NEAR(*report.metrics.get(Metric::CollectivesBusBandwidthLowerBoundGbps), 23e6 / 2.4e6, 1e-9);
   EXPECT_FALSE(report.metrics.get(Metric::CollectivesBusBandwidthGbps));
   // Matched across ranks, the run has the bandwidth itself and no lower bound.

@@ -191,7 +191,7 @@ TEST(CriticalPath, TheTimelineStepsPathOnItsLanes) {
   expect_box(2, kHostOpsDevice, 110, 290, "A", "cpu_bound");
   expect_box(3, kHostOpsDevice, 500, 400, "B", "cpu_bound");
 
-  std::string page = render_html(report_of_json(t.json(), default_rules())).page;
+  std::string page = render_html(report_of_json(t.json(), default_book())).page;
   std::size_t bars = 0;
   for (std::size_t at = page.find("class=\"path\""); at != std::string::npos;
        at = page.find("class=\"path\"", at + 1))
@@ -232,7 +232,7 @@ TEST(CriticalPath, ALaunchTooShortForTheGraphIsCounted) {
   EXPECT_EQ(s.length, 20 * kUs);
   EXPECT_EQ(by(s, PathBound::GpuCompute), 0);
   EXPECT_EQ(s.short_launches, 1u);
-  std::string page = render_html(report_of_json(t.json(), default_rules())).page;
+  std::string page = render_html(report_of_json(t.json(), default_book())).page;
   EXPECT_NE(page.find("1 launch calls of this step last under 1 µs"), std::string::npos);
 }
 

@@ -46,7 +46,7 @@ TEST(JobCriticalPath, TheLateRankDecidesTheStepsPath) {
 // The report's tables name the bounding rank per step and each rank's share.
 TEST(JobCriticalPath, TablesNameTheBoundingRank) {
   std::string dir = write_late_rank_run(temp_dir() + "/late", 1);
-  ReportModel report = report_of_files({dir}, default_rules());
+  ReportModel report = report_of_files({dir}, default_book());
   const ReportTable* steps = find_table(report.tables, "job_critical_path");
   ASSERT_TRUE(steps);
   ASSERT_EQ(steps->rows.size(), 1u);
@@ -68,7 +68,7 @@ TEST(JobCriticalPath, TablesNameTheBoundingRank) {
 TEST(JobCriticalPath, OneRankHasNone) {
   TraceBuilder t;
   t.step(1, 0, 100).op("A", 0, 20);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   EXPECT_FALSE(report.metrics.get(Metric::CriticalPathJobLengthUs).has_value());
 }
 

@@ -35,7 +35,7 @@ TEST(Architecture, InferredFromKernelNamesWhenTheTraceDoesNotDescribeTheGpu) {
   EXPECT_EQ(w.gpus[0].compute_minor, 0);
   EXPECT_EQ(*w.metrics.get(Metric::GpuComputeCapability), 7.0);
   // The AMP rule applies (compute capability >= 7) and says the architecture was inferred.
-  ReportModel report = report_of_json(fp32_gemm_trace("volta_sgemm_128x64_nn", false), default_rules());
+  ReportModel report = report_of_json(fp32_gemm_trace("volta_sgemm_128x64_nn", false), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* amp = find_finding(report, "tensor-cores.amp");
   ASSERT_NE(amp, nullptr);
@@ -80,7 +80,7 @@ TEST(Architecture, AmdDevicesAreNamedByTheirGfxTarget) {
   t.step(1, 0, 1000);
   t.launch("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1", 10, 100, 50, 0, 0);
   t.launch("Cijk_Alik_Bljk_HHS_BH_MT128x128x32_MI16x16x16x1", 20, 200, 50, 0, 1);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   ASSERT_EQ(report.gpus.size(), 2u);
   EXPECT_EQ(report.gpus[0].architecture, "gfx942");
@@ -119,7 +119,7 @@ TEST(Architecture, ResNet50WithoutDevicePropertiesStillGetsTheAmpFinding) {
   gzclose(in);
   boost::json::object trace = boost::json::parse(text).as_object();
   ASSERT_TRUE(trace.erase("deviceProperties"));
-  ReportModel report = report_of_json(boost::json::serialize(trace), default_rules());
+  ReportModel report = report_of_json(boost::json::serialize(trace), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   ASSERT_FALSE(report.gpus.empty());
   EXPECT_EQ(report.gpus[0].architecture, "Volta");

@@ -41,7 +41,7 @@ TEST(ClockOffset, TheLeastLaunchDelayOverTheBoundMeasuresIdleOverTheGpuSpan) {
 }
 
 TEST(ClockOffset, NoIdleFindingBlamesTheHost) {
-  ReportModel report = report_of_json(offset_trace().json(), default_rules());
+  ReportModel report = report_of_json(offset_trace().json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* idle = find_finding(report, "gpu.idle");
   ASSERT_NE(idle, nullptr);
@@ -89,7 +89,7 @@ TEST(ClockOffset, ANormalTraceKeepsTheWindowAndTheHostSplit) {
   t.step(1, 0, 1000);
   t.launch("k", 0, 20, 100);
   t.launch("k", 500, 520, 100);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   EXPECT_DOUBLE_EQ(*report.metric(Metric::GpuLaunchDelayMinUs), 19);
   EXPECT_DOUBLE_EQ(*report.metric(Metric::GpuClockOffset), 0);

@@ -199,10 +199,10 @@ TEST(Compute, TheTracesOwnCountComesFirstAndUnknownGpusHaveNoMfu) {
   // (which is complete here).
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputePeakKnownPct), 0);
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   EXPECT_EQ(mfu_text(report.metrics),
             "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)");
-  ReportModel a100 = report_of_json(gemm_trace(), default_rules());
+  ReportModel a100 = report_of_json(gemm_trace(), default_book());
   EXPECT_DOUBLE_EQ(*a100.metrics.get(Metric::ComputePeakKnownPct), 100);
   EXPECT_EQ(mfu_text(a100.metrics), format_pct(a100.metrics.get(Metric::ComputeMfuPct)));
 }

@@ -83,7 +83,7 @@ TEST(IdleCauses, ARunOfSeveralWorkersSumsTheirSplits) {
 }
 
 TEST(IdleCauses, TheIdleRuleAdvisesOnTheMainCause) {
-  ReportModel report = report_of_json(idle_causes_trace(), default_rules());
+  ReportModel report = report_of_json(idle_causes_trace(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* idle = find_finding(report, "gpu.idle");
   ASSERT_NE(idle, nullptr);
@@ -106,7 +106,7 @@ TEST(IdleCauses, LaunchBoundFiresWhenLaunchingExplainsTheIdleTime) {
   TraceBuilder t;
   t.step(1, 0, 5000);
   for (int i = 0; i < 150; ++i) t.launch("tiny_kernel", 10 + 25.0 * i, 20 + 25.0 * i, 5);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* launch = find_finding(report, "kernels.launch-bound");
   ASSERT_NE(launch, nullptr);
@@ -124,7 +124,7 @@ TEST(IdleCauses, LaunchBoundIsSilentWhenTheIdleTimeIsSomethingElse) {
   for (int i = 0; i < 150; ++i) t.launch("tiny_kernel", 10 + 25.0 * i, 20 + 25.0 * i, 5);
   t.op("enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", 3800, 5000);
   t.launch("after_loading", 8810, 8820, 5);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* launch = find_finding(report, "kernels.launch-bound");
   ASSERT_NE(launch, nullptr);

@@ -45,7 +45,7 @@ std::string export_with(const std::string& outer, const std::string& inner, bool
 // 10 + 10. NVTX: 300/340. The inner range holds 240 us of that idle time, the outer 60 of its own.
 TEST(NsysIdleNvtx, AnNvtxRangeIsRecordedHostActivityAndNamed) {
   std::string path = export_with("data_prep", "tokenize", false);
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   EXPECT_NEAR(*report.metric(Metric::GpuIdlePct), 100.0 * 340 / 360, 1e-9);
   EXPECT_NEAR(*report.metric(Metric::GpuIdleNvtxPct), 100.0 * 300 / 340, 1e-9);
@@ -71,7 +71,7 @@ TEST(NsysIdleNvtx, AnNvtxRangeIsRecordedHostActivityAndNamed) {
 // launching 2,120 (the cudaMalloc 2,110 and the two launches, 5 each), NVTX 300.
 TEST(NsysIdleNvtx, AFirstCudaMallocAndJitCompilationAreWarmUpNotLaunchOverhead) {
   std::string path = export_with("KernelExecutor::compileFusion", "executor_utils::NVRTC", true);
-  ReportModel report = report_of_files({path}, default_rules());
+  ReportModel report = report_of_files({path}, default_book());
   apply_gate(report, default_rules(), nullptr, {});
   EXPECT_DOUBLE_EQ(*report.metric(Metric::HostWarmupUs), 2410);
   EXPECT_NEAR(*report.metric(Metric::HostWarmupPct), 100.0 * 2410 / 2479, 1e-9);

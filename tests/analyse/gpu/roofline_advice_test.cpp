@@ -61,7 +61,7 @@ TEST(RooflineCeilings, ACopyAndAnElementwiseOpOnB200AreMeasuredAgainstMemory) {
   EXPECT_EQ(add->roofline_ps, 1'918'080u);
   // Every modelled op has a roofline: 20 of 20 us of kernel time.
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::RooflineCoveragePct), 100);
-  ReportModel report = report_of_json(b200_trace(), default_rules());
+  ReportModel report = report_of_json(b200_trace(), default_book());
   const ReportTable* t = find_table(report.workers[0].tables, "roofline");
   ASSERT_NE(t, nullptr);
   for (std::size_t i = 0; i < t->rows.size(); ++i)
@@ -115,7 +115,7 @@ TEST(RooflineRemedies, AlignmentOnlyForMatrixOpsOffTensorCoresByKOrN) {
   t.op("aten::mm", 70, 20, 3, 1,
        R"("Input Dims": [[64, 770], [770, 512]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
   t.launch("gemmSN_NN_kernel", 72, 400, 30, 3);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   const ReportTable* table = find_table(report.workers[0].tables, "roofline");
   ASSERT_NE(table, nullptr);
   std::map<std::string, std::string> remedy;  // "" for an empty cell
@@ -139,7 +139,7 @@ TEST(RooflineRemedies, FusedAttentionBelowItsRooflineGetsItsOwnRemedy) {
        R"("Input Dims": [[2, 16, 559, 64], [2, 16, 559, 64], [2, 16, 559, 64]], )"
        R"("Input type": ["c10::BFloat16", "c10::BFloat16", "c10::BFloat16"])");
   t.launch("flash_fwd_kernel", 12, 100, 2200, 1);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   const ReportTable* table = find_table(report.workers[0].tables, "roofline");
   ASSERT_NE(table, nullptr);
   ASSERT_EQ(table->rows.size(), 1u);
@@ -204,7 +204,7 @@ std::string host_bound_trace(bool host_bound) {
 
 TEST(RooflineGain, BoundedByTheGpusIdleTimeWaitingOnTheHost) {
   for (bool host_bound : {true, false}) {
-    ReportModel report = report_of_json(host_bound_trace(host_bound), default_rules());
+    ReportModel report = report_of_json(host_bound_trace(host_bound), default_book());
     double saving = 100 * (300 - 2 * 100663296.0 / 3350e9 * 1e6) / 1000;  // 23.99%
     EXPECT_NEAR(*report.metrics.get(Metric::RooflineSavingPct), saving, 1e-3) << host_bound;
     apply_gate(report, default_rules(), nullptr, {});
@@ -233,12 +233,13 @@ TEST(RooflineGain, BoundedByTheGpusIdleTimeWaitingOnTheHost) {
 // "What to fix first" takes findings whose gain is at least advice.fix_first_min_gain_pct of the
 // step: raising it to 50% drops the GPU-bound step's 23.99%.
 TEST(FixFirst, TheThresholdIsARulesSetting) {
-  RuleSet rules = load_rules({write_text(temp_dir() + "/advice.yaml", R"(schema: perfgate-rules/1
+  RuleBook book = load_rule_book({write_text(temp_dir() + "/advice.yaml", R"(schema: perfgate-rules/1
 advice:
   fix_first_min_gain_pct: 50
 )")});
-  ReportModel report = report_of_json(host_bound_trace(false), rules);
-  apply_gate(report, rules, nullptr, {});
+  EXPECT_EQ(book.rules.fix_first_min_gain_pct, 50);
+  ReportModel report = report_of_json(host_bound_trace(false), book);
+  apply_gate(report, book.rules, nullptr, {});
   const ReportFinding* far = find_finding(report, "ops.far-from-roofline");
   ASSERT_NE(far, nullptr);
   EXPECT_EQ(far->status, FindingStatus::Warn);

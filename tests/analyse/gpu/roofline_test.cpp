@@ -188,13 +188,13 @@ TEST(Roofline, AGpuWithoutPeaksGetsTheModelButNoRooflineAndTheReportSaysWhy) {
   EXPECT_EQ(w.tables.roofline[0].name, "aten::mm");  // without savings: by kernel time
   EXPECT_EQ(w.tables.roofline[0].flop, 137438953472u);
   EXPECT_FALSE(w.metrics.get(Metric::RooflinePct));
-  ReportModel report = report_of_json(h100_trace("Some Future GPU"), default_rules());
+  ReportModel report = report_of_json(h100_trace("Some Future GPU"), default_book());
   EXPECT_NE(report.workers[0].roofline_note.find("No roofline: no entry of rules: gpu_peaks"),
             std::string::npos);
 }
 
 TEST(Roofline, EveryOutputShowsIt) {
-  ReportModel report = report_of_json(h100_trace(), default_rules());
+  ReportModel report = report_of_json(h100_trace(), default_book());
   EXPECT_NE(report.workers[0].roofline_note.find("Ceilings: NVIDIA H100 SXM"), std::string::npos);
   std::string json = render_json(report);
   for (const char* column : {"\"input_dims\"", "\"flop_per_byte\"", "\"tb_per_s\"", "\"roofline_pct\"",

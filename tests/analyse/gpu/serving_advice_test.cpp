@@ -25,7 +25,7 @@ TEST(ServingAdvice, NoCudaGraphRemedyWhereGraphReplaysHoldTheKernelTime) {
       .kernel("graph_kernel_b", 220, 200, 1)
       .kernel("graph_kernel_c", 420, 200, 1);
   t.runtime("cudaStreamSynchronize", 700, 200, 2);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   EXPECT_DOUBLE_EQ(*report.metric(Metric::KernelsGraphReplayPct), 100);
   const ReportFinding* runtime = find_finding(report, "host.runtime-share");
@@ -66,7 +66,7 @@ TEST(ServingAdvice, IdleTimeWithWorkQueuedIsNotTheHosts) {
   EXPECT_EQ(cause(by, IdleCause::Unrecorded), 185'000);
   EXPECT_EQ(cause(by, IdleCause::ShortGap), 5'000);
   EXPECT_NEAR(*w.metrics.get(Metric::GpuIdleQueuedPct), 100.0 * 463279 / 463475, 1e-9);
-  ReportModel report = report_of_json(queued_wait_trace(), default_rules());
+  ReportModel report = report_of_json(queued_wait_trace(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* idle = find_finding(report, "gpu.idle");
   ASSERT_NE(idle, nullptr);
@@ -86,7 +86,7 @@ TEST(ServingAdvice, ABlockingCopyIsNamedForWhatItIs) {
                        "host and held the host 463.275 ms; the GPU was idle 463.250 ms of that; 4 GPU "
                        "activities launched before it had not started when it began"))
       << (w.warnings.empty() ? "" : w.warnings.back());
-  ReportModel report = report_of_json(queued_wait_trace(), default_rules());
+  ReportModel report = report_of_json(queued_wait_trace(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* copy = find_finding(report, "host.blocking-copy");
   ASSERT_NE(copy, nullptr);

@@ -71,7 +71,7 @@ TEST(ServingModels, WithoutTopKTheMoeOpIsUnmodelledAndNamed) {
   WorkerAnalysis w = analyse_json(serving_trace(false));
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlops), 8960.0);
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100.0 * 10 / 40);
-  ReportModel report = report_of_json(serving_trace(false), default_rules());
+  ReportModel report = report_of_json(serving_trace(false), default_book());
   EXPECT_EQ(report.largest_unmodelled_op, "vllm::moe_forward (75.0% of the matrix work's time)");
   // The HTML names it under the roofline.
   EXPECT_NE(
@@ -91,7 +91,7 @@ TEST(ServingModels, CoverageCountsTensorCoreKernelsNoOpOwns) {
   t.kernel("_matmul_ogs_NNT_bf16xbf16xmxfp4_16x128x256x1_swiglu", 200, 90, 999);
   WorkerAnalysis w = analyse_json(t.json());
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ComputeFlopsCoveragePct), 100.0 * 10 / 100);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   EXPECT_EQ(report.largest_unmodelled_op,
             "Tensor Core kernels no op owns (graph replays without their capture trace) (90.0% of the matrix "
             "work's time)");

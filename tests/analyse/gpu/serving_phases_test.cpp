@@ -43,7 +43,7 @@ TEST(ServingPhases, DecodeIsJudgedByBandwidthNotFlops) {
   WorkerAnalysis w = analyse_json(decode_trace());
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ServingDecodePct), 100);
   EXPECT_NEAR(*w.metrics.get(Metric::ComputeMbuPct), 100.0 * (100663296.0 / 3350e9) / 1000e-6, 1e-6);
-  ReportModel report = report_of_json(decode_trace(), default_rules());
+  ReportModel report = report_of_json(decode_trace(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* mfu = find_finding(report, "compute.low-mfu");
   ASSERT_NE(mfu, nullptr);

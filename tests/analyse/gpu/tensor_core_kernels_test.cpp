@@ -94,7 +94,7 @@ TEST(TensorCoreKernels, ThePluginModeKeepsThePluginsCount) {
 
 // The report's table of Tensor Core time by precision: 60, 45 and 35 us of the 140 (and of all 200).
 TEST(TensorCoreKernels, TheReportListsTensorCoreTimeByPrecision) {
-  ReportModel report = report_of_json(mixed_kernels_trace(), default_rules());
+  ReportModel report = report_of_json(mixed_kernels_trace(), default_book());
   const ReportTable* t = find_table(report.tables, "tc_precisions");
   if (!t && !report.workers.empty()) t = find_table(report.workers[0].tables, "tc_precisions");
   ASSERT_NE(t, nullptr);
@@ -112,7 +112,7 @@ TEST(TensorCoreKernels, AnInferredArchitectureIsALowerBound) {
   TraceBuilder t;
   t.step(1, 0, 1000);
   t.launch(kFfma, 10, 100, 500);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   ASSERT_EQ(report.gpus.size(), 1u);
   EXPECT_EQ(gpu_architecture_text(report.gpus[0]),
             " (Ampere or newer, sm 8.0 or newer, inferred from kernel names)");

@@ -160,7 +160,7 @@ TEST(CompiledCode, ATritonCompiledStepTiesKernelsToTheirOpsRegionAndPattern) {
   EXPECT_DOUBLE_EQ(metric(w, Metric::KernelsCompiledPct), 50.0);
   EXPECT_DOUBLE_EQ(metric(w, Metric::ComputeFlops), 4'194'304.0);
   // The share is in the summary.
-  std::string terminal = render_terminal(report_of_json(compiled_step(), default_rules()));
+  std::string terminal = render_terminal(report_of_json(compiled_step(), default_book()));
   EXPECT_NE(terminal.find("Kernel time in compiled (Triton) kernels 50.0%"), std::string::npos) << terminal;
 }
 

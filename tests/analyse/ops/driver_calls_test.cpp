@@ -69,10 +69,10 @@ TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
 }
 
 TEST(DriverCalls, TheSettingsAreRuleFileKeys) {
-  EXPECT_TRUE(load_rules({}).classification.count_driver_api_calls);
-  EXPECT_FALSE(load_rules({"tb-plugin"}).classification.count_driver_api_calls);
-  EXPECT_TRUE(load_rules({}).classification.tc_share_counts_unlaunched_kernels);
-  EXPECT_FALSE(load_rules({"tb-plugin"}).classification.tc_share_counts_unlaunched_kernels);
+  EXPECT_TRUE(load_rule_book({}).knowledge.count_driver_api_calls);
+  EXPECT_FALSE(load_rule_book({"tb-plugin"}).knowledge.count_driver_api_calls);
+  EXPECT_TRUE(load_rule_book({}).knowledge.tc_share_counts_unlaunched_kernels);
+  EXPECT_FALSE(load_rule_book({"tb-plugin"}).knowledge.tc_share_counts_unlaunched_kernels);
 }
 
 // Kernels with no launching call (here: launched before the capture began) count in the Tensor

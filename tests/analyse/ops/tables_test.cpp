@@ -114,7 +114,7 @@ TEST(OpsTable, GpuWorkOutsideAnyOpHasItsOwnRow) {
   EXPECT_EQ(w.tables.top_gpu_ops[0].name, "(no op)");
   EXPECT_EQ(w.tables.top_gpu_ops[1].name, "aten::copy_");
   // In the report, shares are of all GPU time: 935 / (935 + 60 + 10).
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   const ReportTable* top = find_table(report.workers.at(0).tables, "top_gpu_ops");
   ASSERT_NE(top, nullptr);
   EXPECT_EQ(std::get<std::string>(*find_cell(*top, 0, "name")), "(no op)");
@@ -229,7 +229,7 @@ TEST(Regions, WindowShareIsTheUnionOfTheRangesOverTheWindow) {
   t.annotation("gloo:all_reduce", 150, 100, 0, 2);
   t.annotation("gloo:all_reduce", 200, 600, 0, 3);
   t.annotation("gloo:all_reduce", 900, 400, 0, 2);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   const ReportTable* regions = find_table(report.workers.front().tables, "regions");
   ASSERT_TRUE(regions);
   ASSERT_EQ(regions->rows.size(), 1u);

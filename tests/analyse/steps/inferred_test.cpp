@@ -174,9 +174,9 @@ TEST(InferredIterations, StepPatternInferredMakesThemSteps) {
 }
 
 ReportModel gated(const std::string& before_json, const std::string& after_json) {
-  ReportModel before = report_of_json(before_json, default_rules());
+  ReportModel before = report_of_json(before_json, default_book());
   Baseline base = baseline_from_report(before, "before.json", "profile");
-  ReportModel after = report_of_json(after_json, default_rules());
+  ReportModel after = report_of_json(after_json, default_book());
   apply_gate(after, default_rules(), &base, {});
   return after;
 }
@@ -210,7 +210,7 @@ TEST(InferredIterations, TheGateComparesPerInferredIteration) {
     }
   // The same pair through a JSON report as the baseline: the units are read back.
   std::string report = write_text(temp_dir() + "/before.json",
-                                  render_json(report_of_json(blocks_trace(false, 10, 7), default_rules())));
+                                  render_json(report_of_json(blocks_trace(false, 10, 7), default_book())));
   Baseline read = read_baseline_report(report);
   ASSERT_TRUE(read.inferred_iterations);
   EXPECT_EQ(read.inferred_iterations->family, "block.#");

@@ -47,7 +47,7 @@ TEST(WindowSpans, AStepLessTraceStatesItsCaptureAndGpuSpansWithBusyTimeOverBoth)
 }
 
 TEST(WindowSpans, TheTerminalAndHtmlSummariesStateBothSpans) {
-  ReportModel report = report_of_json(serving_like_trace(), default_rules());
+  ReportModel report = report_of_json(serving_like_trace(), default_book());
   std::string terminal = render_terminal(report);
   EXPECT_NE(terminal.find("whole trace (no steps), 1.30 ms wall · capture span 2.00 ms · GPU span 1.27 ms · "
                           "GPU busy 170.0 us (8.5% of the capture span, 13.4% of the GPU span)"),
@@ -71,7 +71,7 @@ TEST(WindowSpans, StepsKeepTheirWindowLineAndTheSpansStayMetrics) {
   EXPECT_DOUBLE_EQ(metric(w, Metric::WindowCaptureSpanUs), 500);  // the Python frame
   EXPECT_DOUBLE_EQ(metric(w, Metric::WindowGpuSpanUs), 270);      // 40 to 310
   EXPECT_DOUBLE_EQ(metric(w, Metric::GpuCaptureBusyUs), 40);      // 30 + 10, the copy after the step too
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   EXPECT_EQ(render_terminal(report).find("capture span"), std::string::npos);
 }
 

@@ -1,4 +1,4 @@
-#include "gate/yaml_pack.h"
+#include "knowledge/yaml_pack.h"
 
 #include <charconv>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "gate/yaml_limits.h"
+#include "knowledge/yaml_limits.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>

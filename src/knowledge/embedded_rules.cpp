@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "assets/embedded_files.h"
-#include "perfgate/rules.h"
+#include "knowledge/rule_files.h"
 
 namespace perfgate {
 

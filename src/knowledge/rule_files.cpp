@@ -1,4 +1,4 @@
-// Reads rule files: YAML, validated key by key with file:line:col errors, all reported at once.
+// Reads rule files as YAML documents in the order they apply (knowledge/rule_files.h).
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -11,27 +11,16 @@
 #include <fmt/format.h>
 
 #include "common/utf8.h"
-#include "gate/rule_entry.h"
-#include "gate/rule_snapshot.h"
-#include "gate/yaml_limits.h"
-#include "gate/yaml_pack.h"
-#include "knowledge/classification_section.h"
-#include "knowledge/yaml_check.h"
+#include "knowledge/rule_files.h"
+#include "knowledge/yaml_limits.h"
+#include "knowledge/yaml_pack.h"
 #include "perfgate/errors.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr std::size_t kMaxRuleFileBytes = 1024 * 1024;
-
-void throw_if_errors(const YamlCheck& check) {
-  if (check.errors().empty()) return;
-  std::string all;
-  for (const auto& e : check.errors()) all += (all.empty() ? "" : "\n") + e;
-  throw ConfigError(all);
-}
 
 constexpr std::array<std::string_view, 15> kTopKeys = {
     "schema",        "extends",  "classification", "attribution",       "gpu_peaks",
@@ -61,16 +50,15 @@ RuleSource shipped_source(const std::string& name) {
 
 class RuleFileReader {
  public:
-  explicit RuleFileReader(RuleSet& out) : out_(out) {}
+  RuleFileReader(std::vector<RuleDocument>& out, bool parse_default)
+      : out_(out), parse_default_(parse_default) {}
 
   void apply_with_base(const RuleSource& source) {
-    // The default file extends nothing, so it is always the first applied, to an empty set: the
-    // build's snapshot of it is that set.
-    if (source.identity == kShippedDefault && out_.sources.empty()) {
-      if (std::optional<RuleSet> snapshot = default_rules_from_snapshot()) {
-        out_ = std::move(*snapshot);
-        return;
-      }
+    // The default file extends nothing, so it is always the first applied, to an empty set: a
+    // snapshot of that set may stand for it.
+    if (source.identity == kShippedDefault && out_.empty() && !parse_default_) {
+      out_.push_back({source.label, true, true, YAML::Node()});
+      return;
     }
     chain_.push_back(source);
     YAML::Node root = parse(source);
@@ -83,7 +71,7 @@ class RuleFileReader {
         fail(source, ext ? ext : root, fmt::format("'extends: {}' forms a cycle: {}", base, cycle));
       apply_with_base(parent);
     }
-    apply_body(source, root);
+    add(source, std::move(root));
     chain_.pop_back();
   }
 
@@ -91,10 +79,16 @@ class RuleFileReader {
     YAML::Node root = parse(source);
     if (root["extends"])
       fail(source, root["extends"], "only the first --rules file can choose what it extends");
-    apply_body(source, root);
+    add(source, std::move(root));
   }
 
  private:
+  void add(const RuleSource& source, YAML::Node root) {
+    bool shipped = source.identity.starts_with(kShipped);
+    bool default_base = source.identity == kShippedDefault && out_.empty();
+    out_.push_back({source.label, shipped, default_base, std::move(root)});
+  }
+
   [[noreturn]] void fail(const RuleSource& source, const YAML::Node& node, const std::string& message) {
     throw ConfigError(fmt::format("{}:{}:{}: error: {}", source.label, node.Mark().line + 1,
                                   node.Mark().column + 1, message));
@@ -191,19 +185,8 @@ class RuleFileReader {
     return read_rule_file(path.string());
   }
 
-  void apply_body(const RuleSource& source, const YAML::Node& root) {
-    YamlCheck check(source.label, true, source.identity.starts_with(kShipped));
-    check.duplicate_keys(root);
-    if (root.IsMap()) {
-      check.known_keys(root, kTopKeys, "");
-      read_classification_sections(check, root, out_.classification);
-      if (YAML::Node r = root["rules"]) read_rules_section(check, r, out_.rules);
-    }
-    throw_if_errors(check);
-    out_.sources.push_back(source.label);
-  }
-
-  RuleSet& out_;
+  std::vector<RuleDocument>& out_;
+  bool parse_default_ = true;
   std::vector<RuleSource> chain_;  // the files being applied: the first, then what each extends
 
  public:
@@ -227,12 +210,12 @@ class RuleFileReader {
 
 }  // namespace
 
-RuleSet load_rules(const std::vector<std::string>& files) {
-  RuleSet set;
-  RuleFileReader reader(set);
+std::vector<RuleDocument> read_rule_documents(const std::vector<std::string>& files, bool parse_default) {
+  std::vector<RuleDocument> documents;
+  RuleFileReader reader(documents, parse_default);
   if (files.empty()) {
     reader.apply_with_base(shipped_source("default"));
-    return set;
+    return documents;
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string_view shipped = shipped_rule_text(files[i]);
@@ -243,7 +226,18 @@ RuleSet load_rules(const std::vector<std::string>& files) {
     else
       reader.apply_overlay(source);
   }
-  return set;
+  return documents;
+}
+
+std::span<const std::string_view> rule_file_keys() {
+  return kTopKeys;
+}
+
+void throw_if_errors(const YamlCheck& check) {
+  if (check.errors().empty()) return;
+  std::string all;
+  for (const auto& e : check.errors()) all += (all.empty() ? "" : "\n") + e;
+  throw ConfigError(all);
 }
 
 }  // namespace perfgate
