@@ -111,7 +111,8 @@ std::optional<Note> nvtx_idle_note(const IdleSums& idle) {
     return std::nullopt;
   auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
   // The outermost range is named where it is not the range itself.
-  std::string_view outermost = idle.nvtx_outermost == idle.nvtx_range ? "" : idle.nvtx_outermost;
+  std::string_view outermost =
+      idle.nvtx_outermost == idle.nvtx_range ? std::string_view() : std::string_view(idle.nvtx_outermost);
   return note<NoteId::gpu_idle_in_nvtx>(
       arg<"ms">(ms(nvtx)), arg<"pct">(100.0 * static_cast<double>(nvtx) / static_cast<double>(total)),
       arg<"range">(idle.nvtx_range), arg<"range_ms">(ms(idle.nvtx_range_idle)), arg<"outermost">(outermost));
