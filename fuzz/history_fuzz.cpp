@@ -39,7 +39,7 @@ struct Table {
 
 const std::array<Table, 9> kTables = {{
     {"schema_version", 3, "INSERT OR REPLACE INTO schema_version VALUES (?, ?, ?)"},
-    {"runs", 6, "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?)"},
+    {"runs", 7, "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)"},
     {"run_labels", 3, "INSERT OR REPLACE INTO run_labels VALUES (?, ?, ?)"},
     {"run_gpus", 3, "INSERT OR REPLACE INTO run_gpus VALUES (?, ?, ?)"},
     {"run_inputs", 6, "INSERT OR REPLACE INTO run_inputs VALUES (?, ?, ?, ?, ?, ?)"},
@@ -65,8 +65,9 @@ const std::array<double, 14> kNumbers = {0,
                                          std::numeric_limits<double>::infinity(),
                                          std::numeric_limits<double>::quiet_NaN()};
 
-// Texts with a meaning to the readers: the gate's branch and GPU, catalog metrics, formats.
-const std::array<const char*, 10> kTexts = {"main",
+// Texts with a meaning to the readers: the gate's branch and GPU, catalog metrics, formats, device
+// families.
+const std::array<const char*, 13> kTexts = {"main",
                                             "NVIDIA A100-SXM4-40GB",
                                             "steps.median_us",
                                             "gpu.utilization_pct",
@@ -75,6 +76,9 @@ const std::array<const char*, 10> kTexts = {"main",
                                             "2026-11-22T10:38:11Z",
                                             "tensor_core.kernel_time_pct",
                                             "breakdown.dataloader_pct",
+                                            "neuron",
+                                            "gpu, cpu-only",
+                                            "neuron.total_time_us",
                                             ""};
 
 void bind_value(sqlite3_stmt* s, int index, FuzzedDataProvider& in) {

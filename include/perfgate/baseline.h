@@ -30,6 +30,10 @@ struct BaselineSite {
 
 struct Baseline {
   ReportBaseline info;
+  // The device families of the run's profiles (pooled: of every run's). None where the run does not
+  // state them: a JSON report of a perfgate before perfgate-report/2.1, a run a history recorded
+  // before its schema 3.
+  DeviceFamilies families;
   MetricValues metrics;                   // a name the catalog lacks is not kept
   std::vector<double> step_durations_us;  // the window's steps (of every run, when pooled)
   // Each baseline run's window steps, when several runs are pooled: the step-time test models the

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace perfgate {
 
@@ -26,14 +27,23 @@ constexpr std::optional<DeviceFamily> device_family_named(std::string_view name)
   return std::nullopt;
 }
 
-// The families of a run's profiles: one for most runs, several for a mixed one; none for a report
-// read back from JSON (which does not state them).
+// The families of a run's profiles: one for most runs, several for a mixed one. None where they are
+// not known: a report built by hand, a JSON report of a perfgate before perfgate-report/2.1, a run
+// recorded in a history before its schema 3.
 class DeviceFamilies {
  public:
   constexpr DeviceFamilies() = default;
   constexpr void add(DeviceFamily family) { bits_ |= bit(family); }
+  constexpr void add(const DeviceFamilies& other) { bits_ |= other.bits_; }
   constexpr bool has(DeviceFamily family) const { return (bits_ & bit(family)) != 0; }
   constexpr bool empty() const { return bits_ == 0; }
+  // The families held, in the order of DeviceFamily: how the JSON report and the history list them.
+  std::vector<DeviceFamily> list() const {
+    std::vector<DeviceFamily> out;
+    for (std::size_t i = 0; i < kDeviceFamilyNames.size(); ++i)
+      if (has(static_cast<DeviceFamily>(i))) out.push_back(static_cast<DeviceFamily>(i));
+    return out;
+  }
   // Every profile of the run is of `family`.
   constexpr bool only(DeviceFamily family) const { return bits_ == bit(family); }
   constexpr bool operator==(const DeviceFamilies&) const = default;

@@ -129,9 +129,11 @@ HistoryBaselines history_baselines(HistoryStore& store, const std::string& branc
                                    const std::vector<std::string>& gpu_names, std::size_t count);
 
 // The metrics a trend shows by default: those the enabled baseline rules read, in rule order, of
-// the kinds of profile `runs` holds: the neuron.* metrics when a run is a Neuron device profile's
-// (it has a neuron.* value), the others when a run is not, or when there is no run. A history of
-// GPU runs shows no Neuron series, and a history of Neuron runs no GPU series (all n/a there).
+// the kinds of profile `runs` holds, by the device families each run recorded: the neuron.* metrics
+// when a run has a Neuron profile, the others when a run has a GPU or CPU-only one, or when there is
+// no run. A history of GPU runs shows no Neuron series, and a history of Neuron runs no GPU series
+// (all n/a there). A run whose families are not recorded (Baseline::families) counts as a Neuron
+// profile's when it has a neuron.* value, and as another's when not.
 std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<HistoryRun>& runs = {});
 
 // The trend of `runs` (oldest first, as HistoryStore::runs returns them). Throws ConfigError for a

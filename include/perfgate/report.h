@@ -22,7 +22,9 @@
 
 namespace perfgate {
 
-inline constexpr const char* kReportSchema = "perfgate-report/2";
+// The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
+// version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families.
+inline constexpr const char* kReportSchema = "perfgate-report/2.1";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {
@@ -108,6 +110,8 @@ struct ReportWindow {
 
 struct ReportSystem {
   std::string trace_format;
+  // What kind of device the profile records, as its reader set it; none for a worker built by hand.
+  std::optional<DeviceFamily> family;
   std::string schema_version;
   std::string trace_name;
   std::optional<std::int64_t> rank;
@@ -354,7 +358,7 @@ struct ReportModel {
   std::string tool_version;
   std::vector<ReportInput> inputs;
   // The device families of the run's profiles, as their readers set them: which rules apply and
-  // which sections every output shows (report_sections). None for a report read back from JSON.
+  // which sections every output shows (report_sections). None for a report built by hand.
   DeviceFamilies families;
   ReportSettings settings;
   MetricValues metrics;           // the run's

@@ -119,6 +119,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   b.info.kind = std::move(kind);
   b.info.tool_version = report.tool_version;
   b.info.inputs = report.inputs;
+  b.families = report.families;
   b.info.gpu_names = gpu_names(report);
   std::vector<std::string> every_gpu;
   for (const ReportGpu& g : report.gpus) every_gpu.push_back(g.name);
@@ -171,6 +172,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   };
   for (Baseline& run : runs) {
     paths.push_back(run.info.path);
+    b.families.add(run.families);
     gpus.insert(gpus.end(), run.info.gpu_names.begin(), run.info.gpu_names.end());
     for (std::size_t i = 0; i < kMetricCount; ++i)
       if (std::optional<double> value = run.metrics.at(i)) values[i].push_back(*value);

@@ -6,7 +6,6 @@
 #include <filesystem>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
@@ -21,8 +20,20 @@ namespace {
 constexpr std::uint64_t kMaxReportBytes = std::uint64_t{1} << 30;
 constexpr std::string_view kSchemaPrefix = "perfgate-report/";
 // The schemas read: version 2 left out what version 1 wrote twice, and kept every field read here
-// where it was (src/render/json_report.cpp), so both read alike.
-constexpr std::string_view kReadableSchemas[] = {"perfgate-report/1", kReportSchema};
+// where it was (src/render/json_report.cpp), so both read alike; a minor version of 2 (2.1, or a
+// later perfgate's 2.N) only adds fields, which are read where this perfgate knows them.
+constexpr std::string_view kReadableSchemas =
+    "perfgate-report/1, perfgate-report/2 and its minor versions 2.N";
+
+bool readable_schema(std::string_view schema) {
+  if (!schema.starts_with(kSchemaPrefix)) return false;
+  std::string_view version = schema.substr(kSchemaPrefix.size());
+  if (version == "1" || version == "2") return true;
+  std::string_view minor = version.starts_with("2.") ? version.substr(2) : std::string_view();
+  return !minor.empty() &&
+         std::all_of(minor.begin(), minor.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 constexpr std::string_view kBom = "\xEF\xBB\xBF";  // a UTF-8 byte order mark, as some editors save
 
 [[noreturn]] void bad(const std::string& path, const std::string& what) {
@@ -48,6 +59,16 @@ void read_tool(const std::string& path, const ReportFields& report, Baseline& b)
   if (b.info.tool_version.empty()) bad(path, "'tool' has no 'version'");
 }
 
+// The run's device families (perfgate-report/2.1; an older report states none, and its families
+// stay unknown). A name this perfgate does not know (a later one's family) is not kept.
+void read_families(const std::string& path, const ReportFields& report, Baseline& b) {
+  if (report.families == JsonKind::Missing) return;
+  if (report.families != JsonKind::Array || report.family_not_string)
+    bad(path, "'families' must be an array of device family names");
+  for (const std::string& name : report.family_names)
+    if (std::optional<DeviceFamily> family = device_family_named(name)) b.families.add(*family);
+}
+
 void read_description(const std::string& path, const ReportFields& report, Baseline& b) {
   read_tool(path, report, b);
   if (report.inputs != JsonKind::Array) bad(path, "'inputs' must be an array");
@@ -55,6 +76,7 @@ void read_description(const std::string& path, const ReportFields& report, Basel
     if (!i.is_object) bad(path, "'inputs' entries must be objects");
     b.info.inputs.push_back(ReportInput{i.path, bytes_of(i.bytes), i.format, i.worker, {}});
   }
+  read_families(path, report, b);
   if (report.gpus != JsonKind::Array) bad(path, "'gpus' must be an array");
   b.gpu_counts = name_counts(report.gpu_names);
   b.info.gpu_names = sorted_distinct(report.gpu_names);
@@ -175,10 +197,8 @@ Baseline read_baseline_report(const std::string& path, std::uint64_t max_memory)
   const std::string& schema = report.schema.text;
   if (report.schema.kind != JsonKind::String || !schema.starts_with(kSchemaPrefix))
     bad(path, fmt::format("no 'schema': \"{}\"", kReportSchema));
-  if (std::find(std::begin(kReadableSchemas), std::end(kReadableSchemas), schema) ==
-      std::end(kReadableSchemas))
-    bad(path, fmt::format("schema '{}' is not one this perfgate reads ({})", schema,
-                          fmt::join(kReadableSchemas, ", ")));
+  if (!readable_schema(schema))
+    bad(path, fmt::format("schema '{}' is not one this perfgate reads ({})", schema, kReadableSchemas));
   Baseline b;
   b.info.path = path;
   b.info.kind = "report";

@@ -32,6 +32,7 @@ ReportHandler::Slot ReportHandler::slot() const {
       if (k == "schema") return Slot::Schema;
       if (k == "tool") return Slot::Tool;
       if (k == "inputs") return Slot::Inputs;
+      if (k == "families") return Slot::Families;
       if (k == "gpus") return Slot::Gpus;
       if (k == "metrics") return Slot::Metrics;
       if (k == "steps") return Slot::Steps;
@@ -49,6 +50,8 @@ ReportHandler::Slot ReportHandler::slot() const {
              : k == "format" ? Slot::InputFormat
              : k == "bytes"  ? Slot::InputBytes
                              : Slot::Skip;
+    case Slot::Families:
+      return Slot::Family;
     case Slot::Gpus:
       return Slot::Gpu;
     case Slot::Gpu:
@@ -125,6 +128,15 @@ bool ReportHandler::open(bool array, error_code&) {
       kept_.add(sizeof(ReportInputEntry));
       out_.input_entries.push_back({!array, {}, {}, {}, std::nullopt});
       keep = !array;
+      break;
+    case Slot::Families:
+      out_.families = kind;
+      out_.family_names.clear();
+      out_.family_not_string = false;
+      keep = array;
+      break;
+    case Slot::Family:
+      out_.family_not_string = true;
       break;
     case Slot::Gpus:
       out_.gpus = kind;
@@ -368,6 +380,19 @@ bool ReportHandler::value(const Scalar& v) {
     case Slot::InputBytes:
       out_.input_entries.back().bytes =
           v.kind == JsonKind::Number ? std::optional<double>(v.number) : std::nullopt;
+      break;
+    case Slot::Families:
+      out_.families = v.kind;
+      out_.family_names.clear();
+      out_.family_not_string = false;
+      break;
+    case Slot::Family:
+      if (v.kind != JsonKind::String) {
+        out_.family_not_string = true;
+      } else {
+        kept_.add(sizeof(std::string) + v.text.size());
+        out_.family_names.emplace_back(v.text);
+      }
       break;
     case Slot::Gpus:
       out_.gpus = v.kind;

@@ -43,6 +43,8 @@ class ReportHandler : public ScalarJsonHandler<ReportHandler> {
     InputWorker,
     InputFormat,
     InputBytes,
+    Families,
+    Family,
     Gpus,
     Gpu,
     GpuName,

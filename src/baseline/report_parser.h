@@ -80,6 +80,10 @@ struct ReportFields {
   KeptString tool_name, tool_version;
   JsonKind inputs = JsonKind::Missing;
   std::vector<ReportInputEntry> input_entries;
+  // "families" (perfgate-report/2.1): the run's device family names; missing in older reports.
+  JsonKind families = JsonKind::Missing;
+  std::vector<std::string> family_names;  // of the string entries
+  bool family_not_string = false;         // an entry that is not a string
   JsonKind gpus = JsonKind::Missing;
   std::vector<std::string> gpu_names;  // of the object entries ("" when the name is not a string)
   JsonKind metrics = JsonKind::Missing;

@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "gate/device_family.h"
+#include "gate/rules_for_run.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 

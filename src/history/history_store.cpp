@@ -45,6 +45,29 @@ Selection selection_of(const HistoryQuery& q) {
   return s;
 }
 
+// The runs.families column: the names of the families in the order of DeviceFamily, joined by ", "
+// ("gpu, neuron"); none known is NULL.
+SqlValue families_value(const DeviceFamilies& families) {
+  std::vector<std::string_view> names;
+  for (DeviceFamily f : families.list()) names.push_back(device_family_name(f));
+  return names.empty() ? SqlValue() : SqlValue(fmt::format("{}", fmt::join(names, ", ")));
+}
+
+// The families of a runs.families value: NULL, or a name this perfgate does not know, adds none.
+DeviceFamilies families_of(const SqlValue& value) {
+  DeviceFamilies families;
+  if (std::holds_alternative<std::monostate>(value)) return families;
+  std::string text = as_text(value);
+  for (std::size_t from = 0; from <= text.size();) {
+    std::size_t comma = std::min(text.find(", ", from), text.size());
+    if (std::optional<DeviceFamily> f =
+            device_family_named(std::string_view(text).substr(from, comma - from)))
+      families.add(*f);
+    from = comma + 2;
+  }
+  return families;
+}
+
 // A name in a message: long ones (kernel names run to kilobytes) cut.
 std::string shortened(const std::string& name) {
   return name.size() <= 80 ? name : name.substr(0, 77) + "...";
@@ -129,10 +152,18 @@ class SqlHistoryStore final : public HistoryStore {
   std::int64_t insert_run(const HistoryRun& run) {
     std::vector<std::string> names;
     for (const HistoryGpu& g : run.gpus) names.push_back(g.name);
+    std::vector<std::string_view> run_columns = {"time", "branch", "commit_sha", "tool_version", "gpu_names"};
+    std::vector<SqlValue> values = {run.time, run.labels.branch, run.labels.commit,
+                                    run.data.info.tool_version, gpu_key(names)};
+    if (with_families()) {
+      run_columns.push_back("families");
+      values.push_back(families_value(run.data.families));
+    }
+    std::string marks = "?";
+    for (std::size_t c = 1; c < run_columns.size(); ++c) marks += ", ?";
     std::vector<SqlRow> inserted = db_->query(
-        "INSERT INTO runs (time, branch, commit_sha, tool_version, gpu_names) VALUES (?, ?, ?, ?, ?) "
-        "RETURNING id",
-        {run.time, run.labels.branch, run.labels.commit, run.data.info.tool_version, gpu_key(names)});
+        fmt::format("INSERT INTO runs ({}) VALUES ({}) RETURNING id", fmt::join(run_columns, ", "), marks),
+        values);
     std::int64_t id = as_integer(inserted.at(0).at(0));
     std::vector<SqlRow> rows;
     auto insert = [&](std::string_view table, const std::vector<std::string_view>& columns) {
@@ -184,8 +215,8 @@ class SqlHistoryStore final : public HistoryStore {
     std::map<std::int64_t, HistoryRun*> by_id;
     std::vector<SqlRow> run_rows = db_->query(
         fmt::format(
-            "SELECT id, time, branch, commit_sha, tool_version FROM runs WHERE id IN ({}) ORDER BY id",
-            s.sql),
+            "SELECT id, time, branch, commit_sha, tool_version{} FROM runs WHERE id IN ({}) ORDER BY id",
+            with_families() ? ", families" : "", s.sql),
         s.params);
     runs.resize(run_rows.size());
     for (std::size_t i = 0; i < run_rows.size(); ++i) {
@@ -197,6 +228,7 @@ class SqlHistoryStore final : public HistoryStore {
       run.labels.commit = r.text(3);
       run.data.info.kind = "history";
       run.data.info.tool_version = r.text(4);
+      if (with_families()) run.data.families = families_of(run_rows[i].at(5));
       by_id[run.id] = &run;
     }
     auto each = [&](std::string_view table, std::string_view columns, std::string_view order, auto&& add) {
@@ -257,6 +289,9 @@ class SqlHistoryStore final : public HistoryStore {
     }
     run.data.info.steps = run.data.step_durations_us.size();
   }
+
+  // Whether the store's runs have a `families` column: an older store, read as it is, has not.
+  bool with_families() const { return version_ >= kVersionWithFamilies; }
 
   std::unique_ptr<SqlConnection> db_;
   std::string description_;

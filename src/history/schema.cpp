@@ -1,4 +1,4 @@
-// Versions 1 and 2 of the history, and the migration machinery. Every table but `runs` hangs off a
+// Versions 1 to 3 of the history, and the migration machinery. Every table but `runs` hangs off a
 // run by run_id; lists keep their order in a `position` column. Since version 2 no unbounded text
 // (C++ kernel names run to kilobytes; a branch or label may be anything) is part of a PostgreSQL
 // b-tree key, whose size is limited to about 2.7 kB.
@@ -88,6 +88,17 @@ const Migration kVersion2{
         "ALTER TABLE run_kernels ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
     }};
 
+// Version 3: the run's device families, as the report states them ("gpu", "neuron", "cpu-only",
+// joined by ", " in that order: "gpu, neuron" for a mixed run). A run recorded before, or imported
+// from a report of a perfgate before perfgate-report/2.1, has NULL: its families stay unknown rather
+// than be derived here, and the trend tells a Neuron run among them by its neuron.* values, as before
+// (trend_builder.cpp). The names are fixed ASCII, so text in both databases.
+const Migration kVersion3{
+    3,
+    "the run's device families",
+    {"ALTER TABLE runs ADD COLUMN families TEXT"},
+};
+
 // A statement in the connection's dialect. SQLite's AUTOINCREMENT never reuses the id of a
 // deleted run, as PostgreSQL's identity never does.
 std::string in_dialect(std::string_view statement, Dialect dialect) {
@@ -126,7 +137,7 @@ std::int64_t version_in(SqlConnection& db) {
 }  // namespace
 
 const std::vector<Migration>& history_migrations() {
-  static const std::vector<Migration> list{kVersion1, kVersion2};
+  static const std::vector<Migration> list{kVersion1, kVersion2, kVersion3};
   return list;
 }
 

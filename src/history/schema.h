@@ -20,6 +20,9 @@ struct Migration {
   std::vector<std::string_view> postgres_only = {};
 };
 
+// The first version whose runs have a `families` column.
+inline constexpr std::int64_t kVersionWithFamilies = 3;
+
 // perfgate's migrations, oldest first.
 const std::vector<Migration>& history_migrations();
 

@@ -26,6 +26,15 @@ bool is_neuron_metric(std::string_view metric) {
   return metric.starts_with("neuron.");
 }
 
+// A run whose families were not recorded (by a history before its schema 3, or imported from a
+// report before perfgate-report/2.1) is a Neuron profile's when it has a neuron.* value: the rule
+// the trend used for every run before the families were recorded.
+bool recorded_neuron_values(const HistoryRun& run) {
+  for (std::size_t i = 0; i < kMetricCount; ++i)
+    if (is_neuron_metric(kMetricNames[i]) && run.data.metrics.at(i)) return true;
+  return false;
+}
+
 void check_metric_names(const std::vector<std::string>& names) {
   std::vector<std::string_view> known;
   for (const MetricInfo& m : metric_catalog()) known.push_back(m.name);
@@ -149,13 +158,16 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rul
 }  // namespace
 
 std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<HistoryRun>& runs) {
-  // Which kinds of profile the history holds: a run with a neuron.* value is a Neuron profile's.
+  // Which kinds of profile the history holds, as each run recorded them.
   bool neuron_runs = false, other_runs = runs.empty();
   for (const HistoryRun& run : runs) {
-    bool neuron = false;
-    for (std::size_t i = 0; i < kMetricCount && !neuron; ++i)
-      neuron = is_neuron_metric(kMetricNames[i]) && run.data.metrics.at(i);
-    (neuron ? neuron_runs : other_runs) = true;
+    const DeviceFamilies& f = run.data.families;
+    if (f.empty()) {
+      (recorded_neuron_values(run) ? neuron_runs : other_runs) = true;
+      continue;
+    }
+    neuron_runs = neuron_runs || f.has(DeviceFamily::Neuron);
+    other_runs = other_runs || f.has(DeviceFamily::Gpu) || f.has(DeviceFamily::CpuOnly);
   }
   std::vector<std::string> out;
   for (const Rule& r : rules.rules)

@@ -1,10 +1,11 @@
-// The JSON report: the report model, versioned ("schema": "perfgate-report/2"), each fact once. It
-// is also what --baseline and history import read, which read version 1 too: version 2 keeps
-// every field they read where version 1 had it. Version 1 wrote each GPU three times (the run's
-// "gpus", the worker's "gpus" and the worker's "gpus" table) and the system configuration twice
-// (the worker's "system" and its "system" table); version 2 writes the run's "gpus" (with the
-// table's kernel_us and busy_us) and the worker's "system", and leaves out the worker's "gpus" and
-// the two tables, which are views of them (docs/reports.md, "The JSON report").
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2.1"), each fact once. It
+// is also what --baseline and history import read, which read version 1 and every 2.N too: version 2
+// keeps every field they read where version 1 had it, and a minor version only adds fields. Version 1
+// wrote each GPU three times (the run's "gpus", the worker's "gpus" and the worker's "gpus" table)
+// and the system configuration twice (the worker's "system" and its "system" table); version 2 writes
+// the run's "gpus" (with the table's kernel_us and busy_us) and the worker's "system", and leaves out
+// the worker's "gpus" and the two tables, which are views of them. Version 2.1 adds the run's device
+// "families" and each worker's "family" in its "system" (docs/reports.md, "The JSON report").
 #include <algorithm>
 #include <type_traits>
 #include <variant>
@@ -120,6 +121,8 @@ void write_window(JsonWriter& j, const ReportWindow& w) {
 void write_system(JsonWriter& j, const ReportSystem& s) {
   j.key("system").begin_object();
   j.key("trace_format").value(s.trace_format);
+  j.key("family").value(s.family ? std::optional<std::string_view>(device_family_name(*s.family))
+                                 : std::nullopt);
   j.key("schema_version").value(s.schema_version);
   j.key("trace_name").value(s.trace_name);
   j.key("rank").value(s.rank);
@@ -232,6 +235,10 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
     j.key("worker").value(in.worker);
     j.end_object();
   }
+  j.end_array();
+  // Empty where they are not known (a report built by hand): a reader then tells nothing from them.
+  j.key("families").begin_array();
+  for (DeviceFamily f : r.families.list()) j.value(device_family_name(f));
   j.end_array();
   j.key("settings").begin_object();
   j.key("iter_start").value(r.settings.iter_start);

@@ -81,6 +81,7 @@ std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
 ReportSystem report_system(const ProfileInfo& info) {
   ReportSystem s;
   s.trace_format = info.format;
+  s.family = info.family;
   s.schema_version = info.schema_version;
   s.trace_name = info.trace_name;
   s.rank = info.rank;

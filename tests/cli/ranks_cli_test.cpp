@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <boost/json/parse.hpp>
 
 #include "neuron/neuron_fixture.h"
 #include "support/helpers.h"
@@ -76,6 +77,13 @@ TEST(Ranks, MissingNeuronRanksAreReported) {
   EXPECT_TRUE(contains(whole, "\"ranks.present\": 3")) << whole;
   EXPECT_TRUE(contains(whole, "\"ranks.expected\": 4")) << whole;
   EXPECT_EQ(whole, merged);
+  // The parts carry each profile's device family: the merged report states it as analyze does.
+  boost::json::object report = boost::json::parse(merged).as_object();
+  ASSERT_EQ(report.at("families").as_array().size(), 1u);
+  EXPECT_EQ(report.at("families").as_array()[0].as_string(), "neuron");
+  ASSERT_EQ(report.at("workers").as_array().size(), 3u);
+  for (const auto& w : report.at("workers").as_array())
+    EXPECT_EQ(w.at("system").at("family").as_string(), "neuron");
 }
 
 // Issue 43: the job's critical path runs through collectives of ranks in both parts; the merge

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/analyse_profiles.h"
-#include "gate/device_family.h"
+#include "gate/rules_for_run.h"
 #include "neuron/neuron_fixture.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"

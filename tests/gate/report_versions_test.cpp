@@ -1,13 +1,19 @@
 // JSON reports of schema version 1 (written before issue #30's item 6) stay readable as baselines and
 // as history imports: read, they are the baseline of the version 2 report of the same run. The two
 // reports in tests/data are of the bundled example (tests/data/README.md says how they were made).
+// Version 2.1 adds the run's device families, which a report read back keeps; the older versions
+// state none, and read as before.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <boost/json/parse.hpp>
 
+#include "neuron/neuron_fixture.h"
 #include "perfgate/baseline.h"
+#include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/history.h"
+#include "perfgate/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 
@@ -53,6 +59,75 @@ void expect_same_baseline(const Baseline& v1, const Baseline& v2) {
   expect_same_rows(v1.ops, v2.ops, "ops");
   expect_same_rows(v1.regions, v2.regions, "regions");
   expect_same_rows(v1.kernels, v2.kernels, "kernels");
+}
+
+// The report of `report` written as JSON and read back as a baseline.
+Baseline read_back(const ReportModel& report) {
+  return read_baseline_report(write_text(temp_dir() + "/report.json", render_json(report)));
+}
+
+TEST(ReportVersions, AReportReadBackKeepsItsDeviceFamilies) {
+  TraceBuilder gpu, host;
+  gpu.step(1, 0, 10'000).launch("volta_sgemm_128x64_nn", 100, 1'000, 8'000);
+  host.step(1, 0, 10'000).op("aten::add", 100, 1'000);
+  ReportModel neuron = report_of_json(neuron_full_json(), default_rules());
+  ASSERT_TRUE(neuron.families.only(DeviceFamily::Neuron));
+  EXPECT_TRUE(read_back(neuron).families.only(DeviceFamily::Neuron));
+  EXPECT_TRUE(read_back(report_of_json(gpu.json(), default_rules())).families.only(DeviceFamily::Gpu));
+  EXPECT_TRUE(read_back(report_of_json(host.json(), default_rules())).families.only(DeviceFamily::CpuOnly));
+  ReportModel mixed;
+  mixed.tool_version = "9.9";
+  mixed.families.add(DeviceFamily::Neuron);
+  mixed.families.add(DeviceFamily::CpuOnly);
+  EXPECT_EQ(read_back(mixed).families, mixed.families);
+  // A history import of the file keeps them too.
+  std::string path = write_text(temp_dir() + "/neuron.json", render_json(neuron));
+  EXPECT_TRUE(history_run_of_report_file(path, {}).data.families.only(DeviceFamily::Neuron));
+  // The Neuron run's own baseline is told apart without its neuron.* values.
+  for (std::size_t i = 0; i < kMetricCount; ++i) neuron.metrics.set_at(i, std::nullopt);
+  EXPECT_TRUE(read_back(neuron).families.only(DeviceFamily::Neuron));
+}
+
+// Versions 1 and 2 state no families: read, they are not known (and nothing else changes, above).
+TEST(ReportVersions, OlderVersionsStateNoFamilies) {
+  EXPECT_TRUE(read_baseline_report(kVersion1).families.empty());
+  EXPECT_TRUE(read_baseline_report(kVersion2).families.empty());
+  EXPECT_TRUE(history_run_of_report_file(kVersion2, {}).data.families.empty());
+}
+
+std::string read_error(const std::string& text) {
+  try {
+    read_baseline_report(write_text(temp_dir() + "/r.json", text));
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "read";
+}
+
+// A minor version adds fields: 2.1 and a later perfgate's 2.N read; other majors and forms are refused.
+// A family name this perfgate does not know (a later one's) is not kept; a malformed list is refused.
+TEST(ReportVersions, MinorVersionsOfTwoReadAndFamiliesAreChecked) {
+  auto report = [](const std::string& schema, const std::string& families) {
+    return fmt::format(R"({{"schema": "{}", "tool": {{"name": "perfgate", "version": "9.9"}}, "inputs": [],
+                            {} "gpus": [], "metrics": {{}}, "steps": [], "workers": []}})",
+                       schema, families.empty() ? "" : "\"families\": " + families + ",");
+  };
+  for (const char* schema : {"perfgate-report/2.1", "perfgate-report/2.17", "perfgate-report/2"})
+    EXPECT_EQ(read_error(report(schema, "[]")), "read") << schema;
+  for (const char* schema : {"perfgate-report/3", "perfgate-report/2.", "perfgate-report/2.x",
+                             "perfgate-report/21", "perfgate-report/1.1", "perfgate-report/2.1.0"})
+    EXPECT_TRUE(read_error(report(schema, ""))
+                    .find(fmt::format("schema '{}' is not one this perfgate reads", schema)) !=
+                std::string::npos)
+        << schema;
+  std::string path =
+      write_text(temp_dir() + "/later.json", report("perfgate-report/2.4", R"(["tpu", "neuron"])"));
+  EXPECT_TRUE(read_baseline_report(path).families.only(DeviceFamily::Neuron));
+  for (const char* bad : {R"("gpu")", R"([1])", R"(["gpu", null])", R"({"gpu": true})", "null"})
+    EXPECT_TRUE(read_error(report("perfgate-report/2.1", bad))
+                    .find("'families' must be an array of device family "
+                          "names") != std::string::npos)
+        << bad;
 }
 
 TEST(ReportVersions, AVersionOneReportIsTheBaselineOfItsVersionTwoReport) {

@@ -229,6 +229,7 @@ void a_version_one_store_is_read_as_is_and_migrated_by_a_writer(const Store& s) 
   std::vector<Migration> v1(history::history_migrations().begin(), history::history_migrations().begin() + 1);
   HistoryRun old = sample_run("main", "NVIDIA A100-SXM4-40GB");
   old.id = history::open_store(s.connect(), v1, s.location, HistoryAccess::Record)->record(old);
+  old.data.families = {};  // a version 1 store keeps none
   std::vector<HistoryRun> read =
       open_history(s.location, HistoryAccess::Read)->runs({"main", {}, false, 0, true});
   ASSERT_EQ(read.size(), 1u);
@@ -257,6 +258,68 @@ void a_metric_the_catalog_lacks_is_left_out(const Store& s) {
   expect_same_run(read[0], run);
 }
 
+// History schema 3: each run keeps the device families its report states, one column of the names
+// ("gpu, neuron"); a run whose report states none (imported from an older one) keeps NULL.
+void a_run_keeps_its_device_families(const Store& s) {
+  auto store = open_history(s.location, HistoryAccess::Record);
+  std::vector<HistoryRun> written;
+  for (std::vector<DeviceFamily> families : std::vector<std::vector<DeviceFamily>>{
+           {DeviceFamily::Neuron}, {DeviceFamily::Gpu, DeviceFamily::Neuron}, {DeviceFamily::CpuOnly}, {}}) {
+    HistoryRun run = sample_run("main", "A");
+    run.data.families = {};
+    for (DeviceFamily f : families) run.data.families.add(f);
+    run.id = store->record(run);
+    written.push_back(run);
+  }
+  std::vector<HistoryRun> read =
+      open_history(s.location, HistoryAccess::Read)->runs({"", {}, false, 0, false});
+  ASSERT_EQ(read.size(), written.size());
+  for (std::size_t i = 0; i < read.size(); ++i) expect_same_run(read[i], written[i], false);
+  EXPECT_TRUE(read[0].data.families.only(DeviceFamily::Neuron));
+  EXPECT_TRUE(read[3].data.families.empty());
+  std::vector<history::SqlRow> column = s.connect()->query("SELECT families FROM runs ORDER BY id");
+  ASSERT_EQ(column.size(), 4u);
+  EXPECT_EQ(history::as_text(column[0][0]), "neuron");
+  EXPECT_EQ(history::as_text(column[1][0]), "gpu, neuron");
+  EXPECT_EQ(history::as_text(column[2][0]), "cpu-only");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(column[3][0]));
+  // A name this perfgate does not know (a later one's) is not kept.
+  s.connect()->execute("UPDATE runs SET families = 'tpu, neuron' WHERE id = 1");
+  EXPECT_TRUE(open_history(s.location, HistoryAccess::Read)
+                  ->runs({})
+                  .front()
+                  .data.families.only(DeviceFamily::Neuron));
+}
+
+// A store of version 2 is read as it is (its runs' families unknown) and migrated by the next
+// record: its runs' families stay unknown (NULL; never guessed at the migration), a new run's are
+// kept, and the trend tells the old Neuron run by its neuron.* value as before.
+void a_version_two_store_migrates_with_its_runs_families_unknown(const Store& s) {
+  std::vector<Migration> v2(history::history_migrations().begin(), history::history_migrations().begin() + 2);
+  HistoryRun old_neuron = sample_run("main", "A");
+  old_neuron.data.families = {};
+  old_neuron.data.families.add(DeviceFamily::Neuron);
+  old_neuron.data.metrics.set(Metric::NeuronTotalTimeUs, 100);
+  old_neuron.id = history::open_store(s.connect(), v2, s.location, HistoryAccess::Record)->record(old_neuron);
+  std::vector<HistoryRun> read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_TRUE(read[0].data.families.empty());
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), 2) << "reading migrated the store";
+
+  HistoryRun new_neuron = old_neuron;  // its report states the family; no neuron.* value
+  new_neuron.data.metrics = {};
+  new_neuron.id = open_history(s.location, HistoryAccess::Record)->record(new_neuron);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), latest());
+  read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_TRUE(read[0].data.families.empty());
+  EXPECT_TRUE(read[1].data.families.only(DeviceFamily::Neuron));
+  EXPECT_EQ(read[0].data.metric(Metric::NeuronTotalTimeUs), 100.0);
+  const std::vector<std::string> neuron = {"neuron.total_time_us", "neuron.active_time_pct",
+                                           "neuron.spill.save_bytes"};
+  EXPECT_EQ(gated_metrics(default_rules(), read), neuron);
+}
+
 using Scenario = void (*)(const Store&);
 const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"EveryFieldOfARunReadsBackAsWritten", every_field_of_a_run_reads_back_as_written},
@@ -270,6 +333,9 @@ const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"AMetricTheCatalogLacksIsLeftOut", a_metric_the_catalog_lacks_is_left_out},
     {"AVersionOneStoreIsReadAsIsAndMigratedByAWriter",
      a_version_one_store_is_read_as_is_and_migrated_by_a_writer},
+    {"ARunKeepsItsDeviceFamilies", a_run_keeps_its_device_families},
+    {"AVersionTwoStoreMigratesWithItsRunsFamiliesUnknown",
+     a_version_two_store_migrates_with_its_runs_families_unknown},
 };
 
 class SqliteHistoryStore : public ::testing::TestWithParam<std::pair<std::string, Scenario>> {};

@@ -19,6 +19,7 @@ HistoryRun sample_run(const std::string& branch, const std::string& gpu, int gpu
                    {"/runs/a/report.nsys.sqlite", 42, "nsys-sqlite", "rank 1", {}}};
   d.info.gpu_names = {gpu};
   d.gpu_counts = {{gpu, gpus}};
+  d.families.add(DeviceFamily::Gpu);
   d.metrics.set(Metric::GpuUtilizationPct, 0.1 + 0.2);
   d.metrics.set(Metric::MemoryPeakAllocatedBytes, 1.2345678901234567e15);
   d.metrics.set(Metric::StepsMedianUs, 9000.123456789012);
@@ -47,6 +48,7 @@ void expect_same_run(const HistoryRun& got, const HistoryRun& want, bool with_ta
   EXPECT_EQ(got.data.info.tool_version, want.data.info.tool_version);
   EXPECT_EQ(got.data.info.gpu_names, want.data.info.gpu_names);
   EXPECT_EQ(got.data.gpu_counts, want.data.gpu_counts);
+  EXPECT_EQ(got.data.families, want.data.families);
   for (std::size_t i = 0; i < kMetricCount; ++i)  // exact: doubles round-trip
     EXPECT_EQ(got.data.metrics.at(i), want.data.metrics.at(i)) << metric_catalog()[i].name;
   if (!with_tables) {

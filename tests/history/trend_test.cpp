@@ -47,9 +47,46 @@ rules:
   EXPECT_EQ(std::count(metrics.begin(), metrics.end(), "memory.peak_allocated_bytes"), 0) << "disabled rule";
 }
 
-// The default metrics follow the kinds of profile the history holds: a GPU history shows no
-// neuron.* series (GPU runs never have them), a Neuron history only the Neuron ones, a mixed one both.
-TEST(Trend, DefaultMetricsFollowTheProfilesOfTheHistory) {
+const std::vector<std::string> kGpuSeries = {
+    "steps.median_us",          "gpu.utilization_pct",     "tensor_core.kernel_time_pct",
+    "breakdown.dataloader_pct", "critical_path.length_us", "memory.peak_allocated_bytes"};
+const std::vector<std::string> kNeuronSeries = {"neuron.total_time_us", "neuron.active_time_pct",
+                                                "neuron.spill.save_bytes"};
+
+std::vector<HistoryRun> of_family(std::vector<HistoryRun> runs, DeviceFamily family) {
+  for (HistoryRun& run : runs) run.data.families.add(family);
+  return runs;
+}
+
+// The default metrics follow the families the runs recorded, whatever values they hold: a Neuron
+// run's trend no longer needs its neuron.* values to be there (a run with none of them is still a
+// Neuron run), and a run of a mixed job (Neuron and GPU profiles) shows both kinds.
+TEST(Trend, DefaultMetricsFollowTheRecordedFamilies) {
+  std::vector<HistoryRun> neuron =
+      of_family(stepped_runs(2, 0, {{Metric::StepsMedianUs, 10, 10}}), DeviceFamily::Neuron);
+  EXPECT_EQ(gated_metrics(default_rules(), neuron), kNeuronSeries);
+  TrendReport t = build_trend(neuron, default_rules(), {});
+  ASSERT_EQ(t.metrics.size(), 3u);
+  EXPECT_EQ(t.metrics[0].metric, "neuron.total_time_us");
+  EXPECT_EQ(t.metrics[0].runs_without_value, 2u);
+  // A GPU run is a GPU run even where it holds a neuron.* value.
+  std::vector<HistoryRun> gpu =
+      of_family(stepped_runs(1, 0, {{Metric::NeuronTotalTimeUs, 5, 5}}), DeviceFamily::Gpu);
+  EXPECT_EQ(gated_metrics(default_rules(), gpu), kGpuSeries);
+  EXPECT_EQ(gated_metrics(default_rules(), of_family(gpu, DeviceFamily::CpuOnly)), kGpuSeries);
+  std::vector<HistoryRun> mixed = of_family(neuron, DeviceFamily::Gpu);
+  std::vector<std::string> both = kGpuSeries;
+  both.insert(both.end(), kNeuronSeries.begin(), kNeuronSeries.end());
+  EXPECT_EQ(gated_metrics(default_rules(), mixed), both);
+  // A CPU-only history shows the trace rules' series, never the Neuron ones.
+  EXPECT_EQ(gated_metrics(default_rules(), of_family(stepped_runs(1, 0, {}), DeviceFamily::CpuOnly)),
+            kGpuSeries);
+}
+
+// Runs whose families were not recorded (a history before schema 3, imports of older reports):
+// a GPU history shows no neuron.* series (GPU runs never have them), a Neuron history only the
+// Neuron ones, a mixed one both.
+TEST(Trend, DefaultMetricsFollowTheProfilesOfAnOlderHistory) {
   const std::vector<std::string> gpu = {
       "steps.median_us",          "gpu.utilization_pct",     "tensor_core.kernel_time_pct",
       "breakdown.dataloader_pct", "critical_path.length_us", "memory.peak_allocated_bytes"};

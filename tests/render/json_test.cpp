@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "neuron/neuron_fixture.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
 #include "render/json_writer.h"
@@ -38,12 +39,16 @@ TEST(JsonWriter, NumbersAreShortAndStable) {
             "1623142623460111.2");  // shortest round trip of the double
 }
 
-std::string report_of_file(const std::string& path) {
-  LoadedRun run = load_run({path});
+std::string report_of_files(const std::vector<std::string>& paths) {
+  LoadedRun run = load_run(paths);
   RuleSet rules = load_rules({});
   RunAnalysis analysis = analyse_run(run, rules.classification, {});
   ReportModel model = build_report(report_inputs(run.inputs), analysis, rules.sources, {});
   return render_json(model);
+}
+
+std::string report_of_file(const std::string& path) {
+  return report_of_files({path});
 }
 
 std::string report_text(const std::string& trace_json) {
@@ -61,7 +66,7 @@ TEST(JsonReport, CarriesSchemaInputsMetricsStepsAndGpus) {
   t.launch("k", 10, 20, 30);
   t.launch("k", 110, 120, 30);
   boost::json::object r = report_for(t.json());
-  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2");
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2.1");
   EXPECT_EQ(r.at("inputs").as_array().size(), 1u);
   EXPECT_EQ(r.at("inputs").as_array()[0].at("format").as_string(), "kineto-json");
   const auto& metrics = r.at("metrics").as_object();
@@ -103,7 +108,7 @@ TEST(JsonReport, HoldsEachGpuAndTheSystemConfigurationOnce) {
   t.memcpy("Memcpy HtoD (Pageable -> Device)", 160, 10, 77);
   std::string text = report_text(t.json());
   boost::json::object r = boost::json::parse(text).as_object();
-  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2");
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2.1");
   EXPECT_EQ(occurrences(text, "NVIDIA H100 80GB HBM3"), 1u) << text;
   EXPECT_EQ(occurrences(text, "\"nccl\""), 1u) << text;
   EXPECT_EQ(occurrences(text, "\"compute_capability\""), 1u) << text;
@@ -122,6 +127,44 @@ TEST(JsonReport, HoldsEachGpuAndTheSystemConfigurationOnce) {
   EXPECT_EQ(system.at("rank").as_int64(), 3);
   EXPECT_EQ(system.at("world_size").as_int64(), 8);
   EXPECT_EQ(system.at("distributed_backend").as_string(), "nccl");
+}
+
+std::vector<std::string> strings_of(const boost::json::value& array) {
+  std::vector<std::string> out;
+  for (const auto& v : array.as_array()) out.emplace_back(v.as_string());
+  return out;
+}
+
+// perfgate-report/2.1: the run's device families, as the readers set them, and each worker's in its
+// "system"; a reader of the report needs no neuron.* value to tell a Neuron run.
+TEST(JsonReport, StatesTheDeviceFamilyOfTheRunAndOfEachWorker) {
+  std::string dir = temp_dir();
+  TraceBuilder gpu, host;
+  gpu.step(1, 0, 10'000).launch("volta_sgemm_128x64_nn", 100, 1'000, 8'000);
+  host.step(1, 0, 10'000).op("aten::add", 100, 1'000);
+  std::string gpu_path = write_text(dir + "/gpu.json", gpu.json());
+  std::string host_path = write_text(dir + "/host.json", host.json());
+  std::string neuron_path = write_text(dir + "/neuron.json", neuron_full_json());
+  auto families_of = [](const std::vector<std::string>& paths) {
+    boost::json::object r = boost::json::parse(report_of_files(paths)).as_object();
+    std::vector<std::string> workers;
+    for (const auto& w : r.at("workers").as_array())
+      workers.emplace_back(w.at("system").at("family").as_string());
+    return std::pair{strings_of(r.at("families")), workers};
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(families_of({gpu_path}), std::pair(Names{"gpu"}, Names{"gpu"}));
+  EXPECT_EQ(families_of({host_path}), std::pair(Names{"cpu-only"}, Names{"cpu-only"}));
+  EXPECT_EQ(families_of({neuron_path}), std::pair(Names{"neuron"}, Names{"neuron"}));
+  // A mixed run: each family once, in the order of the names (gpu, neuron, cpu-only); each worker its own.
+  EXPECT_EQ(families_of({neuron_path, host_path, gpu_path}),
+            std::pair(Names{"gpu", "neuron", "cpu-only"}, Names{"neuron", "cpu-only", "gpu"}));
+  // A report built by hand states none: its families, and its workers', are not known.
+  ReportModel by_hand;
+  by_hand.workers.emplace_back();
+  boost::json::value r = boost::json::parse(render_json(by_hand));
+  EXPECT_TRUE(r.at("families").as_array().empty());
+  EXPECT_TRUE(r.at("workers").at(0).at("system").at("family").is_null());
 }
 
 TEST(JsonReport, IsDeterministic) {

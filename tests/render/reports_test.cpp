@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "neuron/neuron_fixture.h"
 #include "perfgate/baseline.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
@@ -84,12 +85,28 @@ TEST(HtmlReport, EveryStringFromATraceOrARuleFileIsEscaped) {
   std::size_t end = page.find("</script>", data);
   std::string json = page.substr(data + 19, end - data - 19);
   EXPECT_FALSE(contains(json, "<"));
-  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/2");
+  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/2.1");
   // Exactly two script elements: the data and the sorting script.
   std::size_t scripts = 0;
   for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1))
     ++scripts;
   EXPECT_EQ(scripts, 2u);
+}
+
+// The page's data is in the JSON report's layout (perfgate-report/2.1): the run's device families and
+// each worker's, as the JSON report states them, not those of a report built by hand (none known).
+TEST(HtmlReport, TheEmbeddedDataStatesTheDeviceFamilies) {
+  ReportModel report = report_of_json(neuron_full_json(), default_rules());
+  std::string page = render_html(report).page;
+  std::size_t data = page.find("id=\"perfgate-data\">");
+  ASSERT_NE(data, std::string::npos);
+  std::size_t end = page.find("</script>", data);
+  boost::json::value embedded = boost::json::parse(page.substr(data + 19, end - data - 19));
+  boost::json::value json = boost::json::parse(render_json(report));
+  EXPECT_EQ(embedded.at("families"), json.at("families"));
+  EXPECT_EQ(embedded.at("families"), boost::json::parse(R"(["neuron"])"));
+  ASSERT_EQ(embedded.at("workers").as_array().size(), 1u);
+  EXPECT_EQ(embedded.at("workers").at(0).at("system").at("family"), "neuron");
 }
 
 TEST(HtmlReport, SelfContainedUnlessAskedForExternalAssets) {

@@ -51,7 +51,7 @@ TEST(ReportModel, TheRulesReadTheReportAndTheReportStageTakesTheirFindings) {
   add_gate(report, outcome.findings, outcome.rules, outcome.verdict);
   ASSERT_EQ(report.findings.size(), outcome.findings.size());
   EXPECT_EQ(report.findings.front().id, outcome.findings.front().id);
-  // Every rule but the 10 of the Neuron family (device_family.cpp): a GPU trace does not list them.
+  // Every rule but the 10 of the Neuron family (gate/rules_for_run.cpp): a GPU trace does not list them.
   EXPECT_EQ(report.rules.size(), default_rules().rules.size() - 10);
   ASSERT_TRUE(report.verdict.has_value());
   EXPECT_EQ(report.verdict->exit_code, outcome.verdict.exit_code);

@@ -321,14 +321,16 @@ std::size_t add_tables(const ReportModel& r, const HtmlOptions& o, TemplateData&
 }
 
 // The report's summary for scripts and tools that read the page: the run's verdict, findings,
-// metrics, steps (those the page charts) and tables, and of each worker its name and window; the tables and
-// every list of the run's inputs, GPUs, workers and notes cut to the rows the page shows (--html-rows). The
-// workers' own tables, metrics and steps are in the page's tables and the JSON report: embedding them made a
-// 32-worker page 6 MB, for data the page itself never reads.
+// metrics, steps (those the page charts), tables and device families, and of each worker its name,
+// window and device family; the tables and every list of the run's inputs, GPUs, workers and notes
+// cut to the rows the page shows (--html-rows). The workers' own tables, metrics and steps are in
+// the page's tables and the JSON report: embedding them made a 32-worker page 6 MB, for data the
+// page itself never reads.
 std::string page_data(const ReportModel& r, std::size_t max_rows) {
   ReportModel shown;
   shown.schema = r.schema;
   shown.tool_version = r.tool_version;
+  shown.families = r.families;
   shown.settings = r.settings;
   shown.metrics = r.metrics;
   // The steps the page charts (charts.h), not a million of them.
@@ -365,6 +367,7 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
     summary.detailed = w.detailed;
     summary.detailed_as = w.detailed_as;
     summary.window = w.window;
+    summary.system.family = w.system.family;
     shown.workers.push_back(std::move(summary));
   }
   return script_json_escape(render_json_without_worker_metrics(shown));

@@ -1,4 +1,4 @@
-#include "gate/device_family.h"
+#include "gate/rules_for_run.h"
 
 #include <algorithm>
 
