@@ -1,6 +1,7 @@
 #!/bin/sh
 # Regenerates the generated sections at the end of docs/metrics.md (table schemas, then the
-# metric catalog) from the built binary, so that the documentation cannot drift from the code.
+# metric catalog), docs/rules.md (the default rules) and docs/reports.md (the run notes) from the
+# built binary, so that the documentation cannot drift from the code.
 # Usage: ci/update-docs.sh [path/to/perfgate]
 set -eu
 cd "$(dirname "$0")/.."
@@ -21,4 +22,12 @@ tmp=$(mktemp)
 awk '{print} /^## Default rules$/{t=1} t && /^`regression\.\*` rules\); set `fail`/{exit}' "$doc" > "$tmp"
 printf '\n' >> "$tmp"
 "$perfgate" rules list --format markdown >> "$tmp"
+mv "$tmp" "$doc"
+
+# docs/reports.md: everything up to the "## Run notes" introduction is written by hand.
+doc=docs/reports.md
+tmp=$(mktemp)
+awk '{print} /^## Run notes$/{t=1} t && /^generated from it \(`ci\/update-docs\.sh`\)\.$/{exit}' "$doc" > "$tmp"
+printf '\n' >> "$tmp"
+"$perfgate" metrics --notes --format markdown >> "$tmp"
 mv "$tmp" "$doc"

@@ -39,7 +39,7 @@ void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vec
 
 // Warnings about the run that other stages found after the analysis (a history baseline with runs
 // only on other GPUs), after the report's own.
-void add_warnings(ReportModel& report, std::vector<std::string> warnings);
+void add_warnings(ReportModel& report, std::vector<Note> warnings);
 
 // The recent values of the gated metrics in a history baseline (perfgate/history.h,
 // recent_trends), put next to the baseline; nothing without a baseline.

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -119,8 +120,8 @@ RunLabels merge_labels(RunLabels from_ci, const RunLabels& explicit_labels);
 // "LOCATION#ID (commit abc1234)"), and, when there are none, why.
 struct HistoryBaselines {
   std::vector<Baseline> runs;
-  std::string skip_reason;  // set when runs is empty: no runs, none of the branch, other hardware
-  std::string warning;      // set when the branch has runs only on other GPUs
+  std::string skip_reason;      // set when runs is empty: no runs, none of the branch, other hardware
+  std::optional<Note> warning;  // when the branch has runs only on other GPUs, or this run no GPU work
 };
 
 // The last `count` runs of `branch` on exactly the GPU names `gpu_names` (sorted, distinct).

@@ -37,8 +37,8 @@ struct SkippedInput {
   std::size_t input = 0;  // its index in the inputs
   std::string reason;     // the reader's message, naming the file
 };
-// The warning a report shows for it: "skipped FILE: why".
-std::string skipped_warning(const SkippedInput& skipped);
+// The note a report shows for it: "skipped FILE: why" (NoteId::input_skipped).
+Note skipped_note(const SkippedInput& skipped);
 // The rank a distributed job's file name states: profile_rank_<i>.json (neuron-profile capture's
 // names), or any name with rank_<digits>; empty when none.
 std::optional<std::int64_t> rank_from_file_name(const std::string& path);
@@ -94,9 +94,9 @@ struct RunInputs {
   std::vector<InputFile> inputs;      // every input read, in order: a worker's `input` indexes these
   std::vector<SkippedInput> skipped;  // those of a run folder that were not profiles, in input order
   std::vector<InputFile> kept;        // the inputs less the skipped ones
-  // A warning per skipped file ("skipped FILE: why"), then one per rank whose file was skipped
+  // A note per skipped file ("skipped FILE: why"), then one per rank whose file was skipped
   // (profile_rank_<i>.json): that rank is missing from the run.
-  std::vector<std::string> warnings;
+  std::vector<Note> warnings;
   // The ranks of the skipped profile_rank_<i> files: missing from the run, counted in ranks.expected.
   std::vector<std::int64_t> missing_ranks;
 };
@@ -111,7 +111,7 @@ RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& opt
 
 struct LoadedRun {
   std::vector<InputFile> inputs;            // the files loaded, skipped ones left out
-  std::vector<std::string> skipped;         // RunInputs::warnings
+  std::vector<Note> skipped;                // RunInputs::warnings
   std::vector<std::int64_t> missing_ranks;  // RunInputs::missing_ranks
   // One per input trace, in input order; an nsys export adds one per process with GPU work.
   std::vector<Profile> workers;
@@ -125,9 +125,9 @@ unsigned threads_per_input(const LoadOptions& options, std::size_t inputs);
 
 // Graph-capture traces and what was read to find them.
 struct CaptureFiles {
-  std::vector<std::string> files;     // the capture traces, in order
-  std::vector<std::string> read;      // every file read: the traces and execution_details.json
-  std::vector<std::string> warnings;  // entries left out, said once per list
+  std::vector<std::string> files;  // the capture traces, in order
+  std::vector<std::string> read;   // every file read: the traces and execution_details.json
+  std::vector<Note> warnings;      // entries left out, said once per list
 };
 // The graph-capture traces of a --graph-capture FILE or FOLDER: a folder with an execution_details.json
 // (vLLM, SGLang) gives the files it lists, another folder its trace files. execution_details.json

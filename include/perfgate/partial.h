@@ -19,11 +19,11 @@ inline constexpr std::string_view kPartialSchema = "perfgate-partial/2";
 inline constexpr std::int64_t kMaxWorldSize = std::int64_t{1} << 20;
 
 // One input of the part, as the loader found it, with a checksum of its bytes; a skipped input
-// keeps its place (positions count it) and the warning the report shows for it.
+// keeps its place (positions count it) and why it was skipped, for the report's note.
 struct PartialInput {
   ReportInput input;
   std::uint32_t crc32 = 0;  // of the file's bytes (zlib's CRC-32)
-  std::string skipped;      // the warning, when the input was skipped; empty otherwise
+  std::string skipped;      // why the input was skipped (SkippedInput::reason); empty otherwise
 };
 
 // What must agree between the parts of one run, and what the merge needs besides the workers.

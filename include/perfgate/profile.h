@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "perfgate/device_family.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
@@ -400,7 +401,7 @@ struct Profile {
   std::shared_ptr<const MemorySnapshot> memory_snapshot;
   // Null unless the input is an XSpace profile whose kernels ran XLA ops.
   std::shared_ptr<const XlaHlo> xla_hlo;
-  std::vector<std::string> notes;  // what the reader noticed and the report should say
+  std::vector<Note> notes;  // what the reader noticed and the report should say
 
   std::string_view str(StringId id) const { return strings.view(id); }
   // The event's details, or an empty set (no ids, shapes or stack) when it recorded none.

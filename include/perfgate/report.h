@@ -15,6 +15,7 @@
 
 #include "perfgate/device_family.h"
 #include "perfgate/metrics.h"
+#include "perfgate/notes.h"            // the run notes: run_warnings, warnings
 #include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
 #include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
 #include "perfgate/tables.h"           // the tables' declaration: Table, table_column
@@ -153,9 +154,17 @@ struct ReportWorker {
   // What the "roofline" table's ceilings are (the GPU's peaks and where they come from), or why it
   // has none; empty when the worker ran no modelled op.
   std::string roofline_note;
-  std::vector<std::string> warnings;
+  std::vector<Note> warnings;  // what its reader and analyses noticed
 
   std::optional<double> metric(Metric id) const { return metrics.get(id); }  // empty: not applicable
+};
+
+// A note of the run and the worker it is about: none for the run's own (a baseline's, a history's)
+// and in a run of one worker. Its line names the worker first ("rank-1: ...", note_line).
+struct ReportNote {
+  std::string worker;
+  Note note;
+  bool operator==(const ReportNote&) const = default;
 };
 
 struct ReportSettings {
@@ -360,8 +369,9 @@ struct ReportModel {
   std::vector<ReportTable> tables;  // the run's: "ranks", "op_deltas", "kernel_deltas"
   // About the run as a whole, which every output shows: files of a run folder skipped, workers that
   // are not one capture (GPU models, world sizes, clocks, times), ranks missing from the world size.
-  std::vector<std::string> run_warnings;
-  std::vector<std::string> warnings;  // what the readers and analyses noticed, worker-prefixed
+  std::vector<Note> run_warnings;
+  std::vector<ReportNote> warnings;  // what the readers and analyses noticed, then the gate's inputs
+
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not

@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 #include "analyse/activity_intervals.h"
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
@@ -123,8 +121,8 @@ ServingPhases serving_phases(const StepDetection& steps, const Window& window,
 // GPU work that started before the window's first step (launched before the profiler began, or by
 // steps left out): left out of every window metric, and noted where it is 5% or more of the trace's
 // GPU time (issue 53: 30% of an H100 Qwen slice's GPU time ran before its one step).
-std::string work_before_window_note(const Profile& profile, const Window& window) {
-  if (window.steps.empty()) return "";
+std::optional<Note> work_before_window_note(const Profile& profile, const Window& window) {
+  if (window.steps.empty()) return std::nullopt;
   std::uint64_t count = 0;
   TimeNs before = 0, all = 0;
   for (const GpuActivity& a : profile.gpu_activities) {
@@ -133,13 +131,11 @@ std::string work_before_window_note(const Profile& profile, const Window& window
     ++count;
     add_time(before, a.end - a.start);
   }
-  if (count == 0 || all <= 0 || static_cast<double>(before) < 0.05 * static_cast<double>(all)) return "";
-  return fmt::format(
-      "{} GPU activities ({:.3f} ms of GPU time, {:.1f}% of the trace's) started before the window's first "
-      "step "
-      "and are left out of the window's metrics (launched before the profiler began or by earlier steps)",
-      count, static_cast<double>(before) / 1e6,
-      100.0 * static_cast<double>(before) / static_cast<double>(all));
+  if (count == 0 || all <= 0 || static_cast<double>(before) < 0.05 * static_cast<double>(all))
+    return std::nullopt;
+  return note<NoteId::steps_work_before_window>(
+      arg<"count">(count), arg<"ms">(static_cast<double>(before) / 1e6),
+      arg<"pct">(100.0 * static_cast<double>(before) / static_cast<double>(all)));
 }
 
 // A Neuron device profile: its tables, metrics and warnings; the GPU analyses have nothing to read.
@@ -152,48 +148,40 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
   w.tables.neuron = neuron_tables(profile);
   neuron_timeline(profile, kNeuronTimelineBuckets, w.tables.neuron);
   w.neuron = neuron_sums(profile, w.tables.neuron);
-  for (const NeuronNoteRow& note : w.tables.neuron.notes)
-    w.warnings.push_back(fmt::format(
-        "neuron-profile warning ({}){}: {}", note.category.empty() ? "no category" : note.category,
-        note.count > 1 ? fmt::format(", {} times", note.count) : "", note.message));
+  for (const NeuronNoteRow& row : w.tables.neuron.notes)
+    w.warnings.push_back(note<NoteId::neuron_profile_warning>(
+        arg<"category">(row.category), arg<"count">(row.count), arg<"message">(row.message)));
   w.metrics = worker_metrics(w);
   return w;
 }
 
 // Why the whole trace is one window, in the words of the format's own step markers.
-const char* no_steps_warning(const Profile& profile, const AnalysisOptions& options) {
+Note no_steps_warning(const Profile& profile, const AnalysisOptions& options) {
   if (profile.info.step_marking == StepMarking::XSpaceAnnotations && options.step_pattern.empty())
-    return "no step markers (host events with a step_num, as jax.profiler.StepTraceAnnotation records, or "
-           "named as a step, such as TraceAnnotation(\"train_step\"): rules' xspace_step_ranges): the whole "
-           "trace is analysed as one window";
+    return note<NoteId::steps_none_xspace>();
   if (!options.step_pattern.empty() || profile.info.step_marking != StepMarking::ProfilerStepRanges)
-    return "no range matches the step pattern: the whole trace is analysed as one window";
-  if (profile.info.format == "rocprofv3-json")
-    return "no step ranges (no roctx range is a ProfilerStep#N or matches --step-pattern; --key-op can name "
-           "the steps): the whole trace is analysed as one window";
-  return "no ProfilerStep# annotations: the whole trace is analysed as one window";
+    return note<NoteId::steps_none_matched>();
+  if (profile.info.format == "rocprofv3-json") return note<NoteId::steps_none_rocprof>();
+  return note<NoteId::steps_none_profiler>();
 }
 
 // What the inferred iterations are, labelled as inferred (docs/metrics.md, "Inferred iterations").
-std::string inferred_note(const InferredIterations& inferred, bool as_steps) {
+Note inferred_note(const InferredIterations& inferred, bool as_steps) {
   std::vector<double> ms;
   for (const InferredUnit& u : inferred.units) ms.push_back(static_cast<double>(u.end - u.start) / 1e6);
   double median = summarize(std::move(ms))->median;  // units.size() >= 3: never empty
-  std::string set_aside = inferred.set_aside == 0
-                              ? ""
-                              : fmt::format(", {} unit{} of other work set aside", inferred.set_aside,
-                                            inferred.set_aside == 1 ? "" : "s");
-  return fmt::format(
-      "inferred iterations: {} units of the repeating {} '{}' (median {:.3f} ms, {:g} {} a unit{}); a unit "
-      "may "
-      "be a layer or a micro-batch rather than a training step. {}",
-      inferred.units.size(), inferred_kind_name(inferred.kind), inferred.family, median,
-      inferred.work_per_unit, inferred.host_work ? "host ranges" : "GPU activities launched", set_aside,
-      as_steps
-          ? "They are the window's steps (--step-pattern inferred)."
-          : fmt::format("--step-pattern inferred makes them the steps (or --key-op '{}'); the gate "
-                        "compares step times per inferred iteration where the baseline inferred the same",
-                        inferred.key_op));
+  auto units = arg<"units">(inferred.units.size());
+  auto kind = arg<"kind">(inferred_kind_name(inferred.kind));
+  auto family = arg<"family">(inferred.family);
+  auto median_ms = arg<"median_ms">(median);
+  auto per_unit = arg<"per_unit">(inferred.work_per_unit);
+  auto host_work = arg<"host_work">(inferred.host_work);
+  auto set_aside = arg<"set_aside">(inferred.set_aside);
+  if (as_steps)
+    return note<NoteId::steps_inferred_iterations>(units, kind, family, median_ms, per_unit, host_work,
+                                                   set_aside);
+  return note<NoteId::steps_inferred_iterations_found>(units, kind, family, median_ms, per_unit, host_work,
+                                                       set_aside, arg<"key_op">(inferred.key_op));
 }
 
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
@@ -213,13 +201,12 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   w.window = select_window(w.steps, options.window);
   set_capture_spans(profile, w.window);
   w.serving = serving_phases(w.steps, w.window, compiled);
-  if (std::string note = work_before_window_note(profile, w.window); !note.empty())
-    w.warnings.push_back(std::move(note));
+  if (std::optional<Note> before = work_before_window_note(profile, w.window)) w.warnings.push_back(*before);
   // Every GPU activity starting long after its launch: the host's timeline does not line up with
   // the GPU's, and the GPU's use is measured over its own span (launch_delay.h).
   LaunchDelays delays = launch_delays(profile, attribution, classes);
   bool offset = delays.offset_workers > 0;
-  if (offset) w.warnings.push_back(clock_offset_note(delays));
+  if (std::optional<Note> clocks = clock_offset_note(delays); offset && clocks) w.warnings.push_back(*clocks);
   w.over_gpu_span = offset && compiled.clock_offset_over_gpu_span;
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
                                      [&] {
@@ -259,15 +246,12 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
-  if (std::string note = warmup_note(w.host.warmup, w.host.step_time); !note.empty())
-    w.warnings.push_back(std::move(note));
-  if (std::string note = nvtx_idle_note(w.idle); !note.empty()) w.warnings.push_back(std::move(note));
+  if (std::optional<Note> warmup = warmup_note(w.host.warmup, w.host.step_time))
+    w.warnings.push_back(*warmup);
+  if (std::optional<Note> idle = nvtx_idle_note(w.idle)) w.warnings.push_back(*idle);
   if (templates.without_shapes > 0)
-    w.warnings.push_back(fmt::format(
-        "{} call{} of Triton GEMM templates ({}{}) record no input shapes that give the GEMM's size: "
-        "their FLOPs are not counted (record_shapes=True records each launch's arguments)",
-        templates.without_shapes, templates.without_shapes == 1 ? "" : "s", templates.first_without_shapes,
-        templates.without_shapes > 1 ? ", ..." : ""));
+    w.warnings.push_back(note<NoteId::ops_triton_without_shapes>(
+        arg<"count">(templates.without_shapes), arg<"first">(templates.first_without_shapes)));
   w.has_runtime_calls = !profile.runtime_calls.empty();
   w.has_devices = !profile.devices.empty();
   // A memory snapshot has no steps by nature: its window is its recorded trace.

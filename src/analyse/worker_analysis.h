@@ -16,6 +16,7 @@
 #include "analyse/steps/step_results.h"
 #include "analyse/timeline/timeline_results.h"
 #include "perfgate/metrics.h"
+#include "perfgate/notes.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {
@@ -93,7 +94,7 @@ struct WorkerAnalysis {
   bool has_runtime_calls = false;
   bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not
   MetricValues metrics;
-  std::vector<std::string> warnings;
+  std::vector<Note> warnings;
   // Whether the worker kept its whole tables in a run of more than AnalysisOptions::
   // detailed_workers workers, and why: "first", "slowest", "fastest" (empty for a lone worker).
   bool detailed = true;
@@ -104,7 +105,7 @@ struct RunAnalysis {
   std::vector<WorkerAnalysis> workers;
   // About the run as a whole: files of a run folder skipped, workers that are not one capture
   // (GPU models, world sizes, times), ranks missing from the world size.
-  std::vector<std::string> warnings;
+  std::vector<Note> warnings;
   MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
   RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
   RunCollectives collectives;

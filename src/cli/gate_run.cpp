@@ -108,8 +108,8 @@ RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::st
   request.on_loaded = [progress] { progress->finish(); };
   // A file of the run left out is said on stderr whatever the verbosity: -q prints nothing else,
   // and a gate that passes on fewer ranks than were given must not do so silently.
-  request.on_input_warning = [](const std::string& w) {
-    std::cerr << "perfgate: warning: " << log_text(w) << '\n';
+  request.on_input_warning = [](const Note& w) {
+    std::cerr << "perfgate: warning: " << log_text(note_text(w)) << '\n';
   };
   return request;
 }
@@ -137,8 +137,8 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics).
   if (a.quiet)
-    for (const std::string& warning : report.run_warnings)
-      std::cerr << log_text("perfgate: warning: " + warning) << '\n' << std::flush;
+    for (const Note& warning : report.run_warnings)
+      std::cerr << log_text("perfgate: warning: " + note_text(warning)) << '\n' << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
   bool recorded = true;
   if (a.history.record) {

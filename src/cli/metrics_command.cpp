@@ -1,4 +1,5 @@
-// perfgate metrics: prints the metric catalog, or the report's tables and their columns.
+// perfgate metrics: prints the metric catalog, the report's tables and their columns, or the run
+// notes' catalog.
 #include <iostream>
 
 #include <fmt/format.h>
@@ -6,6 +7,7 @@
 #include "cli/commands.h"
 #include "perfgate/errors.h"
 #include "perfgate/metrics.h"
+#include "perfgate/notes.h"
 #include "perfgate/report.h"
 #include "perfgate/tables.h"
 #include "render/json_writer.h"
@@ -29,6 +31,49 @@ int print_tables(const std::string& format) {
       for (const ColumnInfo& c : t.columns)
         std::cout << fmt::format("  {:<28} {:<7} {}\n", c.name, c.unit, table_text(c.description, wording));
     }
+  }
+  return kExitPass;
+}
+
+// The run notes as perfgate/note_catalog.def declares them: docs/reports.md's "Run notes" lists
+// them so (ci/update-docs.sh). A message's '|' is escaped, as it would end a Markdown table's cell.
+int print_notes(const std::string& format) {
+  auto cell = [](std::string_view text) {
+    std::string out;
+    for (char c : text) {
+      if (c == '|') out += '\\';
+      out += c;
+    }
+    return out;
+  };
+  if (format == "json") {
+    JsonWriter j;
+    j.begin_array();
+    for (const NoteInfo& n : note_catalog())
+      j.begin_object()
+          .key("id")
+          .value(n.id)
+          .key("severity")
+          .value(note_severity_name(n.severity))
+          .key("source")
+          .value(n.source)
+          .key("message")
+          .value(n.message)
+          .key("help")
+          .value(n.help)
+          .end_object();
+    j.end_array();
+    std::cout << j.str() << '\n';
+  } else if (format == "markdown") {
+    std::cout
+        << "| note | severity | source | message | what it means, what to do |\n|---|---|---|---|---|\n";
+    for (const NoteInfo& n : note_catalog())
+      std::cout << fmt::format("| `{}` | {} | {} | {} | {} |\n", n.id, note_severity_name(n.severity),
+                               n.source, cell(n.message), cell(n.help));
+  } else {
+    for (const NoteInfo& n : note_catalog())
+      std::cout << fmt::format("{} ({}, {})\n  {}\n", n.id, note_severity_name(n.severity), n.source,
+                               n.message);
   }
   return kExitPass;
 }
@@ -76,11 +121,16 @@ int run_metrics(const std::string& format) {
 std::function<int()> add_metrics_command(CLI::App& app) {
   auto format = std::make_shared<std::string>("text");
   auto tables = std::make_shared<bool>(false);
+  auto notes = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("metrics", "Print the metric catalog: name, label, unit, definition");
   cmd->add_option("--format", *format, "text, markdown or json")
       ->check(CLI::IsMember({"text", "markdown", "json"}));
   cmd->add_flag("--tables", *tables, "Print the report's tables and their columns instead");
-  return [format, tables] { return *tables ? print_tables(*format) : run_metrics(*format); };
+  cmd->add_flag("--notes", *notes, "Print the run notes' catalog instead: id, severity, source, message")
+      ->excludes("--tables");
+  return [format, tables, notes] {
+    return *notes ? print_notes(*format) : *tables ? print_tables(*format) : run_metrics(*format);
+  };
 }
 
 }  // namespace perfgate::cli

@@ -4,7 +4,8 @@
 //   bool, integers, enums: little-endian, their own width; double: its IEEE-754 bits (exact)
 //   string: u64 length, then the bytes; optional: u8 0/1, then the value; vector: u64 count, then
 //   the items; map: u64 count, then each key and value; array, pair, aggregate: the items in order;
-//   MetricValues: u64 count, then each value as an optional double.
+//   variant: u8 index, then the value; MetricValues: u64 count, then each value as an optional
+//   double; NoteId: u16, a note of the catalog (its ids are in the layout signature).
 #pragma once
 
 #include <algorithm>
@@ -18,11 +19,13 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <boost/pfr.hpp>
 
 #include "perfgate/metrics.h"
+#include "perfgate/notes.h"
 
 static_assert(std::endian::native == std::endian::little, "partial reports are written little-endian");
 
@@ -48,6 +51,10 @@ template <class T>
 struct is_pair : std::false_type {};
 template <class A, class B>
 struct is_pair<std::pair<A, B>> : std::true_type {};
+template <class T>
+struct is_variant : std::false_type {};
+template <class... A>
+struct is_variant<std::variant<A...>> : std::true_type {};
 
 // Thrown for bytes that do not decode: the caller names the file.
 struct DecodeError {
@@ -83,6 +90,9 @@ class Writer {
     } else if constexpr (is_pair<T>::value) {
       put(v.first);
       put(v.second);
+    } else if constexpr (is_variant<T>::value) {
+      put_raw(static_cast<std::uint8_t>(v.index()));
+      std::visit([&](const auto& value) { put(value); }, v);
     } else {
       static_assert(std::is_aggregate_v<T>, "encode only plain structs");
       boost::pfr::for_each_field(v, [&](const auto& field) { put(field); });
@@ -109,7 +119,7 @@ constexpr std::size_t min_encoded_size() {
     return sizeof(std::uint64_t);
   } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
     return sizeof(T);
-  } else if constexpr (is_optional<T>::value) {
+  } else if constexpr (is_optional<T>::value || is_variant<T>::value) {
     return 1;
   } else if constexpr (is_array<T>::value) {
     return std::tuple_size_v<T> * min_encoded_size<typename T::value_type>();
@@ -148,6 +158,9 @@ class Reader {
       std::uint8_t b = get_raw<std::uint8_t>();
       if (b > 1) throw DecodeError{"a flag is neither 0 nor 1"};
       v = b == 1;
+    } else if constexpr (std::is_same_v<T, NoteId>) {
+      v = get_raw<NoteId>();
+      if (note_position(v) >= kNoteCount) throw DecodeError{"a note is not this build's"};
     } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
       v = get_raw<T>();
     } else if constexpr (is_optional<T>::value) {
@@ -181,6 +194,8 @@ class Reader {
     } else if constexpr (is_pair<T>::value) {
       get(v.first);
       get(v.second);
+    } else if constexpr (is_variant<T>::value) {
+      get_alternative(v, get_raw<std::uint8_t>(), std::make_index_sequence<std::variant_size_v<T>>{});
     } else {
       static_assert(std::is_aggregate_v<T>, "decode only plain structs");
       boost::pfr::for_each_field(v, [&](auto& field) { get(field); });
@@ -189,6 +204,11 @@ class Reader {
   bool done() const { return at_ == in_.size(); }
 
  private:
+  template <class T, std::size_t... I>
+  void get_alternative(T& v, std::uint8_t index, std::index_sequence<I...>) {
+    if (index >= sizeof...(I)) throw DecodeError{"a value of no known kind"};
+    ((index == I ? get(v.template emplace<I>()) : void()), ...);
+  }
   template <class T>
   T get_raw() {
     need(sizeof(T));
@@ -226,6 +246,10 @@ void signature(std::string& out) {
     out += "m" + std::to_string(MetricValues{}.size());
   } else if constexpr (std::is_same_v<T, bool>) {
     out += 'b';
+  } else if constexpr (std::is_same_v<T, NoteId>) {
+    // The notes by name: a build whose catalog differs reads another note under the same number.
+    out += 'n';
+    for (const NoteInfo& note : note_catalog()) (out += note.id) += ',';
   } else if constexpr (std::is_enum_v<T> || std::is_arithmetic_v<T>) {
     out += std::is_floating_point_v<T> ? 'f' : std::is_signed_v<T> ? 'i' : 'u';
     out += std::to_string(sizeof(T));
@@ -249,6 +273,13 @@ void signature(std::string& out) {
     signature<typename T::first_type>(out);
     signature<typename T::second_type>(out);
     out += ')';
+  } else if constexpr (is_variant<T>::value) {
+    out += '|';
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (signature<std::variant_alternative_t<I, T>>(out), ...);
+    }
+    (std::make_index_sequence<std::variant_size_v<T>>{});
+    out += '|';
   } else {
     out += '{';
     [&]<std::size_t... I>(std::index_sequence<I...>) {

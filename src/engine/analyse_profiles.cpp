@@ -96,7 +96,7 @@ ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book,
       load_and_analyse(request.paths, load_options_of(request, book.knowledge), book.knowledge, options);
   if (request.on_loaded) request.on_loaded();
   if (request.on_input_warning)
-    for (const std::string& w : run.inputs.warnings) request.on_input_warning(w);
+    for (const Note& w : run.inputs.warnings) request.on_input_warning(w);
   return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), book.rules.sources, options);
 }
 

@@ -55,7 +55,7 @@ HistorySource open_history_source(const std::string& location) {
 void add_history_baselines(std::vector<HistorySource>& sources, const HistoryRequest& history,
                            const ReportModel& report, std::vector<Baseline>& runs,
                            std::vector<HistoryRun>& history_runs, GateOptions& gate,
-                           std::vector<std::string>& warnings) {
+                           std::vector<Note>& warnings) {
   std::vector<std::string> reasons;
   std::vector<std::string> gpus = gpu_names(report);
   for (HistorySource& source : sources) {
@@ -72,7 +72,7 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryReq
     } catch (const InputError& e) {
       throw InputError(fmt::format("baseline: {}", e.what()));
     }
-    if (!chosen.warning.empty()) warnings.push_back(chosen.warning);
+    if (chosen.warning) warnings.push_back(*chosen.warning);
     if (chosen.runs.empty()) reasons.push_back(chosen.skip_reason);
     for (Baseline& b : chosen.runs) runs.push_back(std::move(b));
     if (chosen.runs.empty()) continue;
@@ -170,7 +170,7 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
                            : analyse_profiles(request, book, request.options);
   GateOptions gate = request.gate;
   std::vector<HistoryRun> history_runs;
-  std::vector<std::string> history_warnings;
+  std::vector<Note> history_warnings;
   add_history_baselines(histories, request.history, report, runs, history_runs, gate, history_warnings);
   add_warnings(report, std::move(history_warnings));
   std::optional<Baseline> baseline;

@@ -146,10 +146,10 @@ void check_ranks(const std::vector<PartialHeader>& headers, bool allow_missing) 
 }
 
 // Every slice of one --slice count, once: a part missing is ranks missing, even where no trace
-// states a world size (Neuron). Returns the warning the merged report gives, with
+// states a world size (Neuron). Returns the note the merged report gives, with
 // --allow-missing-ranks, when slices are missing.
-std::string check_slices(const std::vector<std::string>& files, const std::vector<PartialHeader>& headers,
-                         bool allow_missing) {
+std::optional<Note> check_slices(const std::vector<std::string>& files,
+                                 const std::vector<PartialHeader>& headers, bool allow_missing) {
   std::map<std::uint64_t, std::size_t> owner;
   std::optional<std::size_t> first;  // the first sliced part; parts without --slice are their own slice
   for (std::size_t f = 0; f < headers.size(); ++f) {
@@ -171,15 +171,16 @@ std::string check_slices(const std::vector<std::string>& files, const std::vecto
   std::vector<std::int64_t> missing;
   for (std::uint64_t k = 0; k < count && missing.size() < 1000; ++k)
     if (!owner.contains(k)) missing.push_back(static_cast<std::int64_t>(k));
-  std::string text = fmt::format("{} of {} slices present (slice{} {}{} missing)", owner.size(), count,
-                                 count - owner.size() == 1 ? "" : "s", rank_ranges(missing),
-                                 missing.size() < count - owner.size() ? ", ..." : "");
+  std::uint64_t absent = count - owner.size();
+  bool more = missing.size() < absent;  // only the first 1000 are named
   if (!allow_missing)
     throw RefusedError(
-        fmt::format("{}: merge every slice's partial report, or give --allow-missing-ranks to "
-                    "report on these",
-                    text));
-  return text + ": the run's ranks in the missing slices are not in this report.";
+        fmt::format("{} of {} slices present (slice{} {}{} missing): merge every slice's partial report, or "
+                    "give --allow-missing-ranks to report on these",
+                    owner.size(), count, absent == 1 ? "" : "s", rank_ranges(missing), more ? ", ..." : ""));
+  return note<NoteId::merge_slices_missing>(arg<"present">(owner.size()), arg<"count">(count),
+                                            arg<"missing_count">(absent),
+                                            arg<"missing">(rank_ranges(missing)), arg<"more">(more));
 }
 
 // Each file's inputs placed in the run's natural path order; an input twice is refused.
@@ -203,7 +204,7 @@ void place_inputs(PartialSet& set, const std::vector<PartialHeader>& headers) {
                                      p.input->input.path, set.files[all[g - 1].file]));
     set.input_positions[p.file][p.local] = g;
     if (!p.input->skipped.empty()) {
-      set.skipped.push_back(p.input->skipped);
+      set.skipped.push_back(skipped_note({g, p.input->skipped}));
     } else {
       set.inputs.push_back(p.input->input);
       set.profiles.push_back(p.input->input.path);
@@ -273,7 +274,7 @@ WrittenPartial write_partial(const PreparedRun& prepared, const Slice& slice, co
     const InputFile& f = inputs[i];
     PartialInput p{{f.path, f.bytes, f.format, f.worker, f.folder}, file_crc32(f.path), ""};
     if (next_skipped < skipped.size() && skipped[next_skipped].input == i)
-      p.skipped = skipped_warning(skipped[next_skipped++]);
+      p.skipped = skipped[next_skipped++].reason;
     partial.header.inputs.push_back(std::move(p));
   }
   std::string bytes = encode_partial(partial);
@@ -290,8 +291,8 @@ PartialSet read_partial_headers(const std::vector<std::string>& paths, const Rul
   check_same_run(set.files, headers, rules_digest(rule_book_fingerprint(book)));
   place_inputs(set, headers);  // an input twice is named before the ranks it leaves missing
   check_ranks(headers, allow_missing_ranks);
-  if (std::string missing = check_slices(set.files, headers, allow_missing_ranks); !missing.empty())
-    set.skipped.push_back(missing);
+  if (std::optional<Note> missing = check_slices(set.files, headers, allow_missing_ranks))
+    set.skipped.push_back(std::move(*missing));
   if (set.inputs.empty()) throw InputError("merge: the partial reports hold no profile");
   set.options = headers[0].options;
   return set;

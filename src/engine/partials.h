@@ -49,8 +49,8 @@ struct PartialSet {
   AnalysisOptions options;
   std::vector<ReportInput> inputs;    // the run's inputs (skipped ones aside), in natural path order
   std::vector<std::string> profiles;  // their paths
-  std::vector<std::string> skipped;   // the warnings of the inputs skipped, in the same order, then
-                                      // of the slices missing (with --allow-missing-ranks)
+  std::vector<Note> skipped;          // the notes of the inputs skipped, in the same order, then of
+                                      // the slices missing (with --allow-missing-ranks)
 };
 
 // Reads the headers of every partial report (a folder: its *.pgp files) and refuses parts that are

@@ -14,6 +14,7 @@
 #include "perfgate/gate.h"
 #include "perfgate/history.h"
 #include "perfgate/io.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
@@ -59,7 +60,7 @@ struct RunRequest {
   std::function<void()> on_loaded;
   // Told, as the run goes, what it left out of its inputs ("skipped FILE: why"): a front end says
   // it whatever its verbosity, since a run on fewer ranks than were given must not pass silently.
-  std::function<void(const std::string& warning)> on_input_warning;
+  std::function<void(const Note& warning)> on_input_warning;
 };
 
 }  // namespace perfgate

@@ -62,10 +62,9 @@ void explain_no_runs(HistoryStore& store, const std::string& branch,
     result.skip_reason =
         fmt::format("no run of branch '{}' in {} ran on this run's GPUs ({}); its runs ran on {}", branch,
                     where, names_or_none(gpu_names), theirs);
-    result.warning = fmt::format(
-        "the history {} has runs of branch '{}' only on other GPUs ({}) than this run ({}): the regression "
-        "rules are skipped",
-        where, branch, theirs, names_or_none(gpu_names));
+    result.warning =
+        note<NoteId::history_other_gpus>(arg<"history">(where), arg<"branch">(branch), arg<"theirs">(theirs),
+                                         arg<"ours">(names_or_none(gpu_names)));
     return;
   }
   std::vector<HistoryRun> any = store.runs({"", {}, false, kRunsDescribed, false});
@@ -119,10 +118,8 @@ HistoryBaselines history_baselines(HistoryStore& store, const std::string& branc
     std::vector<std::string> theirs = latest_hardware(store, branch);
     if (!theirs.empty()) {
       runs = store.runs({branch, theirs, false, count, true});
-      result.warning = fmt::format(
-          "this run recorded no GPU work; the history {} has runs of branch '{}' on GPUs ({}): it is "
-          "compared with those",
-          store.describe(), branch, names_or_none(theirs));
+      result.warning = note<NoteId::history_no_gpu_work>(
+          arg<"history">(store.describe()), arg<"branch">(branch), arg<"theirs">(names_or_none(theirs)));
     }
   }
   for (HistoryRun& run : runs) {

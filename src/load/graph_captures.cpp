@@ -78,9 +78,8 @@ CaptureFiles listed_captures(const fs::path& folder, std::uint64_t max_input_mem
     if (fs::is_regular_file(path, exists)) out.files.push_back(path.string());
   }
   if (outside > 0)
-    out.warnings.push_back(fmt::format("{}: {} entr{} name{} files outside {}: left out", details.string(),
-                                       outside, outside == 1 ? "y" : "ies", outside == 1 ? "s" : "",
-                                       folder.string()));
+    out.warnings.push_back(note<NoteId::graph_capture_files_outside>(
+        arg<"details">(details.string()), arg<"count">(outside), arg<"folder">(folder.string())));
   out.read.insert(out.read.end(), out.files.begin(), out.files.end());
   return out;
 }

@@ -21,7 +21,7 @@ namespace {
 // The graph-capture traces of a worker of `trace` (LoadOptions::read_graph_captures), read on this
 // thread; what was left out of them goes to the worker's notes.
 std::optional<std::vector<Profile>> read_captures(const std::string& trace, const LoadOptions& options,
-                                                  std::vector<std::string>& notes) {
+                                                  std::vector<Note>& notes) {
   std::vector<std::string> files;
   for (const std::string& given : options.graph_captures) {
     CaptureFiles found = graph_capture_files(given, options.max_input_memory);
@@ -146,14 +146,13 @@ std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const 
   return skipped;
 }
 
-std::vector<std::string> skipped_warnings(const std::vector<InputFile>& inputs,
-                                          const std::vector<SkippedInput>& skipped) {
-  std::vector<std::string> out;
-  for (const SkippedInput& s : skipped) out.push_back(skipped_warning(s));
+std::vector<Note> skipped_notes(const std::vector<InputFile>& inputs,
+                                const std::vector<SkippedInput>& skipped) {
+  std::vector<Note> out;
+  for (const SkippedInput& s : skipped) out.push_back(skipped_note(s));
   for (const SkippedInput& s : skipped)
     if (std::optional<std::int64_t> rank = rank_from_file_name(inputs[s.input].path))
-      out.push_back(fmt::format("rank {} is missing from the run: its file {} was skipped", *rank,
-                                inputs[s.input].path));
+      out.push_back(note<NoteId::rank_file_skipped>(arg<"rank">(*rank), arg<"path">(inputs[s.input].path)));
   return out;
 }
 
@@ -179,8 +178,8 @@ unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
   return std::max(1u, static_cast<unsigned>(cores / parallel));
 }
 
-std::string skipped_warning(const SkippedInput& skipped) {
-  return "skipped " + skipped.reason;
+Note skipped_note(const SkippedInput& skipped) {
+  return note<NoteId::input_skipped>(arg<"reason">(skipped.reason));
 }
 
 RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink) {
@@ -190,7 +189,7 @@ RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   if (sink.start) sink.start(run.inputs);
   run.skipped = load_each(run.inputs, options, sink.worker);
   run.kept = kept_inputs(run.inputs, run.skipped);
-  run.warnings = skipped_warnings(run.inputs, run.skipped);
+  run.warnings = skipped_notes(run.inputs, run.skipped);
   for (const SkippedInput& s : run.skipped)
     if (std::optional<std::int64_t> rank = rank_from_file_name(run.inputs[s.input].path))
       run.missing_ranks.push_back(*rank);

@@ -68,8 +68,8 @@ void read_rules_and_options(const Session& session, const ToolArgs& args, RunReq
 RunRequest server_request(const Session& session) {
   RunRequest request;
   request.limits.threads = session.options().threads;
-  request.on_input_warning = [](const std::string& w) {
-    std::cerr << "perfgate: warning: " << log_text(w) << '\n';
+  request.on_input_warning = [](const Note& w) {
+    std::cerr << "perfgate: warning: " << log_text(note_text(w)) << '\n';
   };
   return request;
 }

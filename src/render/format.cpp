@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include <map>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -110,18 +109,26 @@ std::string workers_text(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string note_line(const ReportNote& note) {
+  std::string text = note_text(note.note);
+  return note.worker.empty() ? text : fmt::format("{}: {}", note.worker, text);
+}
+
+std::vector<std::string> note_lines(const std::vector<ReportNote>& notes) {
+  std::vector<std::string> out;
+  out.reserve(notes.size());
+  for (const ReportNote& n : notes) out.push_back(note_line(n));
+  return out;
+}
+
 std::vector<std::string> grouped_notes(const ReportModel& r) {
-  std::set<std::string_view> workers;
-  for (const ReportWorker& w : r.workers) workers.insert(w.name);
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // the note, its workers
   std::map<std::string, std::size_t, std::less<>> group_of;
-  for (const std::string& note : r.warnings) {
-    std::size_t colon = note.find(": ");
-    bool of_worker = colon != std::string::npos && workers.contains(std::string_view(note).substr(0, colon));
-    std::string text = of_worker ? note.substr(colon + 2) : note;
+  for (const ReportNote& note : r.warnings) {
+    std::string text = note_text(note.note);
     auto [it, added] = group_of.try_emplace(text, groups.size());
     if (added) groups.push_back({text, {}});
-    if (of_worker) groups[it->second].second.push_back(note.substr(0, colon));
+    if (!note.worker.empty()) groups[it->second].second.push_back(note.worker);
   }
   std::vector<std::string> out;
   for (const auto& [text, names] : groups)

@@ -64,6 +64,9 @@ std::string_view changes_basis(const ReportModel& r);
 // for the GPUs (rules: gpu_peaks).
 std::string mfu_text(const MetricValues& metrics);
 
+// A note's line: its sentence, after its worker's name where it has one ("rank-1: ...").
+std::string note_line(const ReportNote& note);
+std::vector<std::string> note_lines(const std::vector<ReportNote>& notes);
 // The report's notes with those that several workers share said once: "rank-0, rank-1, rank-2 and
 // 1021 more workers: GPU 0: architecture ... inferred", in the order each first appears.
 std::vector<std::string> grouped_notes(const ReportModel& r);

@@ -26,9 +26,9 @@ const char* level_of(const ReportFinding& f) {
 std::string render_github_annotations(const ReportModel& r) {
   std::string out;
   // What the run's inputs are comes before what was found in them.
-  for (const std::string& w : r.run_warnings)
+  for (const Note& w : r.run_warnings)
     out += fmt::format("::warning title={}::{}\n", github_property_escape("perfgate inputs"),
-                       github_data_escape(terminal_escape(w)));
+                       github_data_escape(terminal_escape(note_text(w))));
   std::map<std::string, std::size_t> count;
   for (const ReportFinding& f : r.findings) {
     const char* level = level_of(f);

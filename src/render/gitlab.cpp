@@ -42,7 +42,7 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
   JsonWriter j;
   j.begin_array();
   // The run's inputs are not one whole capture: said before the findings made of them.
-  for (const std::string& w : r.run_warnings) {
+  for (const std::string& w : note_texts(r.run_warnings)) {
     j.begin_object();
     j.key("description").value(w);
     j.key("check_name").value("perfgate.inputs");

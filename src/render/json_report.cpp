@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "perfgate/render.h"
+#include "render/format.h"
 #include "render/json_gate.h"
 #include "render/json_report.h"
 #include "render/json_writer.h"
@@ -209,7 +210,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
     j.end_object();
   }
   write_tables(j, w.tables);
-  write_strings(j, "warnings", w.warnings);
+  write_strings(j, "warnings", note_texts(w.warnings));
   j.end_object();
 }
 
@@ -255,8 +256,8 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   j.key("workers").begin_array();
   for (const auto& w : r.workers) write_worker(j, w, worker_metrics);
   j.end_array();
-  write_strings(j, "run_warnings", r.run_warnings);
-  write_strings(j, "warnings", r.warnings);
+  write_strings(j, "run_warnings", note_texts(r.run_warnings));
+  write_strings(j, "warnings", note_lines(r.warnings));
   j.end_object();
   j.flush();
 }

@@ -65,7 +65,7 @@ std::string render_junit(const ReportModel& r, bool warnings_fail) {
   // Inputs that are not one capture, and a baseline that is not comparable as it stands, are said
   // where CI systems show a suite's output.
   std::string notes;
-  for (const std::string& w : r.run_warnings) notes += w + "\n";
+  for (const Note& w : r.run_warnings) notes += note_text(w) + "\n";
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) notes += mismatch + "\n";
   if (!notes.empty()) {
     notes.pop_back();

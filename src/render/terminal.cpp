@@ -243,7 +243,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   Lines out(options);
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
-  for (const auto& w : r.run_warnings) out.warn("Warning", w);
+  for (const Note& w : r.run_warnings) out.warn("Warning", note_text(w));
   if (snapshot)
     out.add("Window", fmt::format("a PyTorch memory snapshot: its recorded trace, {}",
                                   format_duration_us(r.metric(Metric::WindowWallUs))));

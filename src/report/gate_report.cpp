@@ -20,16 +20,13 @@ void add_baseline(ReportModel& report, const Baseline& baseline) {
   const std::string& theirs = baseline.info.tool_version;
   if (baseline.info.kind == "report" && !theirs.empty() && theirs != report.tool_version)
     report.warnings.push_back(
-        fmt::format("the baseline report was written by perfgate {} (this is {}): "
-                    "metrics whose definition changed between them differ by more "
-                    "than the run",
-                    theirs, report.tool_version));
+        {"", note<NoteId::baseline_other_version>(arg<"theirs">(theirs), arg<"ours">(report.tool_version))});
   std::vector<std::string> ours = gpu_names(report);
   if (ours != baseline.info.gpu_names) {
     report.baseline->hardware_differs = true;
     report.warnings.push_back(
-        fmt::format("the baseline ran on other GPUs ({}) than this run ({}): compare with care",
-                    names_text(baseline.info.gpu_names), names_text(ours)));
+        {"", note<NoteId::baseline_other_gpus>(arg<"theirs">(names_text(baseline.info.gpu_names)),
+                                               arg<"ours">(names_text(ours)))});
   }
   Baseline now = baseline_from_report(report, "", "");
   report.baseline->different_work = windows_hold_different_work(now, baseline);
@@ -54,8 +51,8 @@ void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vec
   report.verdict = std::move(verdict);
 }
 
-void add_warnings(ReportModel& report, std::vector<std::string> warnings) {
-  for (std::string& w : warnings) report.warnings.push_back(std::move(w));
+void add_warnings(ReportModel& report, std::vector<Note> warnings) {
+  for (Note& w : warnings) report.warnings.push_back({"", std::move(w)});
 }
 
 void add_recent_trends(ReportModel& report, std::vector<ReportMetricTrend> trends) {

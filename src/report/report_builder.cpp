@@ -247,9 +247,8 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     m.families.add(analysis.workers[i].info.family);
     m.workers.push_back(report_worker(analysis.workers[i]));
     for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
-    for (const auto& warning : analysis.workers[i].warnings)
-      m.warnings.push_back(
-          analysis.workers.size() > 1 ? fmt::format("{}: {}", analysis.workers[i].worker, warning) : warning);
+    for (const Note& warning : analysis.workers[i].warnings)
+      m.warnings.push_back({analysis.workers.size() > 1 ? analysis.workers[i].worker : "", warning});
     if (made) made(i);
   }
   std::vector<std::int64_t> ranks = rank_ids(analysis);

@@ -188,5 +188,25 @@ TEST(Cli, TheTablesDocumentationIsCurrent) {
   EXPECT_TRUE(contains(text.out, "ranks (Ranks)\n  worker ")) << text.out;
 }
 
+// docs/reports.md ends with the run notes' catalog (perfgate/note_catalog.def) as `perfgate metrics
+// --notes` prints it (ci/update-docs.sh writes it).
+TEST(Cli, TheRunNotesDocumentationIsCurrent) {
+  CommandResult notes = run_perfgate("metrics --notes --format markdown");
+  ASSERT_EQ(notes.exit_code, 0);
+  EXPECT_TRUE(contains(notes.out,
+                       "| `kineto_flow_one_end` | data-loss | reader: Kineto/Chrome trace | {count} "
+                       "forward/backward flows have only one end in the trace |"))
+      << notes.out;
+  // A choice's '|' is escaped, so that the row keeps its five cells.
+  EXPECT_TRUE(contains(notes.out, "{count} {count\\|string\\|strings} in the trace")) << notes.out;
+  std::string doc = read_text(std::string(PERFGATE_SOURCE_DIR) + "/docs/reports.md");
+  EXPECT_TRUE(contains(doc, "\n## Run notes\n")) << "docs/reports.md has no section 'Run notes'";
+  EXPECT_TRUE(doc.ends_with("\n" + notes.out)) << "run ci/update-docs.sh";
+  CommandResult json = run_perfgate("metrics --notes --format json");
+  EXPECT_TRUE(contains(json.out, "\"id\": \"history_other_gpus\"")) << json.out;
+  EXPECT_TRUE(contains(json.out, "\"severity\": \"warning\"")) << json.out;
+  EXPECT_EQ(run_perfgate("metrics --notes --tables").exit_code, 2);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

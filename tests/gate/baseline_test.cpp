@@ -8,6 +8,7 @@
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "render/format.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 
@@ -138,7 +139,7 @@ TEST(Baseline, BomValuesToolAndVersionAreChecked) {
   EXPECT_EQ(base.info.tool_version, "0.0.1");
   apply_gate(report, default_rules(), &base, {});
   bool noted = false;
-  for (const std::string& w : report.warnings)
+  for (const std::string& w : note_lines(report.warnings))
     noted |= w.find("the baseline report was written by perfgate 0.0.1 (this is " + report.tool_version) == 0;
   EXPECT_TRUE(noted);
 }
@@ -229,10 +230,11 @@ TEST(Baseline, OtherHardwareIsNoted) {
   ASSERT_TRUE(report.baseline);
   EXPECT_TRUE(report.baseline->hardware_differs);
   ASSERT_FALSE(report.warnings.empty());
-  EXPECT_NE(report.warnings.back().find("the baseline ran on other GPUs (Tesla V100-SXM2-16GB) than this run "
-                                        "(NVIDIA A100-SXM4-40GB)"),
+  EXPECT_NE(note_line(report.warnings.back())
+                .find("the baseline ran on other GPUs (Tesla V100-SXM2-16GB) than this run "
+                      "(NVIDIA A100-SXM4-40GB)"),
             std::string::npos)
-      << report.warnings.back();
+      << note_line(report.warnings.back());
 }
 
 // Every output says so, the compact ones included (issue 15: only the HTML and terminal did).

@@ -39,7 +39,7 @@ TEST(HistoryBaselines, TheLastRunsOfTheBranchOnTheSameGpusEachBecomeABaseline) {
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 3);
   ASSERT_EQ(chosen.runs.size(), 3u);
   EXPECT_TRUE(chosen.skip_reason.empty());
-  EXPECT_TRUE(chosen.warning.empty());
+  EXPECT_FALSE(chosen.warning);
   EXPECT_EQ(chosen.runs[0].info.path, db + "#2 (commit 1000000)");
   EXPECT_EQ(chosen.runs[2].info.path, db + "#4 (commit 3000000)");
   EXPECT_EQ(chosen.runs[0].info.kind, "history");
@@ -57,7 +57,7 @@ TEST(HistoryBaselines, AnEmptyHistoryIsSkippedWithItsReason) {
   auto store = open_history(db, HistoryAccess::Record);
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 10);
   EXPECT_TRUE(chosen.runs.empty());
-  EXPECT_TRUE(chosen.warning.empty());
+  EXPECT_FALSE(chosen.warning);
   EXPECT_EQ(chosen.skip_reason,
             "the history " + db +
                 " has no runs yet: the regression rules compare once a run of branch 'main' "
@@ -71,7 +71,7 @@ TEST(HistoryBaselines, RunsOfOtherBranchesOnlyAreNamed) {
   store->record(sample_run("", kA100));
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 10);
   EXPECT_TRUE(chosen.runs.empty());
-  EXPECT_TRUE(chosen.warning.empty());
+  EXPECT_FALSE(chosen.warning);
   EXPECT_TRUE(
       contains(chosen.skip_reason, "has no run of branch 'main' (its latest runs are of: (none), dev)"))
       << chosen.skip_reason;
@@ -83,8 +83,11 @@ TEST(HistoryBaselines, RunsOnOtherGpusOnlyWarnAndSkip) {
   store->record(sample_run("main", kH100));
   HistoryBaselines chosen = history_baselines(*store, "main", {kA100}, 10);
   EXPECT_TRUE(chosen.runs.empty());
-  EXPECT_EQ(chosen.warning, "the history " + db + " has runs of branch 'main' only on other GPUs (" + kH100 +
-                                ") than this run (" + kA100 + "): the regression rules are skipped");
+  ASSERT_TRUE(chosen.warning);
+  EXPECT_EQ(chosen.warning->id, NoteId::history_other_gpus);
+  EXPECT_EQ(note_text(*chosen.warning),
+            "the history " + db + " has runs of branch 'main' only on other GPUs (" + kH100 +
+                ") than this run (" + kA100 + "): the regression rules are skipped");
   EXPECT_EQ(chosen.skip_reason, "no run of branch 'main' in " + db + " ran on this run's GPUs (" + kA100 +
                                     "); its runs ran on " + kH100);
 }

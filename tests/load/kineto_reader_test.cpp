@@ -209,8 +209,9 @@ TEST(KinetoReader, NotesIgnoredCategoriesAndPhases) {
       .raw_event(R"({"ph": "B", "cat": "cpu_op", "name": "begin", "pid": 1, "tid": 1, "ts": 3})");
   Profile p = load_json(t.json());
   ASSERT_EQ(p.notes.size(), 2u);
-  EXPECT_NE(p.notes[0].find("'cuda_profiler_range'"), std::string::npos);
-  EXPECT_NE(p.notes[1].find("phase 'B'"), std::string::npos);
+  EXPECT_EQ(p.notes[0].id, NoteId::kineto_category_unused);
+  EXPECT_NE(note_text(p.notes[0]).find("'cuda_profiler_range'"), std::string::npos);
+  EXPECT_NE(note_text(p.notes[1]).find("phase 'B'"), std::string::npos);
 }
 
 // Captured argument text is compact JSON with the same escapes as the trace's: quotes,
@@ -233,9 +234,10 @@ TEST(KinetoReader, CapturedArgumentTextKeepsItsEscapes) {
             "text\",\"back\\\\slash\",\"\",\"tab\\there\\nline\",\"bell\\u0007\",\"é\","
             "\"del\x7f\",\"bad\xEF\xBF\xBD\",\"Scalar\",\"worse\xEF\xBF\xBD\"]");
   // Each text that was not UTF-8 is counted once, as every other string value is.
-  EXPECT_NE(std::find(p.notes.begin(), p.notes.end(),
+  std::vector<std::string> notes = note_texts(p.notes);
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
                       "2 strings in the trace were not valid UTF-8: the bad bytes are shown as U+FFFD"),
-            p.notes.end());
+            notes.end());
 }
 
 TEST(KinetoReader, ReadsConvolutionArgumentsFlopsAndCollectives) {

@@ -17,7 +17,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 bool has_note(const Profile& p, const std::string& text) {
-  for (const std::string& n : p.notes)
+  for (const std::string& n : note_texts(p.notes))
     if (n.find(text) != std::string::npos) return true;
   return false;
 }
@@ -44,7 +44,7 @@ TEST(KinetoUtf8, EachBadTextIsRepairedAndCountedEachTimeItIsGiven) {
   // 3 names + 3 call stacks (checked when interned: each time), 1 input type (as it is parsed),
   // 1 category, 1 phase and 1 counter's name (where they are listed as ignored).
   EXPECT_TRUE(has_note(p, "10 strings in the trace were not valid UTF-8"))
-      << ::testing::PrintToString(p.notes);
+      << ::testing::PrintToString(note_texts(p.notes));
   int bad_ops = 0;
   for (const HostEvent& h : p.host_events) {
     std::string_view name = p.strings.view(h.name);
@@ -57,7 +57,8 @@ TEST(KinetoUtf8, EachBadTextIsRepairedAndCountedEachTimeItIsGiven) {
     }
   }
   EXPECT_EQ(bad_ops, 3);
-  EXPECT_TRUE(has_note(p, std::string("category 'cat_") + kFffd + "'")) << ::testing::PrintToString(p.notes);
+  EXPECT_TRUE(has_note(p, std::string("category 'cat_") + kFffd + "'"))
+      << ::testing::PrintToString(note_texts(p.notes));
   EXPECT_TRUE(has_note(p, std::string("phase '") + kFffd + "'"));
   EXPECT_TRUE(has_note(p, std::string("counter 'gpu_") + kFffd + "'"));
 }

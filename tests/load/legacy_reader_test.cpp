@@ -113,7 +113,8 @@ TEST(LegacyReader, ReadsOpsAnnotationsThreadsAndShapes) {
   EXPECT_EQ(p.str(p.details(*addmm).input_types), R"(["float","float"])");
   EXPECT_NE(find("AddmmBackward0")->thread, addmm->thread);
   ASSERT_FALSE(p.notes.empty());
-  EXPECT_NE(p.notes[0].find("legacy profiler trace"), std::string::npos) << p.notes[0];
+  EXPECT_EQ(p.notes[0].id, NoteId::legacy_trace);
+  EXPECT_NE(note_text(p.notes[0]).find("legacy profiler trace"), std::string::npos) << note_text(p.notes[0]);
 }
 
 TEST(LegacyReader, StepsAndOpsTableFromTheProfilerSteps) {

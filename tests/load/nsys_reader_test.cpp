@@ -159,9 +159,7 @@ TEST(NsysReader, StartEndRangesAcrossThreadsAreAttributedWithinTheProcess) {
   const HostEvent* region = find_event(p, "executor run");
   ASSERT_NE(region, nullptr);
   EXPECT_EQ(p.threads[region->thread].tid, 12);
-  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
-    return n.find("ended on another thread") != std::string::npos;
-  }));
+  EXPECT_TRUE(has_line(p.notes, "ended on another thread"));
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   ASSERT_FALSE(w.tables.regions.empty());
   EXPECT_EQ(w.tables.regions[0].name, "executor run");
@@ -381,10 +379,7 @@ TEST(NsysReader, OutOfRangeRowsAreSkippedAndCounted) {
   EXPECT_EQ(p.runtime_calls.size(), 1u);
   EXPECT_NE(find_event(p, "work"), nullptr);
   EXPECT_EQ(find_event(p, "late"), nullptr);
-  auto noted = [&](const std::string& text) {
-    return std::any_of(p.notes.begin(), p.notes.end(),
-                       [&](const std::string& n) { return n.find(text) != std::string::npos; });
-  };
+  auto noted = [&](const std::string& text) { return has_line(p.notes, text); };
   EXPECT_TRUE(noted("2 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: a negative or absurd timestamp"));
   EXPECT_TRUE(noted("1 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: the end is before the start"));
   EXPECT_TRUE(noted("1 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: text, a blob or a real number"));
@@ -405,11 +400,10 @@ TEST(NsysReader, RowsPastAProcesssTotalOf2To62NanosecondsAreSkipped) {
   ASSERT_EQ(run.workers.size(), 1u);
   const Profile& p = run.workers[0];
   EXPECT_EQ(p.gpu_activities.size(), 1779u);
-  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
-    return n.find(
+  EXPECT_TRUE(
+      has_line(p.notes,
                "2 rows of CUPTI_ACTIVITY_KIND_KERNEL skipped: the durations of the process's rows added "
-               "up to 2^62 ns") != std::string::npos;
-  }));
+               "up to 2^62 ns"));
 }
 
 // Issue 13: names that are not valid UTF-8 are repaired (U+FFFD) and counted in the notes.
@@ -426,9 +420,7 @@ TEST(NsysReader, InvalidUtf8NamesAreRepairedAndCounted) {
   ASSERT_EQ(p.gpu_activities.size(), 1u);
   EXPECT_EQ(p.str(p.gpu_activities[0].name), "k_\xEF\xBF\xBD_k");
   EXPECT_NE(find_event(p, "r\xEF\xBF\xBD\xEF\xBF\xBD"), nullptr);
-  EXPECT_TRUE(std::any_of(p.notes.begin(), p.notes.end(), [](const std::string& n) {
-    return n.find("2 strings in the export were not valid UTF-8") != std::string::npos;
-  }));
+  EXPECT_TRUE(has_line(p.notes, "2 strings in the export were not valid UTF-8"));
 }
 
 TEST(NsysReader, OpensReadOnlyAndWritesNothingBesideTheFile) {

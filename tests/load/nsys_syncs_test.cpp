@@ -118,7 +118,7 @@ TEST(NsysSyncs, AnEventSynchronizeNeedsTheEventsRecord) {
   ASSERT_EQ(q.gpu_syncs.size(), 1u);
   EXPECT_EQ(q.gpu_syncs[0].event_record_correlation, -1);
   bool noted = false;
-  for (const std::string& note : q.notes)
+  for (const std::string& note : note_texts(q.notes))
     noted |= note.starts_with("1 of the process's 1 synchronisations wait on a CUDA event");
   EXPECT_TRUE(noted);
   EXPECT_EQ(only_path(without).length, 305'000);

@@ -84,7 +84,7 @@ std::string describe(const Profile& p) {
                      i.base_time_ns.value_or(-1), i.rank.value_or(-1), i.world_size.value_or(-1),
                      i.distributed_backend, i.profiler_start, i.profiler_end, i.window_spans_capture);
   for (const auto& [k, v] : i.attributes) out << "attribute " << k << "=" << v << "\n";
-  for (const auto& n : p.notes) out << "note " << n << "\n";
+  for (const auto& n : p.notes) out << "note " << note_text(n) << "\n";
   return out.str();
 }
 
@@ -173,9 +173,8 @@ TEST(PiecewiseReader, BadUtf8IsCountedAsInOnePass) {
   for (std::size_t at = text.find("_BAD"); at != std::string::npos; at = text.find("_BAD", at))
     text.replace(at, 4, "_\xff");
   Profile one = serial(text);
-  ASSERT_TRUE(std::any_of(one.notes.begin(), one.notes.end(), [](const std::string& n) {
-    return n.starts_with("3000 strings in the trace");
-  })) << ::testing::PrintToString(one.notes);
+  ASSERT_TRUE(has_line(one.notes, "3000 strings in the trace"))
+      << ::testing::PrintToString(note_texts(one.notes));
   for (std::size_t piece : {333ul, 4096ul}) {
     auto p = in_pieces(text, piece, 1 << 20, 3);
     ASSERT_TRUE(p) << piece;

@@ -119,7 +119,7 @@ TEST(RunFolder, AFileOfAnotherKindIsSkippedWithAWarningNamingIt) {
   ASSERT_EQ(run.inputs.size(), 1u);
   EXPECT_EQ(run.inputs[0].worker, "rank-0");
   // In input order: reference.json, rank-0.json, runs.sqlite.
-  EXPECT_EQ(run.skipped,
+  EXPECT_EQ(note_texts(run.skipped),
             (std::vector<std::string>{
                 "skipped " + reference + ": not a Chrome/Kineto trace: no 'traceEvents' array",
                 "skipped " + database +

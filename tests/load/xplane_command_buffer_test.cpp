@@ -159,10 +159,11 @@ TEST(XplaneCommandBuffer, KernelsGoBackToTheirInstructionsByNameOrUniquePlace) {
       "2 launches of XLA command buffers (CUDA/HIP graphs) ran 12 kernels and memsets, named by "
       "the command buffer: 6 were given back to their HLO instruction by kernel name and 1 by their place "
       "between those; 5 (47.4% of their time) stay with the command buffer"))
-      << ::testing::PrintToString(p.notes);
+      << ::testing::PrintToString(note_texts(p.notes));
   EXPECT_TRUE(has_line(p.notes, "2 runs of XLA ops are host ops (2 of them XLA's own host events"))
-      << ::testing::PrintToString(p.notes);
-  for (const std::string& note : p.notes) EXPECT_EQ(note.find("overlap"), std::string::npos) << note;
+      << ::testing::PrintToString(note_texts(p.notes));
+  for (const std::string& note : note_texts(p.notes))
+    EXPECT_EQ(note.find("overlap"), std::string::npos) << note;
 }
 
 TEST(XplaneCommandBuffer, TheOpsTablesAndRooflineSeeTheInstructions) {

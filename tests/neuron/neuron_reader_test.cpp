@@ -64,7 +64,7 @@ TEST(NeuronReader, ReadsDmaRowsSummaryLayersAndWarnings) {
   EXPECT_TRUE(instance);
   EXPECT_TRUE(ntff);
   bool nan_note = false;
-  for (const std::string& n : p.notes)
+  for (const std::string& n : note_texts(p.notes))
     nan_note = nan_note || n.find("1 NaN or infinite") != std::string::npos;
   EXPECT_TRUE(nan_note);
 }
@@ -80,7 +80,8 @@ TEST(NeuronReader, SummaryJsonGivesOneWorkerPerNodeAndSaysWhatItLacks) {
   EXPECT_TRUE(p.neuron.instructions.empty());
   EXPECT_EQ(p.neuron.summary_value("total_time"), 0.002);
   ASSERT_FALSE(p.notes.empty());
-  EXPECT_NE(p.notes.back().find("need the full JSON"), std::string::npos);
+  EXPECT_EQ(p.notes.back().id, NoteId::neuron_summary_only);
+  EXPECT_NE(note_text(p.notes.back()).find("need the full JSON"), std::string::npos);
 }
 
 // Each bad input: exit-code-3 error (InputError) naming the file and the problem.
@@ -148,7 +149,7 @@ TEST(NeuronReader, ANonProfileJsonInARunFolderIsSkippedWithAWarning) {
   LoadedRun run = load_run({dir});
   ASSERT_EQ(run.workers.size(), 1u);
   ASSERT_EQ(run.skipped.size(), 1u);
-  EXPECT_NE(run.skipped[0].find("notes.json"), std::string::npos);
+  EXPECT_NE(note_text(run.skipped[0]).find("notes.json"), std::string::npos);
 }
 
 }  // namespace

@@ -252,8 +252,10 @@ TEST(NeuronRealStructure, ASkippedRankIsSaidEvenUnderQuietAndCountedMissing) {
   LoadedRun run = load_run({dir});
   ASSERT_EQ(run.workers.size(), 1u);
   ASSERT_EQ(run.skipped.size(), 2u);
-  EXPECT_NE(run.skipped[0].find("profile_rank_1.json"), std::string::npos);
-  EXPECT_NE(run.skipped[1].find("rank 1 is missing from the run"), std::string::npos) << run.skipped[1];
+  EXPECT_NE(note_text(run.skipped[0]).find("profile_rank_1.json"), std::string::npos);
+  EXPECT_EQ(run.skipped[1].id, NoteId::rank_file_skipped);
+  EXPECT_NE(note_text(run.skipped[1]).find("rank 1 is missing from the run"), std::string::npos)
+      << note_text(run.skipped[1]);
   CommandResult quiet = run_perfgate("analyze '" + dir + "' -q");
   EXPECT_EQ(quiet.exit_code, 0) << quiet.out;
   EXPECT_NE(quiet.out.find("perfgate: warning: skipped"), std::string::npos) << quiet.out;

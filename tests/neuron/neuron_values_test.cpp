@@ -29,7 +29,7 @@ TEST(NeuronValues, ATransferSizeThatIsNoByteCountIsRefusedByName) {
   // A bare NaN (not JSON) is read as absent by the reader's filter, which notes how many it read.
   Profile nan = load_json(R"({"dma": [{"timestamp": 1, "duration": 1, "transfer_size": NaN}]})", "nan.json");
   bool noted = false;
-  for (const std::string& note : nan.notes)
+  for (const std::string& note : note_texts(nan.notes))
     noted = noted || note.find("NaN or infinite values") != std::string::npos;
   EXPECT_TRUE(noted);
   std::string ok = write_text(temp_dir() + "/dma.json",
@@ -45,7 +45,7 @@ TEST(NeuronValues, ASummaryShareOutsideZeroToHundredIsNotedAndLeftOut) {
     Profile p = load_json(json, "profile_rank_0.json");
     EXPECT_FALSE(p.neuron.summary_value("dma_active_time_percent")) << share;
     bool noted = false;
-    for (const std::string& note : p.notes)
+    for (const std::string& note : note_texts(p.notes))
       noted = noted || note.find("'dma_active_time_percent'") != std::string::npos;
     EXPECT_TRUE(noted) << share;
   }

@@ -66,7 +66,7 @@ TEST(CollectivesRealTraces, TheSampledRanksAreMatchedAndFlagged) {
   EXPECT_EQ(*r.metrics.get(Metric::CollectivesStragglerLastPct), 80);
   EXPECT_NEAR(*r.metrics.get(Metric::CollectivesStragglerDelayUs), 27'006.0 / 4, 1e-9);
   bool warned = false;
-  for (const std::string& w : r.warnings)
+  for (const std::string& w : note_texts(r.warnings))
     warned |= w.find("5 of 10 collectives issued on several ranks are not matched: 3 do not overlap") !=
               std::string::npos;
   EXPECT_TRUE(warned);

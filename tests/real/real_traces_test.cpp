@@ -170,12 +170,11 @@ TEST(RealTraces, TheSharedFolderSkipsItsReferenceValues) {
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
   ReportModel report = report_of_files({dir}, default_book());
   ASSERT_FALSE(report.run_warnings.empty());
-  EXPECT_EQ(report.run_warnings[0],
+  EXPECT_EQ(note_text(report.run_warnings[0]),
             "skipped " + dir + "/reference.json: not a Chrome/Kineto trace: no 'traceEvents' array");
   EXPECT_EQ(report.inputs.size(), 14u);  // the folder's 15 .json.gz/.json files less reference.json
-  EXPECT_TRUE(std::any_of(report.run_warnings.begin(), report.run_warnings.end(), [](const std::string& w) {
-    return w.starts_with("The workers ran on different GPU models");
-  }));
+  EXPECT_TRUE(std::any_of(report.run_warnings.begin(), report.run_warnings.end(),
+                          [](const Note& w) { return w.id == NoteId::run_gpu_models_differ; }));
 }
 
 // The GPU [memory] events of a trace read with a JSON DOM, apart from perfgate's reader: their

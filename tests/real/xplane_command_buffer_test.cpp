@@ -44,7 +44,7 @@ TEST(XplaneCommandBufferReal, KernelsGoBackToTheInstructionsTheRunWithoutCommand
                "6 launches of XLA command buffers (CUDA/HIP graphs) ran 330 kernels and memsets, named by "
                "the command buffer: 288 were given back to their HLO instruction by kernel name and 24 by "
                "their place between those; 18 (7.6% of their time) stay with the command buffer"))
-      << ::testing::PrintToString(p.notes);
+      << ::testing::PrintToString(note_texts(p.notes));
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   // Per instruction (the script's): the cuBLAS GEMMs given back by place, and the kernels that stay.
   const RooflineRow* cc3 = row(w, "custom-call.3");
@@ -80,7 +80,8 @@ TEST(XplaneCommandBufferReal, AStepNamedWithoutANumberIsAStep) {
 TEST(XplaneCommandBufferReal, WithoutCommandBuffersNothingIsGivenBack) {
   Profile p = std::move(load_run({data("h100_jax_block_nocmdbuf.xplane.pb.gz")}).workers.at(0));
 
-  for (const std::string& note : p.notes) EXPECT_EQ(note.find("command buffers"), std::string::npos) << note;
+  for (const std::string& note : note_texts(p.notes))
+    EXPECT_EQ(note.find("command buffers"), std::string::npos) << note;
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   EXPECT_EQ(w.steps.steps.size(), 6u);
   EXPECT_EQ(row(w, "command_buffer_1"), nullptr);

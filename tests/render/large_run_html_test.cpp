@@ -120,23 +120,24 @@ TEST(GroupedNotes, NotesSeveralWorkersShareAreSaidOnce) {
     w.name = name;
     r.workers.push_back(w);
   }
-  r.warnings = {"rank-0: GPU 0: inferred",
-                "rank-0: late",
-                "rank-1: GPU 0: inferred",
-                "rank-2: GPU 0: inferred",
-                "rank-3: GPU 0: inferred",
-                "rank-4: GPU 0: inferred",
-                "rank-4: late",
-                "a run note: not a worker's",
-                "skipped rank-9.json: not a trace"};
-  EXPECT_EQ(grouped_notes(r), (std::vector<std::string>{
-                                  "rank-0, rank-1, rank-2 and 2 more workers: GPU 0: inferred",
-                                  "rank-0 and rank-4: late",
-                                  "a run note: not a worker's",
-                                  "skipped rank-9.json: not a trace",
-                              }));
-  r.warnings = {"rank-1: x", "rank-2: x", "rank-3: x"};
-  EXPECT_EQ(grouped_notes(r), std::vector<std::string>{"rank-1, rank-2 and rank-3: x"});
+  Note phase = note<NoteId::kineto_phase_unused>(arg<"count">(2), arg<"phase">("B"));
+  Note marks = note<NoteId::rocprof_marks_unused>(arg<"count">(1));
+  Note gpus = note<NoteId::baseline_other_gpus>(arg<"theirs">("V100"), arg<"ours">("A100"));
+  Note skipped = note<NoteId::input_skipped>(arg<"reason">("rank-9.json: not a trace"));
+  r.warnings = {{"rank-0", phase}, {"rank-0", marks}, {"rank-1", phase}, {"rank-2", phase}, {"rank-3", phase},
+                {"rank-4", phase}, {"rank-4", marks}, {"", gpus},        {"", skipped}};
+  EXPECT_EQ(grouped_notes(r),
+            (std::vector<std::string>{
+                "rank-0, rank-1, rank-2 and 2 more workers: 2 events of phase 'B' are not used",
+                "rank-0 and rank-4: 1 roctx marks (roctxMarkA) are points in time, not regions: left out",
+                "the baseline ran on other GPUs (V100) than this run (A100): compare with care",
+                "skipped rank-9.json: not a trace",
+            }));
+  r.warnings = {{"rank-1", marks}, {"rank-2", marks}, {"rank-3", marks}};
+  EXPECT_EQ(grouped_notes(r),
+            std::vector<std::string>{
+                "rank-1, rank-2 and rank-3: 1 roctx marks (roctxMarkA) are points in time, not "
+                "regions: left out"});
 }
 
 }  // namespace

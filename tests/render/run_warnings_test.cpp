@@ -42,7 +42,9 @@ TEST(RunWarnings, EveryOutputSaysThem) {
   ReportModel report = mixed_report(folder);
   std::string skipped =
       "skipped " + folder + "/notes.json: not a Chrome/Kineto trace: no 'traceEvents' array";
-  ASSERT_EQ(report.run_warnings, (std::vector<std::string>{skipped, kModels}));
+  ASSERT_EQ(note_texts(report.run_warnings), (std::vector<std::string>{skipped, kModels}));
+  EXPECT_EQ(report.run_warnings[0].id, NoteId::input_skipped);
+  EXPECT_EQ(report.run_warnings[1].id, NoteId::run_gpu_models_differ);
   ASSERT_EQ(report.inputs.size(), 2u) << "the skipped file is not an input";
 
   std::string terminal = render_terminal(report);

@@ -9,6 +9,7 @@
 #include "common/utf8.h"
 #include "perfgate/gate.h"
 #include "perfgate/render.h"
+#include "render/format.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -143,9 +144,9 @@ TEST(Utf8, ValidatorAndRepair) {
 TEST(Utf8, BadNamesAreRepairedAndCounted) {
   ReportModel report = bad_utf8_report();
   bool warned = false;
-  for (const std::string& w : report.warnings) warned |= contains(w, "not valid UTF-8");
+  for (const std::string& w : note_lines(report.warnings)) warned |= contains(w, "not valid UTF-8");
   for (const auto& worker : report.workers)
-    for (const std::string& w : worker.warnings) warned |= contains(w, "not valid UTF-8");
+    for (const std::string& w : note_texts(worker.warnings)) warned |= contains(w, "not valid UTF-8");
   EXPECT_TRUE(warned);
   std::string json = render_json(report);
   EXPECT_TRUE(valid_utf8(json));

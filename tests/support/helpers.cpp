@@ -1,4 +1,5 @@
 #include "support/helpers.h"
+#include "render/format.h"
 #include "support/read_bytes.h"
 #include "support/spawn_perfgate.h"
 
@@ -88,6 +89,14 @@ bool has_line(const std::vector<std::string>& lines, std::string_view text) {
   for (const std::string& line : lines)
     if (line.find(text) != std::string::npos) return true;
   return false;
+}
+
+bool has_line(const std::vector<Note>& notes, std::string_view text) {
+  return has_line(note_texts(notes), text);
+}
+
+bool has_line(const std::vector<ReportNote>& notes, std::string_view text) {
+  return has_line(note_lines(notes), text);
 }
 
 namespace {

@@ -58,6 +58,10 @@ std::string shared_trace(const std::string& relative);
 std::string shared_reference(const std::string& relative);
 // Whether one of the lines (a worker's warnings, a profile's notes) contains `text`.
 bool has_line(const std::vector<std::string>& lines, std::string_view text);
+// The same of notes, by their sentences (note_text); a report's by its lines, "rank-1: ..."
+// (note_lines, render/format.h).
+bool has_line(const std::vector<Note>& notes, std::string_view text);
+bool has_line(const std::vector<ReportNote>& notes, std::string_view text);
 
 // Runs the perfgate binary with arguments (shell-quoted by the caller); returns exit code and output.
 struct CommandResult {

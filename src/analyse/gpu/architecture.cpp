@@ -49,17 +49,16 @@ std::string named_architecture(const CompiledClassification& c, const GpuMetrics
   return "";
 }
 
-void take_listed_device(const DeviceInfo& d, GpuMetrics& g, std::vector<std::string>& warnings) {
-  warnings.push_back(fmt::format(
-      "GPU {}: the trace describes one device, id {} ({}); the kernels ran on id {}: taken as that device",
-      g.device, d.id, d.name.empty() ? "no name" : d.name, g.device));
+void take_listed_device(const DeviceInfo& d, GpuMetrics& g, std::vector<Note>& warnings) {
+  warnings.push_back(
+      note<NoteId::gpu_device_taken>(arg<"device">(g.device), arg<"id">(d.id), arg<"name">(d.name)));
   describe_device(d, g);
 }
 
 }  // namespace
 
 void describe_architectures(const Profile& p, const CompiledClassification& c, std::vector<GpuMetrics>& gpus,
-                            std::vector<std::string>& warnings) {
+                            std::vector<Note>& warnings) {
   std::map<std::int32_t, std::set<StringId>> kernel_names;  // collected only if some GPU needs them
   for (GpuMetrics& g : gpus) {
     if (!p.device(g.device) && p.devices.size() == 1) take_listed_device(p.devices.front(), g, warnings);
@@ -77,11 +76,9 @@ void describe_architectures(const Profile& p, const CompiledClassification& c, s
     g.compute_major = a.compute_major;
     g.compute_minor = a.compute_minor;
     g.architecture_inferred = true;
-    warnings.push_back(fmt::format(
-        "GPU {}: architecture {} or newer (compute capability {}.{} or higher) inferred from kernel names "
-        "(e.g. {}): a GPU also runs kernels built for older architectures, and the trace does not describe "
-        "its devices",
-        g.device, a.name, a.compute_major, a.compute_minor, found.example));
+    warnings.push_back(note<NoteId::gpu_architecture_inferred>(
+        arg<"device">(g.device), arg<"architecture">(a.name), arg<"major">(a.compute_major),
+        arg<"minor">(a.compute_minor), arg<"example">(found.example)));
   }
 }
 

@@ -15,6 +15,6 @@ namespace perfgate {
 // does not describe takes the one device it lists, if it lists exactly one. Says what it
 // inferred or assumed in `warnings`.
 void describe_architectures(const Profile& p, const CompiledClassification& c, std::vector<GpuMetrics>& gpus,
-                            std::vector<std::string>& warnings);
+                            std::vector<Note>& warnings);
 
 }  // namespace perfgate

@@ -103,22 +103,19 @@ void NvtxIdle::name_longest(IdleSums& sums) const {
   sums.nvtx_range_idle = top->second;
 }
 
-std::string nvtx_idle_note(const IdleSums& idle) {
+std::optional<Note> nvtx_idle_note(const IdleSums& idle) {
   TimeNs total = 0;
   for (TimeNs t : idle.by_cause) total += t;
   TimeNs nvtx = idle.by_cause[static_cast<std::size_t>(IdleCause::Nvtx)];
   if (total <= 0 || idle.nvtx_range.empty() || static_cast<double>(nvtx) < 0.05 * static_cast<double>(total))
-    return "";
+    return std::nullopt;
   auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
-  std::string inside = idle.nvtx_outermost == idle.nvtx_range
-                           ? std::string()
-                           : fmt::format(", inside '{}'", idle.nvtx_outermost);
-  return fmt::format(
-      "GPU idle in NVTX ranges: {:.3f} ms ({:.1f}% of the idle time) the launching threads were in an NVTX "
-      "range "
-      "and in no op or CUDA call; most in '{}' ({:.3f} ms, not counting ranges inside it){}",
-      ms(nvtx), 100.0 * static_cast<double>(nvtx) / static_cast<double>(total), idle.nvtx_range,
-      ms(idle.nvtx_range_idle), inside);
+  // The outermost range is named where it is not the range itself.
+  std::string_view outermost =
+      idle.nvtx_outermost == idle.nvtx_range ? std::string_view() : std::string_view(idle.nvtx_outermost);
+  return note<NoteId::gpu_idle_in_nvtx>(
+      arg<"ms">(ms(nvtx)), arg<"pct">(100.0 * static_cast<double>(nvtx) / static_cast<double>(total)),
+      arg<"range">(idle.nvtx_range), arg<"range_ms">(ms(idle.nvtx_range_idle)), arg<"outermost">(outermost));
 }
 
 }  // namespace perfgate

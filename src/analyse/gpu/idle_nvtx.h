@@ -3,12 +3,14 @@
 // the range the GPUs were idle in longest, named for the report.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "analyse/gpu/gpu_results.h"
 #include "analyse/intervals.h"
+#include "perfgate/notes.h"
 #include "perfgate/profile.h"
 
 namespace perfgate {
@@ -34,7 +36,7 @@ class NvtxIdle {
   IntervalList uncovered_;
 };
 
-// The run warning that names the range, or "" where the NVTX share of the idle time is under 5%.
-std::string nvtx_idle_note(const IdleSums& idle);
+// The note that names the range, or none where the NVTX share of the idle time is under 5%.
+std::optional<Note> nvtx_idle_note(const IdleSums& idle);
 
 }  // namespace perfgate

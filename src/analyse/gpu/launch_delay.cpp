@@ -83,30 +83,20 @@ LaunchDelays launch_delays(const Profile& p, const Attribution& a, NameClasses& 
   return out;
 }
 
-std::string clock_offset_note(const LaunchDelays& d) {
-  if (d.offset_workers == 0 || !d.min_ns) return "";
+std::optional<Note> clock_offset_note(const LaunchDelays& d) {
+  if (d.offset_workers == 0 || !d.min_ns) return std::nullopt;
   auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
-  std::string reading;
-  if (!d.sync_skew_ns)
-    reading =
-        "no blocking call waited for GPU work, so the trace cannot tell clocks that disagree from a "
-        "queue that never drained";
-  else if (*d.sync_skew_ns < -kClockOffsetMinDelayNs)
-    reading = fmt::format(
-        "a blocking call returned {:.3f} ms before the GPU work it waited for ended: the host's "
-        "and the GPU's clocks disagree",
-        ms(-*d.sync_skew_ns));
-  else
-    reading = fmt::format(
-        "a blocking call returned {:.3f} ms after the GPU work it waited for: the clocks agree "
-        "and the GPU's queue never drained",
-        ms(*d.sync_skew_ns));
-  return fmt::format(
-      "clock offset: every one of the {} launched GPU activities started at least {:.3f} ms after its launch "
-      "call returned (median {:.3f} ms); {}. GPU utilization, busy and idle are measured over each GPU's "
-      "span in "
-      "the window, and the idle time is not split by what the host did",
-      d.launched, ms(*d.min_ns), ms(d.median_ns.value_or(*d.min_ns)), reading);
+  auto launched = arg<"launched">(d.launched);
+  auto min_ms = arg<"min_ms">(ms(*d.min_ns));
+  auto median_ms = arg<"median_ms">(ms(d.median_ns.value_or(*d.min_ns)));
+  // What a blocking call tells of the delays: none waited, it returned before the work it waited
+  // for ended (the clocks disagree), or after it (the queue never drained).
+  if (!d.sync_skew_ns) return note<NoteId::gpu_clock_offset_unknown>(launched, min_ms, median_ms);
+  if (*d.sync_skew_ns < -kClockOffsetMinDelayNs)
+    return note<NoteId::gpu_clock_offset_disagree>(launched, min_ms, median_ms,
+                                                   arg<"skew_ms">(ms(-*d.sync_skew_ns)));
+  return note<NoteId::gpu_clock_offset_queue>(launched, min_ms, median_ms,
+                                              arg<"skew_ms">(ms(*d.sync_skew_ns)));
 }
 
 LaunchDelays& LaunchDelays::operator+=(const LaunchDelays& from) {

@@ -3,11 +3,13 @@
 // clock offset or a queue that never drained, and its idle time is measured over the GPU's span.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
 #include "analyse/gpu/gpu_results.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
@@ -18,7 +20,7 @@ inline constexpr TimeNs kClockOffsetMinDelayNs = 1'000'000;
 
 LaunchDelays launch_delays(const Profile& profile, const Attribution& attribution, NameClasses& classes);
 
-// The run warning that says what the delays mean, or "" where the clocks are read together.
-std::string clock_offset_note(const LaunchDelays& delays);
+// The note that says what the delays mean, or none where the clocks are read together.
+std::optional<Note> clock_offset_note(const LaunchDelays& delays);
 
 }  // namespace perfgate

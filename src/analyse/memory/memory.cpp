@@ -164,10 +164,7 @@ void analyse_memory(const Profile& p, const Window& window, WorkerAnalysis& w) {
   find_peak(p, series, w.memory);
   for (const auto& [device, d] : series) add_curve(p, device, d, window, w.tables.memory_curve);
   w.tables.memory_ops = memory_ops(p, window);
-  if (w.memory.totals_from_changes)
-    w.warnings.push_back(
-        "the trace records GPU allocations and frees without the allocator's totals (PyTorch before "
-        "1.10): memory totals count from the capture's start, so the peak is a lower bound");
+  if (w.memory.totals_from_changes) w.warnings.push_back(note<NoteId::memory_totals_from_changes>());
 }
 
 MemorySums& MemorySums::operator+=(const MemorySums& from) {

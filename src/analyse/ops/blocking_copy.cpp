@@ -67,20 +67,12 @@ std::optional<BlockingCopy> longest_blocking_copy(const Profile& p, const Attrib
   return longest;
 }
 
-std::string blocking_copy_note(const BlockingCopy& c) {
+Note blocking_copy_note(const BlockingCopy& c) {
   auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
-  std::string queued =
-      c.queued_activities == 0
-          ? "no GPU work was queued behind it"
-          : fmt::format(
-                "{} GPU activit{} launched before it had not started when it began: the copy waited for "
-                "queued GPU work, which waited for something other than the host",
-                c.queued_activities, c.queued_activities == 1 ? "y" : "ies");
-  return fmt::format(
-      "blocking copy: {} at {:.3f} ms into the window copied {} B {} and held the host {:.3f} ms; the GPU "
-      "was "
-      "idle {:.3f} ms of that; {}",
-      c.call, ms(c.start), c.bytes, direction(c.kind), ms(c.host_wait), ms(c.gpu_idle), queued);
+  return note<NoteId::ops_blocking_copy>(arg<"call">(c.call), arg<"start_ms">(ms(c.start)),
+                                         arg<"bytes">(c.bytes), arg<"direction">(direction(c.kind)),
+                                         arg<"wait_ms">(ms(c.host_wait)), arg<"idle_ms">(ms(c.gpu_idle)),
+                                         arg<"queued">(c.queued_activities));
 }
 
 }  // namespace perfgate

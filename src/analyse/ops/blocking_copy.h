@@ -9,6 +9,7 @@
 #include "analyse/classifier.h"
 #include "analyse/ops/op_results.h"
 #include "analyse/steps/step_results.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
@@ -18,7 +19,7 @@ inline constexpr TimeNs kNotedBlockingCopyNs = 1'000'000;
 std::optional<BlockingCopy> longest_blocking_copy(const Profile& profile, const Attribution& attribution,
                                                   NameClasses& classes, const Window& window);
 
-// The run warning that names it, or "" without one.
-std::string blocking_copy_note(const BlockingCopy& copy);
+// The note that names it (NoteId::ops_blocking_copy).
+Note blocking_copy_note(const BlockingCopy& copy);
 
 }  // namespace perfgate

@@ -209,12 +209,10 @@ GraphCaptureCoverage merge_graph_captures(Profile& replay, const std::vector<Pro
                     it->second.events);
   }
   build_host_tree(replay);
-  replay.notes.push_back(
-      fmt::format("graph capture: {} of {} graph launches aligned with {} captured graphs; {} of {} replayed "
-                  "GPU activities "
-                  "placed on a captured launch, {} not placed (kept on their graph launch)",
-                  coverage.launches_aligned, coverage.launches, coverage.captured_graphs, coverage.placed,
-                  coverage.replayed, coverage.replayed - coverage.placed));
+  replay.notes.push_back(note<NoteId::graph_capture_coverage>(
+      arg<"aligned">(coverage.launches_aligned), arg<"launches">(coverage.launches),
+      arg<"graphs">(coverage.captured_graphs), arg<"placed">(coverage.placed),
+      arg<"replayed">(coverage.replayed), arg<"unplaced">(coverage.replayed - coverage.placed)));
   return coverage;
 }
 

@@ -54,16 +54,13 @@ Warmup warmup_in_window(const Profile& p, NameClasses& classes, const std::vecto
   return out;
 }
 
-std::string warmup_note(const Warmup& w, TimeNs step_time) {
+std::optional<Note> warmup_note(const Warmup& w, TimeNs step_time) {
   if (w.time <= 0 || step_time <= 0 || static_cast<double>(w.time) < 0.05 * static_cast<double>(step_time))
-    return "";
+    return std::nullopt;
   auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
-  return fmt::format(
-      "warm-up in the window: {:.3f} ms ({:.1f}% of it) in one-off set-up and JIT compilation; the longest, "
-      "{} "
-      "at {:.3f} ms into the window, took {:.3f} ms (rules: warmup_calls, warmup_ranges)",
-      ms(w.time), 100.0 * static_cast<double>(w.time) / static_cast<double>(step_time), w.name, ms(w.start),
-      ms(w.longest));
+  return note<NoteId::ops_warmup_in_window>(
+      arg<"ms">(ms(w.time)), arg<"pct">(100.0 * static_cast<double>(w.time) / static_cast<double>(step_time)),
+      arg<"name">(w.name), arg<"start_ms">(ms(w.start)), arg<"longest_ms">(ms(w.longest)));
 }
 
 }  // namespace perfgate

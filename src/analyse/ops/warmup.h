@@ -5,12 +5,14 @@
 // their host time is no launch overhead that CUDA graphs would remove.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analyse/classifier.h"
 #include "analyse/intervals.h"
 #include "analyse/ops/op_results.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
@@ -18,7 +20,7 @@ namespace perfgate {
 Warmup warmup_in_window(const Profile& profile, NameClasses& classes, const std::vector<Interval>& spans,
                         TimeNs host_start);
 
-// The run warning that names the longest one, or "" where warm-up is under 5% of the window.
-std::string warmup_note(const Warmup& warmup, TimeNs step_time);
+// The note that names the longest one, or none where warm-up is under 5% of the window.
+std::optional<Note> warmup_note(const Warmup& warmup, TimeNs step_time);
 
 }  // namespace perfgate

@@ -75,38 +75,26 @@ std::string utc_time(TimeNs ns) {
   return text;
 }
 
-std::string window_text(const WorkerAnalysis& w) {
-  return fmt::format("{}'s window from {}, {:.3f} s long", w.worker, utc_time(w.window.start),
-                     static_cast<double>(w.window.length()) / 1e9);
-}
-
-void check_gpu_models(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+void check_gpu_models(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   Groups models;
   for (const WorkerAnalysis& w : workers)
     if (std::string m = gpu_models(w); !m.empty()) models.add(m, w.worker);
-  if (models.size() > 1)
-    out.push_back(fmt::format("The workers ran on different GPU models: {}. The run's metrics mix them.",
-                              models.text()));
+  if (models.size() > 1) out.push_back(note<NoteId::run_gpu_models_differ>(arg<"groups">(models.text())));
 }
 
-void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   Groups sizes;
   for (const WorkerAnalysis& w : workers)
     if (w.info.world_size) sizes.add(std::to_string(*w.info.world_size), w.worker);
-  if (sizes.size() > 1)
-    out.push_back(fmt::format("The workers state different world sizes: {}: they are not one job's ranks.",
-                              sizes.text()));
+  if (sizes.size() > 1) out.push_back(note<NoteId::run_world_sizes_differ>(arg<"groups">(sizes.text())));
 }
 
 // Workers of one run were profiled at the same time: on the wall clock their windows overlap.
-void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   Groups clocks;
   for (const WorkerAnalysis& w : workers) clocks.add(trace_clock(w), w.worker);
   if (clocks.size() > 1) {
-    out.push_back(fmt::format(
-        "The workers' traces count time on different clocks: {}. Their times cannot be compared: they are "
-        "not one capture.",
-        clocks.text()));
+    out.push_back(note<NoteId::run_clocks_differ>(arg<"groups">(clocks.text())));
     return;
   }
   if (workers.front().window.start < kEpochClockFrom || workers.front().info.base_time_ns) return;
@@ -117,16 +105,17 @@ void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<std::s
     return a.window.start < b.window.start;
   });
   if (ends_first != starts_last && starts_last->window.start >= ends_first->window.end)
-    out.push_back(fmt::format(
-        "The workers' windows do not overlap in time ({}; {}): they were recorded at different times, not as "
-        "one run.",
-        window_text(*ends_first), window_text(*starts_last)));
+    out.push_back(note<NoteId::run_windows_disjoint>(
+        arg<"early">(ends_first->worker), arg<"early_start">(utc_time(ends_first->window.start)),
+        arg<"early_seconds">(static_cast<double>(ends_first->window.length()) / 1e9),
+        arg<"late">(starts_last->worker), arg<"late_start">(utc_time(starts_last->window.start)),
+        arg<"late_seconds">(static_cast<double>(starts_last->window.length()) / 1e9)));
 }
 
 // Ranks the workers state twice (a copied trace, `profile_rank_1` beside `profile_rank_01`, a
 // Kineto trace and a Neuron profile of one rank): the rule of docs/formats.md, "Ranks", the same
 // for analyze and merge, whatever the formats.
-void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   std::map<std::int64_t, std::vector<std::string>> by_rank;
   for (const WorkerAnalysis& w : workers)
     if (w.info.rank) by_rank[*w.info.rank].push_back(w.worker);
@@ -134,11 +123,7 @@ void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<s
   for (const auto& [rank, names] : by_rank)
     if (names.size() > 1)
       for (const std::string& name : names) twice.add(fmt::format("rank {}", rank), name);
-  if (twice.size() > 0)
-    out.push_back(
-        fmt::format("More than one worker states the same rank: {}. The run's metrics count such a "
-                    "rank once per worker: remove the copies.",
-                    twice.text()));
+  if (twice.size() > 0) out.push_back(note<NoteId::run_rank_twice>(arg<"groups">(twice.text())));
 }
 
 }  // namespace
@@ -162,7 +147,7 @@ namespace {
 
 // Without a stated world size (Neuron profiles name their rank in their folder only), ranks 0 to
 // the highest present are expected.
-void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<std::string>& out) {
+void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   std::set<std::int64_t> present;
   for (const WorkerAnalysis& w : workers)
     if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
@@ -171,25 +156,22 @@ void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::
   for (std::int64_t r = 0; r < *present.rbegin(); ++r)
     if (!present.contains(r)) missing.push_back(r);
   if (missing.empty()) return;
-  out.push_back(
-      fmt::format("{} of {} ranks present (rank{} {} missing): no world size is stated, so ranks 0 to {} are "
-                  "expected; the "
-                  "run's metrics and its rank comparison cover the ranks present only.",
-                  present.size(), *present.rbegin() + 1, missing.size() == 1 ? "" : "s", rank_list(missing),
-                  *present.rbegin()));
+  out.push_back(note<NoteId::run_ranks_missing_unstated>(
+      arg<"present">(present.size()), arg<"expected">(*present.rbegin() + 1),
+      arg<"missing_count">(missing.size()), arg<"missing">(rank_list(missing)),
+      arg<"highest">(*present.rbegin())));
 }
 
 void check_ranks_present(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids, std::vector<std::string>& out) {
+                         const std::vector<std::int64_t>& rank_ids, std::vector<Note>& out) {
   std::optional<std::int64_t> world_size;
   for (const WorkerAnalysis& w : workers)
     if (w.info.world_size) world_size = std::max(world_size.value_or(0), *w.info.world_size);
   if (!world_size) return check_ranks_up_to_highest(workers, out);
   std::set<std::int64_t> present(rank_ids.begin(), rank_ids.end());
   if (static_cast<std::int64_t>(present.size()) >= *world_size) return;
-  out.push_back(fmt::format(
-      "{} of {} ranks present (rank{} {}): the run's metrics and its rank comparison cover these ranks only.",
-      present.size(), *world_size, present.size() == 1 ? "" : "s", rank_list(rank_ids)));
+  out.push_back(note<NoteId::run_ranks_missing>(
+      arg<"present">(present.size()), arg<"world_size">(*world_size), arg<"ranks">(rank_list(rank_ids))));
 }
 
 }  // namespace
@@ -209,9 +191,9 @@ std::string rank_list(std::vector<std::int64_t> ranks) {
   return out;
 }
 
-std::vector<std::string> capture_warnings(const std::vector<WorkerAnalysis>& workers,
-                                          const std::vector<std::int64_t>& rank_ids) {
-  std::vector<std::string> out;
+std::vector<Note> capture_warnings(const std::vector<WorkerAnalysis>& workers,
+                                   const std::vector<std::int64_t>& rank_ids) {
+  std::vector<Note> out;
   if (workers.size() < 2) return out;
   check_gpu_models(workers, out);
   std::size_t before = out.size();

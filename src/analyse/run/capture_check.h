@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "perfgate/analysis_fwd.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
-// One sentence per problem found, empty when the workers look like one capture (a lone worker
-// always does). `rank_ids`: each worker's rank (rank_ids()).
-std::vector<std::string> capture_warnings(const std::vector<WorkerAnalysis>& workers,
-                                          const std::vector<std::int64_t>& rank_ids);
+// One note per problem found, empty when the workers look like one capture (a lone worker always
+// does). `rank_ids`: each worker's rank (rank_ids()).
+std::vector<Note> capture_warnings(const std::vector<WorkerAnalysis>& workers,
+                                   const std::vector<std::int64_t>& rank_ids);
 
 // The ranks the job is expected to have: the world size the workers state (the largest), else, as
 // Neuron profiles state none, ranks 0 to the highest present (from 2 ranked workers; not beyond

@@ -263,14 +263,11 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
   run.job_path = job_critical_path(s.collectives.matched(), run.workers, positions);
   set_job_path_metrics(run.metrics, run.job_path, ranks);
   if (std::uint64_t unmatched = run.collectives.disjoint + run.collectives.sizes_differ; unmatched > 0)
-    run.warnings.push_back(fmt::format(
-        "{} of {} collectives issued on several ranks are not matched: {} do not overlap in time within "
-        "the {} ms clock-skew bound (one rank finished before another started: traces of different "
-        "captures or a sampled trace), {} differ in size (an all-reduce, all-gather, reduce-scatter, "
-        "broadcast or reduce moves one size on every rank); they add nothing to bandwidth, waiting or "
-        "stragglers",
-        unmatched, unmatched + run.collectives.matched, run.collectives.disjoint,
-        static_cast<double>(kCollectiveClockSkewNs) / 1e6, run.collectives.sizes_differ));
+    run.warnings.push_back(note<NoteId::collectives_unmatched>(
+        arg<"unmatched">(unmatched), arg<"issued">(unmatched + run.collectives.matched),
+        arg<"disjoint">(run.collectives.disjoint),
+        arg<"skew_ms">(static_cast<double>(kCollectiveClockSkewNs) / 1e6),
+        arg<"sizes_differ">(run.collectives.sizes_differ)));
   if (run.workers.size() > 1)
     run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
   s.workers.clear();

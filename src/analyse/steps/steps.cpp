@@ -292,7 +292,7 @@ void whole_trace_window(const Profile& p, const Attribution& a, StepDetection& d
 }
 
 StepDetection detect_steps(const Profile& p, const Attribution& a, const CompiledClassification& rules,
-                           const AnalysisOptions& options, std::vector<std::string>& warnings) {
+                           const AnalysisOptions& options, std::vector<Note>& warnings) {
   StepDetection det;
   const std::string& key_op = options.key_op;
   bool inferred = options.step_pattern == kInferredStepPattern && key_op.empty();
@@ -317,12 +317,9 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
     }
   }
   if (det.steps.empty()) {
-    if (!key_op.empty())
-      warnings.push_back(fmt::format("key op '{}' matched no op: the whole trace is one window", key_op));
+    if (!key_op.empty()) warnings.push_back(note<NoteId::steps_key_op_unmatched>(arg<"key_op">(key_op)));
     if (inferred)
-      warnings.push_back(
-          "--step-pattern inferred: no repeating top-level range was found (docs/metrics.md, \"Inferred "
-          "iterations\"): the whole trace is one window");
+      warnings.push_back(note<NoteId::steps_inferred_none>());
     else if (key_op.empty())
       det.inferred = infer_iterations(p, a);
     whole_trace_window(p, a, det);

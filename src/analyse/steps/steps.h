@@ -20,6 +20,6 @@ inline constexpr std::string_view kInferredStepPattern = "inferred";
 // Step ranges are named by --step-pattern, else by the rules' step ranges for the profile's format.
 StepDetection detect_steps(const Profile& profile, const Attribution& attribution,
                            const CompiledClassification& rules, const AnalysisOptions& options,
-                           std::vector<std::string>& warnings);
+                           std::vector<Note>& warnings);
 
 }  // namespace perfgate

@@ -195,23 +195,19 @@ void BlockMerger::finish() {
   std::map<std::string, std::uint64_t> categories(ignored_categories_.entries().begin(),
                                                   ignored_categories_.entries().end());
   for (const auto& [category, count] : categories)
-    profile_.notes.push_back(fmt::format("{} complete events of category '{}' are not used", count,
-                                         category.empty() ? "(none)" : category));
-  if (skipped_driver_calls_ > 0)
     profile_.notes.push_back(
-        fmt::format("{} driver-API calls (cuda_driver) not read, as the TensorBoard plugin reads none "
-                    "(rules: attribution.count_driver_api_calls)",
-                    skipped_driver_calls_));
+        note<NoteId::kineto_category_unused>(arg<"count">(count), arg<"category">(category)));
+  if (skipped_driver_calls_ > 0)
+    profile_.notes.push_back(note<NoteId::kineto_driver_calls_unread>(arg<"count">(skipped_driver_calls_)));
   std::map<std::string, std::uint64_t> phases(ignored_phases_.entries().begin(),
                                               ignored_phases_.entries().end());
   for (const auto& [phase, count] : phases)
     profile_.notes.push_back(
         phase.starts_with("C:")
-            ? fmt::format("{} samples of the counter '{}' (phase 'C') are not used", count, phase.substr(2))
-            : fmt::format("{} events of phase '{}' are not used", count, phase));
+            ? note<NoteId::kineto_counter_unused>(arg<"count">(count), arg<"counter">(phase.substr(2)))
+            : note<NoteId::kineto_phase_unused>(arg<"count">(count), arg<"phase">(phase)));
   if (!starts.empty() || !ends.empty())
-    profile_.notes.push_back(
-        fmt::format("{} forward/backward flows have only one end in the trace", starts.size() + ends.size()));
+    profile_.notes.push_back(note<NoteId::kineto_flow_one_end>(arg<"count">(starts.size() + ends.size())));
 }
 
 }  // namespace perfgate::kineto

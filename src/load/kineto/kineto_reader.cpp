@@ -44,10 +44,7 @@ void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadata
   if (auto problem = apply_metadata(metadata, profile); !problem.empty())
     throw InputError(fmt::format("{}: {}", path, problem));
   if (invalid_utf8 > 0)
-    profile.notes.push_back(
-        fmt::format("{} string{} in the trace {} not valid UTF-8: the bad bytes are shown "
-                    "as U+FFFD",
-                    invalid_utf8, invalid_utf8 == 1 ? "" : "s", invalid_utf8 == 1 ? "was" : "were"));
+    profile.notes.push_back(note<NoteId::kineto_invalid_utf8>(arg<"count">(invalid_utf8)));
   // Host events and the other records are moved into place and ordered independently: side by
   // side where there are threads (the moves are mostly page faults of the new arrays).
   std::size_t overlapping = 0;
@@ -60,10 +57,7 @@ void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadata
                                sort_by_start(profile);
                              }});
   if (overlapping > 0)
-    profile.notes.push_back(
-        fmt::format("{} host ranges overlap a sibling instead of nesting; each was attached to the nearest "
-                    "range containing it",
-                    overlapping));
+    profile.notes.push_back(note<NoteId::kineto_host_ranges_overlap>(arg<"count">(overlapping)));
 }
 
 Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,

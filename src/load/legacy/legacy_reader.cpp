@@ -120,12 +120,9 @@ bool only_space(std::string_view s) {
 void describe(Profile& p, const ProfileSink& sink) {
   bool shapes = std::any_of(p.op_details.begin(), p.op_details.end(),
                             [](const OpDetails& d) { return d.input_dims != kNoString; });
-  p.notes.push_back(fmt::format(
-      "a PyTorch legacy profiler trace (PyTorch built without Kineto): CPU ops and annotations only, no GPU "
-      "activity{}",
-      shapes ? "" : ", no input shapes (this format does not write record_shapes' shapes)"));
+  p.notes.push_back(note<NoteId::legacy_trace>(arg<"no_shapes">(!shapes)));
   if (sink.invalid_utf8() > 0)
-    p.notes.push_back(fmt::format("{} bytes of invalid UTF-8 in names were replaced", sink.invalid_utf8()));
+    p.notes.push_back(note<NoteId::legacy_invalid_utf8>(arg<"count">(sink.invalid_utf8())));
 }
 
 // The legacy trace's sniff: a parse of the head up to the end of the first event, which must be an

@@ -34,11 +34,9 @@ bool only_space(std::string_view s) {
 // What the instruction rows lack, said once: a summary-json has none.
 void describe(Profile& p) {
   if (!p.neuron.full_profile)
-    p.notes.push_back(
-        "summary-json holds the summary metrics only: the device timeline and the per-op, per-engine and "
-        "per-DMA-queue tables need the full JSON (neuron-profile view --output-format json)");
+    p.notes.push_back(note<NoteId::neuron_summary_only>());
   else if (p.neuron.instructions.empty())
-    p.notes.push_back("the profile has no instruction rows: the per-op tables and the timeline are empty");
+    p.notes.push_back(note<NoteId::neuron_no_instructions>());
 }
 
 }  // namespace
@@ -89,8 +87,7 @@ void read_profile(std::unique_ptr<ByteSource> source, const std::string& path,
     any = true;
     p.info.rank = rank_from_file_name(path);
     if (filter.replaced() > 0)
-      p.notes.push_back(
-          fmt::format("{} NaN or infinite values (not JSON) were read as absent", filter.replaced()));
+      p.notes.push_back(note<NoteId::neuron_non_finite>(arg<"count">(filter.replaced())));
     describe(p);
     emit(std::move(p));
   }

@@ -244,8 +244,8 @@ void ProfileBuilder::summary_field(std::string_view key, const Scalar& value) {
   if (std::optional<double> number = as_number(value)) {
     // A share outside 0-100% is no share: noted by name and left out, never shown as -100%.
     if (key.ends_with("_percent") && !(*number >= 0 && *number <= 1e2)) {
-      current().notes.push_back(fmt::format("summary '{}' is {}, not a share between 0 and 100%: left out",
-                                            key, as_text(value).substr(0, 40)));
+      current().notes.push_back(note<NoteId::neuron_share_out_of_range>(
+          arg<"key">(key), arg<"value">(as_text(value).substr(0, 40))));
       return;
     }
     current().neuron.summary.emplace_back(std::string(key), *number);
@@ -358,15 +358,11 @@ std::uint64_t ProfileBuilder::memory_bytes() const {
 // What instruction_usage and nc_mem_usage held that perfgate could not read, said once.
 void ProfileBuilder::add_buffer_notes(Profile& p) const {
   if (unknown_buffer_rows_ > 0)
-    p.notes.push_back(fmt::format("{} instruction_usage rows of a type other than sb and psum were left out",
-                                  unknown_buffer_rows_));
+    p.notes.push_back(note<NoteId::neuron_usage_rows_unknown>(arg<"count">(unknown_buffer_rows_)));
   if (bad_usage_values_ > 0)
-    p.notes.push_back(fmt::format(
-        "{} instruction_usage values were no fraction between 0 and 1 (or no number): read as absent",
-        bad_usage_values_));
+    p.notes.push_back(note<NoteId::neuron_usage_values_bad>(arg<"count">(bad_usage_values_)));
   if (bad_memory_rows_ > 0)
-    p.notes.push_back(fmt::format("{} nc_mem_usage rows without a byte count (amount_bytes) were left out",
-                                  bad_memory_rows_));
+    p.notes.push_back(note<NoteId::neuron_memory_rows_unsized>(arg<"count">(bad_memory_rows_)));
 }
 
 std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
@@ -391,11 +387,8 @@ std::vector<Profile> ProfileBuilder::finish(const std::string& path) {
       std::stable_sort(n.buffer_samples.begin(), n.buffer_samples.end(), by_time);
     add_buffer_notes(p);
     if (summary_rows_ > 1)
-      p.notes.push_back(
-          fmt::format("the profile's summary has {} entries; the first is read", summary_rows_));
-    if (invalid_utf8_ > 0)
-      p.notes.push_back(
-          fmt::format("{} names were not valid UTF-8; each bad byte was replaced by U+FFFD", invalid_utf8_));
+      p.notes.push_back(note<NoteId::neuron_summary_entries>(arg<"count">(summary_rows_)));
+    if (invalid_utf8_ > 0) p.notes.push_back(note<NoteId::neuron_invalid_utf8>(arg<"count">(invalid_utf8_)));
   }
   return std::move(profiles_);
 }

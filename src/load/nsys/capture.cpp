@@ -137,27 +137,20 @@ bool Capture::usable(const Statement& row, std::string_view table, TimeNs start,
   return false;
 }
 
-std::vector<std::string> Capture::skipped_notes() const {
-  std::vector<std::string> notes;
+std::vector<Note> Capture::skipped_notes() const {
+  std::vector<Note> notes;
   for (const auto& [table, s] : skipped_) {
     if (s.bad_value > 0)
-      notes.push_back(fmt::format("{} rows of {} skipped: text, a blob or a real number in an integer column",
-                                  s.bad_value, table));
+      notes.push_back(note<NoteId::nsys_rows_bad_value>(arg<"count">(s.bad_value), arg<"table">(table)));
     if (s.bad_time > 0)
-      notes.push_back(fmt::format("{} rows of {} skipped: a negative or absurd timestamp (at most 2^62 ns)",
-                                  s.bad_time, table));
+      notes.push_back(note<NoteId::nsys_rows_bad_time>(arg<"count">(s.bad_time), arg<"table">(table)));
     if (s.beyond_total > 0)
       notes.push_back(
-          fmt::format("{} rows of {} skipped: the durations of the process's rows added up to "
-                      "2^62 ns (146 years)",
-                      s.beyond_total, table));
+          note<NoteId::nsys_rows_beyond_total>(arg<"count">(s.beyond_total), arg<"table">(table)));
     if (s.reversed > 0)
-      notes.push_back(fmt::format(
-          "{} rows of {} skipped: the end is before the start or over 30 days after it", s.reversed, table));
+      notes.push_back(note<NoteId::nsys_rows_reversed>(arg<"count">(s.reversed), arg<"table">(table)));
   }
-  if (invalid_utf8_ > 0)
-    notes.push_back(fmt::format(
-        "{} strings in the export were not valid UTF-8: the bad bytes are shown as U+FFFD", invalid_utf8_));
+  if (invalid_utf8_ > 0) notes.push_back(note<NoteId::nsys_invalid_utf8>(arg<"count">(invalid_utf8_)));
   return notes;
 }
 

@@ -73,7 +73,7 @@ class Capture {
   // less than 2^62 ns. Sums and differences of such times never overflow.
   bool usable(const Statement& row, std::string_view table, TimeNs start, TimeNs end);
   // "N rows of TABLE skipped: ..." for the profile's notes.
-  std::vector<std::string> skipped_notes() const;
+  std::vector<Note> skipped_notes() const;
   // Launch configurations repeat (one per kernel and grid): each distinct one is stored once.
   std::uint32_t launch_info(const KernelLaunchInfo& info);
 

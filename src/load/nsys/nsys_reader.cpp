@@ -77,27 +77,14 @@ std::size_t fold_nested_ops(Profile& p) {
 void finish(Profile& p, const NvtxSummary& nvtx, ExportOptions options) {
   sort_by_start(p);
   if (std::size_t missing = kernels_without_launch(p); missing > 0)
-    p.notes.push_back(fmt::format(
-        "{} kernels have no launch call in the export (launched before the captured window): they are "
-        "counted (kernels.without_launch) and shown, attributed to no op",
-        missing));
+    p.notes.push_back(note<NoteId::nsys_kernels_without_launch>(arg<"count">(missing)));
   if (nvtx.cross_thread > 0)
-    p.notes.push_back(fmt::format(
-        "{} NVTX start/end ranges ended on another thread than they started; each is attributed by time "
-        "containment within the process (placed on the thread that made the most CUDA calls during it)",
-        nvtx.cross_thread));
+    p.notes.push_back(note<NoteId::nsys_nvtx_cross_thread>(arg<"count">(nvtx.cross_thread)));
   if (std::size_t overlapping = build_host_tree(p); overlapping > 0)
-    p.notes.push_back(
-        fmt::format("{} NVTX ranges overlap a sibling instead of nesting; each was attached to the nearest "
-                    "range containing it",
-                    overlapping));
+    p.notes.push_back(note<NoteId::nsys_nvtx_overlap>(arg<"count">(overlapping)));
   if (!options.fold_nested_ops) return;
   if (std::size_t folded = fold_nested_ops(p); folded > 0)
-    p.notes.push_back(fmt::format(
-        "{} NVTX op ranges nested directly in a range of the same op (PyProf's and emit_nvtx's markers of "
-        "one call) were counted as one op, the outermost (rules: attribution.fold_nested_nvtx_ops: false "
-        "keeps each level)",
-        folded));
+    p.notes.push_back(note<NoteId::nsys_nested_ops_folded>(arg<"count">(folded)));
 }
 
 }  // namespace
@@ -134,7 +121,7 @@ void read_export(const ByteInput& input, const std::string& worker,
       read_syncs(capture);
       NvtxSummary nvtx = read_nvtx(capture);
       p = std::move(capture.process().profile);
-      for (std::string& note : capture.skipped_notes()) p.notes.push_back(std::move(note));
+      for (Note& skipped : capture.skipped_notes()) p.notes.push_back(std::move(skipped));
       finish(p, nvtx, options);
     }
     describe(p);

@@ -91,11 +91,8 @@ void read_syncs(Capture& capture) {
   std::stable_sort(p.gpu_syncs.begin(), p.gpu_syncs.end(),
                    [](const GpuSync& x, const GpuSync& y) { return x.start < y.start; });
   if (unmatched > 0)
-    capture.process().profile.notes.push_back(fmt::format(
-        "{} of the process's {} synchronisations wait on a CUDA event whose record the export does not hold "
-        "(CUPTI_ACTIVITY_KIND_CUDA_EVENT is empty without --cuda-event-trace=true): they join no GPU work "
-        "to the host on the critical path",
-        unmatched, p.gpu_syncs.size()));
+    capture.process().profile.notes.push_back(note<NoteId::nsys_sync_event_unrecorded>(
+        arg<"unmatched">(unmatched), arg<"syncs">(p.gpu_syncs.size())));
 }
 
 }  // namespace perfgate::nsys

@@ -126,29 +126,15 @@ void ProfileBuilder::finish_process(Process& p) {
   }
   sort_by_start(profile);
   if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
-    profile.notes.push_back(
-        fmt::format("{} RCCL calls or roctx ranges overlap a sibling instead of nesting", overlapping));
-  if (p.marks > 0)
-    profile.notes.push_back(
-        fmt::format("{} roctx marks (roctxMarkA) are points in time, not regions: left out", p.marks));
-  if (nameless > 0)
-    profile.notes.push_back(fmt::format(
-        "{} roctx records carry no message (strings.marker_api names none): calls, not ranges, left out",
-        nameless));
-  if (p.bad_times > 0)
-    profile.notes.push_back(
-        fmt::format("{} records were left out: a negative time, an end before the start, or a span past the "
-                    "model's bounds",
-                    p.bad_times));
+    profile.notes.push_back(note<NoteId::rocprof_ranges_overlap>(arg<"count">(overlapping)));
+  if (p.marks > 0) profile.notes.push_back(note<NoteId::rocprof_marks_unused>(arg<"count">(p.marks)));
+  if (nameless > 0) profile.notes.push_back(note<NoteId::rocprof_ranges_unnamed>(arg<"count">(nameless)));
+  if (p.bad_times > 0) profile.notes.push_back(note<NoteId::rocprof_bad_times>(arg<"count">(p.bad_times)));
   if (p.incomplete > 0)
-    profile.notes.push_back(
-        fmt::format("{} records without a start or end timestamp were left out", p.incomplete));
-  if (unnamed > 0)
-    profile.notes.push_back(
-        fmt::format("{} dispatches name a kernel_id kernel_symbols does not list", unnamed));
+    profile.notes.push_back(note<NoteId::rocprof_incomplete_records>(arg<"count">(p.incomplete)));
+  if (unnamed > 0) profile.notes.push_back(note<NoteId::rocprof_kernel_unnamed>(arg<"count">(unnamed)));
   if (profile.runtime_calls.empty() && !profile.gpu_activities.empty())
-    profile.notes.push_back(
-        "no HIP API records (rocprofv3 --hip-trace records them): kernels are attributed to no launch or op");
+    profile.notes.push_back(note<NoteId::rocprof_no_hip_api>());
   profile.info.family = trace_family(profile);
 }
 

@@ -83,14 +83,11 @@ void replay_snapshot(MemorySnapshot& snapshot, Profile& profile) {
     replay_backwards(d, profile.source_path);
     add_samples(d, profile);
     if (d.entering_allocated < 0)
-      profile.notes.push_back(
-          fmt::format("memory snapshot, device {}: the trace frees {} bytes more than were allocated "
-                      "before it: the final state and the trace disagree, so the totals are not the "
-                      "allocator's",
-                      d.device, -d.entering_allocated));
+      profile.notes.push_back(note<NoteId::snapshot_frees_before_trace>(arg<"device">(d.device),
+                                                                        arg<"bytes">(-d.entering_allocated)));
   }
   if (!snapshot.alloc_conf.empty())
-    profile.notes.push_back(fmt::format("memory snapshot: PYTORCH_CUDA_ALLOC_CONF={}", snapshot.alloc_conf));
+    profile.notes.push_back(note<NoteId::snapshot_alloc_conf>(arg<"alloc_conf">(snapshot.alloc_conf)));
   std::stable_sort(profile.memory_samples.begin(), profile.memory_samples.end(),
                    [](const MemorySample& a, const MemorySample& b) { return a.time < b.time; });
 }

@@ -160,14 +160,13 @@ void Builder::command_buffer_ops() {
         p_.gpu_activities[k.activity].external_id = external_ids[op_of[k.instruction]];
   }
   if (graphs == 0) return;
-  p_.notes.push_back(fmt::format(
-      "{} launches of XLA command buffers (CUDA/HIP graphs) ran {} kernels and memsets, named by the command "
-      "buffer: {} were given back to their HLO instruction by kernel name and {} by their place between "
-      "those; {} ({:.1f}% of their time) stay with the command buffer, which of its instructions ran them "
-      "being ambiguous",
-      graphs, kernels_seen, by_name, by_place, kernels_seen - by_name - by_place,
+  double unplaced_pct =
       time_seen > 0 ? 100.0 * static_cast<double>(time_seen - time_given) / static_cast<double>(time_seen)
-                    : 0.0));
+                    : 0.0;
+  p_.notes.push_back(note<NoteId::xspace_command_buffers>(
+      arg<"launches">(graphs), arg<"kernels">(kernels_seen), arg<"by_name">(by_name),
+      arg<"by_place">(by_place), arg<"unplaced">(kernels_seen - by_name - by_place),
+      arg<"unplaced_pct">(unplaced_pct)));
 }
 
 }  // namespace perfgate::xplane

@@ -463,9 +463,7 @@ void HloIndex::add(std::int64_t program_id, std::string_view bytes, std::uint64_
   try {
     name = module_name(bytes, offset);
   } catch (const WireError& e) {
-    if (error_.empty())
-      error_ = fmt::format("an HLO module could not be decoded (byte {}: {}); its ops have no cost",
-                           e.offset(), e.what());
+    if (!error_) error_ = DecodeError{e.offset(), e.what()};
   }
   if (name.empty()) return;
   by_name_.try_emplace(std::string(name), Source{bytes, offset});
@@ -481,9 +479,7 @@ const HloIndex::Decoded& HloIndex::decode(const Source& source) {
     it->second.schedule = module.schedule();
     it->second.ok = true;
   } catch (const WireError& e) {
-    if (error_.empty())
-      error_ = fmt::format("an HLO module could not be decoded (byte {}: {}); its ops have no cost",
-                           e.offset(), e.what());
+    if (!error_) error_ = DecodeError{e.offset(), e.what()};
   }
   return it->second;
 }

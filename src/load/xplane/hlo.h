@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -64,9 +65,13 @@ class HloIndex {
   const HloSchedule* schedule(std::string_view module, std::int64_t program_id);
   HloOperandText operand_text(std::uint32_t instruction) const;
   bool empty() const { return by_name_.empty(); }
-  // What went wrong decoding a module, for the profile's notes (the first of them); its
-  // instructions then have no cost, and the rest of the profile is read.
-  const std::string& error() const { return error_; }
+  // What went wrong decoding a module, for the profile's notes (the first of them: where in the
+  // module, and why); its instructions then have no cost, and the rest of the profile is read.
+  struct DecodeError {
+    std::uint64_t byte = 0;
+    std::string reason;
+  };
+  const std::optional<DecodeError>& error() const { return error_; }
   // The facts of every module decoded so far; the XLA ops are the builder's to add.
   XlaHlo& model() { return *model_; }
   std::size_t memory_bytes() const { return model_ ? model_->memory_bytes() : 0; }
@@ -90,7 +95,7 @@ class HloIndex {
   std::unordered_map<std::string, Source> by_name_;
   std::unordered_map<std::int64_t, Source> by_id_;
   std::unordered_map<const char*, Decoded> decoded_;  // by the module's first byte
-  std::string error_;
+  std::optional<DecodeError> error_;
 };
 
 }  // namespace perfgate::xplane

@@ -139,10 +139,12 @@ void Builder::xla_ops() {
   }
   close();
   if (xla_ops_ > 0)
-    p_.notes.push_back(fmt::format(
-        "{} runs of XLA ops are host ops ({} of them XLA's own host events, {} with their HLO's shapes and "
-        "cost){}",
-        xla_ops_, xla_native_, xla_costed_, hlo_.error().empty() ? "" : fmt::format("; {}", hlo_.error())));
+    p_.notes.push_back(
+        hlo_.error() ? note<NoteId::xspace_hlo_undecoded>(
+                           arg<"count">(xla_ops_), arg<"native">(xla_native_), arg<"costed">(xla_costed_),
+                           arg<"byte">(hlo_.error()->byte), arg<"reason">(hlo_.error()->reason))
+                     : note<NoteId::xspace_xla_host_ops>(arg<"count">(xla_ops_), arg<"native">(xla_native_),
+                                                         arg<"costed">(xla_costed_)));
 }
 
 }  // namespace perfgate::xplane

@@ -106,26 +106,13 @@ Profile Builder::finish() {
   std::sort(p_.devices.begin(), p_.devices.end(),
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
   if (std::size_t overlapping = build_host_tree(p_); overlapping > 0)
-    p_.notes.push_back(
-        fmt::format("{} host events overlap a sibling instead of nesting; each was attached to the nearest "
-                    "event containing it",
-                    overlapping));
-  if (bad_times_ > 0)
-    p_.notes.push_back(
-        fmt::format("{} events were left out: a negative time, or a start or span past the model's "
-                    "bounds",
-                    bad_times_));
-  if (aggregated_ > 0)
-    p_.notes.push_back(fmt::format(
-        "{} aggregated events (num_occurrences, no time of their own) were left out", aggregated_));
-  if (instants_ > 0)
-    p_.notes.push_back(fmt::format(
-        "{} zero-length host events (allocator and thread-pool markers) were left out", instants_));
+    p_.notes.push_back(note<NoteId::xspace_host_events_overlap>(arg<"count">(overlapping)));
+  if (bad_times_ > 0) p_.notes.push_back(note<NoteId::xspace_bad_times>(arg<"count">(bad_times_)));
+  if (aggregated_ > 0) p_.notes.push_back(note<NoteId::xspace_aggregated_events>(arg<"count">(aggregated_)));
+  if (instants_ > 0) p_.notes.push_back(note<NoteId::xspace_instant_host_events>(arg<"count">(instants_)));
   if (derived_lines_ > 0)
     p_.notes.push_back(
-        fmt::format("{} device lines that are not streams ('{}'{}) were left out: XProf derives them "
-                    "from the streams",
-                    derived_lines_, first_derived_line_, derived_lines_ > 1 ? ", ..." : ""));
+        note<NoteId::xspace_derived_lines>(arg<"count">(derived_lines_), arg<"first">(first_derived_line_)));
   p_.info.family = trace_family(p_);
   return std::move(p_);
 }

@@ -49,7 +49,7 @@ RunAnalysis analyse_dir(const std::string& dir) {
 }
 
 bool warned(const RunAnalysis& r, const std::string& text) {
-  for (const std::string& w : r.warnings)
+  for (const std::string& w : note_texts(r.warnings))
     if (w.find(text) != std::string::npos) return true;
   return false;
 }

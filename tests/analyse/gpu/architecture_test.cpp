@@ -101,9 +101,7 @@ TEST(Architecture, OneListedDeviceAndKernelsOnAnotherIdTakeTheListedOne) {
   EXPECT_EQ(w.gpus[0].device, 3);
   EXPECT_EQ(w.gpus[0].name, "NVIDIA A100-SXM4-80GB");
   EXPECT_EQ(w.gpus[0].architecture, "Ampere");
-  EXPECT_TRUE(std::any_of(w.warnings.begin(), w.warnings.end(), [](const std::string& n) {
-    return n.find("the trace describes one device, id 0") != std::string::npos;
-  }));
+  EXPECT_TRUE(has_line(w.warnings, "the trace describes one device, id 0"));
 }
 
 // The old-API ResNet-50 on a V100 without its deviceProperties (as PyTorch <= 1.9 wrote it):

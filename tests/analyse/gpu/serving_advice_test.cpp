@@ -85,7 +85,7 @@ TEST(ServingAdvice, ABlockingCopyIsNamedForWhatItIs) {
                        "blocking copy: cudaMemcpy at 0.140 ms into the window copied 256 B device to "
                        "host and held the host 463.275 ms; the GPU was idle 463.250 ms of that; 4 GPU "
                        "activities launched before it had not started when it began"))
-      << (w.warnings.empty() ? "" : w.warnings.back());
+      << (w.warnings.empty() ? "" : note_text(w.warnings.back()));
   ReportModel report = report_of_json(queued_wait_trace(), default_book());
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* copy = find_finding(report, "host.blocking-copy");

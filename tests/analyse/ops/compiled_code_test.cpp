@@ -174,7 +174,7 @@ TEST(CompiledCode, ATemplateWithoutShapesCountsNoFlopsAndSaysSo) {
   EXPECT_EQ(find_op(w.tables.ops, "triton_tem_fused_bmm_0")->flops, 0);
   EXPECT_FALSE(w.metrics.get(Metric::ComputeFlops));
   bool said = false;
-  for (const std::string& warning : w.warnings)
+  for (const std::string& warning : note_texts(w.warnings))
     said = said || warning.starts_with(
                        "1 call of Triton GEMM templates (triton_tem_fused_bmm_0) record no "
                        "input shapes");

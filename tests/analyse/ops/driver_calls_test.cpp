@@ -63,9 +63,7 @@ TEST(DriverCalls, TbPluginModeReadsNoneAsThePluginDoes) {
   // elementwise kernel only, 0 of 100 us.
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::TensorCoreKernelTimePct), 0.0);
   // And the report says what was left out and why.
-  EXPECT_TRUE(std::any_of(w.warnings.begin(), w.warnings.end(), [](const std::string& n) {
-    return n.find("1 driver-API calls (cuda_driver) not read") != std::string::npos;
-  }));
+  EXPECT_TRUE(has_line(w.warnings, "1 driver-API calls (cuda_driver) not read"));
 }
 
 TEST(DriverCalls, TheSettingsAreRuleFileKeys) {

@@ -43,7 +43,7 @@ TEST(CaptureCheck, OneJobsRanksOnOneGpuModelAtOneTimeSayNothing) {
   a.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108);
   b.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108);
   RunAnalysis run = run_of({rank(a, 0, 2), rank(b, 1, 2)});
-  EXPECT_TRUE(run.warnings.empty()) << run.warnings.front();
+  EXPECT_TRUE(run.warnings.empty()) << note_text(run.warnings.front());
   EXPECT_EQ(run.metrics.get(Metric::RanksPresent), 2);
   EXPECT_EQ(run.metrics.get(Metric::RanksWorldSize), 2);
 }
@@ -55,7 +55,7 @@ TEST(CaptureCheck, DifferentGpuModelsAreSaid) {
   c.device(0, "NVIDIA A100-PG509-200", 8, 0, 40LL << 30, 108);
   RunAnalysis run = run_of({a, b, c});
   ASSERT_EQ(run.warnings.size(), 1u);
-  EXPECT_EQ(run.warnings[0],
+  EXPECT_EQ(note_text(run.warnings[0]),
             "The workers ran on different GPU models: NVIDIA A100-PG509-200 (rank-0, rank-2); Tesla "
             "V100-DGXS-32GB (rank-1). The run's metrics mix them.");
 }
@@ -65,7 +65,7 @@ TEST(CaptureCheck, DifferentWorldSizesAreSaidAndNoRanksPresentCount) {
   RunAnalysis run = run_of({rank(a, 0, 8), rank(b, 1, 16)});
   ASSERT_EQ(run.warnings.size(), 1u);
   EXPECT_EQ(
-      run.warnings[0],
+      note_text(run.warnings[0]),
       "The workers state different world sizes: 8 (rank-0); 16 (rank-1): they are not one job's ranks.");
   EXPECT_EQ(run.metrics.get(Metric::RanksWorldSize), 16);  // the largest
 }
@@ -74,7 +74,7 @@ TEST(CaptureCheck, WindowsThatDoNotOverlapOnTheWallClockAreSaid) {
   // rank-0 from 2021-06-08 08:57:03 UTC for 2 steps of 1 ms; rank-1 a day (86,400 s) later.
   RunAnalysis run = run_of({worker(kJune2021), worker(kJune2021 + 86400e6)});
   ASSERT_EQ(run.warnings.size(), 1u);
-  EXPECT_EQ(run.warnings[0],
+  EXPECT_EQ(note_text(run.warnings[0]),
             "The workers' windows do not overlap in time (rank-0's window from 2021-06-08 08:57:03 UTC, "
             "0.002 s long; rank-1's window from 2021-06-09 08:57:03 UTC, 0.002 s long): they were recorded "
             "at different times, not as one run.");
@@ -90,7 +90,7 @@ TEST(CaptureCheck, DifferentTraceClocksAreSaid) {
   RunAnalysis run = run_of({worker(kJune2021), based});
   ASSERT_EQ(run.warnings.size(), 1u);
   EXPECT_EQ(
-      run.warnings[0],
+      note_text(run.warnings[0]),
       "The workers' traces count time on different clocks: microseconds since 1970 (rank-0); "
       "microseconds from baseTimeNanoseconds (rank-1). Their times cannot be compared: they are not one "
       "capture.");
@@ -100,7 +100,7 @@ TEST(CaptureCheck, RanksMissingFromTheWorldSizeAreCounted) {
   TraceBuilder a = worker(0), b = worker(0), c = worker(0), d = worker(0);
   RunAnalysis run = run_of({rank(a, 0, 128), rank(b, 1, 128), rank(c, 2, 128), rank(d, 7, 128)});
   ASSERT_EQ(run.warnings.size(), 1u);
-  EXPECT_EQ(run.warnings[0],
+  EXPECT_EQ(note_text(run.warnings[0]),
             "4 of 128 ranks present (ranks 0-2, 7): the run's metrics and its rank comparison cover these "
             "ranks only.");
   EXPECT_EQ(run.metrics.get(Metric::RanksPresent), 4);
@@ -130,17 +130,19 @@ TEST(CaptureCheck, TheSharedTracesTheIssueNames) {
     std::filesystem::create_symlink(shared + "/" + name, dir + "/" + name);
   RunAnalysis mixed = analyse_run(load_run({dir}), default_classification(), {});
   ASSERT_EQ(mixed.warnings.size(), 2u);
-  EXPECT_EQ(mixed.warnings[0],
+  EXPECT_EQ(note_text(mixed.warnings[0]),
             "The workers ran on different GPU models: NVIDIA A100-PG509-200 (a100_alexnet); Tesla "
             "V100-DGXS-32GB (resnet50_v100_workers0). The run's metrics mix them.");
   // ResNet-50 was profiled on 2021-06-08, AlexNet on 2023-09-27 (their first timestamps,
   // 1623142623460172 and 1695835542515301 us since 1970).
-  EXPECT_NE(mixed.warnings[1].find("The workers' windows do not overlap in time (resnet50_v100_workers0's "
-                                   "window from 2021-06-08 08:57:03 UTC"),
+  EXPECT_NE(note_text(mixed.warnings[1])
+                .find("The workers' windows do not overlap in time (resnet50_v100_workers0's "
+                      "window from 2021-06-08 08:57:03 UTC"),
             std::string::npos)
-      << mixed.warnings[1];
-  EXPECT_NE(mixed.warnings[1].find("a100_alexnet's window from 2023-09-27 17:25:42 UTC"), std::string::npos)
-      << mixed.warnings[1];
+      << note_text(mixed.warnings[1]);
+  EXPECT_NE(note_text(mixed.warnings[1]).find("a100_alexnet's window from 2023-09-27 17:25:42 UTC"),
+            std::string::npos)
+      << note_text(mixed.warnings[1]);
 
   RunAnalysis sampled =
       analyse_run(load_run({shared + "/distributed_128ranks_sampled"}), default_classification(), {});
@@ -148,10 +150,10 @@ TEST(CaptureCheck, TheSharedTracesTheIssueNames) {
   // whose sizes differ: not matched (tests/real/collectives_real_test.cpp).
   ASSERT_EQ(sampled.warnings.size(), 2u);
   EXPECT_EQ(
-      sampled.warnings[0],
+      note_text(sampled.warnings[0]),
       "2 of 128 ranks present (ranks 0, 1): the run's metrics and its rank comparison cover these ranks "
       "only.");
-  EXPECT_NE(sampled.warnings[1].find("collectives issued on several ranks are not matched"),
+  EXPECT_NE(note_text(sampled.warnings[1]).find("collectives issued on several ranks are not matched"),
             std::string::npos);
   EXPECT_EQ(sampled.metrics.get(Metric::RanksPresent), 2);
   EXPECT_EQ(sampled.metrics.get(Metric::RanksWorldSize), 128);

@@ -129,7 +129,7 @@ TEST(InferredIterations, TheCoarsestFamilyAnnotationsFirst) {
   EXPECT_TRUE(has_line(ops.warnings,
                        "inferred iterations: 5 units of the repeating op 'block.#' (median 10.000 ms, "
                        "4 GPU activities launched a unit, 1 unit of other work set aside)"))
-      << ops.warnings.back();
+      << note_text(ops.warnings.back());
   WorkerAnalysis annotations = analyse_json(blocks_trace(true));
   ASSERT_TRUE(annotations.steps.inferred);
   EXPECT_EQ(annotations.steps.inferred->family, "zero_grad");

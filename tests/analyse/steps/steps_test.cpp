@@ -140,7 +140,8 @@ TEST(Steps, KeyOpThatMatchesNothingWarnsAndUsesTheWholeTrace) {
   WorkerAnalysis w = analyse_json(TraceBuilder().op("aten::add", 0, 10).json(), options);
   EXPECT_EQ(w.steps.source, StepSource::None);
   ASSERT_FALSE(w.warnings.empty());
-  EXPECT_NE(w.warnings.back().find("matched no op"), std::string::npos);
+  EXPECT_EQ(w.warnings.back().id, NoteId::steps_key_op_unmatched);
+  EXPECT_NE(note_text(w.warnings.back()).find("matched no op"), std::string::npos);
 }
 
 // Issue 30, item 7: the step ranges of a Kineto trace are the rules' profiler_step_ranges, which a

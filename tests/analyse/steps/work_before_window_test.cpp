@@ -20,7 +20,7 @@ TEST(WorkBeforeTheWindow, IsNotedWithItsSize) {
   EXPECT_TRUE(has_line(w.warnings,
                        "2 GPU activities (0.500 ms of GPU time, 71.4% of the trace's) started "
                        "before the window's first step"))
-      << (w.warnings.empty() ? "" : w.warnings.front());
+      << (w.warnings.empty() ? "" : note_text(w.warnings.front()));
 }
 
 // Under 5% of the GPU time: no note. [0, 10] before a 200 us kernel in the step: 4.8%.
