@@ -74,6 +74,12 @@ if command -v python3 >/dev/null; then
     python3 -c "import pickle, sys; f = [{'name': 'fwd', 'filename': 'm.py', 'line': 3}]; sys.stdout.buffer.write(pickle.dumps({'segments': [{'device': 0, 'address': 4096, 'total_size': 2097152, 'is_expandable': False, 'blocks': [{'address': 4096, 'size': 512, 'state': 'active_allocated', 'frames': f}, {'address': 4608, 'size': 2096640, 'state': 'inactive', 'frames': []}]}], 'device_traces': [[{'action': 'alloc', 'addr': 4096, 'size': 4, 'time_us': 1, 'frames': f}, {'action': 'oom', 'addr': 0, 'size': 1 << 40, 'device_free': 7, 'time_us': 2, 'frames': (f, f)}]], 'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True'}}, protocol=$protocol))" \
       >"$corpus/snapshot_fuzz/protocol$protocol.pickle"
   done
+  # Memo-shared values (issue 78): each a value held once and placed many times through BINGET,
+  # which made gigabytes before it was counted per placement (50 million live blocks, 200 million
+  # steps), and a first pass of distinct GET indices.
+  python3 "$root/fuzz/snapshot_memo_seed.py" blocks 10000 5000 "$corpus/snapshot_fuzz/memo-blocks.pickle"
+  python3 "$root/fuzz/snapshot_memo_seed.py" traces 4000 50000 "$corpus/snapshot_fuzz/memo-traces.pickle"
+  python3 "$root/fuzz/snapshot_memo_seed.py" gets 40000 "$corpus/snapshot_fuzz/memo-gets.pickle"
 fi
 # Capture folders: the shared serving references' execution_details.json, and lists naming files
 # outside the folder (relative and absolute).
