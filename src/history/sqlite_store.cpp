@@ -115,6 +115,21 @@ class SqliteConnection final : public SqlConnection {
 
   void lock_schema() override {}  // BEGIN IMMEDIATE holds the file's write lock already
 
+  // A reader (history list, trend, a history as --baseline) refuses a damaged store as --record
+  // does (issue 78, item 7): a page no query of it touches would otherwise go unsaid. Anything but
+  // damage (a busy or unreadable file) is left to the reading, which says what it finds.
+  void refuse_if_damaged() {
+    std::string problems;
+    int rc = quick_check(problems);
+    if (rc == SQLITE_DONE && problems == "ok") return;
+    if (rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CORRUPT) return;
+    if (rc != SQLITE_DONE) problems = sqlite3_errmsg(db_.get());
+    throw InputError(
+        fmt::format("{}: the history is damaged (quick_check: {}): its runs cannot be read reliably; restore "
+                    "it from a copy",
+                    where_, problems));
+  }
+
  private:
   void open(const std::string& name, int flags) {
     sqlite3* raw = nullptr;
@@ -304,7 +319,9 @@ class SqliteConnection final : public SqlConnection {
 }  // namespace
 
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, Access access) {
-  return std::make_unique<SqliteConnection>(path, access);
+  auto connection = std::make_unique<SqliteConnection>(path, access);
+  if (access == Access::Read) connection->refuse_if_damaged();
+  return connection;
 }
 
 SqliteFileKind sqlite_file_kind(const std::string& path) {
