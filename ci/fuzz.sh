@@ -74,6 +74,12 @@ if command -v python3 >/dev/null; then
     python3 -c "import pickle, sys; f = [{'name': 'fwd', 'filename': 'm.py', 'line': 3}]; sys.stdout.buffer.write(pickle.dumps({'segments': [{'device': 0, 'address': 4096, 'total_size': 2097152, 'is_expandable': False, 'blocks': [{'address': 4096, 'size': 512, 'state': 'active_allocated', 'frames': f}, {'address': 4608, 'size': 2096640, 'state': 'inactive', 'frames': []}]}], 'device_traces': [[{'action': 'alloc', 'addr': 4096, 'size': 4, 'time_us': 1, 'frames': f}, {'action': 'oom', 'addr': 0, 'size': 1 << 40, 'device_free': 7, 'time_us': 2, 'frames': (f, f)}]], 'allocator_settings': {'PYTORCH_CUDA_ALLOC_CONF': 'expandable_segments:True'}}, protocol=$protocol))" \
       >"$corpus/snapshot_fuzz/protocol$protocol.pickle"
   done
+  # Memo-shared values (issue 78): each a value held once and placed many times through BINGET,
+  # which made gigabytes before it was counted per placement (50 million live blocks, 200 million
+  # steps), and a first pass of distinct GET indices.
+  python3 "$root/fuzz/snapshot_memo_seed.py" blocks 10000 5000 "$corpus/snapshot_fuzz/memo-blocks.pickle"
+  python3 "$root/fuzz/snapshot_memo_seed.py" traces 4000 50000 "$corpus/snapshot_fuzz/memo-traces.pickle"
+  python3 "$root/fuzz/snapshot_memo_seed.py" gets 40000 "$corpus/snapshot_fuzz/memo-gets.pickle"
 fi
 # Capture folders: the shared serving references' execution_details.json, and lists naming files
 # outside the folder (relative and absolute).
@@ -118,8 +124,16 @@ for f in "$shared"/references/xplane/*.xplane.pb; do
 done
 printf '\x0a\x3a\x12\x0d/device:GPU:0\x1a\x19\x08\x01\x12\x09Stream #1\x18\xe8\x07\x22\x07\x08\x01\x10\x00\x18\xd0\x0f\x22\x0e\x08\x01\x12\x0a\x08\x01\x12\x06kernel' \
   >"$corpus/xplane_fuzz/one-kernel.pb"
+# Empty structures (issue 78): 1,000,000 empty lines, events, one event's stats, plane stats (2 MB each), made
+# before it was counted (a 60 MB file of empty lines took 2.4 GB at a 64 MiB limit).
+for kind in lines events event-stats plane-stats; do
+  python3 "$root/fuzz/xplane_empty_seed.py" "$kind" 1000000 "$corpus/xplane_fuzz/empty-$kind.pb"
+done
 # and a space whose /host:metadata carries an HLO module its kernels name (the XLA ops' cost path).
 python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-ops.pb"
+# and the same with a wide fusion tree (issue 78): 1,000 fusions a level, 3 levels (133 KB), which cost
+# N^4 walks before the cost was memoised per computation.
+python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-wide-fusions.pb" 1000
 # Our H100 JAX captures, with XLA's command buffers (command_buffers.cpp's path) and without.
 for f in "$root"/tests/data/h100_jax_block*.xplane.pb.gz; do
   gzip -dc "$f" >"$corpus/xplane_fuzz/$(basename "$f" .gz)"

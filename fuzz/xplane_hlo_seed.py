@@ -3,7 +3,7 @@
 a /host:metadata plane whose event metadata 7 carries an "Hlo Proto" stat (module jit_step: a cuDNN
 convolution custom call, a dot, a fusion of a multiply, a transpose), a GPU plane whose kernels name
 those instructions, and a host plane with their launches. Field numbers: tsl/profiler/protobuf/xplane.proto,
-xla/service/hlo.proto, xla/xla_data.proto. Usage: xplane_hlo_seed.py OUT"""
+xla/service/hlo.proto, xla/xla_data.proto. Usage: xplane_hlo_seed.py OUT [N] (N: a wide fusion tree, below)"""
 import sys
 
 
@@ -40,7 +40,19 @@ main = [instr('p0', 'parameter', shape(BF16, [8, 32, 32, 16]), 1, []),
 fused = [instr('param_0', 'parameter', shape(BF16, [8, 16, 16, 64]), 1, []),
          instr('multiply', 'multiply', shape(BF16, [8, 16, 16, 64]), 2, [1, 1])]
 def comp(name, cid, instrs): return s(1, name) + i(5, cid) + b''.join(b(2, x) for x in instrs)
-hlo = b(1, s(1, 'jit_step') + b(3, comp('fused', 2, fused)) + b(3, comp('main', 1, main)))
+# With N: a wide fusion tree (issue 78): computations 2, 3 and 4 each hold N fusions calling the
+# next, and 5 the multiply, so that a cost walk that re-enters each body costs N^4 (N = 1,000: ~8 h
+# before the cost was memoised per computation), a memoised one N.
+wide = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+if wide:
+    bodies = b''
+    for c in (2, 3, 4):
+        body = [fused[0]] + [instr(f'fusion.{c}.{k}', 'fusion', shape(BF16, [8, 16, 16, 64]), k + 2, [1], i(38, c + 1))
+                             for k in range(wide)]
+        bodies += b(3, comp(f'wide{c}', c, body))
+    hlo = b(1, s(1, 'jit_step') + bodies + b(3, comp('fused', 5, fused)) + b(3, comp('main', 1, main)))
+else:
+    hlo = b(1, s(1, 'jit_step') + b(3, comp('fused', 2, fused)) + b(3, comp('main', 1, main)))
 
 
 def plane(name, lines, events, stats, stat_meta={}):

@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "common/path_confinement.h"
 #include "history/connections.h"
 #include "io/byte_source.h"
 #include "io/sqlite_uri.h"
@@ -59,14 +60,22 @@ class SqliteConnection final : public SqlConnection {
   SqliteConnection(const std::string& path, Access access) : where_(path), access_(access) {
     // SQLite's open(2) of a FIFO waits for a writer: every path is looked at first (a file put in
     // its place between the two needs write access to the folder, which the history's owner has).
+    // Under a confinement (perfgate mcp) the file is opened where its links lead, once that is
+    // checked to be beneath a root, and never through a link again (SQLITE_OPEN_NOFOLLOW).
+    bool confined = paths_confined();
+    std::string file = check_confined_path(path);
     bool exists = check_regular_file(path, /*missing_ok=*/true);
     if (access == Access::Read) {
       if (!exists) throw InputError(fmt::format("{}: no such history file", path));
-      open_for_reading();
+      if (confined)
+        open_confined_for_reading(file);
+      else
+        open_for_reading();
       return;
     }
-    if (!exists) check_folder_for_a_new_file(path);
-    open(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    if (!exists) check_folder_for_a_new_file(file);
+    if (confined) refuse_linked_companions(file);
+    open(file, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | (confined ? SQLITE_OPEN_NOFOLLOW : 0));
     check_integrity();
     execute("PRAGMA foreign_keys = ON");
     // Never switch a database that is something else (an Nsight Systems export) to WAL: that
@@ -106,6 +115,21 @@ class SqliteConnection final : public SqlConnection {
 
   void lock_schema() override {}  // BEGIN IMMEDIATE holds the file's write lock already
 
+  // A reader (history list, trend, a history as --baseline) refuses a damaged store as --record
+  // does (issue 78, item 7): a page no query of it touches would otherwise go unsaid. Anything but
+  // damage (a busy or unreadable file) is left to the reading, which says what it finds.
+  void refuse_if_damaged() {
+    std::string problems;
+    int rc = quick_check(problems);
+    if (rc == SQLITE_DONE && problems == "ok") return;
+    if (rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CORRUPT) return;
+    if (rc != SQLITE_DONE) problems = sqlite3_errmsg(db_.get());
+    throw InputError(
+        fmt::format("{}: the history is damaged (quick_check: {}): its runs cannot be read reliably; restore "
+                    "it from a copy",
+                    where_, problems));
+  }
+
  private:
   void open(const std::string& name, int flags) {
     sqlite3* raw = nullptr;
@@ -128,6 +152,35 @@ class SqliteConnection final : public SqlConnection {
           "be read with the WAL index {}-shm beside them (a perfgate that may write there reads it)",
           where_, where_, where_));
     open(sqlite_immutable_uri(where_), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  }
+
+  // A confined reader creates nothing: a history without pending WAL commits is read immutable (no
+  // -wal, -shm or lock); one with them only with the WAL index its writer left beside it.
+  void open_confined_for_reading(const std::string& file) {
+    refuse_linked_companions(file);
+    std::error_code ec;
+    bool pending = fs::file_size(file + "-wal", ec) > 0 && !ec;
+    if (pending && fs::exists(file + "-shm", ec)) {
+      open(file, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW);
+      return;
+    }
+    if (pending)
+      throw InputError(fmt::format(
+          "{}: cannot read the history: the commits in {}-wal can only be read with the WAL index {}-shm "
+          "beside them, which a read-only server does not create (a perfgate that may write there reads it)",
+          where_, where_, where_));
+    open(sqlite_immutable_uri(file), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW);
+  }
+
+  // SQLite opens a file's journal, WAL and WAL index by their names beside it, following links: a
+  // link there could lead a write out of the roots.
+  void refuse_linked_companions(const std::string& file) const {
+    for (const char* suffix : {"-wal", "-shm", "-journal"}) {
+      std::error_code ec;
+      if (fs::is_symlink(fs::symlink_status(file + suffix, ec)))
+        throw InputError(
+            fmt::format("{}{}: a symbolic link beside the history {}; remove it", where_, suffix, where_));
+    }
   }
 
   // SQLite retries a failed create read-only and then reports ENOENT ("No such file or
@@ -266,10 +319,13 @@ class SqliteConnection final : public SqlConnection {
 }  // namespace
 
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, Access access) {
-  return std::make_unique<SqliteConnection>(path, access);
+  auto connection = std::make_unique<SqliteConnection>(path, access);
+  if (access == Access::Read) connection->refuse_if_damaged();
+  return connection;
 }
 
 SqliteFileKind sqlite_file_kind(const std::string& path) {
+  check_confined_path(path);
   if (!check_regular_file(path, /*missing_ok=*/true)) return SqliteFileKind::NotSqlite;
   std::error_code ec;
   if (fs::file_size(path, ec) == 0 && !ec) return SqliteFileKind::NoTables;  // SQLite's empty database

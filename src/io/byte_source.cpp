@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/path_confinement.h"
 #include "io/input_limit.h"
 #include "perfgate/errors.h"
 
@@ -63,6 +64,7 @@ bool check_regular_file(const std::string& path, bool missing_ok) {
 
 // The size of the regular file at `path`; check_regular_file's refusals otherwise.
 FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
+  check_confined_path(name());
   struct stat st {};
   if (::stat(name().c_str(), &st) != 0)
     throw InputError(fmt::format("{}: cannot open: {}", name(), std::strerror(errno)));
@@ -107,6 +109,13 @@ std::string read_whole(const ByteInput& input, std::uint64_t max_memory) {
 FileSource::FileSource(std::string path) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path_, std::strerror(errno)));
+  try {
+    check_confined_descriptor(fd_, path_);  // what was opened, whatever a link put there since
+  } catch (...) {
+    ::close(fd_);
+    fd_ = -1;
+    throw;
+  }
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);

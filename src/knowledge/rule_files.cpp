@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "common/path_confinement.h"
 #include "common/utf8.h"
 #include "knowledge/rule_files.h"
 #include "knowledge/yaml_limits.h"
@@ -191,6 +192,9 @@ class RuleFileReader {
 
  public:
   static RuleSource read_rule_file(const std::string& path) {
+    // Under a confinement (perfgate mcp), a file or an `extends:` outside the roots is never read,
+    // so that no message quotes it.
+    check_confined_path(path);
     std::error_code ec;
     // Looked at before it is opened: opening a FIFO would wait for a writer.
     if (fs::file_status status = fs::status(path, ec); fs::exists(status) && !fs::is_regular_file(status))

@@ -19,6 +19,19 @@ std::string whole_head(const ByteInput& input, std::string head) {
   return head;
 }
 
+// A Python pickle (protocol 2 to 5) that no reader claims is refused as what it is: the Kineto gzip
+// reader would otherwise take a gzipped one and call it invalid JSON (issue 78, item 7).
+void refuse_other_pickle(const std::string& name, std::string_view head, const Reader* reader) {
+  if (head.size() < 2 || static_cast<unsigned char>(head[0]) != 0x80) return;
+  auto protocol = static_cast<unsigned char>(head[1]);
+  if (protocol < 2 || protocol > 5 || (reader && reader->name == std::string_view("pytorch-memory-snapshot")))
+    return;
+  throw InputError(fmt::format(
+      "{}: a Python pickle (protocol {}) that is not a PyTorch memory snapshot: a snapshot is a dict whose "
+      "first key is 'segments' (torch.cuda.memory._dump_snapshot)",
+      name, protocol));
+}
+
 }  // namespace
 
 SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
@@ -27,7 +40,8 @@ SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
   SniffedInput sniffed;
   if (!is_gzip(head)) {
     sniffed.bytes = std::move(stored);
-    sniffed.reader = sniff_reader(FileHead(whole_head(*sniffed.bytes, std::move(head))));
+    sniffed.reader = sniff_reader(FileHead(whole_head(*sniffed.bytes, head)));
+    refuse_other_pickle(sniffed.bytes->name(), head, sniffed.reader);
     return sniffed;
   }
   // What a gzip file holds is known once inflated. A stream that does not inflate has an empty head,
@@ -40,6 +54,7 @@ SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
   } catch (const InputError&) {  // within the first 4 KiB: no head; past them: those 4 KiB
   }
   sniffed.reader = sniff_reader(FileHead(inflated, true));
+  refuse_other_pickle(sniffed.bytes->name(), inflated, sniffed.reader);
   return sniffed;
 }
 

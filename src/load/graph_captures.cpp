@@ -8,6 +8,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "common/path_confinement.h"
 #include "io/byte_source.h"
 #include "io/input_limit.h"
 #include "perfgate/errors.h"
@@ -88,6 +89,7 @@ CaptureFiles listed_captures(const fs::path& folder, std::uint64_t max_input_mem
 
 CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_input_memory) {
   std::error_code ec;
+  check_confined_path(path);
   if (!fs::is_directory(path, ec)) return {{path}, {path}, {}};
   if (fs::exists(fs::path(path) / kDetails, ec)) return listed_captures(path, max_input_memory);
   CaptureFiles out;
@@ -101,6 +103,7 @@ CaptureFiles captures_beside(const std::string& trace_path, std::uint64_t max_in
   fs::path at(trace_path);
   fs::path folder = fs::is_directory(at, ec) ? at / "capture_traces" : at.parent_path() / "capture_traces";
   if (!fs::exists(folder / kDetails, ec)) return {};
+  check_confined_path(folder.string());  // a capture_traces link out of the roots is refused
   return listed_captures(folder, max_input_memory);
 }
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "common/path_confinement.h"
 #include "load/reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
@@ -88,6 +89,7 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     if (!looks_like_trace_name(entry.path().filename().string())) continue;
+    check_confined_path(entry.path().string());  // a link out of the roots is refused, not read
     if (std::string why = not_a_trace_file(entry); !why.empty())
       unusable.emplace_back(entry.path().string(), std::move(why));
     else
@@ -113,6 +115,7 @@ std::vector<std::string> expand_folder(const std::string& folder) {
 std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
   std::vector<InputFile> inputs;
   for (const auto& path : paths) {
+    check_confined_path(path);
     std::error_code ec;
     auto status = fs::status(path, ec);
     if (status.type() == fs::file_type::not_found)

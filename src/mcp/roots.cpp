@@ -6,23 +6,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/path_confinement.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::mcp {
 namespace fs = std::filesystem;
-
-namespace {
-
-bool is_under(const fs::path& path, const fs::path& root) {
-  auto p = path.begin();
-  for (auto r = root.begin(); r != root.end(); ++r, ++p) {
-    if (r->empty()) continue;  // the trailing "" of a root that ends with "/"
-    if (p == path.end() || *p != *r) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 Roots::Roots(const std::vector<std::string>& folders) {
   std::vector<std::string> given = folders;
@@ -46,7 +34,8 @@ std::string Roots::check(const std::string& path) const {
   std::error_code ec;
   fs::path resolved = fs::weakly_canonical(given, ec);
   bool inside = false;
-  for (const std::string& root : folders_) inside = inside || (!ec && is_under(resolved, root));
+  for (const std::string& root : folders_)
+    inside = inside || (!ec && path_is_beneath(resolved.string(), root));
   if (!inside)
     throw ConfigError(fmt::format("{}: outside the folders this server may read (--root: {})", path,
                                   fmt::join(folders_, ", ")));

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "common/path_confinement.h"
 #include "mcp/jsonrpc.h"
 #include "perfgate/errors.h"
 #include "perfgate/render.h"
@@ -59,6 +60,10 @@ json::object Session::call_tool(std::string_view name, const json::object& argum
   for (const auto& [tool_name, fn] : kTools)
     if (tool_name == name) tool = fn;
   if (!tool) throw RpcError(kInvalidParams, fmt::format("unknown tool \"{}\" (tools/list names them)", name));
+  // Every file the tool's run opens, lists or creates is checked against the roots, on the loading
+  // threads too: the paths the client names, and those the files lead to (links in a run folder,
+  // capture_traces, a rule file's `extends:`, a history's companions).
+  PathConfinement confined(roots_.folders());
   // The exit codes and messages are the CLI's (src/cli/main.cpp).
   try {
     ToolOutput out = tool(*this, arguments);

@@ -113,5 +113,28 @@ TEST(HistoryHardening, RecordRefusesDamagedStore) {
   EXPECT_FALSE(std::filesystem::exists(db + "-wal") && std::filesystem::file_size(db + "-wal") > 0);
 }
 
+// Issue 78, item 7: with a page damaged that history list's queries do not touch (run_kernels'),
+// history list and a history as --baseline read the store without a word where --record refused
+// it. Every reader now checks it first and refuses it, naming it.
+TEST(HistoryHardening, ReadersRefuseADamagedStoreToo) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir(), db = dir + "/h.db";
+  std::string trace = training_trace_file(dir, steady());
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record", trace, db)).exit_code, 0);
+  auto [page, page_size] = root_page(db, "run_kernels");
+  ASSERT_GT(page, 1);
+  std::string bytes = read_text(db);
+  std::fill_n(bytes.begin() + (page - 1) * page_size, page_size / 2, '\xA5');
+  write_text(db, bytes);
+  for (const std::string& command :
+       {"history list " + db, "history trend " + db, "analyze " + trace + " -q --baseline " + db}) {
+    CommandResult r = run_perfgate(command);
+    EXPECT_EQ(r.exit_code, 3) << command << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, db + ": the history is damaged (quick_check: ")) << command << "\n" << r.out;
+  }
+  EXPECT_EQ(read_text(db), bytes) << "the damaged file is left as it was";
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -5,9 +5,11 @@
 
 #include "analyse/memory/snapshot_analysis.h"
 #include "analyse/worker_analysis.h"
+#include "io/gzip.h"
 #include "load/snapshot/snapshot_reader.h"
 #include "perfgate/errors.h"
 #include "perfgate/gate.h"
+#include "perfgate/load.h"
 #include "perfgate/render.h"
 #include "support/helpers.h"
 #include "support/snapshot_builder.h"
@@ -307,6 +309,27 @@ TEST(MemorySnapshot, ShapesThatAreNotASnapshotAreInputErrors) {
   Snapshot negative = one_device();
   negative.device_traces[0][0].size = std::uint64_t{1} << 63;  // written as a negative LONG1
   EXPECT_THROW(states_of(snapshot_pickle(negative), p), InputError);
+}
+
+// Issue 78, item 7: a pickle that is not a snapshot, plain or gzipped, is refused as what it is; the
+// gzipped one was "invalid JSON: syntax error at byte 0".
+TEST(MemorySnapshot, APickleThatIsNotASnapshotIsRefusedAsOne) {
+  std::string dir = temp_dir();
+  std::string other =
+      test::PickleWriter(4).empty_dict().mark().str("weights").integer(1).setitems().stop().text();
+  for (const std::string& path :
+       {write_text(dir + "/model.pickle", other), write_text(dir + "/model.pickle.gz", gzip_compress(other)),
+        write_text(dir + "/model.json.gz", gzip_compress(other))}) {
+    try {
+      load_run({path});
+      ADD_FAILURE() << path << " was read";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    path + ": a Python pickle (protocol 4) that is not a PyTorch memory snapshot"),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "load/snapshot/pickle.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
+#include "perfgate/memory_snapshot.h"
 #include "support/helpers.h"
 #include "support/pickle_builder.h"
 #include "support/synthetic_snapshot.h"
@@ -131,6 +132,78 @@ TEST(SnapshotStream, EntriesAreLetGoAsTheyAreRead) {
   ASSERT_EQ(p.memory_snapshot->devices.size(), 1u);
   EXPECT_EQ(p.memory_snapshot->devices[0].steps.size(), 4000u);
   EXPECT_EQ(p.memory_snapshot->sites.size(), 4000u);  // each entry its own user frame
+}
+
+// Issue 78, item 3: a memory snapshot whose memo is shared. A value the file holds once and places N
+// times through BINGET (two bytes each) is kept N times by the snapshot's reading, so it costs N
+// times against --max-input-memory; and the first pass's set of fetched memo indices counts against
+// it as it grows. Before, one trace entry placed 20 million times made 3.3 GB of steps at a 64 MiB
+// limit, and [segment] * 10,000 with 5,000 blocks each made 50 million live blocks.
+constexpr std::uint64_t kLimit = std::uint64_t{4} << 20;
+
+// `count` more placements of memo index `index` into the list being appended to, in APPENDS of
+// 1,000 as Python's pickler batches them.
+void place_again(test::PickleWriter& w, std::uint8_t index, int count, int placed) {
+  for (int i = 0; i < count; ++i) {
+    if ((placed + i) % 1000 == 0) w.appends().mark();
+    w.op('h').little(index, 1);
+  }
+}
+
+// {'segments': [], 'device_traces': [[entry] * n]}: memo 0 the dict, 1 and 2 the lists, 3 the
+// device's trace, 4 the entry.
+std::string one_entry_placed(int n) {
+  test::PickleWriter w(4);
+  w.empty_dict().mark().str("segments").empty_list().str("device_traces").empty_list().mark();
+  w.empty_list().mark();
+  w.empty_dict().mark().str("action").str("alloc").str("addr").integer(4096).str("size").integer(64);
+  w.setitems();
+  place_again(w, 4, n - 1, 1);
+  return w.appends().appends().setitems().stop().text();
+}
+
+TEST(SnapshotMemo, OneTraceEntryPlacedManyTimesCostsEachPlacement) {
+  // 300,000 steps of at least 32 bytes: past 4 MiB, from a file of 600 kB.
+  std::string bomb = one_entry_placed(300'000);
+  ASSERT_LT(bomb.size(), 700'000u);
+  std::string message = error_of(bomb, kLimit);
+  EXPECT_NE(message.find("--max-input-memory"), std::string::npos) << message;
+  // Under a limit that holds them, the steps are all read: the count is what is kept, no more.
+  LoadOptions options;
+  options.max_input_memory = std::uint64_t{64} << 20;
+  Profile p = load_json(bomb, "snap.pickle", options);
+  ASSERT_TRUE(p.memory_snapshot);
+  EXPECT_EQ(p.memory_snapshot->devices.at(0).steps.size(), 300'000u);
+}
+
+TEST(SnapshotMemo, OneSegmentPlacedManyTimesCostsItsBlocksEachTime) {
+  // {'segments': [seg] * 1000, 'device_traces': []}, seg holding 1,000 active blocks: a million
+  // live blocks of 24 bytes from a file of about 60 kB. Memo: 0 the dict, 1 the segments, 2 seg.
+  test::PickleWriter w(4);
+  w.empty_dict().mark().str("segments").empty_list().mark();
+  w.empty_dict().mark().str("device").integer(0).str("address").integer(4096).str("total_size");
+  w.integer(512 * 1000).str("blocks").empty_list().mark();
+  for (int b = 0; b < 1000; ++b) {
+    w.empty_dict().mark().str("address").integer(4096 + 512 * b).str("size").integer(512);
+    w.str("state").str("active_allocated").setitems();
+  }
+  w.appends().setitems();
+  place_again(w, 2, 999, 1);
+  std::string bomb = w.appends().str("device_traces").empty_list().setitems().stop().text();
+  ASSERT_LT(bomb.size(), 80'000u);
+  std::string message = error_of(bomb, kLimit);
+  EXPECT_NE(message.find("--max-input-memory"), std::string::npos) << message;
+}
+
+TEST(SnapshotMemo, TheFetchedIndicesCountAgainstTheLimitAsTheyGrow) {
+  // GETs of 400,000 distinct indices spread over 2^32, each popped, before the segments are placed:
+  // the first pass keeps each index (about 32 bytes) where no value is ever stored.
+  test::PickleWriter w(4);
+  w.empty_dict().str("segments").empty_list();
+  for (std::uint64_t k = 1; k <= 400'000; ++k) w.op('j').little((k * 2654435761u) & 0xffffffffu, 4).op('0');
+  std::string bomb = w.op('s').stop().text();
+  std::string message = error_of(bomb, kLimit);
+  EXPECT_NE(message.find("--max-input-memory"), std::string::npos) << message;
 }
 
 }  // namespace

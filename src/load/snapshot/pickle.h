@@ -90,6 +90,9 @@ class Drain {
                                std::uint64_t index) = 0;
   // `item`, the `index`th placed into a draining list of `role` (that list's own index: `tag`).
   virtual void take(std::uint8_t role, std::uint64_t tag, std::uint64_t index, const Value& item) = 0;
+  // The bytes of what it keeps of the items taken, counted with the values against the limit: an
+  // item placed N times through the memo (its GETs cost a few bytes each) is kept N times.
+  virtual std::uint64_t kept_bytes() const { return 0; }
 };
 
 struct Limits {

@@ -95,7 +95,7 @@ class IndexSet {
 
 // The memo indices a pickle's GET opcodes name, found by reading its opcodes without building
 // anything; stops at STOP or at any opcode the machine would refuse (which then refuses it).
-IndexSet fetched_indices(Cursor& in);
+IndexSet fetched_indices(Cursor& in, const std::string& path, std::uint64_t max_memory);
 
 class Machine {
  public:

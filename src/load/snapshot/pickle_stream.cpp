@@ -126,7 +126,7 @@ void IndexSet::number() {
   for (std::uint64_t index : sparse_) sparse_ranks_.emplace(index, n++);
 }
 
-IndexSet fetched_indices(Cursor& in) {
+IndexSet fetched_indices(Cursor& in, const std::string& path, std::uint64_t max_memory) {
   IndexSet out;
   std::uint64_t stores = 0;  // memo stores so far: a GET names one of them
   auto little = [&](std::size_t n, std::uint64_t& v) {
@@ -144,7 +144,10 @@ IndexSet fetched_indices(Cursor& in) {
       case 'h':
       case 'j':
         if (!little(c == 'h' ? 1 : 4, v)) return out;
-        out.insert(v, stores);
+        // The set of indices counts against the limit as it grows: GETs of indices far apart, each
+        // a few bytes of a file, would otherwise hold far more than the file.
+        if (out.insert(v, stores) && max_memory != 0 && out.bytes() > max_memory)
+          throw InputMemoryError(path, max_memory);
         break;
       case 0x80:  // PROTO, BININT1, BININT2, BININT, BINFLOAT, FRAME: arguments of a fixed size
       case 'K':
@@ -213,7 +216,7 @@ void Machine::check_live() {
   if (limits_.max_memory == 0) return;
   std::uint64_t live = held_ + stack_.size() * sizeof(Value) + marks_.size() * sizeof(std::size_t) +
                        stored_.bytes() + fetched_->bytes() + kept_.capacity() * sizeof(Value) +
-                       in_.buffered();
+                       in_.buffered() + drain_->kept_bytes();
   if (live > limits_.max_memory) over_limit();
 }
 
@@ -319,7 +322,7 @@ Value unpickle_stream(const std::function<std::unique_ptr<ByteSource>()>& open, 
   {
     std::unique_ptr<ByteSource> source = open();
     detail::Cursor in(*source, path, limits.max_memory);
-    fetched = detail::fetched_indices(in);
+    fetched = detail::fetched_indices(in, path, limits.max_memory);
     fetched.number();
   }
   std::unique_ptr<ByteSource> source = open();

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "io/input_limit.h"
 #include "perfgate/errors.h"
 
 namespace perfgate::snapshot {
@@ -91,8 +92,10 @@ const std::vector<MemoryCategoryPattern> kNoCategories;
 
 class Reading : public pickle::Drain {
  public:
-  Reading(const std::string& path, const Classification* knowledge)
-      : path_(path), categories_(knowledge ? knowledge->memory_categories : kNoCategories) {}
+  Reading(const std::string& path, const Classification* knowledge, std::uint64_t max_memory = 0)
+      : path_(path),
+        categories_(knowledge ? knowledge->memory_categories : kNoCategories),
+        max_memory_(max_memory) {}
 
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(path_ + ": not a PyTorch memory snapshot: " + why);
@@ -130,7 +133,8 @@ class Reading : public pickle::Drain {
   }
   void add_segment(const Value& segment, SnapshotDevice& d);
   void add_trace(const Value& trace, SnapshotDevice& d);
-  void add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i);
+  // `counted`: its step was counted with its trace's (a trace placed through the memo).
+  void add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i, bool counted = false);
 
   std::uint8_t role_of(std::uint8_t parent, bool keyed, std::string_view key, std::uint64_t) override {
     if (parent == pickle::kRootRole && keyed)
@@ -141,14 +145,28 @@ class Reading : public pickle::Drain {
     return parent == kTraces && !keyed ? kDeviceTrace : 0;
   }
   void take(std::uint8_t role, std::uint64_t tag, std::uint64_t index, const Value& item) override;
+  std::uint64_t kept_bytes() const override { return kept_; }
   MemorySnapshot finish(const Value& root);
 
  private:
+  // What the snapshot keeps of a value placed through the memo (a live block, a step), counted
+  // before it is kept: a segment or an entry the file holds once and places N times through BINGET
+  // (two bytes each) is kept N times, and costs N times, so that a small file cannot keep more than
+  // the limit (InputMemoryError, exit 3). What the file holds once for each is not counted (the
+  // model, as before, is as large as the file).
+  static bool shared(const Value& v) { return v.shared() && v.shared().use_count() > 1; }
+  void keep(std::uint64_t bytes) {
+    kept_ += bytes;
+    if (max_memory_ != 0 && kept_ > max_memory_) throw InputMemoryError(path_, max_memory_);
+  }
+
   const std::string& path_;
   MemoryCategories categories_;
   MemorySnapshot out_;
   std::vector<SnapshotDevice> all_;
   std::unordered_map<std::string, std::uint32_t> site_ids_;
+  std::uint64_t max_memory_ = 0;
+  std::uint64_t kept_ = 0;
 };
 
 SnapshotAction action_of(std::string_view name) {
@@ -176,11 +194,13 @@ void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
   if (!blocks) return;
   if (!blocks->is(Kind::List)) fail("a segment's blocks is not a list");
   bool split = blocks->items().size() > 1;
+  bool counted = shared(segment) || shared(*blocks);
   for (const Value& block : blocks->items()) {
     std::uint64_t size = unsigned_of(block.find("size"), "a block's size");
     const Value* state = block.find("state");
     std::string_view name = state ? state->text() : std::string_view();
     if (name.starts_with("active")) {
+      if (counted || shared(block)) keep(sizeof(d.live.front()));
       d.allocated = add(d.allocated, size, "active blocks");
       std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
       d.live.push_back({address, {size, site(block)}});
@@ -196,13 +216,16 @@ void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
 
 void Reading::add_trace(const Value& trace, SnapshotDevice& d) {
   if (!trace.is(Kind::List)) fail("a device's trace is not a list");
+  bool counted = shared(trace);
+  if (counted) keep(trace.items().size() * sizeof(SnapshotStep));  // before the steps are made room for
   d.steps.reserve(d.steps.size() + trace.items().size());
-  for (std::size_t i = 0; i < trace.items().size(); ++i) add_trace_entry(trace.items()[i], d, i);
+  for (std::size_t i = 0; i < trace.items().size(); ++i) add_trace_entry(trace.items()[i], d, i, counted);
 }
 
-void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i) {
+void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i, bool counted) {
   const Value* name = a.find("action");
   if (!name) fail("a trace entry has no action");
+  if (!counted && shared(a)) keep(sizeof(SnapshotStep));
   SnapshotStep step;
   step.action = action_of(name->text());
   std::uint64_t size = unsigned_of(a.find("size"), "a trace entry's size");
@@ -273,14 +296,15 @@ MemorySnapshot Reading::finish(const Value& root) {
 
 }  // namespace
 
-MemorySnapshot read_snapshot(const Value& root, const std::string& path, const Classification* knowledge) {
-  return Reading(path, knowledge).finish(root);
+MemorySnapshot read_snapshot(const Value& root, const std::string& path, const Classification* knowledge,
+                             std::uint64_t max_memory) {
+  return Reading(path, knowledge, max_memory).finish(root);
 }
 
 MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
                                     const std::string& path, const pickle::Limits& limits,
                                     std::uint64_t* bytes_read, const Classification* knowledge) {
-  Reading reading(path, knowledge);
+  Reading reading(path, knowledge, limits.max_memory);
   Value root = pickle::unpickle_stream(open, path, limits, reading, bytes_read);
   return reading.finish(root);
 }

@@ -26,9 +26,11 @@ bool detect(std::string_view head);
 
 // The snapshot `root`, its allocations' categories by the frame patterns of `knowledge` (rules:
 // memory_categories; nullptr: none, so that only what the snapshot says names a category). Throws
-// InputError naming `path` when it is not a snapshot's shape or its sizes pass 2^62 bytes in sum.
+// InputError naming `path` when it is not a snapshot's shape or its sizes pass 2^62 bytes in sum, and
+// InputMemoryError when what it keeps of values shared through the memo passes `max_memory` (0: no
+// limit).
 MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path,
-                             const Classification* knowledge = nullptr);
+                             const Classification* knowledge = nullptr, std::uint64_t max_memory = 0);
 
 // The snapshot in the pickle that `open()` gives, read as it streams (pickle::unpickle_stream):
 // each segment and each trace entry taken into the model as it is read and then let go, so that

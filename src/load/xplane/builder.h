@@ -52,11 +52,15 @@ class Builder {
   // `file`: the whole XSpace, which the HLO modules' bytes are views into.
   void metadata_plane(const Plane& plane, std::string_view file);
   Profile finish();
+  // Throws InputMemoryError when what the profile holds, the plane being read (`plane_bytes`) and
+  // `extra` bytes about to be made pass the limit.
+  void check_memory(std::uint64_t extra = 0);
+  // The structures of the plane whose events are being read (xspace.h, Plane::structure_bytes).
+  void set_plane_bytes(std::uint64_t bytes) { plane_bytes_ = bytes; }
 
  private:
   // The event's span in nanoseconds; false (and counted) where it is out of the model's range.
   bool span(const Line& line, const Event& e, TimeNs& start, TimeNs& end);
-  void check_memory();
   // The runs of each HLO instruction's launches as host ops (xla_ops.cpp).
   void xla_ops();
   // The kernels of command buffers given back to their instructions (command_buffers.cpp).
@@ -70,6 +74,8 @@ class Builder {
   std::string path_;
   std::uint64_t file_bytes_;
   std::uint64_t max_memory_;
+  std::uint64_t plane_bytes_ = 0;
+  StructureCheck event_check_ = [this](std::uint64_t bytes) { check_memory(bytes); };
   TimeNs durations_ = 0;  // of the events kept: below kMaxTimeNs (profile.h)
   std::uint64_t events_ = 0;
   std::uint64_t bad_times_ = 0;

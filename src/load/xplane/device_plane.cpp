@@ -136,7 +136,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
     auto stream = line.id >= 0 && line.id < INT32_MAX ? static_cast<std::uint32_t>(line.id)
                                                       : static_cast<std::uint32_t>(index);
     for (const wire::Field& field : line.events) {
-      read_event(field, e);
+      read_event(field, e, &event_check_);
       TimeNs start = 0, end = 0;
       if (e.aggregated) {
         ++aggregated_;

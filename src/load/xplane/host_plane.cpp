@@ -25,7 +25,7 @@ void Builder::host_plane(const Plane& plane) {
          .tid = line.id,
          .name = p_.strings.intern(line.display_name.empty() ? line.name : line.display_name)});
     for (const wire::Field& field : line.events) {
-      read_event(field, e);
+      read_event(field, e, &event_check_);
       if (e.aggregated) {
         ++aggregated_;
         continue;

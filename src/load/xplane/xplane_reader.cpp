@@ -64,14 +64,14 @@ bool Builder::span(const Line& line, const Event& e, TimeNs& start, TimeNs& end)
   return true;
 }
 
-void Builder::check_memory() {
+void Builder::check_memory(std::uint64_t extra) {
   const Profile& p = p_;
   std::uint64_t held =
       file_bytes_ + p.strings.memory_bytes() + p.threads.capacity() * sizeof(ThreadInfo) +
       p.host_events.capacity() * sizeof(HostEvent) + p.runtime_calls.capacity() * sizeof(RuntimeCall) +
       p.gpu_activities.capacity() * sizeof(GpuActivity) +
       p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
-      xla_activities_.capacity() * sizeof(XlaActivity) + hlo_.memory_bytes();
+      xla_activities_.capacity() * sizeof(XlaActivity) + hlo_.memory_bytes() + plane_bytes_ + extra;
   check_input_memory(path_, held, max_memory_);
 }
 
@@ -133,7 +133,9 @@ Profile read_space(std::string_view bytes, const std::string& path, const ReadOp
   Builder builder(path, bytes.size(), options.max_memory);
   try {
     for_each_plane(bytes, [&](const wire::Field& field) {
-      Plane plane = read_plane(field);
+      builder.set_plane_bytes(0);  // the plane before this one is gone
+      Plane plane = read_plane(field, [&](std::uint64_t made) { builder.check_memory(made); });
+      builder.set_plane_bytes(plane.structure_bytes);
       bool gpu = plane.name.starts_with("/device:GPU:"), tpu = plane.name.starts_with("/device:TPU:");
       if (gpu || tpu) {
         if (std::int32_t id = device_number(plane.name); id >= 0) builder.device_plane(plane, id, tpu);

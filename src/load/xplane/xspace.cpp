@@ -7,6 +7,25 @@
 namespace perfgate::xplane {
 namespace {
 
+// The bytes of the structures made so far, told to the check each time they pass another 64 KiB.
+class StructureCount {
+ public:
+  explicit StructureCount(const StructureCheck& check) : check_(check) {}
+  void add(std::uint64_t bytes) {
+    std::uint64_t before = bytes_;
+    bytes_ += bytes;
+    if (check_ && (before >> 16) != (bytes_ >> 16)) check_(bytes_);
+  }
+  std::uint64_t bytes() const { return bytes_; }
+
+ private:
+  const StructureCheck& check_;
+  std::uint64_t bytes_ = 0;
+};
+
+// A hash map's entry: its node and its bucket, roughly.
+constexpr std::uint64_t kMapEntryBytes = 32;
+
 using wire::Field;
 using wire::Message;
 using wire::WireError;
@@ -29,7 +48,7 @@ std::int64_t int64(const Field& f, const char* what) {
   return f.as_int64();
 }
 
-EventMetadata read_event_metadata(Message m) {
+EventMetadata read_event_metadata(Message m, StructureCount& count) {
   EventMetadata out;
   Field f;
   while (m.next(f)) {
@@ -37,6 +56,7 @@ EventMetadata read_event_metadata(Message m) {
     if (f.number == 4) out.display_name = text(f, "an event metadata's display_name");
     if (f.number == 5) {
       expect(f, WireType::Bytes, "an event metadata's stat");
+      count.add(sizeof(Stat));
       out.stats.push_back(read_stat(wire::nested(f)));
     }
   }
@@ -66,7 +86,7 @@ std::pair<std::int64_t, Field> map_entry(const Field& entry) {
   return out;
 }
 
-Line read_line(const Field& field) {
+Line read_line(const Field& field, StructureCount& count) {
   Line out;
   Message m = wire::nested(field);
   Field f;
@@ -86,6 +106,7 @@ Line read_line(const Field& field) {
         break;
       case 4:
         expect(f, WireType::Bytes, "an event");
+        count.add(sizeof(Field));
         out.events.push_back(f);
         break;
       default:
@@ -154,7 +175,7 @@ Stat read_stat(Message m) {
   return out;
 }
 
-void read_event(const Field& field, Event& out) {
+void read_event(const Field& field, Event& out, const StructureCheck* check) {
   out.metadata_id = 0;
   out.offset_ps = 0;
   out.duration_ps = 0;
@@ -175,6 +196,8 @@ void read_event(const Field& field, Event& out) {
         break;
       case 4:
         expect(f, WireType::Bytes, "an event's stat");
+        if (check && !out.stats.empty() && out.stats.size() % 1024 == 0)
+          (*check)(out.stats.size() * sizeof(Stat));
         out.stats.push_back(read_stat(wire::nested(f)));
         break;
       case 5:
@@ -203,8 +226,9 @@ const EventMetadata* Plane::event(std::int64_t metadata_id) const {
   return it == event_metadata.end() ? nullptr : &it->second;
 }
 
-Plane read_plane(const Field& field) {
+Plane read_plane(const Field& field, const StructureCheck& check) {
   Plane out;
+  StructureCount count(check);
   Message m = wire::nested(field);
   Field f;
   while (m.next(f)) {
@@ -217,22 +241,26 @@ Plane read_plane(const Field& field) {
         break;
       case 3:
         expect(f, WireType::Bytes, "a line");
-        out.lines.push_back(read_line(f));
+        count.add(sizeof(Line));
+        out.lines.push_back(read_line(f, count));
         break;
       case 4: {
         expect(f, WireType::Bytes, "an event metadata entry");
         auto [key, value] = map_entry(f);
-        out.event_metadata[key] = read_event_metadata(wire::nested(value));
+        count.add(sizeof(EventMetadata) + kMapEntryBytes);
+        out.event_metadata[key] = read_event_metadata(wire::nested(value), count);
         break;
       }
       case 5: {
         expect(f, WireType::Bytes, "a stat metadata entry");
         auto [key, value] = map_entry(f);
+        count.add(sizeof(std::string_view) + kMapEntryBytes);
         out.stat_names[key] = read_stat_name(wire::nested(value));
         break;
       }
       case 6:
         expect(f, WireType::Bytes, "a plane's stat");
+        count.add(sizeof(Stat));
         out.stats.push_back(read_stat(wire::nested(f)));
         break;
       default:
@@ -246,6 +274,7 @@ Plane read_plane(const Field& field) {
     s.text = it == out.stat_names.end() ? std::string_view() : it->second;
   };
   for (Stat& s : out.stats) resolve(s);
+  out.structure_bytes = count.bytes();
   return out;
 }
 

@@ -28,6 +28,12 @@ struct Stat {
 };
 Stat read_stat(wire::Message message);
 
+// Told the bytes of the structures read so far (lines, events' fields, stats, metadata entries)
+// before more are made, every 64 KiB of them: an empty line, event or stat is two bytes of the file
+// and tens of bytes in memory, so they count against the input memory limit as they are made, not
+// after. Throws (InputMemoryError) to stop the reading.
+using StructureCheck = std::function<void(std::uint64_t structure_bytes)>;
+
 struct EventMetadata {
   std::string_view name;
   std::string_view display_name;
@@ -51,7 +57,8 @@ struct Event {
   bool aggregated = false;
   std::vector<Stat> stats;
 };
-void read_event(const wire::Field& field, Event& out);
+// `check`, where given, is told the event's stats' bytes every 1,024 of them.
+void read_event(const wire::Field& field, Event& out, const StructureCheck* check = nullptr);
 
 // One XPlane: its lines and metadata read, its events left as bytes.
 struct Plane {
@@ -61,6 +68,7 @@ struct Plane {
   std::unordered_map<std::int64_t, EventMetadata> event_metadata;
   std::unordered_map<std::int64_t, std::string_view> stat_names;
   std::vector<Stat> stats;
+  std::uint64_t structure_bytes = 0;  // what its lines, events' fields, stats and metadata hold
 
   std::string_view stat_name(const Stat& s) const;
   // A stat's text: its str_value, or for a ref_value the stat metadata's name it refers to (XLA
@@ -68,7 +76,7 @@ struct Plane {
   std::string_view text(const Stat& s) const;
   const EventMetadata* event(std::int64_t metadata_id) const;
 };
-Plane read_plane(const wire::Field& field);
+Plane read_plane(const wire::Field& field, const StructureCheck& check = {});
 
 // Calls `each` with every XPlane field of the XSpace in `bytes`, in order. Throws wire::WireError.
 void for_each_plane(std::string_view bytes, const std::function<void(const wire::Field&)>& each);
