@@ -49,6 +49,9 @@ struct Baseline {
   std::vector<BaselineSite> memory_sites;  // a memory snapshot's; pooled runs: the mean of theirs
   // Each GPU name with its number of devices (every worker's), by name; the history keeps it.
   std::vector<std::pair<std::string, int>> gpu_counts;
+  // Pooled: each run's path and the perfgate version that wrote it (info.tool_version is the first
+  // run's), so that runs of another version are named (issue 74). Empty for a single run.
+  std::vector<std::pair<std::string, std::string>> run_tool_versions;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
 };
 

@@ -185,6 +185,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
     for (const BaselineSite& s : run.memory_sites)
       sites[s.site] += s.bytes / static_cast<double>(runs.size());
     if (b.info.tool_version.empty()) b.info.tool_version = run.info.tool_version;
+    b.run_tool_versions.emplace_back(run.info.path, run.info.tool_version);
     b.info.inputs.insert(b.info.inputs.end(), run.info.inputs.begin(), run.info.inputs.end());
   }
   for (std::size_t i = 0; i < kMetricCount; ++i) {

@@ -355,8 +355,13 @@ class RuleEvaluator {
                                     r_.better == Better::Higher ? "<" : ">", format_value(at, f_.unit));
   }
 
+  // Comparability decides abstention before the direction does (issue 74): a pair that is not
+  // comparable is inconclusive whether the run came out slower, alike or faster, so that a faster
+  // run on other GPUs cannot pass where the slower one would abstain.
   ReportFinding done(FindingStatus status, std::string reason) {
-    if ((status == FindingStatus::Fail || status == FindingStatus::Warn) && r_.compare_baseline)
+    bool decided =
+        status == FindingStatus::Fail || status == FindingStatus::Warn || status == FindingStatus::Pass;
+    if (decided && r_.compare_baseline)
       if (std::string why = not_comparable(); !why.empty()) {
         status = FindingStatus::Inconclusive;
         reason = why + (reason.empty() ? "" : ". " + reason);

@@ -1,9 +1,9 @@
 // A step-time rule against the baseline. Two questions, answered apart: is the run slower
 // (a one-sided test at the rule's alpha), and by more than the limit (the estimated change against
 // the warn and fail limits). A clear change beyond a limit fails or warns; one beyond the fail
-// limit that the test cannot confirm is inconclusive, and so is a comparison with too few steps;
-// everything else passes. Every outcome states the comparison's minimum detectable change
-// (docs/rules.md, "The step-time test").
+// limit that the test cannot confirm is inconclusive, and so is a comparison with too few steps or
+// one too weak to see the limit whose interval does not rule it out; everything else passes. Every
+// outcome states the comparison's minimum detectable change (docs/rules.md, "The step-time test").
 #pragma once
 
 #include <optional>
@@ -15,6 +15,11 @@
 #include "perfgate/rules.h"
 
 namespace perfgate {
+
+// A comparison passes only where it could see a change of this many times its worst limit (its
+// minimum detectable change at most that), or its interval rules the limit out: 2 x +5% is about
+// what 5 to 6 steps a side at 3% step noise can see; 3-step windows at 15% noise (57.6%) cannot.
+inline constexpr double kPassMdcFactor = 2;
 
 struct StepComparison {
   FindingStatus status = FindingStatus::Pass;

@@ -23,12 +23,17 @@ struct RunSample {
   std::size_t n() const { return kept.size(); }
 };
 
-RunSample sample_of(std::span<const double> us, double z) {
+std::vector<double> logs_of(std::span<const double> us) {
   std::vector<double> logs;
   for (double v : us)
     if (v > 0 && std::isfinite(v)) logs.push_back(std::log(v));
+  return logs;
+}
+
+// A run's log steps with the steps at `outliers` (sorted indices) set aside.
+RunSample sample_of(const std::vector<double>& logs, std::vector<std::size_t> outliers) {
   RunSample s;
-  if (z > 0) s.outlier_indices = outlier_indices(logs, z);
+  s.outlier_indices = std::move(outliers);
   for (std::size_t i = 0, next = 0; i < logs.size(); ++i) {
     bool outlier = next < s.outlier_indices.size() && s.outlier_indices[next] == i;
     if (outlier)
@@ -41,6 +46,69 @@ RunSample sample_of(std::span<const double> us, double z) {
   s.mean = std::accumulate(s.kept.begin(), s.kept.end(), 0.0) / static_cast<double>(s.n());
   for (double x : s.kept) s.sum_squares += (x - s.mean) * (x - s.mean);
   return s;
+}
+
+// A robust scale of `deviations` (absolute): their median over 0.6745, else (half of them or more
+// equal) their mean times 1.2533; 0 when there is no spread at all.
+double robust_scale(std::vector<double> deviations) {
+  double scale = statistic(deviations, Statistic::Median) / 0.6745;
+  if (scale == 0)
+    scale = 1.253314 * std::accumulate(deviations.begin(), deviations.end(), 0.0) /
+            static_cast<double>(deviations.size());
+  return scale;
+}
+
+// The fewest residuals the pooled outlier test reads; below it each run is tested alone.
+constexpr std::size_t kPooledResiduals = 6;
+
+// Every run's outlier steps, decided once over all the runs compared (issue 74): the residuals of
+// each run's log steps about its own median share one robust scale, so that whether a run's step
+// is set aside no longer hangs on how close that run's other two steps happen to be; and leading
+// steps set aside as slow in any run (a warm-up) are set aside by position in every run, so that
+// both sides compare the same part of the loop.
+std::vector<std::vector<std::size_t>> joint_outliers(const std::vector<std::vector<double>>& logs, double z) {
+  std::vector<std::vector<std::size_t>> out(logs.size());
+  if (z <= 0) return out;
+  std::vector<std::vector<double>> residuals(logs.size());
+  std::vector<double> pooled;
+  for (std::size_t r = 0; r < logs.size(); ++r) {
+    if (logs[r].size() < 3) continue;  // two steps are each other's outliers or neither
+    double median = statistic(logs[r], Statistic::Median);
+    for (double x : logs[r]) residuals[r].push_back(x - median), pooled.push_back(std::fabs(x - median));
+  }
+  if (pooled.size() < kPooledResiduals) {
+    for (std::size_t r = 0; r < logs.size(); ++r) out[r] = outlier_indices(logs[r], z);
+    return out;
+  }
+  double scale = robust_scale(pooled);
+  if (scale == 0) return out;
+  std::size_t leading = 0;  // slow outliers that open a run: a warm-up
+  for (std::size_t r = 0; r < logs.size(); ++r) {
+    std::size_t lead = 0;
+    for (std::size_t i = 0; i < residuals[r].size(); ++i) {
+      bool outlier = std::fabs(residuals[r][i]) / scale > z;
+      if (outlier) out[r].push_back(i);
+      if (outlier && residuals[r][i] > 0 && lead == i) ++lead;
+    }
+    leading = std::max(leading, lead);
+  }
+  for (std::size_t r = 0; r < logs.size(); ++r) {
+    for (std::size_t i = 0; i < std::min(leading, logs[r].size()); ++i) out[r].push_back(i);
+    std::sort(out[r].begin(), out[r].end());
+    out[r].erase(std::unique(out[r].begin(), out[r].end()), out[r].end());
+  }
+  return out;
+}
+
+// The current run's sample first, then each baseline run's, with the outliers decided jointly.
+std::vector<RunSample> samples_of(std::span<const double> current_us,
+                                  const std::vector<std::vector<double>>& baseline_runs_us, double z) {
+  std::vector<std::vector<double>> logs{logs_of(current_us)};
+  for (const auto& run : baseline_runs_us) logs.push_back(logs_of(run));
+  std::vector<std::vector<std::size_t>> outliers = joint_outliers(logs, z);
+  std::vector<RunSample> out;
+  for (std::size_t r = 0; r < logs.size(); ++r) out.push_back(sample_of(logs[r], std::move(outliers[r])));
+  return out;
 }
 
 // DerSimonian-Laird: the between-run variance that makes the runs' spread around their
@@ -101,18 +169,19 @@ std::vector<std::size_t> outlier_indices(std::span<const double> values, double 
   for (double v : values) deviations.push_back(std::fabs(v - median));
   // MAD scaled to a standard deviation (0.6745 is the normal quantile at 0.75); the mean absolute
   // deviation when half the values or more are equal.
-  double scale = statistic(deviations, Statistic::Median) / 0.6745;
-  if (scale == 0)
-    scale = 1.253314 * std::accumulate(deviations.begin(), deviations.end(), 0.0) /
-            static_cast<double>(deviations.size());
+  double scale = robust_scale(deviations);
   if (scale == 0) return out;
   for (std::size_t i = 0; i < values.size(); ++i)
     if (deviations[i] / scale > threshold) out.push_back(i);
   return out;
 }
 
-std::vector<double> kept_log_steps(std::span<const double> us, double z) {
-  return sample_of(us, z).kept;
+std::vector<std::vector<double>> kept_log_steps(std::span<const double> current_us,
+                                                const std::vector<std::vector<double>>& baseline_runs_us,
+                                                double z) {
+  std::vector<std::vector<double>> out;
+  for (RunSample& s : samples_of(current_us, baseline_runs_us, z)) out.push_back(std::move(s.kept));
+  return out;
 }
 
 std::optional<StepChange> estimate_step_change(std::span<const double> current_us,
@@ -120,13 +189,11 @@ std::optional<StepChange> estimate_step_change(std::span<const double> current_u
                                                const StepChangeOptions& options,
                                                StepChangeShortfall* shortfall) {
   StepChange c;
-  RunSample now = sample_of(current_us, options.outlier_z);
+  std::vector<RunSample> runs = samples_of(current_us, baseline_runs_us, options.outlier_z);
+  RunSample now = std::move(runs.front());
+  runs.erase(runs.begin());
   c.current_outliers = now.outlier_indices;
-  std::vector<RunSample> runs;
-  for (const auto& run : baseline_runs_us) {
-    runs.push_back(sample_of(run, options.outlier_z));
-    c.baseline_outlier_steps.push_back(runs.back().outliers);
-  }
+  for (const RunSample& run : runs) c.baseline_outlier_steps.push_back(run.outliers);
   // Outlier runs, by their level, when there are enough runs to tell.
   std::vector<double> levels;
   std::vector<std::size_t> level_run;

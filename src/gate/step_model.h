@@ -27,8 +27,14 @@ std::vector<std::size_t> outlier_indices(std::span<const double> values, double 
 // steps are far beyond either.
 inline constexpr double kOutlierZ = 5;
 
-// The logs of the values left when the outliers beyond `z` are set aside (z <= 0: none), in order.
-std::vector<double> kept_log_steps(std::span<const double> us, double z);
+// Outlier steps are decided once over every run compared (issue 74): each run's log steps less its
+// own median, one robust scale (MAD) over all of them (per run alone below 6 such residuals), z
+// beyond `z`; and slow outliers that open a run (a warm-up) set aside by position in every run.
+// The logs of each run's steps left, in order: the current run's first, then each baseline run's
+// (z <= 0: every step).
+std::vector<std::vector<double>> kept_log_steps(std::span<const double> current_us,
+                                                const std::vector<std::vector<double>>& baseline_runs_us,
+                                                double z);
 
 struct StepChangeOptions {
   double confidence = 0.95;      // of the interval

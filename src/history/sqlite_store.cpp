@@ -57,7 +57,11 @@ bool cannot_make_wal_index(int rc) {
 
 class SqliteConnection final : public SqlConnection {
  public:
-  SqliteConnection(const std::string& path, Access access) : where_(path), access_(access) {
+  // `checked`: a reader checks the whole file first (check_integrity). Telling what kind of SQLite
+  // file a path is (sqlite_file_kind) reads its table names only: a look at an Nsight Systems
+  // export of hundreds of MB must not read every page of it.
+  SqliteConnection(const std::string& path, Access access, bool checked = true)
+      : where_(path), access_(access), checked_(checked) {
     // SQLite's open(2) of a FIFO waits for a writer: every path is looked at first (a file put in
     // its place between the two needs write access to the folder, which the history's owner has).
     // Under a confinement (perfgate mcp) the file is opened where its links lead, once that is
@@ -115,21 +119,6 @@ class SqliteConnection final : public SqlConnection {
 
   void lock_schema() override {}  // BEGIN IMMEDIATE holds the file's write lock already
 
-  // A reader (history list, trend, a history as --baseline) refuses a damaged store as --record
-  // does (issue 78, item 7): a page no query of it touches would otherwise go unsaid. Anything but
-  // damage (a busy or unreadable file) is left to the reading, which says what it finds.
-  void refuse_if_damaged() {
-    std::string problems;
-    int rc = quick_check(problems);
-    if (rc == SQLITE_DONE && problems == "ok") return;
-    if (rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CORRUPT) return;
-    if (rc != SQLITE_DONE) problems = sqlite3_errmsg(db_.get());
-    throw InputError(
-        fmt::format("{}: the history is damaged (quick_check: {}): its runs cannot be read reliably; restore "
-                    "it from a copy",
-                    where_, problems));
-  }
-
  private:
   void open(const std::string& name, int flags) {
     sqlite3* raw = nullptr;
@@ -143,7 +132,10 @@ class SqliteConnection final : public SqlConnection {
   void open_for_reading() {
     open(where_, SQLITE_OPEN_READONLY);
     int rc = sqlite3_exec(db_.get(), "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
-    if (rc == SQLITE_OK) return;
+    if (rc == SQLITE_OK) {
+      if (checked_) check_integrity("read");
+      return;
+    }
     if (!cannot_make_wal_index(rc) || folder_writable(where_)) fail("cannot read the history", rc);
     std::error_code ec;
     if (fs::file_size(where_ + "-wal", ec) > 0 && !ec)
@@ -152,6 +144,7 @@ class SqliteConnection final : public SqlConnection {
           "be read with the WAL index {}-shm beside them (a perfgate that may write there reads it)",
           where_, where_, where_));
     open(sqlite_immutable_uri(where_), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+    if (checked_) check_integrity("read");
   }
 
   // A confined reader creates nothing: a history without pending WAL commits is read immutable (no
@@ -162,6 +155,7 @@ class SqliteConnection final : public SqlConnection {
     bool pending = fs::file_size(file + "-wal", ec) > 0 && !ec;
     if (pending && fs::exists(file + "-shm", ec)) {
       open(file, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW);
+      if (checked_) check_integrity("read");
       return;
     }
     if (pending)
@@ -170,6 +164,7 @@ class SqliteConnection final : public SqlConnection {
           "beside them, which a read-only server does not create (a perfgate that may write there reads it)",
           where_, where_, where_));
     open(sqlite_immutable_uri(file), SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW);
+    if (checked_) check_integrity("read");
   }
 
   // SQLite opens a file's journal, WAL and WAL index by their names beside it, following links: a
@@ -198,7 +193,10 @@ class SqliteConnection final : public SqlConnection {
 
   // A run recorded into a damaged store could not be read back (issue #55): before anything is
   // written (the WAL switch included), PRAGMA quick_check, O(pages): about 7 ms per MB of history.
-  void check_integrity() {
+  // A reader checks too (issues 74, 78): `history list` and `trend` read no step, op or kernel rows, so a
+  // damaged page among those went unnoticed while they printed results. `done` is what did not
+  // happen: "recorded" or "read".
+  void check_integrity(std::string_view done = "recorded") {
     for (int attempt = 1;; ++attempt) {
       std::string problems;
       int rc = quick_check(problems);
@@ -209,9 +207,9 @@ class SqliteConnection final : public SqlConnection {
       if (rc == SQLITE_DONE && problems == "ok") return;
       if (rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CORRUPT) fail("cannot check the history", rc);
       if (rc != SQLITE_DONE) problems = sqlite3_errmsg(db_.get());
-      throw InputError(fmt::format(
-          "{}: the history is damaged (quick_check: {}): nothing was recorded; restore it from a copy",
-          where_, problems));
+      throw InputError(
+          fmt::format("{}: the history is damaged (quick_check: {}): nothing was {}; restore it from a copy",
+                      where_, problems, done));
     }
   }
 
@@ -313,15 +311,14 @@ class SqliteConnection final : public SqlConnection {
 
   std::string where_;
   Access access_;
+  bool checked_ = true;
   DbHandle db_;
 };
 
 }  // namespace
 
 std::unique_ptr<SqlConnection> open_sqlite(const std::string& path, Access access) {
-  auto connection = std::make_unique<SqliteConnection>(path, access);
-  if (access == Access::Read) connection->refuse_if_damaged();
-  return connection;
+  return std::make_unique<SqliteConnection>(path, access);
 }
 
 SqliteFileKind sqlite_file_kind(const std::string& path) {
@@ -337,7 +334,7 @@ SqliteFileKind sqlite_file_kind(const std::string& path) {
   if (n != sizeof head || std::memcmp(head, "SQLite format 3", sizeof head) != 0)
     return SqliteFileKind::NotSqlite;
   try {
-    std::vector<std::string> tables = SqliteConnection(path, Access::Read).table_names();
+    std::vector<std::string> tables = SqliteConnection(path, Access::Read, /*checked=*/false).table_names();
     if (tables.empty()) return SqliteFileKind::NoTables;
     auto has = [&](const char* name) {
       return std::find(tables.begin(), tables.end(), name) != tables.end();

@@ -40,6 +40,7 @@ std::string render_github_annotations(const ReportModel& r) {
     if (f.value) message += ": " + format_value(f.value, f.unit);
     if (f.threshold) message += " (limit " + terminal_escape(f.threshold_text) + ")";
     if (!f.problem.empty()) message += "\n" + terminal_escape(f.problem);
+    if (f.step_test && !f.reason.empty()) message += "\n" + terminal_escape(f.reason);  // its confidence
     if (!f.recommendation.empty()) message += "\n" + terminal_escape(f.recommendation);
     if (std::string see = see_elsewhere_text(r, f); !see.empty()) message += "\n" + terminal_escape(see);
     out +=

@@ -60,6 +60,7 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
     if (f.value) description += ": " + format_value(f.value, f.unit);
     if (f.threshold) description += " (limit " + f.threshold_text + ")";
     if (!f.problem.empty()) description += ". " + f.problem;
+    if (f.step_test && !f.reason.empty()) description += " " + f.reason;  // the step test's confidence
     j.begin_object();
     j.key("description").value(description);
     j.key("check_name").value("perfgate." + f.id);

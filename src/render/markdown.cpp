@@ -143,7 +143,10 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
     item.set("value", esc(format_value(f.value, f.unit)));
     if (f.threshold) item.set("limit", esc(f.threshold_text));
     if (!f.problem.empty()) item.set("problem", esc(f.problem));
-    if (f.status == FindingStatus::Inconclusive && !f.reason.empty()) item.set("reason", esc(f.reason));
+    // A step test's reason is its confidence (the interval, the p-value, the change it could see):
+    // a reviewer reads it with the failure, as the terminal and the HTML page show it (issue 74).
+    if ((f.status == FindingStatus::Inconclusive || f.step_test) && !f.reason.empty())
+      item.set("reason", esc(f.reason));
     if (!f.recommendation.empty()) item.set("recommendation", esc(f.recommendation));
     if (std::string see = see_elsewhere_text(r, f); !see.empty()) item.set("see", esc(see));
     // Formatted numbers and units only: nothing to escape, and the current run in bold.

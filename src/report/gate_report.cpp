@@ -1,5 +1,7 @@
 // The baseline's changes, the gate's results and a history's warnings and trends put into the
 // report: the gate reads the first and returns the second; no stage but this one writes the model.
+#include <map>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -12,15 +14,33 @@ std::string names_text(const std::vector<std::string>& names) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }
 
+// A baseline written by another perfgate: a JSON report, or runs of a history (each run's version,
+// pooled or not: a history used to pool them without a word, issue 74).
+void add_version_notes(ReportModel& report, const Baseline& baseline) {
+  const std::string& theirs = baseline.info.tool_version;
+  const std::string ours = report.tool_version;
+  if (baseline.info.kind == "report") {
+    if (!theirs.empty() && theirs != ours)
+      report.warnings.push_back({"", note<NoteId::baseline_other_version>(arg<"theirs">(theirs), arg<"ours">(ours))});
+    return;
+  }
+  std::vector<std::pair<std::string, std::string>> runs = baseline.run_tool_versions;
+  if (runs.empty()) runs.emplace_back(baseline.info.path, theirs);
+  std::map<std::string, std::vector<std::string>> by_version;  // another version -> its runs
+  for (const auto& [path, version] : runs)
+    if (!version.empty() && version != ours) by_version[version].push_back(path);
+  for (const auto& [version, paths] : by_version)
+    report.warnings.push_back({"", note<NoteId::baseline_runs_other_version>(
+                                       arg<"count">(paths.size()), arg<"runs">(fmt::format("{}", fmt::join(paths, ", "))),
+                                       arg<"theirs">(version), arg<"ours">(ours))});
+}
+
 }  // namespace
 
 void add_baseline(ReportModel& report, const Baseline& baseline) {
   report.baseline = baseline.info;
   report.baseline->metrics = metric_changes(report, baseline);
-  const std::string& theirs = baseline.info.tool_version;
-  if (baseline.info.kind == "report" && !theirs.empty() && theirs != report.tool_version)
-    report.warnings.push_back(
-        {"", note<NoteId::baseline_other_version>(arg<"theirs">(theirs), arg<"ours">(report.tool_version))});
+  add_version_notes(report, baseline);
   std::vector<std::string> ours = gpu_names(report);
   if (ours != baseline.info.gpu_names) {
     report.baseline->hardware_differs = true;

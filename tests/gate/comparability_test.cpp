@@ -222,6 +222,43 @@ TEST(Comparability, OtherDevicesAreNotClaimedAsARegression) {
   EXPECT_NE(render_terminal(other).find("devices (does not hold): the baseline ran on"), std::string::npos);
 }
 
+// Abstention does not depend on the direction (issue 74): the run 6000 us a GEMM against a baseline
+// of 7200 us (faster by 1200 us a step) with the GPU idle 2000 us a step in the baseline only (its
+// utilization rises). On the same GPUs both rules pass; against a baseline on other GPUs both are
+// inconclusive, as the slower pair is, and --fail-on inconclusive fails the job.
+TEST(Comparability, AFasterRunOnOtherDevicesIsInconclusiveToo) {
+  TrainingRun before, after;
+  before.gemm_us = 7200;
+  before.dataloader_us = 2000;
+  after.extra_us = before.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
+  ReportModel same =
+      gated(training_trace(before), training_trace(after), default_rules(), FailOn::Inconclusive);
+  EXPECT_EQ(status_of(same, "regression.step-time"), FindingStatus::Pass);
+  EXPECT_EQ(status_of(same, "regression.gpu-utilization"), FindingStatus::Pass);
+  ASSERT_TRUE(same.verdict);
+  EXPECT_EQ(same.verdict->exit_code, 0);
+  before.gpu_name = "Tesla V100-SXM2-16GB";
+  before.compute_major = 7;
+  for (FailOn fail_on : {FailOn::Error, FailOn::Inconclusive}) {
+    ReportModel other = gated(training_trace(before), training_trace(after), default_rules(), fail_on);
+    for (std::string_view id : {"regression.step-time", "regression.gpu-utilization"}) {
+      const ReportFinding* f = find_finding(other, id);
+      ASSERT_TRUE(f) << id;
+      EXPECT_EQ(f->status, FindingStatus::Inconclusive) << id;
+      EXPECT_EQ(f->reason.rfind("not comparable with the baseline (devices: the baseline ran on", 0), 0u)
+          << f->reason;
+    }
+    // The change computed is kept for the reader: the step test's estimate and interval.
+    const ReportFinding* step = find_finding(other, "regression.step-time");
+    EXPECT_NE(step->reason.find("step time -"), std::string::npos) << step->reason;
+    ASSERT_TRUE(step->step_test);
+    EXPECT_LT(step->step_test->ratio, 1.0);
+    ASSERT_TRUE(other.verdict);
+    EXPECT_EQ(other.verdict->failures, 0u);
+    EXPECT_EQ(other.verdict->exit_code, fail_on == FailOn::Inconclusive ? 1 : 0);
+  }
+}
+
 // Kernel time under names both runs have: a 600 + b 400 against a 600 + c 400 is 600 of 1000 us on
 // each side (60%, at least 50%: holds); a 400 + b 600 against a 400 + c 600 is 40% (does not hold).
 TEST(Comparability, KernelOverlapIsTheSharedTime) {

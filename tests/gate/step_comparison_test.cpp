@@ -96,6 +96,32 @@ TEST(StepComparison, TooFewStepsForTheRankTestSaySo) {
   EXPECT_NE(one.reason.find("too few steps to compare: 1 in the run"), std::string::npos) << one.reason;
 }
 
+// Issue 74, item 3: 3 steps a side, the run truly +10% ({150, 110, 110.5} against {140, 100, 115}).
+// Each run deciding alone set the run's first step aside (its steady steps 0.5% apart) and kept the
+// baseline's: "-5.9%, no significant change", a pass. Decided jointly every step is kept: +4.2%,
+// log SD 0.1735 pooled (4 df), se 0.1417, the detectable change (2.132 + 0.941) x 0.1417 = 0.435
+// (+54%) and the interval up to 0.0415 + 2.776 x 0.1417 = 0.435: it cannot see +5% and does not
+// rule it out - inconclusive, never a pass.
+TEST(StepComparison, AComparisonThatCannotSeeTheLimitDoesNotPass) {
+  StepComparison c = compare({150, 110, 110.5}, {140, 100, 115});
+  EXPECT_EQ(c.status, FindingStatus::Inconclusive) << c.reason;
+  EXPECT_NEAR(c.test.ratio, 1.0424, 1e-3);
+  ASSERT_TRUE(c.test.mdc_pct);
+  EXPECT_NEAR(*c.test.mdc_pct, 54.5, 0.5);
+  EXPECT_NE(c.reason.find("too few steps to tell: the interval reaches past the limit +5%"),
+            std::string::npos)
+      << c.reason;
+  EXPECT_NE(c.reason.find("With 3 and 3 steps at"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("profile >= "), std::string::npos) << c.reason;
+  // The same noise, the run 40% faster: the interval's upper end (-0.51 + 2.776 x 0.057 = -35%)
+  // rules out +5%, so it passes though it could not see +5%.
+  std::vector<double> base = {100, 115, 108};
+  StepComparison faster = compare(scaled(base, 0.6), base);
+  EXPECT_EQ(faster.status, FindingStatus::Pass) << faster.reason;
+  ASSERT_TRUE(faster.test.mdc_pct);
+  EXPECT_GT(*faster.test.mdc_pct, 10.25);
+}
+
 TEST(StepComparison, OutlierStepsAreSetAsideAndNamed) {
   // A warm-up step twice as long as the others: set aside, and the other four show the +20%.
   std::vector<double> now = {240, 120, 120.1, 119.9, 120.05};

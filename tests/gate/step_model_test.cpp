@@ -104,6 +104,40 @@ TEST(StepChange, OutlierStepsAndRunsAreSetAside) {
   EXPECT_NEAR(pooled->ratio, 1.0, 1e-3);
 }
 
+// Issue 74, item 3: one outlier decision over both runs. A 3-step run {w, s1, s2} with its steady
+// steps 0.5% apart against one whose steady steps are 6% apart, the same +21% warm-up first. Each
+// run alone: the first z = 0.6745 x ln(121/100.5) / 0.005 = 25 (set aside), the second
+// 0.6745 x ln(121/106) / ln(106/100) = 1.5 (kept) - the two sides compared different steps. Pooled:
+// residuals |0.1856, 0.0050, 0, 0.1323, 0.0583, 0|, MAD (0.0050 + 0.0583) / 2 = 0.0317, scale
+// 0.0469: z 3.96 and 2.82, neither set aside, on both sides alike.
+TEST(StepChange, AWarmUpIsSetAsideOnBothSidesOrOnNeither) {
+  std::vector<double> tight = {121, 100, 100.5}, loose = {121, 100, 106};
+  for (const auto& [now, base] : {std::pair{tight, loose}, std::pair{loose, tight}}) {
+    auto c = estimate_step_change(now, {base}, StepChangeOptions{});
+    ASSERT_TRUE(c);
+    EXPECT_TRUE(c->current_outliers.empty());
+    EXPECT_EQ(c->baseline_outlier_steps, std::vector<std::size_t>{0});
+    EXPECT_EQ(c->current_steps, 3u);
+  }
+  // A +60% warm-up in one run only (z = ln(160/100.5) / 0.0469 = 9.9 with the same scale) is set
+  // aside there, and the same position in the other run (its +12% first step, z 1.2, by position).
+  std::vector<double> warm = {160, 100, 100.5}, mild = {112, 100, 106};
+  for (const auto& [now, base] : {std::pair{warm, mild}, std::pair{mild, warm}}) {
+    auto c = estimate_step_change(now, {base}, StepChangeOptions{});
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->current_outliers, std::vector<std::size_t>{0});
+    EXPECT_EQ(c->baseline_outlier_steps, std::vector<std::size_t>{1});
+    EXPECT_EQ(c->current_steps, 2u);
+    EXPECT_EQ(c->baseline_steps, 2u);
+  }
+  // The kept steps are the same for the rank test.
+  std::vector<std::vector<double>> kept = kept_log_steps(warm, {mild}, kOutlierZ);
+  ASSERT_EQ(kept.size(), 2u);
+  EXPECT_EQ(kept[0].size(), 2u);
+  EXPECT_EQ(kept[1].size(), 2u);
+  EXPECT_NEAR(kept[1][0], std::log(100.0), 1e-12);
+}
+
 TEST(StepChange, TooFewStepsGiveNoEstimate) {
   StepChangeShortfall shortfall;
   EXPECT_FALSE(estimate_step_change(std::vector<double>{100}, {{100, 101}}, StepChangeOptions{}, &shortfall));

@@ -2,15 +2,19 @@
 // what a history location is, and the labels a run is recorded with.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "history/history_test_support.h"
+#include "perfgate/build_report.h"
 #include "perfgate/errors.h"
 #include "perfgate/load.h"
 #include "perfgate/render.h"
+#include "perfgate/version.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 #include "support/training_run.h"
@@ -50,6 +54,32 @@ TEST(HistoryBaselines, TheLastRunsOfTheBranchOnTheSameGpusEachBecomeABaseline) {
   EXPECT_EQ(pooled.info.runs, 3u);
   EXPECT_EQ(pooled.step_durations_us, (std::vector<double>{1001, 1002, 1003}));
   EXPECT_EQ(pooled.run_steps_us.size(), 3u);
+}
+
+// Issue 74, item 8: a history run recorded by another perfgate is named when it is a baseline,
+// pooled or alone, as a JSON baseline report of another version is: runs 2 and 3 of 0.0.7 among 4.
+TEST(HistoryBaselines, RunsOfAnotherVersionAreNamed) {
+  std::string db = temp_dir() + "/h.db";
+  auto store = open_history(db, HistoryAccess::Record);
+  for (int i = 0; i < 4; ++i) {
+    HistoryRun run = sample_run("main", kA100);
+    run.labels.commit = fmt::format("{}000000000", i);
+    run.data.info.tool_version = i == 1 || i == 2 ? std::string("0.0.7") : std::string(kVersion);
+    store->record(run);
+  }
+  ReportModel report = report_of_json(training_trace(TrainingRun{}), default_rules());
+  ReportModel pooled = report;
+  add_baseline(pooled, combine_baselines(history_baselines(*store, "main", {kA100}, 4).runs));
+  std::string want = fmt::format(
+      "runs {0}#2 (commit 1000000), {0}#3 (commit 2000000) of the baseline were recorded by perfgate 0.0.7 "
+      "(this is {1}): metrics whose definition changed between them differ by more than the run",
+      db, kVersion);
+  EXPECT_EQ(std::count(pooled.warnings.begin(), pooled.warnings.end(), want), 1)
+      << fmt::format("{}", fmt::join(pooled.warnings, "\n"));
+  // The last run alone is of this version: nothing to say.
+  ReportModel last = report;
+  add_baseline(last, combine_baselines(history_baselines(*store, "main", {kA100}, 1).runs));
+  for (const std::string& w : last.warnings) EXPECT_FALSE(contains(w, "recorded by perfgate")) << w;
 }
 
 TEST(HistoryBaselines, AnEmptyHistoryIsSkippedWithItsReason) {

@@ -1,5 +1,5 @@
 // A history's stored strings reach the terminal escaped, whatever was recorded (issue #28, item 6);
-// a damaged history is never recorded into (issue #55, item 11).
+// a damaged history is never recorded into (issue #55, item 11) nor read (issue 74, item 8).
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
@@ -113,18 +113,20 @@ TEST(HistoryHardening, RecordRefusesDamagedStore) {
   EXPECT_FALSE(std::filesystem::exists(db + "-wal") && std::filesystem::file_size(db + "-wal") > 0);
 }
 
-// Issue 78, item 7: with a page damaged that history list's queries do not touch (run_kernels'),
-// history list and a history as --baseline read the store without a word where --record refused
-// it. Every reader now checks it first and refuses it, naming it.
-TEST(HistoryHardening, ReadersRefuseADamagedStoreToo) {
+// Issue 74, item 8: a damaged page of run_kernels, which history list and trend never read, let
+// them print results (exit 0), and a gate pooled runs from the file. Every read checks the store
+// first (PRAGMA quick_check): each refuses it with exit 3 and reads nothing.
+TEST(HistoryHardening, ReadersRefuseADamagedStore) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), db = dir + "/h.db";
   std::string trace = training_trace_file(dir, steady());
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < 5; ++i)
     ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record", trace, db)).exit_code, 0);
+  ASSERT_EQ(run_perfgate("history list " + db).exit_code, 0);
   auto [page, page_size] = root_page(db, "run_kernels");
   ASSERT_GT(page, 1);
   std::string bytes = read_text(db);
+  ASSERT_GE(static_cast<std::int64_t>(bytes.size()), page * page_size);
   std::fill_n(bytes.begin() + (page - 1) * page_size, page_size / 2, '\xA5');
   write_text(db, bytes);
   for (const std::string& command :
@@ -132,6 +134,7 @@ TEST(HistoryHardening, ReadersRefuseADamagedStoreToo) {
     CommandResult r = run_perfgate(command);
     EXPECT_EQ(r.exit_code, 3) << command << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, db + ": the history is damaged (quick_check: ")) << command << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "nothing was read; restore it from a copy")) << command << "\n" << r.out;
   }
   EXPECT_EQ(read_text(db), bytes) << "the damaged file is left as it was";
 }

@@ -637,6 +637,41 @@ TEST(BaselineChanges, LongNamesCutInTablesStillDiffer) {
     EXPECT_TRUE(contains(md, "| " + std::string(18, 'k') + "…" + name.substr(86, 56) + "… |")) << md;
 }
 
+// Issue 74, item 6: a step-time failure carries its confidence into every output a reviewer reads
+// — the interval, the p-value and the smallest change the run could see — not only the terminal,
+// the HTML page and the JSON. The GEMM 6000 us -> 7200 us a step (+13%, a FAIL).
+TEST(StepTimeConfidence, EveryReviewOutputStatesIt) {
+  TrainingRun before, after;
+  after.gemm_us = 7200;
+  after.extra_us = before.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
+  Baseline base =
+      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
+  ReportModel report = report_of_json(training_trace(after), default_rules());
+  apply_gate(report, default_rules(), &base, {});
+  const ReportFinding* f = find_finding(report, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  ASSERT_EQ(f->status, FindingStatus::Fail);
+  // The interval as the step test states it, from its own numbers.
+  std::string interval = fmt::format("95% interval {:+.1f}% to {:+.1f}%", 100 * (f->step_test->ci_low - 1),
+                                     100 * (f->step_test->ci_high - 1));
+  std::string sees = fmt::format("can see changes of about {:.1f}% or more", *f->step_test->mdc_pct);
+  for (const std::string& out : {render_markdown(report), render_markdown(report, {.compact = true}),
+                                 render_gitlab_code_quality(report)}) {
+    EXPECT_TRUE(contains(out, interval)) << interval << "\n" << out;
+    EXPECT_TRUE(contains(out, "p = ")) << out;
+    EXPECT_TRUE(contains(out, sees)) << sees << "\n" << out;
+  }
+  // A workflow command's data has its % encoded (%25).
+  auto encoded = [](std::string text) {
+    for (std::size_t at = text.find('%'); at != std::string::npos; at = text.find('%', at + 3))
+      text.replace(at, 1, "%25");
+    return text;
+  };
+  std::string github = render_github_annotations(report);
+  EXPECT_TRUE(contains(github, encoded(interval))) << github;
+  EXPECT_TRUE(contains(github, encoded(sees))) << github;
+}
+
 TEST(JunitReport, ATestCasePerRule) {
   ReportModel report = hostile_report();
   std::string xml = render_junit(report);
