@@ -15,6 +15,7 @@
 
 #include "perfgate/device_family.h"
 #include "perfgate/metrics.h"
+#include "perfgate/report_invariants.h"
 #include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
 #include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
 #include "perfgate/tables.h"           // the tables' declaration: Table, table_column
@@ -23,7 +24,7 @@ namespace perfgate {
 
 // The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
 // version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families.
-inline constexpr const char* kReportSchema = "perfgate-report/2.1";
+inline constexpr const char* kReportSchema = "perfgate-report/2.2";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {
@@ -153,6 +154,7 @@ struct ReportWorker {
   // What the "roofline" table's ceilings are (the GPU's peaks and where they come from), or why it
   // has none; empty when the worker ran no modelled op.
   std::string roofline_note;
+  std::vector<InvariantViolation> invariants;  // report invariants its numbers broke (withheld)
   std::vector<std::string> warnings;
 
   std::optional<double> metric(Metric id) const { return metrics.get(id); }  // empty: not applicable
@@ -362,6 +364,9 @@ struct ReportModel {
   // are not one capture (GPU models, world sizes, clocks, times), ranks missing from the world size.
   std::vector<std::string> run_warnings;
   std::vector<std::string> warnings;  // what the readers and analyses noticed, worker-prefixed
+  // Report invariants the run's metrics and tables broke: each number withheld, and the assumption
+  // in doubt (perfgate/invariant_catalog.def); also among the warnings.
+  std::vector<InvariantViolation> invariants;
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not

@@ -21,6 +21,7 @@
 #include "analyse/gpu/roofline.h"
 #include "analyse/gpu/tc_shapes.h"
 #include "analyse/gpu/tensor_cores.h"
+#include "analyse/invariants.h"
 #include "analyse/memory/memory.h"
 #include "analyse/metric_values.h"
 #include "analyse/neuron/neuron_metrics.h"
@@ -156,7 +157,7 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
     w.warnings.push_back(fmt::format(
         "neuron-profile warning ({}){}: {}", note.category.empty() ? "no category" : note.category,
         note.count > 1 ? fmt::format(", {} times", note.count) : "", note.message));
-  w.metrics = worker_metrics(w);
+  set_worker_metrics(w);
   return w;
 }
 
@@ -276,7 +277,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
     w.warnings.push_back(no_steps_warning(profile, options));
   if (w.steps.inferred)
     w.warnings.push_back(inferred_note(*w.steps.inferred, w.steps.source == StepSource::Inferred));
-  w.metrics = worker_metrics(w);
+  set_worker_metrics(w);
   return w;
 }
 

@@ -16,6 +16,11 @@ ReportCell when_modelled(const RooflineRow& r, ReportCell cell) {
 ReportCell when_roofline(const RooflineRow& r, ReportCell cell) {
   return r.has_roofline && !r.family.empty() ? cell : ReportCell{};
 }
+// A row above its roofline (report invariant roofline.row_at_most_peak): its roofline figures are
+// withheld, the report's warnings say why.
+ReportCell when_reached(const RooflineRow& r, ReportCell cell) {
+  return r.withheld ? ReportCell{} : when_roofline(r, std::move(cell));
+}
 ReportCell when_bytes(const RooflineRow& r, ReportCell cell) {
   return r.bytes_known && !r.family.empty() ? cell : ReportCell{};
 }
@@ -79,17 +84,17 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
     {"memory_tb_per_s", [](const RooflineRow& r) { return when_roofline(r, r.memory_gbps / 1000.0); }},
     {"bound", [](const RooflineRow& r) { return when_roofline(r, roofline_bound(r)); }},
     {"roofline_us",
-     [](const RooflineRow& r) { return when_roofline(r, static_cast<double>(r.roofline_ps) / 1e6); }},
+     [](const RooflineRow& r) { return when_reached(r, static_cast<double>(r.roofline_ps) / 1e6); }},
     {"roofline_pct",
      [](const RooflineRow& r) {
-       return r.kernel_ns > 0 ? when_roofline(r, static_cast<double>(r.roofline_ps) / 10.0 /
-                                                     static_cast<double>(r.kernel_ns))
+       return r.kernel_ns > 0 ? when_reached(r, static_cast<double>(r.roofline_ps) / 10.0 /
+                                                    static_cast<double>(r.kernel_ns))
                               : ReportCell{};
      }},
     {"saving_us",
      [](const RooflineRow& r) {
-       return when_roofline(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
-                                                 static_cast<double>(r.roofline_ps) / 1e6));
+       return when_reached(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
+                                                static_cast<double>(r.roofline_ps) / 1e6));
      }},
     {"counted_in_mfu", [](const RooflineRow& r) { return when_modelled(r, r.counted_in_mfu); }},
     {"remedy", [](const RooflineRow& r) { return text(roofline_remedy(r)); }},

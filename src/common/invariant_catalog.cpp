@@ -1,0 +1,31 @@
+// The report invariants' table, from its rows in perfgate/invariant_catalog.def, and the warning a
+// broken one makes.
+#include <fmt/format.h>
+
+#include "perfgate/report_invariants.h"
+
+namespace perfgate {
+namespace {
+
+constexpr InvariantInfo kCatalog[] = {
+#define PERFGATE_INVARIANT(id, name, statement, withheld, assumption) {name, statement, withheld, assumption},
+#include "perfgate/invariant_catalog.def"
+#undef PERFGATE_INVARIANT
+};
+
+}  // namespace
+
+std::span<const InvariantInfo> invariant_catalog() {
+  return kCatalog;
+}
+
+const InvariantInfo& invariant_info(ReportInvariant invariant) {
+  return kCatalog[static_cast<std::size_t>(invariant)];
+}
+
+std::string invariant_warning(const InvariantViolation& v) {
+  return fmt::format("report invariant {} does not hold ({}): {} withheld; in doubt: {}",
+                     invariant_info(v.invariant).name, v.found, fmt::join(v.withheld, ", "), v.assumption);
+}
+
+}  // namespace perfgate
