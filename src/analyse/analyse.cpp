@@ -54,7 +54,8 @@ constexpr std::size_t kNeuronTimelineBuckets = 400;
 // `templates`: the Triton GEMM templates it counted (w.warnings is not its to write: analyse_memory
 // runs beside it).
 void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-              const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates) {
+              const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates,
+              PrecisionOverrides& overrides) {
   OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
   ArgumentCache args(profile);
   XlaCosts xla(profile);
@@ -74,7 +75,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tables.tc_shape_findings = std::move(shapes.findings);
   w.tensor_cores.misaligned_shapes = shapes.misaligned;
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
-  w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
+  w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus, overrides);
   RooflineResult roofline = roofline_table({profile, stats, compiled, args, flops, w.gpus, xla});
   w.tables.roofline = std::move(roofline.rows);
   w.roofline = roofline.sums;
@@ -233,6 +234,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   // Four groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
   TemplateCalls templates;
+  PrecisionOverrides overrides;
   // The longest first (the critical paths, whose steps are split over the threads again), so that
   // the shorter ones fill in beside it.
   run_side_by_side(options.threads,
@@ -244,7 +246,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
                                          w.tables.timeline, options.threads);
                     },
-                    [&] { op_stage(profile, attribution, classes, compiled, w, templates); },
+                    [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
                     [&] { interval_stage(profile, attribution, classes, w); },
                     [&] {
                       analyse_memory(profile, w.window, w);
@@ -263,6 +265,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   if (std::string note = warmup_note(w.host.warmup, w.host.step_time); !note.empty())
     w.warnings.push_back(std::move(note));
   if (std::string note = nvtx_idle_note(w.idle); !note.empty()) w.warnings.push_back(std::move(note));
+  if (std::string note = precision_source_note(overrides, w.compute.flops); !note.empty())
+    w.warnings.push_back(std::move(note));
   if (templates.without_shapes > 0)
     w.warnings.push_back(fmt::format(
         "{} call{} of Triton GEMM templates ({}{}) record no input shapes that give the GEMM's size: "
