@@ -16,13 +16,14 @@
 set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history engine
     render mcp cli)
 
-# Errors and exit codes, the metric catalog, the report's tables and their columns, the run notes'
-# catalog, unit formatting, UTF-8 and "did you mean", the folders a process may touch files in
-# (perfgate mcp's --root): what every stage may use. And the names the analyses and the report
-# model share, declared once below both: the parts of the step-time splits, the row of GPU work no
-# op launched, the timeline's lanes.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def tables.h table_catalog.def notes.h note_catalog.def
-    units.h version.h step_time_split.h table_codes.h device_family.h)
+# Errors and exit codes, the metric catalog, the report invariants, the report's tables and their
+# columns, the run notes' catalog, unit formatting, UTF-8 and "did you mean", the folders a process
+# may touch files in (perfgate mcp's --root): what every stage may use. And the names the analyses
+# and the report model share, declared once below both: the parts of the step-time splits, the row
+# of GPU work no op launched, the timeline's lanes.
+set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def report_invariants.h invariant_catalog.def
+    tables.h table_catalog.def notes.h note_catalog.def units.h version.h step_time_split.h table_codes.h
+    device_family.h)
 set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h
     common/path_confinement.h)
 

@@ -16,6 +16,7 @@
 #include "perfgate/device_family.h"
 #include "perfgate/metrics.h"
 #include "perfgate/notes.h"            // the run notes: run_warnings, warnings
+#include "perfgate/report_invariants.h"
 #include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
 #include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
 #include "perfgate/tables.h"           // the tables' declaration: Table, table_column
@@ -24,7 +25,7 @@ namespace perfgate {
 
 // The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
 // version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families.
-inline constexpr const char* kReportSchema = "perfgate-report/2.1";
+inline constexpr const char* kReportSchema = "perfgate-report/2.2";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {
@@ -154,6 +155,7 @@ struct ReportWorker {
   // What the "roofline" table's ceilings are (the GPU's peaks and where they come from), or why it
   // has none; empty when the worker ran no modelled op.
   std::string roofline_note;
+  std::vector<InvariantViolation> invariants;  // report invariants its numbers broke (withheld)
   std::vector<Note> warnings;  // what its reader and analyses noticed
 
   std::optional<double> metric(Metric id) const { return metrics.get(id); }  // empty: not applicable
@@ -372,6 +374,9 @@ struct ReportModel {
   std::vector<Note> run_warnings;
   std::vector<ReportNote> warnings;  // what the readers and analyses noticed, then the gate's inputs
 
+  // Report invariants the run's metrics and tables broke: each number withheld, and the assumption
+  // in doubt (perfgate/invariant_catalog.def); also among the warnings.
+  std::vector<InvariantViolation> invariants;
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
   std::vector<ReportRule> rules;        // every rule, enabled or not

@@ -19,6 +19,7 @@
 #include "analyse/gpu/roofline.h"
 #include "analyse/gpu/tc_shapes.h"
 #include "analyse/gpu/tensor_cores.h"
+#include "analyse/invariants.h"
 #include "analyse/memory/memory.h"
 #include "analyse/metric_values.h"
 #include "analyse/neuron/neuron_metrics.h"
@@ -51,7 +52,8 @@ constexpr std::size_t kNeuronTimelineBuckets = 400;
 // `templates`: the Triton GEMM templates it counted (w.warnings is not its to write: analyse_memory
 // runs beside it).
 void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-              const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates) {
+              const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates,
+              PrecisionOverrides& overrides) {
   OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
   ArgumentCache args(profile);
   XlaCosts xla(profile);
@@ -71,7 +73,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   w.tables.tc_shape_findings = std::move(shapes.findings);
   w.tensor_cores.misaligned_shapes = shapes.misaligned;
   w.tensor_cores.eligible_op_names_without_tc = shapes.ops_not_using_tc;
-  w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus);
+  w.compute = compute_sums(profile, stats, args, flops, compiled, w.gpus, overrides);
   RooflineResult roofline = roofline_table({profile, stats, compiled, args, flops, w.gpus, xla});
   w.tables.roofline = std::move(roofline.rows);
   w.roofline = roofline.sums;
@@ -151,7 +153,7 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
   for (const NeuronNoteRow& row : w.tables.neuron.notes)
     w.warnings.push_back(note<NoteId::neuron_profile_warning>(
         arg<"category">(row.category), arg<"count">(row.count), arg<"message">(row.message)));
-  w.metrics = worker_metrics(w);
+  set_worker_metrics(w);
   return w;
 }
 
@@ -219,6 +221,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   // Four groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
   TemplateCalls templates;
+  PrecisionOverrides overrides;
   // The longest first (the critical paths, whose steps are split over the threads again), so that
   // the shorter ones fill in beside it.
   run_side_by_side(options.threads,
@@ -230,7 +233,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
                                          w.tables.timeline, options.threads);
                     },
-                    [&] { op_stage(profile, attribution, classes, compiled, w, templates); },
+                    [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
                     [&] { interval_stage(profile, attribution, classes, w); },
                     [&] {
                       analyse_memory(profile, w.window, w);
@@ -249,6 +252,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   if (std::optional<Note> warmup = warmup_note(w.host.warmup, w.host.step_time))
     w.warnings.push_back(*warmup);
   if (std::optional<Note> idle = nvtx_idle_note(w.idle)) w.warnings.push_back(*idle);
+  if (std::optional<Note> precision = precision_source_note(overrides, w.compute.flops))
+    w.warnings.push_back(*precision);
   if (templates.without_shapes > 0)
     w.warnings.push_back(note<NoteId::ops_triton_without_shapes>(
         arg<"count">(templates.without_shapes), arg<"first">(templates.first_without_shapes)));
@@ -260,7 +265,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
     w.warnings.push_back(no_steps_warning(profile, options));
   if (w.steps.inferred)
     w.warnings.push_back(inferred_note(*w.steps.inferred, w.steps.source == StepSource::Inferred));
-  w.metrics = worker_metrics(w);
+  set_worker_metrics(w);
   return w;
 }
 

@@ -106,6 +106,8 @@ MetricValues worker_metrics(const WorkerAnalysis& worker);
 // A run of several workers: steps matched by name take the slowest worker's duration; GPU metrics
 // average over every GPU of every worker; breakdowns average over workers; counts and times add
 // up; shares are ratios of the summed times.
+MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::vector<std::int64_t>& rank_ids,
+                        const std::vector<std::int64_t>& missing_ranks = {});
 MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
                          const std::vector<std::int64_t>& rank_ids,
                          const std::vector<std::int64_t>& missing_ranks = {});

@@ -18,6 +18,7 @@
 #include "perfgate/metrics.h"
 #include "perfgate/notes.h"
 #include "perfgate/profile.h"
+#include "perfgate/report_invariants.h"
 
 namespace perfgate {
 
@@ -94,6 +95,9 @@ struct WorkerAnalysis {
   bool has_runtime_calls = false;
   bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not
   MetricValues metrics;
+  // Report invariants its metrics and roofline rows broke (their numbers withheld); each is also a
+  // warning.
+  std::vector<InvariantViolation> invariants;
   std::vector<Note> warnings;
   // Whether the worker kept its whole tables in a run of more than AnalysisOptions::
   // detailed_workers workers, and why: "first", "slowest", "fastest" (empty for a lone worker).
@@ -107,7 +111,9 @@ struct RunAnalysis {
   // (GPU models, world sizes, times), ranks missing from the world size.
   std::vector<Note> warnings;
   MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
-  RunTables tables;      // every worker's ops, kernels and regions summed by name (2 workers or more)
+  // Report invariants the run's metrics and run tables broke (a lone worker's: its own).
+  std::vector<InvariantViolation> invariants;
+  RunTables tables;  // every worker's ops, kernels and regions summed by name (2 workers or more)
   RunCollectives collectives;
   std::vector<JobPathStep> job_path;  // steps with matched collectives, in step order (2 ranks or more)
 };

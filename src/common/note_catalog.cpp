@@ -27,6 +27,7 @@ constexpr std::string_view kOps = "analysis: ops";
 constexpr std::string_view kMemory = "analysis: memory";
 constexpr std::string_view kRun = "analysis: the run's workers";
 constexpr std::string_view kCollectives = "analysis: collectives across ranks";
+constexpr std::string_view kInvariants = "the report invariants";
 constexpr std::string_view kMerge = "merge of partial reports";
 constexpr std::string_view kBaseline = "baseline";
 constexpr std::string_view kHistory = "run history";

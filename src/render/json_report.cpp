@@ -1,11 +1,12 @@
-// The JSON report: the report model, versioned ("schema": "perfgate-report/2.1"), each fact once. It
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2.2"), each fact once. It
 // is also what --baseline and history import read, which read version 1 and every 2.N too: version 2
 // keeps every field they read where version 1 had it, and a minor version only adds fields. Version 1
 // wrote each GPU three times (the run's "gpus", the worker's "gpus" and the worker's "gpus" table)
 // and the system configuration twice (the worker's "system" and its "system" table); version 2 writes
 // the run's "gpus" (with the table's kernel_us and busy_us) and the worker's "system", and leaves out
 // the worker's "gpus" and the two tables, which are views of them. Version 2.1 adds the run's device
-// "families" and each worker's "family" in its "system" (docs/reports.md, "The JSON report").
+// "families" and each worker's "family" in its "system"; 2.2 the "invariants" the run's and each
+// worker's numbers broke (docs/reports.md, "The JSON report").
 #include <algorithm>
 #include <type_traits>
 #include <variant>
@@ -102,6 +103,21 @@ void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
 void write_strings(JsonWriter& j, const char* key, const std::vector<std::string>& items) {
   j.key(key).begin_array();
   for (const auto& s : items) j.value(s);
+  j.end_array();
+}
+
+// Report invariants the numbers broke (perfgate-report/2.2): each with what it found, what the
+// report withheld and the assumption in doubt.
+void write_invariants(JsonWriter& j, const std::vector<InvariantViolation>& violations) {
+  j.key("invariants").begin_array();
+  for (const InvariantViolation& v : violations) {
+    j.begin_object();
+    j.key("invariant").value(invariant_info(v.invariant).name);
+    j.key("found").value(v.found);
+    write_strings(j, "withheld", v.withheld);
+    j.key("assumption").value(v.assumption);
+    j.end_object();
+  }
   j.end_array();
 }
 
@@ -210,6 +226,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
     j.end_object();
   }
   write_tables(j, w.tables);
+  write_invariants(j, w.invariants);
   write_strings(j, "warnings", note_texts(w.warnings));
   j.end_object();
 }
@@ -256,6 +273,7 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   j.key("workers").begin_array();
   for (const auto& w : r.workers) write_worker(j, w, worker_metrics);
   j.end_array();
+  write_invariants(j, r.invariants);
   write_strings(j, "run_warnings", note_texts(r.run_warnings));
   write_strings(j, "warnings", note_lines(r.warnings));
   j.end_object();

@@ -180,6 +180,7 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   for (const DroppedStep& d : w.steps.dropped) r.dropped_steps.push_back({d.name, d.reason});
   r.gpus = report_gpus(w);
   r.system = report_system(w.info);
+  r.invariants = w.invariants;
   r.warnings = w.warnings;
   r.roofline_note = roofline_note(w);
   // The HTML shows the note under the roofline: it names the matrix work MFU has no FLOPs for.
@@ -242,6 +243,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.metrics = analysis.metrics;
   m.largest_unmodelled_op = largest_unmodelled_op(analysis);
   m.run_warnings = analysis.warnings;
+  m.invariants = analysis.invariants;
   m.inferred_iterations = run_inferred(analysis);
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.families.add(analysis.workers[i].info.family);

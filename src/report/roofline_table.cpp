@@ -16,6 +16,11 @@ ReportCell when_modelled(const RooflineRow& r, ReportCell cell) {
 ReportCell when_roofline(const RooflineRow& r, ReportCell cell) {
   return r.has_roofline && !r.family.empty() ? cell : ReportCell{};
 }
+// A row above its roofline (report invariant roofline.row_at_most_peak): its roofline figures are
+// withheld, the report's warnings say why.
+ReportCell when_reached(const RooflineRow& r, ReportCell cell) {
+  return r.withheld ? ReportCell{} : when_roofline(r, std::move(cell));
+}
 ReportCell when_bytes(const RooflineRow& r, ReportCell cell) {
   return r.bytes_known && !r.family.empty() ? cell : ReportCell{};
 }
@@ -25,15 +30,60 @@ ReportCell rate(double amount, TimeNs ns, double unit) {
 std::string roofline_bound(const RooflineRow& r) {
   return r.compute_ps >= r.memory_ps ? "compute" : "memory";
 }
+// The operands of a row's input dims as the trace writes them, "[[16,5185,64],[16,64,5185]]": one
+// list of sizes per operand (empty for a scalar).
+std::vector<std::vector<std::int64_t>> operand_dims(std::string_view text) {
+  std::vector<std::vector<std::int64_t>> out;
+  int depth = 0;
+  std::int64_t number = -1;
+  for (char c : text) {
+    if (c == '[') {
+      if (++depth == 2) out.emplace_back();
+    } else if (c >= '0' && c <= '9') {
+      number = (number < 0 ? 0 : number * 10) + (c - '0');
+    } else {
+      if (number >= 0 && depth == 2) out.back().push_back(number);
+      number = -1;
+      if (c == ']') --depth;
+    }
+  }
+  return out;
+}
+
+// Attention written as matmuls and a softmax (issue 72, item 2): a batched matmul that makes the
+// [B, S, S] scores from [B, S, d] x [B, d, S], or reads them against [B, S, d], or a softmax over
+// them; S at least 512 and d at most 256, a head's. SDPA never writes the scores.
+bool unfused_attention(const RooflineRow& r) {
+  constexpr std::int64_t kMinSequence = 512;
+  constexpr std::int64_t kMaxHeadDim = 256;
+  std::vector<std::vector<std::int64_t>> dims = operand_dims(r.input_dims);
+  auto last2 = [](const std::vector<std::int64_t>& d, std::int64_t& rows, std::int64_t& cols) {
+    if (d.size() < 3) return false;
+    rows = d[d.size() - 2];
+    cols = d[d.size() - 1];
+    return true;
+  };
+  std::int64_t m = 0, k = 0, k2 = 0, n = 0;
+  if (r.name == "aten::_softmax" || r.name == "aten::softmax" || r.name == "aten::_safe_softmax")
+    return !dims.empty() && last2(dims[0], m, n) && m == n && m >= kMinSequence;
+  std::size_t a = r.name == "aten::baddbmm" ? 1 : 0;  // baddbmm(input, batch1, batch2)
+  if (r.name != "aten::bmm" && r.name != "aten::baddbmm" && r.name != "aten::matmul") return false;
+  if (dims.size() < a + 2 || !last2(dims[a], m, k) || !last2(dims[a + 1], k2, n) || k != k2) return false;
+  bool scores = m == n && m >= kMinSequence && k <= kMaxHeadDim;    // Q x K^T
+  bool weighted = m == k && k >= kMinSequence && n <= kMaxHeadDim;  // P x V
+  return scores || weighted;
+}
+
 // What would bring the op nearer its roofline: fusing a memory-bound elementwise op, a lower
 // precision for an FP32 matrix op, dims that are multiples of 8 for a half-precision one off Tensor
-// Cores, the shape or backend of a fused attention op.
+// Cores, the shape or backend of a fused attention op, SDPA for attention written as matmuls.
 std::string roofline_remedy(const RooflineRow& r) {
   if (r.family.empty() || !r.has_roofline) return "";
   // An XLA op is matrix work where MFU counts it (a convolution or dot, docs/metrics.md "XLA ops").
   bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" ||
                 r.family == "counted" || r.family == "moe" || r.family == "serving_attention" ||
                 (r.family == "xla" && r.counted_in_mfu);
+  if (unfused_attention(r)) return "unfused-attention";
   if (matrix && r.misaligned) return "alignment";
   if (!matrix && roofline_bound(r) == "memory") return "fusion";
   // FP32 matrix work: a 16-bit type halves the bytes and runs on Tensor Cores, whichever bound.
@@ -79,17 +129,17 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
     {"memory_tb_per_s", [](const RooflineRow& r) { return when_roofline(r, r.memory_gbps / 1000.0); }},
     {"bound", [](const RooflineRow& r) { return when_roofline(r, roofline_bound(r)); }},
     {"roofline_us",
-     [](const RooflineRow& r) { return when_roofline(r, static_cast<double>(r.roofline_ps) / 1e6); }},
+     [](const RooflineRow& r) { return when_reached(r, static_cast<double>(r.roofline_ps) / 1e6); }},
     {"roofline_pct",
      [](const RooflineRow& r) {
-       return r.kernel_ns > 0 ? when_roofline(r, static_cast<double>(r.roofline_ps) / 10.0 /
-                                                     static_cast<double>(r.kernel_ns))
+       return r.kernel_ns > 0 ? when_reached(r, static_cast<double>(r.roofline_ps) / 10.0 /
+                                                    static_cast<double>(r.kernel_ns))
                               : ReportCell{};
      }},
     {"saving_us",
      [](const RooflineRow& r) {
-       return when_roofline(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
-                                                 static_cast<double>(r.roofline_ps) / 1e6));
+       return when_reached(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
+                                                static_cast<double>(r.roofline_ps) / 1e6));
      }},
     {"counted_in_mfu", [](const RooflineRow& r) { return when_modelled(r, r.counted_in_mfu); }},
     {"remedy", [](const RooflineRow& r) { return text(roofline_remedy(r)); }},

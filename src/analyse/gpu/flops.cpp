@@ -6,6 +6,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include <fmt/format.h>
+
 #include "analyse/gpu/serving_models.h"
 #include "analyse/ops/op_shapes.h"
 
@@ -126,17 +128,36 @@ std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, b
   return peak.peak(precision_name(precision));
 }
 
+bool name_refines_types(Precision inputs, const KernelPrecisionPattern& ran) {
+  if (inputs == Precision::Unknown || !ran.formats.empty()) return true;
+  const std::string& named = ran.precision;
+  switch (inputs) {
+    case Precision::Fp32:
+      return named == "fp32" || named == "tf32";
+    case Precision::Int8:
+      return named == "int8" || named.find("fp8") != std::string::npos ||
+             named.find("fp6") != std::string::npos || named.find("fp4") != std::string::npos;
+    default:
+      return named == precision_name(inputs);
+  }
+}
+
 OpPeak op_peak(const GpuPeak* peak, Precision inputs, bool tc_eligible, const KernelPrecisionPattern* ran) {
+  std::string named;
+  if (ran && !name_refines_types(inputs, *ran)) {
+    named = ran->precision;
+    ran = nullptr;
+  }
   if (ran) {
-    if (!peak) return {std::nullopt, ran->peak};
-    if (auto tflops = peak->peak(ran->peak)) return {tflops, ran->peak};
+    if (!peak) return {std::nullopt, ran->peak, ""};
+    if (auto tflops = peak->peak(ran->peak)) return {tflops, ran->peak, ""};
     // A GPU without the named rate (CDNA 4 lists no TF32) runs it at the FP32 one.
     if (ran->peak == "tf32")
-      if (auto fp32 = peak->peak("fp32")) return {fp32, "fp32"};
+      if (auto fp32 = peak->peak("fp32")) return {fp32, "fp32", ""};
   }
   bool tf32 = inputs == Precision::Fp32 && tc_eligible && peak && peak->peak("tf32");
   std::string name = tf32 ? "tf32" : inputs == Precision::Unknown ? "" : precision_name(inputs);
-  return {peak ? op_peak_tflops(*peak, inputs, tc_eligible) : std::nullopt, name};
+  return {peak ? op_peak_tflops(*peak, inputs, tc_eligible) : std::nullopt, name, named};
 }
 
 const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus) {
@@ -148,7 +169,7 @@ const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus) {
 
 ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& args,
                          const std::vector<float>& flops, const CompiledClassification& classification,
-                         const std::vector<GpuMetrics>& gpus) {
+                         const std::vector<GpuMetrics>& gpus, PrecisionOverrides& overrides) {
   ComputeSums sums;
   sums.gpus = gpus.size();
   sums.min_coverage_pct = classification.mfu_min_flops_coverage_pct;
@@ -179,6 +200,8 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
     if (!peak) continue;
     Precision precision = precision_of(first_tensor_type(args.strings(p.details(i).input_types)));
     OpPeak at = op_peak(peak, precision, stats.eligible(i), stats.kernel_precision(i));
+    if (!at.named.empty())
+      overrides.flops[fmt::format("{} (their kernels' names read {})", at.precision, at.named)] += flops[i];
     if (at.tflops) {
       sums.flops_at_known_peak += flops[i];
       sums.ideal_seconds += flops[i] / (*at.tflops * 1e12);
@@ -191,6 +214,15 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
       sums.largest_unmodelled = std::string(p.str(name));
     }
   return sums;
+}
+
+std::optional<Note> precision_source_note(const PrecisionOverrides& overrides, double all_flops) {
+  if (overrides.flops.empty() || all_flops <= 0) return std::nullopt;
+  std::string parts;
+  for (const auto& [which, counted] : overrides.flops)
+    parts += fmt::format("{}{:.3g} FLOPs ({:.1f}%) at {}", parts.empty() ? "" : "; ", counted,
+                         100 * counted / all_flops, which);
+  return note<NoteId::precision_from_ops>(arg<"parts">(parts));
 }
 
 ComputeSums& ComputeSums::operator+=(const ComputeSums& from) {

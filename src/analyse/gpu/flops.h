@@ -1,11 +1,16 @@
 // FLOPs per op and the compute metrics (achieved TFLOP/s, MFU).
 #pragma once
 
+#include <map>
+#include <optional>
+#include <string>
+
 #include "analyse/classifier.h"
 #include "analyse/gpu/gpu_results.h"
 #include "analyse/gpu/xla_cost.h"
 #include "analyse/ops/op_info.h"
 #include "analyse/ops/op_stats.h"
+#include "perfgate/notes.h"
 
 namespace perfgate {
 
@@ -34,14 +39,31 @@ std::vector<float> counted_flops(const Profile& profile, const OpStats& stats, A
 // peaks. Empty when the GPU's entry has no figure for it.
 std::optional<double> op_peak_tflops(const GpuPeak& peak, Precision precision, bool tc_eligible);
 
-// The peak an op is measured against and the precision that names it: the precision its matrix
-// kernels ran in where their names say so (rules: kernel_precisions; an FFMA GEMM: fp32, an MXFP8 x
-// MXFP4 GEMM: fp8), else op_peak_tflops by its input type. MFU is then against the mix the run
-// actually ran (docs/metrics.md, "MFU").
+// The peak an op is measured against and the precision that names it (docs/metrics.md, "Precision:
+// which decides"): what the op ran in decides first, its recorded input types; its matrix kernels'
+// names (rules: kernel_precisions) only where they say more without contradicting them (FP32 inputs
+// on an FFMA GEMM: fp32, on TF32 Tensor Cores: tf32; block-scaled formats the types cannot state:
+// an MXFP8 x MXFP4 GEMM at fp8) or where the op recorded no types; else op_peak_tflops by the input
+// type. MFU is then against the mix the run actually ran.
 struct OpPeak {
   std::optional<double> tflops;
   std::string precision;  // "tf32", "fp8", ...; "" where neither the kernels nor the inputs say
+  // The kernels' name read another precision than the op's input types, which decided (a Tensile
+  // B_BS name read as FP32 under BFloat16 ops): what the name read; "" otherwise.
+  std::string named;
 };
+// Whether a kernel name's precision says more than the op's input types without contradicting
+// them: the types are unknown, the name states a block-scaled format, FP32 inputs ran as FP32 or
+// TF32, bytes (INT8 storage) hold INT8 or packed FP8/FP6/FP4, or the name reads the types' own.
+bool name_refines_types(Precision inputs, const KernelPrecisionPattern& ran);
+
+// FLOPs whose kernels' names read another precision than their ops' input types, which decided
+// (op_peak), by "<types' precision> (their kernels' names read <name's>)".
+struct PrecisionOverrides {
+  std::map<std::string, double> flops;
+};
+// The worker's note about them; "" when there are none.
+std::optional<Note> precision_source_note(const PrecisionOverrides& overrides, double all_flops);
 OpPeak op_peak(const GpuPeak* peak, Precision inputs, bool tc_eligible, const KernelPrecisionPattern* ran);
 
 // The GPU whose peak applies to a worker's ops: the one with the most kernel time, or nullptr.
@@ -49,6 +71,6 @@ const GpuMetrics* main_gpu(const std::vector<GpuMetrics>& gpus);
 
 ComputeSums compute_sums(const Profile& profile, const OpStats& stats, ArgumentCache& args,
                          const std::vector<float>& flops, const CompiledClassification& classification,
-                         const std::vector<GpuMetrics>& gpus);
+                         const std::vector<GpuMetrics>& gpus, PrecisionOverrides& overrides);
 
 }  // namespace perfgate

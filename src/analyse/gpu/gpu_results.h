@@ -213,6 +213,9 @@ struct RooflineRow {
   double peak_tflops = 0;         // the ceilings it was measured against (rules: gpu_peaks), 0: none
   double memory_gbps = 0;
   bool misaligned = false;  // a matrix op in half precision with a dimension not a multiple of 8
+  // Above its roofline (report invariant roofline.row_at_most_peak): its roofline figures are
+  // withheld; set by check_roofline_rows (invariants.h) on every table, never summed.
+  bool withheld = false;
   RooflineRow& operator+=(const RooflineRow& from);  // the same key: totals add, min and max combine
 };
 

@@ -11,6 +11,7 @@
 #include "analyse/communication/collective_matching.h"
 #include "analyse/critical_path/job_critical_path.h"
 #include "analyse/gpu/roofline.h"
+#include "analyse/invariants.h"
 #include "analyse/metric_values.h"
 #include "analyse/run/capture_check.h"
 #include "perfgate/analysis.h"
@@ -256,8 +257,10 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
   RunAnalysis run;
   run.workers = std::move(workers);
   std::vector<std::int64_t> ranks = rank_ids(run);
-  run.metrics = run_metrics(run.workers, ranks, missing_ranks);
+  if (run.workers.size() > 1)
+    run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
   run.warnings = capture_warnings(run.workers, ranks);
+  set_run_metrics(run, ranks, missing_ranks);
   run.collectives = s.collectives.finish(positions);
   set_collective_metrics(run.metrics, run.collectives, ranks);
   run.job_path = job_critical_path(s.collectives.matched(), run.workers, positions);
@@ -268,8 +271,6 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
         arg<"disjoint">(run.collectives.disjoint),
         arg<"skew_ms">(static_cast<double>(kCollectiveClockSkewNs) / 1e6),
         arg<"sizes_differ">(run.collectives.sizes_differ)));
-  if (run.workers.size() > 1)
-    run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};
   s.workers.clear();
   return run;
 }

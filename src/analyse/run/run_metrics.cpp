@@ -61,9 +61,8 @@ std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAn
   return steps;
 }
 
-MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids,
-                         const std::vector<std::int64_t>& missing_ranks) {
+MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::vector<std::int64_t>& rank_ids,
+                        const std::vector<std::int64_t>& missing_ranks) {
   MetricInputs run;
   if (workers.size() == 1) run = worker_inputs(workers.front());
   if (workers.size() > 1) {
@@ -126,7 +125,13 @@ MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
                                      static_cast<double>(durations.size()));
     run.rank_ids.push_back(i < rank_ids.size() ? rank_ids[i] : static_cast<std::int64_t>(i));
   }
-  return metrics_of(run);
+  return run;
+}
+
+MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
+                         const std::vector<std::int64_t>& rank_ids,
+                         const std::vector<std::int64_t>& missing_ranks) {
+  return metrics_of(run_inputs(workers, rank_ids, missing_ranks));
 }
 
 }  // namespace perfgate

@@ -1,0 +1,33 @@
+// The report invariants' checker (perfgate/report_invariants.h): run on a worker's and a run's
+// metrics and roofline rows once they are computed, it withholds each number that breaks one (an
+// absent metric is n/a) and returns what it found, for the report to state.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "analyse/gpu/gpu_results.h"
+#include "analyse/metric_values.h"
+#include "perfgate/report_invariants.h"
+
+namespace perfgate {
+struct WorkerAnalysis;
+struct RunAnalysis;
+}  // namespace perfgate
+
+namespace perfgate {
+
+// The invariants on metrics: shares of a peak, throughput and MFU over one span, partitions, coverage.
+std::vector<InvariantViolation> check_metric_invariants(const MetricInputs& in, MetricValues& m);
+
+// Roofline rows above their roofline: each such row is marked withheld; one violation names them.
+std::optional<InvariantViolation> check_roofline_rows(std::vector<RooflineRow>& rows);
+
+// A worker's metrics from its analysis, checked: its invariants, each also a warning.
+void set_worker_metrics(WorkerAnalysis& w);
+// The run's metrics, checked; a run of several workers states its own violations as run warnings
+// (a lone worker's are its own, already among the warnings).
+void set_run_metrics(RunAnalysis& run, const std::vector<std::int64_t>& rank_ids,
+                     const std::vector<std::int64_t>& missing_ranks);
+
+}  // namespace perfgate

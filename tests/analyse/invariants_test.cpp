@@ -1,0 +1,205 @@
+// Report invariants (perfgate/invariant_catalog.def): each on a hand-built trace whose numbers
+// break it, the number withheld (n/a) and the assumption in doubt named in the warnings and the
+// JSON report; and the same traces' numbers kept where the invariant holds.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include <boost/json.hpp>
+
+#include "analyse/invariants.h"
+#include "perfgate/render.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+const char* kH100 = "NVIDIA H100 80GB HBM3";
+
+const InvariantViolation* find_violation(const std::vector<InvariantViolation>& all, ReportInvariant id) {
+  for (const InvariantViolation& v : all)
+    if (v.invariant == id) return &v;
+  return nullptr;
+}
+
+// One 1 ms step on an H100 SXM: aten::mm [8192, 8192] x [8192, 8192] in FP32 (2 x 8192^3 = 1.0995e12
+// FLOPs), TC-eligible, so held to the TF32 peak (494.7 TFLOP/s), whose kernel takes 500 us: 2,199
+// TFLOP/s. MFU = 1.0995e12 / 494.7e12 s / 1 ms = 222.3%: the kernel cannot have run at TF32.
+std::string fp32_faster_than_its_peak() {
+  TraceBuilder t;
+  t.device(0, kH100, 9, 0, 80000000000, 132);
+  t.step(1, 0, 1000);
+  t.op("aten::mm", 10, 20, 1, 1,
+       R"("Input Dims": [[8192, 8192], [8192, 8192]], "Input type": ["float", "float"])");
+  t.launch("my_gemm_kernel", 15, 100, 500, 1);
+  return t.json();
+}
+
+TEST(ReportInvariants, MfuOverThePeakIsWithheldAndItsAssumptionNamed) {
+  WorkerAnalysis w = analyse_json(fp32_faster_than_its_peak());
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeMfuPct));         // 222.3% withheld
+  EXPECT_TRUE(w.metrics.get(Metric::ComputeTflopsAchieved));  // the FLOPs over the window stand
+  const InvariantViolation* v = find_violation(w.invariants, ReportInvariant::UtilizationAtMostPeak);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->found.find("compute.mfu_pct 222.3% > 100%"), std::string::npos) << v->found;
+  EXPECT_EQ(v->withheld, std::vector<std::string>{"compute.mfu_pct"});
+  EXPECT_NE(v->assumption.find("the peaks of NVIDIA H100 SXM"), std::string::npos) << v->assumption;
+  EXPECT_NE(v->assumption.find("tf32 100.0%"), std::string::npos) << v->assumption;
+  EXPECT_TRUE(
+      has_line(w.warnings, "report invariant compute.at_most_peak does not hold (compute.mfu_pct 222.3%"));
+
+  // The same op in 20 ms of a 25 ms step (2.223 ms at the TF32 peak): MFU 8.89%, within the peak,
+  // and nothing is withheld.
+  TraceBuilder slow;
+  slow.device(0, kH100, 9, 0, 80000000000, 132);
+  slow.step(1, 0, 25000);
+  slow.op("aten::mm", 10, 20, 1, 1,
+          R"("Input Dims": [[8192, 8192], [8192, 8192]], "Input type": ["float", "float"])");
+  slow.launch("my_gemm_kernel", 15, 100, 20000, 1);
+  WorkerAnalysis ok = analyse_json(slow.json());
+  ASSERT_TRUE(ok.metrics.get(Metric::ComputeMfuPct));
+  EXPECT_NEAR(*ok.metrics.get(Metric::ComputeMfuPct), 100.0 * 1.0995116e12 / 494.7e12 / 0.025, 0.01);
+  EXPECT_TRUE(ok.invariants.empty());
+}
+
+TEST(ReportInvariants, TheJsonReportAndTheRunStateTheViolation) {
+  ReportModel report = report_of_json(fp32_faster_than_its_peak(), default_rules());
+  EXPECT_FALSE(report.metric(Metric::ComputeMfuPct));
+  boost::json::object json = boost::json::parse(render_json(report)).as_object();
+  const boost::json::array& run = json.at("invariants").as_array();
+  ASSERT_FALSE(run.empty());
+  EXPECT_EQ(run[0].at("invariant").as_string(), "compute.at_most_peak");
+  EXPECT_EQ(run[0].at("withheld").as_array()[0].as_string(), "compute.mfu_pct");
+  EXPECT_TRUE(json.at("metrics").at("compute.mfu_pct").is_null());
+  const boost::json::array& worker = json.at("workers").as_array()[0].at("invariants").as_array();
+  ASSERT_FALSE(worker.empty());
+  // A lone worker's violations are stated once among the warnings, not again as run warnings.
+  EXPECT_TRUE(has_line(report.warnings, "report invariant compute.at_most_peak"));
+  EXPECT_FALSE(has_line(report.run_warnings, "report invariant"));
+}
+
+// One 1 ms step on an H100 (3,350 GB/s): aten::add of two [4096, 4096] BF16 tensors (100,663,296
+// bytes read and written) in a 10 us kernel: 10.07 TB/s, 300.5% of the memory roofline (the
+// model's 30.05 us at the bandwidth over 10 us). And an aten::mul of the same size in 100 us:
+// 30.05% of its roofline, kept.
+TEST(ReportInvariants, ARooflineRowAboveItsRooflineIsWithheld) {
+  TraceBuilder t;
+  t.device(0, kH100, 9, 0, 80000000000, 132);
+  t.step(1, 0, 1000);
+  const char* args =
+      R"("Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"])";
+  t.op("aten::add", 10, 20, 1, 1, args);
+  t.launch("vectorized_elementwise_kernel", 15, 100, 10, 1);
+  t.op("aten::mul", 40, 20, 2, 1, args);
+  t.launch("vectorized_elementwise_kernel", 45, 200, 100, 2);
+  WorkerAnalysis w = analyse_json(t.json());
+  const RooflineRow* add = find_row(w.tables.roofline, "aten::add");
+  const RooflineRow* mul = find_row(w.tables.roofline, "aten::mul");
+  ASSERT_TRUE(add && mul);
+  EXPECT_TRUE(add->withheld);
+  EXPECT_FALSE(mul->withheld);
+  const InvariantViolation* v = find_violation(w.invariants, ReportInvariant::RooflineRowAtMostPeak);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->found.find("1 roofline row above 100% of the roofline, the furthest aten::add "
+                          "[[4096,4096],[4096,4096]] at 300.5% (memory-bound)"),
+            std::string::npos)
+      << v->found;
+  EXPECT_NE(v->assumption.find("L2 cache"), std::string::npos);
+
+  ReportModel report = report_of_json(t.json(), default_rules());
+  const ReportTable* table = find_table(report.workers[0].tables, Table::Roofline);
+  ASSERT_NE(table, nullptr);
+  for (std::size_t row = 0; row < table->rows.size(); ++row) {
+    const ReportCell* name = find_cell(*table, row, "name");
+    const ReportCell* pct = find_cell(*table, row, "roofline_pct");
+    ASSERT_TRUE(name && pct);
+    bool is_add = std::get<std::string>(*name) == "aten::add";
+    EXPECT_EQ(cell_number(*pct).has_value(), !is_add);  // n/a for the add, 30.05% for the mul
+    if (!is_add) {
+      EXPECT_NEAR(*cell_number(*pct), 30.05, 0.01);
+    }
+  }
+}
+
+// The clock-offset trace of issue 53 (tests/analyse/gpu/clock_offset_test.cpp) with a BF16
+// aten::mm [1024, 1024] x [1024, 1024] (2,147,483,648 FLOPs) as the first kernel: the window is
+// [0, 150100] us on the host's clock, the GPU's span 90 us. MFU is over the GPU's span (2.147e9 /
+// 989.4e12 s / 90 us = 2.41%), TFLOP/s over the window (0.0143): MFU x peak is 23.9 TFLOP/s, so the
+// throughput is not of MFU's span and is withheld.
+TEST(ReportInvariants, ThroughputOverAnotherSpanThanMfuIsWithheld) {
+  TraceBuilder t;
+  t.device(0, kH100, 9, 0, 80000000000, 132);
+  t.step(1, 0, 200);
+  t.op("aten::mm", 0, 6, 1, 1,
+       R"("Input Dims": [[1024, 1024], [1024, 1024]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
+  t.runtime("cudaLaunchKernel", 0, 5, 1, 1).kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 150010, 20, 1);
+  t.runtime("cudaLaunchKernel", 10, 5, 2).kernel("k2", 150030, 20, 2);
+  t.runtime("cudaLaunchKernel", 20, 5, 3).kernel("k3", 150080, 20, 3);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_TRUE(w.over_gpu_span);
+  ASSERT_TRUE(w.metrics.get(Metric::ComputeMfuPct));
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * 2147483648.0 / 989.4e12 / 90e-6, 1e-3);
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeTflopsAchieved));
+  const InvariantViolation* v = find_violation(w.invariants, ReportInvariant::ThroughputMatchesMfu);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->found.find("0.0143 TFLOP/s over the window, where MFU 2.4% of 1 GPU gives 23.9 TFLOP/s"),
+            std::string::npos)
+      << v->found;
+  EXPECT_NE(v->assumption.find("window's wall time (150.100 ms) is the GPUs' time (0.090 ms per GPU"),
+            std::string::npos)
+      << v->assumption;
+}
+
+// One 2 ms step on an H100: an aten::add (BF16, modelled) launching a 100 us kernel, and 900 us of
+// kernels no op launched (a graph replay without its capture trace): ops own 10% of the kernel
+// time, of which the roofline models all. The roofline's "100% coverage" is of a tenth of the
+// work: it and the MBU it gates are withheld.
+TEST(ReportInvariants, CoverageOfTheKernelTimeOpsDoNotOwnIsWithheld) {
+  TraceBuilder t;
+  t.device(0, kH100, 9, 0, 80000000000, 132);
+  t.step(1, 0, 2000);
+  t.op("aten::add", 10, 20, 1, 1,
+       R"("Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
+  t.launch("vectorized_elementwise_kernel", 15, 50, 100, 1);
+  t.kernel("graph_replayed_kernel", 200, 900, 99999);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_NEAR(*w.metrics.get(Metric::TensorCoreJudgedKernelTimePct), 10.0, 1e-9);
+  EXPECT_FALSE(w.metrics.get(Metric::RooflineCoveragePct));
+  EXPECT_FALSE(w.metrics.get(Metric::ComputeMbuPct));
+  const InvariantViolation* v = find_violation(w.invariants, ReportInvariant::CoverageAgreesWithCount);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->found, "roofline.coverage_pct 100.0% of the kernel time, where ops own 10.0% of it");
+  EXPECT_EQ(v->withheld, (std::vector<std::string>{"roofline.coverage_pct", "compute.mbu_pct"}));
+}
+
+// Partitions are shares of their sum by construction; the checker withholds one that is not (a
+// breakdown whose parts overlap), here on metrics set by hand.
+TEST(ReportInvariants, APartitionThatDoesNotAddUpIsWithheld) {
+  MetricInputs in;
+  MetricValues m;
+  m.set(Metric::BreakdownKernelPct, 80);
+  m.set(Metric::BreakdownRuntimePct, 40);
+  m.set(Metric::ResourcesTcKernelsPct, 60);
+  m.set(Metric::ResourcesOtherPct, 40);
+  std::vector<InvariantViolation> found = check_metric_invariants(in, m);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].invariant, ReportInvariant::PartitionsAddUp);
+  EXPECT_EQ(found[0].found, "the breakdown adds up to 120.0%");
+  EXPECT_FALSE(m.get(Metric::BreakdownKernelPct));
+  EXPECT_FALSE(m.get(Metric::BreakdownRuntimePct));
+  EXPECT_DOUBLE_EQ(*m.get(Metric::ResourcesTcKernelsPct), 60);  // the resources add up: kept
+}
+
+TEST(ReportInvariants, EveryInvariantIsDeclaredOnceWithItsAssumption) {
+  std::set<std::string_view> names;
+  for (const InvariantInfo& i : invariant_catalog()) {
+    EXPECT_TRUE(names.insert(i.name).second) << i.name;
+    EXPECT_FALSE(i.statement.empty()) << i.name;
+    EXPECT_FALSE(i.withheld.empty()) << i.name;
+    EXPECT_FALSE(i.assumption.empty()) << i.name;
+  }
+  EXPECT_EQ(invariant_info(ReportInvariant::ThroughputMatchesMfu).name, "compute.throughput_matches_mfu");
+}
+
+}  // namespace
+}  // namespace perfgate::testing
