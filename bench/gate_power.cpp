@@ -20,15 +20,15 @@
 
 #include <fmt/format.h>
 
+#include "analyse/analysis.h"
+#include "baseline/baseline.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
-#include "perfgate/analysis.h"
-#include "perfgate/baseline.h"
-#include "perfgate/build_report.h"
-#include "perfgate/gate.h"
-#include "perfgate/load.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "gate/gate.h"
+#include "gate/rules.h"
+#include "load/load.h"
+#include "report/build_report.h"
+#include "report_model/report.h"
 
 namespace {
 

@@ -5,9 +5,9 @@
 # test), so a backward include fails both to compile and to pass the tests.
 #
 # For each stage, in src/<stage>/:
-#   HEADERS  its public headers in include/perfgate/ (version.h is generated)
-#   EXPORTS  its internal headers that the stages linking it may include
-#   PUBLIC   the stages its public headers need: whoever links it sees them too
+#   EXPORTS  its headers that the stages linking it may include (its interface: src/<stage>/, nothing
+#            in include/; common/version.h is generated)
+#   PUBLIC   the stages its exported headers need: whoever links it sees them too
 #   PRIVATE  the stages only its sources need
 # A stage may include its own headers, its PUBLIC and PRIVATE stages' headers and exports, and what
 # those stages make PUBLIC in turn. Data flows one way:
@@ -21,10 +21,11 @@ set(PERFGATE_STAGES common assets io model knowledge load analyse report_model b
 # may touch files in (perfgate mcp's --root): what every stage may use. And the names the analyses
 # and the report model share, declared once below both: the parts of the step-time splits, the row
 # of GPU work no op launched, the timeline's lanes.
-set(PERFGATE_STAGE_common_HEADERS errors.h metrics.h metric_catalog.def report_invariants.h invariant_catalog.def
-    tables.h table_catalog.def notes.h note_catalog.def units.h version.h step_time_split.h table_codes.h
-    device_family.h)
-set(PERFGATE_STAGE_common_EXPORTS common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h
+set(PERFGATE_STAGE_common_EXPORTS common/errors.h common/metrics.h common/metric_catalog.def
+    common/report_invariants.h common/invariant_catalog.def common/tables.h common/table_catalog.def
+    common/notes.h common/note_catalog.def common/units.h common/version.h common/step_time_split.h
+    common/table_codes.h common/device_family.h
+    common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h
     common/path_confinement.h)
 
 # The rule files and templates built into the binary.
@@ -34,16 +35,16 @@ set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)
 # place, the input memory limit, atomic and temporary output files, the spill file behind
 # --max-memory, the name under which SQLite opens a file immutable, and the streaming JSON handlers'
 # base (the readers' and the baseline report's).
-set(PERFGATE_STAGE_io_HEADERS io.h)
-set(PERFGATE_STAGE_io_EXPORTS io/byte_source.h io/gzip.h io/input_limit.h io/chunked_appender.h
+set(PERFGATE_STAGE_io_EXPORTS io/io.h
+    io/byte_source.h io/gzip.h io/input_limit.h io/chunked_appender.h
     io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h io/json_handler.h)
 set(PERFGATE_STAGE_io_PUBLIC common)
 
 # The profile model every reader produces and every analysis reads, whatever the format: host ranges
 # as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, an
 # XSpace's HLO facts and XLA ops, the device family; interned strings and the order of records.
-set(PERFGATE_STAGE_model_HEADERS profile.h memory_snapshot.h)
-set(PERFGATE_STAGE_model_EXPORTS model/side_by_side.h model/stable_order.h model/xla_hlo.h)
+set(PERFGATE_STAGE_model_EXPORTS model/profile.h model/memory_snapshot.h
+    model/side_by_side.h model/stable_order.h model/xla_hlo.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op
@@ -51,8 +52,8 @@ set(PERFGATE_STAGE_model_PUBLIC common)
 # compiled pattern sets; the rule files as files (YAML documents: extends, overlays, the limits on
 # what a file may expand to, the shipped files' packed trees) and the reading of the knowledge's
 # sections from them. The gate reads its own sections (rules, advice) from the same documents.
-set(PERFGATE_STAGE_knowledge_HEADERS classification.h)
-set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h
+set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/classification.h
+    knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h
     knowledge/memory_categories.h knowledge/rule_files.h knowledge/yaml_pack.h)
 set(PERFGATE_STAGE_knowledge_PUBLIC common)
 set(PERFGATE_STAGE_knowledge_PRIVATE assets)
@@ -60,14 +61,13 @@ set(PERFGATE_STAGE_knowledge_PRIVATE assets)
 # The readers, one per format behind one interface (load/reader.h: a name, a sniff of the first
 # bytes, a read that emits profiles; the list in load/readers.cpp), run folders, and load_run: a
 # run's paths resolved, read in parallel, each worker handed on as it loads, the skipped ones named.
-set(PERFGATE_STAGE_load_HEADERS load.h)
-set(PERFGATE_STAGE_load_EXPORTS load/neuron/neuron_reader.h)
+set(PERFGATE_STAGE_load_EXPORTS load/load.h
+    load/neuron/neuron_reader.h)
 set(PERFGATE_STAGE_load_PUBLIC io model knowledge common)
 
 # The analyses, a folder per family (steps, timeline, ops, gpu, communication, critical_path,
 # memory, neuron, run), each with its results' header; analyse/worker_analysis.h gathers them.
-set(PERFGATE_STAGE_analyse_HEADERS analysis.h analysis_fwd.h)
-set(PERFGATE_STAGE_analyse_EXPORTS
+set(PERFGATE_STAGE_analyse_EXPORTS analyse/analysis.h analyse/analysis_fwd.h
     analyse/analysis_options.h analyse/worker_analysis.h analyse/worker_position.h analyse/metric_values.h
     analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
     analyse/gpu/gpu_results.h analyse/communication/communication_results.h
@@ -76,13 +76,13 @@ set(PERFGATE_STAGE_analyse_EXPORTS
 set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
 # The report model: plain data that the renderers read, with its lookups and row limits.
-set(PERFGATE_STAGE_report_model_HEADERS report.h trend.h)
-set(PERFGATE_STAGE_report_model_EXPORTS report_model/table_limits.h)
+set(PERFGATE_STAGE_report_model_EXPORTS report_model/report.h report_model/trend.h
+    report_model/table_limits.h)
 set(PERFGATE_STAGE_report_model_PUBLIC common)
 
 # A previous report read back (with io's byte sources and memory limit) and the deltas.
-set(PERFGATE_STAGE_baseline_HEADERS baseline.h)
-set(PERFGATE_STAGE_baseline_EXPORTS baseline/baseline_checks.h)
+set(PERFGATE_STAGE_baseline_EXPORTS baseline/baseline.h
+    baseline/baseline_checks.h)
 set(PERFGATE_STAGE_baseline_PUBLIC report_model common)
 set(PERFGATE_STAGE_baseline_PRIVATE io)
 
@@ -91,29 +91,29 @@ set(PERFGATE_STAGE_baseline_PRIVATE io)
 # stage's), expressions, evaluation, baseline comparisons, verdicts, the effective rules as YAML.
 # Findings and a verdict from the report model's metrics and tables (and the baseline's), returned:
 # the gate never writes the model. A rule file's `see:` and `offenders:` are checked against the
-# report's tables as they are declared (perfgate/table_catalog.def).
-set(PERFGATE_STAGE_gate_HEADERS rules.h gate.h)
-set(PERFGATE_STAGE_gate_EXPORTS gate/rule_sections.h)
+# report's tables as they are declared (common/table_catalog.def).
+set(PERFGATE_STAGE_gate_EXPORTS gate/rules.h gate/gate.h
+    gate/rule_sections.h)
 set(PERFGATE_STAGE_gate_PUBLIC knowledge report_model baseline common)
 
 # The report model's builders, its only writer: analysis results, then the baseline's changes, the
 # gate's findings and a history's trends put in (the engine hands them over: the report stage
 # never runs the gate).
-set(PERFGATE_STAGE_report_HEADERS build_report.h partial.h)
+set(PERFGATE_STAGE_report_EXPORTS report/build_report.h report/partial.h)
 set(PERFGATE_STAGE_report_PUBLIC analyse baseline report_model common)
 set(PERFGATE_STAGE_report_PRIVATE io)
 
 # The run history: one schema and its migrations, the SQLite and PostgreSQL stores, runs recorded,
 # baselines drawn from the history, trends (change points, bands) and the recent values a finding
 # shows; it reads the gate's rules to know which metrics are gated.
-set(PERFGATE_STAGE_history_HEADERS history.h)
+set(PERFGATE_STAGE_history_EXPORTS history/history.h)
 set(PERFGATE_STAGE_history_PUBLIC baseline gate report_model common)
 set(PERFGATE_STAGE_history_PRIVATE io)
 
 # A renderer per output (JSON, terminal, HTML with its SVG charts, Markdown, XLSX, JUnit, GitHub,
 # GitLab, trends) and the escaping each needs: they read the report model and compute no number.
-set(PERFGATE_STAGE_render_HEADERS render.h)
-set(PERFGATE_STAGE_render_EXPORTS render/escape.h render/json_writer.h)
+set(PERFGATE_STAGE_render_EXPORTS render/render.h
+    render/escape.h render/json_writer.h)
 set(PERFGATE_STAGE_render_PUBLIC report_model common)
 set(PERFGATE_STAGE_render_PRIVATE io assets)
 

@@ -2,9 +2,8 @@
 # Each library's include paths hold only what its stage may include, as folders of symbolic links
 # made here (a build target per folder with explicit deps, as Perfetto's BUILD.gn files do):
 #   stages/<stage>/private/<stage>  -> src/<stage>            its own internal headers
-#   stages/<stage>/public/perfgate/  -> its public headers     seen by the stages that link it
-#   stages/<stage>/public/<stage>/   -> its EXPORTS            likewise
-# So a backward include (a renderer including perfgate/analysis.h) fails to compile, and the
+#   stages/<stage>/public/<stage>/   -> its EXPORTS            seen by the stages that link it
+# So a backward include (a renderer including analyse/analysis.h) fails to compile, and the
 # include check (cmake/CheckStageIncludes.cmake) names it.
 include(${CMAKE_CURRENT_LIST_DIR}/StageMap.cmake)
 
@@ -23,15 +22,12 @@ function(perfgate_stage stage)
   file(REMOVE_RECURSE ${root})
   file(MAKE_DIRECTORY ${root}/private ${root}/public)
   file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${stage} ${root}/private/${stage} SYMBOLIC)
-  foreach(header ${PERFGATE_STAGE_${stage}_HEADERS})
-    set(source ${CMAKE_SOURCE_DIR}/include/perfgate/${header})
-    if(NOT EXISTS ${source})
-      set(source ${CMAKE_BINARY_DIR}/generated/perfgate/${header})  # configured: version.h
-    endif()
-    perfgate_link_header(${source} ${root}/public/perfgate/${header})
-  endforeach()
   foreach(export ${PERFGATE_STAGE_${stage}_EXPORTS})
-    perfgate_link_header(${CMAKE_SOURCE_DIR}/src/${export} ${root}/public/${export})
+    set(source ${CMAKE_SOURCE_DIR}/src/${export})
+    if(NOT EXISTS ${source})
+      set(source ${CMAKE_BINARY_DIR}/generated/${export})  # configured: common/version.h
+    endif()
+    perfgate_link_header(${source} ${root}/public/${export})
   endforeach()
 
   add_library(perfgate_${stage} STATIC ${ARG_SOURCES})

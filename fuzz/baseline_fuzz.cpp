@@ -5,9 +5,9 @@
 // more memory than the fuzzer's RSS limit, is a bug.
 #include <cstdint>
 
+#include "baseline/baseline.h"
+#include "common/errors.h"
 #include "fuzz/fuzz_file.h"
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".json");

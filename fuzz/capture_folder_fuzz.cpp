@@ -10,8 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
+#include "common/errors.h"
+#include "load/load.h"
 
 namespace {
 

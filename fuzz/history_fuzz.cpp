@@ -15,18 +15,18 @@
 #include <limits>
 #include <sstream>
 
+#include "analyse/analysis.h"
 #include "cli/history_list.h"
+#include "common/errors.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
 #include "fuzz/fuzz_file.h"
-#include "perfgate/analysis.h"
-#include "perfgate/build_report.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/history.h"
-#include "perfgate/render.h"
-#include "perfgate/rules.h"
-#include "perfgate/trend.h"
+#include "gate/gate.h"
+#include "gate/rules.h"
+#include "history/history.h"
+#include "render/render.h"
+#include "report/build_report.h"
+#include "report_model/trend.h"
 
 namespace perfgate::fuzz {
 namespace {

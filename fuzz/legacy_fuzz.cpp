@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/errors.h"
 #include "fuzz/fuzz_file.h"
 #include "io/byte_source.h"
 #include "load/legacy/legacy_reader.h"
-#include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -3,9 +3,9 @@
 // for a file that is not a readable export; anything else is a bug.
 #include <cstdint>
 
+#include "common/errors.h"
 #include "fuzz/fuzz_file.h"
 #include "load/nsys/nsys_reader.h"
-#include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".sqlite");

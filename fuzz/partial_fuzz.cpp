@@ -9,10 +9,10 @@
 
 #include <boost/json.hpp>
 
+#include "common/errors.h"
 #include "fuzz/fuzz_file.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
-#include "perfgate/partial.h"
+#include "io/io.h"
+#include "report/partial.h"
 
 namespace {
 

@@ -13,11 +13,11 @@
 
 #include <boost/json.hpp>
 
+#include "common/errors.h"
 #include "engine/part_files.h"
 #include "fuzz/fuzz_file.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
-#include "perfgate/partial.h"
+#include "io/io.h"
+#include "report/partial.h"
 
 namespace {
 

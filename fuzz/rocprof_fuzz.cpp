@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <memory>
 
+#include "common/errors.h"
 #include "fuzz/fuzz_file.h"
 #include "io/gzip.h"
 #include "load/rocprof/rocprof_reader.h"
-#include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".json");

@@ -3,9 +3,9 @@
 // unreadable file) are the documented outcomes; anything else is a bug.
 #include <cstdint>
 
+#include "common/errors.h"
 #include "engine/rule_book.h"
 #include "fuzz/fuzz_file.h"
-#include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string path = perfgate::fuzz::write_input(data, size, ".yaml");

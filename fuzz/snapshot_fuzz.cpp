@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/errors.h"
 #include "io/byte_source.h"
 #include "load/snapshot/pickle.h"
 #include "load/snapshot/snapshot_reader.h"
-#include "perfgate/errors.h"
 
 namespace {
 

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "common/errors.h"
 #include "load/xplane/xplane_reader.h"
-#include "perfgate/errors.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view bytes(reinterpret_cast<const char*>(data), size);

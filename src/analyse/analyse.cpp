@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyse/activity_intervals.h"
+#include "analyse/analysis.h"
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
 #include "analyse/communication/communication.h"
@@ -40,7 +41,6 @@
 #include "analyse/steps/window.h"
 #include "analyse/timeline/timeline.h"
 #include "model/side_by_side.h"
-#include "perfgate/analysis.h"
 
 namespace perfgate {
 namespace {

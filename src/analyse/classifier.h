@@ -6,8 +6,8 @@
 #include "analyse/name_matcher.h"
 #include "analyse/ops/compiled_kernels.h"
 #include "analyse/tensor_core_rules.h"
-#include "perfgate/classification.h"
-#include "perfgate/profile.h"
+#include "knowledge/classification.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

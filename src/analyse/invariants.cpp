@@ -1,4 +1,4 @@
-// The report invariants' checks (perfgate/invariant_catalog.def): each compares numbers the
+// The report invariants' checks (common/invariant_catalog.def): each compares numbers the
 // analysis computed, withholds the one that cannot be, and says why in the case's own values.
 #include "analyse/invariants.h"
 

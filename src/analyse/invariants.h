@@ -1,4 +1,4 @@
-// The report invariants' checker (perfgate/report_invariants.h): run on a worker's and a run's
+// The report invariants' checker (common/report_invariants.h): run on a worker's and a run's
 // metrics and roofline rows once they are computed, it withholds each number that breaks one (an
 // absent metric is n/a) and returns what it found, for the report to state.
 #pragma once
@@ -8,7 +8,7 @@
 
 #include "analyse/gpu/gpu_results.h"
 #include "analyse/metric_values.h"
-#include "perfgate/report_invariants.h"
+#include "common/report_invariants.h"
 
 namespace perfgate {
 struct WorkerAnalysis;

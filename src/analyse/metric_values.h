@@ -5,6 +5,7 @@
 #include <array>
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/communication/communication_results.h"
 #include "analyse/critical_path/critical_path_results.h"
 #include "analyse/gpu/gpu_results.h"
@@ -12,9 +13,8 @@
 #include "analyse/neuron/neuron_results.h"
 #include "analyse/ops/op_results.h"
 #include "analyse/steps/step_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/device_family.h"
-#include "perfgate/metrics.h"
+#include "common/device_family.h"
+#include "common/metrics.h"
 
 namespace perfgate {
 

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "knowledge/pattern_set.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "knowledge/classification.h"
 #include "knowledge/pattern_set.h"
-#include "perfgate/classification.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

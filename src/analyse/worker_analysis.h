@@ -15,10 +15,10 @@
 #include "analyse/ops/op_results.h"
 #include "analyse/steps/step_results.h"
 #include "analyse/timeline/timeline_results.h"
-#include "perfgate/metrics.h"
-#include "perfgate/notes.h"
-#include "perfgate/profile.h"
-#include "perfgate/report_invariants.h"
+#include "common/metrics.h"
+#include "common/notes.h"
+#include "common/report_invariants.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <map>
 
-#include "perfgate/baseline.h"
+#include "baseline/baseline.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate {

@@ -7,12 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline.h"
 #include "baseline/baseline_checks.h"
 #include "baseline/report_parser.h"
+#include "common/errors.h"
 #include "io/gzip.h"
 #include "io/input_limit.h"
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
 
 namespace perfgate {
 namespace {

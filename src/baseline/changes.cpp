@@ -8,7 +8,7 @@
 #include <map>
 #include <string_view>
 
-#include "perfgate/baseline.h"
+#include "baseline/baseline.h"
 
 namespace perfgate {
 namespace {

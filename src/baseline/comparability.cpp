@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/baseline.h"
-#include "perfgate/table_codes.h"
+#include "baseline/baseline.h"
+#include "common/table_codes.h"
 
 namespace perfgate {
 namespace {

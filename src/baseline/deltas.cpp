@@ -19,8 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline.h"
 #include "baseline/memory_site_deltas.h"
-#include "perfgate/baseline.h"
 
 namespace perfgate {
 namespace {

@@ -1,7 +1,7 @@
 // What is live at a memory snapshot's peak, by allocation site, against the baseline's: what grew.
 #pragma once
 
-#include "perfgate/baseline.h"
+#include "baseline/baseline.h"
 
 namespace perfgate {
 

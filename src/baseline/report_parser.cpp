@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 
 #include "baseline/report_handler.h"
+#include "common/errors.h"
 #include "io/gzip.h"
 #include "io/input_limit.h"
-#include "perfgate/errors.h"
 
 namespace perfgate {
 namespace {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -7,9 +7,9 @@
 
 #include "cli/commands.h"
 #include "cli/gate_run.h"
+#include "common/errors.h"
 #include "engine/engine.h"
-#include "perfgate/errors.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
 
 namespace perfgate::cli {
 namespace {

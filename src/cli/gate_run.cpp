@@ -9,10 +9,10 @@
 #include <fmt/format.h>
 
 #include "cli/progress.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
-#include "perfgate/render.h"
+#include "common/errors.h"
+#include "load/load.h"
 #include "render/escape.h"
+#include "render/render.h"
 
 namespace perfgate::cli {
 namespace {

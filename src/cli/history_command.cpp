@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline.h"
 #include "cli/commands.h"
 #include "cli/history_list.h"
 #include "cli/history_options.h"
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
-#include "perfgate/units.h"
+#include "common/errors.h"
+#include "common/units.h"
+#include "history/history.h"
 #include "render/escape.h"
 
 namespace perfgate::cli {

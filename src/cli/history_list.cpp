@@ -5,8 +5,8 @@
 #include <fmt/format.h>
 
 #include "cli/history_list.h"
-#include "perfgate/metrics.h"
-#include "perfgate/units.h"
+#include "common/metrics.h"
+#include "common/units.h"
 #include "render/escape.h"
 #include "render/json_writer.h"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/history.h"
+#include "history/history.h"
 
 namespace perfgate {
 

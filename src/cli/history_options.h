@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/history.h"
+#include "history/history.h"
 
 namespace perfgate::cli {
 

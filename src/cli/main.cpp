@@ -1,6 +1,6 @@
 // perfgate: turns deep-learning training profiles into metrics, reports and a CI verdict.
 // Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error,
-// 4 inputs refused as not one whole run (perfgate/errors.h).
+// 4 inputs refused as not one whole run (common/errors.h).
 #include <malloc.h>
 
 #include <cerrno>
@@ -12,10 +12,10 @@
 
 #include "cli/commands.h"
 #include "cli/usage_hint.h"
+#include "common/errors.h"
+#include "common/version.h"
 #include "engine/default_rule_book.h"
 #include "engine/rule_book.h"
-#include "perfgate/errors.h"
-#include "perfgate/version.h"
 #include "render/escape.h"
 
 namespace {

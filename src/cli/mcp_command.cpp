@@ -10,8 +10,8 @@
 
 #include "cli/commands.h"
 #include "cli/outputs.h"
+#include "common/errors.h"
 #include "mcp/server.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::cli {
 namespace {

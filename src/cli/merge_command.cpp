@@ -3,8 +3,8 @@
 
 #include "cli/commands.h"
 #include "cli/gate_run.h"
+#include "common/errors.h"
 #include "engine/engine.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::cli {
 namespace {

@@ -5,17 +5,17 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "perfgate/errors.h"
-#include "perfgate/metrics.h"
-#include "perfgate/notes.h"
-#include "perfgate/report.h"
-#include "perfgate/tables.h"
+#include "common/errors.h"
+#include "common/metrics.h"
+#include "common/notes.h"
+#include "common/tables.h"
 #include "render/json_writer.h"
+#include "report_model/report.h"
 
 namespace perfgate::cli {
 namespace {
 
-// The tables as perfgate/table_catalog.def declares them, the delta tables' texts per window step.
+// The tables as common/table_catalog.def declares them, the delta tables' texts per window step.
 int print_tables(const std::string& format) {
   TableWording wording{.per_step = true, .per_item = kChangesPerItem};
   for (const TableInfo& t : table_catalog()) {
@@ -35,7 +35,7 @@ int print_tables(const std::string& format) {
   return kExitPass;
 }
 
-// The run notes as perfgate/note_catalog.def declares them: docs/reports.md's "Run notes" lists
+// The run notes as common/note_catalog.def declares them: docs/reports.md's "Run notes" lists
 // them so (ci/update-docs.sh). A message's '|' is escaped, as it would end a Markdown table's cell.
 int print_notes(const std::string& format) {
   auto cell = [](std::string_view text) {

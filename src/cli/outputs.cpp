@@ -13,13 +13,13 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "io/io.h"
 #include "io/output_target.h"
 #include "io/temp_files.h"
 #include "model/side_by_side.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
-#include "perfgate/render.h"
 #include "render/escape.h"
+#include "render/render.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate::cli {

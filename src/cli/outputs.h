@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/history.h"
-#include "perfgate/render.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
+#include "history/history.h"
+#include "render/render.h"
+#include "report_model/report.h"
 
 namespace perfgate::cli {
 

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "common/errors.h"
 #include "engine/rule_book.h"
-#include "perfgate/errors.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
 #include "render/escape.h"
 
 namespace perfgate::cli {

@@ -8,13 +8,13 @@
 
 #include "cli/commands.h"
 #include "cli/outputs.h"
+#include "common/errors.h"
 #include "engine/rule_book.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
-#include "perfgate/io.h"
-#include "perfgate/render.h"
-#include "perfgate/rules.h"
-#include "perfgate/trend.h"
+#include "gate/rules.h"
+#include "history/history.h"
+#include "io/io.h"
+#include "render/render.h"
+#include "report_model/trend.h"
 
 namespace perfgate::cli {
 namespace {

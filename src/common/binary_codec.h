@@ -24,8 +24,8 @@
 
 #include <boost/pfr.hpp>
 
-#include "perfgate/metrics.h"
-#include "perfgate/notes.h"
+#include "common/metrics.h"
+#include "common/notes.h"
 
 static_assert(std::endian::native == std::endian::little, "partial reports are written little-endian");
 

@@ -1,15 +1,15 @@
-// The report invariants' table, from its rows in perfgate/invariant_catalog.def, and the warning a
+// The report invariants' table, from its rows in common/invariant_catalog.def, and the warning a
 // broken one makes.
 #include <fmt/format.h>
 
-#include "perfgate/report_invariants.h"
+#include "common/report_invariants.h"
 
 namespace perfgate {
 namespace {
 
 constexpr InvariantInfo kCatalog[] = {
 #define PERFGATE_INVARIANT(id, name, statement, withheld, assumption) {name, statement, withheld, assumption},
-#include "perfgate/invariant_catalog.def"
+#include "common/invariant_catalog.def"
 #undef PERFGATE_INVARIANT
 };
 

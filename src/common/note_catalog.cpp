@@ -1,8 +1,8 @@
-// The run notes' table, from its rows in perfgate/note_catalog.def (which names the severities and
+// The run notes' table, from its rows in common/note_catalog.def (which names the severities and
 // sources below), and the rendering of a note's sentence from its message.
 #include <fmt/format.h>
 
-#include "perfgate/notes.h"
+#include "common/notes.h"
 
 namespace perfgate {
 namespace {
@@ -34,7 +34,7 @@ constexpr std::string_view kHistory = "run history";
 
 constexpr NoteInfo kCatalog[] = {
 #define PERFGATE_NOTE(id, severity, source, message, help) {#id, severity, source, message, help},
-#include "perfgate/note_catalog.def"
+#include "common/note_catalog.def"
 #undef PERFGATE_NOTE
 };
 static_assert(std::size(kCatalog) == kNoteCount);

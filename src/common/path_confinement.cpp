@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;

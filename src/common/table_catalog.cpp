@@ -1,8 +1,8 @@
-// The table catalog's texts, from its rows in perfgate/table_catalog.def, and the look-up by name.
+// The table catalog's texts, from its rows in common/table_catalog.def, and the look-up by name.
 #include <algorithm>
 #include <string>
 
-#include "perfgate/tables.h"
+#include "common/tables.h"
 
 namespace perfgate {
 namespace {
@@ -11,14 +11,14 @@ namespace {
 #define PERFGATE_COLUMN(name, unit, description) ColumnInfo{name, unit, description, false},
 #define PERFGATE_OPTIONAL_COLUMN(name, unit, description) ColumnInfo{name, unit, description, true},
 #define PERFGATE_TABLE(id, name, title, description, ...) constexpr ColumnInfo k##id[] = {__VA_ARGS__};
-#include "perfgate/table_catalog.def"
+#include "common/table_catalog.def"
 #undef PERFGATE_TABLE
 #undef PERFGATE_OPTIONAL_COLUMN
 #undef PERFGATE_COLUMN
 
 constexpr TableInfo kCatalog[] = {
 #define PERFGATE_TABLE(id, name, title, description, ...) {Table::id, name, title, description, k##id},
-#include "perfgate/table_catalog.def"
+#include "common/table_catalog.def"
 #undef PERFGATE_TABLE
 };
 static_assert(std::size(kCatalog) == kTableCount);

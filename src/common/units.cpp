@@ -1,4 +1,4 @@
-#include "perfgate/units.h"
+#include "common/units.h"
 
 #include <cmath>
 

@@ -3,9 +3,9 @@
 #include <future>
 #include <memory>
 
+#include "analyse/analysis.h"
 #include "engine/engine.h"
-#include "perfgate/analysis.h"
-#include "perfgate/build_report.h"
+#include "report/build_report.h"
 
 namespace perfgate {
 namespace {

@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "analyse/analysis.h"
+#include "baseline/baseline.h"
 #include "engine/run_request.h"
-#include "perfgate/analysis.h"
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
-#include "perfgate/load.h"
-#include "perfgate/report.h"
+#include "gate/gate.h"
+#include "load/load.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "baseline/baseline.h"
 #include "engine/partials.h"
 #include "engine/rule_book.h"
 #include "engine/run_request.h"
-#include "perfgate/baseline.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -6,14 +6,14 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/errors.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
-#include "perfgate/build_report.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/history.h"
-#include "perfgate/load.h"
-#include "perfgate/trend.h"
+#include "gate/gate.h"
+#include "history/history.h"
+#include "load/load.h"
+#include "report/build_report.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 namespace {

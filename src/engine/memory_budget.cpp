@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "io/io.h"
 #include "io/spill_arena.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
 
 namespace perfgate {
 namespace {

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
+#include "common/errors.h"
+#include "io/io.h"
 
 namespace perfgate {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "perfgate/partial.h"
+#include "report/partial.h"
 
 namespace perfgate {
 

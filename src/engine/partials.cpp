@@ -9,14 +9,14 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
 #include "engine/part_files.h"
-#include "perfgate/build_report.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
-#include "perfgate/load.h"
-#include "perfgate/partial.h"
+#include "io/io.h"
+#include "load/load.h"
+#include "report/build_report.h"
+#include "report/partial.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;

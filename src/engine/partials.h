@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/analysis_options.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/errors.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "common/errors.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -2,9 +2,9 @@
 
 #include "common/binary_codec.h"
 #include "gate/rule_sections.h"
+#include "gate/rules.h"
 #include "knowledge/classification_section.h"
 #include "knowledge/rule_files.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 namespace {

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/classification.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
+#include "knowledge/classification.h"
 
 namespace perfgate {
 

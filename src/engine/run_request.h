@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "analyse/analysis_options.h"
-#include "perfgate/gate.h"
-#include "perfgate/history.h"
-#include "perfgate/io.h"
-#include "perfgate/notes.h"
+#include "common/notes.h"
+#include "gate/gate.h"
+#include "history/history.h"
+#include "io/io.h"
 
 namespace perfgate {
 

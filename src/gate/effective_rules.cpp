@@ -3,7 +3,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/rules.h"
+#include "gate/rules.h"
 
 namespace perfgate {
 namespace {

@@ -4,15 +4,15 @@
 
 #include <fmt/format.h>
 
+#include "common/metrics.h"
+#include "common/units.h"
 #include "gate/expression.h"
+#include "gate/gate.h"
 #include "gate/message_template.h"
 #include "gate/offenders.h"
 #include "gate/rule_check.h"
 #include "gate/statistics.h"
 #include "gate/step_comparison.h"
-#include "perfgate/gate.h"
-#include "perfgate/metrics.h"
-#include "perfgate/units.h"
 
 namespace perfgate {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/units.h"
 #include "gate/expression.h"
-#include "perfgate/units.h"
 
 namespace perfgate {
 namespace {

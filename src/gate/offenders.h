@@ -4,8 +4,8 @@
 
 #include <vector>
 
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

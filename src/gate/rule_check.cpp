@@ -11,12 +11,12 @@
 
 #include <fmt/format.h>
 
+#include "common/metrics.h"
 #include "common/suggest.h"
+#include "common/tables.h"
 #include "gate/expression.h"
 #include "gate/message_template.h"
 #include "gate/offenders.h"
-#include "perfgate/metrics.h"
-#include "perfgate/tables.h"
 
 namespace perfgate {
 namespace {
@@ -266,7 +266,7 @@ class RuleChecker {
                                 r_.test == StepTest::RobustT ? "robust-t" : "mann-whitney"));
   }
 
-  // The columns of the report's tables of that name (perfgate/table_catalog.def: `ranks` is a run's
+  // The columns of the report's tables of that name (common/table_catalog.def: `ranks` is a run's
   // workers or its Neuron profiles), or an error naming the nearest table.
   std::optional<std::vector<std::string_view>> known_table(std::string_view key, const std::string& name) {
     std::optional<std::vector<std::string_view>> columns;

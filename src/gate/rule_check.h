@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/metrics.h"
+#include "gate/rules.h"
 #include "knowledge/yaml_check.h"
-#include "perfgate/metrics.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
+#include "gate/rules.h"
 #include "knowledge/yaml_check.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 

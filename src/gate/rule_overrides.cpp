@@ -3,12 +3,12 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/suggest.h"
 #include "common/utf8.h"
 #include "gate/rule_entry.h"
+#include "gate/rules.h"
 #include "knowledge/yaml_check.h"
-#include "perfgate/errors.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 namespace {

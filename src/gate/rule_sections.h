@@ -6,8 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "gate/rules.h"
 #include "knowledge/yaml_check.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 

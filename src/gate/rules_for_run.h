@@ -2,9 +2,9 @@
 // apply to the run's profiles is neither evaluated, listed nor counted in any output.
 #pragma once
 
-#include "perfgate/device_family.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "common/device_family.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "gate/gate.h"
 #include "gate/rules_for_run.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
 
 namespace perfgate {
 

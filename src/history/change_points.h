@@ -11,7 +11,7 @@
 #include <span>
 #include <vector>
 
-#include "perfgate/trend.h"  // ChangePointOptions
+#include "report_model/trend.h"  // ChangePointOptions
 
 namespace perfgate {
 

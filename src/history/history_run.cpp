@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
+#include "common/errors.h"
+#include "history/history.h"
 
 namespace perfgate {
 namespace {

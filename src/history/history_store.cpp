@@ -8,11 +8,11 @@
 #include <fmt/ranges.h>
 
 #include "baseline/baseline_checks.h"
+#include "common/errors.h"
 #include "history/connections.h"
+#include "history/history.h"
 #include "history/schema.h"
 #include "history/store.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
 
 namespace perfgate::history {
 namespace {

@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
+#include "common/errors.h"
+#include "history/history.h"
 
 namespace perfgate::history {
 namespace {

@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "history/connections.h"
+#include "history/history.h"
 #include "history/libpq_library.h"
 #include "history/postgres_location.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
 
 namespace perfgate::history {
 namespace {

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "perfgate/history.h"
-#include "perfgate/metrics.h"
-#include "perfgate/trend.h"
+#include "common/metrics.h"
+#include "history/history.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 namespace {

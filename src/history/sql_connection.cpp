@@ -12,7 +12,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate::history {
 namespace {

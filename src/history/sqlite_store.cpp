@@ -15,11 +15,11 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
 #include "history/connections.h"
 #include "io/byte_source.h"
 #include "io/sqlite_uri.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::history {
 namespace {

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "history/history.h"
 #include "history/schema.h"
 #include "history/sql_connection.h"
-#include "perfgate/history.h"
 
 namespace perfgate::history {
 

@@ -4,13 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "common/metrics.h"
 #include "common/suggest.h"
+#include "common/version.h"
 #include "history/change_points.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
-#include "perfgate/metrics.h"
-#include "perfgate/trend.h"
-#include "perfgate/version.h"
+#include "history/history.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 namespace {

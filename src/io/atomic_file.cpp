@@ -8,10 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "io/io.h"
 #include "io/output_target.h"
 #include "io/temp_files.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
 
 namespace perfgate {
 namespace {

@@ -10,9 +10,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
 #include "io/input_limit.h"
-#include "perfgate/errors.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-// The memory limit on one input: its size syntax, its variable and its message (perfgate/io.h).
+// The memory limit on one input: its size syntax, its variable and its message (io/io.h).
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
+#include "common/errors.h"
+#include "io/io.h"
 
 namespace perfgate {
 

@@ -1,12 +1,12 @@
-// The memory limit on one input while it is read (perfgate/io.h, kDefaultMaxInputMemory).
+// The memory limit on one input while it is read (io/io.h, kDefaultMaxInputMemory).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "common/errors.h"
+#include "io/io.h"
 #include "io/spill_arena.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
 
 namespace perfgate {
 

@@ -17,8 +17,8 @@
 #include <cstring>
 #include <mutex>
 
+#include "common/errors.h"
 #include "io/byte_source.h"
-#include "perfgate/errors.h"
 
 namespace perfgate {
 namespace {

@@ -1,4 +1,4 @@
-#include "perfgate/classification.h"
+#include "knowledge/classification.h"
 
 namespace perfgate {
 

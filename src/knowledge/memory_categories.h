@@ -8,8 +8,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "knowledge/classification.h"
 #include "knowledge/pattern_set.h"
-#include "perfgate/classification.h"
 
 namespace perfgate {
 

@@ -10,12 +10,12 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
 #include "common/utf8.h"
 #include "knowledge/rule_files.h"
 #include "knowledge/yaml_limits.h"
 #include "knowledge/yaml_pack.h"
-#include "perfgate/errors.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;

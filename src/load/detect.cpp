@@ -2,11 +2,11 @@
 // (load/reader.h), asked once.
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/byte_source.h"
 #include "io/gzip.h"
+#include "load/load.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
 
 namespace perfgate {
 namespace {

@@ -8,11 +8,11 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
 #include "io/byte_source.h"
 #include "io/input_limit.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
+#include "load/load.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;

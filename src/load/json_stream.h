@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <boost/json/basic_parser.hpp>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate {
 

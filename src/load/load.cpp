@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "load/load.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
 
 namespace perfgate {
 namespace {

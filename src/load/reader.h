@@ -13,8 +13,8 @@
 #include <string_view>
 
 #include "io/byte_source.h"
-#include "perfgate/load.h"
-#include "perfgate/profile.h"
+#include "load/load.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -5,10 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
+#include "load/load.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;

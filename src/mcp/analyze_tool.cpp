@@ -4,13 +4,13 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline.h"
+#include "common/errors.h"
 #include "engine/engine.h"
+#include "history/history.h"
 #include "mcp/report_summary.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
 #include "render/escape.h"
 
 namespace perfgate::mcp {

@@ -4,12 +4,12 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "common/metrics.h"
 #include "common/suggest.h"
 #include "mcp/report_summary.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
-#include "perfgate/errors.h"
-#include "perfgate/metrics.h"
 
 namespace perfgate::mcp {
 namespace {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/metrics.h"
+#include "common/metrics.h"
 
 namespace perfgate::mcp {
 namespace {

@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/metrics.h"
 #include "mcp/session.h"
-#include "perfgate/metrics.h"
 
 namespace perfgate::mcp {
 

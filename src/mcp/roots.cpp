@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::mcp {
 namespace fs = std::filesystem;

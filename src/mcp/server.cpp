@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/version.h"
+#include "common/version.h"
 
 namespace perfgate::mcp {
 namespace {

@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/path_confinement.h"
 #include "mcp/jsonrpc.h"
-#include "perfgate/errors.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 
 namespace perfgate::mcp {
 namespace {

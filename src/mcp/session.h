@@ -13,7 +13,7 @@
 
 #include "engine/engine.h"
 #include "mcp/roots.h"
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate::mcp {
 

@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/errors.h"
 #include "mcp/report_summary.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::mcp {
 namespace {

@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate::mcp {
 namespace json = boost::json;

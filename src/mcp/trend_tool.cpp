@@ -2,15 +2,15 @@
 // computes them (build_trend), read only.
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "common/metrics.h"
 #include "engine/rule_book.h"
+#include "gate/rules.h"
+#include "history/history.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
-#include "perfgate/metrics.h"
-#include "perfgate/render.h"
-#include "perfgate/rules.h"
-#include "perfgate/trend.h"
+#include "render/render.h"
+#include "report_model/trend.h"
 
 namespace perfgate::mcp {
 namespace {

@@ -1,7 +1,7 @@
 #include <algorithm>
 
+#include "model/profile.h"
 #include "model/stable_order.h"
-#include "perfgate/profile.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -1,5 +1,5 @@
+#include "model/profile.h"
 #include "model/stable_order.h"
-#include "perfgate/profile.h"
 
 namespace perfgate {
 

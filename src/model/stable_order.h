@@ -7,7 +7,7 @@
 #include <numeric>
 #include <vector>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -5,7 +5,7 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include "common/utf8.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 namespace {

@@ -10,7 +10,7 @@
 #include <span>
 #include <vector>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "common/fixed_text.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 
 namespace perfgate {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/cell_format.h"
 #include "render/short_labels.h"
 

@@ -1,4 +1,4 @@
-// Helpers of the text renderers: values by unit (perfgate/units.h) and metric labels.
+// Helpers of the text renderers: values by unit (common/units.h) and metric labels.
 #pragma once
 
 #include <array>
@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/metrics.h"
-#include "perfgate/report.h"
-#include "perfgate/units.h"
+#include "common/metrics.h"
+#include "common/units.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 
@@ -58,7 +58,7 @@ inline constexpr std::string_view kRunTables[] = {table_name(Table::Ranks),
 // The window steps of the run (the run-level steps of several workers).
 std::size_t window_steps(const ReportModel& r);
 // How changes against the baseline (the delta tables) are counted: "per step", or "over each run's
-// whole window" where a run has no steps (perfgate/report.h, changes_per_step).
+// whole window" where a run has no steps (report_model/report.h, changes_per_step).
 std::string_view changes_basis(const ReportModel& r);
 // MFU, or why it has none: FLOPs known for too little of the work (rules: compute), or no peak known
 // for the GPUs (rules: gpu_peaks).

@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/render.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "render/see_also.h"
 
 namespace perfgate {

@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/render.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/json_writer.h"
+#include "render/render.h"
 
 namespace perfgate {
 namespace {

@@ -1,8 +1,8 @@
 // The gate's part of the JSON report: verdict, findings, baseline.
 #pragma once
 
-#include "perfgate/report.h"
 #include "render/json_writer.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

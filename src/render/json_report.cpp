@@ -11,11 +11,11 @@
 #include <type_traits>
 #include <variant>
 
-#include "perfgate/render.h"
 #include "render/format.h"
 #include "render/json_gate.h"
 #include "render/json_report.h"
 #include "render/json_writer.h"
+#include "render/render.h"
 
 namespace perfgate {
 namespace {

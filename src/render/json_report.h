@@ -1,9 +1,9 @@
-// The JSON report as the HTML page embeds it (perfgate/render.h writes the file).
+// The JSON report as the HTML page embeds it (render/render.h writes the file).
 #pragma once
 
 #include <string>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

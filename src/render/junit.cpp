@@ -3,10 +3,10 @@
 // message in <system-out> (and fail with --fail-on warning, as the gate does).
 #include <fmt/format.h>
 
-#include "perfgate/render.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "render/see_also.h"
 
 namespace perfgate {

@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/render.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "render/see_also.h"
 #include "render/short_labels.h"
 #include "render/templates.h"

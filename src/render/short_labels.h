@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

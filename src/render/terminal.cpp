@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/render.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "render/terminal_findings.h"
 #include "render/terminal_memory.h"
 #include "render/terminal_neuron.h"

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 
 namespace perfgate {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "perfgate/report.h"
 #include "render/terminal_neuron.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

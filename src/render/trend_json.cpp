@@ -1,7 +1,7 @@
 // The trend as JSON: "change_points" and "series" first, in the form the issue gives them
 // (docs/trends.md), then the bands, the rules and the settings.
-#include "perfgate/trend.h"
 #include "render/json_writer.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 namespace {

@@ -2,7 +2,7 @@
 // metric its change points and, collapsed, its series. Every value is escaped here.
 #include <fmt/format.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/escape.h"
 #include "render/templates.h"
 #include "render/trend_text.h"

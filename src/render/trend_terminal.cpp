@@ -1,7 +1,7 @@
 // The trend on the terminal: a line per metric, and a line per change point under it.
 #include <fmt/format.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/escape.h"
 #include "render/trend_text.h"
 

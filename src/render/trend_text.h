@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "perfgate/report.h"
-#include "perfgate/trend.h"
+#include "report_model/report.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 

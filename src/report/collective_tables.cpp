@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-#include "perfgate/analysis.h"
+#include "analyse/analysis.h"
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/analysis.h"
+#include "analyse/analysis.h"
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"

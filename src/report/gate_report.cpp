@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "perfgate/build_report.h"
+#include "report/build_report.h"
 
 namespace perfgate {
 namespace {
@@ -21,7 +21,8 @@ void add_version_notes(ReportModel& report, const Baseline& baseline) {
   const std::string ours = report.tool_version;
   if (baseline.info.kind == "report") {
     if (!theirs.empty() && theirs != ours)
-      report.warnings.push_back({"", note<NoteId::baseline_other_version>(arg<"theirs">(theirs), arg<"ours">(ours))});
+      report.warnings.push_back(
+          {"", note<NoteId::baseline_other_version>(arg<"theirs">(theirs), arg<"ours">(ours))});
     return;
   }
   std::vector<std::pair<std::string, std::string>> runs = baseline.run_tool_versions;
@@ -30,9 +31,10 @@ void add_version_notes(ReportModel& report, const Baseline& baseline) {
   for (const auto& [path, version] : runs)
     if (!version.empty() && version != ours) by_version[version].push_back(path);
   for (const auto& [version, paths] : by_version)
-    report.warnings.push_back({"", note<NoteId::baseline_runs_other_version>(
-                                       arg<"count">(paths.size()), arg<"runs">(fmt::format("{}", fmt::join(paths, ", "))),
-                                       arg<"theirs">(version), arg<"ours">(ours))});
+    report.warnings.push_back(
+        {"", note<NoteId::baseline_runs_other_version>(arg<"count">(paths.size()),
+                                                       arg<"runs">(fmt::format("{}", fmt::join(paths, ", "))),
+                                                       arg<"theirs">(version), arg<"ours">(ours))});
 }
 
 }  // namespace

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "perfgate/analysis.h"
+#include "analyse/analysis.h"
 #include "report/report_cells.h"
 #include "report_model/table_limits.h"
 

@@ -3,9 +3,9 @@
 
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/neuron/neuron_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

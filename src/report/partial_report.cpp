@@ -6,11 +6,11 @@
 #include <boost/json.hpp>
 
 #include "common/binary_codec.h"
+#include "common/errors.h"
+#include "common/version.h"
 #include "io/gzip.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
-#include "perfgate/partial.h"
-#include "perfgate/version.h"
+#include "io/io.h"
+#include "report/partial.h"
 
 namespace perfgate {
 namespace {

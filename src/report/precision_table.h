@@ -3,7 +3,7 @@
 #pragma once
 
 #include "analyse/gpu/gpu_results.h"
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

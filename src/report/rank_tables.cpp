@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/analysis.h"
-#include "perfgate/build_report.h"
+#include "analyse/analysis.h"
+#include "report/build_report.h"
 #include "report/report_cells.h"
 #include "report/roofline_table.h"
 #include "report/run_tables.h"

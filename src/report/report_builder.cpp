@@ -4,10 +4,10 @@
 
 #include <fmt/format.h>
 
+#include "analyse/analysis.h"
 #include "analyse/metric_values.h"
-#include "perfgate/analysis.h"
-#include "perfgate/build_report.h"
-#include "perfgate/version.h"
+#include "common/version.h"
+#include "report/build_report.h"
 #include "report/neuron_report_tables.h"
 #include "report/run_tables.h"
 

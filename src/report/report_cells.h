@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "perfgate/profile.h"
-#include "perfgate/report.h"
+#include "model/profile.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-// A worker's report tables: how each cell of each declared column (perfgate/table_catalog.def) is
+// A worker's report tables: how each cell of each declared column (common/table_catalog.def) is
 // read from an analysis row.
 #include <algorithm>
 #include <map>
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/analysis.h"
-#include "perfgate/baseline.h"
-#include "perfgate/build_report.h"
+#include "analyse/analysis.h"
+#include "baseline/baseline.h"
+#include "report/build_report.h"
 #include "report/neuron_report_tables.h"
 #include "report/precision_table.h"
 #include "report/report_cells.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "analyse/gpu/gpu_results.h"
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

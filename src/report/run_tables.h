@@ -1,9 +1,9 @@
 // The run's tables beside `ranks`: what differs between the workers of a run.
 #pragma once
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/critical_path/critical_path_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

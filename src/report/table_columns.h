@@ -1,4 +1,4 @@
-// A report table made from a list of rows by its declared columns (perfgate/table_catalog.def: name,
+// A report table made from a list of rows by its declared columns (common/table_catalog.def: name,
 // unit, description) and how each column's cell is read from a row. A builder's column list is
 // checked against the declaration as it compiles: a column missing, added, misspelt or out of
 // place does not compile.
@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/report.h"
-#include "perfgate/tables.h"
+#include "common/tables.h"
+#include "report_model/report.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate {
@@ -35,9 +35,9 @@ struct DeclaredColumns {
 template <Table T, typename Row, std::size_t N>
 consteval DeclaredColumns<Row, N> declared(const std::array<Column<Row>, N>& columns) {
   std::span<const std::string_view> names = table_column_names(T);
-  if (names.size() != N) throw "the columns are not as many as perfgate/table_catalog.def declares";
+  if (names.size() != N) throw "the columns are not as many as common/table_catalog.def declares";
   for (std::size_t i = 0; i < N; ++i)
-    if (columns[i].name != names[i]) throw "a column is not the one perfgate/table_catalog.def declares";
+    if (columns[i].name != names[i]) throw "a column is not the one common/table_catalog.def declares";
   return {T, columns};
 }
 

@@ -1,5 +1,5 @@
-// The report model's lookups: plain data read by name (perfgate/report.h).
-#include "perfgate/report.h"
+// The report model's lookups: plain data read by name (report_model/report.h).
+#include "report_model/report.h"
 
 #include <utility>
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string_view>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

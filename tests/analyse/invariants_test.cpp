@@ -1,4 +1,4 @@
-// Report invariants (perfgate/invariant_catalog.def): each on a hand-built trace whose numbers
+// Report invariants (common/invariant_catalog.def): each on a hand-built trace whose numbers
 // break it, the number withheld (n/a) and the assumption in doubt named in the warnings and the
 // JSON report; and the same traces' numbers kept where the invariant holds.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <boost/json.hpp>
 
 #include "analyse/invariants.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -11,7 +11,7 @@
 #include <limits>
 #include <tuple>
 
-#include "perfgate/analysis.h"
+#include "analyse/analysis.h"
 
 namespace perfgate {
 namespace {

@@ -168,7 +168,7 @@ TEST(Cli, MetricsPrintsTheCatalog) {
   EXPECT_EQ(run_perfgate("metrics --format yaml").exit_code, 2);
 }
 
-// docs/metrics.md's "Tables" is the declaration (perfgate/table_catalog.def) as `perfgate metrics
+// docs/metrics.md's "Tables" is the declaration (common/table_catalog.def) as `perfgate metrics
 // --tables` prints it (ci/update-docs.sh writes it), the delta tables per window step.
 TEST(Cli, TheTablesDocumentationIsCurrent) {
   CommandResult tables = run_perfgate("metrics --tables --format markdown");
@@ -188,7 +188,7 @@ TEST(Cli, TheTablesDocumentationIsCurrent) {
   EXPECT_TRUE(contains(text.out, "ranks (Ranks)\n  worker ")) << text.out;
 }
 
-// docs/reports.md ends with the run notes' catalog (perfgate/note_catalog.def) as `perfgate metrics
+// docs/reports.md ends with the run notes' catalog (common/note_catalog.def) as `perfgate metrics
 // --notes` prints it (ci/update-docs.sh writes it).
 TEST(Cli, TheRunNotesDocumentationIsCurrent) {
   CommandResult notes = run_perfgate("metrics --notes --format markdown");

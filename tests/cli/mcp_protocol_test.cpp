@@ -14,10 +14,10 @@
 #include <set>
 #include <sstream>
 
+#include "common/metrics.h"
 #include "mcp/line_reader.h"
 #include "mcp/report_summary.h"
 #include "mcp/server.h"
-#include "perfgate/metrics.h"
 #include "support/helpers.h"
 #include "support/trace_builder.h"
 

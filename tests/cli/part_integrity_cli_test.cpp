@@ -16,8 +16,8 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include "perfgate/errors.h"
-#include "perfgate/partial.h"
+#include "common/errors.h"
+#include "report/partial.h"
 #include "support/helpers.h"
 #include "support/spawn_perfgate.h"
 #include "support/trace_builder.h"

@@ -1,4 +1,4 @@
-// The run notes' catalog (perfgate/note_catalog.def): every row complete, ids and positions agree,
+// The run notes' catalog (common/note_catalog.def): every row complete, ids and positions agree,
 // and a note's sentence rendered from its message and arguments (numbers, formats, the word for a
 // count, the parts said only where a count is not 0), as the outputs show it.
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "common/binary_codec.h"
-#include "perfgate/notes.h"
-#include "perfgate/report.h"
+#include "common/notes.h"
 #include "render/format.h"
+#include "report_model/report.h"
 
 namespace perfgate::testing {
 namespace {

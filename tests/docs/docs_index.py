@@ -13,7 +13,7 @@ The index must name, each on a line of its own:
 - every shipped format: each reader listed in src/load/readers.cpp, by the name its Reader gives
   the format (`rocprofv3-json`), in backticks.
 And every file it names must exist: each relative link, and each path in backticks (a token with a
-"/" or a file's extension), looked for from the repository root, docs/, src/ and include/ (a bare
+"/" or a file's extension), looked for from the repository root, docs/ and src/ (a bare
 file name anywhere in the tree). Paths under build outputs (build/, out/, dist/) and outside the
 checkout (../) are not looked for.
 Exit status: 0 when the index is complete, 1 when it is not (each problem printed), 2 on usage.
@@ -82,7 +82,7 @@ class Index:
         token = token.split("#", 1)[0].rstrip("/")
         if not token:
             return True
-        for base in (self.root, self.root / "docs", self.root / "src", self.root / "include"):
+        for base in (self.root, self.root / "docs", self.root / "src"):
             if (base / token).exists():
                 return True
         if "/" not in token:

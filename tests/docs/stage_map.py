@@ -56,13 +56,12 @@ def read_map(path):
 
 def section(root):
     stages, fields, comments = read_map(root / "cmake" / "StageMap.cmake")
-    out = ["| stage | folder | what it holds | may use | public headers | exports |", "|---|---|---|---|---|---|"]
+    out = ["| stage | folder | what it holds | may use | its interface (exports) |", "|---|---|---|---|---|"]
     for s in stages:
         uses = fields.get((s, "PUBLIC"), []) + [f"{p} (private)" for p in fields.get((s, "PRIVATE"), [])]
-        headers = ", ".join(f"`{h}`" for h in fields.get((s, "HEADERS"), [])) or "–"
         exports = ", ".join(f"`{e}`" for e in fields.get((s, "EXPORTS"), [])) or "–"
         what = comments.get(s, "").replace("|", "\\|") or "–"
-        out.append(f"| **{s}** | `src/{s}/` | {what} | {', '.join(uses) or '–'} | {headers} | {exports} |")
+        out.append(f"| **{s}** | `src/{s}/` | {what} | {', '.join(uses) or '–'} | {exports} |")
     return "\n".join(out) + "\n"
 
 

@@ -4,7 +4,7 @@
 
 #include "engine/default_rule_book.h"
 #include "engine/rule_book.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

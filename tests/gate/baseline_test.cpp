@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "common/errors.h"
+#include "gate/gate.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

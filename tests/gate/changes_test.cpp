@@ -3,8 +3,8 @@
 // table "changes" and every output that shows changes.
 #include <gtest/gtest.h>
 
-#include "perfgate/baseline.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -3,9 +3,9 @@
 // not comparable (other devices, kernels mostly not in common), stated and not claimed as regressions.
 #include <gtest/gtest.h>
 
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "gate/gate.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

@@ -5,10 +5,10 @@
 #include <functional>
 #include <set>
 
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "gate/gate.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

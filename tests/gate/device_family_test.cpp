@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "engine/analyse_profiles.h"
+#include "gate/rules.h"
 #include "gate/rules_for_run.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/errors.h"
-#include "perfgate/render.h"
-#include "perfgate/rules.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -3,7 +3,7 @@
 // its gain is the GPU idle time while it held the host, not its whole duration.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

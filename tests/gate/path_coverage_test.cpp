@@ -4,8 +4,8 @@
 // the comments are microseconds.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

@@ -8,12 +8,12 @@
 #include <fmt/format.h>
 #include <boost/json/parse.hpp>
 
+#include "baseline/baseline.h"
+#include "common/errors.h"
+#include "gate/gate.h"
+#include "history/history.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/history.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

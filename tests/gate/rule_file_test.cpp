@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "common/errors.h"
+#include "gate/rules.h"
 #include "knowledge/rule_files.h"
-#include "perfgate/errors.h"
-#include "perfgate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
+#include "common/errors.h"
 #include "common/suggest.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/rules.h"
+#include "gate/gate.h"
+#include "gate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
+#include "baseline/baseline.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 #include "support/trace_builder.h"
 

@@ -1,5 +1,5 @@
 // The gate checks a rule's `see:` and `offenders:` against the report's tables as they are declared
-// (perfgate/table_catalog.def), without including the report stage: every declared table and every
+// (common/table_catalog.def), without including the report stage: every declared table and every
 // one of its columns is accepted, and nothing else.
 #include <gtest/gtest.h>
 
@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
-#include "perfgate/rules.h"
-#include "perfgate/tables.h"
+#include "common/errors.h"
+#include "common/tables.h"
+#include "gate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/rules.h"
+#include "common/errors.h"
+#include "gate/gate.h"
+#include "gate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -3,9 +3,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "gate/rules.h"
 #include "knowledge/rule_files.h"
 #include "knowledge/yaml_pack.h"
-#include "perfgate/rules.h"
 
 namespace perfgate {
 namespace {

@@ -9,12 +9,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/errors.h"
+#include "common/version.h"
 #include "history/history_test_support.h"
-#include "perfgate/build_report.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
-#include "perfgate/render.h"
-#include "perfgate/version.h"
+#include "load/load.h"
+#include "render/render.h"
+#include "report/build_report.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 #include "support/training_run.h"

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/history.h"
+#include "history/history.h"
 #include "support/noise.h"
 
 namespace perfgate::testing {

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "history/connections.h"
 #include "history/history_test_support.h"
 #include "history/schema.h"
 #include "history/store.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

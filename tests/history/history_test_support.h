@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "perfgate/history.h"
+#include "history/history.h"
 #include "support/postgres_server.h"
 
 namespace perfgate::testing {

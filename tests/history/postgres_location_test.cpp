@@ -7,10 +7,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "history/history.h"
 #include "history/history_cli_support.h"
 #include "history/postgres_location.h"
-#include "perfgate/errors.h"
-#include "perfgate/history.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -6,8 +6,8 @@
 #include <boost/json/parse.hpp>
 
 #include "history/history_runs.h"
-#include "perfgate/render.h"
-#include "perfgate/trend.h"
+#include "render/render.h"
+#include "report_model/trend.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

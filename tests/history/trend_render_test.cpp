@@ -7,8 +7,8 @@
 #include <boost/json/serialize.hpp>
 
 #include "history/history_runs.h"
-#include "perfgate/render.h"
-#include "perfgate/trend.h"
+#include "render/render.h"
+#include "report_model/trend.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

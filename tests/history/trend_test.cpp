@@ -4,9 +4,9 @@
 
 #include <numeric>
 
+#include "common/errors.h"
 #include "history/history_runs.h"
-#include "perfgate/errors.h"
-#include "perfgate/trend.h"
+#include "report_model/trend.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
+#include "common/errors.h"
 #include "io/byte_source.h"
 #include "io/gzip.h"
 #include "io/input_limit.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -1,4 +1,4 @@
-// Issue 28, item 7: what one input may make perfgate hold is capped (perfgate/load.h): a gzip
+// Issue 28, item 7: what one input may make perfgate hold is capped (load/load.h): a gzip
 // bomb of trace events grew the event store to 8.3 GB before the machine ran out.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -11,8 +11,8 @@
 
 #include <filesystem>
 
+#include "common/errors.h"
 #include "io/byte_source.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -10,9 +10,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include "common/errors.h"
 #include "io/temp_files.h"
-#include "perfgate/errors.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

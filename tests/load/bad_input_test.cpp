@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

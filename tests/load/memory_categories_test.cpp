@@ -6,11 +6,11 @@
 
 #include <algorithm>
 
+#include "common/errors.h"
+#include "gate/rules.h"
 #include "knowledge/memory_categories.h"
 #include "load/snapshot/snapshot_reader.h"
-#include "perfgate/errors.h"
-#include "perfgate/memory_snapshot.h"
-#include "perfgate/rules.h"
+#include "model/memory_snapshot.h"
 #include "support/helpers.h"
 #include "support/snapshot_builder.h"
 

@@ -5,12 +5,12 @@
 
 #include "analyse/memory/snapshot_analysis.h"
 #include "analyse/worker_analysis.h"
+#include "common/errors.h"
+#include "gate/gate.h"
 #include "io/gzip.h"
+#include "load/load.h"
 #include "load/snapshot/snapshot_reader.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/load.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/snapshot_builder.h"
 

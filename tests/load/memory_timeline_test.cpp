@@ -8,7 +8,7 @@
 #include "analyse/memory/snapshot_analysis.h"
 #include "analyse/worker_analysis.h"
 #include "load/snapshot/snapshot_reader.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/snapshot_builder.h"
 

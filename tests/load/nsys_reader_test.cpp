@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "engine/analyse_profiles.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 

@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "common/errors.h"
 #include "load/snapshot/pickle.h"
-#include "perfgate/errors.h"
 #include "support/pickle_builder.h"
 
 namespace perfgate {

@@ -11,11 +11,11 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/gzip.h"
 #include "load/kineto/kineto_reader.h"
 #include "load/kineto/parallel_reader.h"
 #include "load/kineto/trace_text.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

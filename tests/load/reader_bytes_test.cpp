@@ -11,10 +11,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/gzip.h"
 #include "load/reader.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/errors.h"
 #include "support/nsys_builder.h"
 #include "support/read_bytes.h"
 #include "support/snapshot_builder.h"

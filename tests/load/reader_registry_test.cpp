@@ -6,8 +6,8 @@
 #include <set>
 #include <string>
 
+#include "common/errors.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -9,9 +9,9 @@
 #include <map>
 #include <string>
 
+#include "common/errors.h"
 #include "io/gzip.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 

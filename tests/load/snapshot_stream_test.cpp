@@ -10,10 +10,10 @@
 
 #include "analyse/memory/snapshot_analysis.h"
 #include "analyse/worker_analysis.h"
+#include "common/errors.h"
+#include "load/load.h"
 #include "load/snapshot/pickle.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
-#include "perfgate/memory_snapshot.h"
+#include "model/memory_snapshot.h"
 #include "support/helpers.h"
 #include "support/pickle_builder.h"
 #include "support/synthetic_snapshot.h"

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
+#include "analyse/analysis.h"
 #include "analyse/worker_analysis.h"
-#include "perfgate/analysis.h"
-#include "perfgate/load.h"
+#include "load/load.h"
 #include "support/helpers.h"
 #include "support/hlo_builder.h"
 #include "support/xspace_builder.h"

@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "analyse/analysis.h"
 #include "analyse/gpu/xla_cost.h"
 #include "analyse/worker_analysis.h"
+#include "load/load.h"
 #include "model/xla_hlo.h"
-#include "perfgate/analysis.h"
-#include "perfgate/load.h"
 #include "support/helpers.h"
 #include "support/hlo_builder.h"
 #include "support/xspace_builder.h"

@@ -8,10 +8,10 @@
 #include <string>
 
 #include "analyse/worker_analysis.h"
+#include "common/errors.h"
 #include "io/gzip.h"
 #include "load/reader.h"
 #include "load/xplane/xplane_reader.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 #include "support/xspace_builder.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 namespace {

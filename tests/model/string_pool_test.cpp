@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 namespace {

@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline.h"
 #include "engine/analyse_profiles.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/baseline.h"
-#include "perfgate/render.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

@@ -3,10 +3,10 @@
 // (real_structure.h); and the semaphore wait that holds the engines before their first instruction.
 #include <gtest/gtest.h>
 
+#include "common/errors.h"
 #include "engine/analyse_profiles.h"
 #include "neuron/real_structure.h"
-#include "perfgate/errors.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

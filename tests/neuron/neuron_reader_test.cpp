@@ -2,9 +2,9 @@
 // files, and the one-line errors of bad input.
 #include <gtest/gtest.h>
 
+#include "common/errors.h"
 #include "load/neuron/text_filter.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

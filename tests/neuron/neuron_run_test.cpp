@@ -7,7 +7,7 @@
 
 #include "engine/analyse_profiles.h"
 #include "neuron/real_structure.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

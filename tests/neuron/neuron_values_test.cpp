@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/errors.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

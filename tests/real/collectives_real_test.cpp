@@ -2,7 +2,7 @@
 // ranks, and what one rank's trace cannot tell.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "render/format.h"
 #include "support/helpers.h"
 

@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <map>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

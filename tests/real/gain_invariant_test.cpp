@@ -7,7 +7,7 @@
 #include <filesystem>
 
 #include "gate/expression.h"
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "render/format.h"
 #include "support/helpers.h"
 

@@ -11,8 +11,8 @@
 #include <filesystem>
 #include <numeric>
 
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
+#include "baseline/baseline.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

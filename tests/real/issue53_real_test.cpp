@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/analyse_profiles.h"
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -13,8 +13,8 @@
 
 #include <algorithm>
 
-#include "perfgate/baseline.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

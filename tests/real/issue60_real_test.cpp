@@ -7,8 +7,8 @@
 
 #include <boost/json.hpp>
 
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -7,7 +7,7 @@
 #include <set>
 #include <utility>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "render/format.h"
 #include "support/helpers.h"
 

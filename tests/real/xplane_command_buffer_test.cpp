@@ -5,9 +5,9 @@
 // walks of the protobuf in Python (no perfgate code).
 #include <gtest/gtest.h>
 
+#include "analyse/analysis.h"
 #include "analyse/worker_analysis.h"
-#include "perfgate/analysis.h"
-#include "perfgate/load.h"
+#include "load/load.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -9,10 +9,10 @@
 #include <map>
 #include <vector>
 
+#include "analyse/analysis.h"
+#include "gate/gate.h"
+#include "load/load.h"
 #include "load/xplane/xplane_reader.h"
-#include "perfgate/analysis.h"
-#include "perfgate/gate.h"
-#include "perfgate/load.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

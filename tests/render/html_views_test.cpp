@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "gate/gate.h"
 #include "render/cell_format.h"
 #include "render/html/table_view.h"
+#include "render/render.h"
 #include "render/templates.h"
 #include "support/helpers.h"
 

@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/errors.h"
-#include "perfgate/render.h"
 #include "render/json_writer.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

@@ -11,8 +11,8 @@
 #include <boost/json.hpp>
 
 #include "io/gzip.h"
-#include "perfgate/render.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -3,8 +3,8 @@
 // worker) names the same slowest rank everywhere.
 #include <gtest/gtest.h>
 
-#include "perfgate/render.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -10,9 +10,9 @@
 #include <fmt/format.h>
 
 #include "history/history_runs.h"
-#include "perfgate/render.h"
-#include "perfgate/trend.h"
 #include "render/browser.h"
+#include "render/render.h"
+#include "report_model/trend.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -11,9 +11,9 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/metrics.h"
-#include "perfgate/render.h"
+#include "common/metrics.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

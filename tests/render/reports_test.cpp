@@ -8,14 +8,14 @@
 
 #include <fmt/format.h>
 
+#include "baseline/baseline.h"
+#include "common/errors.h"
+#include "common/units.h"
+#include "gate/gate.h"
 #include "neuron/neuron_fixture.h"
-#include "perfgate/baseline.h"
-#include "perfgate/errors.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
-#include "perfgate/units.h"
 #include "render/cell_format.h"
 #include "render/escape.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 

@@ -2,8 +2,8 @@
 // report): the rows with the most time, then one "(N more)" row with the totals of the rest.
 #include <gtest/gtest.h>
 
-#include "perfgate/baseline.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "render/render.h"
 #include "report_model/table_limits.h"
 #include "support/helpers.h"
 

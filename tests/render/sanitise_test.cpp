@@ -2,9 +2,9 @@
 // GitHub Actions workflow commands or @mentions through the terminal, --github and Markdown outputs.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
 #include "render/escape.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/report.h"
 #include "render/cell_format.h"
 #include "render/html/charts.h"
 #include "render/short_labels.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "common/utf8.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -2,8 +2,8 @@
 // that do not fit them.
 #include <gtest/gtest.h>
 
-#include "perfgate/errors.h"
-#include "perfgate/partial.h"
+#include "common/errors.h"
+#include "report/partial.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

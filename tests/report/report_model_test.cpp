@@ -1,4 +1,4 @@
-// The report model names what the analysis computes without including it (perfgate/report.h is
+// The report model names what the analysis computes without including it (report_model/report.h is
 // plain data): the names both use are declared once below both, and the gate's results arrive only
 // through the report stage.
 #include <gtest/gtest.h>
@@ -7,18 +7,18 @@
 #include <string>
 #include <string_view>
 
-#include "perfgate/analysis.h"
-#include "perfgate/build_report.h"
-#include "perfgate/metrics.h"
-#include "perfgate/render.h"
-#include "perfgate/report.h"
+#include "analyse/analysis.h"
+#include "common/metrics.h"
+#include "render/render.h"
+#include "report/build_report.h"
+#include "report_model/report.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
 namespace {
 
 // The parts of the step-time splits are declared once, below the analysis and the report model
-// (perfgate/step_time_split.h): each part's name is its metrics' in the catalog,
+// (common/step_time_split.h): each part's name is its metrics' in the catalog,
 // <split>.<name>_us and <split>.<name>_pct.
 void expect_catalog_metrics(std::string_view split, std::span<const std::string_view> names) {
   for (std::string_view name : names)

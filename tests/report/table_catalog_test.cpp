@@ -1,4 +1,4 @@
-// The report's tables are declared once (perfgate/table_catalog.def). Each builder is checked
+// The report's tables are declared once (common/table_catalog.def). Each builder is checked
 // against its table's declaration as it compiles (report/table_columns.h, declared<>); here every
 // table the report stage and the baseline's deltas build is the declared one: in the declaration's
 // order, with its name, title, description and columns, every row as wide as its columns.
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis.h"
-#include "perfgate/baseline.h"
-#include "perfgate/build_report.h"
-#include "perfgate/tables.h"
+#include "analyse/analysis.h"
+#include "baseline/baseline.h"
+#include "common/tables.h"
+#include "report/build_report.h"
 #include "report/neuron_report_tables.h"
 #include "report/run_tables.h"
 

@@ -6,13 +6,13 @@
 #include <string_view>
 #include <vector>
 
+#include "analyse/analysis.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
-#include "perfgate/analysis.h"
-#include "perfgate/build_report.h"
-#include "perfgate/load.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "gate/rules.h"
+#include "load/load.h"
+#include "report/build_report.h"
+#include "report_model/report.h"
 #include "support/trace_builder.h"
 
 namespace perfgate::testing {

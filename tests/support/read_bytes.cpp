@@ -4,10 +4,10 @@
 
 #include <memory>
 
+#include "common/errors.h"
 #include "io/byte_source.h"
 #include "io/gzip.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::testing {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/load.h"
-#include "perfgate/profile.h"
+#include "load/load.h"
+#include "model/profile.h"
 
 namespace perfgate::testing {
 

@@ -12,9 +12,9 @@
 #include <optional>
 #include <tuple>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/communication/communication_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/metrics.h"
+#include "common/metrics.h"
 
 namespace perfgate {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyse/worker_position.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

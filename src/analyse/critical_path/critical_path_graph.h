@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

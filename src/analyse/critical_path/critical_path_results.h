@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "analyse/timeline/timeline_results.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

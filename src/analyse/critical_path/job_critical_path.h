@@ -5,10 +5,10 @@
 
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/communication/communication_results.h"
 #include "analyse/critical_path/critical_path_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/metrics.h"
+#include "common/metrics.h"
 
 namespace perfgate {
 

@@ -10,7 +10,7 @@
 #include "analyse/gpu/xla_cost.h"
 #include "analyse/ops/op_info.h"
 #include "analyse/ops/op_stats.h"
-#include "perfgate/notes.h"
+#include "common/notes.h"
 
 namespace perfgate {
 

@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -10,8 +10,8 @@
 
 #include "analyse/gpu/gpu_results.h"
 #include "analyse/intervals.h"
-#include "perfgate/notes.h"
-#include "perfgate/profile.h"
+#include "common/notes.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -9,7 +9,7 @@
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
 #include "analyse/gpu/gpu_results.h"
-#include "perfgate/notes.h"
+#include "common/notes.h"
 
 namespace perfgate {
 

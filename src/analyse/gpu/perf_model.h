@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analyse/ops/op_info.h"
-#include "perfgate/classification.h"
+#include "knowledge/classification.h"
 
 namespace perfgate {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "analyse/gpu/perf_model.h"
+#include "model/profile.h"
 #include "model/xla_hlo.h"
-#include "perfgate/profile.h"
 
 namespace perfgate {
 

@@ -2,9 +2,9 @@
 // that reached it, the totals over the window, and each op's allocations (the plugin's memory view).
 #pragma once
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/steps/step_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

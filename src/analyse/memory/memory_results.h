@@ -6,12 +6,12 @@
 #include <optional>
 #include <string>
 
-#include "perfgate/profile.h"
-#include "perfgate/table_codes.h"
+#include "common/table_codes.h"
+#include "model/profile.h"
 
 namespace perfgate {
 
-// A PyTorch memory snapshot's findings (perfgate/memory_snapshot.h; snapshot_analysis.h), summed
+// A PyTorch memory snapshot's findings (model/memory_snapshot.h; snapshot_analysis.h), summed
 // over its devices: byte totals add, the peak and the largest block are the highest of any device.
 struct SnapshotSums {
   std::uint64_t devices = 0;  // 0: the input is not a memory snapshot

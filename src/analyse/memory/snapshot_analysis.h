@@ -1,4 +1,4 @@
-// A PyTorch memory snapshot (perfgate/memory_snapshot.h) analysed: per device, the peak allocated
+// A PyTorch memory snapshot (model/memory_snapshot.h) analysed: per device, the peak allocated
 // over the recorded window, replayed forwards from the live blocks entering the trace; what is live
 // at the peak by allocation site (adding up to the peak); fragmentation at the end; and each
 // out-of-memory error with the totals then (docs/metrics.md, "Memory snapshots").
@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/memory/memory_results.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/memory_snapshot.h"
+#include "model/memory_snapshot.h"
 
 namespace perfgate {
 

@@ -6,7 +6,7 @@
 #include <optional>
 
 #include "analyse/neuron/neuron_results.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -7,8 +7,8 @@
 #include <string_view>
 
 #include "analyse/neuron/neuron_results.h"
-#include "perfgate/metrics.h"
-#include "perfgate/profile.h"
+#include "common/metrics.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "analyse/neuron/neuron_results.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

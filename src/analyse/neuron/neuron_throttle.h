@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyse/neuron/neuron_results.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

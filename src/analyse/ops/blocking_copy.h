@@ -9,7 +9,7 @@
 #include "analyse/classifier.h"
 #include "analyse/ops/op_results.h"
 #include "analyse/steps/step_results.h"
-#include "perfgate/notes.h"
+#include "common/notes.h"
 
 namespace perfgate {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "analyse/ops/op_stats.h"
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate {
 namespace {

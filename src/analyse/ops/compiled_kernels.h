@@ -15,7 +15,7 @@
 #include "analyse/name_matcher.h"
 #include "analyse/ops/op_info.h"
 #include "analyse/ops/op_shapes.h"
-#include "perfgate/classification.h"
+#include "knowledge/classification.h"
 
 namespace re2 {
 class RE2;

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -13,11 +13,11 @@
 
 #include <fmt/format.h>
 
+#include "analyse/analysis.h"
 #include "analyse/attribution.h"
 #include "analyse/name_matcher.h"
 #include "analyse/ops/graph_alignment.h"
 #include "analyse/ops/graph_replay.h"
-#include "perfgate/analysis.h"
 
 namespace perfgate {
 namespace {

@@ -2,10 +2,10 @@
 // launching op, the top kernels of each window step and of each op.
 #pragma once
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
 #include "analyse/steps/step_results.h"
-#include "perfgate/analysis_fwd.h"
 
 namespace perfgate {
 

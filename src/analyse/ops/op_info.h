@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "knowledge/pattern_set.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

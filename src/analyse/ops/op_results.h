@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "perfgate/profile.h"
-#include "perfgate/table_codes.h"
+#include "common/table_codes.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -3,12 +3,12 @@
 // (record_function / NVTX-like ranges).
 #pragma once
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/classifier.h"
 #include "analyse/intervals.h"
 #include "analyse/ops/op_info.h"
 #include "analyse/ops/op_results.h"
 #include "analyse/ops/op_stats.h"
-#include "perfgate/analysis_fwd.h"
 
 namespace perfgate {
 

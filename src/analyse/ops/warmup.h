@@ -12,7 +12,7 @@
 #include "analyse/classifier.h"
 #include "analyse/intervals.h"
 #include "analyse/ops/op_results.h"
-#include "perfgate/notes.h"
+#include "common/notes.h"
 
 namespace perfgate {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/notes.h"
+#include "analyse/analysis_fwd.h"
+#include "common/notes.h"
 
 namespace perfgate {
 

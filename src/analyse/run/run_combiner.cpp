@@ -8,13 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "analyse/analysis.h"
 #include "analyse/communication/collective_matching.h"
 #include "analyse/critical_path/job_critical_path.h"
 #include "analyse/gpu/roofline.h"
 #include "analyse/invariants.h"
 #include "analyse/metric_values.h"
 #include "analyse/run/capture_check.h"
-#include "perfgate/analysis.h"
 
 namespace perfgate {
 namespace {

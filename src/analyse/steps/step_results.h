@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/profile.h"
-#include "perfgate/step_time_split.h"
+#include "common/step_time_split.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

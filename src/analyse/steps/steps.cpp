@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 
 #include "analyse/steps/inferred.h"
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate {
 namespace {

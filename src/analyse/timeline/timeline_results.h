@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/profile.h"
-#include "perfgate/table_codes.h"
+#include "common/table_codes.h"
+#include "model/profile.h"
 
 namespace perfgate {
 
 // One box of a timeline. A GPU lane's device is the GPU, its stream the stream; host lanes are
-// kHostOpsDevice and kRuntimeDevice with the thread id as stream (perfgate/table_codes.h).
+// kHostOpsDevice and kRuntimeDevice with the thread id as stream (common/table_codes.h).
 struct TimelineBox {
   std::int32_t device = 0;   // a GPU, or kHostOpsDevice / kRuntimeDevice
   std::uint32_t stream = 0;  // a GPU stream, or a host thread id

@@ -12,7 +12,7 @@
 
 #include "io/chunked_appender.h"
 #include "load/kineto/event_block.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::kineto {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::kineto {
 

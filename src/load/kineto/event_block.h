@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "io/chunked_appender.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::kineto {
 

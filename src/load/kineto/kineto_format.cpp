@@ -1,9 +1,9 @@
 // The Kineto / Chrome JSON trace, plain or gzip, as formats of the registry (load/reader.h).
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "load/kineto/kineto_reader.h"
 #include "load/reader.h"
-#include "perfgate/errors.h"
 
 namespace perfgate {
 namespace {

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/kineto/block_merger.h"
@@ -16,7 +17,6 @@
 #include "load/kineto/trace_handler.h"
 #include "load/kineto/trace_text.h"
 #include "model/side_by_side.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::kineto {
 namespace {

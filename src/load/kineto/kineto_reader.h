@@ -5,8 +5,8 @@
 #include <memory>
 
 #include "io/byte_source.h"
-#include "perfgate/load.h"
-#include "perfgate/profile.h"
+#include "load/load.h"
+#include "model/profile.h"
 
 namespace perfgate::kineto {
 

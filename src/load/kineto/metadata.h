@@ -2,7 +2,7 @@
 #pragma once
 
 #include "load/kineto/trace_handler.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::kineto {
 

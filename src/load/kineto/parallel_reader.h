@@ -12,7 +12,7 @@
 
 #include "io/byte_source.h"
 #include "load/kineto/kineto_reader.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::kineto {
 

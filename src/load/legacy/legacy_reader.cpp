@@ -10,11 +10,11 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/utf8.h"
 #include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/legacy/event_handler.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::legacy {
 namespace {
@@ -210,7 +210,7 @@ Profile read_trace(std::unique_ptr<ByteSource> source, const std::string& path,
   if (profile.host_events.empty())
     throw NotAProfileError(
         fmt::format("{}: a legacy profiler trace without a complete (\"ph\": \"X\") event", path));
-  // Times as the profiler wrote them, moved so that none is negative (perfgate/profile.h).
+  // Times as the profiler wrote them, moved so that none is negative (model/profile.h).
   if (TimeNs shift = std::min<TimeNs>(0, sink.earliest()); shift < 0)
     for (HostEvent& e : profile.host_events) {
       e.start -= shift;

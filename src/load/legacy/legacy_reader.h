@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "io/byte_source.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::legacy {
 

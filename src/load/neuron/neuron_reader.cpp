@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/input_limit.h"
 #include "load/json_stream.h"
+#include "load/load.h"
 #include "load/neuron/profile_builder.h"
 #include "load/neuron/row_handler.h"
 #include "load/neuron/text_filter.h"
-#include "perfgate/errors.h"
-#include "perfgate/load.h"
 
 namespace perfgate::neuron {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "io/byte_source.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::neuron {
 

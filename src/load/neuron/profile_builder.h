@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "load/neuron/row_handler.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::neuron {
 

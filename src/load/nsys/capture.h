@@ -13,7 +13,7 @@
 
 #include "io/chunked_appender.h"
 #include "load/nsys/sqlite_db.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::nsys {
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "load/nsys/capture.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::nsys {
 namespace {

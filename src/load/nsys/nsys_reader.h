@@ -6,8 +6,8 @@
 #include <string>
 
 #include "io/byte_source.h"
-#include "perfgate/io.h"
-#include "perfgate/profile.h"
+#include "io/io.h"
+#include "model/profile.h"
 
 namespace perfgate::nsys {
 

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/sqlite_uri.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::nsys {
 

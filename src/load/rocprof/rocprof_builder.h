@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "load/rocprof/rocprof_handler.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::rocprof {
 

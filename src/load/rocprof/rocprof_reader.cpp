@@ -6,10 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/input_limit.h"
 #include "load/json_stream.h"
 #include "load/rocprof/rocprof_builder.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::rocprof {
 namespace {

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "common/errors.h"
 #include "load/snapshot/pickle_machine.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::pickle {
 

@@ -6,9 +6,9 @@
 // values, the item being built, the buffer; not every value the file ever held.
 #include <algorithm>
 
+#include "common/errors.h"
 #include "io/input_limit.h"
 #include "load/snapshot/pickle_machine.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::pickle {
 namespace detail {

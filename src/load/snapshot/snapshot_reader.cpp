@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
+#include "common/errors.h"
 #include "io/input_limit.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::snapshot {
 

@@ -1,6 +1,6 @@
 // PyTorch memory snapshots (torch.cuda.memory._snapshot(), written by _dump_snapshot): the pickle
 // read by the restricted unpickler (pickle.h), its dict turned into each device's final state and
-// trace (snapshot_reader.cpp, the model's MemorySnapshot: perfgate/memory_snapshot.h), and the trace
+// trace (snapshot_reader.cpp, the model's MemorySnapshot: model/memory_snapshot.h), and the trace
 // replayed from the final state backwards into the blocks' sizes and the profile model's allocator
 // samples (snapshot_replay.cpp; docs/formats.md, "PyTorch memory snapshot").
 #pragma once
@@ -12,11 +12,11 @@
 #include <string_view>
 #include <vector>
 
+#include "knowledge/classification.h"
 #include "knowledge/memory_categories.h"
 #include "load/snapshot/pickle.h"
-#include "perfgate/classification.h"
-#include "perfgate/memory_snapshot.h"
-#include "perfgate/profile.h"
+#include "model/memory_snapshot.h"
+#include "model/profile.h"
 
 namespace perfgate::snapshot {
 

@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <map>
 
+#include "common/errors.h"
 #include "load/snapshot/snapshot_reader.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::snapshot {
 namespace {

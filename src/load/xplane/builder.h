@@ -9,7 +9,7 @@
 
 #include "load/xplane/hlo.h"
 #include "load/xplane/xspace.h"
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::xplane {
 

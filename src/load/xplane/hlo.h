@@ -14,8 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/profile.h"
 #include "model/xla_hlo.h"
-#include "perfgate/profile.h"
 
 namespace perfgate::xplane {
 

@@ -4,8 +4,8 @@
 // and step ranges (events with a step number).
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "load/xplane/builder.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::xplane {
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "io/input_limit.h"
 #include "load/xplane/builder.h"
-#include "perfgate/errors.h"
 
 namespace perfgate::xplane {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "perfgate/profile.h"
+#include "model/profile.h"
 
 namespace perfgate::xplane {
 

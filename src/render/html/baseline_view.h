@@ -5,10 +5,10 @@
 #include <array>
 #include <string_view>
 
-#include "perfgate/render.h"
-#include "perfgate/report.h"
 #include "render/html/table_view.h"
+#include "render/render.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

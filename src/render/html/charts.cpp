@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/short_labels.h"

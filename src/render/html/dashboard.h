@@ -2,8 +2,8 @@
 // charts (the timeline of the median step: timeline_view.h).
 #pragma once
 
-#include "perfgate/report.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -2,8 +2,8 @@
 // wrong, the limit, the first thing to do, the estimated gain), linked to the whole finding.
 #pragma once
 
-#include "perfgate/report.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

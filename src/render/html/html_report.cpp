@@ -4,8 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/render.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/format.h"
@@ -19,6 +18,7 @@
 #include "render/html/table_view.h"
 #include "render/html/timeline_view.h"
 #include "render/json_report.h"
+#include "render/render.h"
 #include "render/see_also.h"
 #include "render/templates.h"
 #include "render/trend_text.h"

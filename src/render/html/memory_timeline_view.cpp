@@ -4,7 +4,7 @@
 // this file only places them on the page.
 #include <fmt/format.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/cell_format.h"
 #include "render/colors.h"
 #include "render/format.h"

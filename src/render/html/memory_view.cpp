@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/cell_format.h"
 #include "render/colors.h"
 #include "render/format.h"

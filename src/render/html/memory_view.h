@@ -2,8 +2,8 @@
 // with which op, and the allocated and reserved totals over the window.
 #pragma once
 
-#include "perfgate/report.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -3,8 +3,8 @@
 // boxes coloured by HLO op.
 #pragma once
 
-#include "perfgate/report.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

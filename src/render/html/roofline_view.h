@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

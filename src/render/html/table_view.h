@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "perfgate/report.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

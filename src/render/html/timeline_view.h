@@ -2,8 +2,8 @@
 // critical path along it, and a strip of the whole window above.
 #pragma once
 
-#include "perfgate/report.h"
 #include "render/templates.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -2,11 +2,11 @@
 // sheet inline, an SVG chart and a change-point table per metric, and no script at all.
 #include <fmt/format.h>
 
-#include "perfgate/trend.h"
-#include "perfgate/units.h"
+#include "common/units.h"
 #include "render/html/charts.h"
 #include "render/templates.h"
 #include "render/trend_text.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
 #include "common/utf8.h"
-#include "perfgate/errors.h"
 #include "render/cell_format.h"
 
 namespace perfgate {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "perfgate/errors.h"
+#include "common/errors.h"
 
 namespace perfgate {
 namespace {

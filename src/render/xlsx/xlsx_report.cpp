@@ -15,13 +15,13 @@
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "io/io.h"
 #include "io/output_target.h"
 #include "io/temp_files.h"
-#include "perfgate/errors.h"
-#include "perfgate/io.h"
-#include "perfgate/render.h"
 #include "render/colors.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "render/see_also.h"
 #include "render/xlsx/workbook.h"
 #include "render/xlsx/xlsx_library.h"

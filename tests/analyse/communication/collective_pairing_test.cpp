@@ -9,7 +9,7 @@
 #include <filesystem>
 
 #include "analyse/communication/collective_matching.h"
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "render/format.h"
 #include "support/helpers.h"
 

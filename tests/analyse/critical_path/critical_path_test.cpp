@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "analyse/critical_path/critical_path_graph.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "analyse/critical_path/job_critical_path.h"
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "render/cell_format.h"
 #include "render/format.h"
 #include "support/helpers.h"

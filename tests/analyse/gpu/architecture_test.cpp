@@ -10,7 +10,7 @@
 #include <zlib.h>
 #include <boost/json.hpp>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -3,7 +3,7 @@
 // idle finding that blames the host.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

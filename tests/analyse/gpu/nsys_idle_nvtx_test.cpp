@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 #include "support/nsys_rows.h"

@@ -10,9 +10,9 @@
 #include <map>
 
 #include "analyse/gpu/perf_model.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "gate/gate.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

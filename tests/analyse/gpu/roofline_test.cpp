@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analyse/gpu/perf_model.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

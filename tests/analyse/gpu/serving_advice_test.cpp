@@ -3,7 +3,7 @@
 // for what it is.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -2,7 +2,7 @@
 // serving_phases), and decode judged by memory bandwidth (MBU), not MFU.
 #include <gtest/gtest.h>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

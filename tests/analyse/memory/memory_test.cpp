@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "perfgate/gate.h"
+#include "gate/gate.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

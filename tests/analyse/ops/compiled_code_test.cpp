@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "analyse/ops/compiled_kernels.h"
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

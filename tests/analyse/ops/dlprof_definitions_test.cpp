@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <string>
 
-#include "perfgate/analysis.h"
-#include "perfgate/classification.h"
-#include "perfgate/load.h"
+#include "analyse/analysis.h"
+#include "knowledge/classification.h"
+#include "load/load.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 #include "support/nsys_rows.h"

@@ -6,7 +6,7 @@
 #include <random>
 #include <thread>
 
-#include "perfgate/analysis.h"
+#include "analyse/analysis.h"
 
 namespace perfgate {
 namespace {

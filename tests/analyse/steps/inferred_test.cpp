@@ -6,9 +6,9 @@
 #include <random>
 
 #include "analyse/steps/inferred.h"
-#include "perfgate/baseline.h"
-#include "perfgate/gate.h"
-#include "perfgate/render.h"
+#include "baseline/baseline.h"
+#include "gate/gate.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -3,7 +3,7 @@
 // what it is. The spans and shares are worked out by hand in the comments.
 #include <gtest/gtest.h>
 
-#include "perfgate/render.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

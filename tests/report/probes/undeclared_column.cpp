@@ -1,6 +1,6 @@
 // Compiled as a renderer's source is (perfgate_render's include paths), reading a column that the
 // table "ops" does not declare: it must not compile (TableCatalog.AnUndeclaredColumnFailsToCompile).
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -1,7 +1,7 @@
-// The report stage: the report model (perfgate/report.h) built from the analysis, then the
+// The report stage: the report model (report_model/report.h) built from the analysis, then the
 // baseline's changes, the gate's findings and verdict, a history's warnings and trends put in. It is
-// the model's only writer: the gate reads the model and returns its findings (perfgate/gate.h), the
-// history returns its trends (perfgate/history.h), and this stage puts them in (the command line
+// the model's only writer: the gate reads the model and returns its findings (gate/gate.h), the
+// history returns its trends (history/history.h), and this stage puts them in (the command line
 // wires them: src/cli/pipeline.h, apply_gate).
 #pragma once
 
@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/baseline.h"
-#include "perfgate/report.h"
+#include "analyse/analysis_fwd.h"
+#include "baseline/baseline.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 
-// The worker's tables and the run's ranks, as perfgate/table_catalog.def declares them.
+// The worker's tables and the run's ranks, as common/table_catalog.def declares them.
 std::vector<ReportTable> worker_tables(const WorkerAnalysis& worker, const ReportWorker& report);
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks);
 
@@ -33,7 +33,7 @@ ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& a
 // (another tool version, other GPUs), put into the report.
 void add_baseline(ReportModel& report, const Baseline& baseline);
 
-// What the gate returned (perfgate/gate.h, evaluate_gate), put into the report.
+// What the gate returned (gate/gate.h, evaluate_gate), put into the report.
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
               ReportVerdict verdict);
 
@@ -41,7 +41,7 @@ void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vec
 // only on other GPUs), after the report's own.
 void add_warnings(ReportModel& report, std::vector<Note> warnings);
 
-// The recent values of the gated metrics in a history baseline (perfgate/history.h,
+// The recent values of the gated metrics in a history baseline (history/history.h,
 // recent_trends), put next to the baseline; nothing without a baseline.
 void add_recent_trends(ReportModel& report, std::vector<ReportMetricTrend> trends);
 

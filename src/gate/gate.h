@@ -1,15 +1,15 @@
 // The gate: every enabled rule evaluated on the report model (and the baseline), the findings,
 // and the verdict with its exit code. The rules only read the report; the report stage puts what
-// they return into it (perfgate/build_report.h, apply_gate).
+// they return into it (report/build_report.h, apply_gate).
 #pragma once
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "perfgate/baseline.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
+#include "baseline/baseline.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

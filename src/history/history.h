@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/baseline.h"
-#include "perfgate/report.h"
-#include "perfgate/rules.h"
-#include "perfgate/trend.h"
+#include "baseline/baseline.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 
@@ -142,7 +142,7 @@ TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rule
 
 // The recent values of each gated metric for the report of a run gated against a history: the
 // last `max_points - 1` baseline runs with a value, then the current run (is_current). The report
-// stage puts it into the report (add_recent_trends, perfgate/build_report.h); the renderers show it
+// stage puts it into the report (add_recent_trends, report/build_report.h); the renderers show it
 // next to the findings that read the metric.
 std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
                                              const ReportModel& current, const RuleSet& rules,

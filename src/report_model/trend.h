@@ -1,6 +1,6 @@
 // Trends of a run history: each gated metric's value per run, the band the next run is gated
 // against, and the change points where the metric moved (E-divisive means; docs/trends.md).
-// Plain data: the history builds it (perfgate/history.h), the renderers read it (perfgate/render.h).
+// Plain data: the history builds it (history/history.h), the renderers read it (render/render.h).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "perfgate/report.h"  // ChangeLimit
+#include "report_model/report.h"  // ChangeLimit
 
 namespace perfgate {
 

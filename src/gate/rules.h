@@ -1,7 +1,7 @@
 // The rules of the expert system and the gate, as the rule files (YAML) define them: each rule, and
 // the gate's settings (`advice:`, `critical_path: min_coverage_pct`). The files' format and the
 // knowledge the analyses read from them are the knowledge stage's (knowledge/rule_files.h,
-// perfgate/classification.h); the engine reads both from each file (engine/rule_book.h).
+// knowledge/classification.h); the engine reads both from each file (engine/rule_book.h).
 #pragma once
 
 #include <optional>
@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/classification.h"  // effective_rules_yaml writes it back
-#include "perfgate/device_family.h"
-#include "perfgate/report.h"  // ChangeLimit
+#include "common/device_family.h"
+#include "knowledge/classification.h"  // effective_rules_yaml writes it back
+#include "report_model/report.h"       // ChangeLimit
 
 namespace perfgate {
 

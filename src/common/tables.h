@@ -1,4 +1,4 @@
-// The report's tables and their columns, written once (perfgate/table_catalog.def) and used by the
+// The report's tables and their columns, written once (common/table_catalog.def) and used by the
 // report's builders, the gate's rule-file checks, the renderers, the reading of a baseline report,
 // `perfgate metrics --tables` and the documentation. The code names a table by its id, Table::Ops,
 // and a column by table_column(Table::Ops, "device_self_us"): a misspelt one does not compile.
@@ -17,14 +17,14 @@ namespace perfgate {
 // The declaration's tables, in its order (the ids are made from its rows).
 enum class Table : std::uint8_t {
 #define PERFGATE_TABLE(id, ...) id,
-#include "perfgate/table_catalog.def"
+#include "common/table_catalog.def"
 #undef PERFGATE_TABLE
 };
 
 // Each table's name, by id.
 inline constexpr std::string_view kTableNames[] = {
 #define PERFGATE_TABLE(id, name, ...) name,
-#include "perfgate/table_catalog.def"
+#include "common/table_catalog.def"
 #undef PERFGATE_TABLE
 };
 inline constexpr std::size_t kTableCount = std::size(kTableNames);
@@ -35,7 +35,7 @@ namespace table_catalog_detail {
 #define PERFGATE_OPTIONAL_COLUMN(name, unit, description) std::string_view{name},
 #define PERFGATE_TABLE(id, name, title, description, ...) \
   inline constexpr std::string_view id[] = {__VA_ARGS__};
-#include "perfgate/table_catalog.def"
+#include "common/table_catalog.def"
 #undef PERFGATE_TABLE
 #undef PERFGATE_OPTIONAL_COLUMN
 #undef PERFGATE_COLUMN
@@ -43,7 +43,7 @@ namespace table_catalog_detail {
 
 inline constexpr std::span<const std::string_view> kTableColumnNames[] = {
 #define PERFGATE_TABLE(id, ...) table_catalog_detail::id,
-#include "perfgate/table_catalog.def"
+#include "common/table_catalog.def"
 #undef PERFGATE_TABLE
 };
 
@@ -63,7 +63,7 @@ constexpr std::span<const std::string_view> table_column_names(Table table) {
 consteval std::string_view table_column(Table table, std::string_view column) {
   for (std::string_view name : table_column_names(table))
     if (name == column) return name;
-  throw "perfgate/table_catalog.def declares no such column of the table";
+  throw "common/table_catalog.def declares no such column of the table";
 }
 // A column that both tables declare, for what reads either one (a step's timeline or its critical
 // path's).

@@ -1,5 +1,5 @@
 // Run notes: what a reader, the loader, an analysis, the merge, the baseline or the history noticed
-// about the input or the run, each declared once (perfgate/note_catalog.def) with a stable id, a
+// about the input or the run, each declared once (common/note_catalog.def) with a stable id, a
 // severity, a source, its message and what to do, as Perfetto's trace processor declares its stats.
 // The code records a note by id with its arguments:
 //   profile.notes.push_back(note<NoteId::kineto_flow_one_end>(arg<"count">(n)));
@@ -24,14 +24,14 @@ namespace perfgate {
 // The catalog's notes, in its order (the ids are made from its rows).
 enum class NoteId : std::uint16_t {
 #define PERFGATE_NOTE(id, ...) id,
-#include "perfgate/note_catalog.def"
+#include "common/note_catalog.def"
 #undef PERFGATE_NOTE
 };
 
 // Each note's message, by id: what note<>() checks its arguments against as it compiles.
 inline constexpr std::string_view kNoteMessages[] = {
 #define PERFGATE_NOTE(id, severity, source, message, ...) message,
-#include "perfgate/note_catalog.def"
+#include "common/note_catalog.def"
 #undef PERFGATE_NOTE
 };
 inline constexpr std::size_t kNoteCount = std::size(kNoteMessages);
@@ -131,7 +131,7 @@ template <NoteId Id, NoteArgName... Names>
 Note note(NamedNoteArg<Names>... args) {
   static_assert(note_detail::names_match(kNoteMessages[note_position(Id)],
                                          std::array<std::string_view, sizeof...(Names)>{Names.view()...}),
-                "the arguments are not the placeholders of the note's message (perfgate/note_catalog.def)");
+                "the arguments are not the placeholders of the note's message (common/note_catalog.def)");
   return Note{Id, {NoteArg{std::string(Names.view()), std::move(args.value)}...}};
 }
 

@@ -1,6 +1,6 @@
 // The report model: plain data that every renderer reads. Renderers never compute a number;
 // whatever they show is here. It names no other stage: the report stage builds it
-// (perfgate/build_report.h) from the analysis, the baseline and the gate's findings.
+// (report/build_report.h) from the analysis, the baseline and the gate's findings.
 #pragma once
 
 #include <array>
@@ -13,13 +13,13 @@
 #include <variant>
 #include <vector>
 
-#include "perfgate/device_family.h"
-#include "perfgate/metrics.h"
-#include "perfgate/notes.h"            // the run notes: run_warnings, warnings
-#include "perfgate/report_invariants.h"
-#include "perfgate/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
-#include "perfgate/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
-#include "perfgate/tables.h"           // the tables' declaration: Table, table_column
+#include "common/device_family.h"
+#include "common/metrics.h"
+#include "common/notes.h"  // the run notes: run_warnings, warnings
+#include "common/report_invariants.h"
+#include "common/step_time_split.h"  // ReportStep::breakdown_us, by BreakdownPart
+#include "common/table_codes.h"      // kNoOpName and the timeline's lanes in the tables
+#include "common/tables.h"           // the tables' declaration: Table, table_column
 
 namespace perfgate {
 
@@ -156,7 +156,7 @@ struct ReportWorker {
   // has none; empty when the worker ran no modelled op.
   std::string roofline_note;
   std::vector<InvariantViolation> invariants;  // report invariants its numbers broke (withheld)
-  std::vector<Note> warnings;  // what its reader and analyses noticed
+  std::vector<Note> warnings;                  // what its reader and analyses noticed
 
   std::optional<double> metric(Metric id) const { return metrics.get(id); }  // empty: not applicable
 };
@@ -375,7 +375,7 @@ struct ReportModel {
   std::vector<ReportNote> warnings;  // what the readers and analyses noticed, then the gate's inputs
 
   // Report invariants the run's metrics and tables broke: each number withheld, and the assumption
-  // in doubt (perfgate/invariant_catalog.def); also among the warnings.
+  // in doubt (common/invariant_catalog.def); also among the warnings.
   std::vector<InvariantViolation> invariants;
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order
@@ -390,7 +390,7 @@ struct ReportModel {
 
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
 const ReportTable* find_table(const std::vector<ReportTable>& tables, Table table);
-// A table as perfgate/table_catalog.def declares it, with no rows: its name, title, description
+// A table as common/table_catalog.def declares it, with no rows: its name, title, description
 // and columns, its texts worded for how the changes are counted (delta tables).
 ReportTable declared_table(Table table, TableWording wording = {});
 // The recent trend of `metric` in a history baseline, or nullptr.

@@ -1,5 +1,5 @@
 // The metric catalog: every metric's stable dotted name, label, unit and definition, written once
-// (perfgate/metric_catalog.def) and used by `perfgate metrics`, the JSON report, the rules, every
+// (common/metric_catalog.def) and used by `perfgate metrics`, the JSON report, the rules, every
 // renderer and the documentation. The code names a metric by its id, Metric::GpuUtilizationPct: a
 // misspelt id does not compile. Names are for what comes from outside (rules, JSON reports, the
 // run history, the command line): metric_id() resolves one once, where it is read.
@@ -17,14 +17,14 @@ namespace perfgate {
 // The catalog's metrics, in its order (the ids are made from its rows).
 enum class Metric : std::uint16_t {
 #define PERFGATE_METRIC(id, ...) id,
-#include "perfgate/metric_catalog.def"
+#include "common/metric_catalog.def"
 #undef PERFGATE_METRIC
 };
 
 // Each metric's dotted name, by id.
 inline constexpr std::string_view kMetricNames[] = {
 #define PERFGATE_METRIC(id, name, ...) name,
-#include "perfgate/metric_catalog.def"
+#include "common/metric_catalog.def"
 #undef PERFGATE_METRIC
 };
 inline constexpr std::size_t kMetricCount = std::size(kMetricNames);

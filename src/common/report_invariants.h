@@ -1,6 +1,6 @@
 // The report invariants: rules a report's numbers obey before the report prints them (a share of a
 // peak at most 100%, a throughput and an MFU over the same span, shares that add up), declared once
-// (perfgate/invariant_catalog.def) and checked by the analysis (src/analyse/invariants.h). A number
+// (common/invariant_catalog.def) and checked by the analysis (src/analyse/invariants.h). A number
 // that breaks one is withheld and the report says which assumption behind it is in doubt.
 #pragma once
 
@@ -11,13 +11,13 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/notes.h"
+#include "common/notes.h"
 
 namespace perfgate {
 
 enum class ReportInvariant : std::uint8_t {
 #define PERFGATE_INVARIANT(id, ...) id,
-#include "perfgate/invariant_catalog.def"
+#include "common/invariant_catalog.def"
 #undef PERFGATE_INVARIANT
 };
 

@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "perfgate/device_family.h"
-#include "perfgate/notes.h"
+#include "common/device_family.h"
+#include "common/notes.h"
 
 namespace perfgate {
 
@@ -371,7 +371,7 @@ struct NeuronDevice {
 inline constexpr OpDetails kNoDetails{};
 
 // One worker's profile: one trace file (or one process of a multi-process capture).
-// A PyTorch memory snapshot's devices (include/perfgate/memory_snapshot.h): held by pointer so that
+// A PyTorch memory snapshot's devices (src/model/memory_snapshot.h): held by pointer so that
 // the snapshot's own types change without recompiling everything that includes the profile.
 struct MemorySnapshot;
 // XLA's HLO and the XLA ops of an XSpace profile (src/model/xla_hlo.h), likewise.

@@ -1,6 +1,6 @@
 // The analysis stage's types by name only (CLI11's *Fwd.hpp): a header that passes them by
 // reference, or declares a function that returns one, includes this rather than their definitions
-// (perfgate/analysis.h, analyse/worker_analysis.h).
+// (analyse/analysis.h, analyse/worker_analysis.h).
 #pragma once
 
 namespace perfgate {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "perfgate/report.h"
-#include "perfgate/trend.h"
+#include "report_model/report.h"
+#include "report_model/trend.h"
 
 namespace perfgate {
 

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/analysis_options.h"
 #include "analyse/worker_analysis.h"
-#include "perfgate/analysis_fwd.h"
-#include "perfgate/classification.h"
-#include "perfgate/profile.h"
+#include "knowledge/classification.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/analysis.h"
-#include "perfgate/report.h"
+#include "analyse/analysis.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "perfgate/classification.h"
-#include "perfgate/io.h"
-#include "perfgate/profile.h"
+#include "io/io.h"
+#include "knowledge/classification.h"
+#include "model/profile.h"
 
 namespace perfgate {
 

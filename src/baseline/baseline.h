@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "perfgate/report.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 
@@ -70,7 +70,7 @@ std::vector<std::pair<std::string, int>> name_counts(const std::vector<std::stri
 bool is_report_file(const std::string& path);
 
 // Reads a JSON report written by `perfgate analyze --json`, streaming: what it keeps of the report
-// may hold at most `max_memory` bytes (perfgate/load.h; 0: no limit). Throws InputError naming the
+// may hold at most `max_memory` bytes (load/load.h; 0: no limit). Throws InputError naming the
 // file and the problem (unreadable, invalid JSON with its byte offset, another schema, a wrong
 // field, past the memory limit).
 Baseline read_baseline_report(const std::string& path, std::uint64_t max_memory);
