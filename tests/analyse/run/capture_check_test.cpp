@@ -129,7 +129,13 @@ TEST(CaptureCheck, TheSharedTracesTheIssueNames) {
   for (const char* name : {"a100_alexnet.json.gz", "resnet50_v100_workers0.pt.trace.json.gz"})
     std::filesystem::create_symlink(shared + "/" + name, dir + "/" + name);
   RunAnalysis mixed = analyse_run(load_run({dir}), default_classification(), {});
-  ASSERT_EQ(mixed.warnings.size(), 2u);
+  // The two captures' warnings, then the run's roofline table's rows above their roofline (ResNet-50's
+  // fill_ rows: report invariant roofline.row_at_most_peak, tests/analyse/invariants_test.cpp).
+  ASSERT_EQ(mixed.warnings.size(), 3u);
+  EXPECT_EQ(note_text(mixed.warnings[2])
+                .rfind("report invariant roofline.row_at_most_peak does not hold (28 roofline rows", 0),
+            0u)
+      << note_text(mixed.warnings[2]);
   EXPECT_EQ(note_text(mixed.warnings[0]),
             "The workers ran on different GPU models: NVIDIA A100-PG509-200 (a100_alexnet); Tesla "
             "V100-DGXS-32GB (resnet50_v100_workers0). The run's metrics mix them.");
