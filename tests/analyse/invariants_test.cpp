@@ -63,7 +63,7 @@ TEST(ReportInvariants, MfuOverThePeakIsWithheldAndItsAssumptionNamed) {
 }
 
 TEST(ReportInvariants, TheJsonReportAndTheRunStateTheViolation) {
-  ReportModel report = report_of_json(fp32_faster_than_its_peak(), default_rules());
+  ReportModel report = report_of_json(fp32_faster_than_its_peak(), default_book());
   EXPECT_FALSE(report.metric(Metric::ComputeMfuPct));
   boost::json::object json = boost::json::parse(render_json(report)).as_object();
   const boost::json::array& run = json.at("invariants").as_array();
@@ -106,7 +106,7 @@ TEST(ReportInvariants, ARooflineRowAboveItsRooflineIsWithheld) {
       << v->found;
   EXPECT_NE(v->assumption.find("L2 cache"), std::string::npos);
 
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   const ReportTable* table = find_table(report.workers[0].tables, Table::Roofline);
   ASSERT_NE(table, nullptr);
   for (std::size_t row = 0; row < table->rows.size(); ++row) {

@@ -37,7 +37,7 @@ std::string copy_that_is_gpu_work() {
 }
 
 TEST(GainBounds, BlockingCopyThatIsGpuWorkGainsOnlyItsIdle) {
-  ReportModel report = report_of_json(copy_that_is_gpu_work(), default_rules());
+  ReportModel report = report_of_json(copy_that_is_gpu_work(), default_book());
   ASSERT_NEAR(*report.metric(Metric::HostBlockingCopyPct), 100.0 * 272000 / 570000, 0.01);
   ASSERT_NEAR(*report.metric(Metric::HostBlockingCopyGpuIdlePct), 100.0 * 800 / 272000, 0.01);
   apply_gate(report, default_rules(), nullptr, {});

@@ -67,19 +67,22 @@ TEST(HistoryBaselines, RunsOfAnotherVersionAreNamed) {
     run.data.info.tool_version = i == 1 || i == 2 ? std::string("0.0.7") : std::string(kVersion);
     store->record(run);
   }
-  ReportModel report = report_of_json(training_trace(TrainingRun{}), default_rules());
+  ReportModel report = report_of_json(training_trace(TrainingRun{}), default_book());
   ReportModel pooled = report;
   add_baseline(pooled, combine_baselines(history_baselines(*store, "main", {kA100}, 4).runs));
   std::string want = fmt::format(
       "runs {0}#2 (commit 1000000), {0}#3 (commit 2000000) of the baseline were recorded by perfgate 0.0.7 "
       "(this is {1}): metrics whose definition changed between them differ by more than the run",
       db, kVersion);
-  EXPECT_EQ(std::count(pooled.warnings.begin(), pooled.warnings.end(), want), 1)
-      << fmt::format("{}", fmt::join(pooled.warnings, "\n"));
+  std::vector<std::string> pooled_texts;
+  for (const ReportNote& w : pooled.warnings) pooled_texts.push_back(note_text(w.note));
+  EXPECT_EQ(std::count(pooled_texts.begin(), pooled_texts.end(), want), 1)
+      << fmt::format("{}", fmt::join(pooled_texts, "\n"));
   // The last run alone is of this version: nothing to say.
   ReportModel last = report;
   add_baseline(last, combine_baselines(history_baselines(*store, "main", {kA100}, 1).runs));
-  for (const std::string& w : last.warnings) EXPECT_FALSE(contains(w, "recorded by perfgate")) << w;
+  for (const ReportNote& w : last.warnings)
+    EXPECT_FALSE(contains(note_text(w.note), "recorded by perfgate")) << note_text(w.note);
 }
 
 TEST(HistoryBaselines, AnEmptyHistoryIsSkippedWithItsReason) {

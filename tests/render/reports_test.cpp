@@ -645,8 +645,8 @@ TEST(StepTimeConfidence, EveryReviewOutputStatesIt) {
   after.gemm_us = 7200;
   after.extra_us = before.extra_us = {0, 7, 3, 9, 1, 5, 8, 2};
   Baseline base =
-      baseline_from_report(report_of_json(training_trace(before), default_rules()), "base.json", "report");
-  ReportModel report = report_of_json(training_trace(after), default_rules());
+      baseline_from_report(report_of_json(training_trace(before), default_book()), "base.json", "report");
+  ReportModel report = report_of_json(training_trace(after), default_book());
   apply_gate(report, default_rules(), &base, {});
   const ReportFinding* f = find_finding(report, "regression.step-time");
   ASSERT_TRUE(f && f->step_test);

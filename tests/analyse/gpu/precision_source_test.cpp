@@ -43,7 +43,7 @@ TEST(PrecisionSource, OpTypesDecideOverAHipblasltName) {
     ASSERT_NE(mm, nullptr);
     EXPECT_EQ(mm->precision, "bf16");
     EXPECT_DOUBLE_EQ(mm->peak_tflops, 1307.4);
-    EXPECT_TRUE(w.invariants.empty()) << invariant_warning(w.invariants.front());
+    EXPECT_TRUE(w.invariants.empty()) << note_text(invariant_warning(w.invariants.front()));
   }
 }
 
@@ -153,7 +153,7 @@ TEST(PrecisionSource, S1688IsAnMmaShapeNotTf32) {
   ASSERT_NE(baddbmm, nullptr);
   EXPECT_EQ(baddbmm->precision, "fp16");
   EXPECT_DOUBLE_EQ(baddbmm->peak_tflops, 312);
-  const ReportModel report = report_of_json(a100.json(), default_rules());
+  const ReportModel report = report_of_json(a100.json(), default_book());
   const ReportTable* table = find_table(report.workers[0].tables, Table::Roofline);
   ASSERT_NE(table, nullptr);
   bool seen = false;
@@ -198,7 +198,7 @@ TEST(Roofline, UnfusedAttentionChainGetsTheSdpaRemedy) {
       "aten::bmm", 160, 20, 3, 1,
       R"("Input Dims": [[16, 5185, 5185], [16, 5185, 64]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
   t.launch(kernel, 165, 341400, 150000, 3);
-  ReportModel report = report_of_json(t.json(), default_rules());
+  ReportModel report = report_of_json(t.json(), default_book());
   const ReportTable* table = find_table(report.workers[0].tables, Table::Roofline);
   ASSERT_NE(table, nullptr);
   std::size_t unfused = 0;
