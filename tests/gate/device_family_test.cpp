@@ -152,7 +152,7 @@ TEST(DeviceFamily, EveryDefaultRuleDeclaresItsFamily) {
 std::string rule_file_error(const std::string& rule) {
   std::string path = write_text(temp_dir() + "/family.yaml", "rules:\n" + rule);
   try {
-    load_rule_book({path}).rules;
+    (void)load_rule_book({path});
   } catch (const ConfigError& e) {
     return e.what();
   }

@@ -16,7 +16,7 @@ std::string rules_file(const std::string& yaml) {
 
 std::string config_error(const std::vector<std::string>& files) {
   try {
-    load_rule_book(files).rules;
+    (void)load_rule_book(files);
   } catch (const ConfigError& e) {
     return e.what();
   }

@@ -27,7 +27,7 @@ std::string rule_on(const std::string& id, std::string_view table, std::string_v
 std::string load_error(const std::string& rules) {
   std::string path = write_text(temp_dir() + "/rules.yaml", "rules:\n" + rules);
   try {
-    load_rule_book({path}).rules;
+    (void)load_rule_book({path});
   } catch (const ConfigError& e) {
     return e.what();
   }
