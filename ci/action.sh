@@ -77,7 +77,7 @@ can_be_root() { [ "$(id -u)" = 0 ] || sudo -n true 2>/dev/null; }
 
 # What the package is built from: a build made from other sources gets another cache entry.
 source_digest() {
-  (cd "$root" && find CMakeLists.txt cmake src include rules templates tools packaging examples \
+  (cd "$root" && find CMakeLists.txt cmake src rules templates tools packaging examples \
     ci/profile_smoke_test.py -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) | sha256sum | cut -c1-16
 }
 

@@ -201,7 +201,7 @@ check "inputs never run as commands" bash -c "! ls '$job/workspace' | grep -q pw
 new_job 3
 copy=$work/action
 mkdir -p "$copy/ci"
-cp -r "$source_dir"/{CMakeLists.txt,cmake,src,include,rules,templates,tools,packaging,examples} "$copy/"
+cp -r "$source_dir"/{CMakeLists.txt,cmake,src,rules,templates,tools,packaging,examples} "$copy/"
 cp "$source_dir"/ci/{action.sh,profile_smoke_test.py,setup.sh} "$copy/ci/"
 step "$copy" prepare
 expect "prepare without a URL: build" "${out[mode]}" build
