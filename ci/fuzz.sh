@@ -80,6 +80,8 @@ if command -v python3 >/dev/null; then
   python3 "$root/fuzz/snapshot_memo_seed.py" blocks 10000 5000 "$corpus/snapshot_fuzz/memo-blocks.pickle"
   python3 "$root/fuzz/snapshot_memo_seed.py" traces 4000 50000 "$corpus/snapshot_fuzz/memo-traces.pickle"
   python3 "$root/fuzz/snapshot_memo_seed.py" gets 40000 "$corpus/snapshot_fuzz/memo-gets.pickle"
+  # Cut short before its first key (issue 78, item 7): refused by the sniff as a truncated pickle.
+  head -c 20 "$corpus/snapshot_fuzz/protocol4.pickle" >"$corpus/snapshot_fuzz/cut-before-key.pickle"
 fi
 # Capture folders: the shared serving references' execution_details.json, and lists naming files
 # outside the folder (relative and absolute).

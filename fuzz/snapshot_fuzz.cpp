@@ -2,8 +2,9 @@
 // unpickler (values bounded to 64 MiB, nesting to 128), the snapshot's reading and its replay into
 // allocator samples; both ways: the whole value (pickle::unpickle, read_snapshot) and the streamed
 // reading the reader uses (read_snapshot_stream: two passes over the bytes, the lists drained item by
-// item, over a source read a piece at a time). InputError is the documented outcome for a bad file;
-// any other exception, a crash or a sanitizer report is a bug.
+// item, over a source read a piece at a time); and the sniff that names a pickle no reader claims
+// (load/detect.cpp: another pickle, or one cut short before its first key). InputError is the documented
+// outcome for a bad file; any other exception, a crash or a sanitizer report is a bug.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,7 @@
 
 #include "common/errors.h"
 #include "io/byte_source.h"
+#include "load/reader.h"
 #include "load/snapshot/pickle.h"
 #include "load/snapshot/snapshot_reader.h"
 
@@ -41,6 +43,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view bytes(reinterpret_cast<const char*>(data), size);
   (void)perfgate::snapshot::detect(bytes);
   const std::string path = "fuzz.pickle";
+  try {
+    (void)perfgate::sniff_input(std::make_unique<perfgate::MemoryInput>(path, std::string(bytes)));
+  } catch (const perfgate::InputError&) {
+  }
   try {
     perfgate::pickle::Value root = perfgate::pickle::unpickle(bytes, path, {std::uint64_t{64} << 20, 128});
     perfgate::Profile profile;

@@ -26,6 +26,13 @@ void refuse_other_pickle(const std::string& name, std::string_view head, const R
   auto protocol = static_cast<unsigned char>(head[1]);
   if (protocol < 2 || protocol > 5 || (reader && reader->name == std::string_view("pytorch-memory-snapshot")))
     return;
+  // The whole file is in the head and ends without the STOP opcode: a pickle cut short, perhaps a
+  // snapshot cut before its first key, which is what would say so.
+  if (head.size() < kFileHeadBytes && head.back() != '.')
+    throw InputError(fmt::format(
+        "{}: a Python pickle (protocol {}) that ends after {} bytes, before its STOP opcode (truncated): "
+        "too little of it to be a PyTorch memory snapshot, whose dict's first key is 'segments'",
+        name, protocol, head.size()));
   throw InputError(fmt::format(
       "{}: a Python pickle (protocol {}) that is not a PyTorch memory snapshot: a snapshot is a dict whose "
       "first key is 'segments' (torch.cuda.memory._dump_snapshot)",

@@ -359,3 +359,32 @@ TEST(MemorySnapshot, TopUserFrame) {
 
 }  // namespace
 }  // namespace perfgate::testing
+
+namespace perfgate::testing {
+namespace {
+
+// Issue 78, item 7: a snapshot cut short at any point, plain or gzipped, is refused as a truncated
+// pickle naming the file; cut before its first key it was "a Python pickle that is not a PyTorch
+// memory snapshot", as if it were another pickle.
+TEST(MemorySnapshot, ASnapshotCutShortIsRefusedAsTruncated) {
+  std::string dir = temp_dir();
+  std::string whole = test::snapshot_pickle(one_device());
+  // From the protocol byte on (a pickle): each byte of the head that says "snapshot", then every 29th.
+  for (std::size_t n = 2; n < whole.size(); n += n < 64 ? 1 : 29) {
+    std::string cut = whole.substr(0, n);
+    for (const std::string& path :
+         {write_text(dir + "/cut.pickle", cut), write_text(dir + "/cut.pickle.gz", gzip_compress(cut))}) {
+      try {
+        load_run({path});
+        ADD_FAILURE() << path << " cut at " << n << " was read";
+      } catch (const InputError& e) {
+        std::string said = e.what();
+        EXPECT_TRUE(said.starts_with(path + ": ") && said.find("truncated") != std::string::npos)
+            << "cut at " << n << ": " << said;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace perfgate::testing
