@@ -152,6 +152,11 @@ sed -n '/return R"({"rocprofiler-sdk-tool"/,/]}}]})";/p' "$root/tests/load/rocpr
 cat >"$corpus/rocprof_fuzz/roctx.json" <<'EOF'
 {"rocprofiler-sdk-tool":[{"metadata":{"pid":1},"strings":{"buffer_records":[],"marker_api":[{"key":1,"value":"epoch"},{"key":2,"value":"step"}]},"buffer_records":{"marker_api":[{"thread_id":1,"correlation_id":{"internal":1},"start_timestamp":10,"end_timestamp":70},{"thread_id":1,"correlation_id":{"internal":2},"start_timestamp":20,"end_timestamp":30},{"thread_id":2,"correlation_id":{"internal":3},"start_timestamp":40,"end_timestamp":40},{"thread_id":2,"correlation_id":{"internal":4},"start_timestamp":50,"end_timestamp":60}]}}]}
 EOF
+# Times written negative or not as integers, a 100 KB kernel name kept and a 100 KB command line
+# passed over (issue 78, item 7).
+long_text="$(head -c 100000 /dev/zero | tr '\0' k)"
+printf '%s' '{"rocprofiler-sdk-tool":[{"metadata":{"pid":1,"command":"'"$long_text"'"},"kernel_symbols":[{"kernel_id":1,"kernel_name":"'"$long_text"'"}],"buffer_records":{"kernel_dispatch":[{"start_timestamp":-5,"end_timestamp":-1,"dispatch_info":{"kernel_id":1}},{"start_timestamp":1.5,"end_timestamp":2,"dispatch_info":{"kernel_id":1}},{"start_timestamp":null,"end_timestamp":9},{"start_timestamp":3,"end_timestamp":9,"dispatch_info":{"kernel_id":1}}]}}]}' \
+  >"$corpus/rocprof_fuzz/times-and-long-names.json"
 # Rule files: the shipped ones.
 install -m 0644 "$root"/rules/*.yaml "$corpus/rules_fuzz/"
 # Baseline reports: the JSON reports of the example and of two small shared traces (one gzip), as

@@ -207,6 +207,46 @@ TEST(RocprofReader, BadInputIsRefused) {
   EXPECT_NE(refusal(document(many), 64 * 1024).find("--max-input-memory"), std::string::npos);
 }
 
+// Issue 78, item 7: a 4 MiB kernel name was "invalid JSON: string too large"; now the refusal names
+// the format, the record and its field. A long string perfgate does not read (4 MiB in the
+// metadata) was refused the same way and is now passed over; a name of 100 KiB, under the 1 MiB
+// that every reader keeps, became an empty name and is now kept whole.
+TEST(RocprofReader, LongStringsAreKeptPassedOverOrRefusedByName) {
+  std::string doc = document();
+  std::string huge(std::size_t{4} << 20, 'k');
+  std::string named = doc;
+  named.replace(named.find("\"gemm.kd\""), 9, '"' + huge + '"');
+  named.replace(named.find("\"gemm\""), 6, '"' + huge + '"');
+  std::string said = refusal(named);
+  EXPECT_TRUE(said.find("bad_results.json: a rocprofv3 JSON document whose kernel_symbols record #0 has a "
+                        "'kernel_name' longer than 1048576 bytes") != std::string::npos)
+      << said.substr(0, 300);
+  std::string unread = doc;
+  unread.replace(unread.find("\"init_time\""), 0, "\"command\":\"" + huge + "\",");
+  std::string path = write_text(temp_dir() + "/1_results.json", unread);
+  EXPECT_EQ(load_run({path}).workers.at(0).gpu_activities.size(), 3u);
+  std::string long_name(100 * 1024, 'g');
+  std::string kept = doc;
+  kept.replace(kept.find("\"gemm\""), 6, '"' + long_name + '"');
+  path = write_text(temp_dir() + "/2_results.json", kept);
+  LoadedRun run = load_run({path});
+  EXPECT_EQ(run.workers.at(0).str(run.workers[0].gpu_activities.at(0).name), long_name);
+}
+
+// Issue 78, item 7: a record whose timestamps are written but negative is a corrupt time, not a
+// missing one (it was counted as "without a start or end timestamp").
+TEST(RocprofReader, NegativeTimestampsAreBadTimesNotMissingOnes) {
+  std::string negative =
+      R"(,{"start_timestamp":-4000,"end_timestamp":-3000,"dispatch_info":{"agent_id":{"handle":11},"kernel_id":1}})"
+      R"(,{"start_timestamp":-10,"end_timestamp":3000,"dispatch_info":{"agent_id":{"handle":11},"kernel_id":1}})";
+  std::string path = write_text(temp_dir() + "/908_results.json", document(negative));
+  LoadedRun run = load_run({path});
+  const Profile& p = run.workers.at(0);
+  EXPECT_EQ(p.gpu_activities.size(), 3u);
+  EXPECT_TRUE(has_line(p.notes, "2 records were left out: a negative time")) << p.notes.size();
+  EXPECT_TRUE(has_line(p.notes, "1 records without a start or end timestamp"));  // document()'s empty one
+}
+
 // The shared MI350X run (rocprofv3 --output-format json of PyTorch training on eight MI350X, pid
 // 908) against rocprof_expected.py: 43,915 dispatches on the first GPU agent, kernel time
 // 4,441,741,378 ns summed and 4,233,112,334 ns as a union; ncclDevKernel_Generic_1 1,310 times,

@@ -51,8 +51,7 @@ void ProfileBuilder::field(std::string_view path, const JsonScalar& v) {
   std::uint64_t h = 0;
   bool is_int = integer(v, i);
   auto text = [&] {
-    if (v.kind == JsonScalar::Kind::String && v.text.size() <= (std::size_t{1} << 16))
-      row_.text.assign(v.text);
+    if (v.kind == JsonScalar::Kind::String) row_.text.assign(v.text);  // at most 1 MiB (the handler's)
   };
   switch (record_) {
     case Record::Metadata:
@@ -88,11 +87,15 @@ void ProfileBuilder::field(std::string_view path, const JsonScalar& v) {
       break;
   }
   // The records of buffer_records.
-  if (path == "start_timestamp" && is_int)
-    row_.start = i;
-  else if (path == "end_timestamp" && is_int)
-    row_.end = i;
-  else if (path == "thread_id" && is_int)
+  // A timestamp written is placed or counted as a bad time (negative, not an integer, past 2^63);
+  // only one not written (or null) makes the record incomplete.
+  if (path == "start_timestamp") {
+    row_.has_start = v.kind != JsonScalar::Kind::Null;
+    row_.start = is_int ? i : -1;
+  } else if (path == "end_timestamp") {
+    row_.has_end = v.kind != JsonScalar::Kind::Null;
+    row_.end = is_int ? i : -1;
+  } else if (path == "thread_id" && is_int)
     row_.thread = i;
   else if (path == "correlation_id.internal" && is_int)
     row_.correlation = i;
@@ -188,7 +191,7 @@ void ProfileBuilder::end() {
       return;
   }
   TimeNs start = 0, end = 0;
-  if (row_.start < 0 || row_.end < 0) {
+  if (!row_.has_start || !row_.has_end) {
     ++p.incomplete;  // an empty or cut record: nothing to place
     return;
   }

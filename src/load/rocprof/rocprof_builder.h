@@ -32,6 +32,7 @@ class ProfileBuilder : public RecordSink {
   };
   struct Row {  // one record's fields, reset at each record
     std::int64_t start = -1, end = -1, thread = -1, correlation = 0;
+    bool has_start = false, has_end = false;  // written in the record, whatever their value
     std::int64_t kind = -1, operation = -1, kernel_id = -1, bytes = 0;
     std::uint64_t agent = 0, queue = 0, src_agent = 0, dst_agent = 0;
     std::int64_t workgroup[3] = {-1, -1, -1}, grid[3] = {-1, -1, -1};

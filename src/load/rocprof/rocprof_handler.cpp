@@ -1,5 +1,7 @@
 #include "load/rocprof/rocprof_handler.h"
 
+#include <fmt/format.h>
+
 namespace perfgate::rocprof {
 
 // frames_: [0] the document, [1] "rocprofiler-sdk-tool" (an array), [2] one process's object,
@@ -38,6 +40,7 @@ bool RocprofHandler::open(bool array, error_code&) {
     path_ += '.';
   }
   frames_.push_back(std::move(f));
+  if (array && (frames_.size() == 4 || frames_.size() == 5)) record_index_ = 0;  // a list of records
   if (frames_.size() == 2 && frames_[1].key == "rocprofiler-sdk-tool") saw_tool_ = true;
   if (frames_.size() == 3 && saw_tool_ && frames_[1].array && !array) sink_.process();
   if (record_ == Record::None) {
@@ -56,12 +59,31 @@ bool RocprofHandler::close(bool, error_code&) {
   if (record_ != Record::None && frames_.size() == record_depth_) {
     sink_.end();
     record_ = Record::None;
+    ++record_index_;
     path_.clear();
   } else {
     path_.resize(frames_.back().path_size);
   }
   frames_.pop_back();
   return true;
+}
+
+bool RocprofHandler::too_long(error_code& ec) {
+  // The record: metadata, an item of a section's list (agents, kernel_symbols) or of a list inside
+  // a section (buffer_records.kernel_dispatch, strings.marker_api).
+  std::string record = record_depth_ == 4 ? std::string("metadata")
+                       : record_depth_ == 5
+                           ? fmt::format("{} record #{}", frames_[3].key, record_index_)
+                           : fmt::format("{}.{} record #{}", frames_[3].key, frames_[4].key, record_index_);
+  // An array's item is named by the array's path, an object's value by its key.
+  std::string field = path_;
+  if (frames_.back().array && !field.empty())
+    field.pop_back();
+  else
+    field += key_;
+  return fail(ec, fmt::format("a rocprofv3 JSON document whose {} has a '{}' longer than {} bytes (perfgate "
+                              "keeps names and values up to 1 MiB)",
+                              record, field, kMaxKeptString));
 }
 
 bool RocprofHandler::key(std::string_view key, error_code&) {

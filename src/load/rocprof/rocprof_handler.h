@@ -40,8 +40,23 @@ class RecordSink {
 
 class RocprofHandler : public ScalarJsonHandler<RocprofHandler> {
  public:
+  // A string outside the records or in the metadata (whose numbers alone are read: a command line
+  // may be long) costs nothing whatever its length: it is passed over. One inside a record is kept
+  // up to kMaxKeptString and refused past it, naming the record and its field.
+  static constexpr std::size_t max_string_size = std::size_t(-1);
+  static constexpr std::size_t kMaxKeptString = std::size_t{1} << 20;
+
   explicit RocprofHandler(RecordSink& sink) : sink_(sink) {}
   bool saw_tool() const { return saw_tool_; }
+
+  bool on_string_part(string_view s, std::size_t n, error_code& ec) {
+    if (passes_strings_over()) return true;
+    return n <= kMaxKeptString ? ScalarJsonHandler::on_string_part(s, n, ec) : too_long(ec);
+  }
+  bool on_string(string_view s, std::size_t n, error_code& ec) {
+    if (passes_strings_over()) return true;
+    return n <= kMaxKeptString ? ScalarJsonHandler::on_string(s, n, ec) : too_long(ec);
+  }
 
  private:
   friend ScalarJsonHandler<RocprofHandler>;
@@ -52,6 +67,8 @@ class RocprofHandler : public ScalarJsonHandler<RocprofHandler> {
   // Outside the records, below the lists' depth, nothing is read.
   bool skipping() const { return record_ == Record::None && frames_.size() >= 6; }
   Record record_at() const;
+  bool too_long(error_code& ec);
+  bool passes_strings_over() const { return record_ == Record::None || record_ == Record::Metadata; }
 
   struct Frame {
     std::string key;  // the key it is the value of; empty in an array
@@ -64,6 +81,7 @@ class RocprofHandler : public ScalarJsonHandler<RocprofHandler> {
   std::string path_;  // the keys from the record down to the open frame, each followed by '.'
   Record record_ = Record::None;
   std::size_t record_depth_ = 0;
+  std::uint64_t record_index_ = 0;  // the record's position in its list
   bool saw_tool_ = false;
 };
 
