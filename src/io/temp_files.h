@@ -4,6 +4,7 @@
 // a file behind.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ bool rename_batch_open();
 void defer_rename(const std::string& temp, const std::string& target);
 // Renames every deferred output; returns a message for each that failed (its target and why).
 std::vector<std::string> commit_rename_batch();
+// How long the last commit's renames took, in nanoseconds (issue 78, item 6): the only window in
+// which a kill of the process that makes them leaves a mix.
+std::uint64_t last_rename_step_ns();
 // Removes every deferred output (an error before the commit): the previous outputs stay.
 void discard_rename_batch();
 

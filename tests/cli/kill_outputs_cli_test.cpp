@@ -3,10 +3,14 @@
 // a whole run, alternate between two runs whose every output differs; after each, the folder holds
 // one run's whole set, the previous or the new, never a mix (the issue saw report.xlsx new beside
 // the previous JSON, HTML and Markdown). A run killed during its renames leaves a child process
-// that finishes them; the test waits for it too.
+// that finishes them; the test waits for it too. Issue 78, item 6: that process is out of
+// perfgate's process group, so that a kill of the whole group (`timeout -s KILL`, Ctrl-C) during the
+// renames leaves the new set too.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -59,12 +63,21 @@ std::vector<std::string> analyze_args(const std::string& dir, const std::string&
           dir + "/gl"};
 }
 
-pid_t start(std::vector<std::string> args) {
+// `own_group`: perfgate leads a process group of its own (as under `timeout`), which can be killed
+// whole.
+pid_t start(std::vector<std::string> args, bool own_group = false) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (own_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   pid_t pid = 0;
-  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, nullptr, argv.data(), environ), 0);
+  EXPECT_EQ(posix_spawn(&pid, argv[0], nullptr, &attributes, argv.data(), environ), 0);
+  posix_spawnattr_destroy(&attributes);
   return pid;
 }
 
@@ -142,6 +155,52 @@ TEST(KillTest, AnInterruptedRunLeavesThePreviousOutputsOrTheNew) {
       "kill test: {} runs left the previous set, {} the new set ({} had finished); a run "
       "takes {} ms\n",
       kept, 50 - kept, completed, std::chrono::duration_cast<std::chrono::milliseconds>(run_time).count());
+}
+
+// The renames are killed in the middle, as a group: each replaces a previous output of 16 MiB, whose
+// blocks the rename frees (milliseconds each), and perfgate's whole process group is sent SIGKILL as
+// soon as the first output is renamed into place (inotify). The process that makes the renames has
+// left the group: it finishes them, and the folder holds the new set (it held the first new output
+// beside six previous ones before).
+TEST(KillTest, AProcessGroupKilledDuringTheRenamesLeavesTheNewSet) {
+  ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  std::string ref = temp_dir(), dir = temp_dir();
+  for (const std::string& d : {ref, dir}) fs::create_directories(d + "/gl");
+  ASSERT_EQ(wait_for(start(analyze_args(ref, "0"))), 0);
+  std::map<std::string, std::string> fresh = contents(ref);
+  for (const std::string& name : kOutputs) write_text(dir + "/" + name, std::string(16 << 20, 'p'));
+  int watch = ::inotify_init1(IN_CLOEXEC);
+  ASSERT_GE(watch, 0);
+  for (const std::string& d : {dir, dir + "/gl"})
+    ASSERT_GE(::inotify_add_watch(watch, d.c_str(), IN_MOVED_TO), 0);
+  pid_t pid = start(analyze_args(dir, "0"), true);
+  // The first output renamed into place: an event whose name is not a hidden temporary one.
+  bool renamed = false;
+  alignas(inotify_event) char events[4096];
+  while (!renamed) {
+    pollfd ready{watch, POLLIN, 0};
+    ASSERT_EQ(::poll(&ready, 1, 60'000), 1) << "no output renamed within a minute";
+    ssize_t n = ::read(watch, events, sizeof events);
+    for (ssize_t at = 0; at < n;) {
+      const auto* event = reinterpret_cast<const inotify_event*>(events + at);
+      if (event->len > 0 && event->name[0] != '.') renamed = true;
+      at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+    }
+  }
+  ::kill(-pid, SIGKILL);
+  int status = wait_for(pid);
+  ::close(watch);
+  ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  std::string mix;
+  for (const std::string& name : kOutputs) {
+    std::string now = read_text(dir + "/" + name);
+    mix += fmt::format(" {}={}", name,
+                       now == fresh.at(name)       ? "new"
+                       : now.size() == (16u << 20) ? "previous"
+                                                   : "neither");
+  }
+  EXPECT_TRUE(contents(dir) == fresh) << mix;
 }
 
 }  // namespace
