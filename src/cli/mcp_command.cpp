@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/outputs.h"
 #include "common/errors.h"
+#include "engine/memory_budget.h"
 #include "mcp/server.h"
 
 namespace perfgate::cli {
@@ -34,7 +35,10 @@ bool write_fd(int fd, std::string_view bytes) {
   return true;
 }
 
-int run_mcp(const mcp::McpOptions& options) {
+int run_mcp(mcp::McpOptions options, const MemoryBudgetArgs& memory) {
+  // Analyses spill past the budget as analyze's do; the reports kept hold at most half of it.
+  apply_memory_budget(memory);
+  options.max_memory = memory_budget(memory).bytes;
   mcp::Session session(options);  // a --root that is not a folder is a usage error before serving
   // The protocol owns standard output: it moves to a descriptor of its own, and descriptor 1 becomes
   // standard error, so that whatever else writes to stdout (a library, a stray print) cannot break a
@@ -61,6 +65,7 @@ int run_mcp(const mcp::McpOptions& options) {
 
 std::function<int()> add_mcp_command(CLI::App& app) {
   auto options = std::make_shared<mcp::McpOptions>();
+  auto memory = std::make_shared<MemoryBudgetArgs>();
   CLI::App* cmd = app.add_subcommand(
       "mcp",
       "Serve the Model Context Protocol on stdio for coding agents: tools analyze, compare, table, explain, "
@@ -82,6 +87,17 @@ std::function<int()> add_mcp_command(CLI::App& app) {
                   "The most memory one input may make perfgate hold, as analyze's (default 4G, or "
                   "PERFGATE_MAX_INPUT_MEMORY; 0: no limit)")
       ->type_name("SIZE");
+  cmd->add_option("--max-memory", memory->max_memory,
+                  "The most anonymous memory the server may hold, as analyze's (default: half the machine's "
+                  "memory, or PERFGATE_MAX_MEMORY; 0: no budget): each analysis spills past it, and the "
+                  "reports kept hold at most half of it, the oldest dropped first")
+      ->type_name("SIZE");
+  cmd->add_option(
+         "--spill-dir", memory->spill_dir,
+         "Folder of the --max-memory spill file, as analyze's (default PERFGATE_SPILL_DIR, TMPDIR, else "
+         "/var/tmp)")
+      ->type_name("DIR")
+      ->check(non_empty_path);
   cmd->add_option("--threads", options->threads, "Threads that read the profiles (default 0: one per core)")
       ->type_name("N")
       ->check(CLI::Range(0, 1024));
@@ -90,7 +106,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
       "revisions: "
       "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. Example (Claude Code): claude mcp add perfgate -- "
       "perfgate mcp --root .");
-  return [options] { return run_mcp(*options); };
+  return [options, memory] { return run_mcp(*options, *memory); };
 }
 
 }  // namespace perfgate::cli

@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "common/path_confinement.h"
+#include "io/io.h"
 #include "mcp/jsonrpc.h"
 #include "render/render.h"
 
@@ -13,6 +14,26 @@ namespace perfgate::mcp {
 namespace {
 
 constexpr std::string_view kReportScheme = "perfgate://report/";
+
+// A memory resource that counts what it holds, in a count its owner reads: a kept report's parsed
+// JSON, allocated through it (make_shared_resource wraps the resource, so the count is shared).
+class CountingResource : public json::memory_resource {
+ public:
+  explicit CountingResource(std::shared_ptr<std::uint64_t> bytes) : bytes_(std::move(bytes)) {}
+
+ private:
+  void* do_allocate(std::size_t n, std::size_t align) override {
+    *bytes_ += n;
+    return ::operator new(n, std::align_val_t(align));
+  }
+  void do_deallocate(void* p, std::size_t n, std::size_t align) override {
+    *bytes_ -= n;
+    ::operator delete(p, n, std::align_val_t(align));
+  }
+  bool do_is_equal(const json::memory_resource& other) const noexcept override { return this == &other; }
+
+  std::shared_ptr<std::uint64_t> bytes_;
+};
 
 json::object tool_error(const std::string& message, int exit_code) {
   std::string text = "perfgate: " + message;
@@ -27,14 +48,23 @@ Session::Session(McpOptions options) : options_(std::move(options)), roots_(opti
 
 const StoredReport& Session::keep(RunRequest request, ReportModel model,
                                   std::shared_ptr<const RuleBook> book) {
-  StoredReport stored;
-  stored.id = fmt::format("r{}", next_id_++);
-  stored.request = std::move(request);
-  stored.doc = json::parse(render_json(model)).as_object();
-  stored.model = std::make_shared<const ReportModel>(std::move(model));
-  stored.book = std::move(book);
+  std::string text = render_json(model);
+  auto parsed_bytes = std::make_shared<std::uint64_t>(0);
+  json::value parsed = json::parse(text, json::make_shared_resource<CountingResource>(parsed_bytes));
+  StoredReport stored{.id = fmt::format("r{}", next_id_++),
+                      .request = std::move(request),
+                      .model = std::make_shared<const ReportModel>(std::move(model)),
+                      .book = std::move(book),
+                      .doc = std::move(parsed.as_object()),  // moved: keeps the counting storage
+                      .bytes = 0};
+  stored.bytes = *parsed_bytes + text.size();
+  kept_bytes_ += stored.bytes;
   reports_.push_back(std::move(stored));
-  if (reports_.size() > kMaxReportsKept) reports_.pop_front();
+  while (reports_.size() > kMaxReportsKept ||
+         (kept_budget() != 0 && kept_bytes_ > kept_budget() && reports_.size() > 1)) {
+    kept_bytes_ -= reports_.front().bytes;
+    reports_.pop_front();
+  }
   return reports_.back();
 }
 
@@ -43,8 +73,12 @@ const StoredReport& Session::report(const std::string& id) const {
     if (r.id == id) return r;
   std::vector<std::string> ids;
   for (const StoredReport& r : reports_) ids.push_back(r.id);
-  throw ConfigError(fmt::format("no report {} (this server keeps the last {} reports{}{}); run analyze first",
-                                id, kMaxReportsKept, ids.empty() ? "" : ": ", fmt::join(ids, ", ")));
+  std::string within = kept_budget() == 0
+                           ? ""
+                           : fmt::format(" within half its --max-memory, {}", byte_size_text(kept_budget()));
+  throw ConfigError(
+      fmt::format("no report {} (this server keeps the last {} reports{}{}{}); run analyze first", id,
+                  kMaxReportsKept, within, ids.empty() ? "" : ": ", fmt::join(ids, ", ")));
 }
 
 json::array Session::tool_list() const {

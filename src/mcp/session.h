@@ -32,6 +32,9 @@ struct McpOptions {
   std::string max_input_memory;    // --max-input-memory, as analyze's
   unsigned threads = 0;            // --threads
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
+  // --max-memory, resolved (engine/memory_budget.h; 0: no budget). The reports kept hold at most
+  // half of it: past that the oldest are dropped, the newest always kept.
+  std::uint64_t max_memory = 0;
 };
 
 struct StoredReport {
@@ -42,6 +45,9 @@ struct StoredReport {
   std::shared_ptr<const ReportModel> model;
   std::shared_ptr<const RuleBook> book;  // the rules it was gated with
   json::object doc;  // the JSON report (render_json), which every tool reads: the CLI's numbers
+  // What it holds: `doc` as allocated (counted by its memory resource) and the model, counted as
+  // the size of its JSON text.
+  std::uint64_t bytes = 0;
 };
 
 // A tool's answer: the structured result and its short rendering as text.
@@ -57,11 +63,15 @@ class Session {
   const McpOptions& options() const { return options_; }
   const Roots& roots() const { return roots_; }
 
-  // Keeps a gated report under a new id (dropping the oldest past kMaxReportsKept).
+  // Keeps a gated report under a new id (dropping the oldest past kMaxReportsKept, or while the
+  // reports kept hold more than kept_budget()).
   const StoredReport& keep(RunRequest request, ReportModel model, std::shared_ptr<const RuleBook> book);
   // The report of that id; ConfigError naming the ids kept when there is none.
   const StoredReport& report(const std::string& id) const;
   const std::deque<StoredReport>& reports() const { return reports_; }
+  // The bytes the kept reports hold, and the most they may (0: no budget but kMaxReportsKept).
+  std::uint64_t kept_bytes() const { return kept_bytes_; }
+  std::uint64_t kept_budget() const { return options_.max_memory / 2; }
 
   json::array tool_list() const;
   // A tools/call result: {content, structuredContent, isError}. An unknown tool is an RpcError
@@ -76,6 +86,7 @@ class Session {
   McpOptions options_;
   Roots roots_;
   std::deque<StoredReport> reports_;
+  std::uint64_t kept_bytes_ = 0;
   std::size_t next_id_ = 1;
 };
 
