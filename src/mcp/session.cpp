@@ -1,6 +1,8 @@
 #include "mcp/session.h"
 
+#include <algorithm>
 #include <new>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -157,10 +159,40 @@ json::array Session::resource_templates() const {
                        {"description", "The same report as the CLI's --md summary"}}};
 }
 
+namespace {
+
+// Where each page of `text` ends: pages of at most `page_bytes` (at least one byte), each ending on a
+// UTF-8 character's boundary, so that every page is valid text and the pages joined are the text.
+std::vector<std::size_t> page_ends(std::string_view text, std::size_t page_bytes) {
+  std::vector<std::size_t> ends;
+  std::size_t begin = 0;
+  do {
+    std::size_t end = std::min(text.size(), begin + page_bytes);
+    while (end < text.size() && end > begin + 1 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80)
+      --end;
+    ends.push_back(end);
+    begin = end;
+  } while (begin < text.size());
+  return ends;
+}
+
+}  // namespace
+
 json::object Session::read_resource(const std::string& uri) const {
   if (uri.rfind(kReportScheme, 0) != 0)
     throw RpcError(kInvalidParams, fmt::format("unknown resource {} (perfgate://report/ID is one)", uri));
   std::string rest = uri.substr(kReportScheme.size());
+  // ?page=N: a page of a text longer than a reply's (docs/agents.md#resources).
+  std::size_t page = 0;
+  std::string base = uri;
+  if (std::size_t query = rest.find("?page="); query != std::string::npos) {
+    std::string number = rest.substr(query + 6);
+    if (number.empty() || number.size() > 9 || number.find_first_not_of("0123456789") != std::string::npos)
+      throw RpcError(-32002, fmt::format("resource not found: {} (?page=N, N a page number from 0)", uri));
+    page = std::stoul(number);
+    rest.resize(query);
+    base = std::string(kReportScheme) + rest;
+  }
   std::string kind;
   if (std::size_t slash = rest.find('/'); slash != std::string::npos) {
     kind = rest.substr(slash + 1);
@@ -172,19 +204,35 @@ json::object Session::read_resource(const std::string& uri) const {
   // The resource spec's code for a resource that is not there (-32002).
   if (!found) throw RpcError(-32002, fmt::format("resource not found: {}", uri));
   json::object content{{"uri", uri}};
+  std::string text;
   if (kind.empty()) {
     content["mimeType"] = "application/json";
-    content["text"] = render_json(*found->model);
+    text = render_json(*found->model);
   } else if (kind == "html") {
     content["mimeType"] = "text/html";
-    content["text"] = render_html(*found->model).page;
+    text = render_html(*found->model).page;
   } else if (kind == "markdown") {
     content["mimeType"] = "text/markdown";
-    content["text"] = render_markdown(*found->model);
+    text = render_markdown(*found->model);
   } else {
     throw RpcError(-32002, fmt::format("resource not found: {} (ID, ID/html or ID/markdown)", uri));
   }
-  return {{"contents", json::array{std::move(content)}}};
+  // A reply holds one page: a text longer than a page is read page by page, each naming the next.
+  std::vector<std::size_t> ends = page_ends(text, options_.resource_page_bytes);
+  std::size_t pages = ends.size();
+  if (page >= pages)
+    throw RpcError(-32002, fmt::format("resource not found: {} ({} has {} page{}: 0 to {})", uri, base, pages,
+                                       pages == 1 ? "" : "s", pages - 1));
+  std::size_t begin = page == 0 ? 0 : ends[page - 1];
+  content["text"] = std::string_view(text).substr(begin, ends[page] - begin);
+  json::object result{{"contents", json::array{std::move(content)}}};
+  if (pages > 1)
+    result["_meta"] = {
+        {"perfgate/page", page},
+        {"perfgate/pages", pages},
+        {"perfgate/next",
+         page + 1 < pages ? json::value(fmt::format("{}?page={}", base, page + 1)) : json::value(nullptr)}};
+  return result;
 }
 
 }  // namespace perfgate::mcp

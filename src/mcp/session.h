@@ -25,6 +25,7 @@ inline constexpr std::size_t kMaxReportsKept = 16;                       // the 
 inline constexpr std::int64_t kMaxTableRows = 200;                       // rows per `table` call
 inline constexpr std::size_t kMaxResultBytes = 64 * 1024;                // a tool result, roughly
 inline constexpr std::size_t kSummaryBudgetBytes = 6 * 1024;             // analyze's and compare's
+inline constexpr std::size_t kResourcePageBytes = 4 * 1024 * 1024;       // a resources/read reply's text
 
 struct McpOptions {
   std::vector<std::string> roots;  // --root; none: the working folder
@@ -35,6 +36,7 @@ struct McpOptions {
   // --max-memory, resolved (engine/memory_budget.h; 0: no budget). The reports kept hold at most
   // half of it: past that the oldest are dropped, the newest always kept.
   std::uint64_t max_memory = 0;
+  std::size_t resource_page_bytes = kResourcePageBytes;
 };
 
 struct StoredReport {

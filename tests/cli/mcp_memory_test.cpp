@@ -6,6 +6,8 @@
 
 #include <boost/json.hpp>
 
+#include <fmt/format.h>
+
 #include <iostream>
 #include <string>
 
@@ -18,14 +20,15 @@ namespace {
 
 namespace json = boost::json;
 
-// A server on `root` whose budget is `max_memory` bytes.
+// A server on `root` whose budget is `max_memory` bytes, its resources read in pages of `page_bytes`.
 struct Served {
-  Served(const std::string& root, std::uint64_t max_memory)
+  Served(const std::string& root, std::uint64_t max_memory, std::size_t page_bytes = mcp::kResourcePageBytes)
       : session([&] {
           mcp::McpOptions o;
           o.roots = {root};
           o.threads = 1;
           o.max_memory = max_memory;
+          o.resource_page_bytes = page_bytes;
           return o;
         }()),
         server(session) {}
@@ -99,6 +102,50 @@ TEST(McpMemory, KeptReportsHoldAtMostHalfTheBudgetTheOldestDroppedFirst) {
   tiny.analyze();
   ASSERT_EQ(tiny.session.reports().size(), 1u);
   EXPECT_EQ(tiny.session.reports().front().id, "r2");
+}
+
+// A resource longer than a reply's page is read page by page (?page=N), each page naming the next:
+// one resources/read of a large report was one reply of its whole text (92 MB in the issue).
+TEST(McpMemory, AResourceLongerThanAPageIsReadPageByPage) {
+  std::string root = temp_dir();
+  TraceBuilder b;
+  for (int s = 1; s <= 100; ++s) {
+    b.step(s, s * 1000.0, 900);
+    b.launch("kernel_\u00e9t\u00e9_" + std::to_string(s), s * 1000.0 + 20, s * 1000.0 + 50, 200, s);
+  }
+  b.write(root + "/run.json");
+  Served whole(root, 0);
+  whole.analyze();
+  auto read = [](Served& served, const std::string& uri) {
+    json::object request{
+        {"jsonrpc", "2.0"}, {"id", 3}, {"method", "resources/read"}, {"params", {{"uri", uri}}}};
+    return json::parse(*served.server.handle_line(json::serialize(request))).as_object();
+  };
+  json::object one = read(whole, "perfgate://report/r1");
+  EXPECT_FALSE(one.at("result").as_object().contains("_meta"));  // under a page: whole, as before
+  std::string text(one.at("result").at("contents").at(0).at("text").as_string());
+
+  Served paged(root, 0, 16 * 1024);
+  paged.analyze();
+  std::string joined;
+  json::value next = json::string("perfgate://report/r1");
+  std::size_t pages = 0;
+  while (!next.is_null()) {
+    json::object r = read(paged, json::value_to<std::string>(next)).at("result").as_object();
+    std::string_view page = r.at("contents").at(0).at("text").as_string();
+    EXPECT_LE(page.size(), 16u * 1024);
+    joined += page;
+    EXPECT_EQ(r.at("_meta").at("perfgate/page"), json::value(pages));
+    next = r.at("_meta").at("perfgate/next");
+    ++pages;
+  }
+  EXPECT_EQ(joined, text);
+  EXPECT_GE(pages, 3u);
+  json::object past = read(paged, fmt::format("perfgate://report/r1?page={}", pages));
+  EXPECT_EQ(past.at("error").at("code"), json::value(-32002));
+  EXPECT_EQ(
+      read(paged, "perfgate://report/r1/markdown?page=0").at("result").at("contents").at(0).at("mimeType"),
+      json::value("text/markdown"));
 }
 
 }  // namespace
