@@ -2,11 +2,16 @@
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -193,22 +198,42 @@ class RuleFileReader {
  public:
   static RuleSource read_rule_file(const std::string& path) {
     // Under a confinement (perfgate mcp), a file or an `extends:` outside the roots is never read,
-    // so that no message quotes it.
+    // so that no message quotes it: refused by where its name leads (nothing outside is opened),
+    // then by the descriptor it is read through, so that a link swapped in between is refused too.
     check_confined_path(path);
+    std::string text = read_rule_bytes(path);
     std::error_code ec;
-    // Looked at before it is opened: opening a FIFO would wait for a writer.
-    if (fs::file_status status = fs::status(path, ec); fs::exists(status) && !fs::is_regular_file(status))
-      throw ConfigError(fmt::format("{}: error: cannot read rule file: not a regular file", path));
-    auto size = fs::file_size(path, ec);
-    if (ec) throw ConfigError(fmt::format("{}: error: cannot read rule file: {}", path, ec.message()));
-    if (size > kMaxRuleFileBytes)
-      throw ConfigError(fmt::format("{}: error: rule file is larger than {} bytes", path, kMaxRuleFileBytes));
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError(fmt::format("{}: error: cannot open rule file", path));
-    std::ostringstream text;
-    text << in.rdbuf();
     fs::path canonical = fs::weakly_canonical(path, ec);
-    return {path, text.str(), fs::path(path).parent_path(), ec ? path : canonical.string()};
+    return {path, std::move(text), fs::path(path).parent_path(), ec ? path : canonical.string()};
+  }
+
+ private:
+  // The file's bytes, read through one descriptor: checked against the roots, a regular file, at
+  // most kMaxRuleFileBytes. Opened without blocking, so that a FIFO is refused, not waited on.
+  static std::string read_rule_bytes(const std::string& path) {
+    auto refuse = [&](const std::string& why) {
+      return ConfigError(fmt::format("{}: error: cannot read rule file: {}", path, why));
+    };
+    int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) throw refuse(std::strerror(errno));
+    std::unique_ptr<int, void (*)(int*)> closing(&fd, [](int* f) { ::close(*f); });
+    check_confined_descriptor(fd, path);
+    struct stat status {};
+    if (::fstat(fd, &status) != 0) throw refuse(std::strerror(errno));
+    if (!S_ISREG(status.st_mode)) throw refuse("not a regular file");
+    if (static_cast<std::uint64_t>(status.st_size) > kMaxRuleFileBytes)
+      throw ConfigError(fmt::format("{}: error: rule file is larger than {} bytes", path, kMaxRuleFileBytes));
+    std::string text(static_cast<std::size_t>(status.st_size), '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+      ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw refuse(std::strerror(errno));
+      if (n == 0) break;  // shorter now than when it was looked at
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    return text;
   }
 };
 

@@ -6,11 +6,16 @@
 
 #include <boost/json.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "common/errors.h"
+#include "common/path_confinement.h"
+#include "knowledge/rule_files.h"
 #include "mcp/server.h"
 #include "support/helpers.h"
 #include "support/trace_builder.h"
@@ -145,6 +150,49 @@ TEST_F(McpConfinementTest, AReadOnlyServerReadsAWalHistoryWithoutCreatingItsWalO
   json::object compared = call("compare", {{"paths", "t.json"}, {"history", "h.db"}});
   EXPECT_EQ(compared.at("isError"), json::value(false)) << json::serialize(compared);
   EXPECT_EQ(listing(root_), before);
+}
+
+// A rule file is checked on the descriptor it is read through, not by where its name led a moment
+// before: a link flipped between a file inside the root and one outside, as fast as a thread can
+// flip it, while the rule file is read again and again, is read inside or refused, never read
+// outside (whose malformed YAML's error would quote it). Checked by name only, 1 to 160 of 4,000
+// reads read the outside file (seven runs on a shared 2-core machine).
+TEST(McpConfinementRace, ARuleFileLinkSwappedAfterItsNameWasCheckedIsNeverReadOutside) {
+  std::string root = fs::canonical(temp_dir()).string(), outside = fs::canonical(temp_dir()).string();
+  write_text(root + "/in.yaml", "rules:\n  - id: gpu.idle\n    warn: 40\n");
+  write_text(outside + "/x.yaml", fmt::format("{}: \"\\S {}\"\n", kSecret, kSecret));
+  fs::create_symlink("in.yaml", root + "/rules.yaml");
+  std::atomic<bool> stop{false};
+  std::thread flipper([&] {
+    for (bool in = false; !stop.load(); in = !in) {
+      std::error_code ec;
+      fs::remove(root + "/next.yaml", ec);
+      fs::create_symlink(in ? root + "/in.yaml" : outside + "/x.yaml", root + "/next.yaml", ec);
+      fs::rename(root + "/next.yaml", root + "/rules.yaml", ec);  // the link replaced in one step
+    }
+  });
+  int read_inside = 0, refused = 0, leaked = 0;
+  {
+    PathConfinement confined({root});
+    for (int i = 0; i < 4000; ++i) {
+      try {
+        read_rule_documents({root + "/rules.yaml"}, false);
+        ++read_inside;
+      } catch (const ConfigError& e) {
+        std::string said = e.what();
+        if (said.find("outside the folders this server may read") != std::string::npos &&
+            said.find(kSecret) == std::string::npos)
+          ++refused;
+        else
+          ++leaked;
+      }
+    }
+  }
+  stop.store(true);
+  flipper.join();
+  EXPECT_EQ(leaked, 0) << read_inside << " read inside, " << refused << " refused";
+  EXPECT_GT(read_inside, 0);
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace
