@@ -134,7 +134,7 @@ TEST(ClockOffset, MbuAndTheBreakdownAreOverTheGpuSpan) {
 // Issue 72, item 3: under the offset every time figure is over one span, the GPUs' span of the
 // window's steps. offset_trace(): the step's three kernels run [150010, 150100] = 90 us on the GPU's
 // clock; the host's window is [0, 150100] = 150,100 us. Over 90 us: one step of 90 us, the window's
-// wall 90 us; resources: other kernels 60 us (66.67%), nothing recorded 30 us (the gaps 20 + 10;
+// wall 90 us; resources: other kernels 60 us (66.67%), nothing recorded 30 us (the gap [150050, 150080];
 // the launch calls [0, 25] lie outside), summing to 90; the runtime calls' 15 us are 16.67% of the
 // step (over the host's window: 0.01%, step 150,100 us).
 TEST(ClockOffset, EveryTimeFigureIsOverTheGpuSpan) {
@@ -150,6 +150,10 @@ TEST(ClockOffset, EveryTimeFigureIsOverTheGpuSpan) {
   EXPECT_TRUE(has_line(w.warnings,
                        "over the GPUs' span of the window's steps (0.090 ms), not the host's "
                        "window (150.100 ms)"));
+  // The report's step rows say the same.
+  ReportModel report = report_of_json(offset_trace().json(), default_book());
+  ASSERT_EQ(report.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(report.steps[0].duration_us, 90);
 }
 
 // TFLOP/s and MFU over the same span: an H100 SXM (BF16 989.4 TFLOP/s), one step [0, 300] us whose
