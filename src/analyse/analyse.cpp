@@ -84,25 +84,18 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
 }
 
 // The analyses over merged activity intervals, the largest transient data, freed afterwards.
-// w.over_gpu_span: the host's and the GPU's clocks do not line up (launch_delay.h), so the breakdown
-// is of the GPUs' span in the window (first activity to last on any GPU), not of the steps: a step's
-// host span and its GPU work cannot be placed on one timeline (issue 53).
+// gpu_steps: the host's and the GPU's clocks do not line up (launch_delay.h), so the breakdown,
+// resources and the host's shares are of the steps on the GPUs' clock, not of the host's steps: a
+// step's host span and its GPU work cannot be placed on one timeline (issues 53, 72).
 void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                    WorkerAnalysis& w) {
+                    WorkerAnalysis& w, const std::vector<Interval>& gpu_steps) {
   ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
-  w.mean_breakdown = window_breakdown(w.steps, w.window, intervals);
-  if (w.over_gpu_span && !w.gpus.empty()) {
-    Interval span{w.gpus.front().span_start, w.gpus.front().span_end};
-    for (const GpuMetrics& g : w.gpus) {
-      span.start = std::min(span.start, g.span_start);
-      span.end = std::max(span.end, g.span_end);
-    }
-    w.mean_breakdown = step_breakdown(span, intervals);
-  }
-  w.resources = resource_split(w.steps, w.window, intervals);
+  w.mean_breakdown = window_breakdown(w.steps, w.window, intervals, gpu_steps);
+  w.resources = resource_split(gpu_steps.empty() ? window_spans(w.steps, w.window) : gpu_steps, intervals);
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
-  w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals);
+  w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals, gpu_steps);
   communication_time(intervals, w.window, w.communication);
+  if (!gpu_steps.empty()) w.communication.window = w.gpu_steps_span;
 }
 
 // The window's step time by the serving phase each step's name states (rules: serving_phases).
@@ -138,6 +131,15 @@ std::optional<Note> work_before_window_note(const Profile& profile, const Window
   return note<NoteId::steps_work_before_window>(
       arg<"count">(count), arg<"ms">(static_cast<double>(before) / 1e6),
       arg<"pct">(100.0 * static_cast<double>(before) / static_cast<double>(all)));
+}
+
+// Under a clock offset, what every time figure is over, said once: the GPUs' span of the window's
+// steps in place of the host's window.
+std::optional<Note> one_span_note(const WorkerAnalysis& w) {
+  if (w.gpu_step_times.empty()) return std::nullopt;
+  auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
+  return note<NoteId::gpu_clock_offset_one_span>(arg<"gpu_ms">(ms(w.gpu_steps_span)),
+                                                 arg<"host_ms">(ms(w.window.length())));
 }
 
 // A Neuron device profile: its tables, metrics and warnings; the GPU analyses have nothing to read.
@@ -210,6 +212,11 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   bool offset = delays.offset_workers > 0;
   if (std::optional<Note> clocks = clock_offset_note(delays); offset && clocks) w.warnings.push_back(*clocks);
   w.over_gpu_span = offset && compiled.clock_offset_over_gpu_span;
+  std::vector<Interval> gpu_steps;
+  if (w.over_gpu_span) gpu_steps = steps_on_gpu_clock(w.steps, w.window);
+  for (Interval span : gpu_steps) w.gpu_step_times.push_back(span.end - span.start);
+  if (!gpu_steps.empty()) w.gpu_steps_span = gpu_steps.back().end - gpu_steps.front().start;
+  if (std::optional<Note> span = one_span_note(w); span) w.warnings.push_back(*span);
   run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
                                      [&] {
                                        w.tensor_cores =
@@ -234,7 +241,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                          w.tables.timeline, options.threads);
                     },
                     [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
-                    [&] { interval_stage(profile, attribution, classes, w); },
+                    [&] { interval_stage(profile, attribution, classes, w, gpu_steps); },
                     [&] {
                       analyse_memory(profile, w.window, w);
                       build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,

@@ -324,8 +324,11 @@ void set_memory_and_compute(MetricValues& m, const MetricInputs& in) {
   // FLOPs known for a sliver of the eligible work make a rate that means nothing: n/a below the
   // coverage (no eligible op at all: the counted ops are all there is).
   if (coverage && *coverage < c.min_coverage_pct) return;
-  if (c.flops > 0 && in.window > 0)
-    m.set(Metric::ComputeTflopsAchieved, c.flops / (static_cast<double>(in.window) / 1e9) / 1e12);
+  // Under a clock offset over MFU's span (each GPU's span in the window), so that TFLOP/s / MFU is the
+  // peak: the window of the GPUs' steps also holds a GPU's idle before its first activity.
+  double seconds = static_cast<double>(in.window) / 1e9;
+  if (in.over_gpu_span && !in.gpus.empty()) seconds = in.gpu_seconds / static_cast<double>(in.gpus.size());
+  if (c.flops > 0 && seconds > 0) m.set(Metric::ComputeTflopsAchieved, c.flops / seconds / 1e12);
   if (c.flops_at_known_peak > 0 && in.gpu_seconds > 0)
     m.set(Metric::ComputeMfuPct, 100.0 * c.ideal_seconds / in.gpu_seconds);
 }
@@ -449,6 +452,15 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   MetricInputs in;
   for (std::size_t i : w.window.steps) in.step_durations_us.push_back(us(w.steps.steps[i].duration()));
   in.window = w.window.length();
+  // Under a clock offset the steps and the window are the GPUs' (one span for every time figure).
+  in.over_gpu_span = !w.gpu_step_times.empty();
+  if (in.over_gpu_span) {
+    if (!w.window.steps.empty()) {
+      in.step_durations_us.clear();
+      for (TimeNs t : w.gpu_step_times) in.step_durations_us.push_back(us(t));
+    }
+    in.window = w.gpu_steps_span;
+  }
   in.capture_span = w.window.capture_end - w.window.capture_start;
   in.gpu_span = w.window.gpu_end - w.window.gpu_start;
   in.gpu_seconds = static_cast<double>(in.window) / 1e9 * static_cast<double>(w.gpus.size());
@@ -485,6 +497,11 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
     add_time(in.path_span, s.span);
   }
   in.path_steps = w.critical_path.steps.size();
+  // The paths are of the window's steps: under a clock offset their time is the GPUs' steps'.
+  if (in.over_gpu_span && in.path_steps == w.gpu_step_times.size()) {
+    in.path_span = 0;
+    for (TimeNs t : w.gpu_step_times) add_time(in.path_span, t);
+  }
   return in;
 }
 

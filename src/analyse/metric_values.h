@@ -24,6 +24,9 @@ struct MetricInputs {
   TimeNs capture_span = 0;  // Window::capture_end - capture_start (a run: the longest worker's)
   TimeNs gpu_span = 0;      // Window::gpu_end - gpu_start (a run: the longest worker's)
   double gpu_seconds = 0;   // window x GPUs, summed over workers (MFU's denominator)
+  // A clock offset: `window` and the steps are the GPUs' span (WorkerAnalysis::gpu_steps), and
+  // TFLOP/s is over MFU's span (gpu_seconds per GPU).
+  bool over_gpu_span = false;
   std::size_t steps_total = 0;
   std::size_t steps_dropped = 0;
   std::optional<std::int64_t> iter_start;

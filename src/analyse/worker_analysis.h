@@ -72,9 +72,15 @@ struct WorkerAnalysis {
   StepDetection steps;
   Window window;
   Breakdown mean_breakdown{};  // mean over window steps (ns); under a clock offset, see over_gpu_span
-  // A clock offset (launch_delay.h) with rules: attribution.clock_offset_over_gpu_span: MFU, MBU and
-  // the breakdown are of the GPUs' span in the window (GpuMetrics::span_start), not of the window.
+  // A clock offset (launch_delay.h) with rules: attribution.clock_offset_over_gpu_span: every time
+  // figure is over the GPUs' span, not the host's window (docs/metrics.md, "Clock offsets"): MFU and
+  // MBU over each GPU's span in the window (GpuMetrics::span_start), the steps, the window's wall
+  // time, the breakdown, resources, host shares and the critical path's coverage over the steps on
+  // the GPUs' clock (steps_on_gpu_clock, window.h): each window step's time there (one without
+  // steps) and their span, first start to last end; empty and 0 where the host's window stands.
   bool over_gpu_span = false;
+  std::vector<TimeNs> gpu_step_times;
+  TimeNs gpu_steps_span = 0;
   ResourceSplit resources{};  // summed over window steps (ns)
   ServingPhases serving;
   std::vector<GpuMetrics> gpus;

@@ -33,12 +33,17 @@ ReportWindow report_window(const WorkerAnalysis& w) {
 
 std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
   std::vector<ReportStep> out;
+  // Under a clock offset a window step's time is on the GPUs' clock (WorkerAnalysis::gpu_step_times),
+  // as the step metrics are.
+  bool on_gpu_clock = !w.window.steps.empty() && w.gpu_step_times.size() == w.window.steps.size();
+  std::size_t in_window = 0;
   for (const Step& s : w.steps.steps) {
     ReportStep r;
     r.name = s.name;
     r.number = s.number;
     r.start_us = us(s.start);
     r.duration_us = us(s.duration());
+    if (on_gpu_clock && s.in_window) r.duration_us = us(w.gpu_step_times[in_window++]);
     r.gpu_activities = s.gpu_activities;
     r.in_window = s.in_window;
     if (s.in_window) {

@@ -121,31 +121,31 @@ TEST(ReportInvariants, ARooflineRowAboveItsRooflineIsWithheld) {
   }
 }
 
-// The clock-offset trace of issue 53 (tests/analyse/gpu/clock_offset_test.cpp) with a BF16
-// aten::mm [1024, 1024] x [1024, 1024] (2,147,483,648 FLOPs) as the first kernel: the window is
-// [0, 150100] us on the host's clock, the GPU's span 90 us. MFU is over the GPU's span (2.147e9 /
-// 989.4e12 s / 90 us = 2.41%), TFLOP/s over the window (0.0143): MFU x peak is 23.9 TFLOP/s, so the
-// throughput is not of MFU's span and is withheld.
+// TFLOP/s and MFU of two spans. Under a clock offset both are over the GPUs' span now (issue 72,
+// ClockOffset.ThroughputAndMfuAreOverOneSpan); a run whose two workers' windows differ (100 and
+// 200 us, one GPU each) still has them apart: its TFLOP/s is over the longer window (1e9 FLOPs /
+// 200 us = 5 TFLOP/s), its MFU over both (ideal 1e9 / 989.4e12 s over 300 GPU-us = 0.337%), and
+// MFU x 2 GPUs x peak is 1e9 / 150 us = 6.67 TFLOP/s: the throughput is withheld.
 TEST(ReportInvariants, ThroughputOverAnotherSpanThanMfuIsWithheld) {
-  TraceBuilder t;
-  t.device(0, kH100, 9, 0, 80000000000, 132);
-  t.step(1, 0, 200);
-  t.op("aten::mm", 0, 6, 1, 1,
-       R"("Input Dims": [[1024, 1024], [1024, 1024]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
-  t.runtime("cudaLaunchKernel", 0, 5, 1, 1).kernel("sm90_xmma_gemm_bf16bf16_bf16f32", 150010, 20, 1);
-  t.runtime("cudaLaunchKernel", 10, 5, 2).kernel("k2", 150030, 20, 2);
-  t.runtime("cudaLaunchKernel", 20, 5, 3).kernel("k3", 150080, 20, 3);
-  WorkerAnalysis w = analyse_json(t.json());
-  ASSERT_TRUE(w.over_gpu_span);
-  ASSERT_TRUE(w.metrics.get(Metric::ComputeMfuPct));
-  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * 2147483648.0 / 989.4e12 / 90e-6, 1e-3);
-  EXPECT_FALSE(w.metrics.get(Metric::ComputeTflopsAchieved));
-  const InvariantViolation* v = find_violation(w.invariants, ReportInvariant::ThroughputMatchesMfu);
+  GpuMetrics gpu;
+  MetricInputs in;
+  in.gpus = {&gpu, &gpu};
+  in.window = 200'000;
+  in.gpu_seconds = 300e-6;
+  in.compute.flops = 1e9;
+  in.compute.ideal_seconds = 1e9 / 989.4e12;
+  MetricValues m;
+  m.set(Metric::ComputeTflopsAchieved, 1e9 / 200e-6 / 1e12);
+  m.set(Metric::ComputeMfuPct, 100.0 * in.compute.ideal_seconds / in.gpu_seconds);
+  std::vector<InvariantViolation> found = check_metric_invariants(in, m);
+  EXPECT_FALSE(m.get(Metric::ComputeTflopsAchieved));
+  EXPECT_TRUE(m.get(Metric::ComputeMfuPct));
+  const InvariantViolation* v = find_violation(found, ReportInvariant::ThroughputMatchesMfu);
   ASSERT_NE(v, nullptr);
-  EXPECT_NE(v->found.find("0.0143 TFLOP/s over the window, where MFU 2.4% of 1 GPU gives 23.9 TFLOP/s"),
+  EXPECT_NE(v->found.find("5 TFLOP/s over the window, where MFU 0.3% of 2 GPUs gives 6.67 TFLOP/s"),
             std::string::npos)
       << v->found;
-  EXPECT_NE(v->assumption.find("window's wall time (150.100 ms) is the GPUs' time (0.090 ms per GPU"),
+  EXPECT_NE(v->assumption.find("window's wall time (0.200 ms) is the GPUs' time (0.150 ms per GPU"),
             std::string::npos)
       << v->assumption;
 }

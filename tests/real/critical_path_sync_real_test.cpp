@@ -70,8 +70,9 @@ TEST(CriticalPathSyncReal, TheFsdpCapturesPathIsBoundByItsGpus) {
 }
 
 // The shared vLLM decode (one HIP graph replay, its capture beside it): the step's host annotation
-// is 2,408 us, its GPU work 19,114 us. Shares of the step as perfgate analyses it stay under 100%
-// (they were 446% of the annotation), and the path covers about half of the step.
+// is 2,408 us, its GPU work 19,114 us after it on the host's clock. Shares of the step as perfgate
+// analyses it stay under 100% (they were 446% of the annotation); under the trace's clock offset the
+// step is the GPU's 10,743 us (issue 72), which the 10.74 ms path covers (56.2% of the host's step).
 TEST(CriticalPathSyncReal, AServingStepsSharesStayUnderTheWholeStep) {
   std::string dir = references_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/references is absent";
@@ -84,7 +85,7 @@ TEST(CriticalPathSyncReal, AServingStepsSharesStayUnderTheWholeStep) {
     EXPECT_LE(*report.metrics.get(m), 100.0) << metric_name(m);
   }
   EXPECT_GT(*report.metrics.get(Metric::CriticalPathGpuComputeBoundStepPct), 50.0);
-  EXPECT_LT(*report.metrics.get(Metric::CriticalPathCoveragePct), 80.0);
+  EXPECT_GT(*report.metrics.get(Metric::CriticalPathCoveragePct), 99.0);
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* idle = find_finding(report, "gpu.idle");
   ASSERT_NE(idle, nullptr);

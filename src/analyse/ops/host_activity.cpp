@@ -82,11 +82,19 @@ std::vector<Interval> window_spans(const StepDetection& steps, const Window& win
 }
 
 HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClasses& classes,
-                               const StepDetection& steps, const Window& w, const ActivityIntervals& in) {
+                               const StepDetection& steps, const Window& w, const ActivityIntervals& in,
+                               const std::vector<Interval>& gpu_steps) {
   HostActivitySums s;
   for (Interval span : window_spans(steps, w)) {
     s.step_time += span.end - span.start;
     s.runtime_time += length_within(in.runtime, span);
+  }
+  // Under a clock offset the step is the GPUs' (one span for every time figure); the calls' time
+  // is a duration on the host's clock, at most the step it is a share of.
+  if (!gpu_steps.empty()) {
+    s.step_time = 0;
+    for (Interval span : gpu_steps) s.step_time += span.end - span.start;
+    s.runtime_time = std::min(s.runtime_time, s.step_time);
   }
   for (const RuntimeCall& c : p.runtime_calls) {
     if (!in_window(c.start, w) || !classes.sync_call(c.name)) continue;

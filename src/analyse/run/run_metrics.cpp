@@ -81,6 +81,7 @@ MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::v
       run.capture_span = std::max(run.capture_span, one.capture_span);
       run.gpu_span = std::max(run.gpu_span, one.gpu_span);
       run.gpu_seconds += one.gpu_seconds;
+      run.over_gpu_span = run.over_gpu_span || one.over_gpu_span;
       run.steps_total = std::min(run.steps_total, one.steps_total);
       run.steps_dropped = std::max(run.steps_dropped, one.steps_dropped);
       run.gpus.insert(run.gpus.end(), one.gpus.begin(), one.gpus.end());

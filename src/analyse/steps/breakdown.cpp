@@ -15,13 +15,15 @@ Breakdown step_breakdown(Interval step, const ActivityIntervals& in) {
   return b;
 }
 
-Breakdown window_breakdown(StepDetection& detection, const Window& window,
-                           const ActivityIntervals& intervals) {
-  if (window.steps.empty()) return step_breakdown({window.start, window.end}, intervals);
+Breakdown window_breakdown(StepDetection& detection, const Window& window, const ActivityIntervals& intervals,
+                           const std::vector<Interval>& gpu_steps) {
+  if (window.steps.empty())
+    return step_breakdown(gpu_steps.empty() ? Interval{window.start, window.end} : gpu_steps.front(),
+                          intervals);
   Breakdown sum{};
-  for (std::size_t index : window.steps) {
-    Step& s = detection.steps[index];
-    s.breakdown = step_breakdown({s.start, s.end}, intervals);
+  for (std::size_t k = 0; k < window.steps.size(); ++k) {
+    Step& s = detection.steps[window.steps[k]];
+    s.breakdown = step_breakdown(gpu_steps.empty() ? Interval{s.start, s.end} : gpu_steps[k], intervals);
     for (std::size_t i = 0; i < kBreakdownParts; ++i) sum[i] += s.breakdown[i];
   }
   Breakdown mean{};

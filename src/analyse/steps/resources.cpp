@@ -2,15 +2,7 @@
 
 namespace perfgate {
 
-ResourceSplit resource_split(const StepDetection& detection, const Window& window,
-                             const ActivityIntervals& in) {
-  std::vector<Interval> spans;
-  if (window.steps.empty()) {
-    spans.push_back({window.start, window.end});
-  } else {
-    for (std::size_t index : window.steps)
-      spans.push_back({detection.steps[index].start, detection.steps[index].end});
-  }
+ResourceSplit resource_split(const std::vector<Interval>& spans, const ActivityIntervals& in) {
   ResourceSplit total{};
   for (Interval span : spans) {
     std::vector<TimeNs> parts =

@@ -28,6 +28,9 @@ struct Step {
   TimeNs start = 0;  // max(previous step end, host start)
   TimeNs end = 0;    // max(host end, end of the last GPU activity launched inside the host span)
   std::uint32_t gpu_activities = 0;  // launched by runtime calls inside the host span
+  // That work on the GPU's clock: its first start and last end (equal: it launched nothing).
+  TimeNs gpu_first_start = 0;
+  TimeNs gpu_last_end = 0;
   bool in_window = false;
   Breakdown breakdown{};  // filled for steps in the window
   TimeNs duration() const { return end - start; }

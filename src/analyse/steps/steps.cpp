@@ -175,6 +175,10 @@ void extend_to_device(const Profile& p, const DeviceSpans& d, std::vector<Step>&
     s.start = std::max(previous_end, s.host_start);
     s.end = d.first_start[i] == kNoTime ? std::max(s.host_end, s.start) : std::max(s.host_end, d.last_end[i]);
     s.end = std::max(s.end, s.start);
+    if (d.first_start[i] != kNoTime) {
+      s.gpu_first_start = d.first_start[i];
+      s.gpu_last_end = d.last_end[i];
+    }
     previous_end = s.end;
   }
 }

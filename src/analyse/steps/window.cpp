@@ -60,6 +60,32 @@ void set_capture_spans(const Profile& p, Window& w) {
   }
 }
 
+std::vector<Interval> steps_on_gpu_clock(const StepDetection& detection, const Window& window) {
+  if (window.steps.empty()) {
+    if (window.gpu_end <= window.gpu_start) return {};
+    return {{window.gpu_start, window.gpu_end}};
+  }
+  auto launched = [&](std::size_t i) {
+    const Step& s = detection.steps[i];
+    return s.gpu_last_end > s.gpu_first_start;
+  };
+  auto first = std::find_if(window.steps.begin(), window.steps.end(), launched);
+  if (first == window.steps.end()) return {};
+  std::vector<Interval> spans;
+  TimeNs previous_end = detection.steps[*first].gpu_first_start;
+  for (std::size_t i : window.steps) {
+    const Step& s = detection.steps[i];
+    Interval span{previous_end, previous_end};
+    if (launched(i)) {
+      span.start = std::max(previous_end, s.gpu_first_start);
+      span.end = std::max(span.start, s.gpu_last_end);
+    }
+    spans.push_back(span);
+    previous_end = span.end;
+  }
+  return spans;
+}
+
 Window select_window(StepDetection& detection, const WindowOptions& options) {
   Window w;
   if (detection.steps.empty()) {

@@ -107,7 +107,8 @@ TEST(ClockOffset, ANormalTraceKeepsTheWindowAndTheHostSplit) {
 // A decode step [0, 200] us on an H100 SXM (3,350 GB/s): aten::add [100, 130] of two [4096, 4096]
 // BF16 tensors launches a kernel (call [110, 111]) that runs [150011, 150111]; a second kernel
 // launched from the step (call [150, 151]) runs [150131, 150151]. Least delay 149,900 us: an offset.
-// Window [0, 150151]; GPU span [150011, 150151] = 140 us, busy 120, a 20-us gap.
+// Window [0, 150151] on the host's clock; GPU span [150011, 150151] = 140 us, busy 120, a 20-us gap:
+// the step on the GPUs' clock, so the window's wall time is 140 us (issue 72).
 // The add moves 3 x 4096^2 x 2 = 100,663,296 B = 30.0487 us at the bandwidth; the model covers
 // 100 of the 120 us of kernel time (83%, over MBU's 50% bound). MBU = 30.0487 / 140 = 21.46% (over
 // the window it was 30.0487 / 150151 = 0.02%). Breakdown over the span: kernel 120 of 140 us
@@ -123,11 +124,63 @@ TEST(ClockOffset, MbuAndTheBreakdownAreOverTheGpuSpan) {
   t.launch("other_kernel", 150, 150131, 20);
   WorkerAnalysis w = analyse_json(t.json());
   ASSERT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
-  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 150151);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 140);
   EXPECT_NEAR(*w.metrics.get(Metric::ComputeMbuPct), 100.0 * (100663296.0 / 3350e9) / 140e-6, 1e-6);
   EXPECT_NEAR(*w.metrics.get(Metric::BreakdownKernelPct), 100.0 * 120 / 140, 1e-9);
   EXPECT_NEAR(*w.metrics.get(Metric::BreakdownOtherPct), 100.0 * 20 / 140, 1e-9);
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::BreakdownKernelUs), 120);
+}
+
+// Issue 72, item 3: under the offset every time figure is over one span, the GPUs' span of the
+// window's steps. offset_trace(): the step's three kernels run [150010, 150100] = 90 us on the GPU's
+// clock; the host's window is [0, 150100] = 150,100 us. Over 90 us: one step of 90 us, the window's
+// wall 90 us; resources: other kernels 60 us (66.67%), nothing recorded 30 us (the gap [150050, 150080];
+// the launch calls [0, 25] lie outside), summing to 90; the runtime calls' 15 us are 16.67% of the
+// step (over the host's window: 0.01%, step 150,100 us).
+TEST(ClockOffset, EveryTimeFigureIsOverTheGpuSpan) {
+  WorkerAnalysis w = analyse_json(offset_trace().json());
+  ASSERT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::StepsMeanUs), 90);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 90);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ResourcesNonTcKernelsUs), 60);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::ResourcesOtherUs), 30);
+  EXPECT_NEAR(*w.metrics.get(Metric::ResourcesOtherPct), 100.0 * 30 / 90, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::HostRuntimePct), 100.0 * 15 / 90, 1e-9);
+  EXPECT_LE(*w.metrics.get(Metric::CriticalPathCoveragePct), 100.0 + 1e-9);
+  EXPECT_TRUE(has_line(w.warnings,
+                       "over the GPUs' span of the window's steps (0.090 ms), not the host's "
+                       "window (150.100 ms)"));
+  // The report's step rows say the same.
+  ReportModel report = report_of_json(offset_trace().json(), default_book());
+  ASSERT_EQ(report.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(report.steps[0].duration_us, 90);
+}
+
+// TFLOP/s and MFU over the same span: an H100 SXM (BF16 989.4 TFLOP/s), one step [0, 300] us whose
+// aten::mm of two [4096, 4096] BF16 tensors (2 x 4096^3 = 137,438,953,472 FLOP) launches a GEMM
+// (call [110, 111]) that runs [150011, 150211]; a second kernel (call [150, 151]) runs [150231,
+// 150251]. GPU span 240 us: 572.66 TFLOP/s, MFU 57.88% = 572.66 / 989.4. Over the host's window
+// (150,251 us) it was 0.915 TFLOP/s beside that MFU (withheld by the invariant).
+TEST(ClockOffset, ThroughputAndMfuAreOverOneSpan) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA H100 80GB HBM3", 9, 0, 80000000000, 132);
+  t.step(1, 0, 300);
+  t.op("aten::mm", 100, 30, 2, 1,
+       std::string(R"("Input Dims": [[4096, 4096], [4096, 4096]], )") +
+           R"("Input type": ["c10::BFloat16", "c10::BFloat16"])");
+  t.launch(
+      "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off_"
+      "kernel__5x_cublas",
+      110, 150011, 200, 2);
+  t.launch("other_kernel", 150, 150231, 20);
+  WorkerAnalysis w = analyse_json(t.json());
+  ASSERT_DOUBLE_EQ(*w.metrics.get(Metric::GpuClockOffset), 1);
+  double flops = 2.0 * 4096 * 4096 * 4096;
+  ASSERT_TRUE(w.metrics.get(Metric::ComputeTflopsAchieved));
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeTflopsAchieved), flops / 240e-6 / 1e12, 1e-6);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * flops / 989.4e12 / 240e-6, 1e-6);
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::StepsMeanUs), 240);
+  EXPECT_TRUE(w.invariants.empty());
 }
 
 }  // namespace
