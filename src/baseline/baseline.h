@@ -111,5 +111,14 @@ std::vector<ReportComparability> comparability(const Baseline& run, const Baseli
 // No steps align the two runs (either has none) and their kernel counts (or FLOPs, where both know
 // them) differ by more than kDifferentWorkPct.
 bool windows_hold_different_work(const Baseline& run, const Baseline& baseline);
+// The work of a window step in each run (ReportStepWork), where both have window steps and count
+// FLOPs or kernels; FLOPs measure it where both cover at least `min_flops_coverage_pct` of their
+// matrix work (rules: compute.mfu_min_flops_coverage_pct).
+std::optional<ReportStepWork> step_work(const Baseline& run, const Baseline& baseline,
+                                        double min_flops_coverage_pct);
+// The comparability factor "work" where the work per step differs (none where it is alike): what
+// the step-time test compares instead of the step time, or why it cannot.
+std::optional<ReportComparability> step_work_factor(const ReportStepWork& work,
+                                                    double min_flops_coverage_pct);
 
 }  // namespace perfgate

@@ -170,6 +170,74 @@ bool windows_hold_different_work(const Baseline& run, const Baseline& baseline) 
          differs(baseline.metric(Metric::ComputeFlops), run.metric(Metric::ComputeFlops));
 }
 
+namespace {
+
+// Window steps a run: a pooled baseline's metrics are the median of its runs', its steps every
+// run's together.
+double steps_a_window(const Baseline& b) {
+  double steps = static_cast<double>(b.info.steps);
+  return b.run_steps_us.size() > 1 ? steps / static_cast<double>(b.run_steps_us.size()) : steps;
+}
+
+}  // namespace
+
+std::optional<ReportStepWork> step_work(const Baseline& run, const Baseline& baseline,
+                                        double min_flops_coverage_pct) {
+  if (!changes_per_step(run.info.steps, baseline.info.steps)) return std::nullopt;
+  double run_steps = steps_a_window(run), baseline_steps = steps_a_window(baseline);
+  struct PerStep {
+    double before = 0, after = 0;
+    bool differs() const { return std::fabs(after / before - 1) * 100 > kDifferentWorkPct; }
+  };
+  auto per_step = [&](Metric id) -> std::optional<PerStep> {
+    auto before = baseline.metric(id), after = run.metric(id);
+    if (!before || !after || *before <= 0 || *after <= 0) return std::nullopt;
+    return PerStep{*before / baseline_steps, *after / run_steps};
+  };
+  std::optional<PerStep> flops = per_step(Metric::ComputeFlops), kernels = per_step(Metric::KernelsCount);
+  if (!flops && !kernels) return std::nullopt;
+  ReportStepWork w;
+  // No matrix op at all (no coverage): the counted ops are all the work there is, as MFU reads it.
+  double coverage = std::min(baseline.metric(Metric::ComputeFlopsCoveragePct).value_or(100),
+                             run.metric(Metric::ComputeFlopsCoveragePct).value_or(100));
+  w.per_flop = flops && coverage >= min_flops_coverage_pct;
+  const PerStep& told = flops ? *flops : *kernels;
+  w.measure = flops ? "FLOPs" : "kernels";
+  w.baseline = told.before;
+  w.value = told.after;
+  auto text = [](const char* what, const PerStep& p, const char* format) {
+    return fmt::format("{} a step {} → {} ({:+.1f}%)", what, fmt::format(fmt::runtime(format), p.before),
+                       fmt::format(fmt::runtime(format), p.after), (p.after / p.before - 1) * 100);
+  };
+  if (flops) w.text = text("FLOPs", *flops, "{:.3g}");
+  // FLOPs that measure the work decide alone: a fused or split kernel changes the kernel count, not
+  // the work. Counted for a sliver of it, they may miss what changed, and the kernels tell too.
+  w.differs = flops && flops->differs();
+  if (!w.per_flop) {
+    if (kernels) w.text += (w.text.empty() ? "" : ", ") + text("kernels", *kernels, "{:.1f}");
+    if (flops) w.flops_coverage_pct = coverage;
+    w.differs = w.differs || (kernels && kernels->differs());
+  }
+  return w;
+}
+
+std::optional<ReportComparability> step_work_factor(const ReportStepWork& work,
+                                                    double min_flops_coverage_pct) {
+  if (!work.differs) return std::nullopt;
+  if (work.per_flop)
+    return ReportComparability{"work", work.text + ": the step time is compared per FLOP", std::nullopt,
+                               true};
+  std::string why = work.flops_coverage_pct
+                        ? fmt::format(
+                              "the FLOPs are counted for {:.1f}% of the matrix work, under the {:.0f}% "
+                              "that measures it",
+                              *work.flops_coverage_pct, min_flops_coverage_pct)
+                        : std::string("neither run counts FLOPs to measure it");
+  return ReportComparability{"work",
+                             fmt::format("{}: {}, so no time per unit of work compares", work.text, why),
+                             std::nullopt, false};
+}
+
 std::vector<ReportComparability> comparability(const Baseline& run, const Baseline& baseline) {
   ReportComparability kernels =
       overlap_factor("kernels", "kernel", overlap_of(baseline.kernels, run.kernels, false));

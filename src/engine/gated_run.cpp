@@ -115,7 +115,7 @@ constexpr std::uint64_t kMinInputMemory = std::uint64_t{1} << 20;
 
 void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* baseline,
                 const GateOptions& options) {
-  if (baseline) add_baseline(report, *baseline);
+  if (baseline) add_baseline(report, *baseline, rules.min_flops_coverage_pct);
   GateOutcome outcome = evaluate_gate(rules, report, baseline, options);
   add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict));
 }

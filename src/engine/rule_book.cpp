@@ -36,6 +36,7 @@ RuleBook load_rule_book(const std::vector<std::string>& files, const std::vector
     book.rules.sources.push_back(doc.label);
   }
   apply_rule_overrides(book.rules, settings, disabled);
+  book.rules.min_flops_coverage_pct = book.knowledge.mfu_min_flops_coverage_pct;
   return book;
 }
 

@@ -233,10 +233,21 @@ class RuleEvaluator {
       const auto& runs = baseline_->run_steps_us.empty()
                              ? std::vector<std::vector<double>>{baseline_->step_durations_us}
                              : baseline_->run_steps_us;
-      StepComparison c = compare_steps(r_, current, names, runs);
+      // Where the work per step differs and both runs' FLOPs measure it, the time per FLOP compares
+      // (issue 74: a batch x2, FLOPs a step +100%, read "+60% step time" and failed); where nothing
+      // measures it, the work factor does not hold and not_comparable() abstains.
+      const ReportStepWork* work =
+          report_.baseline && report_.baseline->step_work ? &*report_.baseline->step_work : nullptr;
+      std::optional<StepWorkBasis> basis;
+      if (work && work->differs && work->per_flop) basis = StepWorkBasis{"FLOP", work->ratio()};
+      StepComparison c = compare_steps(r_, current, names, runs, basis ? &*basis : nullptr);
       f_.step_test = c.test;
       if (c.limit) set_limit(*c.limit, c.limit_value);
-      return done(c.status, c.reason);
+      if (!basis) return done(c.status, c.reason);
+      per_unit_of_work_ = true;
+      return done(c.status,
+                  fmt::format("work per step {:+.1f}% (FLOPs {:.3g} → {:.3g} a step), compared per FLOP: {}",
+                              (work->ratio() - 1) * 100, work->baseline, work->value, c.reason));
     }
     bool higher = r_.better == Better::Higher;
     double base = *f_.baseline, v = *f_.value;
@@ -317,8 +328,11 @@ class RuleEvaluator {
 
   // Why a change against the baseline is no regression of the code (docs/rules.md, "Work per window
   // and comparability"), or "": a comparability factor that does not hold (other devices, kernels or
-  // ops mostly not in common); or windows of different work without steps, for a window total (a
-  // time, a count) — a share or a rate still compares.
+  // ops mostly not in common); or windows of different work without steps: a window total (a time, a
+  // count) compares different amounts of work, and a share of the window (the data loader's, GPU
+  // utilization) depends on where each capture was cut (issue 74: two cuts of one run, 0-525 and
+  // 0-600 ms, read "data-loader share +5.0 pts"). The step test per inferred iteration compares
+  // like with like and still judges.
   std::string not_comparable() const {
     if (!report_.baseline) return "";
     std::string failing;
@@ -327,10 +341,17 @@ class RuleEvaluator {
         failing += (failing.empty() ? "" : "; ") + c.factor + ": " + c.text;
     if (!failing.empty()) return "not comparable with the baseline (" + failing + ")";
     bool total = f_.unit == "us" || f_.unit == "count" || f_.unit == "bytes" || f_.unit == "flop";
-    if (report_.baseline->different_work && total && !per_inferred_iteration_)
+    if (const auto& work = report_.baseline->step_work; work && work->differs && total && !per_unit_of_work_)
+      return fmt::format(
+          "the work per step differs ({} a step {:+.1f}%): a total per step compares different amounts of "
+          "work, not only the change",
+          work->measure, (work->ratio() - 1) * 100);
+    if (!report_.baseline->different_work || per_inferred_iteration_) return "";
+    if (total)
       return "the two windows hold different work and no steps align them: a window total compares different "
              "amounts of work, not only the change";
-    return "";
+    return "the two windows hold different work and no steps align them: a share of the window depends on "
+           "where each capture was cut, not only on the change";
   }
 
   // Which run has no window steps for the step-time test, or "" when both have: a window total
@@ -506,6 +527,7 @@ class RuleEvaluator {
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;
   bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units
+  bool per_unit_of_work_ = false;        // the step-time test compared the time per FLOP
 };
 
 bool fired(FindingStatus s) {

@@ -97,6 +97,10 @@ struct RuleSet {
   // critical_path.coverage_pct): elsewhere the path leaves too much of the step unexplained to
   // bound anything.
   double critical_path_min_coverage_pct = 80;
+  // FLOPs measure a run's work (the kernel time a TFLOP, the step time per FLOP) only where both
+  // runs count them for at least this share of their matrix work: the knowledge's
+  // compute.mfu_min_flops_coverage_pct, copied by load_rule_book, as MFU reads it.
+  double min_flops_coverage_pct = 50;
   std::vector<std::string> sources;  // the files applied, base first ("default" for the shipped set)
 };
 

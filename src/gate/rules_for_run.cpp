@@ -13,6 +13,7 @@ RuleSet rules_for_run(const RuleSet& rules, const ReportModel& report) {
   RuleSet out;
   out.fix_first_min_gain_pct = rules.fix_first_min_gain_pct;
   out.critical_path_min_coverage_pct = rules.critical_path_min_coverage_pct;
+  out.min_flops_coverage_pct = rules.min_flops_coverage_pct;
   out.sources = rules.sources;
   for (const Rule& r : rules.rules)
     if (rule_applies(r, report.families)) out.rules.push_back(r);

@@ -124,7 +124,8 @@ RankTest rank_test(std::span<const double> current_us, const std::vector<std::ve
 
 StepComparison compare_steps(const Rule& rule, std::span<const double> current_us,
                              std::span<const std::string> current_names,
-                             const std::vector<std::vector<double>>& baseline_runs_us) {
+                             const std::vector<std::vector<double>>& baseline_runs_us,
+                             const StepWorkBasis* work) {
   StepComparison out;
   Better better = rule.better.value_or(Better::Lower);
   ReportStepTest& t = out.test;
@@ -140,15 +141,23 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   for (const auto& run : baseline_runs_us) all_baseline.insert(all_baseline.end(), run.begin(), run.end());
   Statistic stat = metric_id(rule.metric) == Metric::StepsMeanUs ? Statistic::Mean : Statistic::Median;
   double base = statistic(all_baseline, stat);
+  // On this run's step time: the baseline's at this run's work.
+  double work_ratio = work ? work->ratio : 1;
   auto limit_at = [&](const ChangeLimit& l) {
     double ratio = std::exp(log_limit(l, base));
-    return base * (better == Better::Lower ? ratio : 1 / ratio);
+    return base * work_ratio * (better == Better::Lower ? ratio : 1 / ratio);
   };
   if (nearest && base > 0) out.limit_value = limit_at(*nearest);
 
   StepChangeOptions options{.confidence = rule.confidence, .alpha = rule.alpha};
   StepChangeShortfall shortfall;
-  std::optional<StepChange> change = estimate_step_change(current_us, baseline_runs_us, options, &shortfall);
+  std::vector<double> per_unit(current_us.begin(), current_us.end());
+  for (double& us : per_unit) us /= work_ratio;
+  if (work) {
+    t.work_unit = work->unit;
+    t.work_ratio = work->ratio;
+  }
+  std::optional<StepChange> change = estimate_step_change(per_unit, baseline_runs_us, options, &shortfall);
   if (!change || base <= 0) {
     out.status = FindingStatus::Inconclusive;
     t.current_steps = shortfall.current_steps;
@@ -169,7 +178,7 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   std::string outliers = outlier_sentence(c, current_names, current_us);
   std::string power = power_sentence(c, nearest, base, options, t);
   if (rule.test == StepTest::MannWhitney) {
-    RankTest rank = rank_test(current_us, baseline_runs_us, c, better);
+    RankTest rank = rank_test(per_unit, baseline_runs_us, c, better);
     t.method = rank.exact ? "mann-whitney exact" : "mann-whitney normal";
     t.p_value = rank.p;
     if (rank.smallest_p >= rule.alpha) {  // significance needs p < alpha
@@ -184,7 +193,8 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
   }
   bool significant = t.p_value < rule.alpha;
   std::string summary =
-      fmt::format("step time {} ({:.0f}% interval {} to {}), p = {:.3g}", pct(c.log_change),
+      fmt::format("{} {} ({:.0f}% interval {} to {}), p = {:.3g}",
+                  work ? "time per " + work->unit : std::string("step time"), pct(c.log_change),
                   100 * rule.confidence, pct(std::log(c.ci_low)), pct(std::log(c.ci_high)), t.p_value);
   for (const auto& [limit, status] : {std::pair{&rule.fail_change, FindingStatus::Fail},
                                       std::pair{&rule.warn_change, FindingStatus::Warn}}) {

@@ -31,10 +31,20 @@ struct StepComparison {
   double limit_value = 0;  // that limit in the metric's unit
 };
 
+// Where the run's work per step differs from the baseline's and a unit measures it (issue 74: a
+// batch x2 doubles the FLOPs a step): the run's steps are divided by `ratio` (its work per step over
+// the baseline's), so that the test compares the time per `unit`.
+struct StepWorkBasis {
+  std::string unit;  // "FLOP"
+  double ratio = 1;
+};
+
 // `current_us` and `current_names`: the run's window steps; `baseline_runs_us`: each baseline run's
-// window steps (one run, or several pooled).
+// window steps (one run, or several pooled). With `work`, the time per unit of work compares, and
+// the limits stand on this run's step time at the baseline's time per unit.
 StepComparison compare_steps(const Rule& rule, std::span<const double> current_us,
                              std::span<const std::string> current_names,
-                             const std::vector<std::vector<double>>& baseline_runs_us);
+                             const std::vector<std::vector<double>>& baseline_runs_us,
+                             const StepWorkBasis* work = nullptr);
 
 }  // namespace perfgate

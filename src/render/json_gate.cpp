@@ -42,6 +42,10 @@ void write_step_test(JsonWriter& j, const ReportStepTest& t) {
   j.end_array();
   j.key("baseline_outlier_steps").value(static_cast<std::uint64_t>(t.baseline_outlier_steps));
   j.key("excluded_runs").value(static_cast<std::uint64_t>(t.excluded_runs));
+  if (!t.work_unit.empty()) {
+    j.key("work_unit").value(t.work_unit);
+    j.key("work_ratio").value(t.work_ratio);
+  }
   j.end_object();
 }
 

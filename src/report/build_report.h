@@ -30,8 +30,10 @@ ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& a
                          const std::vector<std::string>& rule_sources, const AnalysisOptions& options);
 
 // The baseline's description, its metric changes and delta tables, and the warnings about it
-// (another tool version, other GPUs), put into the report.
-void add_baseline(ReportModel& report, const Baseline& baseline);
+// (another tool version, other GPUs), put into the report. The kernel time a TFLOP is stated only
+// where both runs count FLOPs for at least `min_flops_coverage_pct` of their matrix work (rules:
+// compute.mfu_min_flops_coverage_pct, as MFU).
+void add_baseline(ReportModel& report, const Baseline& baseline, double min_flops_coverage_pct);
 
 // What the gate returned (gate/gate.h, evaluate_gate), put into the report.
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,

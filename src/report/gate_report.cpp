@@ -39,7 +39,7 @@ void add_version_notes(ReportModel& report, const Baseline& baseline) {
 
 }  // namespace
 
-void add_baseline(ReportModel& report, const Baseline& baseline) {
+void add_baseline(ReportModel& report, const Baseline& baseline, double min_flops_coverage_pct) {
   report.baseline = baseline.info;
   report.baseline->metrics = metric_changes(report, baseline);
   add_version_notes(report, baseline);
@@ -54,9 +54,16 @@ void add_baseline(ReportModel& report, const Baseline& baseline) {
   report.baseline->different_work = windows_hold_different_work(now, baseline);
   report.baseline->comparability = comparability(now, baseline);
   report.baseline->inferred_iterations = baseline.inferred_iterations;
-  auto per_tflop = [](const MetricValues& m) -> std::optional<double> {
+  report.baseline->step_work = step_work(now, baseline, min_flops_coverage_pct);
+  if (const auto& work = report.baseline->step_work)
+    if (auto factor = step_work_factor(*work, min_flops_coverage_pct))
+      report.baseline->comparability.push_back(std::move(*factor));
+  // A FLOP count that covers little of the matrix work (resnet50's 0.1%) is no measure of the work.
+  auto per_tflop = [&](const MetricValues& m) -> std::optional<double> {
     auto kernel_us = m.get(Metric::KernelsTotalUs), flops = m.get(Metric::ComputeFlops);
-    if (!kernel_us || !flops || *flops <= 0) return std::nullopt;
+    auto coverage = m.get(Metric::ComputeFlopsCoveragePct);
+    if (!kernel_us || !flops || *flops <= 0 || (coverage && *coverage < min_flops_coverage_pct))
+      return std::nullopt;
     return *kernel_us / *flops * 1e12;
   };
   if (auto before = per_tflop(baseline.metrics), after = per_tflop(report.metrics); before && after)

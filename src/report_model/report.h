@@ -200,6 +200,11 @@ struct ReportStepTest {
   std::vector<std::string> outlier_steps;   // the current run's steps set aside
   std::size_t baseline_outlier_steps = 0;   // baseline steps set aside
   std::size_t excluded_runs = 0;            // baseline runs set aside as outliers
+  // Where the work per step differs (ReportStepWork): the unit the step times were divided by
+  // ("FLOP"), and this run's work per step over the baseline's; the ratio and interval are then of
+  // the time per unit. Empty: step times compared as they are.
+  std::string work_unit;
+  double work_ratio = 1;
 };
 
 struct ReportOffender {
@@ -298,6 +303,23 @@ struct ReportInferredIterations {
   std::size_t workers = 1;  // workers that inferred it
 };
 
+// The work of a window step in each run, where both runs have window steps (docs/rules.md, "Work
+// per step"): FLOPs per step where both count some, else kernels per step. Where it differs by more
+// than kDifferentWorkPct, the step-time test compares the time per FLOP (`per_flop`: both runs
+// count FLOPs for at least compute.mfu_min_flops_coverage_pct of their matrix work), or abstains.
+struct ReportStepWork {
+  std::string measure;  // "FLOPs" or "kernels" (no FLOPs counted): the work per step below
+  double baseline = 0;  // per window step
+  double value = 0;
+  // FLOPs (where they measure the work) or FLOPs and kernels differ by more than kDifferentWorkPct.
+  bool differs = false;
+  bool per_flop = false;  // both runs count FLOPs for enough of their matrix work to measure it
+  // Where FLOPs are counted but cannot measure the work: the lower of the two runs' coverages.
+  std::optional<double> flops_coverage_pct;
+  std::string text;  // "FLOPs a step 3.93e+08 → 7.86e+08 (+100.0%), kernels a step 1462.0 → 2924.0 (+100.0%)"
+  double ratio() const { return baseline > 0 ? value / baseline : 1; }
+};
+
 // The baseline the run was compared with.
 struct ReportBaseline {
   std::string path;      // the --baseline as given; several: joined with ", "
@@ -319,6 +341,7 @@ struct ReportBaseline {
   // Kernel time a TFLOP of modelled work (kernels.total_us / compute.flops × 1e12), where both runs
   // count FLOPs: a change per unit of work beside the window totals (metric: kernels.total_us's unit).
   std::optional<ReportMetricChange> kernel_us_per_tflop;
+  std::optional<ReportStepWork> step_work;  // where both runs have window steps and a measure of work
 
   const ReportMetricChange* change(Metric id) const;  // nullptr where the list lacks it
 };

@@ -149,6 +149,50 @@ TEST(WorkPerWindow, AWindowTotalOfDifferentWorkIsNoRegression) {
   EXPECT_EQ(status_of(slower, "test.kernel-total"), FindingStatus::Warn);
 }
 
+// A share of the window compares no better than a total where the windows hold different work
+// (issue 74, item 7): 10 blocks with a 600 us kernel every 1000 us (GPU busy about 60%) against 8
+// with a 100 us one (about 10%) hold different work (kernels 10 -> 8), and where each capture ends
+// decides the share: the utilization rule is inconclusive. 10 blocks against 10: it warns.
+TEST(WorkPerWindow, AShareOfWindowsOfDifferentWorkIsNoRegression) {
+  std::string rule = write_text(temp_dir() + "/share.yaml",
+                                "rules:\n"
+                                "  - id: test.gpu-share\n"
+                                "    title: GPU utilization dropped\n"
+                                "    family: [gpu]\n"
+                                "    metric: gpu.utilization_pct\n"
+                                "    compare: baseline\n"
+                                "    better: higher\n"
+                                "    warn: \"-5 pts\"\n"
+                                "    source: test\n");
+  RuleBook book = load_rule_book({rule});
+  ReportModel other_work = gated(blocks_trace(10, 600), blocks_trace(8, 100), book.rules);
+  const ReportFinding* f = find_finding(other_work, "test.gpu-share");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Inconclusive);
+  EXPECT_NE(f->reason.find("a share of the window depends on where each capture was cut"), std::string::npos)
+      << f->reason;
+  ReportModel same_work = gated(blocks_trace(10, 600), blocks_trace(10, 100), book.rules);
+  EXPECT_EQ(status_of(same_work, "test.gpu-share"), FindingStatus::Warn);
+}
+
+// FLOPs that cover little of the matrix work state no kernel time a TFLOP (issue 74, item 7;
+// resnet50's 0.1% read "252.117 s -> 250.704 s"): the GEMM without its input shapes leaves only the
+// misaligned one counted, 100 of the run's 7300 us of matrix work a step (1.4%, under MFU's 50%).
+TEST(WorkPerWindow, NoKernelTimeATflopAtALowFlopCoverage) {
+  TrainingRun before, after;
+  after.gemm_us = 7200;
+  before.misaligned_gemm = after.misaligned_gemm = true;
+  ReportModel counted = gated(training_trace(before), training_trace(after), default_rules());
+  ASSERT_TRUE(counted.baseline);
+  EXPECT_TRUE(counted.baseline->kernel_us_per_tflop);
+  before.gemm_shapes = after.gemm_shapes = false;
+  ReportModel sliver = gated(training_trace(before), training_trace(after), default_rules());
+  ASSERT_TRUE(sliver.baseline);
+  EXPECT_NEAR(sliver.metric(Metric::ComputeFlopsCoveragePct).value_or(0), 100.0 * 100 / 7300, 0.01);
+  EXPECT_FALSE(sliver.baseline->kernel_us_per_tflop);
+  EXPECT_EQ(render_terminal(sliver).find("kernel time a TFLOP"), std::string::npos);
+}
+
 // Neither run has steps, nor repeats a top-level range 4 times (3 iterations: nothing is inferred):
 // the step-time rule is inconclusive ("no steps to compare"), not "n/a"; it counts as a warning
 // (exit 0), and --fail-on inconclusive fails the gate on it (exit 1).

@@ -135,6 +135,27 @@ TEST(StepComparison, OutlierStepsAreSetAsideAndNamed) {
       << c.reason;
 }
 
+// Steps that hold twice the work (FLOPs a step x2, issue 74: a batch x2) at 1.6 x the step time: the
+// time per FLOP is 1.6 / 2 = 0.8 of the baseline's (-20%), a pass, and the nearest limit (warn +3%)
+// stands at 2 x 1.03 x 100 us = 206 us on this run's step time. At 2.2 x the time per FLOP is +10%:
+// a failure. The same steps without the work read +60%.
+TEST(StepComparison, WorkPerStepComparesTheTimePerUnit) {
+  StepWorkBasis work{"FLOP", 2};
+  StepComparison batch = compare_steps(step_rule(), scaled(kBase, 1.6), {}, {kBase}, &work);
+  EXPECT_EQ(batch.status, FindingStatus::Pass) << batch.reason;
+  EXPECT_NEAR(batch.test.ratio, 0.8, 1e-9);
+  EXPECT_EQ(batch.test.work_unit, "FLOP");
+  EXPECT_EQ(batch.test.work_ratio, 2);
+  EXPECT_NEAR(batch.limit_value, 206, 1e-9);
+  EXPECT_EQ(batch.reason.rfind("time per FLOP -20.0% (95% interval", 0), 0u) << batch.reason;
+  StepComparison slower = compare_steps(step_rule(), scaled(kBase, 2.2), {}, {kBase}, &work);
+  EXPECT_EQ(slower.status, FindingStatus::Fail) << slower.reason;
+  EXPECT_NEAR(slower.test.ratio, 1.1, 1e-9);
+  StepComparison plain = compare(scaled(kBase, 1.6), kBase);
+  EXPECT_EQ(plain.status, FindingStatus::Fail);
+  EXPECT_TRUE(plain.test.work_unit.empty());
+}
+
 TEST(StepComparison, SeveralBaselineRunsCarryTheirRunToRunNoise) {
   // Three baseline runs 4% apart: the run-to-run noise makes a +5% run unremarkable.
   std::vector<std::vector<double>> runs = {scaled(kBase, 0.96), kBase, scaled(kBase, 1.04)};

@@ -69,7 +69,7 @@ TEST(HistoryBaselines, RunsOfAnotherVersionAreNamed) {
   }
   ReportModel report = report_of_json(training_trace(TrainingRun{}), default_book());
   ReportModel pooled = report;
-  add_baseline(pooled, combine_baselines(history_baselines(*store, "main", {kA100}, 4).runs));
+  add_baseline(pooled, combine_baselines(history_baselines(*store, "main", {kA100}, 4).runs), 50);
   std::string want = fmt::format(
       "runs {0}#2 (commit 1000000), {0}#3 (commit 2000000) of the baseline were recorded by perfgate 0.0.7 "
       "(this is {1}): metrics whose definition changed between them differ by more than the run",
@@ -80,7 +80,7 @@ TEST(HistoryBaselines, RunsOfAnotherVersionAreNamed) {
       << fmt::format("{}", fmt::join(pooled_texts, "\n"));
   // The last run alone is of this version: nothing to say.
   ReportModel last = report;
-  add_baseline(last, combine_baselines(history_baselines(*store, "main", {kA100}, 1).runs));
+  add_baseline(last, combine_baselines(history_baselines(*store, "main", {kA100}, 1).runs), 50);
   for (const ReportNote& w : last.warnings)
     EXPECT_FALSE(contains(note_text(w.note), "recorded by perfgate")) << note_text(w.note);
 }

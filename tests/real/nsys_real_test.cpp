@@ -183,8 +183,10 @@ TEST(NsysRealExports, DriverApiLaunchesAreAttributed) {
                        "s.value GLOB 'cudaLaunch*'"));
 }
 
-// Both are 0.3 s cuts without step markers, so the step-time test is not applicable; the GPU
-// utilization comparison is, and its numbers are the kernel unions of the two files.
+// Both are 0.3 s cuts without step markers holding different work (kernels 4010 -> 3587), so the
+// step time compares per inferred iteration; the GPU utilization (81.7% after, 89.2% before) is a
+// share of where each capture was cut, and abstains either way (issue 74, item 7: it warned one
+// way and passed the other).
 TEST(NsysRealExports, FsdpBeforeAndAfterWorkAsBaselinesForEachOther) {
   std::string before = export_path("h100x2_fsdp_training_before.sqlite");
   std::string after = export_path("h100x2_fsdp_training_after.sqlite");
@@ -201,8 +203,10 @@ TEST(NsysRealExports, FsdpBeforeAndAfterWorkAsBaselinesForEachOther) {
     for (const auto& f : report.at("findings").as_array()) {
       if (f.at("id").as_string() != "regression.gpu-utilization") continue;
       found = true;
-      // after: 81.7% against 89.2% before, a drop beyond the 5-point limit; the other way round a rise.
-      EXPECT_EQ(f.at("status").as_string(), current == after ? "warn" : "pass");
+      EXPECT_EQ(f.at("status").as_string(), "inconclusive");
+      std::string reason(f.at("reason").as_string());
+      EXPECT_NE(reason.find("a share of the window depends on where each capture was cut"), std::string::npos)
+          << reason;
     }
     EXPECT_TRUE(found);
   }

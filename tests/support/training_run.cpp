@@ -33,6 +33,7 @@ class StepWriter {
     if (run_.data_parallel) t_.annotation("DataParallel.forward", host_, 40);
     if (run_.ddp) t_.annotation("DistributedDataParallel.forward", host_, 40);
     double gemm_start = gemm();
+    for (int k = 1; k < run_.gemms; ++k) gemm();
     double extra =
         index < static_cast<int>(run_.extra_us.size()) ? run_.extra_us[static_cast<std::size_t>(index)] : 0;
     launch_op("aten::add_", kElementwise, run_.elementwise_us + extra, "");
@@ -77,8 +78,11 @@ class StepWriter {
 
   double gemm() {
     std::string args =
-        fmt::format(R"("Input Dims": [[{0}, {0}], [{0}, {0}]], "Input type": ["c10::Half", "c10::Half"])",
-                    run_.gemm_size);
+        run_.gemm_shapes
+            ? fmt::format(
+                  R"("Input Dims": [[{0}, {0}], [{0}, {0}]], "Input type": ["c10::Half", "c10::Half"])",
+                  run_.gemm_size)
+            : "";
     return launch_op("aten::mm", run_.tensor_cores ? kTcGemm : kPlainGemm, run_.gemm_us, args, 20);
   }
 

@@ -17,6 +17,8 @@ struct TrainingRun {
   std::vector<double> extra_us;   // per step: added to the elementwise kernel
   bool tensor_cores = true;       // the GEMM's kernel runs on Tensor Cores
   std::int64_t gemm_size = 8192;  // M = N = K of the GEMM: 2 x 8192^3 FLOP = 3.5 ms at A100 fp16 peak
+  int gemms = 1;                  // per step: a batch x2 as two micro-batches launches the GEMM twice
+  bool gemm_shapes = true;        // false: the GEMM's op records no input shapes (its FLOPs unknown)
   bool misaligned_gemm = false;   // also an fp16 GEMM with dimensions not multiples of 8, without TC
   double misaligned_gemm_us = 100;
   double dataloader_us = 0;               // at each step's start, with the GPU idle
