@@ -157,6 +157,29 @@ EOF
 long_text="$(head -c 100000 /dev/zero | tr '\0' k)"
 printf '%s' '{"rocprofiler-sdk-tool":[{"metadata":{"pid":1,"command":"'"$long_text"'"},"kernel_symbols":[{"kernel_id":1,"kernel_name":"'"$long_text"'"}],"buffer_records":{"kernel_dispatch":[{"start_timestamp":-5,"end_timestamp":-1,"dispatch_info":{"kernel_id":1}},{"start_timestamp":1.5,"end_timestamp":2,"dispatch_info":{"kernel_id":1}},{"start_timestamp":null,"end_timestamp":9},{"start_timestamp":3,"end_timestamp":9,"dispatch_info":{"kernel_id":1}}]}}]}' \
   >"$corpus/rocprof_fuzz/times-and-long-names.json"
+# rocprof v1 (issue 75): a results.json as tblextr.py writes it (every value a string, the row's
+# columns in args), and a results.db of its HIP, OPS and COPY tables (the nsys harness's fallback).
+cat >"$corpus/rocprof_fuzz/v1-results.json" <<'EOF'
+{ "traceEvents":[{}
+,{"args":{"name":"CPU HIP API"},"ph":"M","pid":2,"name":"process_name","sort_index":0}
+,{"ph":"X","Index":"1","name":"hipLaunchKernel","pid":"2","tid":"77","ts":"5000001","dur":"0","args":{"BeginNs":"5000001000","EndNs":"5000001500","pid":"9","tid":"77","Name":"hipLaunchKernel","args":"","Index":"1","Data":"","DurationNs":"500"}}
+,{"ph":"X","Index":"1","name":"gemm","pid":"6","tid":"0","ts":"5000001","dur":"1","args":{"BeginNs":"5000001600","EndNs":"5000002600","dev-id":"0","queue-id":"0","Name":"gemm","pid":"9","tid":"0","stream-id":"0","Index":"1","Data":"","DurationNs":"1000"}}
+,{"ph":"X","Index":"2","name":"CopyHostToDevice","pid":"1","tid":"0","ts":"5000002","dur":"0","args":{"BeginNs":"5000002100","EndNs":"5000002500","dev-id":"0","queue-id":"0","Name":"CopyHostToDevice","Index":"2"}}
+,{"ph":"X","name":"k","pid":6,"tid":1,"ts":12,"dur":3}
+],
+"otherData": {"ROCm version": "5.7.1"}
+}
+EOF
+if command -v python3 >/dev/null; then
+  rm -f "$corpus/nsys_fuzz/v1-results.db"
+  python3 "$root/fuzz/rocprof_v1_db_seed.py" "$corpus/nsys_fuzz/v1-results.db"
+  # Memory snapshots (issue 75): torch.cuda.memory_snapshot()'s list of segments, and a trace
+  # without time_us (PyTorch 2.0, 2.1).
+  python3 -c "import pickle, sys; sys.stdout.buffer.write(pickle.dumps([{'device': 0, 'address': 4096, 'total_size': 2097152, 'blocks': [{'address': 4096, 'size': 1024, 'requested_size': 1000, 'state': 'active_allocated', 'frames': []}, {'address': 5120, 'size': 2096128, 'state': 'inactive'}]}]))" \
+    >"$corpus/snapshot_fuzz/list-of-segments.pickle"
+  python3 -c "import pickle, sys; sys.stdout.buffer.write(pickle.dumps({'segments': [{'device': 0, 'address': 4096, 'total_size': 2097152, 'blocks': [{'address': 4096, 'size': 1024, 'requested_size': 1000, 'state': 'active_allocated'}]}], 'device_traces': [[{'action': 'alloc', 'addr': 8192, 'size': 10}, {'action': 'free_completed', 'addr': 8192, 'size': 10}, {'action': 'alloc', 'addr': 4096, 'size': 1000}]]}))" \
+    >"$corpus/snapshot_fuzz/untimed.pickle"
+fi
 # Rule files: the shipped ones.
 install -m 0644 "$root"/rules/*.yaml "$corpus/rules_fuzz/"
 # Baseline reports: the JSON reports of the example and of two small shared traces (one gzip), as

@@ -412,8 +412,11 @@ void keep_only_neuron_metrics(MetricValues& m) {
 
 MetricValues metrics_of(const MetricInputs& in) {
   MetricValues m;
-  m.set(Metric::WindowWallUs, us(in.window));
-  if (in.capture_span > 0) m.set(Metric::WindowCaptureSpanUs, us(in.capture_span));
+  // A memory snapshot whose trace has no timestamps states no wall time (its window is its
+  // allocation order).
+  bool untimed = in.memory.snapshot.untimed && in.gpus.empty() && in.steps_total == 0;
+  if (!untimed) m.set(Metric::WindowWallUs, us(in.window));
+  if (in.capture_span > 0 && !untimed) m.set(Metric::WindowCaptureSpanUs, us(in.capture_span));
   if (in.gpu_span > 0) m.set(Metric::WindowGpuSpanUs, us(in.gpu_span));
   // A memory snapshot alone records no steps and no time spent by nature: its step and breakdown
   // metrics are not applicable (not zero steps, not a window of idle time).

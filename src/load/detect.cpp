@@ -2,6 +2,8 @@
 // (load/reader.h), asked once.
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "common/errors.h"
 #include "io/byte_source.h"
 #include "io/gzip.h"
@@ -39,6 +41,50 @@ void refuse_other_pickle(const std::string& name, std::string_view head, const R
       name, protocol));
 }
 
+// Formats perfgate knows and does not read: refused naming the format and what it reads instead
+// (issue 75, item 7), where the generic refusal would list every format, or the Kineto gzip reader
+// call the file invalid JSON.
+struct KnownUnread {
+  std::string_view what;     // the format
+  std::string_view instead;  // what perfgate reads in its place
+};
+
+std::optional<KnownUnread> known_unread(std::string_view name, std::string_view head) {
+  std::string_view line = head.substr(0, head.find('\n'));
+  auto named = [&](std::string_view ending) { return name.ends_with(ending); };
+  if (line.starts_with("\"Index\",\"KernelName\"") ||
+      line.starts_with("\"Name\",\"Calls\",\"TotalDurationNs\""))
+    return KnownUnread{"a rocprof v1 CSV (results.csv or a *stats.csv)",
+                       "the same run's results.json or results.db (rocprof --hip-trace writes them)"};
+  if (line.find("\"Correlation_Id\"") != std::string_view::npos &&
+      line.find("\"Start_Timestamp\"") != std::string_view::npos)
+    return KnownUnread{"a rocprofv3 CSV", "rocprofv3's JSON (rocprofv3 --output-format json)"};
+  if (named(".nsys-rep") || named(".qdrep"))
+    return KnownUnread{"an Nsight Systems report", "its SQLite export (nsys export --type sqlite FILE)"};
+  if (named(".ncu-rep"))
+    return KnownUnread{"an Nsight Compute report",
+                       "an Nsight Systems SQLite export or a Kineto trace of the same run (perfgate reads "
+                       "timelines, not per-kernel counter reports)"};
+  if (named(".pftrace") || named(".otf2"))
+    return KnownUnread{"a rocprofv3 Perfetto or OTF2 trace",
+                       "rocprofv3's JSON (rocprofv3 --output-format json)"};
+  if (name.find("tfevents") != std::string_view::npos)
+    return KnownUnread{"a TensorBoard event file",
+                       "the profile plugin's XSpace (plugins/profile/<run>/*.xplane.pb)"};
+  return std::nullopt;
+}
+
+// Refuses a file no reader claims for itself (none, or the Kineto readers' last resort) that is a
+// known format perfgate does not read.
+void refuse_known_unread(const std::string& name, std::string_view head, const Reader* reader) {
+  if (reader && reader->name != std::string_view("kineto-json") &&
+      reader->name != std::string_view("kineto-json.gz"))
+    return;
+  if (std::optional<KnownUnread> k = known_unread(name, head))
+    throw InputError(
+        fmt::format("{}: {}, which perfgate does not read: give it {}", name, k->what, k->instead));
+}
+
 }  // namespace
 
 SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
@@ -49,6 +95,7 @@ SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
     sniffed.bytes = std::move(stored);
     sniffed.reader = sniff_reader(FileHead(whole_head(*sniffed.bytes, head)));
     refuse_other_pickle(sniffed.bytes->name(), head, sniffed.reader);
+    refuse_known_unread(sniffed.bytes->name(), head, sniffed.reader);
     return sniffed;
   }
   // What a gzip file holds is known once inflated. A stream that does not inflate has an empty head,
@@ -62,6 +109,7 @@ SniffedInput sniff_input(std::unique_ptr<ByteInput> stored) {
   }
   sniffed.reader = sniff_reader(FileHead(inflated, true));
   refuse_other_pickle(sniffed.bytes->name(), inflated, sniffed.reader);
+  refuse_known_unread(sniffed.bytes->name(), inflated, sniffed.reader);
   return sniffed;
 }
 

@@ -17,6 +17,7 @@ namespace perfgate {
   X(kNeuronSummaryJsonReader) \
   X(kXplaneReader)            \
   X(kRocprofJsonReader)       \
+  X(kRocprofV1JsonReader)     \
   X(kMemorySnapshotReader)
 
 #define PERFGATE_DECLARE_READER(reader) extern const Reader reader;

@@ -39,11 +39,11 @@ struct SnapshotStep {
   SnapshotAction action = SnapshotAction::Other;
   std::uint64_t address = 0;
   std::int64_t size = 0;  // as recorded (an allocation's: the size requested), below 2^50
-  TimeNs time = 0;        // time_us in ns; the action's place in the trace where it has none
+  TimeNs time = 0;        // time_us in ns; 0 in a trace where any entry has none (MemorySnapshot::untimed)
   std::uint32_t site = 0;
   std::uint64_t device_free = 0;  // an oom's: what the device had free
-  // An alloc's or a free_completed's block as the replay resolved it: the size the live set holds
-  // (a block live at the end: its own, rounded size).
+  // An alloc's or a free_completed's block as the replay resolved it: the size the live set holds,
+  // the size requested (a block live at the end: its requested_size).
   std::uint64_t block = 0;
 };
 
@@ -54,8 +54,9 @@ struct SnapshotDevice {
   std::uint64_t allocated = 0;  // the active blocks' size, summed
   std::uint64_t segments = 0, expandable = 0;
   std::uint64_t split_inactive_blocks = 0, split_inactive_bytes = 0, largest_inactive = 0;
-  std::vector<std::pair<std::uint64_t, SnapshotBlock>> live;  // the active blocks at the end, by address
-  std::vector<SnapshotStep> steps;                            // device_traces[device], in order
+  // The active blocks at the end, by address, each with its requested size (the replay's unit).
+  std::vector<std::pair<std::uint64_t, SnapshotBlock>> live;
+  std::vector<SnapshotStep> steps;  // device_traces[device], in order
   // Replayed from the final state backwards: the totals and the live blocks entering the trace
   // (what was allocated before the recording). A negative total: the trace and the final state disagree.
   std::int64_t entering_allocated = 0, entering_reserved = 0;
@@ -72,6 +73,14 @@ struct MemorySnapshot {
   // "unknown". A site of several categories has an entry per category.
   std::vector<std::string> site_categories;
   std::string alloc_conf;  // allocator_settings' PYTORCH_CUDA_ALLOC_CONF, empty when not set
+  // The trace entries read, and of them those without time_us (PyTorch 2.0 and 2.1 record none) and
+  // without frames: a trace of any entry without time is in allocation order only (every step's
+  // time 0, no wall time; the replay's note names the fields).
+  std::uint64_t trace_entries = 0, entries_without_time = 0, entries_without_frames = 0;
+  bool untimed() const { return entries_without_time > 0; }
+  // torch.cuda.memory_snapshot()'s form, pickled: the list of segments alone, no trace (the state
+  // at the dump only: no timeline, no wall time).
+  bool list_form = false;
 };
 
 }  // namespace perfgate

@@ -199,6 +199,14 @@ std::string top_ops_line(const ReportModel& r) {
   return join(shown);
 }
 
+// A list of segments (torch.cuda.memory_snapshot()): its reader's note says so.
+bool snapshot_list_form(const ReportModel& r) {
+  for (const ReportWorker& w : r.workers)
+    for (const Note& n : w.warnings)
+      if (n.id == NoteId::snapshot_list_form) return true;
+  return false;
+}
+
 }  // namespace
 
 // "6 matched on 4 ranks, Collective waiting 69.2%, Collective bus bandwidth 38.3 GB/s; rank 3 last in
@@ -244,7 +252,11 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
   for (const Note& w : r.run_warnings) out.warn("Warning", note_text(w));
-  if (snapshot)
+  if (snapshot && !r.metric(Metric::WindowWallUs))
+    out.add("Window", snapshot_list_form(r) ? "a PyTorch memory snapshot: the state at the dump (no trace)"
+                                            : "a PyTorch memory snapshot: its recorded trace by allocation "
+                                              "order (no timestamps)");
+  else if (snapshot)
     out.add("Window", fmt::format("a PyTorch memory snapshot: its recorded trace, {}",
                                   format_duration_us(r.metric(Metric::WindowWallUs))));
   else

@@ -82,9 +82,9 @@ auto fields(const CommunicationSums& s) {
 
 auto fields(const SnapshotSums& s) {
   const auto& [devices, peak, peak_device, reserved, allocated, split_inactive, largest_inactive, ooms,
-               largest_oom, capacity, expandable, device_memory] = s;
+               largest_oom, capacity, expandable, device_memory, untimed] = s;
   return std::tuple(devices, peak, peak_device, reserved, allocated, split_inactive, largest_inactive, ooms,
-                    largest_oom, capacity, expandable, device_memory);
+                    largest_oom, capacity, expandable, device_memory, untimed);
 }
 
 auto fields(const MemorySums& s) {

@@ -24,7 +24,7 @@ TEST(ReaderRegistry, EachNameIsOneReaderFoundByIt) {
     EXPECT_TRUE(names.insert(reader->name).second) << reader->name;
     EXPECT_EQ(find_reader(reader->name), reader);
   }
-  EXPECT_EQ(names.size(), 9u);
+  EXPECT_EQ(names.size(), 10u);
   EXPECT_EQ(find_reader("protobuf"), nullptr);
 }
 
@@ -64,11 +64,11 @@ TEST(ReaderRegistry, AGzipFileIsSniffedInflated) {
 }
 
 TEST(ReaderRegistry, TheRefusalNamesEveryFormat) {
-  EXPECT_EQ(formats_read(),
-            "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
-            "export, a Neuron profile, an XSpace profile (JAX, TensorFlow), a rocprofv3 JSON trace or a "
-            "PyTorch memory "
-            "snapshot");
+  EXPECT_EQ(
+      formats_read(),
+      "a Kineto JSON trace (plain or gzip), a PyTorch legacy profiler trace, an Nsight Systems SQLite "
+      "export or a rocprof v1 results.db, a Neuron profile, an XSpace profile (JAX, TensorFlow), a "
+      "rocprofv3 JSON trace, a rocprof v1 results.json (rocprof --hip-trace) or a PyTorch memory snapshot");
   std::string path = temp_dir() + "/notes.json";
   write_text(path, "notes");
   try {

@@ -119,12 +119,14 @@ TEST(RunFolder, AFileOfAnotherKindIsSkippedWithAWarningNamingIt) {
   ASSERT_EQ(run.inputs.size(), 1u);
   EXPECT_EQ(run.inputs[0].worker, "rank-0");
   // In input order: reference.json, rank-0.json, runs.sqlite.
-  EXPECT_EQ(note_texts(run.skipped),
-            (std::vector<std::string>{
-                "skipped " + reference + ": not a Chrome/Kineto trace: no 'traceEvents' array",
-                "skipped " + database +
-                    ": an SQLite database but not an Nsight Systems export (none of StringIds, "
-                    "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT)"}));
+  EXPECT_EQ(
+      note_texts(run.skipped),
+      (std::vector<std::string>{
+          "skipped " + reference + ": not a Chrome/Kineto trace: no 'traceEvents' array",
+          "skipped " + database +
+              ": an SQLite database but not an Nsight Systems export (none of StringIds, "
+              "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT) nor a rocprof v1 "
+              "results.db (none of its tables HIP, OPS, COPY or KERN with BeginNs and EndNs)"}));
   // Named on the command line, the same files are errors.
   EXPECT_THROW(load_run({reference}), InputError);
   EXPECT_THROW(load_run({database}), InputError);

@@ -3,8 +3,9 @@
 Reads a torch.cuda.memory._snapshot() pickle with a restricted Unpickler (no class is ever imported)
 and replays each device's trace backwards from the final state. Allocated at the end: the sum of the
 sizes of the blocks in an active state; walking backwards, an `alloc` removes its block from the
-live set (with the size the live set holds for it: the block's size for blocks alive at the end,
-else the size the trace recorded; its site from the alloc's own frames) and a `free_completed` puts the block back with its recorded size;
+live set (its site from the alloc's own frames) and a `free_completed` puts the block back, all in
+one unit, the size requested (a block alive at the end: its requested_size, else its first history
+entry's real_size, else its size; as MemoryViz's process_alloc_data);
 segment_alloc/map and segment_free/unmap move the reserved total. The peak is the highest allocated
 total (the earliest where equal, going forwards); the live set there is grouped by the top user
 frame: the first frame not in an installed package (site-packages, dist-packages, torch/, the Python
@@ -17,6 +18,13 @@ class Restricted(pickle.Unpickler):
 
 LIBRARY = ('/site-packages/', '/dist-packages/', '/torch/', '/lib/python3')
 NATIVE = ('.c', '.cc', '.cpp', '.cu', '.h', '.hpp')
+
+def requested(block):
+    if 'requested_size' in block:
+        return min(block['requested_size'], block['size'])
+    if block.get('history'):
+        return min(block['history'][0]['real_size'], block['size'])
+    return block['size']
 
 def site(frames):
     if not frames:
@@ -122,11 +130,12 @@ def main(path):
     for dev in devices:
         segs = [s for s in segments if s['device'] == dev]
         reserved = sum(s['total_size'] for s in segs)
-        live = {b['address']: (b['size'], site(b.get('frames', [])), category(b))
+        live = {b['address']: (requested(b), site(b.get('frames', [])), category(b))
                 for s in segs for b in s['blocks'] if b['state'].startswith('active')}
         trace = traces[dev] if dev < len(traces) else []
         total, res = sum(v[0] for v in live.values()), reserved
-        final = total
+        end_total = total  # the replay's unit: requested
+        final = sum(b['size'] for s in segs for b in s['blocks'] if b['state'].startswith('active'))
         # Backwards, keeping the totals before each action.
         before = [None] * len(trace)
         block = [None] * len(trace)  # what each alloc made live: (size, site)
@@ -153,12 +162,12 @@ def main(path):
                 live[e['addr']] = block[i]
             elif a == 'free_completed':
                 live.pop(e['addr'], None)
-            after = before[i + 1] if i + 1 < len(trace) else (final, reserved)
+            after = before[i + 1] if i + 1 < len(trace) else (end_total, reserved)
             peak_res = max(peak_res, after[1])
             if after[0] > peak:
                 peak, peak_at, peak_live = after[0], i + 1, dict(live)
         print(f"device {dev}: segments {len(segs)} actions {len(trace)} reserved {reserved} allocated {final} "
-              f"entering {before[0][0] if trace else final} peak {peak} after action {peak_at} peak_reserved {peak_res}")
+              f"entering {before[0][0] if trace else end_total} peak {peak} after action {peak_at} peak_reserved {peak_res}")
         by, count = collections.Counter(), collections.Counter()
         by_category, count_category = collections.Counter(), collections.Counter()
         for size, where, what in peak_live.values():
@@ -174,7 +183,7 @@ def main(path):
               f"expandable segments {sum(1 for s in segs if s.get('is_expandable'))}")
         for i, e in enumerate(trace):
             if e['action'] == 'oom':
-                after = before[i + 1] if i + 1 < len(trace) else (final, reserved)
+                after = before[i + 1] if i + 1 < len(trace) else (end_total, reserved)
                 print(f"  oom at action {i + 1}: request {e['size']} device_free {e.get('device_free')} "
                       f"allocated {after[0]} reserved {after[1]} site {site(e.get('frames', []))}")
         print(f"  live at the peak: {sum(by.values())} bytes in {len(peak_live)} blocks")

@@ -19,6 +19,7 @@ struct SnapBlock {
   std::uint64_t address = 0, size = 0;
   std::string state;  // active_allocated, active_pending_free, inactive
   std::vector<SnapFrame> frames;
+  std::uint64_t requested = 0;  // requested_size; 0: the block's size
 };
 struct SnapSegment {
   std::int64_t device = 0;
@@ -29,7 +30,7 @@ struct SnapSegment {
 struct SnapAction {
   std::string action;
   std::uint64_t addr = 0, size = 0;
-  std::int64_t time_us = 0;
+  std::int64_t time_us = 0;  // -1: not written (PyTorch 2.0 and 2.1 write none)
   std::vector<SnapFrame> frames;
   std::int64_t device_free = -1;  // an oom's; -1: not written
   std::string category = "";      // written when not empty (torch.cuda._memory_viz._profile_to_snapshot's)
@@ -40,6 +41,8 @@ struct Snapshot {
   std::vector<std::vector<SnapAction>> device_traces;  // one list per device
   bool with_traces = true;
   std::string alloc_conf;
+  // torch.cuda.memory_snapshot()'s form: the list of segments alone (no traces, no settings).
+  bool list_form = false;
 };
 
 inline void write_frames(PickleWriter& w, const std::vector<SnapFrame>& frames) {
@@ -54,8 +57,8 @@ inline void write_frames(PickleWriter& w, const std::vector<SnapFrame>& frames) 
 
 inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
   PickleWriter w(protocol);
-  w.empty_dict().mark();
-  w.str("segments").empty_list().mark();
+  if (!s.list_form) w.empty_dict().mark().str("segments");
+  w.empty_list().mark();
   for (const SnapSegment& seg : s.segments) {
     w.empty_dict().mark();
     w.str("device").integer(seg.device).str("address").integer(static_cast<std::int64_t>(seg.address));
@@ -68,7 +71,7 @@ inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
       w.str("size")
           .integer(static_cast<std::int64_t>(b.size))
           .str("requested_size")
-          .integer(static_cast<std::int64_t>(b.size));
+          .integer(static_cast<std::int64_t>(b.requested != 0 ? b.requested : b.size));
       w.str("state").str(b.state).str("frames");
       write_frames(w, b.frames);
       w.setitems();
@@ -76,6 +79,7 @@ inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
     w.appends().setitems();
   }
   w.appends();
+  if (s.list_form) return w.stop().text();
   if (s.with_traces) {
     w.str("device_traces").empty_list().mark();
     for (const auto& trace : s.device_traces) {
@@ -84,12 +88,8 @@ inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
         w.empty_dict().mark();
         w.str("action").str(a.action).str("addr").integer(static_cast<std::int64_t>(a.addr));
         w.str("size").integer(static_cast<std::int64_t>(a.size)).str("stream").integer(0);
-        w.str("time_us")
-            .integer(a.time_us)
-            .str("compile_context")
-            .str("N/A")
-            .str("user_metadata")
-            .str(a.user_metadata);
+        if (a.time_us >= 0) w.str("time_us").integer(a.time_us);
+        w.str("compile_context").str("N/A").str("user_metadata").str(a.user_metadata);
         if (!a.category.empty()) w.str("category").str(a.category);
         if (a.device_free >= 0) w.str("device_free").integer(a.device_free);
         w.str("frames");

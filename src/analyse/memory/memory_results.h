@@ -29,6 +29,7 @@ struct SnapshotSums {
   std::uint64_t capacity_seen = 0;
   std::uint64_t expandable_segments = 0;  // at the end
   std::uint64_t device_memory = 0;        // --device-memory (0: not given)
+  bool untimed = false;                   // a trace without time_us: by allocation order, no wall time
   SnapshotSums& operator+=(const SnapshotSums& from);
 };
 

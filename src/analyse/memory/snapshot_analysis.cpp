@@ -121,6 +121,7 @@ void analyse_snapshot(const MemorySnapshot& snapshot, WorkerAnalysis& w) {
     one.largest_inactive = d.largest_inactive;
     one.ooms = row.ooms;
     one.expandable_segments = d.expandable;
+    one.untimed = snapshot.untimed() || snapshot.list_form;
     for (std::size_t i = first_oom; i < t.memory_ooms.size(); ++i) {
       const SnapshotOomRow& o = t.memory_ooms[i];
       one.largest_oom_request = std::max(one.largest_oom_request, o.requested);
@@ -159,6 +160,7 @@ SnapshotSums& SnapshotSums::operator+=(const SnapshotSums& from) {
   capacity_seen = std::max(capacity_seen, from.capacity_seen);
   device_memory = std::max(device_memory, from.device_memory);
   add(expandable_segments, from.expandable_segments);
+  untimed = untimed || from.untimed;
   return *this;
 }
 

@@ -17,7 +17,8 @@ void require_nsys_tables(const SqliteDb& db) {
     if (db.has_table(table)) return;
   throw NotAProfileError(
       fmt::format("{}: an SQLite database but not an Nsight Systems export (none of StringIds, "
-                  "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT)",
+                  "CUPTI_ACTIVITY_KIND_*, NVTX_EVENTS, TARGET_INFO_GPU or META_DATA_EXPORT) nor a rocprof v1 "
+                  "results.db (none of its tables HIP, OPS, COPY or KERN with BeginNs and EndNs)",
                   db.path()));
 }
 

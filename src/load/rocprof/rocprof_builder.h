@@ -11,6 +11,12 @@
 
 namespace perfgate::rocprof {
 
+// The end of a profile both rocprof readers build: its window the capture's span, which is what it
+// recorded (rocprof writes no start of its own: a roctx range that opens before its first HIP call
+// is inside the window, as an NVTX range is in an nsys one), sorted, the host tree built (a note
+// counts the ranges that overlap instead of nesting).
+void finish_recorded(Profile& profile);
+
 class ProfileBuilder : public RecordSink {
  public:
   void process() override { processes_.emplace_back(); }

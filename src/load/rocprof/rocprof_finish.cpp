@@ -19,6 +19,27 @@ CopyKind copy_kind(std::string_view op) {
 
 }  // namespace
 
+void finish_recorded(Profile& profile) {
+  profile.info.window_spans_capture = true;
+  // The capture's span is what it recorded (rocprofv3 writes no start of its own): a roctx range
+  // that opens before its first HIP call is inside the window, as an NVTX range is in an nsys one.
+  TimeNs lo = kMaxTimeNs, hi = 0;
+  auto widen = [&](TimeNs start, TimeNs end) {
+    lo = std::min(lo, start);
+    hi = std::max(hi, end);
+  };
+  for (const GpuActivity& a : profile.gpu_activities) widen(a.start, a.end);
+  for (const RuntimeCall& c : profile.runtime_calls) widen(c.start, c.end);
+  for (const HostEvent& h : profile.host_events) widen(h.start, h.end);
+  if (hi > lo) {
+    profile.info.profiler_start = lo;
+    profile.info.profiler_end = hi;
+  }
+  sort_by_start(profile);
+  if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
+    profile.notes.push_back(note<NoteId::rocprof_ranges_overlap>(arg<"count">(overlapping)));
+}
+
 void ProfileBuilder::finish_process(Process& p) {
   Profile& profile = p.profile;
   // GPU agents (type 2) are devices by their index among the GPUs (logical_node_type_id), named as
@@ -109,24 +130,7 @@ void ProfileBuilder::finish_process(Process& p) {
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
 
   profile.info.format = "rocprofv3-json";
-  profile.info.window_spans_capture = true;
-  // The capture's span is what it recorded (rocprofv3 writes no start of its own): a roctx range
-  // that opens before its first HIP call is inside the window, as an NVTX range is in an nsys one.
-  TimeNs lo = kMaxTimeNs, hi = 0;
-  auto widen = [&](TimeNs start, TimeNs end) {
-    lo = std::min(lo, start);
-    hi = std::max(hi, end);
-  };
-  for (const GpuActivity& a : profile.gpu_activities) widen(a.start, a.end);
-  for (const RuntimeCall& c : profile.runtime_calls) widen(c.start, c.end);
-  for (const HostEvent& h : profile.host_events) widen(h.start, h.end);
-  if (hi > lo) {
-    profile.info.profiler_start = lo;
-    profile.info.profiler_end = hi;
-  }
-  sort_by_start(profile);
-  if (std::size_t overlapping = build_host_tree(profile); overlapping > 0)
-    profile.notes.push_back(note<NoteId::rocprof_ranges_overlap>(arg<"count">(overlapping)));
+  finish_recorded(profile);
   if (p.marks > 0) profile.notes.push_back(note<NoteId::rocprof_marks_unused>(arg<"count">(p.marks)));
   if (nameless > 0) profile.notes.push_back(note<NoteId::rocprof_ranges_unnamed>(arg<"count">(nameless)));
   if (p.bad_times > 0) profile.notes.push_back(note<NoteId::rocprof_bad_times>(arg<"count">(p.bad_times)));

@@ -14,10 +14,32 @@ namespace perfgate::snapshot {
 using pickle::Value;
 using Kind = pickle::Value::Kind;
 
+namespace {
+
+// torch.cuda.memory_snapshot()'s list of segments as pickle.dump writes it: after PROTO and FRAME,
+// EMPTY_LIST, its memo, MARK, the first segment's EMPTY_DICT, and a "total_size" key near it.
+bool list_of_segments(std::string_view head) {
+  std::size_t at = 2;
+  if (head.size() > 11 && static_cast<unsigned char>(head[at]) == 0x95) at += 9;  // FRAME
+  if (head.size() < at + 4 || head[at] != ']') return false;
+  ++at;
+  if (static_cast<unsigned char>(head[at]) == 0x94)  // MEMOIZE
+    at += 1;
+  else if (head[at] == 'q')  // BINPUT
+    at += 2;
+  if (head.size() < at + 2 || head[at] != '(' || head[at + 1] != '}') return false;
+  std::string_view window = head.substr(at, 96);
+  return window.find(std::string_view("\x8c\x0atotal_size", 12)) != std::string_view::npos ||
+         window.find(std::string_view("X\x0a\x00\x00\x00total_size", 15)) != std::string_view::npos;
+}
+
+}  // namespace
+
 bool detect(std::string_view head) {
   if (head.size() < 4 || static_cast<unsigned char>(head[0]) != 0x80) return false;
   auto protocol = static_cast<unsigned char>(head[1]);
   if (protocol < 2 || protocol > 5) return false;
+  if (list_of_segments(head)) return true;
   // The first key of the snapshot's dict, as SHORT_BINUNICODE (protocol 4, 5) or BINUNICODE (2, 3).
   std::string_view window = head.substr(0, 64);
   return window.find(std::string_view("\x8c\x08segments", 10)) != std::string_view::npos ||
@@ -134,7 +156,7 @@ class Reading : public pickle::Drain {
   void add_segment(const Value& segment, SnapshotDevice& d);
   void add_trace(const Value& trace, SnapshotDevice& d);
   // `counted`: its step was counted with its trace's (a trace placed through the memo).
-  void add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i, bool counted = false);
+  void add_trace_entry(const Value& a, SnapshotDevice& d, bool counted = false);
 
   std::uint8_t role_of(std::uint8_t parent, bool keyed, std::string_view key, std::uint64_t) override {
     if (parent == pickle::kRootRole && keyed)
@@ -185,6 +207,17 @@ SnapshotAction action_of(std::string_view name) {
   return SnapshotAction::Other;
 }
 
+// The size a live block's allocation asked for, as the trace records every other allocation's
+// (one unit in the replay, as MemoryViz's process_alloc_data takes it): its requested_size (PyTorch
+// 2.0 and later), else its first history entry's real_size (1.13), else its own, rounded size.
+std::uint64_t requested_of(const Value& block, std::uint64_t size) {
+  const Value* requested = block.find("requested_size");
+  if (const Value* history = block.find("history"); !requested && history && !history->items().empty())
+    requested = history->items().front().find("real_size");
+  if (!requested || !requested->is(Kind::Int) || requested->as_int() < 0) return size;
+  return std::min(size, static_cast<std::uint64_t>(requested->as_int()));
+}
+
 void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
   d.reserved =
       add(d.reserved, unsigned_of(segment.find("total_size"), "a segment's total_size"), "total_size");
@@ -203,7 +236,7 @@ void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
       if (counted || shared(block)) keep(sizeof(d.live.front()));
       d.allocated = add(d.allocated, size, "active blocks");
       std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
-      d.live.push_back({address, {size, site(block)}});
+      d.live.push_back({address, {requested_of(block, size), site(block)}});
     } else if (name == "inactive") {
       d.largest_inactive = std::max(d.largest_inactive, size);
       if (split) {
@@ -219,10 +252,10 @@ void Reading::add_trace(const Value& trace, SnapshotDevice& d) {
   bool counted = shared(trace);
   if (counted) keep(trace.items().size() * sizeof(SnapshotStep));  // before the steps are made room for
   d.steps.reserve(d.steps.size() + trace.items().size());
-  for (std::size_t i = 0; i < trace.items().size(); ++i) add_trace_entry(trace.items()[i], d, i, counted);
+  for (const Value& entry : trace.items()) add_trace_entry(entry, d, counted);
 }
 
-void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i, bool counted) {
+void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, bool counted) {
   const Value* name = a.find("action");
   if (!name) fail("a trace entry has no action");
   if (!counted && shared(a)) keep(sizeof(SnapshotStep));
@@ -233,9 +266,13 @@ void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, std::size_t i, 
   step.size = static_cast<std::int64_t>(size);
   if (const Value* addr = a.find("addr"); addr && addr->is(Kind::Int))
     step.address = static_cast<std::uint64_t>(addr->as_int());
+  ++out_.trace_entries;
+  if (!a.find("frames")) ++out_.entries_without_frames;
   const Value* t = a.find("time_us");
-  if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time))
-    step.time = static_cast<TimeNs>(i) * 1000;  // no time: the action's place in the trace
+  if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time)) {
+    step.time = 0;  // no time: the trace is read by allocation order (replay_snapshot)
+    ++out_.entries_without_time;
+  }
   if (step.action == SnapshotAction::Alloc || step.action == SnapshotAction::FreeCompleted ||
       step.action == SnapshotAction::Oom)
     step.site = site(a);
@@ -264,15 +301,18 @@ void Reading::take(std::uint8_t role, std::uint64_t tag, std::uint64_t index, co
     if (d >= kMaxDevices) fail("it names more than 4096 devices");
     if (role == kTraces && !item.is(Kind::List)) fail("a device's trace is not a list");
     SnapshotDevice& at = device(static_cast<std::size_t>(d));
-    if (role == kDeviceTrace) add_trace_entry(item, at, static_cast<std::size_t>(index));
+    if (role == kDeviceTrace) add_trace_entry(item, at);
   }
 }
 
 // The snapshot from the pickle's value: what was drained is in the devices already, the lists
 // that were not (a whole value, or a list found elsewhere) are read from `root` now.
 MemorySnapshot Reading::finish(const Value& root) {
-  if (!root.is(Kind::Dict)) fail("the pickle's value is not a dict");
-  const Value* segments = root.find("segments");
+  // torch.cuda.memory_snapshot(): the list of segments alone.
+  out_.list_form = root.is(Kind::List) && !root.items().empty();
+  if (!root.is(Kind::Dict) && !out_.list_form)
+    fail("the pickle's value is not a dict nor a list of segments");
+  const Value* segments = out_.list_form ? &root : root.find("segments");
   if (!segments || !segments->is(Kind::List)) fail("it has no list of segments");
   const Value* traces = root.find("device_traces");
   if (traces && !traces->is(Kind::List)) fail("device_traces is not a list");

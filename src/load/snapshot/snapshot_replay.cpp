@@ -1,7 +1,8 @@
-// A memory snapshot's traces replayed (snapshot_reader.h). The final state seeds the live blocks;
-// walking each trace backwards, an `alloc` takes its block out of the live set (with the size the
-// set holds: the block's own size for blocks alive at the end, else the size the trace recorded,
-// the size requested; its site from the alloc's frames) and a `free_completed` puts its block back
+// A memory snapshot's traces replayed (snapshot_reader.h). The final state seeds the live blocks,
+// each with the size its allocation requested (one unit throughout: the trace records requested
+// sizes only, and a block's rounded size cannot be told from them; docs/metrics.md, "Memory
+// snapshot"); walking each trace backwards, an `alloc` takes its block out of the live set (its
+// site from the alloc's frames) and a `free_completed` puts its block back
 // (with the free's frames: the only ones of a block allocated before the recording), so that the totals
 // entering the trace count what was allocated before the recording (torch/cuda/_memory_viz.py and MemoryViz's
 // process_alloc_data seed theirs the same way). Forwards again, each allocation and completed free
@@ -31,7 +32,9 @@ std::int64_t reserved_change(const SnapshotStep& s) {
 
 void replay_backwards(SnapshotDevice& d, const std::string& path) {
   std::map<std::uint64_t, SnapshotBlock> live(d.live.begin(), d.live.end());
-  auto allocated = static_cast<std::int64_t>(d.allocated);  // both at most 2^62 (read_snapshot)
+  // The live blocks' requested sizes (each at most its block's: at most 2^62 in sum, read_snapshot).
+  std::int64_t allocated = 0;
+  for (const auto& [address, block] : d.live) allocated += static_cast<std::int64_t>(block.size);
   auto reserved = static_cast<std::int64_t>(d.reserved);
   for (std::size_t i = d.steps.size(); i-- > 0;) {
     SnapshotStep& s = d.steps[i];
@@ -76,9 +79,23 @@ void add_samples(const SnapshotDevice& d, Profile& profile) {
   }
 }
 
+// A trace with entries without time_us: no time is made up (one microsecond per entry made a wall
+// time of the entries' count): every action at 0, the trace in allocation order, and a note naming
+// the fields the entries lack.
+void drop_times(MemorySnapshot& snapshot, Profile& profile) {
+  for (SnapshotDevice& d : snapshot.devices)
+    for (SnapshotStep& s : d.steps) s.time = 0;
+  std::string fields = "time_us";
+  if (snapshot.entries_without_frames > 0) fields += ", frames";
+  profile.notes.push_back(note<NoteId::snapshot_untimed>(arg<"count">(snapshot.entries_without_time),
+                                                         arg<"entries">(snapshot.trace_entries),
+                                                         arg<"fields">(fields)));
+}
+
 }  // namespace
 
 void replay_snapshot(MemorySnapshot& snapshot, Profile& profile) {
+  if (snapshot.untimed()) drop_times(snapshot, profile);
   for (SnapshotDevice& d : snapshot.devices) {
     replay_backwards(d, profile.source_path);
     add_samples(d, profile);
@@ -86,6 +103,7 @@ void replay_snapshot(MemorySnapshot& snapshot, Profile& profile) {
       profile.notes.push_back(note<NoteId::snapshot_frees_before_trace>(arg<"device">(d.device),
                                                                         arg<"bytes">(-d.entering_allocated)));
   }
+  if (snapshot.list_form) profile.notes.push_back(note<NoteId::snapshot_list_form>());
   if (!snapshot.alloc_conf.empty())
     profile.notes.push_back(note<NoteId::snapshot_alloc_conf>(arg<"alloc_conf">(snapshot.alloc_conf)));
   std::stable_sort(profile.memory_samples.begin(), profile.memory_samples.end(),
