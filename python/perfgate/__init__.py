@@ -13,11 +13,11 @@ line); importing perfgate imports neither pandas nor torch. docs/python.md has t
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Iterable, List, Optional, Union
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from perfgate._binary import binary, run
 from perfgate.errors import GateFailed, InputError, PerfgateError, UsageError, error_for
-from perfgate.report import Report, Worker
+from perfgate.report import Finding, Report, Worker
 
 try:
     from perfgate._version import __version__  # written when the wheel is built: the CLI's version
@@ -29,6 +29,7 @@ __all__ = [
     "merge",
     "effective_rules",
     "Report",
+    "Finding",
     "Worker",
     "PerfgateError",
     "UsageError",
@@ -38,7 +39,7 @@ __all__ = [
     "__version__",
 ]
 
-PathLike = Union[str, os.PathLike]
+PathLike = Union[str, "os.PathLike[str]"]
 # The reports analyze() reads back into the Report. The CLI writes them, with every other output, as
 # one set (atomically, checked against the inputs); those the caller did not ask for go to a
 # temporary folder.
@@ -53,7 +54,7 @@ def _paths(paths: Union[PathLike, Iterable[PathLike]]) -> List[str]:
     return [os.fspath(p) for p in paths]
 
 
-def _option_arguments(options: dict) -> List[str]:
+def _option_arguments(options: Dict[str, Any]) -> List[str]:
     """CLI arguments from keyword options: skip_first=2 -> --skip-first=2; a True flag -> --flag;
     False or None -> nothing; a list -> the option once per item; set={"a.b": 1} -> --set=a.b=1.
     Each value is joined to its option with '=', so that a value starting with '-' (a file named
@@ -81,7 +82,7 @@ def _read_back(path: Path) -> str:
         raise PerfgateError(f"perfgate: cannot read the report back from {path}: {e.strerror or e}", 3) from e
 
 
-def _run_report(command: List[str], inputs: List[str], options: dict) -> Report:
+def _run_report(command: List[str], inputs: List[str], options: Dict[str, Any]) -> Report:
     """Runs a command that writes reports (analyze, merge) and reads them back. `inputs` go after
     `--`, so that no path is taken for an option."""
     for name, instead in _NOT_REPORT_OPTIONS.items():
@@ -129,7 +130,8 @@ def analyze(
     paths: a trace (Kineto JSON, plain or gzip; PyTorch's legacy profiler JSON), an Nsight Systems
         SQLite export, a Neuron profile, or a run folder; or several.
     rules: rule files or shipped rule sets ("default", "tb-plugin"), as --rules.
-    baseline: a previous run's JSON report, a run history, another profile, or a Report.
+    baseline: a previous run's JSON report, a run history, another profile, or a Report (the
+        reports then name it "a perfgate.Report of <its inputs>"; baseline_name= names it otherwise).
     options: any `perfgate analyze` option, named with underscores: skip_first=2,
         iter_start=5, key_op="^train_step$", fail_on="warning", history="perf.db",
         record=True, branch="main", set={"gpu.low-utilization.fail": 30},
@@ -145,9 +147,13 @@ def analyze(
     for rule_file in _paths(rules) if rules is not None else []:
         command.append(f"--rules={rule_file}")
     if isinstance(baseline, Report):
+        # The Report goes to the CLI through a file that is gone once this returns: the reports name
+        # the baseline by what it analysed instead (baseline_name= overrides).
+        name = options.pop("baseline_name", None) or f"a perfgate.Report of {baseline.trace or 'no input'}"
         with tempfile.TemporaryDirectory(prefix="perfgate-baseline-") as folder:
             saved = baseline.to_json(Path(folder) / "baseline.json")
-            return _run_report(command + [f"--baseline={saved}"], _paths(paths), dict(options))
+            command += [f"--baseline={saved}", f"--baseline-name={name}"]
+            return _run_report(command, _paths(paths), dict(options))
     if baseline is not None:
         command.append(f"--baseline={os.fspath(baseline)}")
     return _run_report(command, _paths(paths), dict(options))

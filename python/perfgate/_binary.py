@@ -21,7 +21,7 @@ def binary() -> str:
     return path
 
 
-def run(arguments: Sequence[str]) -> subprocess.CompletedProcess:
+def run(arguments: Sequence[str]) -> "subprocess.CompletedProcess[str]":
     """Runs `perfgate ARGUMENTS...` and returns its exit code and output (text). A binary that is
     missing or cannot be started is a PerfgateError (exit code 127, as a shell says it)."""
     try:

@@ -1,5 +1,10 @@
 """The errors of a perfgate run, each with the CLI's message and exit code (docs/python.md)."""
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from perfgate.report import Report
+
 
 class PerfgateError(Exception):
     """perfgate could not make a report. `message` is what the CLI printed on stderr (naming the
@@ -25,7 +30,7 @@ class GateFailed(Exception):
     """Raised by perfgate.torch.on_trace_ready(fail=True) when the gate fails (exit code 1); the
     report is in `report`."""
 
-    def __init__(self, report):
+    def __init__(self, report: "Report") -> None:
         super().__init__(f"perfgate: the gate failed: {report.verdict} ({report.trace})")
         self.report = report
 

@@ -1,18 +1,75 @@
 """The report of a perfgate run, as the JSON report holds it (docs/reports.md, "The JSON report")."""
 
+from __future__ import annotations
+
 import html as _html
 import importlib.util
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Union
 
 Rows = List[Dict[str, Any]]
-# A table: a pandas.DataFrame when pandas is installed, else a list of dicts (a row each).
-Table = Any
+# A table: a pandas.DataFrame when pandas is installed (what type checkers are told: a project that
+# reads tables has it), else a list of dicts, a row each. Importing perfgate never imports pandas.
+if TYPE_CHECKING:
+    import pandas
+    from typing_extensions import TypeAlias
+
+    Table: TypeAlias = "pandas.DataFrame"
 
 
-def _pandas():
+@dataclass(frozen=True)
+class Finding(Mapping[str, Any]):
+    """One finding of the report (docs/reports.md, "The JSON report"): the rule's `id` and
+    `title`, its `status` ("pass", "warn", "fail", "inconclusive", "n/a", "skipped"), its
+    `severity`, the `metric` it reads with its `value`, `unit` and `threshold`, what it found
+    (`problem`), what to do (`recommendation`), the bounded `gain_pct` where it states one, and
+    the whole JSON object in `data`. It is also read as that object: finding["id"],
+    finding.get("offenders")."""
+
+    id: str
+    title: str
+    status: str
+    severity: str
+    metric: str
+    unit: str
+    value: Optional[float]
+    threshold: Optional[float]
+    problem: str
+    recommendation: str
+    gain_pct: Optional[float]
+    data: Dict[str, Any] = field(repr=False, compare=False)
+
+    @staticmethod
+    def of(data: Dict[str, Any]) -> "Finding":
+        return Finding(
+            id=str(data.get("id", "")),
+            title=str(data.get("title", "")),
+            status=str(data.get("status", "")),
+            severity=str(data.get("severity", "")),
+            metric=str(data.get("metric") or ""),
+            unit=str(data.get("unit") or ""),
+            value=data.get("value"),
+            threshold=data.get("threshold"),
+            problem=str(data.get("problem") or ""),
+            recommendation=str(data.get("recommendation") or ""),
+            gain_pct=data.get("gain_pct"),
+            data=data,
+        )
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.data)
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def _pandas() -> Any:
     """pandas when it is installed, else None (it is never a requirement)."""
     if importlib.util.find_spec("pandas") is None:
         return None
@@ -21,7 +78,7 @@ def _pandas():
     return pandas
 
 
-def _table(columns: List[str], rows: Rows, units: Optional[Dict[str, str]] = None, title: str = "") -> Table:
+def _table(columns: List[str], rows: Rows, units: Optional[Dict[str, str]] = None, title: str = "") -> Any:
     pandas = _pandas()
     if pandas is None:
         return rows
@@ -91,7 +148,7 @@ class Report:
         self._markdown = markdown
         verdict = data.get("verdict") or {}
         self.verdict: str = verdict.get("status", "pass")
-        self.findings: List[Dict[str, Any]] = list(data.get("findings", []))
+        self.findings: List[Finding] = [Finding.of(f) for f in data.get("findings", [])]
         self.metrics: Dict[str, Optional[float]] = dict(data.get("metrics", {}))
         self.steps: Table = _steps(data.get("steps", []))
         self.workers: List[Worker] = [Worker(w) for w in data.get("workers", [])]
@@ -110,11 +167,15 @@ class Report:
         """The input files, comma-separated."""
         return ", ".join(i.get("path", "") for i in self.json.get("inputs", []))
 
-    def failed_findings(self) -> List[Dict[str, Any]]:
-        """The findings that failed the gate or warned, as the terminal lists them."""
-        return [f for f in self.findings if f.get("status") in ("fail", "warn")]
+    def failed_findings(self) -> List[Finding]:
+        """The findings that failed (status "fail"). Warnings are warned_findings()."""
+        return [f for f in self.findings if f.status == "fail"]
 
-    def to_html(self, path: Union[str, os.PathLike]) -> Path:
+    def warned_findings(self) -> List[Finding]:
+        """The findings that warned (status "warn")."""
+        return [f for f in self.findings if f.status == "warn"]
+
+    def to_html(self, path: Union[str, os.PathLike[str]]) -> Path:
         """Writes the self-contained HTML report (the CLI's --html) to `path`; returns the path."""
         path = Path(path)
         path.write_text(self._html, encoding="utf-8")
@@ -124,7 +185,7 @@ class Report:
         """The Markdown report (the CLI's --md): verdict, key metrics, findings, top ops."""
         return self._markdown
 
-    def to_json(self, path: Union[str, os.PathLike]) -> Path:
+    def to_json(self, path: Union[str, os.PathLike[str]]) -> Path:
         """Writes the JSON report (the CLI's --json; a baseline for later runs) to `path`."""
         path = Path(path)
         path.write_text(self._json_text, encoding="utf-8")

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/gate_run.h"
+#include "cli/number_checks.h"
 #include "common/errors.h"
 #include "engine/engine.h"
 #include "gate/rules.h"
@@ -28,6 +29,7 @@ struct AnalyzeArgs {
   std::string slice;    // --slice K/N
   std::vector<std::string> graph_captures;
   std::string device_memory;  // --device-memory SIZE
+  bool one_run = false;       // --one-run
 };
 
 AnalysisOptions analysis_options(const AnalyzeArgs& a) {
@@ -68,6 +70,12 @@ void check_partial_options(const AnalyzeArgs& a) {
         "perfgate merge");
 }
 
+RunRequest request_of(const AnalyzeArgs& a, const AnalysisOptions& options) {
+  RunRequest request = run_request(a.gate, RunInputKind::Profiles, a.profiles, options);
+  request.one_run = a.one_run;
+  return request;
+}
+
 int run_analyze(const AnalyzeArgs& a) {
   if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
     throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
@@ -89,7 +97,7 @@ int run_analyze(const AnalyzeArgs& a) {
   int code = kExitPass;
   if (!a.partial.empty()) {
     Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
-    PreparedRun run = prepare_run(run_request(a.gate, RunInputKind::Profiles, a.profiles, options), book);
+    PreparedRun run = prepare_run(request_of(a, options), book);
     check_output_files({{"--partial", a.partial}}, run.reads);
     WrittenPartial w = write_partial(run, slice, a.partial);
     if (!a.gate.quiet)
@@ -99,8 +107,7 @@ int run_analyze(const AnalyzeArgs& a) {
                                slice.given ? fmt::format(" (slice {}/{})", slice.index, slice.count) : "")
                 << std::flush;
   } else {
-    code = gate_and_write(
-        a.gate, prepare_run(run_request(a.gate, RunInputKind::Profiles, a.profiles, options), book));
+    code = gate_and_write(a.gate, prepare_run(request_of(a, options), book));
   }
   finish_memory_budget(a.gate);
   return code;
@@ -127,7 +134,7 @@ std::function<int()> add_analyze_command(CLI::App& app) {
       ->type_name("N");
   cmd->add_option("--skip-first", args->skip_first, "Drop the first N steps of the window (warm-up)")
       ->type_name("N")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0));
   cmd->add_option("--key-op", args->key_op,
                   "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
       ->type_name("REGEX");
@@ -137,7 +144,7 @@ std::function<int()> add_analyze_command(CLI::App& app) {
          "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
          "nvtx_step_ranges (also step/iteration names such as 'train_step 3'), for XSpace profiles "
          "xspace_step_ranges (step_num markers, a 'train_step' annotation). 'inferred': the repeating "
-         "top-level ranges perfgate infers where no step is marked (docs/metrics.md)")
+         "top-level ranges perfgate infers where no step is marked")
       ->type_name("REGEX");
   cmd->add_option("--graph-capture", args->graph_captures,
                   "A graph-capture trace (or a folder of them, e.g. vLLM/SGLang's capture_traces/ with its "
@@ -154,6 +161,10 @@ std::function<int()> add_analyze_command(CLI::App& app) {
                   "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "
                   "iterations and collectives, and count in the run's ops, kernels and regions")
       ->type_name("N");
+  cmd->add_flag("--one-run", args->one_run,
+                "The profiles are one run even where they are not one capture (their clocks differ, or "
+                "their windows do not overlap): analyse them together, with notes that say so, instead of "
+                "refusing them (exit 4)");
   cmd->add_option("--partial", args->partial,
                   "Write only a partial report of these profiles (a .pgp file) for `perfgate merge`, which "
                   "makes the run's reports and gate from the parts: run it where each part's traces are")

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/number_checks.h"
 #include "cli/progress.h"
 #include "common/errors.h"
 #include "load/load.h"
@@ -43,6 +44,10 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
                  "(its last --baseline-runs runs of --baseline-branch on the same GPUs); repeatable: "
                  "several baselines are pooled")
       ->type_name("FILE|DB");
+  cmd.add_option("--baseline-name", args.baseline_name,
+                 "How the reports name the baseline (default: the --baseline paths as given), for a baseline "
+                 "passed through a temporary file")
+      ->type_name("TEXT");
   add_history_options(cmd, args.history);
   cmd.add_option("--set", args.settings,
                  "Override a rule setting, e.g. --set gpu.low-utilization.warn=40; repeatable")
@@ -57,13 +62,13 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
   cmd.add_option("--warnings-exit-code", args.warnings_exit_code,
                  "Exit code when the gate passes with warnings (default 0), for CI systems that show it")
       ->type_name("N")
-      ->check(CLI::Range(0, 255));
+      ->check(whole_number(0, 255));
   cmd.add_option("--threads", args.threads,
                  "Threads that read the profiles and write the reports (default 0: one per core); a large "
                  "trace is parsed in pieces on all of them, several files one per thread, several reports "
                  "side by side")
       ->type_name("N")
-      ->check(CLI::Range(0, 1024));
+      ->check(whole_number(0, 1024));
   cmd.add_option("--max-input-memory", args.max_input_memory,
                  "The most memory one input (a trace, a baseline report) may make perfgate hold: its events, "
                  "names and tables (default 4G, or PERFGATE_MAX_INPUT_MEMORY; 0: no limit). Past it the "
@@ -93,6 +98,7 @@ RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::st
   request.rules = {a.rule_files, a.settings, a.disabled};
   request.options = std::move(options);
   request.baselines = a.baseline_paths;
+  request.baseline_name = a.baseline_name;
   request.history = {
       a.history.history, a.history.record, {}, a.history.baseline_runs, a.history.baseline_branch};
   request.gate = GateOptions{fail_on(a.fail_on), a.warnings_exit_code, ""};

@@ -20,6 +20,7 @@ struct GateArgs {
   std::vector<std::string> settings;
   std::vector<std::string> disabled;
   std::vector<std::string> baseline_paths;
+  std::string baseline_name;  // --baseline-name: how the reports name the baseline
   std::string fail_on = "error";
   int warnings_exit_code = 0;
   OutputArgs outputs;

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/history_list.h"
 #include "cli/history_options.h"
+#include "cli/number_checks.h"
 #include "common/errors.h"
 #include "common/units.h"
 #include "history/history.h"
@@ -126,9 +127,7 @@ std::function<int()> add_history_command(CLI::App& app) {
                      "An array of runs: id, time, branch, commit, labels, gpus (name, count), tool_version, "
                      "steps_median_us");
   list_cmd->add_option("--branch", list->branch, "Only the runs of this branch")->type_name("NAME");
-  list_cmd->add_option("--last", list->last, "Only the last N runs")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
+  list_cmd->add_option("--last", list->last, "Only the last N runs")->type_name("N")->check(whole_number(1));
 
   // `history trend` lives in trend_command.cpp.
   std::function<int()> trend = add_trend_command(*history);

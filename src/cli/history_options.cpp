@@ -1,5 +1,6 @@
 #include "cli/history_options.h"
 
+#include "cli/number_checks.h"
 #include "engine/engine.h"
 
 namespace perfgate::cli {
@@ -41,7 +42,7 @@ void add_history_options(CLI::App& cmd, HistoryArgs& args) {
   cmd.add_option("--baseline-runs", args.baseline_runs,
                  "With a history as --baseline: compare with its last N runs (default 10)")
       ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1));
   cmd.add_option("--baseline-branch", args.baseline_branch,
                  "With a history as --baseline: the branch whose runs are the baseline (default main)")
       ->type_name("NAME");

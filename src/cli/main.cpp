@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Exit codes: 0 pass, 1 gate failed, 2 usage or rule-file error, 3 input or output error, 4 inputs\n"
-      "refused as not one whole run (ranks missing or twice, parts of other runs).\n"
+      "refused as not one whole run (ranks missing or twice, parts of other runs, profiles not one "
+      "capture).\n"
       "Run 'perfgate COMMAND --help' for a command's options.");
   auto analyze = cli::add_analyze_command(app);
   auto merge = cli::add_merge_command(app);
@@ -65,7 +66,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (std::string hint = e.get_exit_code() == 0 ? "" : cli::usage_hint(app); !hint.empty()) {
+    // A value an option refused is CLI11's own message ("--skip-first: 'x' is not a whole number"):
+    // the words it left unparsed behind it (the `--` before the paths) are no unknown option.
+    bool refused_value = dynamic_cast<const CLI::ValidationError*>(&e) != nullptr ||
+                         dynamic_cast<const CLI::ConversionError*>(&e) != nullptr;
+    if (std::string hint = e.get_exit_code() == 0 || refused_value ? "" : cli::usage_hint(app);
+        !hint.empty()) {
       std::cerr << log_text(hint);
       return kExitUsage;
     }

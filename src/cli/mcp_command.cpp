@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/number_checks.h"
 #include "cli/outputs.h"
 #include "common/errors.h"
 #include "engine/memory_budget.h"
@@ -69,7 +70,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "mcp",
       "Serve the Model Context Protocol on stdio for coding agents: tools analyze, compare, table, explain, "
-      "metrics and trend, and each report as a resource (docs/agents.md)");
+      "metrics and trend, and each report as a resource");
   cmd->add_option("--root", options->roots,
                   "A folder the server may read profiles, reports, rules and histories under (symbolic links "
                   "resolved; repeatable). Default: the working folder")
@@ -82,7 +83,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
          "The largest request line read (default 4 MiB); a longer one is skipped as it streams in and "
          "answered with an error")
       ->type_name("N")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+      ->check(whole_number(1024, std::int64_t{1} << 30));
   cmd->add_option("--max-input-memory", options->max_input_memory,
                   "The most memory one input may make perfgate hold, as analyze's (default 4G, or "
                   "PERFGATE_MAX_INPUT_MEMORY; 0: no limit)")
@@ -100,7 +101,7 @@ std::function<int()> add_mcp_command(CLI::App& app) {
       ->check(non_empty_path);
   cmd->add_option("--threads", options->threads, "Threads that read the profiles (default 0: one per core)")
       ->type_name("N")
-      ->check(CLI::Range(0, 1024));
+      ->check(whole_number(0, 1024));
   cmd->footer(
       "Messages are JSON-RPC 2.0, one per line (the MCP stdio transport); logs go to stderr. Protocol "
       "revisions: "

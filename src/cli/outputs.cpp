@@ -13,6 +13,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "cli/number_checks.h"
 #include "common/errors.h"
 #include "io/io.h"
 #include "io/output_target.h"
@@ -135,7 +136,7 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
       ->check(CLI::IsMember({"inline", "external"}));
   cmd.add_option("--html-rows", a.html_rows, "Rows of each table in the HTML report (default 50)")
       ->type_name("N")
-      ->check(CLI::Range(1, 100000));
+      ->check(whole_number(1, 100000));
   cmd.add_option("--md", a.markdown, "Write the Markdown summary (GitHub-flavoured) to FILE")
       ->type_name("FILE")
       ->check(non_empty_path);
@@ -143,7 +144,7 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
          "--md-budget", a.markdown_budget,
          "Largest size of the Markdown summary in bytes (default 1048576, GitHub's job summary limit)")
       ->type_name("BYTES")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30));
+      ->check(whole_number(1024, std::int64_t{1} << 30));
   cmd.add_option("--pr-comment", a.pr_comment,
                  "Write a compact Markdown summary under 60 KB, for a pull-request comment")
       ->type_name("FILE")
@@ -175,7 +176,7 @@ void add_output_options(CLI::App& cmd, OutputArgs& a) {
          "or per step (iterations, critical path: the first steps); default 5000: the rest become one "
          "\"(N more)\" row with their totals, in every output")
       ->type_name("N")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
+      ->check(whole_number(1, 10'000'000));
   cmd.add_flag("--timestamp", a.timestamp,
                "Put the time of the run in the reports (off: same input, same bytes)");
 }

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_checks.h"
 #include "cli/outputs.h"
 #include "common/errors.h"
 #include "engine/rule_book.h"
@@ -104,18 +105,18 @@ std::function<int()> add_trend_command(CLI::App& history) {
   cmd->add_option("--band-runs", s.band_runs,
                   "The band is of the most recent N runs of each metric (default 10)")
       ->type_name("N")
-      ->check(CLI::Range(1, 100000));
+      ->check(whole_number(1, 100000));
   cmd->add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.001)")
       ->type_name("P")
       ->check(CLI::Range(0.0001, 0.5));
   cmd->add_option("--permutations", s.detection.permutations,
                   "Permutations of each significance test (default 999)")
       ->type_name("N")
-      ->check(CLI::Range(19, 100000));
+      ->check(whole_number(19, 100000));
   cmd->add_option("--min-segment", s.detection.min_segment,
                   "Fewest runs between change points and at the ends (default 3)")
       ->type_name("N")
-      ->check(CLI::Range(1, 1000));
+      ->check(whole_number(1, 1000));
   cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
   return [args] { return run_trend(*args); };
 }

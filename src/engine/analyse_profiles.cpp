@@ -3,7 +3,11 @@
 #include <future>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "analyse/analysis.h"
+#include "common/errors.h"
+#include "common/notes.h"
 #include "engine/engine.h"
 #include "report/build_report.h"
 
@@ -20,6 +24,25 @@ SharedAnalyser start_analyser(const Classification& classification, const Analys
     return std::make_shared<const WorkerAnalyser>(classification, options);
   };
   return std::async(beside_loading ? std::launch::async : std::launch::deferred, make).share();
+}
+
+// Inputs whose clocks differ, or whose wall-clock windows do not overlap, are not one capture:
+// analysed as one run their GPUs' busy time and their kernels' would be shares of a span that
+// never existed ("GPU utilization 97.0%" beside "Kernel 1.7%"). Refused, naming the files, unless
+// the request says they are one run (--one-run).
+void refuse_unless_one_capture(const LoadedAnalysis& run) {
+  for (const Note& warning : run.analysis.warnings) {
+    if (warning.id != NoteId::run_clocks_differ && warning.id != NoteId::run_windows_disjoint) continue;
+    std::string files;
+    constexpr std::size_t kNamed = 4;
+    const std::vector<InputFile>& kept = run.inputs.kept;
+    for (std::size_t i = 0; i < kept.size() && i < kNamed; ++i) files += (i ? ", " : "") + kept[i].path;
+    if (kept.size() > kNamed) files += fmt::format(" and {} more", kept.size() - kNamed);
+    throw RefusedError(
+        fmt::format("{}: not one capture, so not one run: {} Analyse each alone, or give "
+                    "--one-run if they are one run",
+                    files, note_text(warning)));
+  }
 }
 
 }  // namespace
@@ -95,6 +118,7 @@ ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book,
   LoadedAnalysis run =
       load_and_analyse(request.paths, load_options_of(request, book.knowledge), book.knowledge, options);
   if (request.on_loaded) request.on_loaded();
+  if (!request.one_run) refuse_unless_one_capture(run);
   if (request.on_input_warning)
     for (const Note& w : run.inputs.warnings) request.on_input_warning(w);
   return build_report(report_inputs(run.inputs.kept), std::move(run.analysis), book.rules.sources, options);

@@ -175,6 +175,7 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
   add_warnings(report, std::move(history_warnings));
   std::optional<Baseline> baseline;
   if (!runs.empty()) baseline = combine_baselines(std::move(runs));
+  if (baseline && !request.baseline_name.empty()) baseline->info.path = request.baseline_name;
   apply_gate(report, book.rules, baseline ? &*baseline : nullptr, gate);
   if (report.baseline && !history_runs.empty())
     add_recent_trends(report, recent_trends(history_runs, report, book.rules, request.history.labels.commit));

@@ -51,6 +51,12 @@ struct RunRequest {
   RuleRequest rules;
   AnalysisOptions options;
   std::vector<std::string> baselines;  // JSON reports, profiles or run histories, pooled
+  // How the reports name the baseline where its path would mislead (the Python API passes an
+  // in-memory Report through a temporary file); empty: the paths as given.
+  std::string baseline_name;
+  // The profiles are one run even where they are not one capture (clocks that differ, windows that
+  // do not overlap): analysed together, with the run notes that say so, instead of refused.
+  bool one_run = false;
   HistoryRequest history;
   GateOptions gate;  // what fails the gate; the exit code of a pass with warnings
   RunLimits limits;

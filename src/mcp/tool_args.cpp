@@ -38,8 +38,11 @@ std::string ToolArgs::required_text(std::string_view key) const {
 std::vector<std::string> ToolArgs::texts(std::string_view key, std::size_t max_items) const {
   const json::value* v = args_.if_contains(key);
   if (!v || v->is_null()) return {};
-  if (v->is_string()) return {std::string(v->get_string())};  // one path given as a string
-  if (!v->is_array()) refuse(key, "must be an array of strings");
+  // As the schema says: one path as a string is refused too, so that a client learns the type the
+  // schema declares instead of one that works here only.
+  if (!v->is_array())
+    refuse(key, v->is_string() ? "must be an array of strings (one path: [\"x.json\"])"
+                               : "must be an array of strings");
   const json::array& items = v->get_array();
   if (items.size() > max_items) refuse(key, fmt::format("has {} items; at most {}", items.size(), max_items));
   std::vector<std::string> out;

@@ -79,6 +79,39 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
   EXPECT_TRUE(contains(run_perfgate("--help").out, "analyze, analyse")) << run_perfgate("--help").out;
 }
 
+// Issue 76, item 9: a number option's refusal says what is wrong with the value, in whole numbers.
+// Before: "--skip-first: Value x not in range 0.000000 to 1797693…" (DBL_MAX in 309 digits) and,
+// with the paths after `--` (as the Python API passes them), "unknown option '--'".
+TEST(Cli, NumberOptionsSayWhatIsWrongWithTheValue) {
+  std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(temp_dir() + "/t.json");
+  CommandResult word = run_perfgate("analyze --skip-first=x -- " + trace);
+  EXPECT_EQ(word.exit_code, 2);
+  EXPECT_TRUE(contains(word.out, "--skip-first: 'x' is not a whole number (0 or more)")) << word.out;
+  EXPECT_FALSE(contains(word.out, "unknown option")) << word.out;
+  EXPECT_FALSE(contains(word.out, "000000")) << word.out;
+  CommandResult negative = run_perfgate("analyze --skip-first -1 " + trace);
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_TRUE(contains(negative.out, "--skip-first: -1 is out of range (0 or more)")) << negative.out;
+  CommandResult huge = run_perfgate("analyze --skip-first 99999999999999999999999 " + trace);
+  EXPECT_TRUE(contains(huge.out, "is too large (a whole number, 0 or more)")) << huge.out;
+  CommandResult bounded = run_perfgate("analyze --threads 5000 " + trace);
+  EXPECT_TRUE(contains(bounded.out, "--threads: 5000 is out of range (0 to 1024)")) << bounded.out;
+  CommandResult last = run_perfgate("history list " + temp_dir() + "/h.db --last 0");
+  EXPECT_EQ(last.exit_code, 2);
+  EXPECT_TRUE(contains(last.out, "--last: 0 is out of range (1 or more)")) << last.out;
+}
+
+// Issue 76, item 10: the help (and the man pages help2man makes of it) names no file of docs/, which
+// neither the package nor the wheel ships. Before: `perfgate mcp --help` ended "(docs/agents.md)".
+TEST(Cli, HelpNamesNoDocsThePackageLacks) {
+  for (const char* command : {"", "analyze", "merge", "metrics", "rules", "rules list", "history",
+                              "history list", "history trend", "history import", "mcp"}) {
+    CommandResult help = run_perfgate(std::string(command) + " --help");
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_FALSE(contains(help.out, "docs/")) << command << ":\n" << help.out;
+  }
+}
+
 TEST(Cli, BadRuleFilesExitTwo) {
   std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
   std::string rules = write_text(temp_dir() + "/r.yaml", "classification:\n  nope: {}\n");

@@ -91,6 +91,23 @@ TEST(GateCli, BaselineReportOrProfile) {
   EXPECT_EQ(run_perfgate("analyze " + slower + " -q --baseline " + base).exit_code, 1);
 }
 
+// Issue 76, item 9: a baseline passed through a temporary file (the Python API's in-memory Report)
+// is named as the caller says in every report, not by a path that is gone after the run.
+TEST(GateCli, BaselineNameNamesTheBaselineInTheReports) {
+  std::string base = trace_file(healthy());
+  std::string base_json = temp_dir() + "/named_base.json";
+  ASSERT_EQ(run_perfgate("analyze " + base + " -q --json " + base_json).exit_code, 0);
+  std::string md = temp_dir() + "/named.md", json = temp_dir() + "/named.json";
+  CommandResult named = run_perfgate("analyze " + base + " --no-color --baseline " + base_json +
+                                     " --baseline-name 'the main run' --md " + md + " --json " + json);
+  EXPECT_EQ(named.exit_code, 0) << named.out;
+  EXPECT_TRUE(contains(named.out, "Baseline     the main run (report, 8 steps)")) << named.out;
+  EXPECT_FALSE(contains(named.out, base_json)) << named.out;
+  EXPECT_TRUE(contains(read_text(md), "compared with `the main run`")) << read_text(md);
+  boost::json::value report = boost::json::parse(read_text(json));
+  EXPECT_EQ(report.at("baseline").at("path").as_string(), "the main run");
+}
+
 TEST(GateCli, BadBaselinesExitThree) {
   std::string trace = trace_file(healthy());
   CommandResult missing = run_perfgate("analyze " + trace + " --baseline /no/such/report.json");

@@ -230,6 +230,15 @@ TEST_F(McpServerTest, HugeLimitsUnknownArgumentsAndRecordingWhenReadOnlyAreRefus
   EXPECT_FALSE(std::filesystem::exists(root_ + "/h.sqlite"));
   json::object report = call("explain", {{"report", "r99"}, {"finding", "gpu.idle"}});
   EXPECT_EQ(report.at("isError"), json::value(true));
+  // Issue 76, item 4: the types the schema declares, not one that works here only ("paths": "x.json"
+  // was analysed).
+  json::object one_string = call("analyze", {{"paths", trace}});
+  EXPECT_EQ(one_string.at("structuredContent").at("exit_code"), json::value(2))
+      << json::serialize(one_string);
+  EXPECT_NE(json::value_to<std::string>(one_string.at("structuredContent").at("error"))
+                .find("analyze: argument \"paths\" must be an array of strings"),
+            std::string::npos)
+      << json::serialize(one_string);
 }
 
 // metrics by prefix returns what the catalog holds under it: counted here from the catalog.

@@ -143,6 +143,29 @@ for attempt in range(12):
     whole += 1
 print(f"{whole} kills, each leaving one whole set")
 
+# Issue 76, item 9. Before: skip_first="x" raised "unknown option '--', did you mean '-h'?";
+# failed_findings() returned the warnings too; a Report as the baseline was named in the reports by
+# a temporary file gone after the call; findings were plain dicts.
+e = raises(perfgate.UsageError, lambda: perfgate.analyze(EXAMPLE, skip_first="x"))
+check(e is not None and e.message.startswith("--skip-first: 'x' is not a whole number (0 or more)"),
+      f"skip_first='x': {e and e.message}")
+first = perfgate.analyze(EXAMPLE)
+statuses = {f.status for f in first.findings}
+check("warn" in statuses and "fail" not in statuses, f"the example warns and does not fail: {statuses}")
+check(first.failed_findings() == [], f"failed_findings() holds no warning: {first.failed_findings()}")
+warned = first.warned_findings()
+check(warned and all(f.status == "warn" for f in warned)
+      and len(warned) == sum(1 for f in first.json["findings"] if f["status"] == "warn"), "warned_findings()")
+one = first.findings[0]
+check(isinstance(one, perfgate.Finding) and one["id"] == one.id == first.json["findings"][0]["id"]
+      and one.get("source") == first.json["findings"][0]["source"], "a Finding is typed and reads as its object")
+again = perfgate.analyze(EXAMPLE, baseline=first, md=work / "again.md")
+name = f"a perfgate.Report of {EXAMPLE}"
+check(again.json["baseline"]["path"] == name, f"baseline named {again.json['baseline']['path']!r}")
+check("perfgate-baseline-" not in (work / "again.md").read_text(), "the Markdown names no temporary file")
+named = perfgate.analyze(EXAMPLE, baseline=first, baseline_name="main, last night")
+check(named.json["baseline"]["path"] == "main, last night", "baseline_name= names it")
+
 # Issue 60, item 5: a PyTorch memory snapshot through the Python API, as a trace is (the batch-32 H200
 # snapshot of tests/data, gzipped): its peak and the live-at-peak rows adding up to it, as
 # tests/real/memory_snapshot_expected.py gives them (6,052,631,672 bytes).

@@ -97,7 +97,8 @@ print(f"ok: ops table, {len(ops)} ops; calls as torch counted: addmm {ops.loc['a
 assert report.exit_code == 0 and report.verdict in ("pass", "warn"), (report.exit_code, report.verdict)
 gpu = {k: v for k, v in report.metrics.items() if k.startswith("gpu.") and k != "gpu.count"}
 assert gpu and all(v is None for v in gpu.values()), gpu
-assert not [f["id"] for f in report.failed_findings() if f["id"].startswith(("gpu.", "tensor-cores."))]
+flagged = report.failed_findings() + report.warned_findings()
+assert not [f.id for f in flagged if f.id.startswith(("gpu.", "tensor-cores."))]
 print(f"ok: CPU-only verdict {report.verdict} (exit {report.exit_code}); {len(gpu)} GPU metrics n/a")
 
 # The run history got the window.

@@ -136,7 +136,11 @@ TEST(Xlsx, PercentagesAreFractionsInAPercentFormat) {
   Workbook wb(workbook_of(report));
   int row = wb.row_of("Summary", "gpu.utilization_pct");
   ASSERT_GT(row, 0);
-  Cell utilization = wb.cell("Summary", "C" + std::to_string(row));
+  // Issue 76, item 8: the metric's label beside its id (the catalog's label: "GPU utilization").
+  EXPECT_EQ(wb.cell("Summary", "B1").value, "label");
+  EXPECT_EQ(wb.cell("Summary", "B" + std::to_string(row)).value,
+            metric_info(Metric::GpuUtilizationPct).label);
+  Cell utilization = wb.cell("Summary", "D" + std::to_string(row));
   EXPECT_TRUE(utilization.number);
   EXPECT_EQ(utilization.value, "0.5");
   EXPECT_EQ(utilization.format, "0.0%");
@@ -183,23 +187,71 @@ TEST(Xlsx, FindingValuesAreRoundedByTheirUnit) {
   }
 }
 
-// A sheet of a table without rows says why under its header, in column A of row 2.
-TEST(Xlsx, EmptySheetsSayWhy) {
+// Issue 76, item 8: the tables without rows are one "No rows" sheet, a row each with why, not a
+// sheet each holding a header and a note (10 of 33 sheets on an inference trace). A finding that
+// points at one names that sheet.
+TEST(Xlsx, TablesWithoutRowsAreListedOnOneSheet) {
   REQUIRE_UNZIP();
   ReportModel report = report_of_json(half_busy_trace(), default_book());
   Workbook wb(workbook_of(report));
-  EXPECT_EQ(wb.cell("Regions", "A1").value, "name");
-  EXPECT_EQ(wb.cell("Regions", "A2").value,
+  EXPECT_FALSE(wb.has_sheet("Regions"));
+  EXPECT_FALSE(wb.has_sheet("TC shapes"));
+  EXPECT_TRUE(wb.has_sheet("Ops")) << "a table with rows keeps its sheet";
+  EXPECT_EQ(wb.cell("No rows", "A1").value, "table");
+  EXPECT_EQ(wb.cell("No rows", "B1").value, "why it has no rows");
+  auto why = [&](const std::string& sheet) {
+    int row = wb.row_of("No rows", sheet);
+    return row > 0 ? wb.cell("No rows", "B" + std::to_string(row)).value : "(not listed)";
+  };
+  EXPECT_EQ(why("Regions"),
             "No rows: the trace has no record_function or user annotation range in the window other than the "
             "step markers.");
   EXPECT_EQ(
-      wb.cell("TC shapes", "A2").value,
+      why("TC shapes"),
       "No rows: no Tensor-Core-eligible op with recorded input shapes ran in FP16 or BF16 without Tensor "
       "Cores (shapes are recorded with record_shapes=True).");
-  EXPECT_EQ(wb.cell("Collectives", "A2").value,
+  EXPECT_EQ(why("Collectives"),
             "No rows: no communication op (an NCCL, RCCL or gloo collective) was called during the window's "
             "steps.");
-  EXPECT_FALSE(wb.cell("Ops", "A2").value.starts_with("No rows")) << "a table with rows has none";
+  EXPECT_EQ(why("Ops"), "(not listed)");
+}
+
+// Issue 76, item 8: sheet names are cut at a word, without a dangling small word, and a second sheet
+// of the same name is numbered. Before: "Critical path on the step timel".
+TEST(Xlsx, SheetNamesAreCutAtAWord) {
+  REQUIRE_UNZIP();
+  ReportModel report = report_of_json(half_busy_trace(), default_book());
+  for (ReportTable& t : report.workers.front().tables) {
+    if (t.name == table_name(Table::Ops)) t.title = "Ops of every step, by the time of their kernels";
+    if (t.name == table_name(Table::OpTypes)) t.title = "Ops of every step, by the time of their calls";
+  }
+  Workbook wb(workbook_of(report));
+  EXPECT_TRUE(wb.has_sheet("Ops of every step, by the time"));
+  EXPECT_TRUE(wb.has_sheet("Ops of every step, (2)"));
+}
+
+// Issue 76, item 8: native charts beside the roofline, the step breakdown and the critical path, each
+// reading its own sheet's cells (before: the iterations' chart only).
+TEST(Xlsx, TheRooflineStepBreakdownAndCriticalPathHaveNativeCharts) {
+  REQUIRE_UNZIP();
+  ReportModel report = report_of_json(half_busy_trace(), default_book());
+  std::string path = workbook_of(report);
+  std::map<std::string, std::string> charts;  // the chart's kind by the sheet its series read
+  for (int i = 1; i < 20; ++i) {
+    std::string xml = unzip(path, "xl/charts/chart" + std::to_string(i) + ".xml");
+    if (xml.empty()) break;
+    std::smatch sheet;
+    if (!std::regex_search(xml, sheet, std::regex(R"re(<c:(?:val|yVal)><c:numRef><c:f>'?([^'!<]+)'?!)re")))
+      continue;
+    for (const char* kind : {"scatterChart", "barChart"})
+      if (xml.find(std::string("<c:") + kind) != std::string::npos) charts[sheet[1]] += kind;
+    if (xml.find("<c:grouping val=\"stacked\"/>") != std::string::npos) charts[sheet[1]] += " stacked";
+    if (xml.find("<c:logBase val=\"10\"/>") != std::string::npos) charts[sheet[1]] += " log";
+  }
+  EXPECT_EQ(charts["Iterations"], "barChart stacked");
+  EXPECT_EQ(charts["Roofline"], "scatterChart log");
+  EXPECT_EQ(charts["Step breakdown"], "barChart");
+  EXPECT_EQ(charts["Critical path"], "barChart stacked");
 }
 
 }  // namespace

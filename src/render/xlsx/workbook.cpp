@@ -2,6 +2,7 @@
 #include "render/xlsx/xlsx_library.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -65,8 +66,49 @@ Workbook::~Workbook() {
     xlsx_library().workbook_close(wb_);  // an unclosed workbook leaks; its file is removed by the caller
 }
 
-lxw_worksheet* Workbook::sheet(const std::string& name) {
-  lxw_worksheet* ws = xlsx_library().workbook_add_worksheet(wb_, name.substr(0, 31).c_str());
+namespace {
+
+constexpr std::size_t kMaxSheetChars = 31;
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// A title cut to `limit` characters at a word, without the small words a cut leaves dangling
+// ("Critical path on the step timeline" -> "Critical path on the step"); cut mid-word only where one
+// word is longer than the limit.
+std::string cut_at_word(std::string_view title, std::size_t limit) {
+  if (title.size() <= limit) return std::string(title);
+  std::string_view cut = title.substr(0, limit);
+  if (title[limit] != ' ' && cut.rfind(' ') != std::string_view::npos) cut = cut.substr(0, cut.rfind(' '));
+  static constexpr std::string_view kDangling[] = {"a",  "an", "and", "at",  "by", "for", "in",
+                                                   "of", "on", "or",  "the", "to", "with"};
+  while (cut.rfind(' ') != std::string_view::npos) {
+    std::string_view last = cut.substr(cut.rfind(' ') + 1);
+    if (std::find(std::begin(kDangling), std::end(kDangling), last) == std::end(kDangling) && !last.empty())
+      break;
+    cut = cut.substr(0, cut.rfind(' '));
+  }
+  return std::string(cut);
+}
+
+}  // namespace
+
+std::string Workbook::sheet_name(std::string_view title) {
+  std::string name = cut_at_word(title, kMaxSheetChars);
+  // Excel's sheet names are unique regardless of case; a second one gets its number.
+  for (int n = 2; used_names_.count(lower(name)) > 0; ++n) {
+    std::string suffix = fmt::format(" ({})", n);
+    name = cut_at_word(title, kMaxSheetChars - suffix.size()) + suffix;
+  }
+  used_names_.insert(lower(name));
+  return name;
+}
+
+lxw_worksheet* Workbook::sheet(const std::string& title) {
+  std::string name = sheet_name(title);
+  lxw_worksheet* ws = xlsx_library().workbook_add_worksheet(wb_, name.c_str());
   if (!ws) throw OutputError(fmt::format("cannot add the sheet '{}'", name));
   return ws;
 }

@@ -5,6 +5,7 @@
 #include <xlsxwriter.h>
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,9 @@ class Workbook {
   Workbook(const Workbook&) = delete;
   Workbook& operator=(const Workbook&) = delete;
 
-  lxw_worksheet* sheet(const std::string& name);
+  // A new sheet named `title`, cut to Excel's 31 characters at a word and numbered where a sheet
+  // of that name exists ("Ops (2)"); its name as written is the sheet's `name`.
+  lxw_worksheet* sheet(const std::string& title);
   // Writes a table with its header in row `first_row`; returns the row after it. The header row is
   // frozen and filtered when `first_row` is 0.
   std::size_t write_table(lxw_worksheet* ws, const ReportTable& table, std::size_t first_row = 0,
@@ -57,6 +60,7 @@ class Workbook {
   void close();
 
  private:
+  std::string sheet_name(std::string_view title);
   lxw_format* format_for(std::string_view unit);
   void note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars);
   // Whether a text of up to `chars` characters would widen the column (note_width's rule).
@@ -72,6 +76,7 @@ class Workbook {
   lxw_format* link_ = nullptr;
   std::map<std::string, lxw_format*, std::less<>> number_formats_;
   std::map<lxw_worksheet*, std::vector<std::size_t>> widths_;
+  std::set<std::string> used_names_;  // the sheets' names, lower case
 };
 
 }  // namespace perfgate

@@ -18,7 +18,8 @@ namespace perfgate {
   X(worksheet_autofilter) X(worksheet_set_column) X(worksheet_conditional_format_range)            \
   X(worksheet_insert_chart_opt) X(worksheet_write_url)                                             \
   X(chart_add_series) X(chart_title_set_name) X(chart_axis_set_name) X(chart_series_set_categories) \
-  X(chart_series_set_values) X(chart_series_set_name) X(chart_series_set_fill) X(lxw_strerror)
+  X(chart_series_set_values) X(chart_series_set_name) X(chart_series_set_fill) X(chart_axis_set_log_base) \
+  X(chart_legend_set_position) X(lxw_strerror)
 // clang-format on
 
 struct XlsxLibrary {

@@ -1,6 +1,8 @@
-// The XLSX workbook for reviews: Summary, Findings, Iterations (with a native chart), then a sheet
-// for every other table of the JSON report, the baseline's changes, and Rules. Every row of every
-// table; tables of several workers one after the other, with a worker column.
+// The XLSX workbook for reviews: Summary (each metric's id and label), Findings, Iterations (with a
+// native chart), then a sheet for every other table of the JSON report that has rows (the roofline,
+// step breakdown and critical path with native charts: xlsx_charts.h), the baseline's changes, one
+// "No rows" sheet listing the tables without rows and why, and Rules. Every row of every table;
+// tables of several workers one after the other, with a worker column.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +14,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -24,6 +27,7 @@
 #include "render/render.h"
 #include "render/see_also.h"
 #include "render/xlsx/workbook.h"
+#include "render/xlsx/xlsx_charts.h"
 #include "render/xlsx/xlsx_library.h"
 #include "report_model/table_limits.h"
 
@@ -34,6 +38,8 @@ namespace {
 constexpr std::size_t kConstantMemoryRows = 100'000;
 // 2020-01-01 00:00:00 UTC: the creation time of every workbook written without --timestamp.
 constexpr time_t kFixedCreationTime = 1577836800;
+// The sheet that lists the tables without rows, each with why.
+constexpr std::string_view kNoRowsSheet = "No rows";
 
 std::size_t total_rows(const ReportModel& r) {
   std::size_t n = 0;
@@ -55,7 +61,9 @@ std::string sheet_name(const ReportModel& r, std::string_view table) {
       {table_name(Table::OpDeltas), "Baseline diff"},
       {table_name(Table::RegionDeltas), "Baseline regions"},
       {table_name(Table::KernelDeltas), "Baseline kernels"},
-      {table_name(Table::KernelsByIteration), "Kernels by step"}};
+      {table_name(Table::KernelsByIteration), "Kernels by step"},
+      {table_name(Table::MemoryPeakCategories), "Memory peak by category"},
+      {table_name(Table::CriticalPathTimeline), "Critical path timeline"}};
   if (auto it = kShort.find(table); it != kShort.end()) return std::string(it->second);
   return table_title(r, table);
 }
@@ -99,29 +107,62 @@ std::string empty_note(std::string_view table) {
   return fmt::format("No rows: {}.", it != kWhy.end() ? it->second : "the profile has none");
 }
 
-// A table as a sheet from its first row; without rows, a note under its header says why.
-void table_sheet(Workbook& wb, lxw_worksheet* ws, const ReportTable& t, const std::string& extra_column = "",
-                 const std::vector<std::string>& extra_values = {}) {
-  wb.write_table(ws, t, 0, extra_column, extra_values);
-  if (t.rows.empty()) wb.text(ws, 1, 0, empty_note(t.name));
+// The workers' tables that no worker has a row of: listed on one "No rows" sheet with why, rather
+// than a sheet each that holds only its header.
+std::set<std::string> empty_tables(const ReportModel& r) {
+  std::set<std::string> empty;
+  if (r.workers.empty()) return empty;
+  for (const ReportTable& t : r.workers.front().tables) {
+    bool rows = false;
+    for (const ReportWorker& w : r.workers)
+      if (const ReportTable* mine = find_table(w.tables, t.name); mine && !mine->rows.empty()) rows = true;
+    if (!rows) empty.insert(t.name);
+  }
+  return empty;
+}
+
+// Where a finding's `see` finds a table: its sheet, or the "No rows" sheet that says why it has none.
+std::string sheet_of(const ReportModel& r, const std::set<std::string>& empty, std::string_view table) {
+  return empty.count(std::string(table)) ? fmt::format("{} ({})", kNoRowsSheet, sheet_name(r, table))
+                                         : sheet_name(r, table);
+}
+
+void no_rows_sheet(Workbook& wb, const ReportModel& r, const std::set<std::string>& empty) {
+  if (empty.empty()) return;
+  lxw_worksheet* ws = wb.sheet(std::string(kNoRowsSheet));
+  wb.header(ws, 0, {"table", "why it has no rows"});
+  std::size_t row = 1;
+  // In the order of the report's tables, as their sheets would have been.
+  for (const ReportTable& t : r.workers.front().tables) {
+    if (!empty.count(t.name)) continue;
+    wb.text(ws, row, 0, sheet_name(r, t.name));
+    wb.text(ws, row++, 1, empty_note(t.name));
+  }
   wb.fit_columns(ws);
 }
 
-// One table of every worker as one sheet (a worker column when there are several).
+// One table of every worker as one sheet (a worker column when there are several), with its chart
+// where it has one (the first worker's rows).
 void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
   ReportTable all;
   all.name = std::string(table);
   std::vector<std::string> workers;
+  std::size_t first_worker_rows = 0;
   for (const ReportWorker& w : r.workers) {
     const ReportTable* t = find_table(w.tables, table);
     if (!t) continue;
     if (all.columns.empty()) all.columns = t->columns;
+    if (workers.empty()) first_worker_rows = t->rows.size();
     for (const auto& row : t->rows) {
       all.rows.push_back(row);
       workers.push_back(w.name);
     }
   }
-  table_sheet(wb, wb.sheet(sheet_name(r, table)), all, r.workers.size() > 1 ? "worker" : "", workers);
+  bool several = r.workers.size() > 1;
+  lxw_worksheet* ws = wb.sheet(sheet_name(r, table));
+  wb.write_table(ws, all, 0, several ? "worker" : "", workers);
+  wb.fit_columns(ws);
+  add_table_chart(wb, {&all, ws, first_worker_rows, several ? 1u : 0u});
 }
 
 void summary_sheet(Workbook& wb, const ReportModel& r) {
@@ -133,7 +174,7 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
     if (current.empty() || s == "fail" || (s == "warn" && current != "fail")) current = s;
   }
   const ReportMetricChange* changes = r.baseline ? r.baseline->metrics.data() : nullptr;
-  std::vector<std::string> names = {"metric", "unit", "value"};
+  std::vector<std::string> names = {"metric", "label", "unit", "value"};
   if (changes) names.insert(names.end(), {"baseline", "delta", "ratio"});
   names.push_back("status");
   wb.header(ws, 0, names);
@@ -141,14 +182,15 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
   for (std::size_t i = 0; i < r.metrics.size(); ++i, ++row) {
     const MetricInfo& m = metric_catalog()[i];
     wb.text(ws, row, 0, m.name);
-    wb.text(ws, row, 1, m.unit);
-    wb.number(ws, row, 2, r.metrics.at(i), m.unit);
-    std::size_t col = 3;
+    wb.text(ws, row, 1, m.label);
+    wb.text(ws, row, 2, m.unit);
+    wb.number(ws, row, 3, r.metrics.at(i), m.unit);
+    std::size_t col = 4;
     if (changes && i < r.baseline->metrics.size()) {
-      wb.number(ws, row, 3, changes[i].baseline, m.unit);
-      wb.number(ws, row, 4, changes[i].delta, m.unit == "%" ? "%" : m.unit);
-      wb.number(ws, row, 5, changes[i].ratio, "ratio");
-      col = 6;
+      wb.number(ws, row, 4, changes[i].baseline, m.unit);
+      wb.number(ws, row, 5, changes[i].delta, m.unit == "%" ? "%" : m.unit);
+      wb.number(ws, row, 6, changes[i].ratio, "ratio");
+      col = 7;
     }
     if (auto it = status.find(std::string(m.name)); it != status.end()) wb.text(ws, row, col, it->second);
   }
@@ -174,7 +216,7 @@ void warnings_sheet(Workbook& wb, const ReportModel& r) {
   wb.fit_columns(ws);
 }
 
-void findings_sheet(Workbook& wb, const ReportModel& r) {
+void findings_sheet(Workbook& wb, const ReportModel& r, const std::set<std::string>& empty) {
   lxw_worksheet* ws = wb.sheet("Findings");
   wb.header(ws, 0,
             {"id", "title", "status", "severity", "value", "unit", "limit", "baseline", "problem",
@@ -202,7 +244,7 @@ void findings_sheet(Workbook& wb, const ReportModel& r) {
     wb.text(ws, row, col++, f.threshold_text);
     wb.number(ws, row, col++, rounded(f.baseline, f.unit), f.unit);
     std::string see;
-    for (const SeeAlso& s : see_also(r, f)) see += (see.empty() ? "" : ", ") + sheet_name(r, s.table);
+    for (const SeeAlso& s : see_also(r, f)) see += (see.empty() ? "" : ", ") + sheet_of(r, empty, s.table);
     for (const std::string* s :
          {&f.problem, &f.recommendation, static_cast<const std::string*>(&see), &f.reason})
       wb.text(ws, row, col++, *s);
@@ -228,11 +270,10 @@ std::size_t column_index(const ReportTable& t, std::string_view name) {
 
 // The first worker's iterations, and a stacked column chart of their breakdown.
 void iterations_sheet(Workbook& wb, const ReportModel& r) {
-  lxw_worksheet* ws = wb.sheet("Iterations");
   const ReportTable* t =
       r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::Iterations);
-  if (!t) return;
-  if (t->rows.empty()) return table_sheet(wb, ws, *t);
+  if (!t || t->rows.empty()) return;  // on the "No rows" sheet
+  lxw_worksheet* ws = wb.sheet("Iterations");
   std::size_t end = wb.write_table(ws, *t);
   wb.fit_columns(ws);
   lxw_chart* chart = xlsx_library().workbook_add_chart(wb.raw(), LXW_CHART_COLUMN_STACKED);
@@ -338,21 +379,24 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
   try {
     Workbook wb(temporary, folder.path(), total_rows(r) > kConstantMemoryRows,
                 options.created ? *options.created : kFixedCreationTime);
+    std::set<std::string> empty = empty_tables(r);
     summary_sheet(wb, r);
     warnings_sheet(wb, r);
-    findings_sheet(wb, r);
+    findings_sheet(wb, r, empty);
     iterations_sheet(wb, r);
     // Every other table of the JSON report, in its order; the run's ranks after the workers'.
     if (!r.workers.empty())
       for (const ReportTable& t : r.workers.front().tables)
-        if (t.name != table_name(Table::Iterations)) worker_sheet(wb, r, t.name);
+        if (t.name != table_name(Table::Iterations) && !empty.count(t.name)) worker_sheet(wb, r, t.name);
     for (std::string_view run_table : kRunTables)
       if (const ReportTable* t = find_table(r.tables, run_table); t && !t->rows.empty()) {
         lxw_worksheet* ws = wb.sheet(sheet_name(r, run_table));
         wb.write_table(ws, *t);
         wb.fit_columns(ws);
+        add_table_chart(wb, {t, ws, t->rows.size(), 0});
       }
     baseline_sheets(wb, r);
+    no_rows_sheet(wb, r, empty);
     rules_sheet(wb, r);
     wb.close();
   } catch (const OutputError& e) {
