@@ -6,6 +6,7 @@
 #include "analyse/analysis.h"
 #include "engine/engine.h"
 #include "report/build_report.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -22,6 +23,12 @@ SharedAnalyser start_analyser(const Classification& classification, const Analys
   return std::async(beside_loading ? std::launch::async : std::launch::deferred, make).share();
 }
 
+// The analyses keep of a table with a row per name only the rows the report keeps (--max-rows).
+AnalysisOptions with_report_row_limit(AnalysisOptions options) {
+  options.table_rows = max_table_rows();
+  return options;
+}
+
 }  // namespace
 
 LoadOptions load_options_of(const RunRequest& request, const Classification& knowledge) {
@@ -36,7 +43,7 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
 
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options) {
-  WorkerAnalyser analyse(classification, options);
+  WorkerAnalyser analyse(classification, with_report_row_limit(options));
   RunCombiner combiner(options.detailed_workers);
   for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
   RunAnalysis analysis = combiner.finish(run.missing_ranks);
@@ -55,7 +62,7 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
     loaded.assign(inputs.size(), 0);
     if (inputs.empty()) return;
     // Each worker's analysis gets the threads its input is loaded with.
-    AnalysisOptions threaded = options;
+    AnalysisOptions threaded = with_report_row_limit(options);
     threaded.threads = threads_per_input(load_options, inputs.size());
     analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
   };
