@@ -245,7 +245,7 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                     [&] {
                       analyse_memory(profile, w.window, w);
                       build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,
-                                          w.window, w.tables);
+                                          w.window, options.table_rows, w.tables);
                       QueuedWork queued = queued_work(profile, attribution);
                       w.idle = idle_breakdown(profile, attribution, queued, w.window);
                       w.tables.gpu_gaps =

@@ -41,6 +41,10 @@ struct AnalysisOptions {
   // critical_path_timeline tables). Only the JSON, HTML and XLSX reports show them: a run that writes
   // none of those (a gate, JUnit or Markdown alone; a baseline profile) leaves them empty.
   bool step_timeline = true;
+  // The rows the report keeps of a table with a row per name (its --max-rows,
+  // report_model/table_limits.h): the kernels of each step (kernels_by_iteration) keep only those
+  // and the totals of the others as they are made, as the report's limit would; 0: every row.
+  std::size_t table_rows = 0;
 };
 
 }  // namespace perfgate

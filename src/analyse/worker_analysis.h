@@ -28,9 +28,13 @@ struct WorkerTables {
   std::vector<OpTypeRow> op_types;
   std::vector<OpRow> top_gpu_ops;  // the 10 ops with the most device self time
   std::vector<KernelRow> kernels;
+  // These three hold the rows the report keeps (AnalysisOptions::table_rows), the others set aside.
   std::vector<KernelRow> kernels_by_op;
+  RowsSetAside kernels_by_op_set_aside;
   std::vector<TopKernelRow> kernels_by_iteration;
+  RowsSetAside kernels_by_iteration_set_aside;
   std::vector<TopKernelRow> kernels_by_op_top;
+  RowsSetAside kernels_by_op_top_set_aside;
   std::vector<IterationRow> iterations;
   std::vector<RegionRow> regions;
   std::vector<ShapeFindingRow> tc_shape_findings;

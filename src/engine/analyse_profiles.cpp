@@ -10,6 +10,7 @@
 #include "common/notes.h"
 #include "engine/engine.h"
 #include "report/build_report.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -45,6 +46,12 @@ void refuse_unless_one_capture(const LoadedAnalysis& run) {
   }
 }
 
+// The analyses keep of a table with a row per name only the rows the report keeps (--max-rows).
+AnalysisOptions with_report_row_limit(AnalysisOptions options) {
+  options.table_rows = max_table_rows();
+  return options;
+}
+
 }  // namespace
 
 LoadOptions load_options_of(const RunRequest& request, const Classification& knowledge) {
@@ -59,7 +66,7 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
 
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options) {
-  WorkerAnalyser analyse(classification, options);
+  WorkerAnalyser analyse(classification, with_report_row_limit(options));
   RunCombiner combiner(options.detailed_workers);
   for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
   RunAnalysis analysis = combiner.finish(run.missing_ranks);
@@ -78,7 +85,7 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
     loaded.assign(inputs.size(), 0);
     if (inputs.empty()) return;
     // Each worker's analysis gets the threads its input is loaded with.
-    AnalysisOptions threaded = options;
+    AnalysisOptions threaded = with_report_row_limit(options);
     threaded.threads = threads_per_input(load_options, inputs.size());
     analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
   };

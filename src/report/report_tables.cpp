@@ -20,6 +20,19 @@
 
 namespace perfgate {
 
+std::vector<ReportCell> set_aside_cells(const ReportTable& table, const RowsSetAside& set_aside) {
+  std::vector<ReportCell> cells(table.columns.size());
+  for (std::size_t c = 0; c < cells.size(); ++c) {
+    if (table.columns[c].name == "calls")
+      cells[c] = count(set_aside.calls);
+    else if (table.columns[c].name == "total_us")
+      cells[c] = set_aside.total_us;
+    else if (table.columns[c].unit.empty())
+      cells[c] = std::string();
+  }
+  return cells;
+}
+
 bool row_per_step(Table table) {
   return table == Table::Iterations || table == Table::CriticalPath || table == Table::JobCriticalPath;
 }
@@ -195,9 +208,11 @@ constexpr auto kKernelColumns = declared<Table::Kernels>([] {
 // A table of ops or kernels: without its last two columns (fused_ops, fused_as, optional) where no
 // row is a compiled kernel's, so that traces without compiled code keep their tables as they were.
 template <typename Row, std::size_t N>
-ReportTable with_fused_columns(const DeclaredColumns<Row, N>& columns, const std::vector<Row>& rows) {
-  bool fused = std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.fused_ops.empty(); });
-  return make_table(columns, rows, fused ? N : N - 2);
+ReportTable with_fused_columns(const DeclaredColumns<Row, N>& columns, const std::vector<Row>& rows,
+                               const RowsSetAside& set_aside = {}) {
+  bool fused = set_aside.fused ||
+               std::any_of(rows.begin(), rows.end(), [](const Row& r) { return !r.fused_ops.empty(); });
+  return make_table(columns, rows, fused ? N : N - 2, set_aside);
 }
 
 constexpr std::array<Column<TopKernelRow>, 4> kTopKernelCells = {{
@@ -435,9 +450,11 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   add(with_fused_columns(kOpShapeColumns, t.ops_by_shape));
   add(make_table(kOpTypeColumns, t.op_types));
   add(with_fused_columns(kKernelColumns, t.kernels));
-  add(with_fused_columns(kKernelByOpColumns, t.kernels_by_op));
-  add(make_table(kKernelsByIterationColumns, t.kernels_by_iteration));
-  add(make_table(kKernelsByOpTopColumns, t.kernels_by_op_top));
+  add(with_fused_columns(kKernelByOpColumns, t.kernels_by_op, t.kernels_by_op_set_aside));
+  add(make_table(kKernelsByIterationColumns, t.kernels_by_iteration, kTopKernelCells.size(),
+                 t.kernels_by_iteration_set_aside));
+  add(make_table(kKernelsByOpTopColumns, t.kernels_by_op_top, kTopKernelCells.size(),
+                 t.kernels_by_op_top_set_aside));
   std::vector<RegionShare> regions;
   for (const RegionRow& r : t.regions) regions.push_back({&r, w.window.length()});
   add(make_table(kRegionColumns, regions));

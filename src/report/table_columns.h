@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyse/ops/op_results.h"
 #include "common/tables.h"
 #include "report_model/report.h"
 #include "report_model/table_limits.h"
@@ -48,12 +49,18 @@ bool row_per_name(Table table);
 // limits"). A million steps held 1.1 GB of their cells.
 bool row_per_step(Table table);
 
+// The cells that stand for the rows an analysis set aside under the row limit
+// (RowLimiter::add_set_aside): their sums in the calls and total_us columns, text in the unit-less
+// ones as a row's names are.
+std::vector<ReportCell> set_aside_cells(const ReportTable& table, const RowsSetAside& set_aside);
+
 // A table with a row per name or per step is capped as it is made (table_limits.h): only the kept
 // rows are ever held as cells. A name's rows with the most time are kept; a step's first rows.
 // `shown`: the first columns that the table has (the declared optional ones last), all by default.
+// `set_aside`: the rows its analysis left out under the row limit, counted in the "(N more)" row.
 template <typename Row, std::size_t N>
 ReportTable make_table(const DeclaredColumns<Row, N>& declared, const std::vector<Row>& rows,
-                       std::size_t shown = N) {
+                       std::size_t shown = N, const RowsSetAside& set_aside = {}) {
   ReportTable t = declared_table(declared.table);
   t.columns.resize(std::min(shown, N));
   std::span<const Column<Row>> columns = std::span(declared.columns).first(t.columns.size());
@@ -67,6 +74,7 @@ ReportTable make_table(const DeclaredColumns<Row, N>& declared, const std::vecto
     for (const auto& c : columns) cells.push_back(c.cell(r));
     limiter.add(std::move(cells));
   }
+  if (set_aside.rows > 0) limiter.add_set_aside(set_aside.rows, set_aside_cells(t, set_aside));
   limiter.finish();
   return t;
 }

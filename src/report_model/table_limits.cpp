@@ -82,19 +82,29 @@ void RowLimiter::set_aside() {
     std::stable_sort(rows.begin(), rows.end(), [c = *time_column_](const auto& a, const auto& b) {
       return number_or_lowest(a[c]) > number_or_lowest(b[c]);
     });
+  fold(std::span(rows).subspan(max_rows_));
+  set_aside_ += rows.size() - max_rows_;
+  rows.resize(max_rows_);
+}
+
+void RowLimiter::fold(std::span<const std::vector<ReportCell>> rows) {
   for (std::size_t c = 0; c < table_.columns.size(); ++c) {
     if (!label_column_ && table_.columns[c].unit.empty() &&
-        std::holds_alternative<std::string>(rows[max_rows_][c]))
+        std::holds_alternative<std::string>(rows.front()[c]))
       label_column_ = c;
     if (!additive(table_.columns[c])) continue;
-    for (std::size_t r = max_rows_; r < rows.size(); ++r) {
-      const ReportCell& cell = rows[r][c];
+    for (const std::vector<ReportCell>& row : rows) {
+      const ReportCell& cell = row[c];
       integral_[c] = integral_[c] && !std::holds_alternative<double>(cell);
       if (number_or_lowest(cell) != std::numeric_limits<double>::lowest()) sums_[c] += number_or_lowest(cell);
     }
   }
-  set_aside_ += rows.size() - max_rows_;
-  rows.resize(max_rows_);
+}
+
+void RowLimiter::add_set_aside(std::size_t rows, const std::vector<ReportCell>& totals) {
+  if (rows == 0) return;
+  fold(std::span(&totals, 1));
+  set_aside_ += rows;
 }
 
 void RowLimiter::finish() {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "report_model/report.h"
@@ -31,11 +32,17 @@ class RowLimiter {
   // in the order they are added (a table with a row per step: the first steps, in step order).
   RowLimiter(ReportTable& table, std::size_t max_rows, bool ranked = true);
   void add(std::vector<ReportCell> row);
+  // Counts `rows` that were set aside before they became cells (an analysis that keeps only the rows
+  // a report keeps): `totals` holds their sums in the additive columns and, as a row set aside
+  // would, text in the label column.
+  void add_set_aside(std::size_t rows, const std::vector<ReportCell>& totals);
   // Ranks the rows and appends the "(N more)" row, if any were set aside.
   void finish();
 
  private:
   void set_aside();
+  // Adds `rows` (the first one names the label column) to the sums.
+  void fold(std::span<const std::vector<ReportCell>> rows);
 
   ReportTable& table_;
   std::size_t max_rows_;

@@ -80,6 +80,64 @@ TEST(RowLimit, RankingInBatchesKeepsTheRowsOfOneRanking) {
   EXPECT_DOUBLE_EQ(std::get<double>(t.rows[4][2]), 64.0 - 23.0);
 }
 
+// 23 steps of 100 us, step i running one kernel of (i % 7 + 1) * 10 us: the kernels of each step
+// (a row a step here) cut to 4 rows as the analysis makes them (issue 78, item 5: 200,000 steps held
+// 78 MB of these rows before the report cut them) give the report the table that the report's own
+// cut of every row gives, worked out as RankingInBatchesKeepsTheRowsOfOneRanking's.
+TEST(RowLimit, TheKernelsOfEachStepAreCutAsTheAnalysisMakesThem) {
+  TraceBuilder t;
+  for (int i = 0; i < 23; ++i) {
+    t.step(i, 100.0 * i, 100);
+    t.launch("k", 100.0 * i + 1, 100.0 * i + 5, 10.0 * (i % 7 + 1));
+  }
+  AnalysisOptions whole;
+  EXPECT_EQ(analyse_json(t.json(), whole).tables.kernels_by_iteration.size(), 23u);
+  AnalysisOptions cut;
+  cut.table_rows = 4;
+  WorkerAnalysis w = analyse_json(t.json(), cut);
+  EXPECT_EQ(w.tables.kernels_by_iteration.size(), 4u);
+  EXPECT_EQ(w.tables.kernels_by_iteration_set_aside.rows, 19u);
+  EXPECT_EQ(w.tables.kernels_by_iteration_set_aside.calls, 19u);
+  EXPECT_DOUBLE_EQ(w.tables.kernels_by_iteration_set_aside.total_us, 600);
+
+  RowLimit limit(4);  // the report's limit, which the engine passes to the analysis
+  ReportModel report = report_of_json(t.json(), default_book());
+  const ReportTable* steps = find_table(report.workers.at(0).tables, "kernels_by_iteration");
+  ASSERT_NE(steps, nullptr);
+  ASSERT_EQ(steps->rows.size(), 5u);
+  // 70 us: steps 6, 13, 20; then 60 us: step 5 (the first). All 3 * 280 + 10 + 20 = 870 us; kept 270.
+  const char* kept[] = {"ProfilerStep#6", "ProfilerStep#13", "ProfilerStep#20", "ProfilerStep#5"};
+  for (std::size_t r = 0; r < 4; ++r)
+    EXPECT_EQ(std::get<std::string>(*find_cell(*steps, r, "group")), kept[r]) << r;
+  EXPECT_EQ(std::get<std::string>(*find_cell(*steps, 4, "group")), "(19 more)");
+  EXPECT_TRUE(std::holds_alternative<std::monostate>(*find_cell(*steps, 4, "kernel")));
+  EXPECT_EQ(std::get<std::int64_t>(*find_cell(*steps, 4, "calls")), 19);
+  EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*steps, 4, "total_us")), 600);
+
+  // Each kernel's launching op is its step: a row per step by op too, cut the same way. By op
+  // (top), the ops of equal time are in name order: 70 us ProfilerStep#13, #20, #6; 60 us #12 first.
+  EXPECT_EQ(w.tables.kernels_by_op.size(), 4u);
+  EXPECT_EQ(w.tables.kernels_by_op_set_aside.rows, 19u);
+  EXPECT_EQ(w.tables.kernels_by_op_top.size(), 4u);
+  EXPECT_EQ(w.tables.kernels_by_op_top_set_aside.rows, 19u);
+  const ReportTable* by_op = find_table(report.workers.at(0).tables, "kernels_by_op");
+  const ReportTable* top = find_table(report.workers.at(0).tables, "kernels_by_op_top");
+  ASSERT_NE(by_op, nullptr);
+  ASSERT_NE(top, nullptr);
+  ASSERT_EQ(by_op->rows.size(), 5u);
+  ASSERT_EQ(top->rows.size(), 5u);
+  const char* ops[] = {"ProfilerStep#13", "ProfilerStep#20", "ProfilerStep#6", "ProfilerStep#12"};
+  for (std::size_t r = 0; r < 4; ++r) {
+    EXPECT_EQ(std::get<std::string>(*find_cell(*by_op, r, "op")), ops[r]) << r;
+    EXPECT_EQ(std::get<std::string>(*find_cell(*top, r, "group")), ops[r]) << r;
+  }
+  for (const ReportTable* table : {by_op, top}) {
+    EXPECT_EQ(std::get<std::string>(table->rows[4][0]), "(19 more)");
+    EXPECT_EQ(std::get<std::int64_t>(*find_cell(*table, 4, "calls")), 19);
+    EXPECT_DOUBLE_EQ(std::get<double>(*find_cell(*table, 4, "total_us")), 600);
+  }
+}
+
 TEST(RowLimit, SmallTablesAreUntouched) {
   ReportModel report = report_of_json(twelve_ops(), default_book());
   EXPECT_EQ(find_table(report.workers.at(0).tables, "kernels")->rows.size(), 12u);

@@ -12,9 +12,10 @@ namespace perfgate {
 inline constexpr std::size_t kTopKernelsPerStep = 10;
 inline constexpr std::size_t kTopKernelsPerOp = 5;
 
-// `fused`: the ops a compiled kernel's name lists (compiled_kernels.h), for its rows.
+// `fused`: the ops a compiled kernel's name lists (compiled_kernels.h), for its rows. `table_rows`:
+// the rows of kernels_by_iteration kept, the others' totals set aside (AnalysisOptions::table_rows).
 void build_kernel_tables(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                          const FusedNames& fused, const StepDetection& steps, const Window& window,
-                         WorkerTables& out);
+                         std::size_t table_rows, WorkerTables& out);
 
 }  // namespace perfgate

@@ -86,6 +86,17 @@ struct TopKernelRow {
   TimeNs total = 0;
 };
 
+// The rows of a table with a row per name that its analysis left out under the report's row limit
+// (AnalysisOptions::table_rows): their number and totals, for the report's "(N more)" row.
+// `total_us` is summed as the report sums its cells (report_model/table_limits.h: each row's
+// microseconds, in the order the rows are set aside), so the row is the one a table of every row gives.
+struct RowsSetAside {
+  std::uint64_t rows = 0;
+  std::uint64_t calls = 0;
+  double total_us = 0;
+  bool fused = false;  // one is a compiled kernel's with fused ops (the table's fused columns)
+};
+
 struct RegionRow {
   std::string name;
   std::uint64_t calls = 0;
