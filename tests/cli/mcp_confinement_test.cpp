@@ -85,7 +85,7 @@ TEST_F(McpConfinementTest, ARunFolderEntryLinkedOutOfTheRootIsNotRead) {
   fs::create_directories(root_ + "/run");
   TraceBuilder().step(1, 0, 10).op("inside_op", 1, 2).write(root_ + "/run/rank1.json");
   fs::create_symlink(secret_trace(outside_ + "/secret.json"), root_ + "/run/rank0.json");
-  expect_refused_outside(call("analyze", {{"paths", "run"}}), "rank0.json");
+  expect_refused_outside(call("analyze", {{"paths", json::array{"run"}}}), "rank0.json");
   EXPECT_TRUE(session_.reports().empty());  // no report holds its op names for table or resources
 }
 
@@ -95,7 +95,7 @@ TEST_F(McpConfinementTest, ACaptureTracesFolderLinkedOutOfTheRootIsNotOpened) {
   secret_trace(outside_ + "/caps/bs_1.json");
   write_text(outside_ + "/caps/execution_details.json", R"([{"file": "bs_1.json", "batch_size": 1}])");
   fs::create_symlink(outside_ + "/caps", root_ + "/capture_traces");
-  expect_refused_outside(call("analyze", {{"paths", "decode.json"}}), "capture_traces");
+  expect_refused_outside(call("analyze", {{"paths", json::array{"decode.json"}}}), "capture_traces");
 }
 
 TEST_F(McpConfinementTest, ARuleFileExtendingAFileOutsideTheRootIsNotReadNorQuoted) {
@@ -107,7 +107,8 @@ TEST_F(McpConfinementTest, ARuleFileExtendingAFileOutsideTheRootIsNotReadNorQuot
   for (const std::string& base :
        {outside_ + "/x.yaml", relative, std::string("linked.yaml"), std::string("/etc/passwd")}) {
     write_text(root_ + "/rules.yaml", "extends: " + base + "\n");
-    json::object r = call("analyze", {{"paths", "t.json"}, {"rules", "rules.yaml"}});
+    json::object r =
+        call("analyze", {{"paths", json::array{"t.json"}}, {"rules", json::array{"rules.yaml"}}});
     expect_refused_outside(r, base);
     EXPECT_EQ(json::serialize(r).find("root:x:0"), std::string::npos);  // nothing of /etc/passwd
   }
@@ -116,7 +117,8 @@ TEST_F(McpConfinementTest, ARuleFileExtendingAFileOutsideTheRootIsNotReadNorQuot
 TEST_F(McpWritableConfinementTest, ADanglingHistoryLinkOutOfTheRootCreatesNothingThere) {
   TraceBuilder().step(1, 0, 10).op("inside_op", 1, 2).write(root_ + "/t.json");
   fs::create_symlink(outside_ + "/created.db", root_ + "/dangling.db");
-  json::object r = call("analyze", {{"paths", "t.json"}, {"history", "dangling.db"}, {"record", true}});
+  json::object r =
+      call("analyze", {{"paths", json::array{"t.json"}}, {"history", "dangling.db"}, {"record", true}});
   EXPECT_EQ(r.at("isError"), json::value(true)) << json::serialize(r);
   EXPECT_TRUE(listing(outside_).empty()) << "created outside the root";
 }
@@ -127,12 +129,13 @@ TEST_F(McpWritableConfinementTest, AHistoryWhoseWalIsALinkOutOfTheRootIsNotWritt
       run_perfgate(fmt::format("analyze {}/t.json -q --history {}/h.db --record", root_, root_)).exit_code,
       0);
   fs::create_symlink(outside_ + "/wal", root_ + "/h.db-wal");
-  json::object r = call("analyze", {{"paths", "t.json"}, {"history", "h.db"}, {"record", true}});
+  json::object r = call("analyze", {{"paths", json::array{"t.json"}}, {"history", "h.db"}, {"record", true}});
   EXPECT_EQ(r.at("isError"), json::value(true)) << json::serialize(r);
   EXPECT_TRUE(listing(outside_).empty()) << "created outside the root";
   // Inside the root, with nothing linked, the same call records.
   fs::remove(root_ + "/h.db-wal");
-  json::object ok = call("analyze", {{"paths", "t.json"}, {"history", "h.db"}, {"record", true}});
+  json::object ok =
+      call("analyze", {{"paths", json::array{"t.json"}}, {"history", "h.db"}, {"record", true}});
   EXPECT_EQ(ok.at("isError"), json::value(false)) << json::serialize(ok);
 }
 
@@ -147,7 +150,7 @@ TEST_F(McpConfinementTest, AReadOnlyServerReadsAWalHistoryWithoutCreatingItsWalO
   json::object trend = call("trend", {{"history", "h.db"}});
   EXPECT_EQ(trend.at("isError"), json::value(false)) << json::serialize(trend);
   EXPECT_EQ(trend.at("structuredContent").at("runs"), json::value(2));
-  json::object compared = call("compare", {{"paths", "t.json"}, {"history", "h.db"}});
+  json::object compared = call("compare", {{"paths", json::array{"t.json"}}, {"history", "h.db"}});
   EXPECT_EQ(compared.at("isError"), json::value(false)) << json::serialize(compared);
   EXPECT_EQ(listing(root_), before);
 }
