@@ -30,7 +30,8 @@ class CountingResource : public json::memory_resource {
   }
   void do_deallocate(void* p, std::size_t n, std::size_t align) override {
     *bytes_ -= n;
-    ::operator delete(p, n, std::align_val_t(align));
+    // The unsized form: clang declares the sized one only with -fsized-deallocation.
+    ::operator delete(p, std::align_val_t(align));
   }
   bool do_is_equal(const json::memory_resource& other) const noexcept override { return this == &other; }
 

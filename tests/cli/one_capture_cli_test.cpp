@@ -4,6 +4,8 @@
 // --one-run says they are one run.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <fmt/format.h>
 
 #include "support/helpers.h"
