@@ -36,23 +36,10 @@ void read_document(ByteSource& source, const std::string& path, const ReadOption
   parse_options.max_depth = 64;
   parse_options.allow_invalid_utf8 = true;
   boost::json::basic_parser<RocprofHandler> parser(parse_options, builder);
-  std::vector<char> buffer(kChunk);
-  std::uint64_t offset = 0;
-  for (;;) {
-    std::size_t n = source.read(buffer.data(), buffer.size());
-    if (n == 0) break;
-    boost::system::error_code ec;
-    std::size_t parsed = parser.done() ? 0 : parser.write_some(true, buffer.data(), n, ec);
-    if (ec) throw json_parse_error(parser, path, ec, offset + parsed);
-    if (parsed < n && std::string_view(buffer.data() + parsed, n - parsed).find_first_not_of(" \t\r\n") !=
-                          std::string_view::npos)
-      throw InputError(
-          fmt::format("{}: invalid JSON: extra data after the document (at byte {})", path, offset + parsed));
-    offset += n;
+  stream_json(parser, source, path, kChunk, true, [&] {
     check_input_memory(path, builder.memory_bytes(), options.max_memory);
     if (on_progress) on_progress(source.file_bytes_consumed());
-  }
-  finish_json(parser, path, offset);
+  });
   if (!parser.handler().saw_tool())
     throw NotAProfileError(
         fmt::format("{}: not a rocprofv3 JSON document (no 'rocprofiler-sdk-tool' list)", path));

@@ -174,19 +174,10 @@ void read_v1_json(ByteSource& source, const std::string& path, std::uint64_t max
   parse_options.max_depth = 64;
   parse_options.allow_invalid_utf8 = true;
   boost::json::basic_parser<V1JsonHandler> parser(parse_options, builder);
-  std::vector<char> buffer(kChunk);
-  std::uint64_t offset = 0;
-  for (;;) {
-    std::size_t n = source.read(buffer.data(), buffer.size());
-    if (n == 0) break;
-    boost::system::error_code ec;
-    std::size_t parsed = parser.done() ? 0 : parser.write_some(true, buffer.data(), n, ec);
-    if (ec) throw json_parse_error(parser, path, ec, offset + parsed);
-    offset += n;
+  stream_json(parser, source, path, kChunk, false, [&] {
     check_input_memory(path, builder.memory_bytes(), max_memory);
     if (on_progress) on_progress(source.file_bytes_consumed());
-  }
-  finish_json(parser, path, offset);
+  });
   if (!parser.handler().saw_events())
     throw NotAProfileError(fmt::format("{}: not a rocprof v1 results.json (no 'traceEvents' list)", path));
   emit(builder.finish(path, "rocprof-v1-json"));
