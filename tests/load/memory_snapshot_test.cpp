@@ -12,6 +12,7 @@
 #include "load/snapshot/snapshot_reader.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/snapshot_analysed.h"
 #include "support/snapshot_builder.h"
 
 namespace perfgate::testing {
@@ -43,20 +44,6 @@ Snapshot one_device() {
                              {"free_completed", 0x200000, 3 * kMiB, 40, {}},
                              {"oom", 0, 8 * kMiB, 50, {}, 1000}});
   return s;
-}
-
-// The snapshot as the reader leaves it (replayed) and as the analysis finds it.
-struct Analysed {
-  MemorySnapshot snapshot;
-  WorkerAnalysis w;
-};
-Analysed states_of(const std::string& bytes, Profile& profile) {
-  pickle::Value root = pickle::unpickle(bytes, "snap.pickle", {});
-  Analysed a;
-  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", &default_classification());
-  snapshot::replay_snapshot(a.snapshot, profile);
-  analyse_snapshot(a.snapshot, a.w);
-  return a;
 }
 
 TEST(MemorySnapshot, SniffedByContentInEveryProtocol) {

@@ -10,6 +10,7 @@
 #include "load/snapshot/snapshot_reader.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/snapshot_analysed.h"
 #include "support/snapshot_builder.h"
 
 namespace perfgate::testing {
@@ -19,19 +20,6 @@ using test::Snapshot;
 using test::snapshot_pickle;
 
 constexpr std::uint64_t kMiB = 1 << 20;
-
-struct Analysed {
-  MemorySnapshot snapshot;
-  WorkerAnalysis w;
-};
-Analysed states_of(const std::string& bytes, Profile& profile) {
-  pickle::Value root = pickle::unpickle(bytes, "snap.pickle", {});
-  Analysed a;
-  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", &default_classification());
-  snapshot::replay_snapshot(a.snapshot, profile);
-  analyse_snapshot(a.snapshot, a.w);
-  return a;
-}
 
 // One 4 MiB segment: block A (1 MiB, 1,000,000 bytes requested) allocated in the trace and live
 // at the dump, block C (2 MiB, 2,000,000 requested) allocated before the recording and live at the
