@@ -75,6 +75,9 @@ std::pair<long, int> peak_anonymous_kb(const std::vector<std::string>& args) {
 // lists, its row of analysis): the bound is 64 MiB + 100,000 x 232 B = 90.3 MB. Before the per-step
 // tables were capped the run peaked at 208 MB (2 kB a step: a row of report cells per step in the
 // iterations and critical-path tables, the latter copied once).
+constexpr long kStepsBoundKb =
+    (64L * 1024 * 1024 + 100'000L * (300'000'000L - 64L * 1024 * 1024) / 1'000'000) / 1024;
+
 TEST(ManySteps, MaxMemoryBoundsPerStepData) {
 #ifdef PERFGATE_SANITIZED
   // AddressSanitizer's shadow memory and quarantine are anonymous memory of their own (725 MB here).
@@ -84,10 +87,8 @@ TEST(ManySteps, MaxMemoryBoundsPerStepData) {
   auto [peak_kb, exit_code] =
       peak_anonymous_kb({"analyze", trace, "--max-memory", "64M", "--spill-dir", temp_dir(), "-q"});
   ASSERT_EQ(exit_code, 0);
-  constexpr long kBoundKb =
-      (64L * 1024 * 1024 + 100'000L * (300'000'000L - 64L * 1024 * 1024) / 1'000'000) / 1024;
   EXPECT_GT(peak_kb, 0);
-  EXPECT_LT(peak_kb, kBoundKb) << "peak anonymous memory " << peak_kb << " kB";
+  EXPECT_LT(peak_kb, kStepsBoundKb) << "peak anonymous memory " << peak_kb << " kB";
 }
 
 // The same with each kernel launched by a correlated runtime call (issue 78, item 5): the kernels of
@@ -101,10 +102,8 @@ TEST(ManySteps, MaxMemoryBoundsPerStepDataWithCorrelatedLaunches) {
   auto [peak_kb, exit_code] =
       peak_anonymous_kb({"analyze", trace, "--max-memory", "64M", "--spill-dir", temp_dir(), "-q"});
   ASSERT_EQ(exit_code, 0);
-  constexpr long kBoundKb =
-      (64L * 1024 * 1024 + 100'000L * (300'000'000L - 64L * 1024 * 1024) / 1'000'000) / 1024;
   EXPECT_GT(peak_kb, 0);
-  EXPECT_LT(peak_kb, kBoundKb) << "peak anonymous memory " << peak_kb << " kB";
+  EXPECT_LT(peak_kb, kStepsBoundKb) << "peak anonymous memory " << peak_kb << " kB";
 }
 
 // 12 steps of 100 us (a 60 us kernel each) and --max-rows 5: the iterations and critical-path
