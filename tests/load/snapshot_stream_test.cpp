@@ -193,6 +193,19 @@ TEST(SnapshotMemo, OneSegmentPlacedManyTimesCostsItsBlocksEachTime) {
   ASSERT_LT(bomb.size(), 80'000u);
   std::string message = error_of(bomb, kLimit);
   EXPECT_NE(message.find("--max-input-memory"), std::string::npos) << message;
+  // Under a limit that holds them, every placement adds its blocks (the list is read once, its
+  // blocks kept at each placement): 1,000 x 1,000 live blocks of 512 bytes in 1,000 segments.
+  LoadOptions options;
+  options.max_input_memory = std::uint64_t{64} << 20;
+  Profile p = load_json(bomb, "snap.pickle", options);
+  ASSERT_TRUE(p.memory_snapshot);
+  const SnapshotDevice& d = p.memory_snapshot->devices.at(0);
+  EXPECT_EQ(d.segments, 1000u);
+  EXPECT_EQ(d.live.size(), 1'000'000u);
+  EXPECT_EQ(d.allocated, std::uint64_t{512} * 1'000'000u);
+  EXPECT_EQ(d.reserved, std::uint64_t{512} * 1'000'000u);
+  EXPECT_EQ(d.live[1000].first, 4096u);  // the second placement's first block
+  EXPECT_EQ(d.live[1999].first, 4096u + 512u * 999u);
 }
 
 TEST(SnapshotMemo, TheFetchedIndicesCountAgainstTheLimitAsTheyGrow) {

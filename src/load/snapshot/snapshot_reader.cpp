@@ -135,6 +135,13 @@ class Reading : public pickle::Drain {
   }
   // The entry's site (its frames' top user frame) and category, as an index into out_.sites.
   std::uint32_t site(const Value& entry) {
+    // An entry the file places many times through the memo ([entry] * N) has the site it had.
+    if (shared(entry) && entry.shared() == last_shared_entry_) return last_shared_site_;
+    std::uint32_t id = site_of_entry(entry);
+    if (shared(entry)) last_shared_entry_ = entry.shared(), last_shared_site_ = id;
+    return id;
+  }
+  std::uint32_t site_of_entry(const Value& entry) {
     std::string where = site_of(entry.find("frames"));
     std::string category = category_of(entry, categories_);
     auto [at, added] =
@@ -182,8 +189,20 @@ class Reading : public pickle::Drain {
     if (max_memory_ != 0 && kept_ > max_memory_) throw InputMemoryError(path_, max_memory_);
   }
 
+  // One segment's blocks, read: what they add to their device's final state.
+  struct BlocksRead {
+    std::uint64_t allocated = 0, largest_inactive = 0, split_inactive_blocks = 0, split_inactive_bytes = 0;
+    std::vector<std::pair<std::uint64_t, SnapshotBlock>> live;
+  };
+  BlocksRead read_blocks(const Value& blocks, bool counted);
+  void apply(const BlocksRead& read, SnapshotDevice& d) const;
+
   const std::string& path_;
   MemoryCategories categories_;
+  std::shared_ptr<pickle::Node> last_shared_entry_;  // held, so that no other takes its address
+  std::uint32_t last_shared_site_ = 0;
+  // The block lists placed through the memo, read once, by node (held, so that no other takes its address).
+  std::unordered_map<const pickle::Node*, std::pair<std::shared_ptr<pickle::Node>, BlocksRead>> blocks_read_;
   MemorySnapshot out_;
   std::vector<SnapshotDevice> all_;
   std::unordered_map<std::string, std::uint32_t> site_ids_;
@@ -226,25 +245,50 @@ void Reading::add_segment(const Value& segment, SnapshotDevice& d) {
   const Value* blocks = segment.find("blocks");
   if (!blocks) return;
   if (!blocks->is(Kind::List)) fail("a segment's blocks is not a list");
-  bool split = blocks->items().size() > 1;
   bool counted = shared(segment) || shared(*blocks);
-  for (const Value& block : blocks->items()) {
+  if (!counted || !blocks->shared()) {
+    apply(read_blocks(*blocks, counted), d);
+    return;
+  }
+  // A block list the file places again through the memo reads as it did the first time: read once
+  // (its sites are the costly part), its live blocks counted and kept at each placement.
+  auto at = blocks_read_.find(blocks->shared().get());
+  if (at == blocks_read_.end())
+    at = blocks_read_.emplace(blocks->shared().get(), std::pair{blocks->shared(), read_blocks(*blocks, true)})
+             .first;
+  keep(at->second.second.live.size() * sizeof(d.live.front()));
+  apply(at->second.second, d);
+}
+
+Reading::BlocksRead Reading::read_blocks(const Value& blocks, bool counted) {
+  BlocksRead out;
+  bool split = blocks.items().size() > 1;
+  for (const Value& block : blocks.items()) {
     std::uint64_t size = unsigned_of(block.find("size"), "a block's size");
     const Value* state = block.find("state");
     std::string_view name = state ? state->text() : std::string_view();
     if (name.starts_with("active")) {
-      if (counted || shared(block)) keep(sizeof(d.live.front()));
-      d.allocated = add(d.allocated, size, "active blocks");
+      if (!counted && shared(block)) keep(sizeof(out.live.front()));
+      out.allocated = add(out.allocated, size, "active blocks");
       std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
-      d.live.push_back({address, {requested_of(block, size), site(block)}});
+      out.live.push_back({address, {requested_of(block, size), site(block)}});
     } else if (name == "inactive") {
-      d.largest_inactive = std::max(d.largest_inactive, size);
+      out.largest_inactive = std::max(out.largest_inactive, size);
       if (split) {
-        ++d.split_inactive_blocks;
-        d.split_inactive_bytes = add(d.split_inactive_bytes, size, "inactive blocks");
+        ++out.split_inactive_blocks;
+        out.split_inactive_bytes = add(out.split_inactive_bytes, size, "inactive blocks");
       }
     }
   }
+  return out;
+}
+
+void Reading::apply(const BlocksRead& read, SnapshotDevice& d) const {
+  d.allocated = add(d.allocated, read.allocated, "active blocks");
+  d.largest_inactive = std::max(d.largest_inactive, read.largest_inactive);
+  d.split_inactive_blocks += read.split_inactive_blocks;
+  d.split_inactive_bytes = add(d.split_inactive_bytes, read.split_inactive_bytes, "inactive blocks");
+  d.live.insert(d.live.end(), read.live.begin(), read.live.end());
 }
 
 void Reading::add_trace(const Value& trace, SnapshotDevice& d) {
