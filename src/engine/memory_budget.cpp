@@ -63,6 +63,7 @@ MemoryBudget memory_budget(const MemoryBudgetArgs& a) {
 void apply_memory_budget(const MemoryBudgetArgs& a) {
   MemoryBudget b = memory_budget(a);
   spill::set_budget(b.bytes, b.folder);
+  if (b.bytes != 0) spill::start_resident_guard();
 }
 
 SpillSummary spill_summary() {

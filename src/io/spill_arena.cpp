@@ -13,9 +13,11 @@
 #include <array>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 namespace perfgate::spill {
 namespace {
@@ -40,6 +42,11 @@ constinit int g_errno = 0;
 constinit const char* g_failed_step = nullptr;
 constinit std::uint64_t g_file_size = 0;
 constinit std::uint64_t g_end = 0;  // first offset never handed out
+// g_end, for the resident guard, which takes no lock (a fork beside it must not find the mutex held).
+constinit std::atomic<std::uint64_t> g_used_end{0};
+constinit std::atomic<bool> g_guard_started{false};
+constinit std::atomic<std::uint64_t> g_trims{0};
+constinit std::atomic<std::uint64_t> g_live{0};  // g_stats.in_use, for the guard
 constinit std::array<Extent, kMaxFreeExtents> g_free{};
 constinit std::size_t g_free_count = 0;
 constinit Stats g_stats{};
@@ -98,6 +105,7 @@ bool take_extent(std::uint64_t length, std::uint64_t& offset) {
   }
   offset = g_end;
   g_end += length;
+  g_used_end.store(g_end, std::memory_order_relaxed);
   return true;
 }
 
@@ -166,7 +174,10 @@ std::uint64_t anonymous_bytes() noexcept {
 void* allocate_if_over_budget(std::size_t bytes) noexcept {
   std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
   if (limit == 0 || bytes < kMinSpillBlock) return nullptr;
-  if (anonymous_bytes() + bytes <= limit / 4 * 3) return nullptr;
+  if (anonymous_bytes() + bytes <= limit / 8 * 5) return nullptr;
+  // The block's pages will be resident as it is written: room for them now, not at the guard's next look.
+  if (g_guard_started.load(std::memory_order_relaxed) && resident_bytes() + bytes > limit / 16 * 13)
+    trim_resident();
   std::lock_guard lock(g_mutex);
   if (!open_arena()) return nullptr;
   std::uint64_t length = round_up(bytes + kHeader, page_size());
@@ -183,6 +194,7 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept {
   char* block = g_base.load(std::memory_order_relaxed) + offset;
   std::memcpy(block, &length, sizeof length);
   g_stats.in_use += length;
+  g_live.store(g_stats.in_use, std::memory_order_relaxed);
   g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
   g_stats.blocks += 1;
   g_stats.total += length;
@@ -205,6 +217,7 @@ void release(void* p) noexcept {
   ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
               static_cast<off_t>(length));
   g_stats.in_use -= length;
+  g_live.store(g_stats.in_use, std::memory_order_relaxed);
   keep_free({offset, length});
 }
 
@@ -217,6 +230,47 @@ std::string spill_error() {
   std::lock_guard lock(g_mutex);
   if (!g_failed) return "";
   return std::string("cannot ") + g_failed_step + " " + g_folder + ": " + std::strerror(g_errno);
+}
+
+// The spilled blocks' pages are file pages mapped into the process: while mapped they count in its
+// resident set (what /usr/bin/time, VmHWM and a container's limit see), and an analysis that reads a
+// spilled column maps all of it again without asking for memory. Unmapping them gives the data back
+// to the file (a shared file mapping: the next access maps the file's current contents again),
+// writing them back and dropping the clean ones keeps them out of the page cache too.
+void trim_resident() noexcept {
+  char* base = g_base.load(std::memory_order_acquire);
+  std::uint64_t used = g_used_end.load(std::memory_order_relaxed);
+  if (!base || used == 0) return;
+  ::madvise(base, used, MADV_DONTNEED);
+  g_trims.fetch_add(1, std::memory_order_relaxed);
+}
+
+std::uint64_t resident_bytes() noexcept {
+  char text[256];
+  if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return 0;
+  char* p = text;
+  (void)std::strtoull(p, &p, 10);
+  return std::strtoull(p, &p, 10) * page_size();
+}
+
+void start_resident_guard() {
+  if (g_guard_started.exchange(true)) return;
+  // Past thirteen sixteenths of the budget the spilled pages are unmapped: the rest is the room for
+  // what an analysis maps again between two looks (1 ms apart; longer on a loaded machine). Nothing
+  // to look at while no block is in the file (before the first spill, or a server between
+  // requests): a look every 50 ms.
+  std::thread([] {
+    for (;;) {
+      std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
+      bool spilled = g_live.load(std::memory_order_relaxed) != 0;
+      if (limit != 0 && spilled && resident_bytes() > limit / 16 * 13) trim_resident();
+      std::this_thread::sleep_for(std::chrono::milliseconds(spilled ? 1 : 50));
+    }
+  }).detach();
+}
+
+std::uint64_t resident_trims() noexcept {
+  return g_trims.load(std::memory_order_relaxed);
 }
 
 std::uint64_t cgroup_memory_limit(std::istream& cgroups, const std::string& sysfs, std::uint64_t physical) {

@@ -33,7 +33,7 @@ std::uint64_t budget();
 const std::string& folder();
 
 // Memory for a block of `bytes` from the spill file when the process's anonymous memory plus the
-// block would pass three quarters of the budget (the rest is kept for memory that cannot spill:
+// block would pass five eighths of the budget (the rest is kept for memory that cannot spill:
 // names, small blocks, thread stacks); nullptr when it need not spill or cannot (no budget, the
 // block too small, the file could not be made: the reason is kept for spill_error()).
 void* allocate_if_over_budget(std::size_t bytes) noexcept;
@@ -42,6 +42,17 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept;
 bool owns(const void* p) noexcept;
 // Gives a block back: its extent is punched out of the file.
 void release(void* p) noexcept;
+
+// Keeps the process's resident set, not only its anonymous memory, within the budget: a thread
+// (started once; it takes no lock and asks for no memory) that looks at /proc/self/statm and, past
+// thirteen sixteenths of the budget, unmaps the spilled blocks' pages (trim_resident). Their data
+// stays in the file and its page cache; reading it again maps it again.
+void start_resident_guard();
+void trim_resident() noexcept;
+// The process's resident set in bytes (anonymous and file pages); 0 where it cannot be read.
+std::uint64_t resident_bytes() noexcept;
+// How many times the spilled pages were unmapped.
+std::uint64_t resident_trims() noexcept;
 
 struct Stats {
   std::uint64_t in_use = 0;  // bytes of live spilled blocks

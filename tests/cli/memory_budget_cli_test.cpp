@@ -1,5 +1,8 @@
 // --max-memory: past the budget the run's large blocks live in a temporary file, and the report is
 // the one an unbounded run makes, byte for byte (docs/performance.md, "Traces larger than memory").
+#include <sys/resource.h>
+#include <sys/wait.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -8,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "support/helpers.h"
+#include "support/spawn_perfgate.h"
 
 namespace perfgate::testing {
 namespace {
@@ -21,7 +25,7 @@ std::string make_trace(const std::string& dir, const std::string& size) {
   return path;
 }
 
-// `must_spill`: the input is large enough that 12 MiB (three quarters of 16) cannot hold it.
+// `must_spill`: the input is large enough that 10 MiB (five eighths of 16) cannot hold it.
 void expect_same_report_spilled(const std::string& input, const std::string& dir, const std::string& name,
                                 bool must_spill) {
   CommandResult free_run = run_perfgate(fmt::format(
@@ -52,6 +56,30 @@ TEST(MemoryBudgetCli, ASpilledRunReportsWhatAnUnboundedRunDoes) {
   expect_same_report_spilled(shared + "/resnet50_v100_workers0.pt.trace.json.gz", dir, "resnet", false);
   expect_same_report_spilled(shared + "/nsys/h100x2_fsdp_training_before.sqlite", dir, "nsys", false);
   expect_same_report_spilled(shared + "/distributed_128ranks_sampled", dir, "folder", false);
+}
+
+// The resident set (VmHWM: what /usr/bin/time and a container's limit see), not only the anonymous
+// memory, stays within the budget plus the executable's own pages (issue 77, item 3): the spilled
+// blocks' pages are file pages, resident while mapped, and a run that read them back held them all.
+// A seeded 256 MB trace peaked at 106 MB at --max-memory 64M before (as much as with no budget),
+// 67-73 MB now, against a bound of 64 MiB + the binary's 12 MB.
+TEST(MemoryBudgetCli, TheResidentSetStaysWithinTheBudget) {
+#ifdef PERFGATE_SANITIZED
+  GTEST_SKIP() << "AddressSanitizer's shadow memory is resident memory of its own";
+#endif
+  std::string dir = temp_dir();
+  std::string trace = make_trace(dir, "256M");
+  pid_t pid = spawn_perfgate_quietly(
+      {"analyze", trace, "--max-memory", "64M", "--spill-dir", dir, "-q", "--json", dir + "/resident.json"});
+  ASSERT_GT(pid, 0);
+  int status = 0;
+  rusage usage{};
+  ASSERT_EQ(::wait4(pid, &status, 0, &usage), pid);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0);
+  auto binary = static_cast<long>(std::filesystem::file_size(PERFGATE_BINARY));
+  long bound_kb = (64L * 1024 * 1024 + binary) / 1024;
+  EXPECT_LT(usage.ru_maxrss, bound_kb) << "peak resident " << usage.ru_maxrss << " kB";
 }
 
 TEST(MemoryBudgetCli, QuietRunsSayNothingAndUnboundedRunsNeverSpill) {
