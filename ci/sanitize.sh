@@ -3,7 +3,7 @@
 # into build-sanitize/ and runs the test suite there; the fuzz harnesses (ci/fuzz.sh) are built from
 # the same objects. The preset leaves out the tests that only compare numbers on the shared traces
 # with references or check the rules' arithmetic on them (PluginAgreement, GateOnRealTraces,
-# RealTraces.TablesAddUp, GainInvariant), the merge of the shared run folders split every way against
+# RealTraces.TablesAddUp, GainInvariant, ReportInvariantsReal), the merge of the shared run folders split every way against
 # the one-process report (MergeCli.SharedRunFoldersMergeToTheWholeReport; the hand-made ranks' splits
 # and every refusal, a 32-rank merge among them, still run), the browser tests (Browser, Layout:
 # Chromium measuring the page) and the kill test (KillTest: signals at random times, a property of
