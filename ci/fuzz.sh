@@ -136,6 +136,10 @@ python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-ops.pb"
 # and the same with a wide fusion tree (issue 78): 1,000 fusions a level, 3 levels (133 KB), which cost
 # N^4 walks before the cost was memoised per computation.
 python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-wide-fusions.pb" 1000
+# and a TPU space whose ops carry XLA's counts and whose program runs launch them, and a TensorFlow
+# space whose steps are the devices' "Steps" lines (issue 75: tpu_ops.cpp, steps.cpp).
+python3 "$root/fuzz/xplane_tpu_seed.py" tpu "$corpus/xplane_fuzz/tpu-ops.pb"
+python3 "$root/fuzz/xplane_tpu_seed.py" steps "$corpus/xplane_fuzz/tf-steps.pb"
 # Our H100 JAX captures, with XLA's command buffers (command_buffers.cpp's path) and without.
 for f in "$root"/tests/data/h100_jax_block*.xplane.pb.gz; do
   gzip -dc "$f" >"$corpus/xplane_fuzz/$(basename "$f" .gz)"

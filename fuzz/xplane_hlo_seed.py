@@ -4,20 +4,11 @@ a /host:metadata plane whose event metadata 7 carries an "Hlo Proto" stat (modul
 convolution custom call, a dot, a fusion of a multiply, a transpose), a GPU plane whose kernels name
 those instructions, and a host plane with their launches. Field numbers: tsl/profiler/protobuf/xplane.proto,
 xla/service/hlo.proto, xla/xla_data.proto. Usage: xplane_hlo_seed.py OUT [N] (N: a wide fusion tree, below)"""
+import os
 import sys
 
-
-def varint(v):
-    v &= (1 << 64) - 1
-    out = b''
-    while v >= 0x80:
-        out += bytes([(v & 0x7f) | 0x80]); v >>= 7
-    return out + bytes([v])
-
-
-def i(n, v): return varint(n << 3) + varint(v)
-def b(n, data): return varint((n << 3) | 2) + varint(len(data)) + data
-def s(n, text): return b(n, text.encode())
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xspace_pb import b, i, s, varint  # noqa: E402
 
 
 def shape(t, dims): return i(2, t) + (b(3, b''.join(varint(d) for d in dims)) if dims else b'')

@@ -141,6 +141,13 @@ void set_split_metrics(MetricValues& m, const std::array<PartMetrics, N>& metric
   }
 }
 
+// Every device is a TPU (an XSpace's /device:TPU:N, which its reader names "TPU ..."): it has
+// matrix units (MXU), not Tensor Cores, so the Tensor Core metrics are n/a, never 0%.
+bool tpu_only(const MetricInputs& in) {
+  return !in.gpus.empty() && std::all_of(in.gpus.begin(), in.gpus.end(),
+                                         [](const GpuMetrics* g) { return g->name.starts_with("TPU"); });
+}
+
 // GPU parts are not applicable without GPU activity; runtime not without runtime calls either.
 void set_breakdown_and_resources(MetricValues& m, const MetricInputs& in) {
   bool has_gpu = !in.gpus.empty();
@@ -158,6 +165,7 @@ void set_breakdown_and_resources(MetricValues& m, const MetricInputs& in) {
   });
   set_split_metrics(m, kResourceMetrics, in.resources_us, [&](std::size_t i) {
     auto part = static_cast<ResourcePart>(i);
+    if (part == ResourcePart::TensorCoreKernels && tpu_only(in)) return false;
     return has_gpu || (part != ResourcePart::TensorCoreKernels && part != ResourcePart::OtherKernels &&
                        part != ResourcePart::Memory);
   });
@@ -431,7 +439,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_step_metrics(m, in.step_durations_us);
   set_gpu_metrics(m, in);
   if (!snapshot_alone) set_breakdown_and_resources(m, in);
-  set_tensor_core_metrics(m, in.tensor_cores);
+  if (!tpu_only(in)) set_tensor_core_metrics(m, in.tensor_cores);
   set_host_metrics(m, in);
   set_communication_metrics(m, in);
   set_critical_path_metrics(m, in);

@@ -73,6 +73,9 @@ struct XlaOp {
   // the largest of its kernels'; -1: none.
   double flops = -1;
   double bytes = -1;
+  // Of its FLOPs, those of matrix-unit work where the profile says which (a TPU program's ops by
+  // their hlo_category: the model's FLOPs where stated); -1: the instruction decides.
+  double matrix_flops = -1;
 };
 
 struct XlaHlo {

@@ -79,6 +79,9 @@ struct Plane {
   std::vector<std::string> stats;
   // Stats of event metadata entries (XEventMetadata stats 5: /host:metadata's HLO protos): id → stats.
   std::vector<std::pair<std::int64_t, std::vector<std::string>>> event_stats;
+  // Display names of event metadata entries (XEventMetadata display_name 4: a TPU op's instruction,
+  // its name being the long form): id → display name.
+  std::vector<std::pair<std::int64_t, std::string>> event_display_names;
 
   // XPlane: id 1, name 2, lines 3, event_metadata 4 (map: key 1, XEventMetadata{id 1, name 2}),
   // stat_metadata 5 (map: key 1, XStatMetadata{id 1, name 2}), stats 6; XEventMetadata's stats are its
@@ -88,6 +91,8 @@ struct Plane {
     for (const std::string& l : lines) out += bytes_field(3, l);
     for (const auto& [key, n] : event_names) {
       std::string meta = int_field(1, key) + bytes_field(2, n);
+      for (const auto& [meta_id, display] : event_display_names)
+        if (meta_id == key) meta += bytes_field(4, display);
       for (const auto& [meta_id, meta_stats] : event_stats)
         if (meta_id == key)
           for (const std::string& s : meta_stats) meta += bytes_field(5, s);

@@ -169,7 +169,12 @@ void PathBuilder::host_thread(std::vector<Item>& items) {
       graph.add_edge(last, start_of(owner), PathEdgeType::Operator, owner_of(last, start_of(owner)));
     last = start_of(owner);
     last_parent = parent;
-    stack.push_back({owner, item.end, parent, loading, a.classes_.blocking_call(name)});
+    // A blocking call by name, or a runtime call that waits on the whole device (a TPU program run
+    // that returned once its ops were done: the XSpace reader's context synchronisation).
+    bool blocking = a.classes_.blocking_call(name) ||
+                    (item.kind == PathEventKind::Runtime && a.runtime_sync_[item.index] != kNone &&
+                     p.gpu_syncs[a.runtime_sync_[item.index]].kind == GpuSyncKind::Context);
+    stack.push_back({owner, item.end, parent, loading, blocking});
   }
   while (!stack.empty()) leave();
 }

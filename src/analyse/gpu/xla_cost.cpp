@@ -167,7 +167,9 @@ XlaCosts::OpCounts XlaCosts::op_counts(const XlaOp& op) {
   if (out.bytes < 0 && cost && cost->bytes) out.bytes = *cost->bytes;
   if (!(out.flops <= kMaxCount)) out.flops = -1;
   if (!(out.bytes <= kMaxCount)) out.bytes = -1;
-  out.matrix = cost && cost->matrix;
+  // A TPU program's ops say which of its FLOPs are matrix-unit work (xla_hlo.h).
+  if (op.matrix_flops >= 0 && op.matrix_flops <= kMaxCount) out.matrix_flops = op.matrix_flops;
+  out.matrix = (cost && cost->matrix) || out.matrix_flops > 0;
   out.costed = cost || out.flops >= 0 || out.bytes >= 0;
   return out;
 }
@@ -185,6 +187,7 @@ std::optional<OpCost> XlaCosts::roofline_cost(std::size_t event) {
 
 double XlaCosts::mfu_flops(std::size_t event) {
   const OpCounts& c = counts(event);
+  if (c.matrix_flops >= 0) return c.matrix_flops;
   return c.matrix && c.flops >= 0 ? c.flops : -1;
 }
 

@@ -59,6 +59,7 @@ class XlaCosts {
     double bytes = -1;
     bool matrix = false;
     bool costed = false;
+    double matrix_flops = -1;  // XlaOp::matrix_flops
   };
   struct BodyCost {
     std::optional<double> flops;

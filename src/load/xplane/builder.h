@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,7 +28,11 @@ enum class StatKey : unsigned char {
   OccupancyPct,
   ProgramId,
   Flops,          // XLA's own count of an op's FLOPs, where the profiler records it
+  ModelFlops,     // of them, the model's (without rematerialisation and padding): TPU op events
   BytesAccessed,  // and of its bytes
+  GroupId,        // the step a device "Steps" event marks (XProf's group id)
+  HloCategory,    // a TPU op's category ("convolution fusion", "loop fusion", ...)
+  TfOp,           // the framework op an XLA op came from ("model/dense/MatMul")
 };
 StatKey stat_key(std::string_view name);
 
@@ -63,6 +68,16 @@ class Builder {
   bool span(const Line& line, const Event& e, TimeNs& start, TimeNs& end);
   // The runs of each HLO instruction's launches as host ops (xla_ops.cpp).
   void xla_ops();
+  // A TPU "XLA Ops" event's counts, category and framework op (tpu_ops.cpp), for the activity `a`
+  // about to be added.
+  void tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
+              const GpuActivity& a);
+  // The host calls that ran compiled programs as the launches of the TPU ops (tpu_ops.cpp).
+  void tpu_programs();
+  // A device's "Steps" line: each event a step, by its group id (steps.cpp).
+  void device_steps(const Plane& plane, const Line& line, const StatKeys& keys, std::int32_t device);
+  // The devices' steps as step ranges, where no host event has a step number (steps.cpp).
+  void steps_from_devices();
   // The kernels of command buffers given back to their instructions (command_buffers.cpp).
   void command_buffer_ops();
   // An XLA op's details under a new External id, with its instruction's operands (kNone: not in
@@ -107,6 +122,25 @@ class Builder {
   HloIndex hlo_{p_.strings};
   // Each instruction's operands as an op's Input Dims and Input type, interned.
   std::unordered_map<std::uint32_t, std::pair<StringId, StringId>> operand_text_;
+  // Each TPU op as read, by its activity (tpu_ops.cpp); counts -1 where the profile has none.
+  struct TpuOp {
+    std::uint32_t activity = 0;
+    double flops = -1;
+    double model_flops = -1;
+    double bytes = -1;
+    bool matrix = false;  // its hlo_category is matrix-unit work
+  };
+  std::vector<TpuOp> tpu_ops_;
+  // Each step the devices' "Steps" lines mark: its span over every device, and on how many.
+  struct DeviceStep {
+    TimeNs start = 0;
+    TimeNs end = 0;
+    std::uint32_t devices = 0;
+    std::int32_t last_device = -1;
+  };
+  std::map<std::int64_t, DeviceStep> device_steps_;
+  std::uint32_t step_devices_ = 0;  // devices with a "Steps" line
+  bool host_steps_ = false;         // a host event has a step number
   std::uint64_t xla_ops_ = 0;
   std::uint64_t xla_native_ = 0;  // of them, XLA's own host events
   std::uint64_t xla_costed_ = 0;

@@ -83,7 +83,7 @@ CopyKind copy_kind(std::string_view details, std::string_view name, bool& pageab
 // The GPU's description from the plane's stats. A GPU without a name (ROCm's XLA writes none) is
 // named as the Kineto reader names an unnamed AMD GPU, "AMD GPU compute 9.4, 304 CUs, 192 GiB",
 // which gpu_peaks matches.
-DeviceInfo device_info(const Plane& plane, std::int32_t id) {
+DeviceInfo device_info(const Plane& plane, std::int32_t id, bool tpu) {
   DeviceInfo d;
   d.id = id;
   std::string_view vendor, name;
@@ -110,6 +110,8 @@ DeviceInfo device_info(const Plane& plane, std::int32_t id) {
           fmt::format(", {:.0f} GiB", static_cast<double>(d.total_memory_bytes) / (1024.0 * 1024 * 1024));
   } else if (!vendor.empty()) {
     d.name = fmt::format("{} GPU", vendor);
+  } else if (tpu) {
+    d.name = "TPU";  // a TPU plane names its generation in device_type_string ("TPU v6 lite")
   }
   return d;
 }
@@ -128,6 +130,10 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
   Event e;
   for (std::size_t index = 0; index < plane.lines.size(); ++index) {
     const Line& line = plane.lines[index];
+    if (line.name == "Steps") {
+      device_steps(plane, line, keys, device);
+      continue;
+    }
     if (!stream_line(line, tpu)) {
       derived_lines_ += !line.events.empty();
       if (first_derived_line_.empty() && !line.events.empty()) first_derived_line_ = std::string(line.name);
@@ -146,6 +152,8 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
       const EventMetadata* meta = plane.event(e.metadata_id);
       std::string_view name =
           meta ? (meta->name.empty() ? meta->display_name : meta->name) : std::string_view();
+      // A TPU op's metadata names it by its long form, and by the instruction as its display name.
+      if (tpu && meta && !meta->display_name.empty()) name = meta->display_name;
       GpuActivity a;
       a.start = start;
       a.end = end;
@@ -202,6 +210,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
         a.kernel_info = static_cast<std::uint32_t>(p_.kernel_info.size());
         p_.kernel_info.push_back(launch_info(kernel_details, occupancy));
       }
+      if (tpu) tpu_op(plane, meta, e, keys, a);
       if (!hlo_op.empty()) {
         StringId op = p_.strings.intern(hlo_op), module = p_.strings.intern(hlo_module);
         // Its launch is part of the instruction's op (xla_ops.cpp): kernels, and the memsets and
@@ -226,7 +235,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
       if ((++events_ & 0xffff) == 0) check_memory();
     }
   }
-  if (p_.gpu_activities.size() > activities_before) p_.devices.push_back(device_info(plane, device));
+  if (p_.gpu_activities.size() > activities_before) p_.devices.push_back(device_info(plane, device, tpu));
 }
 
 }  // namespace perfgate::xplane

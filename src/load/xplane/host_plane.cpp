@@ -1,13 +1,40 @@
 // The host plane (/host:CPU): each line a thread; its events host ops (XLA's and the runtime's
 // TraceMe ranges, PjitFunction, TensorFlow ops), Python functions ("$file.py:N name", from JAX's
 // Python tracer), runtime calls (events with a correlation id: cuLaunchKernel, hipMemcpyDtoDAsync)
-// and step ranges (events with a step number).
+// and step ranges (events with a step number, or a TraceMe name that encodes one).
+#include <charconv>
+
 #include <fmt/format.h>
 
 #include "common/errors.h"
 #include "load/xplane/builder.h"
 
 namespace perfgate::xplane {
+namespace {
+
+// A TraceMe's name as TraceMeEncode writes its arguments, "train#step_num=3,_r=1#", where the
+// profiler left it unparsed: the name before the arguments, and the step_num among them.
+bool encoded_step(std::string_view raw, std::string_view& name, std::int64_t& step) {
+  std::size_t open = raw.find('#');
+  if (open == std::string_view::npos || open == 0 || raw.size() < open + 2 || !raw.ends_with('#'))
+    return false;
+  std::string_view args = raw.substr(open + 1, raw.size() - open - 2);
+  while (!args.empty()) {
+    std::size_t comma = args.find(',');
+    std::string_view arg = args.substr(0, comma);
+    if (arg.starts_with("step_num=")) {
+      std::string_view v = arg.substr(9);
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), step);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size() || step < 0) return false;
+      name = raw.substr(0, open);
+      return true;
+    }
+    args = comma == std::string_view::npos ? std::string_view() : args.substr(comma + 1);
+  }
+  return false;
+}
+
+}  // namespace
 
 void Builder::host_plane(const Plane& plane) {
   StatKeys keys(plane);
@@ -42,6 +69,8 @@ void Builder::host_plane(const Plane& plane) {
         if (key == StatKey::CorrelationId) has_correlation = s.integer(correlation);
         if (key == StatKey::StepNum) has_step = s.integer(step) && step >= 0;
       }
+      if (!has_step && !has_correlation) has_step = encoded_step(name, name, step);
+      host_steps_ = host_steps_ || has_step;
       if (has_correlation) {
         p_.runtime_calls.push_back({.start = start,
                                     .end = end,

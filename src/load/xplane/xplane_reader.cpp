@@ -22,7 +22,11 @@ StatKey stat_key(std::string_view name) {
   if (name == "theoretical_occupancy_pct") return StatKey::OccupancyPct;
   if (name == "program_id") return StatKey::ProgramId;
   if (name == "flops") return StatKey::Flops;
+  if (name == "model_flops") return StatKey::ModelFlops;
   if (name == "bytes_accessed") return StatKey::BytesAccessed;
+  if (name == "group_id") return StatKey::GroupId;
+  if (name == "hlo_category") return StatKey::HloCategory;
+  if (name == "tf_op") return StatKey::TfOp;
   return StatKey::Other;
 }
 
@@ -71,7 +75,8 @@ void Builder::check_memory(std::uint64_t extra) {
       p.host_events.capacity() * sizeof(HostEvent) + p.runtime_calls.capacity() * sizeof(RuntimeCall) +
       p.gpu_activities.capacity() * sizeof(GpuActivity) +
       p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
-      xla_activities_.capacity() * sizeof(XlaActivity) + hlo_.memory_bytes() + plane_bytes_ + extra;
+      p.gpu_syncs.capacity() * sizeof(GpuSync) + xla_activities_.capacity() * sizeof(XlaActivity) +
+      tpu_ops_.capacity() * sizeof(TpuOp) + hlo_.memory_bytes() + plane_bytes_ + extra;
   check_input_memory(path_, held, max_memory_);
 }
 
@@ -96,6 +101,8 @@ void Builder::metadata_plane(const Plane& plane, std::string_view file) {
 Profile Builder::finish() {
   xla_ops();
   command_buffer_ops();
+  tpu_programs();
+  steps_from_devices();
   check_memory();
   if (!hlo_.model().ops.empty()) p_.xla_hlo = hlo_.take_model();
   if (p_.host_events.empty() && p_.runtime_calls.empty() && p_.gpu_activities.empty())

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Writes the fuzz seeds for xplane_fuzz that reach the TPU and TensorFlow-steps paths (issue 75):
+  tpu:   a /device:TPU:0 plane ("TPU v6 lite") whose "XLA Ops" events carry XLA's counts on their
+         metadata (flops, model_flops, bytes_accessed, hlo_category, tf_op; display names the
+         instructions) and on the events, and a host plane whose TfrtTpuLoadedExecutable::Execute
+         calls launch them (src/load/xplane/tpu_ops.cpp), one returning after its ops, one before;
+  steps: two GPU planes whose "Steps" lines mark steps by group_id stat, by name and as "Step N",
+         and a host plane of launches and a TraceMe name that encodes its step ("train#step_num=3,_r=1#")
+         (src/load/xplane/steps.cpp, host_plane.cpp).
+Field numbers: tsl/profiler/protobuf/xplane.proto. Usage: xplane_tpu_seed.py tpu|steps OUT"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xspace_pb import b, i, s  # noqa: E402
+def stat_i(key, v): return i(1, key) + i(4, v)
+def stat_s(key, text): return i(1, key) + s(5, text)
+def event(meta, offset_ps, duration_ps, stats=()): return i(1, meta) + i(2, offset_ps) + i(3, duration_ps) + b''.join(b(4, x) for x in stats)
+def line(lid, name, events): return i(1, lid) + s(2, name) + i(3, 0) + b''.join(b(4, e) for e in events)
+
+
+def plane(pid, name, lines, events, stats, plane_stats=()):
+    out = i(1, pid) + s(2, name) + b''.join(b(3, l) for l in lines)
+    for key, (n, display, st) in events.items():
+        meta = i(1, key) + s(2, n) + (s(4, display) if display else b'') + b''.join(b(5, x) for x in st)
+        out += b(4, i(1, key) + b(2, meta))
+    for key, n in stats.items():
+        out += b(5, i(1, key) + b(2, i(1, key) + s(2, n)))
+    return out + b''.join(b(6, x) for x in plane_stats)
+
+
+STATS = {1: 'flops', 2: 'model_flops', 3: 'bytes_accessed', 4: 'hlo_category', 5: 'tf_op', 6: 'device_type_string',
+         7: 'group_id', 8: 'correlation_id', 9: 'step_num'}
+
+
+def tpu():
+    ops = {1: ('%fusion.1 = bf16[128,256]{1,0} fusion(p0, p1), kind=kOutput', 'fusion.1',
+               [stat_i(1, 4000000000), stat_i(2, 3000000000), stat_i(3, 1000000), stat_s(4, 'convolution fusion'),
+                stat_s(5, 'model/dense/MatMul')]),
+           2: ('%fusion.2 = f32[128,256]{1,0} fusion(fusion.1), kind=kLoop', 'fusion.2',
+               [stat_i(3, 2000000), stat_s(4, 'loop fusion')])}
+    xla_ops = [event(1, 1000000, 5000000), event(2, 6000000, 3000000, [stat_i(1, 1000000)]),
+               event(2, 21500000, 3500000, [stat_i(1, 1000000)])]
+    device = plane(3, '/device:TPU:0', [line(1, 'XLA Ops', xla_ops), line(2, 'XLA Modules', [event(1, 1000000, 8000000)]),
+                                        line(3, 'Steps', [event(3, 0, 10000000, [stat_i(7, 1)])])],
+                   {**ops, 3: ('Step 1', None, [])}, STATS, [stat_s(6, 'TPU v6 lite')])
+    host = plane(0, '/host:CPU', [line(4, 'tf_inference', [event(1, 0, 10000000), event(1, 20000000, 1000000)])],
+                 {1: ('TfrtTpuLoadedExecutable::Execute', None, [])}, STATS)
+    return b(1, device) + b(1, host)
+
+
+def steps():
+    out = b''
+    for d in (0, 1):
+        kernels = [event(1, 1000000, 8000000, [stat_i(8, 1 + 10 * d)]),
+                   event(1, 13000000 + d * 1000000, 6000000, [stat_i(8, 2 + 10 * d)])]
+        marks = [event(2, 0, 10000000, [stat_i(7, 4)]), event(3, 12000000 + d * 1000000, 8000000)]
+        if d == 0: marks.append(event(4, 30000000, 5000000))
+        out += b(1, plane(d + 1, f'/device:GPU:{d}', [line(1, 'Stream #1(Compute)', kernels), line(2, 'Steps', marks)],
+                          {1: ('volta_sgemm_128x64_nn', None, []), 2: ('4', None, []), 3: ('5', None, []),
+                           4: ('Step 6', None, [])}, STATS))
+    launches = [event(100, 500000 + k * 11700000, 100000, [stat_i(8, c)]) for d in (0, 1) for k, c in
+                enumerate((1 + 10 * d, 2 + 10 * d))]
+    host = plane(0, '/host:CPU', [line(5, 'python', [event(1, 0, 11000000)] + launches)],
+                 {1: ('train#step_num=3,_r=1#', None, []), 100: ('cuLaunchKernel', None, [])}, STATS)
+    return out + b(1, host)
+
+
+open(sys.argv[2], 'wb').write(tpu() if sys.argv[1] == 'tpu' else steps())

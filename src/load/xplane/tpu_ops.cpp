@@ -1,0 +1,131 @@
+// A TPU's XLA ops in the device's own terms (docs/formats.md, "XSpace profile"; docs/metrics.md,
+// "XLA ops"). Each "XLA Ops" event is an op the TPU ran: named by its event metadata's display name
+// (the HLO instruction, `fusion.12`; the metadata's name is its long form), with XLA's own counts
+// and facts as XProf reads them (op_metrics_db_utils.cc, SetOpMetadataFromHloEventMetadata): the
+// metadata's stats `flops`, `model_flops`, `bytes_accessed`, `hlo_category`, `tf_op`, and the
+// event's own stats of the same names over them. The host call that ran the compiled program
+// (`TfrtTpuLoadedExecutable::Execute`, `PjRt…LoadedExecutable::Execute`) launched the ops that
+// follow it: it becomes a runtime call that launched them, the op around it carries their counts,
+// and where it returned only once they were done it waited on the device, as a CUDA context
+// synchronisation does (a GpuSync the critical path turns into an edge from the device's work).
+#include <algorithm>
+
+#include "load/xplane/builder.h"
+
+namespace perfgate::xplane {
+namespace {
+
+// XProf's high-FLOPs categories, the ops that run on the matrix units (MXU): profile_time_breakdown.h,
+// HighFlopsComputeTimePs (convolution and its dilated forms, convolution fusion, output fusion; a TPU
+// lowers a dot as a convolution).
+bool matrix_category(std::string_view category) {
+  return category == "convolution" || category == "convolution base-dilated" ||
+         category == "convolution window-dilated" || category == "convolution fusion" ||
+         category == "output fusion";
+}
+
+// A host call that runs a compiled XLA program on its devices.
+bool execute_call(std::string_view name) {
+  return name.find("Executable::Execute") != std::string_view::npos;
+}
+
+}  // namespace
+
+void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
+                     const GpuActivity& a) {
+  TpuOp op;
+  op.activity = static_cast<std::uint32_t>(p_.gpu_activities.size());
+  std::string_view category, tf_op;
+  // Counts: whole and not negative, else not read.
+  auto count = [](const Stat& s, double& out) {
+    std::int64_t v = 0;
+    if (s.integer(v) && v >= 0) out = static_cast<double>(v);
+  };
+  auto read = [&](const std::vector<Stat>& stats) {
+    for (const Stat& s : stats) {
+      StatKey key = keys(s);
+      if (key == StatKey::Flops) count(s, op.flops);
+      if (key == StatKey::ModelFlops) count(s, op.model_flops);
+      if (key == StatKey::BytesAccessed) count(s, op.bytes);
+      if (key == StatKey::HloCategory) category = plane.text(s);
+      if (key == StatKey::TfOp) tf_op = plane.text(s);
+    }
+  };
+  if (meta) read(meta->stats);
+  read(e.stats);
+  op.matrix = matrix_category(category);
+  tpu_ops_.push_back(op);
+  // The framework op it came from where the profile says (`tf_op`), else the instruction, as a range
+  // on its line: the regions table's time per op.
+  p_.gpu_ranges.push_back({.start = a.start,
+                           .end = a.end,
+                           .name = tf_op.empty() ? a.name : p_.strings.intern(tf_op),
+                           .device = a.device,
+                           .stream = a.stream});
+}
+
+void Builder::tpu_programs() {
+  if (tpu_ops_.empty()) return;
+  std::vector<std::uint32_t> calls;
+  for (std::uint32_t i = 0; i < p_.host_events.size(); ++i)
+    if (p_.host_events[i].kind == HostKind::Op && execute_call(p_.str(p_.host_events[i].name)))
+      calls.push_back(i);
+  if (calls.empty()) return;
+  std::sort(calls.begin(), calls.end(), [&](std::uint32_t a, std::uint32_t b) {
+    const HostEvent &x = p_.host_events[a], &y = p_.host_events[b];
+    return x.start != y.start ? x.start < y.start : a < b;
+  });
+  // Correlation ids of their own, above every id the profile holds.
+  std::int64_t next = 0;
+  for (const RuntimeCall& c : p_.runtime_calls) next = std::max(next, c.correlation);
+  for (const GpuActivity& g : p_.gpu_activities) next = std::max(next, g.correlation);
+  // Each op launched by the last call that started at or before it.
+  struct Program {
+    double flops = -1, bytes = -1, matrix_flops = -1;
+    TimeNs device_end = 0;
+    std::int32_t device = 0;
+    std::int64_t correlation = 0;
+  };
+  std::vector<Program> programs(calls.size());
+  auto add = [](double& sum, double v) {
+    if (v >= 0) sum = std::max(sum, 0.0) + v;
+  };
+  for (const TpuOp& op : tpu_ops_) {
+    GpuActivity& g = p_.gpu_activities[op.activity];
+    auto after = std::upper_bound(calls.begin(), calls.end(), g.start,
+                                  [&](TimeNs t, std::uint32_t c) { return t < p_.host_events[c].start; });
+    if (after == calls.begin()) continue;
+    Program& program = programs[static_cast<std::size_t>(after - calls.begin()) - 1];
+    if (program.correlation == 0) {
+      program.correlation = ++next;
+      program.device = g.device;
+    }
+    g.correlation = program.correlation;
+    program.device_end = std::max(program.device_end, g.end);
+    add(program.flops, op.flops);
+    add(program.bytes, op.bytes);
+    if (op.matrix) add(program.matrix_flops, op.model_flops >= 0 ? op.model_flops : op.flops);
+  }
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    const Program& program = programs[k];
+    if (program.correlation == 0) continue;
+    HostEvent& h = p_.host_events[calls[k]];
+    std::uint32_t details = xla_op_details(kNone, program.flops, program.bytes);
+    hlo_.model().ops.back().matrix_flops = program.matrix_flops;
+    h.details = details;
+    p_.runtime_calls.push_back({.start = h.start,
+                                .end = h.end,
+                                .correlation = program.correlation,
+                                .external_id = p_.op_details[details].external_id,
+                                .name = h.name,
+                                .thread = h.thread});
+    if (h.end >= program.device_end)
+      p_.gpu_syncs.push_back({.start = h.start,
+                              .end = h.end,
+                              .correlation = program.correlation,
+                              .device = program.device,
+                              .kind = GpuSyncKind::Context});
+  }
+}
+
+}  // namespace perfgate::xplane
