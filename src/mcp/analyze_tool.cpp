@@ -1,6 +1,8 @@
 // analyze and compare: the engine (engine/engine.h) run on paths under the roots, the report kept
 // for the other tools, and an agent-sized summary of it (report_summary.cpp).
+#include <chrono>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,8 @@
 
 namespace perfgate::mcp {
 namespace {
+
+constexpr std::chrono::milliseconds kProgressInterval{100};
 
 // The rule files shipped in the binary, named rather than read from a path.
 bool is_shipped_rules(const std::string& name) {
@@ -82,8 +86,12 @@ void attach_call(const Session& session, RunRequest& request) {
   request.progress = nullptr;
   request.on_loaded = nullptr;
   if (call.progress) {
-    request.progress = [&call](std::uint64_t done, std::uint64_t total) {
-      if (total == 0) return;
+    // The bytes read are told at most every kProgressInterval (the stages always).
+    auto told = std::make_shared<std::chrono::steady_clock::time_point>();
+    request.progress = [&call, told](std::uint64_t done, std::uint64_t total) {
+      auto now = std::chrono::steady_clock::now();  // the loader calls this under its lock
+      if (total == 0 || now - *told < kProgressInterval) return;
+      *told = now;
       call.tell(90.0 * static_cast<double>(done) / static_cast<double>(total), 100,
                 fmt::format("read {} of {} of profiles", byte_size_text(done), byte_size_text(total)));
     };

@@ -1,6 +1,5 @@
 #include "mcp/server.h"
 
-#include <chrono>
 #include <condition_variable>
 #include <iostream>
 #include <new>
@@ -29,16 +28,13 @@ std::string required_string(const json::object& params, std::string_view key) {
 }
 
 constexpr std::size_t kMaxCancelled = 64;
-// A client is told progress at most this often (and always at the end).
-constexpr std::chrono::milliseconds kProgressInterval{100};
 
 constexpr std::string_view kInstructions =
-    "perfgate analyses deep-learning profiles. Call analyze with trace paths (under the server's roots) to "
-    "get the "
-    "verdict, headline metrics and findings with a report id; then table (paged rows), explain (a finding or "
-    "metric), compare (against a baseline), metrics (the catalog) and trend (a run history). The whole "
-    "report is "
-    "the resource perfgate://report/{id} (also /html and /markdown).";
+    "perfgate analyses deep-learning profiles. list_profiles finds them under the server's roots; analyze "
+    "(trace paths) gives the verdict, headline metrics and findings with a report id; then table (paged "
+    "rows), events (the instances of a kernel or op), explain (a finding or metric), compare (against a "
+    "baseline), metrics (the catalog) and trend (a run history). The whole report is the resource "
+    "perfgate://report/{id} (also /html and /markdown). The prompt discover walks through them.";
 
 }  // namespace
 
@@ -64,8 +60,8 @@ json::value Server::call_tool(const json::object& params) {
   return session_.call_tool(name, params_object(params, "arguments"), std::move(context));
 }
 
-// notifications/progress for the call's _meta.progressToken, growing, at most every
-// kProgressInterval but for the last; none without a token or a notifier.
+// notifications/progress for the call's _meta.progressToken, growing (a value not above the last
+// is dropped); none without a token or a notifier.
 CallContext::Progress Server::progress_to(const json::object& params) {
   const json::object& meta = params_object(params, "_meta");
   const json::value* token = meta.if_contains("progressToken");
@@ -75,15 +71,12 @@ CallContext::Progress Server::progress_to(const json::object& params) {
   struct State {
     std::mutex mutex;
     double last = -1;
-    std::chrono::steady_clock::time_point sent;
   };
   auto state = std::make_shared<State>();
   return [notify = notify_, token = *token, state](double done, double total, const std::string& message) {
     std::lock_guard lock(state->mutex);
-    auto now = std::chrono::steady_clock::now();
-    if (done <= state->last || (done < total && now - state->sent < kProgressInterval)) return;
+    if (done <= state->last) return;
     state->last = done;
-    state->sent = now;
     notify(
         {{"jsonrpc", "2.0"},
          {"method", "notifications/progress"},

@@ -154,7 +154,8 @@ json::object Session::call_tool(std::string_view name, const json::object& argum
                                                              {"metrics", metrics_tool},
                                                              {"explain", explain_tool},
                                                              {"trend", trend_tool},
-                                                             {"list_profiles", list_profiles_tool}};
+                                                             {"list_profiles", list_profiles_tool},
+                                                             {"events", events_tool}};
   Tool tool = nullptr;
   for (const auto& [tool_name, fn] : kTools)
     if (tool_name == name) tool = fn;

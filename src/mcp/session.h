@@ -130,6 +130,7 @@ ToolOutput metrics_tool(Session& session, const json::object& args);
 ToolOutput explain_tool(Session& session, const json::object& args);
 ToolOutput trend_tool(Session& session, const json::object& args);
 ToolOutput list_profiles_tool(Session& session, const json::object& args);
+ToolOutput events_tool(Session& session, const json::object& args);
 
 // The request that makes a run again from a call's `run` arguments (paths, rules, set, disable,
 // options), as analyze reads them (analyze_tool.cpp).

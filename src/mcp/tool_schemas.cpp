@@ -180,6 +180,30 @@ const ToolSchema kTools[] = {
      "total": {"type": "integer"}, "offset": {"type": "integer"},
      "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"},
      "walk_cut": {"type": "boolean"}, "note": {"type": "string"}}})json"},
+    {"events", "Instances of a kernel, op or collective",
+     "The instances of one kernel, op or collective (allreduce, ...) of a report's run, in a time window of "
+     "the trace's clock (microseconds, as the report's step starts), sorted by start: each with its worker, "
+     "start_us, duration_us and its device and stream (a kernel) or thread (an op). The tables are "
+     "aggregates; this reads the run's profiles again. Paged: next_offset continues.",
+     R"json({"type": "object", "additionalProperties": false, "required": ["report", "name"],
+   "properties": {
+     "report": {"type": "string", "description": "A report id from analyze or compare"},
+     "name": {"type": "string", "description": "The kernel's, op's or collective's name"},
+     "match": {"type": "string", "enum": ["exact", "contains"], "default": "exact"},
+     "kind": {"type": "string", "enum": ["kernel", "op", "collective"], "description": "Default: any"},
+     "start_us": {"type": "integer", "description": "Instances that end at or after this time"},
+     "end_us": {"type": "integer", "description": "Instances that start at or before this time"},
+     "worker": {"type": "string", "description": "Only this worker's instances"},
+     "offset": {"type": "integer", "minimum": 0, "default": 0},
+     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json",
+     R"json({"type": "object", "required": ["report_id", "events", "total", "offset", "next_offset"],
+   "properties": {
+     "report_id": {"type": "string"},
+     "events": {"type": "array", "items": {"type": "object", "required": ["kind", "name", "worker", "start_us", "duration_us"]}},
+     "total": {"type": "integer", "description": "Instances kept (at most 100,000)"},
+     "not_kept": {"type": "integer", "description": "Instances past the 100,000 kept"},
+     "offset": {"type": "integer"},
+     "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"}}})json"},
 };
 
 std::string with_rule_properties(std::string schema) {

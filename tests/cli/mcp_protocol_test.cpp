@@ -156,7 +156,7 @@ TEST_F(McpServerTest, ToolsListHasEverySchema) {
     EXPECT_EQ(t.at("inputSchema").at("type"), json::value("object"));
   }
   EXPECT_EQ(names, (std::set<std::string>{"analyze", "compare", "table", "metrics", "explain", "trend",
-                                          "list_profiles"}));
+                                          "list_profiles", "events"}));
 }
 
 TEST_F(McpServerTest, PathsOutsideTheRootsAreRefusedAsUsageErrors) {
