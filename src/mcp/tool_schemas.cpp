@@ -33,6 +33,11 @@ constexpr const char* kSummaryOutput =
      "baseline": {"type": "object", "description": "compare: the baseline, its comparability and the headline deltas"},
      "changes": {"type": "object", "description": "compare: the changes table's largest rows each way (slower, faster)"}}})json";
 
+// The paging arguments of the tools that list.
+constexpr std::string_view kPageProperties =
+    R"json("offset": {"type": "integer", "minimum": 0, "default": 0},
+     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50})json";
+
 // The options analyze and compare share with `perfgate analyze`, put where a schema says @RULES@.
 constexpr std::string_view kRuleProperties =
     R"json("rules": {"type": "array", "items": {"type": "string"}, "maxItems": 16,
@@ -101,8 +106,7 @@ const ToolSchema kTools[] = {
                   "value": {"type": ["string", "number", "boolean", "null"]}}},
                 "description": "Every filter must hold"},
      "sort": {"type": "string", "description": "A column to sort by; -column sorts descending"},
-     "offset": {"type": "integer", "minimum": 0, "default": 0},
-     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json",
+     @PAGE@}})json",
      R"json({"type": "object", "required": ["report_id"],
    "properties": {
      "report_id": {"type": "string"},
@@ -124,8 +128,7 @@ const ToolSchema kTools[] = {
      "name": {"type": "string", "description": "An exact metric name, e.g. gpu.utilization_pct"},
      "prefix": {"type": "string", "description": "Metrics whose names begin so, e.g. breakdown."},
      "report": {"type": "string", "description": "A report id: add each metric's value (and baseline change)"},
-     "offset": {"type": "integer", "minimum": 0, "default": 0},
-     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json",
+     @PAGE@}})json",
      R"json({"type": "object", "required": ["metrics", "total", "offset", "next_offset"],
    "properties": {
      "metrics": {"type": "array", "items": {"type": "object", "required": ["name", "label", "unit", "definition"]}},
@@ -171,8 +174,7 @@ const ToolSchema kTools[] = {
      R"json({"type": "object", "additionalProperties": false,
    "properties": {
      "folder": {"type": "string", "description": "A folder under the roots (default: every root)"},
-     "offset": {"type": "integer", "minimum": 0, "default": 0},
-     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json",
+     @PAGE@}})json",
      R"json({"type": "object", "required": ["profiles", "total", "offset", "next_offset", "walk_cut"],
    "properties": {
      "profiles": {"type": "array", "items": {"type": "object", "required": ["path", "format", "bytes"], "properties": {
@@ -194,8 +196,7 @@ const ToolSchema kTools[] = {
      "start_us": {"type": "integer", "description": "Instances that end at or after this time"},
      "end_us": {"type": "integer", "description": "Instances that start at or before this time"},
      "worker": {"type": "string", "description": "Only this worker's instances"},
-     "offset": {"type": "integer", "minimum": 0, "default": 0},
-     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json",
+     @PAGE@}})json",
      R"json({"type": "object", "required": ["report_id", "events", "total", "offset", "next_offset"],
    "properties": {
      "report_id": {"type": "string"},
@@ -206,9 +207,11 @@ const ToolSchema kTools[] = {
      "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"}}})json"},
 };
 
+// A schema with its placeholders filled: @RULES@ (analyze's rule properties), @PAGE@ (offset and limit).
 std::string with_rule_properties(std::string schema) {
   if (std::size_t at = schema.find("@RULES@"); at != std::string::npos)
     schema.replace(at, 7, kRuleProperties);
+  if (std::size_t at = schema.find("@PAGE@"); at != std::string::npos) schema.replace(at, 6, kPageProperties);
   return schema;
 }
 

@@ -235,14 +235,7 @@ TEST(McpSummary, HeadlineMetricsHaveDistinctNames) {
 // analyze on a hand-built trace: the verdict and metrics equal the CLI's own JSON report of it, and
 // table pages through the `iterations` table row by row.
 TEST_F(McpServerTest, AnalyzeAndTableGiveTheClisNumbers) {
-  TraceBuilder b;
-  for (int s = 1; s <= 5; ++s) {
-    double t = s * 1000.0;
-    b.step(s, t, 900);
-    b.op("aten::mm", t + 10, 100, s);
-    b.launch("gemm_kernel", t + 20, t + 50, 200 + 10 * s, s);
-  }
-  std::string trace = b.write(root_ + "/run.json");
+  std::string trace = five_step_trace(root_ + "/run.json");
   CommandResult cli = run_perfgate("analyze " + trace + " -q --json " + root_ + "/cli.json");
   ASSERT_LE(cli.exit_code, 1) << cli.out;
   std::ifstream in(root_ + "/cli.json");

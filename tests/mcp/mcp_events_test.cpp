@@ -13,22 +13,11 @@ namespace {
 
 namespace json = boost::json;
 
-// Five steps at 1000 µs apart: an aten::mm op at +10 µs, a gemm_kernel at +50 µs lasting 210 to 250
-// µs, and an allreduce recorded by a record_param_comms op at +600 µs.
+// five_step_trace with its allreduce: kernels lasting 210 to 250 µs.
 class McpEventsTest : public McpServerTest {
  protected:
   void SetUp() override {
-    TraceBuilder b;
-    for (int s = 1; s <= 5; ++s) {
-      double t = s * 1000.0;
-      b.step(s, t, 900);
-      b.op("aten::mm", t + 10, 100, s);
-      b.launch("gemm_kernel", t + 20, t + 50, 200 + 10 * s, s);
-      b.op(
-          "record_param_comms", t + 600, 30, 100 + s, 1,
-          R"("Collective name": "allreduce", "dtype": "Float", "In msg nelems": 1024, "Out msg nelems": 1024, "Group size": 2)");
-    }
-    b.write(root_ + "/run.json");
+    five_step_trace(root_ + "/run.json", 200, true);
     json::object analyzed = call("analyze", {{"paths", json::array{"run.json"}}});
     ASSERT_EQ(analyzed.at("isError"), json::value(false)) << json::serialize(analyzed);
     id_ = json::value_to<std::string>(analyzed.at("structuredContent").at("report_id"));

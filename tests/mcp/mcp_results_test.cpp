@@ -20,17 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 namespace json = boost::json;
 
-std::string five_steps(const std::string& path, int kernel_us = 200) {
-  TraceBuilder b;
-  for (int s = 1; s <= 5; ++s) {
-    double t = s * 1000.0;
-    b.step(s, t, 900);
-    b.op("aten::mm", t + 10, 100, s);
-    b.launch("gemm_kernel", t + 20, t + 50, kernel_us + 10 * s, s);
-  }
-  return b.write(path);
-}
-
 // The text block is the structured content's JSON, for results and tool errors alike.
 void expect_text_is_the_json(const json::object& result) {
   const json::array& content = result.at("content").as_array();
@@ -60,7 +49,7 @@ TEST_F(McpServerTest, EveryToolDeclaresAnOutputSchemaWithItsErrorForm) {
 }
 
 TEST_F(McpServerTest, TheTextBlockIsTheStructuredContentsJson) {
-  five_steps(root_ + "/run.json");
+  five_step_trace(root_ + "/run.json");
   json::object analyzed = call("analyze", {{"paths", json::array{"run.json"}}});
   ASSERT_EQ(analyzed.at("isError"), json::value(false)) << json::serialize(analyzed);
   expect_text_is_the_json(analyzed);
@@ -110,7 +99,7 @@ class McpWritableTest : public McpServerTest {
 // A report analysed by one server is read by another (a later process) by its id, from the cache
 // folder under the first root; the same files and arguments give the same id, a changed file another.
 TEST_F(McpWritableTest, ReportIdsLastAcrossServers) {
-  five_steps(root_ + "/run.json");
+  five_step_trace(root_ + "/run.json");
   json::object first = call("analyze", {{"paths", json::array{"run.json"}}});
   ASSERT_EQ(first.at("isError"), json::value(false)) << json::serialize(first);
   std::string id = json::value_to<std::string>(first.at("structuredContent").at("report_id"));
@@ -143,7 +132,7 @@ TEST_F(McpWritableTest, ReportIdsLastAcrossServers) {
 
   json::object again = call("analyze", {{"paths", json::array{"run.json"}}});
   EXPECT_EQ(again.at("structuredContent").at("report_id"), json::value(id));
-  five_steps(root_ + "/run.json", 300);  // another trace at the same path
+  five_step_trace(root_ + "/run.json", 300);  // another trace at the same path
   json::object changed = call("analyze", {{"paths", json::array{"run.json"}}});
   EXPECT_NE(changed.at("structuredContent").at("report_id"), json::value(id));
   json::object other_options =
@@ -156,19 +145,19 @@ TEST_F(McpWritableTest, ReportIdsLastAcrossServers) {
 TEST_F(McpWritableTest, ACacheFolderLinkedOutOfTheRootsIsRefused) {
   std::string outside = temp_dir();
   fs::create_directory_symlink(outside, root_ + "/.perfgate-cache");
-  five_steps(root_ + "/run.json");
+  five_step_trace(root_ + "/run.json");
   json::object r = call("analyze", {{"paths", json::array{"run.json"}}});
   EXPECT_EQ(r.at("structuredContent").at("exit_code"), json::value(2)) << json::serialize(r);
   EXPECT_TRUE(fs::is_empty(outside));
 }
 
 TEST_F(McpServerTest, ListProfilesFindsWhatAReaderClaimsAndFollowsNoLink) {
-  five_steps(root_ + "/run.json");
+  five_step_trace(root_ + "/run.json");
   fs::create_directories(root_ + "/sub/.hidden");
-  five_steps(root_ + "/sub/.hidden/skipped.json");
+  five_step_trace(root_ + "/sub/.hidden/skipped.json");
   std::ofstream(root_ + "/sub/notes.txt") << "not a profile\n";
   std::string outside = temp_dir();
-  five_steps(outside + "/out.json");
+  five_step_trace(outside + "/out.json");
   fs::create_symlink(outside + "/out.json", root_ + "/sub/link.json");
   fs::create_directory_symlink(outside, root_ + "/linked");
   json::object r = call("list_profiles", {});

@@ -12,8 +12,27 @@
 
 #include "mcp/server.h"
 #include "support/helpers.h"
+#include "support/trace_builder.h"
 
 namespace perfgate::testing {
+
+// Five steps 1000 µs apart: an aten::mm op at +10 µs, a gemm_kernel at +50 µs lasting kernel_us + 10,
+// + 20, ... µs and, with `allreduce`, an allreduce recorded by a record_param_comms op at +600 µs.
+inline std::string five_step_trace(const std::string& path, int kernel_us = 200, bool allreduce = false) {
+  TraceBuilder b;
+  for (int s = 1; s <= 5; ++s) {
+    double t = s * 1000.0;
+    b.step(s, t, 900);
+    b.op("aten::mm", t + 10, 100, s);
+    b.launch("gemm_kernel", t + 20, t + 50, kernel_us + 10 * s, s);
+    if (allreduce)
+      b.op(
+          "record_param_comms", t + 600, 30, 100 + s, 1,
+          R"("Collective name": "allreduce", "dtype": "Float", "In msg nelems": 1024, "Out msg nelems": 1024, )"
+          R"("Group size": 2)");
+  }
+  return b.write(path);
+}
 
 class McpServerTest : public ::testing::Test {
  protected:
