@@ -128,7 +128,8 @@ set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report 
 
 # The MCP server: JSON-RPC on stdio turned into the engine's requests, the reports kept for the
 # tools and resources (docs/agents.md).
-set(PERFGATE_STAGE_mcp_EXPORTS mcp/server.h mcp/session.h mcp/jsonrpc.h mcp/line_reader.h mcp/roots.h)
+set(PERFGATE_STAGE_mcp_EXPORTS mcp/server.h mcp/session.h mcp/jsonrpc.h mcp/line_reader.h mcp/roots.h
+    mcp/report_cache.h)
 set(PERFGATE_STAGE_mcp_PUBLIC engine render common)
 
 # The command line: options turned into the engine's requests, the outputs written and the exit

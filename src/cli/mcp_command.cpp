@@ -70,14 +70,16 @@ std::function<int()> add_mcp_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "mcp",
       "Serve the Model Context Protocol on stdio for coding agents: tools analyze, compare, table, explain, "
-      "metrics and trend, and each report as a resource");
+      "metrics, trend, list_profiles and events, a discovery prompt, and each report as a resource");
   cmd->add_option("--root", options->roots,
                   "A folder the server may read profiles, reports, rules and histories under (symbolic links "
                   "resolved; repeatable). Default: the working folder")
       ->type_name("DIR")
       ->check(non_empty_path);
-  cmd->add_flag("--allow-write", options->allow_write,
-                "Let analyze record runs into a run history under the roots (default: read-only)");
+  cmd->add_flag(
+      "--allow-write", options->allow_write,
+      "Let analyze record runs into a run history under the roots, and keep reports under "
+      ".perfgate-cache/ in the first root, where a later server finds them by id (default: read-only)");
   cmd->add_option(
          "--max-message-bytes", options->max_message_bytes,
          "The largest request line read (default 4 MiB); a longer one is skipped as it streams in and "

@@ -60,7 +60,11 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
   options.max_threads = request.limits.threads;
   options.max_input_memory = request.limits.max_input_memory;
   options.graph_captures = request.options.graph_captures;
-  if (request.progress) options.progress = request.progress;
+  if (request.progress || request.stop_requested)
+    options.progress = [&request](std::uint64_t done, std::uint64_t total) {
+      stop_if_asked(request);  // between two chunks of an input: the load ends with RunStopped
+      if (request.progress) request.progress(done, total);
+    };
   return options;
 }
 
@@ -125,6 +129,7 @@ ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book,
   LoadedAnalysis run =
       load_and_analyse(request.paths, load_options_of(request, book.knowledge), book.knowledge, options);
   if (request.on_loaded) request.on_loaded();
+  stop_if_asked(request);
   if (!request.one_run) refuse_unless_one_capture(run);
   if (request.on_input_warning)
     for (const Note& w : run.inputs.warnings) request.on_input_warning(w);

@@ -164,10 +164,12 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
       histories.push_back(open_history_source(path));
     else
       runs.push_back(load_baseline(path, request, book));
+    stop_if_asked(request);
   }
   ReportModel report = prepared.partials
                            ? merge_partials(*prepared.partials, book, request.limits.max_input_memory)
                            : analyse_profiles(request, book, request.options);
+  stop_if_asked(request);
   GateOptions gate = request.gate;
   std::vector<HistoryRun> history_runs;
   std::vector<Note> history_warnings;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,21 @@ struct RunRequest {
   // Told, as the run goes, what it left out of its inputs ("skipped FILE: why"): a front end says
   // it whatever its verbosity, since a run on fewer ranks than were given must not pass silently.
   std::function<void(const Note& warning)> on_input_warning;
+  // Asked as the profiles load (from loading threads) and between the run's stages: true stops the
+  // run with RunStopped before the next stage, so that nothing is gated, written or recorded (an
+  // MCP client's cancellation). Unset: never asked.
+  std::function<bool()> stop_requested;
 };
+
+// A run its front end stopped (RunRequest::stop_requested): no report, no exit code of its own.
+class RunStopped : public std::runtime_error {
+ public:
+  RunStopped() : std::runtime_error("the run was stopped before it ended") {}
+};
+
+// Throws RunStopped when the request's front end asks the run to stop.
+inline void stop_if_asked(const RunRequest& request) {
+  if (request.stop_requested && request.stop_requested()) throw RunStopped();
+}
 
 }  // namespace perfgate

@@ -1,6 +1,8 @@
 // analyze and compare: the engine (engine/engine.h) run on paths under the roots, the report kept
 // for the other tools, and an agent-sized summary of it (report_summary.cpp).
+#include <chrono>
 #include <iostream>
+#include <memory>
 
 #include <fmt/format.h>
 
@@ -15,6 +17,8 @@
 
 namespace perfgate::mcp {
 namespace {
+
+constexpr std::chrono::milliseconds kProgressInterval{100};
 
 // The rule files shipped in the binary, named rather than read from a path.
 bool is_shipped_rules(const std::string& name) {
@@ -63,8 +67,8 @@ void read_rules_and_options(const Session& session, const ToolArgs& args, RunReq
         fmt::format("--iter-start {} is after --iter-stop {}", *a.window.iter_start, *a.window.iter_stop));
 }
 
-// A request of this server: its threads and input memory limit, no progress line, and the files
-// it left out on the server's log (stderr), as the CLI says them.
+// A request of this server: its threads and input memory limit, and the files it left out on the
+// server's log (stderr), as the CLI says them.
 RunRequest server_request(const Session& session) {
   RunRequest request;
   request.limits.threads = session.options().threads;
@@ -74,15 +78,50 @@ RunRequest server_request(const Session& session) {
   return request;
 }
 
-// The run gated as `perfgate analyze` gates it, kept in the session.
-const StoredReport& run_engine(Session& session, RunRequest request, std::vector<Baseline> given = {}) {
+// The call's cancellation and progress on the request: the bytes of the profiles read are the first
+// 90% (a baseline's profiles count again from 0, so their progress is dropped), the gate the rest.
+void attach_call(const Session& session, RunRequest& request) {
+  const CallContext& call = session.call();
+  request.stop_requested = [&call] { return call.stop_requested(); };
+  request.progress = nullptr;
+  request.on_loaded = nullptr;
+  if (call.progress) {
+    // The bytes read are told at most every kProgressInterval (the stages always).
+    auto told = std::make_shared<std::chrono::steady_clock::time_point>();
+    request.progress = [&call, told](std::uint64_t done, std::uint64_t total) {
+      auto now = std::chrono::steady_clock::now();  // the loader calls this under its lock
+      if (total == 0 || now - *told < kProgressInterval) return;
+      *told = now;
+      call.tell(90.0 * static_cast<double>(done) / static_cast<double>(total), 100,
+                fmt::format("read {} of {} of profiles", byte_size_text(done), byte_size_text(total)));
+    };
+    request.on_loaded = [&call] { call.tell(90, 100, "profiles read and analysed; gating"); };
+  }
+}
+
+// The arguments that make the run of `raw` again: its paths resolved, its rules and options.
+json::object run_arguments(const json::object& raw, const std::vector<std::string>& paths) {
+  json::array resolved;
+  for (const std::string& p : paths) resolved.push_back(json::string(p));
+  json::object run{{"paths", std::move(resolved)}};
+  for (std::string_view key : {"rules", "set", "disable", "options"})
+    if (const json::value* v = raw.if_contains(key)) run[key] = *v;
+  return run;
+}
+
+// The run gated as `perfgate analyze` gates it, kept in the session with the call that made it.
+const StoredReport& run_engine(Session& session, json::object call, RunRequest request,
+                               std::vector<Baseline> given = {}) {
   auto book = std::make_shared<const RuleBook>(
       load_rule_book(request.rules.files, request.rules.settings, request.rules.disabled));
   // A malformed limit is a usage error before any work.
   request.limits.max_input_memory = max_input_memory_of(session.options().max_input_memory);
   request.history.labels = run_labels(request.history.labels);
+  attach_call(session, request);
   PreparedRun prepared = prepare_run(std::move(request), book);
   GatedRun gated = run_gated(prepared, std::move(given));
+  stop_if_asked(prepared.request);  // before anything is recorded or kept
+  session.call().tell(95, 100, "gated");
   if (prepared.request.history.record) {
     try {
       record_run(gated.report, prepared.request.history);
@@ -92,18 +131,27 @@ const StoredReport& run_engine(Session& session, RunRequest request, std::vector
                                     prepared.request.history.location));
     }
   }
-  return session.keep(std::move(prepared.request), std::move(gated.report), book);
+  const StoredReport& kept = session.keep(std::move(call), prepared.reads, std::move(gated.report), book);
+  session.call().tell(100, 100, "report " + kept.id);
+  return kept;
 }
 
 }  // namespace
+
+RunRequest run_request_of(const Session& session, const json::object& run) {
+  ToolArgs args("run", run, {"paths", "rules", "set", "disable", "options"});
+  RunRequest request = server_request(session);
+  request.paths = checked_paths(session, args.texts("paths"));
+  read_rules_and_options(session, args, request);
+  return request;
+}
 
 ToolOutput analyze_tool(Session& session, const json::object& raw) {
   ToolArgs args(
       "analyze", raw,
       {"paths", "rules", "set", "disable", "options", "baseline", "history", "record", "branch", "commit"});
-  RunRequest request = server_request(session);
-  request.paths = checked_paths(session, args.texts("paths"));
-  read_rules_and_options(session, args, request);
+  json::object run = run_arguments(raw, checked_paths(session, args.texts("paths")));
+  RunRequest request = run_request_of(session, run);
   request.baselines = checked_paths(session, args.texts("baseline", 16));
   if (std::optional<std::string> history = args.text("history")) {
     bool record = args.flag("record");
@@ -116,7 +164,8 @@ ToolOutput analyze_tool(Session& session, const json::object& raw) {
   } else if (args.flag("record")) {
     throw ConfigError("record needs history (the run history to record into)");
   }
-  const StoredReport& report = run_engine(session, std::move(request));
+  json::object call{{"tool", "analyze"}, {"arguments", raw}, {"run", std::move(run)}};
+  const StoredReport& report = run_engine(session, std::move(call), std::move(request));
   return report_summary(report, false);
 }
 
@@ -124,31 +173,30 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
   ToolArgs args("compare", raw,
                 {"paths", "report", "baseline", "baseline_report", "history", "branch", "rules", "set",
                  "disable", "options"});
-  RunRequest request = server_request(session);
   std::optional<std::string> run_id = args.text("report");
   if (run_id && args.has("paths")) throw ConfigError("compare: give the run as paths or as report, not both");
+  json::object run;
   if (run_id) {
-    // The same run analysed again, as it was, now against the baseline.
-    request = session.report(*run_id).request;
-    request.baselines.clear();
-    request.history = {};
+    // The same run analysed again, as it was (with the rules and options given here, if any), now
+    // against the baseline.
+    run = session.report(*run_id).call.at("run").as_object();
+    if (args.has("rules") || args.has("set") || args.has("disable") || args.has("options"))
+      run = run_arguments(raw, json::value_to<std::vector<std::string>>(run.at("paths")));
   } else {
-    request.paths = checked_paths(session, args.texts("paths"));
-    if (request.paths.empty()) throw ConfigError("compare: give the run (paths, or report: an analyze id)");
+    run = run_arguments(raw, checked_paths(session, args.texts("paths")));
+    if (run.at("paths").as_array().empty())
+      throw ConfigError("compare: give the run (paths, or report: an analyze id)");
   }
-  if (!run_id || args.has("rules") || args.has("set") || args.has("disable") || args.has("options")) {
-    RunRequest fresh;
-    read_rules_and_options(session, args, fresh);
-    request.rules = fresh.rules;
-    request.options = fresh.options;
-    request.gate = fresh.gate;
-  }
+  RunRequest request = run_request_of(session, run);
+  request.baselines = checked_paths(session, args.texts("baseline", 16));
   std::vector<Baseline> given;
   if (std::optional<std::string> id = args.text("baseline_report")) {
     const StoredReport& base = session.report(*id);
-    given.push_back(baseline_from_report(*base.model, "report " + base.id, "report"));
+    if (base.model)
+      given.push_back(baseline_from_report(*base.model, "report " + base.id, "report"));
+    else
+      request.baselines.push_back(base.cached_path);  // its JSON report, as --baseline reads one
   }
-  request.baselines = checked_paths(session, args.texts("baseline", 16));
   if (std::optional<std::string> history = args.text("history")) {
     request.baselines.push_back(session.roots().check(*history));
     if (std::optional<std::string> branch = args.text("branch")) request.history.baseline_branch = *branch;
@@ -157,7 +205,8 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
     throw ConfigError(
         "compare: give a baseline (baseline: paths of a report or profiles, baseline_report: an "
         "analyze id, or history: a run history)");
-  const StoredReport& report = run_engine(session, std::move(request), std::move(given));
+  json::object call{{"tool", "compare"}, {"arguments", raw}, {"run", std::move(run)}};
+  const StoredReport& report = run_engine(session, std::move(call), std::move(request), std::move(given));
   return report_summary(report, true);
 }
 

@@ -88,6 +88,23 @@ json::array evidence(const json::object& doc, const json::value* see, std::size_
   return out;
 }
 
+// Within kMaxResultBytes: the last row of the longest evidence table goes first, and
+// evidence_rows_not_shown counts them (the table tool pages through them all).
+void fit_evidence(json::object& out) {
+  std::size_t dropped = 0;
+  json::array& tables = out["evidence"].as_array();
+  while (json::serialize(out).size() > kMaxResultBytes) {
+    json::array* longest = nullptr;
+    for (json::value& t : tables)
+      if (json::array& rows = t.as_object()["rows"].as_array(); !longest || rows.size() > longest->size())
+        longest = &rows;
+    if (!longest || longest->empty()) break;
+    longest->pop_back();
+    ++dropped;
+  }
+  out["evidence_rows_not_shown"] = dropped;
+}
+
 ToolOutput explain_finding(const StoredReport& report, const std::string& id, std::size_t rows) {
   const json::object* finding = nullptr;
   std::vector<std::string_view> ids;
@@ -107,12 +124,8 @@ ToolOutput explain_finding(const StoredReport& report, const std::string& id, st
     out["metric"] = std::move(entry);
   }
   out["evidence"] = evidence(report.doc, finding->if_contains("see"), rows);
-  std::string text = fmt::format("{} ({}): {}", id, json::value_to<std::string>(finding->at("status")),
-                                 json::value_to<std::string>(finding->at("title")));
-  if (std::string p = json::value_to<std::string>(finding->at("problem")); !p.empty()) text += "\n" + p;
-  if (std::string r = json::value_to<std::string>(finding->at("recommendation")); !r.empty())
-    text += "\nRecommendation: " + r;
-  return {std::move(out), cut_text(text, 2000)};
+  fit_evidence(out);
+  return out;
 }
 
 ToolOutput explain_metric(const StoredReport& report, const std::string& name, std::size_t rows) {
@@ -137,9 +150,8 @@ ToolOutput explain_metric(const StoredReport& report, const std::string& name, s
                    {"rules", std::move(rules)},
                    {"findings", std::move(findings)},
                    {"evidence", evidence(report.doc, &see_value, rows)}};
-  std::string text = fmt::format("{} ({}, {}): {} = {}", info.name, info.label, info.unit, info.definition,
-                                 json::serialize(entry["value"]));
-  return {std::move(out), cut_text(text, 2000)};
+  fit_evidence(out);
+  return out;
 }
 
 }  // namespace
@@ -166,10 +178,7 @@ ToolOutput metrics_tool(Session& session, const json::object& raw) {
   }
   json::object result{{"metrics", std::move(out)}, {"total", total}, {"offset", offset}};
   result["next_offset"] = next < total ? json::value(next) : json::value(nullptr);
-  std::string text =
-      fmt::format("{} metric{} of {}{}", result["metrics"].as_array().size(), total == 1 ? "" : "s", total,
-                  next < total ? fmt::format("; next page: offset {}", next) : "");
-  return {std::move(result), text};
+  return result;
 }
 
 ToolOutput explain_tool(Session& session, const json::object& raw) {

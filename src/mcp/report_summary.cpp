@@ -150,26 +150,6 @@ void add_comparison(const json::object& doc, json::object& out) {
   out["changes"] = std::move(summary);
 }
 
-std::string summary_text(const json::object& out) {
-  const json::object& verdict = out.at("verdict").as_object();
-  std::string text =
-      fmt::format("perfgate report {}: {} (exit code {})", json::value_to<std::string>(out.at("report_id")),
-                  text_of(verdict, "status"), json::serialize(verdict.at("exit_code")));
-  const json::array& findings = out.at("findings").as_array();
-  for (std::size_t i = 0; i < findings.size() && i < 8; ++i) {
-    const json::object& f = findings[i].as_object();
-    text += fmt::format(
-        "\n- {} {}: {}", text_of(f, "status"), text_of(f, "id"),
-        cut_text(text_of(f, "problem").empty() ? text_of(f, "title") : text_of(f, "problem"), 160));
-  }
-  if (findings.size() > 8)
-    text += fmt::format("\n- and {} more (structuredContent.findings)", findings.size() - 8);
-  text += fmt::format("\nTables: the table tool with report \"{}\"; whole report: perfgate://report/{}",
-                      json::value_to<std::string>(out.at("report_id")),
-                      json::value_to<std::string>(out.at("report_id")));
-  return text;
-}
-
 }  // namespace
 
 std::span<const Metric> headline_metrics() {
@@ -196,6 +176,7 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
   const json::object& doc = report.doc;
   json::object out;
   out["report_id"] = report.id;
+  out["report_id_lasts"] = report.lasts;
   std::string uri = "perfgate://report/" + report.id;
   out["resources"] = {{"json", uri}, {"html", uri + "/html"}, {"markdown", uri + "/markdown"}};
   if (const json::value* v = member(doc, "verdict")) out["verdict"] = *v;
@@ -231,10 +212,7 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
     out["findings"].as_array().pop_back();
   if (json::serialize(out).size() > kSummaryBudgetBytes) out.erase("tables");
   out["findings_not_shown"] = shown - out["findings"].as_array().size();
-  ToolOutput result;
-  result.text = summary_text(out);
-  result.structured = std::move(out);
-  return result;
+  return out;
 }
 
 }  // namespace perfgate::mcp

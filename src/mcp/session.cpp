@@ -10,6 +10,7 @@
 #include "common/path_confinement.h"
 #include "io/io.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/report_summary.h"
 #include "render/render.h"
 
 namespace perfgate::mcp {
@@ -38,29 +39,62 @@ class CountingResource : public json::memory_resource {
   std::shared_ptr<std::uint64_t> bytes_;
 };
 
+// A tools/call result: the structured content, and the same JSON as its text block for a client
+// that reads only `content`. A text past kMaxTextBytes (a result no tool should make: each pages
+// or trims its own) is cut, saying where the whole is.
+json::object tool_result(json::object structured, bool is_error) {
+  std::string text = json::serialize(structured);
+  if (text.size() > kMaxTextBytes)
+    text = fmt::format(
+        "{}\n[cut at {} of {} bytes: structuredContent holds the whole; ask for less with "
+        "offset and limit]",
+        cut_text(text, kMaxTextBytes - 200), kMaxTextBytes - 200, text.size());
+  return {{"content", json::array{json::object{{"type", "text"}, {"text", std::move(text)}}}},
+          {"structuredContent", std::move(structured)},
+          {"isError", is_error}};
+}
+
 json::object tool_error(const std::string& message, int exit_code) {
-  std::string text = "perfgate: " + message;
-  return {{"content", json::array{json::object{{"type", "text"}, {"text", text}}}},
-          {"structuredContent", {{"error", message}, {"exit_code", exit_code}}},
-          {"isError", true}};
+  return tool_result({{"error", message}, {"exit_code", exit_code}}, true);
 }
 
 }  // namespace
 
 Session::Session(McpOptions options) : options_(std::move(options)), roots_(options_.roots) {}
 
-const StoredReport& Session::keep(RunRequest request, ReportModel model,
+const StoredReport& Session::keep(json::object call, const std::vector<std::string>& reads, ReportModel model,
                                   std::shared_ptr<const RuleBook> book) {
   std::string text = render_json(model);
-  auto parsed_bytes = std::make_shared<std::uint64_t>(0);
-  json::value parsed = json::parse(text, json::make_shared_resource<CountingResource>(parsed_bytes));
-  StoredReport stored{.id = fmt::format("r{}", next_id_++),
-                      .request = std::move(request),
+  StoredReport stored{.id = {},
+                      .lasts = options_.allow_write,
+                      .call = std::move(call),
                       .model = std::make_shared<const ReportModel>(std::move(model)),
+                      .cached_path = {},
                       .book = std::move(book),
-                      .doc = std::move(parsed.as_object()),  // moved: keeps the counting storage
+                      .doc = {},
                       .bytes = 0};
-  stored.bytes = *parsed_bytes + text.size();
+  if (stored.lasts) {
+    stored.id = content_id(json::value_to<std::string>(stored.call.at("tool")),
+                           stored.call.at("arguments").as_object(), reads);
+    cache_.store(stored.id, text, stored.call);
+  } else {
+    stored.id = fmt::format("r{}", next_id_++);
+  }
+  return hold(std::move(stored), text);
+}
+
+// Keeps `stored` with its JSON report parsed (the same id again replaces the one kept).
+const StoredReport& Session::hold(StoredReport stored, const std::string& json_text) {
+  for (auto it = reports_.begin(); it != reports_.end(); ++it)
+    if (it->id == stored.id) {
+      kept_bytes_ -= it->bytes;
+      reports_.erase(it);
+      break;
+    }
+  auto parsed_bytes = std::make_shared<std::uint64_t>(0);
+  json::value parsed = json::parse(json_text, json::make_shared_resource<CountingResource>(parsed_bytes));
+  stored.doc = std::move(parsed.as_object());  // moved: keeps the counting storage
+  stored.bytes = *parsed_bytes + (stored.model ? json_text.size() : 0);
   kept_bytes_ += stored.bytes;
   reports_.push_back(std::move(stored));
   while (reports_.size() > kMaxReportsKept ||
@@ -71,28 +105,57 @@ const StoredReport& Session::keep(RunRequest request, ReportModel model,
   return reports_.back();
 }
 
-const StoredReport& Session::report(const std::string& id) const {
+// A report of the cache folder, read and kept; null when the folder has none of that id.
+const StoredReport* Session::cached(const std::string& id) {
+  std::optional<ReportCache::Entry> entry = cache_.find(id);
+  if (!entry) return nullptr;
+  // Its rules, for explain (its profiles need not be there any more: the report is read).
+  json::object rules = entry->call.at("run").as_object();
+  rules.erase("paths");
+  RunRequest run = run_request_of(*this, rules);
+  StoredReport stored{.id = id,
+                      .lasts = true,
+                      .call = std::move(entry->call),
+                      .model = nullptr,
+                      .cached_path = entry->report_path,
+                      .book = std::make_shared<const RuleBook>(
+                          load_rule_book(run.rules.files, run.rules.settings, run.rules.disabled)),
+                      .doc = {},
+                      .bytes = 0};
+  std::string text = read_text_file(entry->report_path);
+  return &hold(std::move(stored), text);
+}
+
+const StoredReport& Session::report(const std::string& id) {
   for (const StoredReport& r : reports_)
     if (r.id == id) return r;
+  if (const StoredReport* r = cached(id)) return *r;
   std::vector<std::string> ids;
   for (const StoredReport& r : reports_) ids.push_back(r.id);
   std::string within = kept_budget() == 0
                            ? ""
                            : fmt::format(" within half its --max-memory, {}", byte_size_text(kept_budget()));
+  std::string lasting = options_.allow_write ? fmt::format(", and {}/ under its first root", kCacheFolder)
+                                             : " (read-only: its ids last while it runs)";
   throw ConfigError(
-      fmt::format("no report {} (this server keeps the last {} reports{}{}{}); run analyze first", id,
-                  kMaxReportsKept, within, ids.empty() ? "" : ": ", fmt::join(ids, ", ")));
+      fmt::format("no report {} (this server keeps the last {} reports{}{}{}{}); run analyze first", id,
+                  kMaxReportsKept, within, lasting, ids.empty() ? "" : ": ", fmt::join(ids, ", ")));
 }
 
 json::array Session::tool_list() const {
   return tool_definitions();
 }
 
-json::object Session::call_tool(std::string_view name, const json::object& arguments) {
+json::object Session::call_tool(std::string_view name, const json::object& arguments, CallContext context) {
   using Tool = ToolOutput (*)(Session&, const json::object&);
-  static const std::pair<std::string_view, Tool> kTools[] = {
-      {"analyze", analyze_tool}, {"compare", compare_tool}, {"table", table_tool},
-      {"metrics", metrics_tool}, {"explain", explain_tool}, {"trend", trend_tool}};
+  static const std::pair<std::string_view, Tool> kTools[] = {{"analyze", analyze_tool},
+                                                             {"compare", compare_tool},
+                                                             {"table", table_tool},
+                                                             {"metrics", metrics_tool},
+                                                             {"explain", explain_tool},
+                                                             {"trend", trend_tool},
+                                                             {"list_profiles", list_profiles_tool},
+                                                             {"events", events_tool}};
   Tool tool = nullptr;
   for (const auto& [tool_name, fn] : kTools)
     if (tool_name == name) tool = fn;
@@ -101,12 +164,14 @@ json::object Session::call_tool(std::string_view name, const json::object& argum
   // threads too: the paths the client names, and those the files lead to (links in a run folder,
   // capture_traces, a rule file's `extends:`, a history's companions).
   PathConfinement confined(roots_.folders());
+  call_ = std::move(context);
+  struct Forget {  // the context lives as long as its call
+    CallContext& call;
+    ~Forget() { call = {}; }
+  } forget{call_};
   // The exit codes and messages are the CLI's (src/cli/main.cpp).
   try {
-    ToolOutput out = tool(*this, arguments);
-    return {{"content", json::array{json::object{{"type", "text"}, {"text", out.text}}}},
-            {"structuredContent", std::move(out.structured)},
-            {"isError", false}};
+    return tool_result(tool(*this, arguments), false);
   } catch (const ConfigError& e) {
     return tool_error(e.what(), kExitUsage);
   } catch (const RefusedError& e) {
@@ -118,6 +183,8 @@ json::object Session::call_tool(std::string_view name, const json::object& argum
   } catch (const std::bad_alloc&) {
     return tool_error("out of memory", kExitInput);
   } catch (const RpcError&) {
+    throw;
+  } catch (const RunStopped&) {
     throw;
   } catch (const std::exception& e) {
     return tool_error(std::string("internal error: ") + e.what(), kExitInput);
@@ -132,6 +199,7 @@ json::array Session::resource_list() const {
                    {"name", r.id + ".json"},
                    {"title", "perfgate report " + r.id + " (JSON)"},
                    {"mimeType", "application/json"}});
+    if (!r.model) continue;  // read from the cache folder: its JSON only
     out.push_back({{"uri", uri + "/html"},
                    {"name", r.id + ".html"},
                    {"title", "perfgate report " + r.id + " (HTML page)"},
@@ -179,7 +247,7 @@ std::vector<std::size_t> page_ends(std::string_view text, std::size_t page_bytes
 
 }  // namespace
 
-json::object Session::read_resource(const std::string& uri) const {
+json::object Session::read_resource(const std::string& uri) {
   if (uri.rfind(kReportScheme, 0) != 0)
     throw RpcError(kInvalidParams, fmt::format("unknown resource {} (perfgate://report/ID is one)", uri));
   std::string rest = uri.substr(kReportScheme.size());
@@ -202,13 +270,18 @@ json::object Session::read_resource(const std::string& uri) const {
   const StoredReport* found = nullptr;
   for (const StoredReport& r : reports_)
     if (r.id == rest) found = &r;
+  if (!found) found = cached(rest);
   // The resource spec's code for a resource that is not there (-32002).
   if (!found) throw RpcError(-32002, fmt::format("resource not found: {}", uri));
   json::object content{{"uri", uri}};
   std::string text;
   if (kind.empty()) {
     content["mimeType"] = "application/json";
-    text = render_json(*found->model);
+    text = found->model ? render_json(*found->model) : read_text_file(found->cached_path);
+  } else if (!found->model && (kind == "html" || kind == "markdown")) {
+    throw RpcError(-32002, fmt::format("resource not found: {} (report {} was read from {}/, which keeps its "
+                                       "JSON only: analyze the same paths again for its page)",
+                                       uri, found->id, kCacheFolder));
   } else if (kind == "html") {
     content["mimeType"] = "text/html";
     text = render_html(*found->model).page;

@@ -148,9 +148,7 @@ ToolOutput table_tool(Session& session, const json::object& raw) {
   const StoredReport& report = session.report(args.required_text("report"));
   std::optional<std::string> name = args.text("table");
   if (!name) {
-    json::array tables = table_list(report.doc);
-    std::string text = fmt::format("{} tables in report {}", tables.size(), report.id);
-    return {{{"report_id", report.id}, {"tables", std::move(tables)}}, text};
+    return {{"report_id", report.id}, {"tables", table_list(report.doc)}};
   }
   FoundTable found = find_table(report.doc, *name, args.text("worker"));
   const json::array& columns = found.table->at("columns").as_array();
@@ -197,10 +195,7 @@ ToolOutput table_tool(Session& session, const json::object& raw) {
                    {"rows", std::move(out_rows)}};
   if (!found.worker.empty()) out["worker"] = found.worker;
   out["next_offset"] = i < kept.size() ? json::value(i) : json::value(nullptr);
-  std::string text =
-      fmt::format("{} rows {}..{} of {}{}", *name, offset, offset + out["rows"].as_array().size(),
-                  kept.size(), i < kept.size() ? fmt::format("; next page: offset {}", i) : "");
-  return {std::move(out), text};
+  return out;
 }
 
 }  // namespace perfgate::mcp

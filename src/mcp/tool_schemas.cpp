@@ -11,8 +11,32 @@ struct ToolSchema {
   const char* name;
   const char* title;
   const char* description;
-  const char* input_schema;  // JSON
+  const char* input_schema;   // JSON
+  const char* output_schema;  // JSON: structuredContent on success (an error's is added to it)
 };
+
+// analyze's and compare's result (report_summary.cpp).
+constexpr const char* kSummaryOutput =
+    R"json({"type": "object", "required": ["report_id", "verdict", "metrics", "findings"],
+   "properties": {
+     "report_id": {"type": "string", "description": "The id table, explain, metrics, events and the resources take"},
+     "report_id_lasts": {"type": "boolean", "description": "true: the id names the report in the cache folder, for a later server too"},
+     "resources": {"type": "object", "additionalProperties": {"type": "string"}},
+     "verdict": {"type": "object", "description": "The gate's verdict: status and exit_code, as the JSON report's"},
+     "inputs": {"type": "array", "items": {"type": "object"}}, "inputs_total": {"type": "integer"},
+     "metrics": {"type": "object", "description": "The headline metrics by catalog name"},
+     "findings": {"type": "array", "items": {"type": "object", "required": ["id", "status"]}},
+     "findings_not_shown": {"type": "integer"},
+     "other_findings": {"type": "object", "additionalProperties": {"type": "integer"}},
+     "warnings": {"type": "array", "items": {"type": "string"}}, "warnings_total": {"type": "integer"},
+     "tables": {"type": "array", "items": {"type": "string"}},
+     "baseline": {"type": "object", "description": "compare: the baseline, its comparability and the headline deltas"},
+     "changes": {"type": "object", "description": "compare: the changes table's largest rows each way (slower, faster)"}}})json";
+
+// The paging arguments of the tools that list.
+constexpr std::string_view kPageProperties =
+    R"json("offset": {"type": "integer", "minimum": 0, "default": 0},
+     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50})json";
 
 // The options analyze and compare share with `perfgate analyze`, put where a schema says @RULES@.
 constexpr std::string_view kRuleProperties =
@@ -46,7 +70,8 @@ const ToolSchema kTools[] = {
      "record": {"type": "boolean", "description": "Record the run into history (only with --allow-write)"},
      "branch": {"type": "string", "description": "The run's branch, when recorded"},
      "commit": {"type": "string", "description": "The run's commit, when recorded"},
-     @RULES@}})json"},
+     @RULES@}})json",
+     kSummaryOutput},
     {"compare", "Compare a run with a baseline",
      "Gate a run against a baseline as `perfgate analyze --baseline` does: the verdict, the regression "
      "findings, what changed in both directions (the changes table's largest rows each way), and how "
@@ -62,7 +87,8 @@ const ToolSchema kTools[] = {
      "baseline_report": {"type": "string", "description": "The baseline as a report id from analyze"},
      "history": {"type": "string", "description": "A run history (SQLite) whose recent runs are the baseline"},
      "branch": {"type": "string", "description": "The history's branch to compare with (default main)"},
-     @RULES@}})json"},
+     @RULES@}})json",
+     kSummaryOutput},
     {"table", "Read a report table, a page at a time",
      "Rows of one of a report's tables (ops, kernels, iterations, gpu_gaps, changes, ...): columns chosen, "
      "rows filtered and sorted, at most 200 rows a page (next_offset continues). Without table: the list of "
@@ -80,8 +106,19 @@ const ToolSchema kTools[] = {
                   "value": {"type": ["string", "number", "boolean", "null"]}}},
                 "description": "Every filter must hold"},
      "sort": {"type": "string", "description": "A column to sort by; -column sorts descending"},
-     "offset": {"type": "integer", "minimum": 0, "default": 0},
-     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json"},
+     @PAGE@}})json",
+     R"json({"type": "object", "required": ["report_id"],
+   "properties": {
+     "report_id": {"type": "string"},
+     "tables": {"type": "array", "description": "Without table: every table",
+                "items": {"type": "object", "required": ["name", "rows"], "properties": {
+                  "name": {"type": "string"}, "title": {"type": "string"}, "rows": {"type": "integer"},
+                  "worker": {"type": "string"}}}},
+     "table": {"type": "string"}, "title": {"type": "string"}, "worker": {"type": "string"},
+     "columns": {"type": "array", "items": {"type": "object"}},
+     "rows": {"type": "array", "items": {"type": "array"}},
+     "total_rows": {"type": "integer"}, "offset": {"type": "integer"},
+     "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"}}})json"},
     {"metrics", "The metric catalog",
      "Metric definitions from perfgate's catalog (name, label, unit, definition, whose definition it "
      "follows), by exact name or by prefix (gpu., steps., tensor_core., ...); with report, each metric's "
@@ -91,8 +128,12 @@ const ToolSchema kTools[] = {
      "name": {"type": "string", "description": "An exact metric name, e.g. gpu.utilization_pct"},
      "prefix": {"type": "string", "description": "Metrics whose names begin so, e.g. breakdown."},
      "report": {"type": "string", "description": "A report id: add each metric's value (and baseline change)"},
-     "offset": {"type": "integer", "minimum": 0, "default": 0},
-     "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50}}})json"},
+     @PAGE@}})json",
+     R"json({"type": "object", "required": ["metrics", "total", "offset", "next_offset"],
+   "properties": {
+     "metrics": {"type": "array", "items": {"type": "object", "required": ["name", "label", "unit", "definition"]}},
+     "total": {"type": "integer"}, "offset": {"type": "integer"},
+     "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"}}})json"},
     {"explain", "Explain a finding or a metric",
      "A finding of a report (or a metric): its definition in the catalog, its value (and baseline), the rule "
      "with its thresholds, the evidence rows of the tables it points at, and the recommendation.",
@@ -101,7 +142,15 @@ const ToolSchema kTools[] = {
      "report": {"type": "string", "description": "A report id from analyze or compare"},
      "finding": {"type": "string", "description": "A finding's id, e.g. dataloader.bottleneck"},
      "metric": {"type": "string", "description": "A metric's name, e.g. gpu.utilization_pct"},
-     "rows": {"type": "integer", "minimum": 0, "maximum": 50, "default": 10, "description": "Evidence rows per table"}}})json"},
+     "rows": {"type": "integer", "minimum": 0, "maximum": 50, "default": 10, "description": "Evidence rows per table"}}})json",
+     R"json({"type": "object", "required": ["report_id", "evidence"],
+   "properties": {
+     "report_id": {"type": "string"},
+     "finding": {"type": "object"}, "rule": {"type": "object"}, "metric": {"type": "object"},
+     "rules": {"type": "array", "items": {"type": "object"}},
+     "findings": {"type": "array", "items": {"type": "object"}},
+     "evidence": {"type": "array", "items": {"type": "object", "required": ["table", "total_rows", "rows"]}},
+     "evidence_rows_not_shown": {"type": "integer", "description": "Rows left out to keep the result small: the table tool has them"}}})json"},
     {"trend", "A metric's trend in a run history",
      "Each metric's value per run in a run history (SQLite), its band and the change points where it moved, "
      "as `perfgate history trend` computes them.",
@@ -112,12 +161,71 @@ const ToolSchema kTools[] = {
                 "description": "Catalog metric names (default: the metrics the baseline rules read)"},
      "branch": {"type": "string", "description": "Only this branch's runs"},
      "last": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100, "description": "The most recent runs"},
-     "rules": {"type": "array", "items": {"type": "string"}, "maxItems": 16, "description": "Rule files choosing the default metrics and bands"}}})json"},
+     "rules": {"type": "array", "items": {"type": "string"}, "maxItems": 16, "description": "Rule files choosing the default metrics and bands"}}})json",
+     R"json({"type": "object", "required": ["runs", "points_not_shown"],
+   "properties": {
+     "runs": {"type": "integer"}, "points_not_shown": {"type": "integer"},
+     "series": {"type": "object", "description": "Each metric's points, oldest first"},
+     "change_points": {"type": "array", "items": {"type": "object"}}}})json"},
+    {"list_profiles", "List the profiles under the roots",
+     "The files under the server's roots (or one folder of them) that a perfgate reader claims, with their "
+     "format and size in bytes: what analyze can be given. Links are not followed and hidden folders are not "
+     "entered; the walk stops after 20,000 entries (walk_cut says so). Paged: next_offset continues.",
+     R"json({"type": "object", "additionalProperties": false,
+   "properties": {
+     "folder": {"type": "string", "description": "A folder under the roots (default: every root)"},
+     @PAGE@}})json",
+     R"json({"type": "object", "required": ["profiles", "total", "offset", "next_offset", "walk_cut"],
+   "properties": {
+     "profiles": {"type": "array", "items": {"type": "object", "required": ["path", "format", "bytes"], "properties": {
+       "path": {"type": "string"}, "format": {"type": "string"}, "bytes": {"type": "integer"}}}},
+     "total": {"type": "integer"}, "offset": {"type": "integer"},
+     "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"},
+     "walk_cut": {"type": "boolean"}, "note": {"type": "string"}}})json"},
+    {"events", "Instances of a kernel, op or collective",
+     "The instances of one kernel, op or collective (allreduce, ...) of a report's run, in a time window of "
+     "the trace's clock (microseconds, as the report's step starts), sorted by start: each with its worker, "
+     "start_us, duration_us and its device and stream (a kernel) or thread (an op). The tables are "
+     "aggregates; this reads the run's profiles again. Paged: next_offset continues.",
+     R"json({"type": "object", "additionalProperties": false, "required": ["report", "name"],
+   "properties": {
+     "report": {"type": "string", "description": "A report id from analyze or compare"},
+     "name": {"type": "string", "description": "The kernel's, op's or collective's name"},
+     "match": {"type": "string", "enum": ["exact", "contains"], "default": "exact"},
+     "kind": {"type": "string", "enum": ["kernel", "op", "collective"], "description": "Default: any"},
+     "start_us": {"type": "integer", "description": "Instances that end at or after this time"},
+     "end_us": {"type": "integer", "description": "Instances that start at or before this time"},
+     "worker": {"type": "string", "description": "Only this worker's instances"},
+     @PAGE@}})json",
+     R"json({"type": "object", "required": ["report_id", "events", "total", "offset", "next_offset"],
+   "properties": {
+     "report_id": {"type": "string"},
+     "events": {"type": "array", "items": {"type": "object", "required": ["kind", "name", "worker", "start_us", "duration_us"]}},
+     "total": {"type": "integer", "description": "Instances kept (at most 100,000)"},
+     "not_kept": {"type": "integer", "description": "Instances past the 100,000 kept"},
+     "offset": {"type": "integer"},
+     "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"}}})json"},
 };
 
+// A schema with its placeholders filled: @RULES@ (analyze's rule properties), @PAGE@ (offset and limit).
 std::string with_rule_properties(std::string schema) {
   if (std::size_t at = schema.find("@RULES@"); at != std::string::npos)
     schema.replace(at, 7, kRuleProperties);
+  if (std::size_t at = schema.find("@PAGE@"); at != std::string::npos) schema.replace(at, 6, kPageProperties);
+  return schema;
+}
+
+// A tool's output schema with the alternative a failed call returns (isError: true): {error,
+// exit_code}, the CLI's message and exit code. A client that validates structuredContent (the SDK
+// does, errors included) then accepts both.
+json::object or_tool_error(json::object schema) {
+  json::object& properties = schema["properties"].as_object();
+  properties["error"] = {{"type", "string"}, {"description", "A failed call: the CLI's message"}};
+  properties["exit_code"] = {{"type", "integer"}, {"description", "A failed call: the CLI's exit code"}};
+  json::array success = schema.contains("required") ? schema["required"].as_array() : json::array{};
+  schema.erase("required");
+  schema["anyOf"] = json::array{json::object{{"required", std::move(success)}},
+                                json::object{{"required", json::array{"error", "exit_code"}}}};
   return schema;
 }
 
@@ -126,12 +234,15 @@ std::string with_rule_properties(std::string schema) {
 json::array tool_definitions() {
   json::array out;
   for (const ToolSchema& t : kTools)
-    out.push_back({{"name", t.name},
-                   {"title", t.title},
-                   {"description", t.description},
-                   {"inputSchema", json::parse(with_rule_properties(t.input_schema))},
-                   {"annotations",
-                    {{"readOnlyHint", std::string_view(t.name) != "analyze"}, {"openWorldHint", false}}}});
+    out.push_back(
+        {{"name", t.name},
+         {"title", t.title},
+         {"description", t.description},
+         {"inputSchema", json::parse(with_rule_properties(t.input_schema))},
+         {"outputSchema", or_tool_error(json::parse(t.output_schema).as_object())},
+         {"annotations",
+          {{"readOnlyHint", std::string_view(t.name) != "analyze" && std::string_view(t.name) != "compare"},
+           {"openWorldHint", false}}}});
   return out;
 }
 

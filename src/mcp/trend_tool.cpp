@@ -67,16 +67,7 @@ ToolOutput trend_tool(Session& session, const json::object& raw) {
   std::size_t dropped = fit_series(trend);
   trend["runs"] = runs.size();
   trend["points_not_shown"] = dropped;
-  std::size_t changes = trend.contains("change_points") ? trend["change_points"].as_array().size() : 0;
-  std::string text = fmt::format("{} runs of {}{}: {} change point{}", runs.size(), settings.source,
-                                 settings.branch.empty() ? "" : " (branch " + settings.branch + ")", changes,
-                                 changes == 1 ? "" : "s");
-  for (const json::value& c :
-       trend.contains("change_points") ? trend["change_points"].as_array() : json::array{})
-    text += fmt::format("\n- {} {} at run {} ({:+.1f}%)", json::value_to<std::string>(c.at("metric")),
-                        json::value_to<std::string>(c.at("direction")), json::serialize(c.at("after_run_id")),
-                        c.at("change_pct").is_number() ? c.at("change_pct").to_number<double>() : 0.0);
-  return {std::move(trend), text};
+  return trend;
 }
 
 }  // namespace perfgate::mcp

@@ -19,6 +19,7 @@
 #include "mcp/report_summary.h"
 #include "mcp/server.h"
 #include "support/helpers.h"
+#include "support/mcp_server_fixture.h"
 #include "support/trace_builder.h"
 
 namespace perfgate::testing {
@@ -91,38 +92,6 @@ TEST(McpLineReader, ALineOfExactlyTheLimitIsReadOneByteMoreIsNot) {
   EXPECT_EQ(line, "ok");
 }
 
-class McpServerTest : public ::testing::Test {
- protected:
-  McpServerTest() : root_(temp_dir()), session_(options(root_)), server_(session_) {}
-
-  static mcp::McpOptions options(const std::string& root) {
-    mcp::McpOptions o;
-    o.roots = {root};
-    o.threads = 1;
-    return o;
-  }
-
-  json::value reply(std::string_view line) {
-    std::optional<std::string> r = server_.handle_line(line);
-    return r ? json::parse(*r) : json::value(nullptr);
-  }
-  int error_code(std::string_view line) {
-    json::value r = reply(line);
-    return static_cast<int>(r.at("error").at("code").as_int64());
-  }
-  json::object call(const std::string& tool, const json::object& args) {
-    json::object request{{"jsonrpc", "2.0"},
-                         {"id", 7},
-                         {"method", "tools/call"},
-                         {"params", {{"name", tool}, {"arguments", args}}}};
-    return reply(json::serialize(request)).at("result").as_object();
-  }
-
-  std::string root_;
-  mcp::Session session_;
-  mcp::Server server_;
-};
-
 TEST_F(McpServerTest, MalformedMessagesGetTheirJsonRpcErrorCodes) {
   EXPECT_EQ(error_code("{not json"), -32700);
   EXPECT_EQ(error_code(std::string(100000, '[')), -32700);  // past the depth limit, not a stack overflow
@@ -186,7 +155,8 @@ TEST_F(McpServerTest, ToolsListHasEverySchema) {
     names.insert(json::value_to<std::string>(t.at("name")));
     EXPECT_EQ(t.at("inputSchema").at("type"), json::value("object"));
   }
-  EXPECT_EQ(names, (std::set<std::string>{"analyze", "compare", "table", "metrics", "explain", "trend"}));
+  EXPECT_EQ(names, (std::set<std::string>{"analyze", "compare", "table", "metrics", "explain", "trend",
+                                          "list_profiles", "events"}));
 }
 
 TEST_F(McpServerTest, PathsOutsideTheRootsAreRefusedAsUsageErrors) {
@@ -265,14 +235,7 @@ TEST(McpSummary, HeadlineMetricsHaveDistinctNames) {
 // analyze on a hand-built trace: the verdict and metrics equal the CLI's own JSON report of it, and
 // table pages through the `iterations` table row by row.
 TEST_F(McpServerTest, AnalyzeAndTableGiveTheClisNumbers) {
-  TraceBuilder b;
-  for (int s = 1; s <= 5; ++s) {
-    double t = s * 1000.0;
-    b.step(s, t, 900);
-    b.op("aten::mm", t + 10, 100, s);
-    b.launch("gemm_kernel", t + 20, t + 50, 200 + 10 * s, s);
-  }
-  std::string trace = b.write(root_ + "/run.json");
+  std::string trace = five_step_trace(root_ + "/run.json");
   CommandResult cli = run_perfgate("analyze " + trace + " -q --json " + root_ + "/cli.json");
   ASSERT_LE(cli.exit_code, 1) << cli.out;
   std::ifstream in(root_ + "/cli.json");

@@ -5,7 +5,7 @@
 // so, when the shared folder is absent; the bundled example is always analysed.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -34,6 +34,10 @@ async function call(client, name, args) {
   const r = await client.callTool({ name, arguments: args }, undefined, long);
   assert.ok(r.structuredContent, `${name}: no structuredContent`);
   assert.equal(r.content[0].type, "text");
+  // Issue 76: a client that reads only `content` gets the data, as JSON (the SDK has already
+  // validated structuredContent against the tool's outputSchema).
+  assert.deepEqual(JSON.parse(r.content[0].text), r.structuredContent, `${name}: text is not the JSON`);
+  assert.ok(Buffer.byteLength(r.content[0].text) <= 65536, `${name}: text past 64 kB`);
   return r;
 }
 
@@ -76,6 +80,90 @@ async function allRows(client, report, table, limit) {
   return { rows, pages };
 }
 
+// A Kineto trace of `steps` steps of 40 ops each (about 4 kB a step), written into the work folder.
+function bigTrace(name, steps) {
+  const events = [];
+  for (let s = 1; s <= steps; s++) {
+    const t = s * 10000;
+    events.push({ ph: "X", cat: "user_annotation", name: `ProfilerStep#${s}`, pid: 1, tid: 1, ts: t, dur: 9000 });
+    for (let k = 0; k < 40; k++)
+      events.push({ ph: "X", cat: "cpu_op", name: `aten::op${k % 9}`, pid: 1, tid: 1, ts: t + 10 + k * 200, dur: 100 });
+  }
+  const path = join(work, name);
+  writeFileSync(path, JSON.stringify({ traceEvents: events }));
+  return path;
+}
+
+function connect(args) {
+  const c = new Client({ name: "perfgate-test", version: "1.0.0" });
+  return c.connect(new StdioClientTransport({ command: perfgate, args: ["mcp", ...args], stderr: "inherit" })).then(() => c);
+}
+
+// Issue 76: profiles listed, the discovery prompt, progress, ping during a run, cancellation, and
+// report ids that a later server (a one-shot client's) reads.
+async function issue76(client, exampleReport, reportId) {
+  const listed = (await call(client, "list_profiles", { folder: examples, limit: 200 })).structuredContent;
+  const mine = listed.profiles.find((p) => p.path === example);
+  assert.ok(mine, "list_profiles: the example is not listed");
+  assert.equal(mine.format, "kineto-json.gz");
+  assert.equal(mine.bytes, statSync(example).size);
+  const prompts = (await client.listPrompts()).prompts.map((p) => p.name);
+  assert.deepEqual(prompts, ["discover"]);
+  const prompt = await client.getPrompt({ name: "discover", arguments: { folder: "examples" } });
+  assert.match(prompt.messages[0].content.text, /list_profiles/);
+
+  // Each instance of the example's top kernel: as many as the kernels table counts, as long in all.
+  const table = exampleReport.workers[0].tables.kernels;
+  const column = (name) => table.columns.findIndex((c) => c.name === name);
+  const top = table.rows[0];
+  const events = (await call(client, "events", { report: reportId, name: top[column("name")], kind: "kernel",
+                                                 limit: 200 })).structuredContent;
+  assert.equal(events.total, top[column("calls")]);
+  const total = events.events.reduce((sum, e) => sum + e.duration_us, 0);
+  assert.ok(Math.abs(total - top[column("total_us")]) < 0.01, `events sum to ${total} us`);
+
+  const seen = [];
+  await client.callTool({ name: "analyze", arguments: { paths: [example] } }, undefined,
+                        { ...long, onprogress: (p) => seen.push(p.progress) });
+  // The SDK hands notifications to their handlers a turn after it reads them, and forgets the token
+  // once the reply is read: those that came with the reply are dropped. The server sends the last
+  // ones (95: gated, 100: kept) just before it (mcp_cancel_test.cpp sees them all).
+  assert.ok(seen.length >= 1, "no progress notification");
+  for (let i = 1; i < seen.length; i++) assert.ok(seen[i] > seen[i - 1], "progress must grow");
+  assert.ok(seen.every((p) => p > 0 && p <= 100), `progress ${seen}`);
+
+  // A run long enough to be caught running: ping is answered before it ends, and a cancellation
+  // (the SDK sends notifications/cancelled on abort) stops it: no report is kept.
+  const big = bigTrace("big.json", 20000);
+  const before = (await client.listResources()).resources.length;
+  let ended = false;
+  const running = call(client, "analyze", { paths: [big] }).then(() => { ended = true; });
+  await client.ping();
+  assert.equal(ended, false, "ping waited for the analysis");
+  await running;
+  const abort = new AbortController();
+  const started = Date.now();
+  const cancelled = client.callTool({ name: "analyze", arguments: { paths: [big], options: { skip_first: 1 } } },
+                                    undefined, { ...long, signal: abort.signal,
+                                                 onprogress: () => abort.abort("enough") });
+  await assert.rejects(cancelled);
+  await client.ping();  // answered once the run stopped (or at once)
+  const after = (await client.listResources()).resources.length;
+  assert.equal(after, before + 3, "a cancelled analysis kept its report");  // the first big run's three
+  console.log(`issue 76: ${seen.length} progress notifications; cancelled after ${Date.now() - started} ms`);
+
+  // Report ids that last: analysed by a server that may write, read by a later read-only one.
+  const writer = await connect(["--allow-write", "--root", work, "--root", examples]);
+  const made = (await call(writer, "analyze", { paths: [example] })).structuredContent;
+  assert.equal(made.report_id_lasts, true);
+  const rows = (await call(writer, "table", { report: made.report_id, table: "kernels" })).structuredContent.rows;
+  await writer.close();
+  const later = await connect(["--root", work, "--root", examples]);
+  const again = (await call(later, "table", { report: made.report_id, table: "kernels" })).structuredContent;
+  assert.deepEqual(again.rows, rows);
+  await later.close();
+}
+
 const transport = new StdioClientTransport({
   command: perfgate,
   // The work folder too: the CLI's reports in it are the baselines both sides compare with.
@@ -86,8 +174,10 @@ const client = new Client({ name: "perfgate-test", version: "1.0.0" });
 try {
   await client.connect(transport);
   assert.equal(client.getServerVersion().name, "perfgate");
-  const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-  assert.deepEqual(tools, ["analyze", "compare", "explain", "metrics", "table", "trend"]);
+  const listed = (await client.listTools()).tools;
+  for (const t of listed) assert.equal(t.outputSchema?.type, "object", `${t.name}: no outputSchema`);
+  const tools = listed.map((t) => t.name).sort();
+  assert.deepEqual(tools, ["analyze", "compare", "events", "explain", "list_profiles", "metrics", "table", "trend"]);
 
   // The bundled example.
   const exampleReport = cliReport("example", [example]);
@@ -118,6 +208,7 @@ try {
   assert.equal(refused.isError, true);
   assert.equal(refused.structuredContent.exit_code, 2);
   console.log(`example: ${kernels.length} kernel rows in ${paged.pages} pages, finding ${warned.id} explained`);
+  await issue76(client, exampleReport, ex.report_id);
 
   // The shared ResNet-50 traces: the agent-sized summary, and one run against the other.
   const r0 = join(shared, "resnet50_v100_workers0.pt.trace.json.gz");
@@ -127,7 +218,8 @@ try {
   } else {
     const baseline = cliReport("resnet0", [r0]);
     const first = await call(client, "analyze", { paths: [r0] });
-    const bytes = Buffer.byteLength(JSON.stringify(first));
+    // The summary within its budget (6 kB), given twice: as structuredContent and as the text block.
+    const bytes = Buffer.byteLength(JSON.stringify(first.structuredContent));
     assert.ok(bytes < 8192, `analyze on ResNet-50 returned ${bytes} bytes`);
     checkSummary(first.structuredContent, baseline);
     const compared = cliReport("resnet4-vs-0", [r4, "--baseline", join(work, "resnet0.json")]);
