@@ -1,22 +1,30 @@
 // perfgate-gate-power: how often the step-time gate fails, warns, is inconclusive or passes on
 // variants of a real trace, as a CI user would meet them (docs/rules.md, "Power").
 //
-//   perfgate-gate-power [--pairs N] [--history K] [--noise 1,3,8] [--slowdown 0,5,10,20] TRACE...
+//   perfgate-gate-power [--pairs N] [--history K] [--noise 1,3,8] [--run-noise P] [--steps N]
+//                       [--real-history] [--slowdown 0,5,10,20] TRACE...
 //
-// A variant scales every window step's duration by N(1, noise) and by 1 + slowdown. The timeline
-// is stretched piecewise, step by step, so every event inside a step keeps its place in it:
-// nesting, correlation and launch order stay as recorded. Each pair analyses a candidate variant
-// against one baseline variant, and against a history of K baseline variants; the table counts the
-// regression.step-time rule's outcomes with the default rules.
+// A variant scales every window step's duration by N(1, noise), by one factor N(1, run noise) for
+// all its steps (one run slower than another as a whole, as CI machines are), and by 1 + slowdown.
+// The timeline is stretched piecewise, step by step, so every event inside a step keeps its place
+// in it: nesting, correlation and launch order stay as recorded. With --steps N the analysis keeps
+// the window's first N steps (a short run: 3 steps, the first of them possibly a warm-up). Each pair
+// analyses a candidate variant against one baseline variant, and against a history of K baseline
+// variants: pooled in memory, or with --real-history recorded into a temporary SQLite history and
+// read back as `analyze --baseline history.db` reads it; the table counts the regression.step-time
+// rule's outcomes with the default rules.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -26,6 +34,7 @@
 #include "engine/engine.h"
 #include "gate/gate.h"
 #include "gate/rules.h"
+#include "history/history.h"
 #include "load/load.h"
 #include "report/build_report.h"
 #include "report_model/report.h"
@@ -39,6 +48,9 @@ struct Options {
   std::size_t history = 10;
   std::vector<double> noise_pct = {1, 3, 8};
   std::vector<double> slowdown_pct = {0, 5, 10, 20};
+  double run_noise_pct = 0;  // one factor for all the steps of a variant
+  std::size_t steps = 0;     // the window's first N steps; 0: all
+  bool real_history = false;
   std::uint64_t seed = 2026;
   std::vector<std::string> traces;
 };
@@ -132,27 +144,67 @@ struct Counts {
 
 class VariantMaker {
  public:
-  VariantMaker(const std::string& path, const RuleBook& book)
+  VariantMaker(const std::string& path, const RuleBook& book, std::size_t steps)
       : run_(load_run({path})), book_(book), inputs_(run_.inputs) {
     if (run_.workers.size() != 1) throw std::runtime_error(path + ": give single-worker traces");
     WorkerAnalysis first = analyse_profile(run_.workers[0], book.knowledge, {});
     stretcher_ = std::make_unique<TimelineStretcher>(run_.workers[0], first.steps.steps);
+    if (steps > 0) keep_first_steps(first.steps.steps, steps, path);
   }
   std::size_t steps() const { return stretcher_->steps(); }
+  std::size_t analysed_steps() const { return analysed_steps_ ? analysed_steps_ : steps(); }
 
   ReportModel report(const std::vector<double>& factors) {
     stretcher_->apply(factors);
     std::vector<WorkerAnalysis> workers;
-    workers.push_back(analyse_profile(run_.workers[0], book_.knowledge, {}));
+    workers.push_back(analyse_profile(run_.workers[0], book_.knowledge, options_));
     return build_report(report_inputs(inputs_), combine_workers(std::move(workers)), book_.rules.sources, {});
   }
 
  private:
+  // The analysis window from the first of the window's steps to the n-th (by step number, as
+  // --iter-start and --iter-stop give it).
+  void keep_first_steps(const std::vector<Step>& all, std::size_t n, const std::string& path) {
+    std::vector<const Step*> window;
+    for (const Step& s : all)
+      if (s.in_window) window.push_back(&s);
+    if (window.size() < n || !window.front()->number || !window[n - 1]->number)
+      throw std::runtime_error(fmt::format("{}: fewer than {} numbered window steps", path, n));
+    options_.window.iter_start = *window.front()->number;
+    options_.window.iter_stop = *window[n - 1]->number;
+    analysed_steps_ = n;
+  }
+
   LoadedRun run_;
   const RuleBook& book_;
   std::vector<InputFile> inputs_;
   std::unique_ptr<TimelineStretcher> stretcher_;
+  AnalysisOptions options_;
+  std::size_t analysed_steps_ = 0;
 };
+
+// The baseline `analyze --baseline history.db` gates against: the reports recorded into a new
+// SQLite history (branch main), then its last runs read back and pooled. The file is removed.
+Baseline recorded_history_baseline(const std::vector<ReportModel>& reports) {
+  static std::size_t made = 0;
+  std::filesystem::path db = std::filesystem::temp_directory_path() /
+                             fmt::format("perfgate-gate-power-{}-{}.db", ::getpid(), made++);
+  {
+    std::unique_ptr<HistoryStore> store = open_history(db.string(), HistoryAccess::Record);
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      store->record(history_run_of(reports[i], RunLabels{"main", fmt::format("c{}", i), {}}, utc_now()));
+  }
+  HistoryBaselines chosen;
+  {
+    std::unique_ptr<HistoryStore> store = open_history(db.string(), HistoryAccess::Read);
+    chosen = history_baselines(*store, "main", gpu_names(reports.front()), reports.size());
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
+  if (chosen.runs.size() != reports.size())
+    throw std::runtime_error(fmt::format("the history gave {} of {} runs: {}", chosen.runs.size(),
+                                         reports.size(), chosen.skip_reason));
+  return combine_baselines(std::move(chosen.runs));
+}
 
 FindingStatus step_time_status(ReportModel report, const RuleSet& rules, const Baseline& baseline) {
   apply_gate(report, rules, &baseline, GateOptions{});
@@ -167,24 +219,28 @@ FindingStatus step_time_status(ReportModel report, const RuleSet& rules, const B
 
 void run_trace(const std::string& path, const Options& o, const RuleBook& book) {
   const RuleSet& rules = book.rules;
-  VariantMaker maker(path, book);
+  VariantMaker maker(path, book, o.steps);
   std::size_t n = maker.steps();
   // (noise, slowdown, baselines) -> outcomes
   std::map<std::tuple<double, double, std::size_t>, Counts> table;
   for (double noise : o.noise_pct) {
     std::mt19937_64 rng(o.seed + static_cast<std::uint64_t>(noise * 1000));
-    std::normal_distribution<double> step_noise(1.0, noise / 100);
+    std::normal_distribution<double> step_noise(1.0, noise / 100), run_noise(1.0, o.run_noise_pct / 100);
     auto factors = [&](double slowdown) {
       std::vector<double> f(n);
-      for (double& x : f) x = std::max(0.2, step_noise(rng)) * (1 + slowdown / 100);
+      double run = o.run_noise_pct > 0 ? std::max(0.2, run_noise(rng)) : 1.0;
+      for (double& x : f) x = std::max(0.2, step_noise(rng)) * run * (1 + slowdown / 100);
       return f;
     };
     for (std::size_t pair = 0; pair < o.pairs; ++pair) {
+      std::vector<ReportModel> reports;
       std::vector<Baseline> history;
-      for (std::size_t k = 0; k < std::max<std::size_t>(1, o.history); ++k)
-        history.push_back(baseline_from_report(maker.report(factors(0)), "variant", "report"));
+      for (std::size_t k = 0; k < std::max<std::size_t>(1, o.history); ++k) {
+        reports.push_back(maker.report(factors(0)));
+        history.push_back(baseline_from_report(reports.back(), "variant", "report"));
+      }
       Baseline single = history.front();
-      Baseline pooled = combine_baselines(history);
+      Baseline pooled = o.real_history ? recorded_history_baseline(reports) : combine_baselines(history);
       for (double slowdown : o.slowdown_pct) {
         ReportModel candidate = maker.report(factors(slowdown));
         table[{noise, slowdown, 1}].add(step_time_status(candidate, rules, single));
@@ -196,12 +252,13 @@ void run_trace(const std::string& path, const Options& o, const RuleBook& book) 
   std::string name = path.substr(path.find_last_of('/') + 1);
   for (const auto& [key, counts] : table) {
     auto [noise, slowdown, baselines] = key;
-    double total = static_cast<double>(counts.total());  // clang 14 cannot capture a structured binding
     const auto& c = counts;
-    auto pct = [total](std::size_t k) { return 100.0 * static_cast<double>(k) / total; };
-    fmt::print("| {} ({} steps) | {} | {:.0f}% | +{:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% |\n", name,
-               n, baselines == 1 ? "1 run" : fmt::format("{} runs", baselines), noise, slowdown, pct(c.fail),
-               pct(c.warn), pct(c.inconclusive), pct(c.pass));
+    std::string history = baselines == 1   ? "1 run"
+                          : o.real_history ? fmt::format("{} runs (SQLite history)", baselines)
+                                           : fmt::format("{} runs", baselines);
+    fmt::print("| {} ({} steps) | {} | {:.0f}% | {:.1f}% | +{:.0f}% | {}/{} | {}/{} | {}/{} | {}/{} |\n",
+               name, maker.analysed_steps(), history, noise, o.run_noise_pct, slowdown, c.fail, c.total(),
+               c.warn, c.total(), c.inconclusive, c.total(), c.pass, c.total());
   }
 }
 
@@ -221,6 +278,12 @@ Options parse(int argc, char** argv) {
       o.noise_pct = numbers(next());
     else if (a == "--slowdown")
       o.slowdown_pct = numbers(next());
+    else if (a == "--run-noise")
+      o.run_noise_pct = std::stod(next());
+    else if (a == "--steps")
+      o.steps = std::stoul(next());
+    else if (a == "--real-history")
+      o.real_history = true;
     else if (a == "--seed")
       o.seed = std::stoull(next());
     else
@@ -237,8 +300,9 @@ int main(int argc, char** argv) {
     Options o = parse(argc, argv);
     RuleBook book = load_rule_book({});
     fmt::print(
-        "| trace (steps) | baseline | step noise | true slowdown | fail | warn | inconclusive | pass |\n");
-    fmt::print("|---|---|---|---|---|---|---|---|\n");
+        "| trace (steps) | baseline | step noise | run noise | true slowdown | fail | warn | inconclusive | "
+        "pass |\n");
+    fmt::print("|---|---|---|---|---|---|---|---|---|\n");
     for (const std::string& t : o.traces) run_trace(t, o, book);
     return 0;
   } catch (const std::exception& e) {

@@ -49,11 +49,6 @@ bool write_trend_outputs(const TrendReport& trend, const TrendArgs& a) {
 }
 
 int run_trend(TrendArgs a) {
-  // The smallest p-value a permutation test gives is 1 / (permutations + 1): below it nothing is found.
-  if (a.settings.detection.max_p_value < 1.0 / static_cast<double>(a.settings.detection.permutations + 1))
-    throw ConfigError(fmt::format("--max-p {} is below the smallest p-value {} permutations can give (1/{})",
-                                  a.settings.detection.max_p_value, a.settings.detection.permutations,
-                                  a.settings.detection.permutations + 1));
   RuleSet rules = load_rule_book(a.rule_files).rules;
   std::vector<std::string> inputs;
   if (!is_postgres_location(a.history)) inputs.push_back(a.history);
@@ -109,10 +104,6 @@ std::function<int()> add_trend_command(CLI::App& history) {
   cmd->add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.001)")
       ->type_name("P")
       ->check(CLI::Range(0.0001, 0.5));
-  cmd->add_option("--permutations", s.detection.permutations,
-                  "Permutations of each significance test (default 999)")
-      ->type_name("N")
-      ->check(whole_number(19, 100000));
   cmd->add_option("--min-segment", s.detection.min_segment,
                   "Fewest runs between change points and at the ends (default 3)")
       ->type_name("N")

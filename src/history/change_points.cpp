@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <random>
+
+#include <boost/math/distributions/non_central_t.hpp>
+#include <boost/math/distributions/students_t.hpp>
 
 namespace perfgate {
 namespace {
@@ -61,102 +63,28 @@ class SplitSearch {
   std::vector<double> prefix_;
 };
 
-// A reproducible shuffle: std::mt19937_64's output is fixed by the standard, and the bounded draw
-// below is written here (std::uniform_int_distribution differs between standard libraries).
-class Shuffler {
- public:
-  explicit Shuffler(std::uint64_t seed) : engine_(seed) {}
-
-  void shuffle(std::span<double> values) {
-    for (std::size_t i = values.size(); i > 1; --i) std::swap(values[i - 1], values[below(i)]);
-  }
-
- private:
-  // Uniform in [0, n), by rejecting the draws that would bias the remainder.
-  std::size_t below(std::size_t n) {
-    std::uint64_t bound = n, threshold = (0 - bound) % bound;
-    for (;;)
-      if (std::uint64_t r = engine_(); r >= threshold) return static_cast<std::size_t>(r % bound);
-  }
-
-  std::mt19937_64 engine_;
-};
-
 struct Candidate {
   std::size_t index = 0;
   double q_hat = 0;
-  std::size_t segment = 0, tau = 0, kappa = 0;  // its split, in its segment's length
+  std::size_t start = 0, tau = 0, kappa = 0;  // its segment's start in the series, the split in it
 };
 
-// The strongest split over the segments between `bounds` (sorted, from 0 to the size).
+// The strongest split over the segments between `bounds` (sorted, from 0 to the size), and how many
+// splits the search weighed to choose it: the count the significance is corrected for.
 std::optional<Candidate> best_candidate(std::span<const double> series,
                                         const std::vector<std::size_t>& bounds, std::size_t min_segment,
-                                        SplitSearch& search) {
+                                        SplitSearch& search, SplitCounts& searched) {
   std::optional<Candidate> best;
+  searched = {};
   for (std::size_t k = 0; k + 1 < bounds.size(); ++k) {
     auto segment = series.subspan(bounds[k], bounds[k + 1] - bounds[k]);
+    SplitCounts counts = candidate_splits(segment.size(), min_segment);
+    searched.to_end += counts.to_end;
+    searched.inside += counts.inside;
     if (auto split = search.run(segment, min_segment); split && (!best || split->q_hat > best->q_hat))
-      best = Candidate{bounds[k] + split->tau, split->q_hat, segment.size(), split->tau, split->kappa};
+      best = Candidate{bounds[k] + split->tau, split->q_hat, bounds[k], split->tau, split->kappa};
   }
   return best;
-}
-
-// The candidate's split of its segment: X = [0, tau), Y = [tau, kappa), each as sorted values.
-struct SplitGroups {
-  std::size_t start = 0, tau = 0, kappa = 0;  // the segment's start in the series, the split in it
-  std::vector<double> x, y;
-  std::vector<double> segment;  // every value of the segment, sorted
-};
-
-std::vector<double> sorted_values(std::span<const double> values) {
-  std::vector<double> out(values.begin(), values.end());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-SplitGroups groups_of(std::span<const double> series, std::size_t start, const Candidate& c) {
-  auto segment = series.subspan(start, c.segment);
-  return {start,
-          c.tau,
-          c.kappa,
-          sorted_values(segment.subspan(0, c.tau)),
-          sorted_values(segment.subspan(c.tau, c.kappa - c.tau)),
-          sorted_values(segment)};
-}
-
-// Whether a shuffle put the candidate's two groups back at the start of its segment, in either
-// order: one of the arrangements p_value_floor() counts (issue 74). Counted again as a shuffle "as
-// strong", such an arrangement made a clean step's p-value 2/1000 by chance (10 runs then 6 at
-// +10%: one of 999 shuffles was its mirror), where the exact bound, 2 / 8008, is below the level.
-bool rebuilds(std::span<const double> shuffled, const SplitGroups& g) {
-  auto segment = shuffled.subspan(g.start);
-  auto same = [&](std::size_t from, std::size_t size, const std::vector<double>& group) {
-    return sorted_values(segment.subspan(from, size)) == group;
-  };
-  std::size_t m = g.x.size(), n = g.y.size();
-  return (same(0, m, g.x) && same(m, n, g.y)) || (same(0, n, g.y) && same(n, m, g.x));
-}
-
-// The permutation test of Matteson & James: the points are shuffled within each segment found so
-// far, which keeps the changes already accepted and destroys any other; the p-value is the share
-// of shuffles whose strongest split is at least as strong, counting the observed one
-// ((count + 1) / (permutations + 1), so it is never 0). The shuffles that rebuild the candidate's
-// own split are not counted: the exact bound (p_value_floor, the caller's) accounts for them.
-// Stops early once the candidate cannot pass.
-double permutation_p_value(std::span<const double> series, const std::vector<std::size_t>& bounds,
-                           const SplitGroups& observed_split, double observed, const ChangePointOptions& o,
-                           Shuffler& shuffler, SplitSearch& search) {
-  std::vector<double> work(series.begin(), series.end());
-  double total = static_cast<double>(o.permutations + 1);
-  std::size_t as_strong = 0;
-  for (std::size_t r = 0; r < o.permutations; ++r) {
-    for (std::size_t k = 0; k + 1 < bounds.size(); ++k)
-      shuffler.shuffle(std::span(work).subspan(bounds[k], bounds[k + 1] - bounds[k]));
-    auto best = best_candidate(work, bounds, o.min_segment, search);
-    if (best && best->q_hat >= observed && !rebuilds(work, observed_split)) ++as_strong;
-    if (static_cast<double>(as_strong + 1) / total > o.max_p_value) break;
-  }
-  return static_cast<double>(as_strong + 1) / total;
 }
 
 double mean_of(std::span<const double> values) {
@@ -185,7 +113,7 @@ double effect_ratio(const ChangePoint& c, const MinEffect& m) {
   return size / m.amount;
 }
 
-// Otava's merge, with the permutation p-values kept: while the smallest change is below the minimum,
+// Otava's merge, with the p-values kept: while the smallest change is below the minimum,
 // it is removed and the segments on either side of it become one.
 void merge_small_changes(std::span<const double> series, std::vector<ChangePoint>& points,
                          const MinEffect& m) {
@@ -198,40 +126,6 @@ void merge_small_changes(std::span<const double> series, std::vector<ChangePoint
     points.erase(smallest);
     add_segment_means(series, points);
   }
-}
-
-// C(n, k) as a double: each partial product is C(n - k + i, i), an integer, exact up to 2^53.
-double binomial(std::size_t n, std::size_t k) {
-  k = std::min(k, n - k);
-  double c = 1;
-  for (std::size_t i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
-  return c;
-}
-
-// p_value_floor for the values themselves: where a value of X or Y repeats in the segment (counts,
-// or two constant levels), more placements of the runs rebuild the groups' values. Each placement
-// of the segment's runs is equally likely; those that put X's values first and Y's next number
-// Π over values v of C(c_v, x_v) · C(c_v − x_v, y_v) times the distinct-value count (c_v: v's runs
-// in the segment, x_v and y_v in X and Y), and as many in the other order.
-double floor_with_ties(const SplitGroups& g) {
-  double ways = 1;
-  auto count = [](const std::vector<double>& sorted, double v) {
-    auto [lo, hi] = std::equal_range(sorted.begin(), sorted.end(), v);
-    return static_cast<std::size_t>(hi - lo);
-  };
-  std::vector<double> values = g.x;
-  values.insert(values.end(), g.y.begin(), g.y.end());
-  std::sort(values.begin(), values.end());
-  values.erase(std::unique(values.begin(), values.end()), values.end());
-  for (double v : values) {
-    std::size_t all = count(g.segment, v), in_x = count(g.x, v), in_y = count(g.y, v);
-    ways *= binomial(all, in_x) * binomial(all - in_x, in_y);
-  }
-  return std::min(1.0, p_value_floor(g.segment.size(), g.tau, g.kappa) * ways);
-}
-
-double resolution(const ChangePointOptions& o) {
-  return 1.0 / static_cast<double>(o.permutations + 1);
 }
 
 }  // namespace
@@ -252,21 +146,51 @@ std::optional<Split> strongest_split(std::span<const double> series, std::size_t
   return search.run(series, min_segment);
 }
 
+SplitCounts candidate_splits(std::size_t runs, std::size_t min_segment) {
+  std::size_t m = std::max<std::size_t>(min_segment, 1);
+  if (runs < 2 * m) return {};
+  std::size_t taus = runs - 2 * m + 1;  // tau from m to runs - m; for each, kappa from tau + m to runs
+  return {taus, taus * (taus - 1) / 2};
+}
+
+double level_share(bool to_end, const SplitCounts& searched) {
+  if (searched.inside == 0)
+    return to_end && searched.to_end > 0 ? 1.0 / static_cast<double>(searched.to_end) : 0;
+  return 0.5 / static_cast<double>(to_end ? searched.to_end : searched.inside);
+}
+
+double split_p_value(std::span<const double> x, std::span<const double> y, bool to_end,
+                     const SplitCounts& searched) {
+  if (x.empty() || y.empty() || x.size() + y.size() < 3) return 1;
+  double mx = mean_of(x), my = mean_of(y), squares = 0;
+  for (double v : x) squares += (v - mx) * (v - mx);
+  for (double v : y) squares += (v - my) * (v - my);
+  double df = static_cast<double>(x.size() + y.size() - 2);
+  double se =
+      std::sqrt(squares / df * (1 / static_cast<double>(x.size()) + 1 / static_cast<double>(y.size())));
+  // Two constant levels (their spread only the rounding of the means): no noise to mistake for a change.
+  if (!(se > 1e-12 * std::max(std::fabs(mx), std::fabs(my)))) return mx == my ? 1 : 0;
+  double t = std::fabs(my - mx) / se;
+  double two_sided = 2 * boost::math::cdf(boost::math::complement(boost::math::students_t(df), t));
+  double share = level_share(to_end, searched);
+  return share > 0 ? std::min(1.0, two_sided / share) : 1;
+}
+
 std::vector<ChangePoint> find_change_points(std::span<const double> series, const ChangePointOptions& o,
                                             const MinEffect& min_effect) {
   std::vector<ChangePoint> found;
   std::vector<std::size_t> bounds = {0, series.size()};
   SplitSearch search;
-  Shuffler shuffler(o.seed);
   for (;;) {
-    auto candidate = best_candidate(series, bounds, o.min_segment, search);
+    SplitCounts searched;
+    auto candidate = best_candidate(series, bounds, o.min_segment, search, searched);
     // No split, or no divergence at all (a constant series): nothing to test.
     if (!candidate || !(candidate->q_hat > 0)) break;
-    // The shuffles estimate the p-value; it is never below what the arrangements allow.
-    std::size_t start = *std::prev(std::upper_bound(bounds.begin(), bounds.end(), candidate->index));
-    SplitGroups groups = groups_of(series, start, *candidate);
-    double p = std::max(permutation_p_value(series, bounds, groups, candidate->q_hat, o, shuffler, search),
-                        floor_with_ties(groups));
+    auto x = series.subspan(candidate->start, candidate->tau);
+    auto y = series.subspan(candidate->index, candidate->kappa - candidate->tau);
+    bool to_end = *std::upper_bound(bounds.begin(), bounds.end(), candidate->index) ==
+                  candidate->start + candidate->kappa;
+    double p = split_p_value(x, y, to_end, searched);
     if (p > o.max_p_value) break;
     bounds.insert(std::upper_bound(bounds.begin(), bounds.end(), candidate->index), candidate->index);
     ChangePoint point;
@@ -282,30 +206,37 @@ std::vector<ChangePoint> find_change_points(std::span<const double> series, cons
   return found;
 }
 
-double p_value_floor(std::size_t runs, std::size_t tau, std::size_t kappa) {
-  // n! / (tau! (kappa - tau)! (n - kappa)!) = C(n, tau) · C(n - tau, kappa - tau).
-  return 2 / (binomial(runs, tau) * binomial(runs - tau, kappa - tau));
+std::optional<double> run_noise(std::span<const double> series, std::span<const std::size_t> changes) {
+  double squares = 0;
+  std::size_t df = 0;
+  for (std::size_t k = 0; k <= changes.size(); ++k) {
+    std::size_t start = k == 0 ? 0 : changes[k - 1];
+    std::size_t end = k == changes.size() ? series.size() : changes[k];
+    if (end - start < 2) continue;
+    auto segment = series.subspan(start, end - start);
+    double m = mean_of(segment);
+    for (double v : segment) squares += (v - m) * (v - m);
+    df += segment.size() - 1;
+  }
+  if (df == 0) return std::nullopt;
+  return std::sqrt(squares / static_cast<double>(df));
 }
 
-double smallest_p_value(std::size_t runs, const ChangePointOptions& o) {
+std::optional<double> detectable_shift(std::size_t before, std::size_t after, double noise,
+                                       const ChangePointOptions& o) {
   std::size_t m = std::max<std::size_t>(o.min_segment, 1);
-  if (runs < 2 * m) return 1;
-  return std::max(p_value_floor(runs, runs / 2, runs), resolution(o));
-}
-
-std::optional<std::size_t> runs_for_p_value(const ChangePointOptions& o) {
-  if (resolution(o) > o.max_p_value) return std::nullopt;
-  // C(n, n/2) at least doubles every two runs: the loop ends after a few dozen at any level.
-  std::size_t n = 2 * std::max<std::size_t>(o.min_segment, 1);
-  while (smallest_p_value(n, o) > o.max_p_value) ++n;
-  return n;
-}
-
-std::optional<std::size_t> runs_each_side(std::size_t runs, const ChangePointOptions& o) {
-  if (resolution(o) > o.max_p_value) return std::nullopt;
-  for (std::size_t j = std::max<std::size_t>(o.min_segment, 1); 2 * j <= runs; ++j)
-    if (p_value_floor(runs, j, runs) <= o.max_p_value) return j;
-  return std::nullopt;
+  if (before < m || after < m || before + after < 3) return std::nullopt;
+  double df = static_cast<double>(before + after - 2);
+  double level = o.max_p_value * level_share(true, candidate_splits(before + after, o.min_segment));
+  double critical = boost::math::quantile(boost::math::students_t(df), 1 - level / 2);
+  // The power at a noncentrality: the chance that t passes the critical value on the change's side.
+  auto power = [&](double ncp) {
+    return boost::math::cdf(boost::math::complement(boost::math::non_central_t(df, ncp), critical));
+  };
+  double low = 0, high = critical + 10;  // the power rises with the noncentrality: bisect to 1e-6
+  while (power(high) < o.power) high *= 2;
+  while (high - low > 1e-6 * high) (power((low + high) / 2) < o.power ? low : high) = (low + high) / 2;
+  return high * noise * std::sqrt(1 / static_cast<double>(before) + 1 / static_cast<double>(after));
 }
 
 }  // namespace perfgate

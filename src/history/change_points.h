@@ -1,8 +1,9 @@
 // Change points of a series of runs: E-divisive means (Matteson & James 2014, "A Nonparametric
 // Approach for Multiple Change Point Analysis of Multivariate Data", JASA 109(505)), as MongoDB's
 // CI (signal-processing-algorithms) and Apache Otava (formerly Hunter, Fleming et al., ICPE 2023)
-// apply it to performance results: the energy divergence q̂ with alpha = 1, recursive bisection,
-// and a permutation test with a fixed seed for each new change point. docs/trends.md.
+// apply it to performance results: the energy divergence q̂ with alpha = 1 chooses the split, recursive
+// bisection; each new change point is tested as Otava does, with Student's t between the split's two
+// sides, here corrected (weighted Bonferroni) for every split the search weighed. docs/trends.md.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +19,7 @@ namespace perfgate {
 struct ChangePoint {
   std::size_t index = 0;  // the first point after the change
   double q_hat = 0;       // the divergence statistic of the split that found it
-  double p_value = 1;     // of the permutation test that accepted it
+  double p_value = 1;     // of the test that accepted it, corrected for the splits searched
   // The means of the segments on either side, between this change point and its neighbours.
   double before_mean = 0;
   double after_mean = 0;
@@ -53,23 +54,39 @@ std::vector<ChangePoint> find_change_points(std::span<const double> series,
                                             const ChangePointOptions& options = {},
                                             const MinEffect& min_effect = {});
 
-// What the permutation test can reach (docs/trends.md, "What a series can show"). A shuffle that
-// puts the two groups of a split (tau, kappa) of a segment of n runs back at its start, in either
-// order, gives the split's q̂ again: 2 of the n! / (tau! (kappa - tau)! (n - kappa)!) ways to place
-// the groups. So the split's p-value is at least 2 / that count; for a change that lasts to the end
-// (kappa = n), 2 / C(n, tau). The test reports at least this, and at least 1 / (permutations + 1).
-double p_value_floor(std::size_t runs, std::size_t tau, std::size_t kappa);
+// The splits (tau, kappa) the search weighs, both parts at least `min_segment` long: in a segment of
+// r runs, r - 2 min_segment + 1 whose second part runs to the segment's end (a change that lasts, the
+// one CI waits for) and (r - 2 min_segment + 1)(r - 2 min_segment) / 2 that end inside it.
+struct SplitCounts {
+  std::size_t to_end = 0;
+  std::size_t inside = 0;
+};
+SplitCounts candidate_splits(std::size_t runs, std::size_t min_segment);
 
-// The smallest p-value a series of `runs` can give: a change in its middle, 2 / C(runs, runs / 2),
-// or 1 / (permutations + 1) when larger; 1 with fewer than two segments of `min_segment`.
-double smallest_p_value(std::size_t runs, const ChangePointOptions& options);
+// The share of the level each split to the end gets: half the level over the splits to the end, half
+// over those inside (a weighted Bonferroni correction), all of it to the end when there are none inside.
+double level_share(bool to_end, const SplitCounts& searched);
 
-// The fewest runs whose smallest p-value is at most `max_p_value`; empty when no count reaches it
-// (a level below 1 / (permutations + 1)).
-std::optional<std::size_t> runs_for_p_value(const ChangePointOptions& options);
+// The significance of a split into X and Y: two-sided Student's t with pooled variance
+// (df = |X| + |Y| - 2), divided by the split's share of the level (level_share), at most 1. Under
+// independent normal noise of one level, the chance that any split searched reaches p is at most p,
+// so a series has a false change point with probability at most the level (its first test's). Two
+// constant levels: 0; one level: 1.
+double split_p_value(std::span<const double> x, std::span<const double> y, bool to_end,
+                     const SplitCounts& searched);
 
-// In a series of `runs`, the fewest runs a change needs on each side of it (j with
-// 2 / C(runs, j) at most the level, and at least `min_segment`); empty when none is enough.
-std::optional<std::size_t> runs_each_side(std::size_t runs, const ChangePointOptions& options);
+// The runs' noise: the pooled standard deviation within the segments between the change points at
+// `changes` (their indices, ascending); empty when no segment has two runs.
+std::optional<double> run_noise(std::span<const double> series, std::span<const std::size_t> changes);
+
+// The smallest shift, in the series' unit, that `after` runs at a new level following `before` runs at
+// one level show as a change point with probability `options.power` at `options.max_p_value`, for runs
+// of noise `noise`: d · noise · sqrt(1/before + 1/after), d the noncentrality at which the noncentral t
+// (before + after - 2 degrees of freedom) passes t(1 - a / 2) with that probability, a the level's share
+// of a split to the end of before + after runs: the t-test's exact power at the split of the change
+// (the search can choose another split, so the found share is a little lower). Empty when either side
+// is shorter than the minimum segment.
+std::optional<double> detectable_shift(std::size_t before, std::size_t after, double noise,
+                                       const ChangePointOptions& options);
 
 }  // namespace perfgate

@@ -1,6 +1,7 @@
 // The trend of a run history: each metric's series, its band and its change points.
 #include <algorithm>
 #include <cmath>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -124,11 +125,29 @@ std::vector<TrendChangePoint> change_points_of(const MetricTrend& m, std::option
 TrendDetection detection_of(std::size_t runs, const ChangePointOptions& o) {
   TrendDetection d;
   d.runs = runs;
-  d.smallest_p = smallest_p_value(runs, o);
-  d.runs_needed = runs_for_p_value(o);
-  d.detectable = d.runs_needed && runs >= *d.runs_needed;
-  d.runs_each_side = runs_each_side(runs, o);
+  d.runs_each_side = std::max<std::size_t>(o.min_segment, 1);
+  d.runs_needed = 2 * d.runs_each_side;
+  d.detectable = runs >= d.runs_needed;
   return d;
+}
+
+// A metric's noise and the shift kShiftAfterRuns more runs would show, relative to the level it is at
+// now (the runs since its last change point).
+void add_detectable_shift(TrendDetection& d, const MetricTrend& t, const ChangePointOptions& o) {
+  std::vector<double> values;
+  for (const TrendPoint& p : t.points) values.push_back(p.value);
+  std::vector<std::size_t> changes;
+  for (const TrendChangePoint& c : t.change_points) changes.push_back(c.index);
+  std::optional<double> noise = run_noise(values, changes);
+  std::size_t since = changes.empty() ? 0 : changes.back();
+  std::span<const double> latest = std::span<const double>(values).subspan(since);
+  double level = 0;
+  for (double v : latest) level += v;
+  level = latest.empty() ? 0 : std::fabs(level / static_cast<double>(latest.size()));
+  if (!noise || !(level > 0)) return;
+  d.noise_pct = 100 * *noise / level;
+  if (auto shift = detectable_shift(latest.size(), kShiftAfterRuns, *noise, o))
+    d.detectable_shift_pct = 100 * *shift / level;
 }
 
 MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, const std::string& metric,
@@ -152,6 +171,7 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rul
   t.change_points = change_points_of(t, rule ? rule->better : std::nullopt, s);
   if (!t.points.empty()) t.band = band_of(t, s.band_runs, rule);
   t.detection = detection_of(t.points.size(), s.detection);
+  add_detectable_shift(t.detection, t, s.detection);
   return t;
 }
 

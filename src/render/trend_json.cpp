@@ -47,16 +47,14 @@ void write_series(JsonWriter& j, const TrendReport& t) {
   j.end_object();
 }
 
-std::optional<std::uint64_t> count(const std::optional<std::size_t>& n) {
-  return n ? std::optional<std::uint64_t>(*n) : std::nullopt;
-}
-
 // What the test can see in the runs: as keys of the object being written.
 void write_detection(JsonWriter& j, const TrendDetection& d) {
   j.key("detectable").value(d.detectable);
-  j.key("min_runs_for_p").value(count(d.runs_needed));
-  j.key("smallest_p").value(d.smallest_p);
-  j.key("runs_each_side").value(count(d.runs_each_side));
+  j.key("min_runs_for_p").value(static_cast<std::uint64_t>(d.runs_needed));
+  j.key("runs_each_side").value(static_cast<std::uint64_t>(d.runs_each_side));
+  j.key("noise_pct").value(d.noise_pct);
+  j.key("shift_after_runs").value(static_cast<std::uint64_t>(kShiftAfterRuns));
+  j.key("detectable_shift_pct").value(d.detectable_shift_pct);
 }
 
 void write_min_effect(JsonWriter& j, const MetricTrend& m) {
@@ -118,11 +116,10 @@ void write_settings(JsonWriter& j, const TrendSettings& s) {
   j.key("branch").value(s.branch);
   j.key("last").value(static_cast<std::uint64_t>(s.last));
   j.key("band_runs").value(static_cast<std::uint64_t>(s.band_runs));
-  j.key("method").value("e-divisive means, alpha 1, permutation test");
-  j.key("permutations").value(static_cast<std::uint64_t>(s.detection.permutations));
+  j.key("method").value("e-divisive means, alpha 1; Student's t, Bonferroni over the splits searched");
   j.key("max_p_value").value(s.detection.max_p_value);
   j.key("min_segment").value(static_cast<std::uint64_t>(s.detection.min_segment));
-  j.key("seed").value(static_cast<std::uint64_t>(s.detection.seed));
+  j.key("power").value(s.detection.power);
   j.end_object();
 }
 

@@ -68,7 +68,6 @@ std::string render_trend_markdown(const TrendReport& t) {
   view.set("summary", esc(trend_summary(t)));
   view.set("source", esc(t.settings.source));
   if (!t.settings.branch.empty()) view.set("branch", esc(t.settings.branch));
-  view.set("permutations", std::to_string(t.settings.detection.permutations));
   view.set("max_p", fmt::format("{:g}", t.settings.detection.max_p_value));
   view.set("runs", std::to_string(t.runs));
   view.set("detection", esc(detection_text(t.detection, t.settings.detection)));

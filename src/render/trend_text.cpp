@@ -22,6 +22,11 @@ std::string unit_suffix(const std::string& text) {
   return end == std::string::npos ? "" : text.substr(end + 1);
 }
 
+// A percentage with one decimal, or two significant digits below 0.1 (0.0024%, not 0.0%).
+std::string percent_digits(double pct) {
+  return pct >= 0.1 ? fmt::format("{:.1f}", pct) : fmt::format("{:.2g}", pct);
+}
+
 }  // namespace
 
 std::string run_label(const std::string& commit, std::int64_t run_id) {
@@ -40,6 +45,8 @@ std::string change_text(const TrendChangePoint& change) {
 }
 
 std::string p_value_text(double p) {
+  // Student's t reaches far below 0.001 (and 0 for two constant levels): those keep their digits.
+  if (p > 0 && p < 0.001) return fmt::format("{:.1e}", p);
   return fmt::format("{:.3f}", p);
 }
 
@@ -69,21 +76,21 @@ std::string min_effect_text(const MetricTrend& m) {
 
 std::string detection_text(const TrendDetection& d, const ChangePointOptions& o) {
   std::string level = fmt::format("p ≤ {:g}", o.max_p_value);
-  if (!d.runs_needed)
-    return fmt::format("no number of runs reaches {} with {} permutations (their smallest p-value is {:g})",
-                       level, o.permutations, 1.0 / static_cast<double>(o.permutations + 1));
-  if (d.detectable && d.runs_each_side)
-    return fmt::format("a change shows at {} with ≥ {} runs on each side of it", level, *d.runs_each_side);
-  std::string why = d.runs < 2 * o.min_segment
-                        ? fmt::format("{} run{} cannot be split into two parts of {}", d.runs,
-                                      d.runs == 1 ? "" : "s", o.min_segment)
-                        : fmt::format("the best p-value of {} runs is {:.2g}", d.runs, d.smallest_p);
-  return fmt::format("{} needs ≥ {} runs: {}", level, *d.runs_needed, why);
+  if (!d.detectable)
+    return fmt::format("{} needs ≥ {} runs: {} run{} cannot be split into two parts of {}", level,
+                       d.runs_needed, d.runs, d.runs == 1 ? "" : "s", d.runs_each_side);
+  std::string text =
+      fmt::format("a change shows at {} with ≥ {} runs on each side of it", level, d.runs_each_side);
+  if (d.noise_pct && *d.noise_pct > 0 && d.detectable_shift_pct)  // no noise: any shift shows
+    text += fmt::format("; at this run noise ({}%) a shift of {}% shows {} runs after it ({:g}% power)",
+                        percent_digits(*d.noise_pct), percent_digits(*d.detectable_shift_pct),
+                        kShiftAfterRuns, 100 * o.power);
+  return text;
 }
 
 std::string detection_short(const TrendDetection& d) {
   if (d.detectable) return "";
-  return d.runs_needed ? fmt::format("needs ≥ {} runs", *d.runs_needed) : "cannot reach its level";
+  return fmt::format("needs ≥ {} runs", d.runs_needed);
 }
 
 std::string trend_summary(const TrendReport& trend) {

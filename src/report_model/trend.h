@@ -13,16 +13,16 @@
 
 namespace perfgate {
 
-inline constexpr const char* kTrendSchema = "perfgate-trend/1";
+inline constexpr const char* kTrendSchema = "perfgate-trend/2";
 
 // How change points are found (src/history/change_points.h, docs/trends.md). The level is
-// Apache Otava's default: with several metrics per page, 0.05 (MongoDB's) would show a false
-// change point in pure noise on about one page in five.
+// Apache Otava's default, and with the correction for the splits searched it is the chance that
+// a series of one level shows a false change point: with several metrics per page, 0.05 (MongoDB's)
+// would show one in pure noise on about one page in five.
 struct ChangePointOptions {
-  std::size_t permutations = 999;  // the p-value's resolution is 1 / (permutations + 1)
-  double max_p_value = 0.001;      // a candidate is a change point when its p-value is at most this
-  std::size_t min_segment = 3;     // the fewest runs between two change points, and at either end
-  std::uint64_t seed = 20140101;   // fixed: the same series always gives the same answer
+  double max_p_value = 0.001;   // a candidate is a change point when its corrected p-value is at most this
+  std::size_t min_segment = 3;  // the fewest runs between two change points, and at either end
+  double power = 0.8;           // of the detectable shift a trend states
 };
 
 // What a trend reads and how it looks for changes.
@@ -78,14 +78,20 @@ struct TrendChangePoint {
   std::string direction;  // "regression" or "improvement" by the rule's `better`; empty without one
 };
 
-// What the change-point test can see in a series of `runs` runs at the trend's level (p <= max_p):
-// docs/trends.md, "What a series can show".
+// What the change-point test can see in a series of `runs` runs at the trend's level
+// (docs/trends.md, "What a series can show"): a change needs `min_segment` runs on each side, and
+// how large it must be depends on the runs' noise.
+inline constexpr std::size_t kShiftAfterRuns = 5;  // the detectable shift is of a change this many runs ago
 struct TrendDetection {
   std::size_t runs = 0;
-  double smallest_p = 1;                      // the best p-value a change can get in these runs
-  std::optional<std::size_t> runs_needed;     // the fewest runs that can reach the level; empty: none
-  bool detectable = false;                    // runs >= runs_needed
-  std::optional<std::size_t> runs_each_side;  // the fewest runs a change needs on each side of it
+  std::size_t runs_needed = 0;     // two segments of min_segment
+  bool detectable = false;         // runs >= runs_needed
+  std::size_t runs_each_side = 0;  // the fewest runs a change needs on each side of it
+  // Per metric: the runs' noise (pooled within the segments between change points), and the
+  // smallest shift that kShiftAfterRuns more runs would show with the test's power, both in % of
+  // the latest segment's mean; empty without the runs to estimate them (or with a mean of 0).
+  std::optional<double> noise_pct;
+  std::optional<double> detectable_shift_pct;
 };
 
 struct MetricTrend {

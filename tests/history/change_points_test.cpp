@@ -3,6 +3,7 @@
 // series and the minimum segment.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "history/change_points.h"
@@ -72,7 +73,6 @@ TEST(ChangePoints, PlantedStepIsFoundAtItsIndex) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].index, 17u);
   EXPECT_LE(found[0].p_value, 0.001);
-  EXPECT_GE(found[0].p_value, 1.0 / 1000) << "never below 1 / (permutations + 1)";
   double before = mean(s, 0, 17), after = mean(s, 17, 30);
   EXPECT_DOUBLE_EQ(found[0].before_mean, before);
   EXPECT_DOUBLE_EQ(found[0].after_mean, after);
@@ -99,14 +99,14 @@ TEST(ChangePoints, PureNoiseHasNone) {
   }
 }
 
-// The permutation test is exact under exchangeable noise: the share of pure-noise series with a
-// change point is at most the level, plus sampling error (3 standard errors of 300 series). At
-// MongoDB's level 0.05 with 199 permutations, so that the rate can be seen in 300 series.
+// The test's size: under independent normal noise of one level, a false change point needs one of
+// the splits searched to pass its share of the level, so at most the level of series have one. At
+// MongoDB's level 0.05, so that the rate can be seen in 400 series (measured: 0.5% of 10,000 at 30
+// runs: the correction is conservative, the splits being far from independent).
 TEST(ChangePoints, FalseAlarmsOfPureNoiseStayWithinTheLevel) {
-  constexpr std::size_t kSeries = 300;
+  constexpr std::size_t kSeries = 400;
   ChangePointOptions options;
   options.max_p_value = 0.05;
-  options.permutations = 199;
   std::size_t alarms = 0;
   for (std::uint64_t seed = 1; seed <= kSeries; ++seed)
     alarms += !find_change_points(noisy_series(
@@ -118,45 +118,72 @@ TEST(ChangePoints, FalseAlarmsOfPureNoiseStayWithinTheLevel) {
   EXPECT_GT(alarms, 0u) << "a level of 0.05 does raise false alarms: the test can see them";
 }
 
-// Issue 74, item 5: 10 runs then K at +10% (two constant levels): the exact bound 2 / C(10 + K, K)
-// is below 0.001 for every K from 5 (2 / 3003), yet K = 6 and 7 were missed, at the fixed seed, by
-// a shuffle that rebuilt the step in the other order and counted as "as strong". Those shuffles
-// are the bound's own arrangements: each K is now found at index 10, on any seed.
+// Issue 74, item 5: 10 runs then K at +10% (two constant levels) are found at index 10 for every K
+// from 5 (the permutation test missed K = 6 and 7 at its seed), and so is the issue's own series,
+// medians 177.6 -> 192.1 ms in 10 + 6 runs, fully separated.
 TEST(ChangePoints, ACleanSustainedShiftAfterFiveRunsIsFound) {
-  for (std::size_t after = 5; after <= 9; ++after)
-    for (std::uint64_t seed : {20140101ull, 1ull, 2ull}) {
-      std::vector<double> s(10, 100.0);
-      s.insert(s.end(), after, 110.0);
-      ChangePointOptions o;
-      o.seed = seed;
-      std::vector<ChangePoint> found = find_change_points(s, o);
-      ASSERT_EQ(found.size(), 1u) << after << " after, seed " << seed;
-      EXPECT_EQ(found[0].index, 10u);
-      EXPECT_LE(found[0].p_value, 0.001);
-    }
-  // Generated series, 10 runs at 100 and 5 at 110 with 1% noise (10 sd apart: every arrangement as
-  // strong rebuilds the step): found at index 10 in all 20. (At +5%, 5 sd, some series overlap and
-  // other arrangements are as strong: 16 of these 20 are found with 999 shuffles, 18 with 9,999 —
-  // docs/trends.md.)
-  std::size_t found_at_10 = 0;
-  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
-    std::vector<double> s = noisy_series(
-        15, 500 + seed, [](std::size_t i) { return i < 10 ? 100.0 : 110.0; }, 1);
+  for (std::size_t after = 5; after <= 9; ++after) {
+    std::vector<double> s(10, 100.0);
+    s.insert(s.end(), after, 110.0);
     std::vector<ChangePoint> found = find_change_points(s);
-    found_at_10 += found.size() == 1 && found[0].index == 10;
+    ASSERT_EQ(found.size(), 1u) << after << " after";
+    EXPECT_EQ(found[0].index, 10u);
+    EXPECT_LE(found[0].p_value, 0.001);
   }
-  EXPECT_EQ(found_at_10, 20u);
+  // The issue's reproduction (issue74-scripts/item5_series.sh: resnet50 variants at 3% step noise,
+  // runs 11-16 10% slower): steps.median_us of each run's JSON report.
+  std::vector<double> issue = {175432.3,  175981,    179884,   177959.6, 176267,     179194.1,
+                               180098.35, 179111,    178919.4, 180908.7, 195222.525, 197109.025,
+                               194197.5,  196716.75, 194180.1, 198185.5};
+  std::vector<ChangePoint> found = find_change_points(issue, {}, MinEffect{0.03, true});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].index, 10u);
+  EXPECT_LT(found[0].p_value, 1e-6);
 }
 
-// With the rebuilding shuffles no longer counted, pure noise still stays within the level: 15 runs
-// at 2% noise, 300 series, at the default level 0.001 (at most 0.3 + 3 x sqrt(0.3) = 1.9 expected).
-TEST(ChangePoints, FalseAlarmsOfShortPureNoiseStayWithinTheDefaultLevel) {
+// The power the docs state (docs/trends.md): a shift after 5 runs, with 10 runs before it, in
+// generated series of 1% run-to-run noise, 200 each: +10% is found at its run in every one, +5% in
+// at least 90% (measured: 95.5% at the run, 97.9% anywhere, of 2,000).
+TEST(ChangePoints, AShiftOfFiveAndTenPercentShowsAfterFiveRuns) {
+  for (double shift : {5.0, 10.0}) {
+    std::size_t at_its_run = 0;
+    for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+      std::vector<double> s = noisy_series(
+          15, 9000000 + seed, [&](std::size_t i) { return i < 10 ? 100.0 : 100.0 + shift; }, 1);
+      std::vector<ChangePoint> found = find_change_points(s, {}, MinEffect{0.03, true});
+      at_its_run += found.size() == 1 && found[0].index == 10;
+    }
+    if (shift == 10.0)
+      EXPECT_EQ(at_its_run, 200u);
+    else
+      EXPECT_GE(at_its_run, 180u) << at_its_run << " of 200";
+  }
+}
+
+// Runs as CI records them: the median of 6 steps with 3% step noise, times 0.5% run-to-run noise
+// (about 1.4% in all). No false change point in 2,000 series of 15 runs or 300 of 100 at the
+// default level (measured over 10,000 of 15: 0.07%, 3,000 of 100: 0.03%). With one run in 20 8%
+// slower as well (a noisy neighbour), the t-test is no longer exact: docs/trends.md gives its rate.
+std::vector<double> ci_runs(std::size_t n, std::uint64_t seed) {
+  GaussianNoise noise(seed);
+  std::vector<double> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<double> steps;
+    for (int k = 0; k < 6; ++k) steps.push_back(100 * (1 + noise.next(0.03)));
+    std::sort(steps.begin(), steps.end());
+    out.push_back((steps[2] + steps[3]) / 2 * (1 + noise.next(0.005)));
+  }
+  return out;
+}
+
+TEST(ChangePoints, NoFalseChangeInUnchangedRunsWithRealisticNoise) {
   std::size_t alarms = 0;
+  for (std::uint64_t seed = 1; seed <= 2000; ++seed)
+    alarms += !find_change_points(ci_runs(15, 5000000 + seed), {}, MinEffect{0.03, true}).empty();
   for (std::uint64_t seed = 1; seed <= 300; ++seed)
-    alarms += !find_change_points(noisy_series(
-                                      15, 3000 + seed, [](std::size_t) { return 100.0; }, 2))
-                   .empty();
-  EXPECT_LE(alarms, 1u) << alarms << " of 300";
+    alarms += !find_change_points(ci_runs(100, 6000000 + seed), {}, MinEffect{0.03, true}).empty();
+  // The level allows 2.3 of 2,300; the correction keeps it lower.
+  EXPECT_LE(alarms, 2u) << alarms << " of 2,300";
 }
 
 TEST(ChangePoints, TwoStepsAreBothFound) {

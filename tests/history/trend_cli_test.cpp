@@ -106,7 +106,7 @@ std::string stretched(const std::string& trace, double factor) {
   return json::serialize(root);
 }
 
-TEST(TrendCli, TenRunsSayTheyAreTooFewThenTheChangeAndItsBandShow) {
+TEST(TrendCli, FiveRunsSayTheyAreTooFewThenTheChangeAndItsBandShow) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), db = dir + "/history.db";
   std::string fast = training_trace_file(dir, steady(), "fast");
@@ -116,38 +116,39 @@ TEST(TrendCli, TenRunsSayTheyAreTooFewThenTheChangeAndItsBandShow) {
         fmt::format("analyze {} -q --history {} --record --branch main --commit {}", trace, db, commit));
     ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.out;  // the slower runs may warn or fail
   };
-  for (int i = 1; i <= 5; ++i) record(fast, fmt::format("fast{}", i));
-  for (int i = 1; i <= 5; ++i) record(slow, fmt::format("slow{}", i));
+  for (int i = 1; i <= 3; ++i) record(fast, fmt::format("fast{}", i));
+  for (int i = 1; i <= 2; ++i) record(slow, fmt::format("slow{}", i));
   std::string json_path = dir + "/trend.json";
-  CommandResult ten =
+  CommandResult five =
       run_perfgate(fmt::format("history trend {} --metric steps.median_us --json {}", db, json_path));
-  ASSERT_EQ(ten.exit_code, 0) << ten.out;
-  // Two levels of 5 runs: at best p = 2 / C(10, 5) = 2 / 252 = 0.0079, above 0.001, which 14 runs
-  // reach (2 / C(14, 7) = 2 / 3432): no change point, and the trend says why.
-  EXPECT_TRUE(contains(ten.out, "0 change points in 1 metric over 10 runs")) << ten.out;
-  EXPECT_TRUE(contains(ten.out, "no change point (needs ≥ 14 runs)")) << ten.out;
+  ASSERT_EQ(five.exit_code, 0) << five.out;
+  // 5 runs cannot be split into two parts of the minimum segment, 3: no change point, and the trend
+  // says why.
+  EXPECT_TRUE(contains(five.out, "0 change points in 1 metric over 5 runs")) << five.out;
+  EXPECT_TRUE(contains(five.out, "no change point (needs ≥ 6 runs)")) << five.out;
   EXPECT_TRUE(
-      contains(ten.out, "Detection    p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079"))
-      << ten.out;
+      contains(five.out, "Detection    p ≤ 0.001 needs ≥ 6 runs: 5 runs cannot be split into two parts of 3"))
+      << five.out;
   json::object trend = json::parse(read_text(json_path)).as_object();
   const json::array& values = trend.at("series").at("steps.median_us").as_array();
-  ASSERT_EQ(values.size(), 10u);
+  ASSERT_EQ(values.size(), 5u);
   double before = values[0].at("value").to_number<double>(),
-         after = values[9].at("value").to_number<double>();
+         after = values[4].at("value").to_number<double>();
   EXPECT_NEAR(after / before, 1.4, 0.01) << "the variant's steps are 40% longer";
   EXPECT_FALSE(trend.at("detection").at("detectable").as_bool());
-  EXPECT_EQ(trend.at("metrics").at("steps.median_us").at("min_runs_for_p").to_number<int>(), 14);
+  EXPECT_EQ(trend.at("metrics").at("steps.median_us").at("min_runs_for_p").to_number<int>(), 6);
 
-  // 15 runs of the slower code: 5 | 15 reaches 2 / C(20, 5) = 2 / 15504 = 0.00013. The change is
-  // found between fast5 and slow1, and the band (of every run since it) holds only slower runs.
-  for (int i = 6; i <= 15; ++i) record(slow, fmt::format("slow{}", i));
-  CommandResult twenty = run_perfgate(
+  // 15 runs of the slower code: two constant levels, 3 | 15, a change with no noise around it
+  // (p = 0). It is found between fast3 and slow1, and the band (of every run since it) holds only
+  // slower runs.
+  for (int i = 3; i <= 15; ++i) record(slow, fmt::format("slow{}", i));
+  CommandResult eighteen = run_perfgate(
       fmt::format("history trend {} --metric steps.median_us --band-runs 20 --json {}", db, json_path));
-  ASSERT_EQ(twenty.exit_code, 0) << twenty.out;
-  EXPECT_TRUE(contains(twenty.out, "1 change point in 1 metric over 20 runs")) << twenty.out;
-  EXPECT_TRUE(contains(twenty.out, "+40.0% (")) << twenty.out;
-  EXPECT_TRUE(contains(twenty.out, "between fast5 and slow1, p 0.001, regression")) << twenty.out;
-  EXPECT_TRUE(contains(twenty.out, "since the change")) << twenty.out;
+  ASSERT_EQ(eighteen.exit_code, 0) << eighteen.out;
+  EXPECT_TRUE(contains(eighteen.out, "1 change point in 1 metric over 18 runs")) << eighteen.out;
+  EXPECT_TRUE(contains(eighteen.out, "+40.0% (")) << eighteen.out;
+  EXPECT_TRUE(contains(eighteen.out, "between fast3 and slow1, p 0.000, regression")) << eighteen.out;
+  EXPECT_TRUE(contains(eighteen.out, "since the change")) << eighteen.out;
   trend = json::parse(read_text(json_path)).as_object();
   const json::object& band = trend.at("metrics").at("steps.median_us").at("band").as_object();
   EXPECT_TRUE(band.at("since_change").as_bool());

@@ -59,7 +59,7 @@ TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
   ASSERT_GE(top.size(), 2u);
   EXPECT_EQ(top[0], "change_points");
   EXPECT_EQ(top[1], "series");
-  EXPECT_EQ(root.at("schema").as_string(), "perfgate-trend/1");
+  EXPECT_EQ(root.at("schema").as_string(), "perfgate-trend/2");
 
   const json::array& changes = root.at("change_points").as_array();
   ASSERT_EQ(changes.size(), 1u);
@@ -93,7 +93,8 @@ TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
   }
   const json::object& band = root.at("metrics").at("steps.median_us").at("band").as_object();
   EXPECT_EQ(band.at("kind").as_string(), "gate-limit");
-  EXPECT_EQ(root.at("settings").at("permutations").to_number<int>(), 999);
+  EXPECT_FALSE(root.at("settings").as_object().contains("permutations")) << "a deterministic test";
+  EXPECT_DOUBLE_EQ(root.at("settings").at("power").to_number<double>(), 0.8);
 }
 
 TEST(TrendJson, NoChangePointIsAnEmptyList) {
@@ -118,26 +119,27 @@ TrendReport sixteen_runs() {
                      default_rules(), settings);
 }
 
-// Issue #29's item 6: 5 runs, then 5 runs 40% slower.
-TrendReport ten_runs() {
+// Issue #29's item 6, shortened: 3 runs, then 2 runs 40% slower: too few for two parts of 3.
+TrendReport five_runs() {
   TrendSettings settings;
   settings.metrics = {"steps.median_us"};
-  return build_trend(stepped_runs(5, 5, {{Metric::StepsMedianUs, 177440, 248420}}), default_rules(),
+  return build_trend(stepped_runs(3, 2, {{Metric::StepsMedianUs, 177440, 248420}}), default_rules(),
                      settings);
 }
 
 TEST(TrendJson, DetectionMinimumEffectPointsAndTheBandSinceTheChange) {
   json::object root = json::parse(render_trend_json(sixteen_runs())).as_object();
-  // 16 runs: 2 / C(16, 8) = 2 / 12870 = 0.00016, below 1/1000: the best p-value is 0.001; 14 runs
-  // reach p <= 0.001 (2 / C(14, 7) = 2 / 3432); a change needs 5 runs on each side (2 / C(16, 5) =
-  // 2 / 4368 = 0.00046, 2 / C(16, 4) = 2 / 1820 = 0.0011).
+  // 16 runs: a change needs two parts of the minimum segment, 3 runs each side; the history's
+  // summary has no noise of its own (each metric has).
   const json::object& detection = root.at("detection").as_object();
   EXPECT_EQ(keys_of(detection),
-            (std::vector<std::string>{"detectable", "min_runs_for_p", "smallest_p", "runs_each_side"}));
+            (std::vector<std::string>{"detectable", "min_runs_for_p", "runs_each_side", "noise_pct",
+                                      "shift_after_runs", "detectable_shift_pct"}));
   EXPECT_TRUE(detection.at("detectable").as_bool());
-  EXPECT_EQ(detection.at("min_runs_for_p").to_number<int>(), 14);
-  EXPECT_DOUBLE_EQ(detection.at("smallest_p").to_number<double>(), 0.001);
-  EXPECT_EQ(detection.at("runs_each_side").to_number<int>(), 5);
+  EXPECT_EQ(detection.at("min_runs_for_p").to_number<int>(), 6);
+  EXPECT_EQ(detection.at("runs_each_side").to_number<int>(), 3);
+  EXPECT_TRUE(detection.at("noise_pct").is_null());
+  EXPECT_EQ(detection.at("shift_after_runs").to_number<int>(), 5);
   // The step and the share change; 131 kB of 2.8 GB is below regression.memory's +10%; the mean
   // step has no rule, so no minimum, and changes too.
   const json::array& changes = root.at("change_points").as_array();
@@ -152,7 +154,10 @@ TEST(TrendJson, DetectionMinimumEffectPointsAndTheBandSinceTheChange) {
   const json::object& metrics = root.at("metrics").as_object();
   const json::object& steps = metrics.at("steps.median_us").as_object();
   EXPECT_TRUE(steps.at("detectable").as_bool());
-  EXPECT_EQ(steps.at("min_runs_for_p").to_number<int>(), 14);
+  EXPECT_EQ(steps.at("min_runs_for_p").to_number<int>(), 6);
+  // Two constant levels: no noise within them, so any shift shows.
+  EXPECT_DOUBLE_EQ(steps.at("noise_pct").to_number<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(steps.at("detectable_shift_pct").to_number<double>(), 0.0);
   EXPECT_EQ(steps.at("runs").to_number<int>(), 16);
   const json::object& min_effect = steps.at("min_effect").as_object();
   EXPECT_EQ(min_effect.at("rule").as_string(), "regression.step-time");
@@ -176,15 +181,15 @@ TEST(TrendJson, DetectionMinimumEffectPointsAndTheBandSinceTheChange) {
 }
 
 TEST(TrendJson, TooFewRunsSayHowManyAreNeeded) {
-  json::object root = json::parse(render_trend_json(ten_runs())).as_object();
-  // 10 runs: at best 2 / C(10, 5) = 2 / 252 = 0.0079 (written with 6 decimals), and no split
-  // with its sides reaching 0.001.
+  json::object root = json::parse(render_trend_json(five_runs())).as_object();
+  // 5 runs: no two parts of 3.
   for (const json::value* d : {&root.at("detection"), &root.at("metrics").at("steps.median_us")}) {
     EXPECT_FALSE(d->at("detectable").as_bool());
-    EXPECT_EQ(d->at("min_runs_for_p").to_number<int>(), 14);
-    EXPECT_NEAR(d->at("smallest_p").to_number<double>(), 2.0 / 252, 1e-6);
-    EXPECT_TRUE(d->at("runs_each_side").is_null());
+    EXPECT_EQ(d->at("min_runs_for_p").to_number<int>(), 6);
   }
+  EXPECT_TRUE(root.at("detection").at("detectable_shift_pct").is_null()) << "the summary is of no metric";
+  // The metric's 5 runs (no change point) have a noise, and 5 more runs could show a shift.
+  EXPECT_GT(root.at("metrics").at("steps.median_us").at("detectable_shift_pct").to_number<double>(), 0);
   EXPECT_TRUE(root.at("change_points").as_array().empty());
 }
 
@@ -234,13 +239,13 @@ TEST(TrendMarkdown, ChangePointsAndSeriesEscaped) {
 }
 
 TEST(TrendTerminal, SaysWhatTheRunsCanShow) {
-  std::string few = render_trend_terminal(ten_runs());
-  EXPECT_NE(few.find("· no change point (needs ≥ 14 runs)\n"), std::string::npos) << few;
-  EXPECT_NE(few.find("Detection    p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079"),
+  std::string few = render_trend_terminal(five_runs());
+  EXPECT_NE(few.find("· no change point (needs ≥ 6 runs)\n"), std::string::npos) << few;
+  EXPECT_NE(few.find("Detection    p ≤ 0.001 needs ≥ 6 runs: 5 runs cannot be split into two parts of 3"),
             std::string::npos)
       << few;
   std::string enough = render_trend_terminal(sixteen_runs());
-  EXPECT_NE(enough.find("Detection    a change shows at p ≤ 0.001 with ≥ 5 runs on each side of it"),
+  EXPECT_NE(enough.find("Detection    a change shows at p ≤ 0.001 with ≥ 3 runs on each side of it"),
             std::string::npos)
       << enough;
   // 0.57% -> 33.4% is +32.8 points, not +5759.6%.
@@ -255,17 +260,21 @@ TEST(TrendTerminal, SaysWhatTheRunsCanShow) {
 }
 
 TEST(TrendMarkdown, SaysWhatTheRunsCanShow) {
-  std::string few = render_trend_markdown(ten_runs());
+  std::string few = render_trend_markdown(five_runs());
   EXPECT_NE(
-      few.find("⚠️ Detection over 10 runs: p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is "
-               "0.0079."),
+      few.find("⚠️ Detection over 5 runs: p ≤ 0.001 needs ≥ 6 runs: 5 runs cannot be split into "
+               "two parts of 3."),
       std::string::npos)
       << few;
-  EXPECT_NE(few.find("| 0 (needs ≥ 14 runs) |"), std::string::npos) << few;
+  EXPECT_NE(few.find("| 0 (needs ≥ 6 runs) |"), std::string::npos) << few;
   std::string enough = render_trend_markdown(sixteen_runs());
   EXPECT_NE(
-      enough.find("Detection: a change shows at p ≤ 0.001 with ≥ 5 runs on each side of it; a change point "
-                  "needs a change of at least 10% (regression.memory)."),
+      // Memory: 8 runs of 2.8 GB and 8 of 131,072 bytes more, no change point (below 10%): its noise is the
+      // spread of one segment, sqrt(16 x 65,536^2 / 15) = 67,687 bytes, 0.0024% of 2.8 GB.
+      enough.find(
+          "Detection: a change shows at p ≤ 0.001 with ≥ 3 runs on each side of it; at this run noise "
+          "(0.0024%) a shift of 0.008% shows 5 runs after it (80% power); a change point needs a "
+          "change of at least 10% (regression.memory)."),
       std::string::npos)
       << enough;
   EXPECT_NE(enough.find("| +32.8 pts (regression) |"), std::string::npos) << enough;
@@ -275,16 +284,17 @@ TEST(TrendMarkdown, SaysWhatTheRunsCanShow) {
 }
 
 TEST(TrendHtml, SaysWhatTheRunsCanShow) {
-  std::string few = render_trend_html(ten_runs());
+  std::string few = render_trend_html(five_runs());
   EXPECT_NE(few.find("class=\"verdict verdict-warn\""), std::string::npos);
   EXPECT_NE(
-      few.find("Detection over 10 runs: p ≤ 0.001 needs ≥ 14 runs: the best p-value of 10 runs is 0.0079."),
+      few.find(
+          "Detection over 5 runs: p ≤ 0.001 needs ≥ 6 runs: 5 runs cannot be split into two parts of 3."),
       std::string::npos);
-  EXPECT_NE(few.find("<span class=\"note\">(needs ≥ 14 runs)</span>"), std::string::npos);
+  EXPECT_NE(few.find("<span class=\"note\">(needs ≥ 6 runs)</span>"), std::string::npos);
   std::string enough = render_trend_html(sixteen_runs());
   EXPECT_EQ(enough.find("class=\"verdict verdict-warn\""), std::string::npos);
   EXPECT_NE(
-      enough.find("<p class=\"note\">Detection: a change shows at p ≤ 0.001 with ≥ 5 runs on each side of "
+      enough.find("<p class=\"note\">Detection: a change shows at p ≤ 0.001 with ≥ 3 runs on each side of "
                   "it; a change point needs a change of at least 5 pts (regression.dataloader).</p>"),
       std::string::npos);
   EXPECT_NE(enough.find(">+32.8 pts</text>"), std::string::npos) << "the chart's change label";

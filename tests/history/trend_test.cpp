@@ -2,9 +2,11 @@
 // points named by their commits; unknown metric names.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <numeric>
 
 #include "common/errors.h"
+#include "history/change_points.h"
 #include "history/history_runs.h"
 #include "report_model/trend.h"
 #include "support/helpers.h"
@@ -271,36 +273,48 @@ TEST(Trend, SharesChangeInPoints) {
 }
 
 TEST(Trend, EachSeriesSaysWhatItCanSee) {
-  // 10 runs, 5 at 100 and 5 at 140: the best p-value of 10 runs is 2 / C(10, 5) = 2 / 252, above
-  // the default 0.001, which needs 14 runs (2 / C(14, 7) = 2 / 3432). No change point, and the page
-  // must say why. GPU utilization has a value in 6 of the runs only.
+  // 10 runs, 5 at 100 and 5 at 140: two parts of the minimum segment (3) are possible, so a
+  // change can show, and two constant levels are a change (issue 74: the permutation test needed 14
+  // runs for any change at 0.001). GPU utilization has a value in 5 of the runs only: too few.
   std::vector<HistoryRun> runs = stepped_runs(5, 5, {{Metric::StepsMedianUs, 100, 140}});
   for (std::size_t i = 0; i < runs.size(); ++i)
-    if (i < 4)
+    if (i < 5)
       runs[i].data.metrics.set(Metric::GpuUtilizationPct, std::nullopt);
     else
-      runs[i].data.metrics.set(Metric::GpuUtilizationPct, 60.0);
+      runs[i].data.metrics.set(Metric::GpuUtilizationPct, 60.0 + static_cast<double>(i));
   TrendReport t = build_trend(runs, default_rules(), {});
   EXPECT_EQ(t.detection.runs, 10u);
-  EXPECT_FALSE(t.detection.detectable);
-  EXPECT_EQ(t.detection.runs_needed, 14u);
-  EXPECT_DOUBLE_EQ(t.detection.smallest_p, 2.0 / 252);
-  EXPECT_FALSE(t.detection.runs_each_side);
+  EXPECT_TRUE(t.detection.detectable);
+  EXPECT_EQ(t.detection.runs_needed, 6u);
+  EXPECT_EQ(t.detection.runs_each_side, 3u);
+  EXPECT_FALSE(t.detection.noise_pct) << "the history's summary is of no one metric";
   const MetricTrend& steps = *find_metric(t, "steps.median_us");
-  EXPECT_TRUE(steps.change_points.empty());
-  EXPECT_EQ(steps.detection.runs, 10u);
-  EXPECT_FALSE(steps.detection.detectable);
-  EXPECT_EQ(steps.detection.runs_needed, 14u);
-  // 6 runs: 2 / C(6, 3) = 2 / 20 = 0.1.
+  ASSERT_EQ(steps.change_points.size(), 1u);
+  EXPECT_EQ(steps.change_points[0].index, 5u);
+  EXPECT_DOUBLE_EQ(steps.change_points[0].p_value, 0.0) << "no noise to mistake for it";
+  EXPECT_TRUE(steps.detection.detectable);
+  EXPECT_DOUBLE_EQ(*steps.detection.noise_pct, 0.0) << "constant within its segments";
   const MetricTrend& util = *find_metric(t, "gpu.utilization_pct");
-  EXPECT_EQ(util.detection.runs, 6u);
-  EXPECT_DOUBLE_EQ(util.detection.smallest_p, 0.1);
-  // 30 runs: detectable, and a change shows once 3 runs follow it (2 / C(30, 3) = 2 / 4060).
+  EXPECT_EQ(util.detection.runs, 5u);
+  EXPECT_FALSE(util.detection.detectable);
+  EXPECT_EQ(util.detection.runs_needed, 6u);
+  // 60 + 5 ... 60 + 9: sd sqrt(2.5) = 1.581 around 67: 2.36% noise; with 5 runs before and 5
+  // after, a shift shows at 80% power from the one computed for those counts.
+  ASSERT_TRUE(util.detection.noise_pct);
+  EXPECT_NEAR(*util.detection.noise_pct, 100 * std::sqrt(2.5) / 67, 1e-9);
+  ChangePointOptions o;
+  EXPECT_NEAR(*util.detection.detectable_shift_pct, 100 * *detectable_shift(5, 5, std::sqrt(2.5), o) / 67,
+              1e-9);
+  // 30 runs at 2% noise, +10% at run 17: after the change the noise is pooled within the two
+  // segments, about 2%, and 13 runs since it.
   TrendReport planted = build_trend(planted_history(1, true), default_rules(), {});
   EXPECT_TRUE(planted.detection.detectable);
   EXPECT_EQ(planted.detection.runs_each_side, 3u);
-  EXPECT_DOUBLE_EQ(planted.detection.smallest_p, 0.001);
-  EXPECT_TRUE(find_metric(planted, "steps.median_us")->detection.detectable);
+  const MetricTrend& planted_steps = *find_metric(planted, "steps.median_us");
+  ASSERT_EQ(planted_steps.change_points.size(), 1u);
+  EXPECT_NEAR(*planted_steps.detection.noise_pct, 2.0, 0.6);
+  EXPECT_GT(*planted_steps.detection.detectable_shift_pct, 4.0);
+  EXPECT_LT(*planted_steps.detection.detectable_shift_pct, 10.0);
 }
 
 TEST(Trend, RunsWithoutTheMetricAreLeftOut) {

@@ -137,7 +137,6 @@ std::string render_trend_html(const TrendReport& t) {
   view.set("source", t.settings.source);
   if (!t.settings.branch.empty()) view.set("branch", t.settings.branch);
   view.set("runs", std::to_string(t.runs));
-  view.set("permutations", std::to_string(t.settings.detection.permutations));
   view.set("max_p", fmt::format("{:g}", t.settings.detection.max_p_value));
   view.set("min_segment", std::to_string(t.settings.detection.min_segment));
   view.set("summary", trend_summary(t));
