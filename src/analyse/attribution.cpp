@@ -52,10 +52,10 @@ void link_activities(const Profile& p, Attribution& a) {
 }
 
 // Innermost op or annotation on the call's thread that encloses it, by walking up the host tree
-// from the last range that started before the call.
-std::uint32_t enclosing_owner(const Profile& p, const RuntimeCall& r) {
+// from the last range that started before the call (found by the merge of `before`).
+std::uint32_t enclosing_owner(const Profile& p, HostEventCursor& before, const RuntimeCall& r) {
   const auto& events = p.host_events;
-  std::uint32_t candidate = last_host_event_before(p, r.thread, r.start);
+  std::uint32_t candidate = before.last_before(r.thread, r.start);
   while (candidate != kNone && !(can_own(events[candidate]) && encloses(events[candidate], r)))
     candidate = events[candidate].parent;
   return candidate;
@@ -71,6 +71,7 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
   IdIndex by_external_id = make_index(std::move(owners), false);
   IdLookup find_owner(by_external_id);
   a.runtime_owner.assign(p.runtime_calls.size(), kNone);
+  HostEventCursor before(p);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
     const RuntimeCall& call = p.runtime_calls[r];
     if (call.external_id != 0) {
@@ -82,7 +83,7 @@ void link_owners(const Profile& p, Attribution& a, AttributionRules rules) {
       }
     }
     if (!rules.by_time_containment) continue;
-    a.runtime_owner[r] = enclosing_owner(p, call);
+    a.runtime_owner[r] = enclosing_owner(p, before, call);
     if (a.runtime_owner[r] != kNone) ++a.owners_by_containment;
   }
 }

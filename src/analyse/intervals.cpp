@@ -68,38 +68,57 @@ TimeNs length_within(const IntervalList& list, Interval window) {
   return sum;
 }
 
-// One sweep over the lists' boundaries inside the span, copying nothing: at each instant the
-// first list covering it gives the time to its layer, up to that interval's end or an earlier
-// list's next start.
 std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& layers) {
-  std::vector<TimeNs> parts(layers.size() + 1, 0);
-  struct Cursor {
-    IntervalList::const_iterator at, end;
-    std::size_t layer;
-  };
-  std::vector<Cursor> lists;
+  ExclusiveSplitter splitter(layers);
+  return splitter.split(span);
+}
+
+ExclusiveSplitter::ExclusiveSplitter(const std::vector<Layer>& layers)
+    : parts_(layers.size() + 1, 0), quiet_until_(1, 0) {
   for (std::size_t l = 0; l < layers.size(); ++l)
-    for (const IntervalList* list : layers[l])
-      lists.push_back({std::lower_bound(list->begin(), list->end(), span.start,
-                                        [](Interval r, TimeNs t) { return r.end <= t; }),
-                       list->end(), l});
-  for (TimeNs t = span.start; t < span.end;) {
-    std::size_t winner = layers.size();  // none covers t: the last part
-    TimeNs next = span.end;
-    for (Cursor& c : lists) {
-      while (c.at != c.end && c.at->end <= t) ++c.at;
-      if (c.at == c.end) continue;
-      if (c.at->start <= t) {
-        winner = c.layer;
-        next = std::min(next, c.at->end);
-        break;
-      }
-      next = std::min(next, c.at->start);
+    for (const IntervalList* list : layers[l]) {
+      const Interval* begin = list->data();
+      lists_.push_back({begin, begin, begin + list->size(), l});
     }
-    parts[winner] += next - t;
+  quiet_until_.resize(lists_.size() + 1);
+}
+
+// At each instant the first list covering it gives the time to its layer, up to that interval's
+// end or an earlier list's next start. quiet_until_[k] (non-increasing in k) holds while time has
+// not reached it, since a list's cursor only moves forward: a scan starts at the deepest such k.
+const std::vector<TimeNs>& ExclusiveSplitter::split(Interval span) {
+  std::fill(parts_.begin(), parts_.end(), 0);
+  for (Cursor& c : lists_) {
+    const Interval* from = span.start < last_end_ ? c.begin : c.at;
+    c.at = std::lower_bound(from, c.end, span.start, [](Interval r, TimeNs t) { return r.end <= t; });
+  }
+  last_end_ = span.end;
+  std::size_t none = parts_.size() - 1;
+  quiet_until_[0] = span.end;
+  std::size_t known = 0;  // quiet_until_[0, known] are valid
+  for (TimeNs t = span.start; t < span.end;) {
+    std::size_t k = known;
+    while (quiet_until_[k] <= t) --k;  // quiet_until_[0] is the span's end, past t
+    std::size_t winner = none;
+    TimeNs next = quiet_until_[k];
+    for (; k < lists_.size(); ++k) {
+      Cursor& c = lists_[k];
+      while (c.at != c.end && c.at->end <= t) ++c.at;
+      if (c.at != c.end) {
+        if (c.at->start <= t) {
+          winner = c.layer;
+          next = std::min(next, c.at->end);
+          break;
+        }
+        next = std::min(next, c.at->start);
+      }
+      quiet_until_[k + 1] = next;
+    }
+    known = k;
+    parts_[winner] += next - t;
     t = next;
   }
-  return parts;
+  return parts_;
 }
 
 TimeNs union_length_within(const Layer& lists, Interval span) {

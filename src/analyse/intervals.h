@@ -52,6 +52,30 @@ using Layer = std::vector<const IntervalList*>;
 // Splits `span` exclusively among `layers` in priority order: result[i] is the time of `span`
 // covered by layer i and by no earlier layer; the last entry is the time covered by none.
 std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& layers);
+
+// exclusive_split of many spans over the same layers (issue 77): one sweep over the boundaries,
+// nothing allocated a span. Its cursors carry from one span to the next (a span that starts at
+// or after the last one's end searches forward from where that one ended), and at each instant
+// only the lists below those known to cover nothing until a later time are looked at, so a long
+// run of one low-priority list's intervals costs one step each, not one step per list.
+class ExclusiveSplitter {
+ public:
+  explicit ExclusiveSplitter(const std::vector<Layer>& layers);
+  // The parts of `span`, as exclusive_split gives them; valid until the next call.
+  const std::vector<TimeNs>& split(Interval span);
+
+ private:
+  struct Cursor {
+    const Interval* begin;
+    const Interval* at;
+    const Interval* end;
+    std::size_t layer;
+  };
+  std::vector<Cursor> lists_;
+  std::vector<TimeNs> parts_;
+  std::vector<TimeNs> quiet_until_;  // [k]: lists [0, k) cover nothing before this time
+  TimeNs last_end_ = 0;              // of the last span: no cursor has passed an interval that ends after it
+};
 // The length of `span` covered by the union of the lists.
 TimeNs union_length_within(const Layer& lists, Interval span);
 

@@ -64,9 +64,9 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
       ->type_name("N")
       ->check(whole_number(0, 255));
   cmd.add_option("--threads", args.threads,
-                 "Threads that read the profiles and write the reports (default 0: one per core); a large "
-                 "trace is parsed in pieces on all of them, several files one per thread, several reports "
-                 "side by side")
+                 "Threads that read the profiles and write the reports (default 0: one per core the "
+                 "load leaves free, and one for an input under 8 MiB of text); a large trace is parsed in "
+                 "pieces on all of them, several files one per thread, several reports side by side")
       ->type_name("N")
       ->check(whole_number(0, 1024));
   cmd.add_option("--max-input-memory", args.max_input_memory,
@@ -139,7 +139,7 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, run.profiles);
   LoadOptions budget;  // the reports take the threads one input would: --threads, else the usable cores
   budget.max_threads = a.threads;
-  bool written = write_outputs(report, gated.book->rules, outputs, threads_per_input(budget, 1));
+  bool written = write_outputs(report, gated.book->rules, outputs, threads_per_input(budget, 1, kNotSmall));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics).
   if (a.quiet)

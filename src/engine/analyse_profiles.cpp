@@ -90,7 +90,7 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
     if (inputs.empty()) return;
     // Each worker's analysis gets the threads its input is loaded with.
     AnalysisOptions threaded = with_report_row_limit(options);
-    threaded.threads = threads_per_input(load_options, inputs.size());
+    threaded.threads = threads_per_input(load_options, inputs.size(), text_bytes(inputs));
     analyser = start_analyser(classification, threaded, load_options.max_threads != 1);
   };
   sink.worker = [&](std::size_t input, LoadedWorker&& worker) {

@@ -1,7 +1,5 @@
 // A run's inputs read in parallel, each by its format's reader (load/reader.h), and every worker
 // handed on as soon as it is loaded.
-#include <sched.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -58,15 +56,6 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
   });
 }
 
-// The cores this process may run on: its affinity mask (taskset, a container's cpuset), which
-// hardware_concurrency() does not see.
-unsigned usable_cores() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 // Keeps per-input byte counts and reports their sum; the callback runs under a lock.
 class ProgressTotal {
  public:
@@ -92,9 +81,11 @@ class ProgressTotal {
   std::uint64_t total_ = 0;
 };
 
-// The threads a load may use: --threads, else the usable cores.
-unsigned thread_budget(const LoadOptions& options) {
-  return options.max_threads ? options.max_threads : usable_cores();
+// The threads a load of `input_bytes` of text may use: --threads, else default_threads.
+unsigned thread_budget(const LoadOptions& options, std::uint64_t input_bytes) {
+  if (options.max_threads) return options.max_threads;
+  CoreState cores = core_state();
+  return default_threads(input_bytes, cores.allowed, cores.load);
 }
 
 // A folder whose every file was skipped has no profile to analyse: an input error, as a folder
@@ -116,8 +107,10 @@ std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const 
   std::vector<std::exception_ptr> errors(inputs.size());
   std::vector<std::string> not_profiles(inputs.size());
   ProgressTotal progress(options, inputs);
-  unsigned per_input = threads_per_input(options, inputs.size());
-  unsigned threads = static_cast<unsigned>(std::min<std::size_t>(thread_budget(options), inputs.size()));
+  std::uint64_t bytes = text_bytes(inputs);
+  unsigned per_input = threads_per_input(options, inputs.size(), bytes);
+  unsigned threads =
+      static_cast<unsigned>(std::min<std::size_t>(thread_budget(options, bytes), inputs.size()));
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {
@@ -172,8 +165,8 @@ std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
 
 }  // namespace
 
-unsigned threads_per_input(const LoadOptions& options, std::size_t inputs) {
-  unsigned cores = thread_budget(options);
+unsigned threads_per_input(const LoadOptions& options, std::size_t inputs, std::uint64_t input_bytes) {
+  unsigned cores = thread_budget(options, input_bytes);
   std::size_t parallel = std::max<std::size_t>(1, std::min<std::size_t>(cores, inputs));
   return std::max(1u, static_cast<unsigned>(cores / parallel));
 }

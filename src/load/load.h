@@ -119,9 +119,30 @@ struct LoadedRun {
 // Every worker of every input, held at once (tests and small runs).
 LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& options = {});
 
-// Threads each input gets when `inputs` are loaded with these options: one thread per input while
-// there are more inputs than cores, and the cores left over shared among the inputs.
-unsigned threads_per_input(const LoadOptions& options, std::size_t inputs);
+// Threads each input gets when `inputs` (of `input_bytes` of text in all, text_bytes) are loaded with
+// these options: one thread per input while there are more inputs than threads, and the threads left
+// over shared among the inputs. The threads: --threads, else default_threads of this process's cores.
+unsigned threads_per_input(const LoadOptions& options, std::size_t inputs, std::uint64_t input_bytes);
+
+// The default thread count (--threads 0; issue 77, docs/performance.md#threads): one thread where the
+// input is small (under kSmallInputBytes of text in all: fixed costs, not the parse, are most of the
+// run) or no core is free; else one per core that the load leaves free (the allowed cores less the
+// load, to the nearest whole core), at least one and at most the allowed cores. `load`: the run queue
+// on the allowed cores (CoreState::load).
+inline constexpr std::uint64_t kSmallInputBytes = std::uint64_t{8} << 20;
+unsigned default_threads(std::uint64_t input_bytes, unsigned allowed_cores, double load);
+// This process's cores: those its affinity mask allows (sched_getaffinity) and the load on them, the
+// 1-minute load average (/proc/loadavg) times their share of the machine's online cores.
+struct CoreState {
+  unsigned allowed = 1;
+  double load = 0;
+};
+CoreState core_state();
+// The inputs' size as text: each file's bytes, or a gzip file's inflated size from its trailer.
+std::uint64_t text_bytes(const std::vector<InputFile>& inputs);
+// A size for threads_per_input where the work is not one input's (the reports written side by side):
+// never small.
+inline constexpr std::uint64_t kNotSmall = ~std::uint64_t{0};
 
 // Graph-capture traces and what was read to find them.
 struct CaptureFiles {

@@ -48,4 +48,26 @@ std::uint32_t last_host_event_before(const Profile& profile, std::uint32_t threa
   return static_cast<std::uint32_t>(std::distance(events.begin(), it) - 1);
 }
 
+HostEventCursor::HostEventCursor(const Profile& profile) : events_(profile.host_events) {
+  std::size_t threads = events_.empty() ? 0 : events_.back().thread + std::size_t{1};
+  first_.assign(threads + 1, 0);
+  for (const HostEvent& e : events_) ++first_[e.thread + std::size_t{1}];
+  for (std::size_t t = 0; t < threads; ++t) first_[t + 1] += first_[t];
+  next_.assign(first_.begin(), first_.end() - 1);
+}
+
+std::uint32_t HostEventCursor::last_before(std::uint32_t thread, TimeNs time) {
+  if (thread >= next_.size()) return kNone;
+  std::uint32_t begin = first_[thread];
+  std::uint32_t end = first_[thread + 1];
+  std::uint32_t& at = next_[thread];
+  if (at > begin && events_[at - 1].start > time)  // earlier than the last query: search back
+    at = static_cast<std::uint32_t>(
+        std::upper_bound(events_.begin() + begin, events_.begin() + at, time,
+                         [](TimeNs t, const HostEvent& e) { return t < e.start; }) -
+        events_.begin());
+  while (at < end && events_[at].start <= time) ++at;
+  return at == begin ? kNone : at - 1;
+}
+
 }  // namespace perfgate

@@ -421,6 +421,21 @@ std::size_t build_host_tree(Profile& profile);
 // build_host_tree: the innermost event enclosing `time` is it or one of its ancestors.
 std::uint32_t last_host_event_before(const Profile& profile, std::uint32_t thread, TimeNs time);
 
+// last_host_event_before as a merge (issue 77): a cursor per thread moves forward over that thread's
+// events, so queries in time order on each thread (runtime calls and memory samples come sorted by
+// start) cost one pass over the events, not a search each; a query earlier than the thread's last
+// searches back from the cursor. Memory: two integers per thread.
+class HostEventCursor {
+ public:
+  explicit HostEventCursor(const Profile& profile);
+  std::uint32_t last_before(std::uint32_t thread, TimeNs time);
+
+ private:
+  const std::vector<HostEvent>& events_;
+  std::vector<std::uint32_t> first_;  // per thread: its first event; one entry more, the end
+  std::vector<std::uint32_t> next_;   // per thread: its first event that starts after its last query
+};
+
 // Orders runtime calls, GPU activities, GPU ranges, GPU syncs and memory samples by start time, keeping the
 // reader's order of ties: the order the analysis expects of every reader's output.
 void sort_by_start(Profile& profile);

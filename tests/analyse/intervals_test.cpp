@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "analyse/intervals.h"
@@ -73,37 +74,70 @@ TEST(Intervals, ExclusiveSplitGivesEachInstantToTheFirstLayer) {
   EXPECT_EQ(partial[2], 10);  // [50,60] covered by none
 }
 
+// The time of `span` each layer covers first, counted nanosecond by nanosecond.
+std::vector<TimeNs> instant_by_instant(Interval span, const std::vector<Layer>& layers) {
+  std::vector<TimeNs> expected(layers.size() + 1, 0);
+  for (TimeNs t = span.start; t < span.end; ++t) {
+    std::size_t first = layers.size();
+    for (std::size_t l = 0; l < layers.size() && first == layers.size(); ++l)
+      for (const IntervalList* list : layers[l])
+        for (Interval r : *list)
+          if (r.start <= t && t < r.end) first = l;
+    ++expected[first];
+  }
+  return expected;
+}
+
+// Eight random merged lists, each the union of up to `count` intervals on [0, 240).
+std::vector<IntervalList> random_lists(std::mt19937& random, int count) {
+  std::vector<IntervalList> lists(8);
+  for (IntervalList& list : lists) {
+    for (int i = 0; i < count; ++i) {
+      TimeNs start = random() % 200;
+      list.push_back({start, start + 1 + static_cast<TimeNs>(random() % 40)});
+    }
+    merge_in_place(list);
+  }
+  return lists;
+}
+
 // Random layers (each the union of two lists that overlap each other) on a small time axis,
 // checked instant by instant: the sweep must give each nanosecond of the span to the first
 // layer that covers it.
 TEST(Intervals, ExclusiveSplitMatchesAnInstantByInstantCount) {
   std::mt19937 random(7);
   for (int round = 0; round < 200; ++round) {
-    std::vector<IntervalList> lists(8);
-    for (IntervalList& list : lists) {
-      for (int i = 0; i < 4; ++i) {
-        TimeNs start = random() % 200;
-        list.push_back({start, start + 1 + static_cast<TimeNs>(random() % 40)});
-      }
-      merge_in_place(list);
-    }
+    std::vector<IntervalList> lists = random_lists(random, 4);
     std::vector<Layer> layers;
     for (std::size_t l = 0; l < lists.size(); l += 2) layers.push_back({&lists[l], &lists[l + 1]});
     TimeNs span_start = random() % 150;
     Interval span{span_start, span_start + static_cast<TimeNs>(random() % 100)};
-    std::vector<TimeNs> expected(layers.size() + 1, 0);
-    TimeNs first_layer_total = 0;
-    for (TimeNs t = span.start; t < span.end; ++t) {
-      std::size_t first = layers.size();
-      for (std::size_t l = 0; l < layers.size() && first == layers.size(); ++l)
-        for (const IntervalList* list : layers[l])
-          for (Interval r : *list)
-            if (r.start <= t && t < r.end) first = l;
-      ++expected[first];
-      first_layer_total += first == 0;
-    }
+    std::vector<TimeNs> expected = instant_by_instant(span, layers);
     EXPECT_EQ(exclusive_split(span, layers), expected) << "round " << round;
-    EXPECT_EQ(union_length_within(layers[0], span), first_layer_total) << "round " << round;
+    EXPECT_EQ(union_length_within(layers[0], span), expected[0]) << "round " << round;
+  }
+}
+
+// One splitter over many spans: in time order (its cursors carry on, the lists it skips are those
+// known to cover nothing yet), overlapping the last and earlier than it (it searches again); each
+// span's parts as counted instant by instant. Layers of one list each, many short intervals: long
+// runs won by a low-priority list.
+TEST(Intervals, ExclusiveSplitterCarriesItsCursorsFromSpanToSpan) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 100; ++round) {
+    std::vector<IntervalList> lists = random_lists(random, 12);
+    std::vector<Layer> layers;
+    for (const IntervalList& list : lists) layers.push_back({&list});
+    ExclusiveSplitter splitter(layers);
+    TimeNs at = 0;
+    for (int span_index = 0; span_index < 12; ++span_index) {
+      TimeNs start = span_index % 4 == 3 ? static_cast<TimeNs>(random() % 200) : at + random() % 30;
+      Interval span{start, start + static_cast<TimeNs>(random() % 60)};
+      if (span_index % 5 == 4) span.start = std::max<TimeNs>(0, at - 10);  // overlaps the last span
+      at = span.end;
+      EXPECT_EQ(splitter.split(span), instant_by_instant(span, layers))
+          << "round " << round << ", span " << span_index;
+    }
   }
 }
 

@@ -87,6 +87,27 @@ TEST(HostTree, SortKeepsTheInputOrderOfTiesAndMovesEveryEvent) {
   EXPECT_EQ((a + 1)->parent, static_cast<std::uint32_t>(a - p.host_events.begin()));
 }
 
+// The cursor's answers are last_host_event_before's, for queries in time order on each thread
+// (interleaved between threads), for a query earlier than the thread's last, and for a thread with
+// no events.
+TEST(HostTree, CursorAnswersAsTheSearchDoes) {
+  Profile p;
+  for (TimeNs t = 0; t < 400; t += 7)
+    p.host_events.push_back(range(t, t + 20, static_cast<std::uint32_t>(t % 3)));
+  p.host_events.push_back(range(50, 60, 5));  // threads 3 and 4 have none
+  build_host_tree(p);
+  HostEventCursor cursor(p);
+  std::vector<std::pair<std::uint32_t, TimeNs>> queries;
+  for (TimeNs t = -5; t < 420; t += 3)
+    for (std::uint32_t thread = 0; thread < 7; ++thread) queries.emplace_back(thread, t);
+  queries.emplace_back(1, 100);  // back in time on thread 1
+  queries.emplace_back(1, -1);
+  queries.emplace_back(1, 413);
+  for (auto [thread, time] : queries)
+    EXPECT_EQ(cursor.last_before(thread, time), last_host_event_before(p, thread, time))
+        << "thread " << thread << " at " << time;
+}
+
 TEST(StringPool, InternsEqualTextToOneId) {
   StringPool pool;
   StringId a = pool.intern("aten::mm");

@@ -19,7 +19,8 @@ namespace perfgate::testing {
 
 Profile load_json(const std::string& json, const std::string& file_name, const LoadOptions& options) {
   std::string path = temp_dir() + "/" + file_name;
-  ReadBytes read = read_bytes(json, file_name.ends_with(".gz"), options, threads_per_input(options, 1), path);
+  ReadBytes read =
+      read_bytes(json, file_name.ends_with(".gz"), options, threads_per_input(options, 1, kNotSmall), path);
   return std::move(read.profiles.front());
 }
 

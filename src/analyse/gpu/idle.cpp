@@ -134,6 +134,8 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
     // Queued work first, then the host causes in IdleCause order (exclusive_split's priority).
     std::vector<Layer> layers{{&queued_on(queued, device)}};
     for (const IntervalList& l : host) layers.push_back({&l});
+    ExclusiveSplitter splitter(over_gpu_span ? std::vector<Layer>{} : layers);  // the gaps in time order
+    const std::vector<Layer> before_nvtx(layers.begin(), layers.end() - 1);
     IntervalList inside = clip(device_busy.take(), {w.start, w.end});
     if (inside.empty()) continue;
     // The idle stretches of the window: before the first activity, between two, after the last
@@ -153,20 +155,20 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
         continue;
       }
       GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
-      // parts: queued, the four host causes, then covered by none (Unrecorded).
-      std::vector<TimeNs> parts = exclusive_split(span, over_gpu_span ? std::vector<Layer>{} : layers);
-      if (over_gpu_span) parts.insert(parts.begin(), layers.size(), 0);  // all in the last part
+      // parts: queued, the five host causes, then covered by none (Unrecorded); over the GPU span
+      // only the last, all of the gap.
+      const std::vector<TimeNs>& parts = splitter.split(span);
       constexpr std::array<IdleCause, 7> kPartCause = {
           IdleCause::Queued, IdleCause::DataLoader, IdleCause::Sync,      IdleCause::Launch,
           IdleCause::CpuOp,  IdleCause::Nvtx,       IdleCause::Unrecorded};
+      std::size_t first_cause = kPartCause.size() - parts.size();
       for (std::size_t c = 0; c < parts.size(); ++c) {
-        auto cause = static_cast<std::size_t>(kPartCause[c]);
+        auto cause = static_cast<std::size_t>(kPartCause[first_cause + c]);
         row.by_cause[cause] = parts[c];
         sums.by_cause[cause] += parts[c];
       }
       row.main_cause = main_cause(row.by_cause);
-      if (row.by_cause[static_cast<std::size_t>(IdleCause::Nvtx)] > 0)
-        nvtx_idle.add(span, std::vector<Layer>(layers.begin(), layers.end() - 1));
+      if (row.by_cause[static_cast<std::size_t>(IdleCause::Nvtx)] > 0) nvtx_idle.add(span, before_nvtx);
       if (gap >= kReportedGapNs) gaps.push_back(row);
     }
   }

@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include <fmt/format.h>
+#include <boost/unordered/unordered_flat_map.hpp>
 
 namespace perfgate {
 namespace {
@@ -75,32 +76,49 @@ void NvtxIdle::name_longest(IdleSums& sums) const {
   if (uncovered_.empty() || ranges_.empty()) return;
   IntervalList idle = merge(uncovered_);  // the GPUs' gaps may overlap one another
   LengthWithin within(idle);
-  std::unordered_map<std::uint32_t, TimeNs> own;  // per range: its idle time, less its child ranges'
-  for (std::uint32_t e : ranges_) own[e] = within({p_.host_events[e].start, p_.host_events[e].end});
-  std::vector<TimeNs> whole(ranges_.size());
-  for (std::size_t i = 0; i < ranges_.size(); ++i) whole[i] = own[ranges_[i]];
+  // Per range (by its place in ranges_): its idle time, less its child ranges'. Dense arrays, not a
+  // hash map: a large export has hundreds of thousands of ranges.
+  std::vector<std::uint32_t> place(p_.host_events.size(), kNone);
+  for (std::size_t i = 0; i < ranges_.size(); ++i) place[ranges_[i]] = static_cast<std::uint32_t>(i);
+  std::vector<TimeNs> own(ranges_.size());
+  for (std::size_t i = 0; i < ranges_.size(); ++i)
+    own[i] = within({p_.host_events[ranges_[i]].start, p_.host_events[ranges_[i]].end});
+  const std::vector<TimeNs> whole = own;
   for (std::size_t i = 0; i < ranges_.size(); ++i) {
     std::uint32_t parent = p_.host_events[ranges_[i]].parent;
-    auto it = parent == kNone ? own.end() : own.find(parent);
-    if (it != own.end()) it->second -= whole[i];
+    if (parent != kNone && place[parent] != kNone) own[place[parent]] -= whole[i];
   }
-  std::map<StringId, TimeNs> by_name;
-  std::map<StringId, std::pair<TimeNs, std::uint32_t>> longest_instance;
-  for (auto [e, t] : own) {
-    StringId name = p_.host_events[e].name;
-    by_name[name] += t;
-    auto& best = longest_instance[name];
-    if (t > best.first || (t == best.first && e < best.second)) best = {t, e};
+  // Per name: its ranges' own idle time and its longest instance (the earliest of equals). A flat
+  // table, not a tree: a look-up per range.
+  struct NameIdle {
+    TimeNs total = 0;
+    TimeNs longest = 0;
+    std::uint32_t instance = 0;
+  };
+  boost::unordered_flat_map<StringId, NameIdle> by_name;
+  for (std::size_t i = 0; i < ranges_.size(); ++i) {
+    std::uint32_t e = ranges_[i];
+    TimeNs t = own[i];
+    NameIdle& name = by_name[p_.host_events[e].name];
+    name.total += t;
+    if (t > name.longest || (t == name.longest && e < name.instance)) {
+      name.longest = t;
+      name.instance = e;
+    }
   }
-  auto top = std::max_element(by_name.begin(), by_name.end(),
-                              [](const auto& a, const auto& b) { return a.second < b.second; });
-  if (top->second <= 0) return;
-  std::uint32_t outer = longest_instance[top->first].second;
+  // The name with the most; of equals, the one interned first.
+  auto top = by_name.begin();
+  for (auto it = by_name.begin(); it != by_name.end(); ++it)
+    if (it->second.total > top->second.total ||
+        (it->second.total == top->second.total && it->first < top->first))
+      top = it;
+  if (top->second.total <= 0) return;
+  std::uint32_t outer = top->second.instance;
   for (std::uint32_t e = p_.host_events[outer].parent; e != kNone; e = p_.host_events[e].parent)
-    if (own.count(e)) outer = e;
+    if (place[e] != kNone) outer = e;
   sums.nvtx_range = std::string(p_.str(top->first));
   sums.nvtx_outermost = std::string(p_.str(p_.host_events[outer].name));
-  sums.nvtx_range_idle = top->second;
+  sums.nvtx_range_idle = top->second.total;
 }
 
 std::optional<Note> nvtx_idle_note(const IdleSums& idle) {

@@ -50,9 +50,8 @@ std::map<std::int32_t, DeviceSeries> device_series(const Profile& p) {
 
 // The op that ran a sample: the innermost op enclosing it on its thread (annotations and Python
 // functions are skipped, as the plugin does); kNone outside any op.
-std::uint32_t owning_op(const Profile& p, const MemorySample& m) {
-  if (m.thread == kNone) return kNone;
-  std::uint32_t e = last_host_event_before(p, m.thread, m.time);
+// `e`: the last host event on the sample's thread that started at or before it.
+std::uint32_t owning_op(const Profile& p, const MemorySample& m, std::uint32_t e) {
   while (e != kNone && !(p.host_events[e].kind == HostKind::Op && p.host_events[e].end > m.time))
     e = p.host_events[e].parent;
   return e;
@@ -74,7 +73,8 @@ void find_peak(const Profile& p, const std::map<std::int32_t, DeviceSeries>& ser
     s.peak_allocated = peak;
     s.peak_device = device;
     s.peak_time = at_start ? p.memory_samples[d.samples.front()].time : m.time;
-    s.peak_op = at_start ? std::string(kCaptureStart) : op_name(p, owning_op(p, m));
+    std::uint32_t last = m.thread == kNone ? kNone : last_host_event_before(p, m.thread, m.time);
+    s.peak_op = at_start ? std::string(kCaptureStart) : op_name(p, owning_op(p, m, last));
     s.totals_from_changes = d.from_changes;
     const DeviceInfo* info = p.device(device);
     s.peak_pct = info && info->total_memory_bytes > 0
@@ -123,9 +123,10 @@ void add_curve(const Profile& p, std::int32_t device, const DeviceSeries& d, con
 // Each op's allocations and frees in the window, by device and op name.
 std::vector<MemoryOpRow> memory_ops(const Profile& p, const Window& w) {
   std::map<std::pair<std::int32_t, StringId>, MemoryOpRow> rows;
+  HostEventCursor before(p);  // the samples come sorted by time
   for (const MemorySample& m : p.memory_samples) {
     if (m.time < w.start || m.time > w.end || m.bytes == 0) continue;
-    std::uint32_t op = owning_op(p, m);
+    std::uint32_t op = owning_op(p, m, m.thread == kNone ? kNone : before.last_before(m.thread, m.time));
     StringId name = op == kNone ? kNoString : p.host_events[op].name;
     MemoryOpRow& r = rows[{m.device_id, name}];
     if (m.bytes > 0) {

@@ -6,6 +6,8 @@
 #include <set>
 #include <unordered_map>
 
+#include <boost/unordered/unordered_flat_map.hpp>
+
 #include "analyse/intervals.h"
 #include "analyse/worker_analysis.h"
 
@@ -425,31 +427,37 @@ std::vector<RegionRow> build_regions(const OpTableInputs& in) {
   const Profile& p = in.profile;
   std::vector<bool> marker(p.host_events.size(), false);
   for (std::uint32_t m : in.step_markers) marker[m] = true;
-  std::map<std::string_view, RegionRow> regions;
+  // A row per name, found by the name's id in a flat table: one probe an event, no text compared
+  // (names are interned: equal text, equal id).
+  boost::unordered_flat_map<StringId, std::uint32_t> row_of;
+  std::vector<RegionRow> rows;
   // Each name's ranges on every thread: nested ones, and ranges of several threads at once, are
   // counted once in the name's time in the window.
-  std::map<std::string_view, SortedUnion> open;
+  std::vector<SortedUnion> open;
+  auto row = [&](StringId name) -> std::uint32_t {
+    auto [it, added] = row_of.try_emplace(name, static_cast<std::uint32_t>(rows.size()));
+    if (added) {
+      rows.emplace_back().name = std::string(p.str(name));
+      open.emplace_back();
+    }
+    return it->second;
+  };
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     const HostEvent& h = p.host_events[e];
     if (h.kind != HostKind::Annotation || marker[e] || !in.stats.in_window(e)) continue;
-    RegionRow& r = regions[p.str(h.name)];
+    std::uint32_t i = row(h.name);
+    RegionRow& r = rows[i];
     ++r.calls;
     r.cpu_total += h.end - h.start;
     add_time(r.gpu, in.stats.total_device(e));  // once per enclosing range of the name
-    open[p.str(h.name)].add({std::max(h.start, in.window.start), std::min(h.end, in.window.end)});
+    open[i].add({std::max(h.start, in.window.start), std::min(h.end, in.window.end)});
   }
-  for (auto& [name, ranges] : open) regions[name].window_union = total_length(ranges.take());
   for (const GpuRange& g : p.gpu_ranges) {
     if (g.start < in.window.start || g.start >= in.window.end) continue;
-    std::string_view name = p.str(g.name);
-    if (name.starts_with("ProfilerStep#")) continue;  // the GPU side of a step marker
-    regions[name].gpu_range += g.end - g.start;
+    if (p.str(g.name).starts_with("ProfilerStep#")) continue;  // the GPU side of a step marker
+    rows[row(g.name)].gpu_range += g.end - g.start;
   }
-  std::vector<RegionRow> rows;
-  for (auto& [name, r] : regions) {
-    r.name = std::string(name);
-    rows.push_back(std::move(r));
-  }
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].window_union = total_length(open[i].take());
   std::sort(rows.begin(), rows.end(), [](const RegionRow& a, const RegionRow& b) {
     return a.cpu_total != b.cpu_total ? a.cpu_total > b.cpu_total : a.name < b.name;
   });
