@@ -45,7 +45,6 @@ constinit std::uint64_t g_end = 0;  // first offset never handed out
 // g_end, for the resident guard, which takes no lock (a fork beside it must not find the mutex held).
 constinit std::atomic<std::uint64_t> g_used_end{0};
 constinit std::atomic<bool> g_guard_started{false};
-constinit std::atomic<std::uint64_t> g_trims{0};
 constinit std::atomic<std::uint64_t> g_live{0};  // g_stats.in_use, for the guard
 constinit std::array<Extent, kMaxFreeExtents> g_free{};
 constinit std::size_t g_free_count = 0;
@@ -143,6 +142,18 @@ std::size_t read_small_file(const char* path, char* buffer, std::size_t size) {
   return static_cast<std::size_t>(n);
 }
 
+// /proc/self/statm's resident and shared (file-backed) pages, without the heap; false where unread.
+bool statm_pages(unsigned long long& resident, unsigned long long& shared) noexcept {
+  char text[256];
+  if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return false;
+  // size resident shared text lib data dt, in pages
+  char* p = text;
+  (void)std::strtoull(p, &p, 10);
+  resident = std::strtoull(p, &p, 10);
+  shared = std::strtoull(p, &p, 10);
+  return true;
+}
+
 }  // namespace
 
 void set_budget(std::uint64_t bytes, const std::string& folder_path) {
@@ -159,15 +170,8 @@ const std::string& folder() {
 }
 
 std::uint64_t anonymous_bytes() noexcept {
-  char text[256];
-  if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return 0;
-  // size resident shared text lib data dt, in pages
-  unsigned long long size = 0, resident = 0, shared = 0;
-  char* p = text;
-  size = std::strtoull(p, &p, 10);
-  resident = std::strtoull(p, &p, 10);
-  shared = std::strtoull(p, &p, 10);
-  (void)size;
+  unsigned long long resident = 0, shared = 0;
+  if (!statm_pages(resident, shared)) return 0;
   return resident > shared ? (resident - shared) * page_size() : 0;
 }
 
@@ -235,22 +239,18 @@ std::string spill_error() {
 // The spilled blocks' pages are file pages mapped into the process: while mapped they count in its
 // resident set (what /usr/bin/time, VmHWM and a container's limit see), and an analysis that reads a
 // spilled column maps all of it again without asking for memory. Unmapping them gives the data back
-// to the file (a shared file mapping: the next access maps the file's current contents again),
-// writing them back and dropping the clean ones keeps them out of the page cache too.
+// to the file (a shared file mapping: the next access maps the file's current contents again from
+// the page cache, which the kernel writes back and reclaims).
 void trim_resident() noexcept {
   char* base = g_base.load(std::memory_order_acquire);
   std::uint64_t used = g_used_end.load(std::memory_order_relaxed);
   if (!base || used == 0) return;
   ::madvise(base, used, MADV_DONTNEED);
-  g_trims.fetch_add(1, std::memory_order_relaxed);
 }
 
 std::uint64_t resident_bytes() noexcept {
-  char text[256];
-  if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return 0;
-  char* p = text;
-  (void)std::strtoull(p, &p, 10);
-  return std::strtoull(p, &p, 10) * page_size();
+  unsigned long long resident = 0, shared = 0;
+  return statm_pages(resident, shared) ? resident * page_size() : 0;
 }
 
 void start_resident_guard() {
@@ -267,10 +267,6 @@ void start_resident_guard() {
       std::this_thread::sleep_for(std::chrono::milliseconds(spilled ? 1 : 50));
     }
   }).detach();
-}
-
-std::uint64_t resident_trims() noexcept {
-  return g_trims.load(std::memory_order_relaxed);
 }
 
 std::uint64_t cgroup_memory_limit(std::istream& cgroups, const std::string& sysfs, std::uint64_t physical) {

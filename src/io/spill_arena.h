@@ -51,8 +51,6 @@ void start_resident_guard();
 void trim_resident() noexcept;
 // The process's resident set in bytes (anonymous and file pages); 0 where it cannot be read.
 std::uint64_t resident_bytes() noexcept;
-// How many times the spilled pages were unmapped.
-std::uint64_t resident_trims() noexcept;
 
 struct Stats {
   std::uint64_t in_use = 0;  // bytes of live spilled blocks
