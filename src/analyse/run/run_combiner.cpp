@@ -122,15 +122,19 @@ std::string ordinal(std::size_t n) {
 }
 
 // What a worker keeps once it is not detailed: what the run's tables and the report's summary
-// of every worker read (steps, iterations, collectives, the timeline's step), not its name-keyed
-// tables.
+// of every worker read (steps, iterations, collectives, the timeline's step, the critical path's
+// steps), not its name-keyed tables nor its timelines' boxes. Buffers are let go by assigning new
+// vectors: `= {}` is the initializer-list assignment, which keeps them (issue 78: the step
+// timeline's and the critical path's boxes, about 55 kB a rank of a run folder of many ranks).
 void let_tables_go(WorkerAnalysis& w) {
   WorkerTables kept;
   kept.iterations = std::move(w.tables.iterations);
   kept.collectives = std::move(w.tables.collectives);
   kept.timeline = std::move(w.tables.timeline);
-  kept.timeline.boxes = {};  // its step and activity count stay in the report
+  kept.timeline.boxes = std::vector<TimelineBox>();  // its step and activity count stay in the report
   w.tables = std::move(kept);
+  w.critical_path.ops = std::vector<CriticalPathOpRow>();
+  w.critical_path.timeline = std::vector<TimelineBox>();
   w.detailed = false;
   w.detailed_as.clear();
 }

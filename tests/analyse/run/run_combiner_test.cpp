@@ -59,6 +59,12 @@ WorkerAnalysis worker(std::size_t index, double step_ms, std::size_t steps = 2) 
   w.tables.timeline.step = "ProfilerStep#1";
   w.tables.timeline.activities = 4;
   w.tables.timeline.boxes = {TimelineBox{}, TimelineBox{}};
+  CriticalPathStep path_step;
+  path_step.step = "ProfilerStep#1";
+  path_step.length = 900;
+  w.critical_path.steps = {path_step};
+  w.critical_path.ops = {CriticalPathOpRow{"aten::mm", PathBound::GpuCompute, 800, 2, 1}};
+  w.critical_path.timeline = {TimelineBox{}, TimelineBox{}, TimelineBox{}};
   return w;
 }
 
@@ -119,6 +125,25 @@ TEST(RunCombiner, AWorkerThatIsNotDetailedKeepsItsSummaryOnly) {
   EXPECT_EQ(summary.tables.iterations.size(), 1u);
   EXPECT_EQ(summary.tables.collectives.size(), 1u);
   EXPECT_EQ(summary.steps.steps.size(), 2u);
+}
+
+// Issue 78: a run folder of 1,024 copies of a rank held every rank's step-timeline and
+// critical-path boxes until the report (96 kB a rank against the merge's 47 kB): emptied with
+// `= {}`, a vector keeps its buffer. A worker that is not detailed keeps only what a report of it
+// shows: its critical path's steps (the critical_path table and the job path's rows), not its
+// ops on the path nor the path's boxes (tables only the detailed workers have).
+TEST(RunCombiner, AWorkerThatIsNotDetailedLetsItsBoxesMemoryGo) {
+  RunAnalysis r = combine(in_order(kStepMs.size()), 3);
+  const WorkerAnalysis& kept = r.workers[1];
+  const WorkerAnalysis& summary = r.workers[9];
+  EXPECT_EQ(kept.critical_path.ops.size(), 1u);
+  EXPECT_EQ(kept.critical_path.timeline.size(), 3u);
+  EXPECT_EQ(summary.tables.timeline.boxes.capacity(), 0u);
+  EXPECT_TRUE(summary.critical_path.ops.empty());
+  EXPECT_EQ(summary.critical_path.ops.capacity(), 0u);
+  EXPECT_EQ(summary.critical_path.timeline.capacity(), 0u);
+  ASSERT_EQ(summary.critical_path.steps.size(), 1u);
+  EXPECT_EQ(summary.critical_path.steps[0].length, 900);
 }
 
 TEST(RunCombiner, SmallLimitsKeepTheFirstThenTheSlowest) {
