@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -25,6 +26,14 @@ class IdLookup {
   std::uint32_t operator()(std::int64_t id) {
     at_ = lower_bound_near(id);
     return at_ < index_.size() && index_[at_].first == id ? index_[at_].second : kNone;
+  }
+
+  // Every entry stored with `id` (an index may hold an id more than once), in index order.
+  std::span<const std::pair<std::int64_t, std::uint32_t>> matches(std::int64_t id) {
+    at_ = lower_bound_near(id);
+    std::size_t end = at_;
+    while (end < index_.size() && index_[end].first == id) ++end;
+    return {index_.data() + at_, end - at_};
   }
 
  private:

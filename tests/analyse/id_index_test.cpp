@@ -40,5 +40,29 @@ TEST(IdLookup, AnswersAsABinarySearchInAnyOrder) {
   }
 }
 
+// An index may hold an id more than once (the synchronisations of one cudaEventRecord): matches
+// gives all of them, as an equal range does, in any order of asking.
+TEST(IdLookup, MatchesGivesEveryEntryOfAnIdAsAnEqualRangeDoes) {
+  std::mt19937_64 random(11);
+  IdIndex index;
+  for (std::uint32_t i = 0; i < 300; ++i) index.emplace_back(static_cast<std::int64_t>(random() % 120), i);
+  std::sort(index.begin(), index.end());
+  std::vector<std::int64_t> asked;
+  for (std::int64_t q = -2; q < 125; ++q) asked.push_back(q);
+  std::vector<std::vector<std::int64_t>> orders = {asked, asked, asked};
+  std::reverse(orders[1].begin(), orders[1].end());
+  std::shuffle(orders[2].begin(), orders[2].end(), random);
+  for (std::size_t o = 0; o < orders.size(); ++o) {
+    IdLookup find(index);
+    for (std::int64_t q : orders[o]) {
+      auto [first, last] = std::equal_range(index.begin(), index.end(), std::make_pair(q, std::uint32_t{0}),
+                                            [](const auto& x, const auto& y) { return x.first < y.first; });
+      IdIndex expected(first, last);
+      auto found = find.matches(q);
+      ASSERT_EQ(IdIndex(found.begin(), found.end()), expected) << "order " << o << ", id " << q;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace perfgate::testing
