@@ -72,24 +72,44 @@ std::string rows_note(const ReportTable& t, std::size_t shown) {
                                : "";
 }
 
-void add_top_kernels(const ReportModel& r, TemplateData& plots) {
-  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::Kernels);
+// A plot of the first worker's table's first rows: a name column and a time column.
+struct TopPlot {
+  Table table;
+  std::string_view name, time;  // the columns
+  ChartPart legend;
+  const char* title;
+  const char* chart_title;
+  const char* caption;
+};
+
+void add_top(const ReportModel& r, const TopPlot& p, TemplateData& plots) {
+  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, p.table);
   if (!t || t->rows.empty()) return;
-  std::vector<RankedBar> bars = bars_of(*t, table_column(Table::Kernels, "short_name"),
-                                        table_column(Table::Kernels, "total_us"), "us", kPlottedRows);
-  std::vector<ChartPart> legend = {{"kernel time", 0, kUtilizationColor}};
-  plots.push_back(plot("Top kernels", ranked_bars_svg(bars, legend, "Top kernels by GPU time"), legend,
-                       "The kernels with the most GPU time in the window." + rows_note(*t, bars.size())));
+  std::vector<RankedBar> bars = bars_of(*t, p.name, p.time, "us", kPlottedRows);
+  std::vector<ChartPart> legend = {p.legend};
+  plots.push_back(plot(p.title, ranked_bars_svg(bars, legend, p.chart_title), legend,
+                       std::string(p.caption) + rows_note(*t, bars.size())));
 }
 
-void add_top_ops(const ReportModel& r, TemplateData& plots) {
-  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::TopGpuOps);
-  if (!t || t->rows.empty()) return;
-  std::vector<RankedBar> bars = bars_of(*t, table_column(Table::TopGpuOps, "name"),
-                                        table_column(Table::TopGpuOps, "device_self_us"), "us", kPlottedRows);
-  std::vector<ChartPart> legend = {{"GPU self time", 0, kTensorCoreColor}};
-  plots.push_back(plot("Top GPU ops", ranked_bars_svg(bars, legend, "Top ops by GPU self time"), legend,
-                       "The ops whose own kernels, copies and memsets took the most GPU time."));
+void add_top_kernels_and_ops(const ReportModel& r, TemplateData& plots) {
+  add_top(r,
+          {Table::Kernels,
+           table_column(Table::Kernels, "short_name"),
+           table_column(Table::Kernels, "total_us"),
+           {"kernel time", 0, kUtilizationColor},
+           "Top kernels",
+           "Top kernels by GPU time",
+           "The kernels with the most GPU time in the window."},
+          plots);
+  add_top(r,
+          {Table::TopGpuOps,
+           table_column(Table::TopGpuOps, "name"),
+           table_column(Table::TopGpuOps, "device_self_us"),
+           {"GPU self time", 0, kTensorCoreColor},
+           "Top GPU ops",
+           "Top ops by GPU self time",
+           "The ops whose own kernels, copies and memsets took the most GPU time."},
+          plots);
 }
 
 // The longest GPU gaps, each coloured by what the host did meanwhile.
@@ -232,8 +252,7 @@ void add_memory_categories(const ReportModel& r, TemplateData& plots) {
 void add_plots(const ReportModel& r, TemplateData& view) {
   TemplateData plots = template_list();
   add_critical_path(r, plots);
-  add_top_kernels(r, plots);
-  add_top_ops(r, plots);
+  add_top_kernels_and_ops(r, plots);
   add_gpu_gaps(r, plots);
   add_rank_communication(r, plots);
   add_stragglers(r, plots);
