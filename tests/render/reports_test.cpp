@@ -578,7 +578,9 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(html.substr(card, 200), fmt::format("<span class=\"change\">{:+.1f} pts</span>",
                                                            *loader_rule->value - *loader_rule->baseline)))
       << html.substr(card, 200);
-  EXPECT_TRUE(contains(html, ">delta_cpu_us_per_step <span class=\"unit\">(us)</span></th>"));
+  EXPECT_TRUE(contains(html,
+                       "title=\"delta_cpu_us_per_step\" class=\"num\">Delta CPU time per step <span "
+                       "class=\"unit\">(us)</span></th>"));
   std::string json = render_json(report);
   EXPECT_TRUE(contains(json, "\"region_deltas\"")) << "in the JSON report";
   EXPECT_TRUE(contains(json, "\"delta_cpu_us_per_step\"")) << "column names carry the label";
