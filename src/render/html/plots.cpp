@@ -92,24 +92,21 @@ void add_top(const ReportModel& r, const TopPlot& p, TemplateData& plots) {
 }
 
 void add_top_kernels_and_ops(const ReportModel& r, TemplateData& plots) {
-  add_top(r,
-          {Table::Kernels,
-           table_column(Table::Kernels, "short_name"),
-           table_column(Table::Kernels, "total_us"),
-           {"kernel time", 0, kUtilizationColor},
-           "Top kernels",
-           "Top kernels by GPU time",
-           "The kernels with the most GPU time in the window."},
-          plots);
-  add_top(r,
-          {Table::TopGpuOps,
-           table_column(Table::TopGpuOps, "name"),
-           table_column(Table::TopGpuOps, "device_self_us"),
-           {"GPU self time", 0, kTensorCoreColor},
-           "Top GPU ops",
-           "Top ops by GPU self time",
-           "The ops whose own kernels, copies and memsets took the most GPU time."},
-          plots);
+  const TopPlot tops[] = {{Table::Kernels,
+                           table_column(Table::Kernels, "short_name"),
+                           table_column(Table::Kernels, "total_us"),
+                           {"kernel time", 0, kUtilizationColor},
+                           "Top kernels",
+                           "Top kernels by GPU time",
+                           "The kernels with the most GPU time in the window."},
+                          {Table::TopGpuOps,
+                           table_column(Table::TopGpuOps, "name"),
+                           table_column(Table::TopGpuOps, "device_self_us"),
+                           {"GPU self time", 0, kTensorCoreColor},
+                           "Top GPU ops",
+                           "Top ops by GPU self time",
+                           "The ops whose own kernels, copies and memsets took the most GPU time."}};
+  for (const TopPlot& p : tops) add_top(r, p, plots);
 }
 
 // The longest GPU gaps, each coloured by what the host did meanwhile.
