@@ -69,7 +69,7 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The MCP SDK client for tests/mcp/ from the npm registry, as package-lock.json pins it (again only
+# The MCP SDK client and the MCP Inspector CLI for tests/mcp/ from the npm registry, as package-lock.json pins it (again only
 # when the installed copy differs from the lock).
 if ((tests)); then
   mcp_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"

@@ -202,8 +202,11 @@ PageTable table_in(const std::string& html, const std::string& id) {
       html.compare(tag, 8, "<details") == 0 && html.substr(tag, at - tag).find(" open") == std::string::npos;
   std::string table = html.substr(at, html.find("</table>", at) - at);
   std::regex th(R"(<th\b[^>]*>([^<]*))");  // not <thead>; the name, before the unit's <span>
+  // Each header's first word: a header of several words ("Device self time") may wrap in print, its
+  // first line at the top of the header row (vertical-align: top).
   for (auto it = std::sregex_iterator(table.begin(), table.end(), th); it != std::sregex_iterator(); ++it)
-    for (const std::string& word : words_of(page_text((*it)[1]))) t.columns.push_back(word);
+    if (std::vector<std::string> words = words_of(page_text((*it)[1])); !words.empty())
+      t.columns.push_back(words.front());
   std::size_t body = table.find("<tbody>");
   std::string row = table.substr(body, table.find("</tr>", body) - body);
   std::size_t cell = row.rfind("<td");
@@ -251,8 +254,15 @@ bool under(const std::string& row, const std::string& header, const std::string&
   std::string trimmed = row.substr(0, row.find_last_not_of(' ') + 1);
   if (at == std::string::npos || trimmed.empty()) return false;
   std::size_t word = trimmed.rfind(' ') + 1;  // 0 when the line is one word
-  std::size_t left = width_of(header.substr(0, at)), right = left + width_of(name);
-  return width_of(trimmed.substr(0, word)) <= right + 1 && width_of(trimmed) + 1 >= left;
+  // The header's text on this line: its first word and those after it up to a gap of two spaces
+  // (the next column), as a header of several words ("Tensor core kernel time") prints.
+  std::size_t end = header.find("  ", at);
+  if (end == std::string::npos) end = header.size();
+  std::size_t left = width_of(header.substr(0, at)), right = width_of(header.substr(0, end));
+  // pdftotext sets proportional text on a grid of characters: a header line of many short words
+  // ("Host self time" wrapped) drifts from its rows by up to a dozen characters.
+  constexpr std::size_t drift = 16;
+  return width_of(trimmed.substr(0, word)) <= right + drift && width_of(trimmed) + drift >= left;
 }
 
 // The page without its scripts (as a server that blocks inline script shows it).
@@ -324,8 +334,10 @@ TEST(Browser, TheDiagnosisIsOnTheFirstScreen) {
   }
 }
 
-// Chart and timeline text is at least 11 CSS px at desktop and phone widths: charts keep their
-// drawn size on narrow screens and scroll sideways instead of shrinking.
+// Chart and timeline text is at least 11 CSS px on a desktop. On a phone every chart scales to its
+// card (issue 76: the timeline showed a third of itself) and its text with it: the charts drawn
+// 640 px wide or less (all but the timeline and its window strip, drawn 1,200 px wide) keep text of
+// 5.5 px or more (a 640 px roofline's 11 px labels in a 336 px card: 5.8 px), which a phone zooms.
 TEST(Browser, ChartTextIsReadableAtBothWidths) {
   REQUIRE_CHROMIUM();
   std::string page = page_of("resnet50_v100_workers0.pt.trace.json.gz");
@@ -333,6 +345,7 @@ TEST(Browser, ChartTextIsReadableAtBothWidths) {
     std::map<std::string, double> at = measure(page, width, 900, R"(
   out.texts = 0; out.smallest = 1000;
   document.querySelectorAll(".card.chart svg, .timeline svg, .memory svg").forEach(function (svg) {
+    if (svg.viewBox.baseVal.width > 640 && innerWidth < 700) return;
     var scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
     svg.querySelectorAll("text").forEach(function (t) {
       out.texts += 1;
@@ -341,7 +354,7 @@ TEST(Browser, ChartTextIsReadableAtBothWidths) {
   });)");
     ASSERT_TRUE(at.count("texts")) << "nothing measured at " << width;
     EXPECT_GT(at["texts"], 10) << "charts with text at " << width;
-    EXPECT_GE(at["smallest"], 10.95) << "the smallest chart text at " << width << " px";
+    EXPECT_GE(at["smallest"], width < 700 ? 5.5 : 10.95) << "the smallest chart text at " << width << " px";
   }
 }
 
@@ -403,7 +416,7 @@ TEST(Browser, SortingACutTableOrdersTheWholeTable) {
   var table = document.getElementById("table-0-ops");
   if (table.tagName === "DETAILS") table = table.querySelector("table");
   var heads = table.tHead.rows[0].cells, calls = -1;
-  for (var i = 0; i < heads.length; ++i) if (heads[i].firstChild.textContent.trim() === "calls") calls = i;
+  for (var i = 0; i < heads.length; ++i) if (heads[i].firstChild.textContent.trim() === "Calls") calls = i;
   out.shown_first = table.tBodies[0].rows[0].cells[0].textContent;
   heads[calls].click();
   var rows = table.tBodies[0].rows;
@@ -424,7 +437,7 @@ TEST(Browser, SortingACutTableOrdersTheWholeTable) {
   EXPECT_EQ(texts["first_title"], many);
   EXPECT_EQ(at["first_calls"], 6);
   EXPECT_EQ(texts["first_class"], "num");
-  EXPECT_EQ(texts["order"], ", by calls, descending");
+  EXPECT_EQ(texts["order"], ", by Calls, descending");
   EXPECT_EQ(texts["ascending"], "aten::big, aten::mid");
 }
 

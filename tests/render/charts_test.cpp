@@ -1,10 +1,12 @@
 // The SVG charts' axes, read from the markup: tick labels a reader can use.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "render/html/bar_charts.h"
 #include "render/html/charts.h"
 
 namespace perfgate {
@@ -43,6 +45,66 @@ TEST(Charts, AnAllZeroSeriesHasAnAxisFromZeroToOne) {
 TEST(Charts, AConstantSeriesHasAnAxisAroundIt) {
   EXPECT_EQ(value_labels(trend_chart_svg(flat_chart(8e9, "bytes"))),
             (std::vector<std::string>{"7.9 GB", "8.0 GB", "8.1 GB"}));
+}
+
+// Each text of a chart: its y and its content, in drawing order.
+std::vector<std::pair<double, std::string>> texts_of(const std::string& svg) {
+  std::vector<std::pair<double, std::string>> texts;
+  std::regex text(R"re(<text x="[-\d.]+" y="([-\d.]+)"[^>]*>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), text); it != std::sregex_iterator(); ++it)
+    texts.emplace_back(std::stod((*it)[1]), (*it)[2]);
+  return texts;
+}
+
+// Issue 76: the A100's fp32 and vector ceilings (both 19.5 TFLOP/s) were two labels drawn on each
+// other. Ceilings of one value share a label; ceilings close in value (bf16 312 and fp16 330, 1.6 px
+// apart on this chart) get labels 13 px apart, the higher one above.
+TEST(Charts, RooflineCeilingLabelsNeverOverlap) {
+  std::vector<RooflinePoint> points = {{1.0, 1.0, 0.5, true, "op"}, {100.0, 50.0, 0.5, false, "op2"}};
+  std::vector<RooflineCeiling> ceilings = {
+      {"fp32", 19.5}, {"vector", 19.5}, {"tf32", 156}, {"bf16", 312}, {"fp16", 330}};
+  std::vector<std::string> ceiling_texts;
+  std::vector<double> ys;
+  for (const auto& [y, s] : texts_of(roofline_svg(points, ceilings, 1.555, "roofline")))
+    if (s.find(' ') != std::string::npos && std::isalpha(static_cast<unsigned char>(s[0])) &&
+        s.find('(') == std::string::npos && s != "achieved TFLOP/s") {
+      ceiling_texts.push_back(s);
+      ys.push_back(y);
+    }
+  ASSERT_EQ(ceiling_texts.size(), 4u) << ::testing::PrintToString(ceiling_texts);
+  // Top to bottom: fp16 330, bf16 312, tf32 156, fp32/vector 19.5.
+  EXPECT_EQ(ceiling_texts,
+            (std::vector<std::string>{"fp16 330", "bf16 312", "tf32 156", "fp32/vector 19.5"}));
+  for (std::size_t i = 1; i < ys.size(); ++i) EXPECT_GE(ys[i] - ys[i - 1], 13 - 1e-9) << ceiling_texts[i];
+}
+
+// Ranked bars: a name column cut so that no two names read the same, the bars, the values in a
+// column of their own at the right; the longest bar spans the track.
+TEST(Charts, RankedBarsKeepNamesAndValuesInTheirColumns) {
+  std::vector<RankedBar> bars;
+  for (int i = 0; i < 3; ++i)
+    bars.push_back({"void at::native::elementwise_kernel<128, 4, lambda_" + std::to_string(i) + ">",
+                    std::to_string(30 - i) + ".0 ms",
+                    {30.0 - i},
+                    "tip"});
+  std::string svg = ranked_bars_svg(bars, {{"kernel time", 0, "#2f6fde"}}, "Top kernels");
+  std::vector<std::string> names, values;
+  std::regex name(R"re(<text x="202.0"[^>]*text-anchor="end"[^>]*>([^<]*)</text>)re"),
+      value(R"re(<text x="596.0"[^>]*text-anchor="end"[^>]*>([^<]*)</text>)re");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), name); it != std::sregex_iterator(); ++it)
+    names.push_back((*it)[1]);
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), value); it != std::sregex_iterator(); ++it)
+    values.push_back((*it)[1]);
+  ASSERT_EQ(names.size(), 3u) << svg;
+  EXPECT_EQ(values, (std::vector<std::string>{"30.0 ms", "29.0 ms", "28.0 ms"}));
+  for (std::string n : names) {  // as drawn: the markup escapes '>'
+    for (std::size_t at = n.find("&gt;"); at != std::string::npos; at = n.find("&gt;")) n.replace(at, 4, ">");
+    EXPECT_LE(n.size(), 30u) << n;
+  }
+  EXPECT_NE(names[0], names[1]);
+  EXPECT_NE(names[1], names[2]);
+  // The first (longest) bar fills the track: 600 - 210 - 78 - 8 = 304 px.
+  EXPECT_NE(svg.find(R"(x="210.00" y="8.00" width="304.00")"), std::string::npos) << svg;
 }
 
 }  // namespace

@@ -141,12 +141,14 @@ TEST(HtmlViews, SortingATruncatedTableOrdersTheWholeTable) {
             {std::string("d"), std::int64_t{7}, 200.0}, {std::string("e"), std::monostate{}, 100.0}};
   AsideTexts texts;
   std::string html = render_template("table.html.mustache", table_view(t, 2, "ops", texts));
-  EXPECT_TRUE(contains(html, "<th scope=\"col\" data-desc=\"4 3\" data-asc=\"0 1\">name</th>")) << html;
-  EXPECT_TRUE(contains(
-      html, "<th scope=\"col\" class=\"num\" data-desc=\"2 3\" data-asc=\"0 1\" data-td=\"num\">calls</th>"));
-  EXPECT_TRUE(contains(
-      html,
-      "<th scope=\"col\" class=\"num\" data-desc=\"0 1\" data-asc=\"4 3\" data-td=\"num\">gpu_us</th>"));
+  EXPECT_TRUE(contains(html, "<th scope=\"col\" title=\"name\" data-desc=\"4 3\" data-asc=\"0 1\">Name</th>"))
+      << html;
+  EXPECT_TRUE(contains(html,
+                       "<th scope=\"col\" title=\"calls\" class=\"num\" data-desc=\"2 3\" data-asc=\"0 1\" "
+                       "data-td=\"num\">Calls</th>"));
+  EXPECT_TRUE(contains(html,
+                       "<th scope=\"col\" title=\"gpu_us\" class=\"num\" data-desc=\"0 1\" data-asc=\"4 3\" "
+                       "data-td=\"num\">GPU time</th>"));
   EXPECT_TRUE(
       contains(html, "<script type=\"application/json\" class=\"aside\">[[0,1,2],[3,4,5],[6,7,8]]</script>"))
       << html;
@@ -154,6 +156,31 @@ TEST(HtmlViews, SortingATruncatedTableOrdersTheWholeTable) {
   // A table shown whole sorts in the page: no lists, nothing aside.
   std::string whole = render_template("table.html.mustache", table_view(t, 6, "ops", texts));
   EXPECT_FALSE(contains(whole, "data-desc") || contains(whole, "class=\"aside\""));
+}
+
+// Issue 76: headers a reader reads (the id, as the JSON report and rules call the column, in the
+// tooltip), and the kernels' tc_rule as what decided rather than the pattern (in the tooltip).
+TEST(HtmlViews, HeadersAreWordsAndTcRuleSaysWhatDecided) {
+  EXPECT_EQ(column_label("gpu_busy_pct", "%"), "GPU busy");
+  EXPECT_EQ(column_label("kernel_us", "us"), "Kernel time");
+  EXPECT_EQ(column_label("duration_us", "us"), "Duration");
+  EXPECT_EQ(column_label("memory_bytes", "bytes"), "Memory");
+  EXPECT_EQ(column_label("tc_rule", ""), "Tensor Core rule");
+  EXPECT_EQ(column_label("sm_count", "count"), "SM count");
+  ReportTable t{"kernels", "Kernels", "", {{"name", "", ""}, {"tc_rule", "", ""}}, {}};
+  t.rows = {{std::string("sm80_xmma_gemm_bf16"), std::string("h884|s884|xmma_gemm")},
+            {std::string("sgemm_128"), std::string("simt: ^[sdcz]gemm_")},
+            {std::string("elementwise"), std::string()}};
+  AsideTexts texts;
+  std::string html = render_template("table.html.mustache", table_view(t, 10, "kernels", texts));
+  EXPECT_TRUE(contains(html, "<th scope=\"col\" title=\"tc_rule\">Tensor Core rule</th>")) << html;
+  EXPECT_TRUE(contains(
+      html, "<td title=\"h884|s884|xmma_gemm\">Tensor Core kernel (rules: tensor_core_kernels)</td>"))
+      << html;
+  EXPECT_TRUE(
+      contains(html, "<td title=\"simt: ^[sdcz]gemm_\">SIMT kernel (rules: non_tensor_core_kernels)</td>"))
+      << html;
+  EXPECT_TRUE(contains(html, "<td>elementwise</td><td></td>")) << html;
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // Skipped when Chromium is not installed (ci/setup.sh --tests installs it).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,24 @@ const std::vector<Page>& pages() {
     p.push_back({"ResNet-50 against its baseline",
                  report_of(shared + "/resnet50_v100_workers4.pt.trace.json.gz",
                            "--baseline " + shared + "/resnet50_v100_workers0.pt.trace.json.gz")});
+    return p;
+  }();
+  return all;
+}
+
+// The pages whose charts are checked for overlapping text: those above and each shared trace's
+// (among them rooflines of several ceilings: the A100's fp32 and vector ceilings are both
+// 19.5 TFLOP/s, the H100's 67).
+const std::vector<Page>& chart_pages() {
+  static const std::vector<Page> all = [] {
+    std::vector<Page> p = pages();
+    std::string shared = shared_traces_dir();
+    if (shared.empty()) return p;
+    std::vector<std::string> traces;
+    for (const auto& entry : std::filesystem::directory_iterator(shared))
+      if (entry.path().string().ends_with(".json.gz")) traces.push_back(entry.path().filename().string());
+    std::sort(traces.begin(), traces.end());
+    for (const std::string& trace : traces) p.push_back({trace, report_of(shared + "/" + trace)});
     return p;
   }();
   return all;
@@ -108,6 +128,59 @@ TEST(Layout, NoPageScrollsSidewaysOnAPhone) {
     EXPECT_LE(at["page"], 390) << page.name << ": the page is " << at["page"]
                                << " px wide; the widest: " << texts["worst"];
   }
+}
+
+// The report's charts (every SVG but the legends' swatches): how many; how many pairs of their texts
+// overlap (by more than a pixel each way, as drawn), the first such pair; and how far any chart
+// reaches past its card's content box, in CSS px (<= 0: none does), the worst one's title.
+constexpr const char* kCharts = R"JS(
+  out.charts = 0; out.overlaps = 0; out.overlap = ""; out.past_card = -1000; out.widest = "";
+  document.querySelectorAll("main svg:not(.sw)").forEach(function (svg) {
+    var b = svg.getBoundingClientRect();
+    if (b.width === 0) return;  // in a closed section
+    out.charts += 1;
+    var card = svg.closest(".card, figure, .finding") || svg.parentElement, s = getComputedStyle(card);
+    var cb = card.getBoundingClientRect();
+    var right = cb.right - parseFloat(s.borderRightWidth) - parseFloat(s.paddingRight);
+    var left = cb.left + parseFloat(s.borderLeftWidth) + parseFloat(s.paddingLeft);
+    var past = Math.max(b.right - right, left - b.left);
+    var name = svg.getAttribute("aria-label") || svg.parentElement.className;
+    if (past > out.past_card) { out.past_card = past; out.widest = name; }
+    var boxes = [];
+    svg.querySelectorAll("text").forEach(function (t) {
+      var r = t.getBoundingClientRect();
+      if (r.width > 0 && t.textContent.trim()) boxes.push({ r: r, t: t.textContent });
+    });
+    for (var i = 0; i < boxes.length; ++i)
+      for (var j = i + 1; j < boxes.length; ++j) {
+        var p = boxes[i].r, q = boxes[j].r;
+        var w = Math.min(p.right, q.right) - Math.max(p.left, q.left);
+        var h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (w > 1 && h > 1) {
+          out.overlaps += 1;
+          if (!out.overlap) out.overlap = name + ": \"" + boxes[i].t + "\" and \"" + boxes[j].t + "\"";
+        }
+      }
+  });)JS";
+
+// Issue 76: no chart of the shared inputs draws text on text, and every chart scales to its card (its
+// viewBox) at a phone's and a desktop's width: the page does not scroll sideways and no chart
+// scrolls in its card.
+TEST(Layout, ChartsFitTheirCardsAndNoTextOverlaps) {
+  REQUIRE_CHROMIUM();
+  for (const Page& page : chart_pages())
+    for (int width : {390, 1440}) {
+      std::map<std::string, std::string> texts;
+      std::map<std::string, double> at =
+          measure(page.path, width, 900, std::string(kPageWidth) + kCharts, "", &texts);
+      ASSERT_TRUE(at.count("charts")) << "nothing measured: " << page.name << " at " << width;
+      EXPECT_GE(at["charts"], 4) << page.name;
+      EXPECT_EQ(at["overlaps"], 0) << page.name << " at " << width << " px: " << texts["overlap"];
+      EXPECT_LE(at["past_card"], 0.5) << page.name << " at " << width << " px: \"" << texts["widest"]
+                                      << "\" reaches past its card by " << at["past_card"] << " px";
+      EXPECT_LE(at["page"], width) << page.name << ": the page is " << at["page"] << " px wide at " << width
+                                   << "; the widest: " << texts["worst"];
+    }
 }
 
 // The WCAG contrast ratio of every chart text of the timeline section (the window strip's step

@@ -136,7 +136,8 @@ TEST(MetricLabels, TheHtmlPageNamesMetricsByTheirLabels) {
   EXPECT_TRUE(contains(page, "<dt>Synchronising calls</dt>"));
   EXPECT_TRUE(contains(page, "<dt>Tensor Core share of kernel time</dt>"));
   EXPECT_TRUE(contains(page, "<dt>Steps in the window</dt><dd>2</dd>"));
-  EXPECT_TRUE(contains(page, "<dt>Mean step</dt><dd>1.00 ms"));
+  // A no-break space between the number and its unit: "1.00 ms" never wraps in a narrow card.
+  EXPECT_TRUE(contains(page, "<dt>Mean step</dt><dd>1.00\u00a0ms"));
   EXPECT_TRUE(contains(page, "<dt>Step variation (cv)</dt>"));
   // The bars' legends: the parts of the step breakdown and of DLProf's resources.
   EXPECT_TRUE(std::regex_search(page, std::regex("</svg>Kernel 50.0%</li>")));

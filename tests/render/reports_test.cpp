@@ -252,7 +252,8 @@ TEST(HtmlReport, StartTimesFromTheWindowStart) {
   EXPECT_DOUBLE_EQ(first, w.window.start_us) << "the JSON keeps the trace clock";
   std::string relative = cell_text(ReportCell{third - w.window.start_us}, "us");
   std::string page = render_html(report).page;
-  EXPECT_TRUE(contains(page, "start_us <span class=\"unit\">(from the window start)</span>"));
+  EXPECT_TRUE(contains(
+      page, "title=\"start_us\" class=\"num\">Start <span class=\"unit\">(from the window start)</span>"));
   std::size_t table = page.find("id=\"table-0-iterations\"");
   ASSERT_NE(table, std::string::npos);
   EXPECT_NE(page.find(">0.0</td>", table), std::string::npos);
@@ -387,9 +388,9 @@ TEST(HtmlReport, HeadersCarryUnitsOnlyWhereTheyMeanSomething) {
   TrainingRun run;
   ReportModel report = report_of_json(training_trace(run), default_book());
   std::string page = render_html(report).page;
-  EXPECT_TRUE(contains(page, ">rank</th>"));
-  EXPECT_TRUE(contains(page, ">calls</th>"));
-  EXPECT_TRUE(contains(page, ">device_self_us</th>"));
+  EXPECT_TRUE(contains(page, ">Rank</th>"));
+  EXPECT_TRUE(contains(page, ">Calls</th>"));
+  EXPECT_TRUE(contains(page, ">Device self time</th>"));
   EXPECT_FALSE(contains(page, "(count)"));
   EXPECT_FALSE(contains(page, "_us <span class=\"unit\">(us)"));
   EXPECT_FALSE(contains(page, "_pct <span class=\"unit\">(%)"));
@@ -577,7 +578,9 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   EXPECT_TRUE(contains(html.substr(card, 200), fmt::format("<span class=\"change\">{:+.1f} pts</span>",
                                                            *loader_rule->value - *loader_rule->baseline)))
       << html.substr(card, 200);
-  EXPECT_TRUE(contains(html, ">delta_cpu_us_per_step <span class=\"unit\">(us)</span></th>"));
+  EXPECT_TRUE(contains(html,
+                       "title=\"delta_cpu_us_per_step\" class=\"num\">Delta CPU time per step <span "
+                       "class=\"unit\">(us)</span></th>"));
   std::string json = render_json(report);
   EXPECT_TRUE(contains(json, "\"region_deltas\"")) << "in the JSON report";
   EXPECT_TRUE(contains(json, "\"delta_cpu_us_per_step\"")) << "column names carry the label";
@@ -740,6 +743,27 @@ TEST(GitlabReports, CodeQualityAndOpenMetrics) {
   EXPECT_TRUE(metrics.ends_with("# EOF\n"));
   EXPECT_TRUE(contains(metrics, "# TYPE perfgate_gpu_utilization_pct gauge\nperfgate_gpu_utilization_pct "));
   EXPECT_FALSE(contains(metrics, "perfgate_memory_peak_pct")) << "a metric with no value is left out";
+}
+
+// Issue 76: the plots draw the report's tables as they are: the top kernels chart has the kernels
+// table's first rows, in its order, each with its total time as the table has it; each plot is an
+// SVG with a viewBox in a card of the dashboard.
+TEST(HtmlReport, PlotsDrawTheTablesRows) {
+  TrainingRun run;
+  ReportModel report = report_of_json(training_trace(run), default_book());
+  std::string page = render_html(report).page;
+  std::size_t chart = page.find("<h3>Top kernels</h3>");
+  ASSERT_NE(chart, std::string::npos);
+  std::string svg = page.substr(chart, page.find("</svg>", chart) - chart);
+  EXPECT_NE(svg.find("viewBox=\"0 0 600 "), std::string::npos) << svg;
+  const ReportTable* kernels = find_table(report.workers.front().tables, "kernels");
+  ASSERT_TRUE(kernels && !kernels->rows.empty());
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < std::min<std::size_t>(kernels->rows.size(), 10); ++i) {
+    std::string value = ">" + format_duration_us(number_at(*kernels, i, "total_us")) + "</text>";
+    at = svg.find(value, at);
+    ASSERT_NE(at, std::string::npos) << "row " << i << ": " << value << " in order";
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "render/cell_format.h"
 #include "render/format.h"
 #include "render/html/charts.h"
+#include "render/html/plots.h"
 #include "render/html/table_view.h"
 
 namespace perfgate {
@@ -91,6 +92,7 @@ void add_baseline(const ReportModel& r, const HtmlOptions& o, TemplateData& view
   TemplateData tables = template_list();
   tables.push_back(table_view(gated_metrics_table(r), SIZE_MAX, "gated_metrics", aside));
   if (auto chart = op_change_chart(r)) d.set("change_chart", *chart);
+  add_step_growth_chart(r, d);
   for (std::string_view name : kDeltaTables)
     if (const ReportTable* t = find_table(r.tables, name))
       tables.push_back(table_view(*t, o.max_rows, std::string(name), aside,

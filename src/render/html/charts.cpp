@@ -11,20 +11,25 @@
 #include "render/short_labels.h"
 
 namespace perfgate {
-namespace {
-
-constexpr double kPi = 3.14159265358979323846;
-
 std::string open_svg(double width, double height, const std::string& title) {
   return fmt::format(
       R"(<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {0:.0f} {1:.0f}" width="{0:.0f}" height="{1:.0f}" role="img" aria-label="{2}"><title>{2}</title>)",
       width, height, html_escape(title));
 }
 
-std::string text(double x, double y, const std::string& s, const char* anchor = "start", double size = 11,
-                 const char* fill = "currentColor") {
+std::string svg_text(double x, double y, const std::string& s, const char* anchor, double size,
+                     const char* fill) {
   return fmt::format(R"(<text x="{:.1f}" y="{:.1f}" font-size="{:.0f}" text-anchor="{}" fill="{}">{}</text>)",
                      x, y, size, anchor, fill, html_escape(s));
+}
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::string text(double x, double y, const std::string& s, const char* anchor = "start", double size = 11,
+                 const char* fill = "currentColor") {
+  return svg_text(x, y, s, anchor, size, fill);
 }
 
 // `name="v"` with `v` as "{:.2f}" writes it, appended.
@@ -54,10 +59,19 @@ void append_rect(std::string& out, double x, double y, double w, double h, std::
 
 std::string rect(double x, double y, double w, double h, const std::string& fill,
                  const std::string& tooltip = "", const char* extra = "") {
+  return svg_rect(x, y, w, h, fill, tooltip, extra);
+}
+
+}  // namespace
+
+std::string svg_rect(double x, double y, double w, double h, const std::string& fill,
+                     const std::string& tooltip, const char* extra) {
   std::string r;
   append_rect(r, x, y, w, h, fill, tooltip, extra);
   return r;
 }
+
+namespace {
 
 // "12 ms" for an axis label.
 std::string axis_label(double us) {
@@ -225,92 +239,6 @@ std::string change_bars_svg(const std::vector<ChangeBar>& bars, const std::strin
     svg += rect(slower ? zero : zero - w, y + 4, std::max(w, 1.0), row_h - 8, slower ? "#d9534f" : "#1f8a4c",
                 fmt::format("{}: {} per step", b.label, value));
     svg += text(slower ? zero + w + 4 : zero - w - 4, y + row_h / 2 + 4, value, slower ? "start" : "end", 12);
-  }
-  return svg + "</svg>";
-}
-
-namespace {
-
-// Log-scale axes over whole decades that hold every value.
-struct LogAxis {
-  double low = 0, high = 0;  // log10 of the ends
-  LogAxis(double min_value, double max_value)
-      : low(std::floor(std::log10(min_value))), high(std::ceil(std::log10(max_value))) {
-    if (high <= low) high = low + 1;
-  }
-  double at(double value, double from, double length) const {
-    return from + (std::log10(value) - low) / (high - low) * length;
-  }
-};
-
-std::string decade_label(double exponent) {
-  return fmt::format("{:g}", std::pow(10.0, exponent));
-}
-
-}  // namespace
-
-std::string roofline_svg(const std::vector<RooflinePoint>& points,
-                         const std::vector<RooflineCeiling>& ceilings, double memory_tb_per_s,
-                         const std::string& title) {
-  constexpr double width = 640, height = 400, left = 56, right = 70, top = 12, bottom = 44;
-  double plot_w = width - left - right, plot_h = height - top - bottom;
-  double x_min = 1e300, x_max = 0, y_min = 1e300, y_max = 0;
-  for (const RooflinePoint& p : points) {
-    x_min = std::min(x_min, p.intensity), x_max = std::max(x_max, p.intensity);
-    y_min = std::min(y_min, p.tflops), y_max = std::max(y_max, p.tflops);
-  }
-  for (const RooflineCeiling& c : ceilings) y_max = std::max(y_max, c.tflops);
-  // The ridge points, where the slope meets each ceiling, are on the chart.
-  for (const RooflineCeiling& c : ceilings) x_max = std::max(x_max, c.tflops / memory_tb_per_s);
-  LogAxis x(std::max(x_min, 1e-3), std::max(x_max, 1.0)), y(std::max(y_min, 1e-4), y_max);
-  auto px = [&](double v) { return x.at(v, left, plot_w); };
-  auto py = [&](double v) { return top + plot_h - (std::log10(v) - y.low) / (y.high - y.low) * plot_h; };
-  std::string svg = open_svg(width, height, title);
-  svg += rect(left, top, plot_w, plot_h, "none", "", R"( stroke="currentColor" stroke-opacity="0.4")");
-  for (double e = x.low; e <= x.high; ++e) {
-    double at = px(std::pow(10.0, e));
-    svg += fmt::format(
-        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="currentColor" stroke-opacity="0.12"/>)",
-        at, top, top + plot_h);
-    svg += text(at, top + plot_h + 16, decade_label(e), "middle", 11);
-  }
-  for (double e = y.low; e <= y.high; ++e) {
-    double at = py(std::pow(10.0, e));
-    svg += fmt::format(
-        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="currentColor" stroke-opacity="0.12"/>)",
-        left, at, left + plot_w);
-    svg += text(left - 6, at + 4, decade_label(e), "end", 11);
-  }
-  svg += text(left + plot_w / 2, height - 8, "arithmetic intensity (FLOP/byte)", "middle", 12);
-  svg += fmt::format(
-      R"svg(<text x="14" y="{:.1f}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 14 {:.1f})">achieved TFLOP/s</text>)svg",
-      top + plot_h / 2, top + plot_h / 2);
-  // The memory slope (TFLOP/s = TB/s x FLOP/byte) up to the highest ceiling, then each ceiling
-  // from its ridge point.
-  double top_ceiling = 0;
-  for (const RooflineCeiling& c : ceilings) top_ceiling = std::max(top_ceiling, c.tflops);
-  double slope_from = std::pow(10.0, x.low), slope_to = top_ceiling / memory_tb_per_s;
-  double y_floor = std::pow(10.0, y.low);
-  if (slope_from * memory_tb_per_s < y_floor) slope_from = y_floor / memory_tb_per_s;
-  svg += fmt::format(
-      R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#2f6fb5" stroke-width="2"><title>{}</title></line>)",
-      px(slope_from), py(slope_from * memory_tb_per_s), px(slope_to), py(top_ceiling),
-      html_escape(fmt::format("memory: {:g} TB/s", memory_tb_per_s)));
-  for (const RooflineCeiling& c : ceilings) {
-    double ridge = c.tflops / memory_tb_per_s;
-    svg += fmt::format(
-        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="#c0392b" stroke-width="2" stroke-dasharray="6 3"/>)",
-        px(ridge), py(c.tflops), left + plot_w);
-    svg += text(left + plot_w + 4, py(c.tflops) + 4, fmt::format("{} {:g}", c.label, c.tflops), "start", 11);
-  }
-  for (const RooflinePoint& p : points) {
-    if (p.intensity <= 0 || p.tflops <= 0) continue;
-    double r = std::clamp(3.0 + 14.0 * std::sqrt(p.time_share), 3.0, 17.0);
-    svg += fmt::format(
-        R"(<circle cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="{}" fill-opacity="0.55" stroke="{}"><title>{}</title></circle>)",
-        px(std::max(p.intensity, std::pow(10.0, x.low))), py(std::max(p.tflops, y_floor)), r,
-        p.memory_bound ? "#2f6fb5" : "#c0392b", p.memory_bound ? "#1d4f86" : "#8e2a20",
-        html_escape(p.tooltip));
   }
   return svg + "</svg>";
 }

@@ -10,6 +10,15 @@
 
 namespace perfgate {
 
+// The parts every chart is drawn with (the other chart files'): the <svg> opened with its viewBox
+// (and its size, which a page without its style sheet keeps), a text and a rectangle with an
+// optional tooltip and `extra` attributes.
+std::string open_svg(double width, double height, const std::string& title);
+std::string svg_text(double x, double y, const std::string& s, const char* anchor = "start", double size = 11,
+                     const char* fill = "currentColor");
+std::string svg_rect(double x, double y, double w, double h, const std::string& fill,
+                     const std::string& tooltip = "", const char* extra = "");
+
 struct ChartPart {
   std::string label;
   double value = 0;

@@ -15,11 +15,26 @@
 namespace perfgate {
 namespace {
 
+// `value` with a no-break space after each number: "94.60 ms" never wraps into "94.60" and "ms" in a
+// narrow card (the text "n/a (FLOPs known for ...)" still wraps between its words).
+std::string number_with_unit(const std::string& value) {
+  std::string out;
+  out.reserve(value.size() + 4);
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    bool after_number = i > 0 && value[i - 1] >= '0' && value[i - 1] <= '9';
+    if (value[i] == ' ' && after_number)
+      out += "\u00a0";
+    else
+      out += value[i];
+  }
+  return out;
+}
+
 // A label and its value; with a baseline, the change beside it.
 TemplateData entry(const std::string& label, const std::string& value, const std::string& change = "") {
   TemplateData d;
   d.set("label", label);
-  d.set("value", value);
+  d.set("value", number_with_unit(value));
   if (!change.empty()) d.set("change", change);
   return d;
 }

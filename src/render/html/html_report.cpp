@@ -14,6 +14,7 @@
 #include "render/html/diagnosis.h"
 #include "render/html/memory_view.h"
 #include "render/html/neuron_view.h"
+#include "render/html/plots.h"
 #include "render/html/roofline_view.h"
 #include "render/html/table_view.h"
 #include "render/html/timeline_view.h"
@@ -395,6 +396,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   view.set("table", template_partial("table.html.mustache"));
   view.set("gain_of", std::string(gain_share_of(r)));
   add_dashboard(r, view);
+  add_plots(r, view);
   add_diagnosis(r, view);
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) view.set("mismatch", mismatch);
   TemplateData run_warnings = template_list();

@@ -47,7 +47,16 @@ struct ColumnMarkup {
   bool numeric = false;
   bool one_line = false;
   bool on_trace_clock = false;
+  bool tensor_core_rule = false;  // the kernels' tc_rule: a pattern, shown as what decided
 };
+
+// The kernels table's tc_rule (the pattern that decided whether a kernel is Tensor Core work) as a
+// reader reads it: which rule list matched, the pattern itself in the cell's tooltip.
+std::string tensor_core_rule_meaning(std::string_view pattern) {
+  if (pattern.empty()) return "";
+  return pattern.starts_with("simt: ") ? "SIMT kernel (rules: non_tensor_core_kernels)"
+                                       : "Tensor Core kernel (rules: tensor_core_kernels)";
+}
 
 std::vector<ColumnMarkup> column_markup(const ReportTable& t) {
   std::vector<ColumnMarkup> out;
@@ -55,8 +64,8 @@ std::vector<ColumnMarkup> column_markup(const ReportTable& t) {
     std::string_view td = numeric_unit(c.unit)         ? "<td class=\"num\""
                           : is_one_line_column(c.name) ? "<td class=\"line\""
                                                        : "<td";
-    out.push_back(
-        {c.unit, td, numeric_unit(c.unit), is_one_line_column(c.name), on_trace_clock(t.name, c.name)});
+    out.push_back({c.unit, td, numeric_unit(c.unit), is_one_line_column(c.name),
+                   on_trace_clock(t.name, c.name), t.name == "kernels" && c.name == "tc_rule"});
   }
   return out;
 }
@@ -70,6 +79,7 @@ struct CellText {
   bool cut = false;
   std::string_view shown;             // the text, or its cut form
   const ReportCell* value = nullptr;  // the cell (a trace-clock one from the window start)
+  std::string_view tooltip;           // where not the whole text: the pattern behind a tc_rule
 };
 
 // The rows' cells as text: a table's template data held a map per cell, and kainjow copies a list
@@ -140,6 +150,12 @@ class RowWriter {
     }
     out.text = own ? std::string_view(*own) : std::string_view(text_);
     out.own = own != nullptr;
+    if (own && columns_[c].tensor_core_rule && !own->empty()) {
+      meaning_ = tensor_core_rule_meaning(*own);
+      out.tooltip = *own;
+      out.text = out.shown = meaning_;
+      return out;
+    }
     out.cut = out.text.size() > kMaxCellChars;
     if (!out.cut) {
       out.shown = out.text;
@@ -169,7 +185,11 @@ class RowWriter {
     }
     // A tooltip where the cell is cut: by perfgate (a long text), or perhaps by the style sheet (a
     // one-line cell; not its "–", which the script leaves too).
-    if (cell.cut || (col.one_line && cell.text.size() > 1 && cell.text != "–")) {
+    if (!cell.tooltip.empty()) {
+      out += " title=\"";
+      append_template_escaped(out, cell.tooltip);
+      out += '"';
+    } else if (cell.cut || (col.one_line && cell.text.size() > 1 && cell.text != "–")) {
       out += " title=\"";
       append_text(cell.text);
       out += '"';
@@ -191,12 +211,89 @@ class RowWriter {
   std::optional<double> window_start_us_;
   const std::vector<std::vector<std::string>>& short_texts_;
   std::vector<ColumnMarkup> columns_;
-  std::string text_;    // the cell's text, its buffer reused cell after cell
-  std::string cut_;     // a long text cut where no short label was made
-  ReportCell shifted_;  // a trace-clock cell from the window start
+  std::string text_;     // the cell's text, its buffer reused cell after cell
+  std::string cut_;      // a long text cut where no short label was made
+  std::string meaning_;  // a tc_rule cell's text
+  ReportCell shifted_;   // a trace-clock cell from the window start
 };
 
+// Words of a column id spelt as written in prose.
+std::string_view spelt(std::string_view word) {
+  static const std::unordered_map<std::string_view, std::string_view> words = {
+      {"gpu", "GPU"},     {"gpus", "GPUs"}, {"cpu", "CPU"},   {"sm", "SM"},          {"tc", "Tensor Core"},
+      {"id", "ID"},       {"cv", "CV"},     {"nccl", "NCCL"}, {"tflops", "TFLOP/s"}, {"hbm", "HBM"},
+      {"mfu", "MFU"},     {"mbu", "MBU"},   {"dram", "DRAM"}, {"pid", "PID"},        {"tid", "TID"},
+      {"flops", "FLOPs"}, {"api", "API"},   {"cuda", "CUDA"}, {"hlo", "HLO"},        {"xla", "XLA"},
+      {"os", "OS"},       {"io", "I/O"},    {"dma", "DMA"},   {"us", "time"},        {"pct", "share"},
+      {"tb", "TB"},       {"gb", "GB"}};
+  auto it = words.find(word);
+  return it == words.end() ? word : it->second;
+}
+
+// A unit's suffix on a column id, which the header's unit after it says: "utilization_pct" reads
+// "Utilization (%)"; "kernel_us" keeps its word ("Kernel time (us)") unless the id says time already.
+bool unit_suffix(const std::vector<std::string_view>& words, std::string_view unit) {
+  std::string_view last = words.back(), before = words[words.size() - 2];
+  if (last == "us" && unit == "us")
+    return before == "duration" || before == "time" || before == "start" || before == "end";
+  return (last == "pct" && unit == "%") || (last == "bytes" && unit == "bytes");
+}
+
+// The header row's cells: the label, the id in the tooltip, the unit after the label; for a table cut
+// to its first rows, each column's orders for the script (data-desc, data-asc, and its cells' class
+// as data-td). Written here rather than as template data per column: kainjow copies each column's
+// map as it is listed, which cost a page of 19 tables 0.7 M instructions.
+std::string header_cells(const ReportTable& t, const SortOrders& orders,
+                         std::optional<double> window_start_us) {
+  std::string out;
+  auto attribute = [&](std::string_view name, std::string_view value) {
+    out.append(" ").append(name).append("=\"");
+    append_template_escaped(out, value);
+    out += '"';
+  };
+  for (std::size_t i = 0; i < t.columns.size(); ++i) {
+    const ReportColumn& c = t.columns[i];
+    out += "<th scope=\"col\"";
+    attribute("title", c.name);
+    if (numeric_unit(c.unit)) out += " class=\"num\"";
+    if (i < orders.descending.size()) {
+      attribute("data-desc", orders.descending[i]);
+      attribute("data-asc", orders.ascending[i]);
+      if (std::string_view td = cell_class(c); !td.empty()) attribute("data-td", td);
+    }
+    out += '>';
+    append_template_escaped(out, column_label(c.name, c.unit));
+    std::string_view unit =
+        window_start_us && on_trace_clock(t.name, c.name) ? kFromWindowStart : header_unit(c);
+    if (!unit.empty()) {
+      out += " <span class=\"unit\">(";
+      append_template_escaped(out, unit);
+      out += ")</span>";
+    }
+    out += "</th>";
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string column_label(std::string_view id, std::string_view unit) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at <= id.size();) {
+    std::size_t end = std::min(id.find('_', at), id.size());
+    if (end > at) words.push_back(id.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.size() > 1 && unit_suffix(words, unit)) words.pop_back();
+  std::string label;
+  for (std::string_view w : words) {
+    if (!label.empty()) label += ' ';
+    label += spelt(w);
+  }
+  if (!label.empty() && label[0] >= 'a' && label[0] <= 'z')
+    label[0] = static_cast<char>(label[0] - 'a' + 'A');
+  return label;
+}
 
 TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id, AsideTexts& aside,
                         std::size_t collapse_over, std::optional<double> window_start_us) {
@@ -207,28 +304,13 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
   view.set("description", t.description);
   std::size_t shown = std::min(max_rows, t.rows.size());
   SortOrders orders = shown < t.rows.size() ? sort_orders(t, shown) : SortOrders{};
-  TemplateData columns = template_list();
-  for (std::size_t i = 0; i < t.columns.size(); ++i) {
-    const ReportColumn& c = t.columns[i];
-    TemplateData col;
-    if (i < orders.descending.size()) {
-      col.set("desc", orders.descending[i]);
-      col.set("asc", orders.ascending[i]);
-      if (std::string_view td = cell_class(c); !td.empty()) col.set("td", std::string(td));
-    }
-    col.set("name", c.name);
-    if (std::string_view unit = header_unit(c); !unit.empty()) col.set("unit", std::string(unit));
-    if (window_start_us && on_trace_clock(t.name, c.name)) col.set("unit", std::string(kFromWindowStart));
-    col.set("num", numeric_unit(c.unit));
-    columns.push_back(col);
-  }
+  view.set("header_html", header_cells(t, orders, window_start_us));
   std::vector<std::size_t> first(shown);
   for (std::size_t r = 0; r < shown; ++r) first[r] = r;
   // Over every row, as the page's sorting and filtering may show any of them together.
   std::vector<std::vector<std::string>> short_texts = short_text_cells(t, t.rows.size(), kMaxCellChars);
   RowWriter writer(t, window_start_us, short_texts);
   if (!orders.aside.empty()) view.set("rows_aside", writer.aside_json(orders.aside, aside));
-  set_moved(view, "columns", std::move(columns));
   view.set("column_count", std::to_string(t.columns.size()));
   view.set("rows_html", writer.rows(first, shown == t.rows.size() ? RowMarkup::Sortable : RowMarkup::Listed));
   view.set("has_rows", shown > 0);
