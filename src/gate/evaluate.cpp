@@ -10,6 +10,7 @@
 #include "gate/gate.h"
 #include "gate/message_template.h"
 #include "gate/offenders.h"
+#include "gate/path_difference.h"
 #include "gate/rule_check.h"
 #include "gate/statistics.h"
 #include "gate/step_comparison.h"
@@ -239,6 +240,14 @@ class RuleEvaluator {
     return done(FindingStatus::Pass, "");
   }
 
+  // A step-time regression explained by the two runs' critical paths per step (issue 74, item 6):
+  // what grew on the path, moved onto it or left it, where both runs have one.
+  void explain_along_the_path(ReportFinding& f) const {
+    if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn) return;
+    if (std::optional<PathDifference> d = path_difference(baseline_->metrics, report_.metrics))
+      f.problem += (f.problem.empty() ? "" : " ") + path_difference_sentence(*d);
+  }
+
   ReportFinding by_baseline() {
     f_.baseline = x_.metric ? lookup_.base(x_.metric->metric) : std::nullopt;
     if (!f_.baseline) return done(FindingStatus::NotApplicable, "the baseline has no value for " + r_.metric);
@@ -266,6 +275,7 @@ class RuleEvaluator {
                            : fmt::format("work per step {:+.1f}% (FLOPs {:.3g} → {:.3g} a step), compared "
                                          "per FLOP: {}",
                                          (work->ratio() - 1) * 100, work->baseline, work->value, c.reason));
+      explain_along_the_path(f);
       return f;
     }
     bool higher = r_.better == Better::Higher;
