@@ -37,7 +37,7 @@ struct Table {
   const char* insert;
 };
 
-const std::array<Table, 9> kTables = {{
+const std::array<Table, 11> kTables = {{
     {"schema_version", 3, "INSERT OR REPLACE INTO schema_version VALUES (?, ?, ?)"},
     {"runs", 7, "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)"},
     {"run_labels", 3, "INSERT OR REPLACE INTO run_labels VALUES (?, ?, ?)"},
@@ -47,6 +47,8 @@ const std::array<Table, 9> kTables = {{
     {"run_steps", 3, "INSERT OR REPLACE INTO run_steps VALUES (?, ?, ?)"},
     {"run_ops", 6, "INSERT OR REPLACE INTO run_ops VALUES (?, ?, ?, ?, ?, ?)"},
     {"run_kernels", 5, "INSERT OR REPLACE INTO run_kernels VALUES (?, ?, ?, ?, ?)"},
+    {"run_inferred", 4, "INSERT OR REPLACE INTO run_inferred VALUES (?, ?, ?, ?)"},
+    {"run_inferred_units", 4, "INSERT OR REPLACE INTO run_inferred_units VALUES (?, ?, ?, ?)"},
 }};
 
 // Numbers a tampered store may hold, beside any the bytes spell.
@@ -66,8 +68,8 @@ const std::array<double, 14> kNumbers = {0,
                                          std::numeric_limits<double>::quiet_NaN()};
 
 // Texts with a meaning to the readers: the gate's branch and GPU, catalog metrics, formats, device
-// families.
-const std::array<const char*, 13> kTexts = {"main",
+// families, inferred units' kinds and names.
+const std::array<const char*, 15> kTexts = {"main",
                                             "NVIDIA A100-SXM4-40GB",
                                             "steps.median_us",
                                             "gpu.utilization_pct",
@@ -79,6 +81,8 @@ const std::array<const char*, 13> kTexts = {"main",
                                             "neuron",
                                             "gpu, cpu-only",
                                             "neuron.total_time_us",
+                                            "op",
+                                            "layer.1",
                                             ""};
 
 void bind_value(sqlite3_stmt* s, int index, FuzzedDataProvider& in) {

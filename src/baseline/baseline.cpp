@@ -152,12 +152,14 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   });
   if (same_inferred) {
     b.inferred_iterations = runs.front().inferred_iterations;
-    b.inferred_iterations->units_us.clear();
+    ReportInferredIterations& all = *b.inferred_iterations;
+    all.units_us.clear();
+    all.unit_names.clear();
     for (const Baseline& run : runs) {
-      const std::vector<double>& units = run.inferred_iterations->units_us;
-      b.inferred_iterations->units_us.insert(b.inferred_iterations->units_us.end(), units.begin(),
-                                             units.end());
-      b.inferred_runs_us.push_back(units);
+      const ReportInferredIterations& i = *run.inferred_iterations;
+      all.units_us.insert(all.units_us.end(), i.units_us.begin(), i.units_us.end());
+      all.unit_names.insert(all.unit_names.end(), i.unit_names.begin(), i.unit_names.end());
+      b.inferred_runs.push_back(i);
     }
   }
   std::map<std::string, double> sites;  // the mean of the runs' bytes (a run without the site: 0)

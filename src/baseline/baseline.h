@@ -40,9 +40,10 @@ struct Baseline {
   // noise within and between runs. Empty for a single run (its steps are step_durations_us).
   std::vector<std::vector<double>> run_steps_us;
   // The iterations the baseline inferred where it marks no steps (family and unit durations kept);
-  // pooled: where every run inferred the same family, each run's units apart (inferred_runs_us).
+  // pooled: where every run inferred the same family, each run's units apart (inferred_runs), the
+  // units of all in inferred_iterations.
   std::optional<ReportInferredIterations> inferred_iterations;
-  std::vector<std::vector<double>> inferred_runs_us;
+  std::vector<ReportInferredIterations> inferred_runs;
   std::vector<BaselineRow> ops;
   std::vector<BaselineRow> regions;  // record_function / user annotation ranges (the DataLoader's, ...)
   std::vector<BaselineRow> kernels;
@@ -120,5 +121,19 @@ std::optional<ReportStepWork> step_work(const Baseline& run, const Baseline& bas
 // the step-time test compares instead of the step time, or why it cannot.
 std::optional<ReportComparability> step_work_factor(const ReportStepWork& work,
                                                     double min_flops_coverage_pct);
+
+// The inferred units the run and its baseline both have (issue 74): matched one to one by identity
+// (ReportInferredIterations::unit_names, the layer or block a unit repeats), each baseline run's in
+// the run's order; a unit either side lacks is set aside on both. Where a side names no units (a
+// report of a perfgate before perfgate-report/2.3), every unit is kept, unmatched.
+struct MatchedUnits {
+  bool by_identity = false;
+  std::vector<std::string> names;                     // the matched identities, in the run's order
+  std::vector<double> current_us;                     // the run's units of those identities
+  std::vector<std::vector<double>> baseline_runs_us;  // each baseline run's, in the same order
+  std::size_t current_units = 0;                      // before matching
+  std::size_t baseline_units = 0;                     // before matching, a baseline run's at most
+};
+MatchedUnits match_inferred_units(const ReportInferredIterations& run, const Baseline& baseline);
 
 }  // namespace perfgate

@@ -164,6 +164,10 @@ void read_measurements(const std::string& path, const ReportFields& report, Base
       i.kind = inferred.unit_kind.text;
       i.key_op = inferred.key_op.text;
       i.units_us = inferred.units_us;
+      // The units' identities only where each unit has one: else they compare unmatched.
+      if (inferred.names == JsonKind::Array && !inferred.bad_name &&
+          inferred.unit_names.size() == inferred.units_us.size())
+        i.unit_names = inferred.unit_names;
       b.inferred_iterations = std::move(i);
     }
   }

@@ -144,15 +144,17 @@ ReportComparability steps_factor(const Baseline& run, const Baseline& baseline) 
   std::string work = work_change("kernels", kernels_before, kernels_after);
   if (compares_inferred(run.inferred_iterations, after, baseline.inferred_iterations, before)) {
     const ReportInferredIterations& i = *run.inferred_iterations;
+    MatchedUnits m = match_inferred_units(i, baseline);
     return {"steps",
             fmt::format(
                 "{}: step times compared per inferred iteration ({} '{}', {} units in the baseline, {} in "
-                "this run){}",
-                which, i.kind, i.family, baseline.inferred_iterations->units_us.size(), i.units_us.size(),
+                "this run{}){}",
+                which, i.kind, i.family, m.baseline_units, m.current_units,
+                m.by_identity ? fmt::format(", {} matched by name", m.names.size()) : "",
                 windows_hold_different_work(run, baseline)
                     ? "; the whole windows hold different work (" + work + ")"
                     : ""),
-            std::nullopt, true};
+            std::nullopt, !m.by_identity || !m.names.empty()};
   }
   if (windows_hold_different_work(run, baseline))
     return {"steps",

@@ -63,13 +63,16 @@ ReportHandler::Slot ReportHandler::slot() const {
     case Slot::Step:
       return k == "duration_us" ? Slot::StepDuration : k == "in_window" ? Slot::StepInWindow : Slot::Skip;
     case Slot::Inferred:
-      return k == "family"     ? Slot::InferredFamily
-             : k == "kind"     ? Slot::InferredKind
-             : k == "key_op"   ? Slot::InferredKeyOp
-             : k == "units_us" ? Slot::InferredUnits
-                               : Slot::Skip;
+      return k == "family"       ? Slot::InferredFamily
+             : k == "kind"       ? Slot::InferredKind
+             : k == "key_op"     ? Slot::InferredKeyOp
+             : k == "units_us"   ? Slot::InferredUnits
+             : k == "unit_names" ? Slot::InferredNames
+                                 : Slot::Skip;
     case Slot::InferredUnits:
       return Slot::InferredUnit;
+    case Slot::InferredNames:
+      return Slot::InferredName;
     case Slot::Tables:
       return summed_table(k).empty() ? Slot::Skip : Slot::RunTable;
     case Slot::Workers:
@@ -199,6 +202,15 @@ bool ReportHandler::open(bool array, error_code&) {
       break;
     case Slot::InferredUnit:
       out_.inferred.bad_unit = true;
+      break;
+    case Slot::InferredNames:
+      out_.inferred.names = kind;
+      out_.inferred.unit_names.clear();
+      out_.inferred.bad_name = false;
+      keep = array;
+      break;
+    case Slot::InferredName:
+      out_.inferred.bad_name = true;
       break;
     case Slot::Tables:
       keep = !array;
@@ -442,6 +454,17 @@ bool ReportHandler::value(const Scalar& v) {
       } else {
         kept_.add(sizeof(double));
         out_.inferred.units_us.push_back(v.number);
+      }
+      break;
+    case Slot::InferredNames:
+      out_.inferred.names = v.kind;
+      break;
+    case Slot::InferredName:
+      if (v.kind != JsonKind::String) {
+        out_.inferred.bad_name = true;
+      } else {
+        kept_.add(sizeof(std::string) + v.text.size());
+        out_.inferred.unit_names.emplace_back(v.text);
       }
       break;
     case Slot::Workers:

@@ -60,6 +60,8 @@ class ReportHandler : public ScalarJsonHandler<ReportHandler> {
     InferredKeyOp,
     InferredUnits,
     InferredUnit,
+    InferredNames,
+    InferredName,
     Tables,
     RunTable,
     Workers,

@@ -71,7 +71,10 @@ struct ReportInferredFields {
   KeptString family, unit_kind, key_op;
   JsonKind units = JsonKind::Missing;
   std::vector<double> units_us;
-  bool bad_unit = false;  // an entry of "units_us" that is not a number
+  bool bad_unit = false;               // an entry of "units_us" that is not a number
+  JsonKind names = JsonKind::Missing;  // "unit_names" (perfgate-report/2.3)
+  std::vector<std::string> unit_names;
+  bool bad_name = false;  // an entry of "unit_names" that is not a string
 };
 
 struct ReportFields {

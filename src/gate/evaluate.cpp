@@ -10,6 +10,7 @@
 #include "gate/gate.h"
 #include "gate/message_template.h"
 #include "gate/offenders.h"
+#include "gate/path_difference.h"
 #include "gate/rule_check.h"
 #include "gate/statistics.h"
 #include "gate/step_comparison.h"
@@ -124,6 +125,23 @@ std::string signed_value(double v, std::string_view unit) {
   return (v > 0 ? "+" : "") + format_value(v, unit);
 }
 
+// "10 of 16 units in the baseline and 14 in this run matched by name, '...' to '...'; ...".
+std::string matched_units_text(const MatchedUnits& m) {
+  if (!m.by_identity)
+    return fmt::format(
+        "{} units in the baseline, {} in this run, unmatched: a report of a perfgate before "
+        "perfgate-report/2.3 names no units",
+        m.baseline_units, m.current_units);
+  std::string out = fmt::format("{} of {} units in the baseline and {} in this run matched by name",
+                                m.names.size(), m.baseline_units, m.current_units);
+  if (!m.names.empty())
+    out += m.names.size() == 1 ? fmt::format(", '{}'", m.names.front())
+                               : fmt::format(", '{}' to '{}'", m.names.front(), m.names.back());
+  if (m.names.size() < std::max(m.baseline_units, m.current_units))
+    out += "; the units without a match are set aside on both sides";
+  return out;
+}
+
 class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
@@ -222,6 +240,14 @@ class RuleEvaluator {
     return done(FindingStatus::Pass, "");
   }
 
+  // A step-time regression explained by the two runs' critical paths per step (issue 74, item 6):
+  // what grew on the path, moved onto it or left it, where both runs have one.
+  void explain_along_the_path(ReportFinding& f) const {
+    if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn) return;
+    if (std::optional<PathDifference> d = path_difference(baseline_->metrics, report_.metrics))
+      f.problem += (f.problem.empty() ? "" : " ") + path_difference_sentence(*d);
+  }
+
   ReportFinding by_baseline() {
     f_.baseline = x_.metric ? lookup_.base(x_.metric->metric) : std::nullopt;
     if (!f_.baseline) return done(FindingStatus::NotApplicable, "the baseline has no value for " + r_.metric);
@@ -243,11 +269,14 @@ class RuleEvaluator {
       StepComparison c = compare_steps(r_, current, names, runs, basis ? &*basis : nullptr);
       f_.step_test = c.test;
       if (c.limit) set_limit(*c.limit, c.limit_value);
-      if (!basis) return done(c.status, c.reason);
-      per_unit_of_work_ = true;
-      return done(c.status,
-                  fmt::format("work per step {:+.1f}% (FLOPs {:.3g} → {:.3g} a step), compared per FLOP: {}",
-                              (work->ratio() - 1) * 100, work->baseline, work->value, c.reason));
+      if (basis) per_unit_of_work_ = true;
+      ReportFinding f = done(
+          c.status, !basis ? c.reason
+                           : fmt::format("work per step {:+.1f}% (FLOPs {:.3g} → {:.3g} a step), compared "
+                                         "per FLOP: {}",
+                                         (work->ratio() - 1) * 100, work->baseline, work->value, c.reason));
+      explain_along_the_path(f);
+      return f;
     }
     bool higher = r_.better == Better::Higher;
     double base = *f_.baseline, v = *f_.value;
@@ -287,25 +316,29 @@ class RuleEvaluator {
   // like-with-like comparison where no steps are marked, so windows of different work do not stop it.
   ReportFinding by_inferred_iterations() {
     const ReportInferredIterations& now = *report_.inferred_iterations;
-    const ReportInferredIterations& base = *baseline_->inferred_iterations;
+    MatchedUnits m = match_inferred_units(now, *baseline_);
+    std::string basis = fmt::format(
+        "compared per inferred iteration: neither run marks steps, both repeat the {} '{}' ({}; a unit may "
+        "be a "
+        "layer or a micro-batch rather than a training step)",
+        now.kind, now.family, matched_units_text(m));
+    if (m.by_identity && m.names.empty())
+      return done(FindingStatus::Inconclusive, basis + ": no unit of this run is one of the baseline's");
     // The statistic the rule's metric reads, as compare_steps takes it (steps.mean_us: the mean).
     bool mean = metric_id(r_.metric) == Metric::StepsMeanUs;
     Statistic stat = mean ? Statistic::Mean : Statistic::Median;
-    f_.value = statistic(now.units_us, stat);
-    f_.baseline = statistic(base.units_us, stat);
-    std::vector<std::string> names;
-    for (std::size_t i = 0; i < now.units_us.size(); ++i)
+    std::vector<double> all_baseline;
+    for (const auto& run : m.baseline_runs_us)
+      all_baseline.insert(all_baseline.end(), run.begin(), run.end());
+    f_.value = statistic(m.current_us, stat);
+    f_.baseline = statistic(all_baseline, stat);
+    std::vector<std::string> names = m.names;
+    for (std::size_t i = names.size(); i < m.current_us.size(); ++i)
       names.push_back(fmt::format("inferred unit {}", i + 1));
-    const auto& runs = baseline_->inferred_runs_us.empty() ? std::vector<std::vector<double>>{base.units_us}
-                                                           : baseline_->inferred_runs_us;
-    StepComparison c = compare_steps(r_, now.units_us, names, runs);
+    StepComparison c = compare_steps(r_, m.current_us, names, m.baseline_runs_us);
     f_.step_test = c.test;
     if (c.limit) set_limit(*c.limit, c.limit_value);
     per_inferred_iteration_ = true;
-    std::string basis = fmt::format(
-        "compared per inferred iteration: neither run marks steps, both repeat the {} '{}' ({} units in the "
-        "baseline, {} in this run; a unit may be a layer or a micro-batch rather than a training step)",
-        now.kind, now.family, base.units_us.size(), now.units_us.size());
     ReportFinding f = done(c.status, c.reason.empty() ? basis : basis + ". " + c.reason);
     if (f.problem.empty()) return f;
     // The rule's message reads per window step, and its offenders are window totals of different work:

@@ -112,6 +112,11 @@ void check_values(const HistoryRun& run) {
       refuse(metric_value_problem(std::string(metric_name(static_cast<Metric>(i))), *value));
   const std::vector<double>& steps = run.data.step_durations_us;
   for (std::size_t i = 0; i < steps.size(); ++i) refuse(step_duration_problem(i + 1, steps[i]));
+  if (const auto& inferred = run.data.inferred_iterations)
+    for (std::size_t i = 0; i < inferred->units_us.size(); ++i)
+      if (double us = inferred->units_us[i]; !(us >= 0 && us <= kMaxStepUs))  // NaN too
+        refuse(fmt::format("inferred unit {} has a duration of {} us: it must be between 0 and 30 days",
+                           i + 1, us));
   for (const auto& [kind, rows] : {std::pair{"op", &run.data.ops}, std::pair{"kernel", &run.data.kernels}})
     for (const BaselineRow& r : *rows)
       for (const auto& [column, value] :
@@ -198,7 +203,20 @@ class SqlHistoryStore final : public HistoryStore {
       rows.push_back({id, std::int64_t(i), k.name, k.gpu_us, k.calls});
     }
     insert("run_kernels", {"run_id", "position", "name", "gpu_us", "calls"});
+    if (with_inferred() && run.data.inferred_iterations) insert_inferred(id, *run.data.inferred_iterations);
     return id;
+  }
+
+  // A unit without a name (a report of a perfgate before perfgate-report/2.3) is kept with "".
+  void insert_inferred(std::int64_t id, const ReportInferredIterations& inferred) {
+    db_->insert_rows("run_inferred", {"run_id", "family", "kind", "key_op"},
+                     {{id, inferred.family, inferred.kind, inferred.key_op}});
+    bool named = inferred.unit_names.size() == inferred.units_us.size();
+    std::vector<SqlRow> rows;
+    for (std::size_t i = 0; i < inferred.units_us.size(); ++i)
+      rows.push_back(
+          {id, std::int64_t(i), named ? inferred.unit_names[i] : std::string(), inferred.units_us[i]});
+    db_->insert_rows("run_inferred_units", {"run_id", "position", "name", "duration_us"}, rows);
   }
 
   // The rows of `columns` of `table` for the selected runs, by run and then `order`.
@@ -275,11 +293,30 @@ class SqlHistoryStore final : public HistoryStore {
     each("run_kernels", "name, gpu_us, calls", "position", [](HistoryRun& run, const Cells& r) {
       run.data.kernels.push_back({r.text(1), r.real(2), 0, r.real(3)});
     });
+    if (!with_inferred()) return;
+    each("run_inferred", "family, kind, key_op", "kind", [](HistoryRun& run, const Cells& r) {
+      ReportInferredIterations& i = run.data.inferred_iterations.emplace();
+      i.family = r.text(1);
+      i.kind = r.text(2);
+      i.key_op = r.text(3);
+    });
+    each("run_inferred_units", "name, duration_us", "position", [](HistoryRun& run, const Cells& r) {
+      if (!run.data.inferred_iterations)
+        throw ValueError(fmt::format("run {}: inferred units without their run_inferred row", run.id));
+      run.data.inferred_iterations->unit_names.push_back(r.text(1));
+      run.data.inferred_iterations->units_us.push_back(r.real(2));
+    });
   }
 
   // Orders what text collation ordered (PostgreSQL's depends on the database's locale) by bytes,
   // and fills the baseline's description from the run.
   static void finish(HistoryRun& run) {
+    if (auto& inferred = run.data.inferred_iterations) {
+      // Units recorded without names compare unmatched, as from a report that names none.
+      const auto& names = inferred->unit_names;
+      if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return n.empty(); }))
+        inferred->unit_names.clear();
+    }
     auto by_first = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::sort(run.labels.labels.begin(), run.labels.labels.end(), by_first);
     std::sort(run.gpus.begin(), run.gpus.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
@@ -292,6 +329,7 @@ class SqlHistoryStore final : public HistoryStore {
 
   // Whether the store's runs have a `families` column: an older store, read as it is, has not.
   bool with_families() const { return version_ >= kVersionWithFamilies; }
+  bool with_inferred() const { return version_ >= kVersionWithInferred; }
 
   std::unique_ptr<SqlConnection> db_;
   std::string description_;

@@ -1,4 +1,4 @@
-// Versions 1 to 3 of the history, and the migration machinery. Every table but `runs` hangs off a
+// Versions 1 to 4 of the history, and the migration machinery. Every table but `runs` hangs off a
 // run by run_id; lists keep their order in a `position` column. Since version 2 no unbounded text
 // (C++ kernel names run to kilobytes; a branch or label may be anything) is part of a PostgreSQL
 // b-tree key, whose size is limited to about 2.7 kB.
@@ -17,9 +17,9 @@ namespace {
 
 constexpr std::string_view kVersionTable = "schema_version";
 
-const std::vector<std::string_view> kHistoryTables = {"runs",       "run_labels",  "run_gpus",
-                                                      "run_inputs", "run_metrics", "run_steps",
-                                                      "run_ops",    "run_kernels", kVersionTable};
+const std::vector<std::string_view> kHistoryTables = {
+    "runs",    "run_labels",  "run_gpus",     "run_inputs",         "run_metrics", "run_steps",
+    "run_ops", "run_kernels", "run_inferred", "run_inferred_units", kVersionTable};
 
 // Version 1: runs with their labels, GPUs, inputs, metrics, window steps, op and kernel totals.
 const Migration kVersion1{
@@ -99,6 +99,28 @@ const Migration kVersion3{
     {"ALTER TABLE runs ADD COLUMN families TEXT"},
 };
 
+// Version 4: the iterations a run inferred where it marks no steps (issue 74, item 4), so that a
+// history baseline compares the same units as a JSON one: the family, kind and --key-op of the
+// repeating range, and each unit's duration with its identity (the layer or block it repeats), by
+// which the gate matches units. A run recorded before has none (its gate abstains: no steps).
+// PostgreSQL keeps the names as bytea, as version 2 does every unbounded text.
+const Migration kVersion4{
+    4,
+    "the run's inferred iterations and their units by name",
+    {
+        "CREATE TABLE run_inferred (run_id BIGINT NOT NULL PRIMARY KEY REFERENCES runs (id) ON DELETE "
+        "CASCADE, "
+        "family TEXT NOT NULL, kind TEXT NOT NULL, key_op TEXT NOT NULL)",
+        "CREATE TABLE run_inferred_units (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE CASCADE, "
+        "position INTEGER NOT NULL, name TEXT NOT NULL, duration_us DOUBLE PRECISION NOT NULL, "
+        "PRIMARY KEY (run_id, position))",
+    },
+    {
+        "ALTER TABLE run_inferred ALTER COLUMN family TYPE BYTEA USING convert_to(family, 'UTF8'), "
+        "ALTER COLUMN key_op TYPE BYTEA USING convert_to(key_op, 'UTF8')",
+        "ALTER TABLE run_inferred_units ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
+    }};
+
 // A statement in the connection's dialect. SQLite's AUTOINCREMENT never reuses the id of a
 // deleted run, as PostgreSQL's identity never does.
 std::string in_dialect(std::string_view statement, Dialect dialect) {
@@ -137,7 +159,7 @@ std::int64_t version_in(SqlConnection& db) {
 }  // namespace
 
 const std::vector<Migration>& history_migrations() {
-  static const std::vector<Migration> list{kVersion1, kVersion2, kVersion3};
+  static const std::vector<Migration> list{kVersion1, kVersion2, kVersion3, kVersion4};
   return list;
 }
 

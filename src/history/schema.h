@@ -22,6 +22,8 @@ struct Migration {
 
 // The first version whose runs have a `families` column.
 inline constexpr std::int64_t kVersionWithFamilies = 3;
+// The first version that keeps a run's inferred iterations (run_inferred, run_inferred_units).
+inline constexpr std::int64_t kVersionWithInferred = 4;
 
 // perfgate's migrations, oldest first.
 const std::vector<Migration>& history_migrations();

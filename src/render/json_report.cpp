@@ -1,4 +1,4 @@
-// The JSON report: the report model, versioned ("schema": "perfgate-report/2.2"), each fact once. It
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2.3"), each fact once. It
 // is also what --baseline and history import read, which read version 1 and every 2.N too: version 2
 // keeps every field they read where version 1 had it, and a minor version only adds fields. Version 1
 // wrote each GPU three times (the run's "gpus", the worker's "gpus" and the worker's "gpus" table)
@@ -62,6 +62,9 @@ void write_inferred_iterations(JsonWriter& j, const std::optional<ReportInferred
   j.key("key_op").value(i.key_op);
   j.key("units_us").begin_array();
   for (double u : i.units_us) j.value(u);
+  j.end_array();
+  j.key("unit_names").begin_array();
+  for (const std::string& name : i.unit_names) j.value(name);
   j.end_array();
   j.key("set_aside").value(i.set_aside);
   j.key("work_per_unit").value(i.work_per_unit);

@@ -201,16 +201,28 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   return r;
 }
 
+// Each unit's identity (ReportInferredIterations::unit_names): its opening range's name, a repeat of
+// the name in the window numbered " (2)", " (3)", ... in time order.
+std::vector<std::string> unit_identities(const std::vector<InferredUnit>& units) {
+  std::map<std::string, std::size_t> seen;
+  std::vector<std::string> out;
+  out.reserve(units.size());
+  for (const InferredUnit& u : units) {
+    std::size_t n = ++seen[u.name];
+    out.push_back(n == 1 ? u.name : fmt::format("{} ({})", u.name, n));
+  }
+  return out;
+}
+
 // The run's inferred iterations: where every worker inferred the same family, each unit the slowest
-// worker's of that position (as run_steps takes each step), over the units all workers have.
+// worker's of the same identity (as run_steps takes each step), over the units all workers have, in
+// the first worker's order.
 std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis) {
   const InferredIterations* first = nullptr;
-  std::size_t units = 0;
   for (const WorkerAnalysis& w : analysis.workers) {
     const std::optional<InferredIterations>& inferred = w.steps.inferred;
     if (!inferred || (first && (inferred->family != first->family || inferred->kind != first->kind)))
       return std::nullopt;
-    units = first ? std::min(units, inferred->units.size()) : inferred->units.size();
     if (!first) first = &*inferred;
   }
   if (!first) return std::nullopt;
@@ -222,13 +234,23 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
   r.host_work = first->host_work;
   r.steps = analysis.workers.front().steps.source == StepSource::Inferred;
   r.workers = analysis.workers.size();
-  r.units_us.assign(units, 0);
+  // Each identity's slowest unit, and how many workers have it.
+  std::map<std::string, std::pair<double, std::size_t>> slowest;
   for (const WorkerAnalysis& w : analysis.workers) {
     r.set_aside = std::max(r.set_aside, w.steps.inferred->set_aside);
-    for (std::size_t i = 0; i < units; ++i) {
-      const InferredUnit& u = w.steps.inferred->units[i];
-      r.units_us[i] = std::max(r.units_us[i], us(u.end - u.start));
+    const std::vector<InferredUnit>& units = w.steps.inferred->units;
+    std::vector<std::string> names = unit_identities(units);
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      auto& [longest, workers] = slowest[names[i]];
+      longest = std::max(longest, us(units[i].end - units[i].start));
+      ++workers;
     }
+  }
+  for (const std::string& name : unit_identities(first->units)) {
+    const auto& [longest, workers] = slowest.at(name);
+    if (workers < analysis.workers.size()) continue;
+    r.unit_names.push_back(name);
+    r.units_us.push_back(longest);
   }
   return r;
 }

@@ -25,7 +25,7 @@ namespace perfgate {
 
 // The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
 // version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families.
-inline constexpr const char* kReportSchema = "perfgate-report/2.2";
+inline constexpr const char* kReportSchema = "perfgate-report/2.3";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {
@@ -296,8 +296,13 @@ struct ReportInferredIterations {
   std::string kind;              // "annotation" or "op"
   std::string key_op;            // a --key-op regex that opens the same units
   std::vector<double> units_us;  // each unit: an opening range's start to the next one's
-  std::uint32_t set_aside = 0;   // units outside the run of like work (a warm-up, a checkpoint)
-  double work_per_unit = 0;      // the median GPU activities launched a unit (host ranges: host_work)
+  // Each unit's identity, as units_us: its opening range's name (the layer or block it repeats:
+  // "FSDP::post_forward (blocks.8._checkpoint_wrapped_module)"), a repeat of that name in the
+  // window followed by " (2)", " (3)", ... The gate compares the units both runs have by it. Empty
+  // in a report of a perfgate before perfgate-report/2.3.
+  std::vector<std::string> unit_names;
+  std::uint32_t set_aside = 0;  // units outside the run of like work (a warm-up, a checkpoint)
+  double work_per_unit = 0;     // the median GPU activities launched a unit (host ranges: host_work)
   bool host_work = false;
   bool steps = false;       // the window's steps (--step-pattern inferred)
   std::size_t workers = 1;  // workers that inferred it

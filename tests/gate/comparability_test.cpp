@@ -80,7 +80,9 @@ TEST(WorkPerWindow, WindowsOfDifferentWorkAreSaidToBe) {
   EXPECT_EQ(
       steps->text,
       "neither run has window steps: step times compared per inferred iteration (op 'layer.#', 9 units in "
-      "the baseline, 7 in this run); the whole windows hold different work (kernels 10 → 8 (-20.0%))");
+      "the baseline, 7 in this run, 7 matched by name); the whole windows hold different work (kernels 10 → "
+      "8 "
+      "(-20.0%))");
   const ReportComparability* ops = factor(after, "ops");
   ASSERT_TRUE(ops);
   EXPECT_TRUE(ops->holds);

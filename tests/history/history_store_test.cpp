@@ -320,6 +320,74 @@ void a_version_two_store_migrates_with_its_runs_families_unknown(const Store& s)
   EXPECT_EQ(gated_metrics(default_rules(), read), neuron);
 }
 
+// Issue 74, item 4: a run's inferred iterations read back with each unit's identity (schema 4), so
+// that a history baseline compares the same units as a JSON one; a unit without a name (a report
+// of an older perfgate) reads back unnamed, and names are kept byte for byte.
+void a_run_keeps_its_inferred_units_by_name(const Store& s) {
+  auto store = open_history(s.location, HistoryAccess::Record);
+  HistoryRun named = sample_run("main", "A");
+  ReportInferredIterations& i = named.data.inferred_iterations.emplace();
+  i.family = "FSDP::post_forward (blocks.#._checkpoint_wrapped_module)";
+  i.kind = "op";
+  i.key_op = "^FSDP::post_forward \\(blocks\\.[0-9]+";
+  i.units_us = {18873.25, 0.1 + 0.2, 21540};
+  i.unit_names = {"FSDP::post_forward (blocks.8._checkpoint_wrapped_module)", "blocks.9 \xc3\xa9 '?'",
+                  "FSDP::post_forward (blocks.8._checkpoint_wrapped_module) (2)"};
+  HistoryRun unnamed = sample_run("main", "A");
+  unnamed.data.inferred_iterations = i;
+  unnamed.data.inferred_iterations->unit_names.clear();
+  HistoryRun none = sample_run("main", "A");
+  store->record(named);
+  store->record(unnamed);
+  store->record(none);
+  std::vector<HistoryRun> read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 3u);
+  ASSERT_TRUE(read[0].data.inferred_iterations);
+  const ReportInferredIterations& got = *read[0].data.inferred_iterations;
+  EXPECT_EQ(got.family, i.family);
+  EXPECT_EQ(got.kind, "op");
+  EXPECT_EQ(got.key_op, i.key_op);
+  EXPECT_EQ(got.units_us, i.units_us);
+  EXPECT_EQ(got.unit_names, i.unit_names);
+  ASSERT_TRUE(read[1].data.inferred_iterations);
+  EXPECT_EQ(read[1].data.inferred_iterations->units_us, i.units_us);
+  EXPECT_TRUE(read[1].data.inferred_iterations->unit_names.empty());
+  EXPECT_FALSE(read[2].data.inferred_iterations);
+  // A duration no measurement can have (a store changed by hand) is refused, naming the run.
+  s.connect()->execute("UPDATE run_inferred_units SET duration_us = -1 WHERE run_id = 1 AND position = 1");
+  try {
+    open_history(s.location, HistoryAccess::Read)->runs({});
+    ADD_FAILURE() << "a negative unit duration was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("run 1: inferred unit 2 has a duration of -1 us"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A store of version 3 keeps no inferred units: read as it is, and migrated by the next record,
+// after which a run's units are kept.
+void a_version_three_store_migrates_and_then_keeps_inferred_units(const Store& s) {
+  std::vector<Migration> v3(history::history_migrations().begin(), history::history_migrations().begin() + 3);
+  HistoryRun run = sample_run("main", "A");
+  ReportInferredIterations& i = run.data.inferred_iterations.emplace();
+  i.family = "layer.#";
+  i.kind = "op";
+  i.units_us = {1000, 1040};
+  i.unit_names = {"layer.4", "layer.5"};
+  history::open_store(s.connect(), v3, s.location, HistoryAccess::Record)->record(run);
+  std::vector<HistoryRun> read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_FALSE(read[0].data.inferred_iterations);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), 3) << "reading migrated the store";
+  open_history(s.location, HistoryAccess::Record)->record(run);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), latest());
+  read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_FALSE(read[0].data.inferred_iterations);
+  ASSERT_TRUE(read[1].data.inferred_iterations);
+  EXPECT_EQ(read[1].data.inferred_iterations->unit_names, i.unit_names);
+}
+
 using Scenario = void (*)(const Store&);
 const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"EveryFieldOfARunReadsBackAsWritten", every_field_of_a_run_reads_back_as_written},
@@ -336,6 +404,9 @@ const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"ARunKeepsItsDeviceFamilies", a_run_keeps_its_device_families},
     {"AVersionTwoStoreMigratesWithItsRunsFamiliesUnknown",
      a_version_two_store_migrates_with_its_runs_families_unknown},
+    {"ARunKeepsItsInferredUnitsByName", a_run_keeps_its_inferred_units_by_name},
+    {"AVersionThreeStoreMigratesAndThenKeepsInferredUnits",
+     a_version_three_store_migrates_and_then_keeps_inferred_units},
 };
 
 class SqliteHistoryStore : public ::testing::TestWithParam<std::pair<std::string, Scenario>> {};

@@ -8,12 +8,14 @@
 // and against /work/research/56/choose_family.py's definition of inferred iterations, run level (the
 // slowest worker's unit per position; tests/real/issue56_inferred_expected.py): both runs repeat
 // 'FSDP::post_forward (blocks.#._checkpoint_wrapped_module)' [op] on both workers, 157 GPU activities a
-// unit, 16 units (median 16.784081 ms) before and 14 (median 19.711087 ms) after: +17.4% per block.
+// unit, 16 units (median 16.784081 ms) before and 14 (median 19.711087 ms) after: +17.4% pooled; the
+// gate matches blocks 8-17 (issue 74).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "baseline/baseline.h"
+#include "history/history.h"
 #include "render/render.h"
 #include "support/helpers.h"
 
@@ -85,7 +87,8 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
     if (c.factor == "steps") {
       EXPECT_NE(
           c.text.find("step times compared per inferred iteration (op 'FSDP::post_forward "
-                      "(blocks.#._checkpoint_wrapped_module)', 16 units in the baseline, 14 in this run)"),
+                      "(blocks.#._checkpoint_wrapped_module)', 16 units in the baseline, 14 in this run, 10 "
+                      "matched by name)"),
           std::string::npos)
           << c.text;
     }
@@ -96,21 +99,53 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
           << c.text;
     }
   }
-  // No silent pass on step time: per inferred iteration (an FSDP block of the same 157 activities),
-  // the after run's median block is +17.4% slower, beyond the +5% fail limit.
+  // Per inferred iteration, matched by block (issue 74, item 4): the before window's units are blocks
+  // 2-17, the after window's 8-21 (units.sql in the issue's research: per worker, one post_forward's
+  // start to the next one's, the slowest worker's per block); blocks 8-17 match. Their medians:
+  // 17875.888 us before, 19088.611 us after (+6.8%); the geometric mean of the ten ratios +8.75%, the
+  // test's change (the issue: +8.3%, the units' GPU span; pooled, the gate read +20.2% before item 3
+  // and +13.8% after it). With 14.4% step noise between blocks the test cannot confirm +8.8% at alpha
+  // 0.05 (p = 0.105): inconclusive, beyond the limit but not significant.
   ASSERT_TRUE(before.inferred_iterations && after.inferred_iterations);
   EXPECT_EQ(before.inferred_iterations->family, "FSDP::post_forward (blocks.#._checkpoint_wrapped_module)");
   EXPECT_EQ(before.inferred_iterations->workers, 2u);
   EXPECT_EQ(before.inferred_iterations->work_per_unit, 157);
   EXPECT_EQ(before.inferred_iterations->units_us.size(), 16u);
   EXPECT_EQ(after.inferred_iterations->units_us.size(), 14u);
+  EXPECT_EQ(before.inferred_iterations->unit_names.front(),
+            "FSDP::post_forward (blocks.2._checkpoint_wrapped_module)");
+  EXPECT_EQ(after.inferred_iterations->unit_names.front(),
+            "FSDP::post_forward (blocks.8._checkpoint_wrapped_module)");
   const ReportFinding* step_time = find_finding(after, "regression.step-time");
-  ASSERT_TRUE(step_time);
+  ASSERT_TRUE(step_time && step_time->step_test);
   ASSERT_TRUE(step_time->value && step_time->baseline);
-  EXPECT_NEAR(*step_time->baseline, 16784.081, 0.01);
-  EXPECT_NEAR(*step_time->value, 19711.087, 0.01);
-  EXPECT_EQ(step_time->status, FindingStatus::Fail) << step_time->reason;
+  EXPECT_NEAR(*step_time->baseline, 17875.888, 0.001);
+  EXPECT_NEAR(*step_time->value, 19088.611, 0.001);
+  EXPECT_NEAR(step_time->step_test->ratio, 1.0875, 0.0005);
+  EXPECT_EQ(step_time->step_test->current_steps, 10u);
+  EXPECT_EQ(step_time->step_test->baseline_steps, 10u);
+  EXPECT_EQ(step_time->status, FindingStatus::Inconclusive) << step_time->reason;
   EXPECT_EQ(step_time->reason.rfind("compared per inferred iteration", 0), 0u) << step_time->reason;
+  EXPECT_NE(step_time->reason.find("(10 of 16 units in the baseline and 14 in this run matched by name, "
+                                   "'FSDP::post_forward (blocks.8._checkpoint_wrapped_module)' to "
+                                   "'FSDP::post_forward (blocks.17._checkpoint_wrapped_module)'"),
+            std::string::npos)
+      << step_time->reason;
+
+  // The recommended CI set-up, the before run recorded into a history and the after run gated
+  // against it, compares the same blocks (it found no steps and passed, exit 0, before schema 4).
+  std::string db = temp_dir() + "/fsdp.db";
+  open_history(db, HistoryAccess::Record)->record(history_run_of(before, {"main", "", {}}, utc_now()));
+  HistoryBaselines chosen =
+      history_baselines(*open_history(db, HistoryAccess::Read), "main", base.info.gpu_names, 10);
+  ASSERT_EQ(chosen.runs.size(), 1u) << chosen.skip_reason;
+  Baseline history = combine_baselines(std::move(chosen.runs));
+  ReportModel against_history = report_of_files({after_path}, default_book());
+  apply_gate(against_history, default_rules(), &history, {});
+  const ReportFinding* from_history = find_finding(against_history, "regression.step-time");
+  ASSERT_TRUE(from_history && from_history->step_test);
+  EXPECT_EQ(from_history->status, FindingStatus::Inconclusive) << from_history->reason;
+  EXPECT_NEAR(from_history->step_test->ratio, step_time->step_test->ratio, 1e-9);
 
   std::string terminal = render_terminal(after);
   EXPECT_NE(terminal.find("Work         window steps 0 → 0 · kernels 4010 → 3587 (-423 (-10.5%))"),

@@ -195,9 +195,10 @@ TEST(NsysRealExports, FsdpBeforeAndAfterWorkAsBaselinesForEachOther) {
     std::string out = temp_dir() + "/fsdp_gate.json";
     CommandResult r =
         run_perfgate(fmt::format("analyze '{}' --baseline '{}' --json '{}' -q", current, baseline, out));
-    // Both repeat the same FSDP block (issue 56: inferred iterations): the after run's median block is
-    // +17.4% longer, so step time fails that way round (exit 1); the other way round it is faster.
-    EXPECT_EQ(r.exit_code, current == after ? 1 : 0) << r.out;
+    // Both repeat the same FSDP blocks (issue 56: inferred iterations), matched by block (issue 74):
+    // blocks 8-17 are +8.8% longer after, which their 14% noise between blocks cannot confirm
+    // (inconclusive, a warning: exit 0; pooled, +17.4% failed); the other way round they are faster.
+    EXPECT_EQ(r.exit_code, 0) << r.out;
     boost::json::value report = boost::json::parse(read_text(out));
     bool found = false;
     for (const auto& f : report.at("findings").as_array()) {

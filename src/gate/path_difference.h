@@ -1,0 +1,39 @@
+// The critical paths of two runs differenced per step (issue 74, item 6): for a step-time
+// regression, what grew on the path, what moved onto it (a collective that was hidden and is now
+// exposed), what left it, and the time no path explains, adding up to the change of the steps'
+// spans. From the catalog's critical-path metrics of both runs (a JSON report and a history keep
+// them), by HTA's bounds: where the time on the path went, not yet which op.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/metrics.h"
+
+namespace perfgate {
+
+struct PathBoundChange {
+  std::string what;        // "host ops and runtime calls", "communication", ...
+  double baseline_us = 0;  // on the path per step
+  double us = 0;
+  double delta() const { return us - baseline_us; }
+};
+
+struct PathDifference {
+  double baseline_length_us = 0, length_us = 0;  // the path per step
+  double baseline_off_us = 0, off_us = 0;        // the step's span off the path, per step
+  std::vector<PathBoundChange> bounds;           // every bound, the largest growth first
+};
+
+// Where both runs have a critical path per step (critical_path.length_us, its shares by bound and
+// critical_path.uncovered_step_pct): a bound's time per step is the mean path x its share, the time
+// off the path the mean path x uncovered / (100 - uncovered).
+std::optional<PathDifference> path_difference(const MetricValues& baseline, const MetricValues& run);
+
+// "On the critical path per step, 9.00 ms → 11.00 ms (+2.00 ms): grew host ops and runtime calls
+// +2.00 ms (1.00 ms → 3.00 ms); moved onto the path communication +0.40 ms; ... Off the path +0.01 ms."
+// A bound whose change is under 0.5% of the longer path is left out.
+std::string path_difference_sentence(const PathDifference& d);
+
+}  // namespace perfgate

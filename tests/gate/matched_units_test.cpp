@@ -1,0 +1,133 @@
+// Inferred units matched one to one by identity (issue 74, item 4): a window of blocks 0-11 against
+// one of blocks 4-15 compares blocks 4-11 on both sides, not one side's slow blocks with the other's
+// fast ones; the units' names travel through a JSON report and a history as the gate reads them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "baseline/baseline.h"
+#include "gate/gate.h"
+#include "history/history.h"
+#include "render/render.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+// Block k's unit (layer.k's start to layer.k+1's) in the baseline: 1000, 1040, 1080, 1120 us in
+// turn; blocks 12 and later, which only the run reaches, take 1600 us (another layer's work).
+double block_us(int k) {
+  return k >= 12 ? 1600.0 : 1000.0 + 40.0 * (k % 4);
+}
+
+// No step markers: ops layer.first ... layer.last (host 50 us, one 100 us kernel each), block k's
+// unit lasting block_us(k) x `factor`. The units are layer.first ... layer.(last - 1).
+std::string blocks_trace(int first, int last, double factor) {
+  TraceBuilder t;
+  double s = 0;
+  for (int k = first; k <= last; ++k) {
+    t.op("layer." + std::to_string(k), s, 50, k + 1).launch("blk", s + 10, s + 100, 100, k + 1);
+    s += block_us(k) * factor;
+  }
+  return t.json();
+}
+
+ReportModel gated(const std::string& after_json, const Baseline& base) {
+  ReportModel after = report_of_json(after_json, default_book());
+  apply_gate(after, default_rules(), &base, {});
+  return after;
+}
+
+// The baseline's units are blocks 0-11 (12), the run's blocks 4-15 (12) at +8% each: blocks 4-11
+// match (8 of each), each exactly 1.08 x; blocks 0-3 (fast) and 12-15 (1600 us, slow) have no match
+// and are set aside on both sides. The matched medians: (1040 + 1080) / 2 = 1060 us before, 1060 x
+// 1.08 = 1144.8 us after; the test's change (geometric mean of the matched ratios) +8.0%. Pooled,
+// the run's slow blocks read as the change: its median (1166.4 + 1209.6) / 2 = 1188 us against 1060.
+TEST(MatchedUnits, TheSameBlocksCompareOneToOne) {
+  ReportModel before = report_of_json(blocks_trace(0, 12, 1), default_book());
+  ASSERT_TRUE(before.inferred_iterations);
+  const ReportInferredIterations& i = *before.inferred_iterations;
+  EXPECT_EQ(i.family, "layer.#");
+  ASSERT_EQ(i.unit_names.size(), 12u);
+  EXPECT_EQ(i.unit_names.front(), "layer.0");
+  EXPECT_EQ(i.unit_names.back(), "layer.11");
+  EXPECT_NEAR(i.units_us[5], 1040, 1e-6);
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel after = gated(blocks_trace(4, 16, 1.08), base);
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f && f->value && f->baseline && f->step_test);
+  EXPECT_NEAR(*f->baseline, 1060, 1e-6);
+  EXPECT_NEAR(*f->value, 1144.8, 1e-6);
+  EXPECT_NEAR(f->step_test->ratio, 1.08, 1e-9);
+  EXPECT_EQ(f->step_test->current_steps, 8u);
+  EXPECT_EQ(f->step_test->baseline_steps, 8u);
+  EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  EXPECT_NE(f->reason.find("(8 of 12 units in the baseline and 12 in this run matched by name, 'layer.4' to "
+                           "'layer.11'; the units without a match are set aside on both sides;"),
+            std::string::npos)
+      << f->reason;
+  for (const ReportComparability& c : after.baseline->comparability) {
+    if (c.factor == "steps") {
+      EXPECT_NE(c.text.find("12 in this run, 8 matched by name)"), std::string::npos) << c.text;
+    }
+  }
+
+  // The same through the baseline's JSON report: the names are read back with the units.
+  std::string path = write_text(temp_dir() + "/before.json", render_json(before));
+  Baseline read = read_baseline_report(path);
+  ASSERT_TRUE(read.inferred_iterations);
+  EXPECT_EQ(read.inferred_iterations->unit_names, i.unit_names);
+  EXPECT_NEAR(find_finding(gated(blocks_trace(4, 16, 1.08), read), "regression.step-time")->step_test->ratio,
+              1.08, 1e-9);
+}
+
+// A baseline that names no units (a report of a perfgate before perfgate-report/2.3) compares every
+// unit unmatched and says so; no unit in common is inconclusive, not a comparison of other blocks.
+TEST(MatchedUnits, UnnamedUnitsCompareUnmatchedAndNoCommonUnitAbstains) {
+  ReportModel before = report_of_json(blocks_trace(0, 12, 1), default_book());
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  base.inferred_iterations->unit_names.clear();
+  ReportModel unmatched = gated(blocks_trace(4, 16, 1.08), base);
+  const ReportFinding* f = find_finding(unmatched, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->step_test->current_steps + f->step_test->outlier_steps.size(), 12u);
+  EXPECT_NE(f->reason.find("12 units in the baseline, 12 in this run, unmatched"), std::string::npos)
+      << f->reason;
+
+  Baseline other =
+      baseline_from_report(report_of_json(blocks_trace(0, 12, 1), default_book()), "b", "profile");
+  ReportModel after = report_of_json(blocks_trace(20, 28, 1), default_book());
+  apply_gate(after, default_rules(), &other, {});
+  f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Inconclusive) << f->reason;
+  EXPECT_NE(f->reason.find("0 of 12 units in the baseline and 8 in this run matched by name"),
+            std::string::npos)
+      << f->reason;
+}
+
+// The recommended CI set-up: --record the baseline run into a history, then gate against the
+// history. The history keeps the units and their names (schema 4), so the gate compares the same
+// blocks as against the JSON report (before: no steps to compare, inconclusive).
+TEST(MatchedUnits, AHistoryBaselineKeepsTheUnits) {
+  ReportModel before = report_of_json(blocks_trace(0, 12, 1), default_book());
+  std::string db = temp_dir() + "/h.db";
+  open_history(db, HistoryAccess::Record)->record(history_run_of(before, {"main", "abc", {}}, utc_now()));
+  auto store = open_history(db, HistoryAccess::Read);
+  std::vector<std::string> gpus = baseline_from_report(before, "b", "profile").info.gpu_names;
+  HistoryBaselines chosen = history_baselines(*store, "main", gpus, 10);
+  ASSERT_EQ(chosen.runs.size(), 1u) << chosen.skip_reason;
+  Baseline base = combine_baselines(std::move(chosen.runs));
+  ASSERT_TRUE(base.inferred_iterations);
+  ReportModel after = gated(blocks_trace(4, 16, 1.08), base);
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  EXPECT_NEAR(f->step_test->ratio, 1.08, 1e-9);
+  EXPECT_NE(f->reason.find("8 of 12 units in the baseline and 12 in this run matched by name"),
+            std::string::npos)
+      << f->reason;
+}
+
+}  // namespace
+}  // namespace perfgate::testing
