@@ -261,6 +261,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   if (std::optional<Note> idle = nvtx_idle_note(w.idle)) w.warnings.push_back(*idle);
   if (std::optional<Note> precision = precision_source_note(overrides, w.compute.flops))
     w.warnings.push_back(*precision);
+  if (std::optional<Note> untyped = untyped_precision_note(overrides, w.compute.flops))
+    w.warnings.push_back(*untyped);
   if (templates.without_shapes > 0)
     w.warnings.push_back(note<NoteId::ops_triton_without_shapes>(
         arg<"count">(templates.without_shapes), arg<"first">(templates.first_without_shapes)));

@@ -440,6 +440,8 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_gpu_metrics(m, in);
   if (!snapshot_alone) set_breakdown_and_resources(m, in);
   if (!tpu_only(in)) set_tensor_core_metrics(m, in.tensor_cores);
+  m.set(Metric::MatrixUnitOpTimePct, ratio_pct(static_cast<double>(in.tensor_cores.matrix_unit_ns),
+                                               static_cast<double>(in.tensor_cores.units_stated_ns)));
   set_host_metrics(m, in);
   set_communication_metrics(m, in);
   set_critical_path_metrics(m, in);

@@ -18,6 +18,7 @@ constexpr std::string_view kTraceLens = "TraceLens and XProf's roofline";
 constexpr std::string_view kSagemaker = "SageMaker Debugger";
 constexpr std::string_view kNcclTests = "nccl-tests";
 constexpr std::string_view kNeuron = "Neuron Device Viewer";
+constexpr std::string_view kXprof = "XProf";
 constexpr std::string_view kMemoryViz = "PyTorch MemoryViz (torch/cuda/_memory_viz.py)";
 constexpr std::string_view kPytorchOom = "PyTorch's CUDA out-of-memory message";
 

@@ -25,6 +25,11 @@ struct GpuPeak {
   std::optional<double> memory_gbps;  // GB/s (10^9 bytes per second)
   std::string source;                 // where the figures come from
   bool measured = false;              // max-achievable figures measured by the user, not a datasheet's
+  // The precision whose peak applies to an op that states no input type and whose kernels' names say
+  // none (a TPU's XLA ops: the matrix units run XLA's default precision as bf16 passes), and why;
+  // empty: such an op has no peak.
+  std::string untyped_precision;
+  std::string untyped_source;
   std::optional<double> peak(std::string_view precision) const;
 };
 

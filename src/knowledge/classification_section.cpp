@@ -39,8 +39,9 @@ constexpr std::array<std::string_view, 26> kPatternLists = {"tensor_core_kernels
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
-constexpr std::array<std::string_view, 7> kPeakKeys = {"match",  "name",     "tflops", "memory_gbps",
-                                                       "source", "measured", "note"};
+constexpr std::array<std::string_view, 8> kPeakKeys = {"match",  "name",     "tflops", "memory_gbps",
+                                                       "source", "measured", "note",   "untyped_ops"};
+constexpr std::array<std::string_view, 2> kUntypedKeys = {"precision", "source"};
 constexpr std::array<std::string_view, 11> kOpModelKeys = {
     "pattern",  "model",         "flops_per_element",  "source", "note",
     "topk_ops", "gated_kernels", "fp4_weight_kernels", "batch",  "query",
@@ -160,6 +161,17 @@ std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
   }
   if (item["source"]) peak.source = check.string(item["source"], "source").value_or("");
   if (item["measured"]) peak.measured = check.boolean(item["measured"], "measured").value_or(false);
+  if (YAML::Node untyped = item["untyped_ops"]; untyped && check.is_map(untyped, "untyped_ops")) {
+    check.known_keys(untyped, kUntypedKeys, "untyped_ops");
+    if (!untyped["precision"] || !untyped["source"]) {
+      check.error(untyped, "untyped_ops needs 'precision' and 'source'");
+    } else {
+      peak.untyped_precision = check.string(untyped["precision"], "precision").value_or("");
+      peak.untyped_source = check.string(untyped["source"], "source").value_or("");
+      if (!peak.peak(peak.untyped_precision))
+        check.error(untyped["precision"], "untyped_ops: the entry has no tflops for this precision");
+    }
+  }
   return peak;
 }
 

@@ -121,6 +121,9 @@ enum class CopyKind : std::uint8_t {
   HostToHost,
   PeerToPeer
 };
+// Which units of the device ran a TPU op, where the profile says (its `hlo_category`: XProf's
+// high-FLOPs categories run on the matrix units, the MXUs); Unstated for every other activity.
+enum class ComputeUnits : std::uint8_t { Unstated, Matrix, Vector };
 
 struct GpuActivity {
   TimeNs start = 0;
@@ -135,6 +138,7 @@ struct GpuActivity {
   GpuActivityKind kind = GpuActivityKind::Kernel;
   CopyKind copy_kind = CopyKind::Unknown;
   bool pageable = false;  // memcpy from/to pageable host memory
+  ComputeUnits units = ComputeUnits::Unstated;
 };
 
 // Launch configuration and CUPTI estimates of a kernel; -1 where the trace has none.

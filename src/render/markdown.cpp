@@ -29,6 +29,7 @@ constexpr Metric kKeyMetrics[] = {
     Metric::StepsMeanUs,
     Metric::GpuUtilizationPct,
     Metric::TensorCoreKernelTimePct,
+    Metric::MatrixUnitOpTimePct,  // a TPU's: listed only where it has a value
     Metric::TensorCoreEfficiencyPct,
     Metric::BreakdownDataloaderPct,
     Metric::BreakdownCommunicationPct,
@@ -105,7 +106,7 @@ void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
                                                     : std::span<const Metric>(kKeyMetrics);
   for (Metric metric : key) {
     std::optional<double> v = r.metric(metric);
-    if (compact && !v) continue;
+    if ((compact || metric == Metric::MatrixUnitOpTimePct) && !v) continue;
     std::string_view unit = metric_info(metric).unit;
     TemplateData row;
     row.set("label", esc(metric_label(metric)));

@@ -270,7 +270,11 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     else
       out.add("", gpu_spread_line(r));
     out.add("Breakdown", split_line(r.metrics, kBreakdownShares));
-    out.add("Tensor Cores", tensor_core_line(r.metrics));
+    // A TPU has matrix units, not Tensor Cores: their share takes the line.
+    if (!r.metrics.get(Metric::TensorCoreKernelTimePct) && r.metrics.get(Metric::MatrixUnitOpTimePct))
+      out.add("Matrix units", labelled(r.metrics, Metric::MatrixUnitOpTimePct));
+    else
+      out.add("Tensor Cores", tensor_core_line(r.metrics));
     out.add("Resources", split_line(r.metrics, kResourceShares));
   }
   for (const TerminalLine& line : memory_snapshot_lines(r)) out.add(line.label, line.text);

@@ -207,6 +207,16 @@ gpu_peaks:
   EXPECT_NE(bad.find("an op_types entry needs 'type' and 'pattern'"), std::string::npos) << bad;
   EXPECT_NE(bad.find("unknown key 'fp33' in 'tflops', did you mean 'fp32'?"), std::string::npos) << bad;
   EXPECT_NE(bad.find("a peak must be positive"), std::string::npos) << bad;
+  // Untyped ops take a precision the entry has a peak for, with its source.
+  std::string untyped = config_error({rules_file(R"(
+gpu_peaks:
+  add:
+    - {match: 'X', tflops: {bf16: 5}, untyped_ops: {precision: fp8, source: "s"}}
+    - {match: 'Y', tflops: {bf16: 5}, untyped_ops: {precision: bf16}}
+)")});
+  EXPECT_NE(untyped.find("untyped_ops: the entry has no tflops for this precision"), std::string::npos)
+      << untyped;
+  EXPECT_NE(untyped.find("untyped_ops needs 'precision' and 'source'"), std::string::npos) << untyped;
 }
 
 TEST(RuleFiles, CyclesAndOversizedFilesAreRefused) {

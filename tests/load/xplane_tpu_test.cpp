@@ -111,6 +111,38 @@ TEST(XplaneTpu, TheCriticalPathWaitsOnTheDeviceThroughTheProgramRun) {
   EXPECT_TRUE(w.metrics.get(Metric::GpuUtilizationPct));
 }
 
+TEST(XplaneTpu, MfuTakesTheChipsBf16PeakAndTheMatrixUnitsHaveTheirShare) {
+  Profile p = xplane::read_space(space({tpu(), host()}), "tpu.xplane.pb", {});
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  // No steps: the window is the capture, [0, 25,000) ns (the last op ends at 25,000 ns). The ops
+  // record no input types; the TPU v6e entry names bf16 for them (918 TFLOP/s): 3e9 matrix-unit
+  // FLOPs take 3e9 / 918e12 s = 3.268 us of the 25 us on the one TPU, 13.07%.
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 25.0);
+  ASSERT_TRUE(w.metrics.get(Metric::ComputeMfuPct));
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * (3e9 / 918e12) / 25e-6, 1e-9);
+  // The matrix units ran the convolution fusion, 5,000 ns of the 11,500 ns of categorised op time
+  // (the loop fusion's 3,000 and 3,500 ns are vector work).
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::MatrixUnitOpTimePct), 100.0 * 5000 / 11500);
+  // The note says which FLOPs took the assumed peak.
+  bool noted = false;
+  for (const Note& n : w.warnings)
+    if (n.id == NoteId::precision_untyped_ops) {
+      noted = true;
+      std::string text = note_text(n);
+      EXPECT_NE(text.find("3e+09 FLOPs (100.0% of those counted)"), std::string::npos) << text;
+      EXPECT_NE(text.find("Google TPU v6e (Trillium)'s bf16 peak"), std::string::npos) << text;
+    }
+  EXPECT_TRUE(noted);
+}
+
+TEST(XplaneTpu, WithoutCategoriesTheMatrixUnitShareIsNa) {
+  Plane t = tpu();
+  t.event_stats = {{1, {uint_stat(kModelFlops, 3'000'000'000)}}, {2, {}}};
+  Profile p = xplane::read_space(space({t, host()}), "tpu.xplane.pb", {});
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  EXPECT_FALSE(w.metrics.get(Metric::MatrixUnitOpTimePct));
+}
+
 TEST(XplaneTpu, OpsWithoutAProgramRunAreLaunchedByNone) {
   Plane t = tpu();
   t.stats.clear();  // no device_type_string: named "TPU"

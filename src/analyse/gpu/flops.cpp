@@ -155,6 +155,8 @@ OpPeak op_peak(const GpuPeak* peak, Precision inputs, bool tc_eligible, const Ke
     if (ran->peak == "tf32")
       if (auto fp32 = peak->peak("fp32")) return {fp32, "fp32", ""};
   }
+  if (inputs == Precision::Unknown && !ran && peak && !peak->untyped_precision.empty())
+    return {peak->peak(peak->untyped_precision), peak->untyped_precision, named, true};
   bool tf32 = inputs == Precision::Fp32 && tc_eligible && peak && peak->peak("tf32");
   std::string name = tf32 ? "tf32" : inputs == Precision::Unknown ? "" : precision_name(inputs);
   return {peak ? op_peak_tflops(*peak, inputs, tc_eligible) : std::nullopt, name, named};
@@ -202,6 +204,12 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
     OpPeak at = op_peak(peak, precision, stats.eligible(i), stats.kernel_precision(i));
     if (!at.named.empty())
       overrides.flops[fmt::format("{} (their kernels' names read {})", at.precision, at.named)] += flops[i];
+    if (at.untyped && at.tflops) {
+      overrides.untyped_flops += flops[i];
+      overrides.untyped_precision = at.precision;
+      overrides.untyped_device = sums.peak_name;
+      overrides.untyped_source = peak->untyped_source;
+    }
     if (at.tflops) {
       sums.flops_at_known_peak += flops[i];
       sums.ideal_seconds += flops[i] / (*at.tflops * 1e12);
@@ -223,6 +231,15 @@ std::optional<Note> precision_source_note(const PrecisionOverrides& overrides, d
     parts += fmt::format("{}{:.3g} FLOPs ({:.1f}%) at {}", parts.empty() ? "" : "; ", counted,
                          100 * counted / all_flops, which);
   return note<NoteId::precision_from_ops>(arg<"parts">(parts));
+}
+
+std::optional<Note> untyped_precision_note(const PrecisionOverrides& overrides, double all_flops) {
+  if (overrides.untyped_flops <= 0 || all_flops <= 0) return std::nullopt;
+  return note<NoteId::precision_untyped_ops>(
+      arg<"flops">(fmt::format("{:.3g}", overrides.untyped_flops)),
+      arg<"pct">(fmt::format("{:.1f}", 100 * overrides.untyped_flops / all_flops)),
+      arg<"device">(overrides.untyped_device), arg<"precision">(overrides.untyped_precision),
+      arg<"why">(overrides.untyped_source));
 }
 
 ComputeSums& ComputeSums::operator+=(const ComputeSums& from) {

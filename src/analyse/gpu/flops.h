@@ -51,6 +51,9 @@ struct OpPeak {
   // The kernels' name read another precision than the op's input types, which decided (a Tensile
   // B_BS name read as FP32 under BFloat16 ops): what the name read; "" otherwise.
   std::string named;
+  // Neither the inputs nor the kernels' names said: the device's peak entry names the precision
+  // (rules: gpu_peaks, untyped_ops).
+  bool untyped = false;
 };
 // Whether a kernel name's precision says more than the op's input types without contradicting
 // them: the types are unknown, the name states a block-scaled format, FP32 inputs ran as FP32 or
@@ -61,9 +64,15 @@ bool name_refines_types(Precision inputs, const KernelPrecisionPattern& ran);
 // (op_peak), by "<types' precision> (their kernels' names read <name's>)".
 struct PrecisionOverrides {
   std::map<std::string, double> flops;
+  // FLOPs of ops that stated no precision, at the peak their device's entry names for them.
+  double untyped_flops = 0;
+  std::string untyped_precision;
+  std::string untyped_device;
+  std::string untyped_source;
 };
-// The worker's note about them; "" when there are none.
+// The worker's notes about them; empty when there are none.
 std::optional<Note> precision_source_note(const PrecisionOverrides& overrides, double all_flops);
+std::optional<Note> untyped_precision_note(const PrecisionOverrides& overrides, double all_flops);
 OpPeak op_peak(const GpuPeak* peak, Precision inputs, bool tc_eligible, const KernelPrecisionPattern* ran);
 
 // The GPU whose peak applies to a worker's ops: the one with the most kernel time, or nullptr.

@@ -59,6 +59,10 @@ struct TensorCoreSums {
   // Tensor Core kernel time by the precision its kernels' names state (rules: kernel_precisions;
   // "" where the name does not say).
   std::map<std::string, TimeNs> tc_kernel_ns_by_precision;
+  // Kernel time whose units the profile states (a TPU op's hlo_category), and of that the time on
+  // the matrix units (MXUs): matrix_unit.op_time_pct.
+  TimeNs units_stated_ns = 0;
+  TimeNs matrix_unit_ns = 0;
   double min_judged_pct = 0;            // rules: compute.tensor_core_min_judged_pct
   TimeNs eligible_self_kernel_ns = 0;   // self kernel time of bottom-most eligible ops
   TimeNs eligible_total_kernel_ns = 0;  // kernel time under bottom-most eligible ops (inclusive)

@@ -44,6 +44,8 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
         add_time(sums.tc_kernel_ns_by_precision[precision ? precision->precision : ""], inside);
       }
     }
+    if (k.units != ComputeUnits::Unstated) add_time(sums.units_stated_ns, inside);
+    if (k.units == ComputeUnits::Matrix) add_time(sums.matrix_unit_ns, inside);
     if (owner != kNone) owned.push_back({owner, tc, inside, tc ? inside : 0, layout ? inside : 0});
   }
   std::stable_sort(owned.begin(), owned.end(),
@@ -186,6 +188,8 @@ TensorCoreSums& TensorCoreSums::operator+=(const TensorCoreSums& from) {
   add_time(unowned_tc_kernel_ns, from.unowned_tc_kernel_ns);
   for (const auto& [precision, time] : from.tc_kernel_ns_by_precision)
     add_time(tc_kernel_ns_by_precision[precision], time);
+  add_time(units_stated_ns, from.units_stated_ns);
+  add_time(matrix_unit_ns, from.matrix_unit_ns);
   min_judged_pct = std::max(min_judged_pct, from.min_judged_pct);
   add_time(eligible_self_kernel_ns, from.eligible_self_kernel_ns);
   add_time(eligible_total_kernel_ns, from.eligible_total_kernel_ns);

@@ -71,7 +71,7 @@ class Builder {
   // A TPU "XLA Ops" event's counts, category and framework op (tpu_ops.cpp), for the activity `a`
   // about to be added.
   void tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
-              const GpuActivity& a);
+              GpuActivity& a);
   // The host calls that ran compiled programs as the launches of the TPU ops (tpu_ops.cpp).
   void tpu_programs();
   // A device's "Steps" line: each event a step, by its group id (steps.cpp).

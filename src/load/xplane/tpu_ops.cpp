@@ -32,7 +32,7 @@ bool execute_call(std::string_view name) {
 }  // namespace
 
 void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
-                     const GpuActivity& a) {
+                     GpuActivity& a) {
   TpuOp op;
   op.activity = static_cast<std::uint32_t>(p_.gpu_activities.size());
   std::string_view category, tf_op;
@@ -54,6 +54,7 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
   if (meta) read(meta->stats);
   read(e.stats);
   op.matrix = matrix_category(category);
+  if (!category.empty()) a.units = op.matrix ? ComputeUnits::Matrix : ComputeUnits::Vector;
   tpu_ops_.push_back(op);
   // The framework op it came from where the profile says (`tf_op`), else the instruction, as a range
   // on its line: the regions table's time per op.

@@ -81,6 +81,7 @@ TemplateData summary(const ReportModel& r) {
   }
   list.push_back(metric_entry(r, Metric::GpuSmEfficiencyPct, ", of the window"));
   list.push_back(metric_entry(r, Metric::TensorCoreKernelTimePct));
+  if (r.metric(Metric::MatrixUnitOpTimePct)) list.push_back(metric_entry(r, Metric::MatrixUnitOpTimePct));
   if (r.metric(Metric::KernelsCompiledPct).value_or(0) > 0)
     list.push_back(metric_entry(r, Metric::KernelsCompiledPct));
   list.push_back(metric_entry(r, Metric::ComputeTflopsAchieved));
