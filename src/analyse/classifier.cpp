@@ -51,6 +51,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       device_sync_calls(c.device_sync_calls, "device_sync_calls"),
       warmup_calls(c.warmup_calls, "warmup_calls"),
       warmup_ranges(c.warmup_ranges, "warmup_ranges"),
+      teardown_calls(c.teardown_calls, "teardown_calls"),
+      profiler_events(c.profiler_events, "profiler_events"),
       graph_launch_calls(c.graph_launch_calls, "graph_launch_calls"),
       launch_calls(c.critical_path_launch_calls, "critical_path_launch_calls"),
       blocking_calls(c.critical_path_blocking_calls, "critical_path_blocking_calls"),

@@ -38,6 +38,8 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
   pattern_list(out, "device_sync_calls", c.device_sync_calls);
   pattern_list(out, "warmup_calls", c.warmup_calls);
   pattern_list(out, "warmup_ranges", c.warmup_ranges);
+  pattern_list(out, "teardown_calls", c.teardown_calls);
+  pattern_list(out, "profiler_events", c.profiler_events);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);

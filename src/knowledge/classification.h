@@ -113,6 +113,10 @@ struct Classification {
   // compilation (nvFuser, NVRTC): a window that holds them is not the steady state.
   std::vector<std::string> warmup_calls;
   std::vector<std::string> warmup_ranges;
+  // Other one-offs (issue 72): calls that tear the process down (every one after the window's last
+  // GPU activity) and the profiler's own start and stop (host events or calls).
+  std::vector<std::string> teardown_calls;
+  std::vector<std::string> profiler_events;
   // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
   std::vector<std::string> critical_path_launch_calls;
