@@ -89,8 +89,10 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
 // resources and the host's shares are of the steps on the GPUs' clock, not of the host's steps: a
 // step's host span and its GPU work cannot be placed on one timeline (issues 53, 72).
 void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                    WorkerAnalysis& w, const std::vector<Interval>& gpu_steps, const IntervalList& one_offs) {
-  ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
+                    WorkerAnalysis& w, const std::vector<Interval>& gpu_steps, const IntervalList& one_offs,
+                    bool communication_host_time) {
+  ActivityIntervals intervals =
+      classify_intervals(profile, attribution, classes, w.steps.marker_events, communication_host_time);
   w.mean_breakdown = window_breakdown(w.steps, w.window, intervals, gpu_steps);
   w.resources = resource_split(gpu_steps.empty() ? window_spans(w.steps, w.window) : gpu_steps, intervals);
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
@@ -249,7 +251,10 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                          w.tables.timeline, options.threads);
                     },
                     [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
-                    [&] { interval_stage(profile, attribution, classes, w, gpu_steps, one_offs); },
+                    [&] {
+                      interval_stage(profile, attribution, classes, w, gpu_steps, one_offs,
+                                     compiled.communication_host_time);
+                    },
                     [&] {
                       analyse_memory(profile, w.window, w);
                       build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,

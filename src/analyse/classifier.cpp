@@ -81,7 +81,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       roofline_target_pct(c.roofline_target_pct),
       critical_path_max_kernel_gap_us(c.critical_path_max_kernel_gap_us),
       tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels),
-      clock_offset_over_gpu_span(c.clock_offset_over_gpu_span) {
+      clock_offset_over_gpu_span(c.clock_offset_over_gpu_span),
+      communication_host_time(c.communication_host_time) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
   for (const auto& t : c.serving_phases) serving_phase_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {

@@ -73,6 +73,7 @@ struct CompiledClassification {
   double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
   bool clock_offset_over_gpu_span = true;
+  bool communication_host_time = false;
 };
 
 struct NameClasses {

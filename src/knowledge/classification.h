@@ -180,6 +180,11 @@ struct Classification {
   // measured over the GPUs' span in the window, not the window the offset stretches. Off measures
   // them over the window, as the TensorBoard plugin does.
   bool clock_offset_over_gpu_span = true;
+  // Communication is the communication kernels' time: a collective's host wrapper (vllm::all_reduce
+  // deciding in Python which all-reduce to run) is host time, and its host ranges count as
+  // communication only in a trace without GPU work (CPU collectives: gloo). On, every communication
+  // op's host range is communication, as the TensorBoard plugin counts it (issue 72, item 6).
+  bool communication_host_time = false;
   // Kernels with no launching call in the trace (launched before the capture began, or through
   // driver calls that are not read) count in tensor_core.kernel_time_pct. Off reproduces the
   // plugin, whose Tensor Core share is of the kernels its ops' runtime calls launched.

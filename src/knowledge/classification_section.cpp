@@ -80,7 +80,8 @@ constexpr std::array<std::string_view, 5> kMemoryCategoryKeys = {"category", "fi
 constexpr std::array<std::string_view, 7> kAttributionKeys = {
     "by_time_containment",    "external_id_must_enclose",
     "count_driver_api_calls", "tensor_core_share_counts_unlaunched_kernels",
-    "fold_nested_nvtx_ops",   "clock_offset_over_gpu_span"};
+    "fold_nested_nvtx_ops",   "clock_offset_over_gpu_span",
+    "communication_host_time"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
@@ -399,6 +400,8 @@ void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& 
     if (auto b = check.boolean(v, "fold_nested_nvtx_ops")) out.fold_nested_nvtx_ops = *b;
   if (YAML::Node v = node["clock_offset_over_gpu_span"])
     if (auto b = check.boolean(v, "clock_offset_over_gpu_span")) out.clock_offset_over_gpu_span = *b;
+  if (YAML::Node v = node["communication_host_time"])
+    if (auto b = check.boolean(v, "communication_host_time")) out.communication_host_time = *b;
 }
 
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {
