@@ -47,10 +47,11 @@ constexpr std::array<std::string_view, 11> kOpModelKeys = {
     "pattern",  "model",         "flops_per_element",  "source", "note",
     "topk_ops", "gated_kernels", "fp4_weight_kernels", "batch",  "query",
     "value"};
-constexpr std::array<std::string_view, 16> kOpModels = {"gemm",
+constexpr std::array<std::string_view, 17> kOpModels = {"gemm",
                                                         "conv",
                                                         "attention",
                                                         "unary",
+                                                        "fill",
                                                         "binary",
                                                         "copy",
                                                         "reduce",
