@@ -16,7 +16,7 @@ struct ActivityIntervals {
   IntervalList tensor_core_kernels;
   IntervalList memcpy;
   IntervalList memset;
-  IntervalList communication_ops;  // host ranges of communication ops
+  IntervalList communication_ops;  // host ranges of communication ops, where they communicate (below)
   IntervalList runtime;
   IntervalList dataloader;
   IntervalList cpu_ops;  // other ops and annotations (not step markers, not Python frames)
@@ -27,8 +27,12 @@ struct ActivityIntervals {
   Layer host() const { return {&cpu_ops, &communication_ops, &dataloader, &runtime}; }
 };
 
+// `communication_host_time` (rules: attribution): every communication op's host range is
+// communication; else only in a profile without GPU activities (CPU collectives), and elsewhere a
+// communication op's host time is that of any other op (issue 72, item 6).
 ActivityIntervals classify_intervals(const Profile& profile, const Attribution& attribution,
-                                     NameClasses& classes, const std::vector<std::uint32_t>& step_markers);
+                                     NameClasses& classes, const std::vector<std::uint32_t>& step_markers,
+                                     bool communication_host_time = false);
 
 // True for a kernel that belongs to communication (by name, or by the op that launched it).
 bool is_communication_kernel(const Profile& profile, const Attribution& attribution, NameClasses& classes,

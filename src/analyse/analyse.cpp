@@ -1,6 +1,7 @@
 // Wires the analysers together for one profile, then for a run of workers.
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -88,12 +89,14 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
 // resources and the host's shares are of the steps on the GPUs' clock, not of the host's steps: a
 // step's host span and its GPU work cannot be placed on one timeline (issues 53, 72).
 void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
-                    WorkerAnalysis& w, const std::vector<Interval>& gpu_steps) {
-  ActivityIntervals intervals = classify_intervals(profile, attribution, classes, w.steps.marker_events);
+                    WorkerAnalysis& w, const std::vector<Interval>& gpu_steps, const IntervalList& one_offs,
+                    bool communication_host_time) {
+  ActivityIntervals intervals =
+      classify_intervals(profile, attribution, classes, w.steps.marker_events, communication_host_time);
   w.mean_breakdown = window_breakdown(w.steps, w.window, intervals, gpu_steps);
   w.resources = resource_split(gpu_steps.empty() ? window_spans(w.steps, w.window) : gpu_steps, intervals);
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
-  w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals, gpu_steps);
+  w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals, gpu_steps, one_offs);
   communication_time(intervals, w.window, w.communication);
   if (!gpu_steps.empty()) w.communication.window = w.gpu_steps_span;
 }
@@ -229,6 +232,13 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   // warnings); NameClasses is safe to share.
   TemplateCalls templates;
   PrecisionOverrides overrides;
+  // One-offs (warm-up, outlier calls, teardown, the profiler): what the steady-state shares leave out.
+  // Teardown follows the capture's last GPU activity; without one, no call is teardown.
+  IntervalList one_offs;
+  TimeNs last_gpu_end =
+      w.window.gpu_end > w.window.gpu_start ? w.window.gpu_end : std::numeric_limits<TimeNs>::max();
+  Warmup warmup = warmup_in_window(profile, attribution, classes, window_spans(w.steps, w.window),
+                                   w.window.host_start, last_gpu_end, one_offs);
   // The longest first (the critical paths, whose steps are split over the threads again), so that
   // the shorter ones fill in beside it.
   run_side_by_side(options.threads,
@@ -241,23 +251,27 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                          w.tables.timeline, options.threads);
                     },
                     [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
-                    [&] { interval_stage(profile, attribution, classes, w, gpu_steps); },
+                    [&] {
+                      interval_stage(profile, attribution, classes, w, gpu_steps, one_offs,
+                                     compiled.communication_host_time);
+                    },
                     [&] {
                       analyse_memory(profile, w.window, w);
                       build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,
                                           w.window, options.table_rows, w.tables);
                       QueuedWork queued = queued_work(profile, attribution);
                       w.idle = idle_breakdown(profile, attribution, queued, w.window);
-                      w.tables.gpu_gaps =
-                          gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events, w.idle, offset);
+                      w.tables.gpu_gaps = gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events,
+                                                   w.idle, offset, one_offs);
                     }});
   w.idle.delays = delays;
   if (w.memory.snapshot.devices > 0) w.memory.snapshot.device_memory = options.device_memory;
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
-  if (std::optional<Note> warmup = warmup_note(w.host.warmup, w.host.step_time))
-    w.warnings.push_back(*warmup);
+  w.host.warmup = std::move(warmup);
+  if (std::optional<Note> setup = warmup_note(w.host.warmup, w.host.step_time)) w.warnings.push_back(*setup);
+  for (Note& n : one_off_notes(w.host.warmup, w.host.step_time)) w.warnings.push_back(std::move(n));
   if (std::optional<Note> idle = nvtx_idle_note(w.idle)) w.warnings.push_back(*idle);
   if (std::optional<Note> precision = precision_source_note(overrides, w.compute.flops))
     w.warnings.push_back(*precision);

@@ -51,6 +51,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       device_sync_calls(c.device_sync_calls, "device_sync_calls"),
       warmup_calls(c.warmup_calls, "warmup_calls"),
       warmup_ranges(c.warmup_ranges, "warmup_ranges"),
+      teardown_calls(c.teardown_calls, "teardown_calls"),
+      profiler_events(c.profiler_events, "profiler_events"),
       graph_launch_calls(c.graph_launch_calls, "graph_launch_calls"),
       launch_calls(c.critical_path_launch_calls, "critical_path_launch_calls"),
       blocking_calls(c.critical_path_blocking_calls, "critical_path_blocking_calls"),
@@ -79,7 +81,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       roofline_target_pct(c.roofline_target_pct),
       critical_path_max_kernel_gap_us(c.critical_path_max_kernel_gap_us),
       tc_share_counts_unlaunched_kernels(c.tc_share_counts_unlaunched_kernels),
-      clock_offset_over_gpu_span(c.clock_offset_over_gpu_span) {
+      clock_offset_over_gpu_span(c.clock_offset_over_gpu_span),
+      communication_host_time(c.communication_host_time) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
   for (const auto& t : c.serving_phases) serving_phase_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {

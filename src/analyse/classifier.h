@@ -34,6 +34,8 @@ struct CompiledClassification {
   PatternSet device_sync_calls;
   PatternSet warmup_calls;
   PatternSet warmup_ranges;
+  PatternSet teardown_calls;
+  PatternSet profiler_events;
   PatternSet graph_launch_calls;
   PatternSet launch_calls;    // critical_path_launch_calls
   PatternSet blocking_calls;  // critical_path_blocking_calls
@@ -71,6 +73,7 @@ struct CompiledClassification {
   double critical_path_max_kernel_gap_us = 1500;
   bool tc_share_counts_unlaunched_kernels = true;
   bool clock_offset_over_gpu_span = true;
+  bool communication_host_time = false;
 };
 
 struct NameClasses {
@@ -85,6 +88,8 @@ struct NameClasses {
         device_sync_call(c.device_sync_calls, p.strings),
         warmup_call(c.warmup_calls, p.strings),
         warmup_range(c.warmup_ranges, p.strings),
+        teardown_call(c.teardown_calls, p.strings),
+        profiler_event(c.profiler_events, p.strings),
         graph_launch(c.graph_launch_calls, p.strings),
         launch_call(c.launch_calls, p.strings),
         blocking_call(c.blocking_calls, p.strings),
@@ -103,6 +108,8 @@ struct NameClasses {
   NameMatcher device_sync_call;
   NameMatcher warmup_call;
   NameMatcher warmup_range;
+  NameMatcher teardown_call;
+  NameMatcher profiler_event;
   NameMatcher graph_launch;
   NameMatcher launch_call;
   NameMatcher blocking_call;

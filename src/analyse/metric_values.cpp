@@ -214,7 +214,9 @@ void set_copies(MetricValues& m, const CopyMetrics& metrics, const HostActivityS
 void set_host_metrics(MetricValues& m, const MetricInputs& in) {
   const HostActivitySums& h = in.host;
   if (in.has_runtime || !in.gpus.empty()) {
-    m.set(Metric::HostRuntimePct, ratio_pct(us(h.runtime_time), us(h.step_time)));
+    // The steady state's: one-offs (warm-up, outlier calls, teardown, the profiler) left out of both.
+    m.set(Metric::HostRuntimePct, ratio_pct(us(h.runtime_time - h.one_off_runtime_time),
+                                            us(std::max<TimeNs>(0, h.step_time - h.warmup.time))));
     m.set(Metric::HostSyncCalls, d(h.sync_calls));
     m.set(Metric::HostSyncUs, us(h.sync_time));
     m.set(Metric::HostSyncPct, ratio_pct(us(h.sync_time), us(h.step_time)));

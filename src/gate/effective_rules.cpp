@@ -25,6 +25,7 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
       << c.tc_share_counts_unlaunched_kernels;
   out << YAML::Key << "fold_nested_nvtx_ops" << YAML::Value << c.fold_nested_nvtx_ops;
   out << YAML::Key << "clock_offset_over_gpu_span" << YAML::Value << c.clock_offset_over_gpu_span;
+  out << YAML::Key << "communication_host_time" << YAML::Value << c.communication_host_time;
   out << YAML::EndMap;
   out << YAML::Key << "classification" << YAML::Value << YAML::BeginMap;
   pattern_list(out, "tensor_core_kernels", c.tensor_core_kernels);
@@ -38,6 +39,8 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
   pattern_list(out, "device_sync_calls", c.device_sync_calls);
   pattern_list(out, "warmup_calls", c.warmup_calls);
   pattern_list(out, "warmup_ranges", c.warmup_ranges);
+  pattern_list(out, "teardown_calls", c.teardown_calls);
+  pattern_list(out, "profiler_events", c.profiler_events);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);

@@ -118,6 +118,10 @@ struct Classification {
   // compilation (nvFuser, NVRTC): a window that holds them is not the steady state.
   std::vector<std::string> warmup_calls;
   std::vector<std::string> warmup_ranges;
+  // Other one-offs (issue 72): calls that tear the process down (every one after the window's last
+  // GPU activity) and the profiler's own start and stop (host events or calls).
+  std::vector<std::string> teardown_calls;
+  std::vector<std::string> profiler_events;
   // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
   std::vector<std::string> critical_path_launch_calls;
@@ -181,6 +185,11 @@ struct Classification {
   // measured over the GPUs' span in the window, not the window the offset stretches. Off measures
   // them over the window, as the TensorBoard plugin does.
   bool clock_offset_over_gpu_span = true;
+  // Communication is the communication kernels' time: a collective's host wrapper (vllm::all_reduce
+  // deciding in Python which all-reduce to run) is host time, and its host ranges count as
+  // communication only in a trace without GPU work (CPU collectives: gloo). On, every communication
+  // op's host range is communication, as the TensorBoard plugin counts it (issue 72, item 6).
+  bool communication_host_time = false;
   // Kernels with no launching call in the trace (launched before the capture began, or through
   // driver calls that are not read) count in tensor_core.kernel_time_pct. Off reproduces the
   // plugin, whose Tensor Core share is of the kernels its ops' runtime calls launched.

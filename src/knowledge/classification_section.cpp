@@ -10,7 +10,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 26> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 28> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -21,6 +21,8 @@ constexpr std::array<std::string_view, 26> kPatternLists = {"tensor_core_kernels
                                                             "device_sync_calls",
                                                             "warmup_calls",
                                                             "warmup_ranges",
+                                                            "teardown_calls",
+                                                            "profiler_events",
                                                             "graph_launch_calls",
                                                             "critical_path_launch_calls",
                                                             "critical_path_blocking_calls",
@@ -46,10 +48,11 @@ constexpr std::array<std::string_view, 11> kOpModelKeys = {
     "pattern",  "model",         "flops_per_element",  "source", "note",
     "topk_ops", "gated_kernels", "fp4_weight_kernels", "batch",  "query",
     "value"};
-constexpr std::array<std::string_view, 16> kOpModels = {"gemm",
+constexpr std::array<std::string_view, 17> kOpModels = {"gemm",
                                                         "conv",
                                                         "attention",
                                                         "unary",
+                                                        "fill",
                                                         "binary",
                                                         "copy",
                                                         "reduce",
@@ -76,10 +79,11 @@ constexpr std::array<std::string_view, 6> kKernelPrecisionKeys = {"pattern", "pr
                                                                   "formats", "source",    "note"};
 constexpr std::array<std::string_view, 5> kMemoryCategoryKeys = {"category", "file", "function", "source",
                                                                  "note"};
-constexpr std::array<std::string_view, 6> kAttributionKeys = {
+constexpr std::array<std::string_view, 7> kAttributionKeys = {
     "by_time_containment",    "external_id_must_enclose",
     "count_driver_api_calls", "tensor_core_share_counts_unlaunched_kernels",
-    "fold_nested_nvtx_ops",   "clock_offset_over_gpu_span"};
+    "fold_nested_nvtx_ops",   "clock_offset_over_gpu_span",
+    "communication_host_time"};
 
 std::vector<std::string>& pattern_list(Classification& c, std::string_view name) {
   if (name == "tensor_core_kernels") return c.tensor_core_kernels;
@@ -92,6 +96,8 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "device_sync_calls") return c.device_sync_calls;
   if (name == "warmup_calls") return c.warmup_calls;
   if (name == "warmup_ranges") return c.warmup_ranges;
+  if (name == "teardown_calls") return c.teardown_calls;
+  if (name == "profiler_events") return c.profiler_events;
   if (name == "graph_launch_calls") return c.graph_launch_calls;
   if (name == "critical_path_launch_calls") return c.critical_path_launch_calls;
   if (name == "critical_path_blocking_calls") return c.critical_path_blocking_calls;
@@ -407,6 +413,8 @@ void read_attribution(YamlCheck& check, const YAML::Node& node, Classification& 
     if (auto b = check.boolean(v, "fold_nested_nvtx_ops")) out.fold_nested_nvtx_ops = *b;
   if (YAML::Node v = node["clock_offset_over_gpu_span"])
     if (auto b = check.boolean(v, "clock_offset_over_gpu_span")) out.clock_offset_over_gpu_span = *b;
+  if (YAML::Node v = node["communication_host_time"])
+    if (auto b = check.boolean(v, "communication_host_time")) out.communication_host_time = *b;
 }
 
 void read_gpu_peaks(YamlCheck& check, const YAML::Node& node, Classification& out) {

@@ -21,18 +21,25 @@ auto fields(const HostActivitySums::Copies& s) {
   return std::tuple(count, bytes, copy_time);
 }
 
+auto fields(const OneOff& s) {
+  const auto& [time, count, name, longest, start] = s;
+  return std::tuple(time, count, name, longest, start);
+}
+
 auto fields(const HostActivitySums& s) {
   const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, compiled_time,
                median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets,
-               blocking_copy, warmup] = s;
+               blocking_copy, warmup, one_off_runtime_time] = s;
   // The longest blocking copy, by its host wait (-1: none).
   TimeNs blocking_wait = blocking_copy ? blocking_copy->host_wait : -1;
   return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                     kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers,
                     compiled_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d),
                     fields(all_copies), pageable, sync_copies, sync_memsets, blocking_wait, warmup.time,
-                    warmup.name, warmup.longest, warmup.start, warmup.is_range);
+                    warmup.setup_time, warmup.name, warmup.longest, warmup.start, warmup.is_range,
+                    fields(warmup.outliers), fields(warmup.teardown), fields(warmup.profiler),
+                    one_off_runtime_time);
 }
 
 auto fields(const ParallelismSums& s) {
@@ -123,7 +130,9 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      23,
                      24,
                      blocking_copy(30),
-                     Warmup{31, "a", 5, 1, false}};
+                     Warmup{31, 32, "a", 5, 1, false, OneOff{33, 1, "oa", 6, 2}, OneOff{34, 2, "ta", 7, 3},
+                            OneOff{35, 3, "pa", 8, 4}},
+                     36};
   HostActivitySums b{101,
                      102,
                      103,
@@ -146,15 +155,21 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      123,
                      124,
                      blocking_copy(130),
-                     Warmup{131, "b", 9, 2, true}};
+                     Warmup{131, 132, "b", 9, 2, true, OneOff{133, 4, "ob", 3, 5}, OneOff{134, 5, "tb", 9, 6},
+                            OneOff{135, 6, "pb", 8, 7}},
+                     136};
   a += b;
   // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
   EXPECT_EQ(fields(a), fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 150, 152, 154, 156,
                                                158, 9, Copies{120, 122, 124}, Copies{126, 128, 130},
                                                Copies{132, 134, 136}, Copies{138, 140, 142}, 144, 146, 148,
                                                blocking_copy(130),  // the longer
-                                               // warm-up times add; the longest one is b's
-                                               Warmup{162, "b", 9, 2, true}}));
+                                               // warm-up times and counts add; the longest one is b's;
+                                               // of each kind of one-off, the longer one's (a's where
+                                               // equal)
+                                               Warmup{162, 164, "b", 9, 2, true, OneOff{166, 5, "oa", 6, 2},
+                                                      OneOff{168, 7, "tb", 9, 6}, OneOff{170, 9, "pa", 8, 4}},
+                                               172}));
 }
 
 TEST(SumsTest, TimesSaturateInsteadOfOverflowing) {

@@ -54,6 +54,10 @@ TEST(Issue53NsysRealTraces, FsdpOpTypesUseDlprofsDefinitions) {
 // ranges 348.688 ms (18.29%; was "nothing recorded"), most in executor_utils::Nvrtc::CompileProgram
 // (313.358 ms of its own); warm-up 1,512.463 ms (79.30%): the start-up before the first recorded
 // event (1,164.792 ms) and the JIT compilation (KernelExecutor::compileFusion, 346.691 ms, ...).
+// Issue 72: one-offs are set aside from the idle causes, so that the idle time during the JIT
+// compilation (its NVTX ranges) is in no cause; and the cuModuleUnload at 1,907.162 ms, after the
+// last kernel (1,905.391 ms), 56.223 us long (the export's CUPTI_ACTIVITY_KIND_RUNTIME), is
+// teardown: one-offs 1,512.463 + 0.056 = 1,512.519 ms.
 TEST(Issue53NsysRealTraces, NvfuserNvtxIdleAndWarmUp) {
   std::string path = shared_trace("nsys/h100_nvfuser_matmul_nsys2024.sqlite");
   if (path.empty()) GTEST_SKIP() << "../shared/traces is absent";
@@ -63,10 +67,8 @@ TEST(Issue53NsysRealTraces, NvfuserNvtxIdleAndWarmUp) {
   EXPECT_EQ(w.window.start, 0);
   EXPECT_NEAR(*w.metrics.get(Metric::WindowWallUs), 1907281, 1);
   EXPECT_NEAR(*w.metrics.get(Metric::WindowCaptureSpanUs), 2231574.198, 0.001);
-  EXPECT_NEAR(*w.metrics.get(Metric::GpuIdleNvtxPct), 100.0 * 348.688 / 1906.875, 0.01);
-  EXPECT_EQ(w.idle.nvtx_range, "executor_utils::Nvrtc::CompileProgram");
-  EXPECT_NEAR(static_cast<double>(w.idle.nvtx_range_idle) / 1e6, 313.358, 0.001);
-  EXPECT_NEAR(*w.metrics.get(Metric::HostWarmupUs) / 1e3, 1512.463, 0.001);
+  EXPECT_NE(w.idle.nvtx_range, "executor_utils::Nvrtc::CompileProgram");
+  EXPECT_NEAR(*w.metrics.get(Metric::HostWarmupUs) / 1e3, 1512.519, 0.001);
   EXPECT_TRUE(
       has_line(w.warnings,
                "the start-up before the first recorded event at 0.000 ms into the window, took 1164.792 ms"));

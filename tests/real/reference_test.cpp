@@ -225,9 +225,12 @@ TEST(PluginAgreement, DefaultRulesAgreeWhereTheyDoNotDifferOnPurpose) {
           runtime + cpuop, 0.5);
     }
     if (breakdown_differs) {
-      // Time moves into communication, never out of it; what no rule touches stays put.
-      EXPECT_GT(breakdown_pct(w, Metric::BreakdownCommunicationPct),
-                number(r.data.at("breakdown_pct").at("communication")));
+      // Kernel time moves into communication; a collective's host wrapper moves out of it into CPU
+      // exec (issue 72, item 6): together they never shrink. What no rule touches stays put.
+      EXPECT_GT(
+          breakdown_pct(w, Metric::BreakdownCommunicationPct) + breakdown_pct(w, Metric::BreakdownCpuExecPct),
+          number(r.data.at("breakdown_pct").at("communication")) +
+              number(r.data.at("breakdown_pct").at("cpuop")) - 0.5);
       EXPECT_NEAR(breakdown_pct(w, Metric::BreakdownOtherPct), number(r.data.at("breakdown_pct").at("other")),
                   0.5);
     }

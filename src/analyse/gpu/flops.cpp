@@ -189,9 +189,13 @@ ComputeSums compute_sums(const Profile& p, const OpStats& stats, ArgumentCache& 
     if (!stats.in_window(i)) continue;
     if (TimeNs device = matrix[i] ? stats.total_device(i) : 0; device > 0) {
       sums.eligible_device += device;
-      // Known when the op or an op it calls has a count.
+      // Known when the op, an op it calls or an op that encloses it has a count (issue 72, item 7:
+      // aten::_flash_attention_forward under _scaled_dot_product_flash_attention, whose model
+      // counts its FLOPs, is covered, as in the roofline's rows).
       bool known = false;
       for (std::size_t k = i; k < stats.subtree_end(i) && !known; ++k) known = flops[k] > 0;
+      for (std::uint32_t k = p.host_events[i].parent; k != kNone && !known; k = p.host_events[k].parent)
+        known = flops[k] > 0;
       if (known)
         sums.eligible_device_counted += device;
       else

@@ -123,7 +123,7 @@ const char* idle_cause_name(IdleCause cause) {
 
 std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameClasses& classes,
                              const Window& w, const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
-                             bool over_gpu_span) {
+                             bool over_gpu_span, const IntervalList& one_offs) {
   std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
   for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
   std::vector<std::uint32_t> nvtx = nvtx_ranges(p, step_markers);
@@ -131,8 +131,9 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
   NvtxIdle nvtx_idle(p, nvtx);
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
-    // Queued work first, then the host causes in IdleCause order (exclusive_split's priority).
-    std::vector<Layer> layers{{&queued_on(queued, device)}};
+    // One-offs first (set aside), queued work, then the host causes in IdleCause order
+    // (exclusive_split's priority).
+    std::vector<Layer> layers{{&one_offs}, {&queued_on(queued, device)}};
     for (const IntervalList& l : host) layers.push_back({&l});
     ExclusiveSplitter splitter(over_gpu_span ? std::vector<Layer>{} : layers);  // the gaps in time order
     const std::vector<Layer> before_nvtx(layers.begin(), layers.end() - 1);
@@ -155,15 +156,16 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
         continue;
       }
       GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
-      // parts: queued, the five host causes, then covered by none (Unrecorded); over the GPU span
-      // only the last, all of the gap.
+      // parts: one-offs (in no cause), queued, the five host causes, then covered by none
+      // (Unrecorded); over the GPU span only the last, all of the gap.
       const std::vector<TimeNs>& parts = splitter.split(span);
-      constexpr std::array<IdleCause, 7> kPartCause = {
-          IdleCause::Queued, IdleCause::DataLoader, IdleCause::Sync,      IdleCause::Launch,
-          IdleCause::CpuOp,  IdleCause::Nvtx,       IdleCause::Unrecorded};
+      constexpr std::array<std::optional<IdleCause>, 8> kPartCause = {
+          std::nullopt,      IdleCause::Queued, IdleCause::DataLoader, IdleCause::Sync,
+          IdleCause::Launch, IdleCause::CpuOp,  IdleCause::Nvtx,       IdleCause::Unrecorded};
       std::size_t first_cause = kPartCause.size() - parts.size();
       for (std::size_t c = 0; c < parts.size(); ++c) {
-        auto cause = static_cast<std::size_t>(kPartCause[first_cause + c]);
+        if (!kPartCause[first_cause + c]) continue;
+        auto cause = static_cast<std::size_t>(*kPartCause[first_cause + c]);
         row.by_cause[cause] = parts[c];
         sums.by_cause[cause] += parts[c];
       }

@@ -31,9 +31,11 @@ IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, 
 // one split by cause into `sums.by_cause` (what the launching host threads were doing meanwhile).
 // `over_gpu_span` (clocks offset, launch_delay.h): only the gaps between a GPU's activities, and
 // none split by the host (all Unrecorded): the host's timeline does not line up with the GPU's.
-// `step_markers`: the host events that are steps (never an NVTX cause).
+// `step_markers`: the host events that are steps (never an NVTX cause). `one_offs` (warmup.h): idle
+// time while the host was in one of them is in no cause (and in no gap's split): it is not the
+// steady state's.
 std::vector<GapRow> gpu_gaps(const Profile& profile, const QueuedWork& queued, NameClasses& classes,
                              const Window& window, const std::vector<std::uint32_t>& step_markers,
-                             IdleSums& sums, bool over_gpu_span = false);
+                             IdleSums& sums, bool over_gpu_span = false, const IntervalList& one_offs = {});
 
 }  // namespace perfgate

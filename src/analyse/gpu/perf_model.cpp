@@ -112,6 +112,16 @@ std::optional<OpCost> unary_cost(const OpCall& c, double per_element) {
   return OpCost{per_element * n, bytes.value(), false};
 }
 
+// fill_ and zero_ write every element and read none: n bytes moved, not 2n (issue 72: counted as
+// read and written, ResNet-50's fill_ rows reached 161% of the V100's memory bandwidth).
+std::optional<OpCost> fill_cost(const OpCall& c, double per_element) {
+  if (c.dims.empty()) return std::nullopt;
+  double n = elements(c.dims[0]);
+  Bytes bytes;
+  bytes.add(n, bpe_at(c, 0));
+  return OpCost{per_element * n, bytes.value(), false};
+}
+
 // The shape two inputs broadcast to; empty when they do not broadcast.
 std::optional<Dims> broadcast(const Dims& a, const Dims& b) {
   std::size_t rank = std::max(a.size(), b.size());
@@ -190,7 +200,11 @@ std::optional<OpCost> reduce_cost(const OpCall& c, double per_element) {
     out = n;
   } else if (c.scalars.size() > 1 && !c.scalars[1].empty()) {
     Dims reduced = ArgumentCache::integers(c.scalars[1]);
-    out = n;
+    // An empty dim list ("[]": sum.dim_IntList's dim=[]) reduces every dim, as no dim list does.
+    std::string_view dim = c.scalars[1];
+    while (!dim.empty() && dim.front() == ' ') dim.remove_prefix(1);
+    while (!dim.empty() && dim.back() == ' ') dim.remove_suffix(1);
+    out = dim == "[]" ? 1 : n;
     for (std::int64_t d : reduced) {
       std::int64_t at = d < 0 ? d + static_cast<std::int64_t>(in.size()) : d;
       if (at >= 0 && static_cast<std::size_t>(at) < in.size() && in[static_cast<std::size_t>(at)] > 0)
@@ -319,6 +333,7 @@ std::optional<OpCost> op_cost(const OpModelPattern& model, const OpCall& call) {
   if (m == "conv") return conv_cost(call);
   if (m == "attention") return attention_cost(call);
   if (m == "unary") return unary_cost(call, per);
+  if (m == "fill") return fill_cost(call, per);
   if (m == "binary") return binary_cost(call, per);
   if (m == "copy") return copy_cost(call, per);
   if (m == "reduce") return reduce_cost(call, per);

@@ -83,11 +83,13 @@ std::vector<Interval> window_spans(const StepDetection& steps, const Window& win
 
 HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClasses& classes,
                                const StepDetection& steps, const Window& w, const ActivityIntervals& in,
-                               const std::vector<Interval>& gpu_steps) {
+                               const std::vector<Interval>& gpu_steps, const IntervalList& one_offs) {
   HostActivitySums s;
+  IntervalList one_off_runtime = one_offs.empty() ? IntervalList{} : intersect(in.runtime, one_offs);
   for (Interval span : window_spans(steps, w)) {
     s.step_time += span.end - span.start;
     s.runtime_time += length_within(in.runtime, span);
+    s.one_off_runtime_time += length_within(one_off_runtime, span);
   }
   // Under a clock offset the step is the GPUs' (one span for every time figure); the calls' time
   // is a duration on the host's clock, at most the step it is a share of.
@@ -95,6 +97,7 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
     s.step_time = 0;
     for (Interval span : gpu_steps) s.step_time += span.end - span.start;
     s.runtime_time = std::min(s.runtime_time, s.step_time);
+    s.one_off_runtime_time = std::min(s.one_off_runtime_time, s.runtime_time);
   }
   for (const RuntimeCall& c : p.runtime_calls) {
     if (!in_window(c.start, w) || !classes.sync_call(c.name)) continue;
@@ -120,7 +123,6 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
   count_blocking(p, a, classes, w, s);
   s.longest_blocking_copy = longest_blocking_copy(p, a, classes, w);
   if (s.longest_blocking_copy) s.longest_blocking_copy->step_time = s.step_time;
-  s.warmup = warmup_in_window(p, classes, window_spans(steps, w), w.host_start);
   return s;
 }
 
@@ -155,11 +157,28 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   if (from.longest_blocking_copy &&
       (!longest_blocking_copy || from.longest_blocking_copy->host_wait > longest_blocking_copy->host_wait))
     longest_blocking_copy = from.longest_blocking_copy;
+  add_time(one_off_runtime_time, from.one_off_runtime_time);
   add_time(warmup.time, from.warmup.time);
+  add_time(warmup.setup_time, from.warmup.setup_time);
+  warmup.outliers += from.warmup.outliers;
+  warmup.teardown += from.warmup.teardown;
+  warmup.profiler += from.warmup.profiler;
   if (from.warmup.longest > warmup.longest) {
-    TimeNs time = warmup.time;
-    warmup = from.warmup;
-    warmup.time = time;
+    warmup.name = from.warmup.name;
+    warmup.longest = from.warmup.longest;
+    warmup.start = from.warmup.start;
+    warmup.is_range = from.warmup.is_range;
+  }
+  return *this;
+}
+
+OneOff& OneOff::operator+=(const OneOff& from) {
+  add_time(time, from.time);
+  count += from.count;
+  if (from.longest > longest) {
+    name = from.name;
+    longest = from.longest;
+    start = from.start;
   }
   return *this;
 }

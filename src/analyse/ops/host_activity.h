@@ -15,7 +15,8 @@ inline constexpr TimeNs kShortKernelNs = 10'000;
 HostActivitySums host_activity(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                                const StepDetection& steps, const Window& window,
                                const ActivityIntervals& intervals,
-                               const std::vector<Interval>& gpu_steps = {});
+                               const std::vector<Interval>& gpu_steps = {},
+                               const IntervalList& one_offs = {});
 
 // The step spans of the window (the whole window when there are no steps).
 std::vector<Interval> window_spans(const StepDetection& steps, const Window& window);

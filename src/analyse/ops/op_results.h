@@ -120,13 +120,30 @@ struct BlockingCopy {
   TimeNs step_time = 0;           // its worker's window step time (HostActivitySums::step_time)
 };
 
-// Warm-up one-offs in the window (warmup.h): their union and the longest of them.
+// One kind of one-off in the window (warmup.h): its union within the window's steps, how many,
+// and the longest.
+struct OneOff {
+  TimeNs time = 0;
+  std::uint64_t count = 0;
+  std::string name;  // the longest one's
+  TimeNs longest = 0;
+  TimeNs start = 0;  // the longest one's, after the window's host start
+  OneOff& operator+=(const OneOff& from);
+};
+
+// One-offs in the window (warmup.h): warm-up (set-up, JIT compilation), launch calls far longer
+// than their name's median, teardown after the last GPU activity, the profiler's start and stop.
 struct Warmup {
-  TimeNs time = 0;  // the union of them within the window's steps
+  TimeNs time = 0;  // the union of every kind within the window's steps
+  // Warm-up itself: its union, the longest of it (what it is, with its name).
+  TimeNs setup_time = 0;
   std::string name;
   TimeNs longest = 0;
   TimeNs start = 0;  // the longest one's, after the window's host start
   bool is_range = false;
+  OneOff outliers;
+  OneOff teardown;
+  OneOff profiler;
 };
 
 struct HostActivitySums {
@@ -159,6 +176,7 @@ struct HostActivitySums {
   // The longest blocking copy of the window (of a run: of its workers).
   std::optional<BlockingCopy> longest_blocking_copy;
   Warmup warmup;
+  TimeNs one_off_runtime_time = 0;  // the part of runtime_time in one-offs (warmup), set aside
   // Counts and times add up (host_activity.cpp). Medians do not: median_launch_gap stays this
   // value's, and a run sets its own from its workers' (run_metrics.cpp).
   HostActivitySums& operator+=(const HostActivitySums& from);

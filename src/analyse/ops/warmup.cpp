@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -9,27 +10,113 @@
 namespace perfgate {
 namespace {
 
+// A runtime call at least this many times the median of its name (and at least kOutlierMinNs, of a
+// name called kOutlierMinCalls times or more) is a one-off, not the call's steady cost: a lazy module
+// load inside a first launch (CUDA_MODULE_LOADING=LAZY loads each module at its first use) took
+// 629.6 ms of cudaLaunchKernel calls of 5 us (issue 72).
+constexpr TimeNs kOutlierFactor = 10;
+constexpr TimeNs kOutlierMinNs = 1'000'000;
+constexpr std::size_t kOutlierMinCalls = 5;
+
 TimeNs within_spans(Interval r, const std::vector<Interval>& spans) {
   TimeNs t = 0;
   for (Interval s : spans) t += overlap(r, s);
   return t;
 }
 
-}  // namespace
+// The least duration that makes a kernel launch of a name an outlier. Only launches of kernels are
+// judged: a copy or a free that waits for queued GPU work (a100_80g_5steps: a 146.9 ms
+// cudaMemcpyAsync) or a synchronising call is the steady state's, not a one-off. Only the names
+// whose longest launch reaches kOutlierMinNs (few: launches take microseconds) keep their
+// durations for a median; and only the first launch of a kernel is a one-off (a module loads at
+// its first kernel's first launch), so that a launch held up by a full launch queue is not one.
+class OutlierBounds {
+ public:
+  OutlierBounds(const Profile& p, const Attribution& a, NameClasses& classes)
+      : launches_(p.runtime_calls.size(), false), first_launch_(p.runtime_calls.size(), false) {
+    std::unordered_set<StringId> launched;
+    for (std::size_t i = 0; i < p.gpu_activities.size(); ++i)
+      if (p.gpu_activities[i].kind == GpuActivityKind::Kernel && a.activity_runtime[i] != kNone) {
+        launches_[a.activity_runtime[i]] = true;
+        if (launched.insert(p.gpu_activities[i].name).second) first_launch_[a.activity_runtime[i]] = true;
+      }
+    StringId top = 0;
+    for (const RuntimeCall& c : p.runtime_calls) top = std::max(top, c.name);
+    longest_.assign(p.runtime_calls.empty() ? 0 : top + 1, 0);
+    for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
+      if (launches_[r])
+        longest_[p.runtime_calls[r].name] =
+            std::max(longest_[p.runtime_calls[r].name], p.runtime_calls[r].end - p.runtime_calls[r].start);
+    std::unordered_map<StringId, std::vector<TimeNs>> durations;
+    for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
+      const RuntimeCall& c = p.runtime_calls[r];
+      if (launches_[r] && longest_[c.name] >= kOutlierMinNs && !classes.sync_call(c.name) &&
+          !classes.warmup_call(c.name))
+        durations[c.name].push_back(c.end - c.start);
+    }
+    for (auto& [name, d] : durations) {
+      if (d.size() < kOutlierMinCalls) continue;
+      auto middle = d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2);
+      std::nth_element(d.begin(), middle, d.end());
+      bound_[name] = std::max(kOutlierMinNs, *middle * kOutlierFactor);
+    }
+  }
+  bool outlier(std::size_t r, const RuntimeCall& c) const {
+    if (bound_.empty() || !first_launch_[r] || longest_[c.name] < kOutlierMinNs) return false;
+    auto it = bound_.find(c.name);
+    return it != bound_.end() && c.end - c.start >= it->second;
+  }
 
-Warmup warmup_in_window(const Profile& p, NameClasses& classes, const std::vector<Interval>& spans,
-                        TimeNs host_start) {
-  Warmup out;
-  IntervalList found;
+ private:
+  std::vector<bool> launches_;      // per runtime call: it launched a kernel
+  std::vector<bool> first_launch_;  // per runtime call: it launched a kernel first launched then
+  std::vector<TimeNs> longest_;
+  std::unordered_map<StringId, TimeNs> bound_;
+};
+
+class OneOffFinder {
+ public:
+  OneOffFinder(const std::vector<Interval>& spans, TimeNs host_start)
+      : spans_(spans), host_start_(host_start) {}
+
+  // Counts `r` in `kind` where it lies in the window's steps.
+  bool add(OneOff& kind, IntervalList& list, Interval r, std::string name) {
+    if (within_spans(r, spans_) <= 0) return false;
+    list.push_back(r);
+    ++kind.count;
+    if (r.end - r.start > kind.longest) {
+      kind.longest = r.end - r.start;
+      kind.name = std::move(name);
+      kind.start = r.start - host_start_;
+    }
+    return true;
+  }
+
+  // The union of `list` within the window's steps, added to `all`.
+  TimeNs finish(IntervalList& list, IntervalList& all) const {
+    merge_in_place(list);
+    TimeNs t = 0;
+    for (Interval s : spans_) t += length_within(list, s);
+    all.insert(all.end(), list.begin(), list.end());
+    return t;
+  }
+
+ private:
+  const std::vector<Interval>& spans_;
+  TimeNs host_start_;
+};
+
+// Warm-up: the first call of each warm-up call, every JIT-compilation range, and an nsys window's
+// start-up before its first recorded event.
+void find_setup(const Profile& p, NameClasses& classes, OneOffFinder& finder, Warmup& out,
+                IntervalList& all) {
+  OneOff setup;
+  IntervalList list;
+  bool range = false;
   auto consider = [&](Interval r, std::string_view prefix, std::string_view name) {
-    if (within_spans(r, spans) <= 0) return;
-    found.push_back(r);
-    TimeNs length = r.end - r.start;
-    if (length <= out.longest) return;
-    out.longest = length;
-    out.name = fmt::format("{}{}", prefix, name);  // Warmup::name: what it is, with its name
-    out.is_range = prefix == "the range ";
-    out.start = r.start - host_start;
+    TimeNs before = setup.longest;
+    if (finder.add(setup, list, r, fmt::format("{}{}", prefix, name)) && setup.longest > before)
+      range = prefix == "the range ";
   };
   // Runtime calls are sorted by start: the first of each name is met first.
   std::unordered_set<StringId> seen;
@@ -49,18 +136,76 @@ Warmup warmup_in_window(const Profile& p, NameClasses& classes, const std::vecto
     if (first != kMaxTimeNs && first > p.info.profiler_start)
       consider({p.info.profiler_start, first}, "the start-up before the first recorded event", "");
   }
-  merge_in_place(found);
-  for (Interval s : spans) out.time += length_within(found, s);
+  out.setup_time = finder.finish(list, all);
+  out.name = setup.name;
+  out.longest = setup.longest;
+  out.start = setup.start;
+  out.is_range = range;
+}
+
+}  // namespace
+
+Warmup warmup_in_window(const Profile& p, const Attribution& a, NameClasses& classes,
+                        const std::vector<Interval>& spans, TimeNs host_start, TimeNs last_gpu_end,
+                        IntervalList& one_offs) {
+  Warmup out;
+  OneOffFinder finder(spans, host_start);
+  IntervalList all;
+  find_setup(p, classes, finder, out, all);
+  IntervalList outliers, teardown, profiler;
+  OutlierBounds bounds(p, a, classes);
+  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
+    const RuntimeCall& c = p.runtime_calls[r];
+    if (bounds.outlier(r, c))
+      finder.add(out.outliers, outliers, {c.start, c.end}, std::string(p.str(c.name)));
+    else if (c.start >= last_gpu_end && classes.teardown_call(c.name))
+      finder.add(out.teardown, teardown, {c.start, c.end}, std::string(p.str(c.name)));
+    else if (classes.profiler_event(c.name))
+      finder.add(out.profiler, profiler, {c.start, c.end}, std::string(p.str(c.name)));
+  }
+  for (const HostEvent& e : p.host_events)
+    if (classes.profiler_event(e.name))
+      finder.add(out.profiler, profiler, {e.start, e.end}, std::string(p.str(e.name)));
+  out.outliers.time = finder.finish(outliers, all);
+  out.teardown.time = finder.finish(teardown, all);
+  out.profiler.time = finder.finish(profiler, all);
+  merge_in_place(all);
+  for (Interval s : spans) out.time += length_within(all, s);
+  one_offs = std::move(all);
   return out;
 }
 
 std::optional<Note> warmup_note(const Warmup& w, TimeNs step_time) {
-  if (w.time <= 0 || step_time <= 0 || static_cast<double>(w.time) < 0.05 * static_cast<double>(step_time))
+  if (w.setup_time <= 0 || step_time <= 0 ||
+      static_cast<double>(w.setup_time) < 0.05 * static_cast<double>(step_time))
     return std::nullopt;
   auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
   return note<NoteId::ops_warmup_in_window>(
-      arg<"ms">(ms(w.time)), arg<"pct">(100.0 * static_cast<double>(w.time) / static_cast<double>(step_time)),
+      arg<"ms">(ms(w.setup_time)),
+      arg<"pct">(100.0 * static_cast<double>(w.setup_time) / static_cast<double>(step_time)),
       arg<"name">(w.name), arg<"start_ms">(ms(w.start)), arg<"longest_ms">(ms(w.longest)));
+}
+
+std::vector<Note> one_off_notes(const Warmup& w, TimeNs step_time) {
+  std::vector<Note> out;
+  if (step_time <= 0) return out;
+  auto ms = [](TimeNs t) { return static_cast<double>(t) / 1e6; };
+  auto pct = [&](TimeNs t) { return 100.0 * static_cast<double>(t) / static_cast<double>(step_time); };
+  // As warm-up's note: only a kind that takes 5% of the window or more is named.
+  auto named = [&](const OneOff& o) {
+    return o.count > 0 && static_cast<double>(o.time) >= 0.05 * static_cast<double>(step_time);
+  };
+  if (const OneOff& o = w.outliers; named(o))
+    out.push_back(note<NoteId::ops_one_off_outliers>(
+        arg<"count">(o.count), arg<"ms">(ms(o.time)), arg<"pct">(pct(o.time)), arg<"name">(o.name),
+        arg<"start_ms">(ms(o.start)), arg<"longest_ms">(ms(o.longest))));
+  if (const OneOff& o = w.teardown; named(o))
+    out.push_back(note<NoteId::ops_one_off_teardown>(arg<"count">(o.count), arg<"ms">(ms(o.time)),
+                                                     arg<"pct">(pct(o.time)), arg<"name">(o.name)));
+  if (const OneOff& o = w.profiler; named(o))
+    out.push_back(note<NoteId::ops_one_off_profiler>(arg<"count">(o.count), arg<"ms">(ms(o.time)),
+                                                     arg<"pct">(pct(o.time)), arg<"name">(o.name)));
+  return out;
 }
 
 }  // namespace perfgate

@@ -75,8 +75,11 @@ TEST(NsysIdleNvtx, AFirstCudaMallocAndJitCompilationAreWarmUpNotLaunchOverhead) 
   apply_gate(report, default_rules(), nullptr, {});
   EXPECT_DOUBLE_EQ(*report.metric(Metric::HostWarmupUs), 2410);
   EXPECT_NEAR(*report.metric(Metric::HostWarmupPct), 100.0 * 2410 / 2479, 1e-9);
-  EXPECT_NEAR(*report.metric(Metric::GpuIdleLaunchPct), 100.0 * 2120 / 2459, 1e-9);
-  EXPECT_NEAR(*report.metric(Metric::GpuIdleNvtxPct), 100.0 * 300 / 2459, 1e-9);
+  // Issue 72: idle time during one-offs is in no cause. Before: launching 2,120 of 2,459 us (the
+  // cudaMalloc's 2,110), NVTX 300 (the compilation's); now only the 49 us outside the warm-up are
+  // split, the two launches' 10 us among them.
+  EXPECT_LT(*report.metric(Metric::GpuIdleLaunchPct), 50);
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::GpuIdleNvtxPct), 0);
   ASSERT_EQ(report.workers.size(), 1u);
   EXPECT_TRUE(
       has_line(report.workers[0].warnings,
@@ -88,7 +91,7 @@ TEST(NsysIdleNvtx, AFirstCudaMallocAndJitCompilationAreWarmUpNotLaunchOverhead) 
     const ReportFinding* f = find_finding(report, id);
     ASSERT_NE(f, nullptr) << id;
     EXPECT_EQ(f->status, FindingStatus::Warn) << id;
-    EXPECT_NE(f->recommendation.find("Most of the window is warm-up"), std::string::npos)
+    EXPECT_NE(f->recommendation.find("Most of the window is one-offs"), std::string::npos)
         << f->recommendation;
     EXPECT_EQ(f->recommendation.find("use CUDA graphs"), std::string::npos) << f->recommendation;
     EXPECT_EQ(f->recommendation.find("capture the step with CUDA graphs"), std::string::npos);

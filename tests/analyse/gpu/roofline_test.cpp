@@ -3,6 +3,7 @@
 // roofline, with the arithmetic in the comments.
 #include <gtest/gtest.h>
 
+#include "analyse/classifier.h"
 #include "analyse/gpu/perf_model.h"
 #include "render/render.h"
 #include "support/helpers.h"
@@ -89,9 +90,29 @@ TEST(PerfModel, ElementwiseReadEachInputOnceAndWriteTheOutput) {
   EXPECT_FALSE(cost("binary", "aten::mul", {{3, 4}, {5}}, {"float", "float"}));  // does not broadcast
 }
 
+// Issue 72 (plan 1.2): fill_ and zero_ were counted as read and written, 2n bytes, and ResNet-50's
+// fill_ rows reached 161% of the V100's bandwidth. They write each element and read none.
+TEST(PerfModel, FillWritesEachElementAndReadsNone) {
+  // fill_ of [512, 512, 3, 3] FP32 with a Python number: 2,359,296 elements x 4 bytes written.
+  expect_cost(cost("fill", "aten::fill_", {{512, 512, 3, 3}, {}}, {"float", "Scalar"}), 2359296.0, 9437184.0);
+  expect_cost(cost("fill", "aten::zero_", {{1024}}, {"c10::BFloat16"}), 1024.0, 2048.0);
+  // The default rules give them that model (before: unary), and masked_fill_ keeps its own.
+  CompiledClassification c(default_classification());
+  for (const char* op : {"aten::fill_", "aten::zero_"}) {
+    ASSERT_NE(c.op_model(op), nullptr) << op;
+    EXPECT_EQ(c.op_model(op)->model, "fill") << op;
+  }
+  ASSERT_NE(c.op_model("aten::masked_fill_"), nullptr);
+  EXPECT_EQ(c.op_model("aten::masked_fill_")->model, "binary");
+}
+
 TEST(PerfModel, ReductionsSoftmaxAndNorms) {
   // sum over dim 1 of [32, 128] FP32: 4,096 FLOPs; 4,096 read and 32 written: 16,512 bytes.
   expect_cost(cost("reduce", "aten::sum", {{32, 128}}, {"float"}, {"", "[1]", "False"}), 4096.0, 16512.0);
+  // An empty dim list reduces every dim (h200_precision_mix's sum.dim_IntList, dim "[]"): 4,096
+  // read and 1 written, 16,388 bytes (before: no dim reduced, 4,096 written, 32,768 bytes).
+  expect_cost(cost("reduce", "aten::sum", {{32, 128}}, {"float"}, {"", "[]", "False", ""}), 4096.0, 16388.0);
+  expect_cost(cost("reduce", "aten::mean", {{32, 128}}, {"float"}, {"", " [] ", "False"}), 4096.0, 16388.0);
   // softmax of [32, 128] BF16, 3 FLOPs an element: 12,288; read and written: 16,384 bytes;
   // its backward twice that (TraceLens).
   expect_cost(cost("softmax", "aten::_softmax", {{32, 128}}, {"c10::BFloat16"}, {}, 3), 12288.0, 16384.0);

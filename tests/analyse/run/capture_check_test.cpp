@@ -130,10 +130,12 @@ TEST(CaptureCheck, TheSharedTracesTheIssueNames) {
     std::filesystem::create_symlink(shared + "/" + name, dir + "/" + name);
   RunAnalysis mixed = analyse_run(load_run({dir}), default_classification(), {});
   // The two captures' warnings, then the run's roofline table's rows above their roofline (ResNet-50's
-  // fill_ rows: report invariant roofline.row_at_most_peak, tests/analyse/invariants_test.cpp).
+  // add_, clamp_min and div rows on the V100's 6 MB L2 and 1-µs timestamps: report invariant
+  // roofline.row_at_most_peak, tests/analyse/invariants_test.cpp; its fill_ rows, 28 rows before
+  // issue 72's byte model wrote and read them, are under the roofline).
   ASSERT_EQ(mixed.warnings.size(), 3u);
   EXPECT_EQ(note_text(mixed.warnings[2])
-                .rfind("report invariant roofline.row_at_most_peak does not hold (28 roofline rows", 0),
+                .rfind("report invariant roofline.row_at_most_peak does not hold (14 roofline rows", 0),
             0u)
       << note_text(mixed.warnings[2]);
   EXPECT_EQ(note_text(mixed.warnings[0]),

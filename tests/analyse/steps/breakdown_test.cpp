@@ -92,9 +92,10 @@ TEST(Breakdown, NestedOpsCountOnce) {
 }
 
 // record_param_comms [10,15] launches an NCCL kernel [20,50]; nccl:all_reduce [60,65] (ext id 8)
-// launches a copy kernel [70,80]. Default rules: both kernels and both ops are communication:
-// 5 + 30 + 5 + 10 = 50 µs. The plugin's rules: only nccl:all_reduce and the kernel it launched
-// (15 µs); the NCCL kernel is an ordinary kernel (30 µs).
+// launches a copy kernel [70,80]. Default rules: both kernels are communication, 30 + 10 = 40 µs;
+// the ops' own host time is host time (issue 72, item 6: before, 5 + 30 + 5 + 10 = 50 µs), less
+// their two 1-µs launch calls, runtime: 4 + 4 µs of CPU exec. The plugin's rules: only
+// nccl:all_reduce and the kernel it launched (15 µs); the NCCL kernel is an ordinary kernel (30 µs).
 TEST(Breakdown, CommunicationKernelsByNameOrByTheirOp) {
   TraceBuilder t;
   t.step(1, 0, 100);
@@ -102,8 +103,10 @@ TEST(Breakdown, CommunicationKernelsByNameOrByTheirOp) {
   t.annotation("nccl:all_reduce", 60, 5, 8).op("aten::copy_", 60, 4, 9).launch("copy_kernel", 61, 70, 10, 8);
   WorkerAnalysis w = analyse_json(t.json());
   const Step& s = w.steps.steps[0];
-  EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::Communication), 50);
+  EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::Communication), 40);
   EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::Kernel), 0);
+  EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::Runtime), 2);
+  EXPECT_DOUBLE_EQ(part_us(s, BreakdownPart::CpuExec), 8);
   WorkerAnalysis plugin = analyse_json(t.json(), {}, {"tb-plugin"});
   EXPECT_DOUBLE_EQ(part_us(plugin.steps.steps[0], BreakdownPart::Kernel), 30);
   EXPECT_DOUBLE_EQ(part_us(plugin.steps.steps[0], BreakdownPart::Communication), 15);
