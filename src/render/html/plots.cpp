@@ -47,10 +47,15 @@ TemplateData plot(const std::string& title, std::string svg, const std::vector<C
   return d;
 }
 
+// The table of the first worker (the one the page details), or nullptr.
+const ReportTable* first_worker_table(const ReportModel& r, Table table) {
+  return r.workers.empty() ? nullptr : find_table(r.workers.front().tables, table);
+}
+
 // The table of the run, else of its first worker.
 const ReportTable* run_or_first_worker(const ReportModel& r, Table table) {
   if (const ReportTable* t = find_table(r.tables, table)) return t;
-  return r.workers.empty() ? nullptr : find_table(r.workers.front().tables, table);
+  return first_worker_table(r, table);
 }
 
 // A plain bar per row: `name` and the `value` column (us, bytes), its cell as the page writes it.
@@ -83,7 +88,7 @@ struct TopPlot {
 };
 
 void add_top(const ReportModel& r, const TopPlot& p, TemplateData& plots) {
-  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, p.table);
+  const ReportTable* t = first_worker_table(r, p.table);
   if (!t || t->rows.empty()) return;
   std::vector<RankedBar> bars = bars_of(*t, p.name, p.time, "us", kPlottedRows);
   std::vector<ChartPart> legend = {p.legend};
@@ -111,7 +116,7 @@ void add_top_kernels_and_ops(const ReportModel& r, TemplateData& plots) {
 
 // The longest GPU gaps, each coloured by what the host did meanwhile.
 void add_gpu_gaps(const ReportModel& r, TemplateData& plots) {
-  const ReportTable* t = r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::GpuGaps);
+  const ReportTable* t = first_worker_table(r, Table::GpuGaps);
   if (!t || t->rows.empty()) return;
   std::vector<std::size_t> order(t->rows.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -150,8 +155,7 @@ void add_gpu_gaps(const ReportModel& r, TemplateData& plots) {
 
 // Each step's critical path split by what bounds it (HTA's classes).
 void add_critical_path(const ReportModel& r, TemplateData& plots) {
-  const ReportTable* t =
-      r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::CriticalPath);
+  const ReportTable* t = first_worker_table(r, Table::CriticalPath);
   if (!t || t->rows.empty()) return;
   std::vector<std::pair<std::string_view, ChartPart>> parts = {
       {table_column(Table::CriticalPath, "gpu_compute_us"), {"GPU compute", 0, "#2f6fde"}},
@@ -226,8 +230,7 @@ void add_stragglers(const ReportModel& r, TemplateData& plots) {
 }
 
 void add_memory_categories(const ReportModel& r, TemplateData& plots) {
-  const ReportTable* t =
-      r.workers.empty() ? nullptr : find_table(r.workers.front().tables, Table::MemoryPeakCategories);
+  const ReportTable* t = first_worker_table(r, Table::MemoryPeakCategories);
   if (!t || t->rows.empty()) return;
   std::vector<RankedBar> bars;
   for (std::size_t i = 0; i < t->rows.size() && bars.size() < kPlottedRows; ++i) {
