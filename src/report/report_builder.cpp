@@ -1,6 +1,11 @@
 #include <algorithm>
+#include <charconv>
 #include <functional>
+#include <iterator>
 #include <map>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -201,16 +206,26 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
   return r;
 }
 
-// Each unit's identity (ReportInferredIterations::unit_names): its opening range's name, a repeat of
-// the name in the window numbered " (2)", " (3)", ... in time order.
-std::vector<std::string> unit_identities(const std::vector<InferredUnit>& units) {
-  std::map<std::string, std::size_t> seen;
-  std::vector<std::string> out;
+// Each unit's identity: its opening range's name and which occurrence of that name in the window it
+// is (1, 2, ... in time order). Keys views into `units`, which outlive the result.
+using UnitIdentity = std::pair<std::string_view, std::size_t>;
+std::vector<UnitIdentity> unit_identities(const std::vector<InferredUnit>& units) {
+  std::unordered_map<std::string_view, std::size_t> seen;
+  std::vector<UnitIdentity> out;
   out.reserve(units.size());
-  for (const InferredUnit& u : units) {
-    std::size_t n = ++seen[u.name];
-    out.push_back(n == 1 ? u.name : fmt::format("{} ({})", u.name, n));
-  }
+  for (const InferredUnit& u : units) out.emplace_back(u.name, ++seen[u.name]);
+  return out;
+}
+
+// ReportInferredIterations::unit_names: a repeat of a name in the window numbered " (2)", " (3)", ...
+// Built by appending: one per unit, thousands in a long window, where fmt::format cost 5x as much.
+std::string unit_name(const UnitIdentity& identity) {
+  const auto& [name, occurrence] = identity;
+  std::string out(name);
+  if (occurrence == 1) return out;
+  char digits[24];
+  auto end = std::to_chars(std::begin(digits), std::end(digits), occurrence).ptr;
+  out.append(" (").append(digits, end).push_back(')');
   return out;
 }
 
@@ -234,22 +249,24 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
   r.host_work = first->host_work;
   r.steps = analysis.workers.front().steps.source == StepSource::Inferred;
   r.workers = analysis.workers.size();
-  // Each identity's slowest unit, and how many workers have it.
-  std::map<std::string, std::pair<double, std::size_t>> slowest;
+  // Each identity's slowest unit, and how many workers have it: by name, then by occurrence.
+  std::unordered_map<std::string_view, std::vector<std::pair<double, std::size_t>>> slowest;
   for (const WorkerAnalysis& w : analysis.workers) {
     r.set_aside = std::max(r.set_aside, w.steps.inferred->set_aside);
     const std::vector<InferredUnit>& units = w.steps.inferred->units;
-    std::vector<std::string> names = unit_identities(units);
+    std::vector<UnitIdentity> identities = unit_identities(units);
     for (std::size_t i = 0; i < units.size(); ++i) {
-      auto& [longest, workers] = slowest[names[i]];
+      auto& occurrences = slowest[identities[i].first];
+      if (occurrences.size() < identities[i].second) occurrences.resize(identities[i].second);
+      auto& [longest, workers] = occurrences[identities[i].second - 1];
       longest = std::max(longest, us(units[i].end - units[i].start));
       ++workers;
     }
   }
-  for (const std::string& name : unit_identities(first->units)) {
-    const auto& [longest, workers] = slowest.at(name);
+  for (const UnitIdentity& identity : unit_identities(first->units)) {
+    const auto& [longest, workers] = slowest.at(identity.first)[identity.second - 1];
     if (workers < analysis.workers.size()) continue;
-    r.unit_names.push_back(name);
+    r.unit_names.push_back(unit_name(identity));
     r.units_us.push_back(longest);
   }
   return r;
