@@ -165,41 +165,56 @@ std::atomic<std::uint64_t>& live_allocations(char* chunk) {
   return *reinterpret_cast<std::atomic<std::uint64_t>*>(chunk);
 }
 
-// A chunk of the file for packed allocations, its count 1 (the Pack's); under the mutex.
-char* take_chunk() {
+// An extent of `length` bytes of the file, its disk blocks reserved and counted in the stats; its
+// address, or nullptr. Under the mutex.
+char* take_reserved(std::uint64_t length) {
   if (!open_arena()) return nullptr;
   std::uint64_t offset = 0;
-  if (!take_extent(kPackChunk, offset)) return nullptr;
-  if (::fallocate(g_fd, 0, static_cast<off_t>(offset), static_cast<off_t>(kPackChunk)) != 0 &&
+  if (!take_extent(length, offset)) return nullptr;
+  // Disk blocks now, not at the first write: a sparse page written on a full disk is a SIGBUS, a
+  // failed reservation only a block that stays on the heap.
+  if (::fallocate(g_fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0 &&
       errno != EOPNOTSUPP) {
     fail("reserve disk space for a block in");
-    keep_free({offset, kPackChunk});
+    keep_free({offset, length});
     return nullptr;
   }
-  char* chunk = g_base.load(std::memory_order_relaxed) + offset;
+  g_stats.in_use += length;
+  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
+  g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
+  g_stats.blocks += 1;
+  g_stats.total += length;
+  return g_base.load(std::memory_order_relaxed) + offset;
+}
+
+// Gives an extent back: its disk blocks and cached pages at once; the range reads as zeros until
+// reused. Under the mutex.
+void give_back(char* extent, std::uint64_t length) {
+  auto offset = static_cast<std::uint64_t>(extent - g_base.load(std::memory_order_relaxed));
+  ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+              static_cast<off_t>(length));
+  g_stats.in_use -= length;
+  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
+  keep_free({offset, length});
+}
+
+// A chunk of the file for packed allocations, its count 1 (the Pack's); under the mutex.
+char* take_chunk() {
+  char* chunk = take_reserved(kPackChunk);
+  if (!chunk) return nullptr;
   // No fault-around: a read of a few bytes (a table's name in each of 2,048 workers' reports) maps
   // that page alone, not the 64 KiB about it (issue 78: 60 MB mapped in 14 ms, past the guard).
   // Blocks keep it: their columns are read in order.
   ::madvise(chunk, kPackChunk, MADV_RANDOM);
   new (chunk) std::atomic<std::uint64_t>(1);
-  g_stats.in_use += kPackChunk;
-  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
-  g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
-  g_stats.blocks += 1;
-  g_stats.total += kPackChunk;
   return chunk;
 }
 
 // The chunk goes back with its last reference: its allocations' and its Pack's while it fills it.
 void drop_chunk_reference(char* chunk) noexcept {
   if (live_allocations(chunk).fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  auto offset = static_cast<std::uint64_t>(chunk - g_base.load(std::memory_order_relaxed));
   std::lock_guard lock(g_mutex);
-  ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-              static_cast<off_t>(kPackChunk));
-  g_stats.in_use -= kPackChunk;
-  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
-  keep_free({offset, kPackChunk});
+  give_back(chunk, kPackChunk);
 }
 
 }  // namespace
@@ -288,26 +303,11 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept {
   if (g_guard_started.load(std::memory_order_relaxed) && resident_bytes() + bytes > limit / 16 * 13)
     trim_resident();
   std::lock_guard lock(g_mutex);
-  if (!open_arena()) return nullptr;
   std::uint64_t length = round_up(bytes + kHeader, page_size());
-  std::uint64_t offset = 0;
-  if (!take_extent(length, offset)) return nullptr;
-  // Disk blocks now, not at the first write: a sparse page written on a full disk is a SIGBUS, a
-  // failed reservation only a block that stays on the heap.
-  if (::fallocate(g_fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0 &&
-      errno != EOPNOTSUPP) {
-    fail("reserve disk space for a block in");
-    keep_free({offset, length});
-    return nullptr;
-  }
-  char* block = g_base.load(std::memory_order_relaxed) + offset;
+  char* block = take_reserved(length);
+  if (!block) return nullptr;
   std::memcpy(block, &length, sizeof length);
   std::memset(block + kHeader - kTagBytes, 0, kTagBytes);  // a block, not a packed allocation
-  g_stats.in_use += length;
-  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
-  g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
-  g_stats.blocks += 1;
-  g_stats.total += length;
   return block + kHeader;
 }
 
@@ -327,14 +327,8 @@ void release(void* p) noexcept {
   char* block = static_cast<char*>(p) - kHeader;
   std::uint64_t length = 0;
   std::memcpy(&length, block, sizeof length);
-  auto offset = static_cast<std::uint64_t>(block - base);
   std::lock_guard lock(g_mutex);
-  // The extent's disk blocks and cached pages go back now; the range reads as zeros until reused.
-  ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-              static_cast<off_t>(length));
-  g_stats.in_use -= length;
-  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
-  keep_free({offset, length});
+  give_back(block, length);
 }
 
 Stats stats() noexcept {

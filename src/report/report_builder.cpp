@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <optional>
 
 #include <fmt/format.h>
 
@@ -257,17 +256,15 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
   return r;
 }
 
-// A copy of `value` made under `pack` (io/spill_arena.h): past the --max-memory threshold it is in
-// the spill file, not the heap, and without the spare capacity and holes of its making. What a run
-// of many workers keeps of each until its report is written (issue 78).
+// `value`, copied under `pack` where it packs (io/spill_arena.h): past a quarter of the --max-memory
+// budget the copy is in the spill file, not the heap, and without the spare capacity and holes of
+// its making. What a run of many workers keeps of each until its report is written (issue 78);
+// elsewhere `value` itself, uncopied.
 template <class T>
-T held(spill::Pack& pack, const T& value) {
-  std::optional<T> copy;
-  {
-    spill::PackScope scope(pack);
-    copy.emplace(value);
-  }
-  return std::move(*copy);
+T held(spill::Pack& pack, T value) {
+  spill::PackScope scope(pack);
+  if (!spill::packing()) return value;
+  return T(value);  // made before the scope closes
 }
 
 // `made(i)` is called once worker i's report is made.
@@ -308,7 +305,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));
     for (ReportTable& t : job_critical_path_tables(analysis, ranks)) m.tables.push_back(std::move(t));
     for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
-    m.tables = held(pack, m.tables);  // a row per rank in some
+    m.tables = held(pack, std::move(m.tables));  // a row per rank in some
   }
   if (m.workers.size() == 1) {
     for (const auto& s : m.workers.front().steps)
