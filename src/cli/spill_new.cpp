@@ -1,6 +1,7 @@
 // The global operator new and delete of the perfgate executable: blocks of 1 MiB or more go to the
-// spill file when the process is over its --max-memory budget (io/spill_arena.h), everything
-// else to malloc. Linked into the executable only, so the library's users keep their own.
+// spill file when the process is over its --max-memory budget (io/spill_arena.h), small ones
+// made under a packing scope there too (spill::PackScope), everything else to malloc. Linked into the
+// executable only, so the library's users keep their own.
 #include <cstdlib>
 #include <new>
 
@@ -9,8 +10,12 @@
 namespace {
 
 void* allocate(std::size_t bytes) {
-  if (bytes >= perfgate::spill::kMinSpillBlock)
+  perfgate::spill::count_allocation();
+  if (bytes >= perfgate::spill::kMinSpillBlock) {
     if (void* p = perfgate::spill::allocate_if_over_budget(bytes)) return p;
+  } else if (perfgate::spill::packing()) {
+    if (void* p = perfgate::spill::allocate_packed(bytes)) return p;
+  }
   for (;;) {
     if (void* p = std::malloc(bytes ? bytes : 1)) return p;
     std::new_handler handler = std::get_new_handler();
@@ -20,6 +25,7 @@ void* allocate(std::size_t bytes) {
 }
 
 void deallocate(void* p) noexcept {
+  perfgate::spill::count_allocation();  // freeing a spilled run reads its pages back too
   if (perfgate::spill::owns(p))
     perfgate::spill::release(p);
   else

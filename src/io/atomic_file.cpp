@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "io/io.h"
 #include "io/output_target.h"
+#include "io/spill_arena.h"
 #include "io/temp_files.h"
 
 namespace perfgate {
@@ -24,6 +25,7 @@ using Writer = std::function<void(std::string_view)>;
 void produce_into(int fd, const std::string& shown, const ContentProducer& produce,
                   const std::function<void()>& undo) {
   Writer write = [&](std::string_view piece) {
+    spill::trim_if_spilled();  // a report written piece by piece reads a spilled run back as it goes
     if (write_all(fd, piece.data(), piece.size())) return;
     int err = errno;
     ::close(fd);

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <thread>
 
 namespace perfgate::spill {
@@ -26,6 +27,13 @@ constexpr std::uint64_t kReserve = std::uint64_t{1} << 40;   // 1 TiB of address
 constexpr std::uint64_t kHeader = 64;                        // the extent's length, before the block
 constexpr std::uint64_t kGrowStep = std::uint64_t{1} << 30;  // the file grows (sparse) 1 GiB at a time
 constexpr std::size_t kMaxFreeExtents = 4096;
+// The word before every allocation the arena hands out: 0 before a block (the end of its header),
+// the chunk's offset plus one before a packed allocation.
+constexpr std::uint64_t kTagBytes = 8;
+// A packed allocation's header (the tag, rounded up to operator new's alignment) and its sizes'
+// granule; a chunk opens with its count of live allocations (and the Pack's reference).
+constexpr std::size_t kPackedHeader = 16;
+constexpr std::size_t kChunkHeader = 64;
 
 struct Extent {
   std::uint64_t offset;
@@ -45,7 +53,6 @@ constinit std::uint64_t g_end = 0;  // first offset never handed out
 // g_end, for the resident guard, which takes no lock (a fork beside it must not find the mutex held).
 constinit std::atomic<std::uint64_t> g_used_end{0};
 constinit std::atomic<bool> g_guard_started{false};
-constinit std::atomic<std::uint64_t> g_live{0};  // g_stats.in_use, for the guard
 constinit std::array<Extent, kMaxFreeExtents> g_free{};
 constinit std::size_t g_free_count = 0;
 constinit Stats g_stats{};
@@ -154,7 +161,120 @@ bool statm_pages(unsigned long long& resident, unsigned long long& shared) noexc
   return true;
 }
 
+std::atomic<std::uint64_t>& live_allocations(char* chunk) {
+  return *reinterpret_cast<std::atomic<std::uint64_t>*>(chunk);
+}
+
+// An extent of `length` bytes of the file, its disk blocks reserved and counted in the stats; its
+// address, or nullptr. Under the mutex.
+char* take_reserved(std::uint64_t length) {
+  if (!open_arena()) return nullptr;
+  std::uint64_t offset = 0;
+  if (!take_extent(length, offset)) return nullptr;
+  // Disk blocks now, not at the first write: a sparse page written on a full disk is a SIGBUS, a
+  // failed reservation only a block that stays on the heap.
+  if (::fallocate(g_fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0 &&
+      errno != EOPNOTSUPP) {
+    fail("reserve disk space for a block in");
+    keep_free({offset, length});
+    return nullptr;
+  }
+  g_stats.in_use += length;
+  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
+  g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
+  g_stats.blocks += 1;
+  g_stats.total += length;
+  return g_base.load(std::memory_order_relaxed) + offset;
+}
+
+// Gives an extent back: its disk blocks and cached pages at once; the range reads as zeros until
+// reused. Under the mutex.
+void give_back(char* extent, std::uint64_t length) {
+  auto offset = static_cast<std::uint64_t>(extent - g_base.load(std::memory_order_relaxed));
+  ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+              static_cast<off_t>(length));
+  g_stats.in_use -= length;
+  detail::g_live.store(g_stats.in_use, std::memory_order_relaxed);
+  keep_free({offset, length});
+}
+
+// A chunk of the file for packed allocations, its count 1 (the Pack's); under the mutex.
+char* take_chunk() {
+  char* chunk = take_reserved(kPackChunk);
+  if (!chunk) return nullptr;
+  // No fault-around: a read of a few bytes (a table's name in each of 2,048 workers' reports) maps
+  // that page alone, not the 64 KiB about it (issue 78: 60 MB mapped in 14 ms, past the guard).
+  // Blocks keep it: their columns are read in order.
+  ::madvise(chunk, kPackChunk, MADV_RANDOM);
+  new (chunk) std::atomic<std::uint64_t>(1);
+  return chunk;
+}
+
+// The chunk goes back with its last reference: its allocations' and its Pack's while it fills it.
+void drop_chunk_reference(char* chunk) noexcept {
+  if (live_allocations(chunk).fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  std::lock_guard lock(g_mutex);
+  give_back(chunk, kPackChunk);
+}
+
 }  // namespace
+
+namespace detail {
+constinit thread_local Pack* t_packing = nullptr;
+constinit thread_local std::uint32_t t_allocations = 0;
+constinit std::atomic<std::uint64_t> g_live{0};
+}  // namespace detail
+
+void trim_if_over_budget() noexcept {
+  std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
+  if (limit != 0 && resident_bytes() > limit / 16 * 13) trim_resident();
+}
+
+Pack::~Pack() {
+  if (chunk_) drop_chunk_reference(chunk_);
+}
+
+bool Pack::next_chunk() noexcept {
+  char* chunk = nullptr;
+  {
+    std::lock_guard lock(g_mutex);
+    chunk = take_chunk();
+  }
+  if (!chunk) return false;
+  if (chunk_) drop_chunk_reference(chunk_);
+  chunk_ = chunk;
+  used_ = kChunkHeader;
+  return true;
+}
+
+PackScope::PackScope(Pack& pack) noexcept : previous_(detail::t_packing) {
+  std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
+  // From a quarter of the budget, not the blocks' five eighths: what is packed is kept to the end,
+  // and the heap it would have grown keeps its pages after it is freed. Past it once, a pack goes
+  // on packing: no look at /proc for each scope after that.
+  bool pack_now = pack.chunk_ || (limit != 0 && anonymous_bytes() + kPackChunk > limit / 4);
+  detail::t_packing = pack_now ? &pack : nullptr;
+  // What is packed is read back at once (a run's workers made into its report): the pages it maps
+  // again are let go here too, not only at the guard's next look, which a loaded machine delays.
+  if (pack.chunk_) trim_if_over_budget();
+}
+
+PackScope::~PackScope() {
+  detail::t_packing = previous_;
+}
+
+void* allocate_packed(std::size_t bytes) noexcept {
+  Pack* pack = detail::t_packing;
+  if (!pack || bytes > kMaxPacked) return nullptr;
+  std::size_t need = kPackedHeader + round_up(bytes == 0 ? 1 : bytes, kPackedHeader);
+  if ((!pack->chunk_ || pack->used_ + need > kPackChunk) && !pack->next_chunk()) return nullptr;
+  char* p = pack->chunk_ + pack->used_ + kPackedHeader;
+  pack->used_ += need;
+  std::uint64_t tag = static_cast<std::uint64_t>(pack->chunk_ - g_base.load(std::memory_order_relaxed)) + 1;
+  std::memcpy(p - kTagBytes, &tag, sizeof tag);
+  live_allocations(pack->chunk_).fetch_add(1, std::memory_order_relaxed);
+  return p;
+}
 
 void set_budget(std::uint64_t bytes, const std::string& folder_path) {
   std::lock_guard lock(g_mutex);
@@ -183,25 +303,11 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept {
   if (g_guard_started.load(std::memory_order_relaxed) && resident_bytes() + bytes > limit / 16 * 13)
     trim_resident();
   std::lock_guard lock(g_mutex);
-  if (!open_arena()) return nullptr;
   std::uint64_t length = round_up(bytes + kHeader, page_size());
-  std::uint64_t offset = 0;
-  if (!take_extent(length, offset)) return nullptr;
-  // Disk blocks now, not at the first write: a sparse page written on a full disk is a SIGBUS, a
-  // failed reservation only a block that stays on the heap.
-  if (::fallocate(g_fd, 0, static_cast<off_t>(offset), static_cast<off_t>(length)) != 0 &&
-      errno != EOPNOTSUPP) {
-    fail("reserve disk space for a block in");
-    keep_free({offset, length});
-    return nullptr;
-  }
-  char* block = g_base.load(std::memory_order_relaxed) + offset;
+  char* block = take_reserved(length);
+  if (!block) return nullptr;
   std::memcpy(block, &length, sizeof length);
-  g_stats.in_use += length;
-  g_live.store(g_stats.in_use, std::memory_order_relaxed);
-  g_stats.peak_in_use = std::max(g_stats.peak_in_use, g_stats.in_use);
-  g_stats.blocks += 1;
-  g_stats.total += length;
+  std::memset(block + kHeader - kTagBytes, 0, kTagBytes);  // a block, not a packed allocation
   return block + kHeader;
 }
 
@@ -212,17 +318,17 @@ bool owns(const void* p) noexcept {
 
 void release(void* p) noexcept {
   char* base = g_base.load(std::memory_order_relaxed);
+  std::uint64_t tag = 0;
+  std::memcpy(&tag, static_cast<char*>(p) - kTagBytes, sizeof tag);
+  if (tag != 0) {
+    drop_chunk_reference(base + (tag - 1));
+    return;
+  }
   char* block = static_cast<char*>(p) - kHeader;
   std::uint64_t length = 0;
   std::memcpy(&length, block, sizeof length);
-  auto offset = static_cast<std::uint64_t>(block - base);
   std::lock_guard lock(g_mutex);
-  // The extent's disk blocks and cached pages go back now; the range reads as zeros until reused.
-  ::fallocate(g_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-              static_cast<off_t>(length));
-  g_stats.in_use -= length;
-  g_live.store(g_stats.in_use, std::memory_order_relaxed);
-  keep_free({offset, length});
+  give_back(block, length);
 }
 
 Stats stats() noexcept {
@@ -262,7 +368,7 @@ void start_resident_guard() {
   std::thread([] {
     for (;;) {
       std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
-      bool spilled = g_live.load(std::memory_order_relaxed) != 0;
+      bool spilled = detail::g_live.load(std::memory_order_relaxed) != 0;
       if (limit != 0 && spilled && resident_bytes() > limit / 16 * 13) trim_resident();
       std::this_thread::sleep_for(std::chrono::milliseconds(spilled ? 1 : 50));
     }

@@ -14,6 +14,7 @@
 // is punched out of the file (its disk and page cache go back at once) and kept for reuse.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <istream>
@@ -40,7 +41,8 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept;
 
 // Whether `p` came from allocate_if_over_budget; cheap, for operator delete.
 bool owns(const void* p) noexcept;
-// Gives a block back: its extent is punched out of the file.
+// Gives a block back: its extent is punched out of the file (a packed one: its chunk, with the
+// chunk's last allocation).
 void release(void* p) noexcept;
 
 // Keeps the process's resident set, not only its anonymous memory, within the budget: a thread
@@ -49,8 +51,78 @@ void release(void* p) noexcept;
 // stays in the file and its page cache; reading it again maps it again.
 void start_resident_guard();
 void trim_resident() noexcept;
+class Pack;
+namespace detail {
+extern constinit thread_local Pack* t_packing;
+extern constinit thread_local std::uint32_t t_allocations;
+extern constinit std::atomic<std::uint64_t> g_live;  // bytes of the file in use (Stats::in_use)
+}  // namespace detail
+
+// trim_resident where the resident set is past the guard's thirteen sixteenths of the budget.
+void trim_if_over_budget() noexcept;
+// trim_if_over_budget while blocks are in the file: for a loop that reads them back in pieces.
+inline void trim_if_spilled() noexcept {
+  if (detail::g_live.load(std::memory_order_relaxed) != 0) trim_if_over_budget();
+}
+// Called by operator new for each allocation: every 4096th of a thread while blocks are in the
+// file, the guard's test made there too. Reading spilled data back (a run's workers made into its
+// report, the report written) maps its pages faster than the guard's thread may be scheduled on a
+// loaded machine (issue 78: 60 MB in 14 ms at --max-memory 64M).
+inline void count_allocation() noexcept {
+  if (detail::g_live.load(std::memory_order_relaxed) != 0 && (++detail::t_allocations & 4095U) == 0)
+    trim_if_over_budget();
+}
 // The process's resident set in bytes (anonymous and file pages); 0 where it cannot be read.
 std::uint64_t resident_bytes() noexcept;
+
+// Small allocations packed into the spill file (issue 78): what a run keeps of each rank until its
+// report is written (a run folder's rank summaries, their collectives, their report sections) is
+// many small allocations, which the heap keeps resident though they are read once more at the end.
+// Made on a thread while a PackScope is open, allocations under kMaxPacked are placed one after
+// another in chunks of the spill file (kPackChunk), each chunk punched out once every allocation in
+// it is freed. Copying a finished value under a scope packs it without the holes its making left.
+// A Pack packs only once the process's anonymous memory is past a quarter of the budget, so a run
+// well within its budget (the default budget is half the machine's memory), or without one, keeps
+// the heap.
+inline constexpr std::size_t kPackChunk = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxPacked = std::size_t{64} << 10;
+
+// The chunk being filled; one thread packs into it at a time (its holder's lock, or its thread).
+class Pack {
+ public:
+  Pack() = default;
+  Pack(const Pack&) = delete;
+  Pack& operator=(const Pack&) = delete;
+  ~Pack();  // the chunk being filled goes back once its allocations are freed
+
+ private:
+  friend class PackScope;
+  friend void* allocate_packed(std::size_t bytes) noexcept;
+  bool next_chunk() noexcept;
+  char* chunk_ = nullptr;
+  std::size_t used_ = 0;
+};
+
+// Packs this thread's small allocations into `pack` while it is open (where the process is past a
+// quarter of its budget, or `pack` has begun packing); scopes nest.
+class PackScope {
+ public:
+  explicit PackScope(Pack& pack) noexcept;
+  ~PackScope();
+  PackScope(const PackScope&) = delete;
+  PackScope& operator=(const PackScope&) = delete;
+
+ private:
+  Pack* previous_;
+};
+
+// Whether a PackScope is packing on this thread: operator new's one test for small blocks.
+inline bool packing() noexcept {
+  return detail::t_packing != nullptr;
+}
+// Memory for a small block from this thread's packing scope; nullptr where it is not packing, the
+// block is over kMaxPacked or the file cannot grow (then from the heap). release() gives it back.
+void* allocate_packed(std::size_t bytes) noexcept;
 
 struct Stats {
   std::uint64_t in_use = 0;  // bytes of live spilled blocks

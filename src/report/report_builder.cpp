@@ -12,6 +12,7 @@
 #include "analyse/analysis.h"
 #include "analyse/metric_values.h"
 #include "common/version.h"
+#include "io/spill_arena.h"
 #include "report/build_report.h"
 #include "report/neuron_report_tables.h"
 #include "report/run_tables.h"
@@ -272,13 +273,25 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
   return r;
 }
 
+// `value`, copied under `pack` where it packs (io/spill_arena.h): past a quarter of the --max-memory
+// budget the copy is in the spill file, not the heap, and without the spare capacity and holes of
+// its making. What a run of many workers keeps of each until its report is written (issue 78);
+// elsewhere `value` itself, uncopied.
+template <class T>
+T held(spill::Pack& pack, T value) {
+  spill::PackScope scope(pack);
+  if (!spill::packing()) return value;
+  return T(value);  // made before the scope closes
+}
+
 // `made(i)` is called once worker i's report is made.
 ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
                   const std::vector<std::string>& rule_sources, const AnalysisOptions& options,
                   const std::function<void(std::size_t)>& made) {
+  spill::Pack pack;
   ReportModel m;
   m.tool_version = kVersion;
-  m.inputs = inputs;
+  m.inputs = held(pack, inputs);
   m.settings.iter_start = options.window.iter_start;
   m.settings.iter_stop = options.window.iter_stop;
   m.settings.skip_first = options.window.skip_first;
@@ -289,12 +302,16 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.run_warnings = analysis.warnings;
   m.invariants = analysis.invariants;
   m.inferred_iterations = run_inferred(analysis);
+  m.workers.reserve(analysis.workers.size());
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     m.families.add(analysis.workers[i].info.family);
-    m.workers.push_back(report_worker(analysis.workers[i]));
-    for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
-    for (const Note& warning : analysis.workers[i].warnings)
-      m.warnings.push_back({analysis.workers.size() > 1 ? analysis.workers[i].worker : "", warning});
+    m.workers.push_back(held(pack, report_worker(analysis.workers[i])));
+    {
+      spill::PackScope scope(pack);
+      for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
+      for (const Note& warning : analysis.workers[i].warnings)
+        m.warnings.push_back({analysis.workers.size() > 1 ? analysis.workers[i].worker : "", warning});
+    }
     if (made) made(i);
   }
   std::vector<std::int64_t> ranks = rank_ids(analysis);
@@ -305,6 +322,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));
     for (ReportTable& t : job_critical_path_tables(analysis, ranks)) m.tables.push_back(std::move(t));
     for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
+    m.tables = held(pack, std::move(m.tables));  // a row per rank in some
   }
   if (m.workers.size() == 1) {
     for (const auto& s : m.workers.front().steps)

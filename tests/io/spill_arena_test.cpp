@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -117,6 +118,79 @@ TEST(SpillArena, ChunkedAppenderSpillsItsChunksOverTheBudget) {
   ASSERT_EQ(out.size(), 600'000u);
   for (std::uint64_t i = 0; i < out.size(); i += 997) ASSERT_EQ(out[i], i * 3);
   EXPECT_EQ(spill::stats().in_use, 0u) << "drained chunks go back to the file";
+}
+
+// Issue 78: what a run keeps of each rank until its report is many small allocations, which the
+// heap kept resident. Made under a PackScope past a quarter of the budget, they are packed one
+// after another into a chunk of the file, which goes back with the last of them.
+TEST(SpillArena, SmallBlocksMadeUnderAPackScopeArePackedIntoAChunkOfTheFile) {
+  spill::set_budget(1, temp_dir());
+  void* a = nullptr;
+  void* b = nullptr;
+  {
+    spill::Pack pack;
+    EXPECT_FALSE(spill::packing());
+    {
+      spill::PackScope scope(pack);
+      EXPECT_TRUE(spill::packing());
+      a = spill::allocate_packed(40);
+      b = spill::allocate_packed(100);
+      EXPECT_EQ(spill::allocate_packed(spill::kMaxPacked + 1), nullptr) << "a larger block is the heap's";
+    }
+    EXPECT_FALSE(spill::packing()) << "the scope is closed";
+    EXPECT_EQ(spill::allocate_packed(40), nullptr);
+    ASSERT_NE(a, nullptr) << spill::spill_error();
+    ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(spill::owns(a));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a) % 16, 0u) << "operator new's alignment";
+    EXPECT_EQ(static_cast<char*>(b) - static_cast<char*>(a), 64) << "40 bytes in 48, after a 16-byte tag";
+    std::memset(a, 0x5A, 40);
+    std::memset(b, 0xA5, 100);
+    EXPECT_EQ(static_cast<unsigned char*>(a)[39], 0x5A);
+    EXPECT_EQ(spill::stats().blocks, 1u);
+    EXPECT_EQ(spill::stats().in_use, spill::kPackChunk);
+    spill::release(a);
+    EXPECT_EQ(spill::stats().in_use, spill::kPackChunk) << "b and the pack hold the chunk";
+  }
+  EXPECT_EQ(spill::stats().in_use, spill::kPackChunk) << "b holds it";
+  EXPECT_EQ(static_cast<unsigned char*>(b)[99], 0xA5);
+  spill::release(b);
+  EXPECT_EQ(spill::stats().in_use, 0u) << "the chunk went back with its last allocation";
+  EXPECT_EQ(spill::spill_error(), "");
+}
+
+TEST(SpillArena, NothingIsPackedWithoutABudgetOrUnderAQuarterOfIt) {
+  spill::Pack pack;
+  spill::set_budget(0, temp_dir());
+  {
+    spill::PackScope scope(pack);
+    EXPECT_FALSE(spill::packing());
+    EXPECT_EQ(spill::allocate_packed(40), nullptr);
+  }
+  spill::set_budget(std::uint64_t{64} << 30, temp_dir());
+  {
+    spill::PackScope scope(pack);
+    EXPECT_FALSE(spill::packing()) << "this process holds far less than 16 GiB";
+  }
+  EXPECT_EQ(spill::stats().blocks, 0u);
+}
+
+TEST(SpillArena, AFullChunkIsFollowedByAnotherAndEachGoesBackWithItsLast) {
+  spill::set_budget(1, temp_dir());
+  std::vector<void*> blocks;
+  {
+    spill::Pack pack;
+    spill::PackScope scope(pack);
+    // 4,096 bytes and a tag each: 254 fit in a chunk after its 64-byte count.
+    for (int i = 0; i < 300; ++i) blocks.push_back(spill::allocate_packed(4096));
+  }
+  ASSERT_EQ(std::count(blocks.begin(), blocks.end(), nullptr), 0) << spill::spill_error();
+  EXPECT_EQ(spill::stats().blocks, 2u);
+  EXPECT_EQ(spill::stats().in_use, 2 * spill::kPackChunk);
+  for (std::size_t i = 0; i < 254; ++i) spill::release(blocks[i]);
+  EXPECT_EQ(spill::stats().in_use, spill::kPackChunk) << "the first chunk is empty";
+  for (std::size_t i = 254; i < blocks.size(); ++i) spill::release(blocks[i]);
+  EXPECT_EQ(spill::stats().in_use, 0u);
 }
 
 void write_file(const std::string& path, const std::string& text) {

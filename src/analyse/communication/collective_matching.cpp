@@ -146,6 +146,11 @@ void CollectiveMatcher::add(WorkerPosition position, const CollectiveCalls& call
   ranks_.insert_or_assign(position, std::move(r));
 }
 
+void CollectiveMatcher::copy_rank(WorkerPosition position) {
+  auto node = ranks_.extract(position);
+  if (node) ranks_.emplace(position, node.mapped());
+}
+
 void CollectiveMatcher::add(const CollectiveSums& part) {
   for (const MatchedCollective& m : part.collectives) fold(m);
   for (const RankCollectiveSums& r : part.ranks) ranks_.insert_or_assign(r.position, r);

@@ -29,6 +29,8 @@ class CollectiveMatcher {
   RunCollectives finish(const std::vector<WorkerPosition>& positions) const;
   // The collectives timed on 2 ranks or more that are one collective (RunCollectives::matched).
   std::vector<MatchedCollective> matched() const;
+  // Copies the rank's sums afresh, each vector its size: what a caller's HoldScope then holds.
+  void copy_rank(WorkerPosition position);
 
  private:
   using Key =

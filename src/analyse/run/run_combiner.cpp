@@ -1,5 +1,6 @@
 // A run folded together worker by worker: run sums by name, and whole tables for a few workers.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "analyse/invariants.h"
 #include "analyse/metric_values.h"
 #include "analyse/run/capture_check.h"
+#include "analyse/run/worker_hold.h"
 
 namespace perfgate {
 namespace {
@@ -143,6 +145,7 @@ void let_tables_go(WorkerAnalysis& w) {
 
 struct RunCombiner::State {
   std::size_t detailed = 0;  // 0: all
+  HoldScope hold;
   std::mutex mutex;
   std::map<WorkerPosition, WorkerAnalysis> workers;
   RowSums ops, kernels, regions;
@@ -163,10 +166,16 @@ struct RunCombiner::State {
     return std::any_of(slowest.begin(), slowest.end(), [&](const Pace& s) { return s.position == p; });
   }
 
-  // Lets the worker's tables go unless it is still chosen (it may be both slow and fastest so far).
+  // Lets the worker's tables go unless it is still chosen (it may be both slow and fastest so far),
+  // and holds what is left as the HoldScope does: copied, so without its making's spare capacity.
   void release(WorkerPosition p) {
     if (chosen(p)) return;
-    if (auto it = workers.find(p); it != workers.end()) let_tables_go(it->second);
+    auto it = workers.find(p);
+    if (it == workers.end()) return;
+    let_tables_go(it->second);
+    if (!hold) return;
+    auto node = workers.extract(it);
+    hold([&] { workers.emplace(p, node.mapped()); });
   }
 
   // Places a newcome worker among the slowest and the fastest; returns the workers it displaced.
@@ -195,6 +204,9 @@ struct RunCombiner::State {
     if (is_first(position)) first = pace;
     workers.insert_or_assign(position, std::move(worker));
     std::vector<WorkerPosition> displaced = choose(pace);
+    // A worker both among the slowest and the fastest may be displaced from both at once.
+    std::sort(displaced.begin(), displaced.end());
+    displaced.erase(std::unique(displaced.begin(), displaced.end()), displaced.end());
     release(position);
     for (WorkerPosition p : displaced) release(p);
   }
@@ -221,8 +233,22 @@ struct RunCombiner::State {
   }
 };
 
+namespace {
+constinit std::atomic<HoldScopeMaker> g_hold_maker{nullptr};
+}
+
+void set_worker_hold(HoldScopeMaker maker) {
+  g_hold_maker.store(maker, std::memory_order_release);
+}
+
+HoldScope worker_hold() {
+  HoldScopeMaker maker = g_hold_maker.load(std::memory_order_acquire);
+  return maker ? maker() : HoldScope{};
+}
+
 RunCombiner::RunCombiner(std::size_t detailed_workers) : state_(std::make_unique<State>()) {
   state_->detailed = detailed_workers;
+  state_->hold = worker_hold();
 }
 
 RunCombiner::~RunCombiner() = default;
@@ -232,6 +258,7 @@ void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
   std::lock_guard lock(s.mutex);
   s.fold(worker.tables);
   s.collectives.add(position, worker.collective_calls);
+  if (s.hold) s.hold([&] { s.collectives.copy_rank(position); });
   worker.collective_calls = {};
   s.place(position, std::move(worker));
 }
