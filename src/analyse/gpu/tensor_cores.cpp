@@ -19,18 +19,16 @@ struct OwnedKernelTime {
   TimeNs layout_kernel = 0;  // of layout-conversion kernels (never Tensor Core ones)
 };
 
-// Whether a Tensor Core kernel computes on operands of 8 bits or fewer (compute.narrow_weight_pct):
-// its name's precision where the op's input types do not contradict it (flops.h, op_peak: a name
-// reading FP8 under BF16 ops ran in BF16), FP8, FP6, FP4 or INT8, or a block-scaled format the name
-// states (rules: kernel_precisions formats: MX, NVFP4; "BF16 x MX weights" widens MXFP4 weights in
-// registers); else the op's FP8 or INT8 input types.
-bool narrow_operands(const KernelPrecisionPattern* ran, Precision inputs) {
+// Whether a Tensor Core kernel's name states operands of 8 bits or fewer (compute.narrow_weight_pct):
+// FP8, FP6, FP4 or INT8, or a block-scaled format (rules: kernel_precisions formats: MX, NVFP4;
+// "BF16 x MX weights" widens MXFP4 weights in registers). Only such a kernel's op types are read,
+// to check that they do not contradict the name (flops.h, op_peak: a name reading FP8 under BF16
+// ops ran in BF16), so that other kernels cost nothing more.
+bool narrow_named(const KernelPrecisionPattern* ran) {
   static constexpr std::array<std::string_view, 8> kNarrow = {"fp8",   "fp6",   "fp4",   "int8",
                                                               "mxfp8", "mxfp6", "mxfp4", "nvfp4"};
-  if (ran && name_refines_types(inputs, *ran))
-    return !ran->formats.empty() ||
-           std::find(kNarrow.begin(), kNarrow.end(), ran->precision) != kNarrow.end();
-  return inputs == Precision::Fp8 || inputs == Precision::Int8;
+  return ran && (!ran->formats.empty() ||
+                 std::find(kNarrow.begin(), kNarrow.end(), ran->precision) != kNarrow.end());
 }
 
 // Sorted by owner, one entry per owner: far fewer than the host events.
@@ -59,10 +57,13 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
         sums.tc_kernel_ns += inside;
         const KernelPrecisionPattern* precision = classes.tensor_core_kernel.precision(verdict);
         add_time(sums.tc_kernel_ns_by_precision[precision ? precision->precision : ""], inside);
-        Precision inputs =
-            by_op ? precision_of(first_tensor_type(args.strings(p.details(p.host_events[owner]).input_types)))
+        if (narrow_named(precision)) {
+          Precision inputs =
+              by_op
+                  ? precision_of(first_tensor_type(args.strings(p.details(p.host_events[owner]).input_types)))
                   : Precision::Unknown;
-        if (narrow_operands(precision, inputs)) add_time(sums.narrow_tc_kernel_ns, inside);
+          if (name_refines_types(inputs, *precision)) add_time(sums.narrow_tc_kernel_ns, inside);
+        }
       }
     }
     if (k.units != ComputeUnits::Unstated) add_time(sums.units_stated_ns, inside);
