@@ -52,6 +52,21 @@ constexpr std::size_t kNeuronTimelineBuckets = 400;
 // The op-level analyses share per-op statistics that are freed when they are done.
 // `templates`: the Triton GEMM templates it counted (w.warnings is not its to write: analyse_memory
 // runs beside it).
+// The window's op calls and those in the backward pass (ops.backward_pct, what tells training from
+// inference). Counted only for the PyTorch profiler's traces, which show the autograd engine's
+// thread and nodes: an XSpace profile's ops run in no autograd engine, and an nsys export's NVTX
+// ranges of a training run need not show its backward pass (h100x2_fsdp_training: all fprop).
+OpCallSums op_call_sums(const Profile& profile, const OpStats& stats) {
+  OpCallSums sums;
+  if (profile.info.step_marking != StepMarking::ProfilerStepRanges) return sums;
+  for (std::size_t e = 0; e < stats.size(); ++e) {
+    if (!stats.is_op(e) || !stats.in_window(e)) continue;
+    ++sums.calls;
+    if (stats.backward(e)) ++sums.backward_calls;
+  }
+  return sums;
+}
+
 void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
               const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates,
               PrecisionOverrides& overrides) {
@@ -82,6 +97,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   collectives(profile, stats, classes, args, w.communication, w.tables.collectives, calls);
   w.collective_calls = calls.finish();
   w.parallelism = parallelism(profile, stats, classes);
+  w.op_calls = op_call_sums(profile, stats);
 }
 
 // The analyses over merged activity intervals, the largest transient data, freed afterwards.

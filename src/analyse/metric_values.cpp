@@ -176,6 +176,7 @@ void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
     return ratio_pct(static_cast<double>(part), static_cast<double>(whole));
   };
   m.set(Metric::TensorCoreKernelTimePct, pct(t.tc_kernel_ns, t.kernel_ns));
+  m.set(Metric::ComputeNarrowWeightPct, pct(t.narrow_tc_kernel_ns, t.tc_kernel_ns));
   m.set(Metric::TensorCoreEligibleKernelTimePct, pct(t.eligible_self_kernel_ns, t.op_kernel_ns));
   auto judged = pct(t.kernel_ns - std::min(t.unowned_kernel_ns, t.kernel_ns), t.kernel_ns);
   m.set(Metric::TensorCoreJudgedKernelTimePct, judged);
@@ -198,6 +199,21 @@ void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
     m.set(Metric::TensorCoreEligibleOpsNotUsingTc, d(t.eligible_op_names_without_tc));
     m.set(Metric::TensorCoreMisalignedShapes, d(t.misaligned_shapes));
   }
+}
+
+// The eligible ops that ran no Tensor Core kernel by their weight in the step: their kernel time
+// over the GPUs' time (MFU's span), so that a rule can leave out what is too small to matter.
+void set_eligible_no_tc_share(MetricValues& m, const MetricInputs& in) {
+  const TensorCoreSums& t = in.tensor_cores;
+  if (t.kernel_ns <= 0 || in.gpu_seconds <= 0) return;
+  TimeNs without_tc =
+      t.without_tc_fp32_kernel_ns + t.without_tc_half_kernel_ns + t.without_tc_unknown_kernel_ns;
+  m.set(Metric::TensorCoreEligibleNoTcPct, 100.0 * static_cast<double>(without_tc) / 1e9 / in.gpu_seconds);
+}
+
+// The share of op calls in the backward pass: n/a where no op call was counted (op_results.h).
+void set_op_call_metrics(MetricValues& m, const OpCallSums& o) {
+  if (o.calls > 0) m.set(Metric::OpsBackwardPct, 100.0 * d(o.backward_calls) / d(o.calls));
 }
 
 // memcpy.<direction>_count, _bytes and _gbps.
@@ -441,7 +457,10 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_step_metrics(m, in.step_durations_us);
   set_gpu_metrics(m, in);
   if (!snapshot_alone) set_breakdown_and_resources(m, in);
-  if (!tpu_only(in)) set_tensor_core_metrics(m, in.tensor_cores);
+  if (!tpu_only(in)) {
+    set_tensor_core_metrics(m, in.tensor_cores);
+    set_eligible_no_tc_share(m, in);
+  }
   m.set(Metric::MatrixUnitOpTimePct, ratio_pct(static_cast<double>(in.tensor_cores.matrix_unit_ns),
                                                static_cast<double>(in.tensor_cores.units_stated_ns)));
   set_host_metrics(m, in);
@@ -450,6 +469,7 @@ MetricValues metrics_of(const MetricInputs& in) {
   set_memory_and_compute(m, in);
   set_roofline_metrics(m, in);
   set_serving_metrics(m, in);
+  set_op_call_metrics(m, in.op_calls);
   set_rank_metrics(m, in);
   set_world_metrics(m, in);
   set_parallelism_metrics(m, in.parallelism);
@@ -499,6 +519,7 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   in.compute = w.compute;
   in.roofline = w.roofline;
   in.serving = w.serving;
+  in.op_calls = w.op_calls;
   in.host = w.host;
   in.idle = w.idle;
   in.communication = w.communication;

@@ -45,6 +45,7 @@ struct MetricInputs {
   CommunicationSums communication;
   MemorySums memory;
   ParallelismSums parallelism;
+  OpCallSums op_calls;
   NeuronSums neuron;
   DeviceFamilies families;  // of the worker's profile; a run: of every worker's
   // The window's critical paths: their summed length and split, over how many steps.

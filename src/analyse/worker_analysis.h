@@ -99,6 +99,7 @@ struct WorkerAnalysis {
   CollectiveCalls collective_calls;
   MemorySums memory;
   ParallelismSums parallelism;
+  OpCallSums op_calls;
   CriticalPathSums critical_path;
   NeuronSums neuron;
   WorkerTables tables;

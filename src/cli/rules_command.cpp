@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "common/errors.h"
@@ -11,6 +12,15 @@
 
 namespace perfgate::cli {
 namespace {
+
+// The runs an entry is worded for, beside its condition: " (formats: xplane; vendors: amd)".
+std::string run_conditions(const Rule::ConditionalText& c) {
+  std::vector<std::string> parts;
+  if (!c.formats.empty()) parts.push_back(fmt::format("formats: {}", fmt::join(c.formats, ", ")));
+  if (!c.vendors.empty()) parts.push_back(fmt::format("vendors: {}", fmt::join(c.vendors, ", ")));
+  if (!c.workload.empty()) parts.push_back(fmt::format("workload: {}", c.workload));
+  return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, "; "));
+}
 
 struct RulesArgs {
   std::string format = "text";
@@ -50,7 +60,7 @@ void print_markdown(const RuleSet& set) {
     if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
     // Conditional advice in its order: the first whose condition holds is the one reported.
     for (const auto& c : r.recommendations)
-      std::cout << fmt::format("- **Recommendation** when `{}`: {}\n", c.when, c.text);
+      std::cout << fmt::format("- **Recommendation** when `{}`{}: {}\n", c.when, run_conditions(c), c.text);
     if (!r.recommendation.empty())
       std::cout << fmt::format("- **Recommendation**{}: {}\n", r.recommendations.empty() ? "" : " otherwise",
                                r.recommendation);

@@ -221,6 +221,8 @@ void rule(YAML::Emitter& out, const Rule& r) {
     for (const auto& c : r.recommendations) {
       out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when;
       if (!c.formats.empty()) out << YAML::Key << "formats" << YAML::Value << YAML::Flow << c.formats;
+      if (!c.vendors.empty()) out << YAML::Key << "vendors" << YAML::Value << YAML::Flow << c.vendors;
+      if (!c.workload.empty()) out << YAML::Key << "workload" << YAML::Value << c.workload;
       out << YAML::Key << "text" << YAML::Value << c.text << YAML::EndMap;
     }
     out << YAML::EndSeq;

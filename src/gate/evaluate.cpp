@@ -12,6 +12,7 @@
 #include "gate/offenders.h"
 #include "gate/path_difference.h"
 #include "gate/rule_check.h"
+#include "gate/run_context.h"
 #include "gate/statistics.h"
 #include "gate/step_comparison.h"
 
@@ -498,11 +499,21 @@ class RuleEvaluator {
     return true;
   }
 
-  // The first `recommendations` entry whose condition holds and whose formats are the run's, else
+  // Whether an entry is worded for this run: its input formats, its devices' vendors and whether
+  // it trains or serves (gate/run_context.h).
+  bool worded_for_run(const Rule::ConditionalText& r) {
+    if (!inputs_are(r.formats)) return false;
+    if (r.vendors.empty() && r.workload.empty()) return true;
+    if (!context_) context_ = run_context(report_);
+    if (!vendors_are(*context_, r.vendors)) return false;
+    return r.workload.empty() || workload_named(r.workload) == context_->workload;
+  }
+
+  // The first `recommendations` entry whose condition holds and that is worded for the run, else
   // `recommendation`.
   const std::string& recommendation_text() {
     for (const auto& r : r_.recommendations) {
-      if (!inputs_are(r.formats)) continue;
+      if (!worded_for_run(r)) continue;
       std::optional<double> holds = MetricExpression(r.when).evaluate(lookup_);
       if (holds && *holds != 0) return r.text;
     }
@@ -557,6 +568,7 @@ class RuleEvaluator {
   const Baseline* baseline_;
   std::string_view no_baseline_reason_;
   MetricLookup lookup_;
+  std::optional<RunContext> context_;  // computed by the first entry that needs it
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;
   bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units

@@ -5,9 +5,11 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/suggest.h"
 #include "gate/rule_check.h"
+#include "gate/run_context.h"
 
 namespace perfgate {
 namespace {
@@ -18,7 +20,8 @@ constexpr std::array<std::string_view, 33> kRuleKeys = {
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
     "enabled", "note",       "see",       "on_path",      "family"};
-constexpr std::array<std::string_view, 3> kConditionalTextKeys = {"when", "text", "formats"};
+constexpr std::array<std::string_view, 5> kConditionalTextKeys = {"when", "text", "formats", "vendors",
+                                                                  "workload"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -87,6 +90,19 @@ void read_values(YamlCheck& check, const YAML::Node& node, Rule& rule) {
   }
 }
 
+// A name or a list of names (`formats: xplane`, `vendors: [amd, tpu]`); none where the key is absent.
+std::vector<std::string> names(YamlCheck& check, const YAML::Node& node, const char* what) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (node.IsScalar()) {
+    if (auto name = check.string(node, what)) out.push_back(*name);
+  } else if (check.is_list(node, what)) {
+    for (const auto& item : node)
+      if (auto name = check.string(item, what)) out.push_back(*name);
+  }
+  return out;
+}
+
 void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) {
   if (!check.is_list(node, "recommendations")) return;
   rule.recommendations.clear();
@@ -100,16 +116,23 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
     auto when = check.string(item["when"], "when");
     auto text = check.string(item["text"], "text");
     // `formats: xplane` or a list: the input formats (the readers' names) the text is worded for.
-    std::vector<std::string> formats;
-    if (const YAML::Node f = item["formats"]) {
-      if (f.IsScalar()) {
-        if (auto name = check.string(f, "formats")) formats.push_back(*name);
-      } else if (check.is_list(f, "formats")) {
-        for (const auto& name : f)
-          if (auto n = check.string(name, "formats")) formats.push_back(*n);
-      }
+    std::vector<std::string> formats = names(check, item["formats"], "formats");
+    // `vendors: amd` or a list, of the vendors the gate knows (gate/run_context.h).
+    std::vector<std::string> vendors = names(check, item["vendors"], "vendors");
+    for (const std::string& v : vendors)
+      if (std::find(kVendorNames.begin(), kVendorNames.end(), v) == kVendorNames.end())
+        check.error(item["vendors"],
+                    fmt::format("unknown vendor '{}' (one of: {})", v, fmt::join(kVendorNames, ", ")));
+    std::string workload;
+    if (const YAML::Node w = item["workload"]) {
+      workload = check.string(w, "workload").value_or("");
+      if (!workload_named(workload))
+        check.error(
+            w, fmt::format("unknown workload '{}' (one of: {})", workload, fmt::join(kWorkloadNames, ", ")));
     }
-    if (when && text) rule.recommendations.push_back({*when, *text, std::move(formats)});
+    if (when && text)
+      rule.recommendations.push_back(
+          {*when, *text, std::move(formats), std::move(vendors), std::move(workload)});
   }
 }
 

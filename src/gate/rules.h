@@ -59,6 +59,12 @@ struct Rule {
     // `formats:` the input formats it is worded for ("xplane": JAX and TensorFlow), each input of the
     // run being one of them; empty: any run.
     std::vector<std::string> formats = {};
+    // `vendors:` the device vendors it is worded for ("nvidia", "amd", "tpu", "neuron"), every GPU
+    // of the run being of one of them (gate/run_context.h); empty: any run.
+    std::vector<std::string> vendors = {};
+    // `workload:` "training" or "inference": the run must be known to be that one
+    // (gate/run_context.h); empty: any run.
+    std::string workload = {};
   };
   std::vector<ConditionalText> recommendations;
   // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and

@@ -342,6 +342,16 @@ TEST(MemorySnapshot, TopUserFrame) {
   EXPECT_EQ(snapshot::site_of(&library), "(no user frame)");
   pickle::Value none = frames({});
   EXPECT_EQ(snapshot::site_of(&none), "(no frames recorded)");
+  // A block of the autograd thread (context="all"): torch's C++ frames, then the thread's entry in
+  // libstdc++ and libc (issue 72, item 10: the memory gate named execute_native_thread_routine).
+  pickle::Value thread =
+      frames({{"torch::autograd::Engine::thread_main", "torch/csrc/autograd/engine.cpp", 327},
+              {"execute_native_thread_routine", "/lib/x86_64-linux-gnu/libstdc++.so.6", 0},
+              {"start_thread", "/lib/x86_64-linux-gnu/libc.so.6", 0},
+              {"clone", "/usr/lib64/libc.so", 0}});
+  EXPECT_EQ(snapshot::site_of(&thread), "(no user frame)");
+  pickle::Value user = frames({{"run", "/work/libso.py", 3}, {"main", "/work/lib.so.d/train.py", 9}});
+  EXPECT_EQ(snapshot::site_of(&user), "run (libso.py:3)");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "analyse/classifier.h"
 #include "analyse/worker_analysis.h"
 #include "common/errors.h"
 #include "io/gzip.h"
@@ -36,6 +37,7 @@ enum : std::int64_t {
   kStepNum,
   kProcessId,
   kDotFusionText,  // a stat metadata entry whose name is a value: what a ref_value refers to
+  kClockRate,
 };
 const std::vector<std::pair<std::int64_t, std::string>> kStatNames = {{kVendor, "device_vendor"},
                                                                       {kDeviceName, "gpu_device_name"},
@@ -50,7 +52,8 @@ const std::vector<std::pair<std::int64_t, std::string>> kStatNames = {{kVendor, 
                                                                       {kHloModule, "hlo_module"},
                                                                       {kStepNum, "step_num"},
                                                                       {kProcessId, "process_id"},
-                                                                      {kDotFusionText, "dot_fusion"}};
+                                                                      {kDotFusionText, "dot_fusion"},
+                                                                      {kClockRate, "clock_rate"}};
 
 // One H200 with a stream of two kernels and a copy; a host thread with two steps, a launch call
 // per kernel, a Python function and an allocator marker (zero length).
@@ -248,6 +251,31 @@ TEST(XplaneReader, NamesAnAmdGpuFromItsStatsAndReadsTpuOps) {
   const GpuActivity* op = copy == &p.gpu_activities[0] ? &p.gpu_activities[1] : &p.gpu_activities[0];
   EXPECT_EQ(op->kind, GpuActivityKind::Kernel);
   EXPECT_EQ(op->end - op->start, 5000);  // the "Steps" line is not read
+}
+
+// Issue 72, item 10: an MI355X that ROCm's XLA does not name (gfx950, 256 CUs, 288 GiB): the
+// engine clock (clock_rate, kHz) tells it from an MI350X, and gpu_peaks then names it.
+TEST(XplaneReader, NamesAnMi355xByItsClock) {
+  auto gfx950 = [](std::int64_t clock_khz) {
+    Plane amd = plane(1, "/device:GPU:0");
+    amd.stat_names = kStatNames;
+    amd.stats = {str_stat(kVendor, "AMD"), int_stat(kCores, 256),           int_stat(kCapMajor, 9),
+                 int_stat(kCapMinor, 5),   int_stat(kMemory, 309237645312), int_stat(kClockRate, clock_khz)};
+    amd.event_names = {{1, "fusion"}};
+    amd.lines = {line(10, "Stream #10(Compute)", 0, {event(1, 0, 1'000'000)})};
+    return xplane::read_space(space({amd}), "mi355x.xplane.pb", {});
+  };
+  Profile p = gfx950(2'400'000);
+  ASSERT_EQ(p.devices.size(), 1u);
+  EXPECT_EQ(p.devices[0].name, "AMD GPU compute 9.5, 256 CUs, 288 GiB, 2400 MHz");
+  CompiledClassification c(default_classification());
+  const GpuPeak* peak = c.gpu_peak(p.devices[0].name);
+  ASSERT_NE(peak, nullptr);
+  EXPECT_EQ(peak->name, "AMD Instinct MI355X");
+  EXPECT_EQ(peak->peak("bf16"), 2516.6);
+  const GpuPeak* mi350x = c.gpu_peak(gfx950(2'200'000).devices[0].name);
+  ASSERT_NE(mi350x, nullptr);
+  EXPECT_EQ(mi350x->name, "AMD Instinct MI350X");
 }
 
 std::string refusal(const std::string& bytes, std::uint64_t max_memory = 0) {

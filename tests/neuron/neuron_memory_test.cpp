@@ -171,6 +171,14 @@ TEST(NeuronMemory, TheFirstExecutionFindingStatesItsEvidence) {
   later.replace(later.find(sync_wait), sync_wait.size(), "{\"timestamp\": 0, \"duration\": 100");
   WorkerAnalysis v = analyse_json(later);
   EXPECT_DOUBLE_EQ(*v.metrics.get(Metric::NeuronLeadingWaitUs), 0.1);
+  // Instruction rows where no engine waits before its first instruction: the leading wait is 0,
+  // not n/a, which the finding keeps for a profile without instruction rows (issue 72, item 10:
+  // "n/a without instruction rows" beside 129 of them). Sync's row is work, not a wait, here.
+  const std::string sync_row = R"("label": "Sync", "opcode": "EVENT_SEMAPHORE_RANGE_CLEAR")";
+  later.replace(later.find(sync_row), sync_row.size(), R"("label": "Sync", "opcode": "DmaTrigger")");
+  WorkerAnalysis none = analyse_json(later);
+  EXPECT_DOUBLE_EQ(none.metrics.get(Metric::NeuronLeadingWaitUs).value_or(-1), 0);
+  EXPECT_DOUBLE_EQ(none.metrics.get(Metric::NeuronLeadingWaitPct).value_or(-1), 0);
 }
 
 }  // namespace

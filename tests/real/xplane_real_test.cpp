@@ -96,9 +96,10 @@ TEST(XplaneReal, Mi300JaxConvMatchesTraceLensTimeline) {
   EXPECT_NEAR(ms(t[0].copy), 0.889028, 0.889028e-3);
   EXPECT_NEAR(ms(t[0].span - t[0].busy), 26.9787, 26.9787e-3);
   EXPECT_NEAR(ms(t[0].span), 27.867728, 27.867728e-3);
-  // The GPUs as the plane's stats describe them: an MI300X by gpu_peaks.
+  // The GPUs as the plane's stats describe them, with the engine clock (clock_rate 2,100,000 kHz,
+  // the MI300X's 2,100 MHz peak engine clock): an MI300X by gpu_peaks.
   ASSERT_EQ(p.devices.size(), 2u);
-  EXPECT_EQ(p.devices[1].name, "AMD GPU compute 9.4, 304 CUs, 192 GiB");
+  EXPECT_EQ(p.devices[1].name, "AMD GPU compute 9.4, 304 CUs, 192 GiB, 2100 MHz");
 
   // xla_summary.csv: kernel time per XLA fusion (µs): input_transpose_fusion 1950.96 (5 calls),
   // input_transpose_fusion_ (TraceLens's name for input_transpose_fusion.1) 69.261, loop_transpose_fusion

@@ -1,7 +1,9 @@
 #include "analyse/gpu/tensor_cores.h"
 
 #include <algorithm>
+#include <array>
 
+#include "analyse/gpu/flops.h"
 #include "analyse/intervals.h"
 #include "analyse/ops/op_info.h"
 
@@ -17,11 +19,24 @@ struct OwnedKernelTime {
   TimeNs layout_kernel = 0;  // of layout-conversion kernels (never Tensor Core ones)
 };
 
+// Whether a Tensor Core kernel's name states operands of 8 bits or fewer (compute.narrow_weight_pct):
+// FP8, FP6, FP4 or INT8, or a block-scaled format (rules: kernel_precisions formats: MX, NVFP4;
+// "BF16 x MX weights" widens MXFP4 weights in registers). Only such a kernel's op types are read,
+// to check that they do not contradict the name (flops.h, op_peak: a name reading FP8 under BF16
+// ops ran in BF16), so that other kernels cost nothing more.
+bool narrow_named(const KernelPrecisionPattern* ran) {
+  static constexpr std::array<std::string_view, 8> kNarrow = {"fp8",   "fp6",   "fp4",   "int8",
+                                                              "mxfp8", "mxfp6", "mxfp4", "nvfp4"};
+  return ran && (!ran->formats.empty() ||
+                 std::find(kNarrow.begin(), kNarrow.end(), ran->precision) != kNarrow.end());
+}
+
 // Sorted by owner, one entry per owner: far fewer than the host events.
 std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribution& a, NameClasses& classes,
                                                 Interval window, bool count_unlaunched,
                                                 TensorCoreSums& sums) {
   std::vector<OwnedKernelTime> owned;
+  ArgumentCache args(p);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& k = p.gpu_activities[i];
     if (k.kind != GpuActivityKind::Kernel) continue;
@@ -42,6 +57,13 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
         sums.tc_kernel_ns += inside;
         const KernelPrecisionPattern* precision = classes.tensor_core_kernel.precision(verdict);
         add_time(sums.tc_kernel_ns_by_precision[precision ? precision->precision : ""], inside);
+        if (narrow_named(precision)) {
+          Precision inputs =
+              by_op
+                  ? precision_of(first_tensor_type(args.strings(p.details(p.host_events[owner]).input_types)))
+                  : Precision::Unknown;
+          if (name_refines_types(inputs, *precision)) add_time(sums.narrow_tc_kernel_ns, inside);
+        }
       }
     }
     if (k.units != ComputeUnits::Unstated) add_time(sums.units_stated_ns, inside);
@@ -188,6 +210,7 @@ TensorCoreSums& TensorCoreSums::operator+=(const TensorCoreSums& from) {
   add_time(unowned_tc_kernel_ns, from.unowned_tc_kernel_ns);
   for (const auto& [precision, time] : from.tc_kernel_ns_by_precision)
     add_time(tc_kernel_ns_by_precision[precision], time);
+  add_time(narrow_tc_kernel_ns, from.narrow_tc_kernel_ns);
   add_time(units_stated_ns, from.units_stated_ns);
   add_time(matrix_unit_ns, from.matrix_unit_ns);
   min_judged_pct = std::max(min_judged_pct, from.min_judged_pct);

@@ -113,6 +113,8 @@ std::optional<TimeNs> neuron_leading_wait_ns(const NeuronDevice& n) {
   for (const NeuronInstruction& i : n.instructions)
     if (i.semaphore_wait && i.lane < first_work.size() && i.start < first_work[i.lane])
       longest = std::max(longest.value_or(0), i.end - i.start);
+  // Instruction rows that show no such wait show a wait of 0; only a profile without them cannot say.
+  if (!longest && !n.instructions.empty()) return 0;
   return longest;
 }
 

@@ -34,7 +34,7 @@ NeuronBufferStats neuron_buffer_stats(const std::vector<NeuronBufferRow>& buffer
 std::optional<double> neuron_device_memory_bytes(const std::vector<NeuronMemoryUse>& uses);
 
 // The longest semaphore wait an engine row starts before its first instruction (or on a row that
-// has no other), in ns; empty where there is none.
+// has no other), in ns; 0 where the instruction rows show none, empty without instruction rows.
 std::optional<TimeNs> neuron_leading_wait_ns(const NeuronDevice& n);
 
 }  // namespace perfgate

@@ -44,6 +44,19 @@ struct OpRow {
   std::string fused_as;
 };
 
+// The window's op calls, and of them those PyTorch's autograd engine ran (ops.backward_pct): the
+// evidence whether the run trains. Not counted for profiles whose ops cannot say (XSpace: JAX and
+// TensorFlow have no autograd engine), so that their share is n/a rather than 0.
+struct OpCallSums {
+  std::uint64_t calls = 0;
+  std::uint64_t backward_calls = 0;
+  OpCallSums& operator+=(const OpCallSums& from) {
+    calls += from.calls;
+    backward_calls += from.backward_calls;
+    return *this;
+  }
+};
+
 struct OpTypeRow {
   std::string type;
   std::uint64_t ops = 0;  // distinct op names

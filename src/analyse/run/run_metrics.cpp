@@ -92,6 +92,7 @@ MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::v
       run.compute += one.compute;
       run.roofline += one.roofline;
       run.serving += one.serving;
+      run.op_calls += one.op_calls;
       run.host += one.host;
       run.idle += one.idle;
       run.communication += one.communication;

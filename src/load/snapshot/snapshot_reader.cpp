@@ -46,6 +46,20 @@ bool detect(std::string_view head) {
          window.find(std::string_view("X\x08\x00\x00\x00segments", 13)) != std::string_view::npos;
 }
 
+namespace {
+
+// A shared object's path: "libstdc++.so.6", "libc.so", "libtorch_cuda.so.2.5" (a thread's entry
+// and the runtime's own frames, never the user's code).
+bool shared_object(std::string_view path) {
+  std::size_t at = path.rfind(".so");
+  if (at == std::string_view::npos) return false;
+  std::string_view rest = path.substr(at + 3);
+  return std::all_of(rest.begin(), rest.end(), [](char c) { return c == '.' || (c >= '0' && c <= '9'); }) &&
+         (rest.empty() || rest.front() == '.');
+}
+
+}  // namespace
+
 std::string site_of(const Value* frames) {
   if (!frames || frames->items().empty()) return "(no frames recorded)";
   for (const Value& f : frames->items()) {
@@ -58,6 +72,7 @@ std::string site_of(const Value* frames) {
       library = library || path.find(part) != std::string::npos;
     for (std::string_view ext : {".c", ".cc", ".cpp", ".cu", ".h", ".hpp"})
       library = library || path.ends_with(ext);
+    library = library || shared_object(path);
     if (library) continue;
     const Value* name = f.find("name");
     const Value* line = f.find("line");

@@ -82,11 +82,14 @@ CopyKind copy_kind(std::string_view details, std::string_view name, bool& pageab
 
 // The GPU's description from the plane's stats. A GPU without a name (ROCm's XLA writes none) is
 // named as the Kineto reader names an unnamed AMD GPU, "AMD GPU compute 9.4, 304 CUs, 192 GiB",
-// which gpu_peaks matches.
+// with its engine clock where the plane states it (clock_rate, kHz: XLA's ROCm tracer writes the
+// agent's max engine clock), which gpu_peaks matches: an MI355X and an MI350X differ by it alone
+// (2,400 and 2,200 MHz; 256 CUs and 288 GiB each).
 DeviceInfo device_info(const Plane& plane, std::int32_t id, bool tpu) {
   DeviceInfo d;
   d.id = id;
   std::string_view vendor, name;
+  std::int64_t clock_khz = 0;
   for (const Stat& s : plane.stats) {
     std::string_view key = plane.stat_name(s);
     std::int64_t v = 0;
@@ -97,6 +100,7 @@ DeviceInfo device_info(const Plane& plane, std::int32_t id, bool tpu) {
     if (key == "compute_cap_minor" && integer && v >= 0 && v < 1000) d.compute_minor = static_cast<int>(v);
     if (key == "core_count" && integer && v > 0 && v < 1000000) d.sm_count = static_cast<int>(v);
     if (key == "memory_size" && integer && v > 0) d.total_memory_bytes = static_cast<std::uint64_t>(v);
+    if (key == "clock_rate" && integer && v > 0 && v < 100'000'000) clock_khz = v;
   }
   if (!name.empty()) {
     d.name = std::string(name);
@@ -108,6 +112,7 @@ DeviceInfo device_info(const Plane& plane, std::int32_t id, bool tpu) {
     if (d.total_memory_bytes > 0)
       d.name +=
           fmt::format(", {:.0f} GiB", static_cast<double>(d.total_memory_bytes) / (1024.0 * 1024 * 1024));
+    if (clock_khz > 0) d.name += fmt::format(", {:.0f} MHz", static_cast<double>(clock_khz) / 1000.0);
   } else if (!vendor.empty()) {
     d.name = fmt::format("{} GPU", vendor);
   } else if (tpu) {

@@ -1,0 +1,36 @@
+// What a run is, as its advice needs to know (issue 72, item 10): the vendors of its devices and
+// whether it trains or serves. A `recommendations` entry of a rule may name them (`vendors:`,
+// `workload:`; docs/rules.md) and then applies only to such a run.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "report_model/report.h"
+
+namespace perfgate {
+
+// Training: some op ran in PyTorch's autograd engine (ops.backward_pct > 0). Inference: the steps
+// are a server's (serving.*_pct), or PyTorch ops ran and none in the backward pass. Unknown: the
+// profile cannot say (no ops, a JAX or TensorFlow XSpace profile, a device profile).
+enum class Workload : std::uint8_t { Unknown, Training, Inference };
+inline constexpr std::array<std::string_view, 2> kWorkloadNames = {"training", "inference"};
+std::optional<Workload> workload_named(std::string_view name);
+
+inline constexpr std::array<std::string_view, 4> kVendorNames = {"nvidia", "amd", "tpu", "neuron"};
+
+struct RunContext {
+  std::vector<std::string_view> vendors;  // of kVendorNames, each once, in that order
+  Workload workload = Workload::Unknown;
+};
+
+RunContext run_context(const ReportModel& report);
+
+// Whether every device vendor of the run is one of `vendors` (an empty list: any run; a run with no
+// known vendor matches no list).
+bool vendors_are(const RunContext& context, const std::vector<std::string>& vendors);
+
+}  // namespace perfgate
