@@ -90,18 +90,32 @@ std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kern
 // Every catalog metric of the report next to the baseline's, with the change.
 std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline);
 
-// Changes against the baseline, per window step: the run tables "step_time_deltas" (each op's GPU
-// and host self time, each region's host time and the GPU idle time, side by side), "op_deltas",
-// "region_deltas" and "kernel_deltas", largest regression first.
-// The fifth, "changes", holds both ends of the op, region and kernel deltas (largest_changes_table).
-// The last, "memory_site_deltas", what is live at a memory snapshot's peak by allocation site in
-// both (memory_site_deltas.cpp).
+// What the changes against the baseline are counted over (issue 74): each run's window steps where
+// both have some; where neither has and the gate matches the inferred units both repeat by their
+// identity, each run's units (its window totals over its units); else each run's whole window, and
+// where those hold different work (windows_hold_different_work) "changes" is ordered by the change
+// of the time a call, not by the window totals.
+struct ChangeCounting {
+  ChangeBasis basis = ChangeBasis::Step;
+  double run_count = 1;       // what the run's window totals are divided by: its steps or units
+  double baseline_count = 1;  // the baseline's (pooled: every run's)
+  bool by_call = false;
+};
+ChangeCounting change_counting(const Baseline& run, const Baseline& baseline);
+
+// Changes against the baseline, counted as change_counting says (per window step): the run tables
+// "step_time_deltas" (each op's GPU and host self time, each region's host time and the GPU idle time, side
+// by side), "op_deltas", "region_deltas" and "kernel_deltas", largest regression first. The fifth, "changes",
+// holds both ends of the op, region and kernel deltas (largest_changes_table). The last,
+// "memory_site_deltas", what is live at a memory snapshot's peak by allocation site in both
+// (memory_site_deltas.cpp).
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline);
 
-// The table "changes" from the op, region and kernel delta tables among `deltas`: the `per_item`
-// largest slower and faster rows of each (GPU plus host time), each with its calls in both runs.
-ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, bool per_step,
-                                  std::size_t per_item);
+// The table "changes" from the op, region and kernel delta tables among `deltas`: the
+// `wording.per_item` largest slower and faster rows of each (GPU plus host time; with
+// `wording.by_call`, the change of the time a call at this run's calls), each with its calls in both
+// runs.
+ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, TableWording wording);
 
 // How comparable the run and its baseline are (docs/rules.md, "Work per window and comparability"):
 // the devices (GPU names and counts), the kernels and the ops (digit runs as '#': "blocks.#") by the share of

@@ -2,7 +2,9 @@
 // slower most and those that got faster most, each with its calls in both runs. The delta tables are
 // sorted by growth, so a short view of their head shows regressions only; a change that made a run
 // faster (a kernel with fewer calls, a cheaper op) sits at their tail. This table puts both ends
-// side by side, so that every output can show what the change did, both ways.
+// side by side, so that every output can show what the change did, both ways. Where the windows
+// hold different work and nothing aligns them, the window totals compare different amounts of work:
+// the rows are then ordered by the change of their time a call (issue 74).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -17,7 +19,8 @@ struct Candidate {
   const char* item;  // "op", "region", "kernel"
   std::string name, change;
   std::optional<double> baseline_us, us, baseline_calls, calls;
-  double delta_us = 0;
+  double delta_us = 0;   // what orders the rows: the totals' change, or by_call's
+  bool by_call = false;  // delta_us is the change of the time a call at this run's calls
 };
 
 std::optional<double> number(const ReportTable& t, std::size_t row, std::string_view column) {
@@ -50,7 +53,8 @@ std::vector<Candidate> candidates(const ReportTable& t, const char* item) {
                 {},
                 {},
                 {},
-                0};
+                0,
+                false};
     if (split) {
       c.baseline_us = sum(number(t, r, table_column(kOps, "baseline_gpu_us_per_step")),
                           number(t, r, table_column(kOps, "baseline_cpu_us_per_step")));
@@ -68,6 +72,26 @@ std::vector<Candidate> candidates(const ReportTable& t, const char* item) {
   return out;
 }
 
+// Time a call: what compares where the windows hold different work (different numbers of calls).
+std::optional<double> per_call(std::optional<double> us, std::optional<double> calls) {
+  if (!us || !calls || *calls <= 0) return std::nullopt;
+  return *us / *calls;
+}
+
+// Where the windows hold different work, a row's change is that of its time a call at this run's
+// calls (a new row's whole time, a gone row's less), and its kind follows that change: a kernel cut
+// from fewer calls is no faster kernel. A change under 1 us or 1% of the time is none (deltas.cpp).
+void by_call(Candidate& c) {
+  c.by_call = true;
+  std::optional<double> before = per_call(c.baseline_us, c.baseline_calls), after = per_call(c.us, c.calls);
+  if (!before || !after) return;  // new or gone, or without calls: the window totals' change stands
+  double at_calls = *before * *c.calls;
+  c.delta_us = (*after - *before) * *c.calls;
+  c.change = std::fabs(c.delta_us) < std::max(1.0, 0.01 * at_calls) ? "unchanged"
+             : c.delta_us > 0                                       ? "regression"
+                                                                    : "improvement";
+}
+
 bool slower(const Candidate& c) {
   return (c.change == "regression" || c.change == "new") && c.delta_us > 0;
 }
@@ -78,12 +102,6 @@ bool faster(const Candidate& c) {
 ReportCell cell(std::optional<double> v) {
   if (!v) return std::monostate{};
   return *v;
-}
-
-// Time a call: what compares where the windows hold different work (different numbers of calls).
-std::optional<double> per_call(std::optional<double> us, std::optional<double> calls) {
-  if (!us || !calls || *calls <= 0) return std::nullopt;
-  return *us / *calls;
 }
 
 std::optional<double> change_pct(std::optional<double> before, std::optional<double> after) {
@@ -103,29 +121,37 @@ void add_rows(ReportTable& out, std::vector<Candidate> rows, bool (*keep)(const 
   for (const Candidate& c : rows) {
     if (shown[c.item]++ >= per_item) continue;
     std::optional<double> before = per_call(c.baseline_us, c.baseline_calls), after = per_call(c.us, c.calls);
-    out.rows.push_back({std::string(direction), std::string(c.item), c.name, c.change, cell(c.baseline_us),
-                        cell(c.us), c.delta_us, cell(c.baseline_calls), cell(c.calls), cell(before),
-                        cell(after), cell(change_pct(before, after))});
+    double total_delta = c.us.value_or(0) - c.baseline_us.value_or(0);
+    std::vector<ReportCell> row = {
+        std::string(direction), std::string(c.item), c.name,      c.change,
+        cell(c.baseline_us),    cell(c.us),          total_delta, cell(c.baseline_calls),
+        cell(c.calls),          cell(before),        cell(after), cell(change_pct(before, after))};
+    if (c.by_call) row.emplace_back(std::in_place_type<double>, c.delta_us);
+    out.rows.push_back(std::move(row));
   }
 }
 
 }  // namespace
 
 // The rows' cells, in the declared columns' order: direction, item, name, change, the time (baseline,
-// now, change), the calls (baseline, now), the time a call (baseline, now, change).
-static_assert(table_column_names(Table::Changes).size() == 12);
+// now, change), the calls (baseline, now), the time a call (baseline, now, change), and where the
+// change a call orders the rows, that change at this run's calls (optional: only then).
+static_assert(table_column_names(Table::Changes).size() == 13);
 
-ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, bool per_step,
-                                  std::size_t per_item) {
-  ReportTable t = declared_table(Table::Changes, {.per_step = per_step, .per_item = per_item});
+ReportTable largest_changes_table(const std::vector<ReportTable>& deltas, TableWording wording) {
+  ReportTable t = declared_table(Table::Changes, wording);
+  if (!wording.by_call) t.columns.pop_back();
   std::vector<Candidate> all;
   for (const auto& [table, item] :
        {std::pair{Table::OpDeltas, "op"}, std::pair{Table::RegionDeltas, "region"},
         std::pair{Table::KernelDeltas, "kernel"}})
     if (const ReportTable* d = find_table(deltas, table))
-      for (Candidate& c : candidates(*d, item)) all.push_back(std::move(c));
-  add_rows(t, all, slower, "slower", per_item);
-  add_rows(t, std::move(all), faster, "faster", per_item);
+      for (Candidate& c : candidates(*d, item)) {
+        if (wording.by_call) by_call(c);
+        all.push_back(std::move(c));
+      }
+  add_rows(t, all, slower, "slower", wording.per_item);
+  add_rows(t, std::move(all), faster, "faster", wording.per_item);
   return t;
 }
 

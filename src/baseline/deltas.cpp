@@ -1,8 +1,9 @@
 // Per-op, per-region and per-kernel changes against the baseline. Times and calls are per window
 // step, so that runs that profiled different numbers of steps compare; every such column says so
 // in its name ("_per_step"), which every output shows in its header. Where either run has no steps
-// (nsys exports often have none) each run's whole window is compared instead: the columns keep
-// their names, and the table's description and every output say so.
+// (nsys exports often have none) they are per inferred unit where the gate matches the units both
+// runs repeat ("_per_unit"), else each run's whole window ("_per_window"), and the table's
+// description and every output say so (change_counting).
 //
 // User regions (record_function and user annotations) have a table of their own: PyTorch 2.x
 // records the DataLoader's `enumerate(DataLoader)#...__next__` as a user annotation, not an op, and
@@ -116,8 +117,8 @@ static_assert(declares_measures(Table::RegionDeltas, kRegionMeasures));
 static_assert(declares_measures(Table::KernelDeltas, kKernelMeasures));
 
 ReportTable delta_table(Table table, std::span<const Measure> measures, const std::vector<Pair>& pairs,
-                        bool per_step) {
-  ReportTable t = declared_table(table, {.per_step = per_step});
+                        ChangeBasis basis) {
+  ReportTable t = declared_table(table, {.basis = basis});
   for (const Pair& p : pairs) {
     std::vector<ReportCell> row = {p.after ? p.after->name : p.before->name, change_of(p)};
     for (const Measure& m : measures) {
@@ -157,23 +158,26 @@ void add_contributions(std::vector<Contribution>& out, const std::vector<Pair>& 
 }
 
 // The GPU idle time of a run, summed over its GPUs as the ops' times are summed over its workers:
-// gpu.idle_pct of the mean step (per step), or of the window over every run pooled (whole window).
-std::optional<double> idle_us(const Baseline& run, bool per_step) {
+// gpu.idle_pct of the mean step (per step), or of the window over every run pooled, divided as the
+// window totals are (per unit: by the run's units).
+std::optional<double> idle_us(const Baseline& run, const ChangeCounting& counting, bool is_run) {
+  bool per_step = counting.basis == ChangeBasis::Step;
   auto idle_pct = run.metric(Metric::GpuIdlePct), gpus = run.metric(Metric::GpuCount);
   auto span = per_step ? run.metric(Metric::StepsMeanUs) : run.metric(Metric::WindowWallUs);
   if (!idle_pct || !gpus || !span) return std::nullopt;
-  double runs = per_step ? 1 : static_cast<double>(std::max<std::size_t>(run.info.runs, 1));
-  return *idle_pct / 100 * *span * *gpus * runs;
+  if (per_step) return *idle_pct / 100 * *span * *gpus;
+  double runs = static_cast<double>(std::max<std::size_t>(run.info.runs, 1));
+  return *idle_pct / 100 * *span * *gpus * runs / (is_run ? counting.run_count : counting.baseline_count);
 }
 
 // The rows' cells: label, kind, name, change, then the time in the baseline, now, and the change.
 static_assert(table_column_names(Table::StepTimeDeltas).size() == 7);
 
-ReportTable step_time_deltas(std::vector<Contribution> parts, bool per_step) {
+ReportTable step_time_deltas(std::vector<Contribution> parts, ChangeBasis basis) {
   std::stable_sort(parts.begin(), parts.end(), [](const Contribution& a, const Contribution& b) {
     return a.delta() != b.delta() ? a.delta() > b.delta() : a.label < b.label;
   });
-  ReportTable t = declared_table(Table::StepTimeDeltas, {.per_step = per_step});
+  ReportTable t = declared_table(Table::StepTimeDeltas, {.basis = basis});
   for (const Contribution& c : parts) {
     auto cell = [](std::optional<double> v) -> ReportCell {
       if (!v) return std::monostate{};
@@ -187,25 +191,46 @@ ReportTable step_time_deltas(std::vector<Contribution> parts, bool per_step) {
 
 }  // namespace
 
+ChangeCounting change_counting(const Baseline& run, const Baseline& baseline) {
+  ChangeCounting c;
+  if (changes_per_step(run.info.steps, baseline.info.steps)) {
+    c.run_count = static_cast<double>(run.info.steps);
+    c.baseline_count = static_cast<double>(baseline.info.steps);
+    return c;
+  }
+  if (compares_inferred(run.inferred_iterations, run.info.steps, baseline.inferred_iterations,
+                        baseline.info.steps) &&
+      !match_inferred_units(*run.inferred_iterations, baseline).names.empty()) {
+    c.basis = ChangeBasis::Unit;
+    c.run_count = static_cast<double>(run.inferred_iterations->units_us.size());
+    c.baseline_count = static_cast<double>(baseline.inferred_iterations->units_us.size());
+    return c;
+  }
+  c.basis = ChangeBasis::Window;
+  c.by_call = windows_hold_different_work(run, baseline);
+  return c;
+}
+
 std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline& baseline) {
   Baseline now = baseline_from_report(current, "", "");
-  bool per_step = changes_per_step(now.info.steps, baseline.info.steps);
-  double now_steps = per_step ? static_cast<double>(now.info.steps) : 1;
-  double base_steps = per_step ? static_cast<double>(baseline.info.steps) : 1;
+  ChangeCounting counting = change_counting(now, baseline);
+  ChangeBasis basis = counting.basis;
+  double now_steps = counting.run_count, base_steps = counting.baseline_count;
   std::vector<Pair> ops = pair_rows(baseline.ops, base_steps, now.ops, now_steps);
   std::vector<Pair> regions = pair_rows(baseline.regions, base_steps, now.regions, now_steps);
   std::vector<Contribution> parts;
   add_contributions(parts, ops, &BaselineRow::gpu_us, "GPU op", "GPU");
   add_contributions(parts, ops, &BaselineRow::cpu_us, "host op", "host");
   add_contributions(parts, regions, &BaselineRow::cpu_us, "region", "region");
-  auto idle_before = idle_us(baseline, per_step), idle_now = idle_us(now, per_step);
+  auto idle_before = idle_us(baseline, counting, false), idle_now = idle_us(now, counting, true);
   if (idle_before && idle_now) parts.push_back({"GPU idle", "GPU idle", "", idle_before, idle_now});
   std::vector<ReportTable> tables = {
-      step_time_deltas(std::move(parts), per_step), delta_table(Table::OpDeltas, kOpMeasures, ops, per_step),
-      delta_table(Table::RegionDeltas, kRegionMeasures, regions, per_step),
+      step_time_deltas(std::move(parts), basis), delta_table(Table::OpDeltas, kOpMeasures, ops, basis),
+      delta_table(Table::RegionDeltas, kRegionMeasures, regions, basis),
       delta_table(Table::KernelDeltas, kKernelMeasures,
-                  pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), per_step)};
-  tables.push_back(largest_changes_table(tables, per_step, kChangesPerItem));
+                  pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
+  tables.push_back(largest_changes_table(
+      tables, {.basis = basis, .per_item = kChangesPerItem, .by_call = counting.by_call}));
   // Bytes at a peak are no time: after "changes", which reads the tables of times before it.
   tables.push_back(memory_site_deltas(baseline.memory_sites, now.memory_sites));
   return tables;

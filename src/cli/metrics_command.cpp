@@ -17,7 +17,7 @@ namespace {
 
 // The tables as common/table_catalog.def declares them, the delta tables' texts per window step.
 int print_tables(const std::string& format) {
-  TableWording wording{.per_step = true, .per_item = kChangesPerItem};
+  TableWording wording{.per_item = kChangesPerItem};
   for (const TableInfo& t : table_catalog()) {
     std::string description = table_text(t.description, wording);
     if (format == "markdown") {

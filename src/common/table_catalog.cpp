@@ -53,14 +53,54 @@ std::optional<Table> table_id(std::string_view name) {
   return static_cast<Table>(it - std::begin(kTableNames));
 }
 
+std::string_view basis_suffix(ChangeBasis basis) {
+  switch (basis) {
+    case ChangeBasis::Step:
+      return "_per_step";
+    case ChangeBasis::Unit:
+      return "_per_unit";
+    case ChangeBasis::Window:
+      return "_per_window";
+  }
+  return "_per_step";
+}
+
 std::string table_text(std::string_view text, TableWording wording) {
   std::string out(text);
-  if (out.find('{') == std::string::npos) return out;
-  replace_all(out, "{per window step}",
-              wording.per_step ? "per window step" : "over each run's whole window (a run has no steps)");
-  replace_all(out, "{per step}", wording.per_step ? "per step" : "over the whole window");
+  if (out.find('{') == std::string::npos && out.find("_per_step") == std::string::npos) return out;
+  constexpr std::string_view kWindowStep[] = {"per window step",
+                                              "per inferred unit (each run's window totals "
+                                              "over its units, which the gate matched)",
+                                              "over each run's whole window (no steps or matched units "
+                                              "align the runs)"};
+  constexpr std::string_view kStep[] = {"per step", "per unit", "over the whole window"};
+  auto basis = static_cast<std::size_t>(wording.basis);
+  replace_all(out, "{per window step}", kWindowStep[basis]);
+  replace_all(out, "{per step}", kStep[basis]);
   replace_all(out, "{per item}", std::to_string(wording.per_item));
+  replace_all(out, "{order}",
+              wording.by_call ? "by delta_us_by_call: the windows hold different work, so the change of "
+                                "the time a call orders them, not the window totals"
+                              : "GPU plus host time, as the op, region and kernel delta tables");
+  if (wording.basis != ChangeBasis::Step) replace_all(out, "_per_step", basis_suffix(wording.basis));
   return out;
+}
+
+std::string column_name(std::string_view declared, ChangeBasis basis) {
+  constexpr std::string_view kDeclared = "_per_step";
+  if (basis == ChangeBasis::Step || !declared.ends_with(kDeclared)) return std::string(declared);
+  std::string out(declared.substr(0, declared.size() - kDeclared.size()));
+  return out += basis_suffix(basis);
+}
+
+bool names_column(std::string_view column, std::string_view declared) {
+  if (column == declared) return true;
+  constexpr std::string_view kDeclared = "_per_step";
+  if (!declared.ends_with(kDeclared)) return false;
+  std::string_view stem = declared.substr(0, declared.size() - kDeclared.size());
+  if (!column.starts_with(stem)) return false;
+  std::string_view rest = column.substr(stem.size());
+  return rest == basis_suffix(ChangeBasis::Unit) || rest == basis_suffix(ChangeBasis::Window);
 }
 
 }  // namespace perfgate

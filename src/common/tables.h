@@ -92,13 +92,29 @@ const TableInfo& table_info(Table table);
 // The first table of a name (of `ranks`: the workers'); empty for a name the declaration lacks.
 std::optional<Table> table_id(std::string_view name);
 
-// How the delta tables count their changes, which their texts leave open: per window step, or over
-// each run's whole window where a run has no steps; at most `per_item` rows of each kind.
+// What the delta tables' times and calls are counted over (issue 74): each run's window steps; its
+// inferred units where no steps align and the gate matched the units the two runs repeat; else each
+// run's whole window. The catalog names their columns per step ("delta_us_per_step"); a table of
+// another basis names them by it ("delta_us_per_unit", "delta_us_per_window").
+enum class ChangeBasis : std::uint8_t { Step, Unit, Window };
+// "_per_step", "_per_unit", "_per_window".
+std::string_view basis_suffix(ChangeBasis basis);
+
+// How the delta tables count their changes, which their texts and column names leave open (the
+// basis), and at most `per_item` rows of each kind; `by_call`: the table "changes" ordered by the
+// change of the time a call, where the windows hold different work and no steps or units align them.
 struct TableWording {
-  bool per_step = true;
+  ChangeBasis basis = ChangeBasis::Step;
   std::size_t per_item = 0;
+  bool by_call = false;
 };
-// A declared text with what it leaves open ({per window step}, {per step}, {per item}) filled in.
+// A declared text with what it leaves open ({per window step}, {per step}, {per item}, {order},
+// and the columns' "_per_step" where the basis is another) filled in.
 std::string table_text(std::string_view text, TableWording wording);
+// A declared column's name as a table of the basis names it: "delta_us_per_step" -> "delta_us_per_window".
+std::string column_name(std::string_view declared, ChangeBasis basis);
+// A table's column named `column` is the one the code and the rules look up as `declared` (the
+// catalog's name): the same name, or a delta table's "_per_step" column named by another basis.
+bool names_column(std::string_view column, std::string_view declared);
 
 }  // namespace perfgate

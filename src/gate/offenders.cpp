@@ -18,7 +18,7 @@ std::string text(const ReportCell& cell) {
 
 std::optional<std::size_t> column(const ReportTable& t, std::string_view name) {
   for (std::size_t c = 0; c < t.columns.size(); ++c)
-    if (t.columns[c].name == name) return c;
+    if (names_column(t.columns[c].name, name)) return c;
   return std::nullopt;
 }
 

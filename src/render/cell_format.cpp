@@ -49,7 +49,7 @@ std::optional<double> optional_number_at(const ReportTable& t, std::size_t row, 
 
 std::size_t column_index(const ReportTable& t, std::string_view column) {
   for (std::size_t c = 0; c < t.columns.size(); ++c)
-    if (t.columns[c].name == column) return c;
+    if (names_column(t.columns[c].name, column)) return c;
   return std::string_view::npos;
 }
 

@@ -81,8 +81,22 @@ std::size_t window_steps(const ReportModel& r) {
 }
 
 std::string_view changes_basis(const ReportModel& r) {
-  return r.baseline && !changes_per_step(window_steps(r), r.baseline->steps) ? "over each run's whole window"
-                                                                             : "per step";
+  if (!r.baseline) return "per step";
+  switch (r.baseline->changes_basis) {
+    case ChangeBasis::Step:
+      return "per step";
+    case ChangeBasis::Unit:
+      return "per inferred unit";
+    case ChangeBasis::Window:
+      return "over each run's whole window";
+  }
+  return "per step";
+}
+
+std::string_view changes_order(const ReportModel& r) {
+  return r.baseline && r.baseline->changes_by_call ? "largest change of the time a call first (at this run's "
+                                                     "calls: the windows hold different work)"
+                                                   : "largest first";
 }
 
 std::string mfu_text(const MetricValues& metrics) {
@@ -223,12 +237,17 @@ std::string largest_change_text(const ReportModel& r, std::string_view direction
   auto calls = [](std::optional<double> v) { return v ? format_value(v, "count") : std::string("–"); };
   for (std::size_t row = 0; row < t->rows.size(); ++row) {
     if (text_at(*t, row, table_column(Table::Changes, "direction")) != direction) continue;
-    double delta = number_at(*t, row, table_column(Table::Changes, "delta_us_per_step"));
+    bool by_call = r.baseline && r.baseline->changes_by_call;
+    double delta = by_call ? number_at(*t, row, table_column(Table::Changes, "delta_us_by_call"))
+                           : number_at(*t, row, table_column(Table::Changes, "delta_us_per_step"));
     std::string name =
         distinct_short_labels({text_at(*t, row, table_column(Table::Changes, "name"))}, 80).front();
+    std::optional<double> per_call =
+        optional_number_at(*t, row, table_column(Table::Changes, "delta_per_call_pct"));
     return fmt::format(
-        "{} ({}) {}{}, {} → {} calls", name, text_at(*t, row, table_column(Table::Changes, "item")),
+        "{} ({}) {}{}{}, {} → {} calls", name, text_at(*t, row, table_column(Table::Changes, "item")),
         delta < 0 ? "-" : "+", format_duration_us(std::fabs(delta)),
+        by_call && per_call ? fmt::format(" by its time a call ({:+.1f}%)", *per_call) : "",
         calls(optional_number_at(*t, row, table_column(Table::Changes, "baseline_calls_per_step"))),
         calls(optional_number_at(*t, row, table_column(Table::Changes, "calls_per_step"))));
   }

@@ -60,6 +60,9 @@ std::size_t window_steps(const ReportModel& r);
 // How changes against the baseline (the delta tables) are counted: "per step", or "over each run's
 // whole window" where a run has no steps (report_model/report.h, changes_per_step).
 std::string_view changes_basis(const ReportModel& r);
+// How the table "changes" is ordered: "largest first", or by the change of the time a call where the
+// windows hold different work (ReportBaseline::changes_by_call).
+std::string_view changes_order(const ReportModel& r);
 // MFU, or why it has none: FLOPs known for too little of the work (rules: compute), or no peak known
 // for the GPUs (rules: gpu_peaks).
 std::string mfu_text(const MetricValues& metrics);

@@ -117,6 +117,10 @@ void write_baseline(JsonWriter& j, const ReportBaseline& b) {
   j.key("steps").value(static_cast<std::uint64_t>(b.steps));
   j.key("hardware_differs").value(b.hardware_differs);
   j.key("different_work").value(b.different_work);
+  // What the delta tables count over ("step", "unit", "window": their columns' "_per_*"), and
+  // whether "changes" is ordered by the change of the time a call (perfgate-report/2.4).
+  j.key("changes_basis").value(basis_suffix(b.changes_basis).substr(std::string_view("_per_").size()));
+  j.key("changes_by_call").value(b.changes_by_call);
   j.key("kernel_us_per_tflop");
   if (b.kernel_us_per_tflop)
     j.begin_object()

@@ -246,6 +246,7 @@ void add_changes(const ReportModel& r, bool compact, const Detail& d, TemplateDa
   ReportTable shown = changes_view(*t, per_group);
   TemplateData data = table_data(shown, shown.rows.size(), true);
   data.set("basis", std::string(changes_basis(r)));
+  if (r.baseline && r.baseline->changes_by_call) data.set("order", std::string(changes_order(r)));
   view.set("changes", data);
 }
 

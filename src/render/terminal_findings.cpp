@@ -110,7 +110,8 @@ std::string calls_text(std::optional<double> calls) {
 
 // "aten::mm +1.00 ms (10 → 12 calls) · ..." for the first three rows of the table "changes" of one
 // item (op, region, kernel) in one direction (it lists each direction largest first).
-// `per_calls`: with each row's change of the time a call (the windows hold different work).
+// `per_calls`: each row's change of the time a call at this run's calls, and its change a call in
+// per cent (the windows hold different work).
 std::string change_rows(const ReportTable& t, std::string_view item, std::string_view direction,
                         bool per_calls) {
   std::vector<std::size_t> rows;
@@ -125,7 +126,8 @@ std::string change_rows(const ReportTable& t, std::string_view item, std::string
   std::string out;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::optional<double> delta =
-        optional_number_at(t, rows[i], table_column(Table::Changes, "delta_us_per_step"));
+        per_calls ? optional_number_at(t, rows[i], table_column(Table::Changes, "delta_us_by_call"))
+                  : optional_number_at(t, rows[i], table_column(Table::Changes, "delta_us_per_step"));
     std::string calls = item == "region" ? "ranges" : "calls";
     std::optional<double> per_call =
         optional_number_at(t, rows[i], table_column(Table::Changes, "delta_per_call_pct"));
@@ -149,14 +151,15 @@ std::string changes_lines(const ReportModel& r) {
        {std::pair{"op", "ops"}, std::pair{"region", "regions"}, std::pair{"kernel", "kernels"}}) {
     bool first = true;
     for (const char* direction : {"slower", "faster"})
-      if (std::string rows = change_rows(*t, item, direction, r.baseline && r.baseline->different_work);
+      if (std::string rows = change_rows(*t, item, direction, r.baseline && r.baseline->changes_by_call);
           !rows.empty()) {
         lines += fmt::format("  {:<11}{:<8}{}\n", first ? label : "", direction, rows);
         first = false;
       }
   }
   if (lines.empty()) return "";
-  return fmt::format("{:<13}{} against the baseline, largest first\n", "Changes", changes_basis(r)) + lines;
+  return fmt::format("{:<13}{} against the baseline, {}\n", "Changes", changes_basis(r), changes_order(r)) +
+         lines;
 }
 
 }  // namespace

@@ -54,6 +54,9 @@ void add_baseline(ReportModel& report, const Baseline& baseline, double min_flop
   report.baseline->different_work = windows_hold_different_work(now, baseline);
   report.baseline->comparability = comparability(now, baseline);
   report.baseline->inferred_iterations = baseline.inferred_iterations;
+  ChangeCounting counting = change_counting(now, baseline);
+  report.baseline->changes_basis = counting.basis;
+  report.baseline->changes_by_call = counting.by_call;
   report.baseline->step_work = step_work(now, baseline, min_flops_coverage_pct);
   if (const auto& work = report.baseline->step_work)
     if (auto factor = step_work_factor(*work, min_flops_coverage_pct))

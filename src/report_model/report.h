@@ -24,8 +24,9 @@
 namespace perfgate {
 
 // The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
-// version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families.
-inline constexpr const char* kReportSchema = "perfgate-report/2.3";
+// version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families, 2.4
+// the delta tables' basis (baseline.changes_basis, columns named "_per_unit"/"_per_window").
+inline constexpr const char* kReportSchema = "perfgate-report/2.4";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {
@@ -347,6 +348,10 @@ struct ReportBaseline {
   // count FLOPs: a change per unit of work beside the window totals (metric: kernels.total_us's unit).
   std::optional<ReportMetricChange> kernel_us_per_tflop;
   std::optional<ReportStepWork> step_work;  // where both runs have window steps and a measure of work
+  // What the delta tables count over (per step, per matched inferred unit, per window), and whether
+  // "changes" is ordered by the change a call (the windows hold different work, nothing aligns them).
+  ChangeBasis changes_basis = ChangeBasis::Step;
+  bool changes_by_call = false;
 
   const ReportMetricChange* change(Metric id) const;  // nullptr where the list lacks it
 };

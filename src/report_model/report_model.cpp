@@ -52,7 +52,8 @@ ReportTable declared_table(Table table, TableWording wording) {
       std::string(info.name), std::string(info.title), table_text(info.description, wording), {}, {}};
   t.columns.reserve(info.columns.size());
   for (const ColumnInfo& c : info.columns)
-    t.columns.push_back({std::string(c.name), std::string(c.unit), table_text(c.description, wording)});
+    t.columns.push_back(
+        {column_name(c.name, wording.basis), std::string(c.unit), table_text(c.description, wording)});
   return t;
 }
 
@@ -101,7 +102,7 @@ std::optional<double> cell_number(const ReportCell& cell) {
 const ReportCell* find_cell(const ReportTable& table, std::size_t row, std::string_view column) {
   if (row >= table.rows.size()) return nullptr;
   for (std::size_t c = 0; c < table.columns.size() && c < table.rows[row].size(); ++c)
-    if (table.columns[c].name == column) return &table.rows[row][c];
+    if (names_column(table.columns[c].name, column)) return &table.rows[row][c];
   return nullptr;
 }
 

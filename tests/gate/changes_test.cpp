@@ -30,6 +30,8 @@ std::string pair_trace(double attn_us, int comm_calls) {
 ReportModel gated_pair(double attn_us, int comm_calls) {
   ReportModel before = report_of_json(pair_trace(100, 0), default_book());
   Baseline base = baseline_from_report(before, "before.json", "profile");
+  // Whole windows: the repeated aten::attn would be matched inferred units, counted per unit.
+  if (base.inferred_iterations) base.inferred_iterations->unit_names.clear();
   ReportModel after = report_of_json(pair_trace(attn_us, comm_calls), default_book());
   apply_gate(after, default_rules(), &base, {});
   return after;
@@ -158,6 +160,118 @@ TEST(Changes, EachKindListsItsLargestFirst) {
   for (const ChangeRow& r : rows)
     if (r.item == "kernel") kernels.push_back(r.name);
   EXPECT_EQ(kernels, (std::vector<std::string>{"k7", "k6", "k5", "k4", "k3"}));
+}
+
+// Two windows of different work and no steps (issue 74, item 7: the FSDP pair's first "faster"
+// kernel was flash attention, -31.56 ms for 68 -> 60 calls at +0.2% a call). The baseline runs big
+// 20 x 500 us and small 10 x 100 us; the run big 12 x 501 us (+0.2% a call, -3988 us over the
+// window) and small 10 x 80 us (-20% a call, -200 us): kernels 30 -> 22, different work.
+std::string cut_trace(int big_calls, double big_us, double small_us) {
+  TraceBuilder t;
+  double s = 0;
+  for (int i = 0; i < big_calls; ++i, s += 1000) t.launch("big", s, s + 10, big_us);
+  for (int i = 0; i < 10; ++i, s += 1000) t.launch("small", s, s + 10, small_us);
+  return t.json();
+}
+
+TEST(Changes, WindowsOfDifferentWorkAreOrderedByTheTimeACall) {
+  ReportModel before = report_of_json(cut_trace(20, 500, 100), default_book());
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel after = report_of_json(cut_trace(12, 501, 80), default_book());
+  apply_gate(after, default_rules(), &base, {});
+  ASSERT_TRUE(after.baseline);
+  EXPECT_TRUE(after.baseline->different_work);
+  EXPECT_EQ(after.baseline->changes_basis, ChangeBasis::Window);
+  EXPECT_TRUE(after.baseline->changes_by_call);
+  std::vector<ChangeRow> rows = change_rows(after);
+  std::vector<std::string> faster;
+  for (const ChangeRow& r : rows)
+    if (r.item == "kernel" && r.direction == "faster") faster.push_back(r.name);
+  // small is the faster kernel: big's time a call held (+1 us at 12 calls, under 1% of its time).
+  EXPECT_EQ(faster, std::vector<std::string>{"small"});
+  EXPECT_EQ(row_of(rows, "kernel", "big"), nullptr);
+  const ReportTable* t = find_table(after.tables, Table::Changes);
+  ASSERT_TRUE(t);
+  // Its columns say what they count: each run's whole window, and the change at this run's calls.
+  std::vector<std::string> names;
+  for (const ReportColumn& c : t->columns) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "direction", "item", "name", "change", "baseline_us_per_window", "us_per_window",
+                       "delta_us_per_window", "baseline_calls_per_window", "calls_per_window",
+                       "baseline_us_per_call", "us_per_call", "delta_per_call_pct", "delta_us_by_call"}));
+  std::size_t small = 0;
+  while (small < t->rows.size() && std::get<std::string>(t->rows[small][2]) != "small") ++small;
+  ASSERT_LT(small, t->rows.size());
+  EXPECT_NEAR(cell_number(*find_cell(*t, small, "delta_us_by_call")).value_or(0), -200, 1e-6);
+  EXPECT_NEAR(cell_number(*find_cell(*t, small, "delta_us_per_window")).value_or(0), -200, 1e-6);
+  std::string terminal = render_terminal(after);
+  EXPECT_NE(terminal.find("Changes      over each run's whole window against the baseline, largest change of "
+                          "the time a call first"),
+            std::string::npos)
+      << terminal;
+  EXPECT_NE(terminal.find("faster  small -200.0 us (10 → 10 calls, -20.0% a call)"), std::string::npos)
+      << terminal;
+  std::string md = render_markdown(after);
+  EXPECT_NE(md.find("Rows: largest change of the time a call first"), std::string::npos) << md;
+  std::string json = render_json(after);
+  EXPECT_NE(json.find("\"changes_basis\": \"window\""), std::string::npos);
+  EXPECT_NE(json.find("\"changes_by_call\": true"), std::string::npos);
+  EXPECT_NE(json.find("\"delta_us_per_window\""), std::string::npos);
+  EXPECT_EQ(json.find("_per_step\""), std::string::npos);
+}
+
+// Runs with steps keep their per-step columns, ordered by the change per step.
+TEST(Changes, StepsKeepTheirColumnsPerStep) {
+  auto trace = [](double us) {
+    TraceBuilder t;
+    for (int i = 0; i < 3; ++i) {
+      double s = 10000.0 * i;
+      t.step(i, s, 9000).launch("k", s + 100, s + 200, us);
+    }
+    return t.json();
+  };
+  ReportModel before = report_of_json(trace(100), default_book());
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel after = report_of_json(trace(150), default_book());
+  apply_gate(after, default_rules(), &base, {});
+  ASSERT_TRUE(after.baseline);
+  EXPECT_EQ(after.baseline->changes_basis, ChangeBasis::Step);
+  EXPECT_FALSE(after.baseline->changes_by_call);
+  const ReportTable* t = find_table(after.tables, Table::Changes);
+  ASSERT_TRUE(t);
+  ASSERT_EQ(t->columns.size(), 12u);
+  EXPECT_EQ(t->columns[6].name, "delta_us_per_step");
+  ASSERT_FALSE(t->rows.empty());
+  EXPECT_NEAR(cell_number(t->rows[0][6]).value_or(0), 50, 1e-6);  // 3 x 50 us over 3 steps
+  EXPECT_NE(render_json(after).find("\"changes_basis\": \"step\""), std::string::npos);
+}
+
+// Where neither run marks steps and the gate matches the inferred units both repeat, the deltas are
+// per unit: each run's window totals over its units. The baseline's 12 units (blocks 0-11) hold 13
+// kernels of 100 us (1300 us, 108.33 us a unit); the run's 8 units (blocks 4-11) 9 (900 us, 112.5).
+TEST(Changes, MatchedInferredUnitsCountPerUnit) {
+  auto blocks = [](int first, int last) {
+    TraceBuilder t;
+    double s = 0;
+    for (int k = first; k <= last; ++k, s += 1000)
+      t.op("layer." + std::to_string(k), s, 50, k + 1).launch("blk", s + 10, s + 100, 100, k + 1);
+    return t.json();
+  };
+  ReportModel before = report_of_json(blocks(0, 12), default_book());
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel after = report_of_json(blocks(4, 12), default_book());
+  apply_gate(after, default_rules(), &base, {});
+  ASSERT_TRUE(after.baseline);
+  EXPECT_EQ(after.baseline->changes_basis, ChangeBasis::Unit);
+  const ReportTable* kernels = find_table(after.tables, Table::KernelDeltas);
+  ASSERT_TRUE(kernels);
+  ASSERT_EQ(kernels->rows.size(), 1u);
+  EXPECT_EQ(kernels->columns[2].name, "baseline_us_per_unit");
+  EXPECT_NEAR(cell_number(*find_cell(*kernels, 0, "baseline_us_per_unit")).value_or(0), 1300.0 / 12, 1e-6);
+  EXPECT_NEAR(cell_number(*find_cell(*kernels, 0, "us_per_unit")).value_or(0), 900.0 / 8, 1e-6);
+  EXPECT_NE(kernels->description.find("per inferred unit"), std::string::npos) << kernels->description;
+  EXPECT_NE(render_terminal(after).find("Changes      per inferred unit against the baseline, largest first"),
+            std::string::npos);
 }
 
 }  // namespace

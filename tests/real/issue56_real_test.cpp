@@ -41,9 +41,13 @@ std::optional<Row> change_of(const ReportModel& r, std::string_view prefix) {
   for (std::size_t i = 0; i < t->rows.size(); ++i) {
     std::string name = text(i, "name");
     if (text(i, "item") != "kernel" || name.find(prefix) == std::string::npos) continue;
-    return Row{text(i, "direction"),           text(i, "change"),
-               number(i, "delta_us_per_step"), number(i, "baseline_calls_per_step"),
-               number(i, "calls_per_step"),    number(i, "delta_per_call_pct")};
+    bool by_call = find_cell(*t, i, "delta_us_by_call") != nullptr;
+    return Row{text(i, "direction"),
+               text(i, "change"),
+               number(i, by_call ? "delta_us_by_call" : "delta_us_per_step"),
+               number(i, "baseline_calls_per_step"),
+               number(i, "calls_per_step"),
+               number(i, "delta_per_call_pct")};
   }
   return std::nullopt;
 }
@@ -57,21 +61,50 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   ReportModel after = report_of_files({after_path}, default_book());
   apply_gate(after, default_rules(), &base, {});
 
-  // The largest change of the pair, an improvement of the window total at the same time a call.
+  // The gate matches the units both runs repeat (blocks 8-17), so the changes are per unit: each
+  // run's window totals over its 16 and 14 units (issue 74, item 7: they were window totals, and the
+  // largest "improvement" was flash attention's -31.56 ms, 68 -> 60 calls at +0.2% a call).
+  ASSERT_TRUE(after.baseline);
+  EXPECT_EQ(after.baseline->changes_basis, ChangeBasis::Unit);
+  EXPECT_FALSE(after.baseline->changes_by_call);
   std::optional<Row> flash = change_of(after, "flash_fwd_kernel");
   ASSERT_TRUE(flash);
-  EXPECT_EQ(flash->direction, "faster");
-  EXPECT_NEAR(flash->delta_us, -31561.711, 0.01);
-  EXPECT_EQ(flash->baseline_calls, 68);
-  EXPECT_EQ(flash->calls, 60);
+  EXPECT_EQ(flash->direction, "slower");
+  EXPECT_NEAR(flash->delta_us, 240755.667 / 14 - 272317.378 / 16, 0.01);  // +177.0 us a unit
+  EXPECT_NEAR(flash->baseline_calls, 68.0 / 16, 1e-9);
+  EXPECT_NEAR(flash->calls, 60.0 / 14, 1e-9);
   EXPECT_NEAR(flash->per_call_pct, (4012.594 / 4004.667 - 1) * 100, 0.01);  // +0.20%
   std::optional<Row> sendrecv = change_of(after, "ncclDevKernel_SendRecv");
   ASSERT_TRUE(sendrecv);
   EXPECT_EQ(sendrecv->direction, "slower");
-  EXPECT_NEAR(sendrecv->delta_us, 8340.349, 0.01);
-  EXPECT_EQ(sendrecv->baseline_calls, 66);
-  EXPECT_EQ(sendrecv->calls, 62);
+  EXPECT_NEAR(sendrecv->delta_us, 33742.101 / 14 - 25401.752 / 16, 0.01);    // +822.5 us a unit
   EXPECT_NEAR(sendrecv->per_call_pct, (544.227 / 384.875 - 1) * 100, 0.01);  // +41.40%
+
+  // Against a baseline that names no units (a report before perfgate-report/2.3), nothing aligns the
+  // windows of different work: the whole windows, ordered by the change of the time a call at this
+  // run's calls. Flash attention's +0.2% a call (60 x 7.927 us = +475.6 us, under 1% of its time) is
+  // no change; SendRecv's 62 x (544.227 - 384.875) us = +9879.8 us is the largest.
+  Baseline unnamed = base;
+  unnamed.inferred_iterations->unit_names.clear();
+  ReportModel against_unnamed = report_of_files({after_path}, default_book());
+  apply_gate(against_unnamed, default_rules(), &unnamed, {});
+  ASSERT_TRUE(against_unnamed.baseline);
+  EXPECT_EQ(against_unnamed.baseline->changes_basis, ChangeBasis::Window);
+  EXPECT_TRUE(against_unnamed.baseline->changes_by_call);
+  EXPECT_FALSE(change_of(against_unnamed, "flash_fwd_kernel"));
+  std::optional<Row> sendrecv_window = change_of(against_unnamed, "ncclDevKernel_SendRecv");
+  ASSERT_TRUE(sendrecv_window);
+  EXPECT_EQ(sendrecv_window->direction, "slower");
+  EXPECT_NEAR(sendrecv_window->delta_us, 62 * (544.227 - 384.875), 0.1);
+  EXPECT_EQ(sendrecv_window->baseline_calls, 66);
+  EXPECT_EQ(sendrecv_window->calls, 62);
+  std::string unnamed_terminal = render_terminal(against_unnamed);
+  EXPECT_NE(unnamed_terminal.find("Changes      over each run's whole window against the baseline, largest "
+                                  "change of the time a call first"),
+            std::string::npos)
+      << unnamed_terminal;
+  EXPECT_NE(unnamed_terminal.find("+9.88 ms (66 → 62 calls, +41.4% a call)"), std::string::npos)
+      << unnamed_terminal;
 
   // The work of each window: 4010 -> 3587 kernels (-10.5%), beyond 5%, and no steps align them.
   ASSERT_TRUE(after.baseline);
@@ -151,8 +184,10 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   EXPECT_NE(terminal.find("Work         window steps 0 → 0 · kernels 4010 → 3587 (-423 (-10.5%))"),
             std::string::npos)
       << terminal;
-  EXPECT_NE(terminal.find("-31.56 ms (68 → 60 calls, +0.2% a call)"), std::string::npos) << terminal;
-  EXPECT_NE(terminal.find("+8.34 ms (66 → 62 calls, +41.4% a call)"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("Changes      per inferred unit against the baseline, largest first"),
+            std::string::npos)
+      << terminal;
+  EXPECT_NE(terminal.find("+822.5 us (4.12 → 4.43 calls)"), std::string::npos) << terminal;
 }
 
 // Real traces with their step markers taken out (ProfilerStep#N ranges erased, as
