@@ -2,13 +2,16 @@
 
 #include <future>
 #include <memory>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analyse/analysis.h"
 #include "common/errors.h"
 #include "common/notes.h"
 #include "engine/engine.h"
+#include "model/device_filter.h"
 #include "report/build_report.h"
 #include "report_model/table_limits.h"
 
@@ -44,6 +47,20 @@ void refuse_unless_one_capture(const LoadedAnalysis& run) {
                     "--one-run if they are one run",
                     files, note_text(warning)));
   }
+}
+
+// --device: only that GPU's work of each profile, with a note that says so; a profile that ran no
+// work on it is a usage error naming the GPUs it did run on.
+void keep_only_device(Profile& profile, std::int32_t device) {
+  std::set<std::int32_t> ran_on;
+  for (const GpuActivity& a : profile.gpu_activities) ran_on.insert(a.device);
+  DeviceFilterResult kept = keep_device(profile, device);
+  if (kept.kept == 0)
+    throw ConfigError(fmt::format(
+        "--device {}: {} ran no GPU work on GPU {} ({})", device, profile.source_path, device,
+        ran_on.empty() ? std::string("it ran none") : fmt::format("its GPUs: {}", fmt::join(ran_on, ", "))));
+  profile.notes.push_back(note<NoteId::device_selected>(arg<"device">(device), arg<"kept">(kept.kept),
+                                                        arg<"total">(kept.kept + kept.dropped)));
 }
 
 // The analyses keep of a table with a row per name only the rows the report keeps (--max-rows).
@@ -96,6 +113,7 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
   sink.worker = [&](std::size_t input, LoadedWorker&& worker) {
     LoadedWorker mine = std::move(worker);  // freed when this returns
     if (mine.captures) merge_graph_captures(mine.profile, *mine.captures, classification);
+    if (options.device) keep_only_device(mine.profile, *options.device);
     SharedAnalyser each = analyser;  // each thread waits through its own copy
     run.add({input, loaded[input]++}, (*each.get())(mine.profile));
   };
