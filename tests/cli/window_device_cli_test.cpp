@@ -5,6 +5,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <filesystem>
 #include <string>
 
 #include "support/helpers.h"
@@ -111,8 +112,31 @@ TEST(WindowDeviceCli, OneDeviceKeepsThatGpusWorkAndNamesTheOthersWhenAbsent) {
 
   CommandResult absent = run_perfgate("analyze -q " + trace + " --device 3");
   EXPECT_EQ(absent.exit_code, 2) << absent.out;
-  EXPECT_TRUE(contains(absent.out, "--device 3: " + trace + " ran no GPU work on GPU 3 (its GPUs: 0, 1)"))
+  EXPECT_TRUE(contains(absent.out, "--device 3: " + trace + " ran no GPU work on GPU 3 (GPUs 0, 1)"))
       << absent.out;
+}
+
+// Two workers, each on its own GPU (as two processes of an nsys export, or two ranks' files): the one
+// that ran nothing on the GPU asked for is left out of the run, and the note says so.
+TEST(WindowDeviceCli, AWorkerThatRanNothingOnTheGpuIsLeftOut) {
+  std::string dir = temp_dir() + "/run";
+  std::filesystem::create_directories(dir);
+  for (int rank = 0; rank < 2; ++rank) {
+    TraceBuilder t;
+    t.step(1, 0, 1000);
+    t.launch("gemm_kernel", 10, 100, 300 + 400 * rank, 0, rank);  // 300 us on GPU 0, 700 us on GPU 1
+    t.write(dir + "/rank" + std::to_string(rank) + ".json");
+  }
+  std::string out = temp_dir() + "/r.json";
+  CommandResult r = run_perfgate("analyze -q " + dir + " --device 1 --json " + out);
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  json::object report = report_of(out);
+  EXPECT_EQ(report.at("workers").as_array().size(), 1u);
+  EXPECT_NEAR(metric(report, "gpu.utilization_pct"), 70.0, 1e-9);
+  EXPECT_TRUE(contains(read_text(out),
+                       "only GPU 1's work is analysed: 1 of 2 GPU activities, and 1 worker that ran "
+                       "nothing on it left out of the run"))
+      << read_text(out);
 }
 
 }  // namespace
