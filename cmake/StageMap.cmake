@@ -44,7 +44,7 @@ set(PERFGATE_STAGE_io_PUBLIC common)
 # as a tree, runtime calls, GPU activities, collectives, memory samples, a Neuron device's rows, an
 # XSpace's HLO facts and XLA ops, the device family; interned strings and the order of records.
 set(PERFGATE_STAGE_model_EXPORTS model/profile.h model/memory_snapshot.h
-    model/side_by_side.h model/stable_order.h model/xla_hlo.h)
+    model/side_by_side.h model/stable_order.h model/xla_hlo.h model/device_filter.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op

@@ -222,6 +222,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                          [&](const HostEvent& e) { return classes.communication_op(e.name); });
   w.steps = detect_steps(profile, attribution, compiled, options, w.warnings);
   w.window = select_window(w.steps, options.window);
+  if (options.window.time_start || options.window.time_stop)
+    w.warnings.push_back(time_range_note(w.window, options.window));
   set_capture_spans(profile, w.window);
   w.serving = serving_phases(w.steps, w.window, compiled);
   if (std::optional<Note> before = work_before_window_note(profile, w.window)) w.warnings.push_back(*before);

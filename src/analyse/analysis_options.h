@@ -14,6 +14,10 @@ struct WindowOptions {
   std::optional<std::int64_t> iter_start;  // first step number kept (inclusive)
   std::optional<std::int64_t> iter_stop;   // last step number kept (inclusive)
   std::int64_t skip_first = 0;             // steps dropped from the start of the window
+  // A time range on the trace's clock (ns; the report's step starts and MCP's `events` use it): the
+  // steps that lie wholly inside it, or, in a profile without steps, the part of the trace inside it.
+  std::optional<std::int64_t> time_start;
+  std::optional<std::int64_t> time_stop;
 };
 
 struct AnalysisOptions {
@@ -37,6 +41,9 @@ struct AnalysisOptions {
   // --device-memory: each GPU's memory in bytes, for a memory snapshot's near-capacity rule where
   // no out-of-memory error shows it (0: not given).
   std::uint64_t device_memory = 0;
+  // --device: only this GPU's work (its kernels, copies, ranges, synchronisations and memory) is
+  // analysed; the host's events are the whole process's (keep_device, model/device_filter.h).
+  std::optional<std::int32_t> device;
   // Build the step timeline and the critical path laid out on it (the timeline and
   // critical_path_timeline tables). Only the JSON, HTML and XLSX reports show them: a run that writes
   // none of those (a gate, JUnit or Markdown alone; a baseline profile) leaves them empty.

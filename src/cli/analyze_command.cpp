@@ -1,5 +1,6 @@
 // perfgate analyze PROFILE...: load, analyse, report; or, with --partial, the part of a run that
 // these profiles are, for perfgate merge.
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -22,6 +23,9 @@ struct AnalyzeArgs {
   std::optional<std::int64_t> iter_start;
   std::optional<std::int64_t> iter_stop;
   std::int64_t skip_first = 0;
+  std::optional<double> time_start_us;  // --time-start US
+  std::optional<double> time_stop_us;   // --time-stop US
+  std::optional<std::int32_t> device;   // --device N
   std::string key_op;
   std::string step_pattern;
   std::size_t detailed_workers = AnalysisOptions{}.detailed_workers;
@@ -32,11 +36,22 @@ struct AnalyzeArgs {
   bool one_run = false;       // --one-run
 };
 
+// A time on the trace's clock given in microseconds, in nanoseconds. Kineto's clock is microseconds
+// since the epoch (1.7e15 in 2026), so the bound leaves room for any trace's clock.
+std::int64_t trace_time_ns(std::string_view option, double us) {
+  if (!std::isfinite(us) || std::fabs(us) > 9e15)
+    throw ConfigError(fmt::format("{} {}: not a time of the trace's clock in microseconds", option, us));
+  return std::llround(us * 1000.0);
+}
+
 AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   AnalysisOptions options;
   options.window.iter_start = a.iter_start;
   options.window.iter_stop = a.iter_stop;
   options.window.skip_first = a.skip_first;
+  if (a.time_start_us) options.window.time_start = trace_time_ns("--time-start", *a.time_start_us);
+  if (a.time_stop_us) options.window.time_stop = trace_time_ns("--time-stop", *a.time_stop_us);
+  options.device = a.device;
   options.key_op = a.key_op;
   options.step_pattern = a.step_pattern;
   options.detailed_workers = a.detailed_workers;
@@ -135,6 +150,21 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   cmd->add_option("--skip-first", args->skip_first, "Drop the first N steps of the window (warm-up)")
       ->type_name("N")
       ->check(whole_number(0));
+  cmd->add_option(
+         "--time-start", args->time_start_us,
+         "Window by time: only the steps that start at or after US microseconds of the trace's clock (the "
+         "clock of the report's step starts), or without steps the trace from there")
+      ->type_name("US");
+  cmd->add_option(
+         "--time-stop", args->time_stop_us,
+         "Window by time: only the steps that end by US microseconds of the trace's clock, or without "
+         "steps the trace up to there")
+      ->type_name("US");
+  cmd->add_option("--device", args->device,
+                  "Analyse one GPU: only the work of the GPU with this device id (as the report's GPUs table "
+                  "names it); the host's events stay the whole process's")
+      ->type_name("N")
+      ->check(whole_number(0, 1 << 20));
   cmd->add_option("--key-op", args->key_op,
                   "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
       ->type_name("REGEX");

@@ -2,13 +2,18 @@
 
 #include <future>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analyse/analysis.h"
 #include "common/errors.h"
 #include "common/notes.h"
 #include "engine/engine.h"
+#include "model/device_filter.h"
 #include "report/build_report.h"
 #include "report_model/table_limits.h"
 
@@ -45,6 +50,43 @@ void refuse_unless_one_capture(const LoadedAnalysis& run) {
                     files, note_text(warning)));
   }
 }
+
+// --device: only that GPU's work of each worker. A worker that ran nothing on it (the process of
+// another GPU in an nsys export, another rank's file) is left out of the run; a run in which none
+// ran anything on it is a usage error naming the GPUs they ran on. Workers load in parallel.
+class DeviceSelection {
+ public:
+  explicit DeviceSelection(std::int32_t device) : device_(device) {}
+
+  // Whether the worker keeps any GPU work, once the other GPUs' work is removed from it.
+  bool keep(Profile& profile) {
+    std::set<std::int32_t> ran_on;
+    for (const GpuActivity& a : profile.gpu_activities) ran_on.insert(a.device);
+    DeviceFilterResult r = keep_device(profile, device_);
+    std::lock_guard lock(mutex_);
+    ran_on_.insert(ran_on.begin(), ran_on.end());
+    kept_ += r.kept;
+    total_ += r.kept + r.dropped;
+    left_out_ += r.kept == 0;
+    return r.kept > 0;
+  }
+
+  Note note_or_refusal(const std::vector<std::string>& paths) const {
+    if (kept_ == 0)
+      throw ConfigError(fmt::format("--device {}: {} ran no GPU work on GPU {} ({})", device_,
+                                    fmt::join(paths, ", "), device_,
+                                    ran_on_.empty() ? std::string("no GPU work at all")
+                                                    : fmt::format("GPUs {}", fmt::join(ran_on_, ", "))));
+    return note<NoteId::device_selected>(arg<"device">(device_), arg<"kept">(kept_), arg<"total">(total_),
+                                         arg<"left_out">(left_out_));
+  }
+
+ private:
+  std::int32_t device_;
+  std::mutex mutex_;
+  std::set<std::int32_t> ran_on_;
+  std::uint64_t kept_ = 0, total_ = 0, left_out_ = 0;
+};
 
 // The analyses keep of a table with a row per name only the rows the report keeps (--max-rows).
 AnalysisOptions with_report_row_limit(AnalysisOptions options) {
@@ -83,6 +125,8 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
                     const std::function<std::vector<InputFile>(std::vector<InputFile>)>& choose) {
   std::vector<std::size_t> loaded;  // workers per input so far; each slot: one loading thread
   SharedAnalyser analyser;          // made once the inputs are known, unless there are none
+  std::optional<DeviceSelection> selection;
+  if (options.device) selection.emplace(*options.device);
   RunSink sink;
   sink.choose = choose;
   sink.start = [&](const std::vector<InputFile>& inputs) {
@@ -96,11 +140,14 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
   sink.worker = [&](std::size_t input, LoadedWorker&& worker) {
     LoadedWorker mine = std::move(worker);  // freed when this returns
     if (mine.captures) merge_graph_captures(mine.profile, *mine.captures, classification);
+    if (selection && !selection->keep(mine.profile)) return;
     SharedAnalyser each = analyser;  // each thread waits through its own copy
     run.add({input, loaded[input]++}, (*each.get())(mine.profile));
   };
   try {
-    return load_run(paths, load_options, sink);
+    RunInputs inputs = load_run(paths, load_options, sink);
+    if (selection) inputs.warnings.push_back(selection->note_or_refusal(paths));
+    return inputs;
   } catch (...) {
     // A pattern that does not compile is reported first, as before any input is read.
     if (analyser.valid()) analyser.get();

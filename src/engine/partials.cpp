@@ -81,7 +81,8 @@ std::string rank_ranges(const std::vector<std::int64_t>& ranks) {
 
 bool same_options(const AnalysisOptions& a, const AnalysisOptions& b) {
   return a.window.iter_start == b.window.iter_start && a.window.iter_stop == b.window.iter_stop &&
-         a.window.skip_first == b.window.skip_first && a.key_op == b.key_op &&
+         a.window.skip_first == b.window.skip_first && a.window.time_start == b.window.time_start &&
+         a.window.time_stop == b.window.time_stop && a.device == b.device && a.key_op == b.key_op &&
          a.step_pattern == b.step_pattern && a.detailed_workers == b.detailed_workers &&
          a.device_memory == b.device_memory;
 }

@@ -1,6 +1,7 @@
 // analyze and compare: the engine (engine/engine.h) run on paths under the roots, the report kept
 // for the other tools, and an agent-sized summary of it (report_summary.cpp).
 #include <chrono>
+#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -40,13 +41,21 @@ void read_rules_and_options(const Session& session, const ToolArgs& args, RunReq
   rules.disabled = args.texts("disable");
   const json::object* options = args.object("options");
   if (!options) return;
-  ToolArgs o(
-      "options", *options,
-      {"iter_start", "iter_stop", "skip_first", "key_op", "step_pattern", "detailed_workers", "fail_on"});
+  ToolArgs o("options", *options,
+             {"iter_start", "iter_stop", "skip_first", "time_start_us", "time_stop_us", "device", "key_op",
+              "step_pattern", "detailed_workers", "fail_on"});
   AnalysisOptions& a = request.options;
   a.window.iter_start = o.integer("iter_start", 0, std::int64_t{1} << 53);
   a.window.iter_stop = o.integer("iter_stop", 0, std::int64_t{1} << 53);
   a.window.skip_first = o.integer("skip_first", 0, 1'000'000'000).value_or(0);
+  // Microseconds of the trace's clock, as `events` takes them; Kineto's is since the epoch (1.7e15).
+  constexpr double kMaxTraceTimeUs = 9e15;
+  if (std::optional<double> us = o.number("time_start_us", -kMaxTraceTimeUs, kMaxTraceTimeUs))
+    a.window.time_start = std::llround(*us * 1000.0);
+  if (std::optional<double> us = o.number("time_stop_us", -kMaxTraceTimeUs, kMaxTraceTimeUs))
+    a.window.time_stop = std::llround(*us * 1000.0);
+  if (std::optional<std::int64_t> device = o.integer("device", 0, 1 << 20))
+    a.device = static_cast<std::int32_t>(*device);
   a.key_op = o.text("key_op").value_or("");
   a.step_pattern = o.text("step_pattern").value_or("");
   a.detailed_workers = static_cast<std::size_t>(o.integer("detailed_workers", 0, 1'000'000).value_or(8));

@@ -71,6 +71,15 @@ std::optional<std::int64_t> ToolArgs::integer(std::string_view key, std::int64_t
   return n;
 }
 
+std::optional<double> ToolArgs::number(std::string_view key, double min, double max) const {
+  const json::value* v = args_.if_contains(key);
+  if (!v || v->is_null()) return std::nullopt;
+  if (!v->is_number()) refuse(key, fmt::format("must be a number from {:g} to {:g}", min, max));
+  double d = v->to_number<double>();
+  if (!(d >= min && d <= max)) refuse(key, fmt::format("is {:g}; it must be from {:g} to {:g}", d, min, max));
+  return d;
+}
+
 bool ToolArgs::flag(std::string_view key) const {
   const json::value* v = args_.if_contains(key);
   if (!v || v->is_null()) return false;

@@ -23,6 +23,7 @@ class ToolArgs {
   // An array of strings, at most `max_items`; absent: empty.
   std::vector<std::string> texts(std::string_view key, std::size_t max_items = 64) const;
   std::optional<std::int64_t> integer(std::string_view key, std::int64_t min, std::int64_t max) const;
+  std::optional<double> number(std::string_view key, double min, double max) const;
   bool flag(std::string_view key) const;
   const boost::json::object* object(std::string_view key) const;
   bool has(std::string_view key) const { return args_.contains(key); }

@@ -264,6 +264,11 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   j.key("iter_start").value(r.settings.iter_start);
   j.key("iter_stop").value(r.settings.iter_stop);
   j.key("skip_first").value(r.settings.skip_first);
+  // Only where given, so that the reports of runs without them keep their bytes.
+  if (r.settings.time_start)
+    j.key("time_start_us").value(static_cast<double>(*r.settings.time_start) / 1000.0);
+  if (r.settings.time_stop) j.key("time_stop_us").value(static_cast<double>(*r.settings.time_stop) / 1000.0);
+  if (r.settings.device) j.key("device").value(static_cast<std::int64_t>(*r.settings.device));
   j.key("key_op").value(r.settings.key_op);
   write_strings(j, "rules", r.settings.rule_sources);
   j.end_object();

@@ -77,12 +77,16 @@ json::object header_json(const PartialReport& p, std::string_view body) {
       {"perfgate", kVersion},
       {"layout", layout_digest()},
       {"rules_digest", h.rules_digest},
-      {"options", json::object{{"iter_start", optional_json(o.window.iter_start)},
-                               {"iter_stop", optional_json(o.window.iter_stop)},
-                               {"skip_first", o.window.skip_first},
-                               {"key_op", o.key_op},
-                               {"step_pattern", o.step_pattern},
-                               {"detailed_workers", o.detailed_workers}}},
+      {"options",
+       json::object{{"iter_start", optional_json(o.window.iter_start)},
+                    {"iter_stop", optional_json(o.window.iter_stop)},
+                    {"skip_first", o.window.skip_first},
+                    {"time_start", optional_json(o.window.time_start)},
+                    {"time_stop", optional_json(o.window.time_stop)},
+                    {"device", o.device ? json::value(std::int64_t{*o.device}) : json::value(nullptr)},
+                    {"key_op", o.key_op},
+                    {"step_pattern", o.step_pattern},
+                    {"detailed_workers", o.detailed_workers}}},
       {"inputs", std::move(inputs)},
       {"workers", p.run.workers.size()},
       {"ranks", std::move(ranks)},
@@ -156,6 +160,10 @@ PartialHeader read_header(const json::object& o, const std::string& path) {
   h.options.window.iter_start = r.maybe_integer("iter_start", &opt);
   h.options.window.iter_stop = r.maybe_integer("iter_stop", &opt);
   h.options.window.skip_first = r.integer("skip_first", &opt);
+  h.options.window.time_start = r.maybe_integer("time_start", &opt);
+  h.options.window.time_stop = r.maybe_integer("time_stop", &opt);
+  if (std::optional<std::int64_t> device = r.maybe_integer("device", &opt))
+    h.options.device = static_cast<std::int32_t>(*device);
   h.options.key_op = r.text("key_op", &opt);
   h.options.step_pattern = r.text("step_pattern", &opt);
   h.options.detailed_workers = r.count("detailed_workers", &opt);

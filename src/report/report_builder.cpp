@@ -295,6 +295,9 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.settings.iter_start = options.window.iter_start;
   m.settings.iter_stop = options.window.iter_stop;
   m.settings.skip_first = options.window.skip_first;
+  m.settings.time_start = options.window.time_start;
+  m.settings.time_stop = options.window.time_stop;
+  m.settings.device = options.device;
   m.settings.key_op = options.key_op;
   m.settings.rule_sources = rule_sources;
   m.metrics = analysis.metrics;

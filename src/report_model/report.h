@@ -174,6 +174,10 @@ struct ReportSettings {
   std::optional<std::int64_t> iter_start;
   std::optional<std::int64_t> iter_stop;
   std::int64_t skip_first = 0;
+  // --time-start, --time-stop (ns on the trace's clock) and --device, where given.
+  std::optional<std::int64_t> time_start;
+  std::optional<std::int64_t> time_stop;
+  std::optional<std::int32_t> device;
   std::string key_op;
   std::vector<std::string> rule_sources;
 };

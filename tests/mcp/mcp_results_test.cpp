@@ -190,5 +190,33 @@ TEST_F(McpServerTest, TheDiscoveryPromptIsListedAndGot) {
   EXPECT_TRUE(init.at("result").at("capabilities").as_object().contains("prompts"));
 }
 
+// compare by time window (issue 76, item 5): the same trace's steps 1-2 as the baseline of its steps
+// 4-5, whose kernels are 30 us longer (five_step_trace: 200 + 10 s us in step s); one GPU likewise.
+TEST_F(McpServerTest, CompareTwoTimeWindowsOfOneTrace) {
+  five_step_trace(root_ + "/run.json");
+  json::object early =
+      call("analyze", {{"paths", json::array{"run.json"}}, {"options", {{"time_stop_us", 2900}}}});
+  ASSERT_EQ(early.at("isError"), json::value(false)) << json::serialize(early);
+  std::string id = json::value_to<std::string>(early.at("structuredContent").at("report_id"));
+  json::object compared = call("compare", {{"paths", json::array{"run.json"}},
+                                           {"options", {{"time_start_us", 4000}, {"device", 0}}},
+                                           {"baseline_report", id}});
+  ASSERT_EQ(compared.at("isError"), json::value(false)) << json::serialize(compared);
+  const json::value& changes = compared.at("structuredContent").at("changes");
+  bool gemm_slower = false;
+  for (const json::value& row : changes.at("slower").as_array())
+    gemm_slower = gemm_slower || row.at("name") == json::value("gemm_kernel");
+  EXPECT_TRUE(gemm_slower) << json::serialize(changes);
+  EXPECT_EQ(compared.at("structuredContent").at("baseline").at("steps"), json::value(2))
+      << json::serialize(compared.at("structuredContent").at("baseline"));
+  json::object wrong = call("analyze", {{"paths", json::array{"run.json"}}, {"options", {{"device", 4}}}});
+  EXPECT_EQ(wrong.at("isError"), json::value(true));
+  EXPECT_NE(json::serialize(wrong).find("ran no GPU work on GPU 4 (GPUs 0)"), std::string::npos)
+      << json::serialize(wrong);
+  json::object typed =
+      call("analyze", {{"paths", json::array{"run.json"}}, {"options", {{"time_start_us", "x"}}}});
+  EXPECT_EQ(typed.at("isError"), json::value(true));
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -29,6 +29,31 @@ void widen(const std::vector<T>& items, TimeNs& lo, TimeNs& hi) {
   }
 }
 
+// A time on the trace's clock as the options take it: microseconds.
+std::string us_text(TimeNs t) {
+  return fmt::format("{:.3f}", static_cast<double>(t) / 1000.0);
+}
+
+std::string time_range_text(const WindowOptions& options) {
+  return fmt::format("{} to {}", options.time_start ? us_text(*options.time_start) + " us" : "the start",
+                     options.time_stop ? us_text(*options.time_stop) + " us" : "the end");
+}
+
+// A profile without steps: the window is the part of the trace inside the time range.
+void clip_to_time_range(Window& w, const WindowOptions& options) {
+  TimeNs trace_start = w.host_start, trace_end = w.end;
+  if (options.time_start) {
+    w.start = std::max(w.start, *options.time_start);
+    w.host_start = std::max(w.host_start, *options.time_start);
+  }
+  if (options.time_stop) w.end = std::min(w.end, *options.time_stop);
+  w.host_end = w.end;
+  if (w.end <= w.start || w.end <= w.host_start)
+    throw ConfigError(
+        fmt::format("--time-start/--time-stop ({}) hold none of the trace: it runs from {} us to {} us",
+                    time_range_text(options), us_text(trace_start), us_text(trace_end)));
+}
+
 }  // namespace
 
 void set_capture_spans(const Profile& p, Window& w) {
@@ -87,6 +112,9 @@ std::vector<Interval> steps_on_gpu_clock(const StepDetection& detection, const W
 }
 
 Window select_window(StepDetection& detection, const WindowOptions& options) {
+  if (options.time_start && options.time_stop && *options.time_start >= *options.time_stop)
+    throw ConfigError(fmt::format("--time-start {} us is not before --time-stop {} us",
+                                  us_text(*options.time_start), us_text(*options.time_stop)));
   Window w;
   if (detection.steps.empty()) {
     if (options.iter_start || options.iter_stop || options.skip_first > 0)
@@ -95,14 +123,24 @@ Window select_window(StepDetection& detection, const WindowOptions& options) {
     w.end = detection.whole_trace_end;
     w.host_start = std::min(detection.whole_trace_host_start, w.start);
     w.host_end = w.end;
+    if (options.time_start || options.time_stop) clip_to_time_range(w, options);
     return w;
   }
   for (std::size_t i = 0; i < detection.steps.size(); ++i) {
-    std::int64_t n = step_number(detection.steps[i], i);
+    const Step& s = detection.steps[i];
+    std::int64_t n = step_number(s, i);
     if (options.iter_start && n < *options.iter_start) continue;
     if (options.iter_stop && n > *options.iter_stop) continue;
+    if (options.time_start && s.start < *options.time_start) continue;
+    if (options.time_stop && s.end > *options.time_stop) continue;
     w.steps.push_back(i);
   }
+  if (w.steps.empty() && (options.time_start || options.time_stop))
+    throw ConfigError(
+        fmt::format("--time-start/--time-stop ({}) hold no whole step: the profile has {}, from {} us "
+                    "to {} us",
+                    time_range_text(options), available_range(detection),
+                    us_text(detection.steps.front().start), us_text(detection.steps.back().end)));
   if (w.steps.empty())
     throw ConfigError(fmt::format("--iter-start/--iter-stop select no step: the profile has {}",
                                   available_range(detection)));
@@ -121,6 +159,13 @@ Window select_window(StepDetection& detection, const WindowOptions& options) {
   w.first_number = step_number(first, w.steps.front());
   w.last_number = step_number(last, w.steps.back());
   return w;
+}
+
+Note time_range_note(const Window& window, const WindowOptions& options) {
+  return note<NoteId::window_time_range>(
+      arg<"start">(options.time_start ? us_text(*options.time_start) + " us" : std::string("its start")),
+      arg<"stop">(options.time_stop ? us_text(*options.time_stop) + " us" : std::string("its end")),
+      arg<"steps">(window.steps.size()));
 }
 
 }  // namespace perfgate

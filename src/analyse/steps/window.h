@@ -7,6 +7,7 @@
 #include "analyse/analysis_options.h"
 #include "analyse/intervals.h"
 #include "analyse/steps/step_results.h"
+#include "common/notes.h"
 
 namespace perfgate {
 
@@ -25,5 +26,9 @@ void set_capture_spans(const Profile& profile, Window& window);
 // that launched nothing is empty at the previous one's end. Without steps: the GPU span of the
 // capture. Empty where no window step launched GPU work (the host's window stands).
 std::vector<Interval> steps_on_gpu_clock(const StepDetection& detection, const Window& window);
+
+// The note a window limited to a time range (WindowOptions::time_start, time_stop) carries: the range
+// and the steps wholly inside it.
+Note time_range_note(const Window& window, const WindowOptions& options);
 
 }  // namespace perfgate
