@@ -71,6 +71,7 @@ TEST(WindowDeviceCli, ATimeRangeKeepsTheStepsWhollyInsideIt) {
 TEST(WindowDeviceCli, WithoutStepsATimeRangeIsThePartOfTheTraceInsideIt) {
   std::string dir = temp_dir();
   TraceBuilder t;
+  t.op("aten::head", 0, 5);               // a trace without steps is its CPU ops' span: [0, 300]
   t.launch("early_kernel", 0, 10, 40);    // [10, 50]
   t.launch("late_kernel", 100, 200, 50);  // [200, 250]
   t.op("aten::tail", 280, 20);            // the trace ends at 300
@@ -79,8 +80,8 @@ TEST(WindowDeviceCli, WithoutStepsATimeRangeIsThePartOfTheTraceInsideIt) {
   ASSERT_EQ(run_perfgate("analyze -q " + trace + " --json " + whole).exit_code, 0);
   CommandResult r = run_perfgate("analyze -q " + trace + " --time-start 150 --json " + part);
   ASSERT_EQ(r.exit_code, 0) << r.out;
-  // The part from 150 to 300 us holds the late kernel alone: 50 of 150 us busy.
-  EXPECT_NEAR(metric(report_of(part), "gpu.utilization_pct"), 100.0 * 50 / 150, 1e-9);
+  // The part from 150 to 300 us holds the late kernel alone: 50 of 150 us busy (JSON: 6 decimals).
+  EXPECT_NEAR(metric(report_of(part), "gpu.utilization_pct"), 100.0 * 50 / 150, 1e-6);
   EXPECT_NEAR(metric(report_of(whole), "gpu.utilization_pct"), 100.0 * 90 / 300, 1e-9);
   CommandResult outside = run_perfgate("analyze -q " + trace + " --time-start 400");
   EXPECT_EQ(outside.exit_code, 2) << outside.out;
