@@ -1,6 +1,5 @@
 // perfgate analyze PROFILE...: load, analyse, report; or, with --partial, the part of a run that
 // these profiles are, for perfgate merge.
-#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +9,7 @@
 #include "cli/gate_run.h"
 #include "cli/number_checks.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "engine/engine.h"
 #include "gate/rules.h"
 
@@ -36,12 +36,10 @@ struct AnalyzeArgs {
   bool one_run = false;       // --one-run
 };
 
-// A time on the trace's clock given in microseconds, in nanoseconds. Kineto's clock is microseconds
-// since the epoch (1.7e15 in 2026), so the bound leaves room for any trace's clock.
-std::int64_t trace_time_ns(std::string_view option, double us) {
-  if (!std::isfinite(us) || std::fabs(us) > 9e15)
-    throw ConfigError(fmt::format("{} {}: not a time of the trace's clock in microseconds", option, us));
-  return std::llround(us * 1000.0);
+// --time-start or --time-stop in nanoseconds of the trace's clock.
+std::int64_t time_option_ns(std::string_view option, double us) {
+  if (std::optional<std::int64_t> ns = trace_time_ns(us)) return *ns;
+  throw ConfigError(fmt::format("{} {}: not a time of the trace's clock in microseconds", option, us));
 }
 
 AnalysisOptions analysis_options(const AnalyzeArgs& a) {
@@ -49,8 +47,8 @@ AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   options.window.iter_start = a.iter_start;
   options.window.iter_stop = a.iter_stop;
   options.window.skip_first = a.skip_first;
-  if (a.time_start_us) options.window.time_start = trace_time_ns("--time-start", *a.time_start_us);
-  if (a.time_stop_us) options.window.time_stop = trace_time_ns("--time-stop", *a.time_stop_us);
+  if (a.time_start_us) options.window.time_start = time_option_ns("--time-start", *a.time_start_us);
+  if (a.time_stop_us) options.window.time_stop = time_option_ns("--time-stop", *a.time_stop_us);
   options.device = a.device;
   options.key_op = a.key_op;
   options.step_pattern = a.step_pattern;

@@ -70,4 +70,9 @@ std::string format_value(std::optional<double> v, std::string_view unit) {
   return fmt::format("{:.4g}", x);
 }
 
+std::optional<std::int64_t> trace_time_ns(double us) {
+  if (!std::isfinite(us) || std::fabs(us) > kMaxTraceTimeUs) return std::nullopt;
+  return std::llround(us * 1000.0);
+}
+
 }  // namespace perfgate

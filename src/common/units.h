@@ -20,4 +20,11 @@ std::string format_number(std::optional<double> v, int decimals = 2);
 // or a plain number for an empty or unknown unit.
 std::string format_value(std::optional<double> v, std::string_view unit);
 
+// A time on a trace's clock given in microseconds (--time-start, MCP's options.time_start_us), in
+// nanoseconds as the analysis holds it; nullopt where it is not finite or past kMaxTraceTimeUs.
+// Kineto's clock is microseconds since the epoch (1.7e15 in 2026): the bound leaves room for any
+// trace's clock, and its nanoseconds fit an int64.
+inline constexpr double kMaxTraceTimeUs = 9e15;
+std::optional<std::int64_t> trace_time_ns(double us);
+
 }  // namespace perfgate

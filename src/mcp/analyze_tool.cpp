@@ -1,7 +1,6 @@
 // analyze and compare: the engine (engine/engine.h) run on paths under the roots, the report kept
 // for the other tools, and an agent-sized summary of it (report_summary.cpp).
 #include <chrono>
-#include <cmath>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +8,7 @@
 
 #include "baseline/baseline.h"
 #include "common/errors.h"
+#include "common/units.h"
 #include "engine/engine.h"
 #include "history/history.h"
 #include "mcp/report_summary.h"
@@ -48,12 +48,11 @@ void read_rules_and_options(const Session& session, const ToolArgs& args, RunReq
   a.window.iter_start = o.integer("iter_start", 0, std::int64_t{1} << 53);
   a.window.iter_stop = o.integer("iter_stop", 0, std::int64_t{1} << 53);
   a.window.skip_first = o.integer("skip_first", 0, 1'000'000'000).value_or(0);
-  // Microseconds of the trace's clock, as `events` takes them; Kineto's is since the epoch (1.7e15).
-  constexpr double kMaxTraceTimeUs = 9e15;
+  // Microseconds of the trace's clock, as `events` takes them (in range: trace_time_ns has a value).
   if (std::optional<double> us = o.number("time_start_us", -kMaxTraceTimeUs, kMaxTraceTimeUs))
-    a.window.time_start = std::llround(*us * 1000.0);
+    a.window.time_start = trace_time_ns(*us);
   if (std::optional<double> us = o.number("time_stop_us", -kMaxTraceTimeUs, kMaxTraceTimeUs))
-    a.window.time_stop = std::llround(*us * 1000.0);
+    a.window.time_stop = trace_time_ns(*us);
   if (std::optional<std::int64_t> device = o.integer("device", 0, 1 << 20))
     a.device = static_cast<std::int32_t>(*device);
   a.key_op = o.text("key_op").value_or("");

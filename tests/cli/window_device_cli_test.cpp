@@ -66,6 +66,10 @@ TEST(WindowDeviceCli, ATimeRangeKeepsTheStepsWhollyInsideIt) {
   EXPECT_EQ(reversed.exit_code, 2) << reversed.out;
   EXPECT_TRUE(contains(reversed.out, "--time-start 300.000 us is not before --time-stop 200.000 us"))
       << reversed.out;
+  CommandResult past = run_perfgate("analyze -q " + trace + " --time-stop 1e16");  // past any trace's clock
+  EXPECT_EQ(past.exit_code, 2) << past.out;
+  EXPECT_TRUE(contains(past.out, "--time-stop 1e+16: not a time of the trace's clock in microseconds"))
+      << past.out;
 }
 
 TEST(WindowDeviceCli, WithoutStepsATimeRangeIsThePartOfTheTraceInsideIt) {

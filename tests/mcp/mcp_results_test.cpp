@@ -216,6 +216,9 @@ TEST_F(McpServerTest, CompareTwoTimeWindowsOfOneTrace) {
   json::object typed =
       call("analyze", {{"paths", json::array{"run.json"}}, {"options", {{"time_start_us", "x"}}}});
   EXPECT_EQ(typed.at("isError"), json::value(true));
+  json::object past =
+      call("analyze", {{"paths", json::array{"run.json"}}, {"options", {{"time_stop_us", 1e16}}}});
+  EXPECT_EQ(past.at("isError"), json::value(true)) << "past any trace's clock";
 }
 
 }  // namespace
