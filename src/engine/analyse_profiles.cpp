@@ -60,11 +60,9 @@ class DeviceSelection {
 
   // Whether the worker keeps any GPU work, once the other GPUs' work is removed from it.
   bool keep(Profile& profile) {
-    std::set<std::int32_t> ran_on;
-    for (const GpuActivity& a : profile.gpu_activities) ran_on.insert(a.device);
     DeviceFilterResult r = keep_device(profile, device_);
     std::lock_guard lock(mutex_);
-    ran_on_.insert(ran_on.begin(), ran_on.end());
+    ran_on_.insert(r.ran_on.begin(), r.ran_on.end());
     kept_ += r.kept;
     total_ += r.kept + r.dropped;
     left_out_ += r.kept == 0;

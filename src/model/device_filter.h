@@ -3,14 +3,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 
 #include "model/profile.h"
 
 namespace perfgate {
 
 struct DeviceFilterResult {
-  std::size_t kept = 0;     // GPU activities on the device
-  std::size_t dropped = 0;  // GPU activities on other devices
+  std::size_t kept = 0;           // GPU activities on the device
+  std::size_t dropped = 0;        // GPU activities on other devices
+  std::set<std::int32_t> ran_on;  // the devices of every GPU activity before the filter
 };
 
 // Removes from `profile` every GPU activity, GPU range, synchronisation and device-memory sample of
