@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -114,8 +115,9 @@ RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::st
   request.on_loaded = [progress] { progress->finish(); };
   // A file of the run left out is said on stderr whatever the verbosity: -q prints nothing else,
   // and a gate that passes on fewer ranks than were given must not do so silently.
-  request.on_input_warning = [](const Note& w) {
+  request.on_input_warning = [said = a.said_on_stderr](const Note& w) {
     std::cerr << "perfgate: warning: " << log_text(note_text(w)) << '\n';
+    said->push_back(w);
   };
   return request;
 }
@@ -141,10 +143,12 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   budget.max_threads = a.threads;
   bool written = write_outputs(report, gated.book->rules, outputs, threads_per_input(budget, 1, kNotSmall));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
-  // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics).
+  // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics), once:
+  // an input warning was said as the run loaded.
   if (a.quiet)
     for (const Note& warning : report.run_warnings)
-      std::cerr << log_text("perfgate: warning: " + note_text(warning)) << '\n' << std::flush;
+      if (std::ranges::find(*a.said_on_stderr, warning) == a.said_on_stderr->end())
+        std::cerr << log_text("perfgate: warning: " + note_text(warning)) << '\n' << std::flush;
   // Recorded whatever the verdict: a history keeps every run, and the gate reads a branch's.
   bool recorded = true;
   if (a.history.record) {

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct GateArgs {
   std::string max_input_memory;  // --max-input-memory; empty: PERFGATE_MAX_INPUT_MEMORY or the default
   MemoryBudgetArgs memory;       // --max-memory, --spill-dir
   HistoryArgs history;
+  // The input warnings the run already said on stderr as it loaded: -q says the run's other
+  // warnings after it, not these a second time. Shared, so that a const GateArgs can note them.
+  std::shared_ptr<std::vector<Note>> said_on_stderr = std::make_shared<std::vector<Note>>();
 };
 
 // The report outputs, --rules, --set, --disable, the baselines and the history, --fail-on,
