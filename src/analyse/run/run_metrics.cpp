@@ -33,6 +33,13 @@ bool counts_for_host_and_gpu(const std::vector<WorkerAnalysis>& workers, const W
                      [](const WorkerAnalysis& w) { return w.info.family == DeviceFamily::Neuron; });
 }
 
+// A window step's time: under a clock offset the GPUs' (WorkerAnalysis::gpu_step_times, one span
+// for every time figure of the worker, docs/metrics.md "Clock offsets"), else the host's.
+double window_step_us(const WorkerAnalysis& w, std::size_t in_window) {
+  if (w.gpu_step_times.size() == w.window.steps.size()) return us(w.gpu_step_times[in_window]);
+  return us(w.steps.steps[w.window.steps[in_window]].duration());
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers) {
@@ -40,17 +47,17 @@ std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAn
   auto counted = [&](const WorkerAnalysis& w) { return counts_for_host_and_gpu(workers, w); };
   auto front = std::find_if(workers.begin(), workers.end(), counted);
   if (front == workers.end()) return steps;
-  for (std::size_t i : front->window.steps) {
-    const Step& first = front->steps.steps[i];
-    double longest = us(first.duration());
+  for (std::size_t k = 0; k < front->window.steps.size(); ++k) {
+    const Step& first = front->steps.steps[front->window.steps[k]];
+    double longest = window_step_us(*front, k);
     bool everywhere = true;
     for (std::size_t w = 0; w < workers.size() && everywhere; ++w) {
       if (&workers[w] == &*front || !counted(workers[w])) continue;
       everywhere = false;
-      for (std::size_t j : workers[w].window.steps) {
-        const Step& s = workers[w].steps.steps[j];
+      for (std::size_t j = 0; j < workers[w].window.steps.size(); ++j) {
+        const Step& s = workers[w].steps.steps[workers[w].window.steps[j]];
         if (s.name == first.name) {
-          longest = std::max(longest, us(s.duration()));
+          longest = std::max(longest, window_step_us(workers[w], j));
           everywhere = true;
           break;
         }
@@ -120,8 +127,8 @@ MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::v
     run.ranks_expected = expected_ranks(workers, missing_ranks);
   for (std::size_t i = 0; i < workers.size(); ++i) {
     std::vector<double> durations;
-    for (std::size_t s : workers[i].window.steps)
-      durations.push_back(us(workers[i].steps.steps[s].duration()));
+    for (std::size_t k = 0; k < workers[i].window.steps.size(); ++k)
+      durations.push_back(window_step_us(workers[i], k));
     if (durations.empty()) continue;
     run.rank_mean_steps_us.push_back(std::accumulate(durations.begin(), durations.end(), 0.0) /
                                      static_cast<double>(durations.size()));

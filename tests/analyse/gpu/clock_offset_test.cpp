@@ -3,6 +3,10 @@
 // idle finding that blames the host.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
+#include <fmt/format.h>
+
 #include "gate/gate.h"
 #include "support/helpers.h"
 
@@ -181,6 +185,36 @@ TEST(ClockOffset, ThroughputAndMfuAreOverOneSpan) {
   EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * flops / 989.4e12 / 240e-6, 1e-6);
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::StepsMeanUs), 240);
   EXPECT_TRUE(w.invariants.empty());
+}
+
+// A run of two ranks, each under an offset: rank 0 is offset_trace (GPU span 90 us), rank 1 the
+// same with its last kernel 30 us later ([150110, 150130]: span [150010, 150130] = 120 us). The
+// run's step is its slowest rank's on the GPUs' clock, 120 us (on the host's, about 150,100 us),
+// and the ranks' spread is (120 - 90) / median(90, 120) = 30 / 105 = 28.57%, rank 1 the slowest
+// (on the host's clock 0.02%).
+TEST(ClockOffset, ARunOfSeveralWorkersTakesEachWorkersStepsOnTheGpuClock) {
+  std::string dir = temp_dir() + "/offset-ranks";
+  std::filesystem::create_directories(dir);
+  for (int rank = 0; rank < 2; ++rank) {
+    TraceBuilder t;
+    t.top_level("distributedInfo",
+                fmt::format(R"({{"backend": "nccl", "rank": {}, "world_size": 2}})", rank));
+    t.step(1, 0, 200);
+    t.runtime("cudaLaunchKernel", 0, 5, 1).kernel("k1", 150010, 20, 1);
+    t.runtime("cudaLaunchKernel", 10, 5, 2).kernel("k2", 150030, 20, 2);
+    t.runtime("cudaLaunchKernel", 20, 5, 3).kernel("k3", rank == 0 ? 150080 : 150110, 20, 3);
+    write_text(fmt::format("{}/rank-{}.json", dir, rank), t.json());
+  }
+  RunAnalysis run = analyse_run(load_run({dir}), default_classification(), {});
+  ASSERT_EQ(run.workers.size(), 2u);
+  ASSERT_DOUBLE_EQ(*run.metrics.get(Metric::GpuClockOffset), 2);
+  EXPECT_DOUBLE_EQ(*run.metrics.get(Metric::StepsMeanUs), 120);
+  EXPECT_NEAR(*run.metrics.get(Metric::RanksStepSpreadPct), 100.0 * 30 / 105, 1e-9);
+  EXPECT_DOUBLE_EQ(*run.metrics.get(Metric::RanksSlowest), 1);
+  // The report's step rows say the same.
+  ReportModel report = report_of_files({dir}, default_book());
+  ASSERT_EQ(report.steps.size(), 1u);
+  EXPECT_DOUBLE_EQ(report.steps[0].duration_us, 120);
 }
 
 }  // namespace
