@@ -219,6 +219,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
   j.key("step_start_us").value(w.timeline.step_start_us);
   j.key("step_duration_us").value(w.timeline.step_duration_us);
   j.key("activities").value(static_cast<std::uint64_t>(w.timeline.activities));
+  if (w.timeline.gpu_clock) j.key("clock").value("gpu");  // only then: other reports keep their bytes
   j.end_object();
   if (!w.memory_peak.op.empty()) {
     j.key("memory_peak").begin_object();

@@ -199,7 +199,7 @@ ReportWorker report_worker(const WorkerAnalysis& w) {
     r.roofline_note += fmt::format("{}FLOP coverage: the largest matrix work without a FLOP count is {}.",
                                    r.roofline_note.empty() ? "" : " ", text);
   const Timeline& t = w.tables.timeline;
-  r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities};
+  r.timeline = {t.step, us(t.step_start), us(t.step_duration), t.activities, t.gpu_clock};
   if (w.memory.peak_allocated)
     r.memory_peak = {w.memory.peak_op, w.memory.peak_device, us(w.memory.peak_time),
                      w.memory.totals_from_changes};

@@ -67,6 +67,7 @@ struct ReportTimeline {
   double step_start_us = 0;
   double step_duration_us = 0;
   std::size_t activities = 0;  // before merging small boxes
+  bool gpu_clock = false;      // under a clock offset: the step on the GPUs' clock, GPU lanes alone
 };
 
 struct ReportStep {

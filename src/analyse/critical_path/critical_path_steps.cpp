@@ -241,7 +241,9 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     part.rows.push_back(step_row(profile, path, events, name, number, span));
   };
   std::vector<Part> parts;
-  bool shown = timeline.step_duration > 0;  // no timeline: none was built, or its step had no time
+  // No timeline: none was built, or its step had no time; or it is on the GPUs' clock, which the
+  // host's path is not.
+  bool shown = timeline.step_duration > 0 && !timeline.gpu_clock;
   if (window.steps.empty()) {
     walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
          window.end - std::min(window.start, window.host_start), shown && timeline.step == kWholeCaptureName);

@@ -179,10 +179,10 @@ void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
 }
 
 // Every box of the step, GPU activities first (each source in start order); returns how many
-// GPU activities there are.
+// GPU activities there are. `gpu_only`: the step is on the GPUs' clock, which the host's is not.
 template <typename Sink>
 std::size_t collect_boxes(const Profile& p, const Attribution& a, NameClasses& classes, const Step& step,
-                          const std::vector<std::uint32_t>& marker_events, Sink& sink) {
+                          const std::vector<std::uint32_t>& marker_events, bool gpu_only, Sink& sink) {
   std::size_t activities = 0;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
@@ -195,21 +195,49 @@ std::size_t collect_boxes(const Profile& p, const Attribution& a, NameClasses& c
                     act.kind == GpuActivityKind::Kernel, 0});
     ++activities;
   }
-  add_host_boxes(p, classes, step, marker_events, sink);
+  if (!gpu_only) add_host_boxes(p, classes, step, marker_events, sink);
   return activities;
+}
+
+// The median of the window's steps on the GPUs' clock (one interval per window step, or one for
+// a window without steps), of an even count the shorter middle one as median_step: a step of the
+// same name over its GPU span. Null where they are not the window's.
+const Step* median_gpu_step(const StepDetection& steps, const Window& window,
+                            const std::vector<Interval>& gpu_steps, Step& out) {
+  if (window.steps.empty() && gpu_steps.size() == 1 && steps.steps.empty()) {
+    out.name = kWholeCaptureName;
+    out.start = gpu_steps.front().start;
+    out.end = gpu_steps.front().end;
+    return &out;
+  }
+  if (gpu_steps.empty() || gpu_steps.size() != window.steps.size()) return nullptr;
+  std::vector<std::size_t> order(gpu_steps.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto length = [&](std::size_t i) { return gpu_steps[i].end - gpu_steps[i].start; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t x, std::size_t y) { return length(x) < length(y); });
+  std::size_t median = order[(order.size() - 1) / 2];
+  out = steps.steps[window.steps[median]];
+  out.start = gpu_steps[median].start;
+  out.end = gpu_steps[median].end;
+  return &out;
 }
 
 }  // namespace
 
 Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& classes,
-                       const StepDetection& steps, const Window& window) {
+                       const StepDetection& steps, const Window& window,
+                       const std::vector<Interval>& gpu_steps) {
   Timeline t;
   // Without steps (an nsys export of a capture), the whole window: the capture's span.
   Step whole;
   whole.name = kWholeCaptureName;
   whole.start = window.start;
   whole.end = window.end;
-  const Step* step = median_step(steps, window);
+  Step on_gpu_clock;
+  const Step* step = median_gpu_step(steps, window, gpu_steps, on_gpu_clock);
+  t.gpu_clock = step != nullptr;
+  if (!step) step = median_step(steps, window);
   if (!step && steps.steps.empty()) step = &whole;
   if (!step || step->duration() <= 0) return t;
   t.step = step->name;
@@ -218,13 +246,13 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
   TimeNs pixel = std::max<TimeNs>(1, t.step_duration / kTimelinePixels);
   LaneMerger lanes(pixel);
   auto merge = [&](const PendingBox& b) { lanes.add(b); };
-  t.activities = collect_boxes(p, a, classes, *step, steps.marker_events, merge);
+  t.activities = collect_boxes(p, a, classes, *step, steps.marker_events, t.gpu_clock, merge);
   std::vector<PendingBox> boxes;
   if (lanes.in_order()) {
     boxes = lanes.boxes();
   } else {
     auto keep = [&](const PendingBox& b) { boxes.push_back(b); };
-    collect_boxes(p, a, classes, *step, steps.marker_events, keep);
+    collect_boxes(p, a, classes, *step, steps.marker_events, t.gpu_clock, keep);
     std::stable_sort(boxes.begin(), boxes.end(), [](const PendingBox& x, const PendingBox& y) {
       return std::tie(x.device, x.stream, x.start) < std::tie(y.device, y.stream, y.start);
     });

@@ -31,6 +31,9 @@ struct Timeline {
   TimeNs step_start = 0;
   TimeNs step_duration = 0;
   std::size_t activities = 0;  // before merging
+  // Under a clock offset the step on the GPUs' clock (steps_on_gpu_clock): its GPU lanes only, as
+  // the host's clock does not line up with them.
+  bool gpu_clock = false;
   std::vector<TimelineBox> boxes;
 };
 

@@ -268,7 +268,17 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     d.set("strip", strip);
     d.set("strip_note", window_strip_note(w));
   }
-  d.set("caption",
+  if (w.timeline.gpu_clock)
+    d.set(
+        "caption",
+        fmt::format("{}, on the GPUs' clock: its {} GPU activities, a lane per stream, coloured by launching "
+                    "op. The host's and the GPU's clocks disagree in this trace (see the run's notes), so "
+                    "what the host's threads did is not drawn beside them. Activities shorter than a "
+                    "thousandth of the span are merged (grey).",
+                    timeline_span(w), w.timeline.activities));
+  else
+    d.set(
+        "caption",
         fmt::format("{}: above, what the threads that launch GPU work did (their outermost ops, "
                     "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
                     "per stream, coloured by launching op. Activities shorter than a thousandth of the span "

@@ -3,6 +3,7 @@
 // idle finding that blames the host.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -158,6 +159,32 @@ TEST(ClockOffset, EveryTimeFigureIsOverTheGpuSpan) {
   ReportModel report = report_of_json(offset_trace().json(), default_book());
   ASSERT_EQ(report.steps.size(), 1u);
   EXPECT_DOUBLE_EQ(report.steps[0].duration_us, 90);
+}
+
+// The timeline is the step on the GPUs' clock, [150010, 150100]: its three kernels at 0, 20 and 70
+// us of its 90 us, and no host lane (the host's calls at 0-25 us of the host's clock would sit
+// 150 ms before them). On the host's clock it was 150,100 us long with the calls at its start.
+TEST(ClockOffset, TheTimelineIsTheStepOnTheGpuClock) {
+  WorkerAnalysis w = analyse_json(offset_trace().json());
+  const Timeline& t = w.tables.timeline;
+  EXPECT_TRUE(t.gpu_clock);
+  EXPECT_EQ(t.step_start, 150010 * 1000);
+  EXPECT_EQ(t.step_duration, 90 * 1000);
+  ASSERT_EQ(t.boxes.size(), 3u);
+  std::vector<TimeNs> starts;
+  for (const TimelineBox& b : t.boxes) {
+    EXPECT_GE(b.device, 0) << b.name;  // GPU lanes alone
+    starts.push_back(b.start);
+  }
+  EXPECT_EQ(starts, (std::vector<TimeNs>{0, 20 * 1000, 70 * 1000}));
+  // Without an offset the timeline keeps the host's lanes: a launch call on its runtime lane.
+  TraceBuilder normal;
+  normal.step(1, 0, 1000);
+  normal.launch("k", 0, 20, 100);
+  const Timeline& kept = analyse_json(normal.json()).tables.timeline;
+  EXPECT_FALSE(kept.gpu_clock);
+  EXPECT_TRUE(std::any_of(kept.boxes.begin(), kept.boxes.end(),
+                          [](const TimelineBox& b) { return b.device == kRuntimeDevice; }));
 }
 
 // TFLOP/s and MFU over the same span: an H100 SXM (BF16 989.4 TFLOP/s), one step [0, 300] us whose
