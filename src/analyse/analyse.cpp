@@ -262,7 +262,8 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   run_side_by_side(options.threads,
                    {[&] {
                       if (options.step_timeline)
-                        w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window, gpu_steps);
+                        w.tables.timeline =
+                            step_timeline(profile, attribution, classes, w.steps, w.window, gpu_steps);
                       w.critical_path =
                           critical_paths(profile, attribution, classes, w.steps, w.window,
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
