@@ -78,8 +78,12 @@ class Builder {
   // about to be added.
   void tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
               GpuActivity& a);
-  // A TPU plane's "XLA Modules" line: each run of a program, for its ops' module (tpu_ops.cpp).
-  void tpu_module_runs(const Plane& plane, const Line& line, const StatKeys& keys);
+  // A TPU plane's "XLA Modules" lines: each run of a program, for its ops' module (tpu_ops.cpp).
+  void tpu_module_runs(const Plane& plane, const StatKeys& keys);
+  void tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e);
+  // A device plane that ran something: its device's description (a SparseCore's kept for a TPU
+  // whose TensorCore plane ran nothing).
+  void device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core);
   // The host calls that ran compiled programs as the launches of the TPU ops (tpu_ops.cpp).
   void tpu_programs();
   // A device's "Steps" line: each event a step, by its group id (steps.cpp).

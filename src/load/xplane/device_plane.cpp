@@ -140,9 +140,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, st
   std::size_t activities_before = p_.gpu_activities.size();
   bool sparse = sparse_core >= 0;
   module_runs_.clear();
-  if (tpu && !sparse)
-    for (const Line& line : plane.lines)
-      if (line.name == "XLA Modules") tpu_module_runs(plane, line, keys);
+  if (tpu && !sparse) tpu_module_runs(plane, keys);
   Event e;
   for (std::size_t index = 0; index < plane.lines.size(); ++index) {
     const Line& line = plane.lines[index];
@@ -255,10 +253,13 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, st
       if ((++events_ & 0xffff) == 0) check_memory();
     }
   }
-  if (p_.gpu_activities.size() == activities_before) return;
+  if (p_.gpu_activities.size() > activities_before) device_ran(plane, device, tpu, sparse);
+}
+
+void Builder::device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core) {
   // A SparseCore's ops are its TPU's work: the TPU is described by its TensorCore plane, or by a
   // SparseCore's where that plane ran nothing (Builder::finish).
-  if (!sparse) {
+  if (!sparse_core) {
     p_.devices.push_back(device_info(plane, device, tpu));
     return;
   }

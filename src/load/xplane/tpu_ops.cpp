@@ -96,8 +96,16 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
                            .stream = a.stream});
 }
 
-void Builder::tpu_module_runs(const Plane& plane, const Line& line, const StatKeys& keys) {
+void Builder::tpu_module_runs(const Plane& plane, const StatKeys& keys) {
   Event e;
+  for (const Line& line : plane.lines) {
+    if (line.name == "XLA Modules") tpu_module_run_line(plane, line, keys, e);
+  }
+  std::sort(module_runs_.begin(), module_runs_.end(),
+            [](const ModuleRun& x, const ModuleRun& y) { return x.start < y.start; });
+}
+
+void Builder::tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e) {
   for (const wire::Field& field : line.events) {
     read_event(field, e, &event_check_);
     ModuleRun run;
@@ -112,8 +120,6 @@ void Builder::tpu_module_runs(const Plane& plane, const Line& line, const StatKe
     run.module = p_.strings.intern(module);
     module_runs_.push_back(run);
   }
-  std::sort(module_runs_.begin(), module_runs_.end(),
-            [](const ModuleRun& x, const ModuleRun& y) { return x.start < y.start; });
 }
 
 void Builder::tpu_programs() {
