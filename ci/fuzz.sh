@@ -140,6 +140,10 @@ python3 "$root/fuzz/xplane_hlo_seed.py" "$corpus/xplane_fuzz/hlo-wide-fusions.pb
 # space whose steps are the devices' "Steps" lines (issue 75: tpu_ops.cpp, steps.cpp).
 python3 "$root/fuzz/xplane_tpu_seed.py" tpu "$corpus/xplane_fuzz/tpu-ops.pb"
 python3 "$root/fuzz/xplane_tpu_seed.py" steps "$corpus/xplane_fuzz/tf-steps.pb"
+# and a TPU space whose ops take their costs from the HLO module that ran them, and one with SparseCore
+# planes (issue 75: tpu_ops.cpp, device_plane.cpp).
+python3 "$root/fuzz/xplane_tpu_seed.py" tpu-hlo "$corpus/xplane_fuzz/tpu-hlo-ops.pb"
+python3 "$root/fuzz/xplane_tpu_seed.py" sparse-core "$corpus/xplane_fuzz/tpu-sparse-core.pb"
 # Our H100 JAX captures, with XLA's command buffers (command_buffers.cpp's path) and without.
 for f in "$root"/tests/data/h100_jax_block*.xplane.pb.gz; do
   gzip -dc "$f" >"$corpus/xplane_fuzz/$(basename "$f" .gz)"

@@ -6,13 +6,19 @@
          calls launch them (src/load/xplane/tpu_ops.cpp), one returning after its ops, one before;
   steps: two GPU planes whose "Steps" lines mark steps by group_id stat, by name and as "Step N",
          and a host plane of launches and a TraceMe name that encodes its step ("train#step_num=3,_r=1#")
-         (src/load/xplane/steps.cpp, host_plane.cpp).
-Field numbers: tsl/profiler/protobuf/xplane.proto. Usage: xplane_tpu_seed.py tpu|steps OUT"""
+         (src/load/xplane/steps.cpp, host_plane.cpp);
+  tpu-hlo: a TPU plane whose ops carry no cost stats, matched to the HLO module of a /host:metadata
+         plane (jit_step, program 7: a dot and a fusion) by a program_id stat and by the "XLA Modules"
+         run around them, one op the module does not hold (src/load/xplane/tpu_ops.cpp);
+  sparse-core: a TPU plane and two "/device:TPU:N SparseCore M" planes whose "Sparse Core Ops" lines
+         are read as their TPU's work, one of a TPU with no TensorCore plane (device_plane.cpp).
+Field numbers: tsl/profiler/protobuf/xplane.proto, xla/service/hlo.proto, xla/xla_data.proto.
+Usage: xplane_tpu_seed.py tpu|steps|tpu-hlo|sparse-core OUT"""
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from xspace_pb import b, i, s  # noqa: E402
+from xspace_pb import b, i, s, varint  # noqa: E402
 def stat_i(key, v): return i(1, key) + i(4, v)
 def stat_s(key, text): return i(1, key) + s(5, text)
 def event(meta, offset_ps, duration_ps, stats=()): return i(1, meta) + i(2, offset_ps) + i(3, duration_ps) + b''.join(b(4, x) for x in stats)
@@ -66,4 +72,47 @@ def steps():
     return out + b(1, host)
 
 
-open(sys.argv[2], 'wb').write(tpu() if sys.argv[1] == 'tpu' else steps())
+def shape(t, dims): return i(2, t) + (b(3, b''.join(varint(d) for d in dims)) if dims else b'')
+def instr(name, op, shp, iid, operands, extra=b''):
+    return s(1, name) + s(2, op) + b(3, shp) + i(35, iid) + b''.join(i(36, o) for o in operands) + extra
+def comp(name, cid, instrs): return s(1, name) + i(5, cid) + b''.join(b(2, x) for x in instrs)
+
+
+def tpu_hlo():
+    BF16, F32 = 16, 11
+    main = [instr('p2', 'parameter', shape(F32, [64, 128]), 4, []),
+            instr('p3', 'parameter', shape(F32, [128, 256]), 5, []),
+            instr('dot.1', 'dot', shape(F32, [64, 256]), 6, [4, 5], b(30, i(1, 1) + i(2, 0))),
+            instr('p4', 'parameter', shape(BF16, [8, 16, 16, 64]), 7, []),
+            instr('fusion.2', 'fusion', shape(BF16, [8, 16, 16, 64]), 8, [7], i(38, 2))]
+    fused = [instr('param_0', 'parameter', shape(BF16, [8, 16, 16, 64]), 1, []),
+             instr('multiply', 'multiply', shape(BF16, [8, 16, 16, 64]), 2, [1, 1])]
+    hlo = b(1, s(1, 'jit_step') + b(3, comp('fused', 2, fused)) + b(3, comp('main', 1, main)))
+    stats = {**STATS, 10: 'program_id', 11: 'Hlo Proto'}
+    ops = {1: ('%dot.1 = f32[64,256]{1,0} dot(p2, p3)', 'dot.1', [stat_i(10, 7)]),
+           2: ('%fusion.2 = bf16[8,16,16,64]{3,2,1,0} fusion(p4), kind=kLoop', 'fusion.2', [stat_s(4, 'loop fusion')]),
+           3: ('%copy.9 = f32[64,256]{0,1} copy(dot.1)', 'copy.9', [stat_i(10, 7)]),
+           4: ('jit_step(7)', None, [])}
+    xla_ops = [event(1, 1000000, 2000000), event(2, 3000000, 2000000),
+               event(1, 5000000, 1000000, [stat_i(1, 1000), stat_i(3, 2000)]), event(3, 6000000, 1000000)]
+    device = plane(3, '/device:TPU:0', [line(1, 'XLA Ops', xla_ops), line(2, 'XLA Modules', [event(4, 0, 10000000)])],
+                   ops, stats, [stat_s(6, 'TPU v6 lite')])
+    host = plane(0, '/host:CPU', [line(4, 'tf_inference', [event(1, 0, 10000000)])],
+                 {1: ('TfrtTpuLoadedExecutable::Execute', None, [])}, stats)
+    meta = plane(0, '/host:metadata', [], {7: ('jit_step(7)', None, [i(1, 11) + b(6, hlo)])}, stats)
+    return b(1, device) + b(1, host) + b(1, meta)
+
+
+def sparse_core():
+    ops = {1: ('%fusion.1 = bf16[128,256]{1,0} fusion(p0, p1), kind=kOutput', 'fusion.1', [stat_s(4, 'convolution fusion')])}
+    out = b(1, plane(3, '/device:TPU:0', [line(1, 'XLA Ops', [event(1, 1000000, 2000000)])], ops, STATS,
+                     [stat_s(6, 'TPU v5p')]))
+    for pid, name, start in ((4, '/device:TPU:0 SparseCore 0', 5000000), (5, '/device:TPU:1 SparseCore 1', 0)):
+        out += b(1, plane(pid, name, [line(7, 'Sparse Core Ops', [event(1, start, 2000000)]),
+                                      line(8, 'Sparse Core Modules', [event(2, start, 2000000)])],
+                          {1: ('sc_gather', None, []), 2: ('jit_embed(3)', None, [])}, STATS))
+    return out
+
+
+seeds = {'tpu': tpu, 'steps': steps, 'tpu-hlo': tpu_hlo, 'sparse-core': sparse_core}
+open(sys.argv[2], 'wb').write(seeds[sys.argv[1]]())

@@ -13,7 +13,8 @@ const XlaOp* XlaHlo::op(std::uint32_t details) const {
 std::size_t XlaHlo::memory_bytes() const {
   return computations.capacity() * sizeof(HloComputation) + instructions.capacity() * sizeof(HloInstruction) +
          shapes.capacity() * sizeof(HloShape) + dims.capacity() * sizeof(std::int64_t) +
-         operands.capacity() * sizeof(std::uint32_t) + ops.capacity() * sizeof(XlaOp);
+         operands.capacity() * sizeof(std::uint32_t) + ops.capacity() * sizeof(XlaOp) +
+         program_ops.capacity() * sizeof(XlaProgramOp);
 }
 
 }  // namespace perfgate

@@ -76,6 +76,16 @@ struct XlaOp {
   // Of its FLOPs, those of matrix-unit work where the profile says which (a TPU program's ops by
   // their hlo_category: the model's FLOPs where stated); -1: the instruction decides.
   double matrix_flops = -1;
+  // A TPU program's ops whose events carry no cost stats and whose instruction the module that ran
+  // them holds (into XlaHlo::program_ops): their instructions' costs add to `flops` and `bytes`.
+  HloRange program_ops = {};
+};
+
+// One such op: its instruction (into XlaHlo::instructions), and whether its hlo_category names
+// matrix-unit work (1), other work (0), or nothing (-1: the instruction's cost decides).
+struct XlaProgramOp {
+  std::uint32_t instruction = kNone;
+  std::int8_t matrix = -1;
 };
 
 struct XlaHlo {
@@ -87,6 +97,7 @@ struct XlaHlo {
   std::vector<std::int64_t> dims;
   std::vector<std::uint32_t> operands;
   std::vector<XlaOp> ops;  // by details, ascending
+  std::vector<XlaProgramOp> program_ops;
 
   // The XLA op whose details are `details`, or nullptr.
   const XlaOp* op(std::uint32_t details) const;

@@ -2,15 +2,18 @@
 // here: the ops named by their instruction (the metadata's display name), XLA's own counts from the
 // metadata's and the event's stats, the matrix-unit work by hlo_category, the framework op as the
 // op's range; the host call that runs the compiled program as the launch of its ops, and as a wait on
-// the device where it returns once they are done, which the critical path follows.
+// the device where it returns once they are done, which the critical path follows; an op without
+// cost stats costed by the HLO module that ran it; a TPU's SparseCore ops as the TPU's work.
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "analyse/gpu/xla_cost.h"
 #include "analyse/worker_analysis.h"
 #include "load/xplane/xplane_reader.h"
 #include "model/xla_hlo.h"
 #include "support/helpers.h"
+#include "support/hlo_builder.h"
 #include "support/xspace_builder.h"
 
 namespace perfgate::testing {
@@ -155,6 +158,168 @@ TEST(XplaneTpu, OpsWithoutAProgramRunAreLaunchedByNone) {
   // The ops stay named and ranged; their counts have no op to carry them.
   EXPECT_EQ(p.gpu_ranges.size(), 3u);
   EXPECT_FALSE(p.xla_hlo);
+}
+
+// Module jit_step (program 7), computation main, worked out by hand:
+// - dot.1: f32[64,128] . f32[128,256] contracting lhs dimension 1: 2 x 64 x 256 x 128 = 4,194,304
+//   FLOPs, matrix work; (8,192 + 32,768 + 16,384) x 4 = 229,376 bytes;
+// - fusion.2: multiply then add of a bf16[8,16,16,64] parameter: 2 x 131,072 = 262,144 FLOPs;
+//   262,144 bytes read + 262,144 written = 524,288.
+std::string tpu_module() {
+  using namespace hlo;
+  std::vector<std::string> main = {
+      instruction("p2", "parameter", shape(kF32, {64, 128}), 4, {}),
+      instruction("p3", "parameter", shape(kF32, {128, 256}), 5, {}),
+      instruction("dot.1", "dot", shape(kF32, {64, 256}), 6, {4, 5}, dot_dims({1}, {0})),
+      instruction("p4", "parameter", shape(kBf16, {8, 16, 16, 64}), 7, {}),
+      instruction("fusion.2", "fusion", shape(kBf16, {8, 16, 16, 64}), 8, {7}, int_field(38, 2)),
+  };
+  std::vector<std::string> fused = {
+      instruction("param_0", "parameter", shape(kBf16, {8, 16, 16, 64}), 1, {}),
+      instruction("multiply", "multiply", shape(kBf16, {8, 16, 16, 64}), 2, {1, 1}),
+      instruction("add", "add", shape(kBf16, {8, 16, 16, 64}), 3, {2, 1}),
+  };
+  return proto("jit_step", {computation("fused_computation", 2, fused), computation("main", 1, main)});
+}
+
+enum : std::int64_t { kProgramId = kDeviceType + 1, kHloProto };
+
+// TPU:0 in one program run [0, 10,000) ns, its ops without cost stats but for one:
+// - dot.1 [1,000, 3,000): its metadata names program 7 (XProf's op key), no category;
+// - fusion.2 [3,000, 5,000): no program id, inside the "XLA Modules" run "jit_step(7)", a loop fusion;
+// - dot.1 again [5,000, 6,000), its event carrying flops 1,000 and bytes_accessed 2,000: they win;
+// - copy.9 [6,000, 7,000): in program 7, but the module holds no copy.9.
+std::vector<Plane> tpu_hlo_planes() {
+  Plane t = plane(3, "/device:TPU:0");
+  t.stat_names = kStats;
+  t.stat_names.emplace_back(kProgramId, "program_id");
+  t.stats = {str_stat(kDeviceType, "TPU v6 lite")};
+  t.event_names = {{1, "%dot.1 = f32[64,256]{1,0} dot(p2, p3)"},
+                   {2, "%fusion.2 = bf16[8,16,16,64]{3,2,1,0} fusion(p4), kind=kLoop"},
+                   {3, "%copy.9 = f32[64,256]{0,1} copy(dot.1)"},
+                   {4, "jit_step(7)"}};
+  t.event_display_names = {{1, "dot.1"}, {2, "fusion.2"}, {3, "copy.9"}};
+  t.event_stats = {{1, {int_stat(kProgramId, 7)}},
+                   {2, {str_stat(kCategory, "loop fusion")}},
+                   {3, {int_stat(kProgramId, 7)}}};
+  t.lines = {line(1, "XLA Ops", 0,
+                  {event(1, 1'000'000, 2'000'000), event(2, 3'000'000, 2'000'000),
+                   event(1, 5'000'000, 1'000'000, {int_stat(kFlops, 1000), int_stat(kBytes, 2000)}),
+                   event(3, 6'000'000, 1'000'000)}),
+             line(2, "XLA Modules", 0, {event(4, 0, 10'000'000)})};
+  Plane h = plane(0, "/host:CPU");
+  h.event_names = {{1, "TfrtTpuLoadedExecutable::Execute"}};
+  h.lines = {line(4, "tf_inference", 0, {event(1, 0, 10'000'000)})};
+  // The metadata plane last: the ops are matched once every plane is read.
+  Plane m = plane(0, "/host:metadata");
+  m.stat_names = {{kHloProto, "Hlo Proto"}};
+  m.event_names = {{7, "jit_step(7)"}};
+  m.event_stats = {{7, {int_field(1, kHloProto) + bytes_field(6, tpu_module())}}};  // bytes_value 6
+  return {t, h, m};
+}
+
+TEST(XplaneTpu, OpsWithoutCostStatsTakeThemFromTheModuleThatRanThem) {
+  Profile p = xplane::read_space(space(tpu_hlo_planes()), "tpu.xplane.pb", {});
+  ASSERT_TRUE(p.xla_hlo);
+  ASSERT_EQ(p.xla_hlo->ops.size(), 1u);
+  const XlaOp& run = p.xla_hlo->ops[0];
+  // The reader keeps the stated counts and the two ops the module costs: dot.1 (matched by its
+  // program id) and fusion.2 (by the module run around it), not copy.9.
+  EXPECT_DOUBLE_EQ(run.flops, 1000.0);
+  EXPECT_DOUBLE_EQ(run.bytes, 2000.0);
+  ASSERT_EQ(run.program_ops.count, 2u);
+  EXPECT_EQ(p.xla_hlo->program_ops[run.program_ops.first].matrix, -1);     // dot.1: no category
+  EXPECT_EQ(p.xla_hlo->program_ops[run.program_ops.first + 1].matrix, 0);  // fusion.2: loop fusion
+  EXPECT_TRUE(has_line(p.notes,
+                       "3 TPU ops carry no flops or bytes_accessed stats: 2 took their FLOPs and "
+                       "bytes from the HLO module that ran them, 1 had neither"));
+  // The run's cost: 1,000 + 4,194,304 + 262,144 FLOPs, 2,000 + 229,376 + 524,288 bytes; its
+  // matrix-unit FLOPs are dot.1's from the module (the stated run has no category).
+  std::size_t call = p.host_events.size();
+  for (std::size_t i = 0; i < p.host_events.size(); ++i)
+    if (p.host_events[i].details != kNone) call = i;
+  ASSERT_LT(call, p.host_events.size());
+  XlaCosts costs(p);
+  std::optional<OpCost> cost = costs.roofline_cost(call);
+  ASSERT_TRUE(cost);
+  EXPECT_DOUBLE_EQ(cost->flop, 4'457'448.0);
+  ASSERT_TRUE(cost->bytes);
+  EXPECT_DOUBLE_EQ(*cost->bytes, 755'664.0);
+  EXPECT_DOUBLE_EQ(costs.mfu_flops(call), 4'194'304.0);
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  EXPECT_DOUBLE_EQ(w.compute.flops, 4'194'304.0);
+}
+
+TEST(XplaneTpu, WithoutTheModuleTheOpsHaveNeither) {
+  std::vector<Plane> planes = tpu_hlo_planes();
+  planes.pop_back();  // no /host:metadata: no module
+  Profile p = xplane::read_space(space(planes), "tpu.xplane.pb", {});
+  ASSERT_TRUE(p.xla_hlo);
+  ASSERT_EQ(p.xla_hlo->ops.size(), 1u);
+  EXPECT_EQ(p.xla_hlo->ops[0].program_ops.count, 0u);
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[0].flops, 1000.0);
+  EXPECT_TRUE(has_line(p.notes,
+                       "3 TPU ops carry no flops or bytes_accessed stats: 0 took their FLOPs and "
+                       "bytes from the HLO module that ran them, 3 had neither"));
+}
+
+// TPU:0's TensorCore runs a convolution fusion [1,000, 3,000) and a loop fusion [3,000, 4,000) ns;
+// its SparseCore 0 a gather [5,000, 7,000) (with the "Sparse Core Modules" run around it, which is
+// derived), its SparseCore 1 a scatter [2,000, 3,000). TPU:1 has SparseCore ops alone [0, 500) ns.
+std::vector<Plane> sparse_core_planes() {
+  Plane t = plane(3, "/device:TPU:0");
+  t.stat_names = kStats;
+  t.stats = {str_stat(kDeviceType, "TPU v5p")};
+  t.event_names = {{1, "convolution fusion op"}, {2, "loop fusion op"}};
+  t.event_display_names = {{1, "fusion.1"}, {2, "fusion.2"}};
+  t.event_stats = {{1, {str_stat(kCategory, "convolution fusion")}},
+                   {2, {str_stat(kCategory, "loop fusion")}}};
+  t.lines = {line(1, "XLA Ops", 0, {event(1, 1'000'000, 2'000'000), event(2, 3'000'000, 1'000'000)})};
+  auto sparse = [](std::int64_t id, std::string name, std::int64_t start_ps, std::int64_t length_ps) {
+    Plane s = plane(id, std::move(name));
+    s.stat_names = kStats;
+    s.event_names = {{1, "sc_gather"}, {2, "jit_embed(3)"}};
+    s.event_stats = {{1, {str_stat(kCategory, "convolution fusion")}}};  // ignored: no TensorCore op
+    s.lines = {line(7, "Sparse Core Ops", 0, {event(1, start_ps, length_ps)}),
+               line(8, "Sparse Core Modules", 0, {event(2, start_ps, length_ps)})};
+    return s;
+  };
+  return {t, sparse(4, "/device:TPU:0 SparseCore 0", 5'000'000, 2'000'000),
+          sparse(5, "/device:TPU:0 SparseCore 1", 2'000'000, 1'000'000),
+          sparse(6, "/device:TPU:1 SparseCore 0", 0, 500'000)};
+}
+
+TEST(XplaneTpu, SparseCoreOpsAreTheirTpusWork) {
+  Profile p = xplane::read_space(space(sparse_core_planes()), "tpu.xplane.pb", {});
+  ASSERT_EQ(p.gpu_activities.size(), 5u);
+  std::size_t on_tpu0_sparse = 0;
+  for (const GpuActivity& g : p.gpu_activities)
+    if (p.str(g.name) == "sc_gather") {
+      EXPECT_GE(g.stream, 1u << 30);  // a stream of its own, apart from the TensorCore's line 1
+      EXPECT_EQ(g.units, ComputeUnits::Unstated);
+      on_tpu0_sparse += g.device == 0;
+    }
+  EXPECT_EQ(on_tpu0_sparse, 2u);
+  // TPU:0 described by its TensorCore plane; TPU:1, which has SparseCore ops alone, by its SparseCore's.
+  ASSERT_EQ(p.devices.size(), 2u);
+  EXPECT_EQ(p.devices[0].name, "TPU v5p");
+  EXPECT_EQ(p.devices[1].id, 1);
+  EXPECT_TRUE(
+      has_line(p.notes, "3 SparseCore ops on 3 SparseCore planes were read as their TPU's device work"));
+  EXPECT_TRUE(has_line(p.notes, "3 device lines that are not streams ('Sparse Core Modules'"));
+}
+
+TEST(XplaneTpu, SparseCoreOpsCountInBusyTimeButNotInTheMatrixUnitShare) {
+  std::vector<Plane> planes = sparse_core_planes();
+  planes.pop_back();  // TPU:0 alone
+  Profile p = xplane::read_space(space(planes), "tpu.xplane.pb", {});
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  // Busy: [1,000, 4,000) on the TensorCore and SparseCore 1, [5,000, 7,000) on SparseCore 0: 5,000
+  // of the 6,000 ns from the first op to the last.
+  EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 6.0);
+  EXPECT_NEAR(*w.metrics.get(Metric::GpuUtilizationPct), 100.0 * 5000 / 6000, 1e-9);
+  // The matrix units: the convolution fusion's 2,000 of the TensorCore's 3,000 categorised ns.
+  EXPECT_NEAR(*w.metrics.get(Metric::MatrixUnitOpTimePct), 100.0 * 2000 / 3000, 1e-9);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "analyse/gpu/xla_cost.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
@@ -165,10 +166,22 @@ XlaCosts::OpCounts XlaCosts::op_counts(const XlaOp& op) {
   if (op.instruction != kNone) cost = instruction_cost(op.instruction);
   if (out.flops < 0 && cost && cost->flops) out.flops = *cost->flops;
   if (out.bytes < 0 && cost && cost->bytes) out.bytes = *cost->bytes;
+  // A TPU program's ops without cost stats add their instructions' costs; their hlo_category, else
+  // the instruction, says whether their FLOPs are matrix-unit work.
+  double matrix_flops = op.matrix_flops;
+  auto add = [](double& sum, double v) { sum = std::max(sum, 0.0) + v; };
+  for (std::uint32_t k = 0; k < op.program_ops.count; ++k) {
+    const XlaProgramOp& program_op = hlo_->program_ops[op.program_ops.first + k];
+    HloCost c = instruction_cost(program_op.instruction);
+    if (c.flops) add(out.flops, *c.flops);
+    if (c.bytes) add(out.bytes, *c.bytes);
+    if (c.flops && (program_op.matrix == 1 || (program_op.matrix < 0 && c.matrix)))
+      add(matrix_flops, *c.flops);
+  }
   if (!(out.flops <= kMaxCount)) out.flops = -1;
   if (!(out.bytes <= kMaxCount)) out.bytes = -1;
   // A TPU program's ops say which of its FLOPs are matrix-unit work (xla_hlo.h).
-  if (op.matrix_flops >= 0 && op.matrix_flops <= kMaxCount) out.matrix_flops = op.matrix_flops;
+  if (matrix_flops >= 0 && matrix_flops <= kMaxCount) out.matrix_flops = matrix_flops;
   out.matrix = (cost && cost->matrix) || out.matrix_flops > 0;
   out.costed = cost || out.flops >= 0 || out.bytes >= 0;
   return out;

@@ -49,10 +49,16 @@ class StatKeys {
   std::unordered_map<std::int64_t, StatKey> keys_;
 };
 
+// An event's span in nanoseconds: its line's timestamp_ns plus its offset_ps, lasting duration_ps;
+// false where a time is negative, a sum overflows, or the span is past the model's bounds.
+bool event_span(const Line& line, const Event& e, TimeNs& start, TimeNs& end);
+
 class Builder {
  public:
   Builder(const std::string& path, std::uint64_t file_bytes, std::uint64_t max_memory);
-  void device_plane(const Plane& plane, std::int32_t device, bool tpu);
+  // `sparse_core`: the SparseCore's number where the plane is one of a TPU's SparseCores
+  // ("/device:TPU:0 SparseCore 1"), else -1.
+  void device_plane(const Plane& plane, std::int32_t device, bool tpu, std::int32_t sparse_core = -1);
   void host_plane(const Plane& plane);
   // `file`: the whole XSpace, which the HLO modules' bytes are views into.
   void metadata_plane(const Plane& plane, std::string_view file);
@@ -72,6 +78,12 @@ class Builder {
   // about to be added.
   void tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
               GpuActivity& a);
+  // A TPU plane's "XLA Modules" lines: each run of a program, for its ops' module (tpu_ops.cpp).
+  void tpu_module_runs(const Plane& plane, const StatKeys& keys);
+  void tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e);
+  // A device plane that ran something: its device's description (a SparseCore's kept for a TPU
+  // whose TensorCore plane ran nothing).
+  void device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core);
   // The host calls that ran compiled programs as the launches of the TPU ops (tpu_ops.cpp).
   void tpu_programs();
   // A device's "Steps" line: each event a step, by its group id (steps.cpp).
@@ -128,9 +140,27 @@ class Builder {
     double flops = -1;
     double model_flops = -1;
     double bytes = -1;
-    bool matrix = false;  // its hlo_category is matrix-unit work
+    bool matrix = false;       // its hlo_category is matrix-unit work
+    bool categorised = false;  // it has an hlo_category
+    // The module that ran it, where the op or its plane's "XLA Modules" line says: by program id
+    // (-1: none stated) or name.
+    std::int64_t program = -1;
+    StringId module = kNoString;
   };
   std::vector<TpuOp> tpu_ops_;
+  // The plane being read's program runs ("XLA Modules"), by start.
+  struct ModuleRun {
+    TimeNs start = 0;
+    TimeNs end = 0;
+    std::int64_t program = -1;
+    StringId module = kNoString;
+  };
+  std::vector<ModuleRun> module_runs_;
+  // SparseCore planes with ops, their ops, and each TPU's description from them, for a TPU whose
+  // TensorCore plane has no ops of its own.
+  std::uint64_t sparse_planes_ = 0;
+  std::uint64_t sparse_ops_ = 0;
+  std::map<std::int32_t, DeviceInfo> sparse_devices_;
   // Each step the devices' "Steps" lines mark: its span over every device, and on how many.
   struct DeviceStep {
     TimeNs start = 0;

@@ -121,31 +121,43 @@ DeviceInfo device_info(const Plane& plane, std::int32_t id, bool tpu) {
   return d;
 }
 
-// The lines that are streams: "Stream #N(...)" on a GPU, "XLA Ops" on a TPU. The others are views
-// XProf derives from them (XLA Modules, Steps, Source code, ...) and would count work twice.
-bool stream_line(const Line& line, bool tpu) {
+// The lines that are streams: "Stream #N(...)" on a GPU, "XLA Ops" on a TPU, "Sparse Core Ops" on a
+// TPU's SparseCore. The others are views XProf derives from them (XLA Modules, Steps, Sparse Core
+// Modules, Source code, ...) and would count work twice.
+bool stream_line(const Line& line, bool tpu, bool sparse_core) {
+  if (sparse_core) return line.name == "Sparse Core Ops";
   return tpu ? line.name == "XLA Ops" : line.name.starts_with("Stream #");
 }
 
+// A SparseCore's ops lines as streams of their own on the TPU, apart from the TensorCore's lines
+// (docs/formats.md): 2^30 + 65,536 x the SparseCore's number + the line's place in its plane.
+constexpr std::uint32_t kSparseCoreStreams = 1u << 30;
+
 }  // namespace
 
-void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
+void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, std::int32_t sparse_core) {
   StatKeys keys(plane);
   std::size_t activities_before = p_.gpu_activities.size();
+  bool sparse = sparse_core >= 0;
+  module_runs_.clear();
+  if (tpu && !sparse) tpu_module_runs(plane, keys);
   Event e;
   for (std::size_t index = 0; index < plane.lines.size(); ++index) {
     const Line& line = plane.lines[index];
-    if (line.name == "Steps") {
+    if (line.name == "Steps" && !sparse) {
       device_steps(plane, line, keys, device);
       continue;
     }
-    if (!stream_line(line, tpu)) {
+    if (!stream_line(line, tpu, sparse)) {
       derived_lines_ += !line.events.empty();
       if (first_derived_line_.empty() && !line.events.empty()) first_derived_line_ = std::string(line.name);
       continue;
     }
     auto stream = line.id >= 0 && line.id < INT32_MAX ? static_cast<std::uint32_t>(line.id)
                                                       : static_cast<std::uint32_t>(index);
+    if (sparse)
+      stream = kSparseCoreStreams + (static_cast<std::uint32_t>(sparse_core & 0x3fff) << 16) +
+               static_cast<std::uint32_t>(index & 0xffff);
     for (const wire::Field& field : line.events) {
       read_event(field, e, &event_check_);
       TimeNs start = 0, end = 0;
@@ -215,7 +227,8 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
         a.kernel_info = static_cast<std::uint32_t>(p_.kernel_info.size());
         p_.kernel_info.push_back(launch_info(kernel_details, occupancy));
       }
-      if (tpu) tpu_op(plane, meta, e, keys, a);
+      if (tpu && !sparse) tpu_op(plane, meta, e, keys, a);
+      sparse_ops_ += sparse;
       if (!hlo_op.empty()) {
         StringId op = p_.strings.intern(hlo_op), module = p_.strings.intern(hlo_module);
         // Its launch is part of the instruction's op (xla_ops.cpp): kernels, and the memsets and
@@ -240,7 +253,18 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu) {
       if ((++events_ & 0xffff) == 0) check_memory();
     }
   }
-  if (p_.gpu_activities.size() > activities_before) p_.devices.push_back(device_info(plane, device, tpu));
+  if (p_.gpu_activities.size() > activities_before) device_ran(plane, device, tpu, sparse);
+}
+
+void Builder::device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core) {
+  // A SparseCore's ops are its TPU's work: the TPU is described by its TensorCore plane, or by a
+  // SparseCore's where that plane ran nothing (Builder::finish).
+  if (!sparse_core) {
+    p_.devices.push_back(device_info(plane, device, tpu));
+    return;
+  }
+  ++sparse_planes_;
+  sparse_devices_.try_emplace(device, device_info(plane, device, tpu));
 }
 
 }  // namespace perfgate::xplane

@@ -8,7 +8,12 @@
 // follow it: it becomes a runtime call that launched them, the op around it carries their counts,
 // and where it returned only once they were done it waited on the device, as a CUDA context
 // synchronisation does (a GpuSync the critical path turns into an edge from the device's work).
+// An op whose events carry neither `flops` nor `bytes_accessed` takes its costs from the HLO
+// module that ran it, as XProf's EnterOpMetadataFromHloModuleMap does: the module by the op's
+// `program_id` (or `hlo_module`) stat, else by the "XLA Modules" run around it, and the
+// instruction by the op's name.
 #include <algorithm>
+#include <charconv>
 
 #include "load/xplane/builder.h"
 
@@ -29,13 +34,25 @@ bool execute_call(std::string_view name) {
   return name.find("Executable::Execute") != std::string_view::npos;
 }
 
+// An "XLA Modules" event's name, "jit_step(1234)": the module's name and program id; the whole
+// name and -1 where it has no such suffix.
+std::pair<std::string_view, std::int64_t> module_and_program(std::string_view name) {
+  std::size_t open = name.rfind('(');
+  if (open == std::string_view::npos || !name.ends_with(')')) return {name, -1};
+  std::string_view digits = name.substr(open + 1, name.size() - open - 2);
+  std::int64_t id = -1;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (ec != std::errc() || end != digits.data() + digits.size() || id < 0) return {name, -1};
+  return {name.substr(0, open), id};
+}
+
 }  // namespace
 
 void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
                      GpuActivity& a) {
   TpuOp op;
   op.activity = static_cast<std::uint32_t>(p_.gpu_activities.size());
-  std::string_view category, tf_op;
+  std::string_view category, tf_op, module;
   // Counts: whole and not negative, else not read.
   auto count = [](const Stat& s, double& out) {
     std::int64_t v = 0;
@@ -49,11 +66,25 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
       if (key == StatKey::BytesAccessed) count(s, op.bytes);
       if (key == StatKey::HloCategory) category = plane.text(s);
       if (key == StatKey::TfOp) tf_op = plane.text(s);
+      if (key == StatKey::ProgramId && !s.integer(op.program)) op.program = -1;
+      if (key == StatKey::HloModule) module = plane.text(s);
     }
   };
   if (meta) read(meta->stats);
   read(e.stats);
+  if (op.program < 0 && module.empty()) {
+    // The program run around the op on its plane's "XLA Modules" line.
+    auto run = std::upper_bound(module_runs_.begin(), module_runs_.end(), a.start,
+                                [](TimeNs t, const ModuleRun& r) { return t < r.start; });
+    if (run != module_runs_.begin() && std::prev(run)->end >= a.end) {
+      op.program = std::prev(run)->program;
+      op.module = std::prev(run)->module;
+    }
+  } else if (!module.empty()) {
+    op.module = p_.strings.intern(module);
+  }
   op.matrix = matrix_category(category);
+  op.categorised = !category.empty();
   if (!category.empty()) a.units = op.matrix ? ComputeUnits::Matrix : ComputeUnits::Vector;
   tpu_ops_.push_back(op);
   // The framework op it came from where the profile says (`tf_op`), else the instruction, as a range
@@ -63,6 +94,32 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
                            .name = tf_op.empty() ? a.name : p_.strings.intern(tf_op),
                            .device = a.device,
                            .stream = a.stream});
+}
+
+void Builder::tpu_module_runs(const Plane& plane, const StatKeys& keys) {
+  Event e;
+  for (const Line& line : plane.lines) {
+    if (line.name == "XLA Modules") tpu_module_run_line(plane, line, keys, e);
+  }
+  std::sort(module_runs_.begin(), module_runs_.end(),
+            [](const ModuleRun& x, const ModuleRun& y) { return x.start < y.start; });
+}
+
+void Builder::tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e) {
+  for (const wire::Field& field : line.events) {
+    read_event(field, e, &event_check_);
+    ModuleRun run;
+    if (e.aggregated || !event_span(line, e, run.start, run.end)) continue;
+    const EventMetadata* meta = plane.event(e.metadata_id);
+    std::string_view name =
+        meta ? (meta->name.empty() ? meta->display_name : meta->name) : std::string_view();
+    auto [module, program] = module_and_program(name);
+    run.program = program;
+    for (const Stat& s : e.stats)
+      if (keys(s) == StatKey::ProgramId && !s.integer(run.program)) run.program = -1;
+    run.module = p_.strings.intern(module);
+    module_runs_.push_back(run);
+  }
 }
 
 void Builder::tpu_programs() {
@@ -86,8 +143,10 @@ void Builder::tpu_programs() {
     TimeNs device_end = 0;
     std::int32_t device = 0;
     std::int64_t correlation = 0;
+    std::vector<XlaProgramOp> module_costed;  // its ops costed by their module's instruction
   };
   std::vector<Program> programs(calls.size());
+  std::uint64_t from_module = 0, uncosted = 0;
   auto add = [](double& sum, double v) {
     if (v >= 0) sum = std::max(sum, 0.0) + v;
   };
@@ -103,6 +162,18 @@ void Builder::tpu_programs() {
     }
     g.correlation = program.correlation;
     program.device_end = std::max(program.device_end, g.end);
+    if (op.flops < 0 && op.bytes < 0) {
+      // No cost stats: the instruction of the module that ran it, whose cost the analysis works out.
+      std::uint32_t instruction = op.program >= 0 || op.module != kNoString
+                                      ? hlo_.instruction(p_.str(op.module), op.program, p_.str(g.name))
+                                      : kNone;
+      if (instruction != kNone)
+        program.module_costed.push_back(
+            {.instruction = instruction,
+             .matrix = static_cast<std::int8_t>(op.categorised ? op.matrix : -1)});
+      ++(instruction != kNone ? from_module : uncosted);
+      continue;
+    }
     add(program.flops, op.flops);
     add(program.bytes, op.bytes);
     if (op.matrix) add(program.matrix_flops, op.model_flops >= 0 ? op.model_flops : op.flops);
@@ -112,7 +183,12 @@ void Builder::tpu_programs() {
     if (program.correlation == 0) continue;
     HostEvent& h = p_.host_events[calls[k]];
     std::uint32_t details = xla_op_details(kNone, program.flops, program.bytes);
-    hlo_.model().ops.back().matrix_flops = program.matrix_flops;
+    XlaHlo& model = hlo_.model();
+    model.ops.back().matrix_flops = program.matrix_flops;
+    model.ops.back().program_ops = {static_cast<std::uint32_t>(model.program_ops.size()),
+                                    static_cast<std::uint32_t>(program.module_costed.size())};
+    model.program_ops.insert(model.program_ops.end(), program.module_costed.begin(),
+                             program.module_costed.end());
     h.details = details;
     p_.runtime_calls.push_back({.start = h.start,
                                 .end = h.end,
@@ -127,6 +203,9 @@ void Builder::tpu_programs() {
                               .device = program.device,
                               .kind = GpuSyncKind::Context});
   }
+  if (from_module + uncosted > 0)
+    p_.notes.push_back(note<NoteId::xspace_tpu_op_costs>(
+        arg<"count">(from_module + uncosted), arg<"from_module">(from_module), arg<"uncosted">(uncosted)));
 }
 
 }  // namespace perfgate::xplane

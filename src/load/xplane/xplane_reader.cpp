@@ -47,20 +47,23 @@ Builder::Builder(const std::string& path, std::uint64_t file_bytes, std::uint64_
 }
 
 // An event starts at its line's timestamp_ns plus its offset_ps and lasts duration_ps: picoseconds,
-// kept as nanoseconds (rounded down). Negative times, sums that overflow and spans past the model's
-// bounds (kMaxTimeNs, kMaxDurationNs) are left out and counted.
-bool Builder::span(const Line& line, const Event& e, TimeNs& start, TimeNs& end) {
+// kept as nanoseconds (rounded down).
+bool event_span(const Line& line, const Event& e, TimeNs& start, TimeNs& end) {
   std::int64_t base_ps = 0, start_ps = 0, end_ps = 0;
-  bool bad = line.timestamp_ns < 0 || e.offset_ps < 0 || e.duration_ps < 0 ||
-             __builtin_mul_overflow(line.timestamp_ns, std::int64_t{1000}, &base_ps) ||
-             __builtin_add_overflow(base_ps, e.offset_ps, &start_ps) ||
-             __builtin_add_overflow(start_ps, e.duration_ps, &end_ps);
-  if (!bad) {
-    start = start_ps / 1000;
-    end = end_ps / 1000;
-    bad = end >= kMaxTimeNs || end - start > kMaxDurationNs || end - start >= kMaxTimeNs - durations_;
-  }
-  if (bad) {
+  if (line.timestamp_ns < 0 || e.offset_ps < 0 || e.duration_ps < 0 ||
+      __builtin_mul_overflow(line.timestamp_ns, std::int64_t{1000}, &base_ps) ||
+      __builtin_add_overflow(base_ps, e.offset_ps, &start_ps) ||
+      __builtin_add_overflow(start_ps, e.duration_ps, &end_ps))
+    return false;
+  start = start_ps / 1000;
+  end = end_ps / 1000;
+  return end < kMaxTimeNs && end - start <= kMaxDurationNs;
+}
+
+// Negative times, sums that overflow and spans past the model's bounds (kMaxTimeNs, kMaxDurationNs)
+// are left out and counted.
+bool Builder::span(const Line& line, const Event& e, TimeNs& start, TimeNs& end) {
+  if (!event_span(line, e, start, end) || end - start >= kMaxTimeNs - durations_) {
     ++bad_times_;
     return false;
   }
@@ -76,7 +79,8 @@ void Builder::check_memory(std::uint64_t extra) {
       p.gpu_activities.capacity() * sizeof(GpuActivity) +
       p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
       p.gpu_syncs.capacity() * sizeof(GpuSync) + xla_activities_.capacity() * sizeof(XlaActivity) +
-      tpu_ops_.capacity() * sizeof(TpuOp) + hlo_.memory_bytes() + plane_bytes_ + extra;
+      tpu_ops_.capacity() * sizeof(TpuOp) + module_runs_.capacity() * sizeof(ModuleRun) +
+      hlo_.memory_bytes() + plane_bytes_ + extra;
   check_input_memory(path_, held, max_memory_);
 }
 
@@ -110,6 +114,12 @@ Profile Builder::finish() {
         "{}: an XSpace profile that holds no profiled activity (no device stream event or host event)",
         path_));
   sort_by_start(p_);
+  for (const auto& [id, info] : sparse_devices_)
+    if (std::none_of(p_.devices.begin(), p_.devices.end(), [&](const DeviceInfo& d) { return d.id == id; }))
+      p_.devices.push_back(info);
+  if (sparse_ops_ > 0)
+    p_.notes.push_back(
+        note<NoteId::xspace_sparse_core>(arg<"ops">(sparse_ops_), arg<"planes">(sparse_planes_)));
   std::sort(p_.devices.begin(), p_.devices.end(),
             [](const DeviceInfo& a, const DeviceInfo& b) { return a.id < b.id; });
   if (std::size_t overlapping = build_host_tree(p_); overlapping > 0)
@@ -127,11 +137,29 @@ Profile Builder::finish() {
 namespace {
 
 // "/device:GPU:7" → 7; -1 where the number is missing or too large.
-std::int32_t device_number(std::string_view name) {
-  std::string_view digits = name.substr(name.rfind(':') + 1);
+std::int32_t device_number(std::string_view digits) {
   std::int32_t id = -1;
   auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
   return ec == std::errc() && end == digits.data() + digits.size() && id >= 0 ? id : -1;
+}
+
+// A device plane's TPU or GPU and, for a TPU's SparseCore ("/device:TPU:0 SparseCore 1", XProf's
+// kSparseCorePlaneRegex "/device:TPU:[0-9]+ SparseCore ([0-9]+)$"), the SparseCore's number; -1 each
+// where the name does not say.
+struct DevicePlaneName {
+  std::int32_t device = -1;
+  std::int32_t sparse_core = -1;
+};
+DevicePlaneName device_plane_name(std::string_view name) {
+  std::string_view rest = name.substr(name.find(':', 1) + 1);  // past "/device:"
+  rest = rest.substr(rest.find(':') + 1);                      // past "GPU:" or "TPU:"
+  constexpr std::string_view kSparseCore = " SparseCore ";
+  std::size_t sparse = rest.find(kSparseCore);
+  if (sparse == std::string_view::npos) return {device_number(rest), -1};
+  DevicePlaneName out{device_number(rest.substr(0, sparse)),
+                      device_number(rest.substr(sparse + kSparseCore.size()))};
+  if (out.device < 0 || out.sparse_core < 0) return {};
+  return out;
 }
 
 }  // namespace
@@ -145,7 +173,9 @@ Profile read_space(std::string_view bytes, const std::string& path, const ReadOp
       builder.set_plane_bytes(plane.structure_bytes);
       bool gpu = plane.name.starts_with("/device:GPU:"), tpu = plane.name.starts_with("/device:TPU:");
       if (gpu || tpu) {
-        if (std::int32_t id = device_number(plane.name); id >= 0) builder.device_plane(plane, id, tpu);
+        DevicePlaneName device = device_plane_name(plane.name);
+        if (device.device >= 0 && (tpu || device.sparse_core < 0))
+          builder.device_plane(plane, device.device, tpu, device.sparse_core);
       } else if (plane.name == "/host:CPU") {
         builder.host_plane(plane);
       } else if (plane.name == "/host:metadata") {
