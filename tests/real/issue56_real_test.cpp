@@ -156,6 +156,9 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   EXPECT_EQ(step_time->step_test->current_steps, 10u);
   EXPECT_EQ(step_time->step_test->baseline_steps, 10u);
   EXPECT_EQ(step_time->status, FindingStatus::Inconclusive) << step_time->reason;
+  // Each run has one critical path over its whole window of other blocks: not differenced per unit.
+  EXPECT_NE(step_time->problem.find("What grew on the critical path per unit is not computed"), std::string::npos)
+      << step_time->problem;
   EXPECT_EQ(step_time->reason.rfind("compared per inferred iteration", 0), 0u) << step_time->reason;
   EXPECT_NE(step_time->reason.find("(10 of 16 units in the baseline and 14 in this run matched by name, "
                                    "'FSDP::post_forward (blocks.8._checkpoint_wrapped_module)' to "
