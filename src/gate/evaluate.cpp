@@ -348,7 +348,11 @@ class RuleEvaluator {
     std::vector<std::string> names = m.names;
     for (std::size_t i = names.size(); i < m.current_us.size(); ++i)
       names.push_back(fmt::format("inferred unit {}", i + 1));
-    StepComparison c = compare_steps(r_, m.current_us, names, m.baseline_runs_us);
+    // Matched one to one: the paired test on the pairs (issue 74), each unit against the same unit of
+    // the baseline (a pool's: the geometric mean of its runs'), so that blocks that differ among
+    // themselves do not count as noise.
+    StepComparison c = m.by_identity ? compare_paired_steps(r_, m.current_us, m.baseline_runs_us)
+                                     : compare_steps(r_, m.current_us, names, m.baseline_runs_us);
     f_.step_test = c.test;
     if (c.limit) set_limit(*c.limit, c.limit_value);
     per_inferred_iteration_ = true;
