@@ -133,6 +133,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   b.regions = region_rows(tables_of(report, Table::Regions, Table::RunRegions));
   b.kernels = kernel_rows(tables_of(report, Table::Kernels, Table::RunKernels));
   b.memory_sites = site_rows(tables_of(report, Table::MemoryLiveAtPeak, std::nullopt));
+  b.path_profile = path_profile(report);
   return b;
 }
 
@@ -162,6 +163,9 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
       b.inferred_runs.push_back(i);
     }
   }
+  std::vector<const PathProfile*> profiles;
+  for (const Baseline& run : runs) profiles.push_back(run.path_profile ? &*run.path_profile : nullptr);
+  b.path_profile = pooled_path_profile(profiles);
   std::map<std::string, double> sites;  // the mean of the runs' bytes (a run without the site: 0)
   auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
     for (const BaselineRow& r : rows) {

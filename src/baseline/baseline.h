@@ -28,6 +28,37 @@ struct BaselineSite {
   double bytes = 0;
 };
 
+// A run's critical path by name, per step (issue 74, item 6: which ops grew on the path): the ops,
+// runtime calls and GPU activities on the paths of the worker whose mean path per step is longest
+// (the run's critical_path metrics are that worker's), from its critical_path_ops table (at most 100
+// rows, most time first) over its critical_path table's steps (a window without steps: one path).
+// Host time (cpu_bound, data_loading) is kept by op family (family_of): a wrapper op per layer
+// ("FSDP::pre_forward (blocks.8…)") is one row whichever layers each window holds; a kernel keeps
+// its name, whose digits name other code (a tile size, a template argument).
+struct PathOp {
+  std::string name;
+  std::string bound;  // HTA's class: "cpu_bound", "gpu_communication_bound", ...
+  double us_per_step = 0;
+};
+struct PathProfile {
+  double steps = 0;               // the paths it sums (a window without steps: 1)
+  double length_us_per_step = 0;  // the mean path; the ops past the table's rows are the rest of it
+  std::vector<PathOp> ops;
+};
+
+// An op family: every run of decimal digits replaced by '#', so that "blocks.3" and "blocks.17"
+// (an FSDP wrapper per layer: a shorter window holds other layers) are one name.
+std::string family_of(std::string_view name);
+
+// The profile of the worker whose mean path is longest, of (critical_path, critical_path_ops) table
+// pairs, one per worker; none where no worker has both with a step.
+std::optional<PathProfile> path_profile(
+    const std::vector<std::pair<const ReportTable*, const ReportTable*>>& workers);
+std::optional<PathProfile> path_profile(const ReportModel& report);
+// Several runs' profiles as one: each op's mean per step over the runs (0 in a run without it) and
+// the mean path; none where a run has none.
+std::optional<PathProfile> pooled_path_profile(const std::vector<const PathProfile*>& runs);
+
 struct Baseline {
   ReportBaseline info;
   // The device families of the run's profiles (pooled: of every run's). None where the run does not
@@ -53,6 +84,10 @@ struct Baseline {
   // Pooled: each run's path and the perfgate version that wrote it (info.tool_version is the first
   // run's), so that runs of another version are named (issue 74). Empty for a single run.
   std::vector<std::pair<std::string, std::string>> run_tool_versions;
+  // Its critical path by name. None from a history (its schema keeps the critical_path metrics,
+  // not the path's ops), a report whose workers keep no critical-path tables, or a pool where a run
+  // has none; pooled: each op's mean over the runs.
+  std::optional<PathProfile> path_profile;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
 };
 

@@ -99,6 +99,20 @@ const ReportTableFields* named(const std::vector<std::pair<std::string, ReportTa
   return nullptr;
 }
 
+// The critical path by name of the worker whose mean path is longest (the critical_path and
+// critical_path_ops tables each worker keeps); none where no worker keeps them.
+void read_path_profile(const std::string& path, const ReportFields& report, Baseline& b) {
+  if (report.workers != JsonKind::Array) return;
+  std::vector<std::pair<const ReportTable*, const ReportTable*>> workers;
+  for (const ReportWorkerEntry& w : report.worker_entries) {
+    if (!w.is_object || w.tables != JsonKind::Object) continue;
+    const ReportTableFields* steps = named(w.named_tables, table_name(Table::CriticalPath));
+    const ReportTableFields* ops = named(w.named_tables, table_name(Table::CriticalPathOps));
+    if (steps && ops) workers.emplace_back(&table_of(path, *steps), &table_of(path, *ops));
+  }
+  b.path_profile = path_profile(workers);
+}
+
 // The ops, user regions and kernels of every worker, summed by name: the run's sums ("run_ops")
 // where the report has them, else each worker's tables.
 void read_row_tables(const std::string& path, const ReportFields& report, Baseline& b) {
@@ -125,6 +139,7 @@ void read_row_tables(const std::string& path, const ReportFields& report, Baseli
   b.ops = op_rows(of(table_name(Table::Ops)));
   b.regions = region_rows(of(table_name(Table::Regions)));
   b.kernels = kernel_rows(of(table_name(Table::Kernels)));
+  read_path_profile(path, report, b);
 }
 
 void read_measurements(const std::string& path, const ReportFields& report, Baseline& b) {

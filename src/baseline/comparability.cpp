@@ -22,19 +22,6 @@ struct Overlap {
   std::optional<double> baseline_pct, run_pct;
 };
 
-// An op family: every run of decimal digits replaced by '#', so that "blocks.3" and "blocks.17"
-// (an FSDP wrapper per layer: a shorter window holds other layers) are one name.
-std::string family_of(std::string_view name) {
-  std::string out;
-  bool previous_digit = false;
-  for (char ch : name) {
-    bool digit = ch >= '0' && ch <= '9';
-    if (!(digit && previous_digit)) out += digit ? '#' : ch;
-    previous_digit = digit;
-  }
-  return out;
-}
-
 // The ops' row of GPU work no op launched ("(no op)") names no op: two runs without ops would
 // otherwise share it and read as the same workload whatever their kernels.
 std::map<std::string, double> time_by_name(const std::vector<BaselineRow>& rows, bool families) {
@@ -165,6 +152,19 @@ ReportComparability steps_factor(const Baseline& run, const Baseline& baseline) 
 }
 
 }  // namespace
+
+// An op family: every run of decimal digits replaced by '#', so that "blocks.3" and "blocks.17"
+// (an FSDP wrapper per layer: a shorter window holds other layers) are one name.
+std::string family_of(std::string_view name) {
+  std::string out;
+  bool previous_digit = false;
+  for (char ch : name) {
+    bool digit = ch >= '0' && ch <= '9';
+    if (!(digit && previous_digit)) out += digit ? '#' : ch;
+    previous_digit = digit;
+  }
+  return out;
+}
 
 bool windows_hold_different_work(const Baseline& run, const Baseline& baseline) {
   if (changes_per_step(run.info.steps, baseline.info.steps)) return false;

@@ -41,6 +41,13 @@ std::vector<std::string> gate_columns(std::string_view table) {
             std::string(shared_column(kRegions, Table::RunRegions, "calls"))};
   if (table == table_name(kSites))
     return {std::string(table_column(kSites, "site")), std::string(table_column(kSites, "bytes"))};
+  // A worker's critical path (baseline/baseline.h PathProfile): its steps' lengths, its ops on it.
+  if (table == table_name(Table::CriticalPath))
+    return {std::string(table_column(Table::CriticalPath, "length_us"))};
+  if (table == table_name(Table::CriticalPathOps))
+    return {std::string(table_column(Table::CriticalPathOps, "name")),
+            std::string(table_column(Table::CriticalPathOps, "bound_by")),
+            std::string(table_column(Table::CriticalPathOps, "time_us"))};
   return {std::string(shared_column(kKernels, Table::RunKernels, "name")),
           std::string(shared_column(kKernels, Table::RunKernels, "total_us")),
           std::string(shared_column(kKernels, Table::RunKernels, "calls"))};

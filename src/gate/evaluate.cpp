@@ -241,12 +241,24 @@ class RuleEvaluator {
     return done(FindingStatus::Pass, "");
   }
 
-  // A step-time regression explained by the two runs' critical paths per step (issue 74, item 6):
-  // what grew on the path, moved onto it or left it, where both runs have one.
+  // A step-time change explained by the two runs' critical paths per step (issue 74, item 6): what
+  // grew on the path, moved onto it or left it, by bound and by name, where both runs have one. An
+  // inconclusive finding too: the steps align, so the paths per step compare like with like.
   void explain_along_the_path(ReportFinding& f) const {
-    if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn) return;
-    if (std::optional<PathDifference> d = path_difference(baseline_->metrics, report_.metrics))
-      f.problem += (f.problem.empty() ? "" : " ") + path_difference_sentence(*d);
+    if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn &&
+        f.status != FindingStatus::Inconclusive)
+      return;
+    std::optional<PathProfile> now = path_profile(report_);
+    const PathProfile* before = baseline_->path_profile ? &*baseline_->path_profile : nullptr;
+    std::optional<PathDifference> d =
+        path_difference(baseline_->metrics, report_.metrics, before, now ? &*now : nullptr);
+    if (!d) return;
+    f.problem += (f.problem.empty() ? "" : " ") + path_difference_sentence(*d);
+    if (now && !before)
+      f.problem +=
+          " The baseline keeps no critical-path ops (a history records the path's metrics, not its ops; a "
+          "JSON "
+          "report keeps them where its workers have critical_path tables): no op is named.";
   }
 
   ReportFinding by_baseline() {
@@ -336,7 +348,11 @@ class RuleEvaluator {
     std::vector<std::string> names = m.names;
     for (std::size_t i = names.size(); i < m.current_us.size(); ++i)
       names.push_back(fmt::format("inferred unit {}", i + 1));
-    StepComparison c = compare_steps(r_, m.current_us, names, m.baseline_runs_us);
+    // Matched one to one: the paired test on the pairs (issue 74), each unit against the same unit of
+    // the baseline (a pool's: the geometric mean of its runs'), so that blocks that differ among
+    // themselves do not count as noise.
+    StepComparison c = m.by_identity ? compare_paired_steps(r_, m.current_us, m.baseline_runs_us)
+                                     : compare_steps(r_, m.current_us, names, m.baseline_runs_us);
     f_.step_test = c.test;
     if (c.limit) set_limit(*c.limit, c.limit_value);
     per_inferred_iteration_ = true;
@@ -350,6 +366,7 @@ class RuleEvaluator {
         mean ? "mean" : "median", now.kind, now.family, format_value(*f_.value, "us"),
         signed_value(*f_.value - *f_.baseline, "us"), format_value(*f_.baseline, "us"),
         limit_ ? " (limit " + limit_->text + ")" : "");
+    f.problem += " " + unit_path_basis();
     f.offenders.clear();
     f.see.clear();
     f.recommendation =
@@ -358,6 +375,17 @@ class RuleEvaluator {
         "totals hold different amounts of work), or analyse both runs with --step-pattern inferred for "
         "per-unit step tables.";
     return f;
+  }
+
+  // Why the path is not differenced per unit here: each run's critical path spans its whole window
+  // (no steps), and the windows hold other units (and work outside them), so a window's path divided
+  // by its units would mix in the work the other run's window does not have.
+  std::string unit_path_basis() const {
+    return "What grew on the critical path per unit is not computed: each run has one path over its "
+           "whole window, and the windows hold different units and work between them (a path divided by "
+           "the units would count that work). Analyse both runs with --step-pattern inferred: the units "
+           "become the steps, each with its own path, and the step-time finding names what grew on the "
+           "path per unit.";
   }
 
   // Why a change against the baseline is no regression of the code (docs/rules.md, "Work per window

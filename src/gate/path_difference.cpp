@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -30,9 +31,50 @@ std::string signed_us(double us) {
   return (us > 0 ? "+" : us < 0 ? "-" : "") + format_duration_us(std::fabs(us));
 }
 
+// HTA's class in the words the bounds use.
+std::string_view bound_words(std::string_view bound) {
+  if (bound == "cpu_bound") return "host";
+  if (bound == "data_loading") return "data loading";
+  if (bound == "gpu_kernel_launch_overhead") return "launch delay";
+  if (bound == "gpu_kernel_kernel_overhead") return "kernel gap";
+  if (bound == "gpu_compute_bound") return "GPU compute";
+  if (bound == "gpu_communication_bound") return "communication";
+  return bound;
+}
+
+// On the path in one run only: it moved onto the path, or left it.
+const char* how_it_changed(double before, double after, double least) {
+  return before < least   ? "moved onto the path"
+         : after < least  ? "left the path"
+         : after > before ? "grew"
+                          : "shrank";
+}
+
 }  // namespace
 
-std::optional<PathDifference> path_difference(const MetricValues& baseline, const MetricValues& run) {
+PathOpsDifference path_ops_difference(const PathProfile& baseline, const PathProfile& run) {
+  PathOpsDifference d;
+  d.baseline_length_us = baseline.length_us_per_step;
+  d.length_us = run.length_us_per_step;
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> by_name;
+  for (const PathOp& op : baseline.ops) by_name[{op.name, op.bound}].first += op.us_per_step;
+  for (const PathOp& op : run.ops) by_name[{op.name, op.bound}].second += op.us_per_step;
+  double listed_before = 0, listed_after = 0;
+  for (const auto& [key, times] : by_name) {
+    d.ops.push_back({key.first, key.second, times.first, times.second});
+    listed_before += times.first;
+    listed_after += times.second;
+  }
+  std::stable_sort(d.ops.begin(), d.ops.end(), [](const PathOpChange& a, const PathOpChange& b) {
+    return std::fabs(a.delta()) > std::fabs(b.delta());
+  });
+  d.baseline_rest_us = d.baseline_length_us - listed_before;
+  d.rest_us = d.length_us - listed_after;
+  return d;
+}
+
+std::optional<PathDifference> path_difference(const MetricValues& baseline, const MetricValues& run,
+                                              const PathProfile* baseline_ops, const PathProfile* run_ops) {
   auto length = [](const MetricValues& m) { return m.get(Metric::CriticalPathLengthUs); };
   auto uncovered = [](const MetricValues& m) { return m.get(Metric::CriticalPathUncoveredStepPct); };
   if (!length(baseline) || !length(run) || *length(baseline) <= 0 || *length(run) <= 0) return std::nullopt;
@@ -50,6 +92,7 @@ std::optional<PathDifference> path_difference(const MetricValues& baseline, cons
   }
   std::stable_sort(d.bounds.begin(), d.bounds.end(),
                    [](const PathBoundChange& a, const PathBoundChange& b) { return a.delta() > b.delta(); });
+  if (baseline_ops && run_ops) d.by_name = path_ops_difference(*baseline_ops, *run_ops);
   return d;
 }
 
@@ -59,10 +102,7 @@ std::string path_difference_sentence(const PathDifference& d) {
   for (const PathBoundChange& b : d.bounds) {
     if (std::fabs(b.delta()) < least) continue;
     // On the path in one run only: it moved onto the path, or left it.
-    const char* how = b.baseline_us < least ? "moved onto the path"
-                      : b.us < least        ? "left the path"
-                      : b.delta() > 0       ? "grew"
-                                            : "shrank";
+    const char* how = how_it_changed(b.baseline_us, b.us, least);
     parts.push_back(fmt::format("{} {} {} ({} → {})", how, b.what, signed_us(b.delta()),
                                 format_duration_us(b.baseline_us), format_duration_us(b.us)));
   }
@@ -74,7 +114,32 @@ std::string path_difference_sentence(const PathDifference& d) {
   out += fmt::format(". Off the path (step time no path explains) {} → {} ({}).",
                      format_duration_us(d.baseline_off_us), format_duration_us(d.off_us),
                      signed_us(d.off_us - d.baseline_off_us));
+  if (d.by_name) out += " " + path_ops_sentence(*d.by_name);
   return out;
+}
+
+std::string path_ops_sentence(const PathOpsDifference& d) {
+  double least = 0.005 * std::max(d.baseline_length_us, d.length_us);
+  std::vector<std::string> parts;
+  double shown = 0;
+  // What grew or moved onto the path first, then what left it or shrank: each at most kPathOpsNamed.
+  for (bool growth : {true, false}) {
+    std::size_t named = 0;
+    for (const PathOpChange& op : d.ops) {
+      if (named == kPathOpsNamed) break;
+      if (std::fabs(op.delta()) < least || (op.delta() > 0) != growth) continue;
+      ++named;
+      shown += op.delta();
+      parts.push_back(fmt::format("{} {} ({}) {} ({} → {})", how_it_changed(op.baseline_us, op.us, least),
+                                  op.name, bound_words(op.bound), signed_us(op.delta()),
+                                  format_duration_us(op.baseline_us), format_duration_us(op.us)));
+    }
+  }
+  double total = d.length_us - d.baseline_length_us;
+  std::string out = fmt::format("By name (each run's critical-path ops a step, {} → {}): ",
+                                format_duration_us(d.baseline_length_us), format_duration_us(d.length_us));
+  if (parts.empty()) return out + "no op's time on the path changed by 0.5% of the path.";
+  return out + fmt::format("{}; everything else {}.", fmt::join(parts, "; "), signed_us(total - shown));
 }
 
 }  // namespace perfgate

@@ -120,6 +120,66 @@ RankTest rank_test(std::span<const double> current_us, const std::vector<std::ve
   return {mw.p_value, mw.exact, smallest_exact_p(now.size(), base.size())};
 }
 
+// Significance and effect size decided apart (the header's two questions), on an estimated change.
+StepComparison decide(const Rule& rule, StepComparison& out, const StepChange& c, double base,
+                      const WorseView& w, const StepWorkBasis* work, const std::string& power,
+                      const std::string& outliers) {
+  Better better = rule.better.value_or(Better::Lower);
+  const ChangeLimit* nearest = rule.warn_change   ? &*rule.warn_change
+                               : rule.fail_change ? &*rule.fail_change
+                                                  : nullptr;
+  double work_ratio = work ? work->ratio : 1;
+  auto limit_at = [&](const ChangeLimit& l) {
+    double ratio = std::exp(log_limit(l, base));
+    return base * work_ratio * (better == Better::Lower ? ratio : 1 / ratio);
+  };
+  ReportStepTest& t = out.test;
+  bool significant = t.p_value < rule.alpha;
+  std::string summary =
+      fmt::format("{} {} ({:.0f}% interval {} to {}), p = {:.3g}",
+                  work ? "time per " + work->unit : std::string("step time"), pct(c.log_change),
+                  100 * rule.confidence, pct(std::log(c.ci_low)), pct(std::log(c.ci_high)), t.p_value);
+  for (const auto& [limit, status] : {std::pair{&rule.fail_change, FindingStatus::Fail},
+                                      std::pair{&rule.warn_change, FindingStatus::Warn}}) {
+    if (!*limit || !significant || w.log_change < log_limit(**limit, base)) continue;
+    out.status = status;
+    out.limit = **limit;
+    out.limit_value = limit_at(**limit);
+    out.reason = fmt::format("{}: {}, by more than the limit {} (alpha {}). {}{}", summary,
+                             better == Better::Lower ? "slower" : "faster", (*limit)->text, rule.alpha, power,
+                             outliers);
+    return out;
+  }
+  // Beyond the worst limit without significance: the change may be real, the steps cannot tell.
+  const ChangeLimit* worst = rule.fail_change ? &*rule.fail_change : nearest;
+  if (worst && !significant && w.log_change >= log_limit(*worst, base)) {
+    out.status = FindingStatus::Inconclusive;
+    out.limit = *worst;
+    out.limit_value = limit_at(*worst);
+    out.reason = fmt::format("{}: beyond the limit {} but not significant (alpha {}). {}{}", summary,
+                             worst->text, rule.alpha, power, outliers);
+    return out;
+  }
+  // Too few steps or too much noise to see the limit, and an interval that does not rule it out:
+  // not a pass (issue 74). 3-step windows passed a true +10% at "-1.4% (-36% to +52%)".
+  if (worst && c.mdc_log > kPassMdcFactor * log_limit(*worst, base) &&
+      std::log(w.ci_high) > log_limit(*worst, base)) {
+    out.status = FindingStatus::Inconclusive;
+    out.limit = *worst;
+    out.limit_value = limit_at(*worst);
+    out.reason = fmt::format(
+        "{}: too few steps to tell: the interval reaches past the limit {}, and the comparison cannot see "
+        "changes below {} times it (alpha {}). {}{}",
+        summary, worst->text, kPassMdcFactor, rule.alpha, power, outliers);
+    return out;
+  }
+  out.status = FindingStatus::Pass;
+  out.reason = fmt::format("{}: {}. {}{}", summary,
+                           significant ? "a significant change within the limits" : "no significant change",
+                           power, outliers);
+  return out;
+}
+
 }  // namespace
 
 StepComparison compare_steps(const Rule& rule, std::span<const double> current_us,
@@ -191,50 +251,91 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
       return out;
     }
   }
-  bool significant = t.p_value < rule.alpha;
-  std::string summary =
-      fmt::format("{} {} ({:.0f}% interval {} to {}), p = {:.3g}",
-                  work ? "time per " + work->unit : std::string("step time"), pct(c.log_change),
-                  100 * rule.confidence, pct(std::log(c.ci_low)), pct(std::log(c.ci_high)), t.p_value);
-  for (const auto& [limit, status] : {std::pair{&rule.fail_change, FindingStatus::Fail},
-                                      std::pair{&rule.warn_change, FindingStatus::Warn}}) {
-    if (!*limit || !significant || w.log_change < log_limit(**limit, base)) continue;
-    out.status = status;
-    out.limit = **limit;
-    out.limit_value = limit_at(**limit);
-    out.reason = fmt::format("{}: {}, by more than the limit {} (alpha {}). {}{}", summary,
-                             better == Better::Lower ? "slower" : "faster", (*limit)->text, rule.alpha, power,
-                             outliers);
-    return out;
+  return decide(rule, out, c, base, w, work, power, outliers);
+}
+
+// The paired t-test on log ratios: d_i = log(current_i / baseline_i), its mean over the n pairs
+// against 0 with Student's t on n - 1 degrees of freedom (a unit's own level cancels: blocks that
+// differ among themselves by 14% do not widen the interval). Needs 3 pairs (2 degrees of freedom).
+std::optional<StepChange> paired_change(std::span<const double> current_us,
+                                        std::span<const double> baseline_us,
+                                        const StepChangeOptions& options) {
+  std::size_t n = std::min(current_us.size(), baseline_us.size());
+  if (n < 3) return std::nullopt;
+  std::vector<double> d;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (current_us[i] <= 0 || baseline_us[i] <= 0) return std::nullopt;
+    d.push_back(std::log(current_us[i] / baseline_us[i]));
   }
-  // Beyond the worst limit without significance: the change may be real, the steps cannot tell.
-  const ChangeLimit* worst = rule.fail_change ? &*rule.fail_change : nearest;
-  if (worst && !significant && w.log_change >= log_limit(*worst, base)) {
+  double mean = 0, ss = 0;
+  for (double x : d) mean += x / static_cast<double>(n);
+  for (double x : d) ss += (x - mean) * (x - mean);
+  StepChange c;
+  c.df = static_cast<double>(n - 1);
+  c.within_sd = std::sqrt(ss / c.df);
+  c.se = c.within_sd / std::sqrt(static_cast<double>(n));
+  c.log_change = mean;
+  c.ratio = std::exp(mean);
+  double half = student_t_quantile(0.5 + options.confidence / 2, c.df) * c.se;
+  c.ci_low = std::exp(mean - half);
+  c.ci_high = std::exp(mean + half);
+  if (c.se > 0) {
+    c.p_slower = student_t_upper(mean / c.se, c.df);
+    c.p_faster = student_t_upper(-mean / c.se, c.df);
+  } else {
+    c.p_slower = mean > 0 ? 0 : 1;
+    c.p_faster = mean < 0 ? 0 : 1;
+  }
+  c.mdc_log = (student_t_quantile(1 - options.alpha, c.df) + student_t_quantile(options.power, c.df)) * c.se;
+  c.current_steps = c.baseline_steps = n;
+  c.baseline_runs = 1;
+  return c;
+}
+
+StepComparison compare_paired_steps(const Rule& rule, std::span<const double> current_us,
+                                    const std::vector<std::vector<double>>& baseline_runs_us) {
+  // Each unit's baseline: its one run's time, or the geometric mean of the pooled runs'.
+  std::vector<double> baseline_us(current_us.size(), 0);
+  for (std::size_t i = 0; i < baseline_us.size(); ++i) {
+    double logs = 0;
+    for (const auto& run : baseline_runs_us)
+      logs += i < run.size() && run[i] > 0 ? std::log(run[i]) : -INFINITY;
+    baseline_us[i] =
+        baseline_runs_us.empty() ? 0 : std::exp(logs / static_cast<double>(baseline_runs_us.size()));
+  }
+  StepComparison out;
+  Better better = rule.better.value_or(Better::Lower);
+  ReportStepTest& t = out.test;
+  t.method = "paired-t-log";
+  t.confidence = rule.confidence;
+  t.alpha = rule.alpha;
+  t.baseline_runs = 1;
+  const ChangeLimit* nearest = rule.warn_change   ? &*rule.warn_change
+                               : rule.fail_change ? &*rule.fail_change
+                                                  : nullptr;
+  if (nearest) out.limit = *nearest;
+  Statistic stat = metric_id(rule.metric) == Metric::StepsMeanUs ? Statistic::Mean : Statistic::Median;
+  double base = statistic(baseline_us, stat);
+  StepChangeOptions options{.confidence = rule.confidence, .alpha = rule.alpha};
+  std::optional<StepChange> change = paired_change(current_us, baseline_us, options);
+  if (!change || base <= 0) {
     out.status = FindingStatus::Inconclusive;
-    out.limit = *worst;
-    out.limit_value = limit_at(*worst);
-    out.reason = fmt::format("{}: beyond the limit {} but not significant (alpha {}). {}{}", summary,
-                             worst->text, rule.alpha, power, outliers);
+    t.current_steps = t.baseline_steps = std::min(current_us.size(), baseline_us.size());
+    out.reason =
+        fmt::format("too few matched units to compare: {} pairs; the paired test needs 3", t.current_steps);
     return out;
   }
-  // Too few steps or too much noise to see the limit, and an interval that does not rule it out:
-  // not a pass (issue 74). 3-step windows passed a true +10% at "-1.4% (-36% to +52%)".
-  if (worst && c.mdc_log > kPassMdcFactor * log_limit(*worst, base) &&
-      std::log(w.ci_high) > log_limit(*worst, base)) {
-    out.status = FindingStatus::Inconclusive;
-    out.limit = *worst;
-    out.limit_value = limit_at(*worst);
-    out.reason = fmt::format(
-        "{}: too few steps to tell: the interval reaches past the limit {}, and the comparison cannot see "
-        "changes below {} times it (alpha {}). {}{}",
-        summary, worst->text, kPassMdcFactor, rule.alpha, power, outliers);
-    return out;
-  }
-  out.status = FindingStatus::Pass;
-  out.reason = fmt::format("{}: {}. {}{}", summary,
-                           significant ? "a significant change within the limits" : "no significant change",
-                           power, outliers);
-  return out;
+  const StepChange& c = *change;
+  fill_test(t, c, {});
+  WorseView w = worse_view(c, better);
+  t.p_value = w.p;
+  if (nearest)
+    out.limit_value = base * std::exp(log_limit(*nearest, base) * (better == Better::Lower ? 1 : -1));
+  std::string power = fmt::format(
+      "Paired t-test on the log ratios of the {} matched units (each unit against the same unit of the "
+      "baseline): at {} noise of those ratios it can see changes of about {} or more.",
+      c.current_steps, plain_pct(c.within_sd), plain_pct(std::expm1(c.mdc_log)));
+  return decide(rule, out, c, base, w, nullptr, power, "");
 }
 
 }  // namespace perfgate

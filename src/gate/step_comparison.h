@@ -47,4 +47,11 @@ StepComparison compare_steps(const Rule& rule, std::span<const double> current_u
                              const std::vector<std::vector<double>>& baseline_runs_us,
                              const StepWorkBasis* work = nullptr);
 
+// Units matched one to one (the same inferred unit, "blocks.8", on both sides; each baseline run's
+// units in the order of `current_us`): the paired t-test on the log ratios of the pairs (method
+// "paired-t-log"; a pool's unit: the geometric mean of its runs'), with the same decision as
+// compare_steps. Fewer than 3 pairs: inconclusive.
+StepComparison compare_paired_steps(const Rule& rule, std::span<const double> current_us,
+                                    const std::vector<std::vector<double>>& baseline_runs_us);
+
 }  // namespace perfgate

@@ -62,6 +62,11 @@ TEST(MatchedUnits, TheSameBlocksCompareOneToOne) {
   EXPECT_EQ(f->step_test->current_steps, 8u);
   EXPECT_EQ(f->step_test->baseline_steps, 8u);
   EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  // Paired (each block against the same block): every log ratio is log 1.08, no noise, p = 0.
+  EXPECT_EQ(f->step_test->method, "paired-t-log");
+  EXPECT_NEAR(f->step_test->p_value, 0, 1e-12);
+  EXPECT_NE(f->reason.find("Paired t-test on the log ratios of the 8 matched units"), std::string::npos)
+      << f->reason;
   EXPECT_NE(f->reason.find("(8 of 12 units in the baseline and 12 in this run matched by name, 'layer.4' to "
                            "'layer.11'; the units without a match are set aside on both sides;"),
             std::string::npos)

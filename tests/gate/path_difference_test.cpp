@@ -7,6 +7,7 @@
 #include "baseline/baseline.h"
 #include "gate/gate.h"
 #include "gate/path_difference.h"
+#include "render/render.h"
 #include "support/helpers.h"
 #include "support/training_run.h"
 
@@ -80,6 +81,124 @@ TEST(PathDifference, AFailingStepTimeStatesIt) {
   // The baseline's host bound is about 1 us on the path: the 2 ms moved onto it.
   EXPECT_NE(f->problem.find("moved onto the path host ops and runtime calls +2.00 ms"), std::string::npos)
       << f->problem;
+}
+
+// By name, from both runs' path ops per step. Before: a 1000 us path, A (GPU compute) 600, B (host)
+// 300, D (host) 50, 50 in no listed row. After: 1200 us, A 600 (no change), B 450 (+150, grew),
+// C (communication) 120 (moved onto the path: a collective exposed), no D (-50, left the path), 30
+// unlisted (-20). +150 + 120 - 50 - 20 = +200, the path's change; the sentence names B, C and D
+// and puts the rest (A's 0 and the unlisted -20) in "everything else".
+TEST(PathDifference, ByNameWhatGrewMovedOntoAndLeftThePathAddsUpToItsChange) {
+  PathProfile before{
+      2, 1000, {{"A", "gpu_compute_bound", 600}, {"B", "cpu_bound", 300}, {"D", "cpu_bound", 50}}};
+  PathProfile after{
+      2,
+      1200,
+      {{"A", "gpu_compute_bound", 600}, {"B", "cpu_bound", 450}, {"C", "gpu_communication_bound", 120}}};
+  PathOpsDifference d = path_ops_difference(before, after);
+  ASSERT_EQ(d.ops.size(), 4u);
+  EXPECT_EQ(d.ops[0].name, "B");
+  EXPECT_NEAR(d.ops[0].delta(), 150, 1e-9);
+  EXPECT_EQ(d.ops[1].name, "C");
+  EXPECT_NEAR(d.ops[1].delta(), 120, 1e-9);
+  EXPECT_EQ(d.ops[2].name, "D");
+  EXPECT_NEAR(d.ops[2].delta(), -50, 1e-9);
+  EXPECT_NEAR(d.baseline_rest_us, 50, 1e-9);
+  EXPECT_NEAR(d.rest_us, 30, 1e-9);
+  double sum = d.rest_us - d.baseline_rest_us;
+  for (const PathOpChange& op : d.ops) sum += op.delta();
+  EXPECT_NEAR(sum, 200, 1e-9);
+  EXPECT_EQ(
+      path_ops_sentence(d),
+      "By name (each run's critical-path ops a step, 1.00 ms → 1.20 ms): grew B (host) +150.0 us (300.0 us "
+      "→ 450.0 us); moved onto the path C (communication) +120.0 us (0.0 us → 120.0 us); left the path D "
+      "(host) -50.0 us (50.0 us → 0.0 us); everything else -20.0 us.");
+}
+
+using WorkerPaths = std::vector<std::pair<const ReportTable*, const ReportTable*>>;
+
+ReportTable table(Table id, std::vector<ReportColumn> columns, std::vector<std::vector<ReportCell>> rows) {
+  return ReportTable{std::string(table_name(id)), "", "", std::move(columns), std::move(rows)};
+}
+
+// The worker whose mean path is longest gives the profile (the run's critical_path metrics are its):
+// worker 1's steps 100 and 300 us (mean 200) against worker 2's one of 150. Its ops per step: the
+// kernel 200 / 2 = 100; the host wrapper of blocks 3 and 4 one family, (40 + 60) / 2 = 50; a
+// kernel's digits (a tile size) keep it apart from another's.
+TEST(PathDifference, TheProfileIsTheLongestWorkersWithHostOpsByFamily) {
+  std::vector<ReportColumn> step_columns{{"step", "", ""}, {"length_us", "us", ""}};
+  std::vector<ReportColumn> op_columns{{"name", "", ""}, {"bound_by", "", ""}, {"time_us", "us", ""}};
+  ReportTable steps1 = table(Table::CriticalPath, step_columns,
+                             {{ReportCell{std::string("s1")}, ReportCell{100.0}},
+                              {ReportCell{std::string("s2")}, ReportCell{300.0}}});
+  ReportTable ops1 = table(Table::CriticalPathOps, op_columns,
+                           {{ReportCell{std::string("gemm_128x64")},
+                             ReportCell{std::string("gpu_compute_bound")}, ReportCell{200.0}},
+                            {ReportCell{std::string("gemm_128x128")},
+                             ReportCell{std::string("gpu_compute_bound")}, ReportCell{20.0}},
+                            {ReportCell{std::string("FSDP::pre_forward (blocks.3)")},
+                             ReportCell{std::string("cpu_bound")}, ReportCell{40.0}},
+                            {ReportCell{std::string("FSDP::pre_forward (blocks.4)")},
+                             ReportCell{std::string("cpu_bound")}, ReportCell{60.0}}});
+  ReportTable steps2 =
+      table(Table::CriticalPath, step_columns, {{ReportCell{std::string("s1")}, ReportCell{150.0}}});
+  ReportTable ops2 =
+      table(Table::CriticalPathOps, op_columns,
+            {{ReportCell{std::string("other")}, ReportCell{std::string("cpu_bound")}, ReportCell{150.0}}});
+  std::optional<PathProfile> p = path_profile(WorkerPaths{{&steps2, &ops2}, {&steps1, &ops1}});
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->steps, 2);
+  EXPECT_NEAR(p->length_us_per_step, 200, 1e-9);
+  ASSERT_EQ(p->ops.size(), 3u);
+  EXPECT_EQ(p->ops[0].name, "gemm_128x64");
+  EXPECT_NEAR(p->ops[0].us_per_step, 100, 1e-9);
+  EXPECT_EQ(p->ops[1].name, "FSDP::pre_forward (blocks.#)");
+  EXPECT_NEAR(p->ops[1].us_per_step, 50, 1e-9);
+  EXPECT_EQ(p->ops[2].name, "gemm_128x128");
+  EXPECT_NEAR(p->ops[2].us_per_step, 10, 1e-9);
+  // No worker with both tables: no profile.
+  EXPECT_FALSE(path_profile(WorkerPaths{{&steps1, nullptr}}));
+}
+
+// A failing step-time finding names the op that grew on the path: 2 ms of host work (one op,
+// aten::cpu_preprocess, without kernels) at each step's start, which the baseline does not have,
+// is on the path in each step: it moved onto the path, 0 → 2 ms a step. A JSON baseline keeps the
+// path's ops (the same profile as the model's); a baseline without them says no op is named.
+TEST(PathDifference, AFailingStepTimeNamesTheOpThatMovedOntoThePath) {
+  TrainingRun base_run;
+  base_run.extra_us = {0, 70, 30, 90, 10, 50, 80, 20};
+  TrainingRun slow = base_run;
+  slow.host_only_us = 2000;
+  ReportModel before = report_of_json(training_trace(base_run), default_book());
+  std::string path = write_text(temp_dir() + "/path_ops_before.json", render_json(before));
+  Baseline read = read_baseline_report(path);
+  Baseline direct = baseline_from_report(before, path, "report");
+  ASSERT_TRUE(read.path_profile);
+  ASSERT_TRUE(direct.path_profile);
+  EXPECT_EQ(read.path_profile->steps, 8);
+  EXPECT_NEAR(read.path_profile->length_us_per_step, direct.path_profile->length_us_per_step, 1e-3);
+  ASSERT_EQ(read.path_profile->ops.size(), direct.path_profile->ops.size());
+  for (std::size_t i = 0; i < read.path_profile->ops.size(); ++i) {
+    EXPECT_EQ(read.path_profile->ops[i].name, direct.path_profile->ops[i].name);
+    EXPECT_NEAR(read.path_profile->ops[i].us_per_step, direct.path_profile->ops[i].us_per_step, 1e-3);
+  }
+  ReportModel after = report_of_json(training_trace(slow), default_book());
+  apply_gate(after, default_rules(), &read, {});
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  EXPECT_NE(f->problem.find("By name (each run's critical-path ops a step"), std::string::npos) << f->problem;
+  EXPECT_NE(f->problem.find("moved onto the path aten::cpu_preprocess (host) +2.00 ms (0.0 us → 2.00 ms)"),
+            std::string::npos)
+      << f->problem;
+
+  read.path_profile.reset();
+  ReportModel again = report_of_json(training_trace(slow), default_book());
+  apply_gate(again, default_rules(), &read, {});
+  const ReportFinding* g = find_finding(again, "regression.step-time");
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->problem.find("By name"), std::string::npos) << g->problem;
+  EXPECT_NE(g->problem.find("The baseline keeps no critical-path ops"), std::string::npos) << g->problem;
 }
 
 }  // namespace

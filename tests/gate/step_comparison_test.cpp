@@ -3,6 +3,7 @@
 // follows from the arithmetic in each comment.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -168,6 +169,33 @@ TEST(StepComparison, SeveralBaselineRunsCarryTheirRunToRunNoise) {
   // Three runs that agree: the same +5% fails.
   std::vector<std::vector<double>> steady = {kBase, scaled(kBase, 1.001), scaled(kBase, 0.999)};
   EXPECT_EQ(compare_steps(step_rule(), scaled(kBase, 1.06), {}, steady).status, FindingStatus::Fail);
+}
+
+// Matched units, paired (issue 74): units of 100, 200, 400 and 800 us (blocks that differ among
+// themselves), each slower by e^0.1 or e^0.2. The log ratios 0.1, 0.2, 0.1, 0.2: mean 0.15, SD
+// sqrt(4 x 0.05^2 / 3) = 0.057735, SE 0.028868, t = 5.196 on 3 degrees of freedom. With 3 df,
+// P(T > t) = 1/2 - (atan(t/sqrt 3) + sin cos) / pi, t/sqrt 3 = 3: (1.2490458 + 3/10) / pi = 0.4930766,
+// p = 0.0069234. Change e^0.15 = +16.2%; 95% interval 0.15 -+ 3.182446 x 0.028868 = 0.15 -+ 0.091869:
+// e^0.058131 = +6.0% to e^0.241869 = +27.4%: beyond +5%, significant: FAIL. Compared as two
+// independent samples the 8x spread among the units hides it.
+TEST(StepComparison, MatchedUnitsArePairedOnTheirLogRatios) {
+  std::vector<double> base = {100, 200, 400, 800};
+  std::vector<double> now = {100 * std::exp(0.1), 200 * std::exp(0.2), 400 * std::exp(0.1),
+                             800 * std::exp(0.2)};
+  StepComparison c = compare_paired_steps(step_rule(), now, {base});
+  EXPECT_EQ(c.status, FindingStatus::Fail) << c.reason;
+  EXPECT_EQ(c.test.method, "paired-t-log");
+  EXPECT_NEAR(c.test.p_value, 0.0069234, 1e-7);
+  EXPECT_NEAR(c.test.ratio, std::exp(0.15), 1e-9);
+  EXPECT_NEAR(c.test.ci_low, std::exp(0.058131), 1e-5);
+  EXPECT_NEAR(c.test.ci_high, std::exp(0.241869), 1e-5);
+  EXPECT_NE(c.reason.find("step time +16.2% (95% interval +6.0% to +27.4%)"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("Paired t-test on the log ratios of the 4 matched units"), std::string::npos)
+      << c.reason;
+  EXPECT_NE(compare(now, base).status, FindingStatus::Fail);
+  // Fewer than 3 pairs: no noise to test against.
+  EXPECT_EQ(compare_paired_steps(step_rule(), std::vector<double>{110, 220}, {{100, 200}}).status,
+            FindingStatus::Inconclusive);
 }
 
 }  // namespace
