@@ -189,7 +189,9 @@ const char* finding_status_name(FindingStatus status);  // "pass", "warn", "fail
 // The statistics behind a step-time comparison with the baseline (docs/rules.md, "The step-time
 // test"). Step counts are those compared, after outlier steps are set aside.
 struct ReportStepTest {
-  std::string method;  // "t-test-log" (test: robust-t), "mann-whitney exact", "mann-whitney normal"
+  // "t-test-log" (test: robust-t), "paired-t-log" (matched inferred units), "mann-whitney exact",
+  // "mann-whitney normal"
+  std::string method;
   std::size_t current_steps = 0;
   std::size_t baseline_steps = 0;
   std::size_t baseline_runs = 1;
