@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/metrics.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 
@@ -35,5 +36,12 @@ std::optional<PathDifference> path_difference(const MetricValues& baseline, cons
 // +2.00 ms (1.00 ms → 3.00 ms); moved onto the path communication +0.40 ms; ... Off the path +0.01 ms."
 // A bound whose change is under 0.5% of the longer path is left out.
 std::string path_difference_sentence(const PathDifference& d);
+
+// The same as a waterfall, the table "critical_path_changes" (common/table_catalog.def): the
+// baseline's step (its path and the time off it), each bound the sentence names, the other bounds
+// together (the path's change less the named bounds': also what the shares' rounding leaves, so
+// that the parts add up to the path's change), off the path, and this run's step. Each part's bar
+// runs from where the one before it ends (from_us, to_us): the renderers draw them as they are.
+ReportTable critical_path_changes(const PathDifference& d);
 
 }  // namespace perfgate
