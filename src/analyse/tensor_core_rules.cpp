@@ -16,6 +16,17 @@ std::vector<std::string> rule_texts(const Classification& c) {
   return out;
 }
 
+// Each entry's source, as rule_texts: "" where the classification has none for it (built by hand).
+std::vector<std::string> rule_sources(const Classification& c) {
+  std::vector<std::string> out;
+  auto add = [&](const std::vector<std::string>& patterns, const std::vector<std::string>& sources) {
+    for (std::size_t i = 0; i < patterns.size(); ++i) out.push_back(i < sources.size() ? sources[i] : "");
+  };
+  add(c.non_tensor_core_kernels, c.non_tensor_core_kernel_sources);
+  add(c.tensor_core_kernels, c.tensor_core_kernel_sources);
+  return out;
+}
+
 // A verdict in one word: bit 0 set (known), bit 1 Tensor Core, bits 2-16 the rule + 1, bits 17-31
 // the precision + 1 (rule lists are far shorter than 2^15).
 std::int32_t pack(const TensorCoreRules::Verdict& v) {
@@ -32,6 +43,7 @@ TensorCoreRules::TensorCoreRules(const Classification& c)
       tensor_core_kernels(c.tensor_core_kernels, "tensor_core_kernels"),
       precision_patterns(patterns_of(c.kernel_precisions), "kernel_precisions"),
       rule_text(rule_texts(c)),
+      rule_source(rule_sources(c)),
       simt_count(c.non_tensor_core_kernels.size()),
       precisions(c.kernel_precisions) {}
 
@@ -65,6 +77,11 @@ TensorCoreRules::Verdict TensorCoreMatcher::verdict(StringId name) const {
 const std::string& TensorCoreMatcher::rule_text(const TensorCoreRules::Verdict& v) const {
   static const std::string none;
   return v.rule < 0 ? none : rules_.rule_text[static_cast<std::size_t>(v.rule)];
+}
+
+const std::string& TensorCoreMatcher::rule_source(const TensorCoreRules::Verdict& v) const {
+  static const std::string none;
+  return v.rule < 0 ? none : rules_.rule_source[static_cast<std::size_t>(v.rule)];
 }
 
 }  // namespace perfgate

@@ -31,6 +31,8 @@ struct TensorCoreRules {
   PatternSet tensor_core_kernels;
   PatternSet precision_patterns;
   std::vector<std::string> rule_text;  // "simt: <pattern>" per SIMT entry, then each TC entry's pattern
+  // As rule_text: each entry's `source:` in the rule files, "" where it names none.
+  std::vector<std::string> rule_source;
   std::size_t simt_count = 0;
   std::vector<KernelPrecisionPattern> precisions;
 };
@@ -48,6 +50,7 @@ class TensorCoreMatcher {
   TensorCoreRules::Verdict verdict(StringId name) const;
   // The deciding pattern ("" where none matched) and the name's precision entry (nullptr: unsaid).
   const std::string& rule_text(const TensorCoreRules::Verdict& v) const;
+  const std::string& rule_source(const TensorCoreRules::Verdict& v) const;  // "" where none
   const KernelPrecisionPattern* precision(const TensorCoreRules::Verdict& v) const {
     return v.precision < 0 ? nullptr : &rules_.precisions[static_cast<std::size_t>(v.precision)];
   }

@@ -117,7 +117,8 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
                 const GateOptions& options) {
   if (baseline) add_baseline(report, *baseline, rules.min_flops_coverage_pct);
   GateOutcome outcome = evaluate_gate(rules, report, baseline, options);
-  add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict));
+  add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict),
+           std::move(outcome.tables));
 }
 
 PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {

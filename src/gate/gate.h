@@ -32,11 +32,14 @@ ReportVerdict verdict_of(const std::vector<ReportFinding>& findings, const GateO
 // Every rule as it is in effect, enabled or not (the workbook's Rules sheet).
 std::vector<ReportRule> rules_in_effect(const RuleSet& rules);
 
-// What the gate returns to the report: a finding per enabled rule, the rules, the verdict.
+// What the gate returns to the report: a finding per enabled rule, the rules, the verdict, and the
+// tables it worked out: "critical_path_changes" (the step against the baseline's as a waterfall of
+// the critical path's bounds, gate/path_difference.h) where both runs have a critical path.
 struct GateOutcome {
   std::vector<ReportFinding> findings;
   std::vector<ReportRule> rules;
   ReportVerdict verdict;
+  std::vector<ReportTable> tables;
 };
 GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const Baseline* baseline,
                           const GateOptions& options);

@@ -50,6 +50,15 @@ const char* how_it_changed(double before, double after, double least) {
                           : "shrank";
 }
 
+// A bound whose time changed by less than this is not named (0.5% of the longer path).
+double least_named_change(const PathDifference& d) {
+  return 0.005 * std::max(d.baseline_length_us, d.length_us);
+}
+
+// What the other bounds' change must reach to get a bar of its own: under half a nanosecond it is
+// the shares' rounding, below every digit shown.
+constexpr double kLeastOtherChangeUs = 0.0005;
+
 }  // namespace
 
 PathOpsDifference path_ops_difference(const PathProfile& baseline, const PathProfile& run) {
@@ -97,7 +106,7 @@ std::optional<PathDifference> path_difference(const MetricValues& baseline, cons
 }
 
 std::string path_difference_sentence(const PathDifference& d) {
-  double least = 0.005 * std::max(d.baseline_length_us, d.length_us);
+  double least = least_named_change(d);
   std::vector<std::string> parts;
   for (const PathBoundChange& b : d.bounds) {
     if (std::fabs(b.delta()) < least) continue;
@@ -140,6 +149,33 @@ std::string path_ops_sentence(const PathOpsDifference& d) {
                                 format_duration_us(d.baseline_length_us), format_duration_us(d.length_us));
   if (parts.empty()) return out + "no op's time on the path changed by 0.5% of the path.";
   return out + fmt::format("{}; everything else {}.", fmt::join(parts, "; "), signed_us(total - shown));
+}
+
+ReportTable critical_path_changes(const PathDifference& d) {
+  ReportTable t = declared_table(Table::CriticalPathChanges);
+  double before = d.baseline_length_us + d.baseline_off_us, after = d.length_us + d.off_us;
+  double at = before;  // where the next part's bar starts
+  auto part = [&](const std::string& name, const char* kind, double baseline_us, double us) {
+    double delta = us - baseline_us;
+    t.rows.push_back({name, std::string(kind), baseline_us, us, delta, at, at + delta});
+    at += delta;
+  };
+  t.rows.push_back(
+      {std::string("Baseline step"), std::string("total"), before, ReportCell{}, ReportCell{}, 0.0, before});
+  double least = least_named_change(d);
+  double rest_baseline = d.baseline_length_us, rest = d.length_us;  // the path less the named bounds
+  for (const PathBoundChange& b : d.bounds) {
+    if (std::fabs(b.delta()) < least) continue;
+    part(b.what, "bound", b.baseline_us, b.us);
+    rest_baseline -= b.baseline_us;
+    rest -= b.us;
+  }
+  if (std::fabs(rest - rest_baseline) >= kLeastOtherChangeUs)
+    part("other bounds", "bounds", rest_baseline, rest);
+  part("off the path", "off path", d.baseline_off_us, d.off_us);
+  t.rows.push_back(
+      {std::string("This run's step"), std::string("total"), before, after, after - before, 0.0, after});
+  return t;
 }
 
 }  // namespace perfgate

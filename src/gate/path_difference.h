@@ -13,6 +13,7 @@
 
 #include "baseline/baseline.h"
 #include "common/metrics.h"
+#include "report_model/report.h"
 
 namespace perfgate {
 
@@ -66,5 +67,12 @@ PathOpsDifference path_ops_difference(const PathProfile& baseline, const PathPro
 inline constexpr std::size_t kPathOpsNamed = 3;
 std::string path_difference_sentence(const PathDifference& d);
 std::string path_ops_sentence(const PathOpsDifference& d);
+
+// The same as a waterfall, the table "critical_path_changes" (common/table_catalog.def): the
+// baseline's step (its path and the time off it), each bound the sentence names, the other bounds
+// together (the path's change less the named bounds': also what the shares' rounding leaves, so
+// that the parts add up to the path's change), off the path, and this run's step. Each part's bar
+// runs from where the one before it ends (from_us, to_us): the renderers draw them as they are.
+ReportTable critical_path_changes(const PathDifference& d);
 
 }  // namespace perfgate

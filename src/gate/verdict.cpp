@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "gate/gate.h"
+#include "gate/path_difference.h"
 #include "gate/rules_for_run.h"
 
 namespace perfgate {
@@ -65,6 +66,9 @@ GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const
   outcome.findings = evaluate_rules(applicable, report, baseline, options.no_baseline_reason);
   outcome.rules = rules_in_effect(applicable);
   outcome.verdict = verdict_of(outcome.findings, options);
+  if (baseline)
+    if (std::optional<PathDifference> d = path_difference(baseline->metrics, report.metrics))
+      outcome.tables.push_back(critical_path_changes(*d));
   return outcome;
 }
 

@@ -101,6 +101,10 @@ struct Classification {
   // Kernels that run on the SIMT units whatever else their name says (FP32 FFMA GEMMs): checked
   // before tensor_core_kernels, so that a match here is never Tensor Core work.
   std::vector<std::string> non_tensor_core_kernels;
+  // Each entry's `source:` ("" where it names none), as the two lists above: what the kernels
+  // table shows beside the entry that decided (tc_rule_source).
+  std::vector<std::string> tensor_core_kernel_sources;
+  std::vector<std::string> non_tensor_core_kernel_sources;
   std::vector<std::string> tensor_core_eligible_ops;
   // Kernels that only reorder a tensor between memory layouts (NCHW <-> NHWC transposes that cuDNN
   // and MIOpen run around convolutions on NCHW tensors).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -122,6 +123,18 @@ std::optional<std::string> read_pattern(YamlCheck& check, const YAML::Node& item
     return std::nullopt;
   }
   return check.pattern(item["pattern"], "pattern");
+}
+
+// A Tensor Core list's entry with its `source:` ("" for a bare pattern or an entry without one): the
+// kernels table names the source of the entry that decided (tc_rule_source).
+std::optional<std::pair<std::string, std::string>> read_sourced_pattern(YamlCheck& check,
+                                                                        const YAML::Node& item,
+                                                                        std::string_view list) {
+  std::optional<std::string> pattern = read_pattern(check, item, list);
+  if (!pattern) return std::nullopt;
+  std::string source;
+  if (item.IsMap() && item["source"]) source = check.string(item["source"], "source").value_or("");
+  return std::pair{std::move(*pattern), std::move(source)};
 }
 
 std::optional<OpTypePattern> read_op_type(YamlCheck& check, const YAML::Node& item, const std::string& list) {
@@ -382,6 +395,25 @@ void read_list(YamlCheck& check, const YAML::Node& node, std::string_view name, 
   }
 }
 
+// A Tensor Core list read with its entries' sources, the two kept side by side (an inherited list
+// replaced or added to as read_list does).
+void read_sourced_list(YamlCheck& check, const YAML::Node& node, const std::string& name, Classification& c) {
+  bool simt = name == "non_tensor_core_kernels";
+  std::vector<std::string>& patterns = simt ? c.non_tensor_core_kernels : c.tensor_core_kernels;
+  std::vector<std::string>& sources = simt ? c.non_tensor_core_kernel_sources : c.tensor_core_kernel_sources;
+  std::vector<std::pair<std::string, std::string>> entries;
+  for (std::size_t i = 0; i < patterns.size(); ++i)
+    entries.emplace_back(patterns[i], i < sources.size() ? sources[i] : "");
+  read_list(check, node, name, entries,
+            [&](const YAML::Node& i) { return read_sourced_pattern(check, i, name); });
+  patterns.clear();
+  sources.clear();
+  for (auto& [pattern, source] : entries) {
+    patterns.push_back(std::move(pattern));
+    sources.push_back(std::move(source));
+  }
+}
+
 void read_classification(YamlCheck& check, const YAML::Node& node, Classification& out) {
   if (!node.IsMap()) return check.error(node, "'classification' must be a mapping of pattern lists");
   check.known_keys(node, kPatternLists, "classification");
@@ -390,6 +422,8 @@ void read_classification(YamlCheck& check, const YAML::Node& node, Classificatio
     if (name == "op_types" || name == "serving_phases") {
       read_list(check, entry.second, name, name == "op_types" ? out.op_types : out.serving_phases,
                 [&](const YAML::Node& i) { return read_op_type(check, i, name); });
+    } else if (name == "tensor_core_kernels" || name == "non_tensor_core_kernels") {
+      read_sourced_list(check, entry.second, name, out);
     } else if (std::find(kPatternLists.begin(), kPatternLists.end(), name) != kPatternLists.end()) {
       read_list(check, entry.second, name, pattern_list(out, name),
                 [&](const YAML::Node& i) { return read_pattern(check, i, name); });

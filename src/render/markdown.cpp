@@ -259,6 +259,8 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
   };
   const std::vector<ReportTable>* worker = r.workers.empty() ? nullptr : &r.workers.front().tables;
   if (worker) add(find_table(*worker, Table::TopGpuOps), compact ? 5 : 10, true);
+  // The waterfall along the critical path: ten rows at most, each a part of the step's change.
+  add(find_table(r.tables, Table::CriticalPathChanges), SIZE_MAX, true);
   add(find_table(r.tables, Table::StepTimeDeltas), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, Table::OpDeltas), compact ? 5 : d.table_rows, compact);
   add(find_table(r.tables, Table::RegionDeltas), compact ? 5 : d.table_rows, compact);

@@ -35,9 +35,10 @@ ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& a
 // compute.mfu_min_flops_coverage_pct, as MFU).
 void add_baseline(ReportModel& report, const Baseline& baseline, double min_flops_coverage_pct);
 
-// What the gate returned (gate/gate.h, evaluate_gate), put into the report.
+// What the gate returned (gate/gate.h, evaluate_gate), put into the report: its tables after the
+// run's own (the delta tables).
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
-              ReportVerdict verdict);
+              ReportVerdict verdict, std::vector<ReportTable> tables = {});
 
 // Warnings about the run that other stages found after the analysis (a history baseline with runs
 // only on other GPUs), after the report's own.

@@ -77,7 +77,8 @@ void add_baseline(ReportModel& report, const Baseline& baseline, double min_flop
 }
 
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
-              ReportVerdict verdict) {
+              ReportVerdict verdict, std::vector<ReportTable> tables) {
+  for (ReportTable& t : tables) report.tables.push_back(std::move(t));
   report.findings = std::move(findings);
   report.rules = std::move(rules);
   report.verdict = std::move(verdict);

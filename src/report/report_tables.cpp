@@ -168,7 +168,7 @@ constexpr auto kTopOpColumns = declared<Table::TopGpuOps>(std::array<Column<TopO
     {"uses_tc", [](const TopOp& r) { return ReportCell{r.op->uses_tc}; }},
 }});
 
-constexpr std::array<Column<KernelRow>, 19> kKernelCells = {{
+constexpr std::array<Column<KernelRow>, 20> kKernelCells = {{
     {"op", [](const KernelRow& r) { return text(r.op); }},
     {"name", [](const KernelRow& r) { return ReportCell{r.name}; }},
     {"short_name", [](const KernelRow& r) { return ReportCell{r.short_name}; }},
@@ -179,6 +179,7 @@ constexpr std::array<Column<KernelRow>, 19> kKernelCells = {{
     {"max_us", [](const KernelRow& r) { return us(r.max); }},
     {"uses_tc", [](const KernelRow& r) { return ReportCell{r.uses_tc}; }},
     {"tc_rule", [](const KernelRow& r) { return text(r.tc_rule); }},
+    {"tc_rule_source", [](const KernelRow& r) { return text(r.tc_rule_source); }},
     {"precision", [](const KernelRow& r) { return text(r.precision); }},
     {"grid", [](const KernelRow& r) { return launch_dims(r.grid); }},
     {"block", [](const KernelRow& r) { return launch_dims(r.block); }},

@@ -59,6 +59,71 @@ TEST(PathDifference, WhatGrewMovedOntoAndLeftThePathAddsUpToItsChange) {
   EXPECT_FALSE(path_difference(before, path(10000, 20, 0, 4.5, 4.5, 67, 4, 100)));
 }
 
+// A row of critical_path_changes by hand: the part, its kind, where its bar starts and ends.
+struct WaterfallRow {
+  std::string part, kind;
+  double from_us, to_us;
+};
+
+double cell(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* c = find_cell(t, row, column);
+  return c && cell_number(*c) ? *cell_number(*c) : -1;
+}
+
+std::string cell_text(const ReportTable& t, std::size_t row, std::string_view column) {
+  const ReportCell* c = find_cell(t, row, column);
+  const std::string* s = c ? std::get_if<std::string>(c) : nullptr;
+  return s ? *s : "";
+}
+
+void expect_waterfall(const ReportTable& t, const std::vector<WaterfallRow>& expected) {
+  ASSERT_EQ(t.rows.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(cell_text(t, i, "part"), expected[i].part) << i;
+    EXPECT_EQ(cell_text(t, i, "kind"), expected[i].kind) << i;
+    EXPECT_NEAR(cell(t, i, "from_us"), expected[i].from_us, 1e-9) << i;
+    EXPECT_NEAR(cell(t, i, "to_us"), expected[i].to_us, 1e-9) << i;
+  }
+}
+
+// The same two paths as a waterfall (issue 76): the baseline's step, 9000 us on the path + 1000 off
+// it = 10000 us; host +1100 (10000 → 11100), communication +400 (→ 11500), data loading -180 (→
+// 11320), GPU compute -320 (→ 11000); launch delays and gaps unchanged: no bar; off the path
+// 1000 → 2500, +1500 (→ 12500); this run's step 10000 + 2500 = 12500 us. The parts' sum, +2500 us,
+// is the step's change.
+TEST(PathDifference, AWaterfallWhosePartsAddUpToTheStepsChange) {
+  MetricValues before = path(9000, 10, 2, 5, 5, 78, 0, 10);
+  ReportTable t = critical_path_changes(*path_difference(before, path(10000, 20, 0, 4.5, 4.5, 67, 4, 20)));
+  EXPECT_EQ(t.name, "critical_path_changes");
+  expect_waterfall(t, {{"Baseline step", "total", 0, 10000},
+                       {"host ops and runtime calls", "bound", 10000, 11100},
+                       {"communication", "bound", 11100, 11500},
+                       {"data loading", "bound", 11500, 11320},
+                       {"GPU compute", "bound", 11320, 11000},
+                       {"off the path", "off path", 11000, 12500},
+                       {"This run's step", "total", 0, 12500}});
+  double parts = 0;
+  for (std::size_t i = 1; i + 1 < t.rows.size(); ++i) parts += cell(t, i, "delta_us");
+  EXPECT_NEAR(parts, 2500, 1e-9);
+  EXPECT_NEAR(cell(t, t.rows.size() - 1, "delta_us"), 2500, 1e-9);
+  EXPECT_NEAR(cell(t, 1, "baseline_us"), 900, 1e-9);
+  EXPECT_NEAR(cell(t, 1, "us"), 2000, 1e-9);
+
+  // Launch delays 450 → 470 us (+20, under 0.5% of the 10000 us path: not named) and compute 6680
+  // (-340): the other bounds, the path less the named ones, 900 → 920 us, carry the +20.
+  t = critical_path_changes(*path_difference(before, path(10000, 20, 0, 4.7, 4.5, 66.8, 4, 20)));
+  expect_waterfall(t, {{"Baseline step", "total", 0, 10000},
+                       {"host ops and runtime calls", "bound", 10000, 11100},
+                       {"communication", "bound", 11100, 11500},
+                       {"data loading", "bound", 11500, 11320},
+                       {"GPU compute", "bound", 11320, 10980},
+                       {"other bounds", "bounds", 10980, 11000},
+                       {"off the path", "off path", 11000, 12500},
+                       {"This run's step", "total", 0, 12500}});
+  EXPECT_NEAR(cell(t, 5, "baseline_us"), 900, 1e-9);
+  EXPECT_NEAR(cell(t, 5, "us"), 920, 1e-9);
+}
+
 // A failing step-time finding states the difference: 2 ms of host work without kernels at each
 // step's start (the GPU idle meanwhile) puts about those 2 ms of host time onto the path.
 TEST(PathDifference, AFailingStepTimeStatesIt) {
@@ -81,6 +146,35 @@ TEST(PathDifference, AFailingStepTimeStatesIt) {
   // The baseline's host bound is about 1 us on the path: the 2 ms moved onto it.
   EXPECT_NE(f->problem.find("moved onto the path host ops and runtime calls +2.00 ms"), std::string::npos)
       << f->problem;
+
+  // The gate hands the same difference to the report as the waterfall: from the baseline's step
+  // (path + off it) to this run's, the parts between adding up to the change.
+  const ReportTable* t = find_table(after.tables, Table::CriticalPathChanges);
+  ASSERT_TRUE(t);
+  std::size_t last = t->rows.size() - 1;
+  EXPECT_NEAR(cell(*t, 0, "to_us"), d->baseline_length_us + d->baseline_off_us, 1e-6);
+  EXPECT_NEAR(cell(*t, last, "to_us"), d->length_us + d->off_us, 1e-6);
+  EXPECT_EQ(cell_text(*t, 1, "part"), "host ops and runtime calls");
+  double parts = 0;
+  for (std::size_t i = 1; i < last; ++i) {
+    EXPECT_NEAR(cell(*t, i, "from_us"), cell(*t, i - 1, "to_us"), 1e-6) << i;
+    parts += cell(*t, i, "delta_us");
+  }
+  EXPECT_NEAR(cell(*t, last - 1, "to_us"), cell(*t, last, "to_us"), 1e-6);
+  EXPECT_NEAR(parts, cell(*t, last, "delta_us"), 1e-6);
+
+  // Every output shows it: the page as a waterfall chart and a table, Markdown and JSON as a table.
+  std::string html = render_html(after).page;
+  EXPECT_NE(html.find("<h3>What the step time grew by on the critical path</h3><svg"), std::string::npos);
+  EXPECT_NE(html.find("id=\"table-critical_path_changes\""), std::string::npos);
+  EXPECT_NE(html.find("host ops and runtime calls: +"), std::string::npos);  // a bar's tooltip
+  EXPECT_NE(render_markdown(after).find("What the step time grew by on the critical path"),
+            std::string::npos);
+  EXPECT_NE(render_json(after).find("\"critical_path_changes\""), std::string::npos);
+  // Without a baseline there is nothing to difference.
+  ReportModel alone = report_of_json(training_trace(slow), default_book());
+  apply_gate(alone, default_rules(), nullptr, {});
+  EXPECT_FALSE(find_table(alone.tables, Table::CriticalPathChanges));
 }
 
 // By name, from both runs' path ops per step. Before: a 1000 us path, A (GPU compute) 600, B (host)

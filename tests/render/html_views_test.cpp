@@ -2,6 +2,7 @@
 // steps can and cannot show, and how its tables are sorted.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,45 @@ TEST(HtmlViews, HeadersAreWordsAndTcRuleSaysWhatDecided) {
       contains(html, "<td title=\"simt: ^[sdcz]gemm_\">SIMT kernel (rules: non_tensor_core_kernels)</td>"))
       << html;
   EXPECT_TRUE(contains(html, "<td>elementwise</td><td></td>")) << html;
+}
+
+// Issue 76: the entry that decided whether a kernel is Tensor Core work names its source (the rule
+// file's `source:`), escaped in every output: the page's tc_rule tooltip (pattern, then source) and
+// the tc_rule_source column of the page, Markdown, JSON and the workbook.
+TEST(HtmlViews, TheTensorCoreRuleNamesItsSourceEscapedInEveryOutput) {
+  std::string rules = write_text(temp_dir() + "/tc_source.yaml",
+                                 "classification:\n  tensor_core_kernels:\n    add:\n"
+                                 "      - pattern: '^my_tc_kernel'\n"
+                                 "        source: \"<b>Lab & co</b> | measured\"\n");
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40'000'000'000, 108);
+  t.step(1, 0, 1000);
+  t.launch("my_tc_kernel_128x128", 10, 20, 100);
+  t.launch("elementwise_kernel", 200, 210, 50);
+  ReportModel report = report_of_json(t.json(), load_rule_book({rules}));
+  ASSERT_FALSE(report.workers.empty());
+  const ReportTable* kernels = find_table(report.workers.front().tables, Table::Kernels);
+  ASSERT_TRUE(kernels);
+  std::size_t tc = text_at(*kernels, 0, "name") == "my_tc_kernel_128x128" ? 0 : 1;
+  EXPECT_EQ(text_at(*kernels, tc, "tc_rule"), "^my_tc_kernel");
+  EXPECT_EQ(text_at(*kernels, tc, "tc_rule_source"), "<b>Lab & co</b> | measured");
+  EXPECT_EQ(text_at(*kernels, 1 - tc, "tc_rule_source"), "");  // no entry decided
+
+  std::string html = render_html(report).page;
+  EXPECT_TRUE(contains(html,
+                       "<td title=\"^my_tc_kernel\nsource: &lt;b&gt;Lab &amp; co&lt;/b&gt; | measured\">"
+                       "Tensor Core kernel (rules: tensor_core_kernels)</td>"))
+      << html;
+  EXPECT_TRUE(contains(html, "<td>&lt;b&gt;Lab &amp; co&lt;/b&gt; | measured</td>"));
+  EXPECT_FALSE(contains(html, "<b>Lab"));
+  std::string md = render_markdown(report);
+  EXPECT_TRUE(contains(md, "| &lt;b&gt;Lab &amp; co&lt;/b&gt; \\| measured |")) << md;
+  // JSON writes "</" as "<\/", so that no "</script>" ends a page the JSON is put in.
+  EXPECT_TRUE(contains(render_json(report), "\"<b>Lab & co<\\/b> | measured\""));
+  if (std::system("command -v unzip >/dev/null 2>&1") != 0) GTEST_SKIP() << "unzip not installed";
+  std::string path = temp_dir() + "/tc_source.xlsx";
+  write_xlsx(report, path);
+  EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), "&lt;b&gt;Lab &amp; co&lt;/b&gt; | measured"));
 }
 
 }  // namespace

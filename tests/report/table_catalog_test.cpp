@@ -11,6 +11,7 @@
 #include "analyse/analysis.h"
 #include "baseline/baseline.h"
 #include "common/tables.h"
+#include "gate/path_difference.h"
 #include "report/build_report.h"
 #include "report/neuron_report_tables.h"
 #include "report/run_tables.h"
@@ -87,6 +88,9 @@ std::vector<ReportTable> every_table() {
   ReportModel stepped;
   stepped.steps.push_back(ReportStep{});
   for (ReportTable& t : delta_tables(stepped, baseline_with_rows())) tables.push_back(std::move(t));
+  // The gate's: the step along the critical path as a waterfall.
+  tables.push_back(
+      critical_path_changes({9000, 10000, 1000, 2500, {{"host ops and runtime calls", 900, 2000}}}));
   return tables;
 }
 

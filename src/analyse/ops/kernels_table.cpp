@@ -63,6 +63,7 @@ KernelRow finish(const Profile& p, NameClasses& classes, FusedNameCache& fused, 
   TensorCoreRules::Verdict verdict = classes.tensor_core_kernel.verdict(acc.first->name);
   r.uses_tc = verdict.tensor_core;
   r.tc_rule = classes.tensor_core_kernel.rule_text(verdict);
+  r.tc_rule_source = classes.tensor_core_kernel.rule_source(verdict);
   if (const KernelPrecisionPattern* k = classes.tensor_core_kernel.precision(verdict))
     r.precision = k->formats.empty() ? k->precision : k->precision + " (" + k->formats + ")";
   if (const FusedKernel* k = fused_kernel(classes, fused, acc.first->name)) {

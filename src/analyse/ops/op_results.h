@@ -89,6 +89,8 @@ struct KernelRow {
   std::optional<double> occupancy_pct;  // weighted by duration
   std::string fused_ops;                // a compiled (TorchInductor) kernel: as OpRow's
   std::string fused_as;
+  // The `source:` of the entry that decided uses_tc (tc_rule's) in the rule files, "" when none.
+  std::string tc_rule_source;
 };
 
 // The N most expensive kernels of a group (a step, or an op), and the rest.

@@ -22,4 +22,17 @@ struct RankedBar {
 std::string ranked_bars_svg(const std::vector<RankedBar>& bars, const std::vector<ChartPart>& legend,
                             const std::string& title);
 
+// A waterfall laid out as the ranked bars: a row per part, its bar from `from_us` to `to_us` on one
+// scale from 0, a thin line from each bar's end to the next bar's start. A total (a step) is drawn
+// from 0 in slate, a part that grew in red, one that shrank in green.
+struct WaterfallBar {
+  std::string label;
+  double from_us = 0;
+  double to_us = 0;
+  bool total = false;
+  std::string value_text;  // "12.30 ms" for a total, "+1.20 ms" for a part
+  std::string tooltip;
+};
+std::string waterfall_svg(const std::vector<WaterfallBar>& bars, const std::string& title);
+
 }  // namespace perfgate

@@ -13,9 +13,9 @@
 namespace perfgate {
 
 // "changes" first: the largest regressions and improvements, both ways, always open.
-inline constexpr std::array<std::string_view, 5> kDeltaTables = {
-    table_name(Table::Changes), table_name(Table::StepTimeDeltas), table_name(Table::OpDeltas),
-    table_name(Table::RegionDeltas), table_name(Table::KernelDeltas)};
+inline constexpr std::array<std::string_view, 6> kDeltaTables = {
+    table_name(Table::Changes),  table_name(Table::CriticalPathChanges), table_name(Table::StepTimeDeltas),
+    table_name(Table::OpDeltas), table_name(Table::RegionDeltas),        table_name(Table::KernelDeltas)};
 // Tables longer than this start collapsed in the page.
 inline constexpr std::size_t kCollapsedTableRows = 20;
 

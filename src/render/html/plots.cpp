@@ -1,6 +1,7 @@
 #include "render/html/plots.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include <fmt/format.h>
@@ -260,7 +261,41 @@ void add_plots(const ReportModel& r, TemplateData& view) {
   view.set("plots", plots);
 }
 
+// The step against the baseline's along the critical path (the table critical_path_changes, which
+// the gate worked out): a bar per row, where the table says it starts and ends.
+void add_path_waterfall(const ReportModel& r, TemplateData& view) {
+  const ReportTable* t = find_table(r.tables, Table::CriticalPathChanges);
+  if (!t || t->rows.empty()) return;
+  constexpr Table kTable = Table::CriticalPathChanges;
+  std::vector<WaterfallBar> bars;
+  for (std::size_t i = 0; i < t->rows.size(); ++i) {
+    WaterfallBar b{text_at(*t, i, table_column(kTable, "part")),
+                   number_at(*t, i, table_column(kTable, "from_us")),
+                   number_at(*t, i, table_column(kTable, "to_us")),
+                   text_at(*t, i, table_column(kTable, "kind")) == "total",
+                   "",
+                   ""};
+    if (b.total) {
+      b.value_text = format_value(b.to_us, "us");
+    } else {
+      double delta = number_at(*t, i, table_column(kTable, "delta_us"));
+      b.value_text = (delta < 0 ? "-" : "+") + format_duration_us(std::fabs(delta));
+    }
+    b.tooltip = fmt::format("{}: {} per step", b.label, b.value_text);
+    bars.push_back(std::move(b));
+  }
+  TemplateData d;
+  d.set("svg", waterfall_svg(bars, "What the step time grew by on the critical path"));
+  d.set("caption",
+        "The step against the baseline's, per step, along the critical path: the baseline's step, each "
+        "bound of the path whose time changed (grew in red, shrank in green), the other bounds together, "
+        "the time off the path, and this run's step. Each bar starts where the one before it ends: the "
+        "parts add up to the change of the step.");
+  view.set("path_waterfall_chart", d);
+}
+
 void add_step_growth_chart(const ReportModel& r, TemplateData& view) {
+  add_path_waterfall(r, view);
   const ReportTable* t = find_table(r.tables, Table::StepTimeDeltas);
   if (!t || t->rows.empty()) return;
   std::vector<ChangeBar> bars;
@@ -272,7 +307,7 @@ void add_step_growth_chart(const ReportModel& r, TemplateData& view) {
   d.set("caption",
         "The parts of the step time that grew most against the baseline, largest growth first (slower in "
         "red, faster in green). They overlap (host time runs beside GPU time), so they are drawn side by "
-        "side, not summed into a waterfall." +
+        "side, not summed: the waterfall along the critical path sums parts that do not overlap." +
             rows_note(*t, bars.size()));
   view.set("step_growth_chart", d);
 }

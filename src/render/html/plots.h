@@ -14,7 +14,8 @@ namespace perfgate {
 void add_plots(const ReportModel& r, TemplateData& view);
 
 // What the step time grew by against the baseline, as `step_growth_chart` (title, svg, caption);
-// nothing without a baseline's rows.
+// nothing without a baseline's rows. Where the gate worked out the critical path's changes, also
+// `path_waterfall_chart`: the step along the critical path as a waterfall.
 void add_step_growth_chart(const ReportModel& r, TemplateData& view);
 
 }  // namespace perfgate

@@ -90,7 +90,11 @@ class RowWriter {
  public:
   RowWriter(const ReportTable& t, std::optional<double> window_start_us,
             const std::vector<std::vector<std::string>>& short_texts)
-      : t_(t), window_start_us_(window_start_us), short_texts_(short_texts), columns_(column_markup(t)) {}
+      : t_(t),
+        window_start_us_(window_start_us),
+        short_texts_(short_texts),
+        columns_(column_markup(t)),
+        rule_source_column_(column_index(t, "tc_rule_source")) {}
 
   std::string rows(const std::vector<std::size_t>& rows, RowMarkup markup) {
     std::string out;
@@ -152,7 +156,12 @@ class RowWriter {
     out.own = own != nullptr;
     if (own && columns_[c].tensor_core_rule && !own->empty()) {
       meaning_ = tensor_core_rule_meaning(*own);
-      out.tooltip = *own;
+      // The entry that decided and where its figures come from: its pattern, then its source.
+      const std::string* source = rule_source_column_ < t_.rows[r].size()
+                                      ? std::get_if<std::string>(&t_.rows[r][rule_source_column_])
+                                      : nullptr;
+      tooltip_ = source && !source->empty() ? *own + "\nsource: " + *source : *own;
+      out.tooltip = tooltip_;
       out.text = out.shown = meaning_;
       return out;
     }
@@ -211,10 +220,12 @@ class RowWriter {
   std::optional<double> window_start_us_;
   const std::vector<std::vector<std::string>>& short_texts_;
   std::vector<ColumnMarkup> columns_;
-  std::string text_;     // the cell's text, its buffer reused cell after cell
-  std::string cut_;      // a long text cut where no short label was made
-  std::string meaning_;  // a tc_rule cell's text
-  ReportCell shifted_;   // a trace-clock cell from the window start
+  std::string text_;                // the cell's text, its buffer reused cell after cell
+  std::string cut_;                 // a long text cut where no short label was made
+  std::size_t rule_source_column_;  // the kernels' tc_rule_source, or npos
+  std::string meaning_;             // a tc_rule cell's text
+  std::string tooltip_;             // a tc_rule cell's tooltip: its pattern and the entry's source
+  ReportCell shifted_;              // a trace-clock cell from the window start
 };
 
 // Words of a column id spelt as written in prose.

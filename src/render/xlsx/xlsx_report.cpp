@@ -58,6 +58,7 @@ std::string sheet_name(const ReportModel& r, std::string_view table) {
       {table_name(Table::TcShapes), "TC shapes"},
       {table_name(Table::Changes), "Baseline changes"},
       {table_name(Table::StepTimeDeltas), "Baseline step time"},
+      {table_name(Table::CriticalPathChanges), "Baseline path waterfall"},
       {table_name(Table::OpDeltas), "Baseline diff"},
       {table_name(Table::RegionDeltas), "Baseline regions"},
       {table_name(Table::KernelDeltas), "Baseline kernels"},
@@ -336,8 +337,8 @@ void comparability_sheet(Workbook& wb, const ReportModel& r) {
 void baseline_sheets(Workbook& wb, const ReportModel& r) {
   if (!r.baseline) return;
   comparability_sheet(wb, r);
-  for (Table table :
-       {Table::Changes, Table::StepTimeDeltas, Table::OpDeltas, Table::RegionDeltas, Table::KernelDeltas})
+  for (Table table : {Table::Changes, Table::CriticalPathChanges, Table::StepTimeDeltas, Table::OpDeltas,
+                      Table::RegionDeltas, Table::KernelDeltas})
     if (const ReportTable* t = find_table(r.tables, table)) {
       lxw_worksheet* ws = wb.sheet(sheet_name(r, t->name));
       wb.write_table(ws, *t);

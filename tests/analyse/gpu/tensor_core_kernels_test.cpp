@@ -71,9 +71,14 @@ TEST(TensorCoreKernels, ClassifiedByWhatTheyComputeWithTheDecidingPattern) {
   EXPECT_EQ(kernel_row(w, kMatmulOgs).precision, "bf16 (BF16 x MX weights)");
   EXPECT_EQ(kernel_row(w, kTensile).precision, "bf16");
   EXPECT_EQ(kernel_row(w, kNvjetFp8).tc_rule, "wgmma|nvjet");
+  // And that entry's source in rules/default.yaml (issue 76).
+  EXPECT_EQ(kernel_row(w, kNvjetFp8).tc_rule_source,
+            "Hopper warpgroup MMA kernels; cuBLASLt nvjet GEMM kernels (Hopper/Blackwell)");
+  EXPECT_EQ(kernel_row(w, kFfma).tc_rule_source.substr(0, 36), "cuBLAS/cuDNN xmma FFMA kernels: FP32");
   EXPECT_EQ(kernel_row(w, kNvjetFp8).precision, "fp8");
   EXPECT_FALSE(kernel_row(w, kQuantize).uses_tc);
   EXPECT_EQ(kernel_row(w, kQuantize).tc_rule, "");
+  EXPECT_EQ(kernel_row(w, kQuantize).tc_rule_source, "");
   EXPECT_EQ(kernel_row(w, kQuantize).precision, "");  // an FP8 name, but no matrix work
   EXPECT_FALSE(kernel_row(w, kSgemm).uses_tc);
   EXPECT_EQ(kernel_row(w, kSgemm).precision, "fp32");
