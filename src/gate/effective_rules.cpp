@@ -41,6 +41,9 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
   pattern_list(out, "warmup_ranges", c.warmup_ranges);
   pattern_list(out, "teardown_calls", c.teardown_calls);
   pattern_list(out, "profiler_events", c.profiler_events);
+  pattern_list(out, "fused_attention_ops", c.fused_attention_ops);
+  pattern_list(out, "grad_scaler_ops", c.grad_scaler_ops);
+  pattern_list(out, "tensorrt_kernels", c.tensorrt_kernels);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);
