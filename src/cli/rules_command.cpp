@@ -66,8 +66,8 @@ void print_markdown(const RuleSet& set) {
       std::cout << fmt::format("- **Recommendation**{}: {}\n", r.recommendations.empty() ? "" : " otherwise",
                                r.recommendation);
     if (!r.claims.empty())
-      std::cout << fmt::format("- **Claims** the GPUs' idle time for `{}` (How findings defer to each other)\n",
-                               r.claims);
+      std::cout << fmt::format(
+          "- **Claims** the GPUs' idle time for `{}` (How findings defer to each other)\n", r.claims);
     if (!r.see.empty()) std::cout << fmt::format("- **See**: `{}`\n", fmt::join(r.see, "`, `"));
     if (!r.gain.empty())
       std::cout << fmt::format(
