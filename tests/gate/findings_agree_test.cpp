@@ -103,7 +103,7 @@ TEST(FindingsAgree, TheWeakerOfTwoOpposedCausesDefers) {
   t.launch("vectorized_elementwise_kernel", 10, 20, 10, 1);
   t.op("aten::add", 40, 10, 2, 1);
   t.launch("vectorized_elementwise_kernel", 45, 60000, 100, 2);
-  for (int i = 0; i < 79; ++i) t.runtime("cudaStreamQuery", 60200 + 500 * i, 480, 1000 + i, 0);
+  for (int i = 0; i < 79; ++i) t.runtime("cudaStreamQuery", 60200 + 500 * i, 480, 5000 + i, 0);
   ReportModel report = report_of_json(t.json(), default_book());
   std::optional<double> idle = report.metric(Metric::GpuIdlePct);
   std::optional<double> queued = report.metric(Metric::GpuIdleQueuedPct);
