@@ -56,13 +56,18 @@ constexpr std::size_t kNeuronTimelineBuckets = 400;
 // inference). Counted only for the PyTorch profiler's traces, which show the autograd engine's
 // thread and nodes: an XSpace profile's ops run in no autograd engine, and an nsys export's NVTX
 // ranges of a training run need not show its backward pass (h100x2_fsdp_training: all fprop).
-OpCallSums op_call_sums(const Profile& profile, const OpStats& stats) {
+// Of the same calls, those that show what the run already applies: fused attention (SDPA) and
+// GradScaler's loss scaling (rules: fused_attention_ops, grad_scaler_ops).
+OpCallSums op_call_sums(const Profile& profile, const OpStats& stats, const NameClasses& classes) {
   OpCallSums sums;
   if (profile.info.step_marking != StepMarking::ProfilerStepRanges) return sums;
   for (std::size_t e = 0; e < stats.size(); ++e) {
     if (!stats.is_op(e) || !stats.in_window(e)) continue;
     ++sums.calls;
     if (stats.backward(e)) ++sums.backward_calls;
+    StringId name = profile.host_events[e].name;
+    if (classes.fused_attention_op(name)) ++sums.fused_attention_calls;
+    if (classes.grad_scaler_op(name)) ++sums.grad_scaler_calls;
   }
   return sums;
 }
@@ -97,7 +102,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
   collectives(profile, stats, classes, args, w.communication, w.tables.collectives, calls);
   w.collective_calls = calls.finish();
   w.parallelism = parallelism(profile, stats, classes);
-  w.op_calls = op_call_sums(profile, stats);
+  w.op_calls = op_call_sums(profile, stats, classes);
 }
 
 // The analyses over merged activity intervals, the largest transient data, freed afterwards.

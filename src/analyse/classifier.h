@@ -36,6 +36,9 @@ struct CompiledClassification {
   PatternSet warmup_ranges;
   PatternSet teardown_calls;
   PatternSet profiler_events;
+  PatternSet fused_attention_ops;
+  PatternSet grad_scaler_ops;
+  PatternSet tensorrt_kernels;
   PatternSet graph_launch_calls;
   PatternSet launch_calls;    // critical_path_launch_calls
   PatternSet blocking_calls;  // critical_path_blocking_calls
@@ -90,6 +93,9 @@ struct NameClasses {
         warmup_range(c.warmup_ranges, p.strings),
         teardown_call(c.teardown_calls, p.strings),
         profiler_event(c.profiler_events, p.strings),
+        fused_attention_op(c.fused_attention_ops, p.strings),
+        grad_scaler_op(c.grad_scaler_ops, p.strings),
+        tensorrt_kernel(c.tensorrt_kernels, p.strings),
         graph_launch(c.graph_launch_calls, p.strings),
         launch_call(c.launch_calls, p.strings),
         blocking_call(c.blocking_calls, p.strings),
@@ -110,6 +116,9 @@ struct NameClasses {
   NameMatcher warmup_range;
   NameMatcher teardown_call;
   NameMatcher profiler_event;
+  NameMatcher fused_attention_op;
+  NameMatcher grad_scaler_op;
+  NameMatcher tensorrt_kernel;
   NameMatcher graph_launch;
   NameMatcher launch_call;
   NameMatcher blocking_call;

@@ -177,6 +177,10 @@ void set_tensor_core_metrics(MetricValues& m, const TensorCoreSums& t) {
   };
   m.set(Metric::TensorCoreKernelTimePct, pct(t.tc_kernel_ns, t.kernel_ns));
   m.set(Metric::ComputeNarrowWeightPct, pct(t.narrow_tc_kernel_ns, t.tc_kernel_ns));
+  auto bf16 = t.tc_kernel_ns_by_precision.find("bf16");
+  m.set(Metric::ComputeBf16Pct,
+        pct(bf16 == t.tc_kernel_ns_by_precision.end() ? 0 : bf16->second, t.tc_kernel_ns));
+  m.set(Metric::GpuTensorrtKernelPct, pct(t.tensorrt_kernel_ns, t.kernel_ns));
   m.set(Metric::TensorCoreEligibleKernelTimePct, pct(t.eligible_self_kernel_ns, t.op_kernel_ns));
   auto judged = pct(t.kernel_ns - std::min(t.unowned_kernel_ns, t.kernel_ns), t.kernel_ns);
   m.set(Metric::TensorCoreJudgedKernelTimePct, judged);
@@ -211,9 +215,13 @@ void set_eligible_no_tc_share(MetricValues& m, const MetricInputs& in) {
   m.set(Metric::TensorCoreEligibleNoTcPct, 100.0 * static_cast<double>(without_tc) / 1e9 / in.gpu_seconds);
 }
 
-// The share of op calls in the backward pass: n/a where no op call was counted (op_results.h).
+// The share of op calls in the backward pass, and the calls that show fused attention and
+// GradScaler already applied: n/a where no op call was counted (op_results.h).
 void set_op_call_metrics(MetricValues& m, const OpCallSums& o) {
-  if (o.calls > 0) m.set(Metric::OpsBackwardPct, 100.0 * d(o.backward_calls) / d(o.calls));
+  if (o.calls == 0) return;
+  m.set(Metric::OpsBackwardPct, 100.0 * d(o.backward_calls) / d(o.calls));
+  m.set(Metric::OpsFusedAttentionCalls, d(o.fused_attention_calls));
+  m.set(Metric::OpsGradScalerCalls, d(o.grad_scaler_calls));
 }
 
 // memcpy.<direction>_count, _bytes and _gbps.

@@ -19,6 +19,7 @@ std::string run_conditions(const Rule::ConditionalText& c) {
   if (!c.formats.empty()) parts.push_back(fmt::format("formats: {}", fmt::join(c.formats, ", ")));
   if (!c.vendors.empty()) parts.push_back(fmt::format("vendors: {}", fmt::join(c.vendors, ", ")));
   if (!c.workload.empty()) parts.push_back(fmt::format("workload: {}", c.workload));
+  if (!c.claims.empty()) parts.push_back(fmt::format("claims: {}", c.claims));
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, "; "));
 }
 
@@ -64,6 +65,9 @@ void print_markdown(const RuleSet& set) {
     if (!r.recommendation.empty())
       std::cout << fmt::format("- **Recommendation**{}: {}\n", r.recommendations.empty() ? "" : " otherwise",
                                r.recommendation);
+    if (!r.claims.empty())
+      std::cout << fmt::format(
+          "- **Claims** the GPUs' idle time for `{}` (How findings defer to each other)\n", r.claims);
     if (!r.see.empty()) std::cout << fmt::format("- **See**: `{}`\n", fmt::join(r.see, "`, `"));
     if (!r.gain.empty())
       std::cout << fmt::format(

@@ -41,6 +41,9 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
   pattern_list(out, "warmup_ranges", c.warmup_ranges);
   pattern_list(out, "teardown_calls", c.teardown_calls);
   pattern_list(out, "profiler_events", c.profiler_events);
+  pattern_list(out, "fused_attention_ops", c.fused_attention_ops);
+  pattern_list(out, "grad_scaler_ops", c.grad_scaler_ops);
+  pattern_list(out, "tensorrt_kernels", c.tensorrt_kernels);
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);
@@ -131,7 +134,16 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
       << YAML::Value << c.tc_min_judged_pct << YAML::Key << "roofline_target_pct" << YAML::Value
       << c.roofline_target_pct << YAML::EndMap;
   out << YAML::Key << "advice" << YAML::Value << YAML::BeginMap << YAML::Key << "fix_first_min_gain_pct"
-      << YAML::Value << rules.fix_first_min_gain_pct << YAML::EndMap;
+      << YAML::Value << rules.fix_first_min_gain_pct;
+  if (!rules.idle_causes.empty()) {
+    out << YAML::Key << "idle_causes" << YAML::Value << YAML::BeginSeq;
+    for (const ClaimedCause& cause : rules.idle_causes)
+      out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << cause.name << YAML::Key
+          << "host" << YAML::Value << cause.host << YAML::Key << "evidence" << YAML::Value << cause.evidence
+          << YAML::Key << "source" << YAML::Value << cause.source << YAML::EndMap;
+    out << YAML::EndSeq;
+  }
+  out << YAML::EndMap;
   out << YAML::Key << "critical_path" << YAML::Value << YAML::BeginMap << YAML::Key << "max_kernel_gap_us"
       << YAML::Value << c.critical_path_max_kernel_gap_us << YAML::Key << "min_coverage_pct" << YAML::Value
       << rules.critical_path_min_coverage_pct << YAML::EndMap;
@@ -198,6 +210,7 @@ void rule(YAML::Emitter& out, const Rule& r) {
   text(out, "gain", r.gain);
   text(out, "saves", r.saves);
   text(out, "on_path", r.on_path);
+  text(out, "claims", r.claims);
   text(out, "pass_needs", r.pass_needs);
   if (!r.values.empty()) {
     out << YAML::Key << "values" << YAML::Value << YAML::BeginMap;
@@ -223,6 +236,7 @@ void rule(YAML::Emitter& out, const Rule& r) {
       if (!c.formats.empty()) out << YAML::Key << "formats" << YAML::Value << YAML::Flow << c.formats;
       if (!c.vendors.empty()) out << YAML::Key << "vendors" << YAML::Value << YAML::Flow << c.vendors;
       if (!c.workload.empty()) out << YAML::Key << "workload" << YAML::Value << c.workload;
+      if (!c.claims.empty()) out << YAML::Key << "claims" << YAML::Value << c.claims;
       out << YAML::Key << "text" << YAML::Value << c.text << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -6,6 +6,7 @@
 
 #include "common/metrics.h"
 #include "common/units.h"
+#include "gate/agreement.h"
 #include "gate/expression.h"
 #include "gate/gate.h"
 #include "gate/message_template.h"
@@ -538,16 +539,25 @@ class RuleEvaluator {
   }
 
   // The first `recommendations` entry whose condition holds and that is worded for the run, else
-  // `recommendation`.
+  // `recommendation`; with the cause that advice claims.
   const std::string& recommendation_text() {
     for (const auto& r : r_.recommendations) {
       if (!worded_for_run(r)) continue;
       std::optional<double> holds = MetricExpression(r.when).evaluate(lookup_);
-      if (holds && *holds != 0) return r.text;
+      if (holds && *holds != 0) {
+        claim_ = r.claims.empty() ? r_.claims : r.claims;
+        return r.text;
+      }
     }
+    claim_ = r_.claims;
     return r_.recommendation;
   }
 
+ public:
+  // The cause the finding's advice claims (gate/agreement.h); "" for none or a finding not fired.
+  const std::string& claim() const { return claim_; }
+
+ private:
   // A rule that depends on the GPU architecture, when a GPU's architecture was inferred from
   // kernel names (the trace does not describe its devices), says so.
   std::string inferred_architecture_note() const {
@@ -601,6 +611,7 @@ class RuleEvaluator {
   std::optional<ChangeLimit> limit_;
   bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units
   bool per_unit_of_work_ = false;        // the step-time test compared the time per FLOP
+  std::string claim_;
 };
 
 bool fired(FindingStatus s) {
@@ -630,10 +641,14 @@ void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules
 std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
                                           const Baseline* baseline, std::string_view no_baseline_reason) {
   std::vector<ReportFinding> findings;
+  std::vector<std::string> claims;
   for (const Rule& r : rules.rules)
-    if (r.enabled)
-      findings.push_back(
-          RuleEvaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct).run());
+    if (r.enabled) {
+      RuleEvaluator evaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct);
+      findings.push_back(evaluator.run());
+      claims.push_back(evaluator.claim());
+    }
+  defer_opposed_findings(findings, claims, rules.idle_causes, report);
   for (ReportFinding& f : findings)
     f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
                   *f.gain_pct >= rules.fix_first_min_gain_pct;

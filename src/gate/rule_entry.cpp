@@ -14,14 +14,14 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 33> kRuleKeys = {
+constexpr std::array<std::string_view, 34> kRuleKeys = {
     "id",      "title",      "metric",    "value",        "unit",       "condition",      "applies_if",
     "compare", "better",     "warn",      "fail",         "threshold",  "severity",       "test",
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
-    "enabled", "note",       "see",       "on_path",      "family"};
-constexpr std::array<std::string_view, 5> kConditionalTextKeys = {"when", "text", "formats", "vendors",
-                                                                  "workload"};
+    "enabled", "note",       "see",       "on_path",      "family",     "claims"};
+constexpr std::array<std::string_view, 6> kConditionalTextKeys = {"when",    "text",     "formats",
+                                                                  "vendors", "workload", "claims"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -130,9 +130,11 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
         check.error(
             w, fmt::format("unknown workload '{}' (one of: {})", workload, fmt::join(kWorkloadNames, ", ")));
     }
+    std::string claims;
+    if (const YAML::Node c = item["claims"]) claims = check.string(c, "claims").value_or("");
     if (when && text)
       rule.recommendations.push_back(
-          {*when, *text, std::move(formats), std::move(vendors), std::move(workload)});
+          {*when, *text, std::move(formats), std::move(vendors), std::move(workload), std::move(claims)});
   }
 }
 
@@ -179,7 +181,7 @@ void read_number(YamlCheck& check, const YAML::Node& entry, std::string_view key
     out = *n;
 }
 
-constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 16> kTextKeys = {{
+constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 17> kTextKeys = {{
     {"title", &Rule::title},
     {"metric", &Rule::metric},
     {"value", &Rule::value},
@@ -193,6 +195,7 @@ constexpr std::array<std::pair<std::string_view, std::string Rule::*>, 16> kText
     {"gain", &Rule::gain},
     {"saves", &Rule::saves},
     {"on_path", &Rule::on_path},
+    {"claims", &Rule::claims},
     {"pass_needs", &Rule::pass_needs},
     {"warn", &Rule::warn_text},
     {"fail", &Rule::fail_text},

@@ -65,6 +65,8 @@ struct Rule {
     // `workload:` "training" or "inference": the run must be known to be that one
     // (gate/run_context.h); empty: any run.
     std::string workload = {};
+    // `claims:` the cause this entry's advice answers, where it is not the rule's (`claims`).
+    std::string claims = {};
   };
   std::vector<ConditionalText> recommendations;
   // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and
@@ -84,6 +86,10 @@ struct Rule {
   // Expression: without it a pass is no evidence (ranks missing from the run): the rule is then
   // not applicable instead of passing; a rule that fires still fires.
   std::string pass_needs;
+  // `claims:` the cause of the GPUs' idle time the rule's advice answers (one of `advice: causes`);
+  // empty: none. Findings that claim opposed causes are made to agree after every rule has run
+  // (gate/agreement.h).
+  std::string claims;
   std::vector<std::pair<std::string, std::string>> values;  // named expressions for messages
   std::optional<OffenderQuery> offenders;
   // `family:` the device families whose profiles the rule is about (SPEC 2, "device family"): it is
@@ -93,8 +99,20 @@ struct Rule {
   std::string defined_at;  // "file:line" of the rule's last definition or override
 };
 
+// A cause of the GPUs' idle time that a rule may claim (`advice: causes`): whether its remedy is
+// the host's, and its evidence, an expression of the share of the window it explains. A host cause
+// and a cause that is not the host's oppose: where two fired findings claim such a pair, the one
+// with the stronger evidence speaks and the other defers to it.
+struct ClaimedCause {
+  std::string name;
+  bool host = true;
+  std::string evidence;
+  std::string source;
+};
+
 struct RuleSet {
   std::vector<Rule> rules;
+  std::vector<ClaimedCause> idle_causes;
   // "What to fix first" lists only findings whose gain is at least this share of the step
   // (`advice: fix_first_min_gain_pct`); the others stay in the findings list.
   double fix_first_min_gain_pct = 1;

@@ -126,6 +126,12 @@ struct Classification {
   // GPU activity) and the profiler's own start and stop (host events or calls).
   std::vector<std::string> teardown_calls;
   std::vector<std::string> profiler_events;
+  // What the run already applies, so that its advice says what comes next (issue 72, build item 6):
+  // PyTorch's fused attention ops (SDPA already used), GradScaler's ops (FP16 with loss scaling),
+  // and the kernels of a TensorRT engine (TensorRT's remedies, not PyTorch's).
+  std::vector<std::string> fused_attention_ops;
+  std::vector<std::string> grad_scaler_ops;
+  std::vector<std::string> tensorrt_kernels;
   // The critical path's runtime calls that enqueue GPU work (a launch delay needs one) and that
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
   std::vector<std::string> critical_path_launch_calls;

@@ -11,7 +11,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 28> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 31> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -24,6 +24,9 @@ constexpr std::array<std::string_view, 28> kPatternLists = {"tensor_core_kernels
                                                             "warmup_ranges",
                                                             "teardown_calls",
                                                             "profiler_events",
+                                                            "fused_attention_ops",
+                                                            "grad_scaler_ops",
+                                                            "tensorrt_kernels",
                                                             "graph_launch_calls",
                                                             "critical_path_launch_calls",
                                                             "critical_path_blocking_calls",
@@ -99,6 +102,9 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "warmup_ranges") return c.warmup_ranges;
   if (name == "teardown_calls") return c.teardown_calls;
   if (name == "profiler_events") return c.profiler_events;
+  if (name == "fused_attention_ops") return c.fused_attention_ops;
+  if (name == "grad_scaler_ops") return c.grad_scaler_ops;
+  if (name == "tensorrt_kernels") return c.tensorrt_kernels;
   if (name == "graph_launch_calls") return c.graph_launch_calls;
   if (name == "critical_path_launch_calls") return c.critical_path_launch_calls;
   if (name == "critical_path_blocking_calls") return c.critical_path_blocking_calls;

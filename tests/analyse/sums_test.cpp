@@ -48,12 +48,13 @@ auto fields(const ParallelismSums& s) {
 }
 
 auto fields(const TensorCoreSums& s) {
-  const auto& [kernel, tc, op, unowned, unowned_tc, by_precision, narrow, units_stated, matrix_unit,
+  const auto& [kernel, tc, op, unowned, unowned_tc, by_precision, narrow, tensorrt, units_stated, matrix_unit,
                min_judged, self, total, eligible_tc, layout, fp32, half, unknown, without_fp32, without_half,
                without_unknown, ops_without_tc, names_without_tc, misaligned] = s;
-  return std::tuple(kernel, tc, op, unowned, unowned_tc, by_precision, narrow, units_stated, matrix_unit,
-                    min_judged, self, total, eligible_tc, layout, fp32, half, unknown, without_fp32,
-                    without_half, without_unknown, ops_without_tc, names_without_tc, misaligned);
+  return std::tuple(kernel, tc, op, unowned, unowned_tc, by_precision, narrow, tensorrt, units_stated,
+                    matrix_unit, min_judged, self, total, eligible_tc, layout, fp32, half, unknown,
+                    without_fp32, without_half, without_unknown, ops_without_tc, names_without_tc,
+                    misaligned);
 }
 
 auto fields(const ComputeSums& s) {
@@ -192,26 +193,28 @@ TEST(SumsTest, ParallelismAddsCalls) {
 }
 
 TEST(SumsTest, OpCallsAdd) {
-  OpCallSums a{10, 4};
-  a += OpCallSums{5, 1};
+  OpCallSums a{10, 4, 2, 1};
+  a += OpCallSums{5, 1, 1, 0};
   EXPECT_EQ(a.calls, 15u);
   EXPECT_EQ(a.backward_calls, 5u);
+  EXPECT_EQ(a.fused_attention_calls, 3u);
+  EXPECT_EQ(a.grad_scaler_calls, 1u);
 }
 
 TEST(SumsTest, TensorCoresAddTimesAndCallsAndKeepTheLargerDistinctCounts) {
-  TensorCoreSums a{1,  2,  3,  4,  5, {{"bf16", 6}}, 20, 18, 19, 50, 7, 8, 9, 10, 11, 12, 13, 14,
+  TensorCoreSums a{1,  2,  3,  4,  5, {{"bf16", 6}}, 20, 21, 18, 19, 50, 7, 8, 9, 10, 11, 12, 13, 14,
                    15, 16, 17, 50, 3};
   TensorCoreSums b{100,  200,  300,  400,  500,  {{"bf16", 600}, {"fp8", 700}},
-                   2000, 1800, 1900, 40,   700,  800,
-                   900,  1000, 1100, 1200, 1300, 1400,
-                   1500, 1600, 1700, 40,   9};
+                   2000, 2100, 1800, 1900, 40,   700,
+                   800,  900,  1000, 1100, 1200, 1300,
+                   1400, 1500, 1600, 1700, 40,   9};
   a += b;
   // Distinct op names and shapes cannot be summed across workers: the larger count (50, 9); the
   // precision times add by precision; the strictest judged threshold (50) is kept.
   EXPECT_EQ(fields(a), fields(TensorCoreSums{101,  202,  303,  404,  505,  {{"bf16", 606}, {"fp8", 700}},
-                                             2020, 1818, 1919, 50,   707,  808,
-                                             909,  1010, 1111, 1212, 1313, 1414,
-                                             1515, 1616, 1717, 50,   9}));
+                                             2020, 2121, 1818, 1919, 50,   707,
+                                             808,  909,  1010, 1111, 1212, 1313,
+                                             1414, 1515, 1616, 1717, 50,   9}));
 }
 
 TEST(SumsTest, ComputeAddsFlopsTimesAndGpusAndKeepsTheFirstPeakAndStrictestCoverage) {

@@ -5,7 +5,11 @@
 // would not shorten the wait), and host.runtime-share's gain is the idle the host caused.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "common/errors.h"
 #include "gate/gate.h"
+#include "gate/rules.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -78,6 +82,67 @@ TEST(FindingsAgree, HostCausedIdleKeepsTheHostRemedies) {
       << runtime->recommendation;
   ASSERT_TRUE(runtime->gain_pct);
   EXPECT_NEAR(*runtime->gain_pct, *report.metric(Metric::BreakdownRuntimePct), 1e-9);
+  EXPECT_FALSE(runtime->recommendation.starts_with("Deferred to")) << runtime->recommendation;
+}
+
+// The post-pass for every cause (gate/agreement.h): queued work is the main cause of the idle time,
+// but under the 90% at which host.runtime-share words itself for it. An A100, one step of 100 ms: a
+// kernel launched at 10 us runs at once [20, 30] (the clocks agree); a second, launched at 45 us, is
+// queued until it runs [60000, 60100]; then the host polls in 79 cudaStreamQuery calls [60200 + 500 i,
+// +480]. The GPU is idle 99,890 us (99.89%: [0, 20], [30, 60000], [60100, 100000]), with work queued
+// 59,954 us of it (from the launch call's return at 46 us): 60.02% of the idle, 59.96% of the window,
+// against the 37.9% the host spent in runtime calls. gpu.idle says the queued work waited on
+// something other than the host; host.runtime-share's host remedies (CUDA graphs, fewer syncs)
+// claim the same idle time with weaker evidence: it defers to gpu.idle, says so, and its gain is
+// withheld.
+TEST(FindingsAgree, TheWeakerOfTwoOpposedCausesDefers) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 85899345920, 108);
+  t.step(1, 0, 100000);
+  t.op("aten::mul", 5, 10, 1, 1);
+  t.launch("vectorized_elementwise_kernel", 10, 20, 10, 1);
+  t.op("aten::add", 40, 10, 2, 1);
+  t.launch("vectorized_elementwise_kernel", 45, 60000, 100, 2);
+  for (int i = 0; i < 79; ++i) t.runtime("cudaStreamQuery", 60200 + 500 * i, 480, 5000 + i, 0);
+  ReportModel report = report_of_json(t.json(), default_book());
+  std::optional<double> idle = report.metric(Metric::GpuIdlePct);
+  std::optional<double> queued = report.metric(Metric::GpuIdleQueuedPct);
+  ASSERT_TRUE(idle && queued);
+  EXPECT_NEAR(*idle, 99.89, 1e-6);
+  EXPECT_NEAR(*queued, 100.0 * 59954 / 99890, 1e-4);
+  apply_gate(report, default_rules(), nullptr, {});
+
+  const ReportFinding* idle_finding = find_finding(report, "gpu.idle");
+  ASSERT_NE(idle_finding, nullptr);
+  EXPECT_NE(idle_finding->recommendation.find("The GPUs sat idle with work queued"), std::string::npos)
+      << idle_finding->recommendation;
+  const ReportFinding* runtime = find_finding(report, "host.runtime-share");
+  ASSERT_NE(runtime, nullptr);
+  EXPECT_EQ(runtime->status, FindingStatus::Warn) << runtime->reason;
+  std::string expected = fmt::format(
+      "Deferred to gpu.idle: it explains this idle time as queued-gpu-wait ({:.1f}% of "
+      "the window)",
+      *idle * *queued / 100);
+  EXPECT_TRUE(runtime->recommendation.starts_with(expected)) << runtime->recommendation;
+  EXPECT_EQ(runtime->recommendation.find("use CUDA graphs"), std::string::npos);
+  EXPECT_FALSE(runtime->gain_pct);
+  EXPECT_FALSE(runtime->fix_first);
+}
+
+// A rule file may claim only the causes `advice: idle_causes` lists, and lists them with evidence
+// over the run's metrics; --print-effective-rules writes both back.
+TEST(FindingsAgree, RuleFilesClaimKnownCauses) {
+  auto load = [](const std::string& text) {
+    return load_rule_book({write_text(temp_dir() + "/findings_agree.yaml", text)});
+  };
+  RuleBook book = load("rules:\n  - id: host.sync-calls\n    claims: host-runtime\n");
+  std::string written = effective_rules_yaml(book.knowledge, book.rules);
+  EXPECT_NE(written.find("claims: host-runtime"), std::string::npos);
+  EXPECT_NE(written.find("name: queued-gpu-wait"), std::string::npos);
+  EXPECT_THROW((void)load("rules:\n  - id: host.sync-calls\n    claims: gpu-launch\n"), ConfigError);
+  EXPECT_THROW(
+      (void)load("advice:\n  idle_causes:\n    - {name: x, host: true, evidence: \"gpu.nothing_pct\"}\n"),
+      ConfigError);
 }
 
 }  // namespace

@@ -2,8 +2,9 @@
 // references with their captures, the recorded data of tests/data and the example), the report
 // prints no number that cannot be: no utilisation or roofline share over 100% for the run or a
 // worker, no roofline row over its peak, the step breakdown and the resources each adding up to
-// 100% of the step, and no gain over what its cause can save. A number that broke a report
-// invariant is withheld (absent) and the invariant named; this test reads what is printed.
+// 100% of the step, no gain over what its cause can save, and no two findings with opposite advice
+// on the same time (gate/agreement.h). A number that broke a report invariant is withheld (absent)
+// and the invariant named; this test reads what is printed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -74,7 +75,7 @@ std::optional<double> sum_of(const MetricValues& m, const std::array<Metric, N>&
 
 // Counts what it checked: shares, partitions, roofline rows.
 struct Checked {
-  std::size_t shares = 0, partitions = 0, rows = 0, gains = 0, throughputs = 0;
+  std::size_t shares = 0, partitions = 0, rows = 0, gains = 0, throughputs = 0, advice = 0;
 };
 
 void check_metrics(const MetricValues& m, const std::string& where, Checked& c) {
@@ -128,6 +129,49 @@ void check_roofline_rows(const std::vector<ReportTable>& tables, const std::stri
   }
 }
 
+// Opposite advice on the GPUs' idle time (the plan's appendix B, check 5): a fired finding that says
+// the idle was not the host's doing (queued GPU work that waited on something else, one-offs) beside
+// one that prescribes a host remedy for it, neither of them deferring to the other.
+constexpr std::array<std::string_view, 4> kNotTheHost = {
+    "The GPUs sat idle with work queued", "The copy waited for GPU work that was queued",
+    "The GPUs had work queued (launched, not started) for nearly all", "Most of the window is one-offs"};
+constexpr std::array<std::string_view, 13> kHostRemedies = {
+    "use CUDA graphs or torch.compile, and avoid synchronising calls",
+    "capture the step with CUDA graphs",
+    "Remove the largest non-GPU part",
+    "Shorten the host work named here",
+    "Launch fewer, larger kernels: CUDA graphs",
+    "Fuse the small ops: torch.compile, CUDA graphs",
+    "Avoid per-step .item()",
+    "Make the copy asynchronous",
+    "Set num_workers on the DataLoader",
+    "Data loading holds the GPUs back",
+    "Host-side work between kernels keeps",
+    "Launch overhead leaves the GPUs waiting between",
+    "Host work between a TensorRT engine's launches"};
+
+template <std::size_t N>
+const ReportFinding* saying(const std::vector<ReportFinding>& findings,
+                            const std::array<std::string_view, N>& what) {
+  for (const ReportFinding& f : findings) {
+    bool fired = f.status == FindingStatus::Warn || f.status == FindingStatus::Fail;
+    if (!fired || f.recommendation.starts_with("Deferred to ")) continue;
+    for (std::string_view text : what)
+      if (f.recommendation.find(text) != std::string::npos) return &f;
+  }
+  return nullptr;
+}
+
+void check_advice_agrees(const std::vector<ReportFinding>& findings, Checked& c) {
+  const ReportFinding* not_host = saying(findings, kNotTheHost);
+  if (!not_host) return;
+  ++c.advice;
+  const ReportFinding* host = saying(findings, kHostRemedies);
+  if (host)
+    ADD_FAILURE() << not_host->id << " says the idle time was not the host's (" << not_host->recommendation
+                  << ") while " << host->id << " prescribes a host remedy (" << host->recommendation << ")";
+}
+
 TEST(ReportInvariantsReal, NoInputPrintsANumberThatCannotBe) {
   std::vector<std::string> inputs = every_input();
   if (inputs.empty()) GTEST_SKIP() << "../shared/traces not found";
@@ -154,6 +198,7 @@ TEST(ReportInvariantsReal, NoInputPrintsANumberThatCannotBe) {
       std::optional<Metric> id = metric_id(name);
       return id ? report.metric(*id) : std::nullopt;
     };
+    check_advice_agrees(report.findings, c);
     for (const ReportFinding& f : report.findings) {
       if (!f.gain_pct) continue;
       EXPECT_GE(*f.gain_pct, 0) << f.id;
@@ -175,6 +220,7 @@ TEST(ReportInvariantsReal, NoInputPrintsANumberThatCannotBe) {
   EXPECT_GT(c.rows, 500u);
   EXPECT_GT(c.gains, 50u);
   EXPECT_GE(c.throughputs, 15u);
+  EXPECT_GE(c.advice, 1u);  // inputs where a finding says the idle was not the host's
 }
 
 }  // namespace

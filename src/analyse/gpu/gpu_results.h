@@ -62,6 +62,9 @@ struct TensorCoreSums {
   // Of the Tensor Core kernel time, kernels whose names state an operand of 8 bits or fewer (FP8,
   // FP6, FP4, INT8, MX, NVFP4): precision already lowered (compute.narrow_weight_pct).
   TimeNs narrow_tc_kernel_ns = 0;
+  // Of the kernel time, kernels a TensorRT engine runs (rules: tensorrt_kernels): the framework
+  // whose terms the advice takes (gpu.tensorrt_kernel_pct).
+  TimeNs tensorrt_kernel_ns = 0;
   // Kernel time whose units the profile states (a TPU op's hlo_category), and of that the time on
   // the matrix units (MXUs): matrix_unit.op_time_pct.
   TimeNs units_stated_ns = 0;

@@ -51,6 +51,7 @@ std::vector<OwnedKernelTime> owned_kernel_times(const Profile& p, const Attribut
     bool unowned = owner == kNone || (!by_op && a.is_graph_launch(a.activity_runtime[i]));
     if (count_unlaunched || a.activity_runtime[i] != kNone) {
       sums.kernel_ns += inside;
+      if (classes.tensorrt_kernel(k.name)) sums.tensorrt_kernel_ns += inside;
       if (unowned) sums.unowned_kernel_ns += inside;
       if (unowned && tc) sums.unowned_tc_kernel_ns += inside;
       if (tc) {
@@ -211,6 +212,7 @@ TensorCoreSums& TensorCoreSums::operator+=(const TensorCoreSums& from) {
   for (const auto& [precision, time] : from.tc_kernel_ns_by_precision)
     add_time(tc_kernel_ns_by_precision[precision], time);
   add_time(narrow_tc_kernel_ns, from.narrow_tc_kernel_ns);
+  add_time(tensorrt_kernel_ns, from.tensorrt_kernel_ns);
   add_time(units_stated_ns, from.units_stated_ns);
   add_time(matrix_unit_ns, from.matrix_unit_ns);
   min_judged_pct = std::max(min_judged_pct, from.min_judged_pct);

@@ -50,9 +50,13 @@ struct OpRow {
 struct OpCallSums {
   std::uint64_t calls = 0;
   std::uint64_t backward_calls = 0;
+  std::uint64_t fused_attention_calls = 0;  // rules: fused_attention_ops (SDPA already used)
+  std::uint64_t grad_scaler_calls = 0;      // rules: grad_scaler_ops (FP16 with loss scaling)
   OpCallSums& operator+=(const OpCallSums& from) {
     calls += from.calls;
     backward_calls += from.backward_calls;
+    fused_attention_calls += from.fused_attention_calls;
+    grad_scaler_calls += from.grad_scaler_calls;
     return *this;
   }
 };

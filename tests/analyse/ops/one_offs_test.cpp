@@ -3,12 +3,16 @@
 // never advised against with CUDA graphs.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "gate/gate.h"
 #include "support/helpers.h"
+#include "support/trace_builder.h"
+#include "support/xspace_builder.h"
 
 namespace perfgate::testing {
 namespace {
@@ -109,6 +113,51 @@ TEST(OneOffs, ProfilerStartTraceIsProfilerOverhead) {
   const ReportFinding& idle = fired(report, "gpu.idle");
   EXPECT_NE(idle.recommendation.find(kOneOffAdvice), std::string::npos) << idle.recommendation;
   EXPECT_EQ(idle.recommendation.find("garbage collection"), std::string::npos);
+  EXPECT_TRUE(has_line(report.warnings,
+                       "1 event ($profiler.py:101 start_trace; rules: profiler_events) took "
+                       "9710.000 ms"));
+}
+
+// The same window as JAX writes it, an XSpace (issue 72, item 5): the host plane's python line holds
+// the host event `$profiler.py:101 start_trace` [0, 9.71 s] and a step TraceMe "train#step_num=1,_r=1#"
+// [0, 9.719 s]; two cuLaunchKernel calls (100 us, at 9,710,500 and 9,717,000 us) launch 1 ms kernels
+// on the GPU plane's stream at 9,711,000 and 9,718,000 us (correlation ids 1 and 2). The GPUs are
+// idle 9,717 of the step's 9,719 ms (99.98%); 9,710 ms of it (99.907% of the window) is the
+// profiler's start: set aside as profiler overhead, and the advice is the one-off's, never "look
+// outside the profiled threads".
+TEST(OneOffs, XSpaceProfilerStartTraceIsProfilerOverhead) {
+  using namespace pb;
+  enum : std::int64_t { kCorrelation = 1, kStepNum };
+  const std::vector<std::pair<std::int64_t, std::string>> stats = {{kCorrelation, "correlation_id"},
+                                                                   {kStepNum, "step_num"}};
+  constexpr std::int64_t kPsPerUs = 1'000'000;
+  Plane gpu = plane(0, "/device:GPU:0");
+  gpu.stat_names = stats;
+  gpu.event_names = {{1, "fusion_1"}, {2, "fusion_2"}};
+  gpu.lines = {line(1, "Stream #1(Compute)", 0,
+                    {event(1, 9'711'000 * kPsPerUs, 1'000 * kPsPerUs, {int_stat(kCorrelation, 1)}),
+                     event(2, 9'718'000 * kPsPerUs, 1'000 * kPsPerUs, {int_stat(kCorrelation, 2)})})};
+  Plane host = plane(9, "/host:CPU");
+  host.stat_names = stats;
+  host.event_names = {
+      {1, "train#step_num=1,_r=1#"}, {2, "$profiler.py:101 start_trace"}, {3, "cuLaunchKernel"}};
+  host.lines = {line(5, "python", 0,
+                     {event(1, 0, 9'719'000 * kPsPerUs), event(2, 0, 9'710'000 * kPsPerUs),
+                      event(3, 9'710'500 * kPsPerUs, 100 * kPsPerUs, {int_stat(kCorrelation, 1)}),
+                      event(3, 9'717'000 * kPsPerUs, 100 * kPsPerUs, {int_stat(kCorrelation, 2)})})};
+  std::string path = (std::filesystem::path(temp_dir()) / "jax.xplane.pb").string();
+  std::ofstream(path, std::ios::binary) << space({gpu, host});
+  ReportModel report = report_of_files({path}, default_book());
+  std::filesystem::remove(path);
+  ASSERT_TRUE(report.metric(Metric::WindowWallUs));
+  EXPECT_NEAR(*report.metric(Metric::WindowWallUs), 9'719'000, 1);
+  ASSERT_TRUE(report.metric(Metric::HostWarmupPct));
+  EXPECT_NEAR(*report.metric(Metric::HostWarmupPct), 100.0 * 9'710'000 / 9'719'000, 1e-6);
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding& idle = fired(report, "gpu.idle");
+  EXPECT_NE(idle.recommendation.find(kOneOffAdvice), std::string::npos) << idle.recommendation;
+  EXPECT_NE(idle.recommendation.find("start_trace"), std::string::npos) << idle.recommendation;
+  EXPECT_EQ(idle.recommendation.find("look outside the profiled threads"), std::string::npos);
   EXPECT_TRUE(has_line(report.warnings,
                        "1 event ($profiler.py:101 start_trace; rules: profiler_events) took "
                        "9710.000 ms"));
