@@ -5,8 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "gate/expression.h"
-#include "gate/rule_check.h"
+#include "gate/metric_expression.h"
 
 namespace perfgate {
 namespace {
@@ -23,13 +22,7 @@ bool fired(const ReportFinding& f) {
 
 // The evidence of a cause on this run's metrics; none where a metric it reads has no value.
 std::optional<double> evidence_of(const ClaimedCause& cause, const ReportModel& report) {
-  Expression e(cause.evidence);
-  std::vector<std::optional<double>> values;
-  for (const std::string& name : e.variables()) {
-    std::optional<MetricReference> m = metric_reference(name);
-    values.push_back(m ? report.metric(m->metric) : std::nullopt);
-  }
-  return e.evaluate(values);
+  return MetricExpression(cause.evidence).evaluate(MetricLookup(report, nullptr));
 }
 
 const ClaimedCause* cause_named(const std::vector<ClaimedCause>& causes, const std::string& name) {

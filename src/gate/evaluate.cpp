@@ -10,6 +10,7 @@
 #include "gate/expression.h"
 #include "gate/gate.h"
 #include "gate/message_template.h"
+#include "gate/metric_expression.h"
 #include "gate/offenders.h"
 #include "gate/path_difference.h"
 #include "gate/rule_check.h"
@@ -19,75 +20,6 @@
 
 namespace perfgate {
 namespace {
-
-// Metric values by reference: the run's, and baseline./delta./ratio. of them. Empty for no
-// reference (a name the catalog lacks).
-class MetricLookup {
- public:
-  MetricLookup(const ReportModel& report, const Baseline* baseline) : report_(report), baseline_(baseline) {}
-
-  std::optional<double> operator()(const std::optional<MetricReference>& reference) const {
-    if (!reference) return std::nullopt;
-    Metric m = reference->metric;
-    switch (reference->of) {
-      case MetricReference::Of::Current:
-        return current(m);
-      case MetricReference::Of::Baseline:
-        return base(m);
-      case MetricReference::Of::Delta: {
-        auto c = current(m), b = base(m);
-        if (!c || !b) return std::nullopt;
-        return *c - *b;
-      }
-      case MetricReference::Of::Ratio: {
-        auto c = current(m), b = base(m);
-        if (!c || !b || *b == 0) return std::nullopt;
-        return *c / *b;
-      }
-    }
-    return std::nullopt;
-  }
-
-  std::optional<double> current(Metric metric) const { return report_.metric(metric); }
-  std::optional<double> base(Metric metric) const {
-    return baseline_ ? baseline_->metric(metric) : std::nullopt;
-  }
-
- private:
-  const ReportModel& report_;
-  const Baseline* baseline_;
-};
-
-// An expression of a rule with its metric names resolved once, when it is parsed.
-class MetricExpression {
- public:
-  explicit MetricExpression(std::string_view text) : e_(text) {
-    for (const std::string& name : e_.variables()) references_.push_back(metric_reference(name));
-  }
-
-  std::optional<double> evaluate(const MetricLookup& lookup) const { return e_.evaluate(values(lookup)); }
-  // The first name, in name order, that has no value: what a reason says is missing.
-  std::string first_missing(const MetricLookup& lookup) const {
-    std::vector<std::optional<double>> v = values(lookup);
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (!v[i]) return e_.variables()[i];
-    return "";
-  }
-  const std::vector<std::string>& variables() const { return e_.variables(); }
-  // By variables().
-  const std::vector<std::optional<MetricReference>>& references() const { return references_; }
-
- private:
-  std::vector<std::optional<double>> values(const MetricLookup& lookup) const {
-    std::vector<std::optional<double>> out;
-    out.reserve(references_.size());
-    for (const auto& reference : references_) out.push_back(lookup(reference));
-    return out;
-  }
-
-  Expression e_;
-  std::vector<std::optional<MetricReference>> references_;
-};
 
 // A rule's expressions, parsed once for its evaluation.
 struct RuleExpressions {
