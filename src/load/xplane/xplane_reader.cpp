@@ -114,9 +114,12 @@ Profile Builder::finish() {
         "{}: an XSpace profile that holds no profiled activity (no device stream event or host event)",
         path_));
   sort_by_start(p_);
-  for (const auto& [id, info] : sparse_devices_)
+  // Not a structured binding: clang (the sanitizer build) cannot capture one in the lambda.
+  for (const auto& entry : sparse_devices_) {
+    std::int32_t id = entry.first;
     if (std::none_of(p_.devices.begin(), p_.devices.end(), [&](const DeviceInfo& d) { return d.id == id; }))
-      p_.devices.push_back(info);
+      p_.devices.push_back(entry.second);
+  }
   if (sparse_ops_ > 0)
     p_.notes.push_back(
         note<NoteId::xspace_sparse_core>(arg<"ops">(sparse_ops_), arg<"planes">(sparse_planes_)));
