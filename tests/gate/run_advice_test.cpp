@@ -160,6 +160,46 @@ TEST(RunAdvice, InferenceIsNotToldToRetuneTheLearningRate) {
   EXPECT_TRUE(says(t->recommendation, "retune the learning rate")) << t->recommendation;
 }
 
+// A server already in BF16 is told FP8 and the KV cache in its own terms, not training's (FP8
+// training, activation checkpointing, the optimizer's state); a training run keeps them. The same
+// 100 ms step, its 500 us BF16 GEMM far below the peak (compute.low-mfu fires, compute.bf16_pct 100),
+// with 76 GiB allocated at the peak (95% of 80 GiB: memory.near-capacity fires).
+std::string full_memory_trace(bool backward) {
+  TraceBuilder t = h100_gemm_step(100000, 500);
+  if (backward) {
+    t.op("MmBackward0", 1000, 40, 2, 1);
+    t.op("aten::mm", 1005, 30, 3, 1, kBf16Gemm);
+    t.launch("nvjet_sm90_tst_128x64_64x8_1x1_v_bz_NNT", 1010, 1050, 500, 3);
+  }
+  t.memory(20, 76 * kGiB, 76 * kGiB, 1, 0);
+  return t.json();
+}
+
+TEST(RunAdvice, AServerInBf16IsToldFp8AndTheKvCacheInItsTerms) {
+  ReportModel inference = gated(full_memory_trace(false));
+  ASSERT_EQ(run_context(inference).workload, Workload::Inference);
+  const ReportFinding* mfu = find_finding(inference, "compute.low-mfu");
+  ASSERT_TRUE(mfu);
+  EXPECT_EQ(mfu->status, FindingStatus::Warn) << mfu->reason;
+  EXPECT_TRUE(says(mfu->recommendation, "torchao float8 inference")) << mfu->recommendation;
+  EXPECT_FALSE(says(mfu->recommendation, "training")) << mfu->recommendation;
+  const ReportFinding* full = find_finding(inference, "memory.near-capacity");
+  ASSERT_TRUE(full);
+  EXPECT_EQ(full->status, FindingStatus::Warn) << full->reason;
+  EXPECT_TRUE(says(full->recommendation, "KV cache")) << full->recommendation;
+  EXPECT_FALSE(says(full->recommendation, "optimizer")) << full->recommendation;
+  EXPECT_FALSE(says(full->recommendation, "checkpointing")) << full->recommendation;
+
+  ReportModel training = gated(full_memory_trace(true));
+  ASSERT_EQ(run_context(training).workload, Workload::Training);
+  const ReportFinding* tmfu = find_finding(training, "compute.low-mfu");
+  ASSERT_TRUE(tmfu);
+  EXPECT_TRUE(says(tmfu->recommendation, "torchao float8 training")) << tmfu->recommendation;
+  const ReportFinding* tfull = find_finding(training, "memory.near-capacity");
+  ASSERT_TRUE(tfull);
+  EXPECT_TRUE(says(tfull->recommendation, "gradient (activation) checkpointing")) << tfull->recommendation;
+}
+
 // One 35 ms step on an H100: BF16 GEMMs on Tensor Cores, and one FP32 aten::bmm of `bmm_us` on a
 // SIMT kernel (an eligible op off Tensor Cores).
 std::string eligible_trace(double bmm_us) {
