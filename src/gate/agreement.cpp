@@ -58,7 +58,10 @@ void defer_opposed_findings(std::vector<ReportFinding>& findings, const std::vec
         strongest = &other;
     if (strongest) deferrals.emplace_back(claim.finding, strongest);
   }
-  for (const auto& [index, to] : deferrals) {
+  for (const auto& deferral : deferrals) {
+    // Named, not a structured binding: clang cannot capture one in the lambda under C++20.
+    std::size_t index = deferral.first;
+    const Claim* to = deferral.second;
     ReportFinding& f = findings[index];
     const Claim& own =
         *std::find_if(made.begin(), made.end(), [&](const Claim& c) { return c.finding == index; });
