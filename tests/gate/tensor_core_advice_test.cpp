@@ -43,7 +43,6 @@ bool says(const ReportFinding& f, const std::string& text) {
 }
 
 const char* const kChannelsLast = "channels_last";
-const char* const kAutocast = "run them in BF16 or FP16 with torch.autocast";
 const char* const kAlign = "pad their dimensions to multiples of 8";
 const char* const kRecordShapes = "Profile with record_shapes=True";
 
