@@ -129,16 +129,16 @@ TraceBuilder h100_gemm_step(double step_us, double gemm_us) {
   return t;
 }
 
-// One 100 ms step on an H100 with 8 GiB allocated at its peak (10% of 80 GiB): memory.underused
-// fires. `backward` adds an autograd node (MmBackward0), the evidence of training.
-std::string memory_trace(bool backward) {
+// One 100 ms step on an H100 with `peak_gib` allocated at its peak (8 GiB, 10% of 80 GiB:
+// memory.underused fires). `backward` adds an autograd node (MmBackward0), the evidence of training.
+std::string memory_trace(bool backward, std::int64_t peak_gib = 8) {
   TraceBuilder t = h100_gemm_step(100000, 500);
   if (backward) {
     t.op("MmBackward0", 1000, 40, 2, 1);
     t.op("aten::mm", 1005, 30, 3, 1, kBf16Gemm);
     t.launch("nvjet_sm90_tst_128x64_64x8_1x1_v_bz_NNT", 1010, 1050, 500, 3);
   }
-  t.memory(20, 8 * kGiB, 8 * kGiB, 1, 0);
+  t.memory(20, peak_gib * kGiB, peak_gib * kGiB, 1, 0);
   return t.json();
 }
 
@@ -164,19 +164,10 @@ TEST(RunAdvice, InferenceIsNotToldToRetuneTheLearningRate) {
 // training, activation checkpointing, the optimizer's state); a training run keeps them. The same
 // 100 ms step, its 500 us BF16 GEMM far below the peak (compute.low-mfu fires, compute.bf16_pct 100),
 // with 76 GiB allocated at the peak (95% of 80 GiB: memory.near-capacity fires).
-std::string full_memory_trace(bool backward) {
-  TraceBuilder t = h100_gemm_step(100000, 500);
-  if (backward) {
-    t.op("MmBackward0", 1000, 40, 2, 1);
-    t.op("aten::mm", 1005, 30, 3, 1, kBf16Gemm);
-    t.launch("nvjet_sm90_tst_128x64_64x8_1x1_v_bz_NNT", 1010, 1050, 500, 3);
-  }
-  t.memory(20, 76 * kGiB, 76 * kGiB, 1, 0);
-  return t.json();
-}
+constexpr std::int64_t kNearCapacityGiB = 76;
 
 TEST(RunAdvice, AServerInBf16IsToldFp8AndTheKvCacheInItsTerms) {
-  ReportModel inference = gated(full_memory_trace(false));
+  ReportModel inference = gated(memory_trace(false, kNearCapacityGiB));
   ASSERT_EQ(run_context(inference).workload, Workload::Inference);
   const ReportFinding* mfu = find_finding(inference, "compute.low-mfu");
   ASSERT_TRUE(mfu);
@@ -190,7 +181,7 @@ TEST(RunAdvice, AServerInBf16IsToldFp8AndTheKvCacheInItsTerms) {
   EXPECT_FALSE(says(full->recommendation, "optimizer")) << full->recommendation;
   EXPECT_FALSE(says(full->recommendation, "checkpointing")) << full->recommendation;
 
-  ReportModel training = gated(full_memory_trace(true));
+  ReportModel training = gated(memory_trace(true, kNearCapacityGiB));
   ASSERT_EQ(run_context(training).workload, Workload::Training);
   const ReportFinding* tmfu = find_finding(training, "compute.low-mfu");
   ASSERT_TRUE(tmfu);
