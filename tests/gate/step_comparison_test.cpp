@@ -123,6 +123,32 @@ TEST(StepComparison, AComparisonThatCannotSeeTheLimitDoesNotPass) {
   EXPECT_GT(*faster.test.mdc_pct, 10.25);
 }
 
+// 3 steps a side with log offsets -d, 0, +d (sample SD d on each side, pooled over 4 df), d chosen so
+// that se = d sqrt(2/3) = 0.030; the run +4.08% (log 0.04): t = 1.33, not significant. Its detectable
+// change (2.132 + 0.941) x 0.030 = 0.092 (+9.7%) is within twice the +5% limit (+10.25%), but the
+// interval reaches 0.04 + 2.776 x 0.030 = 0.123 (+13.1%): a change of twice the limit is not ruled
+// out, so it is inconclusive (it passed before; issue 74: a true +10% on 3-step windows passed so).
+TEST(StepComparison, AnIntervalPastTwiceTheLimitDoesNotPass) {
+  const double d = 0.03 / std::sqrt(2.0 / 3);
+  auto steps = [&](double log_change) {
+    std::vector<double> out;
+    for (double z : {-d, 0.0, d}) out.push_back(100 * std::exp(log_change + z));
+    return out;
+  };
+  StepComparison c = compare(steps(0.04), steps(0));
+  EXPECT_EQ(c.status, FindingStatus::Inconclusive) << c.reason;
+  EXPECT_NEAR(c.test.ratio, std::exp(0.04), 1e-6);
+  ASSERT_TRUE(c.test.mdc_pct);
+  EXPECT_NEAR(*c.test.mdc_pct, 100 * (std::exp(3.073 * 0.03) - 1), 0.05);
+  EXPECT_NE(c.reason.find("too few steps to tell: the interval reaches past 2 times the limit +5%"),
+            std::string::npos)
+      << c.reason;
+  // The same noise, the run 2% faster: the interval's upper end -0.02 + 0.083 = +6.5% reaches past
+  // the limit but not past twice it, and the comparison can see +9.7%: a pass.
+  StepComparison faster = compare(steps(-0.02), steps(0));
+  EXPECT_EQ(faster.status, FindingStatus::Pass) << faster.reason;
+}
+
 TEST(StepComparison, OutlierStepsAreSetAsideAndNamed) {
   // A warm-up step twice as long as the others: set aside, and the other four show the +20%.
   std::vector<double> now = {240, 120, 120.1, 119.9, 120.05};
