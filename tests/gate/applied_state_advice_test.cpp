@@ -2,7 +2,8 @@
 // trace shows, on hand-built traces. SDPA already called: ops.far-from-roofline names what comes
 // after it (the backend SDPA chose, FP8 attention on Hopper), not SDPA. Mixed precision already on
 // (GradScaler's ops, or BF16 Tensor Core kernels): the FP32 ops left are outside autocast, not a
-// reason to enable it. A TensorRT engine's kernels: TensorRT's remedies, not torch.compile's.
+// reason to enable it. A TensorRT engine's kernels: TensorRT's remedies, not torch.compile's. Kernels
+// TorchInductor generated: what comes after torch.compile (reduce-overhead, graph breaks).
 #include <gtest/gtest.h>
 
 #include "gate/gate.h"
@@ -147,6 +148,28 @@ TEST(AppliedStateAdvice, ATensorRtEngineGetsTensorRtsRemedies) {
   EXPECT_NEAR(*eager.metric(Metric::GpuTensorrtKernelPct), 0, 1e-9);
   const ReportFinding& g = fired(eager, "gpu.idle");
   EXPECT_TRUE(says(g.recommendation, "capture the step with CUDA graphs (torch.compile")) << g.recommendation;
+}
+
+// The same launch-bound step with TorchInductor's kernels (triton_poi_fused_add_cos_sin_0, as
+// a100_triton's): torch.compile already runs, so the advice is what comes after it - its CUDA-graph
+// mode and the graph breaks - never "capture the step with CUDA graphs (torch.compile ...)".
+TEST(AppliedStateAdvice, CompiledKernelsGetWhatComesAfterTorchCompile) {
+  ReportModel compiled = gated(engine_trace("triton_poi_fused_add_cos_sin_0"));
+  ASSERT_TRUE(compiled.metric(Metric::KernelsCompiledPct));
+  EXPECT_NEAR(*compiled.metric(Metric::KernelsCompiledPct), 100, 1e-9);
+  const ReportFinding& idle = fired(compiled, "gpu.idle");
+  EXPECT_TRUE(says(idle.recommendation, "torch.compile already runs (100.0% of the kernel time"))
+      << idle.recommendation;
+  EXPECT_TRUE(says(idle.recommendation, "mode=\"reduce-overhead\"")) << idle.recommendation;
+  EXPECT_TRUE(says(idle.recommendation, "TORCH_LOGS=graph_breaks")) << idle.recommendation;
+  EXPECT_FALSE(says(idle.recommendation, "capture the step with CUDA graphs (torch.compile"))
+      << idle.recommendation;
+  for (const ReportFinding& f : compiled.findings)
+    if (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) {
+      EXPECT_FALSE(says(f.recommendation, "use torch.compile")) << f.id << ": " << f.recommendation;
+      EXPECT_FALSE(says(f.recommendation, "Fuse the small ops: torch.compile"))
+          << f.id << ": " << f.recommendation;
+    }
 }
 
 }  // namespace
