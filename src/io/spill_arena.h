@@ -34,7 +34,7 @@ std::uint64_t budget();
 const std::string& folder();
 
 // Memory for a block of `bytes` from the spill file when the process's anonymous memory plus the
-// block would pass five eighths of the budget (the rest is kept for memory that cannot spill:
+// block would pass half the budget (the rest is kept for memory that cannot spill:
 // names, small blocks, thread stacks); nullptr when it need not spill or cannot (no budget, the
 // block too small, the file could not be made: the reason is kept for spill_error()).
 void* allocate_if_over_budget(std::size_t bytes) noexcept;
@@ -47,8 +47,10 @@ void release(void* p) noexcept;
 
 // Keeps the process's resident set, not only its anonymous memory, within the budget: a thread
 // (started once; it takes no lock and asks for no memory) that looks at /proc/self/statm and, past
-// thirteen sixteenths of the budget, unmaps the spilled blocks' pages (trim_resident). Their data
-// stays in the file and its page cache; reading it again maps it again.
+// eleven sixteenths of the budget, unmaps the spilled blocks' pages (trim_resident), and the same
+// look after each millisecond of the process's CPU time once a block is in the file (a real-time
+// signal, SIGRTMIN + 7, to the running thread). Their data stays in the file and its page cache;
+// reading it again maps it again.
 void start_resident_guard();
 void trim_resident() noexcept;
 class Pack;
@@ -58,7 +60,7 @@ extern constinit thread_local std::uint32_t t_allocations;
 extern constinit std::atomic<std::uint64_t> g_live;  // bytes of the file in use (Stats::in_use)
 }  // namespace detail
 
-// trim_resident where the resident set is past the guard's thirteen sixteenths of the budget.
+// trim_resident where the resident set is past the guard's eleven sixteenths of the budget.
 void trim_if_over_budget() noexcept;
 // trim_if_over_budget while blocks are in the file: for a loop that reads them back in pieces.
 inline void trim_if_spilled() noexcept {
