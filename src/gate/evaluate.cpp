@@ -189,9 +189,8 @@ class RuleEvaluator {
     f.problem += (f.problem.empty() ? "" : " ") + path_difference_sentence(*d);
     if (now && !before)
       f.problem +=
-          " The baseline keeps no critical-path ops (a history records the path's metrics, not its ops; a "
-          "JSON "
-          "report keeps them where its workers have critical_path tables): no op is named.";
+          " The baseline keeps no critical-path ops (a history keeps them for runs recorded since its "
+          "schema 5; a JSON report where its workers have critical_path tables): no op is named.";
   }
 
   ReportFinding by_baseline() {

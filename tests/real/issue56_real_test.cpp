@@ -203,6 +203,47 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
 // tests/real/inferred_iterations_reference.py leaves them out): the units inferred equal the
 // reference's (choose_family on the same files: family, kind, units, median and GPU activities a unit);
 // the real steps' medians are 176.273 and 95.551 ms (-0.4% and +0.1%).
+// Issue 74, item 6: both runs analysed with --step-pattern inferred (the units are the steps, each
+// with its own critical path), the before run recorded into a SQLite history and the after run gated
+// against it: the step-time finding names what grew on the path as against the before profile, the
+// same ops with the same figures, since the history keeps the path's ops (schema 5; before, "The
+// baseline keeps no critical-path ops"). SendRecv on the path: 17,072.8 us over 16 units before and
+// 23,058.8 us over 14 after (an SQL reading of the exports: the kernels' time between the first and
+// the last unit's opening, no part of it overlapped), 1.067 -> 1.647 ms a unit, +580.0 us.
+TEST(Issue56RealTraces, FsdpUnitsAsStepsAgainstAHistoryNameWhatGrewOnThePath) {
+  std::string before_path = shared_trace("nsys/h100x2_fsdp_training_before.sqlite");
+  std::string after_path = shared_trace("nsys/h100x2_fsdp_training_after.sqlite");
+  if (before_path.empty() || after_path.empty()) GTEST_SKIP() << "../shared/traces is absent";
+  AnalysisOptions inferred;
+  inferred.step_pattern = "inferred";
+  ReportModel before = report_of_files({before_path}, default_book(), inferred);
+  std::string db = temp_dir() + "/fsdp_path.db";
+  open_history(db, HistoryAccess::Record)->record(history_run_of(before, {"main", "", {}}, utc_now()));
+  Baseline profile = baseline_from_report(before, before_path, "profile");
+  HistoryBaselines chosen =
+      history_baselines(*open_history(db, HistoryAccess::Read), "main", profile.info.gpu_names, 10);
+  ASSERT_EQ(chosen.runs.size(), 1u) << chosen.skip_reason;
+  Baseline history = combine_baselines(std::move(chosen.runs));
+  ASSERT_TRUE(history.path_profile);
+  auto explained = [&](const Baseline& base) {
+    ReportModel after = report_of_files({after_path}, default_book(), inferred);
+    apply_gate(after, default_rules(), &base, {});
+    const ReportFinding* f = find_finding(after, "regression.step-time");
+    return f ? f->problem : std::string("(no step-time finding)");
+  };
+  std::string from_history = explained(history);
+  std::size_t by_name = from_history.find("By name (each run's critical-path ops a step");
+  ASSERT_NE(by_name, std::string::npos) << from_history;
+  EXPECT_NE(from_history.find("grew ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>) "
+                              "(communication) +580.1 us (1.06 ms → 1.65 ms)"),
+            std::string::npos)
+      << from_history;
+  EXPECT_EQ(from_history.find("keeps no critical-path ops"), std::string::npos) << from_history;
+  std::string from_profile = explained(profile);
+  ASSERT_NE(from_profile.find("By name"), std::string::npos) << from_profile;
+  EXPECT_EQ(from_history.substr(by_name), from_profile.substr(from_profile.find("By name"))) << from_profile;
+}
+
 TEST(Issue56RealTraces, InferredIterationsOfTracesWithoutTheirSteps) {
   struct Case {
     const char* file;
