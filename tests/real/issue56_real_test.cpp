@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "baseline/baseline.h"
 #include "history/history.h"
@@ -199,10 +200,26 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   EXPECT_NE(terminal.find("+705.7 us (4.12 → 4.43 calls, +41.4% a call)"), std::string::npos) << terminal;
 }
 
-// Real traces with their step markers taken out (ProfilerStep#N ranges erased, as
-// tests/real/inferred_iterations_reference.py leaves them out): the units inferred equal the
-// reference's (choose_family on the same files: family, kind, units, median and GPU activities a unit);
-// the real steps' medians are 176.273 and 95.551 ms (-0.4% and +0.1%).
+// The FSDP pair analysed with --step-pattern inferred (the units are the steps, each with its own
+// critical path); none where ../shared/traces is absent.
+struct FsdpUnitsAsSteps {
+  std::string before_path, after_path;
+  AnalysisOptions options;
+  ReportModel before;
+  ReportModel after() const { return report_of_files({after_path}, default_book(), options); }
+};
+
+std::optional<FsdpUnitsAsSteps> fsdp_units_as_steps() {
+  FsdpUnitsAsSteps fsdp{shared_trace("nsys/h100x2_fsdp_training_before.sqlite"),
+                        shared_trace("nsys/h100x2_fsdp_training_after.sqlite"),
+                        {},
+                        {}};
+  if (fsdp.before_path.empty() || fsdp.after_path.empty()) return std::nullopt;
+  fsdp.options.step_pattern = "inferred";
+  fsdp.before = report_of_files({fsdp.before_path}, default_book(), fsdp.options);
+  return fsdp;
+}
+
 // Issue 74, item 6: both runs analysed with --step-pattern inferred (the units are the steps, each
 // with its own critical path), the before run recorded into a SQLite history and the after run gated
 // against it: the step-time finding names what grew on the path as against the before profile, the
@@ -211,22 +228,19 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
 // 23,058.8 us over 14 after (an SQL reading of the exports: the kernels' time between the first and
 // the last unit's opening, no part of it overlapped), 1.067 -> 1.647 ms a unit, +580.0 us.
 TEST(Issue56RealTraces, FsdpUnitsAsStepsAgainstAHistoryNameWhatGrewOnThePath) {
-  std::string before_path = shared_trace("nsys/h100x2_fsdp_training_before.sqlite");
-  std::string after_path = shared_trace("nsys/h100x2_fsdp_training_after.sqlite");
-  if (before_path.empty() || after_path.empty()) GTEST_SKIP() << "../shared/traces is absent";
-  AnalysisOptions inferred;
-  inferred.step_pattern = "inferred";
-  ReportModel before = report_of_files({before_path}, default_book(), inferred);
+  std::optional<FsdpUnitsAsSteps> fsdp = fsdp_units_as_steps();
+  if (!fsdp) GTEST_SKIP() << "../shared/traces is absent";
+  const ReportModel& before = fsdp->before;
   std::string db = temp_dir() + "/fsdp_path.db";
   open_history(db, HistoryAccess::Record)->record(history_run_of(before, {"main", "", {}}, utc_now()));
-  Baseline profile = baseline_from_report(before, before_path, "profile");
+  Baseline profile = baseline_from_report(before, fsdp->before_path, "profile");
   HistoryBaselines chosen =
       history_baselines(*open_history(db, HistoryAccess::Read), "main", profile.info.gpu_names, 10);
   ASSERT_EQ(chosen.runs.size(), 1u) << chosen.skip_reason;
   Baseline history = combine_baselines(std::move(chosen.runs));
   ASSERT_TRUE(history.path_profile);
   auto explained = [&](const Baseline& base) {
-    ReportModel after = report_of_files({after_path}, default_book(), inferred);
+    ReportModel after = fsdp->after();
     apply_gate(after, default_rules(), &base, {});
     const ReportFinding* f = find_finding(after, "regression.step-time");
     return f ? f->problem : std::string("(no step-time finding)");
@@ -244,6 +258,48 @@ TEST(Issue56RealTraces, FsdpUnitsAsStepsAgainstAHistoryNameWhatGrewOnThePath) {
   EXPECT_EQ(from_history.substr(by_name), from_profile.substr(from_profile.find("By name"))) << from_profile;
 }
 
+// Issue 74, item 4 with --step-pattern inferred: the units are the steps (16 before, 14 after), and
+// the gate matches them by block and pairs them as without steps: blocks 8-17, the same ten log
+// ratios as units.sql reads (mean +8.75%, t = 2.005 on 9 degrees of freedom, p = 0.038, 95% interval
+// -1.1% to +19.6%), within 3 points of the block-by-block +7.2% (median) to +8.8% (geometric mean).
+// Before, the 16 and 14 steps compared unmatched: +16.9% (+7.0% to +27.8%).
+TEST(Issue56RealTraces, FsdpUnitsAsStepsArePairedByBlock) {
+  std::optional<FsdpUnitsAsSteps> fsdp = fsdp_units_as_steps();
+  if (!fsdp) GTEST_SKIP() << "../shared/traces is absent";
+  const ReportModel& before = fsdp->before;
+  Baseline base = baseline_from_report(before, fsdp->before_path, "profile");
+  ReportModel after = fsdp->after();
+  EXPECT_EQ(before.steps.size(), 16u);
+  EXPECT_EQ(after.steps.size(), 14u);
+  apply_gate(after, default_rules(), &base, {});
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  EXPECT_EQ(f->step_test->method, "paired-t-log");
+  EXPECT_EQ(f->step_test->current_steps, 10u);
+  EXPECT_NEAR(f->step_test->ratio, 1.0875, 0.0005);
+  EXPECT_NEAR(f->step_test->p_value, 0.038, 0.0005);
+  EXPECT_NEAR(f->step_test->ci_low, 0.9893, 0.0002);
+  EXPECT_NEAR(f->step_test->ci_high, 1.1955, 0.0002);
+  EXPECT_NE(
+      f->reason.find("this run's steps are its inferred units (--step-pattern inferred), both repeat "
+                     "the op 'FSDP::post_forward (blocks.#._checkpoint_wrapped_module)' (10 of 16 units "
+                     "in the baseline and 14 in this run matched by name, 'FSDP::post_forward "
+                     "(blocks.8._checkpoint_wrapped_module)' to 'FSDP::post_forward "
+                     "(blocks.17._checkpoint_wrapped_module)'"),
+      std::string::npos)
+      << f->reason;
+  // Each unit has its path: the explanation names what grew on it.
+  EXPECT_NE(f->problem.find("grew ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>) "
+                            "(communication) +580.1 us"),
+            std::string::npos)
+      << f->problem;
+}
+
+// Real traces with their step markers taken out (ProfilerStep#N ranges erased, as
+// tests/real/inferred_iterations_reference.py leaves them out): the units inferred equal the
+// reference's (choose_family on the same files: family, kind, units, median and GPU activities a unit);
+// the real steps' medians are 176.273 and 95.551 ms (-0.4% and +0.1%).
 TEST(Issue56RealTraces, InferredIterationsOfTracesWithoutTheirSteps) {
   struct Case {
     const char* file;
