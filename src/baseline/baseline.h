@@ -84,9 +84,9 @@ struct Baseline {
   // Pooled: each run's path and the perfgate version that wrote it (info.tool_version is the first
   // run's), so that runs of another version are named (issue 74). Empty for a single run.
   std::vector<std::pair<std::string, std::string>> run_tool_versions;
-  // Its critical path by name. None from a history (its schema keeps the critical_path metrics,
-  // not the path's ops), a report whose workers keep no critical-path tables, or a pool where a run
-  // has none; pooled: each op's mean over the runs.
+  // Its critical path by name. None from a history run recorded before schema 5 (which kept the
+  // path's metrics, not its ops), a report whose workers keep no critical-path tables, or a pool
+  // where a run has none; pooled: each op's mean over the runs.
   std::optional<PathProfile> path_profile;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
 };

@@ -9,6 +9,7 @@
 #include "gate/agreement.h"
 #include "gate/expression.h"
 #include "gate/gate.h"
+#include "gate/inferred_units.h"
 #include "gate/message_template.h"
 #include "gate/metric_expression.h"
 #include "gate/offenders.h"
@@ -59,23 +60,6 @@ std::string signed_value(double v, std::string_view unit) {
   return (v > 0 ? "+" : "") + format_value(v, unit);
 }
 
-// "10 of 16 units in the baseline and 14 in this run matched by name, '...' to '...'; ...".
-std::string matched_units_text(const MatchedUnits& m) {
-  if (!m.by_identity)
-    return fmt::format(
-        "{} units in the baseline, {} in this run, unmatched: a report of a perfgate before "
-        "perfgate-report/2.3 names no units",
-        m.baseline_units, m.current_units);
-  std::string out = fmt::format("{} of {} units in the baseline and {} in this run matched by name",
-                                m.names.size(), m.baseline_units, m.current_units);
-  if (!m.names.empty())
-    out += m.names.size() == 1 ? fmt::format(", '{}'", m.names.front())
-                               : fmt::format(", '{}' to '{}'", m.names.front(), m.names.back());
-  if (m.names.size() < std::max(m.baseline_units, m.current_units))
-    out += "; the units without a match are set aside on both sides";
-  return out;
-}
-
 class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
@@ -106,6 +90,10 @@ class RuleEvaluator {
       return done(FindingStatus::NotApplicable,
                   "memory snapshots record no steps by nature: no step time to compare (regression.memory "
                   "compares their peaks)");
+    // Steps made of inferred units compare as the units, matched by name and paired (issue 74).
+    if (r_.compare_baseline && r_.test != StepTest::None && baseline_ &&
+        (unit_steps_ = units_of_inferred_steps(report_, *baseline_)))
+      return by_inferred_iterations();
     if (r_.compare_baseline && r_.test != StepTest::None)
       if (std::string missing = missing_steps(); !missing.empty()) {
         if (compares_inferred(report_.inferred_iterations, window_steps(), baseline_->inferred_iterations,
@@ -189,9 +177,8 @@ class RuleEvaluator {
     f.problem += (f.problem.empty() ? "" : " ") + path_difference_sentence(*d);
     if (now && !before)
       f.problem +=
-          " The baseline keeps no critical-path ops (a history records the path's metrics, not its ops; a "
-          "JSON "
-          "report keeps them where its workers have critical_path tables): no op is named.";
+          " The baseline keeps no critical-path ops (a history keeps them for runs recorded since its "
+          "schema 5; a JSON report where its workers have critical_path tables): no op is named.";
   }
 
   ReportFinding by_baseline() {
@@ -261,12 +248,13 @@ class RuleEvaluator {
   // The step-time test on the units both runs inferred (docs/rules.md, "Inferred iterations"): the
   // like-with-like comparison where no steps are marked, so windows of different work do not stop it.
   ReportFinding by_inferred_iterations() {
-    const ReportInferredIterations& now = *report_.inferred_iterations;
+    const ReportInferredIterations& now = unit_steps_ ? *unit_steps_ : *report_.inferred_iterations;
     MatchedUnits m = match_inferred_units(now, *baseline_);
     std::string basis = fmt::format(
-        "compared per inferred iteration: neither run marks steps, both repeat the {} '{}' ({}; a unit may "
-        "be a "
-        "layer or a micro-batch rather than a training step)",
+        "compared per inferred iteration: {}, both repeat the {} '{}' ({}; a unit may be a layer or a "
+        "micro-batch rather than a training step)",
+        unit_steps_ ? "this run's steps are its inferred units (--step-pattern inferred)"
+                    : "neither run marks steps",
         now.kind, now.family, matched_units_text(m));
     if (m.by_identity && m.names.empty())
       return done(FindingStatus::Inconclusive, basis + ": no unit of this run is one of the baseline's");
@@ -299,6 +287,12 @@ class RuleEvaluator {
         mean ? "mean" : "median", now.kind, now.family, format_value(*f_.value, "us"),
         signed_value(*f_.value - *f_.baseline, "us"), format_value(*f_.baseline, "us"),
         limit_ ? " (limit " + limit_->text + ")" : "");
+    // Steps made of the units have a path each: what grew on it per unit is stated, and the per-step
+    // tables (the offenders) are per unit.
+    if (unit_steps_) {
+      explain_along_the_path(f);
+      return f;
+    }
     f.problem += " " + unit_path_basis();
     f.offenders.clear();
     f.see.clear();
@@ -542,7 +536,9 @@ class RuleEvaluator {
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;
   bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units
-  bool per_unit_of_work_ = false;        // the step-time test compared the time per FLOP
+  // This run's window steps as its inferred units, where the step-time test compares them so.
+  std::optional<ReportInferredIterations> unit_steps_;
+  bool per_unit_of_work_ = false;  // the step-time test compared the time per FLOP
   std::string claim_;
 };
 

@@ -3,7 +3,7 @@
 // exposed), what left it, and the time no path explains, adding up to the change of the steps'
 // spans. From the catalog's critical-path metrics of both runs (a JSON report and a history keep
 // them), by HTA's bounds; and by name, from both runs' critical-path-ops tables (baseline/baseline.h
-// PathProfile: a JSON report keeps them, a history does not), which ops, runtime calls, kernels and
+// PathProfile: a JSON report and a history of schema 5 keep them), which ops, runtime calls, kernels and
 // collectives grew on the path, moved onto it or left it.
 #pragma once
 

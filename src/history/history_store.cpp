@@ -117,6 +117,18 @@ void check_values(const HistoryRun& run) {
       if (double us = inferred->units_us[i]; !(us >= 0 && us <= kMaxStepUs))  // NaN too
         refuse(fmt::format("inferred unit {} has a duration of {} us: it must be between 0 and 30 days",
                            i + 1, us));
+  if (const auto& path = run.data.path_profile) {
+    if (!(path->steps > 0 && path->steps <= kMaxMetric))
+      refuse(fmt::format("the critical path sums {} steps: it must be positive", path->steps));
+    refuse(measurement_problem("the critical path's length a step", path->length_us_per_step));
+    if (path->length_us_per_step < 0)
+      refuse(fmt::format("the critical path's length a step is {} us", path->length_us_per_step));
+    for (const PathOp& op : path->ops) {
+      std::string what = fmt::format("critical-path op '{}' ({}) us_per_step", shortened(op.name), op.bound);
+      refuse(measurement_problem(what, op.us_per_step));
+      if (op.us_per_step < 0) refuse(fmt::format("{} is {}: it must not be negative", what, op.us_per_step));
+    }
+  }
   for (const auto& [kind, rows] : {std::pair{"op", &run.data.ops}, std::pair{"kernel", &run.data.kernels}})
     for (const BaselineRow& r : *rows)
       for (const auto& [column, value] :
@@ -204,7 +216,17 @@ class SqlHistoryStore final : public HistoryStore {
     }
     insert("run_kernels", {"run_id", "position", "name", "gpu_us", "calls"});
     if (with_inferred() && run.data.inferred_iterations) insert_inferred(id, *run.data.inferred_iterations);
+    if (with_path_ops() && run.data.path_profile) insert_path(id, *run.data.path_profile);
     return id;
+  }
+
+  void insert_path(std::int64_t id, const PathProfile& path) {
+    db_->insert_rows("run_critical_path", {"run_id", "steps", "length_us_per_step"},
+                     {{id, path.steps, path.length_us_per_step}});
+    std::vector<SqlRow> rows;
+    for (std::size_t i = 0; i < path.ops.size(); ++i)
+      rows.push_back({id, std::int64_t(i), path.ops[i].name, path.ops[i].bound, path.ops[i].us_per_step});
+    db_->insert_rows("run_critical_path_ops", {"run_id", "position", "name", "bound", "us_per_step"}, rows);
   }
 
   // A unit without a name (a report of a perfgate before perfgate-report/2.3) is kept with "".
@@ -293,6 +315,7 @@ class SqlHistoryStore final : public HistoryStore {
     each("run_kernels", "name, gpu_us, calls", "position", [](HistoryRun& run, const Cells& r) {
       run.data.kernels.push_back({r.text(1), r.real(2), 0, r.real(3)});
     });
+    if (with_path_ops()) read_path(each);
     if (!with_inferred()) return;
     each("run_inferred", "family, kind, key_op", "kind", [](HistoryRun& run, const Cells& r) {
       ReportInferredIterations& i = run.data.inferred_iterations.emplace();
@@ -306,6 +329,20 @@ class SqlHistoryStore final : public HistoryStore {
       run.data.inferred_iterations->unit_names.push_back(r.text(1));
       run.data.inferred_iterations->units_us.push_back(r.real(2));
     });
+  }
+
+  template <typename Each>
+  void read_path(Each& each) {
+    each("run_critical_path", "steps, length_us_per_step", "run_id", [](HistoryRun& run, const Cells& r) {
+      run.data.path_profile = PathProfile{r.real(1), r.real(2), {}};
+    });
+    each("run_critical_path_ops", "name, bound, us_per_step", "position",
+         [](HistoryRun& run, const Cells& r) {
+           if (!run.data.path_profile)
+             throw ValueError(
+                 fmt::format("run {}: critical-path ops without their run_critical_path row", run.id));
+           run.data.path_profile->ops.push_back({r.text(1), r.text(2), r.real(3)});
+         });
   }
 
   // Orders what text collation ordered (PostgreSQL's depends on the database's locale) by bytes,
@@ -330,6 +367,7 @@ class SqlHistoryStore final : public HistoryStore {
   // Whether the store's runs have a `families` column: an older store, read as it is, has not.
   bool with_families() const { return version_ >= kVersionWithFamilies; }
   bool with_inferred() const { return version_ >= kVersionWithInferred; }
+  bool with_path_ops() const { return version_ >= kVersionWithPathOps; }
 
   std::unique_ptr<SqlConnection> db_;
   std::string description_;

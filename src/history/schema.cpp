@@ -1,4 +1,4 @@
-// Versions 1 to 4 of the history, and the migration machinery. Every table but `runs` hangs off a
+// Versions 1 to 5 of the history, and the migration machinery. Every table but `runs` hangs off a
 // run by run_id; lists keep their order in a `position` column. Since version 2 no unbounded text
 // (C++ kernel names run to kilobytes; a branch or label may be anything) is part of a PostgreSQL
 // b-tree key, whose size is limited to about 2.7 kB.
@@ -18,8 +18,10 @@ namespace {
 constexpr std::string_view kVersionTable = "schema_version";
 
 const std::vector<std::string_view> kHistoryTables = {
-    "runs",    "run_labels",  "run_gpus",     "run_inputs",         "run_metrics", "run_steps",
-    "run_ops", "run_kernels", "run_inferred", "run_inferred_units", kVersionTable};
+    "runs",         "run_labels",         "run_gpus",          "run_inputs",
+    "run_metrics",  "run_steps",          "run_ops",           "run_kernels",
+    "run_inferred", "run_inferred_units", "run_critical_path", "run_critical_path_ops",
+    kVersionTable};
 
 // Version 1: runs with their labels, GPUs, inputs, metrics, window steps, op and kernel totals.
 const Migration kVersion1{
@@ -121,6 +123,26 @@ const Migration kVersion4{
         "ALTER TABLE run_inferred_units ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8')",
     }};
 
+// Version 5: the run's critical path by name (baseline/baseline.h PathProfile), so that a history
+// baseline names the ops that grew on the path as a JSON or profile baseline does (issue 74, item 6):
+// the paths it sums and their mean length, and each op's (host ops by family) time on the path a
+// step with its bound, most first. A run recorded before has none (the finding names no op).
+// PostgreSQL keeps the names and bounds (read from a report file: any text) as bytea, as version 2.
+const Migration kVersion5{
+    5,
+    "the run's critical-path ops",
+    {
+        "CREATE TABLE run_critical_path (run_id BIGINT NOT NULL PRIMARY KEY REFERENCES runs (id) ON "
+        "DELETE CASCADE, steps DOUBLE PRECISION NOT NULL, length_us_per_step DOUBLE PRECISION NOT NULL)",
+        "CREATE TABLE run_critical_path_ops (run_id BIGINT NOT NULL REFERENCES runs (id) ON DELETE "
+        "CASCADE, position INTEGER NOT NULL, name TEXT NOT NULL, bound TEXT NOT NULL, "
+        "us_per_step DOUBLE PRECISION NOT NULL, PRIMARY KEY (run_id, position))",
+    },
+    {
+        "ALTER TABLE run_critical_path_ops ALTER COLUMN name TYPE BYTEA USING convert_to(name, 'UTF8'), "
+        "ALTER COLUMN bound TYPE BYTEA USING convert_to(bound, 'UTF8')",
+    }};
+
 // A statement in the connection's dialect. SQLite's AUTOINCREMENT never reuses the id of a
 // deleted run, as PostgreSQL's identity never does.
 std::string in_dialect(std::string_view statement, Dialect dialect) {
@@ -159,7 +181,7 @@ std::int64_t version_in(SqlConnection& db) {
 }  // namespace
 
 const std::vector<Migration>& history_migrations() {
-  static const std::vector<Migration> list{kVersion1, kVersion2, kVersion3, kVersion4};
+  static const std::vector<Migration> list{kVersion1, kVersion2, kVersion3, kVersion4, kVersion5};
   return list;
 }
 

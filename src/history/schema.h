@@ -24,6 +24,8 @@ struct Migration {
 inline constexpr std::int64_t kVersionWithFamilies = 3;
 // The first version that keeps a run's inferred iterations (run_inferred, run_inferred_units).
 inline constexpr std::int64_t kVersionWithInferred = 4;
+// The first version that keeps a run's critical path by name (run_critical_path, run_critical_path_ops).
+inline constexpr std::int64_t kVersionWithPathOps = 5;
 
 // perfgate's migrations, oldest first.
 const std::vector<Migration>& history_migrations();

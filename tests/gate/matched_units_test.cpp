@@ -134,5 +134,86 @@ TEST(MatchedUnits, AHistoryBaselineKeepsTheUnits) {
       << f->reason;
 }
 
+// --step-pattern inferred makes the units the window's steps, named "layer.4 (inferred #0)": the gate
+// matches them with the baseline's by the unit they are and pairs them, as where neither run marks
+// steps (before: 12 steps against 12 compared unmatched, the run's slow blocks 12-15 against the
+// baseline's fast 0-3), whether the baseline is the profile, its JSON report or a history of it.
+TEST(MatchedUnits, StepsMadeOfInferredUnitsArePairedByName) {
+  AnalysisOptions inferred;
+  inferred.step_pattern = "inferred";
+  ReportModel before = report_of_json(blocks_trace(0, 12, 1), default_book(), inferred);
+  ASSERT_TRUE(before.inferred_iterations && before.inferred_iterations->steps);
+  ASSERT_EQ(before.steps.size(), 12u);
+  EXPECT_EQ(before.steps.front().name, "layer.0 (inferred #0)");
+  std::string json = write_text(temp_dir() + "/before_steps.json", render_json(before));
+  std::string db = temp_dir() + "/steps.db";
+  open_history(db, HistoryAccess::Record)->record(history_run_of(before, {"main", "abc", {}}, utc_now()));
+  Baseline profile = baseline_from_report(before, "before", "profile");
+  HistoryBaselines chosen =
+      history_baselines(*open_history(db, HistoryAccess::Read), "main", profile.info.gpu_names, 10);
+  ASSERT_EQ(chosen.runs.size(), 1u) << chosen.skip_reason;
+  for (const Baseline& base :
+       {profile, read_baseline_report(json), combine_baselines(std::move(chosen.runs))}) {
+    SCOPED_TRACE(base.info.kind);
+    ReportModel after = report_of_json(blocks_trace(4, 16, 1.08), default_book(), inferred);
+    ASSERT_EQ(after.steps.size(), 12u);
+    apply_gate(after, default_rules(), &base, {});
+    const ReportFinding* f = find_finding(after, "regression.step-time");
+    ASSERT_TRUE(f && f->step_test && f->value && f->baseline);
+    EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+    EXPECT_EQ(f->step_test->method, "paired-t-log");
+    EXPECT_NEAR(f->step_test->ratio, 1.08, 1e-9);
+    EXPECT_EQ(f->step_test->current_steps, 8u);
+    EXPECT_NEAR(*f->baseline, 1060, 1e-6);
+    EXPECT_NEAR(*f->value, 1144.8, 1e-6);
+    EXPECT_EQ(f->reason.rfind("compared per inferred iteration: this run's steps are its inferred units "
+                              "(--step-pattern inferred), both repeat the op 'layer.#' (8 of 12 units in the "
+                              "baseline and 12 in this run matched by name, 'layer.4' to 'layer.11'; the "
+                              "units without a match are set aside on both sides;",
+                              0),
+              0u)
+        << f->reason;
+    // Each step has its own path: nothing says the path per unit is not computed.
+    EXPECT_EQ(f->problem.find("is not computed"), std::string::npos) << f->problem;
+  }
+}
+
+// Units of one name (micro-batches: "mb", "mb (2)", ...) as steps, the run's window its steps 3-8:
+// each step is the unit at its position ("mb (4)" to "mb (9)"), not the window's first, second, ...
+// repeat; paired with the same units of the baseline, each exactly 1.08 x (numbered from the window's
+// start, the pairs would be three blocks apart and differ by up to 12%).
+TEST(MatchedUnits, RepeatedUnitsAsStepsPairByTheirPosition) {
+  auto micro_batches = [](double factor) {
+    TraceBuilder t;
+    double s = 0;
+    for (int k = 0; k <= 12; ++k) {
+      t.op("mb", s, 50, k + 1).launch("blk", s + 10, s + 100, 100, k + 1);
+      s += block_us(k) * factor;
+    }
+    return t.json();
+  };
+  AnalysisOptions inferred;
+  inferred.step_pattern = "inferred";
+  ReportModel before = report_of_json(micro_batches(1), default_book(), inferred);
+  ASSERT_TRUE(before.inferred_iterations);
+  ASSERT_EQ(before.inferred_iterations->unit_names.size(), 12u);
+  EXPECT_EQ(before.inferred_iterations->unit_names[3], "mb (4)");
+  Baseline base = baseline_from_report(before, "before", "profile");
+  AnalysisOptions window = inferred;
+  window.window.iter_start = 3;
+  window.window.iter_stop = 8;
+  ReportModel after = report_of_json(micro_batches(1.08), default_book(), window);
+  apply_gate(after, default_rules(), &base, {});
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->step_test->method, "paired-t-log");
+  EXPECT_EQ(f->step_test->current_steps, 6u);
+  EXPECT_NEAR(f->step_test->ratio, 1.08, 1e-9);
+  EXPECT_NE(f->reason.find("6 of 12 units in the baseline and 6 in this run matched by name, 'mb (4)' to "
+                           "'mb (9)'"),
+            std::string::npos)
+      << f->reason;
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <regex>
 
+#include <fmt/format.h>
 #include <boost/json/parse.hpp>
 
 namespace perfgate::testing {
@@ -76,6 +77,38 @@ std::string finding_status(const json::value& report, const std::string& id) {
 std::string finding_reason(const json::value& report, const std::string& id) {
   const json::value* f = finding(report, id);
   return f ? std::string(f->at("reason").as_string()) : "(no finding " + id + ")";
+}
+
+std::string finding_problem(const json::value& report, const std::string& id) {
+  const json::value* f = finding(report, id);
+  return f ? std::string(f->at("problem").as_string()) : "(no finding " + id + ")";
+}
+
+void expect_a_history_names_what_moved_onto_the_path(const std::string& location, const std::string& dir) {
+  TrainingRun base;
+  base.extra_us = {0, 70, 30, 90, 10, 50, 80, 20};
+  TrainingRun slow = base;
+  slow.host_only_us = 2000;
+  std::string trace = training_trace_file(dir, base, "path_base");
+  for (const char* commit : {"aaaaaaaaaa", "bbbbbbbbbb"}) {
+    CommandResult r = run_perfgate(fmt::format(
+        "analyze {} -q --history '{}' --record --branch main --commit {}", trace, location, commit));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+  }
+  std::string report = dir + "/path_slow.json";
+  CommandResult gated =
+      run_perfgate(fmt::format("analyze {} -q --baseline '{}' --json {}",
+                               training_trace_file(dir, slow, "path_slow"), location, report));
+  EXPECT_EQ(gated.exit_code, 1) << gated.out;
+  json::value parsed = json::parse(read_text(report));
+  EXPECT_EQ(parsed.at("baseline").at("runs").to_number<int>(), 2);
+  EXPECT_EQ(finding_status(parsed, "regression.step-time"), "fail");
+  std::string problem = finding_problem(parsed, "regression.step-time");
+  EXPECT_TRUE(contains(problem, "By name (each run's critical-path ops a step")) << problem;
+  EXPECT_TRUE(
+      contains(problem, "moved onto the path aten::cpu_preprocess (host) +2.00 ms (0.0 us → 2.00 ms)"))
+      << problem;
+  EXPECT_FALSE(contains(problem, "keeps no critical-path ops")) << problem;
 }
 
 json::array list_runs(const std::string& db, const std::string& extra) {

@@ -38,6 +38,14 @@ std::string training_trace_file(const std::string& dir, const TrainingRun& run,
 std::string finding_status(const boost::json::value& report, const std::string& id);
 std::string finding_reason(const boost::json::value& report, const std::string& id);
 
+std::string finding_problem(const boost::json::value& report, const std::string& id);
+
+// Issue 74, item 6: two runs recorded into the history at `location` (SQLite or PostgreSQL), then a
+// run with 2 ms of host work (aten::cpu_preprocess, no kernels) at each step's start gated against
+// them: the failing step-time finding names that op as moved onto the path, as against a JSON
+// baseline, since the history keeps each run's critical-path ops (schema 5).
+void expect_a_history_names_what_moved_onto_the_path(const std::string& location, const std::string& dir);
+
 // `perfgate history list DB --json EXTRA`, parsed (fails the test when it does not parse).
 boost::json::array list_runs(const std::string& db, const std::string& extra = "");
 

@@ -88,6 +88,12 @@ TEST(HistoryCli, RecordedRunsBecomeTheBaseline) {
       << last.out;
 }
 
+TEST(HistoryCli, AHistoryBaselineNamesWhatMovedOntoTheCriticalPath) {
+  CleanCiEnvironment clean;
+  std::string dir = temp_dir();
+  expect_a_history_names_what_moved_onto_the_path(dir + "/perfgate.db", dir);
+}
+
 TEST(HistoryCli, TheFirstRunOfAProjectPassesAndStartsTheHistory) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), db = dir + "/new.db", report = dir + "/first.json";

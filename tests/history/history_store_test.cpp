@@ -388,6 +388,68 @@ void a_version_three_store_migrates_and_then_keeps_inferred_units(const Store& s
   EXPECT_EQ(read[1].data.inferred_iterations->unit_names, i.unit_names);
 }
 
+// Issue 74, item 6: a run's critical path by name read back as written (schema 5), names byte for
+// byte (a kernel past PostgreSQL's key limit, non-ASCII, quotes), so that a history baseline names
+// the ops that grew on the path; a run without one reads back without; a value no run can have, or
+// ops without their path, is refused naming the run.
+void a_run_keeps_its_critical_path_ops(const Store& s) {
+  auto store = open_history(s.location, HistoryAccess::Record);
+  HistoryRun with_path = sample_run("main", "A");
+  std::string long_kernel = "ncclDevKernel_SendRecv(" + std::string(5000, 'x') + ")";
+  with_path.data.path_profile =
+      PathProfile{16,
+                  18760.125,
+                  {{long_kernel, "gpu_communication_bound", 1650.5},
+                   {"FSDP::pre_forward (blocks.#) \xc3\xa9 '?'", "cpu_bound", 0.1 + 0.2},
+                   {"cudaLaunchKernel", "cpu_bound", 0}}};
+  HistoryRun without = sample_run("main", "A");
+  with_path.id = store->record(with_path);
+  without.id = store->record(without);
+  std::vector<HistoryRun> read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 2u);
+  expect_same_run(read[0], with_path);
+  expect_same_run(read[1], without);
+  EXPECT_FALSE(read[1].data.path_profile);
+
+  auto refused = [&](const std::string& sql, const std::string& message) {
+    s.connect()->execute(sql);
+    try {
+      open_history(s.location, HistoryAccess::Read)->runs({});
+      ADD_FAILURE() << "read after: " << sql;
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  };
+  refused(
+      "UPDATE run_critical_path_ops SET us_per_step = -1 WHERE run_id = 1 AND position = 2",
+      "run 1: critical-path op 'cudaLaunchKernel' (cpu_bound) us_per_step is -1: it must not be negative");
+  refused("UPDATE run_critical_path SET steps = 0 WHERE run_id = 1",
+          "run 1: the critical path sums 0 steps: it must be positive");
+  refused("DELETE FROM run_critical_path WHERE run_id = 1",
+          "run 1: critical-path ops without their run_critical_path row");
+}
+
+// A store of version 4 keeps no critical-path ops: read as it is (the runs without a path by name),
+// and migrated by the next record, after which a run's are kept.
+void a_version_four_store_migrates_and_then_keeps_path_ops(const Store& s) {
+  std::vector<Migration> v4(history::history_migrations().begin(), history::history_migrations().begin() + 4);
+  HistoryRun run = sample_run("main", "A");
+  run.data.path_profile = PathProfile{8, 1200, {{"aten::cpu_preprocess", "cpu_bound", 1000}}};
+  history::open_store(s.connect(), v4, s.location, HistoryAccess::Record)->record(run);
+  std::vector<HistoryRun> read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_FALSE(read[0].data.path_profile);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), 4) << "reading migrated the store";
+  open_history(s.location, HistoryAccess::Record)->record(run);
+  EXPECT_EQ(history::stored_schema_version(*s.connect()), latest());
+  read = open_history(s.location, HistoryAccess::Read)->runs({});
+  ASSERT_EQ(read.size(), 2u);
+  EXPECT_FALSE(read[0].data.path_profile);
+  ASSERT_TRUE(read[1].data.path_profile);
+  EXPECT_EQ(read[1].data.path_profile->ops.size(), 1u);
+  EXPECT_EQ(read[1].data.path_profile->ops[0].name, "aten::cpu_preprocess");
+}
+
 using Scenario = void (*)(const Store&);
 const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"EveryFieldOfARunReadsBackAsWritten", every_field_of_a_run_reads_back_as_written},
@@ -407,6 +469,8 @@ const std::vector<std::pair<std::string, Scenario>> kScenarios = {
     {"ARunKeepsItsInferredUnitsByName", a_run_keeps_its_inferred_units_by_name},
     {"AVersionThreeStoreMigratesAndThenKeepsInferredUnits",
      a_version_three_store_migrates_and_then_keeps_inferred_units},
+    {"ARunKeepsItsCriticalPathOps", a_run_keeps_its_critical_path_ops},
+    {"AVersionFourStoreMigratesAndThenKeepsPathOps", a_version_four_store_migrates_and_then_keeps_path_ops},
 };
 
 class SqliteHistoryStore : public ::testing::TestWithParam<std::pair<std::string, Scenario>> {};

@@ -79,6 +79,17 @@ void expect_same_run(const HistoryRun& got, const HistoryRun& want, bool with_ta
   };
   same_rows(got.data.ops, want.data.ops);
   same_rows(got.data.kernels, want.data.kernels);
+  ASSERT_EQ(got.data.path_profile.has_value(), want.data.path_profile.has_value());
+  if (!want.data.path_profile) return;
+  const PathProfile &g = *got.data.path_profile, &w = *want.data.path_profile;
+  EXPECT_EQ(g.steps, w.steps);
+  EXPECT_EQ(g.length_us_per_step, w.length_us_per_step);
+  ASSERT_EQ(g.ops.size(), w.ops.size());
+  for (std::size_t i = 0; i < g.ops.size(); ++i) {
+    EXPECT_EQ(g.ops[i].name, w.ops[i].name);
+    EXPECT_EQ(g.ops[i].bound, w.ops[i].bound);
+    EXPECT_EQ(g.ops[i].us_per_step, w.ops[i].us_per_step);
+  }
 }
 
 }  // namespace perfgate::testing

@@ -50,6 +50,13 @@ TEST(PostgresHistoryCli, RecordedRunsBecomeTheBaseline) {
   EXPECT_EQ(json::serialize(runs[1].at("gpus")), R"([{"name":"NVIDIA A100-SXM4-40GB","count":1}])");
 }
 
+TEST(PostgresHistoryCli, AHistoryBaselineNamesWhatMovedOntoTheCriticalPath) {
+  CleanCiEnvironment clean;
+  std::string uri = fresh_history("postgresql", "");
+  PERFGATE_SKIP_WITHOUT_POSTGRES(uri);
+  expect_a_history_names_what_moved_onto_the_path(uri, temp_dir());
+}
+
 // The issue's test, against PostgreSQL: 20 CI jobs recording at once lose nothing.
 TEST(PostgresHistoryCli, TwentyConcurrentWritersLoseNothing) {
   CleanCiEnvironment clean;

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "baseline/baseline.h"
 #include "history/history.h"
@@ -197,6 +198,102 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
             std::string::npos)
       << terminal;
   EXPECT_NE(terminal.find("+705.7 us (4.12 → 4.43 calls, +41.4% a call)"), std::string::npos) << terminal;
+}
+
+// The FSDP pair analysed with --step-pattern inferred (the units are the steps, each with its own
+// critical path); none where ../shared/traces is absent.
+struct FsdpUnitsAsSteps {
+  std::string before_path, after_path;
+  AnalysisOptions options;
+  ReportModel before;
+  ReportModel after() const { return report_of_files({after_path}, default_book(), options); }
+};
+
+std::optional<FsdpUnitsAsSteps> fsdp_units_as_steps() {
+  FsdpUnitsAsSteps fsdp{shared_trace("nsys/h100x2_fsdp_training_before.sqlite"),
+                        shared_trace("nsys/h100x2_fsdp_training_after.sqlite"),
+                        {},
+                        {}};
+  if (fsdp.before_path.empty() || fsdp.after_path.empty()) return std::nullopt;
+  fsdp.options.step_pattern = "inferred";
+  fsdp.before = report_of_files({fsdp.before_path}, default_book(), fsdp.options);
+  return fsdp;
+}
+
+// Issue 74, item 6: both runs analysed with --step-pattern inferred (the units are the steps, each
+// with its own critical path), the before run recorded into a SQLite history and the after run gated
+// against it: the step-time finding names what grew on the path as against the before profile, the
+// same ops with the same figures, since the history keeps the path's ops (schema 5; before, "The
+// baseline keeps no critical-path ops"). SendRecv on the path: 17,072.8 us over 16 units before and
+// 23,058.8 us over 14 after (an SQL reading of the exports: the kernels' time between the first and
+// the last unit's opening, no part of it overlapped), 1.067 -> 1.647 ms a unit, +580.0 us.
+TEST(Issue56RealTraces, FsdpUnitsAsStepsAgainstAHistoryNameWhatGrewOnThePath) {
+  std::optional<FsdpUnitsAsSteps> fsdp = fsdp_units_as_steps();
+  if (!fsdp) GTEST_SKIP() << "../shared/traces is absent";
+  const ReportModel& before = fsdp->before;
+  std::string db = temp_dir() + "/fsdp_path.db";
+  open_history(db, HistoryAccess::Record)->record(history_run_of(before, {"main", "", {}}, utc_now()));
+  Baseline profile = baseline_from_report(before, fsdp->before_path, "profile");
+  HistoryBaselines chosen =
+      history_baselines(*open_history(db, HistoryAccess::Read), "main", profile.info.gpu_names, 10);
+  ASSERT_EQ(chosen.runs.size(), 1u) << chosen.skip_reason;
+  Baseline history = combine_baselines(std::move(chosen.runs));
+  ASSERT_TRUE(history.path_profile);
+  auto explained = [&](const Baseline& base) {
+    ReportModel after = fsdp->after();
+    apply_gate(after, default_rules(), &base, {});
+    const ReportFinding* f = find_finding(after, "regression.step-time");
+    return f ? f->problem : std::string("(no step-time finding)");
+  };
+  std::string from_history = explained(history);
+  std::size_t by_name = from_history.find("By name (each run's critical-path ops a step");
+  ASSERT_NE(by_name, std::string::npos) << from_history;
+  EXPECT_NE(from_history.find("grew ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>) "
+                              "(communication) +580.1 us (1.06 ms → 1.65 ms)"),
+            std::string::npos)
+      << from_history;
+  EXPECT_EQ(from_history.find("keeps no critical-path ops"), std::string::npos) << from_history;
+  std::string from_profile = explained(profile);
+  ASSERT_NE(from_profile.find("By name"), std::string::npos) << from_profile;
+  EXPECT_EQ(from_history.substr(by_name), from_profile.substr(from_profile.find("By name"))) << from_profile;
+}
+
+// Issue 74, item 4 with --step-pattern inferred: the units are the steps (16 before, 14 after), and
+// the gate matches them by block and pairs them as without steps: blocks 8-17, the same ten log
+// ratios as units.sql reads (mean +8.75%, t = 2.005 on 9 degrees of freedom, p = 0.038, 95% interval
+// -1.1% to +19.6%), within 3 points of the block-by-block +7.2% (median) to +8.8% (geometric mean).
+// Before, the 16 and 14 steps compared unmatched: +16.9% (+7.0% to +27.8%).
+TEST(Issue56RealTraces, FsdpUnitsAsStepsArePairedByBlock) {
+  std::optional<FsdpUnitsAsSteps> fsdp = fsdp_units_as_steps();
+  if (!fsdp) GTEST_SKIP() << "../shared/traces is absent";
+  const ReportModel& before = fsdp->before;
+  Baseline base = baseline_from_report(before, fsdp->before_path, "profile");
+  ReportModel after = fsdp->after();
+  EXPECT_EQ(before.steps.size(), 16u);
+  EXPECT_EQ(after.steps.size(), 14u);
+  apply_gate(after, default_rules(), &base, {});
+  const ReportFinding* f = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(f && f->step_test);
+  EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
+  EXPECT_EQ(f->step_test->method, "paired-t-log");
+  EXPECT_EQ(f->step_test->current_steps, 10u);
+  EXPECT_NEAR(f->step_test->ratio, 1.0875, 0.0005);
+  EXPECT_NEAR(f->step_test->p_value, 0.038, 0.0005);
+  EXPECT_NEAR(f->step_test->ci_low, 0.9893, 0.0002);
+  EXPECT_NEAR(f->step_test->ci_high, 1.1955, 0.0002);
+  EXPECT_NE(
+      f->reason.find("this run's steps are its inferred units (--step-pattern inferred), both repeat "
+                     "the op 'FSDP::post_forward (blocks.#._checkpoint_wrapped_module)' (10 of 16 units "
+                     "in the baseline and 14 in this run matched by name, 'FSDP::post_forward "
+                     "(blocks.8._checkpoint_wrapped_module)' to 'FSDP::post_forward "
+                     "(blocks.17._checkpoint_wrapped_module)'"),
+      std::string::npos)
+      << f->reason;
+  // Each unit has its path: the explanation names what grew on it.
+  EXPECT_NE(f->problem.find("grew ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<(unsigned long)4096>) "
+                            "(communication) +580.1 us"),
+            std::string::npos)
+      << f->problem;
 }
 
 // Real traces with their step markers taken out (ProfilerStep#N ranges erased, as
