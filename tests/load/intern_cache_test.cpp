@@ -1,15 +1,21 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "load/kineto/event_builder.h"
 
 namespace perfgate::kineto {
 namespace {
 
-TEST(InternCache, GivesThePoolsIdsInThePoolsOrder) {
+template <typename Cache>
+class InternCacheTest : public ::testing::Test {};
+using Caches = ::testing::Types<InternCache<1>, InternCache<4>>;
+TYPED_TEST_SUITE(InternCacheTest, Caches);
+
+TYPED_TEST(InternCacheTest, GivesThePoolsIdsInThePoolsOrder) {
   StringPool through_cache, direct;
-  InternCache cache;
+  TypeParam cache;
   // "aXbYcZdWe" and "aQbRcSdTe" share the length and the bytes the slot is hashed from (the first,
   // the last, and those at a quarter, a half and three quarters): one slot.
   for (const char* text :
@@ -21,9 +27,26 @@ TEST(InternCache, GivesThePoolsIdsInThePoolsOrder) {
   EXPECT_EQ(through_cache.size(), direct.size());
 }
 
-TEST(InternCache, InvalidUtf8MapsToItsRepairedText) {
+// Six texts of one set, more than it holds, given in turns and out of turn: each time the id the
+// pool gives, whichever entries the set has kept or let go.
+TYPED_TEST(InternCacheTest, TextsOfOneSetBeyondItsWaysKeepThePoolsIds) {
+  StringPool through_cache, direct;
+  TypeParam cache;
+  std::vector<std::string> texts;
+  for (char c : std::string("QRSTUV")) texts.push_back(std::string("aXb") + c + "cZdWe");
+  for (int round = 0; round < 3; ++round)
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      const std::string& text = texts[(i * (round + 1)) % texts.size()];
+      StringId id = cache.intern(through_cache, text);
+      EXPECT_EQ(id, direct.intern(text)) << text;
+      EXPECT_EQ(through_cache.view(id), text);
+    }
+  EXPECT_EQ(through_cache.size(), direct.size());
+}
+
+TYPED_TEST(InternCacheTest, InvalidUtf8MapsToItsRepairedText) {
   StringPool pool;
-  InternCache cache;
+  TypeParam cache;
   StringId bad = cache.intern(pool, "k\xff");
   EXPECT_EQ(pool.view(bad), "k\xEF\xBF\xBD");
   EXPECT_EQ(cache.intern(pool, "k\xff"), bad);

@@ -33,6 +33,25 @@ TEST(MicrosToNanos, RejectsOverflowAndGarbage) {
   EXPECT_FALSE(micros_text_to_nanos(".5"));
 }
 
+// The integer part is read eight digits at a time while eight remain: texts whose first eight
+// bytes are not all digits, leading zeros, and 24 digits (a third word would overflow) read as
+// digit by digit.
+TEST(MicrosToNanos, ReadsEightDigitsAtATimeAsOneAtATime) {
+  EXPECT_EQ(micros_text_to_nanos("12345.678901"), 12345679LL);
+  EXPECT_EQ(micros_text_to_nanos("1234567.8"), 1234567800LL);
+  EXPECT_EQ(micros_text_to_nanos("12345678"), 12345678000LL);
+  EXPECT_EQ(micros_text_to_nanos("123456789"), 123456789000LL);
+  EXPECT_EQ(micros_text_to_nanos("0000000000000001.5"), 1500);
+  EXPECT_EQ(micros_text_to_nanos("-1712195495519689.047"), -1712195495519689047LL);
+  EXPECT_EQ(micros_text_to_nanos("00000000000000009223372036854775"), 9223372036854775000LL);
+  EXPECT_FALSE(micros_text_to_nanos("000000000000000009223372036854776"));
+  EXPECT_FALSE(micros_text_to_nanos("999999999999999999999999"));
+  EXPECT_FALSE(micros_text_to_nanos("1234567x.5"));
+  EXPECT_FALSE(micros_text_to_nanos("12345678/"));
+  EXPECT_FALSE(micros_text_to_nanos("1234567:"));
+  EXPECT_EQ(micros_text_to_nanos("12345678e1"), 123456780000LL);
+}
+
 // Found by kineto_fuzz: 9223372036854776 µs passed the digit check and overflowed when scaled to ns.
 TEST(MicrosToNanos, RejectsMicrosecondsWhoseNanosecondsOverflow) {
   EXPECT_FALSE(micros_text_to_nanos("9223372036854776"));

@@ -155,19 +155,31 @@ void EventBuilder::add_ignored(NameCounts& counts, std::string_view text) {
   counts.add(repair_utf8(text, replaced));
 }
 
-StringId InternCache::intern(StringPool& pool, std::string_view text) {
+template <std::size_t Ways>
+StringId InternCache<Ways>::intern(StringPool& pool, std::string_view text) {
   if (text.empty()) return kNoString;
   auto byte = [&](std::size_t i) { return static_cast<std::size_t>(static_cast<unsigned char>(text[i])); };
   std::size_t slot = (text.size() * 31 + byte(0) * 7 + byte(text.size() / 4) * 11 +
                       byte(text.size() / 2) * 3 + byte(text.size() * 3 / 4) * 5 + byte(text.size() - 1)) %
-                     entries_.size();
-  Entry& entry = entries_[slot];
-  if (entry.text == text) return entry.id;  // the pool's text: valid UTF-8
+                     kSets;
+  std::array<Entry, Ways>& set = sets_[slot];
+  if (set[0].text == text) return set[0].id;  // the pool's text: valid UTF-8
+  for (std::size_t way = 1; way < Ways; ++way) {
+    if (set[way].text != text) continue;
+    Entry hit = set[way];
+    std::copy_backward(set.begin(), set.begin() + static_cast<std::ptrdiff_t>(way),
+                       set.begin() + static_cast<std::ptrdiff_t>(way) + 1);
+    set[0] = hit;
+    return hit.id;
+  }
   if (!is_valid_utf8(text)) ++invalid_;
   StringId id = pool.intern(text);
-  entry = {pool.view(id), id};
+  std::copy_backward(set.begin(), set.end() - 1, set.end());
+  set[0] = {pool.view(id), id};
   return id;
 }
+template class InternCache<1>;
+template class InternCache<4>;
 
 std::string EventBuilder::add_complete(const RawEvent& e) {
   EventClass cls = classify_category(e.cat);

@@ -211,37 +211,50 @@ class TraceHandler : public JsonHandler {
     number_.append(s.data(), s.size());
     return number_fits(number_.size(), ec);
   }
-  // An integer's text is at most 20 characters: within kMaxNumberText.
-  bool on_int64(std::int64_t v, string_view s, error_code& ec) {
+  // An integer's text is at most 20 characters: within kMaxNumberText. The common cases (a time,
+  // an id, an integer arg, a grid or block entry, a captured shape) are stored here; this part
+  // keeps no frame of its own, so the parser's number loop takes it in, and every other case (a
+  // number in parts, a time out of range, a value of the wrong type) is int64_value's.
+  [[gnu::always_inline]] bool on_int64(std::int64_t v, string_view s, error_code& ec) {
     if (pending_ == Field::Unknown) return true;
-    if (!number_.empty()) return number_in_parts(Number{v, static_cast<double>(v), true, true, {}}, s, ec);
-    switch (pending_) {
-      case Field::Ts:
-        if (!in_micros_range(v)) break;
-        event_.ts_ns = v * 1000;
-        event_.has_ts = true;
-        return true;
-      case Field::Dur:
-        if (!in_micros_range(v)) break;
-        event_.dur_ns = v * 1000;
-        event_.has_dur = true;
-        return true;
-      case Field::Pid:
-        return set_id(event_.pid, v);
-      case Field::Tid:
-        return set_id(event_.tid, v);
-      case Field::Captured:  // the shapes of an op's inputs
-        capture_.raw_value({s.data(), s.size()});
-        limit_capture();
-        return true;
-      default:
-        if (IntegerArg arg = integer_arg(pending_)) {
-          event_.*arg = v;
+    if (number_.empty()) {
+      switch (pending_) {
+        case Field::Ts:
+          if (!in_micros_range(v)) break;
+          event_.ts_ns = v * 1000;
+          event_.has_ts = true;
           return true;
-        }
-        break;
+        case Field::Dur:
+          if (!in_micros_range(v)) break;
+          event_.dur_ns = v * 1000;
+          event_.has_dur = true;
+          return true;
+        case Field::Pid:
+          return set_id(event_.pid, v);
+        case Field::Tid:
+          return set_id(event_.tid, v);
+        case Field::Id:
+          return set_id(event_.id, v);
+        case Field::IntArrayItem:
+          int_array_item(v);
+          return true;
+        case Field::Captured:  // the shapes of an op's inputs
+          capture_.raw_value({s.data(), s.size()});
+          limit_capture();
+          return true;
+        default:
+          if (IntegerArg arg = integer_arg(pending_)) {
+            event_.*arg = v;
+            return true;
+          }
+          if (DoubleArg arg = double_arg(pending_)) {  // "est. achieved occupancy %": 50
+            event_.*arg = static_cast<double>(v);
+            return true;
+          }
+          break;
+      }
     }
-    return number_value(Number{v, static_cast<double>(v), true, true, {s.data(), s.size()}}, ec);
+    return int64_value(v, s, ec);
   }
   bool on_uint64(std::uint64_t v, string_view s, error_code& ec);
   bool on_double(double v, string_view s, error_code& ec);
@@ -353,6 +366,13 @@ class TraceHandler : public JsonHandler {
   bool string_value(std::string_view s, error_code& ec);
   static bool is_integer_arg(Field field);
   bool number_in_parts(Number n, string_view last, error_code& ec);
+  [[gnu::noinline]] bool int64_value(std::int64_t v, string_view s, error_code& ec);
+  // An entry of args.grid or args.block: the first three are kept (-1 where over int32).
+  void int_array_item(std::int64_t v) {
+    if (int_array_index_ < 3)
+      int_array_[int_array_index_] = v > INT32_MAX ? -1 : static_cast<std::int32_t>(v);
+    ++int_array_index_;
+  }
   bool number_value(const Number& n, error_code& ec);
   bool event_number(const Number& n, error_code& ec);
   static void store_time(const Number& n, std::optional<std::int64_t>& ns, std::string& text);

@@ -28,6 +28,12 @@ bool TraceHandler::number_in_parts(Number n, string_view last, error_code& ec) {
   return ok;
 }
 
+// An integer on_int64 does not store where it stands: one in parts, or one another case reads.
+bool TraceHandler::int64_value(std::int64_t v, string_view s, error_code& ec) {
+  if (!number_.empty()) return number_in_parts(Number{v, static_cast<double>(v), true, true, {}}, s, ec);
+  return number_value(Number{v, static_cast<double>(v), true, true, {s.data(), s.size()}}, ec);
+}
+
 // A number's text is kept (number_in_parts) while it arrives in parts: whether in parts or not, it
 // may be at most kMaxNumberText long, so that the limit does not depend on where buffers end.
 bool TraceHandler::number_too_long(error_code& ec) {
@@ -85,12 +91,7 @@ bool TraceHandler::number_value(const Number& n, error_code& ec) {
     case Frame::IntArray:
       if (!n.is_integer)
         return fail(ec, fmt::format("{}: grid/block entries must be integers", event_label()));
-      if (int_array_index_ < 3) {
-        std::int64_t v = n.as_int;
-        int_array_[int_array_index_] =
-            v > std::numeric_limits<std::int32_t>::max() ? -1 : static_cast<std::int32_t>(v);
-      }
-      ++int_array_index_;
+      int_array_item(n.as_int);
       return true;
   }
   return true;
