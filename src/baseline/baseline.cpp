@@ -134,6 +134,7 @@ Baseline baseline_from_report(const ReportModel& report, std::string path, std::
   b.kernels = kernel_rows(tables_of(report, Table::Kernels, Table::RunKernels));
   b.memory_sites = site_rows(tables_of(report, Table::MemoryLiveAtPeak, std::nullopt));
   b.path_profile = path_profile(report);
+  b.unit_paths = unit_paths(report);
   return b;
 }
 
@@ -166,6 +167,9 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   std::vector<const PathProfile*> profiles;
   for (const Baseline& run : runs) profiles.push_back(run.path_profile ? &*run.path_profile : nullptr);
   b.path_profile = pooled_path_profile(profiles);
+  std::vector<const std::vector<UnitPath>*> unit_paths;
+  for (const Baseline& run : runs) unit_paths.push_back(&run.unit_paths);
+  b.unit_paths = pooled_unit_paths(unit_paths);
   std::map<std::string, double> sites;  // the mean of the runs' bytes (a run without the site: 0)
   auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
     for (const BaselineRow& r : rows) {

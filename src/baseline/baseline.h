@@ -2,6 +2,7 @@
 // report model of another profile. Only what the gate compares is kept.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,6 +60,27 @@ std::optional<PathProfile> path_profile(const ReportModel& report);
 // the mean path; none where a run has none.
 std::optional<PathProfile> pooled_path_profile(const std::vector<const PathProfile*>& runs);
 
+// One inferred unit's critical path (issue 74): where a window marks no steps but repeats a unit, the
+// path of each unit (the critical_path_units and critical_path_unit_ops tables) of the worker whose
+// path of that unit is longest, so that the gate differences the units both runs have.
+struct UnitPath {
+  std::string unit;  // its identity, as ReportInferredIterations::unit_names
+  double span_us = 0;
+  double length_us = 0;
+  // The path by bound, in the table's column order: cpu_bound, data_loading, launch overhead,
+  // kernel gap, GPU compute, communication.
+  std::array<double, 6> bounds_us{};
+  std::vector<PathOp> ops;  // PathOp::us_per_step: its time on this unit's path; host ops by family
+};
+// A worker's (critical_path_units, critical_path_unit_ops) table pair each; in the first worker's
+// unit order.
+std::vector<UnitPath> unit_paths(
+    const std::vector<std::pair<const ReportTable*, const ReportTable*>>& workers);
+std::vector<UnitPath> unit_paths(const ReportModel& report);
+// Several runs' unit paths as one: the units every run has, each figure the runs' mean (none where a
+// run has none).
+std::vector<UnitPath> pooled_unit_paths(const std::vector<const std::vector<UnitPath>*>& runs);
+
 struct Baseline {
   ReportBaseline info;
   // The device families of the run's profiles (pooled: of every run's). None where the run does not
@@ -88,6 +110,9 @@ struct Baseline {
   // path's metrics, not its ops), a report whose workers keep no critical-path tables, or a pool
   // where a run has none; pooled: each op's mean over the runs.
   std::optional<PathProfile> path_profile;
+  // Its critical path per inferred unit (UnitPath), where its window marks no steps but repeats a
+  // unit; none from a history. Pooled: the units every run has.
+  std::vector<UnitPath> unit_paths;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
 };
 

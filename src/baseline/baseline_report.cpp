@@ -100,17 +100,22 @@ const ReportTableFields* named(const std::vector<std::pair<std::string, ReportTa
 }
 
 // The critical path by name of the worker whose mean path is longest (the critical_path and
-// critical_path_ops tables each worker keeps); none where no worker keeps them.
+// critical_path_ops tables each worker keeps); none where no worker keeps them. The paths per
+// inferred unit likewise (critical_path_units and critical_path_unit_ops).
 void read_path_profile(const std::string& path, const ReportFields& report, Baseline& b) {
   if (report.workers != JsonKind::Array) return;
-  std::vector<std::pair<const ReportTable*, const ReportTable*>> workers;
+  std::vector<std::pair<const ReportTable*, const ReportTable*>> workers, unit_workers;
   for (const ReportWorkerEntry& w : report.worker_entries) {
     if (!w.is_object || w.tables != JsonKind::Object) continue;
     const ReportTableFields* steps = named(w.named_tables, table_name(Table::CriticalPath));
     const ReportTableFields* ops = named(w.named_tables, table_name(Table::CriticalPathOps));
     if (steps && ops) workers.emplace_back(&table_of(path, *steps), &table_of(path, *ops));
+    const ReportTableFields* units = named(w.named_tables, table_name(Table::CriticalPathUnits));
+    const ReportTableFields* unit_ops = named(w.named_tables, table_name(Table::CriticalPathUnitOps));
+    if (units && unit_ops) unit_workers.emplace_back(&table_of(path, *units), &table_of(path, *unit_ops));
   }
   b.path_profile = path_profile(workers);
+  b.unit_paths = unit_paths(unit_workers);
 }
 
 // The ops, user regions and kernels of every worker, summed by name: the run's sums ("run_ops")

@@ -48,6 +48,22 @@ std::vector<std::string> gate_columns(std::string_view table) {
     return {std::string(table_column(Table::CriticalPathOps, "name")),
             std::string(table_column(Table::CriticalPathOps, "bound_by")),
             std::string(table_column(Table::CriticalPathOps, "time_us"))};
+  // A worker's critical path per inferred unit (baseline/baseline.h UnitPath).
+  if (constexpr Table kUnits = Table::CriticalPathUnits; table == table_name(kUnits))
+    return {std::string(table_column(kUnits, "unit")),
+            std::string(table_column(kUnits, "span_us")),
+            std::string(table_column(kUnits, "length_us")),
+            std::string(table_column(kUnits, "cpu_bound_us")),
+            std::string(table_column(kUnits, "data_loading_us")),
+            std::string(table_column(kUnits, "launch_overhead_us")),
+            std::string(table_column(kUnits, "kernel_gap_us")),
+            std::string(table_column(kUnits, "gpu_compute_us")),
+            std::string(table_column(kUnits, "communication_us"))};
+  if (table == table_name(Table::CriticalPathUnitOps))
+    return {std::string(table_column(Table::CriticalPathUnitOps, "unit")),
+            std::string(table_column(Table::CriticalPathUnitOps, "name")),
+            std::string(table_column(Table::CriticalPathUnitOps, "bound_by")),
+            std::string(table_column(Table::CriticalPathUnitOps, "time_us"))};
   return {std::string(shared_column(kKernels, Table::RunKernels, "name")),
           std::string(shared_column(kKernels, Table::RunKernels, "total_us")),
           std::string(shared_column(kKernels, Table::RunKernels, "calls"))};

@@ -15,7 +15,8 @@ constexpr std::size_t kEntry = 48;  // a vector element's or an index node's own
 bool is_gate_table(std::string_view name) {
   return name == table_name(Table::Ops) || name == table_name(Table::Regions) ||
          name == table_name(Table::Kernels) || name == table_name(Table::MemoryLiveAtPeak) ||
-         name == table_name(Table::CriticalPath) || name == table_name(Table::CriticalPathOps);
+         name == table_name(Table::CriticalPath) || name == table_name(Table::CriticalPathOps) ||
+         name == table_name(Table::CriticalPathUnits) || name == table_name(Table::CriticalPathUnitOps);
 }
 
 }  // namespace

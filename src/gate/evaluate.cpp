@@ -293,7 +293,7 @@ class RuleEvaluator {
       explain_along_the_path(f);
       return f;
     }
-    f.problem += " " + unit_path_basis();
+    f.problem += " " + matched_unit_path_text(*baseline_, report_, m);
     f.offenders.clear();
     f.see.clear();
     f.recommendation =
@@ -302,17 +302,6 @@ class RuleEvaluator {
         "totals hold different amounts of work), or analyse both runs with --step-pattern inferred for "
         "per-unit step tables.";
     return f;
-  }
-
-  // Why the path is not differenced per unit here: each run's critical path spans its whole window
-  // (no steps), and the windows hold other units (and work outside them), so a window's path divided
-  // by its units would mix in the work the other run's window does not have.
-  std::string unit_path_basis() const {
-    return "What grew on the critical path per unit is not computed: each run has one path over its "
-           "whole window, and the windows hold different units and work between them (a path divided by "
-           "the units would count that work). Analyse both runs with --step-pattern inferred: the units "
-           "become the steps, each with its own path, and the step-time finding names what grew on the "
-           "path per unit.";
   }
 
   // Why a change against the baseline is no regression of the code (docs/rules.md, "Work per window

@@ -1,8 +1,11 @@
 #include "gate/path_difference.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -82,6 +85,57 @@ PathOpsDifference path_ops_difference(const PathProfile& baseline, const PathPro
   return d;
 }
 
+std::optional<PathDifference> matched_unit_path_difference(const std::vector<UnitPath>& baseline,
+                                                           const std::vector<UnitPath>& run,
+                                                           const std::vector<std::string>& matched,
+                                                           std::size_t* units) {
+  std::map<std::string_view, const UnitPath*> before, after;
+  for (const UnitPath& u : baseline) before.emplace(u.unit, &u);
+  for (const UnitPath& u : run) after.emplace(u.unit, &u);
+  // Each side's sums over the units both have a path of, then divided by them.
+  PathDifference d;
+  d.per = "matched unit";
+  std::array<PathBoundChange, std::size(kBounds)> bounds{};
+  PathProfile before_ops, after_ops;
+  std::map<std::pair<std::string, std::string>, std::pair<double, double>> ops;
+  std::size_t n = 0;
+  for (const std::string& name : matched) {
+    auto b = before.find(name), a = after.find(name);
+    if (b == before.end() || a == after.end()) continue;
+    ++n;
+    d.baseline_length_us += b->second->length_us;
+    d.length_us += a->second->length_us;
+    d.baseline_off_us += std::max(0.0, b->second->span_us - b->second->length_us);
+    d.off_us += std::max(0.0, a->second->span_us - a->second->length_us);
+    for (std::size_t i = 0; i < bounds.size(); ++i) {
+      bounds[i].baseline_us += b->second->bounds_us[i];
+      bounds[i].us += a->second->bounds_us[i];
+    }
+    for (const PathOp& op : b->second->ops) ops[{op.name, op.bound}].first += op.us_per_step;
+    for (const PathOp& op : a->second->ops) ops[{op.name, op.bound}].second += op.us_per_step;
+  }
+  if (units) *units = n;
+  if (n == 0) return std::nullopt;
+  auto per_unit = static_cast<double>(n);
+  d.baseline_length_us /= per_unit;
+  d.length_us /= per_unit;
+  d.baseline_off_us /= per_unit;
+  d.off_us /= per_unit;
+  for (std::size_t i = 0; i < bounds.size(); ++i)
+    d.bounds.push_back({kBounds[i].what, bounds[i].baseline_us / per_unit, bounds[i].us / per_unit});
+  std::stable_sort(d.bounds.begin(), d.bounds.end(),
+                   [](const PathBoundChange& a, const PathBoundChange& b) { return a.delta() > b.delta(); });
+  before_ops.steps = after_ops.steps = per_unit;
+  before_ops.length_us_per_step = d.baseline_length_us;
+  after_ops.length_us_per_step = d.length_us;
+  for (const auto& [key, times] : ops) {
+    if (times.first > 0) before_ops.ops.push_back({key.first, key.second, times.first / per_unit});
+    if (times.second > 0) after_ops.ops.push_back({key.first, key.second, times.second / per_unit});
+  }
+  d.by_name = path_ops_difference(before_ops, after_ops);
+  return d;
+}
+
 std::optional<PathDifference> path_difference(const MetricValues& baseline, const MetricValues& run,
                                               const PathProfile* baseline_ops, const PathProfile* run_ops) {
   auto length = [](const MetricValues& m) { return m.get(Metric::CriticalPathLengthUs); };
@@ -115,19 +169,19 @@ std::string path_difference_sentence(const PathDifference& d) {
     parts.push_back(fmt::format("{} {} {} ({} → {})", how, b.what, signed_us(b.delta()),
                                 format_duration_us(b.baseline_us), format_duration_us(b.us)));
   }
-  std::string out =
-      fmt::format("On the critical path per step, {} → {} ({})", format_duration_us(d.baseline_length_us),
-                  format_duration_us(d.length_us), signed_us(d.length_us - d.baseline_length_us));
+  std::string out = fmt::format("On the critical path per {}, {} → {} ({})", d.per,
+                                format_duration_us(d.baseline_length_us), format_duration_us(d.length_us),
+                                signed_us(d.length_us - d.baseline_length_us));
   out += parts.empty() ? ": no bound changed by 0.5% of the path"
                        : ": " + fmt::format("{}", fmt::join(parts, "; "));
-  out += fmt::format(". Off the path (step time no path explains) {} → {} ({}).",
-                     format_duration_us(d.baseline_off_us), format_duration_us(d.off_us),
-                     signed_us(d.off_us - d.baseline_off_us));
-  if (d.by_name) out += " " + path_ops_sentence(*d.by_name);
+  out += fmt::format(". Off the path ({} time no path explains) {} → {} ({}).",
+                     d.per == "step" ? "step" : "unit", format_duration_us(d.baseline_off_us),
+                     format_duration_us(d.off_us), signed_us(d.off_us - d.baseline_off_us));
+  if (d.by_name) out += " " + path_ops_sentence(*d.by_name, d.per);
   return out;
 }
 
-std::string path_ops_sentence(const PathOpsDifference& d) {
+std::string path_ops_sentence(const PathOpsDifference& d, std::string_view per) {
   double least = 0.005 * std::max(d.baseline_length_us, d.length_us);
   std::vector<std::string> parts;
   double shown = 0;
@@ -145,10 +199,32 @@ std::string path_ops_sentence(const PathOpsDifference& d) {
     }
   }
   double total = d.length_us - d.baseline_length_us;
-  std::string out = fmt::format("By name (each run's critical-path ops a step, {} → {}): ",
+  std::string out = fmt::format("By name (each run's critical-path ops a {}, {} → {}): ", per,
                                 format_duration_us(d.baseline_length_us), format_duration_us(d.length_us));
   if (parts.empty()) return out + "no op's time on the path changed by 0.5% of the path.";
   return out + fmt::format("{}; everything else {}.", fmt::join(parts, "; "), signed_us(total - shown));
+}
+
+std::string matched_unit_path_text(const Baseline& baseline, const ReportModel& run,
+                                   const MatchedUnits& matched) {
+  std::size_t units = 0;
+  std::optional<PathDifference> d;
+  if (matched.by_identity)
+    d = matched_unit_path_difference(baseline.unit_paths, unit_paths(run), matched.names, &units);
+  if (d)
+    return fmt::format(
+        "Over the {} matched units with a critical path in both runs (each unit's path over its "
+        "host range, of the worker whose path of it is longest). {}",
+        units, path_difference_sentence(*d));
+  std::string why = !matched.by_identity
+                        ? "the units are not matched by name (a report of an earlier perfgate)"
+                        : "the baseline keeps no critical path per unit (a history, or a "
+                          "report of an earlier perfgate)";
+  return "What grew on the critical path per unit is not computed: " + why +
+         ", and each run's one path over its whole window holds other units and the work between them (a "
+         "path divided by the units would count that work). Analyse both runs with --step-pattern inferred: "
+         "the units become the steps, each with its own path, and the step-time finding names what grew on "
+         "the path per unit.";
 }
 
 ReportTable critical_path_changes(const PathDifference& d) {

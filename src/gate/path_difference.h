@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "baseline/baseline.h"
@@ -43,6 +44,8 @@ struct PathOpsDifference {
 };
 
 struct PathDifference {
+  // What the figures are per: "step", or "matched unit" (the inferred units both runs have).
+  std::string per = "step";
   double baseline_length_us = 0, length_us = 0;  // the path per step
   double baseline_off_us = 0, off_us = 0;        // the step's span off the path, per step
   std::vector<PathBoundChange> bounds;           // every bound, the largest growth first
@@ -58,6 +61,15 @@ std::optional<PathDifference> path_difference(const MetricValues& baseline, cons
                                               const PathProfile* run_ops = nullptr);
 PathOpsDifference path_ops_difference(const PathProfile& baseline, const PathProfile& run);
 
+// Where neither run marks steps and both repeat an inferred unit (issue 74): the paths of the units
+// named in `matched` that both runs have a path of (Baseline::unit_paths), summed on each side and
+// divided by those units, by bound and by name; each side's path and time off it per matched unit.
+// None where no matched unit has a path on both sides. `units`: how many were differenced.
+std::optional<PathDifference> matched_unit_path_difference(const std::vector<UnitPath>& baseline,
+                                                           const std::vector<UnitPath>& run,
+                                                           const std::vector<std::string>& matched,
+                                                           std::size_t* units = nullptr);
+
 // "On the critical path per step, 9.00 ms → 11.00 ms (+2.00 ms): grew host ops and runtime calls
 // +2.00 ms (1.00 ms → 3.00 ms); moved onto the path communication +0.40 ms; ... Off the path +0.01 ms."
 // A bound whose change is under 0.5% of the longer path is left out. With names: "By name: grew
@@ -66,7 +78,7 @@ PathOpsDifference path_ops_difference(const PathProfile& baseline, const PathPro
 // each kind, those over 0.5% of the longer path).
 inline constexpr std::size_t kPathOpsNamed = 3;
 std::string path_difference_sentence(const PathDifference& d);
-std::string path_ops_sentence(const PathOpsDifference& d);
+std::string path_ops_sentence(const PathOpsDifference& d, std::string_view per = "step");
 
 // The same as a waterfall, the table "critical_path_changes" (common/table_catalog.def): the
 // baseline's step (its path and the time off it), each bound the sentence names, the other bounds
@@ -74,5 +86,11 @@ std::string path_ops_sentence(const PathOpsDifference& d);
 // that the parts add up to the path's change), off the path, and this run's step. Each part's bar
 // runs from where the one before it ends (from_us, to_us): the renderers draw them as they are.
 ReportTable critical_path_changes(const PathDifference& d);
+
+// The step-time finding's explanation where it compares matched inferred units: what grew on the
+// path per matched unit (matched_unit_path_difference over `matched`'s units), or why it cannot say
+// (a window's one path holds other units and the work between them: it is not divided by units).
+std::string matched_unit_path_text(const Baseline& baseline, const ReportModel& run,
+                                   const MatchedUnits& matched);
 
 }  // namespace perfgate

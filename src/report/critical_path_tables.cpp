@@ -2,6 +2,8 @@
 // with its length split by what bounds it, and the ops, calls and GPU activities on the paths.
 #include <algorithm>
 #include <array>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -60,6 +62,54 @@ constexpr auto kOpColumns = declared<Table::CriticalPathOps>(std::array<Column<C
     {"communication",
      [](const CriticalPathOpRow& r) { return ReportCell{r.bound == PathBound::Communication}; }},
 }});
+
+// An inferred unit's path (CriticalPathSums::units) under its identity.
+struct UnitPathRow {
+  std::string unit;
+  const CriticalPathStep* path;
+};
+
+ReportCell unit_bound_us(const UnitPathRow& r, PathBound b) {
+  return bound_us(*r.path, b);
+}
+
+constexpr auto kUnitColumns = declared<Table::CriticalPathUnits>(std::array<Column<UnitPathRow>, 9>{{
+    {"unit", [](const UnitPathRow& r) { return ReportCell{r.unit}; }},
+    {"span_us", [](const UnitPathRow& r) { return us(r.path->span); }},
+    {"length_us", [](const UnitPathRow& r) { return us(r.path->length); }},
+    {"cpu_bound_us", [](const UnitPathRow& r) { return unit_bound_us(r, PathBound::Cpu); }},
+    {"data_loading_us", [](const UnitPathRow& r) { return unit_bound_us(r, PathBound::DataLoading); }},
+    {"launch_overhead_us", [](const UnitPathRow& r) { return unit_bound_us(r, PathBound::LaunchOverhead); }},
+    {"kernel_gap_us", [](const UnitPathRow& r) { return unit_bound_us(r, PathBound::KernelGap); }},
+    {"gpu_compute_us", [](const UnitPathRow& r) { return unit_bound_us(r, PathBound::GpuCompute); }},
+    {"communication_us", [](const UnitPathRow& r) { return unit_bound_us(r, PathBound::Communication); }},
+}});
+
+struct UnitOpRow {
+  const std::string* unit;
+  const CriticalPathOpRow* op;
+};
+
+constexpr auto kUnitOpColumns = declared<Table::CriticalPathUnitOps>(std::array<Column<UnitOpRow>, 5>{{
+    {"unit", [](const UnitOpRow& r) { return ReportCell{*r.unit}; }},
+    {"name", [](const UnitOpRow& r) { return ReportCell{r.op->name}; }},
+    {"bound_by", [](const UnitOpRow& r) { return ReportCell{std::string(path_bound_name(r.op->bound))}; }},
+    {"time_us", [](const UnitOpRow& r) { return us(r.op->time); }},
+    {"calls", [](const UnitOpRow& r) { return count(r.op->calls); }},
+}});
+
+// The paths per inferred unit, each under its identity (as the report's unit_names).
+void add_unit_tables(const CriticalPathSums& sums, std::vector<ReportTable>& out) {
+  std::vector<UnitPathRow> units;
+  std::unordered_map<std::string_view, std::size_t> seen;
+  for (const CriticalPathStep& u : sums.units)
+    units.push_back({inferred_unit_name(u.step, ++seen[u.step]), &u});
+  std::vector<UnitOpRow> ops;
+  for (std::size_t i = 0; i < units.size() && i < sums.unit_ops.size(); ++i)
+    for (const CriticalPathOpRow& op : sums.unit_ops[i]) ops.push_back({&units[i].unit, &op});
+  out.push_back(make_table(kUnitColumns, units));
+  out.push_back(make_table(kUnitOpColumns, ops));
+}
 
 constexpr auto kTimelineColumns = declared<Table::CriticalPathTimeline>(std::array<Column<TimelineBox>, 6>{{
     {"device", [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.device)}; }},
@@ -144,6 +194,7 @@ std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
   std::vector<ReportTable> out;
   out.push_back(make_table(kStepColumns, sums.steps));
   out.push_back(make_table(kOpColumns, sums.ops));
+  if (!sums.units.empty()) add_unit_tables(sums, out);
   out.push_back(make_table(kTimelineColumns, sums.timeline));
   return out;
 }

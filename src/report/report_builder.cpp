@@ -218,16 +218,8 @@ std::vector<UnitIdentity> unit_identities(const std::vector<InferredUnit>& units
   return out;
 }
 
-// ReportInferredIterations::unit_names: a repeat of a name in the window numbered " (2)", " (3)", ...
-// Built by appending: one per unit, thousands in a long window, where fmt::format cost 5x as much.
 std::string unit_name(const UnitIdentity& identity) {
-  const auto& [name, occurrence] = identity;
-  std::string out(name);
-  if (occurrence == 1) return out;
-  char digits[24];
-  auto end = std::to_chars(std::begin(digits), std::end(digits), occurrence).ptr;
-  out.append(" (").append(digits, end).push_back(')');
-  return out;
+  return inferred_unit_name(identity.first, identity.second);
 }
 
 // The run's inferred iterations: where every worker inferred the same family, each unit the slowest
@@ -356,6 +348,16 @@ ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& a
     tables = WorkerTables{};
     tables.collectives = std::move(collectives);
   });
+}
+
+// Built by appending: one per unit, thousands in a long window, where fmt::format cost 5x as much.
+std::string inferred_unit_name(std::string_view name, std::size_t occurrence) {
+  std::string out(name);
+  if (occurrence == 1) return out;
+  char digits[24];
+  auto end = std::to_chars(std::begin(digits), std::end(digits), occurrence).ptr;
+  out.append(" (").append(digits, end).push_back(')');
+  return out;
 }
 
 }  // namespace perfgate

@@ -1,6 +1,9 @@
 // The run's tables beside `ranks`: what differs between the workers of a run.
 #pragma once
 
+#include <string>
+#include <string_view>
+
 #include "analyse/analysis_fwd.h"
 #include "analyse/critical_path/critical_path_results.h"
 #include "report_model/report.h"
@@ -16,8 +19,13 @@ ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vecto
 std::vector<ReportTable> collective_tables(const RunAnalysis& analysis,
                                            const std::vector<std::int64_t>& ranks);
 
-// A worker's critical paths: "critical_path" (a row per window step) and "critical_path_ops".
+// A worker's critical paths: "critical_path" (a row per window step) and "critical_path_ops"; where
+// it has paths per inferred unit, "critical_path_units" and "critical_path_unit_ops".
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums);
+
+// An inferred unit's identity (ReportInferredIterations::unit_names): its opening range's name, the
+// `occurrence`th of that name in the window (1, 2, ...) followed by " (2)", " (3)", ...
+std::string inferred_unit_name(std::string_view name, std::size_t occurrence);
 
 // The job's critical path through collectives (RunAnalysis::job_path): "job_critical_path" (a row
 // per step: its length and the rank that decides most of it) and "job_critical_path_ranks" (each

@@ -163,8 +163,9 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   EXPECT_NEAR(step_time->step_test->p_value, 0.038, 0.0005);
   EXPECT_NEAR(step_time->step_test->ci_low, 0.9893, 0.0002);
   EXPECT_NEAR(step_time->step_test->ci_high, 1.1955, 0.0002);
-  // Each run has one critical path over its whole window of other blocks: not differenced per unit.
-  EXPECT_NE(step_time->problem.find("What grew on the critical path per unit is not computed"),
+  // What grew on the path is differenced over the matched units' own paths (unit_path_real_test.cpp
+  // checks the figures against the exports).
+  EXPECT_NE(step_time->problem.find("Over the 10 matched units with a critical path in both runs"),
             std::string::npos)
       << step_time->problem;
   EXPECT_EQ(step_time->reason.rfind("compared per inferred iteration", 0), 0u) << step_time->reason;
@@ -188,6 +189,11 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   ASSERT_TRUE(from_history && from_history->step_test);
   EXPECT_EQ(from_history->status, FindingStatus::Fail) << from_history->reason;
   EXPECT_NEAR(from_history->step_test->ratio, step_time->step_test->ratio, 1e-9);
+  // A history keeps no path per unit: the finding says so rather than divide a window's path.
+  EXPECT_NE(from_history->problem.find("What grew on the critical path per unit is not computed: the "
+                                       "baseline keeps no critical path per unit"),
+            std::string::npos)
+      << from_history->problem;
 
   std::string terminal = render_terminal(after);
   EXPECT_NE(terminal.find("Work         window steps 0 → 0 · kernels 4010 → 3587 (-423 (-10.5%))"),

@@ -31,6 +31,11 @@ WorkerAnalysis fused_worker() {
   kernel.fused_ops = "add";
   w.tables.ops = w.tables.ops_by_shape = {op};
   w.tables.kernels = w.tables.kernels_by_op = {kernel};
+  // A path per inferred unit (a window without steps that repeats a unit): its two tables.
+  CriticalPathStep unit;
+  unit.step = "layer.0";
+  w.critical_path.units = {unit};
+  w.critical_path.unit_ops = {{CriticalPathOpRow{"aten::mm", PathBound::Cpu, 1000, 1, 1}}};
   return w;
 }
 

@@ -34,6 +34,9 @@
 namespace perfgate {
 
 inline constexpr std::size_t kCriticalPathOps = 100;  // rows kept in the critical_path_ops table
+// Paths per inferred unit (CriticalPathSums::units): the first units of the run, and the ops of each.
+inline constexpr std::size_t kCriticalPathUnits = 32;
+inline constexpr std::size_t kCriticalPathUnitOps = 100;
 
 enum class PathEventKind : std::uint8_t { HostOp, Runtime, Gpu };
 

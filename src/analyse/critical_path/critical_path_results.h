@@ -64,6 +64,12 @@ struct CriticalPathSums {
   // step's start): a box per stretch of one event, kind its PathBound's name.
   std::vector<TimelineBox> timeline;
   std::uint64_t graph_cycles = 0;  // steps whose graph had a cycle (broken; docs/metrics.md)
+  // Where the window marks no steps but repeats a unit (inferred iterations, issue 74): each unit's
+  // path as a step's over its host range (CriticalPathStep::step: the unit's opening range's name),
+  // and the ops on it, most time first; bounded by kCriticalPathUnits and kCriticalPathUnitOps
+  // (critical_path.h). What the gate differences over the units both runs have.
+  std::vector<CriticalPathStep> units;
+  std::vector<std::vector<CriticalPathOpRow>> unit_ops;  // as `units`
 };
 
 // The job's critical path of one step through its collectives (docs/metrics.md, "Job critical

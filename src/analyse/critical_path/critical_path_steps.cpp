@@ -77,15 +77,15 @@ class OpTotals {
     }
   }
 
-  // The rows, most time first; of equal times in (name id, bound) order.
-  std::vector<CriticalPathOpRow> finish(const Profile& p) {
+  // The rows, most time first (at most `limit`); of equal times in (name id, bound) order.
+  std::vector<CriticalPathOpRow> finish(const Profile& p, std::size_t limit = kCriticalPathOps) {
     std::vector<std::pair<std::uint64_t, CriticalPathOpRow*>> sorted;
     sorted.reserve(rows_.size());
     for (auto& [k, entry] : rows_) sorted.emplace_back(k, &entry.row);
     std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) {
       return x.second->time != y.second->time ? x.second->time > y.second->time : x.first < y.first;
     });
-    if (sorted.size() > kCriticalPathOps) sorted.resize(kCriticalPathOps);
+    if (sorted.size() > limit) sorted.resize(limit);
     std::vector<CriticalPathOpRow> out;
     out.reserve(sorted.size());
     for (const auto& [k, row] : sorted) {
@@ -209,6 +209,23 @@ CriticalPathStep step_row(const Profile& p, const RangePath& path, const std::ve
   return row;
 }
 
+// Each inferred unit's path over its host range, as a step's (the first kCriticalPathUnits units),
+// where the window marks no steps but repeats a unit: the gate differences the units both runs have,
+// not a window's one path, which holds other units.
+void unit_paths(const Profile& p, const CriticalPathAnalyser& analyser, const InferredIterations& inferred,
+                CriticalPathSums& sums) {
+  std::size_t n = std::min(inferred.units.size(), kCriticalPathUnits);
+  for (std::size_t i = 0; i < n; ++i) {
+    const InferredUnit& u = inferred.units[i];
+    RangePath path = analyser.path(u.start, u.end);
+    std::vector<PathEventTime> events = event_times(path);
+    OpTotals ops;
+    ops.add(p, events);
+    sums.units.push_back(step_row(p, path, events, u.name, std::nullopt, u.end - u.start));
+    sums.unit_ops.push_back(ops.finish(p, kCriticalPathUnitOps));
+  }
+}
+
 }  // namespace
 
 CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
@@ -247,6 +264,7 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
   if (window.steps.empty()) {
     walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
          window.end - std::min(window.start, window.host_start), shown && timeline.step == kWholeCaptureName);
+    if (steps.inferred) unit_paths(profile, analyser, *steps.inferred, sums);
   } else {
     std::size_t n = window.steps.size();
     std::size_t count = std::clamp<std::size_t>(threads, 1, n);
