@@ -81,7 +81,10 @@ void GateTableReader::begin(ReportTableFields& fields, std::string_view name) {
   row_.clear();
   cell_ = 0;
   fields.table.name = std::string(name);
-  for (const std::string& column : gate_) fields.table.columns.push_back({column, "", ""});
+  std::vector<ReportColumn> columns;
+  columns.reserve(gate_.size());
+  for (const std::string& column : gate_) columns.push_back({column, "", ""});
+  fields.table.columns = std::move(columns);
 }
 
 void GateTableReader::columns(JsonKind kind) {

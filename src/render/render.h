@@ -1,6 +1,7 @@
 // Renderers: each turns the report model into one output format.
 #pragma once
 
+#include <cstdint>
 #include <ctime>
 #include <functional>
 #include <optional>
@@ -45,8 +46,12 @@ std::string render_markdown(const ReportModel& report, const MarkdownOptions& op
 
 // The XLSX workbook (libxlsxwriter), written atomically. Without `created` the document's creation
 // time is fixed, so the same report gives the same bytes. Throws OutputError naming the path.
+// `memory_budget`: the run's --max-memory (0: none). The library holds every cell on the C heap
+// (120-180 B a cell), which the budget cannot spill: a workbook whose cells would take more than an
+// eighth of it streams its rows to disk instead (constant_memory; strings inline, same cells).
 struct XlsxOptions {
   std::optional<time_t> created;
+  std::uint64_t memory_budget = 0;
 };
 void write_xlsx(const ReportModel& report, const std::string& path, const XlsxOptions& options = {});
 

@@ -62,7 +62,7 @@ template <typename Row, std::size_t N>
 ReportTable make_table(const DeclaredColumns<Row, N>& declared, const std::vector<Row>& rows,
                        std::size_t shown = N, const RowsSetAside& set_aside = {}) {
   ReportTable t = declared_table(declared.table);
-  t.columns.resize(std::min(shown, N));
+  t.columns.keep_first(shown);
   std::span<const Column<Row>> columns = std::span(declared.columns).first(t.columns.size());
   bool per_step = row_per_step(declared.table);
   std::size_t limit = row_per_name(declared.table) || per_step ? max_table_rows() : 0;

@@ -3,9 +3,12 @@
 // (report/build_report.h) from the analysis, the baseline and the gate's findings.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,11 +57,41 @@ struct ReportColumn {
 };
 using ReportCell = std::variant<std::monostate, double, std::int64_t, std::string, bool>;
 
+// A table's columns, held once and shared by every table that has them: each table made from the
+// catalog's declaration (declared_table) shares it. A run folder's ranks each held a copy of their
+// tables' columns, about 11 kB a rank outside --max-memory (issue 78). A table has the first size()
+// of the shared columns; one that adds a column copies them first.
+class ReportColumns {
+ public:
+  ReportColumns() = default;
+  // Not explicit: a table's columns are written as the list they are.
+  ReportColumns(std::vector<ReportColumn> columns);
+  ReportColumns(std::initializer_list<ReportColumn> columns)
+      : ReportColumns(std::vector<ReportColumn>(columns)) {}
+  explicit ReportColumns(std::shared_ptr<const std::vector<ReportColumn>> shared);
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const ReportColumn& operator[](std::size_t i) const { return (*columns_)[i]; }
+  const ReportColumn* begin() const { return columns_ ? columns_->data() : nullptr; }
+  const ReportColumn* end() const { return begin() + size_; }
+
+  void keep_first(std::size_t n) { size_ = std::min(n, size_); }
+  void pop_back() { --size_; }
+  void push_back(ReportColumn column);
+  // Whether both are the same columns held once, not copies.
+  bool shares(const ReportColumns& other) const { return columns_ && columns_ == other.columns_; }
+
+ private:
+  std::shared_ptr<const std::vector<ReportColumn>> columns_;
+  std::size_t size_ = 0;
+};
+
 struct ReportTable {
   std::string name;  // stable key: "ops", "kernels", ...
   std::string title;
   std::string description;
-  std::vector<ReportColumn> columns;
+  ReportColumns columns;
   std::vector<std::vector<ReportCell>> rows;
 };
 
@@ -431,7 +464,8 @@ struct ReportModel {
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
 const ReportTable* find_table(const std::vector<ReportTable>& tables, Table table);
 // A table as common/table_catalog.def declares it, with no rows: its name, title, description
-// and columns, its texts worded for how the changes are counted (delta tables).
+// and columns, its texts worded for how the changes are counted (delta tables). Its columns are
+// made once for each table and wording, and shared by every table made from them.
 ReportTable declared_table(Table table, TableWording wording = {});
 // The recent trend of `metric` in a history baseline, or nullptr.
 const ReportMetricTrend* find_trend(const ReportModel& report, std::string_view metric);

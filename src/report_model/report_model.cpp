@@ -1,6 +1,10 @@
 // The report model's lookups: plain data read by name (report_model/report.h).
 #include "report_model/report.h"
 
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <utility>
 
 namespace perfgate {
@@ -46,15 +50,48 @@ const ReportTable* find_table(const std::vector<ReportTable>& tables, Table tabl
   return find_table(tables, table_name(table));
 }
 
+ReportColumns::ReportColumns(std::vector<ReportColumn> columns)
+    : columns_(std::make_shared<const std::vector<ReportColumn>>(std::move(columns))),
+      size_(columns_->size()) {}
+
+ReportColumns::ReportColumns(std::shared_ptr<const std::vector<ReportColumn>> shared)
+    : columns_(std::move(shared)), size_(columns_ ? columns_->size() : 0) {}
+
+void ReportColumns::push_back(ReportColumn column) {
+  std::vector<ReportColumn> more(begin(), end());
+  more.push_back(std::move(column));
+  *this = ReportColumns(std::move(more));
+}
+
+namespace {
+
+// A declared table's columns as worded: made once for each table and wording, then shared.
+std::shared_ptr<const std::vector<ReportColumn>> declared_columns(Table table, TableWording wording) {
+  using Key = std::tuple<std::size_t, ChangeBasis, std::size_t, bool>;
+  static std::mutex made_lock;
+  static std::map<Key, std::shared_ptr<const std::vector<ReportColumn>>> made;
+  std::lock_guard lock(made_lock);
+  auto& columns = made[Key{table_position(table), wording.basis, wording.per_item, wording.by_call}];
+  if (columns) return columns;
+  std::vector<ReportColumn> worded;
+  const TableInfo& info = table_info(table);
+  worded.reserve(info.columns.size());
+  for (const ColumnInfo& c : info.columns)
+    worded.push_back(
+        {column_name(c.name, wording.basis), std::string(c.unit), table_text(c.description, wording)});
+  columns = std::make_shared<const std::vector<ReportColumn>>(std::move(worded));
+  return columns;
+}
+
+}  // namespace
+
 ReportTable declared_table(Table table, TableWording wording) {
   const TableInfo& info = table_info(table);
-  ReportTable t{
-      std::string(info.name), std::string(info.title), table_text(info.description, wording), {}, {}};
-  t.columns.reserve(info.columns.size());
-  for (const ColumnInfo& c : info.columns)
-    t.columns.push_back(
-        {column_name(c.name, wording.basis), std::string(c.unit), table_text(c.description, wording)});
-  return t;
+  return {std::string(info.name),
+          std::string(info.title),
+          table_text(info.description, wording),
+          ReportColumns(declared_columns(table, wording)),
+          {}};
 }
 
 namespace {

@@ -188,6 +188,31 @@ TEST(TableCatalog, OptionalColumnsAreLeftOutWhereNoRowHasThem) {
   }
 }
 
+// Issue 78: each table kept a copy of its declared columns (names, units, descriptions), so a run
+// folder's ranks held about 11 kB each of them. The tables two workers' analyses make share one
+// declaration now; a table worded for another basis has its own, and one that adds a column copies.
+TEST(TableCatalog, TablesMadeFromADeclarationShareItsColumns) {
+  WorkerAnalysis one, other;
+  one.tables.ops = {OpRow{}};
+  other.tables.ops = {OpRow{}, OpRow{}};
+  std::vector<ReportTable> first = worker_tables(one, ReportWorker{});
+  std::vector<ReportTable> second = worker_tables(other, ReportWorker{});
+  ASSERT_EQ(first.size(), second.size());
+  for (std::size_t t = 0; t < first.size(); ++t)
+    EXPECT_TRUE(first[t].columns.shares(second[t].columns)) << first[t].name;
+  ReportTable steps = declared_table(Table::OpDeltas);
+  ReportTable windows = declared_table(Table::OpDeltas, {.basis = ChangeBasis::Window});
+  EXPECT_TRUE(steps.columns.shares(declared_table(Table::OpDeltas).columns));
+  EXPECT_FALSE(steps.columns.shares(windows.columns));
+  EXPECT_EQ(windows.columns[2].name, "baseline_gpu_us_per_window");
+  ReportTable more = steps;
+  more.columns.push_back({"extra", "", ""});
+  EXPECT_FALSE(more.columns.shares(steps.columns));
+  EXPECT_EQ(more.columns.size(), steps.columns.size() + 1);
+  EXPECT_EQ(more.columns[steps.columns.size()].name, "extra");
+  EXPECT_EQ(declared_table(Table::OpDeltas).columns.size(), steps.columns.size());
+}
+
 TEST(TableCatalog, IdsNamesAndColumnsAgree) {
   std::set<std::string_view> names;
   for (const TableInfo& t : table_catalog()) {

@@ -209,7 +209,7 @@ std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::
   }
   if (first_row == 0) {
     // The header row, and the name column when the table starts with one, stay in view.
-    bool name_first = !t.columns.empty() && t.columns.front().unit.empty();
+    bool name_first = !t.columns.empty() && t.columns[0].unit.empty();
     xlsx_library().worksheet_freeze_panes(ws, 1, static_cast<lxw_col_t>(name_first ? offset + 1 : 0));
     if (!names.empty())
       xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
