@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <system_error>
 #include <set>
 #include <string_view>
+#include <system_error>
 
 #include <fmt/format.h>
 
