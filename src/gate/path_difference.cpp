@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <iterator>
 #include <map>
@@ -211,11 +212,16 @@ std::string matched_unit_path_text(const Baseline& baseline, const ReportModel& 
   std::optional<PathDifference> d;
   if (matched.by_identity)
     d = matched_unit_path_difference(baseline.unit_paths, unit_paths(run), matched.names, &units);
-  if (d)
+  if (d) {
+    std::string sentence =
+        path_difference_sentence(*d);  // "On the critical path …": one sentence with the lead
+    if (!sentence.empty())
+      sentence[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(sentence[0])));
     return fmt::format(
         "Over the {} matched units with a critical path in both runs (each unit's path over its "
-        "host range, of the worker whose path of it is longest). {}",
-        units, path_difference_sentence(*d));
+        "host range, of the worker whose path of it is longest): {}",
+        units, sentence);
+  }
   std::string why = !matched.by_identity
                         ? "the units are not matched by name (a report of an earlier perfgate)"
                         : "the baseline keeps no critical path per unit (a history, or a "

@@ -76,7 +76,8 @@ TEST(UnitPaths, WhatGrewOnThePathIsSummedOverTheMatchedUnits) {
   ASSERT_EQ(f->status, FindingStatus::Fail) << f->reason;
   std::string p = f->problem;
   EXPECT_NE(p.find("Over the 8 matched units with a critical path in both runs"), std::string::npos) << p;
-  EXPECT_NE(p.find("On the critical path per matched unit, 200.0 us → 500.0 us (+300.0 us)"),
+  EXPECT_NE(p.find("of the worker whose path of it is longest): on the critical path per matched unit, 200.0 "
+                   "us → 500.0 us (+300.0 us)"),
             std::string::npos)
       << p;
   EXPECT_NE(p.find("grew GPU compute +300.0 us (100.0 us → 400.0 us)"), std::string::npos) << p;

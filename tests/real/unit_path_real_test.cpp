@@ -87,7 +87,7 @@ TEST(UnitPathRealTraces, FsdpPairNamesWhatGrewOnTheMatchedUnitsPaths) {
   // from the blocks only one window holds (after, blocks 18-21: 2.0-3.8 ms on one worker or the other;
   // before, blocks 2-7: 0.3-1.0 ms), and it is not named.
   EXPECT_NE(p.find("Over the 10 matched units with a critical path in both runs"), std::string::npos) << p;
-  EXPECT_NE(p.find("On the critical path per matched unit, 19.51 ms → 20.68 ms (+1.18 ms)"),
+  EXPECT_NE(p.find("longest): on the critical path per matched unit, 19.51 ms → 20.68 ms (+1.18 ms)"),
             std::string::npos)
       << p;
   EXPECT_NE(p.find("moved onto the path cudaMemsetAsync (host) +585.4 us (6.6 us → 592.0 us)"),
