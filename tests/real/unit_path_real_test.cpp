@@ -1,8 +1,8 @@
 // What grew on the critical path per matched inferred unit on the FSDP pair (issue 74, item 6;
 // h100x2_fsdp_training_{before,after}: no steps, both repeat FSDP::post_forward (blocks.k...), blocks
 // 2-17 before and 8-21 after, 10 matched). Checked against plain SQL on the exports (read-only):
-//   unit_path_sendrecv.sql: the SendRecv kernels' time launched in each unit, per worker and block;
-//   unit_path_memset.sql: the cudaMemsetAsync calls in each unit of the after run, per worker and block.
+// unit_path_reference.sql prints, per worker and block, (1) the SendRecv kernels' time launched in each
+// unit and (2) the cudaMemsetAsync calls in each matched unit.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -17,7 +17,7 @@ namespace perfgate::testing {
 namespace {
 
 // The SendRecv kernels' ns per unit, blocks 8-17, worker 0 and 1 (pids 144/145 before, 148/149
-// after), as unit_path_sendrecv.sql reads them.
+// after), as unit_path_reference.sql (1) reads them.
 constexpr std::array<std::array<double, 10>, 2> kSendRecvBeforeNs = {{
     {3677247, 381984, 421280, 709792, 576735, 516256, 812704, 747104, 384063, 3704017},
     {349919, 1035165, 390175, 386784, 380640, 388958, 381728, 382654, 1925755, 368607},
@@ -67,8 +67,8 @@ TEST(UnitPathRealTraces, FsdpPairNamesWhatGrewOnTheMatchedUnitsPaths) {
   ReportModel after = report_of_files({after_path}, default_book());
   expect_sendrecv_on_path(before, kSendRecvBeforeNs);
   expect_sendrecv_on_path(after, kSendRecvAfterNs);
-  // Block 16 after, worker 0 (pid 148): one cudaMemsetAsync call of 5,748.027 us (unit_path_memset.sql;
-  // its 8 calls in the unit sum to 5,803.940 us), on the unit's path as host time.
+  // Block 16 after, worker 0 (pid 148): one cudaMemsetAsync call of 5,748.027 us (unit_path_reference.sql
+  // (2); its 8 calls in the unit sum to 5,803.940 us), on the unit's path as host time.
   double memset = path_time(after.workers[0], block_unit(16), "cudaMemsetAsync", "cpu_bound");
   EXPECT_GE(memset, 5748.027 - 2);
   EXPECT_LE(memset, 5803.940);
