@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <unordered_map>
 
 #include <boost/unordered/unordered_flat_map.hpp>
@@ -62,6 +63,12 @@ void add_call(const OpTableInputs& in, std::size_t e, OpAccumulator& by_name, Op
   }
 }
 
+// The op type a collective has (rules: op_types). A collective run inside an op of another class
+// is a call of its own: DDP's all-reduce runs in a gradient hook inside AccumulateGrad's
+// evaluate_function, and counted as the enclosing op's class it put a DDP run's communication on
+// the optimizer's row (a100_nccl: 46.8 ms of NCCL kernels as "optimizer", 0.1 ms as communication).
+constexpr std::string_view kCommunicationType = "communication";
+
 // The op type of each name, matched once: a name has a row per input shape (ResNet-50: 580 rows of
 // 79 names), and the type patterns are a set of regexes. And the fused ops a compiled kernel's name
 // lists, parsed once per name.
@@ -73,11 +80,21 @@ class OpTypeOf {
     if (inserted) it->second = &in_.classification.op_type(in_.profile.str(name));
     return *it->second;
   }
+  // Whether the name's type is kCommunicationType: asked of every callee of the top-level ops, so
+  // answered from an array by id after the first time.
+  bool communication(StringId name) {
+    if (communication_.empty()) communication_.assign(in_.profile.strings.size(), kUnknown);
+    std::uint8_t& known = communication_[name];
+    if (known == kUnknown) known = (*this)(name) == kCommunicationType ? kYes : kNo;
+    return known == kYes;
+  }
   FusedNameCache fused;
 
  private:
+  static constexpr std::uint8_t kUnknown = 0, kNo = 1, kYes = 2;
   const OpTableInputs& in_;
   std::unordered_map<StringId, const std::string*> known_;
+  std::vector<std::uint8_t> communication_;  // per string id: kUnknown, kNo or kYes
 };
 
 OpRow finish(const OpTableInputs& in, const OpAccumulator& acc, bool with_shapes, OpTypeOf& type_of) {
@@ -259,10 +276,12 @@ TimeNs idle_between(IntervalList& work) {
 // A call (an op, or a graph launch no op issued) in its type's row: its host span, the GPU time it
 // ran, the time of its CUDA API calls (their union: a driver call inside a runtime call counts once)
 // and the GPU work it launched.
+// `left_out`: the host time of callees counted as calls of their own (a collective inside another
+// class's op), not this call's.
 void add_type_call(TypeAccumulator& acc, Interval span, TimeNs gpu, TimeNs api, IntervalList& own_work,
-                   StringId name) {
+                   StringId name, TimeNs left_out = 0) {
   OpTypeRow& r = acc.row;
-  TimeNs duration = span.end - span.start;
+  TimeNs duration = span.end - span.start - std::min(left_out, span.end - span.start);
   r.cpu_min = r.calls == 0 ? duration : std::min(r.cpu_min, duration);
   r.cpu_max = std::max(r.cpu_max, duration);
   ++r.calls;
@@ -313,27 +332,58 @@ struct CallsByOwner {
   }
 };
 
+// One call of an op type: host event e's subtree less the subtrees starting at `cut` (ascending,
+// inside it, counted as calls of their own): its GPU time and work, its API calls' union within its
+// span, and the host time the cut callees take.
+void add_op_type_call(const OpTableInputs& in, const CallsByOwner& by_owner, std::size_t e,
+                      const std::vector<std::size_t>& cut, TypeAccumulator& acc, IntervalList& work,
+                      IntervalList& api) {
+  const Profile& p = in.profile;
+  const HostEvent& h = p.host_events[e];
+  TimeNs gpu = in.stats.total_device(e), left_out = 0;
+  work.clear();
+  api.clear();
+  auto next = cut.begin();
+  for (std::size_t k = e, end = in.stats.subtree_end(e); k < end; ++k) {
+    if (next != cut.end() && *next == k) {
+      const HostEvent& callee = p.host_events[k];
+      gpu -= in.stats.total_device(k);
+      left_out += callee.end - callee.start;
+      k = in.stats.subtree_end(k) - 1;
+      ++next;
+      continue;
+    }
+    for (std::uint32_t a : in.stats.launched(k))
+      work.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
+    for (std::uint32_t i = by_owner.offsets[k]; i < by_owner.offsets[k + 1]; ++i) {
+      const RuntimeCall& call = p.runtime_calls[by_owner.calls[i]];
+      api.push_back({call.start, call.end});
+    }
+  }
+  merge_in_place(api);
+  add_type_call(acc, {h.start, h.end}, gpu, length_within(api, {h.start, h.end}), work, h.name, left_out);
+}
+
 std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) {
   const Profile& p = in.profile;
   CallsByOwner by_owner(p, in.attribution);
   std::map<std::string, TypeAccumulator> types;
   IntervalList work, api;
+  std::vector<std::size_t> cut;
+  const std::vector<std::size_t> none;
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
-    const HostEvent& h = p.host_events[e];
-    std::size_t end = in.stats.subtree_end(e);
-    work.clear();
-    for (std::size_t k = e; k < end; ++k)
-      for (std::uint32_t a : in.stats.launched(k))
-        work.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
-    api.clear();
-    for (std::uint32_t i = by_owner.offsets[e]; i < by_owner.offsets[end]; ++i) {
-      const RuntimeCall& call = p.runtime_calls[by_owner.calls[i]];
-      api.push_back({call.start, call.end});
-    }
-    merge_in_place(api);
-    add_type_call(types[type_of(h.name)], {h.start, h.end}, in.stats.total_device(e),
-                  length_within(api, {h.start, h.end}), work, h.name);
+    const std::string& type = type_of(p.host_events[e].name);
+    cut.clear();
+    if (type != kCommunicationType)
+      for (std::size_t k = e + 1, end = in.stats.subtree_end(e); k < end; ++k)
+        if (in.stats.is_op(k) && type_of.communication(p.host_events[k].name)) {
+          cut.push_back(k);
+          k = in.stats.subtree_end(k) - 1;
+        }
+    add_op_type_call(in, by_owner, e, cut, types[type], work, api);
+    for (std::size_t k : cut)
+      add_op_type_call(in, by_owner, k, none, types[std::string(kCommunicationType)], work, api);
   }
   add_graph_launch_types(in, type_of, types);
   std::vector<OpTypeRow> rows;

@@ -174,6 +174,40 @@ TEST(OpsTable, OpTypesCountTopLevelOpsOnce) {
   EXPECT_EQ(matmul.gpu_idle, 10000);
 }
 
+// DDP's all-reduce runs in a gradient hook inside AccumulateGrad's evaluate_function (optimizer
+// class): a collective inside another class's op is a communication call of its own, not that op's
+// time. AccumulateGrad [300,400) holds aten::add_ [305,315) (a 1 us launch of a 10 us kernel) and
+// c10d::allreduce_ [320,380) (its record_param_comms [325,375) launches a 40 us NCCL kernel with a
+// 2 us call). Optimizer: 100 - 60 = 40 us of host, 10 us of GPU, 1 us of API; communication: 60 us
+// of host, 40 us of GPU, 2 us of API. Before, the optimizer row held all 50 us of GPU time.
+TEST(OpsTable, OpTypesCountACollectiveInsideAnotherOpAsCommunication) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", 300, 100, 1, 2);
+  t.op("aten::add_", 305, 10, 2, 2);
+  t.runtime("cudaLaunchKernel", 306, 1, 100, 2, 2).kernel("vectorized_elementwise_kernel", 420, 10, 100);
+  t.op("c10d::allreduce_", 320, 60, 3, 2);
+  t.op("record_param_comms", 325, 50, 4, 2);
+  t.runtime("cudaLaunchKernel", 330, 2, 101, 4, 2)
+      .kernel("ncclKernel_AllReduce_RING_LL_Sum_float", 440, 40, 101);
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpTypeRow *optimizer = nullptr, *communication = nullptr;
+  for (const OpTypeRow& r : w.tables.op_types) {
+    if (r.type == "optimizer") optimizer = &r;
+    if (r.type == "communication") communication = &r;
+  }
+  ASSERT_TRUE(optimizer && communication);
+  EXPECT_EQ(optimizer->calls, 1u);
+  EXPECT_EQ(optimizer->cpu_total, 40000);
+  EXPECT_EQ(optimizer->gpu, 10000);
+  EXPECT_EQ(optimizer->cpu_overhead, 39000);
+  EXPECT_EQ(communication->calls, 1u);
+  EXPECT_EQ(communication->ops, 1u);  // c10d::allreduce_; record_param_comms is inside it
+  EXPECT_EQ(communication->cpu_total, 60000);
+  EXPECT_EQ(communication->gpu, 40000);
+  EXPECT_EQ(communication->cpu_overhead, 58000);
+}
+
 // Regions: "## forward ##" [5,200] encloses the forward ops (60 µs of GPU work launched inside);
 // a GPU-side range of the same name adds 50 µs of GPU range time. Step markers are not regions.
 TEST(Regions, HostTimeAndTheGpuWorkLaunchedInside) {
