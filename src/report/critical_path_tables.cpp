@@ -48,11 +48,12 @@ bool is(const CriticalPathOpRow& r, PathBound a, PathBound b) {
   return r.bound == a || r.bound == b;
 }
 
-constexpr auto kOpColumns = declared<Table::CriticalPathOps>(std::array<Column<CriticalPathOpRow>, 8>{{
+constexpr auto kOpColumns = declared<Table::CriticalPathOps>(std::array<Column<CriticalPathOpRow>, 9>{{
     {"name", [](const CriticalPathOpRow& r) { return ReportCell{r.name}; }},
     {"bound_by",
      [](const CriticalPathOpRow& r) { return ReportCell{std::string(path_bound_name(r.bound))}; }},
     {"time_us", [](const CriticalPathOpRow& r) { return us(r.time); }},
+    {"time_per_step_us", [](const CriticalPathOpRow& r) { return us(r.time_per_step); }},
     {"calls", [](const CriticalPathOpRow& r) { return count(r.calls); }},
     {"steps", [](const CriticalPathOpRow& r) { return count(r.steps); }},
     {"host",

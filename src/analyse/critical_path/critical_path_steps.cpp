@@ -223,6 +223,7 @@ void unit_paths(const Profile& p, const CriticalPathAnalyser& analyser, const In
     ops.add(p, events);
     sums.units.push_back(step_row(p, path, events, u.name, std::nullopt, u.end - u.start));
     sums.unit_ops.push_back(ops.finish(p, kCriticalPathUnitOps));
+    for (CriticalPathOpRow& row : sums.unit_ops.back()) row.time_per_step = row.time;
   }
 }
 
@@ -289,6 +290,8 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     for (CriticalPathStep& row : part.rows) sums.steps.push_back(std::move(row));
   }
   sums.ops = ops.finish(profile);
+  auto steps = static_cast<TimeNs>(std::max<std::size_t>(sums.steps.size(), 1));
+  for (CriticalPathOpRow& row : sums.ops) row.time_per_step = row.time / steps;
   return sums;
 }
 
