@@ -290,8 +290,8 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     for (CriticalPathStep& row : part.rows) sums.steps.push_back(std::move(row));
   }
   sums.ops = ops.finish(profile);
-  auto steps = static_cast<TimeNs>(std::max<std::size_t>(sums.steps.size(), 1));
-  for (CriticalPathOpRow& row : sums.ops) row.time_per_step = row.time / steps;
+  auto path_steps = static_cast<TimeNs>(std::max<std::size_t>(sums.steps.size(), 1));
+  for (CriticalPathOpRow& row : sums.ops) row.time_per_step = row.time / path_steps;
   return sums;
 }
 
