@@ -371,6 +371,27 @@ TEST(CriticalPathRules, LaunchBoundStepFiresItsRule) {
   EXPECT_EQ(status_of(gated(healthy()), "critical-path.launch-bound"), FindingStatus::Pass);
 }
 
+// A finding quotes the path's ops a step, beside the path's length a step: two steps as in
+// CpuBoundStepIsItsTopLevelOps (tests/analyse/critical_path/critical_path_test.cpp) (B 400, A 390 around its
+// call, the call 10 on each 800 us path). The window's totals (B 800 us) beside "800.0 us per step" read as
+// the whole path.
+TEST(CriticalPathRules, AFindingQuotesTheOpsAStepAsItsLength) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-40GB", 8, 0, 40LL << 30, 108);
+  t.step(1, 0, 1000).op("A", 0, 400).runtime("cudaLaunchKernel", 100, 10, 1).kernel("K", 120, 50, 1);
+  t.op("B", 500, 400);
+  t.step(2, 1000, 1000).op("A", 1010, 400).runtime("cudaLaunchKernel", 1110, 10, 2).kernel("K", 1130, 50, 2);
+  t.op("B", 1510, 400);
+  ReportModel report = gated(t.json());
+  const ReportFinding* f = find_finding(report, "critical-path.cpu-bound");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->problem.find("(800.0 us per step)"), std::string::npos) << f->problem;
+  EXPECT_NE(f->problem.find("The longest on the path, a step: B (400.0 us), A (390.0 us), cudaLaunchKernel "
+                            "(10.0 us)."),
+            std::string::npos)
+      << f->problem;
+}
+
 // Issue 29, item 5: against a baseline that ran on the GPU in steps, a run whose GPU work or steps
 // vanished passed the gate: every regression rule was n/a (SPEC 5: it fails).
 TEST(BaselineRules, VanishedGpuWorkOrStepsFailTheGate) {

@@ -166,25 +166,6 @@ TEST(CriticalPath, MetricsAndOpsSumTheSteps) {
   EXPECT_EQ(w.critical_path.ops[0].time_per_step, 400 * kUs);  // as the mean path: 800 over 2 steps
 }
 
-// A finding quotes the path's ops a step, beside the path's length a step: two steps as in
-// CpuBoundStepIsItsTopLevelOps (B 400, A 390 around its call, the call 10 on each 800 us path). The
-// window's totals (B 800 us) beside "800.0 us per step" read as the whole path.
-TEST(CriticalPath, AFindingQuotesTheOpsAStepAsItsLength) {
-  TraceBuilder t;
-  t.step(1, 0, 1000).op("A", 0, 400).runtime("cudaLaunchKernel", 100, 10, 1).kernel("K", 120, 50, 1);
-  t.op("B", 500, 400);
-  t.step(2, 1000, 1000).op("A", 1010, 400).runtime("cudaLaunchKernel", 1110, 10, 2).kernel("K", 1130, 50, 2);
-  t.op("B", 1510, 400);
-  ReportModel report = report_of_json(t.json(), default_book());
-  const ReportFinding* f = find_finding(report, "critical-path.cpu-bound");
-  ASSERT_NE(f, nullptr);
-  EXPECT_NE(f->problem.find("(800.0 us per step)"), std::string::npos) << f->problem;
-  EXPECT_NE(f->problem.find("The longest on the path, a step: B (400.0 us), A (390.0 us), cudaLaunchKernel "
-                            "(10.0 us)."),
-            std::string::npos)
-      << f->problem;
-}
-
 // The path of the timeline's step on the timeline's lanes (CpuBoundStepIsItsTopLevelOps): A's time
 // up to its launch call [0,100) and after it [110,400) on thread 1's ops lane, the call [100,110)
 // on its runtime lane, B [500,900); the kernel is off the path. The HTML timeline draws each as a
