@@ -211,13 +211,6 @@ void Workbook::write_number(lxw_worksheet* ws, std::size_t row, std::size_t col,
   note_width(ws, col, cell_text_.size() + 2);
 }
 
-void Workbook::cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c,
-                    std::string_view unit) {
-  if (const auto* s = std::get_if<std::string>(&c)) return text(ws, row, col, *s);
-  if (const auto* b = std::get_if<bool>(&c)) return text(ws, row, col, *b ? "yes" : "no");
-  number(ws, row, col, cell_number(c), unit);
-}
-
 void Workbook::header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names) {
   for (std::size_t c = 0; c < names.size(); ++c) text(ws, row, c, names[c], header_);
 }

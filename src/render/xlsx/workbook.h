@@ -54,7 +54,6 @@ class Workbook {
               std::string_view unit);
   // A clickable link for an http(s) URL; anything else is written as text.
   void link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& url);
-  void cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c, std::string_view unit);
   void header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names);
   // Column widths from the longest text seen in each column (capped).
   void fit_columns(lxw_worksheet* ws);
