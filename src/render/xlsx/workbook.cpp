@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/utf8.h"
 #include "render/cell_format.h"
+#include "render/escape.h"
 
 namespace perfgate {
 namespace {
@@ -149,8 +150,7 @@ void Workbook::text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::st
   // libxlsxwriter escapes markup but not bytes: invalid UTF-8 and the characters XML 1.0 forbids
   // would make sharedStrings.xml unreadable. Printable ASCII (nearly every cell) has nothing to
   // repair, and is copied into a buffer reused cell after cell (libxlsxwriter copies it again).
-  bool plain = s.size() <= kMaxCellChars &&
-               std::all_of(s.begin(), s.end(), [](char c) { return c >= 0x20 && c < 0x7F; });
+  bool plain = s.size() <= kMaxCellChars && printable_ascii_prefix(s) == s.size();
   if (plain)
     cell_text_.assign(s);
   else
