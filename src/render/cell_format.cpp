@@ -95,13 +95,25 @@ void append_cell_text(std::string& out, const ReportCell& cell, std::string_view
 }
 
 std::optional<std::size_t> cell_text_length_bound(double v, std::string_view unit) {
-  if (unit != "us" && unit != "%" && unit != "count") return std::nullopt;
-  double magnitude = std::fabs(v);
-  // Integer digits, one more than |v| has, as rounding may carry (9.96 -> "10.0"), and log10's
-  // error at a power of ten is covered by it too.
-  std::size_t digits = magnitude < 1 ? 2 : static_cast<std::size_t>(std::floor(std::log10(magnitude))) + 2;
-  std::size_t separators = unit == "%" ? 0 : digits / 3;
-  return 1 + digits + separators + 3;  // sign, digits, thousands separators, point and 2 decimals
+  // The decimals append_cell_text writes for the unit.
+  int decimals = 1;
+  if (unit == "count")
+    decimals = std::fabs(v - std::round(v)) < 1e-9 ? 0 : 2;
+  else if (unit != "us" && unit != "%")
+    return std::nullopt;
+  // At least the magnitude of the text's number: rounding adds at most half its last digit, and the
+  // margins cover the sum's own rounding (a bound one digit long at a power of ten is still a bound).
+  constexpr double kHalfLastDigit[] = {0.5, 0.05, 0.005};
+  double magnitude = std::fabs(v) * (1 + 1e-12) + kHalfLastDigit[decimals] + 1e-9;
+  // Integer digits, by comparisons below 1e15 (log10 costs more than the numbers of a table need).
+  std::size_t digits = 1;
+  if (magnitude < 1e15)
+    for (double power = 10; magnitude >= power; power *= 10) ++digits;
+  else
+    digits = static_cast<std::size_t>(std::floor(std::log10(magnitude))) + 2;
+  std::size_t separators = unit == "%" ? 0 : (digits - 1) / 3;
+  std::size_t sign = std::signbit(v) ? 1 : 0;  // write_fixed writes "-0.0" for -0.04
+  return sign + digits + separators + (decimals > 0 ? 1 + static_cast<std::size_t>(decimals) : 0);
 }
 
 bool on_trace_clock(std::string_view table, std::string_view column) {

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 #include <fmt/format.h>
 
@@ -120,8 +121,23 @@ void append_escaped(std::string& out, std::string_view s, std::string_view keep)
 
 }  // namespace
 
+std::size_t printable_ascii_prefix(std::string_view s) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
+  std::size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    std::uint64_t del = w ^ (0x7F * kOnes);
+    // A byte with its high bit set, a byte under 0x20 or a byte equal to 0x7F (the classic tests
+    // for a byte less than n and for a zero byte, on eight bytes at once).
+    if ((w | ((w - 0x20 * kOnes) & ~w) | ((del - kOnes) & ~del)) & kHighs) break;
+  }
+  while (i < s.size() && s[i] >= 0x20 && s[i] < 0x7F) ++i;
+  return i;
+}
+
 bool shown_as_is(std::string_view s) {
-  for (std::size_t i = 0; i < s.size();) {
+  for (std::size_t i = printable_ascii_prefix(s); i < s.size();) {
     auto u = static_cast<unsigned char>(s[i]);
     if (u >= 0x20 && u < 0x7f) {
       ++i;

@@ -18,6 +18,9 @@ std::string xml_escape(std::string_view s);                      // html_escape 
 // what XML 1.0 forbids besides (U+FFFE, U+FFFF) dropped. shown_as_is: whether it changes nothing.
 std::string visible_text(std::string_view s);
 bool shown_as_is(std::string_view s);
+// The length of the run of printable ASCII (0x20 to 0x7E) that `s` starts with, read eight bytes at
+// a time: nearly every text of a report is all of it, and has nothing to escape or repair.
+std::size_t printable_ascii_prefix(std::string_view s);
 // The code point of the 2- or 3-byte UTF-8 sequence at `i` (`n` bytes) when it is a bidirectional
 // control or a line or paragraph separator; 0 otherwise.
 char32_t invisible_format_character(std::string_view s, std::size_t i, std::size_t n);

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -62,8 +63,11 @@ std::string cut_around_difference(std::string_view s, const std::vector<std::str
   return fmt::format("{}{}{}{}", utf8_prefix(s, head), kEllipsis, utf8_part(s, start, part), kEllipsis);
 }
 
-// The texts cut (the map's keys, cut ones only) grouped by the label they have now.
-std::map<std::string, std::vector<std::string_view>> by_label(const std::map<std::string, std::string>& cut) {
+// Each text longer than the labels' length once (a view of the caller's text), with its label.
+using CutLabels = std::map<std::string_view, std::string>;
+
+// The texts cut (the map's keys) grouped by the label they have now.
+std::map<std::string, std::vector<std::string_view>> by_label(const CutLabels& cut) {
   std::map<std::string, std::vector<std::string_view>> groups;
   for (const auto& [text, label] : cut) groups[label].push_back(text);
   return groups;
@@ -71,9 +75,8 @@ std::map<std::string, std::vector<std::string_view>> by_label(const std::map<std
 
 // Where cut texts still share a label, or a cut text reads as a text shown whole: a number at the
 // end, the first one free among every label.
-void number_repeats(std::map<std::string, std::string>& cut, const std::set<std::string>& whole,
-                    std::size_t n) {
-  std::set<std::string> used = whole;
+void number_repeats(CutLabels& cut, const std::unordered_set<std::string_view>& whole, std::size_t n) {
+  std::set<std::string, std::less<>> used;  // the cut texts' labels, then the numbered ones
   for (const auto& [text, label] : cut) used.insert(label);
   for (auto& [label, texts] : by_label(cut)) {
     if (texts.size() < 2 && !whole.contains(label)) continue;
@@ -83,29 +86,36 @@ void number_repeats(std::map<std::string, std::string>& cut, const std::set<std:
       do {
         std::string suffix = fmt::format(" #{}", ++number);
         numbered = std::string(utf8_prefix(label, n - suffix.size())) + suffix;
-      } while (used.contains(numbered));
+      } while (used.contains(numbered) || whole.contains(numbered));
       used.insert(numbered);
-      cut[std::string(text)] = numbered;
+      cut[text] = numbered;
     }
   }
+}
+
+// The labels of the texts longer than `n` (n >= 8).
+CutLabels cut_labels(const std::vector<std::string_view>& texts, std::size_t n) {
+  std::unordered_set<std::string_view> whole;
+  CutLabels cut;
+  for (std::string_view t : texts) {
+    if (t.size() <= n)
+      whole.insert(t);
+    else if (!cut.contains(t))
+      cut.emplace(t, cut_in_the_middle(t, n));
+  }
+  if (cut.empty()) return cut;
+  for (auto& [label, group] : by_label(cut))
+    if (group.size() > 1)
+      for (std::string_view text : group) cut[text] = cut_around_difference(text, group, n);
+  number_repeats(cut, whole, n);
+  return cut;
 }
 
 }  // namespace
 
 std::vector<std::string> distinct_short_labels(const std::vector<std::string>& texts, std::size_t n) {
   n = std::max<std::size_t>(n, 8);
-  std::set<std::string> whole;
-  std::map<std::string, std::string> cut;  // each long text once, with its label
-  for (const std::string& t : texts) {
-    if (t.size() <= n)
-      whole.insert(t);
-    else
-      cut.emplace(t, cut_in_the_middle(t, n));
-  }
-  for (auto& [label, group] : by_label(cut))
-    if (group.size() > 1)
-      for (std::string_view text : group) cut[std::string(text)] = cut_around_difference(text, group, n);
-  number_repeats(cut, whole, n);
+  CutLabels cut = cut_labels(std::vector<std::string_view>(texts.begin(), texts.end()), n);
   std::vector<std::string> labels;
   labels.reserve(texts.size());
   for (const std::string& t : texts) labels.push_back(t.size() <= n ? t : cut.at(t));
@@ -115,6 +125,7 @@ std::vector<std::string> distinct_short_labels(const std::vector<std::string>& t
 std::vector<std::vector<std::string>> short_text_cells(const ReportTable& t, std::size_t rows,
                                                        std::size_t n) {
   rows = std::min(rows, t.rows.size());
+  n = std::max<std::size_t>(n, 8);
   std::vector<std::vector<std::string>> out(t.columns.size());
   auto text = [&](std::size_t r, std::size_t c) -> const std::string* {
     return c < t.rows[r].size() ? std::get_if<std::string>(&t.rows[r][c]) : nullptr;
@@ -124,10 +135,13 @@ std::vector<std::vector<std::string>> short_text_cells(const ReportTable& t, std
     for (std::size_t r = 0; r < rows && !long_text; ++r)
       if (const std::string* s = text(r, c)) long_text = s->size() > n;
     if (!long_text) continue;
-    std::vector<std::string> texts(rows);
+    std::vector<std::string_view> texts(rows);  // views of the cells: a number's cell reads ""
     for (std::size_t r = 0; r < rows; ++r)
       if (const std::string* s = text(r, c)) texts[r] = *s;
-    out[c] = distinct_short_labels(texts, n);
+    CutLabels cut = cut_labels(texts, n);
+    out[c].resize(rows);
+    for (std::size_t r = 0; r < rows; ++r)
+      if (texts[r].size() > n) out[c][r] = cut.at(texts[r]);
   }
   return out;
 }

@@ -19,8 +19,8 @@ namespace perfgate {
 std::vector<std::string> distinct_short_labels(const std::vector<std::string>& texts, std::size_t n);
 
 // The text cells of the table's first `rows` rows cut to `n` bytes by distinct_short_labels, column
-// by column: per column, the label of each row (rows.size() of them), or none where no text cell of
-// the column is longer than `n` (numbers are never that long).
+// by column: per column, the label of each row longer than `n` ("" for the others, shown whole),
+// or none where no text cell of the column is longer than `n` (numbers are never that long).
 std::vector<std::vector<std::string>> short_text_cells(const ReportTable& t, std::size_t rows, std::size_t n);
 
 }  // namespace perfgate

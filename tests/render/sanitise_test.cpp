@@ -182,5 +182,22 @@ TEST(Sanitise, EscapeFunctions) {
   EXPECT_EQ(html_escape("é — “quoted” ✓"), "é — “quoted” ✓");
 }
 
+// The run of printable ASCII a text starts with, read eight bytes at a time: each byte outside
+// 0x20..0x7E ends it, wherever it falls in a word of eight, and the run ends with the text.
+TEST(Sanitise, PrintableAsciiPrefixStopsAtTheFirstOtherByte) {
+  EXPECT_EQ(printable_ascii_prefix(""), 0u);
+  EXPECT_EQ(printable_ascii_prefix(" ~ aten::conv2d ~ "), 18u);
+  const std::string plain = "0123456789abcdefghij";
+  for (char other : {'\x1f', '\x7f', '\n', '\t', '\x80', '\xc3', '\xff', '\0'})
+    for (std::size_t at = 0; at < plain.size(); ++at) {
+      std::string text = plain;
+      text[at] = other;
+      EXPECT_EQ(printable_ascii_prefix(text), at) << static_cast<int>(other) << " at " << at;
+    }
+  for (char edge : {' ', '~'}) EXPECT_EQ(printable_ascii_prefix(std::string(17, edge)), 17u);
+  EXPECT_TRUE(shown_as_is("0123456789\tabcdefghij\n"));
+  EXPECT_FALSE(shown_as_is("0123456789abcdef\x1b[1m"));
+}
+
 }  // namespace
 }  // namespace perfgate::testing

@@ -121,7 +121,7 @@ class RowWriter {
       for (std::size_t c = 0; c < t_.rows[r].size() && c < columns_.size(); ++c) {
         if (c) out += ',';
         CellText cell = cell_text(r, c);
-        std::string shown = cell.own ? visible(cell.shown) : std::string(cell.shown);
+        std::string_view shown = cell.own ? visible(cell.shown) : cell.shown;
         if (!cell.cut) {
           add_index(shown);
           continue;
@@ -129,7 +129,7 @@ class RowWriter {
         out += '[';
         add_index(shown);
         out += ',';
-        add_index(cell.own ? visible(cell.text) : std::string(cell.text));
+        add_index(cell.own ? visible(cell.text) : cell.text);
         out += ']';
       }
       out += ']';
@@ -139,7 +139,12 @@ class RowWriter {
   }
 
  private:
-  static std::string visible(std::string_view s) { return shown_as_is(s) ? std::string(s) : visible_text(s); }
+  // The text as shown: `s` itself, or its visible form (valid until the next call).
+  std::string_view visible(std::string_view s) {
+    if (shown_as_is(s)) return s;
+    visible_ = visible_text(s);
+    return visible_;
+  }
 
   CellText cell_text(std::size_t r, std::size_t c) {
     const ReportCell& cell = shown(t_.rows[r][c], columns_[c]);
@@ -225,6 +230,7 @@ class RowWriter {
   std::size_t rule_source_column_;  // the kernels' tc_rule_source, or npos
   std::string meaning_;             // a tc_rule cell's text
   std::string tooltip_;             // a tc_rule cell's tooltip: its pattern and the entry's source
+  std::string visible_;             // a text's visible form, where it is not shown as it is
   ReportCell shifted_;              // a trace-clock cell from the window start
 };
 
@@ -332,8 +338,9 @@ TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::s
 }
 
 std::size_t AsideTexts::index(std::string_view text) {
-  auto [it, added] = index_.try_emplace(std::string(text), texts_.size());
-  if (added) texts_.push_back(&it->first);
+  if (auto it = index_.find(text); it != index_.end()) return it->second;
+  auto it = index_.emplace(std::string(text), texts_.size()).first;
+  texts_.push_back(&it->first);
   return it->second;
 }
 

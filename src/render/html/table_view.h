@@ -25,7 +25,12 @@ class AsideTexts {
   std::string json() const;  // the texts in index order, a JSON list safe inside <script>
 
  private:
-  std::unordered_map<std::string, std::size_t> index_;
+  // Looked up by a view of the text: a copy is made only of a text not seen before.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::size_t, TextHash, std::equal_to<>> index_;
   std::vector<const std::string*> texts_;
 };
 

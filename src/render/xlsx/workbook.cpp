@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/utf8.h"
 #include "render/cell_format.h"
+#include "render/escape.h"
 
 namespace perfgate {
 namespace {
@@ -114,29 +115,47 @@ lxw_worksheet* Workbook::sheet(const std::string& title) {
 }
 
 lxw_format* Workbook::format_for(std::string_view unit) {
-  auto it = number_formats_.find(unit);
+  // One format per number format, not per unit: libxlsxwriter keeps the index of a format it has
+  // seen, but looks a second format of the same settings up again at every cell (3,400
+  // instructions each: "bytes" and "count", "ratio" and "GB/s" share theirs).
+  std::string_view number = number_format(unit);
+  auto it = number_formats_.find(number);
   if (it != number_formats_.end()) return it->second;
   lxw_format* f = xlsx_library().workbook_add_format(wb_);
-  xlsx_library().format_set_num_format(f, number_format(unit));
-  return number_formats_.emplace(std::string(unit), f).first->second;
+  xlsx_library().format_set_num_format(f, number.data());
+  return number_formats_.emplace(std::string(number), f).first->second;
+}
+
+std::vector<std::size_t>& Workbook::widths(lxw_worksheet* ws) {
+  if (ws != widths_sheet_) {
+    sheet_widths_ = &widths_[ws];  // a map's element stays where it is
+    widths_sheet_ = ws;
+  }
+  return *sheet_widths_;
 }
 
 void Workbook::note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars) {
-  auto& widths = widths_[ws];
-  if (widths.size() <= col) widths.resize(col + 1, 8);
-  widths[col] = std::max(widths[col], std::min(chars + 2, kMaxColumnWidth));
+  auto& sheet = widths(ws);
+  if (sheet.size() <= col) sheet.resize(col + 1, 8);
+  sheet[col] = std::max(sheet[col], std::min(chars + 2, kMaxColumnWidth));
 }
 
 bool Workbook::may_widen(lxw_worksheet* ws, std::size_t col, std::size_t chars) {
-  const auto& widths = widths_[ws];
-  return col >= widths.size() || widths[col] < std::min(chars + 2, kMaxColumnWidth);
+  const auto& sheet = widths(ws);
+  return col >= sheet.size() || sheet[col] < std::min(chars + 2, kMaxColumnWidth);
 }
 
 void Workbook::text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
                     lxw_format* format) {
   // libxlsxwriter escapes markup but not bytes: invalid UTF-8 and the characters XML 1.0 forbids
-  // would make sharedStrings.xml unreadable.
-  std::string value = shorten(xml_safe_text(s), kMaxCellChars);
+  // would make sharedStrings.xml unreadable. Printable ASCII (nearly every cell) has nothing to
+  // repair, and is copied into a buffer reused cell after cell (libxlsxwriter copies it again).
+  bool plain = s.size() <= kMaxCellChars && printable_ascii_prefix(s) == s.size();
+  if (plain)
+    cell_text_.assign(s);
+  else
+    cell_text_ = shorten(xml_safe_text(s), kMaxCellChars);
+  const std::string& value = cell_text_;
   if (!format) format = value.size() > kMaxColumnWidth ? wrapped_ : text_;
   xlsx_library().worksheet_write_string(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col),
                                         value.c_str(), format);
@@ -171,50 +190,91 @@ double rounded_for_unit(double v, std::string_view unit) {
 void Workbook::number(lxw_worksheet* ws, std::size_t row, std::size_t col, std::optional<double> v,
                       std::string_view unit) {
   if (!v || !std::isfinite(*v)) return;  // an empty cell: not applicable
-  if (unit == "count" && *v != std::round(*v)) unit = "count-fraction";
-  // Excel's percentages are fractions in a percent format, so that formulas on them work.
-  double stored = unit == "%" ? *v / 100 : *v;
-  xlsx_library().worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), stored,
-                                        format_for(unit));
-  // Formatting a number only to measure it was 14 M of the workbook's 225 M instructions (ResNet-50).
-  std::optional<std::size_t> bound = cell_text_length_bound(*v, unit);
-  if (!bound || may_widen(ws, col, *bound + 2)) note_width(ws, col, cell_text(*v, unit).size() + 2);
+  write_number(ws, row, col, *v, unit, nullptr);
 }
 
-void Workbook::cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c,
-                    std::string_view unit) {
-  if (const auto* s = std::get_if<std::string>(&c)) return text(ws, row, col, *s);
-  if (const auto* b = std::get_if<bool>(&c)) return text(ws, row, col, *b ? "yes" : "no");
-  number(ws, row, col, cell_number(c), unit);
+void Workbook::write_number(lxw_worksheet* ws, std::size_t row, std::size_t col, double v,
+                            std::string_view unit, lxw_format* format) {
+  if (unit == "count" && v != std::round(v)) {
+    unit = "count-fraction";
+    format = nullptr;
+  }
+  // Excel's percentages are fractions in a percent format, so that formulas on them work.
+  double stored = unit == "%" ? v / 100 : v;
+  xlsx_library().worksheet_write_number(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col), stored,
+                                        format ? format : format_for(unit));
+  // Formatting a number only to measure it was 14 M of the workbook's 225 M instructions (ResNet-50).
+  std::optional<std::size_t> bound = cell_text_length_bound(v, unit);
+  if (bound && !may_widen(ws, col, *bound + 2)) return;
+  cell_text_.clear();
+  append_cell_text(cell_text_, ReportCell(v), unit);
+  note_width(ws, col, cell_text_.size() + 2);
 }
 
 void Workbook::header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names) {
   for (std::size_t c = 0; c < names.size(); ++c) text(ws, row, c, names[c], header_);
 }
 
-std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::size_t first_row,
-                                  const std::string& extra_column,
-                                  const std::vector<std::string>& extra_values) {
-  std::size_t offset = extra_column.empty() ? 0 : 1;
+void Workbook::table_header(lxw_worksheet* ws, std::size_t row, const ReportTable& t,
+                            std::string_view label_column) {
   std::vector<std::string> names;
-  if (offset) names.push_back(extra_column);
+  if (!label_column.empty()) names.emplace_back(label_column);
   for (const auto& c : t.columns)
     names.push_back(header_unit(c).empty() ? c.name : fmt::format("{} ({})", c.name, header_unit(c)));
-  header(ws, first_row, names);
-  std::size_t row = first_row + 1;
-  for (std::size_t r = 0; r < t.rows.size(); ++r, ++row) {
-    if (offset) text(ws, row, 0, r < extra_values.size() ? extra_values[r] : "");
-    for (std::size_t c = 0; c < t.columns.size() && c < t.rows[r].size(); ++c)
-      cell(ws, row, c + offset, t.rows[r][c], t.columns[c].unit);
+  header(ws, row, names);
+}
+
+std::size_t Workbook::table_rows(lxw_worksheet* ws, std::size_t row, const ReportTable& t,
+                                 const ReportColumns& columns, const std::string_view* label) {
+  std::size_t first_col = label ? 1 : 0;
+  // Each column's number format looked up once, not a cell at a time.
+  std::vector<lxw_format*> formats;
+  for (const ReportColumn& c : columns) formats.push_back(format_for(c.unit));
+  for (const std::vector<ReportCell>& cells : t.rows) {
+    if (label) text(ws, row, 0, *label);
+    for (std::size_t c = 0; c < columns.size() && c < cells.size(); ++c) {
+      const ReportCell& value = cells[c];
+      if (const auto* s = std::get_if<std::string>(&value)) {
+        text(ws, row, c + first_col, *s);
+      } else if (const auto* b = std::get_if<bool>(&value)) {
+        text(ws, row, c + first_col, *b ? "yes" : "no");
+      } else if (std::optional<double> v = cell_number(value); v && std::isfinite(*v)) {
+        write_number(ws, row, c + first_col, *v, columns[c].unit, formats[c]);
+      }
+    }
+    ++row;
   }
-  if (first_row == 0) {
-    // The header row, and the name column when the table starts with one, stay in view.
-    bool name_first = !t.columns.empty() && t.columns[0].unit.empty();
-    xlsx_library().worksheet_freeze_panes(ws, 1, static_cast<lxw_col_t>(name_first ? offset + 1 : 0));
-    if (!names.empty())
-      xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
-                                          static_cast<lxw_col_t>(names.size() - 1));
-  }
+  return row;
+}
+
+void Workbook::freeze_and_filter(lxw_worksheet* ws, const ReportTable& t, std::size_t first_col,
+                                 std::size_t end) {
+  // The header row, and the name column when the table starts with one, stay in view.
+  bool name_first = !t.columns.empty() && t.columns[0].unit.empty();
+  xlsx_library().worksheet_freeze_panes(ws, 1, static_cast<lxw_col_t>(name_first ? first_col + 1 : 0));
+  std::size_t columns = first_col + t.columns.size();
+  if (columns > 0)
+    xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(end - 1, 1)),
+                                        static_cast<lxw_col_t>(columns - 1));
+}
+
+std::size_t Workbook::write_table(lxw_worksheet* ws, const ReportTable& t, std::size_t first_row) {
+  table_header(ws, first_row, t, "");
+  std::size_t end = table_rows(ws, first_row + 1, t, t.columns, nullptr);
+  if (first_row == 0) freeze_and_filter(ws, t, 0, end);
+  return end;
+}
+
+std::size_t Workbook::write_parts(lxw_worksheet* ws, const std::vector<Part>& parts,
+                                  std::string_view label_column) {
+  if (parts.empty()) return 0;
+  // The first part's columns head the sheet (a table has the same declared columns in every worker).
+  const ReportTable& first = *parts.front().table;
+  table_header(ws, 0, first, label_column);
+  std::size_t row = 1;
+  for (const Part& part : parts)
+    row = table_rows(ws, row, *part.table, first.columns, label_column.empty() ? nullptr : &part.label);
+  freeze_and_filter(ws, first, label_column.empty() ? 0 : 1, row);
   return row;
 }
 

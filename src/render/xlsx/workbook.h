@@ -37,9 +37,15 @@ class Workbook {
   lxw_worksheet* sheet(const std::string& title);
   // Writes a table with its header in row `first_row`; returns the row after it. The header row is
   // frozen and filtered when `first_row` is 0.
-  std::size_t write_table(lxw_worksheet* ws, const ReportTable& table, std::size_t first_row = 0,
-                          const std::string& extra_column = "",
-                          const std::vector<std::string>& extra_values = {});
+  std::size_t write_table(lxw_worksheet* ws, const ReportTable& table, std::size_t first_row = 0);
+  // Writes the rows of several tables of the same columns (each worker's) under one header from row
+  // 0, each part's rows with its label in a first column named `label_column`; returns the row after
+  // them. The parts are written where they are, not copied into one table first.
+  struct Part {
+    const ReportTable* table = nullptr;
+    std::string_view label;
+  };
+  std::size_t write_parts(lxw_worksheet* ws, const std::vector<Part>& parts, std::string_view label_column);
   void text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view s,
             lxw_format* format = nullptr);
   // A number in its unit's format; a percentage (unit "%", 55.5) is stored as a fraction (0.555) in
@@ -48,7 +54,6 @@ class Workbook {
               std::string_view unit);
   // A clickable link for an http(s) URL; anything else is written as text.
   void link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& url);
-  void cell(lxw_worksheet* ws, std::size_t row, std::size_t col, const ReportCell& c, std::string_view unit);
   void header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names);
   // Column widths from the longest text seen in each column (capped).
   void fit_columns(lxw_worksheet* ws);
@@ -62,6 +67,20 @@ class Workbook {
  private:
   std::string sheet_name(std::string_view title);
   lxw_format* format_for(std::string_view unit);
+  // The header row of a table's columns, after a first column `label_column` where one is named.
+  void table_header(lxw_worksheet* ws, std::size_t row, const ReportTable& t, std::string_view label_column);
+  // A table's rows from sheet row `row`, as `columns` say (their units), each after `label` in a
+  // first column where one is given; returns the row after them.
+  std::size_t table_rows(lxw_worksheet* ws, std::size_t row, const ReportTable& t,
+                         const ReportColumns& columns, const std::string_view* label);
+  // The header row frozen (and the name column, where the table starts with one), and a filter over
+  // the header and the rows up to `end`.
+  void freeze_and_filter(lxw_worksheet* ws, const ReportTable& t, std::size_t first_col, std::size_t end);
+  // A finite number in `format` (its unit's, or nullptr: looked up).
+  void write_number(lxw_worksheet* ws, std::size_t row, std::size_t col, double v, std::string_view unit,
+                    lxw_format* format);
+  // The sheet's column widths so far (the last sheet's kept at hand: rows are written a sheet at a time).
+  std::vector<std::size_t>& widths(lxw_worksheet* ws);
   void note_width(lxw_worksheet* ws, std::size_t col, std::size_t chars);
   // Whether a text of up to `chars` characters would widen the column (note_width's rule).
   bool may_widen(lxw_worksheet* ws, std::size_t col, std::size_t chars);
@@ -74,9 +93,12 @@ class Workbook {
   lxw_format* text_ = nullptr;
   lxw_format* wrapped_ = nullptr;
   lxw_format* link_ = nullptr;
-  std::map<std::string, lxw_format*, std::less<>> number_formats_;
+  std::map<std::string, lxw_format*, std::less<>> number_formats_;  // by number format ("#,##0")
   std::map<lxw_worksheet*, std::vector<std::size_t>> widths_;
-  std::set<std::string> used_names_;  // the sheets' names, lower case
+  lxw_worksheet* widths_sheet_ = nullptr;
+  std::vector<std::size_t>* sheet_widths_ = nullptr;  // widths_[widths_sheet_]
+  std::string cell_text_;                             // a cell's text, the buffer reused cell after cell
+  std::set<std::string> used_names_;                  // the sheets' names, lower case
 };
 
 }  // namespace perfgate

@@ -170,25 +170,16 @@ void no_rows_sheet(Workbook& wb, const ReportModel& r, const std::set<std::strin
 // One table of every worker as one sheet (a worker column when there are several), with its chart
 // where it has one (the first worker's rows).
 void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
-  ReportTable all;
-  all.name = std::string(table);
-  std::vector<std::string> workers;
-  std::size_t first_worker_rows = 0;
-  for (const ReportWorker& w : r.workers) {
-    const ReportTable* t = find_table(w.tables, table);
-    if (!t) continue;
-    if (all.columns.empty()) all.columns = t->columns;
-    if (workers.empty()) first_worker_rows = t->rows.size();
-    for (const auto& row : t->rows) {
-      all.rows.push_back(row);
-      workers.push_back(w.name);
-    }
-  }
+  std::vector<Workbook::Part> parts;  // each worker's rows written where they are, not copied
+  for (const ReportWorker& w : r.workers)
+    if (const ReportTable* t = find_table(w.tables, table)) parts.push_back({t, w.name});
+  if (parts.empty()) return;
   bool several = r.workers.size() > 1;
   lxw_worksheet* ws = wb.sheet(sheet_name(r, table));
-  wb.write_table(ws, all, 0, several ? "worker" : "", workers);
+  wb.write_parts(ws, parts, several ? "worker" : "");
   wb.fit_columns(ws);
-  add_table_chart(wb, {&all, ws, first_worker_rows, several ? 1u : 0u});
+  const ReportTable& first = *parts.front().table;
+  add_table_chart(wb, {&first, ws, first.rows.size(), several ? 1u : 0u});
 }
 
 void summary_sheet(Workbook& wb, const ReportModel& r) {
