@@ -234,9 +234,9 @@ std::string folder_of_tiny_ranks(const std::string& dir, int ranks) {
 // Issue 78: every pass over a run's workers (their rank ids, the capture checks, the run's metrics,
 // the ranks table, ...) read each rank's held analysis back, and under --max-memory those are the
 // spill file's pages, mapped again faster than the resident guard looked: 65,536 tiny ranks
-// peaked at 436 MB at --max-memory 256M and 334 MB at 64M. Such passes look each 64 workers now
-// (analyse/run/worker_hold.h): 190 and 73 MB. 8,192 tiny ranks at --max-memory 32M (one thread,
-// --json): 70.8 MB before, 33.5 MB now; the bound is ARunFolderOfManyRanksStaysWithinTheBudget's.
+// peaked at 436 MiB at --max-memory 256M and 327 MiB at 64M. Such passes look each 64 workers now
+// (analyse/run/worker_hold.h): 184-186 and 68-71 MiB. 8,192 tiny ranks at --max-memory 32M (one thread,
+// --json): 66-76 MiB before, about 30 MiB now; the bound is ARunFolderOfManyRanksStaysWithinTheBudget's.
 TEST(MemoryBudgetCli, ThousandsOfTinyRanksStayWithinTheBudget) {
 #ifdef PERFGATE_SANITIZED
   GTEST_SKIP() << "AddressSanitizer's shadow memory is resident memory of its own";

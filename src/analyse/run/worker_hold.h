@@ -24,7 +24,7 @@ HoldScope worker_hold();  // a new scope from the maker; empty where none is set
 // worker back, and under --max-memory their pages are the spill file's, mapped again as they are
 // read: tens of thousands of ranks map hundreds of MB in a few milliseconds, faster than the
 // engine's resident guard looks on a loaded machine (issue 78: 65,536 tiny ranks peaked at
-// 436 MB at --max-memory 256M). Such a pass calls look_after_worker(i) for each worker i; every
+// 436 MiB at --max-memory 256M). Such a pass calls look_after_worker(i) for each worker i; every
 // 64th calls the engine's look (io/spill_arena.h, trim_if_spilled), set before runs start.
 using WorkerLook = void (*)();
 void set_worker_look(WorkerLook look);
