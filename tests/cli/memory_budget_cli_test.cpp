@@ -156,6 +156,18 @@ long peak_resident_kb(const std::vector<std::string>& args) {
   return usage.ru_maxrss;
 }
 
+// The peak resident set (kB) of a run of `folder` at --max-memory 32M, one thread, --json, spilling
+// into `dir`; and its bound: the budget, the executable's pages and 8 MiB for what is read back
+// between two trims.
+long peak_at_32m(const std::string& folder, const std::string& dir) {
+  return peak_resident_kb({"analyze", folder, "--fail-on", "never", "-q", "--threads", "1", "--max-memory",
+                           "32M", "--spill-dir", dir, "--json", dir + "/run.json"});
+}
+long bound_32m_kb() {
+  auto binary = static_cast<long>(std::filesystem::file_size(PERFGATE_BINARY));
+  return (40L * 1024 * 1024 + binary) / 1024;
+}
+
 // A run folder in `dir` of `ranks` links to the 128-rank sample's rank 0 (in `shared` traces).
 std::string folder_of_copies(const std::string& shared, const std::string& dir, std::size_t ranks) {
   std::string rank = shared + "/distributed_128ranks_sampled/rank-0.json.gz";
@@ -203,12 +215,8 @@ TEST(MemoryBudgetCli, ARunFolderOfManyRanksStaysWithinTheBudget) {
   if (shared.empty()) GTEST_SKIP() << "../shared/traces not found";
   std::string dir = temp_dir();
   constexpr std::size_t kRanks = 768;
-  long peak = peak_resident_kb({"analyze", folder_of_copies(shared, dir, kRanks), "--fail-on", "never", "-q",
-                                "--threads", "1", "--max-memory", "32M", "--spill-dir", dir, "--json",
-                                dir + "/run.json"});
-  auto binary = static_cast<long>(std::filesystem::file_size(PERFGATE_BINARY));
-  long bound_kb = (40L * 1024 * 1024 + binary) / 1024;
-  EXPECT_LT(peak, bound_kb) << "peak resident " << peak << " kB at " << kRanks << " ranks";
+  long peak = peak_at_32m(folder_of_copies(shared, dir, kRanks), dir);
+  EXPECT_LT(peak, bound_32m_kb()) << "peak resident " << peak << " kB at " << kRanks << " ranks";
 }
 
 // A run folder in `dir` of `ranks` tiny ranks (two steps, each an op launching one kernel; about
@@ -243,12 +251,8 @@ TEST(MemoryBudgetCli, ThousandsOfTinyRanksStayWithinTheBudget) {
 #endif
   std::string dir = temp_dir();
   constexpr int kRanks = 8192;
-  long peak =
-      peak_resident_kb({"analyze", folder_of_tiny_ranks(dir, kRanks), "--fail-on", "never", "-q", "--threads",
-                        "1", "--max-memory", "32M", "--spill-dir", dir, "--json", dir + "/run.json"});
-  auto binary = static_cast<long>(std::filesystem::file_size(PERFGATE_BINARY));
-  long bound_kb = (40L * 1024 * 1024 + binary) / 1024;
-  EXPECT_LT(peak, bound_kb) << "peak resident " << peak << " kB at " << kRanks << " tiny ranks";
+  long peak = peak_at_32m(folder_of_tiny_ranks(dir, kRanks), dir);
+  EXPECT_LT(peak, bound_32m_kb()) << "peak resident " << peak << " kB at " << kRanks << " tiny ranks";
 }
 
 }  // namespace
