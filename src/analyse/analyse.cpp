@@ -33,6 +33,7 @@
 #include "analyse/ops/op_stats.h"
 #include "analyse/ops/ops_table.h"
 #include "analyse/ops/warmup.h"
+#include "analyse/run/worker_hold.h"
 #include "analyse/steps/breakdown.h"
 #include "analyse/steps/inferred.h"
 #include "analyse/steps/iterations.h"
@@ -320,8 +321,10 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
 
 std::vector<std::int64_t> rank_ids(const RunAnalysis& run) {
   std::vector<std::int64_t> ranks;
-  for (std::size_t i = 0; i < run.workers.size(); ++i)
+  for (std::size_t i = 0; i < run.workers.size(); ++i) {
+    look_after_worker(i);
     ranks.push_back(run.workers[i].info.rank.value_or(static_cast<std::int64_t>(i)));
+  }
   return ranks;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyse/neuron/neuron_metrics.h"
+#include "analyse/run/worker_hold.h"
 #include "analyse/steps/step_stats.h"
 #include "analyse/worker_analysis.h"
 
@@ -25,7 +26,7 @@ template <typename Get>
 std::optional<double> mean_over(const std::vector<const GpuMetrics*>& gpus, Get get) {
   double sum = 0;
   std::size_t n = 0;
-  for (const GpuMetrics* g : gpus) {
+  for (const GpuMetrics* g : looked(gpus)) {
     if (std::optional<double> v = get(*g)) {
       sum += *v;
       ++n;
@@ -38,7 +39,7 @@ std::optional<double> mean_over(const std::vector<const GpuMetrics*>& gpus, Get 
 template <typename Get>
 std::optional<double> min_over(const std::vector<const GpuMetrics*>& gpus, Get get) {
   std::optional<double> lowest;
-  for (const GpuMetrics* g : gpus)
+  for (const GpuMetrics* g : looked(gpus))
     if (std::optional<double> v = get(*g); v && (!lowest || *v < *lowest)) lowest = v;
   return lowest;
 }
@@ -47,7 +48,7 @@ std::optional<double> min_over(const std::vector<const GpuMetrics*>& gpus, Get g
 // screen shows instead of every GPU.
 void set_utilization_spread(MetricValues& m, const std::vector<const GpuMetrics*>& gpus) {
   std::vector<double> values;
-  for (const GpuMetrics* g : gpus)
+  for (const GpuMetrics* g : looked(gpus))
     if (g->utilization_pct) values.push_back(*g->utilization_pct);
   if (std::optional<SummaryStats> s = summarize(std::move(values))) {
     m.set(Metric::GpuMedianUtilizationPct, s->median);

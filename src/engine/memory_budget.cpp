@@ -78,6 +78,7 @@ void apply_memory_budget(const MemoryBudgetArgs& a) {
   spill::set_budget(b.bytes, b.folder);
   if (b.bytes != 0) spill::start_resident_guard();
   set_worker_hold(&held_in_spill_file);
+  set_worker_look(&spill::trim_if_spilled);
 }
 
 SpillSummary spill_summary() {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analyse/analysis.h"
+#include "analyse/run/worker_hold.h"
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"
@@ -164,8 +165,10 @@ std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
                                                   const std::vector<std::int64_t>& ranks) {
   std::vector<JobStepRow> steps;
   std::vector<JobRankRow> per_rank;
-  for (std::size_t i = 0; i < analysis.workers.size(); ++i)
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+    look_after_worker(i);
     per_rank.push_back({analysis.workers[i].worker, i < ranks.size() ? ranks[i] : -1, 0, 0, 0});
+  }
   for (const JobPathStep& s : analysis.job_path) {
     auto most = std::max_element(s.decided.begin(), s.decided.end());
     auto w = static_cast<std::size_t>(most - s.decided.begin());

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "analyse/analysis.h"
+#include "analyse/run/worker_hold.h"
 #include "report/build_report.h"
 #include "report/report_cells.h"
 #include "report/roofline_table.h"
@@ -83,10 +84,24 @@ ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int6
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
   // The "tables" column (optional, the last) only where some workers keep a summary: elsewhere it
   // is empty.
-  bool trimmed = std::any_of(analysis.workers.begin(), analysis.workers.end(),
-                             [](const WorkerAnalysis& w) { return !w.detailed; });
+  bool trimmed = false;
+  for (const WorkerAnalysis& w : looked(analysis.workers)) trimmed = trimmed || !w.detailed;
   std::size_t all = kRankColumns.columns.size();
-  return make_table(kRankColumns, rows, trimmed || rows.empty() ? all : all - 1);
+  std::size_t shown = trimmed || rows.empty() ? all : all - 1;
+  // Made 64 rows at a time, with a look between (analyse/run/worker_hold.h): the cells read each
+  // rank's held analysis back. The table has no row limit, so its rows are those of one make_table.
+  constexpr std::size_t kSlice = 64;
+  ReportTable table = make_table(kRankColumns, std::vector<RankRow>{}, shown);
+  table.rows.reserve(rows.size());
+  for (std::size_t first = 0; first < rows.size(); first += kSlice) {
+    std::vector<RankRow> slice(
+        rows.begin() + static_cast<std::ptrdiff_t>(first),
+        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), first + kSlice)));
+    for (std::vector<ReportCell>& row : make_table(kRankColumns, slice, shown).rows)
+      table.rows.push_back(std::move(row));
+    call_worker_look();
+  }
+  return table;
 }
 
 std::vector<ReportTable> run_sum_tables(const RunTables& t) {

@@ -299,6 +299,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.inferred_iterations = run_inferred(analysis);
   m.workers.reserve(analysis.workers.size());
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+    if ((i & 63U) == 63U) spill::trim_if_spilled();  // reads held workers back (analyse/run/worker_hold.h)
     m.families.add(analysis.workers[i].info.family);
     m.workers.push_back(held(pack, report_worker(analysis.workers[i])));
     {

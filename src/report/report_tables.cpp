@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "analyse/analysis.h"
+#include "analyse/run/worker_hold.h"
 #include "baseline/baseline.h"
 #include "report/build_report.h"
 #include "report/neuron_report_tables.h"
@@ -419,7 +420,7 @@ constexpr auto kRankCollectiveColumns = declared<Table::RankCollectives>(
 
 ReportTable rank_collectives_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
   std::vector<RankCollective> rows;
-  for (std::size_t i = 0; i < analysis.workers.size(); ++i)
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i, look_after_worker(i))
     for (const CollectiveRow& c : analysis.workers[i].tables.collectives)
       rows.push_back({&analysis.workers[i], ranks[i], &c});
   // The same collective of every rank together, the ranks in order.

@@ -1,4 +1,6 @@
 #include "analyse/run/capture_check.h"
+
+#include "analyse/run/worker_hold.h"
 #include "analyse/worker_analysis.h"
 
 #include <time.h>
@@ -77,14 +79,14 @@ std::string utc_time(TimeNs ns) {
 
 void check_gpu_models(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   Groups models;
-  for (const WorkerAnalysis& w : workers)
+  for (const WorkerAnalysis& w : looked(workers))
     if (std::string m = gpu_models(w); !m.empty()) models.add(m, w.worker);
   if (models.size() > 1) out.push_back(note<NoteId::run_gpu_models_differ>(arg<"groups">(models.text())));
 }
 
 void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   Groups sizes;
-  for (const WorkerAnalysis& w : workers)
+  for (const WorkerAnalysis& w : looked(workers))
     if (w.info.world_size) sizes.add(std::to_string(*w.info.world_size), w.worker);
   if (sizes.size() > 1) out.push_back(note<NoteId::run_world_sizes_differ>(arg<"groups">(sizes.text())));
 }
@@ -92,7 +94,7 @@ void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<N
 // Workers of one run were profiled at the same time: on the wall clock their windows overlap.
 void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   Groups clocks;
-  for (const WorkerAnalysis& w : workers) clocks.add(trace_clock(w), w.worker);
+  for (const WorkerAnalysis& w : looked(workers)) clocks.add(trace_clock(w), w.worker);
   if (clocks.size() > 1) {
     out.push_back(note<NoteId::run_clocks_differ>(arg<"groups">(clocks.text())));
     return;
@@ -117,7 +119,7 @@ void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<Note>&
 // for analyze and merge, whatever the formats.
 void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   std::map<std::int64_t, std::vector<std::string>> by_rank;
-  for (const WorkerAnalysis& w : workers)
+  for (const WorkerAnalysis& w : looked(workers))
     if (w.info.rank) by_rank[*w.info.rank].push_back(w.worker);
   Groups twice;
   for (const auto& [rank, names] : by_rank)
@@ -132,7 +134,7 @@ std::optional<std::int64_t> expected_ranks(const std::vector<WorkerAnalysis>& wo
                                            const std::vector<std::int64_t>& missing) {
   std::optional<std::int64_t> world;
   std::set<std::int64_t> present;
-  for (const WorkerAnalysis& w : workers) {
+  for (const WorkerAnalysis& w : looked(workers)) {
     if (w.info.world_size) world = std::max(world.value_or(0), *w.info.world_size);
     if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
   }
@@ -149,7 +151,7 @@ namespace {
 // the highest present are expected.
 void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
   std::set<std::int64_t> present;
-  for (const WorkerAnalysis& w : workers)
+  for (const WorkerAnalysis& w : looked(workers))
     if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
   if (present.size() < 2 || *present.rbegin() >= kMaxRanksInferred) return;
   std::vector<std::int64_t> missing;
@@ -165,7 +167,7 @@ void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::
 void check_ranks_present(const std::vector<WorkerAnalysis>& workers,
                          const std::vector<std::int64_t>& rank_ids, std::vector<Note>& out) {
   std::optional<std::int64_t> world_size;
-  for (const WorkerAnalysis& w : workers)
+  for (const WorkerAnalysis& w : looked(workers))
     if (w.info.world_size) world_size = std::max(world_size.value_or(0), *w.info.world_size);
   if (!world_size) return check_ranks_up_to_highest(workers, out);
   std::set<std::int64_t> present(rank_ids.begin(), rank_ids.end());

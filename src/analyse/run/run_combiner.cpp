@@ -235,6 +235,15 @@ struct RunCombiner::State {
 
 namespace {
 constinit std::atomic<HoldScopeMaker> g_hold_maker{nullptr};
+constinit std::atomic<WorkerLook> g_worker_look{nullptr};
+}  // namespace
+
+void set_worker_look(WorkerLook look) {
+  g_worker_look.store(look, std::memory_order_release);
+}
+
+void call_worker_look() {
+  if (WorkerLook look = g_worker_look.load(std::memory_order_acquire)) look();
 }
 
 void set_worker_hold(HoldScopeMaker maker) {
@@ -280,10 +289,14 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
   std::vector<WorkerPosition> positions;
   workers.reserve(s.workers.size());
   bool trimmed = s.detailed != 0 && s.workers.size() > s.detailed;
-  for (auto& [position, w] : s.workers) {
-    if (trimmed && w.detailed) w.detailed_as = s.reason(position);
+  // Each node let go as it is moved: a pass of its own over the moved-from workers would map them
+  // all again (look_after_worker).
+  for (auto at = s.workers.begin(); at != s.workers.end(); at = s.workers.erase(at)) {
+    WorkerAnalysis& w = at->second;
+    if (trimmed && w.detailed) w.detailed_as = s.reason(at->first);
     workers.push_back(std::move(w));
-    positions.push_back(position);
+    positions.push_back(at->first);
+    look_after_worker(positions.size() - 1);
   }
   RunAnalysis run;
   run.workers = std::move(workers);

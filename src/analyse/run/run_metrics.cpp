@@ -5,6 +5,7 @@
 
 #include "analyse/metric_values.h"
 #include "analyse/run/capture_check.h"
+#include "analyse/run/worker_hold.h"
 #include "analyse/steps/step_stats.h"
 #include "analyse/worker_analysis.h"
 
@@ -18,7 +19,7 @@ double us(TimeNs ns) {
 // The median of the workers' median launch gaps (medians do not add up).
 std::optional<TimeNs> median_of(const std::vector<WorkerAnalysis>& workers) {
   std::vector<double> gaps;
-  for (const auto& w : workers)
+  for (const auto& w : looked(workers))
     if (w.host.median_launch_gap) gaps.push_back(static_cast<double>(*w.host.median_launch_gap));
   if (gaps.empty()) return std::nullopt;
   std::sort(gaps.begin(), gaps.end());
@@ -52,6 +53,7 @@ std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAn
     double longest = window_step_us(*front, k);
     bool everywhere = true;
     for (std::size_t w = 0; w < workers.size() && everywhere; ++w) {
+      look_after_worker(w);
       if (&workers[w] == &*front || !counted(workers[w])) continue;
       everywhere = false;
       for (std::size_t j = 0; j < workers[w].window.steps.size(); ++j) {
@@ -77,9 +79,13 @@ MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::v
     // A mixed run's host and GPU side is its GPU and CPU-only workers: a Neuron profile has no steps
     // and no GPU, and adds its neuron.* values only (issue 54), never zeros to their means.
     auto counted = [&](const WorkerAnalysis& w) { return counts_for_host_and_gpu(workers, w); };
-    const auto gpu_side = static_cast<double>(std::count_if(workers.begin(), workers.end(), counted));
+    std::size_t counted_workers = 0;
+    for (const WorkerAnalysis& w : looked(workers)) counted_workers += counted(w) ? 1 : 0;
+    const auto gpu_side = static_cast<double>(counted_workers);
     run.steps_total = std::find_if(workers.begin(), workers.end(), counted)->steps.steps.size();
-    for (const auto& w : workers) {
+    for (std::size_t at = 0; at < workers.size(); ++at) {
+      const WorkerAnalysis& w = workers[at];
+      look_after_worker(at);
       run.neuron += w.neuron;
       run.families.add(w.info.family);
       if (!counted(w)) continue;
@@ -119,13 +125,14 @@ MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::v
     }
     run.host.median_launch_gap = median_of(workers);
     run.ranks_present = std::set<std::int64_t>(rank_ids.begin(), rank_ids.end()).size();
-    for (const auto& w : workers)
+    for (const auto& w : looked(workers))
       if (w.info.world_size) run.world_size = std::max(run.world_size.value_or(0), *w.info.world_size);
   }
   // A rank whose file was skipped is expected though absent (issue 54), a lone worker's run too.
   if (workers.size() > 1 || !missing_ranks.empty())
     run.ranks_expected = expected_ranks(workers, missing_ranks);
   for (std::size_t i = 0; i < workers.size(); ++i) {
+    look_after_worker(i);
     std::vector<double> durations;
     for (std::size_t k = 0; k < workers[i].window.steps.size(); ++k)
       durations.push_back(window_step_us(workers[i], k));

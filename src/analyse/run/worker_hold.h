@@ -5,7 +5,9 @@
 // not hold it. Without a maker it is made on the heap.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <vector>
 
 namespace perfgate {
 
@@ -17,5 +19,49 @@ using HoldScopeMaker = HoldScope (*)();
 // at a time: the combiner's, under its lock). Set before runs start (the engine's memory budget).
 void set_worker_hold(HoldScopeMaker maker);
 HoldScope worker_hold();  // a new scope from the maker; empty where none is set
+
+// A pass over every worker of a run (the run's metrics, its warnings, its report) reads each held
+// worker back, and under --max-memory their pages are the spill file's, mapped again as they are
+// read: tens of thousands of ranks map hundreds of MB in a few milliseconds, faster than the
+// engine's resident guard looks on a loaded machine (issue 78: 65,536 tiny ranks peaked at
+// 436 MiB at --max-memory 256M). Such a pass calls look_after_worker(i) for each worker i; every
+// 64th calls the engine's look (io/spill_arena.h, trim_if_spilled), set before runs start.
+using WorkerLook = void (*)();
+void set_worker_look(WorkerLook look);
+void call_worker_look();
+inline void look_after_worker(std::size_t i) {
+  if ((i & 63U) == 63U) call_worker_look();
+}
+
+// `workers` for a range-for that calls look_after_worker for each: `for (auto& w : looked(workers))`.
+template <class Worker>
+class LookedWorkers {
+ public:
+  explicit LookedWorkers(const std::vector<Worker>& workers) : workers_(workers) {}
+  class iterator {
+   public:
+    iterator(const Worker* at, const Worker* first) : at_(at), first_(first) {}
+    const Worker& operator*() const { return *at_; }
+    iterator& operator++() {
+      look_after_worker(static_cast<std::size_t>(at_ - first_));
+      ++at_;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return at_ != other.at_; }
+
+   private:
+    const Worker* at_;
+    const Worker* first_;
+  };
+  iterator begin() const { return {workers_.data(), workers_.data()}; }
+  iterator end() const { return {workers_.data() + workers_.size(), workers_.data()}; }
+
+ private:
+  const std::vector<Worker>& workers_;
+};
+template <class Worker>
+LookedWorkers<Worker> looked(const std::vector<Worker>& workers) {
+  return LookedWorkers<Worker>(workers);
+}
 
 }  // namespace perfgate
