@@ -5,39 +5,95 @@
 
 #include <algorithm>
 #include <mutex>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "knowledge/literal_pattern.h"
 
 namespace perfgate {
+namespace {
 
-// The patterns are parsed (and checked) when the set is made, and compiled at its first match, so
-// a set a run never asks about is never compiled. Compiling every set cost 12 M instructions a run;
-// most are used on a GPU trace, so this saved 0.8 M on the bundled example.
-struct PatternSet::Compiled {
-  Compiled(const RE2::Options& options, std::string_view set_what)
-      : set(options, RE2::UNANCHORED), what(set_what) {}
+RE2::Options set_options() {
+  RE2::Options options;
+  options.set_log_errors(false);
+  return options;
+}
+
+// An RE2::Set parsed and compiled at its first match, so a set a run never asks about costs
+// nothing. The rules' patterns were checked when their file was read (yaml_check.h), so a bad one
+// is refused there, naming the file and line, not here.
+class LazySet {
+ public:
+  explicit LazySet(std::string_view what) : what_(what) {}
+  void add(const std::string& pattern) { patterns_.push_back(pattern); }
+  bool empty() const { return patterns_.empty(); }
   const RE2::Set& ready() {
-    std::call_once(compiled, [this] { ok = set.Compile(); });
-    if (!ok) throw ConfigError(fmt::format("{} patterns use too much memory to compile", what));
-    return set;
+    std::call_once(compiled_, [this] { compile(); });
+    return *set_;
   }
-  RE2::Set set;
-  std::string what;
-  std::once_flag compiled;
-  bool ok = false;
+
+ private:
+  void compile() {
+    auto set = std::make_unique<RE2::Set>(set_options(), RE2::UNANCHORED);
+    for (const std::string& p : patterns_) {
+      std::string error;
+      if (set->Add(p, &error) < 0)
+        throw ConfigError(fmt::format("invalid {} pattern '{}': {}", what_, p, error));
+    }
+    if (!set->Compile()) throw ConfigError(fmt::format("{} patterns use too much memory to compile", what_));
+    set_ = std::move(set);
+  }
+  std::vector<std::string> patterns_;
+  std::string what_;
+  std::once_flag compiled_;
+  std::unique_ptr<RE2::Set> set_;
+};
+
+bool is_ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
+}  // namespace
+
+// Patterns that are literal text (literal_pattern.h) are matched by substring, prefix, suffix or
+// equality tests; only the others go into an RE2 set, so a set of literals is never parsed or
+// compiled by RE2 (on the 17 kB a100_triton trace RE2 was 33 M of 44 M instructions). A name that
+// is not ASCII, where a literal folds case, is matched by an RE2 set of every pattern instead:
+// RE2 folds case by Unicode's tables (the Kelvin sign is a K), this test by ASCII's.
+struct PatternSet::Compiled {
+  explicit Compiled(std::string_view set_what) : regexes(set_what), every(set_what) {}
+  std::vector<std::pair<int, LiteralPattern>> literals;  // (pattern index, pattern), in order
+  std::vector<int> regex_pattern;                        // the RE2 set's index -> pattern index
+  LazySet regexes;
+  bool folds_case = false;
+  LazySet every;  // every pattern, for non-ASCII names where a literal folds case
+  // Whether this name must go to the RE2 set of every pattern.
+  bool needs_every(std::string_view text) const { return folds_case && !is_ascii(text); }
+  // The name in ASCII lower case where some literal folds case, else the name itself.
+  std::string_view lowered(std::string_view text, std::string& buffer) const {
+    if (!folds_case) return text;
+    buffer.assign(text);
+    for (char& c : buffer)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return buffer;
+  }
 };
 
 PatternSet::PatternSet(const std::vector<std::string>& patterns, std::string_view what) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  set_ = std::make_unique<Compiled>(options, what);
-  for (const auto& p : patterns) {
-    std::string error;
-    if (set_->set.Add(p, &error) < 0)
-      throw ConfigError(fmt::format("invalid {} pattern '{}': {}", what, p, error));
+  set_ = std::make_unique<Compiled>(what);
+  for (std::size_t i = 0; i < patterns.size(); ++i) {
+    if (std::optional<LiteralPattern> literal = literal_pattern(patterns[i])) {
+      set_->folds_case = set_->folds_case || literal->fold_case;
+      set_->literals.emplace_back(static_cast<int>(i), std::move(*literal));
+      continue;
+    }
+    set_->regexes.add(patterns[i]);
+    set_->regex_pattern.push_back(static_cast<int>(i));
   }
+  if (set_->folds_case)
+    for (const std::string& p : patterns) set_->every.add(p);
   empty_ = patterns.empty();
 }
 
@@ -47,25 +103,58 @@ PatternSet::~PatternSet() = default;
 
 bool PatternSet::matches(std::string_view text) const {
   if (empty_) return false;
-  return set_->ready().Match(text, nullptr);
+  if (set_->needs_every(text)) return set_->every.ready().Match(text, nullptr);
+  std::string buffer;
+  std::string_view lowered = set_->lowered(text, buffer);
+  for (const auto& [index, literal] : set_->literals)
+    if (literal_matches(literal, text, lowered)) return true;
+  return !set_->regexes.empty() && set_->regexes.ready().Match(text, nullptr);
 }
 
 int PatternSet::first_match(std::string_view text) const {
   if (empty_) return -1;
   std::vector<int> hits;
-  if (!set_->ready().Match(text, &hits) || hits.empty()) return -1;
-  return *std::min_element(hits.begin(), hits.end());
+  if (set_->needs_every(text)) {
+    if (!set_->every.ready().Match(text, &hits) || hits.empty()) return -1;
+    return *std::min_element(hits.begin(), hits.end());
+  }
+  std::string buffer;
+  std::string_view lowered = set_->lowered(text, buffer);
+  int first = -1;
+  for (const auto& [index, literal] : set_->literals)
+    if (literal_matches(literal, text, lowered)) {
+      first = index;
+      break;
+    }
+  // RE2 only where a regular expression comes before the first literal that matched.
+  if (set_->regexes.empty() || (first >= 0 && set_->regex_pattern.front() > first)) return first;
+  if (!set_->regexes.ready().Match(text, &hits)) return first;
+  for (int hit : hits) {
+    int index = set_->regex_pattern[static_cast<std::size_t>(hit)];
+    if (first < 0 || index < first) first = index;
+  }
+  return first;
 }
 
 void PatternSet::all_matches(std::string_view text, std::vector<int>& out) const {
   out.clear();
-  if (!empty_) set_->ready().Match(text, &out);
+  if (empty_) return;
+  if (set_->needs_every(text)) {
+    set_->every.ready().Match(text, &out);
+    return;
+  }
+  std::string buffer;
+  std::string_view lowered = set_->lowered(text, buffer);
+  for (const auto& [index, literal] : set_->literals)
+    if (literal_matches(literal, text, lowered)) out.push_back(index);
+  if (set_->regexes.empty()) return;
+  std::vector<int> hits;
+  set_->regexes.ready().Match(text, &hits);
+  for (int hit : hits) out.push_back(set_->regex_pattern[static_cast<std::size_t>(hit)]);
 }
 
 std::string pattern_error(const std::string& pattern) {
-  RE2::Options options;
-  options.set_log_errors(false);
-  RE2 re(pattern, options);
+  RE2 re(pattern, set_options());
   return re.ok() ? std::string() : re.error();
 }
 

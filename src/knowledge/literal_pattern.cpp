@@ -1,0 +1,224 @@
+#include "knowledge/literal_pattern.h"
+
+#include <cstring>
+
+namespace perfgate {
+namespace {
+
+using Alternatives = std::vector<LiteralAlternative>;
+
+// RE2's metacharacters: literal only when escaped.
+bool is_meta(char c) {
+  return std::strchr("\\.^$|?*+()[]{}", c) != nullptr;
+}
+bool is_printable(char c) {
+  return c >= 0x20 && c <= 0x7e;
+}
+// RE2's \b is ASCII's: between a word character and another character (or the text's edge).
+bool is_word(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+constexpr std::size_t kMaxClassChars = 32;
+
+// A recursive-descent reading of the literal subset of RE2's syntax: alternation, groups of
+// alternatives, ^, $ and \b at the ends, printable ASCII, escaped metacharacters, small classes
+// ([0-9], [FB]) and ? after a character, class or group, all expanded into alternatives.
+// Anything else (\d, \w, ., *, +, repetition counts, flags inside) refuses the pattern.
+class LiteralReader {
+ public:
+  explicit LiteralReader(std::string_view pattern) : p_(pattern) {}
+
+  std::optional<Alternatives> whole() {
+    std::optional<Alternatives> out = alternation();
+    if (!out || i_ != p_.size()) return std::nullopt;
+    for (const LiteralAlternative& a : *out)
+      if (a.text.empty() && (a.word_before || a.word_after)) return std::nullopt;
+    return out;
+  }
+
+ private:
+  std::optional<Alternatives> alternation() {
+    std::optional<Alternatives> out = branch();
+    while (out && i_ < p_.size() && p_[i_] == '|') {
+      ++i_;
+      std::optional<Alternatives> more = branch();
+      if (!more || out->size() + more->size() > kMaxLiteralAlternatives) return std::nullopt;
+      out->insert(out->end(), more->begin(), more->end());
+    }
+    return out;
+  }
+
+  std::optional<Alternatives> branch() {
+    Alternatives out{LiteralAlternative{}};
+    while (i_ < p_.size() && p_[i_] != '|' && p_[i_] != ')') {
+      const std::size_t start = i_;
+      if (std::optional<char> c = literal_char(); c && !at_quantifier()) {
+        for (LiteralAlternative& a : out)
+          if (!add_text(a, std::string(1, *c))) return std::nullopt;
+        continue;
+      }
+      i_ = start;  // anything else, a quantified character too, is read as an item
+      std::optional<Alternatives> next = item();
+      if (!next || !append(out, *next)) return std::nullopt;
+    }
+    return out;
+  }
+
+  bool at_quantifier() const { return i_ < p_.size() && std::strchr("?*+{", p_[i_]) != nullptr; }
+
+  // The next character as literal text (consumed), or nothing (not consumed) where it is not.
+  std::optional<char> literal_char() {
+    char c = p_[i_];
+    if (c == '\\' && i_ + 1 < p_.size() && (is_meta(p_[i_ + 1]) || p_[i_ + 1] == '-')) {
+      i_ += 2;
+      return p_[i_ - 1];
+    }
+    if (!is_printable(c) || is_meta(c)) return std::nullopt;
+    ++i_;
+    return c;
+  }
+
+  // ^, $, \b, or a character, class or group with an optional ?; nothing for anything else.
+  std::optional<Alternatives> item() {
+    if (p_[i_] == '^') return ++i_, Alternatives{{"", true, false}};
+    if (p_[i_] == '$') return ++i_, Alternatives{{"", false, true}};
+    if (p_.substr(i_, 2) == "\\b") return i_ += 2, Alternatives{{"", false, false, true, false}};
+    std::optional<Alternatives> out;
+    if (p_[i_] == '(')
+      out = group();
+    else if (p_[i_] == '[')
+      out = char_class();
+    else if (std::optional<char> c = literal_char())
+      out = Alternatives{{std::string(1, *c)}};
+    if (!out || !at_quantifier()) return out;
+    if (p_[i_] != '?' || (i_ + 1 < p_.size() && std::strchr("?*+{", p_[i_ + 1]))) return std::nullopt;
+    ++i_;
+    out->push_back(LiteralAlternative{});
+    return out;
+  }
+
+  std::optional<Alternatives> group() {
+    ++i_;
+    if (p_.substr(i_, 2) == "?:")
+      i_ += 2;
+    else if (i_ < p_.size() && p_[i_] == '?')
+      return std::nullopt;  // flags, named groups
+    std::optional<Alternatives> inner = alternation();
+    if (!inner || i_ >= p_.size() || p_[i_] != ')') return std::nullopt;
+    ++i_;
+    return inner;
+  }
+
+  // [abc], [0-9]: one alternative a character. No negation, escapes or POSIX names.
+  std::optional<Alternatives> char_class() {
+    ++i_;
+    std::string chars;
+    while (i_ < p_.size() && p_[i_] != ']') {
+      char c = p_[i_++];
+      if (!is_printable(c) || std::strchr("\\[^-", c)) return std::nullopt;
+      char last = c;
+      if (i_ + 1 < p_.size() && p_[i_] == '-' && p_[i_ + 1] != ']') {
+        last = p_[i_ + 1];
+        if (!is_printable(last) || std::strchr("\\[^-", last) || last < c) return std::nullopt;
+        i_ += 2;
+      }
+      for (int x = c; x <= last; ++x) chars += static_cast<char>(x);
+      if (chars.size() > kMaxClassChars) return std::nullopt;
+    }
+    if (i_ >= p_.size() || chars.empty()) return std::nullopt;
+    ++i_;
+    Alternatives out;
+    for (char c : chars) out.push_back({std::string(1, c)});
+    return out;
+  }
+
+  // Text after an alternative: refused after a $ or a \b that ended text.
+  static bool add_text(LiteralAlternative& a, const std::string& text) {
+    if (text.empty()) return true;
+    if (a.at_end || a.word_after) return false;
+    a.text += text;
+    return true;
+  }
+
+  // Every way of `out` followed by every way of `next`; refuses text after a $ and a ^ or \b
+  // inside text.
+  static bool append(Alternatives& out, const Alternatives& next) {
+    if (out.size() * next.size() > kMaxLiteralAlternatives) return false;
+    Alternatives joined;
+    joined.reserve(out.size() * next.size());
+    for (LiteralAlternative a : out)
+      for (const LiteralAlternative& b : next) {
+        LiteralAlternative j = a;
+        if (b.at_start && !j.text.empty()) return false;
+        if (b.word_before && j.text.empty())
+          j.word_before = true;
+        else if (b.word_before)
+          j.word_after = true;
+        if ((b.word_before || b.word_after) && j.at_end) return false;
+        if (!add_text(j, b.text)) return false;
+        if (b.word_after) j.word_after = true;
+        j.at_start = j.at_start || b.at_start;
+        j.at_end = j.at_end || b.at_end;
+        joined.push_back(std::move(j));
+      }
+    out = std::move(joined);
+    return true;
+  }
+
+  std::string_view p_;
+  std::size_t i_ = 0;
+};
+
+bool boundary_at(std::string_view text, std::size_t pos) {
+  bool before = pos > 0 && is_word(text[pos - 1]);
+  bool after = pos < text.size() && is_word(text[pos]);
+  return before != after;
+}
+
+bool fits_at(const LiteralAlternative& a, std::string_view text, std::size_t pos) {
+  return (!a.word_before || boundary_at(text, pos)) &&
+         (!a.word_after || boundary_at(text, pos + a.text.size()));
+}
+
+bool matches_one(const LiteralAlternative& a, std::string_view text) {
+  const std::size_t n = a.text.size();
+  if (a.at_start && a.at_end) return text == a.text && fits_at(a, text, 0);
+  if (a.at_start) return text.starts_with(a.text) && fits_at(a, text, 0);
+  if (a.at_end) return text.ends_with(a.text) && fits_at(a, text, text.size() - n);
+  if (n == 0) return true;
+  for (std::size_t from = 0; from + n <= text.size();) {
+    const void* hit = memmem(text.data() + from, text.size() - from, a.text.data(), n);
+    if (hit == nullptr) return false;
+    std::size_t pos = static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+    if (fits_at(a, text, pos)) return true;
+    from = pos + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<LiteralPattern> literal_pattern(std::string_view pattern) {
+  LiteralPattern out;
+  if (pattern.starts_with("(?i)")) {
+    out.fold_case = true;
+    pattern.remove_prefix(4);
+  }
+  std::optional<Alternatives> alternatives = LiteralReader(pattern).whole();
+  if (!alternatives) return std::nullopt;
+  out.alternatives = std::move(*alternatives);
+  if (out.fold_case)
+    for (LiteralAlternative& a : out.alternatives)
+      for (char& c : a.text)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::string_view lowered) {
+  std::string_view seen = pattern.fold_case ? lowered : text;
+  for (const LiteralAlternative& a : pattern.alternatives)
+    if (matches_one(a, seen)) return true;
+  return false;
+}
+
+}  // namespace perfgate

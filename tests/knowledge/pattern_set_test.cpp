@@ -1,0 +1,160 @@
+// PatternSet's answers, where patterns of literal text are matched without RE2
+// (knowledge/literal_pattern.h) and the others with it: hand-built names with known classes, and
+// every shipped pattern against RE2 itself over kernel, op, runtime and device names.
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <algorithm>
+
+#include "common/errors.h"
+#include "knowledge/literal_pattern.h"
+#include "knowledge/pattern_set.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+bool matches(const std::string& pattern, std::string_view name) {
+  return PatternSet({pattern}, "test").matches(name);
+}
+
+TEST(PatternSet, LiteralsMatchAnywhereUnlessAnchored) {
+  EXPECT_TRUE(literal_pattern("nchwToNhwc|nhwcToNchw"));
+  EXPECT_TRUE(matches("nchwToNhwc|nhwcToNchw", "void cudnn::ops::nchwToNhwcKernel<float>"));
+  EXPECT_FALSE(matches("nchwToNhwc|nhwcToNchw", "void cudnn::ops::NchwToNhwcKernel<float>"));
+  EXPECT_TRUE(matches("^aten::(mm|bmm)$", "aten::bmm"));
+  EXPECT_FALSE(matches("^aten::(mm|bmm)$", "aten::bmm_out"));
+  EXPECT_FALSE(matches("^aten::(mm|bmm)$", "my::aten::mm"));
+  EXPECT_TRUE(matches("^(void )?transpose_readWrite", "void transpose_readWrite_alignment_kernel"));
+  EXPECT_TRUE(matches("^(void )?transpose_readWrite", "transpose_readWrite_alignment_kernel"));
+  EXPECT_FALSE(matches("^(void )?transpose_readWrite", "void  transpose_readWrite"));
+  EXPECT_TRUE(matches("_sgemm_$", "volta_sgemm_"));
+  EXPECT_FALSE(matches("_sgemm_$", "volta_sgemm_128"));
+  EXPECT_TRUE(matches("(^|_)simt(_|$)", "cutlass_simt_sgemm"));
+  EXPECT_TRUE(matches("(^|_)simt(_|$)", "simt"));
+  EXPECT_FALSE(matches("(^|_)simt(_|$)", "cutlass_simtsgemm"));
+  EXPECT_TRUE(matches("^enumerate\\(DataPipe\\)#", "enumerate(DataPipe)#MapperIterDataPipe"));
+  EXPECT_TRUE(matches("", "anything"));
+}
+
+TEST(PatternSet, CaseFoldsForAsciiAndLeavesOtherNamesToRe2) {
+  EXPECT_TRUE(literal_pattern("(?i)mfma"));
+  EXPECT_TRUE(matches("(?i)mfma", "paged_attention_ll4mi_QKV_MFMA16_kernel"));
+  EXPECT_TRUE(matches("(?i)mfma", "Mfma"));
+  EXPECT_FALSE(matches("mfma", "MFMA"));
+  // RE2 folds case by Unicode: the Kelvin sign (U+212A) is a K, which an ASCII test would miss.
+  EXPECT_TRUE(matches("(?i)kernel",
+                      "\xe2\x84\xaa"
+                      "ernel"));
+  EXPECT_FALSE(matches("kernel",
+                       "\xe2\x84\xaa"
+                       "ernel"));
+  EXPECT_TRUE(matches("(?i)mfma", "h\xc3\xa9_mfma"));
+}
+
+TEST(PatternSet, ClassesOptionalsAndWordBoundaries) {
+  EXPECT_TRUE(literal_pattern("\\bA10G?\\b|RTX 30[0-9]0"));
+  EXPECT_TRUE(matches("\\bA10G?\\b|RTX 30[0-9]0", "NVIDIA A10G"));
+  EXPECT_TRUE(matches("\\bA10G?\\b|RTX 30[0-9]0", "NVIDIA A10"));
+  EXPECT_FALSE(matches("\\bA10G?\\b|RTX 30[0-9]0", "NVIDIA A100-SXM4-80GB"));
+  EXPECT_TRUE(matches("\\bA10G?\\b|RTX 30[0-9]0", "GeForce RTX 3090"));
+  EXPECT_FALSE(matches("\\bA10G?\\b|RTX 30[0-9]0", "GeForce RTX 30x0"));
+  // A boundary is looked for at every place the text occurs, not only the first.
+  EXPECT_TRUE(matches("\\bL4\\b", "xL4 and L4"));
+  EXPECT_TRUE(matches("(?i)^TPU ?v5 ?(lite|e)\\b", "tpu v5 lite pod"));
+  EXPECT_FALSE(matches("(?i)^TPU ?v5 ?(lite|e)\\b", "TPU v5ex"));
+  EXPECT_TRUE(matches("fmha_cutlass[FB]_(f16|bf16)", "fmha_cutlassB_bf16_aligned"));
+}
+
+TEST(PatternSet, RegularExpressionsStillGoThroughRe2) {
+  EXPECT_FALSE(literal_pattern("sm\\d+_xmma_gemm"));
+  EXPECT_FALSE(literal_pattern("A100.*80GB"));
+  EXPECT_FALSE(literal_pattern("^Optimizer\\.|(?i)adam"));
+  EXPECT_FALSE(literal_pattern("a\\b+"));
+  EXPECT_TRUE(matches("sm\\d+_xmma_gemm", "sm90_xmma_gemm_bf16bf16"));
+  EXPECT_FALSE(matches("sm\\d+_xmma_gemm", "smx_xmma_gemm"));
+  // A set of both: the first pattern that matches, whichever way it is matched.
+  PatternSet mixed({"^aten::mm$", "sm\\d+_xmma", "xmma", "(?i)^ATEN::"}, "test");
+  EXPECT_EQ(mixed.first_match("sm80_xmma_gemm"), 1);
+  EXPECT_EQ(mixed.first_match("xmma_gemm"), 2);
+  EXPECT_EQ(mixed.first_match("aten::mm"), 0);
+  EXPECT_EQ(mixed.first_match("Aten::bmm"), 3);
+  EXPECT_EQ(mixed.first_match("cutlass"), -1);
+  std::vector<int> all;
+  mixed.all_matches("sm80_xmma", all);
+  std::sort(all.begin(), all.end());
+  EXPECT_EQ(all, (std::vector<int>{1, 2}));
+}
+
+TEST(PatternSet, BadPatternIsRefusedWhenFirstMatched) {
+  PatternSet bad({"ok", "(unclosed"}, "test_list");
+  try {
+    bad.matches("name");
+    FAIL() << "no error";
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("invalid test_list pattern '(unclosed'"), std::string::npos);
+  }
+}
+
+// Every shipped pattern, alone, gives RE2's answer on names from the shared traces' families.
+TEST(PatternSet, ShippedPatternsAnswerAsRe2Does) {
+  const Classification& c = default_classification();
+  std::vector<std::string> patterns;
+  for (const auto* list : {&c.tensor_core_kernels, &c.non_tensor_core_kernels, &c.tensor_core_eligible_ops,
+                           &c.layout_conversion_kernels, &c.communication_kernels, &c.communication_ops,
+                           &c.sync_calls, &c.warmup_calls, &c.warmup_ranges, &c.teardown_calls,
+                           &c.profiler_events, &c.tensorrt_kernels, &c.graph_launch_calls, &c.library_frames})
+    patterns.insert(patterns.end(), list->begin(), list->end());
+  for (const auto& t : c.op_types) patterns.push_back(t.pattern);
+  for (const auto& p : c.gpu_peaks) patterns.push_back(p.match);
+  for (const auto& a : c.gpu_architectures) patterns.push_back(a.devices);
+  const std::vector<std::string> names = {
+      "aten::mm",
+      "aten::addmm_",
+      "aten::conv2d",
+      "Optimizer.step#Adam.step",
+      "aten::_foreach_add_",
+      "cudaDeviceSynchronize",
+      "cudaMemcpyAsync",
+      "cuLaunchKernel",
+      "cudaGraphLaunch_v10000",
+      "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+      "void rcclGenericKernel<1, false>(ncclDevComm*)",
+      "sm80_xmma_gemm_f32f32_f32f32_f32_nn_n_ffma_kernel",
+      "cutlass_80_tensorop_s1688gemm_128x128_32x3_nn_align4",
+      "volta_sgemm_128x64_nn",
+      "NVIDIA A10G",
+      "NVIDIA A100-SXM4-80GB",
+      "NVIDIA H100 80GB HBM3",
+      "AMD Instinct MI250X",
+      "AMD Radeon Graphics",
+      "Tesla V100-PCIE-32GB",
+      "TPU v5 lite",
+      "NVIDIA L4",
+      "void at::native::vectorized_elementwise_kernel",
+      "triton_poi_fused_add_0",
+      "fmha_cutlassF_f16_aligned_64x64_rf_sm80",
+      "Cijk_Alik_Bljk_MI16x16x1",
+      "\xe2\x84\xaa"
+      "ernel_MFMA",
+      "nchwToNhwcKernel",
+      "transpose_readWrite_alignment_kernel",
+      "",
+      "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__",
+      "cuModuleUnload",
+      "aten::relu_"};
+  int literal = 0;
+  for (const std::string& p : patterns) {
+    if (p.empty()) continue;
+    literal += literal_pattern(p).has_value();
+    RE2 re(p);
+    ASSERT_TRUE(re.ok()) << p;
+    PatternSet set({p}, "shipped");
+    for (const std::string& name : names)
+      EXPECT_EQ(set.matches(name), RE2::PartialMatch(name, re)) << p << " on " << name;
+  }
+  EXPECT_GT(literal, 40);  // most of the shipped patterns skip RE2
+}
+
+}  // namespace
+}  // namespace perfgate::testing
