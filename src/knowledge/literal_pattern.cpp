@@ -1,5 +1,7 @@
 #include "knowledge/literal_pattern.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace perfgate {
@@ -218,6 +220,173 @@ bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::
   std::string_view seen = pattern.fold_case ? lowered : text;
   for (const LiteralAlternative& a : pattern.alternatives)
     if (matches_one(a, seen)) return true;
+  return false;
+}
+
+}  // namespace perfgate
+
+namespace perfgate {
+namespace {
+
+using Requirement = std::optional<std::vector<std::string>>;  // nothing: no text is required
+
+bool is_ascii_punct(char c) {
+  return is_printable(c) && c != ' ' && !is_word(c);
+}
+
+// The more selective of two requirements: the one whose shortest piece is longer.
+void keep_better(Requirement& best, Requirement candidate) {
+  auto shortest = [](const std::vector<std::string>& any_of) {
+    std::size_t n = SIZE_MAX;
+    for (const std::string& s : any_of) n = std::min(n, s.size());
+    return any_of.empty() ? 0 : n;
+  };
+  if (!candidate || shortest(*candidate) == 0) return;
+  if (!best || shortest(*candidate) > shortest(*best)) best = std::move(candidate);
+}
+
+// Reads RE2's syntax for the text every match must contain: in each branch, the literal runs
+// between its other items and its groups' requirements are each required, and the most selective
+// is kept; a branch without one makes the whole pattern require nothing. Anything it does not know
+// gives up (`failed_`), which also requires nothing: RE2 then sees every name, as before.
+class RequiredReader {
+ public:
+  explicit RequiredReader(std::string_view pattern) : p_(pattern) {}
+  Requirement whole() {
+    Requirement out = alternation();
+    if (failed_ || i_ != p_.size()) return std::nullopt;
+    return out;
+  }
+
+ private:
+  Requirement alternation() {
+    Requirement out = branch();
+    bool none = !out;
+    while (!failed_ && i_ < p_.size() && p_[i_] == '|') {
+      ++i_;
+      Requirement more = branch();
+      if (!more)
+        none = true;
+      else if (out)
+        out->insert(out->end(), more->begin(), more->end());
+    }
+    if (none) return std::nullopt;
+    return out;
+  }
+
+  Requirement branch() {
+    Requirement best;
+    std::string run;
+    while (!failed_ && i_ < p_.size() && p_[i_] != '|' && p_[i_] != ')') {
+      char literal = 0;
+      Requirement group;
+      bool is_group = false;
+      if (!item(literal, group, is_group)) return failed_ = true, std::nullopt;
+      if (skip_quantifier()) literal = 0, group.reset();  // optional or repeated: not required as it is
+      if (literal != 0) {
+        run += literal;
+        continue;
+      }
+      keep_better(best, run.empty() ? Requirement{} : Requirement{{run}});
+      run.clear();
+      if (is_group) keep_better(best, std::move(group));
+    }
+    keep_better(best, run.empty() ? Requirement{} : Requirement{{run}});
+    return best;
+  }
+
+  // One item: a literal character (set in `literal`), a group (its requirement), or anything else
+  // that matches without a known text (a class, ., an anchor). False where the syntax is unknown.
+  bool item(char& literal, Requirement& group, bool& is_group) {
+    char c = p_[i_++];
+    if (c == '(') {
+      is_group = true;
+      if (p_.substr(i_, 2) == "?:") {
+        i_ += 2;
+      } else if (p_.substr(i_, 2) == "?P" && p_.substr(i_, 3) == "?P<") {
+        std::size_t close = p_.find('>', i_);
+        if (close == std::string_view::npos) return false;
+        i_ = close + 1;
+      } else if (i_ < p_.size() && p_[i_] == '?') {
+        return false;  // flags
+      }
+      group = alternation();
+      if (failed_ || i_ >= p_.size() || p_[i_] != ')') return false;
+      ++i_;
+      return true;
+    }
+    if (c == '[') return skip_class();
+    if (c == '\\') {
+      if (i_ >= p_.size()) return false;
+      char e = p_[i_++];
+      if (is_ascii_punct(e)) literal = e;
+      return literal != 0 || std::strchr("dDwWsSbBAz", e) != nullptr;
+    }
+    if (c == '.' || c == '^' || c == '$') return true;
+    if (!is_printable(c) || c == ')' || c == '?' || c == '*' || c == '+' || c == '{' || c == ']' || c == '}')
+      return false;
+    literal = c;
+    return true;
+  }
+
+  bool skip_class() {
+    if (i_ < p_.size() && p_[i_] == '^') ++i_;
+    if (i_ < p_.size() && p_[i_] == ']') ++i_;
+    while (i_ < p_.size() && p_[i_] != ']') {
+      if (p_[i_] == '[' && i_ + 1 < p_.size() && p_[i_ + 1] == ':') return false;
+      i_ += p_[i_] == '\\' ? 2 : 1;
+    }
+    if (i_ >= p_.size()) return false;
+    ++i_;
+    return true;
+  }
+
+  // ?, *, +, {n}, {n,}, {n,m}, each maybe followed by ? (non-greedy): true where one was skipped.
+  bool skip_quantifier() {
+    if (i_ >= p_.size()) return false;
+    if (p_[i_] == '{') {
+      std::size_t j = i_ + 1;
+      while (j < p_.size() && ((p_[j] >= '0' && p_[j] <= '9') || p_[j] == ',')) ++j;
+      if (j >= p_.size() || p_[j] != '}' || j == i_ + 1) return failed_ = true, false;
+      i_ = j + 1;
+    } else if (p_[i_] == '?' || p_[i_] == '*' || p_[i_] == '+') {
+      ++i_;
+    } else {
+      return false;
+    }
+    if (i_ < p_.size() && p_[i_] == '?') ++i_;
+    if (i_ < p_.size() && std::strchr("?*+{", p_[i_])) failed_ = true;
+    return true;
+  }
+
+  std::string_view p_;
+  std::size_t i_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+std::optional<RequiredText> required_text(std::string_view pattern) {
+  RequiredText out;
+  if (pattern.starts_with("(?i)")) {
+    out.fold_case = true;
+    pattern.remove_prefix(4);
+  }
+  Requirement any_of = RequiredReader(pattern).whole();
+  if (!any_of || any_of->empty()) return std::nullopt;
+  out.any_of = std::move(*any_of);
+  if (out.fold_case)
+    for (std::string& s : out.any_of)
+      for (char& c : s)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+bool may_match(const RequiredText& required, std::string_view text, std::string_view lowered, bool ascii) {
+  if (required.fold_case && !ascii) return true;
+  std::string_view seen = required.fold_case ? lowered : text;
+  for (const std::string& piece : required.any_of)
+    if (memmem(seen.data(), seen.size(), piece.data(), piece.size()) != nullptr) return true;
   return false;
 }
 

@@ -39,3 +39,25 @@ inline constexpr std::size_t kMaxLiteralAlternatives = 256;
 bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::string_view lowered);
 
 }  // namespace perfgate
+
+namespace perfgate {
+
+// Text that every match of a regular expression contains: one of `any_of` (lower case where the
+// pattern folds case). A set runs RE2 on a name only where some pattern's required text is in it,
+// and compiles it only when one first is. '^cu(Ctx|Stream|Event)Synchronize(_v\d+)?$' requires
+// "Synchronize"; 'sm\d+_xmma_(gemm|fprop)' "_xmma_".
+struct RequiredText {
+  std::vector<std::string> any_of;
+  bool fold_case = false;
+};
+
+// What the pattern requires, or nothing where a match may lack every literal piece of it (a branch
+// of classes and repetitions only, an optional group, flags other than a leading (?i), escapes
+// other than of punctuation and \d \w \s \b and their negations).
+std::optional<RequiredText> required_text(std::string_view pattern);
+
+// Whether `text` (or `lowered`, its ASCII lower case, where the pattern folds case) holds one of
+// the required pieces; true where case folds and the text is not ASCII (RE2 folds by Unicode).
+bool may_match(const RequiredText& required, std::string_view text, std::string_view lowered, bool ascii);
+
+}  // namespace perfgate

@@ -61,23 +61,38 @@ bool is_ascii(std::string_view text) {
 // equality tests; only the others go into an RE2 set, so a set of literals is never parsed or
 // compiled by RE2 (on the 17 kB a100_triton trace RE2 was 33 M of 44 M instructions). A name that
 // is not ASCII, where a literal folds case, is matched by an RE2 set of every pattern instead:
-// RE2 folds case by Unicode's tables (the Kelvin sign is a K), this test by ASCII's.
+// RE2 folds case by Unicode's tables (the Kelvin sign is a K), this test by ASCII's. The RE2 set
+// runs on a name only where some regular expression's required text (literal_pattern.h) is in it,
+// and is compiled only when one first is.
 struct PatternSet::Compiled {
   explicit Compiled(std::string_view set_what) : regexes(set_what), every(set_what) {}
-  std::vector<std::pair<int, LiteralPattern>> literals;  // (pattern index, pattern), in order
-  std::vector<int> regex_pattern;                        // the RE2 set's index -> pattern index
+  std::vector<std::pair<int, LiteralPattern>> literals;     // (pattern index, pattern), in order
+  std::vector<int> regex_pattern;                           // the RE2 set's index -> pattern index
+  std::vector<std::optional<RequiredText>> regex_required;  // per RE2 set index; nothing: none known
   LazySet regexes;
-  bool folds_case = false;
-  LazySet every;  // every pattern, for non-ASCII names where a literal folds case
+  bool folds_case = false;  // some literal folds case
+  bool lowers = false;      // some literal or required text folds case
+  LazySet every;            // every pattern, for non-ASCII names where a literal folds case
   // Whether this name must go to the RE2 set of every pattern.
   bool needs_every(std::string_view text) const { return folds_case && !is_ascii(text); }
-  // The name in ASCII lower case where some literal folds case, else the name itself.
+  // The name in ASCII lower case where some literal or required text folds case, else the name.
   std::string_view lowered(std::string_view text, std::string& buffer) const {
-    if (!folds_case) return text;
+    if (!lowers) return text;
     buffer.assign(text);
     for (char& c : buffer)
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
     return buffer;
+  }
+  // Whether a regular expression before pattern `before` (all where it is negative) may match.
+  bool regex_may_match(std::string_view text, std::string_view lowered, int before) const {
+    std::optional<bool> ascii;
+    for (std::size_t j = 0; j < regex_pattern.size() && (before < 0 || regex_pattern[j] < before); ++j) {
+      const std::optional<RequiredText>& required = regex_required[j];
+      if (!required) return true;
+      if (required->fold_case && !ascii) ascii = is_ascii(text);
+      if (may_match(*required, text, lowered, ascii.value_or(true))) return true;
+    }
+    return false;
   }
 };
 
@@ -91,7 +106,10 @@ PatternSet::PatternSet(const std::vector<std::string>& patterns, std::string_vie
     }
     set_->regexes.add(patterns[i]);
     set_->regex_pattern.push_back(static_cast<int>(i));
+    set_->regex_required.push_back(required_text(patterns[i]));
+    if (set_->regex_required.back() && set_->regex_required.back()->fold_case) set_->lowers = true;
   }
+  set_->lowers = set_->lowers || set_->folds_case;
   if (set_->folds_case)
     for (const std::string& p : patterns) set_->every.add(p);
   empty_ = patterns.empty();
@@ -108,7 +126,8 @@ bool PatternSet::matches(std::string_view text) const {
   std::string_view lowered = set_->lowered(text, buffer);
   for (const auto& [index, literal] : set_->literals)
     if (literal_matches(literal, text, lowered)) return true;
-  return !set_->regexes.empty() && set_->regexes.ready().Match(text, nullptr);
+  return !set_->regexes.empty() && set_->regex_may_match(text, lowered, -1) &&
+         set_->regexes.ready().Match(text, nullptr);
 }
 
 int PatternSet::first_match(std::string_view text) const {
@@ -127,7 +146,7 @@ int PatternSet::first_match(std::string_view text) const {
       break;
     }
   // RE2 only where a regular expression comes before the first literal that matched.
-  if (set_->regexes.empty() || (first >= 0 && set_->regex_pattern.front() > first)) return first;
+  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, first)) return first;
   if (!set_->regexes.ready().Match(text, &hits)) return first;
   for (int hit : hits) {
     int index = set_->regex_pattern[static_cast<std::size_t>(hit)];
@@ -147,7 +166,7 @@ void PatternSet::all_matches(std::string_view text, std::vector<int>& out) const
   std::string_view lowered = set_->lowered(text, buffer);
   for (const auto& [index, literal] : set_->literals)
     if (literal_matches(literal, text, lowered)) out.push_back(index);
-  if (set_->regexes.empty()) return;
+  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, -1)) return;
   std::vector<int> hits;
   set_->regexes.ready().Match(text, &hits);
   for (int hit : hits) out.push_back(set_->regex_pattern[static_cast<std::size_t>(hit)]);

@@ -86,6 +86,31 @@ TEST(PatternSet, RegularExpressionsStillGoThroughRe2) {
   EXPECT_EQ(all, (std::vector<int>{1, 2}));
 }
 
+// The text a regular expression's every match contains: RE2 runs only on names that hold it.
+TEST(PatternSet, RequiredTextOfRegularExpressions) {
+  auto required = [](std::string_view p) {
+    std::optional<RequiredText> r = required_text(p);
+    return r ? r->any_of : std::vector<std::string>{};
+  };
+  using Pieces = std::vector<std::string>;
+  EXPECT_EQ(required("^cu(Ctx|Stream|Event)Synchronize(_v\\d+)?$"), Pieces{"Synchronize"});
+  EXPECT_EQ(required("sm\\d+_xmma_(gemm|fprop)"), Pieces{"_xmma_"});
+  EXPECT_EQ(required("rcclGenericKernel|\\brccl\\w*Kernel"), (Pieces{"rcclGenericKernel", "Kernel"}));
+  EXPECT_EQ(required("(?i)cutlass\\w*_tensorop_"), Pieces{"_tensorop_"});
+  EXPECT_EQ(required("ab?c"), Pieces{"a"});         // b is optional: "a" and "c" apart
+  EXPECT_EQ(required("x(abc|de)+y"), Pieces{"x"});  // a repeated group is not kept
+  EXPECT_EQ(required("^(?:aten::(mm|bmm))\\d$"), Pieces{"aten::"});
+  EXPECT_EQ(required("abc|\\d+"), Pieces{});                   // the second branch needs no text
+  EXPECT_EQ(required("^Optimizer\\.|(?i)adam\\w"), Pieces{});  // flags inside: unknown
+  EXPECT_EQ(required("a{2,}|b"), Pieces{});
+  // A set whose regular expressions need text the name lacks answers without RE2, and the same.
+  PatternSet set({"^cu(Ctx|Stream)Synchronize(_v\\d+)?$", "(?i)cutlass\\w*_tensorop_"}, "test");
+  EXPECT_EQ(set.first_match("cudaLaunchKernel"), -1);
+  EXPECT_EQ(set.first_match("cuStreamSynchronize_v2"), 0);
+  EXPECT_EQ(set.first_match("CUTLASS_80_TensorOp_s1688gemm"), 1);
+  EXPECT_EQ(set.first_match("cutlass_80_tensorop_s1688gemm \xe2\x84\xaa"), 1);
+}
+
 TEST(PatternSet, BadPatternIsRefusedWhenFirstMatched) {
   PatternSet bad({"ok", "(unclosed"}, "test_list");
   try {
