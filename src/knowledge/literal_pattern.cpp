@@ -182,7 +182,9 @@ bool fits_at(const LiteralAlternative& a, std::string_view text, std::size_t pos
          (!a.word_after || boundary_at(text, pos + a.text.size()));
 }
 
-bool matches_one(const LiteralAlternative& a, std::string_view text) {
+bool matches_one(const LiteralAlternative& a, std::string_view text,
+                 const std::vector<unsigned char>* found) {
+  if (found != nullptr && a.needle >= 0) return (*found)[static_cast<std::size_t>(a.needle)] != 0;
   const std::size_t n = a.text.size();
   if (a.at_start && a.at_end) return text == a.text && fits_at(a, text, 0);
   if (a.at_start) return text.starts_with(a.text) && fits_at(a, text, 0);
@@ -216,10 +218,11 @@ std::optional<LiteralPattern> literal_pattern(std::string_view pattern) {
   return out;
 }
 
-bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::string_view lowered) {
+bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::string_view lowered,
+                     const std::vector<unsigned char>* found) {
   std::string_view seen = pattern.fold_case ? lowered : text;
   for (const LiteralAlternative& a : pattern.alternatives)
-    if (matches_one(a, seen)) return true;
+    if (matches_one(a, seen, found)) return true;
   return false;
 }
 
@@ -382,8 +385,12 @@ std::optional<RequiredText> required_text(std::string_view pattern) {
   return out;
 }
 
-bool may_match(const RequiredText& required, std::string_view text, std::string_view lowered, bool ascii) {
+bool may_match(const RequiredText& required, std::string_view text, std::string_view lowered, bool ascii,
+               const std::vector<unsigned char>* found) {
   if (required.fold_case && !ascii) return true;
+  if (found != nullptr && required.needles.size() == required.any_of.size())
+    return std::any_of(required.needles.begin(), required.needles.end(),
+                       [&](int id) { return (*found)[static_cast<std::size_t>(id)] != 0; });
   std::string_view seen = required.fold_case ? lowered : text;
   for (const std::string& piece : required.any_of)
     if (memmem(seen.data(), seen.size(), piece.data(), piece.size()) != nullptr) return true;

@@ -19,6 +19,7 @@ struct LiteralAlternative {
   bool at_end = false;
   bool word_before = false;
   bool word_after = false;
+  int needle = -1;  // its id in the set's NeedleIndex, where it is looked for anywhere
 };
 
 struct LiteralPattern {
@@ -35,8 +36,10 @@ std::optional<LiteralPattern> literal_pattern(std::string_view pattern);
 inline constexpr std::size_t kMaxLiteralAlternatives = 256;
 
 // Whether the pattern matches `text` (unanchored, as RE2::Set matches it). `lowered` is the text in
-// ASCII lower case, used where the pattern folds case; the caller makes it once per name.
-bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::string_view lowered);
+// ASCII lower case, used where the pattern folds case; the caller makes it once per name. `found`:
+// which of the set's NeedleIndex pieces the name holds (nullptr: search each piece).
+bool literal_matches(const LiteralPattern& pattern, std::string_view text, std::string_view lowered,
+                     const std::vector<unsigned char>* found = nullptr);
 
 }  // namespace perfgate
 
@@ -49,6 +52,7 @@ namespace perfgate {
 struct RequiredText {
   std::vector<std::string> any_of;
   bool fold_case = false;
+  std::vector<int> needles;  // each piece's id in the set's NeedleIndex, where it has one
 };
 
 // What the pattern requires, or nothing where a match may lack every literal piece of it (a branch
@@ -58,6 +62,7 @@ std::optional<RequiredText> required_text(std::string_view pattern);
 
 // Whether `text` (or `lowered`, its ASCII lower case, where the pattern folds case) holds one of
 // the required pieces; true where case folds and the text is not ASCII (RE2 folds by Unicode).
-bool may_match(const RequiredText& required, std::string_view text, std::string_view lowered, bool ascii);
+bool may_match(const RequiredText& required, std::string_view text, std::string_view lowered, bool ascii,
+               const std::vector<unsigned char>* found = nullptr);
 
 }  // namespace perfgate

@@ -11,6 +11,7 @@
 
 #include "common/errors.h"
 #include "knowledge/literal_pattern.h"
+#include "knowledge/needle_index.h"
 
 namespace perfgate {
 namespace {
@@ -63,13 +64,15 @@ bool is_ascii(std::string_view text) {
 // is not ASCII, where a literal folds case, is matched by an RE2 set of every pattern instead:
 // RE2 folds case by Unicode's tables (the Kelvin sign is a K), this test by ASCII's. The RE2 set
 // runs on a name only where some regular expression's required text (literal_pattern.h) is in it,
-// and is compiled only when one first is.
+// and is compiled only when one first is. The pieces looked for anywhere in a name, of the
+// literals and the required texts, are found in one pass over it (NeedleIndex).
 struct PatternSet::Compiled {
   explicit Compiled(std::string_view set_what) : regexes(set_what), every(set_what) {}
   std::vector<std::pair<int, LiteralPattern>> literals;     // (pattern index, pattern), in order
   std::vector<int> regex_pattern;                           // the RE2 set's index -> pattern index
   std::vector<std::optional<RequiredText>> regex_required;  // per RE2 set index; nothing: none known
   LazySet regexes;
+  NeedleIndex pieces;
   bool folds_case = false;  // some literal folds case
   bool lowers = false;      // some literal or required text folds case
   LazySet every;            // every pattern, for non-ASCII names where a literal folds case
@@ -84,15 +87,35 @@ struct PatternSet::Compiled {
     return buffer;
   }
   // Whether a regular expression before pattern `before` (all where it is negative) may match.
-  bool regex_may_match(std::string_view text, std::string_view lowered, int before) const {
+  bool regex_may_match(std::string_view text, std::string_view lowered, int before,
+                       const std::vector<unsigned char>* found) const {
     std::optional<bool> ascii;
     for (std::size_t j = 0; j < regex_pattern.size() && (before < 0 || regex_pattern[j] < before); ++j) {
       const std::optional<RequiredText>& required = regex_required[j];
       if (!required) return true;
       if (required->fold_case && !ascii) ascii = is_ascii(text);
-      if (may_match(*required, text, lowered, ascii.value_or(true))) return true;
+      if (may_match(*required, text, lowered, ascii.value_or(true), found)) return true;
     }
     return false;
+  }
+  // Each piece looked for anywhere, given its id in `pieces`.
+  void index_pieces() {
+    for (auto& [index, literal] : literals)
+      for (LiteralAlternative& a : literal.alternatives)
+        if (!a.at_start && !a.at_end && !a.word_before && !a.word_after && !a.text.empty())
+          a.needle = pieces.add(a.text, literal.fold_case);
+    for (std::optional<RequiredText>& required : regex_required)
+      if (required)
+        for (const std::string& piece : required->any_of)
+          required->needles.push_back(pieces.add(piece, required->fold_case));
+    pieces.finish();
+  }
+  // The pieces this name holds, or nullptr where the set has none.
+  const std::vector<unsigned char>* find_pieces(std::string_view text, std::string_view lowered) const {
+    if (pieces.size() == 0) return nullptr;
+    thread_local std::vector<unsigned char> found;
+    pieces.find_all(text, lowered, found);
+    return &found;
   }
 };
 
@@ -110,6 +133,7 @@ PatternSet::PatternSet(const std::vector<std::string>& patterns, std::string_vie
     if (set_->regex_required.back() && set_->regex_required.back()->fold_case) set_->lowers = true;
   }
   set_->lowers = set_->lowers || set_->folds_case;
+  set_->index_pieces();
   if (set_->folds_case)
     for (const std::string& p : patterns) set_->every.add(p);
   empty_ = patterns.empty();
@@ -124,9 +148,10 @@ bool PatternSet::matches(std::string_view text) const {
   if (set_->needs_every(text)) return set_->every.ready().Match(text, nullptr);
   std::string buffer;
   std::string_view lowered = set_->lowered(text, buffer);
+  const std::vector<unsigned char>* found = set_->find_pieces(text, lowered);
   for (const auto& [index, literal] : set_->literals)
-    if (literal_matches(literal, text, lowered)) return true;
-  return !set_->regexes.empty() && set_->regex_may_match(text, lowered, -1) &&
+    if (literal_matches(literal, text, lowered, found)) return true;
+  return !set_->regexes.empty() && set_->regex_may_match(text, lowered, -1, found) &&
          set_->regexes.ready().Match(text, nullptr);
 }
 
@@ -139,14 +164,15 @@ int PatternSet::first_match(std::string_view text) const {
   }
   std::string buffer;
   std::string_view lowered = set_->lowered(text, buffer);
+  const std::vector<unsigned char>* found = set_->find_pieces(text, lowered);
   int first = -1;
   for (const auto& [index, literal] : set_->literals)
-    if (literal_matches(literal, text, lowered)) {
+    if (literal_matches(literal, text, lowered, found)) {
       first = index;
       break;
     }
   // RE2 only where a regular expression comes before the first literal that matched.
-  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, first)) return first;
+  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, first, found)) return first;
   if (!set_->regexes.ready().Match(text, &hits)) return first;
   for (int hit : hits) {
     int index = set_->regex_pattern[static_cast<std::size_t>(hit)];
@@ -164,9 +190,10 @@ void PatternSet::all_matches(std::string_view text, std::vector<int>& out) const
   }
   std::string buffer;
   std::string_view lowered = set_->lowered(text, buffer);
+  const std::vector<unsigned char>* found = set_->find_pieces(text, lowered);
   for (const auto& [index, literal] : set_->literals)
-    if (literal_matches(literal, text, lowered)) out.push_back(index);
-  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, -1)) return;
+    if (literal_matches(literal, text, lowered, found)) out.push_back(index);
+  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, -1, found)) return;
   std::vector<int> hits;
   set_->regexes.ready().Match(text, &hits);
   for (int hit : hits) out.push_back(set_->regex_pattern[static_cast<std::size_t>(hit)]);

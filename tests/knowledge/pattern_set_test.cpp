@@ -8,6 +8,7 @@
 
 #include "common/errors.h"
 #include "knowledge/literal_pattern.h"
+#include "knowledge/needle_index.h"
 #include "knowledge/pattern_set.h"
 #include "support/helpers.h"
 
@@ -109,6 +110,27 @@ TEST(PatternSet, RequiredTextOfRegularExpressions) {
   EXPECT_EQ(set.first_match("cuStreamSynchronize_v2"), 0);
   EXPECT_EQ(set.first_match("CUTLASS_80_TensorOp_s1688gemm"), 1);
   EXPECT_EQ(set.first_match("cutlass_80_tensorop_s1688gemm \xe2\x84\xaa"), 1);
+}
+
+TEST(PatternSet, NeedleIndexFindsEveryPieceInOnePass) {
+  NeedleIndex index;
+  int hmma = index.add("hmma", false);
+  int h884 = index.add("h884", false);
+  int underscore = index.add("_", false);
+  int tensorop = index.add("tensorop", true);
+  int tail = index.add("gemm", false);
+  index.finish();
+  std::vector<unsigned char> found;
+  std::string name = "volta_h884gemm_TensorOp";
+  std::string lowered = "volta_h884gemm_tensorop";
+  index.find_all(name, lowered, found);
+  EXPECT_EQ(found, (std::vector<unsigned char>{0, 1, 1, 1, 1}));
+  index.find_all("hmm", "hmm", found);  // a piece is not found past the name's end
+  EXPECT_EQ(found[static_cast<std::size_t>(hmma)] + found[static_cast<std::size_t>(underscore)], 0);
+  index.find_all("xgem", "xgem", found);
+  EXPECT_EQ(found[static_cast<std::size_t>(tail)] + found[static_cast<std::size_t>(h884)] +
+                found[static_cast<std::size_t>(tensorop)],
+            0);
 }
 
 TEST(PatternSet, BadPatternIsRefusedWhenFirstMatched) {
