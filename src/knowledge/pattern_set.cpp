@@ -67,7 +67,32 @@ bool is_ascii(std::string_view text) {
 // and is compiled only when one first is. The pieces looked for anywhere in a name, of the
 // literals and the required texts, are found in one pass over it (NeedleIndex).
 struct PatternSet::Compiled {
-  explicit Compiled(std::string_view set_what) : regexes(set_what), every(set_what) {}
+  Compiled(const std::vector<std::string>& set_patterns, std::string_view set_what)
+      : patterns(set_patterns), regexes(set_what), every(set_what) {}
+  // Reads the patterns at the set's first match: a run asks about a third of its sets not at all.
+  Compiled& prepared() {
+    std::call_once(read_once, [this] { read(); });
+    return *this;
+  }
+  void read() {
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+      if (std::optional<LiteralPattern> literal = literal_pattern(patterns[i])) {
+        folds_case = folds_case || literal->fold_case;
+        literals.emplace_back(static_cast<int>(i), std::move(*literal));
+        continue;
+      }
+      regexes.add(patterns[i]);
+      regex_pattern.push_back(static_cast<int>(i));
+      regex_required.push_back(required_text(patterns[i]));
+      if (regex_required.back() && regex_required.back()->fold_case) lowers = true;
+    }
+    lowers = lowers || folds_case;
+    index_pieces();
+    if (folds_case)
+      for (const std::string& p : patterns) every.add(p);
+  }
+  std::vector<std::string> patterns;
+  std::once_flag read_once;
   std::vector<std::pair<int, LiteralPattern>> literals;     // (pattern index, pattern), in order
   std::vector<int> regex_pattern;                           // the RE2 set's index -> pattern index
   std::vector<std::optional<RequiredText>> regex_required;  // per RE2 set index; nothing: none known
@@ -119,25 +144,8 @@ struct PatternSet::Compiled {
   }
 };
 
-PatternSet::PatternSet(const std::vector<std::string>& patterns, std::string_view what) {
-  set_ = std::make_unique<Compiled>(what);
-  for (std::size_t i = 0; i < patterns.size(); ++i) {
-    if (std::optional<LiteralPattern> literal = literal_pattern(patterns[i])) {
-      set_->folds_case = set_->folds_case || literal->fold_case;
-      set_->literals.emplace_back(static_cast<int>(i), std::move(*literal));
-      continue;
-    }
-    set_->regexes.add(patterns[i]);
-    set_->regex_pattern.push_back(static_cast<int>(i));
-    set_->regex_required.push_back(required_text(patterns[i]));
-    if (set_->regex_required.back() && set_->regex_required.back()->fold_case) set_->lowers = true;
-  }
-  set_->lowers = set_->lowers || set_->folds_case;
-  set_->index_pieces();
-  if (set_->folds_case)
-    for (const std::string& p : patterns) set_->every.add(p);
-  empty_ = patterns.empty();
-}
+PatternSet::PatternSet(const std::vector<std::string>& patterns, std::string_view what)
+    : set_(std::make_unique<Compiled>(patterns, what)), empty_(patterns.empty()) {}
 
 PatternSet::PatternSet(PatternSet&&) noexcept = default;
 PatternSet& PatternSet::operator=(PatternSet&&) noexcept = default;
@@ -145,37 +153,39 @@ PatternSet::~PatternSet() = default;
 
 bool PatternSet::matches(std::string_view text) const {
   if (empty_) return false;
-  if (set_->needs_every(text)) return set_->every.ready().Match(text, nullptr);
+  Compiled& set = set_->prepared();
+  if (set.needs_every(text)) return set.every.ready().Match(text, nullptr);
   std::string buffer;
-  std::string_view lowered = set_->lowered(text, buffer);
-  const std::vector<unsigned char>* found = set_->find_pieces(text, lowered);
-  for (const auto& [index, literal] : set_->literals)
+  std::string_view lowered = set.lowered(text, buffer);
+  const std::vector<unsigned char>* found = set.find_pieces(text, lowered);
+  for (const auto& [index, literal] : set.literals)
     if (literal_matches(literal, text, lowered, found)) return true;
-  return !set_->regexes.empty() && set_->regex_may_match(text, lowered, -1, found) &&
-         set_->regexes.ready().Match(text, nullptr);
+  return !set.regexes.empty() && set.regex_may_match(text, lowered, -1, found) &&
+         set.regexes.ready().Match(text, nullptr);
 }
 
 int PatternSet::first_match(std::string_view text) const {
   if (empty_) return -1;
+  Compiled& set = set_->prepared();
   std::vector<int> hits;
-  if (set_->needs_every(text)) {
-    if (!set_->every.ready().Match(text, &hits) || hits.empty()) return -1;
+  if (set.needs_every(text)) {
+    if (!set.every.ready().Match(text, &hits) || hits.empty()) return -1;
     return *std::min_element(hits.begin(), hits.end());
   }
   std::string buffer;
-  std::string_view lowered = set_->lowered(text, buffer);
-  const std::vector<unsigned char>* found = set_->find_pieces(text, lowered);
+  std::string_view lowered = set.lowered(text, buffer);
+  const std::vector<unsigned char>* found = set.find_pieces(text, lowered);
   int first = -1;
-  for (const auto& [index, literal] : set_->literals)
+  for (const auto& [index, literal] : set.literals)
     if (literal_matches(literal, text, lowered, found)) {
       first = index;
       break;
     }
   // RE2 only where a regular expression comes before the first literal that matched.
-  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, first, found)) return first;
-  if (!set_->regexes.ready().Match(text, &hits)) return first;
+  if (set.regexes.empty() || !set.regex_may_match(text, lowered, first, found)) return first;
+  if (!set.regexes.ready().Match(text, &hits)) return first;
   for (int hit : hits) {
-    int index = set_->regex_pattern[static_cast<std::size_t>(hit)];
+    int index = set.regex_pattern[static_cast<std::size_t>(hit)];
     if (first < 0 || index < first) first = index;
   }
   return first;
@@ -184,19 +194,20 @@ int PatternSet::first_match(std::string_view text) const {
 void PatternSet::all_matches(std::string_view text, std::vector<int>& out) const {
   out.clear();
   if (empty_) return;
-  if (set_->needs_every(text)) {
-    set_->every.ready().Match(text, &out);
+  Compiled& set = set_->prepared();
+  if (set.needs_every(text)) {
+    set.every.ready().Match(text, &out);
     return;
   }
   std::string buffer;
-  std::string_view lowered = set_->lowered(text, buffer);
-  const std::vector<unsigned char>* found = set_->find_pieces(text, lowered);
-  for (const auto& [index, literal] : set_->literals)
+  std::string_view lowered = set.lowered(text, buffer);
+  const std::vector<unsigned char>* found = set.find_pieces(text, lowered);
+  for (const auto& [index, literal] : set.literals)
     if (literal_matches(literal, text, lowered, found)) out.push_back(index);
-  if (set_->regexes.empty() || !set_->regex_may_match(text, lowered, -1, found)) return;
+  if (set.regexes.empty() || !set.regex_may_match(text, lowered, -1, found)) return;
   std::vector<int> hits;
-  set_->regexes.ready().Match(text, &hits);
-  for (int hit : hits) out.push_back(set_->regex_pattern[static_cast<std::size_t>(hit)]);
+  set.regexes.ready().Match(text, &hits);
+  for (int hit : hits) out.push_back(set.regex_pattern[static_cast<std::size_t>(hit)]);
 }
 
 std::string pattern_error(const std::string& pattern) {

@@ -13,8 +13,9 @@ namespace perfgate {
 
 class PatternSet {
  public:
-  // The patterns are parsed by RE2 at the first match that needs them (the rule files' patterns
-  // are checked when read); a match throws ConfigError naming `what` and a pattern that does not compile.
+  // The patterns are read at the set's first match, and parsed by RE2 at the first that needs them
+  // (the rule files' patterns are checked when read); a match throws ConfigError naming `what` and
+  // a pattern that does not compile.
   PatternSet(const std::vector<std::string>& patterns, std::string_view what);
   PatternSet(PatternSet&&) noexcept;
   PatternSet& operator=(PatternSet&&) noexcept;
