@@ -182,6 +182,13 @@ bool fits_at(const LiteralAlternative& a, std::string_view text, std::size_t pos
          (!a.word_after || boundary_at(text, pos + a.text.size()));
 }
 
+// A leading (?i) taken off the pattern: whether there was one.
+bool strip_fold_case(std::string_view& pattern) {
+  if (!pattern.starts_with("(?i)")) return false;
+  pattern.remove_prefix(4);
+  return true;
+}
+
 bool matches_one(const LiteralAlternative& a, std::string_view text,
                  const std::vector<unsigned char>* found) {
   if (found != nullptr && a.needle >= 0) return (*found)[static_cast<std::size_t>(a.needle)] != 0;
@@ -202,19 +209,19 @@ bool matches_one(const LiteralAlternative& a, std::string_view text,
 
 }  // namespace
 
+void ascii_lower(std::string& text) {
+  for (char& c : text)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+}
+
 std::optional<LiteralPattern> literal_pattern(std::string_view pattern) {
   LiteralPattern out;
-  if (pattern.starts_with("(?i)")) {
-    out.fold_case = true;
-    pattern.remove_prefix(4);
-  }
+  out.fold_case = strip_fold_case(pattern);
   std::optional<Alternatives> alternatives = LiteralReader(pattern).whole();
   if (!alternatives) return std::nullopt;
   out.alternatives = std::move(*alternatives);
   if (out.fold_case)
-    for (LiteralAlternative& a : out.alternatives)
-      for (char& c : a.text)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    for (LiteralAlternative& a : out.alternatives) ascii_lower(a.text);
   return out;
 }
 
@@ -371,17 +378,12 @@ class RequiredReader {
 
 std::optional<RequiredText> required_text(std::string_view pattern) {
   RequiredText out;
-  if (pattern.starts_with("(?i)")) {
-    out.fold_case = true;
-    pattern.remove_prefix(4);
-  }
+  out.fold_case = strip_fold_case(pattern);
   Requirement any_of = RequiredReader(pattern).whole();
   if (!any_of || any_of->empty()) return std::nullopt;
   out.any_of = std::move(*any_of);
   if (out.fold_case)
-    for (std::string& s : out.any_of)
-      for (char& c : s)
-        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    for (std::string& s : out.any_of) ascii_lower(s);
   return out;
 }
 

@@ -35,6 +35,9 @@ struct LiteralPattern {
 std::optional<LiteralPattern> literal_pattern(std::string_view pattern);
 inline constexpr std::size_t kMaxLiteralAlternatives = 256;
 
+// A-Z made a-z, the rest as it is: how a literal that folds case, and the name it is tested on, are kept.
+void ascii_lower(std::string& text);
+
 // Whether the pattern matches `text` (unanchored, as RE2::Set matches it). `lowered` is the text in
 // ASCII lower case, used where the pattern folds case; the caller makes it once per name. `found`:
 // which of the set's NeedleIndex pieces the name holds (nullptr: search each piece).

@@ -107,8 +107,7 @@ struct PatternSet::Compiled {
   std::string_view lowered(std::string_view text, std::string& buffer) const {
     if (!lowers) return text;
     buffer.assign(text);
-    for (char& c : buffer)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    ascii_lower(buffer);
     return buffer;
   }
   // Whether a regular expression before pattern `before` (all where it is negative) may match.
