@@ -11,7 +11,25 @@ using Alternatives = std::vector<LiteralAlternative>;
 
 // RE2's metacharacters: literal only when escaped.
 bool is_meta(char c) {
-  return std::strchr("\\.^$|?*+()[]{}", c) != nullptr;
+  switch (c) {
+    case '\\':
+    case '.':
+    case '^':
+    case '$':
+    case '|':
+    case '?':
+    case '*':
+    case '+':
+    case '(':
+    case ')':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+      return true;
+    default:
+      return false;
+  }
 }
 bool is_printable(char c) {
   return c >= 0x20 && c <= 0x7e;
@@ -55,8 +73,10 @@ class LiteralReader {
     while (i_ < p_.size() && p_[i_] != '|' && p_[i_] != ')') {
       const std::size_t start = i_;
       if (std::optional<char> c = literal_char(); c && !at_quantifier()) {
-        for (LiteralAlternative& a : out)
-          if (!add_text(a, std::string(1, *c))) return std::nullopt;
+        for (LiteralAlternative& a : out) {
+          if (a.at_end || a.word_after) return std::nullopt;  // text after a $ or a closing \b
+          a.text += *c;
+        }
         continue;
       }
       i_ = start;  // anything else, a quantified character too, is read as an item
