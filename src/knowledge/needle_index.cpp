@@ -5,8 +5,11 @@
 
 namespace perfgate {
 namespace {
+// The two bytes at p as one 16-bit load, in the machine's order (the same for pieces and names).
 std::uint16_t pair_at(const char* p) {
-  return static_cast<std::uint16_t>(static_cast<unsigned char>(p[0]) << 8 | static_cast<unsigned char>(p[1]));
+  std::uint16_t key;
+  std::memcpy(&key, p, sizeof key);
+  return key;
 }
 }  // namespace
 
@@ -44,9 +47,11 @@ void NeedleIndex::find(const Pieces& pieces, std::string_view text, std::vector<
         std::memchr(text.data(), needles_[static_cast<std::size_t>(id)][0], text.size()) != nullptr;
   if (pieces.by_pair.empty() || text.size() < 2) return;
   const char* data = text.data();
-  for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+  const std::uint64_t* bits = pieces.pair_bits.data();
+  const std::size_t last = text.size() - 1;
+  for (std::size_t i = 0; i < last; ++i) {
     std::uint16_t key = pair_at(data + i);
-    if ((pieces.pair_bits[key / 64] >> (key % 64) & 1) == 0) continue;
+    if ((bits[key >> 6] >> (key & 63) & 1) == 0) continue;
     auto it = std::lower_bound(pieces.by_pair.begin(), pieces.by_pair.end(), std::make_pair(key, 0));
     for (; it != pieces.by_pair.end() && it->first == key; ++it) {
       const std::string& needle = needles_[static_cast<std::size_t>(it->second)];
