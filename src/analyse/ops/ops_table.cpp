@@ -333,8 +333,10 @@ struct CallsByOwner {
 };
 
 // One call of an op type: host event e's subtree less the subtrees starting at `cut` (ascending,
-// inside it, counted as calls of their own): its GPU time and work, its API calls' union within its
-// span, and the host time the cut callees take.
+// inside it, counted as calls of their own): its GPU time, its API calls' union within its span and
+// the host time the cut callees take. Its GPU idle still reads all the work launched in its span, the
+// cut callees' included: the GPU was busy with what the call ran (an op that waits on its hook's
+// all-reduce is not idle then), and the idle of each row is the one DLProf's definition gives.
 void add_op_type_call(const OpTableInputs& in, const CallsByOwner& by_owner, std::size_t e,
                       const std::vector<std::size_t>& cut, TypeAccumulator& acc, IntervalList& work,
                       IntervalList& api) {
@@ -344,17 +346,18 @@ void add_op_type_call(const OpTableInputs& in, const CallsByOwner& by_owner, std
   work.clear();
   api.clear();
   auto next = cut.begin();
+  std::size_t cut_end = e;  // one past the cut subtree k is in, if any
   for (std::size_t k = e, end = in.stats.subtree_end(e); k < end; ++k) {
     if (next != cut.end() && *next == k) {
       const HostEvent& callee = p.host_events[k];
       gpu -= in.stats.total_device(k);
       left_out += callee.end - callee.start;
-      k = in.stats.subtree_end(k) - 1;
+      cut_end = in.stats.subtree_end(k);
       ++next;
-      continue;
     }
     for (std::uint32_t a : in.stats.launched(k))
       work.push_back({p.gpu_activities[a].start, p.gpu_activities[a].end});
+    if (k < cut_end) continue;
     for (std::uint32_t i = by_owner.offsets[k]; i < by_owner.offsets[k + 1]; ++i) {
       const RuntimeCall& call = p.runtime_calls[by_owner.calls[i]];
       api.push_back({call.start, call.end});

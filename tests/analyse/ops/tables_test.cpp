@@ -179,7 +179,9 @@ TEST(OpsTable, OpTypesCountTopLevelOpsOnce) {
 // time. AccumulateGrad [300,400) holds aten::add_ [305,315) (a 1 us launch of a 10 us kernel) and
 // c10d::allreduce_ [320,380) (its record_param_comms [325,375) launches a 40 us NCCL kernel with a
 // 2 us call). Optimizer: 100 - 60 = 40 us of host, 10 us of GPU, 1 us of API; communication: 60 us
-// of host, 40 us of GPU, 2 us of API. Before, the optimizer row held all 50 us of GPU time.
+// of host, 40 us of GPU, 2 us of API. Before, the optimizer row held all 50 us of GPU time. GPU idle
+// still reads the whole call's work: the add_ kernel [420,430) and the all-reduce [440,480), 60 less
+// 50 busy = 10 us, as before; the all-reduce's own call has one kernel: 0.
 TEST(OpsTable, OpTypesCountACollectiveInsideAnotherOpAsCommunication) {
   TraceBuilder t;
   t.step(1, 0, 1000);
@@ -201,11 +203,13 @@ TEST(OpsTable, OpTypesCountACollectiveInsideAnotherOpAsCommunication) {
   EXPECT_EQ(optimizer->cpu_total, 40000);
   EXPECT_EQ(optimizer->gpu, 10000);
   EXPECT_EQ(optimizer->cpu_overhead, 39000);
+  EXPECT_EQ(optimizer->gpu_idle, 10000);
   EXPECT_EQ(communication->calls, 1u);
   EXPECT_EQ(communication->ops, 1u);  // c10d::allreduce_; record_param_comms is inside it
   EXPECT_EQ(communication->cpu_total, 60000);
   EXPECT_EQ(communication->gpu, 40000);
   EXPECT_EQ(communication->cpu_overhead, 58000);
+  EXPECT_EQ(communication->gpu_idle, 0);
 }
 
 // Regions: "## forward ##" [5,200] encloses the forward ops (60 µs of GPU work launched inside);
