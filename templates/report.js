@@ -5,7 +5,7 @@
   function cellValue(cell) {
     var v = cell.getAttribute("data-sort");
     if (v !== null && v !== "") return { n: parseFloat(v) };
-    if (cell.classList.contains("num")) return {};
+    if (cell.classList.contains("n")) return {};
     return { s: cell.textContent.trim().toLowerCase() };
   }
   // Empty numeric cells last in either direction; ties keep the table's order (a stable sort).

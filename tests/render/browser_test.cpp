@@ -436,7 +436,7 @@ TEST(Browser, SortingACutTableOrdersTheWholeTable) {
       << texts["first"];
   EXPECT_EQ(texts["first_title"], many);
   EXPECT_EQ(at["first_calls"], 6);
-  EXPECT_EQ(texts["first_class"], "num");
+  EXPECT_EQ(texts["first_class"], "n");
   EXPECT_EQ(texts["order"], ", by Calls, descending");
   EXPECT_EQ(texts["ascending"], "aten::big, aten::mid");
 }

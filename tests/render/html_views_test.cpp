@@ -146,10 +146,10 @@ TEST(HtmlViews, SortingATruncatedTableOrdersTheWholeTable) {
       << html;
   EXPECT_TRUE(contains(html,
                        "<th scope=\"col\" title=\"calls\" class=\"num\" data-desc=\"2 3\" data-asc=\"0 1\" "
-                       "data-td=\"num\">Calls</th>"));
+                       "data-td=\"n\">Calls</th>"));
   EXPECT_TRUE(contains(html,
                        "<th scope=\"col\" title=\"gpu_us\" class=\"num\" data-desc=\"0 1\" data-asc=\"4 3\" "
-                       "data-td=\"num\">GPU time</th>"));
+                       "data-td=\"n\">GPU time</th>"));
   EXPECT_TRUE(
       contains(html, "<script type=\"application/json\" class=\"aside\">[[0,1,2],[3,4,5],[6,7,8]]</script>"))
       << html;

@@ -28,10 +28,10 @@ std::string page_of(const ReportTable& t, std::size_t max_rows, AsideTexts* text
 // pinned here, as the template wrote them.
 TEST(TableHtml, RowsAreTheTemplatesMarkupWithEveryTextEscaped) {
   std::string page = page_of(small_table(), 10);
-  EXPECT_NE(page.find("<tbody>\n<tr><td class=\"num\" data-sort=\"3\">3</td>"
+  EXPECT_NE(page.find("<tbody>\n<tr><td class=\"n\" data-sort=\"3\">3</td>"
                       "<td>a&lt;b &amp; &quot;c&quot; &apos;d&apos;</td>"
                       "<td class=\"line\" title=\"f (x.py:1)\">f (x.py:1)</td></tr>\n"
-                      "<tr><td class=\"num\" data-sort=\"2\">2</td><td title=\"" +
+                      "<tr><td class=\"n\" data-sort=\"2\">2</td><td title=\"" +
                       std::string(120, 'k') + "\">"),
             std::string::npos)
       << page;
@@ -58,7 +58,7 @@ TEST(TableHtml, ACutTableShowsItsFirstRowsAndKeepsAsideWhatItsOrdersShow) {
   EXPECT_EQ(texts.index("k<"), 0u);
   std::string page = page_of(small_table(), 1, &texts);
   EXPECT_EQ(page.find("data-sort="), std::string::npos);
-  EXPECT_NE(page.find("<tbody>\n<tr><td class=\"num\">3</td>"), std::string::npos) << page;
+  EXPECT_NE(page.find("<tbody>\n<tr><td class=\"n\">3</td>"), std::string::npos) << page;
   EXPECT_NE(page.find("<script type=\"application/json\" class=\"aside\">[[1,[2,3],4]]</script>"),
             std::string::npos)
       << page;
