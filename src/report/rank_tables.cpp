@@ -1,6 +1,7 @@
 // The run's tables of every worker: a row per rank, and each worker's ops, kernels, user regions and
 // roofline summed by name.
 #include <algorithm>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -91,12 +92,10 @@ ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int6
   // Made 64 rows at a time, with a look between (analyse/run/worker_hold.h): the cells read each
   // rank's held analysis back. The table has no row limit, so its rows are those of one make_table.
   constexpr std::size_t kSlice = 64;
-  ReportTable table = make_table(kRankColumns, std::vector<RankRow>{}, shown);
+  ReportTable table = make_table(kRankColumns, {}, shown);
   table.rows.reserve(rows.size());
   for (std::size_t first = 0; first < rows.size(); first += kSlice) {
-    std::vector<RankRow> slice(
-        rows.begin() + static_cast<std::ptrdiff_t>(first),
-        rows.begin() + static_cast<std::ptrdiff_t>(std::min(rows.size(), first + kSlice)));
+    auto slice = std::span(rows).subspan(first, std::min(kSlice, rows.size() - first));
     for (std::vector<ReportCell>& row : make_table(kRankColumns, slice, shown).rows)
       table.rows.push_back(std::move(row));
     call_worker_look();

@@ -8,6 +8,7 @@
 #include <array>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "analyse/ops/op_results.h"
@@ -58,9 +59,11 @@ std::vector<ReportCell> set_aside_cells(const ReportTable& table, const RowsSetA
 // rows are ever held as cells. A name's rows with the most time are kept; a step's first rows.
 // `shown`: the first columns that the table has (the declared optional ones last), all by default.
 // `set_aside`: the rows its analysis left out under the row limit, counted in the "(N more)" row.
+// `rows`: a vector, or a part of one (Row is taken from `declared`).
 template <typename Row, std::size_t N>
-ReportTable make_table(const DeclaredColumns<Row, N>& declared, const std::vector<Row>& rows,
-                       std::size_t shown = N, const RowsSetAside& set_aside = {}) {
+ReportTable make_table(const DeclaredColumns<Row, N>& declared,
+                       std::type_identity_t<std::span<const Row>> rows, std::size_t shown = N,
+                       const RowsSetAside& set_aside = {}) {
   ReportTable t = declared_table(declared.table);
   t.columns.keep_first(shown);
   std::span<const Column<Row>> columns = std::span(declared.columns).first(t.columns.size());
