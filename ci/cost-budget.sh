@@ -89,6 +89,10 @@ fi
 measure nested-ops-4000 "$perfgate" analyze "$work/scale/nested.json" "${outputs[@]}"
 measure graph-captures-4000 "$perfgate" analyze "$work/scale/captures/trace.json" "${outputs[@]}"
 measure inferred-units-666 "$perfgate" analyze "$work/scale/inferred.json" "${outputs[@]}"
+# What a rank costs whatever its size: 512 tiny ranks (issue 78: 65,536 of them took 135 s of CPU), with
+# the JSON report alone, as the issue measured them (every report of 512 workers is another input's cost).
+! wanted tiny-ranks-512 || python3 "$root/bench/make_tiny_ranks.py" "$work/tiny" 512
+measure tiny-ranks-512 "$perfgate" analyze "$work/tiny" --threads 1 --no-progress --json "$work/r.json"
 if [ -d "$shared" ]; then
   # A plain .json (memory-mapped), a .json.gz (inflated as read), an nsys export, a run folder, and
   # the merge of that folder's two partial reports.
