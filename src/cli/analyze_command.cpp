@@ -132,75 +132,77 @@ std::function<int()> add_analyze_command(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
   CLI::App* cmd = app.add_subcommand("analyze", "Analyse profiles: steps, GPU use, breakdown, Tensor Cores");
   cmd->alias("analyse");
-  cmd->add_option(
-      "profiles", args->profiles,
-      "Kineto traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite), Neuron profiles, "
-      "JAX/TensorFlow XSpace profiles (.xplane.pb), rocprofv3 JSON (.json, .json.gz) or run folders; "
-      "several files are the workers of one run");
-  add_gate_options(*cmd, args->gate);
-  cmd->add_flag("--print-effective-rules", args->print_effective_rules,
-                "Print the rules after every --rules, --set and --disable as one YAML file, and exit");
-  cmd->add_option("--iter-start", args->iter_start,
-                  "First step in the aggregation window (N of ProfilerStep#N)")
-      ->type_name("N");
-  cmd->add_option("--iter-stop", args->iter_stop, "Last step in the aggregation window (inclusive)")
-      ->type_name("N");
-  cmd->add_option("--skip-first", args->skip_first, "Drop the first N steps of the window (warm-up)")
-      ->type_name("N")
-      ->check(whole_number(0));
-  cmd->add_option(
+  add_options_when_parsed(*cmd, [args](CLI::App& c) {
+    c.add_option(
+        "profiles", args->profiles,
+        "Kineto traces (.json, .json.gz), Nsight Systems SQLite exports (.sqlite), Neuron profiles, "
+        "JAX/TensorFlow XSpace profiles (.xplane.pb), rocprofv3 JSON (.json, .json.gz) or run folders; "
+        "several files are the workers of one run");
+    add_gate_options(c, args->gate);
+    c.add_flag("--print-effective-rules", args->print_effective_rules,
+               "Print the rules after every --rules, --set and --disable as one YAML file, and exit");
+    c.add_option("--iter-start", args->iter_start,
+                 "First step in the aggregation window (N of ProfilerStep#N)")
+        ->type_name("N");
+    c.add_option("--iter-stop", args->iter_stop, "Last step in the aggregation window (inclusive)")
+        ->type_name("N");
+    c.add_option("--skip-first", args->skip_first, "Drop the first N steps of the window (warm-up)")
+        ->type_name("N")
+        ->check(whole_number(0));
+    c.add_option(
          "--time-start", args->time_start_us,
          "Window by time: only the steps that start at or after US microseconds of the trace's clock (the "
          "clock of the report's step starts), or without steps the trace from there")
-      ->type_name("US");
-  cmd->add_option(
+        ->type_name("US");
+    c.add_option(
          "--time-stop", args->time_stop_us,
          "Window by time: only the steps that end by US microseconds of the trace's clock, or without "
          "steps the trace up to there")
-      ->type_name("US");
-  cmd->add_option("--device", args->device,
-                  "Analyse one GPU: only the work of the GPU with this device id (as the report's GPUs table "
-                  "names it); the host's events stay the whole process's")
-      ->type_name("N")
-      ->check(whole_number(0, 1 << 20));
-  cmd->add_option("--key-op", args->key_op,
-                  "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
-      ->type_name("REGEX");
-  cmd->add_option(
+        ->type_name("US");
+    c.add_option("--device", args->device,
+                 "Analyse one GPU: only the work of the GPU with this device id (as the report's GPUs table "
+                 "names it); the host's events stay the whole process's")
+        ->type_name("N")
+        ->check(whole_number(0, 1 << 20));
+    c.add_option("--key-op", args->key_op,
+                 "Regex: every start of a matching op or annotation begins a step (DLProf's key node)")
+        ->type_name("REGEX");
+    c.add_option(
          "--step-pattern", args->step_pattern,
          "Regex for the names of step ranges (whole name; first group = step number), for this "
          "run. Default: the rules' profiler_step_ranges (ProfilerStep#N) or, for nsys exports, "
          "nvtx_step_ranges (also step/iteration names such as 'train_step 3'), for XSpace profiles "
          "xspace_step_ranges (step_num markers, a 'train_step' annotation). 'inferred': the repeating "
          "top-level ranges perfgate infers where no step is marked")
-      ->type_name("REGEX");
-  cmd->add_option("--graph-capture", args->graph_captures,
-                  "A graph-capture trace (or a folder of them, e.g. vLLM/SGLang's capture_traces/ with its "
-                  "execution_details.json): its launches give each kernel a CUDA/HIP graph replayed its op, "
-                  "shapes, modules and stack; repeatable. Default: capture_traces/ beside each trace")
-      ->type_name("FILE|FOLDER");
-  cmd->add_option("--device-memory", args->device_memory,
-                  "Each GPU's memory (e.g. 80G; G is 2^30 bytes), for a PyTorch memory snapshot: its peak's "
-                  "share of it (memory.snapshot_peak_pct) and the near-capacity rule, which without it need "
-                  "an out-of-memory error in the trace to show the device's memory")
-      ->type_name("SIZE");
-  cmd->add_option("--detailed-workers", args->detailed_workers,
-                  "Workers of a run whose every table the report keeps (default 8; 0: all): the first, the "
-                  "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "
-                  "iterations and collectives, and count in the run's ops, kernels and regions")
-      ->type_name("N");
-  cmd->add_flag("--one-run", args->one_run,
-                "The profiles are one run even where they are not one capture (their clocks differ, or "
-                "their windows do not overlap): analyse them together, with notes that say so, instead of "
-                "refusing them (exit 4)");
-  cmd->add_option("--partial", args->partial,
-                  "Write only a partial report of these profiles (a .pgp file) for `perfgate merge`, which "
-                  "makes the run's reports and gate from the parts: run it where each part's traces are")
-      ->type_name("FILE");
-  cmd->add_option("--slice", args->slice,
-                  "With --partial: only the K-th (from 0) of N near-equal slices of the profiles' files, in "
-                  "natural path order (a Slurm array task or a Kubernetes Indexed Job's index)")
-      ->type_name("K/N");
+        ->type_name("REGEX");
+    c.add_option("--graph-capture", args->graph_captures,
+                 "A graph-capture trace (or a folder of them, e.g. vLLM/SGLang's capture_traces/ with its "
+                 "execution_details.json): its launches give each kernel a CUDA/HIP graph replayed its op, "
+                 "shapes, modules and stack; repeatable. Default: capture_traces/ beside each trace")
+        ->type_name("FILE|FOLDER");
+    c.add_option("--device-memory", args->device_memory,
+                 "Each GPU's memory (e.g. 80G; G is 2^30 bytes), for a PyTorch memory snapshot: its peak's "
+                 "share of it (memory.snapshot_peak_pct) and the near-capacity rule, which without it need "
+                 "an out-of-memory error in the trace to show the device's memory")
+        ->type_name("SIZE");
+    c.add_option("--detailed-workers", args->detailed_workers,
+                 "Workers of a run whose every table the report keeps (default 8; 0: all): the first, the "
+                 "slowest, the fastest, then the next slowest. The others keep their metrics, steps, "
+                 "iterations and collectives, and count in the run's ops, kernels and regions")
+        ->type_name("N");
+    c.add_flag("--one-run", args->one_run,
+               "The profiles are one run even where they are not one capture (their clocks differ, or "
+               "their windows do not overlap): analyse them together, with notes that say so, instead of "
+               "refusing them (exit 4)");
+    c.add_option("--partial", args->partial,
+                 "Write only a partial report of these profiles (a .pgp file) for `perfgate merge`, which "
+                 "makes the run's reports and gate from the parts: run it where each part's traces are")
+        ->type_name("FILE");
+    c.add_option("--slice", args->slice,
+                 "With --partial: only the K-th (from 0) of N near-equal slices of the profiles' files, in "
+                 "natural path order (a Slurm array task or a Kubernetes Indexed Job's index)")
+        ->type_name("K/N");
+  });
   return [args] { return run_analyze(*args); };
 }
 

@@ -71,44 +71,46 @@ std::function<int()> add_mcp_command(CLI::App& app) {
       "mcp",
       "Serve the Model Context Protocol on stdio for coding agents: tools analyze, compare, table, explain, "
       "metrics, trend, list_profiles and events, a discovery prompt, and each report as a resource");
-  cmd->add_option("--root", options->roots,
-                  "A folder the server may read profiles, reports, rules and histories under (symbolic links "
-                  "resolved; repeatable). Default: the working folder")
-      ->type_name("DIR")
-      ->check(non_empty_path);
-  cmd->add_flag(
-      "--allow-write", options->allow_write,
-      "Let analyze record runs into a run history under the roots, and keep reports under "
-      ".perfgate-cache/ in the first root, where a later server finds them by id (default: read-only)");
-  cmd->add_option(
+  add_options_when_parsed(*cmd, [options, memory](CLI::App& c) {
+    c.add_option("--root", options->roots,
+                 "A folder the server may read profiles, reports, rules and histories under (symbolic links "
+                 "resolved; repeatable). Default: the working folder")
+        ->type_name("DIR")
+        ->check(non_empty_path);
+    c.add_flag(
+        "--allow-write", options->allow_write,
+        "Let analyze record runs into a run history under the roots, and keep reports under "
+        ".perfgate-cache/ in the first root, where a later server finds them by id (default: read-only)");
+    c.add_option(
          "--max-message-bytes", options->max_message_bytes,
          "The largest request line read (default 4 MiB); a longer one is skipped as it streams in and "
          "answered with an error")
-      ->type_name("N")
-      ->check(whole_number(1024, std::int64_t{1} << 30));
-  cmd->add_option("--max-input-memory", options->max_input_memory,
-                  "The most memory one input may make perfgate hold, as analyze's (default 4G, or "
-                  "PERFGATE_MAX_INPUT_MEMORY; 0: no limit)")
-      ->type_name("SIZE");
-  cmd->add_option("--max-memory", memory->max_memory,
-                  "The most anonymous memory the server may hold, as analyze's (default: half the machine's "
-                  "memory, or PERFGATE_MAX_MEMORY; 0: no budget): each analysis spills past it, and the "
-                  "reports kept hold at most half of it, the oldest dropped first")
-      ->type_name("SIZE");
-  cmd->add_option(
+        ->type_name("N")
+        ->check(whole_number(1024, std::int64_t{1} << 30));
+    c.add_option("--max-input-memory", options->max_input_memory,
+                 "The most memory one input may make perfgate hold, as analyze's (default 4G, or "
+                 "PERFGATE_MAX_INPUT_MEMORY; 0: no limit)")
+        ->type_name("SIZE");
+    c.add_option("--max-memory", memory->max_memory,
+                 "The most anonymous memory the server may hold, as analyze's (default: half the machine's "
+                 "memory, or PERFGATE_MAX_MEMORY; 0: no budget): each analysis spills past it, and the "
+                 "reports kept hold at most half of it, the oldest dropped first")
+        ->type_name("SIZE");
+    c.add_option(
          "--spill-dir", memory->spill_dir,
          "Folder of the --max-memory spill file, as analyze's (default PERFGATE_SPILL_DIR, TMPDIR, else "
          "/var/tmp)")
-      ->type_name("DIR")
-      ->check(non_empty_path);
-  cmd->add_option("--threads", options->threads, "Threads that read the profiles (default 0: one per core)")
-      ->type_name("N")
-      ->check(whole_number(0, 1024));
-  cmd->footer(
-      "Messages are JSON-RPC 2.0, one per line (the MCP stdio transport); logs go to stderr. Protocol "
-      "revisions: "
-      "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. Example (Claude Code): claude mcp add perfgate -- "
-      "perfgate mcp --root .");
+        ->type_name("DIR")
+        ->check(non_empty_path);
+    c.add_option("--threads", options->threads, "Threads that read the profiles (default 0: one per core)")
+        ->type_name("N")
+        ->check(whole_number(0, 1024));
+    c.footer(
+        "Messages are JSON-RPC 2.0, one per line (the MCP stdio transport); logs go to stderr. Protocol "
+        "revisions: "
+        "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. Example (Claude Code): claude mcp add perfgate -- "
+        "perfgate mcp --root .");
+  });
   return [options, memory] { return run_mcp(*options, *memory); };
 }
 

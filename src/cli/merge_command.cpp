@@ -33,11 +33,13 @@ std::function<int()> add_merge_command(CLI::App& app) {
   auto args = std::make_shared<MergeArgs>();
   CLI::App* cmd = app.add_subcommand(
       "merge", "Merge partial reports (analyze --partial) into the run's reports and gate, as analyze would");
-  cmd->add_option("parts", args->parts, "Partial reports (.pgp), or folders of them")->type_name("PART");
-  add_gate_options(*cmd, args->gate);
-  cmd->add_flag("--allow-missing-ranks", args->allow_missing_ranks,
-                "Merge even when ranks of the world size have no partial report: every output then says "
-                "which ranks are present");
+  add_options_when_parsed(*cmd, [args](CLI::App& c) {
+    c.add_option("parts", args->parts, "Partial reports (.pgp), or folders of them")->type_name("PART");
+    add_gate_options(c, args->gate);
+    c.add_flag("--allow-missing-ranks", args->allow_missing_ranks,
+               "Merge even when ranks of the world size have no partial report: every output then says "
+               "which ranks are present");
+  });
   return [args] { return run_merge(*args); };
 }
 

@@ -25,6 +25,26 @@ TEST(Cli, HelpAndVersion) {
   EXPECT_TRUE(contains(version.out, "perfgate 0.")) << version.out;
 }
 
+// A command's options are added when the parse reaches it (cli/commands.h: add_options_when_parsed):
+// each command's help, reached by its name or alias, lists them, and an option of one command is
+// still unknown to another.
+TEST(Cli, EachCommandsOptionsAreThereWhenItIsReached) {
+  for (const auto& [command, option] :
+       {std::pair{"analyze", "--detailed-workers"}, std::pair{"analyse", "--detailed-workers"},
+        std::pair{"merge", "--allow-missing-ranks"}, std::pair{"mcp", "--allow-write"}}) {
+    CommandResult help = run_perfgate(std::string(command) + " --help");
+    EXPECT_EQ(help.exit_code, 0) << command;
+    EXPECT_TRUE(contains(help.out, option)) << command << ": " << help.out;
+    EXPECT_TRUE(contains(help.out, "--max-memory")) << command << ": " << help.out;
+  }
+  CommandResult top = run_perfgate("--help");
+  EXPECT_TRUE(contains(top.out, "mcp")) << top.out;
+  EXPECT_FALSE(contains(top.out, "--detailed-workers")) << top.out;
+  CommandResult misplaced = run_perfgate("merge x.pgp --slice 0/2");
+  EXPECT_EQ(misplaced.exit_code, 2);
+  EXPECT_TRUE(contains(misplaced.out, "unknown option '--slice'")) << misplaced.out;
+}
+
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run_perfgate("").exit_code, 2);
   EXPECT_EQ(run_perfgate("analyze").exit_code, 2);
