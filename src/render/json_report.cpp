@@ -8,7 +8,9 @@
 // "families" and each worker's "family" in its "system"; 2.2 the "invariants" the run's and each
 // worker's numbers broke (docs/reports.md, "The JSON report").
 #include <algorithm>
+#include <array>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "render/format.h"
@@ -20,9 +22,16 @@
 namespace perfgate {
 namespace {
 
+// The metrics' names as keys, checked for escapes when compiled (a worker writes ~240 of them).
+template <std::size_t... I>
+consteval std::array<JsonKey, sizeof...(I)> metric_keys(std::index_sequence<I...>) {
+  return {JsonKey::constant(kMetricNames[I])...};
+}
+constexpr auto kMetricKeys = metric_keys(std::make_index_sequence<kMetricCount>());
+
 void write_metrics(JsonWriter& j, const MetricValues& metrics) {
   j.key("metrics").begin_object();
-  for (std::size_t i = 0; i < metrics.size(); ++i) j.key(kMetricNames[i]).value(metrics.at(i));
+  for (std::size_t i = 0; i < metrics.size(); ++i) j.key(kMetricKeys[i]).value(metrics.at(i));
   j.end_object();
 }
 
@@ -43,7 +52,7 @@ void write_step(JsonWriter& j, const ReportStep& s) {
   j.end_object();
 }
 
-void write_steps(JsonWriter& j, const char* key, const std::vector<ReportStep>& steps) {
+void write_steps(JsonWriter& j, JsonKey key, const std::vector<ReportStep>& steps) {
   j.key(key).begin_array();
   for (const auto& s : steps) write_step(j, s);
   j.end_array();
@@ -103,7 +112,7 @@ void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
   j.end_array();
 }
 
-void write_strings(JsonWriter& j, const char* key, const std::vector<std::string>& items) {
+void write_strings(JsonWriter& j, JsonKey key, const std::vector<std::string>& items) {
   j.key(key).begin_array();
   for (const auto& s : items) j.value(s);
   j.end_array();

@@ -4,10 +4,12 @@
 #include <array>
 #include <charconv>
 #include <cmath>
-#include <iterator>
+#include <cstring>
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 
+#include "render/byte_scan.h"
 #include "render/escape.h"
 
 namespace perfgate {
@@ -36,26 +38,61 @@ char32_t hidden_character(std::string_view s, std::size_t i, std::size_t n) {
   return invisible_format_character(s, i, n);
 }
 
-// Printable ASCII but for '"', '\\' and '/': bytes a JSON string holds as they are.
-constexpr std::array<bool, 256> kPlainJson = [] {
-  std::array<bool, 256> plain{};
-  for (std::size_t c = 0x20; c < 0x7F; ++c) plain[c] = c != '"' && c != '\\' && c != '/';
-  return plain;
+// The bytes a JSON string does not hold as they are, flagged in a word (byte_scan.h): all but
+// printable ASCII, and '"', '\\' and '/' (escaped after '<').
+constexpr auto kJsonSpecialBytes = [](std::uint64_t w) {
+  using namespace byte_scan;
+  return bytes_from_0x80(w) | bytes_below(w, 0x20) | bytes_equal(w, 0x7F) | bytes_equal(w, '"') |
+         bytes_equal(w, '\\') | bytes_equal(w, '/');
+};
+
+// The end of the run of bytes that need no escape from `i` on.
+std::size_t plain_run_end(std::string_view s, std::size_t i) {
+  return byte_scan::first_flagged(s, i, kJsonSpecialBytes);
+}
+
+// Whether append_json_string writes `s` as it is between quotes (nearly every key and value).
+bool written_as_is(std::string_view s) {
+  for (std::size_t i = plain_run_end(s, 0); i < s.size(); i = plain_run_end(s, i + 1))
+    if (s[i] != '/' || (i > 0 && s[i - 1] == '<')) return false;
+  return true;
+}
+
+// A comma, a line break and the indentation of nested members, copied from here whole (a fixed
+// size copy is a few moves) and cut to the length needed.
+constexpr std::size_t kMostSpaces = 64;
+constexpr std::array<char, 2 + kMostSpaces> kCommaBreakAndSpaces = [] {
+  std::array<char, 2 + kMostSpaces> text{};
+  text.fill(' ');
+  text[0] = ',';
+  text[1] = '\n';
+  return text;
 }();
 
-// A line break and the indentation of nested members.
-constexpr std::string_view kBreakAndSpaces =
-    "\n                                                                ";
+// A double as append_json_number writes it, at `p` (room for 32 bytes); the end.
+char* write_json_number(char* p, double v) {
+  // An integral value (most of a report: counts, ids, whole microseconds) is its own rounding.
+  if (std::fabs(v) < 9e15) {
+    auto integral = static_cast<std::int64_t>(v);
+    if (static_cast<double>(integral) == v) return std::to_chars(p, p + 24, integral).ptr;
+  }
+  if (!std::isfinite(v)) return std::copy_n("null", 4, p);
+  // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
+  double rounded = std::fabs(v) < 1e9 ? std::round(v * 1e6) / 1e6 : v;
+  if (rounded == 0) rounded = 0;  // no "-0"
+  if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded))
+    return std::to_chars(p, p + 24, static_cast<std::int64_t>(rounded)).ptr;
+  // fmt's "{}" (the shortest round trip), its format string parsed at compile time.
+  return fmt::format_to(p, FMT_COMPILE("{}"), rounded);
+}
 
 }  // namespace
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   // Runs of printable ASCII that need no escape (nearly all of a report) are appended whole.
-  auto plain = [](unsigned char c) { return kPlainJson[c]; };
   for (std::size_t i = 0; i < s.size();) {
-    std::size_t run = i;
-    while (run < s.size() && plain(static_cast<unsigned char>(s[run]))) ++run;
+    std::size_t run = plain_run_end(s, i);
     out.append(s.data() + i, run - i);
     i = run;
     if (i == s.size()) break;
@@ -113,120 +150,163 @@ std::string format_json_number(double v) {
 }
 
 void append_json_number(std::string& out, double v) {
-  if (!std::isfinite(v)) {
-    out += "null";
-    return;
-  }
-  // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
-  double rounded = std::fabs(v) < 1e9 ? std::round(v * 1e6) / 1e6 : v;
-  if (rounded == 0) rounded = 0;  // no "-0"
-  if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded))
-    append_json_integer(out, static_cast<std::int64_t>(rounded));
-  else
-    fmt::format_to(std::back_inserter(out), "{}", rounded);
+  char text[32];
+  out.append(text, write_json_number(text, v));
 }
 
-void JsonWriter::newline() {
-  if (indent_ <= 0) return;
-  std::size_t spaces = first_.size() * static_cast<std::size_t>(indent_);
-  // A line break and the indentation in one append where it fits (nearly always).
-  std::size_t now = std::min(spaces, kBreakAndSpaces.size() - 1);
-  out_.append(kBreakAndSpaces.data(), 1 + now);
-  if (spaces > now) out_.append(spaces - now, ' ');
+void JsonWriter::grow(std::size_t n) {
+  buffer_.resize(std::max({buffer_.size() * 2, size_ + n, std::size_t{256}}));
+}
+
+void JsonWriter::put(std::string_view s) {
+  std::memcpy(room(s.size()), s.data(), s.size());
+  size_ += s.size();
+}
+
+// A comma where one is due, a line break and the indentation: one fixed-size copy, cut to length.
+inline void JsonWriter::newline(bool comma) {
+  std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
+  if (indent_ <= 0 || spaces > kMostSpaces) return newline_deep(comma);
+  std::size_t skip = comma ? 0 : 1;
+  std::memcpy(room(kCommaBreakAndSpaces.size()), kCommaBreakAndSpaces.data() + skip,
+              kCommaBreakAndSpaces.size() - 1);
+  size_ += 2 - skip + spaces;
+}
+
+void JsonWriter::newline_deep(bool comma) {
+  if (indent_ <= 0) {
+    if (comma) put(",");
+    return;
+  }
+  std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
+  put(std::string_view(kCommaBreakAndSpaces.data() + (comma ? 0 : 1), comma ? 2 : 1));
+  std::memset(room(spaces), ' ', spaces);
+  size_ += spaces;
 }
 
 void JsonWriter::flush() {
-  if (!sink_ || out_.empty()) return;
-  sink_(out_);
-  out_.clear();
+  if (!sink_ || size_ == 0) return;
+  sink_(std::string_view(buffer_.data(), size_));
+  size_ = 0;
 }
 
-void JsonWriter::before_value() {
+inline void JsonWriter::before_value() {
   constexpr std::size_t kPiece = 1 << 20;
-  if (sink_ && out_.size() >= kPiece) flush();
+  if (sink_ && size_ >= kPiece) flush();
   if (after_key_) {
     after_key_ = false;
     return;
   }
-  if (!first_.empty()) {
-    if (!first_.back()) out_ += ',';
-    first_.back() = false;
-    newline();
+  if (depth_ == 0) return;
+  newline(!first_);
+  first_ = false;
+}
+
+void JsonWriter::string(std::string_view s) {
+  if (!written_as_is(s)) {
+    escaped_.clear();
+    append_json_string(escaped_, s);
+    put(escaped_);
+    return;
   }
+  char* p = room(s.size() + 2);
+  p[0] = '"';
+  std::memcpy(p + 1, s.data(), s.size());
+  p[s.size() + 1] = '"';
+  size_ += s.size() + 2;
 }
 
 JsonWriter& JsonWriter::begin_object() {
   before_value();
-  out_ += '{';
-  first_.push_back(true);
+  put("{");
+  ++depth_;
+  first_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::end_object() {
-  bool empty = first_.back();
-  first_.pop_back();
-  if (!empty) newline();
-  out_ += '}';
-  if (first_.empty() && indent_ > 0) out_ += '\n';
+  bool empty = first_;
+  --depth_;
+  if (!empty) newline(false);
+  put("}");
+  first_ = false;  // the container holding this one has a member now
+  if (depth_ == 0 && indent_ > 0) put("\n");
   return *this;
 }
 
 JsonWriter& JsonWriter::begin_array() {
   before_value();
-  out_ += '[';
-  first_.push_back(true);
+  put("[");
+  ++depth_;
+  first_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::end_array() {
-  bool empty = first_.back();
-  first_.pop_back();
-  if (!empty) newline();
-  out_ += ']';
+  bool empty = first_;
+  --depth_;
+  if (!empty) newline(false);
+  put("]");
+  first_ = false;
   return *this;
 }
 
-JsonWriter& JsonWriter::key(std::string_view k) {
+JsonWriter& JsonWriter::key(JsonKey k) {
   before_value();
-  append_json_string(out_, k);
-  out_ += indent_ > 0 ? ": " : ":";
+  if (k.as_is()) {
+    std::string_view text = k.text();
+    char* p = room(text.size() + 2);
+    p[0] = '"';
+    std::memcpy(p + 1, text.data(), text.size());
+    p[text.size() + 1] = '"';
+    size_ += text.size() + 2;
+  } else {
+    string(k.text());
+  }
+  char* p = room(2);
+  p[0] = ':';
+  p[1] = ' ';
+  size_ += indent_ > 0 ? 2 : 1;
   after_key_ = true;
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::string_view s) {
   before_value();
-  append_json_string(out_, s);
+  string(s);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(double v) {
   before_value();
-  append_json_number(out_, v);
+  char* p = room(32);
+  size_ += static_cast<std::size_t>(write_json_number(p, v) - p);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::int64_t v) {
   before_value();
-  append_json_integer(out_, v);
+  char* p = room(24);
+  size_ += static_cast<std::size_t>(std::to_chars(p, p + 24, v).ptr - p);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(std::uint64_t v) {
   before_value();
-  append_json_integer(out_, v);
+  char* p = room(24);
+  size_ += static_cast<std::size_t>(std::to_chars(p, p + 24, v).ptr - p);
   return *this;
 }
 
 JsonWriter& JsonWriter::value(bool v) {
   before_value();
-  out_ += v ? "true" : "false";
+  put(v ? "true" : "false");
   return *this;
 }
 
 JsonWriter& JsonWriter::null() {
   before_value();
-  out_ += "null";
+  put("null");
   return *this;
 }
 

@@ -9,9 +9,38 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace perfgate {
+
+// Whether `s` is printable ASCII that a JSON string holds as it is (append_json_string adds only
+// the quotes): no '"', '\\' or "</". A byte at a time, for keys known when compiled (JsonKey).
+constexpr bool json_text_as_is(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\' || (c == '/' && i > 0 && s[i - 1] == '<'))
+      return false;
+  }
+  return true;
+}
+
+// An object's key. A literal (or a catalog's name, via constant()) is checked for escapes when
+// compiled, so that writing it is a copy; a key known only when run (a trace's attribute name, a
+// table's name) is escaped as it is written, as any value is.
+class JsonKey {
+ public:
+  consteval JsonKey(const char* k) : JsonKey(std::string_view(k), true) {}
+  JsonKey(std::string_view k) : text_(k) {}
+  JsonKey(const std::string& k) : text_(k) {}
+  static consteval JsonKey constant(std::string_view k) { return JsonKey(k, true); }
+
+  constexpr std::string_view text() const { return text_; }
+  constexpr bool as_is() const { return as_is_; }  // known to need no escape
+
+ private:
+  constexpr JsonKey(std::string_view k, bool constant) : text_(k), as_is_(constant && json_text_as_is(k)) {}
+  std::string_view text_;
+  bool as_is_ = false;
+};
 
 class JsonWriter {
  public:
@@ -24,7 +53,7 @@ class JsonWriter {
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
-  JsonWriter& key(std::string_view k);
+  JsonWriter& key(JsonKey k);
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
   JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
@@ -40,17 +69,30 @@ class JsonWriter {
     return v ? value(*v) : null();
   }
 
-  const std::string& str() const { return out_; }
+  std::string str() const { return std::string(buffer_.data(), size_); }
   void flush();  // hands what is left to the sink
 
  private:
+  char* room(std::size_t n) {  // where the next `n` bytes go
+    if (buffer_.size() - size_ < n) grow(n);
+    return buffer_.data() + size_;
+  }
+  void grow(std::size_t n);
+  void put(std::string_view s);
   void before_value();
-  void newline();
+  void newline(bool comma);
+  void newline_deep(bool comma);    // compact, or deeper than newline's run of spaces
+  void string(std::string_view s);  // quoted, escaped as append_json_string escapes it
 
-  std::string out_;
+  // The text is the first size_ bytes of buffer_; the buffer is written in place, not appended to,
+  // so that a small piece costs a copy and no length check per character.
+  std::string buffer_;
+  std::size_t size_ = 0;
+  std::string escaped_;  // a string that needs escaping, escaped (reused)
   Sink sink_;
-  std::vector<char> first_;  // per open container: no member written yet (not vector<bool>'s bits)
+  std::size_t depth_ = 0;  // open containers
   int indent_;
+  bool first_ = true;  // the innermost open container has no member yet
   bool after_key_ = false;
 };
 
