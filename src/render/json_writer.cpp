@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -154,8 +155,21 @@ void append_json_number(std::string& out, double v) {
   out.append(text, write_json_number(text, v));
 }
 
+// A sink gets the text in pieces of about 1 MiB, so that a large report is never held whole.
+constexpr std::size_t kPiece = 1 << 20;
+
+JsonWriter::JsonWriter(int indent, Sink sink)
+    : sink_(std::move(sink)),
+      flush_at_(sink_ ? kPiece : std::numeric_limits<std::size_t>::max()),
+      indent_(indent) {}
+
 void JsonWriter::grow(std::size_t n) {
-  buffer_.resize(std::max({buffer_.size() * 2, size_ + n, std::size_t{256}}));
+  // With a sink the buffer holds a piece and the value that ends it: one allocation, nearly always.
+  std::size_t capacity = std::max({capacity_ * 2, size_ + n, sink_ ? kPiece + kPiece / 8 : 256});
+  auto bigger = std::make_unique_for_overwrite<char[]>(capacity);
+  if (size_ > 0) std::memcpy(bigger.get(), buffer_.get(), size_);
+  buffer_ = std::move(bigger);
+  capacity_ = capacity;
 }
 
 void JsonWriter::put(std::string_view s) {
@@ -184,15 +198,17 @@ void JsonWriter::newline_deep(bool comma) {
   size_ += spaces;
 }
 
-void JsonWriter::flush() {
+// Out of line: the writer calls it once a piece, and the call site stays small.
+[[gnu::noinline]] void JsonWriter::flush() {
   if (!sink_ || size_ == 0) return;
-  sink_(std::string_view(buffer_.data(), size_));
+  sink_(std::string_view(buffer_.get(), size_));
+  ++pieces_;
   size_ = 0;
 }
 
 inline void JsonWriter::before_value() {
-  constexpr std::size_t kPiece = 1 << 20;
-  if (sink_ && size_ >= kPiece) flush();
+  if (size_ >= flush_at_) [[unlikely]]
+    flush();
   if (after_key_) {
     after_key_ = false;
     return;
@@ -214,6 +230,17 @@ void JsonWriter::string(std::string_view s) {
   std::memcpy(p + 1, s.data(), s.size());
   p[s.size() + 1] = '"';
   size_ += s.size() + 2;
+}
+
+std::optional<std::string_view> JsonWriter::since(Mark m) const {
+  if (m.pieces != pieces_) return std::nullopt;
+  return std::string_view(buffer_.get() + m.size, size_ - m.size);
+}
+
+JsonWriter& JsonWriter::json(std::string_view text) {
+  before_value();
+  put(text);
+  return *this;
 }
 
 JsonWriter& JsonWriter::begin_object() {

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,7 +48,7 @@ class JsonWriter {
   // Text goes to `sink` a piece at a time (about 1 MiB) when one is given, so that a large report
   // is never held whole; else it is kept and str() returns it.
   using Sink = std::function<void(std::string_view)>;
-  explicit JsonWriter(int indent = 2, Sink sink = {}) : sink_(std::move(sink)), indent_(indent) {}
+  explicit JsonWriter(int indent = 2, Sink sink = {});
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
@@ -69,13 +70,25 @@ class JsonWriter {
     return v ? value(*v) : null();
   }
 
-  std::string str() const { return std::string(buffer_.data(), size_); }
+  std::string str() const { return std::string(buffer_.get(), size_); }
   void flush();  // hands what is left to the sink
+
+  // A value written once and copied where it repeats (a table's columns in each worker): mark()
+  // right after its key, write it, and since() is its text (none where a piece of it went to the
+  // sink); json() writes that text as a value at the same depth.
+  struct Mark {
+    std::size_t size;
+    std::size_t pieces;
+  };
+  Mark mark() const { return {size_, pieces_}; }
+  std::optional<std::string_view> since(Mark m) const;
+  JsonWriter& json(std::string_view text);
+  std::size_t depth() const { return depth_; }
 
  private:
   char* room(std::size_t n) {  // where the next `n` bytes go
-    if (buffer_.size() - size_ < n) grow(n);
-    return buffer_.data() + size_;
+    if (capacity_ - size_ < n) grow(n);
+    return buffer_.get() + size_;
   }
   void grow(std::size_t n);
   void put(std::string_view s);
@@ -85,12 +98,15 @@ class JsonWriter {
   void string(std::string_view s);  // quoted, escaped as append_json_string escapes it
 
   // The text is the first size_ bytes of buffer_; the buffer is written in place, not appended to,
-  // so that a small piece costs a copy and no length check per character.
-  std::string buffer_;
+  // so that a small piece costs a copy and no length check per character, and is never zeroed.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
   std::size_t size_ = 0;
   std::string escaped_;  // a string that needs escaping, escaped (reused)
   Sink sink_;
-  std::size_t depth_ = 0;  // open containers
+  std::size_t flush_at_;    // the size at which the text goes to the sink (none: never)
+  std::size_t pieces_ = 0;  // handed to the sink
+  std::size_t depth_ = 0;   // open containers
   int indent_;
   bool first_ = true;  // the innermost open container has no member yet
   bool after_key_ = false;

@@ -174,5 +174,33 @@ TEST(JsonWriter, NumbersAreFmtsShortestRoundTrip) {
   EXPECT_EQ(j.str(), "[-9223372036854775808,18446744073709551615]");
 }
 
+// A value written once and copied: its text is what was written after the mark, and none where
+// a piece of it went to the sink in between.
+TEST(JsonWriter, AValueMarkedIsCopiedAsWritten) {
+  auto write_value = [](JsonWriter& w) {
+    w.begin_array().value("x").begin_object().key("k").value(1).end_object().end_array();
+  };
+  JsonWriter j;
+  j.begin_object().key("a");
+  JsonWriter::Mark mark = j.mark();
+  write_value(j);
+  std::string text(j.since(mark).value());
+  j.key("b").json(text).end_object();
+  JsonWriter direct;
+  direct.begin_object().key("a");
+  write_value(direct);
+  direct.key("b");
+  write_value(direct);
+  direct.end_object();
+  EXPECT_EQ(text, "[\n    \"x\",\n    {\n      \"k\": 1\n    }\n  ]");
+  EXPECT_EQ(j.str(), direct.str());
+
+  JsonWriter streamed(2, [](std::string_view) {});
+  streamed.begin_array();
+  JsonWriter::Mark before = streamed.mark();
+  for (int i = 0; i < 2048; ++i) streamed.value(std::string(1024, 'a'));
+  EXPECT_FALSE(streamed.since(before).has_value()) << "part of it went to the sink";
+}
+
 }  // namespace
 }  // namespace perfgate::testing
