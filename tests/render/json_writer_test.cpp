@@ -140,11 +140,21 @@ TEST(JsonWriter, IndentsAnyDepthAndWritesCompactWithoutIndent) {
   EXPECT_EQ(compact.str(), R"({"a":[1,null,true],"b":{},"c":"x"})");
 }
 
-// Numbers through fmt's compiled "{}" are those of its "{}" parsed when run, after the rounding
-// to 1e-6; integers (and integral doubles) without a point.
+// Numbers are fmt's "{}" of the value rounded to 1e-6, whether the writer formats them with fmt's
+// compiled "{}" or as whole millionths by hand; integers (and integral doubles) without a point.
 TEST(JsonWriter, NumbersAreFmtsShortestRoundTrip) {
   std::mt19937_64 random(78);
   std::vector<double> values = {0.1, 1e-7, 5e-7, 1e-6, 123456.789, 1e9, 1e15, 9e15, 1e16, 1e300, -1e-300};
+  // Whole millionths (written by hand) on both sides of each boundary: 1e-4, where fmt takes an
+  // exponent, and 1e9, from where the value is not rounded.
+  for (std::int64_t m : std::vector<std::int64_t>{99, 100, 101, 120, 999, 1000, 1001, 999999, 1000001,
+                                                  123456789, 999999999999999})
+    for (double sign : {1.0, -1.0}) values.push_back(sign * static_cast<double>(m) / 1e6);
+  for (int i = 0; i < 20000; ++i) {
+    values.push_back(static_cast<double>(random() % 1000000000000000) / 1e6);
+    values.push_back(-static_cast<double>(random() % 100000) / 1e6);
+    values.push_back(static_cast<double>(random() % 1000000) / 1e6 + 0.0000004);
+  }
   for (int i = 0; i < 20000; ++i) {
     std::uint64_t bits = random();
     double v;
