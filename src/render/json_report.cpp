@@ -13,7 +13,6 @@
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <utility>
 #include <variant>
 
 #include "render/format.h"
@@ -25,16 +24,11 @@
 namespace perfgate {
 namespace {
 
-// The metrics' names as keys, checked for escapes when compiled (a worker writes ~240 of them).
-template <std::size_t... I>
-consteval std::array<JsonKey, sizeof...(I)> metric_keys(std::index_sequence<I...>) {
-  return {JsonKey::constant(kMetricNames[I])...};
-}
-constexpr auto kMetricKeys = metric_keys(std::make_index_sequence<kMetricCount>());
-
-void write_metrics(JsonWriter& j, const MetricValues& metrics) {
-  j.key("metrics").begin_object();
-  for (std::size_t i = 0; i < metrics.size(); ++i) j.key(kMetricKeys[i]).value(metrics.at(i));
+// `keys`: the metrics' names (kMetricNames), made once a report for each worker's ~240.
+void write_metrics(JsonWriter& j, const MetricValues& metrics, JsonKeyRun& keys) {
+  std::array<std::optional<double>, kMetricCount> values;
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = metrics.at(i);
+  j.key("metrics").begin_object().members(keys, values);
   j.end_object();
 }
 
@@ -241,7 +235,13 @@ void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables, Written
   j.end_object();
 }
 
-void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, WrittenColumns& columns) {
+// What every worker of a run writes alike, made once a report.
+struct WrittenAlike {
+  JsonKeyRun metric_keys{kMetricNames};
+  WrittenColumns columns;
+};
+
+void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, WrittenAlike& alike) {
   j.begin_object();
   j.key("name").value(w.name);
   j.key("input").value(w.input_path);
@@ -250,7 +250,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, Writt
   if (!w.roofline_note.empty()) j.key("roofline_note").value(w.roofline_note);
   write_window(j, w.window);
   if (with_metrics)
-    write_metrics(j, w.metrics);
+    write_metrics(j, w.metrics, alike.metric_keys);
   else
     j.key("metrics").begin_object().end_object();
   write_steps(j, "steps", w.steps);
@@ -278,7 +278,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, Writt
     j.key("lower_bound").value(w.memory_peak.lower_bound);
     j.end_object();
   }
-  write_tables(j, w.tables, columns);
+  write_tables(j, w.tables, alike.columns);
   write_invariants(j, w.invariants);
   write_strings(j, "warnings", note_texts(w.warnings));
   j.end_object();
@@ -323,14 +323,14 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   write_strings(j, "rules", r.settings.rule_sources);
   j.end_object();
   write_gate(j, r);
-  write_metrics(j, r.metrics);
+  WrittenAlike alike;
+  write_metrics(j, r.metrics, alike.metric_keys);
   write_steps(j, "steps", r.steps);
   write_inferred_iterations(j, r.inferred_iterations);
   write_gpus(j, r.gpus);
-  WrittenColumns columns;
-  write_tables(j, r.tables, columns);
+  write_tables(j, r.tables, alike.columns);
   j.key("workers").begin_array();
-  for (const auto& w : r.workers) write_worker(j, w, worker_metrics, columns);
+  for (const auto& w : r.workers) write_worker(j, w, worker_metrics, alike);
   j.end_array();
   write_invariants(j, r.invariants);
   write_strings(j, "run_warnings", note_texts(r.run_warnings));

@@ -70,14 +70,17 @@ constexpr std::array<char, 2 + kMostSpaces> kCommaBreakAndSpaces = [] {
   return text;
 }();
 
-// `n` bytes from `from` to `to` in at most four overlapping word copies where n <= 32 (the keys and
+// `n` bytes from `from` to `to` in at most eight overlapping word copies where n <= 64 (the keys and
 // names of a report; memcpy's call and size dispatch cost as much as the copy).
 inline void copy_short(char* to, const char* from, std::size_t n) {
   auto copy = [&](std::size_t at, auto word) {
     std::memcpy(&word, from + at, sizeof word);
     std::memcpy(to + at, &word, sizeof word);
   };
-  if (n >= 16 && n <= 32) {
+  if (n > 32 && n <= 64) {  // a key with its indentation (JsonWriter::members)
+    for (std::size_t at = 0; at < 32; at += 8) copy(at, std::uint64_t{});
+    for (std::size_t at = n - 32; at < n; at += 8) copy(at, std::uint64_t{});
+  } else if (n >= 16 && n <= 32) {
     copy(0, std::uint64_t{});
     copy(8, std::uint64_t{});
     copy(n - 16, std::uint64_t{});
@@ -119,7 +122,10 @@ char* write_millionths(char* p, std::int64_t millionths) {
   return std::copy(digits + (count - 6), end, p);
 }
 
-// A double as append_json_number writes it, at `p` (room for 32 bytes); the end.
+// The most a number takes (write_json_number).
+constexpr std::size_t kNumberRoom = 32;
+
+// A double as append_json_number writes it, at `p` (room for kNumberRoom bytes); the end.
 char* write_json_number(char* p, double v) {
   // An integral value (most of a report: counts, ids, whole microseconds) is its own rounding.
   if (std::fabs(v) < 9e15) {
@@ -354,6 +360,39 @@ JsonWriter& JsonWriter::key(JsonKey k) {
   return *this;
 }
 
+JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<double>> values) {
+  if (size_ >= flush_at_) [[unlikely]]
+    flush();
+  if (keys.depth_ != depth_ || keys.indent_ != indent_ || keys.ends_.empty()) {
+    keys.text_.clear();
+    keys.ends_.clear();
+    for (std::string_view k : keys.keys_) {
+      keys.text_ += ',';
+      if (indent_ > 0) keys.text_.append(1, '\n').append(depth_ * static_cast<std::size_t>(indent_), ' ');
+      append_json_string(keys.text_, k);
+      keys.text_ += indent_ > 0 ? ": " : ":";
+      keys.ends_.push_back(keys.text_.size());
+    }
+    keys.depth_ = depth_;
+    keys.indent_ = indent_;
+  }
+  std::size_t n = std::min(values.size(), keys.ends_.size());
+  char* start = room(keys.text_.size() + kNumberRoom * n);
+  char* p = start;
+  // Each key's text starts with its comma, left out before the object's first member.
+  std::size_t from = first_ ? 1 : 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t end = keys.ends_[i];
+    copy_short(p, keys.text_.data() + from, end - from);
+    p += end - from;
+    from = end;
+    p = values[i] ? write_json_number(p, *values[i]) : std::copy_n("null", 4, p);
+  }
+  if (n > 0) first_ = false;
+  size_ += static_cast<std::size_t>(p - start);
+  return *this;
+}
+
 JsonWriter& JsonWriter::value(std::string_view s) {
   before_value();
   string(s);
@@ -362,7 +401,7 @@ JsonWriter& JsonWriter::value(std::string_view s) {
 
 JsonWriter& JsonWriter::value(double v) {
   before_value();
-  char* p = room(32);
+  char* p = room(kNumberRoom);
   size_ += static_cast<std::size_t>(write_json_number(p, v) - p);
   return *this;
 }

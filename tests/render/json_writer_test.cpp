@@ -92,7 +92,7 @@ TEST(JsonEscape, AKeyCheckedWhenCompiledIsWrittenAsAnyOther) {
   JsonWriter j(0);
   j.begin_object();
   j.key("plain").value(1).key("a</b").value(2).key(std::string("a</b")).value(3);
-  j.key(JsonKey::constant("tab\there")).value(4).key("x/y").value(5);
+  j.key("tab\there").value(4).key("x/y").value(5);
   j.end_object();
   EXPECT_EQ(j.str(), R"({"plain":1,"a<\/b":2,"a<\/b":3,"tab\there":4,"x/y":5})");
   static_assert(JsonKey("gpu.busy_pct").as_is());
@@ -182,6 +182,41 @@ TEST(JsonWriter, NumbersAreFmtsShortestRoundTrip) {
       .value(std::numeric_limits<std::uint64_t>::max());
   j.end_array();
   EXPECT_EQ(j.str(), "[-9223372036854775808,18446744073709551615]");
+}
+
+// Members written from a run of keys, made for one depth and indentation and made again for
+// another, are what key() and value() write, with the comma only after the object's first member.
+TEST(JsonWriter, MembersFromAKeyRunAreThoseOfKeyAndValue) {
+  const std::string_view names[] = {"a", "b</c", "x.y",
+                                    "a key longer than thirty-two bytes, with its indentation"};
+  const std::optional<double> values[] = {1.5, std::nullopt, -2, 0.25};
+  for (int indent : {2, 0}) {
+    JsonKeyRun run(names);
+    auto write = [&](JsonWriter& w, bool with_run) {
+      auto members = [&](JsonWriter& o, bool first) {
+        o.begin_object();
+        if (!first) o.key("before").value(0);
+        if (with_run) o.members(run, values);
+        for (std::size_t i = 0; i < std::size(names) && !with_run; ++i)
+          o.key(std::string(names[i])).value(values[i]);
+        o.end_object();
+      };
+      w.begin_object().key("m");
+      members(w, true);
+      w.key("list").begin_array();
+      members(w, false);
+      members(w, true);
+      w.end_array().key("n");
+      members(w, false);
+      w.key("none").begin_object().members(run, {}).end_object();
+      w.end_object();
+    };
+    JsonWriter by_run(indent), by_key(indent);
+    write(by_run, true);
+    write(by_key, false);
+    EXPECT_EQ(by_run.str(), by_key.str()) << indent;
+    EXPECT_NE(by_run.str().find(R"("b<\/c")"), std::string::npos);
+  }
 }
 
 // A value written once and copied: its text is what was written after the mark, and none where
