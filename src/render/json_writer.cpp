@@ -125,13 +125,8 @@ char* write_millionths(char* p, std::int64_t millionths) {
 // The most a number takes (write_json_number).
 constexpr std::size_t kNumberRoom = 32;
 
-// A double as append_json_number writes it, at `p` (room for kNumberRoom bytes); the end.
-char* write_json_number(char* p, double v) {
-  // An integral value (most of a report: counts, ids, whole microseconds) is its own rounding.
-  if (std::fabs(v) < 9e15) {
-    auto integral = static_cast<std::int64_t>(v);
-    if (static_cast<double>(integral) == v) return std::to_chars(p, p + 24, integral).ptr;
-  }
+// A double that is not an integer as write_json_number writes it, at `p`; the end.
+char* write_json_fraction(char* p, double v) {
   if (!std::isfinite(v)) return std::copy_n("null", 4, p);
   // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
   if (std::fabs(v) < 1e9) {
@@ -147,6 +142,23 @@ char* write_json_number(char* p, double v) {
     return std::to_chars(p, p + 24, static_cast<std::int64_t>(rounded)).ptr;
   // fmt's "{}" (the shortest round trip), its format string parsed at compile time.
   return fmt::format_to(p, FMT_COMPILE("{}"), rounded);
+}
+
+// A double as append_json_number writes it, at `p` (room for kNumberRoom bytes); the end.
+inline char* write_json_number(char* p, double v) {
+  // An integral value (most of a report: counts, ids, whole microseconds, most often one digit)
+  // is its own rounding.
+  if (std::fabs(v) < 9e15) {
+    auto integral = static_cast<std::int64_t>(v);
+    if (static_cast<double>(integral) == v) {
+      if (integral >= 0 && integral < 10) {
+        *p = static_cast<char>('0' + integral);
+        return p + 1;
+      }
+      return std::to_chars(p, p + 24, integral).ptr;
+    }
+  }
+  return write_json_fraction(p, v);
 }
 
 }  // namespace

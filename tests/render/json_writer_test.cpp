@@ -150,6 +150,7 @@ TEST(JsonWriter, NumbersAreFmtsShortestRoundTrip) {
   for (std::int64_t m : std::vector<std::int64_t>{99, 100, 101, 120, 999, 1000, 1001, 999999, 1000001,
                                                   123456789, 999999999999999})
     for (double sign : {1.0, -1.0}) values.push_back(sign * static_cast<double>(m) / 1e6);
+  for (int i = -12; i <= 12; ++i) values.push_back(i);  // one digit, written without to_chars
   for (int i = 0; i < 20000; ++i) {
     values.push_back(static_cast<double>(random() % 1000000000000000) / 1e6);
     values.push_back(-static_cast<double>(random() % 100000) / 1e6);
