@@ -60,10 +60,12 @@ bool written_as_is(std::string_view s) {
 }
 
 // A comma, a line break and the indentation of nested members, copied from here whole (a fixed
-// size copy is a few moves) and cut to the length needed.
+// size copy is a few moves) and cut to the length needed: kBreakCopy bytes from the comma, or from
+// the line break (one space more at the end for that copy).
 constexpr std::size_t kMostSpaces = 64;
-constexpr std::array<char, 2 + kMostSpaces> kCommaBreakAndSpaces = [] {
-  std::array<char, 2 + kMostSpaces> text{};
+constexpr std::size_t kBreakCopy = 2 + kMostSpaces;
+constexpr std::array<char, kBreakCopy + 1> kCommaBreakAndSpaces = [] {
+  std::array<char, kBreakCopy + 1> text{};
   text.fill(' ');
   text[0] = ',';
   text[1] = '\n';
@@ -256,8 +258,7 @@ inline void JsonWriter::newline(bool comma) {
   std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
   if (indent_ <= 0 || spaces > kMostSpaces) return newline_deep(comma);
   std::size_t skip = comma ? 0 : 1;
-  std::memcpy(room(kCommaBreakAndSpaces.size()), kCommaBreakAndSpaces.data() + skip,
-              kCommaBreakAndSpaces.size() - 1);
+  std::memcpy(room(kBreakCopy), kCommaBreakAndSpaces.data() + skip, kBreakCopy);
   size_ += 2 - skip + spaces;
 }
 

@@ -121,18 +121,25 @@ TEST(JsonEscape, PrintableAsciiPrefixEndsAtTheFirstOtherByte) {
       }
 }
 
-// Indentation deeper than the writer's run of spaces (32 levels of 2), and the compact form.
+// Indentation at every depth up to past the writer's run of spaces (64: 32 levels of 2), after a
+// comma and without one, and the compact form. Each document is written over a buffer that held
+// other text, so that a byte the writer counts and does not write shows.
 TEST(JsonWriter, IndentsAnyDepthAndWritesCompactWithoutIndent) {
-  constexpr std::size_t kDepth = 40;
-  JsonWriter j;
-  for (std::size_t d = 0; d < kDepth; ++d) j.begin_array();
-  j.value(1).value(2);
-  for (std::size_t d = 0; d < kDepth; ++d) j.end_array();
-  std::string expected;
-  for (std::size_t d = 0; d < kDepth; ++d) expected += std::string(2 * d, ' ') + "[\n";
-  expected += std::string(2 * kDepth, ' ') + "1,\n" + std::string(2 * kDepth, ' ') + "2\n";
-  for (std::size_t d = kDepth; d-- > 0;) expected += std::string(2 * d, ' ') + "]" + (d ? "\n" : "");
-  EXPECT_EQ(j.str(), expected);
+  for (std::size_t depth = 1; depth <= 40; ++depth) {
+    std::string written;
+    JsonWriter j(2, [&](std::string_view piece) { written = piece; });
+    j.value(std::string(10000, 'x'));
+    j.flush();
+    for (std::size_t d = 0; d < depth; ++d) j.begin_array();
+    j.value(1).value(2);
+    for (std::size_t d = 0; d < depth; ++d) j.end_array();
+    j.flush();
+    std::string expected;
+    for (std::size_t d = 0; d < depth; ++d) expected += std::string(2 * d, ' ') + "[\n";
+    expected += std::string(2 * depth, ' ') + "1,\n" + std::string(2 * depth, ' ') + "2\n";
+    for (std::size_t d = depth; d-- > 0;) expected += std::string(2 * d, ' ') + "]" + (d ? "\n" : "");
+    ASSERT_EQ(written, expected) << depth;
+  }
 
   JsonWriter compact(0);
   compact.begin_object().key("a").begin_array().value(1).null().value(true).end_array();
