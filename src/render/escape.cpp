@@ -2,11 +2,11 @@
 
 #include <array>
 #include <cstdint>
-#include <cstring>
 
 #include <fmt/format.h>
 
 #include "common/utf8.h"
+#include "render/byte_scan.h"
 
 namespace perfgate {
 
@@ -122,18 +122,9 @@ void append_escaped(std::string& out, std::string_view s, std::string_view keep)
 }  // namespace
 
 std::size_t printable_ascii_prefix(std::string_view s) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101, kHighs = 0x8080808080808080;
-  std::size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    std::uint64_t del = w ^ (0x7F * kOnes);
-    // A byte with its high bit set, a byte under 0x20 or a byte equal to 0x7F (the classic tests
-    // for a byte less than n and for a zero byte, on eight bytes at once).
-    if ((w | ((w - 0x20 * kOnes) & ~w) | ((del - kOnes) & ~del)) & kHighs) break;
-  }
-  while (i < s.size() && s[i] >= 0x20 && s[i] < 0x7F) ++i;
-  return i;
+  using namespace byte_scan;
+  return first_flagged(
+      s, 0, [](std::uint64_t w) { return bytes_from_0x80(w) | bytes_below(w, 0x20) | bytes_equal(w, 0x7F); });
 }
 
 bool shown_as_is(std::string_view s) {

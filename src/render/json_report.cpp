@@ -8,6 +8,10 @@
 // "families" and each worker's "family" in its "system"; 2.2 the "invariants" the run's and each
 // worker's numbers broke (docs/reports.md, "The JSON report").
 #include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <variant>
 
@@ -20,9 +24,11 @@
 namespace perfgate {
 namespace {
 
-void write_metrics(JsonWriter& j, const MetricValues& metrics) {
-  j.key("metrics").begin_object();
-  for (std::size_t i = 0; i < metrics.size(); ++i) j.key(kMetricNames[i]).value(metrics.at(i));
+// `keys`: the metrics' names (kMetricNames), made once a report for each worker's ~240.
+void write_metrics(JsonWriter& j, const MetricValues& metrics, JsonKeyRun& keys) {
+  std::array<std::optional<double>, kMetricCount> values;
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = metrics.at(i);
+  j.key("metrics").begin_object().members(keys, values);
   j.end_object();
 }
 
@@ -43,7 +49,7 @@ void write_step(JsonWriter& j, const ReportStep& s) {
   j.end_object();
 }
 
-void write_steps(JsonWriter& j, const char* key, const std::vector<ReportStep>& steps) {
+void write_steps(JsonWriter& j, JsonKey key, const std::vector<ReportStep>& steps) {
   j.key(key).begin_array();
   for (const auto& s : steps) write_step(j, s);
   j.end_array();
@@ -103,7 +109,7 @@ void write_gpus(JsonWriter& j, const std::vector<ReportGpu>& gpus) {
   j.end_array();
 }
 
-void write_strings(JsonWriter& j, const char* key, const std::vector<std::string>& items) {
+void write_strings(JsonWriter& j, JsonKey key, const std::vector<std::string>& items) {
   j.key(key).begin_array();
   for (const auto& s : items) j.value(s);
   j.end_array();
@@ -169,17 +175,54 @@ void write_cell(JsonWriter& j, const ReportCell& cell) {
 // "gpus" (the pages and the workbook show them as tables).
 constexpr std::string_view kViewTables[] = {table_name(Table::System), table_name(Table::Gpus)};
 
+// Each table's "columns" as last written, by table name: every worker of a run writes the same
+// columns (45 a worker in a folder of tiny ranks, ~20 k instructions), so a worker whose columns
+// equal the last ones at the same depth copies their text.
+class WrittenColumns {
+ public:
+  void write(JsonWriter& j, const ReportTable& t) {
+    Written& last = by_table_[t.name];
+    if (last.depth == j.depth() && !last.text.empty() && same(last.columns, t.columns)) {
+      j.json(last.text);
+      return;
+    }
+    JsonWriter::Mark mark = j.mark();
+    j.begin_array();
+    for (const auto& c : t.columns)
+      j.begin_object().key("name").value(c.name).key("unit").value(c.unit).end_object();
+    j.end_array();
+    std::optional<std::string_view> text = j.since(mark);
+    last.depth = j.depth();
+    last.text = text ? std::string(*text) : std::string();
+    last.columns.clear();
+    for (const auto& c : t.columns) last.columns.emplace_back(c.name, c.unit);
+  }
+
+ private:
+  using NameAndUnit = std::pair<std::string, std::string>;
+  struct Written {
+    std::size_t depth = 0;
+    std::vector<NameAndUnit> columns;
+    std::string text;
+  };
+  static bool same(const std::vector<NameAndUnit>& written, const ReportColumns& columns) {
+    return written.size() == columns.size() && std::equal(written.begin(), written.end(), columns.begin(),
+                                                          [](const NameAndUnit& w, const ReportColumn& c) {
+                                                            return w.first == c.name && w.second == c.unit;
+                                                          });
+  }
+  std::map<std::string, Written, std::less<>> by_table_;
+};
+
 // A table as its columns (name and unit) and rows of cells in column order.
-void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables) {
+void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables, WrittenColumns& written) {
   j.key("tables").begin_object();
   for (const auto& t : tables) {
     if (std::find(std::begin(kViewTables), std::end(kViewTables), t.name) != std::end(kViewTables)) continue;
     j.key(t.name).begin_object();
     j.key("title").value(t.title);
-    j.key("columns").begin_array();
-    for (const auto& c : t.columns)
-      j.begin_object().key("name").value(c.name).key("unit").value(c.unit).end_object();
-    j.end_array();
+    j.key("columns");
+    written.write(j, t);
     j.key("rows").begin_array();
     for (const auto& row : t.rows) {
       j.begin_array();
@@ -192,7 +235,13 @@ void write_tables(JsonWriter& j, const std::vector<ReportTable>& tables) {
   j.end_object();
 }
 
-void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
+// What every worker of a run writes alike, made once a report.
+struct WrittenAlike {
+  JsonKeyRun metric_keys{kMetricNames};
+  WrittenColumns columns;
+};
+
+void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, WrittenAlike& alike) {
   j.begin_object();
   j.key("name").value(w.name);
   j.key("input").value(w.input_path);
@@ -201,7 +250,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
   if (!w.roofline_note.empty()) j.key("roofline_note").value(w.roofline_note);
   write_window(j, w.window);
   if (with_metrics)
-    write_metrics(j, w.metrics);
+    write_metrics(j, w.metrics, alike.metric_keys);
   else
     j.key("metrics").begin_object().end_object();
   write_steps(j, "steps", w.steps);
@@ -229,7 +278,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics) {
     j.key("lower_bound").value(w.memory_peak.lower_bound);
     j.end_object();
   }
-  write_tables(j, w.tables);
+  write_tables(j, w.tables, alike.columns);
   write_invariants(j, w.invariants);
   write_strings(j, "warnings", note_texts(w.warnings));
   j.end_object();
@@ -274,13 +323,14 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   write_strings(j, "rules", r.settings.rule_sources);
   j.end_object();
   write_gate(j, r);
-  write_metrics(j, r.metrics);
+  WrittenAlike alike;
+  write_metrics(j, r.metrics, alike.metric_keys);
   write_steps(j, "steps", r.steps);
   write_inferred_iterations(j, r.inferred_iterations);
   write_gpus(j, r.gpus);
-  write_tables(j, r.tables);
+  write_tables(j, r.tables, alike.columns);
   j.key("workers").begin_array();
-  for (const auto& w : r.workers) write_worker(j, w, worker_metrics);
+  for (const auto& w : r.workers) write_worker(j, w, worker_metrics, alike);
   j.end_array();
   write_invariants(j, r.invariants);
   write_strings(j, "run_warnings", note_texts(r.run_warnings));

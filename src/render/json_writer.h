@@ -6,25 +6,76 @@
 #include <charconv>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace perfgate {
 
+// Whether `s` is printable ASCII that a JSON string holds as it is (append_json_string adds only
+// the quotes): no '"', '\\' or "</". A byte at a time, for keys known when compiled (JsonKey).
+constexpr bool json_text_as_is(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\' || (c == '/' && i > 0 && s[i - 1] == '<'))
+      return false;
+  }
+  return true;
+}
+
+// An object's key. A literal is checked for escapes when compiled, so that writing it is a copy; a
+// key known only when run (a trace's attribute name, a table's name) is escaped as it is written,
+// as any value is.
+class JsonKey {
+ public:
+  consteval JsonKey(const char* k) : JsonKey(std::string_view(k), true) {}
+  JsonKey(std::string_view k) : text_(k) {}
+  JsonKey(const std::string& k) : text_(k) {}
+
+  constexpr std::string_view text() const { return text_; }
+  constexpr bool as_is() const { return as_is_; }  // known to need no escape
+
+ private:
+  constexpr JsonKey(std::string_view k, bool constant) : text_(k), as_is_(constant && json_text_as_is(k)) {}
+  std::string_view text_;
+  bool as_is_ = false;
+};
+
+// The keys of an object that a report writes many times (each worker's ~240 metrics), each kept as
+// the writer writes it: the comma, line break and indentation before it, the key escaped and quoted,
+// the colon. Made again when written at another depth or by a writer of another indentation
+// (JsonWriter::members).
+class JsonKeyRun {
+ public:
+  explicit JsonKeyRun(std::span<const std::string_view> keys) : keys_(keys) {}
+
+ private:
+  friend class JsonWriter;
+  std::span<const std::string_view> keys_;
+  std::size_t depth_ = 0;
+  int indent_ = -1;
+  std::string text_;
+  std::vector<std::size_t> ends_;  // where each key's text ends in text_
+};
+
 class JsonWriter {
  public:
   // Text goes to `sink` a piece at a time (about 1 MiB) when one is given, so that a large report
   // is never held whole; else it is kept and str() returns it.
   using Sink = std::function<void(std::string_view)>;
-  explicit JsonWriter(int indent = 2, Sink sink = {}) : sink_(std::move(sink)), indent_(indent) {}
+  explicit JsonWriter(int indent = 2, Sink sink = {});
 
   JsonWriter& begin_object();
   JsonWriter& end_object();
   JsonWriter& begin_array();
   JsonWriter& end_array();
-  JsonWriter& key(std::string_view k);
+  JsonWriter& key(JsonKey k);
+  // The members of an open object whose keys are `keys` and values `values` (null where empty),
+  // in one pass over a buffer made room in once (each worker's metrics: ~240 members).
+  JsonWriter& members(JsonKeyRun& keys, std::span<const std::optional<double>> values);
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
   JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
@@ -40,17 +91,45 @@ class JsonWriter {
     return v ? value(*v) : null();
   }
 
-  const std::string& str() const { return out_; }
+  std::string str() const { return std::string(buffer_.get(), size_); }
   void flush();  // hands what is left to the sink
 
- private:
-  void before_value();
-  void newline();
+  // A value written once and copied where it repeats (a table's columns in each worker): mark()
+  // right after its key, write it, and since() is its text (none where a piece of it went to the
+  // sink); json() writes that text as a value at the same depth.
+  struct Mark {
+    std::size_t size;
+    std::size_t pieces;
+  };
+  Mark mark() const { return {size_, pieces_}; }
+  std::optional<std::string_view> since(Mark m) const;
+  JsonWriter& json(std::string_view text);
+  std::size_t depth() const { return depth_; }
 
-  std::string out_;
+ private:
+  char* room(std::size_t n) {  // where the next `n` bytes go
+    if (capacity_ - size_ < n) grow(n);
+    return buffer_.get() + size_;
+  }
+  void grow(std::size_t n);
+  void put(std::string_view s);
+  void before_value();
+  void newline(bool comma);
+  void newline_deep(bool comma);    // compact, or deeper than newline's run of spaces
+  void string(std::string_view s);  // quoted, escaped as append_json_string escapes it
+
+  // The text is the first size_ bytes of buffer_; the buffer is written in place, not appended to,
+  // so that a small piece costs a copy and no length check per character, and is never zeroed.
+  std::unique_ptr<char[]> buffer_;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
+  std::string escaped_;  // a string that needs escaping, escaped (reused)
   Sink sink_;
-  std::vector<char> first_;  // per open container: no member written yet (not vector<bool>'s bits)
+  std::size_t flush_at_;    // the size at which the text goes to the sink (none: never)
+  std::size_t pieces_ = 0;  // handed to the sink
+  std::size_t depth_ = 0;   // open containers
   int indent_;
+  bool first_ = true;  // the innermost open container has no member yet
   bool after_key_ = false;
 };
 

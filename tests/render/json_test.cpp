@@ -212,6 +212,36 @@ TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndFreesItsTables) {
   }
 }
 
+// Workers whose tables have the same columns share their text (written once, copied); a worker
+// whose table of the same name has other columns, or other units, gets its own.
+TEST(JsonReport, EachWorkerGetsItsOwnTablesColumns) {
+  ReportModel model;
+  auto worker = [](std::string name, ReportColumns columns) {
+    ReportWorker w;
+    w.name = std::move(name);
+    w.tables.push_back({"ops", "Ops", "", std::move(columns), {{std::string("a"), 1.5}}});
+    return w;
+  };
+  ReportColumns shared{{"name", "", ""}, {"time", "us", ""}};
+  model.workers.push_back(worker("w0", shared));
+  model.workers.push_back(worker("w1", shared));
+  model.workers.push_back(worker("w2", ReportColumns{{"name", "", ""}, {"time", "ms", ""}}));
+  model.workers.push_back(
+      worker("w3", ReportColumns{{"name", "", ""}, {"time", "us", ""}, {"n", "count", ""}}));
+  model.workers.push_back(worker("w4", ReportColumns{{"name", "", ""}}));
+  model.workers.push_back(worker("w5", ReportColumns{{"name", "", ""}, {"time", "us", ""}}));
+  boost::json::object r = boost::json::parse(render_json(model)).as_object();
+  std::vector<std::string> seen;
+  for (const auto& w : r.at("workers").as_array()) {
+    std::string columns;
+    for (const auto& c : w.at("tables").at("ops").at("columns").as_array())
+      columns += std::string(c.at("name").as_string()) + "/" + std::string(c.at("unit").as_string()) + " ";
+    seen.push_back(columns);
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"name/ time/us ", "name/ time/us ", "name/ time/ms ",
+                                            "name/ time/us n/count ", "name/ ", "name/ time/us "}));
+}
+
 // A writer with a sink hands its text over in pieces of about 1 MiB; joined, they are the text the
 // writer would have kept (2 MiB of strings: at least two pieces).
 TEST(JsonWriter, ASinkGetsTheTextInPiecesThatJoinToTheWhole) {
