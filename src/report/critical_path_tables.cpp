@@ -194,9 +194,13 @@ std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
 
 // Each table moved into the list: a braced list of tables is copied, and the per-step table of
 // 200,000 steps was 104 MB.
+ReportTable critical_path_steps_table(const CriticalPathSums& sums) {
+  return make_table(kStepColumns, sums.steps);
+}
+
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums) {
   std::vector<ReportTable> out;
-  out.push_back(make_table(kStepColumns, sums.steps));
+  out.push_back(critical_path_steps_table(sums));
   out.push_back(make_table(kOpColumns, sums.ops));
   if (!sums.units.empty()) add_unit_tables(sums, out);
   out.push_back(make_table(kTimelineColumns, sums.timeline));
