@@ -4,8 +4,12 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -50,6 +54,43 @@ class LazySet {
   std::string what_;
   std::once_flag compiled_;
   std::unique_ptr<RE2::Set> set_;
+};
+
+// A set's answers for the names it was asked about (issue 78): the ranks of a run folder ask each
+// set about the same few names, and matching one cost ~600 instructions, more than all the rest of
+// a tiny rank's analysis of that name. It keeps the first names only (kMostNames, each at most
+// kLongestName bytes) and is not asked once full, so that a large trace, whose names are asked
+// about once each (NameMatcher keeps a profile's answers), pays for a few hundred insertions, then
+// one relaxed load per question.
+class AnswerMemo {
+ public:
+  std::optional<int> find(std::string_view name) const {
+    if (full_.load(std::memory_order_relaxed)) return std::nullopt;
+    std::shared_lock lock(mutex_);
+    auto it = answers_.find(name);
+    if (it == answers_.end()) return std::nullopt;
+    return it->second;
+  }
+  void keep(std::string_view name, int answer) {
+    if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return;
+    std::unique_lock lock(mutex_);
+    if (answers_.size() >= kMostNames) {
+      full_.store(true, std::memory_order_relaxed);
+      return;
+    }
+    answers_.emplace(std::string(name), answer);
+  }
+
+ private:
+  static constexpr std::size_t kMostNames = 256;
+  static constexpr std::size_t kLongestName = 256;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  mutable std::shared_mutex mutex_;
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> answers_;
+  std::atomic<bool> full_{false};
 };
 
 bool is_ascii(std::string_view text) {
@@ -98,9 +139,13 @@ struct PatternSet::Compiled {
   std::vector<std::optional<RequiredText>> regex_required;  // per RE2 set index; nothing: none known
   LazySet regexes;
   NeedleIndex pieces;
-  bool folds_case = false;  // some literal folds case
-  bool lowers = false;      // some literal or required text folds case
-  LazySet every;            // every pattern, for non-ASCII names where a literal folds case
+  bool folds_case = false;                // some literal folds case
+  bool lowers = false;                    // some literal or required text folds case
+  LazySet every;                          // every pattern, for non-ASCII names where a literal folds case
+  AnswerMemo matched;                     // matches(): 0 or 1
+  AnswerMemo first_found;                 // first_match()
+  bool match_any(std::string_view text);  // matches() and first_match(), not remembered
+  int first_of(std::string_view text);
   // Whether this name must go to the RE2 set of every pattern.
   bool needs_every(std::string_view text) const { return folds_case && !is_ascii(text); }
   // The name in ASCII lower case where some literal or required text folds case, else the name.
@@ -153,6 +198,14 @@ PatternSet::~PatternSet() = default;
 bool PatternSet::matches(std::string_view text) const {
   if (empty_) return false;
   Compiled& set = set_->prepared();
+  if (std::optional<int> known = set.matched.find(text)) return *known != 0;
+  bool answer = set.match_any(text);
+  set.matched.keep(text, answer ? 1 : 0);
+  return answer;
+}
+
+bool PatternSet::Compiled::match_any(std::string_view text) {
+  Compiled& set = *this;
   if (set.needs_every(text)) return set.every.ready().Match(text, nullptr);
   std::string buffer;
   std::string_view lowered = set.lowered(text, buffer);
@@ -166,6 +219,14 @@ bool PatternSet::matches(std::string_view text) const {
 int PatternSet::first_match(std::string_view text) const {
   if (empty_) return -1;
   Compiled& set = set_->prepared();
+  if (std::optional<int> known = set.first_found.find(text)) return *known;
+  int answer = set.first_of(text);
+  set.first_found.keep(text, answer);
+  return answer;
+}
+
+int PatternSet::Compiled::first_of(std::string_view text) {
+  Compiled& set = *this;
   std::vector<int> hits;
   if (set.needs_every(text)) {
     if (!set.every.ready().Match(text, &hits) || hits.empty()) return -1;

@@ -133,6 +133,37 @@ TEST(PatternSet, NeedleIndexFindsEveryPieceInOnePass) {
             0);
 }
 
+// Issue 78: a set remembers its answers for the first names it is asked about (a run folder's
+// ranks ask about the same few), and stops remembering once it holds a few hundred. Each name gets
+// the same answer asked once, twice, after the memo is full, and from a set that never remembered.
+TEST(PatternSet, RememberedAnswersAreTheAnswers) {
+  std::vector<std::string> patterns = {"nccl", "^aten::(mm|bmm)$", R"(gemm\d+)", "Memcpy"};
+  PatternSet remembering(patterns, "test");
+  auto name_of = [](int i) {
+    switch (i % 5) {
+      case 0:
+        return "ncclKernel_" + std::to_string(i);
+      case 1:
+        return std::string(i % 2 ? "aten::mm" : "aten::bmm");
+      case 2:
+        return "sgemm" + std::to_string(i) + "_kernel";
+      case 3:
+        return "Memcpy HtoD " + std::string(static_cast<std::size_t>(i), 'x');  // past 256 bytes later on
+      default:
+        return "aten::add_" + std::to_string(i);
+    }
+  };
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 700; ++i) {
+      std::string name = name_of(i);
+      PatternSet fresh(patterns, "test");
+      int first = fresh.first_match(name);
+      EXPECT_EQ(remembering.matches(name), first >= 0) << name;
+      EXPECT_EQ(remembering.first_match(name), first) << name;
+      EXPECT_EQ(first, i % 5 == 0 ? 0 : i % 5 == 1 ? 1 : i % 5 == 2 ? 2 : i % 5 == 3 ? 3 : -1) << name;
+    }
+}
+
 TEST(PatternSet, BadPatternIsRefusedWhenFirstMatched) {
   PatternSet bad({"ok", "(unclosed"}, "test_list");
   try {
