@@ -60,7 +60,7 @@ class LazySet {
 // set about the same few names, and matching one cost ~600 instructions, more than all the rest of
 // a tiny rank's analysis of that name. It keeps the first names only (kMostNames, each at most
 // kLongestName bytes) and is not asked once full, so that a large trace, whose names are asked
-// about once each (NameMatcher keeps a profile's answers), pays for a few hundred insertions, then
+// about once each (NameMatcher keeps a profile's answers), pays for 64 insertions a set, then
 // one relaxed load per question.
 class AnswerMemo {
  public:
@@ -82,7 +82,7 @@ class AnswerMemo {
   }
 
  private:
-  static constexpr std::size_t kMostNames = 256;
+  static constexpr std::size_t kMostNames = 64;
   static constexpr std::size_t kLongestName = 256;
   struct NameHash {
     using is_transparent = void;

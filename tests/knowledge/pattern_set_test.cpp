@@ -134,7 +134,7 @@ TEST(PatternSet, NeedleIndexFindsEveryPieceInOnePass) {
 }
 
 // Issue 78: a set remembers its answers for the first names it is asked about (a run folder's
-// ranks ask about the same few), and stops remembering once it holds a few hundred. Each name gets
+// ranks ask about the same few), and stops remembering once it holds 64. Each name gets
 // the same answer asked once, twice, after the memo is full, and from a set that never remembered.
 TEST(PatternSet, RememberedAnswersAreTheAnswers) {
   std::vector<std::string> patterns = {"nccl", "^aten::(mm|bmm)$", R"(gemm\d+)", "Memcpy"};
