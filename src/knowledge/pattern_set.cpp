@@ -9,9 +9,9 @@
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
-#include <unordered_map>
 
 #include <fmt/format.h>
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "common/errors.h"
 #include "knowledge/literal_pattern.h"
@@ -65,7 +65,7 @@ class LazySet {
 class AnswerMemo {
  public:
   std::optional<int> find(std::string_view name) const {
-    if (full_.load(std::memory_order_relaxed)) return std::nullopt;
+    if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return std::nullopt;
     std::shared_lock lock(mutex_);
     auto it = answers_.find(name);
     if (it == answers_.end()) return std::nullopt;
@@ -83,13 +83,13 @@ class AnswerMemo {
 
  private:
   static constexpr std::size_t kMostNames = 64;
-  static constexpr std::size_t kLongestName = 256;
+  static constexpr std::size_t kLongestName = 128;
   struct NameHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
   };
   mutable std::shared_mutex mutex_;
-  std::unordered_map<std::string, int, NameHash, std::equal_to<>> answers_;
+  boost::unordered_flat_map<std::string, int, NameHash, std::equal_to<>> answers_;  // no node per name
   std::atomic<bool> full_{false};
 };
 

@@ -148,7 +148,7 @@ TEST(PatternSet, RememberedAnswersAreTheAnswers) {
       case 2:
         return "sgemm" + std::to_string(i) + "_kernel";
       case 3:
-        return "Memcpy HtoD " + std::string(static_cast<std::size_t>(i), 'x');  // past 256 bytes later on
+        return "Memcpy HtoD " + std::string(static_cast<std::size_t>(i), 'x');  // past 128 bytes later on
       default:
         return "aten::add_" + std::to_string(i);
     }
