@@ -67,8 +67,10 @@ std::string peak_assumption(Metric metric, const ComputeSums& c) {
                          peaks_of(c));
     case Metric::NeuronMfuPct:
       return "the Tensor engine's peak the Neuron profile states";
-    default:  // Metric::NeuronMbuPct
+    case Metric::NeuronMbuPct:
       return "the device memory bandwidth the Neuron profile states";
+    default:  // every share check_peak_shares checks has its case above
+      return "";
   }
 }
 
