@@ -4,14 +4,13 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <shared_mutex>
 
 #include <fmt/format.h>
-#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "common/errors.h"
 #include "knowledge/literal_pattern.h"
@@ -64,32 +63,55 @@ class LazySet {
 // one relaxed load per question.
 class AnswerMemo {
  public:
+  AnswerMemo() = default;
+  AnswerMemo(const AnswerMemo&) = delete;
+  AnswerMemo& operator=(const AnswerMemo&) = delete;
+  ~AnswerMemo() {
+    for (std::atomic<const Entry*>& slot : slots_) delete slot.load(std::memory_order_relaxed);
+  }
+  // Without a lock: an entry, once published, never changes or goes (a read-write lock was a third
+  // of a tiny rank's classifying).
   std::optional<int> find(std::string_view name) const {
     if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return std::nullopt;
-    std::shared_lock lock(mutex_);
-    auto it = answers_.find(name);
-    if (it == answers_.end()) return std::nullopt;
-    return it->second;
+    std::size_t hash = std::hash<std::string_view>{}(name);
+    for (std::size_t i = 0; i < kSlots; ++i) {
+      const Entry* e = slots_[(hash + i) % kSlots].load(std::memory_order_acquire);
+      if (!e) return std::nullopt;
+      if (e->hash == hash && e->name == name) return e->answer;
+    }
+    return std::nullopt;
   }
   void keep(std::string_view name, int answer) {
     if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return;
-    std::unique_lock lock(mutex_);
-    if (answers_.size() >= kMostNames) {
+    std::lock_guard lock(mutex_);
+    if (kept_ >= kMostNames) {
       full_.store(true, std::memory_order_relaxed);
       return;
     }
-    answers_.emplace(std::string(name), answer);
+    std::size_t hash = std::hash<std::string_view>{}(name);
+    for (std::size_t i = 0; i < kSlots; ++i) {
+      std::atomic<const Entry*>& slot = slots_[(hash + i) % kSlots];
+      const Entry* e = slot.load(std::memory_order_relaxed);
+      if (e && e->hash == hash && e->name == name) return;  // kept meanwhile by another thread
+      if (e) continue;
+      slot.store(new Entry{hash, std::string(name), answer}, std::memory_order_release);
+      ++kept_;
+      return;
+    }
   }
 
  private:
+  struct Entry {
+    std::size_t hash;
+    std::string name;
+    int answer;
+  };
   static constexpr std::size_t kMostNames = 64;
   static constexpr std::size_t kLongestName = 128;
-  struct NameHash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
-  };
-  mutable std::shared_mutex mutex_;
-  boost::unordered_flat_map<std::string, int, NameHash, std::equal_to<>> answers_;  // no node per name
+  static constexpr std::size_t kSlots = 2 * kMostNames;  // open addressing, never past half full
+  std::array<std::atomic<const Entry*>, kSlots> slots_{};
+  std::mutex mutex_;  // one writer at a time
+  std::size_t kept_ = 0;
   std::atomic<bool> full_{false};
 };
 

@@ -5,6 +5,8 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "common/errors.h"
 #include "knowledge/literal_pattern.h"
@@ -162,6 +164,33 @@ TEST(PatternSet, RememberedAnswersAreTheAnswers) {
       EXPECT_EQ(remembering.first_match(name), first) << name;
       EXPECT_EQ(first, i % 5 == 0 ? 0 : i % 5 == 1 ? 1 : i % 5 == 2 ? 2 : i % 5 == 3 ? 3 : -1) << name;
     }
+}
+
+// The memo is read without a lock while other threads add to it: threads asking one set about
+// the same names, as a run folder's ranks analysed side by side do, each get every name's answer.
+TEST(PatternSet, ThreadsAskingOneSetGetTheSameAnswers) {
+  std::vector<std::string> patterns = {"nccl", "^aten::(mm|bmm)$", R"(gemm\d+)"};
+  PatternSet shared(patterns, "test");
+  std::vector<std::string> names;
+  for (int i = 0; i < 100; ++i)
+    names.push_back(i % 3 == 0   ? "ncclKernel_" + std::to_string(i % 40)
+                    : i % 3 == 1 ? "aten::mm"
+                                 : "x" + std::to_string(i));
+  std::vector<int> expected;
+  for (const std::string& name : names) expected.push_back(PatternSet(patterns, "test").first_match(name));
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round)
+        for (std::size_t k = 0; k < names.size(); ++k) {
+          std::size_t i = (k + static_cast<std::size_t>(t) * 25) % names.size();
+          if (shared.first_match(names[i]) != expected[i] || shared.matches(names[i]) != (expected[i] >= 0))
+            ++wrong;
+        }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(PatternSet, BadPatternIsRefusedWhenFirstMatched) {
