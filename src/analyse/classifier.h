@@ -81,29 +81,39 @@ struct CompiledClassification {
 
 struct NameClasses {
   NameClasses(const CompiledClassification& c, const Profile& p)
-      : tensor_core_kernel(c.tensor_core_rules, p.strings),
-        eligible_op(c.eligible_ops, p.strings),
-        layout_conversion_kernel(c.layout_conversion_kernels, p.strings),
-        communication_kernel(c.communication_kernels, p.strings),
-        communication_op(c.communication_ops, p.strings),
-        dataloader_op(c.dataloader_ops, p.strings),
-        sync_call(c.sync_calls, p.strings),
-        device_sync_call(c.device_sync_calls, p.strings),
-        warmup_call(c.warmup_calls, p.strings),
-        warmup_range(c.warmup_ranges, p.strings),
-        teardown_call(c.teardown_calls, p.strings),
-        profiler_event(c.profiler_events, p.strings),
-        fused_attention_op(c.fused_attention_ops, p.strings),
-        grad_scaler_op(c.grad_scaler_ops, p.strings),
-        tensorrt_kernel(c.tensorrt_kernels, p.strings),
-        graph_launch(c.graph_launch_calls, p.strings),
-        launch_call(c.launch_calls, p.strings),
-        blocking_call(c.blocking_calls, p.strings),
-        data_parallel_op(c.data_parallel_ops, p.strings),
-        distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings),
-        nccl_op(c.nccl_ops, p.strings),
-        compiled_kernel(c.compiled_kernel_names, p.strings),
-        compiled_region(c.compiled_regions, p.strings) {}
+      : answers_(std::make_unique<std::atomic<signed char>[]>(kMatchers * p.strings.size())),
+        tensor_core_kernel(c.tensor_core_rules, p.strings),
+        eligible_op(c.eligible_ops, p.strings, answers(p, 0)),
+        layout_conversion_kernel(c.layout_conversion_kernels, p.strings, answers(p, 1)),
+        communication_kernel(c.communication_kernels, p.strings, answers(p, 2)),
+        communication_op(c.communication_ops, p.strings, answers(p, 3)),
+        dataloader_op(c.dataloader_ops, p.strings, answers(p, 4)),
+        sync_call(c.sync_calls, p.strings, answers(p, 5)),
+        device_sync_call(c.device_sync_calls, p.strings, answers(p, 6)),
+        warmup_call(c.warmup_calls, p.strings, answers(p, 7)),
+        warmup_range(c.warmup_ranges, p.strings, answers(p, 8)),
+        teardown_call(c.teardown_calls, p.strings, answers(p, 9)),
+        profiler_event(c.profiler_events, p.strings, answers(p, 10)),
+        fused_attention_op(c.fused_attention_ops, p.strings, answers(p, 11)),
+        grad_scaler_op(c.grad_scaler_ops, p.strings, answers(p, 12)),
+        tensorrt_kernel(c.tensorrt_kernels, p.strings, answers(p, 13)),
+        graph_launch(c.graph_launch_calls, p.strings, answers(p, 14)),
+        launch_call(c.launch_calls, p.strings, answers(p, 15)),
+        blocking_call(c.blocking_calls, p.strings, answers(p, 16)),
+        data_parallel_op(c.data_parallel_ops, p.strings, answers(p, 17)),
+        distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings, answers(p, 18)),
+        nccl_op(c.nccl_ops, p.strings, answers(p, 19)),
+        compiled_kernel(c.compiled_kernel_names, p.strings, answers(p, 20)),
+        compiled_region(c.compiled_regions, p.strings, answers(p, 21)) {}
+
+ private:
+  static constexpr std::size_t kMatchers = 22;  // the NameMatchers below, each a slice of answers_
+  std::atomic<signed char>* answers(const Profile& p, std::size_t matcher) const {
+    return answers_.get() + matcher * p.strings.size();
+  }
+  std::unique_ptr<std::atomic<signed char>[]> answers_;  // made before the matchers, which use it
+
+ public:
   TensorCoreMatcher tensor_core_kernel;
   NameMatcher eligible_op;
   NameMatcher layout_conversion_kernel;

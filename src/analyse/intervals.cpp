@@ -70,10 +70,11 @@ TimeNs length_within(const IntervalList& list, Interval window) {
 
 std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& layers) {
   ExclusiveSplitter splitter(layers);
-  return splitter.split(span);
+  std::span<const TimeNs> parts = splitter.split(span);
+  return {parts.begin(), parts.end()};
 }
 
-ExclusiveSplitter::ExclusiveSplitter(const std::vector<Layer>& layers)
+ExclusiveSplitter::ExclusiveSplitter(std::span<const Layer> layers)
     : parts_(layers.size() + 1, 0), quiet_until_(1, 0) {
   for (std::size_t l = 0; l < layers.size(); ++l)
     for (const IntervalList* list : layers[l]) {
@@ -86,7 +87,7 @@ ExclusiveSplitter::ExclusiveSplitter(const std::vector<Layer>& layers)
 // At each instant the first list covering it gives the time to its layer, up to that interval's
 // end or an earlier list's next start. quiet_until_[k] (non-increasing in k) holds while time has
 // not reached it, since a list's cursor only moves forward: a scan starts at the deepest such k.
-const std::vector<TimeNs>& ExclusiveSplitter::split(Interval span) {
+std::span<const TimeNs> ExclusiveSplitter::split(Interval span) {
   std::fill(parts_.begin(), parts_.end(), 0);
   for (Cursor& c : lists_) {
     const Interval* from = span.start < last_end_ ? c.begin : c.at;
@@ -122,7 +123,8 @@ const std::vector<TimeNs>& ExclusiveSplitter::split(Interval span) {
 }
 
 TimeNs union_length_within(const Layer& lists, Interval span) {
-  return exclusive_split(span, {lists})[0];
+  ExclusiveSplitter splitter({&lists, 1});
+  return splitter.split(span)[0];
 }
 
 }  // namespace perfgate

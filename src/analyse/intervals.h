@@ -3,7 +3,10 @@
 #pragma once
 
 #include <algorithm>
+#include <span>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "model/profile.h"
 
@@ -47,8 +50,9 @@ IntervalList intersect(const IntervalList& a, const IntervalList& b);
 TimeNs total_length(const IntervalList& list);
 IntervalList clip(const IntervalList& list, Interval window);
 TimeNs length_within(const IntervalList& list, Interval window);
-// A layer of exclusive_split: the union of one or more merged lists, never built as one list.
-using Layer = std::vector<const IntervalList*>;
+// A layer of exclusive_split: the union of one or more merged lists, never built as one list. Held
+// inline (no layer has more than four lists): a tiny rank's analysis made some fifty of them.
+using Layer = boost::container::small_vector<const IntervalList*, 4>;
 // Splits `span` exclusively among `layers` in priority order: result[i] is the time of `span`
 // covered by layer i and by no earlier layer; the last entry is the time covered by none.
 std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& layers);
@@ -60,9 +64,9 @@ std::vector<TimeNs> exclusive_split(Interval span, const std::vector<Layer>& lay
 // run of one low-priority list's intervals costs one step each, not one step per list.
 class ExclusiveSplitter {
  public:
-  explicit ExclusiveSplitter(const std::vector<Layer>& layers);
+  explicit ExclusiveSplitter(std::span<const Layer> layers);
   // The parts of `span`, as exclusive_split gives them; valid until the next call.
-  const std::vector<TimeNs>& split(Interval span);
+  std::span<const TimeNs> split(Interval span);
 
  private:
   struct Cursor {
@@ -71,10 +75,13 @@ class ExclusiveSplitter {
     const Interval* end;
     std::size_t layer;
   };
-  std::vector<Cursor> lists_;
-  std::vector<TimeNs> parts_;
-  std::vector<TimeNs> quiet_until_;  // [k]: lists [0, k) cover nothing before this time
-  TimeNs last_end_ = 0;              // of the last span: no cursor has passed an interval that ends after it
+  // Inline up to the sizes the analysis uses (eight layers of at most sixteen lists): a splitter is
+  // made per step and per device, and each of its vectors was an allocation.
+  boost::container::small_vector<Cursor, 16> lists_;
+  boost::container::small_vector<TimeNs, 9> parts_;
+  boost::container::small_vector<TimeNs, 17>
+      quiet_until_;      // [k]: lists [0, k) cover nothing before this time
+  TimeNs last_end_ = 0;  // of the last span: no cursor has passed an interval that ends after it
 };
 // The length of `span` covered by the union of the lists.
 TimeNs union_length_within(const Layer& lists, Interval span);

@@ -4,6 +4,9 @@
 #include <re2/set.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
+#include <functional>
 #include <mutex>
 #include <optional>
 
@@ -52,6 +55,66 @@ class LazySet {
   std::unique_ptr<RE2::Set> set_;
 };
 
+// A set's answers for the names it was asked about (issue 78): the ranks of a run folder ask each
+// set about the same few names, and matching one cost ~600 instructions, more than all the rest of
+// a tiny rank's analysis of that name. It keeps the first names only (kMostNames, each at most
+// kLongestName bytes) and is not asked once full, so that a large trace, whose names are asked
+// about once each (NameMatcher keeps a profile's answers), pays for 64 insertions a set, then
+// one relaxed load per question.
+class AnswerMemo {
+ public:
+  AnswerMemo() = default;
+  AnswerMemo(const AnswerMemo&) = delete;
+  AnswerMemo& operator=(const AnswerMemo&) = delete;
+  ~AnswerMemo() {
+    for (std::atomic<const Entry*>& slot : slots_) delete slot.load(std::memory_order_relaxed);
+  }
+  // Without a lock: an entry, once published, never changes or goes (a read-write lock was a third
+  // of a tiny rank's classifying).
+  std::optional<int> find(std::string_view name) const {
+    if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return std::nullopt;
+    std::size_t hash = std::hash<std::string_view>{}(name);
+    for (std::size_t i = 0; i < kSlots; ++i) {
+      const Entry* e = slots_[(hash + i) % kSlots].load(std::memory_order_acquire);
+      if (!e) return std::nullopt;
+      if (e->hash == hash && e->name == name) return e->answer;
+    }
+    return std::nullopt;
+  }
+  void keep(std::string_view name, int answer) {
+    if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return;
+    std::lock_guard lock(mutex_);
+    if (kept_ >= kMostNames) {
+      full_.store(true, std::memory_order_relaxed);
+      return;
+    }
+    std::size_t hash = std::hash<std::string_view>{}(name);
+    for (std::size_t i = 0; i < kSlots; ++i) {
+      std::atomic<const Entry*>& slot = slots_[(hash + i) % kSlots];
+      const Entry* e = slot.load(std::memory_order_relaxed);
+      if (e && e->hash == hash && e->name == name) return;  // kept meanwhile by another thread
+      if (e) continue;
+      slot.store(new Entry{hash, std::string(name), answer}, std::memory_order_release);
+      ++kept_;
+      return;
+    }
+  }
+
+ private:
+  struct Entry {
+    std::size_t hash;
+    std::string name;
+    int answer;
+  };
+  static constexpr std::size_t kMostNames = 64;
+  static constexpr std::size_t kLongestName = 128;
+  static constexpr std::size_t kSlots = 2 * kMostNames;  // open addressing, never past half full
+  std::array<std::atomic<const Entry*>, kSlots> slots_{};
+  std::mutex mutex_;  // one writer at a time
+  std::size_t kept_ = 0;
+  std::atomic<bool> full_{false};
+};
+
 bool is_ascii(std::string_view text) {
   return std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
@@ -98,9 +161,13 @@ struct PatternSet::Compiled {
   std::vector<std::optional<RequiredText>> regex_required;  // per RE2 set index; nothing: none known
   LazySet regexes;
   NeedleIndex pieces;
-  bool folds_case = false;  // some literal folds case
-  bool lowers = false;      // some literal or required text folds case
-  LazySet every;            // every pattern, for non-ASCII names where a literal folds case
+  bool folds_case = false;                // some literal folds case
+  bool lowers = false;                    // some literal or required text folds case
+  LazySet every;                          // every pattern, for non-ASCII names where a literal folds case
+  AnswerMemo matched;                     // matches(): 0 or 1
+  AnswerMemo first_found;                 // first_match()
+  bool match_any(std::string_view text);  // matches() and first_match(), not remembered
+  int first_of(std::string_view text);
   // Whether this name must go to the RE2 set of every pattern.
   bool needs_every(std::string_view text) const { return folds_case && !is_ascii(text); }
   // The name in ASCII lower case where some literal or required text folds case, else the name.
@@ -153,6 +220,14 @@ PatternSet::~PatternSet() = default;
 bool PatternSet::matches(std::string_view text) const {
   if (empty_) return false;
   Compiled& set = set_->prepared();
+  if (std::optional<int> known = set.matched.find(text)) return *known != 0;
+  bool answer = set.match_any(text);
+  set.matched.keep(text, answer ? 1 : 0);
+  return answer;
+}
+
+bool PatternSet::Compiled::match_any(std::string_view text) {
+  Compiled& set = *this;
   if (set.needs_every(text)) return set.every.ready().Match(text, nullptr);
   std::string buffer;
   std::string_view lowered = set.lowered(text, buffer);
@@ -166,6 +241,14 @@ bool PatternSet::matches(std::string_view text) const {
 int PatternSet::first_match(std::string_view text) const {
   if (empty_) return -1;
   Compiled& set = set_->prepared();
+  if (std::optional<int> known = set.first_found.find(text)) return *known;
+  int answer = set.first_of(text);
+  set.first_found.keep(text, answer);
+  return answer;
+}
+
+int PatternSet::Compiled::first_of(std::string_view text) {
+  Compiled& set = *this;
   std::vector<int> hits;
   if (set.needs_every(text)) {
     if (!set.every.ready().Match(text, &hits) || hits.empty()) return -1;

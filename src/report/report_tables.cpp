@@ -61,11 +61,13 @@ bool row_per_name(Table table) {
 namespace {
 
 // The tables of a worker that is not detailed (AnalysisOptions::detailed_workers).
+constexpr Table kInEveryWorker[] = {Table::System,        Table::Gpus,        Table::Iterations,
+                                    Table::StepBreakdown, Table::Collectives, Table::NeuronEngines,
+                                    Table::NeuronNotes,   Table::CriticalPath};
+
 bool in_every_worker(std::string_view name) {
-  static constexpr Table kTables[] = {Table::System,        Table::Gpus,        Table::Iterations,
-                                      Table::StepBreakdown, Table::Collectives, Table::NeuronEngines,
-                                      Table::NeuronNotes,   Table::CriticalPath};
-  return std::any_of(std::begin(kTables), std::end(kTables), [&](Table t) { return table_name(t) == name; });
+  return std::any_of(std::begin(kInEveryWorker), std::end(kInEveryWorker),
+                     [&](Table t) { return table_name(t) == name; });
 }
 
 ReportCell launch_dims(const std::array<std::int32_t, 3>& d) {
@@ -441,36 +443,47 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
     return out;
   }
   add(make_table(kGpuColumns, report.gpus));
-  std::vector<TopOp> top;
-  TimeNs all_self = 0;
-  for (const OpRow& r : t.ops) all_self += r.device_self;
-  for (std::size_t i = 0; i < t.top_gpu_ops.size(); ++i) top.push_back({i + 1, &t.top_gpu_ops[i], all_self});
-  add(make_table(kTopOpColumns, top));
+  // A worker past --detailed-workers keeps only the tables of every worker (in_every_worker): the
+  // others are not built (in a folder of many small ranks they were most of the report's cost,
+  // issue 78).
+  if (w.detailed) {
+    std::vector<TopOp> top;
+    TimeNs all_self = 0;
+    for (const OpRow& r : t.ops) all_self += r.device_self;
+    for (std::size_t i = 0; i < t.top_gpu_ops.size(); ++i)
+      top.push_back({i + 1, &t.top_gpu_ops[i], all_self});
+    add(make_table(kTopOpColumns, top));
+  }
   add(make_table(kIterationColumns, t.iterations));
   add(make_table(kBreakdownColumns, breakdown_shares(w.mean_breakdown)));
-  add(with_fused_columns(kOpColumns, t.ops));
-  add(with_fused_columns(kOpShapeColumns, t.ops_by_shape));
-  add(make_table(kOpTypeColumns, t.op_types));
-  add(with_fused_columns(kKernelColumns, t.kernels));
-  add(with_fused_columns(kKernelByOpColumns, t.kernels_by_op, t.kernels_by_op_set_aside));
-  add(make_table(kKernelsByIterationColumns, t.kernels_by_iteration, kTopKernelCells.size(),
-                 t.kernels_by_iteration_set_aside));
-  add(make_table(kKernelsByOpTopColumns, t.kernels_by_op_top, kTopKernelCells.size(),
-                 t.kernels_by_op_top_set_aside));
-  std::vector<RegionShare> regions;
-  for (const RegionRow& r : t.regions) regions.push_back({&r, w.window.length()});
-  add(make_table(kRegionColumns, regions));
-  add(make_table(kShapeColumns, t.tc_shape_findings));
-  add(tc_precision_table(w.tensor_cores));
-  add(roofline_table(Table::Roofline, t.roofline));
-  add(make_table(kGapColumns, t.gpu_gaps));
+  if (w.detailed) {
+    add(with_fused_columns(kOpColumns, t.ops));
+    add(with_fused_columns(kOpShapeColumns, t.ops_by_shape));
+    add(make_table(kOpTypeColumns, t.op_types));
+    add(with_fused_columns(kKernelColumns, t.kernels));
+    add(with_fused_columns(kKernelByOpColumns, t.kernels_by_op, t.kernels_by_op_set_aside));
+    add(make_table(kKernelsByIterationColumns, t.kernels_by_iteration, kTopKernelCells.size(),
+                   t.kernels_by_iteration_set_aside));
+    add(make_table(kKernelsByOpTopColumns, t.kernels_by_op_top, kTopKernelCells.size(),
+                   t.kernels_by_op_top_set_aside));
+    std::vector<RegionShare> regions;
+    for (const RegionRow& r : t.regions) regions.push_back({&r, w.window.length()});
+    add(make_table(kRegionColumns, regions));
+    add(make_table(kShapeColumns, t.tc_shape_findings));
+    add(tc_precision_table(w.tensor_cores));
+    add(roofline_table(Table::Roofline, t.roofline));
+    add(make_table(kGapColumns, t.gpu_gaps));
+  }
   add(make_table(kCollectiveColumns, t.collectives));
+  if (!w.detailed) {
+    add(critical_path_steps_table(w.critical_path));
+    return out;
+  }
   add(make_table(kMemoryOpColumns, t.memory_ops));
   add(make_table(kMemoryCurveColumns, t.memory_curve));
   add(make_table(kTimelineColumns, t.timeline.boxes));
   for (ReportTable& table : critical_path_tables(w.critical_path)) add(std::move(table));
   for (ReportTable& table : memory_snapshot_tables(t)) add(std::move(table));
-  if (!w.detailed) std::erase_if(out, [](const ReportTable& table) { return !in_every_worker(table.name); });
   return out;
 }
 

@@ -22,6 +22,8 @@ std::vector<ReportTable> collective_tables(const RunAnalysis& analysis,
 // A worker's critical paths: "critical_path" (a row per window step) and "critical_path_ops"; where
 // it has paths per inferred unit, "critical_path_units" and "critical_path_unit_ops".
 std::vector<ReportTable> critical_path_tables(const CriticalPathSums& sums);
+// Its first, "critical_path" alone: the one a worker past --detailed-workers keeps.
+ReportTable critical_path_steps_table(const CriticalPathSums& sums);
 
 // An inferred unit's identity (ReportInferredIterations::unit_names): its opening range's name, the
 // `occurrence`th of that name in the window (1, 2, ...) followed by " (2)", " (3)", ...

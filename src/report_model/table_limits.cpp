@@ -61,12 +61,10 @@ void limit_table_rows(ReportTable& table, std::size_t max_rows) {
   limiter.finish();
 }
 
+// The time column and the sums are found and made when rows are first set aside: most tables never
+// reach the limit, and a run folder of many small ranks made some thirty limiters a rank (issue 78).
 RowLimiter::RowLimiter(ReportTable& table, std::size_t max_rows, bool ranked)
-    : table_(table),
-      max_rows_(max_rows),
-      time_column_(ranked ? time_column(table) : std::nullopt),
-      sums_(table.columns.size(), 0.0),
-      integral_(table.columns.size(), true) {}
+    : table_(table), max_rows_(max_rows), ranked_(ranked) {}
 
 void RowLimiter::add(std::vector<ReportCell> row) {
   table_.rows.push_back(std::move(row));
@@ -78,6 +76,7 @@ void RowLimiter::add(std::vector<ReportCell> row) {
 void RowLimiter::set_aside() {
   std::vector<std::vector<ReportCell>>& rows = table_.rows;
   if (max_rows_ == 0 || rows.size() <= max_rows_) return;
+  if (ranked_ && !time_column_) time_column_ = time_column(table_);
   if (time_column_)
     std::stable_sort(rows.begin(), rows.end(), [c = *time_column_](const auto& a, const auto& b) {
       return number_or_lowest(a[c]) > number_or_lowest(b[c]);
@@ -88,6 +87,10 @@ void RowLimiter::set_aside() {
 }
 
 void RowLimiter::fold(std::span<const std::vector<ReportCell>> rows) {
+  if (sums_.empty()) {
+    sums_.assign(table_.columns.size(), 0.0);
+    integral_.assign(table_.columns.size(), true);
+  }
   for (std::size_t c = 0; c < table_.columns.size(); ++c) {
     if (!label_column_ && table_.columns[c].unit.empty() &&
         std::holds_alternative<std::string>(rows.front()[c]))

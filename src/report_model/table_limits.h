@@ -46,10 +46,11 @@ class RowLimiter {
 
   ReportTable& table_;
   std::size_t max_rows_;
-  std::optional<std::size_t> time_column_;
+  bool ranked_;
+  std::optional<std::size_t> time_column_;  // where ranked_, once rows are set aside
   std::size_t set_aside_ = 0;
   std::optional<std::size_t> label_column_;
-  std::vector<double> sums_;    // per column, of the rows set aside
+  std::vector<double> sums_;    // per column, of the rows set aside (empty until some are)
   std::vector<bool> integral_;  // no double among them
 };
 

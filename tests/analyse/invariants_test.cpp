@@ -62,6 +62,43 @@ TEST(ReportInvariants, MfuOverThePeakIsWithheldAndItsAssumptionNamed) {
   EXPECT_TRUE(ok.invariants.empty());
 }
 
+// Each share over 100% names its own assumption, written only for a share that is over (issue 78):
+// the five shares' texts, in the case's values, and the roofline's savings withheld with it.
+TEST(ReportInvariants, EachShareOverThePeakNamesItsAssumption) {
+  MetricInputs in;
+  in.compute.peak_name = "NVIDIA H100 SXM";
+  in.compute.ideal_seconds_by_precision = {{"bf16", 3.0}, {"", 1.0}};
+  MetricValues m;
+  for (Metric share : {Metric::ComputeMfuPct, Metric::ComputeMbuPct, Metric::RooflinePct,
+                       Metric::NeuronMfuPct, Metric::NeuronMbuPct})
+    m.set(share, 150.0);
+  m.set(Metric::RooflineSavingPct, 10.0);
+  std::vector<std::pair<std::vector<std::string>, std::string>> found;
+  for (const InvariantViolation& v : check_metric_invariants(in, m))
+    if (v.invariant == ReportInvariant::UtilizationAtMostPeak) found.emplace_back(v.withheld, v.assumption);
+  std::vector<std::pair<std::vector<std::string>, std::string>> expected = {
+      {{"compute.mfu_pct"},
+       "the peaks of NVIDIA H100 SXM at the precision each kernel ran in (time at the peak: bf16 75.0%, "
+       "unknown "
+       "25.0%): a kernel's precision taken from its name rather than from what its op ran in, or another GPU "
+       "than the one named"},
+      {{"compute.mbu_pct"},
+       "the peaks of NVIDIA H100 SXM' memory bandwidth, and the performance model's bytes crossing that "
+       "memory "
+       "once (operands that fit in the L2 cache are read faster)"},
+      {{"roofline.pct", "roofline.saving_pct"},
+       "the peaks of NVIDIA H100 SXM at each op's precision, and the performance model's bytes crossing "
+       "memory "
+       "once"},
+      {{"neuron.mfu_pct"}, "the Tensor engine's peak the Neuron profile states"},
+      {{"neuron.mbu_pct"}, "the device memory bandwidth the Neuron profile states"},
+  };
+  EXPECT_EQ(found, expected);
+  for (Metric share : {Metric::ComputeMfuPct, Metric::ComputeMbuPct, Metric::RooflinePct,
+                       Metric::NeuronMfuPct, Metric::NeuronMbuPct, Metric::RooflineSavingPct})
+    EXPECT_FALSE(m.get(share)) << metric_name(share);
+}
+
 TEST(ReportInvariants, TheJsonReportAndTheRunStateTheViolation) {
   ReportModel report = report_of_json(fp32_faster_than_its_peak(), default_book());
   EXPECT_FALSE(report.metric(Metric::ComputeMfuPct));

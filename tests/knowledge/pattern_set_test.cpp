@@ -5,6 +5,8 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "common/errors.h"
 #include "knowledge/literal_pattern.h"
@@ -131,6 +133,64 @@ TEST(PatternSet, NeedleIndexFindsEveryPieceInOnePass) {
   EXPECT_EQ(found[static_cast<std::size_t>(tail)] + found[static_cast<std::size_t>(h884)] +
                 found[static_cast<std::size_t>(tensorop)],
             0);
+}
+
+// Issue 78: a set remembers its answers for the first names it is asked about (a run folder's
+// ranks ask about the same few), and stops remembering once it holds 64. Each name gets
+// the same answer asked once, twice, after the memo is full, and from a set that never remembered.
+TEST(PatternSet, RememberedAnswersAreTheAnswers) {
+  std::vector<std::string> patterns = {"nccl", "^aten::(mm|bmm)$", R"(gemm\d+)", "Memcpy"};
+  PatternSet remembering(patterns, "test");
+  auto name_of = [](int i) {
+    switch (i % 5) {
+      case 0:
+        return "ncclKernel_" + std::to_string(i);
+      case 1:
+        return std::string(i % 2 ? "aten::mm" : "aten::bmm");
+      case 2:
+        return "sgemm" + std::to_string(i) + "_kernel";
+      case 3:
+        return "Memcpy HtoD " + std::string(static_cast<std::size_t>(i), 'x');  // past 128 bytes later on
+      default:
+        return "aten::add_" + std::to_string(i);
+    }
+  };
+  for (int round = 0; round < 3; ++round)
+    for (int i = 0; i < 700; ++i) {
+      std::string name = name_of(i);
+      PatternSet fresh(patterns, "test");
+      int first = fresh.first_match(name);
+      EXPECT_EQ(remembering.matches(name), first >= 0) << name;
+      EXPECT_EQ(remembering.first_match(name), first) << name;
+      EXPECT_EQ(first, i % 5 == 0 ? 0 : i % 5 == 1 ? 1 : i % 5 == 2 ? 2 : i % 5 == 3 ? 3 : -1) << name;
+    }
+}
+
+// The memo is read without a lock while other threads add to it: threads asking one set about
+// the same names, as a run folder's ranks analysed side by side do, each get every name's answer.
+TEST(PatternSet, ThreadsAskingOneSetGetTheSameAnswers) {
+  std::vector<std::string> patterns = {"nccl", "^aten::(mm|bmm)$", R"(gemm\d+)"};
+  PatternSet shared(patterns, "test");
+  std::vector<std::string> names;
+  for (int i = 0; i < 100; ++i)
+    names.push_back(i % 3 == 0   ? "ncclKernel_" + std::to_string(i % 40)
+                    : i % 3 == 1 ? "aten::mm"
+                                 : "x" + std::to_string(i));
+  std::vector<int> expected;
+  for (const std::string& name : names) expected.push_back(PatternSet(patterns, "test").first_match(name));
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round)
+        for (std::size_t k = 0; k < names.size(); ++k) {
+          std::size_t i = (k + static_cast<std::size_t>(t) * 25) % names.size();
+          if (shared.first_match(names[i]) != expected[i] || shared.matches(names[i]) != (expected[i] >= 0))
+            ++wrong;
+        }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 TEST(PatternSet, BadPatternIsRefusedWhenFirstMatched) {

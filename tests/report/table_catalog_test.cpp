@@ -213,6 +213,34 @@ TEST(TableCatalog, TablesMadeFromADeclarationShareItsColumns) {
   EXPECT_EQ(declared_table(Table::OpDeltas).columns.size(), steps.columns.size());
 }
 
+// A worker past --detailed-workers has only the tables every worker keeps, in their order and with
+// the rows a detailed worker's have; the others are not built for it (issue 78: they were most of
+// the report's cost in a folder of many small ranks).
+TEST(TableCatalog, AWorkerPastTheDetailedOnesHasTheTablesOfEveryWorker) {
+  WorkerAnalysis whole = fused_worker();
+  whole.tables.iterations.resize(2);
+  whole.tables.collectives.resize(1);
+  whole.critical_path.steps.resize(2);
+  ReportWorker report;
+  report.gpus.resize(1);
+  report.system.trace_format = "kineto-json";
+  WorkerAnalysis summary = whole;
+  summary.detailed = false;
+  std::vector<ReportTable> all = worker_tables(whole, report);
+  std::vector<ReportTable> kept = worker_tables(summary, report);
+  std::vector<std::string> names;
+  for (const ReportTable& t : kept) names.push_back(t.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"system", "gpus", "iterations", "step_breakdown", "collectives",
+                                             "critical_path"}));
+  for (const ReportTable& t : kept) {
+    const ReportTable* same = find_table(all, *table_id(t.name));
+    ASSERT_NE(same, nullptr) << t.name;
+    EXPECT_EQ(t.rows, same->rows) << t.name;
+    EXPECT_EQ(t.columns.size(), same->columns.size()) << t.name;
+    EXPECT_FALSE(t.rows.empty()) << t.name;
+  }
+}
+
 TEST(TableCatalog, IdsNamesAndColumnsAgree) {
   std::set<std::string_view> names;
   for (const TableInfo& t : table_catalog()) {

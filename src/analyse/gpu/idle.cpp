@@ -133,10 +133,13 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
   for (auto& [device, device_busy] : busy) {
     // One-offs first (set aside), queued work, then the host causes in IdleCause order
     // (exclusive_split's priority).
-    std::vector<Layer> layers{{&one_offs}, {&queued_on(queued, device)}};
-    for (const IntervalList& l : host) layers.push_back({&l});
-    ExclusiveSplitter splitter(over_gpu_span ? std::vector<Layer>{} : layers);  // the gaps in time order
-    const std::vector<Layer> before_nvtx(layers.begin(), layers.end() - 1);
+    std::array<Layer, 2 + std::tuple_size_v<decltype(host)>> layers;
+    layers[0].push_back(&one_offs);
+    layers[1].push_back(&queued_on(queued, device));
+    for (std::size_t i = 0; i < host.size(); ++i) layers[2 + i].push_back(&host[i]);
+    // the gaps in time order
+    ExclusiveSplitter splitter(over_gpu_span ? std::span<const Layer>() : std::span<const Layer>(layers));
+    std::span<const Layer> before_nvtx = std::span<const Layer>(layers).first(layers.size() - 1);
     IntervalList inside = clip(device_busy.take(), {w.start, w.end});
     if (inside.empty()) continue;
     // The idle stretches of the window: before the first activity, between two, after the last
@@ -158,7 +161,7 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
       GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
       // parts: one-offs (in no cause), queued, the five host causes, then covered by none
       // (Unrecorded); over the GPU span only the last, all of the gap.
-      const std::vector<TimeNs>& parts = splitter.split(span);
+      std::span<const TimeNs> parts = splitter.split(span);
       constexpr std::array<std::optional<IdleCause>, 8> kPartCause = {
           std::nullopt,      IdleCause::Queued, IdleCause::DataLoader, IdleCause::Sync,
           IdleCause::Launch, IdleCause::CpuOp,  IdleCause::Nvtx,       IdleCause::Unrecorded};

@@ -12,7 +12,7 @@ namespace perfgate {
 namespace {
 
 // `gap` less the intervals of the (merged, sorted) lists.
-IntervalList subtract(Interval gap, const std::vector<Layer>& lists) {
+IntervalList subtract(Interval gap, std::span<const Layer> lists) {
   IntervalList cover;
   for (const Layer& layer : lists)
     for (const IntervalList* list : layer) {
@@ -68,7 +68,7 @@ std::vector<std::uint32_t> nvtx_ranges(const Profile& p, const std::vector<std::
   return out;
 }
 
-void NvtxIdle::add(Interval gap, const std::vector<Layer>& before) {
+void NvtxIdle::add(Interval gap, std::span<const Layer> before) {
   for (const Interval& i : subtract(gap, before)) uncovered_.push_back(i);
 }
 

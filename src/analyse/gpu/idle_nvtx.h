@@ -25,7 +25,7 @@ class NvtxIdle {
  public:
   NvtxIdle(const Profile& profile, const std::vector<std::uint32_t>& ranges) : p_(profile), ranges_(ranges) {}
   // A gap's time that none of `before` (queued work, the host causes before NVTX) covers.
-  void add(Interval gap, const std::vector<Layer>& before);
+  void add(Interval gap, std::span<const Layer> before);
   // The range name with the most idle time of its own (not in a range inside it), its outermost
   // enclosing range and that time, into `sums` (nothing where no idle time fell in a range).
   void name_longest(IdleSums& sums) const;

@@ -199,7 +199,7 @@ struct RunCombiner::State {
   }
 
   // A worker among the others: kept whole while it may be detailed, else its tables let go.
-  void place(WorkerPosition position, WorkerAnalysis worker) {
+  void place(WorkerPosition position, WorkerAnalysis&& worker) {
     Pace pace = pace_of(worker, position);
     if (is_first(position)) first = pace;
     workers.insert_or_assign(position, std::move(worker));

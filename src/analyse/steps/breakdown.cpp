@@ -5,13 +5,13 @@ namespace perfgate {
 namespace {
 
 // The breakdown's layers, in its priority order.
-std::vector<Layer> breakdown_layers(const ActivityIntervals& in) {
-  return {{&in.compute_kernels}, {&in.memcpy},     {&in.memset}, in.communication(),
-          {&in.runtime},         {&in.dataloader}, {&in.cpu_ops}};
+std::array<Layer, 7> breakdown_layers(const ActivityIntervals& in) {
+  return {Layer{&in.compute_kernels}, Layer{&in.memcpy},     Layer{&in.memset}, in.communication(),
+          Layer{&in.runtime},         Layer{&in.dataloader}, Layer{&in.cpu_ops}};
 }
 
 Breakdown breakdown_of(ExclusiveSplitter& splitter, Interval step) {
-  const std::vector<TimeNs>& parts = splitter.split(step);
+  std::span<const TimeNs> parts = splitter.split(step);
   Breakdown b{};
   for (std::size_t i = 0; i < kBreakdownParts; ++i) b[i] = parts[i];
   return b;

@@ -4,9 +4,11 @@ namespace perfgate {
 
 ResourceSplit resource_split(const std::vector<Interval>& spans, const ActivityIntervals& in) {
   ResourceSplit total{};
-  ExclusiveSplitter splitter({{&in.tensor_core_kernels}, in.all_kernels(), in.memory(), in.host()});
+  const std::array<Layer, 4> layers = {Layer{&in.tensor_core_kernels}, in.all_kernels(), in.memory(),
+                                       in.host()};
+  ExclusiveSplitter splitter(layers);
   for (Interval span : spans) {
-    const std::vector<TimeNs>& parts = splitter.split(span);
+    std::span<const TimeNs> parts = splitter.split(span);
     for (std::size_t i = 0; i < kResourceParts; ++i) total[i] += parts[i];
   }
   return total;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <charconv>
 #include <limits>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include <fmt/format.h>
 
@@ -21,11 +23,26 @@ bool is_step_marker_kind(const HostEvent& e) {
   return e.kind != HostKind::PythonFunction;
 }
 
-std::unique_ptr<RE2> compile(const std::string& pattern, std::string_view option) {
+// The compiled pattern, shared by every worker that asks for the same one: compiling a step
+// pattern costs ~50,000 instructions, more than analysing a rank of a few events (issue 78). The
+// patterns come from the rules and options, so few; the cache is emptied if a long-lived process
+// (the MCP server) is handed more.
+std::shared_ptr<const RE2> compile(const std::string& pattern, std::string_view option) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<const RE2>, std::less<>> compiled;
+  constexpr std::size_t kMostKept = 64;
+  {
+    std::lock_guard lock(mutex);
+    auto it = compiled.find(pattern);
+    if (it != compiled.end()) return it->second;
+  }
   RE2::Options options;
   options.set_log_errors(false);
-  auto re = std::make_unique<RE2>(pattern, options);
+  auto re = std::make_shared<const RE2>(pattern, options);
   if (!re->ok()) throw ConfigError(fmt::format("invalid {} pattern '{}': {}", option, pattern, re->error()));
+  std::lock_guard lock(mutex);
+  if (compiled.size() >= kMostKept) compiled.clear();
+  compiled.emplace(pattern, re);
   return re;
 }
 
@@ -95,7 +112,7 @@ std::vector<Step> named_steps(const Profile& p, const RE2& re, std::vector<std::
 // the last lasts until its op ends. A match nested in the previous one is not a new step.
 std::vector<Step> key_op_steps(const Profile& p, const std::string& pattern,
                                std::vector<std::uint32_t>& markers) {
-  std::unique_ptr<RE2> compiled = compile(pattern, "--key-op");
+  std::shared_ptr<const RE2> compiled = compile(pattern, "--key-op");
   const RE2& re = *compiled;
   std::vector<const HostEvent*> matches;
   MatchByName matching(p, re, RE2::UNANCHORED);
@@ -309,13 +326,13 @@ StepDetection detect_steps(const Profile& p, const Attribution& a, const Compile
     if (det.inferred) det.steps = inferred_steps(*det.inferred);
   } else if (!pattern.empty()) {  // an empty list in the rules: no range is a step
     const char* option = !by_rules ? "--step-pattern" : step_ranges_key(p.info.step_marking);
-    std::unique_ptr<RE2> re = compile(pattern, option);
+    std::shared_ptr<const RE2> re = compile(pattern, option);
     det.steps = named_steps(p, *re, det.marker_events);
   }
   bool serving = false;
   if (det.steps.empty() && key_op.empty() && by_rules && !inferred) {
     for (const std::string& serving_pattern : rules.serving_step_ranges) {
-      std::unique_ptr<RE2> re = compile(serving_pattern, "serving_step_ranges");
+      std::shared_ptr<const RE2> re = compile(serving_pattern, "serving_step_ranges");
       det.steps = named_steps(p, *re, det.marker_events);
       if ((serving = !det.steps.empty())) break;
     }

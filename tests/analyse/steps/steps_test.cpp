@@ -185,6 +185,34 @@ TEST(Steps, KinetoStepRangesComeFromTheRules) {
   EXPECT_EQ(analyse_json(json, {}, {none}).steps.source, StepSource::None);
 }
 
+// Issue 78: a step pattern is compiled once for every worker that uses it (it cost more than
+// analysing a rank of a few events). Each pattern still finds its own steps, past the most the
+// cache keeps, and an invalid one is refused every time, naming its option.
+TEST(Steps, EachStepPatternFindsItsOwnStepsAndABadOneIsRefusedEachTime) {
+  TraceBuilder t;
+  t.annotation("Iteration 4", 0, 100).annotation("Iteration 5", 100, 100).step(9, 300, 50);
+  std::string json = t.json();
+  auto count = [&](const std::string& pattern) {
+    AnalysisOptions options;
+    options.step_pattern = pattern;
+    return analyse_json(json, options).steps.steps.size();
+  };
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(count(R"(Iteration (\d+))"), 2u);
+    EXPECT_EQ(count(R"(ProfilerStep#(\d+))"), 1u);
+    for (int n = 0; n < 70; ++n) EXPECT_EQ(count(fmt::format("Iteration {}", n)), n == 4 || n == 5 ? 1u : 0u);
+    AnalysisOptions bad;
+    bad.step_pattern = "Iteration (";
+    try {
+      analyse_json(json, bad);
+      ADD_FAILURE() << "an invalid --step-pattern was accepted";
+    } catch (const ConfigError& e) {
+      EXPECT_NE(std::string(e.what()).find("invalid --step-pattern pattern 'Iteration ('"), std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 std::string five_steps() {
   TraceBuilder t;
   for (int i = 0; i < 5; ++i) t.step(10 + i, 100.0 * i, 10.0 * (i + 1));
