@@ -193,6 +193,29 @@ TEST(SpillArena, AFullChunkIsFollowedByAnotherAndEachGoesBackWithItsLast) {
   EXPECT_EQ(spill::stats().in_use, 0u);
 }
 
+// Issue 78: a tiny trace's records take no mapping and no look at the budget: an appender's first
+// 64 KiB are heap chunks (4, 4, 8, 16 and 32 KiB), even over the budget; the 1 MiB chunks after
+// them spill there.
+TEST(SpillArena, ChunkedAppenderKeepsItsFirst64KiBOnTheHeap) {
+  spill::set_budget(1, temp_dir());
+  std::uint64_t spilled = spill::stats().blocks;
+  ChunkedAppender<std::uint64_t> records;
+  for (std::uint64_t i = 0; i < 10; ++i) records.push_back(i);
+  EXPECT_EQ(records.memory_bytes(), 4096u);
+  for (std::uint64_t i = 10; i < 8192; ++i) records.push_back(i);
+  EXPECT_EQ(records.memory_bytes(), 64u << 10);
+  EXPECT_EQ(records.chunk_count(), 5u);
+  EXPECT_EQ(spill::stats().blocks, spilled) << "nothing of the first 64 KiB spilled";
+  records.push_back(8192);
+  EXPECT_EQ(records.memory_bytes(), (64u << 10) + kMiB);
+  EXPECT_EQ(spill::stats().blocks, spilled + 1);
+  std::vector<std::uint64_t> out;
+  records.move_into(out);
+  ASSERT_EQ(out.size(), 8193u);
+  for (std::uint64_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], i);
+  EXPECT_EQ(records.memory_bytes(), 0u);
+}
+
 void write_file(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;
