@@ -193,6 +193,27 @@ TEST(SpillArena, AFullChunkIsFollowedByAnotherAndEachGoesBackWithItsLast) {
   EXPECT_EQ(spill::stats().in_use, 0u);
 }
 
+// Issue 78: a PackScope asks /proc/self/statm whether the process is past a quarter of the budget
+// at a thread's first scope, then once every kLookScopes scopes (or kLookBytes allocated, which
+// the tests' operator new does not count), and again at once when the budget changes; not at
+// each scope (four a rank of a run folder).
+TEST(SpillArena, PackScopesLookAtTheBudgetOnceEveryKLookScopes) {
+  spill::Pack pack;
+  spill::set_budget(std::uint64_t{64} << 30, temp_dir());  // never past a quarter here
+  std::uint64_t before = spill::statm_reads_on_this_thread();
+  for (std::uint32_t i = 0; i < 2 * spill::kLookScopes; ++i) {
+    spill::PackScope scope(pack);
+    EXPECT_FALSE(spill::packing());
+  }
+  EXPECT_EQ(spill::statm_reads_on_this_thread() - before, 2u);
+  spill::set_budget(1, temp_dir());
+  {
+    spill::PackScope scope(pack);
+    EXPECT_TRUE(spill::packing()) << "a new budget is looked at at once";
+  }
+  EXPECT_EQ(spill::statm_reads_on_this_thread() - before, 3u);
+}
+
 // Issue 78: a tiny trace's records take no mapping and no look at the budget: an appender's first
 // 64 KiB are heap chunks (4, 4, 8, 16 and 32 KiB), even over the budget; the 1 MiB chunks after
 // them spill there.
