@@ -1,6 +1,9 @@
 #include "cli/outputs.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <exception>
 #include <filesystem>
@@ -79,6 +82,39 @@ bool same_file(const std::string& a, const std::string& b) {
   return fs::weakly_canonical(a, ec) == fs::weakly_canonical(b, ec);
 }
 
+// same_file(input, output) for many inputs and one output, whose status and normal path are found
+// once: each input costs one stat, not the output's two stats and both paths resolved component by
+// component (issue 78: 14 system calls a rank of a run folder).
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path) : path_(path) {
+    exists_ = ::stat(path.c_str(), &st_) == 0;
+    if (exists_) return;
+    std::error_code ec;
+    normal_ = fs::weakly_canonical(path, ec);
+    // An input that exists resolves to a path that exists: unless this one does, none is equal.
+    struct stat normal_st {};
+    normal_may_exist_ = ::stat(normal_.c_str(), &normal_st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+  }
+
+  bool is(const std::string& input) const {
+    struct stat in {};
+    bool input_exists = ::stat(input.c_str(), &in) == 0;
+    if (input_exists && exists_) return in.st_dev == st_.st_dev && in.st_ino == st_.st_ino;
+    if (exists_) return same_file(input, path_);  // rare: an input gone since it was read
+    if (input_exists && !normal_may_exist_) return false;
+    std::error_code ec;
+    return fs::weakly_canonical(input, ec) == normal_;
+  }
+
+ private:
+  std::string path_;
+  struct stat st_ {};
+  bool exists_ = false;
+  fs::path normal_;
+  bool normal_may_exist_ = true;
+};
+
 // A run history or an Nsight Systems export: a report written over it would destroy what no
 // report can give back, whether or not this run names it.
 bool is_sqlite_database(const std::string& path) {
@@ -100,8 +136,9 @@ void check_output_files(const std::vector<std::pair<std::string, std::string>>& 
     const auto& [option, path] = files[i];
     OutputTarget target = resolve_output_target(path);
     if (!target.refusal.empty()) throw ConfigError(fmt::format("{} {}: {}", option, path, target.refusal));
+    OutputFile output(path);
     for (const std::string& input : inputs)
-      if (same_file(input, path))
+      if (output.is(input))
         throw ConfigError(
             fmt::format("{} {} is the input {}: perfgate never writes over its inputs", option, path, input));
     for (std::size_t k = 0; k < i; ++k)

@@ -11,7 +11,7 @@
 namespace {
 
 void* allocate(std::size_t bytes) {
-  perfgate::spill::count_allocation();
+  perfgate::spill::count_allocation(bytes);
   if (bytes >= perfgate::spill::kMinSpillBlock) {
     if (void* p = perfgate::spill::allocate_if_over_budget(bytes)) return p;
   } else if (perfgate::spill::packing()) {

@@ -100,6 +100,7 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
   options.max_threads = request.limits.threads;
   options.max_input_memory = request.limits.max_input_memory;
   options.graph_captures = request.options.graph_captures;
+  options.resolved = request.resolved;
   if (request.progress || request.stop_requested)
     options.progress = [&request](std::uint64_t done, std::uint64_t total) {
       stop_if_asked(request);  // between two chunks of an input: the load ends with RunStopped

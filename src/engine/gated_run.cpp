@@ -2,6 +2,8 @@
 // the history read, the report made and gated (engine/engine.h).
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -84,8 +86,10 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryReq
 
 // Every file a run of profiles reads once its paths are resolved: the profiles as given, a run
 // folder's traces, the graph-capture traces (named, or beside each trace) and their
-// execution_details.json. A path that does not resolve is left to the loader, which says why.
-std::vector<std::string> profile_files_read(const RunRequest& request) {
+// execution_details.json. A path that does not resolve is left to the loader, which says why; one
+// that does is kept in the request, for the load (issue 78: a run folder listed and its files
+// sniffed once).
+std::vector<std::string> profile_files_read(RunRequest& request) {
   std::vector<std::string> files = request.paths;
   const std::vector<std::string>& given = request.options.graph_captures;
   std::uint64_t limit = request.limits.max_input_memory;
@@ -93,10 +97,15 @@ std::vector<std::string> profile_files_read(const RunRequest& request) {
     files.insert(files.end(), found.read.begin(), found.read.end());
   };
   try {
-    for (const InputFile& input : resolve_inputs(request.paths)) {
+    auto resolved =
+        std::make_shared<ResolvedInputs>(ResolvedInputs{request.paths, resolve_inputs(request.paths)});
+    std::set<std::string> folders;  // looked in for capture traces: the same ones for each trace there
+    for (const InputFile& input : resolved->inputs) {
       files.push_back(input.path);
-      if (given.empty()) add(captures_beside(input.path, limit));
+      std::string folder = input.path.substr(0, input.path.rfind('/') + 1);
+      if (given.empty() && folders.insert(folder).second) add(captures_beside(input.path, limit));
     }
+    request.resolved = std::move(resolved);
   } catch (const InputError&) {
   }
   files.insert(files.end(), given.begin(), given.end());

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@
 #include "io/io.h"
 
 namespace perfgate {
+
+struct ResolvedInputs;  // load/load.h
 
 // The rule files of a run and the overrides on top of them (--rules, --set, --disable).
 struct RuleRequest {
@@ -72,6 +75,9 @@ struct RunRequest {
   // run with RunStopped before the next stage, so that nothing is gated, written or recorded (an
   // MCP client's cancellation). Unset: never asked.
   std::function<bool()> stop_requested;
+  // The profiles' inputs as prepare_run resolved them, for the load (LoadOptions::resolved); unset:
+  // the load resolves the paths itself.
+  std::shared_ptr<const ResolvedInputs> resolved;
 };
 
 // A run its front end stopped (RunRequest::stop_requested): no report, no exit code of its own.

@@ -74,6 +74,19 @@ FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
 }
 
 std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
+  std::lock_guard lock(mutex_);  // a reader may open its input from more than one thread
+  if (size_ <= kSmallFileBytes && !small_read_ && opened_ == 0) {
+    ++opened_;
+    FileSource file(name(), false);
+    // Read to its end, as a stream would. A file that grew since it was sized is streamed from the
+    // file at each open instead, as a large one is.
+    small_.resize(static_cast<std::size_t>(size_) + 1);
+    small_.resize(read_fully(file, small_.data(), small_.size()));
+    small_read_ = small_.size() <= size_;
+    if (!small_read_) small_ = std::string();
+  }
+  if (small_read_) return std::make_unique<MemorySource>(small_);
+  ++opened_;
   if (options.map) return open_plain_file(name());
   return std::make_unique<FileSource>(name());
 }
@@ -83,8 +96,15 @@ std::unique_ptr<ByteSource> MemoryInput::open(const OpenOptions&) const {
 }
 
 std::string read_head(const ByteInput& input, std::size_t size) {
-  std::string head(size, '\0');
-  head.resize(read_fully(*input.open({.map = false}), head.data(), size));
+  std::unique_ptr<ByteSource> source = input.open({.map = false});
+  std::string head;
+  if (source->lends()) {  // bytes in memory (a small file): copied, with no buffer zeroed first
+    for (std::string_view text; head.size() < size && !(text = source->lend(size - head.size())).empty();)
+      head += text;
+    return head;
+  }
+  head.resize(size);
+  head.resize(read_fully(*source, head.data(), size));
   return head;
 }
 
@@ -106,7 +126,7 @@ std::string read_whole(const ByteInput& input, std::uint64_t max_memory) {
 
 // O_NONBLOCK: opening a FIFO returns at once (and fstat then refuses it) instead of waiting for a
 // writer; reads of a regular file ignore the flag.
-FileSource::FileSource(std::string path) : path_(std::move(path)) {
+FileSource::FileSource(std::string path, bool sequential) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path_, std::strerror(errno)));
   try {
@@ -123,7 +143,7 @@ FileSource::FileSource(std::string path) : path_(std::move(path)) {
     throw InputError(fmt::format("{}: not a regular file ({})", path_, kind_of_file(st.st_mode)));
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
-  ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+  if (sequential) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
 
 FileSource::~FileSource() {

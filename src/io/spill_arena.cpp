@@ -154,8 +154,11 @@ std::size_t read_small_file(const char* path, char* buffer, std::size_t size) {
   return static_cast<std::size_t>(n);
 }
 
+constinit thread_local std::uint64_t t_statm_reads = 0;
+
 // /proc/self/statm's resident and shared (file-backed) pages, without the heap; false where unread.
 bool statm_pages(unsigned long long& resident, unsigned long long& shared) noexcept {
+  ++t_statm_reads;
   char text[256];
   if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return false;
   // size resident shared text lib data dt, in pages; read by hand, not strtoull (which consults
@@ -251,8 +254,34 @@ void drop_chunk_reference(char* chunk) noexcept {
 namespace detail {
 constinit thread_local Pack* t_packing = nullptr;
 constinit thread_local std::uint32_t t_allocations = 0;
+constinit thread_local std::uint64_t t_allocated = 0;
 constinit std::atomic<std::uint64_t> g_live{0};
 }  // namespace detail
+
+namespace {
+
+// This thread's last look at whether the process is past a quarter of the budget (PackScope).
+struct QuarterLook {
+  bool looked = false;
+  bool past = false;
+  std::uint64_t limit = 0;      // the budget it was made under
+  std::uint64_t allocated = 0;  // detail::t_allocated then
+  std::uint32_t scopes = 0;     // scopes opened since
+};
+constinit thread_local QuarterLook t_quarter_look{};
+
+// Whether the process's anonymous memory, and a chunk, are past a quarter of `limit`: statm read
+// again only past the look's allowance of bytes and scopes (kLookBytes, kLookScopes).
+bool past_a_quarter_of(std::uint64_t limit) noexcept {
+  QuarterLook& look = t_quarter_look;
+  if (look.looked && look.limit == limit && detail::t_allocated - look.allocated < kLookBytes &&
+      ++look.scopes < kLookScopes)
+    return look.past;
+  look = {true, anonymous_bytes() + kPackChunk > limit / 4, limit, detail::t_allocated, 0};
+  return look.past;
+}
+
+}  // namespace
 
 void trim_if_over_budget() noexcept {
   std::uint64_t limit = g_budget.load(std::memory_order_relaxed);
@@ -281,7 +310,7 @@ PackScope::PackScope(Pack& pack) noexcept : previous_(detail::t_packing) {
   // From a quarter of the budget, not the blocks' half: what is packed is kept to the end,
   // and the heap it would have grown keeps its pages after it is freed. Past it once, a pack goes
   // on packing: no look at /proc for each scope after that.
-  bool pack_now = pack.chunk_ || (limit != 0 && anonymous_bytes() + kPackChunk > limit / 4);
+  bool pack_now = pack.chunk_ || (limit != 0 && past_a_quarter_of(limit));
   detail::t_packing = pack_now ? &pack : nullptr;
   // What is packed is read back at once (a run's workers made into its report): the pages it maps
   // again are let go here too, not only at the guard's next look, which a loaded machine delays.
@@ -385,6 +414,10 @@ void trim_resident() noexcept {
   std::uint64_t used = g_used_end.load(std::memory_order_relaxed);
   if (!base || used == 0) return;
   ::madvise(base, used, MADV_DONTNEED);
+}
+
+std::uint64_t statm_reads_on_this_thread() noexcept {
+  return t_statm_reads;
 }
 
 std::uint64_t resident_bytes() noexcept {

@@ -57,7 +57,8 @@ class Pack;
 namespace detail {
 extern constinit thread_local Pack* t_packing;
 extern constinit thread_local std::uint32_t t_allocations;
-extern constinit std::atomic<std::uint64_t> g_live;  // bytes of the file in use (Stats::in_use)
+extern constinit thread_local std::uint64_t t_allocated;  // bytes operator new gave this thread
+extern constinit std::atomic<std::uint64_t> g_live;       // bytes of the file in use (Stats::in_use)
 }  // namespace detail
 
 // trim_resident where the resident set is past the guard's eleven sixteenths of the budget.
@@ -70,12 +71,16 @@ inline void trim_if_spilled() noexcept {
 // file, the guard's test made there too. Reading spilled data back (a run's workers made into its
 // report, the report written) maps its pages faster than the guard's thread may be scheduled on a
 // loaded machine (issue 78: 60 MB in 14 ms at --max-memory 64M).
-inline void count_allocation() noexcept {
+// `bytes`: the allocation's size (0 for a free), summed for PackScope's looks at the heap.
+inline void count_allocation(std::size_t bytes = 0) noexcept {
+  detail::t_allocated += bytes;
   if (detail::g_live.load(std::memory_order_relaxed) != 0 && (++detail::t_allocations & 4095U) == 0)
     trim_if_over_budget();
 }
 // The process's resident set in bytes (anonymous and file pages); 0 where it cannot be read.
 std::uint64_t resident_bytes() noexcept;
+// Times this thread has read /proc/self/statm (tests: how often the budget is looked at).
+std::uint64_t statm_reads_on_this_thread() noexcept;
 
 // Small allocations packed into the spill file (issue 78): what a run keeps of each rank until its
 // report is written (a run folder's rank summaries, their collectives, their report sections) is
@@ -106,7 +111,12 @@ class Pack {
 };
 
 // Packs this thread's small allocations into `pack` while it is open (where the process is past a
-// quarter of its budget, or `pack` has begun packing); scopes nest.
+// quarter of its budget, or `pack` has begun packing); scopes nest. Whether the process is past it
+// is read from /proc/self/statm at a thread's first scope, then again once the thread has
+// allocated kLookBytes or opened kLookScopes scopes since (or the budget changed), not at each:
+// a run of 65,536 tiny ranks opens four scopes a rank (issue 78: 12 system calls a rank).
+inline constexpr std::uint64_t kLookBytes = std::uint64_t{1} << 20;
+inline constexpr std::uint32_t kLookScopes = 64;
 class PackScope {
  public:
   explicit PackScope(Pack& pack) noexcept;

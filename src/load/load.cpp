@@ -16,10 +16,49 @@
 namespace perfgate {
 namespace {
 
+// The capture traces beside the traces of a run (captures_beside), looked for once per folder: a
+// run folder's 65,536 ranks share one capture_traces/ (issue 78: two stats a rank). A refusal is
+// kept and thrown for each trace of that folder, as when each looked for itself.
+class CapturesBeside {
+ public:
+  CapturesBeside(const std::vector<InputFile>& inputs, const LoadOptions& options) {
+    if (!options.read_graph_captures || !options.graph_captures.empty()) return;
+    for (const InputFile& input : inputs) {
+      std::string folder = folder_of(input.path);
+      if (found_.count(folder)) continue;
+      Found& f = found_[folder];
+      try {
+        f.files = captures_beside(input.path, options.max_input_memory);
+      } catch (...) {
+        f.error = std::current_exception();
+      }
+    }
+  }
+  // Those beside `trace`, one of the inputs it was made of.
+  const CaptureFiles& of(const std::string& trace) const {
+    const Found& f = found_.at(folder_of(trace));
+    if (f.error) std::rethrow_exception(f.error);
+    return f.files;
+  }
+
+ private:
+  struct Found {
+    CaptureFiles files;
+    std::exception_ptr error;
+  };
+  // captures_beside looks in the trace's parent folder (a trace is a regular file), which all
+  // before the last '/' names.
+  static std::string folder_of(const std::string& trace) {
+    std::size_t slash = trace.rfind('/');
+    return slash == std::string::npos ? std::string() : trace.substr(0, slash + 1);
+  }
+  std::map<std::string, Found> found_;
+};
+
 // The graph-capture traces of a worker of `trace` (LoadOptions::read_graph_captures), read on this
 // thread; what was left out of them goes to the worker's notes.
 std::optional<std::vector<Profile>> read_captures(const std::string& trace, const LoadOptions& options,
-                                                  std::vector<Note>& notes) {
+                                                  const CapturesBeside& beside, std::vector<Note>& notes) {
   std::vector<std::string> files;
   for (const std::string& given : options.graph_captures) {
     CaptureFiles found = graph_capture_files(given, options.max_input_memory);
@@ -27,8 +66,8 @@ std::optional<std::vector<Profile>> read_captures(const std::string& trace, cons
     notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
   }
   if (options.graph_captures.empty()) {
-    CaptureFiles found = captures_beside(trace, options.max_input_memory);
-    files = std::move(found.files);
+    const CaptureFiles& found = beside.of(trace);
+    files = found.files;
     notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
   }
   if (files.empty()) return std::nullopt;
@@ -36,13 +75,14 @@ std::optional<std::vector<Profile>> read_captures(const std::string& trace, cons
   one.max_threads = 1;
   one.progress = nullptr;
   one.read_graph_captures = false;
+  one.resolved = nullptr;
   return load_run(files, one).workers;
 }
 
 // One input is one worker, except an nsys export (one per process with GPU work) and a Neuron
 // summary-json (one per node). `threads`: threads this input may parse on.
-void load_one(const InputFile& input, const LoadOptions& options, unsigned threads,
-              const std::function<void(std::uint64_t)>& on_progress, const WorkerSink& sink,
+void load_one(const InputFile& input, const LoadOptions& options, const CapturesBeside& beside,
+              unsigned threads, const std::function<void(std::uint64_t)>& on_progress, const WorkerSink& sink,
               std::size_t index) {
   const Reader* reader = find_reader(input.format);
   if (!reader) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
@@ -51,7 +91,7 @@ void load_one(const InputFile& input, const LoadOptions& options, unsigned threa
     p.source_bytes = input.bytes;
     LoadedWorker worker{std::move(p), std::nullopt};
     if (options.read_graph_captures)
-      worker.captures = read_captures(input.path, options, worker.profile.notes);
+      worker.captures = read_captures(input.path, options, beside, worker.profile.notes);
     sink(index, std::move(worker));
   });
 }
@@ -111,11 +151,12 @@ std::vector<SkippedInput> load_each(const std::vector<InputFile>& inputs, const 
   unsigned per_input = threads_per_input(options, inputs.size(), bytes);
   unsigned threads =
       static_cast<unsigned>(std::min<std::size_t>(thread_budget(options, bytes), inputs.size()));
+  CapturesBeside beside(inputs, options);
   std::atomic<std::size_t> next{0};
   auto work = [&] {
     for (std::size_t i = next++; i < inputs.size(); i = next++) {
       try {
-        load_one(inputs[i], options, per_input, progress.for_input(i), sink, i);
+        load_one(inputs[i], options, beside, per_input, progress.for_input(i), sink, i);
       } catch (const NotAProfileError& e) {
         if (inputs[i].folder.empty())
           errors[i] = std::current_exception();
@@ -177,7 +218,8 @@ Note skipped_note(const SkippedInput& skipped) {
 
 RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink) {
   RunInputs run;
-  run.inputs = resolve_inputs(paths);
+  const ResolvedInputs* resolved = options.resolved.get();
+  run.inputs = resolved && resolved->paths == paths ? resolved->inputs : resolve_inputs(paths);
   if (sink.choose) run.inputs = sink.choose(std::move(run.inputs));
   if (sink.start) sink.start(run.inputs);
   run.skipped = load_each(run.inputs, options, sink.worker);

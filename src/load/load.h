@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -30,6 +31,12 @@ struct InputFile {
   // The run folder the file was found in; empty when it was named itself. A folder's file that is
   // not a profile is skipped with a warning; one named itself is an error.
   std::string folder;
+};
+
+// resolve_inputs(paths), kept with the paths it was made of.
+struct ResolvedInputs {
+  std::vector<std::string> paths;
+  std::vector<InputFile> inputs;
 };
 
 // A file of a run folder left out because it is not a profile (NotAProfileError).
@@ -60,6 +67,9 @@ struct LoadOptions {
   // none, looks for none).
   bool read_graph_captures = true;
   std::vector<std::string> graph_captures;
+  // The inputs of `paths` resolved already (prepare_run's), used where a load is given the same
+  // paths: a run folder's files are listed, stat'ed and sniffed once a run, not twice.
+  std::shared_ptr<const ResolvedInputs> resolved;
 };
 
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).

@@ -1,12 +1,14 @@
 // The inputs of a run: files named, and run folders whose trace files are the workers.
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 #include <string_view>
 
 #include <fmt/format.h>
 
 #include "common/errors.h"
 #include "common/path_confinement.h"
+#include "io/byte_source.h"
 #include "load/load.h"
 #include "load/reader.h"
 
@@ -14,7 +16,14 @@ namespace perfgate {
 namespace fs = std::filesystem;
 namespace {
 
-bool looks_like_trace_name(const std::string& name) {
+// What std::filesystem::path::filename() gives of a POSIX path (all after the last '/'), without
+// splitting the path into its parts: a run folder's ranks are named by it several times each.
+std::string_view file_name_of(const std::string& path) {
+  std::size_t slash = path.rfind('/');
+  return std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
+}
+
+bool looks_like_trace_name(std::string_view name) {
   return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(".sqlite") ||
          name.ends_with(".xplane.pb");
 }
@@ -86,14 +95,24 @@ std::string not_a_trace_file(const fs::directory_entry& entry) {
 std::vector<std::string> expand_folder(const std::string& folder) {
   std::vector<std::string> files;
   std::vector<std::pair<std::string, std::string>> unusable;  // path, why
+  std::vector<std::string> names;                             // of `files`, in the same order
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
-    if (!looks_like_trace_name(entry.path().filename().string())) continue;
-    check_confined_path(entry.path().string());  // a link out of the roots is refused, not read
-    if (std::string why = not_a_trace_file(entry); !why.empty())
-      unusable.emplace_back(entry.path().string(), std::move(why));
-    else
-      files.push_back(entry.path().string());
+    const std::string& path = entry.path().native();
+    std::string_view name = file_name_of(path);
+    if (!looks_like_trace_name(name)) continue;
+    check_confined_path(path);  // a link out of the roots is refused, not read
+    // A regular file by the folder's listing needs no stat (a link or an unknown type does).
+    std::error_code type_ec;
+    if (entry.is_regular_file(type_ec)) {
+      files.push_back(path);
+      names.emplace_back(name);
+    } else if (std::string why = not_a_trace_file(entry); !why.empty()) {
+      unusable.emplace_back(path, std::move(why));
+    } else {
+      files.push_back(path);
+      names.emplace_back(name);
+    }
   }
   if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
   if (!unusable.empty()) {
@@ -106,8 +125,16 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   if (files.empty())
     throw InputError(fmt::format(
         "{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite, *.xplane.pb)", folder));
-  std::sort(files.begin(), files.end(), natural_path_less);
-  return files;
+  // Every path is the folder's path, a separator and a name: ordering the names orders the paths
+  // (natural_path_less walks the shared prefix in step), without comparing the prefix each time.
+  std::vector<std::size_t> order(files.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&names](std::size_t a, std::size_t b) { return natural_path_less(names[a], names[b]); });
+  std::vector<std::string> sorted;
+  sorted.reserve(files.size());
+  for (std::size_t i : order) sorted.push_back(std::move(files[i]));
+  return sorted;
 }
 
 }  // namespace
@@ -132,8 +159,10 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       InputFile input;
       input.path = file;
       if (folder) input.folder = path;
-      input.format = detect_format(file);
-      input.bytes = fs::file_size(file, ec);
+      auto stored = std::make_unique<FileInput>(file);  // stat'ed once: checked and sized
+      input.bytes = stored->stored_bytes();
+      const Reader* reader = sniff_input(std::move(stored)).reader;
+      input.format = reader ? reader->name : "";
       input.worker = worker_name_from_path(file);
       if (input.format.empty()) throw InputError(fmt::format("{}: not {}", file, formats_read()));
       inputs.push_back(std::move(input));
@@ -143,7 +172,7 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
 }
 
 std::string worker_name_from_path(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
+  std::string name(file_name_of(path));
   for (std::string_view suffix : {".gz", ".json", ".sqlite", ".pb", ".xplane", ".pt.trace", ".trace"}) {
     if (name.size() > suffix.size() && name.ends_with(suffix)) name.resize(name.size() - suffix.size());
   }
@@ -151,13 +180,13 @@ std::string worker_name_from_path(const std::string& path) {
 }
 
 std::optional<std::int64_t> rank_from_file_name(const std::string& path) {
-  std::string name = fs::path(path).filename().string();
+  std::string_view name = file_name_of(path);
   std::size_t at = name.rfind("rank_");
   if (at == std::string::npos) return std::nullopt;
   std::size_t digits = at + 5, end = digits;
   while (end < name.size() && end - digits < 9 && name[end] >= '0' && name[end] <= '9') ++end;
   if (end == digits) return std::nullopt;
-  return std::stoll(name.substr(digits, end - digits));
+  return std::stoll(std::string(name.substr(digits, end - digits)));
 }
 
 }  // namespace perfgate

@@ -214,5 +214,23 @@ TEST(OutputTargets, AStandardOutputThatCannotBeWrittenIsAnError) {
   }
 }
 
+// Issue 78: the output is looked at once for all of a run's inputs, not once per input; a rank of
+// a run folder named as the output, as it is, through its folder again, or through a missing
+// folder and "..", is still refused, and the rank is left as it was.
+TEST(OutputTargets, ARunFoldersRankIsRefusedAsAnOutputHoweverItIsNamed) {
+  std::string run = temp_dir() + "/run";
+  fs::create_directories(run);
+  for (int rank = 0; rank < 3; ++rank)
+    TraceBuilder().op("a", 1, 2).write(run + "/rank-" + std::to_string(rank) + ".json");
+  std::string rank1 = run + "/rank-1.json";
+  std::string before = read_text(rank1);
+  for (const std::string& output : {rank1, run + "/../run/rank-1.json", run + "/missing/../rank-1.json"}) {
+    CommandResult r = run_perfgate("analyze " + run + " --json " + output);
+    EXPECT_EQ(r.exit_code, 2) << output << "\n" << r.out;
+    EXPECT_TRUE(contains(r.out, "is the input " + rank1)) << r.out;
+  }
+  EXPECT_EQ(read_text(rank1), before);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

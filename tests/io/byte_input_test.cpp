@@ -77,12 +77,13 @@ TEST(ByteInput, GzipWrapsAnInputAndInflatesEachStreamAfresh) {
 }
 
 TEST(ByteInput, AFileSaysWhereItLiesAndIsMappedOrRead) {
-  std::string text = numbers(1000);
+  std::string text = numbers(20000);  // past FileInput::kSmallFileBytes
   std::string path = write_text(temp_dir() + "/f.json", text);
   FileInput input(path);
   ASSERT_NE(input.file_path(), nullptr);
   EXPECT_EQ(*input.file_path(), path);
   EXPECT_EQ(input.stored_bytes(), text.size());
+  ASSERT_GT(input.stored_bytes(), FileInput::kSmallFileBytes);
   auto mapped = input.open();
   EXPECT_TRUE(mapped->lends());
   EXPECT_EQ(drain(*mapped, 100), text);
@@ -94,6 +95,36 @@ TEST(ByteInput, AFileSaysWhereItLiesAndIsMappedOrRead) {
   auto inflated = inflate_if_gzip(std::make_unique<FileInput>(gz));
   EXPECT_EQ(inflated->file_path(), nullptr);
   EXPECT_EQ(drain(*inflated->open(), 100), text);
+}
+
+// Issue 78: a small file (a rank of a run folder) is read whole at its first open; every later
+// stream (the sniff's head, the gzip check, the parse, mapped or read) lends those bytes, so it is
+// opened once. A large one is opened for each stream.
+TEST(ByteInput, ASmallFileIsOpenedOnceHoweverOftenItIsRead) {
+  std::string text = numbers(100);
+  std::string path = write_text(temp_dir() + "/small.json", text);
+  FileInput input(path);
+  EXPECT_EQ(input.opened(), 0u);
+  EXPECT_EQ(read_head(input, 2), text.substr(0, 2));
+  EXPECT_EQ(read_head(input, 1 << 20), text);
+  EXPECT_EQ(drain(*input.open(), 7), text);
+  EXPECT_EQ(drain(*input.open({.map = false}), 7), text);
+  EXPECT_EQ(input.opened(), 1u);
+  std::string large = write_text(temp_dir() + "/large.json", numbers(20000));
+  FileInput big(large);
+  ASSERT_GT(big.stored_bytes(), FileInput::kSmallFileBytes);
+  EXPECT_EQ(read_head(big, 2), "0,");
+  EXPECT_EQ(drain(*big.open(), 4096).size(), big.stored_bytes());
+  EXPECT_EQ(big.opened(), 2u);
+}
+
+// A small file that grew after it was sized is read to its end, as a stream of it would be.
+TEST(ByteInput, ASmallFileThatGrewIsReadToItsEnd) {
+  std::string path = write_text(temp_dir() + "/growing.json", numbers(10));
+  FileInput input(path);
+  write_text(path, numbers(30));
+  EXPECT_EQ(drain(*input.open(), 5), numbers(30));
+  EXPECT_EQ(drain(*input.open({.map = false}), 5), numbers(30));
 }
 
 TEST(ByteInput, FilesThatAreNotRegularAreRefusedByName) {

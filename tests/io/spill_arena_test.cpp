@@ -193,6 +193,50 @@ TEST(SpillArena, AFullChunkIsFollowedByAnotherAndEachGoesBackWithItsLast) {
   EXPECT_EQ(spill::stats().in_use, 0u);
 }
 
+// Issue 78: a PackScope asks /proc/self/statm whether the process is past a quarter of the budget
+// at a thread's first scope, then once every kLookScopes scopes (or kLookBytes allocated, which
+// the tests' operator new does not count), and again at once when the budget changes; not at
+// each scope (four a rank of a run folder).
+TEST(SpillArena, PackScopesLookAtTheBudgetOnceEveryKLookScopes) {
+  spill::Pack pack;
+  spill::set_budget(std::uint64_t{64} << 30, temp_dir());  // never past a quarter here
+  std::uint64_t before = spill::statm_reads_on_this_thread();
+  for (std::uint32_t i = 0; i < 2 * spill::kLookScopes; ++i) {
+    spill::PackScope scope(pack);
+    EXPECT_FALSE(spill::packing());
+  }
+  EXPECT_EQ(spill::statm_reads_on_this_thread() - before, 2u);
+  spill::set_budget(1, temp_dir());
+  {
+    spill::PackScope scope(pack);
+    EXPECT_TRUE(spill::packing()) << "a new budget is looked at at once";
+  }
+  EXPECT_EQ(spill::statm_reads_on_this_thread() - before, 3u);
+}
+
+// Issue 78: a tiny trace's records take no mapping and no look at the budget: an appender's first
+// 64 KiB are heap chunks (4, 4, 8, 16 and 32 KiB), even over the budget; the 1 MiB chunks after
+// them spill there.
+TEST(SpillArena, ChunkedAppenderKeepsItsFirst64KiBOnTheHeap) {
+  spill::set_budget(1, temp_dir());
+  std::uint64_t spilled = spill::stats().blocks;
+  ChunkedAppender<std::uint64_t> records;
+  for (std::uint64_t i = 0; i < 10; ++i) records.push_back(i);
+  EXPECT_EQ(records.memory_bytes(), 4096u);
+  for (std::uint64_t i = 10; i < 8192; ++i) records.push_back(i);
+  EXPECT_EQ(records.memory_bytes(), 64u << 10);
+  EXPECT_EQ(records.chunk_count(), 5u);
+  EXPECT_EQ(spill::stats().blocks, spilled) << "nothing of the first 64 KiB spilled";
+  records.push_back(8192);
+  EXPECT_EQ(records.memory_bytes(), (64u << 10) + kMiB);
+  EXPECT_EQ(spill::stats().blocks, spilled + 1);
+  std::vector<std::uint64_t> out;
+  records.move_into(out);
+  ASSERT_EQ(out.size(), 8193u);
+  for (std::uint64_t i = 0; i < out.size(); ++i) ASSERT_EQ(out[i], i);
+  EXPECT_EQ(records.memory_bytes(), 0u);
+}
+
 void write_file(const std::string& path, const std::string& text) {
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());
   std::ofstream(path) << text;

@@ -44,6 +44,27 @@ TYPED_TEST(InternCacheTest, TextsOfOneSetBeyondItsWaysKeepThePoolsIds) {
   EXPECT_EQ(through_cache.size(), direct.size());
 }
 
+// Issue 78: a tiny trace's cache is a sixteenth of the table (no 24 KiB zeroed per cache and
+// trace); it takes the full size once it has missed as many texts as it holds, and the ids stay the
+// pool's across the change.
+TYPED_TEST(InternCacheTest, StartsSmallAndGrowsOnceItHasMissedAsManyTextsAsItHolds) {
+  StringPool through_cache, direct;
+  TypeParam cache;
+  EXPECT_EQ(cache.sets(), TypeParam::kFirstSets);
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < 4 * TypeParam::kSets; ++i) texts.push_back("op" + std::to_string(i));
+  std::size_t entries = TypeParam::kFirstSets * TypeParam::kWays;
+  for (std::size_t i = 0; i < entries; ++i) cache.intern(through_cache, texts[i]);
+  EXPECT_EQ(cache.sets(), TypeParam::kFirstSets) << "as many misses as entries: still small";
+  for (int round = 0; round < 2; ++round)
+    for (const std::string& text : texts) {
+      StringId id = cache.intern(through_cache, text);
+      EXPECT_EQ(id, direct.intern(text)) << text;
+    }
+  EXPECT_EQ(cache.sets(), TypeParam::kSets);
+  EXPECT_EQ(through_cache.size(), direct.size());
+}
+
 TYPED_TEST(InternCacheTest, InvalidUtf8MapsToItsRepairedText) {
   StringPool pool;
   TypeParam cache;

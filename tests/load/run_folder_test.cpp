@@ -2,7 +2,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "common/errors.h"
 #include "support/helpers.h"
@@ -27,6 +29,22 @@ TEST(RunFolder, EachTraceFileIsAWorkerInNameOrder) {
   EXPECT_GT(run.inputs[0].bytes, 0u);
 }
 
+// Issue 78: inputs resolved once (prepare_run's) are what a load of the same paths reads: the
+// folder is not listed and its files not sniffed again. Other paths are resolved as before.
+TEST(RunFolder, ALoadOfTheResolvedPathsReadsTheResolvedInputs) {
+  std::string dir = temp_dir();
+  TraceBuilder().op("aten::add", 1, 2).write(dir + "/rank-0.json");
+  auto resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, resolve_inputs({dir})});
+  TraceBuilder().op("aten::mul", 1, 2).write(dir + "/rank-1.json");  // after the resolution
+  LoadOptions options;
+  options.resolved = resolved;
+  EXPECT_EQ(load_run({dir}, options).workers.size(), 1u);
+  LoadedRun other = load_run({dir + "/rank-1.json"}, options);
+  ASSERT_EQ(other.workers.size(), 1u) << "other paths are resolved";
+  EXPECT_EQ(other.workers[0].worker, "rank-1");
+  EXPECT_EQ(load_run({dir}).workers.size(), 2u);
+}
+
 // Ranks in the order of their numbers, not as text (rank-10 after rank-9, not after rank-1).
 TEST(RunFolder, WorkersInTheNaturalOrderOfTheirNumbers) {
   std::string dir = temp_dir();
@@ -37,6 +55,22 @@ TEST(RunFolder, WorkersInTheNaturalOrderOfTheirNumbers) {
   for (const auto& input : run.inputs) order.push_back(input.worker);
   EXPECT_EQ(order, (std::vector<std::string>{"rank-0", "rank-1", "rank-2", "rank-9", "rank-10", "rank-11",
                                              "rank-11a"}));
+}
+
+// The folder's names are ordered without its path (issue 78), in the order natural_path_less gives
+// the whole paths: a folder whose own name ends in digits changes nothing.
+TEST(RunFolder, NamesAreOrderedAsTheirWholePathsWouldBe) {
+  std::string dir = temp_dir() + "/run12";
+  std::filesystem::create_directories(dir);
+  std::vector<std::string> names = {"r10.json", "r9.json", "r09.json", "r.json",
+                                    "r1x.json", "7.json",  "r1.json"};
+  for (const std::string& name : names) TraceBuilder().op("aten::add", 1, 2).write(dir + "/" + name);
+  std::vector<std::string> paths;
+  for (const std::string& name : names) paths.push_back(dir + "/" + name);
+  std::sort(paths.begin(), paths.end(), natural_path_less);
+  std::vector<std::string> resolved;
+  for (const InputFile& input : resolve_inputs({dir})) resolved.push_back(input.path);
+  EXPECT_EQ(resolved, paths);
 }
 
 TEST(RunFolder, AFolderWithoutTracesIsAnInputError) {

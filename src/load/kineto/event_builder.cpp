@@ -162,7 +162,7 @@ StringId InternCache<Ways>::intern(StringPool& pool, std::string_view text) {
   std::size_t slot = (text.size() * 31 + byte(0) * 7 + byte(text.size() / 4) * 11 +
                       byte(text.size() / 2) * 3 + byte(text.size() * 3 / 4) * 5 + byte(text.size() - 1)) %
                      kSets;
-  std::array<Entry, Ways>& set = sets_[slot];
+  std::array<Entry, Ways>& set = sets_[slot & (sets_.size() - 1)];
   if (set[0].text == text) return set[0].id;  // the pool's text: valid UTF-8
   for (std::size_t way = 1; way < Ways; ++way) {
     if (set[way].text != text) continue;
@@ -174,9 +174,20 @@ StringId InternCache<Ways>::intern(StringPool& pool, std::string_view text) {
   }
   if (!is_valid_utf8(text)) ++invalid_;
   StringId id = pool.intern(text);
+  if (sets_.size() < kSets && ++misses_ > sets_.size() * Ways) {
+    grow();
+    return id;
+  }
   std::copy_backward(set.begin(), set.end() - 1, set.end());
   set[0] = {pool.view(id), id};
   return id;
+}
+
+// The full table, empty: the entries of the small one are dropped (the next lookups miss).
+template <std::size_t Ways>
+void InternCache<Ways>::grow() {
+  sets_.assign(kSets, {});
+  misses_ = 0;
 }
 template class InternCache<1>;
 template class InternCache<4>;
