@@ -31,7 +31,7 @@ constexpr bool json_text_as_is(std::string_view s) {
 // as any value is.
 class JsonKey {
  public:
-  consteval JsonKey(const char* k) : JsonKey(std::string_view(k), true) {}
+  consteval JsonKey(const char* k) : text_(k), as_is_(json_text_as_is(text_)) {}
   JsonKey(std::string_view k) : text_(k) {}
   JsonKey(const std::string& k) : text_(k) {}
 
@@ -39,7 +39,6 @@ class JsonKey {
   constexpr bool as_is() const { return as_is_; }  // known to need no escape
 
  private:
-  constexpr JsonKey(std::string_view k, bool constant) : text_(k), as_is_(constant && json_text_as_is(k)) {}
   std::string_view text_;
   bool as_is_ = false;
 };
