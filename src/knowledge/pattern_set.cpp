@@ -4,7 +4,6 @@
 #include <re2/set.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -67,15 +66,20 @@ class AnswerMemo {
   AnswerMemo(const AnswerMemo&) = delete;
   AnswerMemo& operator=(const AnswerMemo&) = delete;
   ~AnswerMemo() {
-    for (std::atomic<const Entry*>& slot : slots_) delete slot.load(std::memory_order_relaxed);
+    Slot* slots = slots_.load(std::memory_order_relaxed);
+    if (!slots) return;
+    for (std::size_t i = 0; i < kSlots; ++i) delete slots[i].load(std::memory_order_relaxed);
+    delete[] slots;
   }
-  // Without a lock: an entry, once published, never changes or goes (a read-write lock was a third
-  // of a tiny rank's classifying).
+  // Without a lock: the slots, once made, and an entry, once published, never change or go (a
+  // read-write lock was a third of a tiny rank's classifying).
   std::optional<int> find(std::string_view name) const {
     if (full_.load(std::memory_order_relaxed) || name.size() > kLongestName) return std::nullopt;
+    const Slot* slots = slots_.load(std::memory_order_acquire);
+    if (!slots) return std::nullopt;
     std::size_t hash = std::hash<std::string_view>{}(name);
     for (std::size_t i = 0; i < kSlots; ++i) {
-      const Entry* e = slots_[(hash + i) % kSlots].load(std::memory_order_acquire);
+      const Entry* e = slots[(hash + i) % kSlots].load(std::memory_order_acquire);
       if (!e) return std::nullopt;
       if (e->hash == hash && e->name == name) return e->answer;
     }
@@ -88,9 +92,14 @@ class AnswerMemo {
       full_.store(true, std::memory_order_relaxed);
       return;
     }
+    Slot* slots = slots_.load(std::memory_order_relaxed);
+    if (!slots) {  // made at the first name: a set never asked about holds none
+      slots = new Slot[kSlots]();
+      slots_.store(slots, std::memory_order_release);
+    }
     std::size_t hash = std::hash<std::string_view>{}(name);
     for (std::size_t i = 0; i < kSlots; ++i) {
-      std::atomic<const Entry*>& slot = slots_[(hash + i) % kSlots];
+      Slot& slot = slots[(hash + i) % kSlots];
       const Entry* e = slot.load(std::memory_order_relaxed);
       if (e && e->hash == hash && e->name == name) return;  // kept meanwhile by another thread
       if (e) continue;
@@ -106,10 +115,11 @@ class AnswerMemo {
     std::string name;
     int answer;
   };
+  using Slot = std::atomic<const Entry*>;
   static constexpr std::size_t kMostNames = 64;
   static constexpr std::size_t kLongestName = 128;
   static constexpr std::size_t kSlots = 2 * kMostNames;  // open addressing, never past half full
-  std::array<std::atomic<const Entry*>, kSlots> slots_{};
+  std::atomic<Slot*> slots_{nullptr};
   std::mutex mutex_;  // one writer at a time
   std::size_t kept_ = 0;
   std::atomic<bool> full_{false};
