@@ -48,6 +48,17 @@ class MemorySource : public ByteSource {
   std::size_t at_ = 0;
 };
 
+// A small file's bytes, lent by a source that shares them with its FileInput: a file's source
+// outlives its input (the harnesses and `inflate_if_gzip(...)->open()` let the input go).
+class SharedBytesSource : public MemorySource {
+ public:
+  explicit SharedBytesSource(std::shared_ptr<const std::string> bytes)
+      : MemorySource(*bytes), bytes_(std::move(bytes)) {}
+
+ private:
+  std::shared_ptr<const std::string> bytes_;
+};
+
 }  // namespace
 
 bool check_regular_file(const std::string& path, bool missing_ok) {
@@ -75,17 +86,16 @@ FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
 
 std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
   std::lock_guard lock(mutex_);  // a reader may open its input from more than one thread
-  if (size_ <= kSmallFileBytes && !small_read_ && opened_ == 0) {
+  if (size_ <= kSmallFileBytes && !small_ && opened_ == 0) {
     ++opened_;
     FileSource file(name(), false);
     // Read to its end, as a stream would. A file that grew since it was sized is streamed from the
     // file at each open instead, as a large one is.
-    small_.resize(static_cast<std::size_t>(size_) + 1);
-    small_.resize(read_fully(file, small_.data(), small_.size()));
-    small_read_ = small_.size() <= size_;
-    if (!small_read_) small_ = std::string();
+    auto bytes = std::make_shared<std::string>(static_cast<std::size_t>(size_) + 1, '\0');
+    bytes->resize(read_fully(file, bytes->data(), bytes->size()));
+    if (bytes->size() <= size_) small_ = std::move(bytes);
   }
-  if (small_read_) return std::make_unique<MemorySource>(small_);
+  if (small_) return std::make_unique<SharedBytesSource>(small_);
   ++opened_;
   if (options.map) return open_plain_file(name());
   return std::make_unique<FileSource>(name());

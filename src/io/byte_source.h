@@ -106,8 +106,8 @@ class FileInput : public ByteInput {
  private:
   std::uint64_t size_ = 0;
   mutable std::mutex mutex_;
-  mutable std::string small_;  // a small file's bytes once read
-  mutable bool small_read_ = false;
+  // A small file's bytes once read, shared with the sources that lend them (which may outlive this).
+  mutable std::shared_ptr<const std::string> small_;
   mutable unsigned opened_ = 0;
 };
 
