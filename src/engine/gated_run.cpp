@@ -102,8 +102,8 @@ std::vector<std::string> profile_files_read(RunRequest& request) {
     std::set<std::string> folders;  // looked in for capture traces: the same ones for each trace there
     for (const InputFile& input : resolved->inputs) {
       files.push_back(input.path);
-      std::string folder = input.path.substr(0, input.path.rfind('/') + 1);
-      if (given.empty() && folders.insert(folder).second) add(captures_beside(input.path, limit));
+      if (given.empty() && folders.insert(captures_folder_of(input.path)).second)
+        add(captures_beside(input.path, limit));
     }
     request.resolved = std::move(resolved);
   } catch (const InputError&) {

@@ -98,6 +98,11 @@ CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_inpu
   return out;
 }
 
+std::string captures_folder_of(const std::string& trace_path) {
+  std::size_t slash = trace_path.rfind('/');
+  return slash == std::string::npos ? std::string() : trace_path.substr(0, slash + 1);
+}
+
 CaptureFiles captures_beside(const std::string& trace_path, std::uint64_t max_input_memory) {
   std::error_code ec;
   fs::path at(trace_path);

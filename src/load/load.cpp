@@ -24,7 +24,7 @@ class CapturesBeside {
   CapturesBeside(const std::vector<InputFile>& inputs, const LoadOptions& options) {
     if (!options.read_graph_captures || !options.graph_captures.empty()) return;
     for (const InputFile& input : inputs) {
-      std::string folder = folder_of(input.path);
+      std::string folder = captures_folder_of(input.path);
       if (found_.count(folder)) continue;
       Found& f = found_[folder];
       try {
@@ -36,7 +36,7 @@ class CapturesBeside {
   }
   // Those beside `trace`, one of the inputs it was made of.
   const CaptureFiles& of(const std::string& trace) const {
-    const Found& f = found_.at(folder_of(trace));
+    const Found& f = found_.at(captures_folder_of(trace));
     if (f.error) std::rethrow_exception(f.error);
     return f.files;
   }
@@ -46,12 +46,6 @@ class CapturesBeside {
     CaptureFiles files;
     std::exception_ptr error;
   };
-  // captures_beside looks in the trace's parent folder (a trace is a regular file), which all
-  // before the last '/' names.
-  static std::string folder_of(const std::string& trace) {
-    std::size_t slash = trace.rfind('/');
-    return slash == std::string::npos ? std::string() : trace.substr(0, slash + 1);
-  }
   std::map<std::string, Found> found_;
 };
 

@@ -169,6 +169,9 @@ CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_inpu
 // The capture traces recorded beside a trace (or in a run folder): capture_traces/ with its
 // execution_details.json; empty when there is none.
 CaptureFiles captures_beside(const std::string& trace_path, std::uint64_t max_input_memory);
+// The folder captures_beside looks in for a trace file, as a key: all before its last '/'. The traces
+// of one folder share their capture traces, so a run folder's ranks look once (issue 78).
+std::string captures_folder_of(const std::string& trace_path);
 
 // The worker name of a trace file: its file name without the trace extensions.
 std::string worker_name_from_path(const std::string& path);
