@@ -20,7 +20,7 @@ set -euo pipefail
 packages=(
   cmake ninja-build g++ pkg-config git
   libboost-json1.81-dev libfmt-dev libcli11-dev libyaml-cpp-dev libre2-dev
-  zlib1g-dev libisal-dev libsqlite3-dev libgtest-dev clang-format
+  zlib1g-dev libisal-dev libsqlite3-dev libgtest-dev clang-format libmimalloc-dev
   libkainjow-mustache-dev libxlsxwriter-dev libpq-dev
   # The man pages (help2man) and the Debian package: cpack's dependency list runs dpkg-shlibdeps
   # (dpkg-dev), which finds the binaries with file.

@@ -2,6 +2,9 @@
 // Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error,
 // 4 inputs refused as not one whole run (common/errors.h).
 #include <malloc.h>
+#if defined(PERFGATE_MIMALLOC)
+#include <mimalloc.h>
+#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -38,6 +41,12 @@ int flush_standard_output(int code) {
 
 int main(int argc, char** argv) {
   using namespace perfgate;
+#if defined(PERFGATE_MIMALLOC)
+  // mimalloc keeps freed pages 25 ms before it gives them back, and the analysis's stages free and
+  // allocate faster than that: a 300 MB trace peaked at 117 MB against glibc's 96 MB. Given back at
+  // once, it peaks at 96 MB with as many page faults as glibc (docs/performance.md, issue 78).
+  mi_option_set(mi_option_decommit_delay, 0);
+#else
   // A fixed threshold: large blocks (event arrays, interval lists) are mapped and go back to the
   // system when freed. glibc's default raises the threshold after the first such free, after
   // which freed analysis buffers stay resident and add to the peak.
@@ -47,6 +56,7 @@ int main(int argc, char** argv) {
   // 133,045 on its x20). Kept up to 2 MiB: 3,473 and 89,001, 4-6% less time, about 1 MB more peak
   // RSS (8 MiB saved no more faults and held more; issue 58).
   mallopt(M_TRIM_THRESHOLD, 2 * 1024 * 1024);
+#endif
   use_default_rule_book_snapshot(default_rule_book_snapshot());
   CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
