@@ -2,9 +2,6 @@
 // Exit codes: 0 pass, 1 gate failed, 2 usage or configuration error, 3 input or output error,
 // 4 inputs refused as not one whole run (common/errors.h).
 #include <malloc.h>
-#if defined(PERFGATE_MIMALLOC)
-#include <mimalloc.h>
-#endif
 
 #include <cerrno>
 #include <cstdio>
@@ -41,12 +38,7 @@ int flush_standard_output(int code) {
 
 int main(int argc, char** argv) {
   using namespace perfgate;
-#if defined(PERFGATE_MIMALLOC)
-  // mimalloc keeps freed pages 25 ms before it gives them back, and the analysis's stages free and
-  // allocate faster than that: a 300 MB trace peaked at 117 MB against glibc's 96 MB. Given back at
-  // once, it peaks at 96 MB with as many page faults as glibc (docs/performance.md, issue 78).
-  mi_option_set(mi_option_decommit_delay, 0);
-#else
+#if !defined(PERFGATE_MIMALLOC)  // mimalloc's large blocks: src/cli/spill_new.cpp
   // A fixed threshold: large blocks (event arrays, interval lists) are mapped and go back to the
   // system when freed. glibc's default raises the threshold after the first such free, after
   // which freed analysis buffers stay resident and add to the peak.
