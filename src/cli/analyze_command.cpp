@@ -111,7 +111,7 @@ int run_analyze(const AnalyzeArgs& a) {
   if (!a.partial.empty()) {
     Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
     PreparedRun run = prepare_run(request_of(a, options), book);
-    check_output_files({{"--partial", a.partial}}, run.reads);
+    check_output_files({{"--partial", a.partial}}, run.reads, run.request.resolved.get());
     WrittenPartial w = write_partial(run, slice, a.partial);
     if (!a.gate.quiet)
       std::cout << fmt::format("perfgate: wrote {} ({} bytes): {} worker{} of {} input{}{}\n", a.partial,

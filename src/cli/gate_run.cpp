@@ -132,7 +132,7 @@ void finish_memory_budget(const GateArgs& a) {
 }
 
 int gate_and_write(const GateArgs& a, const PreparedRun& run) {
-  check_output_paths(a.outputs, run.reads);
+  check_output_paths(a.outputs, run.reads, run.request.resolved.get());
   GatedRun gated = run_gated(run);
   const ReportModel& report = gated.report;
   const RunLabels& labels = run.request.history.labels;

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "io/output_target.h"
 #include "io/spill_arena.h"
 #include "io/temp_files.h"
+#include "load/load.h"
 #include "model/side_by_side.h"
 #include "render/escape.h"
 #include "render/render.h"
@@ -88,7 +91,9 @@ bool same_file(const std::string& a, const std::string& b) {
 class OutputFile {
  public:
   explicit OutputFile(const std::string& path) : path_(path) {
-    exists_ = ::stat(path.c_str(), &st_) == 0;
+    struct stat st {};
+    exists_ = ::stat(path.c_str(), &st) == 0;
+    identity_ = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
     if (exists_) return;
     std::error_code ec;
     normal_ = fs::weakly_canonical(path, ec);
@@ -97,10 +102,13 @@ class OutputFile {
     normal_may_exist_ = ::stat(normal_.c_str(), &normal_st) == 0 || (errno != ENOENT && errno != ENOTDIR);
   }
 
-  bool is(const std::string& input) const {
+  // `sniffed`: the input's file as the sniff that read it found it; unknown: the input is stat'ed.
+  bool is(const std::string& input, FileIdentity sniffed = {}) const {
     struct stat in {};
-    bool input_exists = ::stat(input.c_str(), &in) == 0;
-    if (input_exists && exists_) return in.st_dev == st_.st_dev && in.st_ino == st_.st_ino;
+    bool input_exists = sniffed.known() || ::stat(input.c_str(), &in) == 0;
+    if (!sniffed.known())
+      sniffed = {static_cast<std::uint64_t>(in.st_dev), static_cast<std::uint64_t>(in.st_ino)};
+    if (input_exists && exists_) return sniffed == identity_;
     if (exists_) return same_file(input, path_);  // rare: an input gone since it was read
     if (input_exists && !normal_may_exist_) return false;
     std::error_code ec;
@@ -109,7 +117,7 @@ class OutputFile {
 
  private:
   std::string path_;
-  struct stat st_ {};
+  FileIdentity identity_;
   bool exists_ = false;
   fs::path normal_;
   bool normal_may_exist_ = true;
@@ -131,14 +139,24 @@ std::string non_empty_path(const std::string& value) {
 }
 
 void check_output_files(const std::vector<std::pair<std::string, std::string>>& files,
-                        const std::vector<std::string>& inputs) {
+                        const std::vector<std::string>& inputs, const ResolvedInputs* sniffed) {
+  // The files the sniff read are known by device and inode: not stat'ed again for each output
+  // (issue 78: a stat a rank of a run folder).
+  std::unordered_map<std::string_view, FileIdentity> known;
+  if (sniffed && !files.empty())
+    for (const InputFile& input : sniffed->inputs)
+      if (input.identity.known()) known.emplace(input.path, input.identity);
+  auto identity_of = [&known](const std::string& input) {
+    auto found = known.find(input);
+    return found == known.end() ? FileIdentity{} : found->second;
+  };
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto& [option, path] = files[i];
     OutputTarget target = resolve_output_target(path);
     if (!target.refusal.empty()) throw ConfigError(fmt::format("{} {}: {}", option, path, target.refusal));
     OutputFile output(path);
     for (const std::string& input : inputs)
-      if (output.is(input))
+      if (output.is(input, identity_of(input)))
         throw ConfigError(
             fmt::format("{} {} is the input {}: perfgate never writes over its inputs", option, path, input));
     for (std::size_t k = 0; k < i; ++k)
@@ -153,12 +171,13 @@ void check_output_files(const std::vector<std::pair<std::string, std::string>>& 
   }
 }
 
-void check_output_paths(const OutputArgs& a, const std::vector<std::string>& inputs) {
+void check_output_paths(const OutputArgs& a, const std::vector<std::string>& inputs,
+                        const ResolvedInputs* sniffed) {
   if (!a.html.empty() && a.html_assets == "external" && resolve_output_target(a.html).in_place)
     throw ConfigError(fmt::format(
         "--html {} is not a file in a folder: --html-assets external writes {} and {} beside the page",
         a.html, kHtmlCssName, kHtmlJsName));
-  check_output_files(output_files(a), inputs);
+  check_output_files(output_files(a), inputs, sniffed);
 }
 
 void add_output_options(CLI::App& cmd, OutputArgs& a) {

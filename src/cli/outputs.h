@@ -11,6 +11,10 @@
 #include "render/render.h"
 #include "report_model/report.h"
 
+namespace perfgate {
+struct ResolvedInputs;
+}  // namespace perfgate
+
 namespace perfgate::cli {
 
 struct OutputArgs {
@@ -44,10 +48,11 @@ std::string default_gitlab_path(const RunLabels& labels, const std::vector<std::
 // device or a socket; one that is a SQLite database (a history, an nsys export); two outputs naming
 // one file; an output that is one of the inputs (traces, baselines, the history); and external
 // HTML assets beside a page that is not a file in a folder (/dev/stdout). `files`: each output's
-// option and path.
+// option and path. `sniffed`: the inputs a run resolved, whose files are known without a stat.
 void check_output_files(const std::vector<std::pair<std::string, std::string>>& files,
-                        const std::vector<std::string>& inputs);
-void check_output_paths(const OutputArgs& args, const std::vector<std::string>& inputs);
+                        const std::vector<std::string>& inputs, const ResolvedInputs* sniffed = nullptr);
+void check_output_paths(const OutputArgs& args, const std::vector<std::string>& inputs,
+                        const ResolvedInputs* sniffed = nullptr);
 
 // Writes every output asked for, each atomically, on up to `threads` threads (at least one); one
 // that fails does not stop the others. Returns false (after printing each failure on stderr, in the

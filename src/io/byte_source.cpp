@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 
@@ -59,7 +60,13 @@ class SharedBytesSource : public MemorySource {
   std::shared_ptr<const std::string> bytes_;
 };
 
+std::atomic<std::uint64_t> g_files_opened{0};
+
 }  // namespace
+
+std::uint64_t files_opened() {
+  return g_files_opened.load(std::memory_order_relaxed);
+}
 
 bool check_regular_file(const std::string& path, bool missing_ok) {
   struct stat st {};
@@ -82,6 +89,12 @@ FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
   if (!S_ISREG(st.st_mode))
     throw InputError(fmt::format("{}: not a regular file ({})", name(), kind_of_file(st.st_mode)));
   size_ = static_cast<std::uint64_t>(st.st_size);
+  identity_ = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+bool FileInput::holds_bytes() const {
+  std::lock_guard lock(mutex_);
+  return small_ != nullptr;
 }
 
 std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
@@ -89,10 +102,12 @@ std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
   if (size_ <= kSmallFileBytes && !small_ && opened_ == 0) {
     ++opened_;
     FileSource file(name(), false);
-    // Read to its end, as a stream would. A file that grew since it was sized is streamed from the
+    // One read of a byte more than its size: a regular file's read comes back short only at its
+    // end, so a short one is the whole file, with no second read to be told 0 (issue 78: a rank's
+    // system calls). A full one means the file grew since it was sized: it is streamed from the
     // file at each open instead, as a large one is.
     auto bytes = std::make_shared<std::string>(static_cast<std::size_t>(size_) + 1, '\0');
-    bytes->resize(read_fully(file, bytes->data(), bytes->size()));
+    bytes->resize(file.read(bytes->data(), bytes->size()));
     if (bytes->size() <= size_) small_ = std::move(bytes);
   }
   if (small_) return std::make_unique<SharedBytesSource>(small_);
@@ -139,6 +154,7 @@ std::string read_whole(const ByteInput& input, std::uint64_t max_memory) {
 FileSource::FileSource(std::string path, bool sequential) : path_(std::move(path)) {
   fd_ = ::open(path_.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd_ < 0) throw InputError(fmt::format("{}: cannot open: {}", path_, std::strerror(errno)));
+  g_files_opened.fetch_add(1, std::memory_order_relaxed);
   try {
     check_confined_descriptor(fd_, path_);  // what was opened, whatever a link put there since
   } catch (...) {

@@ -50,6 +50,10 @@ class FileSource : public ByteSource {
   std::uint64_t consumed_ = 0;
 };
 
+// Files FileSource has opened since the process began (tests: a run folder's small rank is opened
+// once a run, by its sniff, and its load reads the sniffed bytes).
+std::uint64_t files_opened();
+
 // A plain file mapped read-only (a MappedFile, src/io/mapped_file.cpp), or a FileSource where it
 // cannot be mapped.
 std::unique_ptr<ByteSource> open_plain_file(const std::string& path);
@@ -89,6 +93,14 @@ class ByteInput {
   std::string name_;
 };
 
+// Which file a path named (its device and inode), compared without a stat of the path.
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  bool known() const { return device != 0 || inode != 0; }
+  bool operator==(const FileIdentity&) const = default;
+};
+
 // A file on disk, checked to be a regular file (check_regular_file's messages) and sized at once.
 // A small file (up to kSmallFileBytes) is read whole at its first open and its streams lend those
 // bytes: a rank of a run folder is sniffed, checked for gzip and parsed from one open and one read,
@@ -102,9 +114,15 @@ class FileInput : public ByteInput {
   const std::string* file_path() const override { return &name(); }
   // Times the file was opened (tests: a small file once, however often it is read).
   unsigned opened() const { return opened_; }
+  // Whether its bytes are in memory (a small file once opened): a later reader of the file is
+  // handed this input, not a new one that opens and reads it again.
+  bool holds_bytes() const;
+  // The file's device and inode when it was sized: which file it is, whatever its name.
+  FileIdentity identity() const { return identity_; }
 
  private:
   std::uint64_t size_ = 0;
+  FileIdentity identity_;
   mutable std::mutex mutex_;
   // A small file's bytes once read, shared with the sources that lend them (which may outlive this).
   mutable std::shared_ptr<const std::string> small_;

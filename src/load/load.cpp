@@ -5,6 +5,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -80,7 +81,8 @@ void load_one(const InputFile& input, const LoadOptions& options, const Captures
               std::size_t index) {
   const Reader* reader = find_reader(input.format);
   if (!reader) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
-  std::unique_ptr<ByteInput> bytes = open_input_file(input.path);
+  std::unique_ptr<ByteInput> bytes = input.sniffed ? input.sniffed->take() : nullptr;
+  if (!bytes) bytes = open_input_file(input.path);
   reader->read({*bytes, input.worker, options, threads, on_progress}, [&](Profile&& p) {
     p.source_bytes = input.bytes;
     LoadedWorker worker{std::move(p), std::nullopt};
@@ -198,6 +200,15 @@ std::vector<InputFile> kept_inputs(const std::vector<InputFile>& inputs,
   return kept;
 }
 
+// The sniffed bytes of the inputs a slice left out are let go now, not when the request ends.
+void drop_unchosen(const std::vector<std::shared_ptr<SniffedBytes>>& found,
+                   const std::vector<InputFile>& chosen) {
+  std::set<const SniffedBytes*> chosen_bytes;
+  for (const InputFile& input : chosen) chosen_bytes.insert(input.sniffed.get());
+  for (const auto& bytes : found)
+    if (!chosen_bytes.count(bytes.get())) bytes->take();
+}
+
 }  // namespace
 
 unsigned threads_per_input(const LoadOptions& options, std::size_t inputs, std::uint64_t input_bytes) {
@@ -214,7 +225,13 @@ RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& opt
   RunInputs run;
   const ResolvedInputs* resolved = options.resolved.get();
   run.inputs = resolved && resolved->paths == paths ? resolved->inputs : resolve_inputs(paths);
-  if (sink.choose) run.inputs = sink.choose(std::move(run.inputs));
+  if (sink.choose) {
+    std::vector<std::shared_ptr<SniffedBytes>> found;
+    for (const InputFile& input : run.inputs)
+      if (input.sniffed) found.push_back(input.sniffed);
+    run.inputs = sink.choose(std::move(run.inputs));
+    drop_unchosen(found, run.inputs);
+  }
   if (sink.start) sink.start(run.inputs);
   run.skipped = load_each(run.inputs, options, sink.worker);
   run.kept = kept_inputs(run.inputs, run.skipped);

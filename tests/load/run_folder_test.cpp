@@ -45,6 +45,36 @@ TEST(RunFolder, ALoadOfTheResolvedPathsReadsTheResolvedInputs) {
   EXPECT_EQ(load_run({dir}).workers.size(), 2u);
 }
 
+// Issue 78: a small rank is opened and read once a run: the load reads the bytes its sniff read
+// (resolve_inputs keeps them), and only once; a large one is opened again to be loaded, and so is a
+// small one whose sniffed bytes a load took already.
+TEST(RunFolder, ASmallRankIsOpenedOnceToBeSniffedAndLoaded) {
+  std::string dir = temp_dir();
+  for (int rank = 0; rank < 3; ++rank)
+    TraceBuilder().op("aten::add", 1, 2).write(dir + "/rank-" + std::to_string(rank) + ".json");
+  TraceBuilder().op("aten::mul", 1, 2).write(dir + "/rank-3.json.gz");
+  std::uint64_t before = files_opened();
+  auto resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, resolve_inputs({dir})});
+  EXPECT_EQ(files_opened() - before, 4u);
+  LoadOptions options;
+  options.resolved = resolved;
+  LoadedRun run = load_run({dir}, options);
+  EXPECT_EQ(files_opened() - before, 4u) << "the load opens none of them again";
+  ASSERT_EQ(run.workers.size(), 4u);
+  EXPECT_EQ(run.workers[3].str(run.workers[3].host_events[0].name), "aten::mul");
+  EXPECT_EQ(load_run({dir}, options).workers.size(), 4u);
+  EXPECT_EQ(files_opened() - before, 8u) << "a second load of the same inputs reads the files";
+  std::string large = temp_dir();
+  TraceBuilder big;
+  for (int i = 0; i < 2000; ++i) big.op("aten::add", i * 10, 2);
+  big.write(large + "/rank-0.json");
+  before = files_opened();
+  options.resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{large}, resolve_inputs({large})});
+  ASSERT_GT(options.resolved->inputs[0].bytes, FileInput::kSmallFileBytes);
+  EXPECT_EQ(load_run({large}, options).workers.size(), 1u);
+  EXPECT_GE(files_opened() - before, 2u) << "a large file is streamed from the file at each read";
+}
+
 // Ranks in the order of their numbers, not as text (rank-10 after rank-9, not after rank-1).
 TEST(RunFolder, WorkersInTheNaturalOrderOfTheirNumbers) {
   std::string dir = temp_dir();
