@@ -5,8 +5,10 @@
 // run history, the command line): metric_id() resolves one once, where it is read.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -56,20 +58,40 @@ const MetricInfo& metric_info(Metric metric);
 // The id of a dotted name; empty for a name the catalog lacks.
 std::optional<Metric> metric_id(std::string_view name);
 
-// One value per catalog metric; empty means "not applicable" (never 0 in its place).
+// One value per catalog metric; empty means "not applicable" (never 0 in its place). Each is held
+// as a double's 8 bytes, an empty one as one NaN's bits that no value keeps: std::optional<double>
+// took 16, and a run of many ranks holds every rank's metrics until its report is written (issue 78).
 class MetricValues {
  public:
-  MetricValues() : values_(kMetricCount) {}
-  void set(Metric metric, std::optional<double> value) { values_[metric_position(metric)] = value; }
-  std::optional<double> get(Metric metric) const { return values_[metric_position(metric)]; }
+  MetricValues() : values_(kMetricCount, kEmpty) {}
+  void set(Metric metric, std::optional<double> value) { set_at(metric_position(metric), value); }
+  std::optional<double> get(Metric metric) const { return at(metric_position(metric)); }
   // By catalog position, for what walks the whole catalog (writers, the partial reports' codec).
-  std::optional<double> at(std::size_t index) const { return values_[index]; }
-  void set_at(std::size_t index, std::optional<double> value) { values_[index] = value; }
+  std::optional<double> at(std::size_t index) const {
+    std::uint64_t bits = values_[index];
+    if (bits == kEmpty) return std::nullopt;
+    return std::bit_cast<double>(bits);
+  }
+  void set_at(std::size_t index, std::optional<double> value) { values_[index] = held_bits(value); }
   std::size_t size() const { return values_.size(); }
-  bool operator==(const MetricValues&) const = default;
+  // As std::optional<double>'s: both empty, or both values and equal (a NaN equals nothing).
+  bool operator==(const MetricValues& other) const {
+    if (values_.size() != other.values_.size()) return false;
+    for (std::size_t i = 0; i < values_.size(); ++i)
+      if (at(i) != other.at(i)) return false;
+    return true;
+  }
 
  private:
-  std::vector<std::optional<double>> values_;
+  // A NaN whose payload no arithmetic makes; a value NaN with these very bits is held as the plain
+  // quiet NaN (still a NaN, as every writer shows it).
+  static constexpr std::uint64_t kEmpty = 0x7ff4'6e6f'6e65'0000ULL;
+  static std::uint64_t held_bits(std::optional<double> value) {
+    if (!value) return kEmpty;
+    std::uint64_t bits = std::bit_cast<std::uint64_t>(*value);
+    return bits == kEmpty ? std::bit_cast<std::uint64_t>(std::numeric_limits<double>::quiet_NaN()) : bits;
+  }
+  std::vector<std::uint64_t> values_;
 };
 
 }  // namespace perfgate

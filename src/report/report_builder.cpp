@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <charconv>
-#include <functional>
 #include <iterator>
 #include <map>
 #include <string_view>
@@ -11,6 +10,7 @@
 
 #include "analyse/analysis.h"
 #include "analyse/metric_values.h"
+#include "analyse/run/worker_hold.h"
 #include "common/version.h"
 #include "io/spill_arena.h"
 #include "report/build_report.h"
@@ -134,18 +134,18 @@ TimeNs largest_unmodelled(const WorkerAnalysis& w, std::string& text) {
   return part;
 }
 
-// The run's: the largest of any worker.
-std::string largest_unmodelled_op(const RunAnalysis& analysis) {
-  std::string out;
+// The run's device families, and its largest matrix work without a FLOP count (the largest of any
+// worker's), in one pass: under --max-memory each pass maps the held workers back.
+void add_families_and_largest_unmodelled(ReportModel& m, const RunAnalysis& analysis) {
   TimeNs most = 0;
   for (const WorkerAnalysis& w : analysis.workers) {
+    m.families.add(w.info.family);
     std::string text;
     if (TimeNs part = largest_unmodelled(w, text); part > most) {
       most = part;
-      out = std::move(text);
+      m.largest_unmodelled_op = std::move(text);
     }
   }
-  return out;
 }
 
 // What MFU is measured against: the precisions the ops ran in.
@@ -179,14 +179,15 @@ std::string roofline_note(const WorkerAnalysis& w) {
       precision_note(w));
 }
 
-ReportWorker report_worker(const WorkerAnalysis& w) {
+// `metrics`: the worker's, copied or taken from it (w.metrics is then not read).
+ReportWorker report_worker(const WorkerAnalysis& w, MetricValues metrics) {
   ReportWorker r;
   r.name = w.worker;
   r.input_path = w.source_path;
   r.detailed = w.detailed;
   r.detailed_as = w.detailed_as;
   r.window = report_window(w);
-  r.metrics = w.metrics;
+  r.metrics = std::move(metrics);
   r.steps = report_steps(w);
   for (const DroppedStep& d : w.steps.dropped) r.dropped_steps.push_back({d.name, d.reason});
   r.gpus = report_gpus(w);
@@ -276,10 +277,42 @@ T held(spill::Pack& pack, T value) {
   return T(value);  // made before the scope closes
 }
 
-// `made(i)` is called once worker i's report is made.
-ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
-                  const std::vector<std::string>& rule_sources, const AnalysisOptions& options,
-                  const std::function<void(std::size_t)>& made) {
+// The run's tables and, of several workers, its steps: they read every worker's analysis.
+void add_run_tables(ReportModel& m, const RunAnalysis& analysis, spill::Pack& pack) {
+  std::vector<std::int64_t> ranks = rank_ids(analysis);
+  m.tables.push_back(m.families.only(DeviceFamily::Neuron) ? neuron_ranks_table(analysis, ranks)
+                                                           : ranks_table(analysis, ranks));
+  if (analysis.workers.size() <= 1) return;
+  m.tables.push_back(rank_collectives_table(analysis, ranks));
+  for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));
+  for (ReportTable& t : job_critical_path_tables(analysis, ranks)) m.tables.push_back(std::move(t));
+  for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
+  m.tables = held(pack, std::move(m.tables));  // a row per rank in some
+  for (const auto& [name, duration] : run_steps(analysis.workers)) {
+    ReportStep s;
+    s.name = name;
+    s.duration_us = duration;
+    m.steps.push_back(std::move(s));
+  }
+}
+
+// Frees what `w` holds: moved into a local that ends here (a moved-from worker holds no memory, a
+// new one its metrics).
+void let_go(WorkerAnalysis& w) {
+  WorkerAnalysis gone(std::move(w));
+}
+
+// `owned`: the same analysis where the report may take it apart (build_report(RunAnalysis&&)). A
+// run folder of many ranks held each rank's analysis and its section until its report was written
+// (issue 78: 65,536 tiny ranks, 1,596 MiB and 414 k page faults): the run's tables are made first,
+// then each worker's section takes its metrics and lets the rest of its analysis go. Not where the
+// spill file holds the workers (--max-memory, analyse/run/worker_hold.h): taking them apart would
+// write their pages back to the file, and the run's tables made first are on the heap during the
+// loop, whose resident set then trims the workers' pages more often (65,536 tiny ranks at
+// --max-memory 64M: 27% more page faults, 10 MB more at the peak). There, as before, each worker's
+// tables but its collectives go (the run's collectives by rank are made after the workers).
+ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis, RunAnalysis* owned,
+                  const std::vector<std::string>& rule_sources, const AnalysisOptions& options) {
   spill::Pack pack;
   ReportModel m;
   m.tool_version = kVersion;
@@ -293,44 +326,38 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.settings.key_op = options.key_op;
   m.settings.rule_sources = rule_sources;
   m.metrics = analysis.metrics;
-  m.largest_unmodelled_op = largest_unmodelled_op(analysis);
+  add_families_and_largest_unmodelled(m, analysis);
   m.run_warnings = analysis.warnings;
   m.invariants = analysis.invariants;
   m.inferred_iterations = run_inferred(analysis);
+  bool take_apart = owned && spill::stats().in_use == 0;
+  if (take_apart) add_run_tables(m, analysis, pack);
   m.workers.reserve(analysis.workers.size());
   for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
     if ((i & 63U) == 63U) spill::trim_if_spilled();  // reads held workers back (analyse/run/worker_hold.h)
-    m.families.add(analysis.workers[i].info.family);
-    m.workers.push_back(held(pack, report_worker(analysis.workers[i])));
+    const WorkerAnalysis& w = analysis.workers[i];
+    ReportWorker section =
+        take_apart ? report_worker(w, std::move(owned->workers[i].metrics)) : report_worker(w, w.metrics);
+    m.workers.push_back(held(pack, std::move(section)));
     {
       spill::PackScope scope(pack);
       for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
-      for (const Note& warning : analysis.workers[i].warnings)
-        m.warnings.push_back({analysis.workers.size() > 1 ? analysis.workers[i].worker : "", warning});
+      for (const Note& warning : w.warnings)
+        m.warnings.push_back({analysis.workers.size() > 1 ? w.worker : "", warning});
     }
-    if (made) made(i);
+    if (take_apart) {
+      let_go(owned->workers[i]);
+    } else if (owned) {
+      WorkerTables& tables = owned->workers[i].tables;
+      std::vector<CollectiveRow> collectives = std::move(tables.collectives);
+      tables = WorkerTables{};
+      tables.collectives = std::move(collectives);
+    }
   }
-  std::vector<std::int64_t> ranks = rank_ids(analysis);
-  m.tables.push_back(m.families.only(DeviceFamily::Neuron) ? neuron_ranks_table(analysis, ranks)
-                                                           : ranks_table(analysis, ranks));
-  if (analysis.workers.size() > 1) {
-    m.tables.push_back(rank_collectives_table(analysis, ranks));
-    for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));
-    for (ReportTable& t : job_critical_path_tables(analysis, ranks)) m.tables.push_back(std::move(t));
-    for (ReportTable& t : run_sum_tables(analysis.tables)) m.tables.push_back(std::move(t));
-    m.tables = held(pack, std::move(m.tables));  // a row per rank in some
-  }
-  if (m.workers.size() == 1) {
+  if (!take_apart) add_run_tables(m, analysis, pack);
+  if (m.workers.size() == 1)
     for (const auto& s : m.workers.front().steps)
       if (s.in_window) m.steps.push_back(s);
-  } else {
-    for (const auto& [name, duration] : run_steps(analysis.workers)) {
-      ReportStep s;
-      s.name = name;
-      s.duration_us = duration;
-      m.steps.push_back(std::move(s));
-    }
-  }
   return m;
 }
 
@@ -338,17 +365,12 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
 
 ReportModel build_report(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
                          const std::vector<std::string>& rule_sources, const AnalysisOptions& options) {
-  return build(inputs, analysis, rule_sources, options, {});
+  return build(inputs, analysis, nullptr, rule_sources, options);
 }
 
 ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& analysis,
                          const std::vector<std::string>& rule_sources, const AnalysisOptions& options) {
-  return build(inputs, analysis, rule_sources, options, [&analysis](std::size_t i) {
-    WorkerTables& tables = analysis.workers[i].tables;
-    std::vector<CollectiveRow> collectives = std::move(tables.collectives);
-    tables = WorkerTables{};
-    tables.collectives = std::move(collectives);
-  });
+  return build(inputs, analysis, &analysis, rule_sources, options);
 }
 
 // Built by appending: one per unit, thousands in a long window, where fmt::format cost 5x as much.

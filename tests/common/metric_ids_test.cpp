@@ -2,7 +2,11 @@
 // order, each the CamelCase of its row's name, and each name resolving to its id.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -83,6 +87,44 @@ TEST(MetricIds, ValuesAreSetAndReadById) {
   EXPECT_FALSE(m.get(Metric::GpuBusyPct));
   m.set(Metric::GpuUtilizationPct, std::nullopt);
   EXPECT_FALSE(m.get(Metric::GpuUtilizationPct));
+}
+
+// A value is held in a double's 8 bytes, an empty one as a NaN's bits (issue 78): every double stays
+// a value, NaNs and infinities with it, whatever its bits, and equality is std::optional<double>'s.
+TEST(MetricValues, EveryDoubleIsAValueAndEmptyIsNotOne) {
+  MetricValues m;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  m.set(Metric::GpuUtilizationPct, nan);
+  ASSERT_TRUE(m.get(Metric::GpuUtilizationPct));
+  EXPECT_TRUE(std::isnan(*m.get(Metric::GpuUtilizationPct)));
+  m.set(Metric::GpuBusyPct, -inf);
+  EXPECT_EQ(m.get(Metric::GpuBusyPct), -inf);
+  m.set(Metric::GpuIdlePct, -0.0);
+  ASSERT_TRUE(m.get(Metric::GpuIdlePct));
+  EXPECT_TRUE(std::signbit(*m.get(Metric::GpuIdlePct)));
+  // Every NaN payload, signalling or quiet, either sign, stays a NaN value, never empty.
+  for (std::uint64_t exponent_and_quiet : {0x7ff0ULL, 0x7ff4ULL, 0x7ff8ULL, 0xfff0ULL, 0xfff8ULL})
+    for (std::uint64_t payload : {1ULL, 0x6e6f'6e65'0000ULL, 0x0000'ffff'ffffULL, 0x000f'ffff'ffff'ffffULL}) {
+      std::uint64_t bits = (exponent_and_quiet << 48) | (payload & 0x000f'ffff'ffff'ffffULL);
+      double value = std::bit_cast<double>(bits);
+      if (!std::isnan(value)) continue;
+      m.set(Metric::StepsCount, value);
+      ASSERT_TRUE(m.get(Metric::StepsCount)) << std::hex << bits;
+      EXPECT_TRUE(std::isnan(*m.get(Metric::StepsCount))) << std::hex << bits;
+    }
+  MetricValues a, b;
+  EXPECT_EQ(a, b);
+  a.set(Metric::StepsCount, 1.0);
+  EXPECT_NE(a, b);
+  b.set(Metric::StepsCount, 1.0);
+  EXPECT_EQ(a, b);
+  a.set(Metric::GpuCount, nan);
+  b.set(Metric::GpuCount, nan);
+  EXPECT_NE(a, b);  // a NaN equals nothing, as std::optional<double>'s
+  a.set(Metric::GpuCount, std::nullopt);
+  b.set(Metric::GpuCount, 0.0);
+  EXPECT_NE(a, b);  // empty is not 0
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <boost/json/parse.hpp>
 
+#include <algorithm>
 #include <filesystem>
 
 #include <fmt/format.h>
@@ -184,9 +185,11 @@ TEST(AtomicWrite, WritesWholeFilesAndLeavesNoTemporaries) {
   EXPECT_THROW(write_file_atomically(dir + "/no/such/folder/report.json", "x"), OutputError);
 }
 
-// A report built from a run it owns is the same report, and the run's workers keep only their
-// collectives rows (two workers of the training run, one with a collective each step).
-TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndFreesItsTables) {
+// A report built from a run it owns is the same report, and the run's workers hold nothing once it
+// is made: the run's tables (ranks, collectives by rank, the job's critical path, its steps) are
+// made first, then each worker's section takes its metrics and lets the rest go (issue 78). Two
+// ranks of the training run with a collective each step, one past --detailed-workers 1.
+TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndHoldsNothingAfter) {
   std::string dir = temp_dir();
   TrainingRun run;
   run.communication_us = 100;
@@ -196,19 +199,26 @@ TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndFreesItsTables) {
   }
   LoadedRun loaded = load_run({dir});
   RuleBook rules = load_rule_book({});
-  RunAnalysis kept = analyse_run(loaded, rules.knowledge, {});
-  RunAnalysis given = analyse_run(loaded, rules.knowledge, {});
+  AnalysisOptions options;
+  options.detailed_workers = 1;
+  RunAnalysis kept = analyse_run(loaded, rules.knowledge, options);
+  RunAnalysis given = analyse_run(loaded, rules.knowledge, options);
   ASSERT_FALSE(given.workers[0].tables.ops.empty());
   ASSERT_FALSE(given.workers[0].tables.collectives.empty());
+  ASSERT_TRUE(std::any_of(given.workers.begin(), given.workers.end(),
+                          [](const WorkerAnalysis& w) { return !w.detailed; }));
   std::string expected =
-      render_json(build_report(report_inputs(loaded.inputs), kept, rules.rules.sources, {}));
+      render_json(build_report(report_inputs(loaded.inputs), kept, rules.rules.sources, options));
+  ASSERT_NE(expected.find("\"rank_collectives\""), std::string::npos);
   EXPECT_EQ(
-      render_json(build_report(report_inputs(loaded.inputs), std::move(given), rules.rules.sources, {})),
+      render_json(build_report(report_inputs(loaded.inputs), std::move(given), rules.rules.sources, options)),
       expected);
-  for (const WorkerAnalysis& w : given.workers) {  // moved from, but the function only cleared tables
+  for (const WorkerAnalysis& w : given.workers) {  // moved from, but the function only emptied them
+    EXPECT_EQ(w.metrics.size(), 0u);
     EXPECT_TRUE(w.tables.ops.empty());
-    EXPECT_TRUE(w.tables.kernels.empty());
-    EXPECT_FALSE(w.tables.collectives.empty());
+    EXPECT_TRUE(w.tables.collectives.empty());
+    EXPECT_TRUE(w.steps.steps.empty());
+    EXPECT_TRUE(w.critical_path.steps.empty());
   }
 }
 
