@@ -1,7 +1,8 @@
 #include "analyse/gpu/gpu_utilization.h"
 
 #include <algorithm>
-#include <map>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/intervals.h"
 
@@ -114,7 +115,7 @@ void describe_device(const DeviceInfo& d, GpuMetrics& g) {
 
 std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes,
                                     bool over_gpu_span) {
-  std::map<std::int32_t, DeviceActivity> devices;
+  boost::container::flat_map<std::int32_t, DeviceActivity> devices;  // a GPU or a few: no node each
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& a = p.gpu_activities[i];
     DeviceActivity& d = devices[a.device];

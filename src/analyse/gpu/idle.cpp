@@ -1,8 +1,9 @@
 #include "analyse/gpu/idle.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/gpu/idle_nvtx.h"
 #include "analyse/intervals.h"
@@ -39,7 +40,8 @@ static const IntervalList& queued_on(const QueuedWork& queued, std::int32_t devi
 
 IdleSums idle_breakdown(const Profile& p, const Attribution& a, const QueuedWork& queued, const Window& w) {
   IdleSums s;
-  std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_free_at;  // end of the last activity
+  boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, TimeNs>
+      stream_free_at;  // end of the last activity
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
     if (act.start < w.start || act.end > w.end) continue;
@@ -124,7 +126,7 @@ const char* idle_cause_name(IdleCause cause) {
 std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameClasses& classes,
                              const Window& w, const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
                              bool over_gpu_span, const IntervalList& one_offs) {
-  std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
+  boost::container::flat_map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
   for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
   std::vector<std::uint32_t> nvtx = nvtx_ranges(p, step_markers);
   std::array<IntervalList, 5> host = host_causes(p, classes, w, nvtx);

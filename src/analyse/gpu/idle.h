@@ -1,8 +1,9 @@
 // Why the GPUs were idle (HTA's idle-time breakdown) and their longest gaps (nsys analyze gpu_gaps).
 #pragma once
 
-#include <map>
 #include <set>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
@@ -21,7 +22,8 @@ inline constexpr std::size_t kMaxReportedGaps = 100;
 std::set<std::uint32_t> launching_threads(const Profile& profile, TimeNs start, TimeNs end);
 
 // Per device, when it had work queued: from each launched activity's call's return to its start.
-using QueuedWork = std::map<std::int32_t, IntervalList>;
+// A sorted vector: a device or a few each, one allocation, not a node each (issue 78).
+using QueuedWork = boost::container::flat_map<std::int32_t, IntervalList>;
 QueuedWork queued_work(const Profile& profile, const Attribution& attribution);
 
 // HTA's breakdown, per stream; a host-wait gap's time with other work queued on the GPU is "other".
