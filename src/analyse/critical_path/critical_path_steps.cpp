@@ -180,15 +180,32 @@ std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path,
 // The names with most time on one path, most first; of equal times the first name in string order.
 std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p,
                                                     const std::vector<PathEventTime>& events) {
-  boost::unordered_flat_map<StringId, TimeNs> by_name;  // interned: equal names, equal ids
-  for (const PathEventTime& e : events) by_name[path_event_name(p, e.kind, e.index)] += e.time;
-  std::vector<std::pair<StringId, TimeNs>> names(by_name.begin(), by_name.end());
+  // Summed by name id (interned: equal names, equal ids); the order is the sort's below. A short
+  // path (a tiny rank's step has three events) is summed in the list itself, without a map.
+  constexpr std::size_t kSummedInPlace = 16;
+  std::vector<std::pair<StringId, TimeNs>> names;
+  if (events.size() <= kSummedInPlace) {
+    names.reserve(events.size());
+    for (const PathEventTime& e : events) {
+      StringId name = path_event_name(p, e.kind, e.index);
+      auto at = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
+      if (at == names.end())
+        names.emplace_back(name, e.time);
+      else
+        at->second += e.time;
+    }
+  } else {
+    boost::unordered_flat_map<StringId, TimeNs> by_name;
+    for (const PathEventTime& e : events) by_name[path_event_name(p, e.kind, e.index)] += e.time;
+    names.assign(by_name.begin(), by_name.end());
+  }
   std::size_t kept = std::min(names.size(), kPathTopOps);
   std::partial_sort(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(kept), names.end(),
                     [&](const auto& a, const auto& b) {
                       return a.second != b.second ? a.second > b.second : p.str(a.first) < p.str(b.first);
                     });
   std::vector<std::pair<std::string, TimeNs>> out;
+  out.reserve(kept);
   for (std::size_t i = 0; i < kept; ++i)
     out.emplace_back(std::string(p.str(names[i].first)), names[i].second);
   return out;
@@ -275,6 +292,7 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     parts.resize(count);
     auto walk_part = [&](std::size_t k) {
       Part& part = parts[k];
+      part.rows.reserve(n * (k + 1) / count - n * k / count);
       for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
         const Step& s = steps.steps[window.steps[j]];
         walk(part, s.name, s.number, s.host_start, s.host_end, s.duration(),
@@ -290,6 +308,7 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     }
   }
   OpTotals ops;
+  sums.steps.reserve(window.steps.size());
   for (Part& part : parts) {
     if (parts.size() == 1)
       ops = std::move(part.ops);  // the same rows as a merge into none

@@ -1,7 +1,6 @@
 #include "analyse/gpu/idle.h"
 
 #include <algorithm>
-#include <set>
 
 #include <boost/container/flat_map.hpp>
 
@@ -10,8 +9,8 @@
 
 namespace perfgate {
 
-std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs end) {
-  std::set<std::uint32_t> threads;
+ThreadSet launching_threads(const Profile& p, TimeNs start, TimeNs end) {
+  ThreadSet threads;
   for (const RuntimeCall& c : p.runtime_calls)
     if (c.end > start && c.start < end) threads.insert(c.thread);
   return threads;
@@ -74,7 +73,7 @@ namespace {
 // enclose everything.
 std::array<IntervalList, 5> host_causes(const Profile& p, NameClasses& classes, const Window& w,
                                         const std::vector<std::uint32_t>& nvtx) {
-  std::set<std::uint32_t> launching = launching_threads(p, w.start, w.end);
+  ThreadSet launching = launching_threads(p, w.start, w.end);
   std::array<IntervalList, 5> lists;
   for (const RuntimeCall& c : p.runtime_calls)
     if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
@@ -147,6 +146,7 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
     // The idle stretches of the window: before the first activity, between two, after the last
     // (gpu.idle_pct counts them all; the longest-gap metrics only those between activities).
     IntervalList idle;
+    idle.reserve(inside.size() + 1);
     if (w.start < inside.front().start && !over_gpu_span) idle.push_back({w.start, inside.front().start});
     for (std::size_t i = 1; i < inside.size(); ++i) {
       idle.push_back({inside[i - 1].end, inside[i].start});

@@ -77,6 +77,7 @@ std::optional<TimeNs> median_launch_gap(const Profile& p, const Attribution& a, 
 
 std::vector<Interval> window_spans(const StepDetection& steps, const Window& window) {
   std::vector<Interval> spans;
+  spans.reserve(std::max<std::size_t>(window.steps.size(), 1));
   if (window.steps.empty()) spans.push_back({window.start, window.end});
   for (std::size_t i : window.steps) spans.push_back({steps.steps[i].start, steps.steps[i].end});
   return spans;

@@ -1,7 +1,6 @@
 #include "analyse/timeline/timeline.h"
 
 #include <algorithm>
-#include <set>
 
 #include <fmt/format.h>
 #include <boost/container/flat_map.hpp>
@@ -155,7 +154,7 @@ bool outermost_op(const Profile& p, std::uint32_t i, const std::vector<std::uint
 template <typename Sink>
 void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
                     const std::vector<std::uint32_t>& marker_events, Sink& sink) {
-  std::set<std::uint32_t> launching = launching_threads(p, step.start, step.end);
+  ThreadSet launching = launching_threads(p, step.start, step.end);
   auto box = [&](std::int32_t lane, std::uint32_t thread, TimeNs start, TimeNs end, StringId name,
                  BoxKind kind) {
     start = std::max(start, step.start);
