@@ -295,7 +295,7 @@ namespace {
 // The buffers of a thread's last path, lent to its next: a tiny rank's step made about 25
 // allocations a path, most of its critical path's cost (issue 78). One grown past kKeptPathBytes
 // is let go once used, as every buffer was before.
-constexpr std::size_t kKeptPathBytes = std::size_t{1} << 20;
+constexpr std::size_t kKeptPathBytes = std::size_t{64} << 10;
 
 struct PathBuffers {
   PathGraph graph;

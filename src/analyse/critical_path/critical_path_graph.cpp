@@ -13,7 +13,7 @@ constexpr std::uint32_t kDone = kNone;  // a node's pending count once it is tak
 // its number of incoming edges, into the work's arrays.
 void build_adjacency(const std::vector<PathEdge>& edges, std::size_t nodes, PathGraph::Work& w) {
   w.begin.assign(nodes + 1, 0);
-  w.out.resize(edges.size());
+  std::uint32_t* out = w.out.with_room(edges.size());
   w.pending.assign(nodes, 0);
   for (const PathEdge& e : edges) {
     ++w.begin[e.from];
@@ -22,8 +22,7 @@ void build_adjacency(const std::vector<PathEdge>& edges, std::size_t nodes, Path
   std::partial_sum(w.begin.begin(), w.begin.end() - 1, w.begin.begin());  // begin[v]: where v's edges end
   w.begin[nodes] = static_cast<std::uint32_t>(edges.size());
   // From the last edge back: each node's edges land in order, and begin[v] ends at their start.
-  for (std::size_t i = edges.size(); i-- > 0;)
-    w.out[--w.begin[edges[i].from]] = static_cast<std::uint32_t>(i);
+  for (std::size_t i = edges.size(); i-- > 0;) out[--w.begin[edges[i].from]] = static_cast<std::uint32_t>(i);
 }
 
 }  // namespace
@@ -37,10 +36,9 @@ PathGraph::Path PathGraph::longest_path(Work& work) const {
   if (n == 0 || n >= kNone) return path;  // node ids are 32-bit
   build_adjacency(edges_, n, work);
   const std::vector<std::uint32_t>& begin = work.begin;
-  const std::vector<std::uint32_t>& out = work.out;
+  const std::uint32_t* out = work.out.at.get();
   std::vector<std::uint32_t>& pending = work.pending;
-  std::vector<std::uint32_t>& order = work.order;
-  order.resize(n);
+  std::uint32_t* order = work.order.with_room(n);
   std::size_t queued = 0;
   for (std::uint32_t v = 0; v < n; ++v)
     if (pending[v] == 0) order[queued++] = v;

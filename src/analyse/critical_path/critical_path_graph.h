@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "model/profile.h"
@@ -69,14 +71,33 @@ class PathGraph {
   }
   // The arrays the walk fills, reused from one call to the next by a caller that keeps them.
   struct Work {
+    // Room for n ids, left unset (each is written before it is read), as the walk's own arrays were.
+    struct Ids {
+      std::unique_ptr<std::uint32_t[]> at;
+      std::size_t room = 0;
+      Ids() = default;
+      Ids(Ids&& from) noexcept : at(std::move(from.at)), room(std::exchange(from.room, 0)) {}
+      Ids& operator=(Ids&& from) noexcept {
+        at = std::move(from.at);
+        room = std::exchange(from.room, 0);
+        return *this;
+      }
+      std::uint32_t* with_room(std::size_t n) {
+        if (n > room) {
+          at = std::make_unique_for_overwrite<std::uint32_t[]>(n);
+          room = n;
+        }
+        return at.get();
+      }
+    };
     std::vector<std::uint32_t> begin;    // node v's edges: out[begin[v]] .. out[begin[v + 1] - 1]
-    std::vector<std::uint32_t> out;      // edge ids by source node, in the order they were added
+    Ids out;                             // edge ids by source node, in the order they were added
     std::vector<std::uint32_t> pending;  // incoming edges not yet taken; kDone once taken
-    std::vector<std::uint32_t> order;    // Kahn's queue, each node once
+    Ids order;                           // Kahn's queue, each node once
     std::vector<TimeNs> dist;
     std::vector<std::uint32_t> best;  // the incoming edge of the longest path to a node
     std::size_t capacity_bytes() const {
-      return (begin.capacity() + out.capacity() + pending.capacity() + order.capacity() + best.capacity()) *
+      return (begin.capacity() + out.room + pending.capacity() + order.room + best.capacity()) *
                  sizeof(std::uint32_t) +
              dist.capacity() * sizeof(TimeNs);
     }

@@ -6,6 +6,7 @@
 
 #include "analyse/gpu/idle_nvtx.h"
 #include "analyse/intervals.h"
+#include "analyse/last_entry.h"
 
 namespace perfgate {
 
@@ -20,11 +21,12 @@ ThreadSet launching_threads(const Profile& p, TimeNs start, TimeNs end) {
 // (merged).
 QueuedWork queued_work(const Profile& p, const Attribution& a) {
   QueuedWork out;
+  LastEntry<QueuedWork> on_device(out);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     std::uint32_t r = a.activity_runtime[i];
     const GpuActivity& act = p.gpu_activities[i];
     if (r != kNone && p.runtime_calls[r].end < act.start)
-      out[act.device].push_back({p.runtime_calls[r].end, act.start});
+      on_device[act.device].push_back({p.runtime_calls[r].end, act.start});
   }
   for (auto& [device, list] : out) merge_in_place(list);
   return out;
@@ -126,7 +128,8 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
                              const Window& w, const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
                              bool over_gpu_span, const IntervalList& one_offs) {
   boost::container::flat_map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
-  for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
+  LastEntry<decltype(busy)> busy_on(busy);
+  for (const GpuActivity& act : p.gpu_activities) busy_on[act.device].add({act.start, act.end});
   std::vector<std::uint32_t> nvtx = nvtx_ranges(p, step_markers);
   std::array<IntervalList, 5> host = host_causes(p, classes, w, nvtx);
   NvtxIdle nvtx_idle(p, nvtx);

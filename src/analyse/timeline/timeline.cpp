@@ -8,6 +8,7 @@
 #include "analyse/activity_intervals.h"
 #include "analyse/critical_path/sort_runs.h"
 #include "analyse/gpu/idle.h"
+#include "analyse/last_entry.h"
 #include "analyse/ops/op_info.h"
 
 namespace perfgate {
@@ -98,7 +99,7 @@ class LaneMerger {
   explicit LaneMerger(TimeNs pixel) : pixel_(pixel) {}
   void add(const PendingBox& b) {
     if (!in_order_) return;
-    Lane& lane = lanes_[{b.device, b.stream}];
+    Lane& lane = lane_of_[{b.device, b.stream}];
     if (!lane.boxes.empty() && b.start < lane.last_start) {
       in_order_ = false;  // two threads with one id, say: the caller sorts instead
       lanes_.clear();
@@ -121,7 +122,9 @@ class LaneMerger {
     TimeNs last_start = 0;
   };
   TimeNs pixel_;
-  boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, Lane> lanes_;  // no node a lane
+  using Lanes = boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, Lane>;  // no node a lane
+  Lanes lanes_;
+  LastEntry<Lanes> lane_of_{lanes_};
   bool in_order_ = true;
 };
 
