@@ -3,6 +3,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyse/activity_intervals.h"
@@ -49,6 +50,18 @@ namespace {
 
 // Stretches of the capture the Neuron device timeline shows per lane (neuron_tables.h).
 constexpr std::size_t kNeuronTimelineBuckets = 400;
+
+// The stages one after another on this thread where the worker has one, without the task list
+// run_side_by_side takes: its std::functions hold these lambdas on the heap (issue 78: 8 of a tiny
+// rank's allocations).
+template <class... Stage>
+void run_stages(unsigned threads, Stage&&... stages) {
+  if (threads <= 1) {
+    (stages(), ...);
+    return;
+  }
+  run_side_by_side(threads, {std::function<void()>(std::forward<Stage>(stages))...});
+}
 
 // The op-level analyses share per-op statistics that are freed when they are done.
 // `templates`: the Triton GEMM templates it counted (w.warnings is not its to write: analyse_memory
@@ -213,9 +226,10 @@ Note inferred_note(const InferredIterations& inferred, bool as_steps) {
                                                        set_aside, arg<"key_op">(inferred.key_op));
 }
 
-WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
-                            const AnalysisOptions& options) {
-  if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
+// A GPU or CPU profile's analysis; one object returned, so that it is made in the caller's place
+// (a second return of another object, the Neuron one, cost a 4.7 kB move a worker: issue 78).
+WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassification& compiled,
+                                   const AnalysisOptions& options) {
   WorkerAnalysis w;
   w.worker = profile.worker;
   w.source_path = profile.source_path;
@@ -244,13 +258,13 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
   for (Interval span : gpu_steps) w.gpu_step_times.push_back(span.end - span.start);
   if (!gpu_steps.empty()) w.gpu_steps_span = gpu_steps.back().end - gpu_steps.front().start;
   if (std::optional<Note> span = one_span_note(w); span) w.warnings.push_back(*span);
-  run_side_by_side(options.threads, {[&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
-                                     [&] {
-                                       w.tensor_cores =
-                                           tensor_core_sums(profile, attribution, classes, w.window,
-                                                            compiled.tc_share_counts_unlaunched_kernels);
-                                       w.tensor_cores.min_judged_pct = compiled.tc_min_judged_pct;
-                                     }});
+  run_stages(
+      options.threads, [&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
+      [&] {
+        w.tensor_cores = tensor_core_sums(profile, attribution, classes, w.window,
+                                          compiled.tc_share_counts_unlaunched_kernels);
+        w.tensor_cores.min_judged_pct = compiled.tc_min_judged_pct;
+      });
   describe_architectures(profile, compiled, w.gpus, w.warnings);
   // Four groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
@@ -265,30 +279,29 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
                                    w.window.host_start, last_gpu_end, one_offs);
   // The longest first (the critical paths, whose steps are split over the threads again), so that
   // the shorter ones fill in beside it.
-  run_side_by_side(options.threads,
-                   {[&] {
-                      if (options.step_timeline)
-                        w.tables.timeline =
-                            step_timeline(profile, attribution, classes, w.steps, w.window, gpu_steps);
-                      w.critical_path =
-                          critical_paths(profile, attribution, classes, w.steps, w.window,
+  run_stages(
+      options.threads,
+      [&] {
+        if (options.step_timeline)
+          w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window, gpu_steps);
+        w.critical_path = critical_paths(profile, attribution, classes, w.steps, w.window,
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
                                          w.tables.timeline, options.threads);
-                    },
-                    [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
-                    [&] {
-                      interval_stage(profile, attribution, classes, w, gpu_steps, one_offs,
-                                     compiled.communication_host_time);
-                    },
-                    [&] {
-                      analyse_memory(profile, w.window, w);
-                      build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps,
-                                          w.window, options.table_rows, w.tables);
-                      QueuedWork queued = queued_work(profile, attribution);
-                      w.idle = idle_breakdown(profile, attribution, queued, w.window);
-                      w.tables.gpu_gaps = gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events,
-                                                   w.idle, offset, one_offs);
-                    }});
+      },
+      [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
+      [&] {
+        interval_stage(profile, attribution, classes, w, gpu_steps, one_offs,
+                       compiled.communication_host_time);
+      },
+      [&] {
+        analyse_memory(profile, w.window, w);
+        build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps, w.window,
+                            options.table_rows, w.tables);
+        QueuedWork queued = queued_work(profile, attribution);
+        w.idle = idle_breakdown(profile, attribution, queued, w.window);
+        w.tables.gpu_gaps =
+            gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events, w.idle, offset, one_offs);
+      });
   w.idle.delays = delays;
   if (w.memory.snapshot.devices > 0) w.memory.snapshot.device_memory = options.device_memory;
   if (w.host.longest_blocking_copy && w.host.longest_blocking_copy->host_wait >= kNotedBlockingCopyNs &&
@@ -315,6 +328,12 @@ WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification
     w.warnings.push_back(inferred_note(*w.steps.inferred, w.steps.source == StepSource::Inferred));
   set_worker_metrics(w);
   return w;
+}
+
+WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
+                            const AnalysisOptions& options) {
+  if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
+  return analyse_gpu_profile(profile, compiled, options);
 }
 
 }  // namespace

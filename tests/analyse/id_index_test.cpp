@@ -3,9 +3,15 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <random>
+#include <utility>
+#include <vector>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/id_index.h"
+#include "analyse/last_entry.h"
 
 namespace perfgate::testing {
 namespace {
@@ -62,6 +68,20 @@ TEST(IdLookup, MatchesGivesEveryEntryOfAnIdAsAnEqualRangeDoes) {
       ASSERT_EQ(IdIndex(found.begin(), found.end()), expected) << "order " << o << ", id " << q;
     }
   }
+}
+
+// LastEntry looks an entry up again only when the key changes, and an insertion (which moves a
+// flat_map's entries) happens only then: every key's sum is what map[key] would have summed.
+TEST(LastEntry, SumsAsTheMapsOwnLookUps) {
+  boost::container::flat_map<int, long> by_entry;
+  std::map<int, long> by_map;
+  LastEntry<boost::container::flat_map<int, long>> last(by_entry);
+  for (int key : {5, 5, 3, 3, 3, 9, 1, 5, 5, 1, 7, 3}) {
+    last[key] += key * 10 + 1;
+    by_map[key] += key * 10 + 1;
+  }
+  using Sums = std::vector<std::pair<int, long>>;
+  EXPECT_EQ(Sums(by_entry.begin(), by_entry.end()), Sums(by_map.begin(), by_map.end()));
 }
 
 }  // namespace

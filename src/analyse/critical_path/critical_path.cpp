@@ -80,6 +80,14 @@ struct PathBuilder {
     graph.reserve(2 * events, 2 * events + events / 8 + 16);
   }
   static void sort_items(std::vector<Item>& items);
+  struct Frame {
+    std::uint32_t owner;
+    TimeNs end;
+    std::uint32_t parent;
+    bool loading;
+    bool blocking;
+  };
+  std::vector<Frame> stack;  // host_thread's, empty between threads
   void host_thread(std::vector<Item>& items);
 
   struct GpuWork {
@@ -98,7 +106,9 @@ struct PathBuilder {
                             [](const auto& entry, const StreamKey& k) { return entry.first < k; });
   }
   std::uint32_t gpu_event(std::uint32_t activity) const;
-  std::vector<GpuWork> gpu_events();
+  std::vector<GpuWork> work;  // gpu_events'
+  StreamEnds last_ends;       // gpu_work's
+  void gpu_events();
   void gpu_sync(const GpuWork& w, const StreamEnds& last,
                 std::unordered_map<std::uint32_t, std::uint32_t>& waits_for);
   void gpu_work();
@@ -124,14 +134,6 @@ void PathBuilder::sort_items(std::vector<Item>& items) {
 // _construct_graph_from_call_stack). A range that starts where another ends is its sibling.
 void PathBuilder::host_thread(std::vector<Item>& items) {
   sort_items(items);
-  struct Frame {
-    std::uint32_t owner;
-    TimeNs end;
-    std::uint32_t parent;
-    bool loading;
-    bool blocking;
-  };
-  std::vector<Frame> stack;
   std::uint32_t last = kNone, last_parent = kNone, last_top_end = kNone;
   // HTA's _attribute_edge: a start's own event, else an end's, else (an end to a start) the parent.
   auto owner_of = [&](std::uint32_t from, std::uint32_t to) {
@@ -193,10 +195,10 @@ std::uint32_t PathBuilder::gpu_event(std::uint32_t activity) const {
 
 // An event for each GPU activity the range's calls launched, and the work to walk: those
 // activities at their start and the calls' synchronisations at their end.
-std::vector<PathBuilder::GpuWork> PathBuilder::gpu_events() {
+void PathBuilder::gpu_events() {
   const Attribution& at = a.attribution_;
-  std::vector<GpuWork> work;
-  if (call_owner.empty()) return work;
+  work.clear();
+  if (call_owner.empty()) return;
   gpu_owner.assign(at.activity_offsets[first_call + call_owner.size()] - at.activity_offsets[first_call],
                    kNone);
   for (std::uint32_t i = 0, slot = 0; i < call_owner.size(); ++i) {
@@ -217,7 +219,6 @@ std::vector<PathBuilder::GpuWork> PathBuilder::gpu_events() {
       work.push_back({path_end_time(p.gpu_syncs[s].end), true, s, call_owner[i], kNone});
   }
   sort_runs(work, [](const GpuWork& x, const GpuWork& y) { return x.key < y.key; });
-  return work;
 }
 
 // A synchronisation's edges from the GPU work it waits for; a Stream Wait Event's wait is kept
@@ -250,9 +251,11 @@ void PathBuilder::gpu_sync(const GpuWork& w, const StreamEnds& last,
 // The GPU activities the range's runtime calls launched, per stream in start order, and the
 // synchronisations of its runtime calls in end order (HTA's _construct_graph_from_kernels).
 void PathBuilder::gpu_work() {
-  StreamEnds last;
+  StreamEnds& last = last_ends;
+  last.clear();
   std::unordered_map<std::uint32_t, std::uint32_t> waits_for;  // activity -> activity
-  for (const GpuWork& w : gpu_events()) {
+  gpu_events();
+  for (const GpuWork& w : work) {
     if (w.sync) {
       gpu_sync(w, last, waits_for);
       continue;
@@ -287,6 +290,59 @@ void PathBuilder::gpu_work() {
   }
 }
 
+namespace {
+
+// The buffers of a thread's last path, lent to its next: a tiny rank's step made about 25
+// allocations a path, most of its critical path's cost (issue 78). One grown past kKeptPathBytes
+// is let go once used, as every buffer was before.
+constexpr std::size_t kKeptPathBytes = std::size_t{64} << 10;
+
+struct PathBuffers {
+  PathGraph graph;
+  PathGraph::Work work;
+  std::vector<PathBuilder::Owner> owners;
+  std::vector<std::uint32_t> call_owner;
+  std::vector<std::uint32_t> gpu_owner;
+  std::vector<PathBuilder::Frame> stack;
+  std::vector<PathBuilder::GpuWork> gpu_work;
+  PathBuilder::StreamEnds ends;
+  std::vector<std::vector<PathBuilder::Item>> by_thread;  // each emptied, its room kept
+};
+
+thread_local PathBuffers t_path_buffers;
+
+template <class T>
+std::size_t capacity_bytes(const std::vector<T>& v) {
+  return v.capacity() * sizeof(T);
+}
+std::size_t capacity_bytes(const PathGraph& g) {
+  return g.capacity_bytes();
+}
+std::size_t capacity_bytes(const PathGraph::Work& w) {
+  return w.capacity_bytes();
+}
+std::size_t capacity_bytes(const std::vector<std::vector<PathBuilder::Item>>& by_thread) {
+  std::size_t bytes = by_thread.capacity() * sizeof(by_thread[0]);
+  for (const auto& items : by_thread) bytes += items.capacity() * sizeof(PathBuilder::Item);
+  return bytes;
+}
+
+// A kept buffer, empty (a moved-from vector is).
+template <class Buffer>
+Buffer lend(Buffer& kept) {
+  Buffer out = std::move(kept);
+  out.clear();
+  return out;
+}
+
+// Keeps a used buffer for the thread's next path unless it grew past kKeptPathBytes.
+template <class Buffer>
+void give_back(Buffer& kept, Buffer&& used) {
+  if (capacity_bytes(used) <= kKeptPathBytes) kept = std::move(used);
+}
+
+}  // namespace
+
 void CriticalPathAnalyser::leave_out(const std::vector<std::uint32_t>& host_events) {
   if (host_events.empty()) return;
   left_out_.assign(profile_.host_events.size(), false);
@@ -297,7 +353,17 @@ void CriticalPathAnalyser::leave_out(const std::vector<std::uint32_t>& host_even
 RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   const Profile& p = profile_;
   TimeNs first = path_start_time(start), last = path_end_time(end);
-  PathBuilder b{*this, p, {}, {}, {}, 0, {}};
+  PathBuffers& kept = t_path_buffers;
+  PathBuilder b{*this,
+                p,
+                lend(kept.graph),
+                lend(kept.owners),
+                lend(kept.call_owner),
+                0,
+                lend(kept.gpu_owner),
+                lend(kept.stack),
+                lend(kept.gpu_work),
+                lend(kept.ends)};
   std::uint32_t out_short_launches = 0;
   // Runtime calls starting in [first, last] after rounding: a start above first - 1000.
   auto call_begin = std::lower_bound(p.runtime_calls.begin(), p.runtime_calls.end(), first - 999,
@@ -306,7 +372,9 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
                                    [](TimeNs t, const RuntimeCall& c) { return t < c.start; });
   b.first_call = static_cast<std::uint32_t>(call_begin - p.runtime_calls.begin());
   b.call_owner.assign(static_cast<std::size_t>(call_end - call_begin), kNone);
-  std::vector<std::vector<PathBuilder::Item>> by_thread(p.threads.size());
+  std::vector<std::vector<PathBuilder::Item>> by_thread = std::move(kept.by_thread);
+  for (auto& items : by_thread) items.clear();
+  by_thread.resize(p.threads.size());
   for (auto it = call_begin; it != call_end; ++it) {
     TimeNs s = path_start_time(it->start), e = path_end_time(it->end);
     // HTA leaves out what lasts under 1 us once rounded: a launch call so short takes the GPU work
@@ -333,10 +401,13 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
   b.reserve(by_thread);
   for (auto& items : by_thread)
     if (!items.empty()) b.host_thread(items);
-  by_thread = {};  // walked: freed before the GPU work's edges and the path's arrays are made
+  // Walked: kept for the next path, or freed before the GPU work's edges and the path's arrays are made.
+  give_back(kept.by_thread, std::move(by_thread));
+  by_thread = {};
   b.gpu_work();
 
-  PathGraph::Path found = b.graph.longest_path();
+  PathGraph::Work work = std::move(kept.work);
+  PathGraph::Path found = b.graph.longest_path(work);
   RangePath out;
   out.short_launches = out_short_launches;
   out.length = found.length;
@@ -359,6 +430,14 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
     out.by[static_cast<std::size_t>(event.bound)] += weight;
     out.events.push_back(event);
   }
+  give_back(kept.work, std::move(work));
+  give_back(kept.graph, std::move(b.graph));
+  give_back(kept.owners, std::move(b.owners));
+  give_back(kept.call_owner, std::move(b.call_owner));
+  give_back(kept.gpu_owner, std::move(b.gpu_owner));
+  give_back(kept.stack, std::move(b.stack));
+  give_back(kept.gpu_work, std::move(b.work));
+  give_back(kept.ends, std::move(b.last_ends));
   return out;
 }
 

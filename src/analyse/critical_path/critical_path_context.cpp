@@ -2,8 +2,9 @@
 // the GPU activities each synchronisation waits for, computed once, in time order.
 #include <algorithm>
 #include <iterator>
-#include <map>
 #include <tuple>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/critical_path/critical_path.h"
 #include "analyse/critical_path/sort_runs.h"
@@ -44,7 +45,7 @@ void queue_lengths(const Profile& p, const Attribution& attribution, NameClasses
   changes.reserve(launches.size() + starts.size());
   std::merge(launches.begin(), launches.end(), starts.begin(), starts.end(), std::back_inserter(changes),
              by_time);
-  std::map<StreamKey, std::int64_t> queue;
+  boost::container::flat_map<StreamKey, std::int64_t> queue;  // a few streams: no node each
   for (const Change& c : changes) {
     const GpuActivity& g = p.gpu_activities[c.activity];
     std::int64_t& q = queue[{g.device, g.stream}];
@@ -104,7 +105,7 @@ CriticalPathAnalyser::CriticalPathAnalyser(const Profile& profile, const Attribu
   IdLookup call_syncs(by_call), record_syncs(by_record);
   // Forward: the last activity a launch call put on each stream before each cudaEventRecord
   // (HTA's index_previous_launch: launches of any thread onto the recording stream).
-  std::map<StreamKey, std::uint32_t> last_launch;
+  boost::container::flat_map<StreamKey, std::uint32_t> last_launch;
   for (std::uint32_t r = 0; r < p.runtime_calls.size(); ++r) {
     const RuntimeCall& call = p.runtime_calls[r];
     if (auto syncs = call_syncs.matches(call.correlation); !syncs.empty())
@@ -120,7 +121,8 @@ CriticalPathAnalyser::CriticalPathAnalyser(const Profile& profile, const Attribu
   }
   // Backward: the next activity the thread of a cudaStreamWaitEvent launched onto the waiting
   // stream (HTA's index_next_launch).
-  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> next_launch;  // (thread, stream)
+  boost::container::flat_map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t>
+      next_launch;  // (thread, stream)
   for (std::uint32_t r = static_cast<std::uint32_t>(p.runtime_calls.size()); r-- > 0;) {
     const RuntimeCall& call = p.runtime_calls[r];
     std::uint32_t s = runtime_sync_[r];

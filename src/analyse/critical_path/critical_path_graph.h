@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "model/profile.h"
@@ -46,6 +48,14 @@ class PathGraph {
     return e.weightless ? 0 : std::max<TimeNs>(0, times_[e.to] - times_[e.from]);
   }
   std::size_t nodes() const { return times_.size(); }
+  // No nodes nor edges, the room for them kept (a thread's next range reuses it).
+  void clear() {
+    times_.clear();
+    edges_.clear();
+  }
+  std::size_t capacity_bytes() const {
+    return times_.capacity() * sizeof(TimeNs) + edges_.capacity() * sizeof(PathEdge);
+  }
 
   struct Path {
     std::vector<PathEdge> edges;  // in path order
@@ -55,7 +65,44 @@ class PathGraph {
   // The longest path, its edges in order. On a tie the first longest end node in topological order
   // and, into each node, the first edge added win. A cycle (out-of-order timestamps, HTA #113) is
   // broken at its earliest node, whose unresolved incoming edges are then left out.
-  Path longest_path() const;
+  Path longest_path() const {
+    Work work;
+    return longest_path(work);
+  }
+  // The arrays the walk fills, reused from one call to the next by a caller that keeps them.
+  struct Work {
+    // Room for n ids, left unset (each is written before it is read), as the walk's own arrays were.
+    struct Ids {
+      std::unique_ptr<std::uint32_t[]> at;
+      std::size_t room = 0;
+      Ids() = default;
+      Ids(Ids&& from) noexcept : at(std::move(from.at)), room(std::exchange(from.room, 0)) {}
+      Ids& operator=(Ids&& from) noexcept {
+        at = std::move(from.at);
+        room = std::exchange(from.room, 0);
+        return *this;
+      }
+      std::uint32_t* with_room(std::size_t n) {
+        if (n > room) {
+          at = std::make_unique_for_overwrite<std::uint32_t[]>(n);
+          room = n;
+        }
+        return at.get();
+      }
+    };
+    std::vector<std::uint32_t> begin;    // node v's edges: out[begin[v]] .. out[begin[v + 1] - 1]
+    Ids out;                             // edge ids by source node, in the order they were added
+    std::vector<std::uint32_t> pending;  // incoming edges not yet taken; kDone once taken
+    Ids order;                           // Kahn's queue, each node once
+    std::vector<TimeNs> dist;
+    std::vector<std::uint32_t> best;  // the incoming edge of the longest path to a node
+    std::size_t capacity_bytes() const {
+      return (begin.capacity() + out.room + pending.capacity() + order.room + best.capacity()) *
+                 sizeof(std::uint32_t) +
+             dist.capacity() * sizeof(TimeNs);
+    }
+  };
+  Path longest_path(Work& work) const;
 
  private:
   std::vector<std::uint32_t> nodes_by_time() const;  // stable: of equal times, the first added first

@@ -3,10 +3,11 @@
 #include <algorithm>
 #include <functional>
 #include <map>
-#include <unordered_map>
 #include <utility>
 
 #include <fmt/format.h>
+#include <boost/container/flat_map.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "analyse/critical_path/critical_path.h"
 #include "analyse/ops/op_info.h"
@@ -104,7 +105,9 @@ class OpTotals {
   static std::uint64_t key(StringId name, PathBound bound) {
     return std::uint64_t{name} << 8 | static_cast<std::uint8_t>(bound);
   }
-  std::unordered_map<std::uint64_t, Entry> rows_;
+  // One allocation for its slots, not one a row: a tiny rank's few rows made most of its cost.
+  // Its order is never read: finish sorts the rows.
+  boost::unordered_flat_map<std::uint64_t, Entry> rows_;
   std::size_t steps_added_ = 0;
 };
 
@@ -143,7 +146,7 @@ PathStretch path_stretch(const Profile& p, const PathEvent& e, TimeNs start, Tim
 
 std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path, const Timeline& timeline) {
   TimeNs pixel = std::max<TimeNs>(1, timeline.step_duration / kTimelinePixels);
-  std::map<std::pair<std::int32_t, std::uint32_t>, std::vector<PathStretch>> lanes;
+  boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, std::vector<PathStretch>> lanes;
   for (const PathEvent& e : path.events) {
     TimeNs start = std::max<TimeNs>(e.start - timeline.step_start, 0);
     TimeNs end = std::min<TimeNs>(e.start + e.time - timeline.step_start, timeline.step_duration);
@@ -177,15 +180,32 @@ std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path,
 // The names with most time on one path, most first; of equal times the first name in string order.
 std::vector<std::pair<std::string, TimeNs>> top_ops(const Profile& p,
                                                     const std::vector<PathEventTime>& events) {
-  std::unordered_map<StringId, TimeNs> by_name;  // interned: equal names, equal ids
-  for (const PathEventTime& e : events) by_name[path_event_name(p, e.kind, e.index)] += e.time;
-  std::vector<std::pair<StringId, TimeNs>> names(by_name.begin(), by_name.end());
+  // Summed by name id (interned: equal names, equal ids); the order is the sort's below. A short
+  // path (a tiny rank's step has three events) is summed in the list itself, without a map.
+  constexpr std::size_t kSummedInPlace = 16;
+  std::vector<std::pair<StringId, TimeNs>> names;
+  if (events.size() <= kSummedInPlace) {
+    names.reserve(events.size());
+    for (const PathEventTime& e : events) {
+      StringId name = path_event_name(p, e.kind, e.index);
+      auto at = std::find_if(names.begin(), names.end(), [&](const auto& n) { return n.first == name; });
+      if (at == names.end())
+        names.emplace_back(name, e.time);
+      else
+        at->second += e.time;
+    }
+  } else {
+    boost::unordered_flat_map<StringId, TimeNs> by_name;
+    for (const PathEventTime& e : events) by_name[path_event_name(p, e.kind, e.index)] += e.time;
+    names.assign(by_name.begin(), by_name.end());
+  }
   std::size_t kept = std::min(names.size(), kPathTopOps);
   std::partial_sort(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(kept), names.end(),
                     [&](const auto& a, const auto& b) {
                       return a.second != b.second ? a.second > b.second : p.str(a.first) < p.str(b.first);
                     });
   std::vector<std::pair<std::string, TimeNs>> out;
+  out.reserve(kept);
   for (std::size_t i = 0; i < kept; ++i)
     out.emplace_back(std::string(p.str(names[i].first)), names[i].second);
   return out;
@@ -270,21 +290,30 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     std::size_t n = window.steps.size();
     std::size_t count = std::clamp<std::size_t>(threads, 1, n);
     parts.resize(count);
-    std::vector<std::function<void()>> tasks;
-    for (std::size_t k = 0; k < count; ++k)
-      tasks.push_back([&, k] {
-        Part& part = parts[k];
-        for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
-          const Step& s = steps.steps[window.steps[j]];
-          walk(part, s.name, s.number, s.host_start, s.host_end, s.duration(),
-               shown && s.start == timeline.step_start && s.name == timeline.step);
-        }
-      });
-    run_side_by_side(threads, tasks);
+    auto walk_part = [&](std::size_t k) {
+      Part& part = parts[k];
+      part.rows.reserve(n * (k + 1) / count - n * k / count);
+      for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
+        const Step& s = steps.steps[window.steps[j]];
+        walk(part, s.name, s.number, s.host_start, s.host_end, s.duration(),
+             shown && s.start == timeline.step_start && s.name == timeline.step);
+      }
+    };
+    if (count == 1) {
+      walk_part(0);  // on this thread, without a task list to make
+    } else {
+      std::vector<std::function<void()>> tasks;
+      for (std::size_t k = 0; k < count; ++k) tasks.push_back([&walk_part, k] { walk_part(k); });
+      run_side_by_side(threads, tasks);
+    }
   }
   OpTotals ops;
+  sums.steps.reserve(window.steps.size());
   for (Part& part : parts) {
-    ops.merge(part.ops);
+    if (parts.size() == 1)
+      ops = std::move(part.ops);  // the same rows as a merge into none
+    else
+      ops.merge(part.ops);
     sums.graph_cycles += part.cycles;
     if (!part.timeline.empty()) sums.timeline = std::move(part.timeline);
     for (CriticalPathStep& row : part.rows) sums.steps.push_back(std::move(row));

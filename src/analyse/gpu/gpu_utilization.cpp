@@ -1,9 +1,11 @@
 #include "analyse/gpu/gpu_utilization.h"
 
 #include <algorithm>
-#include <map>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/intervals.h"
+#include "analyse/last_entry.h"
 
 namespace perfgate {
 namespace {
@@ -114,10 +116,11 @@ void describe_device(const DeviceInfo& d, GpuMetrics& g) {
 
 std::vector<GpuMetrics> gpu_metrics(const Profile& p, const Window& window, NameClasses& classes,
                                     bool over_gpu_span) {
-  std::map<std::int32_t, DeviceActivity> devices;
+  boost::container::flat_map<std::int32_t, DeviceActivity> devices;  // a GPU or a few: no node each
+  LastEntry<decltype(devices)> on_device(devices);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& a = p.gpu_activities[i];
-    DeviceActivity& d = devices[a.device];
+    DeviceActivity& d = on_device[a.device];
     d.all.add({a.start, a.end});  // activities come sorted by start
     if (a.kind == GpuActivityKind::Kernel) {
       d.kernels.add({a.start, a.end});

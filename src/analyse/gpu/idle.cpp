@@ -1,16 +1,17 @@
 #include "analyse/gpu/idle.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/gpu/idle_nvtx.h"
 #include "analyse/intervals.h"
+#include "analyse/last_entry.h"
 
 namespace perfgate {
 
-std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs end) {
-  std::set<std::uint32_t> threads;
+ThreadSet launching_threads(const Profile& p, TimeNs start, TimeNs end) {
+  ThreadSet threads;
   for (const RuntimeCall& c : p.runtime_calls)
     if (c.end > start && c.start < end) threads.insert(c.thread);
   return threads;
@@ -20,11 +21,12 @@ std::set<std::uint32_t> launching_threads(const Profile& p, TimeNs start, TimeNs
 // (merged).
 QueuedWork queued_work(const Profile& p, const Attribution& a) {
   QueuedWork out;
+  LastEntry<QueuedWork> on_device(out);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     std::uint32_t r = a.activity_runtime[i];
     const GpuActivity& act = p.gpu_activities[i];
     if (r != kNone && p.runtime_calls[r].end < act.start)
-      out[act.device].push_back({p.runtime_calls[r].end, act.start});
+      on_device[act.device].push_back({p.runtime_calls[r].end, act.start});
   }
   for (auto& [device, list] : out) merge_in_place(list);
   return out;
@@ -39,7 +41,8 @@ static const IntervalList& queued_on(const QueuedWork& queued, std::int32_t devi
 
 IdleSums idle_breakdown(const Profile& p, const Attribution& a, const QueuedWork& queued, const Window& w) {
   IdleSums s;
-  std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_free_at;  // end of the last activity
+  boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, TimeNs>
+      stream_free_at;  // end of the last activity
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& act = p.gpu_activities[i];
     if (act.start < w.start || act.end > w.end) continue;
@@ -72,7 +75,7 @@ namespace {
 // enclose everything.
 std::array<IntervalList, 5> host_causes(const Profile& p, NameClasses& classes, const Window& w,
                                         const std::vector<std::uint32_t>& nvtx) {
-  std::set<std::uint32_t> launching = launching_threads(p, w.start, w.end);
+  ThreadSet launching = launching_threads(p, w.start, w.end);
   std::array<IntervalList, 5> lists;
   for (const RuntimeCall& c : p.runtime_calls)
     if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
@@ -124,8 +127,9 @@ const char* idle_cause_name(IdleCause cause) {
 std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameClasses& classes,
                              const Window& w, const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
                              bool over_gpu_span, const IntervalList& one_offs) {
-  std::map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
-  for (const GpuActivity& act : p.gpu_activities) busy[act.device].add({act.start, act.end});
+  boost::container::flat_map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
+  LastEntry<decltype(busy)> busy_on(busy);
+  for (const GpuActivity& act : p.gpu_activities) busy_on[act.device].add({act.start, act.end});
   std::vector<std::uint32_t> nvtx = nvtx_ranges(p, step_markers);
   std::array<IntervalList, 5> host = host_causes(p, classes, w, nvtx);
   NvtxIdle nvtx_idle(p, nvtx);
@@ -145,6 +149,7 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
     // The idle stretches of the window: before the first activity, between two, after the last
     // (gpu.idle_pct counts them all; the longest-gap metrics only those between activities).
     IntervalList idle;
+    idle.reserve(inside.size() + 1);
     if (w.start < inside.front().start && !over_gpu_span) idle.push_back({w.start, inside.front().start});
     for (std::size_t i = 1; i < inside.size(); ++i) {
       idle.push_back({inside[i - 1].end, inside[i].start});

@@ -1,8 +1,8 @@
 // Why the GPUs were idle (HTA's idle-time breakdown) and their longest gaps (nsys analyze gpu_gaps).
 #pragma once
 
-#include <map>
-#include <set>
+#include <boost/container/flat_map.hpp>
+#include <boost/container/small_vector.hpp>
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
@@ -16,12 +16,26 @@ inline constexpr TimeNs kKernelWaitNs = 30'000;    // HTA: shorter gaps are back
 inline constexpr TimeNs kReportedGapNs = 500'000;  // gaps listed in the gaps table
 inline constexpr std::size_t kMaxReportedGaps = 100;
 
-// The threads that launch GPU work in [start, end): those with runtime calls there (indices into
-// Profile::threads).
-std::set<std::uint32_t> launching_threads(const Profile& profile, TimeNs start, TimeNs end);
+// A set of threads (indices into Profile::threads) as a flag each, inline for a few dozen: a
+// std::set's node each was a tiny rank's allocations in every user (issue 78).
+class ThreadSet {
+ public:
+  void insert(std::uint32_t thread) {
+    if (thread >= flags_.size()) flags_.resize(std::size_t{thread} + 1, 0);
+    flags_[thread] = 1;
+  }
+  bool count(std::uint32_t thread) const { return thread < flags_.size() && flags_[thread] != 0; }
+
+ private:
+  boost::container::small_vector<std::uint8_t, 32> flags_;
+};
+
+// The threads that launch GPU work in [start, end): those with runtime calls there.
+ThreadSet launching_threads(const Profile& profile, TimeNs start, TimeNs end);
 
 // Per device, when it had work queued: from each launched activity's call's return to its start.
-using QueuedWork = std::map<std::int32_t, IntervalList>;
+// A sorted vector: a device or a few each, one allocation, not a node each (issue 78).
+using QueuedWork = boost::container::flat_map<std::int32_t, IntervalList>;
 QueuedWork queued_work(const Profile& profile, const Attribution& attribution);
 
 // HTA's breakdown, per stream; a host-wait gap's time with other work queued on the GPU is "other".

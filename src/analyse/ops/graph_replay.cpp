@@ -1,8 +1,9 @@
 #include "analyse/ops/graph_replay.h"
 
 #include <algorithm>
-#include <map>
 #include <utility>
+
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/id_index.h"
 
@@ -54,7 +55,7 @@ void attach_graph_replays(const Profile& p, const NameMatcher& graph_launch, Att
   std::vector<std::uint32_t> launches = mark_graph_launches(p, graph_launch, a);
   if (launches.empty()) return;
   // Per stream: the latest start of a call that launched work the stream has run so far.
-  std::map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_launched_at;
+  boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_launched_at;
   std::size_t next = 0;
   std::uint32_t current = kNone;  // the latest graph launch that started before the activity
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {  // sorted by start

@@ -4,7 +4,8 @@
 #include "analyse/ops/warmup.h"
 
 #include <algorithm>
-#include <map>
+
+#include <boost/container/flat_map.hpp>
 
 namespace perfgate {
 namespace {
@@ -51,7 +52,7 @@ void count_copies(const Profile& p, const Window& w, HostActivitySums& s) {
 // Gaps on a stream that the GPU spent waiting for the host: the next kernel's launch call was
 // still running when the previous kernel finished.
 std::optional<TimeNs> median_launch_gap(const Profile& p, const Attribution& a, const Window& w) {
-  std::map<std::pair<std::int32_t, std::uint32_t>, std::size_t> last_on_stream;
+  boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, std::size_t> last_on_stream;
   std::vector<TimeNs> gaps;
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
     const GpuActivity& k = p.gpu_activities[i];
@@ -76,6 +77,7 @@ std::optional<TimeNs> median_launch_gap(const Profile& p, const Attribution& a, 
 
 std::vector<Interval> window_spans(const StepDetection& steps, const Window& window) {
   std::vector<Interval> spans;
+  spans.reserve(std::max<std::size_t>(window.steps.size(), 1));
   if (window.steps.empty()) spans.push_back({window.start, window.end});
   for (std::size_t i : window.steps) spans.push_back({steps.steps[i].start, steps.steps[i].end});
   return spans;

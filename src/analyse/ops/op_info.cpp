@@ -49,6 +49,11 @@ bool is_identifier(std::string_view s) {
 }  // namespace
 
 std::string short_kernel_name(std::string_view raw) {
+  // Not mangled, no "void " to drop, no argument list nor template to cut: the name as it is (most
+  // kernel names; the scan below compares each character with "(anonymous namespace)").
+  if (!raw.starts_with("_Z") && !raw.starts_with("void ") &&
+      std::none_of(raw.begin(), raw.end(), [](char c) { return c == '(' || c == '<'; }))
+    return std::string(raw);
   std::string full = demangle(raw);
   std::string_view s = full;
   if (s.starts_with("void ")) s.remove_prefix(5);

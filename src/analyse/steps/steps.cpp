@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include <fmt/format.h>
+#include <boost/container/small_vector.hpp>
 
 #include "analyse/steps/inferred.h"
 #include "common/errors.h"
@@ -50,7 +51,7 @@ std::shared_ptr<const RE2> compile(const std::string& pattern, std::string_view 
 std::optional<std::int64_t> step_number(std::string_view name, const RE2& re) {
   int groups = re.NumberOfCapturingGroups();
   if (groups <= 0) return std::nullopt;
-  std::vector<re2::StringPiece> pieces(static_cast<std::size_t>(groups) + 1);
+  boost::container::small_vector<re2::StringPiece, 8> pieces(static_cast<std::size_t>(groups) + 1);
   if (!re.Match(name, 0, name.size(), RE2::ANCHOR_BOTH, pieces.data(), groups + 1)) return std::nullopt;
   for (int g = 1; g <= groups; ++g) {
     const re2::StringPiece& piece = pieces[static_cast<std::size_t>(g)];
@@ -100,8 +101,10 @@ std::vector<Step> named_steps(const Profile& p, const RE2& re, std::vector<std::
     s.host_end = e.end;
     steps.push_back(std::move(s));
   }
-  std::stable_sort(steps.begin(), steps.end(),
-                   [](const Step& a, const Step& b) { return a.host_start < b.host_start; });
+  auto by_start = [](const Step& a, const Step& b) { return a.host_start < b.host_start; };
+  // Ranges come in start order on each thread: sorted already, no buffer for a stable sort.
+  if (!std::is_sorted(steps.begin(), steps.end(), by_start))
+    std::stable_sort(steps.begin(), steps.end(), by_start);
   // Names without a number are numbered by their order.
   for (std::size_t k = 0; k < steps.size(); ++k)
     if (!steps[k].number) steps[k].number = static_cast<std::int64_t>(k);

@@ -1,13 +1,14 @@
 #include "analyse/timeline/timeline.h"
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 #include <fmt/format.h>
+#include <boost/container/flat_map.hpp>
 
 #include "analyse/activity_intervals.h"
+#include "analyse/critical_path/sort_runs.h"
 #include "analyse/gpu/idle.h"
+#include "analyse/last_entry.h"
 #include "analyse/ops/op_info.h"
 
 namespace perfgate {
@@ -17,12 +18,12 @@ namespace {
 // no step has) the shorter of the two middle steps, which the report's caption names as such.
 const Step* median_step(const StepDetection& steps, const Window& window) {
   std::vector<const Step*> in_window;
+  in_window.reserve(window.steps.size());
   for (std::size_t i : window.steps) in_window.push_back(&steps.steps[i]);
   if (in_window.empty()) return nullptr;
-  std::vector<const Step*> sorted = in_window;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const Step* a, const Step* b) { return a->duration() < b->duration(); });
-  return sorted[(sorted.size() - 1) / 2];
+  // Stably (sort_runs: no buffer for a few steps), in place: the window's order is not read again.
+  sort_runs(in_window, [](const Step* a, const Step* b) { return a->duration() < b->duration(); });
+  return in_window[(in_window.size() - 1) / 2];
 }
 
 enum class BoxKind : std::uint8_t {
@@ -98,7 +99,7 @@ class LaneMerger {
   explicit LaneMerger(TimeNs pixel) : pixel_(pixel) {}
   void add(const PendingBox& b) {
     if (!in_order_) return;
-    Lane& lane = lanes_[{b.device, b.stream}];
+    Lane& lane = lane_of_[{b.device, b.stream}];
     if (!lane.boxes.empty() && b.start < lane.last_start) {
       in_order_ = false;  // two threads with one id, say: the caller sorts instead
       lanes_.clear();
@@ -121,7 +122,9 @@ class LaneMerger {
     TimeNs last_start = 0;
   };
   TimeNs pixel_;
-  std::map<std::pair<std::int32_t, std::uint32_t>, Lane> lanes_;
+  using Lanes = boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, Lane>;  // no node a lane
+  Lanes lanes_;
+  LastEntry<Lanes> lane_of_{lanes_};
   bool in_order_ = true;
 };
 
@@ -140,9 +143,11 @@ TimelineBox written(const Profile& p, const PendingBox& b) {
 
 // An op is outermost when no op encloses it other than the step markers (annotations and Python
 // functions may).
-bool outermost_op(const Profile& p, std::uint32_t i, const std::set<std::uint32_t>& markers) {
+// `markers`: sorted.
+bool outermost_op(const Profile& p, std::uint32_t i, const std::vector<std::uint32_t>& markers) {
   for (std::uint32_t up = p.host_events[i].parent; up != kNone; up = p.host_events[up].parent)
-    if (p.host_events[up].kind == HostKind::Op && !markers.count(up)) return false;
+    if (p.host_events[up].kind == HostKind::Op && !std::binary_search(markers.begin(), markers.end(), up))
+      return false;
   return true;
 }
 
@@ -152,7 +157,7 @@ bool outermost_op(const Profile& p, std::uint32_t i, const std::set<std::uint32_
 template <typename Sink>
 void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
                     const std::vector<std::uint32_t>& marker_events, Sink& sink) {
-  std::set<std::uint32_t> launching = launching_threads(p, step.start, step.end);
+  ThreadSet launching = launching_threads(p, step.start, step.end);
   auto box = [&](std::int32_t lane, std::uint32_t thread, TimeNs start, TimeNs end, StringId name,
                  BoxKind kind) {
     start = std::max(start, step.start);
@@ -165,10 +170,13 @@ void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
     if (launching.count(c.thread))
       box(kRuntimeDevice, c.thread, c.start, c.end, c.name,
           classes.sync_call(c.name) ? BoxKind::Sync : BoxKind::Runtime);
-  std::set<std::uint32_t> markers(marker_events.begin(), marker_events.end());
+  // Sorted, not a set: a node each was most of a tiny rank's timeline (issue 78).
+  std::vector<std::uint32_t> markers = marker_events;
+  if (!std::is_sorted(markers.begin(), markers.end())) std::sort(markers.begin(), markers.end());
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
-    if (!launching.count(e.thread) || e.end <= step.start || e.start >= step.end || markers.count(i))
+    if (!launching.count(e.thread) || e.end <= step.start || e.start >= step.end ||
+        std::binary_search(markers.begin(), markers.end(), i))
       continue;
     if (classes.dataloader_op(e.name)) {
       box(kHostOpsDevice, e.thread, e.start, e.end, e.name, BoxKind::DataLoader);

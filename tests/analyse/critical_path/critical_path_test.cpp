@@ -2,6 +2,7 @@
 // hand from HTA's node and edge rules. Times in the comments are microseconds.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "analyse/critical_path/critical_path_graph.h"
+#include "analyse/critical_path/sort_runs.h"
 #include "gate/gate.h"
 #include "render/render.h"
 #include "support/helpers.h"
@@ -304,6 +306,46 @@ TEST(CriticalPathGraph, LongestPathBreaksCycles) {
   PathGraph::Path p = g.longest_path();
   EXPECT_TRUE(p.had_cycle);
   EXPECT_EQ(p.length, 10000);
+}
+
+// A walk's arrays reused from a larger graph (as a thread's next range reuses them) give the
+// path a fresh walk gives.
+TEST(CriticalPathGraph, ReusedWorkGivesTheSamePath) {
+  PathGraph big;
+  for (TimeNs t = 0; t < 40; ++t) big.add_node(t * 1000);
+  for (std::uint32_t v = 0; v + 1 < 40; ++v) big.add_edge(v, v + 1, PathEdgeType::Operator, v);
+  PathGraph small;
+  for (TimeNs t : {0, 3, 4, 9}) small.add_node(t * 1000);
+  small.add_edge(0, 1, PathEdgeType::Operator, 0);
+  small.add_edge(0, 2, PathEdgeType::Operator, 1);
+  small.add_edge(2, 3, PathEdgeType::KernelGap, 2);
+  small.add_edge(1, 3, PathEdgeType::Dependency, kNone);
+  PathGraph::Work work;
+  EXPECT_EQ(big.longest_path(work).length, 39000);
+  PathGraph::Path reused = small.longest_path(work);
+  PathGraph::Path fresh = small.longest_path();
+  EXPECT_EQ(reused.length, 9000);
+  EXPECT_EQ(reused.length, fresh.length);
+  ASSERT_EQ(reused.edges.size(), fresh.edges.size());
+  for (std::size_t i = 0; i < fresh.edges.size(); ++i) {
+    EXPECT_EQ(reused.edges[i].from, fresh.edges[i].from);
+    EXPECT_EQ(reused.edges[i].to, fresh.edges[i].to);
+  }
+}
+
+// sort_runs is a stable sort whatever the list's size: insertion-sorted at most
+// kInsertionSortedItems, merged by runs above; equal keys keep their order.
+TEST(SortRuns, SameOrderAsAStableSort) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5}, kInsertionSortedItems,
+                        kInsertionSortedItems + 1, std::size_t{200}}) {
+    std::vector<std::pair<int, std::size_t>> items;  // (key, original place)
+    for (std::size_t i = 0; i < n; ++i) items.emplace_back(static_cast<int>((i * 7919) % 13), i);
+    auto by_key = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::vector<std::pair<int, std::size_t>> expected = items;
+    std::stable_sort(expected.begin(), expected.end(), by_key);
+    sort_runs(items, by_key);
+    EXPECT_EQ(items, expected) << n << " items";
+  }
 }
 
 }  // namespace
