@@ -182,7 +182,8 @@ class WrittenColumns {
  public:
   void write(JsonWriter& j, const ReportTable& t) {
     Written& last = by_table_[t.name];
-    if (last.depth == j.depth() && !last.text.empty() && same(last.columns, t.columns)) {
+    if (last.depth == j.depth() && last.indent == j.indent() && !last.text.empty() &&
+        same(last.columns, t.columns)) {
       j.json(last.text);
       return;
     }
@@ -193,6 +194,7 @@ class WrittenColumns {
     j.end_array();
     std::optional<std::string_view> text = j.since(mark);
     last.depth = j.depth();
+    last.indent = j.indent();
     last.text = text ? std::string(*text) : std::string();
     last.columns.clear();
     for (const auto& c : t.columns) last.columns.emplace_back(c.name, c.unit);
@@ -202,6 +204,7 @@ class WrittenColumns {
   using NameAndUnit = std::pair<std::string, std::string>;
   struct Written {
     std::size_t depth = 0;
+    int indent = 0;
     std::vector<NameAndUnit> columns;
     std::string text;
   };
@@ -241,8 +244,13 @@ struct WrittenAlike {
   WrittenColumns columns;
 };
 
+// A worker past --detailed-workers is written on one line: a run folder of 65,536 ranks wrote a
+// 1.25 GB report, 0.80 GB without its summaries' indentation, and a rank's line is what
+// `grep '"name": "rank-517"'` finds.
 void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, WrittenAlike& alike) {
   j.begin_object();
+  int indent = j.indent();
+  if (!w.detailed) j.set_indent(JsonWriter::kOneLine);
   j.key("name").value(w.name);
   j.key("input").value(w.input_path);
   j.key("detailed").value(w.detailed);
@@ -282,6 +290,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, Writt
   write_invariants(j, w.invariants);
   write_strings(j, "warnings", note_texts(w.warnings));
   j.end_object();
+  j.set_indent(indent);
 }
 
 void write_report(const ReportModel& r, const std::function<void(std::string_view)>& write,

@@ -264,7 +264,7 @@ inline void JsonWriter::newline(bool comma) {
 
 void JsonWriter::newline_deep(bool comma) {
   if (indent_ <= 0) {
-    if (comma) put(",");
+    if (comma) put(indent_ == kOneLine ? std::string_view(", ") : std::string_view(","));
     return;
   }
   std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
@@ -368,7 +368,7 @@ JsonWriter& JsonWriter::key(JsonKey k) {
   char* p = room(2);
   p[0] = ':';
   p[1] = ' ';
-  size_ += indent_ > 0 ? 2 : 1;
+  size_ += indent_ != 0 ? 2 : 1;
   after_key_ = true;
   return *this;
 }
@@ -380,10 +380,10 @@ JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<
     keys.text_.clear();
     keys.ends_.clear();
     for (std::string_view k : keys.keys_) {
-      keys.text_ += ',';
+      keys.text_ += indent_ == kOneLine ? ", " : ",";
       if (indent_ > 0) keys.text_.append(1, '\n').append(depth_ * static_cast<std::size_t>(indent_), ' ');
       append_json_string(keys.text_, k);
-      keys.text_ += indent_ > 0 ? ": " : ":";
+      keys.text_ += indent_ != 0 ? ": " : ":";
       keys.ends_.push_back(keys.text_.size());
     }
     keys.depth_ = depth_;
@@ -392,8 +392,9 @@ JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<
   std::size_t n = std::min(values.size(), keys.ends_.size());
   char* start = room(keys.text_.size() + kNumberRoom * n);
   char* p = start;
-  // Each key's text starts with its comma, left out before the object's first member.
-  std::size_t from = first_ ? 1 : 0;
+  // Each key's text starts with its comma (and on one line the space after it), left out before the
+  // object's first member.
+  std::size_t from = first_ ? (indent_ == kOneLine ? 2 : 1) : 0;
   for (std::size_t i = 0; i < n; ++i) {
     std::size_t end = keys.ends_[i];
     copy_short(p, keys.text_.data() + from, end - from);

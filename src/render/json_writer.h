@@ -55,7 +55,7 @@ class JsonKeyRun {
   friend class JsonWriter;
   std::span<const std::string_view> keys_;
   std::size_t depth_ = 0;
-  int indent_ = -1;
+  int indent_ = -2;  // none yet: made at the first write
   std::string text_;
   std::vector<std::size_t> ends_;  // where each key's text ends in text_
 };
@@ -65,6 +65,9 @@ class JsonWriter {
   // Text goes to `sink` a piece at a time (about 1 MiB) when one is given, so that a large report
   // is never held whole; else it is kept and str() returns it.
   using Sink = std::function<void(std::string_view)>;
+  // `indent` spaces a level, each member on a line of its own; 0: compact (no spaces); kOneLine: on
+  // one line, members apart by ", " and each key followed by ": ", as Python's json.dumps writes.
+  static constexpr int kOneLine = -1;
   explicit JsonWriter(int indent = 2, Sink sink = {});
 
   JsonWriter& begin_object();
@@ -104,6 +107,10 @@ class JsonWriter {
   std::optional<std::string_view> since(Mark m) const;
   JsonWriter& json(std::string_view text);
   std::size_t depth() const { return depth_; }
+  // What follows is written with another indentation (a value at a time: set it after a value's
+  // opening bracket and again after its closing one).
+  int indent() const { return indent_; }
+  void set_indent(int indent) { indent_ = indent; }
 
  private:
   char* room(std::size_t n) {  // where the next `n` bytes go

@@ -252,6 +252,51 @@ TEST(JsonReport, EachWorkerGetsItsOwnTablesColumns) {
                                             "name/ time/us n/count ", "name/ ", "name/ time/us "}));
 }
 
+// A worker past --detailed-workers is one line of the report (a run of 65,536 ranks wrote 1.25 GB,
+// 0.80 GB so); a detailed one is indented. Both hold the same members.
+TEST(JsonReport, AWorkerPastTheDetailedOnesIsOneLine) {
+  ReportModel model;
+  for (bool detailed : {true, false}) {
+    ReportWorker w;
+    w.name = detailed ? "whole" : "summary";
+    w.detailed = detailed;
+    w.metrics.set(Metric::GpuUtilizationPct, 42.5);
+    w.tables.push_back({"ops",
+                        "Ops",
+                        "",
+                        ReportColumns{{"name", "", ""}, {"time", "us", ""}},
+                        {{std::string("a"), 1.5}, {std::string("b"), std::int64_t{2}}}});
+    model.workers.push_back(std::move(w));
+  }
+  std::string text = render_json(model);
+  std::vector<std::string> lines;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  auto line_with = [&](std::string_view what) {
+    for (const std::string& line : lines)
+      if (line.find(what) != std::string::npos) return line;
+    return std::string();
+  };
+  EXPECT_EQ(line_with("\"name\": \"whole\""), "      \"name\": \"whole\",");
+  std::string summary = line_with("\"name\": \"summary\"");
+  EXPECT_TRUE(summary.starts_with("    {\"name\": \"summary\", \"input\": \"\", \"detailed\": false, "))
+      << summary;
+  EXPECT_NE(summary.find("\"gpu.utilization_pct\": 42.5, "), std::string::npos) << summary;
+  EXPECT_NE(summary.find("\"rows\": [[\"a\", 1.5], [\"b\", 2]]"), std::string::npos) << summary;
+  EXPECT_TRUE(summary.ends_with("\"warnings\": []}")) << summary;
+  boost::json::array workers = boost::json::parse(text).as_object().at("workers").as_array();
+  boost::json::object whole = workers[0].as_object(), one_line = workers[1].as_object();
+  for (boost::json::object* w : {&whole, &one_line}) {
+    w->erase("name");
+    w->erase("detailed");
+  }
+  EXPECT_EQ(whole, one_line);
+}
+
 // A writer with a sink hands its text over in pieces of about 1 MiB; joined, they are the text the
 // writer would have kept (2 MiB of strings: at least two pieces).
 TEST(JsonWriter, ASinkGetsTheTextInPiecesThatJoinToTheWhole) {

@@ -8,8 +8,10 @@
 #include <cstring>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -145,6 +147,27 @@ TEST(JsonWriter, IndentsAnyDepthAndWritesCompactWithoutIndent) {
   compact.begin_object().key("a").begin_array().value(1).null().value(true).end_array();
   compact.key("b").begin_object().end_object().key("c").value("x").end_object();
   EXPECT_EQ(compact.str(), R"({"a":[1,null,true],"b":{},"c":"x"})");
+}
+
+// A value written on one line inside an indented document (a worker past --detailed-workers): ", "
+// between members, ": " after each key, no line break until the value is closed; a run of keys
+// made on one line is made again when written indented.
+TEST(JsonWriter, WritesAValueOnOneLineInsideAnIndentedDocument) {
+  static constexpr std::string_view kKeys[] = {"k1", "k2"};
+  JsonKeyRun keys{kKeys};
+  const std::optional<double> values[] = {1.5, std::nullopt};
+  JsonWriter j(2);
+  j.begin_object().key("a").value(1).key("w").begin_object();
+  j.set_indent(JsonWriter::kOneLine);
+  j.key("x").begin_array().value(1).value("y").end_array();
+  j.members(keys, values);
+  j.key("e").begin_object().end_object().end_object();
+  j.set_indent(2);
+  j.key("v").begin_object().members(keys, values).end_object();
+  j.end_object();
+  EXPECT_EQ(j.str(),
+            "{\n  \"a\": 1,\n  \"w\": {\"x\": [1, \"y\"], \"k1\": 1.5, \"k2\": null, \"e\": {}},\n"
+            "  \"v\": {\n    \"k1\": 1.5,\n    \"k2\": null\n  }\n}\n");
 }
 
 // Numbers are fmt's "{}" of the value rounded to 1e-6, whether the writer formats them with fmt's
