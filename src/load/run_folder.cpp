@@ -1,6 +1,7 @@
 // The inputs of a run: files named, and run folders whose trace files are the workers.
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "common/errors.h"
 #include "common/path_confinement.h"
 #include "io/byte_source.h"
+#include "io/spill_arena.h"
 #include "load/load.h"
 #include "load/reader.h"
 
@@ -142,6 +144,12 @@ std::vector<std::string> expand_folder(const std::string& folder) {
 
 std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
   std::vector<InputFile> inputs;
+  // Every input is sniffed before the first is loaded, so the bytes kept for the loads are held all
+  // at once: 65,536 tiny ranks kept 88 MB, which under --max-memory 64M doubled the peak (154 MB)
+  // and the spilling cost 60 s of CPU. They are kept within a sixteenth of the memory budget; past
+  // it a file is opened again by its load.
+  std::uint64_t keep_at_most = kept_sniffed_bytes_at_most();
+  std::uint64_t kept = 0;
   for (const auto& path : paths) {
     check_confined_path(path);
     std::error_code ec;
@@ -176,11 +184,18 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
       SniffedInput sniffed = sniff_input(std::move(stored));
       input.format = sniffed.reader ? sniffed.reader->name : "";
       if (input.format.empty()) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
-      if (file_input.holds_bytes())
+      if (file_input.holds_bytes() && kept + input.bytes <= keep_at_most) {
+        kept += input.bytes;
         input.sniffed = std::shared_ptr<SniffedBytes>(slots, &(*slots)[k].emplace(std::move(sniffed.bytes)));
+      }
     }
   }
   return inputs;
+}
+
+std::uint64_t kept_sniffed_bytes_at_most() {
+  std::uint64_t budget = spill::budget();
+  return budget ? budget / 16 : std::numeric_limits<std::uint64_t>::max();
 }
 
 SniffedBytes::SniffedBytes(std::unique_ptr<ByteInput> input) : input_(std::move(input)) {}

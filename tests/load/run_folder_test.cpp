@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "common/errors.h"
+#include "io/spill_arena.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 
@@ -73,6 +74,31 @@ TEST(RunFolder, ASmallRankIsOpenedOnceToBeSniffedAndLoaded) {
   ASSERT_GT(options.resolved->inputs[0].bytes, FileInput::kSmallFileBytes);
   EXPECT_EQ(load_run({large}, options).workers.size(), 1u);
   EXPECT_GE(files_opened() - before, 2u) << "a large file is streamed from the file at each read";
+}
+
+// The bytes kept from the sniffs for the loads are held all at once, before the first load: within a
+// sixteenth of the memory budget (65,536 tiny ranks kept 88 MB, and doubled the peak at
+// --max-memory 64M); past it a file is opened again by its load.
+TEST(RunFolder, SniffedBytesAreKeptWithinASixteenthOfTheMemoryBudget) {
+  std::string dir = temp_dir();
+  for (int rank = 0; rank < 4; ++rank)
+    TraceBuilder().op("aten::add", 1, 2).write(dir + "/rank-" + std::to_string(rank) + ".json");
+  auto kept = [](const std::vector<InputFile>& inputs) {
+    return std::count_if(inputs.begin(), inputs.end(),
+                         [](const InputFile& i) { return i.sniffed != nullptr; });
+  };
+  std::vector<InputFile> unbounded = resolve_inputs({dir});
+  EXPECT_EQ(kept(unbounded), 4);
+  std::uint64_t one = unbounded[0].bytes;
+  spill::set_budget(16 * (2 * one + one / 2), temp_dir());  // room for two files' bytes
+  std::vector<InputFile> bounded = resolve_inputs({dir});
+  spill::set_budget(0, temp_dir());
+  EXPECT_EQ(kept(bounded), 2);
+  LoadOptions options;
+  options.resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, std::move(bounded)});
+  std::uint64_t before = files_opened();
+  EXPECT_EQ(load_run({dir}, options).workers.size(), 4u);
+  EXPECT_EQ(files_opened() - before, 2u) << "the two files whose bytes were not kept are opened again";
 }
 
 // Ranks in the order of their numbers, not as text (rank-10 after rank-9, not after rank-1).
