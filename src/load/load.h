@@ -42,10 +42,6 @@ class SniffedBytes {
   std::unique_ptr<ByteInput> input_;
 };
 
-// How many bytes of sniffed files resolve_inputs keeps for their loads: a sixteenth of the memory
-// budget (io/spill_arena.h), all of them without one.
-std::uint64_t kept_sniffed_bytes_at_most();
-
 struct InputFile {
   std::string path;
   std::uint64_t bytes = 0;

@@ -107,15 +107,13 @@ std::vector<std::string> expand_folder(const std::string& folder) {
     check_confined_path(path);  // a link out of the roots is refused, not read
     // A regular file by the folder's listing needs no stat (a link or an unknown type does).
     std::error_code type_ec;
-    if (entry.is_regular_file(type_ec)) {
-      files.push_back(path);
-      names.emplace_back(name);
-    } else if (std::string why = not_a_trace_file(entry); !why.empty()) {
+    if (std::string why = entry.is_regular_file(type_ec) ? std::string() : not_a_trace_file(entry);
+        !why.empty()) {
       unusable.emplace_back(path, std::move(why));
-    } else {
-      files.push_back(path);
-      names.emplace_back(name);
+      continue;
     }
+    files.push_back(path);
+    names.emplace_back(name);
   }
   if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
   if (!unusable.empty()) {
@@ -138,6 +136,13 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   sorted.reserve(files.size());
   for (std::size_t i : order) sorted.push_back(std::move(files[i]));
   return sorted;
+}
+
+// How many bytes of sniffed files resolve_inputs keeps for their loads: a sixteenth of the memory
+// budget (io/spill_arena.h), all of them without one.
+std::uint64_t kept_sniffed_bytes_at_most() {
+  std::uint64_t budget = spill::budget();
+  return budget ? budget / 16 : std::numeric_limits<std::uint64_t>::max();
 }
 
 }  // namespace
@@ -191,11 +196,6 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
     }
   }
   return inputs;
-}
-
-std::uint64_t kept_sniffed_bytes_at_most() {
-  std::uint64_t budget = spill::budget();
-  return budget ? budget / 16 : std::numeric_limits<std::uint64_t>::max();
 }
 
 SniffedBytes::SniffedBytes(std::unique_ptr<ByteInput> input) : input_(std::move(input)) {}
