@@ -80,16 +80,24 @@ bool check_regular_file(const std::string& path, bool missing_ok) {
   return true;
 }
 
-// The size of the regular file at `path`; check_regular_file's refusals otherwise.
+// The file opened once: checked and sized by the descriptor's fstat (FileSource), and a small one
+// read then. A stat of the name first cost a rank of a run folder one more system call (issue 78).
 FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
   check_confined_path(name());
-  struct stat st {};
-  if (::stat(name().c_str(), &st) != 0)
-    throw InputError(fmt::format("{}: cannot open: {}", name(), std::strerror(errno)));
-  if (!S_ISREG(st.st_mode))
-    throw InputError(fmt::format("{}: not a regular file ({})", name(), kind_of_file(st.st_mode)));
-  size_ = static_cast<std::uint64_t>(st.st_size);
-  identity_ = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+  FileSource file(name(), false);
+  size_ = file.file_size();
+  identity_ = file.identity();
+  ++opened_;
+  if (size_ <= kSmallFileBytes) keep_small_file(file);
+}
+
+// One read of a byte more than its size: a regular file's read comes back short only at its end,
+// so a short one is the whole file, with no second read to be told 0. A full one means the file grew
+// since it was sized: it is streamed from the file at each open instead, as a large one is.
+void FileInput::keep_small_file(FileSource& file) {
+  auto bytes = std::make_shared<std::string>(static_cast<std::size_t>(size_) + 1, '\0');
+  bytes->resize(file.read(bytes->data(), bytes->size()));
+  if (bytes->size() <= size_) small_ = std::move(bytes);
 }
 
 bool FileInput::holds_bytes() const {
@@ -99,17 +107,6 @@ bool FileInput::holds_bytes() const {
 
 std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
   std::lock_guard lock(mutex_);  // a reader may open its input from more than one thread
-  if (size_ <= kSmallFileBytes && !small_ && opened_ == 0) {
-    ++opened_;
-    FileSource file(name(), false);
-    // One read of a byte more than its size: a regular file's read comes back short only at its
-    // end, so a short one is the whole file, with no second read to be told 0 (issue 78: a rank's
-    // system calls). A full one means the file grew since it was sized: it is streamed from the
-    // file at each open instead, as a large one is.
-    auto bytes = std::make_shared<std::string>(static_cast<std::size_t>(size_) + 1, '\0');
-    bytes->resize(file.read(bytes->data(), bytes->size()));
-    if (bytes->size() <= size_) small_ = std::move(bytes);
-  }
   if (small_) return std::make_unique<SharedBytesSource>(small_);
   ++opened_;
   if (options.map) return open_plain_file(name());
@@ -169,6 +166,7 @@ FileSource::FileSource(std::string path, bool sequential) : path_(std::move(path
     throw InputError(fmt::format("{}: not a regular file ({})", path_, kind_of_file(st.st_mode)));
   }
   size_ = static_cast<std::uint64_t>(st.st_size);
+  identity_ = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
   if (sequential) ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
 

@@ -30,6 +30,14 @@ class ByteSource {
   virtual void release(const char* /*end*/) {}
 };
 
+// Which file a path named (its device and inode), compared without a stat of the path.
+struct FileIdentity {
+  std::uint64_t device = 0;
+  std::uint64_t inode = 0;
+  bool known() const { return device != 0 || inode != 0; }
+  bool operator==(const FileIdentity&) const = default;
+};
+
 class FileSource : public ByteSource {
  public:
   // `sequential`: tell the kernel the file is read in order (read ahead of a large one).
@@ -40,6 +48,8 @@ class FileSource : public ByteSource {
   std::size_t read(char* out, std::size_t size) override;
   std::uint64_t file_bytes_consumed() const override { return consumed_; }
   std::uint64_t file_size() const { return size_; }
+  // The opened file's device and inode (from the fstat that checked it).
+  FileIdentity identity() const { return identity_; }
   const std::string& path() const { return path_; }
   int fd() const { return fd_; }
 
@@ -47,6 +57,7 @@ class FileSource : public ByteSource {
   std::string path_;
   int fd_ = -1;
   std::uint64_t size_ = 0;
+  FileIdentity identity_;
   std::uint64_t consumed_ = 0;
 };
 
@@ -93,18 +104,10 @@ class ByteInput {
   std::string name_;
 };
 
-// Which file a path named (its device and inode), compared without a stat of the path.
-struct FileIdentity {
-  std::uint64_t device = 0;
-  std::uint64_t inode = 0;
-  bool known() const { return device != 0 || inode != 0; }
-  bool operator==(const FileIdentity&) const = default;
-};
-
-// A file on disk, checked to be a regular file (check_regular_file's messages) and sized at once.
-// A small file (up to kSmallFileBytes) is read whole at its first open and its streams lend those
-// bytes: a rank of a run folder is sniffed, checked for gzip and parsed from one open and one read,
-// not opened, mapped and advised three times (issue 78: 65,536 tiny ranks).
+// A file on disk, opened at once to be checked a regular file (check_regular_file's messages) and
+// sized from its descriptor, not from a stat of its name. A small file (up to kSmallFileBytes) is
+// read whole then, and its streams lend those bytes: a rank of a run folder is sniffed, checked for
+// gzip and parsed from one open, one fstat and one read (issue 78: 65,536 tiny ranks).
 class FileInput : public ByteInput {
  public:
   static constexpr std::uint64_t kSmallFileBytes = 64 << 10;
@@ -117,10 +120,13 @@ class FileInput : public ByteInput {
   // Whether its bytes are in memory (a small file once opened): a later reader of the file is
   // handed this input, not a new one that opens and reads it again.
   bool holds_bytes() const;
-  // The file's device and inode when it was sized: which file it is, whatever its name.
+  // The opened file's device and inode when it was sized: which file it is, whatever its name.
   FileIdentity identity() const { return identity_; }
 
  private:
+  // A small file read whole (short of `size_ + 1` bytes) into small_; a full read means it grew.
+  void keep_small_file(FileSource& file);
+
   std::uint64_t size_ = 0;
   FileIdentity identity_;
   mutable std::mutex mutex_;

@@ -97,14 +97,21 @@ TEST(ByteInput, AFileSaysWhereItLiesAndIsMappedOrRead) {
   EXPECT_EQ(drain(*inflated->open(), 100), text);
 }
 
-// Issue 78: a small file (a rank of a run folder) is read whole at its first open; every later
-// stream (the sniff's head, the gzip check, the parse, mapped or read) lends those bytes, so it is
-// opened once. A large one is opened for each stream.
+// Issue 78: a small file (a rank of a run folder) is opened and read whole when it is named, sized
+// by the descriptor's fstat, not by a stat of its name; every later stream (the sniff's head, the
+// gzip check, the parse, mapped or read) lends those bytes, so it is opened once, and a file removed
+// after it was named is still read. A large one is opened to be sized, then for each stream.
 TEST(ByteInput, ASmallFileIsOpenedOnceHoweverOftenItIsRead) {
   std::string text = numbers(100);
   std::string path = write_text(temp_dir() + "/small.json", text);
   FileInput input(path);
-  EXPECT_EQ(input.opened(), 0u);
+  EXPECT_EQ(input.opened(), 1u);
+  EXPECT_EQ(input.stored_bytes(), text.size());
+  EXPECT_TRUE(input.holds_bytes());
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(input.identity(), (FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}));
+  std::filesystem::remove(path);
   EXPECT_EQ(read_head(input, 2), text.substr(0, 2));
   EXPECT_EQ(read_head(input, 1 << 20), text);
   EXPECT_EQ(drain(*input.open(), 7), text);
@@ -115,7 +122,8 @@ TEST(ByteInput, ASmallFileIsOpenedOnceHoweverOftenItIsRead) {
   ASSERT_GT(big.stored_bytes(), FileInput::kSmallFileBytes);
   EXPECT_EQ(read_head(big, 2), "0,");
   EXPECT_EQ(drain(*big.open(), 4096).size(), big.stored_bytes());
-  EXPECT_EQ(big.opened(), 2u);
+  EXPECT_FALSE(big.holds_bytes());
+  EXPECT_EQ(big.opened(), 3u);
 }
 
 // A file's source outlives its input (`inflate_if_gzip(make_unique<FileInput>(p))->open()`, as the
@@ -134,13 +142,20 @@ TEST(ByteInput, ASmallFilesSourceOutlivesItsInput) {
   EXPECT_EQ(drain(*second, 7), text);
 }
 
-// A small file that grew after it was sized is read to its end, as a stream of it would be.
-TEST(ByteInput, ASmallFileThatGrewIsReadToItsEnd) {
+// A small file is sized and read from one open: what its streams give is the file as it was when
+// it was named, all of it and no more than its size, whatever is written to it after (a stale size
+// never cuts a read short). A large one is streamed from the file, to its end, at each open.
+TEST(ByteInput, ASmallFileIsReadAsItWasWhenNamed) {
   std::string path = write_text(temp_dir() + "/growing.json", numbers(10));
   FileInput input(path);
   write_text(path, numbers(30));
-  EXPECT_EQ(drain(*input.open(), 5), numbers(30));
-  EXPECT_EQ(drain(*input.open({.map = false}), 5), numbers(30));
+  EXPECT_EQ(input.stored_bytes(), numbers(10).size());
+  EXPECT_EQ(drain(*input.open(), 5), numbers(10));
+  EXPECT_EQ(drain(*input.open({.map = false}), 5), numbers(10));
+  std::string large = write_text(temp_dir() + "/growing-large.json", numbers(20000));
+  FileInput big(large);
+  write_text(large, numbers(30000));
+  EXPECT_EQ(drain(*big.open({.map = false}), 4096), numbers(30000));
 }
 
 TEST(ByteInput, FilesThatAreNotRegularAreRefusedByName) {
