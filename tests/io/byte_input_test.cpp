@@ -110,7 +110,8 @@ TEST(ByteInput, ASmallFileIsOpenedOnceHoweverOftenItIsRead) {
   EXPECT_TRUE(input.holds_bytes());
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
-  EXPECT_EQ(input.identity(), (FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}));
+  EXPECT_EQ(input.identity(),
+            (FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)}));
   std::filesystem::remove(path);
   EXPECT_EQ(read_head(input, 2), text.substr(0, 2));
   EXPECT_EQ(read_head(input, 1 << 20), text);
