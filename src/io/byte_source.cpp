@@ -80,10 +80,20 @@ bool check_regular_file(const std::string& path, bool missing_ok) {
   return true;
 }
 
-// The file opened once: checked and sized by the descriptor's fstat (FileSource), and a small one
-// read then. A stat of the name first cost a rank of a run folder one more system call (issue 78).
 FileInput::FileInput(std::string path) : ByteInput(std::move(path)) {
   check_confined_path(name());
+  check_regular_file(name(), false);
+  open_and_size();
+}
+
+FileInput::FileInput(std::string path, SeenRegularFile) : ByteInput(std::move(path)) {
+  check_confined_path(name());
+  open_and_size();
+}
+
+// Checked and sized by the opened descriptor's fstat (FileSource), and a small file read then: a
+// stat of the name besides cost a rank of a run folder one system call more (issue 78).
+void FileInput::open_and_size() {
   FileSource file(name(), false);
   size_ = file.file_size();
   identity_ = file.identity();

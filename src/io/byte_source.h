@@ -104,14 +104,21 @@ class ByteInput {
   std::string name_;
 };
 
-// A file on disk, opened at once to be checked a regular file (check_regular_file's messages) and
-// sized from its descriptor, not from a stat of its name. A small file (up to kSmallFileBytes) is
-// read whole then, and its streams lend those bytes: a rank of a run folder is sniffed, checked for
-// gzip and parsed from one open, one fstat and one read (issue 78: 65,536 tiny ranks).
+// What a caller that has just seen a regular file at a path (a folder's listing, a stat) says.
+struct SeenRegularFile {};
+
+// A file on disk, checked to be a regular file (check_regular_file's messages) and sized from the
+// descriptor it is opened with at once. A small file (up to kSmallFileBytes) is read whole then, and
+// its streams lend those bytes: a rank of a run folder is sniffed, checked for gzip and parsed from
+// one open, one fstat and one read (issue 78: 65,536 tiny ranks).
 class FileInput : public ByteInput {
  public:
   static constexpr std::uint64_t kSmallFileBytes = 64 << 10;
+  // The path stat'ed first, so that a device or a FIFO it names is never opened (opening a device
+  // may do something).
   explicit FileInput(std::string path);
+  // Without that stat, where the caller has just seen a regular file there (resolve_inputs).
+  FileInput(std::string path, SeenRegularFile);
   std::uint64_t stored_bytes() const override { return size_; }
   std::unique_ptr<ByteSource> open(const OpenOptions& options = {}) const override;
   const std::string* file_path() const override { return &name(); }
@@ -124,6 +131,7 @@ class FileInput : public ByteInput {
   FileIdentity identity() const { return identity_; }
 
  private:
+  void open_and_size();
   // A small file read whole (short of `size_ + 1` bytes) into small_; a full read means it grew.
   void keep_small_file(FileSource& file);
 

@@ -182,7 +182,8 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
     }
     for (std::size_t k = 0; first + k < inputs.size(); ++k) {
       InputFile& input = inputs[first + k];
-      auto stored = std::make_unique<FileInput>(input.path);  // stat'ed once: checked and sized
+      // Seen a regular file by the folder's listing or the stat above; checked and sized when opened.
+      auto stored = std::make_unique<FileInput>(input.path, SeenRegularFile{});
       const FileInput& file_input = *stored;
       input.bytes = stored->stored_bytes();
       input.identity = stored->identity();

@@ -177,6 +177,30 @@ TEST(ByteInput, FilesThatAreNotRegularAreRefusedByName) {
   }
 }
 
+// A path named by a user is stat'ed before it is opened: a FIFO or a device is refused without
+// being opened (opening a device may do something). A caller that has just seen a regular file
+// there (a run folder's listing) skips the stat; what was opened is still checked by its fstat.
+TEST(ByteInput, ANamedPathIsCheckedBeforeItIsOpened) {
+  std::string fifo = temp_dir() + "/pipe.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::uint64_t before = files_opened();
+  EXPECT_THROW(FileInput input(fifo), InputError);
+  EXPECT_EQ(files_opened(), before) << "the FIFO was opened";
+  try {
+    FileInput input(fifo, SeenRegularFile{});
+    ADD_FAILURE() << "not refused";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()), fifo + ": not a regular file (a named pipe)");
+  }
+  EXPECT_EQ(files_opened(), before + 1);
+  std::string text = numbers(100);
+  std::string path = write_text(temp_dir() + "/seen.json", text);
+  FileInput seen(path, SeenRegularFile{});
+  EXPECT_EQ(seen.stored_bytes(), text.size());
+  EXPECT_EQ(drain(*seen.open(), 7), text);
+  EXPECT_EQ(seen.opened(), 1u);
+}
+
 // What a reader that needs the bytes at random holds: refused at once past the limit by the stored
 // size, and as the inflated bytes grow past it.
 TEST(ByteInput, WholeBytesWithinTheMemoryLimit) {
