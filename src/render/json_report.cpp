@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <array>
 #include <limits>
-#include <map>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -191,7 +190,7 @@ constexpr std::string_view kViewTables[] = {table_name(Table::System), table_nam
 class WrittenColumns {
  public:
   void write(JsonWriter& j, const ReportTable& t) {
-    Written& last = by_table_[t.name];
+    Written& last = written(t.name);
     if (last.depth == j.depth() && last.indent == j.indent() && !last.text.empty() &&
         ((last.held.shares(t.columns) && last.held.size() == t.columns.size()) ||
          same(last.columns, t.columns))) {
@@ -215,6 +214,7 @@ class WrittenColumns {
  private:
   using NameAndUnit = std::pair<std::string, std::string>;
   struct Written {
+    std::string table;
     std::size_t depth = 0;
     int indent = 0;
     std::vector<NameAndUnit> columns;
@@ -227,7 +227,21 @@ class WrittenColumns {
                                                             return w.first == c.name && w.second == c.unit;
                                                           });
   }
-  std::map<std::string, Written, std::less<>> by_table_;
+  // A table's last columns. Every worker writes its tables in one order, so the one after the last
+  // found is nearly always the one asked for: one comparison of names, not a tree's four or five.
+  Written& written(const std::string& table) {
+    if (next_ < by_table_.size() && by_table_[next_].table == table) return by_table_[next_++];
+    auto it =
+        std::find_if(by_table_.begin(), by_table_.end(), [&](const Written& w) { return w.table == table; });
+    if (it == by_table_.end()) {
+      by_table_.emplace_back().table = table;
+      it = by_table_.end() - 1;
+    }
+    next_ = static_cast<std::size_t>(it - by_table_.begin()) + 1;
+    return *it;
+  }
+  std::vector<Written> by_table_;
+  std::size_t next_ = 0;
 };
 
 // A table as its columns (name and unit) and rows of cells in column order.
