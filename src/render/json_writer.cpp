@@ -175,29 +175,39 @@ template <typename Integer>
   return std::copy_n(&kDigitPairs[2 * (u % 100)], 2, p + 2);
 }
 
-// Millionths `millionths` (not a multiple of 1e6, 100 <= |millionths| < 1e15) as a decimal with
-// the point six digits from the right and no trailing zero, at `p` (room for 24 bytes); the end.
-// It is what fmt's "{}" writes for the double nearest to it: below 2^30 doubles lie under 1.2e-7
-// apart, so two numbers of whole millionths are different doubles and no shorter decimal names the
-// same one (the shortest round trip is these digits), and from 1e-4 on fmt writes them without an
-// exponent. By hand because fmt's general shortest path (Dragonbox, then its layout) costs ~330
-// instructions a number; the six digits after the point are three pairs stored as one word, cut
-// after the last that is not a zero (~40).
-char* write_millionths(char* p, std::int64_t millionths) {
-  if (millionths < 0) *p++ = '-';
-  std::uint64_t magnitude =
-      millionths < 0 ? 0 - static_cast<std::uint64_t>(millionths) : static_cast<std::uint64_t>(millionths);
-  std::uint64_t whole = magnitude / 1000000, fraction = magnitude % 1000000;
+// Two digits of "00" to "99" as the bytes of a number, the first in the lowest (x86's order).
+std::uint64_t digit_pair(std::uint64_t n) {
+  std::uint16_t pair;
+  std::memcpy(&pair, &kDigitPairs[2 * n], 2);
+  if constexpr (std::endian::native == std::endian::big) pair = __builtin_bswap16(pair);
+  return pair;
+}
+
+// A whole number of millionths (100 <= `magnitude` < 1e15, `whole` = magnitude / 1e6, `fraction` =
+// magnitude % 1e6, not 0) as a decimal with the point six digits from the right and no trailing
+// zero, at `p` (room for 24 bytes); the end. It is what fmt's "{}" writes for the double nearest to
+// it: below 2^30 doubles lie under 1.2e-7 apart, so two numbers of whole millionths are different
+// doubles and no shorter decimal names the same one (the shortest round trip is these digits), and
+// from 1e-4 on fmt writes them without an exponent. By hand because fmt's general shortest path
+// (Dragonbox, then its layout) costs ~330 instructions a number; the six digits after the point are
+// three pairs made into one word, stored whole and cut after the last that is not a zero.
+char* write_millionths(char* p, std::uint64_t whole, std::uint64_t fraction) {
   p = write_integer(p, whole);
   *p++ = '.';
-  char digits[8] = {'0', '0', '0', '0', '0', '0', '0', '0'};
-  std::memcpy(digits, &kDigitPairs[2 * (fraction / 10000)], 2);
-  std::memcpy(digits + 2, &kDigitPairs[2 * (fraction / 100 % 100)], 2);
-  std::memcpy(digits + 4, &kDigitPairs[2 * (fraction % 100)], 2);
-  std::memcpy(p, digits, 8);
-  // The digits' values, the first in the lowest byte: the zero bytes above the last digit that is
-  // not 0 (one is, the fraction being no zero) are the trailing zeros and the two of padding.
-  std::uint64_t values = byte_scan::load(digits) ^ ('0' * byte_scan::kOnes);
+  // The pairs without dividing: fraction / 1e4 is the high half of fraction * ceil(2^32 / 1e4), and
+  // each next pair the high half of the low half times 100 (exact for every fraction below 1e6: all
+  // were checked).
+  std::uint64_t scaled = fraction * 429497;
+  std::uint64_t digits = digit_pair(scaled >> 32);
+  scaled = (scaled & 0xFFFF'FFFF) * 100;
+  digits |= digit_pair(scaled >> 32) << 16;
+  scaled = (scaled & 0xFFFF'FFFF) * 100;
+  digits |= digit_pair(scaled >> 32) << 32 | digit_pair(0) << 48;
+  std::uint64_t values = digits ^ ('0' * byte_scan::kOnes);  // the digits' values, two zeros above
+  if constexpr (std::endian::native == std::endian::big) digits = __builtin_bswap64(digits);
+  std::memcpy(p, &digits, 8);
+  // The zero bytes above the last digit that is not 0 (one is: the fraction is not 0) are the
+  // trailing zeros and the two of padding.
   return p + 8 - std::countl_zero(values) / 8;
 }
 
@@ -230,9 +240,15 @@ char* write_json_number_general(char* p, double v) {
 // one of a report (percentages, means) is a whole number of millionths from 1e-4 up, written by
 // hand; the rest as the general path writes them.
 char* write_json_fraction(char* p, double v) {
-  if (std::fabs(v) < 1e9) {                         // false for a NaN
-    std::int64_t whole = round_half_away(v * 1e6);  // below 1e15 in magnitude
-    if ((whole >= 100 || whole <= -100) && whole % 1000000 != 0) return write_millionths(p, whole);
+  if (std::fabs(v) < 1e9) {                              // false for a NaN
+    std::int64_t millionths = round_half_away(v * 1e6);  // below 1e15 in magnitude
+    std::uint64_t magnitude =
+        millionths < 0 ? 0 - static_cast<std::uint64_t>(millionths) : static_cast<std::uint64_t>(millionths);
+    std::uint64_t whole = magnitude / 1000000, fraction = magnitude - whole * 1000000;
+    if (magnitude >= 100 && fraction != 0) {
+      *p = '-';
+      return write_millionths(p + (millionths < 0), whole, fraction);
+    }
   }
   return write_json_number_general(p, v);
 }

@@ -299,6 +299,13 @@ TEST(JsonWriter, NumbersFastPathsWriteWhatTheGeneralPathWrites) {
       with_neighbours((static_cast<double>(scale + d) + 0.5) / 1e6);
       with_neighbours(static_cast<double>(scale + d));
     }
+  // Every six-digit fraction whose pairs are each 0, 1, 9, 10, 11, 49, 50, 51, 90 or 99, and every
+  // one from 0.999 up (where the digits' multiplication is nearest its error's bound).
+  const int pairs[] = {0, 1, 9, 10, 11, 49, 50, 51, 90, 99};
+  for (int a : pairs)
+    for (int b : pairs)
+      for (int c : pairs) with_neighbours(3 + (a * 10000 + b * 100 + c) / 1e6);
+  for (int f = 999000; f < 1000000; ++f) values.push_back(7 + f / 1e6);
   std::mt19937_64 random(7878);
   for (int i = 0; i < 100000; ++i) {
     with_neighbours((static_cast<double>(random() % 1000000000000000) + 0.5) / 1e6);
