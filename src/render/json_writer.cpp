@@ -219,8 +219,7 @@ inline std::int64_t round_half_away(double scaled) {
   return truncated + (dropped >= 0.5) - (dropped <= -0.5);
 }
 
-// The most a number takes (write_json_number).
-constexpr std::size_t kNumberRoom = 32;
+using json_writer_detail::kNumberRoom;
 // The bytes of a key (with its comma and indentation) that JsonWriter::members copies whole.
 constexpr std::size_t kKeyCopy = 64;
 
@@ -489,19 +488,16 @@ JsonWriter& JsonWriter::value(std::string_view s) {
   return *this;
 }
 
-JsonWriter& JsonWriter::value(double v) {
-  written(write_json_number(item(kNumberRoom), v));
-  return *this;
+char* JsonWriter::number(char* p, double v) {
+  return write_json_number(p, v);
 }
 
-JsonWriter& JsonWriter::value(std::int64_t v) {
-  written(write_integer(item(24), v));
-  return *this;
+char* JsonWriter::integer(char* p, std::int64_t v) {
+  return write_integer(p, v);
 }
 
-JsonWriter& JsonWriter::value(std::uint64_t v) {
-  written(write_integer(item(24), v));
-  return *this;
+char* JsonWriter::integer(char* p, std::uint64_t v) {
+  return write_integer(p, v);
 }
 
 }  // namespace perfgate

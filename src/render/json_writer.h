@@ -69,6 +69,8 @@ class JsonKeyRun {
 
 namespace json_writer_detail {
 
+inline constexpr std::size_t kNumberRoom = 32;  // the most a number takes
+
 // `n` bytes from `from` to `to` in at most eight overlapping word copies where n <= 64 (the keys and
 // names of a report; memcpy's call and size dispatch cost as much as the copy). Inlined where `n`
 // is known (a literal key), it is the one copy.
@@ -142,9 +144,20 @@ class JsonWriter {
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
   JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
-  JsonWriter& value(double v);
-  JsonWriter& value(std::int64_t v);
-  JsonWriter& value(std::uint64_t v);
+  // Numbers: the separator inline (no call's saved registers for a value's few bytes), the digits
+  // out of line.
+  JsonWriter& value(double v) {
+    written(number(item(json_writer_detail::kNumberRoom), v));
+    return *this;
+  }
+  JsonWriter& value(std::int64_t v) {
+    written(integer(item(json_writer_detail::kNumberRoom), v));
+    return *this;
+  }
+  JsonWriter& value(std::uint64_t v) {
+    written(integer(item(json_writer_detail::kNumberRoom), v));
+    return *this;
+  }
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
   JsonWriter& value(std::uint32_t v) { return value(static_cast<std::uint64_t>(v)); }
   // "true", "false" and "null" stored as one word (room for eight bytes), counted to length.
@@ -185,6 +198,11 @@ class JsonWriter {
   void set_indent(int indent) { indent_ = indent; }
 
  private:
+  // A number as format_json_number writes it, an integer as to_chars does, at `p` (room for
+  // kNumberRoom bytes); the end.
+  static char* number(char* p, double v);
+  static char* integer(char* p, std::int64_t v);
+  static char* integer(char* p, std::uint64_t v);
   char* room(std::size_t n) {  // where the next `n` bytes go
     if (capacity_ - size_ < n) grow(n);
     return buffer_.get() + size_;
