@@ -467,13 +467,16 @@ JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const double> values
   // Each key's text starts with its comma (and on one line the space after it), left out before the
   // object's first member. Nearly every one (indentation and all) is under kKeyCopy bytes, copied
   // as that many whatever its length (a few moves, no branch on the length) and cut to it.
+  // The keys' text and ends in locals: a store through p may alias any member (JsonWriter::written).
+  const char* text = keys.text_.data();
+  const std::size_t* ends = keys.ends_.data();
   std::size_t from = first_ ? (indent_ == kOneLine ? 2 : 1) : 0;
   for (std::size_t i = 0; i < n; ++i) {
-    std::size_t end = keys.ends_[i];
+    std::size_t end = ends[i];
     if (end - from <= kKeyCopy)
-      std::memcpy(p, keys.text_.data() + from, kKeyCopy);
+      std::memcpy(p, text + from, kKeyCopy);
     else
-      std::memcpy(p, keys.text_.data() + from, end - from);
+      std::memcpy(p, text + from, end - from);
     p += end - from;
     from = end;
     p = write_json_number(p, values[i]);
