@@ -383,14 +383,8 @@ char* write_break(char* p, bool comma, std::size_t spaces) {
 char* JsonWriter::indented_item(std::size_t n) {
   std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
   char* p = room(n + kBreakCopy + spaces);
-  if (after_key_) {
-    after_key_ = false;
-    return p;
-  }
-  if (depth_ == 0) return p;
-  bool comma = !first_;
-  first_ = false;
-  return write_break(p, comma, spaces);
+  Separator before = separator();
+  return before == Separator::kNone ? p : write_break(p, before == Separator::kComma, spaces);
 }
 
 void JsonWriter::close_indented(char bracket) {

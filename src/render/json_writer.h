@@ -226,17 +226,23 @@ class JsonWriter {
       flush();
     if (indent_ > 0) return indented_item(n);
     char* p = room(n + 2);
+    // On one line (a worker past --detailed-workers: most of a large run's report) or compact,
+    // ", " or "," stored whole and counted where due (else written over).
+    std::memcpy(p, ", ", 2);
+    return p + (separator() != Separator::kComma ? 0 : indent_ == kOneLine ? 2 : 1);
+  }
+  // What goes before the next value or key: nothing after a key or at the top, else a separator,
+  // with a comma where the container has a member.
+  enum class Separator { kNone, kFirst, kComma };
+  Separator separator() {
     if (after_key_) {
       after_key_ = false;
-      return p;
+      return Separator::kNone;
     }
-    if (depth_ == 0) return p;
+    if (depth_ == 0) return Separator::kNone;
     bool comma = !first_;
     first_ = false;
-    // On one line (a worker past --detailed-workers: most of a large run's report) or compact,
-    // ", " or "," stored whole and counted where due.
-    std::memcpy(p, ", ", 2);
-    return p + (!comma ? 0 : indent_ == kOneLine ? 2 : 1);
+    return comma ? Separator::kComma : Separator::kFirst;
   }
   char* indented_item(std::size_t n);
   [[gnu::always_inline]] JsonWriter& open(char bracket) {
