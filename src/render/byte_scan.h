@@ -46,18 +46,36 @@ std::size_t first_flagged(std::string_view s, std::size_t i, Flags flags) {
   if (i == n) return n;
   // The rest in one word, padded with spaces: the last eight bytes shifted past those before `i`
   // (which may hold a flagged byte whose borrow would run on), or a text under eight bytes copied.
-  std::uint64_t w;
   if (n >= 8) {
     unsigned skipped = 8 * static_cast<unsigned>(i - (n - 8));  // 8 to 56 bits
-    w = load(s.data() + n - 8) >> skipped | (' ' * kOnes) << (64 - skipped);
+    std::uint64_t m = flags(load(s.data() + n - 8) >> skipped | (' ' * kOnes) << (64 - skipped));
+    return m ? i + std::countr_zero(m) / 8 : n;
+  }
+  // A text under eight bytes (most names and labels), in one word without a copy: from four bytes
+  // on, its first four and its last four (which may overlap them); below, its first, middle and last
+  // byte, padded with spaces. The first byte flagged names the first flagged byte of the text: the
+  // bytes that a later one repeats were not flagged before it.
+  const char* p = s.data() + i;
+  std::size_t left = n - i;
+  std::uint64_t w;
+  if (left >= 4) {
+    std::uint32_t first, last;
+    std::memcpy(&first, p, 4);
+    std::memcpy(&last, p + left - 4, 4);
+    if constexpr (std::endian::native == std::endian::big) {
+      first = __builtin_bswap32(first);
+      last = __builtin_bswap32(last);
+    }
+    w = first | std::uint64_t{last} << 32;
   } else {
-    char padded[8];
-    std::memset(padded, ' ', 8);
-    std::memcpy(padded, s.data() + i, n - i);
-    w = load(padded);
+    auto byte = [&](std::size_t k) { return std::uint64_t{static_cast<unsigned char>(p[k])}; };
+    w = byte(0) | byte(left / 2) << 8 | byte(left - 1) << 16 | (' ' * kOnes) << 24;
   }
   std::uint64_t m = flags(w);
-  return m ? i + std::countr_zero(m) / 8 : n;
+  if (m == 0) return n;
+  auto k = static_cast<std::size_t>(std::countr_zero(m) / 8);
+  if (left >= 4) return i + (k < 4 ? k : left - 8 + k);
+  return i + (k == 0 ? 0 : k == 1 ? left / 2 : left - 1);
 }
 
 }  // namespace perfgate::byte_scan

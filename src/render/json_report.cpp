@@ -9,10 +9,11 @@
 // worker's numbers broke (docs/reports.md, "The JSON report").
 #include <algorithm>
 #include <array>
-#include <map>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include "render/format.h"
@@ -26,11 +27,19 @@ namespace {
 
 // `keys`: the metrics' names (kMetricNames), made once a report for each worker's ~240.
 void write_metrics(JsonWriter& j, const MetricValues& metrics, JsonKeyRun& keys) {
-  std::array<std::optional<double>, kMetricCount> values;
-  for (std::size_t i = 0; i < values.size(); ++i) values[i] = metrics.at(i);
+  std::array<double, kMetricCount> values;  // a NaN where a metric does not apply: null, as a NaN
+  for (std::size_t i = 0; i < values.size(); ++i)
+    values[i] = metrics.at(i).value_or(std::numeric_limits<double>::quiet_NaN());
   j.key("metrics").begin_object().members(keys, values);
   j.end_object();
 }
+
+// The breakdown's parts as keys checked when compiled.
+template <std::size_t... I>
+consteval std::array<JsonKey, sizeof...(I)> breakdown_keys(std::index_sequence<I...>) {
+  return {JsonKey::known(kBreakdownPartNames[I])...};
+}
+constexpr auto kBreakdownKeys = breakdown_keys(std::make_index_sequence<kBreakdownParts>());
 
 void write_step(JsonWriter& j, const ReportStep& s) {
   j.begin_object();
@@ -42,8 +51,7 @@ void write_step(JsonWriter& j, const ReportStep& s) {
   j.key("in_window").value(s.in_window);
   if (s.breakdown_us) {
     j.key("breakdown_us").begin_object();
-    for (std::size_t i = 0; i < kBreakdownParts; ++i)
-      j.key(kBreakdownPartNames[i]).value((*s.breakdown_us)[i]);
+    for (std::size_t i = 0; i < kBreakdownParts; ++i) j.key(kBreakdownKeys[i]).value((*s.breakdown_us)[i]);
     j.end_object();
   }
   j.end_object();
@@ -177,13 +185,15 @@ constexpr std::string_view kViewTables[] = {table_name(Table::System), table_nam
 
 // Each table's "columns" as last written, by table name: every worker of a run writes the same
 // columns (45 a worker in a folder of tiny ranks, ~20 k instructions), so a worker whose columns
-// equal the last ones at the same depth copies their text.
+// equal the last ones at the same depth copies their text. Columns held once for every table made
+// from one declaration (ReportColumns::shares) are the same without comparing their names.
 class WrittenColumns {
  public:
   void write(JsonWriter& j, const ReportTable& t) {
-    Written& last = by_table_[t.name];
+    Written& last = written(t.name);
     if (last.depth == j.depth() && last.indent == j.indent() && !last.text.empty() &&
-        same(last.columns, t.columns)) {
+        ((last.held.shares(t.columns) && last.held.size() == t.columns.size()) ||
+         same(last.columns, t.columns))) {
       j.json(last.text);
       return;
     }
@@ -198,14 +208,17 @@ class WrittenColumns {
     last.text = text ? std::string(*text) : std::string();
     last.columns.clear();
     for (const auto& c : t.columns) last.columns.emplace_back(c.name, c.unit);
+    last.held = t.columns;
   }
 
  private:
   using NameAndUnit = std::pair<std::string, std::string>;
   struct Written {
+    std::string table;
     std::size_t depth = 0;
     int indent = 0;
     std::vector<NameAndUnit> columns;
+    ReportColumns held;  // the columns themselves, shared where the table's are
     std::string text;
   };
   static bool same(const std::vector<NameAndUnit>& written, const ReportColumns& columns) {
@@ -214,7 +227,21 @@ class WrittenColumns {
                                                             return w.first == c.name && w.second == c.unit;
                                                           });
   }
-  std::map<std::string, Written, std::less<>> by_table_;
+  // A table's last columns. Every worker writes its tables in one order, so the one after the last
+  // found is nearly always the one asked for: one comparison of names, not a tree's four or five.
+  Written& written(const std::string& table) {
+    if (next_ < by_table_.size() && by_table_[next_].table == table) return by_table_[next_++];
+    auto it =
+        std::find_if(by_table_.begin(), by_table_.end(), [&](const Written& w) { return w.table == table; });
+    if (it == by_table_.end()) {
+      by_table_.emplace_back().table = table;
+      it = by_table_.end() - 1;
+    }
+    next_ = static_cast<std::size_t>(it - by_table_.begin()) + 1;
+    return *it;
+  }
+  std::vector<Written> by_table_;
+  std::size_t next_ = 0;
 };
 
 // A table as its columns (name and unit) and rows of cells in column order.

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -39,23 +45,88 @@ char32_t hidden_character(std::string_view s, std::size_t i, std::size_t n) {
   return invisible_format_character(s, i, n);
 }
 
-// The bytes a JSON string does not hold as they are, flagged in a word (byte_scan.h): all but
-// printable ASCII, and '"', '\\' and '/' (escaped after '<').
+// The bytes a JSON string does not hold as they are: all but printable ASCII, and '"', '\\' and '<'
+// (a '/' after it is escaped). '<', not '/': a path has many slashes, and each flagged byte ends a
+// run of bytes copied as they are.
+#if defined(__SSE2__)
+// Those of `v`, as a mask's bits: below 0x20 or from 0x80 (below 0x20 as signed bytes), 0x7F, '"',
+// '\\' and '<'.
+unsigned special_bytes(__m128i v) {
+  auto equal = [&](char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); };
+  __m128i special = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), equal(0x7F));
+  special = _mm_or_si128(special, _mm_or_si128(equal('"'), _mm_or_si128(equal('\\'), equal('<'))));
+  return static_cast<unsigned>(_mm_movemask_epi8(special));
+}
+
+std::uint64_t load_word(const char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// The end of the run of bytes that need no escape from `i` on, sixteen bytes at a time (SSE2 is in
+// every x86-64): a word's eight cost ~22 instructions to test, sixteen ~12. The last sixteen
+// overlap those tested, shifted past them; a shorter rest is tested in one go as its first and
+// last eight (or four) bytes, or its first, middle and last byte padded with spaces, none copied
+// (most of a report's strings are names of 4 to 15 bytes). The first flagged byte is where the
+// run ends: a byte repeated later in the vector was not flagged before it.
+std::size_t plain_run_end(std::string_view s, std::size_t i) {
+  const std::size_t n = s.size();
+  const char* p = s.data() + i;
+  std::size_t left = n - i;
+  auto first = [](unsigned m) { return static_cast<std::size_t>(std::countr_zero(m)); };
+  if (left >= 16) {
+    for (; i + 16 <= n; i += 16)
+      if (unsigned m = special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i))))
+        return i + first(m);
+    if (i == n) return n;
+    unsigned m =
+        special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + n - 16))) >> (i - (n - 16));
+    return m ? i + first(m) : n;
+  }
+  constexpr std::uint64_t kSpaces = ' ' * byte_scan::kOnes;
+  if (left >= 8) {
+    unsigned m = special_bytes(_mm_set_epi64x(static_cast<long long>(load_word(p + left - 8)),
+                                              static_cast<long long>(load_word(p))));
+    if (m == 0) return n;
+    std::size_t k = first(m);
+    return i + (k < 8 ? k : left - 16 + k);
+  }
+  if (left == 0) return n;
+  std::uint64_t w;
+  if (left >= 4) {
+    std::uint32_t head, tail;
+    std::memcpy(&head, p, 4);
+    std::memcpy(&tail, p + left - 4, 4);
+    w = head | std::uint64_t{tail} << 32;
+  } else {
+    auto byte = [&](std::size_t k) { return std::uint64_t{static_cast<unsigned char>(p[k])}; };
+    w = byte(0) | byte(left / 2) << 8 | byte(left - 1) << 16 | kSpaces << 24;
+  }
+  unsigned m = special_bytes(_mm_set_epi64x(static_cast<long long>(kSpaces), static_cast<long long>(w)));
+  if (m == 0) return n;
+  std::size_t k = first(m);
+  if (left >= 4) return i + (k < 4 ? k : left - 8 + k);
+  return i + (k == 0 ? 0 : k == 1 ? left / 2 : left - 1);
+}
+#else
+// Those of a word (byte_scan.h).
 constexpr auto kJsonSpecialBytes = [](std::uint64_t w) {
   using namespace byte_scan;
   return bytes_from_0x80(w) | bytes_below(w, 0x20) | bytes_equal(w, 0x7F) | bytes_equal(w, '"') |
-         bytes_equal(w, '\\') | bytes_equal(w, '/');
+         bytes_equal(w, '\\') | bytes_equal(w, '<');
 };
 
 // The end of the run of bytes that need no escape from `i` on.
 std::size_t plain_run_end(std::string_view s, std::size_t i) {
   return byte_scan::first_flagged(s, i, kJsonSpecialBytes);
 }
+#endif
 
 // Whether append_json_string writes `s` as it is between quotes (nearly every key and value).
 bool written_as_is(std::string_view s) {
   for (std::size_t i = plain_run_end(s, 0); i < s.size(); i = plain_run_end(s, i + 1))
-    if (s[i] != '/' || (i > 0 && s[i - 1] == '<')) return false;
+    if (s[i] != '<' || (i + 1 < s.size() && s[i + 1] == '/')) return false;
   return true;
 }
 
@@ -72,72 +143,90 @@ constexpr std::array<char, kBreakCopy + 1> kCommaBreakAndSpaces = [] {
   return text;
 }();
 
-// `n` bytes from `from` to `to` in at most eight overlapping word copies where n <= 64 (the keys and
-// names of a report; memcpy's call and size dispatch cost as much as the copy).
-inline void copy_short(char* to, const char* from, std::size_t n) {
-  auto copy = [&](std::size_t at, auto word) {
-    std::memcpy(&word, from + at, sizeof word);
-    std::memcpy(to + at, &word, sizeof word);
-  };
-  if (n > 32 && n <= 64) {  // a key with its indentation (JsonWriter::members)
-    for (std::size_t at = 0; at < 32; at += 8) copy(at, std::uint64_t{});
-    for (std::size_t at = n - 32; at < n; at += 8) copy(at, std::uint64_t{});
-  } else if (n >= 16 && n <= 32) {
-    copy(0, std::uint64_t{});
-    copy(8, std::uint64_t{});
-    copy(n - 16, std::uint64_t{});
-    copy(n - 8, std::uint64_t{});
-  } else if (n >= 8 && n < 16) {
-    copy(0, std::uint64_t{});
-    copy(n - 8, std::uint64_t{});
-  } else if (n >= 4 && n < 8) {
-    copy(0, std::uint32_t{});
-    copy(n - 4, std::uint32_t{});
-  } else if (n < 4) {
-    for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
-  } else {
-    std::memcpy(to, from, n);
+// "00" to "99", for writing two digits at once.
+constexpr std::array<char, 200> kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (int i = 0; i < 100; ++i) {
+    pairs[static_cast<std::size_t>(2 * i)] = static_cast<char>('0' + i / 10);
+    pairs[static_cast<std::size_t>(2 * i + 1)] = static_cast<char>('0' + i % 10);
   }
+  return pairs;
+}();
+
+// An integer as std::to_chars writes it, at `p` (room for 24 bytes); the end. Most of a report's
+// are under 10,000 (counts, whole microseconds), written from the pairs without to_chars' count of
+// the digits first (~10 instructions, to_chars ~35).
+template <typename Integer>
+[[gnu::always_inline]] inline char* write_integer(char* p, Integer v) {
+  if constexpr (std::is_signed_v<Integer>)
+    if (v < 0) return std::to_chars(p, p + 24, v).ptr;
+  if (v >= 10000) return std::to_chars(p, p + 24, v).ptr;
+  auto u = static_cast<unsigned>(v);
+  if (u < 10) {
+    *p = static_cast<char>('0' + u);
+    return p + 1;
+  }
+  if (u < 100) return std::copy_n(&kDigitPairs[2 * u], 2, p);
+  if (u < 1000) {
+    *p = static_cast<char>('0' + u / 100);
+    return std::copy_n(&kDigitPairs[2 * (u % 100)], 2, p + 1);
+  }
+  std::memcpy(p, &kDigitPairs[2 * (u / 100)], 2);
+  return std::copy_n(&kDigitPairs[2 * (u % 100)], 2, p + 2);
 }
 
-// Millionths `millionths` (not a multiple of 1e6, 100 <= |millionths| < 1e15) as a decimal with
-// the point six digits from the right and no trailing zero, at `p`; the end. It is what fmt's "{}"
-// writes for the double nearest to it: below 2^30 doubles lie under 1.2e-7 apart, so two numbers
-// of whole millionths are different doubles and no shorter decimal names the same one (the
-// shortest round trip is these digits), and from 1e-4 on fmt writes them without an exponent.
-// By hand because fmt's general shortest path (Dragonbox, then its layout) costs ~330 instructions
-// a number, this ~60.
-char* write_millionths(char* p, std::int64_t millionths) {
-  if (millionths < 0) *p++ = '-';
-  std::uint64_t magnitude =
-      millionths < 0 ? 0 - static_cast<std::uint64_t>(millionths) : static_cast<std::uint64_t>(millionths);
-  char digits[24]{};
-  char* end = std::to_chars(digits, digits + sizeof digits, magnitude).ptr;
-  auto count = static_cast<std::size_t>(end - digits);
-  while (end[-1] == '0') --end;  // the fraction's trailing zeros (it is not whole: one digit stays)
-  if (count <= 6) {
-    p = std::copy_n("0.000000", 2 + 6 - count, p);
-    return std::copy(digits, end, p);
-  }
-  p = std::copy_n(digits, count - 6, p);
+// Two digits of "00" to "99" as the bytes of a number, the first in the lowest (x86's order).
+std::uint64_t digit_pair(std::uint64_t n) {
+  std::uint16_t pair;
+  std::memcpy(&pair, &kDigitPairs[2 * n], 2);
+  if constexpr (std::endian::native == std::endian::big) pair = __builtin_bswap16(pair);
+  return pair;
+}
+
+// A whole number of millionths (100 <= `magnitude` < 1e15, `whole` = magnitude / 1e6, `fraction` =
+// magnitude % 1e6, not 0) as a decimal with the point six digits from the right and no trailing
+// zero, at `p` (room for 24 bytes); the end. It is what fmt's "{}" writes for the double nearest to
+// it: below 2^30 doubles lie under 1.2e-7 apart, so two numbers of whole millionths are different
+// doubles and no shorter decimal names the same one (the shortest round trip is these digits), and
+// from 1e-4 on fmt writes them without an exponent. By hand because fmt's general shortest path
+// (Dragonbox, then its layout) costs ~330 instructions a number; the six digits after the point are
+// three pairs made into one word, stored whole and cut after the last that is not a zero.
+char* write_millionths(char* p, std::uint64_t whole, std::uint64_t fraction) {
+  p = write_integer(p, whole);
   *p++ = '.';
-  return std::copy(digits + (count - 6), end, p);
+  // The pairs without dividing: fraction / 1e4 is the high half of fraction * ceil(2^32 / 1e4), and
+  // each next pair the high half of the low half times 100 (exact for every fraction below 1e6: all
+  // were checked).
+  std::uint64_t scaled = fraction * 429497;
+  std::uint64_t digits = digit_pair(scaled >> 32);
+  scaled = (scaled & 0xFFFF'FFFF) * 100;
+  digits |= digit_pair(scaled >> 32) << 16;
+  scaled = (scaled & 0xFFFF'FFFF) * 100;
+  digits |= digit_pair(scaled >> 32) << 32 | digit_pair(0) << 48;
+  std::uint64_t values = digits ^ ('0' * byte_scan::kOnes);  // the digits' values, two zeros above
+  if constexpr (std::endian::native == std::endian::big) digits = __builtin_bswap64(digits);
+  std::memcpy(p, &digits, 8);
+  // The zero bytes above the last digit that is not 0 (one is: the fraction is not 0) are the
+  // trailing zeros and the two of padding.
+  return p + 8 - std::countl_zero(values) / 8;
 }
 
-// The most a number takes (write_json_number).
-constexpr std::size_t kNumberRoom = 32;
+// `scaled` (|scaled| < 2^52) rounded half away from zero, as std::round rounds it (a libm call):
+// the truncation lies within one of `scaled`, so the part it drops is exact.
+inline std::int64_t round_half_away(double scaled) {
+  auto truncated = static_cast<std::int64_t>(scaled);
+  double dropped = scaled - static_cast<double>(truncated);
+  return truncated + (dropped >= 0.5) - (dropped <= -0.5);
+}
 
-// A double that is not an integer as write_json_number writes it, at `p`; the end.
-char* write_json_fraction(char* p, double v) {
+using json_writer_detail::kNumberRoom;
+// The bytes of a key (with its comma and indentation) that JsonWriter::members copies whole.
+constexpr std::size_t kKeyCopy = 64;
+
+// The general path (what every faster one must write): rounded to 1e-6 to hide binary noise
+// (55.514000000000003); epoch-scale values have no such digits.
+char* write_json_number_general(char* p, double v) {
   if (!std::isfinite(v)) return std::copy_n("null", 4, p);
-  // Round to 1e-6 to hide binary noise (55.514000000000003); epoch-scale values have no such digits.
-  if (std::fabs(v) < 1e9) {
-    double millionths = std::round(v * 1e6);  // a whole number below 1e15: exact
-    if (std::fabs(millionths) >= 100) {
-      auto whole = static_cast<std::int64_t>(millionths);
-      if (whole % 1000000 != 0) return write_millionths(p, whole);
-    }
-  }
   double rounded = std::fabs(v) < 1e9 ? std::round(v * 1e6) / 1e6 : v;
   if (rounded == 0) rounded = 0;  // no "-0"
   if (std::fabs(rounded) < 9e15 && rounded == std::floor(rounded))
@@ -146,19 +235,32 @@ char* write_json_fraction(char* p, double v) {
   return fmt::format_to(p, FMT_COMPILE("{}"), rounded);
 }
 
+// A double that is not an integer as write_json_number writes it, at `p`; the end. Nearly every
+// one of a report (percentages, means) is a whole number of millionths from 1e-4 up, written by
+// hand; the rest as the general path writes them.
+char* write_json_fraction(char* p, double v) {
+  if (std::fabs(v) < 1e9) {                              // false for a NaN
+    std::int64_t millionths = round_half_away(v * 1e6);  // below 1e15 in magnitude
+    std::uint64_t magnitude =
+        millionths < 0 ? 0 - static_cast<std::uint64_t>(millionths) : static_cast<std::uint64_t>(millionths);
+    std::uint64_t whole = magnitude / 1000000, fraction = magnitude - whole * 1000000;
+    if (magnitude >= 100 && fraction != 0) {
+      *p = '-';
+      return write_millionths(p + (millionths < 0), whole, fraction);
+    }
+  }
+  return write_json_number_general(p, v);
+}
+
 // A double as append_json_number writes it, at `p` (room for kNumberRoom bytes); the end.
 inline char* write_json_number(char* p, double v) {
   // An integral value (most of a report: counts, ids, whole microseconds, most often one digit)
   // is its own rounding.
   if (std::fabs(v) < 9e15) {
     auto integral = static_cast<std::int64_t>(v);
-    if (static_cast<double>(integral) == v) {
-      if (integral >= 0 && integral < 10) {
-        *p = static_cast<char>('0' + integral);
-        return p + 1;
-      }
-      return std::to_chars(p, p + 24, integral).ptr;
-    }
+    if (static_cast<double>(integral) == v) return write_integer(p, integral);
+  } else if (std::isnan(v)) {  // a metric that does not apply (JsonWriter::members), or no number
+    return std::copy_n("null", 4, p);
   }
   return write_json_fraction(p, v);
 }
@@ -205,8 +307,12 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\t':
         out += "\\t";
         break;
-      case '/':
-        out += (i > 0 && s[i - 1] == '<') ? "\\/" : "/";
+      case '<':
+        out += '<';
+        if (i + 1 < s.size() && s[i + 1] == '/') {
+          out += "\\/";
+          ++i;
+        }
         break;
       default:
         if (c < 0x20 || c == 0x7F) {
@@ -218,6 +324,11 @@ void append_json_string(std::string& out, std::string_view s) {
     ++i;
   }
   out += '"';
+}
+
+std::string format_json_number_general(double v) {
+  char text[kNumberRoom];
+  return std::string(text, write_json_number_general(text, v));
 }
 
 std::string format_json_number(double v) {
@@ -249,28 +360,38 @@ void JsonWriter::grow(std::size_t n) {
 }
 
 void JsonWriter::put(std::string_view s) {
-  copy_short(room(s.size()), s.data(), s.size());
+  json_writer_detail::copy_short(room(s.size()), s.data(), s.size());
   size_ += s.size();
 }
 
-// A comma where one is due, a line break and the indentation: one fixed-size copy, cut to length.
-inline void JsonWriter::newline(bool comma) {
-  std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
-  if (indent_ <= 0 || spaces > kMostSpaces) return newline_deep(comma);
+namespace {
+
+// A comma where due, a line break and `spaces` spaces at `p` (room for kBreakCopy + spaces bytes);
+// the end. Up to kMostSpaces, one fixed-size copy cut to length.
+char* write_break(char* p, bool comma, std::size_t spaces) {
   std::size_t skip = comma ? 0 : 1;
-  std::memcpy(room(kBreakCopy), kCommaBreakAndSpaces.data() + skip, kBreakCopy);
-  size_ += 2 - skip + spaces;
+  if (spaces <= kMostSpaces) {
+    std::memcpy(p, kCommaBreakAndSpaces.data() + skip, kBreakCopy);
+    return p + 2 - skip + spaces;
+  }
+  p = std::copy_n(kCommaBreakAndSpaces.data() + skip, 2 - skip, p);
+  return std::fill_n(p, spaces, ' ');
 }
 
-void JsonWriter::newline_deep(bool comma) {
-  if (indent_ <= 0) {
-    if (comma) put(indent_ == kOneLine ? std::string_view(", ") : std::string_view(","));
-    return;
-  }
+}  // namespace
+
+char* JsonWriter::indented_item(std::size_t n) {
   std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
-  put(std::string_view(kCommaBreakAndSpaces.data() + (comma ? 0 : 1), comma ? 2 : 1));
-  std::memset(room(spaces), ' ', spaces);
-  size_ += spaces;
+  char* p = room(n + kBreakCopy + spaces);
+  Separator before = separator();
+  return before == Separator::kNone ? p : write_break(p, before == Separator::kComma, spaces);
+}
+
+void JsonWriter::close_indented(char bracket) {
+  std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
+  char* p = write_break(room(kBreakCopy + spaces + 1), false, spaces);
+  *p = bracket;
+  written(p + 1);
 }
 
 // Out of line: the writer calls it once a piece, and the call site stays small.
@@ -281,30 +402,18 @@ void JsonWriter::newline_deep(bool comma) {
   size_ = 0;
 }
 
-inline void JsonWriter::before_value() {
-  if (size_ >= flush_at_) [[unlikely]]
-    flush();
-  if (after_key_) {
-    after_key_ = false;
-    return;
-  }
-  if (depth_ == 0) return;
-  newline(!first_);
-  first_ = false;
-}
-
-void JsonWriter::string(std::string_view s) {
+char* JsonWriter::string(char* p, std::string_view s) {
   if (!written_as_is(s)) {
+    written(p);
     escaped_.clear();
     append_json_string(escaped_, s);
     put(escaped_);
-    return;
+    return buffer_.get() + size_;
   }
-  char* p = room(s.size() + 2);
   p[0] = '"';
-  copy_short(p + 1, s.data(), s.size());
+  json_writer_detail::copy_short(p + 1, s.data(), s.size());
   p[s.size() + 1] = '"';
-  size_ += s.size() + 2;
+  return p + s.size() + 2;
 }
 
 std::optional<std::string_view> JsonWriter::since(Mark m) const {
@@ -313,67 +422,22 @@ std::optional<std::string_view> JsonWriter::since(Mark m) const {
 }
 
 JsonWriter& JsonWriter::json(std::string_view text) {
-  before_value();
-  put(text);
+  char* p = item(text.size());
+  json_writer_detail::copy_short(p, text.data(), text.size());
+  written(p + text.size());
   return *this;
 }
 
-JsonWriter& JsonWriter::begin_object() {
-  before_value();
-  put("{");
-  ++depth_;
-  first_ = true;
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_object() {
-  bool empty = first_;
-  --depth_;
-  if (!empty) newline(false);
-  put("}");
-  first_ = false;  // the container holding this one has a member now
-  if (depth_ == 0 && indent_ > 0) put("\n");
-  return *this;
-}
-
-JsonWriter& JsonWriter::begin_array() {
-  before_value();
-  put("[");
-  ++depth_;
-  first_ = true;
-  return *this;
-}
-
-JsonWriter& JsonWriter::end_array() {
-  bool empty = first_;
-  --depth_;
-  if (!empty) newline(false);
-  put("]");
-  first_ = false;
-  return *this;
-}
-
-JsonWriter& JsonWriter::key(JsonKey k) {
-  before_value();
-  if (k.as_is()) {
-    std::string_view text = k.text();
-    char* p = room(text.size() + 2);
-    p[0] = '"';
-    copy_short(p + 1, text.data(), text.size());
-    p[text.size() + 1] = '"';
-    size_ += text.size() + 2;
-  } else {
-    string(k.text());
-  }
-  char* p = room(2);
-  p[0] = ':';
-  p[1] = ' ';
+// A key known only when run (a table's name), escaped where it needs it.
+JsonWriter& JsonWriter::key_escaped(std::string_view text) {
+  written(string(item(text.size() + 2), text));
+  std::memcpy(room(2), ": ", 2);
   size_ += indent_ != 0 ? 2 : 1;
   after_key_ = true;
   return *this;
 }
 
-JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<double>> values) {
+JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const double> values) {
   if (size_ >= flush_at_) [[unlikely]]
     flush();
   if (keys.depth_ != depth_ || keys.indent_ != indent_ || keys.ends_.empty()) {
@@ -386,6 +450,8 @@ JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<
       keys.text_ += indent_ != 0 ? ": " : ":";
       keys.ends_.push_back(keys.text_.size());
     }
+    // What the last key's whole-size copy reads past its end; its room in the buffer, below.
+    keys.text_.append(kKeyCopy, ' ');
     keys.depth_ = depth_;
     keys.indent_ = indent_;
   }
@@ -393,14 +459,21 @@ JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<
   char* start = room(keys.text_.size() + kNumberRoom * n);
   char* p = start;
   // Each key's text starts with its comma (and on one line the space after it), left out before the
-  // object's first member.
+  // object's first member. Nearly every one (indentation and all) is under kKeyCopy bytes, copied
+  // as that many whatever its length (a few moves, no branch on the length) and cut to it.
+  // The keys' text and ends in locals: a store through p may alias any member (JsonWriter::written).
+  const char* text = keys.text_.data();
+  const std::size_t* ends = keys.ends_.data();
   std::size_t from = first_ ? (indent_ == kOneLine ? 2 : 1) : 0;
   for (std::size_t i = 0; i < n; ++i) {
-    std::size_t end = keys.ends_[i];
-    copy_short(p, keys.text_.data() + from, end - from);
+    std::size_t end = ends[i];
+    if (end - from <= kKeyCopy)
+      std::memcpy(p, text + from, kKeyCopy);
+    else
+      std::memcpy(p, text + from, end - from);
     p += end - from;
     from = end;
-    p = values[i] ? write_json_number(p, *values[i]) : std::copy_n("null", 4, p);
+    p = write_json_number(p, values[i]);
   }
   if (n > 0) first_ = false;
   size_ += static_cast<std::size_t>(p - start);
@@ -408,42 +481,20 @@ JsonWriter& JsonWriter::members(JsonKeyRun& keys, std::span<const std::optional<
 }
 
 JsonWriter& JsonWriter::value(std::string_view s) {
-  before_value();
-  string(s);
+  written(string(item(s.size() + 2), s));
   return *this;
 }
 
-JsonWriter& JsonWriter::value(double v) {
-  before_value();
-  char* p = room(kNumberRoom);
-  size_ += static_cast<std::size_t>(write_json_number(p, v) - p);
-  return *this;
+char* JsonWriter::number(char* p, double v) {
+  return write_json_number(p, v);
 }
 
-JsonWriter& JsonWriter::value(std::int64_t v) {
-  before_value();
-  char* p = room(24);
-  size_ += static_cast<std::size_t>(std::to_chars(p, p + 24, v).ptr - p);
-  return *this;
+char* JsonWriter::integer(char* p, std::int64_t v) {
+  return write_integer(p, v);
 }
 
-JsonWriter& JsonWriter::value(std::uint64_t v) {
-  before_value();
-  char* p = room(24);
-  size_ += static_cast<std::size_t>(std::to_chars(p, p + 24, v).ptr - p);
-  return *this;
-}
-
-JsonWriter& JsonWriter::value(bool v) {
-  before_value();
-  put(v ? "true" : "false");
-  return *this;
-}
-
-JsonWriter& JsonWriter::null() {
-  before_value();
-  put("null");
-  return *this;
+char* JsonWriter::integer(char* p, std::uint64_t v) {
+  return write_integer(p, v);
 }
 
 }  // namespace perfgate

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -32,8 +33,14 @@ constexpr bool json_text_as_is(std::string_view s) {
 class JsonKey {
  public:
   consteval JsonKey(const char* k) : text_(k), as_is_(json_text_as_is(text_)) {}
-  JsonKey(std::string_view k) : text_(k) {}
+  constexpr JsonKey(std::string_view k) : text_(k) {}
   JsonKey(const std::string& k) : text_(k) {}
+  // A name known when compiled that is not a literal (a catalog's constexpr string_view), checked then.
+  static consteval JsonKey known(std::string_view k) {
+    JsonKey key(k);
+    key.as_is_ = json_text_as_is(k);
+    return key;
+  }
 
   constexpr std::string_view text() const { return text_; }
   constexpr bool as_is() const { return as_is_; }  // known to need no escape
@@ -60,6 +67,41 @@ class JsonKeyRun {
   std::vector<std::size_t> ends_;  // where each key's text ends in text_
 };
 
+namespace json_writer_detail {
+
+inline constexpr std::size_t kNumberRoom = 32;  // the most a number takes
+
+// `n` bytes from `from` to `to` in at most eight overlapping word copies where n <= 64 (the keys and
+// names of a report; memcpy's call and size dispatch cost as much as the copy). Inlined where `n`
+// is known (a literal key), it is the one copy.
+inline void copy_short(char* to, const char* from, std::size_t n) {
+  auto copy = [&](std::size_t at, auto word) {
+    std::memcpy(&word, from + at, sizeof word);
+    std::memcpy(to + at, &word, sizeof word);
+  };
+  if (n > 32 && n <= 64) {  // a key with its indentation
+    for (std::size_t at = 0; at < 32; at += 8) copy(at, std::uint64_t{});
+    for (std::size_t at = n - 32; at < n; at += 8) copy(at, std::uint64_t{});
+  } else if (n >= 16 && n <= 32) {
+    copy(0, std::uint64_t{});
+    copy(8, std::uint64_t{});
+    copy(n - 16, std::uint64_t{});
+    copy(n - 8, std::uint64_t{});
+  } else if (n >= 8 && n < 16) {
+    copy(0, std::uint64_t{});
+    copy(n - 8, std::uint64_t{});
+  } else if (n >= 4 && n < 8) {
+    copy(0, std::uint32_t{});
+    copy(n - 4, std::uint32_t{});
+  } else if (n < 4) {
+    for (std::size_t i = 0; i < n; ++i) to[i] = from[i];
+  } else {
+    std::memcpy(to, from, n);
+  }
+}
+
+}  // namespace json_writer_detail
+
 class JsonWriter {
  public:
   // Text goes to `sink` a piece at a time (about 1 MiB) when one is given, so that a large report
@@ -70,24 +112,67 @@ class JsonWriter {
   static constexpr int kOneLine = -1;
   explicit JsonWriter(int indent = 2, Sink sink = {});
 
-  JsonWriter& begin_object();
-  JsonWriter& end_object();
-  JsonWriter& begin_array();
-  JsonWriter& end_array();
-  JsonWriter& key(JsonKey k);
-  // The members of an open object whose keys are `keys` and values `values` (null where empty),
-  // in one pass over a buffer made room in once (each worker's metrics: ~240 members).
-  JsonWriter& members(JsonKeyRun& keys, std::span<const std::optional<double>> values);
+  // Inline, as are key(), value(bool) and null(): a report writes ~500 of them a worker, and a
+  // call site knows a literal key's length (its copy is then a move or two; out of line, copy_short
+  // chose among its lengths at each of 54 k keys).
+  JsonWriter& begin_object() { return open('{'); }
+  JsonWriter& end_object() {
+    close('}');
+    if (depth_ == 0 && indent_ > 0) *place(1) = '\n';
+    return *this;
+  }
+  JsonWriter& begin_array() { return open('['); }
+  JsonWriter& end_array() {
+    close(']');
+    return *this;
+  }
+  [[gnu::always_inline]] JsonWriter& key(JsonKey k) {
+    std::string_view text = k.text();
+    if (!k.as_is()) return key_escaped(text);
+    char* p = item(text.size() + 4);
+    p[0] = '"';
+    json_writer_detail::copy_short(p + 1, text.data(), text.size());
+    std::memcpy(p + 1 + text.size(), "\": ", 3);
+    written(p + text.size() + (indent_ != 0 ? 4 : 3));
+    after_key_ = true;
+    return *this;
+  }
+  // The members of an open object whose keys are `keys` and values `values` (null where a value is
+  // not finite, as value(double) writes it: a metric that does not apply is a NaN), in one pass over
+  // a buffer made room in once (each worker's metrics: ~240 members).
+  JsonWriter& members(JsonKeyRun& keys, std::span<const double> values);
   JsonWriter& value(std::string_view s);
   JsonWriter& value(const char* s) { return value(std::string_view(s)); }
   JsonWriter& value(const std::string& s) { return value(std::string_view(s)); }
-  JsonWriter& value(double v);
-  JsonWriter& value(std::int64_t v);
-  JsonWriter& value(std::uint64_t v);
+  // Numbers: the separator inline (no call's saved registers for a value's few bytes), the digits
+  // out of line.
+  JsonWriter& value(double v) {
+    written(number(item(json_writer_detail::kNumberRoom), v));
+    return *this;
+  }
+  JsonWriter& value(std::int64_t v) {
+    written(integer(item(json_writer_detail::kNumberRoom), v));
+    return *this;
+  }
+  JsonWriter& value(std::uint64_t v) {
+    written(integer(item(json_writer_detail::kNumberRoom), v));
+    return *this;
+  }
   JsonWriter& value(int v) { return value(static_cast<std::int64_t>(v)); }
   JsonWriter& value(std::uint32_t v) { return value(static_cast<std::uint64_t>(v)); }
-  JsonWriter& value(bool v);
-  JsonWriter& null();
+  // "true", "false" and "null" stored as one word (room for eight bytes), counted to length.
+  JsonWriter& value(bool v) {
+    char* p = item(8);
+    std::memcpy(p, v ? "true    " : "false   ", 8);
+    written(p + (v ? 4 : 5));
+    return *this;
+  }
+  JsonWriter& null() {
+    char* p = item(4);
+    std::memcpy(p, "null", 4);
+    written(p + 4);
+    return *this;
+  }
   template <typename T>
   JsonWriter& value(const std::optional<T>& v) {
     return v ? value(*v) : null();
@@ -113,16 +198,71 @@ class JsonWriter {
   void set_indent(int indent) { indent_ = indent; }
 
  private:
+  // A number as format_json_number writes it, an integer as to_chars does, at `p` (room for
+  // kNumberRoom bytes); the end.
+  static char* number(char* p, double v);
+  static char* integer(char* p, std::int64_t v);
+  static char* integer(char* p, std::uint64_t v);
   char* room(std::size_t n) {  // where the next `n` bytes go
     if (capacity_ - size_ < n) grow(n);
     return buffer_.get() + size_;
   }
+  char* place(std::size_t n) {  // room for `n` bytes, counted as written
+    char* p = room(n);
+    size_ += n;
+    return p;
+  }
+  // The text ends at `end` (in the buffer, after what room() gave). Each piece is written through
+  // a local pointer and counted once at its end: a byte stored through a char* may be any member,
+  // so a member updated as each byte went was loaded and stored again around every store.
+  void written(char* end) { size_ = static_cast<std::size_t>(end - buffer_.get()); }
   void grow(std::size_t n);
   void put(std::string_view s);
-  void before_value();
-  void newline(bool comma);
-  void newline_deep(bool comma);    // compact, or deeper than newline's run of spaces
-  void string(std::string_view s);  // quoted, escaped as append_json_string escapes it
+  // Where a value or key of at most `n` bytes goes, after what precedes it: nothing after a key or
+  // at the top, else a comma where the container has a member, and where indented a line break and
+  // the indentation. Room for `n` bytes after it.
+  [[gnu::always_inline]] char* item(std::size_t n) {
+    if (size_ >= flush_at_) [[unlikely]]
+      flush();
+    if (indent_ > 0) return indented_item(n);
+    char* p = room(n + 2);
+    // On one line (a worker past --detailed-workers: most of a large run's report) or compact,
+    // ", " or "," stored whole and counted where due (else written over).
+    std::memcpy(p, ", ", 2);
+    return p + (separator() != Separator::kComma ? 0 : indent_ == kOneLine ? 2 : 1);
+  }
+  // What goes before the next value or key: nothing after a key or at the top, else a separator,
+  // with a comma where the container has a member.
+  enum class Separator { kNone, kFirst, kComma };
+  Separator separator() {
+    if (after_key_) {
+      after_key_ = false;
+      return Separator::kNone;
+    }
+    if (depth_ == 0) return Separator::kNone;
+    bool comma = !first_;
+    first_ = false;
+    return comma ? Separator::kComma : Separator::kFirst;
+  }
+  char* indented_item(std::size_t n);
+  [[gnu::always_inline]] JsonWriter& open(char bracket) {
+    char* p = item(1);
+    *p = bracket;
+    written(p + 1);
+    ++depth_;
+    first_ = true;
+    return *this;
+  }
+  [[gnu::always_inline]] void close(char bracket) {
+    bool empty = first_;
+    --depth_;
+    first_ = false;  // the container holding this one has a member now
+    if (!empty && indent_ > 0) return close_indented(bracket);
+    *place(1) = bracket;
+  }
+  void close_indented(char bracket);
+  JsonWriter& key_escaped(std::string_view text);
+  char* string(char* p, std::string_view s);  // quoted, escaped as append_json_string escapes it
 
   // The text is the first size_ bytes of buffer_; the buffer is written in place, not appended to,
   // so that a small piece costs a copy and no length check per character, and is never zeroed.
@@ -142,6 +282,9 @@ class JsonWriter {
 // JSON string escaping; invalid UTF-8 becomes U+FFFD and "</" becomes "<\/" (safe in HTML).
 void append_json_string(std::string& out, std::string_view s);
 std::string format_json_number(double v);
+// What format_json_number writes, by its general path alone (rounding to 1e-6, then fmt's shortest
+// round trip): the definition its faster paths keep to, for the tests that compare them.
+std::string format_json_number_general(double v);
 void append_json_number(std::string& out, double v);  // format_json_number appended
 
 // An integer as fmt's "{}" writes it, appended.

@@ -155,7 +155,7 @@ TEST(JsonWriter, IndentsAnyDepthAndWritesCompactWithoutIndent) {
 TEST(JsonWriter, WritesAValueOnOneLineInsideAnIndentedDocument) {
   static constexpr std::string_view kKeys[] = {"k1", "k2"};
   JsonKeyRun keys{kKeys};
-  const std::optional<double> values[] = {1.5, std::nullopt};
+  const double values[] = {1.5, std::numeric_limits<double>::quiet_NaN()};
   JsonWriter j(2);
   j.begin_object().key("a").value(1).key("w").begin_object();
   j.set_indent(JsonWriter::kOneLine);
@@ -220,7 +220,7 @@ TEST(JsonWriter, NumbersAreFmtsShortestRoundTrip) {
 TEST(JsonWriter, MembersFromAKeyRunAreThoseOfKeyAndValue) {
   const std::string_view names[] = {"a", "b</c", "x.y",
                                     "a key longer than thirty-two bytes, with its indentation"};
-  const std::optional<double> values[] = {1.5, std::nullopt, -2, 0.25};
+  const double values[] = {1.5, std::numeric_limits<double>::quiet_NaN(), -2, 0.25};
   for (int indent : {2, 0}) {
     JsonKeyRun run(names);
     auto write = [&](JsonWriter& w, bool with_run) {
@@ -247,6 +247,99 @@ TEST(JsonWriter, MembersFromAKeyRunAreThoseOfKeyAndValue) {
     write(by_key, false);
     EXPECT_EQ(by_run.str(), by_key.str()) << indent;
     EXPECT_NE(by_run.str().find(R"("b<\/c")"), std::string::npos);
+  }
+}
+
+// The number writer's fast paths (an integer from pairs of digits, a whole number of millionths
+// rounded without std::round and written by hand) against its general path (std::round to 1e-6,
+// then fmt's shortest round trip): halfway cases and the doubles on either side of them, each
+// boundary of the fast paths, negatives, -0, huge and tiny values, NaN and infinities.
+TEST(JsonWriter, NumbersFastPathsWriteWhatTheGeneralPathWrites) {
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                std::numeric_limits<double>::quiet_NaN(),
+                                -std::numeric_limits<double>::quiet_NaN(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::min(),
+                                std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::lowest(),
+                                5e-7,
+                                -5e-7,
+                                4.9999999999999998e-7,
+                                1.5e-6,
+                                2.5e-6,
+                                99.5e-6,
+                                100.5e-6,
+                                0.4999995,
+                                0.9999995,
+                                999999999.9999995,
+                                1e9 - 1e-7,
+                                9e15,
+                                -9e15,
+                                9007199254740993.0,
+                                1e300};
+  auto with_neighbours = [&](double v) {
+    for (double x : {v, -v}) {
+      values.push_back(x);
+      values.push_back(std::nextafter(x, std::numeric_limits<double>::infinity()));
+      values.push_back(std::nextafter(x, -std::numeric_limits<double>::infinity()));
+    }
+  };
+  // Halfway between two millionths (k + 0.5 millionths), and whole millionths: small, at the
+  // 1e-4 boundary (100 millionths), at each number of digits before the point, and near 1e9.
+  for (std::int64_t k = 0; k < 3000; ++k) {
+    with_neighbours((static_cast<double>(k) + 0.5) / 1e6);
+    with_neighbours(static_cast<double>(k) / 1e6);
+  }
+  for (std::int64_t scale = 1; scale <= 1000000000000000; scale *= 10)
+    for (std::int64_t d = -3; d <= 3; ++d) {
+      with_neighbours(static_cast<double>(scale + d) / 1e6);
+      with_neighbours((static_cast<double>(scale + d) + 0.5) / 1e6);
+      with_neighbours(static_cast<double>(scale + d));
+    }
+  // Every six-digit fraction whose pairs are each 0, 1, 9, 10, 11, 49, 50, 51, 90 or 99, and every
+  // one from 0.999 up (where the digits' multiplication is nearest its error's bound).
+  const int pairs[] = {0, 1, 9, 10, 11, 49, 50, 51, 90, 99};
+  for (int a : pairs)
+    for (int b : pairs)
+      for (int c : pairs) with_neighbours(3 + (a * 10000 + b * 100 + c) / 1e6);
+  for (int f = 999000; f < 1000000; ++f) values.push_back(7 + f / 1e6);
+  std::mt19937_64 random(7878);
+  for (int i = 0; i < 100000; ++i) {
+    with_neighbours((static_cast<double>(random() % 1000000000000000) + 0.5) / 1e6);
+    with_neighbours(static_cast<double>(random() % 100000000000) / 1e6);
+    with_neighbours(static_cast<double>(random() % 2000000) / 997.0);
+    std::uint64_t bits = random();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    values.push_back(v);
+  }
+  for (double v : values)
+    ASSERT_EQ(format_json_number(v), format_json_number_general(v)) << fmt::format("{:a}", v);
+  EXPECT_EQ(format_json_number_general(0.0000005), "1e-06");  // half away from zero
+  EXPECT_EQ(format_json_number_general(-0.0), "0");
+  EXPECT_EQ(format_json_number_general(std::numeric_limits<double>::infinity()), "null");
+}
+
+// Integers written from pairs of digits below 10,000, by to_chars above, as to_chars writes them.
+TEST(JsonWriter, IntegersAreWrittenAsToCharsWritesThem) {
+  std::vector<std::int64_t> values;
+  for (std::int64_t v = -20000; v <= 20000; ++v) values.push_back(v);
+  for (std::int64_t scale = 10; scale < 1000000000000000000; scale *= 10)
+    for (std::int64_t d = -2; d <= 2; ++d) values.push_back(scale + d);
+  values.push_back(std::numeric_limits<std::int64_t>::max());
+  values.push_back(std::numeric_limits<std::int64_t>::min());
+  for (std::int64_t v : values) {
+    JsonWriter j(0);
+    j.begin_array().value(v).value(static_cast<double>(v));
+    if (v >= 0) j.value(static_cast<std::uint64_t>(v));
+    j.end_array();
+    std::string text = fmt::format("{}", v);
+    std::string as_double =
+        std::fabs(static_cast<double>(v)) < 9e15 ? text : format_json_number_general(static_cast<double>(v));
+    ASSERT_EQ(j.str(), '[' + text + ',' + as_double + (v >= 0 ? ',' + text : "") + ']') << v;
   }
 }
 
