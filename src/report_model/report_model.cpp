@@ -85,13 +85,35 @@ std::shared_ptr<const std::vector<ReportColumn>> declared_columns(Table table, T
 
 }  // namespace
 
-ReportTable declared_table(Table table, TableWording wording) {
+namespace {
+
+ReportTable worded_table(Table table, TableWording wording) {
   const TableInfo& info = table_info(table);
   return {std::string(info.name),
           std::string(info.title),
           table_text(info.description, wording),
           ReportColumns(declared_columns(table, wording)),
           {}};
+}
+
+bool plain(TableWording wording) {
+  return wording.basis == ChangeBasis::Step && wording.per_item == 0 && !wording.by_call;
+}
+
+}  // namespace
+
+// The tables of the plain wording (every table but the delta tables) are made once, on the first
+// call, and copied: a run folder of tiny ranks made six a rank, each worded anew from the catalog
+// under a lock (issue 78).
+ReportTable declared_table(Table table, TableWording wording) {
+  if (!plain(wording)) return worded_table(table, wording);
+  static const std::vector<ReportTable> kPlain = [] {
+    std::vector<ReportTable> tables;
+    tables.reserve(kTableCount);
+    for (std::size_t i = 0; i < kTableCount; ++i) tables.push_back(worded_table(static_cast<Table>(i), {}));
+    return tables;
+  }();
+  return kPlain[table_position(table)];
 }
 
 namespace {
