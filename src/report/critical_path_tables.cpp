@@ -4,6 +4,7 @@
 #include <array>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "analyse/analysis.h"
 #include "analyse/run/worker_hold.h"
@@ -16,11 +17,13 @@ namespace perfgate {
 namespace {
 
 // "aten::mm (1234 us), cudaLaunchKernel (56 us)": a step's top ops on its path.
-// Appended in place with write_fixed, as fmt's "{:.0f}" writes the time: fmt parsed its format
-// string for each op, three quarters of the text's cost and most of the per-step table's in a run
-// folder of tiny ranks (issue 78).
+// Appended with write_fixed, as fmt's "{:.0f}" writes the time: fmt parsed its format string for
+// each op, three quarters of the text's cost and most of the per-step table's in a run folder of
+// tiny ranks (issue 78). Made in a buffer kept for the next, then copied at its size: a text grown
+// in place held up to twice its length, and was grown twice or three times.
 ReportCell top_ops_text(const std::vector<std::pair<std::string, TimeNs>>& ops) {
-  std::string text;
+  thread_local std::string text;
+  text.clear();
   for (const auto& [name, time] : ops) {
     if (!text.empty()) text += ", ";
     text += name;
@@ -29,7 +32,7 @@ ReportCell top_ops_text(const std::vector<std::pair<std::string, TimeNs>>& ops) 
         .append(number, write_fixed(number, static_cast<double>(time) / 1000.0, 0))
         .append(" us)");
   }
-  return ReportCell{std::move(text)};
+  return ReportCell{std::in_place_type<std::string>, text};
 }
 
 ReportCell bound_us(const CriticalPathStep& s, PathBound b) {

@@ -41,6 +41,7 @@ ReportWindow report_window(const WorkerAnalysis& w) {
 
 std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
   std::vector<ReportStep> out;
+  out.reserve(w.steps.steps.size());  // held with the report: grown by doubling, up to twice the steps
   // Under a clock offset a window step's time is on the GPUs' clock (WorkerAnalysis::gpu_step_times),
   // as the step metrics are.
   bool on_gpu_clock = !w.window.steps.empty() && w.gpu_step_times.size() == w.window.steps.size();
@@ -66,6 +67,7 @@ std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
 
 std::vector<ReportGpu> report_gpus(const WorkerAnalysis& w) {
   std::vector<ReportGpu> out;
+  out.reserve(w.gpus.size());
   for (const GpuMetrics& g : w.gpus) {
     ReportGpu r;
     r.worker = w.worker;
@@ -207,6 +209,7 @@ void report_worker(ReportWorker& r, const WorkerAnalysis& w, MetricValues metric
   r.window = report_window(w);
   r.metrics = std::move(metrics);
   r.steps = report_steps(w);
+  r.dropped_steps.reserve(w.steps.dropped.size());
   for (const DroppedStep& d : w.steps.dropped) r.dropped_steps.push_back({d.name, d.reason});
   r.gpus = report_gpus(w);
   r.system = report_system(w.info);

@@ -142,7 +142,9 @@ bool on_gpu(BreakdownPart p) {
 
 constexpr auto kBreakdownColumns = declared<Table::StepBreakdown>(std::array<Column<BreakdownShare>, 4>{{
     {"category",
-     [](const BreakdownShare& r) { return ReportCell{std::string(breakdown_part_name(r.part))}; }},
+     [](const BreakdownShare& r) {
+       return ReportCell{std::in_place_type<std::string>, breakdown_part_name(r.part)};
+     }},
     {"mean_us", [](const BreakdownShare& r) { return us(r.mean); }},
     {"pct", [](const BreakdownShare& r) { return pct(r.mean, r.step); }},
     {"on_gpu", [](const BreakdownShare& r) { return ReportCell{on_gpu(r.part)}; }},
@@ -152,6 +154,7 @@ std::vector<BreakdownShare> breakdown_shares(const Breakdown& mean) {
   TimeNs step = 0;
   for (TimeNs t : mean) step += t;
   std::vector<BreakdownShare> rows;
+  rows.reserve(kBreakdownParts);
   for (std::size_t i = 0; i < kBreakdownParts; ++i)
     rows.push_back({static_cast<BreakdownPart>(i), mean[i], step});
   return rows;
