@@ -468,7 +468,7 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   // As many as a worker past --detailed-workers has (below), held as they are made: grown by
   // doubling, each such rank held 8 (issue 78: 65,536 ranks, 18 MB).
   out.reserve(w.detailed ? 32 : 6);
-  auto add = [&out](ReportTable table) { out.push_back(std::move(table)); };
+  auto add = [&out](ReportTable&& table) { out.push_back(std::move(table)); };
   add(system_table(report));
   if (w.neuron.profiles > 0 && report.gpus.empty()) {  // a Neuron device profile: its own tables
     for (ReportTable& table : neuron_report_tables(t.neuron)) add(std::move(table));
