@@ -2,14 +2,13 @@
 // with its length split by what bounds it, and the ops, calls and GPU activities on the paths.
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <string_view>
 #include <unordered_map>
-
-#include <fmt/format.h>
+#include <utility>
 
 #include "analyse/analysis.h"
 #include "analyse/run/worker_hold.h"
+#include "common/fixed_text.h"
 #include "report/report_cells.h"
 #include "report/run_tables.h"
 #include "report/table_columns.h"
@@ -18,14 +17,22 @@ namespace perfgate {
 namespace {
 
 // "aten::mm (1234 us), cudaLaunchKernel (56 us)": a step's top ops on its path.
+// Appended with write_fixed, as fmt's "{:.0f}" writes the time: fmt parsed its format string for
+// each op, three quarters of the text's cost and most of the per-step table's in a run folder of
+// tiny ranks (issue 78). Made in a buffer kept for the next, then copied at its size: a text grown
+// in place held up to twice its length, and was grown twice or three times.
 ReportCell top_ops_text(const std::vector<std::pair<std::string, TimeNs>>& ops) {
-  std::string text;
-  for (const auto& [name, time] : ops) {  // written in place: a string per op was most of the table's cost
+  thread_local std::string text;
+  text.clear();
+  for (const auto& [name, time] : ops) {
     if (!text.empty()) text += ", ";
     text += name;
-    fmt::format_to(std::back_inserter(text), " ({:.0f} us)", static_cast<double>(time) / 1000.0);
+    char number[kFixedTextMax];
+    text.append(" (")
+        .append(number, write_fixed(number, static_cast<double>(time) / 1000.0, 0))
+        .append(" us)");
   }
-  return ReportCell{std::move(text)};
+  return ReportCell{std::in_place_type<std::string>, text};
 }
 
 ReportCell bound_us(const CriticalPathStep& s, PathBound b) {

@@ -1,8 +1,9 @@
 // A worker's report tables: how each cell of each declared column (common/table_catalog.def) is
 // read from an analysis row.
 #include <algorithm>
-#include <map>
 #include <span>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -141,7 +142,9 @@ bool on_gpu(BreakdownPart p) {
 
 constexpr auto kBreakdownColumns = declared<Table::StepBreakdown>(std::array<Column<BreakdownShare>, 4>{{
     {"category",
-     [](const BreakdownShare& r) { return ReportCell{std::string(breakdown_part_name(r.part))}; }},
+     [](const BreakdownShare& r) {
+       return ReportCell{std::in_place_type<std::string>, breakdown_part_name(r.part)};
+     }},
     {"mean_us", [](const BreakdownShare& r) { return us(r.mean); }},
     {"pct", [](const BreakdownShare& r) { return pct(r.mean, r.step); }},
     {"on_gpu", [](const BreakdownShare& r) { return ReportCell{on_gpu(r.part)}; }},
@@ -151,6 +154,7 @@ std::vector<BreakdownShare> breakdown_shares(const Breakdown& mean) {
   TimeNs step = 0;
   for (TimeNs t : mean) step += t;
   std::vector<BreakdownShare> rows;
+  rows.reserve(kBreakdownParts);
   for (std::size_t i = 0; i < kBreakdownParts; ++i)
     rows.push_back({static_cast<BreakdownPart>(i), mean[i], step});
   return rows;
@@ -367,33 +371,60 @@ constexpr auto kTimelineColumns = declared<Table::Timeline>(std::array<Column<Ti
     {"kind", [](const TimelineBox& b) { return ReportCell{b.kind}; }},
 }});
 
+// A fact of the system table: its value a view of the worker's own text, or of one made for the
+// table (system_facts' `made`). The facts were strings copied once more into the cells, through a
+// map of GPU names and fmt: a tenth of a tiny rank's report (issue 78).
 struct SystemFact {
-  std::string key;
-  std::string value;
+  std::string_view key;
+  std::string_view value;
 };
 constexpr auto kSystemColumns = declared<Table::System>(std::array<Column<SystemFact>, 2>{{
-    {"key", [](const SystemFact& f) { return ReportCell{f.key}; }},
-    {"value", [](const SystemFact& f) { return ReportCell{f.value}; }},
+    {"key", [](const SystemFact& f) { return ReportCell{std::string(f.key)}; }},
+    {"value", [](const SystemFact& f) { return ReportCell{std::string(f.value)}; }},
 }});
 
-std::vector<SystemFact> system_facts(const ReportWorker& w) {
+// The GPUs by model, in the order of their names ("unknown model" for none), and how many of each.
+std::vector<std::pair<std::string_view, int>> gpu_models(const std::vector<ReportGpu>& gpus) {
+  std::vector<std::pair<std::string_view, int>> models;
+  for (const ReportGpu& g : gpus) {
+    std::string_view name = g.name.empty() ? std::string_view("unknown model") : std::string_view(g.name);
+    auto same = std::find_if(models.begin(), models.end(), [&](const auto& m) { return m.first == name; });
+    if (same == models.end())
+      models.emplace_back(name, 1);
+    else
+      ++same->second;
+  }
+  std::sort(models.begin(), models.end());
+  return models;
+}
+
+// `made`: the texts the facts view that the worker does not hold ("2 x NVIDIA H100", the rank).
+std::vector<SystemFact> system_facts(const ReportWorker& w, std::vector<std::string>& made) {
+  std::vector<std::pair<std::string_view, int>> models = gpu_models(w.gpus);
+  made.reserve(models.size() + 2);  // viewed as they are made: never moved
   std::vector<SystemFact> facts;
-  auto add = [&](std::string key, std::string value) {
-    if (!value.empty()) facts.push_back({std::move(key), std::move(value)});
+  facts.reserve(models.size() + 9 + w.system.attributes.size());
+  auto add = [&](std::string_view key, std::string_view value) {
+    if (!value.empty()) facts.push_back({key, value});
   };
-  std::map<std::string, int> gpu_names;
-  for (const ReportGpu& g : w.gpus) ++gpu_names[g.name.empty() ? "unknown model" : g.name];
-  for (const auto& [name, n] : gpu_names) add("GPU", fmt::format("{} x {}", n, name));
+  for (const auto& [name, n] : models)
+    add("GPU", made.emplace_back(std::to_string(n).append(" x ").append(name)));
   if (!w.gpus.empty()) add("compute capability", w.gpus.front().compute_capability);
-  add("framework", w.system.trace_format == "kineto-json" ? "PyTorch (Kineto trace)" : w.system.trace_format);
+  add("framework", w.system.trace_format == "kineto-json" ? std::string_view("PyTorch (Kineto trace)")
+                                                          : std::string_view(w.system.trace_format));
   add("trace schema version", w.system.schema_version);
   add("trace file", w.input_path);
   add("trace name", w.system.trace_name);
-  if (w.system.rank) add("rank", std::to_string(*w.system.rank));
-  if (w.system.world_size) add("world size", std::to_string(*w.system.world_size));
+  if (w.system.rank) add("rank", made.emplace_back(std::to_string(*w.system.rank)));
+  if (w.system.world_size) add("world size", made.emplace_back(std::to_string(*w.system.world_size)));
   add("distributed backend", w.system.distributed_backend);
   for (const auto& [k, v] : w.system.attributes) add(k, v);
   return facts;
+}
+
+ReportTable system_table(const ReportWorker& w) {
+  std::vector<std::string> made;
+  return make_table(kSystemColumns, system_facts(w, made));
 }
 
 // A collectives row of one rank: the rank's columns, then the collectives table's.
@@ -437,8 +468,8 @@ std::vector<ReportTable> worker_tables(const WorkerAnalysis& w, const ReportWork
   // As many as a worker past --detailed-workers has (below), held as they are made: grown by
   // doubling, each such rank held 8 (issue 78: 65,536 ranks, 18 MB).
   out.reserve(w.detailed ? 32 : 6);
-  auto add = [&out](ReportTable table) { out.push_back(std::move(table)); };
-  add(make_table(kSystemColumns, system_facts(report)));
+  auto add = [&out](ReportTable&& table) { out.push_back(std::move(table)); };
+  add(system_table(report));
   if (w.neuron.profiles > 0 && report.gpus.empty()) {  // a Neuron device profile: its own tables
     for (ReportTable& table : neuron_report_tables(t.neuron)) add(std::move(table));
     if (!w.detailed)

@@ -66,7 +66,7 @@ void limit_table_rows(ReportTable& table, std::size_t max_rows) {
 RowLimiter::RowLimiter(ReportTable& table, std::size_t max_rows, bool ranked)
     : table_(table), max_rows_(max_rows), ranked_(ranked) {}
 
-void RowLimiter::add(std::vector<ReportCell> row) {
+void RowLimiter::add(std::vector<ReportCell>&& row) {
   table_.rows.push_back(std::move(row));
   if (max_rows_ > 0 && table_.rows.size() >= 2 * max_rows_) set_aside();
 }

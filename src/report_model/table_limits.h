@@ -31,7 +31,7 @@ class RowLimiter {
   // `ranked`: keep the rows with the most time (a table with a row per name); else the first rows
   // in the order they are added (a table with a row per step: the first steps, in step order).
   RowLimiter(ReportTable& table, std::size_t max_rows, bool ranked = true);
-  void add(std::vector<ReportCell> row);
+  void add(std::vector<ReportCell>&& row);  // moved in: a row taken by value was moved twice
   // Counts `rows` that were set aside before they became cells (an analysis that keeps only the rows
   // a report keeps): `totals` holds their sums in the additive columns and, as a row set aside
   // would, text in the label column.

@@ -66,7 +66,7 @@ TEST(RowLimit, RankingInBatchesKeepsTheRowsOfOneRanking) {
         {ReportCell{"k" + std::to_string(i)}, ReportCell{std::int64_t{1}}, ReportCell{double(i % 7)}});
   RowLimiter limiter(t, 4);
   for (const auto& row : all) {
-    limiter.add(row);
+    limiter.add(std::vector<ReportCell>(row));  // a copy: the limiter takes its rows
     EXPECT_LT(t.rows.size(), 8u);
   }
   limiter.finish();
