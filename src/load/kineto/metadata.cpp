@@ -83,9 +83,11 @@ std::string device_properties(const std::string& json, Profile& profile) {
 }
 
 // A rank fact of distributedInfo: absent or null is not stated; anything else must be an integer
-// (an integral number) within [low, high], else the message says what it is not (`not_what`).
+// (an integral number) within [low, high], else the message says what it is not (`not_what()`: made
+// only then, as every rank's trace states both facts; issue 78).
+template <typename NotWhat>
 std::string rank_fact(const boost::json::value* v, std::string_view what, std::int64_t low, std::int64_t high,
-                      const std::string& not_what, std::optional<std::int64_t>& out) {
+                      const NotWhat& not_what, std::optional<std::int64_t>& out) {
   out.reset();
   if (!v || v->is_null()) return {};
   if (v->is_int64() && v->as_int64() >= low && v->as_int64() <= high) {
@@ -98,7 +100,7 @@ std::string rank_fact(const boost::json::value* v, std::string_view what, std::i
     return {};
   }
   std::string shown = v->is_double() ? fmt::format("{}", v->as_double()) : boost::json::serialize(*v);
-  return fmt::format("'distributedInfo' states {} {}: {}", what, shown.substr(0, 40), not_what);
+  return fmt::format("'distributedInfo' states {} {}: {}", what, shown.substr(0, 40), not_what());
 }
 
 std::string distributed_info(const std::string& json, Profile& profile) {
@@ -114,15 +116,17 @@ std::string distributed_info(const std::string& json, Profile& profile) {
       (!world->is_int64() || world->as_int64() > kMaxWorldSize))
     return fmt::format("'distributedInfo' states an implausible world size of {} ranks (at most {})",
                        boost::json::serialize(*world), kMaxWorldSize);
+  auto not_world_size = [&] { return fmt::format("not a number of ranks (1 to {})", kMaxWorldSize); };
   if (std::string bad =
-          rank_fact(world, "world size", 1, kMaxWorldSize,
-                    fmt::format("not a number of ranks (1 to {})", kMaxWorldSize), profile.info.world_size);
+          rank_fact(world, "world size", 1, kMaxWorldSize, not_world_size, profile.info.world_size);
       !bad.empty())
     return bad;
   const std::optional<std::int64_t>& size = profile.info.world_size;
   std::int64_t highest = size.value_or(kMaxWorldSize) - 1;
-  std::string not_rank = size ? fmt::format("not a rank of its world size {} (0 to {})", *size, highest)
-                              : fmt::format("not a rank (0 to {})", highest);
+  auto not_rank = [&] {
+    return size ? fmt::format("not a rank of its world size {} (0 to {})", *size, highest)
+                : fmt::format("not a rank (0 to {})", highest);
+  };
   if (std::string bad = rank_fact(o.if_contains("rank"), "rank", 0, highest, not_rank, profile.info.rank);
       !bad.empty())
     return bad;
