@@ -171,7 +171,8 @@ struct RunCombiner::State {
   }
 
   // Lets the worker's tables go unless it is still chosen (it may be both slow and fastest so far),
-  // and holds what is left as the HoldScope does: copied, so without its making's spare capacity.
+  // and holds what is left as the HoldScope does: copied into its pack, so without its making's
+  // spare capacity, where it packs; kept as it is on the heap where it does not.
   void release(WorkerPosition p) {
     if (chosen(p)) return;
     later.erase(p);
@@ -179,8 +180,11 @@ struct RunCombiner::State {
     if (it == workers.end()) return;
     let_tables_go(it->second);
     if (!hold) return;
-    auto node = workers.extract(it);
-    hold([&] { workers.emplace(p, node.mapped()); });
+    hold([&](bool packing) {
+      if (!packing) return;
+      auto node = workers.extract(it);
+      workers.emplace(p, node.mapped());
+    });
   }
 
   // Where a worker of this pace would go among the slowest: a slot, or slowest_slots() for none.
@@ -237,7 +241,10 @@ struct RunCombiner::State {
   void add(WorkerPosition position, WorkerAnalysis&& worker) {
     fold(worker.tables);
     collectives.add(position, worker.collective_calls);
-    if (hold) hold([&] { collectives.copy_rank(position); });
+    if (hold)
+      hold([&](bool packing) {
+        if (packing) collectives.copy_rank(position);
+      });
     worker.collective_calls = {};
     place(position, std::move(worker));
   }
@@ -304,13 +311,14 @@ RunCombiner::RunCombiner(std::size_t detailed_workers) : state_(std::make_unique
 
 RunCombiner::~RunCombiner() = default;
 
-void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
+void RunCombiner::add(WorkerPosition position, WorkerAnalysis&& worker) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   s.add(position, std::move(worker));
 }
 
-void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker, std::function<WorkerAnalysis()> whole) {
+void RunCombiner::add(WorkerPosition position, WorkerAnalysis&& worker,
+                      std::function<WorkerAnalysis()> whole) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
   // Placed as any other: release() drops `whole` with the tables once the worker is not chosen.
