@@ -226,8 +226,6 @@ Note inferred_note(const InferredIterations& inferred, bool as_steps) {
                                                        set_aside, arg<"key_op">(inferred.key_op));
 }
 
-// A GPU or CPU profile's analysis; one object returned, so that it is made in the caller's place
-// (a second return of another object, the Neuron one, cost a 4.7 kB move a worker: issue 78).
 // A profile kept to be analysed again whole (WorkerDetail::Later) has at most this many events:
 // holding it costs about what its tables would (a tiny rank's eight events), not a large rank's
 // trace, which is analysed whole as it comes.
@@ -251,6 +249,8 @@ WorkerDetail detail_for(const Profile& profile, const WorkerAnalysis& w, const R
   return place->detail = detail;
 }
 
+// A GPU or CPU profile's analysis; one object returned, so that it is made in the caller's place
+// (a second return of another object, the Neuron one, cost a 4.7 kB move a worker: issue 78).
 WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassification& compiled,
                                    const AnalysisOptions& options, const RunPlace* place) {
   WorkerAnalysis w;
