@@ -88,7 +88,7 @@ OpCallSums op_call_sums(const Profile& profile, const OpStats& stats, const Name
 
 void op_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
               const CompiledClassification& compiled, WorkerAnalysis& w, TemplateCalls& templates,
-              PrecisionOverrides& overrides) {
+              PrecisionOverrides& overrides, bool detailed) {
   OpStats stats(profile, attribution, classes, w.window, w.steps.marker_events);
   ArgumentCache args(profile);
   XlaCosts xla(profile);
@@ -102,7 +102,7 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
                    flops,
                    w.steps.marker_events,
                    {w.window.start, w.window.end}};
-  build_op_tables(in, w.tables);
+  build_op_tables(in, w.tables, detailed);
   w.tables.regions = build_regions(in);
   TensorCoreShapeReport shapes = tensor_core_shapes(profile, stats, args);
   w.tables.tc_shape_findings = std::move(shapes.findings);
@@ -226,10 +226,33 @@ Note inferred_note(const InferredIterations& inferred, bool as_steps) {
                                                        set_aside, arg<"key_op">(inferred.key_op));
 }
 
+// A profile kept to be analysed again whole (WorkerDetail::Later) has at most this many events:
+// holding it costs about what its tables would (a tiny rank's eight events), not a large rank's
+// trace, which is analysed whole as it comes.
+constexpr std::size_t kMostEventsAnalysedLater = 4096;
+
+// The run a worker is analysed for and its place in it: whether it may be detailed (RunCombiner).
+struct RunPlace {
+  const RunCombiner& run;
+  WorkerPosition position;
+  WorkerDetail& detail;  // what the run answered
+};
+
+// How much of the worker to analyse for its place in the run (WorkerDetail::Whole without one).
+WorkerDetail detail_for(const Profile& profile, const WorkerAnalysis& w, const RunPlace* place) {
+  if (!place) return WorkerDetail::Whole;
+  WorkerDetail detail = place->run.detail_of(place->position, worker_pace_us(w));
+  std::size_t events =
+      profile.host_events.size() + profile.runtime_calls.size() + profile.gpu_activities.size();
+  bool small = events <= kMostEventsAnalysedLater && !profile.memory_snapshot && !profile.xla_hlo;
+  if (detail == WorkerDetail::Later && !small) detail = WorkerDetail::Whole;
+  return place->detail = detail;
+}
+
 // A GPU or CPU profile's analysis; one object returned, so that it is made in the caller's place
 // (a second return of another object, the Neuron one, cost a 4.7 kB move a worker: issue 78).
 WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassification& compiled,
-                                   const AnalysisOptions& options) {
+                                   const AnalysisOptions& options, const RunPlace* place) {
   WorkerAnalysis w;
   w.worker = profile.worker;
   w.source_path = profile.source_path;
@@ -258,6 +281,9 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
   for (Interval span : gpu_steps) w.gpu_step_times.push_back(span.end - span.start);
   if (!gpu_steps.empty()) w.gpu_steps_span = gpu_steps.back().end - gpu_steps.front().start;
   if (std::optional<Note> span = one_span_note(w); span) w.warnings.push_back(*span);
+  // A worker the run will not detail (or will only if no faster one comes): the tables its run
+  // would let go are not made (issue 78: most of a run folder's ranks).
+  bool detailed = detail_for(profile, w, place) == WorkerDetail::Whole;
   run_stages(
       options.threads, [&] { w.gpus = gpu_metrics(profile, w.window, classes, offset); },
       [&] {
@@ -283,12 +309,13 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
       options.threads,
       [&] {
         if (options.step_timeline)
-          w.tables.timeline = step_timeline(profile, attribution, classes, w.steps, w.window, gpu_steps);
+          w.tables.timeline =
+              step_timeline(profile, attribution, classes, w.steps, w.window, gpu_steps, detailed);
         w.critical_path = critical_paths(profile, attribution, classes, w.steps, w.window,
                                          static_cast<TimeNs>(compiled.critical_path_max_kernel_gap_us * 1000),
-                                         w.tables.timeline, options.threads);
+                                         w.tables.timeline, options.threads, detailed);
       },
-      [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides); },
+      [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides, detailed); },
       [&] {
         interval_stage(profile, attribution, classes, w, gpu_steps, one_offs,
                        compiled.communication_host_time);
@@ -296,7 +323,7 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
       [&] {
         analyse_memory(profile, w.window, w);
         build_kernel_tables(profile, attribution, classes, compiled.fused_names, w.steps, w.window,
-                            options.table_rows, w.tables);
+                            options.table_rows, w.tables, detailed);
         QueuedWork queued = queued_work(profile, attribution);
         w.idle = idle_breakdown(profile, attribution, queued, w.window);
         w.tables.gpu_gaps =
@@ -331,9 +358,9 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
 }
 
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
-                            const AnalysisOptions& options) {
+                            const AnalysisOptions& options, const RunPlace* place = nullptr) {
   if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
-  return analyse_gpu_profile(profile, compiled, options);
+  return analyse_gpu_profile(profile, compiled, options, place);
 }
 
 }  // namespace
@@ -376,6 +403,13 @@ WorkerAnalyser::~WorkerAnalyser() = default;
 
 WorkerAnalysis WorkerAnalyser::operator()(const Profile& profile) const {
   return analyse_with(profile, *compiled_, options_);
+}
+
+WorkerAnalysis WorkerAnalyser::operator()(const Profile& profile, const RunCombiner& run,
+                                          WorkerPosition position, WorkerDetail& detail) const {
+  detail = WorkerDetail::Whole;
+  RunPlace place{run, position, detail};
+  return analyse_with(profile, *compiled_, options_, &place);
 }
 
 RunAnalysis combine_workers(std::vector<WorkerAnalysis> workers) {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,6 +38,11 @@ GraphCaptureCoverage merge_graph_captures(Profile& replay, const std::vector<Pro
 
 struct CompiledClassification;
 
+// How much of a worker its run may still detail (RunCombiner::detail_of), so how much of it to
+// analyse: Whole; Later, the fastest so far but among no slowest, which most workers of a run in
+// position order are until the next comes (their tables are made again if it stays so); None.
+enum class WorkerDetail { Whole, Later, None };
+
 // Analyses profiles with the classification compiled once. Safe to call from several threads at
 // once (each call keeps its own per-profile state), so workers can be analysed as they load.
 class WorkerAnalyser {
@@ -48,6 +54,12 @@ class WorkerAnalyser {
   WorkerAnalyser& operator=(const WorkerAnalyser&) = delete;
   // Throws ConfigError for a window that selects no step or an invalid pattern.
   WorkerAnalysis operator()(const Profile& profile) const;
+  // The worker at `position` of `run`, which it is then added to: asks the run, once its pace is
+  // known, whether it may be detailed; if not, or only Later, leaves out the tables the run would
+  // let go. `detail`: what was asked (Later only for a profile small enough to keep: the caller
+  // keeps it for RunCombiner::add's `whole`).
+  WorkerAnalysis operator()(const Profile& profile, const RunCombiner& run, WorkerPosition position,
+                            WorkerDetail& detail) const;
 
  private:
   std::unique_ptr<const CompiledClassification> compiled_;
@@ -87,7 +99,17 @@ class RunCombiner {
   ~RunCombiner();
   RunCombiner(const RunCombiner&) = delete;
   RunCombiner& operator=(const RunCombiner&) = delete;
-  void add(WorkerPosition position, WorkerAnalysis worker);
+  // `worker` by reference: a move of it is a move of each of its strings and vectors (1.7 k
+  // instructions, issue 78), which a parameter by value would add where the caller names its worker.
+  void add(WorkerPosition position, WorkerAnalysis&& worker);
+  // A worker analysed without its tables (WorkerDetail::Later): `whole` analyses it again with them,
+  // called by finish or finish_partial if it is still detailed then; dropped once it is not.
+  void add(WorkerPosition position, WorkerAnalysis&& worker, std::function<WorkerAnalysis()> whole);
+  // Whether a worker at `position` whose pace is `pace_us` (worker_pace_us) may still be among the
+  // detailed ones (Whole: the first or among the slowest so far; Later: only the fastest so far).
+  // One that may not (None) never will be, whatever comes after, nor will one that is not among
+  // the slowest now: its analysis need not make the tables add would let go.
+  WorkerDetail detail_of(WorkerPosition position, double pace_us) const;
   // A part of the run, its positions already the run's: its sums are added, its workers placed
   // among the detailed ones without their tables counted again. Parts whose workers were chosen
   // by the same detailed_workers leave every worker the whole run would detail with its tables:

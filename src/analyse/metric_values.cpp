@@ -492,19 +492,31 @@ MetricValues metrics_of(const MetricInputs& in) {
   return m;
 }
 
+std::vector<double> window_step_durations_us(const WorkerAnalysis& w) {
+  std::vector<double> durations;
+  // Under a clock offset the steps are the GPUs' (one span for every time figure).
+  if (!w.gpu_step_times.empty() && !w.window.steps.empty()) {
+    durations.reserve(w.gpu_step_times.size());
+    for (TimeNs t : w.gpu_step_times) durations.push_back(us(t));
+    return durations;
+  }
+  durations.reserve(w.window.steps.size());
+  for (std::size_t i : w.window.steps) durations.push_back(us(w.steps.steps[i].duration()));
+  return durations;
+}
+
+double worker_pace_us(const WorkerAnalysis& w) {
+  if (std::optional<SummaryStats> s = summarize(window_step_durations_us(w))) return s->mean;
+  return static_cast<double>(w.window.length()) / 1000.0;
+}
+
 MetricInputs worker_inputs(const WorkerAnalysis& w) {
   MetricInputs in;
-  for (std::size_t i : w.window.steps) in.step_durations_us.push_back(us(w.steps.steps[i].duration()));
+  in.step_durations_us = window_step_durations_us(w);
   in.window = w.window.length();
-  // Under a clock offset the steps and the window are the GPUs' (one span for every time figure).
+  // Under a clock offset the window is the GPUs' span of its steps.
   in.over_gpu_span = !w.gpu_step_times.empty();
-  if (in.over_gpu_span) {
-    if (!w.window.steps.empty()) {
-      in.step_durations_us.clear();
-      for (TimeNs t : w.gpu_step_times) in.step_durations_us.push_back(us(t));
-    }
-    in.window = w.gpu_steps_span;
-  }
+  if (in.over_gpu_span) in.window = w.gpu_steps_span;
   in.capture_span = w.window.capture_end - w.window.capture_start;
   in.gpu_span = w.window.gpu_end - w.window.gpu_start;
   in.gpu_seconds = static_cast<double>(in.window) / 1e9 * static_cast<double>(w.gpus.size());

@@ -105,6 +105,13 @@ inline constexpr std::array<Metric, kIdleCauses> kIdleCauseMetrics = {
 
 MetricValues metrics_of(const MetricInputs& in);
 MetricInputs worker_inputs(const WorkerAnalysis& worker);
+// The window's step durations the step metrics summarise: its steps', or under a clock offset the
+// GPUs' (WorkerAnalysis::gpu_step_times).
+std::vector<double> window_step_durations_us(const WorkerAnalysis& worker);
+// How long the worker took, as a run chooses its detailed workers by it (RunCombiner): its mean
+// step (steps.mean_us, exactly as worker_metrics sets it), or its window without steps. Known once
+// its steps and window are, before the analyses that make its tables.
+double worker_pace_us(const WorkerAnalysis& worker);
 MetricValues worker_metrics(const WorkerAnalysis& worker);
 
 // A run of several workers: steps matched by name take the slowest worker's duration; GPU metrics

@@ -113,7 +113,15 @@ RunAnalysis analyse_run(const LoadedRun& run, const Classification& classificati
                         const AnalysisOptions& options) {
   WorkerAnalyser analyse(classification, with_report_row_limit(options));
   RunCombiner combiner(options.detailed_workers);
-  for (std::size_t i = 0; i < run.workers.size(); ++i) combiner.add({i, 0}, analyse(run.workers[i]));
+  for (std::size_t i = 0; i < run.workers.size(); ++i) {
+    const Profile& profile = run.workers[i];
+    WorkerDetail detail = WorkerDetail::Whole;
+    WorkerAnalysis worker = analyse(profile, combiner, {i, 0}, detail);
+    if (detail == WorkerDetail::Later)  // `run` outlives the combiner's finish
+      combiner.add({i, 0}, std::move(worker), [&analyse, &profile] { return analyse(profile); });
+    else
+      combiner.add({i, 0}, std::move(worker));
+  }
   RunAnalysis analysis = combiner.finish(run.missing_ranks);
   analysis.warnings.insert(analysis.warnings.begin(), run.skipped.begin(), run.skipped.end());
   return analysis;
@@ -141,7 +149,14 @@ RunInputs load_into(RunCombiner& run, const std::vector<std::string>& paths, con
     if (mine.captures) merge_graph_captures(mine.profile, *mine.captures, classification);
     if (selection && !selection->keep(mine.profile)) return;
     SharedAnalyser each = analyser;  // each thread waits through its own copy
-    run.add({input, loaded[input]++}, (*each.get())(mine.profile));
+    WorkerPosition position{input, loaded[input]++};
+    WorkerDetail detail = WorkerDetail::Whole;
+    WorkerAnalysis analysed = (*each.get())(mine.profile, run, position, detail);
+    if (detail != WorkerDetail::Later) return run.add(position, std::move(analysed));
+    // The fastest so far, analysed without its tables: its (small) profile kept to make them if
+    // it is still the fastest at the end.
+    auto profile = std::make_shared<const Profile>(std::move(mine.profile));
+    run.add(position, std::move(analysed), [profile, whole = each.get()] { return (*whole)(*profile); });
   };
   try {
     RunInputs inputs = load_run(paths, load_options, sink);

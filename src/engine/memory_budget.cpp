@@ -60,9 +60,9 @@ std::string spill_folder(const MemoryBudgetArgs& a, bool budget) {
 // process is past a quarter of its budget (issue 78). The pack is the scope's own: one per run.
 HoldScope held_in_spill_file() {
   auto pack = std::make_shared<spill::Pack>();
-  return [pack](const std::function<void()>& make) {
+  return [pack](const std::function<void(bool packing)>& make) {
     spill::PackScope scope(*pack);
-    make();
+    make(spill::packing());
   };
 }
 

@@ -95,9 +95,11 @@ class CriticalPathAnalyser {
 // The critical path of each window step (of the window without steps), and the ops on them.
 // `timeline`: the step timeline, whose step's path is laid out on its lanes (CriticalPathSums::timeline).
 // The steps are walked on up to `threads` threads; the result is the same at any count.
+// `detailed`: false for a worker its run will not detail: the steps' and units' rows alone, not the
+// ops and the timeline it would let go.
 CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                                 const StepDetection& steps, const Window& window, TimeNs max_kernel_gap,
-                                const Timeline& timeline, unsigned threads = 1);
+                                const Timeline& timeline, unsigned threads = 1, bool detailed = true);
 
 // The critical path's rounding of times to whole microseconds (HTA's round_down_time_stamps).
 inline TimeNs path_start_time(TimeNs t) {

@@ -251,7 +251,7 @@ void unit_paths(const Profile& p, const CriticalPathAnalyser& analyser, const In
 
 CriticalPathSums critical_paths(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                                 const StepDetection& steps, const Window& window, TimeNs max_kernel_gap,
-                                const Timeline& timeline, unsigned threads) {
+                                const Timeline& timeline, unsigned threads, bool detailed) {
   CriticalPathSums sums;
   if (profile.host_events.empty() && profile.runtime_calls.empty()) return sums;
   CriticalPathAnalyser analyser(profile, attribution, classes, max_kernel_gap);
@@ -274,14 +274,14 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     RangePath path = analyser.path(start, end);
     if (on_timeline) part.timeline = timeline_boxes(profile, path, timeline);
     std::vector<PathEventTime> events = event_times(path);
-    part.ops.add(profile, events);
+    if (detailed) part.ops.add(profile, events);
     part.cycles += path.had_cycle ? 1 : 0;
     part.rows.push_back(step_row(profile, path, events, name, number, span));
   };
   std::vector<Part> parts;
   // No timeline: none was built, or its step had no time; or it is on the GPUs' clock, which the
   // host's path is not.
-  bool shown = timeline.step_duration > 0 && !timeline.gpu_clock;
+  bool shown = detailed && timeline.step_duration > 0 && !timeline.gpu_clock;
   if (window.steps.empty()) {
     walk(parts.emplace_back(), "window", std::nullopt, window.host_start, window.host_end,
          window.end - std::min(window.start, window.host_start), shown && timeline.step == kWholeCaptureName);

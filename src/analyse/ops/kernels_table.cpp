@@ -266,7 +266,7 @@ void kernels_by_op_top(const Profile& p, const std::vector<OpKernel>& kernels, s
 
 void build_kernel_tables(const Profile& p, const Attribution& a, NameClasses& classes,
                          const FusedNames& names, const StepDetection& steps, const Window& window,
-                         std::size_t table_rows, WorkerTables& out) {
+                         std::size_t table_rows, WorkerTables& out, bool detailed) {
   FusedNameCache fused(names, p);
   std::map<StringId, KernelAccumulator> by_name;
   for (const GpuActivity& k : p.gpu_activities)
@@ -275,6 +275,7 @@ void build_kernel_tables(const Profile& p, const Attribution& a, NameClasses& cl
   out.kernels.reserve(by_name.size());
   for (const auto& [name, acc] : by_name) out.kernels.push_back(finish(p, classes, fused, acc, ""));
   std::sort(out.kernels.begin(), out.kernels.end(), by_total);
+  if (!detailed) return;
   std::vector<OpKernel> by_op = kernels_by_name_and_op(p, a, window);
   kernels_by_op(p, classes, fused, by_op, table_rows, out);
   kernels_by_op_top(p, by_op, table_rows, out);

@@ -417,7 +417,7 @@ const char* direction_name(Direction d) {
   return "both";
 }
 
-void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
+void build_op_tables(const OpTableInputs& in, WorkerTables& out, bool detailed) {
   const Profile& p = in.profile;
   OpGroups groups(p);
   auto counted = [&](std::size_t e) { return in.stats.is_op(e) && in.stats.in_window(e); };
@@ -459,6 +459,7 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out) {
   if (std::optional<OpRow> outside = no_op_row(in)) apart.push_back(std::move(*outside));
   for (OpRow& row : apart)
     out.ops.insert(std::upper_bound(out.ops.begin(), out.ops.end(), row, by_device_time), row);
+  if (!detailed) return;
   groups.shape_row = {};
   out.ops_by_shape = rows_of(in, groups.by_shape, true, type_of);
   out.op_types = op_type_rows(in, type_of);

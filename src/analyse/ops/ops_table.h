@@ -24,7 +24,9 @@ struct OpTableInputs {
   Interval window;
 };
 
-void build_op_tables(const OpTableInputs& in, WorkerTables& out);
+// `detailed`: false for a worker its run will not detail: the ops by name alone (the run sums them),
+// not the tables it would let go.
+void build_op_tables(const OpTableInputs& in, WorkerTables& out, bool detailed = true);
 std::vector<RegionRow> build_regions(const OpTableInputs& in);
 
 }  // namespace perfgate

@@ -1,6 +1,7 @@
 // A run folded together worker by worker: run sums by name, and whole tables for a few workers.
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -155,6 +156,9 @@ struct RunCombiner::State {
   std::vector<Pace> slowest;
   std::optional<Pace> fastest;
   std::optional<Pace> first;  // for the others' places among all workers
+  // Workers analysed without their tables while they are chosen (WorkerDetail::Later): each one's
+  // whole analysis, made if it is still chosen at the end.
+  std::map<WorkerPosition, std::function<WorkerAnalysis()>> later;
 
   std::size_t slowest_slots() const { return detailed >= 3 ? detailed - 2 : detailed - 1; }
   bool keeps_fastest() const { return detailed >= 3; }
@@ -167,31 +171,53 @@ struct RunCombiner::State {
   }
 
   // Lets the worker's tables go unless it is still chosen (it may be both slow and fastest so far),
-  // and holds what is left as the HoldScope does: copied, so without its making's spare capacity.
+  // and holds what is left as the HoldScope does: copied into its pack, so without its making's
+  // spare capacity, where it packs; kept as it is on the heap where it does not.
   void release(WorkerPosition p) {
     if (chosen(p)) return;
+    later.erase(p);
     auto it = workers.find(p);
     if (it == workers.end()) return;
     let_tables_go(it->second);
     if (!hold) return;
-    auto node = workers.extract(it);
-    hold([&] { workers.emplace(p, node.mapped()); });
+    hold([&](bool packing) {
+      if (!packing) return;
+      auto node = workers.extract(it);
+      workers.emplace(p, node.mapped());
+    });
+  }
+
+  // Where a worker of this pace would go among the slowest: a slot, or slowest_slots() for none.
+  std::size_t slowest_place(const Pace& pace) const {
+    auto at =
+        std::find_if(slowest.begin(), slowest.end(), [&](const Pace& s) { return pace.slower_than(s); });
+    return std::min(static_cast<std::size_t>(at - slowest.begin()), slowest_slots());
+  }
+  bool would_be_fastest(const Pace& pace) const {
+    return keeps_fastest() && (!fastest || fastest->slower_than(pace));
+  }
+
+  // Whether a worker of this pace would be chosen now, and how. The slowest slots only fill with
+  // slower workers and the fastest only gets faster, in one total order, so one not among the
+  // slowest now never is, and one not chosen now never is.
+  WorkerDetail detail_of(const Pace& pace) const {
+    if (detailed == 0 || is_first(pace.position) || slowest_place(pace) < slowest_slots())
+      return WorkerDetail::Whole;
+    return would_be_fastest(pace) ? WorkerDetail::Later : WorkerDetail::None;
   }
 
   // Places a newcome worker among the slowest and the fastest; returns the workers it displaced.
   std::vector<WorkerPosition> choose(const Pace& pace) {
     std::vector<WorkerPosition> displaced;
     if (detailed == 0 || is_first(pace.position)) return displaced;
-    auto at =
-        std::find_if(slowest.begin(), slowest.end(), [&](const Pace& s) { return pace.slower_than(s); });
-    if (static_cast<std::size_t>(at - slowest.begin()) < slowest_slots()) {
-      slowest.insert(at, pace);
+    if (std::size_t place = slowest_place(pace); place < slowest_slots()) {
+      slowest.insert(slowest.begin() + static_cast<std::ptrdiff_t>(place), pace);
       if (slowest.size() > slowest_slots()) {
         displaced.push_back(slowest.back().position);
         slowest.pop_back();
       }
     }
-    if (keeps_fastest() && (!fastest || fastest->slower_than(pace))) {
+    if (would_be_fastest(pace)) {
       if (fastest) displaced.push_back(fastest->position);
       fastest = pace;
     }
@@ -211,11 +237,34 @@ struct RunCombiner::State {
     for (WorkerPosition p : displaced) release(p);
   }
 
+  // A worker as it is analysed: its tables and collectives added, then placed.
+  void add(WorkerPosition position, WorkerAnalysis&& worker) {
+    fold(worker.tables);
+    collectives.add(position, worker.collective_calls);
+    if (hold)
+      hold([&](bool packing) {
+        if (packing) collectives.copy_rank(position);
+      });
+    worker.collective_calls = {};
+    place(position, std::move(worker));
+  }
+
   void fold(const WorkerTables& t) {
     for (const OpRow& r : t.ops) ops.add(r.name, r.calls, r.device_self, r.host_self);
     for (const KernelRow& r : t.kernels) kernels.add(r.name, r.calls, r.total, 0);
     for (const RegionRow& r : t.regions) regions.add(r.name, r.calls, r.gpu, r.cpu_total);
     roofline.add(t.roofline);
+  }
+
+  // The chosen workers analysed without their tables, analysed again whole. Their tables and
+  // collectives were added as they came.
+  void make_whole() {
+    for (auto& [p, whole] : later) {
+      WorkerAnalysis w = whole();
+      w.collective_calls = {};
+      workers.at(p) = std::move(w);
+    }
+    later.clear();
   }
 
   // The worker's place among all workers, the first included: "first and slowest", "2nd slowest".
@@ -262,14 +311,25 @@ RunCombiner::RunCombiner(std::size_t detailed_workers) : state_(std::make_unique
 
 RunCombiner::~RunCombiner() = default;
 
-void RunCombiner::add(WorkerPosition position, WorkerAnalysis worker) {
+void RunCombiner::add(WorkerPosition position, WorkerAnalysis&& worker) {
   State& s = *state_;
   std::lock_guard lock(s.mutex);
-  s.fold(worker.tables);
-  s.collectives.add(position, worker.collective_calls);
-  if (s.hold) s.hold([&] { s.collectives.copy_rank(position); });
-  worker.collective_calls = {};
-  s.place(position, std::move(worker));
+  s.add(position, std::move(worker));
+}
+
+void RunCombiner::add(WorkerPosition position, WorkerAnalysis&& worker,
+                      std::function<WorkerAnalysis()> whole) {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  // Placed as any other: release() drops `whole` with the tables once the worker is not chosen.
+  s.later.insert_or_assign(position, std::move(whole));
+  s.add(position, std::move(worker));
+}
+
+WorkerDetail RunCombiner::detail_of(WorkerPosition position, double pace_us) const {
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  return s.detail_of({pace_us, position});
 }
 
 void RunCombiner::add(PartialRun part) {
@@ -285,6 +345,7 @@ void RunCombiner::add(PartialRun part) {
 
 RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) {
   State& s = *state_;
+  s.make_whole();
   std::vector<WorkerAnalysis> workers;
   std::vector<WorkerPosition> positions;
   workers.reserve(s.workers.size());
@@ -321,6 +382,7 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
 
 PartialRun RunCombiner::finish_partial() {
   State& s = *state_;
+  s.make_whole();
   PartialRun part;
   part.workers.reserve(s.workers.size());
   for (auto& [position, w] : s.workers) part.workers.push_back({position, std::move(w)});

@@ -186,23 +186,32 @@ void add_host_boxes(const Profile& p, NameClasses& classes, const Step& step,
   }
 }
 
+// Each GPU activity the step shows (its index), with its start and end clipped to the step.
+template <typename Each>
+void step_activities(const Profile& p, const Step& step, Each each) {
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    const GpuActivity& act = p.gpu_activities[i];
+    if (act.start >= step.end) break;
+    TimeNs start = std::max(act.start, step.start), end = std::min(act.end, step.end);
+    if (end < start || (end == start && act.end != act.start)) continue;
+    each(i, start, end);
+  }
+}
+
 // Every box of the step, GPU activities first (each source in start order); returns how many
 // GPU activities there are. `gpu_only`: the step is on the GPUs' clock, which the host's is not.
 template <typename Sink>
 std::size_t collect_boxes(const Profile& p, const Attribution& a, NameClasses& classes, const Step& step,
                           const std::vector<std::uint32_t>& marker_events, bool gpu_only, Sink& sink) {
   std::size_t activities = 0;
-  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+  step_activities(p, step, [&](std::size_t i, TimeNs start, TimeNs end) {
     const GpuActivity& act = p.gpu_activities[i];
-    if (act.start >= step.end) break;
-    TimeNs start = std::max(act.start, step.start), end = std::min(act.end, step.end);
-    if (end < start || (end == start && act.end != act.start)) continue;
     std::uint32_t owner = a.activity_owner(i);
     sink(PendingBox{act.device, act.stream, start - step.start, end - start, act.name,
                     owner == kNone ? kNoString : p.host_events[owner].name, kind_of(p, a, classes, i),
                     act.kind == GpuActivityKind::Kernel, 0});
     ++activities;
-  }
+  });
   if (!gpu_only) add_host_boxes(p, classes, step, marker_events, sink);
   return activities;
 }
@@ -235,7 +244,7 @@ const Step* median_gpu_step(const StepDetection& steps, const Window& window,
 
 Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& classes,
                        const StepDetection& steps, const Window& window,
-                       const std::vector<Interval>& gpu_steps) {
+                       const std::vector<Interval>& gpu_steps, bool boxes_too) {
   Timeline t;
   // Without steps (an nsys export of a capture), the whole window: the capture's span.
   Step whole;
@@ -251,6 +260,10 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
   t.step = step->name;
   t.step_start = step->start;
   t.step_duration = step->duration();
+  if (!boxes_too) {
+    step_activities(p, *step, [&](std::size_t, TimeNs, TimeNs) { ++t.activities; });
+    return t;
+  }
   TimeNs pixel = std::max<TimeNs>(1, t.step_duration / kTimelinePixels);
   LaneMerger lanes(pixel);
   auto merge = [&](const PendingBox& b) { lanes.add(b); };

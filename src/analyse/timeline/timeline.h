@@ -20,8 +20,10 @@ inline constexpr TimeNs kTimelinePixels = 1000;
 // The timeline's step name when the profile has no steps and the timeline spans the whole window.
 inline constexpr const char* kWholeCaptureName = "the whole capture";
 
+// `boxes_too`: false for a worker its run will not detail, whose boxes would be let go: the step and
+// its activities only.
 Timeline step_timeline(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                        const StepDetection& steps, const Window& window,
-                       const std::vector<Interval>& gpu_steps = {});
+                       const std::vector<Interval>& gpu_steps = {}, bool boxes_too = true);
 
 }  // namespace perfgate

@@ -265,5 +265,123 @@ TEST(RunCombiner, WorkersMayComeFromSeveralThreads) {
   }
 }
 
+// The worker as its analysis makes it when its run will not detail it (WorkerDetail::None or
+// Later): the tables the run would let go are not made; the run's sums' rows are.
+WorkerAnalysis without_tables(std::size_t index, double step_ms) {
+  WorkerAnalysis w = worker(index, step_ms);
+  w.tables.gpu_gaps.clear();
+  w.tables.timeline.boxes.clear();
+  w.critical_path.ops.clear();
+  w.critical_path.timeline.clear();
+  return w;
+}
+
+// Adds worker i as the analysers do: asks the run first, then adds it whole or without its tables.
+// `remade`: counts the workers analysed again whole.
+void add_as_analysed(RunCombiner& run, std::size_t i, std::size_t& remade) {
+  double step_ms = kStepMs[i % kStepMs.size()];
+  switch (run.detail_of({i, 0}, step_ms * 1000)) {
+    case WorkerDetail::Whole:
+      return run.add({i, 0}, worker(i, step_ms));
+    case WorkerDetail::Later:
+      return run.add({i, 0}, without_tables(i, step_ms), [i, step_ms, &remade] {
+        ++remade;
+        return worker(i, step_ms);
+      });
+    case WorkerDetail::None:
+      return run.add({i, 0}, without_tables(i, step_ms));
+  }
+}
+
+// Every detailed worker has its whole tables.
+void expect_whole_tables(const RunAnalysis& r) {
+  for (const WorkerAnalysis& w : r.workers) {
+    if (!w.detailed) continue;
+    EXPECT_EQ(w.tables.gpu_gaps.size(), 1u) << w.worker;
+    EXPECT_EQ(w.tables.timeline.boxes.size(), 2u) << w.worker;
+    EXPECT_EQ(w.critical_path.ops.size(), 1u) << w.worker;
+    EXPECT_EQ(w.critical_path.timeline.size(), 3u) << w.worker;
+  }
+}
+
+// Issue 78: a worker the run can no longer detail is analysed without the tables the run would let
+// go, and one that is only the fastest so far is analysed again whole if it still is at the end.
+// The answer never changes which workers are detailed, whatever the order (a late worker the
+// slowest or the fastest, ties by position) and the limit.
+TEST(RunCombiner, AskingBeforeTheTablesAreMadeDetailsTheSameWorkers) {
+  std::vector<std::size_t> order = in_order(kStepMs.size());
+  std::mt19937 random(11);
+  for (std::size_t detailed : {0u, 1u, 2u, 3u, 5u}) {
+    for (int round = 0; round < 30; ++round) {
+      RunCombiner run(detailed);
+      std::size_t remade = 0;
+      for (std::size_t i : order) add_as_analysed(run, i, remade);
+      RunAnalysis asked = run.finish();
+      EXPECT_EQ(detailed_of(asked), detailed_of(combine(order, detailed)))
+          << "limit " << detailed << ", round " << round;
+      expect_whole_tables(asked);
+      EXPECT_LE(remade, 1u);  // the fastest alone
+      std::shuffle(order.begin(), order.end(), random);
+    }
+  }
+}
+
+// In position order with equal paces each worker is the fastest so far (ties go by position): all
+// of them are analysed without their tables, and the last alone again whole.
+TEST(RunCombiner, EqualWorkersInOrderAreEachTheFastestUntilTheNext) {
+  RunCombiner run(3);
+  std::size_t later = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    WorkerDetail detail = run.detail_of({i, 0}, 10000);
+    EXPECT_EQ(detail, i <= 1 ? WorkerDetail::Whole : WorkerDetail::Later) << i;  // first, slowest
+    later += detail == WorkerDetail::Later;
+    if (detail == WorkerDetail::Later)
+      run.add({i, 0}, without_tables(i, 10), [i] { return worker(i, 10); });
+    else
+      run.add({i, 0}, worker(i, 10));
+  }
+  EXPECT_EQ(later, 4u);
+  RunAnalysis r = run.finish();
+  EXPECT_EQ(detailed_of(r), (std::vector<std::string>{"rank-0: first and slowest", "rank-1: 2nd slowest",
+                                                      "rank-5: fastest"}));
+  expect_whole_tables(r);
+}
+
+// Parts asked of their own combiners, merged: the run's detailed workers, each with its tables.
+TEST(RunCombiner, PartsAskedOfTheirOwnCombinersMergeToTheSameWorkers) {
+  for (std::size_t detailed : {1u, 2u, 3u, 5u}) {
+    RunCombiner a(detailed), b(detailed), run(detailed);
+    std::size_t remade = 0;
+    // Positions are the run's: part a holds the first five, part b the rest, each in reverse.
+    for (std::size_t i : {4u, 3u, 2u, 1u, 0u}) add_as_analysed(a, i, remade);
+    for (std::size_t i : {9u, 8u, 7u, 6u, 5u}) add_as_analysed(b, i, remade);
+    run.add(b.finish_partial());
+    run.add(a.finish_partial());
+    RunAnalysis merged = run.finish();
+    EXPECT_EQ(detailed_of(merged), detailed_of(combine(in_order(kStepMs.size()), detailed))) << detailed;
+    expect_whole_tables(merged);
+  }
+}
+
+// Workers asked about and added from several threads at once give the run one thread gives.
+TEST(RunCombiner, AskingFromSeveralThreadsDetailsTheSameWorkers) {
+  for (int round = 0; round < 20; ++round) {
+    RunCombiner run(4);
+    std::vector<std::size_t> remade(4, 0);
+    std::vector<std::thread> threads;
+    for (std::size_t t = 0; t < 4; ++t)
+      threads.emplace_back([&run, &remade, t] {
+        for (std::size_t i = t; i < 4 * kStepMs.size(); i += 4) add_as_analysed(run, i, remade[t]);
+      });
+    for (auto& t : threads) t.join();
+    RunAnalysis together = run.finish();
+    RunCombiner alone(4);
+    for (std::size_t i = 0; i < 4 * kStepMs.size(); ++i)
+      alone.add({i, 0}, worker(i, kStepMs[i % kStepMs.size()]));
+    EXPECT_EQ(detailed_of(together), detailed_of(alone.finish())) << "round " << round;
+    expect_whole_tables(together);
+  }
+}
+
 }  // namespace
 }  // namespace perfgate
