@@ -117,13 +117,12 @@ MetricValues worker_metrics(const WorkerAnalysis& worker);
 // A run of several workers: steps matched by name take the slowest worker's duration; GPU metrics
 // average over every GPU of every worker; breakdowns average over workers; counts and times add
 // up; shares are ratios of the summed times.
-MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::vector<std::int64_t>& rank_ids,
+MetricInputs run_inputs(const WorkerList& workers, const std::vector<std::int64_t>& rank_ids,
                         const std::vector<std::int64_t>& missing_ranks = {});
-MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids,
+MetricValues run_metrics(const WorkerList& workers, const std::vector<std::int64_t>& rank_ids,
                          const std::vector<std::int64_t>& missing_ranks = {});
 
 // The run's steps: names present in every worker's window, each with the longest duration (µs).
-std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers);
+std::vector<std::pair<std::string, double>> run_steps(const WorkerList& workers);
 
 }  // namespace perfgate

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyse/analysis_fwd.h"
 #include "analyse/communication/communication_results.h"
 #include "analyse/critical_path/critical_path_results.h"
 #include "analyse/gpu/gpu_results.h"
@@ -117,7 +118,7 @@ struct WorkerAnalysis {
 };
 
 struct RunAnalysis {
-  std::vector<WorkerAnalysis> workers;
+  WorkerList workers;
   // About the run as a whole: files of a run folder skipped, workers that are not one capture
   // (GPU models, world sizes, times), ranks missing from the world size.
   std::vector<Note> warnings;

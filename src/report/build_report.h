@@ -24,9 +24,10 @@ ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int6
 ReportModel build_report(const std::vector<ReportInput>& inputs, const RunAnalysis& analysis,
                          const std::vector<std::string>& rule_sources, const AnalysisOptions& options);
 // The same, taking the analysis apart as the report is made: the run's tables first, then each
-// worker's section takes its metrics and lets the rest of its analysis go. A run of many workers
-// holds each worker once rather than twice (issue 78). Where the spill file holds the workers
-// (--max-memory), only each worker's tables but its collectives go, and the run's tables come last.
+// worker's section takes its metrics and frees the rest of the worker (the list is empty after). A
+// run of many workers holds each worker once rather than twice (issue 78). Where the spill file
+// holds the workers (--max-memory), only each worker's tables but its collectives go, and the run's
+// tables come last.
 ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& analysis,
                          const std::vector<std::string>& rule_sources, const AnalysisOptions& options);
 

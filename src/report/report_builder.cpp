@@ -332,12 +332,6 @@ void add_run_tables(ReportModel& m, const RunAnalysis& analysis, spill::Pack& pa
   }
 }
 
-// Frees what `w` holds: moved into a local that ends here (a moved-from worker holds no memory, a
-// new one its metrics).
-void let_go(WorkerAnalysis& w) {
-  WorkerAnalysis gone(std::move(w));
-}
-
 // `owned`: the same analysis where the report may take it apart (build_report(RunAnalysis&&)). A
 // run folder of many ranks held each rank's analysis and its section until its report was written
 // (issue 78: 65,536 tiny ranks, 1,596 MiB and 414 k page faults): the run's tables are made first,
@@ -368,26 +362,28 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.inferred_iterations = run_inferred(analysis);
   bool take_apart = owned && spill::stats().in_use == 0;
   if (take_apart) add_run_tables(m, analysis, pack);
-  m.workers.reserve(analysis.workers.size());
-  for (std::size_t i = 0; i < analysis.workers.size(); ++i) {
+  const std::size_t workers = analysis.workers.size();
+  m.workers.reserve(workers);
+  // Taken apart, each worker is freed whole as its section is made (WorkerList: a block a worker), and
+  // the heap gives its memory to the sections that follow.
+  for (std::size_t i = 0, at = 0; i < workers; ++i, at += take_apart ? 0 : 1) {
     if ((i & 63U) == 63U) spill::trim_if_spilled();  // reads held workers back (analyse/run/worker_hold.h)
-    const WorkerAnalysis& w = analysis.workers[i];
+    const WorkerAnalysis& w = analysis.workers[at];
     ReportWorker& section = m.workers.emplace_back();
     if (take_apart)
-      report_worker(section, w, std::move(owned->workers[i].metrics));
+      report_worker(section, w, std::move(owned->workers.front().metrics));
     else
       report_worker(section, w, w.metrics);
     hold_in_place(pack, section);
     {
       spill::PackScope scope(pack);
       for (auto& g : m.workers.back().gpus) m.gpus.push_back(g);
-      for (const Note& warning : w.warnings)
-        m.warnings.push_back({analysis.workers.size() > 1 ? w.worker : "", warning});
+      for (const Note& warning : w.warnings) m.warnings.push_back({workers > 1 ? w.worker : "", warning});
     }
     if (take_apart) {
-      let_go(owned->workers[i]);
+      owned->workers.pop_front();
     } else if (owned) {
-      WorkerTables& tables = owned->workers[i].tables;
+      WorkerTables& tables = owned->workers[at].tables;
       std::vector<CollectiveRow> collectives = std::move(tables.collectives);
       tables = WorkerTables{};
       tables.collectives = std::move(collectives);

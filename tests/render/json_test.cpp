@@ -213,13 +213,8 @@ TEST(JsonReport, ARunGivenToTheReportIsTheSameReportAndHoldsNothingAfter) {
   EXPECT_EQ(
       render_json(build_report(report_inputs(loaded.inputs), std::move(given), rules.rules.sources, options)),
       expected);
-  for (const WorkerAnalysis& w : given.workers) {  // moved from, but the function only emptied them
-    EXPECT_EQ(w.metrics.size(), 0u);
-    EXPECT_TRUE(w.tables.ops.empty());
-    EXPECT_TRUE(w.tables.collectives.empty());
-    EXPECT_TRUE(w.steps.steps.empty());
-    EXPECT_TRUE(w.critical_path.steps.empty());
-  }
+  // Moved from, but the function freed each worker whole as its section was made (WorkerList).
+  EXPECT_TRUE(given.workers.empty());
 }
 
 // Workers whose tables have the same columns share their text (written once, copied); a worker

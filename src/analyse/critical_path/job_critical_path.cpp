@@ -20,8 +20,7 @@ const Step* step_of(const WorkerAnalysis& w, std::int64_t number) {
 // the last collective of the rank whose step ends last. A stretch that would run backwards
 // (collectives of two groups at once) is 0.
 JobPathStep step_path(std::int64_t number, std::vector<const MatchedCollective*> collectives,
-                      const std::vector<WorkerAnalysis>& workers,
-                      const std::map<WorkerPosition, std::size_t>& worker_of) {
+                      const WorkerList& workers, const std::map<WorkerPosition, std::size_t>& worker_of) {
   std::stable_sort(collectives.begin(), collectives.end(),
                    [](const MatchedCollective* a, const MatchedCollective* b) {
                      return a->latest_start < b->latest_start;
@@ -63,7 +62,7 @@ JobPathStep step_path(std::int64_t number, std::vector<const MatchedCollective*>
 }  // namespace
 
 std::vector<JobPathStep> job_critical_path(const std::vector<MatchedCollective>& matched,
-                                           const std::vector<WorkerAnalysis>& workers,
+                                           const WorkerList& workers,
                                            const std::vector<WorkerPosition>& positions) {
   std::vector<JobPathStep> out;
   if (workers.size() < 2) return out;

@@ -15,7 +15,7 @@ namespace perfgate {
 // The job path of each step that has matched collectives; `positions` are the workers' in
 // RunAnalysis::workers order. Empty for fewer than 2 workers.
 std::vector<JobPathStep> job_critical_path(const std::vector<MatchedCollective>& matched,
-                                           const std::vector<WorkerAnalysis>& workers,
+                                           const WorkerList& workers,
                                            const std::vector<WorkerPosition>& positions);
 
 // The job path's metrics: critical_path.job_length_us, .job_communication_pct,

@@ -77,14 +77,14 @@ std::string utc_time(TimeNs ns) {
   return text;
 }
 
-void check_gpu_models(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
+void check_gpu_models(const WorkerList& workers, std::vector<Note>& out) {
   Groups models;
   for (const WorkerAnalysis& w : looked(workers))
     if (std::string m = gpu_models(w); !m.empty()) models.add(m, w.worker);
   if (models.size() > 1) out.push_back(note<NoteId::run_gpu_models_differ>(arg<"groups">(models.text())));
 }
 
-void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
+void check_world_sizes(const WorkerList& workers, std::vector<Note>& out) {
   Groups sizes;
   for (const WorkerAnalysis& w : looked(workers))
     if (w.info.world_size) sizes.add(std::to_string(*w.info.world_size), w.worker);
@@ -92,7 +92,7 @@ void check_world_sizes(const std::vector<WorkerAnalysis>& workers, std::vector<N
 }
 
 // Workers of one run were profiled at the same time: on the wall clock their windows overlap.
-void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
+void check_clocks(const WorkerList& workers, std::vector<Note>& out) {
   Groups clocks;
   for (const WorkerAnalysis& w : looked(workers)) clocks.add(trace_clock(w), w.worker);
   if (clocks.size() > 1) {
@@ -117,7 +117,7 @@ void check_clocks(const std::vector<WorkerAnalysis>& workers, std::vector<Note>&
 // Ranks the workers state twice (a copied trace, `profile_rank_1` beside `profile_rank_01`, a
 // Kineto trace and a Neuron profile of one rank): the rule of docs/formats.md, "Ranks", the same
 // for analyze and merge, whatever the formats.
-void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
+void check_ranks_twice(const WorkerList& workers, std::vector<Note>& out) {
   std::map<std::int64_t, std::vector<std::string>> by_rank;
   for (const WorkerAnalysis& w : looked(workers))
     if (w.info.rank) by_rank[*w.info.rank].push_back(w.worker);
@@ -130,7 +130,7 @@ void check_ranks_twice(const std::vector<WorkerAnalysis>& workers, std::vector<N
 
 }  // namespace
 
-std::optional<std::int64_t> expected_ranks(const std::vector<WorkerAnalysis>& workers,
+std::optional<std::int64_t> expected_ranks(const WorkerList& workers,
                                            const std::vector<std::int64_t>& missing) {
   std::optional<std::int64_t> world;
   std::set<std::int64_t> present;
@@ -149,7 +149,7 @@ namespace {
 
 // Without a stated world size (Neuron profiles name their rank in their folder only), ranks 0 to
 // the highest present are expected.
-void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::vector<Note>& out) {
+void check_ranks_up_to_highest(const WorkerList& workers, std::vector<Note>& out) {
   std::set<std::int64_t> present;
   for (const WorkerAnalysis& w : looked(workers))
     if (w.info.rank && *w.info.rank >= 0) present.insert(*w.info.rank);
@@ -164,8 +164,8 @@ void check_ranks_up_to_highest(const std::vector<WorkerAnalysis>& workers, std::
       arg<"highest">(*present.rbegin())));
 }
 
-void check_ranks_present(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids, std::vector<Note>& out) {
+void check_ranks_present(const WorkerList& workers, const std::vector<std::int64_t>& rank_ids,
+                         std::vector<Note>& out) {
   std::optional<std::int64_t> world_size;
   for (const WorkerAnalysis& w : looked(workers))
     if (w.info.world_size) world_size = std::max(world_size.value_or(0), *w.info.world_size);
@@ -193,8 +193,7 @@ std::string rank_list(std::vector<std::int64_t> ranks) {
   return out;
 }
 
-std::vector<Note> capture_warnings(const std::vector<WorkerAnalysis>& workers,
-                                   const std::vector<std::int64_t>& rank_ids) {
+std::vector<Note> capture_warnings(const WorkerList& workers, const std::vector<std::int64_t>& rank_ids) {
   std::vector<Note> out;
   if (workers.size() < 2) return out;
   check_gpu_models(workers, out);

@@ -346,16 +346,21 @@ void RunCombiner::add(PartialRun part) {
 RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) {
   State& s = *state_;
   s.make_whole();
-  std::vector<WorkerAnalysis> workers;
+  WorkerList workers;
   std::vector<WorkerPosition> positions;
-  workers.reserve(s.workers.size());
+  positions.reserve(s.workers.size());
   bool trimmed = s.detailed != 0 && s.workers.size() > s.detailed;
   // Each node let go as it is moved: a pass of its own over the moved-from workers would map them
-  // all again (look_after_worker).
+  // all again (look_after_worker). Each worker's block is made as its node was, under the hold (the
+  // spill file past a quarter of --max-memory), and on the heap takes the place of the node freed
+  // before it.
   for (auto at = s.workers.begin(); at != s.workers.end(); at = s.workers.erase(at)) {
     WorkerAnalysis& w = at->second;
     if (trimmed && w.detailed) w.detailed_as = s.reason(at->first);
-    workers.push_back(std::move(w));
+    if (s.hold)
+      s.hold([&](bool) { workers.push_back(std::move(w)); });
+    else
+      workers.push_back(std::move(w));
     positions.push_back(at->first);
     look_after_worker(positions.size() - 1);
   }

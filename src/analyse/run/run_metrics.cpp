@@ -17,7 +17,7 @@ double us(TimeNs ns) {
 }
 
 // The median of the workers' median launch gaps (medians do not add up).
-std::optional<TimeNs> median_of(const std::vector<WorkerAnalysis>& workers) {
+std::optional<TimeNs> median_of(const WorkerList& workers) {
   std::vector<double> gaps;
   for (const auto& w : looked(workers))
     if (w.host.median_launch_gap) gaps.push_back(static_cast<double>(*w.host.median_launch_gap));
@@ -28,7 +28,7 @@ std::optional<TimeNs> median_of(const std::vector<WorkerAnalysis>& workers) {
 
 // Whether `worker` is of the run's host and GPU side: every worker but a Neuron profile in a run
 // that has others (a run of Neuron profiles alone keeps them all).
-bool counts_for_host_and_gpu(const std::vector<WorkerAnalysis>& workers, const WorkerAnalysis& worker) {
+bool counts_for_host_and_gpu(const WorkerList& workers, const WorkerAnalysis& worker) {
   if (worker.info.family != DeviceFamily::Neuron) return true;
   return std::all_of(workers.begin(), workers.end(),
                      [](const WorkerAnalysis& w) { return w.info.family == DeviceFamily::Neuron; });
@@ -43,7 +43,7 @@ double window_step_us(const WorkerAnalysis& w, std::size_t in_window) {
 
 }  // namespace
 
-std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAnalysis>& workers) {
+std::vector<std::pair<std::string, double>> run_steps(const WorkerList& workers) {
   std::vector<std::pair<std::string, double>> steps;
   auto counted = [&](const WorkerAnalysis& w) { return counts_for_host_and_gpu(workers, w); };
   auto front = std::find_if(workers.begin(), workers.end(), counted);
@@ -70,7 +70,7 @@ std::vector<std::pair<std::string, double>> run_steps(const std::vector<WorkerAn
   return steps;
 }
 
-MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::vector<std::int64_t>& rank_ids,
+MetricInputs run_inputs(const WorkerList& workers, const std::vector<std::int64_t>& rank_ids,
                         const std::vector<std::int64_t>& missing_ranks) {
   MetricInputs run;
   if (workers.size() == 1) run = worker_inputs(workers.front());
@@ -144,8 +144,7 @@ MetricInputs run_inputs(const std::vector<WorkerAnalysis>& workers, const std::v
   return run;
 }
 
-MetricValues run_metrics(const std::vector<WorkerAnalysis>& workers,
-                         const std::vector<std::int64_t>& rank_ids,
+MetricValues run_metrics(const WorkerList& workers, const std::vector<std::int64_t>& rank_ids,
                          const std::vector<std::int64_t>& missing_ranks) {
   return metrics_of(run_inputs(workers, rank_ids, missing_ranks));
 }

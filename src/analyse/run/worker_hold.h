@@ -37,34 +37,35 @@ inline void look_after_worker(std::size_t i) {
 }
 
 // `workers` for a range-for that calls look_after_worker for each: `for (auto& w : looked(workers))`.
-template <class Worker>
+template <class Workers>
 class LookedWorkers {
  public:
-  explicit LookedWorkers(const std::vector<Worker>& workers) : workers_(workers) {}
+  explicit LookedWorkers(const Workers& workers) : workers_(workers) {}
   class iterator {
    public:
-    iterator(const Worker* at, const Worker* first) : at_(at), first_(first) {}
-    const Worker& operator*() const { return *at_; }
+    using Inner = typename Workers::const_iterator;
+    iterator(Inner at, std::size_t index) : at_(at), index_(index) {}
+    const auto& operator*() const { return *at_; }
     iterator& operator++() {
-      look_after_worker(static_cast<std::size_t>(at_ - first_));
+      look_after_worker(index_++);
       ++at_;
       return *this;
     }
     bool operator!=(const iterator& other) const { return at_ != other.at_; }
 
    private:
-    const Worker* at_;
-    const Worker* first_;
+    Inner at_;
+    std::size_t index_;
   };
-  iterator begin() const { return {workers_.data(), workers_.data()}; }
-  iterator end() const { return {workers_.data() + workers_.size(), workers_.data()}; }
+  iterator begin() const { return {workers_.begin(), 0}; }
+  iterator end() const { return {workers_.end(), workers_.size()}; }
 
  private:
-  const std::vector<Worker>& workers_;
+  const Workers& workers_;
 };
-template <class Worker>
-LookedWorkers<Worker> looked(const std::vector<Worker>& workers) {
-  return LookedWorkers<Worker>(workers);
+template <class Workers>
+LookedWorkers<Workers> looked(const Workers& workers) {
+  return LookedWorkers<Workers>(workers);
 }
 
 }  // namespace perfgate
