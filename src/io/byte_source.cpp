@@ -110,15 +110,9 @@ void FileInput::keep_small_file(FileSource& file) {
   if (bytes->size() <= size_) small_ = std::move(bytes);
 }
 
-bool FileInput::holds_bytes() const {
-  std::lock_guard lock(mutex_);
-  return small_ != nullptr;
-}
-
 std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
-  std::lock_guard lock(mutex_);  // a reader may open its input from more than one thread
   if (small_) return std::make_unique<SharedBytesSource>(small_);
-  ++opened_;
+  opened_.fetch_add(1, std::memory_order_relaxed);  // a reader may open its input from several threads
   if (options.map) return open_plain_file(name());
   return std::make_unique<FileSource>(name());
 }

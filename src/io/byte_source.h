@@ -4,9 +4,9 @@
 // such streams from (a file, bytes in memory).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -123,10 +123,10 @@ class FileInput : public ByteInput {
   std::unique_ptr<ByteSource> open(const OpenOptions& options = {}) const override;
   const std::string* file_path() const override { return &name(); }
   // Times the file was opened (tests: a small file once, however often it is read).
-  unsigned opened() const { return opened_; }
-  // Whether its bytes are in memory (a small file once opened): a later reader of the file is
-  // handed this input, not a new one that opens and reads it again.
-  bool holds_bytes() const;
+  unsigned opened() const { return opened_.load(std::memory_order_relaxed); }
+  // Whether its bytes are in memory (a small file): a later reader of the file is handed this
+  // input, not a new one that opens and reads it again.
+  bool holds_bytes() const { return small_ != nullptr; }
   // The opened file's device and inode when it was sized: which file it is, whatever its name.
   FileIdentity identity() const { return identity_; }
 
@@ -137,10 +137,10 @@ class FileInput : public ByteInput {
 
   std::uint64_t size_ = 0;
   FileIdentity identity_;
-  mutable std::mutex mutex_;
-  // A small file's bytes once read, shared with the sources that lend them (which may outlive this).
-  mutable std::shared_ptr<const std::string> small_;
-  mutable unsigned opened_ = 0;
+  // A small file's bytes, read when it was named and never changed after (so read by any thread
+  // without a lock), shared with the sources that lend them (which may outlive this).
+  std::shared_ptr<const std::string> small_;
+  mutable std::atomic<unsigned> opened_ = 0;
 };
 
 // Bytes in memory, named `name` in messages (tests, and a harness's input). Its streams lend them.
