@@ -366,9 +366,9 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.workers.reserve(workers);
   // Taken apart, each worker is freed whole as its section is made (WorkerList: a block a worker), and
   // the heap gives its memory to the sections that follow.
-  for (std::size_t i = 0, at = 0; i < workers; ++i, at += take_apart ? 0 : 1) {
+  for (std::size_t i = 0; i < workers; ++i) {
     if ((i & 63U) == 63U) spill::trim_if_spilled();  // reads held workers back (analyse/run/worker_hold.h)
-    const WorkerAnalysis& w = analysis.workers[at];
+    const WorkerAnalysis& w = take_apart ? analysis.workers.front() : analysis.workers[i];
     ReportWorker& section = m.workers.emplace_back();
     if (take_apart)
       report_worker(section, w, std::move(owned->workers.front().metrics));
@@ -383,7 +383,7 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     if (take_apart) {
       owned->workers.pop_front();
     } else if (owned) {
-      WorkerTables& tables = owned->workers[at].tables;
+      WorkerTables& tables = owned->workers[i].tables;
       std::vector<CollectiveRow> collectives = std::move(tables.collectives);
       tables = WorkerTables{};
       tables.collectives = std::move(collectives);
