@@ -16,6 +16,7 @@
 #include "analyse/ops/op_results.h"
 #include "analyse/steps/step_results.h"
 #include "analyse/timeline/timeline_results.h"
+#include "common/capture_profile.h"
 #include "common/metrics.h"
 #include "common/notes.h"
 #include "common/report_invariants.h"
@@ -73,7 +74,8 @@ struct RunTables {
 struct WorkerAnalysis {
   std::string worker;
   std::string source_path;
-  ProfileInfo info;  // what the trace says about itself, for the report
+  ProfileInfo info;        // what the trace says about itself, for the report
+  CaptureProfile capture;  // what the capture is, decided before any rule runs (issue 89)
   StepDetection steps;
   Window window;
   Breakdown mean_breakdown{};  // mean over window steps (ns); under a clock offset, see over_gpu_span
@@ -122,7 +124,8 @@ struct RunAnalysis {
   // About the run as a whole: files of a run folder skipped, workers that are not one capture
   // (GPU models, world sizes, times), ranks missing from the world size.
   std::vector<Note> warnings;
-  MetricValues metrics;  // the run as a whole (see docs/metrics.md, "Several workers")
+  MetricValues metrics;    // the run as a whole (see docs/metrics.md, "Several workers")
+  CaptureProfile capture;  // the run's: its workers' profiles combined (issue 89)
   // Report invariants the run's metrics and run tables broke (a lone worker's: its own).
   std::vector<InvariantViolation> invariants;
   RunTables tables;  // every worker's ops, kernels and regions summed by name (2 workers or more)

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/capture_profile.h"
 #include "common/device_family.h"
 #include "common/metrics.h"
 #include "common/notes.h"  // the run notes: run_warnings, warnings
@@ -180,6 +181,7 @@ struct ReportWorker {
   std::vector<ReportDroppedStep> dropped_steps;
   std::vector<ReportGpu> gpus;
   ReportSystem system;
+  CaptureProfile capture;  // this worker's (the run's is ReportModel::capture)
   // Whether every table of the worker is here, and why in a run of more workers than
   // --detailed-workers ("first", "slowest", "fastest", "2nd slowest").
   bool detailed = true;
@@ -435,6 +437,10 @@ struct ReportModel {
   // The device families of the run's profiles, as their readers set them: which rules apply and
   // which sections every output shows (report_sections). None for a report built by hand.
   DeviceFamilies families;
+  // What the capture is (issue 89): devices, frameworks, workload, phases, decided once by the
+  // analysis (a rule file's `capture:` and --workload override it); the rules' advice and every
+  // renderer's words follow it.
+  CaptureProfile capture;
   ReportSettings settings;
   MetricValues metrics;           // the run's
   std::vector<ReportStep> steps;  // the run's window steps
