@@ -24,7 +24,7 @@ set(PERFGATE_STAGES common assets io model knowledge load analyse report_model b
 set(PERFGATE_STAGE_common_EXPORTS common/errors.h common/metrics.h common/metric_catalog.def
     common/report_invariants.h common/invariant_catalog.def common/tables.h common/table_catalog.def
     common/notes.h common/note_catalog.def common/units.h common/version.h common/step_time_split.h
-    common/table_codes.h common/device_family.h
+    common/table_codes.h common/device_family.h common/capture_profile.h
     common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h
     common/path_confinement.h)
 
