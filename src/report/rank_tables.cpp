@@ -19,7 +19,11 @@ namespace {
 struct RankRow {
   const WorkerAnalysis* worker;
   std::int64_t rank;
+  const RankCommunicationRow* collectives;  // its row of matched collectives; null where it has none
 };
+ReportCell optional_us(const std::optional<TimeNs>& t) {
+  return t ? ReportCell{static_cast<double>(*t) / 1000.0} : ReportCell{};
+}
 ReportCell metric_cell(const RankRow& r, Metric metric) {
   return number(r.worker->metrics.get(metric));
 }
@@ -29,12 +33,16 @@ ReportCell detail_cell(const RankRow& r) {
   if (r.worker->detailed_as.empty()) return ReportCell{};
   return ReportCell{fmt::format("whole ({})", r.worker->detailed_as)};
 }
-constexpr auto kRankColumns = declared<Table::Ranks>(std::array<Column<RankRow>, 11>{{
+constexpr auto kRankColumns = declared<Table::Ranks>(std::array<Column<RankRow>, 13>{{
     {"worker", [](const RankRow& r) { return ReportCell{r.worker->worker}; }},
     {"rank", [](const RankRow& r) { return ReportCell{r.rank}; }},
     {"steps", [](const RankRow& r) { return metric_cell(r, Metric::StepsCount); }},
     {"mean_step_us", [](const RankRow& r) { return metric_cell(r, Metric::StepsMeanUs); }},
     {"median_step_us", [](const RankRow& r) { return metric_cell(r, Metric::StepsMedianUs); }},
+    {"entered_after_us",
+     [](const RankRow& r) { return r.collectives ? optional_us(r.collectives->entered_after) : ReportCell{}; }},
+    {"own_work_us",
+     [](const RankRow& r) { return r.collectives ? optional_us(r.collectives->own_work) : ReportCell{}; }},
     {"gpu_utilization_pct", [](const RankRow& r) { return metric_cell(r, Metric::GpuUtilizationPct); }},
     {"kernel_pct", [](const RankRow& r) { return metric_cell(r, Metric::BreakdownKernelPct); }},
     {"communication_pct", [](const RankRow& r) { return metric_cell(r, Metric::BreakdownCommunicationPct); }},
@@ -81,8 +89,12 @@ constexpr auto kRunRegionColumns = declared<Table::RunRegions>(std::array<Column
 }  // namespace
 
 ReportTable ranks_table(const RunAnalysis& analysis, const std::vector<std::int64_t>& ranks) {
+  std::vector<const RankCommunicationRow*> matched(analysis.workers.size(), nullptr);
+  for (const RankCommunicationRow& c : analysis.collectives.ranks)
+    if (c.worker < matched.size()) matched[c.worker] = &c;
   std::vector<RankRow> rows;
-  for (std::size_t i = 0; i < analysis.workers.size(); ++i) rows.push_back({&analysis.workers[i], ranks[i]});
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i)
+    rows.push_back({&analysis.workers[i], ranks[i], matched[i]});
   // The "tables" column (optional, the last) only where some workers keep a summary: elsewhere it
   // is empty.
   bool trimmed = false;

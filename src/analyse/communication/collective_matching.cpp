@@ -277,7 +277,8 @@ RankCommunicationRow CollectiveMatcher::rank_row(const RankCollectiveSums& r, st
   RankCommunicationRow row;
   row.worker = worker;
   row.collectives = r.calls;
-  std::size_t k = 0;  // the call's place in r.starts and r.durations
+  std::map<std::int64_t, TimeNs> first;  // by step: its earliest start of a matched collective
+  std::size_t k = 0;                     // the call's place in r.starts and r.durations
   for (const CollectiveSpan& s : r.spans)
     for (std::uint32_t i = s.first; i < s.first + s.count; ++i, ++k) {
       auto c = collectives_.find(Key{s.group, s.type, s.step, i});
@@ -287,8 +288,11 @@ RankCommunicationRow CollectiveMatcher::rank_row(const RankCollectiveSums& r, st
       row.transfer += c->second.shortest;
       row.late += c->second.latest_start - r.starts[k];
       ++row.matched;
+      auto [at, added] = first.try_emplace(s.step, r.starts[k]);
+      if (!added) at->second = std::min(at->second, r.starts[k]);
     }
   row.wait = row.duration - row.transfer;
+  row.first_arrivals.assign(first.begin(), first.end());
   return row;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analyse/worker_position.h"
@@ -163,6 +164,13 @@ struct RankCommunicationRow {
   TimeNs late = 0;                // sum of (latest start - its start)
   std::uint64_t last_arrivals = 0;
   TimeNs delay = 0;  // sum, where it arrived last, of its start - the next-to-last arrival's
+  // Its first arrival at a matched collective in each step: (step number, start), by step.
+  std::vector<std::pair<std::int64_t, TimeNs>> first_arrivals;
+  // From its steps (set_rank_entries, collective_matching.h): how long after the earliest rank it
+  // entered the run's first step with matched collectives, and its own work, from its step start to
+  // its first matched collective (the mean over its steps with one). None where its steps lack them.
+  std::optional<TimeNs> entered_after;
+  std::optional<TimeNs> own_work;
 };
 
 struct RunCollectives {

@@ -12,6 +12,7 @@
 
 #include "analyse/analysis.h"
 #include "analyse/communication/collective_matching.h"
+#include "analyse/communication/rank_work.h"
 #include "analyse/critical_path/job_critical_path.h"
 #include "analyse/gpu/roofline.h"
 #include "analyse/invariants.h"
@@ -372,7 +373,9 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
   run.warnings = capture_warnings(run.workers, ranks);
   set_run_metrics(run, ranks, missing_ranks);
   run.collectives = s.collectives.finish(positions);
+  set_rank_entries(run.collectives, run.workers);
   set_collective_metrics(run.metrics, run.collectives, ranks);
+  set_rank_work_metrics(run.metrics, run.collectives, run.workers, ranks);
   run.job_path = job_critical_path(s.collectives.matched(), run.workers, positions);
   set_job_path_metrics(run.metrics, run.job_path, ranks);
   if (std::uint64_t unmatched = run.collectives.disjoint + run.collectives.sizes_differ; unmatched > 0)
