@@ -231,7 +231,6 @@ void set_worker_metrics(WorkerAnalysis& w) {
   w.invariants = check_metric_invariants(in, w.metrics);
   if (std::optional<InvariantViolation> rows = check_roofline_rows(w.tables.roofline))
     w.invariants.push_back(std::move(*rows));
-  for (const InvariantViolation& v : w.invariants) w.warnings.push_back(invariant_warning(v));
 }
 
 void set_run_metrics(RunAnalysis& run, const std::vector<std::int64_t>& rank_ids,
@@ -241,8 +240,6 @@ void set_run_metrics(RunAnalysis& run, const std::vector<std::int64_t>& rank_ids
   run.invariants = check_metric_invariants(in, run.metrics);
   if (std::optional<InvariantViolation> rows = check_roofline_rows(run.tables.roofline))
     run.invariants.push_back(std::move(*rows));
-  if (run.workers.size() > 1)
-    for (const InvariantViolation& v : run.invariants) run.warnings.push_back(invariant_warning(v));
 }
 
 }  // namespace perfgate

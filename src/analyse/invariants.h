@@ -23,10 +23,9 @@ std::vector<InvariantViolation> check_metric_invariants(const MetricInputs& in, 
 // Roofline rows above their roofline: each such row is marked withheld; one violation names them.
 std::optional<InvariantViolation> check_roofline_rows(std::vector<RooflineRow>& rows);
 
-// A worker's metrics from its analysis, checked: its invariants, each also a warning.
+// A worker's metrics from its analysis, checked: its invariants (the reports' "Data quality").
 void set_worker_metrics(WorkerAnalysis& w);
-// The run's metrics, checked; a run of several workers states its own violations as run warnings
-// (a lone worker's are its own, already among the warnings).
+// The run's metrics, checked: its invariants (a lone worker's are its own, stated once as such).
 void set_run_metrics(RunAnalysis& run, const std::vector<std::int64_t>& rank_ids,
                      const std::vector<std::int64_t>& missing_ranks);
 

@@ -109,8 +109,8 @@ struct WorkerAnalysis {
   bool has_runtime_calls = false;
   bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not
   MetricValues metrics;
-  // Report invariants its metrics and roofline rows broke (their numbers withheld); each is also a
-  // warning.
+  // Report invariants its metrics and roofline rows broke (their numbers withheld): the reports'
+  // "Data quality", not a warning.
   std::vector<InvariantViolation> invariants;
   std::vector<Note> warnings;
   // Whether the worker kept its whole tables in a run of more than AnalysisOptions::

@@ -95,6 +95,24 @@ json::array findings_not_passed(const json::object& doc, json::object& others) {
   return out;
 }
 
+// The report invariants the run's numbers broke (the JSON report's "invariants"): which, and what
+// was withheld, one short line each; the whole statement is in the report.
+json::array data_quality(const json::object& doc) {
+  json::array out;
+  const json::value* invariants = member(doc, "invariants");
+  if (!invariants || !invariants->is_array()) return out;
+  for (const json::value& v : invariants->get_array()) {
+    if (!v.is_object()) continue;
+    std::string line = text_of(v.get_object(), "invariant") + " does not hold: ";
+    std::string withheld;
+    if (const json::value* w = member(v.get_object(), "withheld"); w && w->is_array())
+      for (const json::value& name : w->get_array())
+        if (name.is_string()) withheld += (withheld.empty() ? "" : ", ") + std::string(name.get_string());
+    out.push_back(json::string(cut_text(line + withheld + " withheld (n/a)", 240)));
+  }
+  return out;
+}
+
 json::array table_names(const json::object& doc) {
   json::array names;
   if (const json::value* t = member(doc, "tables"); t && t->is_object())
@@ -204,13 +222,17 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
           warnings.push_back(json::string(cut_text(text.get_string(), 240)));
   out["warnings"] = std::move(warnings);
   out["warnings_total"] = warning_count;
+  out["data_quality"] = data_quality(doc);
   if (comparison) add_comparison(doc, out);
   out["tables"] = table_names(doc);
-  // Within the budget: the last findings (the least severe) go first, then the table names.
+  // Within the budget the findings come first: the notices' texts go (their totals stay), then the
+  // table names, and only then the last findings (the least severe).
+  auto over = [&] { return json::serialize(out).size() > kSummaryBudgetBytes; };
+  for (std::string_view notices : {"warnings", "data_quality"})
+    while (over() && !out[notices].as_array().empty()) out[notices].as_array().pop_back();
+  if (over()) out.erase("tables");
   std::size_t shown = out["findings"].as_array().size();
-  while (json::serialize(out).size() > kSummaryBudgetBytes && !out["findings"].as_array().empty())
-    out["findings"].as_array().pop_back();
-  if (json::serialize(out).size() > kSummaryBudgetBytes) out.erase("tables");
+  while (over() && !out["findings"].as_array().empty()) out["findings"].as_array().pop_back();
   out["findings_not_shown"] = shown - out["findings"].as_array().size();
   return out;
 }

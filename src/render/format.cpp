@@ -254,4 +254,32 @@ std::string largest_change_text(const ReportModel& r, std::string_view direction
   return "";
 }
 
+namespace {
+
+// The invariants of the report's own numbers: a lone worker's (its roofline rows included), else
+// the run's.
+const std::vector<InvariantViolation>& own_invariants(const ReportModel& r) {
+  return r.workers.size() == 1 ? r.workers.front().invariants : r.invariants;
+}
+
+}  // namespace
+
+std::vector<std::string> data_quality_lines(const ReportModel& r) {
+  std::vector<std::string> lines;
+  for (const InvariantViolation& v : own_invariants(r)) lines.push_back(note_text(invariant_warning(v)));
+  if (r.workers.size() > 1)
+    for (const ReportWorker& w : r.workers)
+      for (const InvariantViolation& v : w.invariants)
+        lines.push_back(fmt::format("{}: {}", w.name, note_text(invariant_warning(v))));
+  return lines;
+}
+
+std::string withheld_text(const ReportModel& r, Metric metric) {
+  std::string_view name = metric_info(metric).name;
+  for (const InvariantViolation& v : own_invariants(r))
+    if (std::find(v.withheld.begin(), v.withheld.end(), name) != v.withheld.end())
+      return fmt::format("n/a ({} does not hold: Data quality)", invariant_info(v.invariant).name);
+  return "";
+}
+
 }  // namespace perfgate

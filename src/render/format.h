@@ -69,6 +69,13 @@ std::string mfu_text(const MetricValues& metrics);
 
 // A note's line: its sentence, after its worker's name where it has one ("rank-1: ...").
 std::string note_line(const ReportNote& note);
+// The "Data quality" section (docs/reports.md): a line per report invariant a number broke, the
+// number withheld: a lone worker's own, else the run's, then each worker's, named. Empty when
+// every number holds.
+std::vector<std::string> data_quality_lines(const ReportModel& r);
+// Where a withheld number would be: "n/a (compute.throughput_matches_mfu does not hold: Data
+// quality)"; empty when the metric was not withheld.
+std::string withheld_text(const ReportModel& r, Metric metric);
 std::vector<std::string> note_lines(const std::vector<ReportNote>& notes);
 // The report's notes with those that several workers share said once: "rank-0, rank-1, rank-2 and
 // 1021 more workers: GPU 0: architecture ... inferred", in the order each first appears.

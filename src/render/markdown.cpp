@@ -114,6 +114,7 @@ void add_metrics(const ReportModel& r, bool compact, TemplateData& view) {
     // A peak counted from the capture's start (no totals in the trace) is a lower bound.
     if (metric == Metric::MemoryPeakAllocatedBytes && v && r.metric(Metric::MemoryTotalsRecorded) == 0.0)
       value = "at least " + value;
+    if (std::string withheld = withheld_text(r, metric); !withheld.empty()) value = esc(withheld);
     row.set("value", value);
     if (const ReportMetricChange* c = r.baseline ? r.baseline->change(metric) : nullptr) {
       row.set("baseline", format_value(c->baseline, unit));
@@ -286,6 +287,11 @@ std::string render_with(const ReportModel& r, const MarkdownOptions& o, const De
   add_metrics(r, o.compact, view);
   add_changes(r, o.compact, d, view);
   add_findings(r, d, view);
+  // The report's own checks, after the advice: a line each.
+  TemplateData checks = template_list();
+  for (const std::string& line : data_quality_lines(r)) checks.push_back(TemplateData(esc(line)));
+  view.set("has_data_quality", !data_quality_lines(r).empty());
+  view.set("data_quality", checks);
   add_tables(r, o.compact, d, view);
   if (o.compact) view.set("note", "The full report (HTML, XLSX, JSON) is attached to the job.");
   return render_template("report.md.mustache", view, false);

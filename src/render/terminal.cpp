@@ -158,9 +158,14 @@ std::string compute_line(const ReportModel& r) {
                ? "no FLOPs: the profile carries no HLO module for its kernels, or no dot or convolution ran"
                : "no FLOPs: the trace records no input shapes (record_shapes=True) or no GEMM/conv ops";
   }
+  // A withheld number says why where it would be (the Data quality lines say what broke).
+  std::string tflops = withheld_text(r, Metric::ComputeTflopsAchieved);
+  std::string mfu = withheld_text(r, Metric::ComputeMfuPct);
   std::vector<std::string> parts = {
-      fmt::format("{:.3g} FLOP", *flops), format_tflops(m.get(Metric::ComputeTflopsAchieved)),
-      metric_label(Metric::ComputeMfuPct) + " " + mfu_text(m), labelled(m, Metric::ComputeFlopsCoveragePct)};
+      fmt::format("{:.3g} FLOP", *flops),
+      tflops.empty() ? format_tflops(m.get(Metric::ComputeTflopsAchieved)) : "TFLOP/s " + tflops,
+      metric_label(Metric::ComputeMfuPct) + " " + (mfu.empty() ? mfu_text(m) : mfu),
+      labelled(m, Metric::ComputeFlopsCoveragePct)};
   if (!r.largest_unmodelled_op.empty()) parts.push_back("largest unmodelled: " + r.largest_unmodelled_op);
   return join(parts);
 }
@@ -298,7 +303,10 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     for (const auto& d : w.dropped_steps)
       out.add("Dropped", fmt::format("{}{}: {}", r.workers.size() > 1 ? w.name + " " : "", d.name, d.reason));
   for (const auto& w : grouped_notes(r)) out.add("Note", w);
-  return neutralise_workflow_commands(out.str() + terminal_findings(r, options.color));
+  // The report's own checks follow the advice, never precede it.
+  Lines checks(options);
+  for (const std::string& line : data_quality_lines(r)) checks.add("Data quality", line);
+  return neutralise_workflow_commands(out.str() + terminal_findings(r, options.color) + checks.str());
 }
 
 }  // namespace perfgate

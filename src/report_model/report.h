@@ -454,7 +454,7 @@ struct ReportModel {
   std::vector<ReportNote> warnings;  // what the readers and analyses noticed, then the gate's inputs
 
   // Report invariants the run's metrics and tables broke: each number withheld, and the assumption
-  // in doubt (common/invariant_catalog.def); also among the warnings.
+  // in doubt (common/invariant_catalog.def); each report's "Data quality".
   std::vector<InvariantViolation> invariants;
   std::optional<ReportBaseline> baseline;
   std::vector<ReportFinding> findings;  // one per enabled rule, in rule order

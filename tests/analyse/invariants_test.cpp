@@ -3,11 +3,13 @@
 // JSON report; and the same traces' numbers kept where the invariant holds.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <set>
 
 #include <boost/json.hpp>
 
 #include "analyse/invariants.h"
+#include "render/format.h"
 #include "render/render.h"
 #include "support/helpers.h"
 
@@ -45,8 +47,8 @@ TEST(ReportInvariants, MfuOverThePeakIsWithheldAndItsAssumptionNamed) {
   EXPECT_EQ(v->withheld, std::vector<std::string>{"compute.mfu_pct"});
   EXPECT_NE(v->assumption.find("the peaks of NVIDIA H100 SXM"), std::string::npos) << v->assumption;
   EXPECT_NE(v->assumption.find("tf32 100.0%"), std::string::npos) << v->assumption;
-  EXPECT_TRUE(
-      has_line(w.warnings, "report invariant compute.at_most_peak does not hold (compute.mfu_pct 222.3%"));
+  // The report's own check, not a warning about the input (the reports' Data quality).
+  EXPECT_FALSE(has_line(w.warnings, "report invariant"));
 
   // The same op in 20 ms of a 25 ms step (2.223 ms at the TF32 peak): MFU 8.89%, within the peak,
   // and nothing is withheld.
@@ -110,9 +112,57 @@ TEST(ReportInvariants, TheJsonReportAndTheRunStateTheViolation) {
   EXPECT_TRUE(json.at("metrics").at("compute.mfu_pct").is_null());
   const boost::json::array& worker = json.at("workers").as_array()[0].at("invariants").as_array();
   ASSERT_FALSE(worker.empty());
-  // A lone worker's violations are stated once among the warnings, not again as run warnings.
-  EXPECT_TRUE(has_line(report.warnings, "report invariant compute.at_most_peak"));
+  // A lone worker's violations are stated once, in Data quality, and among no warnings.
+  EXPECT_FALSE(has_line(report.warnings, "report invariant"));
   EXPECT_FALSE(has_line(report.run_warnings, "report invariant"));
+  std::vector<std::string> checks = data_quality_lines(report);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].rfind("report invariant compute.at_most_peak does not hold (compute.mfu_pct 222.3%", 0),
+            0u)
+      << checks[0];
+}
+
+// Two ranks of the trace above: MFU 222.3% on each and on the run, withheld. The checks follow the
+// advice in every report: no banner above "What to fix first", the run's line and each rank's in
+// Data quality after the findings, and "n/a (... does not hold: Data quality)" where MFU would be.
+TEST(ReportInvariants, TheChecksFollowTheAdviceInEveryReport) {
+  std::string dir = temp_dir() + "/two-ranks";
+  std::filesystem::create_directories(dir);
+  write_text(dir + "/rank-0.json", fp32_faster_than_its_peak());
+  write_text(dir + "/rank-1.json", fp32_faster_than_its_peak());
+  ReportModel report = report_of_files({dir}, default_book());
+  apply_gate(report, default_rules(), nullptr, {});
+  EXPECT_FALSE(has_line(report.run_warnings, "report invariant"));
+  std::vector<std::string> checks = data_quality_lines(report);
+  ASSERT_EQ(checks.size(), 3u);  // the run's, then rank-0's and rank-1's
+  EXPECT_EQ(checks[0].rfind("report invariant compute.at_most_peak does not hold", 0), 0u) << checks[0];
+  EXPECT_EQ(checks[1].rfind("rank-0: report invariant compute.at_most_peak", 0), 0u) << checks[1];
+  const std::string na = "n/a (compute.at_most_peak does not hold: Data quality)";
+
+  std::string html = render_html(report).page;
+  EXPECT_EQ(html.find("<strong>Warning.</strong> report invariant"), std::string::npos);
+  std::size_t advice = html.find("id=\"findings-title\"");
+  std::size_t quality = html.find("<h3>Data quality</h3>");
+  ASSERT_NE(advice, std::string::npos);
+  ASSERT_NE(quality, std::string::npos);
+  EXPECT_LT(advice, quality);
+  EXPECT_NE(html.find(na), std::string::npos);
+
+  std::string terminal = render_terminal(report);
+  std::size_t findings = terminal.find("Verdict");
+  std::size_t line = terminal.find("Data quality report invariant compute.at_most_peak");
+  ASSERT_NE(findings, std::string::npos) << terminal;
+  ASSERT_NE(line, std::string::npos) << terminal;
+  EXPECT_LT(findings, line);
+  EXPECT_EQ(terminal.find("Warning      report invariant"), std::string::npos) << terminal;
+  EXPECT_NE(terminal.find("MFU " + na), std::string::npos) << terminal;
+
+  std::string markdown = render_markdown(report);
+  std::size_t md_findings = markdown.find("### Findings");
+  std::size_t md_quality = markdown.find("### Data quality\n\n- report invariant compute.at_most_peak");
+  ASSERT_NE(md_quality, std::string::npos) << markdown;
+  EXPECT_LT(md_findings, md_quality);
+  EXPECT_EQ(markdown.find("> ⚠️ report invariant"), std::string::npos);
 }
 
 // One 1 ms step on an H100 (3,350 GB/s): aten::add of two [4096, 4096] BF16 tensors (100,663,296

@@ -3,6 +3,7 @@
 // tests/mcp/mcp_client_test.mjs.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include <sys/wait.h>
@@ -230,6 +231,52 @@ TEST(McpSummary, HeadlineMetricsHaveDistinctNames) {
   std::set<std::string_view> names;
   for (Metric id : mcp::headline_metrics()) names.insert(metric_info(id).name);
   EXPECT_EQ(names.size(), mcp::headline_metrics().size());
+}
+
+// A report of 12 findings that did not pass (about 300 bytes each, 3.6 kB in all), 3 long warnings
+// (240 bytes each once cut), a broken invariant and 90 table names (2.5 kB): 7 kB or more with
+// everything, over the 6 kB budget. The findings fit on their own: the notices' texts and the table
+// names go, never a finding, and findings_not_shown is 0 (issue 89: a report invariant's notice
+// pushed 7 of 12 findings out). With findings of 1 kB each, only the budget cuts them, and
+// findings_not_shown counts exactly those left out.
+json::object summary_doc(std::size_t finding_bytes) {
+  json::array findings;
+  for (int i = 0; i < 12; ++i)
+    findings.push_back(json::object{{"id", "rule." + std::to_string(i)},
+                                    {"title", "A rule"},
+                                    {"status", i % 2 ? "warn" : "fail"},
+                                    {"problem", std::string(finding_bytes, 'p')},
+                                    {"recommendation", std::string(finding_bytes, 'r')}});
+  json::array warnings;
+  for (int i = 0; i < 3; ++i) warnings.push_back(json::string(std::string(400, 'w')));
+  json::object tables;
+  for (int i = 0; i < 90; ++i) tables[fmt::format("a_table_with_a_long_name_{:02}", i)] = json::object{};
+  json::array invariants{json::object{{"invariant", "compute.throughput_matches_mfu"},
+                                      {"withheld", json::array{"compute.tflops_achieved"}}}};
+  return {{"findings", findings}, {"run_warnings", warnings}, {"tables", tables}, {"invariants", invariants}};
+}
+
+TEST(McpSummary, NoticesNeverDisplaceAFinding) {
+  mcp::StoredReport fits;
+  fits.id = "r1";
+  fits.doc = summary_doc(120);
+  json::object out = mcp::report_summary(fits, false);
+  EXPECT_GT(json::serialize(summary_doc(120)).size(), mcp::kSummaryBudgetBytes);
+  EXPECT_EQ(out.at("findings").as_array().size(), 12u);
+  EXPECT_EQ(out.at("findings_not_shown").as_int64(), 0);
+  EXPECT_EQ(out.at("warnings_total").as_int64(), 3);
+  EXPECT_LE(json::serialize(out).size(), mcp::kSummaryBudgetBytes);
+
+  mcp::StoredReport big;
+  big.id = "r2";
+  big.doc = summary_doc(1000);  // each text cut to 320 bytes: 12 x ~720 = 8.6 kB of findings
+  json::object cut = mcp::report_summary(big, false);
+  std::size_t shown = cut.at("findings").as_array().size();
+  EXPECT_LT(shown, 12u);
+  EXPECT_EQ(shown + static_cast<std::size_t>(cut.at("findings_not_shown").as_int64()), 12u);
+  EXPECT_TRUE(cut.at("warnings").as_array().empty());
+  EXPECT_FALSE(cut.contains("tables"));
+  EXPECT_LE(json::serialize(cut).size(), mcp::kSummaryBudgetBytes);
 }
 
 // analyze on a hand-built trace: the verdict and metrics equal the CLI's own JSON report of it, and

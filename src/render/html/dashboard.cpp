@@ -60,9 +60,12 @@ std::string change_badge(const ReportModel& r, Metric metric) {
 
 // A metric of a card: its label, with `share_of` after it (", of the window": what a percentage is a
 // share of, where the label does not say), its value by its unit and its change.
+// A withheld number says why where it would be.
 TemplateData metric_entry(const ReportModel& r, Metric metric, std::string_view share_of = "") {
+  std::string withheld = withheld_text(r, metric);
   return entry(metric_label(metric) + std::string(share_of),
-               format_value(r.metric(metric), metric_info(metric).unit), change_badge(r, metric));
+               withheld.empty() ? format_value(r.metric(metric), metric_info(metric).unit) : withheld,
+               change_badge(r, metric));
 }
 
 TemplateData summary(const ReportModel& r) {
@@ -85,8 +88,9 @@ TemplateData summary(const ReportModel& r) {
   if (r.metric(Metric::KernelsCompiledPct).value_or(0) > 0)
     list.push_back(metric_entry(r, Metric::KernelsCompiledPct));
   list.push_back(metric_entry(r, Metric::ComputeTflopsAchieved));
-  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + ", of the GPUs' peak", mfu_text(r.metrics),
-                       change_badge(r, Metric::ComputeMfuPct)));
+  std::string mfu = withheld_text(r, Metric::ComputeMfuPct);
+  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + ", of the GPUs' peak",
+                       mfu.empty() ? mfu_text(r.metrics) : mfu, change_badge(r, Metric::ComputeMfuPct)));
   list.push_back(metric_entry(r, Metric::BreakdownDataloaderPct, ", of the step"));
   list.push_back(metric_entry(r, Metric::BreakdownCommunicationPct, ", of the step"));
   list.push_back(metric_entry(r, Metric::HostSyncCalls));

@@ -414,6 +414,11 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   for (const auto& w : grouped_notes(r)) warnings.push_back(TemplateData(w));
   view.set("warnings", warnings);
   view.set("has_warnings", !r.warnings.empty());
+  // The report's own checks, after the findings (never a banner above the advice).
+  TemplateData checks = template_list();
+  for (const std::string& line : data_quality_lines(r)) checks.push_back(TemplateData(line));
+  view.set("has_data_quality", !data_quality_lines(r).empty());
+  view.set("data_quality", checks);
   view.set("data_json", page_data(r, o.max_rows));
   // The page's big pieces; the rest (dashboard, findings, notes) is a few tens of kB.
   page_bytes += string_bytes(view, {"css", "js", "data_json", "aside_texts", "neuron_html"}) + (64 << 10);

@@ -233,6 +233,16 @@ void warnings_sheet(Workbook& wb, const ReportModel& r) {
   wb.fit_columns(ws);
 }
 
+// The report's own checks that withheld a number: a line each, after the findings.
+void data_quality_sheet(Workbook& wb, const ReportModel& r) {
+  std::vector<std::string> lines = data_quality_lines(r);
+  if (lines.empty()) return;
+  lxw_worksheet* ws = wb.sheet("Data quality");
+  wb.header(ws, 0, {"check"});
+  for (std::size_t i = 0; i < lines.size(); ++i) wb.text(ws, i + 1, 0, lines[i]);
+  wb.fit_columns(ws);
+}
+
 void findings_sheet(Workbook& wb, const ReportModel& r, const std::set<std::string>& empty) {
   lxw_worksheet* ws = wb.sheet("Findings");
   wb.header(ws, 0,
@@ -400,6 +410,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     summary_sheet(wb, r);
     warnings_sheet(wb, r);
     findings_sheet(wb, r, empty);
+    data_quality_sheet(wb, r);
     iterations_sheet(wb, r);
     // Every other table of the JSON report, in its order; the run's ranks after the workers'.
     if (!r.workers.empty())
