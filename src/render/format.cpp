@@ -135,10 +135,13 @@ std::vector<std::string> note_lines(const std::vector<ReportNote>& notes) {
   return out;
 }
 
-std::vector<std::string> grouped_notes(const ReportModel& r) {
+namespace {
+
+// Notes that several workers share, said once: "rank-0 and rank-1: ...".
+std::vector<std::string> grouped(const std::vector<ReportNote>& notes) {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // the note, its workers
   std::map<std::string, std::size_t, std::less<>> group_of;
-  for (const ReportNote& note : r.warnings) {
+  for (const ReportNote& note : notes) {
     std::string text = note_text(note.note);
     auto [it, added] = group_of.try_emplace(text, groups.size());
     if (added) groups.push_back({text, {}});
@@ -148,6 +151,12 @@ std::vector<std::string> grouped_notes(const ReportModel& r) {
   for (const auto& [text, names] : groups)
     out.push_back(names.empty() ? text : fmt::format("{}: {}", workers_text(names), text));
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> grouped_notes(const ReportModel& r) {
+  return grouped(r.warnings);
 }
 
 std::string_view gain_share_of(const ReportModel& r) {
@@ -267,10 +276,11 @@ const std::vector<InvariantViolation>& own_invariants(const ReportModel& r) {
 std::vector<std::string> data_quality_lines(const ReportModel& r) {
   std::vector<std::string> lines;
   for (const InvariantViolation& v : own_invariants(r)) lines.push_back(note_text(invariant_warning(v)));
-  if (r.workers.size() > 1)
-    for (const ReportWorker& w : r.workers)
-      for (const InvariantViolation& v : w.invariants)
-        lines.push_back(fmt::format("{}: {}", w.name, note_text(invariant_warning(v))));
+  if (r.workers.size() < 2) return lines;
+  std::vector<ReportNote> workers;
+  for (const ReportWorker& w : r.workers)
+    for (const InvariantViolation& v : w.invariants) workers.push_back({w.name, invariant_warning(v)});
+  for (std::string& line : grouped(workers)) lines.push_back(std::move(line));
   return lines;
 }
 

@@ -70,8 +70,8 @@ std::string mfu_text(const MetricValues& metrics);
 // A note's line: its sentence, after its worker's name where it has one ("rank-1: ...").
 std::string note_line(const ReportNote& note);
 // The "Data quality" section (docs/reports.md): a line per report invariant a number broke, the
-// number withheld: a lone worker's own, else the run's, then each worker's, named. Empty when
-// every number holds.
+// number withheld: a lone worker's own, else the run's, then the workers' (named; one that several
+// share said once). Empty when every number holds.
 std::vector<std::string> data_quality_lines(const ReportModel& r);
 // Where a withheld number would be: "n/a (compute.throughput_matches_mfu does not hold: Data
 // quality)"; empty when the metric was not withheld.

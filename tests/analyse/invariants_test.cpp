@@ -134,9 +134,12 @@ TEST(ReportInvariants, TheChecksFollowTheAdviceInEveryReport) {
   apply_gate(report, default_rules(), nullptr, {});
   EXPECT_FALSE(has_line(report.run_warnings, "report invariant"));
   std::vector<std::string> checks = data_quality_lines(report);
-  ASSERT_EQ(checks.size(), 3u);  // the run's, then rank-0's and rank-1's
-  EXPECT_EQ(checks[0].rfind("report invariant compute.at_most_peak does not hold", 0), 0u) << checks[0];
-  EXPECT_EQ(checks[1].rfind("rank-0: report invariant compute.at_most_peak", 0), 0u) << checks[1];
+  // The run's MFU, roofline.pct and roofline row (3), then the ranks' same 3, each said once for both.
+  ASSERT_EQ(checks.size(), 6u);
+  EXPECT_EQ(checks[0].rfind("report invariant compute.at_most_peak does not hold (compute.mfu_pct 222.3%", 0),
+            0u)
+      << checks[0];
+  EXPECT_EQ(checks[3].rfind("rank-0 and rank-1: report invariant compute.at_most_peak", 0), 0u) << checks[3];
   const std::string na = "n/a (compute.at_most_peak does not hold: Data quality)";
 
   std::string html = render_html(report).page;
@@ -159,7 +162,7 @@ TEST(ReportInvariants, TheChecksFollowTheAdviceInEveryReport) {
 
   std::string markdown = render_markdown(report);
   std::size_t md_findings = markdown.find("### Findings");
-  std::size_t md_quality = markdown.find("### Data quality\n\n- report invariant compute.at_most_peak");
+  std::size_t md_quality = markdown.find("### Data quality\n\n- report invariant compute.");
   ASSERT_NE(md_quality, std::string::npos) << markdown;
   EXPECT_LT(md_findings, md_quality);
   EXPECT_EQ(markdown.find("> ⚠️ report invariant"), std::string::npos);
