@@ -263,8 +263,8 @@ TEST(McpSummary, NoticesNeverDisplaceAFinding) {
   json::object out = mcp::report_summary(fits, false);
   EXPECT_GT(json::serialize(summary_doc(120)).size(), mcp::kSummaryBudgetBytes);
   EXPECT_EQ(out.at("findings").as_array().size(), 12u);
-  EXPECT_EQ(out.at("findings_not_shown").as_int64(), 0);
-  EXPECT_EQ(out.at("warnings_total").as_int64(), 3);
+  EXPECT_EQ(out.at("findings_not_shown").to_number<std::int64_t>(), 0);
+  EXPECT_EQ(out.at("warnings_total").to_number<std::int64_t>(), 3);
   EXPECT_LE(json::serialize(out).size(), mcp::kSummaryBudgetBytes);
 
   mcp::StoredReport big;
@@ -273,7 +273,7 @@ TEST(McpSummary, NoticesNeverDisplaceAFinding) {
   json::object cut = mcp::report_summary(big, false);
   std::size_t shown = cut.at("findings").as_array().size();
   EXPECT_LT(shown, 12u);
-  EXPECT_EQ(shown + static_cast<std::size_t>(cut.at("findings_not_shown").as_int64()), 12u);
+  EXPECT_EQ(shown + static_cast<std::size_t>(cut.at("findings_not_shown").to_number<std::int64_t>()), 12u);
   EXPECT_TRUE(cut.at("warnings").as_array().empty());
   EXPECT_FALSE(cut.contains("tables"));
   EXPECT_LE(json::serialize(cut).size(), mcp::kSummaryBudgetBytes);
