@@ -17,11 +17,12 @@ CaptureView::Device device_of_vendor(std::string_view vendor) {
   return {"gpu", vendor};
 }
 
-// PyTorch's own trace formats (load/): the profiler's Kineto trace, its legacy JSON and the CUDA
-// caching allocator's memory snapshot, gzipped or not. Any other format says nothing of the framework.
+// A run with an input of PyTorch's own trace formats (load/): the profiler's Kineto trace, its legacy JSON or
+// the CUDA caching allocator's memory snapshot, gzipped or not. Any other format says nothing of the
+// framework.
 bool pytorch_inputs(const ReportModel& report) {
   if (report.inputs.empty()) return false;
-  return std::all_of(report.inputs.begin(), report.inputs.end(), [](const ReportInput& in) {
+  return std::any_of(report.inputs.begin(), report.inputs.end(), [](const ReportInput& in) {
     // A gzipped input's format ends in ".gz" ("kineto-json.gz").
     return in.format.starts_with("kineto-json") || in.format.starts_with("pytorch-legacy-json") ||
            in.format.starts_with("pytorch-memory-snapshot");

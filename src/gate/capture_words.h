@@ -2,7 +2,7 @@
 // vendors, its frameworks and its workload, from the report's capture profile
 // (common/capture_profile.h). Where the profile leaves a field unknown, what the run itself shows
 // stands in: the vendors and the training/inference split of gate/run_context.h, and PyTorch for a
-// run whose inputs are all PyTorch's own traces.
+// run with an input of PyTorch's own traces.
 #pragma once
 
 #include <string>
