@@ -147,7 +147,8 @@ TEST(AppliedStateAdvice, ATensorRtEngineGetsTensorRtsRemedies) {
   ReportModel eager = gated(engine_trace("vectorized_elementwise_kernel"));
   EXPECT_NEAR(*eager.metric(Metric::GpuTensorrtKernelPct), 0, 1e-9);
   const ReportFinding& g = fired(eager, "gpu.idle");
-  EXPECT_TRUE(says(g.recommendation, "capture the step with CUDA/HIP graphs (torch.compile")) << g.recommendation;
+  EXPECT_TRUE(says(g.recommendation, "capture the step with CUDA/HIP graphs (torch.compile"))
+      << g.recommendation;
 }
 
 // The same launch-bound step with TorchInductor's kernels (triton_poi_fused_add_cos_sin_0, as
