@@ -19,6 +19,9 @@ std::string run_conditions(const Rule::ConditionalText& c) {
   if (!c.formats.empty()) parts.push_back(fmt::format("formats: {}", fmt::join(c.formats, ", ")));
   if (!c.vendors.empty()) parts.push_back(fmt::format("vendors: {}", fmt::join(c.vendors, ", ")));
   if (!c.workload.empty()) parts.push_back(fmt::format("workload: {}", c.workload));
+  if (!c.devices.empty()) parts.push_back(fmt::format("devices: {}", fmt::join(c.devices, ", ")));
+  if (!c.frameworks.empty()) parts.push_back(fmt::format("frameworks: {}", fmt::join(c.frameworks, ", ")));
+  if (!c.workloads.empty()) parts.push_back(fmt::format("workloads: {}", fmt::join(c.workloads, ", ")));
   if (!c.claims.empty()) parts.push_back(fmt::format("claims: {}", c.claims));
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, "; "));
 }

@@ -237,6 +237,10 @@ void rule(YAML::Emitter& out, const Rule& r) {
       if (!c.vendors.empty()) out << YAML::Key << "vendors" << YAML::Value << YAML::Flow << c.vendors;
       if (!c.workload.empty()) out << YAML::Key << "workload" << YAML::Value << c.workload;
       if (!c.claims.empty()) out << YAML::Key << "claims" << YAML::Value << c.claims;
+      if (!c.devices.empty()) out << YAML::Key << "devices" << YAML::Value << YAML::Flow << c.devices;
+      if (!c.frameworks.empty())
+        out << YAML::Key << "frameworks" << YAML::Value << YAML::Flow << c.frameworks;
+      if (!c.workloads.empty()) out << YAML::Key << "workloads" << YAML::Value << YAML::Flow << c.workloads;
       out << YAML::Key << "text" << YAML::Value << c.text << YAML::EndMap;
     }
     out << YAML::EndSeq;
@@ -251,6 +255,27 @@ void rule(YAML::Emitter& out, const Rule& r) {
   out << YAML::EndMap;
 }
 
+// `vocabulary:` as read, so that the file reads back the same words and terms.
+void vocabulary(YAML::Emitter& out, const RuleSet& set) {
+  if (set.words.empty() && set.framework_terms.empty()) return;
+  out << YAML::Key << "vocabulary" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "words" << YAML::Value << YAML::BeginSeq;
+  for (const VocabularyWords& w : set.words) {
+    out << YAML::BeginMap << YAML::Key << "for" << YAML::Value << w.for_capture;
+    for (const auto& [name, word] : w.words) out << YAML::Key << name << YAML::Value << word;
+    out << YAML::Key << "source" << YAML::Value << w.source << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::Key << "framework_terms" << YAML::Value << YAML::BeginSeq;
+  for (const FrameworkTerms& g : set.framework_terms) {
+    out << YAML::BeginMap << YAML::Key << "terms" << YAML::Value << YAML::Flow << g.terms;
+    for (const auto& [key, list] : {std::pair{"frameworks", &g.frameworks}, std::pair{"devices", &g.devices},
+                                    std::pair{"workloads", &g.workloads}, std::pair{"formats", &g.formats}})
+      if (!list->empty()) out << YAML::Key << key << YAML::Value << YAML::Flow << *list;
+    out << YAML::Key << "source" << YAML::Value << g.source << YAML::EndMap;
+  }
+  out << YAML::EndSeq << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string effective_rules_yaml(const Classification& knowledge, const RuleSet& set) {
@@ -259,6 +284,7 @@ std::string effective_rules_yaml(const Classification& knowledge, const RuleSet&
   out << YAML::Key << "schema" << YAML::Value << "perfgate-rules/1";
   out << YAML::Key << "extends" << YAML::Value << "none";
   classification(out, knowledge, set);
+  vocabulary(out, set);
   out << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
   for (const Rule& r : set.rules) rule(out, r);
   out << YAML::EndSeq << YAML::EndMap;

@@ -7,6 +7,7 @@
 #include "common/metrics.h"
 #include "common/units.h"
 #include "gate/agreement.h"
+#include "gate/capture_words.h"
 #include "gate/expression.h"
 #include "gate/gate.h"
 #include "gate/inferred_units.h"
@@ -15,7 +16,6 @@
 #include "gate/offenders.h"
 #include "gate/path_difference.h"
 #include "gate/rule_check.h"
-#include "gate/run_context.h"
 #include "gate/statistics.h"
 #include "gate/step_comparison.h"
 
@@ -63,8 +63,10 @@ std::string signed_value(double v, std::string_view unit) {
 class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
-                std::string_view no_baseline_reason, double min_path_coverage_pct)
-      : min_path_coverage_pct_(min_path_coverage_pct),
+                std::string_view no_baseline_reason, double min_path_coverage_pct,
+                const std::vector<VocabularyWords>& vocabulary)
+      : vocabulary_(vocabulary),
+        min_path_coverage_pct_(min_path_coverage_pct),
         r_(rule),
         x_(rule),
         report_(report),
@@ -443,19 +445,26 @@ class RuleEvaluator {
     return true;
   }
 
-  // Whether an entry is worded for this run: its input formats, its devices' vendors and whether
-  // it trains or serves (gate/run_context.h).
+  const CaptureView& capture() {
+    if (!capture_) capture_ = capture_view(report_);
+    return *capture_;
+  }
+  const CaptureWords& words() {
+    if (!words_) words_ = capture_words(vocabulary_, capture());
+    return *words_;
+  }
+
+  // Whether an entry is worded for this run: its input formats, and the capture's devices,
+  // frameworks and workload (gate/capture_words.h).
   bool worded_for_run(const Rule::ConditionalText& r) {
-    if (!inputs_are(r.formats)) return false;
-    if (r.vendors.empty() && r.workload.empty()) return true;
-    if (!context_) context_ = run_context(report_);
-    if (!vendors_are(*context_, r.vendors)) return false;
-    return r.workload.empty() || workload_named(r.workload) == context_->workload;
+    return inputs_are(r.formats) && worded_for_capture(r, capture());
   }
 
   // The first `recommendations` entry whose condition holds and that is worded for the run, else
-  // `recommendation`; with the cause that advice claims.
-  const std::string& recommendation_text() {
+  // `recommendation`; with the cause that advice claims. A rule without a `recommendation` whose
+  // entries are all worded for other captures gives no remedy, and says so (issue 89: another
+  // workload's or vendor's remedy is worse than none).
+  std::string recommendation_text() {
     for (const auto& r : r_.recommendations) {
       if (!worded_for_run(r)) continue;
       std::optional<double> holds = MetricExpression(r.when).evaluate(lookup_);
@@ -465,7 +474,9 @@ class RuleEvaluator {
       }
     }
     claim_ = r_.claims;
-    return r_.recommendation;
+    if (!r_.recommendation.empty() || r_.recommendations.empty()) return r_.recommendation;
+    return fmt::format("No remedy is given for {}: this rule's advice is worded for other captures.",
+                       capture_phrase(capture(), words()));
   }
 
  public:
@@ -504,6 +515,7 @@ class RuleEvaluator {
       if (name == "limit") return limit_ ? limit_->text : f_.threshold_text;
       if (name == "gain") return format_pct(f_.gain_pct);
       if (name == "offenders") return offenders_text(f_.offenders);
+      if (std::string word = words().word(name); !word.empty()) return word;
       // What shares of time are shares of: a run without steps is one window (its metrics say so).
       if (name == "step_time")
         return lookup_.current(Metric::WindowStepsInWindow).value_or(0) > 0 ? "the step time" : "the window";
@@ -514,6 +526,7 @@ class RuleEvaluator {
     });
   }
 
+  const std::vector<VocabularyWords>& vocabulary_;
   double min_path_coverage_pct_;
   const Rule& r_;
   RuleExpressions x_;
@@ -521,7 +534,8 @@ class RuleEvaluator {
   const Baseline* baseline_;
   std::string_view no_baseline_reason_;
   MetricLookup lookup_;
-  std::optional<RunContext> context_;  // computed by the first entry that needs it
+  std::optional<CaptureView> capture_;  // computed by the first entry or word that needs it
+  std::optional<CaptureWords> words_;
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;
   bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units
@@ -548,7 +562,8 @@ void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules
     if (!r.enabled) continue;
     ReportFinding& f = findings[i++];
     if (!fired(f.status) || needs_baseline(r, RuleExpressions(r))) continue;
-    ReportFinding then = RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct).run();
+    ReportFinding then =
+        RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct, rules.words).run();
     f.in_baseline = fired(then.status);
   }
 }
@@ -561,7 +576,8 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
   std::vector<std::string> claims;
   for (const Rule& r : rules.rules)
     if (r.enabled) {
-      RuleEvaluator evaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct);
+      RuleEvaluator evaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct,
+                              rules.words);
       findings.push_back(evaluator.run());
       claims.push_back(evaluator.claim());
     }

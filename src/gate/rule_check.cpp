@@ -14,6 +14,7 @@
 #include "common/metrics.h"
 #include "common/suggest.h"
 #include "common/tables.h"
+#include "gate/capture_words.h"
 #include "gate/expression.h"
 #include "gate/message_template.h"
 #include "gate/offenders.h"
@@ -313,6 +314,12 @@ class RuleChecker {
     std::vector<std::string> names = {"value", "threshold", "baseline",  "delta",
                                       "limit", "gain",      "offenders", "step_time"};
     for (const auto& v : r_.values) names.push_back(v.first);
+    // The capture's words (vocabulary: words), each also capitalised for the start of a sentence.
+    for (std::string_view word : vocabulary_word_names()) {
+      names.emplace_back(word);
+      names.push_back(std::string(1, static_cast<char>(word.front() - 'a' + 'A')) +
+                      std::string(word.substr(1)));
+    }
     std::vector<std::pair<std::string_view, const std::string*>> texts = {
         {"problem", &r_.problem}, {"recommendation", &r_.recommendation}};
     for (const auto& r : r_.recommendations) texts.emplace_back("recommendations", &r.text);

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/capture_profile.h"
 #include "common/suggest.h"
 #include "gate/rule_check.h"
 #include "gate/run_context.h"
@@ -20,8 +21,8 @@ constexpr std::array<std::string_view, 34> kRuleKeys = {
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
     "enabled", "note",       "see",       "on_path",      "family",     "claims"};
-constexpr std::array<std::string_view, 6> kConditionalTextKeys = {"when",    "text",     "formats",
-                                                                  "vendors", "workload", "claims"};
+constexpr std::array<std::string_view, 9> kConditionalTextKeys = {
+    "when", "text", "formats", "vendors", "workload", "claims", "devices", "frameworks", "workloads"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -132,9 +133,24 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
     }
     std::string claims;
     if (const YAML::Node c = item["claims"]) claims = check.string(c, "claims").value_or("");
+    // The captures it is worded for (common/capture_profile.h's names).
+    std::vector<std::string> devices = names(check, item["devices"], "devices");
+    for (const std::string& d : devices)
+      if (!capture_enum_named<DeviceKind>(kDeviceKindNames, d) &&
+          !capture_enum_named<DeviceVendor>(kDeviceVendorNames, d))
+        check.error(item["devices"],
+                    fmt::format("unknown device '{}' (a kind: {}; or a vendor: {})", d,
+                                fmt::join(kDeviceKindNames, ", "), fmt::join(kDeviceVendorNames, ", ")));
+    std::vector<std::string> frameworks = names(check, item["frameworks"], "frameworks");
+    std::vector<std::string> workloads = names(check, item["workloads"], "workloads");
+    for (const std::string& w : workloads)
+      if (w != "inference" && !capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, w))
+        check.error(item["workloads"], fmt::format("unknown workload '{}' (one of: {}, inference)", w,
+                                                   fmt::join(kCaptureWorkloadNames, ", ")));
     if (when && text)
-      rule.recommendations.push_back(
-          {*when, *text, std::move(formats), std::move(vendors), std::move(workload), std::move(claims)});
+      rule.recommendations.push_back({*when, *text, std::move(formats), std::move(vendors),
+                                      std::move(workload), std::move(claims), std::move(devices),
+                                      std::move(frameworks), std::move(workloads)});
   }
 }
 

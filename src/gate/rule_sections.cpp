@@ -10,6 +10,7 @@
 #include "gate/expression.h"
 #include "gate/rule_check.h"
 #include "gate/rule_entry.h"
+#include "gate/vocabulary_section.h"
 
 namespace perfgate {
 namespace {
@@ -79,8 +80,12 @@ void read_gate_sections(YamlCheck& check, const YAML::Node& root, RuleSet& out) 
   if (YAML::Node path = root["critical_path"]; path && path.IsMap())
     if (std::optional<double> pct = check.percentage(path, "min_coverage_pct"))
       out.critical_path_min_coverage_pct = *pct;
+  YAML::Node vocabulary = root["vocabulary"];
+  if (vocabulary) read_vocabulary_section(check, vocabulary, out);
   YAML::Node rules = root["rules"];
   if (rules) read_rules_section(check, rules, out.rules);
+  // After both too: a file may add terms, or advice that names them.
+  if (rules || vocabulary) check_framework_terms(check, rules ? rules : root, out);
   // After both: a file may change the causes, the rules' claims or both.
   if (rules || (root["advice"] && root["advice"]["idle_causes"]))
     check_claims(check, rules ? rules : root, out);

@@ -67,6 +67,13 @@ struct Rule {
     std::string workload = {};
     // `claims:` the cause this entry's advice answers, where it is not the rule's (`claims`).
     std::string claims = {};
+    // The captures it is worded for (issue 89; gate/capture_words.h), each key empty for any:
+    // `devices:` device kinds or vendors, every device of the capture being one of them;
+    // `frameworks:` one of them is in the capture; `workloads:` the capture's workload is one of
+    // them ("inference" stands for serving and offline-inference).
+    std::vector<std::string> devices = {};
+    std::vector<std::string> frameworks = {};
+    std::vector<std::string> workloads = {};
   };
   std::vector<ConditionalText> recommendations;
   // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and
@@ -110,8 +117,30 @@ struct ClaimedCause {
   std::string source;
 };
 
+// `vocabulary: words`: the words the findings use for what the capture ran on and what it did
+// (`{device}`, `{matrix_units}`, ...), for captures of one device kind, vendor or workload
+// (`for:`), or for any ("default"). The entries that fit a capture apply in order, a later one's
+// word replacing an earlier one's.
+struct VocabularyWords {
+  std::string for_capture;
+  std::vector<std::pair<std::string, std::string>> words;  // placeholder name, word
+  std::string source;
+};
+
+// `vocabulary: framework_terms`: names in advice that only the users of some frameworks, devices or
+// workloads can act on (DataLoader, trtexec, "convergence"). A `recommendations` entry whose text
+// names one declares one of the group's frameworks, devices, workloads or formats, and a rule's
+// `recommendation`, which declares none, names none (rules check).
+struct FrameworkTerms {
+  std::vector<std::string> terms;
+  std::vector<std::string> frameworks, devices, workloads, formats;
+  std::string source;
+};
+
 struct RuleSet {
   std::vector<Rule> rules;
+  std::vector<VocabularyWords> words;
+  std::vector<FrameworkTerms> framework_terms;
   std::vector<ClaimedCause> idle_causes;
   // "What to fix first" lists only findings whose gain is at least this share of the step
   // (`advice: fix_first_min_gain_pct`); the others stay in the findings list.

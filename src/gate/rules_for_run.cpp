@@ -13,6 +13,8 @@ RuleSet rules_for_run(const RuleSet& rules, const ReportModel& report) {
   RuleSet out;
   out.fix_first_min_gain_pct = rules.fix_first_min_gain_pct;
   out.idle_causes = rules.idle_causes;
+  out.words = rules.words;
+  out.framework_terms = rules.framework_terms;
   out.critical_path_min_coverage_pct = rules.critical_path_min_coverage_pct;
   out.min_flops_coverage_pct = rules.min_flops_coverage_pct;
   out.sources = rules.sources;

@@ -89,7 +89,7 @@ TEST(IdleCauses, TheIdleRuleAdvisesOnTheMainCause) {
   ASSERT_NE(idle, nullptr);
   ASSERT_EQ(idle->status, FindingStatus::Warn);
   EXPECT_NE(idle->recommendation.find("DataLoader num_workers"), std::string::npos) << idle->recommendation;
-  EXPECT_NE(idle->problem.find("in the DataLoader 55.4%"), std::string::npos) << idle->problem;
+  EXPECT_NE(idle->problem.find("in the data loader 55.4%"), std::string::npos) << idle->problem;
   // The gaps table carries the split in every output.
   const ReportTable* gaps = find_table(report.workers.at(0).tables, "gpu_gaps");
   ASSERT_NE(gaps, nullptr);
@@ -113,7 +113,7 @@ TEST(IdleCauses, LaunchBoundFiresWhenLaunchingExplainsTheIdleTime) {
   EXPECT_EQ(launch->status, FindingStatus::Warn) << launch->reason;
   const ReportFinding* idle = find_finding(report, "gpu.idle");
   ASSERT_NE(idle, nullptr);
-  EXPECT_NE(idle->recommendation.find("CUDA graphs"), std::string::npos) << idle->recommendation;
+  EXPECT_NE(idle->recommendation.find("CUDA/HIP graphs"), std::string::npos) << idle->recommendation;
 }
 
 // The same 150 short kernels, but a DataLoader op holds the thread in a 5 ms gap after them: the

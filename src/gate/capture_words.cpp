@@ -1,0 +1,142 @@
+#include "gate/capture_words.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "gate/run_context.h"
+
+namespace perfgate {
+namespace {
+
+// A vendor of gate/run_context.h as a device of the profile.
+CaptureView::Device device_of_vendor(std::string_view vendor) {
+  if (vendor == "tpu") return {"tpu", "tpu"};
+  if (vendor == "neuron") return {"neuroncore", "neuron"};
+  return {"gpu", vendor};
+}
+
+// A run with an input of PyTorch's own trace formats (load/): the profiler's Kineto trace, its legacy JSON or
+// the CUDA caching allocator's memory snapshot, gzipped or not. Any other format says nothing of the
+// framework.
+bool pytorch_inputs(const ReportModel& report) {
+  if (report.inputs.empty()) return false;
+  return std::any_of(report.inputs.begin(), report.inputs.end(), [](const ReportInput& in) {
+    // A gzipped input's format ends in ".gz" ("kineto-json.gz").
+    return in.format.starts_with("kineto-json") || in.format.starts_with("pytorch-legacy-json") ||
+           in.format.starts_with("pytorch-memory-snapshot");
+  });
+}
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+bool devices_match(const CaptureView& capture, const std::vector<std::string>& names) {
+  if (capture.devices.empty()) return false;
+  return std::all_of(capture.devices.begin(), capture.devices.end(), [&](const CaptureView::Device& d) {
+    return listed(names, d.kind) || listed(names, d.vendor);
+  });
+}
+
+bool workload_matches(const CaptureView& capture, std::string_view name) {
+  if (capture.inference) return name == "inference" || name == "serving" || name == "offline-inference";
+  if (capture.workload == CaptureWorkload::Unknown) return false;
+  if (name == "inference")
+    return capture.workload == CaptureWorkload::Serving ||
+           capture.workload == CaptureWorkload::OfflineInference;
+  return capture_workload_name(capture.workload) == name;
+}
+
+}  // namespace
+
+CaptureView capture_view(const ReportModel& report) {
+  const CaptureProfile& profile = report.capture;
+  CaptureView view;
+  for (const CaptureDevices& d : profile.devices)
+    if (d.kind != DeviceKind::Unknown || d.vendor != DeviceVendor::Unknown)
+      view.devices.push_back({device_kind_name(d.kind), device_vendor_name(d.vendor)});
+  for (const CaptureFramework& f : profile.frameworks) view.frameworks.push_back(f.name);
+  view.workload = profile.workload;
+  if (!view.devices.empty() && view.workload != CaptureWorkload::Unknown && !view.frameworks.empty())
+    return view;
+  RunContext context = run_context(report);
+  if (view.devices.empty())
+    for (std::string_view vendor : context.vendors) view.devices.push_back(device_of_vendor(vendor));
+  if (view.workload == CaptureWorkload::Unknown) {
+    if (context.workload == Workload::Training) view.workload = CaptureWorkload::Training;
+    view.inference = context.workload == Workload::Inference;
+  }
+  if (view.frameworks.empty() && pytorch_inputs(report)) view.frameworks.push_back("pytorch");
+  return view;
+}
+
+bool worded_for_capture(const Rule::ConditionalText& entry, const CaptureView& capture) {
+  if (!entry.devices.empty() && !devices_match(capture, entry.devices)) return false;
+  if (!entry.vendors.empty() && !devices_match(capture, entry.vendors)) return false;
+  if (!entry.frameworks.empty() &&
+      std::none_of(entry.frameworks.begin(), entry.frameworks.end(),
+                   [&](const std::string& f) { return listed(capture.frameworks, f); }))
+    return false;
+  if (!entry.workloads.empty() &&
+      std::none_of(entry.workloads.begin(), entry.workloads.end(),
+                   [&](const std::string& w) { return workload_matches(capture, w); }))
+    return false;
+  return entry.workload.empty() || workload_matches(capture, entry.workload);
+}
+
+std::string CaptureWords::word(std::string_view name) const {
+  bool capital = !name.empty() && std::isupper(static_cast<unsigned char>(name.front()));
+  std::string key(name);
+  if (capital) key.front() = static_cast<char>(std::tolower(static_cast<unsigned char>(key.front())));
+  for (const auto& [n, w] : words)
+    if (n == key) {
+      std::string out = w;
+      if (capital && !out.empty())
+        out.front() = static_cast<char>(std::toupper(static_cast<unsigned char>(out.front())));
+      return out;
+    }
+  return "";
+}
+
+CaptureWords capture_words(const std::vector<VocabularyWords>& vocabulary, const CaptureView& capture) {
+  // The capture's main device (the most devices) and its workload choose the words.
+  std::string_view kind = capture.devices.empty() ? "unknown" : capture.devices.front().kind;
+  std::string_view vendor = capture.devices.empty() ? "unknown" : capture.devices.front().vendor;
+  auto fits = [&](std::string_view for_capture) {
+    return for_capture == "default" || for_capture == kind || for_capture == vendor ||
+           workload_matches(capture, for_capture);
+  };
+  CaptureWords out;
+  for (const VocabularyWords& entry : vocabulary) {
+    if (!fits(entry.for_capture)) continue;
+    for (const auto& [name, word] : entry.words) {
+      auto it =
+          std::find_if(out.words.begin(), out.words.end(), [&](const auto& w) { return w.first == name; });
+      if (it != out.words.end())
+        it->second = word;
+      else
+        out.words.emplace_back(name, word);
+    }
+  }
+  return out;
+}
+
+std::string capture_phrase(const CaptureView& capture, const CaptureWords& words) {
+  std::string workload = capture.inference ? "inference"
+                         : capture.workload == CaptureWorkload::Unknown
+                             ? "an unknown workload"
+                             : std::string(capture_workload_name(capture.workload));
+  if (capture.devices.empty()) return workload + " on unknown devices";
+  std::string vendor = words.word("vendor");
+  return fmt::format("{} on {}{}", workload, vendor.empty() ? "" : vendor + " ", words.word("devices"));
+}
+
+const std::vector<std::string_view>& vocabulary_word_names() {
+  static const std::vector<std::string_view> kNames = {
+      "device", "devices", "matrix_units", "runtime", "kernel", "kernels", "step", "steps", "vendor"};
+  return kNames;
+}
+
+}  // namespace perfgate

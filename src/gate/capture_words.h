@@ -1,0 +1,51 @@
+// The capture as the advice and the words of a finding need it (issue 89): its devices' kinds and
+// vendors, its frameworks and its workload, from the report's capture profile
+// (common/capture_profile.h). Where the profile leaves a field unknown, what the run itself shows
+// stands in: the vendors and the training/inference split of gate/run_context.h, and PyTorch for a
+// run with an input of PyTorch's own traces.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/capture_profile.h"
+#include "gate/rules.h"
+#include "report_model/report.h"
+
+namespace perfgate {
+
+struct CaptureView {
+  struct Device {
+    std::string_view kind, vendor;  // kDeviceKindNames, kDeviceVendorNames
+  };
+  std::vector<Device> devices;  // most devices first; empty: unknown
+  std::vector<std::string> frameworks;
+  CaptureWorkload workload = CaptureWorkload::Unknown;
+  // The run serves or infers, and the profile does not say which (gate/run_context.h's Inference).
+  bool inference = false;
+};
+
+CaptureView capture_view(const ReportModel& report);
+
+// Whether a `recommendations` entry is worded for the capture by its `devices`, `frameworks`,
+// `workloads`, `vendors` and `workload` keys (each empty: any capture; each set: unknown matches
+// none). Its `formats` are the evaluation's to check.
+bool worded_for_capture(const Rule::ConditionalText& entry, const CaptureView& capture);
+
+// The words of `vocabulary: words` that fit the capture, by placeholder name.
+struct CaptureWords {
+  std::vector<std::pair<std::string, std::string>> words;
+  // The word for `name` ("device" -> "GPU"); "Device" capitalises it. Empty where `name` is no word.
+  std::string word(std::string_view name) const;
+};
+CaptureWords capture_words(const std::vector<VocabularyWords>& vocabulary, const CaptureView& capture);
+
+// "serving on AMD GPUs", "an unknown workload on unknown devices": what the capture is, for a
+// finding that gives no remedy because every entry of its rule is worded for other captures.
+std::string capture_phrase(const CaptureView& capture, const CaptureWords& words);
+
+// The placeholder names a vocabulary may fill (rules check accepts each, and capitalised).
+const std::vector<std::string_view>& vocabulary_word_names();
+
+}  // namespace perfgate
