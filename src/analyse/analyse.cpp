@@ -326,8 +326,8 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
                             options.table_rows, w.tables, detailed);
         QueuedWork queued = queued_work(profile, attribution);
         w.idle = idle_breakdown(profile, attribution, queued, w.window);
-        w.tables.gpu_gaps =
-            gpu_gaps(profile, queued, classes, w.window, w.steps.marker_events, w.idle, offset, one_offs);
+        w.tables.gpu_gaps = gpu_gaps(profile, attribution, queued, classes, w.window, w.steps.marker_events,
+                                     w.idle, offset, one_offs);
       });
   w.idle.delays = delays;
   if (w.memory.snapshot.devices > 0) w.memory.snapshot.device_memory = options.device_memory;
@@ -335,6 +335,7 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
   w.host.warmup = std::move(warmup);
+  w.capture.phases = capture_phases(w.host.warmup, w.host.step_time);
   if (std::optional<Note> setup = warmup_note(w.host.warmup, w.host.step_time)) w.warnings.push_back(*setup);
   for (Note& n : one_off_notes(w.host.warmup, w.host.step_time)) w.warnings.push_back(std::move(n));
   if (std::optional<Note> idle = nvtx_idle_note(w.idle)) w.warnings.push_back(*idle);

@@ -247,6 +247,11 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
     m.set(Metric::HostSyncPct, ratio_pct(us(h.sync_time), us(h.step_time)));
     m.set(Metric::HostWarmupUs, us(h.warmup.time));
     m.set(Metric::HostWarmupPct, ratio_pct(us(h.warmup.time), us(h.step_time)));
+    TimeNs setup_teardown = std::max<TimeNs>(0, h.warmup.time - h.warmup.profiler.time);
+    m.set(Metric::HostSetupTeardownUs, us(setup_teardown));
+    m.set(Metric::HostSetupTeardownPct, ratio_pct(us(setup_teardown), us(h.step_time)));
+    m.set(Metric::HostProfilerUs, us(h.warmup.profiler.time));
+    m.set(Metric::HostProfilerPct, ratio_pct(us(h.warmup.profiler.time), us(h.step_time)));
   }
   if (const auto& copy = h.longest_blocking_copy) {
     m.set(Metric::HostBlockingCopyUs, us(copy->host_wait));

@@ -101,7 +101,7 @@ inline constexpr std::array<PathBoundMetrics, kPathBounds> kPathBoundMetrics = {
 inline constexpr std::array<Metric, kIdleCauses> kIdleCauseMetrics = {
     Metric::GpuIdleDataloaderPct, Metric::GpuIdleSyncPct,       Metric::GpuIdleLaunchPct,
     Metric::GpuIdleCpuOpPct,      Metric::GpuIdleUnrecordedPct, Metric::GpuIdleShortGapsPct,
-    Metric::GpuIdleQueuedPct,     Metric::GpuIdleNvtxPct};
+    Metric::GpuIdleQueuedPct,     Metric::GpuIdleNvtxPct,       Metric::GpuIdleRuntimeOtherPct};
 
 MetricValues metrics_of(const MetricInputs& in);
 MetricInputs worker_inputs(const WorkerAnalysis& worker);

@@ -414,15 +414,14 @@ class RuleEvaluator {
   // above the cause's time on it either (`on_path`): work off the path can get faster without the
   // step getting shorter. A path that leaves much of the step unexplained bounds nothing; the
   // finding says how much it covers either way.
+  // A gain with no `saves` has no bound (a user's rule file): it is withheld, never stated unbounded.
   void set_gain() {
-    if (!x_.gain) return;
+    if (!x_.gain || !x_.saves) return;
     f_.gain_pct = x_.gain->evaluate(lookup_);
-    if (x_.saves) {
-      f_.saves = r_.saves;
-      std::optional<double> bound = x_.saves->evaluate(lookup_);
-      f_.gain_pct =
-          f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
-    }
+    f_.saves = r_.saves;
+    std::optional<double> bound = x_.saves->evaluate(lookup_);
+    f_.gain_pct =
+        f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
     if (!x_.on_path || !f_.gain_pct) return;
     std::optional<double> on_path = x_.on_path->evaluate(lookup_);
     if (!on_path) return;

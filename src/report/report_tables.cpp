@@ -283,7 +283,7 @@ ReportCell cause_us(const GapRow& r) {
   return us(r.by_cause[static_cast<std::size_t>(C)]);
 }
 
-constexpr auto kGapColumns = declared<Table::GpuGaps>(std::array<Column<GapRow>, 11>{{
+constexpr auto kGapColumns = declared<Table::GpuGaps>(std::array<Column<GapRow>, 12>{{
     {"device", [](const GapRow& r) { return ReportCell{static_cast<std::int64_t>(r.device)}; }},
     {"start_us", [](const GapRow& r) { return us(r.start); }},
     {"duration_us", [](const GapRow& r) { return us(r.duration); }},
@@ -292,6 +292,7 @@ constexpr auto kGapColumns = declared<Table::GpuGaps>(std::array<Column<GapRow>,
     {"dataloader_us", cause_us<IdleCause::DataLoader>},
     {"sync_us", cause_us<IdleCause::Sync>},
     {"launch_us", cause_us<IdleCause::Launch>},
+    {"runtime_other_us", cause_us<IdleCause::RuntimeOther>},
     {"cpu_op_us", cause_us<IdleCause::CpuOp>},
     {"nvtx_us", cause_us<IdleCause::Nvtx>},
     {"unrecorded_us", cause_us<IdleCause::Unrecorded>},

@@ -78,6 +78,8 @@ bool unfused_attention(const RooflineRow& r) {
 // precision for an FP32 matrix op, dims that are multiples of 8 for a half-precision one off Tensor
 // Cores, the shape or backend of a fused attention op, SDPA for attention written as matmuls.
 std::string roofline_remedy(const RooflineRow& r) {
+  // A host-device copy: pinned memory, non_blocking, prefetch, fewer bytes (issue 89), not fusion.
+  if (r.host_transfer) return "transfer";
   if (r.family.empty() || !r.has_roofline) return "";
   // An XLA op is matrix work where MFU counts it (a convolution or dot, docs/metrics.md "XLA ops").
   bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" ||

@@ -38,8 +38,8 @@ auto fields(const HostActivitySums& s) {
                     compiled_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d),
                     fields(all_copies), pageable, sync_copies, sync_memsets, blocking_wait, warmup.time,
                     warmup.setup_time, warmup.name, warmup.longest, warmup.start, warmup.is_range,
-                    fields(warmup.outliers), fields(warmup.teardown), fields(warmup.profiler),
-                    one_off_runtime_time);
+                    warmup.setup_union, fields(warmup.outliers), fields(warmup.teardown),
+                    fields(warmup.profiler), one_off_runtime_time);
 }
 
 auto fields(const ParallelismSums& s) {
@@ -131,8 +131,8 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      23,
                      24,
                      blocking_copy(30),
-                     Warmup{31, 32, "a", 5, 1, false, OneOff{33, 1, "oa", 6, 2}, OneOff{34, 2, "ta", 7, 3},
-                            OneOff{35, 3, "pa", 8, 4}},
+                     Warmup{31, 32, "a", 5, 1, false, 37, OneOff{33, 1, "oa", 6, 2},
+                            OneOff{34, 2, "ta", 7, 3}, OneOff{35, 3, "pa", 8, 4}},
                      36};
   HostActivitySums b{101,
                      102,
@@ -156,21 +156,22 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      123,
                      124,
                      blocking_copy(130),
-                     Warmup{131, 132, "b", 9, 2, true, OneOff{133, 4, "ob", 3, 5}, OneOff{134, 5, "tb", 9, 6},
-                            OneOff{135, 6, "pb", 8, 7}},
+                     Warmup{131, 132, "b", 9, 2, true, 137, OneOff{133, 4, "ob", 3, 5},
+                            OneOff{134, 5, "tb", 9, 6}, OneOff{135, 6, "pb", 8, 7}},
                      136};
   a += b;
   // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
-  EXPECT_EQ(fields(a), fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 150, 152, 154, 156,
-                                               158, 9, Copies{120, 122, 124}, Copies{126, 128, 130},
-                                               Copies{132, 134, 136}, Copies{138, 140, 142}, 144, 146, 148,
-                                               blocking_copy(130),  // the longer
-                                               // warm-up times and counts add; the longest one is b's;
-                                               // of each kind of one-off, the longer one's (a's where
-                                               // equal)
-                                               Warmup{162, 164, "b", 9, 2, true, OneOff{166, 5, "oa", 6, 2},
-                                                      OneOff{168, 7, "tb", 9, 6}, OneOff{170, 9, "pa", 8, 4}},
-                                               172}));
+  EXPECT_EQ(fields(a),
+            fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 150, 152, 154, 156, 158, 9,
+                                    Copies{120, 122, 124}, Copies{126, 128, 130}, Copies{132, 134, 136},
+                                    Copies{138, 140, 142}, 144, 146, 148,
+                                    blocking_copy(130),  // the longer
+                                    // warm-up times and counts add; the longest one is b's;
+                                    // of each kind of one-off, the longer one's (a's where
+                                    // equal)
+                                    Warmup{162, 164, "b", 9, 2, true, 174, OneOff{166, 5, "oa", 6, 2},
+                                           OneOff{168, 7, "tb", 9, 6}, OneOff{170, 9, "pa", 8, 4}},
+                                    172}));
 }
 
 TEST(SumsTest, TimesSaturateInsteadOfOverflowing) {
@@ -278,9 +279,9 @@ TEST(SumsTest, IdleAddsTimesByCauseAndGapsAndKeepsTheLongestGap) {
   // Launch delays: counts and offset workers add, the least delay and skew are the least, the
   // median the largest worker's.
   // The NVTX range named is the one with more idle time of its own (a's 50 over b's 40).
-  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}, 900, 10, "ra", "oa", 50, {11, 12, 13, 14, 1}};
+  IdleSums a{1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11, 12}, 900, 10, "ra", "oa", 50, {11, 12, 13, 14, 1}};
   IdleSums b{100,  200,
-             300,  {400, 500, 600, 700, 800, 900, 1000, 1100},
+             300,  {400, 500, 600, 700, 800, 900, 1000, 1100, 1200},
              700,  20,
              "rb", "ob",
              40,   {110, 120, 130, -140, 0}};
@@ -288,7 +289,7 @@ TEST(SumsTest, IdleAddsTimesByCauseAndGapsAndKeepsTheLongestGap) {
   EXPECT_EQ(fields(a), fields(IdleSums{101,
                                        202,
                                        303,
-                                       {404, 505, 606, 707, 808, 909, 1010, 1111},
+                                       {404, 505, 606, 707, 808, 909, 1010, 1111, 1212},
                                        900,
                                        30,
                                        "ra",

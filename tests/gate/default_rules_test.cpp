@@ -199,6 +199,8 @@ TEST(DefaultRules, EveryRuleHasATest) {
                          "gpu.idle-clock-offset", "host.blocking-copy", "compute.low-mbu",
                          // issue 53, on hand-built nsys exports: tests/analyse/gpu/nsys_idle_nvtx_test.cpp
                          "host.warmup-one-offs",
+                         // issue 89, on hand-built traces: tests/analyse/ops/setup_phases_test.cpp
+                         "host.profiler-in-window",
                          // issue 60, on hand-built memory snapshots: tests/load/memory_snapshot_test.cpp
                          // (FindingsInEveryOutput, FragmentationRule) and tests/real/issue60_real_test.cpp
                          "memory.oom-in-snapshot", "memory.fragmentation", "memory.snapshot-near-capacity"})

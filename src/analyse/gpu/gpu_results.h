@@ -151,8 +151,20 @@ struct ShapeFindingRow {
 // and which had not started (it waited for something other than the host). Nvtx, after CpuOp: in an
 // Nsight Systems export's NVTX range (a JIT compilation, a user region), listed last for the same
 // reason (issue 53).
-enum class IdleCause : std::uint8_t { DataLoader, Sync, Launch, CpuOp, Unrecorded, ShortGap, Queued, Nvtx };
-inline constexpr std::size_t kIdleCauses = 8;
+// RuntimeOther, after Launch: a runtime call that launches nothing (allocation, event, stream
+// calls), listed last for the same reason (issue 89: "launching" had counted every runtime call).
+enum class IdleCause : std::uint8_t {
+  DataLoader,
+  Sync,
+  Launch,
+  CpuOp,
+  Unrecorded,
+  ShortGap,
+  Queued,
+  Nvtx,
+  RuntimeOther
+};
+inline constexpr std::size_t kIdleCauses = 9;
 const char* idle_cause_name(
     IdleCause cause);  // "dataloader", ..., "short_gaps": the metrics gpu.idle_<name>_pct
 
@@ -222,7 +234,8 @@ struct RooflineRow {
   bool has_roofline = false;      // the GPU's peaks are known for it
   double peak_tflops = 0;         // the ceilings it was measured against (rules: gpu_peaks), 0: none
   double memory_gbps = 0;
-  bool misaligned = false;  // a matrix op in half precision with a dimension not a multiple of 8
+  bool misaligned = false;     // a matrix op in half precision with a dimension not a multiple of 8
+  bool host_transfer = false;  // most of its device time copies between host and device: no roofline
   // Above its roofline (report invariant roofline.row_at_most_peak): its roofline figures are
   // withheld; set by check_roofline_rows (invariants.h) on every table, never summed.
   bool withheld = false;

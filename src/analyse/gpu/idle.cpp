@@ -69,26 +69,37 @@ IdleSums idle_breakdown(const Profile& p, const Attribution& a, const QueuedWork
 namespace {
 
 // What the host threads that launch GPU work (those with runtime calls in the window) were doing,
-// one merged list per cause, in IdleCause order: DataLoader ops, synchronising calls, other
-// runtime calls, other ops and Python functions, and last an Nsight Systems export's NVTX ranges
-// (nvtx_ranges). A Kineto trace's annotations (steps, record_function ranges) are not work: they
-// enclose everything.
-std::array<IntervalList, 5> host_causes(const Profile& p, NameClasses& classes, const Window& w,
-                                        const std::vector<std::uint32_t>& nvtx) {
+// one merged list per cause, in the order the gaps are split by: DataLoader ops, synchronising
+// calls, launch calls, other runtime calls, other ops and Python functions, and last an Nsight
+// Systems export's NVTX ranges (nvtx_ranges). A launch call launched recorded GPU work or is of the
+// launch family by name (rules: critical_path_launch_calls, graph_launch_calls); an allocation, an
+// event or a stream call is none (issue 89: a first cudaFree of 715 ms was "launching"). A Kineto
+// trace's annotations (steps, record_function ranges) are not work: they enclose everything.
+std::array<IntervalList, 6> host_causes(const Profile& p, const Attribution& a, NameClasses& classes,
+                                        const Window& w, const std::vector<std::uint32_t>& nvtx) {
   ThreadSet launching = launching_threads(p, w.start, w.end);
-  std::array<IntervalList, 5> lists;
-  for (const RuntimeCall& c : p.runtime_calls)
-    if (launching.count(c.thread)) lists[classes.sync_call(c.name) ? 1 : 2].push_back({c.start, c.end});
+  std::vector<bool> launched(p.runtime_calls.size(), false);
+  for (std::uint32_t r : a.activity_runtime)
+    if (r != kNone) launched[r] = true;
+  std::array<IntervalList, 6> lists;
+  for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
+    const RuntimeCall& c = p.runtime_calls[r];
+    if (!launching.count(c.thread)) continue;
+    std::size_t cause = classes.sync_call(c.name)                                                    ? 1
+                        : launched[r] || classes.launch_call(c.name) || classes.graph_launch(c.name) ? 2
+                                                                                                     : 3;
+    lists[cause].push_back({c.start, c.end});
+  }
   for (const HostEvent& e : p.host_events) {
     if (!launching.count(e.thread)) continue;
     if (classes.dataloader_op(e.name))
       lists[0].push_back({e.start, e.end});
     else if (e.kind == HostKind::Op || e.kind == HostKind::PythonFunction)
-      lists[3].push_back({e.start, e.end});
+      lists[4].push_back({e.start, e.end});
   }
   for (std::uint32_t e : nvtx)
     if (launching.count(p.host_events[e].thread))
-      lists[4].push_back({p.host_events[e].start, p.host_events[e].end});
+      lists[5].push_back({p.host_events[e].start, p.host_events[e].end});
   for (IntervalList& l : lists) merge_in_place(l);
   return lists;
 }
@@ -120,18 +131,21 @@ const char* idle_cause_name(IdleCause cause) {
       return "queued";
     case IdleCause::Nvtx:
       return "nvtx";
+    case IdleCause::RuntimeOther:
+      return "runtime_other";
   }
   return "unrecorded";
 }
 
-std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameClasses& classes,
-                             const Window& w, const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
+std::vector<GapRow> gpu_gaps(const Profile& p, const Attribution& a, const QueuedWork& queued,
+                             NameClasses& classes, const Window& w,
+                             const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
                              bool over_gpu_span, const IntervalList& one_offs) {
   boost::container::flat_map<std::int32_t, SortedUnion> busy;  // activities come sorted by start
   LastEntry<decltype(busy)> busy_on(busy);
   for (const GpuActivity& act : p.gpu_activities) busy_on[act.device].add({act.start, act.end});
   std::vector<std::uint32_t> nvtx = nvtx_ranges(p, step_markers);
-  std::array<IntervalList, 5> host = host_causes(p, classes, w, nvtx);
+  std::array<IntervalList, 6> host = host_causes(p, a, classes, w, nvtx);
   NvtxIdle nvtx_idle(p, nvtx);
   std::vector<GapRow> gaps;
   for (auto& [device, device_busy] : busy) {
@@ -164,12 +178,13 @@ std::vector<GapRow> gpu_gaps(const Profile& p, const QueuedWork& queued, NameCla
         continue;
       }
       GapRow row{device, span.start, gap, {}, IdleCause::Unrecorded};
-      // parts: one-offs (in no cause), queued, the five host causes, then covered by none
+      // parts: one-offs (in no cause), queued, the six host causes, then covered by none
       // (Unrecorded); over the GPU span only the last, all of the gap.
       std::span<const TimeNs> parts = splitter.split(span);
-      constexpr std::array<std::optional<IdleCause>, 8> kPartCause = {
-          std::nullopt,      IdleCause::Queued, IdleCause::DataLoader, IdleCause::Sync,
-          IdleCause::Launch, IdleCause::CpuOp,  IdleCause::Nvtx,       IdleCause::Unrecorded};
+      constexpr std::array<std::optional<IdleCause>, 9> kPartCause = {
+          std::nullopt,     IdleCause::Queued, IdleCause::DataLoader,
+          IdleCause::Sync,  IdleCause::Launch, IdleCause::RuntimeOther,
+          IdleCause::CpuOp, IdleCause::Nvtx,   IdleCause::Unrecorded};
       std::size_t first_cause = kPartCause.size() - parts.size();
       for (std::size_t c = 0; c < parts.size(); ++c) {
         if (!kPartCause[first_cause + c]) continue;

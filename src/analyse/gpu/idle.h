@@ -48,8 +48,9 @@ IdleSums idle_breakdown(const Profile& profile, const Attribution& attribution, 
 // `step_markers`: the host events that are steps (never an NVTX cause). `one_offs` (warmup.h): idle
 // time while the host was in one of them is in no cause (and in no gap's split): it is not the
 // steady state's.
-std::vector<GapRow> gpu_gaps(const Profile& profile, const QueuedWork& queued, NameClasses& classes,
-                             const Window& window, const std::vector<std::uint32_t>& step_markers,
-                             IdleSums& sums, bool over_gpu_span = false, const IntervalList& one_offs = {});
+std::vector<GapRow> gpu_gaps(const Profile& profile, const Attribution& attribution, const QueuedWork& queued,
+                             NameClasses& classes, const Window& window,
+                             const std::vector<std::uint32_t>& step_markers, IdleSums& sums,
+                             bool over_gpu_span = false, const IntervalList& one_offs = {});
 
 }  // namespace perfgate

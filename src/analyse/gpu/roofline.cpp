@@ -249,7 +249,26 @@ class Roofline {
     if (r.bytes_known) r.bytes += static_cast<std::uint64_t>(std::llround(*cost->bytes));
     r.misaligned = r.misaligned || (matrix && in_.stats.total_tc(i) == 0 &&
                                     misaligned(call.op, call.dims, call.scalars, precision));
+    // A copy between host and device runs at the link's speed, not the memory's: no memory
+    // roofline applies, and its remedy is the transfer's, never fusion (issue 89).
+    if (!matrix && 2 * host_transfer_ns(i) > kernel) {
+      r.host_transfer = true;
+      return;
+    }
     add_roofline(r, flop, r.bytes_known ? cost->bytes : std::nullopt, matrix, ceilings);
+  }
+
+  // The device time of the host-to-device and device-to-host copies op e and its callees launched.
+  TimeNs host_transfer_ns(std::size_t e) const {
+    TimeNs t = 0;
+    for (std::size_t c = e; c < in_.stats.subtree_end(e); ++c)
+      for (std::uint32_t act : in_.stats.launched(c)) {
+        const GpuActivity& g = in_.profile.gpu_activities[act];
+        if (g.kind == GpuActivityKind::Memcpy &&
+            (g.copy_kind == CopyKind::HostToDevice || g.copy_kind == CopyKind::DeviceToHost))
+          t += g.end - g.start;
+      }
+    return t;
   }
 
   // Matrix ops compare with both ceilings. Elementwise, norm, reduce and copy ops always with the
@@ -335,6 +354,7 @@ RooflineRow& RooflineRow::operator+=(const RooflineRow& from) {
   roofline_ps += from.roofline_ps;
   has_roofline = has_roofline || from.has_roofline;
   misaligned = misaligned || from.misaligned;
+  host_transfer = host_transfer || from.host_transfer;
   if (family.empty()) family = from.family;
   // Workers may have run one op in different precisions (kernels that name theirs, or not): the
   // smallest name and its peak, so that a run's row does not depend on the order workers fold in.

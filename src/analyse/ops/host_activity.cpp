@@ -162,6 +162,7 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   add_time(one_off_runtime_time, from.one_off_runtime_time);
   add_time(warmup.time, from.warmup.time);
   add_time(warmup.setup_time, from.warmup.setup_time);
+  add_time(warmup.setup_union, from.warmup.setup_union);
   warmup.outliers += from.warmup.outliers;
   warmup.teardown += from.warmup.teardown;
   warmup.profiler += from.warmup.profiler;

@@ -160,6 +160,7 @@ struct Warmup {
   TimeNs longest = 0;
   TimeNs start = 0;  // the longest one's, after the window's host start
   bool is_range = false;
+  TimeNs setup_union = 0;  // warm-up and outliers, their union: the set-up phase
   OneOff outliers;
   OneOff teardown;
   OneOff profiler;

@@ -74,6 +74,58 @@ class OutlierBounds {
   std::unordered_map<StringId, TimeNs> bound_;
 };
 
+// A copy call of the first step at least kOutlierFactor times its name's median (and at least
+// kOutlierMinNs, of a name called kOutlierMinCalls times or more) while its device ran almost
+// nothing, the copy itself included, is set-up: the first copy of a process waits for the context and its
+// pinned staging buffers (rocprof: a first 24-byte hipMemcpy of 275 ms; issue 89). A copy that waits for
+// queued device work (a100_80g_5steps: a 146.9 ms cudaMemcpyAsync) keeps the device busy and is
+// the steady state's. Few calls reach kOutlierMinNs: the durations of the rest are never kept.
+std::vector<std::size_t> first_step_copy_outliers(const Profile& p, const Attribution& a,
+                                                  Interval first_step) {
+  std::vector<std::size_t> out;
+  std::vector<std::size_t> candidates;  // activity indices
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    std::uint32_t r = a.activity_runtime[i];
+    if (p.gpu_activities[i].kind != GpuActivityKind::Memcpy || r == kNone) continue;
+    const RuntimeCall& c = p.runtime_calls[r];
+    if (c.end - c.start >= kOutlierMinNs && overlap({c.start, c.end}, first_step) > 0)
+      candidates.push_back(i);
+  }
+  if (candidates.empty()) return out;
+  std::unordered_map<StringId, std::vector<TimeNs>> durations;
+  for (std::size_t i : candidates) durations[p.runtime_calls[a.activity_runtime[i]].name];
+  for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
+    std::uint32_t r = a.activity_runtime[i];
+    if (p.gpu_activities[i].kind != GpuActivityKind::Memcpy || r == kNone) continue;
+    auto it = durations.find(p.runtime_calls[r].name);
+    if (it != durations.end()) it->second.push_back(p.runtime_calls[r].end - p.runtime_calls[r].start);
+  }
+  std::unordered_map<StringId, TimeNs> bound;
+  for (auto& [name, d] : durations) {
+    if (d.size() < kOutlierMinCalls) continue;
+    auto middle = d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2);
+    std::nth_element(d.begin(), middle, d.end());
+    bound[name] = std::max(kOutlierMinNs, *middle * kOutlierFactor);
+  }
+  for (std::size_t i : candidates) {
+    std::uint32_t r = a.activity_runtime[i];
+    const RuntimeCall& c = p.runtime_calls[r];
+    auto it = bound.find(c.name);
+    if (it == bound.end() || c.end - c.start < it->second) continue;
+    // The device's work during the call, its own copy too: a tenth of it or more, and the call
+    // waited for that work (a100_alexnet: a 34.9 ms cudaMemcpyAsync whose copy ran 34.7 ms of it).
+    IntervalList busy;
+    for (const GpuActivity& g : p.gpu_activities)
+      if (g.device == p.gpu_activities[i].device && g.end > c.start && g.start < c.end)
+        busy.push_back({g.start, g.end});
+    merge_in_place(busy);
+    if (10 * length_within(busy, {c.start, c.end}) < c.end - c.start) out.push_back(r);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 class OneOffFinder {
  public:
   OneOffFinder(const std::vector<Interval>& spans, TimeNs host_start)
@@ -154,9 +206,11 @@ Warmup warmup_in_window(const Profile& p, const Attribution& a, NameClasses& cla
   find_setup(p, classes, finder, out, all);
   IntervalList outliers, teardown, profiler;
   OutlierBounds bounds(p, a, classes);
+  std::vector<std::size_t> copies =
+      spans.empty() ? std::vector<std::size_t>() : first_step_copy_outliers(p, a, spans.front());
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
     const RuntimeCall& c = p.runtime_calls[r];
-    if (bounds.outlier(r, c))
+    if (bounds.outlier(r, c) || std::binary_search(copies.begin(), copies.end(), r))
       finder.add(out.outliers, outliers, {c.start, c.end}, std::string(p.str(c.name)));
     else if (c.start >= last_gpu_end && classes.teardown_call(c.name))
       finder.add(out.teardown, teardown, {c.start, c.end}, std::string(p.str(c.name)));
@@ -167,6 +221,11 @@ Warmup warmup_in_window(const Profile& p, const Attribution& a, NameClasses& cla
     if (classes.profiler_event(e.name))
       finder.add(out.profiler, profiler, {e.start, e.end}, std::string(p.str(e.name)));
   out.outliers.time = finder.finish(outliers, all);
+  {
+    IntervalList setup = all;  // warm-up and outliers: set-up
+    merge_in_place(setup);
+    for (Interval s : spans) out.setup_union += length_within(setup, s);
+  }
   out.teardown.time = finder.finish(teardown, all);
   out.profiler.time = finder.finish(profiler, all);
   merge_in_place(all);
@@ -205,6 +264,28 @@ std::vector<Note> one_off_notes(const Warmup& w, TimeNs step_time) {
   if (const OneOff& o = w.profiler; named(o))
     out.push_back(note<NoteId::ops_one_off_profiler>(arg<"count">(o.count), arg<"ms">(ms(o.time)),
                                                      arg<"pct">(pct(o.time)), arg<"name">(o.name)));
+  return out;
+}
+
+CapturePhases capture_phases(const Warmup& w, TimeNs step_time) {
+  CapturePhases out;
+  if (step_time <= 0) return out;
+  auto us = [](TimeNs t) { return static_cast<double>(t) / 1e3; };
+  out.window_us = us(step_time);
+  out.setup_us = us(w.setup_union);
+  out.teardown_us = us(w.teardown.time);
+  out.profiler_us = us(w.profiler.time);
+  out.steady_us = us(std::max<TimeNs>(0, step_time - w.time));
+  // The longest one-off of any kind, by its name.
+  const OneOff* longest = nullptr;
+  for (const OneOff* o : {&w.outliers, &w.teardown, &w.profiler})
+    if (o->count > 0 && (!longest || o->longest > longest->longest)) longest = o;
+  if (w.longest > 0 && (!longest || w.longest >= longest->longest))
+    out.evidence = fmt::format("{} took {:.1f} ms, {:.1f} ms into the window", w.name, us(w.longest) / 1e3,
+                               us(w.start) / 1e3);
+  else if (longest)
+    out.evidence = fmt::format("{} took {:.1f} ms, {:.1f} ms into the window", longest->name,
+                               us(longest->longest) / 1e3, us(longest->start) / 1e3);
   return out;
 }
 

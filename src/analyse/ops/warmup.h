@@ -16,6 +16,7 @@
 #include "analyse/classifier.h"
 #include "analyse/intervals.h"
 #include "analyse/ops/op_results.h"
+#include "common/capture_profile.h"
 #include "common/notes.h"
 
 namespace perfgate {
@@ -26,6 +27,11 @@ namespace perfgate {
 Warmup warmup_in_window(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                         const std::vector<Interval>& spans, TimeNs host_start, TimeNs last_gpu_end,
                         IntervalList& one_offs);
+
+// The window's phases as the capture profile holds them (issue 89): set-up (warm-up and outlier
+// calls), teardown, the profiler's own start and stop, and the steady state (the window's steps
+// less every one-off), each within the window's steps; the longest one-off named.
+CapturePhases capture_phases(const Warmup& warmup, TimeNs step_time);
 
 // The note that names the longest warm-up, or none where warm-up is under 5% of the window.
 std::optional<Note> warmup_note(const Warmup& warmup, TimeNs step_time);
