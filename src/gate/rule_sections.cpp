@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/capture_section.h"
 #include "gate/expression.h"
 #include "gate/rule_check.h"
 #include "gate/rule_entry.h"
@@ -79,6 +80,7 @@ void read_gate_sections(YamlCheck& check, const YAML::Node& root, RuleSet& out) 
   if (YAML::Node path = root["critical_path"]; path && path.IsMap())
     if (std::optional<double> pct = check.percentage(path, "min_coverage_pct"))
       out.critical_path_min_coverage_pct = *pct;
+  if (YAML::Node capture = root["capture"]) read_capture_section(check, capture, out.capture);
   YAML::Node rules = root["rules"];
   if (rules) read_rules_section(check, rules, out.rules);
   // After both: a file may change the causes, the rules' claims or both.
