@@ -9,6 +9,7 @@
 #include "analyse/activity_intervals.h"
 #include "analyse/analysis.h"
 #include "analyse/attribution.h"
+#include "analyse/capture/capture_decision.h"
 #include "analyse/classifier.h"
 #include "analyse/communication/communication.h"
 #include "analyse/communication/parallelism.h"
@@ -181,7 +182,7 @@ std::optional<Note> one_span_note(const WorkerAnalysis& w) {
 }
 
 // A Neuron device profile: its tables, metrics and warnings; the GPU analyses have nothing to read.
-WorkerAnalysis analyse_neuron(const Profile& profile) {
+WorkerAnalysis analyse_neuron(const Profile& profile, const CompiledClassification& compiled) {
   WorkerAnalysis w;
   w.worker = profile.worker;
   w.source_path = profile.source_path;
@@ -193,6 +194,7 @@ WorkerAnalysis analyse_neuron(const Profile& profile) {
   for (const NeuronNoteRow& row : w.tables.neuron.notes)
     w.warnings.push_back(note<NoteId::neuron_profile_warning>(
         arg<"category">(row.category), arg<"count">(row.count), arg<"message">(row.message)));
+  w.capture = decide_capture(profile, compiled, w);
   set_worker_metrics(w);
   return w;
 }
@@ -335,7 +337,6 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
       w.host.longest_blocking_copy->host_wait >= w.host.step_time / 20)  // 5% of the window
     w.warnings.push_back(blocking_copy_note(*w.host.longest_blocking_copy));
   w.host.warmup = std::move(warmup);
-  w.capture.phases = capture_phases(w.host.warmup, w.host.step_time);
   if (std::optional<Note> setup = warmup_note(w.host.warmup, w.host.step_time)) w.warnings.push_back(*setup);
   for (Note& n : one_off_notes(w.host.warmup, w.host.step_time)) w.warnings.push_back(std::move(n));
   if (std::optional<Note> idle = nvtx_idle_note(w.idle)) w.warnings.push_back(*idle);
@@ -354,13 +355,14 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
     w.warnings.push_back(no_steps_warning(profile, options));
   if (w.steps.inferred)
     w.warnings.push_back(inferred_note(*w.steps.inferred, w.steps.source == StepSource::Inferred));
+  w.capture = decide_capture(profile, compiled, w);
   set_worker_metrics(w);
   return w;
 }
 
 WorkerAnalysis analyse_with(const Profile& profile, const CompiledClassification& compiled,
                             const AnalysisOptions& options, const RunPlace* place = nullptr) {
-  if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile);
+  if (profile.info.family == DeviceFamily::Neuron) return analyse_neuron(profile, compiled);
   return analyse_gpu_profile(profile, compiled, options, place);
 }
 

@@ -72,6 +72,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       fused_names(c),
       op_types(patterns_of(c.op_types), "op_types"),
       serving_phases(patterns_of(c.serving_phases), "serving_phases"),
+      capture_frameworks(patterns_of(c.capture_frameworks), "capture_frameworks"),
+      capture_workloads(patterns_of(c.capture_workloads), "capture_workloads"),
       gpu_peak_names(matches_of(c.gpu_peaks), "gpu_peaks"),
       gpu_peaks(c.gpu_peaks),
       op_model_names(whole_names(c.op_models), "op_models"),
@@ -88,6 +90,8 @@ CompiledClassification::CompiledClassification(const Classification& c)
       communication_host_time(c.communication_host_time) {
   for (const auto& t : c.op_types) op_type_names.push_back(t.type);
   for (const auto& t : c.serving_phases) serving_phase_names.push_back(t.type);
+  for (const auto& t : c.capture_frameworks) capture_framework_names.push_back(t.type);
+  for (const auto& t : c.capture_workloads) capture_workload_names.push_back(t.type);
   for (std::size_t i = 0; i < gpu_architectures.size(); ++i) {
     const GpuArchitecture& a = gpu_architectures[i];
     if (!a.devices.empty()) architecture_device_entry.push_back(i);

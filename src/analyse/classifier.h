@@ -60,6 +60,12 @@ struct CompiledClassification {
   std::vector<std::string> serving_phase_names;
   // The phase of a serving step by its name: "decode", "prefill", "mixed", or "" (rules: serving_phases).
   std::string_view serving_phase(std::string_view step_name) const;
+  // The capture profile's markers (rules: capture_frameworks, capture_workloads): a pattern per
+  // entry, its type beside it (analyse/capture/capture_decision.h).
+  PatternSet capture_frameworks;
+  std::vector<std::string> capture_framework_names;
+  PatternSet capture_workloads;
+  std::vector<std::string> capture_workload_names;
   PatternSet gpu_peak_names;
   std::vector<std::string> op_type_names;
   std::vector<GpuPeak> gpu_peaks;

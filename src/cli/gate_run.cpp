@@ -54,6 +54,10 @@ void add_gate_options(CLI::App& cmd, GateArgs& args) {
                  "Override a rule setting, e.g. --set gpu.low-utilization.warn=40; repeatable")
       ->type_name("ID.KEY=VALUE");
   cmd.add_option("--disable", args.disabled, "Disable a rule by id; repeatable")->type_name("ID");
+  cmd.add_option("--workload", args.workload,
+                 "What the capture does, in place of what the analysis decided (the capture profile; over a "
+                 "rule file's capture: workload): training, serving, offline-inference, benchmark")
+      ->check(CLI::IsMember({"training", "serving", "offline-inference", "benchmark"}));
   cmd.add_option(
          "--fail-on", args.fail_on,
          "What fails the gate (exit 1): error (failing rules, the default), warning (also warnings), "
@@ -96,7 +100,9 @@ RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::st
   RunRequest request;
   request.kind = kind;
   request.paths = std::move(paths);
-  request.rules = {a.rule_files, a.settings, a.disabled};
+  request.rules = {a.rule_files, a.settings, a.disabled, std::nullopt};
+  if (!a.workload.empty())
+    request.rules.workload = capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, a.workload);
   request.options = std::move(options);
   request.baselines = a.baseline_paths;
   request.baseline_name = a.baseline_name;

@@ -20,6 +20,7 @@ struct GateArgs {
   std::vector<std::string> rule_files;
   std::vector<std::string> settings;
   std::vector<std::string> disabled;
+  std::string workload;  // --workload: the capture's workload over the analysis' (empty: the analysis')
   std::vector<std::string> baseline_paths;
   std::string baseline_name;  // --baseline-name: how the reports name the baseline
   std::string fail_on = "error";

@@ -88,6 +88,17 @@ struct CaptureProfile {
   }
 };
 
+// What a rule file's `capture:` section and --workload set (docs/rules.md): each field given
+// replaces the analysis' whole, and is listed in CaptureProfile::overridden.
+struct CaptureOverride {
+  std::optional<std::vector<CaptureDevices>> devices;
+  std::optional<std::vector<CaptureFramework>> frameworks;
+  std::optional<CaptureWorkload> workload;
+  std::string workload_evidence;  // who set it: "rules: capture: workload", "--workload"
+  std::optional<CapturePhases> phases;
+  bool operator==(const CaptureOverride&) const = default;
+};
+
 constexpr std::string_view device_kind_name(DeviceKind kind) {
   return kDeviceKindNames[static_cast<std::size_t>(kind)];
 }

@@ -180,6 +180,12 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
                            ? merge_partials(*prepared.partials, book, request.limits.max_input_memory)
                            : analyse_profiles(request, book, request.options);
   stop_if_asked(request);
+  CaptureOverride capture = book.rules.capture;
+  if (request.rules.workload) {
+    capture.workload = request.rules.workload;
+    capture.workload_evidence = "set by --workload";
+  }
+  override_capture(report, capture);
   GateOptions gate = request.gate;
   std::vector<HistoryRun> history_runs;
   std::vector<Note> history_warnings;

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "analyse/analysis_options.h"
+#include "common/capture_profile.h"
 #include "common/notes.h"
 #include "gate/gate.h"
 #include "history/history.h"
@@ -27,6 +29,8 @@ struct RuleRequest {
   std::vector<std::string> files;     // applied on top of the shipped default set, in order
   std::vector<std::string> settings;  // "ID.KEY=VALUE"
   std::vector<std::string> disabled;  // rule ids
+  // --workload: the capture's workload (kCaptureWorkloadNames), over the rule files' `capture:`.
+  std::optional<CaptureWorkload> workload;
 };
 
 // The run history: recorded into after the gate, and drawn from where it is a baseline.

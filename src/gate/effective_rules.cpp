@@ -58,7 +58,9 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
   pattern_list(out, "compiled_kernels", c.compiled_kernels);
   pattern_list(out, "compiled_regions", c.compiled_regions);
   for (const auto& [key, list] :
-       {std::pair{"op_types", &c.op_types}, std::pair{"serving_phases", &c.serving_phases}}) {
+       {std::pair{"op_types", &c.op_types}, std::pair{"serving_phases", &c.serving_phases},
+        std::pair{"capture_frameworks", &c.capture_frameworks},
+        std::pair{"capture_workloads", &c.capture_workloads}}) {
     out << YAML::Key << key << YAML::Value << YAML::BeginMap << YAML::Key << "patterns" << YAML::Value
         << YAML::BeginSeq;
     for (const auto& t : *list)

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "gate/capture_section.h"
 #include "gate/expression.h"
 #include "gate/rule_check.h"
 #include "gate/rule_entry.h"
@@ -82,6 +83,7 @@ void read_gate_sections(YamlCheck& check, const YAML::Node& root, RuleSet& out) 
       out.critical_path_min_coverage_pct = *pct;
   YAML::Node vocabulary = root["vocabulary"];
   if (vocabulary) read_vocabulary_section(check, vocabulary, out);
+  if (YAML::Node capture = root["capture"]) read_capture_section(check, capture, out.capture);
   YAML::Node rules = root["rules"];
   if (rules) read_rules_section(check, rules, out.rules);
   // After both too: a file may add terms, or advice that names them.

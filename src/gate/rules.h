@@ -155,6 +155,9 @@ struct RuleSet {
   // compute.mfu_min_flops_coverage_pct, copied by load_rule_book, as MFU reads it.
   double min_flops_coverage_pct = 50;
   std::vector<std::string> sources;  // the files applied, base first ("default" for the shipped set)
+  // `capture:` the fields of the capture profile the files set in place of the analysis' (a later
+  // file's field replaces an earlier one's); the engine applies them before the gate runs.
+  CaptureOverride capture;
 };
 
 // Command-line overrides: "ID.KEY=VALUE" (--set) and rule ids to disable (--disable), checked

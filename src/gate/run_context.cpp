@@ -5,24 +5,18 @@
 namespace perfgate {
 namespace {
 
-// A GPU's vendor from what its reader and the analysis named: the XPlane reader names a TPU
-// "TPU ..." (its device_type_string); the rules (gpu_architectures) name AMD architectures by
-// their ISA (gfx942) and the analysis an unlisted AMD family by its major.minor (gfx90x); any
-// other described GPU (an architecture or a compute capability) is NVIDIA's.
-std::optional<std::string_view> vendor_of(const ReportGpu& g) {
-  if (g.name.starts_with("TPU")) return "tpu";
-  if (g.architecture.starts_with("gfx")) return "amd";
-  if (!g.architecture.empty() || !g.compute_capability.empty()) return "nvidia";
-  return std::nullopt;
-}
-
-Workload workload_of(const ReportModel& report) {
-  std::optional<double> backward = report.metric(Metric::OpsBackwardPct);
-  if (backward && *backward > 0) return Workload::Training;
-  double serving = 0;
-  for (Metric m : {Metric::ServingDecodePct, Metric::ServingPrefillPct, Metric::ServingMixedPct})
-    serving += report.metric(m).value_or(0);
-  if (serving > 0 || backward) return Workload::Inference;
+// The profile's workload in the words of `workload:`: serving and offline inference are inference.
+Workload workload_of(const CaptureProfile& capture) {
+  switch (capture.workload) {
+    case CaptureWorkload::Training:
+      return Workload::Training;
+    case CaptureWorkload::Serving:
+    case CaptureWorkload::OfflineInference:
+      return Workload::Inference;
+    case CaptureWorkload::MicroBenchmark:
+    case CaptureWorkload::Unknown:
+      break;
+  }
   return Workload::Unknown;
 }
 
@@ -36,17 +30,14 @@ std::optional<Workload> workload_named(std::string_view name) {
 
 RunContext run_context(const ReportModel& report) {
   std::array<bool, kVendorNames.size()> seen{};
-  auto mark = [&](std::string_view vendor) {
-    auto it = std::find(kVendorNames.begin(), kVendorNames.end(), vendor);
-    seen[static_cast<std::size_t>(it - kVendorNames.begin())] = true;
-  };
-  for (const ReportGpu& g : report.gpus)
-    if (std::optional<std::string_view> vendor = vendor_of(g)) mark(*vendor);
-  if (report.families.has(DeviceFamily::Neuron)) mark("neuron");
+  for (const CaptureDevices& d : report.capture.devices) {
+    auto it = std::find(kVendorNames.begin(), kVendorNames.end(), device_vendor_name(d.vendor));
+    if (it != kVendorNames.end()) seen[static_cast<std::size_t>(it - kVendorNames.begin())] = true;
+  }
   RunContext context;
   for (std::size_t i = 0; i < kVendorNames.size(); ++i)
     if (seen[i]) context.vendors.push_back(kVendorNames[i]);
-  context.workload = workload_of(report);
+  context.workload = workload_of(report.capture);
   return context;
 }
 

@@ -1,6 +1,7 @@
-// What a run is, as its advice needs to know (issue 72, item 10): the vendors of its devices and
-// whether it trains or serves. A `recommendations` entry of a rule may name them (`vendors:`,
-// `workload:`; docs/rules.md) and then applies only to such a run.
+// What a run is, as its advice needs to know (issue 72, item 10), read from its capture profile
+// (common/capture_profile.h): the vendors of its devices and whether it trains or serves. A
+// `recommendations` entry of a rule may name them (`vendors:`, `workload:`; docs/rules.md) and then
+// applies only to such a run.
 #pragma once
 
 #include <array>
@@ -13,9 +14,9 @@
 
 namespace perfgate {
 
-// Training: some op ran in PyTorch's autograd engine (ops.backward_pct > 0). Inference: the steps
-// are a server's (serving.*_pct), or PyTorch ops ran and none in the backward pass. Unknown: the
-// profile cannot say (no ops, a JAX or TensorFlow XSpace profile, a device profile).
+// The capture profile's workload (ReportModel::capture, decided by the analysis or given by a rule
+// file's `capture:` and --workload): Training as it is; Inference for serving and offline
+// inference; Unknown where the profile cannot say, and for a micro-benchmark.
 enum class Workload : std::uint8_t { Unknown, Training, Inference };
 inline constexpr std::array<std::string_view, 2> kWorkloadNames = {"training", "inference"};
 std::optional<Workload> workload_named(std::string_view name);

@@ -168,6 +168,12 @@ struct Classification {
   // The phase of a serving step by its name (type: decode, prefill or mixed), first match wins: the
   // serving frameworks' own annotations (issue 53).
   std::vector<OpTypePattern> serving_phases;
+  // The capture profile's markers (common/capture_profile.h): names that show a framework or runtime
+  // (type: its name, "vllm") and names that show a workload (type: training, serving,
+  // offline-inference, benchmark), matched against host events, runtime calls, kernels and the
+  // trace's metadata keys.
+  std::vector<OpTypePattern> capture_frameworks;
+  std::vector<OpTypePattern> capture_workloads;
   // MFU and achieved TFLOP/s only where the FLOPs are known for at least this share of the
   // eligible ops' device time (compute.flops_coverage_pct); below it they are n/a.
   double mfu_min_flops_coverage_pct = 50;

@@ -11,7 +11,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 31> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 33> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -41,7 +41,9 @@ constexpr std::array<std::string_view, 31> kPatternLists = {"tensor_core_kernels
                                                             "compiled_kernels",
                                                             "compiled_regions",
                                                             "op_types",
-                                                            "serving_phases"};
+                                                            "serving_phases",
+                                                            "capture_frameworks",
+                                                            "capture_workloads"};
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
@@ -121,6 +123,15 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   return c.dataloader_ops;
 }
 
+// The lists whose entries name what they match (type: and pattern:), or null.
+std::vector<OpTypePattern>* typed_list(Classification& c, std::string_view name) {
+  if (name == "op_types") return &c.op_types;
+  if (name == "serving_phases") return &c.serving_phases;
+  if (name == "capture_frameworks") return &c.capture_frameworks;
+  if (name == "capture_workloads") return &c.capture_workloads;
+  return nullptr;
+}
+
 std::optional<std::string> read_pattern(YamlCheck& check, const YAML::Node& item, std::string_view list) {
   if (!item.IsMap()) return check.pattern(item, list);
   check.known_keys(item, kPatternKeys, list);
@@ -155,6 +166,12 @@ std::optional<OpTypePattern> read_op_type(YamlCheck& check, const YAML::Node& it
   if (!type || !pattern) return std::nullopt;
   if (list == "serving_phases" && *type != "decode" && *type != "prefill" && *type != "mixed") {
     check.error(item["type"], "a serving_phases type is decode, prefill or mixed");
+    return std::nullopt;
+  }
+  if (list == "capture_workloads" && *type != "training" && *type != "serving" &&
+      *type != "offline-inference" && *type != "benchmark") {
+    check.error(item["type"],
+                "a capture_workloads type is training, serving, offline-inference or benchmark");
     return std::nullopt;
   }
   return OpTypePattern{*type, *pattern};
@@ -425,8 +442,8 @@ void read_classification(YamlCheck& check, const YAML::Node& node, Classificatio
   check.known_keys(node, kPatternLists, "classification");
   for (const auto& entry : node) {
     std::string name = entry.first.Scalar();
-    if (name == "op_types" || name == "serving_phases") {
-      read_list(check, entry.second, name, name == "op_types" ? out.op_types : out.serving_phases,
+    if (std::vector<OpTypePattern>* typed = typed_list(out, name)) {
+      read_list(check, entry.second, name, *typed,
                 [&](const YAML::Node& i) { return read_op_type(check, i, name); });
     } else if (name == "tensor_core_kernels" || name == "non_tensor_core_kernels") {
       read_sourced_list(check, entry.second, name, out);

@@ -28,10 +28,10 @@ namespace {
 
 constexpr std::size_t kMaxRuleFileBytes = 1024 * 1024;
 
-constexpr std::array<std::string_view, 16> kTopKeys = {
+constexpr std::array<std::string_view, 17> kTopKeys = {
     "schema",   "extends",           "classification",    "attribution", "gpu_peaks",     "op_models",
     "aten_ops", "fused_patterns",    "gpu_architectures", "compute",     "critical_path", "advice",
-    "rules",    "kernel_precisions", "memory_categories", "vocabulary"};
+    "rules",    "kernel_precisions", "memory_categories", "vocabulary",  "capture"};
 // YAML aliases share nodes, so a small file can stand for an exponentially large tree (a
 // "billion laughs"): walking it is refused beyond this many nodes.
 constexpr std::size_t kMaxYamlNodes = 200'000;

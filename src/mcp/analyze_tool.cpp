@@ -39,6 +39,11 @@ void read_rules_and_options(const Session& session, const ToolArgs& args, RunReq
     rules.files.push_back(is_shipped_rules(file) ? file : session.roots().check(file));
   rules.settings = args.texts("set");
   rules.disabled = args.texts("disable");
+  if (std::optional<std::string> workload = args.text("workload")) {
+    rules.workload = capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, *workload);
+    if (!rules.workload || *rules.workload == CaptureWorkload::Unknown)
+      throw ConfigError("workload: one of training, serving, offline-inference, benchmark");
+  }
   const json::object* options = args.object("options");
   if (!options) return;
   ToolArgs o("options", *options,
@@ -112,7 +117,7 @@ json::object run_arguments(const json::object& raw, const std::vector<std::strin
   json::array resolved;
   for (const std::string& p : paths) resolved.push_back(json::string(p));
   json::object run{{"paths", std::move(resolved)}};
-  for (std::string_view key : {"rules", "set", "disable", "options"})
+  for (std::string_view key : {"rules", "set", "disable", "workload", "options"})
     if (const json::value* v = raw.if_contains(key)) run[key] = *v;
   return run;
 }
@@ -147,7 +152,7 @@ const StoredReport& run_engine(Session& session, json::object call, RunRequest r
 }  // namespace
 
 RunRequest run_request_of(const Session& session, const json::object& run) {
-  ToolArgs args("run", run, {"paths", "rules", "set", "disable", "options"});
+  ToolArgs args("run", run, {"paths", "rules", "set", "disable", "workload", "options"});
   RunRequest request = server_request(session);
   request.paths = checked_paths(session, args.texts("paths"));
   read_rules_and_options(session, args, request);
@@ -155,9 +160,9 @@ RunRequest run_request_of(const Session& session, const json::object& run) {
 }
 
 ToolOutput analyze_tool(Session& session, const json::object& raw) {
-  ToolArgs args(
-      "analyze", raw,
-      {"paths", "rules", "set", "disable", "options", "baseline", "history", "record", "branch", "commit"});
+  ToolArgs args("analyze", raw,
+                {"paths", "rules", "set", "disable", "workload", "options", "baseline", "history", "record",
+                 "branch", "commit"});
   json::object run = run_arguments(raw, checked_paths(session, args.texts("paths")));
   RunRequest request = run_request_of(session, run);
   request.baselines = checked_paths(session, args.texts("baseline", 16));
@@ -180,7 +185,7 @@ ToolOutput analyze_tool(Session& session, const json::object& raw) {
 ToolOutput compare_tool(Session& session, const json::object& raw) {
   ToolArgs args("compare", raw,
                 {"paths", "report", "baseline", "baseline_report", "history", "branch", "rules", "set",
-                 "disable", "options"});
+                 "disable", "workload", "options"});
   std::optional<std::string> run_id = args.text("report");
   if (run_id && args.has("paths")) throw ConfigError("compare: give the run as paths or as report, not both");
   json::object run;
@@ -188,7 +193,8 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
     // The same run analysed again, as it was (with the rules and options given here, if any), now
     // against the baseline.
     run = session.report(*run_id).call.at("run").as_object();
-    if (args.has("rules") || args.has("set") || args.has("disable") || args.has("options"))
+    if (args.has("rules") || args.has("set") || args.has("disable") || args.has("workload") ||
+        args.has("options"))
       run = run_arguments(raw, json::value_to<std::vector<std::string>>(run.at("paths")));
   } else {
     run = run_arguments(raw, checked_paths(session, args.texts("paths")));

@@ -198,6 +198,7 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
   std::string uri = "perfgate://report/" + report.id;
   out["resources"] = {{"json", uri}, {"html", uri + "/html"}, {"markdown", uri + "/markdown"}};
   if (const json::value* v = member(doc, "verdict")) out["verdict"] = *v;
+  if (const json::value* c = member(doc, "capture")) out["capture"] = *c;
   json::array inputs;
   const json::value* given = member(doc, "inputs");
   std::size_t input_count = given && given->is_array() ? given->get_array().size() : 0;

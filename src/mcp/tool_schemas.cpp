@@ -23,6 +23,7 @@ constexpr const char* kSummaryOutput =
      "report_id_lasts": {"type": "boolean", "description": "true: the id names the report in the cache folder, for a later server too"},
      "resources": {"type": "object", "additionalProperties": {"type": "string"}},
      "verdict": {"type": "object", "description": "The gate's verdict: status and exit_code, as the JSON report's"},
+     "capture": {"type": "object", "description": "The capture profile, as the JSON report's: devices, frameworks, workload, phases, each with its evidence, and the one line"},
      "inputs": {"type": "array", "items": {"type": "object"}}, "inputs_total": {"type": "integer"},
      "metrics": {"type": "object", "description": "The headline metrics by catalog name"},
      "findings": {"type": "array", "items": {"type": "object", "required": ["id", "status"]}},
@@ -44,6 +45,8 @@ constexpr std::string_view kRuleProperties =
        "description": "Rule files (YAML) applied on top of the shipped default set, or a shipped name: default, tb-plugin"},
      "set": {"type": "array", "items": {"type": "string"}, "description": "Rule settings, ID.KEY=VALUE (--set)"},
      "disable": {"type": "array", "items": {"type": "string"}, "description": "Rule ids to disable"},
+     "workload": {"type": "string", "enum": ["training", "serving", "offline-inference", "benchmark"],
+       "description": "What the capture does, in place of what the analysis decided (--workload)"},
      "options": {"type": "object", "additionalProperties": false, "description": "analyze's window and gate options",
        "properties": {
          "iter_start": {"type": "integer", "minimum": 0, "description": "First step of the window (N of ProfilerStep#N)"},

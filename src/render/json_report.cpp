@@ -1,4 +1,4 @@
-// The JSON report: the report model, versioned ("schema": "perfgate-report/2.3"), each fact once. It
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2.5"), each fact once. It
 // is also what --baseline and history import read, which read version 1 and every 2.N too: version 2
 // keeps every field they read where version 1 had it, and a minor version only adds fields. Version 1
 // wrote each GPU three times (the run's "gpus", the worker's "gpus" and the worker's "gpus" table)
@@ -6,7 +6,7 @@
 // the run's "gpus" (with the table's kernel_us and busy_us) and the worker's "system", and leaves out
 // the worker's "gpus" and the two tables, which are views of them. Version 2.1 adds the run's device
 // "families" and each worker's "family" in its "system"; 2.2 the "invariants" the run's and each
-// worker's numbers broke (docs/reports.md, "The JSON report").
+// worker's numbers broke; 2.5 the run's "capture" profile (docs/reports.md, "The JSON report").
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -121,6 +121,40 @@ void write_strings(JsonWriter& j, JsonKey key, const std::vector<std::string>& i
   j.key(key).begin_array();
   for (const auto& s : items) j.value(s);
   j.end_array();
+}
+
+// The capture profile (perfgate-report/2.5): what the capture is, each field with its evidence;
+// null or "unknown" where the trace cannot tell.
+void write_capture(JsonWriter& j, const CaptureProfile& c, const std::string& line) {
+  j.key("capture").begin_object();
+  j.key("line").value(line);
+  j.key("devices").begin_array();
+  for (const CaptureDevices& d : c.devices) {
+    j.begin_object();
+    j.key("kind").value(device_kind_name(d.kind));
+    j.key("vendor").value(device_vendor_name(d.vendor));
+    j.key("model").value(d.model);
+    j.key("count").value(static_cast<std::uint64_t>(d.count));
+    j.key("evidence").value(d.evidence);
+    j.end_object();
+  }
+  j.end_array();
+  j.key("frameworks").begin_array();
+  for (const CaptureFramework& f : c.frameworks)
+    j.begin_object().key("name").value(f.name).key("evidence").value(f.evidence).end_object();
+  j.end_array();
+  j.key("workload").value(capture_workload_name(c.workload));
+  j.key("workload_evidence").value(c.workload_evidence);
+  j.key("phases").begin_object();
+  j.key("window_us").value(c.phases.window_us);
+  j.key("setup_us").value(c.phases.setup_us);
+  j.key("teardown_us").value(c.phases.teardown_us);
+  j.key("profiler_us").value(c.phases.profiler_us);
+  j.key("steady_us").value(c.phases.steady_us);
+  j.key("evidence").value(c.phases.evidence);
+  j.end_object();
+  write_strings(j, "overridden", c.overridden);
+  j.end_object();
 }
 
 // Report invariants the numbers broke (perfgate-report/2.2): each with what it found, what the
@@ -346,6 +380,7 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   j.key("families").begin_array();
   for (DeviceFamily f : r.families.list()) j.value(device_family_name(f));
   j.end_array();
+  write_capture(j, r.capture, r.capture_line);
   j.key("settings").begin_object();
   j.key("iter_start").value(r.settings.iter_start);
   j.key("iter_stop").value(r.settings.iter_stop);

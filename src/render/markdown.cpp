@@ -83,6 +83,7 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
     inputs += (i ? ", " : "") + esc(r.inputs[i].worker);
   if (r.inputs.size() > 3) inputs += fmt::format(" and {} more", r.inputs.size() - 3);
   view.set("inputs", inputs);
+  if (!r.capture_line.empty()) view.set("capture", esc(r.capture_line));
   if (r.baseline) view.set("baseline", esc(r.baseline->path));
   if (std::string m = baseline_mismatch_text(r); !m.empty()) view.set("mismatch", esc(m));
   TemplateData run_warnings = template_list();

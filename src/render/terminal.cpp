@@ -256,6 +256,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   Lines out(options);
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
+  if (!r.capture_line.empty()) out.add("Capture", r.capture_line);
   for (const Note& w : r.run_warnings) out.warn("Warning", note_text(w));
   if (snapshot && !r.metric(Metric::WindowWallUs))
     out.add("Window", snapshot_list_form(r) ? "a PyTorch memory snapshot: the state at the dump (no trace)"

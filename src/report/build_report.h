@@ -42,6 +42,11 @@ void add_baseline(ReportModel& report, const Baseline& baseline, double min_flop
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
               ReportVerdict verdict, std::vector<ReportTable> tables = {});
 
+// The capture profile's fields that a rule file's `capture:` section or --workload set, in place of
+// the analysis' (each listed in capture.overridden), and the one line again; before the gate runs,
+// whose advice follows the profile.
+void override_capture(ReportModel& report, const CaptureOverride& given);
+
 // Warnings about the run that other stages found after the analysis (a history baseline with runs
 // only on other GPUs), after the report's own.
 void add_warnings(ReportModel& report, std::vector<Note> warnings);

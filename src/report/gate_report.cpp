@@ -1,5 +1,6 @@
 // The baseline's changes, the gate's results and a history's warnings and trends put into the
 // report: the gate reads the first and returns the second; no stage but this one writes the model.
+#include <algorithm>
 #include <map>
 
 #include <fmt/format.h>
@@ -86,6 +87,32 @@ void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vec
 
 void add_warnings(ReportModel& report, std::vector<Note> warnings) {
   for (Note& w : warnings) report.warnings.push_back({"", std::move(w)});
+}
+
+void override_capture(ReportModel& report, const CaptureOverride& given) {
+  CaptureProfile& c = report.capture;
+  auto overridden = [&](const char* field) {
+    if (std::find(c.overridden.begin(), c.overridden.end(), field) == c.overridden.end())
+      c.overridden.emplace_back(field);
+  };
+  if (given.devices) {
+    c.devices = *given.devices;
+    overridden("devices");
+  }
+  if (given.frameworks) {
+    c.frameworks = *given.frameworks;
+    overridden("frameworks");
+  }
+  if (given.workload) {
+    c.workload = *given.workload;
+    c.workload_evidence = given.workload_evidence;
+    overridden("workload");
+  }
+  if (given.phases) {
+    c.phases = *given.phases;
+    overridden("phases");
+  }
+  report.capture_line = capture_line(c);
 }
 
 void add_recent_trends(ReportModel& report, std::vector<ReportMetricTrend> trends) {

@@ -215,6 +215,7 @@ void report_worker(ReportWorker& r, const WorkerAnalysis& w, MetricValues metric
   for (const DroppedStep& d : w.steps.dropped) r.dropped_steps.push_back({d.name, d.reason});
   r.gpus = report_gpus(w);
   r.system = report_system(w.info);
+  r.capture = w.capture;
   r.invariants = w.invariants;
   r.warnings = w.warnings;
   r.roofline_note = roofline_note(w);
@@ -357,6 +358,8 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   m.settings.rule_sources = rule_sources;
   m.metrics = analysis.metrics;
   add_families_and_largest_unmodelled(m, analysis);
+  m.capture = analysis.capture;
+  m.capture_line = capture_line(m.capture);
   m.run_warnings = analysis.warnings;
   m.invariants = analysis.invariants;
   m.inferred_iterations = run_inferred(analysis);

@@ -29,8 +29,9 @@ namespace perfgate {
 
 // The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
 // version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families, 2.4
-// the delta tables' basis (baseline.changes_basis, columns named "_per_unit"/"_per_window").
-inline constexpr const char* kReportSchema = "perfgate-report/2.4";
+// the delta tables' basis (baseline.changes_basis, columns named "_per_unit"/"_per_window"), 2.5 the
+// capture profile ("capture": devices, frameworks, workload, phases, what was overridden).
+inline constexpr const char* kReportSchema = "perfgate-report/2.5";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {
@@ -441,6 +442,8 @@ struct ReportModel {
   // analysis (a rule file's `capture:` and --workload override it); the rules' advice and every
   // renderer's words follow it.
   CaptureProfile capture;
+  // The capture in one line, the first screen's (capture_line): set with `capture`.
+  std::string capture_line;
   ReportSettings settings;
   MetricValues metrics;           // the run's
   std::vector<ReportStep> steps;  // the run's window steps
@@ -466,6 +469,11 @@ struct ReportModel {
 
   std::optional<double> metric(Metric id) const { return metrics.get(id); }  // the run's; empty: n/a
 };
+
+// The capture profile in one line: "AMD Instinct MI300X ×8 · PyTorch + vLLM · inference serving ·
+// steady state 97% of the window"; a field the trace cannot tell is left out ("capture unknown"
+// where none is known).
+std::string capture_line(const CaptureProfile& capture);
 
 const ReportTable* find_table(const std::vector<ReportTable>& tables, std::string_view name);
 const ReportTable* find_table(const std::vector<ReportTable>& tables, Table table);

@@ -214,30 +214,34 @@ TEST(RunAdvice, AnEligibleOpUnderOnePercentOfTheStepIsNotAFinding) {
   EXPECT_EQ(g->status, FindingStatus::Warn) << g->reason;
 }
 
-ReportGpu gpu(const std::string& name, const std::string& capability = "",
-              const std::string& architecture = "") {
-  ReportGpu g;
-  g.name = name;
-  g.compute_capability = capability;
-  g.architecture = architecture;
-  return g;
+CaptureDevices devices(DeviceKind kind, DeviceVendor vendor, const std::string& model) {
+  return {kind, vendor, model, 1, ""};
 }
 
+// The run's vendors and workload are its capture profile's (issue 89): the analysis decided them
+// (tests/analyse/capture_profile_test.cpp), or a rule file's capture: section or --workload set them.
 TEST(RunAdvice, TheRunsVendorsAndWorkload) {
   ReportModel report;
-  report.gpus.push_back(gpu("AMD Instinct MI300X", "9.4", "gfx942"));
+  report.capture.devices.push_back(devices(DeviceKind::Gpu, DeviceVendor::Amd, "AMD Instinct MI300X"));
   EXPECT_EQ(run_context(report).vendors, (std::vector<std::string_view>{"amd"}));
-  EXPECT_EQ(run_context(report).workload, Workload::Unknown);  // no op counted: cannot say
-  report.gpus.push_back(gpu("NVIDIA H100 80GB HBM3", "9.0", "Hopper"));
+  EXPECT_EQ(run_context(report).workload, Workload::Unknown);  // the profile cannot say
+  report.capture.devices.push_back(devices(DeviceKind::Gpu, DeviceVendor::Nvidia, "NVIDIA H100 SXM"));
   EXPECT_EQ(run_context(report).vendors, (std::vector<std::string_view>{"nvidia", "amd"}));
   EXPECT_FALSE(vendors_are(run_context(report), {"amd"}));
   EXPECT_TRUE(vendors_are(run_context(report), {"amd", "nvidia"}));
   EXPECT_TRUE(vendors_are(run_context(report), {}));
   ReportModel tpu;
-  tpu.gpus.push_back(gpu("TPU v6 lite"));
+  tpu.capture.devices.push_back(devices(DeviceKind::Tpu, DeviceVendor::Tpu, "Google TPU v6e (Trillium)"));
   EXPECT_EQ(run_context(tpu).vendors, (std::vector<std::string_view>{"tpu"}));
-  tpu.metrics.set(Metric::ServingDecodePct, 80);
-  EXPECT_EQ(run_context(tpu).workload, Workload::Inference);
+  // Serving and offline inference are `workload: inference`; a micro-benchmark is neither.
+  for (CaptureWorkload w : {CaptureWorkload::Serving, CaptureWorkload::OfflineInference}) {
+    tpu.capture.workload = w;
+    EXPECT_EQ(run_context(tpu).workload, Workload::Inference);
+  }
+  tpu.capture.workload = CaptureWorkload::MicroBenchmark;
+  EXPECT_EQ(run_context(tpu).workload, Workload::Unknown);
+  tpu.capture.workload = CaptureWorkload::Training;
+  EXPECT_EQ(run_context(tpu).workload, Workload::Training);
   EXPECT_FALSE(vendors_are(run_context(ReportModel{}), {"nvidia"}));  // no known device: no list
 }
 

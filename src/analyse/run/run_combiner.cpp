@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "analyse/analysis.h"
+#include "analyse/capture/capture_decision.h"
 #include "analyse/communication/collective_matching.h"
 #include "analyse/communication/rank_work.h"
 #include "analyse/critical_path/job_critical_path.h"
@@ -355,8 +356,10 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
   // all again (look_after_worker). Each worker's block is made as its node was, under the hold (the
   // spill file past a quarter of --max-memory), and on the heap takes the place of the node freed
   // before it.
+  CaptureCombiner capture;
   for (auto at = s.workers.begin(); at != s.workers.end(); at = s.workers.erase(at)) {
     WorkerAnalysis& w = at->second;
+    capture.add(w.capture);
     if (trimmed && w.detailed) w.detailed_as = s.reason(at->first);
     if (s.hold)
       s.hold([&](bool) { workers.push_back(std::move(w)); });
@@ -367,6 +370,7 @@ RunAnalysis RunCombiner::finish(const std::vector<std::int64_t>& missing_ranks) 
   }
   RunAnalysis run;
   run.workers = std::move(workers);
+  run.capture = capture.finish();
   std::vector<std::int64_t> ranks = rank_ids(run);
   if (run.workers.size() > 1)
     run.tables = {s.ops.rows(), s.kernels.rows(), s.regions.rows(), s.roofline.rows()};

@@ -332,6 +332,8 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
   shown.schema = r.schema;
   shown.tool_version = r.tool_version;
   shown.families = r.families;
+  shown.capture = r.capture;
+  shown.capture_line = r.capture_line;
   shown.settings = r.settings;
   shown.metrics = r.metrics;
   // The steps the page charts (charts.h), not a million of them.
@@ -381,6 +383,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   view.set("version", r.tool_version);
   view.set("title", title_of(r));
   view.set("inputs_text", inputs_text(r));
+  if (!r.capture_line.empty()) view.set("capture", r.capture_line);
   if (!o.timestamp.empty()) view.set("timestamp", o.timestamp);
   HtmlOutput out;
   out.css = std::string(template_text("report.css"));

@@ -224,6 +224,41 @@ std::optional<double> rounded(std::optional<double> v, std::string_view unit) {
   return rounded_for_unit(*v, unit);
 }
 
+// The capture profile, a row a field (the one line first), each with what decided it.
+void capture_sheet(Workbook& wb, const ReportModel& r) {
+  if (r.capture_line.empty()) return;
+  const CaptureProfile& c = r.capture;
+  lxw_worksheet* ws = wb.sheet("Capture");
+  wb.header(ws, 0, {"field", "value", "evidence"});
+  std::size_t row = 1;
+  auto add = [&](std::string_view field, std::string_view value, std::string_view evidence) {
+    wb.text(ws, row, 0, field);
+    wb.text(ws, row, 1, value);
+    wb.text(ws, row, 2, evidence);
+    ++row;
+  };
+  add("capture", r.capture_line, "");
+  for (const CaptureDevices& d : c.devices)
+    add("devices",
+        fmt::format("{} {} {} ×{}", device_kind_name(d.kind), device_vendor_name(d.vendor), d.model, d.count),
+        d.evidence);
+  for (const CaptureFramework& f : c.frameworks) add("framework", f.name, f.evidence);
+  add("workload", capture_workload_name(c.workload), c.workload_evidence);
+  auto phase = [&](std::string_view field, const std::optional<double>& us) {
+    wb.text(ws, row, 0, field);
+    wb.number(ws, row, 1, us, "us");
+    wb.text(ws, row, 2, c.phases.evidence);
+    ++row;
+  };
+  phase("window_us", c.phases.window_us);
+  phase("setup_us", c.phases.setup_us);
+  phase("teardown_us", c.phases.teardown_us);
+  phase("profiler_us", c.phases.profiler_us);
+  phase("steady_us", c.phases.steady_us);
+  for (const std::string& field : c.overridden) add("overridden", field, "rule file capture: or --workload");
+  wb.fit_columns(ws);
+}
+
 // What makes the run's inputs other than one whole capture, right after the summary it qualifies.
 void warnings_sheet(Workbook& wb, const ReportModel& r) {
   if (r.run_warnings.empty()) return;
@@ -408,6 +443,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
                 options.created ? *options.created : kFixedCreationTime);
     std::set<std::string> empty = empty_tables(r);
     summary_sheet(wb, r);
+    capture_sheet(wb, r);
     warnings_sheet(wb, r);
     findings_sheet(wb, r, empty);
     data_quality_sheet(wb, r);

@@ -1,0 +1,109 @@
+// The capture profile's one line (report.h, capture_line): what the first screen of every report
+// says the capture is.
+#include <cmath>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "report_model/report.h"
+
+namespace perfgate {
+namespace {
+
+// The names the projects give themselves; any other (a rule file's own) as the rules name it.
+constexpr std::pair<std::string_view, std::string_view> kFrameworkWords[] = {
+    {"pytorch", "PyTorch"},
+    {"torch.compile", "torch.compile"},
+    {"cuda-graphs", "CUDA graphs"},
+    {"jax", "JAX"},
+    {"tensorflow", "TensorFlow"},
+    {"tensorrt", "TensorRT"},
+    {"vllm", "vLLM"},
+    {"sglang", "SGLang"},
+    {"megatron", "Megatron"},
+    {"deepspeed", "DeepSpeed"},
+    {"cuda", "CUDA"},
+    {"hip", "HIP"},
+    {"nccl", "NCCL"},
+    {"rccl", "RCCL"}};
+
+std::string_view framework_word(std::string_view name) {
+  for (const auto& [key, word] : kFrameworkWords)
+    if (key == name) return word;
+  return name;
+}
+
+std::string_view workload_words(CaptureWorkload workload) {
+  switch (workload) {
+    case CaptureWorkload::Training:
+      return "training";
+    case CaptureWorkload::Serving:
+      return "inference serving";
+    case CaptureWorkload::OfflineInference:
+      return "offline inference";
+    case CaptureWorkload::MicroBenchmark:
+      return "micro-benchmark";
+    case CaptureWorkload::Unknown:
+      break;
+  }
+  return "";
+}
+
+std::string devices_words(const CaptureDevices& d) {
+  if (d.kind == DeviceKind::CpuOnly) return "CPU only";
+  std::string model = d.model;
+  if (model.empty()) {
+    model = d.kind == DeviceKind::NeuronCore ? "NeuronCore"
+            : d.kind == DeviceKind::Tpu      ? "TPU"
+            : d.kind == DeviceKind::Unknown  ? "device"
+                                             : std::string(device_kind_name(d.kind));
+    if (d.kind == DeviceKind::Gpu)
+      model = d.vendor == DeviceVendor::Amd      ? "AMD GPU"
+              : d.vendor == DeviceVendor::Nvidia ? "NVIDIA GPU"
+                                                 : "GPU";
+  }
+  return d.count > 0 ? fmt::format("{} ×{}", model, d.count) : model;
+}
+
+// A share of the window, rounded down below 100 (99.6% of steady state is not all of it).
+std::string share(double part, double whole) {
+  double pct = 100.0 * part / whole;
+  if (pct >= 99.5 && part < whole) return fmt::format("{:.1f}%", std::floor(pct * 10) / 10);
+  return fmt::format("{:.0f}%", pct);
+}
+
+}  // namespace
+
+std::string capture_line(const CaptureProfile& capture) {
+  std::vector<std::string> parts;
+  std::string devices;
+  for (const CaptureDevices& d : capture.devices)
+    devices += (devices.empty() ? "" : " + ") + devices_words(d);
+  if (!devices.empty()) parts.push_back(std::move(devices));
+  std::string frameworks;
+  for (const CaptureFramework& f : capture.frameworks)
+    frameworks += std::string(frameworks.empty() ? "" : " + ") + std::string(framework_word(f.name));
+  if (!frameworks.empty()) parts.push_back(std::move(frameworks));
+  if (std::string_view w = workload_words(capture.workload); !w.empty()) parts.emplace_back(w);
+  const CapturePhases& p = capture.phases;
+  if (p.window_us && *p.window_us > 0 && p.steady_us) {
+    std::string phases = fmt::format("steady state {} of the window", share(*p.steady_us, *p.window_us));
+    if (p.setup_us && *p.setup_us >= 0.01 * *p.window_us)
+      phases += fmt::format(", set-up {}", share(*p.setup_us, *p.window_us));
+    parts.push_back(std::move(phases));
+  }
+  if (!capture.overridden.empty()) {
+    std::string given;
+    for (const std::string& field : capture.overridden) given += (given.empty() ? "" : ", ") + field;
+    parts.push_back("given: " + given);
+  }
+  if (parts.empty()) return "capture unknown";
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : " · ") + part;
+  return out;
+}
+
+}  // namespace perfgate
