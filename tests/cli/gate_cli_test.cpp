@@ -145,7 +145,7 @@ TEST(GateCli, RuleOverridesAndRuleCommands) {
   std::string saved = write_text(temp_dir() + "/effective.yaml", effective.out);
   CommandResult check = run_perfgate("rules check " + saved);
   EXPECT_EQ(check.exit_code, 0) << check.out;
-  EXPECT_TRUE(contains(check.out, "ok (58 rules, 58 enabled")) << check.out;  // rules/default.yaml's ids
+  EXPECT_TRUE(contains(check.out, "ok (59 rules, 59 enabled")) << check.out;  // rules/default.yaml's ids
 
   std::string broken = write_text(temp_dir() + "/broken.yaml", "rules:\n  - id: x\n    titel: t\n");
   CommandResult bad = run_perfgate("rules check " + saved + " " + broken);

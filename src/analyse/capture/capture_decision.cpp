@@ -170,6 +170,14 @@ bool vendor_is(const std::vector<CaptureDevices>& devices, DeviceVendor vendor) 
                      [&](const CaptureDevices& d) { return d.vendor == vendor; });
 }
 
+// The first marker seen, and how many other calls matched the same type: "execute_model, 1 call",
+// "vllm::unified_attention and 3 other calls" (the count is of every marker, not of the one named).
+std::string marker_evidence(const MarkerCounter& markers, const MarkerCount& m) {
+  std::string first = quoted(markers.name(m.first));
+  if (m.calls == 1) return first + ", 1 call";
+  return fmt::format("{} and {} other call{}", first, m.calls - 1, m.calls == 2 ? "" : "s");
+}
+
 std::vector<CaptureFramework> decide_frameworks(const Profile& profile, const CompiledClassification& c,
                                                 const MarkerCounter& markers,
                                                 const std::vector<CaptureDevices>& devices) {
@@ -177,8 +185,7 @@ std::vector<CaptureFramework> decide_frameworks(const Profile& profile, const Co
   for (const std::string& type : distinct(c.capture_framework_names)) {
     MarkerCount m = markers.of(type);
     if (m.calls > 0) {
-      out.push_back({type, fmt::format("{}, {} call{}", quoted(markers.name(m.first)), m.calls,
-                                       m.calls == 1 ? "" : "s")});
+      out.push_back({type, marker_evidence(markers, m)});
       continue;
     }
     // The trace's own metadata (an XSpace's /host:metadata jax_version): its key, as a name.
@@ -207,10 +214,6 @@ std::vector<CaptureFramework> decide_frameworks(const Profile& profile, const Co
 
 // ---- Workload ----
 
-std::string calls_of(const MarkerCounter& markers, const MarkerCount& m) {
-  return fmt::format("{}, {} call{}", quoted(markers.name(m.first)), m.calls, m.calls == 1 ? "" : "s");
-}
-
 std::pair<CaptureWorkload, std::string> decide_workload(const Profile& profile, const WorkerAnalysis& w,
                                                         const MarkerCounter& markers,
                                                         const std::vector<CaptureFramework>& frameworks) {
@@ -219,18 +222,18 @@ std::pair<CaptureWorkload, std::string> decide_workload(const Profile& profile, 
     return {CaptureWorkload::Training, fmt::format("{} of the window's {} op calls ran in the backward pass",
                                                    ops.backward_calls, ops.calls)};
   if (MarkerCount m = markers.of("training"); m.calls > 0)
-    return {CaptureWorkload::Training, calls_of(markers, m)};
+    return {CaptureWorkload::Training, marker_evidence(markers, m)};
   if (MarkerCount m = markers.of("serving"); m.calls > 0)
-    return {CaptureWorkload::Serving, calls_of(markers, m)};
+    return {CaptureWorkload::Serving, marker_evidence(markers, m)};
   TimeNs phased = w.serving.decode + w.serving.prefill + w.serving.mixed;
   if (phased > 0)
     return {CaptureWorkload::Serving,
             fmt::format("{:.1f} ms of serving steps by their phase (rules: serving_phases)",
                         static_cast<double>(phased) / 1e6)};
   if (MarkerCount m = markers.of("offline-inference"); m.calls > 0)
-    return {CaptureWorkload::OfflineInference, calls_of(markers, m)};
+    return {CaptureWorkload::OfflineInference, marker_evidence(markers, m)};
   if (MarkerCount m = markers.of("benchmark"); m.calls > 0)
-    return {CaptureWorkload::MicroBenchmark, calls_of(markers, m)};
+    return {CaptureWorkload::MicroBenchmark, marker_evidence(markers, m)};
   // PyTorch's ops with none in the backward pass: only a PyTorch profiler trace shows the autograd
   // engine (ops.backward_pct), so only there does no backward op mean no training.
   if (ops.calls > 0)

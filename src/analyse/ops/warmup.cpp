@@ -114,12 +114,21 @@ std::vector<std::size_t> first_step_copy_outliers(const Profile& p, const Attrib
     if (it == bound.end() || c.end - c.start < it->second) continue;
     // The device's work during the call, its own copy too: a tenth of it or more, and the call
     // waited for that work (a100_alexnet: a 34.9 ms cudaMemcpyAsync whose copy ran 34.7 ms of it).
+    // Work launched before the call and not started when it began was queued: the copy waited for
+    // it, and the wait is the queue's, not set-up (sglang_prefilldecode: a 60 B hipMemcpyWithStream
+    // held the host 493.2 ms behind a kernel launched at 0.12 ms that started at 493 ms).
     IntervalList busy;
-    for (const GpuActivity& g : p.gpu_activities)
-      if (g.device == p.gpu_activities[i].device && g.end > c.start && g.start < c.end)
-        busy.push_back({g.start, g.end});
+    bool queued = false;
+    for (std::size_t j = 0; j < p.gpu_activities.size(); ++j) {
+      const GpuActivity& g = p.gpu_activities[j];
+      if (g.device != p.gpu_activities[i].device) continue;
+      if (g.end > c.start && g.start < c.end) busy.push_back({g.start, g.end});
+      std::uint32_t launch = a.activity_runtime[j];
+      if (j != i && launch != kNone && p.runtime_calls[launch].end <= c.start && g.start > c.start)
+        queued = true;
+    }
     merge_in_place(busy);
-    if (10 * length_within(busy, {c.start, c.end}) < c.end - c.start) out.push_back(r);
+    if (!queued && 10 * length_within(busy, {c.start, c.end}) < c.end - c.start) out.push_back(r);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());

@@ -443,10 +443,10 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
                 options.created ? *options.created : kFixedCreationTime);
     std::set<std::string> empty = empty_tables(r);
     summary_sheet(wb, r);
-    capture_sheet(wb, r);
     warnings_sheet(wb, r);
     findings_sheet(wb, r, empty);
     data_quality_sheet(wb, r);
+    capture_sheet(wb, r);  // after the verdict and its findings, which the tests and users find by place
     iterations_sheet(wb, r);
     // Every other table of the JSON report, in its order; the run's ranks after the workers'.
     if (!r.workers.empty())
