@@ -111,13 +111,15 @@ CaptureWords capture_words(const std::vector<VocabularyWords>& vocabulary, const
   CaptureWords out;
   for (const VocabularyWords& entry : vocabulary) {
     if (!fits(entry.for_capture)) continue;
-    for (const auto& [name, word] : entry.words) {
-      auto it =
-          std::find_if(out.words.begin(), out.words.end(), [&](const auto& w) { return w.first == name; });
+    for (const auto& named : entry.words) {
+      // A later entry's word replaces an earlier one of the same name (clang 14 cannot capture a
+      // structured binding in the lambda, hence no `auto& [name, word]`).
+      auto it = std::find_if(out.words.begin(), out.words.end(),
+                             [&](const auto& w) { return w.first == named.first; });
       if (it != out.words.end())
-        it->second = word;
+        it->second = named.second;
       else
-        out.words.emplace_back(name, word);
+        out.words.emplace_back(named.first, named.second);
     }
   }
   return out;
