@@ -127,7 +127,7 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
   if (baseline) add_baseline(report, *baseline, rules.min_flops_coverage_pct);
   GateOutcome outcome = evaluate_gate(rules, report, baseline, options);
   add_gate(report, std::move(outcome.findings), std::move(outcome.rules), std::move(outcome.verdict),
-           std::move(outcome.tables));
+           std::move(outcome.tables), std::move(outcome.terms));
 }
 
 PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {

@@ -135,9 +135,36 @@ std::string capture_phrase(const CaptureView& capture, const CaptureWords& words
   return fmt::format("{} on {}{}", workload, vendor.empty() ? "" : vendor + " ", words.word("devices"));
 }
 
+CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture) {
+  CaptureTerms out;
+  if (capture.devices.empty()) return out;
+  std::string_view kind = capture.devices.front().kind;
+  std::string_view vendor = capture.devices.front().vendor;
+  auto add = [&](std::string fixed, std::string_view name) {
+    std::string word = words.word(name);
+    if (!word.empty() && word != fixed) out.emplace_back(std::move(fixed), std::move(word));
+  };
+  // Longest first: "Tensor Cores" before "Tensor Core", "GPUs" before "GPU".
+  if (vendor != "unknown" && vendor != "nvidia") {
+    add("Tensor Cores", "matrix_units");
+    add("Tensor Core", "matrix_unit");
+    if (std::string unit = words.word("matrix_unit"); !unit.empty()) {
+      std::replace(unit.begin(), unit.end(), ' ', '-');
+      if (unit != "Tensor-Core") out.emplace_back("Tensor-Core", unit);
+    }
+    add("CUDA runtime", "runtime");
+  }
+  if (kind != "unknown" && kind != "gpu" && kind != "cpu-only") {
+    add("GPUs", "devices");
+    add("GPU", "device");
+  }
+  return out;
+}
+
 const std::vector<std::string_view>& vocabulary_word_names() {
-  static const std::vector<std::string_view> kNames = {
-      "device", "devices", "matrix_units", "runtime", "kernel", "kernels", "step", "steps", "vendor"};
+  static const std::vector<std::string_view> kNames = {"device",  "devices", "matrix_units", "matrix_unit",
+                                                       "runtime", "kernel",  "kernels",      "step",
+                                                       "steps",   "vendor"};
   return kNames;
 }
 

@@ -45,6 +45,12 @@ CaptureWords capture_words(const std::vector<VocabularyWords>& vocabulary, const
 // finding that gives no remedy because every entry of its rule is worded for other captures.
 std::string capture_phrase(const CaptureView& capture, const CaptureWords& words);
 
+// The capture's words for the fixed terms of the outputs and the rules' titles ("GPU", "Tensor
+// Cores", "CUDA runtime"; report_model's in_capture_terms): the device words where the capture's
+// devices are not GPUs, the matrix units' and runtime's where they are not NVIDIA's; none where the
+// devices are unknown or NVIDIA GPUs, whose words the fixed terms are.
+CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture);
+
 // The placeholder names a vocabulary may fill (rules check accepts each, and capitalised).
 const std::vector<std::string_view>& vocabulary_word_names();
 

@@ -194,6 +194,11 @@ void rule(YAML::Emitter& out, const Rule& r) {
     for (DeviceFamily f : r.families) out << std::string(device_family_name(f));
     out << YAML::EndSeq;
   }
+  if (!r.frameworks.empty()) {
+    out << YAML::Key << "frameworks" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const std::string& f : r.frameworks) out << f;
+    out << YAML::EndSeq;
+  }
   if (r.compare_baseline) out << YAML::Key << "compare" << YAML::Value << "baseline";
   if (r.better)
     out << YAML::Key << "better" << YAML::Value << (*r.better == Better::Lower ? "lower" : "higher");

@@ -40,6 +40,9 @@ struct GateOutcome {
   std::vector<ReportRule> rules;
   ReportVerdict verdict;
   std::vector<ReportTable> tables;
+  // The capture's words for the outputs' fixed terms (report.h, CaptureTerms); the findings' and
+  // rules' titles already read them.
+  CaptureTerms terms;
 };
 GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const Baseline* baseline,
                           const GateOptions& options);

@@ -15,12 +15,12 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 34> kRuleKeys = {
+constexpr std::array<std::string_view, 35> kRuleKeys = {
     "id",      "title",      "metric",    "value",        "unit",       "condition",      "applies_if",
     "compare", "better",     "warn",      "fail",         "threshold",  "severity",       "test",
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
-    "enabled", "note",       "see",       "on_path",      "family",     "claims"};
+    "enabled", "note",       "see",       "on_path",      "family",     "claims",         "frameworks"};
 constexpr std::array<std::string_view, 9> kConditionalTextKeys = {
     "when", "text", "formats", "vendors", "workload", "claims", "devices", "frameworks", "workloads"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
@@ -244,6 +244,7 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   if (YAML::Node v = e["offenders"]) read_offenders(check, v, rule);
   if (YAML::Node v = e["see"]) read_see(check, v, rule);
   if (YAML::Node v = e["family"]) read_families(check, v, rule);
+  if (YAML::Node v = e["frameworks"]) rule.frameworks = names(check, v, "frameworks");
   // `threshold` is the one threshold of the rule's severity: warn, or fail for an error rule.
   if (YAML::Node v = e["threshold"]) {
     if (auto text = check.string(v, "threshold"))

@@ -102,6 +102,10 @@ struct Rule {
   // `family:` the device families whose profiles the rule is about (SPEC 2, "device family"): it is
   // evaluated, listed and counted only in a run with a profile of one of them. Empty: every run.
   std::vector<DeviceFamily> families;
+  // `frameworks:` the frameworks whose users the rule is about ("pytorch" for DistributedDataParallel):
+  // a run whose capture names its frameworks and none of these does not list it (issue 89: no
+  // report names another framework's terms). Empty: every framework.
+  std::vector<std::string> frameworks;
   bool enabled = true;
   std::string defined_at;  // "file:line" of the rule's last definition or override
 };

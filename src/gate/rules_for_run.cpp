@@ -9,6 +9,13 @@ bool rule_applies(const Rule& rule, const DeviceFamilies& run) {
   return std::any_of(rule.families.begin(), rule.families.end(), [&](DeviceFamily f) { return run.has(f); });
 }
 
+bool rule_fits_frameworks(const Rule& rule, const std::vector<CaptureFramework>& capture) {
+  if (rule.frameworks.empty() || capture.empty()) return true;
+  return std::any_of(capture.begin(), capture.end(), [&](const CaptureFramework& f) {
+    return std::find(rule.frameworks.begin(), rule.frameworks.end(), f.name) != rule.frameworks.end();
+  });
+}
+
 RuleSet rules_for_run(const RuleSet& rules, const ReportModel& report) {
   RuleSet out;
   out.fix_first_min_gain_pct = rules.fix_first_min_gain_pct;
@@ -19,7 +26,8 @@ RuleSet rules_for_run(const RuleSet& rules, const ReportModel& report) {
   out.min_flops_coverage_pct = rules.min_flops_coverage_pct;
   out.sources = rules.sources;
   for (const Rule& r : rules.rules)
-    if (rule_applies(r, report.families)) out.rules.push_back(r);
+    if (rule_applies(r, report.families) && rule_fits_frameworks(r, report.capture.frameworks))
+      out.rules.push_back(r);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "gate/capture_words.h"
 #include "gate/gate.h"
 #include "gate/path_difference.h"
 #include "gate/rules_for_run.h"
@@ -66,6 +67,11 @@ GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const
   outcome.findings = evaluate_rules(applicable, report, baseline, options.no_baseline_reason);
   outcome.rules = rules_in_effect(applicable);
   outcome.verdict = verdict_of(outcome.findings, options);
+  // Titles in the capture's words: "TPU utilization is low", "Matrix Cores are not used" (issue 89).
+  CaptureView capture = capture_view(report);
+  outcome.terms = capture_terms(capture_words(applicable.words, capture), capture);
+  for (ReportFinding& f : outcome.findings) f.title = in_capture_terms(f.title, outcome.terms);
+  for (ReportRule& r : outcome.rules) r.title = in_capture_terms(r.title, outcome.terms);
   if (baseline)
     if (std::optional<PathDifference> d = path_difference(baseline->metrics, report.metrics))
       outcome.tables.push_back(critical_path_changes(*d));

@@ -14,8 +14,23 @@
 
 namespace perfgate {
 
+namespace {
+thread_local const CaptureTerms* rendered_terms = nullptr;
+}  // namespace
+
+CaptureTermsScope::CaptureTermsScope(const ReportModel& report) : outer_(rendered_terms) {
+  rendered_terms = &report.terms;
+}
+CaptureTermsScope::~CaptureTermsScope() {
+  rendered_terms = outer_;
+}
+
+std::string words(std::string_view fixed) {
+  return rendered_terms ? in_capture_terms(fixed, *rendered_terms) : std::string(fixed);
+}
+
 std::string metric_label(Metric metric) {
-  return std::string(metric_info(metric).label);
+  return words(metric_info(metric).label);
 }
 
 std::string gpu_architecture_text(const ReportGpu& g) {
@@ -104,7 +119,7 @@ std::string mfu_text(const MetricValues& metrics) {
   auto peak_known = metrics.get(Metric::ComputePeakKnownPct);
   auto coverage = metrics.get(Metric::ComputeFlopsCoveragePct);
   if (peak_known && *peak_known == 0)
-    return "n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)";
+    return words("n/a (no peak TFLOP/s is known for these GPUs: add them to the rules' gpu_peaks)");
   if (coverage)
     return fmt::format("n/a (FLOPs known for {} of the matrix work's time)", format_pct(coverage));
   return "n/a";
@@ -193,8 +208,10 @@ std::string baseline_mismatch_text(const ReportModel& r) {
     std::string then;
     for (const std::string& name : b.gpu_names)
       if (then.find(name) == std::string::npos) then += (then.empty() ? "" : ", ") + name;
-    out = fmt::format("The baseline ran on other GPUs ({} against {}): its changes mix hardware and code.",
-                      then.empty() ? "unknown" : then, now.empty() ? "unknown" : now);
+    out = fmt::format(
+        fmt::runtime(
+            words("The baseline ran on other GPUs ({} against {}): its changes mix hardware and code.")),
+        then.empty() ? "unknown" : then, now.empty() ? "unknown" : now);
   }
   if (!b.tool_version.empty() && b.tool_version != r.tool_version)
     out += fmt::format("{}The baseline was analysed by perfgate {} (this run: {}): definitions may differ.",

@@ -13,8 +13,26 @@
 
 namespace perfgate {
 
-// How every output names the metric in words: its catalog label.
+// How every output names the metric in words: its catalog label, in the capture's words.
 std::string metric_label(Metric metric);
+
+// The capture's words for the outputs' fixed terms (report.h, CaptureTerms) while one report is
+// rendered on this thread: each render_* entry holds one, so that the labels deep in a renderer
+// ("GPU busy", "Tensor Cores") read "TPU busy" or "Matrix Cores" without each helper taking the
+// report. Nested scopes restore the outer one.
+class CaptureTermsScope {
+ public:
+  explicit CaptureTermsScope(const ReportModel& report);
+  ~CaptureTermsScope();
+  CaptureTermsScope(const CaptureTermsScope&) = delete;
+  CaptureTermsScope& operator=(const CaptureTermsScope&) = delete;
+
+ private:
+  const CaptureTerms* outer_;
+};
+
+// A renderer's own fixed words ("GPU", "Top GPU ops") in the words of the report it renders.
+std::string words(std::string_view fixed);
 
 // The parts of the plugin's step breakdown as shares of the step, in its priority order (that of
 // kBreakdownColors), and DLProf's resources as shares of the window (kResourceColors).

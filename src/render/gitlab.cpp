@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "common/units.h"
+#include "render/format.h"
 #include "render/json_writer.h"
 #include "render/render.h"
 
@@ -36,6 +37,7 @@ std::string openmetrics_name(std::string_view name) {
 }  // namespace
 
 std::string render_gitlab_code_quality(const ReportModel& r, std::string_view location) {
+  CaptureTermsScope terms(r);  // labels in the capture's words
   std::string path = !location.empty()  ? std::string(location)
                      : r.inputs.empty() ? "perfgate"
                                         : r.inputs.front().path;

@@ -8,6 +8,7 @@
 #include "assets/embedded_files.h"
 #include "common/utf8.h"
 #include "render/escape.h"
+#include "render/format.h"
 
 namespace perfgate {
 
@@ -74,20 +75,34 @@ std::string template_escape(std::string_view text) {
 
 namespace {
 
-using ParsedTemplates = std::map<std::string, kainjow::mustache::mustache, std::less<>>;
+// A template's text in the words of the report rendered (render/format.h), and its parse.
+struct ParsedTemplate {
+  std::string text;
+  kainjow::mustache::mustache parsed;
+};
+using ParsedTemplates = std::map<std::string, ParsedTemplate, std::less<>>;
 
 // templates/<name> parsed once per thread: a page renders table.html.mustache for each of its tables
-// (21 on ResNet-50), and kainjow's parse costs about 200 instructions a byte. Rendering leaves a
-// parsed template as it was.
+// (21 on ResNet-50), and kainjow's parse costs about 200 instructions a byte. Parsed again where the
+// words differ (a TPU's page after a GPU's on the same thread). Rendering leaves a parsed template as
+// it was.
 kainjow::mustache::mustache& parsed_template(ParsedTemplates& parsed, std::string_view name) {
+  std::string text = words(template_text(name));
   auto it = parsed.find(name);
-  if (it == parsed.end()) it = parsed.try_emplace(std::string(name), std::string(template_text(name))).first;
-  if (!it->second.is_valid()) {
-    std::string error = std::string(name) + ": " + it->second.error_message();
+  if (it != parsed.end() && it->second.text != text) {
+    parsed.erase(it);
+    it = parsed.end();
+  }
+  if (it == parsed.end()) {
+    kainjow::mustache::mustache tmpl(text);
+    it = parsed.try_emplace(std::string(name), ParsedTemplate{std::move(text), std::move(tmpl)}).first;
+  }
+  if (!it->second.parsed.is_valid()) {
+    std::string error = std::string(name) + ": " + it->second.parsed.error_message();
     parsed.erase(it);
     throw std::logic_error(error);
   }
-  return it->second;
+  return it->second.parsed;
 }
 
 }  // namespace
@@ -122,7 +137,7 @@ TemplateData template_list() {
 }
 
 TemplateData template_partial(std::string_view name) {
-  std::string text(template_text(name));
+  std::string text = words(template_text(name));
   return TemplateData{kainjow::mustache::partial{[text]() { return text; }}};
 }
 

@@ -63,10 +63,10 @@ std::string window_line(const ReportModel& r) {
     if (auto capture = m.get(Metric::WindowCaptureSpanUs))
       line += fmt::format(" · capture span {}", format_duration_us(capture));
     if (auto gpu = m.get(Metric::WindowGpuSpanUs))
-      line += fmt::format(" · GPU span {} · GPU busy {} ({} of the capture span, {} of the GPU span)",
-                          format_duration_us(gpu), format_duration_us(m.get(Metric::GpuCaptureBusyUs)),
-                          format_pct(m.get(Metric::GpuBusyOfCapturePct)),
-                          format_pct(m.get(Metric::GpuBusyOfGpuSpanPct)));
+      line += fmt::format(
+          fmt::runtime(words(" · GPU span {} · GPU busy {} ({} of the capture span, {} of the GPU span)")),
+          format_duration_us(gpu), format_duration_us(m.get(Metric::GpuCaptureBusyUs)),
+          format_pct(m.get(Metric::GpuBusyOfCapturePct)), format_pct(m.get(Metric::GpuBusyOfGpuSpanPct)));
     return line;
   }
   std::string range;
@@ -89,8 +89,8 @@ std::string steps_line(const MetricValues& m) {
 
 std::string gpu_line(const MetricValues& m) {
   double count = m.get(Metric::GpuCount).value_or(0);
-  if (count == 0) return "no GPU activity: GPU metrics are not applicable";
-  return join({fmt::format("{:.0f} GPU{}", count, count == 1 ? "" : "s"),
+  if (count == 0) return words("no GPU activity: GPU metrics are not applicable");
+  return join({fmt::format("{:.0f} {}", count, words(count == 1 ? "GPU" : "GPUs")),
                labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),
                labelled(m, Metric::GpuIdlePct), labelled(m, Metric::GpuSmEfficiencyPct),
                labelled(m, Metric::GpuAchievedOccupancyPct)});
@@ -100,7 +100,8 @@ std::string gpu_line(const MetricValues& m) {
 std::string gpu_spread_line(const ReportModel& r) {
   const auto& m = r.metrics;
   return fmt::format(
-      "{} GPUs: {}, median {}, highest {} (each GPU: the gpus table of the HTML and JSON reports)",
+      fmt::runtime(words(
+          "{} GPUs: {}, median {}, highest {} (each GPU: the gpus table of the HTML and JSON reports)")),
       r.gpus.size(), labelled(m, Metric::GpuMinUtilizationPct),
       format_pct(m.get(Metric::GpuMedianUtilizationPct)), format_pct(m.get(Metric::GpuMaxUtilizationPct)));
 }
@@ -124,9 +125,10 @@ std::string workers_spread_line(const ReportModel& r) {
 // A GPU's own utilization and busy share, under the labels of the run's.
 std::string gpu_detail(const ReportGpu& g, bool name_worker) {
   std::string name = (g.name.empty() ? "unknown device" : g.name) + gpu_architecture_text(g);
-  return fmt::format("{}GPU {}: {} · {} {} · {} {} · {} kernels", name_worker ? g.worker + " " : "", g.device,
-                     name, metric_label(Metric::GpuUtilizationPct), format_pct(g.utilization_pct),
-                     metric_label(Metric::GpuBusyPct), format_pct(g.busy_pct), g.kernel_count);
+  return fmt::format("{}{} {}: {} · {} {} · {} {} · {} kernels", name_worker ? g.worker + " " : "",
+                     words("GPU"), g.device, name, metric_label(Metric::GpuUtilizationPct),
+                     format_pct(g.utilization_pct), metric_label(Metric::GpuBusyPct), format_pct(g.busy_pct),
+                     g.kernel_count);
 }
 
 // "Kernel 55.5% · Memcpy 1.1% · ..." for the parts of an exclusive split that apply.
@@ -253,6 +255,7 @@ std::string critical_path_line(const MetricValues& m) {
 }
 
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
+  CaptureTermsScope terms(r);  // labels in the capture's words
   Lines out(options);
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
@@ -270,7 +273,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
   if (shows(r, FamilySection::GpuSummary) && !snapshot) {
-    out.add("GPU", gpu_line(r.metrics));
+    out.add(words("GPU"), gpu_line(r.metrics));
     if (r.gpus.size() <= kListedGpus)
       for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
     else
@@ -280,14 +283,14 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
     if (!r.metrics.get(Metric::TensorCoreKernelTimePct) && r.metrics.get(Metric::MatrixUnitOpTimePct))
       out.add("Matrix units", labelled(r.metrics, Metric::MatrixUnitOpTimePct));
     else
-      out.add("Tensor Cores", tensor_core_line(r.metrics));
+      out.add(words("Tensor Cores"), tensor_core_line(r.metrics));
     out.add("Resources", split_line(r.metrics, kResourceShares));
   }
   for (const TerminalLine& line : memory_snapshot_lines(r)) out.add(line.label, line.text);
   if (r.metric(Metric::GpuCount).value_or(0) > 0) {
     out.add("Compute", compute_line(r));
     out.add("Host", host_line(r.metrics));
-    if (std::string top = top_ops_line(r); !top.empty()) out.add("Top GPU ops", top);
+    if (std::string top = top_ops_line(r); !top.empty()) out.add(words("Top GPU ops"), top);
   }
   if (std::string path = critical_path_line(r.metrics); !path.empty()) out.add("Path", path);
   if (std::string line = collectives_line(r.metrics); !line.empty()) out.add("Collectives", line);

@@ -170,7 +170,7 @@ std::string terminal_findings(const ReportModel& r, bool color) {
   if (r.baseline) {
     const ReportBaseline& b = *r.baseline;
     out += fmt::format("{:<13}{} ({}, {} steps{})\n", "Baseline", terminal_escape(b.path), b.kind, b.steps,
-                       b.hardware_differs ? ", other GPUs" : "");
+                       b.hardware_differs ? words(", other GPUs") : "");
     if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
       out += fmt::format("{:<13}{}\n", "", style.wrap(terminal_escape(mismatch), "1;33"));
     out += fmt::format("{:<13}{}\n", "Work", terminal_escape(window_work_text(r)));

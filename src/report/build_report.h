@@ -38,9 +38,9 @@ ReportModel build_report(const std::vector<ReportInput>& inputs, RunAnalysis&& a
 void add_baseline(ReportModel& report, const Baseline& baseline, double min_flops_coverage_pct);
 
 // What the gate returned (gate/gate.h, evaluate_gate), put into the report: its tables after the
-// run's own (the delta tables).
+// run's own (the delta tables); the capture's words for the outputs' fixed terms.
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
-              ReportVerdict verdict, std::vector<ReportTable> tables = {});
+              ReportVerdict verdict, std::vector<ReportTable> tables = {}, CaptureTerms terms = {});
 
 // The capture profile's fields that a rule file's `capture:` section or --workload set, in place of
 // the analysis' (each listed in capture.overridden), and the one line again; before the gate runs,

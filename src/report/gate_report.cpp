@@ -78,7 +78,19 @@ void add_baseline(ReportModel& report, const Baseline& baseline, double min_flop
 }
 
 void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vector<ReportRule> rules,
-              ReportVerdict verdict, std::vector<ReportTable> tables) {
+              ReportVerdict verdict, std::vector<ReportTable> tables, CaptureTerms terms) {
+  report.terms = std::move(terms);
+  // The tables' titles and descriptions are the catalog's words: in the capture's (issue 89).
+  auto relabel = [&](std::vector<ReportTable>& list) {
+    for (ReportTable& t : list) {
+      t.title = in_capture_terms(t.title, report.terms);
+      t.description = in_capture_terms(t.description, report.terms);
+    }
+  };
+  if (!report.terms.empty()) {
+    relabel(report.tables);
+    for (ReportWorker& w : report.workers) relabel(w.tables);
+  }
   for (ReportTable& t : tables) report.tables.push_back(std::move(t));
   report.findings = std::move(findings);
   report.rules = std::move(rules);

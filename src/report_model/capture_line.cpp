@@ -1,5 +1,7 @@
 // The capture profile's one line (report.h, capture_line): what the first screen of every report
 // says the capture is.
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -83,9 +85,15 @@ std::string capture_line(const CaptureProfile& capture) {
   for (const CaptureDevices& d : capture.devices)
     devices += (devices.empty() ? "" : " + ") + devices_words(d);
   if (!devices.empty()) parts.push_back(std::move(devices));
+  // The id "cuda-graphs" is PyTorch's torch.cuda.graphs on either vendor; on AMD GPUs they are HIP
+  // graphs (hipGraphLaunch).
+  bool amd = !capture.devices.empty() &&
+             std::all_of(capture.devices.begin(), capture.devices.end(),
+                         [](const CaptureDevices& d) { return d.vendor == DeviceVendor::Amd; });
   std::string frameworks;
   for (const CaptureFramework& f : capture.frameworks)
-    frameworks += std::string(frameworks.empty() ? "" : " + ") + std::string(framework_word(f.name));
+    frameworks += std::string(frameworks.empty() ? "" : " + ") +
+                  std::string(amd && f.name == "cuda-graphs" ? "HIP graphs" : framework_word(f.name));
   if (!frameworks.empty()) parts.push_back(std::move(frameworks));
   if (std::string_view w = workload_words(capture.workload); !w.empty()) parts.emplace_back(w);
   const CapturePhases& p = capture.phases;
@@ -103,6 +111,35 @@ std::string capture_line(const CaptureProfile& capture) {
   if (parts.empty()) return "capture unknown";
   std::string out;
   for (const std::string& part : parts) out += (out.empty() ? "" : " · ") + part;
+  return out;
+}
+
+std::string in_capture_terms(std::string_view text, const CaptureTerms& terms) {
+  if (terms.empty()) return std::string(text);
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    bool starts_word = i == 0 || !word_char(text[i - 1]);
+    const std::pair<std::string, std::string>* hit = nullptr;
+    if (starts_word)
+      for (const auto& term : terms) {
+        std::string_view fixed = term.first;
+        std::size_t end = i + fixed.size();
+        if (!fixed.empty() && text.substr(i, fixed.size()) == fixed &&
+            (end == text.size() || !word_char(text[end]))) {
+          hit = &term;
+          break;
+        }
+      }
+    if (hit) {
+      out += hit->second;
+      i += hit->first.size();
+    } else {
+      out += text[i++];
+    }
+  }
   return out;
 }
 

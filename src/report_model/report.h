@@ -431,6 +431,17 @@ struct ReportRule {
   std::string source;
 };
 
+// The capture's words for the fixed terms the outputs print (issue 89): "GPU" -> "TPU", "Tensor
+// Cores" -> "Matrix Cores", each pair a fixed term and its word, longest term first, from the rules'
+// vocabulary (the gate's capture_terms). Empty where the capture's devices are NVIDIA GPUs or
+// unknown: the fixed terms stand.
+using CaptureTerms = std::vector<std::pair<std::string, std::string>>;
+
+// `text` with each fixed term of `terms` that stands as a whole word replaced by the capture's
+// word. For the outputs' own words alone (labels, titles, headers, rule titles), never for a string
+// from a trace.
+std::string in_capture_terms(std::string_view text, const CaptureTerms& terms);
+
 struct ReportModel {
   std::string schema = kReportSchema;
   std::string tool_version;
@@ -444,6 +455,8 @@ struct ReportModel {
   CaptureProfile capture;
   // The capture in one line, the first screen's (capture_line): set with `capture`.
   std::string capture_line;
+  // The capture's words for the outputs' fixed terms, set with the gate's findings.
+  CaptureTerms terms;
   ReportSettings settings;
   MetricValues metrics;           // the run's
   std::vector<ReportStep> steps;  // the run's window steps

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "analyse/ops/warmup.h"
+#include "model/memory_snapshot.h"
 
 namespace perfgate {
 namespace {
@@ -283,6 +284,15 @@ CaptureProfile decide_capture(const Profile& profile, const CompiledClassificati
       out.frameworks.push_back(
           {std::string(runtime),
            fmt::format("{} kernels and no launching call or framework op", w.host.kernels)});
+  }
+  // A memory snapshot is PyTorch's own record of its caching allocator on the GPUs, whoever made them
+  // (torch.cuda.memory._snapshot(), on CUDA and ROCm alike).
+  if (profile.memory_snapshot && out.frameworks.empty()) {
+    out.frameworks.push_back({"pytorch", "a PyTorch memory snapshot (torch.cuda.memory._snapshot())"});
+    if (out.devices.empty() && !profile.memory_snapshot->devices.empty())
+      out.devices.push_back({DeviceKind::Gpu, DeviceVendor::Unknown, "",
+                             profile.memory_snapshot->devices.size(),
+                             "the snapshot's CUDA caching allocator, one per GPU"});
   }
   MarkerCounter workloads(profile, compiled.capture_workloads, compiled.capture_workload_names);
   auto [workload, evidence] = decide_workload(profile, w, workloads, out.frameworks);

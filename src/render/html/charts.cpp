@@ -1,4 +1,5 @@
 #include "render/html/charts.h"
+#include "render/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -251,7 +252,7 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
   double scale = window_us > 0 ? plot_w / window_us : 0;
   std::string svg = open_svg(width, height, title);
   svg += text(left - 8, top + lane_h / 2 + 4, "steps", "end", 12);
-  svg += text(left - 8, top + lane_h * 1.5 + 4, "GPU gaps", "end", 12);
+  svg += text(left - 8, top + lane_h * 1.5 + 4, words("GPU gaps"), "end", 12);
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const StripSpan& s = steps[i];
     double x = left + s.start_us * scale, w = std::max(s.duration_us * scale, 1.0);

@@ -89,7 +89,7 @@ TemplateData summary(const ReportModel& r) {
     list.push_back(metric_entry(r, Metric::KernelsCompiledPct));
   list.push_back(metric_entry(r, Metric::ComputeTflopsAchieved));
   std::string mfu = withheld_text(r, Metric::ComputeMfuPct);
-  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + ", of the GPUs' peak",
+  list.push_back(entry(metric_label(Metric::ComputeMfuPct) + words(", of the GPUs' peak"),
                        mfu.empty() ? mfu_text(r.metrics) : mfu, change_badge(r, Metric::ComputeMfuPct)));
   list.push_back(metric_entry(r, Metric::BreakdownDataloaderPct, ", of the step"));
   list.push_back(metric_entry(r, Metric::BreakdownCommunicationPct, ", of the step"));
@@ -132,8 +132,8 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
   std::string per_gpu;
   if (r.gpus.size() <= kListedGpus) {
     for (const ReportGpu& g : r.gpus)
-      per_gpu += fmt::format("{}GPU {}{} {}", per_gpu.empty() ? "" : "; ", g.device, gpu_architecture_text(g),
-                             format_pct(g.utilization_pct));
+      per_gpu += fmt::format(fmt::runtime(words("{}GPU {}{} {}")), per_gpu.empty() ? "" : "; ", g.device,
+                             gpu_architecture_text(g), format_pct(g.utilization_pct));
   } else {  // a large run: the spread, and the slowest and fastest ranks (the GPUs table has each)
     per_gpu =
         fmt::format("lowest {}, median {}, highest {}", format_pct(r.metric(Metric::GpuMinUtilizationPct)),
@@ -142,15 +142,17 @@ void add_donuts(const ReportModel& r, TemplateData& view) {
     if (auto slow = r.metric(Metric::RanksSlowest), fast = r.metric(Metric::RanksFastest); slow && fast)
       per_gpu += fmt::format("; slowest rank {:.0f}, fastest rank {:.0f} by mean step", *slow, *fast);
   }
-  view.set("gpu_caption", r.gpus.empty() ? std::string("No GPU activity in the profile.")
-                                         : fmt::format("Kernel time over the window, mean of {} GPU(s): {}.",
-                                                       r.gpus.size(), per_gpu));
+  view.set("gpu_caption",
+           r.gpus.empty()
+               ? std::string(words("No GPU activity in the profile."))
+               : fmt::format(fmt::runtime(words("Kernel time over the window, mean of {} GPU(s): {}.")),
+                             r.gpus.size(), per_gpu));
   view.set("tc_title", metric_label(Metric::TensorCoreEfficiencyPct));
   view.set("tc_svg", donut_svg(r.metric(Metric::TensorCoreEfficiencyPct), kTensorCoreColor,
                                metric_label(Metric::TensorCoreEfficiencyPct)));
   std::string caption = fmt::format(
-      "Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
-      "Core kernels are {} of all kernel time; eligible ops launched {} of it.",
+      fmt::runtime(words("Tensor Core share of the kernel time of TC-eligible ops (DLProf). Tensor "
+                         "Core kernels are {} of all kernel time; eligible ops launched {} of it.")),
       format_pct(r.metric(Metric::TensorCoreKernelTimePct)),
       format_pct(r.metric(Metric::TensorCoreEligibleKernelTimePct)));
   // Where ops are known for too little of the kernel time, the donut is n/a and says why.
@@ -188,9 +190,10 @@ void add_bars(const ReportModel& r, TemplateData& view) {
   std::vector<ChartPart> resources = split_parts(r, kResourceShares, kResourceColors);
   std::vector<ChartPart> breakdown = split_parts(r, kBreakdownShares, kBreakdownColors);
   TemplateData bars = template_list();
-  bars.push_back(bar("Resources", resources,
-                     "DLProf's split of the window: Tensor Core kernels, other kernels, memory operations, "
-                     "CPU only, nothing recorded."));
+  bars.push_back(
+      bar("Resources", resources,
+          words("DLProf's split of the window: Tensor Core kernels, other kernels, memory operations, "
+                "CPU only, nothing recorded.")));
   bars.push_back(bar("Step breakdown", breakdown,
                      "The mean step split as the TensorBoard plugin does: each instant goes to the first "
                      "part active then."));
@@ -331,7 +334,7 @@ void add_step_charts(const ReportModel& r, TemplateData& view) {
   charts.push_back(step_chart("Step time breakdown", by_part, parts,
                               "Each step of the window, split as the plugin's overview." +
                                   first_steps_note(split_steps, "window steps")));
-  std::vector<ChartPart> kinds = {{"Tensor Core kernels", 0, kTensorCoreColor},
+  std::vector<ChartPart> kinds = {{words("Tensor Core kernels"), 0, kTensorCoreColor},
                                   {"other kernels", 0, kUtilizationColor},
                                   {"no kernel running", 0, kPlainColor}};
   const ReportTable* iterations = find_table(w.tables, Table::Iterations);

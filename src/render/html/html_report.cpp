@@ -276,7 +276,7 @@ ReportTable system_card(const ReportModel& r, const ReportTable& first) {
   std::string text;
   for (const auto& [name, n] : gpus) text += fmt::format("{}{} x {}", text.empty() ? "" : ", ", n, name);
   t.rows.insert(t.rows.begin(),
-                {std::string("GPUs of the run"),
+                {std::string(words("GPUs of the run")),
                  fmt::format("{} on {} workers", text.empty() ? "none" : text, r.workers.size())});
   return t;
 }
@@ -379,6 +379,7 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
 }  // namespace
 
 HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
+  CaptureTermsScope terms(r);  // labels in the capture's words
   TemplateData view;
   view.set("version", r.tool_version);
   view.set("title", title_of(r));

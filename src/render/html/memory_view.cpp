@@ -28,7 +28,7 @@ const ReportWorker* highest_peak(const ReportModel& r) {
 // memory_curve table, with the window's highest allocated total marked.
 StepLineChart memory_chart(const ReportWorker& w, const ReportTable& curve) {
   StepLineChart c;
-  c.title = "GPU memory over the window";
+  c.title = words("GPU memory over the window");
   c.unit = "bytes";
   c.x_max_us = w.window.wall_us;
   std::map<double, std::pair<StepLine, StepLine>> by_device;
@@ -47,9 +47,9 @@ StepLineChart memory_chart(const ReportWorker& w, const ReportTable& curve) {
   for (auto& [device, lines] : by_device) {
     auto& [allocated, reserved] = lines;
     std::string hue(kBreakdownColors[color++ % kBreakdownColors.size()]);
-    allocated.label = fmt::format("GPU {:.0f} allocated", device);
+    allocated.label = fmt::format(fmt::runtime(words("GPU {:.0f} allocated")), device);
     allocated.color = reserved.color = hue;
-    reserved.label = fmt::format("GPU {:.0f} reserved", device);
+    reserved.label = fmt::format(fmt::runtime(words("GPU {:.0f} reserved")), device);
     reserved.dashed = true;
     c.lines.push_back(std::move(allocated));
     if (!reserved.points.empty()) c.lines.push_back(std::move(reserved));
@@ -69,9 +69,9 @@ std::string peak_text(const ReportWorker& w) {
   std::string when = from_window < 0 ? format_duration_us(-from_window) + " before the window"
                      : from_window > w.window.wall_us ? "after the window"
                                                       : format_duration_us(from_window) + " into the window";
-  std::string text =
-      fmt::format("Peak {} allocated on GPU {}{}, in {}, {}.", format_value(bytes, "bytes"), p.device,
-                  pct ? fmt::format(" ({} of its memory)", format_pct(pct)) : "", p.op, when);
+  std::string text = fmt::format(fmt::runtime(words("Peak {} allocated on GPU {}{}, in {}, {}.")),
+                                 format_value(bytes, "bytes"), p.device,
+                                 pct ? fmt::format(" ({} of its memory)", format_pct(pct)) : "", p.op, when);
   if (std::optional<double> reserved = w.metric(Metric::MemoryPeakReservedBytes))
     text += fmt::format(" The caching allocator reserved at most {}.", format_value(reserved, "bytes"));
   if (p.lower_bound)

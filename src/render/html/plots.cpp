@@ -1,4 +1,5 @@
 #include "render/html/plots.h"
+#include "render/format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -92,9 +93,11 @@ void add_top(const ReportModel& r, const TopPlot& p, TemplateData& plots) {
   const ReportTable* t = first_worker_table(r, p.table);
   if (!t || t->rows.empty()) return;
   std::vector<RankedBar> bars = bars_of(*t, p.name, p.time, "us", kPlottedRows);
-  std::vector<ChartPart> legend = {p.legend};
-  plots.push_back(plot(p.title, ranked_bars_svg(bars, legend, p.chart_title), legend,
-                       std::string(p.caption) + rows_note(*t, bars.size())));
+  ChartPart part = p.legend;
+  part.label = words(part.label);
+  std::vector<ChartPart> legend = {part};
+  plots.push_back(plot(words(p.title), ranked_bars_svg(bars, legend, words(p.chart_title)), legend,
+                       words(p.caption) + rows_note(*t, bars.size())));
 }
 
 void add_top_kernels_and_ops(const ReportModel& r, TemplateData& plots) {
@@ -138,17 +141,17 @@ void add_gpu_gaps(const ReportModel& r, TemplateData& plots) {
     std::vector<double> parts(it->second + 1, 0.0);
     parts.back() = duration(i);
     std::string shown = format_duration_us(duration(i));
-    std::string label =
-        fmt::format("GPU {:g} at {}", number_at(*t, i, table_column(Table::GpuGaps, "device")),
-                    format_duration_us(number_at(*t, i, table_column(Table::GpuGaps, "start_us")) -
-                                       r.workers.front().window.start_us));
+    std::string label = fmt::format(
+        fmt::runtime(words("GPU {:g} at {}")), number_at(*t, i, table_column(Table::GpuGaps, "device")),
+        format_duration_us(number_at(*t, i, table_column(Table::GpuGaps, "start_us")) -
+                           r.workers.front().window.start_us));
     bars.push_back({label, shown, std::move(parts), fmt::format("{}: {} ({})", label, shown, cause)});
   }
-  TemplateData d =
-      plot("GPU gaps by cause", ranked_bars_svg(bars, legend, "The longest GPU gaps by cause"), legend,
-           "The longest gaps in the GPU's work, from the window start, coloured by "
-           "what the launching host threads did meanwhile." +
-               rows_note(*t, bars.size()));
+  TemplateData d = plot(words("GPU gaps by cause"),
+                        ranked_bars_svg(bars, legend, words("The longest GPU gaps by cause")), legend,
+                        words("The longest gaps in the GPU's work, from the window start, coloured by "
+                              "what the launching host threads did meanwhile.") +
+                            rows_note(*t, bars.size()));
   d.set("has_legend", true);  // even of one cause: the colour says which
   d.set("legend", legend_list(legend));
   plots.push_back(d);
@@ -159,7 +162,7 @@ void add_critical_path(const ReportModel& r, TemplateData& plots) {
   const ReportTable* t = first_worker_table(r, Table::CriticalPath);
   if (!t || t->rows.empty()) return;
   std::vector<std::pair<std::string_view, ChartPart>> parts = {
-      {table_column(Table::CriticalPath, "gpu_compute_us"), {"GPU compute", 0, "#2f6fde"}},
+      {table_column(Table::CriticalPath, "gpu_compute_us"), {words("GPU compute"), 0, "#2f6fde"}},
       {table_column(Table::CriticalPath, "communication_us"), {"communication", 0, "#8d5bd6"}},
       {table_column(Table::CriticalPath, "kernel_gap_us"), {"between kernels", 0, "#9aa3b2"}},
       {table_column(Table::CriticalPath, "launch_overhead_us"), {"launch overhead", 0, "#e0a100"}},
@@ -177,11 +180,11 @@ void add_critical_path(const ReportModel& r, TemplateData& plots) {
     for (const auto& p : parts) c.parts_us.push_back(number_at(*t, i, p.first));
     steps.push_back(std::move(c));
   }
-  plots.push_back(plot("Critical path per step",
-                       step_bars_svg(steps, legend, "The critical path of each step by what bounds it"),
-                       legend,
-                       "Each step's critical path (its length) split by what bounds it: GPU compute, "
-                       "communication, time between kernels, launch overhead, the CPU and data loading."));
+  plots.push_back(
+      plot("Critical path per step",
+           step_bars_svg(steps, legend, "The critical path of each step by what bounds it"), legend,
+           words("Each step's critical path (its length) split by what bounds it: GPU compute, "
+                 "communication, time between kernels, launch overhead, the CPU and data loading.")));
 }
 
 // Each rank's communication: moving data and waiting for the other ranks.
@@ -236,9 +239,9 @@ void add_memory_categories(const ReportModel& r, TemplateData& plots) {
   std::vector<RankedBar> bars;
   for (std::size_t i = 0; i < t->rows.size() && bars.size() < kPlottedRows; ++i) {
     double bytes = number_at(*t, i, table_column(Table::MemoryPeakCategories, "bytes"));
-    std::string label =
-        fmt::format("GPU {:g} {}", number_at(*t, i, table_column(Table::MemoryPeakCategories, "device")),
-                    text_at(*t, i, table_column(Table::MemoryPeakCategories, "category")));
+    std::string label = fmt::format(fmt::runtime(words("GPU {:g} {}")),
+                                    number_at(*t, i, table_column(Table::MemoryPeakCategories, "device")),
+                                    text_at(*t, i, table_column(Table::MemoryPeakCategories, "category")));
     std::string shown = format_value(bytes, "bytes");
     bars.push_back({label, shown, {bytes}, fmt::format("{}: {}", label, shown)});
   }
@@ -304,11 +307,12 @@ void add_step_growth_chart(const ReportModel& r, TemplateData& view) {
                     number_at(*t, i, table_column(Table::StepTimeDeltas, "delta_us_per_step"))});
   TemplateData d;
   d.set("svg", change_bars_svg(bars, "What the step time grew by"));
-  d.set("caption",
-        "The parts of the step time that grew most against the baseline, largest growth first (slower in "
-        "red, faster in green). They overlap (host time runs beside GPU time), so they are drawn side by "
-        "side, not summed: the waterfall along the critical path sums parts that do not overlap." +
-            rows_note(*t, bars.size()));
+  d.set(
+      "caption",
+      words("The parts of the step time that grew most against the baseline, largest growth first (slower in "
+            "red, faster in green). They overlap (host time runs beside GPU time), so they are drawn side by "
+            "side, not summed: the waterfall along the critical path sums parts that do not overlap.") +
+          rows_note(*t, bars.size()));
   view.set("step_growth_chart", d);
 }
 

@@ -1,4 +1,5 @@
 #include "render/html/table_view.h"
+#include "render/format.h"
 
 #include <algorithm>
 #include <charconv>
@@ -56,7 +57,7 @@ struct ColumnMarkup {
 std::string tensor_core_rule_meaning(std::string_view pattern) {
   if (pattern.empty()) return "";
   return pattern.starts_with("simt: ") ? "SIMT kernel (rules: non_tensor_core_kernels)"
-                                       : "Tensor Core kernel (rules: tensor_core_kernels)";
+                                       : words("Tensor Core kernel (rules: tensor_core_kernels)");
 }
 
 std::vector<ColumnMarkup> column_markup(const ReportTable& t) {
@@ -310,7 +311,7 @@ std::string column_label(std::string_view id, std::string_view unit) {
   }
   if (!label.empty() && label[0] >= 'a' && label[0] <= 'z')
     label[0] = static_cast<char>(label[0] - 'a' + 'A');
-  return label;
+  return perfgate::words(label);  // "GPU us" is "TPU time" on a TPU's page
 }
 
 TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id, AsideTexts& aside,

@@ -31,7 +31,7 @@ const char* host_color(std::string_view kind) {
 
 std::string_view host_kind_label(std::string_view kind) {
   return kind == "cpu_op"       ? "host op"
-         : kind == "dataloader" ? "DataLoader"
+         : kind == "dataloader" ? "data loading"
          : kind == "runtime"    ? "runtime call"
                                 : "synchronising call";
 }
@@ -79,7 +79,7 @@ std::string window_strip(const ReportWorker& w) {
     std::string label = s.number ? std::to_string(*s.number) : s.name;
     std::string tooltip = fmt::format("{}: {}", s.name, format_duration_us(s.duration_us));
     if (auto busy = busy_pct.find(s.name); busy != busy_pct.end()) {
-      tooltip += fmt::format(", GPU busy {}", format_pct(busy->second));
+      tooltip += fmt::format(fmt::runtime(words(", GPU busy {}")), format_pct(busy->second));
       if (least_busy == SIZE_MAX || busy->second < lowest) least_busy = steps.size(), lowest = busy->second;
       highest = std::max(highest, busy->second);
     }
@@ -96,12 +96,13 @@ std::string window_strip(const ReportWorker& w) {
              duration = number_at(*t, i, table_column(Table::GpuGaps, "duration_us"));
       gaps.push_back(
           {start, duration, "",
-           fmt::format("GPU {:.0f} idle for {} at {} ({})",
+           fmt::format(fmt::runtime(words("GPU {:.0f} idle for {} at {} ({})")),
                        number_at(*t, i, table_column(Table::GpuGaps, "device")), format_duration_us(duration),
                        format_duration_us(start), text_at(*t, i, table_column(Table::GpuGaps, "cause")))});
     }
   if (steps.size() < 2 || length <= 0) return "";
-  return window_strip_svg(steps, gaps, length, marked, least_busy, "The whole window: steps and GPU gaps");
+  return window_strip_svg(steps, gaps, length, marked, least_busy,
+                          words("The whole window: steps and GPU gaps"));
 }
 
 // Under the strip of a run of more window steps than a page charts.
@@ -180,8 +181,9 @@ std::string short_launches_note(const ReportWorker& w) {
     double n = number_at(*steps, i, table_column(Table::CriticalPath, "short_launches"));
     if (n > 0)
       return fmt::format(
-          " {:.0f} launch calls of this step last under 1 µs once rounded to whole µs: HTA's "
-          "definition leaves them off the path, with the GPU work they launched.",
+          fmt::runtime(
+              words(" {:.0f} launch calls of this step last under 1 µs once rounded to whole µs: HTA's "
+                    "definition leaves them off the path, with the GPU work they launched.")),
           n);
   }
   return "";
@@ -206,9 +208,10 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   for (auto& [key, index] : lane_of) {
     index = lanes.size();
     auto [order, device, stream] = key;
-    lanes.push_back(order == 0   ? fmt::format("ops · thread {:.0f}", stream)
-                    : order == 1 ? fmt::format("runtime · thread {:.0f}", stream)
-                                 : fmt::format("GPU {:.0f} · stream {:.0f}", device, stream));
+    lanes.push_back(order == 0 ? fmt::format("ops · thread {:.0f}", stream)
+                    : order == 1
+                        ? fmt::format("runtime · thread {:.0f}", stream)
+                        : fmt::format(fmt::runtime(words("GPU {:.0f} · stream {:.0f}")), device, stream));
   }
   auto colors = op_colors(*t);
   std::vector<SvgBox> boxes;
@@ -269,25 +272,27 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
     d.set("strip_note", window_strip_note(w));
   }
   if (w.timeline.gpu_clock)
-    d.set(
-        "caption",
-        fmt::format("{}, on the GPUs' clock: its {} GPU activities, a lane per stream, coloured by launching "
-                    "op. The host's and the GPU's clocks disagree in this trace (see the run's notes), so "
-                    "what the host's threads did is not drawn beside them. Activities shorter than a "
-                    "thousandth of the span are merged (grey).",
-                    timeline_span(w), w.timeline.activities));
+    d.set("caption",
+          fmt::format(
+              fmt::runtime(words(
+                  "{}, on the GPUs' clock: its {} GPU activities, a lane per stream, coloured by launching "
+                  "op. The host's and the GPU's clocks disagree in this trace (see the run's notes), so "
+                  "what the host's threads did is not drawn beside them. Activities shorter than a "
+                  "thousandth of the span are merged (grey).")),
+              timeline_span(w), w.timeline.activities));
   else
-    d.set(
-        "caption",
-        fmt::format("{}: above, what the threads that launch GPU work did (their outermost ops, "
-                    "DataLoader ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
-                    "per stream, coloured by launching op. Activities shorter than a thousandth of the span "
-                    "are merged (grey).{}",
-                    timeline_span(w), w.timeline.activities,
-                    path ? " The step's critical path is the magenta bar along the foot of the lanes it runs "
-                           "through (HTA's definition: docs/metrics.md, Critical path)."
-                         : "") +
-            short_launches_note(w));
+    d.set("caption",
+          fmt::format(
+              fmt::runtime(words(
+                  "{}: above, what the threads that launch GPU work did (their outermost ops, "
+                  "data-loading ops, runtime and synchronising calls); below, its {} GPU activities, a lane "
+                  "per stream, coloured by launching op. Activities shorter than a thousandth of the span "
+                  "are merged (grey).{}")),
+              timeline_span(w), w.timeline.activities,
+              path ? " The step's critical path is the magenta bar along the foot of the lanes it runs "
+                     "through (HTA's definition: docs/metrics.md, Critical path)."
+                   : "") +
+              short_launches_note(w));
   view.set("timeline", d);
 }
 

@@ -90,7 +90,7 @@ std::string sheet_name(const ReportModel& r, std::string_view table) {
       {table_name(Table::KernelsByIteration), "Kernels by step"},
       {table_name(Table::MemoryPeakCategories), "Memory peak by category"},
       {table_name(Table::CriticalPathTimeline), "Critical path timeline"}};
-  if (auto it = kShort.find(table); it != kShort.end()) return std::string(it->second);
+  if (auto it = kShort.find(table); it != kShort.end()) return words(it->second);
   return table_title(r, table);
 }
 
@@ -130,7 +130,7 @@ std::string empty_note(std::string_view table) {
       {table_name(Table::OpTypes), "no op was called during the window's steps"},
       {table_name(Table::Gpus), "no GPU activity in the window"}};
   auto it = kWhy.find(table);
-  return fmt::format("No rows: {}.", it != kWhy.end() ? it->second : "the profile has none");
+  return fmt::format("No rows: {}.", words(it != kWhy.end() ? it->second : "the profile has none"));
 }
 
 // The workers' tables that no worker has a row of: listed on one "No rows" sheet with why, rather
@@ -428,6 +428,7 @@ void rules_sheet(Workbook& wb, const ReportModel& r) {
 }  // namespace
 
 void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions& options) {
+  CaptureTermsScope terms(r);  // labels in the capture's words
   // libxlsxwriter opens the file by name when the workbook closes, so its name is made in a private
   // folder (mkdtemp, mode 0700) beside the target, where no one can plant a symlink; its own
   // temporary files (constant_memory) go there too. Then the file is renamed over the target, or,
