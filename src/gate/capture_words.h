@@ -48,4 +48,8 @@ std::string capture_phrase(const CaptureView& capture, const CaptureWords& words
 // The placeholder names a vocabulary may fill (rules check accepts each, and capitalised).
 const std::vector<std::string_view>& vocabulary_word_names();
 
+// The frameworks a `words` entry may be `for` (the capture profile's names: capture_frameworks in
+// rules/default.yaml), besides device kinds and vendors and workloads.
+const std::vector<std::string_view>& vocabulary_framework_names();
+
 }  // namespace perfgate
