@@ -101,12 +101,12 @@ std::string CaptureWords::word(std::string_view name) const {
 }
 
 CaptureWords capture_words(const std::vector<VocabularyWords>& vocabulary, const CaptureView& capture) {
-  // The capture's main device (the most devices) and its workload choose the words.
+  // The capture's main device (the most devices), its workload and its frameworks choose the words.
   std::string_view kind = capture.devices.empty() ? "unknown" : capture.devices.front().kind;
   std::string_view vendor = capture.devices.empty() ? "unknown" : capture.devices.front().vendor;
   auto fits = [&](std::string_view for_capture) {
     return for_capture == "default" || for_capture == kind || for_capture == vendor ||
-           workload_matches(capture, for_capture);
+           workload_matches(capture, for_capture) || listed(capture.frameworks, for_capture);
   };
   CaptureWords out;
   for (const VocabularyWords& entry : vocabulary) {
@@ -153,6 +153,7 @@ CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture
       if (unit != "Tensor-Core") out.emplace_back("Tensor-Core", unit);
     }
     add("CUDA runtime", "runtime");
+    add("NCCL", "ccl");
   }
   if (kind != "unknown" && kind != "gpu" && kind != "cpu-only") {
     add("GPUs", "devices");
@@ -162,9 +163,17 @@ CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture
 }
 
 const std::vector<std::string_view>& vocabulary_word_names() {
-  static const std::vector<std::string_view> kNames = {"device",  "devices", "matrix_units", "matrix_unit",
-                                                       "runtime", "kernel",  "kernels",      "step",
-                                                       "steps",   "vendor"};
+  static const std::vector<std::string_view> kNames = {
+      "device",  "devices",      "matrix_units",  "runtime",      "kernel",
+      "kernels", "step",         "steps",         "vendor",       "graph",
+      "graphs",  "server_batch", "server_memory", "kv_cache_fp8", "fp8_weights"};
+  return kNames;
+}
+
+const std::vector<std::string_view>& vocabulary_framework_names() {
+  static const std::vector<std::string_view> kNames = {
+      "pytorch", "torch.compile", "cuda-graphs", "jax",  "tensorflow", "tensorrt", "tensorrt-llm", "vllm",
+      "sglang",  "megatron",      "deepspeed",   "cuda", "hip",        "nccl",     "rccl"};
   return kNames;
 }
 

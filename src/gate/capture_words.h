@@ -54,4 +54,8 @@ CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture
 // The placeholder names a vocabulary may fill (rules check accepts each, and capitalised).
 const std::vector<std::string_view>& vocabulary_word_names();
 
+// The frameworks a `words` entry may be `for` (the capture profile's names: capture_frameworks in
+// rules/default.yaml), besides device kinds and vendors and workloads.
+const std::vector<std::string_view>& vocabulary_framework_names();
+
 }  // namespace perfgate

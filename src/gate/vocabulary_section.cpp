@@ -25,11 +25,13 @@ std::vector<std::string> names(YamlCheck& check, const YAML::Node& node, std::st
   return out;
 }
 
-// What a `for:` of `words` may name: any capture, a device kind or vendor, or a workload.
+// What a `for:` of `words` may name: any capture, a device kind or vendor, a workload or a
+// framework.
 bool known_capture(std::string_view name) {
   if (name == "default" || name == "inference") return true;
   auto in = [&](const auto& names) { return std::find(names.begin(), names.end(), name) != names.end(); };
-  return in(kDeviceKindNames) || in(kDeviceVendorNames) || in(kCaptureWorkloadNames);
+  return in(kDeviceKindNames) || in(kDeviceVendorNames) || in(kCaptureWorkloadNames) ||
+         in(vocabulary_framework_names());
 }
 
 void read_words(YamlCheck& check, const YAML::Node& node, RuleSet& out) {
@@ -45,7 +47,8 @@ void read_words(YamlCheck& check, const YAML::Node& node, RuleSet& out) {
       if (name == "for") {
         entry.for_capture = *value;
         if (!known_capture(*value))
-          check.error(key.second, fmt::format("'for: {}' is no device kind, vendor or workload", *value));
+          check.error(key.second,
+                      fmt::format("'for: {}' is no device kind, vendor, workload or framework", *value));
       } else if (name == "source") {
         entry.source = *value;
       } else if (std::find(vocabulary_word_names().begin(), vocabulary_word_names().end(), name) !=

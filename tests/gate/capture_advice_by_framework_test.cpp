@@ -1,0 +1,171 @@
+// Issue 89, build item 3: advice in the words of the capture's own framework, vendor and workload
+// (the shared inputs' reports named TensorFlow to JAX captures, JAX to an Nsight export, CUDA graphs
+// to AMD GPUs, vLLM to SGLang servers and requests to offline inference). As capture_advice_test.cpp,
+// each test sets the profile by hand on the report of a hand-built trace and gates that report.
+#include <gtest/gtest.h>
+
+#include "gate/gate.h"
+#include "gate/rules.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
+
+bool says(const std::string& text, std::string_view what) {
+  return text.find(what) != std::string::npos;
+}
+
+CaptureProfile profile(DeviceKind kind, DeviceVendor vendor, CaptureWorkload workload,
+                       std::vector<std::string> frameworks = {}) {
+  CaptureProfile p;
+  p.devices.push_back({kind, vendor, "", 1, "set by the test"});
+  for (std::string& f : frameworks) p.frameworks.push_back({std::move(f), "set by the test"});
+  p.workload = workload;
+  return p;
+}
+
+// The report of `json` as though read from an input of `format` ("" keeps the trace's own).
+ReportFinding gated_finding(const std::string& json, const CaptureProfile& capture, std::string_view id,
+                            const std::string& format = "", const RuleSet& rules = default_rules()) {
+  ReportModel report = report_of_json(json, default_book());
+  report.capture = capture;
+  if (!format.empty()) {
+    ReportInput input;
+    input.path = "trace";
+    input.format = format;
+    report.inputs = {input};
+  }
+  apply_gate(report, rules, nullptr, {});
+  const ReportFinding* f = find_finding(report, id);
+  EXPECT_TRUE(f) << id;
+  return f ? *f : ReportFinding{};
+}
+
+// One kernel and no step ranges: steps.none fires.
+std::string stepless_trace() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA H100 80GB HBM3", 9, 0, 80 * kGiB, 132);
+  t.op("aten::mm", 10, 30, 1, 1);
+  t.launch("nvjet_sm90_tst_128x64_64x8_1x1_v_bz_NNT", 12, 50, 1000, 1);
+  return t.json();
+}
+
+TEST(CaptureAdviceByFramework, JaxAndTensorflowProfilesEachGetTheirOwnStepMarker) {
+  ReportFinding jax = gated_finding(
+      stepless_trace(), profile(DeviceKind::Tpu, DeviceVendor::Tpu, CaptureWorkload::Unknown, {"jax"}),
+      "steps.none", "xplane");
+  EXPECT_TRUE(says(jax.recommendation, "jax.profiler.StepTraceAnnotation")) << jax.recommendation;
+  EXPECT_FALSE(says(jax.recommendation, "TensorFlow")) << jax.recommendation;
+  EXPECT_FALSE(says(jax.recommendation, "tf.")) << jax.recommendation;
+  ReportFinding tf =
+      gated_finding(stepless_trace(),
+                    profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Training, {"tensorflow"}),
+                    "steps.none", "xplane");
+  EXPECT_TRUE(says(tf.recommendation, "tf.profiler.experimental.Trace")) << tf.recommendation;
+  EXPECT_FALSE(says(tf.recommendation, "jax")) << tf.recommendation;
+}
+
+TEST(CaptureAdviceByFramework, AnNsightExportIsToldNvtxRangesAlone) {
+  ReportFinding f = gated_finding(
+      stepless_trace(), profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Unknown, {"cuda"}),
+      "steps.none", "nsys-sqlite");
+  EXPECT_TRUE(says(f.recommendation, "NVTX range around each iteration")) << f.recommendation;
+  for (std::string_view other : {"JAX", "jax.", "TensorFlow", "prof.step"})
+    EXPECT_FALSE(says(f.recommendation, other)) << f.recommendation;
+  // A PyTorch trace keeps torch.profiler's steps, and names no other framework's.
+  ReportFinding pytorch = gated_finding(
+      stepless_trace(), profile(DeviceKind::Gpu, DeviceVendor::Amd, CaptureWorkload::Training, {"pytorch"}),
+      "steps.none");
+  EXPECT_TRUE(says(pytorch.recommendation, "prof.step()")) << pytorch.recommendation;
+  EXPECT_FALSE(says(pytorch.recommendation, "JAX")) << pytorch.recommendation;
+}
+
+// A rule of the test's own that fires on any run, its problem in the vocabulary's words.
+RuleSet with_words(const std::string& problem) {
+  RuleSet rules = default_rules();
+  Rule rule;
+  rule.id = "test.words";
+  rule.title = "words";
+  rule.problem = problem;
+  rule.condition = "1";
+  rule.severity = Severity::Warning;
+  rules.rules = {std::move(rule)};
+  return rules;
+}
+
+TEST(CaptureAdviceByFramework, GraphsAreTheVendorsOwn) {
+  RuleSet rules = with_words("{Graphs}|{graph}");
+  auto problem = [&](DeviceVendor vendor) {
+    return gated_finding(stepless_trace(), profile(DeviceKind::Gpu, vendor, CaptureWorkload::Training),
+                         "test.words", "", rules)
+        .problem;
+  };
+  EXPECT_EQ(problem(DeviceVendor::Nvidia), "CUDA graphs|CUDA graph");
+  EXPECT_EQ(problem(DeviceVendor::Amd), "HIP graphs|HIP graph");
+  ReportFinding tpu =
+      gated_finding(stepless_trace(), profile(DeviceKind::Tpu, DeviceVendor::Tpu, CaptureWorkload::Training),
+                    "test.words", "", rules);
+  EXPECT_EQ(tpu.problem, "Device graphs|device graph");
+}
+
+TEST(CaptureAdviceByFramework, ServerSettingsAreTheCapturedServersOwn) {
+  RuleSet rules = with_words("{server_batch}|{kv_cache_fp8}");
+  auto problem = [&](std::vector<std::string> frameworks) {
+    return gated_finding(
+               stepless_trace(),
+               profile(DeviceKind::Gpu, DeviceVendor::Amd, CaptureWorkload::Serving, std::move(frameworks)),
+               "test.words", "", rules)
+        .problem;
+  };
+  EXPECT_EQ(problem({"pytorch", "vllm"}), "vLLM's max_num_seqs|vLLM --kv-cache-dtype fp8");
+  EXPECT_EQ(problem({"pytorch", "sglang"}),
+            "SGLang's --max-running-requests|SGLang --kv-cache-dtype fp8_e4m3");
+  EXPECT_EQ(problem({"pytorch"}), "the server's limit on running requests|the engine's KV-cache type");
+}
+
+// One 1 ms iteration on an H100 whose one kernel runs 100 us: gpu.low-utilization fires (10%).
+std::string idle_iteration_trace() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA H100 80GB HBM3", 9, 0, 80 * kGiB, 132);
+  t.annotation("step[DECODE bs=32]", 0, 1000);
+  t.op("aten::mm", 10, 30, 1, 1);
+  t.launch("nvjet_sm90_tst_128x64_64x8_1x1_v_bz_NNT", 12, 50, 100, 1);
+  return t.json();
+}
+
+TEST(CaptureAdviceByFramework, RequestsAreAServersAndTheServerIsNamedAlone) {
+  ReportFinding offline = gated_finding(
+      idle_iteration_trace(),
+      profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::OfflineInference, {"pytorch"}),
+      "gpu.low-utilization");
+  ASSERT_EQ(offline.status, FindingStatus::Warn) << offline.reason;
+  EXPECT_TRUE(says(offline.recommendation, "a larger batch")) << offline.recommendation;
+  for (std::string_view other : {"requests", "convergence", "vLLM", "SGLang"})
+    EXPECT_FALSE(says(offline.recommendation, other)) << offline.recommendation;
+  ReportFinding sglang = gated_finding(
+      idle_iteration_trace(),
+      profile(DeviceKind::Gpu, DeviceVendor::Amd, CaptureWorkload::Serving, {"pytorch", "sglang"}),
+      "gpu.low-utilization");
+  EXPECT_TRUE(says(sglang.recommendation, "raise SGLang's --max-running-requests")) << sglang.recommendation;
+  EXPECT_FALSE(says(sglang.recommendation, "vLLM")) << sglang.recommendation;
+  EXPECT_FALSE(says(sglang.recommendation, "TensorRT-LLM")) << sglang.recommendation;
+}
+
+TEST(CaptureAdviceByFramework, AWordsEntryForAnUnknownFrameworkIsRefused) {
+  std::string yaml =
+      "vocabulary:\n  words:\n    - {for: default, device: device, source: s}\n"
+      "    - {for: vllm, server_batch: max_num_seqs, source: s}\n    - {for: vlm, graph: g, source: s}\n";
+  std::string error = "no error";
+  try {
+    (void)load_rule_book({write_text(temp_dir() + "/words_for.yaml", yaml)});
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  EXPECT_TRUE(says(error, "'for: vlm' is no device kind, vendor, workload or framework")) << error;
+  EXPECT_FALSE(says(error, "'for: vllm'")) << error;
+}
+
+}  // namespace
+}  // namespace perfgate::testing
