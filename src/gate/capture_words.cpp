@@ -164,9 +164,9 @@ CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture
 
 const std::vector<std::string_view>& vocabulary_word_names() {
   static const std::vector<std::string_view> kNames = {
-      "device",  "devices",      "matrix_units",  "runtime",      "kernel",
-      "kernels", "step",         "steps",         "vendor",       "graph",
-      "graphs",  "server_batch", "server_memory", "kv_cache_fp8", "fp8_weights"};
+      "device",  "devices",      "matrix_units",  "matrix_unit",  "runtime",    "kernel",
+      "kernels", "step",         "steps",         "vendor",       "graph",      "graphs",
+      "ccl",     "server_batch", "server_memory", "kv_cache_fp8", "fp8_weights"};
   return kNames;
 }
 
