@@ -283,6 +283,40 @@ void vocabulary(YAML::Emitter& out, const RuleSet& set) {
   out << YAML::EndSeq << YAML::EndMap;
 }
 
+// `capture:` as the files set it, so that the printed file overrides the same fields.
+void capture(YAML::Emitter& out, const CaptureOverride& c) {
+  if (!c.devices && !c.frameworks && !c.workload && !c.phases) return;
+  out << YAML::Key << "capture" << YAML::Value << YAML::BeginMap;
+  if (c.devices) {
+    out << YAML::Key << "devices" << YAML::Value << YAML::BeginSeq;
+    for (const CaptureDevices& d : *c.devices) {
+      out << YAML::BeginMap << YAML::Key << "kind" << YAML::Value << std::string(device_kind_name(d.kind));
+      out << YAML::Key << "vendor" << YAML::Value << std::string(device_vendor_name(d.vendor));
+      if (!d.model.empty()) out << YAML::Key << "model" << YAML::Value << d.model;
+      if (d.count > 0) out << YAML::Key << "count" << YAML::Value << d.count;
+      out << YAML::EndMap;
+    }
+    out << YAML::EndSeq;
+  }
+  if (c.frameworks) {
+    out << YAML::Key << "frameworks" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const CaptureFramework& f : *c.frameworks) out << f.name;
+    out << YAML::EndSeq;
+  }
+  if (c.workload)
+    out << YAML::Key << "workload" << YAML::Value << std::string(capture_workload_name(*c.workload));
+  if (c.phases) {
+    out << YAML::Key << "phases" << YAML::Value << YAML::BeginMap;
+    for (const auto& [key, value] :
+         {std::pair{"window_us", &c.phases->window_us}, std::pair{"setup_us", &c.phases->setup_us},
+          std::pair{"teardown_us", &c.phases->teardown_us}, std::pair{"profiler_us", &c.phases->profiler_us},
+          std::pair{"steady_us", &c.phases->steady_us}})
+      if (*value) out << YAML::Key << key << YAML::Value << **value;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string effective_rules_yaml(const Classification& knowledge, const RuleSet& set) {
@@ -292,6 +326,7 @@ std::string effective_rules_yaml(const Classification& knowledge, const RuleSet&
   out << YAML::Key << "extends" << YAML::Value << "none";
   classification(out, knowledge, set);
   vocabulary(out, set);
+  capture(out, set.capture);
   out << YAML::Key << "rules" << YAML::Value << YAML::BeginSeq;
   for (const Rule& r : set.rules) rule(out, r);
   out << YAML::EndSeq << YAML::EndMap;

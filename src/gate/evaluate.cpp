@@ -22,6 +22,9 @@
 namespace perfgate {
 namespace {
 
+// A gain this far above its bound (percentage points) is rounding, not a contradiction.
+constexpr double kGainRoundingPct = 0.05;
+
 // A rule's expressions, parsed once for its evaluation.
 struct RuleExpressions {
   explicit RuleExpressions(const Rule& r) {
@@ -420,8 +423,22 @@ class RuleEvaluator {
     f_.gain_pct = x_.gain->evaluate(lookup_);
     f_.saves = r_.saves;
     std::optional<double> bound = x_.saves->evaluate(lookup_);
-    f_.gain_pct =
-        f_.gain_pct && bound ? std::optional(std::min(*f_.gain_pct, std::max(*bound, 0.0))) : std::nullopt;
+    if (!f_.gain_pct || !bound) {
+      f_.gain_pct.reset();
+      return;
+    }
+    // Above its bound by more than rounding: one of the two measures is wrong, and neither is
+    // printed as a gain (issue 89: a gain over its bound is withheld, never capped).
+    if (*f_.gain_pct > std::max(*bound, 0.0) + kGainRoundingPct) {
+      f_.gain_withheld = fmt::format(
+          "n/a: the estimate ({}, {}) is more than its cause could save ({}, {}); the two measure the "
+          "cause differently (over other windows, or counting time that overlaps other work), so one "
+          "of them is in doubt",
+          format_pct(*f_.gain_pct), r_.gain, format_pct(std::max(*bound, 0.0)), r_.saves);
+      f_.gain_pct.reset();
+      return;
+    }
+    f_.gain_pct = std::min(*f_.gain_pct, std::max(*bound, 0.0));
     if (!x_.on_path || !f_.gain_pct) return;
     std::optional<double> on_path = x_.on_path->evaluate(lookup_);
     if (!on_path) return;

@@ -15,18 +15,24 @@
 namespace perfgate {
 
 namespace {
-thread_local const CaptureTerms* rendered_terms = nullptr;
+thread_local const ReportModel* rendered_report = nullptr;
 }  // namespace
 
-CaptureTermsScope::CaptureTermsScope(const ReportModel& report) : outer_(rendered_terms) {
-  rendered_terms = &report.terms;
+CaptureTermsScope::CaptureTermsScope(const ReportModel& report) : outer_(rendered_report) {
+  rendered_report = &report;
 }
 CaptureTermsScope::~CaptureTermsScope() {
-  rendered_terms = outer_;
+  rendered_report = outer_;
 }
 
 std::string words(std::string_view fixed) {
-  return rendered_terms ? in_capture_terms(fixed, *rendered_terms) : std::string(fixed);
+  return rendered_report ? in_capture_terms(fixed, rendered_report->terms) : std::string(fixed);
+}
+
+std::string value_text(const MetricValues& m, Metric metric) {
+  if (rendered_report && &m == &rendered_report->metrics)
+    if (std::string withheld = withheld_text(*rendered_report, metric); !withheld.empty()) return withheld;
+  return format_value(m.get(metric), metric_info(metric).unit);
 }
 
 std::string metric_label(Metric metric) {

@@ -28,11 +28,15 @@ class CaptureTermsScope {
   CaptureTermsScope& operator=(const CaptureTermsScope&) = delete;
 
  private:
-  const CaptureTerms* outer_;
+  const ReportModel* outer_;
 };
 
 // A renderer's own fixed words ("GPU", "Top GPU ops") in the words of the report it renders.
 std::string words(std::string_view fixed);
+// A metric's value by its unit; where `m` is the rendered report's own metrics and an invariant
+// withheld it, "n/a (<invariant> does not hold: Data quality)" instead (issue 89: n/a and why where
+// the number would be).
+std::string value_text(const MetricValues& m, Metric metric);
 
 // The parts of the plugin's step breakdown as shares of the step, in its priority order (that of
 // kBreakdownColors), and DLProf's resources as shares of the window (kResourceColors).

@@ -56,6 +56,10 @@ std::string render_github_annotations(const ReportModel& r) {
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty())
     out += fmt::format("::warning title={}::{}\n", github_property_escape("perfgate baseline mismatch"),
                        github_data_escape(terminal_escape(mismatch)));
+  // A number withheld is a notice after the findings: it never takes a finding's place.
+  for (const std::string& line : data_quality_lines(r))
+    out += fmt::format("::notice title={}::{}\n", github_property_escape("perfgate data quality"),
+                       github_data_escape(terminal_escape(line)));
   if (r.verdict)
     out += fmt::format(
         "::notice title={}::{}\n", github_property_escape("perfgate verdict"),

@@ -72,6 +72,17 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
     j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
     j.end_object();
   }
+  // A number withheld (a report invariant broke): after the findings, at GitLab's lowest severity.
+  for (const std::string& line : data_quality_lines(r)) {
+    j.begin_object();
+    j.key("description").value("Data quality: " + line);
+    j.key("check_name").value("perfgate.data-quality");
+    j.key("fingerprint").value(fingerprint("perfgate|data-quality|" + line + "|" + path));
+    j.key("severity").value("info");
+    j.key("location").begin_object().key("path").value(path);
+    j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
+    j.end_object();
+  }
   j.end_array();
   return j.str() + "\n";
 }

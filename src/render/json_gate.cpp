@@ -70,6 +70,7 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.key("reason").value(f.reason);
   j.key("gain_pct").value(f.gain_pct);
   j.key("gain_bounded_by_path").value(f.gain_bounded_by_path);
+  if (!f.gain_withheld.empty()) j.key("gain_withheld").value(f.gain_withheld);
   if (f.path_coverage_pct) j.key("path_coverage_pct").value(*f.path_coverage_pct);
   if (f.gain_path_too_short) j.key("gain_path_too_short").value(true);
   if (f.in_baseline) j.key("in_baseline").value(true);  // the rule fires on the baseline's metrics too

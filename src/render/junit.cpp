@@ -68,6 +68,8 @@ std::string render_junit(const ReportModel& r, bool warnings_fail) {
   std::string notes;
   for (const Note& w : r.run_warnings) notes += note_text(w) + "\n";
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) notes += mismatch + "\n";
+  // Numbers withheld because a report invariant broke: after the findings, never one of them.
+  for (const std::string& line : data_quality_lines(r)) notes += "Data quality: " + line + "\n";
   if (!notes.empty()) {
     notes.pop_back();
     cases += fmt::format("    <system-out>{}</system-out>\n", xml_escape(notes));

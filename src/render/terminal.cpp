@@ -78,7 +78,7 @@ std::string window_line(const ReportModel& r) {
 
 // "GPU busy 71.8%": the metric's label, then its value by its unit.
 std::string labelled(const MetricValues& m, Metric metric) {
-  return metric_label(metric) + " " + format_value(m.get(metric), metric_info(metric).unit);
+  return metric_label(metric) + " " + value_text(m, metric);
 }
 
 std::string steps_line(const MetricValues& m) {

@@ -66,6 +66,7 @@ std::string finding_block(const ReportModel& r, const ReportFinding& f, const St
            (t->points.back().is_current ? " (this run)" : "") + "\n";
   if (!f.recommendation.empty()) out += indent + "-> " + terminal_escape(f.recommendation) + "\n";
   if (std::string see = see_elsewhere_text(r, f); !see.empty()) out += indent + terminal_escape(see) + "\n";
+  if (!f.gain_withheld.empty()) out += indent + "estimated gain: " + terminal_escape(f.gain_withheld) + "\n";
   if (f.gain_pct) {
     std::string path = gain_path_note(f);
     out += fmt::format("{}estimated gain: up to {} of {}{}\n", indent, format_pct(f.gain_pct),

@@ -281,6 +281,9 @@ struct ReportFinding {
   std::optional<double> gain_pct;  // estimated recoverable share of step time, at most `saves`
   std::string saves;  // what bounds the gain (the rule's expression): the same text, the same time
   bool gain_bounded_by_path = false;  // the gain is the cause's time on the critical path (`on_path`)
+  // Why no gain is stated where the estimate came out above what its cause could save (`saves`): a
+  // number that cannot be, withheld with the assumption in doubt (issue 89); empty otherwise.
+  std::string gain_withheld;
   // The critical paths' coverage of the steps (critical_path.coverage_pct) where the rule has an
   // `on_path` bound; below rules' critical_path.min_coverage_pct the path bounds no gain, and
   // `gain_path_too_short` says that it would have lowered this one.

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "gate/gate.h"
+#include "gate/rules.h"
+#include "knowledge/rule_files.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -48,6 +50,46 @@ TEST(GainBounds, BlockingCopyThatIsGpuWorkGainsOnlyItsIdle) {
   EXPECT_NEAR(*copy->gain_pct, 100.0 * 272000 / 570000 * 800 / 272000, 0.01);  // 0.140%, not 47.7%
   EXPECT_NE(copy->recommendation.find("frees the host, not the GPU"), std::string::npos)
       << copy->recommendation;
+}
+
+// Issue 89, item 5: a gain over its bound is a number that cannot be: withheld, with the two
+// measures named, never capped to the bound and printed. Two rules read the same blocking copy
+// (47.72% of the step, its GPU idle 0.294%): one claims the whole copy against a bound of the idle
+// share, the other a gain within its bound.
+TEST(GainBounds, AGainOverItsBoundIsWithheldNotCapped) {
+  std::string file = write_text(temp_dir() + "/gain_bound.yaml", R"(rules:
+  - id: test.gain-over-bound
+    title: The whole copy claimed
+    metric: host.blocking_copy_pct
+    better: lower
+    warn: 1
+    problem: "copy"
+    gain: "host.blocking_copy_pct"
+    saves: "host.blocking_copy_pct * host.blocking_copy_gpu_idle_pct / 100"
+  - id: test.gain-within-bound
+    title: The idle claimed
+    metric: host.blocking_copy_pct
+    better: lower
+    warn: 1
+    problem: "copy"
+    gain: "host.blocking_copy_pct * host.blocking_copy_gpu_idle_pct / 100"
+    saves: "host.blocking_copy_pct"
+)");
+  RuleBook book = load_rule_book({file});
+  ReportModel report = report_of_json(copy_that_is_gpu_work(), book);
+  apply_gate(report, book.rules, nullptr, {});
+  const ReportFinding* over = find_finding(report, "test.gain-over-bound");
+  const ReportFinding* within = find_finding(report, "test.gain-within-bound");
+  ASSERT_TRUE(over && within);
+  ASSERT_EQ(over->status, FindingStatus::Warn);
+  EXPECT_FALSE(over->gain_pct) << *over->gain_pct;  // not 0.140% (the bound), not 47.7%
+  EXPECT_NE(over->gain_withheld.find("n/a: the estimate (47.7%"), std::string::npos) << over->gain_withheld;
+  EXPECT_NE(over->gain_withheld.find("more than its cause could save (0.1%"), std::string::npos)
+      << over->gain_withheld;
+  EXPECT_FALSE(over->fix_first);
+  ASSERT_TRUE(within->gain_pct);
+  EXPECT_NEAR(*within->gain_pct, 100.0 * 800 / 570000, 0.01);
+  EXPECT_TRUE(within->gain_withheld.empty()) << within->gain_withheld;
 }
 
 }  // namespace

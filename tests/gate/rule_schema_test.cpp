@@ -341,6 +341,32 @@ TEST(RuleSchema, CommandLineOverrides) {
             std::string::npos);
 }
 
+// A rule file's capture: section and a rule's frameworks: are printed with the effective rules and
+// read back the same (issue 89).
+TEST(RuleSchema, EffectiveRulesKeepTheCaptureSection) {
+  std::string file = rules_file(R"(capture:
+  devices: [{kind: gpu, vendor: amd, model: MI300X, count: 8}]
+  frameworks: [pytorch, vllm]
+  workload: serving
+  phases: {setup_us: 1500}
+rules:
+  - id: gpu.low-utilization
+    frameworks: [pytorch]
+)");
+  RuleBook set = load_rule_book({file});
+  std::string yaml = effective_rules_yaml(set.knowledge, set.rules);
+  EXPECT_NE(yaml.find("capture:"), std::string::npos) << yaml;
+  RuleBook again = load_rule_book({rules_file(yaml)});
+  EXPECT_EQ(again.rules.capture.workload, set.rules.capture.workload);
+  ASSERT_TRUE(again.rules.capture.devices && again.rules.capture.frameworks && again.rules.capture.phases);
+  ASSERT_EQ(again.rules.capture.devices->size(), 1u);
+  EXPECT_EQ(again.rules.capture.devices->front().vendor, DeviceVendor::Amd);
+  EXPECT_EQ(again.rules.capture.devices->front().count, 8u);
+  EXPECT_EQ(again.rules.capture.frameworks->size(), 2u);
+  EXPECT_EQ(again.rules.capture.phases->setup_us, 1500.0);
+  EXPECT_EQ(again.rules.rules.front().frameworks, std::vector<std::string>{"pytorch"});
+}
+
 TEST(RuleSchema, EffectiveRulesRoundTrip) {
   RuleBook set = load_rule_book({});
   apply_rule_overrides(set.rules, {"gpu.low-utilization.warn=40"}, {"steps.outliers"});

@@ -116,6 +116,7 @@ TemplateData finding_view(const ReportModel& r, const ReportFinding& f) {
   d.set("has_see", !tables.empty());
   d.set("see", see);
   if (f.gain_pct) d.set("gain_text", format_pct(f.gain_pct));
+  if (!f.gain_withheld.empty()) d.set("gain_withheld", f.gain_withheld);
   if (std::string path = gain_path_note(f); !path.empty()) d.set("gain_path", path);
   if (!f.source.empty()) d.set("source", f.source);
   // Only web links become links: a rule file's docs value is not trusted to be a URL.
