@@ -388,8 +388,9 @@ class RuleEvaluator {
     if (!fired && status != FindingStatus::Inconclusive) return f_;
     set_gain();
     if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
-    f_.problem = fill(r_.problem) + inferred_architecture_note();
-    f_.recommendation = fill(recommendation_text());
+    // The rule's own words in the capture's before the trace's values fill them in (issue 89).
+    f_.problem = fill(in_capture_terms(r_.problem, terms())) + inferred_architecture_note();
+    f_.recommendation = fill(in_capture_terms(recommendation_text(), terms()));
     f_.see = r_.see;
     return f_;
   }
@@ -468,6 +469,10 @@ class RuleEvaluator {
   const CaptureWords& words() {
     if (!words_) words_ = capture_words(vocabulary_, capture());
     return *words_;
+  }
+  const CaptureTerms& terms() {
+    if (!terms_) terms_ = capture_terms(words(), capture());
+    return *terms_;
   }
 
   // Whether an entry is worded for this run: its input formats, and the capture's devices,
@@ -550,7 +555,8 @@ class RuleEvaluator {
   const Baseline* baseline_;
   std::string_view no_baseline_reason_;
   MetricLookup lookup_;
-  std::optional<CaptureView> capture_;  // computed by the first entry or word that needs it
+  std::optional<CaptureView> capture_;
+  std::optional<CaptureTerms> terms_;  // computed by the first entry or word that needs it
   std::optional<CaptureWords> words_;
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;

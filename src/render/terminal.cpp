@@ -87,13 +87,20 @@ std::string steps_line(const MetricValues& m) {
                labelled(m, Metric::StepsMaxUs), labelled(m, Metric::StepsCvPct)});
 }
 
-std::string gpu_line(const MetricValues& m) {
+std::string gpu_line(const ReportModel& r) {
+  const MetricValues& m = r.metrics;
   double count = m.get(Metric::GpuCount).value_or(0);
   if (count == 0) return words("no GPU activity: GPU metrics are not applicable");
-  return join({fmt::format("{:.0f} {}", count, words(count == 1 ? "GPU" : "GPUs")),
-               labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),
-               labelled(m, Metric::GpuIdlePct), labelled(m, Metric::GpuSmEfficiencyPct),
-               labelled(m, Metric::GpuAchievedOccupancyPct)});
+  std::vector<std::string> parts = {fmt::format("{:.0f} {}", count, words(count == 1 ? "GPU" : "GPUs")),
+                                    labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),
+                                    labelled(m, Metric::GpuIdlePct)};
+  // CUPTI's SM counters: NVIDIA's alone, so another vendor's devices have no line of them to be n/a in.
+  bool other_vendor = !r.capture.devices.empty() &&
+                      std::none_of(r.capture.devices.begin(), r.capture.devices.end(),
+                                   [](const CaptureDevices& d) { return d.vendor == DeviceVendor::Nvidia; });
+  for (Metric counter : {Metric::GpuSmEfficiencyPct, Metric::GpuAchievedOccupancyPct})
+    if (!other_vendor || m.get(counter)) parts.push_back(labelled(m, counter));
+  return join(parts);
 }
 
 // A large run's GPUs in one line: the lowest, median and highest utilization.
@@ -273,7 +280,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
   if (shows(r, FamilySection::GpuSummary) && !snapshot) {
-    out.add(words("GPU"), gpu_line(r.metrics));
+    out.add(words("GPU"), gpu_line(r));
     if (r.gpus.size() <= kListedGpus)
       for (const auto& g : r.gpus) out.add("", gpu_detail(g, r.workers.size() > 1));
     else

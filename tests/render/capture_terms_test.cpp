@@ -3,6 +3,8 @@
 // tables' titles and every renderer's labels read them. Names from the trace keep their words.
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "gate/gate.h"
 #include "render/render.h"
 #include "support/helpers.h"
@@ -29,6 +31,23 @@ TEST(CaptureTerms, WholeWordsAreReplacedLongestFirst) {
   EXPECT_EQ(in_capture_terms("GPU busy", {}), "GPU busy");
 }
 
+// The page's own words: without its script and style, the rules' sources (a citation keeps its
+// source's words: "TensorBoard plugin recommendations (GPU utilization < 50%)") and tooltips (the
+// classification's patterns and sources).
+std::string page_prose(const std::string& page) {
+  std::string out;
+  for (std::size_t at = 0; at < page.size();) {  // without <script> and <style> (std::regex recurses)
+    std::size_t open = std::min(page.find("<script", at), page.find("<style", at));
+    out += page.substr(at, open == std::string::npos ? std::string::npos : open - at);
+    if (open == std::string::npos) break;
+    std::string_view close = page.compare(open, 7, "<script") == 0 ? "</script>" : "</style>";
+    std::size_t end = page.find(close, open);
+    at = end == std::string::npos ? page.size() : end + close.size();
+  }
+  out = std::regex_replace(out, std::regex("Source: [^<]*"), " ");
+  return std::regex_replace(out, std::regex(R"( title="[^"]*")"), " ");
+}
+
 // One step of one kernel whose device the test names by the capture profile.
 ReportModel gated(const CaptureProfile& capture) {
   TraceBuilder t;
@@ -51,13 +70,14 @@ TEST(CaptureTerms, ATpuPageSaysTpuAndMxu) {
   const ReportFinding* low = find_finding(r, "gpu.low-utilization");
   ASSERT_NE(low, nullptr);
   EXPECT_EQ(low->title, "TPU utilization is low");
-  if (const ReportFinding* tc = find_finding(r, "tensor-cores.low-efficiency"))
+  if (const ReportFinding* tc = find_finding(r, "tensor-cores.low-efficiency")) {
     EXPECT_EQ(tc->title, "MXU efficiency is low");
+  }
   std::string terminal = render_terminal(r);
   EXPECT_TRUE(says(terminal, "TPU utilization")) << terminal;
   EXPECT_FALSE(says(terminal, "GPU")) << terminal;
   EXPECT_FALSE(says(terminal, "Tensor Core")) << terminal;
-  std::string page = render_html(r).page;
+  std::string page = page_prose(render_html(r).page);
   EXPECT_TRUE(says(page, "Top TPU ops") || says(page, "TPU utilization")) << "no TPU label on the page";
   EXPECT_FALSE(says(page, "GPU utilization"));
   EXPECT_FALSE(says(page, "Tensor Core"));
