@@ -6,42 +6,13 @@
 
 #include "gate/gate.h"
 #include "gate/rules.h"
+#include "support/capture_helpers.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
 namespace {
 
 constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
-
-bool says(const std::string& text, std::string_view what) {
-  return text.find(what) != std::string::npos;
-}
-
-CaptureProfile profile(DeviceKind kind, DeviceVendor vendor, CaptureWorkload workload,
-                       std::vector<std::string> frameworks = {}) {
-  CaptureProfile p;
-  p.devices.push_back({kind, vendor, "", 1, "set by the test"});
-  for (std::string& f : frameworks) p.frameworks.push_back({std::move(f), "set by the test"});
-  p.workload = workload;
-  return p;
-}
-
-// The report of `json` as though read from an input of `format` ("" keeps the trace's own).
-ReportFinding gated_finding(const std::string& json, const CaptureProfile& capture, std::string_view id,
-                            const std::string& format = "", const RuleSet& rules = default_rules()) {
-  ReportModel report = report_of_json(json, default_book());
-  report.capture = capture;
-  if (!format.empty()) {
-    ReportInput input;
-    input.path = "trace";
-    input.format = format;
-    report.inputs = {input};
-  }
-  apply_gate(report, rules, nullptr, {});
-  const ReportFinding* f = find_finding(report, id);
-  EXPECT_TRUE(f) << id;
-  return f ? *f : ReportFinding{};
-}
 
 // One kernel and no step ranges: steps.none fires.
 std::string stepless_trace() {

@@ -6,35 +6,13 @@
 #include "common/errors.h"
 #include "gate/gate.h"
 #include "gate/rules.h"
+#include "support/capture_helpers.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
 namespace {
 
 constexpr std::int64_t kGiB = 1024LL * 1024 * 1024;
-
-bool says(const std::string& text, std::string_view what) {
-  return text.find(what) != std::string::npos;
-}
-
-CaptureProfile profile(DeviceKind kind, DeviceVendor vendor, CaptureWorkload workload,
-                       std::vector<std::string> frameworks = {}) {
-  CaptureProfile p;
-  p.devices.push_back({kind, vendor, "", 1, "set by the test"});
-  for (std::string& f : frameworks) p.frameworks.push_back({std::move(f), "set by the test"});
-  p.workload = workload;
-  return p;
-}
-
-ReportFinding gated_finding(const std::string& json, const CaptureProfile& capture, std::string_view id,
-                            const RuleSet& rules = default_rules()) {
-  ReportModel report = report_of_json(json, default_book());
-  report.capture = capture;
-  apply_gate(report, rules, nullptr, {});
-  const ReportFinding* f = find_finding(report, id);
-  EXPECT_TRUE(f) << id;
-  return f ? *f : ReportFinding{};
-}
 
 // One 1 ms decode iteration (SGLang's step[DECODE bs=32]) on an H100 whose one kernel runs 100 us:
 // the GPU is busy 100 / 1000 = 10% of the iteration, under gpu.low-utilization's 50%.
