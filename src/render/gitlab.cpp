@@ -34,6 +34,19 @@ std::string openmetrics_name(std::string_view name) {
   return out;
 }
 
+// One Code Quality entry, on line 1 of `path`: every entry has the same shape, only its words differ.
+void write_entry(JsonWriter& j, const std::string& description, const std::string& check_name,
+                 const std::string& fingerprint_key, const char* severity, const std::string& path) {
+  j.begin_object();
+  j.key("description").value(description);
+  j.key("check_name").value(check_name);
+  j.key("fingerprint").value(fingerprint(fingerprint_key));
+  j.key("severity").value(severity);
+  j.key("location").begin_object().key("path").value(path);
+  j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
+  j.end_object();
+}
+
 }  // namespace
 
 std::string render_gitlab_code_quality(const ReportModel& r, std::string_view location) {
@@ -44,16 +57,8 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
   JsonWriter j;
   j.begin_array();
   // The run's inputs are not one whole capture: said before the findings made of them.
-  for (const std::string& w : note_texts(r.run_warnings)) {
-    j.begin_object();
-    j.key("description").value(w);
-    j.key("check_name").value("perfgate.inputs");
-    j.key("fingerprint").value(fingerprint("perfgate|inputs|" + w + "|" + path));
-    j.key("severity").value("minor");
-    j.key("location").begin_object().key("path").value(path);
-    j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
-    j.end_object();
-  }
+  for (const std::string& w : note_texts(r.run_warnings))
+    write_entry(j, w, "perfgate.inputs", "perfgate|inputs|" + w + "|" + path, "minor", path);
   for (const ReportFinding& f : r.findings) {
     if (f.status != FindingStatus::Fail && f.status != FindingStatus::Warn &&
         f.status != FindingStatus::Inconclusive)
@@ -63,26 +68,12 @@ std::string render_gitlab_code_quality(const ReportModel& r, std::string_view lo
     if (f.threshold) description += " (limit " + f.threshold_text + ")";
     if (!f.problem.empty()) description += ". " + f.problem;
     if (f.step_test && !f.reason.empty()) description += " " + f.reason;  // the step test's confidence
-    j.begin_object();
-    j.key("description").value(description);
-    j.key("check_name").value("perfgate." + f.id);
-    j.key("fingerprint").value(fingerprint("perfgate|" + f.id + "|" + path));
-    j.key("severity").value(severity_of(f));
-    j.key("location").begin_object().key("path").value(path);
-    j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
-    j.end_object();
+    write_entry(j, description, "perfgate." + f.id, "perfgate|" + f.id + "|" + path, severity_of(f), path);
   }
   // A number withheld (a report invariant broke): after the findings, at GitLab's lowest severity.
-  for (const std::string& line : data_quality_lines(r)) {
-    j.begin_object();
-    j.key("description").value("Data quality: " + line);
-    j.key("check_name").value("perfgate.data-quality");
-    j.key("fingerprint").value(fingerprint("perfgate|data-quality|" + line + "|" + path));
-    j.key("severity").value("info");
-    j.key("location").begin_object().key("path").value(path);
-    j.key("lines").begin_object().key("begin").value(1).end_object().end_object();
-    j.end_object();
-  }
+  for (const std::string& line : data_quality_lines(r))
+    write_entry(j, "Data quality: " + line, "perfgate.data-quality",
+                "perfgate|data-quality|" + line + "|" + path, "info", path);
   j.end_array();
   return j.str() + "\n";
 }
