@@ -18,10 +18,10 @@ namespace {
 thread_local const ReportModel* rendered_report = nullptr;
 }  // namespace
 
-CaptureTermsScope::CaptureTermsScope(const ReportModel& report) : outer_(rendered_report) {
+RenderedReportScope::RenderedReportScope(const ReportModel& report) : outer_(rendered_report) {
   rendered_report = &report;
 }
-CaptureTermsScope::~CaptureTermsScope() {
+RenderedReportScope::~RenderedReportScope() {
   rendered_report = outer_;
 }
 

@@ -16,16 +16,16 @@ namespace perfgate {
 // How every output names the metric in words: its catalog label, in the capture's words.
 std::string metric_label(Metric metric);
 
-// The capture's words for the outputs' fixed terms (report.h, CaptureTerms) while one report is
-// rendered on this thread: each render_* entry holds one, so that the labels deep in a renderer
-// ("GPU busy", "Tensor Cores") read "TPU busy" or "Matrix Cores" without each helper taking the
-// report. Nested scopes restore the outer one.
-class CaptureTermsScope {
+// The report being rendered on this thread: each render_* entry holds one, so that the labels deep in
+// a renderer ("GPU busy", "Tensor Cores") read the capture's words (report.h, CaptureTerms: "TPU
+// busy", "Matrix Cores") and a withheld metric says why (value_text) without each helper taking
+// the report. Nested scopes restore the outer one.
+class RenderedReportScope {
  public:
-  explicit CaptureTermsScope(const ReportModel& report);
-  ~CaptureTermsScope();
-  CaptureTermsScope(const CaptureTermsScope&) = delete;
-  CaptureTermsScope& operator=(const CaptureTermsScope&) = delete;
+  explicit RenderedReportScope(const ReportModel& report);
+  ~RenderedReportScope();
+  RenderedReportScope(const RenderedReportScope&) = delete;
+  RenderedReportScope& operator=(const RenderedReportScope&) = delete;
 
  private:
   const ReportModel* outer_;

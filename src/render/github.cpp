@@ -24,7 +24,7 @@ const char* level_of(const ReportFinding& f) {
 }  // namespace
 
 std::string render_github_annotations(const ReportModel& r) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   std::string out;
   // What the run's inputs are comes before what was found in them.
   for (const Note& w : r.run_warnings)

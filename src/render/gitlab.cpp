@@ -50,7 +50,7 @@ void write_entry(JsonWriter& j, const std::string& description, const std::strin
 }  // namespace
 
 std::string render_gitlab_code_quality(const ReportModel& r, std::string_view location) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   std::string path = !location.empty()  ? std::string(location)
                      : r.inputs.empty() ? "perfgate"
                                         : r.inputs.front().path;

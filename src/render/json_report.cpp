@@ -413,7 +413,7 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
 }  // namespace
 
 void write_json(const ReportModel& r, const std::function<void(std::string_view)>& write) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   write_report(r, write, true);
 }
 

@@ -42,7 +42,7 @@ std::string suite_name(const ReportModel& r) {
 }  // namespace
 
 std::string render_junit(const ReportModel& r, bool warnings_fail) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   std::size_t failures = 0, skipped = 0;
   std::string cases;
   for (const ReportFinding& f : r.findings) {

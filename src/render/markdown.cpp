@@ -283,7 +283,7 @@ void add_tables(const ReportModel& r, bool compact, const Detail& d, TemplateDat
 }
 
 std::string render_with(const ReportModel& r, const MarkdownOptions& o, const Detail& d) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   TemplateData view;
   add_verdict(r, view);
   add_metrics(r, o.compact, view);

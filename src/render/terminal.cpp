@@ -262,7 +262,7 @@ std::string critical_path_line(const MetricValues& m) {
 }
 
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   Lines out(options);
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));

@@ -380,7 +380,7 @@ std::string page_data(const ReportModel& r, std::size_t max_rows) {
 }  // namespace
 
 HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   TemplateData view;
   view.set("version", r.tool_version);
   view.set("title", title_of(r));

@@ -428,7 +428,7 @@ void rules_sheet(Workbook& wb, const ReportModel& r) {
 }  // namespace
 
 void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions& options) {
-  CaptureTermsScope terms(r);  // labels in the capture's words
+  RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
   // libxlsxwriter opens the file by name when the workbook closes, so its name is made in a private
   // folder (mkdtemp, mode 0700) beside the target, where no one can plant a symlink; its own
   // temporary files (constant_memory) go there too. Then the file is renamed over the target, or,
