@@ -197,5 +197,55 @@ TEST(SetupPhases, AHostToDeviceCopyIsATransferNotFusion) {
   EXPECT_EQ(*remedy, "transfer");
 }
 
+// Three steps: [0, 1,000,000], [1,000,000, 1,100,000], [1,100,000, 1,200,000] us. The first holds
+// a first cudaStreamCreate [100, 300,100] (30% of it) and then 70 kernels of 9,000 us launched at
+// 301,000 + 10,000 i: its rest, 700,000 us, is 7 times the later steps' median (100,000). The later
+// steps launch 10 kernels of 9,000 us at their start + 100 + 10,000 i. The first step is set-up as a
+// whole (its device work too): 1,000,000 of the 1,200,000 us window = 83.333%, steady 200,000.
+TraceBuilder setup_step_trace(double first_step_us) {
+  TraceBuilder t;
+  t.device(0, kA100, 8, 0, 85899345920, 108);
+  t.step(1, 0, first_step_us);
+  t.runtime("cudaStreamCreate", 100, 300'000, 9000);
+  for (int i = 0; 301'000 + 10'000.0 * i + 9'100 <= first_step_us; ++i) {
+    double at = 301'000 + 10'000.0 * i;
+    t.launch("ampere_sgemm_128x64_nn", at, at + 50, 9'000);
+  }
+  for (int s = 0; s < 2; ++s) {
+    double start = first_step_us + 100'000.0 * s;
+    t.step(2 + s, start, 100'000);
+    for (int i = 0; i < 10; ++i) {
+      double at = start + 100 + 10'000.0 * i;
+      t.launch("ampere_sgemm_128x64_nn", at, at + 50, 9'000);
+    }
+  }
+  return t;
+}
+
+TEST(SetupPhases, AFirstStepFarOverTheLaterStepsIsSetUpAsAWhole) {
+  WorkerAnalysis w = analyse_json(setup_step_trace(1'000'000).json());
+  const CapturePhases& p = w.capture.phases;
+  ASSERT_TRUE(p.window_us && p.setup_us && p.steady_us);
+  EXPECT_NEAR(*p.window_us, 1'200'000, 1e-6);
+  EXPECT_NEAR(*p.setup_us, 1'000'000, 1e-6);
+  EXPECT_NEAR(*p.steady_us, 200'000, 1e-6);
+  EXPECT_EQ(p.evidence, "the window's first step (set-up) took 1000.0 ms, 0.0 ms into the window");
+  ReportModel report = report_of_json(setup_step_trace(1'000'000).json(), default_book());
+  EXPECT_NEAR(*report.metric(Metric::HostSetupTeardownPct), 100.0 * 1'000'000 / 1'200'000, 1e-9);
+}
+
+// The first step [0, 300,000] holds the same 300,000 us cudaStreamCreate and no more: its rest, 0
+// us, is under twice the later steps' median. Set-up is the call alone: 300,000 of the 500,000 us
+// window = 60%, steady 200,000 (as a long first copy in resnet50_v100_workers4's first step).
+TEST(SetupPhases, AFirstStepLongByItsOneOffAloneIsSteadyApartFromIt) {
+  WorkerAnalysis w = analyse_json(setup_step_trace(300'100).json());
+  const CapturePhases& p = w.capture.phases;
+  ASSERT_TRUE(p.window_us && p.setup_us && p.steady_us);
+  EXPECT_NEAR(*p.window_us, 500'100, 1e-6);
+  EXPECT_NEAR(*p.setup_us, 300'000, 1e-6);
+  EXPECT_NEAR(*p.steady_us, 200'100, 1e-6);
+  EXPECT_EQ(p.evidence, "the first call of cudaStreamCreate took 300.0 ms, 0.1 ms into the window");
+}
+
 }  // namespace
 }  // namespace perfgate::testing
