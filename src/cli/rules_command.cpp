@@ -22,6 +22,7 @@ std::string run_conditions(const Rule::ConditionalText& c) {
   if (!c.devices.empty()) parts.push_back(fmt::format("devices: {}", fmt::join(c.devices, ", ")));
   if (!c.frameworks.empty()) parts.push_back(fmt::format("frameworks: {}", fmt::join(c.frameworks, ", ")));
   if (!c.workloads.empty()) parts.push_back(fmt::format("workloads: {}", fmt::join(c.workloads, ", ")));
+  if (!c.phases.empty()) parts.push_back(fmt::format("phases: {}", fmt::join(c.phases, ", ")));
   if (!c.claims.empty()) parts.push_back(fmt::format("claims: {}", c.claims));
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, "; "));
 }
@@ -64,7 +65,9 @@ void print_markdown(const RuleSet& set) {
     if (!r.source.empty()) std::cout << fmt::format("- **Source**: {}\n", r.source);
     // Conditional advice in its order: the first whose condition holds is the one reported.
     for (const auto& c : r.recommendations)
-      std::cout << fmt::format("- **Recommendation** when `{}`{}: {}\n", c.when, run_conditions(c), c.text);
+      std::cout << fmt::format("- **Recommendation**{}{}: {}\n",
+                               c.when.empty() ? "" : fmt::format(" when `{}`", c.when), run_conditions(c),
+                               c.text);
     if (!r.recommendation.empty())
       std::cout << fmt::format("- **Recommendation**{}: {}\n", r.recommendations.empty() ? "" : " otherwise",
                                r.recommendation);

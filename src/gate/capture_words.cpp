@@ -51,9 +51,29 @@ bool workload_matches(const CaptureView& capture, std::string_view name) {
 
 }  // namespace
 
+std::string_view window_phase(const CapturePhases& p) {
+  if (!p.window_us || !p.steady_us || *p.window_us <= 0) return {};
+  if (2 * *p.steady_us > *p.window_us) return "steady";
+  std::string_view phase = "setup";
+  double most = p.setup_us.value_or(0);
+  for (auto [name, us] : {std::pair{std::string_view("teardown"), p.teardown_us},
+                          std::pair{std::string_view("profiler"), p.profiler_us}})
+    if (us.value_or(0) > most) {
+      phase = name;
+      most = *us;
+    }
+  return phase;
+}
+
+const std::vector<std::string_view>& capture_phase_names() {
+  static const std::vector<std::string_view> kNames = {"steady", "setup", "teardown", "profiler"};
+  return kNames;
+}
+
 CaptureView capture_view(const ReportModel& report) {
   const CaptureProfile& profile = report.capture;
   CaptureView view;
+  view.phase = window_phase(profile.phases);
   for (const CaptureDevices& d : profile.devices)
     if (d.kind != DeviceKind::Unknown || d.vendor != DeviceVendor::Unknown)
       view.devices.push_back({device_kind_name(d.kind), device_vendor_name(d.vendor)});
@@ -83,6 +103,7 @@ bool worded_for_capture(const Rule::ConditionalText& entry, const CaptureView& c
       std::none_of(entry.workloads.begin(), entry.workloads.end(),
                    [&](const std::string& w) { return workload_matches(capture, w); }))
     return false;
+  if (!entry.phases.empty() && !listed(entry.phases, capture.phase)) return false;
   return entry.workload.empty() || workload_matches(capture, entry.workload);
 }
 
@@ -164,9 +185,10 @@ CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture
 
 const std::vector<std::string_view>& vocabulary_word_names() {
   static const std::vector<std::string_view> kNames = {
-      "device",  "devices",      "matrix_units",  "matrix_unit",  "runtime",    "kernel",
-      "kernels", "step",         "steps",         "vendor",       "graph",      "graphs",
-      "ccl",     "server_batch", "server_memory", "kv_cache_fp8", "fp8_weights"};
+      "device",       "devices",     "matrix_units", "matrix_unit",  "runtime",
+      "kernel",       "kernels",     "step",         "steps",        "vendor",
+      "graph",        "graphs",      "ccl",          "server_batch", "server_memory",
+      "kv_cache_fp8", "fp8_weights", "fuse_chain",   "fused_kernels"};
   return kNames;
 }
 
@@ -175,6 +197,14 @@ const std::vector<std::string_view>& vocabulary_framework_names() {
       "pytorch", "torch.compile", "cuda-graphs", "jax",  "tensorflow", "tensorrt", "tensorrt-llm", "vllm",
       "sglang",  "megatron",      "deepspeed",   "cuda", "hip",        "nccl",     "rccl"};
   return kNames;
+}
+
+CaptureWording capture_wording(const std::vector<VocabularyWords>& vocabulary, const ReportModel& report) {
+  CaptureWording out;
+  out.view = capture_view(report);
+  out.words = capture_words(vocabulary, out.view);
+  out.terms = capture_terms(out.words, out.view);
+  return out;
 }
 
 }  // namespace perfgate

@@ -15,6 +15,8 @@
 
 namespace perfgate {
 
+struct Baseline;
+
 struct CaptureView {
   struct Device {
     std::string_view kind, vendor;  // kDeviceKindNames, kDeviceVendorNames
@@ -24,13 +26,21 @@ struct CaptureView {
   CaptureWorkload workload = CaptureWorkload::Unknown;
   // The run serves or infers, and the profile does not say which (gate/run_context.h's Inference).
   bool inference = false;
+  std::string_view phase;  // window_phase's; empty: unknown
 };
 
 CaptureView capture_view(const ReportModel& report);
 
+// The window's phase: "steady" where the steady state is more than half of the window, else the
+// one-off phase that holds the most of it ("setup", "teardown", "profiler"); empty where the
+// capture has no phases (no window steps).
+std::string_view window_phase(const CapturePhases& phases);
+// The names `phases:` may list.
+const std::vector<std::string_view>& capture_phase_names();
+
 // Whether a `recommendations` entry is worded for the capture by its `devices`, `frameworks`,
-// `workloads`, `vendors` and `workload` keys (each empty: any capture; each set: unknown matches
-// none). Its `formats` are the evaluation's to check.
+// `workloads`, `phases`, `vendors` and `workload` keys (each empty: any capture; each set: unknown
+// matches none). Its `formats` are the evaluation's to check.
 bool worded_for_capture(const Rule::ConditionalText& entry, const CaptureView& capture);
 
 // The words of `vocabulary: words` that fit the capture, by placeholder name.
@@ -50,6 +60,20 @@ std::string capture_phrase(const CaptureView& capture, const CaptureWords& words
 // devices are not GPUs, the matrix units' and runtime's where they are not NVIDIA's; none where the
 // devices are unknown or NVIDIA GPUs, whose words the fixed terms are.
 CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture);
+
+// The capture, its words and its terms, decided once per gate run: every rule's text and the
+// outputs' titles read the same.
+struct CaptureWording {
+  CaptureView view;
+  CaptureWords words;
+  CaptureTerms terms;
+};
+CaptureWording capture_wording(const std::vector<VocabularyWords>& vocabulary, const ReportModel& report);
+
+// gate.h's evaluate_rules in the wording the caller decided (evaluate_gate's, for the titles too).
+std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
+                                          const Baseline* baseline, std::string_view no_baseline_reason,
+                                          const CaptureWording& wording);
 
 // The placeholder names a vocabulary may fill (rules check accepts each, and capitalised).
 const std::vector<std::string_view>& vocabulary_word_names();

@@ -239,7 +239,8 @@ void rule(YAML::Emitter& out, const Rule& r) {
   if (!r.recommendations.empty()) {
     out << YAML::Key << "recommendations" << YAML::Value << YAML::BeginSeq;
     for (const auto& c : r.recommendations) {
-      out << YAML::BeginMap << YAML::Key << "when" << YAML::Value << c.when;
+      out << YAML::BeginMap;
+      if (!c.when.empty()) out << YAML::Key << "when" << YAML::Value << c.when;
       if (!c.formats.empty()) out << YAML::Key << "formats" << YAML::Value << YAML::Flow << c.formats;
       if (!c.vendors.empty()) out << YAML::Key << "vendors" << YAML::Value << YAML::Flow << c.vendors;
       if (!c.workload.empty()) out << YAML::Key << "workload" << YAML::Value << c.workload;
@@ -248,6 +249,7 @@ void rule(YAML::Emitter& out, const Rule& r) {
       if (!c.frameworks.empty())
         out << YAML::Key << "frameworks" << YAML::Value << YAML::Flow << c.frameworks;
       if (!c.workloads.empty()) out << YAML::Key << "workloads" << YAML::Value << YAML::Flow << c.workloads;
+      if (!c.phases.empty()) out << YAML::Key << "phases" << YAML::Value << YAML::Flow << c.phases;
       out << YAML::Key << "text" << YAML::Value << c.text << YAML::EndMap;
     }
     out << YAML::EndSeq;

@@ -67,8 +67,8 @@ class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
                 std::string_view no_baseline_reason, double min_path_coverage_pct,
-                const std::vector<VocabularyWords>& vocabulary)
-      : vocabulary_(vocabulary),
+                const CaptureWording& wording)
+      : wording_(wording),
         min_path_coverage_pct_(min_path_coverage_pct),
         r_(rule),
         x_(rule),
@@ -462,18 +462,9 @@ class RuleEvaluator {
     return true;
   }
 
-  const CaptureView& capture() {
-    if (!capture_) capture_ = capture_view(report_);
-    return *capture_;
-  }
-  const CaptureWords& words() {
-    if (!words_) words_ = capture_words(vocabulary_, capture());
-    return *words_;
-  }
-  const CaptureTerms& terms() {
-    if (!terms_) terms_ = capture_terms(words(), capture());
-    return *terms_;
-  }
+  const CaptureView& capture() const { return wording_.view; }
+  const CaptureWords& words() const { return wording_.words; }
+  const CaptureTerms& terms() const { return wording_.terms; }
 
   // Whether an entry is worded for this run: its input formats, and the capture's devices,
   // frameworks and workload (gate/capture_words.h).
@@ -488,7 +479,7 @@ class RuleEvaluator {
   std::string recommendation_text() {
     for (const auto& r : r_.recommendations) {
       if (!worded_for_run(r)) continue;
-      std::optional<double> holds = MetricExpression(r.when).evaluate(lookup_);
+      std::optional<double> holds = r.when.empty() ? 1.0 : MetricExpression(r.when).evaluate(lookup_);
       if (holds && *holds != 0) {
         claim_ = r.claims.empty() ? r_.claims : r.claims;
         return r.text;
@@ -547,7 +538,7 @@ class RuleEvaluator {
     });
   }
 
-  const std::vector<VocabularyWords>& vocabulary_;
+  const CaptureWording& wording_;  // decided once per gate run (evaluate_rules)
   double min_path_coverage_pct_;
   const Rule& r_;
   RuleExpressions x_;
@@ -555,9 +546,6 @@ class RuleEvaluator {
   const Baseline* baseline_;
   std::string_view no_baseline_reason_;
   MetricLookup lookup_;
-  std::optional<CaptureView> capture_;
-  std::optional<CaptureTerms> terms_;  // computed by the first entry or word that needs it
-  std::optional<CaptureWords> words_;
   ReportFinding f_;
   std::optional<ChangeLimit> limit_;
   bool per_inferred_iteration_ = false;  // the step-time test ran on inferred units
@@ -575,7 +563,7 @@ bool fired(FindingStatus s) {
 // metrics was there before the change: it is marked, so that what the change did comes first. Rules
 // that compare with the baseline are about the change itself and are never marked.
 void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules, const ReportModel& report,
-                      const Baseline& baseline) {
+                      const Baseline& baseline, const CaptureWording& wording) {
   ReportModel before;  // the baseline's metrics alone: what the rules' thresholds and conditions read
   before.metrics = baseline.metrics;
   before.families = report.families;
@@ -585,7 +573,7 @@ void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules
     ReportFinding& f = findings[i++];
     if (!fired(f.status) || needs_baseline(r, RuleExpressions(r))) continue;
     ReportFinding then =
-        RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct, rules.words).run();
+        RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct, wording).run();
     f.in_baseline = fired(then.status);
   }
 }
@@ -594,12 +582,18 @@ void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules
 
 std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
                                           const Baseline* baseline, std::string_view no_baseline_reason) {
+  return evaluate_rules(rules, report, baseline, no_baseline_reason, capture_wording(rules.words, report));
+}
+
+std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportModel& report,
+                                          const Baseline* baseline, std::string_view no_baseline_reason,
+                                          const CaptureWording& wording) {
   std::vector<ReportFinding> findings;
   std::vector<std::string> claims;
   for (const Rule& r : rules.rules)
     if (r.enabled) {
       RuleEvaluator evaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct,
-                              rules.words);
+                              wording);
       findings.push_back(evaluator.run());
       claims.push_back(evaluator.claim());
     }
@@ -607,7 +601,7 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
   for (ReportFinding& f : findings)
     f.fix_first = (f.status == FindingStatus::Warn || f.status == FindingStatus::Fail) && f.gain_pct &&
                   *f.gain_pct >= rules.fix_first_min_gain_pct;
-  if (baseline) mark_in_baseline(findings, rules, report, *baseline);
+  if (baseline) mark_in_baseline(findings, rules, report, *baseline, wording);
   return findings;
 }
 

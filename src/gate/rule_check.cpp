@@ -191,7 +191,8 @@ class RuleChecker {
     expression("saves", r_.saves);
     expression("on_path", r_.on_path);
     expression("pass_needs", r_.pass_needs);
-    for (const auto& r : r_.recommendations) expression("recommendations", r.when);
+    for (const auto& r : r_.recommendations)
+      if (!r.when.empty()) expression("recommendations", r.when);
     for (const auto& [name, text] : r_.values) {
       if (is_metric_reference(name) || std::string_view(name).find('.') != std::string_view::npos)
         error("values", fmt::format("value name '{}' must not contain '.'", name));

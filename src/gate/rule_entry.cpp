@@ -9,6 +9,7 @@
 
 #include "common/capture_profile.h"
 #include "common/suggest.h"
+#include "gate/capture_words.h"
 #include "gate/rule_check.h"
 #include "gate/run_context.h"
 
@@ -21,8 +22,9 @@ constexpr std::array<std::string_view, 35> kRuleKeys = {
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
     "enabled", "note",       "see",       "on_path",      "family",     "claims",         "frameworks"};
-constexpr std::array<std::string_view, 9> kConditionalTextKeys = {
-    "when", "text", "formats", "vendors", "workload", "claims", "devices", "frameworks", "workloads"};
+constexpr std::array<std::string_view, 10> kConditionalTextKeys = {
+    "when",   "text",    "formats",    "vendors",   "workload",
+    "claims", "devices", "frameworks", "workloads", "phases"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -110,11 +112,12 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
   for (const auto& item : node) {
     if (!check.is_map(item, "recommendations entry")) continue;
     check.known_keys(item, kConditionalTextKeys, "recommendations");
-    if (!item["when"] || !item["text"]) {
-      check.error(item, "a recommendations entry needs 'when' and 'text'");
+    if (!item["text"]) {
+      check.error(item, "a recommendations entry needs 'text'");
       continue;
     }
-    auto when = check.string(item["when"], "when");
+    // No `when`: the entry holds wherever its keys fit the capture.
+    auto when = item["when"] ? check.string(item["when"], "when") : std::optional<std::string>("");
     auto text = check.string(item["text"], "text");
     // `formats: xplane` or a list: the input formats (the readers' names) the text is worded for.
     std::vector<std::string> formats = names(check, item["formats"], "formats");
@@ -147,10 +150,16 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
       if (w != "inference" && !capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, w))
         check.error(item["workloads"], fmt::format("unknown workload '{}' (one of: {}, inference)", w,
                                                    fmt::join(kCaptureWorkloadNames, ", ")));
+    std::vector<std::string> phases = names(check, item["phases"], "phases");
+    const std::vector<std::string_view>& phase_names = capture_phase_names();
+    for (const std::string& ph : phases)
+      if (std::find(phase_names.begin(), phase_names.end(), ph) == phase_names.end())
+        check.error(item["phases"], fmt::format("unknown phase '{}' (one of: {}){}", ph,
+                                                fmt::join(phase_names, ", "), did_you_mean(ph, phase_names)));
     if (when && text)
       rule.recommendations.push_back({*when, *text, std::move(formats), std::move(vendors),
                                       std::move(workload), std::move(claims), std::move(devices),
-                                      std::move(frameworks), std::move(workloads)});
+                                      std::move(frameworks), std::move(workloads), std::move(phases)});
   }
 }
 

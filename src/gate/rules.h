@@ -54,7 +54,7 @@ struct Rule {
   // `recommendations:` the first entry whose `when` holds replaces `recommendation` (e.g. by the
   // main cause of the GPUs' idle time).
   struct ConditionalText {
-    std::string when;  // expression
+    std::string when;  // expression; empty: wherever the entry is worded for the capture
     std::string text;  // message template
     // `formats:` the input formats it is worded for ("xplane": JAX and TensorFlow), each input of the
     // run being one of them; empty: any run.
@@ -74,6 +74,10 @@ struct Rule {
     std::vector<std::string> devices = {};
     std::vector<std::string> frameworks = {};
     std::vector<std::string> workloads = {};
+    // `phases:` the window's phase is one of them ("steady", "setup", "teardown", "profiler";
+    // gate/capture_words.h's window_phase): advice to profile a later window is for a window of
+    // one-offs, launch advice for the steady state. Empty: any window.
+    std::vector<std::string> phases = {};
   };
   std::vector<ConditionalText> recommendations;
   // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and

@@ -64,12 +64,13 @@ GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const
   GateOutcome outcome;
   // Rules of another device family are left out of the findings, the rules and the counts.
   RuleSet applicable = rules_for_run(rules, report);
-  outcome.findings = evaluate_rules(applicable, report, baseline, options.no_baseline_reason);
+  // The capture's words, once: the rules' text and the titles read them (issue 89).
+  CaptureWording wording = capture_wording(applicable.words, report);
+  outcome.findings = evaluate_rules(applicable, report, baseline, options.no_baseline_reason, wording);
   outcome.rules = rules_in_effect(applicable);
   outcome.verdict = verdict_of(outcome.findings, options);
   // Titles in the capture's words: "TPU utilization is low", "Matrix Cores are not used" (issue 89).
-  CaptureView capture = capture_view(report);
-  outcome.terms = capture_terms(capture_words(applicable.words, capture), capture);
+  outcome.terms = std::move(wording.terms);
   for (ReportFinding& f : outcome.findings) f.title = in_capture_terms(f.title, outcome.terms);
   for (ReportRule& r : outcome.rules) r.title = in_capture_terms(r.title, outcome.terms);
   if (baseline)

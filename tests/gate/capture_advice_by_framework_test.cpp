@@ -124,6 +124,57 @@ TEST(CaptureAdviceByFramework, RequestsAreAServersAndTheServerIsNamedAlone) {
   EXPECT_FALSE(says(sglang.recommendation, "TensorRT-LLM")) << sglang.recommendation;
 }
 
+// One 1 ms step: an aten::add of two [4096, 4096] BF16 tensors (100,663,296 bytes moved) whose
+// kernel runs 900 us, tens of times its memory roofline on an A100 (ops.far-from-roofline fires), and
+// a 100 ms step's BF16 GEMM of 137.4 GFLOP (compute.low-mfu fires: 1.4 TFLOP/s).
+std::string slow_add_trace() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 80 * kGiB, 108);
+  t.step(1, 0, 1000);
+  t.op("aten::add", 10, 30, 1, 1,
+       R"("Input Dims": [[4096, 4096], [4096, 4096], []], )"
+       R"("Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"])");
+  t.launch("vectorized_elementwise_kernel", 12, 50, 900, 1);
+  return t.json();
+}
+std::string slow_gemm_trace() {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 80 * kGiB, 108);
+  t.step(1, 0, 100000);
+  t.op("aten::mm", 10, 30, 1, 1,
+       R"("Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
+  t.launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_nn", 12, 50, 500, 1);
+  return t.json();
+}
+
+// A capture that already runs torch.compile is told where its unfused ops come from (graph breaks),
+// not to use torch.compile (issue 89: the vLLM decode's roofline remedy); an eager one is told it.
+TEST(CaptureAdviceByFramework, ACompiledCaptureIsNotToldToCompile) {
+  auto nvidia = [](std::vector<std::string> frameworks) {
+    return profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Training, std::move(frameworks));
+  };
+  ReportFinding eager = gated_finding(slow_add_trace(), nvidia({"pytorch"}), "ops.far-from-roofline");
+  ASSERT_EQ(eager.status, FindingStatus::Warn) << eager.reason;
+  EXPECT_TRUE(says(eager.recommendation, "fuse the chain it belongs to (torch.compile, fused LayerNorm"))
+      << eager.recommendation;
+  ReportFinding compiled =
+      gated_finding(slow_add_trace(), nvidia({"pytorch", "torch.compile"}), "ops.far-from-roofline");
+  ASSERT_EQ(compiled.status, FindingStatus::Warn) << compiled.reason;
+  EXPECT_FALSE(says(compiled.recommendation, "(torch.compile,")) << compiled.recommendation;
+  EXPECT_TRUE(says(compiled.recommendation, "torch.compile already runs in this capture"))
+      << compiled.recommendation;
+  EXPECT_TRUE(says(compiled.recommendation, "TORCH_LOGS=graph_breaks")) << compiled.recommendation;
+
+  ReportFinding mfu = gated_finding(slow_gemm_trace(), nvidia({"pytorch"}), "compute.low-mfu");
+  ASSERT_EQ(mfu.status, FindingStatus::Warn) << mfu.reason;
+  EXPECT_TRUE(says(mfu.recommendation, "fused kernels (torch.compile)")) << mfu.recommendation;
+  ReportFinding compiled_mfu =
+      gated_finding(slow_gemm_trace(), nvidia({"pytorch", "torch.compile"}), "compute.low-mfu");
+  EXPECT_FALSE(says(compiled_mfu.recommendation, "fused kernels (torch.compile)"))
+      << compiled_mfu.recommendation;
+  EXPECT_TRUE(says(compiled_mfu.recommendation, "torch.compile already runs")) << compiled_mfu.recommendation;
+}
+
 TEST(CaptureAdviceByFramework, AWordsEntryForAnUnknownFrameworkIsRefused) {
   std::string yaml =
       "vocabulary:\n  words:\n    - {for: default, device: device, source: s}\n"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "common/errors.h"
+#include "gate/capture_words.h"
 #include "gate/gate.h"
 #include "gate/rules.h"
 #include "support/capture_helpers.h"
@@ -186,6 +187,45 @@ TEST(CaptureAdvice, EntriesNameDevicesFrameworksAndWorkloads) {
   EXPECT_EQ(advice(profile(DeviceKind::Gpu, DeviceVendor::Amd, CaptureWorkload::Training)), "neutral");
 }
 
+// `phases:`: the window's phase is steady where the steady state is more than half of it, else the
+// one-off phase that holds the most of it; a capture without phases matches no keyed entry.
+TEST(CaptureAdvice, EntriesNameTheWindowsPhase) {
+  Rule rule;
+  rule.id = "test.phased";
+  rule.title = "phased";
+  rule.recommendations.push_back(
+      {.when = "", .text = "profile a later window", .phases = {"setup", "teardown", "profiler"}});
+  rule.recommendations.push_back({.when = "", .text = "capture graphs", .phases = {"steady"}});
+  rule.recommendation = "neutral";
+  RuleSet rules = with_rule(rule);
+  auto advice = [&](std::optional<double> steady, double setup, double profiler) {
+    CaptureProfile capture = profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Training);
+    if (steady) {
+      capture.phases.window_us = 100;
+      capture.phases.steady_us = steady;
+      capture.phases.setup_us = setup;
+      capture.phases.teardown_us = 0;
+      capture.phases.profiler_us = profiler;
+    }
+    return gated_finding(unrecorded_idle_trace(), capture, "test.phased", rules).recommendation;
+  };
+  EXPECT_EQ(advice(60, 40, 0), "capture graphs");
+  EXPECT_EQ(advice(50, 50, 0), "profile a later window");   // half is not more than half
+  EXPECT_EQ(advice(30, 20, 50), "profile a later window");  // the profiler's stop holds the most
+  EXPECT_EQ(advice(std::nullopt, 0, 0), "neutral");
+  CapturePhases p;
+  p.window_us = 100;
+  p.steady_us = 30;
+  p.setup_us = 20;
+  p.teardown_us = 0;
+  p.profiler_us = 50;
+  EXPECT_EQ(window_phase(p), "profiler");
+  p.setup_us = 60;
+  p.profiler_us = 10;
+  EXPECT_EQ(window_phase(p), "setup");
+  EXPECT_EQ(window_phase(CapturePhases{}), "");
+}
+
 std::string load_error(const std::string& yaml) {
   try {
     (void)load_rule_book({write_text(temp_dir() + "/capture_advice.yaml", yaml)});
@@ -212,6 +252,17 @@ TEST(CaptureAdvice, RulesCheckRefusesAdviceThatNamesAFrameworkItDoesNotDeclare) 
       "rules:\n  - id: compute.low-mfu\n    recommendations:\n"
       "      - {when: \"1\", devices: [gpu, intel], text: \"x\"}\n");
   EXPECT_TRUE(says(device, "unknown device 'intel'")) << device;
+  std::string phase = load_error(
+      "rules:\n  - id: compute.low-mfu\n    recommendations:\n"
+      "      - {phases: [setup, warmup], text: \"x\"}\n");
+  EXPECT_TRUE(says(phase, "unknown phase 'warmup' (one of: steady, setup, teardown, profiler)")) << phase;
+  // No `when`: the entry holds wherever its keys fit.
+  EXPECT_EQ(load_error("rules:\n  - id: compute.low-mfu\n    recommendations:\n"
+                       "      - {phases: steady, text: \"x\"}\n"),
+            "no error");
+  EXPECT_TRUE(says(load_error("rules:\n  - id: compute.low-mfu\n    recommendations:\n"
+                              "      - {phases: steady}\n"),
+                   "a recommendations entry needs 'text'"));
 }
 
 }  // namespace
