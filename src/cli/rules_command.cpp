@@ -24,6 +24,7 @@ std::string run_conditions(const Rule::ConditionalText& c) {
   if (!c.workloads.empty()) parts.push_back(fmt::format("workloads: {}", fmt::join(c.workloads, ", ")));
   if (!c.phases.empty()) parts.push_back(fmt::format("phases: {}", fmt::join(c.phases, ", ")));
   if (!c.claims.empty()) parts.push_back(fmt::format("claims: {}", c.claims));
+  if (!c.docs.empty()) parts.push_back(fmt::format("docs: <{}>", c.docs));
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, "; "));
 }
 

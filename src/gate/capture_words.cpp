@@ -199,6 +199,23 @@ const std::vector<std::string_view>& vocabulary_framework_names() {
   return kNames;
 }
 
+bool link_fits_capture(std::string_view url, const std::vector<FrameworkTerms>& groups,
+                       const CaptureView& capture) {
+  for (const FrameworkTerms& group : groups) {
+    bool named = std::any_of(group.terms.begin(), group.terms.end(), [&](const std::string& term) {
+      return url.find(term) != std::string_view::npos;
+    });
+    if (!named) continue;
+    bool fits = std::any_of(group.frameworks.begin(), group.frameworks.end(),
+                            [&](const std::string& f) { return listed(capture.frameworks, f); }) ||
+                (!group.devices.empty() && devices_match(capture, group.devices)) ||
+                std::any_of(group.workloads.begin(), group.workloads.end(),
+                            [&](const std::string& w) { return workload_matches(capture, w); });
+    if (!fits) return false;
+  }
+  return true;
+}
+
 CaptureWording capture_wording(const std::vector<VocabularyWords>& vocabulary, const ReportModel& report) {
   CaptureWording out;
   out.view = capture_view(report);

@@ -61,6 +61,12 @@ std::string capture_phrase(const CaptureView& capture, const CaptureWords& words
 // devices are unknown or NVIDIA GPUs, whose words the fixed terms are.
 CaptureTerms capture_terms(const CaptureWords& words, const CaptureView& capture);
 
+// Whether a rule's `docs` link fits the capture: it names no term of a `framework_terms` group
+// (pytorch.org names "torch.") whose frameworks, devices or workloads the capture has none of. A
+// JAX capture is not sent to PyTorch's profiler page; a capture that cannot tell keeps no such link.
+bool link_fits_capture(std::string_view url, const std::vector<FrameworkTerms>& groups,
+                       const CaptureView& capture);
+
 // The capture, its words and its terms, decided once per gate run: every rule's text and the
 // outputs' titles read the same.
 struct CaptureWording {

@@ -250,6 +250,7 @@ void rule(YAML::Emitter& out, const Rule& r) {
         out << YAML::Key << "frameworks" << YAML::Value << YAML::Flow << c.frameworks;
       if (!c.workloads.empty()) out << YAML::Key << "workloads" << YAML::Value << YAML::Flow << c.workloads;
       if (!c.phases.empty()) out << YAML::Key << "phases" << YAML::Value << YAML::Flow << c.phases;
+      if (!c.docs.empty()) out << YAML::Key << "docs" << YAML::Value << c.docs;
       out << YAML::Key << "text" << YAML::Value << c.text << YAML::EndMap;
     }
     out << YAML::EndSeq;

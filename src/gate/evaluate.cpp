@@ -67,8 +67,9 @@ class RuleEvaluator {
  public:
   RuleEvaluator(const Rule& rule, const ReportModel& report, const Baseline* baseline,
                 std::string_view no_baseline_reason, double min_path_coverage_pct,
-                const CaptureWording& wording)
+                const CaptureWording& wording, const std::vector<FrameworkTerms>& link_groups)
       : wording_(wording),
+        link_groups_(link_groups),
         min_path_coverage_pct_(min_path_coverage_pct),
         r_(rule),
         x_(rule),
@@ -136,7 +137,8 @@ class RuleEvaluator {
     f_.severity = can_fail ? "error" : "warning";
     f_.metric = !r_.metric.empty() ? r_.metric : r_.value;
     f_.unit = x_.metric ? reference_unit(*x_.metric) : !r_.metric.empty() ? "" : r_.unit;
-    f_.docs = r_.docs;
+    // A link to another framework's page is none (issue 89): a recommendations entry may give its own.
+    if (link_fits_capture(r_.docs, link_groups_, capture())) f_.docs = r_.docs;
     f_.source = r_.source;
   }
 
@@ -482,6 +484,7 @@ class RuleEvaluator {
       std::optional<double> holds = r.when.empty() ? 1.0 : MetricExpression(r.when).evaluate(lookup_);
       if (holds && *holds != 0) {
         claim_ = r.claims.empty() ? r_.claims : r.claims;
+        if (!r.docs.empty()) f_.docs = r.docs;
         return r.text;
       }
     }
@@ -538,7 +541,8 @@ class RuleEvaluator {
     });
   }
 
-  const CaptureWording& wording_;  // decided once per gate run (evaluate_rules)
+  const CaptureWording& wording_;                   // decided once per gate run (evaluate_rules)
+  const std::vector<FrameworkTerms>& link_groups_;  // the rules' framework_terms
   double min_path_coverage_pct_;
   const Rule& r_;
   RuleExpressions x_;
@@ -572,8 +576,9 @@ void mark_in_baseline(std::vector<ReportFinding>& findings, const RuleSet& rules
     if (!r.enabled) continue;
     ReportFinding& f = findings[i++];
     if (!fired(f.status) || needs_baseline(r, RuleExpressions(r))) continue;
-    ReportFinding then =
-        RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct, wording).run();
+    ReportFinding then = RuleEvaluator(r, before, nullptr, "", rules.critical_path_min_coverage_pct, wording,
+                                       rules.framework_terms)
+                             .run();
     f.in_baseline = fired(then.status);
   }
 }
@@ -593,7 +598,7 @@ std::vector<ReportFinding> evaluate_rules(const RuleSet& rules, const ReportMode
   for (const Rule& r : rules.rules)
     if (r.enabled) {
       RuleEvaluator evaluator(r, report, baseline, no_baseline_reason, rules.critical_path_min_coverage_pct,
-                              wording);
+                              wording, rules.framework_terms);
       findings.push_back(evaluator.run());
       claims.push_back(evaluator.claim());
     }

@@ -22,9 +22,9 @@ constexpr std::array<std::string_view, 35> kRuleKeys = {
     "alpha",   "confidence", "resamples", "inconclusive", "problem",    "recommendation", "recommendations",
     "docs",    "source",     "gain",      "saves",        "pass_needs", "values",         "offenders",
     "enabled", "note",       "see",       "on_path",      "family",     "claims",         "frameworks"};
-constexpr std::array<std::string_view, 10> kConditionalTextKeys = {
-    "when",   "text",    "formats",    "vendors",   "workload",
-    "claims", "devices", "frameworks", "workloads", "phases"};
+constexpr std::array<std::string_view, 11> kConditionalTextKeys = {
+    "when",    "text",       "formats",   "vendors", "workload", "claims",
+    "devices", "frameworks", "workloads", "phases",  "docs"};
 constexpr std::array<std::string_view, 6> kOffenderKeys = {"table", "where", "sort",
                                                            "label", "show",  "limit"};
 
@@ -93,19 +93,6 @@ void read_values(YamlCheck& check, const YAML::Node& node, Rule& rule) {
   }
 }
 
-// A name or a list of names (`formats: xplane`, `vendors: [amd, tpu]`); none where the key is absent.
-std::vector<std::string> names(YamlCheck& check, const YAML::Node& node, const char* what) {
-  std::vector<std::string> out;
-  if (!node) return out;
-  if (node.IsScalar()) {
-    if (auto name = check.string(node, what)) out.push_back(*name);
-  } else if (check.is_list(node, what)) {
-    for (const auto& item : node)
-      if (auto name = check.string(item, what)) out.push_back(*name);
-  }
-  return out;
-}
-
 void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) {
   if (!check.is_list(node, "recommendations")) return;
   rule.recommendations.clear();
@@ -120,9 +107,9 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
     auto when = item["when"] ? check.string(item["when"], "when") : std::optional<std::string>("");
     auto text = check.string(item["text"], "text");
     // `formats: xplane` or a list: the input formats (the readers' names) the text is worded for.
-    std::vector<std::string> formats = names(check, item["formats"], "formats");
+    std::vector<std::string> formats = check.names(item["formats"], "formats");
     // `vendors: amd` or a list, of the vendors the gate knows (gate/run_context.h).
-    std::vector<std::string> vendors = names(check, item["vendors"], "vendors");
+    std::vector<std::string> vendors = check.names(item["vendors"], "vendors");
     for (const std::string& v : vendors)
       if (std::find(kVendorNames.begin(), kVendorNames.end(), v) == kVendorNames.end())
         check.error(item["vendors"],
@@ -137,29 +124,32 @@ void read_recommendations(YamlCheck& check, const YAML::Node& node, Rule& rule) 
     std::string claims;
     if (const YAML::Node c = item["claims"]) claims = check.string(c, "claims").value_or("");
     // The captures it is worded for (common/capture_profile.h's names).
-    std::vector<std::string> devices = names(check, item["devices"], "devices");
+    std::vector<std::string> devices = check.names(item["devices"], "devices");
     for (const std::string& d : devices)
       if (!capture_enum_named<DeviceKind>(kDeviceKindNames, d) &&
           !capture_enum_named<DeviceVendor>(kDeviceVendorNames, d))
         check.error(item["devices"],
                     fmt::format("unknown device '{}' (a kind: {}; or a vendor: {})", d,
                                 fmt::join(kDeviceKindNames, ", "), fmt::join(kDeviceVendorNames, ", ")));
-    std::vector<std::string> frameworks = names(check, item["frameworks"], "frameworks");
-    std::vector<std::string> workloads = names(check, item["workloads"], "workloads");
+    std::vector<std::string> frameworks = check.names(item["frameworks"], "frameworks");
+    std::vector<std::string> workloads = check.names(item["workloads"], "workloads");
     for (const std::string& w : workloads)
       if (w != "inference" && !capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, w))
         check.error(item["workloads"], fmt::format("unknown workload '{}' (one of: {}, inference)", w,
                                                    fmt::join(kCaptureWorkloadNames, ", ")));
-    std::vector<std::string> phases = names(check, item["phases"], "phases");
+    std::vector<std::string> phases = check.names(item["phases"], "phases");
     const std::vector<std::string_view>& phase_names = capture_phase_names();
     for (const std::string& ph : phases)
       if (std::find(phase_names.begin(), phase_names.end(), ph) == phase_names.end())
         check.error(item["phases"], fmt::format("unknown phase '{}' (one of: {}){}", ph,
                                                 fmt::join(phase_names, ", "), did_you_mean(ph, phase_names)));
+    std::string docs;
+    if (const YAML::Node d = item["docs"]) docs = check.string(d, "docs").value_or("");
     if (when && text)
       rule.recommendations.push_back({*when, *text, std::move(formats), std::move(vendors),
                                       std::move(workload), std::move(claims), std::move(devices),
-                                      std::move(frameworks), std::move(workloads), std::move(phases)});
+                                      std::move(frameworks), std::move(workloads), std::move(phases),
+                                      std::move(docs)});
   }
 }
 
@@ -253,7 +243,7 @@ void read_keys(YamlCheck& check, const YAML::Node& e, Rule& rule) {
   if (YAML::Node v = e["offenders"]) read_offenders(check, v, rule);
   if (YAML::Node v = e["see"]) read_see(check, v, rule);
   if (YAML::Node v = e["family"]) read_families(check, v, rule);
-  if (YAML::Node v = e["frameworks"]) rule.frameworks = names(check, v, "frameworks");
+  if (YAML::Node v = e["frameworks"]) rule.frameworks = check.names(v, "frameworks");
   // `threshold` is the one threshold of the rule's severity: warn, or fail for an error rule.
   if (YAML::Node v = e["threshold"]) {
     if (auto text = check.string(v, "threshold"))

@@ -78,6 +78,9 @@ struct Rule {
     // gate/capture_words.h's window_phase): advice to profile a later window is for a window of
     // one-offs, launch advice for the steady state. Empty: any window.
     std::vector<std::string> phases = {};
+    // `docs:` the link for this advice, in place of the rule's `docs` (a JAX capture's profiler
+    // page, not PyTorch's). Empty: the rule's, where it fits the capture (gate/capture_words.h).
+    std::string docs = {};
   };
   std::vector<ConditionalText> recommendations;
   // Tables the finding points at ("gpu_gaps", "ops"): each output names them where it has them, and

@@ -13,18 +13,6 @@
 namespace perfgate {
 namespace {
 
-std::vector<std::string> names(YamlCheck& check, const YAML::Node& node, std::string_view what) {
-  std::vector<std::string> out;
-  if (!node) return out;
-  if (node.IsScalar()) {
-    if (auto name = check.string(node, what)) out.push_back(*name);
-  } else if (check.is_list(node, what)) {
-    for (const auto& item : node)
-      if (auto name = check.string(item, what)) out.push_back(*name);
-  }
-  return out;
-}
-
 // What a `for:` of `words` may name: any capture, a device kind or vendor, a workload or a
 // framework.
 bool known_capture(std::string_view name) {
@@ -74,11 +62,11 @@ void read_terms(YamlCheck& check, const YAML::Node& node, RuleSet& out) {
     if (!check.is_map(item, "framework_terms entry")) continue;
     check.known_keys(item, kKeys, "framework_terms");
     FrameworkTerms group;
-    group.terms = names(check, item["terms"], "terms");
-    group.frameworks = names(check, item["frameworks"], "frameworks");
-    group.devices = names(check, item["devices"], "devices");
-    group.workloads = names(check, item["workloads"], "workloads");
-    group.formats = names(check, item["formats"], "formats");
+    group.terms = check.names(item["terms"], "terms");
+    group.frameworks = check.names(item["frameworks"], "frameworks");
+    group.devices = check.names(item["devices"], "devices");
+    group.workloads = check.names(item["workloads"], "workloads");
+    group.formats = check.names(item["formats"], "formats");
     if (item["source"]) group.source = check.string(item["source"], "source").value_or("");
     if (group.terms.empty() || group.source.empty())
       check.error(item, "a framework_terms entry needs 'terms' and 'source'");

@@ -47,6 +47,18 @@ bool YamlCheck::is_list(const YAML::Node& node, std::string_view what) {
   return false;
 }
 
+std::vector<std::string> YamlCheck::names(const YAML::Node& node, std::string_view what) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (node.IsScalar()) {
+    if (auto name = string(node, what)) out.push_back(*name);
+  } else if (is_list(node, what)) {
+    for (const auto& item : node)
+      if (auto name = string(item, what)) out.push_back(*name);
+  }
+  return out;
+}
+
 std::optional<std::string> YamlCheck::string(const YAML::Node& node, std::string_view what) {
   if (node.IsScalar()) return node.Scalar();
   error(node, fmt::format("'{}' must be a string", what));

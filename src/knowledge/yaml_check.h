@@ -29,6 +29,8 @@ class YamlCheck {
   bool is_map(const YAML::Node& node, std::string_view what);
   bool is_list(const YAML::Node& node, std::string_view what);
   std::optional<std::string> string(const YAML::Node& node, std::string_view what);
+  // `key: name` or `key: [a, b]` as a list of names; none where the node is absent.
+  std::vector<std::string> names(const YAML::Node& node, std::string_view what);
   std::optional<double> number(const YAML::Node& node, std::string_view what);
   std::optional<bool> boolean(const YAML::Node& node, std::string_view what);
   // The percentage (0 to 100) under `key` of the map `node`; nothing when the key is absent or

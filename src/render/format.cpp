@@ -307,6 +307,13 @@ std::vector<std::string> data_quality_lines(const ReportModel& r) {
   return lines;
 }
 
+bool counter_shown(const ReportModel& r, Metric metric) {
+  bool other_vendor = !r.capture.devices.empty() &&
+                      std::none_of(r.capture.devices.begin(), r.capture.devices.end(),
+                                   [](const CaptureDevices& d) { return d.vendor == DeviceVendor::Nvidia; });
+  return !other_vendor || r.metrics.get(metric).has_value();
+}
+
 std::string withheld_text(const ReportModel& r, Metric metric) {
   std::string_view name = metric_info(metric).name;
   for (const InvariantViolation& v : own_invariants(r))

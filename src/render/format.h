@@ -98,6 +98,9 @@ std::vector<std::string> data_quality_lines(const ReportModel& r);
 // Where a withheld number would be: "n/a (compute.throughput_matches_mfu does not hold: Data
 // quality)"; empty when the metric was not withheld.
 std::string withheld_text(const ReportModel& r, Metric metric);
+// Whether a metric of NVIDIA's counters (CUPTI's SM efficiency and achieved occupancy) has a place
+// in the report: on another vendor's devices only where the trace has it, never as an n/a line.
+bool counter_shown(const ReportModel& r, Metric metric);
 std::vector<std::string> note_lines(const std::vector<ReportNote>& notes);
 // The report's notes with those that several workers share said once: "rank-0, rank-1, rank-2 and
 // 1021 more workers: GPU 0: architecture ... inferred", in the order each first appears.

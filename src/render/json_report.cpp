@@ -1,4 +1,4 @@
-// The JSON report: the report model, versioned ("schema": "perfgate-report/2.5"), each fact once. It
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2.6"), each fact once. It
 // is also what --baseline and history import read, which read version 1 and every 2.N too: version 2
 // keeps every field they read where version 1 had it, and a minor version only adds fields. Version 1
 // wrote each GPU three times (the run's "gpus", the worker's "gpus" and the worker's "gpus" table)
@@ -125,9 +125,9 @@ void write_strings(JsonWriter& j, JsonKey key, const std::vector<std::string>& i
 
 // The capture profile (perfgate-report/2.5): what the capture is, each field with its evidence;
 // null or "unknown" where the trace cannot tell.
-void write_capture(JsonWriter& j, const CaptureProfile& c, const std::string& line) {
+void write_capture(JsonWriter& j, const CaptureProfile& c, const std::string* line) {
   j.key("capture").begin_object();
-  j.key("line").value(line);
+  if (line) j.key("line").value(*line);
   j.key("devices").begin_array();
   for (const CaptureDevices& d : c.devices) {
     j.begin_object();
@@ -317,6 +317,8 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, Writt
   j.key("detailed").value(w.detailed);
   if (!w.detailed_as.empty()) j.key("detailed_as").value(w.detailed_as);
   if (!w.roofline_note.empty()) j.key("roofline_note").value(w.roofline_note);
+  // Each worker's own capture profile (2.6): the run's sums them, and says where they differ.
+  write_capture(j, w.capture, nullptr);
   write_window(j, w.window);
   if (with_metrics)
     write_metrics(j, w.metrics, alike.metric_keys);
@@ -380,7 +382,7 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   j.key("families").begin_array();
   for (DeviceFamily f : r.families.list()) j.value(device_family_name(f));
   j.end_array();
-  write_capture(j, r.capture, r.capture_line);
+  write_capture(j, r.capture, &r.capture_line);
   j.key("settings").begin_object();
   j.key("iter_start").value(r.settings.iter_start);
   j.key("iter_stop").value(r.settings.iter_stop);

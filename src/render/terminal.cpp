@@ -95,11 +95,8 @@ std::string gpu_line(const ReportModel& r) {
                                     labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),
                                     labelled(m, Metric::GpuIdlePct)};
   // CUPTI's SM counters: NVIDIA's alone, so another vendor's devices have no line of them to be n/a in.
-  bool other_vendor = !r.capture.devices.empty() &&
-                      std::none_of(r.capture.devices.begin(), r.capture.devices.end(),
-                                   [](const CaptureDevices& d) { return d.vendor == DeviceVendor::Nvidia; });
   for (Metric counter : {Metric::GpuSmEfficiencyPct, Metric::GpuAchievedOccupancyPct})
-    if (!other_vendor || m.get(counter)) parts.push_back(labelled(m, counter));
+    if (counter_shown(r, counter)) parts.push_back(labelled(m, counter));
   return join(parts);
 }
 

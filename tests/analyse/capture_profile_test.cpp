@@ -243,7 +243,14 @@ TEST(CaptureProfile, TheJsonReportHoldsTheProfileAndReadsBackAsABaseline) {
   // The window: the one step, 1,000 us; no one-off in it.
   EXPECT_DOUBLE_EQ(c.at("phases").as_object().at("window_us").to_number<double>(), 1000);
   EXPECT_DOUBLE_EQ(c.at("phases").as_object().at("steady_us").to_number<double>(), 1000);
-  EXPECT_NE(json.find("\"schema\": \"perfgate-report/2.5\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"perfgate-report/2.6\""), std::string::npos);
+  // The worker's own profile (2.6), without the run's line.
+  boost::json::value parsed = boost::json::parse(json);
+  const boost::json::object& worker =
+      parsed.at("workers").as_array().at(0).as_object().at("capture").as_object();
+  EXPECT_EQ(worker.at("workload").as_string(), "training");
+  EXPECT_FALSE(worker.contains("line"));
+  EXPECT_DOUBLE_EQ(worker.at("phases").as_object().at("window_us").to_number<double>(), 1000);
   // Read back as a baseline, as --baseline reads a report.
   std::string path = write_text(temp_dir() + "/report.json", json);
   Baseline baseline = read_baseline_report(path);

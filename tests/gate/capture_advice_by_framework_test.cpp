@@ -38,6 +38,25 @@ TEST(CaptureAdviceByFramework, JaxAndTensorflowProfilesEachGetTheirOwnStepMarker
   EXPECT_FALSE(says(tf.recommendation, "jax")) << tf.recommendation;
 }
 
+// A rule's docs link names PyTorch's page (pytorch.org): a JAX capture gets its own entry's link,
+// a plain CUDA program none, and PyTorch the rule's.
+TEST(CaptureAdviceByFramework, TheDocsLinkIsTheCapturesFrameworks) {
+  ReportFinding jax = gated_finding(
+      stepless_trace(), profile(DeviceKind::Tpu, DeviceVendor::Tpu, CaptureWorkload::Unknown, {"jax"}),
+      "steps.none", "xplane");
+  EXPECT_EQ(jax.docs, "https://docs.jax.dev/en/latest/profiling.html");
+  ReportFinding cuda =
+      gated_finding(stepless_trace(),
+                    profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::MicroBenchmark, {"cuda"}),
+                    "steps.none");
+  EXPECT_EQ(cuda.status, FindingStatus::Warn);
+  EXPECT_EQ(cuda.docs, "");
+  ReportFinding pytorch = gated_finding(
+      stepless_trace(),
+      profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Training, {"pytorch"}), "steps.none");
+  EXPECT_EQ(pytorch.docs, "https://pytorch.org/docs/stable/profiler.html#torch.profiler.schedule");
+}
+
 TEST(CaptureAdviceByFramework, AnNsightExportIsToldNvtxRangesAlone) {
   ReportFinding f = gated_finding(
       stepless_trace(), profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Unknown, {"cuda"}),
@@ -124,18 +143,10 @@ TEST(CaptureAdviceByFramework, RequestsAreAServersAndTheServerIsNamedAlone) {
   EXPECT_FALSE(says(sglang.recommendation, "TensorRT-LLM")) << sglang.recommendation;
 }
 
-// One 1 ms step: an aten::add of two [4096, 4096] BF16 tensors (100,663,296 bytes moved) whose
-// kernel runs 900 us, tens of times its memory roofline on an A100 (ops.far-from-roofline fires), and
-// a 100 ms step's BF16 GEMM of 137.4 GFLOP (compute.low-mfu fires: 1.4 TFLOP/s).
-std::string slow_add_trace() {
-  TraceBuilder t;
-  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 80 * kGiB, 108);
-  t.step(1, 0, 1000);
-  t.op("aten::add", 10, 30, 1, 1,
-       R"("Input Dims": [[4096, 4096], [4096, 4096], []], )"
-       R"("Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"])");
-  t.launch("vectorized_elementwise_kernel", 12, 50, 900, 1);
-  return t.json();
+// An A100's slow aten::add (ops.far-from-roofline fires; capture_helpers.h) and a 100 ms step's BF16
+// GEMM of 137.4 GFLOP (compute.low-mfu fires: 1.4 TFLOP/s).
+std::string a100_slow_add_trace() {
+  return slow_add_trace("NVIDIA A100-SXM4-80GB", 8, 0, 80 * kGiB, 108);
 }
 std::string slow_gemm_trace() {
   TraceBuilder t;
@@ -153,12 +164,12 @@ TEST(CaptureAdviceByFramework, ACompiledCaptureIsNotToldToCompile) {
   auto nvidia = [](std::vector<std::string> frameworks) {
     return profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Training, std::move(frameworks));
   };
-  ReportFinding eager = gated_finding(slow_add_trace(), nvidia({"pytorch"}), "ops.far-from-roofline");
+  ReportFinding eager = gated_finding(a100_slow_add_trace(), nvidia({"pytorch"}), "ops.far-from-roofline");
   ASSERT_EQ(eager.status, FindingStatus::Warn) << eager.reason;
   EXPECT_TRUE(says(eager.recommendation, "fuse the chain it belongs to (torch.compile, fused LayerNorm"))
       << eager.recommendation;
   ReportFinding compiled =
-      gated_finding(slow_add_trace(), nvidia({"pytorch", "torch.compile"}), "ops.far-from-roofline");
+      gated_finding(a100_slow_add_trace(), nvidia({"pytorch", "torch.compile"}), "ops.far-from-roofline");
   ASSERT_EQ(compiled.status, FindingStatus::Warn) << compiled.reason;
   EXPECT_FALSE(says(compiled.recommendation, "(torch.compile,")) << compiled.recommendation;
   EXPECT_TRUE(says(compiled.recommendation, "torch.compile already runs in this capture"))
@@ -173,6 +184,28 @@ TEST(CaptureAdviceByFramework, ACompiledCaptureIsNotToldToCompile) {
   EXPECT_FALSE(says(compiled_mfu.recommendation, "fused kernels (torch.compile)"))
       << compiled_mfu.recommendation;
   EXPECT_TRUE(says(compiled_mfu.recommendation, "torch.compile already runs")) << compiled_mfu.recommendation;
+}
+
+// One step of an aten::mm whose kernel is no Tensor Core kernel: tensor-cores.amp fires. A GradScaler
+// scales a training loss: training is told it, inference and an unknown workload autocast alone
+// (issue 89: the nsys 2026 export, of unknown workload, was told GradScaler).
+TEST(CaptureAdviceByFramework, GradScalerIsTrainingsAlone) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 80 * kGiB, 108);
+  t.step(1, 0, 1000).op("aten::mm", 10, 30, 1, 1).launch("gemm_kernel", 12, 50, 100, 1);
+  auto advice = [&](CaptureWorkload workload) {
+    ReportFinding f = gated_finding(
+        t.json(), profile(DeviceKind::Gpu, DeviceVendor::Nvidia, workload, {"pytorch"}), "tensor-cores.amp");
+    EXPECT_EQ(f.status, FindingStatus::Warn) << f.reason;
+    return f.recommendation;
+  };
+  EXPECT_TRUE(says(advice(CaptureWorkload::Training), "GradScaler"));
+  for (CaptureWorkload w :
+       {CaptureWorkload::OfflineInference, CaptureWorkload::Serving, CaptureWorkload::Unknown}) {
+    std::string text = advice(w);
+    EXPECT_FALSE(says(text, "GradScaler")) << text;
+    EXPECT_TRUE(says(text, "torch.autocast")) << text;
+  }
 }
 
 TEST(CaptureAdviceByFramework, AWordsEntryForAnUnknownFrameworkIsRefused) {

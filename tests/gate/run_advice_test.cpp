@@ -9,6 +9,7 @@
 #include "gate/gate.h"
 #include "gate/rules.h"
 #include "gate/run_context.h"
+#include "support/capture_helpers.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -27,24 +28,6 @@ ReportFinding finding(const std::string& json, std::string_view id) {
   const ReportFinding* f = find_finding(report, id);
   EXPECT_TRUE(f) << id;
   return f ? *f : ReportFinding{};
-}
-
-bool says(const std::string& text, std::string_view what) {
-  return text.find(what) != std::string::npos;
-}
-
-// One 1 ms step: an aten::add of two [4096, 4096] BF16 tensors (100,663,296 bytes moved) whose
-// kernel runs 900 us, tens of times its memory roofline on any of these GPUs: ops.far-from-roofline
-// fires whatever the device.
-std::string slow_add_trace(const std::string& gpu, int major, int minor, std::int64_t memory, int units) {
-  TraceBuilder t;
-  t.device(0, gpu, major, minor, memory, units);
-  t.step(1, 0, 1000);
-  t.op("aten::add", 10, 30, 1, 1,
-       R"("Input Dims": [[4096, 4096], [4096, 4096], []], )"
-       R"("Input type": ["c10::BFloat16", "c10::BFloat16", "Scalar"])");
-  t.launch("vectorized_elementwise_kernel", 12, 50, 900, 1);
-  return t.json();
 }
 
 TEST(RunAdvice, AttentionOnAnMi300xNamesRocmsBackendsNotHoppers) {

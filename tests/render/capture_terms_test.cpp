@@ -95,6 +95,10 @@ TEST(CaptureTerms, AnAmdPageSaysMatrixCoresAndGpu) {
   EXPECT_FALSE(says(terminal, "Tensor Core")) << terminal;
   std::string md = render_markdown(r);
   EXPECT_FALSE(says(md, "Tensor Core")) << md;
+  // CUPTI's SM counters are NVIDIA's: no n/a card of them on another vendor's page (the GPUs
+  // table keeps its declared columns, empty).
+  EXPECT_FALSE(says(page_prose(render_html(r).page), "<dt>SM efficiency, of the window</dt>"));
+  EXPECT_FALSE(says(terminal, "SM efficiency")) << terminal;
 }
 
 TEST(CaptureTerms, AnNvidiaOrUnknownPageKeepsTheFixedTerms) {
@@ -104,6 +108,7 @@ TEST(CaptureTerms, AnNvidiaOrUnknownPageKeepsTheFixedTerms) {
     std::string terminal = render_terminal(r);
     EXPECT_TRUE(says(terminal, "GPU utilization")) << terminal;
     EXPECT_TRUE(says(terminal, "Tensor Core")) << terminal;
+    EXPECT_TRUE(says(page_prose(render_html(r).page), "<dt>SM efficiency, of the window</dt>"));
   }
 }
 

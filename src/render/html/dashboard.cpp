@@ -82,7 +82,8 @@ TemplateData summary(const ReportModel& r) {
     list.push_back(metric_entry(r, Metric::GpuBusyOfCapturePct));
     list.push_back(metric_entry(r, Metric::GpuBusyOfGpuSpanPct));
   }
-  list.push_back(metric_entry(r, Metric::GpuSmEfficiencyPct, ", of the window"));
+  if (counter_shown(r, Metric::GpuSmEfficiencyPct))
+    list.push_back(metric_entry(r, Metric::GpuSmEfficiencyPct, ", of the window"));
   list.push_back(metric_entry(r, Metric::TensorCoreKernelTimePct));
   if (r.metric(Metric::MatrixUnitOpTimePct)) list.push_back(metric_entry(r, Metric::MatrixUnitOpTimePct));
   if (r.metric(Metric::KernelsCompiledPct).value_or(0) > 0)
