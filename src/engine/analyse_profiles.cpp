@@ -109,6 +109,12 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
   return options;
 }
 
+void for_each_profile(const PreparedRun& run, const std::function<void(const Profile&)>& each) {
+  RunSink sink;
+  sink.worker = [&each](std::size_t, LoadedWorker&& worker) { each(worker.profile); };
+  load_run(run.request.paths, load_options_of(run.request, run.book->knowledge), sink);
+}
+
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,
                         const AnalysisOptions& options) {
   WorkerAnalyser analyse(classification, with_report_row_limit(options));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,8 @@
 #include "report_model/report.h"
 
 namespace perfgate {
+
+struct Profile;
 
 // A request ready to run: its rules read, its inputs resolved (a merge's partial reports read and
 // checked as one run), before any profile is read.
@@ -57,6 +60,11 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
 // The report of the request's profiles, analysed with `options` and not gated (a baseline profile,
 // the benchmarks).
 ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book, const AnalysisOptions& options);
+
+// Each profile of the prepared run as the run loads it (its limits, progress and stop, the rule
+// book's knowledge), handed to `each` on its loading thread and let go after it returns: the door
+// for a front end that reads a run's events rather than its report (MCP's `events` tool; issue 90).
+void for_each_profile(const PreparedRun& run, const std::function<void(const Profile&)>& each);
 
 // Records the gated report into the request's history (after its outputs are written). Throws
 // ConfigError for a malformed connection string, else a RecordError saying why it could not.

@@ -9,9 +9,10 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
-#include "load/load.h"
+#include "engine/engine.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
+#include "model/profile.h"
 
 namespace perfgate::mcp {
 namespace {
@@ -132,18 +133,13 @@ ToolOutput events_tool(Session& session, const json::object& raw) {
   Query query = read_query(args);
   std::size_t offset = static_cast<std::size_t>(args.integer("offset", 0, std::int64_t{1} << 40).value_or(0));
   std::size_t limit = static_cast<std::size_t>(args.integer("limit", 1, kMaxEvents).value_or(50));
+  // Through the engine's door, as the report's own run: its limits, its rules' knowledge, the call's stop.
   RunRequest run = run_request_of(session, report.call.at("run").as_object());
-  LoadOptions load;
-  load.max_threads = session.options().threads;
-  load.max_input_memory = run.limits.max_input_memory;
   const CallContext& call = session.call();
-  load.progress = [&call](std::uint64_t, std::uint64_t) {
-    if (call.stop_requested()) throw RunStopped();
-  };
+  run.stop_requested = [&call] { return call.stop_requested(); };
   Collector collector(query);
-  RunSink sink;
-  sink.worker = [&](std::size_t, LoadedWorker&& worker) { collector.add(worker.profile); };
-  load_run(run.paths, load, sink);
+  for_each_profile(prepare_run(std::move(run), report.book),
+                   [&collector](const Profile& profile) { collector.add(profile); });
   std::vector<Instance> found = collector.take();
   json::array rows;
   std::size_t bytes = 0;
