@@ -12,7 +12,6 @@
 #include "cli/number_checks.h"
 #include "cli/progress.h"
 #include "common/errors.h"
-#include "load/load.h"
 #include "render/escape.h"
 #include "render/render.h"
 
@@ -145,9 +144,7 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   OutputArgs outputs = a.outputs;
   outputs.warnings_fail = a.fail_on == "warning";
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, run.profiles);
-  LoadOptions budget;  // the reports take the threads one input would: --threads, else the usable cores
-  budget.max_threads = a.threads;
-  bool written = write_outputs(report, gated.book->rules, outputs, threads_per_input(budget, 1, kNotSmall));
+  bool written = write_outputs(report, gated.book->rules, outputs, output_threads(a.threads));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics), once:
   // an input warning was said as the run loaded.

@@ -78,6 +78,10 @@ void record_run(const ReportModel& report, const HistoryRequest& history);
 // (PERFGATE_MAX_INPUT_MEMORY), else the default. Throws ConfigError for a malformed or too small one.
 std::uint64_t max_input_memory_of(const std::string& text);
 
+// The threads a run's outputs are written with (the reports side by side): `threads` (--threads)
+// where given, else as many as one input's load would take of the usable cores.
+unsigned output_threads(unsigned threads);
+
 // The run's labels: the CI system's (from the environment), with `explicit_labels` on top.
 RunLabels run_labels(const RunLabels& explicit_labels);
 

@@ -215,6 +215,12 @@ void record_run(const ReportModel& report, const HistoryRequest& history) {
   }
 }
 
+unsigned output_threads(unsigned threads) {
+  LoadOptions budget;
+  budget.max_threads = threads;
+  return threads_per_input(budget, 1, kNotSmall);
+}
+
 std::uint64_t max_input_memory_of(const std::string& text) {
   bool from_option = !text.empty();
   const char* variable = std::getenv(kMaxInputMemoryVariable);
