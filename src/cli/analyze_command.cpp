@@ -90,8 +90,10 @@ RunRequest request_of(const AnalyzeArgs& a, const AnalysisOptions& options) {
 }
 
 int run_analyze(const AnalyzeArgs& a) {
-  if (a.iter_start && a.iter_stop && *a.iter_start > *a.iter_stop)
-    throw ConfigError(fmt::format("--iter-start {} is after --iter-stop {}", *a.iter_start, *a.iter_stop));
+  WindowOptions steps;
+  steps.iter_start = a.iter_start;
+  steps.iter_stop = a.iter_stop;
+  check_step_window(steps);  // before the rules are read
   auto book =
       std::make_shared<const RuleBook>(load_rule_book(a.gate.rule_files, a.gate.settings, a.gate.disabled));
   if (a.print_effective_rules) {
@@ -106,11 +108,13 @@ int run_analyze(const AnalyzeArgs& a) {
   // partial report, which is JSON for the merge) show.
   const OutputArgs& o = a.gate.outputs;
   options.step_timeline = !a.partial.empty() || !o.json.empty() || !o.html.empty() || !o.xlsx.empty();
-  start_memory_budget(a.gate);
+  Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
+  RunRequest request = request_of(a, options);
+  MemoryBudget budget = request.limits.memory;
+  apply_memory_budget(budget);  // for the allocator, before any work
   int code = kExitPass;
   if (!a.partial.empty()) {
-    Slice slice = a.slice.empty() ? Slice{} : parse_slice(a.slice);
-    PreparedRun run = prepare_run(request_of(a, options), book);
+    PreparedRun run = prepare_run(std::move(request), book);
     check_output_files({{"--partial", a.partial}}, run.reads, run.request.resolved.get());
     WrittenPartial w = write_partial(run, slice, a.partial);
     if (!a.gate.quiet)
@@ -120,9 +124,9 @@ int run_analyze(const AnalyzeArgs& a) {
                                slice.given ? fmt::format(" (slice {}/{})", slice.index, slice.count) : "")
                 << std::flush;
   } else {
-    code = gate_and_write(a.gate, prepare_run(request_of(a, options), book));
+    code = gate_and_write(a.gate, prepare_run(std::move(request), book));
   }
-  finish_memory_budget(a.gate);
+  finish_memory_budget(a.gate, budget);
   return code;
 }
 

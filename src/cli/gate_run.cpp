@@ -24,13 +24,6 @@ bool use_color(const GateArgs& a) {
   return ::isatty(STDOUT_FILENO) == 1 && term && std::string_view(term) != "dumb";
 }
 
-FailOn fail_on(const std::string& text) {
-  return text == "warning"        ? FailOn::Warning
-         : text == "never"        ? FailOn::Never
-         : text == "inconclusive" ? FailOn::Inconclusive
-                                  : FailOn::Error;
-}
-
 }  // namespace
 
 void add_gate_options(CLI::App& cmd, GateArgs& args) {
@@ -107,8 +100,9 @@ RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::st
   request.baseline_name = a.baseline_name;
   request.history = {
       a.history.history, a.history.record, {}, a.history.baseline_runs, a.history.baseline_branch};
-  request.gate = GateOptions{fail_on(a.fail_on), a.warnings_exit_code, ""};
+  request.gate = GateOptions{fail_on_named(a.fail_on), a.warnings_exit_code, ""};
   request.limits.threads = a.threads;
+  request.limits.memory = memory_budget(a.memory);
   request.limits.max_input_memory = max_input_memory_of(a.max_input_memory);
   // A malformed --label is a usage error before any work. The commit labels the current run in
   // the recent trend too.
@@ -127,12 +121,8 @@ RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::st
   return request;
 }
 
-void start_memory_budget(const GateArgs& a) {
-  apply_memory_budget(a.memory);
-}
-
-void finish_memory_budget(const GateArgs& a) {
-  SpillSummary summary = spill_summary();
+void finish_memory_budget(const GateArgs& a, const MemoryBudget& budget) {
+  SpillSummary summary = spill_summary(budget);
   if (!summary.text.empty() && (summary.warning || !a.quiet)) std::cerr << log_text(summary.text) << '\n';
 }
 
@@ -142,7 +132,8 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   const ReportModel& report = gated.report;
   const RunLabels& labels = run.request.history.labels;
   OutputArgs outputs = a.outputs;
-  outputs.warnings_fail = a.fail_on == "warning";
+  outputs.warnings_fail = run.request.gate.fail_on == FailOn::Warning;
+  outputs.memory_budget = run.request.limits.memory.bytes;
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, run.profiles);
   bool written = write_outputs(report, gated.book->rules, outputs, output_threads(a.threads));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;

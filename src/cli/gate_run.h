@@ -43,15 +43,14 @@ struct GateArgs {
 void add_gate_options(CLI::App& cmd, GateArgs& args);
 
 // The request of a run with these options: its rules, baselines, history with its labels, gate,
-// limits, and the progress line and input warnings on stderr. Throws ConfigError for a malformed
-// limit or label, before any work.
+// limits (the memory budget among them), and the progress line and input warnings on stderr.
+// Throws ConfigError for a malformed limit or label, before any work.
 RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::string> paths,
                        AnalysisOptions options);
 
-// Sets the run's memory budget (--max-memory) before any work; a malformed one is a usage error.
-void start_memory_budget(const GateArgs& a);
-// Says on stderr what the budget spilled (nothing with -q) and any failure to spill.
-void finish_memory_budget(const GateArgs& a);
+// Says on stderr what the run's memory budget (its request's, applied) spilled (nothing with -q)
+// and any failure to spill.
+void finish_memory_budget(const GateArgs& a, const MemoryBudget& budget);
 
 // Checks the outputs against what the run reads, runs it through the engine, writes the outputs,
 // prints the summary and records the run. Returns the exit code.

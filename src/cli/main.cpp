@@ -3,10 +3,13 @@
 // 4 inputs refused as not one whole run (common/errors.h).
 #include <malloc.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -32,6 +35,14 @@ int flush_standard_output(int code) {
   std::cerr << "perfgate: cannot write to standard output, so what it shows is incomplete"
             << (err ? std::string(": ") + std::strerror(err) : std::string()) << '\n';
   return perfgate::kExitInput;
+}
+
+// The command line's flag for a field of the engine's request (RequestError): fail_on is --fail-on,
+// iter_start --iter-start.
+std::string flag_of(std::string_view field) {
+  std::string flag = "--" + std::string(field);
+  std::replace(flag.begin(), flag.end(), '_', '-');
+  return flag;
 }
 
 }  // namespace
@@ -89,6 +100,9 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("history")) code = history();
     if (app.got_subcommand("mcp")) code = mcp();
     return flush_standard_output(code);
+  } catch (const RequestError& e) {
+    std::cerr << "perfgate: " << log_text(e.message(flag_of)) << '\n';
+    return kExitUsage;
   } catch (const ConfigError& e) {
     std::cerr << "perfgate: " << log_text(e.what()) << '\n';
     return kExitUsage;

@@ -37,9 +37,10 @@ bool write_fd(int fd, std::string_view bytes) {
 }
 
 int run_mcp(mcp::McpOptions options, const MemoryBudgetArgs& memory) {
-  // Analyses spill past the budget as analyze's do; the reports kept hold at most half of it.
-  apply_memory_budget(memory);
-  options.max_memory = memory_budget(memory).bytes;
+  // Analyses spill past the budget as analyze's do (each request carries it); the reports kept hold
+  // at most half of it.
+  options.memory = memory_budget(memory);
+  apply_memory_budget(options.memory);
   mcp::Session session(options);  // a --root that is not a folder is a usage error before serving
   // The protocol owns standard output: it moves to a descriptor of its own, and descriptor 1 becomes
   // standard error, so that whatever else writes to stdout (a library, a stray print) cannot break a

@@ -19,11 +19,12 @@ int run_merge(const MergeArgs& a) {
   if (a.parts.empty()) throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
   auto book =
       std::make_shared<const RuleBook>(load_rule_book(a.gate.rule_files, a.gate.settings, a.gate.disabled));
-  start_memory_budget(a.gate);
   RunRequest request = run_request(a.gate, RunInputKind::Partials, a.parts, {});
   request.allow_missing_ranks = a.allow_missing_ranks;
+  MemoryBudget budget = request.limits.memory;
+  apply_memory_budget(budget);
   int code = gate_and_write(a.gate, prepare_run(std::move(request), book));
-  finish_memory_budget(a.gate);
+  finish_memory_budget(a.gate, budget);
   return code;
 }
 

@@ -22,7 +22,6 @@
 #include "common/errors.h"
 #include "io/io.h"
 #include "io/output_target.h"
-#include "io/spill_arena.h"
 #include "io/temp_files.h"
 #include "load/load.h"
 #include "model/side_by_side.h"
@@ -288,7 +287,7 @@ std::vector<OutputTask> output_tasks(const ReportModel& report, const OutputArgs
   add(a.xlsx, 3, [&](std::string&) {
     XlsxOptions o;
     if (a.timestamp) o.created = std::time(nullptr);
-    o.memory_budget = spill::budget();
+    o.memory_budget = a.memory_budget;
     write_xlsx(report, a.xlsx, o);
   });
   add(a.junit, 0,

@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct OutputArgs {
   std::string gitlab_path;     // the Code Quality entries' location.path; empty: default_gitlab_path
   bool warnings_fail = false;  // --fail-on warning, for the JUnit failures
   bool timestamp = false;
+  // The run's memory budget in bytes (its request's RunLimits::memory; 0: none): the workbook
+  // streams its rows where its cells would take too much of it (XlsxOptions::memory_budget).
+  std::uint64_t memory_budget = 0;
 };
 
 void add_output_options(CLI::App& cmd, OutputArgs& args);

@@ -1,8 +1,11 @@
 // The kinds of failure a user sees, each with its documented exit code.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 
 namespace perfgate {
 
@@ -38,6 +41,28 @@ class OutputError : public std::runtime_error {
 class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+// A request refused for one of its fields (exit code 2): the engine's and the analysis' checks of a
+// run's options name each field as the request does ("fail_on", "iter_start"), and each front end
+// says it in its own words: the command line its flag (--fail-on), the MCP server its argument
+// (options.fail_on). what() is the message in the request's words.
+class RequestError : public ConfigError {
+ public:
+  // How a front end names a field of the request.
+  using FieldNames = std::function<std::string(std::string_view field)>;
+  // The message, given the names of the fields it names.
+  using Say = std::function<std::string(const FieldNames& name)>;
+  RequestError(std::string field, Say say)
+      : ConfigError(say([](std::string_view f) { return std::string(f); })),
+        field_(std::move(field)),
+        say_(std::move(say)) {}
+  const std::string& field() const { return field_; }
+  std::string message(const FieldNames& name) const { return say_(name); }
+
+ private:
+  std::string field_;  // the field refused
+  Say say_;
 };
 
 inline constexpr int kExitPass = 0;

@@ -99,6 +99,7 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
   options.classification = &knowledge;
   options.max_threads = request.limits.threads;
   options.max_input_memory = request.limits.max_input_memory;
+  options.memory_budget = request.limits.memory.bytes;
   options.graph_captures = request.options.graph_captures;
   options.resolved = request.resolved;
   if (request.progress || request.stop_requested)

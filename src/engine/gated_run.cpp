@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -93,12 +94,13 @@ std::vector<std::string> profile_files_read(RunRequest& request) {
   std::vector<std::string> files = request.paths;
   const std::vector<std::string>& given = request.options.graph_captures;
   std::uint64_t limit = request.limits.max_input_memory;
+  std::uint64_t budget = request.limits.memory.bytes;
   auto add = [&](const CaptureFiles& found) {
     files.insert(files.end(), found.read.begin(), found.read.end());
   };
   try {
-    auto resolved =
-        std::make_shared<ResolvedInputs>(ResolvedInputs{request.paths, resolve_inputs(request.paths)});
+    auto resolved = std::make_shared<ResolvedInputs>(
+        ResolvedInputs{request.paths, resolve_inputs(request.paths, budget)});
     std::set<std::string> folders;  // looked in for capture traces: the same ones for each trace there
     for (const InputFile& input : resolved->inputs) {
       files.push_back(input.path);
@@ -110,7 +112,7 @@ std::vector<std::string> profile_files_read(RunRequest& request) {
   }
   files.insert(files.end(), given.begin(), given.end());
   try {
-    for (const std::string& capture : given) add(graph_capture_files(capture, limit));
+    for (const std::string& capture : given) add(graph_capture_files(capture, limit, budget));
   } catch (const InputError&) {
   }
   return files;
@@ -130,10 +132,33 @@ void apply_gate(ReportModel& report, const RuleSet& rules, const Baseline* basel
            std::move(outcome.tables), std::move(outcome.terms));
 }
 
+FailOn fail_on_named(std::string_view name) {
+  if (name == "error") return FailOn::Error;
+  if (name == "warning") return FailOn::Warning;
+  if (name == "inconclusive") return FailOn::Inconclusive;
+  if (name == "never") return FailOn::Never;
+  throw RequestError("fail_on", [given = std::string(name)](const RequestError::FieldNames& field) {
+    return fmt::format("{} '{}': error, warning, inconclusive or never", field("fail_on"), given);
+  });
+}
+
+void check_step_window(const WindowOptions& window) {
+  if (window.iter_start && window.iter_stop && *window.iter_start > *window.iter_stop)
+    throw RequestError("iter_start", [start = *window.iter_start,
+                                      stop = *window.iter_stop](const RequestError::FieldNames& field) {
+      return fmt::format("{} {} is after {} {}", field("iter_start"), start, field("iter_stop"), stop);
+    });
+}
+
+void check_request(const RunRequest& request) {
+  check_step_window(request.options.window);
+}
+
 PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {
   bool partials = request.kind == RunInputKind::Partials;
   if (partials && request.paths.empty())
     throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
+  check_request(request);
   if (!book)
     book = std::make_shared<const RuleBook>(
         load_rule_book(request.rules.files, request.rules.settings, request.rules.disabled));

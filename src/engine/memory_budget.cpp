@@ -73,33 +73,32 @@ MemoryBudget memory_budget(const MemoryBudgetArgs& a) {
   return {bytes, spill_folder(a, bytes != 0)};
 }
 
-void apply_memory_budget(const MemoryBudgetArgs& a) {
-  MemoryBudget b = memory_budget(a);
-  spill::set_budget(b.bytes, b.folder);
-  if (b.bytes != 0) spill::start_resident_guard();
+void apply_memory_budget(const MemoryBudget& budget) {
+  spill::set_budget(budget.bytes, budget.folder);
+  if (budget.bytes != 0) spill::start_resident_guard();
   set_worker_hold(&held_in_spill_file);
   set_worker_look(&spill::trim_if_spilled);
 }
 
-SpillSummary spill_summary() {
+SpillSummary spill_summary(const MemoryBudget& budget) {
   spill::Stats s = spill::stats();
   std::string error = spill::spill_error();
   if (!error.empty())
     return {
         fmt::format("perfgate: warning: over the --max-memory budget of {} but {}; memory was not bounded",
-                    byte_size_text(spill::budget()), error),
+                    byte_size_text(budget.bytes), error),
         true};
   if (s.blocks == 0) return {};
   SpillSummary summary{
       fmt::format("perfgate: to stay within --max-memory {}, {} blocks ({:.1f} GiB at most at "
                   "once) were held in a temporary file in {}",
-                  byte_size_text(spill::budget()), s.blocks, static_cast<double>(s.peak_in_use) / (1 << 30),
-                  spill::folder()),
+                  byte_size_text(budget.bytes), s.blocks, static_cast<double>(s.peak_in_use) / (1 << 30),
+                  budget.folder),
       false};
-  if (spill::folder_is_in_memory(spill::folder())) {
+  if (spill::folder_is_in_memory(budget.folder)) {
     summary.text +=
         fmt::format("\nperfgate: warning: {} is in memory (tmpfs): choose a folder on disk with --spill-dir",
-                    spill::folder());
+                    budget.folder);
     summary.warning = true;
   }
   return summary;

@@ -14,20 +14,24 @@ struct MemoryBudgetArgs {
 
 struct MemoryBudget {
   std::uint64_t bytes = 0;  // 0: no budget
-  std::string folder;
+  std::string folder;       // of the spill file
 };
 
-// The budget the arguments and the environment set; ConfigError for a malformed size or a
-// --spill-dir that is not a writable folder.
+// The budget the arguments and the environment set, for the request's limits (RunLimits::memory);
+// ConfigError for a malformed size or a --spill-dir that is not a writable folder.
 MemoryBudget memory_budget(const MemoryBudgetArgs& a);
-// Sets the process's budget (before any work).
-void apply_memory_budget(const MemoryBudgetArgs& a);
-// What the run spilled, for stderr (empty text when nothing): how much and where, or why memory
-// was not bounded. `warning`: it says something went wrong (printed even with -q).
+// Installs a request's budget for the process, before any work: the allocator hook's (operator new,
+// cli/spill_new.cpp, asks the spill file for large blocks), the only reader that cannot be handed it
+// as a value, with the resident guard and the hold and look of a run's workers
+// (analyse/run/worker_hold.h). Once a process: not thread-safe against allocations in flight.
+void apply_memory_budget(const MemoryBudget& budget);
+// What the run spilled under `budget` (the one applied), for stderr (empty text when nothing): how
+// much and where, or why memory was not bounded. `warning`: it says something went wrong (printed
+// even with -q).
 struct SpillSummary {
   std::string text;
   bool warning = false;
 };
-SpillSummary spill_summary();
+SpillSummary spill_summary(const MemoryBudget& budget);
 
 }  // namespace perfgate

@@ -11,11 +11,13 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyse/analysis_options.h"
 #include "common/capture_profile.h"
 #include "common/notes.h"
+#include "engine/memory_budget.h"
 #include "gate/gate.h"
 #include "history/history.h"
 #include "io/io.h"
@@ -46,6 +48,10 @@ struct HistoryRequest {
 struct RunLimits {
   unsigned threads = 0;                                     // 0: one per usable core
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
+  // The memory budget (--max-memory, --spill-dir; engine/memory_budget.h): handed as a value to the
+  // stages that size by it (the sniffed bytes the load keeps, the workbook's rows), installed once
+  // for the allocator by apply_memory_budget. Default: none.
+  MemoryBudget memory;
 };
 
 // Where the run's inputs come from: profiles (traces and run folders), or the partial reports of
@@ -83,6 +89,16 @@ struct RunRequest {
   // the load resolves the paths itself.
   std::shared_ptr<const ResolvedInputs> resolved;
 };
+
+// The engine's checks of a request, before any work: each throws a RequestError (common/errors.h)
+// naming the request's field, which the front end says in its own words.
+// The gate's FailOn of its name: error, warning, inconclusive or never (field "fail_on").
+FailOn fail_on_named(std::string_view name);
+// A step window that can hold steps: iter_start not after iter_stop (field "iter_start"). What it
+// selects of a profile is the analysis' to check (analyse/steps/window.h).
+void check_step_window(const WindowOptions& window);
+// Every check above that a made request still needs (its step window); prepare_run makes them.
+void check_request(const RunRequest& request);
 
 // A run its front end stopped (RunRequest::stop_requested): no report, no exit code of its own.
 class RunStopped : public std::runtime_error {

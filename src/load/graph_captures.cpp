@@ -87,13 +87,14 @@ CaptureFiles listed_captures(const fs::path& folder, std::uint64_t max_input_mem
 
 }  // namespace
 
-CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_input_memory) {
+CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_input_memory,
+                                 std::uint64_t memory_budget) {
   std::error_code ec;
   check_confined_path(path);
   if (!fs::is_directory(path, ec)) return {{path}, {path}, {}};
   if (fs::exists(fs::path(path) / kDetails, ec)) return listed_captures(path, max_input_memory);
   CaptureFiles out;
-  for (const InputFile& f : resolve_inputs({path})) out.files.push_back(f.path);
+  for (const InputFile& f : resolve_inputs({path}, memory_budget)) out.files.push_back(f.path);
   out.read = out.files;
   return out;
 }

@@ -56,7 +56,7 @@ std::optional<std::vector<Profile>> read_captures(const std::string& trace, cons
                                                   const CapturesBeside& beside, std::vector<Note>& notes) {
   std::vector<std::string> files;
   for (const std::string& given : options.graph_captures) {
-    CaptureFiles found = graph_capture_files(given, options.max_input_memory);
+    CaptureFiles found = graph_capture_files(given, options.max_input_memory, options.memory_budget);
     files.insert(files.end(), found.files.begin(), found.files.end());
     notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
   }
@@ -224,7 +224,8 @@ Note skipped_note(const SkippedInput& skipped) {
 RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink) {
   RunInputs run;
   const ResolvedInputs* resolved = options.resolved.get();
-  run.inputs = resolved && resolved->paths == paths ? resolved->inputs : resolve_inputs(paths);
+  run.inputs =
+      resolved && resolved->paths == paths ? resolved->inputs : resolve_inputs(paths, options.memory_budget);
   if (sink.choose) {
     std::vector<std::shared_ptr<SniffedBytes>> found;
     for (const InputFile& input : run.inputs)

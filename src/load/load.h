@@ -84,6 +84,9 @@ struct LoadOptions {
   // memory category patterns (only what a snapshot says names a category).
   const Classification* classification = nullptr;
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
+  // The run's memory budget in bytes (--max-memory; 0: none), which bounds the sniffed bytes kept
+  // for the loads (resolve_inputs).
+  std::uint64_t memory_budget = 0;
   // The graph-capture traces (vLLM's, SGLang's capture_traces/) handed to the sink with each worker:
   // those of `graph_captures` (--graph-capture FILE|FOLDER) for every worker, else those beside
   // its trace (captures_beside). Off: none is looked for (the load of a LoadedRun, which keeps
@@ -97,7 +100,9 @@ struct LoadOptions {
 
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).
 // Checks that each exists and has a known format. Throws InputError naming the file otherwise.
-std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths);
+// Small files' sniffed bytes are kept for their loads, at most a sixteenth of `memory_budget` (the
+// run's --max-memory; 0: no budget, all of them).
+std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std::uint64_t memory_budget);
 // The order of a run folder's files: numbers in names compare as numbers (rank-2 before rank-10;
 // digit runs by value, then by length, so "07" follows "7"; everything else byte by byte).
 bool natural_path_less(const std::string& a, const std::string& b);
@@ -188,7 +193,9 @@ struct CaptureFiles {
 // must be a regular file of at most 4 MiB (and `max_input_memory`, 0: none); an entry that names a
 // file outside its folder (absolute, "..", a link out) is left out with a warning. Throws
 // InputError for an execution_details.json that is not a list or breaks those bounds.
-CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_input_memory);
+// `memory_budget`: the run's, for a folder's files resolved (resolve_inputs).
+CaptureFiles graph_capture_files(const std::string& path, std::uint64_t max_input_memory,
+                                 std::uint64_t memory_budget);
 // The capture traces recorded beside a trace (or in a run folder): capture_traces/ with its
 // execution_details.json; empty when there is none.
 CaptureFiles captures_beside(const std::string& trace_path, std::uint64_t max_input_memory);

@@ -11,7 +11,6 @@
 #include "common/errors.h"
 #include "common/path_confinement.h"
 #include "io/byte_source.h"
-#include "io/spill_arena.h"
 #include "load/load.h"
 #include "load/reader.h"
 
@@ -139,21 +138,20 @@ std::vector<std::string> expand_folder(const std::string& folder) {
 }
 
 // How many bytes of sniffed files resolve_inputs keeps for their loads: a sixteenth of the memory
-// budget (io/spill_arena.h), all of them without one.
-std::uint64_t kept_sniffed_bytes_at_most() {
-  std::uint64_t budget = spill::budget();
+// budget (the run's --max-memory, handed down by the engine), all of them without one.
+std::uint64_t kept_sniffed_bytes_at_most(std::uint64_t budget) {
   return budget ? budget / 16 : std::numeric_limits<std::uint64_t>::max();
 }
 
 }  // namespace
 
-std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths) {
+std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std::uint64_t memory_budget) {
   std::vector<InputFile> inputs;
   // Every input is sniffed before the first is loaded, so the bytes kept for the loads are held all
   // at once: 65,536 tiny ranks kept 88 MB, which under --max-memory 64M doubled the peak (154 MB)
   // and the spilling cost 60 s of CPU. They are kept within a sixteenth of the memory budget; past
   // it a file is opened again by its load.
-  std::uint64_t keep_at_most = kept_sniffed_bytes_at_most();
+  std::uint64_t keep_at_most = kept_sniffed_bytes_at_most(memory_budget);
   std::uint64_t kept = 0;
   for (const auto& path : paths) {
     check_confined_path(path);

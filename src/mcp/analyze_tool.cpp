@@ -63,28 +63,16 @@ void read_rules_and_options(const Session& session, const ToolArgs& args, RunReq
   a.key_op = o.text("key_op").value_or("");
   a.step_pattern = o.text("step_pattern").value_or("");
   a.detailed_workers = static_cast<std::size_t>(o.integer("detailed_workers", 0, 1'000'000).value_or(8));
-  if (std::optional<std::string> fail_on = o.text("fail_on")) {
-    if (*fail_on == "error")
-      request.gate.fail_on = FailOn::Error;
-    else if (*fail_on == "warning")
-      request.gate.fail_on = FailOn::Warning;
-    else if (*fail_on == "inconclusive")
-      request.gate.fail_on = FailOn::Inconclusive;
-    else if (*fail_on == "never")
-      request.gate.fail_on = FailOn::Never;
-    else
-      throw ConfigError("options.fail_on: error, warning, inconclusive or never");
-  }
-  if (a.window.iter_start && a.window.iter_stop && *a.window.iter_start > *a.window.iter_stop)
-    throw ConfigError(
-        fmt::format("--iter-start {} is after --iter-stop {}", *a.window.iter_start, *a.window.iter_stop));
+  if (std::optional<std::string> fail_on = o.text("fail_on")) request.gate.fail_on = fail_on_named(*fail_on);
+  check_step_window(a.window);  // before the rules are read
 }
 
-// A request of this server: its threads and input memory limit, and the files it left out on the
+// A request of this server: its threads and memory budget, and the files it left out on the
 // server's log (stderr), as the CLI says them.
 RunRequest server_request(const Session& session) {
   RunRequest request;
   request.limits.threads = session.options().threads;
+  request.limits.memory = session.options().memory;
   request.on_input_warning = [](const Note& w) {
     std::cerr << "perfgate: warning: " << log_text(note_text(w)) << '\n';
   };

@@ -18,6 +18,13 @@ namespace {
 
 constexpr std::string_view kReportScheme = "perfgate://report/";
 
+// The argument of a field of the engine's request (RequestError): the window and the gate are
+// analyze's and compare's `options` (fail_on is options.fail_on), its times in microseconds.
+std::string argument_of(std::string_view field) {
+  if (field == "time_start" || field == "time_stop") return fmt::format("options.{}_us", field);
+  return fmt::format("options.{}", field);
+}
+
 // A memory resource that counts what it holds, in a count its owner reads: a kept report's parsed
 // JSON, allocated through it (make_shared_resource wraps the resource, so the count is shared).
 class CountingResource : public json::memory_resource {
@@ -169,9 +176,12 @@ json::object Session::call_tool(std::string_view name, const json::object& argum
     CallContext& call;
     ~Forget() { call = {}; }
   } forget{call_};
-  // The exit codes and messages are the CLI's (src/cli/main.cpp).
+  // The exit codes and messages are the CLI's (src/cli/main.cpp), a request's field named as this
+  // server's argument rather than as a flag.
   try {
     return tool_result(tool(*this, arguments), false);
+  } catch (const RequestError& e) {
+    return tool_error(e.message(argument_of), kExitUsage);
   } catch (const ConfigError& e) {
     return tool_error(e.what(), kExitUsage);
   } catch (const RefusedError& e) {

@@ -37,9 +37,10 @@ struct McpOptions {
   std::string max_input_memory;    // --max-input-memory, as analyze's
   unsigned threads = 0;            // --threads
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
-  // --max-memory, resolved (engine/memory_budget.h; 0: no budget). The reports kept hold at most
-  // half of it: past that the oldest are dropped, the newest always kept.
-  std::uint64_t max_memory = 0;
+  // --max-memory and --spill-dir, resolved (engine/memory_budget.h; 0 bytes: no budget): each
+  // request's (RunLimits::memory). The reports kept hold at most half of it: past that the oldest
+  // are dropped, the newest always kept.
+  MemoryBudget memory;
   std::size_t resource_page_bytes = kResourcePageBytes;
 };
 
@@ -96,7 +97,7 @@ class Session {
   const std::deque<StoredReport>& reports() const { return reports_; }
   // The bytes the kept reports hold, and the most they may (0: no budget but kMaxReportsKept).
   std::uint64_t kept_bytes() const { return kept_bytes_; }
-  std::uint64_t kept_budget() const { return options_.max_memory / 2; }
+  std::uint64_t kept_budget() const { return options_.memory.bytes / 2; }
 
   json::array tool_list() const;
   // A tools/call result: {content, structuredContent, isError}. An unknown tool is an RpcError

@@ -27,7 +27,7 @@ struct Served {
           mcp::McpOptions o;
           o.roots = {root};
           o.threads = 1;
-          o.max_memory = max_memory;
+          o.memory.bytes = max_memory;
           o.resource_page_bytes = page_bytes;
           return o;
         }()),

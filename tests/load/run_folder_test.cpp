@@ -7,7 +7,6 @@
 #include <memory>
 
 #include "common/errors.h"
-#include "io/spill_arena.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 
@@ -35,7 +34,7 @@ TEST(RunFolder, EachTraceFileIsAWorkerInNameOrder) {
 TEST(RunFolder, ALoadOfTheResolvedPathsReadsTheResolvedInputs) {
   std::string dir = temp_dir();
   TraceBuilder().op("aten::add", 1, 2).write(dir + "/rank-0.json");
-  auto resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, resolve_inputs({dir})});
+  auto resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, resolve_inputs({dir}, 0)});
   TraceBuilder().op("aten::mul", 1, 2).write(dir + "/rank-1.json");  // after the resolution
   LoadOptions options;
   options.resolved = resolved;
@@ -55,7 +54,7 @@ TEST(RunFolder, ASmallRankIsOpenedOnceToBeSniffedAndLoaded) {
     TraceBuilder().op("aten::add", 1, 2).write(dir + "/rank-" + std::to_string(rank) + ".json");
   TraceBuilder().op("aten::mul", 1, 2).write(dir + "/rank-3.json.gz");
   std::uint64_t before = files_opened();
-  auto resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, resolve_inputs({dir})});
+  auto resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, resolve_inputs({dir}, 0)});
   EXPECT_EQ(files_opened() - before, 4u);
   LoadOptions options;
   options.resolved = resolved;
@@ -70,7 +69,7 @@ TEST(RunFolder, ASmallRankIsOpenedOnceToBeSniffedAndLoaded) {
   for (int i = 0; i < 2000; ++i) big.op("aten::add", i * 10, 2);
   big.write(large + "/rank-0.json");
   before = files_opened();
-  options.resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{large}, resolve_inputs({large})});
+  options.resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{large}, resolve_inputs({large}, 0)});
   ASSERT_GT(options.resolved->inputs[0].bytes, FileInput::kSmallFileBytes);
   EXPECT_EQ(load_run({large}, options).workers.size(), 1u);
   EXPECT_GE(files_opened() - before, 2u) << "a large file is streamed from the file at each read";
@@ -87,18 +86,23 @@ TEST(RunFolder, SniffedBytesAreKeptWithinASixteenthOfTheMemoryBudget) {
     return std::count_if(inputs.begin(), inputs.end(),
                          [](const InputFile& i) { return i.sniffed != nullptr; });
   };
-  std::vector<InputFile> unbounded = resolve_inputs({dir});
+  std::vector<InputFile> unbounded = resolve_inputs({dir}, 0);
   EXPECT_EQ(kept(unbounded), 4);
   std::uint64_t one = unbounded[0].bytes;
-  spill::set_budget(16 * (2 * one + one / 2), temp_dir());  // room for two files' bytes
-  std::vector<InputFile> bounded = resolve_inputs({dir});
-  spill::set_budget(0, temp_dir());
+  std::uint64_t budget = 16 * (2 * one + one / 2);  // room for two files' bytes
+  std::vector<InputFile> bounded = resolve_inputs({dir}, budget);
   EXPECT_EQ(kept(bounded), 2);
   LoadOptions options;
   options.resolved = std::make_shared<ResolvedInputs>(ResolvedInputs{{dir}, std::move(bounded)});
   std::uint64_t before = files_opened();
   EXPECT_EQ(load_run({dir}, options).workers.size(), 4u);
   EXPECT_EQ(files_opened() - before, 2u) << "the two files whose bytes were not kept are opened again";
+  // A load that resolves the inputs itself keeps them within the budget its options hand it.
+  LoadOptions budgeted;
+  budgeted.memory_budget = budget;
+  before = files_opened();
+  EXPECT_EQ(load_run({dir}, budgeted).workers.size(), 4u);
+  EXPECT_EQ(files_opened() - before, 6u) << "four sniffs, then the two files whose bytes were not kept";
 }
 
 // Ranks in the order of their numbers, not as text (rank-10 after rank-9, not after rank-1).
@@ -125,7 +129,7 @@ TEST(RunFolder, NamesAreOrderedAsTheirWholePathsWouldBe) {
   for (const std::string& name : names) paths.push_back(dir + "/" + name);
   std::sort(paths.begin(), paths.end(), natural_path_less);
   std::vector<std::string> resolved;
-  for (const InputFile& input : resolve_inputs({dir})) resolved.push_back(input.path);
+  for (const InputFile& input : resolve_inputs({dir}, 0)) resolved.push_back(input.path);
   EXPECT_EQ(resolved, paths);
 }
 

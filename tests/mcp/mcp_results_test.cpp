@@ -221,5 +221,24 @@ TEST_F(McpServerTest, CompareTwoTimeWindowsOfOneTrace) {
   EXPECT_EQ(past.at("isError"), json::value(true)) << "past any trace's clock";
 }
 
+// The engine's and the analysis' errors name a field of the request as this server's argument, not
+// as the command line's flag (issue 90): options.iter_start, not --iter-start.
+TEST_F(McpServerTest, RequestErrorsNameTheArguments) {
+  five_step_trace(root_ + "/run.json");
+  auto error_of = [&](const json::object& options) {
+    json::object r = call("analyze", {{"paths", json::array{"run.json"}}, {"options", options}});
+    EXPECT_EQ(r.at("isError"), json::value(true)) << json::serialize(r);
+    EXPECT_EQ(r.at("structuredContent").at("exit_code"), json::value(2)) << json::serialize(r);
+    return json::value_to<std::string>(r.at("structuredContent").at("error"));
+  };
+  EXPECT_EQ(error_of({{"iter_start", 5}, {"iter_stop", 2}}),
+            "options.iter_start 5 is after options.iter_stop 2");
+  EXPECT_EQ(error_of({{"fail_on", "often"}}),
+            "options.fail_on 'often': error, warning, inconclusive or never");
+  EXPECT_EQ(error_of({{"time_start_us", 3000}, {"time_stop_us", 2000}}),
+            "options.time_start_us 3000.000 us is not before options.time_stop_us 2000.000 us");
+  EXPECT_EQ(error_of({{"skip_first", 9}}).find("options.skip_first 9 leaves no step"), 0u);
+}
+
 }  // namespace
 }  // namespace perfgate::testing

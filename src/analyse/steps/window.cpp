@@ -34,6 +34,10 @@ std::string us_text(TimeNs t) {
   return fmt::format("{:.3f}", static_cast<double>(t) / 1000.0);
 }
 
+// The window's errors name the options as the request does (RequestError): the front end says them
+// as its flags or arguments.
+using FieldNames = RequestError::FieldNames;
+
 std::string time_range_text(const WindowOptions& options) {
   return fmt::format("{} to {}", options.time_start ? us_text(*options.time_start) + " us" : "the start",
                      options.time_stop ? us_text(*options.time_stop) + " us" : "the end");
@@ -49,9 +53,11 @@ void clip_to_time_range(Window& w, const WindowOptions& options) {
   if (options.time_stop) w.end = std::min(w.end, *options.time_stop);
   w.host_end = w.end;
   if (w.end <= w.start || w.end <= w.host_start)
-    throw ConfigError(
-        fmt::format("--time-start/--time-stop ({}) hold none of the trace: it runs from {} us to {} us",
-                    time_range_text(options), us_text(trace_start), us_text(trace_end)));
+    throw RequestError("time_start", [range = time_range_text(options), from = us_text(trace_start),
+                                      to = us_text(trace_end)](const FieldNames& name) {
+      return fmt::format("{}/{} ({}) hold none of the trace: it runs from {} us to {} us", name("time_start"),
+                         name("time_stop"), range, from, to);
+    });
 }
 
 }  // namespace
@@ -113,12 +119,21 @@ std::vector<Interval> steps_on_gpu_clock(const StepDetection& detection, const W
 
 Window select_window(StepDetection& detection, const WindowOptions& options) {
   if (options.time_start && options.time_stop && *options.time_start >= *options.time_stop)
-    throw ConfigError(fmt::format("--time-start {} us is not before --time-stop {} us",
-                                  us_text(*options.time_start), us_text(*options.time_stop)));
+    throw RequestError("time_start", [start = us_text(*options.time_start),
+                                      stop = us_text(*options.time_stop)](const FieldNames& name) {
+      return fmt::format("{} {} us is not before {} {} us", name("time_start"), start, name("time_stop"),
+                         stop);
+    });
   Window w;
   if (detection.steps.empty()) {
     if (options.iter_start || options.iter_stop || options.skip_first > 0)
-      throw ConfigError("--iter-start, --iter-stop and --skip-first need steps, and this profile has none");
+      throw RequestError(options.iter_start  ? "iter_start"
+                         : options.iter_stop ? "iter_stop"
+                                             : "skip_first",
+                         [](const FieldNames& name) {
+                           return fmt::format("{}, {} and {} need steps, and this profile has none",
+                                              name("iter_start"), name("iter_stop"), name("skip_first"));
+                         });
     w.start = detection.whole_trace_start;
     w.end = detection.whole_trace_end;
     w.host_start = std::min(detection.whole_trace_host_start, w.start);
@@ -136,18 +151,26 @@ Window select_window(StepDetection& detection, const WindowOptions& options) {
     w.steps.push_back(i);
   }
   if (w.steps.empty() && (options.time_start || options.time_stop))
-    throw ConfigError(
-        fmt::format("--time-start/--time-stop ({}) hold no whole step: the profile has {}, from {} us "
-                    "to {} us",
-                    time_range_text(options), available_range(detection),
-                    us_text(detection.steps.front().start), us_text(detection.steps.back().end)));
+    throw RequestError("time_start", [range = time_range_text(options), steps = available_range(detection),
+                                      from = us_text(detection.steps.front().start),
+                                      to = us_text(detection.steps.back().end)](const FieldNames& name) {
+      return fmt::format("{}/{} ({}) hold no whole step: the profile has {}, from {} us to {} us",
+                         name("time_start"), name("time_stop"), range, steps, from, to);
+    });
   if (w.steps.empty())
-    throw ConfigError(fmt::format("--iter-start/--iter-stop select no step: the profile has {}",
-                                  available_range(detection)));
-  if (options.skip_first < 0) throw ConfigError("--skip-first must not be negative");
+    throw RequestError("iter_start", [steps = available_range(detection)](const FieldNames& name) {
+      return fmt::format("{}/{} select no step: the profile has {}", name("iter_start"), name("iter_stop"),
+                         steps);
+    });
+  if (options.skip_first < 0)
+    throw RequestError("skip_first", [](const FieldNames& name) {
+      return fmt::format("{} must not be negative", name("skip_first"));
+    });
   if (static_cast<std::size_t>(options.skip_first) >= w.steps.size())
-    throw ConfigError(fmt::format("--skip-first {} leaves no step: the window has {} steps",
-                                  options.skip_first, w.steps.size()));
+    throw RequestError("skip_first", [skip = options.skip_first,
+                                      steps = w.steps.size()](const FieldNames& name) {
+      return fmt::format("{} {} leaves no step: the window has {} steps", name("skip_first"), skip, steps);
+    });
   w.steps.erase(w.steps.begin(), w.steps.begin() + options.skip_first);
   for (std::size_t i : w.steps) detection.steps[i].in_window = true;
   const Step& first = detection.steps[w.steps.front()];

@@ -11,7 +11,8 @@
 
 namespace perfgate {
 
-// Marks Step::in_window. Throws ConfigError when the options select no step.
+// Marks Step::in_window. Throws a RequestError naming the option (common/errors.h) when the options
+// select no step.
 Window select_window(StepDetection& detection, const WindowOptions& options);
 
 // The capture span (first start to last end of any host range, runtime call, GPU activity, GPU

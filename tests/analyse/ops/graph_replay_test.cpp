@@ -367,7 +367,7 @@ TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
   padded = R"([{"file": "bs_32_rank0.json"})" + std::string(2 << 20, ' ') + "]";
   write_text(details, padded);
   try {
-    graph_capture_files(captures, 1 << 20);
+    graph_capture_files(captures, 1 << 20, 0);
     ADD_FAILURE() << "a 2 MiB list read at a limit of 1 MiB";
   } catch (const InputError& e) {
     EXPECT_NE(
@@ -377,7 +377,7 @@ TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
         std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(graph_capture_files(captures, 4 << 20).files, std::vector<std::string>{capture});
+  EXPECT_EQ(graph_capture_files(captures, 4 << 20, 0).files, std::vector<std::string>{capture});
   write_text(details, R"([{"file": "bs_32_rank0.json"}])");
 
   // Protected: no output over a capture (named or found beside the trace), its list, a run
