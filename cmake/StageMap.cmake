@@ -5,8 +5,8 @@
 # test), so a backward include fails both to compile and to pass the tests.
 #
 # For each stage, in src/<stage>/:
-#   EXPORTS  its headers that the stages linking it may include (its interface: src/<stage>/, nothing
-#            in include/; common/version.h is generated)
+#   EXPORTS  its headers that the stages linking it may include (its interface: src/<stage>/, or
+#            include/ for the public API's perfgate/*.h; common/version.h is generated)
 #   PUBLIC   the stages its exported headers need: whoever links it sees them too
 #   PRIVATE  the stages only its sources need
 # A stage may include its own headers, its PUBLIC and PRIVATE stages' headers and exports, and what
@@ -14,14 +14,14 @@
 #   io -> load -> model -> analyse -> report model -> gate (reads it, returns findings) -> report -> render
 # with the knowledge (the classification the rule files hold) below the loader and the analyses.
 set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history engine
-    render mcp cli)
+    render mcp cli api)
 
 # Errors and exit codes, the metric catalog, the report invariants, the report's tables and their
 # columns, the run notes' catalog, unit formatting, UTF-8 and "did you mean", the folders a process
 # may touch files in (perfgate mcp's --root): what every stage may use. And the names the analyses
 # and the report model share, declared once below both: the parts of the step-time splits, the row
 # of GPU work no op launched, the timeline's lanes.
-set(PERFGATE_STAGE_common_EXPORTS common/errors.h common/metrics.h common/metric_catalog.def
+set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def common/errors.h common/metrics.h
     common/report_invariants.h common/invariant_catalog.def common/tables.h common/table_catalog.def
     common/notes.h common/note_catalog.def common/units.h common/version.h common/step_time_split.h
     common/table_codes.h common/device_family.h common/capture_profile.h
@@ -135,3 +135,10 @@ set(PERFGATE_STAGE_mcp_PUBLIC engine render common)
 # The command line: options turned into the engine's requests, the outputs written and the exit
 # code chosen; a file per subcommand. The benchmarks call the engine, never the command line.
 set(PERFGATE_STAGE_cli_PUBLIC common engine mcp render)
+
+# The public C++ API (include/perfgate/, installed; docs/api.md): a request run and gated as
+# `perfgate analyze` runs it, and its report read (the verdict, metrics by typed id, findings, the
+# reports' text). Its headers include only each other; the metric ids are common's (one catalog).
+set(PERFGATE_STAGE_api_EXPORTS perfgate/engine.h perfgate/report.h)
+set(PERFGATE_STAGE_api_PUBLIC common)
+set(PERFGATE_STAGE_api_PRIVATE engine render)

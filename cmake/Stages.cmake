@@ -24,7 +24,9 @@ function(perfgate_stage stage)
   file(CREATE_LINK ${CMAKE_SOURCE_DIR}/src/${stage} ${root}/private/${stage} SYMBOLIC)
   foreach(export ${PERFGATE_STAGE_${stage}_EXPORTS})
     set(source ${CMAKE_SOURCE_DIR}/src/${export})
-    if(NOT EXISTS ${source})
+    if(export MATCHES "^perfgate/")
+      set(source ${CMAKE_SOURCE_DIR}/include/${export})  # the public API's
+    elseif(NOT EXISTS ${source})
       set(source ${CMAKE_BINARY_DIR}/generated/${export})  # configured: common/version.h
     endif()
     perfgate_link_header(${source} ${root}/public/${export})

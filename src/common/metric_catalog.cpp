@@ -1,4 +1,4 @@
-// The metric catalog's table, from its rows in common/metric_catalog.def (which names the sources
+// The metric catalog's table, from its rows in perfgate/metric_catalog.def (which names the sources
 // below), and the look-ups by id and by name.
 #include <algorithm>
 #include <array>
@@ -24,7 +24,7 @@ constexpr std::string_view kPytorchOom = "PyTorch's CUDA out-of-memory message";
 
 constexpr MetricInfo kCatalog[] = {
 #define PERFGATE_METRIC(id, name, label, unit, definition, source) {name, label, unit, definition, source},
-#include "common/metric_catalog.def"
+#include "perfgate/metric_catalog.def"
 #undef PERFGATE_METRIC
 };
 static_assert(std::size(kCatalog) == kMetricCount);

@@ -1,4 +1,4 @@
-// The metric ids and the catalog agree (common/metric_catalog.def): one id per row, in the rows'
+// The metric ids and the catalog agree (perfgate/metric_catalog.def): one id per row, in the rows'
 // order, each the CamelCase of its row's name, and each name resolving to its id.
 #include <gtest/gtest.h>
 
@@ -25,7 +25,7 @@ struct Row {
 // The rows read again here, with their ids as text: the spelling a row gives its id.
 const Row kRows[] = {
 #define PERFGATE_METRIC(id, name, ...) {#id, name, Metric::id},
-#include "common/metric_catalog.def"
+#include "perfgate/metric_catalog.def"
 #undef PERFGATE_METRIC
 };
 
