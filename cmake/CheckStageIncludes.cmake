@@ -19,6 +19,9 @@ function(stage_reach stage out)
   set(${out} ${reach} PARENT_SCOPE)
 endfunction()
 
+# The front ends on the engine: the command line, the MCP server and the public C++ API.
+set(PERFGATE_FRONT_ENDS cli mcp api)
+
 # "" when `file` of `stage` may include `included`, else why not.
 function(include_problem stage reach included out)
   set(${out} "" PARENT_SCOPE)
@@ -37,6 +40,10 @@ function(include_problem stage reach included out)
     elseif(NOT owner STREQUAL stage AND NOT owner IN_LIST reach)
       set(${out} "${included} belongs to the ${owner} stage, which ${stage} may not include" PARENT_SCOPE)
     endif()
+  elseif(stage IN_LIST PERFGATE_FRONT_ENDS AND included MATCHES "^(load|analyse|gate)/")
+    # The engine re-exports the stages its interface names, but a front end asks the engine: it
+    # reaches the loader, the analyses and the gate only through a request (issue 90).
+    set(${out} "${stage} is a front end, which reaches ${CMAKE_MATCH_1} only through the engine" PARENT_SCOPE)
   elseif(included MATCHES "^([a-z_]+)/" AND CMAKE_MATCH_1 IN_LIST PERFGATE_STAGES)
     set(owner ${CMAKE_MATCH_1})
     if(owner STREQUAL stage)

@@ -123,7 +123,7 @@ set(PERFGATE_STAGE_render_PRIVATE io assets)
 # reports written and merged; the memory budget. The only stage that wires the others together.
 set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
     engine/partials.h
-    engine/memory_budget.h)
+    engine/memory_budget.h engine/front_end_support.h)
 set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)
 
 # The MCP server: JSON-RPC on stdio turned into the engine's requests, the reports kept for the

@@ -11,7 +11,7 @@
 #include "common/errors.h"
 #include "common/units.h"
 #include "engine/engine.h"
-#include "gate/rules.h"
+#include "engine/front_end_support.h"
 
 namespace perfgate::cli {
 namespace {
@@ -97,7 +97,7 @@ int run_analyze(const AnalyzeArgs& a) {
   auto book =
       std::make_shared<const RuleBook>(load_rule_book(a.gate.rule_files, a.gate.settings, a.gate.disabled));
   if (a.print_effective_rules) {
-    std::cout << effective_rules_yaml(book->knowledge, book->rules) << std::flush;
+    std::cout << effective_rules_text(*book) << std::flush;
     return kExitPass;
   }
   if (a.profiles.empty())

@@ -135,7 +135,7 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   outputs.warnings_fail = run.request.gate.fail_on == FailOn::Warning;
   outputs.memory_budget = run.request.limits.memory.bytes;
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, run.profiles);
-  bool written = write_outputs(report, gated.book->rules, outputs, output_threads(a.threads));
+  bool written = write_outputs(report, outputs, output_threads(a.threads));
   if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
   // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics), once:
   // an input warning was said as the run loaded.

@@ -20,10 +20,10 @@
 
 #include "cli/number_checks.h"
 #include "common/errors.h"
+#include "engine/front_end_support.h"
 #include "io/io.h"
 #include "io/output_target.h"
 #include "io/temp_files.h"
-#include "load/load.h"
 #include "model/side_by_side.h"
 #include "render/escape.h"
 #include "render/render.h"
@@ -142,9 +142,7 @@ void check_output_files(const std::vector<std::pair<std::string, std::string>>& 
   // The files the sniff read are known by device and inode: not stat'ed again for each output
   // (issue 78: a stat a rank of a run folder).
   std::unordered_map<std::string_view, FileIdentity> known;
-  if (sniffed && !files.empty())
-    for (const InputFile& input : sniffed->inputs)
-      if (input.identity.known()) known.emplace(input.path, input.identity);
+  if (!files.empty()) known = sniffed_identities(sniffed);
   auto identity_of = [&known](const std::string& input) {
     auto found = known.find(input);
     return found == known.end() ? FileIdentity{} : found->second;
@@ -323,7 +321,7 @@ void run_tasks(std::vector<OutputTask>& tasks, unsigned threads) {
 
 }  // namespace
 
-bool write_outputs(const ReportModel& report, const RuleSet&, const OutputArgs& a, unsigned threads) {
+bool write_outputs(const ReportModel& report, const OutputArgs& a, unsigned threads) {
   std::vector<OutputTask> tasks = output_tasks(report, a);
   // Every file goes to a temporary name first; they replace the previous run's together at the end
   // (io/temp_files.h), so that an interrupted run leaves the previous set or the new one.

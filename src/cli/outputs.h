@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "gate/rules.h"
 #include "history/history.h"
 #include "render/render.h"
 #include "report_model/report.h"
@@ -61,6 +60,6 @@ void check_output_paths(const OutputArgs& args, const std::vector<std::string>& 
 // Writes every output asked for, each atomically, on up to `threads` threads (at least one); one
 // that fails does not stop the others. Returns false (after printing each failure on stderr, in the
 // order of the outputs) when any failed.
-bool write_outputs(const ReportModel& report, const RuleSet& rules, const OutputArgs& args, unsigned threads);
+bool write_outputs(const ReportModel& report, const OutputArgs& args, unsigned threads);
 
 }  // namespace perfgate::cli

@@ -11,7 +11,6 @@
 #include "cli/outputs.h"
 #include "common/errors.h"
 #include "engine/rule_book.h"
-#include "gate/rules.h"
 #include "history/history.h"
 #include "io/io.h"
 #include "render/render.h"

@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
-#include "load/load.h"
+#include "engine/front_end_support.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"
 
@@ -22,7 +22,7 @@ constexpr std::int64_t kMaxProfiles = 200;
 // The reader that claims the file, or empty (an unreadable or empty file is no profile).
 std::string format_of(const std::string& path) {
   try {
-    return detect_format(path);
+    return profile_format(path);
   } catch (const InputError&) {
     return "";
   }

@@ -5,7 +5,6 @@
 #include "common/errors.h"
 #include "common/metrics.h"
 #include "engine/rule_book.h"
-#include "gate/rules.h"
 #include "history/history.h"
 #include "mcp/session.h"
 #include "mcp/tool_args.h"

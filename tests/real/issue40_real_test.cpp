@@ -25,7 +25,11 @@ TEST(Issue40RealTraces, UnrelatedCapturesMatchNoCollective) {
   EXPECT_GT(r.collectives.disjoint + r.collectives.sizes_differ, 0u);
   EXPECT_FALSE(r.metrics.get(Metric::CollectivesBusBandwidthGbps));
   EXPECT_FALSE(r.metrics.get(Metric::CollectivesStragglerRank));
-  ReportModel report = report_of_files(paths, default_book());
+  // Analysed together as --one-run asks (without it the engine refuses them as not one capture).
+  RunRequest request;
+  request.paths = paths;
+  request.one_run = true;
+  ReportModel report = analyse_profiles(request, default_book(), {});
   apply_gate(report, default_rules(), nullptr, {});
   const ReportFinding* straggler = find_finding(report, "communication.straggler");
   ASSERT_NE(straggler, nullptr);

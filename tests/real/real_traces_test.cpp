@@ -172,7 +172,11 @@ TEST(RealTraces, TheSampledRunFolderIsTwoRanks) {
 TEST(RealTraces, TheSharedFolderSkipsItsReferenceValues) {
   std::string dir = shared_traces_dir();
   if (dir.empty()) GTEST_SKIP() << "../shared/traces not found";
-  ReportModel report = report_of_files({dir}, default_book());
+  // Not one capture: analysed together as --one-run asks, so that the run says what differs.
+  RunRequest request;
+  request.paths = {dir};
+  request.one_run = true;
+  ReportModel report = analyse_profiles(request, default_book(), {});
   ASSERT_FALSE(report.run_warnings.empty());
   EXPECT_EQ(note_text(report.run_warnings[0]),
             "skipped " + dir + "/reference.json: not a Chrome/Kineto trace: no 'traceEvents' array");

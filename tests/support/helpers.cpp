@@ -43,9 +43,11 @@ WorkerAnalysis analyse_json(const std::string& json, const AnalysisOptions& opti
 
 ReportModel report_of_files(const std::vector<std::string>& paths, const RuleBook& book,
                             const AnalysisOptions& options) {
-  LoadedRun run = load_run(paths, load_options_for(book.knowledge));
-  RunAnalysis analysis = analyse_run(run, book.knowledge, options);
-  return build_report(report_inputs(run.inputs), analysis, book.rules.sources, options);
+  // Through the engine's door, as a front end asks (issue 90): a request of these paths.
+  RunRequest request;
+  request.paths = paths;
+  request.options = options;
+  return analyse_profiles(request, book, options);
 }
 
 ReportModel report_of_json(const std::string& json, const RuleBook& book, const AnalysisOptions& options) {
