@@ -10,6 +10,7 @@
 #include "common/version.h"
 #include "engine/default_rule_book.h"
 #include "engine/engine.h"
+#include "engine/front_end_support.h"
 #include "engine/rule_book.h"
 #include "perfgate/engine.h"
 
@@ -27,11 +28,21 @@ RunRequest run_request_of(const AnalysisRequest& a) {
       throw ConfigError("workload " + a.workload +
                         ": not one of training, serving, offline-inference, benchmark");
   }
-  request.options.window.iter_start = a.iter_start;
-  request.options.window.iter_stop = a.iter_stop;
-  request.options.window.skip_first = a.skip_first;
-  request.options.key_op = a.key_op;
+  AnalysisOptions& options = request.options;
+  options.window.iter_start = a.iter_start;
+  options.window.iter_stop = a.iter_stop;
+  options.window.skip_first = a.skip_first;
+  if (a.time_start_us) options.window.time_start = window_time_ns("time_start", *a.time_start_us);
+  if (a.time_stop_us) options.window.time_stop = window_time_ns("time_stop", *a.time_stop_us);
+  options.device = a.device;
+  options.key_op = a.key_op;
+  options.step_pattern = a.step_pattern;
+  if (a.detailed_workers) options.detailed_workers = *a.detailed_workers;
+  options.graph_captures = a.graph_captures;
+  if (!a.device_memory.empty()) options.device_memory = device_memory_bytes(a.device_memory);
   request.baselines = a.baselines;
+  request.history.baseline_runs = a.baseline_runs;
+  request.history.baseline_branch = a.baseline_branch;
   request.one_run = a.one_run;
   request.gate = GateOptions{fail_on_named(a.fail_on), a.warnings_exit_code, ""};
   request.limits.threads = a.threads;

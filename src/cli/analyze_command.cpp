@@ -36,33 +36,19 @@ struct AnalyzeArgs {
   bool one_run = false;       // --one-run
 };
 
-// --time-start or --time-stop in nanoseconds of the trace's clock.
-std::int64_t time_option_ns(std::string_view option, double us) {
-  if (std::optional<std::int64_t> ns = trace_time_ns(us)) return *ns;
-  throw ConfigError(fmt::format("{} {}: not a time of the trace's clock in microseconds", option, us));
-}
-
 AnalysisOptions analysis_options(const AnalyzeArgs& a) {
   AnalysisOptions options;
   options.window.iter_start = a.iter_start;
   options.window.iter_stop = a.iter_stop;
   options.window.skip_first = a.skip_first;
-  if (a.time_start_us) options.window.time_start = time_option_ns("--time-start", *a.time_start_us);
-  if (a.time_stop_us) options.window.time_stop = time_option_ns("--time-stop", *a.time_stop_us);
+  if (a.time_start_us) options.window.time_start = window_time_ns("time_start", *a.time_start_us);
+  if (a.time_stop_us) options.window.time_stop = window_time_ns("time_stop", *a.time_stop_us);
   options.device = a.device;
   options.key_op = a.key_op;
   options.step_pattern = a.step_pattern;
   options.detailed_workers = a.detailed_workers;
   options.graph_captures = a.graph_captures;
-  if (!a.device_memory.empty()) {
-    std::optional<std::uint64_t> bytes = parse_byte_size(a.device_memory);
-    if (!bytes || *bytes == 0)
-      throw ConfigError(
-          fmt::format("--device-memory {}: not a size of device memory (e.g. 80G, 141G or a "
-                      "number of bytes)",
-                      a.device_memory));
-    options.device_memory = *bytes;
-  }
+  if (!a.device_memory.empty()) options.device_memory = device_memory_bytes(a.device_memory);
   return options;
 }
 

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/errors.h"
+#include "common/units.h"
 #include "load/load.h"
 
 namespace perfgate {
@@ -70,6 +72,23 @@ std::unordered_map<std::string_view, FileIdentity> sniffed_identities(const Reso
     for (const InputFile& input : resolved->inputs)
       if (input.identity.known()) known.emplace(input.path, input.identity);
   return known;
+}
+
+std::int64_t window_time_ns(std::string_view field, double us) {
+  if (std::optional<std::int64_t> ns = trace_time_ns(us)) return *ns;
+  throw RequestError(
+      std::string(field), [field = std::string(field), us](const RequestError::FieldNames& name) {
+        return fmt::format("{} {}: not a time of the trace's clock in microseconds", name(field), us);
+      });
+}
+
+std::uint64_t device_memory_bytes(const std::string& text) {
+  std::optional<std::uint64_t> bytes = parse_byte_size(text);
+  if (bytes && *bytes != 0) return *bytes;
+  throw RequestError("device_memory", [text](const RequestError::FieldNames& name) {
+    return fmt::format("{} {}: not a size of device memory (e.g. 80G, 141G or a number of bytes)",
+                       name("device_memory"), text);
+  });
 }
 
 std::string effective_rules_text(const RuleBook& book) {

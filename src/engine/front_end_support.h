@@ -4,6 +4,7 @@
 // as text (the YAML that reproduces it, its rules listed).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,6 +24,13 @@ std::string profile_format(const std::string& path);
 // and inode it read: what an output is compared with, without a stat of each input again (issue 78:
 // a stat a rank of a run folder). Empty for none; the views are into `resolved`.
 std::unordered_map<std::string_view, FileIdentity> sniffed_identities(const ResolvedInputs* resolved);
+
+// A step window's bound (field "time_start" or "time_stop") in nanoseconds of the trace's clock, from
+// microseconds; a RequestError where it is not a time of that clock.
+std::int64_t window_time_ns(std::string_view field, double us);
+// Each GPU's memory in bytes for a memory snapshot's near-capacity rule (field "device_memory": 80G,
+// 141G or a number of bytes); a RequestError for a malformed or zero size.
+std::uint64_t device_memory_bytes(const std::string& text);
 
 // The rule book as one YAML document of every setting, rule and file applied
 // (--print-effective-rules, `perfgate rules print`).

@@ -152,6 +152,11 @@ void check_step_window(const WindowOptions& window) {
 
 void check_request(const RunRequest& request) {
   check_step_window(request.options.window);
+  // A history as a baseline compares with its last N runs: none would be no baseline at all.
+  if (request.history.baseline_runs == 0)
+    throw RequestError("baseline_runs", [](const RequestError::FieldNames& field) {
+      return fmt::format("{} 0: compare with at least 1 run of the history", field("baseline_runs"));
+    });
 }
 
 PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {

@@ -97,7 +97,8 @@ FailOn fail_on_named(std::string_view name);
 // A step window that can hold steps: iter_start not after iter_stop (field "iter_start"). What it
 // selects of a profile is the analysis' to check (analyse/steps/window.h).
 void check_step_window(const WindowOptions& window);
-// Every check above that a made request still needs (its step window); prepare_run makes them.
+// Every check above that a made request still needs (its step window), and that a history as a
+// baseline compares with at least one run; prepare_run makes them.
 void check_request(const RunRequest& request);
 
 // A run its front end stopped (RunRequest::stop_requested): no report, no exit code of its own.

@@ -56,6 +56,16 @@ TEST(PublicApi, MetricsByTypedIdOnAKnownTrace) {
   EXPECT_EQ(metric_info(Metric::GpuUtilizationPct).unit, "%");
 }
 
+// The window by time, as --time-start gives it: the steps that lie wholly after 100 us are the last two.
+TEST(PublicApi, WindowByTimeKeepsTheStepsInside) {
+  AnalysisRequest request;
+  request.profiles = {half_busy_trace(temp_dir())};
+  request.time_start_us = 100;
+  Report report = analyze(request);
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::StepsCount), 2);
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::StepsMedianUs), 100);
+}
+
 // The verdict follows the findings, and the exit code the command line gives follows the request's
 // --fail-on: a setting that makes the utilization rule fire fails the gate with --fail-on warning.
 TEST(PublicApi, VerdictAndExitCodeFollowFailOn) {
@@ -129,6 +139,21 @@ TEST(PublicApi, ErrorsCarryTheCommandLinesExitCodes) {
   bad_window.iter_start = 3;
   bad_window.iter_stop = 2;
   EXPECT_EQ(error_of(bad_window).first, 2);
+
+  AnalysisRequest bad_memory = bad_window;
+  bad_memory.iter_start.reset();
+  bad_memory.iter_stop.reset();
+  bad_memory.device_memory = "lots";
+  auto [memory_code, memory_message] = error_of(bad_memory);
+  EXPECT_EQ(memory_code, 2);
+  EXPECT_EQ(memory_message,
+            "device_memory lots: not a size of device memory (e.g. 80G, 141G or a number of bytes)");
+
+  AnalysisRequest no_runs = bad_memory;
+  no_runs.device_memory = "";
+  no_runs.baseline_runs = 0;
+  EXPECT_EQ(error_of(no_runs),
+            std::make_pair(2, std::string("baseline_runs 0: compare with at least 1 run of the history")));
 
   AnalysisRequest bad_setting = bad_window;
   bad_setting.iter_start.reset();
