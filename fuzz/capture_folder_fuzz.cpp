@@ -38,7 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::ofstream(dir + "/execution_details.json", std::ios::binary | std::ios::trunc)
       .write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   try {
-    perfgate::CaptureFiles found = perfgate::graph_capture_files(dir, std::uint64_t{64} << 20);
+    perfgate::CaptureFiles found = perfgate::graph_capture_files(dir, std::uint64_t{64} << 20, 0);
     std::string inside = std::filesystem::weakly_canonical(dir).string() + "/";
     for (const std::string& file : found.files)
       if (std::filesystem::weakly_canonical(file).string().rfind(inside, 0) != 0) std::abort();
