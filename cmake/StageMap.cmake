@@ -21,7 +21,7 @@ set(PERFGATE_STAGES common assets io model knowledge load analyse report_model b
 # may touch files in (perfgate mcp's --root): what every stage may use. And the names the analyses
 # and the report model share, declared once below both: the parts of the step-time splits, the row
 # of GPU work no op launched, the timeline's lanes.
-set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def common/errors.h common/metrics.h
+set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def common/errors.h common/error_report.h common/metrics.h
     common/report_invariants.h common/invariant_catalog.def common/tables.h common/table_catalog.def
     common/notes.h common/note_catalog.def common/units.h common/version.h common/step_time_split.h
     common/table_codes.h common/device_family.h common/capture_profile.h
@@ -123,7 +123,7 @@ set(PERFGATE_STAGE_render_PRIVATE io assets)
 # reports written and merged; the memory budget. The only stage that wires the others together.
 set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
     engine/partials.h
-    engine/memory_budget.h engine/front_end_support.h)
+    engine/memory_budget.h engine/front_end_support.h engine/request_options.h engine/request_options.def)
 set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)
 
 # The MCP server: JSON-RPC on stdio turned into the engine's requests, the reports kept for the

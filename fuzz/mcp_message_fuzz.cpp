@@ -23,7 +23,7 @@ perfgate::mcp::Session& session() {
         std::filesystem::temp_directory_path() / ("perfgate_mcp_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(root);
     o.roots = {root};
-    o.threads = 1;
+    o.run.threads = 1;
     return o;
   }());
   return s;

@@ -5,50 +5,65 @@
 #include <mutex>
 #include <utility>
 
-#include "common/capture_profile.h"
+#include "common/error_report.h"
 #include "common/errors.h"
 #include "common/version.h"
 #include "engine/default_rule_book.h"
 #include "engine/engine.h"
-#include "engine/front_end_support.h"
+#include "engine/request_options.h"
 #include "engine/rule_book.h"
 #include "perfgate/engine.h"
 
 namespace perfgate {
 namespace {
 
+// The AnalysisRequest field of a run option (a RequestError's field): most have the option's name.
+std::string api_field_of(std::string_view field) {
+  static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
+      {"rules", "rule_files"},
+      {"set", "settings"},
+      {"disable", "disabled_rules"},
+      {"baseline", "baselines"},
+      {"time_start", "time_start_us"},
+      {"time_stop", "time_stop_us"},
+      {"graph_capture", "graph_captures"}};
+  for (const auto& [option, name] : kRenamed)
+    if (option == field) return std::string(name);
+  return std::string(field);
+}
+
+// The request's fields are the command line's options (engine/request_options.def), each checked
+// there as the command line's are.
 RunRequest run_request_of(const AnalysisRequest& a) {
+  RequestSettings s;
+  s.rules = a.rule_files;
+  s.set = a.settings;
+  s.disable = a.disabled_rules;
+  s.workload = a.workload;
+  s.fail_on = a.fail_on;
+  s.warnings_exit_code = a.warnings_exit_code;
+  s.baseline = a.baselines;
+  s.baseline_runs = static_cast<std::int64_t>(a.baseline_runs);
+  s.baseline_branch = a.baseline_branch;
+  s.iter_start = a.iter_start;
+  s.iter_stop = a.iter_stop;
+  s.skip_first = a.skip_first;
+  s.time_start = a.time_start_us;
+  s.time_stop = a.time_stop_us;
+  s.key_op = a.key_op;
+  s.step_pattern = a.step_pattern;
+  s.device = a.device;
+  if (a.detailed_workers) s.detailed_workers = static_cast<std::int64_t>(*a.detailed_workers);
+  s.graph_capture = a.graph_captures;
+  s.device_memory = a.device_memory;
+  s.one_run = a.one_run;
+  s.threads = a.threads;
+  s.max_input_memory = a.max_input_memory;
+  s.max_memory = "0";  // a library leaves its process's memory alone: no budget, nothing spilled
   RunRequest request;
   request.kind = RunInputKind::Profiles;
   request.paths = a.profiles;
-  request.rules = {a.rule_files, a.settings, a.disabled_rules, std::nullopt};
-  if (!a.workload.empty()) {
-    request.rules.workload = capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, a.workload);
-    if (!request.rules.workload)
-      throw ConfigError("workload " + a.workload +
-                        ": not one of training, serving, offline-inference, benchmark");
-  }
-  AnalysisOptions& options = request.options;
-  options.window.iter_start = a.iter_start;
-  options.window.iter_stop = a.iter_stop;
-  options.window.skip_first = a.skip_first;
-  if (a.time_start_us) options.window.time_start = window_time_ns("time_start", *a.time_start_us);
-  if (a.time_stop_us) options.window.time_stop = window_time_ns("time_stop", *a.time_stop_us);
-  options.device = a.device;
-  options.key_op = a.key_op;
-  options.step_pattern = a.step_pattern;
-  if (a.detailed_workers) options.detailed_workers = *a.detailed_workers;
-  options.graph_captures = a.graph_captures;
-  if (!a.device_memory.empty()) options.device_memory = device_memory_bytes(a.device_memory);
-  request.baselines = a.baselines;
-  request.history.baseline_runs = a.baseline_runs;
-  request.history.baseline_branch = a.baseline_branch;
-  request.one_run = a.one_run;
-  request.gate = GateOptions{fail_on_named(a.fail_on), a.warnings_exit_code, ""};
-  request.limits.threads = a.threads;
-  request.limits.max_input_memory = max_input_memory_of(a.max_input_memory);
-  request.history.labels = run_labels({});
-  check_request(request);
+  apply_settings(s, request);
   return request;
 }
 
@@ -62,14 +77,9 @@ Report analyze(const AnalysisRequest& a) {
     if (a.profiles.empty()) throw ConfigError("give at least one profile (a trace file or a run folder)");
     GatedRun gated = run_gated(prepare_run(run_request_of(a)));
     return Report(std::make_shared<const ReportModel>(std::move(gated.report)));
-  } catch (const ConfigError& e) {
-    throw Error(e.what(), kExitUsage);
-  } catch (const RefusedError& e) {
-    throw Error(e.what(), kExitRefused);
-  } catch (const InputError& e) {
-    throw Error(e.what(), kExitInput);
-  } catch (const OutputError& e) {
-    throw Error(e.what(), kExitInput);
+  } catch (const std::exception& e) {
+    ErrorReport error = error_report(e, api_field_of);
+    throw Error(error.message, error.exit_code);
   }
 }
 

@@ -9,44 +9,32 @@
 #include <string>
 #include <vector>
 
-#include "cli/history_options.h"
 #include "cli/outputs.h"
 #include "engine/engine.h"
 #include "engine/memory_budget.h"
+#include "engine/request_options.h"
 
 namespace perfgate::cli {
 
 struct GateArgs {
-  std::vector<std::string> rule_files;
-  std::vector<std::string> settings;
-  std::vector<std::string> disabled;
-  std::string workload;  // --workload: the capture's workload over the analysis' (empty: the analysis')
-  std::vector<std::string> baseline_paths;
-  std::string baseline_name;  // --baseline-name: how the reports name the baseline
-  std::string fail_on = "error";
-  int warnings_exit_code = 0;
+  RequestSettings settings;  // the run's options (engine/request_options.def)
   OutputArgs outputs;
   bool quiet = false;
   bool no_progress = false;
   bool no_color = false;
-  unsigned threads = 0;
-  std::string max_input_memory;  // --max-input-memory; empty: PERFGATE_MAX_INPUT_MEMORY or the default
-  MemoryBudgetArgs memory;       // --max-memory, --spill-dir
-  HistoryArgs history;
   // The input warnings the run already said on stderr as it loaded: -q says the run's other
   // warnings after it, not these a second time. Shared, so that a const GateArgs can note them.
   std::shared_ptr<std::vector<Note>> said_on_stderr = std::make_shared<std::vector<Note>>();
 };
 
-// The report outputs, --rules, --set, --disable, the baselines and the history, --fail-on,
-// --threads, --max-input-memory, --max-memory, --spill-dir and the terminal's flags.
-void add_gate_options(CLI::App& cmd, GateArgs& args);
+// The report outputs, the run's options `shown_by` shows (kShownByAnalyze, kShownByMerge: the rules,
+// baselines, history, gate and limits, and analyze's window and analysis) and the terminal's flags.
+void add_gate_options(CLI::App& cmd, GateArgs& args, unsigned shown_by);
 
-// The request of a run with these options: its rules, baselines, history with its labels, gate,
-// limits (the memory budget among them), and the progress line and input warnings on stderr.
-// Throws ConfigError for a malformed limit or label, before any work.
-RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::string> paths,
-                       AnalysisOptions options);
+// The request of a run with these options (apply_settings: its rules, analysis options, baselines,
+// history with its labels, gate, limits with the memory budget), and the progress line and input
+// warnings on stderr. Throws ConfigError for a malformed limit or label, before any work.
+RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::string> paths);
 
 // Says on stderr what the run's memory budget (its request's, applied) spilled (nothing with -q)
 // and any failure to spill.

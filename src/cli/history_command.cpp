@@ -9,8 +9,8 @@
 #include "baseline/baseline.h"
 #include "cli/commands.h"
 #include "cli/history_list.h"
-#include "cli/history_options.h"
 #include "cli/number_checks.h"
+#include "cli/request_flags.h"
 #include "common/errors.h"
 #include "common/units.h"
 #include "history/history.h"
@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 struct ImportArgs {
   std::string history;
   std::vector<std::string> paths;
-  LabelArgs labels;
+  RequestSettings labels;  // --branch, --commit, --label (engine/request_options.def)
 };
 
 struct ListArgs {
@@ -52,9 +52,7 @@ std::vector<std::string> reports_in(const std::string& dir) {
 
 // Every report is read before any is recorded: a bad one records nothing.
 int run_import(const ImportArgs& a) {
-  RunLabels explicit_labels{a.labels.branch, a.labels.commit, {}};
-  for (const std::string& text : a.labels.labels) explicit_labels.labels.push_back(parse_label(text));
-  explicit_labels = merge_labels({}, explicit_labels);  // sorted, each key once
+  RunLabels explicit_labels = merge_labels({}, given_labels(a.labels));  // sorted, each key once
   std::vector<HistoryRun> runs;
   for (const std::string& path : a.paths) {
     std::vector<std::string> files{path};
@@ -115,7 +113,7 @@ std::function<int()> add_history_command(CLI::App& app) {
           "file's modification time")
       ->required()
       ->type_name("REPORT.json|DIR");
-  add_label_options(*import_cmd, import->labels);
+  add_request_flags(*import_cmd, import->labels, kShownByHistoryImport);
 
   auto list = std::make_shared<ListArgs>();
   CLI::App* list_cmd = history->add_subcommand("list", "List the runs of a history, oldest first");

@@ -3,18 +3,18 @@
 // 4 inputs refused as not one whole run (common/errors.h).
 #include <malloc.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
-#include <string_view>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/request_flags.h"
 #include "cli/usage_hint.h"
+#include "common/error_report.h"
 #include "common/errors.h"
 #include "common/version.h"
 #include "engine/default_rule_book.h"
@@ -35,14 +35,6 @@ int flush_standard_output(int code) {
   std::cerr << "perfgate: cannot write to standard output, so what it shows is incomplete"
             << (err ? std::string(": ") + std::strerror(err) : std::string()) << '\n';
   return perfgate::kExitInput;
-}
-
-// The command line's flag for a field of the engine's request (RequestError): fail_on is --fail-on,
-// iter_start --iter-start.
-std::string flag_of(std::string_view field) {
-  std::string flag = "--" + std::string(field);
-  std::replace(flag.begin(), flag.end(), '_', '-');
-  return flag;
 }
 
 }  // namespace
@@ -100,27 +92,10 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("history")) code = history();
     if (app.got_subcommand("mcp")) code = mcp();
     return flush_standard_output(code);
-  } catch (const RequestError& e) {
-    std::cerr << "perfgate: " << log_text(e.message(flag_of)) << '\n';
-    return kExitUsage;
-  } catch (const ConfigError& e) {
-    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
-    return kExitUsage;
-  } catch (const RefusedError& e) {
-    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
-    return kExitRefused;
-  } catch (const InputError& e) {
-    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
-    return kExitInput;
-  } catch (const OutputError& e) {
-    std::cerr << "perfgate: " << log_text(e.what()) << '\n';
-    return kExitInput;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "perfgate: out of memory\n";
-    return kExitInput;
   } catch (const std::exception& e) {
-    std::cerr << "perfgate: internal error: " << log_text(e.what()) << '\n';
-    return kExitInput;
+    ErrorReport error = error_report(e, cli::flag_of);
+    std::cerr << "perfgate: " << log_text(error.message) << '\n';
+    return error.exit_code;
   }
   return kExitUsage;
 }

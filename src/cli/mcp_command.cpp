@@ -11,7 +11,9 @@
 #include "cli/commands.h"
 #include "cli/number_checks.h"
 #include "cli/outputs.h"
+#include "cli/request_flags.h"
 #include "common/errors.h"
+#include "engine/engine.h"
 #include "engine/memory_budget.h"
 #include "mcp/server.h"
 
@@ -36,10 +38,11 @@ bool write_fd(int fd, std::string_view bytes) {
   return true;
 }
 
-int run_mcp(mcp::McpOptions options, const MemoryBudgetArgs& memory) {
+int run_mcp(mcp::McpOptions options) {
   // Analyses spill past the budget as analyze's do (each request carries it); the reports kept hold
-  // at most half of it.
-  options.memory = memory_budget(memory);
+  // at most half of it. A malformed limit is a usage error before serving.
+  options.memory = memory_budget(MemoryBudgetArgs{options.run.max_memory, options.run.spill_dir});
+  (void)max_input_memory_of(options.run.max_input_memory);
   apply_memory_budget(options.memory);
   mcp::Session session(options);  // a --root that is not a folder is a usage error before serving
   // The protocol owns standard output: it moves to a descriptor of its own, and descriptor 1 becomes
@@ -67,12 +70,11 @@ int run_mcp(mcp::McpOptions options, const MemoryBudgetArgs& memory) {
 
 std::function<int()> add_mcp_command(CLI::App& app) {
   auto options = std::make_shared<mcp::McpOptions>();
-  auto memory = std::make_shared<MemoryBudgetArgs>();
   CLI::App* cmd = app.add_subcommand(
       "mcp",
       "Serve the Model Context Protocol on stdio for coding agents: tools analyze, compare, table, explain, "
       "metrics, trend, list_profiles and events, a discovery prompt, and each report as a resource");
-  add_options_when_parsed(*cmd, [options, memory](CLI::App& c) {
+  add_options_when_parsed(*cmd, [options](CLI::App& c) {
     c.add_option("--root", options->roots,
                  "A folder the server may read profiles, reports, rules and histories under (symbolic links "
                  "resolved; repeatable). Default: the working folder")
@@ -88,31 +90,16 @@ std::function<int()> add_mcp_command(CLI::App& app) {
          "answered with an error")
         ->type_name("N")
         ->check(whole_number(1024, std::int64_t{1} << 30));
-    c.add_option("--max-input-memory", options->max_input_memory,
-                 "The most memory one input may make perfgate hold, as analyze's (default 4G, or "
-                 "PERFGATE_MAX_INPUT_MEMORY; 0: no limit)")
-        ->type_name("SIZE");
-    c.add_option("--max-memory", memory->max_memory,
-                 "The most anonymous memory the server may hold, as analyze's (default: half the machine's "
-                 "memory, or PERFGATE_MAX_MEMORY; 0: no budget): each analysis spills past it, and the "
-                 "reports kept hold at most half of it, the oldest dropped first")
-        ->type_name("SIZE");
-    c.add_option(
-         "--spill-dir", memory->spill_dir,
-         "Folder of the --max-memory spill file, as analyze's (default PERFGATE_SPILL_DIR, TMPDIR, else "
-         "/var/tmp)")
-        ->type_name("DIR")
-        ->check(non_empty_path);
-    c.add_option("--threads", options->threads, "Threads that read the profiles (default 0: one per core)")
-        ->type_name("N")
-        ->check(whole_number(0, 1024));
+    add_request_flags(c, options->run, kShownByMcpServer);
     c.footer(
-        "Messages are JSON-RPC 2.0, one per line (the MCP stdio transport); logs go to stderr. Protocol "
+        "The run options are every call's; the reports kept hold at most half of --max-memory, the oldest "
+        "dropped first. Messages are JSON-RPC 2.0, one per line (the MCP stdio transport); logs go to "
+        "stderr. Protocol "
         "revisions: "
         "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05. Example (Claude Code): claude mcp add perfgate -- "
         "perfgate mcp --root .");
   });
-  return [options, memory] { return run_mcp(*options, *memory); };
+  return [options] { return run_mcp(*options); };
 }
 
 }  // namespace perfgate::cli

@@ -17,9 +17,10 @@ struct MergeArgs {
 
 int run_merge(const MergeArgs& a) {
   if (a.parts.empty()) throw ConfigError("merge: give the partial reports (.pgp files, or folders of them)");
+  const RequestSettings& settings = a.gate.settings;
   auto book =
-      std::make_shared<const RuleBook>(load_rule_book(a.gate.rule_files, a.gate.settings, a.gate.disabled));
-  RunRequest request = run_request(a.gate, RunInputKind::Partials, a.parts, {});
+      std::make_shared<const RuleBook>(load_rule_book(settings.rules, settings.set, settings.disable));
+  RunRequest request = run_request(a.gate, RunInputKind::Partials, a.parts);
   request.allow_missing_ranks = a.allow_missing_ranks;
   MemoryBudget budget = request.limits.memory;
   apply_memory_budget(budget);
@@ -36,7 +37,7 @@ std::function<int()> add_merge_command(CLI::App& app) {
       "merge", "Merge partial reports (analyze --partial) into the run's reports and gate, as analyze would");
   add_options_when_parsed(*cmd, [args](CLI::App& c) {
     c.add_option("parts", args->parts, "Partial reports (.pgp), or folders of them")->type_name("PART");
-    add_gate_options(c, args->gate);
+    add_gate_options(c, args->gate, kShownByMerge);
     c.add_flag("--allow-missing-ranks", args->allow_missing_ranks,
                "Merge even when ranks of the world size have no partial report: every output then says "
                "which ranks are present");

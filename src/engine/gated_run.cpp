@@ -259,18 +259,23 @@ std::uint64_t max_input_memory_of(const std::string& text) {
   if (from_option) {
     std::optional<std::uint64_t> parsed = parse_byte_size(given);
     if (!parsed)
-      throw ConfigError(
-          fmt::format("--max-input-memory {}: not a size (e.g. 8G, 512M or a number of bytes; 0: "
-                      "no limit)",
-                      given));
+      throw RequestError("max_input_memory", [given](const RequestError::FieldNames& name) {
+        return fmt::format("{} {}: not a size (e.g. 8G, 512M or a number of bytes; 0: no limit)",
+                           name("max_input_memory"), given);
+      });
     bytes = *parsed;
   } else {
     bytes = max_input_memory_from_environment();  // a malformed variable is refused there
   }
   if (given.empty() || bytes >= kMinInputMemory || (bytes == 0 && std::strtod(given.c_str(), nullptr) == 0))
     return bytes;
-  throw ConfigError(fmt::format("{}{}: under 1 MiB, too little for any input (0: no limit)",
-                                from_option ? "--max-input-memory " : "PERFGATE_MAX_INPUT_MEMORY=", given));
+  if (!from_option)
+    throw ConfigError(fmt::format(
+        "PERFGATE_MAX_INPUT_MEMORY={}: under 1 MiB, too little for any input (0: no limit)", given));
+  throw RequestError("max_input_memory", [given](const RequestError::FieldNames& name) {
+    return fmt::format("{} {}: under 1 MiB, too little for any input (0: no limit)", name("max_input_memory"),
+                       given);
+  });
 }
 
 RunLabels run_labels(const RunLabels& explicit_labels) {

@@ -28,27 +28,35 @@ std::string environment(const char* name) {
 std::uint64_t budget_bytes(const MemoryBudgetArgs& a) {
   bool from_option = !a.max_memory.empty();
   std::string text = from_option ? a.max_memory : environment("PERFGATE_MAX_MEMORY");
-  std::string where = from_option ? "--max-memory " : "PERFGATE_MAX_MEMORY=";
   if (text.empty()) return spill::available_memory_limit() / 2;
   std::optional<std::uint64_t> bytes = parse_byte_size(text);
-  if (!bytes) throw ConfigError(fmt::format("{}{}: not a size (e.g. 2G or 512M; 0: no budget)", where, text));
-  if (*bytes != 0 && *bytes < kMinBudget)
-    throw ConfigError(
-        fmt::format("{}{}: under 16 MiB, too little to hold a run's names and tables", where, text));
-  return *bytes;
+  std::string why = !bytes ? "not a size (e.g. 2G or 512M; 0: no budget)"
+                    : *bytes != 0 && *bytes < kMinBudget
+                        ? "under 16 MiB, too little to hold a run's names and tables"
+                        : "";
+  if (why.empty()) return *bytes;
+  if (!from_option) throw ConfigError(fmt::format("PERFGATE_MAX_MEMORY={}: {}", text, why));
+  throw RequestError("max_memory", [text, why](const RequestError::FieldNames& name) {
+    return fmt::format("{} {}: {}", name("max_memory"), text, why);
+  });
 }
 
 // The spill folder is checked the same way wherever it comes from, when a budget is in effect:
 // one that cannot take the file is a usage error before any work, not a warning when a block spills.
+// `where`: the variable that named it; empty: the option (spill_dir).
 std::string checked_folder(const std::string& where, const std::string& folder, bool budget) {
   std::error_code ec;
-  if (budget && (!std::filesystem::is_directory(folder, ec) || ::access(folder.c_str(), W_OK | X_OK) != 0))
+  if (!budget || (std::filesystem::is_directory(folder, ec) && ::access(folder.c_str(), W_OK | X_OK) == 0))
+    return folder;
+  if (!where.empty())
     throw ConfigError(fmt::format("{}{}: not a folder perfgate can write to", where, folder));
-  return folder;
+  throw RequestError("spill_dir", [folder](const RequestError::FieldNames& name) {
+    return fmt::format("{} {}: not a folder perfgate can write to", name("spill_dir"), folder);
+  });
 }
 
 std::string spill_folder(const MemoryBudgetArgs& a, bool budget) {
-  if (!a.spill_dir.empty()) return checked_folder("--spill-dir ", a.spill_dir, true);
+  if (!a.spill_dir.empty()) return checked_folder("", a.spill_dir, true);
   for (const char* name : {"PERFGATE_SPILL_DIR", "TMPDIR"})
     if (std::string value = environment(name); !value.empty())
       return checked_folder(std::string(name) + "=", value, budget);

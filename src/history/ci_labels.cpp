@@ -83,8 +83,11 @@ RunLabels ci_labels(const EnvironmentReader& getenv) {
 
 std::pair<std::string, std::string> parse_label(const std::string& text) {
   std::size_t eq = text.find('=');
-  if (eq == std::string::npos) throw ConfigError(fmt::format("--label '{}': write it as KEY=VALUE", text));
-  if (eq == 0) throw ConfigError(fmt::format("--label '{}': the key is empty", text));
+  if (eq == std::string::npos || eq == 0)
+    throw RequestError("label", [text, eq](const RequestError::FieldNames& name) {
+      return fmt::format("{} '{}': {}", name("label"), text,
+                         eq == 0 ? "the key is empty" : "write it as KEY=VALUE");
+    });
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 

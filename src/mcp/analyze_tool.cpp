@@ -1,8 +1,11 @@
 // analyze and compare: the engine (engine/engine.h) run on paths under the roots, the report kept
 // for the other tools, and an agent-sized summary of it (report_summary.cpp).
+#include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <limits>
 #include <memory>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -10,6 +13,7 @@
 #include "common/errors.h"
 #include "common/units.h"
 #include "engine/engine.h"
+#include "engine/request_options.h"
 #include "history/history.h"
 #include "mcp/report_summary.h"
 #include "mcp/session.h"
@@ -32,51 +36,59 @@ std::vector<std::string> checked_paths(const Session& session, const std::vector
   return out;
 }
 
-// analyze's `rules`, `set`, `disable` and `options`, shared by compare.
-void read_rules_and_options(const Session& session, const ToolArgs& args, RunRequest& request) {
-  RuleRequest& rules = request.rules;
-  for (const std::string& file : args.texts("rules", 16))
-    rules.files.push_back(is_shipped_rules(file) ? file : session.roots().check(file));
-  rules.settings = args.texts("set");
-  rules.disabled = args.texts("disable");
-  if (std::optional<std::string> workload = args.text("workload")) {
-    rules.workload = capture_enum_named<CaptureWorkload>(kCaptureWorkloadNames, *workload);
-    if (!rules.workload || *rules.workload == CaptureWorkload::Unknown)
-      throw ConfigError("workload: one of training, serving, offline-inference, benchmark");
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+
+// One run option of a tool's arguments, read as its type and range say (engine/request_options.def);
+// absent, it keeps its value. apply_settings checks the rest (a choice, a time, a size).
+template <typename T>
+void read_argument(const ToolArgs& args, const OptionInfo& option, T& value) {
+  std::string_view key = option.argument;
+  const OptionCheck& check = option.check;
+  bool ranged = check.kind == OptionCheck::Kind::Range;
+  std::int64_t min = ranged ? check.min : std::numeric_limits<std::int64_t>::min();
+  std::int64_t max = ranged ? check.max : std::numeric_limits<std::int64_t>::max();
+  if constexpr (std::is_same_v<T, bool>) {
+    value = args.flag(key);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (std::optional<std::string> text = args.text(key)) value = *text;
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    if (args.has(key)) value = args.texts(key, ranged ? static_cast<std::size_t>(max) : 64);
+  } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+    if (std::optional<double> n = args.number(key, -kMaxTraceTimeUs, kMaxTraceTimeUs)) value = n;
+  } else if constexpr (IsOptional<T>::value) {
+    if (std::optional<std::int64_t> n = args.integer(key, min, max)) value = *n;
+  } else {
+    if (std::optional<std::int64_t> n = args.integer(key, min, max)) value = static_cast<T>(*n);
   }
-  const json::object* options = args.object("options");
-  if (!options) return;
-  ToolArgs o("options", *options,
-             {"iter_start", "iter_stop", "skip_first", "time_start_us", "time_stop_us", "device", "key_op",
-              "step_pattern", "detailed_workers", "fail_on"});
-  AnalysisOptions& a = request.options;
-  a.window.iter_start = o.integer("iter_start", 0, std::int64_t{1} << 53);
-  a.window.iter_stop = o.integer("iter_stop", 0, std::int64_t{1} << 53);
-  a.window.skip_first = o.integer("skip_first", 0, 1'000'000'000).value_or(0);
-  // Microseconds of the trace's clock, as `events` takes them (in range: trace_time_ns has a value).
-  if (std::optional<double> us = o.number("time_start_us", -kMaxTraceTimeUs, kMaxTraceTimeUs))
-    a.window.time_start = trace_time_ns(*us);
-  if (std::optional<double> us = o.number("time_stop_us", -kMaxTraceTimeUs, kMaxTraceTimeUs))
-    a.window.time_stop = trace_time_ns(*us);
-  if (std::optional<std::int64_t> device = o.integer("device", 0, 1 << 20))
-    a.device = static_cast<std::int32_t>(*device);
-  a.key_op = o.text("key_op").value_or("");
-  a.step_pattern = o.text("step_pattern").value_or("");
-  a.detailed_workers = static_cast<std::size_t>(o.integer("detailed_workers", 0, 1'000'000).value_or(8));
-  if (std::optional<std::string> fail_on = o.text("fail_on")) request.gate.fail_on = fail_on_named(*fail_on);
-  check_step_window(a.window);  // before the rules are read
 }
 
-// A request of this server: its threads and memory budget, and the files it left out on the
-// server's log (stderr), as the CLI says them.
-RunRequest server_request(const Session& session) {
-  RunRequest request;
-  request.limits.threads = session.options().threads;
-  request.limits.memory = session.options().memory;
-  request.on_input_warning = [](const Note& w) {
-    std::cerr << "perfgate: warning: " << log_text(note_text(w)) << '\n';
-  };
-  return request;
+// The arguments of the options `shown_by` shows.
+std::vector<std::string_view> arguments_shown(unsigned shown_by) {
+  std::vector<std::string_view> out;
+  for (const OptionInfo& option : request_options())
+    if (option.shown & shown_by) out.push_back(option.argument);
+  return out;
+}
+
+// analyze's run options (rules, set, disable, workload and `options`), shared by compare; a rule
+// file's path must lie under the roots.
+void read_run_options(const Session& session, const ToolArgs& args, RequestSettings& settings) {
+#define PERFGATE_OPTION(field, type, initial, flag, argument, shown, ...) \
+  if (((shown)&kShownByMcpTools) != 0) read_argument(args, *option_of(#field), settings.field);
+#include "engine/request_options.def"
+#undef PERFGATE_OPTION
+  for (std::string& file : settings.rules)
+    if (!is_shipped_rules(file)) file = session.roots().check(file);
+  const json::object* options = args.object("options");
+  if (!options) return;
+  ToolArgs o("options", *options, arguments_shown(kShownByMcpOptions));
+#define PERFGATE_OPTION(field, type, initial, flag, argument, shown, ...) \
+  if (((shown)&kShownByMcpOptions) != 0) read_argument(o, *option_of(#field), settings.field);
+#include "engine/request_options.def"
+#undef PERFGATE_OPTION
 }
 
 // The call's cancellation and progress on the request: the bytes of the profiles read are the first
@@ -105,7 +117,9 @@ json::object run_arguments(const json::object& raw, const std::vector<std::strin
   json::array resolved;
   for (const std::string& p : paths) resolved.push_back(json::string(p));
   json::object run{{"paths", std::move(resolved)}};
-  for (std::string_view key : {"rules", "set", "disable", "workload", "options"})
+  std::vector<std::string_view> keys = arguments_shown(kShownByMcpTools);
+  keys.push_back("options");
+  for (std::string_view key : keys)
     if (const json::value* v = raw.if_contains(key)) run[key] = *v;
   return run;
 }
@@ -115,9 +129,6 @@ const StoredReport& run_engine(Session& session, json::object call, RunRequest r
                                std::vector<Baseline> given = {}) {
   auto book = std::make_shared<const RuleBook>(
       load_rule_book(request.rules.files, request.rules.settings, request.rules.disabled));
-  // A malformed limit is a usage error before any work.
-  request.limits.max_input_memory = max_input_memory_of(session.options().max_input_memory);
-  request.history.labels = run_labels(request.history.labels);
   attach_call(session, request);
   PreparedRun prepared = prepare_run(std::move(request), book);
   GatedRun gated = run_gated(prepared, std::move(given));
@@ -139,11 +150,25 @@ const StoredReport& run_engine(Session& session, json::object call, RunRequest r
 
 }  // namespace
 
-RunRequest run_request_of(const Session& session, const json::object& run) {
-  ToolArgs args("run", run, {"paths", "rules", "set", "disable", "workload", "options"});
-  RunRequest request = server_request(session);
+RunRequest run_request_of(const Session& session, const json::object& run, RequestSettings settings) {
+  std::vector<std::string_view> known = arguments_shown(kShownByMcpTools);
+  known.insert(known.end(), {"paths", "options"});
+  ToolArgs args("run", run, known);
+  read_run_options(session, args, settings);
+  // The server's limits (its flags), for every call.
+  const RequestSettings& server = session.options().run;
+  settings.threads = server.threads;
+  settings.max_input_memory = server.max_input_memory;
+  settings.max_memory = server.max_memory;
+  settings.spill_dir = server.spill_dir;
+  RunRequest request;
   request.paths = checked_paths(session, args.texts("paths"));
-  read_rules_and_options(session, args, request);
+  apply_settings(settings, request);
+  request.limits.memory = session.options().memory;  // as the server applied it
+  // The files a run left out, on the server's log (stderr), as the CLI says them.
+  request.on_input_warning = [](const Note& w) {
+    std::cerr << "perfgate: warning: " << log_text(note_text(w)) << '\n';
+  };
   return request;
 }
 
@@ -152,19 +177,20 @@ ToolOutput analyze_tool(Session& session, const json::object& raw) {
                 {"paths", "rules", "set", "disable", "workload", "options", "baseline", "history", "record",
                  "branch", "commit"});
   json::object run = run_arguments(raw, checked_paths(session, args.texts("paths")));
-  RunRequest request = run_request_of(session, run);
-  request.baselines = checked_paths(session, args.texts("baseline", 16));
+  RequestSettings given;
+  given.baseline = checked_paths(session, args.texts("baseline", 16));
   if (std::optional<std::string> history = args.text("history")) {
     bool record = args.flag("record");
     if (record && !session.options().allow_write)
       throw ConfigError("record: this server is read-only (start it with --allow-write to record runs)");
-    request.history.location = record ? session.roots().check_new(*history) : session.roots().check(*history);
-    request.history.record = record;
-    request.history.labels.branch = args.text("branch").value_or("");
-    request.history.labels.commit = args.text("commit").value_or("");
+    given.history = record ? session.roots().check_new(*history) : session.roots().check(*history);
+    given.record = record;
+    given.branch = args.text("branch").value_or("");
+    given.commit = args.text("commit").value_or("");
   } else if (args.flag("record")) {
     throw ConfigError("record needs history (the run history to record into)");
   }
+  RunRequest request = run_request_of(session, run, std::move(given));
   json::object call{{"tool", "analyze"}, {"arguments", raw}, {"run", std::move(run)}};
   const StoredReport& report = run_engine(session, std::move(call), std::move(request));
   return report_summary(report, false);
@@ -181,7 +207,8 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
     // The same run analysed again, as it was (with the rules and options given here, if any), now
     // against the baseline.
     run = session.report(*run_id).call.at("run").as_object();
-    if (args.has("rules") || args.has("set") || args.has("disable") || args.has("workload") ||
+    if (std::ranges::any_of(arguments_shown(kShownByMcpTools),
+                            [&](std::string_view key) { return args.has(key); }) ||
         args.has("options"))
       run = run_arguments(raw, json::value_to<std::vector<std::string>>(run.at("paths")));
   } else {
@@ -189,8 +216,13 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
     if (run.at("paths").as_array().empty())
       throw ConfigError("compare: give the run (paths, or report: an analyze id)");
   }
-  RunRequest request = run_request_of(session, run);
-  request.baselines = checked_paths(session, args.texts("baseline", 16));
+  RequestSettings settings;
+  settings.baseline = checked_paths(session, args.texts("baseline", 16));
+  if (std::optional<std::string> history = args.text("history")) {
+    settings.baseline.push_back(session.roots().check(*history));
+    if (std::optional<std::string> branch = args.text("branch")) settings.baseline_branch = *branch;
+  }
+  RunRequest request = run_request_of(session, run, std::move(settings));
   std::vector<Baseline> given;
   if (std::optional<std::string> id = args.text("baseline_report")) {
     const StoredReport& base = session.report(*id);
@@ -198,10 +230,6 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
       given.push_back(baseline_from_report(*base.model, "report " + base.id, "report"));
     else
       request.baselines.push_back(base.cached_path);  // its JSON report, as --baseline reads one
-  }
-  if (std::optional<std::string> history = args.text("history")) {
-    request.baselines.push_back(session.roots().check(*history));
-    if (std::optional<std::string> branch = args.text("branch")) request.history.baseline_branch = *branch;
   }
   if (given.empty() && request.baselines.empty())
     throw ConfigError(

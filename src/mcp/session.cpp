@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/error_report.h"
 #include "common/errors.h"
 #include "common/path_confinement.h"
 #include "io/io.h"
@@ -17,13 +18,6 @@ namespace perfgate::mcp {
 namespace {
 
 constexpr std::string_view kReportScheme = "perfgate://report/";
-
-// The argument of a field of the engine's request (RequestError): the window and the gate are
-// analyze's and compare's `options` (fail_on is options.fail_on), its times in microseconds.
-std::string argument_of(std::string_view field) {
-  if (field == "time_start" || field == "time_stop") return fmt::format("options.{}_us", field);
-  return fmt::format("options.{}", field);
-}
 
 // A memory resource that counts what it holds, in a count its owner reads: a kept report's parsed
 // JSON, allocated through it (make_shared_resource wraps the resource, so the count is shared).
@@ -66,6 +60,13 @@ json::object tool_error(const std::string& message, int exit_code) {
 }
 
 }  // namespace
+
+std::string argument_of(std::string_view field) {
+  const OptionInfo* option = option_of(field);
+  if (!option) return fmt::format("options.{}", field);
+  if ((option->shown & kShownByMcpOptions) != 0) return fmt::format("options.{}", option->argument);
+  return std::string(option->argument);
+}
 
 Session::Session(McpOptions options) : options_(std::move(options)), roots_(options_.roots) {}
 
@@ -180,24 +181,13 @@ json::object Session::call_tool(std::string_view name, const json::object& argum
   // server's argument rather than as a flag.
   try {
     return tool_result(tool(*this, arguments), false);
-  } catch (const RequestError& e) {
-    return tool_error(e.message(argument_of), kExitUsage);
-  } catch (const ConfigError& e) {
-    return tool_error(e.what(), kExitUsage);
-  } catch (const RefusedError& e) {
-    return tool_error(e.what(), kExitRefused);
-  } catch (const InputError& e) {
-    return tool_error(e.what(), kExitInput);
-  } catch (const OutputError& e) {
-    return tool_error(e.what(), kExitInput);
-  } catch (const std::bad_alloc&) {
-    return tool_error("out of memory", kExitInput);
   } catch (const RpcError&) {
     throw;
   } catch (const RunStopped&) {
     throw;
   } catch (const std::exception& e) {
-    return tool_error(std::string("internal error: ") + e.what(), kExitInput);
+    ErrorReport error = error_report(e, argument_of);
+    return tool_error(error.message, error.exit_code);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/request_options.h"
 #include "mcp/report_cache.h"
 #include "mcp/roots.h"
 #include "report_model/report.h"
@@ -34,8 +35,9 @@ inline constexpr std::size_t kResourcePageBytes = 4 * 1024 * 1024;       // a re
 struct McpOptions {
   std::vector<std::string> roots;  // --root; none: the working folder
   bool allow_write = false;        // --allow-write: analyze may record runs into a history
-  std::string max_input_memory;    // --max-input-memory, as analyze's
-  unsigned threads = 0;            // --threads
+  // The server's flags of the run's options (kShownByMcpServer: --threads, --max-input-memory,
+  // --max-memory, --spill-dir), every call's limits.
+  RequestSettings run;
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;
   // --max-memory and --spill-dir, resolved (engine/memory_budget.h; 0 bytes: no budget): each
   // request's (RunLimits::memory). The reports kept hold at most half of it: past that the oldest
@@ -135,7 +137,13 @@ ToolOutput events_tool(Session& session, const json::object& args);
 
 // The request that makes a run again from a call's `run` arguments (paths, rules, set, disable,
 // options), as analyze reads them (analyze_tool.cpp).
-RunRequest run_request_of(const Session& session, const json::object& run);
+// `settings`: what the call gave besides them (its baselines, its history), the server's limits
+// put on top.
+RunRequest run_request_of(const Session& session, const json::object& run, RequestSettings settings = {});
+
+// The argument that gives a field of the engine's request (RequestError::field(), a run option of
+// engine/request_options.def): options.iter_start, options.time_start_us, workload.
+std::string argument_of(std::string_view field);
 
 // Each tool's name, description, input and output schemas (tool_schemas.cpp).
 json::array tool_definitions();

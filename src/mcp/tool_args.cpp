@@ -11,7 +11,7 @@
 namespace perfgate::mcp {
 namespace json = boost::json;
 
-ToolArgs::ToolArgs(std::string tool, const json::object& args, std::initializer_list<std::string_view> known)
+ToolArgs::ToolArgs(std::string tool, const json::object& args, const std::vector<std::string_view>& known)
     : tool_(std::move(tool)), args_(args) {
   for (const auto& [key, value] : args)
     if (std::find(known.begin(), known.end(), std::string_view(key)) == known.end())

@@ -16,7 +16,9 @@ namespace perfgate::mcp {
 
 class ToolArgs {
  public:
-  ToolArgs(std::string tool, const boost::json::object& args, std::initializer_list<std::string_view> known);
+  ToolArgs(std::string tool, const boost::json::object& args, std::initializer_list<std::string_view> known)
+      : ToolArgs(std::move(tool), args, std::vector<std::string_view>(known)) {}
+  ToolArgs(std::string tool, const boost::json::object& args, const std::vector<std::string_view>& known);
 
   std::optional<std::string> text(std::string_view key) const;
   std::string required_text(std::string_view key) const;

@@ -2,6 +2,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/request_options.h"
 #include "mcp/session.h"
 
 namespace perfgate::mcp {
@@ -39,27 +40,6 @@ constexpr std::string_view kPageProperties =
     R"json("offset": {"type": "integer", "minimum": 0, "default": 0},
      "limit": {"type": "integer", "minimum": 1, "maximum": 200, "default": 50})json";
 
-// The options analyze and compare share with `perfgate analyze`, put where a schema says @RULES@.
-constexpr std::string_view kRuleProperties =
-    R"json("rules": {"type": "array", "items": {"type": "string"}, "maxItems": 16,
-       "description": "Rule files (YAML) applied on top of the shipped default set, or a shipped name: default, tb-plugin"},
-     "set": {"type": "array", "items": {"type": "string"}, "description": "Rule settings, ID.KEY=VALUE (--set)"},
-     "disable": {"type": "array", "items": {"type": "string"}, "description": "Rule ids to disable"},
-     "workload": {"type": "string", "enum": ["training", "serving", "offline-inference", "benchmark"],
-       "description": "What the capture does, in place of what the analysis decided (--workload)"},
-     "options": {"type": "object", "additionalProperties": false, "description": "analyze's window and gate options",
-       "properties": {
-         "iter_start": {"type": "integer", "minimum": 0, "description": "First step of the window (N of ProfilerStep#N)"},
-         "iter_stop": {"type": "integer", "minimum": 0, "description": "Last step of the window (inclusive)"},
-         "skip_first": {"type": "integer", "minimum": 0, "description": "Drop the first N steps of the window"},
-         "time_start_us": {"type": "number", "description": "Window by time: the steps that start at or after this time of the trace's clock in microseconds (as events and the report's step starts give it); without steps, the trace from there"},
-         "time_stop_us": {"type": "number", "description": "Window by time: the steps that end by this time of the trace's clock in microseconds; without steps, the trace up to there"},
-         "device": {"type": "integer", "minimum": 0, "description": "Only this GPU's work (its device id, as the report's GPUs name it); the host's events stay the whole process's"},
-         "key_op": {"type": "string", "description": "Regex: every start of a matching op begins a step"},
-         "step_pattern": {"type": "string", "description": "Regex for the names of step ranges"},
-         "detailed_workers": {"type": "integer", "minimum": 0, "description": "Workers whose every table is kept (default 8; 0: all)"},
-         "fail_on": {"type": "string", "enum": ["error", "warning", "inconclusive", "never"]}}})json";
-
 const ToolSchema kTools[] = {
     {"analyze", "Analyse profiles",
      "Analyse profiles (Kineto/PyTorch traces, Nsight Systems SQLite exports, Neuron, XPlane, rocprofv3, run "
@@ -76,7 +56,7 @@ const ToolSchema kTools[] = {
      "record": {"type": "boolean", "description": "Record the run into history (only with --allow-write)"},
      "branch": {"type": "string", "description": "The run's branch, when recorded"},
      "commit": {"type": "string", "description": "The run's commit, when recorded"},
-     @RULES@}})json",
+     "@RULES@": {}}})json",
      kSummaryOutput},
     {"compare", "Compare a run with a baseline",
      "Gate a run against a baseline as `perfgate analyze --baseline` does: the verdict, the regression "
@@ -93,7 +73,7 @@ const ToolSchema kTools[] = {
      "baseline_report": {"type": "string", "description": "The baseline as a report id from analyze"},
      "history": {"type": "string", "description": "A run history (SQLite) whose recent runs are the baseline"},
      "branch": {"type": "string", "description": "The history's branch to compare with (default main)"},
-     @RULES@}})json",
+     "@RULES@": {}}})json",
      kSummaryOutput},
     {"table", "Read a report table, a page at a time",
      "Rows of one of a report's tables (ops, kernels, iterations, gpu_gaps, changes, ...): columns chosen, "
@@ -213,12 +193,67 @@ const ToolSchema kTools[] = {
      "next_offset": {"type": ["integer", "null"], "description": "The offset of the next page; null: none"}}})json"},
 };
 
-// A schema with its placeholders filled: @RULES@ (analyze's rule properties), @PAGE@ (offset and limit).
-std::string with_rule_properties(std::string schema) {
-  if (std::size_t at = schema.find("@RULES@"); at != std::string::npos)
-    schema.replace(at, 7, kRuleProperties);
+// The JSON Schema of a run option (engine/request_options.def), as the command line checks it.
+json::object option_property(const OptionInfo& option) {
+  json::object p;
+  const OptionCheck& check = option.check;
+  bool ranged = check.kind == OptionCheck::Kind::Range;
+  switch (option.value) {
+    case OptionValue::Flag:
+      p["type"] = "boolean";
+      break;
+    case OptionValue::Integer:
+      p["type"] = "integer";
+      if (ranged) {
+        p["minimum"] = check.min;
+        if (check.max != kUnbounded) p["maximum"] = check.max;
+      }
+      if (!option.default_text.empty()) p["default"] = std::stoll(option.default_text);
+      break;
+    case OptionValue::Number:
+      p["type"] = "number";
+      break;
+    case OptionValue::Text:
+      p["type"] = "string";
+      if (check.kind == OptionCheck::Kind::OneOf) {
+        json::array choices;
+        for (std::string_view choice : option_choices(option)) choices.emplace_back(choice);
+        p["enum"] = std::move(choices);
+      }
+      if (!option.default_text.empty()) p["default"] = option.default_text;
+      break;
+    case OptionValue::Texts:
+      p["type"] = "array";
+      p["items"] = {{"type", "string"}};
+      if (ranged) p["maxItems"] = check.max;
+      break;
+  }
+  p["description"] = option_help(option, [](const OptionInfo& named) { return argument_of(named.field); });
+  return p;
+}
+
+// The run options analyze and compare take: rules, set, disable and workload, and `options`.
+json::object run_option_properties() {
+  json::object top, inner;
+  for (const OptionInfo& option : request_options()) {
+    if (option.shown & kShownByMcpTools) top[option.argument] = option_property(option);
+    if (option.shown & kShownByMcpOptions) inner[option.argument] = option_property(option);
+  }
+  top["options"] = {{"type", "object"},
+                    {"additionalProperties", false},
+                    {"description", "analyze's window, analysis and gate options"},
+                    {"properties", std::move(inner)}};
+  return top;
+}
+
+// A tool's input schema: a property "@RULES@" stands for the run options, @PAGE@ for offset and limit.
+json::value input_schema(std::string schema) {
   if (std::size_t at = schema.find("@PAGE@"); at != std::string::npos) schema.replace(at, 6, kPageProperties);
-  return schema;
+  json::value parsed = json::parse(schema);
+  json::object& properties = parsed.at("properties").as_object();
+  if (properties.erase("@RULES@") != 0)
+    for (auto& [key, value] : run_option_properties()) properties[key] = value;
+  return parsed;
 }
 
 // A tool's output schema with the alternative a failed call returns (isError: true): {error,
@@ -244,7 +279,7 @@ json::array tool_definitions() {
         {{"name", t.name},
          {"title", t.title},
          {"description", t.description},
-         {"inputSchema", json::parse(with_rule_properties(t.input_schema))},
+         {"inputSchema", input_schema(t.input_schema)},
          {"outputSchema", or_tool_error(json::parse(t.output_schema).as_object())},
          {"annotations",
           {{"readOnlyHint", std::string_view(t.name) != "analyze" && std::string_view(t.name) != "compare"},

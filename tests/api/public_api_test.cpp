@@ -153,7 +153,24 @@ TEST(PublicApi, ErrorsCarryTheCommandLinesExitCodes) {
   no_runs.device_memory = "";
   no_runs.baseline_runs = 0;
   EXPECT_EQ(error_of(no_runs),
-            std::make_pair(2, std::string("baseline_runs 0: compare with at least 1 run of the history")));
+            std::make_pair(2, std::string("baseline_runs 0: out of range (1 to 1000000)")));
+
+  // Each value is checked as the command line's parser checks its flag, named as the request names it.
+  AnalysisRequest bad_code = bad_memory;
+  bad_code.device_memory = "";
+  bad_code.warnings_exit_code = 300;
+  EXPECT_EQ(error_of(bad_code),
+            std::make_pair(2, std::string("warnings_exit_code 300: out of range (0 to 255)")));
+  AnalysisRequest many_rules = bad_memory;
+  many_rules.device_memory = "";
+  many_rules.rule_files.assign(17, "default");
+  EXPECT_EQ(error_of(many_rules), std::make_pair(2, std::string("rule_files: at most 16 (17 given)")));
+  AnalysisRequest bad_time = bad_memory;
+  bad_time.device_memory = "";
+  bad_time.time_start_us = 1e300;
+  EXPECT_EQ(error_of(bad_time),
+            std::make_pair(
+                2, std::string("time_start_us 1e+300: not a time of the trace's clock in microseconds")));
 
   AnalysisRequest bad_setting = bad_window;
   bad_setting.iter_start.reset();

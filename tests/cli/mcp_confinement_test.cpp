@@ -43,7 +43,7 @@ class McpConfinementTest : public ::testing::Test {
   static mcp::McpOptions options(const std::string& root, bool allow_write) {
     mcp::McpOptions o;
     o.roots = {root};
-    o.threads = 1;
+    o.run.threads = 1;
     o.allow_write = allow_write;
     return o;
   }

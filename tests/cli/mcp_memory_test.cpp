@@ -26,7 +26,7 @@ struct Served {
       : session([&] {
           mcp::McpOptions o;
           o.roots = {root};
-          o.threads = 1;
+          o.run.threads = 1;
           o.memory.bytes = max_memory;
           o.resource_page_bytes = page_bytes;
           return o;

@@ -14,9 +14,8 @@ set -euo pipefail
 source_dir=$(realpath "$1")
 package_dir=$(realpath "$2")
 version=$3
-debs=("$package_dir"/perfgate_"$version"_*.deb)
-deb=${debs[0]}
-[ -f "$deb" ] || { echo "FAIL: no package $package_dir/perfgate_${version}_*.deb (Package.Build makes it)"; exit 1; }
+source "$(dirname "$0")/built_package.sh"
+deb=$(built_package "$package_dir" "$version")
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -16,9 +16,8 @@ source_dir=$1
 build=$2
 package_dir=$3
 version=$4
-debs=("$package_dir"/perfgate_"$version"_*.deb)
-deb=${debs[0]}
-[ -f "$deb" ] || { echo "FAIL: no package $package_dir/perfgate_${version}_*.deb (Package.Build makes it)"; exit 1; }
+source "$(dirname "$0")/built_package.sh"
+deb=$(built_package "$package_dir" "$version")
 
 work=$(mktemp -d)
 failures=0

@@ -9,9 +9,8 @@
 set -euo pipefail
 package_dir=$1
 version=$2
-debs=("$package_dir"/perfgate_"$version"_*.deb)
-deb=${debs[0]}
-[ -f "$deb" ] || { echo "FAIL: no package $package_dir/perfgate_${version}_*.deb (Package.Build makes it)"; exit 1; }
+source "$(dirname "$0")/built_package.sh"
+deb=$(built_package "$package_dir" "$version")
 command -v lintian >/dev/null || { echo "SKIP: lintian is not installed"; exit 77; }
 failures=0
 work=$(mktemp -d)

@@ -45,7 +45,7 @@ class McpServerTest : public ::testing::Test {
   static mcp::McpOptions options(const std::string& root, bool allow_write = false) {
     mcp::McpOptions o;
     o.roots = {root};
-    o.threads = 1;
+    o.run.threads = 1;
     o.allow_write = allow_write;
     return o;
   }
