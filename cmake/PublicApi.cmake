@@ -11,10 +11,16 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-# The api stage and what it links, in link order (cmake/StageMap.cmake's arrows below the engine).
-set(PERFGATE_API_ARCHIVES perfgate_api perfgate_rules_snapshot perfgate_engine perfgate_render perfgate_history
-    perfgate_report perfgate_gate perfgate_baseline perfgate_analyse perfgate_load perfgate_knowledge perfgate_assets
-    perfgate_report_model perfgate_model perfgate_io perfgate_common)
+# The api stage and what it links, in link order: every stage of cmake/StageMap.cmake but the other
+# front ends, from the top down (the map lists them bottom up).
+set(PERFGATE_API_ARCHIVES perfgate_api perfgate_rules_snapshot)
+set(_perfgate_api_stages ${PERFGATE_STAGES})
+list(REVERSE _perfgate_api_stages)
+foreach(stage IN LISTS _perfgate_api_stages)
+  if(NOT stage MATCHES "^(api|cli|mcp)$")
+    list(APPEND PERFGATE_API_ARCHIVES perfgate_${stage})
+  endif()
+endforeach()
 if(PERFGATE_STATIC)
   list(APPEND PERFGATE_API_ARCHIVES perfgate_fmt)  # fmt's compiled part, built here (CMakeLists.txt)
   set(PERFGATE_API_FIND_FMT "")

@@ -12,8 +12,9 @@
 # A stage may include its own headers, its PUBLIC and PRIVATE stages' headers and exports, and what
 # those stages make PUBLIC in turn. Data flows one way:
 #   io -> load -> model -> analyse -> report model -> gate (reads it, returns findings) -> report -> render
-# with the knowledge (the classification the rule files hold) below the loader and the analyses.
-set(PERFGATE_STAGES common assets io model knowledge load analyse report_model baseline gate report history engine
+# with the rule files (YAML documents) below the knowledge (the classification they hold), which is
+# below the loader and the analyses, and the gate, which reads its own sections of the same files.
+set(PERFGATE_STAGES common assets io model rule_files knowledge load analyse report_model baseline gate report history engine
     render mcp cli api)
 
 # Errors and exit codes, the metric catalog, the report invariants, the report's tables and their
@@ -47,16 +48,20 @@ set(PERFGATE_STAGE_model_EXPORTS model/profile.h model/memory_snapshot.h
     model/side_by_side.h model/stable_order.h model/xla_hlo.h model/device_filter.h)
 set(PERFGATE_STAGE_model_PUBLIC common)
 
+# The rule files as files: YAML documents read and bounded (size, nodes, depth, aliases), extends and
+# overlays in the order they apply, the shipped files' text and packed trees, the checks that say
+# every problem with its file:line:col. Each stage above reads its own sections from the documents:
+# the knowledge its classification, the gate its rules and advice.
+set(PERFGATE_STAGE_rule_files_EXPORTS rule_files/rule_files.h rule_files/yaml_check.h rule_files/yaml_pack.h)
+set(PERFGATE_STAGE_rule_files_PUBLIC common)
+set(PERFGATE_STAGE_rule_files_PRIVATE assets)
+
 # What the analyses (and the loader) know from the rule files: the classification of kernel and op
 # names, GPU peaks and architectures, op cost models, step ranges, memory snapshot categories; the
-# compiled pattern sets; the rule files as files (YAML documents: extends, overlays, the limits on
-# what a file may expand to, the shipped files' packed trees) and the reading of the knowledge's
-# sections from them. The gate reads its own sections (rules, advice) from the same documents.
+# compiled pattern sets; the reading of the knowledge's sections from the rule files' documents.
 set(PERFGATE_STAGE_knowledge_EXPORTS knowledge/classification.h
-    knowledge/pattern_set.h knowledge/yaml_check.h knowledge/classification_section.h
-    knowledge/memory_categories.h knowledge/rule_files.h knowledge/yaml_pack.h)
-set(PERFGATE_STAGE_knowledge_PUBLIC common)
-set(PERFGATE_STAGE_knowledge_PRIVATE assets)
+    knowledge/pattern_set.h knowledge/classification_section.h knowledge/memory_categories.h)
+set(PERFGATE_STAGE_knowledge_PUBLIC rule_files common)
 
 # The readers, one per format behind one interface (load/reader.h: a name, a sniff of the first
 # bytes, a read that emits profiles; the list in load/readers.cpp), run folders, and load_run: a
@@ -94,7 +99,8 @@ set(PERFGATE_STAGE_baseline_PRIVATE io)
 # report's tables as they are declared (common/table_catalog.def).
 set(PERFGATE_STAGE_gate_EXPORTS gate/rules.h gate/gate.h
     gate/rule_sections.h)
-set(PERFGATE_STAGE_gate_PUBLIC knowledge report_model baseline common)
+set(PERFGATE_STAGE_gate_PUBLIC rule_files report_model baseline common)
+set(PERFGATE_STAGE_gate_PRIVATE knowledge)
 
 # The report model's builders, its only writer: analysis results, then the baseline's changes, the
 # gate's findings and a history's trends put in (the engine hands them over: the report stage
@@ -105,9 +111,9 @@ set(PERFGATE_STAGE_report_PRIVATE io)
 
 # The run history: one schema and its migrations, the SQLite and PostgreSQL stores, runs recorded,
 # baselines drawn from the history, trends (change points, bands) and the recent values a finding
-# shows; it reads the gate's rules to know which metrics are gated.
+# shows; it is handed the metrics the rules gate as data (GatedMetric), never the rules.
 set(PERFGATE_STAGE_history_EXPORTS history/history.h)
-set(PERFGATE_STAGE_history_PUBLIC baseline gate report_model common)
+set(PERFGATE_STAGE_history_PUBLIC baseline report_model common)
 set(PERFGATE_STAGE_history_PRIVATE io)
 
 # A renderer per output (JSON, terminal, HTML with its SVG charts, Markdown, XLSX, JUnit, GitHub,

@@ -51,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     perfgate::pickle::Value root = perfgate::pickle::unpickle(bytes, path, {std::uint64_t{64} << 20, 128});
     perfgate::Profile profile;
     perfgate::MemorySnapshot snapshot =
-        perfgate::snapshot::read_snapshot(root, path, nullptr, std::uint64_t{64} << 20);
+        perfgate::snapshot::read_snapshot(root, path, {}, std::uint64_t{64} << 20);
     perfgate::snapshot::replay_snapshot(snapshot, profile);
   } catch (const perfgate::InputError&) {
   }

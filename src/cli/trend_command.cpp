@@ -10,6 +10,7 @@
 #include "cli/number_checks.h"
 #include "cli/outputs.h"
 #include "common/errors.h"
+#include "engine/front_end_support.h"
 #include "engine/rule_book.h"
 #include "history/history.h"
 #include "io/io.h"
@@ -48,7 +49,7 @@ bool write_trend_outputs(const TrendReport& trend, const TrendArgs& a) {
 }
 
 int run_trend(TrendArgs a) {
-  RuleSet rules = load_rule_book(a.rule_files).rules;
+  std::vector<GatedMetric> gated = gated_metrics_of(load_rule_book(a.rule_files));
   std::vector<std::string> inputs;
   if (!is_postgres_location(a.history)) inputs.push_back(a.history);
   std::vector<std::pair<std::string, std::string>> outputs;
@@ -62,7 +63,7 @@ int run_trend(TrendArgs a) {
   query.with_tables = false;
   std::vector<HistoryRun> runs = store->runs(query);
   a.settings.source = store->describe();
-  TrendReport trend = build_trend(runs, rules, a.settings);
+  TrendReport trend = build_trend(runs, gated, a.settings);
   bool written = write_trend_outputs(trend, a);
   if (!a.quiet) std::cout << render_trend_terminal(trend) << std::flush;
   return written ? kExitPass : kExitInput;

@@ -94,9 +94,13 @@ AnalysisOptions with_report_row_limit(AnalysisOptions options) {
 
 }  // namespace
 
+ReadSettings read_settings_of(const Classification& knowledge) {
+  return {knowledge.count_driver_api_calls, knowledge.fold_nested_nvtx_ops, knowledge.memory_categories};
+}
+
 LoadOptions load_options_of(const RunRequest& request, const Classification& knowledge) {
   LoadOptions options;
-  options.classification = &knowledge;
+  options.read = read_settings_of(knowledge);
   options.max_threads = request.limits.threads;
   options.max_input_memory = request.limits.max_input_memory;
   options.memory_budget = request.limits.memory.bytes;

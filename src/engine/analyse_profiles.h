@@ -17,6 +17,8 @@ namespace perfgate {
 // The loader's options for a request: its threads, input memory limit, memory budget, progress and
 // graph-capture traces, and the knowledge its readers read.
 LoadOptions load_options_of(const RunRequest& request, const Classification& knowledge);
+// What the readers read of the knowledge: its attribution flags and memory categories.
+ReadSettings read_settings_of(const Classification& knowledge);
 
 // The workers of a run loaded whole (tests and small runs), analysed in worker order; the skipped
 // files' warnings come first.

@@ -1,5 +1,6 @@
 #include "engine/front_end_support.h"
 
+#include <algorithm>
 #include <iterator>
 #include <vector>
 
@@ -89,6 +90,18 @@ std::uint64_t device_memory_bytes(const std::string& text) {
     return fmt::format("{} {}: not a size of device memory (e.g. 80G, 141G or a number of bytes)",
                        name("device_memory"), text);
   });
+}
+
+std::vector<GatedMetric> gated_metrics_of(const RuleBook& book) {
+  std::vector<GatedMetric> out;
+  for (const Rule& r : book.rules.rules) {
+    if (!r.enabled || !r.compare_baseline) continue;
+    if (std::ranges::any_of(out, [&r](const GatedMetric& g) { return g.metric == r.metric; })) continue;
+    GatedMetric g{r.metric, r.id, std::nullopt, r.warn_change ? r.warn_change : r.fail_change};
+    if (r.better) g.better = *r.better == Better::Lower ? Improves::Lower : Improves::Higher;
+    out.push_back(std::move(g));
+  }
+  return out;
 }
 
 std::string effective_rules_text(const RuleBook& book) {

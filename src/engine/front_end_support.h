@@ -8,8 +8,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "engine/rule_book.h"
+#include "history/history.h"
 #include "io/byte_source.h"
 
 namespace perfgate {
@@ -31,6 +33,10 @@ std::int64_t window_time_ns(std::string_view field, double us);
 // Each GPU's memory in bytes for a memory snapshot's near-capacity rule (field "device_memory": 80G,
 // 141G or a number of bytes); a RequestError for a malformed or zero size.
 std::uint64_t device_memory_bytes(const std::string& text);
+
+// What a trend reads of the book's rules (history's GatedMetric): each metric an enabled baseline
+// rule gates, once, with the first such rule's direction and limit, in rule order.
+std::vector<GatedMetric> gated_metrics_of(const RuleBook& book);
 
 // The rule book as one YAML document of every setting, rule and file applied
 // (--print-effective-rules, `perfgate rules print`).

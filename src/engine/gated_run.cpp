@@ -12,6 +12,7 @@
 #include "common/errors.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
+#include "engine/front_end_support.h"
 #include "gate/gate.h"
 #include "history/history.h"
 #include "load/load.h"
@@ -226,7 +227,8 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
   if (baseline && !request.baseline_name.empty()) baseline->info.path = request.baseline_name;
   apply_gate(report, book.rules, baseline ? &*baseline : nullptr, gate);
   if (report.baseline && !history_runs.empty())
-    add_recent_trends(report, recent_trends(history_runs, report, book.rules, request.history.labels.commit));
+    add_recent_trends(
+        report, recent_trends(history_runs, report, gated_metrics_of(book), request.history.labels.commit));
   return {std::move(report), prepared.book};
 }
 

@@ -4,7 +4,7 @@
 #include "gate/rule_sections.h"
 #include "gate/rules.h"
 #include "knowledge/classification_section.h"
-#include "knowledge/rule_files.h"
+#include "rule_files/rule_files.h"
 
 namespace perfgate {
 namespace {

@@ -6,7 +6,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/capture_profile.h"
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 namespace perfgate {
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "gate/rules.h"
+#include "knowledge/classification.h"
 
 namespace perfgate {
 namespace {

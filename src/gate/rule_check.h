@@ -11,7 +11,7 @@
 
 #include "common/metrics.h"
 #include "gate/rules.h"
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 namespace perfgate {
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "gate/rules.h"
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 namespace perfgate {
 

@@ -8,7 +8,7 @@
 #include "common/utf8.h"
 #include "gate/rule_entry.h"
 #include "gate/rules.h"
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 namespace perfgate {
 namespace {

@@ -1,7 +1,8 @@
 // The rules of the expert system and the gate, as the rule files (YAML) define them: each rule, and
-// the gate's settings (`advice:`, `critical_path: min_coverage_pct`). The files' format and the
-// knowledge the analyses read from them are the knowledge stage's (knowledge/rule_files.h,
-// knowledge/classification.h); the engine reads both from each file (engine/rule_book.h).
+// the gate's settings (`advice:`, `critical_path: min_coverage_pct`). The files' format is the
+// rule-files stage's (rule_files/rule_files.h) and the knowledge the analyses read from them the
+// knowledge stage's (knowledge/classification.h); the engine reads both from each file
+// (engine/rule_book.h).
 #pragma once
 
 #include <optional>
@@ -11,10 +12,11 @@
 #include <vector>
 
 #include "common/device_family.h"
-#include "knowledge/classification.h"  // effective_rules_yaml writes it back
-#include "report_model/report.h"       // ChangeLimit
+#include "report_model/report.h"  // ChangeLimit
 
 namespace perfgate {
+
+struct Classification;  // knowledge/classification.h: effective_rules_yaml writes it back
 
 enum class Severity { Warning, Error };
 enum class Better { Lower, Higher };  // which way a metric improves

@@ -7,7 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "gate/rules.h"
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 namespace perfgate {
 

@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "baseline/baseline.h"
-#include "gate/rules.h"
 #include "report_model/report.h"
 #include "report_model/trend.h"
 
@@ -128,24 +127,38 @@ struct HistoryBaselines {
 HistoryBaselines history_baselines(HistoryStore& store, const std::string& branch,
                                    const std::vector<std::string>& gpu_names, std::size_t count);
 
+// What a trend reads of the rules: a metric an enabled baseline rule gates, once, with the first
+// such rule (the engine makes the list from the rule book: gated_metrics_of, engine/front_end_support.h;
+// the history never reads the rules themselves).
+enum class Improves { Lower, Higher };
+struct GatedMetric {
+  std::string metric;                // a catalog name, as the rule wrote it
+  std::string rule;                  // the rule's id
+  std::optional<Improves> better;    // which way it improves, where the rule says
+  std::optional<ChangeLimit> limit;  // the rule's warning change, else its failure change
+};
+
 // The metrics a trend shows by default: those the enabled baseline rules read, in rule order, of
 // the kinds of profile `runs` holds, by the device families each run recorded: the neuron.* metrics
 // when a run has a Neuron profile, the others when a run has a GPU or CPU-only one, or when there is
 // no run. A history of GPU runs shows no Neuron series, and a history of Neuron runs no GPU series
 // (all n/a there). A run whose families are not recorded (Baseline::families) counts as a Neuron
 // profile's when it has a neuron.* value, and as another's when not.
-std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<HistoryRun>& runs = {});
+std::vector<std::string> gated_metrics(const std::vector<GatedMetric>& gated,
+                                       const std::vector<HistoryRun>& runs = {});
 
 // The trend of `runs` (oldest first, as HistoryStore::runs returns them). Throws ConfigError for a
 // metric name that is not in the catalog.
-TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings);
+TrendReport build_trend(const std::vector<HistoryRun>& runs, const std::vector<GatedMetric>& gated,
+                        TrendSettings settings);
 
 // The recent values of each gated metric for the report of a run gated against a history: the
 // last `max_points - 1` baseline runs with a value, then the current run (is_current). The report
 // stage puts it into the report (add_recent_trends, report/build_report.h); the renderers show it
 // next to the findings that read the metric.
 std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
-                                             const ReportModel& current, const RuleSet& rules,
+                                             const ReportModel& current,
+                                             const std::vector<GatedMetric>& gated,
                                              const std::string& current_commit, std::size_t max_points = 10);
 
 }  // namespace perfgate

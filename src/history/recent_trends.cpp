@@ -32,10 +32,11 @@ ReportMetricTrend trend_of(const std::vector<HistoryRun>& runs, const ReportMode
 }  // namespace
 
 std::vector<ReportMetricTrend> recent_trends(const std::vector<HistoryRun>& baseline_runs,
-                                             const ReportModel& current, const RuleSet& rules,
+                                             const ReportModel& current,
+                                             const std::vector<GatedMetric>& gated,
                                              const std::string& current_commit, std::size_t max_points) {
   std::vector<ReportMetricTrend> out;
-  for (const std::string& metric : gated_metrics(rules, baseline_runs)) {
+  for (const std::string& metric : gated_metrics(gated, baseline_runs)) {
     ReportMetricTrend t = trend_of(baseline_runs, current, metric, current_commit, max_points);
     // Only the history's runs make a trend; the current run alone is already in the finding.
     bool has_history = !t.points.empty() && !t.points.front().is_current;

@@ -16,9 +16,9 @@
 namespace perfgate {
 namespace {
 
-const Rule* baseline_rule_reading(const RuleSet& rules, std::string_view metric) {
-  for (const Rule& r : rules.rules)
-    if (r.enabled && r.compare_baseline && r.metric == metric) return &r;
+const GatedMetric* gated_metric(const std::vector<GatedMetric>& gated, std::string_view metric) {
+  for (const GatedMetric& g : gated)
+    if (g.metric == metric) return &g;
   return nullptr;
 }
 
@@ -55,13 +55,13 @@ double quantile(const std::vector<double>& sorted, double q) {
 }
 
 // The limit a baseline rule gates the metric at: its warning, else its failure.
-std::optional<ChangeLimit> gate_limit(const Rule* rule) {
+std::optional<ChangeLimit> gate_limit(const GatedMetric* rule) {
   if (!rule) return std::nullopt;
-  return rule->warn_change ? rule->warn_change : rule->fail_change;
+  return rule->limit;
 }
 
 // Of the last `band_runs` runs since the last change point: the level the metric is at now.
-TrendBand band_of(const MetricTrend& t, std::size_t band_runs, const Rule* rule) {
+TrendBand band_of(const MetricTrend& t, std::size_t band_runs, const GatedMetric* rule) {
   const std::vector<TrendPoint>& points = t.points;
   std::size_t since_change = t.change_points.empty() ? 0 : t.change_points.back().index;
   std::size_t n = std::min(std::max<std::size_t>(band_runs, 1), points.size() - since_change);
@@ -81,7 +81,7 @@ TrendBand band_of(const MetricTrend& t, std::size_t band_runs, const Rule* rule)
     band.kind = "gate-limit";
     band.low = band.center - width;
     band.high = band.center + width;
-    band.rule = rule->id;
+    band.rule = rule->rule;
     band.limit = limit->text;
   } else {
     band.kind = "interquartile";
@@ -93,7 +93,7 @@ TrendBand band_of(const MetricTrend& t, std::size_t band_runs, const Rule* rule)
   return band;
 }
 
-std::vector<TrendChangePoint> change_points_of(const MetricTrend& m, std::optional<Better> better,
+std::vector<TrendChangePoint> change_points_of(const MetricTrend& m, std::optional<Improves> better,
                                                const TrendSettings& s) {
   const std::vector<TrendPoint>& points = m.points;
   std::vector<double> values;
@@ -116,7 +116,7 @@ std::vector<TrendChangePoint> change_points_of(const MetricTrend& m, std::option
     t.q_hat = c.q_hat;
     if (better && c.after_mean != c.before_mean)
       t.direction =
-          (c.after_mean > c.before_mean) == (*better == Better::Lower) ? "regression" : "improvement";
+          (c.after_mean > c.before_mean) == (*better == Improves::Lower) ? "regression" : "improvement";
     out.push_back(std::move(t));
   }
   return out;
@@ -150,15 +150,15 @@ void add_detectable_shift(TrendDetection& d, const MetricTrend& t, const ChangeP
     d.detectable_shift_pct = 100 * *shift / level;
 }
 
-MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, const std::string& metric,
-                         const TrendSettings& s) {
+MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const std::vector<GatedMetric>& gated,
+                         const std::string& metric, const TrendSettings& s) {
   MetricTrend t;
   t.metric = metric;
   std::optional<Metric> id = metric_id(metric);  // resolved once: check_metric_names and the rules checked it
   if (id) t.unit = std::string(metric_info(*id).unit);
-  const Rule* rule = baseline_rule_reading(rules, metric);
-  if (rule) t.rule = rule->id;
-  if (rule && rule->better) t.better = *rule->better == Better::Lower ? "lower" : "higher";
+  const GatedMetric* rule = gated_metric(gated, metric);
+  if (rule) t.rule = rule->rule;
+  if (rule && rule->better) t.better = *rule->better == Improves::Lower ? "lower" : "higher";
   for (const HistoryRun& run : runs) {
     std::optional<double> value = id ? run.data.metric(*id) : std::nullopt;
     if (!value || !std::isfinite(*value)) {
@@ -177,7 +177,8 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const RuleSet& rul
 
 }  // namespace
 
-std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<HistoryRun>& runs) {
+std::vector<std::string> gated_metrics(const std::vector<GatedMetric>& gated,
+                                       const std::vector<HistoryRun>& runs) {
   // Which kinds of profile the history holds, as each run recorded them.
   bool neuron_runs = false, other_runs = runs.empty();
   for (const HistoryRun& run : runs) {
@@ -190,23 +191,23 @@ std::vector<std::string> gated_metrics(const RuleSet& rules, const std::vector<H
     other_runs = other_runs || f.has(DeviceFamily::Gpu) || f.has(DeviceFamily::CpuOnly);
   }
   std::vector<std::string> out;
-  for (const Rule& r : rules.rules)
-    if (r.enabled && r.compare_baseline && metric_id(r.metric) &&
-        (is_neuron_metric(r.metric) ? neuron_runs : other_runs) &&
-        std::find(out.begin(), out.end(), r.metric) == out.end())
-      out.push_back(r.metric);
+  for (const GatedMetric& g : gated)
+    if (metric_id(g.metric) && (is_neuron_metric(g.metric) ? neuron_runs : other_runs) &&
+        std::find(out.begin(), out.end(), g.metric) == out.end())
+      out.push_back(g.metric);
   return out;
 }
 
-TrendReport build_trend(const std::vector<HistoryRun>& runs, const RuleSet& rules, TrendSettings settings) {
+TrendReport build_trend(const std::vector<HistoryRun>& runs, const std::vector<GatedMetric>& gated,
+                        TrendSettings settings) {
   check_metric_names(settings.metrics);
   TrendReport report;
   report.tool_version = kVersion;
   report.runs = runs.size();
   report.detection = detection_of(runs.size(), settings.detection);
-  std::vector<std::string> metrics = settings.metrics.empty() ? gated_metrics(rules, runs) : settings.metrics;
+  std::vector<std::string> metrics = settings.metrics.empty() ? gated_metrics(gated, runs) : settings.metrics;
   for (const std::string& metric : metrics)
-    report.metrics.push_back(metric_trend(runs, rules, metric, settings));
+    report.metrics.push_back(metric_trend(runs, gated, metric, settings));
   report.settings = std::move(settings);
   return report;
 }

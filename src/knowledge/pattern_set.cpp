@@ -309,9 +309,4 @@ void PatternSet::all_matches(std::string_view text, std::vector<int>& out) const
   for (int hit : hits) out.push_back(set.regex_pattern[static_cast<std::size_t>(hit)]);
 }
 
-std::string pattern_error(const std::string& pattern) {
-  RE2 re(pattern, set_options());
-  return re.ok() ? std::string() : re.error();
-}
-
 }  // namespace perfgate

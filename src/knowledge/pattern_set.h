@@ -33,7 +33,4 @@ class PatternSet {
   bool empty_ = true;
 };
 
-// Validates one pattern: empty string if it compiles, else RE2's message.
-std::string pattern_error(const std::string& pattern);
-
 }  // namespace perfgate

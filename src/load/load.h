@@ -73,16 +73,24 @@ Note skipped_note(const SkippedInput& skipped);
 // names), or any name with rank_<digits>; empty when none.
 std::optional<std::int64_t> rank_from_file_name(const std::string& path);
 
+// What the rule files say about the names the readers meet, as plain settings (the engine takes them
+// from the knowledge it loaded once: read_settings_of, engine/analyse_profiles.h). The defaults hold
+// no memory category patterns (only what a snapshot says names a category).
+struct ReadSettings {
+  // A Kineto trace's cuda_driver (any *_driver) events are runtime calls (attribution:
+  // count_driver_api_calls; the TensorBoard plugin reads none).
+  bool count_driver_api_calls = true;
+  // An nsys export's NVTX ranges nested in an op's fold into it (attribution: fold_nested_nvtx_ops).
+  bool fold_nested_nvtx_ops = true;
+  // What a memory snapshot's frames say an allocation holds (memory_categories), first match first.
+  std::vector<MemoryCategoryPattern> memory_categories;
+};
+
 struct LoadOptions {
   // Called from loading threads with the bytes read so far and the total, across all inputs.
   std::function<void(std::uint64_t done, std::uint64_t total)> progress;
-  unsigned max_threads = 0;  // 0: one per core
-  // What the rule files say about the names the readers meet (the knowledge stage's classification,
-  // loaded once): whether a Kineto trace's cuda_driver (any *_driver) events are runtime calls
-  // (count_driver_api_calls; the TensorBoard plugin reads none), what a memory snapshot's frames say
-  // an allocation holds (memory_categories). nullptr: Classification's own defaults, which hold no
-  // memory category patterns (only what a snapshot says names a category).
-  const Classification* classification = nullptr;
+  unsigned max_threads = 0;                                 // 0: one per core
+  ReadSettings read;                                        // what the rule files tell the readers
   std::uint64_t max_input_memory = kDefaultMaxInputMemory;  // per input; 0: no limit
   // The run's memory budget in bytes (--max-memory; 0: none), which bounds the sniffed bytes kept
   // for the loads (resolve_inputs).

@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "common/metrics.h"
+#include "engine/front_end_support.h"
 #include "engine/rule_book.h"
 #include "history/history.h"
 #include "mcp/session.h"
@@ -54,7 +55,7 @@ ToolOutput trend_tool(Session& session, const json::object& raw) {
           fmt::format("trend: no metric \"{}\" in the catalog (the metrics tool lists them)", m));
   settings.branch = args.text("branch").value_or("");
   settings.last = static_cast<std::size_t>(args.integer("last", 1, kMaxRuns).value_or(100));
-  RuleSet rules = load_rule_book(rule_files).rules;
+  std::vector<GatedMetric> gated = gated_metrics_of(load_rule_book(rule_files));
   std::unique_ptr<HistoryStore> store = open_history(history, HistoryAccess::Read);
   HistoryQuery query;
   query.branch = settings.branch;
@@ -62,7 +63,7 @@ ToolOutput trend_tool(Session& session, const json::object& raw) {
   query.with_tables = false;
   std::vector<HistoryRun> runs = store->runs(query);
   settings.source = store->describe();
-  json::object trend = json::parse(render_trend_json(build_trend(runs, rules, settings))).as_object();
+  json::object trend = json::parse(render_trend_json(build_trend(runs, gated, settings))).as_object();
   std::size_t dropped = fit_series(trend);
   trend["runs"] = runs.size();
   trend["points_not_shown"] = dropped;

@@ -15,8 +15,8 @@
 
 #include "common/errors.h"
 #include "common/path_confinement.h"
-#include "knowledge/rule_files.h"
 #include "mcp/server.h"
+#include "rule_files/rule_files.h"
 #include "support/helpers.h"
 #include "support/trace_builder.h"
 

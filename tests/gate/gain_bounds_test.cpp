@@ -5,7 +5,7 @@
 
 #include "gate/gate.h"
 #include "gate/rules.h"
-#include "knowledge/rule_files.h"
+#include "rule_files/rule_files.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

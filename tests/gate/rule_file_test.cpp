@@ -4,7 +4,7 @@
 
 #include "common/errors.h"
 #include "gate/rules.h"
-#include "knowledge/rule_files.h"
+#include "rule_files/rule_files.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "gate/rules.h"
-#include "knowledge/rule_files.h"
-#include "knowledge/yaml_pack.h"
+#include "rule_files/rule_files.h"
+#include "rule_files/yaml_pack.h"
 
 namespace perfgate {
 namespace {

@@ -317,7 +317,7 @@ void a_version_two_store_migrates_with_its_runs_families_unknown(const Store& s)
   EXPECT_EQ(read[0].data.metric(Metric::NeuronTotalTimeUs), 100.0);
   const std::vector<std::string> neuron = {"neuron.total_time_us", "neuron.active_time_pct",
                                            "neuron.spill.save_bytes"};
-  EXPECT_EQ(gated_metrics(default_rules(), read), neuron);
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), read), neuron);
 }
 
 // Issue 74, item 4: a run's inferred iterations read back with each unit's identity (schema 4), so

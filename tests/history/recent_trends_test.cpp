@@ -31,7 +31,7 @@ ReportModel current_run(double median_us) {
 
 TEST(RecentTrends, TheLastRunsThenTheCurrentOne) {
   std::vector<ReportMetricTrend> trends =
-      recent_trends(twelve_runs(), current_run(14500), default_rules(), "feature-sha", 10);
+      recent_trends(twelve_runs(), current_run(14500), default_gated_metrics(), "feature-sha", 10);
   // Only the step time: the history has no value of the other gated metrics.
   ASSERT_EQ(trends.size(), 1u);
   const ReportMetricTrend& t = trends[0];
@@ -52,12 +52,13 @@ TEST(RecentTrends, RunsWithoutAValueAreSkippedAndAMissingCurrentValueIsLeftOut) 
   std::vector<HistoryRun> runs = twelve_runs();
   runs[11].data.metrics.set(Metric::StepsMedianUs, std::nullopt);
   ReportModel current;  // no metric values
-  std::vector<ReportMetricTrend> trends = recent_trends(runs, current, default_rules(), "x", 4);
+  std::vector<ReportMetricTrend> trends = recent_trends(runs, current, default_gated_metrics(), "x", 4);
   ASSERT_EQ(trends.size(), 1u);
   ASSERT_EQ(trends[0].points.size(), 3u) << "max_points - 1 history runs, and no current value";
   EXPECT_EQ(trends[0].points.back().commit, "commit10");
   EXPECT_FALSE(trends[0].points.back().is_current);
-  EXPECT_TRUE(recent_trends({}, current_run(1), default_rules(), "x").empty()) << "no history, no trend";
+  EXPECT_TRUE(recent_trends({}, current_run(1), default_gated_metrics(), "x").empty())
+      << "no history, no trend";
 }
 
 // A run gated against a history whose step time failed, with its recent values 12.1, 12.0, 12.3

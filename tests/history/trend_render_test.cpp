@@ -36,7 +36,7 @@ TrendReport planted_trend(std::vector<HistoryRun>& runs) {
   TrendSettings settings;
   settings.source = "sqlite history.db";
   settings.branch = "main";
-  return build_trend(runs, default_rules(), settings);
+  return build_trend(runs, default_gated_metrics(), settings);
 }
 
 // The planted history with hostile labels on the runs around the change.
@@ -48,7 +48,7 @@ TrendReport hostile_trend() {
   TrendSettings settings;
   settings.source = "sqlite <b>history</b>.db";
   settings.branch = kAttributeBranch;
-  return build_trend(runs, default_rules(), settings);
+  return build_trend(runs, default_gated_metrics(), settings);
 }
 
 TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
@@ -81,7 +81,7 @@ TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
   EXPECT_NEAR(c.at("change_pct").to_number<double>(), 100 * (after - before) / before, 1e-5);
 
   const json::object& series = root.at("series").as_object();
-  EXPECT_EQ(keys_of(series), gated_metrics(default_rules()));
+  EXPECT_EQ(keys_of(series), gated_metrics(default_gated_metrics()));
   const json::array& steps = series.at("steps.median_us").as_array();
   ASSERT_EQ(steps.size(), 30u);
   for (std::size_t i = 0; i < 30; ++i) {
@@ -98,7 +98,7 @@ TEST(TrendJson, TheIssuesKeysFirstThenTheDetails) {
 }
 
 TEST(TrendJson, NoChangePointIsAnEmptyList) {
-  TrendReport trend = build_trend(planted_history(20, false), default_rules(), {});
+  TrendReport trend = build_trend(planted_history(20, false), default_gated_metrics(), {});
   json::object root = json::parse(render_trend_json(trend)).as_object();
   EXPECT_TRUE(root.at("change_points").as_array().empty());
   EXPECT_EQ(root.at("series").at("memory.peak_allocated_bytes").as_array().size(), 30u);
@@ -116,14 +116,14 @@ TrendReport sixteen_runs() {
                                    {Metric::StepsMeanUs, 126680, 177440},
                                    {Metric::BreakdownDataloaderPct, 0.57, 33.4},
                                    {Metric::MemoryPeakAllocatedBytes, 2.8e9, 2.8e9 + 131072}}),
-                     default_rules(), settings);
+                     default_gated_metrics(), settings);
 }
 
 // Issue #29's item 6, shortened: 3 runs, then 2 runs 40% slower: too few for two parts of 3.
 TrendReport five_runs() {
   TrendSettings settings;
   settings.metrics = {"steps.median_us"};
-  return build_trend(stepped_runs(3, 2, {{Metric::StepsMedianUs, 177440, 248420}}), default_rules(),
+  return build_trend(stepped_runs(3, 2, {{Metric::StepsMedianUs, 177440, 248420}}), default_gated_metrics(),
                      settings);
 }
 

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "common/errors.h"
+#include "engine/front_end_support.h"
 #include "history/change_points.h"
 #include "history/history_runs.h"
 #include "report_model/trend.h"
@@ -29,7 +30,7 @@ std::size_t change_count(const TrendReport& t) {
 TEST(Trend, DefaultMetricsAreThoseTheBaselineRulesRead) {
   // rules/default.yaml: regression.step-time, .gpu-utilization, .tensor-cores, .dataloader,
   // .critical-path, .memory.
-  EXPECT_EQ(gated_metrics(default_rules()),
+  EXPECT_EQ(gated_metrics(default_gated_metrics()),
             (std::vector<std::string>{"steps.median_us", "gpu.utilization_pct", "tensor_core.kernel_time_pct",
                                       "breakdown.dataloader_pct", "critical_path.length_us",
                                       "memory.peak_allocated_bytes"}));
@@ -45,7 +46,7 @@ rules:
   RuleBook rules_book = load_rule_book({file});
   RuleSet& rules = rules_book.rules;
   apply_rule_overrides(rules, {}, {"regression.memory"});
-  std::vector<std::string> metrics = gated_metrics(rules);
+  std::vector<std::string> metrics = gated_metrics(gated_metrics_of(rules_book));
   EXPECT_EQ(std::count(metrics.begin(), metrics.end(), "compute.mfu_pct"), 1);
   EXPECT_EQ(std::count(metrics.begin(), metrics.end(), "memory.peak_allocated_bytes"), 0) << "disabled rule";
 }
@@ -67,22 +68,22 @@ std::vector<HistoryRun> of_family(std::vector<HistoryRun> runs, DeviceFamily fam
 TEST(Trend, DefaultMetricsFollowTheRecordedFamilies) {
   std::vector<HistoryRun> neuron =
       of_family(stepped_runs(2, 0, {{Metric::StepsMedianUs, 10, 10}}), DeviceFamily::Neuron);
-  EXPECT_EQ(gated_metrics(default_rules(), neuron), kNeuronSeries);
-  TrendReport t = build_trend(neuron, default_rules(), {});
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), neuron), kNeuronSeries);
+  TrendReport t = build_trend(neuron, default_gated_metrics(), {});
   ASSERT_EQ(t.metrics.size(), 3u);
   EXPECT_EQ(t.metrics[0].metric, "neuron.total_time_us");
   EXPECT_EQ(t.metrics[0].runs_without_value, 2u);
   // A GPU run is a GPU run even where it holds a neuron.* value.
   std::vector<HistoryRun> gpu =
       of_family(stepped_runs(1, 0, {{Metric::NeuronTotalTimeUs, 5, 5}}), DeviceFamily::Gpu);
-  EXPECT_EQ(gated_metrics(default_rules(), gpu), kGpuSeries);
-  EXPECT_EQ(gated_metrics(default_rules(), of_family(gpu, DeviceFamily::CpuOnly)), kGpuSeries);
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), gpu), kGpuSeries);
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), of_family(gpu, DeviceFamily::CpuOnly)), kGpuSeries);
   std::vector<HistoryRun> mixed = of_family(neuron, DeviceFamily::Gpu);
   std::vector<std::string> both = kGpuSeries;
   both.insert(both.end(), kNeuronSeries.begin(), kNeuronSeries.end());
-  EXPECT_EQ(gated_metrics(default_rules(), mixed), both);
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), mixed), both);
   // A CPU-only history shows the trace rules' series, never the Neuron ones.
-  EXPECT_EQ(gated_metrics(default_rules(), of_family(stepped_runs(1, 0, {}), DeviceFamily::CpuOnly)),
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), of_family(stepped_runs(1, 0, {}), DeviceFamily::CpuOnly)),
             kGpuSeries);
 }
 
@@ -96,14 +97,14 @@ TEST(Trend, DefaultMetricsFollowTheProfilesOfAnOlderHistory) {
   const std::vector<std::string> neuron = {"neuron.total_time_us", "neuron.active_time_pct",
                                            "neuron.spill.save_bytes"};
   std::vector<HistoryRun> gpu_runs = planted_history(1, false);
-  EXPECT_EQ(gated_metrics(default_rules(), gpu_runs), gpu);
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), gpu_runs), gpu);
   // Two Neuron runs: 100 then 110 us, 60% active, no spills.
   std::vector<HistoryRun> neuron_runs = stepped_runs(1, 1,
                                                      {{Metric::NeuronTotalTimeUs, 100, 110},
                                                       {Metric::NeuronActiveTimePct, 60, 60},
                                                       {Metric::NeuronSpillSaveBytes, 0, 0}});
-  EXPECT_EQ(gated_metrics(default_rules(), neuron_runs), neuron);
-  TrendReport t = build_trend(neuron_runs, default_rules(), {});
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), neuron_runs), neuron);
+  TrendReport t = build_trend(neuron_runs, default_gated_metrics(), {});
   ASSERT_EQ(t.metrics.size(), 3u);
   EXPECT_EQ(t.metrics[0].metric, "neuron.total_time_us");
   EXPECT_EQ(t.metrics[0].rule, "regression.neuron-total-time");
@@ -113,12 +114,12 @@ TEST(Trend, DefaultMetricsFollowTheProfilesOfAnOlderHistory) {
   mixed.push_back(neuron_runs[0]);
   std::vector<std::string> both = gpu;
   both.insert(both.end(), neuron.begin(), neuron.end());
-  EXPECT_EQ(gated_metrics(default_rules(), mixed), both);
+  EXPECT_EQ(gated_metrics(default_gated_metrics(), mixed), both);
 }
 
 TEST(Trend, PlantedStepIsNamedByItsCommits) {
   std::vector<HistoryRun> runs = planted_history(1, true);
-  TrendReport t = build_trend(runs, default_rules(), {});
+  TrendReport t = build_trend(runs, default_gated_metrics(), {});
   EXPECT_EQ(t.runs, 30u);
   ASSERT_EQ(t.metrics.size(), 6u);
   const MetricTrend* steps = find_metric(t, "steps.median_us");
@@ -148,7 +149,7 @@ TEST(Trend, PlantedStepIsNamedByItsCommits) {
 
 TEST(Trend, PureNoiseHasNoChangePoint) {
   for (std::uint64_t seed : {2, 3, 4}) {
-    TrendReport t = build_trend(planted_history(seed * 10, false), default_rules(), {});
+    TrendReport t = build_trend(planted_history(seed * 10, false), default_gated_metrics(), {});
     EXPECT_EQ(change_count(t), 0u) << "seed " << seed * 10;
   }
 }
@@ -164,7 +165,7 @@ TEST(Trend, BandIsTheMedianOfTheLastRunsAndTheGateLimit) {
                                 {Metric::BreakdownDataloaderPct, 1.0 + 0.1 * i}}));
   TrendSettings settings;
   settings.metrics = {"steps.median_us", "gpu.utilization_pct", "steps.mean_us", "breakdown.dataloader_pct"};
-  TrendReport t = build_trend(runs, default_rules(), settings);
+  TrendReport t = build_trend(runs, default_gated_metrics(), settings);
   // The last 10 steps are 102..111: median (106 + 107) / 2 = 106.5; regression.step-time warns at
   // +3%: 106.5 ± 3.195.
   const TrendBand& steps = *find_metric(t, "steps.median_us")->band;
@@ -200,7 +201,8 @@ TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {
   // 15 runs of a 100 us step, then 5 of 140: the change at run index 15 is found (2 / C(20, 5) =
   // 2 / 15504 = 0.00013). The last 10 runs straddle it (5 of 100, 5 of 140: median 120, a band of
   // 116.4 to 123.6 that holds none of them); the band is of the 5 runs since: 140 ± 3% = 135.8 to 144.2.
-  TrendReport t = build_trend(stepped_runs(15, 5, {{Metric::StepsMedianUs, 100, 140}}), default_rules(), {});
+  TrendReport t =
+      build_trend(stepped_runs(15, 5, {{Metric::StepsMedianUs, 100, 140}}), default_gated_metrics(), {});
   const MetricTrend& m = *find_metric(t, "steps.median_us");
   ASSERT_EQ(m.change_points.size(), 1u);
   EXPECT_EQ(m.change_points[0].index, 15u);
@@ -215,7 +217,7 @@ TEST(Trend, BandIsOfTheRunsSinceTheLastChange) {
   EXPECT_EQ(band.since_commit, "c15");
   // Without a change the band is of the last --band-runs runs: 100 ± 3 of runs 10-19 of 20.
   TrendReport flat =
-      build_trend(stepped_runs(20, 0, {{Metric::StepsMedianUs, 100, 100}}), default_rules(), {});
+      build_trend(stepped_runs(20, 0, {{Metric::StepsMedianUs, 100, 100}}), default_gated_metrics(), {});
   const TrendBand& same = *find_metric(flat, "steps.median_us")->band;
   EXPECT_EQ(same.runs, 10u);
   EXPECT_FALSE(same.since_change);
@@ -227,7 +229,7 @@ TEST(Trend, AChangeBelowTheRulesLimitIsNoChangePoint) {
   // Peak memory 2.8 GB for 8 runs, then 131,072 bytes more for 8: 131072 / 2.8e9 = 0.0047%, far
   // below regression.memory's warning of +10%. The test alone finds it (two constant levels).
   auto runs = stepped_runs(8, 8, {{Metric::MemoryPeakAllocatedBytes, 2.8e9, 2.8e9 + 131072}});
-  TrendReport t = build_trend(runs, default_rules(), {});
+  TrendReport t = build_trend(runs, default_gated_metrics(), {});
   const MetricTrend& memory = *find_metric(t, "memory.peak_allocated_bytes");
   EXPECT_TRUE(memory.change_points.empty());
   ASSERT_TRUE(memory.min_effect);
@@ -238,14 +240,14 @@ TEST(Trend, AChangeBelowTheRulesLimitIsNoChangePoint) {
   EXPECT_DOUBLE_EQ(memory.band->center, 2.8e9 + 131072);
   // 2.8 GB to 3.2 GB is +14.3%: a change point.
   auto grown = stepped_runs(8, 8, {{Metric::MemoryPeakAllocatedBytes, 2.8e9, 3.2e9}});
-  EXPECT_EQ(find_metric(build_trend(grown, default_rules(), {}), "memory.peak_allocated_bytes")
+  EXPECT_EQ(find_metric(build_trend(grown, default_gated_metrics(), {}), "memory.peak_allocated_bytes")
                 ->change_points.size(),
             1u);
   // A metric no baseline rule reads has no minimum: the 131 kB step is a change point.
   TrendSettings any;
   any.metrics = {"memory.peak_reserved_bytes"};
   auto reserved = stepped_runs(8, 8, {{Metric::MemoryPeakReservedBytes, 2.8e9, 2.8e9 + 131072}});
-  TrendReport reserved_trend = build_trend(reserved, default_rules(), any);
+  TrendReport reserved_trend = build_trend(reserved, default_gated_metrics(), any);
   const MetricTrend& r = reserved_trend.metrics.at(0);
   EXPECT_FALSE(r.min_effect);
   EXPECT_EQ(r.change_points.size(), 1u);
@@ -259,7 +261,7 @@ TEST(Trend, SharesChangeInPoints) {
                            {{Metric::BreakdownDataloaderPct, 0.57, 33.4},
                             {Metric::GpuUtilizationPct, 70.3, 55.5},
                             {Metric::StepsMedianUs, 126680, 177440}});
-  TrendReport t = build_trend(runs, default_rules(), {});
+  TrendReport t = build_trend(runs, default_gated_metrics(), {});
   const TrendChangePoint& loader = find_metric(t, "breakdown.dataloader_pct")->change_points.at(0);
   ASSERT_TRUE(loader.change_pts);
   EXPECT_NEAR(*loader.change_pts, 32.83, 1e-9);
@@ -282,7 +284,7 @@ TEST(Trend, EachSeriesSaysWhatItCanSee) {
       runs[i].data.metrics.set(Metric::GpuUtilizationPct, std::nullopt);
     else
       runs[i].data.metrics.set(Metric::GpuUtilizationPct, 60.0 + static_cast<double>(i));
-  TrendReport t = build_trend(runs, default_rules(), {});
+  TrendReport t = build_trend(runs, default_gated_metrics(), {});
   EXPECT_EQ(t.detection.runs, 10u);
   EXPECT_TRUE(t.detection.detectable);
   EXPECT_EQ(t.detection.runs_needed, 6u);
@@ -307,7 +309,7 @@ TEST(Trend, EachSeriesSaysWhatItCanSee) {
               1e-9);
   // 30 runs at 2% noise, +10% at run 17: after the change the noise is pooled within the two
   // segments, about 2%, and 13 runs since it.
-  TrendReport planted = build_trend(planted_history(1, true), default_rules(), {});
+  TrendReport planted = build_trend(planted_history(1, true), default_gated_metrics(), {});
   EXPECT_TRUE(planted.detection.detectable);
   EXPECT_EQ(planted.detection.runs_each_side, 3u);
   const MetricTrend& planted_steps = *find_metric(planted, "steps.median_us");
@@ -324,7 +326,7 @@ TEST(Trend, RunsWithoutTheMetricAreLeftOut) {
                                   history_run(4, "d", {{Metric::StepsMedianUs, 12.0}})};
   TrendSettings settings;
   settings.metrics = {"steps.median_us"};
-  TrendReport t = build_trend(runs, default_rules(), settings);
+  TrendReport t = build_trend(runs, default_gated_metrics(), settings);
   const MetricTrend& m = t.metrics.at(0);
   ASSERT_EQ(m.points.size(), 2u);
   EXPECT_EQ(m.points[0].commit, "a");
@@ -334,7 +336,7 @@ TEST(Trend, RunsWithoutTheMetricAreLeftOut) {
 }
 
 TEST(Trend, EmptyHistoryHasEmptySeries) {
-  TrendReport t = build_trend({}, default_rules(), {});
+  TrendReport t = build_trend({}, default_gated_metrics(), {});
   EXPECT_EQ(t.runs, 0u);
   ASSERT_EQ(t.metrics.size(), 6u);
   for (const MetricTrend& m : t.metrics) {
@@ -347,7 +349,7 @@ TEST(Trend, UnknownMetricIsAConfigErrorWithASuggestion) {
   TrendSettings settings;
   settings.metrics = {"steps.median_uss"};
   try {
-    build_trend({}, default_rules(), settings);
+    build_trend({}, default_gated_metrics(), settings);
     FAIL() << "no error";
   } catch (const ConfigError& e) {
     EXPECT_NE(std::string(e.what()).find("steps.median_us'"), std::string::npos) << e.what();

@@ -65,7 +65,7 @@ Analysed analysed(const Snapshot& s) {
   Profile profile;
   pickle::Value root = pickle::unpickle(snapshot_pickle(s), "snap.pickle", {});
   Analysed a;
-  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", &default_classification());
+  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", default_classification().memory_categories);
   snapshot::replay_snapshot(a.snapshot, profile);
   analyse_snapshot(a.snapshot, a.w);
   return a;

@@ -446,7 +446,7 @@ const std::string& trend_page() {
   static const std::string page = [] {
     TrendSettings settings;
     settings.source = "history.db";
-    TrendReport trend = build_trend(planted_history(1, true), default_rules(), settings);
+    TrendReport trend = build_trend(planted_history(1, true), default_gated_metrics(), settings);
     return write_text(temp_dir() + "/trend.html", render_trend_html(trend));
   }();
   return page;

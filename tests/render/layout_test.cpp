@@ -238,7 +238,7 @@ std::string trend_page() {
   TrendSettings settings;
   settings.source = "history.db";
   return write_text(temp_dir() + "/trend.html",
-                    render_trend_html(build_trend(runs, default_rules(), settings)));
+                    render_trend_html(build_trend(runs, default_gated_metrics(), settings)));
 }
 
 // On a phone and a desktop the trend page's charts scale to their card (their viewBox) as the

@@ -1,4 +1,5 @@
 #include "support/helpers.h"
+#include "engine/front_end_support.h"
 #include "render/format.h"
 #include "support/read_bytes.h"
 #include "support/spawn_perfgate.h"
@@ -26,7 +27,7 @@ Profile load_json(const std::string& json, const std::string& file_name, const L
 
 LoadOptions load_options_for(const Classification& c) {
   LoadOptions options;
-  options.classification = &c;
+  options.read = read_settings_of(c);
   return options;
 }
 
@@ -63,6 +64,11 @@ const RuleBook& default_book() {
 
 const RuleSet& default_rules() {
   return default_book().rules;
+}
+
+const std::vector<GatedMetric>& default_gated_metrics() {
+  static const std::vector<GatedMetric> gated = gated_metrics_of(default_book());
+  return gated;
 }
 
 const ReportFinding* find_finding(const ReportModel& report, std::string_view id) {

@@ -10,6 +10,7 @@
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
 #include "gate/rules.h"
+#include "history/history.h"
 #include "load/load.h"
 #include "report/build_report.h"
 #include "report_model/report.h"
@@ -32,9 +33,10 @@ ReportModel report_of_files(const std::vector<std::string>& paths, const RuleBoo
                             const AnalysisOptions& options = {});
 ReportModel report_of_json(const std::string& json, const RuleBook& book,
                            const AnalysisOptions& options = {});
-// The shipped default rule book (load_rule_book({})), and its rules.
+// The shipped default rule book (load_rule_book({})), its rules, and what a trend reads of them.
 const RuleBook& default_book();
 const RuleSet& default_rules();
+const std::vector<GatedMetric>& default_gated_metrics();
 const ReportFinding* find_finding(const ReportModel& report, std::string_view id);
 
 // ../shared/traces beside the checkout (or $PERFGATE_SHARED_TRACES); empty when absent.

@@ -19,7 +19,7 @@ struct Analysed {
 inline Analysed states_of(const std::string& bytes, Profile& profile) {
   pickle::Value root = pickle::unpickle(bytes, "snap.pickle", {});
   Analysed a;
-  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", &default_classification());
+  a.snapshot = snapshot::read_snapshot(root, "snap.pickle", default_classification().memory_categories);
   snapshot::replay_snapshot(a.snapshot, profile);
   analyse_snapshot(a.snapshot, a.w);
   return a;

@@ -20,11 +20,10 @@ bool holds_activity(const Profile& p) {
 void read(const ReaderInput& in, const ProfileSink& emit) {
   const std::string& path = in.name();
   auto open = [&] { return in.bytes.open({.inflate_ahead = in.threads <= 1}); };
-  Profile profile = kineto::read_trace(
-      open, path, in.progress,
-      {.driver_calls = !in.options.classification || in.options.classification->count_driver_api_calls,
-       .threads = in.threads,
-       .max_memory = in.options.max_input_memory});
+  Profile profile = kineto::read_trace(open, path, in.progress,
+                                       {.driver_calls = in.options.read.count_driver_api_calls,
+                                        .threads = in.threads,
+                                        .max_memory = in.options.max_input_memory});
   if (!holds_activity(profile))
     throw InputError(
         fmt::format("{}: holds no profiled activity (no CPU op, annotation, CUDA/HIP call, GPU "

@@ -11,7 +11,8 @@
 namespace perfgate::kineto {
 
 struct ReadOptions {
-  bool driver_calls = true;  // cuda_driver (*_driver) events as runtime calls (LoadOptions::classification)
+  bool driver_calls =
+      true;  // cuda_driver (*_driver) events as runtime calls (ReadSettings::count_driver_api_calls)
   // Threads that parse pieces of the trace at once (1: one pass on the calling thread). The
   // profile is the same either way.
   unsigned threads = 1;

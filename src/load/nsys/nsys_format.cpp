@@ -17,7 +17,7 @@ Sniffed sniff(const FileHead& head) {
 }
 
 void read(const ReaderInput& in, const ProfileSink& emit) {
-  bool fold = !in.options.classification || in.options.classification->fold_nested_nvtx_ops;
+  bool fold = in.options.read.fold_nested_nvtx_ops;
   try {
     nsys::read_export(in.bytes, in.worker, emit,
                       {.fold_nested_ops = fold, .max_memory = in.options.max_input_memory});

@@ -17,9 +17,9 @@ Sniffed sniff(const FileHead& head) {
 void read(const ReaderInput& in, const ProfileSink& emit) {
   // Streamed: the values alive at once count against the limit, not the file.
   std::uint64_t bytes = 0;
-  auto snap = std::make_shared<MemorySnapshot>(
-      snapshot::read_snapshot_stream([&] { return in.bytes.open(); }, in.name(),
-                                     {in.options.max_input_memory, 128}, &bytes, in.options.classification));
+  auto snap = std::make_shared<MemorySnapshot>(snapshot::read_snapshot_stream(
+      [&] { return in.bytes.open(); }, in.name(), {in.options.max_input_memory, 128}, &bytes,
+      in.options.read.memory_categories));
   if (in.progress) in.progress(bytes);
   Profile profile;
   profile.worker = in.worker;

@@ -125,14 +125,11 @@ namespace {
 // device's trace, and the annotations (read by nothing here).
 enum Role : std::uint8_t { kSegments = pickle::kRootRole + 1, kTraces, kDeviceTrace, kAnnotations };
 
-const std::vector<MemoryCategoryPattern> kNoCategories;
-
 class Reading : public pickle::Drain {
  public:
-  Reading(const std::string& path, const Classification* knowledge, std::uint64_t max_memory = 0)
-      : path_(path),
-        categories_(knowledge ? knowledge->memory_categories : kNoCategories),
-        max_memory_(max_memory) {}
+  Reading(const std::string& path, const std::vector<MemoryCategoryPattern>& categories,
+          std::uint64_t max_memory = 0)
+      : path_(path), categories_(categories), max_memory_(max_memory) {}
 
   [[noreturn]] void fail(const std::string& why) const {
     throw InputError(path_ + ": not a PyTorch memory snapshot: " + why);
@@ -395,15 +392,16 @@ MemorySnapshot Reading::finish(const Value& root) {
 
 }  // namespace
 
-MemorySnapshot read_snapshot(const Value& root, const std::string& path, const Classification* knowledge,
-                             std::uint64_t max_memory) {
-  return Reading(path, knowledge, max_memory).finish(root);
+MemorySnapshot read_snapshot(const Value& root, const std::string& path,
+                             const std::vector<MemoryCategoryPattern>& categories, std::uint64_t max_memory) {
+  return Reading(path, categories, max_memory).finish(root);
 }
 
 MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
                                     const std::string& path, const pickle::Limits& limits,
-                                    std::uint64_t* bytes_read, const Classification* knowledge) {
-  Reading reading(path, knowledge, limits.max_memory);
+                                    std::uint64_t* bytes_read,
+                                    const std::vector<MemoryCategoryPattern>& categories) {
+  Reading reading(path, categories, limits.max_memory);
   Value root = pickle::unpickle_stream(open, path, limits, reading, bytes_read);
   return reading.finish(root);
 }

@@ -24,13 +24,14 @@ namespace perfgate::snapshot {
 // memory snapshot, from a file's first bytes.
 bool detect(std::string_view head);
 
-// The snapshot `root`, its allocations' categories by the frame patterns of `knowledge` (rules:
-// memory_categories; nullptr: none, so that only what the snapshot says names a category). Throws
+// The snapshot `root`, its allocations' categories by the frame patterns `categories` (rules:
+// memory_categories; none: only what the snapshot says names a category). Throws
 // InputError naming `path` when it is not a snapshot's shape or its sizes pass 2^62 bytes in sum, and
 // InputMemoryError when what it keeps of values shared through the memo passes `max_memory` (0: no
 // limit).
 MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path,
-                             const Classification* knowledge = nullptr, std::uint64_t max_memory = 0);
+                             const std::vector<MemoryCategoryPattern>& categories = {},
+                             std::uint64_t max_memory = 0);
 
 // The snapshot in the pickle that `open()` gives, read as it streams (pickle::unpickle_stream):
 // each segment and each trace entry taken into the model as it is read and then let go, so that
@@ -39,7 +40,7 @@ MemorySnapshot read_snapshot(const pickle::Value& root, const std::string& path,
 MemorySnapshot read_snapshot_stream(const std::function<std::unique_ptr<ByteSource>()>& open,
                                     const std::string& path, const pickle::Limits& limits,
                                     std::uint64_t* bytes_read = nullptr,
-                                    const Classification* knowledge = nullptr);
+                                    const std::vector<MemoryCategoryPattern>& categories = {});
 
 // The frames' top user frame, "name (file.py:line)": the first frame not in an installed package
 // (site-packages, dist-packages, torch/, the Python library) nor in C or C++ source.

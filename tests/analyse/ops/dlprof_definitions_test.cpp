@@ -101,10 +101,8 @@ TEST(DlprofDefinitions, NestedMarkersOfOneCallAreOneOp) {
   EXPECT_EQ(find_type(w, "activation")->calls, 1u);
 
   // Asked for the levels (rules: attribution.fold_nested_nvtx_ops: false): three ops.
-  Classification keep = default_classification();
-  keep.fold_nested_nvtx_ops = false;
   LoadOptions options;
-  options.classification = &keep;
+  options.read.fold_nested_nvtx_ops = false;
   Profile levels = std::move(load_run({lenet()}, options).workers.at(0));
   relus = std::count_if(levels.host_events.begin(), levels.host_events.end(),
                         [&](const HostEvent& e) { return levels.str(e.name) == "aten::relu"; });

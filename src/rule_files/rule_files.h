@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 namespace perfgate {
 

@@ -1,4 +1,4 @@
-#include "knowledge/yaml_check.h"
+#include "rule_files/yaml_check.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <re2/re2.h>
 
 #include "common/suggest.h"
-#include "knowledge/pattern_set.h"
 
 namespace perfgate {
 
@@ -89,6 +89,13 @@ std::optional<double> YamlCheck::percentage(const YAML::Node& node, const char* 
     return std::nullopt;
   }
   return pct;
+}
+
+std::string pattern_error(const std::string& pattern) {
+  RE2::Options options;  // RE2's syntax, as the knowledge's pattern sets compile it
+  options.set_log_errors(false);
+  RE2 re(pattern, options);
+  return re.ok() ? std::string() : re.error();
 }
 
 std::optional<std::string> YamlCheck::pattern(const YAML::Node& node, std::string_view what) {

@@ -12,6 +12,9 @@
 
 namespace perfgate {
 
+// Validates one RE2 pattern of a rule file: empty if it compiles, else RE2's message.
+std::string pattern_error(const std::string& pattern);
+
 class YamlCheck {
  public:
   // `positions`: false for YAML made from command-line text, where lines mean nothing.

@@ -1,4 +1,4 @@
-#include "knowledge/yaml_limits.h"
+#include "rule_files/yaml_limits.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>

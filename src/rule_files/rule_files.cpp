@@ -1,4 +1,4 @@
-// Reads rule files as YAML documents in the order they apply (knowledge/rule_files.h).
+// Reads rule files as YAML documents in the order they apply (rule_files/rule_files.h).
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
@@ -18,9 +18,9 @@
 #include "common/errors.h"
 #include "common/path_confinement.h"
 #include "common/utf8.h"
-#include "knowledge/rule_files.h"
-#include "knowledge/yaml_limits.h"
-#include "knowledge/yaml_pack.h"
+#include "rule_files/rule_files.h"
+#include "rule_files/yaml_limits.h"
+#include "rule_files/yaml_pack.h"
 
 namespace perfgate {
 namespace fs = std::filesystem;

@@ -1,4 +1,4 @@
-#include "knowledge/yaml_pack.h"
+#include "rule_files/yaml_pack.h"
 
 #include <charconv>
 #include <stdexcept>

@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "assets/embedded_files.h"
-#include "knowledge/rule_files.h"
+#include "rule_files/rule_files.h"
 
 namespace perfgate {
 
