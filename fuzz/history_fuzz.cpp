@@ -20,6 +20,7 @@
 #include "common/errors.h"
 #include "engine/analyse_profiles.h"
 #include "engine/engine.h"
+#include "engine/front_end_support.h"
 #include "fuzz/fuzz_file.h"
 #include "gate/gate.h"
 #include "gate/rules.h"
@@ -210,7 +211,7 @@ void read_history(const std::string& path) {
   // A lenient level, so that the fuzzed histories reach the change points' rendering: the harness
   // is after the readers and renderers, not the test's power.
   settings.detection.max_p_value = 0.05;
-  TrendReport trend = build_trend(runs, default_rules(), settings);
+  TrendReport trend = build_trend(runs, gated_metrics_of(default_book()), settings);
   (void)render_trend_terminal(trend);
   (void)render_trend_json(trend);
   (void)render_trend_markdown(trend);
