@@ -164,7 +164,10 @@ int print_options(const std::string& format) {
                                  mcp.empty() ? "" : fmt::format("`{}`", mcp), shown_by_text(o.shown),
                                  markdown_cell(values_text(o)), o.default_text, markdown_cell(flag_help(o)));
       } else {
-        std::cout << fmt::format("  {:<28} {}\n", flag, flag_help(o));
+        std::string values = values_text(o);
+        std::cout << fmt::format("  {:<28} {}{}{}\n", flag, flag_help(o),
+                                 values.empty() ? "" : " [" + values + "]",
+                                 o.default_text.empty() ? "" : " (default " + o.default_text + ")");
       }
     }
     std::cout << '\n';

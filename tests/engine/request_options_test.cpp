@@ -270,6 +270,10 @@ TEST(RequestOptions, TheOptionsDocumentationIsCurrent) {
   json::value parsed = json::parse(json_list.out);
   EXPECT_EQ(parsed.as_array().size(), request_options().size());
   EXPECT_EQ(run_perfgate("metrics --options --notes").exit_code, 2);
+  // The text lists each option's values and default after its help.
+  CommandResult text = run_perfgate("metrics --options");
+  EXPECT_TRUE(contains(text.out, "for CI systems that show it [0 to 255] (default 0)\n")) << text.out;
+  EXPECT_TRUE(contains(text.out, "--skip-first N")) << text.out;
 }
 
 }  // namespace
