@@ -15,11 +15,6 @@ namespace perfgate {
 namespace {
 
 template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
-template <typename T>
 constexpr OptionValue value_kind() {
   if constexpr (IsOptional<T>::value) {
     return value_kind<typename T::value_type>();

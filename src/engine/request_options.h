@@ -12,6 +12,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "engine/run_request.h"
@@ -47,6 +48,13 @@ constexpr OptionCheck one_of(std::string_view choices) {
 constexpr OptionCheck a_folder() {
   return {OptionCheck::Kind::Folder, 0, 0, {}};
 }
+
+// Whether a field's type is an optional value (absent: not given), for the code that reads or checks
+// a field by its type.
+template <typename T>
+struct IsOptional : std::false_type {};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {};
 
 // The kind of value, from the field's C++ type.
 enum class OptionValue { Flag, Integer, Number, Text, Texts };

@@ -36,11 +36,6 @@ std::vector<std::string> checked_paths(const Session& session, const std::vector
   return out;
 }
 
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-
 // One run option of a tool's arguments, read as its type and range say (engine/request_options.def);
 // absent, it keeps its value. apply_settings checks the rest (a choice, a time, a size).
 template <typename T>
