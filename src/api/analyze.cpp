@@ -26,7 +26,8 @@ std::string api_field_of(std::string_view field) {
       {"baseline", "baselines"},
       {"time_start", "time_start_us"},
       {"time_stop", "time_stop_us"},
-      {"graph_capture", "graph_captures"}};
+      {"graph_capture", "graph_captures"},
+      {"profile_bytes", "in_memory_profiles"}};
   for (const auto& [option, name] : kRenamed)
     if (option == field) return std::string(name);
   return std::string(field);
@@ -63,6 +64,10 @@ RunRequest run_request_of(const AnalysisRequest& a) {
   RunRequest request;
   request.kind = RunInputKind::Profiles;
   request.paths = a.profiles;
+  for (const InMemoryProfile& profile : a.in_memory_profiles) {
+    request.paths.push_back(profile.name);
+    request.profile_bytes.push_back({profile.name, std::make_shared<const std::string>(profile.bytes)});
+  }
   apply_settings(s, request);
   return request;
 }
@@ -74,7 +79,8 @@ Report analyze(const AnalysisRequest& a) {
   static std::once_flag snapshot_set;
   std::call_once(snapshot_set, [] { use_default_rule_book_snapshot(default_rule_book_snapshot()); });
   try {
-    if (a.profiles.empty()) throw ConfigError("give at least one profile (a trace file or a run folder)");
+    if (a.profiles.empty() && a.in_memory_profiles.empty())
+      throw ConfigError("give at least one profile (a trace file or a run folder)");
     GatedRun gated = run_gated(prepare_run(run_request_of(a)));
     return Report(std::make_shared<const ReportModel>(std::move(gated.report)));
   } catch (const std::exception& e) {

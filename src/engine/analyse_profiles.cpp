@@ -105,6 +105,7 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
   options.max_input_memory = request.limits.max_input_memory;
   options.memory_budget = request.limits.memory.bytes;
   options.graph_captures = request.options.graph_captures;
+  options.given = request.profile_bytes;
   options.resolved = request.resolved;
   if (request.progress || request.stop_requested)
     options.progress = [&request](std::uint64_t done, std::uint64_t total) {

@@ -1,5 +1,6 @@
 // A run prepared, gated and recorded: the rules read once, the inputs resolved, the baselines and
 // the history read, the report made and gated (engine/engine.h).
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -86,13 +87,23 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryReq
   if (runs.empty() && !reasons.empty()) gate.no_baseline_reason = fmt::format("{}", fmt::join(reasons, "; "));
 }
 
+// The request's paths less those that name a profile given as bytes.
+std::vector<std::string> paths_on_disk(const RunRequest& request) {
+  std::vector<std::string> files;
+  for (const std::string& path : request.paths)
+    if (std::none_of(request.profile_bytes.begin(), request.profile_bytes.end(),
+                     [&path](const ProfileBytes& given) { return given.name == path; }))
+      files.push_back(path);
+  return files;
+}
+
 // Every file a run of profiles reads once its paths are resolved: the profiles as given, a run
 // folder's traces, the graph-capture traces (named, or beside each trace) and their
 // execution_details.json. A path that does not resolve is left to the loader, which says why; one
 // that does is kept in the request, for the load (issue 78: a run folder listed and its files
 // sniffed once).
 std::vector<std::string> profile_files_read(RunRequest& request) {
-  std::vector<std::string> files = request.paths;
+  std::vector<std::string> files = paths_on_disk(request);
   const std::vector<std::string>& given = request.options.graph_captures;
   std::uint64_t limit = request.limits.max_input_memory;
   std::uint64_t budget = request.limits.memory.bytes;
@@ -101,9 +112,10 @@ std::vector<std::string> profile_files_read(RunRequest& request) {
   };
   try {
     auto resolved = std::make_shared<ResolvedInputs>(
-        ResolvedInputs{request.paths, resolve_inputs(request.paths, budget)});
+        ResolvedInputs{request.paths, resolve_inputs(request.paths, budget, request.profile_bytes)});
     std::set<std::string> folders;  // looked in for capture traces: the same ones for each trace there
     for (const InputFile& input : resolved->inputs) {
+      if (input.held) continue;  // given as bytes: no file read
       files.push_back(input.path);
       if (given.empty() && folders.insert(captures_folder_of(input.path)).second)
         add(captures_beside(input.path, limit));
@@ -158,6 +170,14 @@ void check_request(const RunRequest& request) {
     throw RequestError("baseline_runs", [](const RequestError::FieldNames& field) {
       return fmt::format("{} 0: compare with at least 1 run of the history", field("baseline_runs"));
     });
+  std::set<std::string_view> names;
+  for (const ProfileBytes& given : request.profile_bytes)
+    if (given.name.empty() || !names.insert(given.name).second)
+      throw RequestError("profile_bytes", [name = given.name](const RequestError::FieldNames& field) {
+        return name.empty() ? fmt::format("{}: a profile given as bytes needs a name", field("profile_bytes"))
+                            : fmt::format("{}: two profiles given as bytes are named '{}'",
+                                          field("profile_bytes"), name);
+      });
 }
 
 PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book) {
@@ -178,7 +198,7 @@ PreparedRun prepare_run(RunRequest request, std::shared_ptr<const RuleBook> book
   } else {
     if (r.paths.empty())
       throw ConfigError("analyze: give at least one profile (a trace file or a run folder)");
-    refuse_partial_reports(r.paths);
+    refuse_partial_reports(paths_on_disk(r));
     run.reads = profile_files_read(r);
     run.profiles = r.paths;
   }

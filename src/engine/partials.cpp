@@ -247,6 +247,9 @@ void refuse_partial_reports(const std::vector<std::string>& paths) {
 
 WrittenPartial write_partial(const PreparedRun& prepared, const Slice& slice, const std::string& out) {
   const RunRequest& request = prepared.request;
+  // A partial report records each input's checksum, which the merge checks against its file.
+  if (!request.profile_bytes.empty())
+    throw ConfigError("a partial report is made of profile files, not of profiles given as bytes");
   refuse_partial_reports(request.paths);
   // The slice's share of the run's files, in the natural order of their paths.
   auto choose_slice = [&](std::vector<InputFile> inputs) {

@@ -61,6 +61,9 @@ enum class RunInputKind { Profiles, Partials };
 struct RunRequest {
   RunInputKind kind = RunInputKind::Profiles;
   std::vector<std::string> paths;
+  // Profiles held in memory: a path among `paths` that names one is read from its bytes, never from
+  // the disk, and is named so in the reports. No capture traces are looked for beside it.
+  std::vector<ProfileBytes> profile_bytes;
   bool allow_missing_ranks = false;  // partial reports: merge without every rank of the world size
   RuleRequest rules;
   AnalysisOptions options;
@@ -97,8 +100,9 @@ FailOn fail_on_named(std::string_view name);
 // A step window that can hold steps: iter_start not after iter_stop (field "iter_start"). What it
 // selects of a profile is the analysis' to check (analyse/steps/window.h).
 void check_step_window(const WindowOptions& window);
-// Every check above that a made request still needs (its step window), and that a history as a
-// baseline compares with at least one run; prepare_run makes them.
+// Every check above that a made request still needs (its step window), that a history as a
+// baseline compares with at least one run, and that each profile given as bytes has a name of its
+// own (field "profile_bytes"); prepare_run makes them.
 void check_request(const RunRequest& request);
 
 // A run its front end stopped (RunRequest::stop_requested): no report, no exit code of its own.

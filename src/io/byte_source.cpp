@@ -118,7 +118,7 @@ std::unique_ptr<ByteSource> FileInput::open(const OpenOptions& options) const {
 }
 
 std::unique_ptr<ByteSource> MemoryInput::open(const OpenOptions&) const {
-  return std::make_unique<MemorySource>(bytes_);
+  return std::make_unique<MemorySource>(*bytes_);
 }
 
 std::string read_head(const ByteInput& input, std::size_t size) {

@@ -143,15 +143,19 @@ class FileInput : public ByteInput {
   mutable std::atomic<unsigned> opened_ = 0;
 };
 
-// Bytes in memory, named `name` in messages (tests, and a harness's input). Its streams lend them.
+// Bytes in memory, named `name` in messages (a profile given as bytes, a harness's input). Its
+// streams lend them; shared bytes are not copied.
 class MemoryInput : public ByteInput {
  public:
-  MemoryInput(std::string name, std::string bytes) : ByteInput(std::move(name)), bytes_(std::move(bytes)) {}
-  std::uint64_t stored_bytes() const override { return bytes_.size(); }
+  MemoryInput(std::string name, std::string bytes)
+      : ByteInput(std::move(name)), bytes_(std::make_shared<const std::string>(std::move(bytes))) {}
+  MemoryInput(std::string name, std::shared_ptr<const std::string> bytes)
+      : ByteInput(std::move(name)), bytes_(std::move(bytes)) {}
+  std::uint64_t stored_bytes() const override { return bytes_->size(); }
   std::unique_ptr<ByteSource> open(const OpenOptions& options = {}) const override;
 
  private:
-  std::string bytes_;
+  std::shared_ptr<const std::string> bytes_;
 };
 
 // Up to `size` of the first bytes of `input` (inflated where it is gzip).

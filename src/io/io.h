@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,13 @@ namespace perfgate {
 // runner's memory. 0: no limit. docs/formats.md#memory-limits.
 inline constexpr std::uint64_t kDefaultMaxInputMemory = std::uint64_t{4} << 30;
 inline constexpr const char* kMaxInputMemoryVariable = "PERFGATE_MAX_INPUT_MEMORY";
+
+// A profile given as bytes, not as a file (a test's trace, a program that holds its trace in
+// memory): read as a file named `name` would be, and named so in reports and messages.
+struct ProfileBytes {
+  std::string name;
+  std::shared_ptr<const std::string> bytes;
+};
 
 // "4G", "512MiB", "1.5G", "100k" or a number of bytes; K, M, G and T are powers of 1024 (an "i"
 // and a "B" may follow). Empty when malformed or beyond 2^64.

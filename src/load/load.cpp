@@ -25,6 +25,7 @@ class CapturesBeside {
   CapturesBeside(const std::vector<InputFile>& inputs, const LoadOptions& options) {
     if (!options.read_graph_captures || !options.graph_captures.empty()) return;
     for (const InputFile& input : inputs) {
+      if (input.held) continue;  // given as bytes: no folder beside it
       std::string folder = captures_folder_of(input.path);
       if (found_.count(folder)) continue;
       Found& f = found_[folder];
@@ -52,7 +53,7 @@ class CapturesBeside {
 
 // The graph-capture traces of a worker of `trace` (LoadOptions::read_graph_captures), read on this
 // thread; what was left out of them goes to the worker's notes.
-std::optional<std::vector<Profile>> read_captures(const std::string& trace, const LoadOptions& options,
+std::optional<std::vector<Profile>> read_captures(const InputFile& trace, const LoadOptions& options,
                                                   const CapturesBeside& beside, std::vector<Note>& notes) {
   std::vector<std::string> files;
   for (const std::string& given : options.graph_captures) {
@@ -60,8 +61,8 @@ std::optional<std::vector<Profile>> read_captures(const std::string& trace, cons
     files.insert(files.end(), found.files.begin(), found.files.end());
     notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
   }
-  if (options.graph_captures.empty()) {
-    const CaptureFiles& found = beside.of(trace);
+  if (options.graph_captures.empty() && !trace.held) {
+    const CaptureFiles& found = beside.of(trace.path);
     files = found.files;
     notes.insert(notes.end(), found.warnings.begin(), found.warnings.end());
   }
@@ -71,6 +72,7 @@ std::optional<std::vector<Profile>> read_captures(const std::string& trace, cons
   one.progress = nullptr;
   one.read_graph_captures = false;
   one.resolved = nullptr;
+  one.given.clear();
   return load_run(files, one).workers;
 }
 
@@ -81,13 +83,14 @@ void load_one(const InputFile& input, const LoadOptions& options, const Captures
               std::size_t index) {
   const Reader* reader = find_reader(input.format);
   if (!reader) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
-  std::unique_ptr<ByteInput> bytes = input.sniffed ? input.sniffed->take() : nullptr;
-  if (!bytes) bytes = open_input_file(input.path);
-  reader->read({*bytes, input.worker, options, threads, on_progress}, [&](Profile&& p) {
+  std::unique_ptr<ByteInput> taken = input.sniffed ? input.sniffed->take() : nullptr;
+  if (!taken && !input.held) taken = open_input_file(input.path);
+  const ByteInput& bytes = taken ? *taken : *input.held;
+  reader->read({bytes, input.worker, options, threads, on_progress}, [&](Profile&& p) {
     p.source_bytes = input.bytes;
     LoadedWorker worker{std::move(p), std::nullopt};
     if (options.read_graph_captures)
-      worker.captures = read_captures(input.path, options, beside, worker.profile.notes);
+      worker.captures = read_captures(input, options, beside, worker.profile.notes);
     sink(index, std::move(worker));
   });
 }
@@ -224,8 +227,9 @@ Note skipped_note(const SkippedInput& skipped) {
 RunInputs load_run(const std::vector<std::string>& paths, const LoadOptions& options, const RunSink& sink) {
   RunInputs run;
   const ResolvedInputs* resolved = options.resolved.get();
-  run.inputs =
-      resolved && resolved->paths == paths ? resolved->inputs : resolve_inputs(paths, options.memory_budget);
+  run.inputs = resolved && resolved->paths == paths
+                   ? resolved->inputs
+                   : resolve_inputs(paths, options.memory_budget, options.given);
   if (sink.choose) {
     std::vector<std::shared_ptr<SniffedBytes>> found;
     for (const InputFile& input : run.inputs)

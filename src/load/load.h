@@ -54,6 +54,9 @@ struct InputFile {
   FileIdentity identity;
   // A small file's sniffed bytes, shared by the copies of this input until the load takes them.
   std::shared_ptr<SniffedBytes> sniffed;
+  // A profile given as bytes (LoadOptions::given): every load reads them, never a file; no capture
+  // traces are looked for beside it.
+  std::shared_ptr<const ByteInput> held;
 };
 
 // resolve_inputs(paths), kept with the paths it was made of.
@@ -101,6 +104,9 @@ struct LoadOptions {
   // none, looks for none).
   bool read_graph_captures = true;
   std::vector<std::string> graph_captures;
+  // Profiles given as bytes: a path that names one is read from its bytes, not from the disk
+  // (RunRequest::profile_bytes).
+  std::vector<ProfileBytes> given;
   // The inputs of `paths` resolved already (prepare_run's), used where a load is given the same
   // paths: a run folder's files are listed, stat'ed and sniffed once a run, not twice.
   std::shared_ptr<const ResolvedInputs> resolved;
@@ -109,8 +115,10 @@ struct LoadOptions {
 // Each path is a trace file or a run folder whose trace files are the workers (sorted by name).
 // Checks that each exists and has a known format. Throws InputError naming the file otherwise.
 // Small files' sniffed bytes are kept for their loads, at most a sixteenth of `memory_budget` (the
-// run's --max-memory; 0: no budget, all of them).
-std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std::uint64_t memory_budget);
+// run's --max-memory; 0: no budget, all of them). A path that names one of `given` is that profile's
+// bytes, whatever the disk holds.
+std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std::uint64_t memory_budget,
+                                      const std::vector<ProfileBytes>& given = {});
 // The order of a run folder's files: numbers in names compare as numbers (rank-2 before rank-10;
 // digit runs by value, then by length, so "07" follows "7"; everything else byte by byte).
 bool natural_path_less(const std::string& a, const std::string& b);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -143,10 +144,29 @@ std::uint64_t kept_sniffed_bytes_at_most(std::uint64_t budget) {
   return budget ? budget / 16 : std::numeric_limits<std::uint64_t>::max();
 }
 
+// A profile given as bytes, sniffed as a file of its name would be. Its bytes are held for every
+// load (InputFile::held), not kept within the memory budget: the caller holds them already.
+InputFile input_of_bytes(const ProfileBytes& profile) {
+  static const auto kNone = std::make_shared<const std::string>();
+  InputFile input;
+  input.path = profile.name;
+  input.worker = worker_name_from_path(profile.name);
+  auto stored = std::make_unique<MemoryInput>(profile.name, profile.bytes ? profile.bytes : kNone);
+  input.bytes = stored->stored_bytes();
+  SniffedInput sniffed = sniff_input(std::move(stored));
+  input.format = sniffed.reader ? sniffed.reader->name : "";
+  if (input.format.empty()) throw InputError(fmt::format("{}: not {}", input.path, formats_read()));
+  input.held = std::move(sniffed.bytes);
+  return input;
+}
+
 }  // namespace
 
-std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std::uint64_t memory_budget) {
+std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std::uint64_t memory_budget,
+                                      const std::vector<ProfileBytes>& given) {
   std::vector<InputFile> inputs;
+  std::unordered_map<std::string_view, const ProfileBytes*> given_by_name;
+  for (const ProfileBytes& profile : given) given_by_name.emplace(profile.name, &profile);
   // Every input is sniffed before the first is loaded, so the bytes kept for the loads are held all
   // at once: 65,536 tiny ranks kept 88 MB, which under --max-memory 64M doubled the peak (154 MB)
   // and the spilling cost 60 s of CPU. They are kept within a sixteenth of the memory budget; past
@@ -154,6 +174,10 @@ std::vector<InputFile> resolve_inputs(const std::vector<std::string>& paths, std
   std::uint64_t keep_at_most = kept_sniffed_bytes_at_most(memory_budget);
   std::uint64_t kept = 0;
   for (const auto& path : paths) {
+    if (auto named = given_by_name.find(path); named != given_by_name.end()) {
+      inputs.push_back(input_of_bytes(*named->second));
+      continue;
+    }
     check_confined_path(path);
     std::error_code ec;
     auto status = fs::status(path, ec);

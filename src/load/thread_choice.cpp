@@ -39,7 +39,7 @@ CoreState core_state() {
 namespace {
 
 std::uint64_t text_bytes_of(const InputFile& input) {
-  if (!input.path.ends_with(".gz") || input.bytes < 18) return input.bytes;
+  if (input.held || !input.path.ends_with(".gz") || input.bytes < 18) return input.bytes;
   // A gzip member's trailer ends with its text's size modulo 2^32: a hint, never a limit.
   std::ifstream file(input.path, std::ios::binary);
   unsigned char size[4] = {};

@@ -56,6 +56,28 @@ TEST(PublicApi, MetricsByTypedIdOnAKnownTrace) {
   EXPECT_EQ(metric_info(Metric::GpuUtilizationPct).unit, "%");
 }
 
+// A profile held in memory is read as its file is: the same metrics, named as given, with no file.
+TEST(PublicApi, InMemoryProfileIsReadAsItsFile) {
+  std::string path = half_busy_trace(temp_dir());
+  AnalysisRequest request;
+  request.in_memory_profiles = {{"held.pt.trace.json", file_text(path)}};
+  Report report = analyze(request);
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::StepsMedianUs), 100);
+  EXPECT_DOUBLE_EQ(*report.metric(Metric::StepsCount), 3);
+  EXPECT_NEAR(*report.metric(Metric::GpuUtilizationPct), 50, 1e-9);
+  EXPECT_NE(report.json().find("\"held.pt.trace.json\""), std::string::npos);
+  // Two of one name are refused as the request's field, with the usage exit code.
+  request.in_memory_profiles.push_back(request.in_memory_profiles[0]);
+  try {
+    analyze(request);
+    FAIL() << "two profiles of one name, run";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "in_memory_profiles: two profiles given as bytes are named 'held.pt.trace.json'");
+    EXPECT_EQ(e.exit_code(), 2);
+  }
+}
+
 // The window by time, as --time-start gives it: the steps that lie wholly after 100 us are the last two.
 TEST(PublicApi, WindowByTimeKeepsTheStepsInside) {
   AnalysisRequest request;

@@ -51,10 +51,19 @@ ReportModel report_of_files(const std::vector<std::string>& paths, const RuleBoo
   return analyse_profiles(request, book, options);
 }
 
+ReportModel report_of_bytes(const std::vector<ProfileBytes>& profiles, const RuleBook& book,
+                            const AnalysisOptions& options) {
+  RunRequest request;
+  for (const ProfileBytes& profile : profiles) request.paths.push_back(profile.name);
+  request.profile_bytes = profiles;
+  request.options = options;
+  check_request(request);
+  return analyse_profiles(request, book, options);
+}
+
 ReportModel report_of_json(const std::string& json, const RuleBook& book, const AnalysisOptions& options) {
-  static int count = 0;
-  std::string path = write_text(temp_dir() + "/" + std::to_string(count++) + ".pt.trace.json", json);
-  return report_of_files({path}, book, options);
+  // Fed bytes, as a file of this name would be read (issue 90): no temporary file.
+  return report_of_bytes({{"trace.pt.trace.json", std::make_shared<const std::string>(json)}}, book, options);
 }
 
 const RuleBook& default_book() {

@@ -31,6 +31,10 @@ LoadOptions load_options_for(const Classification& c);
 // The report model of traces (files or folders), as `perfgate analyze` builds it, before the gate.
 ReportModel report_of_files(const std::vector<std::string>& paths, const RuleBook& book,
                             const AnalysisOptions& options = {});
+// The same of profiles given as bytes (RunRequest::profile_bytes), each named as a file would be;
+// report_of_json's is one named trace.pt.trace.json (its worker: "trace").
+ReportModel report_of_bytes(const std::vector<ProfileBytes>& profiles, const RuleBook& book,
+                            const AnalysisOptions& options = {});
 ReportModel report_of_json(const std::string& json, const RuleBook& book,
                            const AnalysisOptions& options = {});
 // The shipped default rule book (load_rule_book({})), its rules, and what a trend reads of them.
