@@ -85,7 +85,7 @@ run() {
 
 cases=()
 for f in shared/traces/*.json.gz shared/traces/nsys/*.sqlite shared/references/hta_critical_path/*.json.gz \
-  shared/references/xplane/*.pb shared/references/rocprofv3/*.json.gz shared/references/nsys_2026/*.sqlite \
+  shared/references/xplane/*.pb shared/references/tpu/*.pb shared/references/rocprofv3/*.json.gz shared/references/nsys_2026/*.sqlite \
   shared/references/memory_snapshots/*.pickle data/*.xplane.pb.gz data/*.pickle.gz data/*.pt.trace.json.gz \
   examples/*.json.gz; do
   [ -e "$f" ] && cases+=("$f")

@@ -132,14 +132,18 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
     {"bound", [](const RooflineRow& r) { return when_roofline(r, roofline_bound(r)); }},
     {"roofline_us",
      [](const RooflineRow& r) { return when_reached(r, static_cast<double>(r.roofline_ps) / 1e6); }},
+    // A row with host transfers among its calls: part of its time is the host link's, which no
+    // ceiling bounds, so neither the share of the roofline nor a saving is stated (issue 91).
     {"roofline_pct",
      [](const RooflineRow& r) {
-       return r.kernel_ns > 0 ? when_reached(r, static_cast<double>(r.roofline_ps) / 10.0 /
-                                                    static_cast<double>(r.kernel_ns))
-                              : ReportCell{};
+       return r.kernel_ns > 0 && !r.host_transfer
+                  ? when_reached(r,
+                                 static_cast<double>(r.roofline_ps) / 10.0 / static_cast<double>(r.kernel_ns))
+                  : ReportCell{};
      }},
     {"saving_us",
      [](const RooflineRow& r) {
+       if (r.host_transfer) return ReportCell{};
        return when_reached(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
                                                 static_cast<double>(r.roofline_ps) / 1e6));
      }},

@@ -27,12 +27,13 @@ enum class StatKey : unsigned char {
   StepNum,
   OccupancyPct,
   ProgramId,
-  Flops,          // XLA's own count of an op's FLOPs, where the profiler records it
-  ModelFlops,     // of them, the model's (without rematerialisation and padding): TPU op events
-  BytesAccessed,  // and of its bytes
-  GroupId,        // the step a device "Steps" event marks (XProf's group id)
-  HloCategory,    // a TPU op's category ("convolution fusion", "loop fusion", ...)
-  TfOp,           // the framework op an XLA op came from ("model/dense/MatMul")
+  Flops,            // XLA's own count of an op's FLOPs, where the profiler records it
+  ModelFlops,       // of them, the model's (without rematerialisation and padding): TPU op events
+  BytesAccessed,    // and of its bytes
+  GroupId,          // the step a device "Steps" event marks (XProf's group id)
+  HloCategory,      // a TPU op's category ("convolution fusion", "loop fusion", ...)
+  TfOp,             // the framework op an XLA op came from ("model/dense/MatMul")
+  ShapeWithLayout,  // a TPU op's result shape with its layout and memory space ("...S(5)}")
 };
 StatKey stat_key(std::string_view name);
 
@@ -75,9 +76,15 @@ class Builder {
   // The runs of each HLO instruction's launches as host ops (xla_ops.cpp).
   void xla_ops();
   // A TPU "XLA Ops" event's counts, category and framework op (tpu_ops.cpp), for the activity `a`
-  // about to be added.
-  void tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
+  // about to be added. False where the event is no activity of its own: a copy-start, whose
+  // transfer is its copy-done's activity (tpu_copies.cpp).
+  bool tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
               GpuActivity& a);
+  // A TPU's asynchronous copy (copy-start, copy-done): false for a copy-start, kept until its
+  // copy-done; a copy-done becomes the transfer from its copy-start to its end, with its bytes and
+  // direction (tpu_copies.cpp).
+  bool tpu_copy(const EventMetadata* meta, std::string_view category, std::string_view shape, double bytes,
+                GpuActivity& a);
   // A TPU plane's "XLA Modules" lines: each run of a program, for its ops' module (tpu_ops.cpp).
   void tpu_module_runs(const Plane& plane, const StatKeys& keys);
   void tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e);
@@ -142,12 +149,18 @@ class Builder {
     double bytes = -1;
     bool matrix = false;       // its hlo_category is matrix-unit work
     bool categorised = false;  // it has an hlo_category
+    bool copy = false;         // a transfer (copy-done): launched by its program, not costed in it
     // The module that ran it, where the op or its plane's "XLA Modules" line says: by program id
     // (-1: none stated) or name.
     std::int64_t program = -1;
     StringId module = kNoString;
   };
   std::vector<TpuOp> tpu_ops_;
+  // The plane being read's copy-starts not yet done, by instruction name: their start.
+  std::unordered_map<std::string_view, TimeNs> copy_starts_;
+  std::uint64_t tpu_copies_ = 0, tpu_copies_unpaired_ = 0;
+  // Each device's transfer lines: the end of the last transfer on each.
+  std::unordered_map<std::int32_t, std::vector<TimeNs>> transfer_lines_;
   // The plane being read's program runs ("XLA Modules"), by start.
   struct ModuleRun {
     TimeNs start = 0;

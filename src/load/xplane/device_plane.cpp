@@ -140,6 +140,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, st
   std::size_t activities_before = p_.gpu_activities.size();
   bool sparse = sparse_core >= 0;
   module_runs_.clear();
+  copy_starts_.clear();
   if (tpu && !sparse) tpu_module_runs(plane, keys);
   Event e;
   for (std::size_t index = 0; index < plane.lines.size(); ++index) {
@@ -222,12 +223,12 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, st
             break;
         }
       }
+      if (tpu && !sparse && !tpu_op(plane, meta, e, keys, a)) continue;
       // Every kernel has its launch record (the analyses read it); -1 where the event has no details.
       if (a.kind == GpuActivityKind::Kernel) {
         a.kernel_info = static_cast<std::uint32_t>(p_.kernel_info.size());
         p_.kernel_info.push_back(launch_info(kernel_details, occupancy));
       }
-      if (tpu && !sparse) tpu_op(plane, meta, e, keys, a);
       sparse_ops_ += sparse;
       if (!hlo_op.empty()) {
         StringId op = p_.strings.intern(hlo_op), module = p_.strings.intern(hlo_module);

@@ -29,9 +29,18 @@ bool matrix_category(std::string_view category) {
          category == "output fusion";
 }
 
-// A host call that runs a compiled XLA program on its devices.
+// XLA's asynchronous copy ops (copy-start, copy-done): HloOpcode kCopyStart, kCopyDone.
+bool is_copy_category(std::string_view category) {
+  return category == "copy-start" || category == "copy-done";
+}
+
+// A host call that runs a compiled XLA program on its devices: PjRt's `…LoadedExecutable::Execute`
+// (on the caller's thread, or "Scheduled …::Execute" on a device's own), or its ExecuteHelper
+// (`…::ExecuteHelperOnSingleDevice`). Not the steps inside one (ExecutePrepare waits for the
+// inputs, ExecuteLaunch enqueues the program), which would take its launches from it.
 bool execute_call(std::string_view name) {
-  return name.find("Executable::Execute") != std::string_view::npos;
+  return name.ends_with("Executable::Execute") ||
+         name.find("Executable::ExecuteHelper") != std::string_view::npos;
 }
 
 // An "XLA Modules" event's name, "jit_step(1234)": the module's name and program id; the whole
@@ -48,11 +57,11 @@ std::pair<std::string_view, std::int64_t> module_and_program(std::string_view na
 
 }  // namespace
 
-void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
+bool Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event& e, const StatKeys& keys,
                      GpuActivity& a) {
   TpuOp op;
   op.activity = static_cast<std::uint32_t>(p_.gpu_activities.size());
-  std::string_view category, tf_op, module;
+  std::string_view category, tf_op, module, shape;
   // Counts: whole and not negative, else not read.
   auto count = [](const Stat& s, double& out) {
     std::int64_t v = 0;
@@ -68,10 +77,13 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
       if (key == StatKey::TfOp) tf_op = plane.text(s);
       if (key == StatKey::ProgramId && !s.integer(op.program)) op.program = -1;
       if (key == StatKey::HloModule) module = plane.text(s);
+      if (key == StatKey::ShapeWithLayout) shape = plane.text(s);
     }
   };
   if (meta) read(meta->stats);
   read(e.stats);
+  bool copy = is_copy_category(category);
+  if (copy && !tpu_copy(meta, category, shape, op.bytes, a)) return false;
   if (op.program < 0 && module.empty()) {
     // The program run around the op on its plane's "XLA Modules" line.
     auto run = std::upper_bound(module_runs_.begin(), module_runs_.end(), a.start,
@@ -85,7 +97,8 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
   }
   op.matrix = matrix_category(category);
   op.categorised = !category.empty();
-  if (!category.empty()) a.units = op.matrix ? ComputeUnits::Matrix : ComputeUnits::Vector;
+  op.copy = copy;
+  if (!category.empty() && !copy) a.units = op.matrix ? ComputeUnits::Matrix : ComputeUnits::Vector;
   tpu_ops_.push_back(op);
   // The framework op it came from where the profile says (`tf_op`), else the instruction, as a range
   // on its line: the regions table's time per op.
@@ -94,6 +107,7 @@ void Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
                            .name = tf_op.empty() ? a.name : p_.strings.intern(tf_op),
                            .device = a.device,
                            .stream = a.stream});
+  return true;
 }
 
 void Builder::tpu_module_runs(const Plane& plane, const StatKeys& keys) {
@@ -162,6 +176,9 @@ void Builder::tpu_programs() {
     }
     g.correlation = program.correlation;
     program.device_end = std::max(program.device_end, g.end);
+    // A transfer between the host's memory and the device's crosses the host link: its bytes are
+    // not the program's memory traffic (no HBM roofline), and it has no FLOPs.
+    if (op.copy) continue;
     if (op.flops < 0 && op.bytes < 0) {
       // No cost stats: the instruction of the module that ran it, whose cost the analysis works out.
       std::uint32_t instruction = op.program >= 0 || op.module != kNoString

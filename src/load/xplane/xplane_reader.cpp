@@ -27,6 +27,7 @@ StatKey stat_key(std::string_view name) {
   if (name == "group_id") return StatKey::GroupId;
   if (name == "hlo_category") return StatKey::HloCategory;
   if (name == "tf_op") return StatKey::TfOp;
+  if (name == "shape_with_layout") return StatKey::ShapeWithLayout;
   return StatKey::Other;
 }
 
@@ -80,7 +81,7 @@ void Builder::check_memory(std::uint64_t extra) {
       p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
       p.gpu_syncs.capacity() * sizeof(GpuSync) + xla_activities_.capacity() * sizeof(XlaActivity) +
       tpu_ops_.capacity() * sizeof(TpuOp) + module_runs_.capacity() * sizeof(ModuleRun) +
-      hlo_.memory_bytes() + plane_bytes_ + extra;
+      copy_starts_.size() * 48 + hlo_.memory_bytes() + plane_bytes_ + extra;
   check_input_memory(path_, held, max_memory_);
 }
 

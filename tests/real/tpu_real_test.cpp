@@ -1,0 +1,53 @@
+// Issue 91 on XProf's own TPU v6e XSpace (../shared/references/tpu/, Apache-2.0, openxla/xprof's
+// test_xplanes/tpu_inference_2.xplane.pb): four TPUs that spend 97% of their XLA op time waiting on
+// host-offload copies, against tests/real/tpu_copies_expected.py, an independent reader of the
+// protobuf: per TPU 300 copies host to device and 300 back, 5,368,709,120 bytes each; the copy
+// pairs' spans equal the Async XLA Ops line's 600 async-copy durations on TPU 0 (197.605762 s);
+// 6,442,450,944,000 bytes each way in all, host to device in 482.931863 s (13.3403 GB/s), device to
+// host in 308.369283 s (20.8920 GB/s); the XLA ops less the copy ops 10.864778 s over the 4 TPUs.
+#include <gtest/gtest.h>
+
+#include "gate/gate.h"
+#include "support/helpers.h"
+
+namespace perfgate::testing {
+namespace {
+
+const char kTpu[] = "tpu/tpu_v6e_inference_xprof.xplane.pb";
+
+TEST(TpuReal, HostOffloadCopiesAreCopiesWithTheirBytesAndRates) {
+  std::string path = shared_reference(kTpu);
+  if (path.empty()) GTEST_SKIP() << "../shared/references/tpu is absent";
+  ReportModel report = report_of_files({path}, default_book());
+  EXPECT_EQ(report.metric(Metric::MemcpyH2dBytes), 6'442'450'944'000.0);
+  EXPECT_EQ(report.metric(Metric::MemcpyD2hBytes), 6'442'450'944'000.0);
+  EXPECT_EQ(report.metric(Metric::MemcpyH2dCount), 1200);
+  EXPECT_NEAR(*report.metric(Metric::MemcpyH2dGbps), 13.3403, 1e-4);
+  EXPECT_NEAR(*report.metric(Metric::MemcpyD2hGbps), 20.8920, 1e-4);
+  // Utilization counts the XLA ops that compute: 10.864778 s over 4 TPUs x the 97.620 s window.
+  ASSERT_TRUE(report.metric(Metric::WindowWallUs));
+  double expected = 10.864778e6 / (4 * *report.metric(Metric::WindowWallUs)) * 100;
+  EXPECT_NEAR(*report.metric(Metric::GpuUtilizationPct), expected, 0.01);
+  EXPECT_NEAR(expected, 2.78, 0.01);
+}
+
+TEST(TpuReal, TheFirstFindingIsHostOffloadAndNoRooflineSavingIsClaimed) {
+  std::string path = shared_reference(kTpu);
+  if (path.empty()) GTEST_SKIP() << "../shared/references/tpu is absent";
+  ReportModel report = report_of_files({path}, default_book());
+  apply_gate(report, default_rules(), nullptr, {});
+  const ReportFinding* low = find_finding(report, "gpu.low-utilization");
+  ASSERT_NE(low, nullptr);
+  EXPECT_EQ(low->status, FindingStatus::Warn);
+  EXPECT_NE(low->recommendation.find("host offload"), std::string::npos) << low->recommendation;
+  EXPECT_NE(low->recommendation.find("save_and_offload_only_these_names"), std::string::npos);
+  EXPECT_EQ(low->recommendation.find("non_blocking"), std::string::npos);  // PyTorch's words
+  // Before: "Scheduled TfrtTpuLoadedExecutable::Execute transfer (796.818 s)" on a 97.6 s capture.
+  const ReportFinding* roofline = find_finding(report, "ops.far-from-roofline");
+  ASSERT_NE(roofline, nullptr);
+  EXPECT_NE(roofline->status, FindingStatus::Warn);
+  EXPECT_NE(roofline->status, FindingStatus::Fail);
+}
+
+}  // namespace
+}  // namespace perfgate::testing
