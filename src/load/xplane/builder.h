@@ -158,7 +158,6 @@ class Builder {
   std::vector<TpuOp> tpu_ops_;
   // The plane being read's copy-starts not yet done, by instruction name: their start.
   std::unordered_map<std::string_view, TimeNs> copy_starts_;
-  std::uint64_t tpu_copies_ = 0, tpu_copies_unpaired_ = 0;
   // Each device's transfer lines: the end of the last transfer on each.
   std::unordered_map<std::int32_t, std::vector<TimeNs>> transfer_lines_;
   // The plane being read's program runs ("XLA Modules"), by start.

@@ -101,13 +101,11 @@ bool Builder::tpu_copy(const EventMetadata* meta, std::string_view category, std
   a.kind = GpuActivityKind::Memcpy;
   a.copy_kind = copy_direction(destination, tuple.size() >= 2 ? tuple[1] : std::string_view());
   if (bytes >= 0) a.bytes = static_cast<std::uint64_t>(bytes);
-  ++tpu_copies_;
+  // Without its copy-start (outside the capture, or named otherwise), the copy-done is its own span.
   auto started = copy_starts_.find(done.operand);
   if (started != copy_starts_.end() && started->second <= a.start) {
     a.start = started->second;
     copy_starts_.erase(started);
-  } else {
-    ++tpu_copies_unpaired_;
   }
   // The first of the device's transfer lines free at its start: concurrent transfers never share one.
   std::vector<TimeNs>& lines = transfer_lines_[a.device];
