@@ -1,40 +1,10 @@
 #!/usr/bin/env python3
 """tests/real/tpu_real_test.cpp's expected values: an independent reader of an XSpace (tsl/profiler/protobuf/xplane.proto,
 the protobuf wire format decoded by hand) and of its TPU copies. Usage: tpu_copies_expected.py FILE.xplane.pb"""
-import struct, sys, collections
+import collections, os, sys
 
-def varint(b, i):
-    r = s = 0
-    while True:
-        c = b[i]; i += 1
-        r |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return r, i
-
-def fields(b):
-    i = 0; n = len(b)
-    while i < n:
-        k, i = varint(b, i); f, w = k >> 3, k & 7
-        if w == 0: v, i = varint(b, i)
-        elif w == 1: v = b[i:i+8]; i += 8
-        elif w == 2:
-            l, i = varint(b, i); v = b[i:i+l]; i += l
-        elif w == 5: v = b[i:i+4]; i += 4
-        else: raise ValueError(w)
-        yield f, w, v
-
-def signed(v): return v - (1 << 64) if v >= 1 << 63 else v
-
-def stat(b):
-    s = {}
-    for f, w, v in fields(b):
-        if f == 1: s['id'] = v
-        elif f == 2: s['v'] = struct.unpack('<d', v)[0]
-        elif f == 3: s['v'] = v
-        elif f == 4: s['v'] = signed(v)
-        elif f == 5: s['v'] = v.decode('utf-8', 'replace')
-        elif f == 6: s['v'] = bytes(v)
-        elif f == 7: s['ref'] = v
-    return s
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from xplane_dump import fields, s64 as signed, stat  # the wire format, decoded by hand
 
 def emeta(b):
     m = {'stats': []}
