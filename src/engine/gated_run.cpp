@@ -1,11 +1,11 @@
 // A run prepared, gated and recorded: the rules read once, the inputs resolved, the baselines and
 // the history read, the report made and gated (engine/engine.h).
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -88,12 +88,13 @@ void add_history_baselines(std::vector<HistorySource>& sources, const HistoryReq
 }
 
 // The request's paths less those that name a profile given as bytes.
+// One lookup a path: linear in the paths and the profiles, however many ranks are given as bytes.
 std::vector<std::string> paths_on_disk(const RunRequest& request) {
+  std::unordered_set<std::string_view> given;
+  for (const ProfileBytes& profile : request.profile_bytes) given.insert(profile.name);
   std::vector<std::string> files;
   for (const std::string& path : request.paths)
-    if (std::none_of(request.profile_bytes.begin(), request.profile_bytes.end(),
-                     [&path](const ProfileBytes& given) { return given.name == path; }))
-      files.push_back(path);
+    if (!given.count(path)) files.push_back(path);
   return files;
 }
 
