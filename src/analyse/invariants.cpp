@@ -185,6 +185,27 @@ void check_coverage(MetricValues& m, std::vector<InvariantViolation>& out) {
   out.push_back(std::move(v));
 }
 
+// A memory snapshot's peak is the highest of the states the replay goes through, the dump's among
+// them: a peak below the allocated total at the dump is a replay that does not end where the
+// snapshot does (issue 91: a peak in requested bytes below a dump in block bytes).
+void check_snapshot_peak(const MetricInputs& in, MetricValues& m, std::vector<InvariantViolation>& out) {
+  const std::optional<SnapshotSums::PeakBelow>& below = in.memory.snapshot.peak_below_allocated;
+  if (!below || !m.get(Metric::MemorySnapshotPeakBytes)) return;
+  InvariantViolation v{
+      ReportInvariant::SnapshotPeakAtLeastAllocated,
+      fmt::format("device {}'s snapshot peak {} bytes is below the {} bytes allocated at the dump",
+                  below->device, below->peak, below->allocated),
+      {std::string(metric_name(Metric::MemorySnapshotPeakBytes))},
+      "the trace's allocations and frees are the blocks the segments hold at the dump, in "
+      "the same unit (block bytes)"};
+  m.set(Metric::MemorySnapshotPeakBytes, std::nullopt);
+  if (m.get(Metric::MemorySnapshotPeakPct)) {
+    v.withheld.emplace_back(metric_name(Metric::MemorySnapshotPeakPct));
+    m.set(Metric::MemorySnapshotPeakPct, std::nullopt);
+  }
+  out.push_back(std::move(v));
+}
+
 double row_pct(const RooflineRow& r) {
   return static_cast<double>(r.roofline_ps) / 10.0 / static_cast<double>(r.kernel_ns);
 }
@@ -197,6 +218,7 @@ std::vector<InvariantViolation> check_metric_invariants(const MetricInputs& in, 
   check_throughput(in, m, out);
   check_partitions(m, out);
   check_coverage(m, out);
+  check_snapshot_peak(in, m, out);
   return out;
 }
 

@@ -1,9 +1,10 @@
 // A PyTorch memory snapshot (torch.cuda.memory._snapshot(), written by _dump_snapshot) as the
 // profile model holds it (Profile::memory_snapshot): per device, the final state the segments
-// describe and the trace's actions, each allocation and completed free with the block size the
-// replay from the final state backwards resolved (load/snapshot/snapshot_replay.cpp), and the live
-// blocks entering the trace. The analyses (analyse/memory/snapshot_analysis.h) take their peak,
-// what is live at it, fragmentation and out-of-memory errors from here.
+// describe and the trace's actions, each allocation and completed free with the block size (block
+// bytes, the allocator's unit) the replay from the final state backwards resolved
+// (load/snapshot/snapshot_replay.cpp), and the live blocks entering the trace. The analyses
+// (analyse/memory/snapshot_analysis.h) take their peak, what is live at it, fragmentation and out-of-memory
+// errors from here.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +30,13 @@ enum class SnapshotAction : unsigned char {
   Other,
 };
 
-// A block of the allocator: its size and where it was allocated (an index into MemorySnapshot::sites).
+// A block of the allocator: its size as the allocator counts it (the block's, rounded: what
+// torch.cuda.memory_stats' allocated_bytes add up), where it was allocated (an index into
+// MemorySnapshot::sites), and the size its allocation requested.
 struct SnapshotBlock {
   std::uint64_t size = 0;
   std::uint32_t site = 0;
+  std::uint64_t requested = 0;
 };
 
 struct SnapshotStep {
@@ -42,24 +46,27 @@ struct SnapshotStep {
   TimeNs time = 0;        // time_us in ns; 0 in a trace where any entry has none (MemorySnapshot::untimed)
   std::uint32_t site = 0;
   std::uint64_t device_free = 0;  // an oom's: what the device had free
-  // An alloc's or a free_completed's block as the replay resolved it: the size the live set holds,
-  // the size requested (a block live at the end: its requested_size).
+  // An alloc's or a free_completed's block as the replay resolved it, in block bytes: a block live at
+  // the end, its size in the segments; another, the allocator's rounding of the size requested
+  // (snapshot_replay.cpp, block_size_of). The size requested is `size`.
   std::uint64_t block = 0;
 };
 
 struct SnapshotDevice {
   std::int32_t device = 0;
   // The final state, from the segments.
-  std::uint64_t reserved = 0;   // the segments' total_size, summed
-  std::uint64_t allocated = 0;  // the active blocks' size, summed
+  std::uint64_t reserved = 0;             // the segments' total_size, summed
+  std::uint64_t allocated = 0;            // the active blocks' size, summed
+  std::uint64_t allocated_requested = 0;  // the sizes their allocations requested, summed
   std::uint64_t segments = 0, expandable = 0;
   std::uint64_t split_inactive_blocks = 0, split_inactive_bytes = 0, largest_inactive = 0;
-  // The active blocks at the end, by address, each with its requested size (the replay's unit).
+  // The active blocks at the end, by address, each with its size and its requested size.
   std::vector<std::pair<std::uint64_t, SnapshotBlock>> live;
   std::vector<SnapshotStep> steps;  // device_traces[device], in order
   // Replayed from the final state backwards: the totals and the live blocks entering the trace
   // (what was allocated before the recording). A negative total: the trace and the final state disagree.
   std::int64_t entering_allocated = 0, entering_reserved = 0;
+  std::int64_t entering_requested = 0;  // the entering live blocks' requested sizes, summed
   std::vector<std::pair<std::uint64_t, SnapshotBlock>> entering_live;  // by address, ascending
 };
 

@@ -18,13 +18,14 @@ ReportCell signed_bytes(std::int64_t b) {
   return ReportCell{static_cast<double>(b)};
 }
 
-constexpr auto kDeviceColumns = declared<Table::MemorySnapshot>(std::array<Column<SnapshotDeviceRow>, 14>{{
+constexpr auto kDeviceColumns = declared<Table::MemorySnapshot>(std::array<Column<SnapshotDeviceRow>, 16>{{
     {"device", [](const SnapshotDeviceRow& r) { return device_cell(r.device); }},
     {"segments", [](const SnapshotDeviceRow& r) { return count(r.segments); }},
     {"expandable_segments", [](const SnapshotDeviceRow& r) { return count(r.expandable_segments); }},
     {"actions", [](const SnapshotDeviceRow& r) { return count(r.actions); }},
     {"reserved_bytes", [](const SnapshotDeviceRow& r) { return bytes(r.reserved); }},
     {"allocated_bytes", [](const SnapshotDeviceRow& r) { return bytes(r.allocated); }},
+    {"allocated_requested_bytes", [](const SnapshotDeviceRow& r) { return bytes(r.allocated_requested); }},
     {"reserved_unallocated_bytes",
      [](const SnapshotDeviceRow&
             r) { return bytes(r.reserved > r.allocated ? r.reserved - r.allocated : 0); }},
@@ -34,6 +35,7 @@ constexpr auto kDeviceColumns = declared<Table::MemorySnapshot>(std::array<Colum
     {"entering_allocated_bytes",
      [](const SnapshotDeviceRow& r) { return signed_bytes(r.entering_allocated); }},
     {"peak_allocated_bytes", [](const SnapshotDeviceRow& r) { return signed_bytes(r.peak); }},
+    {"peak_requested_bytes", [](const SnapshotDeviceRow& r) { return signed_bytes(r.peak_requested); }},
     {"peak_action", [](const SnapshotDeviceRow& r) { return count(r.peak_action); }},
     {"ooms", [](const SnapshotDeviceRow& r) { return count(r.ooms); }},
 }});

@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "load/load.h"
+#include "load/rocprof/rocprof_v1.h"
 #include "support/helpers.h"
 #include "support/nsys_builder.h"
 
@@ -200,6 +201,131 @@ TEST(RocprofV1, ResultsDbAndJsonOfOneRunAgree) {
     EXPECT_EQ(db.gpu_activities[i].device, json.gpu_activities[i].device) << i;
     EXPECT_EQ(db.gpu_activities[i].stream, json.gpu_activities[i].stream) << i;
   }
+}
+
+// Issue 91, item 5: a copy's bytes are its HIP call's arguments (tblextr.py's args column,
+// "( dst(0x…) src(0x…) sizeBytes(24) kind(1))"), where before every v1 copy was "copied 0 B". As
+// tblextr.py writes them: a copy's row has the pid, the tid and the stream index of its HIP call,
+// its JSON event the stream as its lane and the thread in its args, and no Index.
+struct CopyRun {
+  const char* call;  // the HIP call
+  const char* args;
+  std::int64_t tid, stream, index;
+  std::int64_t call_begin, call_end;
+  const char* op;  // the copy, "" where the trace holds none
+  std::int64_t begin, end;
+};
+const CopyRun kCopies[] = {
+    {"hipMemcpy", "( dst(0x7f1200000000) src(0x55d0c0a0b000) sizeBytes(24) kind(1))", 77, 0, 11, kBase + 1000,
+     kBase + 3000, "CopyHostToDevice", kBase + 2000, kBase + 2400},
+    // Two queued on stream 1 before either runs.
+    {"hipMemcpyAsync", "( dst(0x55d0c0c00000) src(0x7f1200100000) sizeBytes(1048576) kind(2) stream(1))", 77,
+     1, 12, kBase + 4000, kBase + 4500, "CopyDeviceToHost", kBase + 5000, kBase + 7000},
+    {"hipMemsetD32Async", "( dst(0x7f1200200000) value(0) count(256) stream(1))", 77, 1, 13, kBase + 4600,
+     kBase + 4800, "FillBuffer", kBase + 7100, kBase + 7200},
+    {"hipMemcpy2D",
+     "( dst(0x7f1200300000) dpitch(1024) src(0x7f1200400000) spitch(1024) width(256) height(8) kind(3))", 78,
+     0, 14, kBase + 8000, kBase + 9000, "CopyDeviceToDevice", kBase + 8200, kBase + 8600},
+    // A copy of nothing: no op recorded; the next call's copy is still its own.
+    {"hipMemcpy", "( dst(0x7f1200000000) src(0x55d0c0a0b000) sizeBytes(0) kind(1))", 77, 0, 15, kBase + 9500,
+     kBase + 9600, "", 0, 0},
+    {"hipMemcpy", "( dst(0x7f1200000000) src(0x55d0c0a0b000) sizeBytes(4096) kind(1))", 77, 0, 16,
+     kBase + 10000, kBase + 11000, "CopyHostToDevice", kBase + 10100, kBase + 10500},
+};
+
+std::string copies_db_sql() {
+  std::string sql =
+      "CREATE TABLE HIP (\"BeginNs\" INTEGER, \"EndNs\" INTEGER, \"pid\" INTEGER, \"tid\" INTEGER, \"Name\" "
+      "TEXT, \"args\" TEXT, \"Index\" INTEGER, \"Data\" TEXT, \"__section\" INTEGER, \"__lane\" INTEGER, "
+      "\"DurationNs\" INTEGER);"
+      "CREATE TABLE COPY (\"BeginNs\" INTEGER, \"EndNs\" INTEGER, \"dev-id\" INTEGER, \"queue-id\" INTEGER, "
+      "\"Name\" TEXT, \"pid\" INTEGER, \"tid\" INTEGER, \"roctx-range\" TEXT, \"stream-id\" INTEGER, "
+      "\"Index\" INTEGER, \"Data\" TEXT, \"__section\" INTEGER, \"__lane\" INTEGER, \"DurationNs\" INTEGER);";
+  for (const CopyRun& c : kCopies) {
+    sql +=
+        fmt::format("INSERT INTO HIP VALUES ({}, {}, 4242, {}, '{}', '{}', {}, '', 2, {}, {});", c.call_begin,
+                    c.call_end, c.tid, c.call, c.args, c.index, c.tid, c.call_end - c.call_begin);
+    if (*c.op)
+      sql +=
+          fmt::format("INSERT INTO COPY VALUES ({}, {}, 0, 0, '{}', 4242, {}, '{}', {}, {}, '', 1, {}, {});",
+                      c.begin, c.end, c.op, c.tid, c.op, c.stream, c.index, c.stream, c.end - c.begin);
+  }
+  return sql;
+}
+
+std::string copies_json() {
+  std::string json = "{ \"traceEvents\":[{}\n";
+  for (const CopyRun& c : kCopies) {
+    json += fmt::format(
+        ",{{\"ph\":\"X\",\"name\":\"{}\",\"pid\":\"2\",\"tid\":\"{}\",\"ts\":\"{}\",\"dur\":\"{}\",\n  "
+        "\"args\":{{\n    \"BeginNs\":\"{}\",\n    \"EndNs\":\"{}\",\n    \"pid\":\"4242\",\n    "
+        "\"tid\":\"{}\",\n"
+        "    \"Name\":\"{}\",\n    \"args\":\"{}\",\n    \"Data\":\"\",\n    \"DurationNs\":\"{}\"\n  "
+        "}}\n}}\n",
+        c.call, c.tid, c.call_begin / 1000, (c.call_end - c.call_begin) / 1000, c.call_begin, c.call_end,
+        c.tid, c.call, c.args, c.call_end - c.call_begin);
+    if (*c.op)
+      json += fmt::format(
+          ",{{\"ph\":\"X\",\"name\":\"{}\",\"pid\":\"1\",\"tid\":\"{}\",\"ts\":\"{}\",\"dur\":\"{}\",\n  "
+          "\"args\":{{\n    \"BeginNs\":\"{}\",\n    \"EndNs\":\"{}\",\n    \"dev-id\":\"0\",\n    "
+          "\"queue-id\":\"0\",\n    \"Name\":\"{}\",\n    \"pid\":\"4242\",\n    \"tid\":\"{}\",\n    "
+          "\"stream-id\":\"{}\",\n    \"Data\":\"\",\n    \"DurationNs\":\"{}\"\n  }}\n}}\n",
+          c.op, c.stream, c.begin / 1000, (c.end - c.begin) / 1000, c.begin, c.end, c.op, c.tid, c.stream,
+          c.end - c.begin);
+  }
+  json += "],\n\"otherData\": {\n    \"ROCm version\": \"5.7.1\"\n  }\n}";
+  return json;
+}
+
+TEST(RocprofV1, CopyBytesAreTheirHipCallsSizeArguments) {
+  // By hand: 24 B and 4,096 B host to device, 1 MiB back, 256 32-bit words set, 256 x 8 device to device.
+  const std::pair<const char*, std::uint64_t> expected[] = {
+      {"CopyDeviceToHost", 1048576}, {"FillBuffer", 1024}, {"CopyDeviceToDevice", 2048}};
+  for (const auto& [name, bytes] :
+       {std::pair{"results.db", sqlite_bytes(copies_db_sql())}, std::pair{"results.json", copies_json()}}) {
+    SCOPED_TRACE(name);
+    Profile p = load_json(bytes, name);
+    std::vector<std::uint64_t> h2d;
+    for (const GpuActivity& a : p.gpu_activities) {
+      std::string_view op = p.strings.view(a.name);
+      if (op == "CopyHostToDevice") h2d.push_back(a.bytes);
+      for (const auto& [other, b] : expected) {
+        if (op == other) {
+          EXPECT_EQ(a.bytes, b) << op;
+        }
+      }
+    }
+    EXPECT_EQ(h2d, (std::vector<std::uint64_t>{24, 4096}));
+    // The report: 4,120 B host to device in 800 ns, 5.15 GB/s; 1 MiB back in 2 µs, 524.288 GB/s.
+    ReportModel r = report_of_bytes({{name, std::make_shared<const std::string>(bytes)}}, default_book());
+    EXPECT_EQ(r.metric(Metric::MemcpyH2dBytes), 4120.0);
+    ASSERT_TRUE(r.metric(Metric::MemcpyH2dGbps));
+    EXPECT_NEAR(*r.metric(Metric::MemcpyH2dGbps), 5.15, 1e-9);
+    EXPECT_EQ(r.metric(Metric::MemcpyD2hBytes), 1048576.0);
+    EXPECT_NEAR(r.metric(Metric::MemcpyD2hGbps).value_or(0), 524.288, 1e-9);
+    EXPECT_EQ(r.metric(Metric::MemcpyD2dBytes), 2048.0);
+  }
+}
+
+TEST(RocprofV1, CopySizeArgumentsOfEachCall) {
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpy", "( dst(0x1) src(0x2) sizeBytes(24) kind(1))"), 24u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpyHtoDAsync", "dst=0x1, src=0x2, sizeBytes=4096, stream=0x3"),
+            4096u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpyPeer",
+                                   "( dst(0x1) dstDeviceId(1) src(0x2) srcDeviceId(0) sizeBytes(8))"),
+            8u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemset", "( dst(0x1) value(0) sizeBytes(512))"), 512u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemsetD16", "( dst(0x1) value(0) count(10))"), 20u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemsetD8Async", "( dst(0x1) value(0) count(10) stream(2))"), 10u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemset2D", "( dst(0x1) pitch(64) value(0) width(3) height(5))"), 15u);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpyToArray",
+                                   "( dst(0x1) wOffset(0) hOffset(0) src(0x2) count(100) kind(1))"),
+            100u);
+  // No size stated, or another call: none.
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpy3D", "( p(0x7ffd))"), std::nullopt);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipLaunchKernel", "( sizeBytes(24))"), std::nullopt);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpy", "( dst(0x1) mysizeBytes(24))"), std::nullopt);
+  EXPECT_EQ(rocprof::v1_copy_bytes("hipMemcpy", "( dst(0x1) sizeBytes(0x18))"), std::nullopt);
 }
 
 TEST(RocprofV1, AnotherDatabaseIsRefusedNamingBoth) {

@@ -4,7 +4,7 @@
 - a torch without torch.cuda.memory._dump_snapshot (before 2.1) is told it needs 2.1 or later;
 - with a stand-in torch module that has CUDA (its _dump_snapshot writes the H200 batch-32 snapshot of
   tests/data), each window's trace and snapshot are written and analysed: the snapshot's peak is
-  6,052,631,672 bytes (tests/real/memory_snapshot_expected.py) and its device memory the total_memory
+  6,059,193,344 block bytes (tests/real/memory_snapshot_expected.py) and its device memory the total_memory
   the stand-in reports (--device-memory), so the near-capacity rule applies.
 
 Usage: memory_snapshot_callback_test.py SOURCE_DIR WHEEL_DIR
@@ -84,10 +84,10 @@ report = gate(Prof())
 check(len(gate.snapshots) == 1 and gate.snapshots[0].endswith(".memory_snapshot.pickle"), str(gate.snapshots))
 check(os.path.dirname(gate.snapshots[0]) == str(log / "gpu"), "the snapshot lies beside the trace")
 snap = gate.snapshot_reports[0]
-check(snap.metrics["memory.snapshot_peak_bytes"] == 6052631672, f"peak {snap.metrics['memory.snapshot_peak_bytes']}")
+check(snap.metrics["memory.snapshot_peak_bytes"] == 6059193344, f"peak {snap.metrics['memory.snapshot_peak_bytes']}")
 check(snap.metrics["memory.snapshot_capacity_bytes"] == 6 * 2**30, "the device's memory from torch")
 pct = snap.metrics["memory.snapshot_peak_pct"]
-check(abs(pct - 100 * 6052631672 / (6 * 2**30)) < 1e-6, f"peak share {pct} (the JSON report's 6 decimals)")
+check(abs(pct - 100 * 6059193344 / (6 * 2**30)) < 1e-6, f"peak share {pct} (the JSON report's 6 decimals)")
 near = [f for f in snap.findings if f["id"] == "memory.snapshot-near-capacity"][0]
 check(near["status"] == "warn", f"near capacity: {near['status']}")
 check(report is gate.last and report.exit_code in (0, 1), "the trace's report is returned")

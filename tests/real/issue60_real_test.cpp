@@ -52,32 +52,37 @@ TEST(Issue60Real, SharedSnapshotPeakAndReservedEqualAnIndependentReplay) {
   std::string path = shared_reference("memory_snapshots/magma27_memory_snapshot.pickle");
   if (path.empty()) GTEST_SKIP() << "../shared/references/memory_snapshots not found";
   ReportModel r = report_of_snapshot(path);
-  // memory_snapshot_expected.py: peak 13,923,997,700 bytes (13,278.9 MiB)
-  // after action 1403, reserved 14,180,941,824 throughout (no segment actions in the trace).
-  EXPECT_EQ(r.metric(Metric::MemoryPeakAllocatedBytes), 13923997700.0);
+  // memory_snapshot_expected.py: peak 13,927,832,064 block bytes (13,282.6 MiB; 13,923,997,700
+  // requested, issue 75 to 91's unit) after action 1403, reserved 14,180,941,824 throughout (no
+  // segment actions in the trace).
+  EXPECT_EQ(r.metric(Metric::MemoryPeakAllocatedBytes), 13927832064.0);
   EXPECT_EQ(r.metric(Metric::MemoryPeakReservedBytes), 14180941824.0);
   const ReportTable& device = table_of(r, "memory_snapshot");
   EXPECT_EQ(number_at(device, 0, "segments"), 216);
   EXPECT_EQ(number_at(device, 0, "actions"), 5163);
   EXPECT_EQ(number_at(device, 0, "allocated_bytes"), 1377753600);
   EXPECT_EQ(number_at(device, 0, "reserved_bytes"), 14180941824);
-  EXPECT_EQ(number_at(device, 0, "entering_allocated_bytes"), 1373919236);
+  EXPECT_EQ(number_at(device, 0, "entering_allocated_bytes"), 1377753600);
   EXPECT_EQ(number_at(device, 0, "peak_action"), 1403);
-  EXPECT_EQ(r.metric(Metric::MemorySnapshotPeakBytes), 13923997700.0);
+  EXPECT_EQ(r.metric(Metric::MemorySnapshotPeakBytes), 13927832064.0);
+  // Requested bytes beside: 1,373,919,236 at the dump, 13,923,997,700 live at the peak.
+  EXPECT_EQ(number_at(device, 0, "allocated_requested_bytes"), 1373919236);
+  EXPECT_EQ(number_at(device, 0, "peak_requested_bytes"), 13923997700);
+  EXPECT_TRUE(r.invariants.empty());
   // The live set at the peak by top user frame, largest first (ties by name), as the script groups it:
   // 504 blocks in all, adding up to the peak.
   const ReportTable& sites = table_of(r, "memory_live_at_peak");
   const std::pair<const char*, double> expected[] = {
       {"forward (model.py:39)", 2743599104},   {"silu (model.py:532)", 2415919104},
       {"softmax (nn_utils.py:7)", 1212678144}, {"forward (model.py:399)", 1207959552},
-      {"softmax (nn_utils.py:6)", 1207959552}, {"(no frames recorded)", 1046239232}};
+      {"softmax (nn_utils.py:6)", 1207959552}, {"(no frames recorded)", 1050073088}};
   for (std::size_t i = 0; i < std::size(expected); ++i) {
     EXPECT_EQ(text_at(sites, i, "site"), expected[i].first) << i;
     EXPECT_EQ(number_at(sites, i, "bytes"), expected[i].second) << i;
   }
   EXPECT_EQ(number_at(sites, 0, "blocks"), 25);
   EXPECT_EQ(number_at(sites, 5, "blocks"), 227);
-  EXPECT_EQ(live_sum(sites), 13923997700.0);
+  EXPECT_EQ(live_sum(sites), 13927832064.0);
   double blocks = 0;
   for (std::size_t row = 0; row < sites.rows.size(); ++row) blocks += number_at(sites, row, "blocks");
   EXPECT_EQ(blocks, 504);
@@ -96,10 +101,11 @@ TEST(Issue60Real, SharedSnapshotPeakAndReservedEqualAnIndependentReplay) {
 
 // The shared snapshot's categories at the peak and its active-memory timeline, against
 // memory_snapshot_expected.py (its own category rules and bounded MemoryViz timeline in Python): by
-// category forward 11,894,554,624 bytes (269 blocks) and unknown 2,029,443,076 (235), adding up
-// to the peak; the timeline 269 rectangles, 64 bands drawn and the summed band, the highest top in
-// the peak's column (action 1,403) 13,923,997,700 = the peak, the rows' bottoms summing to
-// 754,055,643,136 and their sizes to 517,759,446,160. The page draws it as static SVG of bounded size.
+// category forward 11,894,554,624 bytes (269 blocks) and unknown 2,033,277,440 (235), adding up
+// to the peak (block bytes); the timeline 269 rectangles, 64 bands drawn and the summed band, the
+// highest top in the peak's column (action 1,403) 13,927,832,064 = the peak, the rows' bottoms
+// summing to 754,055,643,136 and their sizes to 518,246,463,488. The page draws it as static SVG of bounded
+// size.
 TEST(Issue60Real, SharedSnapshotTimelineAndCategories) {
   std::string path = shared_reference("memory_snapshots/magma27_memory_snapshot.pickle");
   if (path.empty()) GTEST_SKIP() << "../shared/references/memory_snapshots not found";
@@ -110,7 +116,7 @@ TEST(Issue60Real, SharedSnapshotTimelineAndCategories) {
   EXPECT_EQ(number_at(categories, 0, "bytes"), 11894554624);
   EXPECT_EQ(number_at(categories, 0, "blocks"), 269);
   EXPECT_EQ(text_at(categories, 1, "category"), "unknown");
-  EXPECT_EQ(number_at(categories, 1, "bytes"), 2029443076);
+  EXPECT_EQ(number_at(categories, 1, "bytes"), 2033277440);
   EXPECT_EQ(number_at(categories, 1, "blocks"), 235);
   EXPECT_EQ(text_at(table_of(r, "memory_live_at_peak"), 0, "category"), "forward");  // model.py:39
   const ReportTable& bands = table_of(r, "memory_timeline");
@@ -123,9 +129,9 @@ TEST(Issue60Real, SharedSnapshotTimelineAndCategories) {
     if (number_at(bands, row, "first_state") <= 1403 && 1403 <= number_at(bands, row, "last_state"))
       highest = std::max(highest, number_at(bands, row, "top_bytes"));
   }
-  EXPECT_EQ(highest, 13923997700.0);
+  EXPECT_EQ(highest, 13927832064.0);
   EXPECT_EQ(bottoms, 754055643136.0);
-  EXPECT_EQ(sizes, 517759446160.0);
+  EXPECT_EQ(sizes, 518246463488.0);
   EXPECT_EQ(most, 64);
   std::string html = render_html(r).page;
   std::size_t svg = html.find("<svg class=\"memory-timeline\"");
@@ -143,24 +149,25 @@ TEST(Issue60Real, SharedSnapshotTimelineAndCategories) {
 TEST(Issue60Real, H200SnapshotsAgainstTorchsOwnCounters) {
   // Batch 8 (protocol 4), with one oom of a 400 GB request. torch at the end: allocated
   // 1,015,355,904, reserved 1,539,309,568; max_memory_allocated 2,278,634,496. The replay:
-  // peak 2,269,058,168 in requested bytes (the replay's unit; torch counts rounded blocks, so its
-  // maximum is higher: at most 0.5 % for these), peak reserved
-  // 2,726,297,600 (segments freed after the oom).
+  // peak 2,273,260,544 in block bytes (torch's unit; 0.24 % below torch's, where the replay in
+  // requested bytes, 2,269,058,168, was 0.42 %: unsplit large blocks the trace frees count at their
+  // rounded request), peak reserved 2,726,297,600 (segments freed after the oom).
   ReportModel b8 = report_of_snapshot(recorded("h200_snapshot_b8.pickle"));
-  EXPECT_EQ(b8.metric(Metric::MemoryPeakAllocatedBytes), 2269058168.0);
+  EXPECT_EQ(b8.metric(Metric::MemoryPeakAllocatedBytes), 2273260544.0);
   EXPECT_EQ(b8.metric(Metric::MemoryPeakReservedBytes), 2726297600.0);
   EXPECT_LE(*b8.metric(Metric::MemoryPeakAllocatedBytes), 2278634496.0);
-  EXPECT_NEAR(*b8.metric(Metric::MemoryPeakAllocatedBytes), 2278634496.0, 0.005 * 2278634496.0);
+  EXPECT_NEAR(*b8.metric(Metric::MemoryPeakAllocatedBytes), 2278634496.0, 0.003 * 2278634496.0);
   EXPECT_EQ(b8.metric(Metric::MemorySnapshotAllocatedBytes), 1015355904.0);
   EXPECT_EQ(b8.metric(Metric::MemorySnapshotReservedBytes), 1539309568.0);
-  // The oom, the last action (5,393): 400 GB requested, 147,678,429,184 free, 1,011,160,084
-  // allocated (requested bytes) and 1,539,309,568 reserved then (memory_snapshot_expected.py).
+  // The oom, the last action (5,393): 400 GB requested, 147,678,429,184 free, 1,015,355,904
+  // allocated (block bytes: torch's allocated at the end) and 1,539,309,568 reserved then
+  // (memory_snapshot_expected.py).
   const ReportTable& ooms = table_of(b8, "memory_ooms");
   ASSERT_EQ(ooms.rows.size(), 1u);
   EXPECT_EQ(number_at(ooms, 0, "action"), 5393);
   EXPECT_EQ(number_at(ooms, 0, "requested_bytes"), 400000000000);
   EXPECT_EQ(number_at(ooms, 0, "device_free_bytes"), 147678429184);
-  EXPECT_EQ(number_at(ooms, 0, "allocated_bytes"), 1011160084);  // requested: the replay's unit
+  EXPECT_EQ(number_at(ooms, 0, "allocated_bytes"), 1015355904);  // block bytes: the replay's unit
   EXPECT_EQ(number_at(ooms, 0, "reserved_bytes"), 1539309568);
   EXPECT_EQ(text_at(ooms, 0, "site"), "train_snapshot (rec_torch.py:83)");
   EXPECT_EQ(b8.metric(Metric::MemorySnapshotCapacityBytes), 147678429184.0 + 1539309568.0);
@@ -171,30 +178,30 @@ TEST(Issue60Real, H200SnapshotsAgainstTorchsOwnCounters) {
   EXPECT_NE(oom->recommendation.find("no setting makes it fit"), std::string::npos) << oom->recommendation;
   const ReportTable& sites = table_of(b8, "memory_live_at_peak");
   EXPECT_EQ(text_at(sites, 0, "site"), "(no frames recorded)");
-  EXPECT_EQ(number_at(sites, 0, "bytes"), 557842448);
-  // rec_torch.py:81's 149 blocks (537,081,860 bytes) by category: 148 in torch.optim (537,081,856),
-  // one of 4 bytes under Tensor.backward (the gradient's seed): a row each.
+  EXPECT_EQ(number_at(sites, 0, "bytes"), 557843456);
+  // rec_torch.py:81's 149 blocks (539,965,952 bytes) by category: 148 in torch.optim (539,965,440),
+  // one of 512 bytes (4 requested) under Tensor.backward (the gradient's seed): a row each.
   EXPECT_EQ(text_at(sites, 1, "site"), "train_snapshot (rec_torch.py:81)");
   EXPECT_EQ(text_at(sites, 1, "category"), "optimizer");
-  EXPECT_EQ(number_at(sites, 1, "bytes"), 537081856);
+  EXPECT_EQ(number_at(sites, 1, "bytes"), 539965440);
   EXPECT_EQ(number_at(sites, 1, "blocks"), 148);
   EXPECT_EQ(text_at(sites, sites.rows.size() - 1, "site"), "train_snapshot (rec_torch.py:81)");
   EXPECT_EQ(text_at(sites, sites.rows.size() - 1, "category"), "backward");
-  EXPECT_EQ(number_at(sites, sites.rows.size() - 1, "bytes"), 4);
-  // By category (the script's): unknown 826,294,292, forward 637,141,088, optimizer 537,081,856,
-  // parameter 268,540,928 (the model's .to(): 74 blocks), backward 4.
+  EXPECT_EQ(number_at(sites, sites.rows.size() - 1, "bytes"), 512);
+  // By category (the script's): unknown 826,295,808, forward 638,195,712, optimizer 539,965,440,
+  // parameter 268,803,072 (the model's .to(): 74 blocks), backward 512.
   const ReportTable& categories = table_of(b8, "memory_peak_categories");
-  const std::pair<const char*, double> by[] = {{"unknown", 826294292},
-                                               {"forward", 637141088},
-                                               {"optimizer", 537081856},
-                                               {"parameter", 268540928},
-                                               {"backward", 4}};
+  const std::pair<const char*, double> by[] = {{"unknown", 826295808},
+                                               {"forward", 638195712},
+                                               {"optimizer", 539965440},
+                                               {"parameter", 268803072},
+                                               {"backward", 512}};
   ASSERT_EQ(categories.rows.size(), std::size(by));
   for (std::size_t i = 0; i < std::size(by); ++i) {
     EXPECT_EQ(text_at(categories, i, "category"), by[i].first) << i;
     EXPECT_EQ(number_at(categories, i, "bytes"), by[i].second) << i;
   }
-  EXPECT_EQ(live_sum(sites), 2269058168.0);
+  EXPECT_EQ(live_sum(sites), 2273260544.0);
   // The memory curve spans the trace; its highest allocated point is the peak.
   double highest = 0;
   for (const ReportTable& t : b8.workers.front().tables)
@@ -204,27 +211,27 @@ TEST(Issue60Real, H200SnapshotsAgainstTorchsOwnCounters) {
           highest = std::max(highest, static_cast<double>(*i));
         if (const auto* d = std::get_if<double>(c)) highest = std::max(highest, *d);
       }
-  EXPECT_EQ(highest, 2269058168.0);
+  EXPECT_EQ(highest, 2273260544.0);
   // Batch 32 (protocol 5). torch: allocated 1,429,854,720, reserved 7,866,417,152, max allocated
-  // 6,060,372,992. The replay: peak 6,052,631,672.
+  // 6,060,372,992. The replay: peak 6,059,193,344 block bytes (6,052,631,672 requested).
   ReportModel b32 = report_of_snapshot(recorded("h200_snapshot_b32.pickle"));
-  EXPECT_EQ(b32.metric(Metric::MemoryPeakAllocatedBytes), 6052631672.0);
+  EXPECT_EQ(b32.metric(Metric::MemoryPeakAllocatedBytes), 6059193344.0);
   // Read gzipped as it is committed (snapshot.pickle.gz), with the same peak.
   ReportModel gzipped =
       report_of_snapshot(std::string(PERFGATE_SOURCE_DIR) + "/tests/data/h200_snapshot_b32.pickle.gz");
   ASSERT_EQ(gzipped.inputs.size(), 1u);
   EXPECT_EQ(gzipped.inputs[0].format, "pytorch-memory-snapshot");
-  EXPECT_EQ(gzipped.metric(Metric::MemorySnapshotPeakBytes), 6052631672.0);
+  EXPECT_EQ(gzipped.metric(Metric::MemorySnapshotPeakBytes), 6059193344.0);
   EXPECT_LE(*b32.metric(Metric::MemoryPeakAllocatedBytes), 6060372992.0);
   EXPECT_NEAR(*b32.metric(Metric::MemoryPeakAllocatedBytes), 6060372992.0, 0.002 * 6060372992.0);
   EXPECT_EQ(b32.metric(Metric::MemorySnapshotAllocatedBytes), 1429854720.0);
   EXPECT_EQ(b32.metric(Metric::MemorySnapshotReservedBytes), 7866417152.0);
   EXPECT_EQ(b32.metric(Metric::MemoryInactiveSplitBytes), 954607104.0);
-  EXPECT_EQ(live_sum(table_of(b32, "memory_live_at_peak")), 6052631672.0);
+  EXPECT_EQ(live_sum(table_of(b32, "memory_live_at_peak")), 6059193344.0);
 }
 
-// The gate on memory: batch 32's snapshot against batch 8's as the baseline. Peak 6,052,631,672
-// against 2,269,058,168 (memory_snapshot_expected.py): 2.67 times, +166.5 %. regression.memory
+// The gate on memory: batch 32's snapshot against batch 8's as the baseline. Peak 6,059,193,344
+// against 2,273,260,544 (memory_snapshot_expected.py): 2.67 times, +166.5 %. regression.memory
 // warns past +10 % and fails past +50 % by default; with its fail limit moved to +200 % it warns; the
 // same snapshot as its own baseline passes. (Batch 8's own snapshot fails: its trace ends in an
 // out-of-memory error.)
@@ -266,7 +273,7 @@ TEST(Issue60Real, AGateOnMemoryAgainstABaselineSnapshot) {
 // The snapshot's peak in a run history, as every catalog metric is recorded: batch 8's then batch 32's
 // snapshot recorded on main (the first exits 1 on its out-of-memory error and is recorded all the
 // same), and `history trend --metric memory.snapshot_peak_bytes` gives both peaks in order
-// (memory_snapshot_expected.py: 2,269,058,168 and 6,052,631,672 bytes).
+// (memory_snapshot_expected.py: 2,273,260,544 and 6,059,193,344 bytes).
 // Held out: snapshots of another model, recorded on an H100 after the reader was written (a CNN of
 // 8 convolutions with batch norm, SGD with momentum, autocast FP16, 3 steps; tools/rec_cnn_snapshot.py,
 // which ran as rec68_torch.py: the frames name that file). Expected: memory_snapshot_expected.py
@@ -277,13 +284,15 @@ TEST(Issue60Real, HeldOutCnnSnapshotsEqualPythonsReplay) {
     double peak, reserved, allocated, torch_max;
     std::int64_t blocks, expandable;
   };
-  // b16: peak 472,499,000 after action 990, 152 blocks live; reserved 574,619,648, allocated
-  // 114,306,048 at the end. b48 (protocol 5): peak 1,165,607,992 (68,157,440 live before the
-  // window); b16 under expandable_segments:True: 472,499,000 in 2 expandable segments.
+  // Block bytes (issue 91; requested, issue 75's unit, in brackets). b16: peak 473,870,848
+  // (472,499,000) after action 990, 152 blocks live; reserved 574,619,648, allocated 114,306,048 at
+  // the end. b48 (protocol 5): peak 1,166,291,456 (1,165,607,992; 68,158,464 live before the
+  // window); b16 under expandable_segments:True: 472,510,976 (472,499,000) in 2 expandable
+  // segments, equal to torch's max_memory_allocated.
   const Expected cases[] = {
-      {"h100_cnn_snapshot_b16.pickle", 472499000, 574619648, 114306048, 475361792, 152, 0},
-      {"h100_cnn_snapshot_b48.pickle", 1165607992, 1421869056, 119909376, 1168388608, 152, 0},
-      {"h100_cnn_snapshot_b16_expandable.pickle", 472499000, 532676608, 112946176, 472510976, 152, 2},
+      {"h100_cnn_snapshot_b16.pickle", 473870848, 574619648, 114306048, 475361792, 152, 0},
+      {"h100_cnn_snapshot_b48.pickle", 1166291456, 1421869056, 119909376, 1168388608, 152, 0},
+      {"h100_cnn_snapshot_b16_expandable.pickle", 472510976, 532676608, 112946176, 472510976, 152, 2},
   };
   for (const Expected& e : cases) {
     SCOPED_TRACE(e.name);
@@ -292,8 +301,10 @@ TEST(Issue60Real, HeldOutCnnSnapshotsEqualPythonsReplay) {
     EXPECT_EQ(r.metric(Metric::MemorySnapshotReservedBytes), e.reserved);
     EXPECT_EQ(r.metric(Metric::MemorySnapshotAllocatedBytes), e.allocated);
     EXPECT_EQ(r.metric(Metric::MemoryExpandableSegments), static_cast<double>(e.expandable));
-    // torch's max_memory_allocated counts the allocator's rounded sizes, the replay the requested
-    // ones (docs/metrics.md): below it, within 1 % (b16: 0.60 %).
+    // torch's max_memory_allocated counts the blocks, as the replay, whose unsplit large blocks
+    // freed in the trace count at their rounded request (docs/metrics.md): at most it, within 1 %
+    // (b16: 0.31 %; requested bytes were 0.60 %), and at least the memory allocated at the dump.
+    EXPECT_GE(e.peak, e.allocated);
     EXPECT_NEAR(e.peak, e.torch_max, 0.01 * e.torch_max);
     EXPECT_LE(e.peak, e.torch_max);
     const ReportTable& live = table_of(r, "memory_live_at_peak");
@@ -340,9 +351,9 @@ TEST(Issue60Real, ThePeakTrendsInARunHistory) {
   const boost::json::array& series = t.at("series").at("memory.snapshot_peak_bytes").as_array();
   ASSERT_EQ(series.size(), 2u);
   EXPECT_EQ(series[0].at("commit").as_string(), "b8");
-  EXPECT_EQ(series[0].at("value").to_number<double>(), 2269058168.0);
+  EXPECT_EQ(series[0].at("value").to_number<double>(), 2273260544.0);
   EXPECT_EQ(series[1].at("commit").as_string(), "b32");
-  EXPECT_EQ(series[1].at("value").to_number<double>(), 6052631672.0);
+  EXPECT_EQ(series[1].at("value").to_number<double>(), 6059193344.0);
 }
 
 }  // namespace

@@ -4,8 +4,12 @@ Reads a torch.cuda.memory._snapshot() pickle with a restricted Unpickler (no cla
 and replays each device's trace backwards from the final state. Allocated at the end: the sum of the
 sizes of the blocks in an active state; walking backwards, an `alloc` removes its block from the
 live set (its site from the alloc's own frames) and a `free_completed` puts the block back, all in
-one unit, the size requested (a block alive at the end: its requested_size, else its first history
-entry's real_size, else its size; as MemoryViz's process_alloc_data);
+one unit, block bytes (issue 91; torch.cuda.memory_stats' allocated_bytes): a block alive at the end
+its size in the segments, another the CUDA caching allocator's round_size of the size the trace
+records (512 bytes at least, else a multiple of 512). Beside them, in requested bytes (a block alive
+at the end: its requested_size, else its first history entry's real_size, else its size; the trace's
+sizes otherwise; as MemoryViz's process_alloc_data draws them): the total at the end and the total
+live at the peak;
 segment_alloc/map and segment_free/unmap move the reserved total. The peak is the highest allocated
 total (the earliest where equal, going forwards); the live set there is grouped by the top user
 frame: the first frame not in an installed package (site-packages, dist-packages, torch/, the Python
@@ -25,6 +29,10 @@ def requested(block):
     if block.get('history'):
         return min(block['history'][0]['real_size'], block['size'])
     return block['size']
+
+def block_size(requested_bytes):
+    """c10/cuda/CUDACachingAllocator.cpp's round_size: at least 512 bytes, else a multiple of 512."""
+    return 512 if requested_bytes < 512 else (requested_bytes + 511) // 512 * 512
 
 def site(frames):
     if not frames:
@@ -130,12 +138,15 @@ def main(path):
     for dev in devices:
         segs = [s for s in segments if s['device'] == dev]
         reserved = sum(s['total_size'] for s in segs)
-        live = {b['address']: (requested(b), site(b.get('frames', [])), category(b))
+        live = {b['address']: (b['size'], site(b.get('frames', [])), category(b))
                 for s in segs for b in s['blocks'] if b['state'].startswith('active')}
         trace = traces[dev] if dev < len(traces) else []
         total, res = sum(v[0] for v in live.values()), reserved
-        end_total = total  # the replay's unit: requested
+        end_total = total  # the replay's unit: block bytes
         final = sum(b['size'] for s in segs for b in s['blocks'] if b['state'].startswith('active'))
+        final_requested = sum(requested(b) for s in segs for b in s['blocks'] if b['state'].startswith('active'))
+        req = final_requested
+        before_req = [None] * len(trace)
         # Backwards, keeping the totals before each action.
         before = [None] * len(trace)
         block = [None] * len(trace)  # what each alloc made live: (size, site)
@@ -143,16 +154,20 @@ def main(path):
             e = trace[i]
             a = e['action']
             if a == 'alloc':
-                block[i] = (live.pop(e['addr'], (e['size'], None))[0], site(e.get('frames', [])), category(e))
+                block[i] = (live.pop(e['addr'], (block_size(e['size']), None))[0], site(e.get('frames', [])),
+                            category(e))
                 total -= block[i][0]
+                req -= e['size']
             elif a == 'free_completed':
-                live[e['addr']] = (e['size'], site(e.get('frames', [])), category(e))
-                total += e['size']
+                live[e['addr']] = (block_size(e['size']), site(e.get('frames', [])), category(e))
+                total += block_size(e['size'])
+                req += e['size']
             elif a in ('segment_alloc', 'segment_map'):
                 res -= e['size']
             elif a in ('segment_free', 'segment_unmap'):
                 res += e['size']
             before[i] = (total, res)
+            before_req[i] = req
         entering = dict(live)
         # Forwards from the entering state to find the first highest total and its live set.
         peak, peak_res, peak_at, peak_live = total, res, 0, dict(live)
@@ -166,8 +181,11 @@ def main(path):
             peak_res = max(peak_res, after[1])
             if after[0] > peak:
                 peak, peak_at, peak_live = after[0], i + 1, dict(live)
+        peak_req = (before_req[peak_at] if peak_at < len(trace) else final_requested) if trace else final_requested
         print(f"device {dev}: segments {len(segs)} actions {len(trace)} reserved {reserved} allocated {final} "
               f"entering {before[0][0] if trace else end_total} peak {peak} after action {peak_at} peak_reserved {peak_res}")
+        print(f"  requested bytes: allocated at the end {final_requested}, live at the peak {peak_req}; "
+              f"peak >= allocated at the dump: {peak >= final}")
         by, count = collections.Counter(), collections.Counter()
         by_category, count_category = collections.Counter(), collections.Counter()
         for size, where, what in peak_live.values():

@@ -30,6 +30,14 @@ struct SnapshotSums {
   std::uint64_t expandable_segments = 0;  // at the end
   std::uint64_t device_memory = 0;        // --device-memory (0: not given)
   bool untimed = false;                   // a trace without time_us: by allocation order, no wall time
+  // The first device whose replayed peak is below its allocated total at the dump (the replay and the
+  // final state disagree): the invariant memory.snapshot_peak_at_least_allocated.
+  struct PeakBelow {
+    std::int32_t device = 0;
+    std::int64_t peak = 0;
+    std::uint64_t allocated = 0;
+  };
+  std::optional<PeakBelow> peak_below_allocated;
   SnapshotSums& operator+=(const SnapshotSums& from);
 };
 
@@ -102,10 +110,13 @@ struct SnapshotDeviceRow {
   std::uint64_t reserved = 0, allocated = 0;  // at the end
   std::uint64_t split_inactive_blocks = 0, split_inactive_bytes = 0, largest_inactive = 0;
   std::int64_t entering_allocated = 0;  // allocated before the recording
-  std::int64_t peak = 0;
-  std::uint64_t peak_action = 0;  // the actions up to the peak (0: the total entering the trace)
+  std::int64_t peak = 0;                // in block bytes, as allocated
+  std::uint64_t peak_action = 0;        // the actions up to the peak (0: the total entering the trace)
   TimeNs peak_time = 0;
   std::uint64_t ooms = 0;
+  // Beside them, in requested bytes: the active blocks' at the end, and the blocks' live at the peak.
+  std::uint64_t allocated_requested = 0;
+  std::int64_t peak_requested = 0;
 };
 
 // Allocations and frees of one op (by name) on one GPU in the window: the op that ran them

@@ -11,13 +11,20 @@ namespace {
 using LiveSet = std::map<std::uint64_t, SnapshotBlock>;
 
 void apply(const SnapshotStep& s, LiveSet& live) {
-  if (s.action == SnapshotAction::Alloc) live[s.address] = {s.block, s.site};
+  if (s.action == SnapshotAction::Alloc)
+    live[s.address] = {s.block, s.site, static_cast<std::uint64_t>(s.size)};
   if (s.action == SnapshotAction::FreeCompleted) live.erase(s.address);
 }
 
 std::int64_t allocated_change(const SnapshotStep& s) {
   if (s.action == SnapshotAction::Alloc) return static_cast<std::int64_t>(s.block);
   if (s.action == SnapshotAction::FreeCompleted) return -static_cast<std::int64_t>(s.block);
+  return 0;
+}
+// The same in requested bytes: the size the trace records.
+std::int64_t requested_change(const SnapshotStep& s) {
+  if (s.action == SnapshotAction::Alloc) return s.size;
+  if (s.action == SnapshotAction::FreeCompleted) return -s.size;
   return 0;
 }
 std::int64_t reserved_change(const SnapshotStep& s) {
@@ -43,16 +50,21 @@ SnapshotDeviceRow walk(const SnapshotDevice& d, const MemorySnapshot& snapshot,
                         d.entering_allocated,
                         0,
                         d.steps.empty() ? 0 : d.steps.front().time,
-                        0};
+                        0,
+                        d.allocated_requested,
+                        d.entering_requested};
   std::int64_t allocated = d.entering_allocated, reserved = d.entering_reserved;
+  std::int64_t requested = d.entering_requested;
   for (std::size_t i = 0; i < d.steps.size(); ++i) {
     const SnapshotStep& s = d.steps[i];
     allocated += allocated_change(s);
     reserved += reserved_change(s);
+    requested += requested_change(s);
     if (allocated > row.peak) {
       row.peak = allocated;
       row.peak_action = i + 1;
       row.peak_time = s.time;
+      row.peak_requested = requested;
     }
     if (s.action != SnapshotAction::Oom) continue;
     ++row.ooms;
@@ -122,6 +134,11 @@ void analyse_snapshot(const MemorySnapshot& snapshot, WorkerAnalysis& w) {
     one.ooms = row.ooms;
     one.expandable_segments = d.expandable;
     one.untimed = snapshot.untimed() || snapshot.list_form;
+    // The peak is of the states the replay went through, the state at the dump among them: below the
+    // allocated total there, the replay and the final state disagree (the invariant
+    // memory.snapshot_peak_at_least_allocated).
+    if (row.peak < static_cast<std::int64_t>(std::min<std::uint64_t>(d.allocated, INT64_MAX)))
+      one.peak_below_allocated = {d.device, row.peak, d.allocated};
     for (std::size_t i = first_oom; i < t.memory_ooms.size(); ++i) {
       const SnapshotOomRow& o = t.memory_ooms[i];
       one.largest_oom_request = std::max(one.largest_oom_request, o.requested);
@@ -161,6 +178,7 @@ SnapshotSums& SnapshotSums::operator+=(const SnapshotSums& from) {
   device_memory = std::max(device_memory, from.device_memory);
   add(expandable_segments, from.expandable_segments);
   untimed = untimed || from.untimed;
+  if (!peak_below_allocated) peak_below_allocated = from.peak_below_allocated;
   return *this;
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -30,10 +31,19 @@ struct V1Record {
   std::int64_t begin = -1, end = -1;  // BeginNs, EndNs
   std::int64_t device = -1;           // OPS' dev-id, KERN's gpu-id
   std::int64_t queue = -1;            // queue-id
-  std::int64_t tid = 0;               // the calling thread (HIP, rocTX)
+  std::int64_t tid = 0;               // the calling thread (HIP, rocTX; OPS and COPY: their HIP call's)
   std::int64_t correlation = 0;       // Index
+  std::int64_t pid = -1;              // the profiled process (pid)
+  std::int64_t stream = -1;           // OPS and COPY: stream-id, the index of the HIP call's stream
   std::string name;                   // Name (KERN: KernelName)
+  std::string args;  // HIP: the call's arguments, "( dst(0x…) src(0x…) sizeBytes(24) kind(1))"
 };
+
+// The bytes a HIP copy or memset call moves, from its arguments as tblextr.py writes them
+// (`name(value)`, or roctracer's `name=value`): sizeBytes; width × height for the 2D calls; count for
+// the array calls, times 2 or 4 for hipMemsetD16 and hipMemsetD32. nullopt for another call or
+// arguments that state none (hipMemcpy3D, hipMemcpyParam2D: a struct).
+std::optional<std::uint64_t> v1_copy_bytes(std::string_view name, std::string_view args);
 
 // Collects the records of one file into its profile.
 class V1Builder {
@@ -52,6 +62,19 @@ class V1Builder {
   TimeNs durations_ = 0;
   std::unordered_map<std::int64_t, std::uint32_t> threads_;
   std::vector<std::int32_t> devices_;
+  // The copies and memsets, and the HIP calls that state their bytes, matched in finish().
+  struct CopyCall {
+    std::int64_t pid, tid, stream, correlation, begin, end;
+    std::uint64_t bytes;
+    bool async;  // the call may return before its op runs (…Async, the memsets)
+  };
+  struct CopyOp {
+    std::int64_t pid, tid, stream, correlation;
+    std::size_t activity;
+  };
+  std::vector<CopyCall> copy_calls_;
+  std::vector<CopyOp> copy_ops_;
+  void size_copies();
 };
 
 // Whether a JSON document's start (from its '{') is results.json: tblextr.py opens its

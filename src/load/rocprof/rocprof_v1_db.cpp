@@ -2,7 +2,8 @@
 // columns' names (bin/tblextr.py's *_table_descr): HIP (BeginNs, EndNs, pid, tid, Name, args, Index,
 // …), OPS and COPY (BeginNs, EndNs, dev-id, queue-id, Name, pid, tid, roctx-range, stream-id,
 // Index, …; COPY from HSA's async copies has no dev-id), KERN (Index, KernelName, gpu-id, queue-id,
-// …, BeginNs, EndNs) and rocTX (BeginNs, EndNs, pid, tid, Name, Index).
+// …, BeginNs, EndNs) and rocTX (BeginNs, EndNs, pid, tid, Name, Index). A copy's bytes are its HIP
+// call's (the same pid and Index): its args' sizeBytes (rocprof_v1_builder.cpp).
 #include "load/nsys/sqlite_db.h"
 #include "load/rocprof/rocprof_v1.h"
 
@@ -42,8 +43,16 @@ Profile read_v1_database(const nsys::SqliteDb& db) {
   V1Builder builder;
   for (const TableColumns& t : kTables) {
     if (!db.has_table(t.table) || !has_times(db, t.table)) continue;
-    std::vector<std::string_view> wanted = {"BeginNs", "EndNs", t.device ? t.device : "", "queue-id", "tid",
-                                            "Index",   t.name};
+    std::vector<std::string_view> wanted = {"BeginNs",
+                                            "EndNs",
+                                            t.device ? t.device : "",
+                                            "queue-id",
+                                            "tid",
+                                            "Index",
+                                            t.name,
+                                            "pid",
+                                            "stream-id",
+                                            t.kind == V1Table::Hip ? "args" : ""};
     nsys::Statement rows(db, nsys::select_columns(db, t.table, wanted));
     while (rows.next()) {
       V1Record r;
@@ -58,6 +67,9 @@ Profile read_v1_database(const nsys::SqliteDb& db) {
       if (name.size() >= 2 && name.front() == '"' && name.back() == '"')
         name = name.substr(1, name.size() - 2);
       r.name.assign(name.substr(0, std::size_t{1} << 16));
+      r.pid = rows.is_null(7) ? -1 : rows.integer(7);
+      r.stream = rows.is_null(8) ? -1 : rows.integer(8);
+      if (!rows.is_null(9)) r.args.assign(rows.text(9).substr(0, std::size_t{1} << 12));
       if (rows.bad_value()) r.begin = -1;  // text where a number belongs: left out, counted
       builder.add(std::move(r));
     }

@@ -3,7 +3,9 @@
 // is its table, by the pid tblextr.py gives it (its __section): 0 rocTX, 1 COPY, 2 the HIP API,
 // 3 the HSA API (not read), 6 + n GPU n (OPS, or KERN where the event's args have gpu-id), 518 + n
 // GPU n's barrier packets (not read). Times from the args' BeginNs and EndNs where written (ts and
-// dur are whole microseconds), streamed with Boost.JSON's SAX parser.
+// dur are whole microseconds), streamed with Boost.JSON's SAX parser. A copy's bytes are those of
+// the HIP call of its process, thread and stream in turn (the args' pid, tid, stream-id; the call's
+// args' "args": rocprof_v1_builder.cpp).
 #include <boost/json/basic_parser_impl.hpp>
 
 #include <charconv>
@@ -59,7 +61,8 @@ std::string unquoted(std::string_view text) {
 struct Event {
   std::string ph, name;
   std::optional<std::int64_t> pid, tid, ts, dur;
-  std::optional<std::int64_t> begin, end, index, dev_id, gpu_id, queue_id;
+  std::optional<std::int64_t> begin, end, index, dev_id, gpu_id, queue_id, process, thread, stream_id;
+  std::string args;  // the HIP call's arguments (its args' "args")
 };
 
 class V1JsonHandler : public ScalarJsonHandler<V1JsonHandler> {
@@ -103,6 +106,11 @@ class V1JsonHandler : public ScalarJsonHandler<V1JsonHandler> {
       if (key_ == "dev-id") event_.dev_id = number_of(v);
       if (key_ == "gpu-id") event_.gpu_id = number_of(v);
       if (key_ == "queue-id") event_.queue_id = number_of(v);
+      if (key_ == "pid") event_.process = number_of(v);
+      if (key_ == "tid") event_.thread = number_of(v);
+      if (key_ == "stream-id") event_.stream_id = number_of(v);
+      if (key_ == "args" && v.kind == JsonScalar::Kind::String)
+        event_.args.assign(v.text.substr(0, std::size_t{1} << 12));
     }
     return true;
   }
@@ -148,9 +156,14 @@ void V1JsonHandler::take() {
   }
   r.device = e.dev_id ? *e.dev_id : e.gpu_id ? *e.gpu_id : pid >= kGpuBasePid ? pid - kGpuBasePid : -1;
   r.queue = e.queue_id ? *e.queue_id : -1;
-  r.tid = e.tid.value_or(0);
+  // The calling thread: the HIP lane's tid; a copy's or kernel's own lane is its stream, and its args'
+  // tid the thread of its HIP call.
+  r.tid = r.table == V1Table::Hip || r.table == V1Table::Roctx ? e.tid.value_or(0) : e.thread.value_or(0);
   r.correlation = e.index.value_or(0);
+  r.pid = e.process.value_or(-1);
+  r.stream = e.stream_id.value_or(-1);
   r.name = e.name;
+  r.args = e.args;
   builder_.add(std::move(r));
 }
 

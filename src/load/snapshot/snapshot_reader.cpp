@@ -204,6 +204,7 @@ class Reading : public pickle::Drain {
   // One segment's blocks, read: what they add to their device's final state.
   struct BlocksRead {
     std::uint64_t allocated = 0, largest_inactive = 0, split_inactive_blocks = 0, split_inactive_bytes = 0;
+    std::uint64_t requested = 0;
     std::vector<std::pair<std::uint64_t, SnapshotBlock>> live;
   };
   BlocksRead read_blocks(const Value& blocks, bool counted);
@@ -239,8 +240,9 @@ SnapshotAction action_of(std::string_view name) {
 }
 
 // The size a live block's allocation asked for, as the trace records every other allocation's
-// (one unit in the replay, as MemoryViz's process_alloc_data takes it): its requested_size (PyTorch
-// 2.0 and later), else its first history entry's real_size (1.13), else its own, rounded size.
+// (the unit MemoryViz's process_alloc_data draws; perfgate's replay counts block bytes and keeps
+// this beside them): its requested_size (PyTorch 2.0 and later), else its first history entry's
+// real_size (1.13), else its own, rounded size.
 std::uint64_t requested_of(const Value& block, std::uint64_t size) {
   const Value* requested = block.find("requested_size");
   if (const Value* history = block.find("history"); !requested && history && !history->items().empty())
@@ -283,7 +285,9 @@ Reading::BlocksRead Reading::read_blocks(const Value& blocks, bool counted) {
       if (!counted && shared(block)) keep(sizeof(out.live.front()));
       out.allocated = add(out.allocated, size, "active blocks");
       std::uint64_t address = unsigned_of(block.find("address"), "a block's address");
-      out.live.push_back({address, {requested_of(block, size), site(block)}});
+      std::uint64_t requested = requested_of(block, size);
+      out.requested = add(out.requested, requested, "active blocks");
+      out.live.push_back({address, {size, site(block), requested}});
     } else if (name == "inactive") {
       out.largest_inactive = std::max(out.largest_inactive, size);
       if (split) {
@@ -297,6 +301,7 @@ Reading::BlocksRead Reading::read_blocks(const Value& blocks, bool counted) {
 
 void Reading::apply(const BlocksRead& read, SnapshotDevice& d) const {
   d.allocated = add(d.allocated, read.allocated, "active blocks");
+  d.allocated_requested = add(d.allocated_requested, read.requested, "active blocks");
   d.largest_inactive = std::max(d.largest_inactive, read.largest_inactive);
   d.split_inactive_blocks += read.split_inactive_blocks;
   d.split_inactive_bytes = add(d.split_inactive_bytes, read.split_inactive_bytes, "inactive blocks");

@@ -53,6 +53,13 @@ std::string site_of(const pickle::Value* frames);
 // any of its frames matches; else "unknown".
 std::string category_of(const pickle::Value& entry, MemoryCategories& categories);
 
+// The block the CUDA caching allocator makes for a request of `requested` bytes (c10/cuda/
+// CUDACachingAllocator.cpp, round_size: 512 bytes at least, else rounded up to a multiple of 512).
+// The allocator may hand out more (a large block it does not split: at most 1 MiB more; more under
+// roundup_power2_divisions or max_split_size_mb), so for a block the final state does not hold this
+// is a lower bound of its size.
+std::uint64_t block_size_of(std::uint64_t requested);
+
 // Replays each device's trace from the final state backwards (snapshot_replay.cpp): each alloc's
 // and free_completed's block, the totals and live blocks entering the trace; and adds the totals
 // after each change to `profile`'s allocator samples. Throws InputError when the totals pass 2^62.

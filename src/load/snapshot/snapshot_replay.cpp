@@ -1,13 +1,16 @@
-// A memory snapshot's traces replayed (snapshot_reader.h). The final state seeds the live blocks,
-// each with the size its allocation requested (one unit throughout: the trace records requested
-// sizes only, and a block's rounded size cannot be told from them; docs/metrics.md, "Memory
-// snapshot"); walking each trace backwards, an `alloc` takes its block out of the live set (its
-// site from the alloc's frames) and a `free_completed` puts its block back
-// (with the free's frames: the only ones of a block allocated before the recording), so that the totals
-// entering the trace count what was allocated before the recording (torch/cuda/_memory_viz.py and MemoryViz's
-// process_alloc_data seed theirs the same way). Forwards again, each allocation and completed free
-// is an allocator sample with the totals after it. The peak and what is live at it are the
-// analysis's (analyse/memory/snapshot_analysis.cpp).
+// A memory snapshot's traces replayed (snapshot_reader.h), in block bytes, the allocator's unit
+// (what torch.cuda.memory_stats' allocated_bytes and max_memory_allocated() count; docs/metrics.md,
+// "Memory snapshots"), with the sizes requested kept beside them. The final state seeds the live
+// blocks, each with its size in the segments and its requested size; walking each trace backwards,
+// an `alloc` takes its block out of the live set (its site from the alloc's frames) and a
+// `free_completed` puts its block back (with the free's frames: the only ones of a block allocated
+// before the recording), so that the totals entering the trace count what was allocated before the
+// recording (torch/cuda/_memory_viz.py and MemoryViz's process_alloc_data seed theirs the same way).
+// A block the final state does not hold is as large as the allocator rounds the size the trace
+// records, the size requested (block_size_of). So the replay ends at the allocated total of the
+// final state, and its peak is at least that. Forwards again, each allocation and completed free is
+// an allocator sample with the totals after it. The peak and what is live at it are the analysis's
+// (analyse/memory/snapshot_analysis.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,30 +35,37 @@ std::int64_t reserved_change(const SnapshotStep& s) {
 
 void replay_backwards(SnapshotDevice& d, const std::string& path) {
   std::map<std::uint64_t, SnapshotBlock> live(d.live.begin(), d.live.end());
-  // The live blocks' requested sizes (each at most its block's: at most 2^62 in sum, read_snapshot).
-  std::int64_t allocated = 0;
-  for (const auto& [address, block] : d.live) allocated += static_cast<std::int64_t>(block.size);
+  // The live blocks' sizes and requested sizes (at most 2^62 in sum, read_snapshot).
+  std::int64_t allocated = 0, requested = 0;
+  for (const auto& [address, block] : d.live) {
+    allocated += static_cast<std::int64_t>(block.size);
+    requested += static_cast<std::int64_t>(block.requested);
+  }
   auto reserved = static_cast<std::int64_t>(d.reserved);
   for (std::size_t i = d.steps.size(); i-- > 0;) {
     SnapshotStep& s = d.steps[i];
     if (s.action == SnapshotAction::Alloc) {
       auto at = live.find(s.address);
       // The block's size as the live set holds it; its site the allocation's own frames.
-      s.block = at != live.end() ? at->second.size : static_cast<std::uint64_t>(s.size);
+      s.block = at != live.end() ? at->second.size : block_size_of(static_cast<std::uint64_t>(s.size));
       if (at != live.end()) live.erase(at);
       allocated -= static_cast<std::int64_t>(s.block);
+      requested -= s.size;
     } else if (s.action == SnapshotAction::FreeCompleted) {
-      s.block = static_cast<std::uint64_t>(s.size);
-      live[s.address] = {s.block, s.site};
-      allocated += s.size;
+      s.block = block_size_of(static_cast<std::uint64_t>(s.size));
+      live[s.address] = {s.block, s.site, static_cast<std::uint64_t>(s.size)};
+      allocated += static_cast<std::int64_t>(s.block);
+      requested += s.size;
     }
     reserved -= reserved_change(s);
-    if (allocated > kBound || allocated < -kBound || reserved > kBound || reserved < -kBound)
+    if (allocated > kBound || allocated < -kBound || reserved > kBound || reserved < -kBound ||
+        requested > kBound || requested < -kBound)
       throw InputError(
           fmt::format("{}: not a PyTorch memory snapshot: device {}'s trace moves its totals past 2^62 bytes",
                       path, d.device));
   }
   d.entering_allocated = allocated;
+  d.entering_requested = requested;
   d.entering_reserved = reserved;
   d.entering_live.assign(live.begin(), live.end());
 }
@@ -93,6 +103,12 @@ void drop_times(MemorySnapshot& snapshot, Profile& profile) {
 }
 
 }  // namespace
+
+std::uint64_t block_size_of(std::uint64_t requested) {
+  constexpr std::uint64_t kMinBlockSize = 512;
+  if (requested < kMinBlockSize) return kMinBlockSize;
+  return (requested + kMinBlockSize - 1) / kMinBlockSize * kMinBlockSize;
+}
 
 void replay_snapshot(MemorySnapshot& snapshot, Profile& profile) {
   if (snapshot.untimed()) drop_times(snapshot, profile);
