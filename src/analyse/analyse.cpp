@@ -191,6 +191,7 @@ WorkerAnalysis analyse_neuron(const Profile& profile, const CompiledClassificati
   w.tables.neuron = neuron_tables(profile);
   neuron_timeline(profile, kNeuronTimelineBuckets, w.tables.neuron);
   w.neuron = neuron_sums(profile, w.tables.neuron);
+  w.program = neuron_program(profile);
   for (const NeuronNoteRow& row : w.tables.neuron.notes)
     w.warnings.push_back(note<NoteId::neuron_profile_warning>(
         arg<"category">(row.category), arg<"count">(row.count), arg<"message">(row.message)));

@@ -105,6 +105,10 @@ struct WorkerAnalysis {
   OpCallSums op_calls;
   CriticalPathSums critical_path;
   NeuronSums neuron;
+  // The compiled program it ran, where its profile says: a full Neuron profile's NEFF by its
+  // summary's figures (neuron_program); runs whose workers ran different ones are refused
+  // (capture_check.cpp, run_programs_differ). Empty where unknown.
+  std::string program;
   WorkerTables tables;
   bool has_runtime_calls = false;
   bool has_devices = false;  // the trace lists GPUs (deviceProperties, TARGET_INFO_GPU), used or not

@@ -34,11 +34,14 @@ SharedAnalyser start_analyser(const Classification& classification, const Analys
 
 // Inputs whose clocks differ, or whose wall-clock windows do not overlap, are not one capture:
 // analysed as one run their GPUs' busy time and their kernels' would be shares of a span that
-// never existed ("GPU utilization 97.0%" beside "Kernel 1.7%"). Refused, naming the files, unless
-// the request says they are one run (--one-run).
+// never existed ("GPU utilization 97.0%" beside "Kernel 1.7%"). Neuron profiles of different
+// compiled programs (NEFFs) are not one run's ranks either: a "slowest" of 117 unrelated matmuls. Refused,
+// naming the files, unless the request says they are one run (--one-run).
 void refuse_unless_one_capture(const LoadedAnalysis& run) {
   for (const Note& warning : run.analysis.warnings) {
-    if (warning.id != NoteId::run_clocks_differ && warning.id != NoteId::run_windows_disjoint) continue;
+    if (warning.id != NoteId::run_clocks_differ && warning.id != NoteId::run_windows_disjoint &&
+        warning.id != NoteId::run_programs_differ)
+      continue;
     std::string files;
     constexpr std::size_t kNamed = 4;
     const std::vector<InputFile>& kept = run.inputs.kept;

@@ -2,6 +2,7 @@
 // (load/reader.h), asked once.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "common/errors.h"
@@ -41,17 +42,46 @@ void refuse_other_pickle(const std::string& name, std::string_view head, const R
       name, protocol));
 }
 
-// Formats perfgate knows and does not read: refused naming the format and what it reads instead
-// (issue 75, item 7), where the generic refusal would list every format, or the Kineto gzip reader
-// call the file invalid JSON.
-struct KnownUnread {
-  std::string_view what;     // the format
-  std::string_view instead;  // what perfgate reads in its place
-};
+// A line of `text` from `at` without its end ('\n', and a '\r' before it); `at` moves past it.
+std::string_view next_line(std::string_view text, std::size_t& at) {
+  std::size_t end = std::min(text.find('\n', at), text.size());
+  std::string_view line = text.substr(std::min(at, text.size()), end - std::min(at, text.size()));
+  at = end + 1;
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  return line;
+}
+
+// A CSV report of DLProf (NVIDIA's Deep Learning Profiler, `dlprof --reports=...`): DLProf names
+// them dlprof_<report>.csv (dlprof_summary.csv, dlprof_detailed.csv, dlprof_iteration.csv,
+// dlprof_kernel.csv, dlprof_tensor_core.csv, dlprof_op_type.csv, dlprof_group_node.csv,
+// dlprof_expert_systems.csv; --file_prefix changes "dlprof"), and writes the report's title alone
+// on the first line ("Tensor Core Report") and the column names on the second ("Op ID,Op Name,Op
+// Type,Uses TC,..."). Known by that head whatever the file's name, or by the name.
+bool dlprof_csv(std::string_view name, std::string_view head) {
+  std::string_view base = name.substr(name.rfind('/') == std::string_view::npos ? 0 : name.rfind('/') + 1);
+  if (base.starts_with("dlprof_") && base.ends_with(".csv")) return true;
+  std::size_t at = 0;
+  std::string_view title = next_line(head, at);
+  if (title.size() > 2 && title.front() == '"' && title.back() == '"')
+    title = title.substr(1, title.size() - 2);
+  if (title.size() <= 7 || !title.ends_with(" Report")) return false;
+  for (char c : title)
+    if (!(c == ' ' || c == '-' || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) return false;
+  if (title.front() < 'A' || title.front() > 'Z') return false;
+  std::string_view columns = next_line(head, at);
+  return columns.find(',') != std::string_view::npos;
+}
+
+}  // namespace
 
 std::optional<KnownUnread> known_unread(std::string_view name, std::string_view head) {
   std::string_view line = head.substr(0, head.find('\n'));
   auto named = [&](std::string_view ending) { return name.ends_with(ending); };
+  if (dlprof_csv(name, head))
+    return KnownUnread{"a DLProf CSV report (dlprof_*.csv, its first line the report's title)",
+                       "the Nsight Systems SQLite export DLProf made it from (nsys_profile.sqlite beside "
+                       "it, or its nsys_profile.qdrep or .nsys-rep exported with nsys export --type sqlite "
+                       "FILE)"};
   if (line.starts_with("\"Index\",\"KernelName\"") ||
       line.starts_with("\"Name\",\"Calls\",\"TotalDurationNs\""))
     return KnownUnread{"a rocprof v1 CSV (results.csv or a *stats.csv)",
@@ -73,6 +103,8 @@ std::optional<KnownUnread> known_unread(std::string_view name, std::string_view 
                        "the profile plugin's XSpace (plugins/profile/<run>/*.xplane.pb)"};
   return std::nullopt;
 }
+
+namespace {
 
 // Refuses a file no reader claims for itself (none, or the Kineto readers' last resort) that is a
 // known format perfgate does not read.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -81,6 +82,16 @@ const Reader* find_reader(std::string_view name);
 // What perfgate reads, as the message refusing a file no reader knows says it: "a Kineto JSON
 // trace (plain or gzip), a PyTorch legacy profiler trace, ... or a Neuron profile".
 std::string formats_read();
+
+// Formats perfgate knows and does not read (detect.cpp): refused naming the format and what it
+// reads instead (issue 75, item 7; issue 91, item 7: DLProf's CSV reports), where the generic
+// refusal would list every format, or the Kineto gzip reader call the file invalid JSON.
+struct KnownUnread {
+  std::string_view what;     // the format
+  std::string_view instead;  // what perfgate reads in its place
+};
+// The known unread format of a file named `name` whose first bytes (inflated) are `head`, if any.
+std::optional<KnownUnread> known_unread(std::string_view name, std::string_view head);
 
 // An input's bytes as the loader hands them to its reader: inflated where they are gzip.
 struct SniffedInput {

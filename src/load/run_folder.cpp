@@ -31,6 +31,14 @@ bool looks_like_trace_name(std::string_view name) {
          name.ends_with(".xplane.pb");
 }
 
+// A PyTorch memory snapshot's name as torch.cuda.memory._dump_snapshot's users give it
+// (snapshot.pickle, gzipped or not; .pkl): a folder's snapshots are read where it holds no trace
+// files (issue 91, item 7), each as it is alone.
+bool looks_like_snapshot_name(std::string_view name) {
+  return name.ends_with(".pickle") || name.ends_with(".pickle.gz") || name.ends_with(".pkl") ||
+         name.ends_with(".pkl.gz");
+}
+
 }  // namespace
 
 bool natural_path_less(const std::string& a, const std::string& b) {
@@ -92,30 +100,84 @@ std::string not_a_trace_file(const fs::directory_entry& entry) {
   return file_type_name(target.type());
 }
 
+// How many of a folder's files the message for a folder without trace files looks into.
+constexpr std::size_t kUnreadFilesLooked = 256;
+
+// What a folder without trace files holds that perfgate knows and does not read (a DLProf report's
+// CSVs, an Nsight Systems report, rocprof's CSVs; load/reader.h, known_unread), each kind with its
+// first file, how many more, and what to give perfgate instead; empty where it holds none. Reads
+// the first 4 KiB of at most kUnreadFilesLooked regular files, in natural order of their names.
+std::string unread_in_folder(const std::string& folder) {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    std::error_code type_ec;
+    if (entry.is_regular_file(type_ec)) paths.push_back(entry.path().native());
+  }
+  std::sort(paths.begin(), paths.end(), natural_path_less);
+  if (paths.size() > kUnreadFilesLooked) paths.resize(kUnreadFilesLooked);
+  struct Kind {
+    KnownUnread format;
+    std::string first;
+    std::size_t more = 0;
+  };
+  std::vector<Kind> kinds;
+  for (const std::string& path : paths) {
+    std::string head;
+    try {
+      check_confined_path(path);
+      head = read_head(*open_input_file(path), kFileHeadBytes);
+    } catch (const std::exception&) {  // unreadable or out of the roots: not looked into
+      continue;
+    }
+    std::optional<KnownUnread> format = known_unread(path, head);
+    if (!format) continue;
+    auto kind = std::find_if(kinds.begin(), kinds.end(),
+                             [&](const Kind& k) { return k.format.what == format->what; });
+    if (kind == kinds.end())
+      kinds.push_back({*format, std::string(file_name_of(path)), 0});
+    else
+      ++kind->more;
+  }
+  std::string out;
+  for (const Kind& k : kinds)
+    out += fmt::format("; {}{} {} {}, which perfgate does not read: give it {}", k.first,
+                       k.more ? fmt::format(" and {} more", k.more) : std::string(), k.more ? "are" : "is",
+                       k.format.what, k.format.instead);
+  return out;
+}
+
 // A run folder: its trace files, in natural order of their names (rank-2 before rank-10), are the
-// workers. An entry with a trace's name that is not a regular file would be a worker lost without
-// a word (the plugin lists it as a run's file too): the first of them, in that order, is an error.
+// workers; where it holds none, its memory snapshots are (each read as it is alone). An entry with
+// a worker's name that is not a regular file would be a worker lost without a word (the plugin
+// lists it as a run's file too): the first of them, in that order, is an error.
 std::vector<std::string> expand_folder(const std::string& folder) {
-  std::vector<std::string> files;
-  std::vector<std::pair<std::string, std::string>> unusable;  // path, why
-  std::vector<std::string> names;                             // of `files`, in the same order
+  std::vector<std::string> files, snapshots;
+  std::vector<std::pair<std::string, std::string>> unusable, unusable_snapshots;  // path, why
+  std::vector<std::string> names, snapshot_names;  // of `files` and `snapshots`, in the same order
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     const std::string& path = entry.path().native();
     std::string_view name = file_name_of(path);
-    if (!looks_like_trace_name(name)) continue;
+    bool trace = looks_like_trace_name(name);
+    if (!trace && !looks_like_snapshot_name(name)) continue;
     check_confined_path(path);  // a link out of the roots is refused, not read
     // A regular file by the folder's listing needs no stat (a link or an unknown type does).
     std::error_code type_ec;
     if (std::string why = entry.is_regular_file(type_ec) ? std::string() : not_a_trace_file(entry);
         !why.empty()) {
-      unusable.emplace_back(path, std::move(why));
+      (trace ? unusable : unusable_snapshots).emplace_back(path, std::move(why));
       continue;
     }
-    files.push_back(path);
-    names.emplace_back(name);
+    (trace ? files : snapshots).push_back(path);
+    (trace ? names : snapshot_names).emplace_back(name);
   }
   if (ec) throw InputError(fmt::format("{}: cannot list folder: {}", folder, ec.message()));
+  if (files.empty() && unusable.empty()) {  // a folder of memory snapshots, or of nothing perfgate reads
+    files = std::move(snapshots);
+    names = std::move(snapshot_names);
+    unusable = std::move(unusable_snapshots);
+  }
   if (!unusable.empty()) {
     auto first = std::min_element(unusable.begin(), unusable.end(), [](const auto& a, const auto& b) {
       return natural_path_less(a.first, b.first);
@@ -125,7 +187,9 @@ std::vector<std::string> expand_folder(const std::string& folder) {
   }
   if (files.empty())
     throw InputError(fmt::format(
-        "{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite, *.xplane.pb)", folder));
+        "{}: the folder holds no trace files (*.json, *.json.gz, *.sqlite, *.xplane.pb) and no memory "
+        "snapshots (*.pickle, *.pkl){}",
+        folder, unread_in_folder(folder)));
   // Every path is the folder's path, a separator and a name: ordering the names orders the paths
   // (natural_path_less walks the shared prefix in step), without comparing the prefix each time.
   std::vector<std::size_t> order(files.size());

@@ -1,6 +1,7 @@
 // A memory snapshot's analysis (analyse/memory/snapshot_analysis.h) as report tables: each device's
 // final state, fragmentation and peak; what is live at the peak by allocation site; the
 // out-of-memory errors.
+#include <algorithm>
 #include <array>
 
 #include "analyse/analysis.h"
@@ -122,6 +123,30 @@ std::vector<ReportTable> memory_snapshot_tables(const WorkerTables& t) {
   out.push_back(make_table(kBandColumns, t.memory_timeline));
   out.push_back(make_table(kOomColumns, t.memory_ooms));
   return out;
+}
+
+bool run_of_snapshots(const RunAnalysis& analysis) {
+  if (analysis.workers.size() < 2) return false;
+  for (std::size_t i = 0; i < analysis.workers.size(); ++i)
+    if (analysis.workers[i].memory.snapshot.devices == 0) return false;
+  return true;
+}
+
+ReportTable memory_snapshots_table(const RunAnalysis& analysis) {
+  ReportTable t = declared_table(Table::MemorySnapshots);
+  std::vector<std::size_t> order(analysis.workers.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&analysis](std::size_t a, std::size_t b) {
+    return analysis.workers[a].memory.snapshot.peak > analysis.workers[b].memory.snapshot.peak;
+  });
+  for (std::size_t i : order) {
+    const WorkerAnalysis& w = analysis.workers[i];
+    const SnapshotSums& s = w.memory.snapshot;
+    t.rows.push_back({ReportCell{w.worker}, count(s.devices), device_cell(s.peak_device),
+                      signed_bytes(s.peak), bytes(s.reserved), bytes(s.allocated),
+                      bytes(s.split_inactive_bytes), count(s.ooms)});
+  }
+  return t;
 }
 
 }  // namespace perfgate

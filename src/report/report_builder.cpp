@@ -317,8 +317,11 @@ void hold_in_place(spill::Pack& pack, T& value) {
 // The run's tables and, of several workers, its steps: they read every worker's analysis.
 void add_run_tables(ReportModel& m, const RunAnalysis& analysis, spill::Pack& pack) {
   std::vector<std::int64_t> ranks = rank_ids(analysis);
-  m.tables.push_back(m.families.only(DeviceFamily::Neuron) ? neuron_ranks_table(analysis, ranks)
-                                                           : ranks_table(analysis, ranks));
+  if (run_of_snapshots(analysis))  // a folder of snapshots: not ranks (issue 91, item 7)
+    m.tables.push_back(memory_snapshots_table(analysis));
+  else
+    m.tables.push_back(m.families.only(DeviceFamily::Neuron) ? neuron_ranks_table(analysis, ranks)
+                                                             : ranks_table(analysis, ranks));
   if (analysis.workers.size() <= 1) return;
   m.tables.push_back(rank_collectives_table(analysis, ranks));
   for (ReportTable& t : collective_tables(analysis, ranks)) m.tables.push_back(std::move(t));

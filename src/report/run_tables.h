@@ -38,6 +38,12 @@ std::vector<ReportTable> job_critical_path_tables(const RunAnalysis& analysis,
 // A memory snapshot's "memory_snapshot" (its devices), "memory_live_at_peak" and "memory_ooms".
 std::vector<ReportTable> memory_snapshot_tables(const WorkerTables& tables);
 
+// A run of memory snapshots (every worker one, a folder of them): "memory_snapshots", a row per
+// snapshot from its own sums, the largest peak first (ties in the run's order).
+ReportTable memory_snapshots_table(const RunAnalysis& analysis);
+// Whether every worker of a run of several is a memory snapshot.
+bool run_of_snapshots(const RunAnalysis& analysis);
+
 // The run's ops, kernels and user regions: every worker's summed by name ("run_ops", ...).
 std::vector<ReportTable> run_sum_tables(const RunTables& tables);
 

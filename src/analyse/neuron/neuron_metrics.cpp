@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace perfgate {
 namespace {
@@ -229,6 +232,20 @@ void set_neuron_metrics(MetricValues& m, const NeuronSums& s) {
         break;
     }
   }
+}
+
+std::string neuron_program(const Profile& p) {
+  const NeuronDevice& n = p.neuron;
+  if (!n.present || !n.full_profile) return {};
+  std::string engines;
+  for (std::string_view e : kEngines)
+    if (std::optional<double> count = n.summary_value(std::string(e) + "_engine_instruction_count"))
+      engines += fmt::format("{}{} {:.0f}", engines.empty() ? "" : ", ", e, *count);
+  std::optional<double> flops = n.summary_value("model_flops");
+  if (engines.empty() && !flops) return {};
+  std::string out = flops ? fmt::format("model_flops {:.0f}", *flops) : std::string();
+  if (!engines.empty()) out += fmt::format("{}{} instructions", out.empty() ? "" : ", ", engines);
+  return out;
 }
 
 }  // namespace perfgate

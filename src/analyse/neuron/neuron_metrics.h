@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "analyse/neuron/neuron_results.h"
@@ -28,6 +29,12 @@ bool neuron_missing_data(const NeuronWarning& warning);
 TimeNs neuron_total_time(const Profile& profile);
 
 NeuronSums neuron_sums(const Profile& profile, const NeuronTables& tables);
+
+// The compiled program (NEFF) a full Neuron profile ran, by what its summary states of it: the
+// model FLOPs and each engine's instruction count, which one NEFF's executions share (a static
+// program) and another NEFF's differ in ("model_flops 4294967296, tensor 4096, vector 512, ...
+// instructions"); empty for summary-json and where the summary states none of them.
+std::string neuron_program(const Profile& profile);
 // Sets the neuron.* metrics of `sums` (nothing when it holds no Neuron profile).
 void set_neuron_metrics(MetricValues& m, const NeuronSums& sums);
 

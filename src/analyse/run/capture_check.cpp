@@ -114,6 +114,35 @@ void check_clocks(const WorkerList& workers, std::vector<Note>& out) {
         arg<"late_seconds">(static_cast<double>(starts_last->window.length()) / 1e9)));
 }
 
+// How many programs a run_programs_differ note names, with their workers.
+constexpr std::size_t kNamedPrograms = 2;
+
+// A run's ranks run one compiled program: Neuron profiles of different NEFFs (different matmul
+// shapes, different models) are profiles of different runs, as Kineto captures of different times
+// are (issue 91, item 7). Pipeline stages do run different NEFFs: --one-run says so.
+void check_programs(const WorkerList& workers, std::vector<Note>& out) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> programs;  // in the order first seen
+  for (const WorkerAnalysis& w : looked(workers)) {
+    if (w.program.empty()) continue;
+    auto it =
+        std::find_if(programs.begin(), programs.end(), [&](const auto& p) { return p.first == w.program; });
+    if (it == programs.end()) it = programs.insert(programs.end(), {w.program, {}});
+    it->second.push_back(w.worker);
+  }
+  if (programs.size() < 2) return;
+  std::string named;
+  for (std::size_t i = 0; i < programs.size() && i < kNamedPrograms; ++i) {
+    const auto& [program, names] = programs[i];
+    std::string who;
+    for (std::size_t k = 0; k < names.size() && k < kNamedWorkers; ++k) who += (k ? ", " : "") + names[k];
+    if (names.size() > kNamedWorkers) who += fmt::format(" and {} more", names.size() - kNamedWorkers);
+    named += fmt::format("{}{} ({})", i ? "; " : "", program, who);
+  }
+  if (programs.size() > kNamedPrograms)
+    named += fmt::format("; and {} more", programs.size() - kNamedPrograms);
+  out.push_back(note<NoteId::run_programs_differ>(arg<"count">(programs.size()), arg<"groups">(named)));
+}
+
 // Ranks the workers state twice (a copied trace, `profile_rank_1` beside `profile_rank_01`, a
 // Kineto trace and a Neuron profile of one rank): the rule of docs/formats.md, "Ranks", the same
 // for analyze and merge, whatever the formats.
@@ -201,6 +230,7 @@ std::vector<Note> capture_warnings(const WorkerList& workers, const std::vector<
   check_world_sizes(workers, out);
   bool one_world = out.size() == before;
   check_clocks(workers, out);
+  check_programs(workers, out);
   if (one_world) {  // else the ranks are of several jobs
     check_ranks_twice(workers, out);
     check_ranks_present(workers, rank_ids, out);
