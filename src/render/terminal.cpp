@@ -94,6 +94,13 @@ std::string steps_line(const MetricValues& m) {
 std::string gpu_line(const ReportModel& r) {
   const MetricValues& m = r.metrics;
   double count = m.get(Metric::GpuCount).value_or(0);
+  // A lane the trace declares a device's holds events perfgate does not read: device work exists.
+  bool unread = std::any_of(r.capture.devices.begin(), r.capture.devices.end(), [](const CaptureDevices& d) {
+    return d.kind == DeviceKind::Unknown && d.count == 0;
+  });
+  if (count == 0 && unread)
+    return "no device activity read: a device lane holds events perfgate does not read (the notes name "
+           "them), so the device metrics are not applicable";
   if (count == 0) return words("no GPU activity: GPU metrics are not applicable");
   std::vector<std::string> parts = {fmt::format("{:.0f} {}", count, words(count == 1 ? "GPU" : "GPUs")),
                                     labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "load/kineto/categories.h"
+#include "render/render.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -117,9 +118,9 @@ TEST(MtiaTrace, TheReportSaysMtiaAndGivesNoCudaAdvice) {
   EXPECT_NE(runtime->problem.find("no MTIA work running"), std::string::npos) << runtime->problem;
   for (const ReportFinding& f : report.findings) {
     for (const std::string& text : {f.problem, f.recommendation}) {
-      EXPECT_EQ(text.find("GPU"), std::string::npos) << f.rule_id << ": " << text;
-      EXPECT_EQ(text.find("CUDA"), std::string::npos) << f.rule_id << ": " << text;
-      EXPECT_EQ(text.find("cuda"), std::string::npos) << f.rule_id << ": " << text;
+      EXPECT_EQ(text.find("GPU"), std::string::npos) << f.id << ": " << text;
+      EXPECT_EQ(text.find("CUDA"), std::string::npos) << f.id << ": " << text;
+      EXPECT_EQ(text.find("cuda"), std::string::npos) << f.id << ": " << text;
     }
   }
 }
@@ -135,6 +136,8 @@ TEST(MtiaTrace, AnUnreadDeviceLaneIsNamedWithItsCount) {
       .step(1, 100, 1000)
       .op("aten::mm", 150, 100, 1)
       .raw_event(
+          R"({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 1, "ts": 160, "dur": 30, "args": {"correlation": 5}})")
+      .raw_event(
           R"({"ph": "X", "cat": "acme_device_events", "name": "mm", "pid": 3, "tid": 1, "ts": 200, "dur": 300})")
       .raw_event(
           R"({"ph": "X", "cat": "acme_device_events", "name": "add", "pid": 3, "tid": 1, "ts": 600, "dur": 50})")
@@ -145,6 +148,16 @@ TEST(MtiaTrace, AnUnreadDeviceLaneIsNamedWithItsCount) {
                        "skipped 2 complete events of category 'acme_device_events' on the device lane "
                        "'ACME 3': device work perfgate does not read"));
   EXPECT_TRUE(has_line(p.notes, "1 complete events of category 'acme_host_events' are not used"));
+
+  ReportModel report = report_of_json(t.json(), default_book());
+  TerminalOptions plain;
+  std::string text = render_terminal(report, plain);
+  EXPECT_EQ(text.find("no GPU activity"), std::string::npos) << text;
+  EXPECT_EQ(text.find("CPU only"), std::string::npos) << text;
+  // The runtime calls' share "with no device work running" cannot be told: n/a, and no rule says it.
+  EXPECT_FALSE(report.metrics.get(Metric::BreakdownRuntimePct));
+  for (const ReportFinding& f : report.findings)
+    EXPECT_EQ(f.problem.find("no device work running"), std::string::npos) << f.id << ": " << f.problem;
 
   WorkerAnalysis w = analyse_json(t.json());
   ASSERT_EQ(w.capture.devices.size(), 1u);
