@@ -9,6 +9,7 @@
 #include <string>
 
 #include "load/kineto/categories.h"
+#include "gate/gate.h"
 #include "render/render.h"
 #include "support/helpers.h"
 
@@ -111,6 +112,7 @@ TEST(MtiaTrace, TheMtiaIsBusyIdleAndNamedAsOne) {
 
 TEST(MtiaTrace, TheReportSaysMtiaAndGivesNoCudaAdvice) {
   ReportModel report = report_of_json(mtia_step().json(), default_book());
+  apply_gate(report, default_rules(), nullptr, {});
   EXPECT_NE(capture_line(report.capture).find("MTIA ×1"), std::string::npos) << capture_line(report.capture);
   const ReportFinding* runtime = find_finding(report, "host.runtime-share");
   ASSERT_NE(runtime, nullptr);
@@ -150,10 +152,11 @@ TEST(MtiaTrace, AnUnreadDeviceLaneIsNamedWithItsCount) {
   EXPECT_TRUE(has_line(p.notes, "1 complete events of category 'acme_host_events' are not used"));
 
   ReportModel report = report_of_json(t.json(), default_book());
+  apply_gate(report, default_rules(), nullptr, {});
   TerminalOptions plain;
   std::string text = render_terminal(report, plain);
   EXPECT_EQ(text.find("no GPU activity"), std::string::npos) << text;
-  EXPECT_EQ(text.find("CPU only"), std::string::npos) << text;
+  EXPECT_EQ(text.find("Capture      CPU only"), std::string::npos) << text;
   // The runtime calls' share "with no device work running" cannot be told: n/a, and no rule says it.
   EXPECT_FALSE(report.metrics.get(Metric::BreakdownRuntimePct));
   for (const ReportFinding& f : report.findings)
