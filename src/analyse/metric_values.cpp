@@ -161,9 +161,7 @@ void set_breakdown_and_resources(MetricValues& m, const MetricInputs& in) {
       case BreakdownPart::Memset:
         return has_gpu;
       case BreakdownPart::Runtime:
-        // "Runtime calls with no device work running" cannot be told where the device's work is
-        // unread (issue 91): n/a, not all of the calls' time.
-        return has_gpu || (in.has_runtime && !in.unread_device_work);
+        return has_gpu || in.has_runtime;
       default:
         return true;
     }
@@ -544,10 +542,6 @@ MetricInputs worker_inputs(const WorkerAnalysis& w) {
   for (std::size_t i = 0; i < kResourceParts; ++i) in.resources_us[i] = us(w.resources[i]);
   in.world_size = w.info.world_size;
   in.has_runtime = w.has_runtime_calls;
-  in.unread_device_work =
-      w.gpus.empty() &&
-      std::any_of(w.capture.devices.begin(), w.capture.devices.end(),
-                  [](const CaptureDevices& d) { return d.kind == DeviceKind::Unknown && d.count == 0; });
   in.has_devices = w.has_devices;
   in.tensor_cores = w.tensor_cores;
   in.compute = w.compute;

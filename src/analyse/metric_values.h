@@ -36,9 +36,6 @@ struct MetricInputs {
   std::array<double, kResourceParts> resources_us{};
   bool has_runtime = false;
   bool has_devices = false;
-  // No device activity read, but a lane the trace declares a device's holds events of a category
-  // its reader does not read (the capture profile's unknown device): device work ran, unseen.
-  bool unread_device_work = false;
   TensorCoreSums tensor_cores;
   ComputeSums compute;
   RooflineSums roofline;

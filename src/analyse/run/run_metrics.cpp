@@ -101,7 +101,6 @@ MetricInputs run_inputs(const WorkerList& workers, const std::vector<std::int64_
       for (std::size_t i = 0; i < kBreakdownParts; ++i) run.breakdown_us[i] += one.breakdown_us[i] / gpu_side;
       for (std::size_t i = 0; i < kResourceParts; ++i) run.resources_us[i] += one.resources_us[i] / gpu_side;
       run.has_runtime = run.has_runtime || one.has_runtime;
-      run.unread_device_work = run.unread_device_work || one.unread_device_work;
       run.tensor_cores += one.tensor_cores;
       run.compute += one.compute;
       run.roofline += one.roofline;
