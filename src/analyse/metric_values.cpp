@@ -142,11 +142,13 @@ void set_split_metrics(MetricValues& m, const std::array<PartMetrics, N>& metric
   }
 }
 
-// Every device is a TPU (an XSpace's /device:TPU:N, which its reader names "TPU ..."): it has
-// matrix units (MXU), not Tensor Cores, so the Tensor Core metrics are n/a, never 0%.
+// Every device is a TPU (an XSpace's /device:TPU:N, which its reader names "TPU ...") or an MTIA:
+// it has matrix units (MXU, dot-product engines), not Tensor Cores, so the Tensor Core metrics are
+// n/a, never 0%.
 bool tpu_only(const MetricInputs& in) {
-  return !in.gpus.empty() && std::all_of(in.gpus.begin(), in.gpus.end(),
-                                         [](const GpuMetrics* g) { return g->name.starts_with("TPU"); });
+  return !in.gpus.empty() && std::all_of(in.gpus.begin(), in.gpus.end(), [](const GpuMetrics* g) {
+    return g->name.starts_with("TPU") || g->name.starts_with("MTIA");
+  });
 }
 
 // GPU parts are not applicable without GPU activity; runtime not without runtime calls either.

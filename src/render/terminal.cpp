@@ -19,16 +19,20 @@ class Lines {
  public:
   explicit Lines(const TerminalOptions& o) : options_(o) {}
   // `text` may hold names from the trace: its control characters are shown escaped.
+  // A label is padded to 13 columns; a longer one (a vocabulary's "dot-product engines") keeps a
+  // space before its text.
   void add(std::string_view label, const std::string& text) {
+    std::string_view gap = label.size() >= 13 ? " " : "";
     if (options_.color)
-      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m{}\n", label, terminal_escape(text));
+      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m{}{}\n", label, gap, terminal_escape(text));
     else
-      out_ += fmt::format("{:<13}{}\n", label, terminal_escape(text));
+      out_ += fmt::format("{:<13}{}{}\n", label, gap, terminal_escape(text));
   }
   // A line the reader must not miss: its text in bold yellow.
   void warn(std::string_view label, const std::string& text) {
     if (options_.color)
-      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m\x1b[1;33m{}\x1b[0m\n", label, terminal_escape(text));
+      out_ += fmt::format("\x1b[1m{:<13}\x1b[0m{}\x1b[1;33m{}\x1b[0m\n", label, label.size() >= 13 ? " " : "",
+                          terminal_escape(text));
     else
       add(label, text);
   }
@@ -90,6 +94,13 @@ std::string steps_line(const MetricValues& m) {
 std::string gpu_line(const ReportModel& r) {
   const MetricValues& m = r.metrics;
   double count = m.get(Metric::GpuCount).value_or(0);
+  // A lane the trace declares a device's holds events perfgate does not read: device work exists.
+  bool unread = std::any_of(r.capture.devices.begin(), r.capture.devices.end(), [](const CaptureDevices& d) {
+    return d.kind == DeviceKind::Unknown && d.count == 0;
+  });
+  if (count == 0 && unread)
+    return "no device activity read: a device lane holds events perfgate does not read (the notes name "
+           "them), so the device metrics are not applicable";
   if (count == 0) return words("no GPU activity: GPU metrics are not applicable");
   std::vector<std::string> parts = {fmt::format("{:.0f} {}", count, words(count == 1 ? "GPU" : "GPUs")),
                                     labelled(m, Metric::GpuUtilizationPct), labelled(m, Metric::GpuBusyPct),

@@ -60,6 +60,7 @@ std::string devices_words(const CaptureDevices& d) {
   if (model.empty()) {
     model = d.kind == DeviceKind::NeuronCore ? "NeuronCore"
             : d.kind == DeviceKind::Tpu      ? "TPU"
+            : d.kind == DeviceKind::Mtia     ? "MTIA"
             : d.kind == DeviceKind::Unknown  ? "device"
                                              : std::string(device_kind_name(d.kind));
     if (d.kind == DeviceKind::Gpu)

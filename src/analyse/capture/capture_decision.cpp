@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,7 @@ struct DeviceKey {
 // is named by its ISA (gfx90x); any other described GPU (a compute capability) is NVIDIA's.
 DeviceKey device_key(const CompiledClassification& c, const GpuMetrics& g) {
   if (g.name.starts_with("TPU")) return {DeviceKind::Tpu, DeviceVendor::Tpu};
+  if (g.name.starts_with("MTIA")) return {DeviceKind::Mtia, DeviceVendor::Mtia};  // the Kineto reader's name
   std::string vendor;
   if (const GpuArchitecture* a = c.architecture_of_device(g.name)) vendor = lower(a->vendor);
   if (vendor.empty() && !g.architecture.empty())
@@ -57,8 +59,23 @@ DeviceKey device_key(const CompiledClassification& c, const GpuMetrics& g) {
 // device by its properties), else as the trace does; unknown where the trace names none (an
 // architecture inferred from kernel names is no model: sm80 kernels run on an H100 too).
 std::string device_model(const CompiledClassification& c, const GpuMetrics& g) {
+  if (g.name == "MTIA") return "";  // the Kineto reader's name of an MTIA no device description names
   if (const GpuPeak* peak = c.gpu_peak(g.name); peak && !peak->name.empty()) return peak->name;
   return g.name;
+}
+
+// Events on lanes the trace declares a device's, of categories its reader does not read (the Kineto
+// reader's input_skipped notes with a "device_events" count, load/kineto/block_merger.cpp): device
+// work the profile holds none of.
+std::int64_t unread_device_events(const Profile& profile) {
+  std::int64_t total = 0;
+  for (const Note& n : profile.notes) {
+    if (n.id != NoteId::input_skipped) continue;
+    for (const NoteArg& a : n.args)
+      if (a.name == "device_events" && std::holds_alternative<std::int64_t>(a.value))
+        total += std::get<std::int64_t>(a.value);
+  }
+  return total;
 }
 
 std::vector<CaptureDevices> decide_devices(const Profile& profile, const CompiledClassification& c,
@@ -66,6 +83,13 @@ std::vector<CaptureDevices> decide_devices(const Profile& profile, const Compile
   if (profile.info.family == DeviceFamily::Neuron)
     return {{DeviceKind::NeuronCore, DeviceVendor::Neuron, "", 1,
              "a Neuron device profile (neuron-profile): one NeuronCore's instructions and DMA"}};
+  if (std::int64_t unread = unread_device_events(profile);
+      profile.info.family == DeviceFamily::CpuOnly && unread > 0)
+    return {
+        {DeviceKind::Unknown, DeviceVendor::Unknown, "", 0,
+         fmt::format("no device activity read, but {} events on lanes the trace declares a device's are of "
+                     "categories perfgate does not read (the run warnings name them)",
+                     unread)}};
   if (profile.info.family == DeviceFamily::CpuOnly)
     return {{DeviceKind::CpuOnly, DeviceVendor::Unknown, "", 0,
              profile.devices.empty()
@@ -86,6 +110,9 @@ std::vector<CaptureDevices> decide_devices(const Profile& profile, const Compile
   std::string_view plane =
       profile.info.format.starts_with("xspace") || profile.info.format.starts_with("xplane")
           ? "device planes with activity"
+      : std::any_of(out.begin(), out.end(),
+                    [](const CaptureDevices& d) { return d.kind == DeviceKind::Mtia; })
+          ? "devices with MTIA activity (mtia_ccp_events)"
           : "devices with GPU activity";
   for (CaptureDevices& d : out) {
     d.evidence = fmt::format("{} {}", d.count, plane);

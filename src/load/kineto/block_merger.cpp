@@ -1,5 +1,6 @@
 #include "load/kineto/block_merger.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <fmt/format.h>
@@ -140,6 +141,11 @@ bool BlockMerger::add(EventBlock& block) {
   for (const FlowEvent& f : block.flows)
     flows_.push_back(FlowEvent{{map.number(f.id), false}, f.time, map.threads[f.thread], f.is_start});
   skipped_driver_calls_ += block.skipped_driver_calls;
+  for (std::int32_t device : block.mtia_devices)
+    if (std::find(mtia_devices_.begin(), mtia_devices_.end(), device) == mtia_devices_.end())
+      mtia_devices_.push_back(device);
+  for (auto& [pid, text] : block.process_labels) process_labels_[pid] = std::move(text);
+  for (auto& [pid, text] : block.process_names) process_names_[pid] = std::move(text);
   if (block.profiler_span)
     std::tie(profile_.info.profiler_start, profile_.info.profiler_end) = *block.profiler_span;
   return true;
@@ -192,11 +198,34 @@ void BlockMerger::finish() {
   }
   flows_.clear();
 
-  std::map<std::string, std::uint64_t> categories(ignored_categories_.entries().begin(),
-                                                  ignored_categories_.entries().end());
+  // Each ignored category's events by lane (the key: category, separator, pid). A lane the trace
+  // declares a device's (process_labels other than "CPU", as Kineto labels its GPU and MTIA lanes)
+  // holds device work the report leaves out: named with its count, and counted in the profile.
+  std::map<std::string, std::uint64_t> categories;
+  std::map<std::pair<std::string, std::string>, std::uint64_t> device_lanes;  // (category, label)
+  for (const auto& [key, count] : ignored_categories_.entries()) {
+    std::size_t cut = key.find(kLaneSeparator);
+    std::string category = key.substr(0, cut);
+    std::string pid = cut == std::string::npos ? std::string() : key.substr(cut + 1);
+    auto label = process_labels_.find(pid);
+    if (label != process_labels_.end() && !label->second.empty() && label->second != "CPU") {
+      device_lanes[{category, label->second}] += count;
+    } else {
+      categories[category] += count;
+    }
+  }
   for (const auto& [category, count] : categories)
     profile_.notes.push_back(
         note<NoteId::kineto_category_unused>(arg<"count">(count), arg<"category">(category)));
+  for (const auto& [lane, count] : device_lanes) {
+    Note skipped = note<NoteId::input_skipped>(
+        arg<"reason">(fmt::format("{} complete events of category '{}' on the device lane '{}': device work "
+                                  "perfgate does not read (not in "
+                                  "the device's busy time, kernels or idle)",
+                                  count, lane.first, lane.second)));
+    skipped.args.push_back({std::string(kUnreadDeviceEventsArg), static_cast<std::int64_t>(count)});
+    profile_.notes.push_back(std::move(skipped));
+  }
   if (skipped_driver_calls_ > 0)
     profile_.notes.push_back(note<NoteId::kineto_driver_calls_unread>(arg<"count">(skipped_driver_calls_)));
   std::map<std::string, std::uint64_t> phases(ignored_phases_.entries().begin(),
@@ -208,6 +237,17 @@ void BlockMerger::finish() {
             : note<NoteId::kineto_phase_unused>(arg<"count">(count), arg<"phase">(phase)));
   if (!starts.empty() || !ends.empty())
     profile_.notes.push_back(note<NoteId::kineto_flow_one_end>(arg<"count">(starts.size() + ends.size())));
+}
+
+void BlockMerger::describe_mtia_devices() {
+  std::sort(mtia_devices_.begin(), mtia_devices_.end());
+  for (std::int32_t device : mtia_devices_) {
+    if (profile_.device(device)) continue;
+    DeviceInfo d;
+    d.id = device;
+    d.name = "MTIA";
+    profile_.devices.push_back(std::move(d));
+  }
 }
 
 }  // namespace perfgate::kineto

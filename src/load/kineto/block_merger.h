@@ -16,6 +16,9 @@
 
 namespace perfgate::kineto {
 
+// The argument of an input_skipped note that counts device-lane events of a category not read.
+inline constexpr std::string_view kUnreadDeviceEventsArg = "device_events";
+
 class BlockMerger {
  public:
   explicit BlockMerger(Profile& profile) : profile_(profile) {}
@@ -31,6 +34,10 @@ class BlockMerger {
   // Pairs the flow ends, and adds notes for the report: ignored categories and phases, skipped
   // driver calls, flows with one end only.
   void finish();
+  // Names each device that ran mtia_ccp_events and that deviceProperties does not describe "MTIA"
+  // (an MTIA trace describes none): the analysis takes its kind and vendor from the name, as it
+  // does a TPU's. Call after the trace's metadata is applied.
+  void describe_mtia_devices();
   // Move the records into the profile's exact-size arrays, once every block is added: the host
   // records (ranges and op details) and the others apart, so that each half can be moved and
   // ordered on a thread of its own.
@@ -75,6 +82,11 @@ class BlockMerger {
   NameCounts ignored_categories_{64};
   NameCounts ignored_phases_{32};
   std::uint64_t skipped_driver_calls_ = 0;
+  std::vector<std::int32_t> mtia_devices_;
+  // The text of each pid's process_labels and process_name metadata (the last given), by the pid as
+  // text: which lanes the trace declares a device's.
+  std::map<std::string, std::string> process_labels_;
+  std::map<std::string, std::string> process_names_;
   TimeNs durations_ = 0;  // of the blocks added: below kMaxTimeNs
 };
 

@@ -23,7 +23,7 @@ bool iends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && iequals(s.substr(s.size() - suffix.size()), suffix);
 }
 
-constexpr std::array<std::pair<std::string_view, EventClass>, 15> kCategories = {{
+constexpr std::array<std::pair<std::string_view, EventClass>, 16> kCategories = {{
     {"cpu_op", EventClass::Op},
     {"operator", EventClass::Op},
     {"user_annotation", EventClass::Annotation},
@@ -39,6 +39,7 @@ constexpr std::array<std::pair<std::string_view, EventClass>, 15> kCategories = 
     {"memset", EventClass::Memset},
     {"gpu_user_annotation", EventClass::GpuAnnotation},
     {"cuda_sync", EventClass::GpuSync},
+    {"mtia_ccp_events", EventClass::MtiaDevice},
 }};
 
 // The categories Kineto and PyTorch 1.8 write, spelled as they write them: a comparison or two
@@ -65,6 +66,7 @@ std::optional<EventClass> exact_category(std::string_view c) {
     case 15:
       if (c == "user_annotation") return EventClass::Annotation;
       if (c == "python_function") return EventClass::PythonFunction;
+      if (c == "mtia_ccp_events") return EventClass::MtiaDevice;
       break;
     default:
       break;
@@ -128,6 +130,24 @@ MemcpyName parse_memcpy_name(std::string_view name) {
   }
   result.pageable = name.find("Pageable") != std::string_view::npos;
   return result;
+}
+
+// Kineto's MTIA writer names a DMA request "dma_request" (HTA reads names starting "dma" on MTIA as
+// memory kernels: hta/common/types.py, MTIAMemoryKernelGroupingPattern `^dma`).
+bool is_mtia_dma(std::string_view name) {
+  return name.starts_with("dma");
+}
+
+CopyKind mtia_dma_kind(std::string_view direction) {
+  constexpr std::array<std::pair<std::string_view, CopyKind>, 4> kKinds = {{
+      {"HOST_TO_DEVICE", CopyKind::HostToDevice},
+      {"DEVICE_TO_HOST", CopyKind::DeviceToHost},
+      {"DEVICE_TO_DEVICE", CopyKind::DeviceToDevice},
+      {"HOST_TO_HOST", CopyKind::HostToHost},
+  }};
+  for (const auto& [text, kind] : kKinds)
+    if (iequals(direction, text)) return kind;
+  return CopyKind::Unknown;
 }
 
 }  // namespace perfgate::kineto

@@ -21,7 +21,8 @@ enum class EventClass : unsigned char {
   Memset,
   GpuAnnotation,
   ProfilerSpan,
-  GpuSync,  // cuda_sync: Context Sync, Stream Sync, Event Sync, Stream Wait Event
+  GpuSync,     // cuda_sync: Context Sync, Stream Sync, Event Sync, Stream Wait Event
+  MtiaDevice,  // mtia_ccp_events: an MTIA's kernels and DMA requests (a kernel or a copy by its name)
 };
 
 EventClass classify_category(std::string_view category);
@@ -38,5 +39,11 @@ struct MemcpyName {
   bool pageable = false;
 };
 MemcpyName parse_memcpy_name(std::string_view name);
+
+// An MTIA device event (mtia_ccp_events) that is a DMA request ("dma_request"), not a kernel.
+bool is_mtia_dma(std::string_view name);
+
+// An MTIA DMA request's args.direction ("HOST_TO_DEVICE") as a copy kind.
+CopyKind mtia_dma_kind(std::string_view direction);
 
 }  // namespace perfgate::kineto

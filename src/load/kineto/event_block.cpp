@@ -36,6 +36,9 @@ void EventBlock::reset() {
   ignored_categories.clear();
   ignored_phases.clear();
   skipped_driver_calls = 0;
+  mtia_devices.clear();
+  process_labels.clear();
+  process_names.clear();
   profiler_span.reset();
   durations = 0;
 }
@@ -47,7 +50,8 @@ std::size_t EventBlock::memory_bytes() const {
          gpu_syncs.memory_bytes() + threads.capacity() * sizeof(ThreadKey) +
          thread_names.capacity() * sizeof(thread_names[0]) +
          launched_kernels.capacity() * sizeof(LaunchedKernel) + flows.capacity() * sizeof(FlowEvent) +
-         devices_from_text.capacity() * sizeof(DeviceFromTextPid);
+         devices_from_text.capacity() * sizeof(DeviceFromTextPid) +
+         (process_labels.capacity() + process_names.capacity()) * (sizeof(process_labels[0]) + 96);
 }
 
 }  // namespace perfgate::kineto

@@ -76,6 +76,10 @@ class NameCounts {
   bool refused_ = false;
 };
 
+// The key an ignored complete event is counted under in EventBlock::ignored_categories: its
+// category, kLaneSeparator, its pid as text. The merger splits it to name the lane.
+inline constexpr char kLaneSeparator = '\x1f';
+
 struct EventBlock {
   StringPool strings;
   std::vector<std::string> text_ids;
@@ -96,6 +100,10 @@ struct EventBlock {
   NameCounts ignored_categories{64};
   NameCounts ignored_phases{32};
   std::uint64_t skipped_driver_calls = 0;
+  std::vector<std::int32_t> mtia_devices;  // the devices of mtia_ccp_events read as device work, once each
+  // process_labels (and process_name) metadata: the pid as ignored_categories keys write it, its text.
+  std::vector<std::pair<std::string, std::string>> process_labels;
+  std::vector<std::pair<std::string, std::string>> process_names;
   std::optional<std::pair<TimeNs, TimeNs>> profiler_span;  // the last "PyTorch Profiler" range
   TimeNs durations = 0;  // of the complete events read, below kMaxTimeNs (profile.h)
 

@@ -155,6 +155,21 @@ void EventBuilder::add_ignored(NameCounts& counts, std::string_view text) {
   counts.add(repair_utf8(text, replaced));
 }
 
+void append_pid_text(std::string& out, const IdValue& pid) {
+  if (!pid.present) return;
+  if (pid.is_text)
+    out += pid.text;
+  else
+    fmt::format_to(std::back_inserter(out), "{}", pid.number);
+}
+
+void EventBuilder::add_ignored_category(const RawEvent& e) {
+  lane_key_.assign(e.cat);
+  lane_key_ += kLaneSeparator;
+  append_pid_text(lane_key_, e.pid);
+  add_ignored(block_.ignored_categories, lane_key_);
+}
+
 template <std::size_t Ways>
 StringId InternCache<Ways>::intern(StringPool& pool, std::string_view text) {
   if (text.empty()) return kNoString;
@@ -195,7 +210,7 @@ template class InternCache<4>;
 std::string EventBuilder::add_complete(const RawEvent& e) {
   EventClass cls = classify_category(e.cat);
   if (cls == EventClass::Ignored) {
-    add_ignored(block_.ignored_categories, e.cat);
+    add_ignored_category(e);
     return {};
   }
   if (!e.has_ts) return "field 'ts' is missing";
@@ -248,6 +263,17 @@ std::string EventBuilder::add_complete(const RawEvent& e) {
     case EventClass::GpuSync:
       add_gpu_sync(e, *start, end);
       break;
+    case EventClass::MtiaDevice: {
+      // An MTIA's kernels and DMA requests, on its device lanes (pid: the device, args.stream).
+      add_gpu_activity(e, is_mtia_dma(e.name) ? EventClass::Memcpy : EventClass::Kernel, *start, end, name);
+      // The device: args.device, else the pid (a text pid names no MTIA: left unnamed).
+      std::optional<std::int64_t> id = e.device;
+      if (!id && e.pid.present && !e.pid.is_text) id = e.pid.number;
+      std::int32_t device = narrow_or<std::int32_t>(id, -1);
+      auto& seen = block_.mtia_devices;
+      if (device >= 0 && std::find(seen.begin(), seen.end(), device) == seen.end()) seen.push_back(device);
+      break;
+    }
     case EventClass::ProfilerSpan:
       if (e.name.starts_with("PyTorch Profiler")) block_.profiler_span = {*start, end};
       break;
@@ -316,6 +342,10 @@ void EventBuilder::add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs st
     k.occupancy_pct = e.occupancy_pct ? static_cast<float>(*e.occupancy_pct) : -1.0f;
     a.kernel_info = static_cast<std::uint32_t>(block_.kernel_info.size());
     block_.kernel_info.push_back(k);
+  } else if (cls == EventClass::Memcpy && !e.dma_direction.empty()) {
+    a.kind = GpuActivityKind::Memcpy;  // an MTIA DMA request: its direction and size are args
+    a.copy_kind = mtia_dma_kind(e.dma_direction);
+    if (e.dma_size && *e.dma_size > 0) a.bytes = static_cast<std::uint64_t>(*e.dma_size);
   } else if (cls == EventClass::Memcpy) {
     a.kind = GpuActivityKind::Memcpy;
     MemcpyName parsed = parse_memcpy_name(e.name);
@@ -330,7 +360,7 @@ void EventBuilder::add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs st
 void EventBuilder::add_gpu_sync(const RawEvent& e, TimeNs start, TimeNs end) {
   std::optional<GpuSyncKind> kind = gpu_sync_kind(e.name);
   if (!kind) {
-    add_ignored(block_.ignored_categories, e.cat);
+    add_ignored_category(e);
     return;
   }
   GpuSync s;
@@ -377,7 +407,19 @@ void EventBuilder::add_metadata(const RawEvent& e) {
   if (e.name == "thread_name" && !e.arg_name.empty()) {
     std::uint32_t thread = thread_index(e.pid, e.tid);
     block_.thread_names.emplace_back(thread, block_.strings.intern(e.arg_name));
+    return;
   }
+  // A process's label (Kineto's DeviceInfo: "CPU", "GPU 0", "MTIA 9") and name, each kept once per
+  // pid in a row (Kineto repeats them: 62,110 times in an MTIA trace), at most 64 bytes.
+  bool label = e.name == "process_labels";
+  if ((!label && e.name != "process_name") || e.arg_name.empty() || !e.pid.present) return;
+  auto& list = label ? block_.process_labels : block_.process_names;
+  lane_key_.clear();
+  append_pid_text(lane_key_, e.pid);
+  std::string_view text = std::string_view(e.arg_name).substr(0, 64);
+  if (!list.empty() && list.back().first == lane_key_ && list.back().second == text) return;
+  std::size_t replaced = 0;
+  list.emplace_back(lane_key_, is_valid_utf8(text) ? std::string(text) : repair_utf8(text, replaced));
 }
 
 }  // namespace perfgate::kineto

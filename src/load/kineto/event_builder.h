@@ -74,6 +74,8 @@ class EventBuilder {
   void add_flow(const RawEvent& e, TimeNs time);
   void add_metadata(const RawEvent& e);
   void add_ignored(NameCounts& counts, std::string_view text);
+  // A complete event of a category not read: counted by its category and lane (lane_key).
+  void add_ignored_category(const RawEvent& e);
   std::uint32_t thread_index(const IdValue& pid, const IdValue& tid);
   IdKey id_key(const IdValue& id);
   std::int32_t device_of(const RawEvent& e, bool is_range, std::size_t record);
@@ -92,6 +94,11 @@ class EventBuilder {
   // (ResNet-50's 91 stacks missed 3,788 times in a table of one to a slot, 788 times now).
   InternCache<4> stacks_;
   std::uint64_t invalid_texts_ = 0;  // phases, categories and counters' names listed as ignored
+  std::string lane_key_;             // reused: no allocation per ignored event
 };
+
+// A pid as text (a number in decimal), as the ignored categories' keys and the process metadata
+// name it (kLaneSeparator, event_block.h).
+void append_pid_text(std::string& out, const IdValue& pid);
 
 }  // namespace perfgate::kineto

@@ -63,6 +63,8 @@ enum class Field : unsigned char {
   LaunchedKernel,
   WaitOnStream,
   WaitOnEventRecord,
+  DmaDirection,  // of MTIA's dma_request events (mtia_ccp_events): "HOST_TO_DEVICE"
+  DmaSize,       // of MTIA's dma_request events: the bytes moved
   // Not keys: what a value means where no key names it (TraceHandler's pending value).
   TopLevelOther,    // a top-level key perfgate does not read: its scalar is kept as an attribute
   EventsArrayItem,  // an entry of traceEvents: must be an object
@@ -165,7 +167,7 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 9> kEvent = {{
     {"args", Field::Args},
 }};
 
-inline constexpr std::array<std::pair<std::string_view, Field>, 36> kArgs = {{
+inline constexpr std::array<std::pair<std::string_view, Field>, 39> kArgs = {{
     {"External id", Field::ExternalId},
     {"external id", Field::ExternalId},
     {"correlation", Field::Correlation},
@@ -202,6 +204,9 @@ inline constexpr std::array<std::pair<std::string_view, Field>, 36> kArgs = {{
     {"kernel", Field::LaunchedKernel},        // of a launch call in a graph-capture trace (ROCm)
     {"wait_on_stream", Field::WaitOnStream},  // of cuda_sync events
     {"wait_on_cuda_event_record_corr_id", Field::WaitOnEventRecord},
+    {"labels", Field::ArgName},  // of process_labels metadata events: "GPU 0", "MTIA 9", "CPU"
+    {"direction", Field::DmaDirection},
+    {"size", Field::DmaSize},
 }};
 
 inline constexpr FieldIndex kTopLevelIndex(kTopLevel);

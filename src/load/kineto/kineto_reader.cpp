@@ -43,6 +43,7 @@ void complete_profile(Profile& profile, BlockMerger& merger, const TraceMetadata
   merger.finish();
   if (auto problem = apply_metadata(metadata, profile); !problem.empty())
     throw InputError(fmt::format("{}: {}", path, problem));
+  merger.describe_mtia_devices();
   if (invalid_utf8 > 0)
     profile.notes.push_back(note<NoteId::kineto_invalid_utf8>(arg<"count">(invalid_utf8)));
   // Host events and the other records are moved into place and ordered independently: side by

@@ -46,6 +46,7 @@ struct RawEventScalars {
   std::optional<double> blocks_per_sm;
   std::optional<double> occupancy_pct;
   std::optional<std::int64_t> bytes;
+  std::optional<std::int64_t> dma_size;  // args.size of an MTIA dma_request
   std::int32_t grid[3] = {-1, -1, -1};
   std::int32_t block[3] = {-1, -1, -1};
   std::optional<double> flops;
@@ -84,7 +85,8 @@ struct RawEvent : RawEventScalars {
   std::string dtype;
   std::string collective;
   std::string process_group;  // "Process Group Name" of a collective
-  std::string arg_name;       // args.name of metadata events
+  std::string arg_name;       // args.name (args.labels) of metadata events
+  std::string dma_direction;  // args.direction of an MTIA dma_request
 
   void clear() {
     static constexpr RawEventScalars kNone{};
@@ -106,6 +108,7 @@ struct RawEvent : RawEventScalars {
     collective.clear();
     process_group.clear();
     arg_name.clear();
+    dma_direction.clear();
   }
 };
 

@@ -45,6 +45,8 @@ constexpr IntegerArg integer_arg(Field field) {
       return &RawEventScalars::shared_memory;
     case Field::Bytes:
       return &RawEventScalars::bytes;
+    case Field::DmaSize:
+      return &RawEventScalars::dma_size;
     case Field::MemoryDeviceType:
       return &RawEventScalars::memory_device_type;
     case Field::MemoryDeviceId:

@@ -226,6 +226,11 @@ bool TraceHandler::args_string(std::string_view s, error_code& ec) {
       return integer(event_.sequence_number);
     case Field::Bytes:
       return lenient(event_.bytes);
+    case Field::DmaSize:
+      return lenient(event_.dma_size);
+    case Field::DmaDirection:
+      event_.dma_direction.assign(s.substr(0, 32));
+      break;
     case Field::BlocksPerSm:
     case Field::Occupancy: {
       auto d = parse_double_text(s);
