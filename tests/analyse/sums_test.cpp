@@ -90,9 +90,11 @@ auto fields(const CommunicationSums& s) {
 
 auto fields(const SnapshotSums& s) {
   const auto& [devices, peak, peak_device, reserved, allocated, split_inactive, largest_inactive, ooms,
-               largest_oom, capacity, expandable, device_memory, untimed] = s;
+               largest_oom, capacity, expandable, device_memory, untimed, below] = s;
+  auto below_fields = below ? std::tuple(below->device, below->peak, below->allocated)
+                            : std::tuple(std::int32_t{-1}, std::int64_t{-1}, std::uint64_t{0});
   return std::tuple(devices, peak, peak_device, reserved, allocated, split_inactive, largest_inactive, ooms,
-                    largest_oom, capacity, expandable, device_memory, untimed);
+                    largest_oom, capacity, expandable, device_memory, untimed, below_fields);
 }
 
 auto fields(const MemorySums& s) {
@@ -312,9 +314,12 @@ TEST(SumsTest, MemoryKeepsTheHigherAllocatedPeakAndTheHigherReservedPeak) {
   // segments. Together: 2 devices, the peak 200 on device 1, bytes at the end summed (10 + 20 reserved,
   // 5 + 6 allocated, 3 + 1 split inactive, 1 + 0 ooms, 0 + 2 expandable), the largest block, request
   // and capacity the larger (9, 7, 20); whichever side's allocator peak is higher.
-  SnapshotSums snap_a{1, 100, 0, 10, 5, 3, 4, 1, 7, 20, 0, 0};
-  SnapshotSums snap_b{1, 200, 1, 20, 6, 1, 9, 0, 0, 0, 2, 80};
-  SnapshotSums snap_sum{2, 200, 1, 30, 11, 4, 9, 1, 7, 20, 2, 80};  // device memory: the larger
+  // The first device whose peak is below its allocated total is kept: b's device 1.
+  SnapshotSums snap_a{1, 100, 0, 10, 5, 3, 4, 1, 7, 20, 0, 0, false, std::nullopt};
+  SnapshotSums snap_b{1, 200, 1, 20, 6, 1, 9, 0, 0, 0, 2, 80, false, SnapshotSums::PeakBelow{1, 200, 256}};
+  SnapshotSums snap_sum{
+      2, 200, 1,  30, 11, 4,     9,
+      1, 7,   20, 2,  80, false, SnapshotSums::PeakBelow{1, 200, 256}};  // device memory: the larger
   MemorySums a{1000, 10.0, 5000, 0, 7, "aten::mm", false, snap_a};
   MemorySums b{2000, 20.0, 3000, 1, 9, "aten::conv2d", true, snap_b};
   MemorySums sum = a;

@@ -80,8 +80,9 @@ Baseline baseline_with_rows() {
 // Every table, in the declaration's order.
 std::vector<ReportTable> every_table() {
   std::vector<ReportTable> tables = worker_tables(fused_worker(), ReportWorker{});
-  for (ReportTable& t : neuron_report_tables(neuron_rows())) tables.push_back(std::move(t));
   RunAnalysis run = summarised_run();
+  tables.push_back(memory_snapshots_table(run));  // declared after the snapshot's own tables
+  for (ReportTable& t : neuron_report_tables(neuron_rows())) tables.push_back(std::move(t));
   std::vector<std::int64_t> ranks = {0, 1};
   tables.push_back(ranks_table(run, ranks));
   tables.push_back(neuron_ranks_table(run, ranks));
