@@ -20,6 +20,8 @@ constexpr std::string_view kNcclTests = "nccl-tests";
 constexpr std::string_view kNeuron = "Neuron Device Viewer";
 constexpr std::string_view kXprof = "XProf";
 constexpr std::string_view kMemoryViz = "PyTorch MemoryViz (torch/cuda/_memory_viz.py)";
+constexpr std::string_view kMemoryVizAndStats =
+    "PyTorch MemoryViz (torch/cuda/_memory_viz.py), torch.cuda.memory_stats";
 constexpr std::string_view kPytorchOom = "PyTorch's CUDA out-of-memory message";
 
 constexpr MetricInfo kCatalog[] = {
