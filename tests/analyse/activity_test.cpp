@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "analyse/timeline/timeline.h"
 #include "support/helpers.h"
 
 namespace perfgate::testing {
@@ -240,6 +241,22 @@ TEST(Timeline, ThreadsOfOneIdShareALaneInStartOrder) {
     if (b.device == kHostOpsDevice) ops.emplace_back(b.start, b.name);
   EXPECT_EQ(ops, (std::vector<std::pair<TimeNs, std::string>>{
                      {10'000, "aten::a"}, {150'000, "aten::b"}, {300'000, "aten::c"}}));
+}
+
+// Issue 92, item 1: 6,000 kernels on 6,000 streams at one instant (more lanes than the timeline's
+// 5,000 boxes, each lane one box however wide a pixel) took forever, the pixel doubling without end.
+// Now the passes stop once a pixel spans the step, and the 5,000 longest boxes are kept: the ten
+// 20 µs kernels among them, the others 10 µs.
+TEST(Timeline, MoreLanesThanBoxesKeepTheLongest) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  for (int i = 0; i < 6000; ++i) t.kernel("k", 100, i % 600 == 0 ? 20 : 10, i + 1, 0, 100 + i);
+  WorkerAnalysis w = analyse_json(t.json());
+  EXPECT_EQ(w.tables.timeline.activities, 6000u);
+  ASSERT_EQ(w.tables.timeline.boxes.size(), kMaxTimelineBoxes);
+  std::size_t long_boxes = 0;
+  for (const TimelineBox& b : w.tables.timeline.boxes) long_boxes += b.duration == 20'000;
+  EXPECT_EQ(long_boxes, 10u);
 }
 
 // Two ranks (distributedInfo ranks 3 and 5): mean steps 100 and 120 µs -> spread 20 / 110.

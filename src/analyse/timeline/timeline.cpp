@@ -1,6 +1,7 @@
 #include "analyse/timeline/timeline.h"
 
 #include <algorithm>
+#include <functional>
 
 #include <fmt/format.h>
 #include <boost/container/flat_map.hpp>
@@ -89,6 +90,28 @@ std::vector<PendingBox> merge_small(const std::vector<PendingBox>& boxes, TimeNs
   std::vector<PendingBox> out;
   for (const PendingBox& b : boxes) merge_into(out, b, pixel);
   return out;
+}
+
+// The `cap` longest boxes, in their order: where more lanes than the cap have a box each.
+void keep_longest(std::vector<PendingBox>& boxes, std::size_t cap) {
+  std::vector<TimeNs> durations;
+  durations.reserve(boxes.size());
+  for (const PendingBox& b : boxes) durations.push_back(b.duration);
+  std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(cap - 1),
+                   durations.end(), std::greater<>());
+  TimeNs shortest = durations[cap - 1];
+  // Longer than the cap-th longest: kept; as long as it: kept while there is room, first first.
+  std::size_t longer = 0;
+  for (const PendingBox& b : boxes) longer += b.duration > shortest;
+  std::size_t ties = cap - longer;
+  std::erase_if(boxes, [&](const PendingBox& b) {
+    if (b.duration > shortest) return false;
+    if (b.duration == shortest && ties > 0) {
+      --ties;
+      return false;
+    }
+    return true;
+  });
 }
 
 // Merges each lane's boxes as they come, which is the merge of the sorted boxes as long as every
@@ -279,7 +302,10 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
     });
     boxes = merge_small(boxes, pixel);
   }
-  while (boxes.size() > kMaxTimelineBoxes) boxes = merge_small(boxes, pixel *= 2);
+  // Each pass doubles the pixel; once it spans the step a lane is one box, and more lanes than the
+  // cap stop the passes (issue 92: 6,000 streams of one kernel each doubled it forever).
+  while (boxes.size() > kMaxTimelineBoxes && pixel < t.step_duration) boxes = merge_small(boxes, pixel *= 2);
+  if (boxes.size() > kMaxTimelineBoxes) keep_longest(boxes, kMaxTimelineBoxes);
   t.boxes.reserve(boxes.size());
   for (const PendingBox& b : boxes) t.boxes.push_back(written(p, b));
   return t;
