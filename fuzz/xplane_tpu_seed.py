@@ -7,13 +7,15 @@
   steps: two GPU planes whose "Steps" lines mark steps by group_id stat, by name and as "Step N",
          and a host plane of launches and a TraceMe name that encodes its step ("train#step_num=3,_r=1#")
          (src/load/xplane/steps.cpp, host_plane.cpp);
+  steps-apart: two GPU planes that mark step 0 at times 647 ms apart, each launched from a thread of
+         its own: a worker per GPU (src/load/xplane/steps.cpp, device_groups.cpp);
   tpu-hlo: a TPU plane whose ops carry no cost stats, matched to the HLO module of a /host:metadata
          plane (jit_step, program 7: a dot and a fusion) by a program_id stat and by the "XLA Modules"
          run around them, one op the module does not hold (src/load/xplane/tpu_ops.cpp);
   sparse-core: a TPU plane and two "/device:TPU:N SparseCore M" planes whose "Sparse Core Ops" lines
          are read as their TPU's work, one of a TPU with no TensorCore plane (device_plane.cpp).
 Field numbers: tsl/profiler/protobuf/xplane.proto, xla/service/hlo.proto, xla/xla_data.proto.
-Usage: xplane_tpu_seed.py tpu|steps|tpu-hlo|sparse-core OUT"""
+Usage: xplane_tpu_seed.py tpu|steps|steps-apart|tpu-hlo|sparse-core OUT"""
 import os
 import sys
 
@@ -72,6 +74,21 @@ def steps():
     return out + b(1, host)
 
 
+def steps_apart():
+    ms = 1000000000
+    out, launches = b'', {}
+    for d, start, kernels in ((4, 1, ((2, 8), (11, 7))), (6, 648, ((650, 11),))):
+        stream = [event(1, k * ms, n * ms, [stat_i(8, d * 100 + j + 1)]) for j, (k, n) in enumerate(kernels)]
+        launches[d] = [event(100, (k * ms) - ms // 2, ms // 10, [stat_i(8, d * 100 + j + 1)])
+                       for j, (k, _) in enumerate(kernels)]
+        out += b(1, plane(d, f'/device:GPU:{d}', [line(1, 'Stream #1(Compute)', stream),
+                                                   line(2, 'Steps', [event(2, start * ms, 20 * ms, [stat_i(7, 0)])])],
+                          {1: ('volta_sgemm_128x64_nn', None, []), 2: ('0', None, [])}, STATS))
+    host = plane(0, '/host:CPU', [line(5, 'worker-0', launches[4]), line(6, 'worker-1', launches[6])],
+                 {100: ('cuLaunchKernel', None, [])}, STATS)
+    return out + b(1, host)
+
+
 def shape(t, dims): return i(2, t) + (b(3, b''.join(varint(d) for d in dims)) if dims else b'')
 def instr(name, op, shp, iid, operands, extra=b''):
     return s(1, name) + s(2, op) + b(3, shp) + i(35, iid) + b''.join(i(36, o) for o in operands) + extra
@@ -114,5 +131,5 @@ def sparse_core():
     return out
 
 
-seeds = {'tpu': tpu, 'steps': steps, 'tpu-hlo': tpu_hlo, 'sparse-core': sparse_core}
+seeds = {'tpu': tpu, 'steps': steps, 'steps-apart': steps_apart, 'tpu-hlo': tpu_hlo, 'sparse-core': sparse_core}
 open(sys.argv[2], 'wb').write(seeds[sys.argv[1]]())

@@ -6,7 +6,10 @@
 
 #include <string>
 
+#include "analyse/analysis.h"
+#include "analyse/metric_values.h"
 #include "analyse/worker_analysis.h"
+#include "load/load.h"
 #include "load/xplane/xplane_reader.h"
 #include "support/helpers.h"
 #include "support/xspace_builder.h"
@@ -105,6 +108,99 @@ TEST(XplaneSteps, ATraceMeNameThatEncodesItsStepIsAStep) {
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   ASSERT_EQ(w.steps.steps.size(), 2u);
   EXPECT_EQ(w.steps.steps[1].number.value_or(-1), 4);
+}
+
+// Issue 91, item 2: TensorFlow's workers in one process, each on its own GPU, mark step 0 on their
+// GPUs' Steps lines 647 ms apart. GPU 4: step 0 over [1, 21) ms, kernels [2, 10) and [11, 18) ms
+// (15 of 20 ms: 75%), launched from thread "worker-0"; GPU 6: step 0 over [648, 670) ms, a kernel
+// [650, 661) ms (11 of 22 ms: 50%), launched from "worker-1". Each GPU is a worker with its own
+// step; read as one worker, step 0 was [1, 670) ms with the GPUs (15 + 11) / (2 x 669) = 1.9% busy.
+constexpr std::int64_t kMs = 1'000'000'000;  // picoseconds
+
+Plane apart_gpu(std::int64_t id, std::int64_t step_start, std::int64_t step_ms,
+                const std::vector<std::pair<std::int64_t, std::int64_t>>& kernels) {
+  Plane g = plane(id, "/device:GPU:" + std::to_string(id));
+  g.stat_names = kStats;
+  g.event_names = {{1, "volta_sgemm_128x64_nn"}, {2, "0"}};
+  std::vector<std::string> stream;
+  std::int64_t correlation = id * 100;
+  for (const auto& [start, ms] : kernels)
+    stream.push_back(event(1, start * kMs, ms * kMs, {int_stat(kCorrelation, ++correlation)}));
+  g.lines = {line(1, "Stream #1(Compute)", 0, stream),
+             line(2, "Steps", 0, {event(2, step_start * kMs, step_ms * kMs, {int_stat(kGroupId, 0)})})};
+  return g;
+}
+
+Plane apart_host() {
+  Plane h = plane(9, "/host:CPU");
+  h.stat_names = kStats;
+  h.event_names = {{100, "cuLaunchKernel"}};
+  auto launch = [](std::int64_t at_us, std::int64_t correlation) {
+    return event(100, at_us * 1'000'000, 100'000'000, {int_stat(kCorrelation, correlation)});
+  };
+  h.lines = {line(5, "worker-0", 0, {launch(1'500, 401), launch(10'500, 402)}),
+             line(6, "worker-1", 0, {launch(649'000, 601)})};
+  return h;
+}
+
+std::string apart_space() {
+  return space({apart_gpu(4, 1, 20, {{2, 8}, {11, 7}}), apart_gpu(6, 648, 22, {{650, 11}}), apart_host()});
+}
+
+TEST(XplaneSteps, DevicesThatStepApartAreAWorkerEach) {
+  LoadOptions options;
+  options.given = {{"tf.xplane.pb", std::make_shared<const std::string>(apart_space())}};
+  LoadedRun run = load_run({"tf.xplane.pb"}, options);
+  ASSERT_EQ(run.workers.size(), 2u);
+  const Profile& four = run.workers[0];
+  const Profile& six = run.workers[1];
+  EXPECT_EQ(four.worker, "tf-gpu4");
+  EXPECT_EQ(six.worker, "tf-gpu6");
+  ASSERT_EQ(four.devices.size(), 1u);
+  EXPECT_EQ(four.devices[0].id, 4);
+  ASSERT_EQ(six.devices.size(), 1u);
+  EXPECT_EQ(six.devices[0].id, 6);
+  EXPECT_EQ(four.gpu_activities.size(), 2u);
+  EXPECT_EQ(six.gpu_activities.size(), 1u);
+  // Each worker keeps the thread that launched onto its GPU, and its own step thread.
+  ASSERT_EQ(four.runtime_calls.size(), 2u);
+  ASSERT_EQ(six.runtime_calls.size(), 1u);
+  EXPECT_EQ(four.str(four.threads[four.runtime_calls[0].thread].name), "worker-0");
+  EXPECT_EQ(six.str(six.threads[six.runtime_calls[0].thread].name), "worker-1");
+  EXPECT_EQ(step_names(four), (std::vector<std::string>{"Steps (step 0)"}));
+  EXPECT_EQ(step_names(six), (std::vector<std::string>{"Steps (step 0)"}));
+  bool noted = false;
+  for (const Note& n : four.notes)
+    noted = noted || (note_text(n).find("GPU 4; GPU 6") != std::string::npos &&
+                      note_text(n).find("step 0 begins 647.000 ms apart") != std::string::npos);
+  EXPECT_TRUE(noted);
+
+  RunAnalysis r = analyse_run(run, default_classification(), {});
+  ASSERT_EQ(r.workers.size(), 2u);
+  EXPECT_DOUBLE_EQ(*r.workers[0].metrics.get(Metric::StepsMeanUs), 20'000);
+  EXPECT_DOUBLE_EQ(*r.workers[1].metrics.get(Metric::StepsMeanUs), 22'000);
+  EXPECT_NEAR(*r.workers[0].metrics.get(Metric::GpuUtilizationPct), 75.0, 1e-9);
+  EXPECT_NEAR(*r.workers[1].metrics.get(Metric::GpuUtilizationPct), 50.0, 1e-9);
+  // The run's step 0 is matched by number across the workers: one step, not their union.
+  auto steps = run_steps(r.workers);
+  ASSERT_EQ(steps.size(), 1u);
+  EXPECT_EQ(steps[0].first, "Steps (step 0)");
+  EXPECT_DOUBLE_EQ(steps[0].second, 22'000);  // the longer of 20 and 22 ms
+  EXPECT_NEAR(*r.metrics.get(Metric::GpuUtilizationPct), (75.0 + 50.0) / 2, 1e-9);
+  // The engine analyses them as one run, as the loader does.
+  ReportModel report = report_of_bytes(options.given, default_book(), {});
+  EXPECT_NEAR(*report.metric(Metric::GpuUtilizationPct), (75.0 + 50.0) / 2, 1e-9);
+}
+
+// Devices whose steps of the same number overlap step together: one worker, as before.
+TEST(XplaneSteps, DevicesThatStepTogetherStayOneWorker) {
+  LoadOptions options;
+  options.given = {{"tf.xplane.pb",
+                    std::make_shared<const std::string>(space({gpu(0, true), gpu(1, false), host({}, {})}))}};
+  LoadedRun run = load_run({"tf.xplane.pb"}, options);
+  ASSERT_EQ(run.workers.size(), 1u);
+  EXPECT_EQ(run.workers[0].worker, "tf");
+  EXPECT_EQ(run.workers[0].devices.size(), 2u);
 }
 
 }  // namespace

@@ -95,6 +95,35 @@ TEST(XplaneTpu, OpsCarryXlasCountsAndTheirProgramRunLaunchesThem) {
   EXPECT_EQ(p.str(p.gpu_ranges[1].name), "fusion.2");
 }
 
+// Issue 91: an op lasts the device's own measure of it (device_duration_ps) from where the host's
+// clock places it, as XProf's op metrics time it: fusion.1 at 1,000 ns, 5,000 ns long, measured
+// 4,000 ns, lasts [1,000, 5,000); fusion.2 at 6,000 ns, 0 long, measured 2,500 ns, [6,000, 8,500).
+// An all-reduce op is communication, not compute.
+TEST(XplaneTpu, AnOpLastsItsDeviceDurationAndAllReduceIsCommunication) {
+  enum : std::int64_t { kDeviceDuration = 20 };
+  Plane t = tpu();
+  t.stat_names.emplace_back(kDeviceDuration, "device_duration_ps");
+  t.event_names.emplace_back(3, "%all-reduce.1 = f32[1024]{0} all-reduce(fusion.2), to_apply=add");
+  t.event_display_names.emplace_back(3, "all-reduce.1");
+  t.event_stats.push_back({3, {str_stat(kCategory, "all-reduce")}});
+  t.lines = {
+      line(1, "XLA Ops", 0,
+           {event(1, 1'000'000, 5'000'000, {int_stat(kDeviceDuration, 4'000'000)}),
+            event(2, 6'000'000, 0, {int_stat(kDeviceDuration, 2'500'000)}), event(3, 8'500'000, 1'000'000)}),
+      line(2, "XLA Modules", 0, {event(1, 1'000'000, 8'500'000)})};
+  Profile p = xplane::read_space(space({t, host()}), "tpu.xplane.pb", {});
+  ASSERT_EQ(p.gpu_activities.size(), 3u);
+  EXPECT_EQ(p.gpu_activities[0].start, 1000);
+  EXPECT_EQ(p.gpu_activities[0].end, 5000);
+  EXPECT_EQ(p.gpu_activities[1].start, 6000);
+  EXPECT_EQ(p.gpu_activities[1].end, 8500);
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  // Busy 4,000 + 2,500 + 1,000 ns; of it the all-reduce's 1,000 ns are communication (both shares
+  // of the same window).
+  EXPECT_NEAR(*w.metrics.get(Metric::CommunicationPct) / *w.metrics.get(Metric::GpuBusyPct), 1000.0 / 7500,
+              1e-9);
+}
+
 TEST(XplaneTpu, TheCriticalPathWaitsOnTheDeviceThroughTheProgramRun) {
   Profile p = xplane::read_space(space({tpu(), host()}), "tpu.xplane.pb", {});
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});

@@ -4,10 +4,12 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
+#include "load/xplane/device_groups.h"
 #include "load/xplane/hlo.h"
 #include "load/xplane/xspace.h"
 #include "model/profile.h"
@@ -27,13 +29,14 @@ enum class StatKey : unsigned char {
   StepNum,
   OccupancyPct,
   ProgramId,
-  Flops,            // XLA's own count of an op's FLOPs, where the profiler records it
-  ModelFlops,       // of them, the model's (without rematerialisation and padding): TPU op events
-  BytesAccessed,    // and of its bytes
-  GroupId,          // the step a device "Steps" event marks (XProf's group id)
-  HloCategory,      // a TPU op's category ("convolution fusion", "loop fusion", ...)
-  TfOp,             // the framework op an XLA op came from ("model/dense/MatMul")
-  ShapeWithLayout,  // a TPU op's result shape with its layout and memory space ("...S(5)}")
+  Flops,             // XLA's own count of an op's FLOPs, where the profiler records it
+  ModelFlops,        // of them, the model's (without rematerialisation and padding): TPU op events
+  BytesAccessed,     // and of its bytes
+  GroupId,           // the step a device "Steps" event marks (XProf's group id)
+  HloCategory,       // a TPU op's category ("convolution fusion", "loop fusion", ...)
+  TfOp,              // the framework op an XLA op came from ("model/dense/MatMul")
+  ShapeWithLayout,   // a TPU op's result shape with its layout and memory space ("...S(5)}")
+  DeviceDurationPs,  // a TPU op's time on the device's own clock
 };
 StatKey stat_key(std::string_view name);
 
@@ -54,6 +57,12 @@ class StatKeys {
 // false where a time is negative, a sum overflows, or the span is past the model's bounds.
 bool event_span(const Line& line, const Event& e, TimeNs& start, TimeNs& end);
 
+// A step on one device: the span of its "Steps" line's events of the step's number.
+struct StepSpan {
+  TimeNs start = 0;
+  TimeNs end = 0;
+};
+
 class Builder {
  public:
   Builder(const std::string& path, std::uint64_t file_bytes, std::uint64_t max_memory);
@@ -64,6 +73,9 @@ class Builder {
   // `file`: the whole XSpace, which the HLO modules' bytes are views into.
   void metadata_plane(const Plane& plane, std::string_view file);
   Profile finish();
+  // The groups of devices that step on their own, after finish (steps.cpp): empty where the devices
+  // step together or the host marks the steps.
+  const std::vector<DeviceGroup>& step_groups() const { return step_groups_; }
   // Throws InputMemoryError when what the profile holds, the plane being read (`plane_bytes`) and
   // `extra` bytes about to be made pass the limit.
   void check_memory(std::uint64_t extra = 0);
@@ -95,7 +107,8 @@ class Builder {
   void tpu_programs();
   // A device's "Steps" line: each event a step, by its group id (steps.cpp).
   void device_steps(const Plane& plane, const Line& line, const StatKeys& keys, std::int32_t device);
-  // The devices' steps as step ranges, where no host event has a step number (steps.cpp).
+  // The devices' steps as step ranges, where no host event has a step number (steps.cpp): a
+  // thread of ranges for each group of devices that step together.
   void steps_from_devices();
   // The kernels of command buffers given back to their instructions (command_buffers.cpp).
   void command_buffer_ops();
@@ -173,16 +186,13 @@ class Builder {
   std::uint64_t sparse_planes_ = 0;
   std::uint64_t sparse_ops_ = 0;
   std::map<std::int32_t, DeviceInfo> sparse_devices_;
-  // Each step the devices' "Steps" lines mark: its span over every device, and on how many.
-  struct DeviceStep {
-    TimeNs start = 0;
-    TimeNs end = 0;
-    std::uint32_t devices = 0;
-    std::int32_t last_device = -1;
-  };
-  std::map<std::int64_t, DeviceStep> device_steps_;
-  std::uint32_t step_devices_ = 0;  // devices with a "Steps" line
-  bool host_steps_ = false;         // a host event has a step number
+  // Each device's "Steps" line: by step number, the span of its events of that number (steps.cpp).
+  std::map<std::int32_t, std::map<std::int64_t, StepSpan>> device_steps_;
+  // The devices that step together, each group with its step ranges' thread (steps.cpp): one group
+  // where every device's steps overlap the others' of the same number.
+  std::vector<DeviceGroup> step_groups_;
+  std::set<std::int32_t> tpu_devices_;  // the devices whose planes are TPUs'
+  bool host_steps_ = false;             // a host event has a step number
   std::uint64_t xla_ops_ = 0;
   std::uint64_t xla_native_ = 0;  // of them, XLA's own host events
   std::uint64_t xla_costed_ = 0;

@@ -15,11 +15,15 @@ Sniffed sniff(const FileHead& head) {
 // gzipped profile, profile.xplane.pb.gz, inflated): refused at once when the file's size passes the
 // memory limit, and as the inflated bytes grow past it.
 void read(const ReaderInput& in, const ProfileSink& emit) {
-  Profile p = xplane::read_space(read_whole(in.bytes, in.options.max_input_memory), in.name(),
+  std::vector<Profile> workers =
+      xplane::read_space_workers(read_whole(in.bytes, in.options.max_input_memory), in.name(),
                                  {.max_memory = in.options.max_input_memory});
-  p.worker = in.worker;
   if (in.progress) in.progress(in.bytes.stored_bytes());
-  emit(std::move(p));
+  // Devices that step on their own are a worker each (xplane/device_groups.h): WORKER-gpu4, ...
+  for (Profile& p : workers) {
+    p.worker = workers.size() > 1 ? in.worker + "-" + p.worker : in.worker;
+    emit(std::move(p));
+  }
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ StatKey stat_key(std::string_view name) {
   if (name == "hlo_category") return StatKey::HloCategory;
   if (name == "tf_op") return StatKey::TfOp;
   if (name == "shape_with_layout") return StatKey::ShapeWithLayout;
+  if (name == "device_duration_ps") return StatKey::DeviceDurationPs;
   return StatKey::Other;
 }
 
@@ -166,10 +167,8 @@ DevicePlaneName device_plane_name(std::string_view name) {
   return out;
 }
 
-}  // namespace
-
-Profile read_space(std::string_view bytes, const std::string& path, const ReadOptions& options) {
-  Builder builder(path, bytes.size(), options.max_memory);
+// The planes of the space, each read as it comes.
+Builder& read_planes(Builder& builder, std::string_view bytes, const std::string& path) {
   try {
     for_each_plane(bytes, [&](const wire::Field& field) {
       builder.set_plane_bytes(0);  // the plane before this one is gone
@@ -190,7 +189,21 @@ Profile read_space(std::string_view bytes, const std::string& path, const ReadOp
     throw InputError(
         fmt::format("{}: not a valid XSpace protobuf at byte {}: {}", path, e.offset(), e.what()));
   }
-  return builder.finish();
+  return builder;
+}
+
+}  // namespace
+
+Profile read_space(std::string_view bytes, const std::string& path, const ReadOptions& options) {
+  Builder builder(path, bytes.size(), options.max_memory);
+  return read_planes(builder, bytes, path).finish();
+}
+
+std::vector<Profile> read_space_workers(std::string_view bytes, const std::string& path,
+                                        const ReadOptions& options) {
+  Builder builder(path, bytes.size(), options.max_memory);
+  Profile whole = read_planes(builder, bytes, path).finish();
+  return split_by_device_groups(std::move(whole), builder.step_groups());
 }
 
 }  // namespace perfgate::xplane

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/profile.h"
 
@@ -20,5 +21,9 @@ struct ReadOptions {
 // `path` on a malformed message (with its offset), an input past `max_memory`, or a space with no
 // activity.
 Profile read_space(std::string_view bytes, const std::string& path, const ReadOptions& options);
+// The same, as its workers: one profile, or one per group of devices that step on their own
+// (device_groups.h), each named by its devices ("gpu4").
+std::vector<Profile> read_space_workers(std::string_view bytes, const std::string& path,
+                                        const ReadOptions& options);
 
 }  // namespace perfgate::xplane
