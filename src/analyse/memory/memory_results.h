@@ -13,6 +13,15 @@ namespace perfgate {
 
 // A PyTorch memory snapshot's findings (model/memory_snapshot.h; snapshot_analysis.h), summed
 // over its devices: byte totals add, the peak and the largest block are the highest of any device.
+// A device whose replayed peak is below its allocated total (SnapshotSums::peak_below_allocated).
+// Declared outside SnapshotSums: clang cannot default-construct a nested class with member
+// initializers inside the enclosing one (the binary codec's optional::emplace).
+struct SnapshotPeakBelow {
+  std::int32_t device = 0;
+  std::int64_t peak = 0;
+  std::uint64_t allocated = 0;
+};
+
 struct SnapshotSums {
   std::uint64_t devices = 0;  // 0: the input is not a memory snapshot
   std::int64_t peak = 0;      // the highest allocated total replayed on any device
@@ -32,11 +41,7 @@ struct SnapshotSums {
   bool untimed = false;                   // a trace without time_us: by allocation order, no wall time
   // The first device whose replayed peak is below its allocated total at the dump (the replay and the
   // final state disagree): the invariant memory.snapshot_peak_at_least_allocated.
-  struct PeakBelow {
-    std::int32_t device = 0;
-    std::int64_t peak = 0;
-    std::uint64_t allocated = 0;
-  };
+  using PeakBelow = SnapshotPeakBelow;
   std::optional<PeakBelow> peak_below_allocated;
   SnapshotSums& operator+=(const SnapshotSums& from);
 };
