@@ -35,6 +35,14 @@ bool step_number(const Plane& plane, const Event& e, const StatKeys& keys, std::
   return whole_number(name, out);
 }
 
+// Devices as a report names them: "GPU 4, GPU 5".
+std::string devices_text(const std::vector<std::int32_t>& devices, bool tpu) {
+  std::string out;
+  for (std::int32_t device : devices)
+    out += fmt::format("{}{} {}", out.empty() ? "" : ", ", tpu ? "TPU" : "GPU", device);
+  return out;
+}
+
 // The devices that step together, in groups in device order: two devices are in one group where
 // most of the step numbers both mark (at least half) overlap in time on them. TensorFlow's workers
 // in one process mark the same numbers on their own devices at their own times (issue 91: step 0
@@ -100,13 +108,7 @@ void Builder::steps_from_devices() {
   for (const std::vector<std::int32_t>& devices : groups) {
     auto thread = static_cast<std::uint32_t>(p_.threads.size());
     bool tpu = tpu_devices_.contains(devices.front());
-    name = "Steps (devices)";
-    if (groups.size() > 1) {
-      name = "Steps (";
-      for (std::int32_t device : devices)
-        name += fmt::format("{}{} {}", device == devices.front() ? "" : ", ", tpu ? "TPU" : "GPU", device);
-      name += ")";
-    }
+    name = groups.size() > 1 ? "Steps (" + devices_text(devices, tpu) + ")" : "Steps (devices)";
     p_.threads.push_back({.pid = 0,
                           .tid = -1 - static_cast<std::int64_t>(step_groups_.size()),
                           .name = p_.strings.intern(name)});
@@ -137,22 +139,18 @@ void Builder::steps_from_devices() {
     return;
   }
   std::string listed;
-  for (const DeviceGroup& group : step_groups_) {
-    listed += listed.empty() ? "" : "; ";
-    for (std::int32_t device : group.devices)
-      listed += fmt::format("{}{} {}", device == group.devices.front() ? "" : ", ", group.tpu ? "TPU" : "GPU",
-                            device);
-  }
+  for (const DeviceGroup& group : step_groups_)
+    listed += (listed.empty() ? "" : "; ") + devices_text(group.devices, group.tpu);
   // The first step the first two groups both mark, and how far apart its starts are.
   std::string example = "no step number marked by both of the first two";
   const auto& first = device_steps_.at(step_groups_[0].devices.front());
   const auto& second = device_steps_.at(step_groups_[1].devices.front());
   for (const auto& [number, span] : first)
     if (auto it = second.find(number); it != second.end()) {
-      example = fmt::format("step {} begins {:.3f} ms apart on {} {} and {} {}", number,
+      example = fmt::format("step {} begins {:.3f} ms apart on {} and {}", number,
                             static_cast<double>(std::abs(it->second.start - span.start)) / 1e6,
-                            step_groups_[0].tpu ? "TPU" : "GPU", step_groups_[0].devices.front(),
-                            step_groups_[1].tpu ? "TPU" : "GPU", step_groups_[1].devices.front());
+                            devices_text({step_groups_[0].devices.front()}, step_groups_[0].tpu),
+                            devices_text({step_groups_[1].devices.front()}, step_groups_[1].tpu));
       break;
     }
   p_.notes.push_back(note<NoteId::xspace_devices_step_apart>(arg<"groups">(listed), arg<"example">(example)));
