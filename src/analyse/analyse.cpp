@@ -126,13 +126,14 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
 // step's host span and its GPU work cannot be placed on one timeline (issues 53, 72).
 void interval_stage(const Profile& profile, const Attribution& attribution, NameClasses& classes,
                     WorkerAnalysis& w, const std::vector<Interval>& gpu_steps, const IntervalList& one_offs,
-                    bool communication_host_time) {
+                    bool communication_host_time, const std::vector<DeviceHostLink>& links) {
   ActivityIntervals intervals =
       classify_intervals(profile, attribution, classes, w.steps.marker_events, communication_host_time);
   w.mean_breakdown = window_breakdown(w.steps, w.window, intervals, gpu_steps);
   w.resources = resource_split(gpu_steps.empty() ? window_spans(w.steps, w.window) : gpu_steps, intervals);
   w.tables.iterations = iteration_rows(profile, classes, w.steps, w.window, intervals);
-  w.host = host_activity(profile, attribution, classes, w.steps, w.window, intervals, gpu_steps, one_offs);
+  w.host =
+      host_activity(profile, attribution, classes, w.steps, w.window, intervals, gpu_steps, one_offs, links);
   communication_time(intervals, w.window, w.communication);
   if (!gpu_steps.empty()) w.communication.window = w.gpu_steps_span;
 }
@@ -295,6 +296,10 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
         w.tensor_cores.min_judged_pct = compiled.tc_min_judged_pct;
       });
   describe_architectures(profile, compiled, w.gpus, w.warnings);
+  std::vector<DeviceHostLink> links;
+  for (const GpuMetrics& g : w.gpus)
+    if (const GpuPeak* peak = compiled.gpu_peak(g.name); peak && peak->host_link_gbps)
+      links.push_back({g.device, *peak->host_link_gbps});
   // Four groups that read the profile and write disjoint parts of `w` (analyse_memory alone adds
   // warnings); NameClasses is safe to share.
   TemplateCalls templates;
@@ -321,7 +326,7 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
       [&] { op_stage(profile, attribution, classes, compiled, w, templates, overrides, detailed); },
       [&] {
         interval_stage(profile, attribution, classes, w, gpu_steps, one_offs,
-                       compiled.communication_host_time);
+                       compiled.communication_host_time, links);
       },
       [&] {
         analyse_memory(profile, w.window, w);

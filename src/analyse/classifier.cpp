@@ -59,6 +59,7 @@ CompiledClassification::CompiledClassification(const Classification& c)
       graph_launch_calls(c.graph_launch_calls, "graph_launch_calls"),
       launch_calls(c.critical_path_launch_calls, "critical_path_launch_calls"),
       blocking_calls(c.critical_path_blocking_calls, "critical_path_blocking_calls"),
+      synchronous_launches(c.critical_path_synchronous_launches, "critical_path_synchronous_launches"),
       data_parallel_ops(c.data_parallel_ops, "data_parallel_ops"),
       distributed_data_parallel_ops(c.distributed_data_parallel_ops, "distributed_data_parallel_ops"),
       nccl_ops(c.nccl_ops, "nccl_ops"),

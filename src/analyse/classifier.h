@@ -40,8 +40,9 @@ struct CompiledClassification {
   PatternSet grad_scaler_ops;
   PatternSet tensorrt_kernels;
   PatternSet graph_launch_calls;
-  PatternSet launch_calls;    // critical_path_launch_calls
-  PatternSet blocking_calls;  // critical_path_blocking_calls
+  PatternSet launch_calls;          // critical_path_launch_calls
+  PatternSet blocking_calls;        // critical_path_blocking_calls
+  PatternSet synchronous_launches;  // critical_path_synchronous_launches
   PatternSet data_parallel_ops;
   PatternSet distributed_data_parallel_ops;
   PatternSet nccl_ops;
@@ -110,10 +111,11 @@ struct NameClasses {
         distributed_data_parallel_op(c.distributed_data_parallel_ops, p.strings, answers(p, 18)),
         nccl_op(c.nccl_ops, p.strings, answers(p, 19)),
         compiled_kernel(c.compiled_kernel_names, p.strings, answers(p, 20)),
-        compiled_region(c.compiled_regions, p.strings, answers(p, 21)) {}
+        compiled_region(c.compiled_regions, p.strings, answers(p, 21)),
+        synchronous_launch(c.synchronous_launches, p.strings, answers(p, 22)) {}
 
  private:
-  static constexpr std::size_t kMatchers = 22;  // the NameMatchers below, each a slice of answers_
+  static constexpr std::size_t kMatchers = 23;  // the NameMatchers below, each a slice of answers_
   std::atomic<signed char>* answers(const Profile& p, std::size_t matcher) const {
     return answers_.get() + matcher * p.strings.size();
   }
@@ -143,6 +145,7 @@ struct NameClasses {
   NameMatcher nccl_op;
   NameMatcher compiled_kernel;  // a TorchInductor kernel (or the range around its launch), by name
   NameMatcher compiled_region;
+  NameMatcher synchronous_launch;  // critical_path_synchronous_launches
 };
 
 }  // namespace perfgate

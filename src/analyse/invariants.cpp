@@ -206,6 +206,22 @@ void check_snapshot_peak(const MetricInputs& in, MetricValues& m, std::vector<In
   out.push_back(std::move(v));
 }
 
+// Host-device copies at most at their host link's bandwidth (rules: gpu_peaks host_link).
+void check_link_shares(const MetricInputs& in, MetricValues& m, std::vector<InvariantViolation>& out) {
+  for (Metric metric : {Metric::MemcpyH2dLinkPct, Metric::MemcpyD2hLinkPct}) {
+    std::optional<double> v = m.get(metric);
+    if (!v || *v <= kMostPct) continue;
+    out.push_back(
+        {ReportInvariant::HostLinkAtMostPeak,
+         fmt::format("{} {} > 100%", metric_name(metric), pct(*v)),
+         {std::string(metric_name(metric))},
+         fmt::format("the host link of rules: gpu_peaks ({:g} GB/s each way) is the one the GPU sits on, "
+                     "and the copies' times are recorded finer than they are short",
+                     in.host.host_link_gbps.value_or(0))});
+    m.set(metric, std::nullopt);
+  }
+}
+
 double row_pct(const RooflineRow& r) {
   return static_cast<double>(r.roofline_ps) / 10.0 / static_cast<double>(r.kernel_ns);
 }
@@ -219,6 +235,7 @@ std::vector<InvariantViolation> check_metric_invariants(const MetricInputs& in, 
   check_partitions(m, out);
   check_coverage(m, out);
   check_snapshot_peak(in, m, out);
+  check_link_shares(in, m, out);
   return out;
 }
 
@@ -247,11 +264,39 @@ std::optional<InvariantViolation> check_roofline_rows(std::vector<RooflineRow>& 
                            worst->precision.empty() ? "unknown" : worst->precision)};
 }
 
+// A transfer row's copies at most at its host link's bandwidth.
+std::optional<InvariantViolation> check_link_rows(std::vector<RooflineRow>& rows) {
+  auto link_pct = [](const RooflineRow& r) {
+    return static_cast<double>(r.link_ps) / 10.0 / static_cast<double>(r.copy_ns);
+  };
+  const RooflineRow* worst = nullptr;
+  std::size_t count = 0;
+  for (RooflineRow& r : rows) {
+    r.link_withheld = r.link_ps > 0 && r.copy_ns > 0 && link_pct(r) > kMostPct;
+    if (!r.link_withheld) continue;
+    ++count;
+    if (!worst || link_pct(r) > link_pct(*worst)) worst = &r;
+  }
+  if (!worst) return std::nullopt;
+  return InvariantViolation{
+      ReportInvariant::HostLinkAtMostPeak,
+      fmt::format("{} roofline row{} above 100% of the host link, the furthest {} {} at {} of {} ({:g} GB/s)",
+                  count, count == 1 ? "" : "s", worst->name, worst->input_dims, pct(link_pct(*worst)),
+                  worst->link, worst->link_gbps),
+      {fmt::format("the host_link_share_pct of {} row{}", count, count == 1 ? "" : "s")},
+      fmt::format(
+          "the host link of rules: gpu_peaks ({}, {:g} GB/s each way) is the one the GPU sits on, and the "
+          "copies' times are recorded finer than they are short",
+          worst->link, worst->link_gbps)};
+}
+
 void set_worker_metrics(WorkerAnalysis& w) {
   MetricInputs in = worker_inputs(w);
   w.metrics = metrics_of(in);
   w.invariants = check_metric_invariants(in, w.metrics);
   if (std::optional<InvariantViolation> rows = check_roofline_rows(w.tables.roofline))
+    w.invariants.push_back(std::move(*rows));
+  if (std::optional<InvariantViolation> rows = check_link_rows(w.tables.roofline))
     w.invariants.push_back(std::move(*rows));
 }
 
@@ -261,6 +306,8 @@ void set_run_metrics(RunAnalysis& run, const std::vector<std::int64_t>& rank_ids
   run.metrics = metrics_of(in);
   run.invariants = check_metric_invariants(in, run.metrics);
   if (std::optional<InvariantViolation> rows = check_roofline_rows(run.tables.roofline))
+    run.invariants.push_back(std::move(*rows));
+  if (std::optional<InvariantViolation> rows = check_link_rows(run.tables.roofline))
     run.invariants.push_back(std::move(*rows));
 }
 

@@ -22,6 +22,9 @@ std::vector<InvariantViolation> check_metric_invariants(const MetricInputs& in, 
 
 // Roofline rows above their roofline: each such row is marked withheld; one violation names them.
 std::optional<InvariantViolation> check_roofline_rows(std::vector<RooflineRow>& rows);
+// Each transfer row's copies at most at its host link's bandwidth (memcpy.link_at_most_peak): sets
+// RooflineRow::link_withheld.
+std::optional<InvariantViolation> check_link_rows(std::vector<RooflineRow>& rows);
 
 // A worker's metrics from its analysis, checked: its invariants (the reports' "Data quality").
 void set_worker_metrics(WorkerAnalysis& w);

@@ -285,7 +285,16 @@ void set_host_metrics(MetricValues& m, const MetricInputs& in) {
   set_copies(m, {Metric::MemcpyH2dCount, Metric::MemcpyH2dBytes, Metric::MemcpyH2dGbps}, h.h2d);
   set_copies(m, {Metric::MemcpyD2hCount, Metric::MemcpyD2hBytes, Metric::MemcpyD2hGbps}, h.d2h);
   set_copies(m, {Metric::MemcpyD2dCount, Metric::MemcpyD2dBytes, Metric::MemcpyD2dGbps}, h.d2d);
-  m.set(Metric::MemcpyPageableCount, d(h.pageable_copies));
+  m.set(Metric::MemcpyPageableCount, d(h.pageable.count));
+  m.set(Metric::MemcpyPageableBytes, d(h.pageable.bytes));
+  if (h.pageable.time > 0 && h.pageable.bytes > 0)
+    m.set(Metric::MemcpyPageableGbps, d(h.pageable.bytes) / static_cast<double>(h.pageable.time));
+  // The copies' share of their host link: their bytes at the link's bandwidth over their time.
+  if (h.host_link_gbps) m.set(Metric::MemcpyHostLinkGbps, *h.host_link_gbps);
+  for (auto [metric, c] :
+       {std::pair{Metric::MemcpyH2dLinkPct, &h.h2d}, std::pair{Metric::MemcpyD2hLinkPct, &h.d2h}})
+    if (c->linked_time > 0 && c->link_ps > 0)
+      m.set(metric, d(c->link_ps) / 10.0 / static_cast<double>(c->linked_time));
   m.set(Metric::MemcpySyncCount, d(h.sync_copies));
   m.set(Metric::MemsetSyncCount, d(h.sync_memsets));
 }

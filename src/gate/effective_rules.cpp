@@ -48,6 +48,7 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
   pattern_list(out, "graph_launch_calls", c.graph_launch_calls);
   pattern_list(out, "critical_path_launch_calls", c.critical_path_launch_calls);
   pattern_list(out, "critical_path_blocking_calls", c.critical_path_blocking_calls);
+  pattern_list(out, "critical_path_synchronous_launches", c.critical_path_synchronous_launches);
   pattern_list(out, "data_parallel_ops", c.data_parallel_ops);
   pattern_list(out, "distributed_data_parallel_ops", c.distributed_data_parallel_ops);
   pattern_list(out, "nccl_ops", c.nccl_ops);
@@ -82,6 +83,14 @@ void classification(YAML::Emitter& out, const Classification& c, const RuleSet& 
     if (g.memory_gbps) out << YAML::Key << "memory_gbps" << YAML::Value << *g.memory_gbps;
     if (!g.source.empty()) out << YAML::Key << "source" << YAML::Value << g.source;
     if (g.measured) out << YAML::Key << "measured" << YAML::Value << true;
+    if (!g.untyped_precision.empty())
+      out << YAML::Key << "untyped_ops" << YAML::Value << YAML::BeginMap << YAML::Key << "precision"
+          << YAML::Value << g.untyped_precision << YAML::Key << "source" << YAML::Value << g.untyped_source
+          << YAML::EndMap;
+    if (g.host_link_gbps)
+      out << YAML::Key << "host_link" << YAML::Value << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+          << g.host_link << YAML::Key << "gbps" << YAML::Value << *g.host_link_gbps << YAML::Key << "source"
+          << YAML::Value << g.host_link_source << YAML::EndMap;
     out << YAML::EndMap;
   }
   out << YAML::EndSeq << YAML::EndMap;

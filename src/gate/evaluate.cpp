@@ -391,8 +391,9 @@ class RuleEvaluator {
     set_gain();
     if (r_.offenders) f_.offenders = find_offenders(*r_.offenders, report_);
     // The rule's own words in the capture's before the trace's values fill them in (issue 89).
-    f_.problem = fill(in_capture_terms(r_.problem, terms())) + inferred_architecture_note();
-    f_.recommendation = fill(in_capture_terms(recommendation_text(), terms()));
+    f_.problem = with_articles(fill(in_capture_terms(r_.problem, terms())), words().words) +
+                 inferred_architecture_note();
+    f_.recommendation = with_articles(fill(in_capture_terms(recommendation_text(), terms())), words().words);
     f_.see = r_.see;
     return f_;
   }

@@ -30,6 +30,11 @@ struct GpuPeak {
   // empty: such an op has no peak.
   std::string untyped_precision;
   std::string untyped_source;
+  // The link host<->device copies cross (PCIe 4.0 x16, NVLink-C2C), its GB/s each way, and where
+  // that comes from; no gbps: not known (issue 91: copies priced at HBM bandwidth).
+  std::string host_link;
+  std::optional<double> host_link_gbps;
+  std::string host_link_source;
   std::optional<double> peak(std::string_view precision) const;
 };
 
@@ -136,6 +141,9 @@ struct Classification {
   // block the host (their own time is not on the path): HTA's lists (docs/metrics.md).
   std::vector<std::string> critical_path_launch_calls;
   std::vector<std::string> critical_path_blocking_calls;
+  // Launch calls that return once the device work they launched is done (MTIA's runFunction): the
+  // path waits in them on that work, not on the host (issue 91).
+  std::vector<std::string> critical_path_synchronous_launches;
   // Two activities of a stream further apart than this are not linked by a kernel-gap edge.
   double critical_path_max_kernel_gap_us = 1500;
   std::vector<std::string> data_parallel_ops;              // torch.nn.DataParallel's forward

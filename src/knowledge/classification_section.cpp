@@ -11,7 +11,7 @@
 namespace perfgate {
 namespace {
 
-constexpr std::array<std::string_view, 33> kPatternLists = {"tensor_core_kernels",
+constexpr std::array<std::string_view, 34> kPatternLists = {"tensor_core_kernels",
                                                             "non_tensor_core_kernels",
                                                             "tensor_core_eligible_ops",
                                                             "layout_conversion_kernels",
@@ -30,6 +30,7 @@ constexpr std::array<std::string_view, 33> kPatternLists = {"tensor_core_kernels
                                                             "graph_launch_calls",
                                                             "critical_path_launch_calls",
                                                             "critical_path_blocking_calls",
+                                                            "critical_path_synchronous_launches",
                                                             "data_parallel_ops",
                                                             "distributed_data_parallel_ops",
                                                             "nccl_ops",
@@ -47,9 +48,10 @@ constexpr std::array<std::string_view, 33> kPatternLists = {"tensor_core_kernels
 constexpr std::array<std::string_view, 2> kListKeys = {"patterns", "add"};
 constexpr std::array<std::string_view, 3> kPatternKeys = {"pattern", "source", "note"};
 constexpr std::array<std::string_view, 4> kOpTypeKeys = {"type", "pattern", "source", "note"};
-constexpr std::array<std::string_view, 8> kPeakKeys = {"match",  "name",     "tflops", "memory_gbps",
-                                                       "source", "measured", "note",   "untyped_ops"};
+constexpr std::array<std::string_view, 9> kPeakKeys = {
+    "match", "name", "tflops", "memory_gbps", "source", "measured", "note", "untyped_ops", "host_link"};
 constexpr std::array<std::string_view, 2> kUntypedKeys = {"precision", "source"};
+constexpr std::array<std::string_view, 3> kHostLinkKeys = {"name", "gbps", "source"};
 constexpr std::array<std::string_view, 11> kOpModelKeys = {
     "pattern",  "model",         "flops_per_element",  "source", "note",
     "topk_ops", "gated_kernels", "fp4_weight_kernels", "batch",  "query",
@@ -110,6 +112,7 @@ std::vector<std::string>& pattern_list(Classification& c, std::string_view name)
   if (name == "graph_launch_calls") return c.graph_launch_calls;
   if (name == "critical_path_launch_calls") return c.critical_path_launch_calls;
   if (name == "critical_path_blocking_calls") return c.critical_path_blocking_calls;
+  if (name == "critical_path_synchronous_launches") return c.critical_path_synchronous_launches;
   if (name == "data_parallel_ops") return c.data_parallel_ops;
   if (name == "distributed_data_parallel_ops") return c.distributed_data_parallel_ops;
   if (name == "nccl_ops") return c.nccl_ops;
@@ -212,6 +215,18 @@ std::optional<GpuPeak> read_peak(YamlCheck& check, const YAML::Node& item) {
       peak.untyped_source = check.string(untyped["source"], "source").value_or("");
       if (!peak.peak(peak.untyped_precision))
         check.error(untyped["precision"], "untyped_ops: the entry has no tflops for this precision");
+    }
+  }
+  if (YAML::Node link = item["host_link"]; link && check.is_map(link, "host_link")) {
+    check.known_keys(link, kHostLinkKeys, "host_link");
+    if (!link["name"] || !link["gbps"] || !link["source"]) {
+      check.error(link, "host_link needs 'name', 'gbps' and 'source'");
+    } else {
+      peak.host_link = check.string(link["name"], "name").value_or("");
+      auto gbps = check.number(link["gbps"], "gbps");
+      if (gbps && *gbps <= 0) check.error(link["gbps"], "a bandwidth must be positive");
+      if (gbps && *gbps > 0) peak.host_link_gbps = *gbps;
+      peak.host_link_source = check.string(link["source"], "source").value_or("");
     }
   }
   return peak;

@@ -138,6 +138,7 @@ struct GpuActivity {
   GpuActivityKind kind = GpuActivityKind::Kernel;
   CopyKind copy_kind = CopyKind::Unknown;
   bool pageable = false;  // memcpy from/to pageable host memory
+  bool pinned = false;    // memcpy from/to pinned host memory; neither: the trace does not say
   ComputeUnits units = ComputeUnits::Unstated;
 };
 

@@ -30,6 +30,18 @@ ReportCell rate(double amount, TimeNs ns, double unit) {
 std::string roofline_bound(const RooflineRow& r) {
   return r.compute_ps >= r.memory_ps ? "compute" : "memory";
 }
+// A transfer row's copies (issue 91): their bytes counted once, against the host link.
+ReportCell when_transfer(const RooflineRow& r, ReportCell cell) {
+  return r.host_transfer ? cell : ReportCell{};
+}
+ReportCell when_link(const RooflineRow& r, ReportCell cell) {
+  return r.host_transfer && r.link_gbps > 0 ? cell : ReportCell{};
+}
+std::string host_memory(const RooflineRow& r) {
+  if (r.pinned_copies > 0 && r.pageable_copies > 0) return "pinned and pageable";
+  if (r.pageable_copies > 0) return "pageable";
+  return r.pinned_copies > 0 ? "pinned" : "";
+}
 // The operands of a row's input dims as the trace writes them, "[[16,5185,64],[16,64,5185]]": one
 // list of sizes per operand (empty for a scalar).
 std::vector<std::vector<std::int64_t>> operand_dims(std::string_view text) {
@@ -78,8 +90,9 @@ bool unfused_attention(const RooflineRow& r) {
 // precision for an FP32 matrix op, dims that are multiples of 8 for a half-precision one off Tensor
 // Cores, the shape or backend of a fused attention op, SDPA for attention written as matmuls.
 std::string roofline_remedy(const RooflineRow& r) {
-  // A host-device copy: pinned memory, non_blocking, prefetch, fewer bytes (issue 89), not fusion.
-  if (r.host_transfer) return "transfer";
+  // A host-device copy: pinned memory, non_blocking, prefetch, fewer bytes (issue 89), not fusion;
+  // from pageable memory, pinning it first.
+  if (r.host_transfer) return r.pageable_copies > 0 ? "pinned-memory" : "transfer";
   if (r.family.empty() || !r.has_roofline) return "";
   // An XLA op is matrix work where MFU counts it (a convolution or dot, docs/metrics.md "XLA ops").
   bool matrix = r.family == "gemm" || r.family == "conv" || r.family == "attention" ||
@@ -95,7 +108,7 @@ std::string roofline_remedy(const RooflineRow& r) {
   return "";
 }
 
-constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
+constexpr std::array<Column<RooflineRow>, 27> kRooflineCells = {{
     {"name", [](const RooflineRow& r) { return ReportCell{r.name}; }},
     {"input_dims", [](const RooflineRow& r) { return text(r.input_dims); }},
     {"input_types", [](const RooflineRow& r) { return text(r.input_types); }},
@@ -112,11 +125,15 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
     {"flop",
      [](const RooflineRow& r) { return when_modelled(r, per_call(static_cast<double>(r.flop), r.calls)); }},
     {"bytes",
-     [](const RooflineRow& r) { return when_bytes(r, per_call(static_cast<double>(r.bytes), r.calls)); }},
+     [](const RooflineRow& r) {
+       if (r.host_transfer) return ReportCell{per_call(static_cast<double>(r.copy_bytes), r.transfer_calls)};
+       return when_bytes(r, per_call(static_cast<double>(r.bytes), r.calls));
+     }},
     {"flop_per_byte",
      [](const RooflineRow& r) {
-       return r.bytes > 0 ? when_bytes(r, static_cast<double>(r.flop) / static_cast<double>(r.bytes))
-                          : ReportCell{};
+       return r.bytes > 0 && !r.host_transfer
+                  ? when_bytes(r, static_cast<double>(r.flop) / static_cast<double>(r.bytes))
+                  : ReportCell{};
      }},
     {"tflops",
      [](const RooflineRow& r) {
@@ -124,12 +141,16 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
      }},
     {"tb_per_s",
      [](const RooflineRow& r) {
+       if (r.host_transfer) return rate(static_cast<double>(r.copy_bytes), r.copy_ns, 1e12);
        return when_bytes(r, rate(static_cast<double>(r.bytes), r.kernel_ns, 1e12));
      }},
     {"peak_tflops",
      [](const RooflineRow& r) { return r.peak_tflops > 0 ? when_roofline(r, r.peak_tflops) : ReportCell{}; }},
     {"memory_tb_per_s", [](const RooflineRow& r) { return when_roofline(r, r.memory_gbps / 1000.0); }},
-    {"bound", [](const RooflineRow& r) { return when_roofline(r, roofline_bound(r)); }},
+    {"bound",
+     [](const RooflineRow& r) {
+       return r.host_transfer ? ReportCell{std::string("host link")} : when_roofline(r, roofline_bound(r));
+     }},
     {"roofline_us",
      [](const RooflineRow& r) { return when_reached(r, static_cast<double>(r.roofline_ps) / 1e6); }},
     // A row with host transfers among its calls: part of its time is the host link's, which no
@@ -147,6 +168,15 @@ constexpr std::array<Column<RooflineRow>, 23> kRooflineCells = {{
        return when_reached(r, std::max(0.0, static_cast<double>(r.kernel_ns) / 1000.0 -
                                                 static_cast<double>(r.roofline_ps) / 1e6));
      }},
+    {"host_link", [](const RooflineRow& r) { return when_link(r, r.link); }},
+    {"host_link_gb_per_s", [](const RooflineRow& r) { return when_link(r, r.link_gbps); }},
+    {"host_link_share_pct",
+     [](const RooflineRow& r) {
+       return r.link_withheld || r.copy_ns <= 0
+                  ? ReportCell{}
+                  : when_link(r, static_cast<double>(r.link_ps) / 10.0 / static_cast<double>(r.copy_ns));
+     }},
+    {"host_memory", [](const RooflineRow& r) { return when_transfer(r, text(host_memory(r))); }},
     {"counted_in_mfu", [](const RooflineRow& r) { return when_modelled(r, r.counted_in_mfu); }},
     {"remedy", [](const RooflineRow& r) { return text(roofline_remedy(r)); }},
 }};

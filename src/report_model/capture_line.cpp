@@ -115,6 +115,53 @@ std::string capture_line(const CaptureProfile& capture) {
   return out;
 }
 
+namespace {
+
+// Whether a word is said with "an": a vowel first, or an acronym whose first letter's name starts
+// with one ("an MTIA", "an XLA op", "an MXU"; "a HIP runtime": HIP is said as a word).
+bool takes_an(std::string_view word) {
+  if (word.empty()) return false;
+  char first = word[0];
+  if (std::string_view("AEIOaeio").find(first) != std::string_view::npos) return true;
+  bool acronym = word.size() > 1 && std::isupper(static_cast<unsigned char>(word[0])) != 0 &&
+                 std::isupper(static_cast<unsigned char>(word[1])) != 0;
+  return acronym && !word.starts_with("HIP") &&
+         std::string_view("FLMNRSX").find(first) != std::string_view::npos;
+}
+
+// "a GPU" becoming "a MTIA": the article before a replaced term follows the new word (issue 91).
+void fix_article(std::string& out, std::string_view word) {
+  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (std::string_view article : {"a ", "A ", "an ", "An "}) {
+    if (!out.ends_with(article)) continue;
+    std::size_t at = out.size() - article.size();
+    if (at > 0 && word_char(out[at - 1])) return;
+    bool capital = article[0] == 'A';
+    out.replace(at, article.size() - 1, takes_an(word) ? (capital ? "An" : "an") : (capital ? "A" : "a"));
+    return;
+  }
+}
+
+}  // namespace
+
+std::string with_articles(std::string text, const std::vector<std::pair<std::string, std::string>>& words) {
+  for (const auto& named : words) {
+    const std::string& word = named.second;
+    if (!takes_an(word)) continue;
+    for (std::string_view article : {"a ", "A "}) {
+      std::string wrong = std::string(article) + word;
+      for (std::size_t at = text.find(wrong); at != std::string::npos;
+           at = text.find(wrong, at + wrong.size())) {
+        bool starts = at == 0 || std::isalnum(static_cast<unsigned char>(text[at - 1])) == 0;
+        std::size_t end = at + wrong.size();
+        bool ends = end == text.size() || std::isalnum(static_cast<unsigned char>(text[end])) == 0;
+        if (starts && ends) text.insert(at + 1, "n");
+      }
+    }
+  }
+  return text;
+}
+
 std::string in_capture_terms(std::string_view text, const CaptureTerms& terms) {
   if (terms.empty()) return std::string(text);
   auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
@@ -135,6 +182,7 @@ std::string in_capture_terms(std::string_view text, const CaptureTerms& terms) {
         }
       }
     if (hit) {
+      fix_article(out, hit->second);
       out += hit->second;
       i += hit->first.size();
     } else {

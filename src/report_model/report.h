@@ -444,6 +444,9 @@ using CaptureTerms = std::vector<std::pair<std::string, std::string>>;
 // word. For the outputs' own words alone (labels, titles, headers, rule titles), never for a string
 // from a trace.
 std::string in_capture_terms(std::string_view text, const CaptureTerms& terms);
+// "a MTIA" as "an MTIA": the article before each of `words` (a capture's words, the second of each
+// pair) that a rule's "a {device}" put after it (issue 91).
+std::string with_articles(std::string text, const std::vector<std::pair<std::string, std::string>>& words);
 
 struct ReportModel {
   std::string schema = kReportSchema;

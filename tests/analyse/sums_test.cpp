@@ -17,8 +17,8 @@ namespace perfgate {
 namespace {
 
 auto fields(const HostActivitySums::Copies& s) {
-  const auto& [count, bytes, copy_time] = s;
-  return std::tuple(count, bytes, copy_time);
+  const auto& [count, bytes, copy_time, linked_time, link_ps] = s;
+  return std::tuple(count, bytes, copy_time, linked_time, link_ps);
 }
 
 auto fields(const OneOff& s) {
@@ -29,16 +29,16 @@ auto fields(const OneOff& s) {
 auto fields(const HostActivitySums& s) {
   const auto& [sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers, compiled_time,
-               median_launch_gap, h2d, d2h, d2d, all_copies, pageable, sync_copies, sync_memsets,
-               blocking_copy, warmup, one_off_runtime_time] = s;
+               median_launch_gap, h2d, d2h, d2d, all_copies, pageable, host_link_gbps, sync_copies,
+               sync_memsets, blocking_copy, warmup, one_off_runtime_time] = s;
   // The longest blocking copy, by its host wait (-1: none).
   TimeNs blocking_wait = blocking_copy ? blocking_copy->host_wait : -1;
   return std::tuple(sync_calls, sync_time, runtime_time, step_time, kernels, short_kernels, without_launch,
                     kernel_time, graph_launches, graph_kernel_time, graph_placed, graph_workers,
                     compiled_time, median_launch_gap, fields(h2d), fields(d2h), fields(d2d),
-                    fields(all_copies), pageable, sync_copies, sync_memsets, blocking_wait, warmup.time,
-                    warmup.setup_time, warmup.name, warmup.longest, warmup.start, warmup.is_range,
-                    warmup.setup_union, fields(warmup.outliers), fields(warmup.teardown),
+                    fields(all_copies), fields(pageable), host_link_gbps, sync_copies, sync_memsets,
+                    blocking_wait, warmup.time, warmup.setup_time, warmup.name, warmup.longest, warmup.start,
+                    warmup.is_range, warmup.setup_union, fields(warmup.outliers), fields(warmup.teardown),
                     fields(warmup.profiler), one_off_runtime_time);
 }
 
@@ -125,11 +125,12 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      28,
                      29,
                      9,
-                     {10, 11, 12},
-                     {13, 14, 15},
-                     {16, 17, 18},
-                     {19, 20, 21},
-                     22,
+                     {10, 11, 12, 40, 41},
+                     {13, 14, 15, 42, 43},
+                     {16, 17, 18, 44, 45},
+                     {19, 20, 21, 46, 47},
+                     {22, 48, 49, 50, 51},
+                     31.5,
                      23,
                      24,
                      blocking_copy(30),
@@ -150,11 +151,12 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
                      128,
                      129,
                      109,
-                     {110, 111, 112},
-                     {113, 114, 115},
-                     {116, 117, 118},
-                     {119, 120, 121},
-                     122,
+                     {110, 111, 112, 140, 141},
+                     {113, 114, 115, 142, 143},
+                     {116, 117, 118, 144, 145},
+                     {119, 120, 121, 146, 147},
+                     {122, 148, 149, 150, 151},
+                     15.75,
                      123,
                      124,
                      blocking_copy(130),
@@ -165,8 +167,11 @@ TEST(SumsTest, HostActivityAddsCountsTimesAndCopiesAndKeepsItsMedian) {
   // Every field is a + b, but the median launch gap: medians do not add (the run sets its own).
   EXPECT_EQ(fields(a),
             fields(HostActivitySums{102, 104, 106, 108, 110, 112, 114, 116, 150, 152, 154, 156, 158, 9,
-                                    Copies{120, 122, 124}, Copies{126, 128, 130}, Copies{132, 134, 136},
-                                    Copies{138, 140, 142}, 144, 146, 148,
+                                    Copies{120, 122, 124, 180, 182}, Copies{126, 128, 130, 184, 186},
+                                    Copies{132, 134, 136, 188, 190}, Copies{138, 140, 142, 192, 194},
+                                    Copies{144, 196, 198, 200, 202},
+                                    15.75,  // the slower link
+                                    146, 148,
                                     blocking_copy(130),  // the longer
                                     // warm-up times and counts add; the longest one is b's;
                                     // of each kind of one-off, the longer one's (a's where

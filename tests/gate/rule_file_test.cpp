@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <re2/re2.h>
+
 #include "common/errors.h"
 #include "gate/rules.h"
 #include "rule_files/rule_files.h"
@@ -217,6 +219,42 @@ gpu_peaks:
   EXPECT_NE(untyped.find("untyped_ops: the entry has no tflops for this precision"), std::string::npos)
       << untyped;
   EXPECT_NE(untyped.find("untyped_ops needs 'precision' and 'source'"), std::string::npos) << untyped;
+}
+
+// Issue 91, item 4: the host link a GPU's copies cross is data, with its source; a rule file of
+// yours names your GPU's (a slower slot, NVLink-C2C), and the effective rules print it back.
+TEST(RuleFiles, AGpuPeakNamesItsHostLink) {
+  RuleBook r = load_rule_book({rules_file(R"(
+gpu_peaks:
+  add:
+    - {match: 'MyGPU', tflops: {bf16: 100}, host_link: {name: "PCIe 4.0 x8", gbps: 15.75, source: "our board"}}
+)")});
+  const GpuPeak& mine = r.knowledge.gpu_peaks.front();
+  EXPECT_EQ(mine.host_link, "PCIe 4.0 x8");
+  EXPECT_EQ(mine.host_link_gbps, 15.75);
+  EXPECT_EQ(mine.host_link_source, "our board");
+  std::string effective = effective_rules_yaml(r.knowledge, r.rules);
+  EXPECT_NE(effective.find("host_link: {name: PCIe 4.0 x8, gbps: 15.75, source: our board}"),
+            std::string::npos)
+      << effective.substr(effective.find("MyGPU"), 300);
+  // The shipped entries name their links: a V100 on PCIe 3.0, an H100 on PCIe 5.0, a GH200 on NVLink-C2C.
+  auto link_of = [&](const char* device) {
+    for (const GpuPeak& p : default_classification().gpu_peaks)
+      if (RE2::PartialMatch(device, p.match))
+        return p.host_link + " " + std::to_string(p.host_link_gbps.value_or(0));
+    return std::string("none");
+  };
+  EXPECT_EQ(link_of("Tesla V100-SXM2-16GB"), "PCIe 3.0 x16 15.750000");
+  EXPECT_EQ(link_of("NVIDIA H100 80GB HBM3"), "PCIe 5.0 x16 63.000000");
+  EXPECT_EQ(link_of("NVIDIA GH200 480GB"), "NVLink-C2C 450.000000");
+  std::string bad = config_error({rules_file(R"(
+gpu_peaks:
+  add:
+    - {match: 'X', tflops: {bf16: 5}, host_link: {name: "PCIe", gbps: 10}}
+    - {match: 'Y', tflops: {bf16: 5}, host_link: {name: "PCIe", gbps: -1, source: "s"}}
+)")});
+  EXPECT_NE(bad.find("host_link needs 'name', 'gbps' and 'source'"), std::string::npos) << bad;
+  EXPECT_NE(bad.find("a bandwidth must be positive"), std::string::npos) << bad;
 }
 
 TEST(RuleFiles, CyclesAndOversizedFilesAreRefused) {

@@ -31,6 +31,21 @@ TEST(CaptureTerms, WholeWordsAreReplacedLongestFirst) {
   EXPECT_EQ(in_capture_terms("GPU busy", {}), "GPU busy");
 }
 
+// Issue 91: "a GPU" in an MTIA capture is "an MTIA", and "an" before a word that takes "a" is "a";
+// the articles the rules' "a {device}" put before a word change the same way, and only those.
+TEST(CaptureTerms, TheArticleFollowsTheWord) {
+  CaptureTerms mtia = {{"GPUs", "MTIA devices"}, {"GPU", "MTIA"}, {"Tensor Core", "dot-product engine"}};
+  EXPECT_EQ(in_capture_terms("A GPU idles; a GPU kernel; on a Tensor Core", mtia),
+            "An MTIA idles; an MTIA kernel; on a dot-product engine");
+  CaptureTerms tpu = {{"GPU", "TPU"}, {"Tensor Core", "MXU"}};
+  EXPECT_EQ(in_capture_terms("a GPU, a Tensor Core, data GPU", tpu), "a TPU, an MXU, data TPU");
+  std::vector<std::pair<std::string, std::string>> words = {
+      {"device", "MTIA"}, {"runtime", "HIP runtime"}, {"kernel", "XLA op"}, {"step", "iteration"}};
+  EXPECT_EQ(
+      with_articles("A MTIA had no work; a HIP runtime; a XLA op; a iteration; a MTIAx; data MTIA", words),
+      "An MTIA had no work; a HIP runtime; an XLA op; an iteration; a MTIAx; data MTIA");
+}
+
 // The page's own words: without its script and style, the rules' sources (a citation keeps its
 // source's words: "TensorBoard plugin recommendations (GPU utilization < 50%)") and tooltips (the
 // classification's patterns and sources).

@@ -93,10 +93,17 @@ struct PathBuilder {
   struct GpuWork {
     TimeNs key;
     bool sync;
-    std::uint32_t index;  // GPU activity or GpuSync
+    std::uint32_t index;  // GPU activity or GpuSync; kNone: a synchronous launch's wait on its work
     std::uint32_t call;   // its runtime call's event
     std::uint32_t owner;  // the activity's event
+    bool waited = false;  // an activity its synchronous launch call waited for
   };
+  // A launch call that returns once the work it launched is done (rules:
+  // critical_path_synchronous_launches), and launched some.
+  bool synchronous_launch(std::uint32_t call) const {
+    return a.classes_.synchronous_launch(p.runtime_calls[call].name) &&
+           !a.attribution_.launched_by(call).empty();
+  }
   // Each stream's last activity's end node, in (device, stream) order.
   using StreamKey = std::pair<std::int32_t, std::uint32_t>;
   using StreamEnds = std::vector<std::pair<StreamKey, std::uint32_t>>;
@@ -175,7 +182,8 @@ void PathBuilder::host_thread(std::vector<Item>& items) {
     // that returned once its ops were done: the XSpace reader's context synchronisation).
     bool blocking = a.classes_.blocking_call(name) ||
                     (item.kind == PathEventKind::Runtime && a.runtime_sync_[item.index] != kNone &&
-                     p.gpu_syncs[a.runtime_sync_[item.index]].kind == GpuSyncKind::Context);
+                     p.gpu_syncs[a.runtime_sync_[item.index]].kind == GpuSyncKind::Context) ||
+                    (item.kind == PathEventKind::Runtime && synchronous_launch(item.index));
     stack.push_back({owner, item.end, parent, loading, blocking});
   }
   while (!stack.empty()) leave();
@@ -203,6 +211,7 @@ void PathBuilder::gpu_events() {
                    kNone);
   for (std::uint32_t i = 0, slot = 0; i < call_owner.size(); ++i) {
     std::uint32_t call = call_owner[i];
+    bool waits = call != kNone && synchronous_launch(first_call + i);
     for (std::uint32_t g : at.launched_by(first_call + i)) {
       std::uint32_t& owner = gpu_owner[slot++];
       if (call == kNone) continue;
@@ -210,7 +219,11 @@ void PathBuilder::gpu_events() {
       bool comm = act.kind == GpuActivityKind::Kernel && a.classes_.communication_kernel(act.name);
       owner = add_event(PathEventKind::Gpu, g, path_start_time(act.start), path_end_time(act.end),
                         comm ? PathBound::Communication : PathBound::GpuCompute);
-      work.push_back({path_start_time(act.start), false, g, call, owner});
+      work.push_back({path_start_time(act.start), false, g, call, owner, waits});
+      // The call returns once this work is done: its end waits on the work's end, where that ended
+      // by then (as an event synchronisation joins only work that ended by the call's end).
+      TimeNs call_end = path_end_time(p.runtime_calls[first_call + i].end);
+      if (waits && path_end_time(act.end) <= call_end) work.push_back({call_end, true, kNone, call, owner});
     }
   }
   for (std::uint32_t i = 0; i < call_owner.size(); ++i) {
@@ -256,6 +269,10 @@ void PathBuilder::gpu_work() {
   std::unordered_map<std::uint32_t, std::uint32_t> waits_for;  // activity -> activity
   gpu_events();
   for (const GpuWork& w : work) {
+    if (w.sync && w.index == kNone) {
+      graph.add_edge(end_of(w.owner), end_of(w.call), PathEdgeType::Sync, kNone);
+      continue;
+    }
     if (w.sync) {
       gpu_sync(w, last, waits_for);
       continue;
@@ -275,9 +292,11 @@ void PathBuilder::gpu_work() {
     bool seen = prev_it != last.end() && prev_it->first == key;
     std::uint32_t prev = seen ? prev_it->second : kNone;
     TimeNs launched = graph.time(start_of(w.call));
-    bool launch_delay = a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
-                        (prev == kNone || graph.time(prev) < launched) &&
-                        (sync_end == kNone || graph.time(sync_end) < launched);
+    // A synchronous launch's work is reached from its call whatever the queue: the call waited.
+    bool launch_delay = (w.waited && (prev == kNone || graph.time(prev) <= launched)) ||
+                        (a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
+                         (prev == kNone || graph.time(prev) < launched) &&
+                         (sync_end == kNone || graph.time(sync_end) < launched));
     if (launch_delay)
       graph.add_edge(start_of(w.call), start_of(owner), PathEdgeType::LaunchDelay, owner);
     else if (prev != kNone && graph.time(start_of(owner)) - graph.time(prev) < a.max_kernel_gap_ &&

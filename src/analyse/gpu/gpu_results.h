@@ -236,6 +236,18 @@ struct RooflineRow {
   double memory_gbps = 0;
   bool misaligned = false;     // a matrix op in half precision with a dimension not a multiple of 8
   bool host_transfer = false;  // most of its device time copies between host and device: no roofline
+  // A host transfer's copies between host and device (issue 91, item 4): their bytes counted once
+  // and their time, the calls' copies from pinned and from pageable host memory, and the host link
+  // they cross (rules: gpu_peaks host_link; "" and 0 unknown), with the bytes at its bandwidth.
+  std::uint64_t transfer_calls = 0;  // the calls whose device time was mostly such copies
+  std::uint64_t copy_bytes = 0;
+  TimeNs copy_ns = 0;
+  std::uint64_t pinned_copies = 0;
+  std::uint64_t pageable_copies = 0;
+  std::string link;
+  double link_gbps = 0;
+  std::uint64_t link_ps = 0;
+  bool link_withheld = false;  // link_pct above 100% (report invariant memcpy.link_at_most_peak)
   // Above its roofline (report invariant roofline.row_at_most_peak): its roofline figures are
   // withheld; set by check_roofline_rows (invariants.h) on every table, never summed.
   bool withheld = false;

@@ -117,6 +117,7 @@ class Roofline {
       // A row with host transfers among its calls has no saving: part of its time is the host
       // link's, which no memory or compute ceiling bounds (issue 91: a TPU's program runs, each
       // one row, held 796 s of "saving" on a 97.6 s capture).
+      if (r.host_transfer) sums_.memory_ps += r.memory_ps;  // its device-memory side (add_modelled)
       if (r.has_roofline && !r.host_transfer && r.kernel_ns > 0) {
         add_time(sums_.peaked_kernel_ns, r.kernel_ns);
         sums_.roofline_ps += r.roofline_ps;
@@ -253,25 +254,59 @@ class Roofline {
     r.misaligned = r.misaligned || (matrix && in_.stats.total_tc(i) == 0 &&
                                     misaligned(call.op, call.dims, call.scalars, precision));
     // A copy between host and device runs at the link's speed, not the memory's: no memory
-    // roofline applies, and its remedy is the transfer's, never fusion (issue 89).
-    if (!matrix && 2 * host_transfer_ns(i) > kernel) {
+    // roofline applies, and its remedy is the transfer's, never fusion (issue 89); it is measured
+    // against the host link instead, its bytes counted once (issue 91).
+    if (HostCopies copies = host_copies(i); !matrix && 2 * copies.ns > kernel) {
       r.host_transfer = true;
+      add_host_copies(r, copies);
+      // Its bytes on the device's side count in MBU: a copy model's (read and written) less what
+      // crossed the host link (an H2D copy writes HBM once); an XLA op's own bytes_accessed are the
+      // device's accesses already (a TPU program's fusions beside its host-offload copies).
+      double device_bytes = !r.bytes_known ? 0
+                            : found->model == &xla_op_model()
+                                ? *cost->bytes
+                                : *cost->bytes - static_cast<double>(copies.bytes);
+      if (ceilings.memory_gbps && device_bytes > 0)
+        r.memory_ps += picoseconds(device_bytes / (*ceilings.memory_gbps * 1e9));
       return;
     }
     add_roofline(r, flop, r.bytes_known ? cost->bytes : std::nullopt, matrix, ceilings);
   }
 
-  // The device time of the host-to-device and device-to-host copies op e and its callees launched.
-  TimeNs host_transfer_ns(std::size_t e) const {
-    TimeNs t = 0;
+  // The host-to-device and device-to-host copies op e and its callees launched.
+  struct HostCopies {
+    TimeNs ns = 0;
+    std::uint64_t bytes = 0;
+    std::uint64_t pinned = 0;
+    std::uint64_t pageable = 0;
+  };
+  HostCopies host_copies(std::size_t e) const {
+    HostCopies out;
     for (std::size_t c = e; c < in_.stats.subtree_end(e); ++c)
       for (std::uint32_t act : in_.stats.launched(c)) {
         const GpuActivity& g = in_.profile.gpu_activities[act];
-        if (g.kind == GpuActivityKind::Memcpy &&
-            (g.copy_kind == CopyKind::HostToDevice || g.copy_kind == CopyKind::DeviceToHost))
-          t += g.end - g.start;
+        if (g.kind != GpuActivityKind::Memcpy ||
+            (g.copy_kind != CopyKind::HostToDevice && g.copy_kind != CopyKind::DeviceToHost))
+          continue;
+        out.ns += g.end - g.start;
+        out.bytes += g.bytes;
+        out.pinned += g.pinned;
+        out.pageable += g.pageable;
       }
-    return t;
+    return out;
+  }
+
+  // A transfer's copies against the GPU's host link (rules: gpu_peaks host_link).
+  void add_host_copies(RooflineRow& r, const HostCopies& copies) const {
+    ++r.transfer_calls;
+    add_time(r.copy_ns, copies.ns);
+    r.copy_bytes += copies.bytes;
+    r.pinned_copies += copies.pinned;
+    r.pageable_copies += copies.pageable;
+    if (!peak_ || !peak_->host_link_gbps) return;
+    r.link = peak_->host_link;
+    r.link_gbps = *peak_->host_link_gbps;
+    r.link_ps += picoseconds(static_cast<double>(copies.bytes) / (r.link_gbps * 1e9));
   }
 
   // Matrix ops compare with both ceilings. Elementwise, norm, reduce and copy ops always with the
@@ -358,6 +393,17 @@ RooflineRow& RooflineRow::operator+=(const RooflineRow& from) {
   has_roofline = has_roofline || from.has_roofline;
   misaligned = misaligned || from.misaligned;
   host_transfer = host_transfer || from.host_transfer;
+  transfer_calls += from.transfer_calls;
+  copy_bytes += from.copy_bytes;
+  add_time(copy_ns, from.copy_ns);
+  pinned_copies += from.pinned_copies;
+  pageable_copies += from.pageable_copies;
+  link_ps += from.link_ps;
+  // Workers on different links: the slower one's name; the share adds each worker's own link_ps.
+  if (from.link_gbps > 0 && (link_gbps == 0 || from.link_gbps < link_gbps)) {
+    link = from.link;
+    link_gbps = from.link_gbps;
+  }
   if (family.empty()) family = from.family;
   // Workers may have run one op in different precisions (kernels that name theirs, or not): the
   // smallest name and its peak, so that a run's row does not depend on the order workers fold in.

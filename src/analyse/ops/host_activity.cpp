@@ -4,6 +4,7 @@
 #include "analyse/ops/warmup.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <boost/container/flat_map.hpp>
 
@@ -38,13 +39,27 @@ void count_blocking(const Profile& p, const Attribution& at, NameClasses& classe
   }
 }
 
-void count_copies(const Profile& p, const Window& w, HostActivitySums& s) {
+// A host-device copy at its GPU's host link: its bytes at the link's bandwidth beside its time
+// (memcpy.h2d_link_pct; issue 91: copies were priced at the GPU's memory bandwidth).
+void add_host_copy(HostActivitySums::Copies& c, const GpuActivity& a,
+                   const std::vector<DeviceHostLink>& links, std::optional<double>& slowest) {
+  add_copy(c, a);
+  auto link =
+      std::find_if(links.begin(), links.end(), [&](const DeviceHostLink& l) { return l.device == a.device; });
+  if (link == links.end()) return;
+  add_time(c.linked_time, a.end - a.start);
+  c.link_ps += static_cast<std::uint64_t>(std::llround(static_cast<double>(a.bytes) / link->gbps * 1e3));
+  if (!slowest || link->gbps < *slowest) slowest = link->gbps;
+}
+
+void count_copies(const Profile& p, const Window& w, const std::vector<DeviceHostLink>& links,
+                  HostActivitySums& s) {
   for (const GpuActivity& a : p.gpu_activities) {
     if (a.kind != GpuActivityKind::Memcpy || !in_window(a.start, w)) continue;
     add_copy(s.all_copies, a);
-    if (a.pageable) ++s.pageable_copies;
-    if (a.copy_kind == CopyKind::HostToDevice) add_copy(s.h2d, a);
-    if (a.copy_kind == CopyKind::DeviceToHost) add_copy(s.d2h, a);
+    if (a.pageable) add_copy(s.pageable, a);
+    if (a.copy_kind == CopyKind::HostToDevice) add_host_copy(s.h2d, a, links, s.host_link_gbps);
+    if (a.copy_kind == CopyKind::DeviceToHost) add_host_copy(s.d2h, a, links, s.host_link_gbps);
     if (a.copy_kind == CopyKind::DeviceToDevice) add_copy(s.d2d, a);
   }
 }
@@ -85,7 +100,8 @@ std::vector<Interval> window_spans(const StepDetection& steps, const Window& win
 
 HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClasses& classes,
                                const StepDetection& steps, const Window& w, const ActivityIntervals& in,
-                               const std::vector<Interval>& gpu_steps, const IntervalList& one_offs) {
+                               const std::vector<Interval>& gpu_steps, const IntervalList& one_offs,
+                               const std::vector<DeviceHostLink>& links) {
   HostActivitySums s;
   IntervalList one_off_runtime = one_offs.empty() ? IntervalList{} : intersect(in.runtime, one_offs);
   for (Interval span : window_spans(steps, w)) {
@@ -121,7 +137,7 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
     if (!a.captured_op.empty() && a.captured_op[i] != kNone) s.graph_kernel_time_placed += k.end - k.start;
   }
   s.median_launch_gap = median_launch_gap(p, a, w);
-  count_copies(p, w, s);
+  count_copies(p, w, links, s);
   count_blocking(p, a, classes, w, s);
   s.longest_blocking_copy = longest_blocking_copy(p, a, classes, w);
   if (s.longest_blocking_copy) s.longest_blocking_copy->step_time = s.step_time;
@@ -132,6 +148,8 @@ HostActivitySums::Copies& HostActivitySums::Copies::operator+=(const Copies& fro
   count += from.count;
   bytes += from.bytes;
   add_time(time, from.time);
+  add_time(linked_time, from.linked_time);
+  link_ps += from.link_ps;
   return *this;
 }
 
@@ -153,7 +171,9 @@ HostActivitySums& HostActivitySums::operator+=(const HostActivitySums& from) {
   d2h += from.d2h;
   d2d += from.d2d;
   all_copies += from.all_copies;
-  pageable_copies += from.pageable_copies;
+  pageable += from.pageable;
+  if (from.host_link_gbps && (!host_link_gbps || *from.host_link_gbps < *host_link_gbps))
+    host_link_gbps = from.host_link_gbps;
   sync_copies += from.sync_copies;
   sync_memsets += from.sync_memsets;
   if (from.longest_blocking_copy &&

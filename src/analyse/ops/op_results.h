@@ -187,10 +187,16 @@ struct HostActivitySums {
     std::uint64_t count = 0;
     std::uint64_t bytes = 0;
     TimeNs time = 0;
+    // The copies on GPUs whose host link is known (rules: gpu_peaks host_link): their time, and
+    // their bytes at the link's bandwidth in picoseconds (host-device copies only).
+    TimeNs linked_time = 0;
+    std::uint64_t link_ps = 0;
     Copies& operator+=(const Copies& from);
   };
   Copies h2d, d2h, d2d, all_copies;
-  std::uint64_t pageable_copies = 0;
+  Copies pageable;  // from or to pageable host memory
+  // The slowest host link of the GPUs that ran host-device copies, GB/s each way; none: unknown.
+  std::optional<double> host_link_gbps;
   std::uint64_t sync_copies = 0;   // copies by a blocking call, host-to-device ones of 64 KiB or less aside
   std::uint64_t sync_memsets = 0;  // memsets by a blocking call
   // The longest blocking copy of the window (of a run: of its workers).

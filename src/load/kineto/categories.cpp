@@ -129,6 +129,7 @@ MemcpyName parse_memcpy_name(std::string_view name) {
     }
   }
   result.pageable = name.find("Pageable") != std::string_view::npos;
+  result.pinned = !result.pageable && name.find("Pinned") != std::string_view::npos;
   return result;
 }
 

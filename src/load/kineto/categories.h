@@ -37,6 +37,7 @@ bool is_driver_category(std::string_view category);
 struct MemcpyName {
   CopyKind kind = CopyKind::Unknown;
   bool pageable = false;
+  bool pinned = false;  // "Memcpy HtoD (Pinned -> Device)"
 };
 MemcpyName parse_memcpy_name(std::string_view name);
 

@@ -351,6 +351,7 @@ void EventBuilder::add_gpu_activity(const RawEvent& e, EventClass cls, TimeNs st
     MemcpyName parsed = parse_memcpy_name(e.name);
     a.copy_kind = parsed.kind;
     a.pageable = parsed.pageable;
+    a.pinned = parsed.pinned;
   } else {
     a.kind = GpuActivityKind::Memset;
   }

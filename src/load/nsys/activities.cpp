@@ -126,7 +126,8 @@ void read_copies(Capture& capture) {
     c.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, row.integer(5)));
     c.copy_kind = copy_kind(row.integer(6));
     std::int64_t src = row.optional_integer(7).value_or(-1), dst = row.optional_integer(8).value_or(-1);
-    c.pageable = src == 0 || dst == 0;  // CUDA_MEMOPR_MEMORY_KIND_PAGEABLE, in every version
+    c.pageable = src == 0 || dst == 0;                 // CUDA_MEMOPR_MEMORY_KIND_PAGEABLE, in every version
+    c.pinned = !c.pageable && (src == 1 || dst == 1);  // CUDA_MEMOPR_MEMORY_KIND_PINNED
     if (!capture.usable(row, table, c.start, c.end)) continue;
     c.name = p.profile.strings.intern(
         fmt::format("Memcpy {} ({} -> {})", copy_label(c.copy_kind), memory_label(src), memory_label(dst)));

@@ -59,10 +59,11 @@ KernelLaunchInfo launch_info(std::string_view details, double occupancy) {
 
 // kind_src/kind_dst (CUDA: device, pinned, pageable, managed) or, where they say nothing (ROCm
 // writes "kind:Unknown"), the event's own name (MemcpyH2D, CopyDeviceToDevice).
-CopyKind copy_kind(std::string_view details, std::string_view name, bool& pageable) {
+CopyKind copy_kind(std::string_view details, std::string_view name, bool& pageable, bool& pinned) {
   std::string_view from = token(details, "kind_src"), to = token(details, "kind_dst");
   auto host = [](std::string_view k) { return k == "pinned" || k == "pageable" || k == "host"; };
   pageable = from == "pageable" || to == "pageable";
+  pinned = !pageable && (from == "pinned" || to == "pinned");
   if (!from.empty() && !to.empty()) {
     if (host(from) && to == "device") return CopyKind::HostToDevice;
     if (from == "device" && host(to)) return CopyKind::DeviceToHost;
@@ -193,7 +194,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, st
             break;
           case StatKey::MemcpyDetails: {
             a.kind = GpuActivityKind::Memcpy;
-            a.copy_kind = copy_kind(plane.text(s), name, a.pageable);
+            a.copy_kind = copy_kind(plane.text(s), name, a.pageable, a.pinned);
             number(token(plane.text(s), "size"), a.bytes);
             break;
           }

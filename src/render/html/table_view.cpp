@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
+#include <variant>
 #include <vector>
 
 #include "render/cell_format.h"
@@ -294,6 +296,31 @@ std::string header_cells(const ReportTable& t, const SortOrders& orders,
   return out;
 }
 
+// The table without the columns no row has a value in: they say nothing on the page (the JSON,
+// Markdown and workbook keep every column); none where every column has one, or there are no rows.
+// Issue 91: the roofline's host-link columns, empty in a capture without host transfers.
+std::optional<ReportTable> without_empty_columns(const ReportTable& t) {
+  if (t.rows.empty()) return std::nullopt;
+  std::vector<bool> used(t.columns.size(), false);
+  for (const auto& row : t.rows)
+    for (std::size_t c = 0; c < row.size() && c < used.size(); ++c)
+      used[c] = used[c] || !std::holds_alternative<std::monostate>(row[c]);
+  if (std::find(used.begin(), used.end(), false) == used.end()) return std::nullopt;
+  ReportTable out{t.name, t.title, t.description, {}, {}};
+  std::vector<ReportColumn> columns;
+  for (std::size_t c = 0; c < t.columns.size(); ++c)
+    if (used[c]) columns.push_back(t.columns[c]);
+  out.columns = ReportColumns(std::move(columns));
+  out.rows.reserve(t.rows.size());
+  for (const auto& row : t.rows) {
+    std::vector<ReportCell>& kept = out.rows.emplace_back();
+    kept.reserve(out.columns.size());
+    for (std::size_t c = 0; c < row.size() && c < used.size(); ++c)
+      if (used[c]) kept.push_back(row[c]);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string column_label(std::string_view id, std::string_view unit) {
@@ -314,8 +341,10 @@ std::string column_label(std::string_view id, std::string_view unit) {
   return perfgate::words(label);  // "GPU us" is "TPU time" on a TPU's page
 }
 
-TemplateData table_view(const ReportTable& t, std::size_t max_rows, const std::string& id, AsideTexts& aside,
-                        std::size_t collapse_over, std::optional<double> window_start_us) {
+TemplateData table_view(const ReportTable& whole, std::size_t max_rows, const std::string& id,
+                        AsideTexts& aside, std::size_t collapse_over, std::optional<double> window_start_us) {
+  std::optional<ReportTable> trimmed = without_empty_columns(whole);
+  const ReportTable& t = trimmed ? *trimmed : whole;
   TemplateData view;
   view.set("collapsed", t.rows.size() > collapse_over);
   view.set("id", id);

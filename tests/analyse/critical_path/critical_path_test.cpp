@@ -285,6 +285,27 @@ TEST(CriticalPath, EveryRuntimesBlockingCallLeavesTheWaitOffThePath) {
   }
 }
 
+// Issue 91: MTIA's runFunction returns once the kernel it launched is done (rules:
+// critical_path_synchronous_launches). A [0,100), runFunction [100,500) whose kernel K runs
+// [370,480), B [500,600): the path is A (100, host), the call's start to K's (270, launch delay), K
+// (110, device) and B (100, host): 580 us; the call's own 400 us are not host time. A launch call
+// not in the list keeps HTA's reading: the host chain of 600 us, all host.
+TEST(CriticalPath, ASynchronousLaunchWaitsOnItsWork) {
+  for (const char* call : {"runFunction - job_prep_and_submit_for_execution", "cudaLaunchKernel"}) {
+    SCOPED_TRACE(call);
+    TraceBuilder t;
+    t.step(1, 0, 600).op("A", 0, 100).op("B", 500, 100);
+    t.runtime(call, 100, 400, 1);
+    t.kernel("K", 370, 110, 1);
+    CriticalPathStep s = only_step(analyse_json(t.json()));
+    bool synchronous = std::string_view(call).starts_with("runFunction");
+    EXPECT_EQ(s.length, (synchronous ? 580 : 600) * kUs);
+    EXPECT_EQ(by(s, PathBound::Cpu), (synchronous ? 200 : 600) * kUs);
+    EXPECT_EQ(by(s, PathBound::LaunchOverhead), (synchronous ? 270 : 0) * kUs);
+    EXPECT_EQ(by(s, PathBound::GpuCompute), (synchronous ? 110 : 0) * kUs);
+  }
+}
+
 TEST(CriticalPath, AStreamWaitOrAnAsyncCopyDoesNotBlockTheHost) {
   // hipStreamWaitEvent makes a stream wait, not the host; hipMemcpyAsync returns at once (as
   // cudaMemcpyAsync, which HTA @f4d0062 keeps on the path): the host chain of 12,650 stands.
