@@ -167,6 +167,8 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   std::vector<const PathProfile*> profiles;
   for (const Baseline& run : runs) profiles.push_back(run.path_profile ? &*run.path_profile : nullptr);
   b.path_profile = pooled_path_profile(profiles);
+  for (const Baseline& run : runs)
+    b.rows_past_limit.insert(b.rows_past_limit.end(), run.rows_past_limit.begin(), run.rows_past_limit.end());
   std::vector<const std::vector<UnitPath>*> unit_paths;
   for (const Baseline& run : runs) unit_paths.push_back(&run.unit_paths);
   b.unit_paths = pooled_unit_paths(unit_paths);

@@ -113,6 +113,9 @@ struct Baseline {
   // Its critical path per inferred unit (UnitPath), where its window marks no steps but repeats a
   // unit; none from a history. Pooled: the units every run has.
   std::vector<UnitPath> unit_paths;
+  // The report's tables read only to --max-rows (issue 92: a forged baseline of 1,000,000 op rows),
+  // with the rows past it, by table name; pooled: every run's.
+  std::vector<std::pair<std::string, std::size_t>> rows_past_limit;
   std::optional<double> metric(Metric id) const { return metrics.get(id); }
 };
 

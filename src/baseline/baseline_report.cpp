@@ -141,6 +141,12 @@ void read_row_tables(const std::string& path, const ReportFields& report, Baseli
       if (t->name == name) out.push_back(t);
     return out;
   };
+  auto note_cut = [&](const ReportTableFields& t) {
+    if (t.rows_past_limit > 0) b.rows_past_limit.emplace_back(t.table.name, t.rows_past_limit);
+  };
+  for (const auto& [name, t] : report.run_tables) note_cut(t);
+  for (const ReportWorkerEntry& w : report.worker_entries)
+    for (const auto& [name, t] : w.named_tables) note_cut(t);
   b.ops = op_rows(of(table_name(Table::Ops)));
   b.regions = region_rows(of(table_name(Table::Regions)));
   b.kernels = kernel_rows(of(table_name(Table::Kernels)));

@@ -22,6 +22,7 @@
 
 #include "baseline/baseline.h"
 #include "baseline/memory_site_deltas.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -189,6 +190,38 @@ ReportTable step_time_deltas(std::vector<Contribution> parts, ChangeBasis basis)
   return t;
 }
 
+// At most `max_rows` rows (--max-rows, as every table; issue 92: a forged baseline of 1,000,000 op
+// rows made op_deltas and step_time_deltas of 1,000,072 rows each): the largest changes either way
+// (their time deltas' sizes; bytes where a table has no times), in the table's order, and one
+// "(N more)" row with the others' sums.
+void keep_largest_changes(ReportTable& t, std::size_t max_rows) {
+  if (max_rows == 0 || t.rows.size() <= max_rows) return;
+  std::vector<std::size_t> deltas;
+  for (std::string_view unit : {"us", "bytes"}) {
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+      if (t.columns[c].name.starts_with("delta") && t.columns[c].unit == unit) deltas.push_back(c);
+    if (!deltas.empty()) break;
+  }
+  std::vector<double> size(t.rows.size(), 0.0);
+  for (std::size_t r = 0; r < t.rows.size(); ++r)
+    for (std::size_t c : deltas)
+      if (const double* v = c < t.rows[r].size() ? std::get_if<double>(&t.rows[r][c]) : nullptr)
+        size[r] += std::fabs(*v);
+  std::vector<std::size_t> order(t.rows.size());
+  for (std::size_t r = 0; r < order.size(); ++r) order[r] = r;
+  auto mid = order.begin() + static_cast<std::ptrdiff_t>(max_rows);
+  std::nth_element(order.begin(), mid, order.end(), [&](std::size_t a, std::size_t b) {
+    return size[a] != size[b] ? size[a] > size[b] : a < b;
+  });
+  std::sort(order.begin(), mid);
+  std::sort(mid, order.end());
+  std::vector<std::vector<ReportCell>> rows = std::move(t.rows);
+  t.rows.clear();
+  RowLimiter limiter(t, max_rows, false);
+  for (std::size_t r : order) limiter.add(std::move(rows[r]));
+  limiter.finish();
+}
+
 }  // namespace
 
 ChangeCounting change_counting(const Baseline& run, const Baseline& baseline) {
@@ -237,6 +270,8 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
       tables, {.basis = basis, .per_item = kChangesPerItem, .by_call = counting.by_call}));
   // Bytes at a peak are no time: after "changes", which reads the tables of times before it.
   tables.push_back(memory_site_deltas(baseline.memory_sites, now.memory_sites));
+  // Cut once "changes" has read them whole.
+  for (ReportTable& t : tables) keep_largest_changes(t, max_table_rows());
   return tables;
 }
 

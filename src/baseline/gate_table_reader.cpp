@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "io/input_limit.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -80,6 +81,10 @@ void GateTableReader::begin(ReportTableFields& fields, std::string_view name) {
   early_rows_.clear();
   row_.clear();
   cell_ = 0;
+  limit_ = max_table_rows();
+  kept_rows_ = 0;
+  skipping_ = false;
+  fields.rows_past_limit = 0;
   fields.table.name = std::string(name);
   std::vector<ReportColumn> columns;
   columns.reserve(gate_.size());
@@ -100,6 +105,8 @@ void GateTableReader::rows(JsonKind kind) {
   fields_->row_not_array = false;
   fields_->table.rows.clear();
   early_rows_.clear();
+  kept_rows_ = 0;
+  fields_->rows_past_limit = 0;
 }
 
 void GateTableReader::column(bool is_object) {
@@ -128,6 +135,8 @@ void GateTableReader::row(bool is_array) {
   row_.clear();
   cell_ = 0;
   if (!is_array) fields_->row_not_array = true;
+  skipping_ = limit_ > 0 && kept_rows_ >= limit_;
+  if (skipping_) ++fields_->rows_past_limit;
 }
 
 // A table cell as the report model holds it (ReportCell): an integer within int64 stays one.
@@ -146,6 +155,7 @@ ReportCell GateTableReader::cell_of(const ReportScalar* v) {
 }
 
 void GateTableReader::cell(const ReportScalar* value) {
+  if (skipping_) return;
   std::size_t index = cell_++;
   auto gate = std::find(gate_index_.begin(), gate_index_.end(), std::optional<std::size_t>(index));
   if (columns_known_ && gate == gate_index_.end()) return;
@@ -156,6 +166,8 @@ void GateTableReader::cell(const ReportScalar* value) {
 }
 
 void GateTableReader::end_row() {
+  if (skipping_) return;
+  ++kept_rows_;
   kept_.add(kRowBytes);
   if (!columns_known_) {
     early_rows_.push_back(std::move(row_));

@@ -1,7 +1,8 @@
 // One table of a report ("ops", "regions" or "kernels") read as it streams past the report
 // handler, cut down to the columns the gate sums (ReportTableFields): a row keeps the cells of
 // those columns only, once the columns are known; a row before them is kept whole until the table
-// ends. What it keeps is counted in the reader's KeptBytes.
+// ends. What it keeps is counted in the reader's KeptBytes; rows past --max-rows are counted in
+// ReportTableFields::rows_past_limit and not kept.
 #pragma once
 
 #include <cstdint>
@@ -70,6 +71,11 @@ class GateTableReader {
   std::vector<std::vector<ReportCell>> early_rows_;  // whole: rows before the columns
   std::vector<ReportCell> row_;                      // the row being read
   std::size_t cell_ = 0;                             // its next cell's index
+  // The table's first --max-rows rows are kept, as perfgate writes them (most time first, already
+  // cut there); a forged file's millions of rows past them are counted, never held (issue 92).
+  std::size_t limit_ = 0;
+  std::size_t kept_rows_ = 0;
+  bool skipping_ = false;  // the row being read is past the limit
 };
 
 }  // namespace perfgate

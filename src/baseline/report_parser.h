@@ -43,9 +43,10 @@ struct ReportMetricEntry {
 struct ReportTableFields {
   JsonKind columns = JsonKind::Missing;
   JsonKind rows = JsonKind::Missing;
-  bool column_not_object = false;  // an entry of "columns" that is not an object
-  bool row_not_array = false;      // an entry of "rows" that is not an array
-  ReportTable table;               // the gate's columns and their cells
+  bool column_not_object = false;   // an entry of "columns" that is not an object
+  bool row_not_array = false;       // an entry of "rows" that is not an array
+  ReportTable table;                // the gate's columns and their cells
+  std::size_t rows_past_limit = 0;  // rows after the first --max-rows, not kept (issue 92)
 };
 
 struct ReportWorkerEntry {

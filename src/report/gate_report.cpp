@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "report/build_report.h"
+#include "report_model/table_limits.h"
 
 namespace perfgate {
 namespace {
@@ -44,6 +45,18 @@ void add_baseline(ReportModel& report, const Baseline& baseline, double min_flop
   report.baseline = baseline.info;
   report.baseline->metrics = metric_changes(report, baseline);
   add_version_notes(report, baseline);
+  if (!baseline.rows_past_limit.empty()) {
+    std::size_t past = 0;
+    std::vector<std::string> tables;
+    for (const auto& [table, rows] : baseline.rows_past_limit) {
+      past += rows;
+      if (std::find(tables.begin(), tables.end(), table) == tables.end()) tables.push_back(table);
+    }
+    report.warnings.push_back(
+        {"", note<NoteId::baseline_rows_past_limit>(
+                 arg<"path">(baseline.info.path), arg<"count">(past), arg<"max">(max_table_rows()),
+                 arg<"tables">(names_text(tables)), arg<"tables_count">(tables.size()))});
+  }
   std::vector<std::string> ours = gpu_names(report);
   if (ours != baseline.info.gpu_names) {
     report.baseline->hardware_differs = true;
