@@ -1,7 +1,12 @@
 #include "baseline/gate_table_reader.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
+
+#include <fmt/format.h>
+
+#include "common/errors.h"
 
 #include "io/input_limit.h"
 #include "report_model/table_limits.h"
@@ -83,7 +88,12 @@ void GateTableReader::begin(ReportTableFields& fields, std::string_view name) {
   cell_ = 0;
   limit_ = max_table_rows();
   kept_rows_ = 0;
+  rows_seen_ = 0;
   skipping_ = false;
+  checks_measures_ = false;
+  for (Table t :
+       {Table::Ops, Table::Regions, Table::Kernels, Table::RunOps, Table::RunRegions, Table::RunKernels})
+    checks_measures_ = checks_measures_ || name == table_name(t);
   fields.rows_past_limit = 0;
   fields.table.name = std::string(name);
   std::vector<ReportColumn> columns;
@@ -106,6 +116,7 @@ void GateTableReader::rows(JsonKind kind) {
   fields_->table.rows.clear();
   early_rows_.clear();
   kept_rows_ = 0;
+  rows_seen_ = 0;
   fields_->rows_past_limit = 0;
 }
 
@@ -134,6 +145,8 @@ void GateTableReader::end_column() {
 void GateTableReader::row(bool is_array) {
   row_.clear();
   cell_ = 0;
+  ++rows_seen_;
+  row_problem_.clear();
   if (!is_array) fields_->row_not_array = true;
   skipping_ = limit_ > 0 && kept_rows_ >= limit_;
   if (skipping_) ++fields_->rows_past_limit;
@@ -154,6 +167,33 @@ ReportCell GateTableReader::cell_of(const ReportScalar* v) {
   }
 }
 
+std::string GateTableReader::measure_problem(std::size_t gate_column, const ReportCell& cell) const {
+  if (!checks_measures_ || gate_column == 0) return "";  // the name
+  constexpr double kMost = 9007199254740992.0;           // 2^53: beyond it a double skips integers
+  // A host self time is the op's time less its children's whole times: perfgate's own reports have
+  // small negative ones where a child's recorded end passes its parent's (-9 us in a PyTorch 1.13 CPU
+  // run's ops table), so a negative one is read as it is written.
+  bool may_be_negative = gate_[gate_column] == "host_self_us";
+  std::string problem;
+  if (std::holds_alternative<std::monostate>(cell)) {
+    problem = "null (or not a scalar), not a number";
+  } else if (const auto* i = std::get_if<std::int64_t>(&cell)) {
+    if (*i < 0 && !may_be_negative) problem = fmt::format("{}, negative", *i);
+    if (static_cast<double>(*i) > kMost) problem = fmt::format("{}, beyond 2^53", *i);
+  } else if (const auto* d = std::get_if<double>(&cell)) {
+    if (std::isnan(*d) || (*d < 0 && !may_be_negative)) problem = fmt::format("{}, negative", *d);
+    if (*d > kMost) problem = fmt::format("{:g}, beyond 2^53", *d);
+  } else {
+    problem = "not a number";
+  }
+  return problem.empty() ? "" : fmt::format("'{}' is {}", gate_[gate_column], problem);
+}
+
+void GateTableReader::refuse(std::size_t row, const std::string& problem) const {
+  throw InputError(fmt::format("{}: not a usable perfgate report: table '{}', row {}: {}", kept_.path(),
+                               fields_->table.name, row, problem));
+}
+
 void GateTableReader::cell(const ReportScalar* value) {
   if (skipping_) return;
   std::size_t index = cell_++;
@@ -162,7 +202,9 @@ void GateTableReader::cell(const ReportScalar* value) {
   kept_.add(sizeof(ReportCell) + (value && value->kind == JsonKind::String ? value->text.size() : 0));
   if (!columns_known_) return row_.push_back(cell_of(value));
   if (row_.empty()) row_.resize(gate_.size());
-  row_[static_cast<std::size_t>(gate - gate_index_.begin())] = cell_of(value);
+  auto g = static_cast<std::size_t>(gate - gate_index_.begin());
+  row_[g] = cell_of(value);
+  if (row_problem_.empty()) row_problem_ = measure_problem(g, row_[g]);
 }
 
 void GateTableReader::end_row() {
@@ -172,6 +214,8 @@ void GateTableReader::end_row() {
   if (!columns_known_) {
     early_rows_.push_back(std::move(row_));
   } else {
+    if (!row_problem_.empty() && !row_.empty() && std::holds_alternative<std::string>(row_[0]))
+      refuse(rows_seen_, row_problem_);
     row_.resize(gate_.size());  // cells the row did not reach have no value
     fields_->table.rows.push_back(std::move(row_));
   }
@@ -182,10 +226,15 @@ void GateTableReader::end_row() {
 // order).
 void GateTableReader::end() {
   std::vector<std::vector<ReportCell>> cut;
-  for (std::vector<ReportCell>& whole : early_rows_) {
+  for (std::size_t r = 0; r < early_rows_.size(); ++r) {
+    std::vector<ReportCell>& whole = early_rows_[r];
     std::vector<ReportCell> row(gate_.size());
     for (std::size_t g = 0; g < gate_.size(); ++g)
       if (gate_index_[g] && *gate_index_[g] < whole.size()) row[g] = std::move(whole[*gate_index_[g]]);
+    if (std::holds_alternative<std::string>(row[0]))
+      for (std::size_t g = 1; g < gate_.size(); ++g)
+        if (gate_index_[g] && *gate_index_[g] < whole.size())
+          if (std::string problem = measure_problem(g, row[g]); !problem.empty()) refuse(r + 1, problem);
     cut.push_back(std::move(row));
   }
   auto& rows = fields_->table.rows;

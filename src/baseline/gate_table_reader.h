@@ -60,6 +60,11 @@ class GateTableReader {
 
  private:
   static ReportCell cell_of(const ReportScalar* value);
+  // A time or count of the ops, regions or kernels table that no run can have (null, text, negative,
+  // beyond 2^53), in a row with a name (the rows the gate sums), is an error naming the file, the
+  // table, the row and the column (issue 92); a cell a short row does not reach reads as 0.
+  std::string measure_problem(std::size_t gate_column, const ReportCell& cell) const;
+  void refuse(std::size_t row, const std::string& problem) const;
 
   KeptBytes& kept_;
   ReportTableFields* fields_ = nullptr;
@@ -75,7 +80,10 @@ class GateTableReader {
   // cut there); a forged file's millions of rows past them are counted, never held (issue 92).
   std::size_t limit_ = 0;
   std::size_t kept_rows_ = 0;
-  bool skipping_ = false;  // the row being read is past the limit
+  std::size_t rows_seen_ = 0;
+  bool skipping_ = false;         // the row being read is past the limit
+  bool checks_measures_ = false;  // ops, regions, kernels and their run sums
+  std::string row_problem_;       // the row's first impossible measure
 };
 
 }  // namespace perfgate

@@ -45,8 +45,36 @@ void produce_into(int fd, const std::string& shown, const ContentProducer& produ
 
 // A device, a FIFO or a descriptor link takes the bytes as they come: there is nothing to rename
 // over it, and nothing to remove on failure.
+// A FIFO is opened without waiting: with no process reading it, open() would block for ever (issue 92).
+// The report waits up to kFifoReaderWaitMs for a reader to come (`cat fifo &` started beside it), then
+// gives up with an error naming the FIFO.
+constexpr int kFifoReaderWaitMs = 10'000;
+
+int open_fifo_for_writing(const std::string& path) {
+  for (int waited = 0;; waited += 20) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0) {
+      int flags = ::fcntl(fd, F_GETFL);
+      if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+        int err = errno;
+        ::close(fd);
+        throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(err)));
+      }
+      return fd;
+    }
+    if (errno != ENXIO) return -1;
+    if (waited >= kFifoReaderWaitMs)
+      throw OutputError(fmt::format("{}: cannot write: a FIFO that no process opened for reading within {} s",
+                                    path, kFifoReaderWaitMs / 1000));
+    ::usleep(20'000);
+  }
+}
+
 void write_in_place(const std::string& path, const ContentProducer& produce) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+  struct stat st {};
+  bool fifo = ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+  int fd =
+      fifo ? open_fifo_for_writing(path) : ::open(path.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
   produce_into(fd, path, produce, [] {});
   if (::close(fd) != 0)

@@ -34,6 +34,11 @@ CheckedMessage check_message(const json::value& message) {
     out.error = error_reply(nullptr, kInvalidRequest, "\"id\" must be a string or an integer");
     return out;
   }
+  if (given_id && given_id->is_string() && given_id->get_string().size() > kMaxEchoedBytes) {
+    out.error = error_reply(nullptr, kInvalidRequest,
+                            "\"id\" is longer than " + std::to_string(kMaxEchoedBytes) + " bytes");
+    return out;
+  }
   Request request;
   request.id = id;
   request.notification = !given_id;

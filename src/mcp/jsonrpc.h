@@ -33,6 +33,10 @@ struct Request {
   json::object params;  // absent params: empty
 };
 
+// The longest request id or progress token echoed back (issue 92: a 3 MiB progressToken was echoed in
+// every notification, 34.6 MB for a 5 s call): a longer one is refused.
+inline constexpr std::size_t kMaxEchoedBytes = 256;
+
 // A message checked: a request (or notification), a response from the client (which the server
 // never asks for, so it is dropped), or the error reply an invalid message gets.
 struct CheckedMessage {

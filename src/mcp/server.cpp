@@ -68,6 +68,9 @@ CallContext::Progress Server::progress_to(const json::object& params) {
   if (!token || !notify_) return {};
   if (!token->is_string() && !token->is_int64() && !token->is_uint64())
     throw RpcError(kInvalidParams, "\"_meta.progressToken\" must be a string or an integer");
+  if (token->is_string() && token->get_string().size() > kMaxEchoedBytes)
+    throw RpcError(kInvalidParams,
+                   "\"_meta.progressToken\" is longer than " + std::to_string(kMaxEchoedBytes) + " bytes");
   struct State {
     std::mutex mutex;
     double last = -1;

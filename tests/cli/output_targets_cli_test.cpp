@@ -102,6 +102,21 @@ TEST(OutputTargets, AFifoReceivesTheWholeReport) {
   }
 }
 
+// Issue 92, item 6: a FIFO that no process reads blocked the run for ever. It waits 10 s for a reader
+// (a reader started beside the run, as above), then fails naming the FIFO, with the input error code;
+// the other outputs are written. (`timeout 60`: a hang fails the test instead of stalling the suite.)
+TEST(OutputTargets, AFifoNobodyReadsIsAnErrorNotAHang) {
+  std::string dir = temp_dir();
+  std::string fifo = dir + "/nobody.json";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  CommandResult r = run_shell("timeout 60 " + perfgate() + " analyze " + example_trace() + " -q --json " +
+                              fifo + " --md " + dir + "/r.md 2>&1");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_TRUE(contains(r.out, fifo + ": cannot write: a FIFO that no process opened for reading within 10 s"))
+      << r.out;
+  EXPECT_TRUE(fs::exists(dir + "/r.md"));
+}
+
 // A descriptor link (/dev/fd/1, and /dev/stdout, a link to /proc/self/fd/1) writes to the process's
 // standard output; a link to one stays a link. (The test never names /dev/stdout itself: a
 // regression would replace the machine's. /dev/fd/N cannot be replaced: /proc takes no new file.)

@@ -6,6 +6,7 @@
 // cost stats costed by the HLO module that ran it; a TPU's SparseCore ops as the TPU's work.
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 
 #include "analyse/gpu/xla_cost.h"
@@ -349,6 +350,27 @@ TEST(XplaneTpu, SparseCoreOpsCountInBusyTimeButNotInTheMatrixUnitShare) {
   EXPECT_NEAR(*w.metrics.get(Metric::GpuUtilizationPct), 100.0 * 5000 / 6000, 1e-9);
   // The matrix units: the convolution fusion's 2,000 of the TensorCore's 3,000 categorised ns.
   EXPECT_NEAR(*w.metrics.get(Metric::MatrixUnitOpTimePct), 100.0 * 2000 / 3000, 1e-9);
+}
+
+// Issue 92, item 1: a TPU plane of 5,000 "XLA Ops" lines, one op each at the same instant, ran for
+// ever once the report's step timeline merged them (4,200 lines took 0.08 s: a cliff). It finishes,
+// each op a lane's box, the timeline capped at kMaxTimelineBoxes boxes.
+TEST(XplaneTpu, FiveThousandOpLinesAtOneInstantFinish) {
+  Plane t = plane(3, "/device:TPU:0");
+  t.stat_names = kStats;
+  t.stats = {str_stat(kDeviceType, "TPU v6 lite")};
+  t.event_names = {{1, "%fusion.1 = f32[8]{0} fusion(p0), kind=kLoop"}};
+  t.event_display_names = {{1, "fusion.1"}};
+  for (int k = 0; k < 5000; ++k)
+    t.lines.push_back(line(10 + k, "XLA Ops", 0, {event(1, 1'000'000, 2'000'000)}));
+  Plane h = plane(0, "/host:CPU");
+  h.event_names = {{1, "TfrtTpuLoadedExecutable::Execute"}};
+  h.lines = {line(4, "tf_inference", 0, {event(1, 0, 10'000'000)})};
+  ReportModel report = report_of_bytes(
+      {{"tpu.xplane.pb", std::make_shared<const std::string>(space({t, h}))}}, default_book());
+  ASSERT_EQ(report.workers.size(), 1u);
+  EXPECT_EQ(report.metric(Metric::KernelsCount), 5000);
+  EXPECT_EQ(report.workers[0].timeline.activities, 5000u);
 }
 
 }  // namespace

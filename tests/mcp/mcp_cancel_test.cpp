@@ -81,6 +81,31 @@ TEST_F(McpServerTest, AProgressTokenGetsGrowingProgressToTheEnd) {
   EXPECT_TRUE(sent_.empty());
 }
 
+// Issue 92, item 6: a 3 MiB progressToken was echoed in every notification (34.6 MB for a 5 s call).
+// A token or an id longer than 256 bytes is refused; 256 are echoed.
+TEST_F(McpServerTest, ALongProgressTokenOrIdIsRefused) {
+  big_trace(root_ + "/t.json", 2);
+  std::optional<std::string> r =
+      server_.handle_line(tools_call(5, "t.json", {{"progressToken", std::string(3 << 20, 'x')}}));
+  ASSERT_TRUE(r);
+  json::object reply = json::parse(*r).as_object();
+  EXPECT_EQ(reply.at("id"), json::value(5));
+  EXPECT_EQ(reply.at("error").at("code"), json::value(-32602)) << *r;
+  EXPECT_TRUE(sent_.empty());
+  EXPECT_TRUE(session_.reports().empty());
+  json::object call = json::parse(tools_call(6, "t.json")).as_object();
+  call["id"] = std::string(257, 'i');
+  r = server_.handle_line(json::serialize(call));
+  ASSERT_TRUE(r);
+  reply = json::parse(*r).as_object();
+  EXPECT_TRUE(reply.at("id").is_null());
+  EXPECT_EQ(reply.at("error").at("code"), json::value(-32600)) << *r;
+  call["id"] = std::string(256, 'i');
+  r = server_.handle_line(json::serialize(call));
+  ASSERT_TRUE(r);
+  EXPECT_EQ(json::parse(*r).at("id"), json::value(std::string(256, 'i')));
+}
+
 // The client's side of `serve`: lines handed to the server as the test decides, replies and
 // notifications collected as they come.
 class Pipe {
