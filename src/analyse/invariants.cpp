@@ -206,24 +206,25 @@ void check_snapshot_peak(const MetricInputs& in, MetricValues& m, std::vector<In
   out.push_back(std::move(v));
 }
 
+// What a share of the host link over 100% puts in doubt; `link` names it ("PCIe 4.0 x16, 31.5 GB/s").
+std::string link_assumption(const std::string& link) {
+  return fmt::format(
+      "the host link of rules: gpu_peaks ({} each way) is the one the GPU sits on, and the "
+      "copies' times are recorded finer than they are short",
+      link);
+}
+
 // Host-device copies at most at their host link's bandwidth (rules: gpu_peaks host_link).
 void check_link_shares(const MetricInputs& in, MetricValues& m, std::vector<InvariantViolation>& out) {
   for (Metric metric : {Metric::MemcpyH2dLinkPct, Metric::MemcpyD2hLinkPct}) {
     std::optional<double> v = m.get(metric);
     if (!v || *v <= kMostPct) continue;
-    out.push_back(
-        {ReportInvariant::HostLinkAtMostPeak,
-         fmt::format("{} {} > 100%", metric_name(metric), pct(*v)),
-         {std::string(metric_name(metric))},
-         fmt::format("the host link of rules: gpu_peaks ({:g} GB/s each way) is the one the GPU sits on, "
-                     "and the copies' times are recorded finer than they are short",
-                     in.host.host_link_gbps.value_or(0))});
+    out.push_back({ReportInvariant::HostLinkAtMostPeak,
+                   fmt::format("{} {} > 100%", metric_name(metric), pct(*v)),
+                   {std::string(metric_name(metric))},
+                   link_assumption(fmt::format("{:g} GB/s", in.host.host_link_gbps.value_or(0)))});
     m.set(metric, std::nullopt);
   }
-}
-
-double row_pct(const RooflineRow& r) {
-  return static_cast<double>(r.roofline_ps) / 10.0 / static_cast<double>(r.kernel_ns);
 }
 
 }  // namespace
@@ -243,17 +244,17 @@ std::optional<InvariantViolation> check_roofline_rows(std::vector<RooflineRow>& 
   const RooflineRow* worst = nullptr;
   std::size_t count = 0;
   for (RooflineRow& r : rows) {
-    r.withheld = r.has_roofline && !r.family.empty() && r.kernel_ns > 0 && row_pct(r) > kMostPct;
+    r.withheld = r.has_roofline && !r.family.empty() && r.kernel_ns > 0 && r.roofline_pct() > kMostPct;
     if (!r.withheld) continue;
     ++count;
-    if (!worst || row_pct(r) > row_pct(*worst)) worst = &r;
+    if (!worst || r.roofline_pct() > worst->roofline_pct()) worst = &r;
   }
   if (!worst) return std::nullopt;
   bool memory = worst->memory_ps > worst->compute_ps;
   return InvariantViolation{
       ReportInvariant::RooflineRowAtMostPeak,
       fmt::format("{} roofline row{} above 100% of the roofline, the furthest {} {} at {} ({}-bound)", count,
-                  count == 1 ? "" : "s", worst->name, worst->input_dims, pct(row_pct(*worst)),
+                  count == 1 ? "" : "s", worst->name, worst->input_dims, pct(worst->roofline_pct()),
                   memory ? "memory" : "compute"),
       {fmt::format("the roofline_us, roofline_pct and saving_us of {} row{}", count, count == 1 ? "" : "s")},
       memory ? "the bytes model: the op's bytes cross the GPU's memory once (operands that fit in the L2 "
@@ -266,28 +267,22 @@ std::optional<InvariantViolation> check_roofline_rows(std::vector<RooflineRow>& 
 
 // A transfer row's copies at most at its host link's bandwidth.
 std::optional<InvariantViolation> check_link_rows(std::vector<RooflineRow>& rows) {
-  auto link_pct = [](const RooflineRow& r) {
-    return static_cast<double>(r.link_ps) / 10.0 / static_cast<double>(r.copy_ns);
-  };
   const RooflineRow* worst = nullptr;
   std::size_t count = 0;
   for (RooflineRow& r : rows) {
-    r.link_withheld = r.link_ps > 0 && r.copy_ns > 0 && link_pct(r) > kMostPct;
+    r.link_withheld = r.link_ps > 0 && r.copy_ns > 0 && r.host_link_share_pct() > kMostPct;
     if (!r.link_withheld) continue;
     ++count;
-    if (!worst || link_pct(r) > link_pct(*worst)) worst = &r;
+    if (!worst || r.host_link_share_pct() > worst->host_link_share_pct()) worst = &r;
   }
   if (!worst) return std::nullopt;
   return InvariantViolation{
       ReportInvariant::HostLinkAtMostPeak,
       fmt::format("{} roofline row{} above 100% of the host link, the furthest {} {} at {} of {} ({:g} GB/s)",
-                  count, count == 1 ? "" : "s", worst->name, worst->input_dims, pct(link_pct(*worst)),
-                  worst->link, worst->link_gbps),
+                  count, count == 1 ? "" : "s", worst->name, worst->input_dims,
+                  pct(worst->host_link_share_pct()), worst->link, worst->link_gbps),
       {fmt::format("the host_link_share_pct of {} row{}", count, count == 1 ? "" : "s")},
-      fmt::format(
-          "the host link of rules: gpu_peaks ({}, {:g} GB/s each way) is the one the GPU sits on, and the "
-          "copies' times are recorded finer than they are short",
-          worst->link, worst->link_gbps)};
+      link_assumption(fmt::format("{}, {:g} GB/s", worst->link, worst->link_gbps))};
 }
 
 void set_worker_metrics(WorkerAnalysis& w) {

@@ -157,10 +157,7 @@ constexpr std::array<Column<RooflineRow>, 27> kRooflineCells = {{
     // ceiling bounds, so neither the share of the roofline nor a saving is stated (issue 91).
     {"roofline_pct",
      [](const RooflineRow& r) {
-       return r.kernel_ns > 0 && !r.host_transfer
-                  ? when_reached(r,
-                                 static_cast<double>(r.roofline_ps) / 10.0 / static_cast<double>(r.kernel_ns))
-                  : ReportCell{};
+       return r.kernel_ns > 0 && !r.host_transfer ? when_reached(r, r.roofline_pct()) : ReportCell{};
      }},
     {"saving_us",
      [](const RooflineRow& r) {
@@ -172,9 +169,7 @@ constexpr std::array<Column<RooflineRow>, 27> kRooflineCells = {{
     {"host_link_gb_per_s", [](const RooflineRow& r) { return when_link(r, r.link_gbps); }},
     {"host_link_share_pct",
      [](const RooflineRow& r) {
-       return r.link_withheld || r.copy_ns <= 0
-                  ? ReportCell{}
-                  : when_link(r, static_cast<double>(r.link_ps) / 10.0 / static_cast<double>(r.copy_ns));
+       return r.link_withheld || r.copy_ns <= 0 ? ReportCell{} : when_link(r, r.host_link_share_pct());
      }},
     {"host_memory", [](const RooflineRow& r) { return when_transfer(r, text(host_memory(r))); }},
     {"counted_in_mfu", [](const RooflineRow& r) { return when_modelled(r, r.counted_in_mfu); }},

@@ -117,6 +117,10 @@ std::string capture_line(const CaptureProfile& capture) {
 
 namespace {
 
+bool word_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
 // Whether a word is said with "an": a vowel first, or an acronym whose first letter's name starts
 // with one ("an MTIA", "an XLA op", "an MXU"; "a HIP runtime": HIP is said as a word).
 bool takes_an(std::string_view word) {
@@ -131,7 +135,6 @@ bool takes_an(std::string_view word) {
 
 // "a GPU" becoming "a MTIA": the article before a replaced term follows the new word (issue 91).
 void fix_article(std::string& out, std::string_view word) {
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   for (std::string_view article : {"a ", "A ", "an ", "An "}) {
     if (!out.ends_with(article)) continue;
     std::size_t at = out.size() - article.size();
@@ -164,7 +167,6 @@ std::string with_articles(std::string text, const std::vector<std::pair<std::str
 
 std::string in_capture_terms(std::string_view text, const CaptureTerms& terms) {
   if (terms.empty()) return std::string(text);
-  auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;

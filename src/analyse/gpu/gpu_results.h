@@ -252,6 +252,14 @@ struct RooflineRow {
   // withheld; set by check_roofline_rows (invariants.h) on every table, never summed.
   bool withheld = false;
   RooflineRow& operator+=(const RooflineRow& from);  // the same key: totals add, min and max combine
+  // Its time at the roofline over its kernel time, and its copies' time at the host link over their
+  // time, in % (the table's roofline_pct and host_link_share_pct, and what the invariants check).
+  double roofline_pct() const {
+    return static_cast<double>(roofline_ps) / 10.0 / static_cast<double>(kernel_ns);
+  }
+  double host_link_share_pct() const {
+    return static_cast<double>(link_ps) / 10.0 / static_cast<double>(copy_ns);
+  }
 };
 
 }  // namespace perfgate
