@@ -76,6 +76,9 @@ struct XlaOp {
   // Of its FLOPs, those of matrix-unit work where the profile says which (a TPU program's ops by
   // their hlo_category: the model's FLOPs where stated); -1: the instruction decides.
   double matrix_flops = -1;
+  // A TPU program's FLOPs as MFU counts them, XProf's FLOPS utilization: every op's model_flops where
+  // stated, else its flops (with those of `program_ops`, added when costed); -1: none stated.
+  double model_flops = -1;
   // A TPU program's ops whose events carry no cost stats and whose instruction the module that ran
   // them holds (into XlaHlo::program_ops): their instructions' costs add to `flops` and `bytes`.
   HloRange program_ops = {};

@@ -39,6 +39,14 @@ TEST(TpuReal, HostOffloadCopiesAreCopiesWithTheirBytesAndRates) {
   // their HBM bytes), at the v6e's 1,640 GB/s over 4 TPUs x the window: 2.033% (it was 0.000838%).
   double mbu = 1.301912e13 / 1640e9 / (4 * *report.metric(Metric::WindowWallUs) / 1e6) * 100;
   EXPECT_NEAR(*report.metric(Metric::ComputeMbuPct), mbu, mbu * 1e-5);
+  // FLOPs and MFU as XProf counts them (issue 91, item 1): every op's model FLOPs, 1.626719e12 summed
+  // over ops and TPUs (tpu_xprof_figures.py; n/a before, when MFU counted matrix work only), at the
+  // v6e's 918 TFLOP/s over 4 TPUs x the window: 0.000454% (XProf: 0.0005%).
+  ASSERT_TRUE(report.metric(Metric::ComputeFlops));
+  EXPECT_NEAR(*report.metric(Metric::ComputeFlops), 1.626719e12, 1.626719e12 * 1e-6);
+  double mfu = 1.626719e12 / 918e12 / (4 * *report.metric(Metric::WindowWallUs) / 1e6) * 100;
+  ASSERT_TRUE(report.metric(Metric::ComputeMfuPct));
+  EXPECT_NEAR(*report.metric(Metric::ComputeMfuPct), mfu, mfu * 1e-5);
 }
 
 TEST(TpuReal, TheFirstFindingIsHostOffloadAndNoRooflineSavingIsClaimed) {

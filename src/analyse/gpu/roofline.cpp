@@ -238,7 +238,9 @@ class Roofline {
     double flop = counted ? in_.flops[i] : cost->flop;
     OpCall call = call_of(i);
     Precision precision = precision_of(first_tensor_type(call.types));
-    bool matrix = counted || cost->matrix;
+    // MFU counts a PyTorch op's FLOPs for matrix work only, and a TPU program's all (xla_cost.h):
+    // an XLA op's instruction or categories say whether it is matrix work.
+    bool matrix = cost && found->model == &xla_op_model() ? cost->matrix : counted || cost->matrix;
     Ceilings ceilings = ceilings_of(peak_, precision, matrix, in_.stats.eligible(i),
                                     matrix ? in_.stats.kernel_precision(i) : nullptr);
     RooflineRow& r = rows_.row(i, true);

@@ -169,11 +169,13 @@ XlaCosts::OpCounts XlaCosts::op_counts(const XlaOp& op) {
   // A TPU program's ops without cost stats add their instructions' costs; their hlo_category, else
   // the instruction, says whether their FLOPs are matrix-unit work.
   double matrix_flops = op.matrix_flops;
+  double model_flops = op.model_flops;
   auto add = [](double& sum, double v) { sum = std::max(sum, 0.0) + v; };
   for (std::uint32_t k = 0; k < op.program_ops.count; ++k) {
     const XlaProgramOp& program_op = hlo_->program_ops[op.program_ops.first + k];
     HloCost c = instruction_cost(program_op.instruction);
     if (c.flops) add(out.flops, *c.flops);
+    if (c.flops) add(model_flops, *c.flops);
     if (c.bytes) add(out.bytes, *c.bytes);
     if (c.flops && (program_op.matrix == 1 || (program_op.matrix < 0 && c.matrix)))
       add(matrix_flops, *c.flops);
@@ -182,6 +184,7 @@ XlaCosts::OpCounts XlaCosts::op_counts(const XlaOp& op) {
   if (!(out.bytes <= kMaxCount)) out.bytes = -1;
   // A TPU program's ops say which of its FLOPs are matrix-unit work (xla_hlo.h).
   if (matrix_flops >= 0 && matrix_flops <= kMaxCount) out.matrix_flops = matrix_flops;
+  if (model_flops >= 0 && model_flops <= kMaxCount) out.model_flops = model_flops;
   out.matrix = (cost && cost->matrix) || out.matrix_flops > 0;
   out.costed = cost || out.flops >= 0 || out.bytes >= 0;
   return out;
@@ -200,6 +203,7 @@ std::optional<OpCost> XlaCosts::roofline_cost(std::size_t event) {
 
 double XlaCosts::mfu_flops(std::size_t event) {
   const OpCounts& c = counts(event);
+  if (c.model_flops >= 0) return c.model_flops;
   if (c.matrix_flops >= 0) return c.matrix_flops;
   return c.matrix && c.flops >= 0 ? c.flops : -1;
 }

@@ -44,7 +44,8 @@ class XlaCosts {
   // The xla model's cost of the op: empty where its FLOPs are unknown and it is matrix work (its
   // bytes alone would put it under a memory ceiling it need not be under), or nothing is known.
   std::optional<OpCost> roofline_cost(std::size_t event);
-  // The FLOPs MFU counts for the op (matrix work, as a PyTorch op's with_flops count); -1: none.
+  // The FLOPs MFU counts for the op; -1: none. A TPU program's every op's model FLOPs (XProf's FLOPS
+  // utilization: op_stats' model_flops over the peak), else matrix work, as a PyTorch op's with_flops.
   double mfu_flops(std::size_t event);
 
   // The cost of instruction `i` (into the model's instructions).
@@ -60,6 +61,7 @@ class XlaCosts {
     bool matrix = false;
     bool costed = false;
     double matrix_flops = -1;  // XlaOp::matrix_flops
+    double model_flops = -1;   // XlaOp::model_flops, with its program ops' FLOPs
   };
   struct BodyCost {
     std::optional<double> flops;

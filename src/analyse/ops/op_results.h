@@ -23,7 +23,7 @@ struct OpRow {
   Direction direction = Direction::Forward;
   std::uint64_t calls = 0;
   TimeNs host_total = 0;    // wall time of the calls
-  TimeNs host_self = 0;     // minus callee ops and the op's own runtime calls (the plugin's self time)
+  TimeNs host_self = 0;     // minus the ranges and runtime calls directly inside (the plugin's self time)
   TimeNs device_total = 0;  // kernels, memcpy and memset launched by the op and its callees
   TimeNs device_self = 0;   // launched by the op's own runtime calls
   TimeNs tc_device = 0;     // Tensor Core kernel time in device_total

@@ -403,6 +403,28 @@ std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) 
   return rows;
 }
 
+// The range whose self time a runtime call takes: the innermost range on the call's thread that
+// encloses it, where its owner does (the plugin's tree puts a call under the innermost op in time).
+// A call its owner's External id names may lie inside one of the owner's children, whose time the
+// owner already loses as a child's: taking it from the owner too made self times negative. kNone:
+// no range's.
+std::uint32_t self_time_holder(const Profile& p, HostEventCursor& before, std::uint32_t owner,
+                               const RuntimeCall& call) {
+  if (owner == kNone) return kNone;
+  const HostEvent& o = p.host_events[owner];
+  std::uint32_t inner = owner;
+  if (o.thread == call.thread && o.start <= call.start && call.end <= o.end) {
+    inner = before.last_before(call.thread, call.start);
+    while (inner != kNone && inner != owner && p.host_events[inner].end < call.end)
+      inner = p.host_events[inner].parent;
+    if (inner == kNone) inner = owner;
+  }
+  // The range is the call itself (the XSpace reader makes a TPU's Execute a call, to own the
+  // programs it ran): its time is its own, not a callee's.
+  const HostEvent& h = p.host_events[inner];
+  return h.name == call.name && h.start == call.start && h.end == call.end ? kNone : inner;
+}
+
 }  // namespace
 
 const char* direction_name(Direction d) {
@@ -451,8 +473,10 @@ void build_op_tables(const OpTableInputs& in, WorkerTables& out, bool detailed) 
     groups.shape_of(op).host_self -= time;
   };
   for (const HostEvent& e : p.host_events) subtract(e.parent, e.end - e.start);
+  HostEventCursor before(p);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r)
-    subtract(in.attribution.runtime_owner[r], p.runtime_calls[r].end - p.runtime_calls[r].start);
+    subtract(self_time_holder(p, before, in.attribution.runtime_owner[r], p.runtime_calls[r]),
+             p.runtime_calls[r].end - p.runtime_calls[r].start);
   OpTypeOf type_of(in);
   out.ops = rows_of(in, groups.by_name, false, type_of);
   std::vector<OpRow> apart = graph_replay_rows(in);

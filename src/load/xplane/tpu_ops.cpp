@@ -161,7 +161,7 @@ void Builder::tpu_programs() {
   for (const GpuActivity& g : p_.gpu_activities) next = std::max(next, g.correlation);
   // Each op launched by the last call that started at or before it.
   struct Program {
-    double flops = -1, bytes = -1, matrix_flops = -1;
+    double flops = -1, bytes = -1, matrix_flops = -1, model_flops = -1;
     TimeNs device_end = 0;
     std::int32_t device = 0;
     std::int64_t correlation = 0;
@@ -201,6 +201,7 @@ void Builder::tpu_programs() {
     }
     add(program.flops, op.flops);
     add(program.bytes, op.bytes);
+    add(program.model_flops, op.model_flops >= 0 ? op.model_flops : op.flops);
     if (op.matrix) add(program.matrix_flops, op.model_flops >= 0 ? op.model_flops : op.flops);
   }
   for (std::size_t k = 0; k < calls.size(); ++k) {
@@ -210,6 +211,7 @@ void Builder::tpu_programs() {
     std::uint32_t details = xla_op_details(kNone, program.flops, program.bytes);
     XlaHlo& model = hlo_.model();
     model.ops.back().matrix_flops = program.matrix_flops;
+    model.ops.back().model_flops = program.model_flops;
     model.ops.back().program_ops = {static_cast<std::uint32_t>(model.program_ops.size()),
                                     static_cast<std::uint32_t>(program.module_costed.size())};
     model.program_ops.insert(model.program_ops.end(), program.module_costed.begin(),

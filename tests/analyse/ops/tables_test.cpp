@@ -60,6 +60,28 @@ TEST(OpsTable, HostAndDeviceTimesSelfAndTotal) {
   EXPECT_EQ(w.tables.top_gpu_ops.front().name, "aten::addmm");  // by self device time
 }
 
+// A runtime call whose External id names an outer op while it lies inside one of that op's children
+// (a100_alexnet's aten::_to_copy, TPU's Execute calls): the plugin's tree puts it under the innermost
+// range in time, so the child's self time loses it and the outer op loses the child only. Taking it
+// from the owner as well made the owner's self time negative. aten::_to_copy [10,110] > aten::copy_
+// [20,60]; cudaMemcpyAsync [25,55] names the outer op. _to_copy: 100 - 40 = 60; copy_: 40 - 30 = 10.
+TEST(OpsTable, ACallInsideAChildIsTheChildsSelfTime) {
+  TraceBuilder t;
+  t.step(1, 0, 1000);
+  t.op("aten::_to_copy", 10, 100, 1, 1);
+  t.op("aten::copy_", 20, 40, 2, 1);
+  t.runtime("cudaMemcpyAsync", 25, 30, 100, 1)
+      .memcpy("Memcpy HtoD (Pinned -> Device)", 70, 20, 100, 0, 7, 1 << 20);
+  WorkerAnalysis w = analyse_json(t.json());
+  const OpRow* to_copy = find_op(w.tables.ops, "aten::_to_copy");
+  const OpRow* copy = find_op(w.tables.ops, "aten::copy_");
+  ASSERT_TRUE(to_copy && copy);
+  EXPECT_EQ(to_copy->host_self, 60000);
+  EXPECT_EQ(copy->host_self, 10000);
+  EXPECT_EQ(to_copy->device_self, 20000);  // the call is still the outer op's, by its External id
+  EXPECT_EQ(copy->device_self, 0);
+}
+
 // Issue 55, item 4: each op's device time with callees was summed over its subtree on every call,
 // O(N^2) for a chain of N nested ops (50,000: 14.8 s on the 2-core CI machine; 100,000: 56 s).
 // Op k of the chain starts at 1000 + k us and lasts 2 (N - k) + 10 us, each strictly inside the
