@@ -3,7 +3,10 @@
 // time). Two shapes made it negative: a call whose External id names an outer op while it lies inside
 // that op's child (a100_alexnet: aten::_to_copy > aten::copy_ > cudaMemcpyAsync, -1,726 us), and an
 // XSpace reader's TPU Execute, a range made a call to own its programs, taken from itself
-// (-49,811,101 us). The script agrees with every row: 37 on a100_alexnet, 326 on the TPU file.
+// (-49,811,101 us); and a launch that holds ranges of its own (the XSpace reader's command-buffer
+// ops, slices of the launch) taken from the range around it as well as those slices (tests/data's
+// h100_jax_block: command_buffer_1 -1,340.562 us). The script agrees with every row: 37 on
+// a100_alexnet, 326 on the TPU file, 31 of h100_jax_block's 83 (the others are the reader's).
 #include <gtest/gtest.h>
 
 #include "support/helpers.h"
@@ -38,6 +41,21 @@ TEST(HostSelfReal, ATpuExecuteKeepsItsOwnTime) {
   ASSERT_TRUE(scheduled && helper);
   EXPECT_EQ(scheduled->host_self, 7'338'313'799);  // the script: 7,338,313.799 us of 228,623,991.644
   EXPECT_EQ(helper->host_self, 2'670);             // 2.67 us of 723.92
+  expect_no_negative_self(w);
+}
+
+// command_buffer_1 [2,632.065 us in 6 calls] > command_buffer::execute (1,621.11) and ::update (974.7):
+// 36.255 us of its own. command_buffer::execute: 244.293 us by the script, 12 ns more here, the 1 ns
+// the reader leaves at each end of each of the 6 launches it slices.
+TEST(HostSelfReal, ALaunchHoldingItsOpsIsNotTakenTwice) {
+  LoadedRun run = load_run({std::string(PERFGATE_SOURCE_DIR) + "/tests/data/h100_jax_block.xplane.pb.gz"},
+                           load_options_for(default_classification()));
+  WorkerAnalysis w = analyse_profile(run.workers.front(), default_classification(), {});
+  const OpRow* thunk = find_op(w.tables.ops, "command_buffer_1");
+  const OpRow* execute = find_op(w.tables.ops, "command_buffer::execute");
+  ASSERT_TRUE(thunk && execute);
+  EXPECT_EQ(thunk->host_self, 36'255);
+  EXPECT_EQ(execute->host_self, 244'293 + 12);
   expect_no_negative_self(w);
 }
 

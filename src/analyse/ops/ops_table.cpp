@@ -411,17 +411,23 @@ std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) 
 std::uint32_t self_time_holder(const Profile& p, HostEventCursor& before, std::uint32_t owner,
                                const RuntimeCall& call) {
   if (owner == kNone) return kNone;
-  const HostEvent& o = p.host_events[owner];
+  const auto& events = p.host_events;
+  const HostEvent& o = events[owner];
   std::uint32_t inner = owner;
   if (o.thread == call.thread && o.start <= call.start && call.end <= o.end) {
-    inner = before.last_before(call.thread, call.start);
-    while (inner != kNone && inner != owner && p.host_events[inner].end < call.end)
-      inner = p.host_events[inner].parent;
+    inner = before.last_before(call.thread, call.start);  // the owner or later: not kNone
+    // A range that starts inside the call holds its time (the XSpace reader's command-buffer ops,
+    // slices of their launch), which its parent loses as a child's: not taken again.
+    std::size_t next = std::size_t{inner} + 1;
+    if (inner != kNone && next < events.size() && events[next].thread == call.thread &&
+        events[next].start < call.end)
+      return kNone;
+    while (inner != kNone && inner != owner && events[inner].end < call.end) inner = events[inner].parent;
     if (inner == kNone) inner = owner;
   }
   // The range is the call itself (the XSpace reader makes a TPU's Execute a call, to own the
   // programs it ran): its time is its own, not a callee's.
-  const HostEvent& h = p.host_events[inner];
+  const HostEvent& h = events[inner];
   return h.name == call.name && h.start == call.start && h.end == call.end ? kNone : inner;
 }
 
