@@ -195,6 +195,7 @@ ToolOutput report_summary(const StoredReport& report, bool comparison) {
   json::object out;
   out["report_id"] = report.id;
   out["report_id_lasts"] = report.lasts;
+  if (!report.not_stored.empty()) out["report_id_note"] = report.not_stored;
   std::string uri = "perfgate://report/" + report.id;
   out["resources"] = {{"json", uri}, {"html", uri + "/html"}, {"markdown", uri + "/markdown"}};
   if (const json::value* v = member(doc, "verdict")) out["verdict"] = *v;

@@ -68,13 +68,17 @@ std::string argument_of(std::string_view field) {
   return std::string(option->argument);
 }
 
-Session::Session(McpOptions options) : options_(std::move(options)), roots_(options_.roots) {}
+Session::Session(McpOptions options)
+    : options_(std::move(options)),
+      roots_(options_.roots),
+      cache_(roots_, CacheLimits{.max_file_bytes = max_input_memory_of(options_.run.max_input_memory)}) {}
 
 const StoredReport& Session::keep(json::object call, const std::vector<std::string>& reads, ReportModel model,
                                   std::shared_ptr<const RuleBook> book) {
   std::string text = render_json(model);
   StoredReport stored{.id = {},
                       .lasts = options_.allow_write,
+                      .not_stored = {},
                       .call = std::move(call),
                       .model = std::make_shared<const ReportModel>(std::move(model)),
                       .cached_path = {},
@@ -84,7 +88,16 @@ const StoredReport& Session::keep(json::object call, const std::vector<std::stri
   if (stored.lasts) {
     stored.id = content_id(json::value_to<std::string>(stored.call.at("tool")),
                            stored.call.at("arguments").as_object(), reads);
-    cache_.store(stored.id, text, stored.call);
+    try {
+      cache_.store(stored.id, text, stored.call);
+    } catch (const OutputError& e) {
+      // The report computed is still returned (a full disk must not lose it), under an id of this
+      // server's.
+      stored.lasts = false;
+      stored.not_stored = fmt::format("not stored in {}/, so its id lasts while this server runs: {}",
+                                      kCacheFolder, e.what());
+      stored.id = fmt::format("r{}", next_id_++);
+    }
   } else {
     stored.id = fmt::format("r{}", next_id_++);
   }
@@ -93,16 +106,22 @@ const StoredReport& Session::keep(json::object call, const std::vector<std::stri
 
 // Keeps `stored` with its JSON report parsed (the same id again replaces the one kept).
 const StoredReport& Session::hold(StoredReport stored, const std::string& json_text) {
+  auto parsed_bytes = std::make_shared<std::uint64_t>(0);
+  json::value parsed = json::parse(json_text, json::make_shared_resource<CountingResource>(parsed_bytes));
+  std::uint64_t model_bytes = stored.model ? json_text.size() : 0;
+  // Moved: keeps the counting storage.
+  return hold_parsed(std::move(stored), std::move(parsed.as_object()), *parsed_bytes + model_bytes);
+}
+
+const StoredReport& Session::hold_parsed(StoredReport stored, json::object doc, std::uint64_t bytes) {
   for (auto it = reports_.begin(); it != reports_.end(); ++it)
     if (it->id == stored.id) {
       kept_bytes_ -= it->bytes;
       reports_.erase(it);
       break;
     }
-  auto parsed_bytes = std::make_shared<std::uint64_t>(0);
-  json::value parsed = json::parse(json_text, json::make_shared_resource<CountingResource>(parsed_bytes));
-  stored.doc = std::move(parsed.as_object());  // moved: keeps the counting storage
-  stored.bytes = *parsed_bytes + (stored.model ? json_text.size() : 0);
+  stored.doc = std::move(doc);
+  stored.bytes = bytes;
   kept_bytes_ += stored.bytes;
   reports_.push_back(std::move(stored));
   while (reports_.size() > kMaxReportsKept ||
@@ -123,6 +142,7 @@ const StoredReport* Session::cached(const std::string& id) {
   RunRequest run = run_request_of(*this, rules);
   StoredReport stored{.id = id,
                       .lasts = true,
+                      .not_stored = {},
                       .call = std::move(entry->call),
                       .model = nullptr,
                       .cached_path = entry->report_path,
@@ -130,8 +150,14 @@ const StoredReport* Session::cached(const std::string& id) {
                           load_rule_book(run.rules.files, run.rules.settings, run.rules.disabled)),
                       .doc = {},
                       .bytes = 0};
-  std::string text = read_text_file(entry->report_path);
-  return &hold(std::move(stored), text);
+  // Parsed as it is read, within --max-input-memory (report_cache.h): never read whole first.
+  auto parsed_bytes = std::make_shared<std::uint64_t>(0);
+  json::value parsed = read_json_file(entry->report_path, cache_.limits().max_file_bytes,
+                                      json::make_shared_resource<CountingResource>(parsed_bytes));
+  if (!parsed.is_object())
+    throw InputError(
+        fmt::format("{}: not a report this server stored (remove it and analyze again)", entry->report_path));
+  return &hold_parsed(std::move(stored), std::move(parsed.as_object()), *parsed_bytes);
 }
 
 const StoredReport& Session::report(const std::string& id) {
@@ -277,7 +303,8 @@ json::object Session::read_resource(const std::string& uri) {
   std::string text;
   if (kind.empty()) {
     content["mimeType"] = "application/json";
-    text = found->model ? render_json(*found->model) : read_text_file(found->cached_path);
+    text = found->model ? render_json(*found->model)
+                        : read_text_file(found->cached_path, cache_.limits().max_file_bytes);
   } else if (!found->model && (kind == "html" || kind == "markdown")) {
     throw RpcError(-32002, fmt::format("resource not found: {} (report {} was read from {}/, which keeps its "
                                        "JSON only: analyze the same paths again for its page)",

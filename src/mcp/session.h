@@ -51,6 +51,9 @@ struct StoredReport {
   // "r2", ... for as long as this server runs.
   std::string id;
   bool lasts = false;  // stored in the cache folder: a later server finds it by its id
+  // Why a writing server's report is not in the cache folder (a full disk): its id lasts while this
+  // server runs. Empty otherwise.
+  std::string not_stored;
   // The call that made it: {tool, arguments, run}, run being the arguments that make the same run
   // again (its paths resolved under the roots), so that `compare` can analyse it against a baseline.
   json::object call;
@@ -115,10 +118,12 @@ class Session {
 
  private:
   const StoredReport& hold(StoredReport stored, const std::string& json_text);
+  // The same with its JSON parsed, `bytes` what it holds.
+  const StoredReport& hold_parsed(StoredReport stored, json::object doc, std::uint64_t bytes);
   const StoredReport* cached(const std::string& id);
   McpOptions options_;
   Roots roots_;
-  ReportCache cache_{roots_};
+  ReportCache cache_;
   std::deque<StoredReport> reports_;
   std::uint64_t kept_bytes_ = 0;
   std::size_t next_id_ = 1;

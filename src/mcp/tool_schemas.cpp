@@ -22,6 +22,7 @@ constexpr const char* kSummaryOutput =
    "properties": {
      "report_id": {"type": "string", "description": "The id table, explain, metrics, events and the resources take"},
      "report_id_lasts": {"type": "boolean", "description": "true: the id names the report in the cache folder, for a later server too"},
+     "report_id_note": {"type": "string", "description": "Why a writing server's report is not in the cache folder (a full disk): its id lasts while this server runs"},
      "resources": {"type": "object", "additionalProperties": {"type": "string"}},
      "verdict": {"type": "object", "description": "The gate's verdict: status and exit_code, as the JSON report's"},
      "capture": {"type": "object", "description": "The capture profile, as the JSON report's: devices, frameworks, workload, phases, each with its evidence, and the one line"},
