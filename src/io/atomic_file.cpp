@@ -3,8 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
+
+#include <cctype>
+#include <charconv>
 
 #include <fmt/format.h>
 
@@ -81,16 +85,59 @@ void write_in_place(const std::string& path, const ContentProducer& produce) {
     throw OutputError(fmt::format("{}: cannot write (close): {}", path, std::strerror(errno)));
 }
 
+// This host's name as a temporary's name may hold it: letters, digits and '-', at most 32.
+std::string host_in_name() {
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) != 0) return "host";
+  std::string out;
+  for (const char* c = host; *c != '\0' && out.size() < 32; ++c)
+    out += std::isalnum(static_cast<unsigned char>(*c)) || *c == '-' ? *c : '-';
+  return out.empty() ? "host" : out;
+}
+
+// The start of the hidden temporary names of `target`'s outputs made on this host:
+// `.NAME.tmp.HOST-` (NAME cut to 160 bytes, so that the whole name stays within NAME_MAX).
+std::string temp_prefix(const std::filesystem::path& target) {
+  static const std::string host = host_in_name();
+  std::string name = target.filename().string().substr(0, 160);
+  return "." + name + ".tmp." + host + "-";
+}
+
+// A temporary left by a run of this host that no longer runs (a SIGKILL, which no handler sees,
+// leaves it: issue 92) is removed before the next output of the same name is written. Its writer is
+// told by the process id in its name, `.NAME.tmp.HOST-PID.XXXXXX`: one still running (a concurrent
+// perfgate writing the same output) keeps its own; another host's are left alone.
+void remove_stale_temporaries(const std::filesystem::path& folder, const std::string& prefix) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    if (!name.starts_with(prefix)) continue;
+    std::size_t dot = name.find('.', prefix.size());
+    if (dot == std::string::npos) continue;
+    pid_t pid = 0;
+    std::string_view digits = std::string_view(name).substr(prefix.size(), dot - prefix.size());
+    auto [last, parse] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+    if (parse != std::errc() || last != digits.data() + digits.size() || pid <= 0) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // running (or not ours to ask): kept
+    struct stat st {};
+    if (::lstat(it->path().c_str(), &st) == 0 && S_ISREG(st.st_mode)) ::unlink(it->path().c_str());
+  }
+}
+
+// A hidden temporary's mkstemp template beside `target` (its folder's stale ones removed first).
+std::string temp_template(const std::filesystem::path& target) {
+  namespace fs = std::filesystem;
+  fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::string prefix = temp_prefix(target);
+  remove_stale_temporaries(folder, prefix);
+  return (folder / fmt::format("{}{}.XXXXXX", prefix, ::getpid())).string();
+}
+
 // A regular file is written beside itself under a hidden temporary name and renamed over the
 // target, so that a reader never sees half a file.
 void write_by_rename(const std::string& shown, const std::string& path, const ContentProducer& produce) {
-  namespace fs = std::filesystem;
-  fs::path target(path);
-  fs::path folder = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::string hidden_name = target.filename().string();
-  hidden_name.insert(0, 1, '.');
-  hidden_name.append(".tmp.XXXXXX");
-  std::string temp = (folder / hidden_name).string();
+  std::string temp = temp_template(std::filesystem::path(path));
   // mkstemp: O_CREAT|O_EXCL with a random name, so a planted file or symlink is never followed.
   int fd = ::mkstemp(temp.data());
   if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", shown, std::strerror(errno)));
@@ -124,10 +171,7 @@ void write_by_rename(const std::string& shown, const std::string& path, const Co
 
 // A hidden, registered temporary file beside `target` (mkstemp: a planted name is never followed).
 std::string hidden_temp_beside(const std::string& shown, const std::string& target) {
-  namespace fs = std::filesystem;
-  fs::path t(target);
-  fs::path folder = t.has_parent_path() ? t.parent_path() : fs::path(".");
-  std::string temp = (folder / ("." + t.filename().string() + ".tmp.XXXXXX")).string();
+  std::string temp = temp_template(std::filesystem::path(target));
   int fd = ::mkstemp(temp.data());
   if (fd < 0) throw OutputError(fmt::format("{}: cannot write: {}", shown, std::strerror(errno)));
   ::close(fd);

@@ -30,9 +30,22 @@ bool is_shipped_rules(const std::string& name) {
   return name == "default" || name == "tb-plugin";
 }
 
+// A PostgreSQL history is reached over the network, outside the roots: named as such, not read as a
+// file under the first root ("<root>/postgresql://…: no such file or folder", issue 92).
+void refuse_postgres(const std::string& location) {
+  if (is_postgres_location(location))
+    throw ConfigError(
+        fmt::format("{}: a PostgreSQL history is not read through the MCP server (it lies "
+                    "outside the roots); give a SQLite history file under the roots",
+                    location));
+}
+
 std::vector<std::string> checked_paths(const Session& session, const std::vector<std::string>& paths) {
   std::vector<std::string> out;
-  for (const std::string& p : paths) out.push_back(session.roots().check(p));
+  for (const std::string& p : paths) {
+    refuse_postgres(p);
+    out.push_back(session.roots().check(p));
+  }
   return out;
 }
 
@@ -178,6 +191,7 @@ ToolOutput analyze_tool(Session& session, const json::object& raw) {
     bool record = args.flag("record");
     if (record && !session.options().allow_write)
       throw ConfigError("record: this server is read-only (start it with --allow-write to record runs)");
+    refuse_postgres(*history);
     given.history = record ? session.roots().check_new(*history) : session.roots().check(*history);
     given.record = record;
     given.branch = args.text("branch").value_or("");
@@ -214,6 +228,7 @@ ToolOutput compare_tool(Session& session, const json::object& raw) {
   RequestSettings settings;
   settings.baseline = checked_paths(session, args.texts("baseline", 16));
   if (std::optional<std::string> history = args.text("history")) {
+    refuse_postgres(*history);
     settings.baseline.push_back(session.roots().check(*history));
     if (std::optional<std::string> branch = args.text("branch")) settings.baseline_branch = *branch;
   }

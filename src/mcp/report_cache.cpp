@@ -189,14 +189,19 @@ std::optional<ReportCache::Entry> ReportCache::find(const std::string& id) const
   Entry entry{roots_.check(report), {}};
   check_regular_file(entry.report_path);
   json::value parsed = read_json_file(roots_.check(call), limits_.max_file_bytes);
-  // What Session::cached reads of it: {tool, arguments, run}.
+  // What Session::cached and compare read of it: {tool, arguments, run: {paths: [...], ...}}.
   const json::object* object = parsed.if_object();
   auto has = [&](std::string_view key, json::kind kind) {
     const json::value* v = object->if_contains(key);
     return v && v->kind() == kind;
   };
+  auto paths_are_texts = [&] {
+    const json::value* paths = object->at("run").get_object().if_contains("paths");
+    return paths && paths->is_array() &&
+           std::ranges::all_of(paths->get_array(), [](const json::value& p) { return p.is_string(); });
+  };
   if (!object || !has("tool", json::kind::string) || !has("arguments", json::kind::object) ||
-      !has("run", json::kind::object))
+      !has("run", json::kind::object) || !paths_are_texts())
     throw InputError(fmt::format("{}: not a call this server stored (remove it and analyze again)", call));
   entry.call = std::move(parsed.as_object());
   return entry;

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "io/io.h"
 #include "io/temp_files.h"
 #include "render/render.h"
 #include "support/helpers.h"
@@ -51,6 +52,40 @@ TEST(TempFiles, AFailedXlsxWriteLeavesNoTemporary) {
   ReportModel report = report_of_json(training_trace(run), default_book());
   EXPECT_THROW(write_xlsx(report, dir + "/taken.xlsx"), OutputError);
   EXPECT_EQ(entries(dir), 1u);
+}
+
+// Issue 92: a SIGKILL, which no handler sees, leaves a run's temporaries (up to 10 after 40 kills).
+// The next output of the same name removes those whose process no longer runs (its id is in their
+// name), and keeps a running process's, another host's and another output's.
+TEST(TempFiles, AKilledRunsTemporariesGoWithTheNextOutput) {
+  std::string dir = temp_dir();
+  std::string out = dir + "/out.json";
+  // This host's temporary name for it, seen while it is written: .out.json.tmp.HOST-PID.XXXXXX.
+  std::string seen;
+  write_file_atomically(out, [&](const std::function<void(std::string_view)>& write) {
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename().string().starts_with(".out.json.tmp.")) seen = e.path().filename().string();
+    write("{}");
+  });
+  std::string own = fmt::format("-{}.", ::getpid());
+  std::size_t at = seen.rfind(own);
+  ASSERT_NE(at, std::string::npos) << seen;
+  std::string prefix = seen.substr(0, at + 1);  // .out.json.tmp.HOST-
+  pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  ASSERT_EQ(::waitpid(dead, nullptr, 0), dead);
+  std::string host = prefix.substr(std::string(".out.json.tmp.").size());
+  const std::vector<std::string> stale = {prefix + fmt::format("{}.aB3dE9", dead),
+                                          prefix + fmt::format("{}.aB3dE9.previous", dead)};
+  const std::vector<std::string> kept = {prefix + fmt::format("{}.zZ9yY8", ::getpid()),  // running
+                                         fmt::format(".out.json.tmp.elsewhere-{}.qQ1wW2", dead),
+                                         fmt::format(".other.json.tmp.{}{}.aB3dE9", host, dead)};
+  for (const std::string& name : stale) write_text(dir + "/" + name, "half");
+  for (const std::string& name : kept) write_text(dir + "/" + name, "half");
+  write_file_atomically(out, std::string("{\"again\": 1}"));
+  for (const std::string& name : stale) EXPECT_FALSE(fs::exists(dir + "/" + name)) << name;
+  for (const std::string& name : kept) EXPECT_TRUE(fs::exists(dir + "/" + name)) << name;
+  EXPECT_EQ(read_text(out), "{\"again\": 1}");
 }
 
 // A child registers a temporary file and a folder, then gets a signal whose default action ends

@@ -133,6 +133,20 @@ TEST(SnapshotForms, BlockSizesAreTheAllocatorsRounding) {
   EXPECT_EQ(snapshot::block_size_of(300'001), 300'032u);
 }
 
+// Issue 92: a float time_us (a snapshot a tool rewrote) was read as missing, the trace as untimed.
+// It is a time, to the nanosecond: 10.5 us is 10,500 ns.
+TEST(SnapshotForms, AFloatTimeIsATime) {
+  Snapshot s = rounded_and_requested();
+  for (std::size_t i = 0; i < s.device_traces[0].size(); ++i)
+    s.device_traces[0][i].time_us_real = 10.5 * static_cast<double>(i + 1);
+  Profile p;
+  Analysed a = states_of(snapshot_pickle(s), p);
+  for (const Note& n : p.notes) EXPECT_NE(n.id, NoteId::snapshot_untimed) << note_text(n);
+  ASSERT_FALSE(p.memory_samples.empty());
+  EXPECT_EQ(p.memory_samples.front().time, 10'500);
+  EXPECT_EQ(a.w.tables.memory_snapshot[0].peak, 3'645'952);
+}
+
 // Item 5: PyTorch 2.0 and 2.1 record no time_us. The trace is read by allocation order: every
 // action at time 0, the same peak after the same action, no wall time stated, and a note naming
 // the field the entries lack.

@@ -1,4 +1,5 @@
-// The MCP report store (.perfgate-cache/) as untrusted input (issue 92, item 3): a FIFO named as a
+// The MCP report store (.perfgate-cache/) as untrusted input (issue 92, item 3, and a PostgreSQL URI
+// read as a path, item 6): a FIFO named as a
 // report blocked `table` and every call after it; a 3 GiB sparse file was read whole (3.9 GB resident)
 // before Boost.JSON's error named its own header; the folder grew without a cap (136 entries, 430 MB
 // after about 75 calls); with its disk full `analyze` failed and lost the report it computed.
@@ -94,6 +95,26 @@ TEST_F(McpStoreTest, AFailedStoreStillReturnsTheReport) {
   EXPECT_FALSE(mcp::is_content_id(id)) << id;
   json::object page = call("table", {{"report", id}, {"table", "iterations"}});
   EXPECT_EQ(page.at("isError"), json::value(false)) << json::serialize(page);
+}
+
+// A PostgreSQL history is named as one, not read as a file under the first root ("<root>/postgresql://…:
+// no such file or folder"), as a history, a baseline or compare's history.
+TEST_F(McpServerTest, APostgresHistoryIsNamedNotReadAsAFile) {
+  five_step_trace(root_ + "/run.json");
+  const std::string uri = "postgresql://ci@db.example/perf";
+  for (const json::object& args :
+       {json::object{{"paths", json::array{"run.json"}}, {"history", uri}},
+        json::object{{"paths", json::array{"run.json"}}, {"baseline", json::array{uri}}}}) {
+    json::object r = call("analyze", args);
+    std::string error = json::value_to<std::string>(r.at("structuredContent").at("error"));
+    EXPECT_NE(error.find(uri + ": a PostgreSQL history is not read through the MCP server"),
+              std::string::npos)
+        << error;
+    EXPECT_EQ(error.find(root_), std::string::npos) << error;
+  }
+  json::object compared = call("compare", {{"paths", json::array{"run.json"}}, {"history", uri}});
+  EXPECT_NE(json::value_to<std::string>(compared.at("structuredContent").at("error")).find("PostgreSQL"),
+            std::string::npos);
 }
 
 // The store keeps the newest reports within its count and its bytes; the one just stored stays

@@ -35,6 +35,7 @@ struct SnapAction {
   std::int64_t device_free = -1;  // an oom's; -1: not written
   std::string category = "";      // written when not empty (torch.cuda._memory_viz._profile_to_snapshot's)
   std::string user_metadata = "";
+  double time_us_real = -1;  // >= 0: time_us written as this float (a snapshot a tool rewrote)
 };
 struct Snapshot {
   std::vector<SnapSegment> segments;
@@ -88,7 +89,10 @@ inline std::string snapshot_pickle(const Snapshot& s, int protocol = 4) {
         w.empty_dict().mark();
         w.str("action").str(a.action).str("addr").integer(static_cast<std::int64_t>(a.addr));
         w.str("size").integer(static_cast<std::int64_t>(a.size)).str("stream").integer(0);
-        if (a.time_us >= 0) w.str("time_us").integer(a.time_us);
+        if (a.time_us_real >= 0)
+          w.str("time_us").real(a.time_us_real);
+        else if (a.time_us >= 0)
+          w.str("time_us").integer(a.time_us);
         w.str("compile_context").str("N/A").str("user_metadata").str(a.user_metadata);
         if (!a.category.empty()) w.str("category").str(a.category);
         if (a.device_free >= 0) w.str("device_free").integer(a.device_free);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/errors.h"
 #include "io/input_limit.h"
@@ -329,8 +330,14 @@ void Reading::add_trace_entry(const Value& a, SnapshotDevice& d, bool counted) {
     step.address = static_cast<std::uint64_t>(addr->as_int());
   ++out_.trace_entries;
   if (!a.find("frames")) ++out_.entries_without_frames;
+  // An integer, as PyTorch writes it, or a float (a snapshot rewritten by a tool): to the nanosecond.
   const Value* t = a.find("time_us");
-  if (!t || !t->is(Kind::Int) || __builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time)) {
+  bool timed = t && t->is(Kind::Int) && !__builtin_mul_overflow(t->as_int(), std::int64_t{1000}, &step.time);
+  if (t && t->is(Kind::Float) && t->as_float() >= 0 && t->as_float() < 9e15) {
+    step.time = std::llround(t->as_float() * 1000);
+    timed = true;
+  }
+  if (!timed) {
     step.time = 0;  // no time: the trace is read by allocation order (replay_snapshot)
     ++out_.entries_without_time;
   }
