@@ -68,6 +68,7 @@ void finish_memory_budget(const GateArgs& a, const MemoryBudget& budget) {
 int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   check_output_paths(a.outputs, run.reads, run.request.resolved.get());
   GatedRun gated = run_gated(run);
+  stop_if_unbounded(run.request.limits.memory);  // no report written past a budget that did not hold
   const ReportModel& report = gated.report;
   const RunLabels& labels = run.request.history.labels;
   OutputArgs outputs = a.outputs;

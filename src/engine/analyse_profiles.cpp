@@ -110,9 +110,10 @@ LoadOptions load_options_of(const RunRequest& request, const Classification& kno
   options.graph_captures = request.options.graph_captures;
   options.given = request.profile_bytes;
   options.resolved = request.resolved;
-  if (request.progress || request.stop_requested)
+  if (request.progress || request.stop_requested || request.limits.memory.stated)
     options.progress = [&request](std::uint64_t done, std::uint64_t total) {
       stop_if_asked(request);  // between two chunks of an input: the load ends with RunStopped
+      stop_if_unbounded(request.limits.memory);
       if (request.progress) request.progress(done, total);
     };
   return options;
@@ -206,6 +207,7 @@ ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book,
       load_and_analyse(request.paths, load_options_of(request, book.knowledge), book.knowledge, options);
   if (request.on_loaded) request.on_loaded();
   stop_if_asked(request);
+  stop_if_unbounded(request.limits.memory);
   if (!request.one_run) refuse_unless_one_capture(run);
   if (request.on_input_warning)
     for (const Note& w : run.inputs.warnings) request.on_input_warning(w);

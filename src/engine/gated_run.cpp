@@ -232,6 +232,7 @@ GatedRun run_gated(const PreparedRun& prepared, std::vector<Baseline> given) {
                            ? merge_partials(*prepared.partials, book, request.limits.max_input_memory)
                            : analyse_profiles(request, book, request.options);
   stop_if_asked(request);
+  stop_if_unbounded(request.limits.memory);
   CaptureOverride capture = book.rules.capture;
   if (request.rules.workload) {
     capture.workload = request.rules.workload;

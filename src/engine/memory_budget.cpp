@@ -78,7 +78,16 @@ HoldScope held_in_spill_file() {
 
 MemoryBudget memory_budget(const MemoryBudgetArgs& a) {
   std::uint64_t bytes = budget_bytes(a);
-  return {bytes, spill_folder(a, bytes != 0)};
+  bool stated = !a.max_memory.empty() || !environment("PERFGATE_MAX_MEMORY").empty();
+  return {bytes, spill_folder(a, bytes != 0), stated};
+}
+
+void stop_if_unbounded(const MemoryBudget& budget) {
+  if (budget.bytes == 0 || !budget.stated || !spill::failed()) return;
+  throw OutputError(fmt::format(
+      "over the --max-memory budget of {} but {}: the run was stopped rather than go on unbounded (raise the "
+      "address-space limit, ulimit -v, or give --spill-dir a folder with room; --max-memory 0: no budget)",
+      byte_size_text(budget.bytes), spill::spill_error()));
 }
 
 void apply_memory_budget(const MemoryBudget& budget) {

@@ -15,6 +15,7 @@ struct MemoryBudgetArgs {
 struct MemoryBudget {
   std::uint64_t bytes = 0;  // 0: no budget
   std::string folder;       // of the spill file
+  bool stated = false;      // by --max-memory or PERFGATE_MAX_MEMORY, not the default
 };
 
 // The budget the arguments and the environment set, for the request's limits (RunLimits::memory);
@@ -33,5 +34,9 @@ struct SpillSummary {
   bool warning = false;
 };
 SpillSummary spill_summary(const MemoryBudget& budget);
+// A stated budget that spilling can no longer keep (the spill file cannot be mapped, or holds no
+// more in the address space left under ulimit -v) stops the run: OutputError (exit 3) saying why,
+// rather than going on unbounded. Under the default budget the run goes on, and spill_summary warns.
+void stop_if_unbounded(const MemoryBudget& budget);
 
 }  // namespace perfgate

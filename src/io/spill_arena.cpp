@@ -7,6 +7,7 @@
 #include <linux/magic.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -25,7 +27,9 @@
 namespace perfgate::spill {
 namespace {
 
-constexpr std::uint64_t kReserve = std::uint64_t{1} << 40;   // 1 TiB of address space, mapped once
+constexpr std::uint64_t kReserve = std::uint64_t{1} << 40;  // 1 TiB of address space, mapped once
+// The least address space worth mapping under an address-space limit (reserve_size).
+constexpr std::uint64_t kMinReserve = std::uint64_t{64} << 20;
 constexpr std::uint64_t kHeader = 64;                        // the extent's length, before the block
 constexpr std::uint64_t kGrowStep = std::uint64_t{1} << 30;  // the file grows (sparse) 1 GiB at a time
 constexpr std::size_t kMaxFreeExtents = 4096;
@@ -48,6 +52,11 @@ constinit std::atomic<std::uint64_t> g_budget{0};
 constinit std::mutex g_mutex;
 constinit int g_fd = -1;
 constinit bool g_failed = false;
+constinit std::atomic<bool> g_failed_flag{false};  // g_failed, for failed(), which takes no lock
+// The address space mapped (kReserve, or less under an address-space limit): set before g_base.
+constinit std::atomic<std::uint64_t> g_reserve{0};
+// The step a full mapping fails at, written when it is mapped (no heap on the allocation path).
+constinit char g_full_step[160] = {};
 constinit int g_errno = 0;
 constinit const char* g_failed_step = nullptr;
 constinit std::uint64_t g_file_size = 0;
@@ -74,8 +83,30 @@ std::uint64_t round_up(std::uint64_t n, std::uint64_t to) {
 
 void fail(const char* step) {
   g_failed = true;
+  g_failed_flag.store(true, std::memory_order_relaxed);
   g_errno = errno;
   g_failed_step = step;
+}
+
+std::size_t read_small_file(const char* path, char* buffer, std::size_t size);
+
+// The address space to map for the file: 1 TiB, or under an address-space limit (ulimit -v, a batch
+// scheduler's) half of what the process has left of it, in whole 64 MiB, since a file's mapping
+// counts against that limit whatever of it is resident (issue 92: the 1 TiB map failed under 8, 64
+// and 128 GiB, and the run went on unbounded). 0 where too little is left.
+std::uint64_t reserve_size() noexcept {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return kReserve;
+  char text[256];
+  unsigned long long pages = 0;  // /proc/self/statm's first field: the address space, in pages
+  if (read_small_file("/proc/self/statm", text, sizeof text) == 0) return 0;
+  for (const char* p = text; *p >= '0' && *p <= '9'; ++p)
+    pages = pages * 10 + static_cast<unsigned>(*p - '0');
+  std::uint64_t used = pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  auto cap = static_cast<std::uint64_t>(limit.rlim_cur);
+  if (cap <= used) return 0;
+  std::uint64_t half = (cap - used) / 2 / (std::uint64_t{64} << 20) * (std::uint64_t{64} << 20);
+  return std::min(kReserve, half);
 }
 
 // Opens the unnamed file and maps the reserved range; under the mutex.
@@ -84,13 +115,24 @@ bool open_arena() {
   if (g_failed) return false;
   int fd = ::open(g_folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
   if (fd < 0) return fail("create a temporary file in"), false;
-  void* base = ::mmap(nullptr, kReserve, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+  // Less where the whole will not map (a limit the kernel sets otherwise), halved down to 64 MiB.
+  std::uint64_t size = reserve_size();
+  void* base = MAP_FAILED;
+  for (; size >= kMinReserve; size /= 2) {
+    base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (base != MAP_FAILED) break;
+  }
   if (base == MAP_FAILED) {
-    fail("map a temporary file in");
+    if (size < kMinReserve) errno = ENOMEM;
+    fail("map a temporary file (too little address space is left under the process's limit, ulimit -v) in");
     ::close(fd);
     return false;
   }
+  std::snprintf(g_full_step, sizeof g_full_step,
+                "hold more than the %llu MiB of a temporary file the address space left room to map in",
+                static_cast<unsigned long long>(size >> 20));
   g_fd = fd;
+  g_reserve.store(size, std::memory_order_relaxed);
   g_base.store(static_cast<char*>(base), std::memory_order_release);
   return true;
 }
@@ -108,9 +150,13 @@ bool take_extent(std::uint64_t length, std::uint64_t& offset) {
     }
     return true;
   }
-  if (g_end + length > kReserve) return false;
+  std::uint64_t reserve = g_reserve.load(std::memory_order_relaxed);
+  if (g_end + length > reserve) {
+    errno = ENOMEM;
+    return fail(g_full_step), false;
+  }
   if (g_end + length > g_file_size) {
-    std::uint64_t size = std::min(kReserve, round_up(g_end + length, kGrowStep));
+    std::uint64_t size = std::min(reserve, round_up(g_end + length, kGrowStep));
     if (::ftruncate(g_fd, static_cast<off_t>(size)) != 0) return fail("grow the temporary file in"), false;
     g_file_size = size;
   }
@@ -374,8 +420,8 @@ void* allocate_if_over_budget(std::size_t bytes) noexcept {
 }
 
 bool owns(const void* p) noexcept {
-  const char* base = g_base.load(std::memory_order_relaxed);
-  return base && p >= base && static_cast<const char*>(p) < base + kReserve;
+  const char* base = g_base.load(std::memory_order_acquire);
+  return base && p >= base && static_cast<const char*>(p) < base + g_reserve.load(std::memory_order_relaxed);
 }
 
 void release(void* p) noexcept {
@@ -396,6 +442,10 @@ void release(void* p) noexcept {
 Stats stats() noexcept {
   std::lock_guard lock(g_mutex);
   return g_stats;
+}
+
+bool failed() noexcept {
+  return g_failed_flag.load(std::memory_order_relaxed);
 }
 
 std::string spill_error() {

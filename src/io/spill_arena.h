@@ -143,8 +143,11 @@ struct Stats {
   std::uint64_t total = 0;   // bytes ever spilled
 };
 Stats stats() noexcept;
-// Why spilling stopped working ("" while it works): e.g. the folder is not writable.
+// Why spilling stopped working ("" while it works): e.g. the folder is not writable, or the address
+// space left under the process's limit (ulimit -v) holds no mapping of the file, or no more of it.
 std::string spill_error();
+// Whether it did, without a lock or the heap.
+bool failed() noexcept;
 
 // The process's resident anonymous memory in bytes (/proc/self/statm: resident minus file-backed
 // and shared pages); 0 where it cannot be read.

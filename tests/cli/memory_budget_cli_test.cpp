@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 
@@ -24,6 +25,21 @@ std::string make_trace(const std::string& dir, const std::string& size) {
       fmt::format("'{}' '{}' {} --seed 7 >/dev/null", PERFGATE_MAKE_LARGE_TRACE, path, size);
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   return path;
+}
+
+// perfgate run by the shell under an address-space limit of `kib` KiB (ulimit -v), its stdout left
+// out: stderr and the exit code.
+CommandResult run_under_address_limit(std::uint64_t kib, const std::string& args) {
+  std::string command =
+      fmt::format("ulimit -v {} && exec '{}' {} 2>&1 >/dev/null", kib, PERFGATE_BINARY, args);
+  CommandResult result;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) result.out.append(buffer, n);
+  int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
 }
 
 // `must_spill`: the input is large enough that 8 MiB (half of 16) cannot hold it.
@@ -83,6 +99,65 @@ TEST(MemoryBudgetCli, TheResidentSetStaysWithinTheBudget) {
   auto binary = static_cast<long>(std::filesystem::file_size(PERFGATE_BINARY));
   long bound_kb = (72L * 1024 * 1024 + binary) / 1024;
   EXPECT_LT(usage.ru_maxrss, bound_kb) << "peak resident " << usage.ru_maxrss << " kB";
+}
+
+// Issue 92, item 4: the spill file was mapped as 1 TiB, which an address-space limit (ulimit -v: a
+// container's, a batch scheduler's) of 8, 64 or 128 GiB refuses: "cannot map a temporary file...;
+// memory was not bounded", and the run went on unbounded. The mapping is now sized to what the limit
+// leaves: under 8 GiB the run spills and reports what an unbounded run does.
+TEST(MemoryBudgetCli, UnderAnAddressSpaceLimitTheBudgetHolds) {
+#ifdef PERFGATE_SANITIZED
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit holds it";
+#endif
+  std::string dir = temp_dir();
+  std::string trace = make_trace(dir, "48M");
+  CommandResult free_run = run_perfgate(
+      fmt::format("analyze '{}' --max-memory 0 --fail-on never -q --json '{}/free.json'", trace, dir));
+  ASSERT_EQ(free_run.exit_code, 0) << free_run.out;
+  CommandResult limited = run_under_address_limit(
+      std::uint64_t{8} << 20,
+      fmt::format("analyze '{}' --max-memory 16M --spill-dir '{}' --fail-on never --no-progress --json '{}'",
+                  trace, dir, dir + "/limited.json"));
+  ASSERT_EQ(limited.exit_code, 0) << limited.out;
+  EXPECT_NE(limited.out.find("were held in a temporary file in " + dir), std::string::npos) << limited.out;
+  EXPECT_EQ(limited.out.find("not bounded"), std::string::npos) << limited.out;
+  EXPECT_EQ(read_text(dir + "/limited.json"), read_text(dir + "/free.json"));
+}
+
+// Where even that cannot hold the run (too little address space to map the file, or to map enough
+// of it), a stated budget stops the run with exit 3 and says why, and writes no report, instead of
+// going on unbounded. The limits are tried from 1 GiB down, so that some leave too little on any
+// machine; none may go on unbounded, and each run either holds the budget or stops.
+TEST(MemoryBudgetCli, WhereTheSpillFileCannotHoldTheRunItStops) {
+#ifdef PERFGATE_SANITIZED
+  GTEST_SKIP() << "AddressSanitizer maps terabytes of shadow memory: no address-space limit holds it";
+#endif
+  std::string dir = temp_dir();
+  std::string trace = make_trace(dir, "48M");
+  int stopped = 0;
+  for (int mib = 1024; mib >= 128; mib -= 64) {
+    std::string report = fmt::format("{}/r{}.json", dir, mib);
+    CommandResult r = run_under_address_limit(
+        static_cast<std::uint64_t>(mib) << 10,
+        fmt::format(
+            "analyze '{}' --max-memory 16M --spill-dir '{}' --fail-on never --no-progress --json '{}'", trace,
+            dir, report));
+    EXPECT_EQ(r.out.find("not bounded"), std::string::npos) << mib << " MiB: " << r.out;
+    if (r.exit_code == 0) {
+      EXPECT_NE(r.out.find("were held in a temporary file"), std::string::npos) << mib << " MiB: " << r.out;
+      continue;
+    }
+    EXPECT_EQ(r.exit_code, 3) << mib << " MiB: " << r.out;
+    EXPECT_FALSE(std::filesystem::exists(report)) << mib << " MiB";
+    // Too little to start is "out of memory"; too little to spill says so.
+    if (r.out.find("the run was stopped rather than go on unbounded") != std::string::npos) {
+      ++stopped;
+      EXPECT_NE(r.out.find("over the --max-memory budget of 16 MiB but cannot "), std::string::npos) << r.out;
+    } else {
+      EXPECT_NE(r.out.find("out of memory"), std::string::npos) << mib << " MiB: " << r.out;
+    }
+  }
+  EXPECT_GT(stopped, 0);
 }
 
 TEST(MemoryBudgetCli, QuietRunsSayNothingAndUnboundedRunsNeverSpill) {
