@@ -34,13 +34,19 @@ std::optional<std::uint64_t> parse_byte_size(std::string_view text) {
   return static_cast<std::uint64_t>(std::floor(bytes));
 }
 
+// io.h: "4 GiB", "1.5 GiB", "1000 bytes"; and a size that is no whole sixteenth of its unit (a MiB
+// or more) to a tenth of it.
 std::string byte_size_text(std::uint64_t bytes) {
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
   for (int i = 3; i >= 0; --i) {
     std::uint64_t unit = std::uint64_t{1} << (10 * (i + 1));
-    // Sixteenths of the unit at most: the decimal text is exact (1.5 GiB, 1.0625 GiB).
-    if (bytes >= unit && bytes % (unit / 16) == 0)
-      return fmt::format("{} {}", static_cast<double>(bytes) / static_cast<double>(unit), kUnits[i]);
+    if (bytes < unit) continue;
+    // Sixteenths of the unit at most: the decimal text is exact (1.5 GiB, 1.0625 GiB). Another size
+    // of a MiB or more (half of a machine's memory) to a tenth of its largest unit, as a person reads
+    // it: "5.9 GiB", not "6170905 KiB" (issue 93).
+    double in_units = static_cast<double>(bytes) / static_cast<double>(unit);
+    if (bytes % (unit / 16) == 0) return fmt::format("{} {}", in_units, kUnits[i]);
+    if (i >= 1) return fmt::format("{:.1f} {}", in_units, kUnits[i]);
   }
   return fmt::format("{} bytes", bytes);
 }

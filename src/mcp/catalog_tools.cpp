@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/errors.h"
 #include "common/metrics.h"
@@ -88,6 +89,27 @@ json::array evidence(const json::object& doc, const json::value* see, std::size_
   return out;
 }
 
+// Why a finding's evidence is empty (issue 93: `explain dataloader.bottleneck` gave `evidence: []`
+// and no word); empty where it is not.
+std::string no_evidence_note(const json::object& finding, const json::array& evidence) {
+  for (const json::value& t : evidence)
+    if (!t.at("rows").as_array().empty()) return "";
+  const json::value* see = finding.if_contains("see");
+  std::vector<std::string> named;
+  if (see && see->is_array())
+    for (const json::value& name : see->get_array())
+      if (name.is_string()) named.emplace_back(name.get_string());
+  if (named.empty())
+    return "the rule names no table: its evidence is its metric (in `metric`: the value, against the "
+           "threshold in `finding`) and the finding's offenders, where it has any";
+  if (evidence.empty())
+    return fmt::format(
+        "this report has none of the tables the rule names ({}): its inputs record nothing "
+        "they would hold",
+        fmt::join(named, ", "));
+  return fmt::format("the tables the rule names ({}) have no rows in this report", fmt::join(named, ", "));
+}
+
 // Within kMaxResultBytes: the last row of the longest evidence table goes first, and
 // evidence_rows_not_shown counts them (the table tool pages through them all).
 void fit_evidence(json::object& out) {
@@ -124,6 +146,8 @@ ToolOutput explain_finding(const StoredReport& report, const std::string& id, st
     out["metric"] = std::move(entry);
   }
   out["evidence"] = evidence(report.doc, finding->if_contains("see"), rows);
+  if (std::string note = no_evidence_note(*finding, out["evidence"].as_array()); !note.empty())
+    out["evidence_note"] = note;
   fit_evidence(out);
   return out;
 }

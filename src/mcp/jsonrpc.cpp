@@ -1,5 +1,7 @@
 #include "mcp/jsonrpc.h"
 
+#include "render/json_writer.h"
+
 namespace perfgate::mcp {
 
 CheckedMessage check_message(const json::value& message) {
@@ -67,6 +69,52 @@ std::optional<json::value> parse_message(std::string_view line, std::string& why
     return std::nullopt;
   }
   return value;
+}
+
+namespace {
+
+void write_value(JsonWriter& w, const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::null:
+      w.null();
+      break;
+    case json::kind::bool_:
+      w.value(v.get_bool());
+      break;
+    case json::kind::int64:
+      w.value(v.get_int64());
+      break;
+    case json::kind::uint64:
+      w.value(v.get_uint64());
+      break;
+    case json::kind::double_:
+      w.value(v.get_double());
+      break;
+    case json::kind::string:
+      w.value(std::string_view(v.get_string()));
+      break;
+    case json::kind::array:
+      w.begin_array();
+      for (const json::value& item : v.get_array()) write_value(w, item);
+      w.end_array();
+      break;
+    case json::kind::object:
+      w.begin_object();
+      for (const auto& [key, item] : v.get_object()) {
+        w.key(JsonKey(std::string_view(key)));
+        write_value(w, item);
+      }
+      w.end_object();
+      break;
+  }
+}
+
+}  // namespace
+
+std::string json_text(const json::value& value) {
+  JsonWriter w(0);
+  write_value(w, value);
+  return w.str();
 }
 
 json::object result_reply(const json::value& id, json::value result) {

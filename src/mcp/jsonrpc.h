@@ -51,4 +51,9 @@ std::optional<json::value> parse_message(std::string_view line, std::string& why
 json::object result_reply(const json::value& id, json::value result);
 json::object error_reply(const json::value& id, int code, std::string_view message);
 
+// A message's or a text block's JSON, compact, its numbers as the JSON report writes them (55.514085,
+// never Boost's 5.5514085E1; render/json_writer.h): a text block's numbers are then the structured
+// content's, character for character (issue 93).
+std::string json_text(const json::value& value);
+
 }  // namespace perfgate::mcp

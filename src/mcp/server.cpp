@@ -166,23 +166,22 @@ std::optional<json::object> Server::handle(const json::value& message) {
 std::optional<std::string> Server::handle_line(std::string_view line) {
   std::string why;
   std::optional<json::value> message = parse_message(line, why);
-  if (!message) return json::serialize(error_reply(nullptr, kParseError, "parse error: " + why));
+  if (!message) return json_text(error_reply(nullptr, kParseError, "parse error: " + why));
   if (!message->is_array()) {
     std::optional<json::object> reply = handle(*message);
     if (!reply) return std::nullopt;
-    return json::serialize(*reply);
+    return json_text(*reply);
   }
   const json::array& batch = message->get_array();
-  if (batch.empty()) return json::serialize(error_reply(nullptr, kInvalidRequest, "an empty batch"));
+  if (batch.empty()) return json_text(error_reply(nullptr, kInvalidRequest, "an empty batch"));
   if (batch.size() > kMaxBatch)
-    return json::serialize(
-        error_reply(nullptr, kInvalidRequest,
-                    fmt::format("a batch of {} messages; at most {}", batch.size(), kMaxBatch)));
+    return json_text(error_reply(nullptr, kInvalidRequest,
+                                 fmt::format("a batch of {} messages; at most {}", batch.size(), kMaxBatch)));
   json::array replies;
   for (const json::value& one : batch)
     if (std::optional<json::object> reply = handle(one)) replies.push_back(std::move(*reply));
   if (replies.empty()) return std::nullopt;
-  return json::serialize(replies);
+  return json_text(replies);
 }
 
 std::optional<std::string> Server::answer_at_once(std::string_view line) {
@@ -193,7 +192,7 @@ std::optional<std::string> Server::answer_at_once(std::string_view line) {
   if (!checked.request) return std::nullopt;
   const Request& request = *checked.request;
   if (request.method == "ping" && !request.notification)
-    return json::serialize(result_reply(request.id, json::object{}));
+    return json_text(result_reply(request.id, json::object{}));
   if (request.method == "notifications/cancelled" && request.notification) {
     if (const json::value* id = request.params.if_contains("requestId")) cancel(*id);
     return std::string();
@@ -202,7 +201,7 @@ std::optional<std::string> Server::answer_at_once(std::string_view line) {
 }
 
 std::string Server::too_long_reply() const {
-  return json::serialize(
+  return json_text(
       error_reply(nullptr, kInvalidRequest,
                   fmt::format("message over {} bytes, skipped (perfgate mcp --max-message-bytes)",
                               session_.options().max_message_bytes)));
@@ -252,7 +251,7 @@ int serve(LineReader& reader, Server& server, const std::function<bool(std::stri
       std::cerr << "perfgate mcp: the client closed its end; stopping\n";
     }
   };
-  server.set_notifier([&](json::object notification) { send(json::serialize(notification)); });
+  server.set_notifier([&](json::object notification) { send(json_text(notification)); });
   LineQueue queue;
   std::thread worker([&] {
     while (std::optional<std::string> line = queue.pop())

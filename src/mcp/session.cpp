@@ -44,7 +44,7 @@ class CountingResource : public json::memory_resource {
 // that reads only `content`. A text past kMaxTextBytes (a result no tool should make: each pages
 // or trims its own) is cut, saying where the whole is.
 json::object tool_result(json::object structured, bool is_error) {
-  std::string text = json::serialize(structured);
+  std::string text = json_text(structured);
   if (text.size() > kMaxTextBytes)
     text = fmt::format(
         "{}\n[cut at {} of {} bytes: structuredContent holds the whole; ask for less with "

@@ -137,7 +137,8 @@ const ToolSchema kTools[] = {
      "rules": {"type": "array", "items": {"type": "object"}},
      "findings": {"type": "array", "items": {"type": "object"}},
      "evidence": {"type": "array", "items": {"type": "object", "required": ["table", "total_rows", "rows"]}},
-     "evidence_rows_not_shown": {"type": "integer", "description": "Rows left out to keep the result small: the table tool has them"}}})json"},
+     "evidence_rows_not_shown": {"type": "integer", "description": "Rows left out to keep the result small: the table tool has them"},
+     "evidence_note": {"type": "string", "description": "Why evidence is empty: the rule names no table, or this run has none of those it names, or they have no rows"}}})json"},
     {"trend", "A metric's trend in a run history",
      "Each metric's value per run in a run history (SQLite), its band and the change points where it moved, "
      "as `perfgate history trend` computes them.",

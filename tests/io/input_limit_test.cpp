@@ -43,6 +43,10 @@ TEST(InputLimit, SizesReadAsPowersOf1024) {
   EXPECT_EQ(byte_size_text(std::uint64_t{3} << 29), "1.5 GiB");
   EXPECT_EQ(byte_size_text(1536), "1.5 KiB");
   EXPECT_EQ(byte_size_text(1000), "1000 bytes");
+  // Issue 93: half a machine's memory was "6170905 KiB" in a message; to a tenth of its unit now.
+  EXPECT_EQ(byte_size_text(std::uint64_t{6'170'905} << 10), "5.9 GiB");
+  EXPECT_EQ(byte_size_text(3'000'000), "2.9 MiB");
+  EXPECT_EQ(byte_size_text(1025), "1025 bytes");  // under a MiB, exact or in bytes
 }
 
 // 20,000 kernels hold 20,000 records of 64 bytes and more: past a limit of 1 MiB, read in one pass

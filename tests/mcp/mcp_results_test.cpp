@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
 
 #include "mcp/report_cache.h"
@@ -67,6 +68,38 @@ TEST_F(McpServerTest, TheTextBlockIsTheStructuredContentsJson) {
 
 // Every kernel of a trace with names of 400 bytes: pages stay under the 64 kB text cap, and paging
 // through them gives every row.
+// Issue 93: the text blocks printed numbers in Boost's exponent form ("gpu.utilization_pct":5.5514085E1,
+// 18 in one analyze) where --json prints 55.514085. The reply line's structured content and the text
+// block now write each number alike, as the JSON report does: the text is the line's structured
+// content character for character, and no number has an exponent.
+TEST_F(McpServerTest, TextNumbersAreTheStructuredOnesCharacterForCharacter) {
+  five_step_trace(root_ + "/run.json");
+  json::object request{
+      {"jsonrpc", "2.0"},
+      {"id", 1},
+      {"method", "tools/call"},
+      {"params", {{"name", "analyze"}, {"arguments", {{"paths", json::array{"run.json"}}}}}}};
+  std::optional<std::string> line = server_.handle_line(json::serialize(request));
+  ASSERT_TRUE(line);
+  json::value reply = json::parse(*line);
+  std::string text = json::value_to<std::string>(reply.at("result").at("content").at(0).at("text"));
+  EXPECT_NE(line->find("\"structuredContent\":" + text), std::string::npos) << *line;
+  EXPECT_FALSE(std::regex_search(text, std::regex("[0-9][eE][-+]?[0-9]"))) << text;
+  EXPECT_NE(text.find("\"gpu.utilization_pct\":"), std::string::npos) << text;
+}
+
+// Issue 93: explain of a rule that names no table gave `evidence: []` and no word why.
+TEST_F(McpServerTest, ExplainSaysWhyEvidenceIsEmpty) {
+  five_step_trace(root_ + "/run.json");
+  json::object analyzed = call("analyze", {{"paths", json::array{"run.json"}}});
+  std::string id = json::value_to<std::string>(analyzed.at("structuredContent").at("report_id"));
+  json::object explained = call("explain", {{"report", id}, {"finding", "dataloader.bottleneck"}});
+  const json::object& out = explained.at("structuredContent").as_object();
+  EXPECT_TRUE(out.at("evidence").as_array().empty());
+  EXPECT_NE(json::value_to<std::string>(out.at("evidence_note")).find("the rule names no table"),
+            std::string::npos);
+}
+
 TEST_F(McpServerTest, LargeTablesArePagedUnderTheTextCap) {
   TraceBuilder b;
   b.step(1, 0, 1'000'000);
