@@ -10,4 +10,3 @@ mkdir -p out/gitlab
 build/perfgate analyze examples/small_training.pt.trace.json.gz \
   --json out/report.json --html out/report.html --xlsx out/report.xlsx --md out/summary.md \
   --pr-comment out/pr-comment.md --junit out/junit.xml --gitlab out/gitlab
-echo "Reports: out/report.html out/report.xlsx out/report.json out/summary.md out/pr-comment.md out/junit.xml out/gitlab/"

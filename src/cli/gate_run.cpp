@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -24,6 +26,32 @@ bool use_color(const GateArgs& a) {
   return ::isatty(STDOUT_FILENO) == 1 && term && std::string_view(term) != "dumb";
 }
 
+// The reports written, "out/: report.json, report.html" where they share a folder, else each path;
+// empty where none.
+std::string outputs_line(const OutputArgs& o) {
+  std::vector<std::filesystem::path> paths;
+  for (const std::string* path : {&o.json, &o.html, &o.markdown, &o.pr_comment, &o.xlsx, &o.junit, &o.gitlab})
+    if (!path->empty()) paths.emplace_back(*path);
+  if (paths.empty()) return "";
+  bool shared = paths.size() > 1 && paths.front().has_parent_path();
+  for (const auto& p : paths) shared = shared && p.parent_path() == paths.front().parent_path();
+  std::string out = shared ? paths.front().parent_path().string() + "/: " : "";
+  for (std::size_t i = 0; i < paths.size(); ++i)
+    out += (i ? ", " : "") + (shared ? paths[i].filename().string() : paths[i].string());
+  return out;
+}
+
+// "Reports      out/: ..." in at most two lines of kSummaryColumns, broken after a comma.
+std::string reports_lines(const std::string& reports) {
+  std::string first = fmt::format("{:<13}{}", "Reports", reports);
+  std::string fits = cut_to_columns(first, kSummaryColumns);
+  if (fits == first) return first + "\n";
+  std::size_t comma = fits.rfind(", ");
+  if (comma == std::string::npos || comma < 13) return fits + "\n";
+  return first.substr(0, comma + 1) + "\n" +
+         cut_to_columns(fmt::format("{:<13}{}", "", first.substr(comma + 2)), kSummaryColumns) + "\n";
+}
+
 }  // namespace
 
 void add_gate_options(CLI::App& cmd, GateArgs& args, unsigned shown_by) {
@@ -37,6 +65,10 @@ void add_gate_options(CLI::App& cmd, GateArgs& args, unsigned shown_by) {
   history->needs(record);
   for (const char* name : {"--branch", "--commit"}) cmd.get_option(name)->needs(record);
   cmd.add_flag("-q,--quiet", args.quiet, "Print nothing on success");
+  cmd.add_flag(
+      "--verbose", args.verbose,
+      "Every section in the terminal summary (default: one screen, the verdict, the first findings and "
+      "the headline numbers)");
   cmd.add_flag("--no-progress", args.no_progress, "No progress line on stderr");
   cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
 }
@@ -76,7 +108,13 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   outputs.memory_budget = run.request.limits.memory.bytes;
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, run.profiles);
   bool written = write_outputs(report, outputs, output_threads(run.request.limits.threads));
-  if (!a.quiet) std::cout << render_terminal(report, TerminalOptions{use_color(a)}) << std::flush;
+  if (!a.quiet) {
+    std::cout << render_terminal(report, TerminalOptions{.color = use_color(a), .verbose = a.verbose});
+    // Where the rest is: the summary's last line.
+    if (std::string reports = outputs_line(a.outputs); !a.verbose && !reports.empty())
+      std::cout << reports_lines(terminal_escape(reports));
+    std::cout << std::flush;
+  }
   // Under -q the run's integrity is still said (a rank twice is counted twice by the metrics), once:
   // an input warning was said as the run loaded.
   if (a.quiet)

@@ -20,6 +20,7 @@ struct GateArgs {
   RequestSettings settings;  // the run's options (engine/request_options.def)
   OutputArgs outputs;
   bool quiet = false;
+  bool verbose = false;  // every section of the terminal summary, not one screen
   bool no_progress = false;
   bool no_color = false;
   // The input warnings the run already said on stderr as it loaded: -q says the run's other

@@ -72,7 +72,14 @@ std::string render_openmetrics(const ReportModel& report);
 
 struct TerminalOptions {
   bool color = false;
+  // Every section; false: the one-screen summary (issue 93: at most kSummaryLines lines of at most
+  // kSummaryColumns columns): the verdict, the first findings' headlines, the headline numbers.
+  bool verbose = true;
 };
+inline constexpr std::size_t kSummaryLines = 23;  // and two of the front end's (where the reports are)
+inline constexpr std::size_t kSummaryColumns = 100;
+// `text` cut to `columns` code points, "…" ending a cut one.
+std::string cut_to_columns(std::string_view text, std::size_t columns);
 std::string render_terminal(const ReportModel& report, const TerminalOptions& options = {});
 
 // Renderers of a trend: JSON ({"change_points": [...], "series": {...}, ...}), one self-contained

@@ -154,6 +154,17 @@ std::string split_line(const MetricValues& m, std::span<const Metric> shares) {
   return shown.empty() ? "n/a" : join(shown);
 }
 
+// The summary's: the shares above 0.05%, largest first ("Kernel 69.9% · Data loader 27.0% · ...").
+std::string largest_shares_line(const MetricValues& m, std::span<const Metric> shares) {
+  std::vector<Metric> shown;
+  for (Metric share : shares)
+    if (m.get(share).value_or(0) >= 0.05) shown.push_back(share);
+  std::stable_sort(shown.begin(), shown.end(), [&](Metric a, Metric b) { return *m.get(a) > *m.get(b); });
+  std::vector<std::string> parts;
+  for (Metric share : shown) parts.push_back(labelled(m, share));
+  return parts.empty() ? "n/a" : join(parts);
+}
+
 std::string tensor_core_line(const MetricValues& m) {
   return join({labelled(m, Metric::TensorCoreKernelTimePct),
                labelled(m, Metric::TensorCoreEligibleKernelTimePct),
@@ -269,22 +280,82 @@ std::string critical_path_line(const MetricValues& m) {
   return line;
 }
 
+namespace {
+
+// The Window line: the steps analysed, or what a snapshot or a Neuron profile holds.
+std::string window_text(const ReportModel& r, bool snapshot) {
+  if (snapshot && !r.metric(Metric::WindowWallUs))
+    return snapshot_list_form(r)
+               ? "a PyTorch memory snapshot: the state at the dump (no trace)"
+               : "a PyTorch memory snapshot: its recorded trace by allocation order (no timestamps)";
+  if (snapshot)
+    return fmt::format("a PyTorch memory snapshot: its recorded trace, {}",
+                       format_duration_us(r.metric(Metric::WindowWallUs)));
+  return shows(r, FamilySection::NeuronWindow) ? neuron_window_text(r) : window_line(r);
+}
+
+// The one-screen summary (TerminalOptions::verbose false; issue 93: the bundled example's was 40
+// lines, the longest 1,320 characters): what ran, the verdict and the first findings, the headline
+// numbers, each line cut to kSummaryColumns, at most kSummaryLines lines.
+std::string render_summary(const ReportModel& r, const TerminalOptions& options) {
+  auto line = [](std::string_view label, const std::string& text) {
+    return cut_to_columns(
+               fmt::format("{:<13}{}{}", label, label.size() >= 13 ? " " : "", terminal_escape(text)),
+               kSummaryColumns) +
+           "\n";
+  };
+  std::vector<std::string> head, numbers;
+  bool snapshot = snapshot_alone(r);
+  head.push_back(line("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r))));
+  if (!r.capture_line.empty()) head.push_back(line("Capture", r.capture_line));
+  for (std::size_t i = 0; i < r.run_warnings.size() && i < 2; ++i)
+    head.push_back(line("Warning", note_text(r.run_warnings[i])));
+  if (r.run_warnings.size() > 2)
+    head.push_back(line("Warning", fmt::format("and {} more (--verbose)", r.run_warnings.size() - 2)));
+  numbers.push_back(line("Window", window_text(r, snapshot)));
+  if (r.metric(Metric::StepsMeanUs)) numbers.push_back(line("Steps", steps_line(r.metrics)));
+  std::vector<TerminalLine> family = neuron_terminal_lines(r);
+  for (const TerminalLine& l : memory_snapshot_lines(r)) family.push_back(l);
+  for (std::size_t i = 0; i < family.size() && i < 4; ++i)
+    numbers.push_back(line(family[i].label, family[i].text));
+  if (shows(r, FamilySection::GpuSummary) && !snapshot) {
+    numbers.push_back(line(words("GPU"), gpu_line(r)));
+    numbers.push_back(line("Breakdown", largest_shares_line(r.metrics, kBreakdownShares)));
+  }
+  if (r.metric(Metric::GpuCount).value_or(0) > 0) {
+    numbers.push_back(line("Compute", compute_line(r)));
+    if (std::string top = top_ops_line(r); !top.empty()) numbers.push_back(line(words("Top GPU ops"), top));
+  }
+  if (std::string path = critical_path_line(r.metrics); !path.empty()) numbers.push_back(line("Path", path));
+  if (std::string c = collectives_line(r.metrics); !c.empty()) numbers.push_back(line("Collectives", c));
+  std::size_t notes = grouped_notes(r).size() + data_quality_lines(r).size();
+  std::string more =
+      line("More", fmt::format("{}--verbose for every section; the HTML, Markdown and XLSX reports for "
+                               "the tables",
+                               notes ? fmt::format("{} note{} · ", notes, notes == 1 ? "" : "s") : ""));
+  std::string findings = terminal_findings_summary(r, options.color, 3, kSummaryColumns);
+  std::size_t finding_lines = static_cast<std::size_t>(std::count(findings.begin(), findings.end(), '\n'));
+  // Past the screen the last numbers go first: what ran, the verdict and the findings stay.
+  while (!numbers.empty() && head.size() + finding_lines + numbers.size() + 1 > kSummaryLines)
+    numbers.pop_back();
+  std::string out;
+  for (const std::string& l : head) out += l;
+  out += findings;
+  for (const std::string& l : numbers) out += l;
+  return neutralise_workflow_commands(out + more);
+}
+
+}  // namespace
+
 std::string render_terminal(const ReportModel& r, const TerminalOptions& options) {
   RenderedReportScope rendered(r);  // labels in the capture's words, withheld numbers said
+  if (!options.verbose) return render_summary(r, options);
   Lines out(options);
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
   if (!r.capture_line.empty()) out.add("Capture", r.capture_line);
   for (const Note& w : r.run_warnings) out.warn("Warning", note_text(w));
-  if (snapshot && !r.metric(Metric::WindowWallUs))
-    out.add("Window", snapshot_list_form(r) ? "a PyTorch memory snapshot: the state at the dump (no trace)"
-                                            : "a PyTorch memory snapshot: its recorded trace by allocation "
-                                              "order (no timestamps)");
-  else if (snapshot)
-    out.add("Window", fmt::format("a PyTorch memory snapshot: its recorded trace, {}",
-                                  format_duration_us(r.metric(Metric::WindowWallUs))));
-  else
-    out.add("Window", shows(r, FamilySection::NeuronWindow) ? neuron_window_text(r) : window_line(r));
+  out.add("Window", window_text(r, snapshot));
   if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);
   if (shows(r, FamilySection::GpuSummary) && !snapshot) {

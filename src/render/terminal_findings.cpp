@@ -9,6 +9,7 @@
 #include "render/cell_format.h"
 #include "render/escape.h"
 #include "render/format.h"
+#include "render/render.h"
 #include "render/see_also.h"
 #include "render/short_labels.h"
 #include "render/trend_text.h"
@@ -163,7 +164,79 @@ std::string changes_lines(const ReportModel& r) {
          lines;
 }
 
+// The order the summary names findings in: failed, inconclusive, then warnings; in each, what the
+// change did before what the baseline had too.
+int summary_rank(const ReportFinding& f) {
+  int status = f.status == FindingStatus::Fail ? 0 : f.status == FindingStatus::Inconclusive ? 1 : 2;
+  return status * 2 + (f.in_baseline ? 1 : 0);
+}
+
 }  // namespace
+
+std::string cut_to_columns(std::string_view text, std::size_t columns) {
+  std::size_t points = 0, cut = text.size();
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // inside a character
+    if (points == columns - 1 && cut == text.size()) cut = i;
+    if (++points > columns) return std::string(text.substr(0, cut)) + "…";
+  }
+  return std::string(text);
+}
+
+std::string terminal_findings_summary(const ReportModel& r, bool color, std::size_t shown_at_most,
+                                      std::size_t columns) {
+  Style style{color};
+  std::string out;
+  auto line = [&](const std::string& text) { out += cut_to_columns(text, columns) + "\n"; };
+  if (r.baseline)
+    line(fmt::format("{:<13}{} ({}, {} steps)", "Baseline", terminal_escape(r.baseline->path),
+                     r.baseline->kind, r.baseline->steps));
+  if (const std::optional<ReportVerdict>& v = r.verdict) {
+    std::string word = v->status == "fail" ? "FAIL" : v->status == "warn" ? "PASS with warnings" : "PASS";
+    out += fmt::format("{:<13}{} (exit {}: {} failed, {} warnings, {} inconclusive)\n", "Verdict",
+                       style.wrap(word, v->status == "fail"   ? "1;31"
+                                        : v->status == "warn" ? "1;33"
+                                                              : "1;32"),
+                       v->exit_code, v->failures, v->warnings, v->inconclusive);
+  }
+  // Why the baseline rules did not run, where a baseline was asked for (an empty history): a CI
+  // user's first run must say so on the first screen.
+  std::size_t skipped = 0;
+  for (const auto& f : r.findings) skipped += f.status == FindingStatus::Skipped;
+  if (std::string reason = skipped_reason(r.findings); skipped > 0 && reason != "no baseline")
+    line(fmt::format("{:<13}{} baseline rules: {}", "Skipped", skipped, terminal_escape(reason)));
+  std::vector<const ReportFinding*> fired;
+  for (const auto& f : r.findings)
+    if (shown(f)) fired.push_back(&f);
+  std::stable_sort(fired.begin(), fired.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    return summary_rank(*a) < summary_rank(*b);
+  });
+  std::size_t width = 0;
+  for (const ReportFinding* f : fired)
+    width = std::max(width, std::string_view(status_label(f->status)).size());
+  for (std::size_t i = 0; i < fired.size() && i < shown_at_most; ++i) {
+    const ReportFinding& f = *fired[i];
+    std::string_view label = status_label(f.status);
+    std::string head = fmt::format("  {}{}  {}: {}", label, std::string(width - label.size(), ' '),
+                                   terminal_escape(f.id), terminal_escape(f.title));
+    if (f.value && f.baseline)  // a change: both sides
+      head +=
+          fmt::format(" ({}, baseline {})", format_value(f.value, f.unit), format_value(f.baseline, f.unit));
+    else if (f.value)
+      head += fmt::format(" ({})", format_value(f.value, f.unit));
+    if (f.gain_pct) head += fmt::format(", gain up to {}", format_pct(f.gain_pct));
+    std::string cut = cut_to_columns(head, columns);
+    if (color) cut.replace(2, label.size(), style.wrap(label, status_color(f.status)));
+    out += cut + "\n";
+  }
+  if (fired.size() > shown_at_most) {
+    std::string rest;
+    for (std::size_t i = shown_at_most; i < fired.size(); ++i)
+      rest += (rest.empty() ? "" : ", ") + terminal_escape(fired[i]->id);
+    line(fmt::format("  and {} more: {}", fired.size() - shown_at_most, rest));
+  }
+  return out;
+}
 
 std::string terminal_findings(const ReportModel& r, bool color) {
   Style style{color};

@@ -40,7 +40,7 @@ TEST(Cli, EachCommandsOptionsAreThereWhenItIsReached) {
   CommandResult top = run_perfgate("--help");
   EXPECT_TRUE(contains(top.out, "mcp")) << top.out;
   EXPECT_FALSE(contains(top.out, "--detailed-workers")) << top.out;
-  CommandResult misplaced = run_perfgate("merge x.pgp --slice 0/2");
+  CommandResult misplaced = run_perfgate("merge --verbose x.pgp --slice 0/2");
   EXPECT_EQ(misplaced.exit_code, 2);
   EXPECT_TRUE(contains(misplaced.out, "unknown option '--slice'")) << misplaced.out;
 }
@@ -48,15 +48,15 @@ TEST(Cli, EachCommandsOptionsAreThereWhenItIsReached) {
 TEST(Cli, UsageErrorsExitTwo) {
   EXPECT_EQ(run_perfgate("").exit_code, 2);
   EXPECT_EQ(run_perfgate("analyze").exit_code, 2);
-  EXPECT_EQ(run_perfgate("analyze x.json --no-such-flag").exit_code, 2);
-  EXPECT_EQ(run_perfgate("analyze x.json --skip-first -3").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze --verbose x.json --no-such-flag").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze --verbose x.json --skip-first -3").exit_code, 2);
   std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(temp_dir() + "/t.json");
-  CommandResult window = run_perfgate("analyze " + trace + " --iter-start 5");
+  CommandResult window = run_perfgate("analyze --verbose " + trace + " --iter-start 5");
   EXPECT_EQ(window.exit_code, 2);
   EXPECT_TRUE(contains(window.out, "select no step")) << window.out;
-  CommandResult order = run_perfgate("analyze " + trace + " --iter-start 5 --iter-stop 2");
+  CommandResult order = run_perfgate("analyze --verbose " + trace + " --iter-start 5 --iter-stop 2");
   EXPECT_EQ(order.exit_code, 2);
-  CommandResult key = run_perfgate("analyze " + trace + " --key-op '('");
+  CommandResult key = run_perfgate("analyze --verbose " + trace + " --key-op '('");
   EXPECT_EQ(key.exit_code, 2);
   EXPECT_TRUE(contains(key.out, "invalid --key-op pattern")) << key.out;
 }
@@ -70,12 +70,12 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
   EXPECT_EQ(command.out,
             "perfgate: unknown command 'anlyze', did you mean 'analyze'?\n"
             "Run 'perfgate --help' for the commands.\n");
-  CommandResult option = run_perfgate("analyze --htlm out.html " + trace);
+  CommandResult option = run_perfgate("analyze --verbose --htlm out.html " + trace);
   EXPECT_EQ(option.exit_code, 2);
   EXPECT_EQ(option.out,
             "perfgate analyze: unknown option '--htlm', did you mean '--html'?\n"
             "Run 'perfgate analyze --help' for its options.\n");
-  CommandResult with_value = run_perfgate("analyze " + trace + " --jsn=out.json");
+  CommandResult with_value = run_perfgate("analyze --verbose " + trace + " --jsn=out.json");
   EXPECT_TRUE(contains(with_value.out, "perfgate analyze: unknown option '--jsn', did you mean '--json'?"))
       << with_value.out;
   CommandResult nested = run_perfgate("history trnd perfgate.db");
@@ -91,7 +91,7 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
       far.out,
       "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, rules, history, mcp)"))
       << far.out;
-  CommandResult far_option = run_perfgate("analyze --zzzzzz " + trace);
+  CommandResult far_option = run_perfgate("analyze --verbose --zzzzzz " + trace);
   EXPECT_TRUE(contains(far_option.out, "perfgate analyze: unknown option '--zzzzzz'\n")) << far_option.out;
   // `analyse` is the same command.
   CommandResult alias = run_perfgate("analyse -q " + trace);
@@ -104,17 +104,17 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
 // with the paths after `--` (as the Python API passes them), "unknown option '--'".
 TEST(Cli, NumberOptionsSayWhatIsWrongWithTheValue) {
   std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(temp_dir() + "/t.json");
-  CommandResult word = run_perfgate("analyze --skip-first=x -- " + trace);
+  CommandResult word = run_perfgate("analyze --verbose --skip-first=x -- " + trace);
   EXPECT_EQ(word.exit_code, 2);
   EXPECT_TRUE(contains(word.out, "--skip-first: 'x' is not a whole number (0 or more)")) << word.out;
   EXPECT_FALSE(contains(word.out, "unknown option")) << word.out;
   EXPECT_FALSE(contains(word.out, "000000")) << word.out;
-  CommandResult negative = run_perfgate("analyze --skip-first -1 " + trace);
+  CommandResult negative = run_perfgate("analyze --verbose --skip-first -1 " + trace);
   EXPECT_EQ(negative.exit_code, 2);
   EXPECT_TRUE(contains(negative.out, "--skip-first: -1 is out of range (0 or more)")) << negative.out;
-  CommandResult huge = run_perfgate("analyze --skip-first 99999999999999999999999 " + trace);
+  CommandResult huge = run_perfgate("analyze --verbose --skip-first 99999999999999999999999 " + trace);
   EXPECT_TRUE(contains(huge.out, "is too large (a whole number, 0 or more)")) << huge.out;
-  CommandResult bounded = run_perfgate("analyze --threads 5000 " + trace);
+  CommandResult bounded = run_perfgate("analyze --verbose --threads 5000 " + trace);
   EXPECT_TRUE(contains(bounded.out, "--threads: 5000 is out of range (0 to 1024)")) << bounded.out;
   CommandResult last = run_perfgate("history list " + temp_dir() + "/h.db --last 0");
   EXPECT_EQ(last.exit_code, 2);
@@ -135,7 +135,7 @@ TEST(Cli, HelpNamesNoDocsThePackageLacks) {
 TEST(Cli, BadRuleFilesExitTwo) {
   std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
   std::string rules = write_text(temp_dir() + "/r.yaml", "classification:\n  nope: {}\n");
-  CommandResult r = run_perfgate("analyze " + trace + " --rules " + rules);
+  CommandResult r = run_perfgate("analyze --verbose " + trace + " --rules " + rules);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(contains(r.out, rules + ":2:3: error: unknown key 'nope' in 'classification'")) << r.out;
 }
@@ -144,12 +144,12 @@ TEST(Cli, InputErrorsExitThreeWithOneLineAndNoReport) {
   std::string dir = temp_dir();
   std::string bad = write_text(dir + "/bad.json", "{\"traceEvents\": [1,");
   std::string json = dir + "/report.json";
-  CommandResult r = run_perfgate("analyze " + bad + " --json " + json);
+  CommandResult r = run_perfgate("analyze --verbose " + bad + " --json " + json);
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(contains(r.out, "perfgate: " + bad + ": ")) << r.out;
   EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1) << r.out;
   EXPECT_FALSE(std::filesystem::exists(json));
-  CommandResult missing = run_perfgate("analyze " + dir + "/missing.json");
+  CommandResult missing = run_perfgate("analyze --verbose " + dir + "/missing.json");
   EXPECT_EQ(missing.exit_code, 3);
   EXPECT_TRUE(contains(missing.out, "missing.json: no such file")) << missing.out;
 }
@@ -159,14 +159,14 @@ TEST(Cli, AProfileWithNoActivityExitsThreeAsRunAndAsBaseline) {
   std::string dir = temp_dir();
   std::string empty = write_text(dir + "/empty.json", R"({"traceEvents": []})");
   std::string json = dir + "/report.json";
-  CommandResult r = run_perfgate("analyze " + empty + " --json " + json);
+  CommandResult r = run_perfgate("analyze --verbose " + empty + " --json " + json);
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_EQ(r.out, "perfgate: " + empty +
                        ": holds no profiled activity (no CPU op, annotation, CUDA/HIP call, "
                        "GPU activity or allocator event)\n");
   EXPECT_FALSE(std::filesystem::exists(json));
   std::string trace = TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(dir + "/t.json");
-  CommandResult baseline = run_perfgate("analyze " + trace + " --baseline " + empty);
+  CommandResult baseline = run_perfgate("analyze --verbose " + trace + " --baseline " + empty);
   EXPECT_EQ(baseline.exit_code, 3) << baseline.out;
   EXPECT_TRUE(contains(baseline.out, "perfgate: baseline: " + empty + ": holds no profiled activity"))
       << baseline.out;
@@ -177,19 +177,19 @@ TEST(Cli, AStrayJsonInARunFolderIsSkippedWithAWarning) {
   std::string dir = temp_dir();
   TraceBuilder().step(1, 0, 10).op("a", 1, 2).write(dir + "/rank-0.json");
   std::string stray = write_text(dir + "/config.json", R"({"lr": 0.1})");
-  CommandResult r = run_perfgate("analyze " + dir + " --no-color");
+  CommandResult r = run_perfgate("analyze --verbose " + dir + " --no-color");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(
       r.out, "Warning      skipped " + stray + ": not a Chrome/Kineto trace: no 'traceEvents' array\n"))
       << r.out;
-  CommandResult named = run_perfgate("analyze " + stray);
+  CommandResult named = run_perfgate("analyze --verbose " + stray);
   EXPECT_EQ(named.exit_code, 3) << named.out;
   EXPECT_EQ(named.out, "perfgate: " + stray + ": not a Chrome/Kineto trace: no 'traceEvents' array\n");
 }
 
 TEST(Cli, UnwritableOutputExitsThree) {
   std::string trace = TraceBuilder().op("a", 1, 2).write(temp_dir() + "/t.json");
-  CommandResult r = run_perfgate("analyze " + trace + " --json /nonexistent-dir/report.json");
+  CommandResult r = run_perfgate("analyze --verbose " + trace + " --json /nonexistent-dir/report.json");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(contains(r.out, "/nonexistent-dir/report.json: cannot write")) << r.out;
 }
@@ -201,11 +201,11 @@ TEST(Cli, AnalyzeWritesTheJsonReportAndPrintsTheSummary) {
   t.launch("k", 10, 20, 40);
   t.launch("k", 110, 120, 40);
   std::string trace = t.write(dir + "/run.pt.trace.json.gz");
-  CommandResult r = run_perfgate("analyze " + trace + " --json " + dir + "/out.json");
+  CommandResult r = run_perfgate("analyze --verbose " + trace + " --json " + dir + "/out.json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "GPU utilization 40.0%")) << r.out;
   EXPECT_TRUE(contains(read_text(dir + "/out.json"), "\"schema\": \"perfgate-report/2.6\""));
-  CommandResult quiet = run_perfgate("analyze -q " + trace);
+  CommandResult quiet = run_perfgate("analyze --verbose -q " + trace);
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_TRUE(quiet.out.empty()) << quiet.out;
 }

@@ -25,8 +25,8 @@ std::string quoted_paths(const std::vector<std::string>& paths) {
 // The one-process JSON report of `input` with `options`.
 std::string whole_report(const std::string& input, const std::string& dir, const std::string& options) {
   std::string json = dir + "/whole.json";
-  CommandResult r =
-      run_perfgate(fmt::format("analyze '{}' {} --fail-on never -q --json '{}'", input, options, json));
+  CommandResult r = run_perfgate(
+      fmt::format("analyze --verbose '{}' {} --fail-on never -q --json '{}'", input, options, json));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   return read_text(json);
 }
@@ -37,8 +37,8 @@ std::vector<std::string> make_parts(const std::string& input, int parts, const s
   std::vector<std::string> args, files;
   for (int k = 0; k < parts; ++k) {
     files.push_back(fmt::format("{}/part-{}-of-{}.pgp", dir, k, parts));
-    args.push_back(fmt::format("analyze '{}' {} --slice {}/{} --partial '{}' -q", input, options, k, parts,
-                               files.back()));
+    args.push_back(fmt::format("analyze --verbose '{}' {} --slice {}/{} --partial '{}' -q", input, options, k,
+                               parts, files.back()));
   }
   for (const CommandResult& r : run_perfgate_all(args)) EXPECT_EQ(r.exit_code, 0) << r.out;
   return files;
@@ -129,15 +129,17 @@ TEST(MergeCli, SharedRunFoldersMergeToTheWholeReport) {
   // A baseline gate and every report format read the merged run as they read the whole one.
   std::string dir = temp_dir();
   std::string base = dir + "/base.json";
-  ASSERT_EQ(run_perfgate(fmt::format("analyze '{}' -q --fail-on never --json '{}'", ranks32, base)).exit_code,
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose '{}' -q --fail-on never --json '{}'", ranks32, base))
+                .exit_code,
             0);
   std::vector<std::string> parts = make_parts(ranks32, 4, dir, "");
-  CommandResult whole = run_perfgate(fmt::format(
-      "analyze '{0}' --baseline '{1}' --fail-on never --no-color --md '{2}/w.md' --junit '{2}/w.xml'",
-      ranks32, base, dir));
-  CommandResult merged = run_perfgate(
-      fmt::format("merge{0} --baseline '{1}' --fail-on never --no-color --md '{2}/m.md' --junit '{2}/m.xml'",
-                  quoted_paths(parts), base, dir));
+  CommandResult whole =
+      run_perfgate(fmt::format("analyze --verbose '{0}' --baseline '{1}' --fail-on never --no-color --md "
+                               "'{2}/w.md' --junit '{2}/w.xml'",
+                               ranks32, base, dir));
+  CommandResult merged = run_perfgate(fmt::format(
+      "merge{0} --verbose --baseline '{1}' --fail-on never --no-color --md '{2}/m.md' --junit '{2}/m.xml'",
+      quoted_paths(parts), base, dir));
   EXPECT_EQ(merged.exit_code, whole.exit_code) << merged.out;
   EXPECT_EQ(merged.out, whole.out);  // the terminal summary
   EXPECT_EQ(read_text(dir + "/m.md"), read_text(dir + "/w.md"));
@@ -179,10 +181,11 @@ TEST(MergeCli, NodeLocalPartsMergeAsOneProcess) {
   ASSERT_EQ(run_perfgate(fmt::format("analyze{} --partial '{}' -q", files(9, 12), b)).exit_code, 0);
   EXPECT_EQ(merged_report({s0, c, s1, b}, dir, ""), whole);
   // The same part twice is the same inputs twice, named; a sliced part alone still lacks its slice.
-  CommandResult twice = run_perfgate(fmt::format("merge '{}' '{}' --json '{}/t.json'", a, a, dir));
+  CommandResult twice = run_perfgate(fmt::format("merge --verbose '{}' '{}' --json '{}/t.json'", a, a, dir));
   EXPECT_EQ(twice.exit_code, 4) << twice.out;
   EXPECT_NE(twice.out.find("rank-0.json twice"), std::string::npos) << twice.out;
-  CommandResult lacking = run_perfgate(fmt::format("merge '{}' '{}' --json '{}/t.json'", s0, c, dir));
+  CommandResult lacking =
+      run_perfgate(fmt::format("merge --verbose '{}' '{}' --json '{}/t.json'", s0, c, dir));
   EXPECT_EQ(lacking.exit_code, 4) << lacking.out;
   EXPECT_NE(lacking.out.find("1 of 2 slices present"), std::string::npos) << lacking.out;
 }
@@ -195,7 +198,7 @@ class MergeRefusals : public ::testing::Test {
     parts = make_parts(ranks, 3, dir, "");
   }
   CommandResult merge(const std::string& args) {
-    return run_perfgate(fmt::format("merge {} --json '{}/out.json'", args, dir));
+    return run_perfgate(fmt::format("merge --verbose {} --json '{}/out.json'", args, dir));
   }
   void expect_refused(const CommandResult& r, int code, const std::vector<std::string>& said) {
     EXPECT_EQ(r.exit_code, code) << r.out;
@@ -208,11 +211,12 @@ class MergeRefusals : public ::testing::Test {
 
 TEST_F(MergeRefusals, PartsMadeWithOtherRules) {
   std::string other = dir + "/other-rules.pgp";
-  ASSERT_EQ(
-      run_perfgate(fmt::format("analyze '{}' --slice 0/3 --set gpu.low-utilization.warn=40 --partial '{}' -q",
-                               ranks, other))
-          .exit_code,
-      0);
+  ASSERT_EQ(run_perfgate(
+                fmt::format(
+                    "analyze --verbose '{}' --slice 0/3 --set gpu.low-utilization.warn=40 --partial '{}' -q",
+                    ranks, other))
+                .exit_code,
+            0);
   expect_refused(merge(quoted_paths({other, parts[1], parts[2]})), 4, {other, "other rules"});
   // The merge's own rules must be the parts': the same --set lets them through.
   expect_refused(merge(quoted_paths(parts) + " --set gpu.low-utilization.warn=40"), 4,
@@ -221,10 +225,10 @@ TEST_F(MergeRefusals, PartsMadeWithOtherRules) {
 
 TEST_F(MergeRefusals, PartsWithOtherWindowOptions) {
   std::string other = dir + "/skip.pgp";
-  ASSERT_EQ(
-      run_perfgate(fmt::format("analyze '{}' --slice 0/3 --skip-first 1 --partial '{}' -q", ranks, other))
-          .exit_code,
-      0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose '{}' --slice 0/3 --skip-first 1 --partial '{}' -q",
+                                     ranks, other))
+                .exit_code,
+            0);
   expect_refused(merge(quoted_paths({parts[1], other, parts[2]})), 4, {other, "window options"});
 }
 
@@ -266,7 +270,8 @@ TEST_F(MergeRefusals, CorruptTruncatedOrForeignFiles) {
   // A trace is not a partial report, and a partial report is not a trace.
   std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
   expect_refused(merge(quoted_paths({example})), 3, {example, "not a perfgate partial report"});
-  CommandResult analyzed = run_perfgate(fmt::format("analyze '{}' --json '{}/out.json'", parts[0], dir));
+  CommandResult analyzed =
+      run_perfgate(fmt::format("analyze --verbose '{}' --json '{}/out.json'", parts[0], dir));
   expect_refused(analyzed, 3, {parts[0], "perfgate merge"});
 }
 
@@ -274,15 +279,15 @@ TEST(PartialCli, PartialOptionsAreCheckedBeforeAnyWork) {
   std::string dir = temp_dir();
   std::string example = std::string(PERFGATE_SOURCE_DIR) + "/examples/small_training.pt.trace.json.gz";
   for (const char* slice : {"3/3", "1", "a/2", "0/0", "-1/2"}) {
-    CommandResult r =
-        run_perfgate(fmt::format("analyze '{}' --partial '{}/p.pgp' --slice '{}'", example, dir, slice));
+    CommandResult r = run_perfgate(
+        fmt::format("analyze --verbose '{}' --partial '{}/p.pgp' --slice '{}'", example, dir, slice));
     EXPECT_EQ(r.exit_code, 2) << slice << ": " << r.out;
     EXPECT_NE(r.out.find("--slice"), std::string::npos) << r.out;
   }
-  CommandResult no_partial = run_perfgate(fmt::format("analyze '{}' --slice 0/2", example));
+  CommandResult no_partial = run_perfgate(fmt::format("analyze --verbose '{}' --slice 0/2", example));
   EXPECT_EQ(no_partial.exit_code, 2) << no_partial.out;
-  CommandResult with_report =
-      run_perfgate(fmt::format("analyze '{}' --partial '{}/p.pgp' --json '{}/r.json'", example, dir, dir));
+  CommandResult with_report = run_perfgate(
+      fmt::format("analyze --verbose '{}' --partial '{}/p.pgp' --json '{}/r.json'", example, dir, dir));
   EXPECT_EQ(with_report.exit_code, 2) << with_report.out;
   EXPECT_NE(with_report.out.find("perfgate merge"), std::string::npos) << with_report.out;
   EXPECT_FALSE(fs::exists(dir + "/p.pgp"));

@@ -165,9 +165,9 @@ std::vector<std::string> flags_in_help(const std::string& help) {
 // the reports, the terminal, a partial report, the MCP server's roots.
 TEST(RequestOptions, EachCommandShowsItsOptionsOfTheTableAndOnlyItsOwnBeside) {
   const std::set<std::string> outputs = {
-      "--json",       "--html",      "--html-assets", "--html-rows",   "--md",       "--md-budget",
-      "--pr-comment", "--xlsx",      "--junit",       "--github",      "--gitlab",   "--gitlab-path",
-      "--max-rows",   "--timestamp", "--quiet",       "--no-progress", "--no-color", "--help"};
+      "--json",  "--html",    "--html-assets", "--html-rows", "--md",          "--md-budget", "--pr-comment",
+      "--xlsx",  "--junit",   "--github",      "--gitlab",    "--gitlab-path", "--max-rows",  "--timestamp",
+      "--quiet", "--verbose", "--no-progress", "--no-color",  "--help"};
   struct Command {
     const char* name;
     unsigned shown;

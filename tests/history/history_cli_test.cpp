@@ -33,13 +33,13 @@ TEST(HistoryCli, RecordedRunsBecomeTheBaseline) {
   std::string dir = temp_dir(), db = dir + "/perfgate.db";
   std::string trace = training_trace_file(dir, steady());
   for (const char* commit : {"aaaaaaaaaa", "bbbbbbbbbb"}) {
-    CommandResult r = run_perfgate(
-        fmt::format("analyze {} -q --history {} --record --branch main --commit {}", trace, db, commit));
+    CommandResult r = run_perfgate(fmt::format(
+        "analyze --verbose {} -q --history {} --record --branch main --commit {}", trace, db, commit));
     ASSERT_EQ(r.exit_code, 0) << r.out;
   }
   std::string report = dir + "/report.json";
   CommandResult same =
-      run_perfgate(fmt::format("analyze {} --no-color --baseline {} --json {}", trace, db, report));
+      run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline {} --json {}", trace, db, report));
   EXPECT_EQ(same.exit_code, 0) << same.out;
   EXPECT_TRUE(
       contains(same.out, fmt::format("Baseline     {0}#1 (commit aaaaaaa), {0}#2 (commit bbbbbbb) (pooled, "
@@ -56,9 +56,9 @@ TEST(HistoryCli, RecordedRunsBecomeTheBaseline) {
   for (double& e : slow.extra_us) e += 2000;
   std::string slow_report = dir + "/slow.json";
   std::string other_db = dir + "/other.db";  // recorded elsewhere, so the runs below see two
-  CommandResult regressed = run_perfgate(
-      fmt::format("analyze {} --no-color --baseline {} --history {} --record --commit cccccccccc --json {}",
-                  training_trace_file(dir, slow, "slow"), db, other_db, slow_report));
+  CommandResult regressed = run_perfgate(fmt::format(
+      "analyze --verbose {} --no-color --baseline {} --history {} --record --commit cccccccccc --json {}",
+      training_trace_file(dir, slow, "slow"), db, other_db, slow_report));
   EXPECT_EQ(regressed.exit_code, 1) << regressed.out;
   EXPECT_TRUE(contains(regressed.out, "FAIL  regression.step-time")) << regressed.out;
   // The finding shows the metric's recent values: the two recorded runs, then this one.
@@ -83,7 +83,7 @@ TEST(HistoryCli, RecordedRunsBecomeTheBaseline) {
 
   // --baseline-runs 1: the last run only.
   CommandResult last =
-      run_perfgate(fmt::format("analyze {} --no-color --baseline {} --baseline-runs 1", trace, db));
+      run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline {} --baseline-runs 1", trace, db));
   EXPECT_TRUE(contains(last.out, fmt::format("Baseline     {}#2 (commit bbbbbbb) (history, 8 steps)", db)))
       << last.out;
 }
@@ -98,9 +98,9 @@ TEST(HistoryCli, TheFirstRunOfAProjectPassesAndStartsTheHistory) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), db = dir + "/new.db", report = dir + "/first.json";
   std::string trace = training_trace_file(dir, steady());
-  std::string command =
-      fmt::format("analyze {} --no-color --history {} --record --baseline {} --branch main --json {}", trace,
-                  db, db, report);
+  std::string command = fmt::format(
+      "analyze --verbose {} --no-color --history {} --record --baseline {} --branch main --json {}", trace,
+      db, db, report);
   CommandResult first = run_perfgate(command);
   EXPECT_EQ(first.exit_code, 0) << first.out;
   json::value parsed = json::parse(read_text(report));
@@ -123,12 +123,12 @@ TEST(HistoryCli, RunsOnOtherGpusAreNotComparedAndTheReportSaysWhy) {
   std::string dir = temp_dir(), db = dir + "/h.db", report = dir + "/r.json";
   TrainingRun h100 = steady();
   h100.gpu_name = "NVIDIA H100 80GB HBM3";
-  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main",
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record --branch main",
                                      training_trace_file(dir, h100, "h100"), db))
                 .exit_code,
             0);
-  CommandResult r = run_perfgate(
-      fmt::format("analyze {} -q --baseline {} --json {}", training_trace_file(dir, steady()), db, report));
+  CommandResult r = run_perfgate(fmt::format("analyze --verbose {} -q --baseline {} --json {}",
+                                             training_trace_file(dir, steady()), db, report));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   json::value parsed = json::parse(read_text(report));
   EXPECT_FALSE(parsed.as_object().contains("baseline") && !parsed.at("baseline").is_null());
@@ -152,15 +152,18 @@ TEST(HistoryCli, ListShowsRunsWithLabelsAndGpus) {
   TrainingRun two_gpus = steady();
   two_gpus.data_parallel = true;
   std::string trace = training_trace_file(dir, two_gpus);
-  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main --commit c1 "
-                                     "--label team=vision --label model=resnet",
-                                     trace, db))
+  ASSERT_EQ(
+      run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record --branch main --commit c1 "
+                               "--label team=vision --label model=resnet",
+                               trace, db))
+          .exit_code,
+      0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record --branch dev", trace, db))
                 .exit_code,
             0);
   ASSERT_EQ(
-      run_perfgate(fmt::format("analyze {} -q --history {} --record --branch dev", trace, db)).exit_code, 0);
-  ASSERT_EQ(
-      run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main --commit c3", trace, db))
+      run_perfgate(
+          fmt::format("analyze --verbose {} -q --history {} --record --branch main --commit c3", trace, db))
           .exit_code,
       0);
 
@@ -196,10 +199,12 @@ TEST(HistoryCli, LabelsComeFromTheCiEnvironmentUnlessGiven) {
   clean.set("GITHUB_RUN_ID", "99");
   std::string dir = temp_dir(), db = dir + "/h.db";
   std::string trace = training_trace_file(dir, steady());
-  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record", trace, db)).exit_code, 0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record", trace, db)).exit_code,
+            0);
   ASSERT_EQ(
       run_perfgate(
-          fmt::format("analyze {} -q --history {} --record --branch mine --label github.run_id=1", trace, db))
+          fmt::format("analyze --verbose {} -q --history {} --record --branch mine --label github.run_id=1",
+                      trace, db))
           .exit_code,
       0);
   json::array runs = list_runs(db);
@@ -218,7 +223,8 @@ TEST(HistoryCli, ImportAddsJsonReportsOfAFolder) {
   std::filesystem::create_directories(reports + "/nested");
   std::string trace = training_trace_file(dir, steady());
   for (const char* name : {"/a.json", "/nested/b.json", "/c.json"})
-    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --json {}{}", trace, reports, name)).exit_code, 0);
+    ASSERT_EQ(
+        run_perfgate(fmt::format("analyze --verbose {} -q --json {}{}", trace, reports, name)).exit_code, 0);
   write_text(reports + "/notes.txt", "not a report");
   CommandResult imported =
       run_perfgate(fmt::format("history import {} {} --branch main --label source=import", db, reports));
@@ -230,7 +236,7 @@ TEST(HistoryCli, ImportAddsJsonReportsOfAFolder) {
     EXPECT_EQ(run.at("branch").as_string(), "main");
     EXPECT_EQ(json::serialize(run.at("labels")), R"({"source":"import"})");
   }
-  CommandResult gate = run_perfgate(fmt::format("analyze {} --no-color --baseline {}", trace, db));
+  CommandResult gate = run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline {}", trace, db));
   EXPECT_TRUE(contains(gate.out, "(pooled, 24 steps)")) << gate.out;
 
   // A file that is not a report records nothing.
@@ -245,10 +251,11 @@ TEST(HistoryCli, UsageAndStoreErrorsHaveTheirExitCodes) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), db = dir + "/h.db", report = dir + "/r.json";
   std::string trace = training_trace_file(dir, steady());
-  EXPECT_EQ(run_perfgate("analyze " + trace + " --record").exit_code, 2);
-  EXPECT_EQ(run_perfgate("analyze " + trace + " --history " + db).exit_code, 2);
-  EXPECT_EQ(run_perfgate("analyze " + trace + " --branch main").exit_code, 2);
-  CommandResult label = run_perfgate("analyze " + trace + " --history " + db + " --record --label nokey");
+  EXPECT_EQ(run_perfgate("analyze --verbose " + trace + " --record").exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze --verbose " + trace + " --history " + db).exit_code, 2);
+  EXPECT_EQ(run_perfgate("analyze --verbose " + trace + " --branch main").exit_code, 2);
+  CommandResult label =
+      run_perfgate("analyze --verbose " + trace + " --history " + db + " --record --label nokey");
   EXPECT_EQ(label.exit_code, 2);
   EXPECT_TRUE(contains(label.out, "--label 'nokey': write it as KEY=VALUE")) << label.out;
   EXPECT_FALSE(std::filesystem::exists(db));
@@ -260,16 +267,16 @@ TEST(HistoryCli, UsageAndStoreErrorsHaveTheirExitCodes) {
 
   // A store of a newer perfgate: refused as a baseline, and as a place to record (the outputs
   // are written all the same).
-  ASSERT_EQ(run_perfgate("analyze " + trace + " -q --history " + db + " --record").exit_code, 0);
+  ASSERT_EQ(run_perfgate("analyze --verbose " + trace + " -q --history " + db + " --record").exit_code, 0);
   sqlite_execute(db, "INSERT INTO schema_version VALUES (99, 'future', 'then')");
-  CommandResult as_baseline = run_perfgate("analyze " + trace + " -q --baseline " + db);
+  CommandResult as_baseline = run_perfgate("analyze --verbose " + trace + " -q --baseline " + db);
   EXPECT_EQ(as_baseline.exit_code, 3);
   EXPECT_TRUE(contains(as_baseline.out,
                        fmt::format("{}: written by a newer perfgate (schema 99, this one reads up to {})", db,
                                    history::history_migrations().back().version)))
       << as_baseline.out;
   CommandResult record =
-      run_perfgate("analyze " + trace + " -q --history " + db + " --record --json " + report);
+      run_perfgate("analyze --verbose " + trace + " -q --history " + db + " --record --json " + report);
   EXPECT_EQ(record.exit_code, 3);
   EXPECT_TRUE(
       contains(record.out, "perfgate: cannot record the run: " + db + ": written by a newer perfgate"))
@@ -277,8 +284,8 @@ TEST(HistoryCli, UsageAndStoreErrorsHaveTheirExitCodes) {
   EXPECT_TRUE(std::filesystem::exists(report));
 
   // A password never reaches the output.
-  CommandResult unreachable =
-      run_perfgate("analyze " + trace + " -q --history 'postgresql://ci:s3cret@127.0.0.1:1/perf' --record");
+  CommandResult unreachable = run_perfgate(
+      "analyze --verbose " + trace + " -q --history 'postgresql://ci:s3cret@127.0.0.1:1/perf' --record");
   EXPECT_EQ(unreachable.exit_code, 3);
   EXPECT_TRUE(contains(unreachable.out, "postgresql://ci@127.0.0.1:1/perf: cannot connect"))
       << unreachable.out;
@@ -305,17 +312,17 @@ TEST(HistoryCli, FifoIsRefusedNotWaitedOn) {
   CleanCiEnvironment clean;
   std::string dir = temp_dir(), fifo = dir + "/h.db", report = dir + "/r.json";
   std::string trace = training_trace_file(dir, steady());
-  ASSERT_EQ(run_perfgate("analyze " + trace + " -q --json " + report).exit_code, 0);
+  ASSERT_EQ(run_perfgate("analyze --verbose " + trace + " -q --json " + report).exit_code, 0);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   for (std::string args :
        {"history list " + fifo, "history trend " + fifo, "history import " + fifo + " " + report,
-        "analyze " + trace + " -q --baseline " + fifo,
-        "analyze " + trace + " -q --history " + fifo + " --record"}) {
+        "analyze --verbose " + trace + " -q --baseline " + fifo,
+        "analyze --verbose " + trace + " -q --history " + fifo + " --record"}) {
     CommandResult r = run_perfgate_within(20, args);
     EXPECT_EQ(r.exit_code, 3) << args << ": " << r.out;
     EXPECT_TRUE(contains(r.out, fifo + ": not a regular file")) << args << ": " << r.out;
   }
-  CommandResult rules = run_perfgate_within(20, "analyze " + trace + " -q --rules " + fifo);
+  CommandResult rules = run_perfgate_within(20, "analyze --verbose " + trace + " -q --rules " + fifo);
   EXPECT_EQ(rules.exit_code, 2) << rules.out;
   EXPECT_TRUE(contains(rules.out, fifo + ": error: cannot read rule file: not a regular file")) << rules.out;
 }
@@ -329,16 +336,17 @@ TEST(HistoryCli, ARunWhoseGpuWorkVanishedFailsAgainstTheHistory) {
   std::string dir = temp_dir(), db = dir + "/perfgate.db";
   std::string trace = training_trace_file(dir, steady());
   for (const char* commit : {"aaaaaaaaaa", "bbbbbbbbbb"})
-    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main --commit {}", trace,
-                                       db, commit))
-                  .exit_code,
-              0);
+    ASSERT_EQ(
+        run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record --branch main --commit {}",
+                                 trace, db, commit))
+            .exit_code,
+        0);
   TraceBuilder cpu_only;
   for (int i = 0; i < 8; ++i) cpu_only.step(i + 1, 9000.0 * i, 9000).op("aten::mm", 9000.0 * i + 10, 8000);
   std::string cpu_trace = cpu_only.write(dir + "/cpu.json");
   std::string report = dir + "/report.json";
-  CommandResult r =
-      run_perfgate(fmt::format("analyze {} --no-color --baseline {} --json {}", cpu_trace, db, report));
+  CommandResult r = run_perfgate(
+      fmt::format("analyze --verbose {} --no-color --baseline {} --json {}", cpu_trace, db, report));
   EXPECT_EQ(r.exit_code, 1) << r.out;
   json::value parsed = json::parse(read_text(report));
   EXPECT_EQ(finding_status(parsed, "regression.gpu-work-vanished"), "fail");
@@ -361,13 +369,13 @@ TEST(HistoryCli, AnNsysExportIsNeverTakenForAHistory) {
           "INSERT INTO StringIds VALUES (2, 'gemm_kernel');"
           "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, streamId, correlationId, globalPid, "
           "demangledName, shortName) VALUES (0, 1000, 0, 7, 5, 167772160, 2, 2);");
-  CommandResult r = run_perfgate("analyze " + trace + " -q --history " + export_path + " --record");
+  CommandResult r = run_perfgate("analyze --verbose " + trace + " -q --history " + export_path + " --record");
   EXPECT_EQ(r.exit_code, 3);
   EXPECT_TRUE(contains(r.out, export_path + ": not a perfgate history: an SQLite database with other tables"))
       << r.out;
   std::string report = dir + "/report.json";
   CommandResult as_baseline =
-      run_perfgate("analyze " + trace + " -q --baseline " + export_path + " --json " + report);
+      run_perfgate("analyze --verbose " + trace + " -q --baseline " + export_path + " --json " + report);
   EXPECT_EQ(as_baseline.exit_code, 0) << as_baseline.out;
   EXPECT_EQ(json::parse(read_text(report)).at("baseline").at("kind").as_string(), "profile");
 }
@@ -379,8 +387,8 @@ TEST(HistoryCli, TwentyConcurrentWritersIntoSqliteLoseNothing) {
   std::string trace = training_trace_file(dir, steady());
   std::vector<std::string> commands;
   for (int i = 0; i < 20; ++i)
-    commands.push_back(
-        fmt::format("analyze {} -q --history {} --record --branch main --commit job{}", trace, db, i));
+    commands.push_back(fmt::format(
+        "analyze --verbose {} -q --history {} --record --branch main --commit job{}", trace, db, i));
   for (const CommandResult& r : run_perfgate_all(commands)) EXPECT_EQ(r.exit_code, 0) << r.out;
 
   json::array runs = list_runs(db);

@@ -34,7 +34,7 @@ TEST(HistoryReading, AnSqliteFileWithoutTablesIsAnEmptyHistory) {
   std::string trace = training_trace_file(dir, steady());
   std::string before = read_text(db);
 
-  CommandResult gate = run_perfgate(fmt::format("analyze {} --no-color --baseline {}", trace, db));
+  CommandResult gate = run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline {}", trace, db));
   EXPECT_EQ(gate.exit_code, 0) << gate.out;
   EXPECT_TRUE(contains(gate.out, "the history " + db + " has no runs yet")) << gate.out;
   CommandResult list = run_perfgate("history list " + db);
@@ -46,8 +46,8 @@ TEST(HistoryReading, AnSqliteFileWithoutTablesIsAnEmptyHistory) {
   EXPECT_FALSE(fs::exists(db + "-wal") && fs::file_size(db + "-wal") > 0);
 
   // The CI job's command, which failed forever before: gate, then record the first run.
-  CommandResult first = run_perfgate(
-      fmt::format("analyze {} -q --baseline {} --history {} --record --branch main", trace, db, db));
+  CommandResult first = run_perfgate(fmt::format(
+      "analyze --verbose {} -q --baseline {} --history {} --record --branch main", trace, db, db));
   EXPECT_EQ(first.exit_code, 0) << first.out;
   EXPECT_EQ(list_runs(db).size(), 1u);
 }
@@ -70,13 +70,13 @@ TEST(HistoryReading, ATablelessSqliteFileIsAHistoryOnlyWhereNamedAsOne) {
   std::string dir = temp_dir(), file = header_only_database(dir + "/h.sqlite");
   std::string trace = training_trace_file(dir, steady());
   EXPECT_EQ(run_perfgate("history list " + file).out, file + ": no runs\n");
-  CommandResult as_profile = run_perfgate(fmt::format("analyze {} -q --baseline {}", trace, file));
+  CommandResult as_profile = run_perfgate(fmt::format("analyze --verbose {} -q --baseline {}", trace, file));
   EXPECT_EQ(as_profile.exit_code, 3) << as_profile.out;
   EXPECT_TRUE(
       contains(as_profile.out, "baseline: " + file + ": an SQLite database but not an Nsight Systems"))
       << as_profile.out;
-  CommandResult named =
-      run_perfgate(fmt::format("analyze {} -q --baseline {} --history {} --record", trace, file, file));
+  CommandResult named = run_perfgate(
+      fmt::format("analyze --verbose {} -q --baseline {} --history {} --record", trace, file, file));
   EXPECT_EQ(named.exit_code, 0) << named.out;
   EXPECT_EQ(list_runs(file).size(), 1u);
 }
@@ -88,8 +88,10 @@ TEST(HistoryReading, ReadersDuringTheFirstMigrationSeeAnEmptyHistory) {
   std::string trace = training_trace_file(dir, steady());
   for (int round = 0; round < 3; ++round) {
     std::string db = fmt::format("{}/race{}.db", dir, round);
-    std::vector<std::string> commands{fmt::format("analyze {} -q --history {} --record", trace, db)};
-    for (int i = 0; i < 10; ++i) commands.push_back(fmt::format("analyze {} -q --baseline {}", trace, db));
+    std::vector<std::string> commands{
+        fmt::format("analyze --verbose {} -q --history {} --record", trace, db)};
+    for (int i = 0; i < 10; ++i)
+      commands.push_back(fmt::format("analyze --verbose {} -q --baseline {}", trace, db));
     for (const CommandResult& r : run_perfgate_all(commands)) EXPECT_EQ(r.exit_code, 0) << r.out;
     EXPECT_EQ(list_runs(db).size(), 1u);
   }
@@ -106,12 +108,13 @@ TEST(HistoryReading, ARecordIntoAReadOnlyFolderNamesTheFolder) {
   ::chmod(dir.c_str(), 0755);
   ::chmod(trace.c_str(), 0644);
   ::chmod(folder.c_str(), 0555);
-  CommandResult r = run_perfgate_as("nobody", fmt::format("analyze {} -q --history {} --record", trace, db));
+  CommandResult r =
+      run_perfgate_as("nobody", fmt::format("analyze --verbose {} -q --history {} --record", trace, db));
   EXPECT_EQ(r.exit_code, 3) << r.out;
   EXPECT_TRUE(contains(r.out, db + ": cannot create the history in " + folder + ": Permission denied"))
       << r.out;
   CommandResult missing =
-      run_perfgate(fmt::format("analyze {} -q --history {}/no/such/h.db --record", trace, dir));
+      run_perfgate(fmt::format("analyze --verbose {} -q --history {}/no/such/h.db --record", trace, dir));
   EXPECT_EQ(missing.exit_code, 3) << missing.out;
   EXPECT_TRUE(contains(missing.out, "cannot create the history in " + dir + "/no/such: no such folder"))
       << missing.out;
@@ -125,7 +128,9 @@ TEST(HistoryReading, ReadersNeedNoWriteAccess) {
   fs::create_directories(folder);
   std::string trace = training_trace_file(dir, steady());
   ASSERT_EQ(
-      run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main", trace, db)).exit_code, 0);
+      run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record --branch main", trace, db))
+          .exit_code,
+      0);
   ASSERT_EQ(sqlite_text(db, "PRAGMA journal_mode"), "wal");
   ASSERT_FALSE(fs::exists(db + "-shm"));
   ::chmod(dir.c_str(), 0755);
@@ -141,7 +146,7 @@ TEST(HistoryReading, ReadersNeedNoWriteAccess) {
   EXPECT_EQ(trend.exit_code, 0) << trend.out;
   EXPECT_TRUE(contains(trend.out, "1 runs")) << trend.out;
   CommandResult gate =
-      run_perfgate_as("nobody", fmt::format("analyze {} --no-color --baseline {}", trace, db));
+      run_perfgate_as("nobody", fmt::format("analyze --verbose {} --no-color --baseline {}", trace, db));
   EXPECT_EQ(gate.exit_code, 0) << gate.out;
   EXPECT_TRUE(contains(gate.out, "Baseline     " + db + "#1")) << gate.out;
   ::chmod(folder.c_str(), 0755);
@@ -154,14 +159,16 @@ TEST(HistoryReading, ReadersNeedNoWriteAccess) {
 TEST(HistoryReading, AVersionBeyondThirtyTwoBitsIsANewerStore) {
   std::string dir = temp_dir(), db = dir + "/h.db";
   std::string trace = training_trace_file(dir, steady());
-  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record", trace, db)).exit_code, 0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record", trace, db)).exit_code,
+            0);
   std::int64_t version = std::stoll(sqlite_text(db, "SELECT MAX(version) FROM schema_version"));
   sqlite_execute(db, "UPDATE schema_version SET version = version + 4294967296");
   std::string newer = fmt::format("written by a newer perfgate (schema {}", 4294967296 + version);
   CommandResult list = run_perfgate("history list " + db);
   EXPECT_EQ(list.exit_code, 3);
   EXPECT_TRUE(contains(list.out, db + ": " + newer)) << list.out;
-  CommandResult record = run_perfgate(fmt::format("analyze {} -q --history {} --record", trace, db));
+  CommandResult record =
+      run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record", trace, db));
   EXPECT_EQ(record.exit_code, 3);
   EXPECT_TRUE(contains(record.out, newer)) << record.out;
   EXPECT_EQ(sqlite_text(db, "SELECT COUNT(*) FROM runs"), "1") << "a run was written into a newer store";
@@ -172,7 +179,9 @@ TEST(HistoryReading, TamperedValuesAreRefusedWithTheStoreNamed) {
   std::string dir = temp_dir(), db = dir + "/h.db";
   std::string trace = training_trace_file(dir, steady());
   ASSERT_EQ(
-      run_perfgate(fmt::format("analyze {} -q --history {} --record --branch main", trace, db)).exit_code, 0);
+      run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record --branch main", trace, db))
+          .exit_code,
+      0);
   std::string saved = dir + "/saved.db";
   fs::copy_file(db, saved);
   struct Case {
@@ -196,7 +205,7 @@ TEST(HistoryReading, TamperedValuesAreRefusedWithTheStoreNamed) {
     fs::copy_file(saved, db, fs::copy_options::overwrite_existing);
     sqlite_execute(db, c.sql);
     std::string expected = db + ": not a usable perfgate history: " + c.message;
-    CommandResult gate = run_perfgate(fmt::format("analyze {} -q --baseline {}", trace, db));
+    CommandResult gate = run_perfgate(fmt::format("analyze --verbose {} -q --baseline {}", trace, db));
     EXPECT_EQ(gate.exit_code, 3) << gate.out;
     EXPECT_TRUE(contains(gate.out, "perfgate: baseline: " + expected)) << gate.out;
     EXPECT_FALSE(contains(gate.out, "internal error")) << gate.out;
@@ -236,7 +245,8 @@ class FullDisk {
 TEST(HistoryReading, AFullDiskIsNamed) {
   std::string dir = temp_dir(), db = dir + "/h.db";
   std::string trace = training_trace_file(dir, steady());
-  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history {} --record", trace, db)).exit_code, 0);
+  ASSERT_EQ(run_perfgate(fmt::format("analyze --verbose {} -q --history {} --record", trace, db)).exit_code,
+            0);
   FullDisk disk(dir + "/full");
   if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs here";
   std::string full = dir + "/full/h.db";

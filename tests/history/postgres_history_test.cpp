@@ -24,12 +24,14 @@ TEST(PostgresHistoryCli, RecordedRunsBecomeTheBaseline) {
   std::string dir = temp_dir();
   std::string trace = training_trace_file(dir, steady());
   for (const char* commit : {"aaaaaaaaaa", "bbbbbbbbbb"})
-    ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history '{}' --record --branch main --commit {} "
-                                       "--label runner=pg",
-                                       trace, uri, commit))
-                  .exit_code,
-              0);
-  CommandResult same = run_perfgate(fmt::format("analyze {} --no-color --baseline '{}'", trace, uri));
+    ASSERT_EQ(
+        run_perfgate(fmt::format("analyze --verbose {} -q --history '{}' --record --branch main --commit {} "
+                                 "--label runner=pg",
+                                 trace, uri, commit))
+            .exit_code,
+        0);
+  CommandResult same =
+      run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline '{}'", trace, uri));
   EXPECT_EQ(same.exit_code, 0) << same.out;
   EXPECT_TRUE(
       contains(same.out, fmt::format("Baseline     {0}#1 (commit aaaaaaa), {0}#2 (commit bbbbbbb) (pooled, "
@@ -38,10 +40,10 @@ TEST(PostgresHistoryCli, RecordedRunsBecomeTheBaseline) {
       << same.out;
   TrainingRun slow = steady();
   for (double& e : slow.extra_us) e += 2000;
-  EXPECT_EQ(
-      run_perfgate(fmt::format("analyze {} -q --baseline '{}'", training_trace_file(dir, slow, "slow"), uri))
-          .exit_code,
-      1);
+  EXPECT_EQ(run_perfgate(fmt::format("analyze --verbose {} -q --baseline '{}'",
+                                     training_trace_file(dir, slow, "slow"), uri))
+                .exit_code,
+            1);
 
   json::array runs = list_runs("'" + uri + "'");
   ASSERT_EQ(runs.size(), 2u);
@@ -65,8 +67,8 @@ TEST(PostgresHistoryCli, TwentyConcurrentWritersLoseNothing) {
   std::string trace = training_trace_file(temp_dir(), steady());
   std::vector<std::string> commands;
   for (int i = 0; i < 20; ++i)
-    commands.push_back(
-        fmt::format("analyze {} -q --history '{}' --record --branch main --commit job{}", trace, uri, i));
+    commands.push_back(fmt::format(
+        "analyze --verbose {} -q --history '{}' --record --branch main --commit job{}", trace, uri, i));
   // Every process finds an empty database: they race to create the schema, too.
   for (const CommandResult& r : run_perfgate_all(commands)) EXPECT_EQ(r.exit_code, 0) << r.out;
 
@@ -100,22 +102,26 @@ TEST(PostgresHistoryCli, ASelectOnlyRoleReadsAndNeverWrites) {
   std::string reader = server.uri_as(role, name);
   std::string trace = training_trace_file(temp_dir(), steady());
 
-  CommandResult empty = run_perfgate(fmt::format("analyze {} --no-color --baseline '{}'", trace, reader));
+  CommandResult empty =
+      run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline '{}'", trace, reader));
   EXPECT_EQ(empty.exit_code, 0) << empty.out;
   EXPECT_TRUE(contains(empty.out, "has no runs yet")) << empty.out;
   CommandResult none = run_perfgate(fmt::format("history list '{}'", reader));
   EXPECT_EQ(none.exit_code, 0) << none.out;
   EXPECT_EQ(none.out, reader + ": no runs\n");
 
-  ASSERT_EQ(run_perfgate(fmt::format("analyze {} -q --history '{}' --record --branch main --commit aaaaaaa",
-                                     trace, owner))
+  ASSERT_EQ(run_perfgate(
+                fmt::format("analyze --verbose {} -q --history '{}' --record --branch main --commit aaaaaaa",
+                            trace, owner))
                 .exit_code,
             0);
-  CommandResult gate = run_perfgate(fmt::format("analyze {} --no-color --baseline '{}'", trace, reader));
+  CommandResult gate =
+      run_perfgate(fmt::format("analyze --verbose {} --no-color --baseline '{}'", trace, reader));
   EXPECT_EQ(gate.exit_code, 0) << gate.out;
   EXPECT_TRUE(contains(gate.out, "Baseline     " + reader + "#1 (commit aaaaaaa)")) << gate.out;
   EXPECT_EQ(list_runs("'" + reader + "'").size(), 1u);
-  CommandResult record = run_perfgate(fmt::format("analyze {} -q --history '{}' --record", trace, reader));
+  CommandResult record =
+      run_perfgate(fmt::format("analyze --verbose {} -q --history '{}' --record", trace, reader));
   EXPECT_EQ(record.exit_code, 3) << record.out;
   EXPECT_TRUE(contains(record.out, "permission denied")) << record.out;
 }

@@ -199,7 +199,7 @@ TEST(MemoryTimeline, DeviceMemoryOption) {
   std::string path = write_text(dir + "/capacity.pickle", snapshot_pickle(timeline_device()));
   auto near_capacity = [&](const std::string& option, double& pct) {
     std::string json = dir + "/capacity.json";
-    CommandResult run = run_perfgate("analyze " + path + " -q --json " + json + option);
+    CommandResult run = run_perfgate("analyze --verbose " + path + " -q --json " + json + option);
     EXPECT_EQ(run.exit_code, 0) << run.out;
     boost::json::value report = boost::json::parse(read_text(json));
     const boost::json::value* value =
@@ -216,14 +216,14 @@ TEST(MemoryTimeline, DeviceMemoryOption) {
   EXPECT_EQ(near_capacity(" --device-memory 20MiB", pct), "pass");
   EXPECT_DOUBLE_EQ(pct, 50.0);
   // The terminal names where the device's size came from (no out-of-memory error here).
-  CommandResult text = run_perfgate("analyze " + path + " --device-memory 20MiB");
+  CommandResult text = run_perfgate("analyze --verbose " + path + " --device-memory 20MiB");
   EXPECT_NE(text.out.find("(50.0% of the device's memory: as --device-memory gives it, else as an "
                           "out-of-memory error shows it)"),
             std::string::npos)
       << text.out;
   EXPECT_EQ(near_capacity("", pct), "n/a");
   EXPECT_EQ(pct, -1);
-  CommandResult bad = run_perfgate("analyze " + path + " --device-memory lots");
+  CommandResult bad = run_perfgate("analyze --verbose " + path + " --device-memory lots");
   EXPECT_EQ(bad.exit_code, 2) << bad.out;
   EXPECT_NE(bad.out.find("--device-memory lots: not a size"), std::string::npos) << bad.out;
 }

@@ -239,22 +239,22 @@ TEST(Issue60Real, AGateOnMemoryAgainstABaselineSnapshot) {
   std::string b8 = recorded("h200_snapshot_b8.pickle");
   std::string b32 = recorded("h200_snapshot_b32.pickle");
   CommandResult warned =
-      run_perfgate("analyze " + b32 + " --baseline " + b8 + " --set regression.memory.fail=+200%");
+      run_perfgate("analyze --verbose " + b32 + " --baseline " + b8 + " --set regression.memory.fail=+200%");
   EXPECT_EQ(warned.exit_code, 0) << warned.out;
   EXPECT_NE(warned.out.find("Peak GPU memory grew"), std::string::npos) << warned.out;
   // Snapshots record no steps by nature: the step-time rule does not apply (not "inconclusive").
   EXPECT_EQ(warned.out.find("no steps to compare"), std::string::npos) << warned.out;
   EXPECT_NE(warned.out.find("regression.step-time"), std::string::npos) << warned.out;
-  CommandResult failed = run_perfgate("analyze " + b32 + " --baseline " + b8);
+  CommandResult failed = run_perfgate("analyze --verbose " + b32 + " --baseline " + b8);
   EXPECT_EQ(failed.exit_code, 1) << failed.out;
   // What grew, by site (memory_snapshot_expected.py --all on both, differenced): (no frames recorded)
   // 557,843,456 -> 2,130,707,456 (+1,572,864,000), train_snapshot (rec_torch.py:80) 262,144,512 ->
   // 1,048,576,512 (+786,432,000), forward (rec_torch.py:55) 258,048,000 -> 862,322,688 (+604,274,688).
   // The same from the baseline's JSON report, which keeps its memory_live_at_peak table.
   std::string b8_json = temp_dir() + "/b8_report.json";
-  ASSERT_EQ(run_perfgate("analyze " + b8 + " --json " + b8_json).exit_code, 1);  // its oom fails
+  ASSERT_EQ(run_perfgate("analyze --verbose " + b8 + " --json " + b8_json).exit_code, 1);  // its oom fails
   for (const std::string& baseline : {b8, b8_json}) {
-    CommandResult grew = run_perfgate("analyze " + b32 + " --baseline " + baseline);
+    CommandResult grew = run_perfgate("analyze --verbose " + b32 + " --baseline " + baseline);
     std::size_t first = grew.out.find("What grew most at the peak, by allocation site: (no frames recorded)");
     std::size_t second = grew.out.find("train_snapshot (rec_torch.py:80)", first);
     std::size_t third = grew.out.find("forward (rec_torch.py:55)", second);
@@ -263,9 +263,9 @@ TEST(Issue60Real, AGateOnMemoryAgainstABaselineSnapshot) {
     EXPECT_NE(third, std::string::npos) << grew.out;
   }
   CommandResult same =
-      run_perfgate("analyze " + b32 + " --baseline " + b32 + " --set regression.memory.fail=+100%");
+      run_perfgate("analyze --verbose " + b32 + " --baseline " + b32 + " --set regression.memory.fail=+100%");
   EXPECT_EQ(same.exit_code, 0) << same.out;
-  CommandResult oom = run_perfgate("analyze " + b8);
+  CommandResult oom = run_perfgate("analyze --verbose " + b8);
   EXPECT_EQ(oom.exit_code, 1) << oom.out;
   EXPECT_NE(oom.out.find("Out of memory in the snapshot"), std::string::npos) << oom.out;
 }
@@ -322,24 +322,24 @@ TEST(Issue60Real, HeldOutCnnSnapshotsEqualPythonsReplay) {
 TEST(Issue60Real, HeldOutLargerPeakFailsTheGate) {
   std::string b16 = recorded("h100_cnn_snapshot_b16.pickle");
   std::string b48 = recorded("h100_cnn_snapshot_b48.pickle");
-  CommandResult failed = run_perfgate("analyze " + b48 + " --baseline " + b16);
+  CommandResult failed = run_perfgate("analyze --verbose " + b48 + " --baseline " + b16);
   EXPECT_EQ(failed.exit_code, 1) << failed.out;
   EXPECT_NE(failed.out.find("Peak GPU memory grew"), std::string::npos) << failed.out;
   EXPECT_NE(failed.out.find("What grew most at the peak, by allocation site: snap (rec68_torch.py:22)"),
             std::string::npos)
       << failed.out;
-  CommandResult smaller = run_perfgate("analyze " + b16 + " --baseline " + b48);
+  CommandResult smaller = run_perfgate("analyze --verbose " + b16 + " --baseline " + b48);
   EXPECT_EQ(smaller.exit_code, 0) << smaller.out;
 }
 
 TEST(Issue60Real, ThePeakTrendsInARunHistory) {
   std::string dir = temp_dir();
   std::string db = dir + "/history.db";
-  EXPECT_EQ(run_perfgate("analyze " + recorded("h200_snapshot_b8.pickle") + " -q --history " + db +
+  EXPECT_EQ(run_perfgate("analyze --verbose " + recorded("h200_snapshot_b8.pickle") + " -q --history " + db +
                          " --record --branch main --commit b8")
                 .exit_code,
             1);
-  EXPECT_EQ(run_perfgate("analyze " + recorded("h200_snapshot_b32.pickle") + " -q --history " + db +
+  EXPECT_EQ(run_perfgate("analyze --verbose " + recorded("h200_snapshot_b32.pickle") + " -q --history " + db +
                          " --record --branch main --commit b32")
                 .exit_code,
             0);

@@ -119,7 +119,7 @@ TEST(HtmlViews, ChangesAreOverTheWholeWindowsWhereARunHasNoSteps) {
   // The kernels 50 us longer: 200 us more over the window.
   std::string dir = temp_dir();
   write_text(dir + "/base.json", render_json(base));
-  CommandResult r = run_perfgate("analyze " + no_step_run(150) + "/a.json --baseline " + dir +
+  CommandResult r = run_perfgate("analyze --verbose " + no_step_run(150) + "/a.json --baseline " + dir +
                                  "/base.json --html " + dir + "/r.html");
   EXPECT_TRUE(contains(r.out, "Changes      over each run's whole window against the baseline")) << r.out;
   std::string page = read_text(dir + "/r.html");

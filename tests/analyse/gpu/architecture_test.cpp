@@ -86,7 +86,7 @@ TEST(Architecture, AmdDevicesAreNamedByTheirGfxTarget) {
   EXPECT_EQ(report.gpus[0].architecture, "gfx942");
   EXPECT_EQ(report.gpus[1].architecture, "gfx90x");  // 9.0 without a known model: the family
   CommandResult r =
-      run_perfgate("analyze " + write_text(temp_dir() + "/amd.json", t.json()) + " --no-progress");
+      run_perfgate("analyze --verbose " + write_text(temp_dir() + "/amd.json", t.json()) + " --no-progress");
   EXPECT_NE(r.out.find("AMD Instinct MI300X (gfx942)"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("sm 9.4"), std::string::npos) << r.out;
 }

@@ -232,8 +232,8 @@ TEST(Compute, MfuIsNotApplicableBelowTheFlopCoverageThreshold) {
   EXPECT_NEAR(*all.metrics.get(Metric::ComputeMfuPct), 100.0 * (2.0 * 1024 * 1024 * 1024 / 312e12) / 0.1,
               1e-9);
   // The terminal says n/a, with the coverage (the other outputs read the same null metric).
-  CommandResult r =
-      run_perfgate("analyze " + write_text(temp_dir() + "/low_coverage.json", t.json()) + " --no-progress");
+  CommandResult r = run_perfgate("analyze --verbose " +
+                                 write_text(temp_dir() + "/low_coverage.json", t.json()) + " --no-progress");
   EXPECT_NE(r.out.find("MFU n/a"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("MFU 0.0%"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("FLOP coverage 0.1%"), std::string::npos) << r.out;

@@ -319,14 +319,15 @@ TEST(GraphCapture, CapturesBesideTheTraceOrNamedAreMerged) {
   write_text(dir + "/capture_traces/execution_details.json",
              R"([{"file": "bs_32_rank0.json", "batch_size": 32, "mode": "FULL"}])");
   const std::string note = "3 of 4 replayed GPU activities placed on a captured launch, 1 not placed";
-  CommandResult beside = run_perfgate("analyze --no-color " + dir + "/decode.json");
+  CommandResult beside = run_perfgate("analyze --verbose --no-color " + dir + "/decode.json");
   EXPECT_NE(beside.out.find(note), std::string::npos) << beside.out;
   std::string alone = temp_dir();
   write_text(alone + "/decode.json", reordered_replay());
-  CommandResult named = run_perfgate("analyze --no-color " + alone + "/decode.json --graph-capture " + dir +
-                                     "/capture_traces/bs_32_rank0.json");
+  CommandResult named =
+      run_perfgate("analyze --verbose --no-color " + alone + "/decode.json --graph-capture " + dir +
+                   "/capture_traces/bs_32_rank0.json");
   EXPECT_NE(named.out.find(note), std::string::npos) << named.out;
-  CommandResult none = run_perfgate("analyze --no-color " + alone + "/decode.json");
+  CommandResult none = run_perfgate("analyze --verbose --no-color " + alone + "/decode.json");
   EXPECT_EQ(none.out.find("graph capture:"), std::string::npos) << none.out;
 }
 
@@ -345,7 +346,7 @@ TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
   write_text(details, fmt::format(R"([{{"file": "bs_32_rank0.json"}}, {{"file": "../outside/x.json"}}, )"
                                   R"({{"file": "{}"}}])",
                                   outside));
-  CommandResult confined = run_perfgate("analyze --no-color " + dir + "/decode.json");
+  CommandResult confined = run_perfgate("analyze --verbose --no-color " + dir + "/decode.json");
   EXPECT_EQ(confined.exit_code, 0) << confined.out;
   EXPECT_NE(confined.out.find("1 of 1 graph launches aligned with 1 captured graphs"), std::string::npos)
       << confined.out;
@@ -356,7 +357,7 @@ TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
   // Bounded: at most 4 MiB, and at most --max-input-memory.
   std::string padded = R"([{"file": "bs_32_rank0.json"})" + std::string(5 << 20, ' ') + "]";
   write_text(details, padded);
-  CommandResult large = run_perfgate("analyze -q " + dir + "/decode.json");
+  CommandResult large = run_perfgate("analyze --verbose -q " + dir + "/decode.json");
   EXPECT_EQ(large.exit_code, 3) << large.out;
   EXPECT_NE(
       large.out.find(fmt::format("{}: {} bytes, more than a list of capture files holds (at most 4194304)",
@@ -387,11 +388,11 @@ TEST(GraphCaptureFolder, BoundedConfinedAndProtected) {
   write_text(run + "/rank-0.json", reordered_replay());
   std::string rules = write_text(dir + "/r.yaml", "rules: []\n");
   for (const std::string& args :
-       {"analyze " + dir + "/decode.json --graph-capture " + outside + " --json " + outside,
-        "analyze " + dir + "/decode.json --json " + capture,
-        "analyze " + dir + "/decode.json --md " + details,
-        "analyze " + run + " --json " + run + "/rank-0.json",
-        "analyze " + dir + "/decode.json --rules " + rules + " --json " + rules}) {
+       {"analyze --verbose " + dir + "/decode.json --graph-capture " + outside + " --json " + outside,
+        "analyze --verbose " + dir + "/decode.json --json " + capture,
+        "analyze --verbose " + dir + "/decode.json --md " + details,
+        "analyze --verbose " + run + " --json " + run + "/rank-0.json",
+        "analyze --verbose " + dir + "/decode.json --rules " + rules + " --json " + rules}) {
     std::string before = read_text(args.substr(args.rfind(' ') + 1));
     CommandResult r = run_perfgate(args);
     EXPECT_EQ(r.exit_code, 2) << args << ": " << r.out;
