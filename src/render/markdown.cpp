@@ -78,6 +78,21 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
              fmt::format("{} failed · {} warnings · {} inconclusive · {} passed · {} n/a · {} skipped",
                          v.failures, v.warnings, v.inconclusive, v.passed, v.not_applicable, v.skipped));
   }
+  // What failed, first (issue 93: a failed gate's comment opened with the counts and the metric table,
+  // the failed rules far below): each failed or inconclusive rule, its value and the baseline's.
+  std::string failed;
+  for (FindingStatus kind : {FindingStatus::Fail, FindingStatus::Inconclusive})
+    for (const ReportFinding& f : r.findings) {
+      if (f.status != kind) continue;
+      std::string value = f.value && f.baseline
+                              ? fmt::format(" ({}, baseline {})", format_value(f.value, f.unit),
+                                            format_value(f.baseline, f.unit))
+                          : f.value ? fmt::format(" ({})", format_value(f.value, f.unit))
+                                    : "";
+      failed += fmt::format("{}{} `{}` {}{}", failed.empty() ? "" : "<br>", icon_of(kind), esc(f.id),
+                            esc(f.title), value);
+    }
+  if (!failed.empty()) view.set("what_failed", failed);
   std::string inputs;
   for (std::size_t i = 0; i < r.inputs.size() && i < 3; ++i)
     inputs += (i ? ", " : "") + esc(r.inputs[i].worker);

@@ -64,7 +64,8 @@ TEST(TerminalSummary, TheBundledExampleIsOneScreenWithItsVerdictAndFindings) {
 }
 
 // A failed gate leads with the rules that failed, each with its value and the baseline's, before the
-// warnings: here the region the data loader grew (100 to 1,100 us a step).
+// warnings, on the terminal and in the Markdown (issue 93, item 3): here the region the data loader
+// grew (100 to 1,100 us a step).
 TEST(TerminalSummary, AFailedGateLeadsWithWhatFailed) {
   TrainingRun before;
   before.dataloader_us = 100;
@@ -91,6 +92,14 @@ TEST(TerminalSummary, AFailedGateLeadsWithWhatFailed) {
     EXPECT_NE(lines[i].find(", baseline "), std::string::npos) << lines[i];
   }
   EXPECT_EQ(failed, std::min<std::size_t>(report.verdict->failures, 3)) << summary;
+  // The Markdown summary and the PR comment name them under the counts, before the metric table.
+  std::vector<std::string> md = lines_of(render_markdown(report));
+  ASSERT_GE(md.size(), 5u);
+  EXPECT_TRUE(md[2].starts_with("**1 failed") || md[2].starts_with("**2 failed") ||
+              md[2].starts_with("**3 failed"))
+      << md[2];
+  EXPECT_TRUE(md[4].starts_with("❌ `regression.")) << md[4];
+  EXPECT_NE(md[4].find(", baseline "), std::string::npos) << md[4];
 }
 
 }  // namespace
