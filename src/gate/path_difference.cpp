@@ -242,8 +242,8 @@ ReportTable critical_path_changes(const PathDifference& d) {
     t.rows.push_back({name, std::string(kind), baseline_us, us, delta, at, at + delta});
     at += delta;
   };
-  t.rows.push_back(
-      {std::string("Baseline step"), std::string("total"), before, ReportCell{}, ReportCell{}, 0.0, before});
+  t.rows.push_back({std::string("Baseline step (mean)"), std::string("total"), before, ReportCell{},
+                    ReportCell{}, 0.0, before});
   double least = least_named_change(d);
   double rest_baseline = d.baseline_length_us, rest = d.length_us;  // the path less the named bounds
   for (const PathBoundChange& b : d.bounds) {
@@ -255,8 +255,8 @@ ReportTable critical_path_changes(const PathDifference& d) {
   if (std::fabs(rest - rest_baseline) >= kLeastOtherChangeUs)
     part("other bounds", "bounds", rest_baseline, rest);
   part("off the path", "off path", d.baseline_off_us, d.off_us);
-  t.rows.push_back(
-      {std::string("This run's step"), std::string("total"), before, after, after - before, 0.0, after});
+  t.rows.push_back({std::string("This run's step (mean)"), std::string("total"), before, after,
+                    after - before, 0.0, after});
   return t;
 }
 

@@ -95,13 +95,13 @@ TEST(PathDifference, AWaterfallWhosePartsAddUpToTheStepsChange) {
   MetricValues before = path(9000, 10, 2, 5, 5, 78, 0, 10);
   ReportTable t = critical_path_changes(*path_difference(before, path(10000, 20, 0, 4.5, 4.5, 67, 4, 20)));
   EXPECT_EQ(t.name, "critical_path_changes");
-  expect_waterfall(t, {{"Baseline step", "total", 0, 10000},
+  expect_waterfall(t, {{"Baseline step (mean)", "total", 0, 10000},
                        {"host ops and runtime calls", "bound", 10000, 11100},
                        {"communication", "bound", 11100, 11500},
                        {"data loading", "bound", 11500, 11320},
                        {"GPU compute", "bound", 11320, 11000},
                        {"off the path", "off path", 11000, 12500},
-                       {"This run's step", "total", 0, 12500}});
+                       {"This run's step (mean)", "total", 0, 12500}});
   double parts = 0;
   for (std::size_t i = 1; i + 1 < t.rows.size(); ++i) parts += cell(t, i, "delta_us");
   EXPECT_NEAR(parts, 2500, 1e-9);
@@ -112,14 +112,14 @@ TEST(PathDifference, AWaterfallWhosePartsAddUpToTheStepsChange) {
   // Launch delays 450 → 470 us (+20, under 0.5% of the 10000 us path: not named) and compute 6680
   // (-340): the other bounds, the path less the named ones, 900 → 920 us, carry the +20.
   t = critical_path_changes(*path_difference(before, path(10000, 20, 0, 4.7, 4.5, 66.8, 4, 20)));
-  expect_waterfall(t, {{"Baseline step", "total", 0, 10000},
+  expect_waterfall(t, {{"Baseline step (mean)", "total", 0, 10000},
                        {"host ops and runtime calls", "bound", 10000, 11100},
                        {"communication", "bound", 11100, 11500},
                        {"data loading", "bound", 11500, 11320},
                        {"GPU compute", "bound", 11320, 10980},
                        {"other bounds", "bounds", 10980, 11000},
                        {"off the path", "off path", 11000, 12500},
-                       {"This run's step", "total", 0, 12500}});
+                       {"This run's step (mean)", "total", 0, 12500}});
   EXPECT_NEAR(cell(t, 5, "baseline_us"), 900, 1e-9);
   EXPECT_NEAR(cell(t, 5, "us"), 920, 1e-9);
 }
