@@ -173,16 +173,6 @@ int summary_rank(const ReportFinding& f) {
 
 }  // namespace
 
-std::string cut_to_columns(std::string_view text, std::size_t columns) {
-  std::size_t points = 0, cut = text.size();
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // inside a character
-    if (points == columns - 1 && cut == text.size()) cut = i;
-    if (++points > columns) return std::string(text.substr(0, cut)) + "…";
-  }
-  return std::string(text);
-}
-
 std::string terminal_findings_summary(const ReportModel& r, bool color, std::size_t shown_at_most,
                                       std::size_t columns) {
   Style style{color};
