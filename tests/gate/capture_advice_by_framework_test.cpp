@@ -186,6 +186,33 @@ TEST(CaptureAdviceByFramework, ACompiledCaptureIsNotToldToCompile) {
   EXPECT_TRUE(says(compiled_mfu.recommendation, "torch.compile already runs")) << compiled_mfu.recommendation;
 }
 
+// The same GEMM in a step whose GPU is busy 80.5% of it, 80 ms of it copying a batch to the device:
+// the matrix units wait for the copies, and compute.low-mfu says so and sends the reader to the
+// copies (gpu.low-utilization) instead of precision, batch and fusion (issue 91: XProf's v6e file,
+// 73% copies, was told BF16 and jit). Utilization 0.5% (the GEMM alone), busy 80.5%.
+TEST(CaptureAdviceByFramework, DevicesBusyCopyingAreToldTheCopiesBeforeIntensity) {
+  TraceBuilder t;
+  t.device(0, "NVIDIA A100-SXM4-80GB", 8, 0, 80 * kGiB, 108);
+  t.step(1, 0, 100000);
+  t.op("aten::mm", 10, 30, 1, 1,
+       R"("Input Dims": [[4096, 4096], [4096, 4096]], "Input type": ["c10::BFloat16", "c10::BFloat16"])");
+  t.launch("ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_stages_32x5_nn", 12, 50, 500, 1);
+  t.op("aten::copy_", 600, 30, 2, 1);
+  t.runtime("cudaMemcpyAsync", 605, 5, 77, 2);
+  t.memcpy("Memcpy HtoD (Pinned -> Device)", 1000, 80000, 77, 0, 7, std::int64_t{1} << 30);
+  auto nvidia = profile(DeviceKind::Gpu, DeviceVendor::Nvidia, CaptureWorkload::Training, {"pytorch"});
+  ReportFinding copying = gated_finding(t.json(), nvidia, "compute.low-mfu");
+  ASSERT_EQ(copying.status, FindingStatus::Warn) << copying.reason;
+  EXPECT_TRUE(says(copying.recommendation, "busy 80.5% of the window but run GPU ops only 0.5% of it"))
+      << copying.recommendation;
+  EXPECT_TRUE(says(copying.recommendation, "Shorten the copies first (see gpu.low-utilization)"))
+      << copying.recommendation;
+  EXPECT_FALSE(says(copying.recommendation, "fused kernels (torch.compile)")) << copying.recommendation;
+  // Without the copies, the GEMM alone: the intensity advice, as before.
+  ReportFinding computing = gated_finding(slow_gemm_trace(), nvidia, "compute.low-mfu");
+  EXPECT_FALSE(says(computing.recommendation, "Shorten the copies first")) << computing.recommendation;
+}
+
 // One step of an aten::mm whose kernel is no Tensor Core kernel: tensor-cores.amp fires. A GradScaler
 // scales a training loss: training is told it, inference and an unknown workload autocast alone
 // (issue 89: the nsys 2026 export, of unknown workload, was told GradScaler).

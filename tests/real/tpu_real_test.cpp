@@ -60,6 +60,11 @@ TEST(TpuReal, TheFirstFindingIsHostOffloadAndNoRooflineSavingIsClaimed) {
   EXPECT_NE(low->recommendation.find("host offload"), std::string::npos) << low->recommendation;
   EXPECT_NE(low->recommendation.find("save_and_offload_only_these_names"), std::string::npos);
   EXPECT_EQ(low->recommendation.find("non_blocking"), std::string::npos);  // PyTorch's words
+  // compute.low-mfu names the copies too, not BF16 or jit (they would not touch the copy time).
+  const ReportFinding* mfu = find_finding(report, "compute.low-mfu");
+  ASSERT_NE(mfu, nullptr);
+  EXPECT_NE(mfu->recommendation.find("Shorten the copies first"), std::string::npos) << mfu->recommendation;
+  EXPECT_EQ(mfu->recommendation.find("jitted"), std::string::npos) << mfu->recommendation;
   // Before: "Scheduled TfrtTpuLoadedExecutable::Execute transfer (796.818 s)" on a 97.6 s capture.
   const ReportFinding* roofline = find_finding(report, "ops.far-from-roofline");
   ASSERT_NE(roofline, nullptr);
