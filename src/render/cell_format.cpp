@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
+#include <vector>
 
 #include "common/fixed_text.h"
 #include "common/units.h"
+#include "render/format.h"
 #include "render/render.h"
 
 namespace perfgate {
@@ -140,12 +143,63 @@ const ReportCell& shown_cell(const ReportTable& table, std::size_t row, std::siz
 
 std::string_view header_unit(const ReportColumn& column) {
   std::string_view unit = column.unit;
-  std::string_view name = column.name;
   std::string_view suffix = unit == "%" ? "pct" : unit;
-  if (unit.empty() || unit == "count" || name == suffix) return "";
-  if (name.size() > suffix.size() && name.ends_with(suffix) && name[name.size() - suffix.size() - 1] == '_')
-    return "";
-  return unit;
+  if (unit.empty() || unit == "count" || column.name == suffix) return "";
+  return unit == "us" ? "µs" : unit;
+}
+
+// Words of a column id spelt as written in prose.
+namespace {
+
+std::string_view spelt(std::string_view word) {
+  static const std::unordered_map<std::string_view, std::string_view> words = {
+      {"gpu", "GPU"},     {"gpus", "GPUs"}, {"cpu", "CPU"},   {"sm", "SM"},          {"tc", "Tensor Core"},
+      {"id", "ID"},       {"cv", "CV"},     {"nccl", "NCCL"}, {"tflops", "TFLOP/s"}, {"hbm", "HBM"},
+      {"mfu", "MFU"},     {"mbu", "MBU"},   {"dram", "DRAM"}, {"pid", "PID"},        {"tid", "TID"},
+      {"flops", "FLOPs"}, {"api", "API"},   {"cuda", "CUDA"}, {"hlo", "HLO"},        {"xla", "XLA"},
+      {"os", "OS"},       {"io", "I/O"},    {"dma", "DMA"},   {"us", "time"},        {"pct", "share"},
+      {"tb", "TB"},       {"gb", "GB"}};
+  auto it = words.find(word);
+  return it == words.end() ? word : it->second;
+}
+
+// A unit's suffix on a column id, which the header's unit after it says: "utilization_pct" reads
+// "Utilization (%)"; "kernel_us" keeps its word ("Kernel time (us)") unless the id says time already.
+bool unit_suffix(const std::vector<std::string_view>& words, std::string_view unit) {
+  std::string_view last = words.back(), before = words[words.size() - 2];
+  if (last == "us" && unit == "us")
+    return before == "duration" || before == "time" || before == "start" || before == "end";
+  return (last == "pct" && unit == "%") || (last == "bytes" && unit == "bytes");
+}
+
+}  // namespace
+
+std::string column_label(std::string_view id, std::string_view unit) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; at <= id.size();) {
+    std::size_t end = std::min(id.find('_', at), id.size());
+    if (end > at) words.push_back(id.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.size() > 1 && unit_suffix(words, unit)) words.pop_back();
+  std::string label;
+  for (std::string_view w : words) {
+    if (!label.empty()) label += ' ';
+    label += spelt(w);
+  }
+  if (!label.empty() && label[0] >= 'a' && label[0] <= 'z')
+    label[0] = static_cast<char>(label[0] - 'a' + 'A');
+  return perfgate::words(label);  // "GPU us" is "TPU time" on a TPU's page
+}
+
+std::string column_header(const ReportColumn& column, std::string_view unit) {
+  std::string header = column_label(column.name, column.unit);
+  if (!unit.empty()) header.append(" (").append(unit).append(")");
+  return header;
+}
+
+std::string column_header(const ReportColumn& column) {
+  return column_header(column, header_unit(column));
 }
 
 std::string_view utf8_prefix(std::string_view s, std::size_t n) {

@@ -36,10 +36,17 @@ void append_cell_text(std::string& out, const ReportCell& cell, std::string_view
 // by the text's length and formats only a number that might widen its column.
 std::optional<std::size_t> cell_text_length_bound(double v, std::string_view unit);
 
-// The unit a column's header shows in parentheses, or "" when it would say nothing: text and
-// count columns ("rank", "calls"), and names that already end in their unit ("duration_us",
-// "idle_pct", "bytes").
+// The unit a column's header shows in parentheses ("µs" for a time), or "" when it would say
+// nothing: text and count columns ("rank", "calls"), and a column named as its unit ("bytes").
 std::string_view header_unit(const ReportColumn& column);
+// A column's header as a reader reads it, from its id (the id stays in the JSON report and in the
+// HTML tooltip): words for the underscores, the unit's suffix left to the unit after it,
+// abbreviations spelt as written ("gpu_busy_pct" reads "GPU busy", "tc_rule" "Tensor Core rule").
+std::string column_label(std::string_view id, std::string_view unit);
+// The label with its unit after it, as every output that shows tables heads them (issue 93):
+// "Device self time (µs)", "GPU busy (%)"; `unit` in place of header_unit's (kFromWindowStart).
+std::string column_header(const ReportColumn& column, std::string_view unit);
+std::string column_header(const ReportColumn& column);
 
 // Columns on the trace clock (epoch microseconds: iteration and gap starts, memory curve times). The outputs
 // that show tables show them from the worker's window start, with the header saying so.

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-
+#include <filesystem>
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -320,6 +321,52 @@ std::string withheld_text(const ReportModel& r, Metric metric) {
     if (std::find(v.withheld.begin(), v.withheld.end(), name) != v.withheld.end())
       return fmt::format("n/a ({} does not hold: Data quality)", invariant_info(v.invariant).name);
   return "";
+}
+
+std::string_view verdict_word(std::string_view status) {
+  return status == "fail" ? "FAIL" : status == "warn" ? "PASS with warnings" : "PASS";
+}
+
+std::string shown_path(std::string_view path) {
+  namespace fs = std::filesystem;
+  fs::path given = fs::path(path).lexically_normal();
+  std::error_code error;
+  fs::path here = fs::current_path(error);
+  if (error) return given.string();
+  fs::path absolute = given.is_absolute() ? given : (here / given).lexically_normal();
+  fs::path relative = absolute.lexically_relative(here);
+  // Further up than the working folder's parent, or up to the root ("../work/a.json" from /tmp),
+  // ".." says less than the absolute path.
+  auto up = std::count(relative.begin(), relative.end(), fs::path(".."));
+  bool parent_is_root = here.parent_path() == here.root_path();
+  if (relative.empty() || up > 1 || (up == 1 && parent_is_root)) return absolute.string();
+  return relative.string();
+}
+
+std::string inputs_text(const ReportModel& r, std::size_t max) {
+  std::size_t n = std::min(max, r.inputs.size());
+  std::vector<std::string> shown(n), folder(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    shown[i] = shown_path(r.inputs[i].path);
+    std::size_t slash = shown[i].rfind('/');
+    if (slash != std::string::npos) folder[i] = shown[i].substr(0, slash + 1);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i > 0) out += ", ";
+    // A folder said once for the inputs in it, one after the other.
+    bool after_same = i > 0 && !folder[i].empty() && folder[i] == folder[i - 1];
+    bool before_same = i + 1 < n && !folder[i].empty() && folder[i] == folder[i + 1];
+    if (after_same)
+      out += shown[i].substr(folder[i].size());
+    else if (before_same)
+      out += folder[i] + ": " + shown[i].substr(folder[i].size());
+    else
+      out += shown[i];
+    out += " (" + format_bytes(r.inputs[i].bytes) + ")";
+  }
+  if (r.inputs.size() > n) out += fmt::format(" and {} more", r.inputs.size() - n);
+  return out;
 }
 
 }  // namespace perfgate

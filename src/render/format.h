@@ -113,6 +113,19 @@ std::string_view gain_share_of(const ReportModel& r);
 // of the step", "not bounded by the critical path, which covers only 45% of the step", or "".
 std::string gain_path_note(const ReportFinding& f);
 
+// The verdict as every output words it: "FAIL", "PASS with warnings" or "PASS" (status "fail",
+// "warn", anything else).
+std::string_view verdict_word(std::string_view status);
+
+// An input's path as a person reads it (issue 93): relative to the working folder where it lies
+// under it or its parent ("traces/a.json", "../shared/b.json"), else normalised and absolute. The
+// JSON report keeps the path as given.
+std::string shown_path(std::string_view path);
+// The run's first `max` inputs, each as shown_path says with its size ("(1.2 MB)"); those in one
+// folder after the folder said once ("traces/: rank-0.json (1.2 MB), rank-1.json (1.1 MB)"), and
+// "and N more" after them.
+std::string inputs_text(const ReportModel& r, std::size_t max);
+
 // A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
 // when there is none.
 std::string signed_change(const ReportMetricChange& c);

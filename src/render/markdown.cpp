@@ -71,7 +71,7 @@ const char* icon_of(FindingStatus s) {
 void add_verdict(const ReportModel& r, TemplateData& view) {
   const std::string status = r.verdict ? r.verdict->status : "pass";
   view.set("icon", status == "fail" ? "❌" : status == "warn" ? "⚠️" : "✅");
-  view.set("verdict", status == "fail" ? "FAIL" : status == "warn" ? "PASS with warnings" : "PASS");
+  view.set("verdict", std::string(verdict_word(status)));
   if (r.verdict) {
     const ReportVerdict& v = *r.verdict;
     view.set("counts",
@@ -191,7 +191,7 @@ TemplateData table_data(const ReportTable& t, std::size_t rows, bool open,
   for (const auto& c : t.columns) {
     std::string_view unit = header_unit(c);
     if (window_start_us && on_trace_clock(t.name, c.name)) unit = kFromWindowStart;
-    header += " " + esc(c.name) + (unit.empty() ? "" : " (" + esc(std::string(unit)) + ")") + " |";
+    header += " " + esc(column_header(c, unit)) + " |";
     rule += c.unit.empty() ? "---|" : "---:|";
   }
   d.set("header", header);

@@ -51,7 +51,8 @@ std::string join(const std::vector<std::string>& parts) {
 
 std::string inputs_line(const ReportModel& r) {
   if (r.inputs.size() == 1)
-    return fmt::format("{} ({}, {})", r.inputs[0].path, r.inputs[0].format, format_bytes(r.inputs[0].bytes));
+    return fmt::format("{} ({}, {})", shown_path(r.inputs[0].path), r.inputs[0].format,
+                       format_bytes(r.inputs[0].bytes));
   std::uint64_t bytes = 0;
   for (const auto& i : r.inputs) bytes += i.bytes;
   return fmt::format("{} workers ({})", r.inputs.size(), format_bytes(bytes));

@@ -182,7 +182,7 @@ std::string terminal_findings_summary(const ReportModel& r, bool color, std::siz
     line(fmt::format("{:<13}{} ({}, {} steps)", "Baseline", terminal_escape(r.baseline->path),
                      r.baseline->kind, r.baseline->steps));
   if (const std::optional<ReportVerdict>& v = r.verdict) {
-    std::string word = v->status == "fail" ? "FAIL" : v->status == "warn" ? "PASS with warnings" : "PASS";
+    std::string word(verdict_word(v->status));
     out += fmt::format("{:<13}{} (exit {}: {} failed, {} warnings, {} inconclusive)\n", "Verdict",
                        style.wrap(word, v->status == "fail"   ? "1;31"
                                         : v->status == "warn" ? "1;33"

@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "baseline/baseline.h"
 #include "gate/gate.h"
 #include "render/cell_format.h"
+#include "render/format.h"
 #include "render/html/table_view.h"
 #include "render/render.h"
 #include "render/templates.h"
@@ -149,7 +151,7 @@ TEST(HtmlViews, SortingATruncatedTableOrdersTheWholeTable) {
                        "data-td=\"n\">Calls</th>"));
   EXPECT_TRUE(contains(html,
                        "<th scope=\"col\" title=\"gpu_us\" class=\"num\" data-desc=\"0 1\" data-asc=\"4 3\" "
-                       "data-td=\"n\">GPU time</th>"));
+                       "data-td=\"n\">GPU time <span class=\"unit\">(µs)</span></th>"));
   EXPECT_TRUE(
       contains(html, "<script type=\"application/json\" class=\"aside\">[[0,1,2],[3,4,5],[6,7,8]]</script>"))
       << html;
@@ -168,6 +170,15 @@ TEST(HtmlViews, HeadersAreWordsAndTcRuleSaysWhatDecided) {
   EXPECT_EQ(column_label("memory_bytes", "bytes"), "Memory");
   EXPECT_EQ(column_label("tc_rule", ""), "Tensor Core rule");
   EXPECT_EQ(column_label("sm_count", "count"), "SM count");
+  // With the unit after the label (issue 93: units were in a tooltip alone).
+  EXPECT_EQ(column_header(ReportColumn{"device_self_us", "us", ""}), "Device self time (µs)");
+  EXPECT_EQ(column_header(ReportColumn{"gpu_busy_pct", "%", ""}), "GPU busy (%)");
+  EXPECT_EQ(column_header(ReportColumn{"duration_us", "us", ""}), "Duration (µs)");
+  EXPECT_EQ(column_header(ReportColumn{"memory_bytes", "bytes", ""}), "Memory (bytes)");
+  EXPECT_EQ(column_header(ReportColumn{"calls", "count", ""}), "Calls");
+  EXPECT_EQ(column_header(ReportColumn{"bytes", "bytes", ""}), "Bytes");
+  EXPECT_EQ(column_header(ReportColumn{"start_us", "us", ""}, kFromWindowStart),
+            "Start (from the window start)");
   ReportTable t{"kernels", "Kernels", "", {{"name", "", ""}, {"tc_rule", "", ""}}, {}};
   t.rows = {{std::string("sm80_xmma_gemm_bf16"), std::string("h884|s884|xmma_gemm")},
             {std::string("sgemm_128"), std::string("simt: ^[sdcz]gemm_")},
@@ -221,6 +232,25 @@ TEST(HtmlViews, TheTensorCoreRuleNamesItsSourceEscapedInEveryOutput) {
   std::string path = temp_dir() + "/tc_source.xlsx";
   write_xlsx(report, path);
   EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), "&lt;b&gt;Lab &amp; co&lt;/b&gt; | measured"));
+}
+
+// Issue 93, item 4: inputs named relative to the working folder (a run of 8 ranks listed four
+// absolute paths), those of one folder after the folder said once; absolute where ".." would climb
+// past the working folder's parent.
+TEST(HtmlViews, InputsAreNamedFromTheWorkingFolder) {
+  namespace fs = std::filesystem;
+  fs::path here = fs::current_path();
+  ASSERT_NE(here.parent_path(), here.root_path()) << "the test runs two folders down at least";
+  EXPECT_EQ(shown_path((here / "traces" / "a.json").string()), "traces/a.json");
+  EXPECT_EQ(shown_path("traces/./x/../a.json"), "traces/a.json");
+  EXPECT_EQ(shown_path((here.parent_path() / "shared" / "b.json").string()), "../shared/b.json");
+  std::string far = (here.parent_path().parent_path() / "c.json").lexically_normal().string();
+  EXPECT_EQ(shown_path(far), far);
+  ReportModel r;
+  for (const char* name : {"run/rank-0.json", "run/rank-1.json", "other.json"})
+    r.inputs.push_back(ReportInput{(here / name).string(), 1200, "kineto", "", ""});
+  EXPECT_EQ(inputs_text(r, 4), "run/: rank-0.json (1.2 kB), rank-1.json (1.2 kB), other.json (1.2 kB)");
+  EXPECT_EQ(inputs_text(r, 1), "run/rank-0.json (1.2 kB) and 2 more");
 }
 
 }  // namespace

@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "baseline/baseline.h"
 #include "gate/gate.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/training_run.h"
 
 namespace perfgate::testing {
 namespace {
@@ -146,8 +148,8 @@ TEST(Xlsx, PercentagesAreFractionsInAPercentFormat) {
   EXPECT_EQ(utilization.value, "0.5");
   EXPECT_EQ(utilization.format, "0.0%");
   // Iterations: the columns up to gpu_pct are name, number, start_us, duration_us, kernels,
-  // tc_kernels, gpu_us, gpu_pct (H).
-  EXPECT_EQ(wb.cell("Iterations", "H1").value, "gpu_pct");
+  // tc_kernels, gpu_us, gpu_pct (H), headed in words with the unit (issue 93).
+  EXPECT_EQ(wb.cell("Iterations", "H1").value, "GPU (%)");
   EXPECT_EQ(wb.cell("Iterations", "H2").value, "0.5");
   EXPECT_EQ(wb.cell("Iterations", "H2").format, "0.0%");
   // Findings: the fired finding first; its gain in column M, 12.5% = 0.125.
@@ -253,6 +255,55 @@ TEST(Xlsx, TheRooflineStepBreakdownAndCriticalPathHaveNativeCharts) {
   EXPECT_EQ(charts["Roofline"], "scatterChart log");
   EXPECT_EQ(charts["Step breakdown"], "barChart");
   EXPECT_EQ(charts["Critical path"], "barChart stacked");
+}
+
+// Issue 93, item 6: the first sheet states the verdict. A run 2 ms of host work a step slower than
+// its baseline fails regression.step-time (tests/gate/path_difference_test.cpp): the Verdict sheet
+// says FAIL and exit code 1, lists that rule first with the gate's step-time ratio and confidence
+// (its step test's, not worked out again), links it to the Findings sheet and lists the other sheets;
+// the waterfall of what grew on the critical path is a native chart (up-down bars between each
+// part's from_us and to_us), the columns are headed in words with their units.
+TEST(Xlsx, TheFirstSheetStatesTheVerdictAndWhatFailed) {
+  REQUIRE_UNZIP();
+  TrainingRun base_run;
+  base_run.extra_us = {0, 70, 30, 90, 10, 50, 80, 20};
+  TrainingRun slow = base_run;
+  slow.host_only_us = 2000;
+  ReportModel before = report_of_json(training_trace(base_run), default_book());
+  Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel after = report_of_json(training_trace(slow), default_book());
+  apply_gate(after, default_rules(), &base, {});
+  const ReportFinding* step = find_finding(after, "regression.step-time");
+  ASSERT_TRUE(step && step->step_test);
+  ASSERT_EQ(step->status, FindingStatus::Fail);
+  std::string path = workbook_of(after);
+  Workbook wb(path);
+  EXPECT_NE(unzip(path, "xl/workbook.xml").find("<sheet name=\"Verdict\" sheetId=\"1\""), std::string::npos);
+  EXPECT_EQ(wb.cell("Verdict", "A1").value, "Verdict");
+  EXPECT_EQ(wb.cell("Verdict", "B1").value, "FAIL");
+  EXPECT_EQ(wb.cell("Verdict", "A2").value, "Exit code");
+  EXPECT_EQ(wb.cell("Verdict", "B2").value, "1");
+  int header = wb.row_of("Verdict", "Status");
+  ASSERT_GT(header, 0);
+  std::string first = std::to_string(header + 1);
+  EXPECT_EQ(wb.cell("Verdict", "A" + first).value, "fail");
+  EXPECT_EQ(wb.cell("Verdict", "B" + first).value, "regression.step-time");
+  EXPECT_NEAR(std::stod(wb.cell("Verdict", "G" + first).value), step->step_test->ratio, 1e-9);
+  EXPECT_NEAR(std::stod(wb.cell("Verdict", "H" + first).value), step->step_test->confidence, 1e-9)
+      << "a percentage, stored as a fraction";
+  EXPECT_NE(unzip(path, "xl/worksheets/sheet1.xml").find("location=\"'Findings'!A1\""), std::string::npos);
+  int sheets = wb.row_of("Verdict", "Sheets");
+  ASSERT_GT(sheets, header);
+  EXPECT_EQ(wb.cell("Verdict", "A" + std::to_string(sheets + 1)).value, "Summary");
+  // Headers in words and units, not column ids.
+  EXPECT_EQ(wb.cell("Baseline path waterfall", "C1").value, "Baseline time (µs)");
+  std::string waterfall;
+  for (int i = 1; i < 30; ++i) {
+    std::string xml = unzip(path, "xl/charts/chart" + std::to_string(i) + ".xml");
+    if (xml.find("'Baseline path waterfall'!") != std::string::npos) waterfall = xml;
+  }
+  EXPECT_NE(waterfall.find("<c:lineChart>"), std::string::npos);
+  EXPECT_NE(waterfall.find("<c:upDownBars>"), std::string::npos);
 }
 
 // Every cell of every sheet as "sheet!ref style value": a string's text, whether the sheet keeps

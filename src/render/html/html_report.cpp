@@ -54,14 +54,6 @@ std::string title_of(const ReportModel& r) {
   return fmt::format("{} workers", r.inputs.size());
 }
 
-std::string inputs_text(const ReportModel& r) {
-  std::string out;
-  for (std::size_t i = 0; i < r.inputs.size() && i < 4; ++i)
-    out += (i ? ", " : "") + r.inputs[i].path + " (" + format_bytes(r.inputs[i].bytes) + ")";
-  if (r.inputs.size() > 4) out += fmt::format(" and {} more", r.inputs.size() - 4);
-  return out;
-}
-
 const char* status_label(FindingStatus s) {
   switch (s) {
     case FindingStatus::Fail:
@@ -384,7 +376,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   TemplateData view;
   view.set("version", r.tool_version);
   view.set("title", title_of(r));
-  view.set("inputs_text", inputs_text(r));
+  view.set("inputs_text", inputs_text(r, 4));
   if (!r.capture_line.empty()) view.set("capture", r.capture_line);
   if (!o.timestamp.empty()) view.set("timestamp", o.timestamp);
   HtmlOutput out;

@@ -238,28 +238,6 @@ class RowWriter {
   ReportCell shifted_;              // a trace-clock cell from the window start
 };
 
-// Words of a column id spelt as written in prose.
-std::string_view spelt(std::string_view word) {
-  static const std::unordered_map<std::string_view, std::string_view> words = {
-      {"gpu", "GPU"},     {"gpus", "GPUs"}, {"cpu", "CPU"},   {"sm", "SM"},          {"tc", "Tensor Core"},
-      {"id", "ID"},       {"cv", "CV"},     {"nccl", "NCCL"}, {"tflops", "TFLOP/s"}, {"hbm", "HBM"},
-      {"mfu", "MFU"},     {"mbu", "MBU"},   {"dram", "DRAM"}, {"pid", "PID"},        {"tid", "TID"},
-      {"flops", "FLOPs"}, {"api", "API"},   {"cuda", "CUDA"}, {"hlo", "HLO"},        {"xla", "XLA"},
-      {"os", "OS"},       {"io", "I/O"},    {"dma", "DMA"},   {"us", "time"},        {"pct", "share"},
-      {"tb", "TB"},       {"gb", "GB"}};
-  auto it = words.find(word);
-  return it == words.end() ? word : it->second;
-}
-
-// A unit's suffix on a column id, which the header's unit after it says: "utilization_pct" reads
-// "Utilization (%)"; "kernel_us" keeps its word ("Kernel time (us)") unless the id says time already.
-bool unit_suffix(const std::vector<std::string_view>& words, std::string_view unit) {
-  std::string_view last = words.back(), before = words[words.size() - 2];
-  if (last == "us" && unit == "us")
-    return before == "duration" || before == "time" || before == "start" || before == "end";
-  return (last == "pct" && unit == "%") || (last == "bytes" && unit == "bytes");
-}
-
 // The header row's cells: the label, the id in the tooltip, the unit after the label; for a table cut
 // to its first rows, each column's orders for the script (data-desc, data-asc, and its cells' class
 // as data-td). Written here rather than as template data per column: kainjow copies each column's
@@ -322,24 +300,6 @@ std::optional<ReportTable> without_empty_columns(const ReportTable& t) {
 }
 
 }  // namespace
-
-std::string column_label(std::string_view id, std::string_view unit) {
-  std::vector<std::string_view> words;
-  for (std::size_t at = 0; at <= id.size();) {
-    std::size_t end = std::min(id.find('_', at), id.size());
-    if (end > at) words.push_back(id.substr(at, end - at));
-    at = end + 1;
-  }
-  if (words.size() > 1 && unit_suffix(words, unit)) words.pop_back();
-  std::string label;
-  for (std::string_view w : words) {
-    if (!label.empty()) label += ' ';
-    label += spelt(w);
-  }
-  if (!label.empty() && label[0] >= 'a' && label[0] <= 'z')
-    label[0] = static_cast<char>(label[0] - 'a' + 'A');
-  return perfgate::words(label);  // "GPU us" is "TPU time" on a TPU's page
-}
 
 TemplateData table_view(const ReportTable& whole, std::size_t max_rows, const std::string& id,
                         AsideTexts& aside, std::size_t collapse_over, std::optional<double> window_start_us) {

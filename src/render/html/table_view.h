@@ -34,11 +34,6 @@ class AsideTexts {
   std::vector<const std::string*> texts_;
 };
 
-// A column's header as a reader reads it, from its id (the id and description are its tooltip):
-// words for the underscores, the unit's suffix left to the unit after it, abbreviations spelt as
-// written ("gpu_busy_pct" reads "GPU busy", "tc_rule" "Tensor Core rule").
-std::string column_label(std::string_view id, std::string_view unit);
-
 // `collapse_over`: a table with more rows starts collapsed (its title stays visible).
 // `window_start_us`: the worker's window start, from which trace-clock columns are shown.
 // `aside`: the page's texts, where the rows a cut table keeps aside put theirs.

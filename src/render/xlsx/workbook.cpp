@@ -111,6 +111,7 @@ lxw_worksheet* Workbook::sheet(const std::string& title) {
   std::string name = sheet_name(title);
   lxw_worksheet* ws = xlsx_library().workbook_add_worksheet(wb_, name.c_str());
   if (!ws) throw OutputError(fmt::format("cannot add the sheet '{}'", name));
+  sheet_names_.push_back(name);
   return ws;
 }
 
@@ -173,6 +174,44 @@ void Workbook::link(lxw_worksheet* ws, std::size_t row, std::size_t col, const s
   note_width(ws, col, std::min<std::size_t>(url.size(), kMaxColumnWidth));
 }
 
+void Workbook::sheet_link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& sheet,
+                          std::string_view text) {
+  // A sheet's name is quoted, its quotes doubled (Excel's reference syntax).
+  std::string quoted;
+  for (char c : sheet) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  std::string url = fmt::format("internal:'{}'!A1", quoted);
+  std::string shown = xml_safe_text(text);
+  if (xlsx_library().worksheet_write_url_opt(ws, static_cast<lxw_row_t>(row), static_cast<lxw_col_t>(col),
+                                             url.c_str(), link_, shown.c_str(), nullptr) != LXW_NO_ERROR)
+    return this->text(ws, row, col, text);
+  note_width(ws, col, std::min<std::size_t>(shown.size(), kMaxColumnWidth));
+}
+
+void Workbook::status_text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view text,
+                           std::string_view status) {
+  struct Color {
+    std::string_view status;
+    lxw_color_t fill, font;
+  };
+  static constexpr Color kColors[] = {{"fail", 0xFBE5E4, 0xA1221D},
+                                      {"warn", 0xFDF1DC, 0x8A5200},
+                                      {"inconclusive", 0xEEEAFC, 0x4B3BB0},
+                                      {"pass", 0xE6F4EC, 0x17693A}};
+  auto it = status_formats_.find(status);
+  if (it == status_formats_.end()) {
+    lxw_format* f = xlsx_library().workbook_add_format(wb_);
+    xlsx_library().format_set_bold(f);
+    xlsx_library().format_set_num_format(f, "@");
+    for (const Color& c : kColors)
+      if (c.status == status) {
+        xlsx_library().format_set_bg_color(f, c.fill);
+        xlsx_library().format_set_font_color(f, c.font);
+      }
+    it = status_formats_.emplace(std::string(status), f).first;
+  }
+  this->text(ws, row, col, text, it->second);
+}
+
 double rounded_for_unit(double v, std::string_view unit) {
   // Multiplied and divided by a power of ten, so that 55.5 is the double nearest 55.5.
   auto decimals = [v](int n) { return std::round(v * std::pow(10.0, n)) / std::pow(10.0, n); };
@@ -219,8 +258,7 @@ void Workbook::table_header(lxw_worksheet* ws, std::size_t row, const ReportTabl
                             std::string_view label_column) {
   std::vector<std::string> names;
   if (!label_column.empty()) names.emplace_back(label_column);
-  for (const auto& c : t.columns)
-    names.push_back(header_unit(c).empty() ? c.name : fmt::format("{} ({})", c.name, header_unit(c)));
+  for (const auto& c : t.columns) names.push_back(column_header(c));
   header(ws, row, names);
 }
 

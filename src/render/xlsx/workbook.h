@@ -54,11 +54,19 @@ class Workbook {
               std::string_view unit);
   // A clickable link for an http(s) URL; anything else is written as text.
   void link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& url);
+  // A link to cell A1 of the sheet `sheet` of this workbook, showing `text`.
+  void sheet_link(lxw_worksheet* ws, std::size_t row, std::size_t col, const std::string& sheet,
+                  std::string_view text);
+  // A cell in the colours of a status ("fail", "warn", "inconclusive", "pass"), bold.
+  void status_text(lxw_worksheet* ws, std::size_t row, std::size_t col, std::string_view text,
+                   std::string_view status);
   void header(lxw_worksheet* ws, std::size_t row, const std::vector<std::string>& names);
   // Column widths from the longest text seen in each column (capped).
   void fit_columns(lxw_worksheet* ws);
   // Colours a status column: fail red, warn amber, inconclusive violet, pass green.
   void status_colors(lxw_worksheet* ws, std::size_t first_row, std::size_t last_row, std::size_t col);
+  // The sheets' names as written, in order.
+  const std::vector<std::string>& sheet_names() const { return sheet_names_; }
   lxw_workbook* raw() { return wb_; }
   lxw_format* bold() { return bold_; }
   // Writes the file. Throws OutputError naming the path.
@@ -93,12 +101,14 @@ class Workbook {
   lxw_format* text_ = nullptr;
   lxw_format* wrapped_ = nullptr;
   lxw_format* link_ = nullptr;
+  std::map<std::string, lxw_format*, std::less<>> status_formats_;  // by status ("fail")
   std::map<std::string, lxw_format*, std::less<>> number_formats_;  // by number format ("#,##0")
   std::map<lxw_worksheet*, std::vector<std::size_t>> widths_;
   lxw_worksheet* widths_sheet_ = nullptr;
   std::vector<std::size_t>* sheet_widths_ = nullptr;  // widths_[widths_sheet_]
   std::string cell_text_;                             // a cell's text, the buffer reused cell after cell
   std::set<std::string> used_names_;                  // the sheets' names, lower case
+  std::vector<std::string> sheet_names_;
 };
 
 }  // namespace perfgate

@@ -100,6 +100,31 @@ void add_table_chart(Workbook& wb, const SheetTable& t) {
                                  {"communication_us", "communication"}});
     if (!chart) return;
     place(t, chart, "Critical path of each step by what bounds it", "step", "µs");
+  } else if (name == table_name(Table::Ranks)) {
+    // Each worker's median step beside its own work (before its first matched collective): the gap
+    // is its wait for the other ranks.
+    lxw_chart* chart = chart_of(wb, t, LXW_CHART_COLUMN, "worker",
+                                {{"median_step_us", "median step"}, {"own_work_us", "own work a step"}});
+    if (!chart) return;
+    place(t, chart, "Ranks: median step and own work", "worker", "µs");
+  } else if (name == table_name(Table::CriticalPathChanges)) {
+    // A waterfall from the table's own from_us and to_us: a line chart of the two, drawn as nothing
+    // but the up-down bars between them (a bar from where a part starts to where it ends; growth
+    // red, savings green), so that no number is computed for the chart.
+    lxw_chart* chart = chart_of(wb, t, LXW_CHART_LINE, "part", {{"from_us", "from"}, {"to_us", "to"}});
+    if (!chart) return;
+    lxw_chart_line none{};
+    none.none = LXW_TRUE;
+    for (lxw_chart_series* s = STAILQ_FIRST(chart->series_list); s; s = STAILQ_NEXT(s, list_pointers)) {
+      x.chart_series_set_line(s, &none);
+      x.chart_series_set_marker_type(s, LXW_CHART_MARKER_NONE);
+    }
+    lxw_chart_fill up{}, down{};
+    up.color = 0xD9534F;
+    down.color = 0x2E9E5B;
+    x.chart_set_up_down_bars_format(chart, nullptr, &up, nullptr, &down);
+    x.chart_legend_set_position(chart, LXW_CHART_LEGEND_NONE);
+    place(t, chart, "What the step time grew by on the critical path", "part", "µs per step");
   }
 }
 

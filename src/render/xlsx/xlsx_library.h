@@ -16,10 +16,11 @@ namespace perfgate {
   X(format_set_num_format) X(format_set_text_wrap) X(format_set_underline)                         \
   X(worksheet_write_string) X(worksheet_write_number) X(worksheet_freeze_panes)                    \
   X(worksheet_autofilter) X(worksheet_set_column) X(worksheet_conditional_format_range)            \
-  X(worksheet_insert_chart_opt) X(worksheet_write_url)                                             \
+  X(worksheet_insert_chart_opt) X(worksheet_write_url) X(worksheet_write_url_opt)                   \
   X(chart_add_series) X(chart_title_set_name) X(chart_axis_set_name) X(chart_series_set_categories) \
   X(chart_series_set_values) X(chart_series_set_name) X(chart_series_set_fill) X(chart_axis_set_log_base) \
-  X(chart_legend_set_position) X(lxw_strerror)
+  X(chart_legend_set_position) X(chart_series_set_line) X(chart_series_set_marker_type)            \
+  X(chart_set_up_down_bars_format) X(lxw_strerror)
 // clang-format on
 
 struct XlsxLibrary {

@@ -1,4 +1,5 @@
-// The XLSX workbook for reviews: Summary (each metric's id and label), Findings, Iterations (with a
+// The XLSX workbook for reviews: Verdict (the gate's verdict, the rules that failed or warned, links
+// to the other sheets), Summary (each metric's id and label), Findings, Iterations (with a
 // native chart), then a sheet for every other table of the JSON report that has rows (the roofline,
 // step breakdown and critical path with native charts: xlsx_charts.h), the baseline's changes, one
 // "No rows" sheet listing the tables without rows and why, and Rules. Every row of every table;
@@ -182,6 +183,93 @@ void worker_sheet(Workbook& wb, const ReportModel& r, std::string_view table) {
   add_table_chart(wb, {&first, ws, first.rows.size(), several ? 1u : 0u});
 }
 
+// A finding's value, baseline and gain are one number each to read: rounded as their unit shows them.
+std::optional<double> rounded(std::optional<double> v, std::string_view unit) {
+  if (!v || !std::isfinite(*v)) return std::nullopt;
+  return rounded_for_unit(*v, unit);
+}
+
+// The first sheet a reviewer sees (issue 93): the verdict and its exit code, the rules that failed,
+// were inconclusive or warned (with the change and its confidence where the gate tested the steps),
+// the capture and inputs, and where the rest is; `kSheetsRow` is where verdict_sheet_links
+// lists the other sheets once they are written.
+struct VerdictSheet {
+  lxw_worksheet* ws = nullptr;
+  std::size_t next_row = 0;
+};
+
+VerdictSheet verdict_sheet(Workbook& wb, const ReportModel& r) {
+  lxw_worksheet* ws = wb.sheet("Verdict");
+  std::size_t row = 0;
+  auto field = [&](std::string_view name, std::string_view value) {
+    wb.text(ws, row, 0, name, wb.bold());
+    wb.text(ws, row++, 1, value);
+  };
+  std::string status = r.verdict ? r.verdict->status : "pass";
+  wb.text(ws, row, 0, "Verdict", wb.bold());
+  wb.status_text(ws, row++, 1, verdict_word(status), status == "warn" ? "warn" : status);
+  if (r.verdict) {
+    const ReportVerdict& v = *r.verdict;
+    wb.text(ws, row, 0, "Exit code", wb.bold());
+    wb.number(ws, row++, 1, v.exit_code, "count");
+    field("Fails on", v.fail_on);
+    field("Rules",
+          fmt::format("{} failed · {} warnings · {} inconclusive · {} passed · {} n/a · {} skipped",
+                      v.failures, v.warnings, v.inconclusive, v.passed, v.not_applicable, v.skipped));
+  }
+  if (!r.capture_line.empty()) field("Capture", r.capture_line);
+  field(r.inputs.size() == 1 ? "Input" : "Inputs", inputs_text(r, 8));
+  if (r.baseline) field("Baseline", r.baseline->path);
+  // Linked before the list of sheets at the end, so that the link's format takes the same place in
+  // a streamed workbook as in one written at the end (the same cells, the same styles).
+  wb.text(ws, row, 0, "Details", wb.bold());
+  wb.sheet_link(ws, row++, 1, "Findings", "Findings: every rule with its evidence and remedy");
+  ++row;
+  std::vector<const ReportFinding*> fired;
+  for (const ReportFinding& f : r.findings)
+    if (f.status == FindingStatus::Fail || f.status == FindingStatus::Inconclusive ||
+        f.status == FindingStatus::Warn)
+      fired.push_back(&f);
+  std::stable_sort(fired.begin(), fired.end(), [](const ReportFinding* a, const ReportFinding* b) {
+    return finding_rank(a->status) < finding_rank(b->status);
+  });
+  if (fired.empty()) {
+    wb.text(ws, row++, 0, "No rule failed or warned.");
+  } else {
+    wb.header(ws, row++,
+              {"Status", "Rule", "Title", "Value", "Baseline", "Limit",
+               "Step time ratio (this run / baseline)", "Confidence", "Estimated gain (%)"});
+    std::size_t first = row;
+    for (const ReportFinding* f : fired) {
+      std::size_t col = 0;
+      wb.text(ws, row, col++, finding_status_name(f->status));
+      wb.sheet_link(ws, row, col++, "Findings", f->id);
+      wb.text(ws, row, col++, f->title);
+      wb.number(ws, row, col++, rounded(f->value, f->unit), f->unit);
+      wb.number(ws, row, col++, rounded(f->baseline, f->unit), f->unit);
+      wb.text(ws, row, col++, f->threshold_text);
+      if (f->step_test) {
+        wb.number(ws, row, col++, f->step_test->ratio, "ratio");
+        wb.number(ws, row, col++, f->step_test->confidence * 100, "%");
+      } else {
+        col += 2;
+      }
+      wb.number(ws, row, col++, rounded(f->gain_pct, "%"), "%");
+      ++row;
+    }
+    wb.status_colors(ws, first, row - 1, 0);
+  }
+  return {ws, row + 1};
+}
+
+// The other sheets, each a link, below the verdict (written last: the sheets exist by then).
+void verdict_sheet_links(Workbook& wb, VerdictSheet& v, const std::vector<std::string>& sheets) {
+  wb.text(v.ws, v.next_row++, 0, "Sheets", wb.bold());
+  for (const std::string& name : sheets)
+    if (name != "Verdict") wb.sheet_link(v.ws, v.next_row++, 0, name, name);
+  wb.fit_columns(v.ws);
+}
+
 void summary_sheet(Workbook& wb, const ReportModel& r) {
   lxw_worksheet* ws = wb.sheet("Summary");
   std::map<std::string, std::string> status;  // a metric's worst finding
@@ -216,12 +304,6 @@ void summary_sheet(Workbook& wb, const ReportModel& r) {
                                       static_cast<lxw_col_t>(names.size() - 1));
   wb.status_colors(ws, 1, row - 1, names.size() - 1);
   wb.fit_columns(ws);
-}
-
-// A finding's value, baseline and gain are one number each to read: rounded as their unit shows them.
-std::optional<double> rounded(std::optional<double> v, std::string_view unit) {
-  if (!v || !std::isfinite(*v)) return std::nullopt;
-  return rounded_for_unit(*v, unit);
 }
 
 // The capture profile, a row a field (the one line first), each with what decided it.
@@ -404,6 +486,7 @@ void baseline_sheets(Workbook& wb, const ReportModel& r) {
       lxw_worksheet* ws = wb.sheet(sheet_name(r, t->name));
       wb.write_table(ws, *t);
       wb.fit_columns(ws);
+      add_table_chart(wb, {t, ws, t->rows.size(), 0});
     }
 }
 
@@ -443,6 +526,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     Workbook wb(temporary, folder.path(), streams_rows(r, options.memory_budget),
                 options.created ? *options.created : kFixedCreationTime);
     std::set<std::string> empty = empty_tables(r);
+    VerdictSheet verdict = verdict_sheet(wb, r);
     summary_sheet(wb, r);
     warnings_sheet(wb, r);
     findings_sheet(wb, r, empty);
@@ -463,6 +547,7 @@ void write_xlsx(const ReportModel& r, const std::string& path, const XlsxOptions
     baseline_sheets(wb, r);
     no_rows_sheet(wb, r, empty);
     rules_sheet(wb, r);
+    verdict_sheet_links(wb, verdict, wb.sheet_names());
     wb.close();
   } catch (const OutputError& e) {
     throw OutputError(fmt::format("{}: {}", path, e.what()));
