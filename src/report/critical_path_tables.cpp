@@ -123,13 +123,14 @@ void add_unit_tables(const CriticalPathSums& sums, std::vector<ReportTable>& out
   out.push_back(make_table(kUnitOpColumns, ops));
 }
 
-constexpr auto kTimelineColumns = declared<Table::CriticalPathTimeline>(std::array<Column<TimelineBox>, 6>{{
+constexpr auto kTimelineColumns = declared<Table::CriticalPathTimeline>(std::array<Column<TimelineBox>, 7>{{
     {"device", [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.device)}; }},
     {"stream", [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.stream)}; }},
     {"start_us", [](const TimelineBox& b) { return us(b.start); }},
     {"duration_us", [](const TimelineBox& b) { return us(b.duration); }},
     {"name", [](const TimelineBox& b) { return ReportCell{b.name}; }},
     {"bound_by", [](const TimelineBox& b) { return ReportCell{b.kind}; }},
+    {"lane", [](const TimelineBox& b) { return timeline_lane(b.device, b.stream); }},
 }});
 
 // A step of the job's path, with the worker that decides most of it (the first on a tie).

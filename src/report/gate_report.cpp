@@ -98,6 +98,16 @@ void add_gate(ReportModel& report, std::vector<ReportFinding> findings, std::vec
     for (ReportTable& t : list) {
       t.title = in_capture_terms(t.title, report.terms);
       t.description = in_capture_terms(t.description, report.terms);
+      // The timelines' lanes name the device in the catalog's word too.
+      if (t.name != table_name(Table::Timeline) && t.name != table_name(Table::CriticalPathTimeline))
+        continue;
+      std::size_t lane = 0;
+      while (lane < t.columns.size() &&
+             t.columns[lane].name != shared_column(Table::Timeline, Table::CriticalPathTimeline, "lane"))
+        ++lane;
+      for (std::vector<ReportCell>& row : t.rows)
+        if (auto* s = lane < row.size() ? std::get_if<std::string>(&row[lane]) : nullptr)
+          *s = in_capture_terms(*s, report.terms);
     }
   };
   if (!report.terms.empty()) {

@@ -6,6 +6,10 @@
 #include <optional>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "common/table_codes.h"
+
 #include "model/profile.h"
 #include "report_model/report.h"
 
@@ -34,6 +38,15 @@ inline ReportCell pct(TimeNs part, TimeNs whole) {
 // A total time per item in µs, empty when there is no item.
 inline ReportCell mean_us(TimeNs total, std::uint64_t items) {
   return items ? ReportCell{static_cast<double>(total) / 1000.0 / static_cast<double>(items)} : ReportCell{};
+}
+
+// A timeline box's lane as the page draws it (issue 93: the workbook showed device -1 and -2): a
+// launching thread's ops, its runtime calls, a device's stream. "GPU" is the catalog's word, put in
+// the capture's ("TPU 0 · stream 3") with the tables' titles (gate_report.cpp).
+inline ReportCell timeline_lane(std::int32_t device, std::int64_t stream) {
+  if (device == kHostOpsDevice) return fmt::format("ops · thread {}", stream);
+  if (device == kRuntimeDevice) return fmt::format("runtime · thread {}", stream);
+  return fmt::format("GPU {} · stream {}", device, stream);
 }
 
 }  // namespace perfgate

@@ -362,7 +362,7 @@ constexpr auto kGpuColumns = declared<Table::Gpus>(std::array<Column<ReportGpu>,
     {"tensor_core_kernel_time_pct", [](const ReportGpu& g) { return number(g.tensor_core_kernel_time_pct); }},
 }});
 
-constexpr auto kTimelineColumns = declared<Table::Timeline>(std::array<Column<TimelineBox>, 7>{{
+constexpr auto kTimelineColumns = declared<Table::Timeline>(std::array<Column<TimelineBox>, 8>{{
     {"device", [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.device)}; }},
     {"stream", [](const TimelineBox& b) { return ReportCell{static_cast<std::int64_t>(b.stream)}; }},
     {"start_us", [](const TimelineBox& b) { return us(b.start); }},
@@ -370,6 +370,7 @@ constexpr auto kTimelineColumns = declared<Table::Timeline>(std::array<Column<Ti
     {"name", [](const TimelineBox& b) { return ReportCell{b.name}; }},
     {"op", [](const TimelineBox& b) { return text(b.op); }},
     {"kind", [](const TimelineBox& b) { return ReportCell{b.kind}; }},
+    {"lane", [](const TimelineBox& b) { return timeline_lane(b.device, b.stream); }},
 }});
 
 // A fact of the system table: its value a view of the worker's own text, or of one made for the

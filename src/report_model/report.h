@@ -31,7 +31,7 @@ namespace perfgate {
 // version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families, 2.4
 // the delta tables' basis (baseline.changes_basis, columns named "_per_unit"/"_per_window"), 2.5 the
 // capture profile ("capture": devices, frameworks, workload, phases, what was overridden).
-inline constexpr const char* kReportSchema = "perfgate-report/2.6";
+inline constexpr const char* kReportSchema = "perfgate-report/2.7";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
 struct ReportInput {

@@ -139,7 +139,11 @@ class BoxColumns {
         start_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "start_us"))),
         duration_(
             column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "duration_us"))),
-        name_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "name"))) {}
+        name_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "name"))),
+        lane_(column_index(t, shared_column(Table::Timeline, Table::CriticalPathTimeline, "lane"))) {}
+
+  // The lane's name as the report's table says it ("ops · thread 12", "GPU 0 · stream 7").
+  std::string_view lane_name(std::size_t i) const { return text_in(t_, i, lane_); }
 
   // The lane of row `i`: each launching thread's ops, then its runtime calls, then the GPU streams.
   std::tuple<double, double, double> lane_key(std::size_t i) const {
@@ -165,7 +169,7 @@ class BoxColumns {
 
  private:
   const ReportTable& t_;
-  std::size_t device_, stream_, start_, duration_, name_;
+  std::size_t device_, stream_, start_, duration_, name_, lane_;
 };
 
 }  // namespace
@@ -201,17 +205,20 @@ void add_timeline(const ReportModel& r, TemplateData& view) {
   const ReportTable* path = find_table(w.tables, Table::CriticalPathTimeline);
   if (path && path->rows.empty()) path = nullptr;
   std::map<std::tuple<double, double, double>, std::size_t> lane_of;
+  std::map<std::tuple<double, double, double>, std::string_view> names;
   BoxColumns boxes_of(*t), path_of(path ? *path : *t);
-  for (std::size_t i = 0; i < t->rows.size(); ++i) lane_of[boxes_of.lane_key(i)] = 0;
-  for (std::size_t i = 0; path && i < path->rows.size(); ++i) lane_of[path_of.lane_key(i)] = 0;
+  for (std::size_t i = 0; i < t->rows.size(); ++i)
+    names.try_emplace(boxes_of.lane_key(i), boxes_of.lane_name(i));
+  for (std::size_t i = 0; path && i < path->rows.size(); ++i)
+    names.try_emplace(path_of.lane_key(i), path_of.lane_name(i));
   std::vector<std::string> lanes;
-  for (auto& [key, index] : lane_of) {
-    index = lanes.size();
+  for (const auto& [key, name] : names) {
+    lane_of[key] = lanes.size();
+    // A report of a perfgate before the lane column (perfgate-report/2.6) names no lane.
     auto [order, device, stream] = key;
-    lanes.push_back(order == 0 ? fmt::format("ops · thread {:.0f}", stream)
-                    : order == 1
-                        ? fmt::format("runtime · thread {:.0f}", stream)
-                        : fmt::format(fmt::runtime(words("GPU {:.0f} · stream {:.0f}")), device, stream));
+    lanes.push_back(!name.empty() ? std::string(name)
+                    : order == 2  ? fmt::format("{:.0f} · stream {:.0f}", device, stream)
+                                  : fmt::format("thread {:.0f}", stream));
   }
   auto colors = op_colors(*t);
   std::vector<SvgBox> boxes;
