@@ -40,6 +40,8 @@ check() {  # DESCRIPTION COMMAND...
 
 # Reads a file of GitHub's file commands (name=value lines, or name<<DELIMITER, the value's lines,
 # DELIMITER) into the associative array NAME; a malformed file fails.
+# (`into` names the caller's array: what is assigned to it is used there.)
+# shellcheck disable=SC2034
 read_file_command() {  # NAME FILE
   local -n into=$1
   local line name delimiter value
