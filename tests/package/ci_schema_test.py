@@ -46,9 +46,7 @@ def errors(validator, document):
 def validator(schema, ref=None):
     """A draft-07 validator of the schema, or of one of its definitions (ref)."""
     if ref:
-        schema = dict(schema, **{"$ref": ref})
-        schema.pop("properties", None), schema.pop("patternProperties", None), schema.pop("additionalProperties", None)
-        schema.pop("required", None), schema.pop("type", None)
+        schema = {"$schema": schema["$schema"], "$ref": ref, "definitions": schema["definitions"]}
     return jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
 
 
