@@ -63,8 +63,8 @@ publish() {  # JUNIT PR_COMMENT
   token=$(input github-token)
   [ -n "$token" ] || { echo "perfgate: no github-token: no comment, no check run"; return 0; }
   if [ "$(input comment false)" = true ] && [ -s "$2" ]; then
-    GITHUB_TOKEN=$token python3 "$here/post_report.py" github-comment "$2" --key "$(input comment-key perfgate)" ||
-      code=$?
+    GITHUB_TOKEN=$token python3 "$here/post_report.py" github-comment "$2" --key "$(input comment-key perfgate)" \
+      --author "$(input comment-author 'github-actions[bot]')" || code=$?
   fi
   if [ "$(input check false)" = true ] && [ -s "$1" ]; then
     GITHUB_TOKEN=$token python3 "$here/post_report.py" github-check "$1" --name "$(input check-name perfgate)" ||
