@@ -383,6 +383,7 @@ std::string value_grid(const ValueAxis& axis, double left, double right, YOf y_o
 }
 
 constexpr const char* kTrendLineColor = "#2f6fde";
+constexpr const char* kOutlierColor = "#d97706";  // amber: a run set aside, not a change
 
 }  // namespace
 
@@ -431,8 +432,13 @@ std::string trend_chart_svg(const TrendChart& c) {
   std::size_t label_every = std::max<std::size_t>(1, (c.points.size() + 29) / 30);
   for (std::size_t i = 0; i < c.points.size(); ++i) {
     const auto& p = c.points[i];
-    svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"><title>{}</title></circle>)",
-                       x_of(i), y_of(p.value), kTrendLineColor, html_escape(p.tooltip));
+    if (p.outlier)
+      svg += fmt::format(
+          R"(<circle cx="{:.1f}" cy="{:.1f}" r="5" fill="#fff" stroke="{}" stroke-width="2.5" class="outlier"><title>{}</title></circle>)",
+          x_of(i), y_of(p.value), kOutlierColor, html_escape(p.tooltip));
+    else
+      svg += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="3" fill="{}"><title>{}</title></circle>)",
+                         x_of(i), y_of(p.value), kTrendLineColor, html_escape(p.tooltip));
     if (i % label_every != 0) continue;
     double y = top + plot_h + 12;
     svg += fmt::format(
