@@ -17,7 +17,8 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from perfgate._binary import binary, run
 from perfgate.errors import GateFailed, InputError, PerfgateError, UsageError, error_for
-from perfgate.events import events
+from perfgate._events import COLUMNS as EVENT_COLUMNS
+from perfgate._events import events
 from perfgate.report import Finding, Report, Worker
 
 try:
@@ -29,6 +30,7 @@ __all__ = [
     "analyze",
     "merge",
     "events",
+    "EVENT_COLUMNS",
     "effective_rules",
     "Report",
     "Finding",

@@ -211,10 +211,10 @@ class Report:
         progress: Union[None, bool, Callable[[int, int], None]] = None,
         **options: Any,
     ) -> Table:
-        """The events of this report's traces (perfgate.events.events: kernels, copies, memsets,
+        """The events of this report's traces (perfgate.events: kernels, copies, memsets,
         ops, annotations, runtime calls; kind="collective" the collectives of any kind), read again
         from the traces and streamed, with the steps as this report found them."""
-        from perfgate.events import events
+        from perfgate._events import events
 
         paths = [i["path"] for i in self.json.get("inputs", []) if i.get("path")]
         if not paths:

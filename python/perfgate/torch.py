@@ -151,8 +151,9 @@ def on_trace_ready(
     baseline: Union[None, PathLike, Report] = None,
     history: Optional[PathLike] = None,
     fail: bool = False,
+    background: Optional[bool] = None,
     **options: Any,
-) -> Callable[[Any], Report]:
+) -> Callable[[Any], Optional[Report]]:
     """A callback for `torch.profiler.profile(on_trace_ready=...)`.
 
     dir: the folder the traces are written to (a run folder for perfgate and TensorBoard).
@@ -161,10 +162,29 @@ def on_trace_ready(
         (--history H --record; branch="main" and commit="..." name the run).
     fail: raise perfgate.GateFailed when the gate fails (exit code 1); False: return the report
         and let the script read `report.verdict`.
+    background: analyse in a perfgate process of its own while the loop goes on (a
+        perfgate.distributed.BackgroundGate; default: under torch.distributed, or where `ranks` is
+        given). There: ranks=[...] (only those ranks analyse, each gated; else every rank's partial
+        report merged and gated on merge_rank=0), raise_at="step" (the verdict raised by the next
+        prof.step()) or "end" (by gate.close()), job_id, timeout_s=600, niceness=10; one history
+        record per job. Create it after torch.distributed.init_process_group.
     options: worker_name, use_gzip (as tensorboard_trace_handler's), print_summary=True,
         memory_snapshot=False (True: record the CUDA allocator's history from now on and, each window,
         dump and analyse a memory snapshot beside the trace; needs CUDA and torch 2.1+, else raises
         perfgate.UsageError saying so), max_memory_entries=100000 (the history's length), and any
         perfgate.analyze option (rules=..., skip_first=1, fail_on="warning", ...).
     """
-    return TraceGate(dir, baseline=baseline, history=history, fail=fail, **options)
+    from perfgate.distributed import BackgroundGate, distributed_state
+
+    if background is None:
+        background = distributed_state() is not None or "ranks" in options
+    if not background:
+        for name in ("ranks", "merge_rank", "raise_at", "job_id", "timeout_s", "niceness"):
+            if name in options:
+                raise UsageError(f"perfgate.torch: {name}= is an option of background=True", 2)
+        return TraceGate(dir, baseline=baseline, history=history, fail=fail, **options)
+    if options.get("memory_snapshot"):
+        raise UsageError("perfgate.torch: memory_snapshot=True is not available with background=True", 2)
+    if isinstance(baseline, Report):
+        raise UsageError("perfgate.torch: background=True takes a baseline file (report.to_json(path)), not a Report", 2)
+    return BackgroundGate(dir, baseline=baseline, history=history, fail=fail, **options)

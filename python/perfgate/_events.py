@@ -138,7 +138,7 @@ def events(
     step: Union[None, int, Sequence[int]] = None,
     rank: Union[None, int, Sequence[int]] = None,
     progress: Union[None, bool, ProgressCallback] = None,
-    chunk_rows: int = 65536,
+    chunk_rows: int = 8192,
     **options: Any,
 ) -> Any:
     """Every event of the traces as a table (`perfgate events`): a pandas.DataFrame, a list of
