@@ -30,10 +30,9 @@ struct EventsArgs {
 };
 
 // The row's columns, in order: the header line names them.
-constexpr std::string_view kColumns[] = {"rank",     "worker",      "kind",   "name",        "step",
-                                         "in_window", "start_us",   "duration_us", "device", "stream",
-                                         "thread",   "correlation", "external_id", "op",   "bytes",
-                                         "collective"};
+constexpr std::string_view kColumns[] = {
+    "rank",   "worker", "kind",   "name",        "step",        "in_window", "start_us", "duration_us",
+    "device", "stream", "thread", "correlation", "external_id", "op",        "bytes",    "collective"};
 
 // Standard output in pieces of about 1 MiB: one write per piece, not per row.
 class LineOutput {
@@ -56,7 +55,13 @@ class LineOutput {
 
 std::string row_line(const Profile& p, const EventRow& r) {
   JsonWriter j(0);
-  j.begin_array().value(p.info.rank).value(p.worker).value(r.kind).value(r.name).value(r.step).value(r.in_window);
+  j.begin_array()
+      .value(p.info.rank)
+      .value(p.worker)
+      .value(r.kind)
+      .value(r.name)
+      .value(r.step)
+      .value(r.in_window);
   j.value(static_cast<double>(r.start) / 1000.0).value(static_cast<double>(r.end - r.start) / 1000.0);
   j.value(r.device).value(r.stream).value(r.thread).value(r.correlation).value(r.external_id);
   if (r.op.empty())
@@ -74,8 +79,8 @@ std::string row_line(const Profile& p, const EventRow& r) {
 
 int run_events(const EventsArgs& a) {
   if (a.paths.empty()) throw ConfigError("events: give the traces (files or run folders)");
-  auto book = std::make_shared<const RuleBook>(
-      load_rule_book(a.settings.rules, a.settings.set, a.settings.disable));
+  auto book =
+      std::make_shared<const RuleBook>(load_rule_book(a.settings.rules, a.settings.set, a.settings.disable));
   RunRequest request;
   request.paths = a.paths;
   apply_settings(a.settings, request);
@@ -102,8 +107,8 @@ int run_events(const EventsArgs& a) {
   PreparedRun run = prepare_run(std::move(request), book);
   std::uint64_t rows = 0, workers = 0;
   for_each_profile(run, [&](const Profile& profile) {
-    if (!a.ranks.empty() && (!profile.info.rank || std::find(a.ranks.begin(), a.ranks.end(), *profile.info.rank) ==
-                                                       a.ranks.end()))
+    if (!a.ranks.empty() && (!profile.info.rank ||
+                             std::find(a.ranks.begin(), a.ranks.end(), *profile.info.rank) == a.ranks.end()))
       return;
     std::lock_guard lock(mutex);
     ++workers;
@@ -123,22 +128,27 @@ int run_events(const EventsArgs& a) {
 std::function<int()> add_events_command(CLI::App& app) {
   auto args = std::make_shared<EventsArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "events", "Print every event of the traces (ops, kernels, copies, collectives, runtime calls) as JSON lines");
+      "events",
+      "Print every event of the traces (ops, kernels, copies, collectives, runtime calls) as JSON lines");
   add_options_when_parsed(*cmd, [args](CLI::App& c) {
     c.add_option("paths", args->paths, "Trace files or run folders")->type_name("PATH");
     std::vector<std::string> kinds(std::begin(kEventKinds), std::end(kEventKinds));
     c.add_option("--kind", args->kinds, "Only events of this kind; repeatable")
         ->type_name("KIND")
+        ->allow_extra_args(false)  // one value an occurrence: `--kind kernel TRACE` reads TRACE as a path
         ->check(CLI::IsMember(kinds));
     c.add_option("--step", args->steps, "Only events of this step (ProfilerStep#N's N); repeatable")
-        ->type_name("N");
+        ->type_name("N")
+        ->allow_extra_args(false);
     c.add_option("--rank", args->ranks, "Only the workers of this rank (as the traces state it); repeatable")
-        ->type_name("R");
+        ->type_name("R")
+        ->allow_extra_args(false);
     c.add_flag("--progress", args->progress,
                "Print {\"progress\":[BYTES_READ,TOTAL]} lines among the rows while the traces load");
     // The options that say what a step is and bound the run; not those of a report or a gate.
     add_request_flags(c, args->settings, kShownByAnalyze, [](const OptionInfo& o) {
-      return (o.section == "rules" || o.section == "window" || o.section == "limits") && o.field != "workload";
+      return (o.section == "rules" || o.section == "window" || o.section == "limits") &&
+             o.field != "workload";
     });
   });
   return [args] { return run_events(*args); };

@@ -75,7 +75,8 @@ class StepFinder {
 
 class RowWriter {
  public:
-  RowWriter(const EventQuery& query, const StepFinder& steps, const std::function<void(const EventRow&)>& each)
+  RowWriter(const EventQuery& query, const StepFinder& steps,
+            const std::function<void(const EventRow&)>& each)
       : query_(query), steps_(steps), each_(each) {
     for (std::string_view kind : query.kinds) {
       if (kind == "collective")
@@ -116,14 +117,16 @@ class RowWriter {
 
 }  // namespace
 
-void for_each_event_row(const Profile& p, const Classification& classification, const AnalysisOptions& options,
-                        const EventQuery& query, const std::function<void(const EventRow&)>& each) {
+void for_each_event_row(const Profile& p, const Classification& classification,
+                        const AnalysisOptions& options, const EventQuery& query,
+                        const std::function<void(const EventRow&)>& each) {
   CompiledClassification compiled(classification);
   NameClasses classes(compiled, p);
   // Who launched what, as the analysis attributes it (analyse.cpp: analyse_gpu_profile).
   Attribution attribution = attribute(p, compiled.attribution, options.threads);
   attach_graph_replays(p, classes.graph_launch, attribution);
-  reown_to_enclosing_ops(p, attribution, [&](const HostEvent& e) { return classes.communication_op(e.name); });
+  reown_to_enclosing_ops(p, attribution,
+                         [&](const HostEvent& e) { return classes.communication_op(e.name); });
   std::vector<Note> warnings;
   StepDetection detection = detect_steps(p, attribution, compiled, options, warnings);
   select_window(detection, options.window);
@@ -154,7 +157,8 @@ void for_each_event_row(const Profile& p, const Classification& classification, 
     row.thread = tid(e.thread);
     row.external_id = id(external_id);
     if (e.parent != kNone) row.op = p.str(p.host_events[e.parent].name);
-    row.collective = collective(external_id, e.name, e.kind == HostKind::Op && classes.communication_op(e.name));
+    row.collective =
+        collective(external_id, e.name, e.kind == HostKind::Op && classes.communication_op(e.name));
     writer.write(row, steps.by_host_time(e.start));
   }
   auto owner_name = [&](std::uint32_t owner) {

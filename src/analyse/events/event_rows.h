@@ -34,7 +34,8 @@ struct EventRow {
   TimeNs end = 0;
   std::optional<std::int64_t> device;  // GPU work: its device and stream
   std::optional<std::int64_t> stream;
-  std::optional<std::int64_t> thread;       // host work and runtime calls: the thread's id; GPU work: its launcher's
+  std::optional<std::int64_t>
+      thread;  // host work and runtime calls: the thread's id; GPU work: its launcher's
   std::optional<std::int64_t> correlation;  // runtime calls and GPU work
   std::optional<std::int64_t> external_id;
   // GPU work and runtime calls: the op (or annotation) that launched it; a host range: the range
@@ -50,7 +51,8 @@ struct EventRow {
 // order, then runtime calls and GPU work by start. Steps as the analysis finds them (with
 // `options`' step pattern or key op); a GPU activity belongs to its launching call's step, else
 // to the step its start falls in. Throws what select_window throws for a window that selects no step.
-void for_each_event_row(const Profile& profile, const Classification& classification, const AnalysisOptions& options,
-                        const EventQuery& query, const std::function<void(const EventRow&)>& each);
+void for_each_event_row(const Profile& profile, const Classification& classification,
+                        const AnalysisOptions& options, const EventQuery& query,
+                        const std::function<void(const EventRow&)>& each);
 
 }  // namespace perfgate
