@@ -87,9 +87,9 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
   // Nothing near: the commands there are.
   CommandResult far = run_perfgate("frobnicate");
   EXPECT_EQ(far.exit_code, 2);
-  EXPECT_TRUE(contains(
-      far.out,
-      "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, events, rules, history, mcp)"))
+  EXPECT_TRUE(contains(far.out,
+                       "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, events, "
+                       "rules, history, mcp)"))
       << far.out;
   CommandResult far_option = run_perfgate("analyze --verbose --zzzzzz " + trace);
   EXPECT_TRUE(contains(far_option.out, "perfgate analyze: unknown option '--zzzzzz'\n")) << far_option.out;
