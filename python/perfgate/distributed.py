@@ -27,6 +27,7 @@ import perfgate
 from perfgate._binary import run
 from perfgate.errors import GateFailed, PerfgateError, error_for
 from perfgate.report import Report
+from perfgate.torch import print_summary, trace_file
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -161,8 +162,7 @@ class BackgroundGate:
         if not self.analyses:
             return None
         self.dir.mkdir(parents=True, exist_ok=True)
-        name = self.worker_name or f"{os.uname().nodename}_{os.getpid()}"
-        trace = str(self.dir / f"{name}.{int(time.time() * 1000)}.pt.trace.json{'.gz' if self.use_gzip else ''}")
+        trace = trace_file(self.dir, self.worker_name, self.use_gzip)
         prof.export_chrome_trace(trace)
         self.traces.append(trace)
         work = self._merge_window if self.named is None else self._analyse_window
@@ -234,7 +234,7 @@ class BackgroundGate:
 
     def _arrived(self, report: Report) -> None:
         if self.print_summary:
-            print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+            print_summary(report)
         with self._lock:
             self.reports.append(report)
             if self.fail and report.exit_code == 1:

@@ -50,6 +50,19 @@ def snapshot_support_problem(torch: Any) -> Optional[str]:
     return None
 
 
+def trace_file(dir: PathLike, worker_name: Optional[str], use_gzip: bool) -> str:
+    """Where a window's trace goes, named as torch.profiler.tensorboard_trace_handler names it:
+    WORKER.MILLISECONDS.pt.trace.json[.gz], the worker HOST_PID unless named."""
+    worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+    name = f"{worker}.{int(time.time() * 1000)}.pt.trace.json"
+    return os.path.join(os.fspath(dir), name + (".gz" if use_gzip else ""))
+
+
+def print_summary(report: Report) -> None:
+    """The report's one-screen summary on standard output, as the CLI prints it."""
+    print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+
+
 def _torch_for_snapshots() -> Any:
     import torch  # only for memory snapshots
 
@@ -100,8 +113,7 @@ class TraceGate:
         """Where the next trace goes (tensorboard_trace_handler's naming)."""
         if not self.worker_name:
             self.worker_name = f"{socket.gethostname()}_{os.getpid()}"
-        name = f"{self.worker_name}.{int(time.time() * 1000)}.pt.trace.json"
-        return os.path.join(self.dir, name + (".gz" if self.use_gzip else ""))
+        return trace_file(self.dir, self.worker_name, self.use_gzip)
 
     def __call__(self, prof: Any) -> Report:
         os.makedirs(self.dir, exist_ok=True)
@@ -115,7 +127,7 @@ class TraceGate:
         report = perfgate.analyze(path, baseline=self.baseline, **options)
         self.reports.append(report)
         if self.print_summary:
-            print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+            print_summary(report)
         if self.memory_snapshot:
             self._snapshot(path)
         if self.fail and report.exit_code == 1:
@@ -135,7 +147,7 @@ class TraceGate:
         report = perfgate.analyze(path, **options)
         self.snapshot_reports.append(report)
         if self.print_summary:
-            print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+            print_summary(report)
         if self.fail and report.exit_code == 1:
             raise GateFailed(report)
         return report
