@@ -16,6 +16,7 @@
 #include "common/errors.h"
 #include "engine/engine.h"
 #include "engine/memory_budget.h"
+#include "load/load.h"
 
 namespace perfgate::cli {
 namespace {
@@ -53,15 +54,9 @@ class LineOutput {
   std::string buffer_;
 };
 
-std::string row_line(const Profile& p, const EventRow& r) {
+std::string row_line(const Profile& p, std::optional<std::int64_t> rank, const EventRow& r) {
   JsonWriter j(0);
-  j.begin_array()
-      .value(p.info.rank)
-      .value(p.worker)
-      .value(r.kind)
-      .value(r.name)
-      .value(r.step)
-      .value(r.in_window);
+  j.begin_array().value(rank).value(p.worker).value(r.kind).value(r.name).value(r.step).value(r.in_window);
   j.value(static_cast<double>(r.start) / 1000.0).value(static_cast<double>(r.end - r.start) / 1000.0);
   j.value(r.device).value(r.stream).value(r.thread).value(r.correlation).value(r.external_id);
   if (r.op.empty())
@@ -107,13 +102,15 @@ int run_events(const EventsArgs& a) {
   PreparedRun run = prepare_run(std::move(request), book);
   std::uint64_t rows = 0, workers = 0;
   for_each_profile(run, [&](const Profile& profile) {
-    if (!a.ranks.empty() && (!profile.info.rank ||
-                             std::find(a.ranks.begin(), a.ranks.end(), *profile.info.rank) == a.ranks.end()))
+    // The rank the trace states, else its file name's (rank_3.json: a CPU trace states none).
+    std::optional<std::int64_t> rank =
+        profile.info.rank ? profile.info.rank : rank_from_file_name(profile.source_path);
+    if (!a.ranks.empty() && (!rank || std::find(a.ranks.begin(), a.ranks.end(), *rank) == a.ranks.end()))
       return;
     std::lock_guard lock(mutex);
     ++workers;
     for_each_event_row(profile, book->knowledge, run.request.options, query, [&](const EventRow& row) {
-      out.line(row_line(profile, row));
+      out.line(row_line(profile, rank, row));
       ++rows;
     });
   });

@@ -112,4 +112,6 @@ try:
     check(False, "raise_at= without background raised")
 except perfgate.UsageError as e:
     check("background=True" in e.message and e.exit_code == 2, f"raise_at= without background: {e.message}")
+os.chdir("/")
+shutil.rmtree(work, ignore_errors=True)
 print(f"PASS in {time.monotonic() - started:.1f} s")

@@ -18,6 +18,7 @@ import collections
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -173,4 +174,6 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)
     check(process_peak + binary_peak < budget, "within the CLI's default memory budget")
 else:
     print(f"{large}: absent, the memory measure skipped")
+os.chdir("/")
+shutil.rmtree(work, ignore_errors=True)
 print(f"PASS in {time.monotonic() - started:.1f} s")

@@ -14,6 +14,7 @@ Usage: torch_distributed_test.py SOURCE_DIR PERFGATE_BINARY   (exit 77: python3-
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -136,6 +137,14 @@ def main() -> None:
     assert whole.metrics["steps.count"] == ACTIVE, whole.metrics["steps.count"]
     print(f"ok: the merged report equals analyze of both traces ({ACTIVE} steps, {len(report['metrics'])} metrics)")
 
+    # The job's events by rank (a CPU trace states no rank: its file name rank_R does).
+    ranked = perfgate.events(traces, kind="annotation", rank=1)
+    marks = ranked[ranked["name"].astype(str).str.startswith("ProfilerStep#")]
+    check_workers = set(ranked["worker"].astype(str))
+    assert len(marks) == ACTIVE and set(ranked["rank"]) == {1} and len(check_workers) == 1 and \
+        next(iter(check_workers)).startswith("rank_1."), (len(marks), check_workers)
+    print(f"ok: events(rank=1): rank 1's {ACTIVE} steps only")
+
     # Step times (ms, median over both ranks): logged, not asserted.
     def median_ms(key: str, first: int = 0) -> float:
         return statistics.median(t for r in ranks for t in r[key][first:]) * 1000
@@ -148,6 +157,7 @@ def main() -> None:
           f"{max(r['gated'][after - 1] for r in ranks) * 1000:.2f} "
           f"(profiler alone {max(r['profiled'][after - 1] for r in ranks) * 1000:.2f}); "
           f"analysis still running when the loop ended: {ranks[0]['pending_after_loop']}")
+    shutil.rmtree(work, ignore_errors=True)
     print(f"PASS in {time.monotonic() - started:.1f} s")
 
 
