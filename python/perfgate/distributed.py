@@ -15,6 +15,7 @@ training loop's next `prof.step()` after it arrived (raise_at="step"), or by `cl
 (raise_at="end"). torchrun ends the job's other ranks when one fails.
 """
 
+import atexit
 import json
 import os
 import threading
@@ -132,6 +133,9 @@ class BackgroundGate:
         self._lock = threading.Lock()
         self._unraised: List[Report] = []
         self._stepping: Any = None
+        # A script that ends without close(): its analyses (the merge, the history's record) finish
+        # before the interpreter exits, instead of dying with their daemon threads.
+        atexit.register(self._join)
 
     # ---- the roles ----
     @property
@@ -252,12 +256,15 @@ class BackgroundGate:
         if failed:
             raise GateFailed(failed)
 
-    def close(self) -> None:
-        """Waits for the analyses still running (at most timeout_s each), then raises as check()
-        does, the verdicts held for the end included."""
+    def _join(self) -> None:
         for thread in self._threads:
             thread.join(self.timeout_s)
         self._threads = []
+
+    def close(self) -> None:
+        """Waits for the analyses still running (at most timeout_s each), then raises as check()
+        does, the verdicts held for the end included."""
+        self._join()
         with self._lock:
             if self.raise_at == "end":
                 self.raise_at = "step"  # from now on, as check() raises
@@ -270,8 +277,7 @@ class BackgroundGate:
         if exc[0] is None:
             self.close()
         else:
-            for thread in self._threads:
-                thread.join(self.timeout_s)
+            self._join()
 
     @property
     def last(self) -> Optional[Report]:
