@@ -77,7 +77,7 @@ set(PERFGATE_STAGE_analyse_EXPORTS analyse/analysis.h analyse/analysis_fwd.h
     analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
     analyse/gpu/gpu_results.h analyse/communication/communication_results.h
     analyse/critical_path/critical_path_results.h analyse/memory/memory_results.h
-    analyse/neuron/neuron_results.h analyse/run/worker_hold.h)
+    analyse/neuron/neuron_results.h analyse/run/worker_hold.h analyse/events/event_rows.h)
 set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
 # The report model: plain data that the renderers read, with its lookups and row limits.

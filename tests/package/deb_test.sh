@@ -206,7 +206,7 @@ expect_completion() {  # EXPECTED WORDS...
   got=$(complete_line "$@")
   [ "$got" = "$expected" ] || { echo "'$*' completes to '$got', expected '$expected'"; return 1; }
 }
-check "completion: commands" expect_completion "analyze analyse merge metrics rules history mcp" perfgate ""
+check "completion: commands" expect_completion "analyze analyse merge metrics events rules history mcp" perfgate ""
 check "completion: a command's subcommands" expect_completion "check list print" perfgate rules ""
 check "completion: options" expect_completion "--html --html-assets --html-rows" perfgate analyze --htm
 check "completion: an option's choices" expect_completion "error warning inconclusive never" perfgate analyze --fail-on ""
