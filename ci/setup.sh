@@ -9,7 +9,8 @@
 # Python package's tests need: python3-build, python3-wheel, python3-setuptools and patchelf (the
 # wheel, ci/wheel.sh), python3-venv (a user's throw-away venv), python3-torch (a real CPU training
 # loop profiled: PyTorch 1.13 without Kineto), python3-pandas (tables as DataFrames) and python3-mypy
-# (the API checked as a typed package), and Node.js with the MCP TypeScript SDK that tests/mcp/
+# (the API checked as a typed package), python3-jsonschema (the annotated trace checked against the
+# Trace Event Format's schema), and Node.js with the MCP TypeScript SDK that tests/mcp/
 # pins (`npm ci` there: the Mcp.SdkClient test drives `perfgate mcp` with the official client).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
 # `ci/setup.sh --image` also installs buildah and mmdebstrap, which build the container image
@@ -34,10 +35,11 @@ for arg in "$@"; do
     # python3-kubernetes: examples/kubernetes/ is checked against its object models;
     # lintian: the package must be lintian clean (Package.Lintian);
     # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind;
-    # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/).
+    # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/);
+    # python3-jsonschema: tests/render/annotated_trace_schema_test.py.
     --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes
                         lintian valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf
-                        python3-torch python3-pandas python3-mypy nodejs)
+                        python3-torch python3-pandas python3-mypy python3-jsonschema nodejs)
              tests=1 ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;

@@ -76,7 +76,7 @@ set(PERFGATE_STAGE_analyse_EXPORTS analyse/analysis.h analyse/analysis_fwd.h
     analyse/analysis_options.h analyse/worker_analysis.h analyse/worker_position.h analyse/metric_values.h
     analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
     analyse/gpu/gpu_results.h analyse/communication/communication_results.h
-    analyse/critical_path/critical_path_results.h analyse/memory/memory_results.h
+    analyse/critical_path/critical_path_results.h analyse/critical_path/step_paths.h analyse/memory/memory_results.h
     analyse/neuron/neuron_results.h analyse/run/worker_hold.h)
 set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
