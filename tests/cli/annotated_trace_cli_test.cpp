@@ -159,7 +159,8 @@ std::string five_steps(const std::string& dir) {
 
 int step_slices(const std::string& annotated) {
   int n = 0;
-  for (const json::value& v : parse_file(annotated).at("traceEvents").as_array())
+  json::object trace = parse_file(annotated);
+  for (const json::value& v : trace.at("traceEvents").as_array())
     n += v.as_object().contains("cat") && v.at("cat") == "perfgate.step";
   return n;
 }
