@@ -192,8 +192,16 @@ class TraceFile {
   // them, each GPU by its number and model, each stream, and perfgate's tracks.
   void lane_names(const Profile& p, const RecordSelection& records, const GpuLanes& lanes, std::int64_t own) {
     std::string prefix = workers_ > 0 || report_.workers.size() > 1 ? p.worker + " " : "";
+    // The threads whose ranges or launches are written (Kineto also names its GPU lanes as threads).
+    std::vector<bool> used(p.threads.size(), false);
+    for (const HostEvent& e : p.host_events)
+      if (e.thread < used.size() && records.holds(e.start, e.end)) used[e.thread] = true;
+    for (const RuntimeCall& r : p.runtime_calls)
+      if (r.thread < used.size() && records.holds(r.start, r.end)) used[r.thread] = true;
     std::set<std::int64_t> pids;
-    for (const ThreadInfo& t : p.threads) {
+    for (std::size_t i = 0; i < p.threads.size(); ++i) {
+      const ThreadInfo& t = p.threads[i];
+      if (!used[i]) continue;
       if (pids.insert(t.pid).second)
         metadata("process_name", t.pid, std::nullopt, fmt::format("{}host {}", prefix, t.pid));
       if (t.name != kNoString) metadata("thread_name", t.pid, t.tid, p.str(t.name));
