@@ -174,11 +174,19 @@ std::uint64_t count_records(const Profile& p, const RecordSelection& s) {
     for (const auto& r : records) n += s.holds(r.start, r.end);
   };
   count(p.host_events);
-  count(p.runtime_calls);
-  count(p.gpu_activities);
+  // As write_records writes them: the GPU work of a launch written, wherever it ran.
+  std::unordered_set<std::int64_t> launched;
+  for (const RuntimeCall& r : p.runtime_calls) {
+    if (!s.holds(r.start, r.end)) continue;
+    ++n;
+    if (r.correlation != 0 && !s.all) launched.insert(r.correlation);
+  }
+  for (const GpuActivity& a : p.gpu_activities)
+    n += s.holds(a.start, a.end) || (a.correlation != 0 && launched.contains(a.correlation));
   count(p.gpu_ranges);
   count(p.gpu_syncs);
   for (const MemorySample& m : p.memory_samples) n += s.holds(m.time, m.time);
+  n += p.info.profiler_end > p.info.profiler_start && s.holds(p.info.profiler_start, p.info.profiler_end);
   return n;
 }
 

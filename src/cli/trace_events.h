@@ -26,8 +26,9 @@ struct RecordSelection {
   bool holds(TimeNs start, TimeNs end) const { return all || (end >= from && start <= to); }
 };
 
-// The records `selection` holds (host events, runtime calls, GPU activities, GPU ranges and
-// synchronisations, memory samples): what the --annotated-trace-max-events bound counts.
+// The records `selection` holds (host events, runtime calls, GPU activities with those their
+// launches started, GPU ranges and synchronisations, memory samples): what write_records writes of
+// them, and what the --annotated-trace-max-events bound counts.
 std::uint64_t count_records(const Profile& profile, const RecordSelection& selection);
 
 // The lane of a GPU activity: Kineto's (pid: the device, tid: the stream) moved by `pid_base`,
