@@ -146,13 +146,14 @@ TEST(AnnotatedTraceCli, TheStepsPathAndFlowsHoldKnownAnswers) {
   EXPECT_DOUBLE_EQ(report.at("metrics").at("critical_path.length_us").to_number<double>(), 70);
 }
 
-// Steps 1..5 at 0, 100, ... 400 us, each a step range and one launch (3 records a step).
+// Five steps of 50 us, 100 us apart, each a step range holding aten::mm, whose launch runs gemm:
+// 4 records a step, each step's within its 50 us.
 std::string five_steps(const std::string& dir) {
   TraceBuilder t;
-  for (int i = 0; i < 5; ++i) {
-    double start = 100.0 * i, length = 10.0 * (i + 1);
-    t.step(1 + i, start, length);
-    t.launch("gemm_kernel", start + 1, start + 2, length / 2);
+  for (int step = 1; step <= 5; ++step) {
+    double at = 100.0 * (step - 1);
+    t.step(step, at, 50).op("aten::mm", at + 5, 20, step);
+    t.launch("gemm", at + 10, at + 12, 30, step);
   }
   return t.write(dir + "/five.json");
 }
@@ -170,15 +171,15 @@ TEST(AnnotatedTraceCli, TheEventBoundTakesFewerStepsAndSaysSo) {
   std::string dir = temp_dir();
   EXPECT_EQ(step_slices(annotate(trace, "").second), 3);  // the first 3 of 5
   EXPECT_EQ(step_slices(annotate(trace, "--annotated-trace-steps 0").second), 5);
-  // 7 events hold the first two steps' 6 records, not the third's 3 more.
+  // 9 events hold the first two steps' 8 records, not the third's 4 more.
   std::string out = dir + "/bounded.trace.json";
   CommandResult r = run_perfgate(fmt::format(
-      "analyze -q --fail-on never {} --annotated-trace {} --annotated-trace-max-events 7", trace, out));
+      "analyze -q --fail-on never {} --annotated-trace {} --annotated-trace-max-events 9", trace, out));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_EQ(step_slices(out), 2);
   EXPECT_NE(r.out.find("2 of 3 steps"), std::string::npos) << r.out;
   json::object bounded = parse_file(out);
-  EXPECT_EQ(bounded.at("otherData").at("events").to_number<int>(), 6);
+  EXPECT_EQ(bounded.at("otherData").at("events").to_number<int>(), 8);
   EXPECT_EQ(bounded.at("otherData").at("left_out").as_array().size(), 1u);
 }
 
