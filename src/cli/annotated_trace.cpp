@@ -12,7 +12,6 @@
 
 #include <fmt/format.h>
 
-#include "analyse/critical_path/step_paths.h"
 #include "cli/number_checks.h"
 #include "cli/outputs.h"
 #include "cli/trace_events.h"

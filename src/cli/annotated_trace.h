@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <string>
 
+#include "engine/annotated_profiles.h"
 #include "engine/engine.h"
 #include "report_model/report.h"
 

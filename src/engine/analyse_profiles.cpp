@@ -10,9 +10,9 @@
 #include <fmt/ranges.h>
 
 #include "analyse/analysis.h"
-#include "analyse/critical_path/step_paths.h"
 #include "common/errors.h"
 #include "common/notes.h"
+#include "engine/annotated_profiles.h"
 #include "engine/engine.h"
 #include "model/device_filter.h"
 #include "report/build_report.h"

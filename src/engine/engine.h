@@ -22,7 +22,6 @@
 namespace perfgate {
 
 struct Profile;
-struct AnnotatedSteps;
 
 // A request ready to run: its rules read, its inputs resolved (a merge's partial reports read and
 // checked as one run), before any profile is read.
@@ -66,17 +65,6 @@ ReportModel analyse_profiles(const RunRequest& request, const RuleBook& book, co
 // book's knowledge), handed to `each` on its loading thread and let go after it returns: the door
 // for a front end that reads a run's events rather than its report (MCP's `events` tool; issue 90).
 void for_each_profile(const PreparedRun& run, const std::function<void(const Profile&)>& each);
-
-// The profiles of the prepared run that `wanted` keeps, one input after another in input order:
-// asked of each input (its path, an empty worker) before it is read, then of each of its workers
-// (the input's path and the worker's name). Each worker kept is prepared as its analysis saw it
-// (graph-capture traces merged, --device applied), handed to `each` with its window's steps and the
-// critical path of the first `path_steps` of them (0: all; analyse/critical_path/step_paths.h), and
-// let go: the door for an output that shows a run's events (perfgate analyze --annotated-trace).
-void for_each_annotated_profile(
-    const PreparedRun& run, std::size_t path_steps,
-    const std::function<bool(const std::string& input, const std::string& worker)>& wanted,
-    const std::function<void(const Profile&, const AnnotatedSteps&)>& each);
 
 // Records the gated report into the request's history (after its outputs are written). Throws
 // ConfigError for a malformed connection string, else a RecordError saying why it could not.
