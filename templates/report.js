@@ -100,6 +100,33 @@
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
+  // "Open in Perfetto": the annotated trace beside the page handed to ui.perfetto.dev by postMessage,
+  // as Perfetto documents for hosted pages (docs/visualization/deep-linking-to-perfetto-ui: PING
+  // until the UI answers PONG, then the buffer). Only where the page is served: a page opened from
+  // a file cannot fetch the trace beside it, and keeps the link and the steps to open it by hand.
+  var perfetto = document.getElementById("perfgate-open-perfetto");
+  if (perfetto && /^https?:$/.test(location.protocol) && window.fetch) {
+    perfetto.hidden = false;
+    perfetto.addEventListener("click", function () {
+      var origin = "https://ui.perfetto.dev", status = document.getElementById("perfgate-perfetto-status");
+      var ui = window.open(origin);  // in the click, or the browser blocks the window
+      if (!ui) { status.textContent = "The browser blocked the new window: allow pop-ups, or use the link."; return; }
+      status.textContent = "Loading the trace...";
+      fetch(perfetto.getAttribute("data-trace")).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.statusText);
+        return response.arrayBuffer();
+      }).then(function (buffer) {
+        var timer = setInterval(function () { ui.postMessage("PING", origin); }, 50);
+        window.addEventListener("message", function pong(event) {
+          if (event.source !== ui || event.data !== "PONG") return;
+          clearInterval(timer);
+          window.removeEventListener("message", pong);
+          ui.postMessage({ perfetto: { buffer: buffer, title: perfetto.getAttribute("data-title"), url: location.href } }, origin);
+          status.textContent = "";
+        });
+      }).catch(function (error) { status.textContent = "Could not read the trace: " + error.message; });
+    });
+  }
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll("details").forEach(function (d) { d.open = true; });
   });

@@ -379,6 +379,14 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   view.set("inputs_text", inputs_text(r, 4));
   if (!r.capture_line.empty()) view.set("capture", r.capture_line);
   if (!o.timestamp.empty()) view.set("timestamp", o.timestamp);
+  if (!o.annotated_trace.empty()) {
+    TemplateData perfetto;
+    perfetto.set("href", o.annotated_trace);
+    std::size_t slash = o.annotated_trace.rfind('/');
+    perfetto.set("file",
+                 slash == std::string::npos ? o.annotated_trace : o.annotated_trace.substr(slash + 1));
+    view.set("perfetto", perfetto);
+  }
   HtmlOutput out;
   out.css = std::string(template_text("report.css"));
   out.js = std::string(template_text("report.js"));
