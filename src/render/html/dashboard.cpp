@@ -10,6 +10,7 @@
 #include "render/cell_format.h"
 #include "render/colors.h"
 #include "render/format.h"
+#include "render/html/bar_charts.h"
 #include "render/html/charts.h"
 
 namespace perfgate {
@@ -309,7 +310,16 @@ std::optional<TemplateData> rank_chart(const ReportModel& r) {
   if (slowest && spread)
     caption += fmt::format(" The slowest is rank {:.0f}; the spread of the mean steps is {} of the median.",
                            *slowest, format_pct(spread));
-  return step_chart("Ranks", columns, parts, caption);
+  TemplateData chart = step_chart("Ranks", columns, parts, caption);
+  // On a phone (report.css: 480 px and narrower) a row per rank, its name beside its bar: the
+  // columns' names would be cut to a few characters there.
+  std::vector<RankedBar> rows;
+  for (const StepColumn& c : columns)
+    rows.push_back({c.note.empty() ? c.name : c.name + " (" + c.note + ")", format_duration_us(c.total_us),
+                    c.parts_us, fmt::format("{}: {}", c.name, format_duration_us(c.total_us))});
+  chart.set("svg", "<div class=\"chart-columns\">" + step_bars_svg(columns, parts, "Ranks") +
+                       "</div><div class=\"chart-rows\">" + ranked_bars_svg(rows, parts, "Ranks") + "</div>");
+  return chart;
 }
 
 // The plugin's overview (the window's steps by breakdown part) and DLProf's iterations view (every
