@@ -31,9 +31,9 @@ std::map<std::string, double> measure(const std::string& page, int width, int he
 // nothing was measured.
 using Measured = std::map<std::string, double>;
 using MeasuredTexts = std::map<std::string, std::string>;
-std::vector<std::vector<std::pair<Measured, MeasuredTexts>>> measure_widths(const std::vector<std::string>& pages,
-                                                                            const std::vector<int>& widths,
-                                                                            int height, const std::string& body);
+std::vector<std::vector<std::pair<Measured, MeasuredTexts>>> measure_widths(
+    const std::vector<std::string>& pages, const std::vector<int>& widths, int height,
+    const std::string& body);
 
 // The document position of each selector's first element (-1: none).
 std::map<std::string, double> layout(const std::string& page, int width, int height,

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -117,8 +118,8 @@ TEST(ChartFit, EverySharedTrace) {
   if (shared.empty()) GTEST_SKIP() << "../shared/traces is absent";
   std::vector<Page> pages = pages_of(shared, {".json.gz"});
   for (Page& p : pages_of(shared + "/nsys", {".sqlite"})) pages.push_back(std::move(p));
-  pages.push_back({"distributed_128ranks_sampled",
-                   report_of("analyze '" + shared + "/distributed_128ranks_sampled'")});
+  pages.push_back(
+      {"distributed_128ranks_sampled", report_of("analyze '" + shared + "/distributed_128ranks_sampled'")});
   expect_charts_fit(pages);
 }
 
@@ -152,24 +153,50 @@ std::string eight_rank_run() {
 
 TEST(ChartFit, TheExampleTheTrendPageAndComparedRuns) {
   REQUIRE_CHROMIUM();
-  std::vector<Page> pages = {
-      {"example", report_of("analyze '" + std::string(PERFGATE_SOURCE_DIR) +
-                            "/examples/small_training.pt.trace.json.gz'")}};
+  std::vector<Page> pages = {{"example", report_of("analyze '" + std::string(PERFGATE_SOURCE_DIR) +
+                                                   "/examples/small_training.pt.trace.json.gz'")}};
   std::vector<HistoryRun> runs = planted_history(1, true);
   TrendSettings settings;
   settings.source = "history.db";
-  pages.push_back({"trend", write_text(temp_dir() + "/trend.html",
-                                       render_trend_html(build_trend(runs, default_gated_metrics(), settings)))});
+  pages.push_back(
+      {"trend", write_text(temp_dir() + "/trend.html",
+                           render_trend_html(build_trend(runs, default_gated_metrics(), settings)))});
   if (!shared_traces_dir().empty()) {
     pages.push_back({"8 ranks", report_of("analyze '" + eight_rank_run() + "'")});
     std::string resnet = shared_traces_dir() + "/resnet50_v100_workers";
-    pages.push_back({"ResNet-50 against its baseline",
-                     report_of("analyze '" + resnet + "4.pt.trace.json.gz'", "--baseline '" + resnet + "0.pt.trace.json.gz'")});
+    pages.push_back(
+        {"ResNet-50 against its baseline", report_of("analyze '" + resnet + "4.pt.trace.json.gz'",
+                                                     "--baseline '" + resnet + "0.pt.trace.json.gz'")});
     std::string nsys = shared_traces_dir() + "/nsys/h100x2_fsdp_training_";
-    pages.push_back({"FSDP after against before",
-                     report_of("analyze '" + nsys + "after.sqlite'", "--baseline '" + nsys + "before.sqlite'")});
+    pages.push_back({"FSDP after against before", report_of("analyze '" + nsys + "after.sqlite'",
+                                                            "--baseline '" + nsys + "before.sqlite'")});
   }
   expect_charts_fit(pages);
+}
+
+// Issue 93 item 8: the script that makes docs/screenshots/ runs (on the example alone here, the
+// shared pages cost more) and writes PNG pictures of the widths it says, and the docs show every
+// picture of docs/screenshots/.
+TEST(ChartFit, ScreenshotScriptRuns) {
+  REQUIRE_CHROMIUM();
+  std::string out = temp_dir(), log = temp_dir() + "/log.txt";
+  int status =
+      std::system(fmt::format("'{}/ci/screenshots.sh' --out '{}' --perfgate '{}' --only report >'{}' 2>&1",
+                              PERFGATE_SOURCE_DIR, out, PERFGATE_BINARY, log)
+                      .c_str());
+  ASSERT_EQ(status, 0) << read_text(log);
+  for (auto [name, width] : {std::pair{"report-desktop-light.png", 1280}, {"report-phone-light.png", 390}}) {
+    std::string png = read_text(out + "/" + name);
+    ASSERT_GT(png.size(), 24u) << name;
+    EXPECT_EQ(png.substr(1, 3), "PNG") << name;
+    auto byte = [&](std::size_t i) { return static_cast<unsigned char>(png[i]); };
+    EXPECT_EQ(byte(16) << 24 | byte(17) << 16 | byte(18) << 8 | byte(19), width) << name << "'s width";
+  }
+  std::string docs = read_text(std::string(PERFGATE_SOURCE_DIR) + "/README.md") +
+                     read_text(std::string(PERFGATE_SOURCE_DIR) + "/docs/reports.md");
+  for (const auto& entry : fs::directory_iterator(std::string(PERFGATE_SOURCE_DIR) + "/docs/screenshots"))
+    EXPECT_NE(docs.find("screenshots/" + entry.path().filename().string()), std::string::npos)
+        << entry.path().filename() << " is shown nowhere in README.md or docs/reports.md";
 }
 
 }  // namespace

@@ -46,7 +46,8 @@ std::string ranked_bars_svg(const std::vector<RankedBar>& bars, const std::vecto
     const RankedBar& b = bars[i];
     double y = kTop + kRowHeight * static_cast<double>(i), done = 0;
     row_texts(svg, y, labels[i], b.value_text);
-    svg.rect(kLabelWidth, y + 4, kTrack, kRowHeight - 8, "currentColor", "", R"( fill-opacity="0.06" rx="3")");
+    svg.rect(kLabelWidth, y + 4, kTrack, kRowHeight - 8, "currentColor", "",
+             R"( fill-opacity="0.06" rx="3")");
     for (std::size_t p = 0; p < b.parts.size() && p < legend.size(); ++p) {
       double part = max > 0 ? std::max(b.parts[p], 0.0) / max : 0;
       if (part <= 0) continue;

@@ -83,7 +83,9 @@ std::string axis_label(double us) {
 }
 
 // The width of a plot from `left` to `right` of the chart's edges, at the drawn width.
-double svg_plot_width(double width, Fx left, double right) { return width - left.at(width) - right; }
+double svg_plot_width(double width, Fx left, double right) {
+  return width - left.at(width) - right;
+}
 
 }  // namespace
 
@@ -143,7 +145,8 @@ std::string share_bars_svg(const std::vector<ChartPart>& parts, const std::strin
     double y = top + row_h * static_cast<double>(i), pct = std::clamp(p.value, 0.0, 100.0);
     svg.text(label_w - 8, y + row_h / 2 + 4, p.label, "end", 12, {label_w - 8});
     svg.rect(label_w, y + 4, track, row_h - 8, "currentColor", "", R"( fill-opacity="0.08" rx="3")");
-    svg.rect(label_w, y + 4, track * (pct / 100), row_h - 8, p.color, fmt::format("{}: {:.1f}%", p.label, p.value));
+    svg.rect(label_w, y + 4, track * (pct / 100), row_h - 8, p.color,
+             fmt::format("{}: {:.1f}%", p.label, p.value));
     svg.text(label_w + track + 6, y + row_h / 2 + 4, fmt::format("{:.1f}%", p.value), "start", 12);
   }
   return svg.done();
@@ -177,7 +180,8 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
   auto first = std::find_if(steps.begin(), steps.end(), [](const StepColumn& s) { return s.in_window; });
   auto last = std::find_if(steps.rbegin(), steps.rend(), [](const StepColumn& s) { return s.in_window; });
   bool window = first != steps.end() && (first != steps.begin() || last != steps.rbegin());
-  double x0 = slot * static_cast<double>(first - steps.begin()), x1 = slot * static_cast<double>(steps.rend() - last);
+  double x0 = slot * static_cast<double>(first - steps.begin()),
+         x1 = slot * static_cast<double>(steps.rend() - last);
   if (window) svg.text(x_at((x0 + x1) / 2), top - 3, "window", "middle", 12, {{}, true});
   svg.open_plot(left, 0, plot, height, plot_w);
   if (window)
@@ -193,8 +197,9 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
     svg.raw("<g>");
     if (!s.in_window) {  // a dashed outline: not to be taken for time without kernels
       double h = plot_h * s.total_us / scale_max;
-      svg.raw(rect(x, y - h, bar, h, "none", tooltip + "\noutside the window",
-                   R"( stroke="currentColor" stroke-opacity="0.55" stroke-dasharray="3 2" vector-effect="non-scaling-stroke")"));
+      svg.raw(rect(
+          x, y - h, bar, h, "none", tooltip + "\noutside the window",
+          R"( stroke="currentColor" stroke-opacity="0.55" stroke-dasharray="3 2" vector-effect="non-scaling-stroke")"));
     } else if (s.parts_us.empty()) {
       double h = plot_h * s.total_us / scale_max;
       svg.raw(rect(x, y - h, bar, h, "#9aa3b2", tooltip, R"( fill-opacity="0.55")"));
@@ -218,13 +223,16 @@ std::string step_bars_svg(const std::vector<StepColumn>& steps, const std::vecto
     if (auto hash = name.rfind('#'); hash != std::string::npos) name = name.substr(hash + 1);
     names.push_back(std::move(name));
   }
-  std::size_t chars = std::max<std::size_t>(8, static_cast<std::size_t>(slot * static_cast<double>(label_every) / 7));
+  std::size_t chars =
+      std::max<std::size_t>(8, static_cast<std::size_t>(slot * static_cast<double>(label_every) / 7));
   std::vector<std::string> labels = distinct_short_labels(names, chars);
-  Fx room = plot * (static_cast<double>(label_every) / std::max<double>(static_cast<double>(steps.size()), 1)) - 4;
+  Fx room =
+      plot * (static_cast<double>(label_every) / std::max<double>(static_cast<double>(steps.size()), 1)) - 4;
   for (std::size_t i = 0; i < steps.size(); i += label_every) {
     Fx x = x_at(slot * (static_cast<double>(i) + 0.5));
     svg.text(x, height - bottom + 14, labels[i], "middle", 12, {room, false, true});
-    if (!steps[i].note.empty()) svg.text(x, height - bottom + 28, steps[i].note, "middle", 12, {room, false, true});
+    if (!steps[i].note.empty())
+      svg.text(x, height - bottom + 28, steps[i].note, "middle", 12, {room, false, true});
   }
   return svg.done();
 }
@@ -283,12 +291,12 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
   }
   if (least_busy < steps.size()) {
     const StripSpan& s = steps[least_busy];
-    svg.raw(rect(s.start_us * scale + 1, top + 3, std::max(s.duration_us * scale - 2, 1.0), lane_h - 6, "none", "",
-                 R"( stroke="#f08c3a" stroke-width="3" vector-effect="non-scaling-stroke")"));
+    svg.raw(rect(s.start_us * scale + 1, top + 3, std::max(s.duration_us * scale - 2, 1.0), lane_h - 6,
+                 "none", "", R"( stroke="#f08c3a" stroke-width="3" vector-effect="non-scaling-stroke")"));
   }
   for (const StripSpan& g : gaps)
-    svg.raw(rect(g.start_us * scale, top + lane_h + 2, std::max(g.duration_us * scale, 1.0), lane_h - 4, "#d9534f",
-                 g.tooltip));
+    svg.raw(rect(g.start_us * scale, top + lane_h + 2, std::max(g.duration_us * scale, 1.0), lane_h - 4,
+                 "#d9534f", g.tooltip));
   svg.close_plot();
   // Each step's number on its box where it fits. White on the dark marked step, dark on the light
   // ones in either scheme: the boxes keep their colours in the dark scheme, where the page's text
@@ -296,11 +304,12 @@ std::string window_strip_svg(const std::vector<StripSpan>& steps, const std::vec
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const StripSpan& s = steps[i];
     Fx box = plot * (s.duration_us * scale / plot_w);
-    svg.text(x_at(s.start_us + s.duration_us / 2), top + lane_h / 2 + 4, s.label, "middle", 12, {box - 4, true},
-             i == marked ? "#ffffff" : "#1d2330");
+    svg.text(x_at(s.start_us + s.duration_us / 2), top + lane_h / 2 + 4, s.label, "middle", 12,
+             {box - 4, true}, i == marked ? "#ffffff" : "#1d2330");
   }
   double axis_y = top + 2 * lane_h + 4;
-  for (double t : axis_ticks(window_us)) svg.text(x_at(t), axis_y + 13, axis_label(t), "middle", 12, {{}, false, true});
+  for (double t : axis_ticks(window_us))
+    svg.text(x_at(t), axis_y + 13, axis_label(t), "middle", 12, {{}, false, true});
   return svg.done();
 }
 
@@ -328,7 +337,8 @@ std::string timeline_svg(const std::vector<std::string>& lanes, const std::vecto
   for (const SvgBox& b : boxes) {
     double y = top + lane_h * static_cast<double>(b.lane) + 3;
     if (b.on_path) continue;
-    append_rect(out, b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), lane_h - 6, b.color, b.tooltip);
+    append_rect(out, b.start_us * scale, y, std::max(b.duration_us * scale, 0.6), lane_h - 6, b.color,
+                b.tooltip);
   }
   for (const SvgBox& b : boxes) {  // the critical path over them
     if (!b.on_path) continue;
@@ -395,7 +405,8 @@ std::string line(double x1, double y1, double x2, double y2, const char* extra) 
 
 // The value axis's tick lines across the plot, from x `left` to `right`, labelled on the left.
 template <typename YOf>
-void value_grid(FluidSvg& svg, const ValueAxis& axis, double left, Fx right, YOf y_of, std::string_view unit) {
+void value_grid(FluidSvg& svg, const ValueAxis& axis, double left, Fx right, YOf y_of,
+                std::string_view unit) {
   for (double t : axis.ticks) {
     svg.line(left, y_of(t), right, y_of(t), R"( stroke="currentColor" stroke-opacity="0.15")");
     svg.text(left - 6, y_of(t) + 4, value_axis_label(t, axis, unit), "end", 12);
@@ -432,15 +443,18 @@ std::string trend_chart_svg(const TrendChart& c) {
   }
   for (const auto& s : c.segments)
     if (s.begin < s.end && s.end <= c.points.size())
-      svg.raw(line(slot * static_cast<double>(s.begin), y_of(s.mean), slot * static_cast<double>(s.end), y_of(s.mean),
+      svg.raw(line(slot * static_cast<double>(s.begin), y_of(s.mean), slot * static_cast<double>(s.end),
+                   y_of(s.mean),
                    R"( stroke-opacity="0.55" stroke-width="2" vector-effect="non-scaling-stroke")"));
   std::string path;
   for (std::size_t i = 0; i < c.points.size(); ++i)
     path += fmt::format("{}{:.1f},{:.1f}", i ? " " : "", x_of(i), y_of(c.points[i].value));
-  svg.raw(fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5" vector-effect="non-scaling-stroke"/>)",
-                      path, kTrendLineColor));
+  svg.raw(fmt::format(
+      R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5" vector-effect="non-scaling-stroke"/>)",
+      path, kTrendLineColor));
   svg.close_plot();
-  svg.line(left, top + plot_h, FluidSvg::full() - right, top + plot_h, R"( stroke="currentColor" stroke-opacity="0.4")");
+  svg.line(left, top + plot_h, FluidSvg::full() - right, top + plot_h,
+           R"( stroke="currentColor" stroke-opacity="0.4")");
   for (const auto& m : c.markers) {
     Fx x = at(slot * static_cast<double>(m.index));
     svg.raw(fmt::format(R"(<g><title>{}</title>)", html_escape(m.tooltip)));
@@ -454,7 +468,8 @@ std::string trend_chart_svg(const TrendChart& c) {
   for (std::size_t i = 0; i < c.points.size(); ++i) {
     const auto& p = c.points[i];
     svg.circle(at(x_of(i)), y_of(p.value), 3, kTrendLineColor, p.tooltip);
-    if (i % label_every == 0) svg.text(at(x_of(i)), top + plot_h + 16, p.label, "middle", 12, {{}, false, true});
+    if (i % label_every == 0)
+      svg.text(at(x_of(i)), top + plot_h + 16, p.label, "middle", 12, {{}, false, true});
   }
   return svg.done();
 }
@@ -475,7 +490,8 @@ std::string step_lines_svg(const StepLineChart& c) {
   auto y_of = [&](double v) { return top + plot_h * (axis.hi - v) / (axis.hi - axis.lo); };
   FluidSvg svg(width, height, c.title);
   value_grid(svg, axis, left, FluidSvg::full() - right, y_of, c.unit);
-  svg.line(left, y_of(0), FluidSvg::full() - right, y_of(0), R"( stroke="currentColor" stroke-opacity="0.5")");
+  svg.line(left, y_of(0), FluidSvg::full() - right, y_of(0),
+           R"( stroke="currentColor" stroke-opacity="0.5")");
   for (double t : axis_ticks(c.x_max_us))
     svg.text(at(t), top + plot_h + 18, axis_label(t), "middle", 12, {{}, false, true});
   svg.open_plot(left, 0, plot, height, plot_w);

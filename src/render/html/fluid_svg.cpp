@@ -32,7 +32,8 @@ void FluidSvg::text(Fx x, double y, std::string_view s, const char* anchor, doub
   attribute(rules, "x", x);
   svg_ += fmt::format(R"( y="{:.1f}" font-size="{:.0f}" text-anchor="{}" fill="{}")", y, size, anchor, fill);
   close_rules(rules);
-  if (fit.room.f != 0 || fit.room.o != 0) svg_ += fmt::format(R"( data-fit="{:g} {:g}")", fit.room.f, fit.room.o);
+  if (fit.room.f != 0 || fit.room.o != 0)
+    svg_ += fmt::format(R"( data-fit="{:g} {:g}")", fit.room.f, fit.room.o);
   if (fit.hide) svg_ += R"( data-hide="")";
   if (fit.thin) svg_ += R"( class="thin")";
   svg_ += '>';
@@ -85,8 +86,9 @@ void FluidSvg::open_plot(Fx x, double y, Fx w, double h, double units) {
   attribute(rules, "x", x);
   attribute(rules, "width", w);
   close_rules(rules);
-  svg_ += fmt::format(R"( y="{:.1f}" height="{:.1f}" viewBox="0 0 {:.1f} {:.1f}" preserveAspectRatio="none" overflow="visible">)",
-                      y, h, std::max(units, 1.0), h);
+  svg_ += fmt::format(
+      R"( y="{:.1f}" height="{:.1f}" viewBox="0 0 {:.1f} {:.1f}" preserveAspectRatio="none" overflow="visible">)",
+      y, h, std::max(units, 1.0), h);
 }
 
 }  // namespace perfgate

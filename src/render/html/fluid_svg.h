@@ -20,11 +20,21 @@ struct Fx {
   Fx(double f_, double o_) : f(f_), o(o_) {}
   double at(double width) const { return f * width + o; }
 };
-inline Fx operator+(Fx a, Fx b) { return {a.f + b.f, a.o + b.o}; }
-inline Fx operator-(Fx a, Fx b) { return {a.f - b.f, a.o - b.o}; }
-inline Fx operator*(Fx a, double k) { return {a.f * k, a.o * k}; }
-inline Fx operator*(double k, Fx a) { return a * k; }
-inline Fx operator/(Fx a, double k) { return {a.f / k, a.o / k}; }
+inline Fx operator+(Fx a, Fx b) {
+  return {a.f + b.f, a.o + b.o};
+}
+inline Fx operator-(Fx a, Fx b) {
+  return {a.f - b.f, a.o - b.o};
+}
+inline Fx operator*(Fx a, double k) {
+  return {a.f * k, a.o * k};
+}
+inline Fx operator*(double k, Fx a) {
+  return a * k;
+}
+inline Fx operator/(Fx a, double k) {
+  return {a.f / k, a.o / k};
+}
 
 // How a text may be cut at the width it gets: to `room` (f × width + o px; none where both are 0),
 // or left out where it does not fit (`hide`); `thin`: an axis label, left out where it would

@@ -90,9 +90,10 @@ std::string timeline_svg(const ReportTable& bands, const ReportTable& devices, s
   chart.raw(R"(<g class="peak">)");
   chart.line(px, py, px, kHeight - kBottom, R"( stroke="#d62728" stroke-dasharray="3 2")");
   chart.circle(px, py, 4, "#d62728");
-  chart.text(px, kTop - 8,
-             fmt::format("peak {} after action {:.0f}", format_bytes(static_cast<std::uint64_t>(peak)), peak_state),
-             right_half ? "end" : "start", 11, {right_half ? px : FluidSvg::full() - px}, "#d62728");
+  chart.text(
+      px, kTop - 8,
+      fmt::format("peak {} after action {:.0f}", format_bytes(static_cast<std::uint64_t>(peak)), peak_state),
+      right_half ? "end" : "start", 11, {right_half ? px : FluidSvg::full() - px}, "#d62728");
   chart.raw("</g>");
   chart.text(kLeft, kHeight - 8, "0", "start", 11);
   chart.text(FluidSvg::full() - kRight, kHeight - 8, fmt::format("action {:.0f}", s.states - 1), "end", 11);

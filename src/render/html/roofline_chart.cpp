@@ -115,7 +115,8 @@ std::string roofline_svg(const std::vector<RooflinePoint>& points,
   svg.raw("<g>");
   svg.line(px(slope_from), py(slope_from * memory_tb_per_s), px(slope_to), py(top_ceiling),
            R"( stroke="#2f6fb5" stroke-width="2")");
-  svg.raw(fmt::format("<title>{}</title></g>", html_escape(fmt::format("memory: {:g} TB/s", memory_tb_per_s))));
+  svg.raw(
+      fmt::format("<title>{}</title></g>", html_escape(fmt::format("memory: {:g} TB/s", memory_tb_per_s))));
   for (const RooflineCeiling& c : ceilings) {
     double ridge = c.tflops / memory_tb_per_s;
     svg.line(px(ridge), py(c.tflops), left + plot, py(c.tflops),
