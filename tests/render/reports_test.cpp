@@ -306,7 +306,7 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   std::string page = render_html(report).page;
   std::size_t strip = page.find("aria-label=\"The whole window: steps and GPU gaps\"");
   ASSERT_NE(strip, std::string::npos);
-  std::string svg = page.substr(strip, page.find("</svg>", strip) - strip);
+  std::string svg = page.substr(strip, page.find("</figure>", strip) - strip);
   auto count = [&](const std::string& part) {
     std::size_t n = 0;
     for (std::size_t at = svg.find(part); at != std::string::npos; at = svg.find(part, at + 1)) ++n;
@@ -316,7 +316,7 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   EXPECT_EQ(count("<title>ProfilerStep#"), window_steps);
   // The median step is marked, its number in white; every text element stays well-formed.
   EXPECT_EQ(count("fill=\"#5b6b86\""), 1u);
-  EXPECT_EQ(count("fill=\"#ffffff\">"), count("fill=\"#5b6b86\"")) << svg;
+  EXPECT_EQ(count("fill=\"#ffffff\""), count("fill=\"#5b6b86\"")) << svg;
   EXPECT_EQ(count("<text "), count("</text>"));
 }
 
@@ -334,7 +334,7 @@ TEST(HtmlReport, TheWholeWindowStripOutlinesTheLeastBusyStep) {
   std::string page = render_html(report).page;
   std::size_t strip = page.find("aria-label=\"The whole window: steps and GPU gaps\"");
   ASSERT_NE(strip, std::string::npos);
-  std::string svg = page.substr(strip, page.find("</svg>", strip) - strip);
+  std::string svg = page.substr(strip, page.find("</figure>", strip) - strip);
   std::smatch m;
   ASSERT_TRUE(
       std::regex_search(svg, m, std::regex(R"(<title>([^:<]+): [^<]*\(the least busy step\)</title>)")))

@@ -163,6 +163,8 @@ std::string render_trend_html(const TrendReport& t) {
   TemplateData view;
   view.set("version", t.tool_version);
   view.set("css", std::string(template_text("report.css")));
+  // The report's script: it lays the charts out for the width they get and sorts the tables.
+  view.set("js", std::string(template_text("report.js")));
   view.set("source", t.settings.source);
   if (!t.settings.branch.empty()) view.set("branch", t.settings.branch);
   view.set("runs", std::to_string(t.runs));
