@@ -86,7 +86,7 @@ TEST(HtmlReport, EveryStringFromATraceOrARuleFileIsEscaped) {
   std::size_t end = page.find("</script>", data);
   std::string json = page.substr(data + 19, end - data - 19);
   EXPECT_FALSE(contains(json, "<"));
-  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/2.6");
+  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/2.7");
   // Exactly two script elements: the data and the sorting script.
   std::size_t scripts = 0;
   for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1))
