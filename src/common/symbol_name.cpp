@@ -119,7 +119,7 @@ std::vector<std::string_view> scope_parts(std::string_view s) {
   return parts;
 }
 
-// Template argument lists folded to "<…>"; a wrapper whose first argument is a generated kernel's
+// Template argument lists folded to "<…>"; a wrapper whose one argument is a generated kernel's
 // name ("cutlass::Kernel<cutlass_80_tensorop_...>") keeps it, as short_kernel_name does.
 std::string fold_templates(std::string_view part) {
   std::string out;
@@ -148,8 +148,10 @@ std::string fold_templates(std::string_view part) {
     std::string_view first = inner.substr(0, comma);
     while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
     while (!first.empty() && first.back() == ' ') first.remove_suffix(1);
-    bool generated = is_identifier(first) && first.size() >= 12 && first.find('_') != kNone;
-    out += generated ? "<" + std::string(first) + (comma < inner.size() ? ", …>" : ">") : "<…>";
+    // The wrapper's one argument; not a type of the compiler's ("__nv_bfloat16").
+    bool generated = comma == inner.size() && is_identifier(first) && first.size() >= 12 &&
+                     first.find('_') != kNone && !first.starts_with("__");
+    out += generated ? "<" + std::string(first) + ">" : "<…>";
     i = end;
   }
   return out;

@@ -18,7 +18,7 @@ std::string demangled(std::string_view name);
 //   "ncclKernel_AllReduce_RING_LL_Sum_float" "void
 //   cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_nn>(Params)"
 //                                        -> "cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_nn>"
-// A generic wrapper keeps its first template argument where that is a generated kernel's name, as
+// A generic wrapper keeps its one template argument where that is a generated kernel's name, as
 // short_kernel_name does. Names that are not C++ signatures ("enumerate(DataLoader)#...__next__",
 // "PjitFunction(train_step)", "Memcpy HtoD (Pageable -> Device)", "aten::mm") come back unchanged.
 std::string short_symbol(std::string_view name);
