@@ -93,10 +93,13 @@
     });
     if (table.tBodies[0].rows.length > 8) addFilter(table);
   });
-  // A link to a collapsed table opens it; printing opens every collapsed section.
+  // A link to a collapsed table opens it, one to a finding its evidence; printing opens every
+  // collapsed section.
   function openTarget() {
     var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
     if (target && target.tagName === "DETAILS") target.open = true;
+    var evidence = target && target.tagName === "ARTICLE" ? target.querySelector("details.evidence") : null;
+    if (evidence) evidence.open = true;
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();

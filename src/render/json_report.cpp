@@ -1,4 +1,4 @@
-// The JSON report: the report model, versioned ("schema": "perfgate-report/2.6"), each fact once. It
+// The JSON report: the report model, versioned ("schema": "perfgate-report/2.7"), each fact once. It
 // is also what --baseline and history import read, which read version 1 and every 2.N too: version 2
 // keeps every field they read where version 1 had it, and a minor version only adds fields. Version 1
 // wrote each GPU three times (the run's "gpus", the worker's "gpus" and the worker's "gpus" table)

@@ -243,7 +243,7 @@ TEST(CaptureProfile, TheJsonReportHoldsTheProfileAndReadsBackAsABaseline) {
   // The window: the one step, 1,000 us; no one-off in it.
   EXPECT_DOUBLE_EQ(c.at("phases").as_object().at("window_us").to_number<double>(), 1000);
   EXPECT_DOUBLE_EQ(c.at("phases").as_object().at("steady_us").to_number<double>(), 1000);
-  EXPECT_NE(json.find("\"schema\": \"perfgate-report/2.6\""), std::string::npos);
+  EXPECT_NE(json.find("\"schema\": \"perfgate-report/2.7\""), std::string::npos);
   // The worker's own profile (2.6), without the run's line.
   boost::json::value parsed = boost::json::parse(json);
   const boost::json::object& worker =

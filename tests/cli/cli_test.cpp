@@ -204,7 +204,7 @@ TEST(Cli, AnalyzeWritesTheJsonReportAndPrintsTheSummary) {
   CommandResult r = run_perfgate("analyze --verbose " + trace + " --json " + dir + "/out.json");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "GPU utilization 40.0%")) << r.out;
-  EXPECT_TRUE(contains(read_text(dir + "/out.json"), "\"schema\": \"perfgate-report/2.6\""));
+  EXPECT_TRUE(contains(read_text(dir + "/out.json"), "\"schema\": \"perfgate-report/2.7\""));
   CommandResult quiet = run_perfgate("analyze --verbose -q " + trace);
   EXPECT_EQ(quiet.exit_code, 0);
   EXPECT_TRUE(quiet.out.empty()) << quiet.out;

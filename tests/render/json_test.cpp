@@ -67,7 +67,7 @@ TEST(JsonReport, CarriesSchemaInputsMetricsStepsAndGpus) {
   t.launch("k", 10, 20, 30);
   t.launch("k", 110, 120, 30);
   boost::json::object r = report_for(t.json());
-  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2.6");
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2.7");
   EXPECT_EQ(r.at("inputs").as_array().size(), 1u);
   EXPECT_EQ(r.at("inputs").as_array()[0].at("format").as_string(), "kineto-json");
   const auto& metrics = r.at("metrics").as_object();
@@ -109,7 +109,7 @@ TEST(JsonReport, HoldsEachGpuAndTheSystemConfigurationOnce) {
   t.memcpy("Memcpy HtoD (Pageable -> Device)", 160, 10, 77);
   std::string text = report_text(t.json());
   boost::json::object r = boost::json::parse(text).as_object();
-  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2.6");
+  EXPECT_EQ(r.at("schema").as_string(), "perfgate-report/2.7");
   EXPECT_EQ(occurrences(text, "NVIDIA H100 80GB HBM3"), 1u) << text;
   EXPECT_EQ(occurrences(text, "\"nccl\""), 1u) << text;
   EXPECT_EQ(occurrences(text, "\"compute_capability\""), 1u) << text;

@@ -86,7 +86,7 @@ TEST(HtmlReport, EveryStringFromATraceOrARuleFileIsEscaped) {
   std::size_t end = page.find("</script>", data);
   std::string json = page.substr(data + 19, end - data - 19);
   EXPECT_FALSE(contains(json, "<"));
-  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/2.6");
+  EXPECT_EQ(boost::json::parse(json).at("schema").as_string(), "perfgate-report/2.7");
   // Exactly two script elements: the data and the sorting script.
   std::size_t scripts = 0;
   for (std::size_t at = page.find("<script"); at != std::string::npos; at = page.find("<script", at + 1))
@@ -507,12 +507,13 @@ TEST(XlsxReport, FormatsFrozenNamesLinksAndFiredFindingsFirst) {
   EXPECT_FALSE(contains(styles, "#,##0.##")) << "Excel shows 318 as \"318.\"";
   EXPECT_TRUE(contains(styles, "wrapText=\"1\""));
   std::string findings = unzip(path, sheet_file(path, "Findings"));
-  EXPECT_TRUE(contains(findings, "<hyperlink ref=\"P")) << "docs links, column P";
+  EXPECT_TRUE(contains(findings, "<hyperlink ref=\"Q")) << "docs links, column Q";
   std::string strings = unzip(path, "xl/sharedStrings.xml");
-  // The first data row (row 2) is a fired finding: its status cell reads "warn".
+  // The first data row (row 2) is a fired finding: its status cell (after the id, the title and
+  // the headline) reads "warn".
   std::size_t row2 = findings.find("<row r=\"2\"");
   ASSERT_NE(row2, std::string::npos);
-  std::size_t status = findings.find("<c r=\"C2\"", row2);
+  std::size_t status = findings.find("<c r=\"D2\"", row2);
   ASSERT_NE(status, std::string::npos);
   std::size_t index_at = findings.find("<v>", status) + 3;
   std::size_t index = std::stoul(findings.substr(index_at, findings.find("</v>", index_at) - index_at));

@@ -92,6 +92,10 @@ TemplateData finding_view(const ReportModel& r, const ReportFinding& f) {
   d.set("status_label", status_label(f.status));
   d.set("id", f.id);
   d.set("title", f.title);
+  // The headline shows; the evidence and the remedy fold under it (issue 93). A finding the gate
+  // did not make (a test's model) has no headline: its title stands in.
+  d.set("headline", f.headline.empty() ? f.title : f.headline);
+  if (!f.headline_whole.empty()) d.set("headline_whole", f.headline_whole);
   if (f.value) d.set("value_text", format_value(f.value, f.unit));
   if (f.threshold) d.set("threshold_text", f.threshold_text);
   if (!f.problem.empty()) d.set("problem", f.problem);
