@@ -2,7 +2,8 @@
 # Builds perfgate's container image (Containerfile) as localhost/perfgate:VERSION with buildah, no
 # daemon (--isolation=chroot), from the Debian package of the build in build/ (cpack), and
 # smoke-tests it: `buildah run` of `perfgate analyze` on the bundled example as the image's
-# non-root user, its entry point and user, and its size. The base image is Debian's
+# non-root user, its entry point and user, and its size; then the GitHub Action's image on top of it
+# (ci/action.Containerfile, localhost/perfgate:VERSION-action), run as GitHub runs a container action. The base image is Debian's
 # debian:bookworm-slim when a registry answers, else one made here from Debian's packages with
 # mmdebstrap (minbase, without docs, man pages and locales, as the slim image) and kept as
 # localhost/perfgate-base:bookworm for the next run. Prints how long each part took.
@@ -176,6 +177,45 @@ if ((failed == 0)); then
   rm -rf "$folder"
 fi
 phase "the documented run (rootless podman as $podman_user)"
+
+# ---- the Action's image (ci/action.Containerfile), run as GitHub runs a container action ----
+# The workspace and the file-command folder mounted, the inputs as INPUT_<NAME> (hyphens kept), the
+# image's root user mapped to the caller who owns the workspace (as the runner's user owns it).
+action_image=localhost/perfgate:$version-action
+buildah build --quiet --isolation=chroot --layers=false --build-arg IMAGE="$image" -f ci/action.Containerfile \
+  -t "$action_image" ci >"$work/action-build.log" 2>&1 || { tail -n 30 "$work/action-build.log" >&2; exit 1; }
+if ((failed == 0)); then
+  shared_tar=$(mktemp /tmp/perfgate-action-XXXXXX.tar)
+  rm -f "$shared_tar"
+  buildah push -q "$action_image" "docker-archive:$shared_tar:$action_image" >/dev/null
+  chmod 0644 "$shared_tar"
+  as_user podman load -q -i "$shared_tar" >/dev/null 2>&1
+  rm -f "$shared_tar"
+  job=$(as_user mktemp -d)
+  # (One line each: as_user quotes for the user's /bin/sh, which reads no $'...\n...'.)
+  as_user sh -c 'mkdir "$1/ws" "$1/files" && cp "$2" "$1/ws/" && cd "$1/files" && touch out env summary && echo "{}" >event.json' \
+    sh "$job" "$PWD/examples/small_training.pt.trace.json.gz"
+  code=0
+  as_user podman "${podman_opts[@]}" run --rm --network=none -v "$job/ws:/github/workspace" -w /github/workspace \
+    -v "$job/files:/github/file_commands" -e GITHUB_OUTPUT=/github/file_commands/out \
+    -e GITHUB_ENV=/github/file_commands/env -e GITHUB_STEP_SUMMARY=/github/file_commands/summary \
+    -e GITHUB_EVENT_PATH=/github/file_commands/event.json -e INPUT_PROFILES=small_training.pt.trace.json.gz \
+    -e INPUT_HTML=reports/report.html -e INPUT_PR-COMMENT=reports/pr-comment.md -e INPUT_HISTORY=perfgate.db \
+    -e INPUT_RECORD=true -e 'INPUT_ARGS=--label=script=train loop.py' -e INPUT_GITHUB-TOKEN=unused \
+    -e INPUT_COMMENT=true "$action_image" run >"$work/action.txt" 2>&1 || code=$?
+  sed 's/^/  | /' "$work/action.txt" | tail -2 >&2
+  expect "the Action's image: exit 0 (the example passes with warnings)" "$code" 0
+  expect "  its outputs" "$(grep -E '^(verdict|warnings)=' "$job/files/out" | tr '\n' ' ')" "verdict=warn warnings=6 "
+  expect "  its reports in the workspace, owned by its owner" \
+    "$(cd "$job/ws" && stat -c '%n:%U' reports/report.html reports/pr-comment.md | tr '\n' ' ')" \
+    "reports/report.html:$podman_user reports/pr-comment.md:$podman_user "
+  expect "  the run recorded, its label one argument with its space" \
+    "$(build/perfgate history list "$job/ws/perfgate.db" | grep -c 'script=train loop.py')" 1
+  expect "  the posting script ran with the image's Python (a push: no comment)" \
+    "$(grep -c 'not a pull request: no comment' "$work/action.txt")" 1
+  rm -rf "$job"
+fi
+phase "the Action's image $action_image (a container action's run)"
 
 sizes=$(buildah images --format '{{.Size}}' "$image")
 size=${sizes%%$'\n'*}

@@ -5,7 +5,7 @@
 # with references or check the rules' arithmetic on them (PluginAgreement, GateOnRealTraces,
 # RealTraces.TablesAddUp, GainInvariant, ReportInvariantsReal), the merge of the shared run folders split every way against
 # the one-process report (MergeCli.SharedRunFoldersMergeToTheWholeReport; the hand-made ranks' splits
-# and every refusal, a 32-rank merge among them, still run), the browser tests (Browser, Layout:
+# and every refusal, a 32-rank merge among them, still run), the browser tests (Browser, Layout, ChartFit:
 # Chromium measuring the page) and the kill test (KillTest: signals at random times, a property of
 # the file writes, not of memory); the release suite runs them. Every shared trace is
 # still loaded, analysed and written to every output under the sanitizers

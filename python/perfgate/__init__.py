@@ -17,6 +17,8 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from perfgate._binary import binary, run
 from perfgate.errors import GateFailed, InputError, PerfgateError, UsageError, error_for
+from perfgate._events import COLUMNS as EVENT_COLUMNS
+from perfgate._events import events
 from perfgate.report import Finding, Report, Worker
 
 try:
@@ -27,6 +29,8 @@ except ImportError:  # the source tree, not an installed wheel
 __all__ = [
     "analyze",
     "merge",
+    "events",
+    "EVENT_COLUMNS",
     "effective_rules",
     "Report",
     "Finding",
@@ -44,6 +48,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 # one set (atomically, checked against the inputs); those the caller did not ask for go to a
 # temporary folder.
 _OWN_OUTPUTS = {"json": "report.json", "html": "report.html", "md": "report.md"}
+# The options `perfgate events` takes (what a step is, the limits): Report.events passes the report's own.
+_EVENT_OPTIONS = {"rules", "set", "disable", "iter_start", "iter_stop", "skip_first", "time_start", "time_stop",
+                  "key_op", "step_pattern", "threads", "max_input_memory", "max_memory", "spill_dir"}
 # Options that do not make a report: refused with the function that does what they ask.
 _NOT_REPORT_OPTIONS = {"print_effective_rules": "perfgate.effective_rules(rules=...)"}
 
@@ -84,27 +91,33 @@ def _read_back(path: Path) -> str:
 
 def _run_report(command: List[str], inputs: List[str], options: Dict[str, Any]) -> Report:
     """Runs a command that writes reports (analyze, merge) and reads them back. `inputs` go after
-    `--`, so that no path is taken for an option."""
+    `--`, so that no path is taken for an option; `niceness` (not an option of the CLI's) lowers
+    the analysis's CPU priority."""
+    niceness = int(options.pop("niceness", 0) or 0)
     for name, instead in _NOT_REPORT_OPTIONS.items():
         if options.get(name):
             raise UsageError(f"{name}=True makes no report: use {instead}", 2)
     with tempfile.TemporaryDirectory(prefix="perfgate-") as folder:
         paths = {}
+        given_outputs = {name for name in _OWN_OUTPUTS if options.get(name) is not None}
         for name, default in _OWN_OUTPUTS.items():
             given = options.pop(name, None)
             paths[name] = Path(os.fspath(given)) if given is not None else Path(folder) / default
         arguments = command + _option_arguments(options)
         arguments += [f"--{name}={path}" for name, path in paths.items()]
-        result = run(arguments + ["--", *inputs])
+        result = run(arguments + ["--", *inputs], niceness)
         if result.returncode not in (0, 1):
             raise error_for(result.stderr or result.stdout, result.returncode)
-        return Report(
+        report = Report(
             _read_back(paths["json"]),
             _read_back(paths["html"]),
             _read_back(paths["md"]),
             result.stdout,
             result.returncode,
         )
+        report._html_path = paths["html"] if "html" in given_outputs else None
+        report._event_options = {k: v for k, v in options.items() if k in _EVENT_OPTIONS}
+        return report
 
 
 def effective_rules(rules: Union[None, PathLike, Iterable[PathLike]] = None, **options: Any) -> str:
@@ -153,10 +166,14 @@ def analyze(
         with tempfile.TemporaryDirectory(prefix="perfgate-baseline-") as folder:
             saved = baseline.to_json(Path(folder) / "baseline.json")
             command += [f"--baseline={saved}", f"--baseline-name={name}"]
-            return _run_report(command, _paths(paths), dict(options))
-    if baseline is not None:
-        command.append(f"--baseline={os.fspath(baseline)}")
-    return _run_report(command, _paths(paths), dict(options))
+            report = _run_report(command, _paths(paths), dict(options))
+    else:
+        if baseline is not None:
+            command.append(f"--baseline={os.fspath(baseline)}")
+        report = _run_report(command, _paths(paths), dict(options))
+    if rules is not None:
+        report._event_options["rules"] = _paths(rules)
+    return report
 
 
 def merge(parts: Union[PathLike, Iterable[PathLike]], **options: Any) -> Report:

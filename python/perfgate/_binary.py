@@ -3,7 +3,7 @@
 import os
 import subprocess
 from pathlib import Path
-from typing import List, Sequence
+from typing import Any, List, Sequence
 
 from perfgate.errors import PerfgateError
 
@@ -21,12 +21,27 @@ def binary() -> str:
     return path
 
 
-def run(arguments: Sequence[str]) -> "subprocess.CompletedProcess[str]":
-    """Runs `perfgate ARGUMENTS...` and returns its exit code and output (text). A binary that is
-    missing or cannot be started is a PerfgateError (exit code 127, as a shell says it)."""
+def start(arguments: Sequence[str], niceness: int = 0, **popen: Any) -> "subprocess.Popen[str]":
+    """Starts `perfgate ARGUMENTS...` (stdin closed; `popen`: subprocess.Popen's arguments). With
+    `niceness`, at that lower priority: an analysis in the background of a training loop yields the
+    cores to it. A binary that is missing or cannot be started is a PerfgateError (exit code 127, as
+    a shell says it)."""
     try:
         command: List[str] = [binary(), *arguments]
-        # No progress bar and no colours: stderr and stdout are pipes here.
-        return subprocess.run(command, capture_output=True, text=True, errors="replace", stdin=subprocess.DEVNULL)
+        process = subprocess.Popen(command, text=True, errors="replace", stdin=subprocess.DEVNULL, **popen)
     except OSError as e:
         raise PerfgateError(f"perfgate: cannot run the perfgate binary: {e}", 127) from e
+    if niceness:
+        try:  # after the start, not in a preexec_fn, which is unsafe with threads
+            os.setpriority(os.PRIO_PROCESS, process.pid, niceness)
+        except OSError:
+            pass  # it ended already, or the priority cannot be lowered: it runs as it is
+    return process
+
+
+def run(arguments: Sequence[str], niceness: int = 0) -> "subprocess.CompletedProcess[str]":
+    """Runs `perfgate ARGUMENTS...` and returns its exit code and output (text). Raises as start()."""
+    # No progress bar and no colours: stderr and stdout are pipes here.
+    process = start(arguments, niceness, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdout, stderr = process.communicate()
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)

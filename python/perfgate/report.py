@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import hashlib
 import html as _html
 import importlib.util
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+
+from perfgate.errors import PerfgateError
 
 Rows = List[Dict[str, Any]]
+# Where a notebook's Report writes its full page to link it (relative to the notebook's folder).
+NOTEBOOK_REPORT_DIR = "perfgate-reports"
+# What the first screen shows: the step metrics and at most this many findings.
+_FIRST_SCREEN_METRICS = ("steps.count", "steps.mean_us", "gpu.utilization_pct")
+_FIRST_SCREEN_FINDINGS = 5
 # A table: a pandas.DataFrame when pandas is installed (what type checkers are told: a project that
 # reads tables has it), else a list of dicts, a row each. Importing perfgate never imports pandas.
 if TYPE_CHECKING:
@@ -156,6 +164,10 @@ class Report:
         if len(self.workers) == 1:
             self.tables.update(self.workers[0].tables)
         self.tables.update(_tables(data.get("tables", {})))
+        # Set by analyze() and merge(): the HTML page's path where the caller asked for one, and the
+        # options that say what a step is, for events().
+        self._html_path: Optional[Path] = None
+        self._event_options: Dict[str, Any] = {}
 
     @property
     def passed(self) -> bool:
@@ -191,13 +203,78 @@ class Report:
         path.write_text(self._json_text, encoding="utf-8")
         return path
 
+    def events(
+        self,
+        kind: Union[None, str, Sequence[str]] = None,
+        step: Union[None, int, Sequence[int]] = None,
+        rank: Union[None, int, Sequence[int]] = None,
+        progress: Union[None, bool, Callable[[int, int], None]] = None,
+        **options: Any,
+    ) -> Table:
+        """The events of this report's traces (perfgate.events: kernels, copies, memsets,
+        ops, annotations, runtime calls; kind="collective" the collectives of any kind), read again
+        from the traces and streamed, with the steps as this report found them."""
+        from perfgate._events import events
+
+        paths = [i["path"] for i in self.json.get("inputs", []) if i.get("path")]
+        if not paths:
+            raise PerfgateError("events: the report names no trace to read the events from", 2)
+        merged = dict(self._event_options)
+        merged.update(options)
+        return events(paths, kind=kind, step=step, rank=rank, progress=progress, **merged)
+
+    def first_screen_html(self, link: Optional[str] = None) -> str:
+        """The verdict, the key step metrics and the findings that failed or warned (the first five,
+        failures first), as a small HTML fragment; `link` (the full page's address) linked under it."""
+        esc = _html.escape
+        colour = {"fail": "#c62828", "warn": "#ef6c00", "pass": "#2e7d32"}.get(self.verdict, "#555")
+        out = [
+            '<div class="perfgate-report" style="font-family:sans-serif;line-height:1.4">',
+            f'<div><b style="color:{colour}">{esc(self.verdict.upper())}</b> (exit code {self.exit_code}) '
+            f"&middot; {esc(self.trace)}</div>",
+        ]
+        shown = [(name, self.metrics.get(name)) for name in _FIRST_SCREEN_METRICS]
+        cells = [f"{esc(name)} = {value:,.6g}" for name, value in shown if isinstance(value, (int, float))]
+        if cells:
+            out.append(f'<div style="color:#444">{" &middot; ".join(cells)}</div>')
+        flagged = self.failed_findings() + self.warned_findings()
+        if flagged:
+            out.append('<table style="border-collapse:collapse;margin-top:4px"><tr><th align="left">status</th>'
+                       '<th align="left">finding</th><th align="left">problem</th></tr>')
+            for f in flagged[:_FIRST_SCREEN_FINDINGS]:
+                out.append(f'<tr><td>{esc(f.status)}</td><td><code>{esc(f.id)}</code> {esc(f.title)}</td>'
+                           f"<td>{esc(f.problem)}</td></tr>")
+            out.append("</table>")
+            if len(flagged) > _FIRST_SCREEN_FINDINGS:
+                out.append(f"<div>and {len(flagged) - _FIRST_SCREEN_FINDINGS} more</div>")
+        else:
+            out.append("<div>No finding failed or warned.</div>")
+        if link:
+            out.append(f'<div><a href="{esc(link, quote=True)}" target="_blank">the full report</a> '
+                       f"({len(self._html) / 1e6:.1f} MB page)</div>")
+        out.append("</div>")
+        return "\n".join(out)
+
     def _repr_html_(self) -> str:
-        """The HTML report in a notebook: its first screen (the dashboard), in a frame of its own
-        so that its styles stay inside it; scroll in it for the rest."""
-        return (
-            '<iframe title="perfgate report" style="width:100%;height:640px;border:1px solid #ccc" '
-            f'sandbox="allow-scripts" srcdoc="{_html.escape(self._html, quote=True)}"></iframe>'
-        )
+        """In a notebook: the first screen (first_screen_html) and a link to the full page, written
+        once beside the notebook (perfgate-reports/, a file named by the report's digest) unless
+        analyze(html=...) wrote it in the notebook's folder: the cell holds kilobytes, not the
+        page's megabytes."""
+        link = None
+        try:
+            if self._html_path is not None and not os.path.isabs(os.path.relpath(self._html_path)) \
+                    and not os.path.relpath(self._html_path).startswith(".."):
+                link = os.path.relpath(self._html_path)
+            else:
+                digest = hashlib.sha256(self._json_text.encode("utf-8")).hexdigest()[:16]
+                path = Path(NOTEBOOK_REPORT_DIR) / f"report-{digest}.html"
+                if not path.exists():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    self.to_html(path)
+                link = path.as_posix()
+        except OSError:
+            link = None  # a read-only folder: the first screen alone
+        return self.first_screen_html(link)
 
     def __repr__(self) -> str:
         return f"<perfgate.Report {self.verdict} (exit {self.exit_code}): {self.trace}>"

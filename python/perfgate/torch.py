@@ -50,6 +50,19 @@ def snapshot_support_problem(torch: Any) -> Optional[str]:
     return None
 
 
+def trace_file(dir: PathLike, worker_name: Optional[str], use_gzip: bool) -> str:
+    """Where a window's trace goes, named as torch.profiler.tensorboard_trace_handler names it:
+    WORKER.MILLISECONDS.pt.trace.json[.gz], the worker HOST_PID unless named."""
+    worker = worker_name or f"{socket.gethostname()}_{os.getpid()}"
+    name = f"{worker}.{int(time.time() * 1000)}.pt.trace.json"
+    return os.path.join(os.fspath(dir), name + (".gz" if use_gzip else ""))
+
+
+def print_summary(report: Report) -> None:
+    """The report's one-screen summary on standard output, as the CLI prints it."""
+    print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+
+
 def _torch_for_snapshots() -> Any:
     import torch  # only for memory snapshots
 
@@ -100,8 +113,7 @@ class TraceGate:
         """Where the next trace goes (tensorboard_trace_handler's naming)."""
         if not self.worker_name:
             self.worker_name = f"{socket.gethostname()}_{os.getpid()}"
-        name = f"{self.worker_name}.{int(time.time() * 1000)}.pt.trace.json"
-        return os.path.join(self.dir, name + (".gz" if self.use_gzip else ""))
+        return trace_file(self.dir, self.worker_name, self.use_gzip)
 
     def __call__(self, prof: Any) -> Report:
         os.makedirs(self.dir, exist_ok=True)
@@ -115,7 +127,7 @@ class TraceGate:
         report = perfgate.analyze(path, baseline=self.baseline, **options)
         self.reports.append(report)
         if self.print_summary:
-            print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+            print_summary(report)
         if self.memory_snapshot:
             self._snapshot(path)
         if self.fail and report.exit_code == 1:
@@ -135,7 +147,7 @@ class TraceGate:
         report = perfgate.analyze(path, **options)
         self.snapshot_reports.append(report)
         if self.print_summary:
-            print(report.summary, end="" if report.summary.endswith("\n") else "\n", flush=True)
+            print_summary(report)
         if self.fail and report.exit_code == 1:
             raise GateFailed(report)
         return report
@@ -151,8 +163,9 @@ def on_trace_ready(
     baseline: Union[None, PathLike, Report] = None,
     history: Optional[PathLike] = None,
     fail: bool = False,
+    background: Optional[bool] = None,
     **options: Any,
-) -> Callable[[Any], Report]:
+) -> Callable[[Any], Optional[Report]]:
     """A callback for `torch.profiler.profile(on_trace_ready=...)`.
 
     dir: the folder the traces are written to (a run folder for perfgate and TensorBoard).
@@ -161,10 +174,29 @@ def on_trace_ready(
         (--history H --record; branch="main" and commit="..." name the run).
     fail: raise perfgate.GateFailed when the gate fails (exit code 1); False: return the report
         and let the script read `report.verdict`.
+    background: analyse in a perfgate process of its own while the loop goes on (a
+        perfgate.distributed.BackgroundGate; default: under torch.distributed, or where `ranks` is
+        given). There: ranks=[...] (only those ranks analyse, each gated; else every rank's partial
+        report merged and gated on merge_rank=0), raise_at="step" (the verdict raised by the next
+        prof.step()) or "end" (by gate.close()), job_id, timeout_s=600, niceness=10; one history
+        record per job. Create it after torch.distributed.init_process_group.
     options: worker_name, use_gzip (as tensorboard_trace_handler's), print_summary=True,
         memory_snapshot=False (True: record the CUDA allocator's history from now on and, each window,
         dump and analyse a memory snapshot beside the trace; needs CUDA and torch 2.1+, else raises
         perfgate.UsageError saying so), max_memory_entries=100000 (the history's length), and any
         perfgate.analyze option (rules=..., skip_first=1, fail_on="warning", ...).
     """
-    return TraceGate(dir, baseline=baseline, history=history, fail=fail, **options)
+    from perfgate.distributed import BackgroundGate, distributed_state
+
+    if background is None:
+        background = distributed_state() is not None or "ranks" in options
+    if not background:
+        for name in ("ranks", "merge_rank", "raise_at", "job_id", "timeout_s", "niceness"):
+            if name in options:
+                raise UsageError(f"perfgate.torch: {name}= is an option of background=True", 2)
+        return TraceGate(dir, baseline=baseline, history=history, fail=fail, **options)
+    if options.get("memory_snapshot"):
+        raise UsageError("perfgate.torch: memory_snapshot=True is not available with background=True", 2)
+    if isinstance(baseline, Report):
+        raise UsageError("perfgate.torch: background=True takes a baseline file (report.to_json(path)), not a Report", 2)
+    return BackgroundGate(dir, baseline=baseline, history=history, fail=fail, **options)

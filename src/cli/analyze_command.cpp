@@ -33,7 +33,8 @@ void check_partial_options(const AnalyzeArgs& a) {
   const GateArgs& g = a.gate;
   const OutputArgs& o = g.outputs;
   bool reports = !o.json.empty() || !o.html.empty() || !o.markdown.empty() || !o.pr_comment.empty() ||
-                 !o.xlsx.empty() || !o.junit.empty() || o.github || !o.gitlab.empty();
+                 !o.xlsx.empty() || !o.junit.empty() || o.github || !o.gitlab.empty() ||
+                 !o.annotated_trace.path.empty();
   if (reports || !g.settings.baseline.empty() || !g.settings.history.empty())
     throw ConfigError(
         "--partial writes only the partial report: give the reports, --baseline and --history to "
@@ -94,6 +95,7 @@ std::function<int()> add_analyze_command(CLI::App& app) {
         "JAX/TensorFlow XSpace profiles (.xplane.pb), rocprofv3 JSON (.json, .json.gz) or run folders; "
         "several files are the workers of one run");
     add_gate_options(c, args->gate, kShownByAnalyze);
+    add_annotated_trace_options(c, args->gate.outputs.annotated_trace);
     c.add_flag("--print-effective-rules", args->print_effective_rules,
                "Print the rules after every --rules, --set and --disable as one YAML file, and exit");
     c.add_option("--partial", args->partial,

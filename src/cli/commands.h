@@ -19,6 +19,8 @@ inline void add_options_when_parsed(CLI::App& command, std::function<void(CLI::A
 std::function<int()> add_analyze_command(CLI::App& app);
 std::function<int()> add_merge_command(CLI::App& app);
 std::function<int()> add_metrics_command(CLI::App& app);
+// `perfgate events`: a run's events as JSON lines (the Python API's Report.events).
+std::function<int()> add_events_command(CLI::App& app);
 std::function<int()> add_rules_command(CLI::App& app);
 // `perfgate mcp`: the MCP server on stdio (src/cli/mcp/, docs/agents.md).
 std::function<int()> add_mcp_command(CLI::App& app);

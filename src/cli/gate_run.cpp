@@ -30,7 +30,8 @@ bool use_color(const GateArgs& a) {
 // empty where none.
 std::string outputs_line(const OutputArgs& o) {
   std::vector<std::filesystem::path> paths;
-  for (const std::string* path : {&o.json, &o.html, &o.markdown, &o.pr_comment, &o.xlsx, &o.junit, &o.gitlab})
+  for (const std::string* path :
+       {&o.json, &o.html, &o.markdown, &o.pr_comment, &o.xlsx, &o.junit, &o.gitlab, &o.annotated_trace.path})
     if (!path->empty()) paths.emplace_back(*path);
   if (paths.empty()) return "";
   bool shared = paths.size() > 1 && paths.front().has_parent_path();
@@ -107,6 +108,10 @@ int gate_and_write(const GateArgs& a, const PreparedRun& run) {
   outputs.warnings_fail = run.request.gate.fail_on == FailOn::Warning;
   outputs.memory_budget = run.request.limits.memory.bytes;
   if (outputs.gitlab_path.empty()) outputs.gitlab_path = default_gitlab_path(labels, run.profiles);
+  if (!outputs.annotated_trace.path.empty())
+    outputs.write_annotated_trace = [&run, &report, &outputs] {
+      return write_annotated_trace(run, report, outputs.annotated_trace);
+    };
   bool written = write_outputs(report, outputs, output_threads(run.request.limits.threads));
   if (!a.quiet) {
     std::cout << render_terminal(report, TerminalOptions{.color = use_color(a), .verbose = a.verbose});

@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
   auto analyze = cli::add_analyze_command(app);
   auto merge = cli::add_merge_command(app);
   auto metrics = cli::add_metrics_command(app);
+  auto events = cli::add_events_command(app);
   auto rules = cli::add_rules_command(app);
   auto history = cli::add_history_command(app);
   auto mcp = cli::add_mcp_command(app);
@@ -88,6 +89,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("analyze")) code = analyze();
     if (app.got_subcommand("merge")) code = merge();
     if (app.got_subcommand("metrics")) code = metrics();
+    if (app.got_subcommand("events")) code = events();
     if (app.got_subcommand("rules")) code = rules();
     if (app.got_subcommand("history")) code = history();
     if (app.got_subcommand("mcp")) code = mcp();

@@ -48,6 +48,7 @@ std::size_t write_html(const ReportModel& report, const OutputArgs& a) {
   o.external_assets = a.html_assets == "external";
   o.max_rows = a.html_rows;
   if (a.timestamp) o.timestamp = now_utc();
+  if (!a.annotated_trace.path.empty()) o.annotated_trace = relative_link(a.html, a.annotated_trace.path);
   HtmlOutput html = render_html(report, o);
   if (o.external_assets) {
     fs::path dir = fs::path(a.html).parent_path();
@@ -61,9 +62,10 @@ std::size_t write_html(const ReportModel& report, const OutputArgs& a) {
 // The files the outputs write, each with its option, in the order they are written.
 std::vector<std::pair<std::string, std::string>> output_files(const OutputArgs& a) {
   std::vector<std::pair<std::string, std::string>> files;
-  for (const auto& [option, path] : {std::pair{"--json", &a.json}, std::pair{"--html", &a.html},
-                                     std::pair{"--md", &a.markdown}, std::pair{"--pr-comment", &a.pr_comment},
-                                     std::pair{"--xlsx", &a.xlsx}, std::pair{"--junit", &a.junit}})
+  for (const auto& [option, path] :
+       {std::pair{"--json", &a.json}, std::pair{"--html", &a.html}, std::pair{"--md", &a.markdown},
+        std::pair{"--pr-comment", &a.pr_comment}, std::pair{"--xlsx", &a.xlsx},
+        std::pair{"--junit", &a.junit}, std::pair{"--annotated-trace", &a.annotated_trace.path}})
     if (!path->empty()) files.emplace_back(option, *path);
   if (!a.html.empty() && a.html_assets == "external") {
     fs::path dir = fs::path(a.html).parent_path();
@@ -296,6 +298,9 @@ std::vector<OutputTask> output_tasks(const ReportModel& report, const OutputArgs
                           render_gitlab_code_quality(report, a.gitlab_path));
     write_file_atomically((dir / kGitlabMetricsName).string(), render_openmetrics(report));
   });
+  // Costlier than the page: the profiles are read again.
+  if (a.write_annotated_trace)
+    add(a.annotated_trace.path, 4, [&](std::string& messages) { messages += a.write_annotated_trace(); });
   const char* summary = a.github ? std::getenv("GITHUB_STEP_SUMMARY") : nullptr;
   std::string summary_path = summary ? summary : "";
   add(summary_path, 0, [&report, &a, summary_path](std::string&) {

@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "cli/annotated_trace.h"
 #include "history/history.h"
 #include "render/render.h"
 #include "report_model/report.h"
@@ -35,6 +37,10 @@ struct OutputArgs {
   // The run's memory budget in bytes (its request's RunLimits::memory; 0: none): the workbook
   // streams its rows where its cells would take too much of it (XlsxOptions::memory_budget).
   std::uint64_t memory_budget = 0;
+  // --annotated-trace (perfgate analyze alone: a merge has no events), and what writes it (set
+  // where the prepared run is known, gate_and_write): returns what to say on stderr.
+  AnnotatedTraceArgs annotated_trace;
+  std::function<std::string()> write_annotated_trace;
 };
 
 void add_output_options(CLI::App& cmd, OutputArgs& args);

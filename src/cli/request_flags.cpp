@@ -39,9 +39,11 @@ void add_flag(CLI::App& cmd, const OptionInfo& option, T& value) {
 
 }  // namespace
 
-void add_request_flags(CLI::App& cmd, RequestSettings& settings, unsigned shown_by) {
+void add_request_flags(CLI::App& cmd, RequestSettings& settings, unsigned shown_by,
+                       const std::function<bool(const OptionInfo&)>& wanted) {
 #define PERFGATE_OPTION(field, type, initial, flag, argument, shown, ...) \
-  if (((shown)&shown_by) != 0) add_flag(cmd, *option_of(#field), settings.field);
+  if (((shown)&shown_by) != 0 && (!wanted || wanted(*option_of(#field)))) \
+    add_flag(cmd, *option_of(#field), settings.field);
 #include "engine/request_options.def"
 #undef PERFGATE_OPTION
 }

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -12,8 +13,10 @@
 
 namespace perfgate::cli {
 
-// Adds the flags of the options `shown_by` (kShownByAnalyze, ...) shows, in the table's order.
-void add_request_flags(CLI::App& cmd, RequestSettings& settings, unsigned shown_by);
+// Adds the flags of the options `shown_by` (kShownByAnalyze, ...) shows, in the table's order; with
+// `wanted`, only those it accepts (a command that reads a run's events, not its report).
+void add_request_flags(CLI::App& cmd, RequestSettings& settings, unsigned shown_by,
+                       const std::function<bool(const OptionInfo&)>& wanted = {});
 
 // The flag of a request's field (RequestError::field()): time_start is --time-start.
 std::string flag_of(std::string_view field);

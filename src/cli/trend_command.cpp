@@ -101,7 +101,7 @@ std::function<int()> add_trend_command(CLI::App& history) {
                   "The band is of the most recent N runs of each metric (default 10)")
       ->type_name("N")
       ->check(whole_number(1, 100000));
-  cmd->add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.001)")
+  cmd->add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.01)")
       ->type_name("P")
       ->check(CLI::Range(0.0001, 0.5));
   cmd->add_option("--min-segment", s.detection.min_segment,

@@ -114,4 +114,19 @@ std::string xml_safe_text(std::string_view s) {
   return out;
 }
 
+std::size_t code_points(std::string_view s) {
+  return static_cast<std::size_t>(std::count_if(
+      s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::string cut_to_code_points(std::string_view s, std::size_t n) {
+  std::size_t points = 0, cut = s.size();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) continue;  // inside a character
+    if (points == n - 1 && cut == s.size()) cut = i;
+    if (++points > n) return std::string(s.substr(0, cut)) + "…";
+  }
+  return std::string(s);
+}
+
 }  // namespace perfgate

@@ -16,5 +16,9 @@ std::string repair_utf8(std::string_view s, std::size_t& replaced);
 // `s` valid UTF-8 without the characters XML 1.0 forbids (controls other than tab, newline and
 // carriage return; U+FFFE, U+FFFF); invalid bytes become U+FFFD.
 std::string xml_safe_text(std::string_view s);
+// The characters (code points) of UTF-8 `s`: what a terminal's columns and a headline's limit count.
+std::size_t code_points(std::string_view s);
+// `s` cut to at most `n` code points (n >= 1), "…" ending a cut one.
+std::string cut_to_code_points(std::string_view s, std::size_t n);
 
 }  // namespace perfgate

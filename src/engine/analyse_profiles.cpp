@@ -12,6 +12,7 @@
 #include "analyse/analysis.h"
 #include "common/errors.h"
 #include "common/notes.h"
+#include "engine/annotated_profiles.h"
 #include "engine/engine.h"
 #include "model/device_filter.h"
 #include "report/build_report.h"
@@ -123,6 +124,38 @@ void for_each_profile(const PreparedRun& run, const std::function<void(const Pro
   RunSink sink;
   sink.worker = [&each](std::size_t, LoadedWorker&& worker) { each(worker.profile); };
   load_run(run.request.paths, load_options_of(run.request, run.book->knowledge), sink);
+}
+
+void for_each_annotated_profile(
+    const PreparedRun& run, std::size_t path_steps,
+    const std::function<bool(const std::string& input, const std::string& worker)>& wanted,
+    const std::function<void(const Profile&, const AnnotatedSteps&)>& each) {
+  const Classification& knowledge = run.book->knowledge;
+  const AnalysisOptions& options = run.request.options;
+  // The run's limits and stop, not its progress line: the run has loaded once and said so.
+  RunRequest request = run.request;
+  request.progress = nullptr;
+  LoadOptions load = load_options_of(request, knowledge);
+  std::size_t inputs = run.request.resolved ? run.request.resolved->inputs.size() : 1;
+  // One input at a time (each on every thread its load may take), so that the workers come in
+  // input order and one is held at once.
+  for (std::size_t k = 0; k < inputs; ++k) {
+    std::string path = run.request.resolved ? run.request.resolved->inputs[k].path : "";
+    if (run.request.resolved && !wanted(path, "")) continue;
+    RunSink sink;
+    if (run.request.resolved)
+      sink.choose = [k](std::vector<InputFile> found) {
+        return k < found.size() ? std::vector<InputFile>{std::move(found[k])} : std::vector<InputFile>{};
+      };
+    sink.worker = [&](std::size_t, LoadedWorker&& worker) {
+      LoadedWorker mine = std::move(worker);
+      if (!wanted(path.empty() ? mine.profile.source_path : path, mine.profile.worker)) return;
+      if (mine.captures) merge_graph_captures(mine.profile, *mine.captures, knowledge);
+      if (options.device && keep_device(mine.profile, *options.device).kept == 0) return;
+      each(mine.profile, annotated_steps(mine.profile, knowledge, options, path_steps));
+    };
+    load_run(run.request.paths, load, sink);
+  }
 }
 
 RunAnalysis analyse_run(const LoadedRun& run, const Classification& classification,

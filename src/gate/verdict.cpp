@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "gate/capture_words.h"
 #include "gate/gate.h"
+#include "gate/headline.h"
 #include "gate/path_difference.h"
 #include "gate/rules_for_run.h"
 
@@ -71,7 +72,12 @@ GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const
   outcome.verdict = verdict_of(outcome.findings, options);
   // Titles in the capture's words: "TPU utilization is low", "Matrix Cores are not used" (issue 89).
   outcome.terms = std::move(wording.terms);
-  for (ReportFinding& f : outcome.findings) f.title = in_capture_terms(f.title, outcome.terms);
+  bool has_steps =
+      std::any_of(report.steps.begin(), report.steps.end(), [](const ReportStep& s) { return s.in_window; });
+  for (ReportFinding& f : outcome.findings) {
+    f.title = in_capture_terms(f.title, outcome.terms);
+    set_headline(f, outcome.terms, has_steps);
+  }
   for (ReportRule& r : outcome.rules) r.title = in_capture_terms(r.title, outcome.terms);
   if (baseline)
     if (std::optional<PathDifference> d = path_difference(baseline->metrics, report.metrics))

@@ -101,6 +101,9 @@ void add_segment_means(std::span<const double> series, std::vector<ChangePoint>&
     ChangePoint& p = points[k];
     p.before_mean = mean_of(series.subspan(start, p.index - start));
     p.after_mean = mean_of(series.subspan(p.index, end - p.index));
+    p.before_index = p.index - 1;
+    p.runs_before = p.index - start;
+    p.runs_after = end - p.index;
     if (p.before_mean != 0) p.change_pct = 100 * (p.after_mean - p.before_mean) / std::fabs(p.before_mean);
   }
 }

@@ -17,13 +17,16 @@
 namespace perfgate {
 
 struct ChangePoint {
-  std::size_t index = 0;  // the first point after the change
-  double q_hat = 0;       // the divergence statistic of the split that found it
-  double p_value = 1;     // of the test that accepted it, corrected for the splits searched
+  std::size_t index = 0;         // the first point after the change
+  std::size_t before_index = 0;  // the last point before it that is no outlier (find_changes)
+  double q_hat = 0;              // the divergence statistic of the split that found it
+  double p_value = 1;            // of the test that accepted it, corrected for the splits searched
   // The means of the segments on either side, between this change point and its neighbours.
   double before_mean = 0;
   double after_mean = 0;
   std::optional<double> change_pct;  // 100 (after - before) / |before|; empty when before is 0
+  std::size_t runs_before = 0;       // the points those means are of (outliers left out)
+  std::size_t runs_after = 0;
 };
 
 // q̂(X, Y) of Matteson & James with alpha = 1:
@@ -53,6 +56,43 @@ struct MinEffect {
 std::vector<ChangePoint> find_change_points(std::span<const double> series,
                                             const ChangePointOptions& options = {},
                                             const MinEffect& min_effect = {});
+
+// A point that is an outlier on its own (src/history/run_outliers.cpp, docs/trends.md): far from the
+// median of the points on both sides of it, where fewer than `min_segment` points in a row are at its level.
+inline constexpr double kOutlierNoiseWidths = 5;      // how far, in robust noise widths (robust_noise)
+inline constexpr std::size_t kOutlierNeighbours = 3;  // the points each side whose median is its level
+struct Outlier {
+  std::size_t index = 0;
+  double value = 0;
+  double level = 0;                  // the median of the points before it (after it, for the first point)
+  std::optional<double> change_pct;  // 100 (value - level) / |level|; empty when the level is 0
+};
+
+// The noise of a series robust to its shifts and outliers: the median absolute difference of
+// consecutive points, scaled to the standard deviation of Gaussian noise (1.4826 / sqrt 2), at least
+// 1e-9 of the median absolute value (so that a constant series' rounding is no noise). 0 below 2 points.
+double robust_noise(std::span<const double> series);
+
+// The points of `series` that are outliers on their own, in index order: with a robust noise s, a
+// point more than kOutlierNoiseWidths s from the median of the kOutlierNeighbours points before it
+// and from that of those after it, on the same side of both, where fewer than `min_segment` points
+// in a row around it are nearer its value than that level (more are a short change, for the search).
+// The last point has no points after it to tell an outlier from the start of a change: never one.
+// None with min_segment below 2 (a point alone can be a segment).
+std::vector<Outlier> isolated_outliers(std::span<const double> series, std::size_t min_segment);
+
+// The change points of a series and its outliers: the outliers are set aside, and the change points
+// are those of the other points (find_change_points), at their indices in `series`; the means, the
+// runs on either side and the noise leave the outliers out.
+struct SeriesChanges {
+  std::vector<ChangePoint> change_points;
+  std::vector<Outlier> outliers;
+  std::vector<double> kept;               // the points that are no outlier, in order
+  std::vector<std::size_t> kept_index;    // their indices in the series
+  std::vector<std::size_t> kept_changes;  // each change point's index in `kept`
+};
+SeriesChanges find_changes(std::span<const double> series, const ChangePointOptions& options = {},
+                           const MinEffect& min_effect = {});
 
 // The splits (tau, kappa) the search weighs, both parts at least `min_segment` long: in a segment of
 // r runs, r - 2 min_segment + 1 whose second part runs to the segment's end (a change that lasts, the

@@ -93,33 +93,52 @@ TrendBand band_of(const MetricTrend& t, std::size_t band_runs, const GatedMetric
   return band;
 }
 
-std::vector<TrendChangePoint> change_points_of(const MetricTrend& m, std::optional<Improves> better,
-                                               const TrendSettings& s) {
+std::string direction_of(double from, double to, std::optional<Improves> better) {
+  if (!better || from == to) return "";
+  return (to > from) == (*better == Improves::Lower) ? "regression" : "improvement";
+}
+
+// The metric's change points and outliers (find_changes); what the noise is estimated from.
+SeriesChanges add_changes(MetricTrend& m, std::optional<Improves> better, const TrendSettings& s) {
   const std::vector<TrendPoint>& points = m.points;
   std::vector<double> values;
   for (const TrendPoint& p : points) values.push_back(p.value);
   MinEffect min_effect;
   if (m.min_effect) min_effect = {m.min_effect->amount, m.min_effect->relative};
-  std::vector<TrendChangePoint> out;
-  for (const ChangePoint& c : find_change_points(values, s.detection, min_effect)) {
+  SeriesChanges found = find_changes(values, s.detection, min_effect);
+  for (const ChangePoint& c : found.change_points) {
     TrendChangePoint t;
     t.index = c.index;
-    t.before_commit = points[c.index - 1].commit;
+    t.before_index = c.before_index;
+    t.before_commit = points[c.before_index].commit;
     t.after_commit = points[c.index].commit;
-    t.before_run_id = points[c.index - 1].run_id;
+    t.before_run_id = points[c.before_index].run_id;
     t.after_run_id = points[c.index].run_id;
     t.before_mean = c.before_mean;
     t.after_mean = c.after_mean;
+    t.runs_before = c.runs_before;
+    t.runs_after = c.runs_after;
     t.change_pct = c.change_pct;
     if (m.unit == "%") t.change_pts = c.after_mean - c.before_mean;  // a share moves in points
     t.p_value = c.p_value;
+    t.confidence_pct = 100 * (1 - c.p_value);
     t.q_hat = c.q_hat;
-    if (better && c.after_mean != c.before_mean)
-      t.direction =
-          (c.after_mean > c.before_mean) == (*better == Improves::Lower) ? "regression" : "improvement";
-    out.push_back(std::move(t));
+    t.direction = direction_of(c.before_mean, c.after_mean, better);
+    m.change_points.push_back(std::move(t));
   }
-  return out;
+  for (const Outlier& o : found.outliers) {
+    TrendOutlier t;
+    t.index = o.index;
+    t.run_id = points[o.index].run_id;
+    t.commit = points[o.index].commit;
+    t.value = o.value;
+    t.level = o.level;
+    t.change_pct = o.change_pct;
+    if (m.unit == "%") t.change_pts = o.value - o.level;
+    t.direction = direction_of(o.level, o.value, better);
+    m.outliers.push_back(std::move(t));
+  }
+  return found;
 }
 
 TrendDetection detection_of(std::size_t runs, const ChangePointOptions& o) {
@@ -132,12 +151,10 @@ TrendDetection detection_of(std::size_t runs, const ChangePointOptions& o) {
 }
 
 // A metric's noise and the shift kShiftAfterRuns more runs would show, relative to the level it is at
-// now (the runs since its last change point).
-void add_detectable_shift(TrendDetection& d, const MetricTrend& t, const ChangePointOptions& o) {
-  std::vector<double> values;
-  for (const TrendPoint& p : t.points) values.push_back(p.value);
-  std::vector<std::size_t> changes;
-  for (const TrendChangePoint& c : t.change_points) changes.push_back(c.index);
+// now (the runs since its last change point), of the runs the search weighs (outliers left out).
+void add_detectable_shift(TrendDetection& d, const SeriesChanges& found, const ChangePointOptions& o) {
+  const std::vector<double>& values = found.kept;
+  const std::vector<std::size_t>& changes = found.kept_changes;
   std::optional<double> noise = run_noise(values, changes);
   std::size_t since = changes.empty() ? 0 : changes.back();
   std::span<const double> latest = std::span<const double>(values).subspan(since);
@@ -168,10 +185,10 @@ MetricTrend metric_trend(const std::vector<HistoryRun>& runs, const std::vector<
     t.points.push_back(TrendPoint{run.id, run.labels.commit, run.labels.branch, run.time, *value});
   }
   t.min_effect = gate_limit(rule);
-  t.change_points = change_points_of(t, rule ? rule->better : std::nullopt, s);
+  SeriesChanges found = add_changes(t, rule ? rule->better : std::nullopt, s);
   if (!t.points.empty()) t.band = band_of(t, s.band_runs, rule);
   t.detection = detection_of(t.points.size(), s.detection);
-  add_detectable_shift(t.detection, t, s.detection);
+  add_detectable_shift(t.detection, found, s.detection);
   return t;
 }
 

@@ -55,7 +55,7 @@ std::string text_of(const json::object& o, std::string_view key) {
 json::object compact_finding(const json::object& f) {
   json::object out;
   for (std::string_view key :
-       {"id", "title", "severity", "status", "metric", "unit", "value", "threshold_text"})
+       {"id", "title", "headline", "severity", "status", "metric", "unit", "value", "threshold_text"})
     if (const json::value* v = member(f, key)) out[key] = *v;
   if (const json::value* b = member(f, "baseline"); b && !b->is_null()) out["baseline"] = *b;
   for (std::string_view key : {"problem", "recommendation", "reason"})

@@ -7,6 +7,7 @@
 
 #include "common/fixed_text.h"
 #include "common/units.h"
+#include "common/utf8.h"
 #include "render/format.h"
 #include "render/render.h"
 
@@ -210,13 +211,7 @@ std::string_view utf8_prefix(std::string_view s, std::size_t n) {
 
 // render.h: shorten's kin for the terminal, which counts columns (code points), not bytes.
 std::string cut_to_columns(std::string_view text, std::size_t columns) {
-  std::size_t points = 0, cut = text.size();
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;  // inside a character
-    if (points == columns - 1 && cut == text.size()) cut = i;
-    if (++points > columns) return std::string(text.substr(0, cut)) + "…";
-  }
-  return std::string(text);
+  return cut_to_code_points(text, columns);
 }
 
 std::string shorten(std::string_view s, std::size_t n) {

@@ -53,6 +53,7 @@ void write_finding(JsonWriter& j, const ReportFinding& f) {
   j.begin_object();
   j.key("id").value(f.id);
   j.key("title").value(f.title);
+  j.key("headline").value(f.headline);  // perfgate-report/2.7
   j.key("severity").value(f.severity);
   j.key("status").value(finding_status_name(f.status));
   j.key("counts_as").value(f.counts_as);

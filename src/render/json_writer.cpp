@@ -384,7 +384,7 @@ char* JsonWriter::indented_item(std::size_t n) {
   std::size_t spaces = depth_ * static_cast<std::size_t>(indent_);
   char* p = room(n + kBreakCopy + spaces);
   Separator before = separator();
-  return before == Separator::kNone ? p : write_break(p, before == Separator::kComma, spaces);
+  return before == Separator::kBare ? p : write_break(p, before == Separator::kComma, spaces);
 }
 
 void JsonWriter::close_indented(char bracket) {

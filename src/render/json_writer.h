@@ -231,15 +231,16 @@ class JsonWriter {
     std::memcpy(p, ", ", 2);
     return p + (separator() != Separator::kComma ? 0 : indent_ == kOneLine ? 2 : 1);
   }
-  // What goes before the next value or key: nothing after a key or at the top, else a separator,
+  // What goes before the next value or key: nothing (kBare; not kNone, which would shadow the profile
+  // model's beside it) after a key or at the top, else a separator,
   // with a comma where the container has a member.
-  enum class Separator { kNone, kFirst, kComma };
+  enum class Separator { kBare, kFirst, kComma };
   Separator separator() {
     if (after_key_) {
       after_key_ = false;
-      return Separator::kNone;
+      return Separator::kBare;
     }
-    if (depth_ == 0) return Separator::kNone;
+    if (depth_ == 0) return Separator::kBare;
     bool comma = !first_;
     first_ = false;
     return comma ? Separator::kComma : Separator::kFirst;

@@ -79,18 +79,14 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
                          v.failures, v.warnings, v.inconclusive, v.passed, v.not_applicable, v.skipped));
   }
   // What failed, first (issue 93: a failed gate's comment opened with the counts and the metric table,
-  // the failed rules far below): each failed or inconclusive rule, its value and the baseline's.
+  // the failed rules far below): each failed or inconclusive rule's headline (its value against the
+  // limit or the baseline's).
   std::string failed;
   for (FindingStatus kind : {FindingStatus::Fail, FindingStatus::Inconclusive})
     for (const ReportFinding& f : r.findings) {
       if (f.status != kind) continue;
-      std::string value = f.value && f.baseline
-                              ? fmt::format(" ({}, baseline {})", format_value(f.value, f.unit),
-                                            format_value(f.baseline, f.unit))
-                          : f.value ? fmt::format(" ({})", format_value(f.value, f.unit))
-                                    : "";
-      failed += fmt::format("{}{} `{}` {}{}", failed.empty() ? "" : "<br>", icon_of(kind), esc(f.id),
-                            esc(f.title), value);
+      failed += fmt::format("{}{} `{}` {}", failed.empty() ? "" : "<br>", icon_of(kind), esc(f.id),
+                            esc(f.headline.empty() ? f.title : f.headline));
     }
   if (!failed.empty()) view.set("what_failed", failed);
   std::string inputs;
@@ -155,10 +151,10 @@ void add_findings(const ReportModel& r, const Detail& d, TemplateData& view) {
     const ReportFinding& f = *fired[i];
     TemplateData item;
     item.set("icon", icon_of(f.status));
-    item.set("title", esc(f.title));
+    // The headline shows; the evidence and the remedy fold under it (issue 93).
+    item.set("headline", esc(f.headline.empty() ? f.title : f.headline));
     item.set("id", esc(f.id));
     item.set("in_baseline", f.in_baseline);
-    item.set("value", esc(format_value(f.value, f.unit)));
     if (f.threshold) item.set("limit", esc(f.threshold_text));
     if (!f.problem.empty()) item.set("problem", esc(f.problem));
     // A step test's reason is its confidence (the interval, the p-value, the change it could see):

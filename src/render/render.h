@@ -25,6 +25,10 @@ struct HtmlOptions {
   bool external_assets = false;
   std::size_t max_rows = 50;  // per table; the JSON and XLSX outputs have every row
   std::string timestamp;      // shown when not empty (--timestamp)
+  // The annotated trace written beside the page (--annotated-trace), as a link from the page's
+  // folder; empty: none. The page links it, says how to open it in ui.perfetto.dev, and where the
+  // page is served offers the button that hands it to Perfetto.
+  std::string annotated_trace;
 };
 struct HtmlOutput {
   std::string page;

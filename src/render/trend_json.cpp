@@ -24,6 +24,29 @@ void write_change_points(JsonWriter& j, const TrendReport& t) {
       j.key("q_hat").value(c.q_hat);
       j.key("direction").value(c.direction);
       j.key("change_pts").value(c.change_pts);
+      j.key("before_index").value(static_cast<std::uint64_t>(c.before_index));
+      j.key("runs_before").value(static_cast<std::uint64_t>(c.runs_before));
+      j.key("runs_after").value(static_cast<std::uint64_t>(c.runs_after));
+      j.key("confidence_pct").value(c.confidence_pct);
+      j.end_object();
+    }
+  j.end_array();
+}
+
+void write_outliers(JsonWriter& j, const TrendReport& t) {
+  j.key("outliers").begin_array();
+  for (const MetricTrend& m : t.metrics)
+    for (const TrendOutlier& o : m.outliers) {
+      j.begin_object();
+      j.key("metric").value(m.metric);
+      j.key("index").value(static_cast<std::uint64_t>(o.index));
+      j.key("run_id").value(o.run_id);
+      j.key("commit").value(o.commit);
+      j.key("value").value(o.value);
+      j.key("level").value(o.level);
+      j.key("change_pct").value(o.change_pct);
+      j.key("change_pts").value(o.change_pts);
+      j.key("direction").value(o.direction);
       j.end_object();
     }
   j.end_array();
@@ -116,7 +139,9 @@ void write_settings(JsonWriter& j, const TrendSettings& s) {
   j.key("branch").value(s.branch);
   j.key("last").value(static_cast<std::uint64_t>(s.last));
   j.key("band_runs").value(static_cast<std::uint64_t>(s.band_runs));
-  j.key("method").value("e-divisive means, alpha 1; Student's t, Bonferroni over the splits searched");
+  j.key("method").value(
+      "outliers on their own set aside (median of 3 runs each side, 5 robust noise widths); e-divisive "
+      "means, alpha 1; Student's t, Bonferroni over the splits searched");
   j.key("max_p_value").value(s.detection.max_p_value);
   j.key("min_segment").value(static_cast<std::uint64_t>(s.detection.min_segment));
   j.key("power").value(s.detection.power);
@@ -130,6 +155,7 @@ std::string render_trend_json(const TrendReport& t) {
   j.begin_object();
   write_change_points(j, t);
   write_series(j, t);
+  write_outliers(j, t);
   j.key("schema").value(t.schema);
   j.key("tool_version").value(t.tool_version);
   j.key("runs").value(static_cast<std::uint64_t>(t.runs));

@@ -25,6 +25,23 @@ TemplateData change_rows(const MetricTrend& m) {
     row.set("change", esc(change_text(c)));
     if (!c.direction.empty()) row.set("direction", c.direction);
     row.set("p_value", p_value_text(c.p_value));
+    row.set("runs_before", std::to_string(c.runs_before));
+    row.set("runs_after", std::to_string(c.runs_after));
+    row.set("confidence", esc(confidence_text(c)));
+    list.push_back(row);
+  }
+  return list;
+}
+
+TemplateData outlier_rows(const MetricTrend& m) {
+  TemplateData list = template_list();
+  for (const TrendOutlier& o : m.outliers) {
+    TemplateData row;
+    row.set("run", esc(run_label(o.commit, o.run_id)));
+    row.set("value", esc(format_value(o.value, m.unit)));
+    row.set("level", esc(format_value(o.level, m.unit)));
+    row.set("change", esc(outlier_change_text(o)));
+    if (!o.direction.empty()) row.set("direction", o.direction);
     list.push_back(row);
   }
   return list;
@@ -57,6 +74,8 @@ TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
   if (m.min_effect) d.set("min_effect", esc(min_effect_text(m)));
   d.set("has_changes", !m.change_points.empty());
   d.set("changes", change_rows(m));
+  d.set("has_outliers", !m.outliers.empty());
+  d.set("outliers", outlier_rows(m));
   d.set("points", point_rows(m));
   return d;
 }

@@ -19,15 +19,22 @@ std::string render_trend_terminal(const TrendReport& t) {
       out += " · band " + format_value(m.band->low, m.unit) + " to " + format_value(m.band->high, m.unit) +
              (m.band->since_change ? " since the change" : "");
     std::string blind = detection_short(m.detection);
-    out += m.change_points.empty() ? " · no change point" + (blind.empty() ? "" : " (" + blind + ")") + "\n"
-                                   : fmt::format(" · {} change point{}\n", m.change_points.size(),
+    out += m.change_points.empty() ? " · no change point" + (blind.empty() ? "" : " (" + blind + ")")
+                                   : fmt::format(" · {} change point{}", m.change_points.size(),
                                                  m.change_points.size() == 1 ? "" : "s");
+    out += m.outliers.empty()
+               ? "\n"
+               : fmt::format(" · {} outlier{}\n", m.outliers.size(), m.outliers.size() == 1 ? "" : "s");
     for (const TrendChangePoint& c : m.change_points)
-      out += fmt::format("    {} ({} -> {}) between {} and {}, p {}{}\n", change_text(c),
-                         format_value(c.before_mean, m.unit), format_value(c.after_mean, m.unit),
-                         terminal_escape(run_label(c.before_commit, c.before_run_id)),
-                         terminal_escape(run_label(c.after_commit, c.after_run_id)), p_value_text(c.p_value),
-                         c.direction.empty() ? "" : ", " + c.direction);
+      out += fmt::format(
+          "    change point {} ({} -> {}) between {} and {}: {}; p {}, confidence {}{}\n", change_text(c),
+          format_value(c.before_mean, m.unit), format_value(c.after_mean, m.unit),
+          terminal_escape(run_label(c.before_commit, c.before_run_id)),
+          terminal_escape(run_label(c.after_commit, c.after_run_id)), change_runs_text(c),
+          p_value_text(c.p_value), confidence_text(c), c.direction.empty() ? "" : ", " + c.direction);
+    for (const TrendOutlier& o : m.outliers)
+      out += fmt::format("    outlier      {}: one run, set aside, not a change point\n",
+                         terminal_escape(outlier_text(o, m.unit)));
   }
   out += fmt::format("{:<13}{}\n", "Trend", trend_summary(t));
   out += fmt::format("{:<13}{} · changes below their rule's limit are not change points\n", "Detection",

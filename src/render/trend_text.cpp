@@ -50,6 +50,27 @@ std::string p_value_text(double p) {
   return fmt::format("{:.3f}", p);
 }
 
+std::string change_runs_text(const TrendChangePoint& change) {
+  return fmt::format("{} run{} before, {} after", change.runs_before, change.runs_before == 1 ? "" : "s",
+                     change.runs_after);
+}
+
+std::string confidence_text(const TrendChangePoint& change) {
+  if (change.confidence_pct >= 99.99) return "≥ 99.99%";
+  return fmt::format("{:.2f}%", change.confidence_pct);
+}
+
+std::string outlier_change_text(const TrendOutlier& outlier) {
+  if (outlier.change_pts) return fmt::format("{:+.1f} pts", *outlier.change_pts);
+  return outlier.change_pct ? fmt::format("{:+.1f}%", *outlier.change_pct) : "n/a";
+}
+
+std::string outlier_text(const TrendOutlier& outlier, const std::string& unit) {
+  return fmt::format("{} at {}, {} on the {} around it", run_label(outlier.commit, outlier.run_id),
+                     format_value(outlier.value, unit), outlier_change_text(outlier),
+                     format_value(outlier.level, unit));
+}
+
 std::string limit_size(const std::string& limit_text) {
   // The limit as the rule writes it has the bad direction's sign ("+3%", "-5 pts").
   std::string_view size = limit_text;
@@ -94,10 +115,12 @@ std::string detection_short(const TrendDetection& d) {
 }
 
 std::string trend_summary(const TrendReport& trend) {
-  std::size_t changes = 0;
-  for (const MetricTrend& m : trend.metrics) changes += m.change_points.size();
-  return fmt::format("{} change point{} in {} metric{} over {} run{}", changes, changes == 1 ? "" : "s",
-                     trend.metrics.size(), trend.metrics.size() == 1 ? "" : "s", trend.runs,
+  std::size_t changes = 0, outliers = 0;
+  for (const MetricTrend& m : trend.metrics) changes += m.change_points.size(), outliers += m.outliers.size();
+  std::string outlier_count =
+      outliers == 0 ? "" : fmt::format(" and {} outlier{}", outliers, outliers == 1 ? "" : "s");
+  return fmt::format("{} change point{}{} in {} metric{} over {} run{}", changes, changes == 1 ? "" : "s",
+                     outlier_count, trend.metrics.size(), trend.metrics.size() == 1 ? "" : "s", trend.runs,
                      trend.runs == 1 ? "" : "s");
 }
 

@@ -30,7 +30,8 @@ namespace perfgate {
 // The JSON report's schema: MAJOR.MINOR. A minor version adds fields and moves none, so a reader of
 // version 2 reads any 2.N (docs/reports.md, "The JSON report"); 2.1 added the device families, 2.4
 // the delta tables' basis (baseline.changes_basis, columns named "_per_unit"/"_per_window"), 2.5 the
-// capture profile ("capture": devices, frameworks, workload, phases, what was overridden).
+// capture profile ("capture": devices, frameworks, workload, phases, what was overridden), 2.7 each
+// finding's headline and the timelines' lane column.
 inline constexpr const char* kReportSchema = "perfgate-report/2.7";
 
 // A profile the report was made from (what the loader found; `format` as "kineto-json" ...).
@@ -261,6 +262,12 @@ struct ReportOffender {
 struct ReportFinding {
   std::string id;
   std::string title;
+  // One line of at most 160 characters (gate/headline.h): the title, the value against the limit or
+  // the baseline, the first offender's name folded ("cudnn::…::dgrad_engine<…>"), the gain; empty
+  // where the rule did not fire. `headline_whole`: the same line with the names whole and uncut (a
+  // tooltip's), empty where that is the headline.
+  std::string headline;
+  std::string headline_whole;
   std::string severity;  // "warning" or "error": what the rule is when it fires
   FindingStatus status = FindingStatus::Pass;
   // What the status means for the verdict: "error" (fail, or inconclusive counted as an error),

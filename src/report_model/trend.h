@@ -13,14 +13,15 @@
 
 namespace perfgate {
 
-inline constexpr const char* kTrendSchema = "perfgate-trend/2";
+inline constexpr const char* kTrendSchema = "perfgate-trend/2.1";
 
-// How change points are found (src/history/change_points.h, docs/trends.md). The level is
-// Apache Otava's default, and with the correction for the splits searched it is the chance that
-// a series of one level shows a false change point: with several metrics per page, 0.05 (MongoDB's)
-// would show one in pure noise on about one page in five.
+// How change points are found (src/history/change_points.h, docs/trends.md). With the correction
+// for the splits searched the level bounds the chance that a series of one level shows a false
+// change point: 0.01 finds +10% after 6 of 12 runs at 2% noise (Otava's 0.001 missed it in 1 of 7),
+// and a page of five metrics of pure noise shows one at most one time in twenty (0.05, MongoDB's:
+// one in five).
 struct ChangePointOptions {
-  double max_p_value = 0.001;   // a candidate is a change point when its corrected p-value is at most this
+  double max_p_value = 0.01;    // a candidate is a change point when its corrected p-value is at most this
   std::size_t min_segment = 3;  // the fewest runs between two change points, and at either end
   double power = 0.8;           // of the detectable shift a trend states
 };
@@ -64,18 +65,35 @@ struct TrendBand {
 };
 
 struct TrendChangePoint {
-  std::size_t index = 0;      // of the first point after the change
-  std::string before_commit;  // the last run before the change, and the first after it
+  std::size_t index = 0;         // of the first point after the change
+  std::size_t before_index = 0;  // of the last point before it that is no outlier
+  std::string before_commit;     // that run, and the first after the change
   std::string after_commit;
   std::int64_t before_run_id = 0;
   std::int64_t after_run_id = 0;
-  double before_mean = 0;  // of the segments on either side
+  double before_mean = 0;  // of the segments on either side (outliers left out)
   double after_mean = 0;
+  std::size_t runs_before = 0;  // the runs those means are of
+  std::size_t runs_after = 0;
   std::optional<double> change_pct;  // empty when the mean before is 0
   std::optional<double> change_pts;  // after - before, for a share ("%" metric): its change is in points
   double p_value = 1;
+  double confidence_pct = 0;  // 100 (1 - p_value): how sure the test is that the level changed
   double q_hat = 0;
   std::string direction;  // "regression" or "improvement" by the rule's `better`; empty without one
+};
+
+// A run that is an outlier on its own (docs/trends.md, "Outliers"): far from the runs on both sides
+// of it, and set aside from the change-point search, the segments' means and the noise.
+struct TrendOutlier {
+  std::size_t index = 0;  // in the metric's series
+  std::int64_t run_id = 0;
+  std::string commit;
+  double value = 0;
+  double level = 0;                  // the median of the runs before it (after it, for the first run)
+  std::optional<double> change_pct;  // 100 (value - level) / |level|; empty when the level is 0
+  std::optional<double> change_pts;  // value - level, for a share ("%" metric)
+  std::string direction;             // "regression" or "improvement" by the rule's `better`
 };
 
 // What the change-point test can see in a series of `runs` runs at the trend's level
@@ -103,6 +121,7 @@ struct MetricTrend {
   std::vector<TrendPoint> points;  // oldest first
   std::optional<TrendBand> band;   // empty without points
   std::vector<TrendChangePoint> change_points;
+  std::vector<TrendOutlier> outliers;
   TrendDetection detection;
   // The smallest change a change point must show: the rule's warning limit (its failure limit
   // without one), the gate's own idea of a change worth a finding; empty without a rule.

@@ -87,9 +87,9 @@ TEST(Cli, MisspeltCommandsAndOptionsGetASuggestion) {
   // Nothing near: the commands there are.
   CommandResult far = run_perfgate("frobnicate");
   EXPECT_EQ(far.exit_code, 2);
-  EXPECT_TRUE(contains(
-      far.out,
-      "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, rules, history, mcp)"))
+  EXPECT_TRUE(contains(far.out,
+                       "perfgate: unknown command 'frobnicate' (commands: analyze, merge, metrics, events, "
+                       "rules, history, mcp)"))
       << far.out;
   CommandResult far_option = run_perfgate("analyze --verbose --zzzzzz " + trace);
   EXPECT_TRUE(contains(far_option.out, "perfgate analyze: unknown option '--zzzzzz'\n")) << far_option.out;
@@ -124,7 +124,7 @@ TEST(Cli, NumberOptionsSayWhatIsWrongWithTheValue) {
 // Issue 76, item 10: the help (and the man pages help2man makes of it) names no file of docs/, which
 // neither the package nor the wheel ships. Before: `perfgate mcp --help` ended "(docs/agents.md)".
 TEST(Cli, HelpNamesNoDocsThePackageLacks) {
-  for (const char* command : {"", "analyze", "merge", "metrics", "rules", "rules list", "history",
+  for (const char* command : {"", "analyze", "merge", "metrics", "events", "rules", "rules list", "history",
                               "history list", "history trend", "history import", "mcp"}) {
     CommandResult help = run_perfgate(std::string(command) + " --help");
     EXPECT_EQ(help.exit_code, 0) << command;

@@ -127,7 +127,7 @@ TEST(TrendCli, FiveRunsSayTheyAreTooFewThenTheChangeAndItsBandShow) {
   EXPECT_TRUE(contains(five.out, "0 change points in 1 metric over 5 runs")) << five.out;
   EXPECT_TRUE(contains(five.out, "no change point (needs ≥ 6 runs)")) << five.out;
   EXPECT_TRUE(
-      contains(five.out, "Detection    p ≤ 0.001 needs ≥ 6 runs: 5 runs cannot be split into two parts of 3"))
+      contains(five.out, "Detection    p ≤ 0.01 needs ≥ 6 runs: 5 runs cannot be split into two parts of 3"))
       << five.out;
   json::object trend = json::parse(read_text(json_path)).as_object();
   const json::array& values = trend.at("series").at("steps.median_us").as_array();
@@ -147,7 +147,11 @@ TEST(TrendCli, FiveRunsSayTheyAreTooFewThenTheChangeAndItsBandShow) {
   ASSERT_EQ(eighteen.exit_code, 0) << eighteen.out;
   EXPECT_TRUE(contains(eighteen.out, "1 change point in 1 metric over 18 runs")) << eighteen.out;
   EXPECT_TRUE(contains(eighteen.out, "+40.0% (")) << eighteen.out;
-  EXPECT_TRUE(contains(eighteen.out, "between fast3 and slow1, p 0.000, regression")) << eighteen.out;
+  EXPECT_TRUE(
+      contains(eighteen.out,
+               "between fast3 and slow1: 3 runs before, 15 after; p 0.000, confidence ≥ 99.99%, regression"))
+      << eighteen.out;
+  EXPECT_TRUE(contains(eighteen.out, "    change point +40.0% (")) << "marked apart from outliers";
   EXPECT_TRUE(contains(eighteen.out, "since the change")) << eighteen.out;
   trend = json::parse(read_text(json_path)).as_object();
   const json::object& band = trend.at("metrics").at("steps.median_us").at("band").as_object();

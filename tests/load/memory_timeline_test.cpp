@@ -169,7 +169,7 @@ TEST(MemoryTimeline, PageDrawsTheTimelineWithThePeakMarked) {
   std::string html = render_html(r).page;
   std::size_t svg = html.find("<svg class=\"memory-timeline\"");
   ASSERT_NE(svg, std::string::npos);
-  std::string chart = html.substr(svg, html.find("</svg>", svg) - svg);
+  std::string chart = html.substr(svg, html.find("</figure>", svg) - svg);  // its plot area is an <svg> too
   EXPECT_NE(chart.find("<g class=\"peak\">"), std::string::npos);
   EXPECT_NE(chart.find("peak 10.5 MB after action 3"), std::string::npos) << chart;
   std::size_t groups = 0, rects = 0;

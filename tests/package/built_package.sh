@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the package tests: the .deb that Package.Build made.
 # built_package PACKAGE_DIR VERSION: prints its path, or says on stderr that there is none and fails.
 built_package() {

@@ -47,7 +47,7 @@ if [ "$(id -u)" = 0 ] && ! dpkg-query -W -f='${Status}' perfgate 2>/dev/null | g
   flock -w 600 9
   release_lock() { flock -u 9; }
   # dpkg refuses while apt runs elsewhere: wait for its lock a while.
-  for attempt in 1 2 3 4 5 6 7 8 9 10 11 12; do
+  for _ in 1 2 3 4 5 6 7 8 9 10 11 12; do
     if dpkg -i "$deb" >"$work/install.log" 2>&1; then installed_by_test=1; break; fi
     # A package installed but not configurable (a dependency missing) is still removed at the end.
     if dpkg-query -W -f='${Status}' perfgate 2>/dev/null | grep -q 'unpacked\|half'; then installed_by_test=1; fi
@@ -141,7 +141,7 @@ fi
 
 # ---- man pages ----
 man_dir=$prefix/share/man/man1
-if [ ! -d "$man_dir" ] || ! ls "$man_dir" | grep -q '^perfgate'; then
+if [ ! -d "$man_dir" ] || ! compgen -G "$man_dir/perfgate*" >/dev/null; then
   # dpkg may be set to leave man pages out (path-exclude, as in slim container images): read the package's.
   echo "note: dpkg installed no man pages here (path-exclude?): the package's own are checked"
   dpkg-deb -x "$deb" "$work/contents"
@@ -206,7 +206,7 @@ expect_completion() {  # EXPECTED WORDS...
   got=$(complete_line "$@")
   [ "$got" = "$expected" ] || { echo "'$*' completes to '$got', expected '$expected'"; return 1; }
 }
-check "completion: commands" expect_completion "analyze analyse merge metrics rules history mcp" perfgate ""
+check "completion: commands" expect_completion "analyze analyse merge metrics events rules history mcp" perfgate ""
 check "completion: a command's subcommands" expect_completion "check list print" perfgate rules ""
 check "completion: options" expect_completion "--html --html-assets --html-rows" perfgate analyze --htm
 check "completion: an option's choices" expect_completion "error warning inconclusive never" perfgate analyze --fail-on ""

@@ -56,8 +56,16 @@ print("ok: analyze: verdict", report.verdict, "; ops rows", len(ops), "; steps",
 with tempfile.TemporaryDirectory() as d:
     page = report.to_html(Path(d) / "r.html").read_text()
     assert page.startswith("<!DOCTYPE html>") and "aten::convolution_backward" in page
-    frame = report._repr_html_()
-    assert frame.startswith("<iframe") and "srcdoc=\"&lt;!DOCTYPE html&gt;" in frame
+    # The notebook's cell: the first screen and a link to the page, written beside it (cwd), not embedded.
+    import os
+    os.chdir(d)
+    cell = report._repr_html_()
+    pages = list(Path(d, "perfgate-reports").glob("report-*.html"))
+    assert len(cell) < 20000 and "WARN" in cell and len(pages) == 1 and pages[0].read_text() == page, len(cell)
+    assert f'href="perfgate-reports/{pages[0].name}"' in cell and "<!DOCTYPE" not in cell
+    # The events without pandas: a list of dicts, the window's kernels as the report counts them.
+    kernels = [r for r in report.events(kind="kernel") if r["in_window"]]
+    assert isinstance(kernels, list) and len(kernels) == sum(r["calls"] for r in report.tables["kernels"]), len(kernels)
     assert report.to_markdown().lstrip().startswith("#") or "perfgate" in report.to_markdown()
     # The JSON the API read is the CLI's, byte for byte.
     cli_json = Path(d) / "cli.json"
@@ -72,7 +80,7 @@ with tempfile.TemporaryDirectory() as d:
                    capture_output=True)
     merged = perfgate.merge([part])
     assert merged.metrics == report.metrics, "merge of one partial differs from analyze"
-print("ok: to_html, _repr_html_ (an iframe of the page), to_markdown, to_json (the CLI's bytes), baseline=Report, merge")
+print("ok: to_html, _repr_html_ (the first screen, the page linked), events (a list of dicts), to_markdown, to_json (the CLI's bytes), baseline=Report, merge")
 
 try:
     perfgate.analyze(Path(source) / "no-such-trace.json")

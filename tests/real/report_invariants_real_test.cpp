@@ -4,7 +4,8 @@
 // worker, no roofline row over its peak, the step breakdown and the resources each adding up to
 // 100% of the step, no gain over what its cause can save, and no two findings with opposite advice
 // on the same time (gate/agreement.h). A number that broke a report invariant is withheld (absent)
-// and the invariant named; this test reads what is printed.
+// and the invariant named; this test reads what is printed. And every finding that fired has a
+// headline of at most 160 characters (issue 93, item 1).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,8 +13,10 @@
 #include <filesystem>
 
 #include "analyse/classifier.h"
+#include "common/utf8.h"
 #include "gate/expression.h"
 #include "gate/gate.h"
+#include "gate/headline.h"
 #include "support/build_paths.h"
 #include "support/helpers.h"
 
@@ -75,7 +78,7 @@ std::optional<double> sum_of(const MetricValues& m, const std::array<Metric, N>&
 
 // Counts what it checked: shares, partitions, roofline rows.
 struct Checked {
-  std::size_t shares = 0, partitions = 0, rows = 0, gains = 0, throughputs = 0, advice = 0;
+  std::size_t shares = 0, partitions = 0, rows = 0, gains = 0, throughputs = 0, advice = 0, headlines = 0;
 };
 
 void check_metrics(const MetricValues& m, const std::string& where, Checked& c) {
@@ -200,6 +203,12 @@ TEST(ReportInvariantsReal, NoInputPrintsANumberThatCannotBe) {
     };
     check_advice_agrees(report.findings, c);
     for (const ReportFinding& f : report.findings) {
+      if (f.status == FindingStatus::Fail || f.status == FindingStatus::Warn ||
+          f.status == FindingStatus::Inconclusive) {
+        EXPECT_FALSE(f.headline.empty()) << f.id;
+        EXPECT_LE(code_points(f.headline), kHeadlineChars) << f.id << ": " << f.headline;
+        ++c.headlines;
+      }
       if (!f.gain_pct) continue;
       EXPECT_GE(*f.gain_pct, 0) << f.id;
       EXPECT_LE(*f.gain_pct, 100 + kSlack) << f.id;
@@ -220,7 +229,8 @@ TEST(ReportInvariantsReal, NoInputPrintsANumberThatCannotBe) {
   EXPECT_GT(c.rows, 500u);
   EXPECT_GT(c.gains, 50u);
   EXPECT_GE(c.throughputs, 15u);
-  EXPECT_GE(c.advice, 1u);  // inputs where a finding says the idle was not the host's
+  EXPECT_GE(c.advice, 1u);       // inputs where a finding says the idle was not the host's
+  EXPECT_GT(c.headlines, 150u);  // 199 findings fired on the 41 inputs when headlines came
 }
 
 }  // namespace

@@ -76,6 +76,63 @@ std::map<std::string, double> measure(const std::string& page, int width, int he
   return out;
 }
 
+namespace {
+
+// `html` with a script that, once it has loaded, runs `body` and writes what it measured into the
+// outer page as <pre id="`id`">.
+std::string probed(std::string html, const std::string& body, const std::string& id) {
+  std::string probe =
+      "<script>window.addEventListener(\"load\", function () {\n  var out = {};\n" + body +
+      "\n  var pre = parent.document.createElement(\"pre\"); pre.id = \"" + id +
+      "\";\n  pre.textContent = JSON.stringify(out); parent.document.body.appendChild(pre);\n});"
+      "</script>";
+  html.insert(html.rfind("</body>"), probe);
+  return html;
+}
+
+// The facts a probe wrote as <pre id="`id`"> in the dumped page.
+std::pair<Measured, MeasuredTexts> probe_result(const std::string& dom, const std::string& id) {
+  std::smatch m;
+  std::pair<Measured, MeasuredTexts> out;
+  if (!std::regex_search(dom, m, std::regex("<pre id=\"" + id + "\">([^<]*)</pre>"))) return out;
+  std::string json = m[1].str();
+  for (const auto& [entity, c] : {std::pair{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
+    json = std::regex_replace(json, std::regex(entity), c);
+  boost::json::value parsed = boost::json::parse(json);
+  for (const auto& [key, value] : parsed.as_object()) {
+    if (value.is_string())
+      out.second[std::string(key)] = std::string(value.as_string());
+    else
+      out.first[std::string(key)] =
+          value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::pair<Measured, MeasuredTexts>>> measure_widths(
+    const std::vector<std::string>& pages, const std::vector<int>& widths, int height,
+    const std::string& body) {
+  std::string frames;
+  for (std::size_t p = 0; p < pages.size(); ++p) {
+    std::string html = read_text(pages[p]);
+    for (std::size_t w = 0; w < widths.size(); ++w)
+      frames += fmt::format(
+          R"(<iframe style="border:0;display:block" width="{}" height="{}" srcdoc="{}"></iframe>)", widths[w],
+          height, html_escape(probed(html, body, fmt::format("probe-{}-{}", p, w))));
+  }
+  std::string copy = write_text(temp_dir() + "/probed.html",
+                                "<!DOCTYPE html><html><body style=\"margin:0\">" + frames + "</body></html>");
+  int widest = *std::max_element(widths.begin(), widths.end());
+  CommandResult r = browse(copy, fmt::format("--window-size={},{} --dump-dom", widest + 40, height + 40));
+  std::vector<std::vector<std::pair<Measured, MeasuredTexts>>> results(pages.size());
+  for (std::size_t p = 0; p < pages.size(); ++p)
+    for (std::size_t w = 0; w < widths.size(); ++w)
+      results[p].push_back(probe_result(r.out, fmt::format("probe-{}-{}", p, w)));
+  return results;
+}
+
 std::map<std::string, double> layout(const std::string& page, int width, int height,
                                      const std::vector<std::string>& selectors) {
   std::string body;

@@ -26,6 +26,15 @@ std::map<std::string, double> measure(const std::string& page, int width, int he
                                       const std::string& flags = "",
                                       std::map<std::string, std::string>* texts = nullptr);
 
+// The same facts for several pages, each in frames of several widths, measured by one browser (one
+// start, where a frame each would cost a start each): results[page][width index], empty where
+// nothing was measured.
+using Measured = std::map<std::string, double>;
+using MeasuredTexts = std::map<std::string, std::string>;
+std::vector<std::vector<std::pair<Measured, MeasuredTexts>>> measure_widths(
+    const std::vector<std::string>& pages, const std::vector<int>& widths, int height,
+    const std::string& body);
+
 // The document position of each selector's first element (-1: none).
 std::map<std::string, double> layout(const std::string& page, int width, int height,
                                      const std::vector<std::string>& selectors);

@@ -306,7 +306,7 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   std::string page = render_html(report).page;
   std::size_t strip = page.find("aria-label=\"The whole window: steps and GPU gaps\"");
   ASSERT_NE(strip, std::string::npos);
-  std::string svg = page.substr(strip, page.find("</svg>", strip) - strip);
+  std::string svg = page.substr(strip, page.find("</figure>", strip) - strip);
   auto count = [&](const std::string& part) {
     std::size_t n = 0;
     for (std::size_t at = svg.find(part); at != std::string::npos; at = svg.find(part, at + 1)) ++n;
@@ -316,7 +316,7 @@ TEST(HtmlReport, TheWholeWindowStripShowsStepsAndGaps) {
   EXPECT_EQ(count("<title>ProfilerStep#"), window_steps);
   // The median step is marked, its number in white; every text element stays well-formed.
   EXPECT_EQ(count("fill=\"#5b6b86\""), 1u);
-  EXPECT_EQ(count("fill=\"#ffffff\">"), count("fill=\"#5b6b86\"")) << svg;
+  EXPECT_EQ(count("fill=\"#ffffff\""), count("fill=\"#5b6b86\"")) << svg;
   EXPECT_EQ(count("<text "), count("</text>"));
 }
 
@@ -334,7 +334,7 @@ TEST(HtmlReport, TheWholeWindowStripOutlinesTheLeastBusyStep) {
   std::string page = render_html(report).page;
   std::size_t strip = page.find("aria-label=\"The whole window: steps and GPU gaps\"");
   ASSERT_NE(strip, std::string::npos);
-  std::string svg = page.substr(strip, page.find("</svg>", strip) - strip);
+  std::string svg = page.substr(strip, page.find("</figure>", strip) - strip);
   std::smatch m;
   ASSERT_TRUE(
       std::regex_search(svg, m, std::regex(R"(<title>([^:<]+): [^<]*\(the least busy step\)</title>)")))
@@ -507,12 +507,13 @@ TEST(XlsxReport, FormatsFrozenNamesLinksAndFiredFindingsFirst) {
   EXPECT_FALSE(contains(styles, "#,##0.##")) << "Excel shows 318 as \"318.\"";
   EXPECT_TRUE(contains(styles, "wrapText=\"1\""));
   std::string findings = unzip(path, sheet_file(path, "Findings"));
-  EXPECT_TRUE(contains(findings, "<hyperlink ref=\"P")) << "docs links, column P";
+  EXPECT_TRUE(contains(findings, "<hyperlink ref=\"Q")) << "docs links, column Q";
   std::string strings = unzip(path, "xl/sharedStrings.xml");
-  // The first data row (row 2) is a fired finding: its status cell reads "warn".
+  // The first data row (row 2) is a fired finding: its status cell (after the id, the title and
+  // the headline) reads "warn".
   std::size_t row2 = findings.find("<row r=\"2\"");
   ASSERT_NE(row2, std::string::npos);
-  std::size_t status = findings.find("<c r=\"C2\"", row2);
+  std::size_t status = findings.find("<c r=\"D2\"", row2);
   ASSERT_NE(status, std::string::npos);
   std::size_t index_at = findings.find("<v>", status) + 3;
   std::size_t index = std::stoul(findings.substr(index_at, findings.find("</v>", index_at) - index_at));

@@ -152,10 +152,10 @@ TEST(Xlsx, PercentagesAreFractionsInAPercentFormat) {
   EXPECT_EQ(wb.cell("Iterations", "H1").value, "GPU (%)");
   EXPECT_EQ(wb.cell("Iterations", "H2").value, "0.5");
   EXPECT_EQ(wb.cell("Iterations", "H2").format, "0.0%");
-  // Findings: the fired finding first; its gain in column M, 12.5% = 0.125.
-  EXPECT_EQ(wb.cell("Findings", "M1").value, "estimated gain (of the step time)");
-  EXPECT_EQ(wb.cell("Findings", "M2").value, "0.125");
-  EXPECT_EQ(wb.cell("Findings", "M2").format, "0.0%");
+  // Findings: the fired finding first; its gain in column N, 12.5% = 0.125.
+  EXPECT_EQ(wb.cell("Findings", "N1").value, "estimated gain (of the step time)");
+  EXPECT_EQ(wb.cell("Findings", "N2").value, "0.125");
+  EXPECT_EQ(wb.cell("Findings", "N2").format, "0.0%");
 }
 
 // A finding's value (and its baseline) is rounded as its unit is shown: a percentage to a tenth of
@@ -181,12 +181,12 @@ TEST(Xlsx, FindingValuesAreRoundedByTheirUnit) {
     f.baseline = cases[i].baseline;
   }
   Workbook wb(workbook_of(report));
-  EXPECT_EQ(wb.cell("Findings", "E1").value, "value");
-  EXPECT_EQ(wb.cell("Findings", "H1").value, "baseline");
+  EXPECT_EQ(wb.cell("Findings", "F1").value, "value");
+  EXPECT_EQ(wb.cell("Findings", "I1").value, "baseline");
   for (std::size_t i = 0; i < cases.size(); ++i) {
     std::string row = std::to_string(i + 2);
-    EXPECT_EQ(wb.cell("Findings", "E" + row).value, cases[i].stored) << cases[i].unit;
-    EXPECT_EQ(wb.cell("Findings", "H" + row).value, cases[i].stored_baseline) << cases[i].unit;
+    EXPECT_EQ(wb.cell("Findings", "F" + row).value, cases[i].stored) << cases[i].unit;
+    EXPECT_EQ(wb.cell("Findings", "I" + row).value, cases[i].stored_baseline) << cases[i].unit;
   }
 }
 

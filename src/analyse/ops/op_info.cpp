@@ -1,7 +1,5 @@
 #include "analyse/ops/op_info.h"
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
@@ -9,17 +7,10 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/value.hpp>
 
+#include "common/symbol_name.h"
+
 namespace perfgate {
 namespace {
-
-std::string demangle(std::string_view name) {
-  if (!name.starts_with("_Z")) return std::string(name);
-  int status = 0;
-  std::string copy(name);
-  std::unique_ptr<char, void (*)(void*)> out(abi::__cxa_demangle(copy.c_str(), nullptr, nullptr, &status),
-                                             std::free);
-  return status == 0 && out ? std::string(out.get()) : copy;
-}
 
 constexpr std::string_view kAnonymous = "(anonymous namespace)";
 
@@ -54,7 +45,7 @@ std::string short_kernel_name(std::string_view raw) {
   if (!raw.starts_with("_Z") && !raw.starts_with("void ") &&
       std::none_of(raw.begin(), raw.end(), [](char c) { return c == '(' || c == '<'; }))
     return std::string(raw);
-  std::string full = demangle(raw);
+  std::string full = demangled(raw);
   std::string_view s = full;
   if (s.starts_with("void ")) s.remove_prefix(5);
   if (std::size_t args = argument_list(s); args != std::string_view::npos) s = s.substr(0, args);

@@ -131,6 +131,7 @@ struct TrendChartPoint {
   std::string label;
   std::string tooltip;
   double value = 0;
+  bool outlier = false;  // drawn as a ring, apart from the change points' lines
 };
 struct TrendChartSegment {
   std::size_t begin = 0, end = 0;  // points [begin, end)

@@ -92,6 +92,10 @@ TemplateData finding_view(const ReportModel& r, const ReportFinding& f) {
   d.set("status_label", status_label(f.status));
   d.set("id", f.id);
   d.set("title", f.title);
+  // The headline shows; the evidence and the remedy fold under it (issue 93). A finding the gate
+  // did not make (a test's model) has no headline: its title stands in.
+  d.set("headline", f.headline.empty() ? f.title : f.headline);
+  if (!f.headline_whole.empty()) d.set("headline_whole", f.headline_whole);
   if (f.value) d.set("value_text", format_value(f.value, f.unit));
   if (f.threshold) d.set("threshold_text", f.threshold_text);
   if (!f.problem.empty()) d.set("problem", f.problem);
@@ -379,6 +383,14 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   view.set("inputs_text", inputs_text(r, 4));
   if (!r.capture_line.empty()) view.set("capture", r.capture_line);
   if (!o.timestamp.empty()) view.set("timestamp", o.timestamp);
+  if (!o.annotated_trace.empty()) {
+    TemplateData perfetto;
+    perfetto.set("href", o.annotated_trace);
+    std::size_t slash = o.annotated_trace.rfind('/');
+    perfetto.set("file",
+                 slash == std::string::npos ? o.annotated_trace : o.annotated_trace.substr(slash + 1));
+    view.set("perfetto", perfetto);
+  }
   HtmlOutput out;
   out.css = std::string(template_text("report.css"));
   out.js = std::string(template_text("report.js"));

@@ -9,6 +9,7 @@
 #include "render/colors.h"
 #include "render/format.h"
 #include "render/html/charts.h"
+#include "render/html/fluid_svg.h"
 #include "render/html/memory_view.h"
 
 namespace perfgate {
@@ -19,7 +20,8 @@ constexpr std::size_t kSideRows = 12;  // rows of the live-at-peak table beside 
 
 struct Scale {
   double states = 1, top = 1;
-  double x(double state) const { return kLeft + (kWidth - kLeft - kRight) * state / states; }
+  // In the plot's units (kWidth - kLeft - kRight wide), stretched to the width it gets.
+  double x(double state) const { return (kWidth - kLeft - kRight) * state / states; }
   double y(double bytes) const { return kHeight - kBottom - (kHeight - kTop - kBottom) * bytes / top; }
 };
 
@@ -62,16 +64,15 @@ std::string timeline_svg(const ReportTable& bands, const ReportTable& devices, s
   double peak = number_at(devices, device, table_column(Table::MemorySnapshot, "peak_allocated_bytes"));
   double peak_state = number_at(devices, device, table_column(Table::MemorySnapshot, "peak_action"));
   s.top = peak > 0 ? peak : 1;
-  std::string svg = fmt::format(
-      "<svg class=\"memory-timeline\" viewBox=\"0 0 {:.0f} {:.0f}\" role=\"img\" aria-label=\"Active memory "
-      "timeline\" font-size=\"11\">",
-      kWidth, kHeight);
-  for (double tick : axis_ticks(s.top))
-    svg += fmt::format(
-        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/><text x=\"{:.1f}\" "
-        "y=\"{:.1f}\" text-anchor=\"end\">{}</text>",
-        kLeft, kWidth - kRight, s.y(tick), s.y(tick), kLeft - 4, s.y(tick) + 4,
-        format_bytes(static_cast<std::uint64_t>(tick)));
+  const Fx plot = FluidSvg::full() - kLeft - kRight;
+  auto at = [&](double state) { return kLeft + plot * (s.x(state) / (kWidth - kLeft - kRight)); };
+  FluidSvg chart(kWidth, kHeight, "Active memory timeline");
+  for (double tick : axis_ticks(s.top)) {
+    chart.line(kLeft, s.y(tick), FluidSvg::full() - kRight, s.y(tick), R"( stroke="#ddd")");
+    chart.text(kLeft - 4, s.y(tick) + 4, format_bytes(static_cast<std::uint64_t>(tick)), "end", 11);
+  }
+  chart.open_plot(kLeft, 0, plot, kHeight, kWidth - kLeft - kRight);
+  std::string& svg = chart.out();
   for (std::size_t first = 0; first < bands.rows.size();) {
     std::size_t end = first + 1;
     while (end < bands.rows.size() &&
@@ -81,19 +82,24 @@ std::string timeline_svg(const ReportTable& bands, const ReportTable& devices, s
     append_band(svg, bands, first, end, s);
     first = end;
   }
-  double px = s.x(peak_state + 0.5), py = s.y(peak);
-  svg += fmt::format(
-      "<g class=\"peak\"><line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#d62728\" "
-      "stroke-dasharray=\"3 2\"/><circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"4\" fill=\"#d62728\"/><text "
-      "x=\"{:.1f}\" "
-      "y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#d62728\">peak {} after action {:.0f}</text></g>",
-      px, px, py, kHeight - kBottom, px, py, px, kTop - 8, format_bytes(static_cast<std::uint64_t>(peak)),
-      peak_state);
-  svg += fmt::format(
-      "<text x=\"{:.1f}\" y=\"{:.1f}\">0</text><text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">action "
-      "{:.0f}</text></svg>",
-      kLeft, kHeight - 8, kWidth - kRight, kHeight - 8, s.states - 1);
-  return svg;
+  chart.close_plot();
+  Fx px = at(peak_state + 0.5);
+  double py = s.y(peak);
+  // The peak's label on the side of it with room, so that it stays in the chart at any width.
+  bool right_half = s.x(peak_state + 0.5) > (kWidth - kLeft - kRight) / 2;
+  chart.raw(R"(<g class="peak">)");
+  chart.line(px, py, px, kHeight - kBottom, R"( stroke="#d62728" stroke-dasharray="3 2")");
+  chart.circle(px, py, 4, "#d62728");
+  chart.text(
+      px, kTop - 8,
+      fmt::format("peak {} after action {:.0f}", format_bytes(static_cast<std::uint64_t>(peak)), peak_state),
+      right_half ? "end" : "start", 11, {right_half ? px : FluidSvg::full() - px}, "#d62728");
+  chart.raw("</g>");
+  chart.text(kLeft, kHeight - 8, "0", "start", 11);
+  chart.text(FluidSvg::full() - kRight, kHeight - 8, fmt::format("action {:.0f}", s.states - 1), "end", 11);
+  std::string done = chart.done();
+  // The page's style sheet sizes it by its class.
+  return done.replace(done.find("<svg "), 5, R"(<svg class="memory-timeline" )");
 }
 
 // The first rows of a table of `device` (site or category, bytes, share) for the side panel.

@@ -6,6 +6,7 @@
 
 #include "render/escape.h"
 #include "render/html/charts.h"
+#include "render/html/fluid_svg.h"
 
 namespace perfgate {
 
@@ -75,7 +76,8 @@ std::string roofline_svg(const std::vector<RooflinePoint>& points,
   // The right margin holds the longest ceiling label (11 px text: about 6.4 px a character).
   double right = 70;
   for (const CeilingLabel& l : labels) right = std::max(right, 8 + 6.4 * static_cast<double>(l.text.size()));
-  double plot_w = width - left - right, plot_h = height - top - bottom;
+  double plot_h = height - top - bottom;
+  const Fx plot = FluidSvg::full() - left - right;
   double x_min = 1e300, x_max = 0, y_min = 1e300, y_max = 0;
   for (const RooflinePoint& p : points) {
     x_min = std::min(x_min, p.intensity), x_max = std::max(x_max, p.intensity);
@@ -85,28 +87,24 @@ std::string roofline_svg(const std::vector<RooflinePoint>& points,
   // The ridge points, where the slope meets each ceiling, are on the chart.
   for (const RooflineCeiling& c : ceilings) x_max = std::max(x_max, c.tflops / memory_tb_per_s);
   LogAxis x(std::max(x_min, 1e-3), std::max(x_max, 1.0)), y(std::max(y_min, 1e-4), y_max);
-  auto px = [&](double v) { return x.at(v, left, plot_w); };
+  auto px = [&](double v) { return left + plot * x.at(v, 0, 1); };
   auto py = [&](double v) { return top + plot_h - (std::log10(v) - y.low) / (y.high - y.low) * plot_h; };
-  std::string svg = open_svg(width, height, title);
-  svg += svg_rect(left, top, plot_w, plot_h, "none", "", R"( stroke="currentColor" stroke-opacity="0.4")");
+  FluidSvg svg(width, height, title);
+  svg.rect(left, top, plot, plot_h, "none", "", R"( stroke="currentColor" stroke-opacity="0.4")");
   for (double e = x.low; e <= x.high; ++e) {
-    double at = px(std::pow(10.0, e));
-    svg += fmt::format(
-        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{0:.1f}" y2="{2:.1f}" stroke="currentColor" stroke-opacity="0.12"/>)",
-        at, top, top + plot_h);
-    svg += svg_text(at, top + plot_h + 16, decade_label(e), "middle", 11);
+    Fx at = px(std::pow(10.0, e));
+    svg.line(at, top, at, top + plot_h, R"( stroke="currentColor" stroke-opacity="0.12")");
+    svg.text(at, top + plot_h + 16, decade_label(e), "middle", 11, {{}, false, true});
   }
   for (double e = y.low; e <= y.high; ++e) {
     double at = py(std::pow(10.0, e));
-    svg += fmt::format(
-        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="currentColor" stroke-opacity="0.12"/>)",
-        left, at, left + plot_w);
-    svg += svg_text(left - 6, at + 4, decade_label(e), "end", 11);
+    svg.line(left, at, left + plot, at, R"( stroke="currentColor" stroke-opacity="0.12")");
+    svg.text(left - 6, at + 4, decade_label(e), "end", 11);
   }
-  svg += svg_text(left + plot_w / 2, height - 8, "arithmetic intensity (FLOP/byte)", "middle", 12);
-  svg += fmt::format(
+  svg.text(left + plot / 2, height - 8, "arithmetic intensity (FLOP/byte)", "middle", 12);
+  svg.raw(fmt::format(
       R"svg(<text x="14" y="{:.1f}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 14 {:.1f})">achieved TFLOP/s</text>)svg",
-      top + plot_h / 2, top + plot_h / 2);
+      top + plot_h / 2, top + plot_h / 2));
   // The memory slope (TFLOP/s = TB/s x FLOP/byte) up to the highest ceiling, then each ceiling
   // from its ridge point.
   double top_ceiling = 0;
@@ -114,29 +112,27 @@ std::string roofline_svg(const std::vector<RooflinePoint>& points,
   double slope_from = std::pow(10.0, x.low), slope_to = top_ceiling / memory_tb_per_s;
   double y_floor = std::pow(10.0, y.low);
   if (slope_from * memory_tb_per_s < y_floor) slope_from = y_floor / memory_tb_per_s;
-  svg += fmt::format(
-      R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="#2f6fb5" stroke-width="2"><title>{}</title></line>)",
-      px(slope_from), py(slope_from * memory_tb_per_s), px(slope_to), py(top_ceiling),
-      html_escape(fmt::format("memory: {:g} TB/s", memory_tb_per_s)));
+  svg.raw("<g>");
+  svg.line(px(slope_from), py(slope_from * memory_tb_per_s), px(slope_to), py(top_ceiling),
+           R"( stroke="#2f6fb5" stroke-width="2")");
+  svg.raw(
+      fmt::format("<title>{}</title></g>", html_escape(fmt::format("memory: {:g} TB/s", memory_tb_per_s))));
   for (const RooflineCeiling& c : ceilings) {
     double ridge = c.tflops / memory_tb_per_s;
-    svg += fmt::format(
-        R"(<line x1="{0:.1f}" y1="{1:.1f}" x2="{2:.1f}" y2="{1:.1f}" stroke="#c0392b" stroke-width="2" stroke-dasharray="6 3"/>)",
-        px(ridge), py(c.tflops), left + plot_w);
+    svg.line(px(ridge), py(c.tflops), left + plot, py(c.tflops),
+             R"( stroke="#c0392b" stroke-width="2" stroke-dasharray="6 3")");
   }
   for (CeilingLabel& l : labels) l.y = py(l.tflops) + 4;
   spread_labels(labels, top + 10, top + plot_h + 4);
-  for (const CeilingLabel& l : labels) svg += svg_text(left + plot_w + 4, l.y, l.text, "start", 11);
+  for (const CeilingLabel& l : labels) svg.text(left + plot + 4, l.y, l.text, "start", 11);
   for (const RooflinePoint& p : points) {
     if (p.intensity <= 0 || p.tflops <= 0) continue;
     double r = std::clamp(3.0 + 14.0 * std::sqrt(p.time_share), 3.0, 17.0);
-    svg += fmt::format(
-        R"(<circle cx="{:.1f}" cy="{:.1f}" r="{:.1f}" fill="{}" fill-opacity="0.55" stroke="{}"><title>{}</title></circle>)",
-        px(std::max(p.intensity, std::pow(10.0, x.low))), py(std::max(p.tflops, y_floor)), r,
-        p.memory_bound ? "#2f6fb5" : "#c0392b", p.memory_bound ? "#1d4f86" : "#8e2a20",
-        html_escape(p.tooltip));
+    svg.circle(px(std::max(p.intensity, std::pow(10.0, x.low))), py(std::max(p.tflops, y_floor)), r,
+               p.memory_bound ? "#2f6fb5" : "#c0392b", p.tooltip,
+               fmt::format(R"( fill-opacity="0.55" stroke="{}")", p.memory_bound ? "#1d4f86" : "#8e2a20"));
   }
-  return svg + "</svg>";
+  return svg.done();
 }
 
 }  // namespace perfgate

@@ -21,6 +21,10 @@ const char* change_color(const TrendChangePoint& c) {
                                         : kChangeColor;
 }
 
+const char* direction_class(const std::string& direction) {
+  return direction == "regression" ? "status-fail" : direction == "improvement" ? "status-pass" : "text";
+}
+
 std::string point_tooltip(const TrendPoint& p, const std::string& unit) {
   return fmt::format("{}: {}\nrun {}{}{}", p.commit.empty() ? "no commit" : p.commit,
                      format_value(p.value, unit), p.run_id, p.branch.empty() ? "" : " on " + p.branch,
@@ -45,6 +49,10 @@ std::string chart_of(const MetricTrend& m) {
   c.unit = m.unit;
   for (const TrendPoint& p : m.points)
     c.points.push_back({point_label(p), point_tooltip(p, m.unit), p.value});
+  for (const TrendOutlier& o : m.outliers) {  // marked apart from the change points
+    c.points[o.index].outlier = true;
+    c.points[o.index].tooltip += "\noutlier: " + outlier_text(o, m.unit) + "; set aside, not a change point";
+  }
   if (m.band) {
     c.band_low = m.band->low;
     c.band_high = m.band->high;
@@ -54,14 +62,16 @@ std::string chart_of(const MetricTrend& m) {
   c.segments = segments_of(m);
   for (const TrendChangePoint& ch : m.change_points)
     c.markers.push_back({ch.index, change_text(ch), change_color(ch),
-                         fmt::format("{} between {} and {} (p {})", change_text(ch), ch.before_commit,
-                                     ch.after_commit, p_value_text(ch.p_value))});
+                         fmt::format("change point {} between {} and {}: {}; p {}, confidence {}",
+                                     change_text(ch), ch.before_commit, ch.after_commit, change_runs_text(ch),
+                                     p_value_text(ch.p_value), confidence_text(ch))});
   return trend_chart_svg(c);
 }
 
 std::string caption_of(const MetricTrend& m) {
   std::string text = "The value of each run, oldest first; a point's tooltip names its commit and time.";
   if (!m.change_points.empty()) text += " Horizontal lines are the means of the runs between change points.";
+  if (!m.outliers.empty()) text += " A ringed point is an outlier, set aside: no change point.";
   if (m.band)
     text += m.band->since_change
                 ? fmt::format(" The band is of the {} runs since the last change.", m.band->runs)
@@ -81,10 +91,27 @@ TemplateData change_rows(const MetricTrend& m) {
     row.set("after_mean", format_value(c.after_mean, m.unit));
     row.set("change", change_text(c));
     row.set("direction", c.direction.empty() ? "–" : c.direction);
-    row.set("direction_class", c.direction == "regression"    ? "status-fail"
-                               : c.direction == "improvement" ? "status-pass"
-                                                              : "text");
+    row.set("direction_class", direction_class(c.direction));
     row.set("p_value", p_value_text(c.p_value));
+    row.set("runs_before", std::to_string(c.runs_before));
+    row.set("runs_after", std::to_string(c.runs_after));
+    row.set("confidence", confidence_text(c));
+    list.push_back(row);
+  }
+  return list;
+}
+
+TemplateData outlier_rows(const MetricTrend& m) {
+  TemplateData list = template_list();
+  for (const TrendOutlier& o : m.outliers) {
+    TemplateData row;
+    row.set("run", run_label(o.commit, o.run_id));
+    row.set("run_full", o.commit);
+    row.set("value", format_value(o.value, m.unit));
+    row.set("level", format_value(o.level, m.unit));
+    row.set("change", outlier_change_text(o));
+    row.set("direction", o.direction.empty() ? "–" : o.direction);
+    row.set("direction_class", direction_class(o.direction));
     list.push_back(row);
   }
   return list;
@@ -124,6 +151,8 @@ TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
   d.set("svg", chart_of(m));
   d.set("caption", caption_of(m));
   d.set("changes", change_rows(m));
+  d.set("has_outliers", !m.outliers.empty());
+  d.set("outliers", outlier_rows(m));
   d.set("points", point_rows(m));
   return d;
 }
@@ -134,6 +163,8 @@ std::string render_trend_html(const TrendReport& t) {
   TemplateData view;
   view.set("version", t.tool_version);
   view.set("css", std::string(template_text("report.css")));
+  // The report's script: it lays the charts out for the width they get and sorts the tables.
+  view.set("js", std::string(template_text("report.js")));
   view.set("source", t.settings.source);
   if (!t.settings.branch.empty()) view.set("branch", t.settings.branch);
   view.set("runs", std::to_string(t.runs));

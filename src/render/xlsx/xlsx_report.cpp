@@ -363,7 +363,7 @@ void data_quality_sheet(Workbook& wb, const ReportModel& r) {
 void findings_sheet(Workbook& wb, const ReportModel& r, const std::set<std::string>& empty) {
   lxw_worksheet* ws = wb.sheet("Findings");
   wb.header(ws, 0,
-            {"id", "title", "status", "severity", "value", "unit", "limit", "baseline", "problem",
+            {"id", "title", "headline", "status", "severity", "value", "unit", "limit", "baseline", "problem",
              "recommendation", "see", "reason", fmt::format("estimated gain (of {})", gain_share_of(r)),
              "offenders", "source", "docs"});
   // Fired findings first (failures, inconclusive, warnings), then the rest in rule order.
@@ -380,7 +380,7 @@ void findings_sheet(Workbook& wb, const ReportModel& r, const std::set<std::stri
       offenders +=
           (offenders.empty() ? "" : "; ") + o.label + (o.value_text.empty() ? "" : " (" + o.value_text + ")");
     std::size_t col = 0;
-    for (const std::string* s : {&f.id, &f.title}) wb.text(ws, row, col++, *s);
+    for (const std::string* s : {&f.id, &f.title, &f.headline}) wb.text(ws, row, col++, *s);
     wb.text(ws, row, col++, finding_status_name(f.status));
     wb.text(ws, row, col++, f.severity);
     wb.number(ws, row, col++, rounded(f.value, f.unit), f.unit);
@@ -400,8 +400,8 @@ void findings_sheet(Workbook& wb, const ReportModel& r, const std::set<std::stri
   }
   xlsx_library().worksheet_freeze_panes(ws, 1, 0);
   xlsx_library().worksheet_autofilter(ws, 0, 0, static_cast<lxw_row_t>(std::max<std::size_t>(row - 1, 1)),
-                                      15);
-  wb.status_colors(ws, 1, row - 1, 2);
+                                      16);
+  wb.status_colors(ws, 1, row - 1, 3);
   wb.fit_columns(ws);
 }
 
