@@ -591,7 +591,7 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   const char* loader = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
   std::string md = render_markdown(report);
   EXPECT_TRUE(contains(md, "Region changes against the baseline")) << md;
-  EXPECT_TRUE(contains(md, R"(| delta\_cpu\_us\_per\_step (us) |)")) << md;
+  EXPECT_TRUE(contains(md, R"(| Delta CPU time per step (µs) |)")) << md;
   std::string html = render_html(report).page;
   EXPECT_TRUE(contains(html, "Region changes against the baseline"));
   // Each gated metric with its value, the baseline's and the change: the data loader's share went
@@ -613,7 +613,7 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
       << html.substr(card, 200);
   EXPECT_TRUE(contains(html,
                        "title=\"delta_cpu_us_per_step\" class=\"num\">Delta CPU time per step <span "
-                       "class=\"unit\">(us)</span></th>"));
+                       "class=\"unit\">(µs)</span></th>"));
   std::string json = render_json(report);
   EXPECT_TRUE(contains(json, "\"region_deltas\"")) << "in the JSON report";
   EXPECT_TRUE(contains(json, "\"delta_cpu_us_per_step\"")) << "column names carry the label";
@@ -630,7 +630,7 @@ TEST(BaselineChanges, EveryOutputShowsRegionsPerStep) {
   std::string path = temp_dir() + "/changes.xlsx";
   write_xlsx(report, path);
   EXPECT_TRUE(contains(unzip(path, "xl/workbook.xml"), "name=\"Baseline regions\""));
-  EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), "delta_cpu_us_per_step (us)"));
+  EXPECT_TRUE(contains(unzip(path, "xl/sharedStrings.xml"), "Delta CPU time per step (µs)"));
 }
 
 // Issue 29, item 2: with a baseline, every output that lists the baseline tables has "What the
