@@ -128,7 +128,7 @@ set(PERFGATE_STAGE_render_PRIVATE io assets)
 # baselines, history, limits, threads): the rules read once, the profiles loaded with their capture
 # traces, analysed, described, gated against the baselines and the history, and recorded; partial
 # reports written and merged; the memory budget. The only stage that wires the others together.
-set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/annotated_profiles.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
+set(PERFGATE_STAGE_engine_EXPORTS engine/engine.h engine/annotated_profiles.h engine/run_events.h engine/run_request.h engine/rule_book.h engine/default_rule_book.h
     engine/partials.h
     engine/memory_budget.h engine/front_end_support.h engine/request_options.h engine/request_options.def)
 set(PERFGATE_STAGE_engine_PUBLIC load analyse report_model baseline gate report history knowledge io common)

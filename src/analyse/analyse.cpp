@@ -29,7 +29,6 @@
 #include "analyse/neuron/neuron_metrics.h"
 #include "analyse/neuron/neuron_tables.h"
 #include "analyse/ops/blocking_copy.h"
-#include "analyse/ops/graph_replay.h"
 #include "analyse/ops/host_activity.h"
 #include "analyse/ops/kernels_table.h"
 #include "analyse/ops/op_stats.h"
@@ -44,6 +43,7 @@
 #include "analyse/steps/steps.h"
 #include "analyse/steps/window.h"
 #include "analyse/timeline/timeline.h"
+#include "analyse/worker_attribution.h"
 #include "model/side_by_side.h"
 
 namespace perfgate {
@@ -263,10 +263,7 @@ WorkerAnalysis analyse_gpu_profile(const Profile& profile, const CompiledClassif
   w.info = profile.info;
   w.warnings = profile.notes;
   NameClasses classes(compiled, profile);
-  Attribution attribution = attribute(profile, compiled.attribution, options.threads);
-  attach_graph_replays(profile, classes.graph_launch, attribution);
-  reown_to_enclosing_ops(profile, attribution,
-                         [&](const HostEvent& e) { return classes.communication_op(e.name); });
+  Attribution attribution = worker_attribution(profile, compiled, classes, options.threads);
   w.steps = detect_steps(profile, attribution, compiled, options, w.warnings);
   w.window = select_window(w.steps, options.window);
   if (options.window.time_start || options.window.time_stop)

@@ -10,13 +10,12 @@
 // Before the profile model: its JsonWriter::Separator::kNone would shadow perfgate::kNone declared first.
 #include "render/json_writer.h"
 
-#include "analyse/events/event_rows.h"
 #include "cli/commands.h"
 #include "cli/request_flags.h"
 #include "common/errors.h"
 #include "engine/engine.h"
 #include "engine/memory_budget.h"
-#include "load/load.h"
+#include "engine/run_events.h"
 
 namespace perfgate::cli {
 namespace {
@@ -101,19 +100,20 @@ int run_events(const EventsArgs& a) {
   apply_memory_budget(budget);
   PreparedRun run = prepare_run(std::move(request), book);
   std::uint64_t rows = 0, workers = 0;
-  for_each_profile(run, [&](const Profile& profile) {
-    // The rank the trace states, else its file name's (rank_3.json: a CPU trace states none).
-    std::optional<std::int64_t> rank =
-        profile.info.rank ? profile.info.rank : rank_from_file_name(profile.source_path);
-    if (!a.ranks.empty() && (!rank || std::find(a.ranks.begin(), a.ranks.end(), *rank) == a.ranks.end()))
-      return;
-    std::lock_guard lock(mutex);
-    ++workers;
-    for_each_event_row(profile, book->knowledge, run.request.options, query, [&](const EventRow& row) {
-      out.line(row_line(profile, rank, row));
-      ++rows;
-    });
-  });
+  for_each_worker_events(
+      run, book->knowledge, query,
+      [&](const Profile&, std::optional<std::int64_t> rank) {
+        if (!a.ranks.empty() && (!rank || std::find(a.ranks.begin(), a.ranks.end(), *rank) == a.ranks.end()))
+          return false;
+        std::lock_guard lock(mutex);
+        ++workers;
+        return true;
+      },
+      [&](const Profile& profile, std::optional<std::int64_t> rank, const EventRow& row) {
+        std::lock_guard lock(mutex);
+        out.line(row_line(profile, rank, row));
+        ++rows;
+      });
   stop_if_unbounded(run.request.limits.memory);
   // The last line says the rows are whole: a reader that does not see it was cut short.
   out.line(fmt::format("{{\"end\":{{\"rows\":{},\"workers\":{}}}}}", rows, workers));

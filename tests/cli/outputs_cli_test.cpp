@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "support/helpers.h"
+#include "support/svg_text.h"
 
 namespace perfgate::testing {
 namespace {
@@ -160,7 +161,7 @@ TEST(Outputs, TheHtmlPageOfA128RankRunStaysSmall) {
   // with its name under its bar and the note on a second line.
   std::size_t chart = page.find("aria-label=\"Ranks\"");
   ASSERT_NE(chart, std::string::npos);
-  std::string svg = page.substr(chart, page.find("</svg>", chart) - chart);
+  std::string svg = outer_svg(page, chart);
   // The text element after a rank's name is its note.
   auto labelled = [&](const std::string& rank, const std::string& note) {
     std::size_t name = svg.find(">" + rank + "</text>");
@@ -198,7 +199,7 @@ TEST(Outputs, TheTimelineOfARunIsItsSlowestWorkers) {
   // The ranks side by side: a column per rank, the slowest named.
   std::size_t chart = page.find("aria-label=\"Ranks\"");
   ASSERT_NE(chart, std::string::npos);
-  std::string svg = page.substr(chart, page.find("</svg>", chart) - chart);
+  std::string svg = outer_svg(page, chart);
   for (const char* rank : {">rank-0<", ">rank-1<", ">rank-2<"}) EXPECT_TRUE(contains(svg, rank)) << rank;
   EXPECT_TRUE(contains(page, "The slowest is rank 1; the spread of the mean steps is 50.0% of the median."));
 }
@@ -281,13 +282,13 @@ TEST(Outputs, CiSnippetsUseRealOptions) {
     std::string text = read_text(std::string(PERFGATE_SOURCE_DIR) + snippet);
     std::size_t checked = 0;
     for (std::size_t at = text.find(" --"); at != std::string::npos; at = text.find(" --", at + 1)) {
-      std::size_t end = text.find_first_of(" \n\"", at + 3);
+      std::size_t end = text.find_first_of(" \n\";", at + 3);
       std::string option = text.substr(at + 1, end - at - 1);
       if (option == "--depth" || option == "--out" || option == "--steps" || option.starts_with("--fail") ||
           option == "--silent" || option == "--show-error" || option == "--location" ||
           option == "--output" || option == "--header" || option == "--upload-file" ||
-          option == "--no-install-recommends" || option == "--config")
-        continue;  // git, the smoke test, curl, apt-get and cpack
+          option == "--no-install-recommends" || option == "--config" || option == "--profile-dir")
+        continue;  // git, the smoke test, the user's training script, curl, apt-get and cpack
       EXPECT_TRUE(contains(help, option)) << snippet << ": " << option;
       ++checked;
     }

@@ -174,7 +174,8 @@ TEST(RequestOptions, EachCommandShowsItsOptionsOfTheTableAndOnlyItsOwnBeside) {
     std::set<std::string> own;
   };
   std::set<std::string> analyze_own = outputs, merge_own = outputs;
-  analyze_own.insert({"--print-effective-rules", "--partial", "--slice"});
+  analyze_own.insert({"--print-effective-rules", "--partial", "--slice", "--annotated-trace",
+                      "--annotated-trace-steps", "--annotated-trace-max-events"});
   merge_own.insert("--allow-missing-ranks");
   for (const Command& c :
        {Command{"analyze", kShownByAnalyze, analyze_own}, Command{"merge", kShownByMerge, merge_own},

@@ -202,8 +202,12 @@ TEST(TrendHtml, SelfContainedAndWellFormed) {
   EXPECT_EQ(page.find("src="), std::string::npos);
   EXPECT_EQ(page.find("href=\"http"), std::string::npos);
   EXPECT_EQ(page.find("<link"), std::string::npos);
-  EXPECT_EQ(count(page, "http"), count(page, "http://www.w3.org/2000/svg"))
+  // The shared script's Perfetto button handler (a report page's, inert here: no button) checks the
+  // page's protocol and names Perfetto's origin; no other address.
+  EXPECT_EQ(count(page, "http"), count(page, "http://www.w3.org/2000/svg") + count(page, "/^https?:$/") +
+                                     count(page, "\"https://ui.perfetto.dev\""))
       << "no address but SVG's namespace";
+  EXPECT_EQ(page.find("id=\"perfgate-perfetto"), std::string::npos) << "no Perfetto button on the trend page";
   for (const char* tag : {"section", "table", "svg", "figure", "details", "tbody", "tr", "td"})
     EXPECT_EQ(count(page, fmt::format("<{}", tag)), count(page, fmt::format("</{}>", tag))) << tag;
   // A chart per metric (the legends' colour swatches are small SVGs without the namespace).

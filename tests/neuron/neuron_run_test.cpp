@@ -9,6 +9,7 @@
 #include "neuron/real_structure.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/svg_text.h"
 #include "support/training_run.h"
 
 namespace perfgate::testing {
@@ -63,7 +64,7 @@ TEST(NeuronRun, AMixedRunKeepsEachFamilyApart) {
   // The dashboard's Ranks chart has the GPU worker's bar and no empty one for the Neuron profile.
   std::size_t ranks = page.find("<title>Ranks</title>");
   ASSERT_NE(ranks, std::string::npos);
-  std::string chart = page.substr(ranks, page.find("</svg>", ranks) - ranks);
+  std::string chart = outer_svg(page, ranks);
   EXPECT_NE(chart.find(">gpu<"), std::string::npos) << chart;
   EXPECT_EQ(chart.find(">neuron<"), std::string::npos) << chart;
 }

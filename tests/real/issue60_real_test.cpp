@@ -10,6 +10,7 @@
 #include "gate/gate.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/svg_text.h"
 
 namespace perfgate::testing {
 namespace {
@@ -136,7 +137,7 @@ TEST(Issue60Real, SharedSnapshotTimelineAndCategories) {
   std::string html = render_html(r).page;
   std::size_t svg = html.find("<svg class=\"memory-timeline\"");
   ASSERT_NE(svg, std::string::npos);
-  std::string chart = html.substr(svg, html.find("</svg>", svg) - svg);
+  std::string chart = outer_svg(html, svg);
   EXPECT_NE(chart.find("peak 13.9 GB after action 1403"), std::string::npos);
   std::size_t rects = 0;
   for (std::size_t at = chart.find("<rect"); at != std::string::npos; at = chart.find("<rect", at + 1))

@@ -79,7 +79,7 @@ TEST(RunWarnings, EveryOutputSaysThem) {
   std::string names = temp_dir() + "/workbook.xml";
   ASSERT_EQ(std::system(("unzip -p '" + xlsx + "' xl/workbook.xml > '" + names + "'").c_str()), 0);
   EXPECT_TRUE(contains(read_text(names),
-                       "<sheet name=\"Summary\" sheetId=\"1\" r:id=\"rId1\"/><sheet "
+                       "<sheet name=\"Summary\" sheetId=\"2\" r:id=\"rId2\"/><sheet "
                        "name=\"Warnings\""))
       << read_text(names);
 }

@@ -5,9 +5,9 @@
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
 #include "analyse/critical_path/critical_path.h"
-#include "analyse/ops/graph_replay.h"
 #include "analyse/steps/steps.h"
 #include "analyse/steps/window.h"
+#include "analyse/worker_attribution.h"
 
 namespace perfgate {
 namespace {
@@ -41,10 +41,7 @@ AnnotatedSteps annotated_steps(const Profile& profile, const Classification& cla
   // As analyse_gpu_profile (analyse.cpp) prepares the worker: the path is the report's.
   CompiledClassification compiled(classification);
   NameClasses classes(compiled, profile);
-  Attribution attribution = attribute(profile, compiled.attribution, options.threads);
-  attach_graph_replays(profile, classes.graph_launch, attribution);
-  reown_to_enclosing_ops(profile, attribution,
-                         [&](const HostEvent& e) { return classes.communication_op(e.name); });
+  Attribution attribution = worker_attribution(profile, compiled, classes, options.threads);
   std::vector<Note> warnings;
   StepDetection steps = detect_steps(profile, attribution, compiled, options, warnings);
   Window window = select_window(steps, options.window);

@@ -5,9 +5,9 @@
 
 #include "analyse/attribution.h"
 #include "analyse/classifier.h"
-#include "analyse/ops/graph_replay.h"
 #include "analyse/steps/steps.h"
 #include "analyse/steps/window.h"
+#include "analyse/worker_attribution.h"
 
 namespace perfgate {
 namespace {
@@ -123,10 +123,7 @@ void for_each_event_row(const Profile& p, const Classification& classification,
   CompiledClassification compiled(classification);
   NameClasses classes(compiled, p);
   // Who launched what, as the analysis attributes it (analyse.cpp: analyse_gpu_profile).
-  Attribution attribution = attribute(p, compiled.attribution, options.threads);
-  attach_graph_replays(p, classes.graph_launch, attribution);
-  reown_to_enclosing_ops(p, attribution,
-                         [&](const HostEvent& e) { return classes.communication_op(e.name); });
+  Attribution attribution = worker_attribution(p, compiled, classes, options.threads);
   std::vector<Note> warnings;
   StepDetection detection = detect_steps(p, attribution, compiled, options, warnings);
   select_window(detection, options.window);
