@@ -369,4 +369,11 @@ std::string inputs_text(const ReportModel& r, std::size_t max) {
   return out;
 }
 
+std::string shown_baseline(const ReportBaseline& baseline) {
+  bool one_file = (baseline.kind == "report" || baseline.kind == "profile") &&
+                  baseline.path.find(", ") == std::string::npos &&
+                  baseline.path.find("://") == std::string::npos;
+  return one_file ? shown_path(baseline.path) : baseline.path;
+}
+
 }  // namespace perfgate

@@ -125,6 +125,9 @@ std::string shown_path(std::string_view path);
 // folder after the folder said once ("traces/: rank-0.json (1.2 MB), rank-1.json (1.1 MB)"), and
 // "and N more" after them.
 std::string inputs_text(const ReportModel& r, std::size_t max);
+// The baseline as shown_path names a file: a JSON report's or a profile's path; a history (a SQLite
+// file or a PostgreSQL URI), several pooled, or a --baseline-name as given.
+std::string shown_baseline(const ReportBaseline& baseline);
 
 // A metric's change against the baseline: "+1.20 ms (+3.4%)", "-2.1 pts" for percentages, "–"
 // when there is none.

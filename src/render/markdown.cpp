@@ -95,7 +95,7 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
   if (r.inputs.size() > 3) inputs += fmt::format(" and {} more", r.inputs.size() - 3);
   view.set("inputs", inputs);
   if (!r.capture_line.empty()) view.set("capture", esc(r.capture_line));
-  if (r.baseline) view.set("baseline", esc(r.baseline->path));
+  if (r.baseline) view.set("baseline", esc(shown_baseline(*r.baseline)));
   if (std::string m = baseline_mismatch_text(r); !m.empty()) view.set("mismatch", esc(m));
   TemplateData run_warnings = template_list();
   for (const Note& w : r.run_warnings) run_warnings.push_back(TemplateData(esc(note_text(w))));

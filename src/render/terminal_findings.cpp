@@ -179,7 +179,7 @@ std::string terminal_findings_summary(const ReportModel& r, bool color, std::siz
   std::string out;
   auto line = [&](const std::string& text) { out += cut_to_columns(text, columns) + "\n"; };
   if (r.baseline)
-    line(fmt::format("{:<13}{} ({}, {} steps)", "Baseline", terminal_escape(r.baseline->path),
+    line(fmt::format("{:<13}{} ({}, {} steps)", "Baseline", terminal_escape(shown_baseline(*r.baseline)),
                      r.baseline->kind, r.baseline->steps));
   if (const std::optional<ReportVerdict>& v = r.verdict) {
     std::string word(verdict_word(v->status));

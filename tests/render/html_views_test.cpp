@@ -251,6 +251,16 @@ TEST(HtmlViews, InputsAreNamedFromTheWorkingFolder) {
     r.inputs.push_back(ReportInput{(here / name).string(), 1200, "kineto", "", ""});
   EXPECT_EQ(inputs_text(r, 4), "run/: rank-0.json (1.2 kB), rank-1.json (1.2 kB), other.json (1.2 kB)");
   EXPECT_EQ(inputs_text(r, 1), "run/rank-0.json (1.2 kB) and 2 more");
+  // A baseline file the same way; a history, pooled baselines and URIs as given.
+  ReportBaseline baseline;
+  baseline.kind = "report";
+  baseline.path = (here / "base.json").string();
+  EXPECT_EQ(shown_baseline(baseline), "base.json");
+  baseline.kind = "history";
+  EXPECT_EQ(shown_baseline(baseline), baseline.path);
+  baseline.kind = "report";
+  baseline.path = "a.json, b.json";
+  EXPECT_EQ(shown_baseline(baseline), "a.json, b.json");
 }
 
 }  // namespace
