@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <regex>
 #include <utility>
 
 #include <fmt/format.h>
@@ -15,6 +14,43 @@
 #include "render/escape.h"
 
 namespace perfgate::testing {
+
+namespace {
+
+// The facts a probe wrote as <pre id="`id`"> in the dumped page. A plain search, not std::regex:
+// the dump holds every frame's page (megabytes), which libstdc++'s regex took minutes to scan.
+std::pair<Measured, MeasuredTexts> probe_result(const std::string& dom, const std::string& id) {
+  std::pair<Measured, MeasuredTexts> out;
+  std::string open = "<pre id=\"" + id + "\">";
+  std::size_t from = dom.find(open);
+  if (from == std::string::npos) return out;
+  from += open.size();
+  std::size_t to = dom.find('<', from);
+  if (to == std::string::npos) return out;
+  std::string json;
+  for (std::size_t i = from; i < to; ++i) {
+    bool decoded = false;
+    for (const auto& [entity, c] : {std::pair{"&quot;", '"'}, {"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'}})
+      if (dom.compare(i, std::char_traits<char>::length(entity), entity) == 0) {
+        json += c;
+        i += std::char_traits<char>::length(entity) - 1;
+        decoded = true;
+        break;
+      }
+    if (!decoded) json += dom[i];
+  }
+  boost::json::value parsed = boost::json::parse(json);
+  for (const auto& [key, value] : parsed.as_object()) {
+    if (value.is_string())
+      out.second[std::string(key)] = std::string(value.as_string());
+    else
+      out.first[std::string(key)] =
+          value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string chromium() {
   for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
@@ -59,20 +95,8 @@ std::map<std::string, double> measure(const std::string& page, int width, int he
   std::string copy = write_text(temp_dir() + "/probed.html", frame);
   CommandResult r = browse(
       copy, fmt::format("--window-size={},{} --dump-dom {}", std::max(width, 500) + 40, height + 40, flags));
-  std::smatch m;
-  std::map<std::string, double> out;
-  if (!std::regex_search(r.out, m, std::regex(R"(<pre id="layout-probe">([^<]*)</pre>)"))) return out;
-  std::string json = m[1].str();
-  for (const auto& [entity, c] : {std::pair{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
-    json = std::regex_replace(json, std::regex(entity), c);
-  boost::json::value parsed = boost::json::parse(json);
-  for (const auto& [key, value] : parsed.as_object()) {
-    if (value.is_string()) {
-      if (texts) (*texts)[std::string(key)] = std::string(value.as_string());
-      continue;
-    }
-    out[std::string(key)] = value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
-  }
+  auto [out, found] = probe_result(r.out, "layout-probe");
+  if (texts) *texts = std::move(found);
   return out;
 }
 
@@ -88,25 +112,6 @@ std::string probed(std::string html, const std::string& body, const std::string&
       "</script>";
   html.insert(html.rfind("</body>"), probe);
   return html;
-}
-
-// The facts a probe wrote as <pre id="`id`"> in the dumped page.
-std::pair<Measured, MeasuredTexts> probe_result(const std::string& dom, const std::string& id) {
-  std::smatch m;
-  std::pair<Measured, MeasuredTexts> out;
-  if (!std::regex_search(dom, m, std::regex("<pre id=\"" + id + "\">([^<]*)</pre>"))) return out;
-  std::string json = m[1].str();
-  for (const auto& [entity, c] : {std::pair{"&quot;", "\""}, {"&lt;", "<"}, {"&gt;", ">"}, {"&amp;", "&"}})
-    json = std::regex_replace(json, std::regex(entity), c);
-  boost::json::value parsed = boost::json::parse(json);
-  for (const auto& [key, value] : parsed.as_object()) {
-    if (value.is_string())
-      out.second[std::string(key)] = std::string(value.as_string());
-    else
-      out.first[std::string(key)] =
-          value.is_double() ? value.as_double() : static_cast<double>(value.as_int64());
-  }
-  return out;
 }
 
 }  // namespace
