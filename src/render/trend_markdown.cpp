@@ -5,6 +5,7 @@
 #include "common/units.h"
 #include "render/escape.h"
 #include "render/templates.h"
+#include "render/trend_rows.h"
 #include "render/trend_text.h"
 
 namespace perfgate {
@@ -12,54 +13,6 @@ namespace {
 
 std::string esc(std::string_view s) {
   return markdown_escape(s);
-}
-
-TemplateData change_rows(const MetricTrend& m) {
-  TemplateData list = template_list();
-  for (const TrendChangePoint& c : m.change_points) {
-    TemplateData row;
-    row.set("before", esc(run_label(c.before_commit, c.before_run_id)));
-    row.set("after", esc(run_label(c.after_commit, c.after_run_id)));
-    row.set("before_mean", esc(format_value(c.before_mean, m.unit)));
-    row.set("after_mean", esc(format_value(c.after_mean, m.unit)));
-    row.set("change", esc(change_text(c)));
-    if (!c.direction.empty()) row.set("direction", c.direction);
-    row.set("p_value", p_value_text(c.p_value));
-    row.set("runs_before", std::to_string(c.runs_before));
-    row.set("runs_after", std::to_string(c.runs_after));
-    row.set("confidence", esc(confidence_text(c)));
-    list.push_back(row);
-  }
-  return list;
-}
-
-TemplateData outlier_rows(const MetricTrend& m) {
-  TemplateData list = template_list();
-  for (const TrendOutlier& o : m.outliers) {
-    TemplateData row;
-    row.set("run", esc(run_label(o.commit, o.run_id)));
-    row.set("value", esc(format_value(o.value, m.unit)));
-    row.set("level", esc(format_value(o.level, m.unit)));
-    row.set("change", esc(outlier_change_text(o)));
-    if (!o.direction.empty()) row.set("direction", o.direction);
-    list.push_back(row);
-  }
-  return list;
-}
-
-TemplateData point_rows(const MetricTrend& m) {
-  TemplateData list = template_list();
-  for (std::size_t i = 0; i < m.points.size(); ++i) {
-    const TrendPoint& p = m.points[i];
-    TemplateData row;
-    row.set("n", std::to_string(i + 1));
-    row.set("commit", esc(point_label(p)));
-    row.set("branch", esc(p.branch));
-    row.set("time", esc(p.time));
-    row.set("value", esc(format_value(p.value, m.unit)));
-    list.push_back(row);
-  }
-  return list;
 }
 
 TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
@@ -73,10 +26,10 @@ TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
   d.set("detection", esc(detection_text(m.detection, o)));
   if (m.min_effect) d.set("min_effect", esc(min_effect_text(m)));
   d.set("has_changes", !m.change_points.empty());
-  d.set("changes", change_rows(m));
+  d.set("changes", trend_change_rows(m, esc));
   d.set("has_outliers", !m.outliers.empty());
-  d.set("outliers", outlier_rows(m));
-  d.set("points", point_rows(m));
+  d.set("outliers", trend_outlier_rows(m, esc));
+  d.set("points", trend_point_rows(m, esc));
   return d;
 }
 

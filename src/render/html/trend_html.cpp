@@ -5,6 +5,7 @@
 #include "common/units.h"
 #include "render/html/charts.h"
 #include "render/templates.h"
+#include "render/trend_rows.h"
 #include "render/trend_text.h"
 #include "report_model/trend.h"
 
@@ -19,10 +20,6 @@ const char* change_color(const TrendChangePoint& c) {
   return c.direction == "regression"    ? kRegressionColor
          : c.direction == "improvement" ? kImprovementColor
                                         : kChangeColor;
-}
-
-const char* direction_class(const std::string& direction) {
-  return direction == "regression" ? "status-fail" : direction == "improvement" ? "status-pass" : "text";
 }
 
 std::string point_tooltip(const TrendPoint& p, const std::string& unit) {
@@ -79,60 +76,6 @@ std::string caption_of(const MetricTrend& m) {
   return text;
 }
 
-TemplateData change_rows(const MetricTrend& m) {
-  TemplateData list = template_list();
-  for (const TrendChangePoint& c : m.change_points) {
-    TemplateData row;
-    row.set("before", run_label(c.before_commit, c.before_run_id));
-    row.set("before_full", c.before_commit);
-    row.set("after", run_label(c.after_commit, c.after_run_id));
-    row.set("after_full", c.after_commit);
-    row.set("before_mean", format_value(c.before_mean, m.unit));
-    row.set("after_mean", format_value(c.after_mean, m.unit));
-    row.set("change", change_text(c));
-    row.set("direction", c.direction.empty() ? "–" : c.direction);
-    row.set("direction_class", direction_class(c.direction));
-    row.set("p_value", p_value_text(c.p_value));
-    row.set("runs_before", std::to_string(c.runs_before));
-    row.set("runs_after", std::to_string(c.runs_after));
-    row.set("confidence", confidence_text(c));
-    list.push_back(row);
-  }
-  return list;
-}
-
-TemplateData outlier_rows(const MetricTrend& m) {
-  TemplateData list = template_list();
-  for (const TrendOutlier& o : m.outliers) {
-    TemplateData row;
-    row.set("run", run_label(o.commit, o.run_id));
-    row.set("run_full", o.commit);
-    row.set("value", format_value(o.value, m.unit));
-    row.set("level", format_value(o.level, m.unit));
-    row.set("change", outlier_change_text(o));
-    row.set("direction", o.direction.empty() ? "–" : o.direction);
-    row.set("direction_class", direction_class(o.direction));
-    list.push_back(row);
-  }
-  return list;
-}
-
-TemplateData point_rows(const MetricTrend& m) {
-  TemplateData list = template_list();
-  for (std::size_t i = 0; i < m.points.size(); ++i) {
-    const TrendPoint& p = m.points[i];
-    TemplateData row;
-    row.set("n", std::to_string(i + 1));
-    row.set("commit", point_label(p));
-    row.set("commit_full", p.commit);
-    row.set("branch", p.branch);
-    row.set("time", p.time);
-    row.set("value", format_value(p.value, m.unit));
-    list.push_back(row);
-  }
-  return list;
-}
-
 TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
   TemplateData d;
   d.set("metric", m.metric);
@@ -150,10 +93,10 @@ TemplateData metric_view(const MetricTrend& m, const ChangePointOptions& o) {
   d.set("has_changes", !m.change_points.empty());
   d.set("svg", chart_of(m));
   d.set("caption", caption_of(m));
-  d.set("changes", change_rows(m));
+  d.set("changes", trend_change_rows(m, unescaped));
   d.set("has_outliers", !m.outliers.empty());
-  d.set("outliers", outlier_rows(m));
-  d.set("points", point_rows(m));
+  d.set("outliers", trend_outlier_rows(m, unescaped));
+  d.set("points", trend_point_rows(m, unescaped));
   return d;
 }
 
