@@ -9,6 +9,7 @@
 #include "gate/path_difference.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/slowed_pair.h"
 #include "support/training_run.h"
 
 namespace perfgate::testing {
@@ -127,14 +128,8 @@ TEST(PathDifference, AWaterfallWhosePartsAddUpToTheStepsChange) {
 // A failing step-time finding states the difference: 2 ms of host work without kernels at each
 // step's start (the GPU idle meanwhile) puts about those 2 ms of host time onto the path.
 TEST(PathDifference, AFailingStepTimeStatesIt) {
-  TrainingRun base_run;
-  base_run.extra_us = {0, 70, 30, 90, 10, 50, 80, 20};
-  TrainingRun slow = base_run;
-  slow.host_only_us = 2000;
-  ReportModel before = report_of_json(training_trace(base_run), default_book());
-  Baseline base = baseline_from_report(before, "before.json", "profile");
-  ReportModel after = report_of_json(training_trace(slow), default_book());
-  apply_gate(after, default_rules(), &base, {});
+  SlowedPair pair = host_slowed_pair();
+  const ReportModel &before = pair.before, &after = pair.after;
   const ReportFinding* f = find_finding(after, "regression.step-time");
   ASSERT_TRUE(f);
   EXPECT_EQ(f->status, FindingStatus::Fail) << f->reason;
@@ -172,6 +167,8 @@ TEST(PathDifference, AFailingStepTimeStatesIt) {
             std::string::npos);
   EXPECT_NE(render_json(after).find("\"critical_path_changes\""), std::string::npos);
   // Without a baseline there is nothing to difference.
+  TrainingRun slow;
+  slow.host_only_us = 2000;
   ReportModel alone = report_of_json(training_trace(slow), default_book());
   apply_gate(alone, default_rules(), nullptr, {});
   EXPECT_FALSE(find_table(alone.tables, Table::CriticalPathChanges));

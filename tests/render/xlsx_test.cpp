@@ -14,6 +14,7 @@
 #include "gate/gate.h"
 #include "render/render.h"
 #include "support/helpers.h"
+#include "support/slowed_pair.h"
 #include "support/training_run.h"
 
 namespace perfgate::testing {
@@ -265,14 +266,8 @@ TEST(Xlsx, TheRooflineStepBreakdownAndCriticalPathHaveNativeCharts) {
 // part's from_us and to_us), the columns are headed in words with their units.
 TEST(Xlsx, TheFirstSheetStatesTheVerdictAndWhatFailed) {
   REQUIRE_UNZIP();
-  TrainingRun base_run;
-  base_run.extra_us = {0, 70, 30, 90, 10, 50, 80, 20};
-  TrainingRun slow = base_run;
-  slow.host_only_us = 2000;
-  ReportModel before = report_of_json(training_trace(base_run), default_book());
-  Baseline base = baseline_from_report(before, "before.json", "profile");
-  ReportModel after = report_of_json(training_trace(slow), default_book());
-  apply_gate(after, default_rules(), &base, {});
+  SlowedPair pair = host_slowed_pair();
+  ReportModel& after = pair.after;
   const ReportFinding* step = find_finding(after, "regression.step-time");
   ASSERT_TRUE(step && step->step_test);
   ASSERT_EQ(step->status, FindingStatus::Fail);
