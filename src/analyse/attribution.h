@@ -26,7 +26,9 @@ struct Attribution {
   std::size_t activities_by_graph_span = 0;
   // Per activity, the op that launched it when its graph was captured: a replayed activity whose own
   // External id names an op inside its graph launch's span (the ops a graph-capture trace gave the
-  // replay, graph_capture.cpp). Empty when there are none; kNone for the other activities.
+  // replay, graph_capture.cpp); likewise the op of a compiled program that its launching call ran (a
+  // TPU's XLA op inside its Execute call, the XSpace reader's). Empty when there are none; kNone for
+  // the other activities. `activities_by_capture` counts both.
   std::vector<std::uint32_t> captured_op;
   std::size_t activities_by_capture = 0;
 

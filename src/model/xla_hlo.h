@@ -65,7 +65,8 @@ struct HloComputation {
 };
 
 // An XLA op of the profile: a host op the reader made of a run of one instruction's launches (or
-// XLA's own host event for it; docs/formats.md, "XSpace profile").
+// XLA's own host event for it), or of one op a TPU ran, an instant inside the host call that ran
+// its program (docs/formats.md, "XSpace profile").
 struct XlaOp {
   std::uint32_t details = 0;          // the op's details, index into Profile::op_details
   std::uint32_t instruction = kNone;  // into XlaHlo::instructions; kNone: no module held it
@@ -76,12 +77,17 @@ struct XlaOp {
   // Of its FLOPs, those of matrix-unit work where the profile says which (a TPU program's ops by
   // their hlo_category: the model's FLOPs where stated); -1: the instruction decides.
   double matrix_flops = -1;
-  // A TPU program's FLOPs as MFU counts them, XProf's FLOPS utilization: every op's model_flops where
-  // stated, else its flops (with those of `program_ops`, added when costed); -1: none stated.
+  // A TPU op's FLOPs as MFU counts them, XProf's FLOPS utilization: its model_flops where stated,
+  // else its flops (or those of `program_ops`, added when costed); -1: none stated.
   double model_flops = -1;
-  // A TPU program's ops whose events carry no cost stats and whose instruction the module that ran
-  // them holds (into XlaHlo::program_ops): their instructions' costs add to `flops` and `bytes`.
+  // A TPU op whose events carry no cost stats and whose instruction the module that ran it holds
+  // (into XlaHlo::program_ops): its instruction's cost adds to `flops` and `bytes`.
   HloRange program_ops = {};
+  // The op's own time on the device where its activity spans more: a TPU's asynchronous copy, whose
+  // activity is the transfer from its copy-start to its copy-done's end, held the core for its
+  // copy-done's time (XProf's op time), which the op tables count (analyse/ops/op_stats.h). -1: the
+  // activity's span is the op's time.
+  TimeNs own_ns = -1;
 };
 
 // One such op: its instruction (into XlaHlo::instructions), and whether its hlo_category names

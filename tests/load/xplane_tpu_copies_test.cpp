@@ -96,10 +96,17 @@ TEST(XplaneTpuCopies, TheProgramRunIsExecuteNotItsStepsAndItsBytesLeaveTheCopies
   for (const GpuActivity& a : p.gpu_activities) EXPECT_EQ(a.correlation, p.runtime_calls[0].correlation);
   // The run returned after its work (20,000 >= 15,001 ns): a wait on the device.
   ASSERT_EQ(p.gpu_syncs.size(), 1u);
-  // The program's bytes: the fusion's 8,192, not the copies' 2 x 4,096.
+  // The ops' bytes: the fusion's 8,192; the copies' 2 x 4,096 cross the host link, not the device's
+  // memory (no bytes), and each copy holds the core for its copy-done's time (issue 91): 4,000 ns
+  // for copy-done, 1 ns for copy-done.1, though their transfers last 8,000 and 3,001 ns.
   ASSERT_TRUE(p.xla_hlo);
-  ASSERT_EQ(p.xla_hlo->ops.size(), 1u);
-  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[0].bytes, 8192.0);
+  ASSERT_EQ(p.xla_hlo->ops.size(), 3u);
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[0].bytes, -1.0);
+  EXPECT_EQ(p.xla_hlo->ops[0].own_ns, 4000);
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[1].bytes, 8192.0);
+  EXPECT_EQ(p.xla_hlo->ops[1].own_ns, -1);
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[2].bytes, -1.0);
+  EXPECT_EQ(p.xla_hlo->ops[2].own_ns, 1);
 }
 
 // Copies that overlap each other go on lines of their own, so that no line runs two at once.

@@ -6,8 +6,11 @@
 // cost stats costed by the HLO module that ran it; a TPU's SparseCore ops as the TPU's work.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "analyse/gpu/xla_cost.h"
 #include "analyse/worker_analysis.h"
@@ -79,19 +82,21 @@ TEST(XplaneTpu, OpsCarryXlasCountsAndTheirProgramRunLaunchesThem) {
   EXPECT_EQ(p.gpu_syncs[0].correlation, p.runtime_calls[0].correlation);
   EXPECT_EQ(p.gpu_syncs[0].kind, GpuSyncKind::Context);
   EXPECT_EQ(p.gpu_syncs[0].end, 10000);
-  // The run's op carries its ops' counts: FLOPs 4e9 + 1e6, bytes 1e6 + 2e6, and the convolution
-  // fusion's model FLOPs (3e9) as matrix-unit work.
+  // Each op carries its own counts (issue 91): the convolution fusion FLOPs 4e9, bytes 1e6, its
+  // model FLOPs (3e9) as matrix-unit work; each run of the loop fusion FLOPs 1e6, bytes 2e6.
   ASSERT_TRUE(p.xla_hlo);
-  ASSERT_EQ(p.xla_hlo->ops.size(), 2u);
+  ASSERT_EQ(p.xla_hlo->ops.size(), 3u);
   const XlaOp& first = p.xla_hlo->ops[0];
-  EXPECT_DOUBLE_EQ(first.flops, 4'001'000'000.0);
-  EXPECT_DOUBLE_EQ(first.bytes, 3'000'000.0);
+  EXPECT_DOUBLE_EQ(first.flops, 4'000'000'000.0);
+  EXPECT_DOUBLE_EQ(first.bytes, 1'000'000.0);
   EXPECT_DOUBLE_EQ(first.matrix_flops, 3'000'000'000.0);
-  EXPECT_DOUBLE_EQ(first.model_flops, 3'001'000'000.0);  // model FLOPs where stated, else flops
-  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[1].flops, 1'000'000.0);
-  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[1].model_flops, 1'000'000.0);
-  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[1].bytes, 2'000'000.0);
-  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[1].matrix_flops, -1.0);
+  EXPECT_DOUBLE_EQ(first.model_flops, 3'000'000'000.0);  // model FLOPs where stated, else flops
+  for (std::size_t k : {1u, 2u}) {
+    EXPECT_DOUBLE_EQ(p.xla_hlo->ops[k].flops, 1'000'000.0);
+    EXPECT_DOUBLE_EQ(p.xla_hlo->ops[k].model_flops, 1'000'000.0);
+    EXPECT_DOUBLE_EQ(p.xla_hlo->ops[k].bytes, 2'000'000.0);
+    EXPECT_DOUBLE_EQ(p.xla_hlo->ops[k].matrix_flops, -1.0);
+  }
   // The ranges name the framework op where the profile says, else the instruction.
   ASSERT_EQ(p.gpu_ranges.size(), 3u);
   EXPECT_EQ(p.str(p.gpu_ranges[0].name), "model/dense/MatMul");
@@ -140,8 +145,9 @@ TEST(XplaneTpu, TheCriticalPathWaitsOnTheDeviceThroughTheProgramRun) {
   EXPECT_LT(step.by[static_cast<std::size_t>(PathBound::Cpu)], device);
   // MFU counts every op's model FLOPs, as XProf's FLOPS utilization does (issue 91): the convolution
   // fusion's model FLOPs (3e9, not its 4e9 flops) and the loop fusion's flops (1e6) in each run;
-  // each run's count is kept as a float (flops.cpp).
-  EXPECT_DOUBLE_EQ(w.compute.flops, static_cast<double>(3.001e9f) + 1e6);
+  // each op's count is kept as a float (flops.cpp), and 3e9 and 1e6 are exact in one:
+  // 3e9 + 1e6 + 1e6.
+  EXPECT_DOUBLE_EQ(w.compute.flops, 3'002'000'000.0);
   // No Tensor Cores on a TPU: their metrics are n/a, not 0%; the kernels are "other kernels".
   EXPECT_FALSE(w.metrics.get(Metric::TensorCoreKernelTimePct));
   EXPECT_FALSE(w.metrics.get(Metric::ResourcesTcKernelsPct));
@@ -156,8 +162,7 @@ TEST(XplaneTpu, MfuTakesTheChipsBf16PeakAndTheMatrixUnitsHaveTheirShare) {
   // take 3.002e9 / 918e12 s = 3.270 us of the 25 us on the one TPU, 13.08%.
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::WindowWallUs), 25.0);
   ASSERT_TRUE(w.metrics.get(Metric::ComputeMfuPct));
-  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct),
-              100.0 * ((static_cast<double>(3.001e9f) + 1e6) / 918e12) / 25e-6, 1e-9);
+  EXPECT_NEAR(*w.metrics.get(Metric::ComputeMfuPct), 100.0 * (3.002e9 / 918e12) / 25e-6, 1e-9);
   // The matrix units ran the convolution fusion, 5,000 ns of the 11,500 ns of categorised op time
   // (the loop fusion's 3,000 and 3,500 ns are vector work).
   EXPECT_DOUBLE_EQ(*w.metrics.get(Metric::MatrixUnitOpTimePct), 100.0 * 5000 / 11500);
@@ -253,35 +258,58 @@ std::vector<Plane> tpu_hlo_planes() {
   return {t, h, m};
 }
 
+// The host event of the op named `name` whose details are the `k`-th of that name's (kNone: none).
+std::size_t op_event(const Profile& p, std::string_view name, int k = 0) {
+  std::vector<std::size_t> found;
+  for (std::size_t i = 0; i < p.host_events.size(); ++i)
+    if (p.str(p.host_events[i].name) == name) found.push_back(i);
+  std::sort(found.begin(), found.end(), [&](std::size_t a, std::size_t b) {
+    return p.host_events[a].details < p.host_events[b].details;
+  });
+  return k < static_cast<int>(found.size()) ? found[static_cast<std::size_t>(k)] : kNone;
+}
+
 TEST(XplaneTpu, OpsWithoutCostStatsTakeThemFromTheModuleThatRanThem) {
   Profile p = xplane::read_space(space(tpu_hlo_planes()), "tpu.xplane.pb", {});
   ASSERT_TRUE(p.xla_hlo);
-  ASSERT_EQ(p.xla_hlo->ops.size(), 1u);
-  const XlaOp& run = p.xla_hlo->ops[0];
-  // The reader keeps the stated counts and the two ops the module costs: dot.1 (matched by its
-  // program id) and fusion.2 (by the module run around it), not copy.9.
-  EXPECT_DOUBLE_EQ(run.flops, 1000.0);
-  EXPECT_DOUBLE_EQ(run.bytes, 2000.0);
-  ASSERT_EQ(run.program_ops.count, 2u);
-  EXPECT_EQ(p.xla_hlo->program_ops[run.program_ops.first].matrix, -1);     // dot.1: no category
-  EXPECT_EQ(p.xla_hlo->program_ops[run.program_ops.first + 1].matrix, 0);  // fusion.2: loop fusion
+  // An XLA op each (issue 91): dot.1 costed by the module (matched by its program id), fusion.2 (by
+  // the module run around it), dot.1 with its stated counts, copy.9 with neither (the module holds
+  // no copy.9).
+  ASSERT_EQ(p.xla_hlo->ops.size(), 4u);
+  const XlaOp& dot = p.xla_hlo->ops[0];
+  ASSERT_EQ(dot.program_ops.count, 1u);
+  EXPECT_EQ(p.xla_hlo->program_ops[dot.program_ops.first].matrix, -1);  // dot.1: no category
+  const XlaOp& fusion = p.xla_hlo->ops[1];
+  ASSERT_EQ(fusion.program_ops.count, 1u);
+  EXPECT_EQ(p.xla_hlo->program_ops[fusion.program_ops.first].matrix, 0);  // fusion.2: loop fusion
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[2].flops, 1000.0);
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[2].bytes, 2000.0);
+  EXPECT_EQ(p.xla_hlo->ops[3].program_ops.count, 0u);
   EXPECT_TRUE(has_line(p.notes,
                        "3 TPU ops carry no flops or bytes_accessed stats: 2 took their FLOPs and "
                        "bytes from the HLO module that ran them, 1 had neither"));
-  // The run's cost: 1,000 + 4,194,304 + 262,144 FLOPs, 2,000 + 229,376 + 524,288 bytes; its
-  // matrix-unit FLOPs are dot.1's from the module (the stated run has no category); MFU counts all
-  // of its FLOPs (no model_flops stated: the flops), as XProf's FLOPS utilization.
-  std::size_t call = p.host_events.size();
-  for (std::size_t i = 0; i < p.host_events.size(); ++i)
-    if (p.host_events[i].details != kNone) call = i;
-  ASSERT_LT(call, p.host_events.size());
+  // Each op's cost: dot.1 4,194,304 FLOPs and 229,376 bytes from the module, fusion.2 262,144 and
+  // 524,288, the stated dot.1 1,000 and 2,000; MFU counts all of their FLOPs (no model_flops stated:
+  // the flops), as XProf's FLOPS utilization: 1,000 + 4,194,304 + 262,144 = 4,457,448.
   XlaCosts costs(p);
-  std::optional<OpCost> cost = costs.roofline_cost(call);
-  ASSERT_TRUE(cost);
-  EXPECT_DOUBLE_EQ(cost->flop, 4'457'448.0);
-  ASSERT_TRUE(cost->bytes);
-  EXPECT_DOUBLE_EQ(*cost->bytes, 755'664.0);
-  EXPECT_DOUBLE_EQ(costs.mfu_flops(call), 4'457'448.0);
+  std::size_t module_dot = op_event(p, "dot.1", 0), stated_dot = op_event(p, "dot.1", 1);
+  std::size_t loop = op_event(p, "fusion.2");
+  ASSERT_NE(module_dot, kNone);
+  ASSERT_NE(stated_dot, kNone);
+  ASSERT_NE(loop, kNone);
+  std::optional<OpCost> cost = costs.roofline_cost(module_dot);
+  ASSERT_TRUE(cost && cost->bytes);
+  EXPECT_DOUBLE_EQ(cost->flop, 4'194'304.0);
+  EXPECT_DOUBLE_EQ(*cost->bytes, 229'376.0);
+  EXPECT_TRUE(cost->matrix);
+  cost = costs.roofline_cost(loop);
+  ASSERT_TRUE(cost && cost->bytes);
+  EXPECT_DOUBLE_EQ(cost->flop, 262'144.0);
+  EXPECT_DOUBLE_EQ(*cost->bytes, 524'288.0);
+  EXPECT_DOUBLE_EQ(costs.mfu_flops(module_dot), 4'194'304.0);
+  EXPECT_DOUBLE_EQ(costs.mfu_flops(loop), 262'144.0);
+  EXPECT_DOUBLE_EQ(costs.mfu_flops(stated_dot), 1000.0);
+  EXPECT_FALSE(costs.costed(op_event(p, "copy.9")));
   WorkerAnalysis w = analyse_profile(p, default_classification(), {});
   EXPECT_DOUBLE_EQ(w.compute.flops, 4'457'448.0);
 }
@@ -291,9 +319,9 @@ TEST(XplaneTpu, WithoutTheModuleTheOpsHaveNeither) {
   planes.pop_back();  // no /host:metadata: no module
   Profile p = xplane::read_space(space(planes), "tpu.xplane.pb", {});
   ASSERT_TRUE(p.xla_hlo);
-  ASSERT_EQ(p.xla_hlo->ops.size(), 1u);
-  EXPECT_EQ(p.xla_hlo->ops[0].program_ops.count, 0u);
-  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[0].flops, 1000.0);
+  ASSERT_EQ(p.xla_hlo->ops.size(), 4u);
+  for (const XlaOp& op : p.xla_hlo->ops) EXPECT_EQ(op.program_ops.count, 0u);
+  EXPECT_DOUBLE_EQ(p.xla_hlo->ops[2].flops, 1000.0);
   EXPECT_TRUE(has_line(p.notes,
                        "3 TPU ops carry no flops or bytes_accessed stats: 0 took their FLOPs and "
                        "bytes from the HLO module that ran them, 3 had neither"));

@@ -23,13 +23,20 @@ std::vector<std::uint32_t> mark_graph_launches(const Profile& p, const NameMatch
   return launches;
 }
 
-// Replayed activities whose own External id names an op that lies within their graph launch's span:
-// the op captured them (graph_capture.cpp put it there). An op that issued the launch encloses it
-// instead, and keeps the activity through the launch.
+// Activities whose own External id names an op that lies within their launching call's span: the
+// op captured them (graph_capture.cpp put it there), or the call ran a compiled program whose ops the
+// profile names (a TPU's XLA ops, placed in their Execute call by the XSpace reader, tpu_ops.cpp). An
+// op that issued the launch encloses it instead, and keeps the activity through the launch: outside
+// a graph replay, an activity whose External id is its call's, or names the call's own owner, stays
+// with it (a Kineto kernel names the op that launched it).
 void link_captured_ops(const Profile& p, Attribution& a) {
+  auto candidate = [&](std::size_t i) {
+    std::int64_t id = p.gpu_activities[i].external_id;
+    std::uint32_t r = a.activity_runtime[i];
+    return id != 0 && r != kNone && (a.replayed(i) || p.runtime_calls[r].external_id != id);
+  };
   bool any = false;
-  for (std::size_t i = 0; i < p.gpu_activities.size() && !any; ++i)
-    any = p.gpu_activities[i].external_id != 0 && a.replayed(i);
+  for (std::size_t i = 0; i < p.gpu_activities.size() && !any; ++i) any = candidate(i);
   if (!any) return;
   IdIndex ops;
   for (std::uint32_t e = 0; e < p.host_events.size(); ++e)
@@ -38,11 +45,12 @@ void link_captured_ops(const Profile& p, Attribution& a) {
   std::sort(ops.begin(), ops.end());
   IdLookup find_op(ops);
   for (std::size_t i = 0; i < p.gpu_activities.size(); ++i) {
-    std::int64_t id = p.gpu_activities[i].external_id;
-    if (id == 0 || !a.replayed(i)) continue;
-    std::uint32_t op = find_op(id);
-    const RuntimeCall& launch = p.runtime_calls[a.activity_runtime[i]];
+    if (!candidate(i)) continue;
+    std::uint32_t op = find_op(p.gpu_activities[i].external_id);
+    std::uint32_t r = a.activity_runtime[i];
+    const RuntimeCall& launch = p.runtime_calls[r];
     if (op == kNone || p.host_events[op].start < launch.start || p.host_events[op].end > launch.end) continue;
+    if (!a.replayed(i) && op == a.runtime_owner[r]) continue;
     if (a.captured_op.empty()) a.captured_op.assign(p.gpu_activities.size(), kNone);
     a.captured_op[i] = op;
     ++a.activities_by_capture;
@@ -53,7 +61,10 @@ void link_captured_ops(const Profile& p, Attribution& a) {
 
 void attach_graph_replays(const Profile& p, const NameMatcher& graph_launch, Attribution& a) {
   std::vector<std::uint32_t> launches = mark_graph_launches(p, graph_launch, a);
-  if (launches.empty()) return;
+  if (launches.empty()) {
+    link_captured_ops(p, a);
+    return;
+  }
   // Per stream: the latest start of a call that launched work the stream has run so far.
   boost::container::flat_map<std::pair<std::int32_t, std::uint32_t>, TimeNs> stream_launched_at;
   std::size_t next = 0;

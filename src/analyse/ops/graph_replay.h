@@ -13,7 +13,9 @@
 namespace perfgate {
 
 // Marks the graph launches in `a.graph_launch` and links the unlinked activities their spans hold;
-// does nothing (and leaves `a` as it was) when the profile has no graph launch.
+// then gives each activity the op its External id places inside its launching call, where there is
+// one (a captured graph's op, a compiled program's op: Attribution::captured_op). Leaves `a` as it
+// was when the profile has neither.
 void attach_graph_replays(const Profile& profile, const NameMatcher& graph_launch, Attribution& a);
 
 }  // namespace perfgate

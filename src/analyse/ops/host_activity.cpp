@@ -134,7 +134,8 @@ HostActivitySums host_activity(const Profile& p, const Attribution& a, NameClass
     if (a.activity_runtime[i] == kNone) ++s.kernels_without_launch;
     if (a.replayed(i)) s.graph_kernel_time += k.end - k.start;
     if (classes.compiled_kernel(k.name)) s.compiled_kernel_time += k.end - k.start;
-    if (!a.captured_op.empty() && a.captured_op[i] != kNone) s.graph_kernel_time_placed += k.end - k.start;
+    if (a.replayed(i) && !a.captured_op.empty() && a.captured_op[i] != kNone)
+      s.graph_kernel_time_placed += k.end - k.start;
   }
   s.median_launch_gap = median_launch_gap(p, a, w);
   count_copies(p, w, links, s);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/xla_hlo.h"
+
 namespace perfgate {
 namespace {
 constexpr std::string_view kAutogradPrefix = "autograd::engine::evaluate_function:";
@@ -77,11 +79,15 @@ void OpStats::mark_window_and_direction(const Window& window,
       subtree_end_[parent] = std::max(subtree_end_[parent], subtree_end_[i]);
 }
 
-// Durations as unsigned: sums wrap instead of overflowing, and a range's difference is exact.
+// Durations as unsigned: sums wrap instead of overflowing, and a range's difference is exact. An
+// XLA op that states its own time on the device (a TPU's asynchronous copy: its copy-done's, while
+// its activity spans the transfer; model/xla_hlo.h) counts that time: the op tables count what held
+// the device, as XProf's op metrics do, and a TPU's overlapping transfers are not summed.
 void OpStats::sum_device_time() {
   std::size_t n = p_.host_events.size();
   device_prefix_.assign(n + 1, 0);
   tc_prefix_.assign(n + 1, 0);
+  const XlaHlo* hlo = p_.xla_hlo.get();
   for (std::size_t e = 0; e < n; ++e) {
     std::uint64_t device = 0, tc = 0;
     for (std::uint32_t a : launched(e)) {
@@ -90,6 +96,10 @@ void OpStats::sum_device_time() {
       device += d;
       if (act.kind == GpuActivityKind::Kernel && classes_.tensor_core_kernel(act.name)) tc += d;
     }
+    if (std::uint32_t details = p_.host_events[e].details;
+        hlo && details != kNone && offsets_[e + 1] > offsets_[e])
+      if (const XlaOp* op = hlo->op(details); op && op->own_ns >= 0)
+        device = static_cast<std::uint64_t>(op->own_ns);
     device_prefix_[e + 1] = device_prefix_[e] + device;
     tc_prefix_[e + 1] = tc_prefix_[e] + tc;
   }

@@ -103,7 +103,8 @@ class Builder {
   // A device plane that ran something: its device's description (a SparseCore's kept for a TPU
   // whose TensorCore plane ran nothing).
   void device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core);
-  // The host calls that ran compiled programs as the launches of the TPU ops (tpu_ops.cpp).
+  // The host calls that ran compiled programs as the launches of the TPU ops, and each TPU op as an
+  // op of its own inside its call (tpu_ops.cpp).
   void tpu_programs();
   // A device's "Steps" line: each event a step, by its group id (steps.cpp).
   void device_steps(const Plane& plane, const Line& line, const StatKeys& keys, std::int32_t device);
@@ -157,6 +158,10 @@ class Builder {
   // Each TPU op as read, by its activity (tpu_ops.cpp); counts -1 where the profile has none.
   struct TpuOp {
     std::uint32_t activity = 0;
+    StringId name = kNoString;  // the op of the op tables: its framework op (tf_op), else the instruction
+    // A copy's own time on the TPU core (its copy-done's, XProf's op time), where its activity spans
+    // the transfer from its copy-start; -1 for every other op, whose activity is its own time.
+    TimeNs own_ns = -1;
     double flops = -1;
     double model_flops = -1;
     double bytes = -1;
@@ -169,6 +174,10 @@ class Builder {
     StringId module = kNoString;
   };
   std::vector<TpuOp> tpu_ops_;
+  // A TPU op's details and its XLA op with XLA's own counts of it, or its module's instruction
+  // (counted in `from_module`; in `uncosted` where neither is known).
+  std::uint32_t tpu_op_details(const TpuOp& op, const GpuActivity& g, std::uint64_t& from_module,
+                               std::uint64_t& uncosted);
   // The plane being read's copy-starts not yet done, by instruction name: their start.
   std::unordered_map<std::string_view, TimeNs> copy_starts_;
   // Each device's transfer lines: the end of the last transfer on each.

@@ -5,9 +5,14 @@
 // metadata's stats `flops`, `model_flops`, `bytes_accessed`, `hlo_category`, `tf_op`, and the
 // event's own stats of the same names over them. The host call that ran the compiled program
 // (`TfrtTpuLoadedExecutable::Execute`, `PjRt…LoadedExecutable::Execute`) launched the ops that
-// follow it: it becomes a runtime call that launched them, the op around it carries their counts,
-// and where it returned only once they were done it waited on the device, as a CUDA context
-// synchronisation does (a GpuSync the critical path turns into an edge from the device's work).
+// follow it: it becomes a runtime call that launched them, and where it returned only once they were
+// done it waited on the device, as a CUDA context synchronisation does (a GpuSync the critical path
+// turns into an edge from the device's work). Each op the TPU ran is an op of the op tables, as
+// XProf's op metrics count it (xplane_to_op_metrics_db.cc): named by its framework op (`tf_op`) or
+// else its instruction, with its own counts and time (a copy's: its copy-done's, the time the core
+// waited for the transfer), an instant inside the call on its thread whose External id the op's
+// activity carries, as the ops of a captured graph are placed in its launch (attribution.h): the
+// host spends no time of its own on it, and the call's op holds its ops' time as its callees'.
 // An op whose events carry neither `flops` nor `bytes_accessed` takes its costs from the HLO
 // module that ran it, as XProf's EnterOpMetadataFromHloModuleMap does: the module by the op's
 // `program_id` (or `hlo_module`) stat, else by the "XLA Modules" run around it, and the
@@ -86,12 +91,17 @@ bool Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
   if (meta) read(meta->stats);
   read(e.stats);
   bool copy = is_copy_category(category);
+  // A copy-done's own span on the core, before its activity becomes the transfer.
+  TimeNs own_start = a.start;
+  TimeNs own_end = device_ps >= 0 && device_ps / 1000 < static_cast<double>(kMaxTimeNs - a.start)
+                       ? a.start + static_cast<TimeNs>(std::llround(device_ps / 1000))
+                       : a.end;
   if (copy && !tpu_copy(meta, category, shape, op.bytes, a)) return false;
+  if (copy) op.own_ns = own_end - own_start;
   // An op lasts what the device measured of it (device_duration_ps), from where the host's clock
   // places it, as XProf's op metrics time it: on the shared v6e profile 58 fusions of about 8 ms each
   // are placed with no length, and 143 ops' lengths differ from the device's.
-  if (!copy && device_ps >= 0 && device_ps / 1000 < static_cast<double>(kMaxTimeNs - a.start))
-    a.end = a.start + static_cast<TimeNs>(std::llround(device_ps / 1000));
+  if (!copy) a.end = own_end;
   if (op.program < 0 && module.empty()) {
     // The program run around the op on its plane's "XLA Modules" line.
     auto run = std::upper_bound(module_runs_.begin(), module_runs_.end(), a.start,
@@ -107,12 +117,15 @@ bool Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
   op.categorised = !category.empty();
   op.copy = copy;
   if (!category.empty() && !copy) a.units = op.matrix ? ComputeUnits::Matrix : ComputeUnits::Vector;
+  // The framework op it came from where the profile says (`tf_op`, "jit(f)/jit(main)/add:", less
+  // what follows its last ':', the op's type, as XProf's top ops group it), else the instruction.
+  std::string_view framework = tf_op.substr(0, std::min(tf_op.rfind(':'), tf_op.size()));
+  op.name = framework.empty() ? a.name : p_.strings.intern(framework);
   tpu_ops_.push_back(op);
-  // The framework op it came from where the profile says (`tf_op`), else the instruction, as a range
-  // on its line: the regions table's time per op.
-  p_.gpu_ranges.push_back({.start = a.start,
-                           .end = a.end,
-                           .name = tf_op.empty() ? a.name : p_.strings.intern(tf_op),
+  // That op as a range over the op's own time on its line: the regions table's time per op.
+  p_.gpu_ranges.push_back({.start = own_start,
+                           .end = copy ? own_end : a.end,
+                           .name = op.name,
                            .device = a.device,
                            .stream = a.stream});
   return true;
@@ -161,17 +174,12 @@ void Builder::tpu_programs() {
   for (const GpuActivity& g : p_.gpu_activities) next = std::max(next, g.correlation);
   // Each op launched by the last call that started at or before it.
   struct Program {
-    double flops = -1, bytes = -1, matrix_flops = -1, model_flops = -1;
     TimeNs device_end = 0;
     std::int32_t device = 0;
     std::int64_t correlation = 0;
-    std::vector<XlaProgramOp> module_costed;  // its ops costed by their module's instruction
   };
   std::vector<Program> programs(calls.size());
   std::uint64_t from_module = 0, uncosted = 0;
-  auto add = [](double& sum, double v) {
-    if (v >= 0) sum = std::max(sum, 0.0) + v;
-  };
   for (const TpuOp& op : tpu_ops_) {
     GpuActivity& g = p_.gpu_activities[op.activity];
     auto after = std::upper_bound(calls.begin(), calls.end(), g.start,
@@ -184,43 +192,32 @@ void Builder::tpu_programs() {
     }
     g.correlation = program.correlation;
     program.device_end = std::max(program.device_end, g.end);
-    // A transfer between the host's memory and the device's crosses the host link: its bytes are
-    // not the program's memory traffic (no HBM roofline), and it has no FLOPs.
-    if (op.copy) continue;
-    if (op.flops < 0 && op.bytes < 0) {
-      // No cost stats: the instruction of the module that ran it, whose cost the analysis works out.
-      std::uint32_t instruction = op.program >= 0 || op.module != kNoString
-                                      ? hlo_.instruction(p_.str(op.module), op.program, p_.str(g.name))
-                                      : kNone;
-      if (instruction != kNone)
-        program.module_costed.push_back(
-            {.instruction = instruction,
-             .matrix = static_cast<std::int8_t>(op.categorised ? op.matrix : -1)});
-      ++(instruction != kNone ? from_module : uncosted);
-      continue;
-    }
-    add(program.flops, op.flops);
-    add(program.bytes, op.bytes);
-    add(program.model_flops, op.model_flops >= 0 ? op.model_flops : op.flops);
-    if (op.matrix) add(program.matrix_flops, op.model_flops >= 0 ? op.model_flops : op.flops);
+    std::uint32_t details = tpu_op_details(op, g, from_module, uncosted);
+    g.external_id = p_.op_details[details].external_id;
+    // The op of the op tables: an instant at the call's start, inside it on its thread (the host spends
+    // no time of its own on it), that owns the activity by its External id (analyse/attribution.h).
+    const HostEvent& call = p_.host_events[*std::prev(after)];
+    HostEvent h;
+    h.start = call.start;
+    h.end = call.start;
+    h.thread = call.thread;
+    h.name = op.name;
+    h.kind = HostKind::Op;
+    h.details = details;
+    p_.host_events.push_back(h);
   }
   for (std::size_t k = 0; k < calls.size(); ++k) {
     const Program& program = programs[k];
     if (program.correlation == 0) continue;
+    OpDetails d;
+    d.external_id = next_external_id_++;
     HostEvent& h = p_.host_events[calls[k]];
-    std::uint32_t details = xla_op_details(kNone, program.flops, program.bytes);
-    XlaHlo& model = hlo_.model();
-    model.ops.back().matrix_flops = program.matrix_flops;
-    model.ops.back().model_flops = program.model_flops;
-    model.ops.back().program_ops = {static_cast<std::uint32_t>(model.program_ops.size()),
-                                    static_cast<std::uint32_t>(program.module_costed.size())};
-    model.program_ops.insert(model.program_ops.end(), program.module_costed.begin(),
-                             program.module_costed.end());
-    h.details = details;
+    h.details = static_cast<std::uint32_t>(p_.op_details.size());
+    p_.op_details.push_back(d);
     p_.runtime_calls.push_back({.start = h.start,
                                 .end = h.end,
                                 .correlation = program.correlation,
-                                .external_id = p_.op_details[details].external_id,
+                                .external_id = d.external_id,
                                 .name = h.name,
                                 .thread = h.thread});
     if (h.end >= program.device_end)
@@ -233,6 +230,40 @@ void Builder::tpu_programs() {
   if (from_module + uncosted > 0)
     p_.notes.push_back(note<NoteId::xspace_tpu_op_costs>(
         arg<"count">(from_module + uncosted), arg<"from_module">(from_module), arg<"uncosted">(uncosted)));
+}
+
+std::uint32_t Builder::tpu_op_details(const TpuOp& op, const GpuActivity& g, std::uint64_t& from_module,
+                                      std::uint64_t& uncosted) {
+  // A transfer between the host's memory and the device's crosses the host link: its bytes are not
+  // the device's memory traffic (no HBM roofline, no MBU), and it has the FLOPs XLA states (none).
+  if (op.copy) {
+    std::uint32_t details = xla_op_details(kNone, op.flops, -1);
+    hlo_.model().ops.back().own_ns = op.own_ns;
+    return details;
+  }
+  if (op.flops < 0 && op.bytes < 0) {
+    // No cost stats: the instruction of the module that ran it, whose cost the analysis works out.
+    std::uint32_t instruction = op.program >= 0 || op.module != kNoString
+                                    ? hlo_.instruction(p_.str(op.module), op.program, p_.str(g.name))
+                                    : kNone;
+    ++(instruction != kNone ? from_module : uncosted);
+    std::uint32_t details = xla_op_details(instruction, -1, -1);
+    if (instruction == kNone) return details;
+    // Its cost as a program op's (xla_cost.cpp): all its FLOPs count in MFU, and its category, where
+    // it has one, says whether they are matrix-unit work.
+    XlaHlo& model = hlo_.model();
+    model.ops.back().instruction = kNone;
+    model.ops.back().program_ops = {static_cast<std::uint32_t>(model.program_ops.size()), 1};
+    model.program_ops.push_back(
+        {.instruction = instruction, .matrix = static_cast<std::int8_t>(op.categorised ? op.matrix : -1)});
+    return details;
+  }
+  std::uint32_t details = xla_op_details(kNone, op.flops, op.bytes);
+  double model_flops = op.model_flops >= 0 ? op.model_flops : op.flops;
+  XlaOp& x = hlo_.model().ops.back();
+  x.model_flops = model_flops;
+  if (op.matrix) x.matrix_flops = model_flops;
+  return details;
 }
 
 }  // namespace perfgate::xplane
