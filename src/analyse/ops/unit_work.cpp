@@ -52,20 +52,20 @@ std::vector<UnitWork> unit_work(const Profile& p, const Attribution& a, const Op
   std::vector<bool> marker(p.host_events.size(), false);
   for (std::uint32_t m : step_markers)
     if (m < marker.size()) marker[m] = true;
-  // Each op counted in a unit: its unit, to take its callees' and runtime calls' time from its
-  // host self time.
-  std::vector<std::uint32_t> op_unit(p.host_events.size(), kNone);
+  // Each range counted in a unit: its unit, to take its callees' and runtime calls' time from an
+  // op's host self time.
+  std::vector<std::uint32_t> unit_of(p.host_events.size(), kNone);
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     const HostEvent& h = p.host_events[e];
     if (h.thread != inferred.thread || !stats.in_window(e)) continue;
     std::uint32_t u = unit_at(units, work, h.start);
     if (u == kNone) continue;
+    unit_of[e] = u;
     if (stats.is_op(e)) {
       Sums& s = sums[u].ops[h.name];
       ++s.calls;
       s.host += h.end - h.start;  // its callees and runtime calls are taken below
       add_time(s.gpu, stats.self_device(e));
-      op_unit[e] = u;
     } else if (h.kind == HostKind::Annotation && !marker[e]) {
       Sums& s = sums[u].regions[h.name];
       ++s.calls;
@@ -74,14 +74,18 @@ std::vector<UnitWork> unit_work(const Profile& p, const Attribution& a, const Op
     }
   }
   auto take = [&](std::uint32_t op, TimeNs time) {
-    if (op == kNone || op_unit[op] == kNone) return;
-    sums[op_unit[op]].ops[p.host_events[op].name].host -= time;
+    if (op == kNone || unit_of[op] == kNone || !stats.is_op(op)) return;
+    sums[unit_of[op]].ops[p.host_events[op].name].host -= time;
   };
   for (const HostEvent& h : p.host_events) take(h.parent, h.end - h.start);
   HostEventCursor before(p);
   for (std::size_t r = 0; r < p.runtime_calls.size(); ++r) {
     const RuntimeCall& call = p.runtime_calls[r];
-    take(self_time_holder(p, before, a.runtime_owner[r], call), call.end - call.start);
+    // The range that holds a call's time is its owner or a range inside it, in the owner's unit (a
+    // unit opens with a top-level range): not looked for where the owner is in none.
+    std::uint32_t owner = a.runtime_owner[r];
+    if (owner != kNone && unit_of[owner] != kNone)
+      take(self_time_holder(p, before, owner, call), call.end - call.start);
     if (call.thread != inferred.thread || r + 1 >= a.activity_offsets.size()) continue;
     std::uint32_t u = unit_at(units, work, call.start);
     if (u == kNone) continue;
