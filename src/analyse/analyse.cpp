@@ -33,6 +33,7 @@
 #include "analyse/ops/kernels_table.h"
 #include "analyse/ops/op_stats.h"
 #include "analyse/ops/ops_table.h"
+#include "analyse/ops/unit_work.h"
 #include "analyse/ops/warmup.h"
 #include "analyse/run/worker_hold.h"
 #include "analyse/steps/breakdown.h"
@@ -105,6 +106,8 @@ void op_stage(const Profile& profile, const Attribution& attribution, NameClasse
                    {w.window.start, w.window.end}};
   build_op_tables(in, w.tables, detailed);
   w.tables.regions = build_regions(in);
+  if (w.steps.inferred)
+    w.unit_work = unit_work(profile, attribution, stats, w.steps.marker_events, w.window, *w.steps.inferred);
   TensorCoreShapeReport shapes = tensor_core_shapes(profile, stats, args);
   w.tables.tc_shape_findings = std::move(shapes.findings);
   w.tensor_cores.misaligned_shapes = shapes.misaligned;

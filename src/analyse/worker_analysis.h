@@ -77,6 +77,9 @@ struct WorkerAnalysis {
   ProfileInfo info;        // what the trace says about itself, for the report
   CaptureProfile capture;  // what the capture is, decided before any rule runs (issue 89)
   StepDetection steps;
+  // The work inside each inferred unit (steps.inferred's units, in their order), set by the op stage
+  // (analyse/ops/unit_work.h); empty where none is inferred.
+  std::vector<UnitWork> unit_work;
   Window window;
   Breakdown mean_breakdown{};  // mean over window steps (ns); under a clock offset, see over_gpu_span
   // A clock offset (launch_delay.h) with rules: attribution.clock_offset_over_gpu_span: every time

@@ -157,12 +157,17 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
     ReportInferredIterations& all = *b.inferred_iterations;
     all.units_us.clear();
     all.unit_names.clear();
+    all.unit_work.clear();
+    bool with_work = true;
     for (const Baseline& run : runs) {
       const ReportInferredIterations& i = *run.inferred_iterations;
       all.units_us.insert(all.units_us.end(), i.units_us.begin(), i.units_us.end());
       all.unit_names.insert(all.unit_names.end(), i.unit_names.begin(), i.unit_names.end());
+      with_work = with_work && i.unit_work.size() == i.units_us.size();
+      if (with_work) all.unit_work.insert(all.unit_work.end(), i.unit_work.begin(), i.unit_work.end());
       b.inferred_runs.push_back(i);
     }
+    if (!with_work) all.unit_work.clear();
   }
   std::vector<const PathProfile*> profiles;
   for (const Baseline& run : runs) profiles.push_back(run.path_profile ? &*run.path_profile : nullptr);

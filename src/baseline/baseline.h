@@ -153,9 +153,23 @@ std::vector<BaselineRow> kernel_rows(const std::vector<const ReportTable*>& kern
 // Every catalog metric of the report next to the baseline's, with the change.
 std::vector<ReportMetricChange> metric_changes(const ReportModel& current, const Baseline& baseline);
 
+// The work inside the inferred units both runs have (issue 95): the ops, regions and kernels of the
+// run's matched units summed, and of each baseline run's, with the units summed on each side. Units
+// a side did not count (ReportInferredIterations::unit_work: outside a window) are set aside on both.
+// None where a side holds no work per unit (a JSON report or a history read back) or no unit is
+// matched and counted on both: the per-unit tables then divide the window totals by the units.
+struct MatchedUnitWork {
+  std::vector<std::string> names;  // the units summed, in the run's order
+  std::vector<BaselineRow> run_ops, run_regions, run_kernels;
+  std::vector<BaselineRow> baseline_ops, baseline_regions, baseline_kernels;  // every baseline run's
+  double run_units = 0;                                                       // the run's units summed
+  double baseline_units = 0;                                                  // the baseline's, over its runs
+};
+
 // What the changes against the baseline are counted over (issue 74): each run's window steps where
 // both have some; where neither has and the gate matches the inferred units both repeat by their
-// identity, each run's units (its window totals over its units); else each run's whole window, and
+// identity, each run's units (the work inside the matched units, where both runs hold it, issue 95;
+// else its window totals over its units); else each run's whole window, and
 // where those hold different work (windows_hold_different_work) "changes" is ordered by the change
 // of the time a call, not by the window totals.
 struct ChangeCounting {
@@ -163,6 +177,11 @@ struct ChangeCounting {
   double run_count = 1;       // what the run's window totals are divided by: its steps or units
   double baseline_count = 1;  // the baseline's (pooled: every run's)
   bool by_call = false;
+  // Per inferred unit, or per step where both runs' steps are their inferred units (--step-pattern
+  // inferred): the work inside the matched units, where both runs hold it; the op, region and kernel
+  // tables sum it over the matched units and divide by their count, not the window totals by the
+  // units.
+  std::optional<MatchedUnitWork> matched;
 };
 ChangeCounting change_counting(const Baseline& run, const Baseline& baseline);
 
@@ -212,5 +231,9 @@ struct MatchedUnits {
   std::size_t baseline_units = 0;                     // before matching, a baseline run's at most
 };
 MatchedUnits match_inferred_units(const ReportInferredIterations& run, const Baseline& baseline);
+
+// The work inside the matched units (MatchedUnitWork), or none.
+std::optional<MatchedUnitWork> matched_unit_work(const ReportInferredIterations& run,
+                                                 const Baseline& baseline);
 
 }  // namespace perfgate

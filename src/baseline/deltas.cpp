@@ -3,7 +3,9 @@
 // in its name ("_per_step"), which every output shows in its header. Where either run has no steps
 // (nsys exports often have none) they are per inferred unit where the gate matches the units both
 // runs repeat ("_per_unit"), else each run's whole window ("_per_window"), and the table's
-// description and every output say so (change_counting).
+// description and every output say so (change_counting). Per inferred unit, and per step where both
+// runs' steps are their inferred units, the ops, regions and kernels are the work inside the units
+// both runs have, over their count (issue 95), where both runs' reports hold it.
 //
 // User regions (record_function and user annotations) have a table of their own: PyTorch 2.x
 // records the DataLoader's `enumerate(DataLoader)#...__next__` as a user annotation, not an op, and
@@ -224,23 +226,35 @@ void keep_largest_changes(ReportTable& t, std::size_t max_rows) {
 
 }  // namespace
 
+// Both runs' window steps are their inferred units (--step-pattern inferred), of one family.
+bool steps_are_inferred_units(const Baseline& run, const Baseline& baseline) {
+  const auto &now = run.inferred_iterations, &base = baseline.inferred_iterations;
+  return now && base && now->steps && base->steps && now->family == base->family && now->kind == base->kind;
+}
+
 ChangeCounting change_counting(const Baseline& run, const Baseline& baseline) {
   ChangeCounting c;
   if (changes_per_step(run.info.steps, baseline.info.steps)) {
     c.run_count = static_cast<double>(run.info.steps);
     c.baseline_count = static_cast<double>(baseline.info.steps);
+    // Steps made of inferred units compare the units both runs have, one to one, as the default
+    // analysis does: blocks 8-21 against blocks 2-17 are not 14 steps against 16 of like work.
+    if (steps_are_inferred_units(run, baseline))
+      c.matched = matched_unit_work(*run.inferred_iterations, baseline);
     return c;
   }
   if (compares_inferred(run.inferred_iterations, run.info.steps, baseline.inferred_iterations,
                         baseline.info.steps) &&
       !match_inferred_units(*run.inferred_iterations, baseline).names.empty()) {
     c.basis = ChangeBasis::Unit;
-    // A window's totals over its units count the work outside them too (a window of N openings
-    // holds N - 1 units): 13 calls over 12 units against 9 over 8 read +3.8% a unit for a kernel
-    // whose every call took as long. The changes are ordered and named by the time a call.
-    c.by_call = true;
     c.run_count = static_cast<double>(run.inferred_iterations->units_us.size());
     c.baseline_count = static_cast<double>(baseline.inferred_iterations->units_us.size());
+    // The work inside the matched units, where both runs hold it (issue 95). Else a window's totals
+    // over its units count the work outside them too (a window of N openings holds N - 1 units): 13
+    // calls over 12 units against 9 over 8 read +3.8% a unit for a kernel whose every call took as
+    // long. The changes are then ordered and named by the time a call.
+    c.matched = matched_unit_work(*run.inferred_iterations, baseline);
+    c.by_call = !c.matched;
     return c;
   }
   c.basis = ChangeBasis::Window;
@@ -253,19 +267,26 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
   ChangeCounting counting = change_counting(now, baseline);
   ChangeBasis basis = counting.basis;
   double now_steps = counting.run_count, base_steps = counting.baseline_count;
-  std::vector<Pair> ops = pair_rows(baseline.ops, base_steps, now.ops, now_steps);
-  std::vector<Pair> regions = pair_rows(baseline.regions, base_steps, now.regions, now_steps);
+  // The matched units' work over their count, else the window totals over the steps or units.
+  const MatchedUnitWork* matched = counting.matched ? &*counting.matched : nullptr;
+  double now_count = matched ? matched->run_units : now_steps;
+  double base_count = matched ? matched->baseline_units : base_steps;
+  std::vector<Pair> ops = pair_rows(matched ? matched->baseline_ops : baseline.ops, base_count,
+                                    matched ? matched->run_ops : now.ops, now_count);
+  std::vector<Pair> regions = pair_rows(matched ? matched->baseline_regions : baseline.regions, base_count,
+                                        matched ? matched->run_regions : now.regions, now_count);
+  std::vector<Pair> kernels = pair_rows(matched ? matched->baseline_kernels : baseline.kernels, base_count,
+                                        matched ? matched->run_kernels : now.kernels, now_count);
   std::vector<Contribution> parts;
   add_contributions(parts, ops, &BaselineRow::gpu_us, "GPU op", "GPU");
   add_contributions(parts, ops, &BaselineRow::cpu_us, "host op", "host");
   add_contributions(parts, regions, &BaselineRow::cpu_us, "region", "region");
   auto idle_before = idle_us(baseline, counting, false), idle_now = idle_us(now, counting, true);
   if (idle_before && idle_now) parts.push_back({"GPU idle", "GPU idle", "", idle_before, idle_now});
-  std::vector<ReportTable> tables = {
-      step_time_deltas(std::move(parts), basis), delta_table(Table::OpDeltas, kOpMeasures, ops, basis),
-      delta_table(Table::RegionDeltas, kRegionMeasures, regions, basis),
-      delta_table(Table::KernelDeltas, kKernelMeasures,
-                  pair_rows(baseline.kernels, base_steps, now.kernels, now_steps), basis)};
+  std::vector<ReportTable> tables = {step_time_deltas(std::move(parts), basis),
+                                     delta_table(Table::OpDeltas, kOpMeasures, ops, basis),
+                                     delta_table(Table::RegionDeltas, kRegionMeasures, regions, basis),
+                                     delta_table(Table::KernelDeltas, kKernelMeasures, kernels, basis)};
   tables.push_back(largest_changes_table(
       tables, {.basis = basis, .per_item = kChangesPerItem, .by_call = counting.by_call}));
   // Bytes at a peak are no time: after "changes", which reads the tables of times before it.

@@ -46,3 +46,78 @@ MatchedUnits match_inferred_units(const ReportInferredIterations& run, const Bas
 }
 
 }  // namespace perfgate
+
+namespace perfgate {
+namespace {
+
+bool holds_work(const ReportInferredIterations& i) {
+  return names_units(i) && i.unit_work.size() == i.unit_names.size();
+}
+
+void add_rows(std::map<std::string, BaselineRow>& into, const std::vector<ReportUnitRow>& rows) {
+  for (const ReportUnitRow& r : rows) {
+    BaselineRow& sum = into[r.name];
+    sum.name = r.name;
+    sum.gpu_us += r.gpu_us;
+    sum.cpu_us += r.cpu_us;
+    sum.calls += r.calls;
+  }
+}
+
+std::vector<BaselineRow> rows_of(std::map<std::string, BaselineRow>& sums) {
+  std::vector<BaselineRow> rows;
+  rows.reserve(sums.size());
+  for (auto& [name, row] : sums) rows.push_back(std::move(row));
+  return rows;
+}
+
+// Sums of one side's units.
+struct Side {
+  std::map<std::string, BaselineRow> ops, regions, kernels;
+  void add(const ReportUnitWork& w) {
+    add_rows(ops, w.ops);
+    add_rows(regions, w.regions);
+    add_rows(kernels, w.kernels);
+  }
+};
+
+}  // namespace
+
+std::optional<MatchedUnitWork> matched_unit_work(const ReportInferredIterations& run,
+                                                 const Baseline& baseline) {
+  std::vector<ReportInferredIterations> runs = baseline.inferred_runs;
+  if (runs.empty() && baseline.inferred_iterations) runs.push_back(*baseline.inferred_iterations);
+  if (runs.empty() || !holds_work(run) || !std::all_of(runs.begin(), runs.end(), holds_work))
+    return std::nullopt;
+  // Each baseline run's counted units by identity (the first of a name, as match_inferred_units).
+  std::vector<std::map<std::string, const ReportUnitWork*>> by_name(runs.size());
+  for (std::size_t r = 0; r < runs.size(); ++r)
+    for (std::size_t i = 0; i < runs[r].unit_names.size(); ++i)
+      by_name[r].emplace(runs[r].unit_names[i], &runs[r].unit_work[i]);
+  MatchedUnitWork m;
+  Side now, before;
+  for (std::size_t i = 0; i < run.unit_names.size(); ++i) {
+    const std::string& name = run.unit_names[i];
+    if (!run.unit_work[i].counted) continue;
+    bool everywhere = std::all_of(by_name.begin(), by_name.end(), [&](const auto& units) {
+      auto it = units.find(name);
+      return it != units.end() && it->second->counted;
+    });
+    if (!everywhere) continue;
+    m.names.push_back(name);
+    now.add(run.unit_work[i]);
+    for (const auto& units : by_name) before.add(*units.at(name));
+  }
+  if (m.names.empty()) return std::nullopt;
+  m.run_units = static_cast<double>(m.names.size());
+  m.baseline_units = static_cast<double>(m.names.size() * runs.size());
+  m.run_ops = rows_of(now.ops);
+  m.run_regions = rows_of(now.regions);
+  m.run_kernels = rows_of(now.kernels);
+  m.baseline_ops = rows_of(before.ops);
+  m.baseline_regions = rows_of(before.regions);
+  m.baseline_kernels = rows_of(before.kernels);
+  return m;
+}
+
+}  // namespace perfgate

@@ -69,8 +69,8 @@ std::string table_text(std::string_view text, TableWording wording) {
   std::string out(text);
   if (out.find('{') == std::string::npos && out.find("_per_step") == std::string::npos) return out;
   constexpr std::string_view kWindowStep[] = {"per window step",
-                                              "per inferred unit (each run's window totals "
-                                              "over its units, which the gate matched)",
+                                              "per inferred unit (the work inside the units "
+                                              "the gate matched in both runs, over their count)",
                                               "over each run's whole window (no steps or matched units "
                                               "align the runs)"};
   constexpr std::string_view kStep[] = {"per step", "per unit", "over the whole window"};

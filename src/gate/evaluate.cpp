@@ -303,11 +303,13 @@ class RuleEvaluator {
     f.problem += " " + matched_unit_path_text(*baseline_, report_, m);
     f.offenders.clear();
     f.see.clear();
-    f.recommendation =
-        "Find what got slower in each unit: the time a call of the ops and kernels in What changed (the "
-        "window "
-        "totals hold different amounts of work), or analyse both runs with --step-pattern inferred for "
-        "per-unit step tables.";
+    // What changed counts the matched units' work where both runs hold it (issue 95), else the windows'.
+    bool inside = matched_unit_work(now, *baseline_).has_value();
+    f.recommendation = std::string("Find what got slower in each unit: ") +
+                       (inside ? "the ops and kernels in What changed (the work inside the matched units)"
+                               : "the time a call of the ops and kernels in What changed (the window totals "
+                                 "hold different amounts of work)") +
+                       ", or analyse both runs with --step-pattern inferred for per-unit step tables.";
     return f;
   }
 

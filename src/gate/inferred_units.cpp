@@ -99,10 +99,13 @@ std::optional<ReportInferredIterations> units_of_inferred_steps(const ReportMode
   ReportInferredIterations units = *now;
   units.units_us.clear();
   units.unit_names.clear();
+  units.unit_work.clear();
+  bool with_work = now->unit_work.size() == now->unit_names.size();
   for (std::size_t i = 0; i < now->unit_names.size(); ++i)
     if (in_window.count(now->unit_names[i])) {
       units.unit_names.push_back(now->unit_names[i]);
       units.units_us.push_back(now->units_us[i]);
+      if (with_work) units.unit_work.push_back(now->unit_work[i]);
     }
   if (units.units_us.empty()) return std::nullopt;
   return units;

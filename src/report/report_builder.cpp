@@ -249,6 +249,40 @@ std::string unit_name(const UnitIdentity& identity) {
   return inferred_unit_name(identity.first, identity.second);
 }
 
+// A unit's work summed over the workers, by name.
+struct UnitWorkSums {
+  std::size_t counted = 0;  // workers that counted it
+  std::map<std::string, ReportUnitRow> ops, regions, kernels;
+};
+
+void add_unit_rows(std::map<std::string, ReportUnitRow>& into, const std::vector<UnitWorkRow>& rows) {
+  for (const UnitWorkRow& r : rows) {
+    ReportUnitRow& sum = into[r.name];
+    sum.name = r.name;
+    sum.gpu_us += us(r.gpu);
+    sum.cpu_us += us(r.host);
+    sum.calls += static_cast<double>(r.calls);
+  }
+}
+
+std::vector<ReportUnitRow> unit_rows(std::map<std::string, ReportUnitRow>& sums) {
+  std::vector<ReportUnitRow> rows;
+  rows.reserve(sums.size());
+  for (auto& [name, row] : sums) rows.push_back(std::move(row));
+  return rows;
+}
+
+// The unit's work over the workers: counted where every worker counted it.
+ReportUnitWork unit_work_of(UnitWorkSums& sums, std::size_t workers) {
+  ReportUnitWork w;
+  if (sums.counted < workers) return w;
+  w.counted = true;
+  w.ops = unit_rows(sums.ops);
+  w.regions = unit_rows(sums.regions);
+  w.kernels = unit_rows(sums.kernels);
+  return w;
+}
+
 // The run's inferred iterations: where every worker inferred the same family, each unit the slowest
 // worker's of the same identity (as run_steps takes each step), over the units all workers have, in
 // the first worker's order.
@@ -271,16 +305,26 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
   r.workers = analysis.workers.size();
   // Each identity's slowest unit, and how many workers have it: by name, then by occurrence.
   std::unordered_map<std::string_view, std::vector<std::pair<double, std::size_t>>> slowest;
+  // And each identity's work, summed over the workers (where every worker counted it).
+  std::map<UnitIdentity, UnitWorkSums> work;
+  bool with_work = true;
   for (const WorkerAnalysis& w : analysis.workers) {
     r.set_aside = std::max(r.set_aside, w.steps.inferred->set_aside);
     const std::vector<InferredUnit>& units = w.steps.inferred->units;
     std::vector<UnitIdentity> identities = unit_identities(units);
+    with_work = with_work && w.unit_work.size() == units.size();
     for (std::size_t i = 0; i < units.size(); ++i) {
       auto& occurrences = slowest[identities[i].first];
       if (occurrences.size() < identities[i].second) occurrences.resize(identities[i].second);
       auto& [longest, workers] = occurrences[identities[i].second - 1];
       longest = std::max(longest, us(units[i].end - units[i].start));
       ++workers;
+      if (!with_work || !w.unit_work[i].counted) continue;
+      UnitWorkSums& sums = work[identities[i]];
+      ++sums.counted;
+      add_unit_rows(sums.ops, w.unit_work[i].ops);
+      add_unit_rows(sums.regions, w.unit_work[i].regions);
+      add_unit_rows(sums.kernels, w.unit_work[i].kernels);
     }
   }
   for (const UnitIdentity& identity : unit_identities(first->units)) {
@@ -288,6 +332,7 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
     if (workers < analysis.workers.size()) continue;
     r.unit_names.push_back(unit_name(identity));
     r.units_us.push_back(longest);
+    if (with_work) r.unit_work.push_back(unit_work_of(work[identity], analysis.workers.size()));
   }
   return r;
 }

@@ -343,6 +343,24 @@ struct ReportComparability {
   bool holds = true;                  // false: below the documented level
 };
 
+// One name's work inside an inferred unit, summed over the workers, in a baseline row's measures:
+// ops: GPU and host self time; regions: the GPU time launched inside and their host time; kernels:
+// their time (cpu_us 0).
+struct ReportUnitRow {
+  std::string name;
+  double gpu_us = 0;
+  double cpu_us = 0;
+  double calls = 0;
+};
+
+// The work inside an inferred unit (issue 95, analyse/ops/unit_work.h): what the unit's thread
+// called and launched between its opening and the next, on every worker, each list by name.
+// `counted` false: not counted (the unit starts outside a worker's window).
+struct ReportUnitWork {
+  bool counted = false;
+  std::vector<ReportUnitRow> ops, regions, kernels;
+};
+
 // Iterations inferred where no step is marked (docs/metrics.md, "Inferred iterations"): the run's
 // when every worker inferred the same family, each unit the slowest worker's of that position.
 struct ReportInferredIterations {
@@ -355,6 +373,10 @@ struct ReportInferredIterations {
   // window followed by " (2)", " (3)", ... The gate compares the units both runs have by it. Empty
   // in a report of a perfgate before perfgate-report/2.3.
   std::vector<std::string> unit_names;
+  // Each unit's work, as units_us: what the per-unit change tables sum over the units both runs
+  // have. Empty where the run's report does not hold it (a JSON report or a history read back as a
+  // baseline): those tables then divide the window's totals by its units.
+  std::vector<ReportUnitWork> unit_work;
   std::uint32_t set_aside = 0;  // units outside the run of like work (a warm-up, a checkpoint)
   double work_per_unit = 0;     // the median GPU activities launched a unit (host ranges: host_work)
   bool host_work = false;

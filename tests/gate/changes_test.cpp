@@ -247,8 +247,10 @@ TEST(Changes, StepsKeepTheirColumnsPerStep) {
 }
 
 // Where neither run marks steps and the gate matches the inferred units both repeat, the deltas are
-// per unit: each run's window totals over its units. The baseline's 12 units (blocks 0-11) hold 13
-// kernels of 100 us (1300 us, 108.33 us a unit); the run's 8 units (blocks 4-11) 9 (900 us, 112.5).
+// per unit. Against a baseline that holds no work per unit (a JSON report, a history: here cleared),
+// each run's window totals over its units: the baseline's 12 units (blocks 0-11) hold 13 kernels of
+// 100 us (1300 us, 108.33 us a unit); the run's 8 units (blocks 4-11) 9 (900 us, 112.5). Where both
+// hold it, the matched units' work (matched_unit_work_test.cpp): 100 us a unit on both sides.
 TEST(Changes, MatchedInferredUnitsCountPerUnit) {
   auto blocks = [](int first, int last) {
     TraceBuilder t;
@@ -259,6 +261,17 @@ TEST(Changes, MatchedInferredUnitsCountPerUnit) {
   };
   ReportModel before = report_of_json(blocks(0, 12), default_book());
   Baseline base = baseline_from_report(before, "before.json", "profile");
+  ReportModel matched = report_of_json(blocks(4, 12), default_book());
+  apply_gate(matched, default_rules(), &base, {});
+  ASSERT_TRUE(matched.baseline);
+  EXPECT_EQ(matched.baseline->changes_basis, ChangeBasis::Unit);
+  EXPECT_FALSE(matched.baseline->changes_by_call);
+  const ReportTable* matched_kernels = find_table(matched.tables, Table::KernelDeltas);
+  ASSERT_TRUE(matched_kernels && matched_kernels->rows.size() == 1u);
+  EXPECT_NEAR(cell_number(*find_cell(*matched_kernels, 0, "baseline_us_per_unit")).value_or(0), 100, 1e-6);
+  EXPECT_NEAR(cell_number(*find_cell(*matched_kernels, 0, "us_per_unit")).value_or(0), 100, 1e-6);
+  ASSERT_TRUE(base.inferred_iterations);
+  base.inferred_iterations->unit_work.clear();
   ReportModel after = report_of_json(blocks(4, 12), default_book());
   apply_gate(after, default_rules(), &base, {});
   ASSERT_TRUE(after.baseline);

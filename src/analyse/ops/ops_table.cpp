@@ -403,6 +403,8 @@ std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) 
   return rows;
 }
 
+}  // namespace
+
 // The range whose self time a runtime call takes: the innermost range on the call's thread that
 // encloses it, where its owner does (the plugin's tree puts a call under the innermost op in time).
 // A call its owner's External id names may lie inside one of the owner's children, whose time the
@@ -430,8 +432,6 @@ std::uint32_t self_time_holder(const Profile& p, HostEventCursor& before, std::u
   const HostEvent& h = events[inner];
   return h.name == call.name && h.start == call.start && h.end == call.end ? kNone : inner;
 }
-
-}  // namespace
 
 const char* direction_name(Direction d) {
   switch (d) {

@@ -29,4 +29,10 @@ struct OpTableInputs {
 void build_op_tables(const OpTableInputs& in, WorkerTables& out, bool detailed = true);
 std::vector<RegionRow> build_regions(const OpTableInputs& in);
 
+// The range whose self time a runtime call takes (the op tables' self host time: minus every range
+// directly inside and the op's own runtime calls): kNone for no range's. `owner`: the call's
+// (Attribution::runtime_owner).
+std::uint32_t self_time_holder(const Profile& p, HostEventCursor& before, std::uint32_t owner,
+                               const RuntimeCall& call);
+
 }  // namespace perfgate

@@ -296,6 +296,7 @@ std::optional<InferredIterations> infer_iterations(const Profile& p, const Attri
   out.family = chosen->family;
   out.kind = chosen->kind;
   out.key_op = chosen->key_op;
+  out.thread = chosen->thread;
   out.units = chosen->units;
   out.set_aside = chosen->set_aside;
   out.work_per_unit = chosen->work;

@@ -45,6 +45,23 @@ struct DroppedStep {
 enum class InferredKind : std::uint8_t { Annotation, Op };
 const char* inferred_kind_name(InferredKind kind);  // "annotation", "op"
 
+// One name's work inside an inferred unit (unit_work.h): an op's GPU and host self time, a
+// region's GPU and host time, a kernel's time (host: 0), and its calls.
+struct UnitWorkRow {
+  std::string name;
+  TimeNs gpu = 0;
+  TimeNs host = 0;
+  std::uint64_t calls = 0;
+};
+
+// The work inside an inferred unit (issue 95): what its thread called and launched between its
+// opening and the next, by name, each list in name order. `counted`: the unit starts in the
+// window's host span (a unit outside it has no work counted).
+struct UnitWork {
+  bool counted = false;
+  std::vector<UnitWorkRow> ops, regions, kernels;
+};
+
 struct InferredUnit {
   std::string name;  // the opening range's own name
   TimeNs start = 0;  // its start
@@ -55,6 +72,7 @@ struct InferredIterations {
   std::string family;  // the opening ranges' name with each run of digits as '#'
   InferredKind kind = InferredKind::Annotation;
   std::string key_op;               // a --key-op regex that matches the family's names
+  std::uint32_t thread = 0;         // the thread whose ranges open the units
   std::vector<InferredUnit> units;  // the qualifying run, in time order
   std::uint32_t set_aside = 0;      // units before or after the run (a warm-up, a checkpoint)
   double work_per_unit = 0;         // the run's median work a unit
