@@ -6,6 +6,8 @@
 #   ci/report-digests.sh --check FILE [--perfgate BIN] [--shared DIR] compares with FILE; exit 1 on a
 #                                                                      difference, 77 without DIR
 #   ci/report-digests.sh --update [--perfgate BIN]                    rewrites tests/real/report_digests.txt
+#   --only CASE                                                       one case ("analyze:examples/…"):
+#                                                                      its lines alone printed or checked
 #
 # The cases: `analyze` of every trace, export and reference in ../shared (traces/, references/),
 # the project's own real files (tests/data/) and the example, each with every output (JSON, HTML,
@@ -21,6 +23,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 perfgate="$here/build/perfgate"
 shared="$here/../shared"
 mode=print
+only=""
 recorded="$here/tests/real/report_digests.txt"
 while (($#)); do
   case "$1" in
@@ -28,9 +31,15 @@ while (($#)); do
     --shared) shared="$2"; shift 2 ;;
     --check) mode=check; recorded="$(realpath "$2")"; shift 2 ;;
     --update) mode=update; shift ;;
-    *) echo "usage: ci/report-digests.sh [--check FILE|--update] [--perfgate BIN] [--shared DIR]" >&2; exit 2 ;;
+    --only) only="$2"; shift 2 ;;
+    *) echo "usage: ci/report-digests.sh [--check FILE|--update] [--perfgate BIN] [--shared DIR] [--only CASE]" >&2
+      exit 2 ;;
   esac
 done
+if [ -n "$only" ] && [ "$mode" = update ]; then
+  echo "ci/report-digests.sh: --update records every case, not --only one" >&2
+  exit 2
+fi
 if [ ! -d "$shared/traces" ] || [ ! -d "$shared/references" ]; then
   echo "ci/report-digests.sh: $shared/traces and $shared/references are not here: nothing to compare" >&2
   exit 77
@@ -69,11 +78,14 @@ digest() {
   done < <(cd "$dir" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
 }
 
+wanted() { [ -z "$only" ] || [ "$only" = "$1" ]; }
+
 # run CASE PERFGATE-ARGS...: the run with every output into its own folder; its exit code, stdout
 # (the terminal summary and GitHub's annotations) and stderr are part of what it says.
 run() {
   local name="$1" dir="cases/${1//\//_}"
   shift
+  wanted "$name" || return 0
   mkdir -p "$dir/gitlab"
   local code=0
   "$perfgate" "$@" --no-progress --no-color --github --json "$dir/report.json" --html "$dir/report.html" \
@@ -102,7 +114,7 @@ run "gate:fsdp-after-vs-before" analyze shared/traces/nsys/h100x2_fsdp_training_
 run "gate:resnet-workers4-vs-report" analyze shared/traces/resnet50_v100_workers4.pt.trace.json.gz \
   --baseline "cases/analyze:shared_traces_resnet50_v100_workers0.pt.trace.json.gz/report.json"
 history=history.db
-for k in 1 2 3; do
+wanted "gate:example-vs-history" && for k in 1 2 3; do
   "$perfgate" analyze examples/small_training.pt.trace.json.gz --history "$history" --record --branch main \
     --commit "c$k" -q --no-progress >/dev/null 2>&1 || true
 done
@@ -111,7 +123,7 @@ run "gate:example-vs-history" analyze examples/small_training.pt.trace.json.gz -
 # A run folder as two partial reports, merged.
 parts=parts
 mkdir -p "$parts"
-for k in 0 1; do
+wanted "merge:distributed_128ranks_sampled" && for k in 0 1; do
   "$perfgate" analyze shared/traces/distributed_128ranks_sampled --partial "$parts/part$k.pgp" --slice "$k/2" \
     -q --no-progress >/dev/null 2>&1 || echo "partial $k failed" >>"$out"
 done
@@ -121,6 +133,10 @@ case "$mode" in
   print) cat "$out" ;;
   update) cp "$out" "$recorded" && echo "ci/report-digests.sh: $(wc -l <"$out") digests written to $recorded" >&2 ;;
   check)
+    if [ -n "$only" ]; then  # the recorded lines of that case alone
+      awk -v c="$only" '$1 == c' "$recorded" >"$work/recorded"
+      recorded="$work/recorded"
+    fi
     if diff -u "$recorded" "$out" >"$work/diff"; then
       echo "ci/report-digests.sh: $(wc -l <"$out") reports as recorded" >&2
     else

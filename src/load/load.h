@@ -178,12 +178,13 @@ LoadedRun load_run(const std::vector<std::string>& paths, const LoadOptions& opt
 // over shared among the inputs. The threads: --threads, else default_threads of this process's cores.
 unsigned threads_per_input(const LoadOptions& options, std::size_t inputs, std::uint64_t input_bytes);
 
-// The default thread count (--threads 0; issue 77, docs/performance.md#threads): one thread where the
-// input is small (under kSmallInputBytes of text in all: fixed costs, not the parse, are most of the
-// run) or no core is free; else one per core that the load leaves free (the allowed cores less the
-// load, to the nearest whole core), at least one and at most the allowed cores. `load`: the run queue
-// on the allowed cores (CoreState::load).
-inline constexpr std::uint64_t kSmallInputBytes = std::uint64_t{8} << 20;
+// The default thread count (--threads 0; issues 77 and 96, docs/performance.md#threads): one thread
+// where the input is small (under kSmallInputBytes of text in all: below it a second thread added
+// more CPU than it took off the wall time on some real traces, 9.8 and 16.8 MB with every report
+// written) or no core is free; else one per core that the load leaves free (the allowed cores less
+// the load, to the nearest whole core), at least one and at most the allowed cores. `load`: the run
+// queue on the allowed cores (CoreState::load).
+inline constexpr std::uint64_t kSmallInputBytes = std::uint64_t{20} << 20;
 unsigned default_threads(std::uint64_t input_bytes, unsigned allowed_cores, double load);
 // This process's cores: those its affinity mask allows (sched_getaffinity) and the load on them, the
 // 1-minute load average (/proc/loadavg) times their share of the machine's online cores.

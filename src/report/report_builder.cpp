@@ -249,37 +249,54 @@ std::string unit_name(const UnitIdentity& identity) {
   return inferred_unit_name(identity.first, identity.second);
 }
 
-// A unit's work summed over the workers, by name.
+// A unit's work summed over the workers, each list by name (as the workers' lists are sorted).
 struct UnitWorkSums {
   std::size_t counted = 0;  // workers that counted it
-  std::map<std::string, ReportUnitRow> ops, regions, kernels;
+  std::vector<ReportUnitRow> ops, regions, kernels;
 };
 
-void add_unit_rows(std::map<std::string, ReportUnitRow>& into, const std::vector<UnitWorkRow>& rows) {
-  for (const UnitWorkRow& r : rows) {
-    ReportUnitRow& sum = into[r.name];
-    sum.name = r.name;
-    sum.gpu_us += us(r.gpu);
-    sum.cpu_us += us(r.host);
-    sum.calls += static_cast<double>(r.calls);
+ReportUnitRow unit_row(const UnitWorkRow& r) {
+  return {r.name, us(r.gpu), us(r.host), static_cast<double>(r.calls)};
+}
+
+// `rows` (sorted by name) added into `into` (sorted by name): a merge of two sorted lists, not a map
+// of names per unit (a run of 4,000 units spent 3.7% of its instructions in those maps).
+void add_unit_rows(std::vector<ReportUnitRow>& into, const std::vector<UnitWorkRow>& rows) {
+  std::vector<ReportUnitRow> merged;
+  merged.reserve(into.size() + rows.size());
+  auto a = into.begin();
+  auto b = rows.begin();
+  while (a != into.end() || b != rows.end()) {
+    if (b == rows.end() || (a != into.end() && a->name < b->name)) {
+      merged.push_back(std::move(*a++));
+    } else if (a == into.end() || b->name < a->name) {
+      merged.push_back(unit_row(*b++));
+    } else {
+      ReportUnitRow& sum = merged.emplace_back(std::move(*a++));
+      sum.gpu_us += us(b->gpu);
+      sum.cpu_us += us(b->host);
+      sum.calls += static_cast<double>(b->calls);
+      ++b;
+    }
   }
+  into = std::move(merged);
 }
 
-std::vector<ReportUnitRow> unit_rows(std::map<std::string, ReportUnitRow>& sums) {
-  std::vector<ReportUnitRow> rows;
-  rows.reserve(sums.size());
-  for (auto& [name, row] : sums) rows.push_back(std::move(row));
-  return rows;
-}
+// A run's units are told apart by name and occurrence.
+struct IdentityHash {
+  std::size_t operator()(const UnitIdentity& id) const {
+    return std::hash<std::string_view>{}(id.first) * 31 + id.second;
+  }
+};
 
-// The unit's work over the workers: counted where every worker counted it.
+// A unit's work for the report: its sums where every worker counted it.
 ReportUnitWork unit_work_of(UnitWorkSums& sums, std::size_t workers) {
   ReportUnitWork w;
   if (sums.counted < workers) return w;
   w.counted = true;
-  w.ops = unit_rows(sums.ops);
-  w.regions = unit_rows(sums.regions);
-  w.kernels = unit_rows(sums.kernels);
+  w.ops = std::move(sums.ops);
+  w.regions = std::move(sums.regions);
+  w.kernels = std::move(sums.kernels);
   return w;
 }
 
@@ -306,7 +323,7 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
   // Each identity's slowest unit, and how many workers have it: by name, then by occurrence.
   std::unordered_map<std::string_view, std::vector<std::pair<double, std::size_t>>> slowest;
   // And each identity's work, summed over the workers (where every worker counted it).
-  std::map<UnitIdentity, UnitWorkSums> work;
+  std::unordered_map<UnitIdentity, UnitWorkSums, IdentityHash> work;
   bool with_work = true;
   for (const WorkerAnalysis& w : analysis.workers) {
     r.set_aside = std::max(r.set_aside, w.steps.inferred->set_aside);

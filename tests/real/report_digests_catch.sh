@@ -13,7 +13,9 @@ if cmp -s "$planted" "$source_dir/tests/real/report_digests.txt"; then
   exit 1
 fi
 code=0
-"$source_dir/ci/report-digests.sh" --check "$planted" --perfgate "$perfgate" 2>/dev/null || code=$?
+# That case alone: the whole set is Reports.SameAsRecorded's (a minute of the suite).
+"$source_dir/ci/report-digests.sh" --check "$planted" --perfgate "$perfgate" \
+  --only analyze:examples/small_training.pt.trace.json.gz 2>/dev/null || code=$?
 case "$code" in
   1) echo "the changed digest was caught" ;;
   77) exit 77 ;;
