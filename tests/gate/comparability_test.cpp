@@ -58,11 +58,21 @@ TEST(WorkPerWindow, WindowsOfDifferentWorkAreSaidToBe) {
             std::string::npos)
       << terminal;
   EXPECT_NE(terminal.find("The two windows hold different work and no steps align them"), std::string::npos);
-  // Both repeat layer.# (matched units): the changes count per unit, each run's totals over its units
-  // (10 kernels over 9 units, 8 over 7), no longer the window totals' -200 us (issue 74, item 7), and
-  // by the time a call: blk's 100 us a call in both is no change, though 10/9 and 8/7 calls a unit
-  // differ.
-  EXPECT_NE(terminal.find("Changes      per inferred unit against the baseline"), std::string::npos)
+  // Both repeat layer.# (matched units): the changes count the work inside the 7 matched units
+  // (issue 95), no longer the window totals' -200 us (issue 74, item 7) nor those totals over each
+  // run's units (10/9 and 8/7 calls a unit): blk is one 100 us call in each matched unit of both
+  // runs, so nothing changed and the terminal lists no change.
+  const ReportTable* kernels = find_table(after.tables, Table::KernelDeltas);
+  ASSERT_TRUE(kernels);
+  ASSERT_EQ(kernels->rows.size(), 1u);
+  auto number = [&](std::string_view column) {
+    return cell_number(*find_cell(*kernels, 0, column)).value_or(-1);
+  };
+  EXPECT_EQ(std::get<std::string>(*find_cell(*kernels, 0, "name")), "blk");
+  EXPECT_NEAR(number("baseline_us_per_step"), 100, 1e-9);
+  EXPECT_NEAR(number("us_per_step"), 100, 1e-9);
+  EXPECT_NEAR(number("calls_per_step"), 1, 1e-9);
+  EXPECT_EQ(terminal.find("Changes      per inferred unit against the baseline"), std::string::npos)
       << terminal;
   EXPECT_EQ(terminal.find("blk -200.0 us"), std::string::npos) << terminal;
   const ReportTable* changes = find_table(after.tables, "changes");
