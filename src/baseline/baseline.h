@@ -164,6 +164,7 @@ struct MatchedUnitWork {
   std::vector<BaselineRow> baseline_ops, baseline_regions, baseline_kernels;  // every baseline run's
   double run_units = 0;                                                       // the run's units summed
   double baseline_units = 0;                                                  // the baseline's, over its runs
+  double run_gpu_idle_us = 0, baseline_gpu_idle_us = 0;  // the units' GPU idle time, summed
 };
 
 // What the changes against the baseline are counted over (issue 74): each run's window steps where

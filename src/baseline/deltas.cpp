@@ -281,7 +281,11 @@ std::vector<ReportTable> delta_tables(const ReportModel& current, const Baseline
   add_contributions(parts, ops, &BaselineRow::gpu_us, "GPU op", "GPU");
   add_contributions(parts, ops, &BaselineRow::cpu_us, "host op", "host");
   add_contributions(parts, regions, &BaselineRow::cpu_us, "region", "region");
-  auto idle_before = idle_us(baseline, counting, false), idle_now = idle_us(now, counting, true);
+  // The matched units' own GPU idle time where their work is compared, else the window's share.
+  auto idle_before = matched ? std::optional(matched->baseline_gpu_idle_us / base_count)
+                             : idle_us(baseline, counting, false);
+  auto idle_now =
+      matched ? std::optional(matched->run_gpu_idle_us / now_count) : idle_us(now, counting, true);
   if (idle_before && idle_now) parts.push_back({"GPU idle", "GPU idle", "", idle_before, idle_now});
   std::vector<ReportTable> tables = {step_time_deltas(std::move(parts), basis),
                                      delta_table(Table::OpDeltas, kOpMeasures, ops, basis),

@@ -74,10 +74,12 @@ std::vector<BaselineRow> rows_of(std::map<std::string, BaselineRow>& sums) {
 // Sums of one side's units.
 struct Side {
   std::map<std::string, BaselineRow> ops, regions, kernels;
+  double gpu_idle_us = 0;
   void add(const ReportUnitWork& w) {
     add_rows(ops, w.ops);
     add_rows(regions, w.regions);
     add_rows(kernels, w.kernels);
+    gpu_idle_us += w.gpu_idle_us;
   }
 };
 
@@ -117,6 +119,8 @@ std::optional<MatchedUnitWork> matched_unit_work(const ReportInferredIterations&
   m.baseline_ops = rows_of(before.ops);
   m.baseline_regions = rows_of(before.regions);
   m.baseline_kernels = rows_of(before.kernels);
+  m.run_gpu_idle_us = now.gpu_idle_us;
+  m.baseline_gpu_idle_us = before.gpu_idle_us;
   return m;
 }
 

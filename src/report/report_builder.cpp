@@ -253,6 +253,7 @@ std::string unit_name(const UnitIdentity& identity) {
 struct UnitWorkSums {
   std::size_t counted = 0;  // workers that counted it
   std::vector<ReportUnitRow> ops, regions, kernels;
+  double gpu_idle_us = 0;
 };
 
 ReportUnitRow unit_row(const UnitWorkRow& r) {
@@ -297,6 +298,7 @@ ReportUnitWork unit_work_of(UnitWorkSums& sums, std::size_t workers) {
   w.ops = std::move(sums.ops);
   w.regions = std::move(sums.regions);
   w.kernels = std::move(sums.kernels);
+  w.gpu_idle_us = sums.gpu_idle_us;
   return w;
 }
 
@@ -342,6 +344,7 @@ std::optional<ReportInferredIterations> run_inferred(const RunAnalysis& analysis
       add_unit_rows(sums.ops, w.unit_work[i].ops);
       add_unit_rows(sums.regions, w.unit_work[i].regions);
       add_unit_rows(sums.kernels, w.unit_work[i].kernels);
+      sums.gpu_idle_us += us(w.unit_work[i].gpu_idle);
     }
   }
   for (const UnitIdentity& identity : unit_identities(first->units)) {

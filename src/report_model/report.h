@@ -359,6 +359,7 @@ struct ReportUnitRow {
 struct ReportUnitWork {
   bool counted = false;
   std::vector<ReportUnitRow> ops, regions, kernels;
+  double gpu_idle_us = 0;  // the unit's GPU idle time, summed over the GPUs (UnitWork::gpu_idle)
 };
 
 // Iterations inferred where no step is marked (docs/metrics.md, "Inferred iterations"): the run's

@@ -65,6 +65,7 @@ TEST(MatchedUnitWork, PerUnitTablesCountOnlyTheMatchedUnits) {
   ASSERT_EQ(second.ops.size(), 1u);
   EXPECT_EQ(second.ops[0].name, "layer.1");
   EXPECT_NEAR(second.ops[0].gpu_us, 110, 1e-6);
+  EXPECT_NEAR(second.gpu_idle_us, 1000 - 110, 1e-6);  // its 1000 us span less blk's 110 us
   Baseline base = baseline_from_report(before, "before", "profile");
   ReportModel after = report_of_json(blocks(2, 7, 1.2, true), default_book());
   ASSERT_TRUE(after.inferred_iterations);
@@ -88,6 +89,19 @@ TEST(MatchedUnitWork, PerUnitTablesCountOnlyTheMatchedUnits) {
   EXPECT_NEAR(cell(*ops, "layer.3", "gpu_us_per_unit").value_or(0), 39, 1e-6);
   for (const char* outside : {"layer.0", "layer.1", "layer.6", "layer.7", "aten::extra"})
     EXPECT_FALSE(has_row(*ops, outside)) << outside;
+  // The GPU idle a matched unit: its 1000 us span less blk's time on the one GPU, 1000 - 135 = 865 us
+  // before and 1000 - 162 = 838 us after (the extra kernel runs after the last unit), not the
+  // windows' idle over their units.
+  const ReportTable* parts = find_table(after.tables, Table::StepTimeDeltas);
+  ASSERT_TRUE(parts);
+  bool idle = false;
+  for (std::size_t r = 0; r < parts->rows.size(); ++r) {
+    if (std::get<std::string>(*find_cell(*parts, r, "label")) != "GPU idle") continue;
+    idle = true;
+    EXPECT_NEAR(cell_number(*find_cell(*parts, r, "baseline_us_per_step")).value_or(0), 865, 1e-6);
+    EXPECT_NEAR(cell_number(*find_cell(*parts, r, "us_per_step")).value_or(0), 838, 1e-6);
+  }
+  EXPECT_TRUE(idle) << "no GPU idle row";
 }
 
 // A matched unit a side did not count (here: the run's first unit, set aside by hand) is set aside

@@ -7,7 +7,9 @@ next one's on the same thread (perfgate's inferred unit, docs/metrics.md "Inferr
 work is the kernels launched by runtime calls that start inside it on that thread (joined by
 correlationId). Units are matched by their block name in both runs and both processes; the script
 prints, per kernel name, the time a matched unit in each run (summed over the matched units and the
-processes, over the matched units' count), next to each run's window total over its unit count.
+processes, over the matched units' count), next to each run's window total over its unit count,
+and the GPU idle time a matched unit: the unit's span less each of its process's GPUs' busy time in
+it (the union of their kernels, copies and sets), summed over those GPUs and the processes.
 
 usage: fsdp_unit_work.py BEFORE.sqlite AFTER.sqlite [--units-json REPORT.json] [--json OUT]
 `--units-json`: a perfgate JSON report of the pair whose inferred_iterations.unit_names are the
@@ -38,6 +40,22 @@ def read(path):
         n = strings.get(name, str(name))
         kernels.setdefault((pid, corr), []).append((n, end - start))
         window[n] += end - start
+    tables = {r[0] for r in db.execute("select name from sqlite_master where type = 'table'")}
+    busy = defaultdict(list)  # (process, device) -> its activities' union
+    for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET"):
+        if table in tables:
+            for start, end, pid, device in db.execute(f"select start, end, globalPid, deviceId from {table}"):
+                busy[(pid, device)].append([start, end])
+    for intervals in busy.values():
+        intervals.sort()
+        merged = []
+        for start, end in intervals:
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        intervals[:] = merged
+    idle = defaultdict(float)  # identity -> ns, over the processes and their GPUs
     launches = defaultdict(list)  # thread -> [(start, correlationId)]
     for start, tid, corr in db.execute("select start, globalTid, correlationId from CUPTI_ACTIVITY_KIND_RUNTIME"):
         launches[tid].append((start, corr))
@@ -52,11 +70,15 @@ def read(path):
             seen[name] += 1
             identity = name if seen[name] == 1 else f"{name} ({seen[name]})"
             processes_with[identity] += 1
+            for (process, _), intervals in busy.items():
+                if process == pid:
+                    inside = sum(min(e, end) - max(s, start) for s, e in intervals if s < end and e > start)
+                    idle[identity] += (end - start) - inside
             for t, corr in calls:
                 if start <= t < end:
                     for kname, ns in kernels.get((pid, corr), []):
                         units[identity][kname] += ns
-    return units, processes_with, window, len(ranges)
+    return units, processes_with, window, len(ranges), idle
 
 
 def main():
@@ -73,7 +95,7 @@ def main():
         kept_after = set(r["inferred_iterations"]["unit_names"])
         kept_before = set(r["baseline"]["inferred_iterations"]["unit_names"])
     def units_of(run, kept):
-        units, procs, _, threads = run
+        units, procs, _, threads, _ = run
         return {u for u in units if procs[u] == threads and (kept is None or u in kept)} | \
                {u for u in procs if procs[u] == threads and (kept is None or u in kept)}
     ub, ua = units_of(before, kept_before), units_of(after, kept_after)
@@ -93,11 +115,15 @@ def main():
                                          "window_before_us_per_unit", "window_after_us_per_unit"]}
     out["totals"]["window_before_us_per_unit"] = sum(before[2].values()) / len(ub) / 1e3
     out["totals"]["window_after_us_per_unit"] = sum(after[2].values()) / len(ua) / 1e3
+    out["gpu_idle"] = {"matched_before_us_per_unit": sum(before[4][u] for u in matched) / len(matched) / 1e3,
+                       "matched_after_us_per_unit": sum(after[4][u] for u in matched) / len(matched) / 1e3}
     if a.json:
         json.dump(out, open(a.json, "w"), indent=1)
     print(f"units: {len(ub)} before, {len(ua)} after, {len(matched)} matched")
     for k, v in out["totals"].items():
         print(f"  all kernels, {k}: {v:.3f}")
+    for k, v in out["gpu_idle"].items():
+        print(f"  GPU idle, {k}: {v:.3f}")
     top = sorted(out["kernels"].items(), key=lambda kv: -abs(kv[1]["matched_after_us_per_unit"] -
                                                              kv[1]["matched_before_us_per_unit"]))[:5]
     for n, v in top:

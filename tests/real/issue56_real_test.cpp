@@ -91,6 +91,18 @@ TEST(Issue56RealTraces, FsdpPairComparesLikeWithLike) {
   };
   EXPECT_NEAR(kernel_sums(after, "baseline_us_per_step"), 31983.800, 0.01);
   EXPECT_NEAR(kernel_sums(after, "us_per_step"), 32113.016, 0.01);
+  // The GPU idle a matched unit, as the script gives it: 3788.847 -> 6588.466 us (each unit's span
+  // less its process's GPUs' busy time in it, over both processes).
+  const ReportTable* parts = find_table(after.tables, Table::StepTimeDeltas);
+  ASSERT_TRUE(parts);
+  bool idle = false;
+  for (std::size_t i = 0; i < parts->rows.size(); ++i) {
+    if (std::get<std::string>(*find_cell(*parts, i, "label")) != "GPU idle") continue;
+    idle = true;
+    EXPECT_NEAR(cell_number(*find_cell(*parts, i, "baseline_us_per_step")).value_or(0), 3788.847, 0.01);
+    EXPECT_NEAR(cell_number(*find_cell(*parts, i, "us_per_step")).value_or(0), 6588.466, 0.01);
+  }
+  EXPECT_TRUE(idle);
   AnalysisOptions inferred;
   inferred.step_pattern = "inferred";
   ReportModel before_steps = report_of_files({before_path}, default_book(), inferred);

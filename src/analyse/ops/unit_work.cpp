@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "analyse/intervals.h"
 #include "analyse/ops/ops_table.h"
 
 namespace perfgate {
@@ -37,6 +38,16 @@ std::vector<UnitWorkRow> rows_of(const Profile& p, const ByName& sums) {
   std::sort(rows.begin(), rows.end(),
             [](const UnitWorkRow& a, const UnitWorkRow& b) { return a.name < b.name; });
   return rows;
+}
+
+// Each GPU's busy time (the union of its activities), as gpu_utilization.cpp takes it.
+std::vector<IntervalList> busy_per_gpu(const Profile& p) {
+  std::map<std::int32_t, SortedUnion> devices;
+  for (const GpuActivity& a : p.gpu_activities) devices[a.device].add({a.start, a.end});
+  std::vector<IntervalList> out;
+  out.reserve(devices.size());
+  for (auto& [device, busy] : devices) out.push_back(busy.take());
+  return out;
 }
 
 }  // namespace
@@ -97,10 +108,15 @@ std::vector<UnitWork> unit_work(const Profile& p, const Attribution& a, const Op
       add_time(s.gpu, k.end - k.start);
     }
   }
+  std::vector<IntervalList> busy = busy_per_gpu(p);
   for (std::size_t u = 0; u < units.size(); ++u) {
     work[u].ops = rows_of(p, sums[u].ops);
     work[u].regions = rows_of(p, sums[u].regions);
     work[u].kernels = rows_of(p, sums[u].kernels);
+    if (!work[u].counted) continue;
+    Interval span{units[u].start, units[u].end};
+    for (const IntervalList& gpu : busy)
+      work[u].gpu_idle += (span.end - span.start) - length_within(gpu, span);
   }
   return work;
 }

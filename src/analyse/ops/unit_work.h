@@ -8,7 +8,9 @@
 //            runtime calls), as the op tables' device_self_us and host_self_us;
 //   regions  the annotations the thread opened in the unit: their host time and the GPU time of
 //            what they launched, as the regions table's cpu_total_us and gpu_us;
-//   kernels  the kernels launched by the thread's runtime calls in the unit, their whole times.
+//   kernels  the kernels launched by the thread's runtime calls in the unit, their whole times;
+//   GPU idle the unit's span less each GPU's busy time in it (the union of its kernels, copies and
+//            sets), summed over the worker's GPUs.
 // A unit that starts outside the window's host span counts nothing (UnitWork::counted false).
 #pragma once
 

@@ -56,10 +56,13 @@ struct UnitWorkRow {
 
 // The work inside an inferred unit (issue 95): what its thread called and launched between its
 // opening and the next, by name, each list in name order. `counted`: the unit starts in the
-// window's host span (a unit outside it has no work counted).
+// window's host span (a unit outside it has no work counted). `gpu_idle`: over the unit's span, the
+// time each GPU of the worker ran no kernel, copy or set, summed over those GPUs (as gpu.idle_pct
+// of a span times the GPUs).
 struct UnitWork {
   bool counted = false;
   std::vector<UnitWorkRow> ops, regions, kernels;
+  TimeNs gpu_idle = 0;
 };
 
 struct InferredUnit {
