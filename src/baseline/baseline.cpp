@@ -3,6 +3,7 @@
 #include <map>
 
 #include "baseline/baseline.h"
+#include "baseline/row_sums.h"
 #include "report_model/table_limits.h"
 
 namespace perfgate {
@@ -145,7 +146,7 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   b.info.runs = runs.size();
   std::vector<std::string> paths, gpus;
   std::vector<std::vector<double>> values(kMetricCount);  // each metric's values in the runs
-  std::map<std::string, BaselineRow> ops, regions, kernels;
+  RowSums ops, regions, kernels;
   // Inferred iterations pool only where every run inferred the same family.
   bool same_inferred = std::all_of(runs.begin(), runs.end(), [&](const Baseline& run) {
     const auto& first = runs.front().inferred_iterations;
@@ -178,15 +179,6 @@ Baseline combine_baselines(std::vector<Baseline> runs) {
   for (const Baseline& run : runs) unit_paths.push_back(&run.unit_paths);
   b.unit_paths = pooled_unit_paths(unit_paths);
   std::map<std::string, double> sites;  // the mean of the runs' bytes (a run without the site: 0)
-  auto add_rows = [](std::map<std::string, BaselineRow>& into, const std::vector<BaselineRow>& rows) {
-    for (const BaselineRow& r : rows) {
-      BaselineRow& sum = into[r.name];
-      sum.name = r.name;
-      sum.gpu_us += r.gpu_us;
-      sum.cpu_us += r.cpu_us;
-      sum.calls += r.calls;
-    }
-  };
   for (Baseline& run : runs) {
     paths.push_back(run.info.path);
     b.families.add(run.families);

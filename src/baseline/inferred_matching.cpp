@@ -4,6 +4,7 @@
 #include <map>
 
 #include "baseline/baseline.h"
+#include "baseline/row_sums.h"
 
 namespace perfgate {
 namespace {
@@ -45,26 +46,13 @@ MatchedUnits match_inferred_units(const ReportInferredIterations& run, const Bas
   return m;
 }
 
-}  // namespace perfgate
-
-namespace perfgate {
 namespace {
 
 bool holds_work(const ReportInferredIterations& i) {
   return names_units(i) && i.unit_work.size() == i.unit_names.size();
 }
 
-void add_rows(std::map<std::string, BaselineRow>& into, const std::vector<ReportUnitRow>& rows) {
-  for (const ReportUnitRow& r : rows) {
-    BaselineRow& sum = into[r.name];
-    sum.name = r.name;
-    sum.gpu_us += r.gpu_us;
-    sum.cpu_us += r.cpu_us;
-    sum.calls += r.calls;
-  }
-}
-
-std::vector<BaselineRow> rows_of(std::map<std::string, BaselineRow>& sums) {
+std::vector<BaselineRow> rows_of(RowSums& sums) {
   std::vector<BaselineRow> rows;
   rows.reserve(sums.size());
   for (auto& [name, row] : sums) rows.push_back(std::move(row));
@@ -73,7 +61,7 @@ std::vector<BaselineRow> rows_of(std::map<std::string, BaselineRow>& sums) {
 
 // Sums of one side's units.
 struct Side {
-  std::map<std::string, BaselineRow> ops, regions, kernels;
+  RowSums ops, regions, kernels;
   double gpu_idle_us = 0;
   void add(const ReportUnitWork& w) {
     add_rows(ops, w.ops);
