@@ -119,6 +119,15 @@ struct PathBuilder {
   void gpu_sync(const GpuWork& w, const StreamEnds& last,
                 std::unordered_map<std::uint32_t, std::uint32_t>& waits_for);
   void gpu_work();
+  // Per device that runs its ops in order: its activities still running (a heap by end) and the
+  // end node of the one that ended last.
+  struct InOrder {
+    std::int32_t device;
+    std::vector<std::uint32_t> running;
+    std::uint32_t ended;
+  };
+  std::vector<InOrder> in_order;
+  std::uint32_t follow_in_order(std::int32_t device, std::uint32_t owner);
 };
 
 // Sorts a thread's items into walk order: by start, the longest first, then by kind and index.
@@ -179,10 +188,12 @@ void PathBuilder::host_thread(std::vector<Item>& items) {
     last = start_of(owner);
     last_parent = parent;
     // A blocking call by name, or a runtime call that waits on the whole device (a TPU program run
-    // that returned once its ops were done: the XSpace reader's context synchronisation).
+    // that returned once its ops were done: the XSpace reader's context synchronisation) or on an
+    // event (a TPU program run that waited for the device's earlier program).
+    std::uint32_t sync = item.kind == PathEventKind::Runtime ? a.runtime_sync_[item.index] : kNone;
     bool blocking = a.classes_.blocking_call(name) ||
-                    (item.kind == PathEventKind::Runtime && a.runtime_sync_[item.index] != kNone &&
-                     p.gpu_syncs[a.runtime_sync_[item.index]].kind == GpuSyncKind::Context) ||
+                    (sync != kNone && (p.gpu_syncs[sync].kind == GpuSyncKind::Context ||
+                                       p.gpu_syncs[sync].kind == GpuSyncKind::Event)) ||
                     (item.kind == PathEventKind::Runtime && synchronous_launch(item.index));
     stack.push_back({owner, item.end, parent, loading, blocking});
   }
@@ -292,11 +303,15 @@ void PathBuilder::gpu_work() {
     bool seen = prev_it != last.end() && prev_it->first == key;
     std::uint32_t prev = seen ? prev_it->second : kNone;
     TimeNs launched = graph.time(start_of(w.call));
+    // On a device that runs its ops in order, an op that followed the device's op before it, which
+    // ran after the launch, waited for that op, not for its launch.
+    std::uint32_t before = a.in_order_devices_.empty() ? kNone : follow_in_order(act.device, owner);
     // A synchronous launch's work is reached from its call whatever the queue: the call waited.
-    bool launch_delay = (w.waited && (prev == kNone || graph.time(prev) <= launched)) ||
-                        (a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
-                         (prev == kNone || graph.time(prev) < launched) &&
-                         (sync_end == kNone || graph.time(sync_end) < launched));
+    bool launch_delay = (before == kNone || graph.time(before) < launched) &&
+                        ((w.waited && (prev == kNone || graph.time(prev) <= launched)) ||
+                         (a.queue_at_launch_[w.index] == 1 && a.queue_at_start_[w.index] == 0 &&
+                          (prev == kNone || graph.time(prev) < launched) &&
+                          (sync_end == kNone || graph.time(sync_end) < launched)));
     if (launch_delay)
       graph.add_edge(start_of(w.call), start_of(owner), PathEdgeType::LaunchDelay, owner);
     else if (prev != kNone && graph.time(start_of(owner)) - graph.time(prev) < a.max_kernel_gap_ &&
@@ -307,6 +322,33 @@ void PathBuilder::gpu_work() {
     else
       last.insert(prev_it, {key, end_of(owner)});
   }
+}
+
+// On a device that runs its ops in order: an edge from the activity of the device that ended last
+// before this one started (what its program waited for: a transfer its copy-done waited on, or the
+// op before it), under the kernel gap. Returns that activity's end node, or kNone.
+std::uint32_t PathBuilder::follow_in_order(std::int32_t device, std::uint32_t owner) {
+  if (!std::binary_search(a.in_order_devices_.begin(), a.in_order_devices_.end(), device)) return kNone;
+  auto it =
+      std::find_if(in_order.begin(), in_order.end(), [&](const InOrder& d) { return d.device == device; });
+  if (it == in_order.end()) it = in_order.insert(in_order.end(), InOrder{device, {}, kNone});
+  InOrder& d = *it;
+  TimeNs start = graph.time(start_of(owner));
+  auto later = [&](std::uint32_t x, std::uint32_t y) { return graph.time(x) > graph.time(y); };
+  while (!d.running.empty() && graph.time(d.running.front()) <= start) {
+    std::uint32_t ended = d.running.front();
+    std::pop_heap(d.running.begin(), d.running.end(), later);
+    d.running.pop_back();
+    if (d.ended == kNone || graph.time(ended) >= graph.time(d.ended)) d.ended = ended;
+  }
+  std::uint32_t before = kNone;
+  if (d.ended != kNone && start - graph.time(d.ended) < a.max_kernel_gap_) {
+    before = d.ended;
+    graph.add_edge(before, start_of(owner), PathEdgeType::KernelGap, before / 2);
+  }
+  d.running.push_back(end_of(owner));
+  std::push_heap(d.running.begin(), d.running.end(), later);
+  return before;
 }
 
 namespace {
@@ -382,7 +424,8 @@ RangePath CriticalPathAnalyser::path(TimeNs start, TimeNs end) const {
                 lend(kept.gpu_owner),
                 lend(kept.stack),
                 lend(kept.gpu_work),
-                lend(kept.ends)};
+                lend(kept.ends),
+                {}};
   std::uint32_t out_short_launches = 0;
   // Runtime calls starting in [first, last] after rounding: a start above first - 1000.
   auto call_begin = std::lower_bound(p.runtime_calls.begin(), p.runtime_calls.end(), first - 999,

@@ -14,7 +14,9 @@
 //     from its launch call's start when the stream's queue held only it at the launch and was empty
 //     when it started (launch calls: critical_path_launch_calls), the stream's previous activity
 //     had ended before the launch and any kernel it waits for too; else a kernel-gap edge from the
-//     stream's previous activity when the gap is under critical_path.max_kernel_gap_us;
+//     stream's previous activity when the gap is under critical_path.max_kernel_gap_us; on a TPU,
+//     which runs its program's ops in order, also a kernel-gap edge from the device's activity that
+//     ended last before it started, under the same gap;
 //   - sync edges from the GPU work a cuda_sync event waited for: to the end of the runtime call
 //     (Context Sync: every stream's last activity; Stream Sync: its stream's; Event Sync: the
 //     activity the last launch on the recording stream before cudaEventRecord started), or to the
@@ -90,6 +92,10 @@ class CriticalPathAnalyser {
       thread_begin_;                        // host events of thread t: [thread_begin_[t], thread_begin_[t+1])
   std::vector<std::uint32_t> walk_thread_;  // per thread: the thread it is walked with (autograd folded)
   std::vector<bool> left_out_;              // per host event, where any is (leave_out)
+  // The devices that run their ops in program order, one after another (a TPU's core, whose
+  // asynchronous copies it waits for with its copy-done ops), by id: there an activity also follows
+  // the activity of its device that ended last before it started.
+  std::vector<std::int32_t> in_order_devices_;
 };
 
 // The critical path of each window step (of the window without steps), and the ops on them.

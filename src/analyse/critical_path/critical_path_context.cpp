@@ -70,6 +70,11 @@ CriticalPathAnalyser::CriticalPathAnalyser(const Profile& profile, const Attribu
   const Profile& p = profile;
   queue_lengths(p, attribution, classes, queue_at_launch_, queue_at_start_);
 
+  // A TPU (its reader names each "TPU …", as metric_values.cpp reads it) runs its ops in order.
+  for (const DeviceInfo& d : p.devices)
+    if (d.name.starts_with("TPU")) in_order_devices_.push_back(d.id);
+  std::sort(in_order_devices_.begin(), in_order_devices_.end());
+
   thread_begin_.assign(p.threads.size() + 1, 0);
   for (const HostEvent& e : p.host_events) ++thread_begin_[e.thread + 1];
   for (std::size_t t = 0; t < p.threads.size(); ++t) thread_begin_[t + 1] += thread_begin_[t];

@@ -37,6 +37,12 @@ enum class StatKey : unsigned char {
   TfOp,              // the framework op an XLA op came from ("model/dense/MatMul")
   ShapeWithLayout,   // a TPU op's result shape with its layout and memory space ("...S(5)}")
   DeviceDurationPs,  // a TPU op's time on the device's own clock
+  // TraceMe context links (tsl/profiler/lib/context_types.h): a producer's type and id ("_pt", "_p")
+  // and a consumer's ("_ct", "_c"); XProf joins the events of one launch across threads by them.
+  ProducerType,
+  ProducerId,
+  ConsumerType,
+  ConsumerId,
 };
 StatKey stat_key(std::string_view name);
 
@@ -98,14 +104,31 @@ class Builder {
   bool tpu_copy(const EventMetadata* meta, std::string_view category, std::string_view shape, double bytes,
                 GpuActivity& a);
   // A TPU plane's "XLA Modules" lines: each run of a program, for its ops' module (tpu_ops.cpp).
-  void tpu_module_runs(const Plane& plane, const StatKeys& keys);
-  void tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e);
+  void tpu_module_runs(const Plane& plane, const StatKeys& keys, std::int32_t device);
+  void tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, std::int32_t device,
+                           Event& e);
   // A device plane that ran something: its device's description (a SparseCore's kept for a TPU
   // whose TensorCore plane ran nothing).
   void device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core);
   // The host calls that ran compiled programs as the launches of the TPU ops, and each TPU op as an
   // op of its own inside its call (tpu_ops.cpp).
   void tpu_programs();
+  // Each program run's launching Execute call by the TraceMe context links (tpu_launches.cpp):
+  // the call's index in `calls` (host events by start) per entry of module_launches_, kNone where
+  // the links do not reach one.
+  std::vector<std::uint32_t> linked_launches(const std::vector<std::uint32_t>& calls) const;
+  // A program a call launched: its device, its correlation id (0: the call launched none) and its
+  // op that ended last.
+  struct TpuProgram {
+    TimeNs device_end = 0;
+    std::int32_t device = 0;
+    std::int64_t correlation = 0;
+    std::uint32_t last = kNone;
+  };
+  // The calls that launched programs as runtime calls, with what each waited for, and the callers
+  // that waited for them (tpu_launches.cpp); `next`: the last correlation id in use.
+  void tpu_waits(const std::vector<std::uint32_t>& calls, const std::vector<TpuProgram>& programs,
+                 std::int64_t& next);
   // A device's "Steps" line: each event a step, by its group id (steps.cpp).
   void device_steps(const Plane& plane, const Line& line, const StatKeys& keys, std::int32_t device);
   // The devices' steps as step ranges, where no host event has a step number (steps.cpp): a
@@ -190,6 +213,20 @@ class Builder {
     StringId module = kNoString;
   };
   std::vector<ModuleRun> module_runs_;
+  // A TraceMe context link's end: a host event that produced or consumed a context (its type and
+  // id), on its thread over its span (tpu_launches.cpp).
+  struct ContextEnd {
+    std::int64_t type = 0;
+    std::int64_t id = 0;
+    std::uint32_t thread = 0;
+    TimeNs start = 0;
+    TimeNs end = 0;
+  };
+  std::vector<ContextEnd> producers_;  // the host plane's
+  std::vector<ContextEnd> consumers_;
+  // Every TPU plane's program runs that consumed a launch context (their `_c`), on their device
+  // (`thread` holds the device).
+  std::vector<ContextEnd> module_launches_;
   // SparseCore planes with ops, their ops, and each TPU's description from them, for a TPU whose
   // TensorCore plane has no ops of its own.
   std::uint64_t sparse_planes_ = 0;

@@ -142,7 +142,7 @@ void Builder::device_plane(const Plane& plane, std::int32_t device, bool tpu, st
   bool sparse = sparse_core >= 0;
   module_runs_.clear();
   copy_starts_.clear();
-  if (tpu && !sparse) tpu_module_runs(plane, keys);
+  if (tpu && !sparse) tpu_module_runs(plane, keys, device);
   if (tpu) tpu_devices_.insert(device);
   Event e;
   for (std::size_t index = 0; index < plane.lines.size(); ++index) {

@@ -64,11 +64,19 @@ void Builder::host_plane(const Plane& plane) {
           meta ? (meta->name.empty() ? meta->display_name : meta->name) : std::string_view();
       std::int64_t correlation = 0, step = -1;
       bool has_correlation = false, has_step = false;
+      ContextEnd produced{.thread = thread, .start = start, .end = end}, consumed = produced;
+      bool has_producer = false, has_consumer = false;
       for (const Stat& s : e.stats) {
         StatKey key = keys(s);
         if (key == StatKey::CorrelationId) has_correlation = s.integer(correlation);
         if (key == StatKey::StepNum) has_step = s.integer(step) && step >= 0;
+        if (key == StatKey::ProducerType) s.integer(produced.type);
+        if (key == StatKey::ProducerId) has_producer = s.integer(produced.id);
+        if (key == StatKey::ConsumerType) s.integer(consumed.type);
+        if (key == StatKey::ConsumerId) has_consumer = s.integer(consumed.id);
       }
+      if (has_producer) producers_.push_back(produced);
+      if (has_consumer) consumers_.push_back(consumed);
       if (!has_step && !has_correlation) has_step = encoded_step(name, name, step);
       host_steps_ = host_steps_ || has_step;
       if (has_correlation) {

@@ -40,15 +40,6 @@ bool is_copy_category(std::string_view category) {
   return category == "copy-start" || category == "copy-done";
 }
 
-// A host call that runs a compiled XLA program on its devices: PjRt's `…LoadedExecutable::Execute`
-// (on the caller's thread, or "Scheduled …::Execute" on a device's own), or its ExecuteHelper
-// (`…::ExecuteHelperOnSingleDevice`). Not the steps inside one (ExecutePrepare waits for the
-// inputs, ExecuteLaunch enqueues the program), which would take its launches from it.
-bool execute_call(std::string_view name) {
-  return name.ends_with("Executable::Execute") ||
-         name.find("Executable::ExecuteHelper") != std::string_view::npos;
-}
-
 // An "XLA Modules" event's name, "jit_step(1234)": the module's name and program id; the whole
 // name and -1 where it has no such suffix.
 std::pair<std::string_view, std::int64_t> module_and_program(std::string_view name) {
@@ -131,16 +122,17 @@ bool Builder::tpu_op(const Plane& plane, const EventMetadata* meta, const Event&
   return true;
 }
 
-void Builder::tpu_module_runs(const Plane& plane, const StatKeys& keys) {
+void Builder::tpu_module_runs(const Plane& plane, const StatKeys& keys, std::int32_t device) {
   Event e;
   for (const Line& line : plane.lines) {
-    if (line.name == "XLA Modules") tpu_module_run_line(plane, line, keys, e);
+    if (line.name == "XLA Modules") tpu_module_run_line(plane, line, keys, device, e);
   }
   std::sort(module_runs_.begin(), module_runs_.end(),
             [](const ModuleRun& x, const ModuleRun& y) { return x.start < y.start; });
 }
 
-void Builder::tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys, Event& e) {
+void Builder::tpu_module_run_line(const Plane& plane, const Line& line, const StatKeys& keys,
+                                  std::int32_t device, Event& e) {
   for (const wire::Field& field : line.events) {
     read_event(field, e, &event_check_);
     ModuleRun run;
@@ -150,86 +142,18 @@ void Builder::tpu_module_run_line(const Plane& plane, const Line& line, const St
         meta ? (meta->name.empty() ? meta->display_name : meta->name) : std::string_view();
     auto [module, program] = module_and_program(name);
     run.program = program;
-    for (const Stat& s : e.stats)
-      if (keys(s) == StatKey::ProgramId && !s.integer(run.program)) run.program = -1;
+    ContextEnd launch{.thread = static_cast<std::uint32_t>(device), .start = run.start, .end = run.end};
+    bool launched = false;
+    for (const Stat& s : e.stats) {
+      StatKey key = keys(s);
+      if (key == StatKey::ProgramId && !s.integer(run.program)) run.program = -1;
+      if (key == StatKey::ConsumerType) s.integer(launch.type);
+      if (key == StatKey::ConsumerId) launched = s.integer(launch.id);
+    }
     run.module = p_.strings.intern(module);
     module_runs_.push_back(run);
+    if (launched) module_launches_.push_back(launch);
   }
-}
-
-void Builder::tpu_programs() {
-  if (tpu_ops_.empty()) return;
-  std::vector<std::uint32_t> calls;
-  for (std::uint32_t i = 0; i < p_.host_events.size(); ++i)
-    if (p_.host_events[i].kind == HostKind::Op && execute_call(p_.str(p_.host_events[i].name)))
-      calls.push_back(i);
-  if (calls.empty()) return;
-  std::sort(calls.begin(), calls.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const HostEvent &x = p_.host_events[a], &y = p_.host_events[b];
-    return x.start != y.start ? x.start < y.start : a < b;
-  });
-  // Correlation ids of their own, above every id the profile holds.
-  std::int64_t next = 0;
-  for (const RuntimeCall& c : p_.runtime_calls) next = std::max(next, c.correlation);
-  for (const GpuActivity& g : p_.gpu_activities) next = std::max(next, g.correlation);
-  // Each op launched by the last call that started at or before it.
-  struct Program {
-    TimeNs device_end = 0;
-    std::int32_t device = 0;
-    std::int64_t correlation = 0;
-  };
-  std::vector<Program> programs(calls.size());
-  std::uint64_t from_module = 0, uncosted = 0;
-  for (const TpuOp& op : tpu_ops_) {
-    GpuActivity& g = p_.gpu_activities[op.activity];
-    auto after = std::upper_bound(calls.begin(), calls.end(), g.start,
-                                  [&](TimeNs t, std::uint32_t c) { return t < p_.host_events[c].start; });
-    if (after == calls.begin()) continue;
-    Program& program = programs[static_cast<std::size_t>(after - calls.begin()) - 1];
-    if (program.correlation == 0) {
-      program.correlation = ++next;
-      program.device = g.device;
-    }
-    g.correlation = program.correlation;
-    program.device_end = std::max(program.device_end, g.end);
-    std::uint32_t details = tpu_op_details(op, g, from_module, uncosted);
-    g.external_id = p_.op_details[details].external_id;
-    // The op of the op tables: an instant at the call's start, inside it on its thread (the host spends
-    // no time of its own on it), that owns the activity by its External id (analyse/attribution.h).
-    const HostEvent& call = p_.host_events[*std::prev(after)];
-    HostEvent h;
-    h.start = call.start;
-    h.end = call.start;
-    h.thread = call.thread;
-    h.name = op.name;
-    h.kind = HostKind::Op;
-    h.details = details;
-    p_.host_events.push_back(h);
-  }
-  for (std::size_t k = 0; k < calls.size(); ++k) {
-    const Program& program = programs[k];
-    if (program.correlation == 0) continue;
-    OpDetails d;
-    d.external_id = next_external_id_++;
-    HostEvent& h = p_.host_events[calls[k]];
-    h.details = static_cast<std::uint32_t>(p_.op_details.size());
-    p_.op_details.push_back(d);
-    p_.runtime_calls.push_back({.start = h.start,
-                                .end = h.end,
-                                .correlation = program.correlation,
-                                .external_id = d.external_id,
-                                .name = h.name,
-                                .thread = h.thread});
-    if (h.end >= program.device_end)
-      p_.gpu_syncs.push_back({.start = h.start,
-                              .end = h.end,
-                              .correlation = program.correlation,
-                              .device = program.device,
-                              .kind = GpuSyncKind::Context});
-  }
-  if (from_module + uncosted > 0)
-    p_.notes.push_back(note<NoteId::xspace_tpu_op_costs>(
-        arg<"count">(from_module + uncosted), arg<"from_module">(from_module), arg<"uncosted">(uncosted)));
 }
 
 std::uint32_t Builder::tpu_op_details(const TpuOp& op, const GpuActivity& g, std::uint64_t& from_module,

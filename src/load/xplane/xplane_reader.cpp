@@ -29,6 +29,10 @@ StatKey stat_key(std::string_view name) {
   if (name == "tf_op") return StatKey::TfOp;
   if (name == "shape_with_layout") return StatKey::ShapeWithLayout;
   if (name == "device_duration_ps") return StatKey::DeviceDurationPs;
+  if (name == "_pt") return StatKey::ProducerType;
+  if (name == "_p") return StatKey::ProducerId;
+  if (name == "_ct") return StatKey::ConsumerType;
+  if (name == "_c") return StatKey::ConsumerId;
   return StatKey::Other;
 }
 
@@ -82,6 +86,7 @@ void Builder::check_memory(std::uint64_t extra) {
       p.kernel_info.capacity() * sizeof(KernelLaunchInfo) + p.gpu_ranges.capacity() * sizeof(GpuRange) +
       p.gpu_syncs.capacity() * sizeof(GpuSync) + xla_activities_.capacity() * sizeof(XlaActivity) +
       tpu_ops_.capacity() * sizeof(TpuOp) + module_runs_.capacity() * sizeof(ModuleRun) +
+      (producers_.capacity() + consumers_.capacity() + module_launches_.capacity()) * sizeof(ContextEnd) +
       copy_starts_.size() * 48 + hlo_.memory_bytes() + plane_bytes_ + extra;
   check_input_memory(path_, held, max_memory_);
 }
