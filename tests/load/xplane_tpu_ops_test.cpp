@@ -89,6 +89,28 @@ TEST(XplaneTpuOps, TwoXlaOpsUnderOneExecuteAreTwoOpRows) {
   EXPECT_DOUBLE_EQ(w.compute.flops, 8'000'000.0);
 }
 
+// Each XLA op is a call of its own op type, by its own name (rules: op_types' XLA patterns), not the
+// type of the Execute call around it: fusion.1 a fusion (3,000 ns), convolution.2 a convolution
+// (5,000 ns); the call keeps its host time as "other", with no device time left.
+TEST(XplaneTpuOps, EachXlaOpIsACallOfItsOwnType) {
+  Profile p = xplane::read_space(space({two_ops(), host()}), "tpu.xplane.pb", {});
+  WorkerAnalysis w = analyse_profile(p, default_classification(), {});
+  auto type = [&](const std::string& name) -> const OpTypeRow* {
+    auto it = std::find_if(w.tables.op_types.begin(), w.tables.op_types.end(),
+                           [&](const OpTypeRow& r) { return r.type == name; });
+    return it == w.tables.op_types.end() ? nullptr : &*it;
+  };
+  const OpTypeRow* fusion = type("fusion (XLA)");
+  const OpTypeRow* conv = type("convolution");
+  const OpTypeRow* other = type("other");
+  ASSERT_TRUE(fusion && conv && other);
+  EXPECT_EQ(fusion->calls, 1u);
+  EXPECT_EQ(fusion->gpu, 3000);
+  EXPECT_EQ(conv->gpu, 5000);
+  EXPECT_EQ(other->gpu, 0);
+  EXPECT_EQ(other->cpu_total, 10000);
+}
+
 // The framework op names the row where the profile states one ("model/conv:Conv2D", less its type),
 // and two instructions of one framework op are one row of two calls.
 TEST(XplaneTpuOps, AFrameworkOpNamesItsInstructionsRow) {

@@ -119,6 +119,21 @@ TEST(TpuReal, TheTopOpsAreTheTpusXlaOpsCopiesFirst) {
     all += *cell_number(*find_cell(*ops, i, "device_self_us"));
   EXPECT_NEAR(all, 315.117895e6, 10.0);
   EXPECT_LT(all, 4 * *report.metric(Metric::WindowWallUs));
+  // Each op is a call of its own type (its Execute call's type, "other", held them all): the
+  // copy-dones and the broadcast copy/cast, the add elementwise, the psum communication, as
+  // tests/real/tpu_ops_expected.py sums them (each op rounded to the ns here).
+  const ReportTable* types = find_table(report.workers[0].tables, Table::OpTypes);
+  ASSERT_NE(types, nullptr);
+  auto type_time = [&](std::string_view type) {
+    for (std::size_t i = 0; i < types->rows.size(); ++i)
+      if (std::get<std::string>(*find_cell(*types, i, "type")) == type)
+        return *cell_number(*find_cell(*types, i, "gpu_us"));
+    return -1.0;
+  };
+  EXPECT_NEAR(type_time("copy/cast"), 304'037'655.828, 1.0);
+  EXPECT_NEAR(type_time("elementwise"), 9'619'893.637, 1.0);
+  EXPECT_NEAR(type_time("communication"), 1'460'345.259, 1.0);
+  EXPECT_EQ(type_time("other"), 0);
 }
 
 // Issue 91, item 1: the path waits on the TPUs. The host queues programs about 24 s ahead of them

@@ -374,19 +374,27 @@ std::vector<OpTypeRow> op_type_rows(const OpTableInputs& in, OpTypeOf& type_of) 
   IntervalList work, api;
   std::vector<std::size_t> cut;
   const std::vector<std::size_t> none;
+  // An op the host spent no time on that holds device work is the device's own op (a TPU's XLA op,
+  // placed in the call that ran its program): a call of its own type, as a communication op is.
+  auto device_op = [&](std::size_t k) {
+    return p.host_events[k].start == p.host_events[k].end && in.stats.total_device(k) > 0;
+  };
   for (std::size_t e = 0; e < p.host_events.size(); ++e) {
     if (!in.stats.top_level_op(e) || !in.stats.in_window(e)) continue;
     const std::string& type = type_of(p.host_events[e].name);
     cut.clear();
-    if (type != kCommunicationType)
-      for (std::size_t k = e + 1, end = in.stats.subtree_end(e); k < end; ++k)
-        if (in.stats.is_op(k) && type_of.communication(p.host_events[k].name)) {
-          cut.push_back(k);
-          k = in.stats.subtree_end(k) - 1;
-        }
+    for (std::size_t k = e + 1, end = in.stats.subtree_end(e); k < end; ++k)
+      if (in.stats.is_op(k) &&
+          ((type != kCommunicationType && type_of.communication(p.host_events[k].name)) || device_op(k))) {
+        cut.push_back(k);
+        k = in.stats.subtree_end(k) - 1;
+      }
     add_op_type_call(in, by_owner, e, cut, types[type], work, api);
-    for (std::size_t k : cut)
-      add_op_type_call(in, by_owner, k, none, types[std::string(kCommunicationType)], work, api);
+    for (std::size_t k : cut) {
+      const std::string& own =
+          device_op(k) ? type_of(p.host_events[k].name) : std::string(kCommunicationType);
+      add_op_type_call(in, by_owner, k, none, types[own], work, api);
+    }
   }
   add_graph_launch_types(in, type_of, types);
   std::vector<OpTypeRow> rows;
