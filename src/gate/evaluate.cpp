@@ -16,6 +16,7 @@
 #include "gate/offenders.h"
 #include "gate/path_difference.h"
 #include "gate/rule_check.h"
+#include "gate/rule_expressions.h"
 #include "gate/statistics.h"
 #include "gate/step_comparison.h"
 
@@ -24,38 +25,6 @@ namespace {
 
 // A gain this far above its bound (percentage points) is rounding, not a contradiction.
 constexpr double kGainRoundingPct = 0.05;
-
-// A rule's expressions, parsed once for its evaluation.
-struct RuleExpressions {
-  explicit RuleExpressions(const Rule& r) {
-    auto parse = [](const std::string& text) {
-      return text.empty() ? std::nullopt : std::optional<MetricExpression>(text);
-    };
-    value = parse(r.value);
-    condition = parse(r.condition);
-    applies_if = parse(r.applies_if);
-    gain = parse(r.gain);
-    saves = parse(r.saves);
-    on_path = parse(r.on_path);
-    pass_needs = parse(r.pass_needs);
-    if (!r.metric.empty()) metric = metric_reference(r.metric);
-  }
-  std::optional<MetricExpression> value, condition, applies_if, gain, saves, on_path, pass_needs;
-  std::optional<MetricReference> metric;  // the rule's `metric`
-};
-
-// The rule reads the baseline: compares with it, or names baseline./delta./ratio. metrics.
-bool needs_baseline(const Rule& r, const RuleExpressions& e) {
-  auto of_baseline = [](const std::optional<MetricReference>& m) {
-    return m && m->of != MetricReference::Of::Current;
-  };
-  if (r.compare_baseline || of_baseline(e.metric)) return true;
-  for (const auto* x : {&e.value, &e.condition, &e.applies_if, &e.gain, &e.saves, &e.on_path, &e.pass_needs})
-    if (*x)
-      for (const auto& reference : (*x)->references())
-        if (of_baseline(reference)) return true;
-  return false;
-}
 
 // A change: "+1.20 ms", "-14.8 pts" (a difference of percentages is in points).
 std::string signed_value(double v, std::string_view unit) {

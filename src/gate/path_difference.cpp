@@ -233,17 +233,23 @@ std::string matched_unit_path_text(const Baseline& baseline, const ReportModel& 
          "the path per unit.";
 }
 
-ReportTable critical_path_changes(const PathDifference& d) {
+ReportTable critical_path_changes(const PathDifference& d, const std::optional<MedianSteps>& medians) {
   ReportTable t = declared_table(Table::CriticalPathChanges);
   double before = d.baseline_length_us + d.baseline_off_us, after = d.length_us + d.off_us;
-  double at = before;  // where the next part's bar starts
+  double at = medians ? medians->baseline_us : before;  // where the next part's bar starts
   auto part = [&](const std::string& name, const char* kind, double baseline_us, double us) {
     double delta = us - baseline_us;
     t.rows.push_back({name, std::string(kind), baseline_us, us, delta, at, at + delta});
     at += delta;
   };
-  t.rows.push_back({std::string("Baseline step (mean)"), std::string("total"), before, ReportCell{},
-                    ReportCell{}, 0.0, before});
+  if (medians) {
+    t.rows.push_back({std::string("Baseline step (median)"), std::string("total"), medians->baseline_us,
+                      ReportCell{}, ReportCell{}, 0.0, medians->baseline_us});
+    part("baseline: its mean step against its median", "statistic", medians->baseline_us, before);
+  } else {
+    t.rows.push_back({std::string("Baseline step (mean)"), std::string("total"), before, ReportCell{},
+                      ReportCell{}, 0.0, before});
+  }
   double least = least_named_change(d);
   double rest_baseline = d.baseline_length_us, rest = d.length_us;  // the path less the named bounds
   for (const PathBoundChange& b : d.bounds) {
@@ -255,6 +261,12 @@ ReportTable critical_path_changes(const PathDifference& d) {
   if (std::fabs(rest - rest_baseline) >= kLeastOtherChangeUs)
     part("other bounds", "bounds", rest_baseline, rest);
   part("off the path", "off path", d.baseline_off_us, d.off_us);
+  if (medians) {
+    part("this run: its median step against its mean", "statistic", after, medians->us);
+    t.rows.push_back({std::string("This run's step (median)"), std::string("total"), medians->baseline_us,
+                      medians->us, medians->us - medians->baseline_us, 0.0, medians->us});
+    return t;
+  }
   t.rows.push_back({std::string("This run's step (mean)"), std::string("total"), before, after,
                     after - before, 0.0, after});
   return t;

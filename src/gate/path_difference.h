@@ -85,7 +85,15 @@ std::string path_ops_sentence(const PathOpsDifference& d, std::string_view per =
 // together (the path's change less the named bounds': also what the shares' rounding leaves, so
 // that the parts add up to the path's change), off the path, and this run's step. Each part's bar
 // runs from where the one before it ends (from_us, to_us): the renderers draw them as they are.
-ReportTable critical_path_changes(const PathDifference& d);
+// Each run's median step (steps.median_us, the step-time rule's headline), where both runs have
+// steps: the waterfall then runs from the baseline's median step to this run's, through each run's
+// mean step (the path's parts are means: a path is summed over the steps) by a part that says how
+// far the two statistics are apart (issue 93).
+struct MedianSteps {
+  double baseline_us = 0;
+  double us = 0;
+};
+ReportTable critical_path_changes(const PathDifference& d, const std::optional<MedianSteps>& medians = {});
 
 // The step-time finding's explanation where it compares matched inferred units: what grew on the
 // path per matched unit (matched_unit_path_difference over `matched`'s units), or why it cannot say

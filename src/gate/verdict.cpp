@@ -80,8 +80,14 @@ GateOutcome evaluate_gate(const RuleSet& rules, const ReportModel& report, const
   }
   for (ReportRule& r : outcome.rules) r.title = in_capture_terms(r.title, outcome.terms);
   if (baseline)
-    if (std::optional<PathDifference> d = path_difference(baseline->metrics, report.metrics))
-      outcome.tables.push_back(critical_path_changes(*d));
+    if (std::optional<PathDifference> d = path_difference(baseline->metrics, report.metrics)) {
+      // The headline's statistic where both runs have it (regression.step-time: steps.median_us).
+      std::optional<double> before = baseline->metric(Metric::StepsMedianUs),
+                            after = report.metric(Metric::StepsMedianUs);
+      std::optional<MedianSteps> medians;
+      if (before && after) medians = MedianSteps{*before, *after};
+      outcome.tables.push_back(critical_path_changes(*d, medians));
+    }
   return outcome;
 }
 

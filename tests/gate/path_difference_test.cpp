@@ -125,6 +125,31 @@ TEST(PathDifference, AWaterfallWhosePartsAddUpToTheStepsChange) {
   EXPECT_NEAR(cell(t, 5, "us"), 920, 1e-9);
 }
 
+// With both runs' median steps (the headline's statistic, issue 93) the waterfall runs from the
+// baseline's median, 9500 us, to this run's, 13000 us: +500 us to the baseline's mean step (10000), the
+// same parts as above to this run's mean step (12500), +500 us to its median. The parts add up to the
+// change of the median step, +3500 us.
+TEST(PathDifference, AWaterfallBetweenTheMedianStepsGoesThroughTheMeans) {
+  MetricValues before = path(9000, 10, 2, 5, 5, 78, 0, 10);
+  ReportTable t = critical_path_changes(*path_difference(before, path(10000, 20, 0, 4.5, 4.5, 67, 4, 20)),
+                                        MedianSteps{9500, 13000});
+  expect_waterfall(t, {{"Baseline step (median)", "total", 0, 9500},
+                       {"baseline: its mean step against its median", "statistic", 9500, 10000},
+                       {"host ops and runtime calls", "bound", 10000, 11100},
+                       {"communication", "bound", 11100, 11500},
+                       {"data loading", "bound", 11500, 11320},
+                       {"GPU compute", "bound", 11320, 11000},
+                       {"off the path", "off path", 11000, 12500},
+                       {"this run: its median step against its mean", "statistic", 12500, 13000},
+                       {"This run's step (median)", "total", 0, 13000}});
+  double parts = 0;
+  for (std::size_t i = 1; i + 1 < t.rows.size(); ++i) parts += cell(t, i, "delta_us");
+  EXPECT_NEAR(parts, 3500, 1e-9);
+  EXPECT_NEAR(cell(t, t.rows.size() - 1, "delta_us"), 3500, 1e-9);
+  EXPECT_NEAR(cell(t, 1, "baseline_us"), 9500, 1e-9);
+  EXPECT_NEAR(cell(t, 1, "us"), 10000, 1e-9);
+}
+
 // A failing step-time finding states the difference: 2 ms of host work without kernels at each
 // step's start (the GPU idle meanwhile) puts about those 2 ms of host time onto the path.
 TEST(PathDifference, AFailingStepTimeStatesIt) {
@@ -142,14 +167,20 @@ TEST(PathDifference, AFailingStepTimeStatesIt) {
   EXPECT_NE(f->problem.find("moved onto the path host ops and runtime calls +2.00 ms"), std::string::npos)
       << f->problem;
 
-  // The gate hands the same difference to the report as the waterfall: from the baseline's step
-  // (path + off it) to this run's, the parts between adding up to the change.
+  // The gate hands the same difference to the report as the waterfall: from the baseline's median
+  // step (the headline's statistic, issue 93) through its mean step (path + off it) to this run's
+  // mean and median, the parts between adding up to the change.
   const ReportTable* t = find_table(after.tables, Table::CriticalPathChanges);
   ASSERT_TRUE(t);
   std::size_t last = t->rows.size() - 1;
-  EXPECT_NEAR(cell(*t, 0, "to_us"), d->baseline_length_us + d->baseline_off_us, 1e-6);
-  EXPECT_NEAR(cell(*t, last, "to_us"), d->length_us + d->off_us, 1e-6);
-  EXPECT_EQ(cell_text(*t, 1, "part"), "host ops and runtime calls");
+  ASSERT_TRUE(before.metric(Metric::StepsMedianUs) && after.metric(Metric::StepsMedianUs));
+  EXPECT_EQ(cell_text(*t, 0, "part"), "Baseline step (median)");
+  EXPECT_NEAR(cell(*t, 0, "to_us"), *before.metric(Metric::StepsMedianUs), 1e-6);
+  EXPECT_NEAR(cell(*t, 1, "to_us"), d->baseline_length_us + d->baseline_off_us, 1e-6);
+  EXPECT_NEAR(cell(*t, last - 1, "from_us"), d->length_us + d->off_us, 1e-6);
+  EXPECT_NEAR(cell(*t, last, "to_us"), *after.metric(Metric::StepsMedianUs), 1e-6);
+  EXPECT_EQ(cell_text(*t, 1, "kind"), "statistic");
+  EXPECT_EQ(cell_text(*t, 2, "part"), "host ops and runtime calls");
   double parts = 0;
   for (std::size_t i = 1; i < last; ++i) {
     EXPECT_NEAR(cell(*t, i, "from_us"), cell(*t, i - 1, "to_us"), 1e-6) << i;

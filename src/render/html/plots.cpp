@@ -290,10 +290,12 @@ void add_path_waterfall(const ReportModel& r, TemplateData& view) {
   TemplateData d;
   d.set("svg", waterfall_svg(bars, "What the step time grew by on the critical path"));
   d.set("caption",
-        "The step against the baseline's, per step, along the critical path: the baseline's step, each "
-        "bound of the path whose time changed (grew in red, shrank in green), the other bounds together, "
-        "the time off the path, and this run's step. Each bar starts where the one before it ends: the "
-        "parts add up to the change of the step.");
+        "The step against the baseline's, per step, along the critical path: the baseline's step (its "
+        "median where both runs have one, as the headline), the way to its mean step (the path's parts are "
+        "means per step), each bound of the path whose time changed (grew in red, shrank in green), the "
+        "other bounds together, the time off the path, the way back to this run's median step, and this "
+        "run's step. Each bar starts where the one before it ends: the parts add up to the change of the "
+        "step.");
   view.set("path_waterfall_chart", d);
 }
 
