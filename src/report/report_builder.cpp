@@ -465,8 +465,11 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
   }
   if (!take_apart) add_run_tables(m, analysis, pack);
   if (m.workers.size() == 1) {
-    spill::PackScope scope(pack);  // a copy of the section's steps: packed where the section is
-    for (const auto& s : m.workers.front().steps)
+    const std::vector<ReportStep>& steps = m.workers.front().steps;
+    // A copy of the section's steps, packed where the section is, where it is long (as RowHold).
+    std::optional<spill::PackScope> scope;
+    if (steps.size() >= kRowHoldBatch) scope.emplace(pack);
+    for (const auto& s : steps)
       if (s.in_window) m.steps.push_back(s);
   }
   return m;

@@ -28,18 +28,18 @@ HoldScope worker_hold();  // a new scope from the maker; empty where none is set
 // critical path, and in the report's steps list; a critical-path step's top ops): a few small
 // blocks a step, ~165 B that the spill file did not take (issue 92: a million steps peaked at
 // 224 MiB of anonymous memory at --max-memory 64M). A list of `rows` calls added() after each row
-// and finish() after the last: each kBatch rows made, `repack` makes the heap parts of each again
-// under a scope of worker_hold(), which packs them where the budget calls for it (one scope a batch:
-// a scope looks at the resident set). A list of fewer rows takes no scope and copies nothing.
+// and finish() after the last: each kRowHoldBatch rows made, `repack` makes the heap parts of each
+// again under a scope of worker_hold(), which packs them where the budget calls for it (one scope a
+// batch: a scope looks at the resident set). A list of fewer rows takes no scope and copies nothing.
+inline constexpr std::size_t kRowHoldBatch = 4096;
 template <class Row, class Repack>
 class RowHold {
  public:
-  static constexpr std::size_t kBatch = 4096;
   RowHold(std::vector<Row>& rows, Repack repack) : rows_(rows), repack_(std::move(repack)) {}
   RowHold(const RowHold&) = delete;
   RowHold& operator=(const RowHold&) = delete;
   void added() {
-    if (rows_.size() - held_ >= kBatch) hold();
+    if (rows_.size() - held_ >= kRowHoldBatch) hold();
   }
   void finish() {
     if (started_ && held_ < rows_.size()) hold();
