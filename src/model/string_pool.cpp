@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <utility>
@@ -9,8 +10,17 @@
 
 namespace perfgate {
 namespace {
+// Short strings are packed into chunks of 64 KiB, and from the 17th on of 1 MiB: the --max-memory
+// budget moves blocks of 1 MiB or more into its spill file (io/spill_arena.h, kMinSpillBlock), and a
+// million steps' names ("ProfilerStep#N", unique) held 19 MB of 64 KiB chunks on the heap (issue
+// 92). A pool of under 1 MiB of short strings keeps its small chunks.
 constexpr std::size_t kChunkSize = 64 * 1024;
+constexpr std::size_t kLargeChunkSize = 1024 * 1024;
+constexpr std::size_t kSmallChunks = 16;
+constexpr std::size_t chunk_size(std::size_t index) {
+  return index < kSmallChunks ? kChunkSize : kLargeChunkSize;
 }
+}  // namespace
 
 std::size_t TextHash::operator()(std::string_view text) const noexcept {
   constexpr std::uint64_t kMultiplier = 0x9E3779B97F4A7C15ULL;
@@ -73,7 +83,7 @@ StringId StringPool::intern(std::string_view text) {
   return id;
 }
 
-// Short strings are packed into 64 KiB chunks, long ones get their own block: views never move.
+// Short strings are packed into chunks (chunk_size), long ones get their own block: views never move.
 std::string_view StringPool::store(std::string_view text) {
   if (text.empty()) return {};
   if (text.size() > kChunkSize / 4) {
@@ -82,8 +92,8 @@ std::string_view StringPool::store(std::string_view text) {
     std::memcpy(long_strings_.back().get(), text.data(), text.size());
     return {long_strings_.back().get(), text.size()};
   }
-  if (chunks_.empty() || chunk_used_ + text.size() > kChunkSize) {
-    chunks_.push_back(std::make_unique_for_overwrite<char[]>(kChunkSize));
+  if (chunks_.empty() || chunk_used_ + text.size() > chunk_size(chunks_.size() - 1)) {
+    chunks_.push_back(std::make_unique_for_overwrite<char[]>(chunk_size(chunks_.size())));
     chunk_used_ = 0;
   }
   char* dest = chunks_.back().get() + chunk_used_;
@@ -100,8 +110,9 @@ const DeviceInfo* Profile::device(std::int32_t id) const {
 
 std::size_t StringPool::memory_bytes() const {
   constexpr std::size_t kIndexSlot = sizeof(std::pair<std::string_view, StringId>) + 1;  // and its tag byte
-  return chunks_.size() * kChunkSize + long_bytes_ + views_.capacity() * sizeof(std::string_view) +
-         (ids_ ? ids_->map.bucket_count() * kIndexSlot : 0);
+  std::size_t small = std::min(chunks_.size(), kSmallChunks);
+  return small * kChunkSize + (chunks_.size() - small) * kLargeChunkSize + long_bytes_ +
+         views_.capacity() * sizeof(std::string_view) + (ids_ ? ids_->map.bucket_count() * kIndexSlot : 0);
 }
 
 }  // namespace perfgate

@@ -46,6 +46,7 @@ std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
   // as the step metrics are.
   bool on_gpu_clock = !w.window.steps.empty() && w.gpu_step_times.size() == w.window.steps.size();
   std::size_t in_window = 0;
+  RowHold hold(out, [](ReportStep& r) { r.name = std::string(r.name); });  // a row a step (worker_hold.h)
   for (const Step& s : w.steps.steps) {
     ReportStep r;
     r.name = s.name;
@@ -61,7 +62,9 @@ std::vector<ReportStep> report_steps(const WorkerAnalysis& w) {
       r.breakdown_us = parts;
     }
     out.push_back(std::move(r));
+    hold.added();
   }
+  hold.finish();
   return out;
 }
 
@@ -461,9 +464,14 @@ ReportModel build(const std::vector<ReportInput>& inputs, const RunAnalysis& ana
     }
   }
   if (!take_apart) add_run_tables(m, analysis, pack);
-  if (m.workers.size() == 1)
-    for (const auto& s : m.workers.front().steps)
+  if (m.workers.size() == 1) {
+    const std::vector<ReportStep>& steps = m.workers.front().steps;
+    // A copy of the section's steps, packed where the section is, where it is long (as RowHold).
+    std::optional<spill::PackScope> scope;
+    if (steps.size() >= kRowHoldBatch) scope.emplace(pack);
+    for (const auto& s : steps)
       if (s.in_window) m.steps.push_back(s);
+  }
   return m;
 }
 

@@ -106,6 +106,35 @@ TEST(ManySteps, MaxMemoryBoundsPerStepDataWithCorrelatedLaunches) {
   EXPECT_LT(peak_kb, kStepsBoundKb) << "peak anonymous memory " << peak_kb << " kB";
 }
 
+// What grows with the steps under a budget (issue 92, item 4: a million steps with a launch each
+// peaked at 224 MiB of anonymous memory at --max-memory 64M, over the budget + 64 MiB): 50,000 and
+// 200,000 such steps at --max-memory 16M. A step held ~165 B of small blocks kept to the report (its
+// name in the steps, iterations, critical-path and report lists, its critical path's top ops) and
+// 19 B of its name in the string pool's 64 KiB chunks, none of which the spill file took: peaks of
+// 44 and 64 MiB, 140 B a step more. Packed into the spill file and in 1 MiB chunks, both peak at
+// 24 MiB (the half of the budget large blocks keep on the heap, the report's kept rows). Bound: the
+// 150,000 steps more, 48 B each (6.9 MiB: sampling noise of a few MiB, a third of the old growth).
+TEST(ManySteps, MaxMemoryHoldsNoPerStepMemoryOutsideTheSpillFile) {
+#ifdef PERFGATE_SANITIZED
+  GTEST_SKIP() << "a memory bound is measured in the release build";
+#endif
+  long peaks_kb[2] = {0, 0};
+  int counts[2] = {50'000, 200'000};
+  for (int k = 0; k < 2; ++k) {
+    std::string trace =
+        write_steps_trace(temp_dir() + fmt::format("/launched_steps_{}.json", counts[k]), counts[k], true);
+    auto [peak_kb, exit_code] =
+        peak_anonymous_kb({"analyze", trace, "--max-memory", "16M", "--spill-dir", temp_dir(), "-q"});
+    ASSERT_EQ(exit_code, 0);
+    EXPECT_GT(peak_kb, 0);
+    peaks_kb[k] = peak_kb;
+    std::remove(trace.c_str());
+  }
+  EXPECT_LT(peaks_kb[1] - peaks_kb[0], 150'000L * 48 / 1024)
+      << "peak anonymous memory " << peaks_kb[0] << " kB at 50,000 steps, " << peaks_kb[1]
+      << " kB at 200,000";
+}
+
 // 12 steps of 100 us (a 60 us kernel each) and --max-rows 5: the iterations and critical-path
 // tables keep steps 0 to 4 in step order and one "(7 more)" row, whose durations and GPU times are
 // the sums of the 7 left out (7 x 100 = 700 us, 7 x 60 = 420 us) and whose averages and

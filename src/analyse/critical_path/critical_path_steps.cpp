@@ -11,6 +11,7 @@
 
 #include "analyse/critical_path/critical_path.h"
 #include "analyse/ops/op_info.h"
+#include "analyse/run/worker_hold.h"
 #include "analyse/timeline/timeline.h"
 #include "model/side_by_side.h"
 
@@ -293,11 +294,18 @@ CriticalPathSums critical_paths(const Profile& profile, const Attribution& attri
     auto walk_part = [&](std::size_t k) {
       Part& part = parts[k];
       part.rows.reserve(n * (k + 1) / count - n * k / count);
+      // A row a step, its name and top ops kept to the report (worker_hold.h); a hold a thread.
+      RowHold hold(part.rows, [](CriticalPathStep& row) {
+        row.step = std::string(row.step);
+        row.top_ops = std::vector<std::pair<std::string, TimeNs>>(row.top_ops);
+      });
       for (std::size_t j = n * k / count; j < n * (k + 1) / count; ++j) {
         const Step& s = steps.steps[window.steps[j]];
         walk(part, s.name, s.number, s.host_start, s.host_end, s.duration(),
              shown && s.start == timeline.step_start && s.name == timeline.step);
+        hold.added();
       }
+      hold.finish();
     };
     if (count == 1) {
       walk_part(0);  // on this thread, without a task list to make

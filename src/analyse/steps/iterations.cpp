@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "analyse/run/worker_hold.h"
+
 namespace perfgate {
 
 std::vector<IterationRow> iteration_rows(const Profile& p, NameClasses& classes, const StepDetection& steps,
                                          const Window& window, const ActivityIntervals& in) {
   std::vector<IterationRow> rows;
+  RowHold hold(rows, [](IterationRow& r) { r.name = std::string(r.name); });  // a row a step (worker_hold.h)
   for (std::size_t index : window.steps) {
     const Step& s = steps.steps[index];
     IterationRow r;
@@ -25,7 +28,9 @@ std::vector<IterationRow> iteration_rows(const Profile& p, NameClasses& classes,
       if (classes.tensor_core_kernel(it->name)) ++r.tc_kernels;
     }
     rows.push_back(std::move(r));
+    hold.added();
   }
+  hold.finish();
   return rows;
 }
 

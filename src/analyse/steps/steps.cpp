@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <boost/container/small_vector.hpp>
 
+#include "analyse/run/worker_hold.h"
 #include "analyse/steps/inferred.h"
 #include "common/errors.h"
 
@@ -89,6 +90,7 @@ class MatchByName {
 // Ranges whose whole name matches the pattern, each a step (ProfilerStep#N by default).
 std::vector<Step> named_steps(const Profile& p, const RE2& re, std::vector<std::uint32_t>& markers) {
   std::vector<Step> steps;
+  RowHold hold(steps, [](Step& s) { s.name = std::string(s.name); });  // kept to the report
   MatchByName matches(p, re, RE2::ANCHOR_BOTH);
   for (std::uint32_t i = 0; i < p.host_events.size(); ++i) {
     const HostEvent& e = p.host_events[i];
@@ -100,7 +102,9 @@ std::vector<Step> named_steps(const Profile& p, const RE2& re, std::vector<std::
     s.host_start = e.start;
     s.host_end = e.end;
     steps.push_back(std::move(s));
+    hold.added();
   }
+  hold.finish();
   auto by_start = [](const Step& a, const Step& b) { return a.host_start < b.host_start; };
   // Ranges come in start order on each thread: sorted already, no buffer for a stable sort.
   if (!std::is_sorted(steps.begin(), steps.end(), by_start))
