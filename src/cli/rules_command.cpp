@@ -58,16 +58,23 @@ std::function<int()> add_rules_command(CLI::App& app) {
   cmd->require_subcommand(1);
   CLI::App* check_cmd =
       cmd->add_subcommand("check", "Validate rule files: every problem, with file:line:col");
-  check_cmd->add_option("files", args->files, "Rule files (YAML)")->required()->type_name("FILE");
+  // Each subcommand's options when the parse reaches it (cli/commands.h).
+  add_options_when_parsed(*check_cmd, [args](CLI::App& c) {
+    c.add_option("files", args->files, "Rule files (YAML)")->required()->type_name("FILE");
+  });
   CLI::App* list_cmd = cmd->add_subcommand("list", "One line per rule: id, metric, thresholds");
-  list_cmd->add_option("--format", args->format, "text or markdown (the documentation's form)")
-      ->check(CLI::IsMember({"text", "markdown"}));
   CLI::App* print_cmd = cmd->add_subcommand("print", "The rules in effect as one YAML file (extends: none)");
-  for (CLI::App* c : {list_cmd, print_cmd}) {
-    c->add_option("--rules", args->files, "Rule file applied on top of the shipped 'default' set; repeatable")
-        ->type_name("FILE");
-    c->add_option("--set", args->settings, "Override a rule setting; repeatable")->type_name("ID.KEY=VALUE");
-    c->add_option("--disable", args->disabled, "Disable a rule by id; repeatable")->type_name("ID");
+  for (CLI::App* command : {list_cmd, print_cmd}) {
+    add_options_when_parsed(*command, [args, list = command == list_cmd](CLI::App& c) {
+      if (list)
+        c.add_option("--format", args->format, "text or markdown (the documentation's form)")
+            ->check(CLI::IsMember({"text", "markdown"}));
+      c.add_option("--rules", args->files,
+                   "Rule file applied on top of the shipped 'default' set; repeatable")
+          ->type_name("FILE");
+      c.add_option("--set", args->settings, "Override a rule setting; repeatable")->type_name("ID.KEY=VALUE");
+      c.add_option("--disable", args->disabled, "Disable a rule by id; repeatable")->type_name("ID");
+    });
   }
   return [args, check_cmd, list_cmd] {
     if (check_cmd->parsed()) return check(*args);
