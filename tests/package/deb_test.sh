@@ -3,8 +3,8 @@
 # goes away. As root (and with no perfgate package on the machine already) it is installed with
 # `dpkg -i`, which also proves its dependencies are met, and removed with `dpkg -r` at the end
 # whatever happened; else it is unpacked into a temporary root with `dpkg -x`. Then:
-# - Depends names the packages of every library the binary links and of the three it loads by soname
-#   (libxlsxwriter, libpq, SQLite), as found on this machine independently of the build;
+# - Depends names the packages of every library the binary links and of the four it loads by soname
+#   (libxlsxwriter, libpq, SQLite, ISA-L), as found on this machine independently of the build;
 # - the installed perfgate writes the same JSON report as the build's on the bundled example and on
 #   a shared trace, writes a workbook (libxlsxwriter loads), records a history (SQLite loads) and
 #   reaches libpq;
@@ -102,11 +102,11 @@ for soname in $(objdump -p "$perfgate" | awk '$1 == "NEEDED" {print $2}'); do
   check "Depends names the package of the linked $soname" needs_package "$soname"
 done
 # The libraries perfgate opens by soname, read from the binary's strings, not from the build.
-for soname in $(strings "$perfgate" | grep -Eo '^lib(xlsxwriter|pq|sqlite3)\.so\.[0-9]+$' | sort -u); do
+for soname in $(strings "$perfgate" | grep -Eo '^lib(xlsxwriter|pq|sqlite3|isal)\.so\.[0-9]+$' | sort -u); do
   check "Depends names the package of the dlopen'd $soname" needs_package "$soname"
 done
-[ "$(strings "$perfgate" | grep -Ec '^lib(xlsxwriter|pq|sqlite3)\.so\.[0-9]+$')" = 3 ] ||
-  fail "the binary names libxlsxwriter's, libpq's and SQLite's sonames (found: $(strings "$perfgate" | grep -E '^lib(xlsxwriter|pq|sqlite3)\.so'))"
+[ "$(strings "$perfgate" | grep -Ec '^lib(xlsxwriter|pq|sqlite3|isal)\.so\.[0-9]+$')" = 4 ] ||
+  fail "the binary names libxlsxwriter's, libpq's, SQLite's and ISA-L's sonames (found: $(strings "$perfgate" | grep -E '^lib(xlsxwriter|pq|sqlite3|isal)\.so'))"
 check "every library of the installed binary resolves" bash -c "! ldd '$perfgate' | grep 'not found'"
 
 # ---- the installed binary runs ----
