@@ -49,6 +49,7 @@ int run_analyze(const AnalyzeArgs& a) {
   check_step_window(steps);  // before the rules are read
   auto book =
       std::make_shared<const RuleBook>(load_rule_book(settings.rules, settings.set, settings.disable));
+  keep_until_exit(book);
   if (a.print_effective_rules) {
     std::cout << effective_rules_text(*book) << std::flush;
     return kExitPass;

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <iterator>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -49,6 +50,11 @@ inline void add_options_when_parsed(CLI::App& command, std::function<void(CLI::A
     check_option_names(command);
   });
 }
+
+// Keeps `object` until the process ends, never destroyed: a one-shot command's rule book and command
+// line freed at exit cost 0.3 M instructions of an empty trace's run (issue 96), memory the system
+// takes back anyway.
+void keep_until_exit(std::shared_ptr<const void> object);
 
 // Registers the subcommand and returns the function that runs it (returns the exit code).
 std::function<int()> add_analyze_command(CLI::App& app);
