@@ -19,7 +19,7 @@ void check_option_names(const CLI::App& command);
 // Runs `add`, which adds options to `command`, with the options already there set aside, then puts
 // them back first. CLI11 2.1.2 checks each new option's names against every option already there,
 // copying both options' name lists for each pair (detail::find_member takes its vector by value):
-// 0.75 M instructions for analyze's 56 options, a fifth of an empty trace's run (issue 96). Apart,
+// 0.75 M instructions for analyze's 56 options, a sixth of an empty trace's run (issue 96). Apart,
 // each option is compared with the few added in the same call; add_options_when_parsed checks every
 // name once, in a set, when the command's options are all there.
 template <typename Add>
@@ -52,7 +52,7 @@ inline void add_options_when_parsed(CLI::App& command, std::function<void(CLI::A
 }
 
 // Keeps `object` until the process ends, never destroyed: a one-shot command's rule book and command
-// line freed at exit cost 0.3 M instructions of an empty trace's run (issue 96), memory the system
+// line freed at exit cost 0.17 M instructions of an empty trace's run (issue 96), memory the system
 // takes back anyway.
 void keep_until_exit(std::shared_ptr<const void> object);
 
