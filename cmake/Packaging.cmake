@@ -73,7 +73,7 @@ endif()
 
 # The Debian dependency on the library that holds SONAME, found beside LIBRARY (the development
 # link that the build found), as dpkg-shlibdeps would write it had perfgate linked the library:
-# perfgate opens libxlsxwriter and libpq with dlopen, which dpkg-shlibdeps cannot see. The package
+# perfgate opens libxlsxwriter, libpq, SQLite and ISA-L with dlopen, which dpkg-shlibdeps cannot see. The package
 # that installed the file, at the least version that has every function perfgate looks up (the
 # X(name) list in HEADER) by the package's symbols file, else the version its shlibs file asks.
 function(perfgate_debian_dependency library soname header out)
@@ -143,10 +143,16 @@ if(DPKG_QUERY AND NOT PERFGATE_SANITIZE)
                              PERFGATE_XLSXWRITER_DEPENDENCY)
   perfgate_debian_dependency(${LIBPQ_LIBRARY} ${LIBPQ_SONAME} ${CMAKE_SOURCE_DIR}/src/history/libpq_library.h
                              PERFGATE_LIBPQ_DEPENDENCY)
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${PERFGATE_XLSXWRITER_DEPENDENCY}, ${PERFGATE_LIBPQ_DEPENDENCY}")
+  perfgate_debian_dependency(${SQLite3_LIBRARY} ${SQLITE_SONAME} ${CMAKE_SOURCE_DIR}/src/io/sqlite_library.h
+                             PERFGATE_SQLITE_DEPENDENCY)
+  perfgate_debian_dependency(${ISAL_LIBRARY} ${ISAL_SONAME} ${CMAKE_SOURCE_DIR}/src/io/isal_library.h
+                             PERFGATE_ISAL_DEPENDENCY)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${PERFGATE_XLSXWRITER_DEPENDENCY}, ${PERFGATE_LIBPQ_DEPENDENCY}, \
+${PERFGATE_SQLITE_DEPENDENCY}, ${PERFGATE_ISAL_DEPENDENCY}")
   # Configure again when the functions looked up change.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS src/render/xlsx/xlsx_library.h
-                                                                 src/history/libpq_library.h)
+                                                                 src/history/libpq_library.h
+                                                                 src/io/sqlite_library.h src/io/isal_library.h)
 endif()
 
 set(PERFGATE_PACKAGE_CONTACT "perfgate maintainers <maintainers@users.noreply.a-seed-4ec31912.example>"

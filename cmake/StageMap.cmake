@@ -34,12 +34,13 @@ set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def
 set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)
 
 # Files at the byte level: byte sources (a file read, mapped, inflated, read ahead), gzip in one
-# place, the input memory limit, atomic and temporary output files, the spill file behind
-# --max-memory, the name under which SQLite opens a file immutable, and the streaming JSON handlers'
-# base (the readers' and the baseline report's).
+# place (ISA-L opened when first used), the input memory limit, atomic and temporary output files, the spill file behind
+# --max-memory, SQLite opened when first used and the name under which it opens a file immutable,
+# and the streaming JSON handlers' base (the readers' and the baseline report's).
 set(PERFGATE_STAGE_io_EXPORTS io/io.h
     io/byte_source.h io/gzip.h io/input_limit.h io/chunked_appender.h
-    io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h io/json_handler.h)
+    io/spill_arena.h io/output_target.h io/temp_files.h io/sqlite_uri.h io/sqlite_library.h
+    io/isal_library.h io/json_handler.h)
 set(PERFGATE_STAGE_io_PUBLIC common)
 
 # The profile model every reader produces and every analysis reads, whatever the format: host ranges

@@ -30,10 +30,12 @@ SYSTEM_LIBRARIES = re.compile(
     r"libgcc_s\.so|libutil\.so|libresolv\.so)"
 )
 # Libraries the binary opens with dlopen when it needs them (no ldd line shows them):
-# libxlsxwriter writes the workbook (--xlsx) and is carried; libpq opens postgresql:// run
-# histories and is not (with its TLS, Kerberos and LDAP libraries it would triple the wheel):
-# that one feature needs the machine's libpq5.
-DLOPENED = [re.compile(rb"libxlsxwriter\.so(\.\d+)*")]
+# libxlsxwriter writes the workbook (--xlsx), SQLite reads .sqlite exports and run histories and
+# ISA-L inflates .gz traces: they are carried; libpq opens postgresql:// run histories and is not
+# (with its TLS, Kerberos and LDAP libraries it would triple the wheel): that one feature needs the
+# machine's libpq5.
+DLOPENED = [re.compile(rb"libxlsxwriter\.so(\.\d+)*"), re.compile(rb"libsqlite3\.so(\.\d+)*"),
+            re.compile(rb"libisal\.so(\.\d+)*")]
 
 
 # The programs the build runs, and the Debian package of each (a missing one is named, not a raw

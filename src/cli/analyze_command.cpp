@@ -49,6 +49,7 @@ int run_analyze(const AnalyzeArgs& a) {
   check_step_window(steps);  // before the rules are read
   auto book =
       std::make_shared<const RuleBook>(load_rule_book(settings.rules, settings.set, settings.disable));
+  keep_until_exit(book);
   if (a.print_effective_rules) {
     std::cout << effective_rules_text(*book) << std::flush;
     return kExitPass;
@@ -96,16 +97,20 @@ std::function<int()> add_analyze_command(CLI::App& app) {
         "several files are the workers of one run");
     add_gate_options(c, args->gate, kShownByAnalyze);
     add_annotated_trace_options(c, args->gate.outputs.annotated_trace);
-    c.add_flag("--print-effective-rules", args->print_effective_rules,
-               "Print the rules after every --rules, --set and --disable as one YAML file, and exit");
-    c.add_option("--partial", args->partial,
-                 "Write only a partial report of these profiles (a .pgp file) for `perfgate merge`, which "
-                 "makes the run's reports and gate from the parts: run it where each part's traces are")
-        ->type_name("FILE");
-    c.add_option("--slice", args->slice,
-                 "With --partial: only the K-th (from 0) of N near-equal slices of the profiles' files, in "
-                 "natural path order (a Slurm array task or a Kubernetes Indexed Job's index)")
-        ->type_name("K/N");
+    add_options_apart(c, [&args](CLI::App& own) {
+      own.add_flag("--print-effective-rules", args->print_effective_rules,
+                   "Print the rules after every --rules, --set and --disable as one YAML file, and exit");
+      own.add_option(
+             "--partial", args->partial,
+             "Write only a partial report of these profiles (a .pgp file) for `perfgate merge`, which "
+             "makes the run's reports and gate from the parts: run it where each part's traces are")
+          ->type_name("FILE");
+      own.add_option(
+             "--slice", args->slice,
+             "With --partial: only the K-th (from 0) of N near-equal slices of the profiles' files, in "
+             "natural path order (a Slurm array task or a Kubernetes Indexed Job's index)")
+          ->type_name("K/N");
+    });
   });
   return [args] { return run_analyze(*args); };
 }

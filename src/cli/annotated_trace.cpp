@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/commands.h"
 #include "cli/number_checks.h"
 #include "cli/outputs.h"
 #include "cli/trace_events.h"
@@ -381,23 +382,26 @@ class TraceFile {
 
 }  // namespace
 
-void add_annotated_trace_options(CLI::App& cmd, AnnotatedTraceArgs& a) {
-  cmd.add_option("--annotated-trace", a.path,
-                 "Write the run's timeline as a Chrome/Perfetto JSON trace to FILE (open it in "
-                 "ui.perfetto.dev): the events of the workers the report details, with the steps, the "
-                 "critical path (a track and flow arrows) and the findings on tracks of their own")
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_option("--annotated-trace-steps", a.steps,
-                 "The window steps whose events and critical paths the annotated trace holds: the first N "
-                 "(default 3); 0: every event of the input and every step's path")
-      ->type_name("N")
-      ->check(whole_number(0, 1'000'000));
-  cmd.add_option("--annotated-trace-max-events", a.max_events,
-                 "The most of the input's events the annotated trace holds (default 1000000), shared by its "
-                 "workers: past it, fewer steps (the trace says which)")
-      ->type_name("N")
-      ->check(whole_number(1, 1'000'000'000));
+void add_annotated_trace_options(CLI::App& command, AnnotatedTraceArgs& a) {
+  add_options_apart(command, [&a](CLI::App& cmd) {  // cli/commands.h
+    cmd.add_option("--annotated-trace", a.path,
+                   "Write the run's timeline as a Chrome/Perfetto JSON trace to FILE (open it in "
+                   "ui.perfetto.dev): the events of the workers the report details, with the steps, the "
+                   "critical path (a track and flow arrows) and the findings on tracks of their own")
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_option("--annotated-trace-steps", a.steps,
+                   "The window steps whose events and critical paths the annotated trace holds: the first N "
+                   "(default 3); 0: every event of the input and every step's path")
+        ->type_name("N")
+        ->check(whole_number(0, 1'000'000));
+    cmd.add_option(
+           "--annotated-trace-max-events", a.max_events,
+           "The most of the input's events the annotated trace holds (default 1000000), shared by its "
+           "workers: past it, fewer steps (the trace says which)")
+        ->type_name("N")
+        ->check(whole_number(1, 1'000'000'000));
+  });
 }
 
 bool annotated_worker(const ReportModel& report, const std::string& input, const std::string& worker) {

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/commands.h"
 #include "cli/progress.h"
 #include "cli/request_flags.h"
 #include "common/errors.h"
@@ -65,13 +66,15 @@ void add_gate_options(CLI::App& cmd, GateArgs& args, unsigned shown_by) {
   record->needs(history);
   history->needs(record);
   for (const char* name : {"--branch", "--commit"}) cmd.get_option(name)->needs(record);
-  cmd.add_flag("-q,--quiet", args.quiet, "Print nothing on success");
-  cmd.add_flag(
-      "--verbose", args.verbose,
-      "Every section in the terminal summary (default: one screen, the verdict, the first findings and "
-      "the headline numbers)");
-  cmd.add_flag("--no-progress", args.no_progress, "No progress line on stderr");
-  cmd.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
+  add_options_apart(cmd, [&args](CLI::App& c) {  // cli/commands.h
+    c.add_flag("-q,--quiet", args.quiet, "Print nothing on success");
+    c.add_flag(
+        "--verbose", args.verbose,
+        "Every section in the terminal summary (default: one screen, the verdict, the first findings and "
+        "the headline numbers)");
+    c.add_flag("--no-progress", args.no_progress, "No progress line on stderr");
+    c.add_flag("--no-color", args.no_color, "No colour in the terminal summary (also: NO_COLOR)");
+  });
 }
 
 RunRequest run_request(const GateArgs& a, RunInputKind kind, std::vector<std::string> paths) {

@@ -97,43 +97,55 @@ std::function<int()> add_history_command(CLI::App& app) {
   CLI::App* history = app.add_subcommand("history", "The run history: import reports, list runs, trends");
   history->require_subcommand(1);
 
-  auto import = std::make_shared<ImportArgs>();
-  CLI::App* import_cmd =
-      history->add_subcommand("import", "Add JSON reports (perfgate analyze --json) to a run history");
-  import_cmd
-      ->add_option("history", import->history,
+  // The subcommands when the parse reaches `history`, and each one's options when it reaches that
+  // one (cli/commands.h).
+  struct Made {
+    std::shared_ptr<ImportArgs> import;
+    std::shared_ptr<ListArgs> list;
+    CLI::App* import_cmd = nullptr;
+    CLI::App* list_cmd = nullptr;
+    std::function<int()> trend;
+  };
+  auto made = std::make_shared<Made>();
+  add_options_when_parsed(*history, [made](CLI::App& h) {
+    auto import = std::make_shared<ImportArgs>();
+    CLI::App* import_cmd =
+        h.add_subcommand("import", "Add JSON reports (perfgate analyze --json) to a run history");
+    add_options_when_parsed(*import_cmd, [import](CLI::App& c) {
+      c.add_option("history", import->history,
                    "The history: a SQLite file (created when missing) or a "
                    "PostgreSQL connection string (postgresql://... or host=... dbname=...)")
-      ->required()
-      ->type_name("DB");
-  import_cmd
-      ->add_option(
-          "reports", import->paths,
-          "JSON reports, plain or gzip, or folders searched for them; each becomes a run, dated by its "
-          "file's modification time")
-      ->required()
-      ->type_name("REPORT.json|DIR");
-  add_request_flags(*import_cmd, import->labels, kShownByHistoryImport);
+          ->required()
+          ->type_name("DB");
+      c.add_option(
+           "reports", import->paths,
+           "JSON reports, plain or gzip, or folders searched for them; each becomes a run, dated by its "
+           "file's modification time")
+          ->required()
+          ->type_name("REPORT.json|DIR");
+      add_request_flags(c, import->labels, kShownByHistoryImport);
+    });
 
-  auto list = std::make_shared<ListArgs>();
-  CLI::App* list_cmd = history->add_subcommand("list", "List the runs of a history, oldest first");
-  list_cmd
-      ->add_option("history", list->history, "The history: a SQLite file or a PostgreSQL connection string")
-      ->required()
-      ->type_name("DB");
-  list_cmd->add_flag("--json", list->json,
-                     "An array of runs: id, time, branch, commit, labels, gpus (name, count), tool_version, "
-                     "steps_median_us");
-  list_cmd->add_option("--branch", list->branch, "Only the runs of this branch")->type_name("NAME");
-  list_cmd->add_option("--last", list->last, "Only the last N runs")->type_name("N")->check(whole_number(1));
+    auto list = std::make_shared<ListArgs>();
+    CLI::App* list_cmd = h.add_subcommand("list", "List the runs of a history, oldest first");
+    add_options_when_parsed(*list_cmd, [list](CLI::App& c) {
+      c.add_option("history", list->history, "The history: a SQLite file or a PostgreSQL connection string")
+          ->required()
+          ->type_name("DB");
+      c.add_flag("--json", list->json,
+                 "An array of runs: id, time, branch, commit, labels, gpus (name, count), tool_version, "
+                 "steps_median_us");
+      c.add_option("--branch", list->branch, "Only the runs of this branch")->type_name("NAME");
+      c.add_option("--last", list->last, "Only the last N runs")->type_name("N")->check(whole_number(1));
+    });
 
-  // `history trend` lives in trend_command.cpp.
-  std::function<int()> trend = add_trend_command(*history);
-
-  return [=] {
-    if (import_cmd->parsed()) return run_import(*import);
-    if (list_cmd->parsed()) return run_list(*list);
-    return trend();
+    // `history trend` lives in trend_command.cpp.
+    *made = {import, list, import_cmd, list_cmd, add_trend_command(h)};
+  });
+  return [made] {
+    if (made->import_cmd->parsed()) return run_import(*made->import);
+    if (made->list_cmd->parsed()) return run_list(*made->list);
+    return made->trend();
   };
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <string>
 
 #include <fmt/format.h>
@@ -53,7 +54,10 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 2 * 1024 * 1024);
 #endif
   use_default_rule_book_snapshot(default_rule_book_snapshot());
-  CLI::App app{"perfgate: headless report generator and CI gate for deep-learning training profiles"};
+  auto command_line = std::make_shared<CLI::App>(
+      "perfgate: headless report generator and CI gate for deep-learning training profiles");
+  cli::keep_until_exit(command_line);
+  CLI::App& app = *command_line;
   app.set_version_flag("--version", std::string("perfgate ") + kVersion);
   app.require_subcommand(1);
   app.footer(

@@ -221,17 +221,18 @@ std::function<int()> add_metrics_command(CLI::App& app) {
   auto notes = std::make_shared<bool>(false);
   auto options = std::make_shared<bool>(false);
   CLI::App* cmd = app.add_subcommand("metrics", "Print the metric catalog: name, label, unit, definition");
-  cmd->add_option("--format", *format, "text, markdown or json")
-      ->check(CLI::IsMember({"text", "markdown", "json"}));
-  cmd->add_flag("--tables", *tables, "Print the report's tables and their columns instead");
-  cmd->add_flag("--notes", *notes, "Print the run notes' catalog instead: id, severity, source, message")
-      ->excludes("--tables");
-  cmd->add_flag(
-         "--options", *options,
-         "Print the run's options instead: each flag, its MCP argument, the commands that show it, its "
-         "values, default and meaning")
-      ->excludes("--tables")
-      ->excludes("--notes");
+  add_options_when_parsed(*cmd, [format, tables, notes, options](CLI::App& c) {  // cli/commands.h
+    c.add_option("--format", *format, "text, markdown or json")
+        ->check(CLI::IsMember({"text", "markdown", "json"}));
+    c.add_flag("--tables", *tables, "Print the report's tables and their columns instead");
+    c.add_flag("--notes", *notes, "Print the run notes' catalog instead: id, severity, source, message")
+        ->excludes("--tables");
+    c.add_flag("--options", *options,
+               "Print the run's options instead: each flag, its MCP argument, the commands that show it, its "
+               "values, default and meaning")
+        ->excludes("--tables")
+        ->excludes("--notes");
+  });
   return [format, tables, notes, options] {
     return *options  ? print_options(*format)
            : *notes  ? print_notes(*format)

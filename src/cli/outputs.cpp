@@ -18,6 +18,7 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
+#include "cli/commands.h"
 #include "cli/number_checks.h"
 #include "common/errors.h"
 #include "engine/front_end_support.h"
@@ -179,62 +180,66 @@ void check_output_paths(const OutputArgs& a, const std::vector<std::string>& inp
   check_output_files(output_files(a), inputs, sniffed);
 }
 
-void add_output_options(CLI::App& cmd, OutputArgs& a) {
-  cmd.add_option("--json", a.json, fmt::format("Write the JSON report (schema {}) to FILE", kReportSchema))
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_option("--html", a.html, "Write the HTML report (one self-contained page) to FILE")
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_option("--html-assets", a.html_assets,
-                 "inline (default), or external: report.css and report.js beside the page, for servers whose "
-                 "Content-Security-Policy blocks inline style and script")
-      ->check(CLI::IsMember({"inline", "external"}));
-  cmd.add_option("--html-rows", a.html_rows, "Rows of each table in the HTML report (default 50)")
-      ->type_name("N")
-      ->check(whole_number(1, 100000));
-  cmd.add_option("--md", a.markdown, "Write the Markdown summary (GitHub-flavoured) to FILE")
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_option(
-         "--md-budget", a.markdown_budget,
-         "Largest size of the Markdown summary in bytes (default 1048576, GitHub's job summary limit)")
-      ->type_name("BYTES")
-      ->check(whole_number(1024, std::int64_t{1} << 30));
-  cmd.add_option("--pr-comment", a.pr_comment,
-                 "Write a compact Markdown summary under 60 KB, for a pull-request comment")
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_option("--xlsx", a.xlsx, "Write the XLSX workbook (a sheet per table, every row) to FILE")
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_option("--junit", a.junit, "Write JUnit XML (a test case per rule) to FILE")
-      ->type_name("FILE")
-      ->check(non_empty_path);
-  cmd.add_flag(
-      "--github", a.github,
-      "Print GitHub Actions annotations, and append the Markdown summary to $GITHUB_STEP_SUMMARY when set");
-  cmd.add_option(
-         "--gitlab", a.gitlab,
-         "Write GitLab's Code Quality report (gl-code-quality-report.json) and metrics report (metrics.txt) "
-         "into DIR")
-      ->type_name("DIR")
-      ->check(non_empty_path);
-  cmd.add_option("--gitlab-path", a.gitlab_path,
-                 "The repository path GitLab's Code Quality report puts its findings on (default: the "
-                 "value of --label script=... or config=..., else the first profile relative to the "
-                 "current folder)")
-      ->type_name("PATH")
-      ->check(non_empty_path);
-  cmd.add_option_function<std::size_t>(
-         "--max-rows", [](const std::size_t& rows) { set_max_table_rows(rows); },
-         "Rows kept in each table with a row per name (ops, kernels, regions, ...: those with the most time) "
-         "or per step (iterations, critical path: the first steps); default 5000: the rest become one "
-         "\"(N more)\" row with their totals, in every output")
-      ->type_name("N")
-      ->check(whole_number(1, 10'000'000));
-  cmd.add_flag("--timestamp", a.timestamp,
-               "Put the time of the run in the reports (off: same input, same bytes)");
+void add_output_options(CLI::App& command, OutputArgs& a) {
+  add_options_apart(command, [&a](CLI::App& cmd) {  // cli/commands.h: checked once, by name
+    cmd.add_option("--json", a.json, fmt::format("Write the JSON report (schema {}) to FILE", kReportSchema))
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_option("--html", a.html, "Write the HTML report (one self-contained page) to FILE")
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_option(
+           "--html-assets", a.html_assets,
+           "inline (default), or external: report.css and report.js beside the page, for servers whose "
+           "Content-Security-Policy blocks inline style and script")
+        ->check(CLI::IsMember({"inline", "external"}));
+    cmd.add_option("--html-rows", a.html_rows, "Rows of each table in the HTML report (default 50)")
+        ->type_name("N")
+        ->check(whole_number(1, 100000));
+    cmd.add_option("--md", a.markdown, "Write the Markdown summary (GitHub-flavoured) to FILE")
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_option(
+           "--md-budget", a.markdown_budget,
+           "Largest size of the Markdown summary in bytes (default 1048576, GitHub's job summary limit)")
+        ->type_name("BYTES")
+        ->check(whole_number(1024, std::int64_t{1} << 30));
+    cmd.add_option("--pr-comment", a.pr_comment,
+                   "Write a compact Markdown summary under 60 KB, for a pull-request comment")
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_option("--xlsx", a.xlsx, "Write the XLSX workbook (a sheet per table, every row) to FILE")
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_option("--junit", a.junit, "Write JUnit XML (a test case per rule) to FILE")
+        ->type_name("FILE")
+        ->check(non_empty_path);
+    cmd.add_flag(
+        "--github", a.github,
+        "Print GitHub Actions annotations, and append the Markdown summary to $GITHUB_STEP_SUMMARY when set");
+    cmd.add_option("--gitlab", a.gitlab,
+                   "Write GitLab's Code Quality report (gl-code-quality-report.json) and metrics report "
+                   "(metrics.txt) "
+                   "into DIR")
+        ->type_name("DIR")
+        ->check(non_empty_path);
+    cmd.add_option("--gitlab-path", a.gitlab_path,
+                   "The repository path GitLab's Code Quality report puts its findings on (default: the "
+                   "value of --label script=... or config=..., else the first profile relative to the "
+                   "current folder)")
+        ->type_name("PATH")
+        ->check(non_empty_path);
+    cmd.add_option_function<std::size_t>(
+           "--max-rows", [](const std::size_t& rows) { set_max_table_rows(rows); },
+           "Rows kept in each table with a row per name (ops, kernels, regions, ...: those with the most "
+           "time) "
+           "or per step (iterations, critical path: the first steps); default 5000: the rest become one "
+           "\"(N more)\" row with their totals, in every output")
+        ->type_name("N")
+        ->check(whole_number(1, 10'000'000));
+    cmd.add_flag("--timestamp", a.timestamp,
+                 "Put the time of the run in the reports (off: same input, same bytes)");
+  });
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "cli/commands.h"
 #include "cli/number_checks.h"
 #include "cli/outputs.h"
 
@@ -41,9 +42,10 @@ void add_flag(CLI::App& cmd, const OptionInfo& option, T& value) {
 
 void add_request_flags(CLI::App& cmd, RequestSettings& settings, unsigned shown_by,
                        const std::function<bool(const OptionInfo&)>& wanted) {
+  // Each flag apart from the others (cli/commands.h): checked once, in the command's set of names.
 #define PERFGATE_OPTION(field, type, initial, flag, argument, shown, ...) \
   if (((shown)&shown_by) != 0 && (!wanted || wanted(*option_of(#field)))) \
-    add_flag(cmd, *option_of(#field), settings.field);
+    add_options_apart(cmd, [&](CLI::App& c) { add_flag(c, *option_of(#field), settings.field); });
 #include "engine/request_options.def"
 #undef PERFGATE_OPTION
 }

@@ -76,39 +76,41 @@ std::function<int()> add_trend_command(CLI::App& history) {
   CLI::App* cmd = history.add_subcommand(
       "trend",
       "Each gated metric per run, its band, and the change points where it moved (E-divisive means)");
-  cmd->add_option("history", args->history,
-                  "The run history: a SQLite file, or a PostgreSQL connection string")
-      ->required()
-      ->type_name("DB");
-  TrendSettings& s = args->settings;
-  cmd->add_option("--metric", s.metrics,
-                  "A metric to show (catalog name); repeatable. Default: the metrics the rules' baseline "
-                  "comparisons read")
-      ->type_name("M");
-  cmd->add_option("--branch", s.branch, "Only the runs of this branch (default: every branch)")
-      ->type_name("B");
-  cmd->add_option("--last", s.last, "The most recent N runs (default 100; 0: all)")->type_name("N");
-  cmd->add_option("--html", args->html, "Write the trend page (one self-contained HTML file) to FILE")
-      ->type_name("FILE");
-  cmd->add_option("--md", args->markdown, "Write the trend as GitHub-flavoured Markdown to FILE")
-      ->type_name("FILE");
-  cmd->add_option("--json", args->json, "Write the change points and series as JSON to FILE")
-      ->type_name("FILE");
-  cmd->add_option("--rules", args->rule_files,
-                  "Rule file whose baseline rules choose the default metrics and the band; repeatable")
-      ->type_name("FILE");
-  cmd->add_option("--band-runs", s.band_runs,
-                  "The band is of the most recent N runs of each metric (default 10)")
-      ->type_name("N")
-      ->check(whole_number(1, 100000));
-  cmd->add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.01)")
-      ->type_name("P")
-      ->check(CLI::Range(0.0001, 0.5));
-  cmd->add_option("--min-segment", s.detection.min_segment,
-                  "Fewest runs between change points and at the ends (default 3)")
-      ->type_name("N")
-      ->check(whole_number(1, 1000));
-  cmd->add_flag("-q,--quiet", args->quiet, "Print nothing on success");
+  add_options_when_parsed(*cmd, [args](CLI::App& c) {  // cli/commands.h
+    c.add_option("history", args->history,
+                 "The run history: a SQLite file, or a PostgreSQL connection string")
+        ->required()
+        ->type_name("DB");
+    TrendSettings& s = args->settings;
+    c.add_option("--metric", s.metrics,
+                 "A metric to show (catalog name); repeatable. Default: the metrics the rules' baseline "
+                 "comparisons read")
+        ->type_name("M");
+    c.add_option("--branch", s.branch, "Only the runs of this branch (default: every branch)")
+        ->type_name("B");
+    c.add_option("--last", s.last, "The most recent N runs (default 100; 0: all)")->type_name("N");
+    c.add_option("--html", args->html, "Write the trend page (one self-contained HTML file) to FILE")
+        ->type_name("FILE");
+    c.add_option("--md", args->markdown, "Write the trend as GitHub-flavoured Markdown to FILE")
+        ->type_name("FILE");
+    c.add_option("--json", args->json, "Write the change points and series as JSON to FILE")
+        ->type_name("FILE");
+    c.add_option("--rules", args->rule_files,
+                 "Rule file whose baseline rules choose the default metrics and the band; repeatable")
+        ->type_name("FILE");
+    c.add_option("--band-runs", s.band_runs,
+                 "The band is of the most recent N runs of each metric (default 10)")
+        ->type_name("N")
+        ->check(whole_number(1, 100000));
+    c.add_option("--max-p", s.detection.max_p_value, "Largest p-value of a change point (default 0.01)")
+        ->type_name("P")
+        ->check(CLI::Range(0.0001, 0.5));
+    c.add_option("--min-segment", s.detection.min_segment,
+                 "Fewest runs between change points and at the ends (default 3)")
+        ->type_name("N")
+        ->check(whole_number(1, 1000));
+    c.add_flag("-q,--quiet", args->quiet, "Print nothing on success");
+  });
   return [args] { return run_trend(*args); };
 }
 

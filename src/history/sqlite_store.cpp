@@ -2,8 +2,6 @@
 // a local disk: WAL needs shared memory, so not a network file system): WAL lets readers go on
 // while one writer writes; writers queue on the busy timeout, and a transaction that still finds
 // the lock taken is rolled back and tried again after a random pause.
-#include <sqlite3.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +17,7 @@
 #include "common/path_confinement.h"
 #include "history/connections.h"
 #include "io/byte_source.h"
+#include "io/sqlite_library.h"
 #include "io/sqlite_uri.h"
 
 namespace perfgate::history {
@@ -28,13 +27,18 @@ namespace fs = std::filesystem;
 
 constexpr int kBusyTimeoutMs = 5000;
 
+// Opened on the first history opened (io/sqlite_library.h).
+const SqliteLibrary& sqlite() {
+  return sqlite_library();
+}
+
 struct DbCloser {
-  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+  void operator()(sqlite3* db) const { sqlite().sqlite3_close_v2(db); }
 };
 using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
 
 struct StatementFinalizer {
-  void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
+  void operator()(sqlite3_stmt* s) const { sqlite().sqlite3_finalize(s); }
 };
 using StatementHandle = std::unique_ptr<sqlite3_stmt, StatementFinalizer>;
 
@@ -84,7 +88,7 @@ class SqliteConnection final : public SqlConnection {
     execute("PRAGMA foreign_keys = ON");
     // Never switch a database that is something else (an Nsight Systems export) to WAL: that
     // rewrites its header. Such a file is refused when its schema is read.
-    if (!sqlite3_db_readonly(db_.get(), "main")) use_wal();
+    if (!sqlite().sqlite3_db_readonly(db_.get(), "main")) use_wal();
   }
 
   Dialect dialect() const override { return Dialect::Sqlite; }
@@ -92,12 +96,13 @@ class SqliteConnection final : public SqlConnection {
 
   std::vector<SqlRow> query(std::string_view sql, const std::vector<SqlValue>& params) override {
     sqlite3_stmt* raw = nullptr;
-    int rc = sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
+    int rc = sqlite().sqlite3_prepare_v2(db_.get(), sql.data(), static_cast<int>(sql.size()), &raw, nullptr);
     StatementHandle statement(raw);
     check(rc, "cannot prepare a statement");
     for (std::size_t i = 0; i < params.size(); ++i) bind(statement.get(), static_cast<int>(i) + 1, params[i]);
     std::vector<SqlRow> rows;
-    while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) rows.push_back(row_of(statement.get()));
+    while ((rc = sqlite().sqlite3_step(statement.get())) == SQLITE_ROW)
+      rows.push_back(row_of(statement.get()));
     if (rc != SQLITE_DONE) check(rc, "cannot run a statement");
     return rows;
   }
@@ -122,16 +127,17 @@ class SqliteConnection final : public SqlConnection {
  private:
   void open(const std::string& name, int flags) {
     sqlite3* raw = nullptr;
-    int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+    int rc = sqlite().sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
     db_.reset(raw);  // owned from here on, even when the open failed
     if (rc != SQLITE_OK) fail("cannot open the history", rc);
-    sqlite3_extended_result_codes(db_.get(), 1);
-    sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs);
+    sqlite().sqlite3_extended_result_codes(db_.get(), 1);
+    sqlite().sqlite3_busy_timeout(db_.get(), kBusyTimeoutMs);
   }
 
   void open_for_reading() {
     open(where_, SQLITE_OPEN_READONLY);
-    int rc = sqlite3_exec(db_.get(), "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    int rc =
+        sqlite().sqlite3_exec(db_.get(), "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr);
     if (rc == SQLITE_OK) {
       if (checked_) check_integrity("read");
       return;
@@ -206,7 +212,7 @@ class SqliteConnection final : public SqlConnection {
       }
       if (rc == SQLITE_DONE && problems == "ok") return;
       if (rc != SQLITE_DONE && (rc & 0xff) != SQLITE_CORRUPT) fail("cannot check the history", rc);
-      if (rc != SQLITE_DONE) problems = sqlite3_errmsg(db_.get());
+      if (rc != SQLITE_DONE) problems = sqlite().sqlite3_errmsg(db_.get());
       throw InputError(
           fmt::format("{}: the history is damaged (quick_check: {}): nothing was {}; restore it from a copy",
                       where_, problems, done));
@@ -216,11 +222,11 @@ class SqliteConnection final : public SqlConnection {
   // The check's rows joined ("ok" for a sound file); returns the last step's result code.
   int quick_check(std::string& problems) {
     sqlite3_stmt* raw = nullptr;
-    int rc = sqlite3_prepare_v2(db_.get(), "PRAGMA quick_check(20)", -1, &raw, nullptr);
+    int rc = sqlite().sqlite3_prepare_v2(db_.get(), "PRAGMA quick_check(20)", -1, &raw, nullptr);
     StatementHandle statement(raw);
     if (rc != SQLITE_OK) return rc;
-    while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
-      const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement.get(), 0));
+    while ((rc = sqlite().sqlite3_step(statement.get())) == SQLITE_ROW) {
+      const auto* text = reinterpret_cast<const char*>(sqlite().sqlite3_column_text(statement.get(), 0));
       problems += (problems.empty() ? "" : "; ") + std::string(text ? text : "");
     }
     return rc;
@@ -250,39 +256,41 @@ class SqliteConnection final : public SqlConnection {
     }
   }
 
-  void rollback() noexcept override { sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr); }
+  void rollback() noexcept override {
+    sqlite().sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
 
   void bind(sqlite3_stmt* s, int index, const SqlValue& v) {
     int rc = SQLITE_OK;
     if (const auto* i = std::get_if<std::int64_t>(&v))
-      rc = sqlite3_bind_int64(s, index, *i);
+      rc = sqlite().sqlite3_bind_int64(s, index, *i);
     else if (const auto* d = std::get_if<double>(&v))
-      rc = sqlite3_bind_double(s, index, *d);
+      rc = sqlite().sqlite3_bind_double(s, index, *d);
     else if (const auto* t = std::get_if<std::string>(&v))
-      rc = sqlite3_bind_text64(s, index, t->data(), t->size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+      rc = sqlite().sqlite3_bind_text64(s, index, t->data(), t->size(), SQLITE_TRANSIENT, SQLITE_UTF8);
     else
-      rc = sqlite3_bind_null(s, index);
+      rc = sqlite().sqlite3_bind_null(s, index);
     check(rc, "cannot bind a value");
   }
 
   static SqlRow row_of(sqlite3_stmt* s) {
     SqlRow row;
-    int columns = sqlite3_column_count(s);
+    int columns = sqlite().sqlite3_column_count(s);
     for (int c = 0; c < columns; ++c) {
-      switch (sqlite3_column_type(s, c)) {
+      switch (sqlite().sqlite3_column_type(s, c)) {
         case SQLITE_INTEGER:
-          row.emplace_back(std::int64_t{sqlite3_column_int64(s, c)});
+          row.emplace_back(std::int64_t{sqlite().sqlite3_column_int64(s, c)});
           break;
         case SQLITE_FLOAT:
-          row.emplace_back(sqlite3_column_double(s, c));
+          row.emplace_back(sqlite().sqlite3_column_double(s, c));
           break;
         case SQLITE_NULL:
           row.emplace_back(std::monostate{});
           break;
         default: {
-          const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
+          const auto* text = reinterpret_cast<const char*>(sqlite().sqlite3_column_text(s, c));
           row.emplace_back(
-              std::string(text ? text : "", static_cast<std::size_t>(sqlite3_column_bytes(s, c))));
+              std::string(text ? text : "", static_cast<std::size_t>(sqlite().sqlite3_column_bytes(s, c))));
         }
       }
     }
@@ -291,7 +299,7 @@ class SqliteConnection final : public SqlConnection {
 
   void check(int rc, std::string_view what) {
     if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) return;
-    if (is_contention(rc)) throw RetryableError(sqlite3_errmsg(db_.get()));
+    if (is_contention(rc)) throw RetryableError(sqlite().sqlite3_errmsg(db_.get()));
     fail(access_ == Access::Read ? "cannot read the history" : what, rc);
   }
 
@@ -301,8 +309,8 @@ class SqliteConnection final : public SqlConnection {
     int primary = rc & 0xff;
     if (primary == SQLITE_NOTADB)
       throw InputError(fmt::format("{}: not a perfgate history: not an SQLite database", where_));
-    std::string why = db_ ? sqlite3_errmsg(db_.get()) : sqlite3_errstr(rc);
-    int system_error = db_ ? sqlite3_system_errno(db_.get()) : 0;
+    std::string why = db_ ? sqlite().sqlite3_errmsg(db_.get()) : sqlite().sqlite3_errstr(rc);
+    int system_error = db_ ? sqlite().sqlite3_system_errno(db_.get()) : 0;
     bool from_a_file = primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN ||
                        primary == SQLITE_READONLY;
     if (from_a_file && system_error != 0) why += fmt::format(" ({})", std::strerror(system_error));

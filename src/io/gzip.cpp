@@ -4,7 +4,6 @@
 // buffers (partial reports' bodies) and checksums are zlib's.
 #include "io/gzip.h"
 
-#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -16,6 +15,7 @@
 
 #include "common/errors.h"
 #include "io/io.h"
+#include "io/isal_library.h"
 
 namespace perfgate {
 namespace {
@@ -42,8 +42,11 @@ const char* inflate_error(int rc) {
 class GzipSource : public ByteSource {
  public:
   GzipSource(std::unique_ptr<ByteSource> compressed, std::string name)
-      : compressed_(std::move(compressed)), name_(std::move(name)), input_(kInputSize) {
-    isal_inflate_init(&state_);
+      : isal_(isal_library()),
+        compressed_(std::move(compressed)),
+        name_(std::move(name)),
+        input_(kInputSize) {
+    isal_.isal_inflate_init(&state_);
   }
   GzipSource(const GzipSource&) = delete;
   GzipSource& operator=(const GzipSource&) = delete;
@@ -59,7 +62,7 @@ class GzipSource : public ByteSource {
         break;
       }
       if (member_ended_ || !started_) start_member();  // another gzip member continues the stream
-      int rc = isal_inflate(&state_);
+      int rc = isal_.isal_inflate(&state_);
       if (rc < 0)
         throw InputError(fmt::format("{}: corrupt gzip data after {} compressed bytes: {}", name_, consumed(),
                                      inflate_error(rc)));
@@ -79,7 +82,7 @@ class GzipSource : public ByteSource {
     std::uint32_t avail_in = state_.avail_in;
     std::uint8_t* next_out = state_.next_out;
     std::uint32_t avail_out = state_.avail_out;
-    isal_inflate_reset(&state_);
+    isal_.isal_inflate_reset(&state_);
     state_.next_in = next_in;
     state_.avail_in = avail_in;
     state_.next_out = next_out;
@@ -102,6 +105,7 @@ class GzipSource : public ByteSource {
                     compressed_->file_bytes_consumed()));
   }
 
+  const IsalLibrary& isal_;
   std::unique_ptr<ByteSource> compressed_;
   std::string name_;
   std::vector<char> input_;

@@ -50,19 +50,21 @@ struct RuleSource {
   std::string identity;  // the canonical path, or "shipped:" and the name: how a cycle is recognised
 };
 
-RuleSource shipped_source(const std::string& name) {
-  return {name, std::string(shipped_rule_text(name)), {}, std::string(kShipped) + name};
-}
-
 class RuleFileReader {
  public:
   RuleFileReader(std::vector<RuleDocument>& out, bool parse_default)
       : out_(out), parse_default_(parse_default) {}
 
+  // A shipped file. Its text is left out where the snapshot stands for it: copying the default
+  // file's text cost every run 0.26 M instructions (issue 96).
+  RuleSource shipped_source(const std::string& name) const {
+    RuleSource source{name, {}, {}, std::string(kShipped) + name};
+    if (!snapshot_stands_for(source)) source.text = shipped_rule_text(name);
+    return source;
+  }
+
   void apply_with_base(const RuleSource& source) {
-    // The default file extends nothing, so it is always the first applied, to an empty set: a
-    // snapshot of that set may stand for it.
-    if (source.identity == kShippedDefault && out_.empty() && !parse_default_) {
+    if (snapshot_stands_for(source)) {
       out_.push_back({source.label, true, true, YAML::Node()});
       return;
     }
@@ -191,6 +193,12 @@ class RuleFileReader {
     return read_rule_file(path.string());
   }
 
+  // The default file extends nothing, so it is always the first applied, to an empty set: a
+  // snapshot of that set may stand for it.
+  bool snapshot_stands_for(const RuleSource& source) const {
+    return source.identity == kShippedDefault && out_.empty() && !parse_default_;
+  }
+
   std::vector<RuleDocument>& out_;
   bool parse_default_ = true;
   std::vector<RuleSource> chain_;  // the files being applied: the first, then what each extends
@@ -243,12 +251,12 @@ std::vector<RuleDocument> read_rule_documents(const std::vector<std::string>& fi
   std::vector<RuleDocument> documents;
   RuleFileReader reader(documents, parse_default);
   if (files.empty()) {
-    reader.apply_with_base(shipped_source("default"));
+    reader.apply_with_base(reader.shipped_source("default"));
     return documents;
   }
   for (std::size_t i = 0; i < files.size(); ++i) {
     std::string_view shipped = shipped_rule_text(files[i]);
-    RuleSource source = !shipped.empty() && !fs::exists(files[i]) ? shipped_source(files[i])
+    RuleSource source = !shipped.empty() && !fs::exists(files[i]) ? reader.shipped_source(files[i])
                                                                   : RuleFileReader::read_rule_file(files[i]);
     if (i == 0)
       reader.apply_with_base(source);

@@ -3,10 +3,11 @@
 # goes away. As root (and with no perfgate package on the machine already) it is installed with
 # `dpkg -i`, which also proves its dependencies are met, and removed with `dpkg -r` at the end
 # whatever happened; else it is unpacked into a temporary root with `dpkg -x`. Then:
-# - Depends names the packages of every library the binary links and of the two it loads by soname
-#   (libxlsxwriter, libpq), as found on this machine independently of the build;
+# - Depends names the packages of every library the binary links and of the four it loads by soname
+#   (libxlsxwriter, libpq, SQLite, ISA-L), as found on this machine independently of the build;
 # - the installed perfgate writes the same JSON report as the build's on the bundled example and on
-#   a shared trace, writes a workbook (libxlsxwriter loads) and reaches libpq;
+#   a shared trace, writes a workbook (libxlsxwriter loads), records a history (SQLite loads) and
+#   reaches libpq;
 # - every command has a man page that man renders, with the command's options;
 # - the rule files are installed as shipped, and are the rules the binary applies by name;
 # - bash completion completes commands, options and choices.
@@ -101,11 +102,11 @@ for soname in $(objdump -p "$perfgate" | awk '$1 == "NEEDED" {print $2}'); do
   check "Depends names the package of the linked $soname" needs_package "$soname"
 done
 # The libraries perfgate opens by soname, read from the binary's strings, not from the build.
-for soname in $(strings "$perfgate" | grep -Eo '^lib(xlsxwriter|pq)\.so\.[0-9]+$' | sort -u); do
+for soname in $(strings "$perfgate" | grep -Eo '^lib(xlsxwriter|pq|sqlite3|isal)\.so\.[0-9]+$' | sort -u); do
   check "Depends names the package of the dlopen'd $soname" needs_package "$soname"
 done
-[ "$(strings "$perfgate" | grep -Ec '^lib(xlsxwriter|pq)\.so\.[0-9]+$')" = 2 ] ||
-  fail "the binary names libxlsxwriter's and libpq's sonames (found: $(strings "$perfgate" | grep -E '^lib(xlsxwriter|pq)\.so'))"
+[ "$(strings "$perfgate" | grep -Ec '^lib(xlsxwriter|pq|sqlite3|isal)\.so\.[0-9]+$')" = 4 ] ||
+  fail "the binary names libxlsxwriter's, libpq's, SQLite's and ISA-L's sonames (found: $(strings "$perfgate" | grep -E '^lib(xlsxwriter|pq|sqlite3|isal)\.so'))"
 check "every library of the installed binary resolves" bash -c "! ldd '$perfgate' | grep 'not found'"
 
 # ---- the installed binary runs ----
@@ -124,6 +125,10 @@ verdict_is_readmes() {  # the README's summary of the example: passes with 6 war
     grep -q '"verdict":{"status":"warn","exit_code":0,"fail_on":"error","passed":20,"warnings":6,"failures":0,'
 }
 check "its verdict is README's: pass with 6 warnings" verdict_is_readmes "$work/example.json"
+# SQLite loads: the example's report recorded into a new history file and listed back.
+check "the installed perfgate records a SQLite history (SQLite loads)" \
+  bash -c "env -i PATH=/usr/bin:/bin HOME='$work' '$perfgate' history import '$work/history.sqlite' '$work/example.json' &&
+    env -i PATH=/usr/bin:/bin HOME='$work' '$perfgate' history list '$work/history.sqlite' | grep -q 'A100'"
 # libpq loads: a closed port on this machine gives "cannot connect", not "cannot load libpq".
 run_installed history list postgresql://127.0.0.1:1/none >"$work/pq.out" 2>&1 || true
 check "the installed perfgate loads libpq (a refused connection, not a missing library)" grep -q 'cannot connect' "$work/pq.out"

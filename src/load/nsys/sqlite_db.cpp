@@ -18,11 +18,12 @@ SqliteDb::SqliteDb(const ByteInput& input, std::uint64_t max_memory) : path_(inp
     // Read-only, and not freed by SQLite: the bytes are bytes_, used where they lie.
     auto* data = reinterpret_cast<unsigned char*>(bytes_.data());
     auto size = static_cast<sqlite3_int64>(bytes_.size());
-    if (sqlite3_deserialize(db_.get(), "main", data, size, size, SQLITE_DESERIALIZE_READONLY) != SQLITE_OK)
+    if (sql_.sqlite3_deserialize(db_.get(), "main", data, size, size, SQLITE_DESERIALIZE_READONLY) !=
+        SQLITE_OK)
       fail("cannot open as SQLite");
   }
   // Tables are read in one pass each, so a large page cache buys nothing (the default is 2 MiB).
-  if (sqlite3_exec(db_.get(), "PRAGMA cache_size = -512", nullptr, nullptr, nullptr) != SQLITE_OK)
+  if (sql_.sqlite3_exec(db_.get(), "PRAGMA cache_size = -512", nullptr, nullptr, nullptr) != SQLITE_OK)
     fail("cannot read as SQLite");
   Statement tables(*this, "SELECT name FROM sqlite_master WHERE type = 'table'");
   while (tables.next()) tables_.emplace_back(tables.text(0));
@@ -34,13 +35,13 @@ SqliteDb::~SqliteDb() = default;
 // One connection per thread that reads an export: SQLite's own mutexes would only cost.
 void SqliteDb::open(const std::string& uri, int flags) {
   sqlite3* opened = nullptr;
-  int rc = sqlite3_open_v2(uri.c_str(), &opened, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+  int rc = sql_.sqlite3_open_v2(uri.c_str(), &opened, flags | SQLITE_OPEN_NOMUTEX, nullptr);
   db_.reset(opened);
   if (rc != SQLITE_OK) fail("cannot open as SQLite");
 }
 
 void SqliteDb::fail(std::string_view what) const {
-  const char* why = db_ ? sqlite3_errmsg(db_.get()) : "out of memory";
+  const char* why = db_ ? sql_.sqlite3_errmsg(db_.get()) : "out of memory";
   throw InputError(fmt::format("{}: {}: {}", path_, what, why));
 }
 
@@ -56,61 +57,61 @@ std::vector<std::string> SqliteDb::columns(const std::string& table) const {
   return names;
 }
 
-Statement::Statement(const SqliteDb& db, const std::string& sql) : db_(db) {
-  if (sqlite3_prepare_v2(db.db_.get(), sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
+Statement::Statement(const SqliteDb& db, const std::string& sql) : db_(db), sql_(db.sql_) {
+  if (sql_.sqlite3_prepare_v2(db.db_.get(), sql.c_str(), static_cast<int>(sql.size()), &stmt_, nullptr) !=
       SQLITE_OK)
     db.fail("cannot read the export");
 }
 
 Statement::~Statement() {
-  sqlite3_finalize(stmt_);
+  sql_.sqlite3_finalize(stmt_);
 }
 
 bool Statement::next() {
   bad_value_ = false;
-  int rc = sqlite3_step(stmt_);
+  int rc = sql_.sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   db_.fail("cannot read the export");
 }
 
 void Statement::reset() {
-  sqlite3_reset(stmt_);
+  sql_.sqlite3_reset(stmt_);
 }
 
 void Statement::bind(int index, std::int64_t value) {
-  sqlite3_bind_int64(stmt_, index, value);
+  sql_.sqlite3_bind_int64(stmt_, index, value);
 }
 
 // Each column is read through its sqlite3_value: one sqlite3_column_* call a column (each costs a
 // check of the statement and of allocation failures) instead of one for its type and one for its
 // value. The value is unprotected, which is safe here: a connection is used by one thread (NOMUTEX).
 bool Statement::is_null(int column) const {
-  return sqlite3_value_type(sqlite3_column_value(stmt_, column)) == SQLITE_NULL;
+  return sql_.sqlite3_value_type(sql_.sqlite3_column_value(stmt_, column)) == SQLITE_NULL;
 }
 
 std::int64_t Statement::integer(int column) const {
-  sqlite3_value* value = sqlite3_column_value(stmt_, column);
-  int type = sqlite3_value_type(value);
-  if (type == SQLITE_INTEGER) return sqlite3_value_int64(value);
+  sqlite3_value* value = sql_.sqlite3_column_value(stmt_, column);
+  int type = sql_.sqlite3_value_type(value);
+  if (type == SQLITE_INTEGER) return sql_.sqlite3_value_int64(value);
   if (type != SQLITE_NULL) bad_value_ = true;
   return 0;
 }
 
 std::optional<std::int64_t> Statement::optional_integer(int column) const {
-  sqlite3_value* value = sqlite3_column_value(stmt_, column);
-  int type = sqlite3_value_type(value);
+  sqlite3_value* value = sql_.sqlite3_column_value(stmt_, column);
+  int type = sql_.sqlite3_value_type(value);
   if (type == SQLITE_NULL) return std::nullopt;
-  if (type == SQLITE_INTEGER) return sqlite3_value_int64(value);
+  if (type == SQLITE_INTEGER) return sql_.sqlite3_value_int64(value);
   bad_value_ = true;
   return 0;
 }
 
 std::string_view Statement::text(int column) const {
-  sqlite3_value* value = sqlite3_column_value(stmt_, column);
-  const unsigned char* p = sqlite3_value_text(value);
+  sqlite3_value* value = sql_.sqlite3_column_value(stmt_, column);
+  const unsigned char* p = sql_.sqlite3_value_text(value);
   if (!p) return {};
-  return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_value_bytes(value))};
+  return {reinterpret_cast<const char*>(p), static_cast<std::size_t>(sql_.sqlite3_value_bytes(value))};
 }
 
 std::string select_columns(const SqliteDb& db, const std::string& table,

@@ -2,8 +2,6 @@
 // Every SQLite error becomes an InputError naming the file.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +10,7 @@
 #include <vector>
 
 #include "io/byte_source.h"
+#include "io/sqlite_library.h"
 
 namespace perfgate::nsys {
 
@@ -38,6 +37,7 @@ class Statement {
 
  private:
   const SqliteDb& db_;
+  const SqliteLibrary& sql_;
   sqlite3_stmt* stmt_ = nullptr;
   mutable bool bad_value_ = false;
 };
@@ -61,10 +61,11 @@ class SqliteDb {
  private:
   friend class Statement;
   struct Close {
-    void operator()(sqlite3* db) const { sqlite3_close(db); }
+    void operator()(sqlite3* db) const { sqlite_library().sqlite3_close(db); }
   };
   void open(const std::string& uri, int flags);
 
+  const SqliteLibrary& sql_ = sqlite_library();
   std::string path_;
   std::string bytes_;  // the database where it is not a file on disk; outlives the connection
   // Owned from the first line of the constructor: a constructor that throws (a corrupt file) still
