@@ -145,8 +145,19 @@ std::string workers_text(const std::vector<std::string>& names) {
 
 }  // namespace
 
+std::string note_words(const Note& note) {
+  return words(note_text(note));
+}
+
+std::vector<std::string> note_words(const std::vector<Note>& notes) {
+  std::vector<std::string> out;
+  out.reserve(notes.size());
+  for (const Note& n : notes) out.push_back(note_words(n));
+  return out;
+}
+
 std::string note_line(const ReportNote& note) {
-  std::string text = note_text(note.note);
+  std::string text = note_words(note.note);
   return note.worker.empty() ? text : fmt::format("{}: {}", note.worker, text);
 }
 
@@ -164,7 +175,7 @@ std::vector<std::string> grouped(const std::vector<ReportNote>& notes) {
   std::vector<std::pair<std::string, std::vector<std::string>>> groups;  // the note, its workers
   std::map<std::string, std::size_t, std::less<>> group_of;
   for (const ReportNote& note : notes) {
-    std::string text = note_text(note.note);
+    std::string text = note_words(note.note);
     auto [it, added] = group_of.try_emplace(text, groups.size());
     if (added) groups.push_back({text, {}});
     if (!note.worker.empty()) groups[it->second].second.push_back(note.worker);
@@ -299,7 +310,7 @@ const std::vector<InvariantViolation>& own_invariants(const ReportModel& r) {
 
 std::vector<std::string> data_quality_lines(const ReportModel& r) {
   std::vector<std::string> lines;
-  for (const InvariantViolation& v : own_invariants(r)) lines.push_back(note_text(invariant_warning(v)));
+  for (const InvariantViolation& v : own_invariants(r)) lines.push_back(note_words(invariant_warning(v)));
   if (r.workers.size() < 2) return lines;
   std::vector<ReportNote> workers;
   for (const ReportWorker& w : r.workers)

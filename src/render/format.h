@@ -89,6 +89,9 @@ std::string_view changes_order(const ReportModel& r);
 // for the GPUs (rules: gpu_peaks).
 std::string mfu_text(const MetricValues& metrics);
 
+// A note's sentence in the capture's words (words above): the note catalog's text names GPUs.
+std::string note_words(const Note& note);
+std::vector<std::string> note_words(const std::vector<Note>& notes);
 // A note's line: its sentence, after its worker's name where it has one ("rank-1: ...").
 std::string note_line(const ReportNote& note);
 // The "Data quality" section (docs/reports.md): a line per report invariant a number broke, the

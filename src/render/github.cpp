@@ -29,7 +29,7 @@ std::string render_github_annotations(const ReportModel& r) {
   // What the run's inputs are comes before what was found in them.
   for (const Note& w : r.run_warnings)
     out += fmt::format("::warning title={}::{}\n", github_property_escape("perfgate inputs"),
-                       github_data_escape(terminal_escape(note_text(w))));
+                       github_data_escape(terminal_escape(note_words(w))));
   std::map<std::string, std::size_t> count;
   for (const ReportFinding& f : r.findings) {
     const char* level = level_of(f);

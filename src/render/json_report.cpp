@@ -351,7 +351,7 @@ void write_worker(JsonWriter& j, const ReportWorker& w, bool with_metrics, Writt
   }
   write_tables(j, w.tables, alike.columns);
   write_invariants(j, w.invariants);
-  write_strings(j, "warnings", note_texts(w.warnings));
+  write_strings(j, "warnings", note_words(w.warnings));
   j.end_object();
   j.set_indent(indent);
 }
@@ -406,7 +406,7 @@ void write_report(const ReportModel& r, const std::function<void(std::string_vie
   for (const auto& w : r.workers) write_worker(j, w, worker_metrics, alike);
   j.end_array();
   write_invariants(j, r.invariants);
-  write_strings(j, "run_warnings", note_texts(r.run_warnings));
+  write_strings(j, "run_warnings", note_words(r.run_warnings));
   write_strings(j, "warnings", note_lines(r.warnings));
   j.end_object();
   j.flush();

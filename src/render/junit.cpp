@@ -66,7 +66,7 @@ std::string render_junit(const ReportModel& r, bool warnings_fail) {
   // Inputs that are not one capture, and a baseline that is not comparable as it stands, are said
   // where CI systems show a suite's output.
   std::string notes;
-  for (const Note& w : r.run_warnings) notes += note_text(w) + "\n";
+  for (const Note& w : r.run_warnings) notes += note_words(w) + "\n";
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) notes += mismatch + "\n";
   // Numbers withheld because a report invariant broke: after the findings, never one of them.
   for (const std::string& line : data_quality_lines(r)) notes += "Data quality: " + line + "\n";

@@ -98,7 +98,7 @@ void add_verdict(const ReportModel& r, TemplateData& view) {
   if (r.baseline) view.set("baseline", esc(shown_baseline(*r.baseline)));
   if (std::string m = baseline_mismatch_text(r); !m.empty()) view.set("mismatch", esc(m));
   TemplateData run_warnings = template_list();
-  for (const Note& w : r.run_warnings) run_warnings.push_back(TemplateData(esc(note_text(w))));
+  for (const Note& w : r.run_warnings) run_warnings.push_back(TemplateData(esc(note_words(w))));
   if (!r.run_warnings.empty()) view.set("run_warnings", run_warnings);
   view.set("has_baseline", r.baseline.has_value());
   if (!r.baseline) return;

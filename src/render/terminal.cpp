@@ -310,7 +310,7 @@ std::string render_summary(const ReportModel& r, const TerminalOptions& options)
   head.push_back(line("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r))));
   if (!r.capture_line.empty()) head.push_back(line("Capture", r.capture_line));
   for (std::size_t i = 0; i < r.run_warnings.size() && i < 2; ++i)
-    head.push_back(line("Warning", note_text(r.run_warnings[i])));
+    head.push_back(line("Warning", note_words(r.run_warnings[i])));
   if (r.run_warnings.size() > 2)
     head.push_back(line("Warning", fmt::format("and {} more (--verbose)", r.run_warnings.size() - 2)));
   numbers.push_back(line("Window", window_text(r, snapshot)));
@@ -355,7 +355,7 @@ std::string render_terminal(const ReportModel& r, const TerminalOptions& options
   bool snapshot = snapshot_alone(r);
   out.add("perfgate", fmt::format("{} · {}", r.tool_version, inputs_line(r)));
   if (!r.capture_line.empty()) out.add("Capture", r.capture_line);
-  for (const Note& w : r.run_warnings) out.warn("Warning", note_text(w));
+  for (const Note& w : r.run_warnings) out.warn("Warning", note_words(w));
   out.add("Window", window_text(r, snapshot));
   if (r.metric(Metric::StepsMeanUs)) out.add("Steps", steps_line(r.metrics));
   for (const TerminalLine& line : neuron_terminal_lines(r)) out.add(line.label, line.text);

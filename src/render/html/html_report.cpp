@@ -409,7 +409,7 @@ HtmlOutput render_html(const ReportModel& r, const HtmlOptions& o) {
   add_diagnosis(r, view);
   if (std::string mismatch = baseline_mismatch_text(r); !mismatch.empty()) view.set("mismatch", mismatch);
   TemplateData run_warnings = template_list();
-  for (const Note& w : r.run_warnings) run_warnings.push_back(TemplateData(note_text(w)));
+  for (const Note& w : r.run_warnings) run_warnings.push_back(TemplateData(note_words(w)));
   if (!r.run_warnings.empty()) view.set("run_warnings", run_warnings);
   add_timeline(r, view);
   add_neuron(r, view);
