@@ -346,7 +346,8 @@ void warnings_sheet(Workbook& wb, const ReportModel& r) {
   if (r.run_warnings.empty()) return;
   lxw_worksheet* ws = wb.sheet("Warnings");
   wb.header(ws, 0, {"warning"});
-  for (std::size_t i = 0; i < r.run_warnings.size(); ++i) wb.text(ws, i + 1, 0, note_words(r.run_warnings[i]));
+  for (std::size_t i = 0; i < r.run_warnings.size(); ++i)
+    wb.text(ws, i + 1, 0, note_words(r.run_warnings[i]));
   wb.fit_columns(ws);
 }
 
