@@ -19,8 +19,8 @@ set(PERFGATE_STAGES common assets io model rule_files knowledge load analyse rep
 
 # Errors and exit codes, the metric catalog, the report invariants, the report's tables and their
 # columns, the run notes' catalog, unit formatting, UTF-8, symbol names (demangled, folded for a
-# headline) and "did you mean", the folders a process may touch files in (perfgate mcp's --root):
-# what every stage may use. And the names the analyses and the report model share, declared once
+# headline) and "did you mean", the folders a process may touch files in (perfgate mcp's --root), the
+# system libraries opened when first used (SQLite, ISA-L, libxlsxwriter, libpq): what every stage may use. And the names the analyses and the report model share, declared once
 # below both: the parts of the step-time splits, the row of GPU work no op launched, the timeline's
 # lanes.
 set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def common/errors.h common/error_report.h common/metrics.h
@@ -28,7 +28,7 @@ set(PERFGATE_STAGE_common_EXPORTS perfgate/metrics.h perfgate/metric_catalog.def
     common/notes.h common/note_catalog.def common/units.h common/version.h common/step_time_split.h
     common/table_codes.h common/device_family.h common/capture_profile.h
     common/utf8.h common/symbol_name.h common/suggest.h common/binary_codec.h common/fixed_text.h
-    common/path_confinement.h)
+    common/path_confinement.h common/shared_library.h)
 
 # The rule files and templates built into the binary.
 set(PERFGATE_STAGE_assets_EXPORTS assets/embedded_files.h)

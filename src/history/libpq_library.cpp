@@ -1,28 +1,27 @@
 #include "history/libpq_library.h"
 
-#include <dlfcn.h>
-
 #include <mutex>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "common/shared_library.h"
 
 namespace perfgate::history {
 namespace {
 
 // Empty when loaded; else why not.
 std::string load(LibpqLibrary& lib) {
-  void* handle = ::dlopen(PERFGATE_LIBPQ_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    return fmt::format("cannot load {} for the PostgreSQL history (Debian package libpq5): {}",
-                       PERFGATE_LIBPQ_SONAME, ::dlerror());
-#define PERFGATE_LIBPQ_LOOKUP(name)                                                         \
-  lib.name = reinterpret_cast<decltype(lib.name)>(::dlsym(handle, #name));                  \
-  if (!lib.name)                                                                            \
-    return fmt::format("{} has no function {}: another libpq than perfgate was built with", \
-                       PERFGATE_LIBPQ_SONAME, #name);
+  void* handle = nullptr;
+  if (std::string problem = open_shared_library(PERFGATE_LIBPQ_SONAME,
+                                                "for the PostgreSQL history (Debian package libpq5)", handle);
+      !problem.empty())
+    return problem;
+#define PERFGATE_LIBPQ_LOOKUP(name)                                                                         \
+  if (std::string problem = find_library_function(handle, PERFGATE_LIBPQ_SONAME, #name, "libpq", lib.name); \
+      !problem.empty())                                                                                     \
+    return problem;
   PERFGATE_LIBPQ_FUNCTIONS(PERFGATE_LIBPQ_LOOKUP)
 #undef PERFGATE_LIBPQ_LOOKUP
   return "";  // the handle stays open: the functions are used until the process ends

@@ -1,25 +1,26 @@
 #include "io/isal_library.h"
 
-#include <dlfcn.h>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "common/errors.h"
+#include "common/shared_library.h"
 
 namespace perfgate {
 namespace {
 
 IsalLibrary load() {
-  void* handle = ::dlopen(PERFGATE_ISAL_SONAME, RTLD_NOW | RTLD_LOCAL);
-  if (!handle)
-    throw InputError(fmt::format("cannot load {} to inflate gzip (Debian package libisal2): {}",
-                                 PERFGATE_ISAL_SONAME, ::dlerror()));
+  void* handle = nullptr;
+  if (std::string problem =
+          open_shared_library(PERFGATE_ISAL_SONAME, "to inflate gzip (Debian package libisal2)", handle);
+      !problem.empty())
+    throw InputError(problem);
   IsalLibrary lib;
-#define PERFGATE_ISAL_LOOKUP(name)                                                                    \
-  lib.name = reinterpret_cast<decltype(lib.name)>(::dlsym(handle, #name));                            \
-  if (!lib.name)                                                                                      \
-    throw InputError(fmt::format("{} has no function {}: another ISA-L than perfgate was built with", \
-                                 PERFGATE_ISAL_SONAME, #name));
+#define PERFGATE_ISAL_LOOKUP(name)                                                                         \
+  if (std::string problem = find_library_function(handle, PERFGATE_ISAL_SONAME, #name, "ISA-L", lib.name); \
+      !problem.empty())                                                                                    \
+    throw InputError(problem);
   PERFGATE_ISAL_FUNCTIONS(PERFGATE_ISAL_LOOKUP)
 #undef PERFGATE_ISAL_LOOKUP
   return lib;  // the handle stays open: the functions are used until the process ends
