@@ -111,7 +111,7 @@ class Builder {
   // whose TensorCore plane ran nothing).
   void device_ran(const Plane& plane, std::int32_t device, bool tpu, bool sparse_core);
   // The host calls that ran compiled programs as the launches of the TPU ops, and each TPU op as an
-  // op of its own inside its call (tpu_ops.cpp).
+  // op of its own inside its call (tpu_launches.cpp).
   void tpu_programs();
   // Each program run's launching Execute call by the TraceMe context links (tpu_launches.cpp):
   // the call's index in `calls` (host events by start) per entry of module_launches_, kNone where

@@ -4,10 +4,9 @@
 // and facts as XProf reads them (op_metrics_db_utils.cc, SetOpMetadataFromHloEventMetadata): the
 // metadata's stats `flops`, `model_flops`, `bytes_accessed`, `hlo_category`, `tf_op`, and the
 // event's own stats of the same names over them. The host call that ran the compiled program
-// (`TfrtTpuLoadedExecutable::Execute`, `PjRt…LoadedExecutable::Execute`) launched the ops that
-// follow it: it becomes a runtime call that launched them, and where it returned only once they were
-// done it waited on the device, as a CUDA context synchronisation does (a GpuSync the critical path
-// turns into an edge from the device's work). Each op the TPU ran is an op of the op tables, as
+// (`TfrtTpuLoadedExecutable::Execute`, `PjRt…LoadedExecutable::Execute`) becomes a runtime call that
+// launched its ops, and what it waited for a synchronisation (tpu_launches.cpp). Each op the TPU ran
+// is an op of the op tables, as
 // XProf's op metrics count it (xplane_to_op_metrics_db.cc): named by its framework op (`tf_op`) or
 // else its instruction, with its own counts and time (a copy's: its copy-done's, the time the core
 // waited for the transfer), an instant inside the call on its thread whose External id the op's
