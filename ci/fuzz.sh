@@ -143,6 +143,7 @@ python3 "$root/fuzz/xplane_tpu_seed.py" steps "$corpus/xplane_fuzz/tf-steps.pb"
 python3 "$root/fuzz/xplane_tpu_seed.py" steps-apart "$corpus/xplane_fuzz/tf-steps-apart.pb"
 # and a TPU plane of 5,000 one-op "XLA Ops" lines at one instant, which hung the step timeline (issue 92).
 python3 "$root/fuzz/xplane_tpu_seed.py" tpu-lines "$corpus/xplane_fuzz/tpu-lines.pb"
+python3 "$root/fuzz/xplane_tpu_seed.py" tpu-links "$corpus/xplane_fuzz/tpu-links.pb"
 # and a TPU space whose ops take their costs from the HLO module that ran them, and one with SparseCore
 # planes (issue 75: tpu_ops.cpp, device_plane.cpp).
 python3 "$root/fuzz/xplane_tpu_seed.py" tpu-hlo "$corpus/xplane_fuzz/tpu-hlo-ops.pb"

@@ -14,9 +14,11 @@
          run around them, one op the module does not hold (src/load/xplane/tpu_ops.cpp);
   sparse-core: a TPU plane and two "/device:TPU:N SparseCore M" planes whose "Sparse Core Ops" lines
          are read as their TPU's work, one of a TPU with no TensorCore plane (device_plane.cpp);
-  tpu-lines: a TPU plane of 5,000 "XLA Ops" lines of one op each at the same instant (issue 92).
+  tpu-lines: a TPU plane of 5,000 "XLA Ops" lines of one op each at the same instant (issue 92);
+  tpu-links: 3,000 program runs linked to their calls through TraceMe contexts, consumers nested 20 deep,
+         a link into itself and 50 producers of one id (issue 91, src/load/xplane/tpu_launches.cpp).
 Field numbers: tsl/profiler/protobuf/xplane.proto, xla/service/hlo.proto, xla/xla_data.proto.
-Usage: xplane_tpu_seed.py tpu|steps|steps-apart|tpu-hlo|sparse-core|tpu-lines OUT"""
+Usage: xplane_tpu_seed.py tpu|steps|steps-apart|tpu-hlo|sparse-core|tpu-lines|tpu-links OUT"""
 import os
 import sys
 
@@ -144,6 +146,38 @@ def tpu_lines(count=5000):
     return b(1, device) + b(1, host)
 
 
+def tpu_links(count=3000):
+    # Issue 91: program runs joined to their Execute calls by TraceMe context links (_pt/_p, _ct/_c;
+    # src/load/xplane/tpu_launches.cpp), the host far ahead of the TPU: 3,000 calls back to back on one
+    # thread, each producing a runtime context (type 7) that a queue thread consumes around a launch
+    # context (type 12) that a run consumes; every consumer also nested 20 deep in one long one, a link
+    # that points back into itself, and 50 producers of one id. The walk is bounded: linear time.
+    st = {**STATS, 10: '_pt', 11: '_p', 12: '_ct', 13: '_c'}
+    def produced(kind, k): return [stat_i(10, kind), stat_i(11, k)]
+    def consumed(kind, k): return [stat_i(12, kind), stat_i(13, k)]
+    ops = {1: ('%fusion.1 = f32[8]{0} fusion(p0), kind=kLoop', 'fusion.1', [stat_s(4, 'loop fusion')]),
+           2: ('jit_f(1)', None, [])}
+    us = 1000000
+    runs = [event(2, (10 * count + k * 5) * us, 5 * us, consumed(12, 200000 + k)) for k in range(count)]
+    xla = [event(1, (10 * count + k * 5) * us, 5 * us) for k in range(count)]
+    device = plane(3, '/device:TPU:0', [line(1, 'XLA Ops', xla), line(2, 'XLA Modules', runs)], ops, st,
+                   [stat_s(6, 'TPU v6 lite')])
+    calls, queue = [], [event(5, 0, 10 * count * us, consumed(7, 999))]  # one consumer around them all
+    for d in range(20):
+        queue.append(event(5, d * us, (10 * count - 2 * d) * us, consumed(7, 100000 + d)))
+    for k in range(count):
+        calls += [event(1, k * 10 * us, 10 * us), event(3, k * 10 * us, 8 * us),
+                  event(4, (k * 10 + 9) * us, us // 2, produced(7, 100000 + k))]
+        queue += [event(5, (k * 10 + 9) * us + us // 2, us // 4, consumed(7, 100000 + k)),
+                  event(6, (k * 10 + 9) * us + us // 2, us // 8, produced(12, 200000 + k))]
+    queue += [event(6, 5 * us, us, produced(7, 999)) for _ in range(50)]  # a link back into itself, 50 times
+    host = plane(0, '/host:CPU', [line(4, 'py_xla_execute', calls), line(5, 'tfrt-non-blocking-queue', queue)],
+                 {1: ('Scheduled TfrtTpuLoadedExecutable::Execute', None, []), 3: ('Acquire semaphore', None, []),
+                  4: ('tpu::System::Execute', None, []), 5: ('tpu::System::Execute=>IssueSequencedEvent', None, []),
+                  6: ('DoEnqueueProgram', None, [])}, st)
+    return b(1, device) + b(1, host)
+
+
 seeds = {'tpu': tpu, 'steps': steps, 'steps-apart': steps_apart, 'tpu-hlo': tpu_hlo, 'sparse-core': sparse_core,
-         'tpu-lines': tpu_lines}
+         'tpu-lines': tpu_lines, 'tpu-links': tpu_links}
 open(sys.argv[2], 'wb').write(seeds[sys.argv[1]]())
