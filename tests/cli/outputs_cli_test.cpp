@@ -55,6 +55,24 @@ TEST(Outputs, EveryOutputAtOnceAndTheSameBytesTwice) {
     EXPECT_FALSE(e.path().filename().string().starts_with(".")) << "a temporary file was left: " << e.path();
 }
 
+// perfgate's executable exports minizip's entry (CMakeLists.txt), so libxlsxwriter's parts are
+// deflated at level 1 (issue 96): the first part's local header (APPNOTE.TXT 4.3.7: "PK\3\4", the
+// flags at offset 6, the method at 8) says deflate with both level bits set. At libxlsxwriter's own
+// level 6 neither is.
+TEST(Outputs, TheWorkbookIsDeflatedAtTheFastestLevel) {
+  std::string dir = temp_dir();
+  ASSERT_EQ(run_perfgate("analyze " + kExample + " -q --xlsx " + dir + "/r.xlsx").exit_code, 0);
+  std::string zip = read_text(dir + "/r.xlsx");
+  ASSERT_GT(zip.size(), 30u);
+  ASSERT_EQ(zip.substr(0, 4), std::string("PK\3\4", 4));
+  auto u16 = [&](std::size_t at) {
+    return unsigned(static_cast<unsigned char>(zip[at])) | unsigned(static_cast<unsigned char>(zip[at + 1]))
+                                                               << 8;
+  };
+  EXPECT_EQ(u16(8), 8u) << "deflated";
+  EXPECT_EQ(u16(6) & 6u, 6u) << "at level 1";
+}
+
 // A run writing no JSON, HTML or XLSX builds no step timeline (AnalysisOptions::step_timeline): its
 // other outputs are the bytes of a run that writes every report, and a JSON beside them still has
 // the timeline and the path on it.

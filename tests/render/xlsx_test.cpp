@@ -3,6 +3,7 @@
 // budget has the rows streamed.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -349,6 +350,45 @@ TEST(Xlsx, AWorkbookPastItsShareOfTheMemoryBudgetStreamsTheSameCells) {
   EXPECT_TRUE(streamed_inline) << "the rows were not streamed";
   EXPECT_GT(free.size(), 100u);
   EXPECT_EQ(streamed, free);
+}
+
+// The zip's central directory entries, each entry's name with its compression method and general
+// purpose flags (APPNOTE.TXT 4.3.12: the record starts "PK\1\2"; the flags at offset 8, the method
+// at 10, the name's length at 28, the extra field's and comment's at 30 and 32, the name at 46).
+struct ZipEntry {
+  std::string name;
+  unsigned method = 0;
+  unsigned flags = 0;
+};
+std::vector<ZipEntry> zip_entries(const std::string& zip) {
+  auto u16 = [&](std::size_t at) {
+    return unsigned(static_cast<std::uint8_t>(zip[at])) | unsigned(static_cast<std::uint8_t>(zip[at + 1]))
+                                                              << 8;
+  };
+  auto u32 = [&](std::size_t at) { return std::size_t(u16(at)) | std::size_t(u16(at + 2)) << 16; };
+  std::size_t end = zip.rfind(std::string("PK\5\6", 4));
+  std::vector<ZipEntry> entries;
+  if (end == std::string::npos || end + 22 > zip.size()) return entries;
+  for (std::size_t at = u32(end + 16), n = u16(end + 10); n > 0 && at + 46 <= zip.size(); --n) {
+    if (zip.compare(at, 4, std::string("PK\1\2", 4)) != 0) break;
+    entries.push_back({zip.substr(at + 46, u16(at + 28)), u16(at + 10), u16(at + 8)});
+    at += 46 + u16(at + 28) + u16(at + 30) + u16(at + 32);
+  }
+  return entries;
+}
+
+// Issue 96: the workbook's parts are deflated at zlib's level 1, not libxlsxwriter's fixed 6 (the
+// test binary exports minizip's entry as perfgate's executable does). Deflate records its level in
+// the flags' bits 1 and 2: both set for the fastest ("Defl:S" in unzip -v), neither for the default.
+// The same cells are written either way (Xlsx.* above read them back).
+TEST(Xlsx, ThePartsAreDeflatedAtTheFastestLevel) {
+  ReportModel report = report_of_json(half_busy_trace(), default_book());
+  std::vector<ZipEntry> entries = zip_entries(read_text(workbook_of(report)));
+  ASSERT_GE(entries.size(), 10u);
+  for (const ZipEntry& e : entries) {
+    EXPECT_EQ(e.method, 8u) << e.name << ": deflated";
+    EXPECT_EQ(e.flags & 6u, 6u) << e.name << ": level 1";
+  }
 }
 
 }  // namespace
