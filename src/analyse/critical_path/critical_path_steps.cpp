@@ -166,11 +166,12 @@ std::vector<TimelineBox> timeline_boxes(const Profile& p, const RangePath& path,
     stretches.push_back(s);
   }
   std::vector<TimelineBox> out;
+  ShortKernelNames short_names(p);
   for (const auto& [lane, stretches] : lanes)
     for (const PathStretch& s : stretches) {
       if (out.size() == kMaxTimelineBoxes) return out;
       std::string name = s.merged > 0 ? fmt::format("{} events", s.merged)
-                         : s.kernel   ? short_kernel_name(p.str(s.name))
+                         : s.kernel   ? short_names(s.name)
                                       : std::string(p.str(s.name));
       out.push_back(
           {s.device, s.stream, s.start, s.end - s.start, std::move(name), "", path_bound_name(s.bound)});

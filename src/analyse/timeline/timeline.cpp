@@ -151,10 +151,10 @@ class LaneMerger {
   bool in_order_ = true;
 };
 
-TimelineBox written(const Profile& p, const PendingBox& b) {
+TimelineBox written(const Profile& p, const PendingBox& b, ShortKernelNames& short_names) {
   if (b.merged > 0)
     return {b.device, b.stream, b.start, b.duration, fmt::format("{} activities", b.merged), "", "merged"};
-  std::string name = b.kernel_name ? short_kernel_name(p.str(b.name)) : std::string(p.str(b.name));
+  std::string name = b.kernel_name ? short_names(b.name) : std::string(p.str(b.name));
   return {b.device,
           b.stream,
           b.start,
@@ -307,7 +307,8 @@ Timeline step_timeline(const Profile& p, const Attribution& a, NameClasses& clas
   while (boxes.size() > kMaxTimelineBoxes && pixel < t.step_duration) boxes = merge_small(boxes, pixel *= 2);
   if (boxes.size() > kMaxTimelineBoxes) keep_longest(boxes, kMaxTimelineBoxes);
   t.boxes.reserve(boxes.size());
-  for (const PendingBox& b : boxes) t.boxes.push_back(written(p, b));
+  ShortKernelNames short_names(p);
+  for (const PendingBox& b : boxes) t.boxes.push_back(written(p, b, short_names));
   return t;
 }
 
