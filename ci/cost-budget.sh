@@ -76,6 +76,9 @@ measure() {  # NAME COMMAND...
   measured[$name]="$(count "$@")"
 }
 
+# A run's fixed cost: an empty trace's JSON report (issue 96: at most 3 M instructions; 5.81 M before).
+! wanted empty-trace || echo '{"traceEvents": []}' >"$work/empty.json"
+measure empty-trace "$perfgate" analyze "$work/empty.json" --threads 1 --no-progress --json "$work/r.json"
 measure example "$perfgate" analyze "$root/examples/small_training.pt.trace.json.gz" "${outputs[@]}"
 ! wanted neuron-json || python3 "$root/bench/make_neuron_profile.py" "$work/neuron.json" 1 >/dev/null
 measure neuron-json "$perfgate" analyze "$work/neuron.json" "${outputs[@]}"
