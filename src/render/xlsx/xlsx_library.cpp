@@ -13,7 +13,7 @@
 // --export-dynamic-symbol) is where libxlsxwriter's call lands, loaded RTLD_LOCAL as it is, since
 // the process's global scope is searched first; the part is then opened at level 1. Anywhere else
 // (a front end that does not export it) minizip is called directly and the workbook is the same,
-// only smaller and slower to write. docs/performance.md, "The workbook's deflate level".
+// only smaller and slower to write. docs/performance.md, issue 96's second stop.
 namespace perfgate {
 namespace {
 
