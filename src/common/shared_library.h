@@ -26,4 +26,20 @@ std::string find_library_function(void* handle, const char* soname, const char* 
          " than perfgate was built with";
 }
 
+// The same two, where a loader refuses what it cannot open by throwing `Error` (the input's or
+// the output's error class, which common/ does not know) with the message above.
+template <class Error>
+void* open_shared_library_or_throw(const char* soname, std::string_view purpose) {
+  void* handle = nullptr;
+  if (std::string problem = open_shared_library(soname, purpose, handle); !problem.empty())
+    throw Error(problem);
+  return handle;
+}
+template <class Error, class Function>
+void find_library_function_or_throw(void* handle, const char* soname, const char* name,
+                                    std::string_view library, Function& function) {
+  if (std::string problem = find_library_function(handle, soname, name, library, function); !problem.empty())
+    throw Error(problem);
+}
+
 }  // namespace perfgate

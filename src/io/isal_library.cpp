@@ -11,16 +11,11 @@ namespace perfgate {
 namespace {
 
 IsalLibrary load() {
-  void* handle = nullptr;
-  if (std::string problem =
-          open_shared_library(PERFGATE_ISAL_SONAME, "to inflate gzip (Debian package libisal2)", handle);
-      !problem.empty())
-    throw InputError(problem);
+  void* handle = open_shared_library_or_throw<InputError>(PERFGATE_ISAL_SONAME,
+                                                          "to inflate gzip (Debian package libisal2)");
   IsalLibrary lib;
-#define PERFGATE_ISAL_LOOKUP(name)                                                                         \
-  if (std::string problem = find_library_function(handle, PERFGATE_ISAL_SONAME, #name, "ISA-L", lib.name); \
-      !problem.empty())                                                                                    \
-    throw InputError(problem);
+#define PERFGATE_ISAL_LOOKUP(name) \
+  find_library_function_or_throw<InputError>(handle, PERFGATE_ISAL_SONAME, #name, "ISA-L", lib.name);
   PERFGATE_ISAL_FUNCTIONS(PERFGATE_ISAL_LOOKUP)
 #undef PERFGATE_ISAL_LOOKUP
   return lib;  // the handle stays open: the functions are used until the process ends

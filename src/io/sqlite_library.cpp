@@ -11,17 +11,11 @@ namespace perfgate {
 namespace {
 
 SqliteLibrary load() {
-  void* handle = nullptr;
-  if (std::string problem = open_shared_library(PERFGATE_SQLITE_SONAME,
-                                                "to read SQLite files (Debian package libsqlite3-0)", handle);
-      !problem.empty())
-    throw InputError(problem);
+  void* handle = open_shared_library_or_throw<InputError>(
+      PERFGATE_SQLITE_SONAME, "to read SQLite files (Debian package libsqlite3-0)");
   SqliteLibrary lib;
-#define PERFGATE_SQLITE_LOOKUP(name)                                                        \
-  if (std::string problem =                                                                 \
-          find_library_function(handle, PERFGATE_SQLITE_SONAME, #name, "SQLite", lib.name); \
-      !problem.empty())                                                                     \
-    throw InputError(problem);
+#define PERFGATE_SQLITE_LOOKUP(name) \
+  find_library_function_or_throw<InputError>(handle, PERFGATE_SQLITE_SONAME, #name, "SQLite", lib.name);
   PERFGATE_SQLITE_FUNCTIONS(PERFGATE_SQLITE_LOOKUP)
 #undef PERFGATE_SQLITE_LOOKUP
   return lib;  // the handle stays open: the functions are used until the process ends

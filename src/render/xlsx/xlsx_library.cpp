@@ -45,17 +45,12 @@ namespace perfgate {
 namespace {
 
 XlsxLibrary load() {
-  void* handle = nullptr;
-  if (std::string problem = open_shared_library(
-          PERFGATE_XLSXWRITER_SONAME, "to write the workbook (Debian package libxlsxwriter4)", handle);
-      !problem.empty())
-    throw OutputError(problem);
+  void* handle = open_shared_library_or_throw<OutputError>(
+      PERFGATE_XLSXWRITER_SONAME, "to write the workbook (Debian package libxlsxwriter4)");
   XlsxLibrary lib;
-#define PERFGATE_XLSX_LOOKUP(name)                                                           \
-  if (std::string problem = find_library_function(handle, PERFGATE_XLSXWRITER_SONAME, #name, \
-                                                  "libxlsxwriter version", lib.name);        \
-      !problem.empty())                                                                      \
-    throw OutputError(problem);
+#define PERFGATE_XLSX_LOOKUP(name)                                                       \
+  find_library_function_or_throw<OutputError>(handle, PERFGATE_XLSXWRITER_SONAME, #name, \
+                                              "libxlsxwriter version", lib.name);
   PERFGATE_XLSX_FUNCTIONS(PERFGATE_XLSX_LOOKUP)
 #undef PERFGATE_XLSX_LOOKUP
   // minizip's own entry, found through libxlsxwriter's handle (its dependencies, not the process's
