@@ -77,6 +77,13 @@ std::string cell_text(const ReportTable& t, std::size_t row, std::string_view co
   return s ? *s : "";
 }
 
+// The waterfall's bars between its two totals, summed: what they say the step changed by.
+double sum_of_parts(const ReportTable& t) {
+  double parts = 0;
+  for (std::size_t i = 1; i + 1 < t.rows.size(); ++i) parts += cell(t, i, "delta_us");
+  return parts;
+}
+
 void expect_waterfall(const ReportTable& t, const std::vector<WaterfallRow>& expected) {
   ASSERT_EQ(t.rows.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
@@ -103,9 +110,7 @@ TEST(PathDifference, AWaterfallWhosePartsAddUpToTheStepsChange) {
                        {"GPU compute", "bound", 11320, 11000},
                        {"off the path", "off path", 11000, 12500},
                        {"This run's step (mean)", "total", 0, 12500}});
-  double parts = 0;
-  for (std::size_t i = 1; i + 1 < t.rows.size(); ++i) parts += cell(t, i, "delta_us");
-  EXPECT_NEAR(parts, 2500, 1e-9);
+  EXPECT_NEAR(sum_of_parts(t), 2500, 1e-9);
   EXPECT_NEAR(cell(t, t.rows.size() - 1, "delta_us"), 2500, 1e-9);
   EXPECT_NEAR(cell(t, 1, "baseline_us"), 900, 1e-9);
   EXPECT_NEAR(cell(t, 1, "us"), 2000, 1e-9);
@@ -142,9 +147,7 @@ TEST(PathDifference, AWaterfallBetweenTheMedianStepsGoesThroughTheMeans) {
                        {"off the path", "off path", 11000, 12500},
                        {"this run: its median step against its mean", "statistic", 12500, 13000},
                        {"This run's step (median)", "total", 0, 13000}});
-  double parts = 0;
-  for (std::size_t i = 1; i + 1 < t.rows.size(); ++i) parts += cell(t, i, "delta_us");
-  EXPECT_NEAR(parts, 3500, 1e-9);
+  EXPECT_NEAR(sum_of_parts(t), 3500, 1e-9);
   EXPECT_NEAR(cell(t, t.rows.size() - 1, "delta_us"), 3500, 1e-9);
   EXPECT_NEAR(cell(t, 1, "baseline_us"), 9500, 1e-9);
   EXPECT_NEAR(cell(t, 1, "us"), 10000, 1e-9);
